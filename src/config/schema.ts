@@ -1,0 +1,125 @@
+import { z } from 'zod';
+
+/**
+ * The shape of mcp-latch.json (SPEC §2). Strict objects everywhere so typos are caught; the
+ * `mcpServers` entries take exactly what Claude Desktop, Cursor and Claude Code write, plus the
+ * few extra keys those clients put there (`type`, `timeout`, `description`).
+ */
+
+/** `[A-Za-z0-9_-]+` and no `__`, because exposed names are `server__tool`. */
+export const ServerNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+$/, 'server names may only use letters, digits, "_" and "-"')
+  .refine((name) => !name.includes('__'), 'server names must not contain "__" (it separates server and tool)');
+
+export const StdioServerSchema = z.strictObject({
+  type: z.literal('stdio').optional(),
+  command: z.string().min(1, 'command must not be empty'),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  cwd: z.string().optional(),
+  disabled: z.boolean().optional(),
+  /** Claude Code writes a per-server call timeout in milliseconds. */
+  timeout: z.number().int().positive().optional(),
+  description: z.string().optional(),
+});
+export type StdioServer = z.infer<typeof StdioServerSchema>;
+
+export const RemoteServerSchema = z.strictObject({
+  /** `http` (Streamable HTTP, with SSE fallback), `sse` (legacy SSE only). Cursor and VS Code spell the first `streamable-http`/`streamableHttp`. */
+  type: z.enum(['http', 'sse', 'streamable-http', 'streamableHttp']).optional(),
+  url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }),
+  headers: z.record(z.string(), z.string()).optional(),
+  disabled: z.boolean().optional(),
+  timeout: z.number().int().positive().optional(),
+  description: z.string().optional(),
+});
+export type RemoteServer = z.infer<typeof RemoteServerSchema>;
+
+export const ServerSchema = z.union([StdioServerSchema, RemoteServerSchema]);
+export type ServerConfig = z.infer<typeof ServerSchema>;
+
+export const DefaultModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
+
+export const PermissionsSchema = z.strictObject({
+  $schema: z.string().optional(),
+  defaultMode: DefaultModeSchema.default('default'),
+  allow: z.array(z.string()).default([]),
+  ask: z.array(z.string()).default([]),
+  deny: z.array(z.string()).default([]),
+});
+export type Permissions = z.infer<typeof PermissionsSchema>;
+
+export const KindSchema = z.enum(['read', 'write', 'command', 'all']);
+
+export const ToolOverrideSchema = z.strictObject({
+  kind: KindSchema,
+  /** Argument names holding paths; a bare name gets `write` access for write tools, `read` otherwise. */
+  paths: z
+    .array(z.union([z.string().min(1), z.strictObject({ arg: z.string().min(1), access: z.enum(['read', 'write']) })]))
+    .optional(),
+  /** Argument holding the shell command. */
+  command: z.string().min(1).optional(),
+  /** Argument holding the command's working directory. */
+  cwd: z.string().min(1).optional(),
+});
+export type ToolOverrideConfig = z.infer<typeof ToolOverrideSchema>;
+
+export const ApprovalSchema = z.strictObject({
+  /** How long to wait for the human. Below the client's own limit (about 60 s for Claude Desktop). */
+  timeoutSeconds: z.number().positive().max(86_400).default(50),
+  /** What `ask` becomes when the client cannot show a prompt. */
+  fallback: z.enum(['deny', 'browser', 'browser-manual']).default('deny'),
+  ordering: z.enum(['batch', 'none']).default('batch'),
+  /** How long an approval given on the local page waits for the model to retry the identical call. */
+  retryWindowSeconds: z.number().positive().max(3600).default(120),
+  /** Seconds between `notifications/progress` heartbeats while waiting, when the client sent a progress token. */
+  heartbeatSeconds: z.number().positive().max(60).default(5),
+});
+export type ApprovalConfig = z.infer<typeof ApprovalSchema>;
+
+export const AuditSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Defaults to `mcp-latch-audit.jsonl` next to the config file. */
+  file: z.string().optional(),
+});
+
+export const TimeoutsSchema = z.strictObject({
+  /** Bound on one forwarded call; reset whenever the server reports progress. */
+  callSeconds: z.number().positive().default(600),
+  /** How long the first `tools/list` waits for servers still starting. */
+  firstListSeconds: z.number().nonnegative().default(30),
+  /** Bound on connecting to one server (first `npx -y` downloads are slow). */
+  connectSeconds: z.number().positive().default(120),
+});
+
+export const ConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  mcpServers: z.record(ServerNameSchema, ServerSchema).default({}),
+  workspace: z.union([z.string(), z.array(z.string())]).default([]),
+  permissions: PermissionsSchema.default({ defaultMode: 'default', allow: [], ask: [], deny: [] }),
+  tools: z.record(z.string(), ToolOverrideSchema).default({}),
+  approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'deny', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
+  audit: AuditSchema.default({ enabled: true }),
+  timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+});
+
+/** The validated file, defaults applied. */
+export type ConfigFile = z.infer<typeof ConfigSchema>;
+/** What a user may write (everything optional that has a default). */
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+export function isRemoteServer(server: ServerConfig): server is RemoteServer {
+  return 'url' in server;
+}
+
+/** The JSON Schema shipped in the package (`schema/mcp-latch.schema.json`) so editors complete and check the file. */
+export function configJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(ConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return {
+    ...schema,
+    $id: 'https://github.com/mcp-latch/mcp-latch/schema/mcp-latch.schema.json',
+    title: 'mcp-latch configuration',
+  };
+}

@@ -1,0 +1,68 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Exposed names for aggregated tools and prompts (SPEC §7). Claude Desktop rejects the WHOLE tool
+ * list when one name fails `^[A-Za-z0-9_-]{1,64}$`, so every name is sanitised and bounded here.
+ *
+ *   exposeNames([{server:'fs', name:'read.file'}, {server:'fs', name:'read_file'}])
+ *     → fs__read_file (the tool whose name needed no change keeps it)
+ *       fs__read_file_3f9a1c (the other one gets a suffix hashed from server and original name)
+ *
+ * Deterministic: the result depends only on the set of (server, name) pairs, not on list order.
+ */
+export const MAX_NAME_LENGTH = 64;
+export const SEPARATOR = '__';
+
+export interface NameRequest {
+  server: string;
+  name: string;
+}
+
+export function sanitiseName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '_');
+  return cleaned === '' ? '_' : cleaned;
+}
+
+function suffix(server: string, name: string): string {
+  return createHash('sha256').update(`${server}\0${name}`).digest('hex').slice(0, 6);
+}
+
+function withSuffix(base: string, server: string, name: string): string {
+  const tail = `_${suffix(server, name)}`;
+  return base.slice(0, MAX_NAME_LENGTH - tail.length) + tail;
+}
+
+/** Maps each (server, name) to a unique exposed name; key of the map is `server\0name`. */
+export function exposeNames(requests: readonly NameRequest[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const byCandidate = new Map<string, NameRequest[]>();
+  for (const request of requests) {
+    const candidate = `${request.server}${SEPARATOR}${sanitiseName(request.name)}`;
+    const list = byCandidate.get(candidate) ?? [];
+    list.push(request);
+    byCandidate.set(candidate, list);
+  }
+  const taken = new Set<string>();
+  for (const [candidate, list] of byCandidate) {
+    // The one whose original name needed no sanitising keeps the plain name; the rest are suffixed.
+    const sorted = [...list].sort((a, b) => compare(a, b, candidate));
+    sorted.forEach((request, index) => {
+      let exposed = index === 0 && candidate.length <= MAX_NAME_LENGTH ? candidate : withSuffix(candidate, request.server, request.name);
+      while (taken.has(exposed)) exposed = withSuffix(exposed, request.server, request.name);
+      taken.add(exposed);
+      out.set(nameKey(request.server, request.name), exposed);
+    });
+  }
+  return out;
+}
+
+function compare(a: NameRequest, b: NameRequest, candidate: string): number {
+  const aExact = `${a.server}${SEPARATOR}${a.name}` === candidate ? 0 : 1;
+  const bExact = `${b.server}${SEPARATOR}${b.name}` === candidate ? 0 : 1;
+  if (aExact !== bExact) return aExact - bExact;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+export function nameKey(server: string, name: string): string {
+  return `${server}\0${name}`;
+}

@@ -1,0 +1,193 @@
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import spawn from 'cross-spawn';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
+ * only the direct child, so `npx` → `sh` → `node` grandchildren outlive the gateway
+ * (typescript-sdk#2023). Here the child leads its own process group on POSIX and close() signals
+ * the group; on Windows `taskkill /T` kills the tree.
+ *
+ * Environment: the SDK's default inherited variables plus the configured `env`, exactly what the
+ * client (Claude Desktop, Cursor) gave the server before mcp-latch was put in front of it.
+ */
+export interface ChildTransportOptions {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  /** Called with each line the child writes to stderr. */
+  onStderrLine?: (line: string) => void;
+}
+
+const GRACE_MS = 2_000;
+/** Every live child, so a gateway exiting abruptly can still kill what it started. */
+const liveGroups = new Set<ChildTransport>();
+let exitHookInstalled = false;
+
+export class ChildTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child: ChildProcess | undefined;
+  private readonly readBuffer = new ReadBuffer();
+  /** close() was called or the child exited: no more writes. */
+  private closed = false;
+  private notified = false;
+  private exited: Promise<void> | undefined;
+
+  constructor(private readonly options: ChildTransportOptions) {}
+
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  async start(): Promise<void> {
+    if (this.child) throw new Error('ChildTransport already started');
+    installExitHook();
+    await new Promise<void>((resolveStart, rejectStart) => {
+      const child = spawn(this.options.command, this.options.args, {
+        env: { ...getDefaultEnvironment(), ...this.options.env },
+        cwd: this.options.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        windowsHide: true,
+        // Security: a group of its own so the whole tree can be signalled on close.
+        detached: process.platform !== 'win32',
+      });
+      this.child = child;
+      this.exited = new Promise((done) => child.once('close', () => done()));
+      child.once('error', (error) => {
+        rejectStart(error);
+        this.onerror?.(error);
+      });
+      child.once('spawn', () => {
+        liveGroups.add(this);
+        resolveStart();
+      });
+      child.once('close', () => {
+        liveGroups.delete(this);
+        this.child = undefined;
+        this.closed = true;
+        this.notifyClosed();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        this.readBuffer.append(chunk);
+        this.drain();
+      });
+      let pending = '';
+      child.stderr?.setEncoding('utf8');
+      child.stderr?.on('data', (text: string) => {
+        pending += text;
+        let newline = pending.indexOf('\n');
+        while (newline >= 0) {
+          const line = pending.slice(0, newline).replace(/\r$/, '');
+          pending = pending.slice(newline + 1);
+          if (line.trim() !== '') this.options.onStderrLine?.(line);
+          newline = pending.indexOf('\n');
+        }
+        // A server that never ends a line must not grow memory without bound.
+        if (pending.length > 64_000) {
+          this.options.onStderrLine?.(pending);
+          pending = '';
+        }
+      });
+    });
+  }
+
+  private drain(): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.readBuffer.readMessage();
+      } catch (error) {
+        // A non-JSON line on stdout (a noisy server): report it and keep reading.
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closed) throw new Error('not connected');
+    await new Promise<void>((resolveWrite) => {
+      if (stdin.write(serializeMessage(message))) resolveWrite();
+      else stdin.once('drain', () => resolveWrite());
+    });
+  }
+
+  /** End stdin, wait, then SIGTERM and SIGKILL the whole process group. */
+  async close(): Promise<void> {
+    const child = this.child;
+    const exited = this.exited;
+    if (!child || !exited) {
+      this.closed = true;
+      this.notifyClosed();
+      return;
+    }
+    this.closed = true;
+    try {
+      child.stdin?.end();
+    } catch {
+      // already closed
+    }
+    const gone = (ms: number) => Promise.race([exited.then(() => true), delay(ms).then(() => false)]);
+    if (!(await gone(GRACE_MS))) {
+      killTree(child, 'SIGTERM');
+      if (!(await gone(GRACE_MS))) {
+        killTree(child, 'SIGKILL');
+        await gone(GRACE_MS);
+      }
+    }
+    // The leader may be gone while descendants linger in its group (a server that forked workers).
+    killTree(child, 'SIGKILL');
+    liveGroups.delete(this);
+    this.notifyClosed();
+  }
+
+  private notifyClosed(): void {
+    if (this.notified) return;
+    this.notified = true;
+    this.onclose?.();
+  }
+
+  /** Kill immediately, synchronously: used when the gateway itself is exiting. */
+  killNow(): void {
+    if (this.child) killTree(this.child, 'SIGKILL');
+  }
+}
+
+function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  if (process.platform === 'win32') {
+    spawnProcess('taskkill', ['/pid', String(pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => undefined);
+    return;
+  }
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const transport of liveGroups) transport.killNow();
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms).unref());
+}

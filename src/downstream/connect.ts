@@ -1,0 +1,118 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type ListRootsResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { isRemoteServer, type ServerConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { ChildTransport } from './child-transport.js';
+
+/**
+ * Connecting one downstream server: stdio child, Streamable HTTP, or legacy SSE (the fallback when
+ * Streamable HTTP is refused with 400/404/405, with a fresh Client as the SDK example does).
+ */
+
+/** What the gateway does with a server's own requests and notifications. */
+export interface RelayHooks {
+  elicit(server: string, params: ElicitRequest['params'], signal: AbortSignal): Promise<ElicitResult>;
+  sample(server: string, params: CreateMessageRequest['params'], signal: AbortSignal): Promise<CreateMessageResult>;
+  listRoots(server: string, signal: AbortSignal): Promise<ListRootsResult>;
+  onLog(server: string, params: LoggingMessageNotification['params']): void;
+  onResourceUpdated(server: string, uri: string): void;
+  onListChanged(server: string, what: 'tools' | 'resources' | 'prompts'): void;
+}
+
+export interface Connected {
+  client: Client;
+  transport: Transport;
+  /** Process id of a stdio child (for tests and logs). */
+  pid: number | null;
+}
+
+export interface ConnectOptions {
+  name: string;
+  config: ServerConfig;
+  /** Mirrored from the client above, so the server's own requests can be relayed. */
+  capabilities: ClientCapabilities;
+  hooks: RelayHooks;
+  logger: Logger;
+  timeoutMs: number;
+  version: string;
+}
+
+export async function connectServer(options: ConnectOptions): Promise<Connected> {
+  const { config } = options;
+  if (!isRemoteServer(config)) {
+    const transport = new ChildTransport({
+      command: config.command,
+      args: config.args ?? [],
+      env: config.env ?? {},
+      ...(config.cwd ? { cwd: config.cwd } : {}),
+      onStderrLine: (line) => options.logger.info({ stderr: line }, 'server stderr'),
+    });
+    const client = newClient(options);
+    await client.connect(transport, { timeout: options.timeoutMs });
+    return { client, transport, pid: transport.pid };
+  }
+  const url = new URL(config.url);
+  const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+  if (config.type !== 'sse') {
+    const client = newClient(options);
+    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+    try {
+      await client.connect(transport, { timeout: options.timeoutMs });
+      return { client, transport, pid: null };
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      const refused = error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0);
+      if (!refused) throw error;
+      options.logger.info({ status: error.code }, 'Streamable HTTP refused; falling back to SSE');
+    }
+  }
+  const client = newClient(options);
+  const transport = new SSEClientTransport(url, { requestInit, eventSourceInit: config.headers ? { fetch: withHeaders(config.headers) } : {} });
+  await client.connect(transport, { timeout: options.timeoutMs });
+  return { client, transport, pid: null };
+}
+
+function withHeaders(headers: Record<string, string>): typeof fetch {
+  return (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string> | undefined), ...headers } });
+}
+
+function newClient(options: ConnectOptions): Client {
+  const { name, hooks, capabilities } = options;
+  const client = new Client({ name: 'mcp-latch', version: options.version }, { capabilities });
+  // Handlers only for what the client above declared: the SDK refuses the others, and declaring
+  // a capability we cannot serve would make servers wait on prompts nobody sees.
+  if (capabilities.elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => hooks.elicit(name, request.params, extra.signal));
+  }
+  if (capabilities.sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => hooks.sample(name, request.params, extra.signal));
+  }
+  if (capabilities.roots) {
+    client.setRequestHandler(ListRootsRequestSchema, (_request, extra) => hooks.listRoots(name, extra.signal));
+  }
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => hooks.onLog(name, notification.params));
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => hooks.onResourceUpdated(name, notification.params.uri));
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => hooks.onListChanged(name, 'tools'));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => hooks.onListChanged(name, 'resources'));
+  client.setNotificationHandler(PromptListChangedNotificationSchema, () => hooks.onListChanged(name, 'prompts'));
+  return client;
+}

@@ -1,0 +1,192 @@
+import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { expandServerEnv } from '../config/load.js';
+import type { ServerConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import { exposeNames, nameKey } from './catalog.js';
+import type { RelayHooks } from './connect.js';
+import type { PermitBook } from './permit.js';
+import { Supervisor } from './supervisor.js';
+
+/**
+ * Every configured server and the merged view the client sees: exposed tool and prompt names,
+ * resource routing. Hot reload applies a new `mcpServers` block here (added servers start, removed
+ * ones stop, changed ones restart, unchanged ones keep running).
+ */
+export interface ToolRoute {
+  exposed: string;
+  supervisor: Supervisor;
+  tool: Tool;
+}
+
+export interface PromptRoute {
+  exposed: string;
+  supervisor: Supervisor;
+  prompt: Prompt;
+}
+
+export interface RegistryOptions {
+  capabilities: ClientCapabilities;
+  hooks: RelayHooks;
+  logger: Logger;
+  permits: PermitBook;
+  connectTimeoutMs: number;
+  version: string;
+  /** Something the client sees changed (a listing, a server state). */
+  onChange: () => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export class ServerRegistry {
+  private readonly supervisors = new Map<string, Supervisor>();
+  /** Each running server's entry as written (unexpanded), so a reload compares what the user edited. */
+  private readonly written = new Map<string, string>();
+  private toolRoutes = new Map<string, ToolRoute>();
+  private promptRoutes = new Map<string, PromptRoute>();
+  private dirty = true;
+
+  constructor(private readonly options: RegistryOptions) {}
+
+  /** Brings the running servers in line with `servers`; returns what changed, for the log. */
+  async apply(servers: Record<string, ServerConfig>): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
+    const added: string[] = [];
+    const removed: string[] = [];
+    const restarted: string[] = [];
+    const wanted = new Map(Object.entries(servers).filter(([, config]) => !config.disabled));
+    const stopping: Array<Promise<void>> = [];
+    for (const [name, supervisor] of this.supervisors) {
+      const next = wanted.get(name);
+      if (next && JSON.stringify(next) === this.written.get(name)) continue;
+      (next ? restarted : removed).push(name);
+      this.supervisors.delete(name);
+      this.written.delete(name);
+      stopping.push(supervisor.stop());
+    }
+    await Promise.all(stopping);
+    for (const [name, config] of wanted) {
+      if (this.supervisors.has(name)) continue;
+      if (!restarted.includes(name)) added.push(name);
+      this.startServer(name, config);
+    }
+    this.changed();
+    return { added, removed, restarted };
+  }
+
+  private startServer(name: string, config: ServerConfig): void {
+    const expanded = expandServerEnv(name, config, this.options.env);
+    const supervisor = new Supervisor({
+      name,
+      config: expanded.ok ? expanded.server : config,
+      capabilities: this.options.capabilities,
+      hooks: this.options.hooks,
+      logger: this.options.logger.child({ server: name }),
+      permits: this.options.permits,
+      connectTimeoutMs: this.options.connectTimeoutMs,
+      version: this.options.version,
+      onChange: () => this.changed(),
+      ...(expanded.ok ? {} : { configError: `${expanded.issue.path}: ${expanded.issue.message}` }),
+    });
+    this.supervisors.set(name, supervisor);
+    this.written.set(name, JSON.stringify(config));
+    supervisor.start();
+  }
+
+  private changed(): void {
+    this.dirty = true;
+    this.options.onChange();
+  }
+
+  get(name: string): Supervisor | undefined {
+    return this.supervisors.get(name);
+  }
+
+  all(): Supervisor[] {
+    return [...this.supervisors.values()];
+  }
+
+  /** Waits, up to `timeoutMs`, for every server's first connection attempt to settle. */
+  async whenSettled(timeoutMs: number): Promise<void> {
+    await Promise.all(this.all().map((supervisor) => supervisor.whenSettled(timeoutMs)));
+  }
+
+  private rebuild(): void {
+    if (!this.dirty) return;
+    this.dirty = false;
+    const supervisors = this.all();
+    const toolNames = exposeNames(supervisors.flatMap((s) => s.listing.tools.map((tool) => ({ server: s.name, name: tool.name }))));
+    const promptNames = exposeNames(supervisors.flatMap((s) => s.listing.prompts.map((prompt) => ({ server: s.name, name: prompt.name }))));
+    this.toolRoutes = new Map();
+    this.promptRoutes = new Map();
+    for (const supervisor of supervisors) {
+      for (const tool of supervisor.listing.tools) {
+        const exposed = toolNames.get(nameKey(supervisor.name, tool.name))!;
+        this.toolRoutes.set(exposed, { exposed, supervisor, tool });
+      }
+      for (const prompt of supervisor.listing.prompts) {
+        const exposed = promptNames.get(nameKey(supervisor.name, prompt.name))!;
+        this.promptRoutes.set(exposed, { exposed, supervisor, prompt });
+      }
+    }
+  }
+
+  /** Every tool of every server, under its exposed name, in config order. */
+  toolRoutesList(): ToolRoute[] {
+    this.rebuild();
+    return [...this.toolRoutes.values()];
+  }
+
+  resolveTool(exposed: string): ToolRoute | undefined {
+    this.rebuild();
+    return this.toolRoutes.get(exposed);
+  }
+
+  promptRoutesList(): PromptRoute[] {
+    this.rebuild();
+    return [...this.promptRoutes.values()];
+  }
+
+  resolvePrompt(exposed: string): PromptRoute | undefined {
+    this.rebuild();
+    return this.promptRoutes.get(exposed);
+  }
+
+  /** Resources keep their URIs (clients show and reuse them); on a clash the first server in config order wins. */
+  resources(): Array<{ supervisor: Supervisor; resource: Resource }> {
+    const seen = new Set<string>();
+    const out: Array<{ supervisor: Supervisor; resource: Resource }> = [];
+    for (const supervisor of this.all()) {
+      for (const resource of supervisor.listing.resources) {
+        if (seen.has(resource.uri)) continue;
+        seen.add(resource.uri);
+        out.push({ supervisor, resource });
+      }
+    }
+    return out;
+  }
+
+  templates(): Array<{ supervisor: Supervisor; template: ResourceTemplate }> {
+    return this.all().flatMap((supervisor) => supervisor.listing.templates.map((template) => ({ supervisor, template })));
+  }
+
+  /** The server a resource URI belongs to: a listed resource, then a matching template, then the only resource server. */
+  resolveResource(uri: string): Supervisor | undefined {
+    const listed = this.resources().find((entry) => entry.resource.uri === uri);
+    if (listed) return listed.supervisor;
+    for (const { supervisor, template } of this.templates()) {
+      try {
+        if (new UriTemplate(template.uriTemplate).match(uri)) return supervisor;
+      } catch {
+        // A template the SDK cannot parse matches nothing.
+      }
+    }
+    const withResources = this.all().filter((supervisor) => supervisor.serverCapabilities?.resources);
+    return withResources.length === 1 ? withResources[0] : undefined;
+  }
+
+  async closeAll(): Promise<void> {
+    const all = this.all();
+    this.supervisors.clear();
+    this.written.clear();
+    await Promise.all(all.map((supervisor) => supervisor.stop()));
+  }
+}

@@ -1,0 +1,318 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolResultSchema,
+  CompleteResultSchema,
+  EmptyResultSchema,
+  GetPromptResultSchema,
+  ListPromptsResultSchema,
+  ListResourceTemplatesResultSchema,
+  ListResourcesResultSchema,
+  ListToolsResultSchema,
+  ReadResourceResultSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+  type CompleteRequest,
+  type CompleteResult,
+  type GetPromptResult,
+  type LoggingLevel,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import { argsDigest } from '../policy/digest.js';
+import { connectServer, type RelayHooks } from './connect.js';
+import type { Permit, PermitBook } from './permit.js';
+
+/**
+ * One configured server over its lifetime: connect, list, restart with backoff after a failed start
+ * or a crash, stop. The last good listing is kept while the server is down, so its tools stay
+ * listed and calls to them fail with a clear error instead of "unknown tool".
+ */
+export type ServerState = 'starting' | 'ready' | 'failed' | 'stopped';
+
+export interface ServerListing {
+  tools: Tool[];
+  resources: Resource[];
+  templates: ResourceTemplate[];
+  prompts: Prompt[];
+}
+
+export interface SupervisorOptions {
+  name: string;
+  config: ServerConfig;
+  capabilities: ClientCapabilities;
+  hooks: RelayHooks;
+  logger: Logger;
+  permits: PermitBook;
+  connectTimeoutMs: number;
+  version: string;
+  /** Called whenever the listing or the state changes. */
+  onChange: () => void;
+  /** An error that stops this server from starting at all (a missing `${env:…}` variable). */
+  configError?: string;
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+/** A server that stays up this long has its backoff reset. */
+const STABLE_MS = 30_000;
+
+export class Supervisor {
+  readonly name: string;
+  readonly config: ServerConfig;
+  state: ServerState = 'starting';
+  lastError: string | null = null;
+  listing: ServerListing = { tools: [], resources: [], templates: [], prompts: [] };
+  serverCapabilities: ServerCapabilities | undefined;
+  pid: number | null = null;
+  /** Attempts since the last stable run. */
+  restarts = 0;
+  nextRestartAt: number | null = null;
+
+  private client: Client | null = null;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private readonly settledWaiters = new Set<() => void>();
+  private firstSettled = false;
+  private readonly backoff: { initialMs: number; maxMs: number };
+  private delayMs: number;
+
+  constructor(private readonly options: SupervisorOptions) {
+    this.name = options.name;
+    this.config = options.config;
+    this.backoff = options.backoff ?? { initialMs: 1_000, maxMs: 30_000 };
+    this.delayMs = this.backoff.initialMs;
+  }
+
+  start(): void {
+    if (this.options.configError) {
+      this.fail(this.options.configError, false);
+      return;
+    }
+    void this.attempt();
+  }
+
+  /** Resolves once the first connection attempt has settled (ready or failed), or after `timeoutMs`. */
+  whenSettled(timeoutMs: number): Promise<void> {
+    if (this.firstSettled || this.state === 'ready') return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      const waiter = done;
+      this.settledWaiters.add(waiter);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  }
+
+  /** Waits up to `timeoutMs` for the server to be ready; true when it is. */
+  async whenReady(timeoutMs: number): Promise<boolean> {
+    if (this.state === 'ready') return true;
+    if (this.state !== 'starting') return false;
+    await this.whenSettled(timeoutMs);
+    return (this.state as ServerState) === 'ready';
+  }
+
+  /** Why the server cannot take calls right now, for the tool error. */
+  unavailableReason(): string {
+    const why = this.lastError ? `: ${this.lastError}` : '';
+    if (this.state === 'starting') return `server "${this.name}" is still starting${why}`;
+    if (this.state === 'stopped') return `server "${this.name}" is stopped`;
+    const retry = this.nextRestartAt ? `; restarting in ${Math.max(1, Math.round((this.nextRestartAt - Date.now()) / 1000))} s` : '';
+    return `server "${this.name}" is unavailable${why}${retry}`;
+  }
+
+  private async attempt(): Promise<void> {
+    if (this.stopping) return;
+    this.state = 'starting';
+    this.nextRestartAt = null;
+    const logger = this.options.logger;
+    const startedAt = Date.now();
+    try {
+      const connected = await connectServer({
+        name: this.name,
+        config: this.config,
+        capabilities: this.options.capabilities,
+        hooks: this.options.hooks,
+        logger,
+        timeoutMs: this.options.connectTimeoutMs,
+        version: this.options.version,
+      });
+      if (this.stopping) {
+        await connected.client.close().catch(() => undefined);
+        return;
+      }
+      this.client = connected.client;
+      this.pid = connected.pid;
+      connected.client.onerror = (error) => logger.warn({ err: errorMessage(error) }, 'server protocol error');
+      connected.client.onclose = () => this.onClosed(startedAt);
+      this.serverCapabilities = connected.client.getServerCapabilities();
+      this.listing = await this.fetchListing(connected.client);
+      this.state = 'ready';
+      this.lastError = null;
+      logger.info({ pid: this.pid, tools: this.listing.tools.length }, 'server ready');
+      this.settle();
+      this.options.onChange();
+    } catch (error) {
+      const client = this.client;
+      this.client = null;
+      if (client) client.onclose = undefined;
+      await client?.close().catch(() => undefined);
+      this.fail(`failed to start: ${errorMessage(error)}`, true);
+    }
+  }
+
+  private onClosed(startedAt: number): void {
+    this.client = null;
+    this.pid = null;
+    if (this.stopping) return;
+    if (Date.now() - startedAt >= STABLE_MS) {
+      this.delayMs = this.backoff.initialMs;
+      this.restarts = 0;
+    }
+    this.fail('the server exited', true);
+  }
+
+  private fail(message: string, retry: boolean): void {
+    this.state = 'failed';
+    this.lastError = message;
+    this.options.logger.error({ err: message }, 'server unavailable');
+    if (retry && !this.stopping) {
+      const wait = this.delayMs;
+      this.delayMs = Math.min(this.delayMs * 2, this.backoff.maxMs);
+      this.restarts += 1;
+      this.nextRestartAt = Date.now() + wait;
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        void this.attempt();
+      }, wait);
+      this.restartTimer.unref();
+    }
+    this.settle();
+    this.options.onChange();
+  }
+
+  private settle(): void {
+    this.firstSettled = true;
+    for (const waiter of this.settledWaiters) waiter();
+    this.settledWaiters.clear();
+  }
+
+  /** Pages through every list the server offers; raw requests, because Client.listTools() throws on one bad outputSchema. */
+  private async fetchListing(client: Client): Promise<ServerListing> {
+    const caps = client.getServerCapabilities() ?? {};
+    const options: RequestOptions = { timeout: this.options.connectTimeoutMs };
+    const tools: Tool[] = [];
+    const resources: Resource[] = [];
+    const templates: ResourceTemplate[] = [];
+    const prompts: Prompt[] = [];
+    if (caps.tools) {
+      let cursor: string | undefined;
+      do {
+        const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, options);
+        tools.push(...page.tools);
+        cursor = page.nextCursor || undefined;
+      } while (cursor);
+    }
+    if (caps.resources) {
+      let cursor: string | undefined;
+      do {
+        const page = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, ListResourcesResultSchema, options);
+        resources.push(...page.resources);
+        cursor = page.nextCursor || undefined;
+      } while (cursor);
+      cursor = undefined;
+      do {
+        const page: { resourceTemplates: ResourceTemplate[]; nextCursor?: string | undefined } = await client
+          .request({ method: 'resources/templates/list', params: cursor ? { cursor } : {} }, ListResourceTemplatesResultSchema, options)
+          .catch(() => ({ resourceTemplates: [] as ResourceTemplate[], nextCursor: undefined }));
+        templates.push(...page.resourceTemplates);
+        cursor = page.nextCursor || undefined;
+      } while (cursor);
+    }
+    if (caps.prompts) {
+      let cursor: string | undefined;
+      do {
+        const page = await client.request({ method: 'prompts/list', params: cursor ? { cursor } : {} }, ListPromptsResultSchema, options);
+        prompts.push(...page.prompts);
+        cursor = page.nextCursor || undefined;
+      } while (cursor);
+    }
+    return { tools, resources, templates, prompts };
+  }
+
+  /** Re-reads the lists after the server said they changed. */
+  async refresh(): Promise<void> {
+    const client = this.client;
+    if (!client || this.state !== 'ready') return;
+    try {
+      this.listing = await this.fetchListing(client);
+      this.options.onChange();
+    } catch (error) {
+      this.options.logger.warn({ err: errorMessage(error) }, 'could not refresh the server listing');
+    }
+  }
+
+  private connectedClient(): Client {
+    if (!this.client || this.state !== 'ready') throw new ServerUnavailableError(this.unavailableReason());
+    return this.client;
+  }
+
+  /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. */
+  async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: RequestOptions): Promise<CallToolResult> {
+    this.options.permits.spend(permit, this.name, name, argsDigest(this.name, name, args));
+    const client = this.connectedClient();
+    const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) };
+    return client.request({ method: 'tools/call', params }, CallToolResultSchema, options) as Promise<CallToolResult>;
+  }
+
+  /** Forwards one resources/read; spends its permit. */
+  async readResource(permit: Permit, uri: string, options: RequestOptions): Promise<ReadResourceResult> {
+    this.options.permits.spend(permit, this.name, 'resources/read', argsDigest(this.name, 'resources/read', { uri }));
+    return this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, options);
+  }
+
+  async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions): Promise<GetPromptResult> {
+    return this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, options);
+  }
+
+  async complete(params: CompleteRequest['params'], options: RequestOptions): Promise<CompleteResult> {
+    return this.connectedClient().request({ method: 'completion/complete', params }, CompleteResultSchema, options);
+  }
+
+  async subscribe(uri: string, subscribe: boolean): Promise<void> {
+    await this.connectedClient().request({ method: subscribe ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } }, EmptyResultSchema);
+  }
+
+  async setLoggingLevel(level: LoggingLevel): Promise<void> {
+    if (!this.serverCapabilities?.logging || !this.client) return;
+    await this.client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema).catch(() => undefined);
+  }
+
+  async sendRootsListChanged(): Promise<void> {
+    await this.client?.sendRootsListChanged().catch(() => undefined);
+  }
+
+  /** Stops for good: no restart; the process tree is closed. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
+    const client = this.client;
+    this.client = null;
+    this.state = 'stopped';
+    if (client) client.onclose = undefined;
+    this.settle();
+    await client?.close().catch(() => undefined);
+  }
+}
+
+export class ServerUnavailableError extends Error {}

@@ -1,0 +1,233 @@
+import type { RuleSet } from './match.js';
+import type { Rule } from './rule.js';
+import { isSafeCommand } from './safe.js';
+import {
+  VERDICT_RANK,
+  type CommandInfo,
+  type CommandSubject,
+  type DecidedBy,
+  type Decision,
+  type DefaultMode,
+  type Kind,
+  type PathReport,
+  type PathSubject,
+  type Subject,
+  type SubjectDecision,
+  type ToolSubject,
+  type Verdict,
+} from './types.js';
+
+/**
+ * The decision function (SPEC §3): every subject is decided by deny → ask → allow → mode, and the
+ * call gets the strictest. Pure: the same facts, rules and grants always give the same decision.
+ */
+
+/** What the gateway worked out about one call (subjects/inspect.ts). */
+export interface CallFacts {
+  server: string;
+  /** The server's own tool name (mcp__ rules match it). */
+  tool: string;
+  kind: Kind;
+  /** True when the kind comes from a `tools` override or a built-in profile, not a guess. */
+  kindTrusted: boolean;
+  subjects: Subject[];
+  commandInfo: CommandInfo | null;
+  /** Canonical-args digest, for exact-call session grants. */
+  digest: string;
+}
+
+export interface PolicyState {
+  mode: DefaultMode;
+  rules: RuleSet;
+}
+
+/** "Allow for this session" answers: allow rules, and exact calls for what cannot be a rule. */
+export interface Grants {
+  rules: RuleSet | null;
+  digests: ReadonlySet<string>;
+}
+
+const NO_GRANTS: Grants = { rules: null, digests: new Set() };
+
+interface Verdictish {
+  verdict: Verdict;
+  rule: string | null;
+  by: DecidedBy;
+  reason: string;
+}
+
+export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = NO_GRANTS): Decision {
+  const { rules, mode } = policy;
+  const subjects = facts.subjects.length > 0 ? facts.subjects : [{ type: 'tool', kind: facts.kind } satisfies ToolSubject];
+  const toolName = `${facts.server}__${facts.tool}`;
+
+  const toolDeny = rules.matchTool('deny', facts.server, facts.tool);
+  const toolAsk = rules.matchTool('ask', facts.server, facts.tool);
+  const toolAllow = rules.matchTool('allow', facts.server, facts.tool);
+  const exactGrant = grants.digests.has(facts.digest);
+
+  const decisions: SubjectDecision[] = subjects.map((subject) => {
+    const outcome =
+      subject.type === 'path'
+        ? decidePath(subject, rules, mode, toolAllow, grants, exactGrant)
+        : subject.type === 'command'
+          ? decideCommand(subject, rules, mode, toolAllow, grants, exactGrant)
+          : decideTool(subject, facts.kindTrusted, rules, mode, toolAllow, exactGrant, toolName);
+    return { subject, ...outcome };
+  });
+
+  // An mcp__ deny or ask decides the call before subject rules can allow it (SPEC §3).
+  if (toolDeny) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'deny', rule: toolDeny.text, by: 'rule', reason: `deny rule ${toolDeny.text} matches ${toolName}` });
+  else if (toolAsk) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'ask', rule: toolAsk.text, by: 'rule', reason: `ask rule ${toolAsk.text} matches ${toolName}` });
+
+  let decisive = decisions[0]!;
+  for (const decision of decisions) if (VERDICT_RANK[decision.verdict] > VERDICT_RANK[decisive.verdict]) decisive = decision;
+
+  return {
+    verdict: decisive.verdict,
+    kind: facts.kind,
+    rule: decisive.rule,
+    by: decisive.by,
+    reason: decisive.reason,
+    subjects: decisions,
+    paths: pathReports(subjects),
+    commandInfo: facts.commandInfo,
+  };
+}
+
+function pathReports(subjects: Subject[]): PathReport[] {
+  return subjects
+    .filter((subject): subject is PathSubject => subject.type === 'path')
+    .map((subject) => ({
+      path: subject.path ?? subject.input,
+      realPath: subject.realPath,
+      access: subject.access,
+      inWorkspace: subject.inWorkspace,
+      input: subject.input,
+      via: subject.via,
+      ...(subject.problem ? { problem: subject.problem } : {}),
+    }));
+}
+
+function ruled(verdict: Verdict, rule: Rule, reason: string): Verdictish {
+  return { verdict, rule: rule.text, by: 'rule', reason };
+}
+
+function byMode(verdict: Verdict, mode: DefaultMode, what: string): Verdictish {
+  return { verdict, rule: null, by: 'mode', reason: `${what} (mode ${mode})` };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
+  const forms = [...new Set([subject.path, subject.realPath].filter((form): form is string => form !== null).map(matchForm))];
+  const shown = subject.path ?? subject.input;
+  const verb = subject.access === 'read' ? 'read' : 'write';
+
+  // Security: deny if the lexical OR the real path matches; a symlink cannot dodge a deny rule.
+  for (const form of forms) {
+    const rule = rules.matchPath('deny', subject.access, form);
+    if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${form}`);
+  }
+  for (const form of forms) {
+    const rule = rules.matchPath('ask', subject.access, form);
+    if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${form}`);
+  }
+  if (subject.problem || forms.length === 0) {
+    return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check ${verb} of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
+  }
+  // Allow only if every form (lexical and real) is allowed.
+  const allowRules = forms.map((form) => rules.matchPath('allow', subject.access, form));
+  if (allowRules.every((rule) => rule !== null)) return ruled('allow', allowRules[0]!, `allow rule ${allowRules[0]!.text} matches ${verb} of ${shown}`);
+  if (grants.rules && forms.every((form) => grants.rules!.matchPath('allow', subject.access, form) !== null)) {
+    return { verdict: 'allow', rule: null, by: 'grant', reason: `allowed for this session: ${verb} of ${shown}` };
+  }
+  if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches the tool`);
+  if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
+
+  const where = subject.inWorkspace ? 'inside the workspace' : 'outside the workspace';
+  switch (mode) {
+    case 'bypassPermissions':
+      return byMode('allow', mode, `no rule matched ${verb} of ${shown}`);
+    case 'dontAsk':
+      return byMode('deny', mode, `no rule matched ${verb} of ${shown}`);
+    case 'plan':
+      if (subject.access === 'write') return byMode('deny', mode, `writes are not allowed in plan mode: ${shown}`);
+      break;
+    case 'acceptEdits':
+      if (subject.inWorkspace) return byMode('allow', mode, `${verb} ${where}: ${shown}`);
+      break;
+  }
+  if (subject.access === 'read' && subject.inWorkspace) return byMode('allow', mode, `read inside the workspace: ${shown}`);
+  return byMode('ask', mode, `no rule matched ${verb} of ${shown} (${where})`);
+}
+
+function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
+  const { segment, info } = subject;
+  const shown = segment.words.join(' ');
+  const deny = rules.matchCommandWide('deny', segment);
+  if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches \`${shown}\``);
+  const ask = rules.matchCommandWide('ask', segment);
+  if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
+
+  // Security: nothing that could not be fully analysed is allowed by a rule or the safe list.
+  if (info.unanalyzable.length > 0 || !info.parseOk) {
+    const why = `the command cannot be fully analysed (${info.unanalyzable.join(', ') || 'parse error'})`;
+    if (mode === 'bypassPermissions') return byMode('allow', mode, why);
+    if (mode === 'dontAsk' || mode === 'plan') return byMode('deny', mode, why);
+    if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
+    return { verdict: 'ask', rule: null, by: 'mode', reason: why };
+  }
+
+  const allow = rules.matchCommandNarrow(segment);
+  if (allow) return ruled('allow', allow, `allow rule ${allow.text} matches \`${shown}\``);
+  if (grants.rules?.matchCommandNarrow(segment)) return { verdict: 'allow', rule: null, by: 'grant', reason: `allowed for this session: \`${shown}\`` };
+  if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches the tool`);
+  if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
+
+  switch (mode) {
+    case 'bypassPermissions':
+      return byMode('allow', mode, `no rule matched \`${shown}\``);
+    case 'dontAsk':
+      return byMode('deny', mode, `no rule matched \`${shown}\``);
+    case 'plan':
+      if (isSafeCommand(segment)) return byMode('allow', mode, `read-only command \`${shown}\``);
+      return byMode('deny', mode, `commands are not allowed in plan mode: \`${shown}\``);
+    default:
+      if (isSafeCommand(segment)) return byMode('allow', mode, `read-only command \`${shown}\``);
+      return byMode('ask', mode, `no rule matched \`${shown}\``);
+  }
+}
+
+function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, exactGrant: boolean, toolName: string): Verdictish {
+  const bareKind = subject.kind === 'all' ? null : subject.kind;
+  if (bareKind) {
+    const deny = rules.bareRule('deny', bareKind);
+    if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches every ${bareKind}`);
+    const ask = rules.bareRule('ask', bareKind);
+    if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches every ${bareKind}`);
+    const allow = rules.bareRule('allow', bareKind);
+    if (allow) return ruled('allow', allow, `allow rule ${allow.text} matches every ${bareKind}`);
+  }
+  if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches ${toolName}`);
+  if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
+  const what = `${toolName} (kind ${subject.kind}${kindTrusted ? '' : ', guessed'})`;
+  switch (mode) {
+    case 'bypassPermissions':
+      return byMode('allow', mode, `no rule matched ${what}`);
+    case 'dontAsk':
+      return byMode('deny', mode, `no rule matched ${what}`);
+    case 'plan':
+      if (subject.kind === 'read' && kindTrusted) return byMode('allow', mode, `read-only tool ${what}`);
+      return byMode('deny', mode, `only reads are allowed in plan mode: ${what}`);
+    default:
+      // A read that touches no path observes only; trusted only when the kind is not a guess.
+      if (subject.kind === 'read' && kindTrusted) return byMode('allow', mode, `read-only tool ${what}`);
+      return byMode('ask', mode, `no rule matched ${what}`);
+  }
+}
+
+/** Paths are matched in forward-slash form (Windows paths included). */
+function matchForm(path: string): string {
+  return path.replace(/\\/g, '/').normalize('NFC');
+}

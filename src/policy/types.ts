@@ -1,0 +1,197 @@
+/**
+ * The vocabulary of the policy engine (SPEC §1, §3, §4). Every other folder imports these
+ * types; this file imports nothing.
+ */
+
+/** What a call does: observes, changes files or state, runs a process, or anything at all. */
+export type Kind = 'read' | 'write' | 'command' | 'all';
+
+/** How a path subject is touched. */
+export type Access = 'read' | 'write';
+
+/** The outcome for one subject or a whole call. */
+export type Verdict = 'allow' | 'ask' | 'deny';
+
+/** What an unmatched subject gets (SPEC §3). */
+export type DefaultMode = 'default' | 'acceptEdits' | 'plan' | 'dontAsk' | 'bypassPermissions';
+
+export const VERDICT_RANK: Record<Verdict, number> = { allow: 0, ask: 1, deny: 2 };
+export const KIND_RANK: Record<Kind, number> = { read: 0, write: 1, command: 2, all: 3 };
+
+// ---------------------------------------------------------------------------------------------
+// Shell commands (produced by subjects/command.ts)
+// ---------------------------------------------------------------------------------------------
+
+/** Where in the syntax tree a simple command sits; `nested` = payload of sh -c / eval / find -exec / xargs. */
+export type SegmentContext =
+  | 'top'
+  | 'pipeline'
+  | 'subshell'
+  | 'group'
+  | 'substitution'
+  | 'condition'
+  | 'loop'
+  | 'function'
+  | 'case'
+  | 'nested';
+
+/** A path a command reads or writes, as written; canonicalised later against `base`. */
+export interface CommandPath {
+  /** The word after unquoting (static), or its raw source text when not static. */
+  path: string;
+  access: Access;
+  /** Directory the shell would resolve a relative `path` against (cwd after `cd` steps); null = unknown. */
+  base: string | null;
+  /** False when the word contains expansions, globs or substitutions (its value is unknown). */
+  isStatic: boolean;
+  /** Where it came from, for the prompt: a redirection operator (`>`, `>>`, `<`) or `argument`. */
+  via: string;
+}
+
+/** One simple command the shell would run. */
+export interface Segment {
+  /** Every word as written, unquoted when static (raw source text when not), including assignments and wrappers. */
+  words: string[];
+  /** Leading `NAME=value` assignments (also those given to `env`). */
+  assignments: string[];
+  /** Wrappers stripped before the program (`sudo`, `timeout 5`, `env`, `nice -n 5`, …), as written. */
+  wrappers: string[];
+  /** The program word after assignments and wrappers, unquoted (`/bin/rm`); null when dynamic or absent. */
+  program: string | null;
+  /** Basename of `program` (`rm`); null when dynamic or absent. */
+  name: string | null;
+  /** Arguments after the program, unquoted when static. */
+  args: string[];
+  /** True when every word of the command (program and args) is a static literal. */
+  isStatic: boolean;
+  context: SegmentContext;
+  /** Working directory in effect for this command, after `cd` steps; null = unknown. */
+  cwd: string | null;
+  /** Paths this command reads or writes (redirections and arguments of known file commands). */
+  paths: CommandPath[];
+}
+
+export type RedirectionKind = 'write' | 'append' | 'read' | 'dup' | 'heredoc' | 'herestring';
+
+export interface Redirection {
+  /** Index into `CommandInfo.segments` of the command it applies to, or null for a compound statement. */
+  segment: number | null;
+  fd: string | null;
+  op: string;
+  kind: RedirectionKind;
+  target: string;
+  isStatic: boolean;
+}
+
+export type SubstitutionKind = 'command' | 'backtick' | 'process-in' | 'process-out' | 'prompt-expansion' | 'indirection' | 'heredoc';
+
+export interface Substitution {
+  kind: SubstitutionKind;
+  text: string;
+}
+
+/** Everything the gateway worked out about one shell command string (SPEC §4). */
+export interface CommandInfo {
+  raw: string;
+  /** False when the grammar reported an error, the input is incomplete, or the parser is unavailable. */
+  parseOk: boolean;
+  /** Reasons the command cannot be fully analysed; non-empty ⇒ never auto-allowed. */
+  unanalyzable: string[];
+  /** Every simple command at any depth, in source order (nested payloads included, context `nested`). */
+  segments: Segment[];
+  redirections: Redirection[];
+  substitutions: Substitution[];
+  /** Program plus subcommand of the first segment needing a rule (`npm run test`), for "always allow". */
+  signature: string | null;
+  /** True when a rule can be saved for this command (fully analysed, no interpreters or substitutions). */
+  rememberable: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Subjects
+// ---------------------------------------------------------------------------------------------
+
+/** A path a call touches, canonicalised (SPEC §4). */
+export interface PathSubject {
+  type: 'path';
+  access: Access;
+  /** The value as the call supplied it. */
+  input: string;
+  /** Absolute, normalised lexical path; null when it could not be canonicalised. */
+  path: string | null;
+  /** The path after resolving symlinks; null when it could not be canonicalised. */
+  realPath: string | null;
+  /** Why the path could not be canonicalised or is suspicious (NUL byte, `~user`, UNC, …) ⇒ ask. */
+  problem?: string;
+  /** Both the lexical and the real path are inside a workspace root. */
+  inWorkspace: boolean;
+  /** Where the path came from (argument name, `>` redirection, …). */
+  via: string;
+}
+
+/** One shell simple command of a command-kind call. */
+export interface CommandSubject {
+  type: 'command';
+  segment: Segment;
+  /** The analysis of the whole command string this segment belongs to. */
+  info: CommandInfo;
+}
+
+/** The tool itself, for calls whose kind is not fully described by paths and commands. */
+export interface ToolSubject {
+  type: 'tool';
+  kind: Kind;
+}
+
+export type Subject = PathSubject | CommandSubject | ToolSubject;
+
+// ---------------------------------------------------------------------------------------------
+// Rules
+// ---------------------------------------------------------------------------------------------
+
+/** What the user wrote, e.g. `Bash(npm run test *)`. */
+export type RuleText = string;
+
+export type RuleList = 'allow' | 'ask' | 'deny';
+
+// ---------------------------------------------------------------------------------------------
+// Decisions
+// ---------------------------------------------------------------------------------------------
+
+/** Who or what settled a decision, for the prompt, the denial text and the audit. */
+export type DecidedBy = 'rule' | 'mode' | 'grant' | 'user' | 'timeout' | 'fallback' | 'error';
+
+/** The decision for one subject. */
+export interface SubjectDecision {
+  subject: Subject;
+  verdict: Verdict;
+  /** The rule that decided, or null when the mode did. */
+  rule: RuleText | null;
+  by: DecidedBy;
+  reason: string;
+}
+
+/** A path as shown to a person and recorded in the audit. */
+export interface PathReport {
+  path: string;
+  realPath: string | null;
+  access: Access;
+  inWorkspace: boolean;
+  input: string;
+  via: string;
+  problem?: string;
+}
+
+/** The decision for a whole call: the strictest of its subjects (SPEC §3), with what a person needs. */
+export interface Decision {
+  verdict: Verdict;
+  kind: Kind;
+  /** The deciding rule (the first subject with the strictest verdict), or null when a mode decided. */
+  rule: RuleText | null;
+  by: DecidedBy;
+  /** One line: why. */
+  reason: string;
+  subjects: SubjectDecision[];
+  paths: PathReport[];
+  commandInfo: CommandInfo | null;
+}
