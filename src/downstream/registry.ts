@@ -47,6 +47,11 @@ export class ServerRegistry {
 
   constructor(private readonly options: RegistryOptions) {}
 
+  /** Capabilities for servers started from now on (set once the client has initialized). */
+  setCapabilities(capabilities: ClientCapabilities): void {
+    this.options.capabilities = capabilities;
+  }
+
   /** Brings the running servers in line with `servers`; returns what changed, for the log. */
   async apply(servers: Record<string, ServerConfig>): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
     const added: string[] = [];

@@ -1,4 +1,8 @@
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { zodIssues } from '../config/load.js';
+import { ConfigSchema, type ConfigFile } from '../config/schema.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
 import { RuleSet, type MatchEnv } from './match.js';
@@ -44,4 +48,52 @@ export function compilePolicy(permissions: PermissionsInput, env: MatchEnv): Pol
   const { rules, issues } = parseRules(permissions);
   if (issues.length > 0) throw new LatchError('RULE_INVALID', issues.map((issue) => `${issue.path}: ${issue.message}`).join('\n'), { issues });
   return { mode: permissions.defaultMode, rules: new RuleSet(rules, env) };
+}
+
+/** Rule issues of a schema-valid config: what `loadConfig` adds to the schema's own checks. */
+export function ruleIssues(file: ConfigFile): ConfigIssue[] {
+  return parseRules(file.permissions).issues;
+}
+
+/** Every issue of a config given as parsed JSON: schema, then rules. Empty when the config is valid. */
+export function configIssues(data: unknown): ConfigIssue[] {
+  const parsed = ConfigSchema.safeParse(data);
+  if (!parsed.success) return zodIssues(parsed.error.issues, data);
+  return ruleIssues(parsed.data);
+}
+
+/**
+ * Rules no config can remove: the model must not be able to edit the rules that bind it (the config
+ * file, the temporary file of an atomic write, the audit), nor add rules through the CLI from a
+ * shell tool.
+ */
+export function builtInRules(configPath: string, auditPath: string | null): Rule[] {
+  const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), ...(auditPath ? [auditPath] : [])];
+  // The files may be reached through a symlinked directory: protect the real paths too.
+  const files = [...new Set(named.flatMap((file) => [file, realPathOrSelf(file)]))];
+  const rules: Rule[] = files.map((file) => ({
+    type: 'path',
+    list: 'deny',
+    access: 'write',
+    pattern: file.replace(/\\/g, '/').replace(/[*?[\]{}()!]/g, '\\$&'),
+    text: `built-in protection of ${file}`,
+  }));
+  for (const sub of ['allow', 'deny', 'init']) {
+    rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
+  }
+  return rules;
+}
+
+/** The policy a loaded config gives: built-in protections first, then the user's rules. */
+export function policyFor(permissions: PermissionsInput, configPath: string, auditPath: string | null, env: MatchEnv): PolicyState {
+  const { rules } = parseRules(permissions);
+  return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath), ...rules], env) };
+}
+
+function realPathOrSelf(file: string): string {
+  try {
+    return join(realpathSync.native(dirname(file)), basename(file));
+  } catch {
+    return file;
+  }
 }

@@ -1,0 +1,28 @@
+import { findConfig, loadConfig } from '../config/load.js';
+import { escapeText } from '../latch/escape.js';
+import { ruleIssues } from '../policy/policy.js';
+import { auditFile, readAudit } from '../store/audit.js';
+import type { Output } from './output.js';
+
+/** `mcp-latch audit`: the most recent decisions, one line each (or the raw records with --json). */
+export function showAudit(options: { config?: string | undefined; json?: boolean | undefined; limit: number }, out: Output): number {
+  const config = loadConfig(findConfig(options.config), ruleIssues);
+  const file = auditFile(config);
+  if (!file) {
+    out.error('auditing is disabled in this config (audit.enabled is false).');
+    return 1;
+  }
+  const records = readAudit(file, options.limit);
+  if (options.json) {
+    out.json(records);
+    return 0;
+  }
+  if (records.length === 0) out.line(`No decisions recorded yet in ${file}.`);
+  for (const record of records) {
+    const time = record.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+    const what = record.command ? `\`${escapeText(record.command)}\`` : record.paths.map((path) => `${path.access} ${escapeText(path.path)}`).join(', ');
+    const note = record.note ? ` — note: "${escapeText(record.note)}"` : '';
+    out.line(`${time}  ${record.decision.toUpperCase().padEnd(9)} ${record.server}/${record.tool} by ${record.by}${record.rule ? ` (${escapeText(record.rule)})` : ''}: ${what || escapeText(record.reason)}${note}`);
+  }
+  return 0;
+}

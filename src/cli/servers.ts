@@ -1,0 +1,37 @@
+import { expandServerEnv, type LoadedConfig } from '../config/load.js';
+import type { RelayHooks } from '../downstream/connect.js';
+import { PermitBook } from '../downstream/permit.js';
+import { ServerRegistry } from '../downstream/registry.js';
+import { silentLogger, type Logger } from '../log.js';
+
+/**
+ * Starts the configured servers for a one-shot CLI command (`tools`, `check`), with no client
+ * capabilities: nothing of theirs can be relayed, and no call is forwarded (no permits are issued).
+ */
+export async function withServers<T>(config: LoadedConfig, only: string[] | null, fn: (registry: ServerRegistry) => Promise<T>, logger: Logger = silentLogger()): Promise<T> {
+  const refuse = async (): Promise<never> => {
+    throw new Error('not available from the command line');
+  };
+  const hooks: RelayHooks = { elicit: refuse, sample: refuse, listRoots: refuse, onLog: () => undefined, onResourceUpdated: () => undefined, onListChanged: () => undefined };
+  const registry = new ServerRegistry({
+    capabilities: {},
+    hooks,
+    logger,
+    permits: new PermitBook(),
+    connectTimeoutMs: config.file.timeouts.connectSeconds * 1000,
+    version: '0.1.0',
+    onChange: () => undefined,
+  });
+  const servers = Object.fromEntries(Object.entries(config.file.mcpServers).filter(([name]) => only === null || only.includes(name)));
+  for (const [name, server] of Object.entries(servers)) {
+    const expanded = expandServerEnv(name, server);
+    if (!expanded.ok) logger.warn({ server: name }, expanded.issue.message);
+  }
+  try {
+    await registry.apply(servers);
+    await registry.whenSettled(config.file.timeouts.connectSeconds * 1000);
+    return await fn(registry);
+  } finally {
+    await registry.closeAll();
+  }
+}

@@ -1,0 +1,22 @@
+import { expandServerEnv, findConfig, loadConfig } from '../config/load.js';
+import { ruleIssues } from '../policy/policy.js';
+import type { Output } from './output.js';
+
+/** `mcp-latch validate`: checks a config; each problem on its own line with its key path; non-zero on any. */
+export function validate(options: { config?: string | undefined; json?: boolean | undefined }, out: Output): number {
+  const path = findConfig(options.config);
+  const config = loadConfig(path, ruleIssues);
+  const warnings = Object.entries(config.file.mcpServers)
+    .map(([name, server]) => expandServerEnv(name, server))
+    .filter((result) => !result.ok)
+    .map((result) => (result.ok ? '' : `${result.issue.path}: ${result.issue.message} (this server will not start)`));
+  const servers = Object.keys(config.file.mcpServers).length;
+  const { allow, ask, deny } = config.file.permissions;
+  if (options.json) {
+    out.json({ ok: true, path, servers, rules: allow.length + ask.length + deny.length, warnings });
+    return 0;
+  }
+  for (const warning of warnings) out.error(`warning: ${warning}`);
+  out.line(`${path} is valid: ${servers} server${servers === 1 ? '' : 's'}, ${allow.length} allow / ${ask.length} ask / ${deny.length} deny rules, mode ${config.file.permissions.defaultMode}.`);
+  return 0;
+}

@@ -1,0 +1,280 @@
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type ReadResourceResult,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { PermitBook } from '../downstream/permit.js';
+import type { ServerRegistry, ToolRoute } from '../downstream/registry.js';
+import { ServerUnavailableError, type Supervisor } from '../downstream/supervisor.js';
+import { errorMessage } from '../errors.js';
+import {
+  declinedDenial,
+  denialResult,
+  dismissedDenial,
+  invalidAnswerDenial,
+  noPromptDenial,
+  promptFailedDenial,
+  ruleDenial,
+  timeoutDenial,
+  unavailableResult,
+  userDenial,
+} from '../latch/denial.js';
+import { escapeText } from '../latch/escape.js';
+import type { LatchAnswer, SessionLatch } from '../latch/latch.js';
+import { buildPrompt, readAnswer, type PromptInput } from '../latch/prompt.js';
+import { rememberRules } from '../latch/remember.js';
+import type { Logger } from '../log.js';
+import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
+import { argsDigest } from '../policy/digest.js';
+import type { Decision } from '../policy/types.js';
+import type { Audit } from '../store/audit.js';
+import type { SessionGrants } from '../store/grants.js';
+import { inspectCall, inspectResourceRead, type InspectContext } from '../subjects/inspect.js';
+import type { ToolClass } from '../subjects/kind.js';
+import { ProgressRelay } from './progress.js';
+
+/**
+ * The one path every tools/call and resources/read takes (SPEC §4–6):
+ *
+ *   inspect → decide → latch.submit → forward (with a permit) | denial
+ *
+ * A call reaches a server only through `Supervisor.callTool`/`readResource`, which spend a permit;
+ * permits are issued only below, after the latch released the call as allowed.
+ */
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What the pipeline needs from the gateway: read at call time, so a reload applies to the next call. */
+export interface GatewayView {
+  registry: ServerRegistry;
+  permits: PermitBook;
+  audit: Audit;
+  logger: Logger;
+  config(): ConfigFile;
+  policy(): PolicyState;
+  toolClass(route: ToolRoute): ToolClass;
+  inspectContext(): InspectContext;
+  /** Adds rules to permissions.allow in the config file and applies them before returning. */
+  rememberAlways(rules: string[]): Promise<void>;
+}
+
+/** One client session: its latch, its grants, and how to reach its human. */
+export interface SessionView {
+  id: string;
+  latch: SessionLatch;
+  grants: SessionGrants;
+  /** True when the client declared form elicitation and is not known to ignore it. */
+  canPrompt(): boolean;
+  elicit(params: ElicitRequestFormParams, extra: Extra, timeoutMs: number): Promise<ElicitResult>;
+}
+
+export class CallPipeline {
+  constructor(
+    private readonly gateway: GatewayView,
+    private readonly session: SessionView,
+  ) {}
+
+  async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    const exposed = request.params.name;
+    const route = this.gateway.registry.resolveTool(exposed);
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${exposed}`);
+    const args = request.params.arguments ?? {};
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'arguments must be an object');
+    const { supervisor, tool } = route;
+
+    // Only wait (and so leave the current batch) when the server is not up yet.
+    if (supervisor.state !== 'ready' && !(await supervisor.whenReady(this.gateway.config().timeouts.firstListSeconds * 1000))) {
+      return unavailableResult(supervisor.unavailableReason());
+    }
+
+    const started = Date.now();
+    let facts: CallFacts | null = null;
+    const evaluate = (): Decision => {
+      try {
+        facts = inspectCall(supervisor.name, tool.name, args, this.gateway.toolClass(route), this.gateway.inspectContext());
+        return decide(facts, this.gateway.policy(), this.session.grants.current());
+      } catch (error) {
+        // Fail closed: a call that could not be analysed needs the human.
+        this.gateway.logger.error({ err: errorMessage(error), tool: exposed }, 'could not analyse a call');
+        facts = null;
+        return errorDecision(error);
+      }
+    };
+
+    const progress = new ProgressRelay(extra);
+    const decision = evaluate();
+    if (decision.verdict !== 'allow') progress.startHeartbeat(this.gateway.config().approval.heartbeatSeconds * 1000, `Waiting for approval: ${supervisor.name}/${tool.name}`);
+    const outcome = await this.session.latch.submit({
+      signal: extra.signal,
+      decision,
+      recheck: evaluate,
+      ask: (current) => this.ask(supervisor, tool.name, args, current, facts, extra),
+      denial: ruleDenial,
+    });
+    progress.stopHeartbeat();
+    const waitMs = Date.now() - started;
+    const digest = argsDigest(supervisor.name, tool.name, args);
+    const record = (final: Decision, verdict: 'allow' | 'deny' | 'cancelled', by: string, note?: string) =>
+      this.gateway.audit.record({
+        session: this.session.id,
+        server: supervisor.name,
+        tool: tool.name,
+        kind: final.kind,
+        decision: verdict,
+        by,
+        rule: final.rule,
+        reason: final.reason,
+        paths: final.paths,
+        command: final.commandInfo?.raw ?? null,
+        argsDigest: digest,
+        args,
+        waitMs,
+        ...(note ? { note } : {}),
+      });
+
+    if (outcome.type === 'cancelled') {
+      record(decision, 'cancelled', 'client');
+      return denialResult('Denied by mcp-latch: the call was cancelled before it was run.');
+    }
+    if (outcome.type === 'deny') {
+      record(outcome.decision, 'deny', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+      return denialResult(outcome.text);
+    }
+    record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+
+    const permit = this.gateway.permits.issue(supervisor.name, tool.name, digest);
+    const { progressToken: _dropped, ...meta } = request.params._meta ?? {};
+    const config = this.gateway.config();
+    const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || config.timeouts.callSeconds * 1000;
+    try {
+      const result = await supervisor.callTool(permit, tool.name, args, Object.keys(meta).length > 0 ? meta : undefined, {
+        signal: extra.signal,
+        onprogress: (update) => progress.emit(update),
+        resetTimeoutOnProgress: true,
+        timeout,
+      });
+      const note = outcome.answer?.note?.trim();
+      if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
+      return result;
+    } catch (error) {
+      return forwardError(error, supervisor);
+    }
+  }
+
+  async readResource(uri: string, extra: Extra): Promise<ReadResourceResult> {
+    const supervisor = this.gateway.registry.resolveResource(uri);
+    if (!supervisor) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    if (supervisor.state !== 'ready' && !(await supervisor.whenReady(this.gateway.config().timeouts.firstListSeconds * 1000))) {
+      throw new McpError(ErrorCode.InternalError, supervisor.unavailableReason());
+    }
+    const evaluate = (): Decision => {
+      try {
+        return decide(inspectResourceRead(supervisor.name, uri, this.gateway.inspectContext()), this.gateway.policy(), this.session.grants.current());
+      } catch (error) {
+        return errorDecision(error);
+      }
+    };
+    const decision = evaluate();
+    // A resource read cannot carry a denial result: anything but a clear allow is refused.
+    if (decision.verdict !== 'allow') {
+      this.gateway.audit.record({ session: this.session.id, server: supervisor.name, tool: 'resources/read', kind: 'read', decision: 'deny', by: decision.by, rule: decision.rule, reason: decision.reason, paths: decision.paths, command: null, argsDigest: argsDigest(supervisor.name, 'resources/read', { uri }), args: { uri }, waitMs: 0 });
+      throw new McpError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : `Denied by mcp-latch: reading ${escapeText(uri)} needs a rule (${escapeText(decision.reason)}).`);
+    }
+    const permit = this.gateway.permits.issue(supervisor.name, 'resources/read', argsDigest(supervisor.name, 'resources/read', { uri }));
+    return supervisor.readResource(permit, uri, { signal: extra.signal, timeout: this.gateway.config().timeouts.callSeconds * 1000 });
+  }
+
+  /** Asks the human about one call and applies the answer (grant or saved rule) before returning. */
+  private async ask(supervisor: Supervisor, tool: string, args: Record<string, unknown>, decision: Decision, facts: CallFacts | null, extra: Extra): Promise<LatchAnswer> {
+    const config = this.gateway.config();
+    const policy = this.gateway.policy();
+    const remember = facts ? rememberRules(facts, decision, policy) : null;
+    const onlyModeAsks = decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
+    const digest = argsDigest(supervisor.name, tool, args);
+    const input: PromptInput = {
+      server: supervisor.name,
+      tool,
+      kind: decision.kind,
+      decision,
+      args,
+      argsDigest: digest,
+      rememberRules: remember,
+      offerSession: onlyModeAsks && facts !== null,
+    };
+
+    if (!this.session.canPrompt()) return { verdict: 'deny', by: 'fallback', text: noPromptDenial(decision, remember) };
+
+    const timeoutSeconds = config.approval.timeoutSeconds;
+    let result: ElicitResult;
+    try {
+      result = await this.session.elicit(buildPrompt(input), extra, timeoutSeconds * 1000);
+    } catch (error) {
+      if (extra.signal.aborted) return { verdict: 'deny', by: 'client', text: 'Denied by mcp-latch: the call was cancelled while waiting for approval.' };
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { verdict: 'deny', by: 'timeout', text: timeoutDenial(timeoutSeconds) };
+      if (error instanceof McpError && error.code === ErrorCode.InvalidParams) return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
+      return { verdict: 'deny', by: 'error', text: promptFailedDenial(errorMessage(error)) };
+    }
+
+    const answer = readAnswer(result, input);
+    switch (answer.type) {
+      case 'declined':
+        return { verdict: 'deny', by: 'user', text: declinedDenial() };
+      case 'dismissed':
+        return { verdict: 'deny', by: 'user', text: dismissedDenial() };
+      case 'invalid':
+        return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
+    }
+    const { choice, note } = answer;
+    const withNote = note && note.trim() !== '' ? { note: note.trim() } : {};
+    switch (choice.type) {
+      case 'deny':
+        return { verdict: 'deny', by: 'user', text: userDenial(note), ...withNote };
+      case 'once':
+        return { verdict: 'allow', by: 'user', ...withNote };
+      case 'session':
+        if (remember) this.session.grants.addRules(remember);
+        else this.session.grants.addCall(digest);
+        return { verdict: 'allow', by: 'user', ...withNote };
+      case 'always':
+        try {
+          await this.gateway.rememberAlways(choice.rules);
+        } catch (error) {
+          // The person allowed the call; only remembering failed. Forward it once and say so in the log.
+          this.gateway.logger.error({ err: errorMessage(error) }, 'could not save the "Always allow" rule');
+          this.session.grants.addRules(choice.rules);
+        }
+        return { verdict: 'allow', by: 'user', ...withNote };
+    }
+  }
+}
+
+function errorDecision(error: unknown): Decision {
+  return {
+    verdict: 'ask',
+    kind: 'all',
+    rule: null,
+    by: 'error',
+    reason: `mcp-latch could not analyse this call (${errorMessage(error)})`,
+    subjects: [],
+    paths: [],
+    commandInfo: null,
+  };
+}
+
+/** A failed forward is a tool error naming the server, never a crash; protocol faults keep their code. */
+function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
+  if (error instanceof ServerUnavailableError) return unavailableResult(error.message);
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return { content: [{ type: 'text', text: `mcp-latch: ${supervisor.name} did not answer in time (${escapeText(error.message)}).` }], isError: true };
+  }
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return unavailableResult(`server "${supervisor.name}" exited during the call`);
+  if (error instanceof McpError) throw error;
+  return { content: [{ type: 'text', text: `mcp-latch: the call to ${supervisor.name} failed: ${escapeText(errorMessage(error))}` }], isError: true };
+}

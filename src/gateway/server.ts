@@ -1,0 +1,376 @@
+import { fileURLToPath } from 'node:url';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ClientCapabilities,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
+import { parseConfigText, workspaceRoots, type LoadedConfig } from '../config/load.js';
+import type { ConfigFile } from '../config/schema.js';
+import { PermitBook } from '../downstream/permit.js';
+import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
+import { errorMessage } from '../errors.js';
+import { SessionLatch } from '../latch/latch.js';
+import type { Logger } from '../log.js';
+import type { PolicyState } from '../policy/decide.js';
+import type { MatchEnv } from '../policy/match.js';
+import { configIssues, policyFor, ruleIssues } from '../policy/policy.js';
+import { auditFile, createAudit, type Audit } from '../store/audit.js';
+import { SessionGrants } from '../store/grants.js';
+import { RulesFile } from '../store/rules-file.js';
+import type { InspectContext } from '../subjects/inspect.js';
+import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } from '../subjects/kind.js';
+import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
+import { CallPipeline, type Extra, type GatewayView, type SessionView } from './call.js';
+import { createRelayHooks } from './relay.js';
+
+/**
+ * The gateway: one upstream MCP `Server` (stdio, one client session) in front of every configured
+ * server. Downstream servers are started once the client has initialized, so the capabilities they
+ * see mirror the client's (elicitation, sampling, roots can then be relayed).
+ */
+export const VERSION = '0.1.0';
+
+/** Clients known to declare form elicitation but never show it (Claude Desktop: research/anchors-gateways.md §5). */
+const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
+
+export interface GatewayOptions {
+  config: LoadedConfig;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  pathEnv?: PathEnv;
+}
+
+export class Gateway implements GatewayView {
+  readonly server: Server;
+  readonly permits = new PermitBook();
+  readonly registry: ServerRegistry;
+  readonly logger: Logger;
+  audit: Audit;
+
+  private loaded: LoadedConfig;
+  private policyState!: PolicyState;
+  private matchEnv!: MatchEnv;
+  private readonly pathEnv: PathEnv;
+  private configRoots: string[] = [];
+  private clientRoots: string[] = [];
+  private readonly identities = new Map<string, ServerIdentity>();
+  private readonly toolClasses = new Map<string, ToolClass>();
+  private readonly session: SessionView & { grants: SessionGrants };
+  private readonly pipeline: CallPipeline;
+  private readonly rulesFile: RulesFile;
+  private started = false;
+  private firstListDone = false;
+  private listChangeTimer: NodeJS.Timeout | null = null;
+  private lastSent = { tools: '', resources: '', prompts: '' };
+  private loggingLevel: LoggingLevel | null = null;
+  private closed = false;
+
+  constructor(private readonly options: GatewayOptions) {
+    this.loaded = options.config;
+    this.logger = options.logger;
+    this.pathEnv = options.pathEnv ?? defaultPathEnv();
+    this.audit = createAudit(auditFile(this.loaded));
+    this.rulesFile = new RulesFile(this.loaded.path, configIssues);
+    this.applyPolicy();
+
+    this.server = new Server(
+      { name: 'mcp-latch', version: VERSION },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { listChanged: true, subscribe: true },
+          prompts: { listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        instructions: 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.',
+      },
+    );
+
+    this.registry = new ServerRegistry({
+      capabilities: {},
+      hooks: createRelayHooks(this),
+      logger: this.logger,
+      permits: this.permits,
+      connectTimeoutMs: this.loaded.file.timeouts.connectSeconds * 1000,
+      version: VERSION,
+      onChange: () => this.scheduleListChanged(),
+      ...(options.env ? { env: options.env } : {}),
+    });
+
+    this.session = {
+      id: `s-${process.pid}-${Date.now().toString(36)}`,
+      latch: new SessionLatch({ ordering: this.loaded.file.approval.ordering, onError: (error) => this.logger.error({ err: errorMessage(error) }, 'latch error') }),
+      grants: new SessionGrants(this.matchEnv),
+      canPrompt: () => {
+        const caps = this.server.getClientCapabilities();
+        const name = this.server.getClientVersion()?.name ?? '';
+        return Boolean(caps?.elicitation?.form) && !NON_RENDERING_CLIENTS.has(name);
+      },
+      elicit: (params, extra: Extra, timeoutMs) => this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }),
+    };
+    this.pipeline = new CallPipeline(this, this.session);
+    this.registerHandlers();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // GatewayView
+
+  config(): ConfigFile {
+    return this.loaded.file;
+  }
+
+  policy(): PolicyState {
+    return this.policyState;
+  }
+
+  inspectContext(): InspectContext {
+    return { workspace: this.matchEnv.roots, clientRoots: this.clientRoots, pathEnv: this.pathEnv };
+  }
+
+  toolClass(route: ToolRoute): ToolClass {
+    const cached = this.toolClasses.get(route.exposed);
+    if (cached) return cached;
+    const identity = this.identityOf(route.supervisor.name);
+    const override = this.loaded.file.tools[route.exposed];
+    const toolClass = classifyTool({ identity, tool: route.tool, ...(override ? { override } : {}) });
+    this.toolClasses.set(route.exposed, toolClass);
+    return toolClass;
+  }
+
+  private identityOf(server: string): ServerIdentity {
+    let identity = this.identities.get(server);
+    if (!identity) {
+      const config = this.loaded.file.mcpServers[server] ?? {};
+      identity = identifyServer(config as { command?: string; args?: string[]; cwd?: string; url?: string }, this.loaded.dir);
+      this.identities.set(server, identity);
+    }
+    return identity;
+  }
+
+  async rememberAlways(rules: string[]): Promise<void> {
+    const written = await this.rulesFile.add('allow', rules);
+    // Apply now, from the text we wrote: the call must not be forwarded, nor the next prompt
+    // re-checked, before the rule is in force. The watcher then sees the same text and skips it.
+    this.reload(written.text, 'remembered rule');
+    this.logger.info({ rules: written.added }, 'rules added to permissions.allow');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Config
+
+  /** Applies new config text if it is valid; an invalid file is refused and the last good config stays. */
+  reload(text: string, why: string): boolean {
+    if (text === this.loaded.text) return false;
+    let next: LoadedConfig;
+    try {
+      next = parseConfigText(text, this.loaded.path, ruleIssues);
+    } catch (error) {
+      this.logger.error({ err: errorMessage(error) }, `config reload refused (${why}); keeping the last good config`);
+      return false;
+    }
+    this.loaded = next;
+    this.identities.clear();
+    this.toolClasses.clear();
+    this.applyPolicy();
+    if (this.loaded.file.logLevel) this.logger.level = this.loaded.file.logLevel;
+    if (this.started) {
+      void this.registry.apply(this.loaded.file.mcpServers).then((changes) => this.logger.info(changes, `config reloaded (${why})`));
+    }
+    this.scheduleListChanged();
+    return true;
+  }
+
+  currentText(): string {
+    return this.loaded.text;
+  }
+
+  private applyPolicy(): void {
+    this.configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
+    this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...this.configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
+    this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv);
+    this.session?.grants.setEnv(this.matchEnv);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Upstream
+
+  private registerHandlers(): void {
+    const server = this.server;
+    server.oninitialized = () => {
+      this.start();
+      void this.refreshClientRoots();
+    };
+
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      this.start();
+      if (!this.firstListDone) {
+        // Several clients ignore list_changed: the first list must already be complete.
+        await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
+        this.firstListDone = true;
+      }
+      const tools = this.registry.toolRoutesList().map((route) => ({ ...route.tool, name: route.exposed }));
+      this.lastSent.tools = JSON.stringify(tools.map((tool) => tool.name));
+      return { tools };
+    });
+
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+      this.start();
+      return this.pipeline.callTool(request, extra);
+    });
+
+    server.setRequestHandler(ListResourcesRequestSchema, async () => {
+      this.start();
+      await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
+      const resources = this.registry.resources().map((entry) => entry.resource);
+      this.lastSent.resources = JSON.stringify(resources.map((resource) => resource.uri));
+      return { resources };
+    });
+
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+      this.start();
+      await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
+      return { resourceTemplates: this.registry.templates().map((entry) => entry.template) };
+    });
+
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.pipeline.readResource(request.params.uri, extra));
+
+    server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      const supervisor = this.registry.resolveResource(request.params.uri);
+      if (!supervisor) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+      await supervisor.subscribe(request.params.uri, true);
+      return {};
+    });
+
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      const supervisor = this.registry.resolveResource(request.params.uri);
+      if (supervisor) await supervisor.subscribe(request.params.uri, false).catch(() => undefined);
+      return {};
+    });
+
+    server.setRequestHandler(ListPromptsRequestSchema, async () => {
+      this.start();
+      await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
+      const prompts = this.registry.promptRoutesList().map((route) => ({ ...route.prompt, name: route.exposed }));
+      this.lastSent.prompts = JSON.stringify(prompts.map((prompt) => prompt.name));
+      return { prompts };
+    });
+
+    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+      const route = this.registry.resolvePrompt(request.params.name);
+      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      return route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal });
+    });
+
+    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+      const ref = request.params.ref;
+      if (ref.type === 'ref/prompt') {
+        const route = this.registry.resolvePrompt(ref.name);
+        if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+        return route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal });
+      }
+      const supervisor = this.registry.resolveResource(ref.uri);
+      if (!supervisor) return { completion: { values: [] } };
+      return supervisor.complete(request.params, { signal: extra.signal });
+    });
+
+    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      this.loggingLevel = request.params.level;
+      await Promise.all(this.registry.all().map((supervisor) => supervisor.setLoggingLevel(request.params.level)));
+      return {};
+    });
+
+    server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      await this.refreshClientRoots();
+      await Promise.all(this.registry.all().map((supervisor) => supervisor.sendRootsListChanged()));
+    });
+  }
+
+  /** Starts the downstream servers once: capabilities mirrored from the client that just initialized. */
+  private start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    const capabilities = mirrorCapabilities(this.server.getClientCapabilities());
+    this.registry.setCapabilities(capabilities);
+    void this.registry.apply(this.loaded.file.mcpServers).then(() => {
+      if (this.loggingLevel) for (const supervisor of this.registry.all()) void supervisor.setLoggingLevel(this.loggingLevel);
+    });
+  }
+
+  /** The client's MCP roots join the workspace (SPEC §2). */
+  private async refreshClientRoots(): Promise<void> {
+    if (!this.server.getClientCapabilities()?.roots) return;
+    try {
+      const { roots } = await this.server.listRoots(undefined, { timeout: 10_000 });
+      this.clientRoots = roots
+        .filter((root) => root.uri.startsWith('file:'))
+        .map((root) => {
+          try {
+            return canonicalRoot(fileURLToPath(root.uri), this.pathEnv);
+          } catch {
+            return null;
+          }
+        })
+        .filter((root): root is string => root !== null);
+      this.applyPolicy();
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error) }, 'could not read the client roots');
+    }
+  }
+
+  /** Coalesces changes and tells the client only about lists that really changed. */
+  private scheduleListChanged(): void {
+    this.toolClasses.clear();
+    if (this.listChangeTimer) return;
+    this.listChangeTimer = setTimeout(() => {
+      this.listChangeTimer = null;
+      if (this.closed || !this.server.transport) return;
+      const tools = JSON.stringify(this.registry.toolRoutesList().map((route) => route.exposed));
+      const resources = JSON.stringify(this.registry.resources().map((entry) => entry.resource.uri));
+      const prompts = JSON.stringify(this.registry.promptRoutesList().map((route) => route.exposed));
+      if (this.firstListDone && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+      if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
+      if (this.lastSent.prompts !== '' && prompts !== this.lastSent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
+    }, 50);
+    this.listChangeTimer.unref();
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+  }
+
+  /** Closes every server (process trees included) and the upstream connection. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.listChangeTimer) clearTimeout(this.listChangeTimer);
+    await this.registry.closeAll();
+    await this.audit.flush().catch(() => undefined);
+    await this.server.close().catch(() => undefined);
+  }
+}
+
+/** What downstream servers may ask of the client: exactly what the client declared. */
+export function mirrorCapabilities(client: ClientCapabilities | undefined): ClientCapabilities {
+  const out: ClientCapabilities = {};
+  if (client?.elicitation) out.elicitation = client.elicitation;
+  if (client?.sampling) out.sampling = client.sampling;
+  if (client?.roots) out.roots = { listChanged: true };
+  return out;
+}
+

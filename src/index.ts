@@ -1,0 +1,16 @@
+/**
+ * Programmatic entry: what bin/ and tests use. The gateway, config loading and the policy engine.
+ */
+export { Gateway, VERSION, mirrorCapabilities } from './gateway/server.js';
+export { findConfig, loadConfig, parseConfigText, type LoadedConfig } from './config/load.js';
+export { ConfigSchema, configJsonSchema, type ConfigFile, type ConfigInput } from './config/schema.js';
+export { decide, type CallFacts, type PolicyState } from './policy/decide.js';
+export { compilePolicy, configIssues, policyFor, ruleIssues } from './policy/policy.js';
+export { parseRule, type Rule } from './policy/rule.js';
+export { RuleSet } from './policy/match.js';
+export { initShellParser, analyseCommand } from './subjects/command.js';
+export { inspectCall } from './subjects/inspect.js';
+export { classifyTool, identifyServer } from './subjects/kind.js';
+export { canonicalPath } from './subjects/paths.js';
+export { LatchError, type LatchErrorCode } from './errors.js';
+export type * from './policy/types.js';

@@ -1,0 +1,79 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Decision } from '../policy/types.js';
+import { escapeText } from './escape.js';
+
+/**
+ * The results a client sees when a call is not forwarded (SPEC §5): a tool result with
+ * `isError: true` and one text that starts with "Denied by mcp-latch:", different for each cause,
+ * so the model can tell "denied" from "failed". Nothing here invites the model to approve itself:
+ * how-to-allow hints are addressed to the user, and the gateway denies `mcp-latch allow` and
+ * writes to its own config file from any tool.
+ */
+export const DENIED_PREFIX = 'Denied by mcp-latch:';
+
+export function denialResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** A deny decided without a prompt: by a rule, by the mode, or because deciding failed. */
+export function ruleDenial(decision: Decision): string {
+  const reason = escapeText(decision.reason);
+  if (decision.by === 'rule' && decision.rule) {
+    return `${DENIED_PREFIX} the rule ${escapeText(decision.rule)} in the user's mcp-latch config forbids this call (${reason}). It was not run.`;
+  }
+  if (decision.by === 'error') return `${DENIED_PREFIX} the call could not be checked safely (${reason}), so it was not run.`;
+  return `${DENIED_PREFIX} no rule allows this call (${reason}). It was not run.`;
+}
+
+export function userDenial(note: string | undefined): string {
+  const message = note && note.trim() !== '' ? ` Their message: "${escapeText(note.trim())}"` : '';
+  return `${DENIED_PREFIX} the user denied this call in the approval prompt. It was not run.${message}`;
+}
+
+export function declinedDenial(): string {
+  return `${DENIED_PREFIX} the user declined the approval prompt. The call was not run.`;
+}
+
+export function dismissedDenial(): string {
+  return `${DENIED_PREFIX} the approval prompt was dismissed without an answer, so the call was not run.`;
+}
+
+export function timeoutDenial(seconds: number): string {
+  return `${DENIED_PREFIX} no answer to the approval prompt within ${formatSeconds(seconds)}, so the call was not run.`;
+}
+
+export function invalidAnswerDenial(): string {
+  return `${DENIED_PREFIX} the approval prompt returned an answer that was not one of its choices, so the call was not run.`;
+}
+
+export function promptFailedDenial(detail: string): string {
+  return `${DENIED_PREFIX} the approval prompt could not be shown (${escapeText(detail)}), so the call was not run.`;
+}
+
+/**
+ * `ask` on a client that cannot show prompts: name the exact rule(s) that would allow the call and
+ * the command the USER can run to add them.
+ */
+export function noPromptDenial(decision: Decision, rules: string[] | null): string {
+  const why = escapeText(decision.reason);
+  const head = `${DENIED_PREFIX} this call needs the user's approval (${why}), but this client cannot show approval prompts. It was not run.`;
+  if (!rules || rules.length === 0) {
+    return `${head} This call cannot be allowed by a saved rule; the user can review it with \`mcp-latch check\` or use a client that shows prompts.`;
+  }
+  const quoted = rules.map((rule) => shellQuote(rule)).join(' ');
+  const list = rules.map((rule) => escapeText(rule)).join(', ');
+  return `${head} To allow calls like this, the user (not the assistant) can add ${rules.length === 1 ? 'the rule' : 'the rules'} ${list} to permissions.allow in their mcp-latch config, for example by running in their own terminal: mcp-latch allow ${quoted}`;
+}
+
+/** A call to a server that is down. Not a denial: the call failed. */
+export function unavailableResult(reason: string): CallToolResult {
+  return { content: [{ type: 'text', text: `mcp-latch: the call was not run because ${escapeText(reason)}.` }], isError: true };
+}
+
+export function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+function formatSeconds(seconds: number): string {
+  return Number.isInteger(seconds) ? `${seconds} s` : `${seconds.toFixed(1)} s`;
+}

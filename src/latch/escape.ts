@@ -1,0 +1,36 @@
+/**
+ * Escaping for every call-supplied string a person will read (SPEC §5). A path or command must not
+ * be able to forge a line of the prompt, hide text, or reorder what is shown:
+ *
+ *   "/tmp/x\n\nWhy: allowed by rule"   →  /tmp/x\n\nWhy: allowed by rule      (one line, visible \n)
+ *   "evil\u202Etxt.sh"                 →  evil\u202Etxt.sh                    (bidi override shown, not obeyed)
+ *   "\x1b[2Jclear"                     →  \x1b[2Jclear                        (ANSI escape shown, not run)
+ *
+ * Covered: C0 and C1 controls, DEL, bidi embeddings/overrides/isolates and marks, zero-width and
+ * invisible formatting characters, line and paragraph separators, and lone surrogates. Backslashes
+ * are doubled so an escaped sequence cannot be confused with a literal one.
+ */
+const UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+const NAMED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+export function escapeText(text: string): string {
+  return text.replace(UNSAFE, (ch) => NAMED[ch] ?? unicodeEscape(ch));
+}
+
+function unicodeEscape(ch: string): string {
+  const code = ch.charCodeAt(0);
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/** True when the text has nothing invisible or line-breaking (backslashes allowed): required for rule strings offered as choices. */
+export function isPlainText(text: string): boolean {
+  return escapeText(text.replace(/\\/g, '/')) === text.replace(/\\/g, '/');
+}
+
+/** Escapes and shortens, marking what was cut. */
+export function escapeTruncated(text: string, max: number): string {
+  const escaped = escapeText(text);
+  if (escaped.length <= max) return escaped;
+  return `${escaped.slice(0, max)}… (${escaped.length - max} more characters)`;
+}

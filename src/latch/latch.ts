@@ -1,0 +1,177 @@
+import type { Decision } from '../policy/types.js';
+
+/**
+ * The latch of one client session (SPEC §6): pause, decide, resume exactly once.
+ *
+ * With ordering "batch", calls that arrive in the same read from the transport (before the event
+ * loop turns) and calls that arrive while an earlier call waits for the human form one batch:
+ *
+ *   t0  call 1 (allow)  call 2 (ask)      ← same read: one batch
+ *   t1  prompt for call 2 shown           ← call 1 has NOT been forwarded
+ *   t2  call 3 (ask) arrives              ← joins the batch, prompted after call 2
+ *   t3  "Always allow" on call 2          ← written first; call 3 re-checked, now allow, no prompt
+ *   t4  batch released: 1, 2, 3 forwarded in arrival order
+ *
+ * The latch knows nothing of MCP: a call brings its decision, a way to re-check it and a way to
+ * ask the human. It resolves each call exactly once: forward, deny (with the text), or cancelled.
+ */
+export interface LatchAnswer {
+  verdict: 'allow' | 'deny';
+  /** The denial text when denied (starts with "Denied by mcp-latch:"). */
+  text?: string;
+  /** Who settled it, for the audit: 'user', 'timeout', 'fallback', 'error'. */
+  by: string;
+  note?: string;
+}
+
+export interface LatchCall {
+  signal: AbortSignal;
+  /** The decision when the call arrived. */
+  decision: Decision;
+  /** Decides again against the current rules and grants (after another answer or a reload). */
+  recheck(): Decision;
+  /** Shows the prompt; resolves after any grant or rule of the answer has been saved. Should not throw. */
+  ask(decision: Decision): Promise<LatchAnswer>;
+  /** The denial text for a decision that is `deny` without a prompt. */
+  denial(decision: Decision): string;
+}
+
+export type LatchOutcome =
+  | { type: 'forward'; decision: Decision; answer: LatchAnswer | null }
+  | { type: 'deny'; decision: Decision; text: string; answer: LatchAnswer | null }
+  | { type: 'cancelled' };
+
+interface Entry {
+  call: LatchCall;
+  decision: Decision;
+  answer: LatchAnswer | null;
+  done: boolean;
+  resolve: (outcome: LatchOutcome) => void;
+}
+
+interface Batch {
+  entries: Entry[];
+  /** A prompt was answered: decisions made before it may be stale and are re-checked. */
+  prompted: boolean;
+}
+
+export interface SessionLatchOptions {
+  ordering: 'batch' | 'none';
+  /** Called when a call could not be decided safely (a recheck or ask that threw). */
+  onError?: (error: unknown) => void;
+}
+
+export class SessionLatch {
+  private batch: Batch | null = null;
+  /** With ordering "none": prompts still come one at a time, in arrival order. */
+  private promptChain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: SessionLatchOptions) {}
+
+  /** Hands a call to the latch; resolves exactly once. */
+  submit(call: LatchCall): Promise<LatchOutcome> {
+    return new Promise<LatchOutcome>((resolve) => {
+      const entry: Entry = { call, decision: call.decision, answer: null, done: false, resolve };
+      call.signal.addEventListener('abort', () => this.cancel(entry), { once: true });
+      if (call.signal.aborted) {
+        this.cancel(entry);
+        return;
+      }
+      if (this.options.ordering === 'none') this.submitUnordered(entry);
+      else this.submitBatched(entry);
+    });
+  }
+
+  private finish(entry: Entry, outcome: LatchOutcome): void {
+    if (entry.done) return;
+    entry.done = true;
+    entry.resolve(outcome);
+  }
+
+  private cancel(entry: Entry): void {
+    this.finish(entry, { type: 'cancelled' });
+  }
+
+  private submitUnordered(entry: Entry): void {
+    if (entry.decision.verdict !== 'ask') {
+      this.release(entry, false);
+      return;
+    }
+    this.promptChain = this.promptChain.then(async () => {
+      await this.settleAsk(entry);
+      this.release(entry, false);
+    });
+  }
+
+  private submitBatched(entry: Entry): void {
+    if (this.batch) {
+      this.batch.entries.push(entry);
+      return;
+    }
+    const batch: Batch = { entries: [entry], prompted: false };
+    this.batch = batch;
+    // Everything in the same read from the transport has been handed over once the loop turns.
+    setImmediate(() => void this.run(batch));
+  }
+
+  private async run(batch: Batch): Promise<void> {
+    try {
+      for (;;) {
+        const next = this.nextToAsk(batch);
+        if (!next) break;
+        await this.settleAsk(next);
+        batch.prompted = true;
+      }
+    } finally {
+      if (this.batch === batch) this.batch = null;
+      for (const entry of batch.entries) this.release(entry, batch.prompted);
+    }
+  }
+
+  /** The first undecided call, in arrival order, that still needs the human after a re-check. */
+  private nextToAsk(batch: Batch): Entry | undefined {
+    for (const entry of batch.entries) {
+      if (entry.done || entry.answer) continue;
+      if (batch.prompted) this.refresh(entry);
+      if (entry.decision.verdict === 'ask') return entry;
+    }
+    return undefined;
+  }
+
+  private refresh(entry: Entry): void {
+    try {
+      entry.decision = entry.call.recheck();
+    } catch (error) {
+      // Fail closed: a decision that cannot be recomputed is not allowed to stand.
+      this.options.onError?.(error);
+      entry.decision = { ...entry.decision, verdict: 'deny', by: 'error', rule: null, reason: `could not re-check the call: ${String(error)}` };
+    }
+  }
+
+  private async settleAsk(entry: Entry): Promise<void> {
+    if (entry.done) return;
+    try {
+      entry.answer = await entry.call.ask(entry.decision);
+    } catch (error) {
+      this.options.onError?.(error);
+      entry.answer = { verdict: 'deny', by: 'error', text: 'Denied by mcp-latch: the approval prompt failed, so the call was not run.' };
+    }
+  }
+
+  private release(entry: Entry, recheck: boolean): void {
+    if (entry.done) return;
+    if (entry.answer) {
+      if (entry.answer.verdict === 'allow') this.finish(entry, { type: 'forward', decision: entry.decision, answer: entry.answer });
+      else this.finish(entry, { type: 'deny', decision: entry.decision, answer: entry.answer, text: entry.answer.text ?? entry.call.denial(entry.decision) });
+      return;
+    }
+    if (recheck) this.refresh(entry);
+    const decision = entry.decision;
+    if (decision.verdict === 'allow') this.finish(entry, { type: 'forward', decision, answer: null });
+    else if (decision.verdict === 'deny') this.finish(entry, { type: 'deny', decision, answer: null, text: entry.call.denial(decision) });
+    else {
+      // Only reachable when ordering is "none" raced a reload, or a batch ended early: never forward an ask.
+      this.finish(entry, { type: 'deny', decision, answer: null, text: entry.call.denial({ ...decision, verdict: 'deny', by: 'error', reason: 'approval was needed but not obtained' }) });
+    }
+  }
+}

@@ -1,0 +1,179 @@
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CommandInfo, Decision, Kind, Segment } from '../policy/types.js';
+import { escapeText, escapeTruncated } from './escape.js';
+
+/**
+ * The approval prompt (SPEC §5): an `elicitation/create` form whose message a person can judge at a
+ * glance, with every call-supplied value escaped, and the structured payload in
+ * `_meta["mcp-latch/request"]`. Example message:
+ *
+ *   shell wants to run the tool run_command (kind: command).
+ *
+ *   Command: npm run test -- --run > out.txt
+ *     1. npm run test -- --run
+ *        writes out.txt (redirection >)
+ *   Paths:
+ *     write /home/me/proj/out.txt (inside the workspace)
+ *   Why it asks: no rule matched `npm run test -- --run` (mode default)
+ *   Arguments: {"command":"npm run test -- --run > out.txt"}
+ */
+export const ALLOW_ONCE = 'Allow once';
+export const ALLOW_SESSION = 'Allow for this session';
+export const ALWAYS_PREFIX = 'Always allow: ';
+export const DENY = 'Deny';
+
+const MAX_ARGS_SHOWN = 600;
+const MAX_SEGMENTS_SHOWN = 12;
+
+export interface PromptInput {
+  server: string;
+  tool: string;
+  kind: Kind;
+  decision: Decision;
+  args: unknown;
+  argsDigest: string;
+  /** Rules "Always allow" would save; null when the call cannot be remembered. */
+  rememberRules: string[] | null;
+  /** Whether "Allow for this session" is offered (not when an ask rule made it ask). */
+  offerSession: boolean;
+}
+
+export type PromptChoice = { type: 'once' } | { type: 'session' } | { type: 'always'; rules: string[] } | { type: 'deny' };
+
+export function choiceLabels(input: PromptInput): string[] {
+  const labels = [ALLOW_ONCE];
+  if (input.offerSession) labels.push(ALLOW_SESSION);
+  if (input.rememberRules) labels.push(ALWAYS_PREFIX + input.rememberRules.join(', '));
+  labels.push(DENY);
+  return labels;
+}
+
+/** Maps an answer's `decision` value back to what it means; null when it is not one of the offered choices. */
+export function parseChoice(value: unknown, input: PromptInput): PromptChoice | null {
+  if (typeof value !== 'string' || !choiceLabels(input).includes(value)) return null;
+  if (value === ALLOW_ONCE) return { type: 'once' };
+  if (value === ALLOW_SESSION) return { type: 'session' };
+  if (value === DENY) return { type: 'deny' };
+  return { type: 'always', rules: input.rememberRules ?? [] };
+}
+
+export function buildPrompt(input: PromptInput): ElicitRequestFormParams {
+  const labels = choiceLabels(input);
+  return {
+    mode: 'form',
+    message: renderMessage(input),
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        decision: {
+          type: 'string',
+          title: 'Decision',
+          description: `Allow or deny ${input.server}/${input.tool}`,
+          enum: labels,
+        },
+        note: {
+          type: 'string',
+          title: 'Message to the assistant',
+          description: 'Optional. Sent to the assistant with your decision.',
+          maxLength: 2000,
+        },
+      },
+      required: ['decision'],
+    },
+    _meta: { 'mcp-latch/request': requestPayload(input) },
+  };
+}
+
+/** The structured payload of SPEC §5, for clients and tools that want more than the text. */
+export function requestPayload(input: PromptInput): Record<string, unknown> {
+  const info = input.decision.commandInfo;
+  return {
+    server: input.server,
+    tool: input.tool,
+    kind: input.kind,
+    reason: input.decision.reason,
+    rule: input.decision.rule,
+    paths: input.decision.paths.map((path) => ({ path: path.path, realPath: path.realPath, access: path.access, inWorkspace: path.inWorkspace })),
+    command: info?.raw ?? null,
+    commandSignature: info?.signature ?? null,
+    commandInfo: info,
+    rememberable: input.rememberRules !== null,
+    argsDigest: input.argsDigest,
+  };
+}
+
+export function renderMessage(input: PromptInput): string {
+  const lines: string[] = [];
+  lines.push(`${escapeText(input.server)} wants to run the tool ${escapeText(input.tool)} (kind: ${input.kind}).`);
+  lines.push('');
+  const info = input.decision.commandInfo;
+  if (info) lines.push(...renderCommand(info));
+  if (input.decision.paths.length > 0) {
+    lines.push('Paths:');
+    for (const path of input.decision.paths) {
+      const where = path.inWorkspace ? 'inside the workspace' : 'OUTSIDE the workspace';
+      const real = path.realPath && path.realPath !== path.path ? ` -> real path ${escapeText(path.realPath)}` : '';
+      const problem = path.problem ? ` [${escapeText(path.problem)}]` : '';
+      lines.push(`  ${path.access === 'write' ? 'write' : 'read '} ${escapeText(path.path)}${real} (${where})${problem}`);
+    }
+  }
+  const why = input.decision.rule ? `${escapeText(input.decision.reason)}` : escapeText(input.decision.reason);
+  lines.push(`Why it asks: ${why}`);
+  lines.push(`Arguments: ${escapeTruncated(safeJson(input.args), MAX_ARGS_SHOWN)}`);
+  if (input.rememberRules) lines.push(`"Always allow" saves: ${input.rememberRules.map(escapeText).join(', ')}`);
+  return lines.join('\n');
+}
+
+function renderCommand(info: CommandInfo): string[] {
+  const lines = [`Command: ${escapeTruncated(info.raw, 400)}`];
+  info.segments.slice(0, MAX_SEGMENTS_SHOWN).forEach((segment, index) => {
+    lines.push(`  ${index + 1}. ${escapeTruncated(segment.words.join(' '), 200)}${segmentNotes(segment)}`);
+    for (const path of segment.paths) {
+      if (path.via === 'argument') continue;
+      lines.push(`     ${path.access === 'write' ? 'writes' : 'reads'} ${escapeText(path.path)} (redirection ${escapeText(path.via)})`);
+    }
+  });
+  if (info.segments.length > MAX_SEGMENTS_SHOWN) lines.push(`  … and ${info.segments.length - MAX_SEGMENTS_SHOWN} more commands`);
+  for (const substitution of info.substitutions.slice(0, 5)) {
+    lines.push(`  ! ${substitution.kind} substitution runs: ${escapeTruncated(substitution.text, 120)}`);
+  }
+  if (info.unanalyzable.length > 0) lines.push(`  ! cannot be fully analysed: ${info.unanalyzable.map(escapeText).join(', ')}`);
+  return lines;
+}
+
+const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas']);
+
+function segmentNotes(segment: Segment): string {
+  const notes: string[] = [];
+  const wrappers = segment.wrappers.map((wrapper) => wrapper.split(/\s+/)[0] ?? '');
+  if (wrappers.some((name) => PRIVILEGE.has(name)) || (segment.name && PRIVILEGE.has(segment.name))) notes.push('! runs as another user');
+  if (segment.context === 'nested') notes.push('! run by another command');
+  if (segment.context === 'substitution') notes.push('! inside a substitution');
+  if (segment.assignments.length > 0) notes.push(`sets ${segment.assignments.map((a) => escapeText(a.split('=')[0] ?? '')).join(', ')}`);
+  return notes.length > 0 ? `   [${notes.join('; ')}]` : '';
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value ?? {}) ?? '{}';
+  } catch {
+    return '(arguments could not be shown)';
+  }
+}
+
+/** What an elicitation answer means for the call. */
+export type PromptAnswer =
+  | { type: 'choice'; choice: PromptChoice; note: string | undefined }
+  | { type: 'declined' }
+  | { type: 'dismissed' }
+  | { type: 'invalid' };
+
+export function readAnswer(result: ElicitResult, input: PromptInput): PromptAnswer {
+  if (result.action === 'decline') return { type: 'declined' };
+  if (result.action === 'cancel') return { type: 'dismissed' };
+  if (result.action !== 'accept' || !result.content) return { type: 'invalid' };
+  const choice = parseChoice(result.content.decision, input);
+  if (!choice) return { type: 'invalid' };
+  const note = typeof result.content.note === 'string' ? result.content.note : undefined;
+  return { type: 'choice', choice, note };
+}

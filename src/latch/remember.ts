@@ -1,0 +1,76 @@
+import { escape as escapeMinimatch } from 'minimatch';
+import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
+import { RuleSet } from '../policy/match.js';
+import { parseRule, quoteRuleWord, type Rule } from '../policy/rule.js';
+import type { Decision, Segment } from '../policy/types.js';
+import { commandSignature } from '../subjects/command.js';
+import { isPlainText } from './escape.js';
+
+/**
+ * The rules "Always allow" would save for a call (SPEC §5): one per subject that needed the human,
+ * in the same syntax users write. Null when the call cannot be remembered safely: something could
+ * not be analysed, an ask rule or a problem (not a missing rule) made it ask, or the candidate rules
+ * would not actually allow the call when re-decided.
+ *
+ *   `npm run test -- --run`      → Bash(npm run test *)
+ *   write_file /p/notes.txt      → Edit(/p/notes.txt)
+ *   memory create_entities       → mcp__memory__create_entities
+ */
+const MAX_RULES = 5;
+
+/** Programs that run other code: remembered only as the exact command, never as a prefix. */
+const EXACT_ONLY = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'python', 'python3', 'node', 'deno', 'bun', 'perl', 'ruby', 'php', 'env', 'sudo', 'doas', 'su', 'xargs', 'find', 'make', 'npx', 'pnpx', 'bunx', 'uvx', 'eval', 'exec', 'source', '.', 'ssh', 'docker', 'kubectl', 'watch', 'awk', 'gawk', 'sed']);
+
+export function rememberRules(facts: CallFacts, decision: Decision, policy: PolicyState): string[] | null {
+  const texts: string[] = [];
+  for (const subjectDecision of decision.subjects) {
+    if (subjectDecision.verdict !== 'ask') continue;
+    if (subjectDecision.by !== 'mode') return null;
+    const { subject } = subjectDecision;
+    if (subject.type === 'path') {
+      if (subject.problem || subject.path === null) return null;
+      const tool = subject.access === 'read' ? 'Read' : 'Edit';
+      for (const form of new Set([subject.path, subject.realPath ?? subject.path])) texts.push(`${tool}(${escapeGlob(form)})`);
+    } else if (subject.type === 'command') {
+      if (!subject.info.rememberable || subject.info.unanalyzable.length > 0) return null;
+      const rule = commandRule(subject.segment);
+      if (!rule) return null;
+      texts.push(rule);
+    } else {
+      if (!/^[A-Za-z0-9_.-]+$/.test(facts.tool)) return null;
+      texts.push(`mcp__${facts.server}__${facts.tool}`);
+    }
+  }
+  const unique = [...new Set(texts)];
+  if (unique.length === 0 || unique.length > MAX_RULES || !unique.every(isPlainText)) return null;
+
+  let parsed: Rule[];
+  try {
+    parsed = unique.map((text) => parseRule(text, 'allow'));
+  } catch {
+    return null;
+  }
+  // Security: only offer rules that really allow this call when saved, and nothing more is needed.
+  const rules = new RuleSet([...policy.rules.rules, ...parsed], policy.rules.env);
+  const after = decide(facts, { mode: policy.mode, rules });
+  return after.verdict === 'allow' ? unique : null;
+}
+
+/** `Bash(npm run test *)` from the signature when it is a safe prefix, else the exact command. */
+export function commandRule(segment: Segment): string | null {
+  if (!segment.isStatic || segment.program === null || segment.name === null || segment.program !== segment.name) return null;
+  const words = [segment.program, ...segment.args];
+  const signature = commandSignature(segment);
+  const signatureWords = signature ? signature.split(' ') : null;
+  const isPrefix = signatureWords !== null && signatureWords.every((word, index) => words[index] === word);
+  if (isPrefix && !EXACT_ONLY.has(segment.name) && signatureWords.length >= 1) {
+    return `Bash(${signatureWords.map(quoteRuleWord).join(' ')} *)`;
+  }
+  if (words.some((word) => word.includes('*'))) return null;
+  return `Bash(${words.map(quoteRuleWord).join(' ')})`;
+}
+
+/** A literal path as a glob that matches only itself. */
+export function escapeGlob(path: string): string {
+  return escapeMinimatch(path.replace(/\\/g, '/')).replace(/[{}]/g, '\\$&');
+}

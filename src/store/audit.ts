@@ -1,0 +1,82 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadedConfig } from '../config/load.js';
+import pino from 'pino';
+import type { Decision } from '../policy/types.js';
+
+/**
+ * The audit trail (SPEC §9): one JSON line per decided call, written with pino to a file next to
+ * the config by default. Arguments are recorded with secrets redacted and long values cut; the
+ * digest identifies the exact call.
+ */
+export interface AuditRecord {
+  session: string;
+  server: string;
+  tool: string;
+  kind: string;
+  decision: 'allow' | 'deny' | 'cancelled';
+  /** rule, mode, grant, user, timeout, fallback, error */
+  by: string;
+  rule: string | null;
+  reason: string;
+  paths: Decision['paths'];
+  command: string | null;
+  argsDigest: string;
+  args: unknown;
+  waitMs: number;
+  note?: string;
+}
+
+export interface Audit {
+  record(entry: AuditRecord): void;
+  flush(): Promise<void>;
+}
+
+export function createAudit(file: string | null): Audit {
+  if (!file) return { record: () => undefined, flush: async () => undefined };
+  const destination = pino.destination({ dest: file, sync: false, mkdir: true });
+  const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'event' }, destination);
+  return {
+    record(entry) {
+      logger.info({ ...entry, args: redactSecrets(entry.args) }, 'call');
+    },
+    flush() {
+      return new Promise((resolve) => destination.flush(() => resolve()));
+    },
+  };
+}
+
+const SECRET_KEY = /(token|passw(or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id)/i;
+const MAX_STRING = 300;
+
+/** A copy with secret-looking keys replaced and long strings shortened (file contents, scripts). */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 8) return '[nested]';
+  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…[${value.length - MAX_STRING} more]` : value;
+  if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactSecrets(item, depth + 1));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, SECRET_KEY.test(key) ? '[redacted]' : redactSecrets(item, depth + 1)]));
+  }
+  return value;
+}
+
+/** The last `count` records of an audit file, oldest first; unreadable lines are skipped. */
+export function readAudit(file: string, count: number): Array<AuditRecord & { time: string }> {
+  if (!existsSync(file)) return [];
+  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const out: Array<AuditRecord & { time: string }> = [];
+  for (const line of lines.slice(-count)) {
+    try {
+      out.push(JSON.parse(line) as AuditRecord & { time: string });
+    } catch {
+      // A line cut by a crash: skip it.
+    }
+  }
+  return out;
+}
+
+/** The audit file: configured (relative to the config's directory), or next to the config file. */
+export function auditFile(config: LoadedConfig): string | null {
+  if (!config.file.audit.enabled) return null;
+  return join(config.dir, config.file.audit.file ?? 'mcp-latch-audit.jsonl');
+}

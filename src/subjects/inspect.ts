@@ -1,0 +1,178 @@
+import type { CallFacts } from '../policy/decide.js';
+import { argsDigest } from '../policy/digest.js';
+import type { CommandInfo, Kind, PathSubject, Subject } from '../policy/types.js';
+import { analyseCommand } from './command.js';
+import type { ToolClass } from './kind.js';
+import { canonicalPath, isInside, type PathEnv } from './paths.js';
+
+/**
+ * What one call touches (SPEC §4): from the tool's classification and the call's arguments to the
+ * subjects the policy decides on — canonical paths with their access, every shell command, or the
+ * tool itself when its effect is not described by paths and commands.
+ *
+ *   fs__write_file {path: "notes.txt"}          → write /root1/notes.txt
+ *   shell__run_command {command: "cd src && cat a > b", workdir: "~/p"}
+ *       → commands `cd src`, `cat a`; read ~/p/src, read ~/p/src/a; write ~/p/src/b
+ */
+export interface InspectContext {
+  /** Canonical workspace roots (config `workspace` plus the client's MCP roots). */
+  workspace: string[];
+  /** Client roots, for servers that take their roots from the client. */
+  clientRoots: string[];
+  pathEnv: PathEnv;
+}
+
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash']);
+const INTERPRETERS = new Set(['python', 'python3', 'node', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'osascript', 'pwsh', 'powershell', 'Rscript']);
+
+export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext): CallFacts {
+  const kind = effectiveKind(toolClass, args);
+  const subjects: Subject[] = [];
+  const base = relativeBase(toolClass, args, context);
+
+  for (const pathArg of toolClass.paths) {
+    for (const value of valuesAt(args, pathArg.arg)) {
+      subjects.push(pathSubject(value, pathArg.access, base.dir, base.problem, pathArg.arg, context));
+    }
+  }
+
+  let commandInfo: CommandInfo | null = null;
+  const commandArg = toolClass.selectCommand ? toolClass.selectCommand(args) : toolClass.command;
+  if (commandArg) {
+    const command = commandText(args[commandArg.arg], commandArg.mode);
+    if (command !== null) {
+      const cwd = commandCwd(toolClass, args, context);
+      commandInfo = analyseCommand(command, { cwd });
+      const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
+      if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
+      for (const segment of commandInfo.segments) {
+        subjects.push({ type: 'command', segment, info: commandInfo });
+        for (const path of segment.paths) {
+          const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
+          subjects.push(pathSubject(path.path, path.access, path.base, problem, path.via, context));
+        }
+      }
+    }
+  }
+
+  const hasWrite = subjects.some((subject) => subject.type === 'path' && subject.access === 'write');
+  const hasCommand = subjects.some((subject) => subject.type === 'command');
+  if (kind === 'all' || subjects.length === 0 || (kind === 'write' && !hasWrite) || (kind === 'command' && !hasCommand)) {
+    subjects.push({ type: 'tool', kind });
+  }
+
+  return {
+    server,
+    tool,
+    kind,
+    kindTrusted: toolClass.source === 'override' || toolClass.source.startsWith('profile:'),
+    subjects,
+    commandInfo,
+    digest: argsDigest(server, tool, args),
+  };
+}
+
+/** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. */
+export function inspectResourceRead(server: string, uri: string, context: InspectContext): CallFacts {
+  const subjects: Subject[] = uri.startsWith('file:') ? [pathSubject(uri, 'read', null, null, 'uri', context)] : [{ type: 'tool', kind: 'read' }];
+  return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest: argsDigest(server, 'resources/read', { uri }) };
+}
+
+function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kind {
+  if (!toolClass.refine) return toolClass.kind;
+  try {
+    return toolClass.refine(args);
+  } catch {
+    return 'all';
+  }
+}
+
+function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext): PathSubject {
+  if (typeof value !== 'string') {
+    return { type: 'path', access, input: String(JSON.stringify(value)), path: null, realPath: null, problem: 'the path argument is not a string', inWorkspace: false, via };
+  }
+  const canonical = canonicalPath(value, base, context.pathEnv);
+  const problem = canonical.problem ?? (canonical.path === null ? (baseProblem ?? 'unresolved path') : undefined);
+  const inWorkspace =
+    canonical.path !== null &&
+    canonical.realPath !== null &&
+    context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
+    context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
+  return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via };
+}
+
+/** Values at a pointer like `paths[]`, `edits[].file`, `source`; missing → none. */
+export function valuesAt(args: unknown, pointer: string): unknown[] {
+  let values: unknown[] = [args];
+  for (const part of pointer.split('.')) {
+    const isArray = part.endsWith('[]');
+    const key = isArray ? part.slice(0, -2) : part;
+    const next: unknown[] = [];
+    for (const value of values) {
+      if (typeof value !== 'object' || value === null) continue;
+      const item = (value as Record<string, unknown>)[key];
+      if (item === undefined || item === null) continue;
+      if (isArray) {
+        if (Array.isArray(item)) next.push(...item);
+        else next.push(item); // a single value where a list was expected is still checked
+      } else next.push(item);
+    }
+    values = next;
+  }
+  return values;
+}
+
+function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext): { dir: string | null; problem: string | null } {
+  const base = toolClass.base;
+  if (base.type === 'dir') return { dir: base.dir, problem: base.dir ? null : 'relative path and the server directory is unknown' };
+  if (base.type === 'roots') {
+    // server-filesystem resolves a relative path against its first allowed root.
+    const root = base.roots[0] ?? context.clientRoots[0] ?? null;
+    return { dir: root, problem: root ? null : 'relative path and the server has no roots' };
+  }
+  const value = args[base.arg];
+  if (typeof value === 'string' && value !== '') {
+    const resolved = canonicalPath(value, base.fallback, context.pathEnv);
+    return { dir: resolved.path, problem: resolved.problem ?? null };
+  }
+  return { dir: base.fallback, problem: base.fallback ? null : `relative path and no ${base.arg}` };
+}
+
+function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext): string | null {
+  const fallback = toolClass.base.type === 'dir' ? toolClass.base.dir : toolClass.base.type === 'arg' ? toolClass.base.fallback : null;
+  if (toolClass.cwd) {
+    const value = args[toolClass.cwd];
+    if (typeof value === 'string' && value !== '') return canonicalPath(value, fallback, context.pathEnv).path;
+  }
+  return fallback;
+}
+
+/** The shell text to analyse: a string as given, or argv words quoted so each stays one word. */
+function commandText(value: unknown, mode: 'shell' | 'argv'): string | null {
+  if (mode === 'shell') return typeof value === 'string' ? value : null;
+  if (!Array.isArray(value) || value.length === 0 || !value.every((word) => typeof word === 'string')) return null;
+  return value.map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(' ');
+}
+
+/**
+ * Text fed to a command's stdin is code when the command is a shell or an interpreter
+ * (mcp-server-commands: `bash` with the script on stdin). A shell script is analysed too, so deny
+ * rules still see its commands; either way it is never auto-allowed.
+ */
+function withStdin(info: CommandInfo, stdin: string, cwd: string | null): CommandInfo {
+  const last = info.segments[info.segments.length - 1];
+  const name = last?.name ?? null;
+  if (name && SHELLS.has(name)) {
+    const script = analyseCommand(stdin, { cwd });
+    return {
+      ...info,
+      segments: [...info.segments, ...script.segments.map((segment) => ({ ...segment, context: 'nested' as const }))],
+      redirections: [...info.redirections, ...script.redirections.map((r) => ({ ...r, segment: r.segment === null ? null : r.segment + info.segments.length }))],
+      substitutions: [...info.substitutions, ...script.substitutions],
+      unanalyzable: [...new Set([...info.unanalyzable, ...script.unanalyzable, 'stdin-script'])],
+      rememberable: false,
+    };
+  }
+  if (name && INTERPRETERS.has(name)) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'stdin-script'])], rememberable: false };
+  return info;
+}
