@@ -23,6 +23,7 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -59,6 +60,8 @@ export interface SupervisorOptions {
   configError?: string;
   backoff?: { initialMs: number; maxMs: number };
 }
+
+const schemaChecker = new AjvJsonSchemaValidator();
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
@@ -218,7 +221,7 @@ export class Supervisor {
       let cursor: string | undefined;
       do {
         const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, options);
-        tools.push(...page.tools);
+        tools.push(...page.tools.map((tool) => this.checkedTool(tool)));
         cursor = page.nextCursor || undefined;
       } while (cursor);
     }
@@ -247,6 +250,22 @@ export class Supervisor {
       } while (cursor);
     }
     return { tools, resources, templates, prompts };
+  }
+
+  /**
+   * SDK-based clients compile every outputSchema when listing and throw for the WHOLE list when one
+   * does not compile (an unresolvable $ref): such a schema is dropped here, with a warning.
+   */
+  private checkedTool(tool: Tool): Tool {
+    if (!tool.outputSchema) return tool;
+    try {
+      schemaChecker.getValidator(tool.outputSchema as never);
+      return tool;
+    } catch (error) {
+      this.options.logger.warn({ tool: tool.name, err: errorMessage(error) }, 'dropping an outputSchema that does not compile');
+      const { outputSchema: _dropped, ...rest } = tool;
+      return rest;
+    }
   }
 
   /** Re-reads the lists after the server said they changed. */

@@ -31,8 +31,10 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   const base = relativeBase(toolClass, args, context);
 
   for (const pathArg of toolClass.paths) {
+    // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
+    const access = kind === 'read' ? 'read' : pathArg.access;
     for (const value of valuesAt(args, pathArg.arg)) {
-      subjects.push(pathSubject(value, pathArg.access, base.dir, base.problem, pathArg.arg, context));
+      subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context));
     }
   }
 

@@ -1,0 +1,466 @@
+/**
+ * Tool classification (SPEC §4): what kind a tool is and which of its arguments hold paths, a
+ * command, its working directory and stdin. Order: `tools` override → built-in profile →
+ * heuristics (tool-name verbs, argument names, schema) → annotations as a tie-breaker → `all`.
+ * Among heuristic signals the most dangerous kind wins; a profile is trusted as is.
+ *
+ * Example: an unknown server's tool
+ *   { name: 'run_in_container', inputSchema: { properties: { cmd: {type:'string'}, workdir: {type:'string'} } } }
+ * gets kind 'command' ("run" verb, `cmd` argument), command { arg: 'cmd', mode: 'shell' },
+ * cwd 'workdir', paths [workdir: read], base { type: 'arg', arg: 'workdir' }, source 'heuristic'.
+ * Had it also taken `env`, it would be 'all': an environment can change what any command does.
+ */
+import path from 'node:path';
+import type { Access, Kind } from '../policy/types.js';
+import { KIND_RANK } from '../policy/types.js';
+import { PROFILES, profileByName } from './profiles.js';
+import type { Profile, ProfileBase } from './profiles.js';
+
+/** A path argument: dotted pointer into the arguments (`path`, `paths[]`, `edits[].file`) and how it is touched. */
+export interface PathArg {
+  arg: string;
+  access: Access;
+}
+
+/** How a tool was classified, for the policy engine and `mcp-latch tools`. */
+export interface ToolClass {
+  kind: Kind;
+  /** 'override' | 'profile:<profile name>' | 'heuristic' | 'annotations' | 'unknown': where the kind came from. */
+  source: string;
+  paths: PathArg[];
+  /** The argument holding the command; argv mode = an array of words run without a shell. */
+  command: { arg: string; mode: 'shell' | 'argv' } | null;
+  /** Argument naming the command's working directory (for git tools: `repo_path`, the base of `files[]`). */
+  cwd: string | null;
+  /** Argument whose text is fed to the command's stdin; code when the command is an interpreter. */
+  stdin?: string | null;
+  /** Per-call kind from the arguments (edit_file dryRun ⇒ read, read_file isUrl ⇒ all); call it before deciding. */
+  refine?: (args: Record<string, unknown>) => Kind;
+  /**
+   * Per-call choice of the command argument, when the tool has two (mcp-server-commands run_process:
+   * `command_line` in shell mode, `argv` in executable mode). When present it supersedes `command`.
+   */
+  selectCommand?: (args: Record<string, unknown>) => { arg: string; mode: 'shell' | 'argv' } | null;
+  /**
+   * How a relative path argument is resolved. With type 'arg' the named argument is itself resolved
+   * against `fallback`. Roots `[]` means the server takes its roots from the client's MCP roots.
+   */
+  base: { type: 'roots'; roots: string[] } | { type: 'dir'; dir: string | null } | { type: 'arg'; arg: string; fallback: string | null };
+}
+
+/** Which built-in profile a server matches, its allowed roots from the command line, and its cwd. */
+export interface ServerIdentity {
+  profile: string | null;
+  roots: string[];
+  cwd: string | null;
+}
+
+/** A `tools` entry of the config (SPEC §2). */
+export interface ToolOverride {
+  kind: Kind;
+  paths?: Array<string | { arg: string; access: Access }>;
+  command?: string;
+  cwd?: string;
+}
+
+/** Tool annotations as the server declared them; untrusted (SPEC §4). */
+interface Annotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server identity
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Recognises a well-known server from its command line (`npx -y @modelcontextprotocol/server-filesystem@1.2 ~/code`,
+ * `node …/node_modules/mcp-server-commands/build/index.js`, `uvx mcp-server-git --repository x`,
+ * `python -m mcp_server_git`, …). Remote servers get no profile and no cwd (their relative paths
+ * mean nothing here). Filesystem roots and the git `--repository` are kept as written (`~` stays),
+ * relative ones resolved against the server's cwd.
+ */
+export function identifyServer(
+  server: { command?: string; args?: string[]; cwd?: string; url?: string },
+  gatewayCwd: string,
+): ServerIdentity {
+  if (server.url !== undefined && server.command === undefined) return { profile: null, roots: [], cwd: null };
+  const cwd = server.cwd === undefined ? gatewayCwd : resolveKeepingHome(gatewayCwd, server.cwd);
+  const words = [server.command ?? '', ...(server.args ?? [])];
+  for (let i = 0; i < words.length; i++) {
+    const profile = PROFILES.find((p) => matchesPackage(words[i] as string, i, p));
+    if (!profile) continue;
+    const rest = words.slice(i + 1);
+    return { profile: profile.name, roots: rootsFor(profile, rest, cwd), cwd };
+  }
+  return { profile: null, roots: [], cwd };
+}
+
+/**
+ * A word names the package exactly (version removed), or is a file of it. File forms count only for
+ * the program itself or a script/installed path, so a root directory that happens to be called
+ * `desktop-commander` does not make another server look like Desktop Commander.
+ */
+function matchesPackage(word: string, index: number, profile: Profile): boolean {
+  const w = word.replace(/\\/g, '/');
+  const bare = stripVersion(w);
+  const isScript = /\.(c?js|mjs|cmd|exe|ps1|py)$/i.test(w) || /\/(node_modules|site-packages|\.bin)\//.test(w);
+  const leaf = (bare.split('/').pop() ?? '').replace(/\.(c?js|mjs|cmd|exe|ps1|py)$/i, '');
+  return profile.packages.some(
+    (name) => bare === name || ((index === 0 || isScript) && leaf === name) || (isScript && w.includes(`/${name}/`)),
+  );
+}
+
+/** `@scope/pkg@1.2.3` → `@scope/pkg`, `pkg@latest` → `pkg`, `mcp-server-git==0.6` → `mcp-server-git`. */
+function stripVersion(word: string): string {
+  const python = word.replace(/(==|>=|<=|~=|!=).*$/, '');
+  const at = python.lastIndexOf('@');
+  return at > 0 && !python.slice(at).includes('/') ? python.slice(0, at) : python;
+}
+
+function rootsFor(profile: Profile, rest: string[], cwd: string): string[] {
+  if (profile.name === 'filesystem') {
+    // server-filesystem treats every argument after the package as an allowed directory.
+    return rest.map((dir) => resolveKeepingHome(cwd, dir));
+  }
+  if (profile.name === 'git') {
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i] as string;
+      if ((word === '--repository' || word === '-r') && rest[i + 1] !== undefined) return [resolveKeepingHome(cwd, rest[i + 1] as string)];
+      if (word.startsWith('--repository=')) return [resolveKeepingHome(cwd, word.slice('--repository='.length))];
+    }
+  }
+  return [];
+}
+
+/** Resolves `p` against `dir` unless it is absolute or starts with `~`; a `~` dir is joined, not resolved. */
+function resolveKeepingHome(dir: string, p: string): string {
+  if (p === '~' || p.startsWith('~/') || p.startsWith('~\\') || path.isAbsolute(p) || /^file:/i.test(p)) return p;
+  if (dir.startsWith('~')) return path.join(dir, p);
+  return path.resolve(dir, p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Classification
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Classifies one tool of a server (SPEC §4). Pure: same input, same answer, so it runs once per
+ * tools/list. The caller applies `refine`/`selectCommand` per call and extracts the arguments.
+ */
+export function classifyTool(input: {
+  identity: ServerIdentity;
+  tool: { name: string; inputSchema?: unknown; annotations?: Annotations };
+  override?: ToolOverride;
+}): ToolClass {
+  const { identity, tool, override } = input;
+  const profile = identity.profile === null ? undefined : profileByName(identity.profile);
+  const entry = profile?.tools[tool.name];
+  const underlying = entry && profile ? fromProfile(profile, tool.name, identity) : classifyUnknown(tool, identity, profile);
+  return override ? applyOverride(override, underlying, identity) : underlying;
+}
+
+function baseFor(b: ProfileBase, identity: ServerIdentity): ToolClass['base'] {
+  if (b === 'roots') return { type: 'roots', roots: identity.roots };
+  if (b === 'server-cwd') return { type: 'dir', dir: identity.cwd };
+  return { type: 'arg', arg: b.arg, fallback: identity.cwd };
+}
+
+function fromProfile(profile: Profile, name: string, identity: ServerIdentity): ToolClass {
+  const t = profile.tools[name];
+  if (!t) throw new Error(`profile ${profile.name} has no tool ${name}`);
+  const cls: ToolClass = {
+    kind: t.kind,
+    source: `profile:${profile.name}`,
+    paths: t.paths ? t.paths.map((p) => ({ ...p })) : [],
+    command: t.command ? { ...t.command } : null,
+    cwd: t.cwd ?? null,
+    stdin: t.stdin ?? null,
+    base: baseFor(t.base ?? profile.base, identity),
+  };
+  if (t.refine) cls.refine = t.refine;
+  if (t.selectCommand) cls.selectCommand = t.selectCommand;
+  return cls;
+}
+
+/**
+ * A bare string path gets `write` access for a write override and `read` otherwise; paths the
+ * override leaves out are inherited (so deny rules keep seeing them; `paths: []` drops them).
+ * The user's kind is final: no `refine`. Command, cwd and stdin are inherited only for a command override.
+ */
+function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerIdentity): ToolClass {
+  const defaultAccess: Access = o.kind === 'write' ? 'write' : 'read';
+  const paths: PathArg[] = o.paths
+    ? o.paths.map((p) => (typeof p === 'string' ? { arg: p, access: defaultAccess } : { arg: p.arg, access: p.access }))
+    : underlying.paths.map((p) => ({ arg: p.arg, access: o.kind === 'read' || o.kind === 'write' ? o.kind : p.access }));
+  const isCommand = o.kind === 'command';
+  const inheritCommand = isCommand && o.command === undefined;
+  const cls: ToolClass = {
+    kind: o.kind,
+    source: 'override',
+    paths,
+    command: o.command !== undefined ? { arg: o.command, mode: 'shell' } : inheritCommand ? underlying.command : null,
+    cwd: o.cwd ?? (isCommand ? underlying.cwd : null),
+    stdin: inheritCommand ? (underlying.stdin ?? null) : null,
+    base: o.cwd !== undefined ? { type: 'arg', arg: o.cwd, fallback: identity.cwd } : underlying.base,
+  };
+  if (inheritCommand && underlying.selectCommand) cls.selectCommand = underlying.selectCommand;
+  return cls;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Heuristics (research §4.1)
+// ---------------------------------------------------------------------------------------------
+
+/** Tool-name words, by the kind they suggest. Matched as whole words of the name (snake, kebab, camel). */
+const COMMAND_VERBS = new Set([
+  'exec', 'execute', 'run', 'shell', 'bash', 'sh', 'terminal', 'process', 'spawn', 'eval', 'script', 'interact', 'command', 'cmd',
+]);
+const WRITE_VERBS = new Set([
+  'write', 'create', 'edit', 'update', 'delete', 'remove', 'rm', 'move', 'mv', 'rename', 'copy', 'cp', 'mkdir', 'append',
+  'patch', 'replace', 'set', 'put', 'post', 'commit', 'push', 'reset', 'checkout', 'kill', 'terminate', 'install', 'clone',
+  'add', 'insert', 'save', 'upload', 'toggle', 'enable', 'disable', 'clear', 'drop', 'truncate', 'modify', 'apply', 'merge',
+  'rebase', 'restore', 'send', 'stop', 'cancel', 'unlink', 'chmod', 'chown', 'touch',
+]);
+const READ_VERBS = new Set([
+  'read', 'get', 'list', 'search', 'find', 'show', 'view', 'stat', 'describe', 'query', 'diff', 'log', 'status', 'tree', 'info',
+  'open', 'cat', 'ls', 'grep', 'lookup', 'inspect', 'count', 'check', 'head', 'tail', 'preview', 'explain',
+]);
+
+/** Argument names (lower-case, `_`/`-` removed) that hold paths (research §4.1 step 3). */
+const PATH_NAMES = new Set([
+  'path', 'paths', 'file', 'files', 'filepath', 'filepaths', 'filename', 'filenames', 'dir', 'dirs', 'directory',
+  'directories', 'folder', 'folders', 'cwd', 'workdir', 'workingdirectory', 'workingdir', 'root', 'repopath', 'source',
+  'sources', 'destination', 'src', 'dest', 'targetpath', 'outputpath', 'inputpath', 'localpath', 'notebookpath', 'oldpath',
+  'newpath', 'sourcepdfpath', 'sourcepath', 'destpath', 'destinationpath', 'outputfile', 'inputfile', 'outputdir',
+]);
+/** Last words of an argument name that make it a path (`configPath`, `log_file`, `outDir`). */
+const PATH_LAST_WORDS = new Set(['path', 'paths', 'file', 'files', 'filename', 'dir', 'directory', 'folder']);
+/** Words that make an argument a glob, regex or text even when its description mentions files. */
+const NOT_PATH_WORDS = new Set(['pattern', 'patterns', 'glob', 'globs', 'regex', 'content', 'contents', 'text', 'query', 'message', 'exclude']);
+/** The working directory of a command, or the base of relative paths. */
+const CWD_NAMES = new Set(['cwd', 'workdir', 'workingdirectory', 'workingdir']);
+/** A shell command string. */
+const COMMAND_NAMES = ['command', 'cmd', 'commandline', 'cmdline', 'shellcommand'];
+/** Text for a command's stdin (code when the command is an interpreter); meaningful only next to a command. */
+const STDIN_NAMES = ['stdin', 'stdintext', 'input', 'script', 'code'];
+/** An array of words run without a shell. */
+const ARGV_NAMES = ['argv', 'args', 'arguments'];
+/** Arguments that change what any command does (interpreter choice, environment): we cannot analyse those. */
+const COMMAND_CHANGERS = new Set(['env', 'environment', 'envvars', 'shell', 'executable']);
+const URL_NAMES = new Set(['url', 'urls', 'uri', 'uris', 'href', 'endpoint', 'link']);
+const URL_FORMATS = new Set(['uri', 'uri-reference', 'iri', 'iri-reference', 'url']);
+/** Descriptions that say "this is a path" (research §4.1 step 4); `file` alone is too loose ("file content"). */
+const PATH_DESCRIPTION = /\b(paths?|director(y|ies)|folders?|file ?(names?|paths?))\b/i;
+
+interface Leaf {
+  /** Dotted pointer, `[]` for array items. */
+  pointer: string;
+  /** The property name as written. */
+  name: string;
+  /** Lower-case, `_` and `-` removed. */
+  key: string;
+  isArray: boolean;
+  isString: boolean;
+  description: string;
+  format: string;
+  /** True for a property of the top-level arguments object. */
+  topLevel: boolean;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function typesOf(schema: Record<string, unknown>): string[] {
+  const t = schema['type'];
+  if (typeof t === 'string') return [t];
+  if (Array.isArray(t)) return t.filter((x): x is string => typeof x === 'string');
+  return [];
+}
+
+/** Every property at any depth (objects, arrays, anyOf/oneOf/allOf branches), as leaves with pointers. */
+function collectLeaves(schema: unknown): Leaf[] {
+  const out = new Map<string, Leaf>();
+  const visitObject = (s: Record<string, unknown>, prefix: string, depth: number): void => {
+    if (depth > 10) return;
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      const branches = s[key];
+      if (Array.isArray(branches)) for (const b of branches) if (isRecord(b)) visitObject(b, prefix, depth + 1);
+    }
+    const props = s['properties'];
+    if (!isRecord(props)) return;
+    for (const [name, sub] of Object.entries(props)) {
+      if (!isRecord(sub)) continue;
+      visitValue(sub, prefix === '' ? name : `${prefix}.${name}`, name, prefix === '', false, depth + 1);
+    }
+  };
+  const visitValue = (s: Record<string, unknown>, pointer: string, name: string, topLevel: boolean, inArray: boolean, depth: number): void => {
+    if (depth > 10) return;
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      const branches = s[key];
+      if (Array.isArray(branches)) for (const b of branches) if (isRecord(b)) visitValue(b, pointer, name, topLevel, inArray, depth + 1);
+    }
+    const types = typesOf(s);
+    const items = s['items'];
+    if (types.includes('array') || isRecord(items)) {
+      if (isRecord(items)) visitValue(items, `${pointer}[]`, name, topLevel, true, depth + 1);
+      // The array itself is a leaf too, so `args: string[]` can be recognised as argv.
+      addLeaf(s, pointer, name, topLevel, true, false);
+    }
+    if (types.includes('object') || isRecord(s['properties'])) visitObject(s, pointer, depth + 1);
+    // No type at all: could be a string; assume the worst.
+    const untyped = types.length === 0 && !isRecord(items) && !isRecord(s['properties']) && !Array.isArray(s['anyOf']) && !Array.isArray(s['oneOf']);
+    if (types.includes('string') || untyped) addLeaf(s, pointer, name, topLevel, inArray, true);
+  };
+  const addLeaf = (s: Record<string, unknown>, pointer: string, name: string, topLevel: boolean, isArray: boolean, isString: boolean): void => {
+    const id = `${pointer}|${isArray ? 'a' : 's'}`;
+    if (out.has(id)) return;
+    out.set(id, {
+      pointer,
+      name,
+      key: name.toLowerCase().replace(/[_-]/g, ''),
+      isArray,
+      isString,
+      description: typeof s['description'] === 'string' ? s['description'] : '',
+      format: typeof s['format'] === 'string' ? s['format'].toLowerCase() : '',
+      topLevel,
+    });
+  };
+  if (isRecord(schema)) visitObject(schema, '', 0);
+  return [...out.values()];
+}
+
+/** Normalised names of the top-level arguments, whatever their type (an `env` object has no leaf). */
+function topLevelKeys(schema: unknown): string[] {
+  if (!isRecord(schema) || !isRecord(schema['properties'])) return [];
+  return Object.keys(schema['properties']).map((name) => name.toLowerCase().replace(/[_-]/g, ''));
+}
+
+/** `read_text_file` / `get-env` / `listDirectoryWithSizes` → lower-case words. */
+function wordsOf(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+function isPathLeaf(leaf: Leaf): boolean {
+  if (!leaf.isString) return false;
+  if (URL_NAMES.has(leaf.key) || URL_FORMATS.has(leaf.format)) return false;
+  const words = wordsOf(leaf.name);
+  if (words.some((w) => NOT_PATH_WORDS.has(w))) return false;
+  if (PATH_NAMES.has(leaf.key)) return true;
+  const last = words[words.length - 1];
+  if (last !== undefined && PATH_LAST_WORDS.has(last)) return true;
+  return PATH_DESCRIPTION.test(leaf.description);
+}
+
+function maxKind(a: Kind, b: Kind): Kind {
+  return KIND_RANK[b] > KIND_RANK[a] ? b : a;
+}
+
+/** Heuristics, then annotations (research §4.1 steps 2–7). */
+function classifyUnknown(
+  tool: { name: string; inputSchema?: unknown; annotations?: Annotations },
+  identity: ServerIdentity,
+  profile: Profile | undefined,
+): ToolClass {
+  const leaves = collectLeaves(tool.inputSchema);
+  const top = (keys: string[], want: 'string' | 'array'): Leaf | undefined =>
+    keys
+      .map((k) => leaves.find((l) => l.topLevel && l.key === k && (want === 'array' ? l.isArray && !l.pointer.endsWith('[]') : l.isString && !l.isArray)))
+      .find((l) => l !== undefined);
+
+  // Signal 1: verbs in the tool name.
+  let kind: Kind | null = null;
+  for (const word of wordsOf(tool.name)) {
+    const k: Kind | null = COMMAND_VERBS.has(word) ? 'command' : WRITE_VERBS.has(word) ? 'write' : READ_VERBS.has(word) ? 'read' : null;
+    if (k) kind = kind === null ? k : maxKind(kind, k);
+  }
+
+  // Signal 2: argument names.
+  const commandLeaf = top(COMMAND_NAMES, 'string');
+  const interpreterLeaf = top(['interpreter'], 'string');
+  const argvLeaf = top(ARGV_NAMES, 'array');
+  const stdinLeaf = top(STDIN_NAMES, 'string');
+  const cwdLeaf = top([...CWD_NAMES], 'string');
+  const hasUrl = leaves.some((l) => l.isString && (URL_NAMES.has(l.key) || URL_FORMATS.has(l.format)));
+  if (commandLeaf || interpreterLeaf) kind = kind === null ? 'command' : maxKind(kind, 'command');
+  // Security: a URL argument means network access or a resource we cannot canonicalise.
+  if (hasUrl) kind = 'all';
+
+  let command: ToolClass['command'] = null;
+  let stdin: string | null = null;
+  if (kind === 'command') {
+    if (commandLeaf) command = { arg: commandLeaf.pointer, mode: 'shell' };
+    else if (interpreterLeaf) command = { arg: interpreterLeaf.pointer, mode: 'shell' };
+    else if (argvLeaf) command = { arg: argvLeaf.pointer, mode: 'argv' };
+    if (command && command.mode === 'shell' && stdinLeaf) stdin = stdinLeaf.pointer;
+    const changers = topLevelKeys(tool.inputSchema).some((key) => COMMAND_CHANGERS.has(key));
+    // Security: `{command: 'find', args: ['-delete']}` analysed as `find` alone would pass the safe
+    // list; a command we cannot see (no argument found), a program plus a separate argument list,
+    // or an environment / shell choice cannot be described by one command string: ask.
+    if (command === null || (commandLeaf && argvLeaf) || changers) {
+      kind = 'all';
+      command = null;
+      stdin = null;
+    }
+  }
+
+  const cwd = kind === 'command' && cwdLeaf ? cwdLeaf.pointer : null;
+  const pathLeaves = leaves.filter(
+    (l) => isPathLeaf(l) && l.pointer !== command?.arg && l.pointer !== stdin && !(l.isArray && !l.pointer.endsWith('[]')),
+  );
+  // A path of a read tool is read; anything else could write it, so assume write, except the
+  // command's working directory, which the command runs in rather than changes.
+  const paths: PathArg[] = pathLeaves.map((l) => ({
+    arg: l.pointer,
+    access: kind === 'read' || l.pointer === cwd ? 'read' : 'write',
+  }));
+
+  let source = kind === null ? 'unknown' : 'heuristic';
+  const ann = tool.annotations ?? {};
+  if (kind === null) {
+    // Annotations are untrusted (SPEC §4), so readOnlyHint may only settle a tool nothing else
+    // describes, with no path or command arguments a lie could hide behind, and no hint saying
+    // otherwise. Spec defaults (destructive, open-world) apply only when a hint is explicitly set.
+    if (ann.readOnlyHint === true && ann.destructiveHint !== true && ann.openWorldHint !== true && paths.length === 0) {
+      kind = 'read';
+      source = 'annotations';
+    } else {
+      kind = 'all';
+    }
+  }
+  // Annotations may only raise: explicit readOnlyHint:false or destructiveHint:true ⇒ at least
+  // write; openWorldHint:true ⇒ all (network has no narrower kind), except for a command, which
+  // can reach the network anyway and whose command string is analysed as it stands.
+  let raised: Kind = kind;
+  if (ann.readOnlyHint === false || ann.destructiveHint === true) raised = maxKind(raised, 'write');
+  if (ann.openWorldHint === true && kind !== 'command') raised = maxKind(raised, 'all');
+  if (raised !== kind) {
+    kind = raised;
+    source = 'annotations';
+    for (const p of paths) if (p.arg !== cwd) p.access = 'write';
+  }
+
+  const cls: ToolClass = {
+    kind,
+    source,
+    paths,
+    command: kind === 'command' ? command : null,
+    cwd: kind === 'command' ? cwd : null,
+    stdin: kind === 'command' ? stdin : null,
+    base: heuristicBase(profile, identity, cwdLeaf ?? top(['repopath'], 'string')),
+  };
+  return cls;
+}
+
+/** The server's own base if it is a known profile; else a cwd-like argument; else the server's cwd. */
+function heuristicBase(profile: Profile | undefined, identity: ServerIdentity, cwdLeaf: Leaf | undefined): ToolClass['base'] {
+  if (profile) return baseFor(profile.base, identity);
+  if (cwdLeaf) return { type: 'arg', arg: cwdLeaf.pointer, fallback: identity.cwd };
+  return { type: 'dir', dir: identity.cwd };
+}

@@ -1,0 +1,283 @@
+/**
+ * Path canonicalisation for permission checks (SPEC §4, research §3.1). Every path argument goes
+ * through `canonicalPath` before any rule sees it, so a deny rule cannot be dodged by spelling
+ * and an allow rule cannot be earned by it.
+ *
+ * Worked example, project `/w/proj` containing `link -> /etc` and a dangling `new -> /etc/cron.d/x`:
+ *
+ *   canonicalPath('link/passwd', '/w/proj', env)   → path /w/proj/link/passwd, realPath /etc/passwd
+ *   canonicalPath('new', '/w/proj', env)           → path /w/proj/new,         realPath /etc/cron.d/x
+ *   canonicalPath('~/.ssh/id_rsa', null, env)       → path /home/me/.ssh/id_rsa (no base needed)
+ *   canonicalPath('file:///w/proj/%2e%2e/x', …)     → path /w/x
+ *   canonicalPath('~root/.ssh', …) / 'C:\\x' / NUL  → path null, problem set (the caller asks)
+ *
+ * Rules are checked against both `path` (lexical) and `realPath` (deny if either matches, allow
+ * only if both do), so the symlink target decides as much as the name the model used.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Where `~` points and which path rules apply; injected so tests can run win32 logic on POSIX. */
+export interface PathEnv {
+  home: string;
+  platform: NodeJS.Platform;
+}
+
+/** The running process's home directory and platform. */
+export function defaultPathEnv(): PathEnv {
+  return { home: os.homedir(), platform: process.platform };
+}
+
+/**
+ * A canonicalised path. `path` is absolute and normalised (lexical); `realPath` has every symlink
+ * resolved, including a dangling leaf. Both are null, and `problem` says why, when the input cannot
+ * be trusted as a local path (NUL byte, `~user`, UNC, Windows drive on POSIX, symlink loop, …).
+ */
+export interface CanonicalPath {
+  input: string;
+  path: string | null;
+  realPath: string | null;
+  problem?: string;
+}
+
+/** Linux's own limit on symlink hops (MAXSYMLINKS); a longer chain is treated as a loop. */
+const MAX_SYMLINK_HOPS = 40;
+
+/** `scheme://` other than `file:` — a URL, not a local path. Two letters minimum, so `C://x` stays a drive path. */
+const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]+:\/\//;
+
+/** Windows 8.3 short name component (`PROGRA~1`, `SECRET~1.TXT`): may alias a long name a rule names. */
+const SHORT_NAME = /^[^~.\\/]{1,6}~\d+(\.[^.\\/]{0,3})?$/;
+
+function pathApi(platform: NodeJS.Platform): path.PlatformPath {
+  return platform === 'win32' ? path.win32 : path.posix;
+}
+
+function problemOf(input: string, problem: string, lexical: string | null = null): CanonicalPath {
+  return { input, path: lexical, realPath: null, problem };
+}
+
+/**
+ * Turns a path argument into an absolute, normalised lexical path and its real path (research §3.1).
+ * Relative inputs resolve against `base` (which may itself start with `~`); with `base` null they
+ * are a problem. Never throws: anything unexpected becomes `problem`, with the fields it got so far.
+ */
+export function canonicalPath(input: string, base: string | null, env: PathEnv): CanonicalPath {
+  let lexical: string | null = null;
+  try {
+    const lex = lexicalPath(input, base, env);
+    if (typeof lex !== 'string') return lex;
+    lexical = lex;
+    // Security: FS calls only make sense for the platform we run on; tests pass `win32` on POSIX
+    // to exercise the lexical rules, and then the lexical path is the best real path we have.
+    if (env.platform !== process.platform) return { input, path: lexical, realPath: lexical };
+    const real = resolveSymlinks(lexical, env.platform);
+    if (typeof real !== 'string') return { input, path: lexical, realPath: null, problem: real.problem };
+    return { input, path: lexical, realPath: real };
+  } catch (error) {
+    return problemOf(String(input), `could not canonicalise: ${messageOf(error)}`, lexical);
+  }
+}
+
+/** Steps 1–5 of research §3.1: reject, decode, expand, resolve, normalise. No filesystem access. */
+function lexicalPath(input: string, base: string | null, env: PathEnv): string | CanonicalPath {
+  const P = pathApi(env.platform);
+  const win = env.platform === 'win32';
+  if (typeof input !== 'string') return problemOf(String(input), 'path is not a string');
+  if (input.includes('\0')) return problemOf(input, 'NUL byte in path');
+
+  const early = rejectForeignForms(input, win);
+  if (early) return problemOf(input, early);
+
+  let p = input;
+  if (/^file:/i.test(p)) {
+    try {
+      // Security: never strip `file://` by hand; fileURLToPath decodes %2e%2e and refuses %2F and remote hosts.
+      p = fileURLToPath(p, { windows: win });
+    } catch (error) {
+      return problemOf(input, `bad file: URI: ${messageOf(error)}`);
+    }
+    if (p.includes('\0')) return problemOf(input, 'NUL byte in path');
+    const again = rejectForeignForms(p, win);
+    if (again) return problemOf(input, again);
+  } else if (URL_SCHEME.test(p)) {
+    return problemOf(input, 'a URL, not a local path');
+  }
+
+  const expanded = expandHome(p, env);
+  if (typeof expanded !== 'string') return problemOf(input, expanded.problem);
+  p = expanded;
+
+  if (win && /^[A-Za-z]:(?![\\/])/.test(p)) {
+    // `C:foo` is relative to drive C's own current directory, which we cannot know.
+    return problemOf(input, 'drive-relative Windows path');
+  }
+
+  let absolute: string;
+  if (P.isAbsolute(p) && !(win && isDriveless(p))) {
+    absolute = P.resolve(p);
+  } else {
+    if (base === null) return problemOf(input, 'relative path with unknown base');
+    const b = expandHome(base, env);
+    if (typeof b !== 'string') return problemOf(input, `base: ${b.problem}`);
+    if (!P.isAbsolute(b) || (win && isDriveless(b))) return problemOf(input, 'relative path with a relative base');
+    if (b.includes('\0')) return problemOf(input, 'NUL byte in base');
+    // `\foo` on win32 takes the base's drive, which is what the server's own path.resolve does.
+    absolute = P.resolve(b, p);
+  }
+
+  if (win) {
+    absolute = absolute.replace(/^[a-z]:/, (d) => d.toUpperCase());
+    const bad = windowsComponentProblem(absolute);
+    if (bad) return problemOf(input, bad, absolute);
+  }
+  return absolute;
+}
+
+/** Forms that are never a plain local path on this platform (research §3.1 steps 1, 5). */
+function rejectForeignForms(p: string, win: boolean): string | null {
+  // On POSIX `//./x` is just `/x`; only the backslash spelling is a Windows device path there.
+  if ((win ? /^[\\/]{2}[?.][\\/]/ : /^\\\\[?.]\\/).test(p)) return 'Windows device path (\\\\?\\ or \\\\.\\)';
+  // Security: UNC paths make Windows authenticate to the named host (credential leak), so ask.
+  if (/^\\\\/.test(p) || (win && /^\/\/[^/]/.test(p))) return 'UNC network path';
+  if (!win && /^[A-Za-z]:[\\/]/.test(p)) return 'Windows-style path on a POSIX host';
+  return null;
+}
+
+/** A win32 path rooted at `\` with no drive: absolute to Node, but relative to some drive. */
+function isDriveless(p: string): boolean {
+  return /^[\\/](?![\\/])/.test(p);
+}
+
+/** Win32 spellings that alias other names: trailing dot/space, alternate data streams, 8.3 names. */
+function windowsComponentProblem(absolute: string): string | null {
+  const rest = absolute.slice(path.win32.parse(absolute).root.length);
+  for (const part of rest.split(/[\\/]/)) {
+    if (part === '') continue;
+    if (part.includes(':')) return 'alternate data stream (name:stream) in path';
+    if (/[. ]$/.test(part)) return 'path component ends with a dot or space (Windows strips it)';
+    if (SHORT_NAME.test(part)) return '8.3 short name in path';
+  }
+  return null;
+}
+
+/** Expands `~` and `~/…` (Node's path.resolve does not); `~user` is a problem. */
+function expandHome(p: string, env: PathEnv): string | { problem: string } {
+  if (!p.startsWith('~')) return p;
+  const sep = env.platform === 'win32' ? /^~(?=$|[\\/])/ : /^~(?=$|\/)/;
+  if (sep.test(p)) return env.home + p.slice(1);
+  return { problem: '~user paths are not supported' };
+}
+
+/**
+ * Step 6: the kernel's own walk. Each component is lstat'ed from the root; an existing symlink is
+ * replaced by its target (relative targets from the link's real directory), a missing component
+ * ends the walk and the rest is appended as written. Unlike "realpath the parent, append the
+ * basename", this follows a dangling leaf link, so `proj/new -> /outside/x` reports `/outside/x`.
+ */
+function resolveSymlinks(lexical: string, platform: NodeJS.Platform): string | { problem: string } {
+  // Fast path, and on Windows the only way to get OS canonical case and expanded 8.3 names.
+  try {
+    return fs.realpathSync.native(lexical);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') throw error;
+  }
+
+  const P = pathApi(platform);
+  const root = P.parse(lexical).root;
+  let resolved = root;
+  const pending = splitComponents(lexical.slice(root.length), P);
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.shift() as string;
+    if (part === '.') continue;
+    if (part === '..') {
+      // `resolved` has no symlinks left in it, so its lexical parent is its real parent.
+      resolved = P.dirname(resolved);
+      continue;
+    }
+    const next = P.join(resolved, part);
+    const stat = lstatOrNull(next);
+    if (stat === null) return P.join(next, ...pending);
+    if (!stat.isSymbolicLink()) {
+      resolved = next;
+      continue;
+    }
+    hops += 1;
+    if (hops > MAX_SYMLINK_HOPS) return { problem: 'too many levels of symbolic links (loop?)' };
+    const target = fs.readlinkSync(next);
+    if (P.isAbsolute(target)) {
+      const targetRoot = P.parse(target).root;
+      resolved = targetRoot;
+      pending.unshift(...splitComponents(target.slice(targetRoot.length), P));
+    } else {
+      pending.unshift(...splitComponents(target, P));
+    }
+  }
+  return resolved;
+}
+
+function splitComponents(p: string, P: path.PlatformPath): string[] {
+  const separators = P === path.win32 ? /[\\/]+/ : /\/+/;
+  return p.split(separators).filter((part) => part !== '');
+}
+
+/** lstat that treats "not there" and "cannot look" alike: the server (same user) cannot follow a link there either. */
+function lstatOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(p);
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM') return null;
+    throw error;
+  }
+}
+
+function codeOf(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * True when `candidate` is `root` or below it. Uses path.relative, never a string prefix, so
+ * `/tmp/proj-evil` is not inside `/tmp/proj` (CVE-2025-53110). Both must already be canonical;
+ * case- and Unicode-form-insensitive on darwin and win32, whose filesystems are.
+ */
+export function isInside(root: string, candidate: string, platform: NodeJS.Platform = process.platform): boolean {
+  const P = pathApi(platform);
+  const folded = platform === 'darwin' || platform === 'win32';
+  const r = folded ? root.normalize('NFC').toLowerCase() : root;
+  const c = folded ? candidate.normalize('NFC').toLowerCase() : candidate;
+  if (!P.isAbsolute(r) || !P.isAbsolute(c)) return false;
+  const rel = P.relative(r, c);
+  return rel === '' || (rel !== '..' && !rel.startsWith('..' + P.sep) && !P.isAbsolute(rel));
+}
+
+/**
+ * A workspace or allowed root in canonical form: `~` expanded, resolved against the process cwd,
+ * and real (so `/tmp` becomes `/private/tmp` on macOS and matches canonicalised candidates).
+ * Falls back to the resolved path when the root cannot be canonicalised.
+ */
+export function canonicalRoot(root: string, env: PathEnv): string {
+  const P = pathApi(env.platform);
+  const c = canonicalPath(root, process.cwd(), env);
+  return c.realPath ?? c.path ?? P.resolve(root);
+}
+
+/**
+ * The string globs are matched against: forward slashes (minimatch treats `\` as an escape) and
+ * NFC, so `café` typed either way meets the same rule. Drive letters are upper-cased on win32.
+ */
+export function toMatchForm(p: string, platform: NodeJS.Platform): string {
+  let out = p.normalize('NFC');
+  if (platform === 'win32') {
+    out = out.replace(/\\/g, '/').replace(/^[a-z]:/, (d) => d.toUpperCase());
+  }
+  return out;
+}

@@ -1,0 +1,269 @@
+/**
+ * Built-in tool profiles for well-known MCP servers (SPEC §4, research §4). A profile is the
+ * exact kind and argument layout of each tool, checked against the servers' published schemas
+ * (test/fixtures/tool-lists/*.json for the ones installed here). A profile wins over heuristics
+ * and annotations; a tool the profile does not list falls through to heuristics.
+ *
+ * Example: `@modelcontextprotocol/server-filesystem` `move_file {source, destination}` is
+ *   { kind: 'write', paths: [source: write, destination: write], base: 'roots' }
+ * (the source is written too: moving deletes it), and `edit_file` with `dryRun: true` is a read.
+ */
+import type { Kind } from '../policy/types.js';
+import type { PathArg } from './kind.js';
+
+/** The profiles mcp-latch knows, by the name `mcp-latch tools` shows (`profile:<name>`). */
+export type ProfileName = 'filesystem' | 'desktop-commander' | 'commands' | 'git' | 'memory';
+
+/**
+ * How a profile's server resolves a relative path: against its allowed roots (server-filesystem),
+ * its own process cwd, or another argument (falling back to the server's cwd).
+ */
+export type ProfileBase = 'roots' | 'server-cwd' | { arg: string };
+
+/** A command argument and how it runs: `shell` = one string given to `/bin/sh -c`, `argv` = words without a shell. */
+export interface CommandArg {
+  arg: string;
+  mode: 'shell' | 'argv';
+}
+
+/** One tool of a profile. Absent fields mean "none". */
+export interface ProfileTool {
+  kind: Kind;
+  paths?: PathArg[];
+  command?: CommandArg;
+  cwd?: string;
+  stdin?: string;
+  refine?: (args: Record<string, unknown>) => Kind;
+  selectCommand?: (args: Record<string, unknown>) => CommandArg | null;
+  /** Overrides the profile's base for this tool. */
+  base?: ProfileBase;
+}
+
+/** A server profile: how to recognise the server from its command line, and its tools. */
+export interface Profile {
+  name: ProfileName;
+  /**
+   * npm package names, bin names and Python module names. A command-line word matches when it is
+   * one of these (version suffix removed), ends in `/<name>` (a bin path), or contains
+   * `/<name>/` (a file inside the installed package).
+   */
+  packages: string[];
+  base: ProfileBase;
+  tools: Record<string, ProfileTool>;
+}
+
+const read = (arg: string): PathArg => ({ arg, access: 'read' });
+const write = (arg: string): PathArg => ({ arg, access: 'write' });
+
+// ---------------------------------------------------------------------------------------------
+// @modelcontextprotocol/server-filesystem (2026.8.31, verified by tools/list)
+// ---------------------------------------------------------------------------------------------
+
+const FILESYSTEM: Profile = {
+  name: 'filesystem',
+  packages: ['@modelcontextprotocol/server-filesystem', 'mcp-server-filesystem'],
+  base: 'roots',
+  tools: {
+    read_file: { kind: 'read', paths: [read('path')] }, // deprecated alias of read_text_file, still listed
+    read_text_file: { kind: 'read', paths: [read('path')] },
+    read_media_file: { kind: 'read', paths: [read('path')] },
+    read_multiple_files: { kind: 'read', paths: [read('paths[]')] },
+    write_file: { kind: 'write', paths: [write('path')] },
+    edit_file: {
+      kind: 'write',
+      paths: [write('path')],
+      // dryRun returns the diff without writing; only a real boolean counts, "true" the string writes.
+      refine: (args) => (args['dryRun'] === true ? 'read' : 'write'),
+    },
+    create_directory: { kind: 'write', paths: [write('path')] },
+    list_directory: { kind: 'read', paths: [read('path')] },
+    list_directory_with_sizes: { kind: 'read', paths: [read('path')] },
+    directory_tree: { kind: 'read', paths: [read('path')] }, // excludePatterns are globs, not paths
+    // Security: the source is removed by a move, so both ends are writes.
+    move_file: { kind: 'write', paths: [write('source'), write('destination')] },
+    search_files: { kind: 'read', paths: [read('path')] }, // pattern / excludePatterns are globs
+    get_file_info: { kind: 'read', paths: [read('path')] },
+    list_allowed_directories: { kind: 'read' },
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// @wonderwhy-er/desktop-commander (0.2.x server.ts + tools/schemas.ts; legacy ≤0.1.x names kept)
+// ---------------------------------------------------------------------------------------------
+
+/** Shells whose command strings the bash grammar describes; anything else (python, node, powershell) is code we cannot read. */
+const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh']);
+
+function shellRefine(args: Record<string, unknown>): Kind {
+  const shell = args['shell'];
+  if (shell === undefined || shell === null || shell === '') return 'command';
+  if (typeof shell !== 'string') return 'all';
+  const name = shell.split(/[\\/]/).pop() ?? '';
+  return POSIX_SHELLS.has(name.replace(/\.exe$/i, '').toLowerCase()) ? 'command' : 'all';
+}
+
+const DESKTOP_COMMANDER: Profile = {
+  name: 'desktop-commander',
+  packages: ['@wonderwhy-er/desktop-commander', 'desktop-commander'],
+  // It resolves relative paths against its own process.cwd() (research §3.3).
+  base: 'server-cwd',
+  tools: {
+    // Security: `shell` picks the interpreter; a non-POSIX one means `command` is code in another language.
+    start_process: { kind: 'command', command: { arg: 'command', mode: 'shell' }, refine: shellRefine },
+    // Text typed into a running process: a shell or a REPL, so it is treated as a command to analyse.
+    interact_with_process: { kind: 'command', command: { arg: 'input', mode: 'shell' } },
+    read_process_output: { kind: 'read' },
+    force_terminate: { kind: 'write' },
+    kill_process: { kind: 'write' },
+    list_sessions: { kind: 'read' },
+    list_processes: { kind: 'read' },
+    read_file: {
+      kind: 'read',
+      paths: [read('path')],
+      // Security: with isUrl the server fetches `path` over the network: not a file read at all.
+      refine: (args) => (args['isUrl'] === false || args['isUrl'] === undefined ? 'read' : 'all'),
+    },
+    read_multiple_files: { kind: 'read', paths: [read('paths[]')] },
+    write_file: { kind: 'write', paths: [write('path')] },
+    write_pdf: { kind: 'write', paths: [write('path'), write('outputPath'), read('content[].sourcePdfPath')] },
+    create_directory: { kind: 'write', paths: [write('path')] },
+    list_directory: { kind: 'read', paths: [read('path')] },
+    move_file: { kind: 'write', paths: [write('source'), write('destination')] },
+    start_search: { kind: 'read', paths: [read('path')] }, // pattern / filePattern are regexes and globs
+    get_more_search_results: { kind: 'read' },
+    // Only ends the server's own background search; nothing on disk changes.
+    stop_search: { kind: 'read' },
+    list_searches: { kind: 'read' },
+    get_file_info: { kind: 'read', paths: [read('path')] },
+    edit_block: {
+      kind: 'write',
+      paths: [write('file_path')],
+      // Legacy edit_block took `blockContent` with the file path inside it; without file_path we cannot see the target.
+      refine: (args) => (typeof args['file_path'] === 'string' ? 'write' : 'all'),
+    },
+    get_config: { kind: 'read' },
+    // Security: rewrites the server's own sandbox (allowedDirectories, blockedCommands, defaultShell).
+    set_config_value: { kind: 'all' },
+    get_usage_stats: { kind: 'read' },
+    get_recent_tool_calls: { kind: 'read' },
+    get_prompts: { kind: 'read' },
+    give_feedback_to_desktop_commander: { kind: 'read' },
+    // Legacy (≤0.1.x) names.
+    execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, refine: shellRefine },
+    read_output: { kind: 'read' },
+    list_allowed_directories: { kind: 'read' },
+    search_files: { kind: 'read', paths: [read('path')] },
+    search_code: { kind: 'read', paths: [read('path')] },
+    block_command: { kind: 'all' },
+    unblock_command: { kind: 'all' },
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// mcp-server-commands (npm 0.5.0 run_command verified by tools/list; run_script older, run_process newer)
+// ---------------------------------------------------------------------------------------------
+
+const COMMANDS: Profile = {
+  name: 'commands',
+  packages: ['mcp-server-commands'],
+  base: { arg: 'workdir' },
+  tools: {
+    // `command` goes to child_process.exec (`/bin/sh -c`); `stdin` is code when the command is an interpreter.
+    run_command: {
+      kind: 'command',
+      command: { arg: 'command', mode: 'shell' },
+      cwd: 'workdir',
+      stdin: 'stdin',
+      paths: [read('workdir')],
+    },
+    // `interpreter` is exec'ed through the shell too, with the script on stdin.
+    run_script: {
+      kind: 'command',
+      command: { arg: 'interpreter', mode: 'shell' },
+      cwd: 'workdir',
+      stdin: 'stdinText',
+      paths: [read('workdir')],
+    },
+    run_process: {
+      kind: 'command',
+      command: { arg: 'command_line', mode: 'shell' },
+      selectCommand: (args) =>
+        args['mode'] === 'executable' ? { arg: 'argv', mode: 'argv' } : { arg: 'command_line', mode: 'shell' },
+      // The server refuses other modes; anything else is not something we can describe.
+      refine: (args) => (args['mode'] === 'shell' || args['mode'] === 'executable' ? 'command' : 'all'),
+      cwd: 'cwd',
+      stdin: 'input',
+      paths: [read('cwd')],
+      base: { arg: 'cwd' },
+    },
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// mcp-server-git (modelcontextprotocol/servers src/git/src/mcp_server_git/server.py)
+// ---------------------------------------------------------------------------------------------
+
+/** Arguments the server passes to git as refs; a leading `-` turns them into options (`--output=…`). */
+const GIT_REF_ARGS = ['target', 'revision', 'branch_name', 'base_branch', 'contains', 'not_contains'];
+
+function gitRefine(kind: Kind): (args: Record<string, unknown>) => Kind {
+  // Security: option injection through a ref (CVE-2026-27735 class) can write files from a read tool.
+  return (args) => (GIT_REF_ARGS.some((name) => typeof args[name] === 'string' && (args[name] as string).startsWith('-')) ? 'all' : kind);
+}
+
+function gitTool(kind: 'read' | 'write', extra: PathArg[] = []): ProfileTool {
+  // repo_path is the repository the tool acts on; itself relative to the server's cwd.
+  return { kind, paths: [{ arg: 'repo_path', access: kind }, ...extra], cwd: 'repo_path', refine: gitRefine(kind) };
+}
+
+const GIT: Profile = {
+  name: 'git',
+  packages: ['mcp-server-git', 'mcp_server_git'],
+  base: { arg: 'repo_path' },
+  tools: {
+    git_status: gitTool('read'),
+    git_diff_unstaged: gitTool('read'),
+    git_diff_staged: gitTool('read'),
+    git_diff: gitTool('read'),
+    git_log: gitTool('read'),
+    git_show: gitTool('read'),
+    git_branch: gitTool('read'),
+    git_commit: gitTool('write'),
+    git_commit_signed: gitTool('write'),
+    // The files are read into the index; what changes is the repository (repo_path, write).
+    git_add: gitTool('write', [read('files[]')]),
+    git_reset: gitTool('write'),
+    git_create_branch: gitTool('write'),
+    git_checkout: gitTool('write'),
+    git_init: gitTool('write'),
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// @modelcontextprotocol/server-memory (2026.8.31): a knowledge graph in one file named by env, no path args
+// ---------------------------------------------------------------------------------------------
+
+const MEMORY: Profile = {
+  name: 'memory',
+  packages: ['@modelcontextprotocol/server-memory', 'mcp-server-memory'],
+  base: 'server-cwd',
+  tools: {
+    create_entities: { kind: 'write' },
+    create_relations: { kind: 'write' },
+    add_observations: { kind: 'write' },
+    delete_entities: { kind: 'write' },
+    delete_observations: { kind: 'write' },
+    delete_relations: { kind: 'write' },
+    read_graph: { kind: 'read' },
+    search_nodes: { kind: 'read' },
+    open_nodes: { kind: 'read' },
+  },
+};
+
+/** Every built-in profile, in the order command lines are matched against them. */
+export const PROFILES: readonly Profile[] = [FILESYSTEM, DESKTOP_COMMANDER, COMMANDS, GIT, MEMORY];
+
+/** The profile with this name, or undefined. */
+export function profileByName(name: string): Profile | undefined {
+  return PROFILES.find((p) => p.name === name);
+}
