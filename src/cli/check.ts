@@ -1,4 +1,4 @@
-import { findConfig, loadConfig, workspaceRoots } from '../config/load.js';
+import { findConfig, loadConfig, serversToRun, workspaceRoots } from '../config/load.js';
 import { auditFile } from '../store/audit.js';
 import { escapeText } from '../latch/escape.js';
 import { decide } from '../policy/decide.js';
@@ -36,7 +36,7 @@ export async function check(options: { config?: string | undefined; tool: string
   }
 
   await initShellParser();
-  const identity = identifyServer(serverConfig as { command?: string; args?: string[]; cwd?: string; url?: string }, config.dir);
+  const identity = identifyServer((serversToRun(config)[server] ?? serverConfig) as { command?: string; args?: string[]; cwd?: string; url?: string }, process.cwd());
   const override = config.file.tools[options.tool];
   let toolClass: ToolClass = classifyTool({ identity, tool: { name: toolName }, ...(override ? { override } : {}) });
   let started = false;

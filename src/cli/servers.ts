@@ -1,4 +1,4 @@
-import { expandServerEnv, type LoadedConfig } from '../config/load.js';
+import { expandServerEnv, serversToRun, type LoadedConfig } from '../config/load.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { PermitBook } from '../downstream/permit.js';
 import { ServerRegistry } from '../downstream/registry.js';
@@ -22,7 +22,7 @@ export async function withServers<T>(config: LoadedConfig, only: string[] | null
     version: '0.1.0',
     onChange: () => undefined,
   });
-  const servers = Object.fromEntries(Object.entries(config.file.mcpServers).filter(([name]) => only === null || only.includes(name)));
+  const servers = Object.fromEntries(Object.entries(serversToRun(config)).filter(([name]) => only === null || only.includes(name)));
   for (const [name, server] of Object.entries(servers)) {
     const expanded = expandServerEnv(name, server);
     if (!expanded.ok) logger.warn({ server: name }, expanded.issue.message);

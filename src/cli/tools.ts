@@ -1,4 +1,4 @@
-import { findConfig, loadConfig } from '../config/load.js';
+import { findConfig, loadConfig, serversToRun } from '../config/load.js';
 import { ruleIssues } from '../policy/policy.js';
 import { classifyTool, identifyServer } from '../subjects/kind.js';
 import type { Output } from './output.js';
@@ -13,7 +13,7 @@ export async function listTools(options: { config?: string | undefined; json?: b
       .filter((supervisor) => supervisor.state !== 'ready')
       .map((supervisor) => ({ server: supervisor.name, problem: supervisor.unavailableReason() }));
     const tools = registry.toolRoutesList().map((route) => {
-      const identity = identifyServer(config.file.mcpServers[route.supervisor.name] as { command?: string; args?: string[]; cwd?: string }, config.dir);
+      const identity = identifyServer(serversToRun(config)[route.supervisor.name] as { command?: string; args?: string[]; cwd?: string }, process.cwd());
       const override = config.file.tools[route.exposed];
       const toolClass = classifyTool({ identity, tool: route.tool, ...(override ? { override } : {}) });
       return { name: route.exposed, server: route.supervisor.name, tool: route.tool.name, kind: toolClass.kind, source: toolClass.source };

@@ -155,6 +155,23 @@ export function expandServerEnv(name: string, server: ServerConfig, env: NodeJS.
   return missing ? { ok: false, issue: missing } : { ok: true, server: server2 };
 }
 
+/**
+ * The servers to run: disabled ones dropped, a relative `cwd` resolved against the config file's
+ * directory and `~` expanded (Claude Desktop gives no cwd at all; a server without one runs in
+ * the gateway's own working directory).
+ */
+export function serversToRun(config: LoadedConfig, home: string = homedir()): Record<string, ServerConfig> {
+  const out: Record<string, ServerConfig> = {};
+  for (const [name, server] of Object.entries(config.file.mcpServers)) {
+    if (server.disabled) continue;
+    if ('command' in server && server.cwd !== undefined) {
+      const cwd = server.cwd === '~' || server.cwd.startsWith('~/') ? join(home, server.cwd.slice(1)) : resolve(config.dir, server.cwd);
+      out[name] = { ...server, cwd };
+    } else out[name] = server;
+  }
+  return out;
+}
+
 /** Workspace roots as written, resolved against the config file's directory. */
 export function workspaceRoots(config: LoadedConfig): string[] {
   const roots = typeof config.file.workspace === 'string' ? [config.file.workspace] : config.file.workspace;

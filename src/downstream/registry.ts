@@ -67,13 +67,15 @@ export class ServerRegistry {
       this.written.delete(name);
       stopping.push(supervisor.stop());
     }
-    await Promise.all(stopping);
+    // Started before the old ones finish stopping, and synchronously, so a call that arrives
+    // right after sees the new servers as starting rather than missing.
     for (const [name, config] of wanted) {
       if (this.supervisors.has(name)) continue;
       if (!restarted.includes(name)) added.push(name);
       this.startServer(name, config);
     }
     this.changed();
+    await Promise.all(stopping);
     return { added, removed, restarted };
   }
 

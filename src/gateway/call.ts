@@ -83,7 +83,7 @@ export class CallPipeline {
 
   async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
     const exposed = request.params.name;
-    const route = this.gateway.registry.resolveTool(exposed);
+    const route = await this.resolveTool(exposed);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${exposed}`);
     const args = request.params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'arguments must be an object');
@@ -166,6 +166,15 @@ export class CallPipeline {
     } catch (error) {
       return forwardError(error, supervisor);
     }
+  }
+
+  /** A call may come before the first tools/list: wait (bounded) for servers still starting. */
+  private async resolveTool(exposed: string): Promise<ToolRoute | undefined> {
+    const registry = this.gateway.registry;
+    const route = registry.resolveTool(exposed);
+    if (route || !registry.all().some((supervisor) => supervisor.state === 'starting')) return route;
+    await registry.whenSettled(this.gateway.config().timeouts.firstListSeconds * 1000);
+    return registry.resolveTool(exposed);
   }
 
   async readResource(uri: string, extra: Extra): Promise<ReadResourceResult> {

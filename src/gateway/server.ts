@@ -19,7 +19,7 @@ import {
   type ClientCapabilities,
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
-import { parseConfigText, workspaceRoots, type LoadedConfig } from '../config/load.js';
+import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
 import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
@@ -156,8 +156,8 @@ export class Gateway implements GatewayView {
   private identityOf(server: string): ServerIdentity {
     let identity = this.identities.get(server);
     if (!identity) {
-      const config = this.loaded.file.mcpServers[server] ?? {};
-      identity = identifyServer(config as { command?: string; args?: string[]; cwd?: string; url?: string }, this.loaded.dir);
+      const config = serversToRun(this.loaded)[server] ?? {};
+      identity = identifyServer(config as { command?: string; args?: string[]; cwd?: string; url?: string }, process.cwd());
       this.identities.set(server, identity);
     }
     return identity;
@@ -190,7 +190,7 @@ export class Gateway implements GatewayView {
     this.applyPolicy();
     if (this.loaded.file.logLevel) this.logger.level = this.loaded.file.logLevel;
     if (this.started) {
-      void this.registry.apply(this.loaded.file.mcpServers).then((changes) => this.logger.info(changes, `config reloaded (${why})`));
+      void this.registry.apply(serversToRun(this.loaded)).then((changes) => this.logger.info(changes, `config reloaded (${why})`));
     }
     this.scheduleListChanged();
     return true;
@@ -307,7 +307,7 @@ export class Gateway implements GatewayView {
     this.started = true;
     const capabilities = mirrorCapabilities(this.server.getClientCapabilities());
     this.registry.setCapabilities(capabilities);
-    void this.registry.apply(this.loaded.file.mcpServers).then(() => {
+    void this.registry.apply(serversToRun(this.loaded)).then(() => {
       if (this.loggingLevel) for (const supervisor of this.registry.all()) void supervisor.setLoggingLevel(this.loggingLevel);
     });
   }

@@ -1,0 +1,596 @@
+import type { CommandPath, Segment, SegmentContext } from '../policy/types.js';
+import { fileFacts, type Nested } from './command-files.js';
+import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, HOME, type OptionSpec, type Word } from './command-options.js';
+import { subcommandIndex } from './command-signature.js';
+
+/**
+ * From the words of one simple command to a Segment: leading assignments, wrappers
+ * (`sudo -u root timeout 5 rm …` → wrappers `sudo -u root`, `timeout 5`; program `rm`), the program,
+ * the paths it touches, the code it runs elsewhere (`sh -c STRING`, `find -exec`, `ssh host CMD`,
+ * `docker exec CTR CMD`) and why it cannot be fully analysed. The parser is not used here, so
+ * argv given without a shell goes through the same rules.
+ *
+ *   env -i FOO=1 nice -n 5 bash -c 'rm -rf "$x"'
+ *     → assignments FOO=1; wrappers `env -i`, `nice -n 5`; program bash; reasons interpreter;
+ *       nested script `rm -rf "$x"`
+ *
+ * `xargs` with a command is a wrapper (its command is the segment, with the arguments xargs adds
+ * unknown); `watch` is not: it runs its arguments through `sh -c`, so they are a nested script.
+ */
+
+/** Wrappers an allow rule may look through: they change when or how a command runs, not what runs. */
+export const SAFE_WRAPPERS: ReadonlySet<string> = new Set(['timeout', 'time', 'nice', 'nohup', 'stdbuf']);
+
+interface WrapperSpec extends OptionSpec {
+  /** Operands of the wrapper before the command (`timeout DURATION`, `chroot DIR`). */
+  positionals?: number;
+  /** Options after which no command follows: the wrapper is the program (`command -v`, `sudo -l`). */
+  query?: readonly string[];
+  /** `NAME=value` words may follow the options (`env`, `sudo`). */
+  assignments?: boolean;
+  /** Options whose value is the command's working directory. */
+  chdir?: readonly string[];
+  /** The command runs under another root (paths and cwd unknown). */
+  newRoot?: readonly string[] | true;
+  reads?: readonly string[];
+  writes?: readonly string[];
+  /** Run with no command, it starts an interactive shell reading stdin (`sudo -i`, `chroot DIR`). */
+  bareShell?: readonly string[] | true;
+  /** Options whose value is split into words and run (`env -S 'cmd args'`). */
+  split?: readonly string[];
+}
+
+const WRAPPERS: Record<string, WrapperSpec> = {
+  timeout: { short: 'sk', long: ['signal', 'kill-after'], positionals: 1 },
+  time: { short: 'fo', long: ['format', 'output'], writes: ['-o', '--output'] },
+  nice: { short: 'n', long: ['adjustment'] },
+  nohup: {},
+  stdbuf: { short: 'ioe', long: ['input', 'output', 'error'] },
+  command: { query: ['-v', '-V'] },
+  builtin: {},
+  exec: { short: 'a' },
+  coproc: {},
+  noglob: {},
+  busybox: {},
+  sudo: {
+    short: 'ugChpDrtTUR',
+    long: ['user', 'group', 'close-from', 'host', 'prompt', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'chroot'],
+    query: ['-l', '--list', '-v', '--validate', '-K', '--remove-timestamp', '-e', '--edit', '-V', '--version', '--help'],
+    assignments: true,
+    chdir: ['-D', '--chdir'],
+    newRoot: ['-R', '--chroot'],
+    bareShell: ['-i', '--login', '-s', '--shell'],
+  },
+  doas: { short: 'uC', query: ['-C'], bareShell: ['-s'] },
+  pkexec: { long: ['user'], bareShell: true },
+  env: {
+    short: 'uCSPa',
+    long: ['unset', 'chdir', 'split-string', 'argv0'],
+    assignments: true,
+    chdir: ['-C', '--chdir'],
+    split: ['-S', '--split-string'],
+  },
+  xargs: {
+    short: 'adEILnPs',
+    attached: 'eil',
+    long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    reads: ['-a', '--arg-file'],
+  },
+  setsid: {},
+  ionice: { short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], query: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
+  flock: { short: 'wE', long: ['timeout', 'wait', 'conflict-exit-code'], positionals: 1 },
+  chrt: { short: 'TPD', long: ['sched-runtime', 'sched-period', 'sched-deadline'], positionals: 1, query: ['-p', '--pid', '-m', '--max'] },
+  taskset: { positionals: 1, query: ['-p', '--pid'] },
+  unshare: {
+    short: 'SGRw',
+    long: ['setuid', 'setgid', 'root', 'wd', 'propagation', 'setgroups', 'map-user', 'map-group', 'map-users', 'map-groups'],
+    chdir: ['-w', '--wd'],
+    newRoot: ['-R', '--root'],
+    bareShell: true,
+  },
+  nsenter: { short: 'tSG', attached: 'rw', long: ['target', 'setuid', 'setgid', 'env'], chdir: ['-w', '--wd'], newRoot: ['-r', '--root'], bareShell: true },
+  chroot: { long: ['userspec', 'groups'], positionals: 1, newRoot: true, bareShell: true },
+  strace: { short: 'abeEIoOpPsSuUX', long: ['output', 'trace', 'signal', 'status', 'string-limit', 'user', 'env', 'attach', 'trace-path'], writes: ['-o', '--output'] },
+  ltrace: { short: 'aAeEFlnopsSuwX', long: ['output', 'library', 'indent', 'align'], writes: ['-o', '--output'] },
+  caffeinate: { short: 'tw' },
+};
+
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'csh', 'tcsh', 'fish', 'rbash']);
+
+interface InterpreterSpec {
+  /** Short options whose value is code (`python -c`, `node -e`, `perl -e`). */
+  code: string;
+  codeLong?: readonly string[];
+  /** Short options taking a value (attached or the next word). */
+  value?: string;
+  valueLong?: readonly string[];
+  /** Short options whose value is attached only (`perl -Ilib`, `perl -i.bak`). */
+  attached?: string;
+  /** Short option naming a module to run: the rest belongs to the module (`python -m pytest`). */
+  module?: string;
+  /** Flags after which it neither runs code nor reads stdin (`--version`, `node --test`). */
+  quiet?: readonly string[];
+  /** Without a script it prints help instead of reading stdin (`bun`). */
+  noStdin?: boolean;
+}
+
+const PYTHON: InterpreterSpec = { code: 'c', value: 'WXQ', module: 'm', quiet: ['-V', '--version', '-h', '--help'] };
+const NODE: InterpreterSpec = {
+  code: 'ep',
+  codeLong: ['--eval', '--print'],
+  value: 'rC',
+  valueLong: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--title', '--inspect-port', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--run'],
+  quiet: ['-v', '--version', '-h', '--help', '--test', '-c', '--check', '--run'],
+};
+const PERL: InterpreterSpec = { code: 'eE', attached: 'IMmlx0CdDiF', quiet: ['-v', '-V', '--version', '-h', '--help'] };
+
+const INTERPRETERS: Record<string, InterpreterSpec> = {
+  node: NODE,
+  nodejs: NODE,
+  bun: { code: 'ep', codeLong: ['--eval', '--print'], noStdin: true },
+  perl: PERL,
+  ruby: { code: 'e', value: 'IrCE', attached: 'xFW0l', quiet: ['-v', '--version', '-h', '--help'] },
+  php: { code: 'rBRE', value: 'cdzt', module: 'f', quiet: ['-v', '--version', '-h', '--help', '-m', '-i'] },
+  lua: { code: 'e', value: 'l', quiet: ['-v'] },
+  luajit: { code: 'e', value: 'lj', quiet: ['-v'] },
+  osascript: { code: 'e', value: 'ls' },
+  Rscript: { code: 'e', quiet: ['--version'] },
+  R: { code: 'e', module: 'f', quiet: ['--version'] },
+  tclsh: { code: '' },
+  wish: { code: '' },
+  expect: { code: 'c', module: 'f' },
+  irb: { code: '' },
+  jshell: { code: '' },
+};
+const isPython = (name: string): boolean => /^(python[\d.]*|pypy[\d.]*)$/.test(name);
+
+/** Package runners that fetch and run arbitrary code: the subcommand that does so, or '' for the program itself. */
+const EXECUTORS: Record<string, readonly string[]> = {
+  npx: [''],
+  pnpx: [''],
+  bunx: [''],
+  uvx: [''],
+  'nix-shell': [''],
+  npm: ['exec', 'x'],
+  pnpm: ['exec', 'dlx'],
+  yarn: ['dlx', 'exec'],
+  bun: ['x'],
+  pipx: ['run'],
+  devbox: ['run'],
+  mise: ['exec', 'x'],
+  direnv: ['exec'],
+  nix: ['run', 'shell', 'develop'],
+  uv: ['tool'],
+  deno: ['eval', 'repl'],
+};
+
+/** Builtins that evaluate strings as arithmetic or array subscripts (`let 'a[$(id)]'` runs `id`). */
+const ARITHMETIC_BUILTINS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'unset', 'test', '[', 'mapfile', 'readarray']);
+
+export interface SegmentInput {
+  /** Leading `NAME=value` words. */
+  assignments: readonly Word[];
+  /** The command's words, program first (wrappers included). */
+  words: readonly Word[];
+  context: SegmentContext;
+  cwd: string | null;
+  /** Static text on the command's stdin (heredoc, here-string, `echo …|`), for a shell reading it. */
+  stdin: string | null;
+}
+
+export interface Built {
+  segment: Segment;
+  nested: Nested[];
+  reasons: string[];
+  /** The working directory after the command (`cd`, `pushd`); undefined when it does not change it. */
+  cwdAfter?: string | null;
+  /** `set -e` / `set +e`. */
+  errexit?: boolean;
+  /** Static text the command prints (`echo`, `printf`, `cat` passing stdin through), for the next pipeline stage. */
+  stdout: string | null;
+}
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+const display = (word: Word): string => (word.isStatic ? word.value : word.raw);
+
+/** Builds one Segment; the caller parses nested scripts and builds nested argv the same way. */
+export function buildSegment(input: SegmentInput): Built {
+  const { words, context } = input;
+  const assignments = input.assignments.map(display);
+  const reasons: string[] = [];
+  const nested: Nested[] = [];
+  const paths: CommandPath[] = [];
+  const wrappers: string[] = [];
+  const storedCheck = (word: Word): void => {
+    if (word.isStatic && /\$\(|`/.test(word.value)) reasons.push('stored-substitution');
+  };
+  input.assignments.forEach(storedCheck);
+  let cwd = input.cwd;
+  let i = 0;
+  let splitAt = -1;
+
+  // Wrappers, each with its own options.
+  for (;;) {
+    const word = words[i];
+    if (!word || !word.isStatic || word.ansi) break;
+    const name = baseName(word.value);
+    const spec = WRAPPERS[name];
+    if (!spec) break;
+    const stripped = stripWrapper(name, spec, words, i + 1);
+    if (stripped === null) {
+      if (spec.bareShell === true || (spec.bareShell && hasWrapperOption(words, i + 1, spec, spec.bareShell))) reasons.push('interpreter');
+      break;
+    }
+    const { end, scan } = stripped;
+    wrappers.push(words.slice(i, end).map(display).join(' '));
+    for (const value of optionValues(scan, ...(spec.reads ?? []))) pushPath(paths, pathOf(value, 'read', cwd));
+    for (const value of optionValues(scan, ...(spec.writes ?? []))) pushPath(paths, pathOf(value, 'write', cwd));
+    if (name === 'flock') pushPath(paths, pathOf(words[end - 1]!, 'write', cwd));
+    const dir = optionValues(scan, ...(spec.chdir ?? []))[0];
+    if (dir) cwd = dir.isStatic ? resolveDirectory(cwd, dir.value) : null;
+    if (spec.newRoot === true || (spec.newRoot && hasOption(scan, ...spec.newRoot))) cwd = null;
+    const split = optionValues(scan, ...(spec.split ?? []))[0];
+    if (split) {
+      // `env -S 'rm -rf /'`: env splits the string itself; parsed here as a shell string (a superset).
+      // env stays the program, so the string is never taken for a plain argument.
+      reasons.push('interpreter');
+      const rest = words.slice(end);
+      if (split.isStatic && rest.every((w) => w.isStatic)) nested.push({ kind: 'script', text: [split.value, ...rest.map((w) => w.value)].join(' '), cwd });
+      wrappers.pop();
+      splitAt = i;
+      break;
+    }
+    i = end;
+    if (spec.assignments) {
+      while (i < words.length && ASSIGNMENT.test(words[i]!.raw)) {
+        storedCheck(words[i]!);
+        assignments.push(display(words[i]!));
+        i++;
+      }
+    }
+  }
+
+  const programIndex = splitAt >= 0 ? splitAt : i;
+  const programWord = words[programIndex];
+  const args = words.slice(programIndex + 1);
+  const nameable = programWord !== undefined && programWord.isStatic && !programWord.ansi;
+  const program = nameable ? programWord.value : null;
+  const name = program === null ? null : baseName(program);
+  if (programWord !== undefined && !nameable) reasons.push('dynamic-name');
+
+  const allWords = [...assignments, ...words.map((w, n) => (n === programIndex && w.ansi ? w.raw : display(w)))];
+  const isStatic = words.every((w) => w.isStatic) && input.assignments.every((w) => w.isStatic);
+  const segment: Segment = {
+    words: allWords,
+    assignments,
+    wrappers,
+    program,
+    name,
+    args: args.map(display),
+    isStatic: isStatic && nameable,
+    context,
+    cwd,
+    paths,
+  };
+  const built: Built = { segment, nested, reasons, stdout: null };
+  if (name !== null) describeProgram(name, args, input, built);
+  return built;
+}
+
+function pushPath(paths: CommandPath[], path: CommandPath | null): void {
+  if (path) paths.push(path);
+}
+
+function hasWrapperOption(words: readonly Word[], from: number, spec: WrapperSpec, names: readonly string[]): boolean {
+  return hasOption(scanOptions(words, from, { ...spec, stopAtOperand: true }), ...names);
+}
+
+/** The end of a wrapper's own words, or null when no command follows (the wrapper is the program). */
+function stripWrapper(name: string, spec: WrapperSpec, words: readonly Word[], from: number): { end: number; scan: ReturnType<typeof scanOptions> } | null {
+  let start = from;
+  // `env -` is `env -i`; `sudo --` ends sudo's options.
+  while (name === 'env' && words[start]?.isStatic && words[start]!.value === '-') start++;
+  const scan = scanOptions(words, start, { ...spec, stopAtOperand: true });
+  if (spec.query && hasOption(scan, ...spec.query)) return null;
+  if (spec.split && hasOption(scan, ...spec.split)) return { end: scan.end, scan };
+  const end = scan.end + (spec.positionals ?? 0);
+  if (name === 'flock') {
+    const lock = words[scan.end];
+    const next = words[scan.end + 1];
+    // `flock 9` (a descriptor) and `flock FILE -c CMD` (a shell string) are not wrappers.
+    if (!lock || (lock.isStatic && /^\d+$/.test(lock.value)) || (next?.isStatic && /^(-c|--command)$/.test(next.value))) return null;
+  }
+  let command = end;
+  if (spec.assignments) while (command < words.length && ASSIGNMENT.test(words[command]!.raw)) command++;
+  if (command >= words.length) return null;
+  return { end, scan };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the program itself does
+// ---------------------------------------------------------------------------------------------
+
+function describeProgram(name: string, args: readonly Word[], input: SegmentInput, built: Built): void {
+  const { segment, reasons, nested } = built;
+  const cwd = segment.cwd;
+  const facts = fileFacts(name, args, cwd);
+  if (facts) {
+    segment.paths.push(...facts.paths);
+    nested.push(...facts.nested);
+    reasons.push(...facts.reasons);
+  }
+  if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
+
+  if (SHELLS.has(name)) return describeShell(name, args, input, built);
+  if (/^(pwsh|powershell)(\.exe)?$/i.test(name)) {
+    // PowerShell options are words (`-Command`, `-EncodedCommand`, `-File`), case-insensitive.
+    const file = args.some((w) => w.isStatic && /^-(f|file)$/i.test(w.value));
+    if (!file || args.some((w) => !w.isStatic || /^-(c|command|e|ec|encodedcommand)$/i.test(w.value))) reasons.push('interpreter');
+  }
+  const interpreter = INTERPRETERS[name] ?? (isPython(name) ? PYTHON : undefined);
+  if (interpreter) {
+    const mode = interpreterMode(interpreter, args);
+    if (mode === 'code' || mode === 'stdin') reasons.push('interpreter');
+  }
+  const executor = EXECUTORS[name];
+  if (executor) {
+    const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
+    const index = subcommandIndex(name, statics);
+    if (executor.includes('') || (index !== null && index >= 0 && executor.includes(statics[index]!))) reasons.push('executor');
+  }
+
+  switch (name) {
+    case 'cd':
+    case 'pushd':
+    case 'popd': {
+      const scan = scanOptions(args, 0, {});
+      const target = scan.operands.length > 0 ? args[scan.operands[0]!]! : null;
+      if (name === 'popd') {
+        built.cwdAfter = null;
+      } else if (target === null) {
+        built.cwdAfter = name === 'cd' ? HOME : null;
+      } else {
+        if (!(target.isStatic && target.value === '-')) pushPath(segment.paths, pathOf(target, 'read', cwd));
+        built.cwdAfter = name === 'cd' && target.isStatic ? resolveDirectory(cwd, target.value) : null;
+      }
+      return;
+    }
+    case 'set':
+      return describeSet(args, built);
+    case 'eval': {
+      reasons.push('interpreter');
+      if (args.length > 0 && args.every((w) => w.isStatic)) nested.push({ kind: 'script', text: args.map((w) => w.value).join(' '), cwd });
+      return;
+    }
+    case 'source':
+    case '.':
+      reasons.push('interpreter');
+      return;
+    case 'trap': {
+      const scan = scanOptions(args, 0, {});
+      if (scan.operands.length < 2) return; // `trap SIG`, `trap -p`: no action set
+      const action = args[scan.operands[0]!]!;
+      if (action.isStatic && (action.value === '' || action.value === '-')) return;
+      reasons.push('interpreter');
+      // Security: the action runs later (on the signal), in whatever directory the shell is then in.
+      if (action.isStatic) nested.push({ kind: 'script', text: action.value, cwd: null });
+      return;
+    }
+    case 'su':
+    case 'runuser':
+      return describeSu(name, args, cwd, built);
+    case 'ssh':
+      return describeSsh(args, cwd, built);
+    case 'watch': {
+      const scan = scanOptions(args, 0, { short: 'nq', long: ['interval', 'equexit'], stopAtOperand: true });
+      const rest = args.slice(scan.end);
+      if (rest.length === 0) return;
+      if (hasOption(scan, '-x', '--exec')) nested.push({ kind: 'argv', words: rest, cwd });
+      else shellString(rest, cwd, built);
+      return;
+    }
+    case 'docker':
+    case 'podman':
+    case 'docker-compose':
+    case 'kubectl':
+      return describeContainer(name, args, built);
+    case 'echo':
+      built.stdout = echoText(args);
+      return;
+    case 'printf':
+      if (args.length === 1 && args[0]!.isStatic && !args[0]!.value.includes('%')) built.stdout = args[0]!.value.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+      return;
+    case 'cat':
+      if (args.length === 0) built.stdout = input.stdin;
+      return;
+  }
+}
+
+/** `sh [-eux] [-o opt] -c STRING [$0 …]`, `bash script.sh`, or a shell reading stdin. */
+function describeShell(name: string, args: readonly Word[], input: SegmentInput, built: Built): void {
+  const { reasons, nested, segment } = built;
+  let command = false;
+  let stdin = false;
+  let quiet = false;
+  let errexit = false;
+  let payload: Word | null = null;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic || v.length < 2 || (v[0] !== '-' && v[0] !== '+')) break;
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (v.startsWith('--')) {
+      const option = v.split('=')[0]!;
+      if (name === 'fish' && (option === '--command' || option === '--init-command')) {
+        command = true;
+        payload = v.includes('=') ? { ...word, value: v.slice(v.indexOf('=') + 1) } : (args[++i] ?? null);
+      } else if (['--rcfile', '--init-file'].includes(option) && !v.includes('=')) i++;
+      else if (option === '--version' || option === '--help') quiet = true;
+      continue;
+    }
+    for (let j = 1; j < v.length; j++) {
+      const ch = v[j]!;
+      if (ch === 'c' || (name === 'fish' && ch === 'C')) {
+        command = true;
+        if (name === 'fish') {
+          const rest = v.slice(j + 1);
+          payload = rest !== '' ? { ...word, value: rest, raw: rest } : (args[++i] ?? null);
+          break;
+        }
+      } else if (ch === 's') stdin = true;
+      else if (ch === 'e' && v[0] === '-') errexit = true;
+      else if (ch === 'o' || ch === 'O') {
+        const option = args[++i];
+        if (option?.isStatic && option.value === 'errexit' && v[0] === '-') errexit = true;
+      }
+    }
+  }
+  const operands = args.slice(i);
+  if (operands[0]?.isStatic && operands[0].value === '-') stdin = true;
+  if (command) {
+    reasons.push('interpreter');
+    payload ??= operands[0] ?? null;
+    if (payload?.isStatic) nested.push({ kind: 'script', text: payload.value, cwd: segment.cwd, errexit });
+    return;
+  }
+  if (!stdin && operands.length > 0) {
+    pushPath(segment.paths, pathOf(operands[0]!, 'read', segment.cwd));
+    return;
+  }
+  if (quiet) return;
+  // Security: a shell without -c or a script runs whatever arrives on stdin (`curl … | sh`).
+  reasons.push('interpreter');
+  if (input.stdin !== null) nested.push({ kind: 'script', text: input.stdin, cwd: segment.cwd, errexit });
+}
+
+type InterpreterMode = 'code' | 'script' | 'stdin' | 'quiet';
+
+function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): InterpreterMode {
+  let quiet = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic) return 'script';
+    if (v === '-') return 'stdin';
+    if (v === '--') return i + 1 < args.length ? 'script' : quiet ? 'quiet' : 'stdin';
+    if (spec.quiet?.includes(v)) quiet = true;
+    if (v.startsWith('--')) {
+      const option = v.split('=')[0]!;
+      if (spec.codeLong?.includes(option)) return 'code';
+      if (spec.valueLong?.includes(option) && !v.includes('=')) i++;
+      continue;
+    }
+    if (v.length < 2 || v[0] !== '-') return 'script';
+    // PowerShell-style single-dash words (`-Command`) are not clusters.
+    for (let j = 1; j < v.length; j++) {
+      const ch = v[j]!;
+      if (spec.code.includes(ch)) return 'code';
+      if (spec.module === ch) return 'script';
+      if (spec.value?.includes(ch)) {
+        if (j === v.length - 1) i++;
+        break;
+      }
+      if (spec.attached?.includes(ch)) break;
+    }
+  }
+  if (quiet) return 'quiet';
+  return spec.noStdin ? 'quiet' : 'stdin';
+}
+
+/** `set -e`, `set -euo pipefail`, `set -o errexit`, `set +e`. */
+function describeSet(args: readonly Word[], built: Built): void {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic || v === '--' || v === '-' || !/^[-+]/.test(v)) return;
+    const on = v[0] === '-';
+    for (const ch of v.slice(1)) {
+      if (ch === 'e') built.errexit = on;
+      if (ch === 'o' && args[i + 1]?.value === 'errexit') built.errexit = on;
+    }
+    if (v.includes('o')) i++;
+  }
+}
+
+/** `su [-] [-l] [user] -c CMD` runs CMD through the user's shell; without -c it starts one. */
+function describeSu(name: string, args: readonly Word[], cwd: string | null, built: Built): void {
+  built.reasons.push('interpreter');
+  const words = args.filter((w) => !(w.isStatic && w.value === '-'));
+  const scan = scanOptions(words, 0, { short: 'cgGsuw', long: ['command', 'session-command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment'] });
+  const login = args.length !== words.length || hasOption(scan, '-l', '--login');
+  const dir = login ? null : cwd;
+  const command = optionValues(scan, '-c', '--command', '--session-command')[0];
+  if (command) {
+    if (command.isStatic) built.nested.push({ kind: 'script', text: command.value, cwd: dir });
+    return;
+  }
+  // `runuser -u USER -- CMD ARGS`: an argv, run directly.
+  if (name === 'runuser' && hasOption(scan, '-u', '--user')) {
+    const rest = scan.operands.map((n) => words[n]!);
+    if (rest.length > 0) built.nested.push({ kind: 'argv', words: rest, cwd: dir });
+  }
+}
+
+/** `ssh [options] DEST [COMMAND…]`: the remote shell runs the joined words. */
+function describeSsh(args: readonly Word[], cwd: string | null, built: Built): void {
+  const scan = scanOptions(args, 0, { short: 'BbcDEeFIiJLlmOopQRSWw', stopAtOperand: true });
+  for (const file of optionValues(scan, '-i', '-F')) pushPath(built.segment.paths, pathOf(file, 'read', cwd));
+  for (const option of optionValues(scan, '-o')) {
+    // Security: these run a local command (ssh_config(5)).
+    if (!option.isStatic || /^\s*(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)\b/i.test(option.value)) built.reasons.push('executor');
+  }
+  if (scan.end >= args.length) return;
+  built.reasons.push('remote-command');
+  shellString(args.slice(scan.end + 1), null, built, false);
+}
+
+/** `docker exec CTR CMD…`, `docker compose exec SVC CMD…`, `kubectl exec POD -- CMD…`: the command runs elsewhere. */
+function describeContainer(name: string, args: readonly Word[], built: Built): void {
+  const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
+  // Global options are skipped here even when they make the signature unrememberable (`docker -H`).
+  let at = scanOptions(args, 0, { ...CONTAINER_GLOBALS[name], stopAtOperand: true }).end;
+  if ((name === 'docker' || name === 'podman') && statics[at] === 'compose') {
+    const next = scanOptions(args, at + 1, { short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'], stopAtOperand: true });
+    at = next.end;
+  }
+  if (statics[at] !== 'exec') return;
+  if (name === 'kubectl') {
+    const dashes = statics.indexOf('--', at);
+    if (dashes === -1 || dashes + 1 >= args.length) built.reasons.push('executor');
+    else built.nested.push({ kind: 'argv', words: args.slice(dashes + 1), cwd: null });
+    return;
+  }
+  const scan = scanOptions(args, at + 1, { short: 'euw', long: ['env', 'env-file', 'user', 'workdir', 'detach-keys', 'index'], stopAtOperand: true });
+  const rest = args.slice(scan.end + 1); // after the container / service
+  if (rest.length > 0) built.nested.push({ kind: 'argv', words: rest, cwd: null });
+}
+
+const CONTAINER_GLOBALS: Record<string, OptionSpec> = {
+  docker: { short: 'Hcl', long: ['host', 'context', 'config', 'log-level', 'tlscacert', 'tlscert', 'tlskey'] },
+  podman: { short: 'c', long: ['connection', 'url', 'identity', 'root', 'runroot', 'storage-driver', 'log-level'] },
+  'docker-compose': { short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'] },
+  kubectl: { short: 'nsv', long: ['namespace', 'context', 'kubeconfig', 'cluster', 'user', 'server', 'as', 'as-group', 'token', 'request-timeout'] },
+};
+
+/** Words a program joins with spaces and hands to `sh -c` (`watch`, `ssh`). */
+function shellString(words: readonly Word[], cwd: string | null, built: Built, flag = true): void {
+  if (words.length === 0) return;
+  if (flag) built.reasons.push('interpreter');
+  if (words.every((w) => w.isStatic)) built.nested.push({ kind: 'script', text: words.map((w) => w.value).join(' '), cwd });
+}
+
+function echoText(args: readonly Word[]): string | null {
+  let i = 0;
+  while (i < args.length && args[i]!.isStatic && /^-[neE]+$/.test(args[i]!.value)) i++;
+  const rest = args.slice(i);
+  return rest.every((w) => w.isStatic) ? `${rest.map((w) => w.value).join(' ')}\n` : null;
+}
+
+/** Words given without a shell (argv mode, `find -exec`), as static words. */
+export function wordsOf(argv: readonly string[]): Word[] {
+  return argv.map(staticWord);
+}

@@ -1,0 +1,540 @@
+import type { Access, CommandPath } from '../policy/types.js';
+import { baseName, hasOption, optionValues, pathOf, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './command-options.js';
+
+/**
+ * What files a known program reads or writes, from its argv (SPEC §4 "paths"), plus the code some
+ * of them run: `find -exec`, `sed e`, `awk system()`, `rg --pre`. Best effort, and biased to
+ * over-report: an option value taken for a path asks, a path taken for an option value could miss
+ * a deny rule, so every option that takes a value is listed.
+ *
+ *   cp -t dst a b        → read a, read b, write dst
+ *   sort -o out.txt in   → read in, write out.txt
+ *   grep -e x -f pats f  → read pats, read f      (no positional pattern when -e/-f is given)
+ *   sed -i 's/a/b/' f    → write f
+ */
+
+/** Code a command runs on behalf of its caller: a shell string, or an argv run directly. */
+export type Nested =
+  | { kind: 'script'; text: string; cwd: string | null; errexit?: boolean }
+  | { kind: 'argv'; words: Word[]; cwd: string | null };
+
+export interface FileFacts {
+  paths: CommandPath[];
+  nested: Nested[];
+  /** Unanalyzable reasons (`interpreter` for `awk 'BEGIN{system(…)}'`, …). */
+  reasons: string[];
+}
+
+type Handler = (args: readonly Word[], cwd: string | null, out: FileFacts) => void;
+
+interface SimpleSpec extends OptionSpec {
+  /** Access of the path operands. */
+  access: Access;
+  /** Leading operands that are not paths (a pattern, a mode), skipped unless an option in `unless` is present. */
+  skip?: number;
+  unless?: readonly string[];
+  /** At most this many operands are paths (`cmp a b SKIP1 SKIP2`). */
+  max?: number;
+  /** Options whose value is a file read / written / a program run. */
+  reads?: readonly string[];
+  writes?: readonly string[];
+  programs?: readonly string[];
+  /** `[input [output]]`: the second operand is written (uniq, xxd). */
+  secondWrite?: boolean;
+  /** Sources … destination: the last operand is written, the others get `access` (cp, install). */
+  lastWrite?: boolean;
+  /** `-t DIR` / `--target-directory`: DIR is written and every operand gets `access`. */
+  targetDir?: boolean;
+  /** Operands starting with `+` are not paths (`more +10 f`, `less +G f`). */
+  plusCommands?: boolean;
+}
+
+const READ: Access = 'read';
+const WRITE: Access = 'write';
+const TARGET: Pick<SimpleSpec, 'targetDir'> = { targetDir: true };
+
+const GREP_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include', 'exclude', 'exclude-dir', 'exclude-from', 'binary-files', 'devices', 'directories', 'group-separator', 'files0-from'];
+const RG_LONG = ['regexp', 'file', 'glob', 'iglob', 'type', 'type-not', 'type-add', 'type-clear', 'max-count', 'max-columns', 'replace', 'context', 'after-context', 'before-context', 'threads', 'encoding', 'max-depth', 'max-filesize', 'path-separator', 'pre', 'pre-glob', 'ignore-file', 'colors', 'context-separator', 'field-context-separator', 'field-match-separator', 'sort', 'sortr', 'dfa-size-limit', 'regex-size-limit', 'engine', 'generate', 'hostname-bin', 'hyperlink-format', 'color'];
+
+const SIMPLE: Record<string, SimpleSpec> = {
+  cat: { access: READ },
+  head: { access: READ, short: 'nc', long: ['lines', 'bytes'] },
+  tail: { access: READ, short: 'ncs', long: ['lines', 'bytes', 'sleep-interval', 'pid', 'max-unchanged-stats'] },
+  more: { access: READ, short: 'n', plusCommands: true },
+  grep: { access: READ, short: 'efmABCdD', long: GREP_LONG, skip: 1, unless: ['-e', '--regexp', '-f', '--file'], reads: ['-f', '--file', '--exclude-from', '--files0-from'] },
+  rg: { access: READ, short: 'ABCefgjmMrtTEd', long: RG_LONG, skip: 1, unless: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], reads: ['-f', '--file', '--ignore-file'], programs: ['--pre', '--hostname-bin'] },
+  wc: { access: READ, reads: ['--files0-from'], long: ['files0-from'] },
+  sort: { access: READ, short: 'kotST', long: ['key', 'field-separator', 'output', 'buffer-size', 'temporary-directory', 'parallel', 'batch-size', 'compress-program', 'files0-from', 'random-source', 'sort'], writes: ['-o', '--output'], reads: ['--files0-from', '--random-source'], programs: ['--compress-program'] },
+  uniq: { access: READ, short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'], secondWrite: true },
+  diff: { access: READ, short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from', '--from-file', '--to-file'] },
+  cmp: { access: READ, short: 'in', long: ['ignore-initial', 'bytes'], max: 2 },
+  comm: { access: READ, long: ['output-delimiter'] },
+  stat: { access: READ, short: 'c', long: ['format', 'printf'] },
+  file: { access: READ, short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'exclude-quiet', 'parameter'], reads: ['-m', '--magic-file', '-f', '--files-from'] },
+  du: { access: READ, short: 'dBtX', long: ['max-depth', 'block-size', 'threshold', 'exclude', 'exclude-from', 'files0-from', 'time', 'time-style'], reads: ['-X', '--exclude-from', '--files0-from'] },
+  ls: { access: READ, short: 'ITw', long: ['hide', 'ignore', 'block-size', 'format', 'sort', 'time', 'time-style', 'tabsize', 'width', 'indicator-style', 'quoting-style'] },
+  tree: { access: READ, short: 'LPIoHT', long: ['filelimit', 'timefmt', 'charset', 'sort', 'gitfile', 'hintro', 'houtro'], writes: ['-o'] },
+  cut: { access: READ, short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] },
+  nl: { access: READ, short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] },
+  tac: { access: READ, short: 's', long: ['separator'] },
+  rev: { access: READ },
+  strings: { access: READ, short: 'ntesT', long: ['bytes', 'radix', 'encoding', 'output-separator', 'target'] },
+  xxd: { access: READ, short: 'cglosn', secondWrite: true },
+  od: { access: READ, short: 'AjNSt', attached: 'w', long: ['address-radix', 'skip-bytes', 'read-bytes', 'format'] },
+  hexdump: { access: READ, short: 'efns', reads: ['-f'] },
+  base64: { access: READ, short: 'wio', long: ['wrap', 'input', 'output'], reads: ['-i', '--input'], writes: ['-o', '--output'] },
+  source: { access: READ, max: 1 },
+  '.': { access: READ, max: 1 },
+  rm: { access: WRITE },
+  rmdir: { access: WRITE },
+  unlink: { access: WRITE },
+  touch: { access: WRITE, short: 'dtr', long: ['date', 'reference', 'time'], reads: ['-r', '--reference'] },
+  mkdir: { access: WRITE, short: 'm', long: ['mode', 'context'] },
+  tee: { access: WRITE },
+  truncate: { access: WRITE, short: 'sr', long: ['size', 'reference'], reads: ['-r', '--reference'] },
+  chown: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference', 'from'], reads: ['--reference'] },
+  chgrp: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] },
+  shred: { access: WRITE, short: 'ns', long: ['iterations', 'size', 'random-source'], reads: ['--random-source'] },
+  cp: { access: READ, short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
+  mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], ...TARGET },
+  install: { access: READ, short: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'], lastWrite: true, programs: ['--strip-program'], ...TARGET },
+};
+for (const sum of ['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'shasum']) SIMPLE[sum] = { access: READ, short: 'a' };
+SIMPLE.egrep = SIMPLE.grep!;
+SIMPLE.fgrep = SIMPLE.grep!;
+SIMPLE.gdu = SIMPLE.du!;
+
+function simple(spec: SimpleSpec): Handler {
+  return (args, cwd, out) => {
+    const scan = scanOptions(args, 0, spec);
+    addOptionPaths(scan, spec, cwd, out);
+    let operands = scan.operands;
+    if (spec.plusCommands) operands = operands.filter((i) => !(args[i]!.isStatic && args[i]!.value.startsWith('+')));
+    if (spec.skip && !(spec.unless && hasOption(scan, ...spec.unless))) operands = operands.slice(spec.skip);
+    if (spec.max !== undefined) operands = operands.slice(0, spec.max);
+    const target = spec.targetDir ? optionValues(scan, '-t', '--target-directory')[0] : undefined;
+    if (target) {
+      push(out, pathOf(target, WRITE, cwd));
+      for (const i of operands) push(out, pathOf(args[i]!, spec.access, cwd));
+      return;
+    }
+    const directories = spec.lastWrite && hasOption(scan, '-d', '--directory'); // install -d DIR…
+    operands.forEach((index, n) => {
+      const last = n === operands.length - 1 && n > 0;
+      const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : spec.access;
+      push(out, pathOf(args[index]!, access, cwd));
+    });
+  };
+}
+
+function addOptionPaths(scan: ScanResult, spec: Pick<SimpleSpec, 'reads' | 'writes' | 'programs'>, cwd: string | null, out: FileFacts): void {
+  for (const option of scan.options) {
+    if (!option.value) continue;
+    if (spec.reads?.includes(option.name)) push(out, pathOf(option.value, READ, cwd));
+    else if (spec.writes?.includes(option.name)) push(out, pathOf(option.value, WRITE, cwd));
+    else if (spec.programs?.includes(option.name)) runProgram(option.value, cwd, out);
+  }
+}
+
+/** An option naming a program to run (`rg --pre CMD`, `rsync -e 'ssh -p 2'`): its words become a nested command. */
+function runProgram(value: Word, cwd: string | null, out: FileFacts): void {
+  if (!value.isStatic) {
+    out.reasons.push('executor');
+    return;
+  }
+  const words = value.value.split(/\s+/).filter(Boolean).map(staticWord);
+  if (words.length > 0) out.nested.push({ kind: 'argv', words, cwd });
+}
+
+function push(out: FileFacts, path: CommandPath | null): void {
+  if (path) out.paths.push(path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Programs with their own argument grammar
+// ---------------------------------------------------------------------------------------------
+
+const FIND_VALUE = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-type', '-xtype', '-user', '-group', '-uid', '-gid', '-perm', '-size', '-mtime', '-atime', '-ctime', '-mmin', '-amin', '-cmin', '-newer', '-anewer', '-cnewer', '-samefile', '-links', '-inum', '-maxdepth', '-mindepth', '-fstype', '-printf', '-used', '-context', '-regextype', '-lname', '-ilname']);
+const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const FIND_WRITE = new Set(['-fprint', '-fprint0', '-fls', '-fprintf']);
+
+/** `find [-H|-L|-P] [-D x] [-Olevel] START… EXPRESSION`: starting points are read (written with -delete). */
+const find: Handler = (args, cwd, out) => {
+  let i = 0;
+  while (i < args.length && args[i]!.isStatic && /^-([HLP]|O\d*|D)$/.test(args[i]!.value)) i += args[i]!.value === '-D' ? 2 : 1;
+  const starts: Word[] = [];
+  for (; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.isStatic && (word.value.startsWith('-') || ['(', ')', '!', ','].includes(word.value))) break;
+    starts.push(word);
+  }
+  let deletes = false;
+  for (; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) continue;
+    const v = word.value;
+    if (FIND_EXEC.has(v)) {
+      const inner: Word[] = [];
+      for (i++; i < args.length; i++) {
+        const w = args[i]!;
+        if (w.isStatic && (w.value === ';' || (w.value === '+' && inner.at(-1)?.value === '{}'))) break;
+        inner.push(w);
+      }
+      // -execdir runs in each match's directory: unknown here.
+      if (inner.length > 0) out.nested.push({ kind: 'argv', words: inner, cwd: v === '-exec' || v === '-ok' ? cwd : null });
+    } else if (FIND_WRITE.has(v)) {
+      const target = args[i + 1];
+      if (target) push(out, pathOf(target, WRITE, cwd));
+      i += v === '-fprintf' ? 2 : 1;
+    } else if (v === '-files0-from') {
+      const source = args[i + 1];
+      if (source) push(out, pathOf(source, READ, cwd));
+      i++;
+    } else if (v === '-delete') {
+      deletes = true;
+    } else if (FIND_VALUE.has(v) || /^-newer[aBcmt][aBcmt]$/.test(v)) {
+      i++;
+    }
+  }
+  if (starts.length === 0 && deletes) starts.push(staticWord('.'));
+  for (const start of starts) push(out, pathOf(start, deletes ? WRITE : READ, cwd));
+};
+
+/** `sed [-n] [-i[SUF]] [-e SCRIPT]… [-f FILE]… [SCRIPT] FILE…`; `-i` turns reads into writes. */
+const sed: Handler = (args, cwd, out) => {
+  const words = [...args];
+  // BSD/macOS `sed -i '' …`: the empty word is the backup suffix, not the script.
+  const bsd = words.findIndex((w, i) => w.isStatic && w.value === '-i' && words[i + 1]?.isStatic && words[i + 1]!.value === '');
+  if (bsd !== -1) words.splice(bsd + 1, 1);
+  const scan = scanOptions(words, 0, { short: 'efl', attached: 'i', long: ['expression', 'file', 'line-length'] });
+  const inPlace = hasOption(scan, '-i', '--in-place', '-I');
+  const scripts = optionValues(scan, '-e', '--expression');
+  const scriptFiles = optionValues(scan, '-f', '--file');
+  for (const file of scriptFiles) push(out, pathOf(file, READ, cwd));
+  let operands = scan.operands;
+  if (scripts.length === 0 && scriptFiles.length === 0 && operands.length > 0) {
+    scripts.push(words[operands[0]!]!);
+    operands = operands.slice(1);
+  }
+  const sandboxed = hasOption(scan, '--sandbox');
+  for (const script of scripts) {
+    if (!script.isStatic) {
+      out.reasons.push('interpreter');
+      continue;
+    }
+    const facts = scanSedScript(script.value);
+    if (facts.exec && !sandboxed) out.reasons.push('interpreter');
+    for (const file of facts.writes) push(out, pathOf(staticWord(file), WRITE, cwd));
+    for (const file of facts.reads) push(out, pathOf(staticWord(file), READ, cwd));
+  }
+  for (const i of operands) push(out, pathOf(words[i]!, inPlace ? WRITE : READ, cwd));
+};
+
+/**
+ * The parts of a sed script that reach outside the stream: `e` and `s///e` run shell commands,
+ * `w`/`W`/`s///w` write files, `r`/`R` read them. A small scanner, not a full sed parser:
+ * addresses, `{}` blocks, text commands (`a`, `i`, `c`) and labels are skipped.
+ */
+export function scanSedScript(script: string): { exec: boolean; writes: string[]; reads: string[] } {
+  const result = { exec: false, writes: [] as string[], reads: [] as string[] };
+  const s = script;
+  const n = s.length;
+  let i = 0;
+  const skipDelimited = (from: number, delim: string): number => {
+    let j = from;
+    while (j < n) {
+      if (s[j] === '\\') j += 2;
+      else if (s[j] === delim) return j + 1;
+      else j++;
+    }
+    return n;
+  };
+  const restOfLine = (): string => {
+    const end = s.indexOf('\n', i);
+    const text = s.slice(i, end === -1 ? n : end).trim();
+    i = end === -1 ? n : end + 1;
+    return text;
+  };
+  const skipAddress = (): void => {
+    if (s[i] === '/') {
+      i = skipDelimited(i + 1, '/');
+      while (s[i] === 'I' || s[i] === 'M') i++;
+    } else if (s[i] === '\\' && i + 1 < n) {
+      i = skipDelimited(i + 2, s[i + 1]!);
+      while (s[i] === 'I' || s[i] === 'M') i++;
+    } else {
+      while (i < n && /[0-9$~+]/.test(s[i]!)) i++;
+    }
+  };
+  while (i < n) {
+    while (i < n && /[\s;]/.test(s[i]!)) i++;
+    if (i >= n) break;
+    skipAddress();
+    while (s[i] === ' ' || s[i] === '\t') i++;
+    if (s[i] === ',') {
+      i++;
+      while (s[i] === ' ' || s[i] === '\t') i++;
+      skipAddress();
+    }
+    while (i < n && /[\s!]/.test(s[i]!)) i++;
+    const cmd = s[i++];
+    switch (cmd) {
+      case 'e':
+        result.exec = true;
+        restOfLine();
+        break;
+      case 'w':
+      case 'W':
+        result.writes.push(restOfLine());
+        break;
+      case 'r':
+      case 'R':
+        result.reads.push(restOfLine());
+        break;
+      case 'a':
+      case 'i':
+      case 'c':
+      case '#':
+        // Text to the end of the line; a trailing backslash continues it.
+        while (i < n) {
+          const end = s.indexOf('\n', i);
+          if (end === -1) i = n;
+          else {
+            const continued = s[end - 1] === '\\';
+            i = end + 1;
+            if (!continued) break;
+          }
+        }
+        break;
+      case ':':
+      case 'b':
+      case 't':
+      case 'T':
+      case 'v':
+        while (i < n && s[i] !== '\n' && s[i] !== ';') i++;
+        break;
+      case 's':
+      case 'y': {
+        const delim = s[i];
+        if (delim === undefined) break;
+        i = skipDelimited(skipDelimited(i + 1, delim), delim);
+        if (cmd === 'y') break;
+        while (i < n && /[gpIiMme0-9w]/.test(s[i]!)) {
+          const flag = s[i++];
+          if (flag === 'e') result.exec = true;
+          if (flag === 'w') {
+            result.writes.push(restOfLine());
+            break;
+          }
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return result;
+}
+
+const AWK_EXEC = /\bsystem\s*\(|(^|[^|])\|(?!\|)|\bprintf?\b[^;{}]*>|\bgetline\b/;
+
+/** `awk [-F fs] [-v a=b] [-f prog | 'program'] [var=value | file]…`; a program that can run commands is an interpreter. */
+const awk: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'fvFiIlEe', attached: 'opdM', long: ['file', 'assign', 'field-separator', 'include', 'load', 'exec', 'source'] });
+  const programFiles = optionValues(scan, '-f', '--file', '-E', '--exec');
+  for (const file of programFiles) push(out, pathOf(file, READ, cwd));
+  const programs = optionValues(scan, '-e', '--source');
+  let operands = scan.operands;
+  if (programFiles.length === 0 && programs.length === 0 && operands.length > 0) {
+    programs.push(args[operands[0]!]!);
+    operands = operands.slice(1);
+  }
+  for (const program of programs) if (!program.isStatic || AWK_EXEC.test(program.value)) out.reasons.push('interpreter');
+  for (const i of operands) {
+    const word = args[i]!;
+    if (word.isStatic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word.value)) continue; // var=value, not a file
+    push(out, pathOf(word, READ, cwd));
+  }
+};
+
+/** `jq [options] FILTER [FILE…]`; `--arg`/`--argjson` take two words, `--slurpfile`/`--rawfile` name a file. */
+const jq: Handler = (args, cwd, out) => {
+  let filterFromFile = false;
+  let argsMode = false;
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic || !v.startsWith('-') || v === '-' || argsMode) {
+      operands.push(word);
+      continue;
+    }
+    if (v === '--arg' || v === '--argjson') i += 2;
+    else if (v === '--slurpfile' || v === '--rawfile') {
+      if (args[i + 2]) push(out, pathOf(args[i + 2]!, READ, cwd));
+      i += 2;
+    } else if (v === '-f' || v === '--from-file') {
+      if (args[i + 1]) push(out, pathOf(args[i + 1]!, READ, cwd));
+      filterFromFile = true;
+      i++;
+    } else if (v === '--indent' || v === '-L' || v === '--library-path') i++;
+    else if (v === '--args' || v === '--jsonargs') argsMode = true;
+  }
+  const files = filterFromFile ? operands : operands.slice(1);
+  if (!argsMode) for (const file of files) push(out, pathOf(file, READ, cwd));
+};
+
+/** `chmod [-Rcfv] MODE FILE…`: `-x`, `-w` are modes, not options. */
+const chmod: Handler = (args, cwd, out) => {
+  const words = args.map((w) => (w.isStatic && /^-[rwxXstugoa=+,0-7-]+$/.test(w.value) && !/^-[Rcfv]+$/.test(w.value) ? { ...w, value: `\u0000${w.value}` } : w));
+  simple({ access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] })(words, cwd, out);
+};
+
+/** `ln [-s] TARGET… LINK` / `ln -t DIR TARGET…` / `ln TARGET` (link in the cwd). Hard links alias the target: written. */
+const ln: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'St', long: ['suffix', 'target-directory'] });
+  const sourceAccess = hasOption(scan, '-s', '--symbolic') ? READ : WRITE;
+  const dir = optionValues(scan, '-t', '--target-directory')[0];
+  const operands = scan.operands.map((i) => args[i]!);
+  if (dir) {
+    push(out, pathOf(dir, WRITE, cwd));
+    for (const word of operands) push(out, pathOf(word, sourceAccess, cwd));
+    return;
+  }
+  if (operands.length === 1) {
+    const only = operands[0]!;
+    push(out, pathOf(only, sourceAccess, cwd));
+    push(out, pathOf(only.isStatic ? staticWord(baseName(only.value)) : only, WRITE, cwd));
+    return;
+  }
+  operands.forEach((word, n) => push(out, pathOf(word, n === operands.length - 1 ? WRITE : sourceAccess, cwd)));
+};
+
+/** `dd if=IN of=OUT …`. */
+const dd: Handler = (args, cwd, out) => {
+  for (const word of args) {
+    if (!word.isStatic) continue;
+    if (word.value.startsWith('if=')) push(out, pathOf(staticWord(word.value.slice(3)), READ, cwd));
+    if (word.value.startsWith('of=')) push(out, pathOf(staticWord(word.value.slice(3)), WRITE, cwd));
+  }
+};
+
+/** `git [-C DIR] [--git-dir=D] [--work-tree=D] [-c k=v] SUBCOMMAND …`: the repository directories are read. */
+const git: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'super-prefix', 'config-env', 'exec-path', 'list-cmds', 'attr-source'], stopAtOperand: true });
+  for (const dir of optionValues(scan, '-C', '--git-dir', '--work-tree')) push(out, pathOf(dir, READ, cwd));
+};
+
+const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.value) || word.value.startsWith('rsync://'));
+
+/** `rsync`/`scp SRC… DEST`: local sources read, a local destination written, `host:path` skipped. */
+function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[] }): Handler {
+  return (args, cwd, out) => {
+    const scan = scanOptions(args, 0, spec);
+    addOptionPaths(scan, spec, cwd, out);
+    const operands = scan.operands.map((i) => args[i]!);
+    operands.forEach((word, n) => {
+      if (!isRemote(word)) push(out, pathOf(word, n === operands.length - 1 && n > 0 ? WRITE : READ, cwd));
+    });
+  };
+}
+
+const RSYNC_LONG = ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address'];
+
+/** `tar` in any spelling (`tar czf a.tgz dir`, `tar -x -f a.tar -C out`): the archive, the members, the extraction directory. */
+const tar: Handler = (args, cwd, out) => {
+  const words = [...args];
+  const first = words[0];
+  if (first?.isStatic && first.value !== '' && !first.value.startsWith('-')) words[0] = { ...first, value: `-${first.value}` };
+  const scan = scanOptions(words, 0, { short: 'fCTXbHKLNVgIF', long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'format', 'transform', 'use-compress-program', 'to-command', 'info-script', 'rsh-command', 'index-file', 'owner', 'group', 'mode', 'mtime', 'newer', 'after-date', 'blocking-factor', 'label', 'tape-length', 'checkpoint-action', 'listed-incremental'] });
+  const creates = hasOption(scan, '-c', '-r', '-u', '-A', '--create', '--append', '--update', '--concatenate');
+  const extracts = hasOption(scan, '-x', '--extract', '--get');
+  for (const archive of optionValues(scan, '-f', '--file')) push(out, pathOf(archive, creates ? WRITE : READ, cwd));
+  for (const list of optionValues(scan, '-T', '--files-from', '-X', '--exclude-from')) push(out, pathOf(list, READ, cwd));
+  for (const program of optionValues(scan, '-I', '--use-compress-program', '-F', '--info-script', '--rsh-command')) runProgram(program, cwd, out);
+  for (const command of optionValues(scan, '--to-command')) nestScript(command, cwd, out);
+  for (const action of optionValues(scan, '--checkpoint-action')) {
+    if (!action.isStatic) out.reasons.push('executor');
+    else if (action.value.startsWith('exec=')) nestScript(staticWord(action.value.slice(5)), cwd, out);
+  }
+  const dirs = optionValues(scan, '-C', '--directory');
+  if (extracts) {
+    if (dirs.length === 0) push(out, pathOf(staticWord('.'), WRITE, cwd));
+    for (const dir of dirs) push(out, pathOf(dir, WRITE, cwd));
+  } else if (creates) {
+    // Members are read relative to the last -C; only the cwd case is resolved.
+    const base = dirs.length === 0 ? cwd : null;
+    for (const i of scan.operands) push(out, pathOf(words[i]!, READ, base));
+  }
+};
+
+function nestScript(text: Word, cwd: string | null, out: FileFacts): void {
+  out.reasons.push('interpreter');
+  if (text.isStatic) out.nested.push({ kind: 'script', text: text.value, cwd });
+}
+
+/** `curl`: `-o FILE` written, `-T FILE`/`-K FILE`/`-d @FILE` read; URLs are not paths. */
+const curl: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, {
+    short: 'ACDEFHKPQTUXYbcdemoruwxyz',
+    long: ['output', 'upload-file', 'config', 'cookie-jar', 'dump-header', 'data', 'data-binary', 'data-raw', 'data-ascii', 'data-urlencode', 'form', 'header', 'trace', 'trace-ascii', 'user', 'request', 'url', 'proxy', 'cookie', 'referer', 'user-agent', 'max-time', 'range', 'write-out', 'output-dir', 'cert', 'key', 'cacert', 'connect-timeout', 'retry', 'resolve', 'interface', 'stderr'],
+  });
+  addOptionPaths(scan, { reads: ['-T', '--upload-file', '-K', '--config'], writes: ['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--output-dir', '--stderr'] }, cwd, out);
+  for (const option of scan.options) {
+    const v = option.value?.isStatic ? option.value.value : null;
+    if (v === null) continue;
+    let file: string | null = null;
+    if (/^(-d|--data|--data-binary|--data-ascii)$/.test(option.name) && v.startsWith('@')) file = v.slice(1);
+    else if (option.name === '--data-urlencode') file = /^[^=]*@(.+)$/.exec(v)?.[1] ?? null;
+    else if (option.name === '-F' || option.name === '--form') file = /^[^=]*=[@<]([^;]+)/.exec(v)?.[1] ?? null;
+    if (file) push(out, pathOf(staticWord(file), READ, cwd));
+  }
+};
+
+/** `wget`: `-O FILE`, `-o LOG`, `-P DIR` written, `-i LIST` read. */
+const wget: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'OoaiBetTwQlADIXRUP', long: ['output-document', 'output-file', 'append-output', 'input-file', 'base', 'execute', 'tries', 'timeout', 'wait', 'quota', 'level', 'accept', 'reject', 'domains', 'exclude-directories', 'include-directories', 'user-agent', 'directory-prefix', 'user', 'password', 'header', 'post-data', 'post-file', 'body-file'] });
+  addOptionPaths(scan, { reads: ['-i', '--input-file', '--post-file', '--body-file'], writes: ['-O', '--output-document', '-o', '--output-file', '-a', '--append-output', '-P', '--directory-prefix'] }, cwd, out);
+};
+
+/** `less +!cmd` runs a shell command on start-up; its `-o FILE` writes a log. */
+const less: Handler = (args, cwd, out) => {
+  if (args.some((w) => !w.isStatic ? w.raw.startsWith('+') : w.value.startsWith('+') && /[!|]/.test(w.value))) out.reasons.push('interpreter');
+  simple({ access: READ, short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'pattern', 'prompt', 'tag', 'tag-file', 'shift', 'window', 'max-back-scroll', 'max-forw-scroll', 'jump-target', 'lesskey-file'], writes: ['-o', '-O', '--log-file', '--LOG-FILE'], reads: ['-k', '--lesskey-file'], plusCommands: true })(args, cwd, out);
+};
+
+const HANDLERS: Record<string, Handler> = {
+  find,
+  sed,
+  gsed: sed,
+  awk,
+  gawk: awk,
+  mawk: awk,
+  nawk: awk,
+  jq,
+  chmod,
+  ln,
+  dd,
+  git,
+  tar,
+  gtar: tar,
+  bsdtar: tar,
+  curl,
+  wget,
+  less,
+  rsync: copier({ short: 'efBTM', long: RSYNC_LONG, reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'], writes: ['--log-file', '--write-batch', '--only-write-batch'], programs: ['-e', '--rsh'] }),
+  scp: copier({ short: 'cFiJlmoPSDX', reads: ['-i', '-F'], programs: ['-S'] }),
+};
+for (const [name, spec] of Object.entries(SIMPLE)) HANDLERS[name] ??= simple(spec);
+
+/** The paths a program touches and the code it runs, from its arguments; null for programs not known here. */
+export function fileFacts(name: string, args: readonly Word[], cwd: string | null): FileFacts | null {
+  const handler = HANDLERS[name];
+  if (!handler) return null;
+  const out: FileFacts = { paths: [], nested: [], reasons: [] };
+  handler(args, cwd, out);
+  return out;
+}
+
+/** Programs whose paths this module knows (for tests and documentation). */
+export const FILE_COMMANDS: ReadonlySet<string> = new Set(Object.keys(HANDLERS));

@@ -1,0 +1,189 @@
+import { posix } from 'node:path';
+import type { Access, CommandPath } from '../policy/types.js';
+
+/**
+ * Words and options: the small vocabulary shared by the shell analyser (`command.ts`) and its
+ * per-program knowledge (`command-argv.ts`, `command-files.ts`). Nothing here touches the parser.
+ *
+ *   scanOptions(words('-n 5 -rf a -- -b'), 0, { short: 'n' })
+ *     → options -n (value 5), -r, -f; operands a, -b
+ */
+
+/** One shell word after quote removal. */
+export interface Word {
+  /** The value after unquoting when static; the raw source text otherwise. */
+  value: string;
+  /** The source text as written. */
+  raw: string;
+  /** False when the value depends on expansions, globs or substitutions. */
+  isStatic: boolean;
+  /**
+   * Built (partly) from `$'…'`. The decoded value is known, but a command name spelled this way is
+   * treated as dynamic: it exists to hide the name (`$'\x72m'`).
+   */
+  ansi: boolean;
+}
+
+/** A static word (for argv given without a shell, and for tests). */
+export function staticWord(value: string): Word {
+  return { value, raw: value, isStatic: true, ansi: false };
+}
+
+export interface OptionSpec {
+  /** Short options that take a value, attached (`-n5`) or as the next word (`-n 5`). */
+  short?: string;
+  /** Short options whose value can only be attached (`sed -i.bak`, `xargs -i{}`); never the next word. */
+  attached?: string;
+  /** Long options (without `--`) that take a value: `--name=v` or `--name v`. */
+  long?: readonly string[];
+  /** Stop at the first operand (POSIX and wrappers); otherwise GNU permutation (options anywhere). */
+  stopAtOperand?: boolean;
+}
+
+export interface ParsedOption {
+  /** `-n` or `--name` (long names abbreviated on the command line are expanded when unambiguous). */
+  name: string;
+  value: Word | null;
+  /** Index of the word holding the option. */
+  index: number;
+}
+
+export interface ScanResult {
+  options: ParsedOption[];
+  /** Indices of operand words (`-` counts as an operand: stdin). */
+  operands: number[];
+  /** With `stopAtOperand`: index of the first operand (or words.length). */
+  end: number;
+}
+
+/**
+ * Splits words into options and operands. A non-static word is an operand: it cannot be known to
+ * be an option, and treating it as a path keeps it visible. `--` ends options.
+ */
+export function scanOptions(words: readonly Word[], from: number, spec: OptionSpec): ScanResult {
+  const options: ParsedOption[] = [];
+  const operands: number[] = [];
+  const short = spec.short ?? '';
+  const attached = spec.attached ?? '';
+  let i = from;
+  for (; i < words.length; i++) {
+    const word = words[i]!;
+    const v = word.value;
+    if (!word.isStatic || v.length < 2 || v[0] !== '-') {
+      if (spec.stopAtOperand) return { options, operands, end: i };
+      operands.push(i);
+      continue;
+    }
+    if (v === '--') {
+      if (spec.stopAtOperand) return { options, operands, end: i + 1 };
+      for (let j = i + 1; j < words.length; j++) operands.push(j);
+      return { options, operands, end: words.length };
+    }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const given = eq === -1 ? v.slice(2) : v.slice(2, eq);
+      const name = expandLong(given, spec.long);
+      if (eq !== -1) {
+        options.push({ name: `--${name}`, value: { ...word, value: v.slice(eq + 1), raw: v.slice(eq + 1) }, index: i });
+      } else if (spec.long?.includes(name) && i + 1 < words.length) {
+        options.push({ name: `--${name}`, value: words[i + 1]!, index: i });
+        i++;
+      } else {
+        options.push({ name: `--${name}`, value: null, index: i });
+      }
+      continue;
+    }
+    if (/^-\d+$/.test(v)) {
+      options.push({ name: v, value: null, index: i }); // head -5, nice -10
+      continue;
+    }
+    for (let j = 1; j < v.length; j++) {
+      const ch = v[j]!;
+      if (short.includes(ch)) {
+        const rest = v.slice(j + 1);
+        if (rest !== '') {
+          options.push({ name: `-${ch}`, value: { ...word, value: rest, raw: rest }, index: i });
+        } else if (i + 1 < words.length) {
+          options.push({ name: `-${ch}`, value: words[i + 1]!, index: i });
+          i++;
+        } else {
+          options.push({ name: `-${ch}`, value: null, index: i });
+        }
+        break;
+      }
+      if (attached.includes(ch)) {
+        const rest = v.slice(j + 1);
+        options.push({ name: `-${ch}`, value: rest === '' ? null : { ...word, value: rest, raw: rest }, index: i });
+        break;
+      }
+      options.push({ name: `-${ch}`, value: null, index: i });
+    }
+  }
+  return { options, operands, end: i };
+}
+
+/** GNU getopt accepts any unambiguous prefix of a long option (`sort --out=f` is `--output=f`). */
+function expandLong(given: string, long: readonly string[] | undefined): string {
+  if (!long || given.length < 2 || long.includes(given)) return given;
+  let found: string | null = null;
+  for (const name of long) {
+    if (!name.startsWith(given)) continue;
+    if (found !== null) return given;
+    found = name;
+  }
+  return found ?? given;
+}
+
+/** True when any parsed option has one of the names (`-o`, `--output`). */
+export function hasOption(scan: ScanResult, ...names: string[]): boolean {
+  return scan.options.some((option) => names.includes(option.name));
+}
+
+/** Values of the options with one of the names, in order. */
+export function optionValues(scan: ScanResult, ...names: string[]): Word[] {
+  const out: Word[] = [];
+  for (const option of scan.options) if (option.value && names.includes(option.name)) out.push(option.value);
+  return out;
+}
+
+/** A path subject for a word; null for `-` (stdin/stdout) and empty words. */
+export function pathOf(word: Word, access: Access, base: string | null, via = 'argument'): CommandPath | null {
+  const value = word.isStatic ? word.value : word.raw;
+  if (value === '' || (word.isStatic && value === '-')) return null;
+  return { path: value, access, base, isStatic: word.isStatic, via };
+}
+
+/** The home marker the analyser uses for `cd` / `cd ~`; path canonicalisation expands it. */
+export const HOME = '~';
+const FAKE_HOME = '/\u0000home';
+
+/**
+ * The directory `cd target` lands in from `cwd`, lexically (symlinks are resolved later); null when
+ * it cannot be known: `cd -`, `~user`, a relative target from an unknown cwd, `..` above `~`.
+ */
+export function resolveDirectory(cwd: string | null, target: string): string | null {
+  if (target === '') return cwd;
+  if (target === '-' || (target.startsWith('~') && target !== HOME && !target.startsWith('~/'))) return null;
+  if (target === HOME || target.startsWith('~/')) return fromHome(posix.join(FAKE_HOME, target.slice(1)));
+  if (target.startsWith('/')) return trimSlash(posix.normalize(target));
+  if (cwd === null) return null;
+  if (cwd === HOME || cwd.startsWith('~/')) return fromHome(posix.join(FAKE_HOME, cwd.slice(1), target));
+  return trimSlash(posix.normalize(`${cwd}/${target}`));
+}
+
+function fromHome(resolved: string): string | null {
+  if (resolved === FAKE_HOME || resolved === `${FAKE_HOME}/`) return HOME;
+  if (!resolved.startsWith(`${FAKE_HOME}/`)) return null; // `..` above the home directory: unknown
+  return trimSlash(`~${resolved.slice(FAKE_HOME.length)}`);
+}
+
+function trimSlash(p: string): string {
+  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+}
+
+/** `/usr/bin/git` → `git`. */
+export function baseName(program: string): string {
+  const trimmed = program.endsWith('/') ? program.replace(/\/+$/, '') : program;
+  const slash = trimmed.lastIndexOf('/');
+  return slash === -1 ? trimmed : trimmed.slice(slash + 1);
+}

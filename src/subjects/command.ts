@@ -1,0 +1,1014 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import { isSafeCommand } from '../policy/safe.js';
+import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../policy/types.js';
+import { buildSegment, SAFE_WRAPPERS, type Built } from './command-argv.js';
+import type { Nested } from './command-files.js';
+import { type Word } from './command-options.js';
+import { commandSignature } from './command-signature.js';
+
+export { SAFE_WRAPPERS } from './command-argv.js';
+export { commandSignature } from './command-signature.js';
+
+/**
+ * The shell analyser (SPEC §4 "Commands"): a command string → every simple command the shell would
+ * run, at any depth, with its argv, program, wrappers, paths, redirections and substitutions.
+ * tree-sitter-bash through web-tree-sitter does the parsing, plus two guards the grammar needs
+ * (research/rules-and-parsing.md §2.5):
+ *
+ *   (a) `\<newline>` outside '…', $'…', comments and quoted heredocs is removed and the text parsed
+ *       again: the grammar splits `r\⏎m` into two words where bash runs `rm`.
+ *   (b) unquoted heredoc bodies are scanned for `$(` and backticks, which the grammar drops after
+ *       leading whitespace and never parses inside backticks.
+ *
+ *   cd src && FOO=1 timeout 5 npm run test -- --run > log.txt
+ *     → segments: `cd src` (read src), `npm run test -- --run` (assignments FOO=1, wrappers
+ *       `timeout 5`, cwd <cwd>/src, write log.txt); signature `npm run test`
+ *
+ * Working directories follow `cd` only where the shell certainly took it: after `cd X &&`, or
+ * after `cd X;` with `set -e`. After `cd X;` alone (cd may have failed), in a loop that changes
+ * directory, and in function bodies and traps, the cwd is unknown (null). Subshells, pipeline
+ * stages, `&` and substitutions do not change the caller's cwd.
+ *
+ * A redirection on a compound statement (`{ a; b; } > f`, `for …; done > f`) has `segment: null`;
+ * its path is added to every segment inside the statement (except substitutions), or to a segment
+ * without a program when the statement has none.
+ */
+
+/** Inputs longer than this are not parsed (Claude Code's limit): ask. */
+export const MAX_COMMAND_LENGTH = 10_000;
+/** Parsing is cancelled after this long: ask. */
+export const PARSE_TIMEOUT_MS = 500;
+/** `sh -c "sh -c '…'"`: payloads nested deeper than this are not parsed. */
+export const MAX_NESTING = 5;
+/** Syntax nesting deeper than this is not walked (the walk is recursive). */
+const MAX_DEPTH = 400;
+
+/**
+ * Why a command cannot be fully analysed (CommandInfo.unanalyzable). Any of them ⇒ never
+ * auto-allowed, never remembered; deny rules still apply to the segments found.
+ */
+export const UNANALYZABLE_REASONS = [
+  'too-long', // over MAX_COMMAND_LENGTH characters
+  'control-characters', // NUL or another C0 control character (besides \t \n \r), or DEL
+  'carriage-return', // a CR not followed by LF: bash keeps it in the word, the grammar splits there
+  'crlf-continuation', // `\<CR><LF>`: not a continuation for bash; both readings are analysed
+  'parser-unavailable',
+  'parse-timeout',
+  'parse-error', // syntax error or incomplete input (`ls &&`)
+  'internal-error',
+  'too-deep', // syntax or payload nesting beyond the limits
+  'substitution', // $(…), backticks, <(…), >(…)
+  'heredoc-substitution', // $( or a backtick in an unquoted heredoc body
+  'prompt-expansion', // ${x@P} and the other @ transformations
+  'indirection', // ${!x}
+  'dynamic-name', // the program is not a static word ($CMD, $(…), $'\x72m', /bin/r?)
+  'interpreter', // code given to a shell or interpreter (sh -c, python -c, eval, source, awk system(), sed e, … | sh)
+  'executor', // runs a program it fetches or names (npx, npm exec, rg --pre $x, ssh -o ProxyCommand)
+  'remote-command', // ssh HOST CMD: parsed, but run by the remote shell
+  'stored-substitution', // a quoted `$(`/backtick stored in a variable or given to let/declare (evaluated later)
+] as const;
+
+let parser: Parser | null = null;
+let initialising: Promise<void> | null = null;
+let initFailed = false;
+
+/**
+ * Loads the WASM runtime and the bash grammar. Idempotent; never throws: on failure every command
+ * is reported unanalyzable ('parser-unavailable') and so asks.
+ */
+export function initShellParser(): Promise<void> {
+  initialising ??= (async () => {
+    try {
+      await Parser.init();
+      const require = createRequire(import.meta.url);
+      const language = await Language.load(readFileSync(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
+      const instance = new Parser();
+      instance.setLanguage(language);
+      parser = instance;
+    } catch {
+      initFailed = true;
+    }
+  })();
+  return initialising;
+}
+
+/** True once initShellParser() has succeeded. */
+export function isShellParserReady(): boolean {
+  return parser !== null && !initFailed;
+}
+
+export interface AnalyseOptions {
+  /** The directory the command starts in (the tool's cwd argument or the server's cwd); null = unknown. */
+  cwd: string | null;
+  /** Parse deadline in milliseconds (default PARSE_TIMEOUT_MS); for tests. */
+  parseTimeoutMs?: number;
+}
+
+/**
+ * Analyses one shell command string. Synchronous and side-effect free; requires initShellParser()
+ * first (otherwise: 'parser-unavailable'). Never throws: an internal failure is reported as
+ * unanalyzable ('internal-error'), so the caller asks.
+ */
+export function analyseCommand(command: string, options: AnalyseOptions): CommandInfo {
+  const info: CommandInfo = { raw: command, parseOk: true, unanalyzable: [], segments: [], redirections: [], substitutions: [], signature: null, rememberable: false };
+  if (command.length > MAX_COMMAND_LENGTH) return reject(info, 'too-long');
+  // Security: NUL and terminal control characters are refused before the grammar sees them.
+  if (/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/.test(command)) return reject(info, 'control-characters');
+  if (parser === null) {
+    info.parseOk = false;
+    return reject(info, 'parser-unavailable');
+  }
+  try {
+    new Analysis(parser, info, options.parseTimeoutMs ?? PARSE_TIMEOUT_MS).run(command, options.cwd);
+  } catch {
+    info.parseOk = false;
+    addReason(info, 'internal-error');
+  }
+  const pick = info.segments.find((s) => s.program !== null && !isSafeCommand(s)) ?? info.segments.find((s) => s.program !== null);
+  info.signature = pick ? commandSignature(pick) : null;
+  info.rememberable =
+    info.parseOk &&
+    info.unanalyzable.length === 0 &&
+    info.substitutions.length === 0 &&
+    info.signature !== null &&
+    info.segments.length > 0 &&
+    info.segments.every((s) => s.isStatic && s.program !== null && s.context !== 'nested' && s.wrappers.every((w) => SAFE_WRAPPERS.has(w.split(' ')[0]!)));
+  return info;
+}
+
+function reject(info: CommandInfo, reason: string): CommandInfo {
+  info.unanalyzable.push(reason);
+  return info;
+}
+
+function addReason(info: CommandInfo, reason: string): void {
+  if (!info.unanalyzable.includes(reason)) info.unanalyzable.push(reason);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk
+// ---------------------------------------------------------------------------------------------
+
+type Cwd = string | null;
+/** The working directory after a statement, when it succeeds and when it fails. */
+interface Flow {
+  ok: Cwd;
+  fail: Cwd;
+}
+const same = (cwd: Cwd): Flow => ({ ok: cwd, fail: cwd });
+const merge = (a: Cwd, b: Cwd): Cwd => (a === b ? a : null);
+
+/** Anonymous tokens between statements. */
+const TOKENS = new Set([';', '&', ';;', ';&', ';;&', '\n', '(', ')', '{', '}', 'do', 'done', 'then', 'fi', 'if', 'elif', 'else', 'while', 'until', 'for', 'select', 'in', 'case', 'esac', 'function', '!', '&&', '||', '|', '|&', '((', '))', '[[', ']]', '[', ']', '$(', '`', '<(', '>(', '$((', '=', '+=', '"', '$', '${', '}']);
+/** Named nodes with nothing inside worth visiting. */
+const LEAVES = new Set(['word', 'number', 'raw_string', 'ansi_c_string', 'variable_name', 'string_content', 'comment', 'file_descriptor', 'heredoc_start', 'heredoc_end', 'heredoc_content', 'test_operator', 'special_variable_name', 'regex', 'extglob_pattern']);
+const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+const WRITE_OPS = new Set(['>', '>|', '&>', '>>', '&>>', '>&']);
+/** ${x@P} and the other transformations Roo Code and Gemini CLI treat as code. */
+const PROMPT_OPS = new Set(['P', 'E', 'A', 'K', 'a', 'k']);
+const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+
+interface WordBuilder {
+  value: string;
+  mask: string;
+  isStatic: boolean;
+  ansi: boolean;
+}
+
+class Analysis {
+  private src = '';
+  private nesting = 0;
+  private depth = 0;
+  private forced: SegmentContext | null = null;
+  private errexit = false;
+  /** What the last command printed, when static (for `echo … | sh`). */
+  private stdout: string | null = null;
+  /** Redirections the grammar put on a list or pipeline, by the id of the node they belong to. */
+  private tails = new Map<number, Node[]>();
+
+  constructor(
+    private readonly parser: Parser,
+    private readonly info: CommandInfo,
+    private readonly timeoutMs: number,
+  ) {}
+
+  run(text: string, cwd: Cwd): void {
+    if (/\r(?!\n)/.test(text)) addReason(this.info, 'carriage-return');
+    this.parseAndWalk(text, cwd);
+  }
+
+  private reason(reason: string): void {
+    addReason(this.info, reason);
+  }
+
+  private parse(text: string): Tree | null {
+    const deadline = performance.now() + this.timeoutMs;
+    const tree = this.parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+    if (tree === null) {
+      this.parser.reset();
+      this.info.parseOk = false;
+      this.reason('parse-timeout');
+    }
+    return tree;
+  }
+
+  /** Parses `text` (with guard a) and walks it; nested payloads come back here. */
+  private parseAndWalk(text: string, cwd: Cwd): void {
+    let tree = this.parse(text);
+    if (tree === null) return;
+    let alternate: string | null = null;
+    if (text.includes('\\\n') || text.includes('\\\r\n')) {
+      const joined = joinContinuations(text, tree);
+      if (joined.crlf) {
+        // Security: bash does not join `\<CR><LF>` (the CR is escaped, the LF ends the command),
+        // but a CRLF-normalising path would. Walk bash's reading, then the joined one as nested.
+        this.reason('crlf-continuation');
+        alternate = joined.all;
+      }
+      if (joined.lf !== text) {
+        tree.delete();
+        tree = this.parse(joined.lf);
+        if (tree === null) return;
+        text = joined.lf;
+      }
+    }
+    const saved = this.src;
+    const tails = this.tails;
+    this.src = text;
+    this.tails = new Map();
+    try {
+      if (tree.rootNode.hasError) {
+        this.info.parseOk = false;
+        this.reason('parse-error');
+      }
+      this.visit(tree.rootNode, 'top', cwd);
+    } finally {
+      this.src = saved;
+      this.tails = tails;
+      tree.delete();
+    }
+    if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
+  }
+
+  private slice(node: Node): string {
+    return this.src.slice(node.startIndex, node.endIndex);
+  }
+
+  private visit(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
+    const type = node.type;
+    if (TOKENS.has(type) || LEAVES.has(type)) return same(cwd);
+    if (++this.depth > MAX_DEPTH) {
+      this.depth--;
+      this.reason('too-deep');
+      return same(null);
+    }
+    try {
+      const tail = this.tails.size > 0 ? this.tails.get(node.id) : undefined;
+      if (tail) {
+        this.tails.delete(node.id);
+        return this.withRedirects(node, tail, ctx, cwd, stdin);
+      }
+      return this.dispatch(node, type, ctx, cwd, stdin);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private dispatch(node: Node, type: string, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    switch (type) {
+      case 'program':
+        return this.sequence(node.children, ctx, cwd);
+      case 'list':
+        return this.list(node, ctx, cwd);
+      case 'pipeline':
+        return this.pipeline(node.children, ctx, cwd, null);
+      case 'command':
+        return this.command(node, [], ctx, cwd, stdin);
+      case 'redirected_statement':
+        return this.redirected(node, ctx, cwd, stdin);
+      case 'subshell':
+        return this.isolated(node.children, 'subshell', cwd);
+      case 'compound_statement':
+        if (node.child(0)?.type === '((') return this.generic(node, ctx, cwd); // (( arithmetic ))
+        return this.sequence(node.children, 'group', cwd);
+      case 'if_statement':
+        return this.conditional(node, cwd);
+      case 'while_statement':
+      case 'for_statement':
+      case 'c_style_for_statement':
+        return this.loop(node, cwd);
+      case 'case_statement':
+        return this.caseStatement(node, cwd);
+      case 'function_definition':
+        return this.functionDefinition(node, cwd);
+      case 'negated_command': {
+        const flow = this.sequence(node.children, ctx, cwd);
+        return { ok: flow.fail, fail: flow.ok };
+      }
+      case 'declaration_command':
+      case 'unset_command':
+        return this.declaration(node, ctx, cwd);
+      case 'variable_assignment':
+      case 'variable_assignments':
+        return this.assignmentsOnly(node, ctx, cwd);
+      case 'command_substitution':
+      case 'process_substitution':
+        this.substitution(node, type, cwd);
+        return same(cwd);
+      case 'expansion':
+        this.expansion(node, cwd);
+        return same(cwd);
+      case 'file_redirect':
+      case 'heredoc_redirect':
+      case 'herestring_redirect':
+        this.orphanRedirects([node], ctx, cwd);
+        return same(cwd);
+      case 'ERROR':
+        this.info.parseOk = false;
+        this.reason('parse-error');
+        return this.sequence(node.children, ctx, cwd);
+      default:
+        return this.generic(node, ctx, cwd);
+    }
+  }
+
+  /** Children in order, for substitutions and commands inside anything else. */
+  private generic(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    for (const child of node.children) this.visit(child, ctx, cwd);
+    return same(cwd);
+  }
+
+  /** Statements separated by `;`, `&` or newlines. `cmd &` runs in a subshell: its cd does not count. */
+  private sequence(children: Node[], ctx: SegmentContext, cwd: Cwd): Flow {
+    let current = cwd;
+    let last = same(cwd);
+    for (let k = 0; k < children.length; k++) {
+      const child = children[k]!;
+      if (TOKENS.has(child.type)) continue;
+      const flow = this.visit(child, ctx, current);
+      if (children[k + 1]?.type === '&') {
+        last = same(current);
+        continue;
+      }
+      // Without `set -e`, the next statement runs even when this one (a `cd`) failed.
+      current = this.errexit ? flow.ok : merge(flow.ok, flow.fail);
+      last = flow;
+    }
+    return last;
+  }
+
+  /** `( … )`, `$( … )`, `<( … )`: a subshell, so neither cwd nor `set -e` leak out. */
+  private isolated(children: Node[], ctx: SegmentContext, cwd: Cwd): Flow {
+    const errexit = this.errexit;
+    this.sequence(children, ctx, cwd);
+    this.errexit = errexit;
+    return same(cwd);
+  }
+
+  private list(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const [left, op, right] = node.children;
+    if (!left || !op || !right) return this.generic(node, ctx, cwd);
+    const l = this.visit(left, ctx, cwd);
+    const operator = op.type;
+    if (operator === '&&') {
+      const r = this.visit(right, ctx, l.ok);
+      return { ok: r.ok, fail: merge(l.fail, r.fail) };
+    }
+    if (operator === '||') {
+      const r = this.visit(right, ctx, l.fail);
+      return { ok: merge(l.ok, r.ok), fail: r.fail };
+    }
+    return this.visit(right, ctx, merge(l.ok, l.fail));
+  }
+
+  /** Each stage runs in its own subshell with the same cwd; static output feeds the next stage's stdin. */
+  private pipeline(children: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    let input = stdin;
+    for (const child of children) {
+      const type = child.type;
+      if (type === '|' || type === '|&') continue;
+      this.stdout = null;
+      const errexit = this.errexit;
+      this.visit(child, 'pipeline', cwd, input);
+      this.errexit = errexit;
+      input = this.stdout;
+    }
+    this.stdout = null;
+    return same(cwd);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Simple commands
+  // -------------------------------------------------------------------------------------------
+
+  /** A simple command, with the redirections of an enclosing redirected_statement. */
+  private command(node: Node, outer: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    if (node.startIndex === node.endIndex) return same(cwd); // a MISSING command (`ls &&`)
+    const assignments: Word[] = [];
+    const words: Word[] = [];
+    const redirects: Node[] = [];
+    const pending: Node[] = [];
+    const children = node.children;
+    for (let k = 0; k < children.length; k++) {
+      const child = children[k]!;
+      const type = child.type;
+      if (type === 'variable_assignment' && words.length === 0) assignments.push(this.assignment(child, pending));
+      else if (REDIRECTS.has(type)) redirects.push(child);
+      else if (type === '$' && children[k + 1]?.type === 'string' && children[k + 1]!.startIndex === child.endIndex) {
+        words.push(this.word(children[++k]!, pending, child.startIndex)); // $"translated"
+      } else if (type !== 'comment') words.push(this.word(child, pending));
+    }
+    redirects.push(...outer);
+    // `echo > a b`: bash passes `b` to echo; the grammar files it under the redirect.
+    for (const redirect of redirects) if (redirect.type === 'file_redirect') for (const extra of this.destinations(redirect).slice(1)) words.push(this.word(extra, pending));
+    return this.finish(assignments, words, redirects, pending, ctx, cwd, stdin);
+  }
+
+  private finish(assignments: Word[], words: Word[], redirects: Node[], pending: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    const input = this.stdinOf(redirects, stdin);
+    const built = buildSegment({ assignments, words, context: this.forced ?? ctx, cwd, stdin: input });
+    const index = this.info.segments.push(built.segment) - 1;
+    for (const reason of built.reasons) this.reason(reason);
+    for (const node of pending) this.visit(node, 'substitution', cwd);
+    for (const redirect of redirects) this.redirect(redirect, index, [built.segment], cwd);
+    this.walkNested(built.nested);
+    this.stdout = built.stdout;
+    if (built.errexit !== undefined) this.errexit = built.errexit;
+    return flowOf(built, cwd);
+  }
+
+  private redirected(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    let body: Node | null = null;
+    const redirects: Node[] = [];
+    for (const child of node.children) {
+      if (REDIRECTS.has(child.type)) redirects.push(child);
+      else if (child.type !== 'comment' && !TOKENS.has(child.type)) body ??= child;
+    }
+    if (body === null) {
+      this.orphanRedirects(redirects, ctx, cwd);
+      return same(cwd);
+    }
+    // The grammar attaches `> f` in `a && b > f` and `a | b > f` to the whole list or pipeline;
+    // bash binds it to the last command. Hand it to that command.
+    let tail = body;
+    while (tail.type === 'list' || tail.type === 'pipeline') tail = tail.lastChild ?? tail;
+    if (tail !== body) {
+      this.tails.set(tail.id, [...(this.tails.get(tail.id) ?? []), ...redirects]);
+      return this.visit(body, ctx, cwd, stdin);
+    }
+    return this.withRedirects(body, redirects, ctx, cwd, stdin);
+  }
+
+  private withRedirects(body: Node, redirects: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    if (body.type === 'command') {
+      // `cat <<EOF | sh`, `cat <<EOF && rm x`: the grammar puts what follows the heredoc inside it.
+      const rests = redirects.filter((r) => r.type === 'heredoc_redirect').flatMap((r) => r.children.filter((c) => isStatement(c.type)));
+      const piped = rests.some(isPipeTail);
+      let flow = this.command(body, redirects, piped ? 'pipeline' : ctx, cwd, stdin);
+      for (const rest of rests) flow = this.heredocRest(rest, ctx, cwd, flow);
+      return flow;
+    }
+    const first = this.info.segments.length;
+    const flow = body.type === 'redirected_statement' ? this.redirected(body, ctx, cwd, stdin) : this.dispatch(body, body.type, ctx, cwd, stdin);
+    const inside = this.info.segments.slice(first).filter((s) => s.context !== 'substitution');
+    for (const redirect of redirects) this.redirect(redirect, null, inside, cwd, ctx);
+    return flow;
+  }
+
+  /** What follows a heredoc's start on its line: `| more stages`, or `&& next`. */
+  private heredocRest(rest: Node, ctx: SegmentContext, cwd: Cwd, flow: Flow): Flow {
+    if (isPipeTail(rest)) {
+      this.pipeline(rest.children, ctx, cwd, this.stdout);
+      return same(cwd);
+    }
+    const op = rest.previousSibling?.type;
+    if (op === '&&') {
+      const r = this.visit(rest, ctx, flow.ok);
+      return { ok: r.ok, fail: merge(flow.fail, r.fail) };
+    }
+    if (op === '||') {
+      const r = this.visit(rest, ctx, flow.fail);
+      return { ok: merge(flow.ok, r.ok), fail: r.fail };
+    }
+    return this.visit(rest, ctx, this.errexit ? flow.ok : merge(flow.ok, flow.fail));
+  }
+
+  /** `export X=$(…) Y`, `local a=1`, `unset x`: commands whose arguments may be assignments. */
+  private declaration(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const words: Word[] = [];
+    const redirects: Node[] = [];
+    const pending: Node[] = [];
+    for (const child of node.children) {
+      const type = child.type;
+      if (REDIRECTS.has(type)) redirects.push(child);
+      else if (type === 'variable_assignment') words.push(this.assignment(child, pending));
+      else if (type === 'comment') continue;
+      else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(literal(this.slice(child)));
+      else words.push(this.word(child, pending));
+    }
+    return this.finish([], words, redirects, pending, ctx, cwd, null);
+  }
+
+  /** `x=1`, `a=1 b=$(id)`: no program runs, but substitutions do and the values affect later commands. */
+  private assignmentsOnly(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const pending: Node[] = [];
+    const list = node.type === 'variable_assignment' ? [node] : node.children.filter((c) => c.type === 'variable_assignment');
+    const assignments = list.map((a) => this.assignment(a, pending));
+    return this.finish(assignments, [], [], pending, ctx, cwd, null);
+  }
+
+  /** Redirections with no command (`> f`, `$(< f)`): their paths go to a segment without a program. */
+  private orphanRedirects(redirects: Node[], ctx: SegmentContext, cwd: Cwd): void {
+    const built = buildSegment({ assignments: [], words: [], context: this.forced ?? ctx, cwd, stdin: null });
+    const index = this.info.segments.push(built.segment) - 1;
+    for (const redirect of redirects) this.redirect(redirect, index, [built.segment], cwd);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Compound statements
+  // -------------------------------------------------------------------------------------------
+
+  /** `if c; then …; elif c; then …; else …; fi`: the cwd afterwards is known only if no branch changes it. */
+  private conditional(node: Node, cwd: Cwd): Flow {
+    const ends: Cwd[] = [];
+    let pending: Cwd = cwd;
+    let fallsThrough = true;
+    const clause = (children: Node[], from: Cwd): void => {
+      const then = children.findIndex((c) => c.type === 'then');
+      if (then === -1) {
+        // else: a body only
+        const body = this.sequence(children, 'condition', from);
+        ends.push(merge(body.ok, body.fail));
+        fallsThrough = false;
+        return;
+      }
+      const condition = this.sequence(children.slice(0, then), 'condition', from);
+      const body = this.sequence(children.slice(then + 1).filter((c) => c.type !== 'elif_clause' && c.type !== 'else_clause'), 'condition', condition.ok);
+      ends.push(merge(body.ok, body.fail));
+      pending = condition.fail;
+    };
+    const children = node.children;
+    clause(children, cwd);
+    for (const child of children) if (child.type === 'elif_clause' || child.type === 'else_clause') clause(child.children, pending);
+    if (fallsThrough) ends.push(pending);
+    const end = ends.reduce<Cwd>((a, b) => merge(a, b), cwd);
+    return same(end);
+  }
+
+  /** Loops: if an iteration changes directory, later iterations run elsewhere, so every cwd inside is unknown. */
+  private loop(node: Node, cwd: Cwd): Flow {
+    const first = this.info.segments.length;
+    let current = cwd;
+    let changed = false;
+    for (const child of node.children) {
+      const type = child.type;
+      if (type === 'do_group' || type === 'compound_statement') {
+        const body = this.sequence(child.children, 'loop', current);
+        changed ||= body.ok !== cwd || body.fail !== cwd;
+      } else if (isStatement(type)) {
+        const flow = this.visit(child, 'loop', current);
+        current = flow.ok;
+        changed ||= flow.ok !== cwd || flow.fail !== cwd;
+      } else {
+        this.visit(child, 'loop', current);
+      }
+    }
+    if (!changed && current === cwd) return same(cwd);
+    for (const segment of this.info.segments.slice(first)) unknownCwd(segment);
+    return same(null);
+  }
+
+  private caseStatement(node: Node, cwd: Cwd): Flow {
+    const ends: Cwd[] = [cwd];
+    for (const child of node.children) {
+      if (child.type !== 'case_item') {
+        this.visit(child, 'case', cwd);
+        continue;
+      }
+      const parts = child.children;
+      const close = parts.findIndex((c) => c.type === ')');
+      for (const pattern of parts.slice(0, Math.max(close, 0))) this.visit(pattern, 'case', cwd);
+      const body = this.sequence(parts.slice(close + 1), 'case', cwd);
+      ends.push(merge(body.ok, body.fail));
+    }
+    return same(ends.reduce<Cwd>((a, b) => merge(a, b), cwd));
+  }
+
+  /** A function body runs when called, from wherever the caller is: its cwd is unknown. */
+  private functionDefinition(node: Node, cwd: Cwd): Flow {
+    const errexit = this.errexit;
+    const first = this.info.segments.length;
+    for (const child of node.children) {
+      const type = child.type;
+      if (type === 'word') continue; // the name
+      if (REDIRECTS.has(type)) {
+        this.redirect(child, null, this.info.segments.slice(first), null, 'function');
+        continue;
+      }
+      if (type === 'compound_statement' || type === 'subshell') this.sequence(child.children, 'function', null);
+      else this.visit(child, 'function', null);
+    }
+    this.errexit = errexit;
+    return same(cwd);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Substitutions and expansions
+  // -------------------------------------------------------------------------------------------
+
+  private substitution(node: Node, type: string, cwd: Cwd): void {
+    const text = this.slice(node).trim();
+    let kind: SubstitutionKind = 'command';
+    if (type === 'process_substitution') kind = text.startsWith('<') ? 'process-in' : 'process-out';
+    else if (text.startsWith('`')) kind = 'backtick';
+    this.info.substitutions.push({ kind, text });
+    this.reason('substitution');
+    this.isolated(node.children, 'substitution', cwd);
+  }
+
+  private expansion(node: Node, cwd: Cwd): void {
+    const children = node.children;
+    const text = this.slice(node).trim();
+    if (children[1]?.type === '!') {
+      this.info.substitutions.push({ kind: 'indirection', text });
+      this.reason('indirection');
+    }
+    for (let k = 0; k < children.length; k++) {
+      if (children[k]!.type === '@' && PROMPT_OPS.has(children[k + 1]?.type ?? '')) {
+        this.info.substitutions.push({ kind: 'prompt-expansion', text });
+        this.reason('prompt-expansion');
+        break;
+      }
+    }
+    for (const child of children) this.visit(child, 'substitution', cwd);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Redirections
+  // -------------------------------------------------------------------------------------------
+
+  private destinations(node: Node): Node[] {
+    return node.children.filter((c) => c.type !== 'file_descriptor' && !TOKENS.has(c.type) && !isRedirectOp(c.type) && c.type !== 'ERROR');
+  }
+
+  /** Static text a command reads on stdin: its last heredoc / here-string, else what the pipeline gives it. */
+  private stdinOf(redirects: Node[], stdin: string | null): string | null {
+    let input = stdin;
+    for (const redirect of redirects) {
+      const type = redirect.type;
+      if (type === 'heredoc_redirect') {
+        const body = redirect.children.find((c) => c.type === 'heredoc_body');
+        const dash = redirect.children.some((c) => c.type === '<<-');
+        input = body ? (dash ? this.slice(body).replace(/^\t+/gm, '') : this.slice(body)) : '';
+      } else if (type === 'herestring_redirect') {
+        const word = redirect.namedChildren.find((c) => c.type !== 'file_descriptor');
+        const value = word ? this.word(word, []) : null;
+        input = value?.isStatic ? `${value.value}\n` : null;
+      } else if (type === 'file_redirect' && this.redirectOp(redirect).startsWith('<')) {
+        input = null;
+      }
+    }
+    return input;
+  }
+
+  private redirectOp(node: Node): string {
+    for (const child of node.children) if (isRedirectOp(child.type)) return child.type;
+    return '';
+  }
+
+  /**
+   * Records one redirection and the path it opens. `segment` is the index for a simple command,
+   * null for a compound statement, whose path goes to every segment in `targets`.
+   */
+  private redirect(node: Node, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext = 'top'): void {
+    const type = node.type;
+    if (type === 'heredoc_redirect') return this.heredoc(node, segment, targets, cwd, ctx);
+    const pending: Node[] = [];
+    let fd: string | null = null;
+    let op = '<<<';
+    let target: Word | null = null;
+    let process: Node | null = null;
+    for (const child of node.children) {
+      const t = child.type;
+      if (t === 'file_descriptor') fd = this.slice(child);
+      else if (isRedirectOp(t)) op = t;
+      else if (t === 'process_substitution') process ??= child;
+      else if (!TOKENS.has(t) && t !== 'ERROR' && target === null && process === null) target = this.word(child, pending);
+    }
+    let kind: RedirectionKind;
+    if (type === 'herestring_redirect') kind = 'herestring';
+    else if (op === '>>' || op === '&>>') kind = 'append';
+    else if (op === '<' || op === '<&') kind = 'read';
+    else kind = 'write';
+    const targetText = process ? this.slice(process).trim() : target ? (target.isStatic ? target.value : target.raw) : '';
+    // `>&2`, `2>&1`, `<&3`, `>&-`: descriptors, not files.
+    if ((op === '>&' || op === '<&' || op.endsWith('-')) && (op.endsWith('-') || (target?.isStatic && /^(\d+-?|-)$/.test(target.value)))) kind = 'dup';
+    const record: Redirection = { segment, fd, op, kind, target: targetText, isStatic: process === null && (target?.isStatic ?? false) };
+    this.info.redirections.push(record);
+    if (process) {
+      // Security: `> >(cmd)` is code, not a file.
+      this.substitution(process, 'process_substitution', cwd);
+    } else if (target && kind !== 'dup' && kind !== 'herestring' && !(target.isStatic && (target.value === '/dev/null' || (kind !== 'read' && NULL_DEVICES.has(target.value))))) {
+      const path: CommandPath = { path: target.isStatic ? target.value : target.raw, access: kind === 'read' ? 'read' : 'write', base: cwd, isStatic: target.isStatic, via: op };
+      this.attach(path, targets, cwd, ctx);
+    }
+    for (const p of pending) this.visit(p, 'substitution', cwd);
+  }
+
+  private attach(path: CommandPath, targets: Segment[], cwd: Cwd, ctx: SegmentContext): void {
+    if (targets.length === 0) {
+      const built = buildSegment({ assignments: [], words: [], context: this.forced ?? ctx, cwd, stdin: null });
+      this.info.segments.push(built.segment);
+      targets = [built.segment];
+    }
+    // The file is opened once, before the statement runs: its base is the statement's cwd.
+    for (const segment of targets) segment.paths.push({ ...path });
+  }
+
+  /** `<<EOF`, `<<-EOF`, `<<'EOF'`; guard (b); and the redirections written after the delimiter. */
+  private heredoc(node: Node, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext): void {
+    let start = '';
+    let op = '<<';
+    let fd: string | null = null;
+    let body: Node | null = null;
+    const inner: Node[] = [];
+    for (const child of node.children) {
+      const t = child.type;
+      if (t === 'heredoc_start') start = this.slice(child);
+      else if (t === '<<' || t === '<<-') op = t;
+      else if (t === 'file_descriptor') fd = this.slice(child);
+      else if (t === 'heredoc_body') body = child;
+      else if (t === 'file_redirect' || t === 'herestring_redirect') inner.push(child);
+    }
+    const quoted = /['"\\]/.test(start);
+    const text = body ? this.slice(body) : '';
+    this.info.redirections.push({ segment, fd, op, kind: 'heredoc', target: start.replace(/['"\\]/g, ''), isStatic: quoted || !/[$`]/.test(text) });
+    if (!quoted && body) {
+      // Guard (b): the grammar misses `$(` after leading whitespace and inside backticks.
+      if (/(^|[^\\])(\\\\)*(\$\(|`)/.test(text)) {
+        this.info.substitutions.push({ kind: 'heredoc', text: text.trim() });
+        this.reason('heredoc-substitution');
+      }
+      if (/(^|[^\\])(\\\\)*\$\{(!|[^}]*@[PEAKak]\})/.test(text)) {
+        this.info.substitutions.push({ kind: 'prompt-expansion', text: text.trim() });
+        this.reason('heredoc-substitution');
+      }
+      for (const child of body.children) this.visit(child, 'substitution', cwd);
+    }
+    for (const redirect of inner) this.redirect(redirect, segment, targets, cwd, ctx);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Words
+  // -------------------------------------------------------------------------------------------
+
+  /** A word's value after quote removal; dynamic parts go to `pending` to be walked. */
+  private word(node: Node, pending: Node[], from = node.startIndex): Word {
+    const raw = this.src.slice(from, node.endIndex);
+    const b: WordBuilder = { value: '', mask: '', isStatic: true, ansi: false };
+    this.part(node, b, pending);
+    if (b.isStatic && isPattern(b.mask)) b.isStatic = false;
+    return { value: b.isStatic ? b.value : raw, raw, isStatic: b.isStatic, ansi: b.ansi };
+  }
+
+  private part(node: Node, b: WordBuilder, pending: Node[]): void {
+    const type = node.type;
+    switch (type) {
+      case 'word': {
+        const text = this.slice(node);
+        if (!text.includes('\\')) {
+          b.value += text;
+          b.mask += text;
+          return;
+        }
+        for (let i = 0; i < text.length; i++) {
+          if (text[i] === '\\' && i + 1 < text.length) {
+            b.value += text[++i];
+            b.mask += '_';
+          } else {
+            b.value += text[i];
+            b.mask += text[i];
+          }
+        }
+        return;
+      }
+      case 'number': {
+        const text = this.slice(node);
+        b.value += text;
+        b.mask += text;
+        return;
+      }
+      case 'raw_string': {
+        const inner = this.slice(node).slice(1, -1);
+        b.value += inner;
+        b.mask += '_'.repeat(inner.length);
+        return;
+      }
+      case 'ansi_c_string': {
+        const decoded = decodeAnsiC(this.slice(node).slice(2, -1));
+        b.value += decoded;
+        b.mask += '_'.repeat(decoded.length);
+        b.ansi = true;
+        return;
+      }
+      case 'string': {
+        if (node.children.every((c) => c.type === '"' || c.type === 'string_content')) {
+          const inner = unescapeDoubleQuoted(this.slice(node).slice(1, -1));
+          b.value += inner;
+          b.mask += '_'.repeat(inner.length);
+        } else {
+          b.isStatic = false;
+          pending.push(node);
+        }
+        return;
+      }
+      case 'concatenation':
+      case 'command_name':
+        for (const child of node.children) this.part(child, b, pending);
+        return;
+      default:
+        b.isStatic = false;
+        pending.push(node);
+    }
+  }
+
+  /** `NAME=value`, `NAME+=value`, `a[i]=v`, `a=(x y)`. */
+  private assignment(node: Node, pending: Node[]): Word {
+    const raw = this.slice(node);
+    const children = node.children;
+    let value: Word | null = null;
+    let isStatic = true;
+    for (let k = 0; k < children.length; k++) {
+      const type = children[k]!.type;
+      if (type === 'subscript') {
+        isStatic = false;
+        pending.push(children[k]!);
+      } else if (k > 0 && type !== '=' && type !== '+=') {
+        value = children[k]!.type === 'array' ? null : this.word(children[k]!, pending);
+        if (value === null) {
+          isStatic = false;
+          pending.push(children[k]!);
+        }
+      }
+    }
+    if (value && !value.isStatic) isStatic = false;
+    if (!isStatic || value === null) return { value: raw, raw, isStatic, ansi: false };
+    const name = raw.slice(0, raw.indexOf('=') + 1);
+    return { value: name + value.value, raw, isStatic: true, ansi: false };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Nested payloads
+  // -------------------------------------------------------------------------------------------
+
+  private walkNested(list: readonly Nested[]): void {
+    for (const nested of list) {
+      if (this.nesting >= MAX_NESTING) {
+        this.reason('too-deep');
+        continue;
+      }
+      this.nesting++;
+      const forced = this.forced;
+      const errexit = this.errexit;
+      const stdout = this.stdout;
+      this.forced = 'nested';
+      try {
+        if (nested.kind === 'argv') {
+          const built = buildSegment({ assignments: [], words: nested.words, context: 'nested', cwd: nested.cwd, stdin: null });
+          this.info.segments.push(built.segment);
+          for (const reason of built.reasons) this.reason(reason);
+          this.walkNested(built.nested);
+        } else {
+          this.errexit = nested.errexit ?? false;
+          this.parseAndWalk(nested.text, nested.cwd);
+        }
+      } finally {
+        this.nesting--;
+        this.forced = forced;
+        this.errexit = errexit;
+        this.stdout = stdout;
+      }
+    }
+  }
+}
+
+function flowOf(built: Built, cwd: Cwd): Flow {
+  if (built.cwdAfter === undefined) return same(cwd);
+  return { ok: built.cwdAfter, fail: cwd };
+}
+
+function unknownCwd(segment: Segment): void {
+  segment.cwd = null;
+  for (const path of segment.paths) path.base = null;
+}
+
+const STATEMENTS = new Set(['command', 'list', 'pipeline', 'redirected_statement', 'subshell', 'compound_statement', 'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition', 'negated_command', 'declaration_command', 'unset_command', 'variable_assignment', 'variable_assignments', 'test_command']);
+const isStatement = (type: string): boolean => STATEMENTS.has(type);
+/** `| sh` after a heredoc's start: the rest of the heredoc command's pipeline. */
+const isPipeTail = (node: Node): boolean => node.type === 'pipeline' && ['|', '|&'].includes(node.child(0)?.type ?? '');
+const isRedirectOp = (type: string): boolean => /^(&?>>?|>[|&]|<&?|<>|[<>]&-|&>>?)$/.test(type);
+
+function literal(value: string): Word {
+  return { value, raw: value, isStatic: true, ansi: false };
+}
+
+/** Unquoted glob or brace-expansion characters (quoted and escaped ones are `_` in the mask). */
+function isPattern(mask: string): boolean {
+  return /[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}/.test(mask);
+}
+
+/** Inside "…", a backslash only escapes $ ` " \ and newline. */
+function unescapeDoubleQuoted(text: string): string {
+  return text.includes('\\') ? text.replace(/\\([$`"\\\n])/g, (_, ch: string) => (ch === '\n' ? '' : ch)) : text;
+}
+
+const ANSI_SIMPLE: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+
+/** The value of `$'…'` (bash's ANSI-C quoting); a NUL ends it, as in bash. */
+function decodeAnsiC(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch !== '\\' || i + 1 >= text.length) {
+      out += ch;
+      continue;
+    }
+    const next = text[++i]!;
+    let code: number | null = null;
+    if (next in ANSI_SIMPLE) {
+      out += ANSI_SIMPLE[next];
+      continue;
+    }
+    if (/[0-7]/.test(next)) {
+      const m = /^[0-7]{1,3}/.exec(text.slice(i))![0];
+      code = parseInt(m, 8);
+      i += m.length - 1;
+    } else if (next === 'x' || next === 'u' || next === 'U') {
+      const max = next === 'x' ? 2 : next === 'u' ? 4 : 8;
+      const m = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(text.slice(i + 1))?.[0];
+      if (!m) {
+        out += `\\${next}`;
+        continue;
+      }
+      code = parseInt(m, 16);
+      i += m.length;
+    } else if (next === 'c' && i + 1 < text.length) {
+      code = text.charCodeAt(++i) & 0x1f;
+    } else {
+      out += `\\${next}`;
+      continue;
+    }
+    if (code === 0) break;
+    out += code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
+  }
+  return out;
+}
+
+/**
+ * Guard (a): `\<LF>` outside '…', $'…', comments and quoted-delimiter heredoc bodies removed (`lf`);
+ * with `\<CR><LF>` also removed (`all`). `lf` keeps `\<CR><LF>` as bash reads it: an escaped
+ * character ending the word, then a newline (the CR is shown as `r`).
+ */
+function joinContinuations(text: string, tree: Tree): { lf: string; all: string; crlf: boolean } {
+  const skips: Array<[number, number]> = [];
+  const stack: Node[] = [tree.rootNode];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const type = node.type;
+    if (type === 'raw_string' || type === 'ansi_c_string' || type === 'comment') {
+      skips.push([node.startIndex, node.endIndex]);
+      continue;
+    }
+    if (type === 'heredoc_redirect') {
+      const start = node.children.find((c) => c.type === 'heredoc_start');
+      const body = node.children.find((c) => c.type === 'heredoc_body');
+      if (start && body && /['"\\]/.test(text.slice(start.startIndex, start.endIndex))) skips.push([body.startIndex, body.endIndex]);
+    }
+    for (const child of node.children) stack.push(child);
+  }
+  const skipped = (at: number): boolean => skips.some(([s, e]) => at >= s && at < e);
+  let lf = '';
+  let all = '';
+  let crlf = false;
+  let last = 0;
+  let lastAll = 0;
+  const re = /\\(\r?)\n/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const at = m.index;
+    let run = 0;
+    while (at - run >= 0 && text[at - run] === '\\') run++;
+    if (run % 2 === 0 || skipped(at)) continue;
+    if (m[1] === '\r') {
+      crlf = true;
+      lf += `${text.slice(last, at)}\\r\n`;
+    } else {
+      lf += text.slice(last, at);
+    }
+    last = at + m[0].length;
+    all += text.slice(lastAll, at);
+    lastAll = at + m[0].length;
+  }
+  return { lf: lf + text.slice(last), all: all + text.slice(lastAll), crlf };
+}

@@ -1,0 +1,221 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { CallToolResultSchema, ListToolsResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  BIN,
+  EVERYTHING_SERVER,
+  FS_SERVER,
+  eventually,
+  fixtureCalls,
+  fixtureServer,
+  isAlive,
+  startGateway,
+  tempDir,
+  textOf,
+  writeConfig,
+  type Harness,
+} from '../helpers/gateway.js';
+
+/**
+ * The gateway as a faultless proxy (issue 2): the built gateway as a child process, the SDK Client
+ * as the client, real servers behind it. Rules allow the fixture and everything servers so these
+ * tests are about forwarding, not policy.
+ */
+describe('gateway in front of real servers', () => {
+  let harness: Harness;
+  let dir: string;
+  let log: string;
+  const listChanged: number[] = [];
+
+  beforeAll(async () => {
+    dir = tempDir();
+    log = join(dir, 'fixture.log');
+    writeFileSync(join(dir, 'hello.txt'), 'hello from disk\n');
+    harness = await startGateway(
+      {
+        mcpServers: {
+          fs: { command: process.execPath, args: [FS_SERVER, dir] },
+          everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] },
+          fix: fixtureServer('fix', log, ['--noisy']),
+        },
+        workspace: [dir],
+        permissions: { allow: ['mcp__fix', 'mcp__everything'] },
+        // Fast restarts keep the crash test short.
+        timeouts: { firstListSeconds: 30 },
+      },
+      { dir, onElicit: () => ({ action: 'accept', content: { answer: 'blue' } }) },
+    );
+    harness.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged.push(Date.now());
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  test('merges every server\'s tools as server__tool, valid for strict clients, in one page', async () => {
+    const raw = await harness.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+    expect(raw.nextCursor).toBeUndefined();
+    const names = raw.tools.map((tool) => tool.name);
+    expect(names).toContain('fs__read_text_file');
+    expect(names).toContain('everything__echo');
+    expect(names).toContain('fix__echo');
+    for (const name of names) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toContain('fix__odd_name_with_spaces_');
+    expect(names.filter((name) => name.startsWith('fix__very_long_tool_name'))).toHaveLength(1);
+    // A tool with an outputSchema that does not compile must not break the client's whole list.
+    const listed = await harness.client.listTools();
+    expect(listed.tools.find((tool) => tool.name === 'fix__bad_output_schema')?.outputSchema).toBeUndefined();
+  });
+
+  test('forwards a call and returns the server\'s result', async () => {
+    const result = await harness.client.callTool({ name: 'everything__echo', arguments: { message: 'through the latch' } });
+    expect(textOf(result)).toContain('through the latch');
+    const read = await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, 'hello.txt') } });
+    expect(textOf(read)).toContain('hello from disk');
+  });
+
+  test('relays progress under the client\'s own progress token', async () => {
+    const updates: number[] = [];
+    const result = await harness.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, CallToolResultSchema, {
+      onprogress: (progress) => updates.push(progress.progress),
+      timeout: 20_000,
+    });
+    expect(result.isError).toBeFalsy();
+    expect(updates.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < updates.length; i++) expect(updates[i]!).toBeGreaterThan(updates[i - 1]!);
+  });
+
+  test('passes a cancellation down: the server stops the call', async () => {
+    const controller = new AbortController();
+    const call = harness.client.callTool({ name: 'fix__slow', arguments: { ms: 20_000 } }, CallToolResultSchema, { signal: controller.signal });
+    await eventually(() => expect(fixtureCalls(log).some((entry) => entry.tool === 'slow' && entry.args)).toBe(true));
+    controller.abort('user pressed stop');
+    await expect(call).rejects.toThrow();
+    await eventually(() => expect(fixtureCalls(log).some((entry) => entry.tool === 'slow' && entry.cancelled === true)).toBe(true));
+    expect(fixtureCalls(log).some((entry) => entry.tool === 'slow' && entry.finished === true)).toBe(false);
+  });
+
+  test('relays a server\'s own elicitation to the client, prefixed with the server name', async () => {
+    const result = await harness.client.callTool({ name: 'fix__ask_user', arguments: { question: 'Favourite colour?' } });
+    expect(textOf(result)).toContain('blue');
+    const asked = harness.elicitations.find((params) => params.message.includes('Favourite colour?'));
+    expect(asked?.message).toBe('[fix] Favourite colour?');
+  });
+
+  test('a crashed server is restarted while the others keep answering', async () => {
+    const before = textOf(await harness.client.callTool({ name: 'fix__whoami', arguments: {} }));
+    await harness.client.callTool({ name: 'fix__crash', arguments: {} });
+    // Meanwhile the fixture is down: its calls fail with a clear error, the others still work.
+    const during = await eventually(async () => {
+      const result = await harness.client.callTool({ name: 'fix__whoami', arguments: {} });
+      expect(result.isError).toBe(true);
+      return result;
+    });
+    expect(textOf(during)).toMatch(/server "fix" is (unavailable|still starting)/);
+    const echo = await harness.client.callTool({ name: 'everything__echo', arguments: { message: 'still here' } });
+    expect(textOf(echo)).toContain('still here');
+    // Its tools stay listed while it is down.
+    const names = (await harness.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('fix__whoami');
+    const after = await eventually(async () => {
+      const result = await harness.client.callTool({ name: 'fix__whoami', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      return textOf(result);
+    }, 20_000, 200);
+    expect(after).not.toBe(before);
+  });
+
+  test('hot reload adds a server and tells the client the list changed', async () => {
+    const config = JSON.parse(readFileSync(harness.configPath, 'utf8')) as { mcpServers: Record<string, unknown> };
+    config.mcpServers.extra = fixtureServer('extra', join(dir, 'extra.log'));
+    const seen = listChanged.length;
+    writeFileSync(harness.configPath, JSON.stringify(config, null, 2));
+    await eventually(() => expect(listChanged.length).toBeGreaterThan(seen), 20_000);
+    const names = (await harness.client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('extra__echo');
+  });
+
+  test('an invalid config on reload is refused and the last good one stays in force', async () => {
+    const good = readFileSync(harness.configPath, 'utf8');
+    writeFileSync(harness.configPath, good.replace('"mcpServers"', '"mcpServerz"'));
+    await eventually(() => expect(harness.stderr()).toContain('config reload refused'));
+    const echo = await harness.client.callTool({ name: 'everything__echo', arguments: { message: 'last good config' } });
+    expect(textOf(echo)).toContain('last good config');
+    writeFileSync(harness.configPath, good);
+  });
+});
+
+describe('bad configs are refused with a message naming the key', () => {
+  test('serve and validate both refuse and exit non-zero', () => {
+    const dir = tempDir();
+    const path = writeConfig(dir, {
+      mcpServers: { 'bad.name': { command: 'x' }, ok: { command: 'node', args: [1 as unknown as string] } },
+      permissions: { deny: ['Bash(rm * -rf)'], defaultMode: 'sometimes' as 'default' },
+    });
+    for (const command of ['serve', 'validate']) {
+      const run = spawnSync(process.execPath, [BIN, command, '--config', path], { encoding: 'utf8', input: '', timeout: 20_000 });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('mcpServers["bad.name"]');
+      expect(run.stderr).toContain('mcpServers.ok.args[0]');
+      expect(run.stderr).toContain('permissions.defaultMode');
+      expect(run.stdout).toBe('');
+    }
+  });
+
+  test('a bad rule is named with its position', () => {
+    const dir = tempDir();
+    const path = writeConfig(dir, { permissions: { deny: ['Read(~/.ssh/**)', 'Bash(rm * -rf)'] } });
+    const run = spawnSync(process.execPath, [BIN, 'validate', '--config', path], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('permissions.deny[1]');
+    expect(run.stderr).toContain('Bash(rm * -rf)');
+  });
+
+  test('duplicate server names are refused (JSON.parse would silently keep the last)', () => {
+    const dir = tempDir();
+    const path = join(dir, 'dup.json');
+    writeFileSync(path, '{"mcpServers": {"fs": {"command": "a"}, "fs": {"command": "b"}}}');
+    const run = spawnSync(process.execPath, [BIN, 'validate', '--config', path], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('mcpServers.fs: duplicate key "fs"');
+  });
+});
+
+describe('lifecycle', () => {
+  test('no child or grandchild process survives the gateway when the client goes away', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'grandchild.pid');
+    const harness = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log'), ['--spawn-child'], { FIXTURE_CHILD_PID_FILE: pidFile }) }, permissions: { allow: ['mcp__fix'] } }, { dir });
+    const serverPid = Number(textOf(await harness.client.callTool({ name: 'fix__whoami', arguments: {} })));
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    const gatewayPid = harness.transport.pid!;
+    expect(isAlive(serverPid) && isAlive(grandchild) && isAlive(gatewayPid)).toBe(true);
+    await harness.close(); // closes the gateway's stdin
+    await eventually(() => expect(isAlive(gatewayPid)).toBe(false), 15_000);
+    await eventually(() => expect(isAlive(serverPid)).toBe(false), 15_000);
+    await eventually(() => expect(isAlive(grandchild)).toBe(false), 15_000);
+  });
+
+  test('a server that fails to start does not stop the others', async () => {
+    const dir = tempDir();
+    const harness = await startGateway(
+      {
+        mcpServers: { broken: fixtureServer('broken', join(dir, 'b.log'), ['--crash-on-start']), fix: fixtureServer('fix', join(dir, 'f.log')) },
+        permissions: { allow: ['mcp__fix'] },
+      },
+      { dir },
+    );
+    try {
+      const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'alive' } });
+      expect(textOf(result)).toContain('alive');
+      expect(harness.stderr()).toContain('failed to start');
+    } finally {
+      await harness.close();
+    }
+  });
+});

@@ -1,0 +1,143 @@
+import { mkdtempSync, realpathSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  ElicitRequestSchema,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+
+/**
+ * Integration harness: the BUILT gateway (bin/mcp-latch.js → dist/) as a child process, driven by
+ * the SDK's own Client over stdio, in front of real servers installed as devDependencies.
+ */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = join(ROOT, 'bin/mcp-latch.js');
+export const FS_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
+export const EVERYTHING_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+export const COMMANDS_SERVER = join(ROOT, 'node_modules/mcp-server-commands/build/index.js');
+export const FIXTURE_SERVER = join(ROOT, 'test/fixtures/fixture-server.mjs');
+
+/** A fresh directory with symlinks resolved (macOS /var → /private/var). */
+export function tempDir(prefix = 'mcp-latch-'): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+export function fixtureServer(name: string, log: string, flags: string[] = [], env: Record<string, string> = {}) {
+  return { command: process.execPath, args: [FIXTURE_SERVER, ...flags], env: { FIXTURE_LOG: log, FIXTURE_NAME: name, ...env } };
+}
+
+/** Lines the fixture server recorded (one per call it received). */
+export function fixtureCalls(log: string): Array<Record<string, unknown>> {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+export interface Harness {
+  client: Client;
+  transport: StdioClientTransport;
+  dir: string;
+  configPath: string;
+  /** Everything the gateway wrote to stderr (its logs) so far. */
+  stderr(): string;
+  /** Elicitation requests the client received, in order. */
+  elicitations: ElicitRequest['params'][];
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  dir?: string;
+  capabilities?: ClientCapabilities;
+  /** Answers elicitation requests; declaring it declares form elicitation. */
+  onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult> | ElicitResult;
+  clientName?: string;
+  env?: Record<string, string>;
+  /** Extra gateway arguments. */
+  args?: string[];
+}
+
+export function writeConfig(dir: string, config: ConfigInput, name = 'mcp-latch.json'): string {
+  const path = join(dir, name);
+  writeFileSync(path, JSON.stringify(config, null, 2));
+  return path;
+}
+
+export async function startGateway(config: ConfigInput, options: HarnessOptions = {}): Promise<Harness> {
+  const dir = options.dir ?? tempDir();
+  const configPath = writeConfig(dir, config);
+  const capabilities: ClientCapabilities = { ...(options.capabilities ?? {}) };
+  if (options.onElicit && !capabilities.elicitation) capabilities.elicitation = { form: {} };
+  const client = new Client({ name: options.clientName ?? 'mcp-latch-test', version: '1.0.0' }, { capabilities });
+  const elicitations: ElicitRequest['params'][] = [];
+  if (capabilities.elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicitations.push(request.params);
+      if (!options.onElicit) return { action: 'cancel' };
+      return options.onElicit(request.params);
+    });
+  }
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', '--config', configPath, ...(options.args ?? [])],
+    env: { MCP_LATCH_LOG_LEVEL: 'debug', ...options.env },
+    stderr: 'pipe',
+    cwd: dir,
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await client.connect(transport, { timeout: 30_000 });
+  return {
+    client,
+    transport,
+    dir,
+    configPath,
+    stderr: () => stderr,
+    elicitations,
+    close: async () => {
+      await client.close().catch(() => undefined);
+    },
+  };
+}
+
+/** Polls until `check` passes or the time runs out; for effects that happen after a response. */
+export async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw lastError;
+    await new Promise((done) => setTimeout(done, intervalMs));
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The single text of a tool result. */
+export function textOf(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content
+    .filter((item) => item.type === 'text')
+    .map((item) => item.text ?? '')
+    .join('\n');
+}
