@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolResultSchema,
   CompleteResultSchema,
   EmptyResultSchema,
   GetPromptResultSchema,
@@ -24,10 +23,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { argsDigest } from '../policy/digest.js';
 import { connectServer, type RelayHooks } from './connect.js';
 import type { Permit, PermitBook } from './permit.js';
 
@@ -62,6 +61,7 @@ export interface SupervisorOptions {
 }
 
 const schemaChecker = new AjvJsonSchemaValidator();
+const PassthroughResultSchema = z.looseObject({});
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
@@ -287,15 +287,16 @@ export class Supervisor {
 
   /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. */
   async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: RequestOptions): Promise<CallToolResult> {
-    this.options.permits.spend(permit, this.name, name, argsDigest(this.name, name, args));
+    this.options.permits.spend(permit, this.name, name, args);
     const client = this.connectedClient();
     const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) };
-    return client.request({ method: 'tools/call', params }, CallToolResultSchema, options) as Promise<CallToolResult>;
+    // Checked once, by the upstream Server's own tools/call result validation, not twice.
+    return client.request({ method: 'tools/call', params }, PassthroughResultSchema, options) as Promise<CallToolResult>;
   }
 
   /** Forwards one resources/read; spends its permit. */
   async readResource(permit: Permit, uri: string, options: RequestOptions): Promise<ReadResourceResult> {
-    this.options.permits.spend(permit, this.name, 'resources/read', argsDigest(this.name, 'resources/read', { uri }));
+    this.options.permits.spend(permit, this.name, 'resources/read', uri);
     return this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, options);
   }
 

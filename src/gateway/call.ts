@@ -95,10 +95,11 @@ export class CallPipeline {
     }
 
     const started = Date.now();
+    const digest = argsDigest(supervisor.name, tool.name, args);
     let facts: CallFacts | null = null;
     const evaluate = (): Decision => {
       try {
-        facts = inspectCall(supervisor.name, tool.name, args, this.gateway.toolClass(route), this.gateway.inspectContext());
+        facts = inspectCall(supervisor.name, tool.name, args, this.gateway.toolClass(route), this.gateway.inspectContext(), digest);
         return decide(facts, this.gateway.policy(), this.session.grants.current());
       } catch (error) {
         // Fail closed: a call that could not be analysed needs the human.
@@ -115,12 +116,11 @@ export class CallPipeline {
       signal: extra.signal,
       decision,
       recheck: evaluate,
-      ask: (current) => this.ask(supervisor, tool.name, args, current, facts, extra),
+      ask: (current) => this.ask(supervisor, tool.name, args, digest, current, facts, extra),
       denial: ruleDenial,
     });
     progress.stopHeartbeat();
     const waitMs = Date.now() - started;
-    const digest = argsDigest(supervisor.name, tool.name, args);
     const record = (final: Decision, verdict: 'allow' | 'deny' | 'cancelled', by: string, note?: string) =>
       this.gateway.audit.record({
         session: this.session.id,
@@ -147,19 +147,20 @@ export class CallPipeline {
       record(outcome.decision, 'deny', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
       return denialResult(outcome.text);
     }
-    record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
-
-    const permit = this.gateway.permits.issue(supervisor.name, tool.name, digest);
+    const permit = this.gateway.permits.issue(supervisor.name, tool.name, args);
     const { progressToken: _dropped, ...meta } = request.params._meta ?? {};
     const config = this.gateway.config();
     const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || config.timeouts.callSeconds * 1000;
     try {
-      const result = await supervisor.callTool(permit, tool.name, args, Object.keys(meta).length > 0 ? meta : undefined, {
+      const forwarded = supervisor.callTool(permit, tool.name, args, Object.keys(meta).length > 0 ? meta : undefined, {
         signal: extra.signal,
         onprogress: (update) => progress.emit(update),
         resetTimeoutOnProgress: true,
         timeout,
       });
+      // Recorded while the server works, so the audit costs the call no latency.
+      record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+      const result = await forwarded;
       const note = outcome.answer?.note?.trim();
       if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
       return result;
@@ -196,17 +197,16 @@ export class CallPipeline {
       this.gateway.audit.record({ session: this.session.id, server: supervisor.name, tool: 'resources/read', kind: 'read', decision: 'deny', by: decision.by, rule: decision.rule, reason: decision.reason, paths: decision.paths, command: null, argsDigest: argsDigest(supervisor.name, 'resources/read', { uri }), args: { uri }, waitMs: 0 });
       throw new McpError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : `Denied by mcp-latch: reading ${escapeText(uri)} needs a rule (${escapeText(decision.reason)}).`);
     }
-    const permit = this.gateway.permits.issue(supervisor.name, 'resources/read', argsDigest(supervisor.name, 'resources/read', { uri }));
+    const permit = this.gateway.permits.issue(supervisor.name, 'resources/read', uri);
     return supervisor.readResource(permit, uri, { signal: extra.signal, timeout: this.gateway.config().timeouts.callSeconds * 1000 });
   }
 
   /** Asks the human about one call and applies the answer (grant or saved rule) before returning. */
-  private async ask(supervisor: Supervisor, tool: string, args: Record<string, unknown>, decision: Decision, facts: CallFacts | null, extra: Extra): Promise<LatchAnswer> {
+  private async ask(supervisor: Supervisor, tool: string, args: Record<string, unknown>, digest: string, decision: Decision, facts: CallFacts | null, extra: Extra): Promise<LatchAnswer> {
     const config = this.gateway.config();
     const policy = this.gateway.policy();
     const remember = facts ? rememberRules(facts, decision, policy) : null;
     const onlyModeAsks = decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
-    const digest = argsDigest(supervisor.name, tool, args);
     const input: PromptInput = {
       server: supervisor.name,
       tool,

@@ -34,14 +34,25 @@ export interface Audit {
 
 export function createAudit(file: string | null): Audit {
   if (!file) return { record: () => undefined, flush: async () => undefined };
-  const destination = pino.destination({ dest: file, sync: false, mkdir: true });
+  // Buffered: one write per ~4 KB keeps the audit off the latency of each call; a timer and close()
+  // flush the rest, so at most about a second of records is at risk if the process is killed.
+  const destination = pino.destination({ dest: file, sync: false, mkdir: true, minLength: 4096 });
+  const timer = setInterval(() => destination.flush(), 1000);
+  timer.unref();
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'event' }, destination);
   return {
     record(entry) {
       logger.info({ ...entry, args: redactSecrets(entry.args) }, 'call');
     },
     flush() {
-      return new Promise((resolve) => destination.flush(() => resolve()));
+      return new Promise((resolve) => {
+        try {
+          destination.flushSync();
+        } catch {
+          // Nothing buffered, or the file is gone.
+        }
+        resolve();
+      });
     },
   };
 }

@@ -25,7 +25,7 @@ export interface InspectContext {
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash']);
 const INTERPRETERS = new Set(['python', 'python3', 'node', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'osascript', 'pwsh', 'powershell', 'Rscript']);
 
-export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext): CallFacts {
+export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest = argsDigest(server, tool, args)): CallFacts {
   const kind = effectiveKind(toolClass, args);
   const subjects: Subject[] = [];
   const base = relativeBase(toolClass, args, context);
@@ -70,7 +70,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     kindTrusted: toolClass.source === 'override' || toolClass.source.startsWith('profile:'),
     subjects,
     commandInfo,
-    digest: argsDigest(server, tool, args),
+    digest,
   };
 }
 

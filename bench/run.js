@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// npm run bench — measures mcp-latch against a direct connection to the same server, in one run.
+//
+//   1. tools/call latency (p50, p99) and throughput (sequential, 16 in flight) for
+//      server-everything's `echo`: direct, then through the built gateway;
+//   2. the gateway's resident memory and its time to the first tools/list;
+//   3. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
+//      command and a path-only call, after warm-up (parser start-up excluded).
+//
+// Options: --calls N (default 2000), --json (print one JSON object at the end).
+import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { decide, inspectCall, initShellParser, RuleSet, parseRule, classifyTool, identifyServer } from '../dist/index.js';
+import { defaultPathEnv } from '../dist/subjects/paths.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const bin = join(root, 'bin/mcp-latch.js');
+const argv = process.argv.slice(2);
+const calls = Number(argv[argv.indexOf('--calls') + 1] ?? 0) || 2000;
+const asJson = argv.includes('--json');
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function connect(command, args, cwd) {
+  const started = performance.now();
+  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
+  const client = new Client({ name: 'mcp-latch-bench', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport, { timeout: 60_000 });
+  const listed = await client.listTools();
+  const firstListMs = performance.now() - started;
+  return { client, transport, firstListMs, tools: listed.tools.map((tool) => tool.name) };
+}
+
+async function measure(client, tool) {
+  const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
+  for (let i = 0; i < 300; i++) await call(i); // warm-up
+  const latencies = [];
+  const sequentialStart = performance.now();
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    await call(i);
+    latencies.push(performance.now() - t);
+  }
+  const sequentialMs = performance.now() - sequentialStart;
+  latencies.sort((a, b) => a - b);
+
+  let next = 0;
+  const parallelStart = performance.now();
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < calls) {
+        const i = next++;
+        await call(i);
+      }
+    }),
+  );
+  const parallelMs = performance.now() - parallelStart;
+  return {
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    sequentialPerSec: (calls / sequentialMs) * 1000,
+    inFlight16PerSec: (calls / parallelMs) * 1000,
+  };
+}
+
+function rssMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+    return kb / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+async function decisionBench() {
+  await initShellParser();
+  const pathEnv = defaultPathEnv();
+  const work = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
+  const env = { home: pathEnv.home, roots: [work], platform: pathEnv.platform };
+  // 1,000 rules of the kinds users write: commands, paths, tools, spread over allow / ask / deny.
+  const texts = [];
+  for (let i = 0; i < 1000; i++) {
+    const list = i % 10 === 0 ? 'deny' : i % 7 === 0 ? 'ask' : 'allow';
+    switch (i % 4) {
+      case 0:
+        texts.push([`Bash(tool${i} run task${i} *)`, list]);
+        break;
+      case 1:
+        texts.push([`Read(${work}/area${i}/**)`, list]);
+        break;
+      case 2:
+        texts.push([`Edit(src/module${i}/**/*.ts)`, list]);
+        break;
+      default:
+        texts.push([`mcp__server${i}__tool_*`, list]);
+    }
+  }
+  texts.push(['Bash(npm run test *)', 'allow'], ['Bash(git status)', 'allow'], ['Read(**/.env)', 'deny'], ['Bash(rm -rf *)', 'deny'], [`Read(${work}/**)`, 'allow']);
+  const rules = new RuleSet(texts.map(([text, list]) => parseRule(text, list)), env);
+  const policy = { mode: 'default', rules };
+  const context = { workspace: [work], clientRoots: [], pathEnv };
+
+  const shellIdentity = identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, work);
+  const shellClass = classifyTool({ identity: shellIdentity, tool: { name: 'run_command' } });
+  const fsIdentity = identifyServer({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', work] }, work);
+  const fsClass = classifyTool({ identity: fsIdentity, tool: { name: 'read_text_file' } });
+  writeFileSync(join(work, 'notes.md'), 'x');
+
+  const commandArgs = { command: 'git status && npm run test -- --run 2>&1 | tail -n 20', workdir: work };
+  const pathArgs = { path: join(work, 'notes.md') };
+  const time = (fn, n) => {
+    for (let i = 0; i < 2000; i++) fn(); // warm-up
+    const samples = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const t = process.hrtime.bigint();
+      fn();
+      samples[i] = Number(process.hrtime.bigint() - t) / 1000;
+    }
+    samples.sort();
+    return { medianUs: percentile(samples, 50), p99Us: percentile(samples, 99) };
+  };
+  const command = time(() => decide(inspectCall('shell', 'run_command', commandArgs, shellClass, context), policy), 20_000);
+  const path = time(() => decide(inspectCall('fs', 'read_text_file', pathArgs, fsClass, context), policy), 20_000);
+  const commandDecision = decide(inspectCall('shell', 'run_command', commandArgs, shellClass, context), policy);
+  const pathDecision = decide(inspectCall('fs', 'read_text_file', pathArgs, fsClass, context), policy);
+  return { rules: rules.size, command: { ...command, decision: commandDecision.verdict }, path: { ...path, decision: pathDecision.verdict } };
+}
+
+async function main() {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
+  const config = join(dir, 'mcp-latch.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      permissions: { allow: ['mcp__everything__echo'] },
+      audit: { enabled: process.env.BENCH_AUDIT !== "0" },
+    }),
+  );
+
+  const direct = await connect(process.execPath, [everything, 'stdio'], dir);
+  const directStats = await measure(direct.client, 'echo');
+  await direct.client.close();
+
+  const gateway = await connect(process.execPath, [bin, 'serve', '--config', config], dir);
+  const gatewayStats = await measure(gateway.client, 'everything__echo');
+  const rss = rssMb(gateway.transport.pid);
+  await gateway.client.close();
+
+  const decisions = await decisionBench();
+
+  const result = {
+    machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+    calls,
+    direct: { ...directStats, firstListMs: direct.firstListMs },
+    gateway: { ...gatewayStats, firstListMs: gateway.firstListMs, rssMb: rss },
+    ratio: {
+      p50: gatewayStats.p50Ms / directStats.p50Ms,
+      p99: gatewayStats.p99Ms / directStats.p99Ms,
+      sequentialThroughput: gatewayStats.sequentialPerSec / directStats.sequentialPerSec,
+      inFlight16Throughput: gatewayStats.inFlight16PerSec / directStats.inFlight16PerSec,
+    },
+    decisions,
+  };
+
+  const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+  console.log(`mcp-latch bench: ${calls} calls of server-everything echo, ${result.machine.cpus} cores, node ${result.machine.node}`);
+  console.log('');
+  console.log('                       direct      gateway     gateway/direct');
+  console.log(`p50 latency (ms)       ${f(directStats.p50Ms, 3).padEnd(12)}${f(gatewayStats.p50Ms, 3).padEnd(12)}${f(result.ratio.p50)}x`);
+  console.log(`p99 latency (ms)       ${f(directStats.p99Ms, 3).padEnd(12)}${f(gatewayStats.p99Ms, 3).padEnd(12)}${f(result.ratio.p99)}x`);
+  console.log(`sequential (calls/s)   ${f(directStats.sequentialPerSec, 0).padEnd(12)}${f(gatewayStats.sequentialPerSec, 0).padEnd(12)}${f(result.ratio.sequentialThroughput)}x`);
+  console.log(`16 in flight (calls/s) ${f(directStats.inFlight16PerSec, 0).padEnd(12)}${f(gatewayStats.inFlight16PerSec, 0).padEnd(12)}${f(result.ratio.inFlight16Throughput)}x`);
+  console.log(`first tools/list (ms)  ${f(direct.firstListMs, 0).padEnd(12)}${f(gateway.firstListMs, 0).padEnd(12)}`);
+  console.log(`gateway RSS (MB)                   ${f(rss, 1)}`);
+  console.log('');
+  console.log(`decision time, ${decisions.rules} rules loaded (inspect + decide, warm):`);
+  console.log(`  shell command  median ${f(decisions.command.medianUs, 1)} µs   p99 ${f(decisions.command.p99Us, 1)} µs   (${decisions.command.decision})`);
+  console.log(`  path-only      median ${f(decisions.path.medianUs, 1)} µs   p99 ${f(decisions.path.p99Us, 1)} µs   (${decisions.path.decision})`);
+  if (asJson) console.log(JSON.stringify(result, null, 2));
+}
+
+await main();
+process.exit(0);
