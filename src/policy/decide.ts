@@ -146,20 +146,19 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
 
   const where = subject.inWorkspace ? 'inside the workspace' : 'outside the workspace';
-  switch (mode) {
-    case 'bypassPermissions':
-      return byMode('allow', mode, `no rule matched ${verb} of ${shown}`);
-    case 'dontAsk':
-      return byMode('deny', mode, `no rule matched ${verb} of ${shown}`);
-    case 'plan':
-      if (subject.access === 'write') return byMode('deny', mode, `writes are not allowed in plan mode: ${shown}`);
-      break;
-    case 'acceptEdits':
-      if (subject.inWorkspace) return byMode('allow', mode, `${verb} ${where}: ${shown}`);
-      break;
+  if (mode === 'bypassPermissions') return byMode('allow', mode, `no rule matched ${verb} of ${shown}`);
+  if (subject.access === 'read') {
+    if (subject.inWorkspace) return byMode('allow', mode, `read inside the workspace: ${shown}`);
+    return unmatched(mode, `no rule matched ${verb} of ${shown} (${where})`);
   }
-  if (subject.access === 'read' && subject.inWorkspace) return byMode('allow', mode, `read inside the workspace: ${shown}`);
-  return byMode('ask', mode, `no rule matched ${verb} of ${shown} (${where})`);
+  if (mode === 'plan') return byMode('deny', mode, `writes are not allowed in plan mode: ${shown}`);
+  if (mode === 'acceptEdits' && subject.inWorkspace) return byMode('allow', mode, `write inside the workspace: ${shown}`);
+  return unmatched(mode, `no rule matched ${verb} of ${shown} (${where})`);
+}
+
+/** What would ask: `dontAsk` turns it into a denial. */
+function unmatched(mode: DefaultMode, what: string): Verdictish {
+  return byMode(mode === 'dontAsk' ? 'deny' : 'ask', mode, what);
 }
 
 function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
@@ -185,18 +184,10 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
   if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches the tool`);
   if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
 
-  switch (mode) {
-    case 'bypassPermissions':
-      return byMode('allow', mode, `no rule matched \`${shown}\``);
-    case 'dontAsk':
-      return byMode('deny', mode, `no rule matched \`${shown}\``);
-    case 'plan':
-      if (isSafeCommand(segment)) return byMode('allow', mode, `read-only command \`${shown}\``);
-      return byMode('deny', mode, `commands are not allowed in plan mode: \`${shown}\``);
-    default:
-      if (isSafeCommand(segment)) return byMode('allow', mode, `read-only command \`${shown}\``);
-      return byMode('ask', mode, `no rule matched \`${shown}\``);
-  }
+  if (mode === 'bypassPermissions') return byMode('allow', mode, `no rule matched \`${shown}\``);
+  if (isSafeCommand(segment)) return byMode('allow', mode, `read-only command \`${shown}\``);
+  if (mode === 'plan') return byMode('deny', mode, `commands are not allowed in plan mode: \`${shown}\``);
+  return unmatched(mode, `no rule matched \`${shown}\``);
 }
 
 function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, exactGrant: boolean, toolName: string): Verdictish {
@@ -212,19 +203,11 @@ function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, 
   if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches ${toolName}`);
   if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
   const what = `${toolName} (kind ${subject.kind}${kindTrusted ? '' : ', guessed'})`;
-  switch (mode) {
-    case 'bypassPermissions':
-      return byMode('allow', mode, `no rule matched ${what}`);
-    case 'dontAsk':
-      return byMode('deny', mode, `no rule matched ${what}`);
-    case 'plan':
-      if (subject.kind === 'read' && kindTrusted) return byMode('allow', mode, `read-only tool ${what}`);
-      return byMode('deny', mode, `only reads are allowed in plan mode: ${what}`);
-    default:
-      // A read that touches no path observes only; trusted only when the kind is not a guess.
-      if (subject.kind === 'read' && kindTrusted) return byMode('allow', mode, `read-only tool ${what}`);
-      return byMode('ask', mode, `no rule matched ${what}`);
-  }
+  if (mode === 'bypassPermissions') return byMode('allow', mode, `no rule matched ${what}`);
+  // A read that touches no path observes only; trusted only when the kind is not a guess.
+  if (subject.kind === 'read' && kindTrusted) return byMode('allow', mode, `read-only tool ${what}`);
+  if (mode === 'plan') return byMode('deny', mode, `only reads are allowed in plan mode: ${what}`);
+  return unmatched(mode, `no rule matched ${what}`);
 }
 
 /** Paths are matched in forward-slash form (Windows paths included). */

@@ -302,7 +302,7 @@ interface ParsedWords {
   positionals: string[];
 }
 
-function parseWords(words: readonly string[]): ParsedWords {
+function parseWords(words: readonly string[], expandAliases: boolean): ParsedWords {
   const program = posix.basename(words[0] ?? '');
   const valueOptions = GLOBAL_OPTIONS_WITH_VALUE[program];
   const aliases = LONG_FLAG_ALIASES[program] ?? {};
@@ -328,7 +328,7 @@ function parseWords(words: readonly string[]): ParsedWords {
     if (word.startsWith('--')) {
       const name = word.split('=')[0]!;
       longFlags.push(name);
-      const letter = aliases[name];
+      const letter = expandAliases ? aliases[name] : undefined;
       if (letter) shortFlags.add(letter);
       continue;
     }
@@ -343,8 +343,8 @@ function parseWords(words: readonly string[]): ParsedWords {
  * alias), and the rule's positional words as a prefix of the command's positionals.
  */
 export function containsRule(commandWords: readonly string[], ruleWords: readonly string[]): boolean {
-  const command = parseWords(commandWords);
-  const rule = parseWords(ruleWords);
+  const command = parseWords(commandWords, true);
+  const rule = parseWords(ruleWords, false);
   if (command.program !== rule.program) return false;
   const foldCase = FOLD_FLAG_CASE.has(rule.program);
   for (const flag of rule.shortFlags) if (!command.shortFlags.has(foldCase ? flag.toLowerCase() : flag)) return false;

@@ -1,0 +1,60 @@
+import { homedir } from 'node:os';
+import { decide, type Grants } from '../../src/policy/decide.js';
+import { RuleSet, type MatchEnv } from '../../src/policy/match.js';
+import { builtInRules, parseRules } from '../../src/policy/policy.js';
+import type { Decision, DefaultMode } from '../../src/policy/types.js';
+import { inspectCall } from '../../src/subjects/inspect.js';
+import { classifyTool, identifyServer, type ToolClass } from '../../src/subjects/kind.js';
+import type { PathEnv } from '../../src/subjects/paths.js';
+
+/**
+ * In-process policy harness: the same inspect → decide the gateway runs, for table-driven tests.
+ * Call `initShellParser()` first (beforeAll) when deciding shell commands.
+ */
+export interface PolicyCase {
+  allow?: string[];
+  ask?: string[];
+  deny?: string[];
+  mode?: DefaultMode;
+  /** Workspace roots (canonical). */
+  workspace?: string[];
+  home?: string;
+  grants?: Grants;
+}
+
+function policyOf(options: PolicyCase): { env: MatchEnv; pathEnv: PathEnv; mode: DefaultMode; rules: RuleSet } {
+  const home = options.home ?? homedir();
+  const workspace = options.workspace ?? [];
+  const env: MatchEnv = { home, roots: workspace, platform: process.platform };
+  const { rules, issues } = parseRules({ defaultMode: options.mode ?? 'default', allow: options.allow ?? [], ask: options.ask ?? [], deny: options.deny ?? [] });
+  if (issues.length > 0) throw new Error(issues.map((issue) => `${issue.path}: ${issue.message}`).join('\n'));
+  const all = [...builtInRules('/etc/mcp-latch-test/mcp-latch.json', null), ...rules];
+  return { env, pathEnv: { home, platform: process.platform }, mode: options.mode ?? 'default', rules: new RuleSet(all, env) };
+}
+
+/** mcp-server-commands' run_command (a profile): the command runs with `sh -c` in `workdir`. */
+export const SHELL_TOOL: ToolClass = classifyTool({ identity: identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, '/'), tool: { name: 'run_command' } });
+
+export function decideShell(command: string, options: PolicyCase & { cwd?: string } = {}): Decision {
+  const policy = policyOf(options);
+  const args: Record<string, unknown> = { command, ...(options.cwd ? { workdir: options.cwd } : {}) };
+  const facts = inspectCall('shell', 'run_command', args, SHELL_TOOL, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
+  return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
+}
+
+/** A call to a server-filesystem tool with these roots. */
+export function decideFs(tool: string, args: Record<string, unknown>, roots: string[], options: PolicyCase = {}): Decision {
+  const policy = policyOf({ workspace: roots, ...options });
+  const identity = identifyServer({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', ...roots] }, '/');
+  const toolClass = classifyTool({ identity, tool: { name: tool } });
+  const facts = inspectCall('fs', tool, args, toolClass, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
+  return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
+}
+
+/** A call to an arbitrary tool, classified by heuristics from its name and schema. */
+export function decideTool(server: string, tool: { name: string; inputSchema?: unknown; annotations?: Record<string, boolean> }, args: Record<string, unknown>, options: PolicyCase = {}): Decision {
+  const policy = policyOf(options);
+  const toolClass = classifyTool({ identity: { profile: null, roots: [], cwd: '/' }, tool });
+  const facts = inspectCall(server, tool.name, args, toolClass, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
+  return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
+}
