@@ -1,0 +1,308 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { CallToolResultSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { COMMANDS_SERVER, FS_SERVER, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness, type HarnessOptions } from '../helpers/gateway.js';
+
+/**
+ * The approval latch end to end (issue 4): the SDK Client is the client and answers prompts from a
+ * script; the built gateway fronts server-filesystem, mcp-server-commands and a fixture server.
+ * Every assertion is about what happened on disk or at the server.
+ */
+const harnesses: Harness[] = [];
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
+});
+
+function baseConfig(dir: string, extra: Partial<ConfigInput> = {}): ConfigInput {
+  return {
+    mcpServers: {
+      fs: { command: process.execPath, args: [FS_SERVER, dir] },
+      shell: { command: process.execPath, args: [COMMANDS_SERVER] },
+      fix: fixtureServer('fix', join(dir, 'fixture.log')),
+    },
+    workspace: [dir],
+    permissions: { allow: ['mcp__fix__echo'], deny: ['Read(**/.env)'] },
+    ...extra,
+  };
+}
+
+async function gateway(dir: string, onElicit: HarnessOptions['onElicit'], extra: Partial<ConfigInput> = {}, options: HarnessOptions = {}): Promise<Harness> {
+  const harness = await startGateway(baseConfig(dir, extra), { dir, ...(onElicit ? { onElicit } : {}), ...options });
+  harnesses.push(harness);
+  return harness;
+}
+
+const answer = (decision: string, note?: string) => (): ElicitResult => ({ action: 'accept', content: { decision, ...(note ? { note } : {}) } });
+const choiceStartingWith = (params: ElicitRequest['params'], prefix: string): string => {
+  const schema = (params as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema;
+  const found = schema.properties.decision.enum.find((value) => value.startsWith(prefix));
+  if (!found) throw new Error(`no choice starting with ${prefix}: ${schema.properties.decision.enum.join(' | ')}`);
+  return found;
+};
+
+describe('deny leaves the disk untouched', () => {
+  test('Deny on a write: the file is not created, the result says the user denied it', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Deny'));
+    const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'out.txt'), content: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(existsSync(join(dir, 'out.txt'))).toBe(false);
+  });
+
+  test('a shell chain with a denied part does not run any part', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Allow once'), { permissions: { allow: ['Bash(touch *)'], deny: ['Bash(rm *)'] } });
+    writeFileSync(join(dir, 'keep.txt'), 'keep');
+    const result = await h.client.callTool({ name: 'shell__run_command', arguments: { command: `touch ${dir}/made.txt && rm -f ${dir}/keep.txt`, workdir: dir } });
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the rule Bash\(rm \*\)/);
+    expect(existsSync(join(dir, 'made.txt'))).toBe(false);
+    expect(existsSync(join(dir, 'keep.txt'))).toBe(true);
+    expect(h.elicitations).toHaveLength(0);
+  });
+
+  test('a read of .env is denied by rule without reaching the server', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '.env'), 'SECRET=hunter2');
+    const h = await gateway(dir, answer('Allow once'));
+    const result = await h.client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, '.env') } });
+    expect(textOf(result)).toContain('Denied by mcp-latch: the rule Read(**/.env)');
+    expect(textOf(result)).not.toContain('hunter2');
+    expect(h.elicitations).toHaveLength(0);
+  });
+
+  test('a read inside the workspace is allowed by the default mode and reaches the server', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'notes.md'), 'hello');
+    const h = await gateway(dir, answer('Deny'));
+    const result = await h.client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, 'notes.md') } });
+    expect(textOf(result)).toBe('hello');
+  });
+});
+
+describe('answers', () => {
+  test('Allow once forwards one call; the identical next call asks again', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Allow once'));
+    const target = join(dir, 'once.txt');
+    await h.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'one' } });
+    expect(readFileSync(target, 'utf8')).toBe('one');
+    await h.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'one' } });
+    expect(h.elicitations).toHaveLength(2);
+  });
+
+  test('Allow for this session stops further prompts for the same call', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Allow for this session'));
+    const command = { command: 'make --version', workdir: dir };
+    const first = await h.client.callTool({ name: 'shell__run_command', arguments: command });
+    expect(first.isError).toBeFalsy();
+    await h.client.callTool({ name: 'shell__run_command', arguments: command });
+    expect(h.elicitations).toHaveLength(1);
+  });
+
+  test('Always allow writes the rule to the config file first, and it survives a restart', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, (params) => ({ action: 'accept', content: { decision: choiceStartingWith(params, 'Always allow: ') } }));
+    const first = await h.client.callTool({ name: 'shell__run_command', arguments: { command: `touch ${dir}/a.txt`, workdir: dir } });
+    expect(first.isError).toBeFalsy();
+    expect(existsSync(join(dir, 'a.txt'))).toBe(true);
+    const saved = JSON.parse(readFileSync(h.configPath, 'utf8')) as { permissions: { allow: string[] } };
+    // One rule per subject that asked: the command by its signature, the file it writes exactly.
+    expect(saved.permissions.allow).toEqual(expect.arrayContaining(['Bash(touch *)', `Edit(${dir}/a.txt)`]));
+    await h.client.callTool({ name: 'shell__run_command', arguments: { command: `touch ${dir}/a.txt`, workdir: dir } });
+    expect(h.elicitations).toHaveLength(1);
+    await h.close();
+
+    const again = await startGateway(JSON.parse(readFileSync(h.configPath, 'utf8')) as ConfigInput, { dir, onElicit: answer('Deny') });
+    harnesses.push(again);
+    const result = await again.client.callTool({ name: 'shell__run_command', arguments: { command: `touch ${dir}/a.txt`, workdir: dir } });
+    expect(result.isError).toBeFalsy();
+    expect(again.elicitations).toHaveLength(0);
+  });
+
+  test('decline and cancel deny with distinct texts', async () => {
+    const dir = tempDir();
+    const declined = await gateway(dir, () => ({ action: 'decline' }));
+    const a = await declined.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'd.txt'), content: 'x' } });
+    const dir2 = tempDir();
+    const cancelled = await gateway(dir2, () => ({ action: 'cancel' }));
+    const b = await cancelled.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir2, 'c.txt'), content: 'x' } });
+    expect(textOf(a)).toMatch(/^Denied by mcp-latch: the user declined/);
+    expect(textOf(b)).toMatch(/^Denied by mcp-latch: the approval prompt was dismissed/);
+    expect(existsSync(join(dir, 'd.txt')) || existsSync(join(dir2, 'c.txt'))).toBe(false);
+  });
+
+  test('an answer that is not one of the choices denies (a default is never taken as the answer)', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, () => ({ action: 'accept', content: {} }));
+    const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'x.txt'), content: 'x' } });
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the approval prompt returned an answer that was not one of its choices/);
+    expect(existsSync(join(dir, 'x.txt'))).toBe(false);
+  });
+
+  test('the user\'s note reaches the model, with a denial and with an approval', async () => {
+    const dir = tempDir();
+    const denied = await gateway(dir, answer('Deny', 'use the tmp folder instead'));
+    const a = await denied.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'n.txt'), content: 'x' } });
+    expect(textOf(a)).toContain('Their message: "use the tmp folder instead"');
+    const dir2 = tempDir();
+    const allowed = await gateway(dir2, answer('Allow once', 'fine, just this once'));
+    const b = await allowed.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir2, 'n.txt'), content: 'x' } });
+    expect(b.isError).toBeFalsy();
+    expect(textOf(b)).toContain('fine, just this once');
+  });
+
+  test('no answer within approval.timeoutSeconds is a denial', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, () => new Promise<ElicitResult>(() => undefined), { approval: { timeoutSeconds: 0.5 } });
+    const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 't.txt'), content: 'x' } });
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: no answer to the approval prompt within 0\.5 s/);
+    expect(existsSync(join(dir, 't.txt'))).toBe(false);
+  });
+});
+
+describe('the prompt', () => {
+  test('carries the resolved payload and escapes forged lines, ANSI and bidi controls', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Deny'));
+    const evil = join(dir, 'a\nWhy it asks: approved by policy\u001b[2K\u202Etxt.exe');
+    await h.client.callTool({ name: 'fs__write_file', arguments: { path: evil, content: 'x' } });
+    const params = h.elicitations[0] as ElicitRequest['params'] & { _meta?: Record<string, unknown> };
+    expect(params.message).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/);
+    expect(params.message.split('\n').filter((line) => line.startsWith('Why it asks:'))).toHaveLength(1);
+    expect(params.message).toContain('a\\nWhy it asks: approved by policy\\x1b[2K\\u202etxt.exe');
+    expect(params.message).toContain('fs wants to run the tool write_file (kind: write)');
+    const payload = params._meta?.['mcp-latch/request'] as Record<string, unknown>;
+    // A rule with control characters in it is never offered to be saved.
+    expect(payload).toMatchObject({ server: 'fs', tool: 'write_file', kind: 'write', rememberable: false });
+    expect((payload.paths as Array<{ path: string; access: string }>)[0]).toMatchObject({ path: evil, access: 'write', inWorkspace: true });
+    expect(payload.argsDigest).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  test('shows the command broken into parts with redirections', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Deny'));
+    await h.client.callTool({ name: 'shell__run_command', arguments: { command: 'make build | tee build.log > out.txt', workdir: dir } });
+    const message = h.elicitations[0]!.message;
+    expect(message).toContain('Command: make build | tee build.log > out.txt');
+    expect(message).toContain('1. make build');
+    expect(message).toContain('2. tee build.log');
+    expect(message).toContain('writes out.txt (redirection >)');
+    expect(message).toContain(`write ${join(dir, 'out.txt')} (inside the workspace)`);
+  });
+});
+
+describe('the latch: batches, cancellation, exactly once', () => {
+  test('in a batch of an ask call and an allowed call, the allowed one has not run when the prompt is shown', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'fixture.log');
+    let callsSeenAtPrompt: number | null = null;
+    const h = await gateway(dir, async () => {
+      await new Promise((done) => setTimeout(done, 300));
+      callsSeenAtPrompt = fixtureCalls(log).length;
+      return { action: 'accept', content: { decision: 'Allow once' } };
+    });
+    const [write, echo] = await Promise.all([
+      h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'b.txt'), content: 'x' } }),
+      h.client.callTool({ name: 'fix__echo', arguments: { text: 'second' } }),
+    ]);
+    expect(callsSeenAtPrompt).toBe(0);
+    expect(write.isError).toBeFalsy();
+    expect(textOf(echo)).toContain('second');
+    expect(fixtureCalls(log)).toHaveLength(1);
+  });
+
+  test('two identical asks in one batch give one prompt after "Always allow"', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, (params) => ({ action: 'accept', content: { decision: choiceStartingWith(params, 'Always allow: ') } }));
+    const args = { command: 'make --version', workdir: dir };
+    const results = await Promise.all([h.client.callTool({ name: 'shell__run_command', arguments: args }), h.client.callTool({ name: 'shell__run_command', arguments: args })]);
+    expect(results.every((result) => !result.isError)).toBe(true);
+    expect(h.elicitations).toHaveLength(1);
+  });
+
+  test('a call cancelled while it waits is never forwarded, even if approved afterwards', async () => {
+    const dir = tempDir();
+    let release!: () => void;
+    const approvedLate = new Promise<void>((done) => (release = done));
+    const h = await gateway(dir, async () => {
+      await approvedLate;
+      return { action: 'accept', content: { decision: 'Allow once' } };
+    });
+    const controller = new AbortController();
+    const call = h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'late.txt'), content: 'x' } }, CallToolResultSchema, { signal: controller.signal });
+    await eventually(() => expect(h.elicitations).toHaveLength(1));
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    release();
+    await new Promise((done) => setTimeout(done, 500));
+    expect(existsSync(join(dir, 'late.txt'))).toBe(false);
+    // The gateway is still fine and the next call works.
+    const next = await h.client.callTool({ name: 'fix__echo', arguments: { text: 'after' } });
+    expect(textOf(next)).toContain('after');
+  });
+
+  test('heartbeats keep a client with resetTimeoutOnProgress and a short timeout alive across a longer wait', async () => {
+    const dir = tempDir();
+    const h = await gateway(
+      dir,
+      async () => {
+        await new Promise((done) => setTimeout(done, 2_500));
+        return { action: 'accept', content: { decision: 'Allow once' } };
+      },
+      { approval: { heartbeatSeconds: 0.3 } },
+    );
+    const progress: number[] = [];
+    const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'hb.txt'), content: 'x' } }, CallToolResultSchema, {
+      timeout: 1_000,
+      resetTimeoutOnProgress: true,
+      onprogress: (update) => progress.push(update.progress),
+    });
+    expect(result.isError).toBeFalsy();
+    expect(existsSync(join(dir, 'hb.txt'))).toBe(true);
+    expect(progress.length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('no prompt possible', () => {
+  test('a client without elicitation gets a denial naming the rule and the command that adds it', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, undefined);
+    const result = await h.client.callTool({ name: 'shell__run_command', arguments: { command: 'npm run test -- --run', workdir: dir } });
+    const text = textOf(result);
+    expect(text).toMatch(/^Denied by mcp-latch: this call needs the user's approval/);
+    expect(text).toContain('this client cannot show approval prompts');
+    expect(text).toContain(`mcp-latch allow 'Bash(npm run test *)'`);
+  });
+
+  test('Claude Desktop declares elicitation but never renders it: treated as no prompt', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Allow once'), {}, { clientName: 'claude-ai' });
+    const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'cd.txt'), content: 'x' } });
+    expect(textOf(result)).toContain('this client cannot show approval prompts');
+    expect(h.elicitations).toHaveLength(0);
+    expect(existsSync(join(dir, 'cd.txt'))).toBe(false);
+  });
+});
+
+describe('audit', () => {
+  test('one line per decided call, with who decided and secrets redacted', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Deny'));
+    await h.client.callTool({ name: 'fix__echo', arguments: { text: 'hi', apiKey: 'sk-live-123' } });
+    await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'z.txt'), content: 'x' } });
+    await h.close();
+    const lines = await eventually(() => {
+      const text = readFileSync(join(dir, 'mcp-latch-audit.jsonl'), 'utf8');
+      const parsed = text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(parsed).toHaveLength(2);
+      return { text, parsed };
+    });
+    expect(lines.text).not.toContain('sk-live-123');
+    expect(lines.parsed[0]).toMatchObject({ server: 'fix', tool: 'echo', decision: 'allow', by: 'rule', rule: 'mcp__fix__echo' });
+    expect(lines.parsed[1]).toMatchObject({ server: 'fs', tool: 'write_file', decision: 'deny', by: 'user' });
+  });
+});
