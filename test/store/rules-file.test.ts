@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { PermitBook } from '../../src/downstream/permit.js';
+import { configIssues } from '../../src/policy/policy.js';
+import { RulesFile } from '../../src/store/rules-file.js';
+import { ROOT, tempDir } from '../helpers/gateway.js';
+
+function configAt(dir: string, permissions: Record<string, unknown> = { allow: [] }): string {
+  const path = join(dir, 'mcp-latch.json');
+  writeFileSync(path, JSON.stringify({ mcpServers: {}, permissions }, null, 2));
+  return path;
+}
+
+describe('RulesFile', () => {
+  test('adds a rule, once, keeping everything else in the file', async () => {
+    const path = configAt(tempDir(), { allow: ['Bash(ls)'], deny: ['Read(**/.env)'] });
+    const file = new RulesFile(path, configIssues);
+    expect((await file.add('allow', ['Bash(make *)'])).added).toEqual(['Bash(make *)']);
+    expect((await file.add('allow', ['Bash(make *)'])).added).toEqual([]);
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved.permissions).toEqual({ allow: ['Bash(ls)', 'Bash(make *)'], deny: ['Read(**/.env)'] });
+  });
+
+  test('re-reads the file first, so an edit the user just made is kept', async () => {
+    const dir = tempDir();
+    const path = configAt(dir);
+    const file = new RulesFile(path, configIssues);
+    await file.add('allow', ['Bash(a)']);
+    const edited = JSON.parse(readFileSync(path, 'utf8'));
+    edited.permissions.deny = ['Bash(rm *)'];
+    writeFileSync(path, JSON.stringify(edited));
+    await file.add('allow', ['Bash(b)']);
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved.permissions).toEqual({ allow: ['Bash(a)', 'Bash(b)'], deny: ['Bash(rm *)'] });
+  });
+
+  test('refuses a rule that would make the file invalid, and leaves the file as it was', async () => {
+    const path = configAt(tempDir());
+    const before = readFileSync(path, 'utf8');
+    await expect(new RulesFile(path, configIssues).add('allow', ['Bash(git * main)'])).rejects.toThrow(/permissions\.allow\[0\]/);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
+  test('refuses to write over a file that is not valid JSON right now (nothing is lost)', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'mcp-latch.json');
+    writeFileSync(path, '{"permissions": {"allow": [');
+    await expect(new RulesFile(path, configIssues).add('allow', ['Bash(a)'])).rejects.toThrow(/not valid JSON/);
+    expect(readFileSync(path, 'utf8')).toBe('{"permissions": {"allow": [');
+  });
+
+  test('two answers at once do not lose either rule', async () => {
+    const path = configAt(tempDir());
+    const file = new RulesFile(path, configIssues);
+    await Promise.all([file.add('allow', ['Bash(a)']), file.add('allow', ['Bash(b)']), file.add('deny', ['Bash(c)'])]);
+    const saved = JSON.parse(readFileSync(path, 'utf8'));
+    expect(saved.permissions.allow.sort()).toEqual(['Bash(a)', 'Bash(b)']);
+    expect(saved.permissions.deny).toEqual(['Bash(c)']);
+  });
+});
+
+describe('a crash while writing remembered rules', () => {
+  test('SIGKILL mid-write, 30 times: the file is always valid JSON holding the old or the new rules', async () => {
+    const dir = tempDir();
+    const path = configAt(dir);
+    let expected = 0;
+    for (let round = 0; round < 30; round++) {
+      const child = spawn(process.execPath, [join(ROOT, 'test/fixtures/rules-writer.mjs'), path, String(expected)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((ready) => child.stdout.once('data', () => ready()));
+      await new Promise((done) => setTimeout(done, 5 + ((round * 7) % 40)));
+      child.kill('SIGKILL');
+      await new Promise((done) => child.once('exit', done));
+      const text = readFileSync(path, 'utf8');
+      const saved = JSON.parse(text) as { permissions: { allow: string[] } };
+      // Every write appends one rule: whatever survived is an unbroken run cmd0 … cmdN.
+      const allow = saved.permissions.allow;
+      expect(allow).toEqual(Array.from({ length: allow.length }, (_, i) => `Bash(cmd${i} *)`));
+      expect(allow.length).toBeGreaterThanOrEqual(expected);
+      expected = allow.length;
+    }
+    expect(expected).toBeGreaterThan(0);
+  });
+});
+
+describe('PermitBook', () => {
+  test('a permit is spent once, and only for the call it was issued for', () => {
+    const book = new PermitBook();
+    const args = { path: '/x' };
+    const permit = book.issue('fs', 'write_file', args);
+    expect(() => book.spend(permit, 'fs', 'write_file', { path: '/x' })).toThrow(/does not match/);
+    const second = book.issue('fs', 'write_file', args);
+    book.spend(second, 'fs', 'write_file', args);
+    expect(() => book.spend(second, 'fs', 'write_file', args)).toThrow(/without a valid permit/);
+    expect(() => book.spend({ server: 'fs', target: 'write_file', args }, 'fs', 'write_file', args)).toThrow(/without a valid permit/);
+  });
+});
