@@ -80,8 +80,13 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
   if (toolDeny) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'deny', rule: toolDeny.text, by: 'rule', reason: `deny rule ${toolDeny.text} matches ${toolName}` });
   else if (toolAsk) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'ask', rule: toolAsk.text, by: 'rule', reason: `ask rule ${toolAsk.text} matches ${toolName}` });
 
+  // The strictest verdict decides; among its subjects a rule explains more than a mode does.
   let decisive = decisions[0]!;
-  for (const decision of decisions) if (VERDICT_RANK[decision.verdict] > VERDICT_RANK[decisive.verdict]) decisive = decision;
+  for (const decision of decisions) {
+    const stricter = VERDICT_RANK[decision.verdict] > VERDICT_RANK[decisive.verdict];
+    const better = decision.verdict === decisive.verdict && decision.by === 'rule' && decisive.by !== 'rule';
+    if (stricter || better) decisive = decision;
+  }
 
   return {
     verdict: decisive.verdict,

@@ -1,0 +1,132 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { check } from '../../src/cli/check.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { addRule } from '../../src/cli/rules.js';
+import { listTools } from '../../src/cli/tools.js';
+import { showAudit } from '../../src/cli/audit.js';
+import { BIN, FS_SERVER, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
+
+/** The CLI through the function behind each command, plus spawn tests for exit codes. */
+let dir: string;
+let config: string;
+
+beforeAll(() => {
+  dir = tempDir();
+  writeFileSync(join(dir, '.env'), 'SECRET=1');
+  config = writeConfig(dir, {
+    mcpServers: {
+      // Never started by `check`: the profile classifies it from the command line alone.
+      shell: { command: '/nonexistent/bin/mcp-server-commands' },
+      fs: { command: process.execPath, args: [FS_SERVER, dir] },
+      fix: fixtureServer('fix', join(dir, 'fix.log')),
+    },
+    workspace: [dir],
+    permissions: { allow: ['Bash(git status)', 'Bash(npm run test *)'], deny: ['Read(**/.env)', 'Bash(rm *)'] },
+  });
+});
+
+describe('mcp-latch check', () => {
+  test('decides a shell command without starting any server (profile)', async () => {
+    const out = memoryOutput();
+    const code = await check({ config, tool: 'shell__run_command', args: JSON.stringify({ command: 'git status && rm -rf build', workdir: dir }), json: true }, out);
+    expect(code).toBe(0);
+    const result = JSON.parse(out.stdout.join('\n'));
+    expect(result).toMatchObject({ decision: 'deny', kind: 'command', rule: 'Bash(rm *)', serverStarted: false, kindSource: 'profile:commands' });
+    expect(result.commandInfo.segments.map((segment: { name: string }) => segment.name)).toEqual(['git', 'rm']);
+    expect(result.reason).toContain('Bash(rm *)');
+  });
+
+  test('reports the paths of a denied .env read', async () => {
+    const out = memoryOutput();
+    await check({ config, tool: 'fs__read_text_file', args: JSON.stringify({ path: join(dir, '.env') }), json: true }, out);
+    const result = JSON.parse(out.stdout.join('\n'));
+    expect(result).toMatchObject({ decision: 'deny', kind: 'read', rule: 'Read(**/.env)', serverStarted: false });
+    expect(result.paths[0]).toMatchObject({ path: join(dir, '.env'), realPath: join(dir, '.env'), access: 'read', inWorkspace: true });
+  });
+
+  test('starts the server when only heuristics can classify the tool', async () => {
+    const out = memoryOutput();
+    await check({ config, tool: 'fix__echo', args: '{"text":"hi"}', json: true }, out);
+    const result = JSON.parse(out.stdout.join('\n'));
+    expect(result.serverStarted).toBe(true);
+    expect(result.decision).toBe('ask');
+  });
+
+  test('prints a readable report without --json', async () => {
+    const out = memoryOutput();
+    await check({ config, tool: 'shell__run_command', args: JSON.stringify({ command: 'npm run test -- --run', workdir: dir }) }, out);
+    const text = out.stdout.join('\n');
+    expect(text).toContain('Decision: ALLOW');
+    expect(text).toContain('Rule:     Bash(npm run test *)');
+    expect(text).toContain('signature: npm run test');
+  });
+
+  test('bad usage is one clear error', async () => {
+    await expect(check({ config, tool: 'nounderscores', json: true }, memoryOutput())).rejects.toThrow(/SERVER__TOOL/);
+    await expect(check({ config, tool: 'nope__x', json: true }, memoryOutput())).rejects.toThrow(/no server named "nope"/);
+    await expect(check({ config, tool: 'shell__run_command', args: '{oops', json: true }, memoryOutput())).rejects.toThrow(/--args is not valid JSON/);
+  });
+});
+
+describe('mcp-latch tools', () => {
+  test('lists every exposed tool with its kind and where the kind came from', async () => {
+    const own = writeConfig(tempDir(), { mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] }, fix: fixtureServer('fix', join(dir, 'x.log')) } });
+    const out = memoryOutput();
+    expect(await listTools({ config: own, json: true }, out)).toBe(0);
+    const { tools } = JSON.parse(out.stdout.join('\n')) as { tools: Array<{ name: string; kind: string; source: string }> };
+    expect(tools.find((tool) => tool.name === 'fs__write_file')).toMatchObject({ kind: 'write', source: 'profile:filesystem' });
+    expect(tools.find((tool) => tool.name === 'fs__read_text_file')).toMatchObject({ kind: 'read', source: 'profile:filesystem' });
+    expect(tools.find((tool) => tool.name === 'fix__crash')?.source).not.toMatch(/^profile/);
+  });
+});
+
+describe('mcp-latch allow / deny', () => {
+  test('adds rules to the config file; a bad rule is refused and nothing is written', async () => {
+    const own = writeConfig(tempDir(), { permissions: { allow: [] } });
+    const out = memoryOutput();
+    await addRule('allow', 'Bash(make *)', { config: own }, out);
+    await addRule('deny', 'Read(~/.aws/**)', { config: own }, out);
+    expect(out.stdout).toEqual([`Added Bash(make *) to permissions.allow in ${own}.`, `Added Read(~/.aws/**) to permissions.deny in ${own}.`]);
+    const saved = JSON.parse(readFileSync(own, 'utf8'));
+    expect(saved.permissions).toMatchObject({ allow: ['Bash(make *)'], deny: ['Read(~/.aws/**)'] });
+    const before = readFileSync(own, 'utf8');
+    await expect(addRule('allow', 'Bash(git * main)', { config: own }, memoryOutput())).rejects.toThrow(/only allowed at the end/);
+    expect(readFileSync(own, 'utf8')).toBe(before);
+  });
+});
+
+describe('mcp-latch audit', () => {
+  test('prints recent decisions readably, escaping what calls supplied', () => {
+    const own = tempDir();
+    const path = writeConfig(own, {});
+    const record = { level: 30, time: '2026-11-26T01:00:00.000Z', session: 's', server: 'shell', tool: 'run_command', kind: 'command', decision: 'deny', by: 'rule', rule: 'Bash(rm *)', reason: 'x', paths: [], command: 'rm -rf /\u001b[2J', argsDigest: 'd', args: {}, waitMs: 0, event: 'call' };
+    writeFileSync(join(own, 'mcp-latch-audit.jsonl'), `${JSON.stringify(record)}\n{"cut by a cra`);
+    const out = memoryOutput();
+    showAudit({ config: path, limit: 10 }, out);
+    expect(out.stdout).toEqual(['2026-11-26 01:00:00Z  DENY      shell/run_command by rule (Bash(rm *)): `rm -rf /\\x1b[2J`']);
+  });
+});
+
+describe('exit codes', () => {
+  test('usage errors exit 1 with one line', () => {
+    const run = spawnSync(process.execPath, [BIN, 'check', '--config', config], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('Missing required argument: tool');
+  });
+
+  test('a missing config file is named', () => {
+    const run = spawnSync(process.execPath, [BIN, 'validate', '--config', join(dir, 'nope.json')], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('nope.json does not exist');
+  });
+
+  test('validate prints a summary and exits 0 on a good file', () => {
+    const run = spawnSync(process.execPath, [BIN, 'validate', '--config', config], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('is valid: 3 servers, 2 allow / 0 ask / 2 deny rules, mode default.');
+  });
+});
