@@ -1,0 +1,34 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, test } from 'vitest';
+import { configJsonSchema } from '../../src/config/schema.js';
+import { parseConfigText } from '../../src/config/load.js';
+import { ruleIssues } from '../../src/policy/policy.js';
+import { ROOT } from '../helpers/gateway.js';
+
+/** The JSON Schema shipped for editors agrees with the zod schema the gateway enforces. */
+const shipped = JSON.parse(readFileSync(join(ROOT, 'schema/mcp-latch.schema.json'), 'utf8')) as Record<string, unknown>;
+const examples = readdirSync(join(ROOT, 'examples')).filter((name) => name.endsWith('.json'));
+
+describe('config JSON Schema', () => {
+  test('the shipped file is generated from the current zod schema (run npm run build)', () => {
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(configJsonSchema())));
+  });
+
+  const validate = new Ajv2020({ strict: false, allErrors: true }).compile(shipped);
+
+  test.each(examples)('examples/%s is valid for the JSON Schema and for the gateway', (name) => {
+    const path = join(ROOT, 'examples', name);
+    const text = readFileSync(path, 'utf8');
+    expect(validate(JSON.parse(text)), JSON.stringify(validate.errors)).toBe(true);
+    expect(() => parseConfigText(text, path, ruleIssues)).not.toThrow();
+  });
+
+  test('rejects a broken config', () => {
+    const broken = { mcpServers: { fs: { command: 'npx', args: 'not-a-list' } }, permissions: { defaultMode: 'yolo' }, unknownKey: true };
+    expect(validate(broken)).toBe(false);
+    const paths = (validate.errors ?? []).map((error) => error.instancePath);
+    expect(paths).toContain('/permissions/defaultMode');
+  });
+});
