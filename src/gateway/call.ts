@@ -21,6 +21,7 @@ import {
   dismissedDenial,
   invalidAnswerDenial,
   noPromptDenial,
+  pendingDenial,
   promptFailedDenial,
   ruleDenial,
   timeoutDenial,
@@ -29,7 +30,8 @@ import {
 } from '../latch/denial.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchAnswer, SessionLatch } from '../latch/latch.js';
-import { buildPrompt, readAnswer, type PromptInput } from '../latch/prompt.js';
+import type { ApprovalPage, RetryApprovals } from '../latch/page.js';
+import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput } from '../latch/prompt.js';
 import { rememberRules } from '../latch/remember.js';
 import type { Logger } from '../log.js';
 import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
@@ -73,6 +75,15 @@ export interface SessionView {
   /** True when the client declared form elicitation and is not known to ignore it. */
   canPrompt(): boolean;
   elicit(params: ElicitRequestFormParams, extra: Extra, timeoutMs: number): Promise<ElicitResult>;
+  /** How the person sees this session on the approval page ("claude-ai 0.1.0"). */
+  label(): string;
+  /** The local approval page (started on first use). */
+  page(): Promise<ApprovalPage>;
+  /** Opens the page or points the person to it (browser, notification, URL elicitation). */
+  announcePage(page: ApprovalPage, input: PromptInput, extra: Extra): void;
+  /** How long this client waits for a tool result before it gives up. */
+  clientWaitLimitMs(): number;
+  retryApprovals: RetryApprovals;
 }
 
 export class CallPipeline {
@@ -97,10 +108,16 @@ export class CallPipeline {
     const started = Date.now();
     const digest = argsDigest(supervisor.name, tool.name, args);
     let facts: CallFacts | null = null;
+    let approvedOnPage = false;
     const evaluate = (): Decision => {
       try {
         facts = inspectCall(supervisor.name, tool.name, args, this.gateway.toolClass(route), this.gateway.inspectContext(), digest);
-        return decide(facts, this.gateway.policy(), this.session.grants.current());
+        const decided = decide(facts, this.gateway.policy(), this.session.grants.current());
+        // An approval given on the page for this exact call after it was answered "pending": spent once.
+        if (decided.verdict === 'ask' && (approvedOnPage || (approvedOnPage = this.session.retryApprovals.take(digest)))) {
+          return { ...decided, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
+        }
+        return decided;
       } catch (error) {
         // Fail closed: a call that could not be analysed needs the human.
         this.gateway.logger.error({ err: errorMessage(error), tool: exposed }, 'could not analyse a call');
@@ -218,7 +235,10 @@ export class CallPipeline {
       offerSession: onlyModeAsks && facts !== null,
     };
 
-    if (!this.session.canPrompt()) return { verdict: 'deny', by: 'fallback', text: noPromptDenial(decision, remember) };
+    if (!this.session.canPrompt()) {
+      if (config.approval.fallback === 'deny') return { verdict: 'deny', by: 'fallback', text: noPromptDenial(decision, remember) };
+      return this.askOnPage(input, extra);
+    }
 
     const timeoutSeconds = config.approval.timeoutSeconds;
     let result: ElicitResult;
@@ -230,8 +250,54 @@ export class CallPipeline {
       if (error instanceof McpError && error.code === ErrorCode.InvalidParams) return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
       return { verdict: 'deny', by: 'error', text: promptFailedDenial(errorMessage(error)) };
     }
+    return this.applyAnswer(readAnswer(result, input), input);
+  }
 
-    const answer = readAnswer(result, input);
+  /**
+   * The local approval page, for clients that cannot show prompts. The call waits as long as the
+   * client allows; if the person has not answered by then, the call is answered "pending" and an
+   * approval given later applies once to the identical call retried within the window.
+   */
+  private async askOnPage(input: PromptInput, extra: Extra): Promise<LatchAnswer> {
+    const config = this.gateway.config();
+    let page: ApprovalPage;
+    try {
+      page = await this.session.page();
+    } catch (error) {
+      return { verdict: 'deny', by: 'error', text: promptFailedDenial(`the approval page could not be started: ${errorMessage(error)}`) };
+    }
+    const withdraw = new AbortController();
+    const onCancel = () => withdraw.abort();
+    extra.signal.addEventListener('abort', onCancel, { once: true });
+    const answered = page.ask({ session: this.session.label(), input, message: renderMessage(input) }, withdraw.signal);
+    this.session.announcePage(page, input, extra);
+
+    const waitMs = Math.min(config.approval.timeoutSeconds * 1000, this.session.clientWaitLimitMs());
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<null>((done) => {
+      timer = setTimeout(() => done(null), waitMs);
+    });
+    const first = await Promise.race([answered, expired]);
+    clearTimeout(timer);
+    extra.signal.removeEventListener('abort', onCancel);
+    if (first !== null) return this.applyAnswer(first, input);
+    if (extra.signal.aborted) return { verdict: 'deny', by: 'client', text: 'Denied by mcp-latch: the call was cancelled while waiting for approval.' };
+
+    // Answer the call before the client gives up; keep the item on the page for the retry window.
+    const windowMs = config.approval.retryWindowSeconds * 1000;
+    const expiry = setTimeout(() => withdraw.abort(), windowMs);
+    expiry.unref();
+    void answered.then(async (answer) => {
+      clearTimeout(expiry);
+      const applied = await this.applyAnswer(answer, input);
+      if (applied.verdict === 'allow') this.session.retryApprovals.grant(input.argsDigest, windowMs);
+      this.gateway.logger.info({ server: input.server, tool: input.tool, verdict: applied.verdict }, 'answer on the approval page for a pending call');
+    });
+    return { verdict: 'deny', by: 'fallback', text: pendingDenial(config.approval.retryWindowSeconds) };
+  }
+
+  /** What an answer means for the call; grants and saved rules are in force before it returns. */
+  private async applyAnswer(answer: PromptAnswer, input: PromptInput): Promise<LatchAnswer> {
     switch (answer.type) {
       case 'declined':
         return { verdict: 'deny', by: 'user', text: declinedDenial() };
@@ -248,8 +314,8 @@ export class CallPipeline {
       case 'once':
         return { verdict: 'allow', by: 'user', ...withNote };
       case 'session':
-        if (remember) this.session.grants.addRules(remember);
-        else this.session.grants.addCall(digest);
+        if (input.rememberRules) this.session.grants.addRules(input.rememberRules);
+        else this.session.grants.addCall(input.argsDigest);
         return { verdict: 'allow', by: 'user', ...withNote };
       case 'always':
         try {

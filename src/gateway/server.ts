@@ -25,6 +25,9 @@ import { PermitBook } from '../downstream/permit.js';
 import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
 import { errorMessage } from '../errors.js';
 import { SessionLatch } from '../latch/latch.js';
+import { RetryApprovals, type ApprovalPage } from '../latch/page.js';
+import type { PromptInput } from '../latch/prompt.js';
+import { openInBrowser, notify } from './announce.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
@@ -47,6 +50,8 @@ export const VERSION = '0.1.0';
 
 /** Clients known to declare form elicitation but never show it (Claude Desktop: research/anchors-gateways.md §5). */
 const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
+/** How long known clients wait for a tool result before giving up (Claude Desktop: about 60 s). */
+const CLIENT_WAIT_LIMIT_MS: Record<string, number> = { 'claude-ai': 50_000 };
 
 export interface GatewayOptions {
   config: LoadedConfig;
@@ -79,6 +84,8 @@ export class Gateway implements GatewayView {
   private lastSent = { tools: '', resources: '', prompts: '' };
   private loggingLevel: LoggingLevel | null = null;
   private closed = false;
+  private page: Promise<ApprovalPage> | null = null;
+  private pageOpened = false;
 
   constructor(private readonly options: GatewayOptions) {
     this.loaded = options.config;
@@ -123,6 +130,14 @@ export class Gateway implements GatewayView {
         return Boolean(caps?.elicitation?.form) && !NON_RENDERING_CLIENTS.has(name);
       },
       elicit: (params, extra: Extra, timeoutMs) => this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }),
+      label: () => {
+        const client = this.server.getClientVersion();
+        return client ? `${client.name} ${client.version}` : 'unknown client';
+      },
+      page: () => this.approvalPage(),
+      announcePage: (page, input, extra) => this.announcePage(page, input, extra),
+      clientWaitLimitMs: () => CLIENT_WAIT_LIMIT_MS[this.server.getClientVersion()?.name ?? ''] ?? Number.POSITIVE_INFINITY,
+      retryApprovals: new RetryApprovals(),
     };
     this.pipeline = new CallPipeline(this, this.session);
     this.registerHandlers();
@@ -169,6 +184,36 @@ export class Gateway implements GatewayView {
     // re-checked, before the rule is in force. The watcher then sees the same text and skips it.
     this.reload(written.text, 'remembered rule');
     this.logger.info({ rules: written.added }, 'rules added to permissions.allow');
+  }
+
+  /** The local approval page, started on first use (its code is loaded only then). */
+  private approvalPage(): Promise<ApprovalPage> {
+    this.page ??= import('../approval-page/server.js').then(async ({ startApprovalPage }) => {
+      const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
+      this.logger.info({ url: page.url }, `approval page: ${page.url}`);
+      return page;
+    });
+    return this.page;
+  }
+
+  private announcePage(page: ApprovalPage, input: PromptInput, extra: Extra): void {
+    const fallback = this.loaded.file.approval.fallback;
+    this.logger.warn({ server: input.server, tool: input.tool }, `a call waits for approval on ${page.url}`);
+    if (!this.pageOpened && fallback === 'browser') {
+      this.pageOpened = true;
+      openInBrowser(page.url);
+    }
+    if (fallback === 'browser') notify('mcp-latch: approval needed', `${input.server} wants to run ${input.tool}`);
+    // Clients that declare URL elicitation can offer to open the page themselves (consent only).
+    const caps = this.server.getClientCapabilities();
+    if (caps?.elicitation?.url && !NON_RENDERING_CLIENTS.has(this.server.getClientVersion()?.name ?? '')) {
+      void this.server
+        .elicitInput(
+          { mode: 'url', url: page.url, elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
+          { signal: extra.signal, relatedRequestId: extra.requestId, timeout: this.loaded.file.approval.timeoutSeconds * 1000 },
+        )
+        .catch(() => undefined);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -360,6 +405,7 @@ export class Gateway implements GatewayView {
     this.closed = true;
     if (this.listChangeTimer) clearTimeout(this.listChangeTimer);
     await this.registry.closeAll();
+    if (this.page) await (await this.page.catch(() => null))?.close();
     await this.audit.flush().catch(() => undefined);
     await this.server.close().catch(() => undefined);
   }

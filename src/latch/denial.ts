@@ -65,6 +65,14 @@ export function noPromptDenial(decision: Decision, rules: string[] | null): stri
   return `${head} To allow calls like this, the user (not the assistant) can add ${rules.length === 1 ? 'the rule' : 'the rules'} ${list} to permissions.allow in their mcp-latch config, for example by running in their own terminal: mcp-latch allow ${quoted}`;
 }
 
+/**
+ * The client would give up before the person answers on the approval page. The page's address is
+ * deliberately not in the text: the model must not be able to reach it.
+ */
+export function pendingDenial(windowSeconds: number): string {
+  return `${DENIED_PREFIX} this call is waiting for the user's approval on the mcp-latch approval page and was not run. If the user approves it there, the same call (identical arguments) will be allowed once if it is made again within ${formatSeconds(windowSeconds)}.`;
+}
+
 /** A call to a server that is down. Not a denial: the call failed. */
 export function unavailableResult(reason: string): CallToolResult {
   return { content: [{ type: 'text', text: `mcp-latch: the call was not run because ${escapeText(reason)}.` }], isError: true };

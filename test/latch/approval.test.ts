@@ -36,7 +36,7 @@ async function gateway(dir: string, onElicit: HarnessOptions['onElicit'], extra:
 
 const answer = (decision: string, note?: string) => (): ElicitResult => ({ action: 'accept', content: { decision, ...(note ? { note } : {}) } });
 const choiceStartingWith = (params: ElicitRequest['params'], prefix: string): string => {
-  const schema = (params as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema;
+  const schema = (params as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema;
   const found = schema.properties.decision.enum.find((value) => value.startsWith(prefix));
   if (!found) throw new Error(`no choice starting with ${prefix}: ${schema.properties.decision.enum.join(' | ')}`);
   return found;

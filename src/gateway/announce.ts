@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+
+/**
+ * Pointing the person at the approval page: the default browser, and a desktop notification where
+ * the platform has one. Best effort: if neither works, the address is still in the log.
+ */
+export function openInBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
+  const [command, args] =
+    platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
+  launch(command, args);
+}
+
+export function notify(title: string, body: string, platform: NodeJS.Platform = process.platform): void {
+  if (platform === 'darwin') launch('osascript', ['-e', `display notification ${appleString(body)} with title ${appleString(title)}`]);
+  else if (platform === 'linux') launch('notify-send', ['--app-name=mcp-latch', title, body]);
+}
+
+function appleString(text: string): string {
+  return `"${text.replace(/[\\"]/g, '\\$&')}"`;
+}
+
+function launch(command: string, args: string[]): void {
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsHide: true });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // No such program here: the log line with the address is the fallback.
+  }
+}

@@ -1,0 +1,51 @@
+import type { PromptAnswer, PromptInput } from './prompt.js';
+
+/**
+ * The approval channel beside elicitation, for clients that cannot show prompts (Claude Desktop,
+ * Gemini CLI, Windsurf, Zed): a local web page served by the gateway on 127.0.0.1 that lists the
+ * waiting calls with the same payload and the same choices as the prompt. The model cannot reach it:
+ * the page needs a per-gateway secret token, checks Host and Origin, and its answers are bound to
+ * the call they were shown for.
+ *
+ * The latch does not care how the page is served; it hands items over and waits for answers.
+ */
+export interface PageItem {
+  /** Which client session the call comes from, as shown to the person ("claude-ai 0.1.0"). */
+  session: string;
+  input: PromptInput;
+  /** The prompt text, already escaped (the same text an elicitation would carry). */
+  message: string;
+}
+
+export interface ApprovalPage {
+  /** The page address including its secret token. */
+  readonly url: string;
+  /**
+   * Shows a call on the page until the person answers or `signal` aborts (the item is then
+   * withdrawn from the page). Resolves with the answer; never rejects; a withdrawn item resolves
+   * `{ type: 'dismissed' }`.
+   */
+  ask(item: PageItem, signal: AbortSignal): Promise<PromptAnswer>;
+  close(): Promise<void>;
+}
+
+/**
+ * Single-use approvals given on the page after the call itself was already answered ("approval
+ * pending"): bound to the exact call (server, tool, canonical-arguments digest), valid for a short
+ * window, spent by the first identical retry. Nothing the model sends can create or widen one.
+ */
+export class RetryApprovals {
+  private readonly approvals = new Map<string, number>();
+
+  grant(digest: string, windowMs: number, now = Date.now()): void {
+    this.approvals.set(digest, now + windowMs);
+  }
+
+  /** Spends the approval for this exact call; false when there is none or it expired. */
+  take(digest: string, now = Date.now()): boolean {
+    const expires = this.approvals.get(digest);
+    if (expires === undefined) return false;
+    this.approvals.delete(digest);
+    return expires >= now;
+  }
+}
