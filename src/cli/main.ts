@@ -7,6 +7,7 @@ import { processOutput } from './output.js';
 import { addRule } from './rules.js';
 import { serve } from './serve.js';
 import { listTools } from './tools.js';
+import { tryGateway } from './try.js';
 import { validate } from './validate.js';
 
 /**
@@ -73,6 +74,12 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
       'Add a rule to permissions.deny (a running gateway picks it up)',
       (y) => y.positional('rule', { type: 'string', demandOption: true, describe: 'A rule, e.g. "Read(**/.env)"' }).example(`$0 deny 'Read(**/.env)'`, 'Never let a tool read .env files'),
       (args) => run(() => addRule('deny', args.rule, { config: args.config }, out))(),
+    )
+    .command(
+      'try',
+      'Start the gateway and call its tools from this terminal, answering approval prompts with the keyboard',
+      (y) => y.option('log', { type: 'string', describe: 'Where the gateway logs go (default: a file in the temp directory)' }).example('$0 try --config examples/mcp-latch.json', 'Test your rules before plugging in a client'),
+      (args) => run(() => tryGateway({ config: args.config, log: args.log }))(),
     )
     .command(
       'audit',

@@ -164,6 +164,13 @@ const EXECUTORS: Record<string, readonly string[]> = {
   deno: ['eval', 'repl'],
 };
 
+/**
+ * Variables that change which program runs or what it loads; exporting one changes every later
+ * command (a prefix assignment `PATH=… ls` is on its own segment, for the policy to judge).
+ */
+const ENVIRONMENT = /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB)(\+?=|$)/;
+const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'readonly', 'local']);
+
 /** Builtins that evaluate strings as arithmetic or array subscripts (`let 'a[$(id)]'` runs `id`). */
 const ARITHMETIC_BUILTINS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'unset', 'test', '[', 'mapfile', 'readarray']);
 
@@ -258,7 +265,8 @@ export function buildSegment(input: SegmentInput): Built {
   const name = program === null ? null : baseName(program);
   if (programWord !== undefined && !nameable) reasons.push('dynamic-name');
 
-  const allWords = [...assignments, ...words.map((w, n) => (n === programIndex && w.ansi ? w.raw : display(w)))];
+  // `$'\x72m'` stays a dynamic name, but its decoded spelling is in `words` for deny rules.
+  const allWords = [...assignments, ...words.map(display)];
   const isStatic = words.every((w) => w.isStatic) && input.assignments.every((w) => w.isStatic);
   const segment: Segment = {
     words: allWords,
@@ -267,7 +275,7 @@ export function buildSegment(input: SegmentInput): Built {
     program,
     name,
     args: args.map(display),
-    isStatic: isStatic && nameable,
+    isStatic: isStatic && (programWord === undefined || nameable),
     context,
     cwd,
     paths,
@@ -339,7 +347,55 @@ function describeProgram(name: string, args: readonly Word[], input: SegmentInpu
     if (executor.includes('') || (index !== null && index >= 0 && executor.includes(statics[index]!))) reasons.push('executor');
   }
 
+  if (DECLARATIONS.has(name) && args.some((w) => ENVIRONMENT.test(w.value) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
+
   switch (name) {
+    case 'alias': {
+      // Security: dash expands aliases in scripts; `alias ls='rm -rf /'` makes a later `ls` run rm.
+      for (const word of args) {
+        const eq = word.value.indexOf('=');
+        if (eq <= 0) continue;
+        reasons.push('interpreter');
+        if (word.isStatic) nested.push({ kind: 'script', text: word.value.slice(eq + 1), cwd: null });
+      }
+      return;
+    }
+    case 'hash':
+      if (args.some((w) => !w.isStatic || /^-\w*p/.test(w.value))) reasons.push('environment'); // hash -p /tmp/evil ls
+      return;
+    case 'script': {
+      const scan = scanOptions(args, 0, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format', 'output-limit'] });
+      const command = optionValues(scan, '-c', '--command')[0];
+      if (command) {
+        reasons.push('interpreter');
+        if (command.isStatic) nested.push({ kind: 'script', text: command.value, cwd });
+      } else if (scan.operands.length === 0 || args.length === scan.operands.length) {
+        reasons.push('interpreter'); // an interactive shell
+      }
+      return;
+    }
+    case 'mapfile':
+    case 'readarray': {
+      const callback = optionValues(scanOptions(args, 0, { short: 'dnOsuCc' }), '-C')[0];
+      if (callback) {
+        reasons.push('interpreter');
+        if (callback.isStatic) nested.push({ kind: 'script', text: callback.value, cwd });
+      }
+      return;
+    }
+    case 'bind':
+    case 'complete':
+    case 'compgen':
+    case 'enable':
+      if (args.some((w) => !w.isStatic || /^-\w*[xCFf]/.test(w.value))) reasons.push('interpreter'); // bind -x, complete -C, enable -f lib.so
+      return;
+    case 'fc':
+      reasons.push('interpreter'); // re-runs history or opens an editor on it
+      return;
+    case 'parallel':
+    case 'sem':
+      reasons.push('executor'); // GNU parallel runs its arguments through a shell
+      return;
     case 'cd':
     case 'pushd':
     case 'popd': {
@@ -374,6 +430,18 @@ function describeProgram(name: string, args: readonly Word[], input: SegmentInpu
       reasons.push('interpreter');
       // Security: the action runs later (on the signal), in whatever directory the shell is then in.
       if (action.isStatic) nested.push({ kind: 'script', text: action.value, cwd: null });
+      return;
+    }
+    case 'flock': {
+      // `flock FILE -c CMD` (a command with a lock is a wrapper, see stripWrapper).
+      const scan = scanOptions(args, 0, { short: 'wEc', long: ['timeout', 'wait', 'conflict-exit-code', 'command'] });
+      const lock = scan.operands[0];
+      if (lock !== undefined && !(args[lock]!.isStatic && /^\d+$/.test(args[lock]!.value))) pushPath(segment.paths, pathOf(args[lock]!, 'write', cwd));
+      const command = optionValues(scan, '-c', '--command')[0];
+      if (command) {
+        reasons.push('interpreter');
+        if (command.isStatic) nested.push({ kind: 'script', text: command.value, cwd });
+      }
       return;
     }
     case 'su':

@@ -503,7 +503,40 @@ const less: Handler = (args, cwd, out) => {
   simple({ access: READ, short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'pattern', 'prompt', 'tag', 'tag-file', 'shift', 'window', 'max-back-scroll', 'max-forw-scroll', 'jump-target', 'lesskey-file'], writes: ['-o', '-O', '--log-file', '--LOG-FILE'], reads: ['-k', '--lesskey-file'], plusCommands: true })(args, cwd, out);
 };
 
+/** `perl -pi -e CODE FILE…` / `ruby -i`: in-place editing writes the files (the code itself is an interpreter reason). */
+const inPlace: Handler = (args, cwd, out) => {
+  let code = false;
+  let edits = false;
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic || v === '-' || !v.startsWith('-') || operands.length > 0) {
+      operands.push(word);
+      continue;
+    }
+    if (v === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    for (let j = 1; j < v.length; j++) {
+      const ch = v[j]!;
+      if (ch === 'i') edits = true;
+      if ('IMmlx0CdDiF'.includes(ch)) break; // value attached
+      if (ch === 'e' || ch === 'E') {
+        code = true;
+        if (j === v.length - 1) i++;
+        break;
+      }
+    }
+  }
+  // Without -i the operands are the script's arguments, not necessarily files.
+  if (edits) for (const file of code ? operands : operands.slice(1)) push(out, pathOf(file, WRITE, cwd));
+};
+
 const HANDLERS: Record<string, Handler> = {
+  perl: inPlace,
+  ruby: inPlace,
   find,
   sed,
   gsed: sed,
@@ -522,6 +555,14 @@ const HANDLERS: Record<string, Handler> = {
   curl,
   wget,
   less,
+  man: simple({ access: READ, short: 'PHMmSsCLeE', long: ['pager', 'html', 'manpath', 'sections', 'config-file', 'locale', 'extension', 'encoding'], programs: ['-P', '--pager', '-H', '--html'], max: 0 }),
+  zip: (args, cwd, out) => {
+    // `zip -T -TT CMD`: the archive test command runs through a shell.
+    args.forEach((word, i) => {
+      if (word.isStatic && (word.value === '-TT' || word.value === '--unzip-command') && args[i + 1]) nestScript(args[i + 1]!, cwd, out);
+      else if (word.isStatic && word.value.startsWith('--unzip-command=')) nestScript(staticWord(word.value.slice(16)), cwd, out);
+    });
+  },
   rsync: copier({ short: 'efBTM', long: RSYNC_LONG, reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'], writes: ['--log-file', '--write-batch', '--only-write-batch'], programs: ['-e', '--rsh'] }),
   scp: copier({ short: 'cFiJlmoPSDX', reads: ['-i', '-F'], programs: ['-S'] }),
 };

@@ -150,6 +150,8 @@ export function optionValues(scan: ScanResult, ...names: string[]): Word[] {
 export function pathOf(word: Word, access: Access, base: string | null, via = 'argument'): CommandPath | null {
   const value = word.isStatic ? word.value : word.raw;
   if (value === '' || (word.isStatic && value === '-')) return null;
+  // `cat <(cmd)`: a process substitution names a pipe, not a file (its command is a segment).
+  if (!word.isStatic && /^[<>]\([^]*\)$/.test(value)) return null;
   return { path: value, access, base, isStatic: word.isStatic, via };
 }
 

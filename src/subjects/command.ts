@@ -5,8 +5,10 @@ import { isSafeCommand } from '../policy/safe.js';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../policy/types.js';
 import { buildSegment, SAFE_WRAPPERS, type Built } from './command-argv.js';
 import type { Nested } from './command-files.js';
-import { type Word } from './command-options.js';
+import { HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './command-guards.js';
+import { staticWord, type Word } from './command-options.js';
 import { commandSignature } from './command-signature.js';
+import { readAssignment, readWord } from './command-words.js';
 
 export { SAFE_WRAPPERS } from './command-argv.js';
 export { commandSignature } from './command-signature.js';
@@ -14,13 +16,17 @@ export { commandSignature } from './command-signature.js';
 /**
  * The shell analyser (SPEC §4 "Commands"): a command string → every simple command the shell would
  * run, at any depth, with its argv, program, wrappers, paths, redirections and substitutions.
- * tree-sitter-bash through web-tree-sitter does the parsing, plus two guards the grammar needs
- * (research/rules-and-parsing.md §2.5):
+ * tree-sitter-bash through web-tree-sitter does the parsing, plus guards where the grammar and
+ * bash disagree (research/rules-and-parsing.md §2.5; details in command-guards.ts):
  *
  *   (a) `\<newline>` outside '…', $'…', comments and quoted heredocs is removed and the text parsed
  *       again: the grammar splits `r\⏎m` into two words where bash runs `rm`.
  *   (b) unquoted heredoc bodies are scanned for `$(` and backticks, which the grammar drops after
- *       leading whitespace and never parses inside backticks.
+ *       leading whitespace and never parses inside backticks, and re-parsed as a "…" string.
+ *   (c) any unescaped `$(` or backtick outside quotes that produced no substitution (the grammar
+ *       reads `${x:-`id`}` as text) still makes the command unanalyzable.
+ * and a few grammar quirks: `a && b > f` redirects b only; `ls;;` is an error; `&&` chains are
+ * walked iteratively.
  *
  *   cd src && FOO=1 timeout 5 npm run test -- --run > log.txt
  *     → segments: `cd src` (read src), `npm run test -- --run` (assignments FOO=1, wrappers
@@ -68,6 +74,7 @@ export const UNANALYZABLE_REASONS = [
   'executor', // runs a program it fetches or names (npx, npm exec, rg --pre $x, ssh -o ProxyCommand)
   'remote-command', // ssh HOST CMD: parsed, but run by the remote shell
   'stored-substitution', // a quoted `$(`/backtick stored in a variable or given to let/declare (evaluated later)
+  'environment', // changes how later commands are found or run: export PATH=…, hash -p, export -f
 ] as const;
 
 let parser: Parser | null = null;
@@ -161,21 +168,13 @@ const same = (cwd: Cwd): Flow => ({ ok: cwd, fail: cwd });
 const merge = (a: Cwd, b: Cwd): Cwd => (a === b ? a : null);
 
 /** Anonymous tokens between statements. */
-const TOKENS = new Set([';', '&', ';;', ';&', ';;&', '\n', '(', ')', '{', '}', 'do', 'done', 'then', 'fi', 'if', 'elif', 'else', 'while', 'until', 'for', 'select', 'in', 'case', 'esac', 'function', '!', '&&', '||', '|', '|&', '((', '))', '[[', ']]', '[', ']', '$(', '`', '<(', '>(', '$((', '=', '+=', '"', '$', '${', '}']);
+const TOKENS = new Set(['<<<', ';', '&', ';;', ';&', ';;&', '\n', '(', ')', '{', '}', 'do', 'done', 'then', 'fi', 'if', 'elif', 'else', 'while', 'until', 'for', 'select', 'in', 'case', 'esac', 'function', '!', '&&', '||', '|', '|&', '((', '))', '[[', ']]', '[', ']', '$(', '`', '<(', '>(', '$((', '=', '+=', '"', '$', '${', '}']);
 /** Named nodes with nothing inside worth visiting. */
 const LEAVES = new Set(['word', 'number', 'raw_string', 'ansi_c_string', 'variable_name', 'string_content', 'comment', 'file_descriptor', 'heredoc_start', 'heredoc_end', 'heredoc_content', 'test_operator', 'special_variable_name', 'regex', 'extglob_pattern']);
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
-const WRITE_OPS = new Set(['>', '>|', '&>', '>>', '&>>', '>&']);
 /** ${x@P} and the other transformations Roo Code and Gemini CLI treat as code. */
 const PROMPT_OPS = new Set(['P', 'E', 'A', 'K', 'a', 'k']);
 const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
-
-interface WordBuilder {
-  value: string;
-  mask: string;
-  isStatic: boolean;
-  ansi: boolean;
-}
 
 class Analysis {
   private src = '';
@@ -244,6 +243,7 @@ class Analysis {
         this.reason('parse-error');
       }
       this.visit(tree.rootNode, 'top', cwd);
+      if (!this.info.unanalyzable.includes('substitution') && hasSubstitutionText(text, tree)) this.reason('substitution');
     } finally {
       this.src = saved;
       this.tails = tails;
@@ -254,6 +254,14 @@ class Analysis {
 
   private slice(node: Node): string {
     return this.src.slice(node.startIndex, node.endIndex);
+  }
+
+  private readWord(node: Node, pending: Node[], from?: number): Word {
+    return readWord(this.src, node, pending, from);
+  }
+
+  private readAssignment(node: Node, pending: Node[]): Word {
+    return readAssignment(this.src, node, pending);
   }
 
   private visit(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
@@ -334,19 +342,33 @@ class Analysis {
     }
   }
 
-  /** Children in order, for substitutions and commands inside anything else. */
+  /**
+   * Children in order, for substitutions and commands inside anything that is not a statement list.
+   * An assignment here is arithmetic (`(( x = 1 ))`, `for ((i=0;;))`), not a statement.
+   */
   private generic(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
-    for (const child of node.children) this.visit(child, ctx, cwd);
+    for (const child of node.children) {
+      if (child.type === 'variable_assignment') this.generic(child, ctx, cwd);
+      else this.visit(child, ctx, cwd);
+    }
     return same(cwd);
   }
 
   /** Statements separated by `;`, `&` or newlines. `cmd &` runs in a subshell: its cd does not count. */
-  private sequence(children: Node[], ctx: SegmentContext, cwd: Cwd): Flow {
+  private sequence(children: Node[], ctx: SegmentContext, cwd: Cwd, inCase = false): Flow {
     let current = cwd;
     let last = same(cwd);
     for (let k = 0; k < children.length; k++) {
       const child = children[k]!;
-      if (TOKENS.has(child.type)) continue;
+      const type = child.type;
+      if (TOKENS.has(type)) {
+        // The grammar accepts `ls;;` outside a case; bash refuses it.
+        if (!inCase && (type === ';;' || type === ';&' || type === ';;&')) {
+          this.info.parseOk = false;
+          this.reason('parse-error');
+        }
+        continue;
+      }
       const flow = this.visit(child, ctx, current);
       if (children[k + 1]?.type === '&') {
         last = same(current);
@@ -367,20 +389,32 @@ class Analysis {
     return same(cwd);
   }
 
+  /** `a && b || c`: the grammar nests lists to the left; walked as a chain so long ones do not recurse. */
   private list(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
-    const [left, op, right] = node.children;
-    if (!left || !op || !right) return this.generic(node, ctx, cwd);
-    const l = this.visit(left, ctx, cwd);
-    const operator = op.type;
-    if (operator === '&&') {
-      const r = this.visit(right, ctx, l.ok);
-      return { ok: r.ok, fail: merge(l.fail, r.fail) };
+    const rest: Array<[string, Node]> = [];
+    let first = node;
+    while (first.type === 'list') {
+      const [left, op, right] = first.children;
+      if (!left || !op || !right) return this.generic(first, ctx, cwd);
+      rest.push([op.type, right]);
+      first = left;
     }
-    if (operator === '||') {
-      const r = this.visit(right, ctx, l.fail);
-      return { ok: merge(l.ok, r.ok), fail: r.fail };
+    let flow = this.visit(first, ctx, cwd);
+    for (let k = rest.length - 1; k >= 0; k--) flow = this.chain(flow, rest[k]![0], rest[k]![1], ctx);
+    return flow;
+  }
+
+  /** The flow after `… op right`, given the flow of what came before. */
+  private chain(flow: Flow, op: string | undefined, right: Node, ctx: SegmentContext): Flow {
+    if (op === '&&') {
+      const r = this.visit(right, ctx, flow.ok);
+      return { ok: r.ok, fail: merge(flow.fail, r.fail) };
     }
-    return this.visit(right, ctx, merge(l.ok, l.fail));
+    if (op === '||') {
+      const r = this.visit(right, ctx, flow.fail);
+      return { ok: merge(flow.ok, r.ok), fail: r.fail };
+    }
+    return this.visit(right, ctx, this.errexit ? flow.ok : merge(flow.ok, flow.fail));
   }
 
   /** Each stage runs in its own subshell with the same cwd; static output feeds the next stage's stdin. */
@@ -414,15 +448,15 @@ class Analysis {
     for (let k = 0; k < children.length; k++) {
       const child = children[k]!;
       const type = child.type;
-      if (type === 'variable_assignment' && words.length === 0) assignments.push(this.assignment(child, pending));
+      if (type === 'variable_assignment' && words.length === 0) assignments.push(this.readAssignment(child, pending));
       else if (REDIRECTS.has(type)) redirects.push(child);
       else if (type === '$' && children[k + 1]?.type === 'string' && children[k + 1]!.startIndex === child.endIndex) {
-        words.push(this.word(children[++k]!, pending, child.startIndex)); // $"translated"
-      } else if (type !== 'comment') words.push(this.word(child, pending));
+        words.push(this.readWord(children[++k]!, pending, child.startIndex)); // $"translated"
+      } else if (type !== 'comment') words.push(this.readWord(child, pending));
     }
     redirects.push(...outer);
     // `echo > a b`: bash passes `b` to echo; the grammar files it under the redirect.
-    for (const redirect of redirects) if (redirect.type === 'file_redirect') for (const extra of this.destinations(redirect).slice(1)) words.push(this.word(extra, pending));
+    for (const redirect of redirects) if (redirect.type === 'file_redirect') for (const extra of this.destinations(redirect).slice(1)) words.push(this.readWord(extra, pending));
     return this.finish(assignments, words, redirects, pending, ctx, cwd, stdin);
   }
 
@@ -483,16 +517,7 @@ class Analysis {
       this.pipeline(rest.children, ctx, cwd, this.stdout);
       return same(cwd);
     }
-    const op = rest.previousSibling?.type;
-    if (op === '&&') {
-      const r = this.visit(rest, ctx, flow.ok);
-      return { ok: r.ok, fail: merge(flow.fail, r.fail) };
-    }
-    if (op === '||') {
-      const r = this.visit(rest, ctx, flow.fail);
-      return { ok: merge(flow.ok, r.ok), fail: r.fail };
-    }
-    return this.visit(rest, ctx, this.errexit ? flow.ok : merge(flow.ok, flow.fail));
+    return this.chain(flow, rest.previousSibling?.type, rest, ctx);
   }
 
   /** `export X=$(…) Y`, `local a=1`, `unset x`: commands whose arguments may be assignments. */
@@ -503,10 +528,10 @@ class Analysis {
     for (const child of node.children) {
       const type = child.type;
       if (REDIRECTS.has(type)) redirects.push(child);
-      else if (type === 'variable_assignment') words.push(this.assignment(child, pending));
+      else if (type === 'variable_assignment') words.push(this.readAssignment(child, pending));
       else if (type === 'comment') continue;
-      else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(literal(this.slice(child)));
-      else words.push(this.word(child, pending));
+      else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(staticWord(this.slice(child)));
+      else words.push(this.readWord(child, pending));
     }
     return this.finish([], words, redirects, pending, ctx, cwd, null);
   }
@@ -515,7 +540,7 @@ class Analysis {
   private assignmentsOnly(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
     const pending: Node[] = [];
     const list = node.type === 'variable_assignment' ? [node] : node.children.filter((c) => c.type === 'variable_assignment');
-    const assignments = list.map((a) => this.assignment(a, pending));
+    const assignments = list.map((a) => this.readAssignment(a, pending));
     return this.finish(assignments, [], [], pending, ctx, cwd, null);
   }
 
@@ -567,10 +592,12 @@ class Analysis {
       if (type === 'do_group' || type === 'compound_statement') {
         const body = this.sequence(child.children, 'loop', current);
         changed ||= body.ok !== cwd || body.fail !== cwd;
-      } else if (isStatement(type)) {
+      } else if (node.type === 'while_statement' && isStatement(type)) {
         const flow = this.visit(child, 'loop', current);
         current = flow.ok;
         changed ||= flow.ok !== cwd || flow.fail !== cwd;
+      } else if (type === 'variable_assignment') {
+        this.generic(child, 'loop', current); // for ((i = 0; …))
       } else {
         this.visit(child, 'loop', current);
       }
@@ -590,7 +617,7 @@ class Analysis {
       const parts = child.children;
       const close = parts.findIndex((c) => c.type === ')');
       for (const pattern of parts.slice(0, Math.max(close, 0))) this.visit(pattern, 'case', cwd);
-      const body = this.sequence(parts.slice(close + 1), 'case', cwd);
+      const body = this.sequence(parts.slice(close + 1), 'case', cwd, true);
       ends.push(merge(body.ok, body.fail));
     }
     return same(ends.reduce<Cwd>((a, b) => merge(a, b), cwd));
@@ -642,7 +669,12 @@ class Analysis {
         break;
       }
     }
-    for (const child of children) this.visit(child, 'substitution', cwd);
+    for (const child of children) {
+      const type = child.type;
+      // The grammar reads `${x:-`id`}` as a word: walk such text as the "…" string it expands like.
+      if ((type === 'word' || type === 'regex') && /`|\$\(/.test(this.slice(child))) this.walkAsDoubleQuoted(this.slice(child), cwd);
+      else this.visit(child, 'substitution', cwd);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -659,12 +691,13 @@ class Analysis {
     for (const redirect of redirects) {
       const type = redirect.type;
       if (type === 'heredoc_redirect') {
-        const body = redirect.children.find((c) => c.type === 'heredoc_body');
-        const dash = redirect.children.some((c) => c.type === '<<-');
-        input = body ? (dash ? this.slice(body).replace(/^\t+/gm, '') : this.slice(body)) : '';
+        const children = redirect.children;
+        const start = children.find((c) => c.type === 'heredoc_start');
+        const text = this.heredocText(children.find((c) => c.type === 'heredoc_body') ?? null, start?.endIndex ?? redirect.startIndex, children.find((c) => c.type === 'heredoc_end') ?? null);
+        input = children.some((c) => c.type === '<<-') ? text.replace(/^\t+/gm, '') : text;
       } else if (type === 'herestring_redirect') {
         const word = redirect.namedChildren.find((c) => c.type !== 'file_descriptor');
-        const value = word ? this.word(word, []) : null;
+        const value = word ? this.readWord(word, []) : null;
         input = value?.isStatic ? `${value.value}\n` : null;
       } else if (type === 'file_redirect' && this.redirectOp(redirect).startsWith('<')) {
         input = null;
@@ -695,7 +728,7 @@ class Analysis {
       if (t === 'file_descriptor') fd = this.slice(child);
       else if (isRedirectOp(t)) op = t;
       else if (t === 'process_substitution') process ??= child;
-      else if (!TOKENS.has(t) && t !== 'ERROR' && target === null && process === null) target = this.word(child, pending);
+      else if (!TOKENS.has(t) && t !== 'ERROR' && target === null && process === null) target = this.readWord(child, pending);
     }
     let kind: RedirectionKind;
     if (type === 'herestring_redirect') kind = 'herestring';
@@ -730,133 +763,70 @@ class Analysis {
   /** `<<EOF`, `<<-EOF`, `<<'EOF'`; guard (b); and the redirections written after the delimiter. */
   private heredoc(node: Node, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext): void {
     let start = '';
+    let startEnd = node.startIndex;
     let op = '<<';
     let fd: string | null = null;
     let body: Node | null = null;
+    let end: Node | null = null;
     const inner: Node[] = [];
     for (const child of node.children) {
       const t = child.type;
-      if (t === 'heredoc_start') start = this.slice(child);
-      else if (t === '<<' || t === '<<-') op = t;
+      if (t === 'heredoc_start') {
+        start = this.slice(child);
+        startEnd = child.endIndex;
+      } else if (t === '<<' || t === '<<-') op = t;
       else if (t === 'file_descriptor') fd = this.slice(child);
       else if (t === 'heredoc_body') body = child;
+      else if (t === 'heredoc_end') end = child;
       else if (t === 'file_redirect' || t === 'herestring_redirect') inner.push(child);
     }
-    const quoted = /['"\\]/.test(start);
-    const text = body ? this.slice(body) : '';
+    const quoted = isQuotedDelimiter(start);
+    const text = this.heredocText(body, startEnd, end);
     this.info.redirections.push({ segment, fd, op, kind: 'heredoc', target: start.replace(/['"\\]/g, ''), isStatic: quoted || !/[$`]/.test(text) });
-    if (!quoted && body) {
+    if (!quoted && text !== '') {
       // Guard (b): the grammar misses `$(` after leading whitespace and inside backticks.
-      if (/(^|[^\\])(\\\\)*(\$\(|`)/.test(text)) {
+      if (HEREDOC_SUBSTITUTION.test(text)) {
         this.info.substitutions.push({ kind: 'heredoc', text: text.trim() });
         this.reason('heredoc-substitution');
       }
-      if (/(^|[^\\])(\\\\)*\$\{(!|[^}]*@[PEAKak]\})/.test(text)) {
+      if (HEREDOC_EXPANSION.test(text)) {
         this.info.substitutions.push({ kind: 'prompt-expansion', text: text.trim() });
         this.reason('heredoc-substitution');
       }
-      for (const child of body.children) this.visit(child, 'substitution', cwd);
+      // The grammar drops expansions after leading whitespace: walk the body as the "…" string it
+      // is equivalent to instead of its own children.
+      if (/[$`]/.test(text)) this.walkAsDoubleQuoted(text, cwd);
     }
     for (const redirect of inner) this.redirect(redirect, segment, targets, cwd, ctx);
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Words
-  // -------------------------------------------------------------------------------------------
-
-  /** A word's value after quote removal; dynamic parts go to `pending` to be walked. */
-  private word(node: Node, pending: Node[], from = node.startIndex): Word {
-    const raw = this.src.slice(from, node.endIndex);
-    const b: WordBuilder = { value: '', mask: '', isStatic: true, ansi: false };
-    this.part(node, b, pending);
-    if (b.isStatic && isPattern(b.mask)) b.isStatic = false;
-    return { value: b.isStatic ? b.value : raw, raw, isStatic: b.isStatic, ansi: b.ansi };
+  /**
+   * The body as bash reads it: from the line after the delimiter word to the end line. The grammar
+   * sometimes files part of it elsewhere (`\\$(id)` became an argument and the body was empty).
+   */
+  private heredocText(body: Node | null, startEnd: number, end: Node | null): string {
+    const line = this.src.indexOf('\n', startEnd);
+    if (end !== null && line !== -1 && line < end.startIndex) return this.src.slice(line + 1, end.startIndex);
+    return body ? this.slice(body) : '';
   }
 
-  private part(node: Node, b: WordBuilder, pending: Node[]): void {
-    const type = node.type;
-    switch (type) {
-      case 'word': {
-        const text = this.slice(node);
-        if (!text.includes('\\')) {
-          b.value += text;
-          b.mask += text;
-          return;
-        }
-        for (let i = 0; i < text.length; i++) {
-          if (text[i] === '\\' && i + 1 < text.length) {
-            b.value += text[++i];
-            b.mask += '_';
-          } else {
-            b.value += text[i];
-            b.mask += text[i];
-          }
-        }
-        return;
-      }
-      case 'number': {
-        const text = this.slice(node);
-        b.value += text;
-        b.mask += text;
-        return;
-      }
-      case 'raw_string': {
-        const inner = this.slice(node).slice(1, -1);
-        b.value += inner;
-        b.mask += '_'.repeat(inner.length);
-        return;
-      }
-      case 'ansi_c_string': {
-        const decoded = decodeAnsiC(this.slice(node).slice(2, -1));
-        b.value += decoded;
-        b.mask += '_'.repeat(decoded.length);
-        b.ansi = true;
-        return;
-      }
-      case 'string': {
-        if (node.children.every((c) => c.type === '"' || c.type === 'string_content')) {
-          const inner = unescapeDoubleQuoted(this.slice(node).slice(1, -1));
-          b.value += inner;
-          b.mask += '_'.repeat(inner.length);
-        } else {
-          b.isStatic = false;
-          pending.push(node);
-        }
-        return;
-      }
-      case 'concatenation':
-      case 'command_name':
-        for (const child of node.children) this.part(child, b, pending);
-        return;
-      default:
-        b.isStatic = false;
-        pending.push(node);
+  /** An unquoted heredoc body (or a word the grammar left unparsed) expands like a "…" string. */
+  private walkAsDoubleQuoted(body: string, cwd: Cwd): void {
+    const text = heredocAsString(body);
+    const tree = this.parse(text);
+    if (tree === null) return;
+    const saved = this.src;
+    const tails = this.tails;
+    this.src = text;
+    this.tails = new Map();
+    try {
+      const string = tree.rootNode.descendantsOfType('string')[0];
+      if (string) this.visit(string, 'substitution', cwd);
+    } finally {
+      this.src = saved;
+      this.tails = tails;
+      tree.delete();
     }
-  }
-
-  /** `NAME=value`, `NAME+=value`, `a[i]=v`, `a=(x y)`. */
-  private assignment(node: Node, pending: Node[]): Word {
-    const raw = this.slice(node);
-    const children = node.children;
-    let value: Word | null = null;
-    let isStatic = true;
-    for (let k = 0; k < children.length; k++) {
-      const type = children[k]!.type;
-      if (type === 'subscript') {
-        isStatic = false;
-        pending.push(children[k]!);
-      } else if (k > 0 && type !== '=' && type !== '+=') {
-        value = children[k]!.type === 'array' ? null : this.word(children[k]!, pending);
-        if (value === null) {
-          isStatic = false;
-          pending.push(children[k]!);
-        }
-      }
-    }
-    if (value && !value.isStatic) isStatic = false;
-    if (!isStatic || value === null) return { value: raw, raw, isStatic, ansi: false };
-    const name = raw.slice(0, raw.indexOf('=') + 1);
-    return { value: name + value.value, raw, isStatic: true, ansi: false };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -909,106 +879,3 @@ const isStatement = (type: string): boolean => STATEMENTS.has(type);
 /** `| sh` after a heredoc's start: the rest of the heredoc command's pipeline. */
 const isPipeTail = (node: Node): boolean => node.type === 'pipeline' && ['|', '|&'].includes(node.child(0)?.type ?? '');
 const isRedirectOp = (type: string): boolean => /^(&?>>?|>[|&]|<&?|<>|[<>]&-|&>>?)$/.test(type);
-
-function literal(value: string): Word {
-  return { value, raw: value, isStatic: true, ansi: false };
-}
-
-/** Unquoted glob or brace-expansion characters (quoted and escaped ones are `_` in the mask). */
-function isPattern(mask: string): boolean {
-  return /[*?]|\[.*\]|\{[^{}]*(,|\.\.)[^{}]*\}/.test(mask);
-}
-
-/** Inside "…", a backslash only escapes $ ` " \ and newline. */
-function unescapeDoubleQuoted(text: string): string {
-  return text.includes('\\') ? text.replace(/\\([$`"\\\n])/g, (_, ch: string) => (ch === '\n' ? '' : ch)) : text;
-}
-
-const ANSI_SIMPLE: Record<string, string> = { a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
-
-/** The value of `$'…'` (bash's ANSI-C quoting); a NUL ends it, as in bash. */
-function decodeAnsiC(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (ch !== '\\' || i + 1 >= text.length) {
-      out += ch;
-      continue;
-    }
-    const next = text[++i]!;
-    let code: number | null = null;
-    if (next in ANSI_SIMPLE) {
-      out += ANSI_SIMPLE[next];
-      continue;
-    }
-    if (/[0-7]/.test(next)) {
-      const m = /^[0-7]{1,3}/.exec(text.slice(i))![0];
-      code = parseInt(m, 8);
-      i += m.length - 1;
-    } else if (next === 'x' || next === 'u' || next === 'U') {
-      const max = next === 'x' ? 2 : next === 'u' ? 4 : 8;
-      const m = new RegExp(`^[0-9a-fA-F]{1,${max}}`).exec(text.slice(i + 1))?.[0];
-      if (!m) {
-        out += `\\${next}`;
-        continue;
-      }
-      code = parseInt(m, 16);
-      i += m.length;
-    } else if (next === 'c' && i + 1 < text.length) {
-      code = text.charCodeAt(++i) & 0x1f;
-    } else {
-      out += `\\${next}`;
-      continue;
-    }
-    if (code === 0) break;
-    out += code <= 0x10ffff ? String.fromCodePoint(code) : '\ufffd';
-  }
-  return out;
-}
-
-/**
- * Guard (a): `\<LF>` outside '…', $'…', comments and quoted-delimiter heredoc bodies removed (`lf`);
- * with `\<CR><LF>` also removed (`all`). `lf` keeps `\<CR><LF>` as bash reads it: an escaped
- * character ending the word, then a newline (the CR is shown as `r`).
- */
-function joinContinuations(text: string, tree: Tree): { lf: string; all: string; crlf: boolean } {
-  const skips: Array<[number, number]> = [];
-  const stack: Node[] = [tree.rootNode];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const type = node.type;
-    if (type === 'raw_string' || type === 'ansi_c_string' || type === 'comment') {
-      skips.push([node.startIndex, node.endIndex]);
-      continue;
-    }
-    if (type === 'heredoc_redirect') {
-      const start = node.children.find((c) => c.type === 'heredoc_start');
-      const body = node.children.find((c) => c.type === 'heredoc_body');
-      if (start && body && /['"\\]/.test(text.slice(start.startIndex, start.endIndex))) skips.push([body.startIndex, body.endIndex]);
-    }
-    for (const child of node.children) stack.push(child);
-  }
-  const skipped = (at: number): boolean => skips.some(([s, e]) => at >= s && at < e);
-  let lf = '';
-  let all = '';
-  let crlf = false;
-  let last = 0;
-  let lastAll = 0;
-  const re = /\\(\r?)\n/g;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const at = m.index;
-    let run = 0;
-    while (at - run >= 0 && text[at - run] === '\\') run++;
-    if (run % 2 === 0 || skipped(at)) continue;
-    if (m[1] === '\r') {
-      crlf = true;
-      lf += `${text.slice(last, at)}\\r\n`;
-    } else {
-      lf += text.slice(last, at);
-    }
-    last = at + m[0].length;
-    all += text.slice(lastAll, at);
-    lastAll = at + m[0].length;
-  }
-  return { lf: lf + text.slice(last), all: all + text.slice(lastAll), crlf };
-}

@@ -1,0 +1,112 @@
+import type { Node, Tree } from 'web-tree-sitter';
+
+/**
+ * The two places where tree-sitter-bash and bash disagree in a way that hides commands
+ * (research/rules-and-parsing.md §2.3, §2.5), handled on the text:
+ *
+ *   (a) `r\⏎m -rf /`: bash joins the halves (`rm`), the grammar splits the word. Continuations
+ *       outside '…', $'…', comments and quoted heredoc bodies are removed before parsing again.
+ *       `echo ok # note \⏎rm -rf /` keeps its newline: a comment ends there and `rm` runs.
+ *   (b) `cat <<EOF⏎  $(id)⏎EOF`: the grammar drops expansions after leading whitespace and never
+ *       parses backticks in heredoc bodies. Bodies are scanned here and re-parsed as a "…" string.
+ */
+
+export interface Joined {
+  /** `\<LF>` removed; `\<CR><LF>` kept as bash reads it (an escaped character, then a newline; the CR shown as `r`). */
+  lf: string;
+  /** Both `\<LF>` and `\<CR><LF>` removed: the reading of a shell that normalises CRLF first. */
+  all: string;
+  /** A `\<CR><LF>` continuation was found. */
+  crlf: boolean;
+}
+
+/** Guard (a). `tree` is the parse of `text`, used to find where a backslash-newline is literal. */
+export function joinContinuations(text: string, tree: Tree): Joined {
+  const skips = literalRanges(text, tree);
+  const skipped = (at: number): boolean => skips.some(([start, end]) => at >= start && at < end);
+  let lf = '';
+  let all = '';
+  let crlf = false;
+  let last = 0;
+  const re = /\\(\r?)\n/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const at = m.index;
+    let run = 0;
+    while (at - run >= 0 && text[at - run] === '\\') run++;
+    // `\\⏎` is an escaped backslash followed by a real newline.
+    if (run % 2 === 0 || skipped(at)) continue;
+    const before = text.slice(last, at);
+    if (m[1] === '\r') {
+      crlf = true;
+      lf += `${before}\\r\n`;
+    } else {
+      lf += before;
+    }
+    all += before;
+    last = at + m[0].length;
+  }
+  return { lf: lf + text.slice(last), all: all + text.slice(last), crlf };
+}
+
+/** Ranges where bash keeps a backslash-newline as it is. */
+function literalRanges(text: string, tree: Tree): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  const stack: Node[] = [tree.rootNode];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const type = node.type;
+    if (type === 'raw_string' || type === 'ansi_c_string' || type === 'comment') {
+      ranges.push([node.startIndex, node.endIndex]);
+      continue;
+    }
+    if (type === 'heredoc_redirect') {
+      const start = node.children.find((c) => c.type === 'heredoc_start');
+      const body = node.children.find((c) => c.type === 'heredoc_body');
+      if (start && body && isQuotedDelimiter(text.slice(start.startIndex, start.endIndex))) ranges.push([body.startIndex, body.endIndex]);
+    }
+    for (const child of node.children) stack.push(child);
+  }
+  return ranges;
+}
+
+/**
+ * Guard (c), a net under the grammar: an unescaped backtick or `$(` outside '…', $'…', comments
+ * and quoted heredocs is a command substitution for bash. True when one is there (the caller asks
+ * only when the walk recorded none: the grammar took it for text, as in `${x:-\`id\`}`).
+ */
+export function hasSubstitutionText(text: string, tree: Tree): boolean {
+  const re = /`|\$\((?!\()/g;
+  let ranges: Array<[number, number]> | null = null;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const at = m.index;
+    let run = 0;
+    while (at - run - 1 >= 0 && text[at - run - 1] === '\\') run++;
+    if (run % 2 === 1) continue;
+    ranges ??= literalRanges(text, tree);
+    if (!ranges.some(([start, end]) => at >= start && at < end)) return true;
+  }
+  return false;
+}
+
+/** `<<'EOF'`, `<<"EOF"`, `<<E\OF`: any quoting makes the body literal (bash), whatever the grammar says. */
+export function isQuotedDelimiter(start: string): boolean {
+  return /['"\\]/.test(start);
+}
+
+/** Guard (b): a command substitution in an unquoted heredoc body (`$(` or a backtick not escaped). */
+export const HEREDOC_SUBSTITUTION = /(^|[^\\])(\\\\)*(\$\(|`)/;
+/** `${x@P}` or `${!x}` in an unquoted heredoc body. */
+export const HEREDOC_EXPANSION = /(^|[^\\])(\\\\)*\$\{(!|[^}]*@[PEAKak]\})/;
+
+/** An unquoted heredoc body as the "…" string it expands like (`"` is literal in a heredoc, so it is escaped). */
+export function heredocAsString(body: string): string {
+  let quoted = '"';
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i]!;
+    if (ch === '\\' && i + 1 < body.length && '$`\\\n'.includes(body[i + 1]!)) quoted += ch + body[++i]!;
+    else if (ch === '\\') quoted += '\\\\';
+    else if (ch === '"') quoted += '\\"';
+    else quoted += ch;
+  }
+  return `${quoted}"`;
+}
