@@ -85,6 +85,7 @@ export class Gateway implements GatewayView {
   private loggingLevel: LoggingLevel | null = null;
   private closed = false;
   private page: Promise<ApprovalPage> | null = null;
+  private rootsPending: Promise<void> | null = null;
   private pageOpened = false;
 
   constructor(private readonly options: GatewayOptions) {
@@ -259,7 +260,11 @@ export class Gateway implements GatewayView {
     const server = this.server;
     server.oninitialized = () => {
       this.start();
-      void this.refreshClientRoots();
+      // Calls wait for the first roots answer: a read inside a client root must not ask meanwhile.
+      const pending = this.refreshClientRoots().finally(() => {
+        if (this.rootsPending === pending) this.rootsPending = null;
+      });
+      this.rootsPending = pending;
     };
 
     server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -274,8 +279,9 @@ export class Gateway implements GatewayView {
       return { tools };
     });
 
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       this.start();
+      if (this.rootsPending) await this.rootsPending;
       return this.pipeline.callTool(request, extra);
     });
 

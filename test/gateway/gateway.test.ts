@@ -219,3 +219,37 @@ describe('lifecycle', () => {
     }
   });
 });
+
+describe('a server\'s own requests are relayed when the client supports them', () => {
+  test('sampling and roots reach the client; the client\'s roots join the workspace', async () => {
+    const { CreateMessageRequestSchema, ListRootsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const dir = tempDir();
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const configPath = writeConfig(dir, {
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+      permissions: { allow: ['mcp__everything'] },
+    });
+    writeFileSync(join(dir, 'a.txt'), 'inside the client root');
+    const client = new Client({ name: 'relay-test', version: '1' }, { capabilities: { sampling: {}, roots: { listChanged: true } } });
+    const sampled: string[] = [];
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      sampled.push(JSON.stringify(request.params.messages));
+      return { role: 'assistant', content: { type: 'text', text: 'sampled answer' }, model: 'test-model' };
+    });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${dir}`, name: 'project' }] }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', configPath], stderr: 'ignore' }));
+    try {
+      const sampling = await client.callTool({ name: 'everything__trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 5 } });
+      expect(textOf(sampling)).toContain('sampled answer');
+      expect(sampled.join()).toContain('say hi');
+      const roots = await client.callTool({ name: 'everything__get-roots-list', arguments: {} });
+      expect(textOf(roots)).toContain(dir);
+      // No workspace in the config: only the client's root makes this read "inside the workspace".
+      const read = await client.callTool({ name: 'fs__read_text_file', arguments: { path: join(dir, 'a.txt') } });
+      expect(textOf(read)).toBe('inside the client root');
+    } finally {
+      await client.close();
+    }
+  });
+});
