@@ -33,15 +33,16 @@ describe('gateway in front of real servers', () => {
     dir = tempDir();
     log = join(dir, 'fixture.log');
     writeFileSync(join(dir, 'hello.txt'), 'hello from disk\n');
+    writeFileSync(join(dir, '.env'), 'SECRET=1');
     harness = await startGateway(
       {
         mcpServers: {
           fs: { command: process.execPath, args: [FS_SERVER, dir] },
           everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] },
-          fix: fixtureServer('fix', log, ['--noisy']),
+          fix: fixtureServer('fix', log, ['--noisy'], { FIXTURE_FILES: `${join(dir, 'hello.txt')}:${join(dir, '.env')}` }),
         },
         workspace: [dir],
-        permissions: { allow: ['mcp__fix', 'mcp__everything'] },
+        permissions: { allow: ['mcp__fix', 'mcp__everything'], deny: ['Read(**/.env)'] },
         // Fast restarts keep the crash test short.
         timeouts: { firstListSeconds: 30 },
       },
@@ -98,6 +99,31 @@ describe('gateway in front of real servers', () => {
     await expect(call).rejects.toThrow();
     await eventually(() => expect(fixtureCalls(log).some((entry) => entry.tool === 'slow' && entry.cancelled === true)).toBe(true));
     expect(fixtureCalls(log).some((entry) => entry.tool === 'slow' && entry.finished === true)).toBe(false);
+  });
+
+  test('merges resources, templates and prompts; reads and prompts are routed to their server', async () => {
+    const { resources } = await harness.client.listResources();
+    expect(resources.map((resource) => resource.uri)).toContain('demo://resource/static/document/architecture.md');
+    const read = await harness.client.readResource({ uri: 'demo://resource/static/document/architecture.md' });
+    expect(read.contents.length).toBeGreaterThan(0);
+    // A template-derived URI is routed to the server whose template matches.
+    const { resourceTemplates } = await harness.client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toContain('demo://resource/dynamic/text/{resourceId}');
+    const dynamic = await harness.client.readResource({ uri: 'demo://resource/dynamic/text/1' });
+    expect(dynamic.contents[0]?.uri).toBe('demo://resource/dynamic/text/1');
+    const { prompts } = await harness.client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name)).toEqual(expect.arrayContaining(['everything__simple-prompt', 'everything__args-prompt']));
+    const prompt = await harness.client.getPrompt({ name: 'everything__args-prompt', arguments: { city: 'Oslo' } });
+    expect(JSON.stringify(prompt.messages)).toContain('Oslo');
+    const completion = await harness.client.complete({ ref: { type: 'ref/prompt', name: 'everything__completable-prompt' }, argument: { name: 'department', value: 'En' } });
+    expect(completion.completion.values).toContain('Engineering');
+  });
+
+  test('a file: resource read goes through the rules', async () => {
+    const allowed = await harness.client.readResource({ uri: `file://${join(dir, 'hello.txt')}` });
+    expect(JSON.stringify(allowed.contents)).toContain('hello from disk');
+    await expect(harness.client.readResource({ uri: `file://${join(dir, '.env')}` })).rejects.toThrow(/Denied by mcp-latch: the rule Read\(\*\*\/\.env\)/);
+    expect(fixtureCalls(log).filter((entry) => entry.resource)).toHaveLength(1);
   });
 
   test('relays a server\'s own elicitation to the client, prefixed with the server name', async () => {
