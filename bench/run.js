@@ -42,7 +42,7 @@ async function connect(command, args, cwd) {
 
 async function measure(client, tool) {
   const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
-  for (let i = 0; i < 300; i++) await call(i); // warm-up
+  for (let i = 0; i < 1500; i++) await call(i); // warm-up: let both sides JIT-compile their hot paths
   const latencies = [];
   const sequentialStart = performance.now();
   for (let i = 0; i < calls; i++) {
@@ -157,12 +157,21 @@ async function main() {
   const rss = rssMb(gateway.transport.pid);
   await gateway.client.close();
 
+  // Floors, same server, same run: a relay that only copies bytes, and a proxy that only uses the SDK.
+  const relay = await connect(process.execPath, [join(root, 'bench/floor-relay.js'), process.execPath, everything, 'stdio'], dir);
+  const relayStats = await measure(relay.client, 'echo');
+  await relay.client.close();
+  const sdkProxy = await connect(process.execPath, [join(root, 'bench/floor-sdk-proxy.js'), process.execPath, everything, 'stdio'], dir);
+  const sdkProxyStats = await measure(sdkProxy.client, 'echo');
+  await sdkProxy.client.close();
+
   const decisions = await decisionBench();
 
   const result = {
     machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
     calls,
     direct: { ...directStats, firstListMs: direct.firstListMs },
+    floors: { byteRelay: relayStats, sdkProxy: sdkProxyStats },
     gateway: { ...gatewayStats, firstListMs: gateway.firstListMs, rssMb: rss },
     ratio: {
       p50: gatewayStats.p50Ms / directStats.p50Ms,
@@ -176,11 +185,15 @@ async function main() {
   const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
   console.log(`mcp-latch bench: ${calls} calls of server-everything echo, ${result.machine.cpus} cores, node ${result.machine.node}`);
   console.log('');
-  console.log('                       direct      gateway     gateway/direct');
-  console.log(`p50 latency (ms)       ${f(directStats.p50Ms, 3).padEnd(12)}${f(gatewayStats.p50Ms, 3).padEnd(12)}${f(result.ratio.p50)}x`);
-  console.log(`p99 latency (ms)       ${f(directStats.p99Ms, 3).padEnd(12)}${f(gatewayStats.p99Ms, 3).padEnd(12)}${f(result.ratio.p99)}x`);
-  console.log(`sequential (calls/s)   ${f(directStats.sequentialPerSec, 0).padEnd(12)}${f(gatewayStats.sequentialPerSec, 0).padEnd(12)}${f(result.ratio.sequentialThroughput)}x`);
-  console.log(`16 in flight (calls/s) ${f(directStats.inFlight16PerSec, 0).padEnd(12)}${f(gatewayStats.inFlight16PerSec, 0).padEnd(12)}${f(result.ratio.inFlight16Throughput)}x`);
+  const row = (label, pick, digits, ratio) =>
+    console.log(
+      `${label.padEnd(23)}${f(pick(directStats), digits).padEnd(12)}${f(pick(gatewayStats), digits).padEnd(12)}${(f(ratio) + 'x').padEnd(16)}${f(pick(relayStats), digits).padEnd(13)}${f(pick(sdkProxyStats), digits)}`,
+    );
+  console.log('                       direct      gateway     gateway/direct  floor: relay  floor: SDK proxy');
+  row('p50 latency (ms)', (s) => s.p50Ms, 3, result.ratio.p50);
+  row('p99 latency (ms)', (s) => s.p99Ms, 3, result.ratio.p99);
+  row('sequential (calls/s)', (s) => s.sequentialPerSec, 0, result.ratio.sequentialThroughput);
+  row('16 in flight (calls/s)', (s) => s.inFlight16PerSec, 0, result.ratio.inFlight16Throughput);
   console.log(`first tools/list (ms)  ${f(direct.firstListMs, 0).padEnd(12)}${f(gateway.firstListMs, 0).padEnd(12)}`);
   console.log(`gateway RSS (MB)                   ${f(rss, 1)}`);
   console.log('');

@@ -1,8 +1,8 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { findConfig, loadConfig } from '../config/load.js';
 import { watchConfig } from '../config/watch.js';
 import { errorMessage } from '../errors.js';
 import { Gateway } from '../gateway/server.js';
+import { StdioUpstream } from '../gateway/stdio-upstream.js';
 import { createLogger } from '../log.js';
 import { ruleIssues } from '../policy/policy.js';
 import { initShellParser } from '../subjects/command.js';
@@ -45,6 +45,6 @@ export async function serve(options: { config?: string | undefined; logLevel?: s
   process.stdin.on('close', () => shutdown('stdin closed'));
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
 
-  await gateway.connect(new StdioServerTransport());
+  await gateway.connect(new StdioUpstream());
   logger.info({ config: path, servers: Object.keys(config.file.mcpServers) }, 'mcp-latch serving on stdio');
 }

@@ -1,9 +1,9 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import spawn from 'cross-spawn';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LineReader, parseMessage, serializeMessage } from './lines.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -34,7 +34,7 @@ export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly readBuffer = new ReadBuffer();
+  private readonly reader = new LineReader();
   /** close() was called or the child exited: no more writes. */
   private closed = false;
   private notified = false;
@@ -78,8 +78,11 @@ export class ChildTransport implements Transport {
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
-        this.readBuffer.append(chunk);
-        this.drain();
+        try {
+          this.reader.push(chunk, (line) => this.receive(line));
+        } catch (error) {
+          this.onerror?.(error as Error);
+        }
       });
       let pending = '';
       child.stderr?.setEncoding('utf8');
@@ -101,24 +104,28 @@ export class ChildTransport implements Transport {
     });
   }
 
-  private drain(): void {
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.readBuffer.readMessage();
-      } catch (error) {
-        // A non-JSON line on stdout (a noisy server): report it and keep reading.
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
+    try {
+      message = parseMessage(line);
+    } catch (error) {
+      // A non-JSON line on stdout (a noisy server): report it and keep reading.
+      this.onerror?.(new Error(`ignored a line that is not JSON-RPC: ${(error as Error).message}`));
+      return;
     }
+    this.onmessage?.(message);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed) throw new Error('not connected');
+    // Messages sent in the same tick go out in one write: under load that saves a system call
+    // and a wake-up of the server per message.
+    if (!stdin.writableCorked) {
+      stdin.cork();
+      process.nextTick(() => stdin.uncork());
+    }
     await new Promise<void>((resolveWrite) => {
       if (stdin.write(serializeMessage(message))) resolveWrite();
       else stdin.once('drain', () => resolveWrite());
