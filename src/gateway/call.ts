@@ -39,7 +39,7 @@ import { argsDigest } from '../policy/digest.js';
 import type { Decision } from '../policy/types.js';
 import type { Audit } from '../store/audit.js';
 import type { SessionGrants } from '../store/grants.js';
-import { inspectCall, inspectResourceRead, type InspectContext } from '../subjects/inspect.js';
+import { inspectCall, inspectResourceRead, lazyDigest, type InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { ProgressRelay } from './progress.js';
 
@@ -68,8 +68,18 @@ export interface GatewayView {
 }
 
 /** One client session: its latch, its grants, and how to reach its human. */
+/** Which read from the transport a request came in, and how many messages that read carried. */
+export interface ReadMark {
+  read: number;
+  messages: number;
+}
+
 export interface SessionView {
   id: string;
+  /** The read the current request came in (call synchronously, first thing in the handler); null when unknown. */
+  readMark(): ReadMark | null;
+  /** Whether the read `mark` is still the latest one (no other read was processed since). */
+  isLatestRead(mark: ReadMark): boolean;
   latch: SessionLatch;
   grants: SessionGrants;
   /** True when the client declared form elicitation and is not known to ignore it. */
@@ -92,7 +102,7 @@ export class CallPipeline {
     private readonly session: SessionView,
   ) {}
 
-  async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+  async callTool(request: CallToolRequest, extra: Extra, mark: ReadMark | null = null): Promise<CallToolResult> {
     const exposed = request.params.name;
     const route = await this.resolveTool(exposed);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${exposed}`);
@@ -106,7 +116,7 @@ export class CallPipeline {
     }
 
     const started = Date.now();
-    const digest = argsDigest(supervisor.name, tool.name, args);
+    const digest = lazyDigest(supervisor.name, tool.name, args);
     let facts: CallFacts | null = null;
     let approvedOnPage = false;
     const evaluate = (): Decision => {
@@ -114,7 +124,7 @@ export class CallPipeline {
         facts = inspectCall(supervisor.name, tool.name, args, this.gateway.toolClass(route), this.gateway.inspectContext(), digest);
         const decided = decide(facts, this.gateway.policy(), this.session.grants.current());
         // An approval given on the page for this exact call after it was answered "pending": spent once.
-        if (decided.verdict === 'ask' && (approvedOnPage || (approvedOnPage = this.session.retryApprovals.take(digest)))) {
+        if (decided.verdict === 'ask' && (approvedOnPage || (approvedOnPage = this.session.retryApprovals.take(digest())))) {
           return { ...decided, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
         }
         return decided;
@@ -129,13 +139,15 @@ export class CallPipeline {
     const progress = new ProgressRelay(extra);
     const decision = evaluate();
     if (decision.verdict !== 'allow') progress.startHeartbeat(this.gateway.config().approval.heartbeatSeconds * 1000, `Waiting for approval: ${supervisor.name}/${tool.name}`);
+    // Alone in its read, with no other read processed meanwhile: no later call can join its batch.
+    const alone = mark !== null && mark.messages === 1 && this.session.isLatestRead(mark);
     const outcome = await this.session.latch.submit({
       signal: extra.signal,
       decision,
       recheck: evaluate,
-      ask: (current) => this.ask(supervisor, tool.name, args, digest, current, facts, extra),
+      ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, facts, extra),
       denial: ruleDenial,
-    });
+    }, alone);
     progress.stopHeartbeat();
     const waitMs = Date.now() - started;
     const record = (final: Decision, verdict: 'allow' | 'deny' | 'cancelled', by: string, note?: string) =>
@@ -150,7 +162,7 @@ export class CallPipeline {
         reason: final.reason,
         paths: final.paths,
         command: final.commandInfo?.raw ?? null,
-        argsDigest: digest,
+        argsDigest: digest(),
         args,
         waitMs,
         ...(note ? { note } : {}),

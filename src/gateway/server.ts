@@ -28,6 +28,7 @@ import { SessionLatch } from '../latch/latch.js';
 import { RetryApprovals, type ApprovalPage } from '../latch/page.js';
 import type { PromptInput } from '../latch/prompt.js';
 import { openInBrowser, notify } from './announce.js';
+import { StdioUpstream } from './stdio-upstream.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
@@ -131,6 +132,14 @@ export class Gateway implements GatewayView {
         return Boolean(caps?.elicitation?.form) && !NON_RENDERING_CLIENTS.has(name);
       },
       elicit: (params, extra: Extra, timeoutMs) => this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }),
+      readMark: () => {
+        const transport = this.server.transport;
+        return transport instanceof StdioUpstream ? { read: transport.readCount, messages: transport.lastReadMessages } : null;
+      },
+      isLatestRead: (mark) => {
+        const transport = this.server.transport;
+        return transport instanceof StdioUpstream && transport.readCount === mark.read;
+      },
       label: () => {
         const client = this.server.getClientVersion();
         return client ? `${client.name} ${client.version}` : 'unknown client';
@@ -280,9 +289,10 @@ export class Gateway implements GatewayView {
     });
 
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const mark = this.session.readMark();
       this.start();
       if (this.rootsPending) await this.rootsPending;
-      return this.pipeline.callTool(request, extra);
+      return this.pipeline.callTool(request, extra, mark);
     });
 
     server.setRequestHandler(ListResourcesRequestSchema, async () => {

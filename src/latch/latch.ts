@@ -68,8 +68,12 @@ export class SessionLatch {
 
   constructor(private readonly options: SessionLatchOptions) {}
 
-  /** Hands a call to the latch; resolves exactly once. */
-  submit(call: LatchCall): Promise<LatchOutcome> {
+  /**
+   * Hands a call to the latch; resolves exactly once. `alone` says the call was the only message of
+   * its read from the transport: nothing else can join its batch before the loop turns, so it need
+   * not wait for the turn.
+   */
+  submit(call: LatchCall, alone = false): Promise<LatchOutcome> {
     return new Promise<LatchOutcome>((resolve) => {
       const entry: Entry = { call, decision: call.decision, answer: null, done: false, resolve };
       call.signal.addEventListener('abort', () => this.cancel(entry), { once: true });
@@ -78,7 +82,7 @@ export class SessionLatch {
         return;
       }
       if (this.options.ordering === 'none') this.submitUnordered(entry);
-      else this.submitBatched(entry);
+      else this.submitBatched(entry, alone);
     });
   }
 
@@ -103,15 +107,20 @@ export class SessionLatch {
     });
   }
 
-  private submitBatched(entry: Entry): void {
+  private submitBatched(entry: Entry, alone: boolean): void {
     if (this.batch) {
       this.batch.entries.push(entry);
       return;
     }
+    if (alone && entry.decision.verdict !== 'ask') {
+      this.release(entry, false);
+      return;
+    }
     const batch: Batch = { entries: [entry], prompted: false };
     this.batch = batch;
+    if (alone) void this.run(batch);
     // Everything in the same read from the transport has been handed over once the loop turns.
-    setImmediate(() => void this.run(batch));
+    else setImmediate(() => void this.run(batch));
   }
 
   private async run(batch: Batch): Promise<void> {

@@ -32,8 +32,8 @@ export interface CallFacts {
   kindTrusted: boolean;
   subjects: Subject[];
   commandInfo: CommandInfo | null;
-  /** Canonical-args digest, for exact-call session grants. */
-  digest: string;
+  /** Canonical-args digest, for exact-call session grants; computed on first use (a hash per call is not free). */
+  digest: () => string;
 }
 
 export interface PolicyState {
@@ -64,7 +64,7 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
   const toolDeny = rules.matchTool('deny', facts.server, facts.tool);
   const toolAsk = rules.matchTool('ask', facts.server, facts.tool);
   const toolAllow = rules.matchTool('allow', facts.server, facts.tool);
-  const exactGrant = grants.digests.has(facts.digest);
+  const exactGrant = grants.digests.size > 0 && grants.digests.has(facts.digest());
 
   const decisions: SubjectDecision[] = subjects.map((subject) => {
     const outcome =

@@ -25,7 +25,7 @@ export interface InspectContext {
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash']);
 const INTERPRETERS = new Set(['python', 'python3', 'node', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'osascript', 'pwsh', 'powershell', 'Rscript']);
 
-export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest = argsDigest(server, tool, args)): CallFacts {
+export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
   const kind = effectiveKind(toolClass, args);
   const subjects: Subject[] = [];
   const base = relativeBase(toolClass, args, context);
@@ -50,8 +50,10 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       for (const segment of commandInfo.segments) {
         subjects.push({ type: 'command', segment, info: commandInfo });
         for (const path of segment.paths) {
+          // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
+          // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
-          subjects.push(pathSubject(path.path, path.access, path.base, problem, path.via, context));
+          subjects.push(pathSubject(path.path, path.access, path.base, null, path.via, context, problem));
         }
       }
     }
@@ -77,7 +79,13 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
 /** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. */
 export function inspectResourceRead(server: string, uri: string, context: InspectContext): CallFacts {
   const subjects: Subject[] = uri.startsWith('file:') ? [pathSubject(uri, 'read', null, null, 'uri', context)] : [{ type: 'tool', kind: 'read' }];
-  return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest: argsDigest(server, 'resources/read', { uri }) };
+  return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest: lazyDigest(server, 'resources/read', { uri }) };
+}
+
+/** The call's argument digest, computed once, when first needed. */
+export function lazyDigest(server: string, tool: string, args: unknown): () => string {
+  let value: string | undefined;
+  return () => (value ??= argsDigest(server, tool, args));
 }
 
 function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kind {
@@ -89,12 +97,12 @@ function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kin
   }
 }
 
-function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext): PathSubject {
+function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext, valueProblem: string | null = null): PathSubject {
   if (typeof value !== 'string') {
     return { type: 'path', access, input: String(JSON.stringify(value)), path: null, realPath: null, problem: 'the path argument is not a string', inWorkspace: false, via };
   }
   const canonical = canonicalPath(value, base, context.pathEnv);
-  const problem = canonical.problem ?? (canonical.path === null ? (baseProblem ?? 'unresolved path') : undefined);
+  const problem = valueProblem ?? canonical.problem ?? (canonical.path === null ? (baseProblem ?? 'unresolved path') : undefined);
   const inWorkspace =
     canonical.path !== null &&
     canonical.realPath !== null &&
