@@ -3,6 +3,7 @@ import { hideBin } from 'yargs/helpers';
 import { errorMessage, LatchError } from '../errors.js';
 import { showAudit } from './audit.js';
 import { check } from './check.js';
+import { init } from './init.js';
 import { processOutput } from './output.js';
 import { addRule } from './rules.js';
 import { serve } from './serve.js';
@@ -86,6 +87,36 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
       'Show the most recent decisions',
       (y) => y.option('limit', { alias: 'n', type: 'number', default: 20, describe: 'How many' }).option('json', { type: 'boolean', describe: 'Print the records as JSON' }),
       (args) => run(() => showAudit({ config: args.config, json: args.json, limit: args.limit }, out))(),
+    )
+    .command(
+      'init',
+      'Create an mcp-latch config from your client configs (Claude Desktop, Cursor, VS Code, Claude Code, Windsurf); --wrap also points the clients at mcp-latch, reversibly',
+      (y) =>
+        y
+          .option('from', { type: 'string', describe: 'Import this client config file instead of looking for them' })
+          .option('client', { type: 'string', describe: 'Only these clients, comma-separated: claude-desktop, claude-code, claude-code-user, cursor, cursor-project, vscode, vscode-user, windsurf' })
+          .option('workspace', { type: 'string', describe: 'Project root the rules treat as the workspace (default: the current directory)' })
+          .option('wrap', { type: 'boolean', describe: 'Rewrite each client config to start only mcp-latch (a timestamped backup is made first)' })
+          .option('undo', { type: 'boolean', describe: 'Restore every client config --wrap changed, from its backup' })
+          .option('dry-run', { type: 'boolean', describe: 'Print the config and the client file diffs; write nothing' })
+          .option('force', { type: 'boolean', describe: 'Replace an existing mcp-latch config (backed up first); with --undo, restore files changed since' })
+          .option('json', { type: 'boolean', describe: 'Print a machine-readable summary' })
+          .example('$0 init --dry-run --wrap', 'Show what would be imported and how each client file would change')
+          .example('$0 init --wrap', 'Import every client config found and make mcp-latch their only server')
+          .example('$0 init --client cursor --workspace ~/code/app', 'Import only Cursor\'s servers, with ~/code/app as the workspace')
+          .example('$0 init --from ~/Downloads/cline_mcp_settings.json --config ./mcp-latch.json', 'Import one file into a project config')
+          .example('$0 init --undo', 'Put the client configs back as they were')
+          .epilog(
+            'Writes the config to --config FILE, else the per-user config (~/.config/mcp-latch/mcp-latch.json; %APPDATA%\\mcp-latch\\mcp-latch.json on Windows). ' +
+              'With --wrap each client file is first copied to <file>.mcp-latch-backup-<time>, and what was written is recorded in mcp-latch-init.json next to the config for --undo.',
+          ),
+      (args) =>
+        run(() =>
+          init(
+            { config: args.config, from: args.from, client: args.client, workspace: args.workspace, wrap: args.wrap, undo: args.undo, dryRun: args['dry-run'], force: args.force, json: args.json },
+            out,
+          ),
+        )(),
     )
     .strict()
     .demandCommand(0)

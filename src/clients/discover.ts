@@ -1,0 +1,129 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { ClientFamily, ClientFormat, ClientId, ClientLocation } from './client-file.js';
+import { mcpServersFormat } from './mcp-servers.js';
+import { vscodeFormat } from './vscode.js';
+import { windsurfFormat } from './windsurf.js';
+
+/**
+ * Where each client keeps its MCP config, per platform. Everything is computed from the injected
+ * context, never from the process, so tests can lay out a Windows or macOS home in a temp dir:
+ *
+ *   Claude Desktop   macOS ~/Library/Application Support/Claude/claude_desktop_config.json
+ *                    Windows %APPDATA%\Claude\…   Linux $XDG_CONFIG_HOME/Claude/… (~/.config)
+ *   Claude Code      ~/.claude.json (top-level mcpServers), <cwd>/.mcp.json
+ *   Cursor           ~/.cursor/mcp.json, <cwd>/.cursor/mcp.json
+ *   VS Code          <user config>/Code/User/mcp.json, <cwd>/.vscode/mcp.json
+ *   Windsurf         ~/.codeium/windsurf/mcp_config.json
+ */
+export interface DiscoveryContext {
+  home: string;
+  platform: NodeJS.Platform;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** The names `--client` accepts: an id picks one file, a family every file of that client. */
+export const CLIENT_NAMES: readonly string[] = [
+  'claude-desktop',
+  'claude-code',
+  'claude-code-user',
+  'cursor',
+  'cursor-project',
+  'vscode',
+  'vscode-user',
+  'windsurf',
+];
+
+const LABELS: Record<ClientId, string> = {
+  'claude-desktop': 'Claude Desktop',
+  'claude-code-user': 'Claude Code (user)',
+  'claude-code': 'Claude Code (project)',
+  cursor: 'Cursor',
+  'cursor-project': 'Cursor (project)',
+  'vscode-user': 'VS Code (user)',
+  vscode: 'VS Code (workspace)',
+  windsurf: 'Windsurf',
+  cline: 'Cline',
+  file: 'file',
+};
+
+/** The per-user application data folder: `~/Library/Application Support`, `%APPDATA%`, `$XDG_CONFIG_HOME`. */
+export function appDataDir(context: DiscoveryContext): string {
+  if (context.platform === 'darwin') return join(context.home, 'Library', 'Application Support');
+  if (context.platform === 'win32') return context.env.APPDATA ?? join(context.home, 'AppData', 'Roaming');
+  return context.env.XDG_CONFIG_HOME ?? join(context.home, '.config');
+}
+
+function location(id: ClientId, family: ClientFamily, path: string, format: ClientFormat, projectDir?: string): ClientLocation {
+  return { id, family, label: LABELS[id], path, scope: projectDir === undefined ? 'user' : 'project', format, ...(projectDir === undefined ? {} : { projectDir }) };
+}
+
+/** Every place a client config may be, in a fixed order (the order name clashes are settled in). */
+export function clientLocations(context: DiscoveryContext): ClientLocation[] {
+  const { home, cwd } = context;
+  const data = appDataDir(context);
+  const all = [
+    location('claude-desktop', 'claude-desktop', join(data, 'Claude', 'claude_desktop_config.json'), mcpServersFormat),
+    location('claude-code-user', 'claude-code', join(home, '.claude.json'), mcpServersFormat),
+    location('claude-code', 'claude-code', join(cwd, '.mcp.json'), mcpServersFormat, cwd),
+    location('cursor', 'cursor', join(home, '.cursor', 'mcp.json'), mcpServersFormat),
+    location('cursor-project', 'cursor', join(cwd, '.cursor', 'mcp.json'), mcpServersFormat, cwd),
+    location('vscode-user', 'vscode', join(data, 'Code', 'User', 'mcp.json'), vscodeFormat),
+    location('vscode', 'vscode', join(cwd, '.vscode', 'mcp.json'), vscodeFormat, cwd),
+    location('windsurf', 'windsurf', join(home, '.codeium', 'windsurf', 'mcp_config.json'), windsurfFormat),
+  ];
+  // Run from the home directory, the project files are the user ones: keep the first.
+  const seen = new Set<string>();
+  return all.filter((candidate) => !seen.has(candidate.path) && seen.add(candidate.path));
+}
+
+/** The locations whose file exists. */
+export function discoverClients(context: DiscoveryContext): ClientLocation[] {
+  return clientLocations(context).filter((candidate) => isFile(candidate.path));
+}
+
+/** Does `--client NAME` select this location? An id picks that file, a family (`cursor`) all of its files. */
+export function matchesClient(candidate: ClientLocation, name: string): boolean {
+  return candidate.id === name || candidate.family === name;
+}
+
+/**
+ * The client and format of an explicit `--from` file: by its name and folder first
+ * (`claude_desktop_config.json`, `.vscode/mcp.json`, …), else by its content (a `servers` block
+ * means VS Code; `serverUrl` entries mean Windsurf; otherwise the `mcpServers` format).
+ */
+export function locationForFile(path: string, data: Record<string, unknown>, context: DiscoveryContext): ClientLocation {
+  const file = resolve(context.cwd, path);
+  const name = basename(file).toLowerCase();
+  const parent = basename(dirname(file)).toLowerCase();
+  const project = dirname(dirname(file));
+  const known = clientLocations(context).find((candidate) => candidate.path === file);
+  if (known) return known;
+  if (name === 'claude_desktop_config.json') return location('claude-desktop', 'claude-desktop', file, mcpServersFormat);
+  if (name === '.claude.json') return location('claude-code-user', 'claude-code', file, mcpServersFormat);
+  if (name === '.mcp.json') return location('claude-code', 'claude-code', file, mcpServersFormat, dirname(file));
+  if (name === 'cline_mcp_settings.json') return location('cline', 'cline', file, mcpServersFormat);
+  if (name === 'mcp_config.json' && parent === 'windsurf') return location('windsurf', 'windsurf', file, windsurfFormat);
+  if (name === 'mcp.json' && parent === '.cursor') {
+    return file === join(context.home, '.cursor', 'mcp.json') ? location('cursor', 'cursor', file, mcpServersFormat) : location('cursor-project', 'cursor', file, mcpServersFormat, project);
+  }
+  if (name === 'mcp.json' && parent === '.vscode') return location('vscode', 'vscode', file, vscodeFormat, project);
+  if (name === 'mcp.json' && parent === 'user' && basename(project).toLowerCase().startsWith('code')) return location('vscode-user', 'vscode', file, vscodeFormat);
+  if (isObject(data.servers) && !isObject(data.mcpServers)) return { ...location('file', 'vscode', file, vscodeFormat), label: `${file} (VS Code format)` };
+  const entries = isObject(data.mcpServers) ? Object.values(data.mcpServers) : [];
+  if (entries.some((entry) => isObject(entry) && 'serverUrl' in entry)) return { ...location('file', 'windsurf', file, windsurfFormat), label: `${file} (Windsurf format)` };
+  return { ...location('file', 'other', file, mcpServersFormat), label: file };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isFile(path: string): boolean {
+  try {
+    return existsSync(path) && statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}

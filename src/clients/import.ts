@@ -1,0 +1,116 @@
+import type { ServerConfig } from '../config/schema.js';
+import { parseRule } from '../policy/rule.js';
+import type { ClientFile, ClientLocation, EntryContext } from './client-file.js';
+
+/**
+ * The servers of several client files merged into one `mcpServers` block. Worked example, Claude
+ * Desktop then Cursor (the discovery order):
+ *
+ *   Claude Desktop  fs → npx server-filesystem ~/code     imported as fs
+ *   Cursor          fs → npx server-filesystem ~/code     the same server: imported once, as fs
+ *   Cursor          fs.old → uvx …                        renamed fs-old (mcp-latch names: [A-Za-z0-9_-], no "__")
+ *   Cursor          fs → npx server-filesystem ~/work     a different server: fs-cursor
+ *
+ * Suffixes are the client id, then -2, -3…, so the same inputs always give the same names.
+ */
+
+/** One server as imported, with where it came from. */
+export interface ImportedServer {
+  name: string;
+  originalName: string;
+  location: ClientLocation;
+  server: ServerConfig;
+}
+
+/** What happened to the entries of one client file. */
+export interface SourceReport {
+  location: ClientLocation;
+  /** Final names of the servers taken from this file (including ones merged with an identical server). */
+  servers: string[];
+  skipped: Array<{ name: string; reason: string; self: boolean }>;
+}
+
+/** The merged servers, what each file gave, and what to tell the user. */
+export interface ImportResult {
+  servers: Record<string, ServerConfig>;
+  imported: ImportedServer[];
+  sources: SourceReport[];
+  /** `mcp__server__tool` deny rules for tools a client had disabled. */
+  deny: string[];
+  notes: string[];
+  warnings: string[];
+}
+
+/** mcp-latch's server name rule: `[A-Za-z0-9_-]+` without `__`. */
+export function sanitizeServerName(name: string): string {
+  const clean = name
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/_{2,}/g, '_')
+    .replace(/^[-_]+|[-_]+$/g, '');
+  return clean === '' ? 'server' : clean;
+}
+
+/** Imports every file in order; `contextFor` gives each file its variable context. */
+export function importServers(files: ClientFile[], contextFor: (location: ClientLocation) => EntryContext): ImportResult {
+  const servers: Record<string, ServerConfig> = {};
+  const result: ImportResult = { servers, imported: [], sources: [], deny: [], notes: [], warnings: [] };
+  for (const file of files) {
+    const { location } = file;
+    const source: SourceReport = { location, servers: [], skipped: [] };
+    result.sources.push(source);
+    const context = contextFor(location);
+    for (const [originalName, raw] of file.entries) {
+      const converted = location.format.toServer(originalName, raw, context);
+      if (!converted.ok) {
+        source.skipped.push({ name: originalName, reason: converted.reason, self: converted.self });
+        continue;
+      }
+      const prefix = (message: string) => `${location.label}: ${message}`;
+      result.notes.push(...converted.notes.map(prefix));
+      result.warnings.push(...converted.warnings.map(prefix));
+
+      const base = sanitizeServerName(originalName);
+      if (base !== originalName) result.notes.push(prefix(`"${originalName}" renamed ${base} (server names may use letters, digits, "_" and "-", and no "__")`));
+      const name = placeServer(servers, base, converted.server, location);
+      if (name.merged) {
+        result.notes.push(prefix(`"${originalName}" is the same server as ${name.name}, imported once`));
+      } else {
+        servers[name.name] = converted.server;
+        if (name.name !== base) result.notes.push(prefix(`"${originalName}" imported as ${name.name} (${base} is already a different server)`));
+        result.imported.push({ name: name.name, originalName, location, server: converted.server });
+      }
+      source.servers.push(name.name);
+      for (const tool of converted.disabledTools) {
+        const rule = `mcp__${name.name}__${tool}`;
+        try {
+          parseRule(rule, 'deny');
+          if (!result.deny.includes(rule)) result.deny.push(rule);
+          result.notes.push(prefix(`"${originalName}" hides the tool ${tool}: deny rule ${rule} added`));
+        } catch {
+          result.warnings.push(prefix(`"${originalName}" hides the tool ${JSON.stringify(tool)}, which cannot be written as a rule; deny it by hand`));
+        }
+      }
+    }
+  }
+  return result;
+}
+
+/** The name a server takes: its own, or the same as an identical server, or suffixed by the client id. */
+function placeServer(servers: Record<string, ServerConfig>, base: string, server: ServerConfig, location: ClientLocation): { name: string; merged: boolean } {
+  for (let attempt = 0; ; attempt++) {
+    const name = attempt === 0 ? base : attempt === 1 ? `${base}-${location.id}` : `${base}-${location.id}-${attempt}`;
+    const existing = servers[name];
+    if (existing === undefined) return { name, merged: false };
+    if (canonicalJson(existing) === canonicalJson(server)) return { name, merged: true };
+  }
+}
+
+/** JSON with object keys sorted, to compare two entries whatever order their keys were written in. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,614 @@
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { init, type InitContext, type InitOptions } from '../../src/cli/init.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { parseJsonc, type ClientId } from '../../src/clients/client-file.js';
+import { unifiedDiff } from '../../src/clients/diff.js';
+import { clientLocations, discoverClients } from '../../src/clients/discover.js';
+import { gatewayLaunch } from '../../src/clients/launch.js';
+import { parseConfigText } from '../../src/config/load.js';
+import { ruleIssues } from '../../src/policy/policy.js';
+import { BIN, ROOT, tempDir } from '../helpers/gateway.js';
+
+/**
+ * `mcp-latch init` against sample client configs (test/fixtures/client-configs, written as each
+ * client writes them) copied into temp homes laid out for Linux, macOS and Windows.
+ */
+const FIXTURES = join(ROOT, 'test/fixtures/client-configs');
+const NOW = new Date('2026-03-14T09:30:05.123Z');
+const STAMP = '20260314T093005Z';
+
+interface Layout {
+  root: string;
+  home: string;
+  project: string;
+  config: string;
+  context: InitContext;
+}
+
+function layout(platform: NodeJS.Platform = 'linux'): Layout {
+  const root = tempDir('mcp-latch-init-');
+  const home = join(root, 'home');
+  const project = join(home, 'code', 'app');
+  mkdirSync(project, { recursive: true });
+  // Both set, whatever the layout: userConfigPath() reads them for the real platform of the test run.
+  const env = { XDG_CONFIG_HOME: join(home, '.config'), APPDATA: join(home, 'AppData', 'Roaming') };
+  const context: InitContext = { home, platform, env, cwd: project, now: () => NOW, execPath: process.execPath, packageRoot: ROOT };
+  return { root, home, project, config: join(home, 'latch', 'mcp-latch.json'), context };
+}
+
+/** Copies a sample to where the client of `id` keeps it; returns that path. */
+function place(l: Layout, id: ClientId, fixture: string): string {
+  const location = clientLocations(l.context).find((candidate) => candidate.id === id)!;
+  mkdirSync(dirname(location.path), { recursive: true });
+  copyFileSync(join(FIXTURES, fixture), location.path);
+  return location.path;
+}
+
+const ALL: Array<[ClientId, string]> = [
+  ['claude-desktop', 'claude_desktop_config.json'],
+  ['claude-code-user', 'claude-code-user.claude.json'],
+  ['claude-code', 'claude-code-project.mcp.json'],
+  ['cursor', 'cursor-mcp.json'],
+  ['cursor-project', 'cursor-project-mcp.json'],
+  ['vscode', 'vscode-mcp.json'],
+  ['windsurf', 'windsurf-mcp_config.json'],
+];
+
+function placeAll(l: Layout): Map<ClientId, string> {
+  return new Map(ALL.map(([id, fixture]) => [id, place(l, id, fixture)]));
+}
+
+function run(l: Layout, options: InitOptions) {
+  const out = memoryOutput();
+  const code = init({ config: l.config, ...options }, out, l.context);
+  return { code, out, stdout: out.stdout.join('\n'), stderr: out.stderr.join('\n') };
+}
+
+function runJson(l: Layout, options: InitOptions) {
+  const result = run(l, { ...options, json: true });
+  return { ...result, summary: JSON.parse(result.stdout) as Record<string, any> };
+}
+
+function writtenConfig(l: Layout): Record<string, any> {
+  return JSON.parse(readFileSync(l.config, 'utf8')) as Record<string, any>;
+}
+
+/** Every file under `dir` with its bytes, hashed: equal before and after means nothing was written. */
+function hashTree(dir: string): string {
+  const hash = createHash('sha256');
+  const walk = (current: string) => {
+    for (const name of readdirSync(current).sort()) {
+      const path = join(current, name);
+      const stat = statSync(path);
+      hash.update(`${relative(dir, path)}\0${stat.mode}\0`);
+      if (stat.isDirectory()) walk(path);
+      else hash.update(readFileSync(path));
+    }
+  };
+  walk(dir);
+  return hash.digest('hex');
+}
+
+describe('discovery of client configs', () => {
+  const expected: Record<string, Record<string, string>> = {
+    linux: {
+      'claude-desktop': '.config/Claude/claude_desktop_config.json',
+      'vscode-user': '.config/Code/User/mcp.json',
+    },
+    darwin: {
+      'claude-desktop': 'Library/Application Support/Claude/claude_desktop_config.json',
+      'vscode-user': 'Library/Application Support/Code/User/mcp.json',
+    },
+    win32: {
+      'claude-desktop': 'AppData/Roaming/Claude/claude_desktop_config.json',
+      'vscode-user': 'AppData/Roaming/Code/User/mcp.json',
+    },
+  };
+
+  test.each(['linux', 'darwin', 'win32'] as const)('finds every client where it keeps its config on %s', (platform) => {
+    const l = layout(platform);
+    const paths = placeAll(l);
+    place(l, 'vscode-user', 'vscode-mcp.json');
+    const found = discoverClients(l.context);
+    expect(found.map((location) => location.id)).toEqual(['claude-desktop', 'claude-code-user', 'claude-code', 'cursor', 'cursor-project', 'vscode-user', 'vscode', 'windsurf']);
+    const at = (id: string) => relative(l.home, found.find((location) => location.id === id)!.path).replace(/\\/g, '/');
+    expect(at('claude-desktop')).toBe(expected[platform]!['claude-desktop']);
+    expect(at('vscode-user')).toBe(expected[platform]!['vscode-user']);
+    expect(at('cursor')).toBe('.cursor/mcp.json');
+    expect(at('cursor-project')).toBe('code/app/.cursor/mcp.json');
+    expect(at('vscode')).toBe('code/app/.vscode/mcp.json');
+    expect(at('claude-code')).toBe('code/app/.mcp.json');
+    expect(at('claude-code-user')).toBe('.claude.json');
+    expect(at('windsurf')).toBe('.codeium/windsurf/mcp_config.json');
+    expect(paths.size).toBe(7);
+  });
+
+  test('lists nothing when no client config exists, and init says where it looked', () => {
+    const l = layout();
+    expect(discoverClients(l.context)).toEqual([]);
+    expect(() => run(l, {})).toThrow(/no MCP client config found \(looked at .*claude_desktop_config\.json.*\); pass --from FILE/);
+  });
+});
+
+describe('importing servers', () => {
+  test('keeps command, args, env, cwd, remote url, type and headers of every client format', () => {
+    const l = layout();
+    placeAll(l);
+    const { code, summary } = runJson(l, {});
+    expect(code).toBe(0);
+    const servers = writtenConfig(l).mcpServers as Record<string, any>;
+
+    // Claude Desktop
+    expect(servers.github).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_example' } });
+    expect(servers.shell).toEqual({ command: 'npx', args: ['-y', 'mcp-server-commands'], cwd: '/Users/me/code' });
+    // Cursor: remote with headers, ${userHome} resolved, the name with a dot sanitised
+    expect(servers.docs).toEqual({ url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer ${env:DOCS_TOKEN}' } });
+    expect(servers['notes-app']).toEqual({ command: 'node', args: ['/Users/me/tools/notes/server.js'], env: { NOTES_DIR: `${l.home}/notes` } });
+    // Cursor (project): ${workspaceFolder} is the project; a relative script runs in the project
+    expect(servers['filesystem-cursor-project'].args).toEqual(['-y', '@modelcontextprotocol/server-filesystem', l.project]);
+    expect(servers.local).toEqual({ command: 'node', args: ['./tools/mcp-server.js'], cwd: l.project });
+    // VS Code
+    expect(servers.memory).toEqual({ type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: `${l.project}/.memory.json` } });
+    expect(servers.search).toEqual({ type: 'http', url: 'https://search.example.com/mcp', headers: { 'X-Api-Key': '${input:api-key}' } });
+    expect(servers['legacy-sse']).toEqual({ type: 'sse', url: 'https://sse.example.com/sse' });
+    // Windsurf
+    expect(servers.context7).toEqual({ url: 'https://mcp.context7.com/mcp', headers: { CONTEXT7_API_KEY: 'ctx7-example' } });
+    expect(servers.old).toEqual({ command: 'npx', args: ['-y', 'some-old-server'], disabled: true });
+    // Claude Code: ${VAR} becomes ${env:VAR}; a relative cwd is anchored at the project
+    expect(servers['desktop-commander'].env).toEqual({ API_KEY: '${env:API_KEY}', REGION: '${REGION:-eu-west-1}' });
+    expect(servers['desktop-commander'].type).toBe('stdio');
+    expect(servers.sentry).toEqual({ type: 'http', url: 'https://mcp.sentry.dev/mcp', headers: { Authorization: 'Bearer ${env:SENTRY_TOKEN}' } });
+    expect(servers.scripts).toEqual({ command: 'node', args: ['server.js'], cwd: join(l.project, 'mcp') });
+    // Claude Code user file: the top-level servers only
+    expect(servers.fetch).toEqual({ type: 'stdio', command: 'uvx', args: ['mcp-server-fetch'], env: {} });
+    expect(servers['per-project']).toBeUndefined();
+
+    expect(summary.warnings.join('\n')).toMatch(/\$\{input:api-key\} is a VS Code input prompt that mcp-latch cannot show/);
+    expect(summary.warnings.join('\n')).toMatch(/envFile .* dropped/);
+    expect(summary.warnings.join('\n')).toMatch(/\$\{REGION:-eu-west-1\} has a default value/);
+    expect(summary.notes.join('\n')).toMatch(/"notes\.app" renamed notes-app/);
+    expect(summary.notes.join('\n')).toMatch(/serverUrl written as url/);
+  });
+
+  test('imports the same server found in two clients once, and suffixes a different one deterministically', () => {
+    const l = layout();
+    placeAll(l);
+    const first = runJson(l, {}).summary;
+    const servers = writtenConfig(l).mcpServers as Record<string, any>;
+    // Claude Desktop and Cursor both have this exact filesystem server.
+    expect(servers.filesystem.args).toEqual(['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop', '/Users/me/code']);
+    expect(first.servers.filesystem).toEqual({ client: 'claude-desktop', originalName: 'filesystem' });
+    expect(first.servers['filesystem-cursor-project']).toEqual({ client: 'cursor-project', originalName: 'filesystem' });
+    expect(first.sources.find((source: any) => source.client === 'cursor').servers).toEqual(['filesystem', 'docs', 'notes-app']);
+    expect(first.notes.join('\n')).toMatch(/"filesystem" is the same server as filesystem, imported once/);
+
+    const again = layout();
+    placeAll(again);
+    runJson(again, {});
+    expect(Object.keys(writtenConfig(again).mcpServers)).toEqual(Object.keys(servers));
+  });
+
+  test('writes a config that passes the schema and the rule checks, with $schema pointing at the shipped schema', () => {
+    const l = layout();
+    placeAll(l);
+    run(l, {});
+    const text = readFileSync(l.config, 'utf8');
+    expect(() => parseConfigText(text, l.config, ruleIssues)).not.toThrow();
+    const config = JSON.parse(text) as Record<string, any>;
+    expect(config.$schema).toBe(pathToFileURL(join(ROOT, 'schema', 'mcp-latch.schema.json')).href);
+    expect(existsSync(new URL(config.$schema as string))).toBe(true);
+    expect(Object.keys(config)).toEqual(['$schema', 'mcpServers', 'workspace', 'permissions']);
+  });
+
+  test('writes starter rules suited to what was found', () => {
+    const l = layout();
+    placeAll(l);
+    const { stdout } = run(l, {});
+    const config = writtenConfig(l);
+    expect(config.workspace).toEqual([l.project]);
+    expect(config.permissions.defaultMode).toBe('default');
+    expect(config.permissions.deny).toEqual(
+      expect.arrayContaining(['Read(**/.env)', 'Read(**/.env.*)', 'Read(~/.ssh/**)', 'Read(~/.aws/**)', 'Read(~/.gnupg/**)', 'Read(~/.config/gcloud/**)', 'Read(~/Library/Keychains/**)', 'Bash(rm -rf *)']),
+    );
+    expect(config.permissions.ask).toEqual(['Bash(git push *)']);
+    // mcp-server-commands (Claude Desktop) and desktop-commander (Claude Code) run shell commands.
+    expect(config.permissions.allow).toEqual(['Bash(npm run test *)', 'Bash(npm test *)']);
+    // Windsurf's disabledTools become deny rules.
+    expect(config.permissions.deny).toEqual(expect.arrayContaining(['mcp__git__git_commit', 'mcp__git__git_reset']));
+    // The reasoning is in the summary, since JSON has no comments.
+    expect(stdout).toMatch(/Starter rules/);
+    expect(stdout).toMatch(/shell, desktop-commander run shell commands/);
+    expect(stdout).toMatch(/filesystem can reach \/Users\/me\/Desktop, \/Users\/me\/code/);
+  });
+
+  test('keeps the allow list empty when no shell server is found, and takes --workspace', () => {
+    const l = layout();
+    place(l, 'windsurf', 'windsurf-mcp_config.json');
+    const workspace = join(l.home, 'other');
+    mkdirSync(workspace);
+    run(l, { workspace: '../../other' });
+    const config = writtenConfig(l);
+    expect(config.permissions.allow).toEqual([]);
+    expect(config.workspace).toEqual([workspace]);
+    expect(() => run(layout(), { workspace: '/nonexistent/dir' })).toThrow(/is not a directory/);
+  });
+
+  test('drops Cline keys mcp-latch does not use, with a note, from a --from file', () => {
+    const l = layout();
+    const { summary } = runJson(l, { from: join(FIXTURES, 'cline_mcp_settings.json') });
+    expect(summary.sources[0].client).toBe('cline');
+    expect(writtenConfig(l).mcpServers.weather).toEqual({
+      type: 'stdio',
+      command: 'node',
+      args: ['/home/me/Documents/Cline/MCP/weather-server/build/index.js'],
+      env: { OPENWEATHER_API_KEY: 'example' },
+      disabled: false,
+      timeout: 60_000,
+    });
+    const notes = summary.notes.join('\n');
+    expect(notes).toMatch(/autoApprove dropped \(mcp-latch decides approvals with its rules/);
+    expect(notes).toMatch(/alwaysAllow dropped/);
+    expect(notes).toMatch(/timeout 60 s written as 60000 ms/);
+  });
+
+  test('detects the format of a --from file by its content', () => {
+    const l = layout();
+    const file = join(l.root, 'exported.json');
+    writeFileSync(file, '{ "servers": { "a": { "type": "stdio", "command": "x" } } }');
+    expect(runJson(l, { from: file }).summary.sources[0].label).toMatch(/VS Code format/);
+    expect(writtenConfig(l).mcpServers).toEqual({ a: { type: 'stdio', command: 'x' } });
+
+    const windsurf = layout();
+    const other = join(windsurf.root, 'w.json');
+    writeFileSync(other, '{ "mcpServers": { "r": { "serverUrl": "https://r.example/mcp" } } }');
+    runJson(windsurf, { from: other });
+    expect(writtenConfig(windsurf).mcpServers).toEqual({ r: { url: 'https://r.example/mcp' } });
+
+    expect(() => run(layout(), { from: '/nonexistent.json' })).toThrow(/--from .*nonexistent\.json does not exist/);
+    const empty = join(l.root, 'empty.json');
+    writeFileSync(empty, '{ "theme": "dark" }');
+    expect(() => run(layout(), { from: empty })).toThrow(/has no servers/);
+    const broken = join(l.root, 'broken.json');
+    writeFileSync(broken, '{\n  "mcpServers": {\n    "a": { "command": "x" \n}');
+    expect(() => run(layout(), { from: broken })).toThrow(/cannot parse .*broken\.json: .* at line \d+, column \d+/);
+  });
+
+  test('sanitises names mcp-latch cannot use and reports each one', () => {
+    const l = layout();
+    const file = join(l.root, 'names.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { 'a__b': { command: 'a' }, 'my.server': { command: 'b' }, '@scope/x': { command: 'c' }, 'my-server': { command: 'd' } } }));
+    const { summary } = runJson(l, { from: file });
+    expect(Object.keys(writtenConfig(l).mcpServers)).toEqual(['a_b', 'my-server', 'scope-x', 'my-server-file']);
+    const notes = summary.notes.join('\n');
+    expect(notes).toMatch(/"a__b" renamed a_b/);
+    expect(notes).toMatch(/"@scope\/x" renamed scope-x/);
+    expect(notes).toMatch(/"my-server" imported as my-server-file/);
+  });
+
+  test('skips and reports entries that cannot load', () => {
+    const l = layout();
+    const file = join(l.root, 'bad.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { ok: { command: 'x' }, both: { command: 'x', url: 'https://x' }, none: { args: [] }, ws: { url: 'ws://x' } } }));
+    const { summary } = runJson(l, { from: file });
+    expect(Object.keys(writtenConfig(l).mcpServers)).toEqual(['ok']);
+    expect(summary.sources[0].skipped.map((skip: any) => skip.name)).toEqual(['both', 'none', 'ws']);
+    expect(summary.sources[0].skipped[2].reason).toMatch(/http/);
+  });
+
+  test('--client picks the clients to import from; unknown or missing clients are one clear error', () => {
+    const l = layout();
+    placeAll(l);
+    const { summary } = runJson(l, { client: 'cursor' });
+    expect(summary.sources.map((source: any) => source.client)).toEqual(['cursor', 'cursor-project']);
+    const one = layout();
+    placeAll(one);
+    expect(runJson(one, { client: 'vscode' }).summary.sources.map((source: any) => source.client)).toEqual(['vscode']);
+    expect(() => run(layout(), { client: 'emacs' })).toThrow(/unknown client "emacs" \(known: claude-desktop,/);
+    const none = layout();
+    place(none, 'cursor', 'cursor-mcp.json');
+    expect(() => run(none, { client: 'windsurf' })).toThrow(/no windsurf config found \(looked at .*mcp_config\.json\)/);
+    expect(() => run(none, { client: 'cursor', from: 'x.json' })).toThrow(/either --from FILE or --client NAME/);
+  });
+
+  test('writes to the per-user config path by default', () => {
+    const l = layout();
+    place(l, 'windsurf', 'windsurf-mcp_config.json');
+    const out = memoryOutput();
+    expect(init({}, out, l.context)).toBe(0);
+    const expected = process.platform === 'win32' ? join(l.home, 'AppData', 'Roaming', 'mcp-latch', 'mcp-latch.json') : join(l.home, '.config', 'mcp-latch', 'mcp-latch.json');
+    expect(existsSync(expected)).toBe(true);
+    expect(out.stdout.join('\n')).toContain(`Wrote ${expected}`);
+    if (process.platform !== 'win32') expect(statSync(expected).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('never overwriting without a backup', () => {
+  test('refuses to replace an existing mcp-latch config without --force', () => {
+    const l = layout();
+    placeAll(l);
+    mkdirSync(dirname(l.config), { recursive: true });
+    writeFileSync(l.config, '{ "mine": true }\n');
+    expect(() => run(l, {})).toThrow(/mcp-latch\.json already exists; pass --force/);
+    expect(() => run(l, { dryRun: true })).toThrow(/already exists/);
+    expect(readFileSync(l.config, 'utf8')).toBe('{ "mine": true }\n');
+  });
+
+  test('with --force, backs the existing config up first', () => {
+    const l = layout();
+    placeAll(l);
+    mkdirSync(dirname(l.config), { recursive: true });
+    writeFileSync(l.config, '{ "mine": true }\n');
+    const { summary } = runJson(l, { force: true });
+    const backup = `${l.config}.mcp-latch-backup-${STAMP}`;
+    expect(summary.configBackup).toBe(backup);
+    expect(readFileSync(backup, 'utf8')).toBe('{ "mine": true }\n');
+    expect(writtenConfig(l).mcpServers.github).toBeDefined();
+    // A second backup in the same second gets its own name.
+    runJson(l, { force: true });
+    expect(readFileSync(`${backup}-2`, 'utf8')).toBe(readFileSync(l.config, 'utf8'));
+  });
+});
+
+describe('init --wrap and --undo', () => {
+  test.each(['linux', 'darwin', 'win32'] as const)('round-trips every client file to the byte on %s', (platform) => {
+    const l = layout(platform);
+    const paths = placeAll(l);
+    const before = new Map([...paths].map(([id, path]) => [id, readFileSync(path)]));
+
+    const { code, summary } = runJson(l, { wrap: true });
+    expect(code).toBe(0);
+    expect(summary.wrapped.map((record: any) => record.client)).toEqual(['claude-desktop', 'claude-code-user', 'claude-code', 'cursor', 'cursor-project', 'vscode', 'windsurf']);
+    for (const [id, path] of paths) {
+      const backup = `${path}.mcp-latch-backup-${STAMP}`;
+      expect(readFileSync(backup).equals(before.get(id)!)).toBe(true);
+      expect(readFileSync(path).equals(before.get(id)!)).toBe(false);
+    }
+
+    const undone = run(l, { undo: true });
+    expect(undone.code).toBe(0);
+    for (const [id, path] of paths) expect(readFileSync(path).equals(before.get(id)!), id).toBe(true);
+    expect(undone.stdout).toMatch(/Restored .*claude_desktop_config\.json from .*mcp-latch-backup-/);
+    // Nothing left to undo.
+    expect(existsSync(join(dirname(l.config), 'mcp-latch-init.json'))).toBe(false);
+    expect(() => run(l, { undo: true })).toThrow(/nothing to undo/);
+  });
+
+  test('changes only the servers block: other settings, comments, indentation and line ends stay', () => {
+    const l = layout();
+    const paths = placeAll(l);
+    run(l, { wrap: true });
+    const entry = { command: process.execPath, args: [join(ROOT, 'bin', 'mcp-latch.js'), 'serve', '--config', l.config] };
+
+    const desktop = readFileSync(paths.get('claude-desktop')!, 'utf8');
+    const desktopData = JSON.parse(desktop) as Record<string, unknown>;
+    expect(desktopData).toEqual({ globalShortcut: 'Ctrl+Space', mcpServers: { 'mcp-latch': entry }, preferences: { quickEntryShortcut: 'off' } });
+    expect(desktop.endsWith('}')).toBe(true); // the client wrote no final newline
+
+    const cursor = readFileSync(paths.get('cursor')!, 'utf8');
+    expect(cursor.startsWith('// Cursor: global MCP servers (~/.cursor/mcp.json)\n{\n  "mcpServers": {\n    "mcp-latch": {\n')).toBe(true);
+    expect(parseJsonc(cursor, 'cursor')).toEqual({ mcpServers: { 'mcp-latch': entry } });
+
+    const vscode = readFileSync(paths.get('vscode')!, 'utf8');
+    expect(vscode).toContain('\t// VS Code workspace MCP servers\r\n\t"inputs": [\r\n');
+    expect(vscode).toContain('\t"servers": {\r\n\t\t"mcp-latch": {\r\n\t\t\t"type": "stdio",\r\n');
+    expect(vscode.replace(/\r\n/g, '')).not.toContain('\n');
+    expect((parseJsonc(vscode, 'vscode') as Record<string, any>).servers).toEqual({ 'mcp-latch': { type: 'stdio', ...entry } });
+
+    const claudeUser = JSON.parse(readFileSync(paths.get('claude-code-user')!, 'utf8')) as Record<string, any>;
+    expect(claudeUser.mcpServers).toEqual({ 'mcp-latch': entry });
+    expect(claudeUser.projects['/home/me/code/app'].mcpServers['per-project']).toBeDefined();
+    expect(claudeUser.userID).toBe('0123456789abcdef');
+  });
+
+  test('keeps a one-line file on one line and a byte order mark in place', () => {
+    const l = layout('win32');
+    const path = clientLocations(l.context).find((location) => location.id === 'claude-desktop')!.path;
+    mkdirSync(dirname(path), { recursive: true });
+    const original = Buffer.from('\uFEFF{"globalShortcut":"","mcpServers":{"a":{"command":"x"}},"isUsingBuiltInNodeForMcp":true}', 'utf8');
+    writeFileSync(path, original);
+    run(l, { wrap: true });
+    const wrapped = readFileSync(path, 'utf8');
+    expect(wrapped.startsWith('\uFEFF{"globalShortcut":"","mcpServers":{"mcp-latch":{"command":')).toBe(true);
+    expect(wrapped).not.toContain('\n');
+    expect(wrapped.endsWith('},"isUsingBuiltInNodeForMcp":true}')).toBe(true);
+    run(l, { undo: true });
+    expect(readFileSync(path).equals(original)).toBe(true);
+  });
+
+  test('records each write in mcp-latch-init.json with the hash of what was written', () => {
+    const l = layout();
+    const path = place(l, 'cursor', 'cursor-mcp.json');
+    run(l, { wrap: true });
+    const manifest = JSON.parse(readFileSync(join(dirname(l.config), 'mcp-latch-init.json'), 'utf8')) as Record<string, any>;
+    expect(manifest).toMatchObject({ version: 1, config: l.config });
+    expect(manifest.wrapped).toEqual([
+      { client: 'cursor', label: 'Cursor', file: path, backup: `${path}.mcp-latch-backup-${STAMP}`, sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), wrappedAt: NOW.toISOString() },
+    ]);
+  });
+
+  test('--undo refuses a client file changed after the wrap, restores the others, and --force restores it after a backup', () => {
+    const l = layout();
+    const desktop = place(l, 'claude-desktop', 'claude_desktop_config.json');
+    const cursor = place(l, 'cursor', 'cursor-mcp.json');
+    const original = { desktop: readFileSync(desktop), cursor: readFileSync(cursor) };
+    run(l, { wrap: true });
+    const edited = `${readFileSync(cursor, 'utf8')}// my own edit\n`;
+    writeFileSync(cursor, edited);
+
+    const refused = run(l, { undo: true });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refused to restore .*\.cursor[\\/]mcp\.json: it was changed after init wrapped it; pass --force/);
+    expect(readFileSync(cursor, 'utf8')).toBe(edited);
+    expect(readFileSync(desktop).equals(original.desktop)).toBe(true);
+
+    const forced = run(l, { undo: true, force: true });
+    expect(forced.code).toBe(0);
+    expect(readFileSync(cursor).equals(original.cursor)).toBe(true);
+    // The user's edit was saved before the restore (same second as the wrap backup: a -2 suffix).
+    expect(readFileSync(`${cursor}.mcp-latch-backup-${STAMP}-2`, 'utf8')).toBe(edited);
+    expect(forced.stdout).toMatch(/its changed content was saved to/);
+  });
+
+  test('--undo refuses when a backup is missing', () => {
+    const l = layout();
+    const cursor = place(l, 'cursor', 'cursor-mcp.json');
+    run(l, { wrap: true });
+    rmSync(`${cursor}.mcp-latch-backup-${STAMP}`);
+    const result = run(l, { undo: true });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/its backup .* is missing/);
+    expect(() => run(l, { undo: true, from: 'x' })).toThrow(/--undo takes only/);
+  });
+
+  test('writes through a symlinked client file and keeps the link', () => {
+    if (process.platform === 'win32') return;
+    const l = layout();
+    const dotfiles = join(l.root, 'dotfiles');
+    mkdirSync(dotfiles);
+    copyFileSync(join(FIXTURES, 'cursor-mcp.json'), join(dotfiles, 'mcp.json'));
+    const link = clientLocations(l.context).find((location) => location.id === 'cursor')!.path;
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(dotfiles, 'mcp.json'), link);
+    run(l, { wrap: true });
+    expect(readFileSync(join(dotfiles, 'mcp.json'), 'utf8')).toContain('"mcp-latch"');
+    run(l, { undo: true });
+    expect(readFileSync(join(dotfiles, 'mcp.json')).equals(readFileSync(join(FIXTURES, 'cursor-mcp.json')))).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+
+  test('re-running init never imports mcp-latch itself', () => {
+    const l = layout();
+    place(l, 'claude-desktop', 'claude_desktop_config.json');
+    place(l, 'cursor', 'cursor-mcp.json');
+    run(l, { wrap: true });
+    // Every client now starts only mcp-latch: nothing to import, and nothing is rewritten.
+    const snapshot = hashTree(l.root);
+    expect(() => run(l, { wrap: true, force: true })).toThrow(/no servers to import \(the client configs already start only mcp-latch; init --undo restores them\)/);
+    expect(hashTree(l.root)).toBe(snapshot);
+
+    // A server added next to the mcp-latch entry is imported; the mcp-latch entry is skipped.
+    const other = layout();
+    const file = join(other.root, 'mixed.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          latch: { command: 'npx', args: ['-y', 'mcp-latch@0.1.0', 'serve'] },
+          'latch-win': { command: 'cmd', args: ['/c', 'npx', '-y', 'mcp-latch', 'serve'] },
+          'latch-checkout': { command: process.execPath, args: [join(ROOT, 'bin', 'mcp-latch.js'), 'serve', '--config', other.config] },
+          // A folder that happens to be called mcp-latch is not the gateway.
+          repo: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/code/mcp-latch'] },
+        },
+      }),
+    );
+    const { summary } = runJson(other, { from: file });
+    expect(Object.keys(writtenConfig(other).mcpServers)).toEqual(['repo']);
+    expect(summary.sources[0].skipped).toEqual([
+      { name: 'latch', reason: 'it starts mcp-latch itself', self: true },
+      { name: 'latch-win', reason: 'it starts mcp-latch itself', self: true },
+      { name: 'latch-checkout', reason: 'it starts mcp-latch itself', self: true },
+    ]);
+  });
+
+  test('a second wrap after the user added a server keeps the way back to the original', () => {
+    const l = layout();
+    const cursor = place(l, 'cursor', 'cursor-mcp.json');
+    const original = readFileSync(cursor);
+    run(l, { wrap: true });
+    const wrapped = parseJsonc(readFileSync(cursor, 'utf8'), cursor) as Record<string, any>;
+    wrapped.mcpServers.extra = { command: 'extra-server' };
+    writeFileSync(cursor, JSON.stringify(wrapped, null, 2));
+    l.context.now = () => new Date(NOW.getTime() + 1000);
+    const { summary } = runJson(l, { wrap: true, force: true });
+    expect(Object.keys(writtenConfig(l).mcpServers)).toEqual(['extra']);
+    expect(summary.sources[0].skipped[0]).toMatchObject({ name: 'mcp-latch', self: true });
+    expect(run(l, { undo: true }).code).toBe(0);
+    expect(readFileSync(cursor).equals(original)).toBe(true);
+  });
+});
+
+describe('init --dry-run', () => {
+  test('prints the config and a diff of each client file, and writes nothing', () => {
+    const l = layout();
+    placeAll(l);
+    const before = hashTree(l.root);
+    const { code, stdout } = run(l, { wrap: true, dryRun: true });
+    expect(code).toBe(0);
+    expect(hashTree(l.root)).toBe(before);
+    expect(existsSync(l.config)).toBe(false);
+    expect(stdout).toContain(`Would write ${l.config}:`);
+    expect(stdout).toContain('"mcpServers": {');
+    expect(stdout).toMatch(/Would back up and rewrite Claude Desktop:\n--- .*claude_desktop_config\.json\n\+\+\+ .*claude_desktop_config\.json \(wrapped\)\n@@ -1,/);
+    expect(stdout).toContain('-    "filesystem": {');
+    expect(stdout).toContain('+    "mcp-latch": {');
+    expect(stdout).toContain(' "globalShortcut": "Ctrl+Space",');
+    expect(stdout.trimEnd().endsWith('Dry run: nothing was written.')).toBe(true);
+  });
+
+  test('--json carries the config text and the diffs; --undo --dry-run writes nothing either', () => {
+    const l = layout();
+    placeAll(l);
+    const before = hashTree(l.root);
+    const { summary } = runJson(l, { wrap: true, dryRun: true });
+    expect(hashTree(l.root)).toBe(before);
+    expect(summary.dryRun).toBe(true);
+    expect(() => parseConfigText(summary.configText, l.config, ruleIssues)).not.toThrow();
+    expect(summary.wrap).toHaveLength(7);
+    expect(summary.wrap[0].diff).toMatch(/^--- /);
+
+    run(l, { wrap: true });
+    const wrapped = hashTree(l.root);
+    const undo = runJson(l, { undo: true, dryRun: true }).summary;
+    expect(undo.restored).toHaveLength(7);
+    expect(hashTree(l.root)).toBe(wrapped);
+  });
+});
+
+describe('the wrapped entry', () => {
+  test('runs this checkout with this Node, or npx when mcp-latch runs from the npx cache', () => {
+    expect(gatewayLaunch('/c/m.json', { execPath: '/usr/bin/node', packageRoot: '/opt/mcp-latch', platform: 'linux' })).toEqual({
+      command: '/usr/bin/node',
+      args: [join('/opt/mcp-latch', 'bin', 'mcp-latch.js'), 'serve', '--config', '/c/m.json'],
+    });
+    const cache = '/home/me/.npm/_npx/1a2b/node_modules/mcp-latch';
+    expect(gatewayLaunch('/c/m.json', { execPath: '/usr/bin/node', packageRoot: cache, platform: 'darwin' })).toEqual({ command: 'npx', args: ['-y', 'mcp-latch', 'serve', '--config', '/c/m.json'] });
+    expect(gatewayLaunch('C:\\m.json', { execPath: 'C:\\node.exe', packageRoot: 'C:\\Users\\me\\AppData\\Local\\npm-cache\\_npx\\1a\\node_modules\\mcp-latch', platform: 'win32' })).toEqual({
+      command: 'cmd',
+      args: ['/c', 'npx', '-y', 'mcp-latch', 'serve', '--config', 'C:\\m.json'],
+    });
+  });
+});
+
+describe('unifiedDiff', () => {
+  test('shows only the changed lines with context, and marks a missing final newline', () => {
+    const old = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].join('\n') + '\n';
+    const next = ['a', 'b', 'c', 'D', 'e', 'f', 'g', 'h'].join('\n') + '\n';
+    expect(unifiedDiff(old, next, 'x', 'y')).toBe(['--- x', '+++ y', '@@ -1,7 +1,7 @@', ' a', ' b', ' c', '-d', '+D', ' e', ' f', ' g'].join('\n'));
+    expect(unifiedDiff('a\nb', 'a\nc', 'x', 'y')).toBe(['--- x', '+++ y', '@@ -1,2 +1,2 @@', ' a', '-b\n\\ No newline at end of file', '+c\n\\ No newline at end of file'].join('\n'));
+    expect(unifiedDiff('same', 'same', 'x', 'y')).toBe('');
+  });
+});
+
+describe('mcp-latch init (spawned)', () => {
+  test('--help lists the options with examples', () => {
+    const result = spawnSync(process.execPath, [BIN, 'init', '--help'], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    for (const option of ['--wrap', '--undo', '--dry-run', '--from', '--client', '--force', '--json', '--workspace']) expect(result.stdout).toContain(option);
+    expect(result.stdout).toContain('Examples:');
+  });
+
+  test('an error is one line and exit 1', () => {
+    const l = layout();
+    const result = spawnSync(process.execPath, [BIN, 'init', '--from', join(l.root, 'missing.json'), '--config', l.config], {
+      encoding: 'utf8',
+      env: { ...process.env, HOME: l.home, USERPROFILE: l.home, XDG_CONFIG_HOME: join(l.home, '.config'), APPDATA: join(l.home, 'AppData', 'Roaming') },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^mcp-latch: --from .*missing\.json does not exist$/)]);
+  });
+});
