@@ -68,7 +68,9 @@ export function configIssues(data: unknown): ConfigIssue[] {
  * shell tool.
  */
 export function builtInRules(configPath: string, auditPath: string | null): Rule[] {
-  const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), ...(auditPath ? [auditPath] : [])];
+  // The config, the temporary file of its atomic write, the audit, and `init`'s manifest of wrapped clients.
+  const stem = basename(configPath).replace(/\.jsonc?$/i, '');
+  const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), join(dirname(configPath), `${stem}-init.json`), ...(auditPath ? [auditPath] : [])];
   // The files may be reached through a symlinked directory: protect the real paths too.
   const files = [...new Set(named.flatMap((file) => [file, realPathOrSelf(file)]))];
   const rules: Rule[] = files.map((file) => ({

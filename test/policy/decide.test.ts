@@ -151,6 +151,8 @@ describe('paths: lexical and real path, symlinks both ways (SPEC §4)', () => {
   test('built-in protection: no tool may write the mcp-latch config', () => {
     expect(decideFs('write_file', { path: '/etc/mcp-latch-test/mcp-latch.json', content: '{}' }, ['/etc'], { mode: 'bypassPermissions', allow: ['Edit'] }).verdict).toBe('deny');
     expect(decideShell(`mcp-latch allow 'Bash(rm *)'`, { mode: 'bypassPermissions' }).verdict).toBe('deny');
+    expect(decideFs('write_file', { path: '/etc/mcp-latch-test/mcp-latch-init.json', content: '{}' }, ['/etc'], { mode: 'bypassPermissions' }).verdict).toBe('deny');
+    expect(decideShell('echo x > /etc/mcp-latch-test/mcp-latch.json', { mode: 'bypassPermissions' }).verdict).toBe('deny');
   });
 });
 
