@@ -1,7 +1,8 @@
 /**
  * Programmatic entry: what bin/ and tests use. The gateway, config loading and the policy engine.
  */
-export { Gateway, VERSION, mirrorCapabilities } from './gateway/server.js';
+export { Gateway, mirrorCapabilities } from './gateway/server.js';
+export { VERSION } from './version.js';
 export { findConfig, loadConfig, parseConfigText, type LoadedConfig } from './config/load.js';
 export { ConfigSchema, configJsonSchema, type ConfigFile, type ConfigInput } from './config/schema.js';
 export { decide, type CallFacts, type PolicyState } from './policy/decide.js';

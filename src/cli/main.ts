@@ -1,6 +1,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { errorMessage, LatchError } from '../errors.js';
+import { VERSION } from '../version.js';
 import { showAudit } from './audit.js';
 import { check } from './check.js';
 import { init } from './init.js';
@@ -122,7 +123,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
     .demandCommand(0)
     .help()
     .alias('h', 'help')
-    .version('0.1.0')
+    .version(VERSION)
     .fail((message, error) => {
       out.error(`mcp-latch: ${error ? formatError(error) : message}`);
       out.error('Run mcp-latch --help for usage.');

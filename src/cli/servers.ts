@@ -3,6 +3,7 @@ import type { RelayHooks } from '../downstream/connect.js';
 import { PermitBook } from '../downstream/permit.js';
 import { ServerRegistry } from '../downstream/registry.js';
 import { silentLogger, type Logger } from '../log.js';
+import { VERSION } from '../version.js';
 
 /**
  * Starts the configured servers for a one-shot CLI command (`tools`, `check`), with no client
@@ -19,7 +20,7 @@ export async function withServers<T>(config: LoadedConfig, only: string[] | null
     logger,
     permits: new PermitBook(),
     connectTimeoutMs: config.file.timeouts.connectSeconds * 1000,
-    version: '0.1.0',
+    version: VERSION,
     onChange: () => undefined,
   });
   const servers = Object.fromEntries(Object.entries(serversToRun(config)).filter(([name]) => only === null || only.includes(name)));

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { findConfig } from '../config/load.js';
 import { errorMessage } from '../errors.js';
+import { VERSION } from '../version.js';
 import { createTerminal, type Terminal } from './terminal.js';
 
 /**
@@ -21,7 +22,7 @@ export async function tryGateway(options: { config?: string | undefined; log?: s
   const configPath = findConfig(options.config);
   const logPath = options.log ?? join(tmpdir(), `mcp-latch-try-${process.pid}.log`);
   const logFd = openSync(logPath, 'a');
-  const client = new Client({ name: 'mcp-latch-try', version: '0.1.0' }, { capabilities: { elicitation: { form: {} } } });
+  const client = new Client({ name: 'mcp-latch-try', version: VERSION }, { capabilities: { elicitation: { form: {} } } });
   client.setRequestHandler(ElicitRequestSchema, (request) => answerPrompt(request.params, terminal));
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', configPath], stderr: logFd });
 

@@ -29,6 +29,7 @@ import { RetryApprovals, type ApprovalPage } from '../latch/page.js';
 import type { PromptInput } from '../latch/prompt.js';
 import { openInBrowser, notify } from './announce.js';
 import { StdioUpstream } from './stdio-upstream.js';
+import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
@@ -47,7 +48,6 @@ import { createRelayHooks } from './relay.js';
  * server. Downstream servers are started once the client has initialized, so the capabilities they
  * see mirror the client's (elicitation, sampling, roots can then be relayed).
  */
-export const VERSION = '0.1.0';
 
 /** Clients known to declare form elicitation but never show it (Claude Desktop: research/anchors-gateways.md §5). */
 const NON_RENDERING_CLIENTS = new Set(['claude-ai']);

@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isIPv4 } from 'node:net';
+import { LatchError, errorMessage } from '../errors.js';
+import type { ApprovalPage, PageItem } from '../latch/page.js';
+import type { PromptAnswer } from '../latch/prompt.js';
+import type { Logger } from '../log.js';
+import { allowedHosts, checkAnswerRequest, checkDataRequest, checkRequest, type Door, type Refusal } from './guard.js';
+import { PendingItems, type AnswerRefusal } from './items.js';
+
+/**
+ * The local approval page (issue 6): a node:http server on a loopback address and a random port,
+ * serving the static page in `web/` and a small API over the calls waiting for the person.
+ *
+ *   GET  /?token=T                the page (index.html; its asset links carry the token)
+ *   GET  /app.js|/escape.js|/style.css?token=T
+ *   GET  /api/pending?token=T     { items: PublicItem[] }
+ *   GET  /events?token=T          text/event-stream: `event: pending` with { items } on every change
+ *   POST /api/answer              { id, decision, note? } | { id, action: 'decline' }
+ *                                 (Origin, Content-Type: application/json, X-Mcp-Latch-Token: T)
+ *
+ * Security: loopback only, one secret token per gateway, exact Host values (DNS rebinding), no CORS
+ * headers at all, strict CSP, and answers bound to the random id of the item they were shown for
+ * and to that item's own choices (guard.ts and items.ts say how).
+ */
+export interface ApprovalPageOptions {
+  logger: Logger;
+  /** A loopback IPv4 address; 127.0.0.1 unless a test needs another. */
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+}
+
+const WEB_DIR = new URL('../../web/', import.meta.url);
+const MAX_BODY_BYTES = 256 * 1024;
+/** At most one refusal warning per this interval (a hostile page could otherwise flood the log); the rest go to debug. */
+const REFUSAL_WARN_MS = 10_000;
+const KEEPALIVE_MS = 15_000;
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+interface Asset {
+  type: string;
+  body: string;
+}
+
+const ASSET_TYPES: Record<string, string> = {
+  '/app.js': 'text/javascript; charset=utf-8',
+  '/escape.js': 'text/javascript; charset=utf-8',
+  '/style.css': 'text/css; charset=utf-8',
+};
+
+/** Starts the page; resolves once it listens. The returned `url` carries the secret token. */
+export async function startApprovalPage(options: ApprovalPageOptions): Promise<ApprovalPage> {
+  const address = options.host ?? '127.0.0.1';
+  // Security: never anything but loopback; a wildcard or LAN address would expose the page.
+  if (!isIPv4(address) || !address.startsWith('127.')) {
+    throw new LatchError('USAGE', `the approval page binds only to a loopback IPv4 address, not ${address}`);
+  }
+  const token = randomBytes(32).toString('base64url');
+  const assets = await loadAssets(token);
+  const page = new PageServer(options.logger, token, assets);
+  await page.listen(address, options.port ?? 0);
+  return page;
+}
+
+async function loadAssets(token: string): Promise<Map<string, Asset>> {
+  const read = (name: string) => readFile(new URL(name, WEB_DIR), 'utf8');
+  const assets = new Map<string, Asset>();
+  // The token is base64url, so it is safe inside an attribute; the page reads it from its meta tag.
+  const html = (await read('index.html')).replaceAll('{{TOKEN}}', token);
+  assets.set('/', { type: 'text/html; charset=utf-8', body: html });
+  for (const [path, type] of Object.entries(ASSET_TYPES)) assets.set(path, { type, body: await read(path.slice(1)) });
+  return assets;
+}
+
+class PageServer implements ApprovalPage {
+  url = '';
+  private readonly server: Server;
+  private readonly items: PendingItems;
+  private readonly streams = new Set<ServerResponse>();
+  private readonly keepalive: NodeJS.Timeout;
+  private door: Door = { hosts: [], token: '' };
+  private closed = false;
+  private lastRefusalWarning = 0;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly token: string,
+    private readonly assets: Map<string, Asset>,
+  ) {
+    this.items = new PendingItems(() => this.broadcast());
+    this.server = createServer((request, response) => {
+      this.handle(request, response).catch((error: unknown) => {
+        this.logger.error({ err: errorMessage(error) }, 'approval page request failed');
+        if (!response.headersSent) this.send(response, 500, { error: 'internal error' });
+        else response.destroy();
+      });
+    });
+    this.keepalive = setInterval(() => {
+      for (const stream of this.streams) stream.write(': keepalive\n\n');
+    }, KEEPALIVE_MS);
+    this.keepalive.unref();
+  }
+
+  async listen(address: string, port: number): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ host: address, port, exclusive: true }, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const bound = (this.server.address() as AddressInfo).port;
+    this.door = { hosts: allowedHosts(address, bound), token: this.token };
+    this.url = `http://${address}:${bound}/?token=${this.token}`;
+    // Keep the gateway process alive only for its MCP connection, never for the page or an open tab.
+    this.server.unref();
+    this.server.on('connection', (socket) => socket.unref());
+  }
+
+  /** The bound socket address, for tests. */
+  address(): AddressInfo {
+    return this.server.address() as AddressInfo;
+  }
+
+  ask(item: PageItem, signal: AbortSignal): Promise<PromptAnswer> {
+    if (this.closed || signal.aborted) return Promise.resolve({ type: 'dismissed' });
+    return new Promise<PromptAnswer>((resolve) => {
+      const withdraw = () => this.items.withdraw(id);
+      const id = this.items.add(item, (answer) => {
+        signal.removeEventListener('abort', withdraw);
+        resolve(answer);
+      });
+      signal.addEventListener('abort', withdraw, { once: true });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.keepalive);
+    this.items.withdrawAll();
+    for (const stream of this.streams) stream.end();
+    this.streams.clear();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://page.invalid');
+    const method = request.method ?? 'GET';
+    const refuse = (why: Refusal) => {
+      // The path only: the query holds the token.
+      this.logRefusal({ method, path: url.pathname, refused: why }, 'approval page refused a request');
+      this.send(response, why === 'content-type' ? 415 : 403, { error: 'forbidden' });
+    };
+    const refusal = checkRequest(request.headers, url.searchParams.get('token'), this.door);
+    if (refusal) return refuse(refusal);
+
+    const path = url.pathname;
+    if (path === '/api/answer') {
+      if (method !== 'POST') return this.send(response, 405, { error: 'method not allowed' }, { Allow: 'POST' });
+      const answerRefusal = checkAnswerRequest(request.headers, this.door);
+      if (answerRefusal) return refuse(answerRefusal);
+      return this.answer(request, response);
+    }
+    if (method !== 'GET') return this.send(response, 405, { error: 'method not allowed' }, { Allow: 'GET' });
+    if (path === '/api/pending' || path === '/events') {
+      const dataRefusal = checkDataRequest(request.headers);
+      if (dataRefusal) return refuse(dataRefusal);
+      if (path === '/events') return this.openStream(response);
+      return this.send(response, 200, { items: this.items.list() });
+    }
+    const asset = this.assets.get(path === '/index.html' ? '/' : path);
+    if (!asset) return this.send(response, 404, { error: 'not found' });
+    response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': asset.type });
+    response.end(asset.body);
+  }
+
+  private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(request));
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return this.send(response, 413, { error: 'body too large' }, { Connection: 'close' });
+      return this.send(response, 400, { error: 'the body is not JSON' });
+    }
+    const refusal = this.items.answer(body);
+    if (refusal) {
+      this.logRefusal({ refused: refusal }, 'approval page refused an answer');
+      return this.send(response, ANSWER_STATUS[refusal], { error: ANSWER_ERROR[refusal] });
+    }
+    this.send(response, 200, { ok: true });
+  }
+
+  private logRefusal(details: Record<string, unknown>, message: string): void {
+    const now = Date.now();
+    if (now - this.lastRefusalWarning >= REFUSAL_WARN_MS) {
+      this.lastRefusalWarning = now;
+      this.logger.warn(details, message);
+    } else {
+      this.logger.debug(details, message);
+    }
+  }
+
+  private openStream(response: ServerResponse): void {
+    response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+    response.write(`retry: 2000\n\n${this.event()}`);
+    this.streams.add(response);
+    response.on('close', () => this.streams.delete(response));
+  }
+
+  private event(): string {
+    // JSON has no raw line breaks, so the whole list is one `data:` line.
+    return `event: pending\ndata: ${JSON.stringify({ items: this.items.list() })}\n\n`;
+  }
+
+  private broadcast(): void {
+    const event = this.event();
+    for (const stream of this.streams) stream.write(event);
+  }
+
+  private send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    const text = JSON.stringify(body);
+    response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', ...headers });
+    response.end(text);
+  }
+}
+
+const ANSWER_STATUS: Record<AnswerRefusal, number> = { unknown: 404, settled: 409, invalid: 400 };
+const ANSWER_ERROR: Record<AnswerRefusal, string> = {
+  unknown: 'no such call is waiting',
+  settled: 'this call was already answered or is no longer waiting',
+  invalid: 'the answer is not one of the choices offered for this call',
+};
+
+class BodyTooLarge extends Error {}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new BodyTooLarge());
+        request.pause();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
