@@ -198,11 +198,17 @@ export class Gateway implements GatewayView {
 
   /** The local approval page, started on first use (its code is loaded only then). */
   private approvalPage(): Promise<ApprovalPage> {
-    this.page ??= import('../approval-page/server.js').then(async ({ startApprovalPage }) => {
-      const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
-      this.logger.info({ url: page.url }, `approval page: ${page.url}`);
-      return page;
-    });
+    this.page ??= import('../approval-page/server.js')
+      .then(async ({ startApprovalPage }) => {
+        const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
+        this.logger.info({ url: page.url }, `approval page: ${page.url}`);
+        return page;
+      })
+      .catch((error: unknown) => {
+        // A failed start is not remembered: the next waiting call tries again.
+        this.page = null;
+        throw error;
+      });
     return this.page;
   }
 

@@ -1,0 +1,274 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { escapeText } from '../../src/latch/escape.js';
+import { COMMANDS_SERVER, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+
+/**
+ * The approval page end to end (issue 6): the BUILT gateway under an SDK client that declares no
+ * elicitation, with `approval.fallback: "browser-manual"`, in front of server-filesystem and
+ * mcp-server-commands; the page driven in real headless Chromium (Debian's `chromium`, no browser
+ * download). Every answer is checked by its effect: on disk, in the config file, in the call result.
+ */
+const CHROMIUM = process.env.MCP_LATCH_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CLIENT = 'mcp-latch-test 1.0.0';
+const PENDING_TEXT = "waiting for the user's approval on the mcp-latch approval page";
+/** Raw characters that must never reach the DOM text (newline and tab are allowed: the markup has them). */
+const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
+
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set MCP_LATCH_CHROMIUM`);
+  // launch() gives Chromium a fresh temporary profile (user data dir) and removes it on close.
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+function config(dir: string, timeoutSeconds: number): ConfigInput {
+  return {
+    mcpServers: {
+      fs: { command: process.execPath, args: [FS_SERVER, dir] },
+      shell: { command: process.execPath, args: [COMMANDS_SERVER] },
+    },
+    workspace: [dir],
+    approval: { fallback: 'browser-manual', timeoutSeconds, retryWindowSeconds: 60 },
+  };
+}
+
+/** The page address, from the gateway's log (it is started on the first call that waits). */
+async function pageUrl(h: Harness): Promise<string> {
+  return eventually(() => {
+    const match = /"msg":"approval page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43})"/.exec(h.stderr());
+    if (!match?.[1]) throw new Error('the approval page address is not in the log yet');
+    return match[1];
+  }, 20_000);
+}
+
+/** Starts a call without awaiting it; a failed test must not leave an unhandled rejection behind when the gateway closes. */
+function callLater(h: Harness, name: string, args: Record<string, unknown>): Promise<Awaited<ReturnType<Harness['client']['callTool']>>> {
+  const call = h.client.callTool({ name, arguments: args });
+  call.catch(() => undefined);
+  return call;
+}
+
+/** The card of the one waiting call whose text contains `text`. */
+async function card(tab: Page, text: string): Promise<Locator> {
+  const found = tab.locator('li.item:not(.answered)').filter({ hasText: text });
+  await found.first().waitFor({ state: 'visible', timeout: 15_000 });
+  expect(await found.count()).toBe(1);
+  return found.first();
+}
+
+async function gone(item: Locator): Promise<void> {
+  await item.waitFor({ state: 'detached', timeout: 15_000 });
+}
+
+describe('approving on the page (call waits for the answer)', () => {
+  let h: Harness;
+  let dir: string;
+  let tab: Page;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    h = await startGateway(config(dir, 30));
+    const context = await browser.newContext();
+    tab = await context.newPage();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** Opens the page once the first call made it start; later tests reuse the tab (live updates). */
+  async function openPage(): Promise<void> {
+    if (tab.url().startsWith('http://127.0.0.1')) return;
+    await tab.goto(await pageUrl(h));
+  }
+
+  test('(a) a write waits; the page shows its path, real path and kind; Allow once runs it', async () => {
+    mkdirSync(join(dir, 'real'));
+    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    const target = join(dir, 'link', 'notes.txt');
+    const call = callLater(h, 'fs__write_file', { path: target, content: 'hello' });
+    await openPage();
+
+    const item = await card(tab, 'write_file');
+    expect(await item.locator('h2').textContent()).toBe('fs / write_file');
+    expect(await item.locator('.kind').textContent()).toBe('write');
+    const meta = await item.locator('.meta').innerText();
+    expect(meta).toContain(CLIENT);
+    const paths = await item.locator('.paths tbody tr').first().innerText();
+    expect(paths).toContain(target);
+    expect(paths).toContain(`real path ${join(dir, 'real', 'notes.txt')}`);
+    expect(paths).toContain('inside the workspace');
+    expect(await item.locator('.reason').textContent()).toMatch(/no rule matched write/);
+    const buttons = await item.locator('.choices button').allTextContents();
+    expect(buttons[0]).toBe('Allow once');
+    expect(buttons.at(-1)).toBe('Deny');
+    expect(existsSync(join(dir, 'real', 'notes.txt'))).toBe(false);
+
+    await item.getByRole('button', { name: 'Allow once', exact: true }).click();
+    const result = await call;
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(readFileSync(join(dir, 'real', 'notes.txt'), 'utf8')).toBe('hello');
+    await gone(item);
+  });
+
+  test('(b) a shell chain shows its parts and redirection; "Always allow" saves the rules and runs it', async () => {
+    const made = join(dir, 'made.txt');
+    const greeting = join(dir, 'hi.txt');
+    const command = `touch ${made} && echo hi > ${greeting}`;
+    const call = callLater(h, 'shell__run_command', { command, workdir: dir });
+    await openPage();
+
+    const item = await card(tab, 'run_command');
+    expect(await item.locator('.command pre.raw').textContent()).toBe(command);
+    const segments = item.locator('.segments > li');
+    expect(await segments.count()).toBe(2);
+    expect(await segments.nth(0).locator('.word').allTextContents()).toEqual(['touch', made]);
+    expect(await segments.nth(1).locator('.word').allTextContents()).toEqual(['echo', 'hi']);
+    expect(await segments.nth(1).locator('.redirect').innerText()).toBe(`writes ${greeting} (redirection >)`);
+    const paths = await item.locator('.paths').innerText();
+    expect(paths).toContain(made);
+    expect(paths).toContain(greeting);
+
+    const always = item.locator('.choices button', { hasText: 'Always allow: ' });
+    const label = (await always.textContent()) ?? '';
+    const rules = label.slice('Always allow: '.length).split(', ');
+    expect(rules.length).toBeGreaterThan(0);
+    await always.click();
+    const result = await call;
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(existsSync(made)).toBe(true);
+    expect(readFileSync(greeting, 'utf8').trim()).toBe('hi');
+    const saved = JSON.parse(readFileSync(h.configPath, 'utf8')) as { permissions?: { allow?: string[] } };
+    expect(saved.permissions?.allow).toEqual(expect.arrayContaining(rules));
+    await gone(item);
+  });
+
+  test('(c) Deny with a note: the result carries the note and nothing is written', async () => {
+    const target = join(dir, 'denied.txt');
+    const call = callLater(h, 'fs__write_file', { path: target, content: 'no' });
+    await openPage();
+
+    const item = await card(tab, 'denied.txt');
+    await item.getByLabel('Message to the assistant (optional)').fill('write it under docs/ instead');
+    await item.getByRole('button', { name: 'Deny', exact: true }).click();
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(textOf(result)).toContain('write it under docs/ instead');
+    expect(existsSync(target)).toBe(false);
+    await gone(item);
+  });
+
+  test('(e) control, ANSI, bidi and markup characters in a path are shown escaped, never obeyed', async () => {
+    const name = 'evil\n\x1b[31mred\u202Etxt.sh<img src=x onerror=alert(1)>';
+    const target = join(dir, name);
+    const call = callLater(h, 'fs__write_file', { path: target, content: 'x' });
+    await openPage();
+
+    const item = await card(tab, 'evil');
+    const shown = await item.locator('.paths td.path > code').first().textContent();
+    expect(shown).toBe(escapeText(target));
+    expect(shown).toContain('evil\\n\\x1b[31mred\\u202etxt.sh<img src=x onerror=alert(1)>');
+    // The escapes are marked, and the markup stayed text.
+    expect(await item.locator('.paths td.path .esc').allTextContents()).toEqual(['\\n', '\\x1b', '\\u202e']);
+    expect(await item.locator('img').count()).toBe(0);
+    const text = (await tab.locator('body').textContent()) ?? '';
+    expect(text).toContain('\\x1b[31m');
+    expect(RAW_CONTROLS.test(text)).toBe(false);
+    // No raw newline inside any call-supplied value either.
+    for (const value of await item.locator('.value').allTextContents()) expect(value).not.toMatch(/[\n\r]/);
+
+    await item.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(existsSync(target)).toBe(false);
+    await gone(item);
+  });
+
+  test('(f) with nothing waiting the page says so', async () => {
+    await openPage();
+    const empty = tab.locator('#empty');
+    await empty.waitFor({ state: 'visible' });
+    expect(await empty.textContent()).toContain('No calls are waiting');
+    expect(await tab.locator('li.item').count()).toBe(0);
+    expect(await tab.locator('#connection').textContent()).toMatch(/^Live/);
+  });
+
+  test('the page is keyboard operable: Tab reaches the note and the choices in order', async () => {
+    const target = join(dir, 'keyboard.txt');
+    const call = callLater(h, 'fs__write_file', { path: target, content: 'k' });
+    const item = await card(tab, 'keyboard.txt');
+    await item.locator('.choices button').first().waitFor({ state: 'visible' });
+    await eventually(async () => expect(await item.locator('.choices button:disabled').count()).toBe(0));
+    await item.locator('textarea').focus();
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await tab.keyboard.press('Tab');
+      order.push(await tab.evaluate<string>("document.activeElement?.textContent ?? ''"));
+    }
+    expect(order).toEqual(await item.locator('.choices button').allTextContents());
+    // Focus the Deny button and press Enter: a keyboard answer.
+    await item.getByRole('button', { name: 'Deny', exact: true }).focus();
+    await tab.keyboard.press('Enter');
+    expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(existsSync(target)).toBe(false);
+    await gone(item);
+    expect(await tab.locator('#announcer').getAttribute('aria-live')).toBe('polite');
+  });
+});
+
+describe('approving on the page after the call was answered "pending"', () => {
+  let h: Harness;
+  let dir: string;
+  let tab: Page;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    h = await startGateway(config(dir, 2));
+    tab = await (await browser.newContext()).newPage();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  test('(d) an approval given later applies once to the identical retry; a second retry asks again', async () => {
+    const target = join(dir, 'later.txt');
+    const args = { path: target, content: 'later' };
+    const first = await h.client.callTool({ name: 'fs__write_file', arguments: args });
+    expect(first.isError).toBe(true);
+    expect(textOf(first)).toContain(PENDING_TEXT);
+    expect(existsSync(target)).toBe(false);
+
+    // The item stays on the page after the call was answered.
+    await tab.goto(await pageUrl(h));
+    const item = await card(tab, 'later.txt');
+    await item.getByRole('button', { name: 'Allow once', exact: true }).click();
+    await gone(item);
+    await eventually(() => expect(h.stderr()).toContain('answer on the approval page for a pending call'));
+    expect(existsSync(target)).toBe(false);
+
+    const retry = await h.client.callTool({ name: 'fs__write_file', arguments: args });
+    expect(retry.isError, textOf(retry)).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('later');
+
+    // Spent: the next identical call waits on the page again and is not run.
+    rmSync(target);
+    const again = callLater(h, 'fs__write_file', args);
+    const asked = await card(tab, 'later.txt');
+    const result = await again;
+    expect(textOf(result)).toContain(PENDING_TEXT);
+    expect(existsSync(target)).toBe(false);
+    await asked.getByRole('button', { name: 'Deny', exact: true }).click();
+    await gone(asked);
+  });
+});

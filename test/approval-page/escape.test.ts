@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { describe, expect, test } from 'vitest';
+import { escapeText, escapeTruncated, isPlainText } from '../../src/latch/escape.js';
+import { ROOT } from '../helpers/gateway.js';
+
+/**
+ * The page escapes call-supplied text in the browser with web/escape.js, a copy of the gateway's
+ * src/latch/escape.ts. A copy can drift: this compares both on every UTF-16 code unit, on
+ * surrogate pairs and lone surrogates, and on the tricks the prompt tests use.
+ */
+interface PageEscape {
+  escapeText(text: string): string;
+  escapeTruncated(text: string, max: number): string;
+  isPlainText(text: string): boolean;
+  escapeRuns(text: string): Array<{ text: string; escape: boolean }>;
+}
+
+function loadPageEscape(): PageEscape {
+  const scope: { globalThis?: unknown; mcpLatchEscape?: PageEscape } = {};
+  scope.globalThis = scope;
+  runInNewContext(readFileSync(join(ROOT, 'web/escape.js'), 'utf8'), scope);
+  if (!scope.mcpLatchEscape) throw new Error('web/escape.js did not define mcpLatchEscape');
+  return scope.mcpLatchEscape;
+}
+
+const page = loadPageEscape();
+
+const SAMPLES = [
+  '/tmp/x\n\nWhy: allowed by rule',
+  'evil\u202Etxt.sh',
+  '\x1b[2Jclear',
+  'C:\\Users\\me\\file.txt',
+  'a\\nb',
+  'zero\u200bwidth\ufeffbom',
+  '\u2028line\u2029para',
+  'emoji 😀 ok',
+  'lone \ud800 high and \udc00 low',
+  'pair then lone \ud83d\ude00\ud83d',
+  'soft\u00adhyphen \u061c arabic mark \u115f\u1160\u3164 fillers \ufe0f selector \ufff9 anchor',
+  '',
+];
+
+describe('web/escape.js matches src/latch/escape.ts', () => {
+  test('on every UTF-16 code unit', () => {
+    const mismatches: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const text = `a${String.fromCharCode(code)}b`;
+      if (page.escapeText(text) !== escapeText(text)) mismatches.push(code.toString(16));
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  test.each(SAMPLES)('on %j', (text) => {
+    expect(page.escapeText(text)).toBe(escapeText(text));
+    expect(page.isPlainText(text)).toBe(isPlainText(text));
+    expect(page.escapeTruncated(text, 8)).toBe(escapeTruncated(text, 8));
+    // The runs the page marks up join to the same escaped text.
+    expect(page.escapeRuns(text).map((run) => run.text).join('')).toBe(escapeText(text));
+  });
+
+  test('marks escapes but not doubled backslashes', () => {
+    expect(page.escapeRuns('a\\b\nc')).toEqual([
+      { text: 'a', escape: false },
+      { text: '\\\\', escape: false },
+      { text: 'b', escape: false },
+      { text: '\\n', escape: true },
+      { text: 'c', escape: false },
+    ]);
+  });
+});
+
+describe('web/app.js', () => {
+  test('builds the DOM with text only: no HTML parsing sinks, no code from strings', () => {
+    const code = readFileSync(join(ROOT, 'web/app.js'), 'utf8')
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('//'))
+      .join('\n');
+    expect(code).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setAttribute\(\s*['"](on|style|href|src)/);
+  });
+});

@@ -1,0 +1,509 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { afterEach, describe, expect, test } from 'vitest';
+import { startApprovalPage } from '../../src/approval-page/server.js';
+import type { ApprovalPage, PageItem } from '../../src/latch/page.js';
+import { renderMessage, type PromptAnswer, type PromptInput } from '../../src/latch/prompt.js';
+import { silentLogger } from '../../src/log.js';
+import type { Decision } from '../../src/policy/types.js';
+
+/**
+ * The approval page's HTTP surface (issue 6), over plain HTTP with no browser: who may read the
+ * page and its data, who may answer, and what an answer does. Every refusal is checked for having
+ * no effect: the item is still waiting and its `ask` has not resolved.
+ */
+const pages: ApprovalPage[] = [];
+afterEach(async () => {
+  await Promise.all(pages.splice(0).map((page) => page.close()));
+});
+
+function promptInput(overrides: Partial<PromptInput> = {}): PromptInput {
+  const decision: Decision = {
+    verdict: 'ask',
+    kind: 'write',
+    rule: null,
+    by: 'mode',
+    reason: 'no rule matched /w/a.txt (mode default)',
+    subjects: [],
+    paths: [{ path: '/w/a.txt', realPath: '/w/a.txt', access: 'write', inWorkspace: true, input: '/w/a.txt', via: 'path' }],
+    commandInfo: null,
+  };
+  return {
+    server: 'fs',
+    tool: 'write_file',
+    kind: 'write',
+    decision,
+    args: { path: '/w/a.txt', content: 'x' },
+    argsDigest: 'digest-1',
+    rememberRules: ['Edit(/w/a.txt)'],
+    offerSession: true,
+    ...overrides,
+  };
+}
+
+function pageItem(input = promptInput()): PageItem {
+  return { session: 'test-client 1.0.0', input, message: renderMessage(input) };
+}
+
+interface Started {
+  page: ApprovalPage;
+  port: number;
+  token: string;
+  host: string;
+}
+
+async function start(): Promise<Started> {
+  const page = await startApprovalPage({ logger: silentLogger() });
+  pages.push(page);
+  const url = new URL(page.url);
+  return { page, port: Number(url.port), token: url.searchParams.get('token') ?? '', host: `127.0.0.1:${url.port}` };
+}
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw HTTP request with exactly the headers given (Host included), as any local program could send. */
+function send(port: number, options: { method?: string; path: string; headers?: Record<string, string>; body?: string; address?: string }): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: options.address ?? '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, setHost: false, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+          // Event streams stay open: the first event is enough for these checks.
+          if (res.headers['content-type']?.startsWith('text/event-stream') && body.includes('\n\n')) {
+            res.destroy();
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+          }
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** What the page's own script sends with an answer. */
+function answerHeaders(s: Started, extra: Record<string, string> = {}): Record<string, string> {
+  return { Host: s.host, Origin: `http://${s.host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': s.token, 'Sec-Fetch-Site': 'same-origin', ...extra };
+}
+
+async function pendingIds(s: Started): Promise<string[]> {
+  const reply = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } });
+  expect(reply.status).toBe(200);
+  return (JSON.parse(reply.body) as { items: Array<{ id: string }> }).items.map((item) => item.id);
+}
+
+/** Asks one item and returns its id plus a probe telling whether `ask` has resolved. */
+async function askOne(s: Started, input = promptInput()) {
+  const before = new Set(await pendingIds(s));
+  let answer: PromptAnswer | null = null;
+  const controller = new AbortController();
+  const answered = s.page.ask(pageItem(input), controller.signal).then((value) => (answer = value));
+  const id = (await pendingIds(s)).find((candidate) => !before.has(candidate));
+  if (!id) throw new Error('the item did not appear');
+  return { id, answered, controller, answer: () => answer };
+}
+
+function reaches(host: string, port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const socket = connect({ host, port, timeout: 2000 });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+  });
+}
+
+const tick = () => new Promise((done) => setTimeout(done, 20));
+
+describe('binds loopback only', () => {
+  test('listens on 127.0.0.1 with a random port and a 256-bit token in the URL', async () => {
+    const s = await start();
+    const address = (s.page as unknown as { address(): { address: string; family: string; port: number } }).address();
+    expect(address.address).toBe('127.0.0.1');
+    expect(address.family).toBe('IPv4');
+    expect(address.port).toBe(s.port);
+    expect(s.page.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    const other = await start();
+    expect(other.token).not.toBe(s.token);
+  });
+
+  test('is not reachable through any other address of this machine', async () => {
+    const s = await start();
+    const others = ['::1', ...(process.platform === 'linux' ? ['127.0.0.2'] : [])];
+    for (const [name, list] of Object.entries(networkInterfaces())) {
+      for (const info of list ?? []) {
+        if (info.internal) continue;
+        others.push(info.family === 'IPv6' && info.address.startsWith('fe80:') ? `${info.address}%${name}` : info.address);
+      }
+    }
+    // A control server on every address shows each probe can connect when something listens there.
+    // (Machines without IPv6 fall back to an IPv4 wildcard; addresses the control cannot reach are skipped.)
+    const control = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => {
+      control.once('error', () => control.listen({ host: '0.0.0.0', port: 0 }, resolve));
+      control.listen({ host: '::', port: 0 }, resolve);
+    });
+    const controlPort = (control.address() as AddressInfo).port;
+    const probed: string[] = [];
+    try {
+      for (const address of others) {
+        if (!(await reaches(address, controlPort))) continue;
+        probed.push(address);
+        expect(await reaches(address, s.port), `page via ${address}`).toBe(false);
+      }
+    } finally {
+      control.close();
+    }
+    expect(probed.length).toBeGreaterThan(0);
+  });
+
+  test('refuses to bind a wildcard or LAN address', async () => {
+    await expect(startApprovalPage({ logger: silentLogger(), host: '0.0.0.0' })).rejects.toThrow(/loopback/);
+    await expect(startApprovalPage({ logger: silentLogger(), host: '::' })).rejects.toThrow(/loopback/);
+    await expect(startApprovalPage({ logger: silentLogger(), host: '192.168.1.10' })).rejects.toThrow(/loopback/);
+  });
+});
+
+describe('the token is required', () => {
+  test.each(['/', '/index.html', '/app.js', '/escape.js', '/style.css', '/api/pending', '/events', '/nothing-here'])('GET %s without the token is 403', async (path) => {
+    const s = await start();
+    expect((await send(s.port, { path, headers: { Host: s.host } })).status).toBe(403);
+  });
+
+  test('a wrong token, a truncated token, an empty token or a token in the wrong parameter is 403', async () => {
+    const s = await start();
+    for (const query of [`?token=${s.token.slice(0, -1)}x`, `?token=${s.token.slice(0, 20)}`, '?token=', `?tok=${s.token}`, `?token=${s.token}${s.token}`]) {
+      expect((await send(s.port, { path: `/${query}`, headers: { Host: s.host } })).status, query).toBe(403);
+    }
+  });
+
+  test('a right query token does not carry a wrong header token along', async () => {
+    const s = await start();
+    const reply = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host, 'X-Mcp-Latch-Token': 'wrong' } });
+    expect(reply.status).toBe(403);
+  });
+
+  test('with the token the page, its assets and its data are served', async () => {
+    const s = await start();
+    const page = await send(s.port, { path: `/?token=${s.token}`, headers: { Host: s.host } });
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    // Asset links carry the token; the page holds no call data (that comes as JSON).
+    expect(page.body).toContain(`app.js?token=${s.token}`);
+    expect(page.body).not.toContain('{{TOKEN}}');
+    for (const [path, type] of [['/app.js', 'text/javascript'], ['/escape.js', 'text/javascript'], ['/style.css', 'text/css']] as const) {
+      const reply = await send(s.port, { path: `${path}?token=${s.token}`, headers: { Host: s.host } });
+      expect(reply.status, path).toBe(200);
+      expect(reply.headers['content-type']).toContain(type);
+    }
+    expect(JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body)).toEqual({ items: [] });
+  });
+});
+
+describe('Host header (DNS rebinding)', () => {
+  test.each(['evil.example:PORT', 'evil.example', '127.0.0.1', 'localhost', '127.0.0.1:1', 'localhost.evil.example:PORT', '127.0.0.1:PORT.evil.example', '[::1]:PORT', '0.0.0.0:PORT', 'LOCALHOST:PORT'])(
+    'Host %s is refused even with the token',
+    async (host) => {
+      const s = await start();
+      const reply = await send(s.port, { path: `/?token=${s.token}`, headers: { Host: host.replace('PORT', String(s.port)) } });
+      expect(reply.status).toBe(403);
+      expect(reply.body).not.toContain(s.token);
+    },
+  );
+
+  test('a request with no Host header is refused (node answers 400 before the page sees it)', async () => {
+    const s = await start();
+    const reply = await send(s.port, { path: `/?token=${s.token}` });
+    expect(reply.status).toBe(400);
+    expect(reply.body).not.toContain(s.token);
+  });
+
+  test('localhost with the right port is accepted', async () => {
+    const s = await start();
+    expect((await send(s.port, { path: `/?token=${s.token}`, headers: { Host: `localhost:${s.port}` } })).status).toBe(200);
+  });
+});
+
+describe('response headers', () => {
+  const expected = {
+    'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+
+  test('every response, refused or not, carries the security headers and no CORS header', async () => {
+    const s = await start();
+    const replies = [
+      await send(s.port, { path: `/?token=${s.token}`, headers: { Host: s.host } }),
+      await send(s.port, { path: `/app.js?token=${s.token}`, headers: { Host: s.host } }),
+      await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } }),
+      await send(s.port, { path: `/events?token=${s.token}`, headers: { Host: s.host } }),
+      await send(s.port, { path: '/', headers: { Host: s.host } }),
+      await send(s.port, { path: `/?token=${s.token}`, headers: { Host: 'evil.example' } }),
+      await send(s.port, { method: 'OPTIONS', path: `/api/answer?token=${s.token}`, headers: { Host: s.host, Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } }),
+      await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: '{}' }),
+    ];
+    for (const reply of replies) {
+      expect(reply.headers).toMatchObject(expected);
+      expect(Object.keys(reply.headers).filter((name) => name.startsWith('access-control-'))).toEqual([]);
+    }
+  });
+
+  test('a CORS preflight gets no permission', async () => {
+    const s = await start();
+    const reply = await send(s.port, { method: 'OPTIONS', path: `/api/answer?token=${s.token}`, headers: { Host: s.host, Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-mcp-latch-token' } });
+    expect(reply.status).toBe(403);
+  });
+});
+
+describe('answers: only from the page itself', () => {
+  test('an answer with a foreign Origin is refused and the item stays pending', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    for (const origin of ['https://evil.example', `http://evil.example:${s.port}`, 'http://127.0.0.1:1', 'null', `https://${s.host}`]) {
+      const reply = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s, { Origin: origin }), body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
+      expect(reply.status, origin).toBe(403);
+    }
+    await tick();
+    expect(item.answer()).toBeNull();
+    expect(await pendingIds(s)).toEqual([item.id]);
+  });
+
+  test('an answer with no Origin is refused', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    const { Origin: _origin, ...headers } = answerHeaders(s);
+    const reply = await send(s.port, { method: 'POST', path: '/api/answer', headers, body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
+    expect(reply.status).toBe(403);
+    await tick();
+    expect(item.answer()).toBeNull();
+    expect(await pendingIds(s)).toEqual([item.id]);
+  });
+
+  test('a cross-site HTML form post is refused (form content types, no token header)', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    const formBody = `id=${encodeURIComponent(item.id)}&decision=Allow+once`;
+    // What a hostile page's <form method=post action="http://127.0.0.1:PORT/api/answer?token=…"> sends.
+    const crossSite = await send(s.port, {
+      method: 'POST',
+      path: `/api/answer?token=${s.token}`,
+      headers: { Host: s.host, Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'cross-site' },
+      body: formBody,
+    });
+    expect(crossSite.status).toBe(403);
+    // Even with the page's own Origin and the token header, a form content type is not read.
+    for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/plain']) {
+      const reply = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s, { 'Content-Type': type }), body: type === 'text/plain' ? JSON.stringify({ id: item.id, decision: 'Allow once' }) : formBody });
+      expect(reply.status, type).toBe(415);
+    }
+    await tick();
+    expect(item.answer()).toBeNull();
+    expect(await pendingIds(s)).toEqual([item.id]);
+  });
+
+  test('an answer without the token header (the CSRF value) is refused even with the query token', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    const { 'X-Mcp-Latch-Token': _token, ...headers } = answerHeaders(s);
+    const reply = await send(s.port, { method: 'POST', path: `/api/answer?token=${s.token}`, headers, body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
+    expect(reply.status).toBe(403);
+    await tick();
+    expect(item.answer()).toBeNull();
+  });
+
+  test('a request the browser marks cross-site or same-site is refused for answers and data', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    for (const site of ['cross-site', 'same-site', 'none']) {
+      const answer = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s, { 'Sec-Fetch-Site': site }), body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
+      expect(answer.status, site).toBe(403);
+      const data = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host, 'Sec-Fetch-Site': site } });
+      expect(data.status, site).toBe(403);
+    }
+    await tick();
+    expect(item.answer()).toBeNull();
+  });
+
+  test('GET cannot answer', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    const reply = await send(s.port, { path: `/api/answer?token=${s.token}&id=${item.id}&decision=Allow+once`, headers: { Host: s.host } });
+    expect(reply.status).toBe(405);
+    await tick();
+    expect(item.answer()).toBeNull();
+  });
+});
+
+describe('answers: bound to the item and its choices', () => {
+  test('a choice the item did not offer is refused and has no effect', async () => {
+    const s = await start();
+    const item = await askOne(s, promptInput({ offerSession: false, rememberRules: null }));
+    for (const decision of ['Allow for this session', 'Always allow: Edit(/w/a.txt)', 'Always allow: Edit(/**)', 'allow once', 'Allow once ', '', null, 1, { type: 'once' }]) {
+      const reply = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: JSON.stringify({ id: item.id, decision }) });
+      expect(reply.status, JSON.stringify(decision)).toBe(400);
+    }
+    await tick();
+    expect(item.answer()).toBeNull();
+    expect(await pendingIds(s)).toEqual([item.id]);
+  });
+
+  test('an unknown id is 404; malformed, oversized or ambiguous bodies are 4xx; none has an effect', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    const post = (body: string) => send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body });
+    expect((await post(JSON.stringify({ id: 'nope', decision: 'Allow once' }))).status).toBe(404);
+    expect((await post('not json')).status).toBe(400);
+    expect((await post('[]')).status).toBe(400);
+    expect((await post(JSON.stringify({ id: item.id, decision: 'Allow once', action: 'decline' }))).status).toBe(400);
+    expect((await post(JSON.stringify({ id: item.id, action: 'accept' }))).status).toBe(400);
+    expect((await post(JSON.stringify({ id: item.id, decision: 'Allow once', note: 'x'.repeat(2001) }))).status).toBe(400);
+    expect((await post(JSON.stringify({ id: item.id, decision: 'Allow once', note: 'x'.repeat(300_000) }))).status).toBe(413);
+    await tick();
+    expect(item.answer()).toBeNull();
+    expect(await pendingIds(s)).toEqual([item.id]);
+  });
+
+  test('an item is answered at most once: the second answer is 409 and changes nothing', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    const first = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: JSON.stringify({ id: item.id, decision: 'Deny', note: 'not now' }) });
+    expect(first.status).toBe(200);
+    const second = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
+    expect(second.status).toBe(409);
+    await item.answered;
+    expect(item.answer()).toEqual({ type: 'choice', choice: { type: 'deny' }, note: 'not now' });
+    expect(await pendingIds(s)).toEqual([]);
+  });
+});
+
+describe('ask()', () => {
+  async function answerWith(body: Record<string, unknown>, input = promptInput()): Promise<PromptAnswer> {
+    const s = await start();
+    const item = await askOne(s, input);
+    const reply = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: JSON.stringify({ id: item.id, ...body }) });
+    expect(reply.status).toBe(200);
+    await item.answered;
+    return item.answer()!;
+  }
+
+  test('resolves with the same answer shapes as an elicitation', async () => {
+    expect(await answerWith({ decision: 'Allow once' })).toEqual({ type: 'choice', choice: { type: 'once' }, note: undefined });
+    expect(await answerWith({ decision: 'Allow for this session', note: 'ok' })).toEqual({ type: 'choice', choice: { type: 'session' }, note: 'ok' });
+    expect(await answerWith({ decision: 'Always allow: Edit(/w/a.txt)' })).toEqual({ type: 'choice', choice: { type: 'always', rules: ['Edit(/w/a.txt)'] }, note: undefined });
+    expect(await answerWith({ decision: 'Deny', note: '   ' })).toEqual({ type: 'choice', choice: { type: 'deny' }, note: undefined });
+    expect(await answerWith({ action: 'decline' })).toEqual({ type: 'declined' });
+  });
+
+  test('a withdrawn item (signal aborted) resolves dismissed, leaves the page, and can no longer be answered', async () => {
+    const s = await start();
+    const item = await askOne(s);
+    item.controller.abort();
+    await item.answered;
+    expect(item.answer()).toEqual({ type: 'dismissed' });
+    expect(await pendingIds(s)).toEqual([]);
+    const late = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
+    expect(late.status).toBe(409);
+  });
+
+  test('an already aborted signal is dismissed without showing the item', async () => {
+    const s = await start();
+    const controller = new AbortController();
+    controller.abort();
+    expect(await s.page.ask(pageItem(), controller.signal)).toEqual({ type: 'dismissed' });
+    expect(await pendingIds(s)).toEqual([]);
+  });
+
+  test('the item carries the payload, choices and session the page shows', async () => {
+    const s = await start();
+    await askOne(s);
+    const reply = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } });
+    const [item] = (JSON.parse(reply.body) as { items: Array<Record<string, unknown>> }).items;
+    expect(item).toMatchObject({
+      session: 'test-client 1.0.0',
+      server: 'fs',
+      tool: 'write_file',
+      kind: 'write',
+      choices: ['Allow once', 'Allow for this session', 'Always allow: Edit(/w/a.txt)', 'Deny'],
+      request: { server: 'fs', tool: 'write_file', rule: null, paths: [{ path: '/w/a.txt', realPath: '/w/a.txt', access: 'write', inWorkspace: true }], argsDigest: 'digest-1' },
+      args: '{"path":"/w/a.txt","content":"x"}',
+      argsMore: 0,
+    });
+    expect(String(item!.id)).toMatch(/^[A-Za-z0-9_-]{24}$/);
+  });
+});
+
+describe('live updates and close', () => {
+  /** Reads the event stream, collecting the item counts of each `pending` event. */
+  function openEvents(s: Started) {
+    const counts: number[] = [];
+    let ended = false;
+    const req = httpRequest({ host: '127.0.0.1', port: s.port, path: `/events?token=${s.token}`, headers: { Host: s.host }, setHost: false, agent: false }, (res) => {
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const event = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = event.split('\n').find((line) => line.startsWith('data: '));
+          if (event.includes('event: pending') && data) counts.push((JSON.parse(data.slice(6)) as { items: unknown[] }).items.length);
+        }
+      });
+      res.on('end', () => (ended = true));
+      res.on('close', () => (ended = true));
+    });
+    req.on('error', () => (ended = true));
+    req.end();
+    return { counts, ended: () => ended, close: () => req.destroy() };
+  }
+
+  async function until(check: () => boolean): Promise<void> {
+    for (let i = 0; i < 200 && !check(); i++) await tick();
+    expect(check()).toBe(true);
+  }
+
+  test('the event stream sends the list on connect and whenever an item is added, answered or withdrawn', async () => {
+    const s = await start();
+    const events = openEvents(s);
+    await until(() => events.counts.length === 1);
+    const first = await askOne(s);
+    const second = await askOne(s);
+    await until(() => events.counts.length === 3);
+    await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: JSON.stringify({ id: first.id, decision: 'Allow once' }) });
+    second.controller.abort();
+    await until(() => events.counts.length === 5);
+    expect(events.counts).toEqual([0, 1, 2, 1, 0]);
+    events.close();
+  });
+
+  test('close() ends the streams, dismisses waiting items and stops listening', async () => {
+    const s = await start();
+    const events = openEvents(s);
+    await until(() => events.counts.length === 1);
+    const item = await askOne(s);
+    await s.page.close();
+    await item.answered;
+    expect(item.answer()).toEqual({ type: 'dismissed' });
+    await until(() => events.ended());
+    await expect(send(s.port, { path: `/?token=${s.token}`, headers: { Host: s.host } })).rejects.toThrow();
+    expect(await s.page.ask(pageItem(), new AbortController().signal)).toEqual({ type: 'dismissed' });
+  });
+});

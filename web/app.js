@@ -1,0 +1,361 @@
+// The mcp-latch approval page: lists the calls waiting for the person, live, and posts their answers.
+//
+// Security: every value that came from a call is put into the page with textContent only (never
+// innerHTML), after the same escaping the gateway applies to its prompts (escape.js), so a path or
+// command can neither inject markup nor hide or reorder what is shown. Answers carry the page token
+// in a header and a JSON body, which a cross-site page or form cannot send.
+'use strict';
+(function () {
+  var esc = globalThis.mcpLatchEscape;
+  var tokenMeta = document.querySelector('meta[name="mcp-latch-token"]');
+  var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
+  var query = '?token=' + encodeURIComponent(token);
+
+  var MAX_ARGS_SHOWN = 600;
+  var MAX_SEGMENTS_SHOWN = 12;
+  /** New items cannot be answered for this long, so a click meant for something else does not land on them. */
+  var ARM_DELAY_MS = 400;
+  var PRIVILEGE = ['sudo', 'doas', 'su', 'pkexec', 'runas'];
+  var CONTEXT_NOTES = {
+    nested: 'run by another command',
+    substitution: 'inside a substitution',
+    subshell: 'in a subshell',
+    pipeline: 'part of a pipeline',
+    condition: 'in a condition',
+    loop: 'in a loop',
+    function: 'in a function',
+    case: 'in a case branch',
+  };
+
+  var list = document.getElementById('items');
+  var empty = document.getElementById('empty');
+  var announcer = document.getElementById('announcer');
+  var connection = document.getElementById('connection');
+  var section = document.getElementById('calls');
+  /** id → { card, item } for the items on the page, in arrival order. */
+  var shown = new Map();
+  var firstRender = true;
+
+  // ---------------------------------------------------------------------------------------------
+  // DOM helpers: text only
+
+  function el(tag, className, children) {
+    var node = document.createElement(tag);
+    if (className) node.className = className;
+    (children || []).forEach(function (child) {
+      if (child === null || child === undefined) return;
+      node.appendChild(typeof child === 'string' ? document.createTextNode(child) : child);
+    });
+    return node;
+  }
+
+  /** Call-supplied text, escaped; escapes are marked so they stand out. */
+  function escaped(text, className) {
+    var node = el('span', className ? 'value ' + className : 'value');
+    esc.escapeRuns(text === null || text === undefined ? '' : text).forEach(function (run) {
+      if (run.escape) {
+        var mark = el('span', 'esc', [run.text]);
+        mark.title = 'escaped character';
+        node.appendChild(mark);
+      } else {
+        node.appendChild(document.createTextNode(run.text));
+      }
+    });
+    return node;
+  }
+
+  function escapedTruncated(text, max) {
+    var full = esc.escapeText(text);
+    if (full.length <= max) return escaped(text);
+    return el('span', 'value', [esc.escapeTruncated(text, max)]);
+  }
+
+  /** Rule texts are plain apart from backslashes; show them exactly as they would be saved. */
+  function ruleText(text) {
+    return esc.isPlainText(text) ? el('span', 'value', [text]) : escaped(text);
+  }
+
+  function field(label, value) {
+    return [el('dt', null, [label]), el('dd', null, [value])];
+  }
+
+  function heading(level, text) {
+    return el('h' + level, null, [text]);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // One waiting call
+
+  function buildCard(item) {
+    var request = item.request || {};
+    var titleId = 'title-' + item.id;
+    var card = el('li', 'item');
+    card.setAttribute('aria-labelledby', titleId);
+    card.dataset.id = item.id;
+
+    var title = el('h2', 'title', [escaped(item.server, 'server'), el('span', 'sep', [' / ']), escaped(item.tool, 'tool')]);
+    title.id = titleId;
+    var kind = el('span', 'kind kind-' + String(item.kind).replace(/[^a-z]/g, ''), [String(item.kind)]);
+    kind.title = 'What the call does';
+    card.appendChild(el('div', 'item-head', [title, kind]));
+
+    var meta = el('dl', 'meta');
+    var created = new Date(item.created);
+    var time = el('time', null, [isNaN(created.getTime()) ? '' : created.toLocaleTimeString()]);
+    time.dateTime = item.created;
+    field('Client session', escaped(item.session)).forEach(function (n) { meta.appendChild(n); });
+    field('Server', escaped(item.server)).forEach(function (n) { meta.appendChild(n); });
+    field('Tool', escaped(item.tool)).forEach(function (n) { meta.appendChild(n); });
+    field('Kind', String(item.kind)).forEach(function (n) { meta.appendChild(n); });
+    field('Waiting since', time).forEach(function (n) { meta.appendChild(n); });
+    card.appendChild(meta);
+
+    card.appendChild(whySection(request));
+    if (item.paths && item.paths.length > 0) card.appendChild(pathsSection(item.paths));
+    if (request.commandInfo) card.appendChild(commandSection(request.commandInfo));
+    card.appendChild(argsSection(item));
+    card.appendChild(promptSection(item));
+    card.appendChild(decideSection(item, titleId));
+    return card;
+  }
+
+  function whySection(request) {
+    var rule = request.rule
+      ? el('p', 'rule', ['Rule: ', el('code', null, [ruleText(request.rule)])])
+      : el('p', 'rule', ['Rule: none matched (the mode decided)']);
+    return el('section', 'why', [heading(3, 'Why it asks'), el('p', 'reason', [escaped(request.reason || '')]), rule]);
+  }
+
+  function pathsSection(paths) {
+    var body = el('tbody');
+    paths.forEach(function (path) {
+      var where = path.inWorkspace
+        ? el('span', 'inside', ['inside the workspace'])
+        : el('strong', 'outside', ['OUTSIDE the workspace']);
+      var cell = el('td', 'path', [el('code', null, [escaped(path.path)])]);
+      if (path.realPath && path.realPath !== path.path) {
+        cell.appendChild(el('div', 'real', ['real path ', el('code', null, [escaped(path.realPath)])]));
+      }
+      if (path.via && path.via !== 'argument') cell.appendChild(el('div', 'via', ['from ', escaped(path.via)]));
+      if (path.problem) cell.appendChild(el('div', 'problem', ['! ', escaped(path.problem)]));
+      var access = el('span', 'access access-' + (path.access === 'write' ? 'write' : 'read'), [path.access === 'write' ? 'write' : 'read']);
+      body.appendChild(el('tr', null, [el('td', null, [access]), cell, el('td', null, [where])]));
+    });
+    var head = el('thead', null, [el('tr', null, [el('th', null, ['Access']), el('th', null, ['Path']), el('th', null, ['Workspace'])])]);
+    head.querySelectorAll('th').forEach(function (th) { th.scope = 'col'; });
+    return el('section', 'paths', [heading(3, 'Paths'), el('table', null, [head, body])]);
+  }
+
+  function commandSection(info) {
+    var parts = el('ol', 'segments');
+    (info.segments || []).slice(0, MAX_SEGMENTS_SHOWN).forEach(function (segment, index) {
+      var words = el('span', 'words');
+      (segment.words || []).forEach(function (word) {
+        words.appendChild(el('code', 'word', [escaped(word)]));
+        words.appendChild(document.createTextNode(' '));
+      });
+      var notes = el('ul', 'notes');
+      var wrappers = (segment.wrappers || []).map(function (w) { return String(w).split(/\s+/)[0]; });
+      if (wrappers.concat([segment.name]).some(function (name) { return PRIVILEGE.indexOf(name) >= 0; })) {
+        notes.appendChild(el('li', 'warn', ['! runs as another user']));
+      }
+      if (CONTEXT_NOTES[segment.context]) notes.appendChild(el('li', segment.context === 'nested' || segment.context === 'substitution' ? 'warn' : null, [(segment.context === 'nested' || segment.context === 'substitution' ? '! ' : '') + CONTEXT_NOTES[segment.context]]));
+      if (segment.assignments && segment.assignments.length > 0) {
+        notes.appendChild(el('li', null, ['sets ', escaped(segment.assignments.map(function (a) { return String(a).split('=')[0]; }).join(', '))]));
+      }
+      if (segment.isStatic === false) notes.appendChild(el('li', 'warn', ['! contains expansions whose value is not known']));
+      (info.redirections || []).forEach(function (redirection) {
+        if (redirection.segment !== index) return;
+        notes.appendChild(redirectionNote(redirection));
+      });
+      parts.appendChild(el('li', 'segment', [words, notes.childNodes.length > 0 ? notes : null]));
+    });
+    var children = [heading(3, 'Command'), el('pre', 'raw', [el('code', null, [escapedTruncated(info.raw, 400)])]), heading(4, 'Its parts'), parts];
+    var more = (info.segments || []).length - MAX_SEGMENTS_SHOWN;
+    if (more > 0) children.push(el('p', 'more', ['… and ' + more + ' more commands']));
+    var general = el('ul', 'notes');
+    (info.redirections || []).forEach(function (redirection) {
+      if (redirection.segment === null || redirection.segment === undefined) general.appendChild(redirectionNote(redirection));
+    });
+    (info.substitutions || []).slice(0, 5).forEach(function (substitution) {
+      general.appendChild(el('li', 'warn', ['! ' + substitution.kind + ' substitution runs: ', el('code', null, [escapedTruncated(substitution.text, 120)])]));
+    });
+    if (info.unanalyzable && info.unanalyzable.length > 0) {
+      var reasons = el('ul', 'reasons');
+      info.unanalyzable.forEach(function (reason) { reasons.appendChild(el('li', null, [escaped(reason)])); });
+      general.appendChild(el('li', 'warn unanalyzable', ['! cannot be fully analysed:', reasons]));
+    }
+    if (general.childNodes.length > 0) children.push(general);
+    return el('section', 'command', children);
+  }
+
+  function redirectionNote(redirection) {
+    var verb = { write: 'writes', append: 'appends to', read: 'reads', dup: 'duplicates', heredoc: 'here-document', herestring: 'here-string' }[redirection.kind] || redirection.kind;
+    return el('li', redirection.kind === 'write' || redirection.kind === 'append' ? 'redirect warn' : 'redirect', [
+      verb + ' ',
+      el('code', null, [escaped(redirection.target)]),
+      ' (redirection ',
+      el('code', null, [escaped((redirection.fd || '') + redirection.op)]),
+      ')',
+      redirection.isStatic === false ? ' — target not known in advance' : '',
+    ]);
+  }
+
+  function argsSection(item) {
+    var text = escapedTruncated(item.args, MAX_ARGS_SHOWN);
+    var children = [heading(3, 'Arguments'), el('pre', 'args', [el('code', null, [text])])];
+    if (item.argsMore > 0) children.push(el('p', 'more', ['(' + item.argsMore + ' more characters not sent to this page)']));
+    return el('section', 'arguments', children);
+  }
+
+  function promptSection(item) {
+    // The prompt text is escaped by the gateway already; shown as text, not re-escaped.
+    return el('details', 'prompt', [el('summary', null, ['Prompt text (as an approval prompt would show it)']), el('pre', null, [item.message])]);
+  }
+
+  function decideSection(item, titleId) {
+    var noteId = 'note-' + item.id;
+    var label = el('label', null, ['Message to the assistant (optional)']);
+    label.htmlFor = noteId;
+    var note = el('textarea', 'note');
+    note.id = noteId;
+    note.rows = 2;
+    note.maxLength = 2000;
+    note.placeholder = 'Sent to the assistant with your decision';
+    var choices = el('div', 'choices');
+    choices.setAttribute('role', 'group');
+    choices.setAttribute('aria-labelledby', titleId);
+    var error = el('p', 'error');
+    error.setAttribute('role', 'alert');
+    (item.choices || []).forEach(function (choice) {
+      var kind = choice === 'Deny' ? 'deny' : choice === 'Allow once' ? 'once' : choice === 'Allow for this session' ? 'session' : 'always';
+      var prefix = 'Always allow: ';
+      var label = kind === 'always' && choice.indexOf(prefix) === 0
+        ? [prefix, el('span', 'rules', [ruleText(choice.slice(prefix.length))])]
+        : [ruleText(choice)];
+      var button = el('button', 'choice choice-' + kind, label);
+      button.type = 'button';
+      button.disabled = true;
+      button.addEventListener('click', function () {
+        answer(item, choice, note.value, choices, error);
+      });
+      choices.appendChild(button);
+    });
+    setTimeout(function () {
+      choices.querySelectorAll('button').forEach(function (button) { button.disabled = false; });
+    }, ARM_DELAY_MS);
+    return el('div', 'decide', [label, note, choices, error]);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Answers
+
+  function answer(item, choice, note, choices, error) {
+    var buttons = choices.querySelectorAll('button');
+    buttons.forEach(function (button) { button.disabled = true; });
+    error.textContent = '';
+    var body = { id: item.id, decision: choice };
+    if (note && note.trim() !== '') body.note = note;
+    fetch('/api/answer', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': token },
+      body: JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    })
+      .then(function (response) {
+        if (response.ok) {
+          var card = shown.get(item.id);
+          if (card) card.card.classList.add('answered');
+          announce('Answered ' + esc.escapeText(item.server) + ' / ' + esc.escapeText(item.tool) + ': ' + esc.escapeText(choice));
+          return;
+        }
+        return response.json().catch(function () { return {}; }).then(function (data) {
+          error.textContent = 'The answer was not accepted: ' + (data && data.error ? String(data.error) : 'HTTP ' + response.status);
+          if (response.status !== 404 && response.status !== 409) buttons.forEach(function (button) { button.disabled = false; });
+        });
+      })
+      .catch(function () {
+        error.textContent = 'Could not reach the gateway. Is it still running?';
+        buttons.forEach(function (button) { button.disabled = false; });
+      });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The list
+
+  function announce(text) {
+    announcer.textContent = '';
+    // A fresh text node after clearing makes screen readers read it again.
+    setTimeout(function () { announcer.textContent = text; }, 50);
+  }
+
+  function render(items) {
+    var ids = new Set(items.map(function (item) { return item.id; }));
+    var active = document.activeElement;
+    var refocus = null;
+    shown.forEach(function (entry, id) {
+      if (ids.has(id)) return;
+      if (entry.card.contains(active)) refocus = entry.card;
+      entry.card.remove();
+      shown.delete(id);
+    });
+    var added = [];
+    items.forEach(function (item) {
+      if (shown.has(item.id)) return;
+      var card = buildCard(item);
+      list.appendChild(card);
+      shown.set(item.id, { card: card, item: item });
+      added.push(item);
+    });
+    empty.hidden = shown.size > 0;
+    document.title = (shown.size > 0 ? '(' + shown.size + ') ' : '') + 'mcp-latch · approvals';
+    if (refocus) {
+      // Focus goes to the list, never onto another call's buttons, so a second key press cannot answer it.
+      section.focus();
+    }
+    if (added.length > 0 && !firstRender) {
+      announce(added.length === 1
+        ? 'New call waiting: ' + esc.escapeText(added[0].server) + ' / ' + esc.escapeText(added[0].tool) + ' from ' + esc.escapeText(added[0].session)
+        : added.length + ' new calls waiting');
+    } else if (firstRender) {
+      announce(shown.size === 0 ? 'No calls are waiting.' : shown.size + (shown.size === 1 ? ' call is' : ' calls are') + ' waiting.');
+    }
+    firstRender = false;
+  }
+
+  function setConnection(text, state) {
+    connection.textContent = text;
+    connection.className = 'status status-' + state;
+  }
+
+  function start() {
+    fetch('/api/pending' + query, { credentials: 'omit', cache: 'no-store' })
+      .then(function (response) {
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.json();
+      })
+      .then(function (data) { render(data.items || []); })
+      .catch(function () { setConnection('Cannot reach the gateway (has it restarted? Use the new address from its log).', 'down'); });
+
+    var events = new EventSource('/events' + query);
+    events.addEventListener('pending', function (event) {
+      setConnection('Live: updates as calls arrive', 'live');
+      try {
+        render(JSON.parse(event.data).items || []);
+      } catch (error) {
+        setConnection('Received an update that could not be read', 'down');
+      }
+    });
+    events.addEventListener('error', function () {
+      if (events.readyState === EventSource.CLOSED) setConnection('Disconnected: the gateway stopped or restarted. Use the address from its log.', 'down');
+      else setConnection('Reconnecting…', 'waiting');
+    });
+  }
+
+  if (!esc || !token) {
+    setConnection('This page could not start (missing script or token).', 'down');
+    return;
+  }
+  start();
+})();

@@ -1,0 +1,54 @@
+// Escaping for every call-supplied string shown on the approval page: the same rules as the
+// gateway's src/latch/escape.ts (a test compares the two on every UTF-16 code unit), so a path or
+// command cannot forge a line, hide text or reorder what is shown.
+//
+//   "/tmp/x\n\nWhy: allowed"  →  /tmp/x\n\nWhy: allowed   (visible \n, one line)
+//   "evil\u202Etxt.sh"        →  evil\u202etxt.sh         (bidi override shown, not obeyed)
+//   "\x1b[2Jclear"            →  \x1b[2Jclear             (ANSI escape shown, not run)
+//
+// Backslashes are doubled so an escaped sequence cannot be confused with a literal one.
+'use strict';
+(function (scope) {
+  var UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  var NAMED = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+  function escapeChar(ch) {
+    if (Object.prototype.hasOwnProperty.call(NAMED, ch)) return NAMED[ch];
+    var code = ch.charCodeAt(0);
+    return code <= 0xff ? '\\x' + code.toString(16).padStart(2, '0') : '\\u' + code.toString(16).padStart(4, '0');
+  }
+
+  function escapeText(text) {
+    return String(text).replace(UNSAFE, escapeChar);
+  }
+
+  function escapeTruncated(text, max) {
+    var escaped = escapeText(text);
+    if (escaped.length <= max) return escaped;
+    return escaped.slice(0, max) + '\u2026 (' + (escaped.length - max) + ' more characters)';
+  }
+
+  // True when nothing but backslashes would be escaped (rule strings offered as choices are checked so).
+  function isPlainText(text) {
+    var slashed = String(text).replace(/\\/g, '/');
+    return escapeText(slashed) === slashed;
+  }
+
+  // The escaped text as runs, so the page can mark escapes (other than a doubled backslash) visibly:
+  // [{ text: '/tmp/x', escape: false }, { text: '\\n', escape: true }, …]
+  function escapeRuns(text) {
+    var source = String(text);
+    var runs = [];
+    var last = 0;
+    source.replace(UNSAFE, function (ch, offset) {
+      if (offset > last) runs.push({ text: source.slice(last, offset), escape: false });
+      runs.push({ text: escapeChar(ch), escape: ch !== '\\' });
+      last = offset + ch.length;
+      return ch;
+    });
+    if (last < source.length) runs.push({ text: source.slice(last), escape: false });
+    return runs;
+  }
+
+  scope.mcpLatchEscape = Object.freeze({ escapeText: escapeText, escapeTruncated: escapeTruncated, escapeRuns: escapeRuns, isPlainText: isPlainText });
+})(globalThis);
