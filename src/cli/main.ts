@@ -44,7 +44,10 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
     .command(
       'validate',
       'Check a config file and list every problem',
-      (y) => y.option('json', { type: 'boolean', describe: 'Print the result as JSON' }).example('$0 validate --config mcp-latch.json', 'Exit 0 when valid, 1 with one line per problem otherwise'),
+      (y) =>
+        y
+          .option('json', { type: 'boolean', describe: 'Print the result as JSON' })
+          .example('$0 validate --config mcp-latch.json', 'Exit 0 when valid, 1 with one line per problem otherwise'),
       (args) => run(() => validate({ config: args.config, json: args.json }, out))(),
     )
     .command(
@@ -62,7 +65,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
     .command(
       'tools',
       'List every tool the gateway exposes, with its kind and where the kind came from',
-      (y) => y.option('json', { type: 'boolean', describe: 'Print JSON' }),
+      (y) =>
+        y
+          .option('json', { type: 'boolean', describe: 'Print JSON' })
+          .example('$0 tools', 'Start every server, list its tools with their kind (read, write, command, all)')
+          .example('$0 tools --json | jq \'.tools[] | select(.kind == "all")\'', 'Tools mcp-latch knows nothing about: give them a "tools" entry'),
       (args) => run(() => listTools({ config: args.config, json: args.json }, out))(),
     )
     .command(
@@ -86,7 +93,11 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
     .command(
       'audit',
       'Show the most recent decisions',
-      (y) => y.option('limit', { alias: 'n', type: 'number', default: 20, describe: 'How many' }).option('json', { type: 'boolean', describe: 'Print the records as JSON' }),
+      (y) =>
+        y
+          .option('limit', { alias: 'n', type: 'number', default: 20, describe: 'How many' })
+          .option('json', { type: 'boolean', describe: 'Print the records as JSON' })
+          .example('$0 audit -n 50', 'The last 50 decisions: time, decision, server/tool, who decided, what it touched'),
       (args) => run(() => showAudit({ config: args.config, json: args.json, limit: args.limit }, out))(),
     )
     .command(

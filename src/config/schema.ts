@@ -43,10 +43,10 @@ export const DefaultModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'dont
 
 export const PermissionsSchema = z.strictObject({
   $schema: z.string().optional(),
-  defaultMode: DefaultModeSchema.default('default'),
-  allow: z.array(z.string()).default([]),
-  ask: z.array(z.string()).default([]),
-  deny: z.array(z.string()).default([]),
+  defaultMode: DefaultModeSchema.default('default').describe('What an unmatched subject gets: default (reads in the workspace and read-only commands allowed, the rest asks), acceptEdits, plan, dontAsk, bypassPermissions.'),
+  allow: z.array(z.string()).default([]).describe('Rules that allow, e.g. "Bash(npm run test *)", "Read(src/**)", "mcp__fs__list_directory".'),
+  ask: z.array(z.string()).default([]).describe('Rules that always ask, even when an allow rule matches, e.g. "Bash(git push *)".'),
+  deny: z.array(z.string()).default([]).describe('Rules that deny whatever else matches, e.g. "Read(**/.env)", "Bash(rm *)".'),
 });
 export type Permissions = z.infer<typeof PermissionsSchema>;
 
@@ -95,10 +95,19 @@ export const TimeoutsSchema = z.strictObject({
 
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
-  mcpServers: z.record(ServerNameSchema, ServerSchema).default({}),
-  workspace: z.union([z.string(), z.array(z.string())]).default([]),
-  permissions: PermissionsSchema.default({ defaultMode: 'default', allow: [], ask: [], deny: [] }),
-  tools: z.record(z.string(), ToolOverrideSchema).default({}),
+  mcpServers: z
+    .record(ServerNameSchema, ServerSchema)
+    .default({})
+    .describe('The servers mcp-latch starts or connects to, in the shape Claude Desktop, Cursor and Claude Code use. Their tools are exposed as <server>__<tool>.'),
+  workspace: z
+    .union([z.string(), z.array(z.string())])
+    .default([])
+    .describe('Project roots (relative to this file). Relative rule paths are anchored here; reads inside are allowed by the default mode. The client\'s MCP roots are added.'),
+  permissions: PermissionsSchema.default({ defaultMode: 'default', allow: [], ask: [], deny: [] }).describe('Rules, Claude Code syntax: deny, then ask, then allow, then the mode.'),
+  tools: z
+    .record(z.string(), ToolOverrideSchema)
+    .default({})
+    .describe('Per-tool classification by exposed name (server__tool): kind and which arguments hold paths, the command and its working directory. Beats built-in profiles and heuristics.'),
   approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'deny', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
   audit: AuditSchema.default({ enabled: true }),
   timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
