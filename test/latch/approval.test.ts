@@ -306,3 +306,17 @@ describe('audit', () => {
     expect(lines.parsed[1]).toMatchObject({ server: 'fs', tool: 'write_file', decision: 'deny', by: 'user' });
   });
 });
+
+describe('approval page offered through URL elicitation', () => {
+  test('a client that declares only URL elicitation is offered the page address, and the call is answered "pending"', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, () => ({ action: 'accept' }), { approval: { fallback: 'browser-manual', timeoutSeconds: 1 } }, { capabilities: { elicitation: { url: {} } } });
+    const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'p.txt'), content: 'x' } });
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: this call is waiting for the user's approval on the mcp-latch approval page/);
+    expect(textOf(result)).not.toContain('http://');
+    const offered = h.elicitations[0] as { mode?: string; url?: string };
+    expect(offered.mode).toBe('url');
+    expect(offered.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    expect(existsSync(join(dir, 'p.txt'))).toBe(false);
+  });
+});
