@@ -1,0 +1,35 @@
+import { describe, expect, test } from 'vitest';
+import { exposeNames, nameKey } from '../../src/downstream/catalog.js';
+
+// Claude Desktop rejects the whole tool list when one name fails ^[A-Za-z0-9_-]{1,64}$ (research/mcp-sdk-proxy.md §0.9).
+describe('exposed names', () => {
+  test('server__tool, sanitised, at most 64 characters, unique', () => {
+    const requests = [
+      { server: 'fs', name: 'read_file' },
+      { server: 'fs', name: 'read.file' },
+      { server: 'fs', name: 'read file' },
+      { server: 'git', name: `x${'y'.repeat(80)}` },
+      { server: 'git', name: `x${'y'.repeat(80)}z` },
+      { server: 'web', name: 'fetch/url' },
+    ];
+    const names = exposeNames(requests);
+    const values = [...names.values()];
+    expect(new Set(values).size).toBe(requests.length);
+    for (const value of values) expect(value).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    // The name that needed no change keeps the plain form; the others get a hashed suffix.
+    expect(names.get(nameKey('fs', 'read_file'))).toBe('fs__read_file');
+    expect(names.get(nameKey('fs', 'read.file'))).toMatch(/^fs__read_file_[0-9a-f]{6}$/);
+    expect(names.get(nameKey('web', 'fetch/url'))).toBe('web__fetch_url');
+  });
+
+  test('deterministic: the same set in another order gives the same names', () => {
+    const a = [
+      { server: 'fs', name: 'a.b' },
+      { server: 'fs', name: 'a_b' },
+      { server: 'fs', name: 'a b' },
+    ];
+    const forward = exposeNames(a);
+    const backward = exposeNames([...a].reverse());
+    for (const request of a) expect(backward.get(nameKey(request.server, request.name))).toBe(forward.get(nameKey(request.server, request.name)));
+  });
+});
