@@ -126,6 +126,21 @@ describe('gateway in front of real servers', () => {
     expect(fixtureCalls(log).filter((entry) => entry.resource)).toHaveLength(1);
   });
 
+  test('relays a server\'s log messages, naming the server', async () => {
+    const { LoggingMessageNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const logged: Array<{ logger?: string }> = [];
+    harness.client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logged.push(notification.params);
+    });
+    await harness.client.setLoggingLevel('debug');
+    await harness.client.callTool({ name: 'everything__toggle-simulated-logging', arguments: {} });
+    try {
+      await eventually(() => expect(logged.some((params) => params.logger?.startsWith('everything'))).toBe(true), 15_000, 100);
+    } finally {
+      await harness.client.callTool({ name: 'everything__toggle-simulated-logging', arguments: {} });
+    }
+  });
+
   test('relays a server\'s own elicitation to the client, prefixed with the server name', async () => {
     const result = await harness.client.callTool({ name: 'fix__ask_user', arguments: { question: 'Favourite colour?' } });
     expect(textOf(result)).toContain('blue');
