@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import type { RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
@@ -47,6 +48,12 @@ export interface Grants {
   digests: ReadonlySet<string>;
 }
 
+/**
+ * The `via` of a read that covers a whole directory tree (`grep -r x dir`, `rg x`): deny and ask
+ * rules that could match a file below it make it ask.
+ */
+export const RECURSIVE_READ = 'argument (recursive)';
+
 const NO_GRANTS: Grants = { rules: null, digests: new Set() };
 
 interface Verdictish {
@@ -80,12 +87,13 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
   if (toolDeny) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'deny', rule: toolDeny.text, by: 'rule', reason: `deny rule ${toolDeny.text} matches ${toolName}` });
   else if (toolAsk) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'ask', rule: toolAsk.text, by: 'rule', reason: `ask rule ${toolAsk.text} matches ${toolName}` });
 
-  // The strictest verdict decides; among its subjects a rule explains more than a mode does.
+  // The strictest verdict decides. Among its subjects a rule explains more than a path problem,
+  // which explains more than a mode; then a command more than a write, more than a read (so
+  // `npm run test` names `Bash(npm run test *)`, not the `Read(./**)` that covered its workdir).
   let decisive = decisions[0]!;
   for (const decision of decisions) {
     const stricter = VERDICT_RANK[decision.verdict] > VERDICT_RANK[decisive.verdict];
-    const better = decision.verdict === decisive.verdict && decision.by === 'rule' && decisive.by !== 'rule';
-    if (stricter || better) decisive = decision;
+    if (stricter || (decision.verdict === decisive.verdict && explainsMore(decision, decisive))) decisive = decision;
   }
 
   return {
@@ -98,6 +106,19 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
     paths: pathReports(subjects),
     commandInfo: facts.commandInfo,
   };
+}
+
+const BY_RANK: Partial<Record<DecidedBy, number>> = { rule: 3, error: 2, grant: 1 };
+
+function subjectRank(subject: Subject): number {
+  if (subject.type === 'command') return 3;
+  if (subject.type === 'tool') return 2;
+  return subject.access === 'write' ? 1 : 0;
+}
+
+function explainsMore(a: SubjectDecision, b: SubjectDecision): boolean {
+  const by = (BY_RANK[a.by] ?? 0) - (BY_RANK[b.by] ?? 0);
+  return by !== 0 ? by > 0 : subjectRank(a.subject) > subjectRank(b.subject);
 }
 
 function pathReports(subjects: Subject[]): PathReport[] {
@@ -130,13 +151,23 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   const verb = subject.access === 'read' ? 'read' : 'write';
 
   // Security: deny if the lexical OR the real path matches; a symlink cannot dodge a deny rule.
-  for (const form of forms) {
+  // A relative path whose directory is unknown (`cd /x; cat .env`: cd may have failed) still meets
+  // the rules that match at any depth (`Read(.env)`), tried on a stand-in directory.
+  const ruleForms = forms.length > 0 ? forms : unknownBaseForms(subject.input);
+  for (const form of ruleForms) {
     const rule = rules.matchPath('deny', subject.access, form);
-    if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${form}`);
+    if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
-  for (const form of forms) {
+  for (const form of ruleForms) {
     const rule = rules.matchPath('ask', subject.access, form);
-    if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${form}`);
+    if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
+  }
+  // `grep -r x .` also reads `./.env`: a rule that could match below the directory makes it ask.
+  if (subject.via === RECURSIVE_READ) {
+    for (const form of forms) {
+      const rule = rules.matchPathBelow('deny', subject.access, form) ?? rules.matchPathBelow('ask', subject.access, form);
+      if (rule) return ruled('ask', rule, `${verb} of every file under ${form}; ${rule.list} rule ${rule.text} covers some of them`);
+    }
   }
   if (subject.problem || forms.length === 0) {
     return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check ${verb} of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
@@ -213,6 +244,17 @@ function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, 
   if (subject.kind === 'read' && kindTrusted) return byMode('allow', mode, `read-only tool ${what}`);
   if (mode === 'plan') return byMode('deny', mode, `only reads are allowed in plan mode: ${what}`);
   return unmatched(mode, `no rule matched ${what}`);
+}
+
+/** A directory no rule can name: only rules that match at any depth can match below it. */
+const UNKNOWN_DIR = '/\u0000unknown';
+
+/** `.env`, `sub/.env` with an unknown base → `/<unknown>/.env`; nothing for absolute, `~` or odd input. */
+function unknownBaseForms(input: string): string[] {
+  if (input === '' || /^([/\\~]|[A-Za-z]:|file:)/i.test(input) || input.includes('\u0000')) return [];
+  // `..` above the unknown directory leads to another unknown one.
+  const relative = posix.normalize(matchForm(input)).replace(/^(\.\.(\/|$))+/, '');
+  return relative === '' || relative === '.' ? [] : [`${UNKNOWN_DIR}/${relative.replace(/\/+$/, '')}`];
 }
 
 /** Paths are matched in forward-slash form (Windows paths included). */

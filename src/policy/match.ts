@@ -121,6 +121,22 @@ export class RuleSet {
     return null;
   }
 
+  /**
+   * The first deny/ask rule of `list` that could match a path below `dir`, for a read of a whole
+   * tree (`grep -r x dir`): minimatch's partial match, "could `dir` start a matching path?".
+   */
+  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string): Rule | null {
+    const indexes = [this.lists[list].path[access]];
+    if (access === 'write') indexes.push(this.lists[list].path.read);
+    for (const index of indexes) {
+      if (index.all.length > 0) return index.all[0]!;
+      for (const group of [...index.byPrefix.values(), ...index.byBasename.values(), index.scan]) {
+        for (const candidate of group) if (candidate.matchers.some((m) => m.match(dir, true))) return candidate.rule;
+      }
+    }
+    return null;
+  }
+
   /** The first deny/ask rule matching a shell command, matched widely. */
   matchCommandWide(list: 'deny' | 'ask', segment: Segment): Rule | null {
     const rules = this.lists[list].command;
@@ -248,7 +264,7 @@ function globMatchers(glob: string, nocase: boolean): Minimatch[] {
 // ---------------------------------------------------------------------------------------------
 
 /** Environment assignments an allow rule may look past: they change formatting, not behaviour. */
-const SAFE_ASSIGNMENTS = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|COLUMNS|LINES|TERM|CI|NODE_ENV|RUST_BACKTRACE|PYTHONUNBUFFERED|DEBUG)=/;
+export const SAFE_ASSIGNMENTS = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|COLUMNS|LINES|TERM|CI|NODE_ENV|RUST_BACKTRACE|PYTHONUNBUFFERED|DEBUG)=/;
 /** Wrappers an allow rule may look through (Claude Code's list): they do not change what runs. */
 export const NARROW_WRAPPERS = new Set(['timeout', 'time', 'nice', 'nohup', 'stdbuf']);
 
@@ -260,12 +276,49 @@ function isNarrowEligible(segment: Segment): boolean {
   return segment.wrappers.every((wrapper) => NARROW_WRAPPERS.has(wrapper.split(/\s+/)[0] ?? ''));
 }
 
-/** Word lists a deny/ask rule is tried against: without wrappers, and as written (wrappers included). */
+/**
+ * Word lists a deny/ask rule is tried against: without wrappers, as written (wrappers included),
+ * and for runners (`uv run CMD…`, `npx PKG…`, `bundle exec CMD…`) every word after the subcommand
+ * that could be the command they run, so `Bash(rm *)` also meets `uv run rm -rf .` (Claude Code
+ * #92542: programs that exec their arguments hid them from deny rules).
+ */
 function wideCandidates(segment: Segment): string[][] {
   const out: string[][] = [];
-  if (segment.name !== null) out.push([segment.name, ...segment.args]);
+  if (segment.name !== null) {
+    out.push([segment.name, ...segment.args]);
+    out.push(...runnerPayloads(segment.name, segment.args));
+  }
   const written = segment.words.slice(segment.assignments.length);
   if (written.length > 0) out.push([posix.basename(stripQuotesForDeny(written[0]!)), ...written.slice(1)]);
+  return out;
+}
+
+/**
+ * Programs that run a command named in their own arguments, and the subcommand that does so
+ * ('' = the program itself). Allow rules are not affected: `Bash(uv run *)` still allows
+ * `uv run pytest`; the analyser separately refuses to auto-allow the ones that fetch code (npx, …).
+ */
+const RUNNERS: Record<string, readonly string[]> = {
+  npx: [''], pnpx: [''], bunx: [''], uvx: [''],
+  npm: ['exec', 'x'], pnpm: ['exec', 'dlx'], yarn: ['exec', 'dlx'], bun: ['x'],
+  uv: ['run', 'tool'], pipx: ['run'], poetry: ['run'], pipenv: ['run'], pdm: ['run'], hatch: ['run'], rye: ['run'],
+  bundle: ['exec'], devbox: ['run'], mise: ['exec', 'x'], rtx: ['exec', 'x'], direnv: ['exec'], nix: ['run', 'shell', 'develop'],
+};
+
+/** Each non-option word after a runner's subcommand, with the words after it. */
+function runnerPayloads(name: string, args: readonly string[]): string[][] {
+  const subcommands = RUNNERS[name];
+  if (!subcommands) return [];
+  let from = 0;
+  if (!subcommands.includes('')) {
+    const valueOptions = GLOBAL_OPTIONS_WITH_VALUE[name];
+    let i = 0;
+    while (i < args.length && args[i]!.startsWith('-')) i += valueOptions?.has(args[i]!) ? 2 : 1;
+    if (i >= args.length || !subcommands.includes(args[i]!)) return [];
+    from = i + 1;
+  }
+  const out: string[][] = [];
+  for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push([posix.basename(args[j]!), ...args.slice(j + 1)]);
   return out;
 }
 
@@ -328,13 +381,23 @@ function parseWords(words: readonly string[], expandAliases: boolean): ParsedWor
     if (word.startsWith('--')) {
       const name = word.split('=')[0]!;
       longFlags.push(name);
-      const letter = expandAliases ? aliases[name] : undefined;
+      const letter = expandAliases ? aliasOf(aliases, name) : undefined;
       if (letter) shortFlags.add(letter);
       continue;
     }
     for (const ch of word.slice(1)) shortFlags.add(foldCase ? ch.toLowerCase() : ch);
   }
+  // `git push origin +main` force-pushes main, exactly like `git push --force origin main`.
+  if (expandAliases && program === 'git' && positionals[0] === 'push' && positionals.slice(1).some((p) => p.startsWith('+'))) shortFlags.add('f');
   return { program, shortFlags, longFlags, positionals };
+}
+
+/** The short letter of a long option, also when abbreviated (GNU getopt: `rm --recur` is `--recursive`). */
+function aliasOf(aliases: Record<string, string>, name: string): string | undefined {
+  if (aliases[name]) return aliases[name];
+  if (name.length < 3) return undefined;
+  const matches = Object.keys(aliases).filter((long) => long.startsWith(name));
+  return matches.length === 1 ? aliases[matches[0]!] : undefined;
 }
 
 /**

@@ -1,46 +1,71 @@
+import { NARROW_WRAPPERS, SAFE_ASSIGNMENTS } from './match.js';
 import type { Segment } from './types.js';
 
 /**
  * The read-only commands `default` mode allows without a rule (SPEC §3). Narrow on purpose: the
- * program is named literally, every word is static, and options that write files or run code
- * make the command unsafe. The paths these commands read are separate read subjects, so
+ * program is named literally, every word is static (echo excepted: it only prints), only the
+ * wrappers and assignments allow rules look past are accepted, and options that write files or run
+ * code make the command unsafe. The paths these commands read are separate read subjects, so
  * `cat .env` still meets `Read(**\/.env)`.
+ *
+ * Beyond SPEC §3's list (deliberately, so everyday commands do not ask): Claude Code's `diff` and
+ * `stat`, and pure utilities that neither run code nor write (`basename`, `sort` without `-o`, …).
  */
-const ALWAYS_SAFE = new Set(['pwd', 'which', 'ls', 'grep', 'egrep', 'fgrep', 'head', 'tail', 'cat', 'du', 'wc', 'echo', 'cd', 'true', 'false']);
+const ALWAYS_SAFE = new Set([
+  'pwd', 'which', 'ls', 'grep', 'egrep', 'fgrep', 'head', 'tail', 'cat', 'du', 'wc', 'echo', 'cd', 'true', 'false',
+  'diff', 'stat', 'test', 'basename', 'dirname', 'realpath', 'uname', 'whoami', 'nproc', 'sleep', 'type',
+  'sort', 'uniq', 'cut', 'tr', 'nl', 'rg',
+]);
 
-/** Options that make an otherwise safe command write or execute. */
-const UNSAFE_OPTIONS: Record<string, RegExp> = {
-  find: /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/,
-  tree: /^-o$|^-o./,
-  date: /^(-s|--set)(=|$)|^-s./,
-  grep: /^--files0-from/,
-  wc: /^--files0-from/,
-  du: /^--files0-from/,
+/** Options that make an otherwise safe command write or execute (long options also when abbreviated). */
+const UNSAFE_OPTIONS: Record<string, (arg: string) => boolean> = {
+  find: (arg) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(arg),
+  tree: (arg) => /^-[^-]*o/.test(arg),
+  date: (arg) => /^-[^-]*s/.test(arg) || isLongOption(arg, ['--set']),
+  grep: (arg) => isLongOption(arg, ['--files0-from']),
+  wc: (arg) => isLongOption(arg, ['--files0-from']),
+  du: (arg) => isLongOption(arg, ['--files0-from']),
+  // `sort -o FILE` writes, `--compress-program` runs a program, `-T DIR` writes temporary files.
+  sort: (arg) => /^-[^-]*[oT]/.test(arg) || isLongOption(arg, ['--output', '--compress-program', '--temporary-directory', '--files0-from']),
+  // `rg --pre CMD` runs CMD on every file searched.
+  rg: (arg) => isLongOption(arg, ['--pre', '--hostname-bin']),
 };
 
 /** Git subcommands that only read, and options that turn any git command into a writer or executor. */
-const GIT_READ = new Set(['status', 'diff', 'log', 'branch']);
-const GIT_UNSAFE = /^(--output|--ext-diff|--textconv|--no-index|--exec)(=|$)/;
-const GIT_BRANCH_OK = /^(--list|-l|--show-current|-a|--all|-r|--remotes|-v|-vv|--verbose|--no-color|--color|--format=.*|--sort=.*|--contains|--merged|--no-merged)$/;
+const GIT_READ = new Set(['status', 'diff', 'log', 'branch', 'show', 'rev-parse', 'ls-files']);
+const GIT_UNSAFE = ['--output', '--ext-diff', '--textconv', '--no-index', '--exec', '--open-files-in-pager', '--paginate'];
+/** Global options before the subcommand that change nothing but paging. */
+const GIT_HARMLESS_GLOBALS = new Set(['--no-pager', '-P', '--no-optional-locks']);
+const GIT_BRANCH_OK = /^(--list|-l|--show-current|-a|--all|-r|--remotes|-v|-vv|--verbose|--no-color|--color|--color=.*|--format=.*|--sort=.*|--contains|--no-contains|--merged|--no-merged|--points-at|--contains=.*|--no-contains=.*|--merged=.*|--no-merged=.*|--points-at=.*|--column|--no-column|--ignore-case|-i)$/;
+/** `git branch` options whose value is the next word (a commit), not a branch to create. */
+const GIT_BRANCH_VALUE = new Set(['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format']);
 
 export function isSafeCommand(segment: Segment): boolean {
-  if (!segment.isStatic || segment.program === null || segment.name === null) return false;
+  if (segment.program === null || segment.name === null) return false;
   if (segment.program !== segment.name) return false;
-  if (segment.assignments.length > 0 || segment.wrappers.length > 0) return false;
+  // `time ls`, `LC_ALL=C sort f`: the wrappers and assignments allow rules look past change nothing here either.
+  if (!segment.assignments.every((assignment) => SAFE_ASSIGNMENTS.test(assignment))) return false;
+  if (!segment.wrappers.every((wrapper) => NARROW_WRAPPERS.has(wrapper.split(/\s+/)[0] ?? ''))) return false;
   const { name, args } = segment;
+  // `echo $HOME`, `echo $((1+2))`: echo prints its words whatever they expand to (a substitution in
+  // them is unanalyzable and decided before the safe list). Not `${x:=…}`, which assigns.
+  if (!segment.isStatic) return name === 'echo' && !args.some((arg) => /\$\{[^}]*=/.test(arg));
   if (ALWAYS_SAFE.has(name)) {
     const unsafe = UNSAFE_OPTIONS[name];
-    return !unsafe || !args.some((arg) => unsafe.test(arg));
+    return !unsafe || !args.some(unsafe);
   }
   switch (name) {
     case 'find':
     case 'tree':
     case 'date':
-      return !args.some((arg) => UNSAFE_OPTIONS[name]!.test(arg));
+      return !args.some(UNSAFE_OPTIONS[name]!);
     case 'env':
     case 'printenv':
       // `env CMD` runs CMD; only the printing forms are safe (the analyser turns `env CMD` into a wrapper).
       return args.every((arg) => arg === '-0' || arg === '--null' || (name === 'printenv' && !arg.startsWith('-')));
+    case 'command':
+      // `command -v NAME` looks a name up; `command NAME` runs it (the analyser strips that form).
+      return args.length > 0 && (args[0] === '-v' || args[0] === '-V');
     case 'git':
       return isSafeGit(args);
     default:
@@ -49,12 +74,38 @@ export function isSafeCommand(segment: Segment): boolean {
 }
 
 function isSafeGit(args: readonly string[]): boolean {
-  // Global options (-c core.pager=…, -C DIR, --git-dir) come before the subcommand: any makes it unsafe.
-  const sub = args[0];
+  // Global options (-c core.pager=…, -C DIR, --git-dir) come before the subcommand: any but the
+  // paging ones makes it unsafe (-C points at another repository's config and hooks).
+  let at = 0;
+  while (at < args.length && GIT_HARMLESS_GLOBALS.has(args[at]!)) at++;
+  const sub = args[at];
   if (sub === undefined || !GIT_READ.has(sub)) return false;
-  const rest = args.slice(1);
-  if (rest.some((arg) => GIT_UNSAFE.test(arg))) return false;
+  const rest = args.slice(at + 1);
+  // git's own parser accepts unambiguous abbreviations (`--outp=x`); refuse those too.
+  if (rest.some((arg) => isLongOption(arg, GIT_UNSAFE))) return false;
   // `git branch NAME`, `-d`, `-m`… change branches; only listing forms are read-only.
-  if (sub === 'branch') return rest.every((arg) => GIT_BRANCH_OK.test(arg));
+  if (sub === 'branch') return isBranchListing(rest);
   return true;
+}
+
+/** `git branch [--list] [options] [pattern…]`: with `--list`/`-l` every operand is a pattern. */
+function isBranchListing(args: readonly string[]): boolean {
+  const listing = args.includes('--list') || args.includes('-l');
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (GIT_BRANCH_OK.test(arg)) {
+      if (GIT_BRANCH_VALUE.has(arg) && i + 1 < args.length && !args[i + 1]!.startsWith('-')) i++;
+      continue;
+    }
+    if (listing && !arg.startsWith('-')) continue;
+    return false;
+  }
+  return true;
+}
+
+/** `--name`, `--name=v`, or an abbreviation of one of `names` (GNU and git accept unambiguous prefixes). */
+function isLongOption(arg: string, names: readonly string[]): boolean {
+  if (!arg.startsWith('--') || arg.length < 3) return false;
+  const given = arg.split('=')[0]!;
+  return names.some((name) => name.startsWith(given));
 }

@@ -1,5 +1,6 @@
+import { RECURSIVE_READ } from '../policy/decide.js';
 import type { Access, CommandPath } from '../policy/types.js';
-import { baseName, hasOption, optionValues, pathOf, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './command-options.js';
+import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './command-options.js';
 
 /**
  * What files a known program reads or writes, from its argv (SPEC §4 "paths"), plus the code some
@@ -82,6 +83,8 @@ const SIMPLE: Record<string, SimpleSpec> = {
   xxd: { access: READ, short: 'cglosn', secondWrite: true },
   od: { access: READ, short: 'AjNSt', attached: 'w', long: ['address-radix', 'skip-bytes', 'read-bytes', 'format'] },
   hexdump: { access: READ, short: 'efns', reads: ['-f'] },
+  // `date -f FILE` prints each line it cannot parse (the file's content); `-r FILE` its mtime. Operands are dates.
+  date: { access: READ, short: 'dfrs', attached: 'I', long: ['date', 'file', 'reference', 'set', 'rfc-3339', 'resolution'], reads: ['-f', '--file', '-r', '--reference'], max: 0 },
   base64: { access: READ, short: 'wio', long: ['wrap', 'input', 'output'], reads: ['-i', '--input'], writes: ['-o', '--output'] },
   source: { access: READ, max: 1 },
   '.': { access: READ, max: 1 },
@@ -419,10 +422,39 @@ const dd: Handler = (args, cwd, out) => {
   }
 };
 
-/** `git [-C DIR] [--git-dir=D] [--work-tree=D] [-c k=v] SUBCOMMAND …`: the repository directories are read. */
+/** Subcommands that print what they are pointed at: each operand may be a path (git decides by looking). */
+const GIT_SHOWS = new Set(['diff', 'log', 'show', 'blame', 'annotate', 'grep', 'ls-files', 'status', 'whatchanged', 'shortlog', 'cat-file', 'difftool']);
+
+/**
+ * `git [-C DIR] [--git-dir=D] [--work-tree=D] [-c k=v] SUBCOMMAND …`: the repository directories are
+ * read; so is every operand of a subcommand that prints files (`git diff -- .env`, `git show
+ * HEAD:.env`), so Read deny rules meet them. A revision taken for a path is a harmless extra read.
+ */
 const git: Handler = (args, cwd, out) => {
   const scan = scanOptions(args, 0, { short: 'Cc', long: ['git-dir', 'work-tree', 'namespace', 'super-prefix', 'config-env', 'exec-path', 'list-cmds', 'attr-source'], stopAtOperand: true });
-  for (const dir of optionValues(scan, '-C', '--git-dir', '--work-tree')) push(out, pathOf(dir, READ, cwd));
+  let base = cwd;
+  for (const option of scan.options) {
+    if (!option.value) continue;
+    if (option.name === '-C' || option.name === '--git-dir' || option.name === '--work-tree') push(out, pathOf(option.value, READ, base));
+    if (option.name === '-C') base = option.value.isStatic ? resolveDirectory(base, option.value.value) : null;
+  }
+  const sub = args[scan.end];
+  if (!sub?.isStatic || !GIT_SHOWS.has(sub.value)) return;
+  const rest = scanOptions(args, scan.end + 1, { short: 'L', long: ['output'] });
+  // Security: `--output=FILE` writes FILE. It is not reported as a path (see the analyser's tests),
+  // so it makes the command unanalysable instead: even `Bash(git log *)` cannot allow it.
+  if (hasOption(rest, '--output')) out.reasons.push('unreported-write');
+  // `git log -L1,5:FILE` / `-L:func:FILE` prints those lines of FILE.
+  for (const range of optionValues(rest, '-L')) {
+    const file = range.isStatic ? /:([^:]+)$/.exec(range.value)?.[1] : undefined;
+    push(out, pathOf(file !== undefined ? staticWord(file) : range, READ, base));
+  }
+  for (const index of rest.operands) {
+    const word = args[index]!;
+    // `HEAD:path`, `:path`, `:0:path`: a file as stored in git.
+    const stored = word.isStatic ? /^[^:/]*:(?:[0-3]:)?(.+)$/.exec(word.value)?.[1] : undefined;
+    push(out, pathOf(stored !== undefined ? staticWord(stored) : word, READ, base));
+  }
 };
 
 const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.value) || word.value.startsWith('rsync://'));
@@ -534,7 +566,39 @@ const inPlace: Handler = (args, cwd, out) => {
   if (edits) for (const file of code ? operands : operands.slice(1)) push(out, pathOf(file, WRITE, cwd));
 };
 
+/**
+ * A command that reads whole directory trees (`grep -r x .`, `rg x`, `diff -r a b`): its directory
+ * operands are recursive reads (RECURSIVE_READ), so a Read deny on a file below them still counts;
+ * without an operand it searches the cwd.
+ */
+function recursive(spec: SimpleSpec, isRecursive: (scan: ScanResult, args: readonly Word[]) => boolean, searchesCwd: boolean): Handler {
+  const plain = simple(spec);
+  return (args, cwd, out) => {
+    const before = out.paths.length;
+    plain(args, cwd, out);
+    const scan = scanOptions(args, 0, spec);
+    if (!isRecursive(scan, args)) return;
+    let operands = scan.operands;
+    if (spec.skip && !(spec.unless && hasOption(scan, ...spec.unless))) operands = operands.slice(spec.skip);
+    const names = new Set(operands.map((i) => (args[i]!.isStatic ? args[i]!.value : args[i]!.raw)));
+    for (const path of out.paths.slice(before)) if (path.access === READ && names.has(path.path)) path.via = RECURSIVE_READ;
+    if (operands.length === 0 && searchesCwd) push(out, pathOf(staticWord('.'), READ, cwd, RECURSIVE_READ));
+  };
+}
+
+const grepRecursive = recursive(
+  SIMPLE.grep!,
+  (scan) => hasOption(scan, '-r', '-R', '--recursive', '--dereference-recursive') || optionValues(scan, '-d', '--directories').some((w) => w.value === 'recurse'),
+  true,
+);
+
 const HANDLERS: Record<string, Handler> = {
+  grep: grepRecursive,
+  egrep: grepRecursive,
+  fgrep: grepRecursive,
+  // rg searches directories recursively, and the cwd when given none (`--files` only lists names).
+  rg: recursive(SIMPLE.rg!, (scan) => !hasOption(scan, '--files', '--type-list'), true),
+  diff: recursive(SIMPLE.diff!, (scan) => hasOption(scan, '-r', '--recursive'), false),
   perl: inPlace,
   ruby: inPlace,
   find,

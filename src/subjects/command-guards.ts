@@ -110,3 +110,45 @@ export function heredocAsString(body: string): string {
   }
   return `${quoted}"`;
 }
+
+/** Reserved words that start a compound command (after `time` or `coproc`). */
+const COMPOUND_STARTS = new Set(['{', 'if', 'while', 'until', 'for', 'case', 'select', '[[', '!', 'function']);
+
+export interface Blanked {
+  /** The text with each `time [-p]` / `coproc [NAME]` before a compound command replaced by spaces. */
+  text: string;
+  /** Offsets of the compound commands a `coproc` ran (in a subshell, in the background). */
+  background: number[];
+}
+
+/**
+ * Guard (d): bash's `time` and `coproc` are keywords that take a whole compound command
+ * (`time { rm x; }`, `coproc NAME { rm x; }`); the grammar reads them as plain commands with `{`,
+ * `rm`, `x` as arguments and `}` as a command of its own. The keyword is blanked (offsets kept) so
+ * the text parses as the compound command it times or runs; null when there is none.
+ */
+export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null {
+  const ranges: Array<[number, number]> = [];
+  const background: number[] = [];
+  const stack: Node[] = [tree.rootNode];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    for (const child of node.children) stack.push(child);
+    if (node.type !== 'command') continue;
+    const words = node.children.filter((c) => c.type !== 'comment');
+    const keyword = words[0] ? text.slice(words[0].startIndex, words[0].endIndex) : '';
+    if (keyword !== 'time' && keyword !== 'coproc') continue;
+    let next = 1;
+    const word = (k: number): string => (words[k] ? text.slice(words[k].startIndex, words[k].endIndex) : '');
+    if (keyword === 'time') while (word(next) === '-p' || word(next) === '--') next++;
+    else if (!COMPOUND_STARTS.has(word(next)) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(word(next))) next++; // coproc NAME
+    if (!COMPOUND_STARTS.has(word(next))) continue;
+    const start = words[next]!.startIndex;
+    ranges.push([node.startIndex, start]);
+    if (keyword === 'coproc') background.push(start);
+  }
+  if (ranges.length === 0) return null;
+  let out = text;
+  for (const [from, to] of ranges) out = out.slice(0, from) + ' '.repeat(to - from) + out.slice(to);
+  return { text: out, background };
+}

@@ -5,7 +5,7 @@ import { isSafeCommand } from '../policy/safe.js';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../policy/types.js';
 import { buildSegment, SAFE_WRAPPERS, type Built } from './command-argv.js';
 import type { Nested } from './command-files.js';
-import { HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './command-guards.js';
+import { blankCompoundKeywords, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './command-guards.js';
 import { staticWord, type Word } from './command-options.js';
 import { commandSignature } from './command-signature.js';
 import { readAssignment, readWord } from './command-words.js';
@@ -25,6 +25,8 @@ export { commandSignature } from './command-signature.js';
  *       leading whitespace and never parses inside backticks, and re-parsed as a "…" string.
  *   (c) any unescaped `$(` or backtick outside quotes that produced no substitution (the grammar
  *       reads `${x:-`id`}` as text) still makes the command unanalyzable.
+ *   (d) `time` and `coproc` before a compound command (`time { rm x; }`) are blanked and the text
+ *       parsed again: the grammar reads them as plain commands taking `{`, `rm`, `x` as arguments.
  * and a few grammar quirks: `a && b > f` redirects b only; `ls;;` is an error; `&&` chains are
  * walked iteratively.
  *
@@ -75,6 +77,7 @@ export const UNANALYZABLE_REASONS = [
   'remote-command', // ssh HOST CMD: parsed, but run by the remote shell
   'stored-substitution', // a quoted `$(`/backtick stored in a variable or given to let/declare (evaluated later)
   'environment', // changes how later commands are found or run: export PATH=…, hash -p, export -f
+  'unreported-write', // writes a file named by an option that is not reported as a path (git log --output=F)
 ] as const;
 
 let parser: Parser | null = null;
@@ -186,6 +189,8 @@ class Analysis {
   private stdout: string | null = null;
   /** Redirections the grammar put on a list or pipeline, by the id of the node they belong to. */
   private tails = new Map<number, Node[]>();
+  /** Offsets of compound commands run by a blanked `coproc` (guard d): a background subshell. */
+  private background = new Set<number>();
 
   constructor(
     private readonly parser: Parser,
@@ -233,10 +238,19 @@ class Analysis {
         text = joined.lf;
       }
     }
+    const blanked = /\b(time|coproc)\b/.test(text) ? blankCompoundKeywords(text, tree) : null;
+    if (blanked !== null) {
+      tree.delete();
+      tree = this.parse(blanked.text);
+      if (tree === null) return;
+      text = blanked.text;
+    }
     const saved = this.src;
     const tails = this.tails;
+    const background = this.background;
     this.src = text;
     this.tails = new Map();
+    this.background = new Set(blanked?.background ?? []);
     try {
       if (tree.rootNode.hasError) {
         this.info.parseOk = false;
@@ -247,6 +261,7 @@ class Analysis {
     } finally {
       this.src = saved;
       this.tails = tails;
+      this.background = background;
       tree.delete();
     }
     if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
@@ -273,6 +288,14 @@ class Analysis {
       return same(null);
     }
     try {
+      if (this.background.size > 0 && this.background.has(node.startIndex) && isStatement(type)) {
+        // `coproc { cd x; }`: a subshell in the background, so its cwd and `set -e` stay inside.
+        this.background.delete(node.startIndex);
+        const errexit = this.errexit;
+        this.visit(node, ctx, cwd, stdin);
+        this.errexit = errexit;
+        return same(cwd);
+      }
       const tail = this.tails.size > 0 ? this.tails.get(node.id) : undefined;
       if (tail) {
         this.tails.delete(node.id);
@@ -817,14 +840,17 @@ class Analysis {
     if (tree === null) return;
     const saved = this.src;
     const tails = this.tails;
+    const background = this.background;
     this.src = text;
     this.tails = new Map();
+    this.background = new Set();
     try {
       const string = tree.rootNode.descendantsOfType('string')[0];
       if (string) this.visit(string, 'substitution', cwd);
     } finally {
       this.src = saved;
       this.tails = tails;
+      this.background = background;
       tree.delete();
     }
   }

@@ -101,7 +101,9 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
   if (typeof value !== 'string') {
     return { type: 'path', access, input: String(JSON.stringify(value)), path: null, realPath: null, problem: 'the path argument is not a string', inWorkspace: false, via };
   }
-  const canonical = canonicalPath(value, base, context.pathEnv);
+  // `"$HOME/.ssh/id_rsa"` is still never allowed, but deny rules see it as `~/.ssh/id_rsa`.
+  const spelled = valueProblem !== null ? homeSpelling(value) : null;
+  const canonical = canonicalPath(spelled ?? value, base, context.pathEnv);
   const problem = valueProblem ?? canonical.problem ?? (canonical.path === null ? (baseProblem ?? 'unresolved path') : undefined);
   const inWorkspace =
     canonical.path !== null &&
@@ -109,6 +111,12 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via };
+}
+
+/** `$HOME/x`, `"${HOME}"/x` → `~/x`: the one expansion whose value the gateway knows; null otherwise. */
+function homeSpelling(raw: string): string | null {
+  const match = /^\$(?:HOME|\{HOME\})(\/[^$`'\\*?[\]{}]*)?$/.exec(raw.replace(/"/g, ''));
+  return match ? `~${match[1] ?? ''}` : null;
 }
 
 /** Values at a pointer like `paths[]`, `edits[].file`, `source`; missing → none. */
