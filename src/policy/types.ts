@@ -186,7 +186,7 @@ export interface PathReport {
 export interface Decision {
   verdict: Verdict;
   kind: Kind;
-  /** The deciding rule (the first subject with the strictest verdict), or null when a mode decided. */
+  /** The deciding rule: of the subjects with the strictest verdict, a rule-decided command first; null when a mode decided. */
   rule: RuleText | null;
   by: DecidedBy;
   /** One line: why. */

@@ -441,9 +441,8 @@ const git: Handler = (args, cwd, out) => {
   const sub = args[scan.end];
   if (!sub?.isStatic || !GIT_SHOWS.has(sub.value)) return;
   const rest = scanOptions(args, scan.end + 1, { short: 'L', long: ['output'] });
-  // Security: `--output=FILE` writes FILE. It is not reported as a path (see the analyser's tests),
-  // so it makes the command unanalysable instead: even `Bash(git log *)` cannot allow it.
-  if (hasOption(rest, '--output')) out.reasons.push('unreported-write');
+  // Security: `--output=FILE` writes FILE: a write subject, so Edit rules and the mode decide it.
+  for (const file of optionValues(rest, '--output')) push(out, pathOf(file, WRITE, base));
   // `git log -L1,5:FILE` / `-L:func:FILE` prints those lines of FILE.
   for (const range of optionValues(rest, '-L')) {
     const file = range.isStatic ? /:([^:]+)$/.exec(range.value)?.[1] : undefined;

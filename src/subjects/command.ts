@@ -77,7 +77,6 @@ export const UNANALYZABLE_REASONS = [
   'remote-command', // ssh HOST CMD: parsed, but run by the remote shell
   'stored-substitution', // a quoted `$(`/backtick stored in a variable or given to let/declare (evaluated later)
   'environment', // changes how later commands are found or run: export PATH=…, hash -p, export -f
-  'unreported-write', // writes a file named by an option that is not reported as a path (git log --output=F)
 ] as const;
 
 let parser: Parser | null = null;

@@ -430,7 +430,8 @@ describe('§5.4 exec-capable options stay visible (#2719)', () => {
     ["sed -i '' -e s/a/b/ f.txt", ['write:f.txt']],
     ["sed -n 'w /etc/x' f", ['write:/etc/x', 'read:f']],
     ['sort -o /etc/x in', ['write:/etc/x', 'read:in']],
-    ['git diff --output=/tmp/x', []],
+    ['git diff --output=/tmp/x', ['write:/tmp/x']],
+    ['git log --output /tmp/y', ['write:/tmp/y']],
   ])('option writes %j', (input, paths) => {
     expect(pathsOf(analyse(input))).toEqual(paths);
   });
