@@ -96,3 +96,36 @@ describe('PermitBook', () => {
     expect(() => book.spend({ server: 'fs', target: 'write_file', args }, 'fs', 'write_file', args)).toThrow(/without a valid permit/);
   });
 });
+
+describe('the gateway killed while it saves "Always allow" rules', () => {
+  test('SIGKILL at random moments, 10 times: the config stays valid and keeps every rule it had', async () => {
+    const { startGateway, COMMANDS_SERVER } = await import('../helpers/gateway.js');
+    const dir = tempDir();
+    let config: Record<string, unknown> = { mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, workspace: [dir], permissions: { allow: [] } };
+    let before: string[] = [];
+    for (let round = 0; round < 10; round++) {
+      const harness = await startGateway(config as never, {
+        dir,
+        onElicit: (params) => {
+          const choices = (params as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum;
+          return { action: 'accept', content: { decision: choices.find((choice) => choice.startsWith('Always allow: '))! } };
+        },
+      });
+      // Calls whose "Always allow" each saves a new rule, until the gateway is killed under them.
+      const calls = Array.from({ length: 40 }, (_, i) =>
+        harness.client.callTool({ name: 'shell__run_command', arguments: { command: `touch ${dir}/r${round}-${i}.txt`, workdir: dir } }).catch(() => undefined),
+      );
+      await new Promise((done) => setTimeout(done, 150 + ((round * 37) % 200)));
+      process.kill(harness.transport.pid!, 'SIGKILL');
+      await Promise.all(calls);
+      await harness.close();
+      const text = readFileSync(harness.configPath, 'utf8');
+      expect(configIssues(JSON.parse(text))).toEqual([]);
+      const allow = (JSON.parse(text) as { permissions: { allow: string[] } }).permissions.allow;
+      expect(allow.slice(0, before.length)).toEqual(before);
+      before = allow;
+      config = JSON.parse(text) as Record<string, unknown>;
+    }
+    expect(before.length).toBeGreaterThan(1);
+  });
+});
