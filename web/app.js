@@ -202,7 +202,9 @@
   }
 
   function argsSection(item) {
-    var text = escapedTruncated(item.args, MAX_ARGS_SHOWN);
+    // JSON text: only what JSON leaves raw is escaped (no doubled backslashes before every quote).
+    var json = esc.escapeJson(item.args);
+    var text = el('span', 'value', [json.length <= MAX_ARGS_SHOWN ? json : json.slice(0, MAX_ARGS_SHOWN) + '\u2026 (' + (json.length - MAX_ARGS_SHOWN) + ' more characters)']);
     var children = [heading(3, 'Arguments'), el('pre', 'args', [el('code', null, [text])])];
     if (item.argsMore > 0) children.push(el('p', 'more', ['(' + item.argsMore + ' more characters not sent to this page)']));
     return el('section', 'arguments', children);

@@ -22,6 +22,14 @@
     return String(text).replace(UNSAFE, escapeChar);
   }
 
+  // JSON text (the call's arguments as JSON.stringify wrote them): JSON already escaped quotes,
+  // backslashes and C0 controls; only what it leaves raw is escaped, as \uXXXX (still valid JSON).
+  function escapeJson(json) {
+    return String(json).replace(UNSAFE, function (ch) {
+      return ch === '\\' ? ch : '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0');
+    });
+  }
+
   function escapeTruncated(text, max) {
     var escaped = escapeText(text);
     if (escaped.length <= max) return escaped;
@@ -50,5 +58,5 @@
     return runs;
   }
 
-  scope.mcpLatchEscape = Object.freeze({ escapeText: escapeText, escapeTruncated: escapeTruncated, escapeRuns: escapeRuns, isPlainText: isPlainText });
+  scope.mcpLatchEscape = Object.freeze({ escapeText: escapeText, escapeJson: escapeJson, escapeTruncated: escapeTruncated, escapeRuns: escapeRuns, isPlainText: isPlainText });
 })(globalThis);

@@ -23,6 +23,15 @@ function unicodeEscape(ch: string): string {
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
+/**
+ * Escaping for JSON text (the arguments of a call as JSON.stringify wrote them): JSON has already
+ * escaped quotes, backslashes and C0 controls, so only what JSON leaves raw is escaped, as `\uXXXX`
+ * (still valid JSON). Doubling the backslashes again would show `\\"` for every quote.
+ */
+export function escapeJson(json: string): string {
+  return json.replace(UNSAFE, (ch) => (ch === '\\' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
+
 /** True when the text has nothing invisible or line-breaking (backslashes allowed): required for rule strings offered as choices. */
 export function isPlainText(text: string): boolean {
   return escapeText(text.replace(/\\/g, '/')) === text.replace(/\\/g, '/');

@@ -1,6 +1,6 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandInfo, Decision, Kind, Segment } from '../policy/types.js';
-import { escapeText, escapeTruncated } from './escape.js';
+import { escapeJson, escapeText, escapeTruncated } from './escape.js';
 
 /**
  * The approval prompt (SPEC §5): an `elicitation/create` form whose message a person can judge at a
@@ -119,7 +119,7 @@ export function renderMessage(input: PromptInput): string {
   }
   const why = input.decision.rule ? `${escapeText(input.decision.reason)}` : escapeText(input.decision.reason);
   lines.push(`Why it asks: ${why}`);
-  lines.push(`Arguments: ${escapeTruncated(safeJson(input.args), MAX_ARGS_SHOWN)}`);
+  lines.push(`Arguments: ${truncated(escapeJson(safeJson(input.args)), MAX_ARGS_SHOWN)}`);
   if (input.rememberRules) lines.push(`"Always allow" saves: ${input.rememberRules.map(escapeText).join(', ')}`);
   return lines.join('\n');
 }
@@ -151,6 +151,10 @@ function segmentNotes(segment: Segment): string {
   if (segment.context === 'substitution') notes.push('! inside a substitution');
   if (segment.assignments.length > 0) notes.push(`sets ${segment.assignments.map((a) => escapeText(a.split('=')[0] ?? '')).join(', ')}`);
   return notes.length > 0 ? `   [${notes.join('; ')}]` : '';
+}
+
+function truncated(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 function safeJson(value: unknown): string {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, test } from 'vitest';
-import { escapeText, escapeTruncated, isPlainText } from '../../src/latch/escape.js';
+import { escapeJson, escapeText, escapeTruncated, isPlainText } from '../../src/latch/escape.js';
 import { ROOT } from '../helpers/gateway.js';
 
 /**
@@ -12,6 +12,7 @@ import { ROOT } from '../helpers/gateway.js';
  */
 interface PageEscape {
   escapeText(text: string): string;
+  escapeJson(json: string): string;
   escapeTruncated(text: string, max: number): string;
   isPlainText(text: string): boolean;
   escapeRuns(text: string): Array<{ text: string; escape: boolean }>;
@@ -54,6 +55,7 @@ describe('web/escape.js matches src/latch/escape.ts', () => {
 
   test.each(SAMPLES)('on %j', (text) => {
     expect(page.escapeText(text)).toBe(escapeText(text));
+    expect(page.escapeJson(JSON.stringify({ text }))).toBe(escapeJson(JSON.stringify({ text })));
     expect(page.isPlainText(text)).toBe(isPlainText(text));
     expect(page.escapeTruncated(text, 8)).toBe(escapeTruncated(text, 8));
     // The runs the page marks up join to the same escaped text.
