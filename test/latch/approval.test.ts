@@ -73,6 +73,30 @@ describe('deny leaves the disk untouched', () => {
     expect(h.elicitations).toHaveLength(0);
   });
 
+  test('a read outside the workspace is allowed by a Read rule, without a prompt', async () => {
+    const dir = tempDir();
+    const outside = tempDir('docs-');
+    writeFileSync(join(outside, 'guide.md'), 'from the docs folder');
+    const h = await startGateway(
+      {
+        mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir, outside] } },
+        workspace: [dir],
+        permissions: { allow: [`Read(${outside}/**)`] },
+      },
+      { dir, onElicit: answer('Deny') },
+    );
+    harnesses.push(h);
+    const result = await h.client.callTool({ name: 'fs__read_text_file', arguments: { path: join(outside, 'guide.md') } });
+    expect(textOf(result)).toBe('from the docs folder');
+    expect(h.elicitations).toHaveLength(0);
+    const audit = await eventually(() => {
+      const line = readFileSync(join(dir, 'mcp-latch-audit.jsonl'), 'utf8').trim();
+      expect(line).not.toBe('');
+      return JSON.parse(line.split('\n').pop()!) as Record<string, unknown>;
+    });
+    expect(audit).toMatchObject({ decision: 'allow', by: 'rule', rule: `Read(${outside}/**)` });
+  });
+
   test('a read inside the workspace is allowed by the default mode and reaches the server', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'notes.md'), 'hello');
