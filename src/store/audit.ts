@@ -1,5 +1,5 @@
-import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import pino from 'pino';
 import type { Decision } from '../policy/types.js';
@@ -36,7 +36,10 @@ export function createAudit(file: string | null): Audit {
   if (!file) return { record: () => undefined, flush: async () => undefined };
   // Buffered: one write per ~4 KB keeps the audit off the latency of each call; a timer and close()
   // flush the rest, so at most about a second of records is at risk if the process is killed.
-  const destination = pino.destination({ dest: file, sync: false, mkdir: true, minLength: 4096 });
+  // The file is opened here, synchronously: a gateway that exits right after starting must not
+  // meet pino's exit flush before the file is open ("sonic boom is not ready yet").
+  mkdirSync(dirname(file), { recursive: true });
+  const destination = pino.destination({ dest: openSync(file, 'a'), sync: false, minLength: 4096 });
   const timer = setInterval(() => destination.flush(), 1000);
   timer.unref();
   const logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime, messageKey: 'event' }, destination);
