@@ -249,6 +249,7 @@ export class Gateway implements GatewayView {
     this.identities.clear();
     this.toolClasses.clear();
     this.applyPolicy();
+    this.session.latch.setOrdering(this.loaded.file.approval.ordering);
     if (this.loaded.file.logLevel) this.logger.level = this.loaded.file.logLevel;
     if (this.started) {
       void this.registry.apply(serversToRun(this.loaded)).then((changes) => this.logger.info(changes, `config reloaded (${why})`));

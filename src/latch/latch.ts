@@ -68,6 +68,11 @@ export class SessionLatch {
 
   constructor(private readonly options: SessionLatchOptions) {}
 
+  /** A reload changed `approval.ordering`: calls submitted from now on follow it. */
+  setOrdering(ordering: 'batch' | 'none'): void {
+    this.options.ordering = ordering;
+  }
+
   /**
    * Hands a call to the latch; resolves exactly once. `alone` says the call was the only message of
    * its read from the transport: nothing else can join its batch before the loop turns, so it need
