@@ -290,8 +290,8 @@ export class Gateway implements GatewayView {
         await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
         this.firstListDone = true;
       }
-      const tools = this.registry.toolRoutesList().map((route) => ({ ...route.tool, name: route.exposed }));
-      this.lastSent.tools = JSON.stringify(tools.map((tool) => tool.name));
+      const tools = this.exposedTools();
+      this.lastSent.tools = JSON.stringify(tools);
       return { tools };
     });
 
@@ -306,7 +306,7 @@ export class Gateway implements GatewayView {
       this.start();
       await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
       const resources = this.registry.resources().map((entry) => entry.resource);
-      this.lastSent.resources = JSON.stringify(resources.map((resource) => resource.uri));
+      this.lastSent.resources = JSON.stringify(resources);
       return { resources };
     });
 
@@ -334,8 +334,8 @@ export class Gateway implements GatewayView {
     server.setRequestHandler(ListPromptsRequestSchema, async () => {
       this.start();
       await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
-      const prompts = this.registry.promptRoutesList().map((route) => ({ ...route.prompt, name: route.exposed }));
-      this.lastSent.prompts = JSON.stringify(prompts.map((prompt) => prompt.name));
+      const prompts = this.exposedPrompts();
+      this.lastSent.prompts = JSON.stringify(prompts);
       return { prompts };
     });
 
@@ -401,6 +401,14 @@ export class Gateway implements GatewayView {
     }
   }
 
+  private exposedTools() {
+    return this.registry.toolRoutesList().map((route) => ({ ...route.tool, name: route.exposed }));
+  }
+
+  private exposedPrompts() {
+    return this.registry.promptRoutesList().map((route) => ({ ...route.prompt, name: route.exposed }));
+  }
+
   /** Coalesces changes and tells the client only about lists that really changed. */
   private scheduleListChanged(): void {
     this.toolClasses.clear();
@@ -408,9 +416,10 @@ export class Gateway implements GatewayView {
     this.listChangeTimer = setTimeout(() => {
       this.listChangeTimer = null;
       if (this.closed || !this.server.transport) return;
-      const tools = JSON.stringify(this.registry.toolRoutesList().map((route) => route.exposed));
-      const resources = JSON.stringify(this.registry.resources().map((entry) => entry.resource.uri));
-      const prompts = JSON.stringify(this.registry.promptRoutesList().map((route) => route.exposed));
+      // Whole entries are compared: a restarted server whose schema or description changed is a change.
+      const tools = JSON.stringify(this.exposedTools());
+      const resources = JSON.stringify(this.registry.resources().map((entry) => entry.resource));
+      const prompts = JSON.stringify(this.exposedPrompts());
       if (this.firstListDone && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
       if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
       if (this.lastSent.prompts !== '' && prompts !== this.lastSent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
