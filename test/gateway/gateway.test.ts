@@ -174,11 +174,30 @@ describe('gateway in front of real servers', () => {
   test('hot reload adds a server and tells the client the list changed', async () => {
     const config = JSON.parse(readFileSync(harness.configPath, 'utf8')) as { mcpServers: Record<string, unknown> };
     config.mcpServers.extra = fixtureServer('extra', join(dir, 'extra.log'));
+    (config as unknown as { permissions: { allow: string[] } }).permissions.allow.push('mcp__extra');
     const seen = listChanged.length;
     writeFileSync(harness.configPath, JSON.stringify(config, null, 2));
     await eventually(() => expect(listChanged.length).toBeGreaterThan(seen), 20_000);
     const names = (await harness.client.listTools()).tools.map((tool) => tool.name);
     expect(names).toContain('extra__echo');
+  });
+
+  test('hot reload restarts a changed server and stops a removed one', async () => {
+    const config = JSON.parse(readFileSync(harness.configPath, 'utf8')) as { mcpServers: Record<string, { env?: Record<string, string> }> };
+    const before = textOf(await harness.client.callTool({ name: 'extra__whoami', arguments: {} }));
+    config.mcpServers.extra!.env = { ...config.mcpServers.extra!.env, CHANGED: '1' };
+    writeFileSync(harness.configPath, JSON.stringify(config, null, 2));
+    const restarted = await eventually(async () => {
+      const pid = textOf(await harness.client.callTool({ name: 'extra__whoami', arguments: {} }));
+      expect(pid).toMatch(/^\d+$/);
+      expect(pid).not.toBe(before);
+      return Number(pid);
+    }, 20_000, 200);
+    expect(isAlive(Number(before))).toBe(false);
+    delete config.mcpServers.extra;
+    writeFileSync(harness.configPath, JSON.stringify(config, null, 2));
+    await eventually(async () => expect((await harness.client.listTools()).tools.map((tool) => tool.name)).not.toContain('extra__whoami'), 20_000, 200);
+    await eventually(() => expect(isAlive(restarted)).toBe(false), 10_000);
   });
 
   test('an invalid config on reload is refused and the last good one stays in force', async () => {
