@@ -6,7 +6,7 @@ export { VERSION } from './version.js';
 export { findConfig, loadConfig, parseConfigText, type LoadedConfig } from './config/load.js';
 export { ConfigSchema, configJsonSchema, type ConfigFile, type ConfigInput } from './config/schema.js';
 export { decide, type CallFacts, type PolicyState } from './policy/decide.js';
-export { compilePolicy, configIssues, policyFor, ruleIssues } from './policy/policy.js';
+export { configIssues, policyFor, ruleIssues } from './policy/policy.js';
 export { parseRule, type Rule } from './policy/rule.js';
 export { RuleSet } from './policy/match.js';
 export { initShellParser, analyseCommand } from './subjects/command.js';

@@ -7,13 +7,14 @@ import { withServers } from './servers.js';
 /** `mcp-latch tools`: every exposed tool with its kind and where the kind came from. */
 export async function listTools(options: { config?: string | undefined; json?: boolean | undefined }, out: Output): Promise<number> {
   const config = loadConfig(findConfig(options.config), ruleIssues);
+  const servers = serversToRun(config);
   const rows = await withServers(config, null, async (registry) => {
     const problems = registry
       .all()
       .filter((supervisor) => supervisor.state !== 'ready')
       .map((supervisor) => ({ server: supervisor.name, problem: supervisor.unavailableReason() }));
     const tools = registry.toolRoutesList().map((route) => {
-      const identity = identifyServer(serversToRun(config)[route.supervisor.name] as { command?: string; args?: string[]; cwd?: string }, process.cwd());
+      const identity = identifyServer(servers[route.supervisor.name] as { command?: string; args?: string[]; cwd?: string }, process.cwd());
       const override = config.file.tools[route.exposed];
       const toolClass = classifyTool({ identity, tool: route.tool, ...(override ? { override } : {}) });
       return { name: route.exposed, server: route.supervisor.name, tool: route.tool.name, kind: toolClass.kind, source: toolClass.source };

@@ -72,11 +72,10 @@ export class Gateway implements GatewayView {
   private policyState!: PolicyState;
   private matchEnv!: MatchEnv;
   private readonly pathEnv: PathEnv;
-  private configRoots: string[] = [];
   private clientRoots: string[] = [];
   private readonly identities = new Map<string, ServerIdentity>();
   private readonly toolClasses = new Map<string, ToolClass>();
-  private readonly session: SessionView & { grants: SessionGrants };
+  private readonly session: SessionView;
   private readonly pipeline: CallPipeline;
   private readonly rulesFile: RulesFile;
   private started = false;
@@ -89,7 +88,7 @@ export class Gateway implements GatewayView {
   private rootsPending: Promise<void> | null = null;
   private pageOpened = false;
 
-  constructor(private readonly options: GatewayOptions) {
+  constructor(options: GatewayOptions) {
     this.loaded = options.config;
     this.logger = options.logger;
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
@@ -263,8 +262,8 @@ export class Gateway implements GatewayView {
   }
 
   private applyPolicy(): void {
-    this.configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
-    this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...this.configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
+    const configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
+    this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
     this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv);
     this.session?.grants.setEnv(this.matchEnv);
   }

@@ -1,5 +1,4 @@
 import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
 import { ConfigSchema, type ConfigFile } from '../config/schema.js';
@@ -37,17 +36,6 @@ export function parseRules(permissions: PermissionsInput): { rules: Rule[]; issu
     });
   }
   return { rules, issues };
-}
-
-export function defaultMatchEnv(roots: string[]): MatchEnv {
-  return { home: homedir(), roots, platform: process.platform };
-}
-
-/** Compiles a policy; throws RULE_INVALID when a rule is bad. */
-export function compilePolicy(permissions: PermissionsInput, env: MatchEnv): PolicyState {
-  const { rules, issues } = parseRules(permissions);
-  if (issues.length > 0) throw new LatchError('RULE_INVALID', issues.map((issue) => `${issue.path}: ${issue.message}`).join('\n'), { issues });
-  return { mode: permissions.defaultMode, rules: new RuleSet(rules, env) };
 }
 
 /** Rule issues of a schema-valid config: what `loadConfig` adds to the schema's own checks. */
