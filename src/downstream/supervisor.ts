@@ -9,7 +9,6 @@ import {
   ListResourcesResultSchema,
   ListToolsResultSchema,
   ReadResourceResultSchema,
-  type CallToolResult,
   type ClientCapabilities,
   type CompleteRequest,
   type CompleteResult,
@@ -23,11 +22,11 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
-import { z } from 'zod';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { connectServer, type RelayHooks } from './connect.js';
+import { DirectCalls, type DirectCallOptions } from './direct-calls.js';
 import type { Permit, PermitBook } from './permit.js';
 
 /**
@@ -61,7 +60,6 @@ export interface SupervisorOptions {
 }
 
 const schemaChecker = new AjvJsonSchemaValidator();
-const PassthroughResultSchema = z.looseObject({});
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
@@ -79,6 +77,8 @@ export class Supervisor {
   nextRestartAt: number | null = null;
 
   private client: Client | null = null;
+  /** tools/call on the same connection, without the Client's per-request bookkeeping. */
+  private direct: DirectCalls | null = null;
   private stopping = false;
   private restartTimer: NodeJS.Timeout | null = null;
   private readonly settledWaiters = new Set<() => void>();
@@ -154,6 +154,7 @@ export class Supervisor {
         return;
       }
       this.client = connected.client;
+      this.direct = new DirectCalls(connected.transport);
       this.pid = connected.pid;
       connected.client.onerror = (error) => logger.warn({ err: errorMessage(error) }, 'server protocol error');
       connected.client.onclose = () => this.onClosed(startedAt);
@@ -167,6 +168,7 @@ export class Supervisor {
     } catch (error) {
       const client = this.client;
       this.client = null;
+      this.dropDirect();
       if (client) client.onclose = undefined;
       await client?.close().catch(() => undefined);
       this.fail(`failed to start: ${errorMessage(error)}`, true);
@@ -175,6 +177,7 @@ export class Supervisor {
 
   private onClosed(startedAt: number): void {
     this.client = null;
+    this.dropDirect();
     this.pid = null;
     if (this.stopping) return;
     if (Date.now() - startedAt >= STABLE_MS) {
@@ -280,18 +283,25 @@ export class Supervisor {
     }
   }
 
+  /** Calls still waiting on a closed connection fail now ("exited during the call"), not at their timeout. */
+  private dropDirect(): void {
+    this.direct?.closeAll();
+    this.direct = null;
+  }
+
   private connectedClient(): Client {
     if (!this.client || this.state !== 'ready') throw new ServerUnavailableError(this.unavailableReason());
     return this.client;
   }
 
   /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. */
-  async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: RequestOptions): Promise<CallToolResult> {
+  /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. The result is checked upstream. */
+  async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions): Promise<unknown> {
     this.options.permits.spend(permit, this.name, name, args);
-    const client = this.connectedClient();
+    const direct = this.direct;
+    if (!direct || this.state !== 'ready') throw new ServerUnavailableError(this.unavailableReason());
     const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) };
-    // Checked once, by the upstream Server's own tools/call result validation, not twice.
-    return client.request({ method: 'tools/call', params }, PassthroughResultSchema, options) as Promise<CallToolResult>;
+    return direct.call(params, options);
   }
 
   /** Forwards one resources/read; spends its permit. */
@@ -328,6 +338,7 @@ export class Supervisor {
     this.restartTimer = null;
     const client = this.client;
     this.client = null;
+    this.dropDirect();
     this.state = 'stopped';
     if (client) client.onclose = undefined;
     this.settle();

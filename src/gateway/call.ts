@@ -41,6 +41,7 @@ import type { Audit } from '../store/audit.js';
 import type { SessionGrants } from '../store/grants.js';
 import { inspectCall, inspectResourceRead, lazyDigest, type InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
+import { checkToolResult } from './call-result.js';
 import { ProgressRelay } from './progress.js';
 
 /**
@@ -184,12 +185,11 @@ export class CallPipeline {
       const forwarded = supervisor.callTool(permit, tool.name, args, Object.keys(meta).length > 0 ? meta : undefined, {
         signal: extra.signal,
         onprogress: (update) => progress.emit(update),
-        resetTimeoutOnProgress: true,
         timeout,
       });
       // Recorded while the server works, so the audit costs the call no latency.
       record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
-      const result = await forwarded;
+      const result = checkToolResult(await forwarded);
       const note = outcome.answer?.note?.trim();
       if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
       return result;

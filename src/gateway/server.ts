@@ -2,7 +2,6 @@ import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
   CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
@@ -16,6 +15,8 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  type CallToolRequest,
+  type CallToolResult,
   type ClientCapabilities,
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -42,6 +43,7 @@ import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } fro
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { CallPipeline, type Extra, type GatewayView, type SessionView } from './call.js';
 import { createRelayHooks } from './relay.js';
+import { UpstreamCalls } from './upstream-calls.js';
 
 /**
  * The gateway: one upstream MCP `Server` (stdio, one client session) in front of every configured
@@ -92,7 +94,7 @@ export class Gateway implements GatewayView {
     this.loaded = options.config;
     this.logger = options.logger;
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
-    this.audit = createAudit(auditFile(this.loaded));
+    this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
     this.rulesFile = new RulesFile(this.loaded.path, configIssues);
     this.applyPolicy();
 
@@ -294,13 +296,6 @@ export class Gateway implements GatewayView {
       return { tools };
     });
 
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const mark = this.session.readMark();
-      this.start();
-      if (this.rootsPending) await this.rootsPending;
-      return this.pipeline.callTool(request, extra, mark);
-    });
-
     server.setRequestHandler(ListResourcesRequestSchema, async () => {
       this.start();
       await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
@@ -428,6 +423,15 @@ export class Gateway implements GatewayView {
 
   async connect(transport: Transport): Promise<void> {
     await this.server.connect(transport);
+    // tools/call is taken off the wire before the Server's Protocol (gateway/upstream-calls.ts).
+    new UpstreamCalls(transport, this.server, (request, extra) => this.callTool(request, extra));
+  }
+
+  private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    const mark = this.session.readMark();
+    this.start();
+    if (this.rootsPending) await this.rootsPending;
+    return this.pipeline.callTool(request, extra, mark);
   }
 
   /** Closes every server (process trees included) and the upstream connection. */

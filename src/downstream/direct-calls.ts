@@ -1,0 +1,118 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * tools/call requests written straight to a server's transport, beside the SDK Client that owns
+ * the connection (it still does the handshake, the lists and the server's own requests).
+ *
+ * Why: the Client's Protocol costs every call a timer, an abort controller, a progress handler and
+ * a zod parse of the result, which the upstream check (gateway/call-result.ts) then repeats; on a
+ * 2-core machine that bookkeeping was a third of the gateway's CPU per call. Here a call is one
+ * map entry, one timer and the write.
+ *
+ * Ids come from a range the SDK's counter (which starts at 0 and counts up) never reaches, so a
+ * response is never mistaken for one of the Client's. Responses and progress for these ids are
+ * taken before the Client sees the message; everything else goes to the Client unchanged.
+ */
+const FIRST_ID = 1_000_000_000;
+
+export interface DirectCallOptions {
+  signal?: AbortSignal;
+  timeout: number;
+  /** Called for each progress update; each also restarts the timeout, as a working server is alive. */
+  onprogress?: (progress: Progress) => void;
+}
+
+interface Pending {
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+  onprogress: ((progress: Progress) => void) | undefined;
+  timer: NodeJS.Timeout;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+export class DirectCalls {
+  private readonly pending = new Map<number, Pending>();
+  private nextId = FIRST_ID;
+
+  /** Attach after the Client has connected: it has set `transport.onmessage`, which is wrapped here. */
+  constructor(private readonly transport: Transport) {
+    const toClient = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (this.pending.size > 0 && this.take(message)) return;
+      toClient?.(message, extra);
+    };
+  }
+
+  /** Sends one tools/call and resolves with the server's result object (or rejects with its error). */
+  call(params: Record<string, unknown>, options: DirectCallOptions): Promise<unknown> {
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.nextId++;
+    // The request's own id is its progress token, as the SDK does, so progress can be matched.
+    const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
+    const message = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { ...params, _meta: { ...meta, progressToken: id } } };
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.cancel(id, 'timeout');
+        this.settle(id)?.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeout }));
+      }, options.timeout);
+      const entry: Pending = { resolve, reject, onprogress: options.onprogress, timer, signal, onAbort: undefined };
+      if (signal) {
+        entry.onAbort = () => {
+          this.cancel(id, String(signal.reason ?? 'cancelled'));
+          this.settle(id)?.reject(signal.reason);
+        };
+        signal.addEventListener('abort', entry.onAbort, { once: true });
+      }
+      this.pending.set(id, entry);
+      this.transport.send(message as JSONRPCMessage).catch((error: unknown) => this.settle(id)?.reject(error));
+    });
+  }
+
+  /** Fails every call still waiting (the connection closed). */
+  closeAll(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+  }
+
+  private take(message: JSONRPCMessage): boolean {
+    const record = message as Record<string, unknown>;
+    if (typeof record.id === 'number' && ('result' in record || 'error' in record)) {
+      const entry = this.settle(record.id);
+      if (!entry) return false;
+      if ('error' in record) {
+        const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+        entry.reject(McpError.fromError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', error.data));
+      } else {
+        entry.resolve(record.result);
+      }
+      return true;
+    }
+    if (record.method === 'notifications/progress') {
+      const params = record.params as (Progress & { progressToken?: unknown }) | undefined;
+      const entry = typeof params?.progressToken === 'number' ? this.pending.get(params.progressToken) : undefined;
+      if (!entry || !params) return false;
+      entry.timer.refresh();
+      const { progressToken: _token, ...progress } = params;
+      entry.onprogress?.(progress as Progress);
+      return true;
+    }
+    return false;
+  }
+
+  /** Removes a waiting call and its timer and listener; undefined when it was already settled. */
+  private settle(id: number): Pending | undefined {
+    const entry = this.pending.get(id);
+    if (!entry) return undefined;
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
+    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
+    return entry;
+  }
+
+  private cancel(id: number, reason: string): void {
+    if (!this.pending.has(id)) return;
+    this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,34 @@
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * A server's tools/call result, checked before it is passed to the client (what the SDK Server did
+ * for every result). Results made only of plain text blocks — nearly all of them — are checked by
+ * hand; anything else gets the SDK's full schema. The hand check accepts only what the schema
+ * accepts (test/gateway/call-result.test.ts compares the two).
+ */
+export function checkToolResult(value: unknown): CallToolResult {
+  if (isPlainTextResult(value)) return value;
+  const parsed = CallToolResultSchema.safeParse(value);
+  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+const RESULT_KEYS = new Set(['content', 'isError', 'structuredContent']);
+
+function isPlainTextResult(value: unknown): value is CallToolResult {
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!RESULT_KEYS.has(key)) return false;
+  const { content, isError, structuredContent } = value;
+  if (!Array.isArray(content)) return false;
+  for (const block of content) {
+    if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+    for (const key in block) if (key !== 'type' && key !== 'text') return false;
+  }
+  if (isError !== undefined && typeof isError !== 'boolean') return false;
+  if (structuredContent !== undefined && !isPlainObject(structuredContent)) return false;
+  return true;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

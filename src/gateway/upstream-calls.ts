@@ -1,0 +1,101 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from './call-result.js';
+import type { Extra } from './call.js';
+
+/**
+ * The client's tools/call requests, taken off the upstream transport before the SDK Server's
+ * Protocol sees them; every other message goes to the Server unchanged.
+ *
+ * Why: for each call the Protocol parsed the params with zod twice, made an abort controller and
+ * parsed the result again, on the one request whose speed users feel. Here the params get a
+ * structural check (a bad one is -32602 with what is wrong, where the Protocol said -32603), the
+ * call runs in the gateway's handler exactly as before, and the answer is written once.
+ * Cancellation (`notifications/cancelled`) aborts the call's signal; a cancelled call gets no
+ * response, as the spec asks and the Protocol did.
+ */
+export type CallHandler = (request: CallToolRequest, extra: Extra) => Promise<CallToolResult>;
+
+export class UpstreamCalls {
+  private readonly running = new Map<RequestId, AbortController>();
+
+  /** Attach after `server.connect(transport)`: the Server has set `transport.onmessage`, which is wrapped here. */
+  constructor(
+    private readonly transport: Transport,
+    private readonly server: Server,
+    private readonly handler: CallHandler,
+  ) {
+    const toServer = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const record = message as Record<string, unknown>;
+      if (record.method === 'tools/call' && (typeof record.id === 'string' || typeof record.id === 'number')) {
+        this.take(record.id, record.params);
+        return;
+      }
+      if (record.method === 'notifications/cancelled' && this.running.size > 0) {
+        const params = record.params as { requestId?: RequestId; reason?: string } | undefined;
+        const running = params?.requestId !== undefined ? this.running.get(params.requestId) : undefined;
+        running?.abort(params?.reason ?? 'cancelled by the client');
+      }
+      toServer?.(message, extra);
+    };
+  }
+
+  private take(id: RequestId, params: unknown): void {
+    const problem = paramsProblem(params);
+    if (problem) {
+      this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for tools/call: ${problem}` } });
+      return;
+    }
+    const request = { method: 'tools/call', params } as CallToolRequest;
+    const controller = new AbortController();
+    this.running.set(id, controller);
+    const extra: Extra = {
+      signal: controller.signal,
+      requestId: id,
+      ...(request.params._meta ? { _meta: request.params._meta } : {}),
+      sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
+      sendRequest: (sent, schema, options) => this.server.request(sent, schema, { ...options, relatedRequestId: id }),
+    };
+    // A microtask later, as the Protocol did: the handler reads which transport read this call came
+    // in, and that read's other messages must have been seen by then.
+    Promise.resolve()
+      .then(() => this.handler(request, extra))
+      .then(
+        (result) => {
+          if (!controller.signal.aborted) this.reply({ jsonrpc: '2.0', id, result });
+        },
+        (error: unknown) => {
+          if (controller.signal.aborted) return;
+          const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+          this.reply({
+            jsonrpc: '2.0',
+            id,
+            error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
+          });
+        },
+      )
+      .finally(() => {
+        if (this.running.get(id) === controller) this.running.delete(id);
+      });
+  }
+
+  private reply(message: JSONRPCMessage): void {
+    // The client may be gone; the gateway is closing then and there is nobody to tell.
+    this.transport.send(message).catch(() => undefined);
+  }
+}
+
+/** What is wrong with tools/call params, or null when they have the shape the spec gives. */
+export function paramsProblem(params: unknown): string | null {
+  if (!isPlainObject(params)) return 'params must be an object';
+  if (typeof params.name !== 'string') return 'name must be a string';
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'arguments must be an object';
+  if (params._meta !== undefined) {
+    if (!isPlainObject(params._meta)) return '_meta must be an object';
+    const token = params._meta.progressToken;
+    if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return '_meta.progressToken must be a string or an integer';
+  }
+  return null;
+}
