@@ -97,7 +97,8 @@ describe('mcp-latch try in a terminal', () => {
     await waitForCount('Message to the assistant (optional, Enter to skip):', 2);
     type('not there please');
     press('Enter');
-    const denied = await waitFor('--- result (error) ---');
+    // The heading and the text can be painted in separate frames: wait for the text itself.
+    const denied = await waitFor(/--- result \(error\) ---[\s\S]*not there please/);
     expect(denied).toContain('Denied by mcp-latch: the user denied this call in the approval prompt.');
     expect(denied).toContain('not there please');
     expect(existsSync(join(dir, 'refused.txt'))).toBe(false);
