@@ -105,7 +105,7 @@ export class CallPipeline {
 
   async callTool(request: CallToolRequest, extra: Extra, mark: ReadMark | null = null): Promise<CallToolResult> {
     const exposed = request.params.name;
-    const route = await this.resolveTool(exposed);
+    const route = this.gateway.registry.resolveTool(exposed) ?? (await this.resolveTool(exposed));
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${exposed}`);
     const args = request.params.arguments ?? {};
     if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'arguments must be an object');
@@ -142,13 +142,15 @@ export class CallPipeline {
     if (decision.verdict !== 'allow') progress.startHeartbeat(this.gateway.config().approval.heartbeatSeconds * 1000, `Waiting for approval: ${supervisor.name}/${tool.name}`);
     // Alone in its read, with no other read processed meanwhile: no later call can join its batch.
     const alone = mark !== null && mark.messages === 1 && this.session.isLatestRead(mark);
-    const outcome = await this.session.latch.submit({
-      signal: extra.signal,
-      decision,
-      recheck: evaluate,
-      ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, facts, extra),
-      denial: ruleDenial,
-    }, alone);
+    const outcome =
+      this.session.latch.passNow(decision, alone, extra.signal) ??
+      (await this.session.latch.submit({
+        signal: extra.signal,
+        decision,
+        recheck: evaluate,
+        ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, facts, extra),
+        denial: ruleDenial,
+      }, alone));
     progress.stopHeartbeat();
     const waitMs = Date.now() - started;
     const record = (final: Decision, verdict: 'allow' | 'deny' | 'cancelled', by: string, note?: string) =>
@@ -187,8 +189,9 @@ export class CallPipeline {
         onprogress: (update) => progress.emit(update),
         timeout,
       });
-      // Recorded while the server works, so the audit costs the call no latency.
-      record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+      // Recorded while the server works, after the request's write (queued on the same tick queue
+      // just before), so the audit costs the call no latency.
+      process.nextTick(() => record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note));
       const result = checkToolResult(await forwarded);
       const note = outcome.answer?.note?.trim();
       if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];

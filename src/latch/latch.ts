@@ -91,6 +91,17 @@ export class SessionLatch {
     });
   }
 
+  /**
+   * The outcome for an allowed call that has nothing to wait for — alone in its read (or ordering
+   * "none") while no batch is open — without making an entry; null when it must go through submit().
+   * The common case, so it costs no promise, listener or closure.
+   */
+  passNow(decision: Decision, alone: boolean, signal: AbortSignal): LatchOutcome | null {
+    if (decision.verdict !== 'allow' || signal.aborted) return null;
+    if (this.options.ordering === 'batch' && (this.batch !== null || !alone)) return null;
+    return { type: 'forward', decision, answer: null };
+  }
+
   private finish(entry: Entry, outcome: LatchOutcome): void {
     if (entry.done) return;
     entry.done = true;

@@ -99,7 +99,9 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…[${value.length - MAX_STRING} more]` : value;
   if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactSecrets(item, depth + 1));
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, SECRET_KEY.test(key) ? '[redacted]' : redactSecrets(item, depth + 1)]));
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) copy[key] = SECRET_KEY.test(key) ? '[redacted]' : redactSecrets((value as Record<string, unknown>)[key], depth + 1);
+    return copy;
   }
   return value;
 }

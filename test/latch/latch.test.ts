@@ -39,6 +39,27 @@ function scripted(latch: SessionLatch, verdict: () => Verdict, ask: (decision: D
 const tick = () => new Promise((done) => setImmediate(done));
 
 describe('SessionLatch', () => {
+  test('passNow lets through only an allowed call with nothing to wait for', async () => {
+    const latch = new SessionLatch({ ordering: 'batch' });
+    const open = new AbortController().signal;
+    expect(latch.passNow(decision('allow'), true, open)).toEqual({ type: 'forward', decision: decision('allow'), answer: null });
+    // Not alone in its read: a later message of the same read may be an ask it must wait for.
+    expect(latch.passNow(decision('allow'), false, open)).toBeNull();
+    expect(latch.passNow(decision('ask'), true, open)).toBeNull();
+    expect(latch.passNow(decision('deny'), true, open)).toBeNull();
+    expect(latch.passNow(decision('allow'), true, AbortSignal.abort())).toBeNull();
+    // While a batch is open (a prompt is showing), even a lone allowed call joins it.
+    let answer!: (value: LatchAnswer) => void;
+    const waiting = scripted(latch, () => 'ask', () => new Promise((done) => (answer = done)));
+    await tick();
+    expect(latch.passNow(decision('allow'), true, open)).toBeNull();
+    answer({ verdict: 'deny', by: 'user', text: 'Denied by mcp-latch: no' });
+    await waiting.outcome;
+    expect(latch.passNow(decision('allow'), true, open)).not.toBeNull();
+    // With ordering "none" an allowed call never waits for others.
+    expect(new SessionLatch({ ordering: 'none' }).passNow(decision('allow'), false, open)).not.toBeNull();
+  });
+
   test('allowed calls in a batch wait for the prompt, then go in arrival order', async () => {
     const latch = new SessionLatch({ ordering: 'batch' });
     const order: string[] = [];
