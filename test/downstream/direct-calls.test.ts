@@ -1,0 +1,297 @@
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type JSONRPCMessage,
+  type Progress,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { DirectCalls } from '../../src/downstream/direct-calls.js';
+
+/**
+ * tools/call written straight to the transport beside a connected SDK Client, against a real SDK
+ * Server on an in-memory pair. The Server's view is the check that matters: what request and id
+ * arrived, and whether a notifications/cancelled followed. The Client must not notice the direct
+ * calls at all: any response or progress leaking to it would show up as a Client error.
+ */
+type ServerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type OnCall = (request: CallToolRequest, extra: ServerExtra) => Promise<CallToolResult>;
+
+interface Peer {
+  client: Client;
+  server: Server;
+  direct: DirectCalls;
+  calls: Array<{ request: CallToolRequest; extra: ServerExtra }>;
+  /** Every message that reached the server side after the handshake, in order. */
+  atServer: JSONRPCMessage[];
+  /** Errors the Client's Protocol reported (an unknown response id or progress token would land here). */
+  clientErrors: Error[];
+}
+
+const peers: Peer[] = [];
+afterEach(async () => {
+  for (const peer of peers.splice(0)) {
+    peer.direct.closeAll();
+    await peer.client.close();
+    await peer.server.close();
+  }
+});
+
+async function connect(onCall: OnCall): Promise<Peer> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  const server = new Server({ name: 'direct-test', version: '1.0.0' }, { capabilities: { tools: {} } });
+  const calls: Peer['calls'] = [];
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    calls.push({ request, extra });
+    return onCall(request, extra);
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'listed', inputSchema: { type: 'object' as const } }] }));
+  await server.connect(serverTransport);
+  const client = new Client({ name: 'direct-test-client', version: '1.0.0' });
+  const clientErrors: Error[] = [];
+  client.onerror = (error) => clientErrors.push(error);
+  await client.connect(clientTransport);
+  const atServer: JSONRPCMessage[] = [];
+  const toServer = serverTransport.onmessage;
+  serverTransport.onmessage = (message, extra) => {
+    atServer.push(message);
+    toServer?.(message, extra);
+  };
+  const peer: Peer = { client, server, direct: new DirectCalls(clientTransport), calls, atServer, clientErrors };
+  peers.push(peer);
+  return peer;
+}
+
+const textResult = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+
+function gate<T>() {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((done) => (open = done));
+  return { promise, open };
+}
+
+/** Resolves when the server's signal for the call aborts, with the abort reason. */
+const aborted = (signal: AbortSignal) => new Promise<unknown>((done) => signal.addEventListener('abort', () => done(signal.reason), { once: true }));
+
+function cancellations(peer: Peer): unknown[] {
+  return peer.atServer.filter((message) => 'method' in message && message.method === 'notifications/cancelled').map((message) => (message as { params?: unknown }).params);
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error,
+  );
+}
+
+const waitOptions = { timeout: 500, interval: 5 };
+
+describe('results', () => {
+  test("the server's result object comes back as it was sent", async () => {
+    const sent: CallToolResult = { content: [{ type: 'text', text: 'ok' }], structuredContent: { n: 1 }, isError: false, _meta: { server: 'meta' } };
+    const peer = await connect(async () => sent);
+    const result = await peer.direct.call({ name: 'echo', arguments: { text: 'hi' } }, { timeout: 1000 });
+    expect(result).toEqual(sent);
+    expect(peer.clientErrors).toEqual([]);
+  });
+
+  test('the request carries name, arguments and _meta, with the request id as the progress token', async () => {
+    const peer = await connect(async () => textResult('ok'));
+    const params = { name: 'echo', arguments: { text: 'hi' }, _meta: { trace: 'abc' } };
+    await peer.direct.call(params, { timeout: 1000 });
+    const [{ request, extra }] = peer.calls as [Peer['calls'][number]];
+    expect(typeof extra.requestId).toBe('number');
+    expect(extra.requestId as number).toBeGreaterThanOrEqual(1_000_000_000);
+    expect(request.params).toEqual({ name: 'echo', arguments: { text: 'hi' }, _meta: { trace: 'abc', progressToken: extra.requestId } });
+    // The caller's object is not written to.
+    expect(params._meta).toEqual({ trace: 'abc' });
+  });
+
+  test("direct calls in flight and the Client's own requests do not get in each other's way", async () => {
+    const release = gate<void>();
+    const peer = await connect(async (request) => {
+      if (request.params.name === 'held') await release.promise;
+      return textResult(`${request.params.name} ${String(request.params.arguments?.n)}`);
+    });
+    const held = [1, 2, 3].map((n) => peer.direct.call({ name: 'held', arguments: { n } }, { timeout: 1000 }));
+    await vi.waitFor(() => expect(peer.calls).toHaveLength(3), waitOptions);
+    // The Client's requests are answered while the direct calls wait.
+    expect((await peer.client.listTools()).tools.map((tool) => tool.name)).toEqual(['listed']);
+    await expect(peer.client.ping()).resolves.toEqual({});
+    const own = await peer.client.callTool({ name: 'own', arguments: { n: 0 } });
+    expect(own.content).toEqual([{ type: 'text', text: 'own 0' }]);
+    // A direct call answered while others are still held.
+    await expect(peer.direct.call({ name: 'quick', arguments: { n: 4 } }, { timeout: 1000 })).resolves.toEqual(textResult('quick 4'));
+    release.open();
+    expect(await Promise.all(held)).toEqual([textResult('held 1'), textResult('held 2'), textResult('held 3')]);
+    await expect(peer.client.ping()).resolves.toEqual({});
+
+    const ids = peer.calls.map((call) => call.extra.requestId as number);
+    const direct = peer.calls.filter((call) => call.request.params.name !== 'own').map((call) => call.extra.requestId as number);
+    const ownId = peer.calls.find((call) => call.request.params.name === 'own')?.extra.requestId as number;
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of direct) expect(id).toBeGreaterThanOrEqual(1_000_000_000);
+    expect(ownId).toBeLessThan(1_000_000_000);
+    expect(peer.clientErrors).toEqual([]);
+  });
+});
+
+describe('errors', () => {
+  test('a JSON-RPC error from the server rejects with an McpError carrying its code and data', async () => {
+    const peer = await connect(async () => {
+      throw new McpError(ErrorCode.InvalidParams, 'bad argument', { field: 'path' });
+    });
+    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 1000 }));
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: ErrorCode.InvalidParams, data: { field: 'path' } });
+    expect((error as McpError).message).toContain('bad argument');
+    expect(peer.clientErrors).toEqual([]);
+  });
+
+  test('a plain Error at the server arrives as -32603', async () => {
+    const peer = await connect(async () => {
+      throw new Error('crashed');
+    });
+    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 1000 }));
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: ErrorCode.InternalError });
+    expect((error as McpError).message).toContain('crashed');
+  });
+});
+
+describe('progress', () => {
+  test('progress with the call token reaches onprogress without the token', async () => {
+    const peer = await connect(async (_request, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken === undefined) throw new Error('no progress token');
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2, message: 'one' } });
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 2, total: 2 } });
+      return textResult('done');
+    });
+    const updates: Progress[] = [];
+    await expect(peer.direct.call({ name: 'x' }, { timeout: 1000, onprogress: (update) => updates.push(update) })).resolves.toEqual(textResult('done'));
+    expect(updates).toEqual([
+      { progress: 1, total: 2, message: 'one' },
+      { progress: 2, total: 2 },
+    ]);
+    // Taken before the Client: it would have reported a progress notification for an unknown token.
+    expect(peer.clientErrors).toEqual([]);
+  });
+
+  test('progress for one call goes to that call only', async () => {
+    const peer = await connect(async (request, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken === undefined) throw new Error('no progress token');
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, message: request.params.name } });
+      return textResult(request.params.name);
+    });
+    const a: Progress[] = [];
+    const b: Progress[] = [];
+    await Promise.all([
+      peer.direct.call({ name: 'a' }, { timeout: 1000, onprogress: (update) => a.push(update) }),
+      peer.direct.call({ name: 'b' }, { timeout: 1000, onprogress: (update) => b.push(update) }),
+    ]);
+    expect(a).toEqual([{ progress: 1, message: 'a' }]);
+    expect(b).toEqual([{ progress: 1, message: 'b' }]);
+  });
+
+  test('progress restarts the timeout: a call that reports while it works outlives it', async () => {
+    const peer = await connect(async (_request, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken === undefined) throw new Error('no progress token');
+      for (let step = 1; step <= 6; step += 1) {
+        await new Promise((done) => setTimeout(done, 25));
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: step } });
+      }
+      return textResult('slow but alive');
+    });
+    const started = Date.now();
+    let updates = 0;
+    await expect(peer.direct.call({ name: 'x' }, { timeout: 100, onprogress: () => (updates += 1) })).resolves.toEqual(textResult('slow but alive'));
+    // It ran past the timeout, so only the restarts kept it alive.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(updates).toBe(6);
+  });
+});
+
+describe('timeout, abort and close', () => {
+  test('no answer within the timeout: -32001, and the server is told to cancel', async () => {
+    const peer = await connect(async (_request, extra) => {
+      await aborted(extra.signal);
+      return textResult('never sent');
+    });
+    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 50 }));
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).toMatchObject({ code: ErrorCode.RequestTimeout, data: { timeout: 50 } });
+    const [{ extra }] = peer.calls as [Peer['calls'][number]];
+    expect(cancellations(peer)).toEqual([{ requestId: extra.requestId, reason: 'timeout' }]);
+    await vi.waitFor(() => expect(extra.signal.aborted).toBe(true), waitOptions);
+    expect(extra.signal.reason).toBe('timeout');
+  });
+
+  test('an abort rejects with the signal reason, and the server is told to cancel', async () => {
+    const peer = await connect(async (_request, extra) => {
+      await aborted(extra.signal);
+      return textResult('never sent');
+    });
+    const controller = new AbortController();
+    const pending = peer.direct.call({ name: 'x' }, { timeout: 1000, signal: controller.signal });
+    await vi.waitFor(() => expect(peer.calls).toHaveLength(1), waitOptions);
+    const reason = new Error('user pressed stop');
+    controller.abort(reason);
+    expect(await rejection(pending)).toBe(reason);
+    const [{ extra }] = peer.calls as [Peer['calls'][number]];
+    expect(cancellations(peer)).toEqual([{ requestId: extra.requestId, reason: 'Error: user pressed stop' }]);
+    await vi.waitFor(() => expect(extra.signal.aborted).toBe(true), waitOptions);
+    expect(extra.signal.reason).toBe('Error: user pressed stop');
+  });
+
+  test('an abort after the answer changes nothing and sends no cancel', async () => {
+    const peer = await connect(async () => textResult('done'));
+    const controller = new AbortController();
+    await expect(peer.direct.call({ name: 'x' }, { timeout: 1000, signal: controller.signal })).resolves.toEqual(textResult('done'));
+    controller.abort('late');
+    expect(cancellations(peer)).toEqual([]);
+  });
+
+  test('an answer cancels the timer: a fast call does not time out later', async () => {
+    const peer = await connect(async () => textResult('fast'));
+    await expect(peer.direct.call({ name: 'x' }, { timeout: 30 })).resolves.toEqual(textResult('fast'));
+    await new Promise((done) => setTimeout(done, 60));
+    expect(cancellations(peer)).toEqual([]);
+  });
+
+  test('closeAll rejects every waiting call with ConnectionClosed', async () => {
+    const peer = await connect(() => new Promise<CallToolResult>(() => undefined));
+    const pending = [peer.direct.call({ name: 'a' }, { timeout: 1000 }), peer.direct.call({ name: 'b' }, { timeout: 1000 })];
+    await vi.waitFor(() => expect(peer.calls).toHaveLength(2), waitOptions);
+    peer.direct.closeAll();
+    for (const call of pending) {
+      const error = await rejection(call);
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toMatchObject({ code: ErrorCode.ConnectionClosed });
+      expect((error as McpError).code).toBe(-32000);
+    }
+  });
+
+  test('a call with an already-aborted signal rejects without sending anything', async () => {
+    const peer = await connect(async () => textResult('should not run'));
+    const reason = new Error('already stopped');
+    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 1000, signal: AbortSignal.abort(reason) }));
+    expect(error).toBe(reason);
+    await new Promise((done) => setImmediate(done));
+    expect(peer.atServer).toEqual([]);
+    expect(peer.calls).toHaveLength(0);
+  });
+});
