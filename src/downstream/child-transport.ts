@@ -24,6 +24,8 @@ export interface ChildTransportOptions {
 }
 
 const GRACE_MS = 2_000;
+/** What send() returns when the write was taken without waiting: one shared settled promise, not one per message. */
+const WRITTEN = Promise.resolve();
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
 let exitHookInstalled = false;
@@ -117,19 +119,17 @@ export class ChildTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || this.closed) throw new Error('not connected');
+    if (!stdin || this.closed) return Promise.reject(new Error('not connected'));
     // Messages sent in the same tick go out in one write: under load that saves a system call
     // and a wake-up of the server per message.
     if (!stdin.writableCorked) {
       stdin.cork();
       process.nextTick(() => stdin.uncork());
     }
-    await new Promise<void>((resolveWrite) => {
-      if (stdin.write(serializeMessage(message))) resolveWrite();
-      else stdin.once('drain', () => resolveWrite());
-    });
+    if (stdin.write(serializeMessage(message))) return WRITTEN;
+    return new Promise<void>((resolveWrite) => stdin.once('drain', () => resolveWrite()));
   }
 
   /** End stdin, wait, then SIGTERM and SIGKILL the whole process group. */

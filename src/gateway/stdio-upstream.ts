@@ -9,6 +9,9 @@ import { LineReader, parseMessage, serializeMessage } from '../downstream/lines.
  * the messages of one tick in one write: Node writes to a pipe synchronously, one system call and
  * one wake-up of the client per write.
  */
+/** What send() returns: one shared settled promise, not one per message. */
+const QUEUED = Promise.resolve();
+
 export class StdioUpstream implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -64,13 +67,14 @@ export class StdioUpstream implements Transport {
     this.onerror?.(error);
   };
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) throw new Error('the client connection is closed');
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the client connection is closed'));
     this.pending.push(serializeMessage(message));
     if (!this.scheduled) {
       this.scheduled = true;
       process.nextTick(this.flush);
     }
+    return QUEUED;
   }
 
   private readonly flush = (): void => {

@@ -58,27 +58,26 @@ export class UpstreamCalls {
       sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
       sendRequest: (sent, schema, options) => this.server.request(sent, schema, { ...options, relatedRequestId: id }),
     };
+    void this.run(id, request, extra, controller);
+  }
+
+  private async run(id: RequestId, request: CallToolRequest, extra: Extra, controller: AbortController): Promise<void> {
     // A microtask later, as the Protocol did: the handler reads which transport read this call came
     // in, and that read's other messages must have been seen by then.
-    Promise.resolve()
-      .then(() => this.handler(request, extra))
-      .then(
-        (result) => {
-          if (!controller.signal.aborted) this.reply({ jsonrpc: '2.0', id, result });
-        },
-        (error: unknown) => {
-          if (controller.signal.aborted) return;
-          const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-          this.reply({
-            jsonrpc: '2.0',
-            id,
-            error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
-          });
-        },
-      )
-      .finally(() => {
-        if (this.running.get(id) === controller) this.running.delete(id);
-      });
+    await undefined;
+    let answer: JSONRPCMessage;
+    try {
+      answer = { jsonrpc: '2.0', id, result: await this.handler(request, extra) };
+    } catch (error) {
+      const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+      answer = {
+        jsonrpc: '2.0',
+        id,
+        error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
+      };
+    }
+    if (this.running.get(id) === controller) this.running.delete(id);
+    if (!controller.signal.aborted) this.reply(answer);
   }
 
   private reply(message: JSONRPCMessage): void {
