@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { CancelSource } from '../cancellation.js';
 
 /**
  * tools/call requests written straight to a server's transport, beside the SDK Client that owns
@@ -17,7 +18,8 @@ import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelc
 const FIRST_ID = 1_000_000_000;
 
 export interface DirectCallOptions {
-  signal?: AbortSignal;
+  /** Cancelling sends notifications/cancelled to the server and rejects with the reason. */
+  cancel?: CancelSource;
   timeout: number;
   /** Called for each progress update; each also restarts the timeout, as a working server is alive. */
   onprogress?: (progress: Progress) => void;
@@ -28,8 +30,7 @@ interface Pending {
   reject(error: unknown): void;
   onprogress: ((progress: Progress) => void) | undefined;
   timer: NodeJS.Timeout;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  stopListening: (() => void) | undefined;
 }
 
 export class DirectCalls {
@@ -47,8 +48,8 @@ export class DirectCalls {
 
   /** Sends one tools/call and resolves with the server's result object (or rejects with its error). */
   call(params: Record<string, unknown>, options: DirectCallOptions): Promise<unknown> {
-    const signal = options.signal;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    const cancel = options.cancel;
+    if (cancel?.cancelled) return Promise.reject(cancel.reason);
     const id = this.nextId++;
     // The request's own id is its progress token, as the SDK does, so progress can be matched.
     const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
@@ -58,14 +59,11 @@ export class DirectCalls {
         this.cancel(id, 'timeout');
         this.settle(id)?.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeout }));
       }, options.timeout);
-      const entry: Pending = { resolve, reject, onprogress: options.onprogress, timer, signal, onAbort: undefined };
-      if (signal) {
-        entry.onAbort = () => {
-          this.cancel(id, String(signal.reason ?? 'cancelled'));
-          this.settle(id)?.reject(signal.reason);
-        };
-        signal.addEventListener('abort', entry.onAbort, { once: true });
-      }
+      const entry: Pending = { resolve, reject, onprogress: options.onprogress, timer, stopListening: undefined };
+      entry.stopListening = cancel?.onCancel((reason) => {
+        this.cancel(id, String(reason ?? 'cancelled'));
+        this.settle(id)?.reject(reason);
+      });
       this.pending.set(id, entry);
       this.transport.send(message as JSONRPCMessage).catch((error: unknown) => this.settle(id)?.reject(error));
     });
@@ -107,7 +105,7 @@ export class DirectCalls {
     if (!entry) return undefined;
     this.pending.delete(id);
     clearTimeout(entry.timer);
-    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
+    entry.stopListening?.();
     return entry;
   }
 

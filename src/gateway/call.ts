@@ -10,6 +10,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CancelSource } from '../cancellation.js';
 import type { ConfigFile } from '../config/schema.js';
 import type { PermitBook } from '../downstream/permit.js';
 import type { ServerRegistry, ToolRoute } from '../downstream/registry.js';
@@ -103,7 +104,7 @@ export class CallPipeline {
     private readonly session: SessionView,
   ) {}
 
-  async callTool(request: CallToolRequest, extra: Extra, mark: ReadMark | null = null): Promise<CallToolResult> {
+  async callTool(request: CallToolRequest, extra: Extra, cancel: CancelSource, mark: ReadMark | null = null): Promise<CallToolResult> {
     const exposed = request.params.name;
     const route = this.gateway.registry.resolveTool(exposed) ?? (await this.resolveTool(exposed));
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${exposed}`);
@@ -143,9 +144,9 @@ export class CallPipeline {
     // Alone in its read, with no other read processed meanwhile: no later call can join its batch.
     const alone = mark !== null && mark.messages === 1 && this.session.isLatestRead(mark);
     const outcome =
-      this.session.latch.passNow(decision, alone, extra.signal) ??
+      this.session.latch.passNow(decision, alone, cancel.cancelled) ??
       (await this.session.latch.submit({
-        signal: extra.signal,
+        cancel,
         decision,
         recheck: evaluate,
         ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, facts, extra),
@@ -185,7 +186,7 @@ export class CallPipeline {
     const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || config.timeouts.callSeconds * 1000;
     try {
       const forwarded = supervisor.callTool(permit, tool.name, args, Object.keys(meta).length > 0 ? meta : undefined, {
-        signal: extra.signal,
+        cancel,
         onprogress: (update) => progress.emit(update),
         timeout,
       });

@@ -20,6 +20,7 @@ import {
   type ClientCapabilities,
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { CancelSource } from '../cancellation.js';
 import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
@@ -424,14 +425,14 @@ export class Gateway implements GatewayView {
   async connect(transport: Transport): Promise<void> {
     await this.server.connect(transport);
     // tools/call is taken off the wire before the Server's Protocol (gateway/upstream-calls.ts).
-    new UpstreamCalls(transport, this.server, (request, extra) => this.callTool(request, extra));
+    new UpstreamCalls(transport, this.server, (request, extra, cancel) => this.callTool(request, extra, cancel));
   }
 
-  private async callTool(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+  private async callTool(request: CallToolRequest, extra: Extra, cancel: CancelSource): Promise<CallToolResult> {
     const mark = this.session.readMark();
     this.start();
     if (this.rootsPending) await this.rootsPending;
-    return this.pipeline.callTool(request, extra, mark);
+    return this.pipeline.callTool(request, extra, cancel, mark);
   }
 
   /** Closes every server (process trees included) and the upstream connection. */

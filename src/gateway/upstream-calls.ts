@@ -1,6 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { Cancellation, type CancelSource } from '../cancellation.js';
 import { isPlainObject } from './call-result.js';
 import type { Extra } from './call.js';
 
@@ -12,13 +13,14 @@ import type { Extra } from './call.js';
  * parsed the result again, on the one request whose speed users feel. Here the params get a
  * structural check (a bad one is -32602 with what is wrong, where the Protocol said -32603), the
  * call runs in the gateway's handler exactly as before, and the answer is written once.
- * Cancellation (`notifications/cancelled`) aborts the call's signal; a cancelled call gets no
- * response, as the spec asks and the Protocol did.
+ * Cancellation (`notifications/cancelled`) cancels the call (its `Cancellation`, and `extra.signal`
+ * if something asked for it); a cancelled call gets no response, as the spec asks and the
+ * Protocol did.
  */
-export type CallHandler = (request: CallToolRequest, extra: Extra) => Promise<CallToolResult>;
+export type CallHandler = (request: CallToolRequest, extra: Extra, cancel: CancelSource) => Promise<CallToolResult>;
 
 export class UpstreamCalls {
-  private readonly running = new Map<RequestId, AbortController>();
+  private readonly running = new Map<RequestId, Cancellation>();
 
   /** Attach after `server.connect(transport)`: the Server has set `transport.onmessage`, which is wrapped here. */
   constructor(
@@ -36,7 +38,7 @@ export class UpstreamCalls {
       if (record.method === 'notifications/cancelled' && this.running.size > 0) {
         const params = record.params as { requestId?: RequestId; reason?: string } | undefined;
         const running = params?.requestId !== undefined ? this.running.get(params.requestId) : undefined;
-        running?.abort(params?.reason ?? 'cancelled by the client');
+        running?.cancel(params?.reason ?? 'cancelled by the client');
       }
       toServer?.(message, extra);
     };
@@ -49,25 +51,28 @@ export class UpstreamCalls {
       return;
     }
     const request = { method: 'tools/call', params } as CallToolRequest;
-    const controller = new AbortController();
-    this.running.set(id, controller);
+    const cancellation = new Cancellation();
+    this.running.set(id, cancellation);
     const extra: Extra = {
-      signal: controller.signal,
+      // Made only if a slow path (a prompt, the approval page) asks for it.
+      get signal() {
+        return cancellation.signal;
+      },
       requestId: id,
       ...(request.params._meta ? { _meta: request.params._meta } : {}),
       sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
       sendRequest: (sent, schema, options) => this.server.request(sent, schema, { ...options, relatedRequestId: id }),
     };
-    void this.run(id, request, extra, controller);
+    void this.run(id, request, extra, cancellation);
   }
 
-  private async run(id: RequestId, request: CallToolRequest, extra: Extra, controller: AbortController): Promise<void> {
+  private async run(id: RequestId, request: CallToolRequest, extra: Extra, cancellation: Cancellation): Promise<void> {
     // A microtask later, as the Protocol did: the handler reads which transport read this call came
     // in, and that read's other messages must have been seen by then.
     await undefined;
     let answer: JSONRPCMessage;
     try {
-      answer = { jsonrpc: '2.0', id, result: await this.handler(request, extra) };
+      answer = { jsonrpc: '2.0', id, result: await this.handler(request, extra, cancellation) };
     } catch (error) {
       const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
       answer = {
@@ -76,8 +81,8 @@ export class UpstreamCalls {
         error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
       };
     }
-    if (this.running.get(id) === controller) this.running.delete(id);
-    if (!controller.signal.aborted) this.reply(answer);
+    if (this.running.get(id) === cancellation) this.running.delete(id);
+    if (!cancellation.cancelled) this.reply(answer);
   }
 
   private reply(message: JSONRPCMessage): void {

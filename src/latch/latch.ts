@@ -1,3 +1,4 @@
+import type { CancelSource } from '../cancellation.js';
 import type { Decision } from '../policy/types.js';
 
 /**
@@ -25,7 +26,7 @@ export interface LatchAnswer {
 }
 
 export interface LatchCall {
-  signal: AbortSignal;
+  cancel: CancelSource;
   /** The decision when the call arrived. */
   decision: Decision;
   /** Decides again against the current rules and grants (after another answer or a reload). */
@@ -47,6 +48,7 @@ interface Entry {
   answer: LatchAnswer | null;
   done: boolean;
   resolve: (outcome: LatchOutcome) => void;
+  stopListening: () => void;
 }
 
 interface Batch {
@@ -80,9 +82,9 @@ export class SessionLatch {
    */
   submit(call: LatchCall, alone = false): Promise<LatchOutcome> {
     return new Promise<LatchOutcome>((resolve) => {
-      const entry: Entry = { call, decision: call.decision, answer: null, done: false, resolve };
-      call.signal.addEventListener('abort', () => this.cancel(entry), { once: true });
-      if (call.signal.aborted) {
+      const entry: Entry = { call, decision: call.decision, answer: null, done: false, resolve, stopListening: noop };
+      entry.stopListening = call.cancel.onCancel(() => this.cancel(entry));
+      if (call.cancel.cancelled) {
         this.cancel(entry);
         return;
       }
@@ -96,8 +98,8 @@ export class SessionLatch {
    * "none") while no batch is open — without making an entry; null when it must go through submit().
    * The common case, so it costs no promise, listener or closure.
    */
-  passNow(decision: Decision, alone: boolean, signal: AbortSignal): LatchOutcome | null {
-    if (decision.verdict !== 'allow' || signal.aborted) return null;
+  passNow(decision: Decision, alone: boolean, cancelled: boolean): LatchOutcome | null {
+    if (decision.verdict !== 'allow' || cancelled) return null;
     if (this.options.ordering === 'batch' && (this.batch !== null || !alone)) return null;
     return { type: 'forward', decision, answer: null };
   }
@@ -105,6 +107,7 @@ export class SessionLatch {
   private finish(entry: Entry, outcome: LatchOutcome): void {
     if (entry.done) return;
     entry.done = true;
+    entry.stopListening();
     entry.resolve(outcome);
   }
 
@@ -200,3 +203,5 @@ export class SessionLatch {
     }
   }
 }
+
+function noop(): void {}

@@ -15,6 +15,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { fromSignal } from '../../src/cancellation.js';
 import { DirectCalls } from '../../src/downstream/direct-calls.js';
 
 /**
@@ -246,7 +247,7 @@ describe('timeout, abort and close', () => {
       return textResult('never sent');
     });
     const controller = new AbortController();
-    const pending = peer.direct.call({ name: 'x' }, { timeout: 1000, signal: controller.signal });
+    const pending = peer.direct.call({ name: 'x' }, { timeout: 1000, cancel: fromSignal(controller.signal) });
     await vi.waitFor(() => expect(peer.calls).toHaveLength(1), waitOptions);
     const reason = new Error('user pressed stop');
     controller.abort(reason);
@@ -260,7 +261,7 @@ describe('timeout, abort and close', () => {
   test('an abort after the answer changes nothing and sends no cancel', async () => {
     const peer = await connect(async () => textResult('done'));
     const controller = new AbortController();
-    await expect(peer.direct.call({ name: 'x' }, { timeout: 1000, signal: controller.signal })).resolves.toEqual(textResult('done'));
+    await expect(peer.direct.call({ name: 'x' }, { timeout: 1000, cancel: fromSignal(controller.signal) })).resolves.toEqual(textResult('done'));
     controller.abort('late');
     expect(cancellations(peer)).toEqual([]);
   });
@@ -288,7 +289,7 @@ describe('timeout, abort and close', () => {
   test('a call with an already-aborted signal rejects without sending anything', async () => {
     const peer = await connect(async () => textResult('should not run'));
     const reason = new Error('already stopped');
-    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 1000, signal: AbortSignal.abort(reason) }));
+    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 1000, cancel: fromSignal(AbortSignal.abort(reason)) }));
     expect(error).toBe(reason);
     await new Promise((done) => setImmediate(done));
     expect(peer.atServer).toEqual([]);

@@ -16,6 +16,7 @@ import {
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Extra } from '../../src/gateway/call.js';
+import type { CancelSource } from '../../src/cancellation.js';
 import { UpstreamCalls, paramsProblem, type CallHandler } from '../../src/gateway/upstream-calls.js';
 
 /**
@@ -30,7 +31,7 @@ interface Peer {
   clientTransport: InMemoryTransport;
   /** Every message that reached the client side, in order, including the ones sent raw. */
   received: JSONRPCMessage[];
-  calls: Array<{ request: CallToolRequest; extra: Extra }>;
+  calls: Array<{ request: CallToolRequest; extra: Extra; cancel: CancelSource }>;
   sdkCalls: number;
 }
 
@@ -54,9 +55,9 @@ async function connect(handler: CallHandler): Promise<Peer> {
     return { content: [{ type: 'text', text: 'from the SDK handler' }] };
   });
   await server.connect(serverTransport);
-  new UpstreamCalls(serverTransport, server, (request, extra) => {
-    peer.calls.push({ request, extra });
-    return handler(request, extra);
+  new UpstreamCalls(serverTransport, server, (request, extra, cancel) => {
+    peer.calls.push({ request, extra, cancel });
+    return handler(request, extra, cancel);
   });
   const client = new Client({ name: 'upstream-test-client', version: '1.0.0' });
   await client.connect(clientTransport);
@@ -269,6 +270,30 @@ describe('cancellation', () => {
     await tick();
     await tick();
     expect(responseTo(peer, extra.requestId)).toBeUndefined();
+  });
+
+  test('the handler\'s CancelSource is cancelled too: its handlers run once, with the reason, and a removed one does not', async () => {
+    const release = gate<CallToolResult>();
+    const peer = await connect(() => release.promise);
+    const controller = new AbortController();
+    const pending = peer.client.request({ method: 'tools/call', params: { name: 'x' } }, CallToolResultSchema, { signal: controller.signal });
+    await vi.waitFor(() => expect(peer.calls).toHaveLength(1), { timeout: 500, interval: 5 });
+    const [{ cancel }] = peer.calls as [Peer['calls'][number]];
+    const seen: unknown[] = [];
+    cancel.onCancel((reason) => seen.push(reason));
+    const removed = cancel.onCancel(() => seen.push('removed handler ran'));
+    removed();
+    expect(cancel.cancelled).toBe(false);
+    controller.abort('stop it');
+    await expect(pending).rejects.toThrow('stop it');
+    await vi.waitFor(() => expect(cancel.cancelled).toBe(true), { timeout: 500, interval: 5 });
+    expect(cancel.reason).toBe('stop it');
+    expect(seen).toEqual(['stop it']);
+    // Registered after the fact: never called (the caller checks `cancelled` first).
+    cancel.onCancel(() => seen.push('late handler ran'));
+    release.open(textResult('late'));
+    await tick();
+    expect(seen).toEqual(['stop it']);
   });
 
   test('cancelling one call leaves another in flight alone', async () => {

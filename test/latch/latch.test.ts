@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { fromSignal } from '../../src/cancellation.js';
 import { SessionLatch, type LatchAnswer, type LatchCall, type LatchOutcome } from '../../src/latch/latch.js';
 import type { Decision, Verdict } from '../../src/policy/types.js';
 
@@ -23,7 +24,7 @@ function scripted(latch: SessionLatch, verdict: () => Verdict, ask: (decision: D
   const entry = { asked: 0 } as Scripted;
   entry.controller = controller;
   entry.call = {
-    signal: controller.signal,
+    cancel: fromSignal(controller.signal),
     decision: decision(verdict()),
     recheck: () => decision(verdict()),
     ask: (current) => {
@@ -41,23 +42,22 @@ const tick = () => new Promise((done) => setImmediate(done));
 describe('SessionLatch', () => {
   test('passNow lets through only an allowed call with nothing to wait for', async () => {
     const latch = new SessionLatch({ ordering: 'batch' });
-    const open = new AbortController().signal;
-    expect(latch.passNow(decision('allow'), true, open)).toEqual({ type: 'forward', decision: decision('allow'), answer: null });
+    expect(latch.passNow(decision('allow'), true, false)).toEqual({ type: 'forward', decision: decision('allow'), answer: null });
     // Not alone in its read: a later message of the same read may be an ask it must wait for.
-    expect(latch.passNow(decision('allow'), false, open)).toBeNull();
-    expect(latch.passNow(decision('ask'), true, open)).toBeNull();
-    expect(latch.passNow(decision('deny'), true, open)).toBeNull();
-    expect(latch.passNow(decision('allow'), true, AbortSignal.abort())).toBeNull();
+    expect(latch.passNow(decision('allow'), false, false)).toBeNull();
+    expect(latch.passNow(decision('ask'), true, false)).toBeNull();
+    expect(latch.passNow(decision('deny'), true, false)).toBeNull();
+    expect(latch.passNow(decision('allow'), true, true)).toBeNull();
     // While a batch is open (a prompt is showing), even a lone allowed call joins it.
     let answer!: (value: LatchAnswer) => void;
     const waiting = scripted(latch, () => 'ask', () => new Promise((done) => (answer = done)));
     await tick();
-    expect(latch.passNow(decision('allow'), true, open)).toBeNull();
+    expect(latch.passNow(decision('allow'), true, false)).toBeNull();
     answer({ verdict: 'deny', by: 'user', text: 'Denied by mcp-latch: no' });
     await waiting.outcome;
-    expect(latch.passNow(decision('allow'), true, open)).not.toBeNull();
+    expect(latch.passNow(decision('allow'), true, false)).not.toBeNull();
     // With ordering "none" an allowed call never waits for others.
-    expect(new SessionLatch({ ordering: 'none' }).passNow(decision('allow'), false, open)).not.toBeNull();
+    expect(new SessionLatch({ ordering: 'none' }).passNow(decision('allow'), false, false)).not.toBeNull();
   });
 
   test('allowed calls in a batch wait for the prompt, then go in arrival order', async () => {
@@ -114,7 +114,7 @@ describe('SessionLatch', () => {
     let calls = 0;
     const controller = new AbortController();
     const outcome = latch.submit({
-      signal: controller.signal,
+      cancel: fromSignal(controller.signal),
       decision: decision('ask'),
       recheck: () => {
         calls += 1;
@@ -123,7 +123,7 @@ describe('SessionLatch', () => {
       ask: async () => ({ verdict: 'deny', by: 'user' }),
       denial: () => 'Denied by mcp-latch: x',
     });
-    const other = latch.submit({ signal: new AbortController().signal, decision: decision('allow'), recheck: () => { throw new Error('boom'); }, ask: async () => ({ verdict: 'allow', by: 'user' }), denial: () => 'Denied by mcp-latch: y' });
+    const other = latch.submit({ cancel: fromSignal(new AbortController().signal), decision: decision('allow'), recheck: () => { throw new Error('boom'); }, ask: async () => ({ verdict: 'allow', by: 'user' }), denial: () => 'Denied by mcp-latch: y' });
     expect((await outcome).type).toBe('deny');
     expect((await other).type).toBe('deny');
     expect(calls).toBeGreaterThanOrEqual(0);
@@ -169,7 +169,7 @@ describe('randomised interleavings keep the invariants', () => {
       const answerKind = random();
       const delay = Math.floor(random() * 8);
       const call: LatchCall = {
-        signal: controller.signal,
+        cancel: fromSignal(controller.signal),
         decision: decision(current()),
         recheck: () => {
           const verdict = current();
