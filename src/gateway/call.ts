@@ -166,7 +166,7 @@ export class CallPipeline {
         reason: final.reason,
         paths: final.paths,
         command: final.commandInfo?.raw ?? null,
-        argsDigest: digest(),
+        argsDigest: digest,
         args,
         waitMs,
         ...(note ? { note } : {}),
@@ -190,9 +190,7 @@ export class CallPipeline {
         onprogress: (update) => progress.emit(update),
         timeout,
       });
-      // Recorded while the server works, after the request's write (queued on the same tick queue
-      // just before), so the audit costs the call no latency.
-      process.nextTick(() => record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note));
+      record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
       const result = checkToolResult(await forwarded);
       const note = outcome.answer?.note?.trim();
       if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];

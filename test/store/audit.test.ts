@@ -1,0 +1,101 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { createAudit, readAudit, redactSecrets, type AuditRecord } from '../../src/store/audit.js';
+import { tempDir } from '../helpers/gateway.js';
+
+/**
+ * The audit writer on its own: records are queued when a call is decided and written in batches,
+ * so what matters is that every record reaches the file, with the decision's own time, its digest
+ * computed, secrets redacted, and that nothing a record does can throw into the call that made it.
+ */
+function entry(overrides: Partial<AuditRecord> = {}): AuditRecord {
+  return {
+    session: 's-1',
+    server: 'fs',
+    tool: 'write_file',
+    kind: 'write',
+    decision: 'allow',
+    by: 'rule',
+    rule: 'Edit(/work/**)',
+    reason: 'allowed by Edit(/work/**)',
+    paths: [],
+    command: null,
+    argsDigest: 'd'.repeat(64),
+    args: { path: '/work/a.txt' },
+    waitMs: 0,
+    ...overrides,
+  };
+}
+
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('audit', () => {
+  test('flush writes every queued record, in order, with the time it was queued and the digest computed', async () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    let digests = 0;
+    const before = Date.now();
+    for (let i = 0; i < 150; i++) audit.record(entry({ args: { path: `/work/${i}.txt` }, argsDigest: () => `digest-${i}-${++digests}` }));
+    const queuedBy = Date.now();
+    await new Promise((done) => setTimeout(done, 30));
+    await audit.flush();
+    const written = lines(file);
+    expect(written).toHaveLength(150);
+    expect(written.map((line) => (line.args as { path: string }).path)).toEqual(Array.from({ length: 150 }, (_, i) => `/work/${i}.txt`));
+    // Each digest function ran exactly once, when its record was written.
+    expect(digests).toBe(150);
+    expect(written[0]).toMatchObject({ level: 30, event: 'call', argsDigest: 'digest-0-1', decision: 'allow', rule: 'Edit(/work/**)' });
+    for (const line of written) {
+      const time = Date.parse(line.time as string);
+      // The record's time is when it was queued, not when the batch was written 30 ms later.
+      expect(time).toBeGreaterThanOrEqual(before);
+      expect(time).toBeLessThanOrEqual(queuedBy);
+    }
+    expect(readAudit(file, 2).map((record) => (record.args as { path: string }).path)).toEqual(['/work/148.txt', '/work/149.txt']);
+  });
+
+  test('a queued record reaches the file without a flush call, within the batch time and the buffer flush', async () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    writeFileSync(file, '');
+    const audit = createAudit(file);
+    audit.record(entry());
+    // 20 ms to the batch, then the 1 s buffer flush.
+    await new Promise((done) => setTimeout(done, 1_300));
+    expect(lines(file)).toHaveLength(1);
+  });
+
+  test('secrets are redacted and a record that cannot be written is reported, never thrown', async () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const errors: unknown[] = [];
+    const audit = createAudit(file, (error) => errors.push(error));
+    audit.record(entry({ args: { path: '/work/a', apiKey: 'sk-live-123', nested: { password: 'hunter2' } } }));
+    expect(() =>
+      audit.record(
+        entry({
+          argsDigest: () => {
+            throw new Error('digest failed');
+          },
+        }),
+      ),
+    ).not.toThrow();
+    audit.record(entry({ tool: 'after' }));
+    await audit.flush();
+    const written = lines(file);
+    expect(written.map((line) => line.tool)).toEqual(['write_file', 'after']);
+    expect(written[0]!.args).toEqual({ path: '/work/a', apiKey: '[redacted]', nested: { password: '[redacted]' } });
+    expect(JSON.stringify(written)).not.toContain('sk-live-123');
+    expect(errors.map((error) => (error as Error).message)).toEqual(['digest failed']);
+  });
+
+  test('redactSecrets cuts long strings and deep nesting', () => {
+    expect(redactSecrets('x'.repeat(400))).toBe(`${'x'.repeat(300)}…[100 more]`);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 12; i++) deep = { next: deep };
+    expect(JSON.stringify(redactSecrets(deep))).toContain('[nested]');
+  });
+});
