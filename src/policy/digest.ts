@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /**
  * A digest of one call (server, tool, canonical arguments): what an approval, a session grant for
@@ -6,8 +6,12 @@ import { createHash } from 'node:crypto';
  * same arguments in another order give the same digest.
  */
 export function argsDigest(server: string, tool: string, args: unknown): string {
-  return createHash('sha256').update(canonicalJson([server, tool, args ?? {}])).digest('hex');
+  return sha256Hex(canonicalJson([server, tool, args ?? {}]));
 }
+
+/** crypto.hash (Node ≥ 20.12) hashes in one call, about 3× faster than a Hash object; older Node falls back. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string) => string }).hash;
+const sha256Hex = oneShot ? (data: string) => oneShot('sha256', data) : (data: string) => crypto.createHash('sha256').update(data).digest('hex');
 
 /** JSON with object keys sorted at every depth. */
 export function canonicalJson(value: unknown): string {
