@@ -2,15 +2,9 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { errorMessage, LatchError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { showAudit } from './audit.js';
-import { check } from './check.js';
-import { init } from './init.js';
 import { processOutput } from './output.js';
-import { addRule } from './rules.js';
-import { serve } from './serve.js';
-import { listTools } from './tools.js';
-import { tryGateway } from './try.js';
-import { validate } from './validate.js';
+// Each command's module is loaded when it runs: `serve` starts with every MCP client session, and
+// need not load the code of `init`, `try` or the others first.
 
 /**
  * The `mcp-latch` command line (SPEC §8). Every command takes --config (else $MCP_LATCH_CONFIG,
@@ -36,10 +30,12 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
       'Run the gateway on stdio (what your MCP client starts)',
       (y) => y.option('log-level', { type: 'string', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'Log level (logs go to stderr)' }).example('$0 serve --config ~/mcp-latch.json', 'Serve the servers and rules of that file'),
       (args) =>
-        serve({ config: args.config, logLevel: args['log-level'] }).catch((error: unknown) => {
-          out.error(`mcp-latch: ${formatError(error)}`);
-          process.exit(1);
-        }),
+        import('./serve.js')
+          .then(({ serve }) => serve({ config: args.config, logLevel: args['log-level'] }))
+          .catch((error: unknown) => {
+            out.error(`mcp-latch: ${formatError(error)}`);
+            process.exit(1);
+          }),
     )
     .command(
       'validate',
@@ -48,7 +44,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
         y
           .option('json', { type: 'boolean', describe: 'Print the result as JSON' })
           .example('$0 validate --config mcp-latch.json', 'Exit 0 when valid, 1 with one line per problem otherwise'),
-      (args) => run(() => validate({ config: args.config, json: args.json }, out))(),
+      (args) => run(async () => (await import('./validate.js')).validate({ config: args.config, json: args.json }, out))(),
     )
     .command(
       'check',
@@ -60,7 +56,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
           .option('json', { type: 'boolean', describe: 'Print one JSON object' })
           .example(`$0 check --tool shell__run_command --args '{"command":"git status && rm -rf build"}'`, 'What would happen to this command?')
           .example(`$0 check --tool fs__read_text_file --args '{"path":".env"}' --json`, 'Machine-readable decision'),
-      (args) => run(() => check({ config: args.config, tool: args.tool, args: args.args, json: args.json }, out))(),
+      (args) => run(async () => (await import('./check.js')).check({ config: args.config, tool: args.tool, args: args.args, json: args.json }, out))(),
     )
     .command(
       'tools',
@@ -70,25 +66,25 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
           .option('json', { type: 'boolean', describe: 'Print JSON' })
           .example('$0 tools', 'Start every server, list its tools with their kind (read, write, command, all)')
           .example('$0 tools --json | jq \'.tools[] | select(.kind == "all")\'', 'Tools mcp-latch knows nothing about: give them a "tools" entry'),
-      (args) => run(() => listTools({ config: args.config, json: args.json }, out))(),
+      (args) => run(async () => (await import('./tools.js')).listTools({ config: args.config, json: args.json }, out))(),
     )
     .command(
       'allow <rule>',
       'Add a rule to permissions.allow (a running gateway picks it up)',
       (y) => y.positional('rule', { type: 'string', demandOption: true, describe: 'A rule, e.g. "Bash(npm run test *)"' }).example(`$0 allow 'Bash(npm run test *)'`, 'Allow the test script without asking'),
-      (args) => run(() => addRule('allow', args.rule, { config: args.config }, out))(),
+      (args) => run(async () => (await import('./rules.js')).addRule('allow', args.rule, { config: args.config }, out))(),
     )
     .command(
       'deny <rule>',
       'Add a rule to permissions.deny (a running gateway picks it up)',
       (y) => y.positional('rule', { type: 'string', demandOption: true, describe: 'A rule, e.g. "Read(**/.env)"' }).example(`$0 deny 'Read(**/.env)'`, 'Never let a tool read .env files'),
-      (args) => run(() => addRule('deny', args.rule, { config: args.config }, out))(),
+      (args) => run(async () => (await import('./rules.js')).addRule('deny', args.rule, { config: args.config }, out))(),
     )
     .command(
       'try',
       'Start the gateway and call its tools from this terminal, answering approval prompts with the keyboard',
       (y) => y.option('log', { type: 'string', describe: 'Where the gateway logs go (default: a file in the temp directory)' }).example('$0 try --config examples/mcp-latch.json', 'Test your rules before plugging in a client'),
-      (args) => run(() => tryGateway({ config: args.config, log: args.log }))(),
+      (args) => run(async () => (await import('./try.js')).tryGateway({ config: args.config, log: args.log }))(),
     )
     .command(
       'audit',
@@ -98,7 +94,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
           .option('limit', { alias: 'n', type: 'number', default: 20, describe: 'How many' })
           .option('json', { type: 'boolean', describe: 'Print the records as JSON' })
           .example('$0 audit -n 50', 'The last 50 decisions: time, decision, server/tool, who decided, what it touched'),
-      (args) => run(() => showAudit({ config: args.config, json: args.json, limit: args.limit }, out))(),
+      (args) => run(async () => (await import('./audit.js')).showAudit({ config: args.config, json: args.json, limit: args.limit }, out))(),
     )
     .command(
       'init',
@@ -123,8 +119,8 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
               'With --wrap each client file is first copied to <file>.mcp-latch-backup-<time>, and what was written is recorded in mcp-latch-init.json next to the config for --undo.',
           ),
       (args) =>
-        run(() =>
-          init(
+        run(async () =>
+          (await import('./init.js')).init(
             { config: args.config, from: args.from, client: args.client, workspace: args.workspace, wrap: args.wrap, undo: args.undo, dryRun: args['dry-run'], force: args.force, json: args.json },
             out,
           ),

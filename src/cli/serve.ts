@@ -20,8 +20,9 @@ export async function serve(options: { config?: string | undefined; logLevel?: s
   const config = loadConfig(path, ruleIssues);
   const level = (options.logLevel ?? config.file.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info';
   const logger = createLogger({ level });
-  await initShellParser();
-  const gateway = new Gateway({ config, logger });
+  // The shell grammar loads while the client initializes and the servers start; calls wait for it.
+  const parser = initShellParser();
+  const gateway = new Gateway({ config, logger, beforeCalls: parser });
   const watcher = watchConfig(
     path,
     (text) => gateway.reload(text, 'file changed'),

@@ -62,6 +62,8 @@ export interface GatewayOptions {
   logger: Logger;
   env?: NodeJS.ProcessEnv;
   pathEnv?: PathEnv;
+  /** Work every call must wait for (the shell parser loading); a failure is logged and calls fail closed. */
+  beforeCalls?: Promise<void>;
 }
 
 export class Gateway implements GatewayView {
@@ -90,10 +92,17 @@ export class Gateway implements GatewayView {
   private page: Promise<ApprovalPage> | null = null;
   private rootsPending: Promise<void> | null = null;
   private pageOpened = false;
+  private beforeCalls: Promise<void> | null;
 
   constructor(options: GatewayOptions) {
     this.loaded = options.config;
     this.logger = options.logger;
+    this.beforeCalls =
+      options.beforeCalls
+        ?.catch((error: unknown) => this.logger.error({ err: errorMessage(error) }, 'the shell parser failed to load; shell commands will need approval'))
+        .finally(() => {
+          this.beforeCalls = null;
+        }) ?? null;
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
     this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
     this.rulesFile = new RulesFile(this.loaded.path, configIssues);
@@ -431,6 +440,7 @@ export class Gateway implements GatewayView {
   private async callTool(request: CallToolRequest, extra: Extra, cancel: CancelSource): Promise<CallToolResult> {
     const mark = this.session.readMark();
     this.start();
+    if (this.beforeCalls) await this.beforeCalls;
     if (this.rootsPending) await this.rootsPending;
     return this.pipeline.callTool(request, extra, cancel, mark);
   }
