@@ -6,6 +6,7 @@ import {
   type CallToolResult,
   type ElicitRequestFormParams,
   type ElicitResult,
+  type Progress,
   type ReadResourceResult,
   type ServerNotification,
   type ServerRequest,
@@ -181,13 +182,11 @@ export class CallPipeline {
       return denialResult(outcome.text);
     }
     const permit = this.gateway.permits.issue(supervisor.name, tool.name, args);
-    const { progressToken: _dropped, ...meta } = request.params._meta ?? {};
-    const config = this.gateway.config();
-    const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || config.timeouts.callSeconds * 1000;
+    const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || this.gateway.config().timeouts.callSeconds * 1000;
     try {
-      const forwarded = supervisor.callTool(permit, tool.name, args, Object.keys(meta).length > 0 ? meta : undefined, {
+      const forwarded = supervisor.callTool(permit, tool.name, args, forwardedMeta(request.params._meta), {
         cancel,
-        onprogress: (update) => progress.emit(update),
+        ...(progress.hasToken ? { onprogress: (update: Progress) => progress.emit(update) } : {}),
         timeout,
       });
       record(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
@@ -342,6 +341,13 @@ export class CallPipeline {
         return { verdict: 'allow', by: 'user', ...withNote };
     }
   }
+}
+
+/** The client's `_meta` for the server, without its progress token (the server gets its own). */
+function forwardedMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!meta) return undefined;
+  const { progressToken: _dropped, ...rest } = meta;
+  return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
 function errorDecision(error: unknown): Decision {

@@ -80,6 +80,18 @@ describe('gateway in front of real servers', () => {
     expect(textOf(read)).toContain('hello from disk');
   });
 
+  test('passes the client\'s _meta to the server, with the gateway\'s own progress token instead of the client\'s', async () => {
+    await harness.client.request(
+      { method: 'tools/call', params: { name: 'fix__echo', arguments: { text: 'with meta' }, _meta: { 'example.com/trace': 'abc-123', progressToken: 'client-token' } } },
+      CallToolResultSchema,
+    );
+    const entry = fixtureCalls(log).find((call) => (call.args as { text?: string } | undefined)?.text === 'with meta');
+    const meta = entry?.meta as Record<string, unknown> | undefined;
+    expect(meta?.['example.com/trace']).toBe('abc-123');
+    expect(meta?.progressToken).not.toBe('client-token');
+    expect(meta?.progressToken).toEqual(expect.any(Number));
+  });
+
   test('relays progress under the client\'s own progress token', async () => {
     const updates: number[] = [];
     const result = await harness.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, CallToolResultSchema, {
