@@ -55,6 +55,8 @@ interface Batch {
   entries: Entry[];
   /** A prompt was answered: decisions made before it may be stale and are re-checked. */
   prompted: boolean;
+  /** The batch waits for a person: its calls listen for cancellation (see listen()). */
+  waiting: boolean;
 }
 
 export interface SessionLatchOptions {
@@ -83,7 +85,6 @@ export class SessionLatch {
   submit(call: LatchCall, alone = false): Promise<LatchOutcome> {
     return new Promise<LatchOutcome>((resolve) => {
       const entry: Entry = { call, decision: call.decision, answer: null, done: false, resolve, stopListening: noop };
-      entry.stopListening = call.cancel.onCancel(() => this.cancel(entry));
       if (call.cancel.cancelled) {
         this.cancel(entry);
         return;
@@ -115,11 +116,26 @@ export class SessionLatch {
     this.finish(entry, { type: 'cancelled' });
   }
 
+  /**
+   * A call listens for cancellation only once it may wait for a person (a prompt in its batch, or
+   * its own ask): a batch of allowed calls is released within the same turn of the event loop,
+   * and release() sees a cancellation that came meanwhile.
+   */
+  private listen(entry: Entry): void {
+    if (entry.done || entry.stopListening !== noop) return;
+    if (entry.call.cancel.cancelled) {
+      this.cancel(entry);
+      return;
+    }
+    entry.stopListening = entry.call.cancel.onCancel(() => this.cancel(entry));
+  }
+
   private submitUnordered(entry: Entry): void {
     if (entry.decision.verdict !== 'ask') {
       this.release(entry, false);
       return;
     }
+    this.listen(entry);
     this.promptChain = this.promptChain.then(async () => {
       await this.settleAsk(entry);
       this.release(entry, false);
@@ -129,13 +145,14 @@ export class SessionLatch {
   private submitBatched(entry: Entry, alone: boolean): void {
     if (this.batch) {
       this.batch.entries.push(entry);
+      if (this.batch.waiting) this.listen(entry);
       return;
     }
     if (alone && entry.decision.verdict !== 'ask') {
       this.release(entry, false);
       return;
     }
-    const batch: Batch = { entries: [entry], prompted: false };
+    const batch: Batch = { entries: [entry], prompted: false, waiting: false };
     this.batch = batch;
     if (alone) void this.run(batch);
     // Everything in the same read from the transport has been handed over once the loop turns.
@@ -147,6 +164,13 @@ export class SessionLatch {
       for (;;) {
         const next = this.nextToAsk(batch);
         if (!next) break;
+        if (!batch.waiting) {
+          // From here the batch may wait for a person: every call in it listens for cancellation,
+          // and one cancelled meanwhile is settled now, so the next pick skips it.
+          batch.waiting = true;
+          for (const entry of batch.entries) this.listen(entry);
+          continue;
+        }
         await this.settleAsk(next);
         batch.prompted = true;
       }
@@ -188,6 +212,11 @@ export class SessionLatch {
 
   private release(entry: Entry, recheck: boolean): void {
     if (entry.done) return;
+    // A call that did not listen (its batch never waited) may have been cancelled meanwhile.
+    if (entry.call.cancel.cancelled) {
+      this.cancel(entry);
+      return;
+    }
     if (entry.answer) {
       if (entry.answer.verdict === 'allow') this.finish(entry, { type: 'forward', decision: entry.decision, answer: entry.answer });
       else this.finish(entry, { type: 'deny', decision: entry.decision, answer: entry.answer, text: entry.answer.text ?? entry.call.denial(entry.decision) });

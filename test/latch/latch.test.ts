@@ -60,6 +60,26 @@ describe('SessionLatch', () => {
     expect(new SessionLatch({ ordering: 'none' }).passNow(decision('allow'), false, false)).not.toBeNull();
   });
 
+  test('a call cancelled before its batch is released is never asked about and never forwarded', async () => {
+    const latch = new SessionLatch({ ordering: 'batch' });
+    let asked = 0;
+    const first = scripted(latch, () => 'allow', async () => ({ verdict: 'allow', by: 'user' }));
+    const cancelledAsk = scripted(latch, () => 'ask', async () => {
+      asked += 1;
+      return { verdict: 'allow', by: 'user' };
+    });
+    const cancelledAllow = scripted(latch, () => 'allow', async () => ({ verdict: 'allow', by: 'user' }));
+    const last = scripted(latch, () => 'allow', async () => ({ verdict: 'allow', by: 'user' }));
+    // Cancelled in the same turn, before the batch closes: the latch has not started listening yet.
+    cancelledAsk.controller.abort('gone');
+    cancelledAllow.controller.abort('gone');
+    expect((await cancelledAsk.outcome).type).toBe('cancelled');
+    expect((await cancelledAllow.outcome).type).toBe('cancelled');
+    expect((await first.outcome).type).toBe('forward');
+    expect((await last.outcome).type).toBe('forward');
+    expect(asked).toBe(0);
+  });
+
   test('allowed calls in a batch wait for the prompt, then go in arrival order', async () => {
     const latch = new SessionLatch({ ordering: 'batch' });
     const order: string[] = [];
