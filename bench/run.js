@@ -7,8 +7,8 @@
 //   3. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
 //      command and a path-only call, after warm-up (parser start-up excluded).
 //
-// Options: --calls N (default 2000), --rounds N (default 3), --json (print one JSON object at the end).
-import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+// Options: --calls N (default 2000), --rounds N (default 5), --json (print one JSON object at the end).
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +24,7 @@ const bin = join(root, 'bin/mcp-latch.js');
 const argv = process.argv.slice(2);
 const calls = Number(argv[argv.indexOf('--calls') + 1] ?? 0) || 2000;
 const asJson = argv.includes('--json');
-const rounds = Number(argv[argv.indexOf('--rounds') + 1] ?? 0) || 3;
+const rounds = Number(argv[argv.indexOf('--rounds') + 1] ?? 0) || 5;
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -41,7 +41,19 @@ async function connect(command, args, cwd) {
   return { client, transport, firstListMs, tools: listed.tools.map((tool) => tool.name) };
 }
 
-async function measure(client, tool) {
+/** CPU time (ns) used so far by every thread of a process, from the scheduler's own accounting; NaN off Linux. */
+function cpuNs(pid) {
+  try {
+    let total = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    return total;
+  } catch {
+    return NaN;
+  }
+}
+
+/** `pid`: the process the client talks to (the server itself when direct, else the process in the middle). */
+async function measure(client, tool, pid) {
   const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
   const inFlight = async (count) => {
     let next = 0;
@@ -56,6 +68,7 @@ async function measure(client, tool) {
   for (let i = 0; i < 1500; i++) await call(i);
   await inFlight(3000);
   const latencies = [];
+  const cpuStart = cpuNs(pid);
   const sequentialStart = performance.now();
   for (let i = 0; i < calls; i++) {
     const t = performance.now();
@@ -68,7 +81,9 @@ async function measure(client, tool) {
   const parallelStart = performance.now();
   await inFlight(calls);
   const parallelMs = performance.now() - parallelStart;
+  const cpuUsPerCall = (cpuNs(pid) - cpuStart) / 1000 / (2 * calls);
   return {
+    cpuUsPerCall,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     sequentialPerSec: (calls / sequentialMs) * 1000,
@@ -158,19 +173,19 @@ async function main() {
   const runs = [];
   for (let round = 0; round < rounds; round++) {
     const direct = await connect(process.execPath, [everything, 'stdio'], dir);
-    const directStats = { ...(await measure(direct.client, 'echo')), firstListMs: direct.firstListMs };
+    const directStats = { ...(await measure(direct.client, 'echo', direct.transport.pid)), firstListMs: direct.firstListMs };
     await direct.client.close();
 
     const gateway = await connect(process.execPath, [bin, 'serve', '--config', config], dir);
-    const gatewayStats = { ...(await measure(gateway.client, 'everything__echo')), firstListMs: gateway.firstListMs, rssMb: rssMb(gateway.transport.pid) };
+    const gatewayStats = { ...(await measure(gateway.client, 'everything__echo', gateway.transport.pid)), firstListMs: gateway.firstListMs, rssMb: rssMb(gateway.transport.pid) };
     await gateway.client.close();
 
     // Floors, same server, same round: a relay that only copies bytes, and a proxy that only uses the SDK.
     const relay = await connect(process.execPath, [join(root, 'bench/floor-relay.js'), process.execPath, everything, 'stdio'], dir);
-    const relayStats = await measure(relay.client, 'echo');
+    const relayStats = await measure(relay.client, 'echo', relay.transport.pid);
     await relay.client.close();
     const sdkProxy = await connect(process.execPath, [join(root, 'bench/floor-sdk-proxy.js'), process.execPath, everything, 'stdio'], dir);
-    const sdkProxyStats = await measure(sdkProxy.client, 'echo');
+    const sdkProxyStats = await measure(sdkProxy.client, 'echo', sdkProxy.transport.pid);
     await sdkProxy.client.close();
     runs.push({ direct: directStats, gateway: gatewayStats, relay: relayStats, sdkProxy: sdkProxyStats });
   }
@@ -231,6 +246,10 @@ async function main() {
   row('p99 latency (ms)', (s) => s.p99Ms, 3, result.ratio.p99);
   row('sequential (calls/s)', (s) => s.sequentialPerSec, 0, result.ratio.sequentialThroughput);
   row('16 in flight (calls/s)', (s) => s.inFlight16PerSec, 0, result.ratio.inFlight16Throughput);
+  // The server's own CPU when direct; otherwise the CPU of the process in the middle alone.
+  console.log(
+    `CPU per call (µs)      ${f(directStats.cpuUsPerCall, 1).padEnd(12)}${f(gatewayStats.cpuUsPerCall, 1).padEnd(12)}${''.padEnd(16)}${f(relayStats.cpuUsPerCall, 1).padEnd(13)}${f(sdkProxyStats.cpuUsPerCall, 1)}`,
+  );
   console.log(`first tools/list (ms)  ${f(directStats.firstListMs, 0).padEnd(12)}${f(gatewayStats.firstListMs, 0).padEnd(12)}`);
   console.log(`gateway RSS (MB)                   ${f(rss, 1)}`);
   console.log('');
