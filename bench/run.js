@@ -7,7 +7,7 @@
 //   3. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
 //      command and a path-only call, after warm-up (parser start-up excluded).
 //
-// Options: --calls N (default 2000), --rounds N (default 5), --json (print one JSON object at the end).
+// Options: --calls N (default 5000), --rounds N (default 5), --json (print one JSON object at the end).
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -22,7 +22,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const bin = join(root, 'bin/mcp-latch.js');
 const argv = process.argv.slice(2);
-const calls = Number(argv[argv.indexOf('--calls') + 1] ?? 0) || 2000;
+const calls = Number(argv[argv.indexOf('--calls') + 1] ?? 0) || 5000;
 const asJson = argv.includes('--json');
 const rounds = Number(argv[argv.indexOf('--rounds') + 1] ?? 0) || 5;
 

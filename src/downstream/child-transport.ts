@@ -133,6 +133,7 @@ export class ChildTransport implements Transport {
   }
 
   private readonly flushOutgoing = (): void => {
+    if (this.outgoing.length === 0) return;
     const text = this.outgoing.length === 1 ? this.outgoing[0]! : this.outgoing.join('');
     this.outgoing = [];
     const stdin = this.child?.stdin;
@@ -148,6 +149,8 @@ export class ChildTransport implements Transport {
       this.notifyClosed();
       return;
     }
+    // What was sent in this tick (a last notifications/cancelled) still goes out before stdin ends.
+    this.flushOutgoing();
     this.closed = true;
     try {
       child.stdin?.end();
