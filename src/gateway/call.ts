@@ -45,6 +45,7 @@ import { inspectCall, inspectResourceRead, lazyDigest, type InspectContext } fro
 import type { ToolClass } from '../subjects/kind.js';
 import { checkToolResult } from './call-result.js';
 import { ProgressRelay } from './progress.js';
+import type { IncomingCall } from './upstream-calls.js';
 
 /**
  * The one path every tools/call and resources/read takes (SPEC §4–6):
@@ -71,18 +72,8 @@ export interface GatewayView {
 }
 
 /** One client session: its latch, its grants, and how to reach its human. */
-/** Which read from the transport a request came in, and how many messages that read carried. */
-export interface ReadMark {
-  read: number;
-  messages: number;
-}
-
 export interface SessionView {
   id: string;
-  /** The read the current request came in (call synchronously, first thing in the handler); null when unknown. */
-  readMark(): ReadMark | null;
-  /** Whether the read `mark` is still the latest one (no other read was processed since). */
-  isLatestRead(mark: ReadMark): boolean;
   latch: SessionLatch;
   grants: SessionGrants;
   /** True when the client declared form elicitation and is not known to ignore it. */
@@ -105,56 +96,72 @@ export class CallPipeline {
     private readonly session: SessionView,
   ) {}
 
-  async callTool(request: CallToolRequest, extra: Extra, cancel: CancelSource, mark: ReadMark | null = null): Promise<CallToolResult> {
-    const exposed = request.params.name;
-    const route = this.gateway.registry.resolveTool(exposed) ?? (await this.resolveTool(exposed));
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${exposed}`);
-    const args = request.params.arguments ?? {};
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'arguments must be an object');
-    const { supervisor, tool } = route;
-
-    // Only wait (and so leave the current batch) when the server is not up yet.
-    if (supervisor.state !== 'ready' && !(await supervisor.whenReady(this.gateway.config().timeouts.firstListSeconds * 1000))) {
-      return unavailableResult(supervisor.unavailableReason());
-    }
-
-    const started = Date.now();
-    const digest = lazyDigest(supervisor.name, tool.name, args);
-    let facts: CallFacts | null = null;
-    let approvedOnPage = false;
-    const evaluate = (): Decision => {
+  /**
+   * The calls of one read from the client, answered in order. They are one batch (SPEC §6): each
+   * is decided first, and when every one of them is allowed (and no batch is waiting for a person)
+   * they go at once; otherwise they go through the latch together. A call that must wait before
+   * it can be decided (servers still starting) takes the latch on its own, later.
+   */
+  callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
+    const prepared = calls.map((call) => {
       try {
-        facts = inspectCall(supervisor.name, tool.name, args, this.gateway.toolClass(route), this.gateway.inspectContext(), digest);
-        const decided = decide(facts, this.gateway.policy(), this.session.grants.current());
-        // An approval given on the page for this exact call after it was answered "pending": spent once.
-        if (decided.verdict === 'ask' && (approvedOnPage || (approvedOnPage = this.session.retryApprovals.take(digest())))) {
-          return { ...decided, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
-        }
-        return decided;
+        return this.prepareNow(call);
       } catch (error) {
-        // Fail closed: a call that could not be analysed needs the human.
-        this.gateway.logger.error({ err: errorMessage(error), tool: exposed }, 'could not analyse a call');
-        facts = null;
-        return errorDecision(error);
+        return { failed: error };
       }
-    };
+    });
+    const allAllowed = prepared.every((step) => step !== LATER && ('failed' in step || step.decision.verdict === 'allow'));
+    const alone = calls.length === 1;
+    return prepared.map((step, index) => {
+      if (step === LATER) return this.callToolLater(calls[index]!);
+      if ('failed' in step) return Promise.reject(step.failed);
+      return this.proceed(step, allAllowed, alone);
+    });
+  }
 
+  /** A call after the gateway's own start-up waits: decided when it comes, through the latch. */
+  async callToolLater(call: IncomingCall): Promise<CallToolResult> {
+    const { request } = call;
+    const route = await this.resolveTool(request.params.name);
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const args = argumentsOf(request);
+    if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(this.gateway.config().timeouts.firstListSeconds * 1000))) {
+      return unavailableResult(route.supervisor.unavailableReason());
+    }
+    return this.proceed(new PreparedCall(this.gateway, this.session, call, route, args), false, false);
+  }
+
+  /** Decides a call now, or says it must wait (LATER) because its server or the tool list is not ready. */
+  private prepareNow(call: IncomingCall): PreparedCall | typeof LATER {
+    const { request } = call;
+    const registry = this.gateway.registry;
+    const route = registry.resolveTool(request.params.name);
+    if (!route) {
+      if (registry.all().some((supervisor) => supervisor.state === 'starting')) return LATER;
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    const args = argumentsOf(request);
+    if (route.supervisor.state !== 'ready') return LATER;
+    return new PreparedCall(this.gateway, this.session, call, route, args);
+  }
+
+  /** Latch, then forward (with a permit) or deny; every outcome is audited. */
+  private async proceed(prepared: PreparedCall, groupAllowed: boolean, alone: boolean): Promise<CallToolResult> {
+    const { call, supervisor, tool, args, digest, decision } = prepared;
+    const { request, extra, cancel } = call;
     const progress = new ProgressRelay(extra);
-    const decision = evaluate();
     if (decision.verdict !== 'allow') progress.startHeartbeat(this.gateway.config().approval.heartbeatSeconds * 1000, `Waiting for approval: ${supervisor.name}/${tool.name}`);
-    // Alone in its read, with no other read processed meanwhile: no later call can join its batch.
-    const alone = mark !== null && mark.messages === 1 && this.session.isLatestRead(mark);
     const outcome =
-      this.session.latch.passNow(decision, alone, cancel.cancelled) ??
+      (groupAllowed ? this.session.latch.passNow(decision, true, cancel.cancelled) : null) ??
       (await this.session.latch.submit({
         cancel,
         decision,
-        recheck: evaluate,
-        ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, facts, extra),
+        recheck: () => prepared.evaluate(),
+        ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, prepared.facts, extra),
         denial: ruleDenial,
       }, alone));
     progress.stopHeartbeat();
-    const waitMs = Date.now() - started;
+    const waitMs = Date.now() - prepared.started;
     const record = (final: Decision, verdict: 'allow' | 'deny' | 'cancelled', by: string, note?: string) =>
       this.gateway.audit.record({
         session: this.session.id,
@@ -339,6 +346,56 @@ export class CallPipeline {
           this.session.grants.addRules(choice.rules);
         }
         return { verdict: 'allow', by: 'user', ...withNote };
+    }
+  }
+}
+
+/** Marks a call that cannot be decided yet (its server or the tool list is still starting). */
+const LATER = Symbol('later');
+
+function argumentsOf(request: CallToolRequest): Record<string, unknown> {
+  const args = request.params.arguments ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'arguments must be an object');
+  return args;
+}
+
+/** One call with its route and its decision; `evaluate()` decides again (after an answer or a reload). */
+class PreparedCall {
+  readonly supervisor: Supervisor;
+  readonly tool: ToolRoute['tool'];
+  readonly digest: () => string;
+  readonly started = Date.now();
+  facts: CallFacts | null = null;
+  decision: Decision;
+  private approvedOnPage = false;
+
+  constructor(
+    private readonly gateway: GatewayView,
+    private readonly session: SessionView,
+    readonly call: IncomingCall,
+    private readonly route: ToolRoute,
+    readonly args: Record<string, unknown>,
+  ) {
+    this.supervisor = route.supervisor;
+    this.tool = route.tool;
+    this.digest = lazyDigest(this.supervisor.name, this.tool.name, args);
+    this.decision = this.evaluate();
+  }
+
+  evaluate(): Decision {
+    try {
+      this.facts = inspectCall(this.supervisor.name, this.tool.name, this.args, this.gateway.toolClass(this.route), this.gateway.inspectContext(), this.digest);
+      const decided = decide(this.facts, this.gateway.policy(), this.session.grants.current());
+      // An approval given on the page for this exact call after it was answered "pending": spent once.
+      if (decided.verdict === 'ask' && (this.approvedOnPage || (this.approvedOnPage = this.session.retryApprovals.take(this.digest())))) {
+        return { ...decided, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
+      }
+      return decided;
+    } catch (error) {
+      // Fail closed: a call that could not be analysed needs the human.
+      this.gateway.logger.error({ err: errorMessage(error), tool: this.call.request.params.name }, 'could not analyse a call');
+      this.facts = null;
+      return errorDecision(error);
     }
   }
 }

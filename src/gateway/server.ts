@@ -15,12 +15,10 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CancelSource } from '../cancellation.js';
 import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
@@ -30,7 +28,6 @@ import { SessionLatch } from '../latch/latch.js';
 import { RetryApprovals, type ApprovalPage } from '../latch/page.js';
 import type { PromptInput } from '../latch/prompt.js';
 import { openInBrowser, notify } from './announce.js';
-import { StdioUpstream } from './stdio-upstream.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
@@ -44,7 +41,7 @@ import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } fro
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { CallPipeline, type Extra, type GatewayView, type SessionView } from './call.js';
 import { createRelayHooks } from './relay.js';
-import { UpstreamCalls } from './upstream-calls.js';
+import { UpstreamCalls, type IncomingCall } from './upstream-calls.js';
 
 /**
  * The gateway: one upstream MCP `Server` (stdio, one client session) in front of every configured
@@ -143,14 +140,6 @@ export class Gateway implements GatewayView {
         return Boolean(caps?.elicitation?.form) && !NON_RENDERING_CLIENTS.has(name);
       },
       elicit: (params, extra: Extra, timeoutMs) => this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }),
-      readMark: () => {
-        const transport = this.server.transport;
-        return transport instanceof StdioUpstream ? { read: transport.readCount, messages: transport.lastReadMessages } : null;
-      },
-      isLatestRead: (mark) => {
-        const transport = this.server.transport;
-        return transport instanceof StdioUpstream && transport.readCount === mark.read;
-      },
       label: () => {
         const client = this.server.getClientVersion();
         return client ? `${client.name} ${client.version}` : 'unknown client';
@@ -434,15 +423,20 @@ export class Gateway implements GatewayView {
   async connect(transport: Transport): Promise<void> {
     await this.server.connect(transport);
     // tools/call is taken off the wire before the Server's Protocol (gateway/upstream-calls.ts).
-    new UpstreamCalls(transport, this.server, (request, extra, cancel) => this.callTool(request, extra, cancel));
+    new UpstreamCalls(transport, this.server, (calls) => this.callTools(calls));
   }
 
-  private async callTool(request: CallToolRequest, extra: Extra, cancel: CancelSource): Promise<CallToolResult> {
-    const mark = this.session.readMark();
+  private callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
     this.start();
+    // Right after start: calls wait for the shell parser and the client's roots, then go one by one.
+    if (this.beforeCalls || this.rootsPending) return calls.map((call) => this.callAfterStartup(call));
+    return this.pipeline.callTools(calls);
+  }
+
+  private async callAfterStartup(call: IncomingCall): Promise<CallToolResult> {
     if (this.beforeCalls) await this.beforeCalls;
     if (this.rootsPending) await this.rootsPending;
-    return this.pipeline.callTool(request, extra, cancel, mark);
+    return this.pipeline.callToolLater(call);
   }
 
   /** Closes every server (process trees included) and the upstream connection. */

@@ -18,9 +18,6 @@ export class StdioUpstream implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly reader = new LineReader();
-  /** Counts reads; `lastReadMessages` is how many messages the latest read carried. */
-  readCount = 0;
-  lastReadMessages = 0;
   private pending: string[] = [];
   private scheduled = false;
   private closed = false;
@@ -39,12 +36,9 @@ export class StdioUpstream implements Transport {
   }
 
   private readonly onData = (chunk: Buffer): void => {
-    this.readCount += 1;
-    this.lastReadMessages = 0;
     try {
       this.reader.push(chunk, (line) => {
         if (line.trim() === '') return;
-        this.lastReadMessages += 1;
         let message: JSONRPCMessage;
         try {
           message = parseMessage(line);

@@ -16,11 +16,26 @@ import type { Extra } from './call.js';
  * Cancellation (`notifications/cancelled`) cancels the call (its `Cancellation`, and `extra.signal`
  * if something asked for it); a cancelled call gets no response, as the spec asks and the
  * Protocol did.
+ *
+ * The calls that arrive in one stretch of synchronous work — one read from the transport — are
+ * handed over together, a microtask later: they are one batch for the latch (SPEC §6), and when
+ * all of them are known, a batch of allowed calls can go at once instead of waiting for the event
+ * loop to turn.
  */
-export type CallHandler = (request: CallToolRequest, extra: Extra, cancel: CancelSource) => Promise<CallToolResult>;
+export interface IncomingCall {
+  id: RequestId;
+  request: CallToolRequest;
+  extra: Extra;
+  cancel: CancelSource;
+}
+
+/** Answers the calls of one read, in order: one promise per call. */
+export type CallHandler = (calls: IncomingCall[]) => Array<Promise<CallToolResult>>;
 
 export class UpstreamCalls {
   private readonly running = new Map<RequestId, Cancellation>();
+  /** The calls of the read being processed, handed over in one microtask. */
+  private group: Array<IncomingCall & { cancel: Cancellation }> = [];
 
   /** Attach after `server.connect(transport)`: the Server has set `transport.onmessage`, which is wrapped here. */
   constructor(
@@ -63,16 +78,26 @@ export class UpstreamCalls {
       sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
       sendRequest: (sent, schema, options) => this.server.request(sent, schema, { ...options, relatedRequestId: id }),
     };
-    void this.run(id, request, extra, cancellation);
+    // A microtask runs once the transport has handed over every message of the current read.
+    if (this.group.push({ id, request, extra, cancel: cancellation }) === 1) queueMicrotask(this.dispatch);
   }
 
-  private async run(id: RequestId, request: CallToolRequest, extra: Extra, cancellation: Cancellation): Promise<void> {
-    // A microtask later, as the Protocol did: the handler reads which transport read this call came
-    // in, and that read's other messages must have been seen by then.
-    await undefined;
+  private readonly dispatch = (): void => {
+    const group = this.group;
+    this.group = [];
+    let answers: Array<Promise<CallToolResult>>;
+    try {
+      answers = this.handler(group);
+    } catch (error) {
+      answers = group.map(() => Promise.reject(error));
+    }
+    group.forEach((call, index) => void this.answer(call.id, answers[index] ?? Promise.reject(new Error('mcp-latch internal error: a call got no answer')), call.cancel));
+  };
+
+  private async answer(id: RequestId, answered: Promise<CallToolResult>, cancellation: Cancellation): Promise<void> {
     let answer: JSONRPCMessage;
     try {
-      answer = { jsonrpc: '2.0', id, result: await this.handler(request, extra, cancellation) };
+      answer = { jsonrpc: '2.0', id, result: await answered };
     } catch (error) {
       const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
       answer = {

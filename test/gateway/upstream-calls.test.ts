@@ -17,7 +17,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Extra } from '../../src/gateway/call.js';
 import type { CancelSource } from '../../src/cancellation.js';
-import { UpstreamCalls, paramsProblem, type CallHandler } from '../../src/gateway/upstream-calls.js';
+import { UpstreamCalls, paramsProblem } from '../../src/gateway/upstream-calls.js';
+
+/** One call's handler, as the tests write it; UpstreamCalls hands calls over in groups. */
+type CallHandler = (request: CallToolRequest, extra: Extra, cancel: CancelSource) => Promise<CallToolResult>;
 
 /**
  * tools/call taken off the upstream wire in front of a real SDK Server, with a real SDK Client on
@@ -32,6 +35,8 @@ interface Peer {
   /** Every message that reached the client side, in order, including the ones sent raw. */
   received: JSONRPCMessage[];
   calls: Array<{ request: CallToolRequest; extra: Extra; cancel: CancelSource }>;
+  /** How many calls each hand-over carried. */
+  groups: number[];
   sdkCalls: number;
 }
 
@@ -48,16 +53,19 @@ const RAW_PREFIX = 'raw-';
 async function connect(handler: CallHandler): Promise<Peer> {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const server = new Server({ name: 'upstream-test', version: '1.0.0' }, { capabilities: { tools: {} } });
-  const peer = { server, clientTransport, received: [], calls: [], sdkCalls: 0 } as unknown as Peer;
+  const peer = { server, clientTransport, received: [], calls: [], groups: [], sdkCalls: 0 } as unknown as Peer;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'listed', inputSchema: { type: 'object' as const } }] }));
   server.setRequestHandler(CallToolRequestSchema, async () => {
     peer.sdkCalls += 1;
     return { content: [{ type: 'text', text: 'from the SDK handler' }] };
   });
   await server.connect(serverTransport);
-  new UpstreamCalls(serverTransport, server, (request, extra, cancel) => {
-    peer.calls.push({ request, extra, cancel });
-    return handler(request, extra, cancel);
+  new UpstreamCalls(serverTransport, server, (calls) => {
+    peer.groups.push(calls.length);
+    return calls.map(({ request, extra, cancel }) => {
+      peer.calls.push({ request, extra, cancel });
+      return handler(request, extra, cancel);
+    });
   });
   const client = new Client({ name: 'upstream-test-client', version: '1.0.0' });
   await client.connect(clientTransport);
@@ -310,6 +318,25 @@ describe('cancellation', () => {
     expect(b.extra.signal.aborted).toBe(false);
     release.open(textResult('b done'));
     expect((await kept).content).toEqual([{ type: 'text', text: 'b done' }]);
+  });
+});
+
+describe('calls of one read are handed over together', () => {
+  test('calls taken in one synchronous stretch form one group, in order; a later one its own', async () => {
+    const peer = await connect(async (request) => textResult(`done ${request.params.name}`));
+    const send = (id: string, name: string) => void peer.clientTransport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name } } as JSONRPCMessage);
+    // The in-memory transport delivers synchronously: these three arrive as one read would.
+    send(`${RAW_PREFIX}a`, 'a');
+    send(`${RAW_PREFIX}b`, 'b');
+    void peer.clientTransport.send({ jsonrpc: '2.0', id: 'raw-ping', method: 'ping' } as JSONRPCMessage);
+    send(`${RAW_PREFIX}c`, 'c');
+    await tick();
+    send(`${RAW_PREFIX}d`, 'd');
+    await vi.waitFor(() => expect(responseTo(peer, `${RAW_PREFIX}d`)).toBeDefined(), { timeout: 500, interval: 5 });
+    // The ping went to the Server and is not part of any group.
+    expect(peer.groups).toEqual([3, 1]);
+    expect(peer.calls.map((call) => call.request.params.name)).toEqual(['a', 'b', 'c', 'd']);
+    for (const name of ['a', 'b', 'c', 'd']) expect(responseTo(peer, `${RAW_PREFIX}${name}`)).toMatchObject({ result: textResult(`done ${name}`) });
   });
 });
 

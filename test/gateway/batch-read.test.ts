@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { BIN, FS_SERVER, eventually, fixtureCalls, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
+
+/**
+ * The calls of one read from the client are one batch (SPEC §6), whatever their order: an allowed
+ * call written in the same read as a call that needs a person must not run before that person has
+ * answered. Raw bytes on stdin, so both calls are certainly in one write (and so in one read).
+ */
+describe('calls of one read', () => {
+  test('an allowed call before an ask in the same read waits for the answer, then runs', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'fixture.log');
+    const config = writeConfig(dir, {
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] }, fix: fixtureServer('fix', log) },
+      workspace: [dir],
+      permissions: { allow: ['mcp__fix__echo'] },
+    });
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const messages: Array<Record<string, unknown>> = [];
+    createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
+    const send = (...values: unknown[]) => child.stdin.write(values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+    const find = (test: (message: Record<string, unknown>) => boolean) =>
+      eventually(() => {
+        const found = messages.find(test);
+        if (!found) throw new Error('not yet');
+        return found;
+      });
+    try {
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } });
+      await find((message) => message.id === 1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+      await find((message) => message.id === 2);
+
+      // One write: the allowed echo first, then a write that needs a person.
+      const target = join(dir, 'asked.txt');
+      send(
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fix__echo', arguments: { text: 'first in the read' } } },
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fs__write_file', arguments: { path: target, content: 'x' } } },
+      );
+      const prompt = await find((message) => message.method === 'elicitation/create');
+      // The prompt is up: the allowed call of the same read has not reached its server.
+      await new Promise((done) => setTimeout(done, 200));
+      expect(fixtureCalls(log)).toEqual([]);
+      expect(messages.some((message) => message.id === 3)).toBe(false);
+
+      send({ jsonrpc: '2.0', id: prompt.id, result: { action: 'decline' } });
+      const echo = await find((message) => message.id === 3);
+      const write = await find((message) => message.id === 4);
+      expect(JSON.stringify(echo.result)).toContain('first in the read');
+      expect(JSON.stringify(write.result)).toContain('Denied by mcp-latch');
+      expect(existsSync(target)).toBe(false);
+      expect(fixtureCalls(log).map((entry) => entry.args)).toEqual([{ text: 'first in the read' }]);
+    } finally {
+      child.stdin.end();
+      await new Promise((done) => child.once('exit', done));
+    }
+  });
+});
