@@ -34,6 +34,7 @@ export interface AuditRecord {
 }
 
 export interface Audit {
+  /** Queues a record; the audit owns `entry` from then on (it is completed in place when written). */
   record(entry: AuditRecord): void;
   flush(): Promise<void>;
 }
@@ -45,8 +46,11 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   const sink = new BufferedFile(openSync(file, 'a'), onError);
   const timer = setInterval(() => sink.flushSync(), FLUSH_MS);
   timer.unref();
-  // The time is the decision's, taken when the record is queued.
-  const logger = pino({ base: null, timestamp: false, messageKey: 'event' }, sink);
+  // The time is the decision's, taken when the record is queued: pino asks for it as each queued
+  // record is written, and gets that record's (formatted once per millisecond).
+  let timeField = '';
+  let timeOf = NaN;
+  const logger = pino({ base: null, timestamp: () => timeField, messageKey: 'event' }, sink);
   const queued: Array<{ at: number; entry: AuditRecord }> = [];
   let batchTimer: NodeJS.Timeout | null = null;
   const writeQueued = (): void => {
@@ -54,8 +58,14 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     batchTimer = null;
     for (const { at, entry } of queued.splice(0)) {
       try {
-        const argsDigest = typeof entry.argsDigest === 'function' ? entry.argsDigest() : entry.argsDigest;
-        logger.info({ time: new Date(at).toISOString(), ...entry, argsDigest, args: redactSecrets(entry.args) }, 'call');
+        if (at !== timeOf) {
+          timeOf = at;
+          timeField = `,"time":"${new Date(at).toISOString()}"`;
+        }
+        // The entry belongs to the audit once recorded: completed in place rather than copied.
+        if (typeof entry.argsDigest === 'function') entry.argsDigest = entry.argsDigest();
+        entry.args = redactSecrets(entry.args);
+        logger.info(entry, 'call');
       } catch (error) {
         onError(error);
       }
