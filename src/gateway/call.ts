@@ -97,7 +97,7 @@ export class CallPipeline {
   ) {}
 
   /**
-   * The calls of one read from the client, answered in order. They are one batch (SPEC §6): each
+   * The calls of one read from the client; one answer per call, in the same order. They are one batch (SPEC §6): each
    * is decided first, and when every one of them is allowed (and no batch is waiting for a person)
    * they go at once; otherwise they go through the latch together. A call that must wait before
    * it can be decided (servers still starting) takes the latch on its own, later.

@@ -78,7 +78,7 @@ export class SessionLatch {
   }
 
   /**
-   * Hands a call to the latch; resolves exactly once. `alone` says the call was the only message of
+   * Hands a call to the latch; resolves exactly once. `alone` says the call was the only call of
    * its read from the transport: nothing else can join its batch before the loop turns, so it need
    * not wait for the turn.
    */
@@ -95,9 +95,11 @@ export class SessionLatch {
   }
 
   /**
-   * The outcome for an allowed call that has nothing to wait for — alone in its read (or ordering
-   * "none") while no batch is open — without making an entry; null when it must go through submit().
-   * The common case, so it costs no promise, listener or closure.
+   * The outcome for an allowed call that has nothing to wait for, without making an entry; null when
+   * it must go through submit(). `alone`: no call still to come belongs to its batch (it was the
+   * only call of its read, or every call of its read is decided and allowed). With ordering "batch"
+   * it must also find no batch open (a person is being asked). The common case, so it costs no
+   * promise, listener or closure.
    */
   passNow(decision: Decision, alone: boolean, cancelled: boolean): LatchOutcome | null {
     if (decision.verdict !== 'allow' || cancelled) return null;
