@@ -1,11 +1,10 @@
-import { findConfig, loadConfig } from '../config/load.js';
+import { expandServerEnv, findConfig, loadConfig, serversToRun } from '../config/load.js';
+import type { ServerConfig } from '../config/schema.js';
 import { watchConfig } from '../config/watch.js';
+import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage } from '../errors.js';
-import { Gateway } from '../gateway/server.js';
-import { StdioUpstream } from '../gateway/stdio-upstream.js';
 import { createLogger } from '../log.js';
 import { ruleIssues } from '../policy/policy.js';
-import { initShellParser } from '../subjects/command.js';
 
 /**
  * `mcp-latch serve`: the stdio gateway. Refuses an invalid config like `validate` does. Exits, after
@@ -20,9 +19,23 @@ export async function serve(options: { config?: string | undefined; logLevel?: s
   const config = loadConfig(path, ruleIssues);
   const level = (options.logLevel ?? config.file.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info';
   const logger = createLogger({ level });
+  // The servers' processes start now and boot while the gateway's own code loads (below) and the
+  // client initializes; their MCP handshake waits for the client's capabilities.
+  const prespawned = new Prespawned();
+  const early: Record<string, ServerConfig> = {};
+  for (const [name, server] of Object.entries(serversToRun(config))) {
+    const expanded = expandServerEnv(name, server);
+    if (expanded.ok) early[name] = expanded.server;
+  }
+  prespawned.spawn(early, logger);
+  const [{ Gateway }, { StdioUpstream }, { initShellParser }] = await Promise.all([
+    import('../gateway/server.js'),
+    import('../gateway/stdio-upstream.js'),
+    import('../subjects/command.js'),
+  ]);
   // The shell grammar loads while the client initializes and the servers start; calls wait for it.
   const parser = initShellParser();
-  const gateway = new Gateway({ config, logger, beforeCalls: parser });
+  const gateway = new Gateway({ config, logger, beforeCalls: parser, prespawned });
   const watcher = watchConfig(
     path,
     (text) => gateway.reload(text, 'file changed'),

@@ -1,8 +1,9 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import spawn from 'cross-spawn';
-import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { StdioServer } from '../config/schema.js';
+import type { Logger } from '../log.js';
 import { LineReader, parseMessage, serializeMessage } from './lines.js';
 
 /**
@@ -21,6 +22,36 @@ export interface ChildTransportOptions {
   cwd?: string;
   /** Called with each line the child writes to stderr. */
   onStderrLine?: (line: string) => void;
+}
+
+/**
+ * The variables a server inherits by default: the SDK's list (client/stdio.js, 1.32.2), kept here
+ * because importing that module loads the SDK's whole protocol schema first (~70 ms), and `serve`
+ * starts its servers before it loads that (downstream/prespawn.ts).
+ */
+const INHERITED_ENV = process.platform === 'win32'
+  ? ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'PROGRAMFILES']
+  : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
+
+export function defaultEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of INHERITED_ENV) {
+    const value = process.env[key];
+    // Security: exported shell functions are not passed on.
+    if (value !== undefined && !value.startsWith('()')) env[key] = value;
+  }
+  return env;
+}
+
+/** The transport of a stdio server: its process, with its stderr lines in the log. */
+export function childTransport(config: StdioServer, logger: Logger): ChildTransport {
+  return new ChildTransport({
+    command: config.command,
+    args: config.args ?? [],
+    env: config.env ?? {},
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    onStderrLine: (line) => logger.info({ stderr: line }, 'server stderr'),
+  });
 }
 
 const GRACE_MS = 2_000;
@@ -43,6 +74,7 @@ export class ChildTransport implements Transport {
   private exited: Promise<void> | undefined;
   /** Messages sent in the current tick, written together on the next. */
   private outgoing: string[] = [];
+  private starting: Promise<void> | null = null;
 
   constructor(private readonly options: ChildTransportOptions) {}
 
@@ -50,12 +82,17 @@ export class ChildTransport implements Transport {
     return this.child?.pid ?? null;
   }
 
-  async start(): Promise<void> {
-    if (this.child) throw new Error('ChildTransport already started');
+  /** Spawns the child. Calling it again returns the same promise: a server started early (prespawn.ts) is started once. */
+  start(): Promise<void> {
+    this.starting ??= this.spawnChild();
+    return this.starting;
+  }
+
+  private async spawnChild(): Promise<void> {
     installExitHook();
     await new Promise<void>((resolveStart, rejectStart) => {
       const child = spawn(this.options.command, this.options.args, {
-        env: { ...getDefaultEnvironment(), ...this.options.env },
+        env: { ...defaultEnvironment(), ...this.options.env },
         cwd: this.options.cwd,
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,

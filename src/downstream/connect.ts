@@ -21,7 +21,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { ChildTransport } from './child-transport.js';
+import { childTransport } from './child-transport.js';
+import type { Prespawned } from './prespawn.js';
 
 /**
  * Connecting one downstream server: stdio child, Streamable HTTP, or legacy SSE (the fallback when
@@ -54,18 +55,14 @@ export interface ConnectOptions {
   logger: Logger;
   timeoutMs: number;
   version: string;
+  /** Servers whose processes were started before the client initialized (see prespawn.ts). */
+  prespawned?: Prespawned;
 }
 
 export async function connectServer(options: ConnectOptions): Promise<Connected> {
   const { config } = options;
   if (!isRemoteServer(config)) {
-    const transport = new ChildTransport({
-      command: config.command,
-      args: config.args ?? [],
-      env: config.env ?? {},
-      ...(config.cwd ? { cwd: config.cwd } : {}),
-      onStderrLine: (line) => options.logger.info({ stderr: line }, 'server stderr'),
-    });
+    const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger);
     const client = newClient(options);
     await client.connect(transport, { timeout: options.timeoutMs });
     return { client, transport, pid: transport.pid };

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import { exposeNames, nameKey } from './catalog.js';
 import type { RelayHooks } from './connect.js';
 import type { PermitBook } from './permit.js';
+import type { Prespawned } from './prespawn.js';
 import { Supervisor } from './supervisor.js';
 
 /**
@@ -35,6 +36,7 @@ export interface RegistryOptions {
   /** Something the client sees changed (a listing, a server state). */
   onChange: () => void;
   env?: NodeJS.ProcessEnv;
+  prespawned?: Prespawned;
 }
 
 export class ServerRegistry {
@@ -92,6 +94,7 @@ export class ServerRegistry {
       version: this.options.version,
       onChange: () => this.changed(),
       ...(expanded.ok ? {} : { configError: `${expanded.issue.path}: ${expanded.issue.message}` }),
+      ...(this.options.prespawned ? { prespawned: this.options.prespawned } : {}),
     });
     this.supervisors.set(name, supervisor);
     this.written.set(name, JSON.stringify(config));

@@ -27,6 +27,7 @@ import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { connectServer, type RelayHooks } from './connect.js';
 import { DirectCalls, type DirectCallOptions } from './direct-calls.js';
+import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 
 /**
@@ -57,6 +58,8 @@ export interface SupervisorOptions {
   /** An error that stops this server from starting at all (a missing `${env:…}` variable). */
   configError?: string;
   backoff?: { initialMs: number; maxMs: number };
+  /** Processes started early; the first attempt takes its own if there is one. */
+  prespawned?: Prespawned;
 }
 
 const schemaChecker = new AjvJsonSchemaValidator();
@@ -148,6 +151,7 @@ export class Supervisor {
         logger,
         timeoutMs: this.options.connectTimeoutMs,
         version: this.options.version,
+        ...(this.options.prespawned ? { prespawned: this.options.prespawned } : {}),
       });
       if (this.stopping) {
         await connected.client.close().catch(() => undefined);

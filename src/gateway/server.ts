@@ -22,6 +22,7 @@ import {
 import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import type { ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
+import type { Prespawned } from '../downstream/prespawn.js';
 import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
 import { errorMessage } from '../errors.js';
 import { SessionLatch } from '../latch/latch.js';
@@ -61,6 +62,8 @@ export interface GatewayOptions {
   pathEnv?: PathEnv;
   /** Work every call must wait for (the shell parser loading); a failure is logged and calls fail closed. */
   beforeCalls?: Promise<void>;
+  /** Server processes `serve` started before the gateway was loaded; claimed when servers start. */
+  prespawned?: Prespawned;
 }
 
 export class Gateway implements GatewayView {
@@ -90,10 +93,12 @@ export class Gateway implements GatewayView {
   private rootsPending: Promise<void> | null = null;
   private pageOpened = false;
   private beforeCalls: Promise<void> | null;
+  private readonly prespawned: Prespawned | undefined;
 
   constructor(options: GatewayOptions) {
     this.loaded = options.config;
     this.logger = options.logger;
+    this.prespawned = options.prespawned;
     this.beforeCalls =
       options.beforeCalls
         ?.catch((error: unknown) => this.logger.error({ err: errorMessage(error) }, 'the shell parser failed to load; shell commands will need approval'))
@@ -128,6 +133,7 @@ export class Gateway implements GatewayView {
       version: VERSION,
       onChange: () => this.scheduleListChanged(),
       ...(options.env ? { env: options.env } : {}),
+      ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
 
     this.session = {
@@ -368,7 +374,10 @@ export class Gateway implements GatewayView {
     this.started = true;
     const capabilities = mirrorCapabilities(this.server.getClientCapabilities());
     this.registry.setCapabilities(capabilities);
-    void this.registry.apply(serversToRun(this.loaded)).then(() => {
+    const applied = this.registry.apply(serversToRun(this.loaded));
+    // Every server has claimed its early process by now (synchronously, as it started): close the rest.
+    void this.prespawned?.closeAll();
+    void applied.then(() => {
       if (this.loggingLevel) for (const supervisor of this.registry.all()) void supervisor.setLoggingLevel(this.loggingLevel);
     });
   }
@@ -444,7 +453,7 @@ export class Gateway implements GatewayView {
     if (this.closed) return;
     this.closed = true;
     if (this.listChangeTimer) clearTimeout(this.listChangeTimer);
-    await this.registry.closeAll();
+    await Promise.all([this.registry.closeAll(), this.prespawned?.closeAll()]);
     if (this.page) await (await this.page.catch(() => null))?.close();
     await this.audit.flush().catch(() => undefined);
     await this.server.close().catch(() => undefined);

@@ -1,0 +1,105 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { Prespawned } from '../../src/downstream/prespawn.js';
+import { defaultEnvironment } from '../../src/downstream/child-transport.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createLogger } from '../../src/log.js';
+import { BIN, eventually, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
+
+/**
+ * `serve` starts its stdio servers' processes before the client initializes (downstream/prespawn.ts),
+ * so their start overlaps the gateway's. What must hold: the process started early is the one that
+ * then answers, with the handshake only after the client's; and a client that goes away before
+ * initializing leaves no process behind.
+ */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function rawGateway(config: string) {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const messages: Array<Record<string, unknown>> = [];
+  createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
+  const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+  const response = (id: number) =>
+    eventually(() => {
+      const found = messages.find((message) => message.id === id);
+      if (!found) throw new Error(`no response ${id}`);
+      return found;
+    });
+  const exited = new Promise((done) => child.once('exit', done));
+  return { child, send, response, exited };
+}
+
+describe('servers started before the client initializes', () => {
+  test('the process started before initialize is the one that then answers the client', async () => {
+    const dir = tempDir();
+    const startFile = join(dir, 'started.pid');
+    const log = join(dir, 'log');
+    const config = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_START_FILE: startFile }) }, permissions: { allow: ['mcp__fix'] } });
+    const gateway = rawGateway(config);
+    try {
+      // No initialize sent yet: the server's process runs all the same.
+      const early = await eventually(() => Number(readFileSync(startFile, 'utf8')));
+      expect(isAlive(early)).toBe(true);
+      expect(existsSync(log)).toBe(false);
+      gateway.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      await gateway.response(1);
+      gateway.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fix__whoami', arguments: {} } });
+      const answer = await gateway.response(2);
+      expect(JSON.stringify(answer.result)).toContain(String(early));
+    } finally {
+      gateway.child.stdin.end();
+      await gateway.exited;
+    }
+  });
+
+  test('a client that goes away before initializing leaves no server process behind', async () => {
+    const dir = tempDir();
+    const startFile = join(dir, 'started.pid');
+    const childFile = join(dir, 'grandchild.pid');
+    const config = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log'), ['--spawn-child'], { FIXTURE_START_FILE: startFile, FIXTURE_CHILD_PID_FILE: childFile }) } });
+    const gateway = rawGateway(config);
+    const server = await eventually(() => Number(readFileSync(startFile, 'utf8')));
+    const grandchild = await eventually(() => Number(readFileSync(childFile, 'utf8')));
+    expect(isAlive(server) && isAlive(grandchild)).toBe(true);
+    gateway.child.stdin.end();
+    await gateway.exited;
+    await eventually(() => expect(isAlive(server)).toBe(false), 15_000);
+    await eventually(() => expect(isAlive(grandchild)).toBe(false), 15_000);
+  });
+
+  test('a process is claimed only for the entry it was started for, once; the rest are closed', async () => {
+    const dir = tempDir();
+    const pool = new Prespawned();
+    const entry = fixtureServer('a', join(dir, 'a.log'), [], { FIXTURE_START_FILE: join(dir, 'a.pid') });
+    const other = fixtureServer('b', join(dir, 'b.log'), [], { FIXTURE_START_FILE: join(dir, 'b.pid') });
+    const logger = createLogger({ level: 'silent' });
+    pool.spawn({ a: entry, b: other }, logger);
+    const a = await eventually(() => Number(readFileSync(join(dir, 'a.pid'), 'utf8')));
+    const b = await eventually(() => Number(readFileSync(join(dir, 'b.pid'), 'utf8')));
+    // Edited since the process was started: not handed out, and that process is closed.
+    expect(pool.claim('a', { ...entry, args: [...entry.args, '--noisy'] })).toBeUndefined();
+    await eventually(() => expect(isAlive(a)).toBe(false), 15_000);
+    const claimed = pool.claim('b', other);
+    expect(claimed?.pid).toBe(b);
+    expect(pool.claim('b', other)).toBeUndefined();
+    await pool.closeAll();
+    expect(isAlive(b)).toBe(true);
+    await claimed!.close();
+    expect(isAlive(b)).toBe(false);
+  });
+
+  test('servers inherit exactly the variables the SDK would pass them', () => {
+    expect(defaultEnvironment()).toEqual(getDefaultEnvironment());
+  });
+});
