@@ -55,7 +55,7 @@ export function childTransport(config: StdioServer, logger: Logger): ChildTransp
 }
 
 const GRACE_MS = 2_000;
-/** What send() returns when the write was taken without waiting: one shared settled promise, not one per message. */
+/** What send() returns once a message is queued for this tick's write: one shared settled promise, not one per message. */
 const WRITTEN = Promise.resolve();
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
