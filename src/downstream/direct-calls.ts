@@ -76,8 +76,8 @@ export class DirectCalls {
 
   private take(message: JSONRPCMessage): boolean {
     const record = message as Record<string, unknown>;
-    if (typeof record.id === 'number' && ('result' in record || 'error' in record)) {
-      const entry = this.settle(record.id);
+    if (record.id !== undefined && ('result' in record || 'error' in record)) {
+      const entry = this.settle(asId(record.id));
       if (!entry) return false;
       if ('error' in record) {
         const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
@@ -89,7 +89,8 @@ export class DirectCalls {
     }
     if (record.method === 'notifications/progress') {
       const params = record.params as (Progress & { progressToken?: unknown }) | undefined;
-      const entry = typeof params?.progressToken === 'number' ? this.pending.get(params.progressToken) : undefined;
+      const token = asId(params?.progressToken);
+      const entry = token === undefined ? undefined : this.pending.get(token);
       if (!entry || !params) return false;
       entry.timer.refresh();
       const { progressToken: _token, ...progress } = params;
@@ -100,7 +101,8 @@ export class DirectCalls {
   }
 
   /** Removes a waiting call and its timer and listener; undefined when it was already settled. */
-  private settle(id: number): Pending | undefined {
+  private settle(id: number | undefined): Pending | undefined {
+    if (id === undefined) return undefined;
     const entry = this.pending.get(id);
     if (!entry) return undefined;
     this.pending.delete(id);
@@ -113,4 +115,14 @@ export class DirectCalls {
     if (!this.pending.has(id)) return;
     this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
   }
+}
+
+/**
+ * One of our ids, as a number. A server that sends it back as a string ("1000000003") is matched
+ * too, as the SDK's Client does (Number(id)); anything else is not ours.
+ */
+function asId(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+  return undefined;
 }

@@ -295,4 +295,25 @@ describe('timeout, abort and close', () => {
     expect(peer.atServer).toEqual([]);
     expect(peer.calls).toHaveLength(0);
   });
+
+  test('a server that sends our id and progress token back as strings is still matched, as the SDK Client would', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    await ours.start();
+    await theirs.start();
+    // A raw peer, not the SDK: it answers with the id (and reports progress with the token) as strings.
+    theirs.onmessage = (message) => {
+      const request = message as { id: number; params: { _meta: { progressToken: number } } };
+      void theirs.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: String(request.params._meta.progressToken), progress: 1 } } as JSONRPCMessage);
+      void theirs.send({ jsonrpc: '2.0', id: String(request.id), result: textResult('stringly') } as unknown as JSONRPCMessage);
+    };
+    const seen: unknown[] = [];
+    ours.onmessage = (message) => seen.push(message);
+    const direct = new DirectCalls(ours);
+    const updates: Progress[] = [];
+    await expect(direct.call({ name: 'x' }, { timeout: 1000, onprogress: (progress) => updates.push(progress) })).resolves.toEqual(textResult('stringly'));
+    expect(updates).toEqual([{ progress: 1 }]);
+    // Neither reached the transport's own handler (the SDK Client's, in the gateway).
+    expect(seen).toEqual([]);
+    await ours.close();
+  });
 });
