@@ -41,7 +41,7 @@ export class DirectCalls {
   constructor(private readonly transport: Transport) {
     const toClient = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (this.pending.size > 0 && this.take(message)) return;
+      if (this.take(message)) return;
       toClient?.(message, extra);
     };
   }
@@ -77,8 +77,10 @@ export class DirectCalls {
   private take(message: JSONRPCMessage): boolean {
     const record = message as Record<string, unknown>;
     if (record.id !== undefined && ('result' in record || 'error' in record)) {
-      const entry = this.settle(asId(record.id));
-      if (!entry) return false;
+      const id = asId(record.id);
+      const entry = this.settle(id);
+      // A late answer to one of ours (it timed out or was cancelled) is dropped: the Client never sent it.
+      if (!entry) return id !== undefined && id >= FIRST_ID;
       if ('error' in record) {
         const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
         entry.reject(McpError.fromError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', error.data));
@@ -91,7 +93,7 @@ export class DirectCalls {
       const params = record.params as (Progress & { progressToken?: unknown }) | undefined;
       const token = asId(params?.progressToken);
       const entry = token === undefined ? undefined : this.pending.get(token);
-      if (!entry || !params) return false;
+      if (!entry || !params) return token !== undefined && token >= FIRST_ID;
       entry.timer.refresh();
       const { progressToken: _token, ...progress } = params;
       entry.onprogress?.(progress as Progress);

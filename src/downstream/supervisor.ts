@@ -298,7 +298,6 @@ export class Supervisor {
     return this.client;
   }
 
-  /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. */
   /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. The result is checked upstream. */
   async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions): Promise<unknown> {
     this.options.permits.spend(permit, this.name, name, args);

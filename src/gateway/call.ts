@@ -31,7 +31,7 @@ import {
   userDenial,
 } from '../latch/denial.js';
 import { escapeText } from '../latch/escape.js';
-import type { LatchAnswer, SessionLatch } from '../latch/latch.js';
+import type { LatchAnswer, LatchOutcome, SessionLatch } from '../latch/latch.js';
 import type { ApprovalPage, RetryApprovals } from '../latch/page.js';
 import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput } from '../latch/prompt.js';
 import { rememberRules } from '../latch/remember.js';
@@ -151,16 +151,20 @@ export class CallPipeline {
     const { request, extra, cancel } = call;
     const progress = new ProgressRelay(extra);
     if (decision.verdict !== 'allow') progress.startHeartbeat(this.gateway.config().approval.heartbeatSeconds * 1000, `Waiting for approval: ${supervisor.name}/${tool.name}`);
-    const outcome =
-      (groupAllowed ? this.session.latch.passNow(decision, true, cancel.cancelled) : null) ??
-      (await this.session.latch.submit({
-        cancel,
-        decision,
-        recheck: () => prepared.evaluate(),
-        ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, prepared.facts, extra),
-        denial: ruleDenial,
-      }, alone));
-    progress.stopHeartbeat();
+    let outcome: LatchOutcome;
+    try {
+      outcome =
+        (groupAllowed ? this.session.latch.passNow(decision, true, cancel.cancelled) : null) ??
+        (await this.session.latch.submit({
+          cancel,
+          decision,
+          recheck: () => prepared.evaluate(),
+          ask: (current) => this.ask(supervisor, tool.name, args, digest(), current, prepared.facts, extra),
+          denial: ruleDenial,
+        }, alone));
+    } finally {
+      progress.stopHeartbeat();
+    }
     const waitMs = Date.now() - prepared.started;
     const record = (final: Decision, verdict: 'allow' | 'deny' | 'cancelled', by: string, note?: string) =>
       this.gateway.audit.record({

@@ -2,6 +2,9 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineReader, parseMessage, serializeMessage } from '../downstream/lines.js';
 
+/** What send() returns: one shared settled promise, not one per message. */
+const QUEUED = Promise.resolve();
+
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
  * stdout). Unlike the SDK's StdioServerTransport it notices stdin EOF (typescript-sdk#2002: a
@@ -9,9 +12,6 @@ import { LineReader, parseMessage, serializeMessage } from '../downstream/lines.
  * the messages of one tick in one write: Node writes to a pipe synchronously, one system call and
  * one wake-up of the client per write.
  */
-/** What send() returns: one shared settled promise, not one per message. */
-const QUEUED = Promise.resolve();
-
 export class StdioUpstream implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;

@@ -43,6 +43,13 @@ export class UpstreamCalls {
     private readonly server: Server,
     private readonly handler: CallHandler,
   ) {
+    // Gone with the client: every call not yet answered is cancelled (never forwarded if it is still
+    // waiting, told to stop if it is at a server), as the Protocol did for its own requests.
+    const closeServer = transport.onclose;
+    transport.onclose = () => {
+      this.cancelAll('the client connection closed');
+      closeServer?.();
+    };
     const toServer = transport.onmessage;
     transport.onmessage = (message, extra) => {
       const record = message as Record<string, unknown>;
@@ -108,6 +115,11 @@ export class UpstreamCalls {
     }
     if (this.running.get(id) === cancellation) this.running.delete(id);
     if (!cancellation.cancelled) this.reply(answer);
+  }
+
+  private cancelAll(reason: string): void {
+    for (const call of this.group) call.cancel.cancel(reason);
+    for (const cancellation of this.running.values()) cancellation.cancel(reason);
   }
 
   private reply(message: JSONRPCMessage): void {

@@ -316,4 +316,30 @@ describe('timeout, abort and close', () => {
     expect(seen).toEqual([]);
     await ours.close();
   });
+
+  test('a late answer or progress for a call that timed out is dropped, not handed to the Client', async () => {
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    await ours.start();
+    await theirs.start();
+    // A raw peer that ignores the cancel and answers anyway, late.
+    theirs.onmessage = (message) => {
+      const request = message as { id?: number; method: string; params: { _meta?: { progressToken: number } } };
+      if (request.method !== 'tools/call') return;
+      setTimeout(() => {
+        void theirs.send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: request.params._meta!.progressToken, progress: 1 } } as JSONRPCMessage);
+        void theirs.send({ jsonrpc: '2.0', id: request.id!, result: textResult('too late') } as JSONRPCMessage);
+      }, 60);
+    };
+    const seen: unknown[] = [];
+    ours.onmessage = (message) => seen.push(message);
+    const direct = new DirectCalls(ours);
+    const error = await rejection(direct.call({ name: 'x' }, { timeout: 20 }));
+    expect(error).toMatchObject({ code: ErrorCode.RequestTimeout });
+    await new Promise((done) => setTimeout(done, 120));
+    expect(seen).toEqual([]);
+    // A message that is not ours still reaches the Client.
+    await theirs.send({ jsonrpc: '2.0', id: 5, result: {} } as JSONRPCMessage);
+    expect(seen).toEqual([{ jsonrpc: '2.0', id: 5, result: {} }]);
+    await ours.close();
+  });
 });

@@ -304,6 +304,23 @@ describe('cancellation', () => {
     expect(seen).toEqual(['stop it']);
   });
 
+  test('when the client connection closes, every call still waiting is cancelled and nothing is sent for it', async () => {
+    const release = gate<CallToolResult>();
+    const peer = await connect(() => release.promise);
+    void peer.client.request({ method: 'tools/call', params: { name: 'a' } }, CallToolResultSchema).catch(() => undefined);
+    void peer.client.request({ method: 'tools/call', params: { name: 'b' } }, CallToolResultSchema).catch(() => undefined);
+    await vi.waitFor(() => expect(peer.calls).toHaveLength(2), { timeout: 500, interval: 5 });
+    const received = peer.received.length;
+    await peer.client.close();
+    for (const call of peer.calls) {
+      expect(call.cancel.cancelled).toBe(true);
+      expect(call.extra.signal.aborted).toBe(true);
+    }
+    release.open(textResult('after the close'));
+    await tick();
+    expect(peer.received.length).toBe(received);
+  });
+
   test('cancelling one call leaves another in flight alone', async () => {
     const release = gate<CallToolResult>();
     const peer = await connect(() => release.promise);
