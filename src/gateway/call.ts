@@ -96,39 +96,71 @@ export class CallPipeline {
     private readonly session: SessionView,
   ) {}
 
+  /** Groups of calls waiting in `callToolsInOrder`, and the end of the last one. */
+  private waitingGroups = 0;
+  private waitingTail: Promise<unknown> = Promise.resolve();
+
   /**
-   * The calls of one read from the client; one answer per call, in the same order. They are one batch (SPEC §6): each
-   * is decided first, and when every one of them is allowed (and no batch is waiting for a person)
-   * they go at once; otherwise they go through the latch together. A call that must wait before
-   * it can be decided (servers still starting) takes the latch on its own, later.
+   * The calls of one read from the client; one answer per call, in the same order. They are one
+   * batch (SPEC §6): each is decided first, and when every one of them is allowed (and no batch is
+   * waiting for a person) they go at once; otherwise they go through the latch together.
+   *
+   * `before`: what calls must wait for first (the gateway's own start). Calls that cannot all be
+   * decided yet take the slower path of callToolsInOrder.
    */
-  callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
-    const prepared = calls.map((call) => {
+  callTools(calls: IncomingCall[], before: Promise<void> | null = null): Array<Promise<CallToolResult>> {
+    if (before || this.waitingGroups > 0) return this.callToolsInOrder(calls, calls.map(() => LATER), before);
+    const steps = calls.map((call): Step => {
       try {
         return this.prepareNow(call);
       } catch (error) {
         return { failed: error };
       }
     });
-    const allAllowed = prepared.every((step) => step !== LATER && ('failed' in step || step.decision.verdict === 'allow'));
-    const alone = calls.length === 1;
-    return prepared.map((step, index) => {
-      if (step === LATER) return this.callToolLater(calls[index]!);
-      if ('failed' in step) return Promise.reject(step.failed);
-      return this.proceed(step, allAllowed, alone);
-    });
+    if (steps.includes(LATER)) return this.callToolsInOrder(calls, steps, null);
+    const allAllowed = steps.every((step) => !(step instanceof PreparedCall) || step.decision.verdict === 'allow');
+    return steps.map((step) => this.settle(step, allAllowed, calls.length === 1));
   }
 
-  /** A call after the gateway's own start-up waits: decided when it comes, through the latch. */
-  async callToolLater(call: IncomingCall): Promise<CallToolResult> {
+  /**
+   * Calls of a read that cannot all be decided yet (a server, or the gateway, is still starting).
+   * They wait until every one of them can be decided, then go on together, as one batch: a call
+   * whose server is up must not run before a call of the same read that will need a person. Reads
+   * that arrive meanwhile queue behind, in order, so none passes an earlier one.
+   */
+  private callToolsInOrder(calls: IncomingCall[], steps: Step[], before: Promise<void> | null): Array<Promise<CallToolResult>> {
+    this.waitingGroups += 1;
+    const answers = this.waitingTail.then(async () => {
+      try {
+        if (before) await before;
+        const ready = await Promise.all(steps.map((step, index) => (step === LATER ? this.prepareLater(calls[index]!).catch((error: unknown): Step => ({ failed: error })) : step)));
+        // Every call of the read is decided (or failed): they reach the latch together, now.
+        return ready.map((step) => this.settle(step, false, calls.length === 1));
+      } finally {
+        this.waitingGroups -= 1;
+      }
+    });
+    this.waitingTail = answers.catch(() => undefined);
+    return calls.map((_, index) => answers.then((list) => list[index]!));
+  }
+
+  private settle(step: Step, groupAllowed: boolean, alone: boolean): Promise<CallToolResult> {
+    if (step === LATER) return Promise.reject(new Error('mcp-latch internal error: a call was not decided'));
+    if (step instanceof PreparedCall) return this.proceed(step, groupAllowed, alone);
+    if ('failed' in step) return Promise.reject(step.failed);
+    return Promise.resolve(step.answer);
+  }
+
+  /** Decides a call once its server is up (waiting, bounded, while servers start); `answer` when it cannot be. */
+  private async prepareLater(call: IncomingCall): Promise<Step> {
     const { request } = call;
     const route = await this.resolveTool(request.params.name);
     if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = argumentsOf(request);
     if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(this.gateway.config().timeouts.firstListSeconds * 1000))) {
-      return unavailableResult(route.supervisor.unavailableReason());
+      return { answer: unavailableResult(route.supervisor.unavailableReason()) };
     }
-    return this.proceed(new PreparedCall(this.gateway, this.session, call, route, args), false, false);
+    return new PreparedCall(this.gateway, this.session, call, route, args);
   }
 
   /** Decides a call now, or says it must wait (LATER) because its server or the tool list is not ready. */
@@ -356,6 +388,9 @@ export class CallPipeline {
 
 /** Marks a call that cannot be decided yet (its server or the tool list is still starting). */
 const LATER = Symbol('later');
+
+/** Where a call stands before the latch: decided, not yet decidable, failed, or already answered. */
+type Step = PreparedCall | typeof LATER | { failed: unknown } | { answer: CallToolResult };
 
 function argumentsOf(request: CallToolRequest): Record<string, unknown> {
   const args = request.params.arguments ?? {};

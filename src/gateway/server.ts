@@ -437,15 +437,14 @@ export class Gateway implements GatewayView {
 
   private callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
     this.start();
-    // Right after start: calls wait for the shell parser and the client's roots, then go one by one.
-    if (this.beforeCalls || this.rootsPending) return calls.map((call) => this.callAfterStartup(call));
-    return this.pipeline.callTools(calls);
+    // Right after start, calls wait for the shell parser and the client's roots.
+    const before = this.beforeCalls || this.rootsPending ? this.startWaits() : null;
+    return this.pipeline.callTools(calls, before);
   }
 
-  private async callAfterStartup(call: IncomingCall): Promise<CallToolResult> {
+  private async startWaits(): Promise<void> {
     if (this.beforeCalls) await this.beforeCalls;
     if (this.rootsPending) await this.rootsPending;
-    return this.pipeline.callToolLater(call);
   }
 
   /** Closes every server (process trees included) and the upstream connection. */

@@ -60,4 +60,51 @@ describe('calls of one read', () => {
       await new Promise((done) => child.once('exit', done));
     }
   });
+
+  test('an allowed call does not run before a call of the same read whose server is still starting, and needs a person', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'fixture.log');
+    const slow = fixtureServer('slow', log);
+    const config = writeConfig(dir, {
+      mcpServers: {
+        fix: fixtureServer('fix', log),
+        // Up about two seconds after everything else.
+        slow: { command: '/bin/sh', args: ['-c', `sleep 2; exec "${slow.command}" "${slow.args[0]}"`], env: slow.env },
+      },
+      workspace: [dir],
+      permissions: { allow: ['mcp__fix__echo'] },
+    });
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const messages: Array<Record<string, unknown>> = [];
+    createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
+    const send = (...values: unknown[]) => child.stdin.write(values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+    const find = (test: (message: Record<string, unknown>) => boolean) =>
+      eventually(() => {
+        const found = messages.find(test);
+        if (!found) throw new Error('not yet');
+        return found;
+      });
+    try {
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } });
+      await find((message) => message.id === 1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      // No tools/list first: it would wait for the slow server. fix is up well before slow.
+      await new Promise((done) => setTimeout(done, 600));
+      send(
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fix__echo', arguments: { text: 'allowed' } } },
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'slow__whoami', arguments: {} } },
+      );
+      const prompt = await find((message) => message.method === 'elicitation/create');
+      expect(JSON.stringify(prompt.params)).toContain('whoami');
+      expect(fixtureCalls(log)).toEqual([]);
+      expect(messages.some((message) => message.id === 3)).toBe(false);
+      send({ jsonrpc: '2.0', id: prompt.id, result: { action: 'decline' } });
+      expect(JSON.stringify((await find((message) => message.id === 3)).result)).toContain('allowed');
+      expect(JSON.stringify((await find((message) => message.id === 4)).result)).toContain('Denied by mcp-latch');
+      expect(fixtureCalls(log).map((entry) => entry.tool)).toEqual(['echo']);
+    } finally {
+      child.stdin.end();
+      await new Promise((done) => child.once('exit', done));
+    }
+  });
 });
