@@ -169,7 +169,8 @@ describe('gateway in front of real servers', () => {
       expect(result.isError).toBe(true);
       return result;
     });
-    expect(textOf(during)).toMatch(/server "fix" is (unavailable|still starting)/);
+    // A call that reached the fixture as it was exiting is answered at once, naming it too.
+    expect(textOf(during)).toMatch(/server "fix" (is (unavailable|still starting)|exited during the call)/);
     const echo = await harness.client.callTool({ name: 'everything__echo', arguments: { message: 'still here' } });
     expect(textOf(echo)).toContain('still here');
     // Its tools stay listed while it is down.
