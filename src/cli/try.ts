@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema, ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { findConfig } from '../config/load.js';
 import { errorMessage } from '../errors.js';
+import { isPlainObject } from '../values.js';
 import { VERSION } from '../version.js';
 import { createTerminal, type Terminal } from './terminal.js';
 
@@ -79,7 +80,7 @@ async function readArguments(terminal: Terminal): Promise<Record<string, unknown
     if (text.trim() === '') return {};
     try {
       const value = JSON.parse(text) as unknown;
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+      if (isPlainObject(value)) return value;
       terminal.print('The arguments must be a JSON object, like {"path": "notes.txt"}.');
     } catch (error) {
       terminal.print(`That is not valid JSON: ${errorMessage(error)}`);

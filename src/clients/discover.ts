@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { ClientFamily, ClientFormat, ClientId, ClientLocation } from './client-file.js';
 import { mcpServersFormat } from './mcp-servers.js';
 import { vscodeFormat } from './vscode.js';
+import { isPlainObject } from '../values.js';
 import { windsurfFormat } from './windsurf.js';
 
 /**
@@ -110,14 +111,10 @@ export function locationForFile(path: string, data: Record<string, unknown>, con
   }
   if (name === 'mcp.json' && parent === '.vscode') return location('vscode', 'vscode', file, vscodeFormat, project);
   if (name === 'mcp.json' && parent === 'user' && basename(project).toLowerCase().startsWith('code')) return location('vscode-user', 'vscode', file, vscodeFormat);
-  if (isObject(data.servers) && !isObject(data.mcpServers)) return { ...location('file', 'vscode', file, vscodeFormat), label: `${file} (VS Code format)` };
-  const entries = isObject(data.mcpServers) ? Object.values(data.mcpServers) : [];
-  if (entries.some((entry) => isObject(entry) && 'serverUrl' in entry)) return { ...location('file', 'windsurf', file, windsurfFormat), label: `${file} (Windsurf format)` };
+  if (isPlainObject(data.servers) && !isPlainObject(data.mcpServers)) return { ...location('file', 'vscode', file, vscodeFormat), label: `${file} (VS Code format)` };
+  const entries = isPlainObject(data.mcpServers) ? Object.values(data.mcpServers) : [];
+  if (entries.some((entry) => isPlainObject(entry) && 'serverUrl' in entry)) return { ...location('file', 'windsurf', file, windsurfFormat), label: `${file} (Windsurf format)` };
   return { ...location('file', 'other', file, mcpServersFormat), label: file };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isFile(path: string): boolean {

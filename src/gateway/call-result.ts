@@ -1,4 +1,5 @@
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * A server's tools/call result, checked before it is passed to the client (what the SDK Server did
@@ -27,8 +28,4 @@ function isPlainTextResult(value: unknown): value is CallToolResult {
   if (isError !== undefined && typeof isError !== 'boolean') return false;
   if (structuredContent !== undefined && !isPlainObject(structuredContent)) return false;
   return true;
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

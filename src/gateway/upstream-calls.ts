@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation, type CancelSource } from '../cancellation.js';
-import { isPlainObject } from './call-result.js';
+import { isPlainObject } from '../values.js';
 import type { Extra } from './call.js';
 
 /**

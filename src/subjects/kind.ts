@@ -13,6 +13,7 @@
 import path from 'node:path';
 import type { Access, Kind } from '../policy/types.js';
 import { KIND_RANK } from '../policy/types.js';
+import { isPlainObject } from '../values.js';
 import { PROFILES, profileByName } from './profiles.js';
 import type { Profile, ProfileBase } from './profiles.js';
 
@@ -269,9 +270,6 @@ interface Leaf {
   topLevel: boolean;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function typesOf(schema: Record<string, unknown>): string[] {
   const t = schema['type'];
@@ -287,12 +285,12 @@ function collectLeaves(schema: unknown): Leaf[] {
     if (depth > 10) return;
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const branches = s[key];
-      if (Array.isArray(branches)) for (const b of branches) if (isRecord(b)) visitObject(b, prefix, depth + 1);
+      if (Array.isArray(branches)) for (const b of branches) if (isPlainObject(b)) visitObject(b, prefix, depth + 1);
     }
     const props = s['properties'];
-    if (!isRecord(props)) return;
+    if (!isPlainObject(props)) return;
     for (const [name, sub] of Object.entries(props)) {
-      if (!isRecord(sub)) continue;
+      if (!isPlainObject(sub)) continue;
       visitValue(sub, prefix === '' ? name : `${prefix}.${name}`, name, prefix === '', false, depth + 1);
     }
   };
@@ -300,18 +298,18 @@ function collectLeaves(schema: unknown): Leaf[] {
     if (depth > 10) return;
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const branches = s[key];
-      if (Array.isArray(branches)) for (const b of branches) if (isRecord(b)) visitValue(b, pointer, name, topLevel, inArray, depth + 1);
+      if (Array.isArray(branches)) for (const b of branches) if (isPlainObject(b)) visitValue(b, pointer, name, topLevel, inArray, depth + 1);
     }
     const types = typesOf(s);
     const items = s['items'];
-    if (types.includes('array') || isRecord(items)) {
-      if (isRecord(items)) visitValue(items, `${pointer}[]`, name, topLevel, true, depth + 1);
+    if (types.includes('array') || isPlainObject(items)) {
+      if (isPlainObject(items)) visitValue(items, `${pointer}[]`, name, topLevel, true, depth + 1);
       // The array itself is a leaf too, so `args: string[]` can be recognised as argv.
       addLeaf(s, pointer, name, topLevel, true, false);
     }
-    if (types.includes('object') || isRecord(s['properties'])) visitObject(s, pointer, depth + 1);
+    if (types.includes('object') || isPlainObject(s['properties'])) visitObject(s, pointer, depth + 1);
     // No type at all: could be a string; assume the worst.
-    const untyped = types.length === 0 && !isRecord(items) && !isRecord(s['properties']) && !Array.isArray(s['anyOf']) && !Array.isArray(s['oneOf']);
+    const untyped = types.length === 0 && !isPlainObject(items) && !isPlainObject(s['properties']) && !Array.isArray(s['anyOf']) && !Array.isArray(s['oneOf']);
     if (types.includes('string') || untyped) addLeaf(s, pointer, name, topLevel, inArray, true);
   };
   const addLeaf = (s: Record<string, unknown>, pointer: string, name: string, topLevel: boolean, isArray: boolean, isString: boolean): void => {
@@ -328,13 +326,13 @@ function collectLeaves(schema: unknown): Leaf[] {
       topLevel,
     });
   };
-  if (isRecord(schema)) visitObject(schema, '', 0);
+  if (isPlainObject(schema)) visitObject(schema, '', 0);
   return [...out.values()];
 }
 
 /** Normalised names of the top-level arguments, whatever their type (an `env` object has no leaf). */
 function topLevelKeys(schema: unknown): string[] {
-  if (!isRecord(schema) || !isRecord(schema['properties'])) return [];
+  if (!isPlainObject(schema) || !isPlainObject(schema['properties'])) return [];
   return Object.keys(schema['properties']).map((name) => name.toLowerCase().replace(/[_-]/g, ''));
 }
 
