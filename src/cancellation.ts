@@ -48,22 +48,4 @@ export class Cancellation implements CancelSource {
   }
 }
 
-/** A CancelSource that follows an AbortSignal, for callers that already have one. */
-export function fromSignal(signal: AbortSignal): CancelSource {
-  return {
-    get cancelled() {
-      return signal.aborted;
-    },
-    get reason() {
-      return signal.reason as unknown;
-    },
-    onCancel(handler) {
-      if (signal.aborted) return noop;
-      const listener = () => handler(signal.reason);
-      signal.addEventListener('abort', listener, { once: true });
-      return () => signal.removeEventListener('abort', listener);
-    },
-  };
-}
-
 function noop(): void {}

@@ -15,7 +15,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import { fromSignal } from '../../src/cancellation.js';
+import { fromSignal } from '../helpers/cancel.js';
 import { DirectCalls } from '../../src/downstream/direct-calls.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { fromSignal } from '../../src/cancellation.js';
+import { fromSignal } from '../helpers/cancel.js';
 import { SessionLatch, type LatchAnswer, type LatchCall, type LatchOutcome } from '../../src/latch/latch.js';
 import type { Decision, Verdict } from '../../src/policy/types.js';
 
