@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BIN, FS_SERVER, eventually, fixtureCalls, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
+import { FS_SERVER, fixtureCalls, fixtureServer, rawGateway, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /**
  * The calls of one read from the client are one batch (SPEC §6), whatever their order: an allowed
@@ -19,20 +17,10 @@ describe('calls of one read', () => {
       workspace: [dir],
       permissions: { allow: ['mcp__fix__echo'] },
     });
-    const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const messages: Array<Record<string, unknown>> = [];
-    createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
-    const send = (...values: unknown[]) => child.stdin.write(values.map((value) => `${JSON.stringify(value)}\n`).join(''));
-    const find = (test: (message: Record<string, unknown>) => boolean) =>
-      eventually(() => {
-        const found = messages.find(test);
-        if (!found) throw new Error('not yet');
-        return found;
-      });
+    const gateway = rawGateway(config);
+    const { send, find, messages } = gateway;
     try {
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } });
-      await find((message) => message.id === 1);
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await gateway.initialize({ elicitation: { form: {} } });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
       await find((message) => message.id === 2);
 
@@ -56,8 +44,7 @@ describe('calls of one read', () => {
       expect(existsSync(target)).toBe(false);
       expect(fixtureCalls(log).map((entry) => entry.args)).toEqual([{ text: 'first in the read' }]);
     } finally {
-      child.stdin.end();
-      await new Promise((done) => child.once('exit', done));
+      await gateway.close();
     }
   });
 
@@ -74,20 +61,10 @@ describe('calls of one read', () => {
       workspace: [dir],
       permissions: { allow: ['mcp__fix__echo'] },
     });
-    const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const messages: Array<Record<string, unknown>> = [];
-    createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
-    const send = (...values: unknown[]) => child.stdin.write(values.map((value) => `${JSON.stringify(value)}\n`).join(''));
-    const find = (test: (message: Record<string, unknown>) => boolean) =>
-      eventually(() => {
-        const found = messages.find(test);
-        if (!found) throw new Error('not yet');
-        return found;
-      });
+    const gateway = rawGateway(config);
+    const { send, find, messages } = gateway;
     try {
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'raw', version: '1' } } });
-      await find((message) => message.id === 1);
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await gateway.initialize({ elicitation: { form: {} } });
       // No tools/list first: it would wait for the slow server. fix is up well before slow.
       await new Promise((done) => setTimeout(done, 600));
       send(
@@ -103,8 +80,7 @@ describe('calls of one read', () => {
       expect(JSON.stringify((await find((message) => message.id === 4)).result)).toContain('Denied by mcp-latch');
       expect(fixtureCalls(log).map((entry) => entry.tool)).toEqual(['echo']);
     } finally {
-      child.stdin.end();
-      await new Promise((done) => child.once('exit', done));
+      await gateway.close();
     }
   });
 });

@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Prespawned } from '../../src/downstream/prespawn.js';
 import { defaultEnvironment } from '../../src/downstream/child-transport.js';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createLogger } from '../../src/log.js';
-import { BIN, eventually, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
+import { eventually, fixtureServer, isAlive, rawGateway, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /**
  * `serve` starts its stdio servers' processes before the client initializes (downstream/prespawn.ts),
@@ -15,30 +13,6 @@ import { BIN, eventually, fixtureServer, tempDir, writeConfig } from '../helpers
  * then answers, with the handshake only after the client's; and a client that goes away before
  * initializing leaves no process behind.
  */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function rawGateway(config: string) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const messages: Array<Record<string, unknown>> = [];
-  createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
-  const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
-  const response = (id: number) =>
-    eventually(() => {
-      const found = messages.find((message) => message.id === id);
-      if (!found) throw new Error(`no response ${id}`);
-      return found;
-    });
-  const exited = new Promise((done) => child.once('exit', done));
-  return { child, send, response, exited };
-}
-
 describe('servers started before the client initializes', () => {
   test('the process started before initialize is the one that then answers the client', async () => {
     const dir = tempDir();
@@ -51,15 +25,12 @@ describe('servers started before the client initializes', () => {
       const early = await eventually(() => Number(readFileSync(startFile, 'utf8')));
       expect(isAlive(early)).toBe(true);
       expect(existsSync(log)).toBe(false);
-      gateway.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-      await gateway.response(1);
-      gateway.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await gateway.initialize();
       gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fix__whoami', arguments: {} } });
       const answer = await gateway.response(2);
       expect(JSON.stringify(answer.result)).toContain(String(early));
     } finally {
-      gateway.child.stdin.end();
-      await gateway.exited;
+      await gateway.close();
     }
   });
 
@@ -72,8 +43,7 @@ describe('servers started before the client initializes', () => {
     const server = await eventually(() => Number(readFileSync(startFile, 'utf8')));
     const grandchild = await eventually(() => Number(readFileSync(childFile, 'utf8')));
     expect(isAlive(server) && isAlive(grandchild)).toBe(true);
-    gateway.child.stdin.end();
-    await gateway.exited;
+    await gateway.close();
     await eventually(() => expect(isAlive(server)).toBe(false), 15_000);
     await eventually(() => expect(isAlive(grandchild)).toBe(false), 15_000);
   });

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, realpathSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,4 +142,41 @@ export function textOf(result: unknown): string {
     .filter((item) => item.type === 'text')
     .map((item) => item.text ?? '')
     .join('\n');
+}
+
+/**
+ * The built gateway driven with raw JSON-RPC lines, for what the SDK Client cannot express: several
+ * calls in one write (so in one read at the gateway), or a session that never initializes.
+ */
+export function rawGateway(config: string) {
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const messages: Array<Record<string, unknown>> = [];
+  createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  /** Writes every value in one write. */
+  const send = (...values: unknown[]) => child.stdin.write(values.map((value) => `${JSON.stringify(value)}\n`).join(''));
+  const find = (test: (message: Record<string, unknown>) => boolean) =>
+    eventually(() => {
+      const found = messages.find(test);
+      if (!found) throw new Error('not yet');
+      return found;
+    });
+  return {
+    child,
+    messages,
+    send,
+    find,
+    response: (id: number) => find((message) => message.id === id),
+    /** initialize (id 1) and initialized, as a client declaring `capabilities`. */
+    async initialize(capabilities: ClientCapabilities = {}): Promise<void> {
+      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: { name: 'raw', version: '1' } } });
+      await find((message) => message.id === 1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    },
+    /** Ends stdin (the client goes away) and waits for the gateway to exit. */
+    async close(): Promise<void> {
+      child.stdin.end();
+      await exited;
+    },
+  };
 }
