@@ -134,6 +134,10 @@ export class CallPipeline {
       try {
         if (before) await before;
         const ready = await Promise.all(steps.map((step, index) => (step === LATER ? this.prepareLater(calls[index]!).catch((error: unknown): Step => ({ failed: error })) : step)));
+        // Decided before the wait: decided again, as rules or grants may have changed meanwhile.
+        ready.forEach((step, index) => {
+          if (steps[index] !== LATER && step instanceof PreparedCall) step.decision = step.evaluate();
+        });
         // Every call of the read is decided (or failed): they reach the latch together, now.
         return ready.map((step) => this.settle(step, false, calls.length === 1));
       } finally {

@@ -83,4 +83,31 @@ describe('calls of one read', () => {
       await gateway.close();
     }
   });
+
+  test('a call decided before such a wait is decided again after it: a rule added meanwhile applies', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'fixture.log');
+    const slow = fixtureServer('slow', log);
+    const servers = {
+      fix: fixtureServer('fix', log),
+      slow: { command: '/bin/sh', args: ['-c', `sleep 2; exec "${slow.command}" "${slow.args[0]}"`], env: slow.env },
+    };
+    const config = writeConfig(dir, { mcpServers: servers, workspace: [dir], permissions: { allow: ['mcp__fix__echo', 'mcp__slow__whoami'] } });
+    const gateway = rawGateway(config);
+    try {
+      await gateway.initialize();
+      await new Promise((done) => setTimeout(done, 600));
+      gateway.send(
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fix__echo', arguments: { text: 'allowed when it came' } } },
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'slow__whoami', arguments: {} } },
+      );
+      // While slow starts, the user denies the echo (the same servers, so none restarts).
+      writeConfig(dir, { mcpServers: servers, workspace: [dir], permissions: { allow: ['mcp__slow__whoami'], deny: ['mcp__fix__echo'] } });
+      expect(JSON.stringify((await gateway.response(3)).result)).toContain('Denied by mcp-latch');
+      await gateway.response(4);
+      expect(fixtureCalls(log).map((entry) => entry.tool)).toEqual(['whoami']);
+    } finally {
+      await gateway.close();
+    }
+  });
 });
