@@ -8,6 +8,15 @@ import { FS_SERVER, fixtureCalls, fixtureServer, rawGateway, tempDir, writeConfi
  * call written in the same read as a call that needs a person must not run before that person has
  * answered. Raw bytes on stdin, so both calls are certainly in one write (and so in one read).
  */
+/** A fixture server `fix`, and `slow`, the same fixture up about two seconds after everything else. */
+function fixAndSlow(log: string) {
+  const slow = fixtureServer('slow', log);
+  return {
+    fix: fixtureServer('fix', log),
+    slow: { command: '/bin/sh', args: ['-c', `sleep 2; exec "${slow.command}" "${slow.args[0]}"`], env: slow.env },
+  };
+}
+
 describe('calls of one read', () => {
   test('an allowed call before an ask in the same read waits for the answer, then runs', async () => {
     const dir = tempDir();
@@ -51,13 +60,8 @@ describe('calls of one read', () => {
   test('an allowed call does not run before a call of the same read whose server is still starting, and needs a person', async () => {
     const dir = tempDir();
     const log = join(dir, 'fixture.log');
-    const slow = fixtureServer('slow', log);
     const config = writeConfig(dir, {
-      mcpServers: {
-        fix: fixtureServer('fix', log),
-        // Up about two seconds after everything else.
-        slow: { command: '/bin/sh', args: ['-c', `sleep 2; exec "${slow.command}" "${slow.args[0]}"`], env: slow.env },
-      },
+      mcpServers: fixAndSlow(log),
       workspace: [dir],
       permissions: { allow: ['mcp__fix__echo'] },
     });
@@ -87,11 +91,7 @@ describe('calls of one read', () => {
   test('a call decided before such a wait is decided again after it: a rule added meanwhile applies', async () => {
     const dir = tempDir();
     const log = join(dir, 'fixture.log');
-    const slow = fixtureServer('slow', log);
-    const servers = {
-      fix: fixtureServer('fix', log),
-      slow: { command: '/bin/sh', args: ['-c', `sleep 2; exec "${slow.command}" "${slow.args[0]}"`], env: slow.env },
-    };
+    const servers = fixAndSlow(log);
     const config = writeConfig(dir, { mcpServers: servers, workspace: [dir], permissions: { allow: ['mcp__fix__echo', 'mcp__slow__whoami'] } });
     const gateway = rawGateway(config);
     try {
