@@ -55,6 +55,7 @@ export function childTransport(config: StdioServer, logger: Logger): ChildTransp
 }
 
 const GRACE_MS = 2_000;
+const STDERR_TAIL_LINES = 5;
 /** What send() returns once a message is queued for this tick's write: one shared settled promise, not one per message. */
 const WRITTEN = Promise.resolve();
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
@@ -75,6 +76,8 @@ export class ChildTransport implements Transport {
   /** Messages sent in the current tick, written together on the next. */
   private outgoing: string[] = [];
   private starting: Promise<void> | null = null;
+  /** The last lines the child wrote to stderr: why a server that will not start does not. */
+  readonly stderrTail: string[] = [];
 
   constructor(private readonly options: ChildTransportOptions) {}
 
@@ -110,6 +113,17 @@ export class ChildTransport implements Transport {
         liveGroups.add(this);
         resolveStart();
       });
+      // The process we started is the server: once it is gone, what is left of its group is not
+      // supervised by anyone (a wrapper's child that ignores stdin EOF, commands the server
+      // started). The group gets SIGTERM, then SIGKILL if its pipes are still held open.
+      child.once('exit', () => {
+        if (this.closed) return;
+        this.closed = true;
+        killTree(child, 'SIGTERM');
+        const force = setTimeout(() => killTree(child, 'SIGKILL'), GRACE_MS);
+        force.unref();
+        child.once('close', () => clearTimeout(force));
+      });
       child.once('close', () => {
         liveGroups.delete(this);
         this.child = undefined;
@@ -133,16 +147,21 @@ export class ChildTransport implements Transport {
         while (newline >= 0) {
           const line = pending.slice(0, newline).replace(/\r$/, '');
           pending = pending.slice(newline + 1);
-          if (line.trim() !== '') this.options.onStderrLine?.(line);
+          if (line.trim() !== '') this.stderrLine(line);
           newline = pending.indexOf('\n');
         }
         // A server that never ends a line must not grow memory without bound.
         if (pending.length > 64_000) {
-          this.options.onStderrLine?.(pending);
+          this.stderrLine(pending);
           pending = '';
         }
       });
     });
+  }
+
+  private stderrLine(line: string): void {
+    if (this.stderrTail.push(line.length > 500 ? `${line.slice(0, 500)}…` : line) > STDERR_TAIL_LINES) this.stderrTail.shift();
+    this.options.onStderrLine?.(line);
   }
 
   private receive(line: string): void {

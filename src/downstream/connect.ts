@@ -21,7 +21,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { childTransport } from './child-transport.js';
+import { ChildTransport, childTransport } from './child-transport.js';
+import { errorMessage } from '../errors.js';
 import type { Prespawned } from './prespawn.js';
 
 /**
@@ -64,7 +65,12 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   if (!isRemoteServer(config)) {
     const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger);
     const client = newClient(options);
-    await client.connect(transport, { timeout: options.timeoutMs });
+    try {
+      await client.connect(transport, { timeout: options.timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw new StartFailed(error, transport.stderrTail);
+    }
     return { client, transport, pid: transport.pid };
   }
   const url = new URL(config.url);
@@ -86,6 +92,22 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   const transport = new SSEClientTransport(url, { requestInit, eventSourceInit: config.headers ? { fetch: withHeaders(config.headers) } : {} });
   await client.connect(transport, { timeout: options.timeoutMs });
   return { client, transport, pid: null };
+}
+
+/** A stdio server that did not complete its handshake, with what it last wrote to stderr. */
+export class StartFailed extends Error {
+  constructor(
+    cause: unknown,
+    readonly stderr: readonly string[],
+  ) {
+    super(errorMessage(cause), { cause });
+  }
+}
+
+/** The last stderr lines of a stdio server, from its connection or its failed start. */
+export function stderrOf(connected: Connected | null, error: unknown): readonly string[] {
+  if (error instanceof StartFailed) return error.stderr;
+  return connected?.transport instanceof ChildTransport ? connected.transport.stderrTail : [];
 }
 
 function withHeaders(headers: Record<string, string>): typeof fetch {

@@ -71,7 +71,7 @@ export class DirectCalls {
 
   /** Fails every call still waiting (the connection closed). */
   closeAll(): void {
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(new ConnectionLost());
   }
 
   private take(message: JSONRPCMessage): boolean {
@@ -83,7 +83,7 @@ export class DirectCalls {
       if (!entry) return id !== undefined && id >= FIRST_ID;
       if ('error' in record) {
         const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-        entry.reject(McpError.fromError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', error.data));
+        entry.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', error.data));
       } else {
         entry.resolve(record.result);
       }
@@ -116,6 +116,28 @@ export class DirectCalls {
   private cancel(id: number, reason: string): void {
     if (!this.pending.has(id)) return;
     this.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
+  }
+}
+
+/**
+ * A JSON-RPC error the server itself answered: passed on to the client as the server's, with its
+ * code and message unchanged (an McpError would prefix "MCP error <code>:" to the message, and a
+ * server's -32000 or -32001 would read as the gateway's own "connection closed" or "timed out").
+ */
+export class ServerReplyError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The connection closed while the call was at the server: it may have run. */
+export class ConnectionLost extends Error {
+  constructor() {
+    super('the connection to the server closed');
   }
 }
 

@@ -25,7 +25,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { connectServer, type RelayHooks } from './connect.js';
+import { connectServer, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { DirectCalls, type DirectCallOptions } from './direct-calls.js';
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
@@ -83,6 +83,8 @@ export class Supervisor {
   /** tools/call on the same connection, without the Client's per-request bookkeeping. */
   private direct: DirectCalls | null = null;
   private stopping = false;
+  /** Which connection attempt is current; see lost(). */
+  private generation = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private readonly settledWaiters = new Set<() => void>();
   private firstSettled = false;
@@ -138,12 +140,15 @@ export class Supervisor {
 
   private async attempt(): Promise<void> {
     if (this.stopping) return;
+    // Every report about this attempt's connection carries its number: only the current one counts.
+    const generation = ++this.generation;
     this.state = 'starting';
     this.nextRestartAt = null;
     const logger = this.options.logger;
     const startedAt = Date.now();
+    let connected: Connected | null = null;
     try {
-      const connected = await connectServer({
+      connected = await connectServer({
         name: this.name,
         config: this.config,
         capabilities: this.options.capabilities,
@@ -153,48 +158,58 @@ export class Supervisor {
         version: this.options.version,
         ...(this.options.prespawned ? { prespawned: this.options.prespawned } : {}),
       });
-      if (this.stopping) {
+      if (this.stopping || generation !== this.generation) {
         await connected.client.close().catch(() => undefined);
         return;
       }
-      this.client = connected.client;
-      this.direct = new DirectCalls(connected.transport);
-      this.pid = connected.pid;
-      connected.client.onerror = (error) => logger.warn({ err: errorMessage(error) }, 'server protocol error');
-      connected.client.onclose = () => this.onClosed(startedAt);
-      this.serverCapabilities = connected.client.getServerCapabilities();
-      this.listing = await this.fetchListing(connected.client);
+      const current = connected;
+      this.client = current.client;
+      this.direct = new DirectCalls(current.transport);
+      this.pid = current.pid;
+      current.client.onerror = (error) => logger.warn({ err: errorMessage(error) }, 'server transport error');
+      current.client.onclose = () => this.lost(generation, 'the server exited', startedAt, current);
+      this.serverCapabilities = current.client.getServerCapabilities();
+      const listing = await this.fetchListing(current.client);
+      if (generation !== this.generation) return;
+      this.listing = listing;
       this.state = 'ready';
       this.lastError = null;
       logger.info({ pid: this.pid, tools: this.listing.tools.length }, 'server ready');
       this.settle();
       this.options.onChange();
     } catch (error) {
-      const client = this.client;
-      this.client = null;
-      this.dropDirect();
-      if (client) client.onclose = undefined;
-      await client?.close().catch(() => undefined);
-      this.fail(`failed to start: ${errorMessage(error)}`, true);
+      this.lost(generation, `failed to start: ${errorMessage(error)}`, startedAt, connected, error);
     }
   }
 
-  private onClosed(startedAt: number): void {
+  /**
+   * The connection of attempt `generation` is gone (it closed, or its start failed). The first
+   * report wins; later ones about the same connection, or about one that is no longer current,
+   * change nothing: exactly one restart is scheduled per failure.
+   */
+  private lost(generation: number, message: string, startedAt: number, connected: Connected | null, error?: unknown): void {
+    if (generation !== this.generation || this.stopping) return;
+    this.generation += 1;
     this.client = null;
     this.dropDirect();
     this.pid = null;
-    if (this.stopping) return;
+    if (connected) {
+      connected.client.onclose = undefined;
+      void connected.client.close().catch(() => undefined);
+    }
     if (Date.now() - startedAt >= STABLE_MS) {
       this.delayMs = this.backoff.initialMs;
       this.restarts = 0;
     }
-    this.fail('the server exited', true);
+    const stderr = stderrOf(connected, error);
+    this.fail(stderr.length > 0 ? `${message}; its last stderr lines: ${stderr.join(' | ')}` : message, true);
   }
 
   private fail(message: string, retry: boolean): void {
     this.state = 'failed';
     this.lastError = message;
-    this.options.logger.error({ err: message }, 'server unavailable');
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = null;
     if (retry && !this.stopping) {
       const wait = this.delayMs;
       this.delayMs = Math.min(this.delayMs * 2, this.backoff.maxMs);
@@ -206,6 +221,7 @@ export class Supervisor {
       }, wait);
       this.restartTimer.unref();
     }
+    this.options.logger.error({ err: message, restarts: this.restarts, ...(this.nextRestartAt ? { retryInMs: this.nextRestartAt - Date.now() } : {}) }, 'server unavailable');
     this.settle();
     this.options.onChange();
   }
@@ -287,7 +303,7 @@ export class Supervisor {
     }
   }
 
-  /** Calls still waiting on a closed connection fail now ("exited during the call"), not at their timeout. */
+  /** Calls still waiting on a closed connection fail now ("stopped while the call was running"), not at their timeout. */
   private dropDirect(): void {
     this.direct?.closeAll();
     this.direct = null;
@@ -337,6 +353,7 @@ export class Supervisor {
   /** Stops for good: no restart; the process tree is closed. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.generation += 1;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
     const client = this.client;

@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
 import type { ConfigFile } from '../config/schema.js';
+import { ConnectionLost, ServerReplyError } from '../downstream/direct-calls.js';
 import type { PermitBook } from '../downstream/permit.js';
 import type { ServerRegistry, ToolRoute } from '../downstream/registry.js';
 import { ServerUnavailableError, type Supervisor } from '../downstream/supervisor.js';
@@ -469,7 +470,9 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return { content: [{ type: 'text', text: `mcp-latch: ${supervisor.name} did not answer in time (${escapeText(error.message)}).` }], isError: true };
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) return unavailableResult(`server "${supervisor.name}" exited during the call`);
-  if (error instanceof McpError) throw error;
+  if (error instanceof ConnectionLost) {
+    return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
+  }
+  if (error instanceof McpError || error instanceof ServerReplyError) throw error;
   return { content: [{ type: 'text', text: `mcp-latch: the call to ${supervisor.name} failed: ${escapeText(errorMessage(error))}` }], isError: true };
 }

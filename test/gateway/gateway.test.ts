@@ -170,7 +170,7 @@ describe('gateway in front of real servers', () => {
       return result;
     });
     // A call that reached the fixture as it was exiting is answered at once, naming it too.
-    expect(textOf(during)).toMatch(/server "fix" (is (unavailable|still starting)|exited during the call)/);
+    expect(textOf(during)).toMatch(/server "fix" (is (unavailable|still starting)|stopped while the call was running: it may have had effects)/);
     const echo = await harness.client.callTool({ name: 'everything__echo', arguments: { message: 'still here' } });
     expect(textOf(echo)).toContain('still here');
     // Its tools stay listed while it is down.
@@ -302,7 +302,7 @@ describe('lifecycle', () => {
       process.kill(pid, 'SIGKILL');
       const result = await call;
       expect(result.isError).toBe(true);
-      expect(textOf(result)).toContain('server "fix" exited during the call');
+      expect(textOf(result)).toContain('server "fix" stopped while the call was running: it may have had effects.');
     } finally {
       await harness.close();
     }

@@ -1,0 +1,117 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { aliveOf, faultServer, starts } from '../helpers/faults.js';
+import { eventually, isAlive, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+
+/**
+ * The supervisor under servers that crash: one restart per failure (backoff 1 s doubling to 30 s),
+ * never two copies of a server alive, the server's last stderr lines as the reason it is down, and
+ * no process a server started left running once the server or the gateway is gone.
+ */
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+/** Samples the live copies of a server until `until` holds; returns the most seen at once. */
+async function mostAlive(file: string, until: () => boolean, timeoutMs = 40_000): Promise<number> {
+  let most = 0;
+  await eventually(() => {
+    most = Math.max(most, aliveOf(file).length);
+    if (!until()) throw new Error('not yet');
+  }, timeoutMs, 20);
+  return most;
+}
+
+describe('a server that keeps failing', () => {
+  test.each(['exit-after-initialize', 'exit-on-list'])('%s: restarted once per failure with a doubling wait, one copy at a time, beside a healthy server', async (fault) => {
+    const dir = tempDir();
+    const crashing = join(dir, 'crashing.starts');
+    harness = await startGateway({
+      mcpServers: { crashing: faultServer(fault, crashing), healthy: faultServer('works', join(dir, 'healthy.starts')) },
+      permissions: { allow: ['mcp__healthy'] },
+    });
+    const startedAt = Date.now();
+    // Starts 1-4 come at about 0, 1, 3 and 7 s; the next not before 15 s.
+    const most = await mostAlive(crashing, () => starts(crashing).length >= 4);
+    expect(most).toBeLessThanOrEqual(1);
+    const elapsed = Date.now() - startedAt;
+    // Twice the starts per failure (the fault this guards against) would be 16 or more by now.
+    if (elapsed < 14_000) expect(starts(crashing).length).toBeLessThanOrEqual(5);
+    const answer = await harness.client.callTool({ name: 'healthy__whoami', arguments: {} });
+    expect(answer.isError).toBeFalsy();
+    expect(harness.stderr()).toContain(`as asked`);
+    expect(harness.stderr()).toContain('its last stderr lines');
+  }, 60_000);
+
+  test('a server that fails its first starts then works is up once, as a single copy', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'starts');
+    harness = await startGateway({
+      mcpServers: { flaky: faultServer('fail-starts', file, { FAULT_COUNTER: join(dir, 'counter'), FAULT_FAILS: '2' }) },
+      permissions: { allow: ['mcp__flaky'] },
+    });
+    const most = await mostAlive(file, () => starts(file).length >= 3 && aliveOf(file).length === 1);
+    expect(most).toBeLessThanOrEqual(1);
+    const pid = await eventually(async () => {
+      const answer = await harness!.client.callTool({ name: 'flaky__whoami', arguments: {} });
+      expect(answer.isError).toBeFalsy();
+      return Number(textOf(answer));
+    }, 30_000, 200);
+    expect(aliveOf(file)).toEqual([pid]);
+    expect(starts(file)).toHaveLength(3);
+  }, 60_000);
+
+  test('a call whose server stops while it runs is told it may have had effects, not that it did not run', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'starts');
+    harness = await startGateway({
+      mcpServers: { flaky: faultServer('fail-starts', file, { FAULT_COUNTER: join(dir, 'counter'), FAULT_FAILS: '1' }), healthy: faultServer('works', join(dir, 'h')) },
+      permissions: { allow: ['mcp__flaky', 'mcp__healthy'] },
+    });
+    await eventually(async () => {
+      const answer = await harness!.client.callTool({ name: 'flaky__whoami', arguments: {} });
+      expect(answer.isError).toBeFalsy();
+    }, 30_000, 200);
+    const crashed = await harness.client.callTool({ name: 'flaky__crash', arguments: {} });
+    expect(textOf(crashed)).toContain('stopped while the call was running: it may have had effects');
+  }, 60_000);
+});
+
+describe('processes a server leaves', () => {
+  test('a wrapper that dies while its child ignores EOF: the child is killed and the server restarted', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'starts');
+    harness = await startGateway({ mcpServers: { wrapped: faultServer('wrapper', file) }, permissions: { allow: ['mcp__wrapped'] } });
+    const first = Number(textOf(await harness.client.callTool({ name: 'wrapped__whoami', arguments: {} })));
+    const [wrapper] = starts(file);
+    await harness.client.callTool({ name: 'wrapped__kill_wrapper', arguments: {} });
+    await eventually(() => expect(isAlive(wrapper!) || isAlive(first)).toBe(false), 20_000);
+    const second = await eventually(async () => {
+      const answer = await harness!.client.callTool({ name: 'wrapped__whoami', arguments: {} });
+      expect(answer.isError).toBeFalsy();
+      return Number(textOf(answer));
+    }, 30_000, 200);
+    expect(second).not.toBe(first);
+    expect(aliveOf(file)).toHaveLength(1);
+  }, 60_000);
+
+  test('commands a server started die with it when it crashes, and with the gateway when it exits', async () => {
+    const dir = tempDir();
+    harness = await startGateway({ mcpServers: { s: faultServer('works', join(dir, 'starts')) }, permissions: { allow: ['mcp__s'] } });
+    const sleeper = Number(textOf(await harness.client.callTool({ name: 's__spawn_sleeper', arguments: {} })));
+    expect(isAlive(sleeper)).toBe(true);
+    await harness.client.callTool({ name: 's__crash', arguments: {} });
+    await eventually(() => expect(isAlive(sleeper)).toBe(false), 15_000);
+    const again = await eventually(async () => {
+      const answer = await harness!.client.callTool({ name: 's__spawn_sleeper', arguments: {} });
+      expect(answer.isError).toBeFalsy();
+      return Number(textOf(answer));
+    }, 30_000, 200);
+    expect(isAlive(again)).toBe(true);
+    await harness.close();
+    harness = null;
+    await eventually(() => expect(isAlive(again)).toBe(false), 15_000);
+  }, 60_000);
+});
