@@ -7,7 +7,8 @@
 //   3. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
 //      command and a path-only call, after warm-up (parser start-up excluded).
 //
-// Options: --calls N (default 5000), --rounds N (default 5), --json (print one JSON object at the end).
+// Options: --calls N (default 5000), --rounds N (default 5), --json (print one JSON object at the end),
+// --decisions (only part 3).
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -156,6 +157,11 @@ async function decisionBench() {
 }
 
 async function main() {
+  if (argv.includes('--decisions')) {
+    // Only the decision-time part: no servers are started.
+    console.log(JSON.stringify(await decisionBench(), null, 2));
+    return;
+  }
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
   const config = join(dir, 'mcp-latch.json');
   writeFileSync(

@@ -9,7 +9,7 @@ export { decide, type CallFacts, type PolicyState } from './policy/decide.js';
 export { configIssues, policyFor, ruleIssues } from './policy/policy.js';
 export { parseRule, type Rule } from './policy/rule.js';
 export { RuleSet } from './policy/match.js';
-export { initShellParser, analyseCommand } from './subjects/command.js';
+export { initShellParser, analyseCommand } from './subjects/shell/command.js';
 export { inspectCall } from './subjects/inspect.js';
 export { classifyTool, identifyServer } from './subjects/kind.js';
 export { canonicalPath } from './subjects/paths.js';

@@ -31,7 +31,7 @@ export async function serve(options: { config?: string | undefined; logLevel?: s
   const [{ Gateway }, { StdioUpstream }, { initShellParser }] = await Promise.all([
     import('../gateway/server.js'),
     import('../gateway/stdio-upstream.js'),
-    import('../subjects/command.js'),
+    import('../subjects/shell/command.js'),
   ]);
   // The shell grammar loads while the client initializes and the servers start; calls wait for it.
   const parser = initShellParser();

@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import type { Rule } from './rule.js';
+import { globalValueOptions, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Access, RuleList, Segment } from './types.js';
 
 /**
@@ -265,15 +266,13 @@ function globMatchers(glob: string, nocase: boolean): Minimatch[] {
 
 /** Environment assignments an allow rule may look past: they change formatting, not behaviour. */
 export const SAFE_ASSIGNMENTS = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|COLUMNS|LINES|TERM|CI|NODE_ENV|RUST_BACKTRACE|PYTHONUNBUFFERED|DEBUG)=/;
-/** Wrappers an allow rule may look through (Claude Code's list): they do not change what runs. */
-export const NARROW_WRAPPERS = new Set(['timeout', 'time', 'nice', 'nohup', 'stdbuf']);
 
 function isNarrowEligible(segment: Segment): boolean {
   if (!segment.isStatic || segment.program === null || segment.name === null) return false;
   // A path to the program (/tmp/evil/git) is not the program the rule names.
   if (segment.program !== segment.name) return false;
   if (!segment.assignments.every((assignment) => SAFE_ASSIGNMENTS.test(assignment))) return false;
-  return segment.wrappers.every((wrapper) => NARROW_WRAPPERS.has(wrapper.split(/\s+/)[0] ?? ''));
+  return segment.wrappers.every((wrapper) => SAFE_WRAPPERS.has(wrapper.split(/\s+/)[0] ?? ''));
 }
 
 /**
@@ -293,27 +292,15 @@ function wideCandidates(segment: Segment): string[][] {
   return out;
 }
 
-/**
- * Programs that run a command named in their own arguments, and the subcommand that does so
- * ('' = the program itself). Allow rules are not affected: `Bash(uv run *)` still allows
- * `uv run pytest`; the analyser separately refuses to auto-allow the ones that fetch code (npx, …).
- */
-const RUNNERS: Record<string, readonly string[]> = {
-  npx: [''], pnpx: [''], bunx: [''], uvx: [''],
-  npm: ['exec', 'x'], pnpm: ['exec', 'dlx'], yarn: ['exec', 'dlx'], bun: ['x'],
-  uv: ['run', 'tool'], pipx: ['run'], poetry: ['run'], pipenv: ['run'], pdm: ['run'], hatch: ['run'], rye: ['run'],
-  bundle: ['exec'], devbox: ['run'], mise: ['exec', 'x'], rtx: ['exec', 'x'], direnv: ['exec'], nix: ['run', 'shell', 'develop'],
-};
-
 /** Each non-option word after a runner's subcommand, with the words after it. */
 function runnerPayloads(name: string, args: readonly string[]): string[][] {
-  const subcommands = RUNNERS[name];
-  if (!subcommands) return [];
+  const subcommands = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.run : [];
+  if (subcommands.length === 0) return [];
   let from = 0;
   if (!subcommands.includes('')) {
-    const valueOptions = GLOBAL_OPTIONS_WITH_VALUE[name];
+    const valueOptions = globalValueOptions(name);
     let i = 0;
-    while (i < args.length && args[i]!.startsWith('-')) i += valueOptions?.has(args[i]!) ? 2 : 1;
+    while (i < args.length && args[i]!.startsWith('-')) i += valueOptions.has(args[i]!) ? 2 : 1;
     if (i >= args.length || !subcommands.includes(args[i]!)) return [];
     from = i + 1;
   }
@@ -326,16 +313,6 @@ function runnerPayloads(name: string, args: readonly string[]): string[][] {
 function stripQuotesForDeny(word: string): string {
   return word.replace(/["'\\]/g, '');
 }
-
-/** Options that take a value before the subcommand, per program, so `git -C /p push` has subcommand `push`. */
-const GLOBAL_OPTIONS_WITH_VALUE: Record<string, Set<string>> = {
-  git: new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--super-prefix', '--config-env']),
-  docker: new Set(['-H', '--host', '--context', '-c', '--config', '-l', '--log-level']),
-  kubectl: new Set(['-n', '--namespace', '--context', '--kubeconfig', '--cluster', '--user', '-s', '--server']),
-  npm: new Set(['--prefix', '-w', '--workspace', '-C']),
-  pnpm: new Set(['-C', '--dir', '--filter', '-F']),
-  yarn: new Set(['--cwd']),
-};
 
 /** Long options and their short letters, so `rm --recursive --force` contains `-rf`. */
 const LONG_FLAG_ALIASES: Record<string, Record<string, string>> = {
@@ -357,7 +334,7 @@ interface ParsedWords {
 
 function parseWords(words: readonly string[], expandAliases: boolean): ParsedWords {
   const program = posix.basename(words[0] ?? '');
-  const valueOptions = GLOBAL_OPTIONS_WITH_VALUE[program];
+  const valueOptions = globalValueOptions(program);
   const aliases = LONG_FLAG_ALIASES[program] ?? {};
   const foldCase = FOLD_FLAG_CASE.has(program);
   const shortFlags = new Set<string>();
@@ -374,7 +351,7 @@ function parseWords(words: readonly string[], expandAliases: boolean): ParsedWor
       optionsEnded = true;
       continue;
     }
-    if (positionals.length === 0 && valueOptions?.has(word)) {
+    if (positionals.length === 0 && valueOptions.has(word)) {
       i++; // its value is not a positional
       continue;
     }

@@ -1,4 +1,5 @@
-import { NARROW_WRAPPERS, SAFE_ASSIGNMENTS } from './match.js';
+import { SAFE_WRAPPERS } from '../programs.js';
+import { SAFE_ASSIGNMENTS } from './match.js';
 import type { Segment } from './types.js';
 
 /**
@@ -45,7 +46,7 @@ export function isSafeCommand(segment: Segment): boolean {
   if (segment.program !== segment.name) return false;
   // `time ls`, `LC_ALL=C sort f`: the wrappers and assignments allow rules look past change nothing here either.
   if (!segment.assignments.every((assignment) => SAFE_ASSIGNMENTS.test(assignment))) return false;
-  if (!segment.wrappers.every((wrapper) => NARROW_WRAPPERS.has(wrapper.split(/\s+/)[0] ?? ''))) return false;
+  if (!segment.wrappers.every((wrapper) => SAFE_WRAPPERS.has(wrapper.split(/\s+/)[0] ?? ''))) return false;
   const { name, args } = segment;
   // `echo $HOME`, `echo $((1+2))`: echo prints its words whatever they expand to (a substitution in
   // them is unanalyzable and decided before the safe list). Not `${x:=…}`, which assigns.

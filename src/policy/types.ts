@@ -19,7 +19,7 @@ export const VERDICT_RANK: Record<Verdict, number> = { allow: 0, ask: 1, deny: 2
 export const KIND_RANK: Record<Kind, number> = { read: 0, write: 1, command: 2, all: 3 };
 
 // ---------------------------------------------------------------------------------------------
-// Shell commands (produced by subjects/command.ts)
+// Shell commands (produced by subjects/shell/command.ts)
 // ---------------------------------------------------------------------------------------------
 
 /** Where in the syntax tree a simple command sits; `nested` = payload of sh -c / eval / find -exec / xargs. */

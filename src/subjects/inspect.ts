@@ -1,7 +1,8 @@
 import type { CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, Kind, PathSubject, Subject } from '../policy/types.js';
-import { analyseCommand } from './command.js';
+import { POSIX_SHELLS, runsCode } from '../programs.js';
+import { analyseCommand } from './shell/command.js';
 import type { ToolClass } from './kind.js';
 import { canonicalPath, isInside, type PathEnv } from './paths.js';
 
@@ -22,8 +23,6 @@ export interface InspectContext {
   pathEnv: PathEnv;
 }
 
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'ash']);
-const INTERPRETERS = new Set(['python', 'python3', 'node', 'deno', 'bun', 'perl', 'ruby', 'php', 'lua', 'osascript', 'pwsh', 'powershell', 'Rscript']);
 
 export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
   const kind = effectiveKind(toolClass, args);
@@ -180,7 +179,7 @@ function commandText(value: unknown, mode: 'shell' | 'argv'): string | null {
 function withStdin(info: CommandInfo, stdin: string, cwd: string | null): CommandInfo {
   const last = info.segments[info.segments.length - 1];
   const name = last?.name ?? null;
-  if (name && SHELLS.has(name)) {
+  if (name && POSIX_SHELLS.has(name)) {
     const script = analyseCommand(stdin, { cwd });
     return {
       ...info,
@@ -191,6 +190,6 @@ function withStdin(info: CommandInfo, stdin: string, cwd: string | null): Comman
       rememberable: false,
     };
   }
-  if (name && INTERPRETERS.has(name)) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'stdin-script'])], rememberable: false };
+  if (name && runsCode(name)) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'stdin-script'])], rememberable: false };
   return info;
 }

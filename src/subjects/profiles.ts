@@ -9,6 +9,7 @@
  * (the source is written too: moving deletes it), and `edit_file` with `dryRun: true` is a read.
  */
 import type { Kind } from '../policy/types.js';
+import { POSIX_SHELLS } from '../programs.js';
 import type { PathArg } from './kind.js';
 
 /** The profiles mcp-latch knows, by the name `mcp-latch tools` shows (`profile:<name>`). */
@@ -91,8 +92,6 @@ const FILESYSTEM: Profile = {
 // @wonderwhy-er/desktop-commander (0.2.x server.ts + tools/schemas.ts; legacy ≤0.1.x names kept)
 // ---------------------------------------------------------------------------------------------
 
-/** Shells whose command strings the bash grammar describes; anything else (python, node, powershell) is code we cannot read. */
-const POSIX_SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh']);
 
 function shellRefine(args: Record<string, unknown>): Kind {
   const shell = args['shell'];

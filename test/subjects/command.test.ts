@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { Parser, Tree } from 'web-tree-sitter';
 import type { CommandInfo, Segment } from '../../src/policy/types.js';
-import { analyseCommand, commandSignature, initShellParser, isShellParserReady, MAX_COMMAND_LENGTH, SAFE_WRAPPERS } from '../../src/subjects/command.js';
+import { analyseCommand, commandSignature, initShellParser, isShellParserReady, MAX_COMMAND_LENGTH } from '../../src/subjects/shell/command.js';
+import { SAFE_WRAPPERS } from '../../src/programs.js';
 
 /**
  * The shell analyser against adversarial input. Provenance in each table:
@@ -1173,7 +1174,7 @@ describe('limits', () => {
 
   test('without initialisation every command is parser-unavailable', async () => {
     vi.resetModules();
-    const fresh = await import('../../src/subjects/command.js');
+    const fresh = await import('../../src/subjects/shell/command.js');
     expect(fresh.isShellParserReady()).toBe(false);
     expect(fresh.analyseCommand('ls', { cwd: W })).toMatchObject({ parseOk: false, unanalyzable: ['parser-unavailable'], segments: [], rememberable: false });
   });

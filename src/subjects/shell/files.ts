@@ -1,6 +1,6 @@
-import { RECURSIVE_READ } from '../policy/decide.js';
-import type { Access, CommandPath } from '../policy/types.js';
-import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './command-options.js';
+import { RECURSIVE_READ } from '../../policy/decide.js';
+import type { Access, CommandPath } from '../../policy/types.js';
+import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 
 /**
  * What files a known program reads or writes, from its argv (SPEC §4 "paths"), plus the code some

@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
-import type { Access, CommandPath } from '../policy/types.js';
+import type { Access, CommandPath } from '../../policy/types.js';
 
 /**
  * Words and options: the small vocabulary shared by the shell analyser (`command.ts`) and its
- * per-program knowledge (`command-argv.ts`, `command-files.ts`). Nothing here touches the parser.
+ * per-program knowledge (`argv.ts`, `files.ts`). Nothing here touches the parser.
  *
  *   scanOptions(words('-n 5 -rf a -- -b'), 0, { short: 'n' })
  *     → options -n (value 5), -r, -f; operands a, -b

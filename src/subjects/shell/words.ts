@@ -1,5 +1,5 @@
 import type { Node } from 'web-tree-sitter';
-import type { Word } from './command-options.js';
+import type { Word } from './options.js';
 
 /**
  * Shell words from syntax nodes: quote removal for static words, raw text for the rest. Parts that

@@ -1,23 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
-import { isSafeCommand } from '../policy/safe.js';
-import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../policy/types.js';
-import { buildSegment, SAFE_WRAPPERS, type Built } from './command-argv.js';
-import type { Nested } from './command-files.js';
-import { blankCompoundKeywords, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './command-guards.js';
-import { staticWord, type Word } from './command-options.js';
-import { commandSignature } from './command-signature.js';
-import { readAssignment, readWord } from './command-words.js';
+import { isSafeCommand } from '../../policy/safe.js';
+import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
+import { SAFE_WRAPPERS } from '../../programs.js';
+import { buildSegment, type Built } from './argv.js';
+import type { Nested } from './files.js';
+import { blankCompoundKeywords, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
+import { staticWord, type Word } from './options.js';
+import { commandSignature } from './signature.js';
+import { readAssignment, readWord } from './words.js';
 
-export { SAFE_WRAPPERS } from './command-argv.js';
-export { commandSignature } from './command-signature.js';
+export { commandSignature } from './signature.js';
 
 /**
  * The shell analyser (SPEC §4 "Commands"): a command string → every simple command the shell would
  * run, at any depth, with its argv, program, wrappers, paths, redirections and substitutions.
  * tree-sitter-bash through web-tree-sitter does the parsing, plus guards where the grammar and
- * bash disagree (research/rules-and-parsing.md §2.5; details in command-guards.ts):
+ * bash disagree (details in guards.ts):
  *
  *   (a) `\<newline>` outside '…', $'…', comments and quoted heredocs is removed and the text parsed
  *       again: the grammar splits `r\⏎m` into two words where bash runs `rm`.

@@ -1,7 +1,8 @@
-import type { CommandPath, Segment, SegmentContext } from '../policy/types.js';
-import { fileFacts, type Nested } from './command-files.js';
-import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, HOME, type OptionSpec, type Word } from './command-options.js';
-import { subcommandIndex } from './command-signature.js';
+import type { CommandPath, Segment, SegmentContext } from '../../policy/types.js';
+import { fileFacts, type Nested } from './files.js';
+import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, HOME, type OptionSpec, type Word } from './options.js';
+import { CLIS, interpreterSpec, isPowerShell, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
+import { subcommandIndex } from './signature.js';
 
 /**
  * From the words of one simple command to a Segment: leading assignments, wrappers
@@ -18,8 +19,6 @@ import { subcommandIndex } from './command-signature.js';
  * unknown); `watch` is not: it runs its arguments through `sh -c`, so they are a nested script.
  */
 
-/** Wrappers an allow rule may look through: they change when or how a command runs, not what runs. */
-export const SAFE_WRAPPERS: ReadonlySet<string> = new Set(['timeout', 'time', 'nice', 'nohup', 'stdbuf']);
 
 interface WrapperSpec extends OptionSpec {
   /** Operands of the wrapper before the command (`timeout DURATION`, `chroot DIR`). */
@@ -103,75 +102,6 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   catchsegv: {},
   'dbus-run-session': { long: ['config-file', 'dbus-daemon'] },
   firejail: {},
-};
-
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'csh', 'tcsh', 'fish', 'rbash']);
-
-interface InterpreterSpec {
-  /** Short options whose value is code (`python -c`, `node -e`, `perl -e`). */
-  code: string;
-  codeLong?: readonly string[];
-  /** Short options taking a value (attached or the next word). */
-  value?: string;
-  valueLong?: readonly string[];
-  /** Short options whose value is attached only (`perl -Ilib`, `perl -i.bak`). */
-  attached?: string;
-  /** Short option naming a module to run: the rest belongs to the module (`python -m pytest`). */
-  module?: string;
-  /** Flags after which it neither runs code nor reads stdin (`--version`, `node --test`). */
-  quiet?: readonly string[];
-  /** Without a script it prints help instead of reading stdin (`bun`). */
-  noStdin?: boolean;
-}
-
-const PYTHON: InterpreterSpec = { code: 'c', value: 'WXQ', module: 'm', quiet: ['-V', '--version', '-h', '--help'] };
-const NODE: InterpreterSpec = {
-  code: 'ep',
-  codeLong: ['--eval', '--print'],
-  value: 'rC',
-  valueLong: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--title', '--inspect-port', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--run'],
-  quiet: ['-v', '--version', '-h', '--help', '--test', '-c', '--check', '--run'],
-};
-const PERL: InterpreterSpec = { code: 'eE', attached: 'IMmlx0CdDiF', quiet: ['-v', '-V', '--version', '-h', '--help'] };
-
-const INTERPRETERS: Record<string, InterpreterSpec> = {
-  node: NODE,
-  nodejs: NODE,
-  bun: { code: 'ep', codeLong: ['--eval', '--print'], noStdin: true },
-  perl: PERL,
-  ruby: { code: 'e', value: 'IrCE', attached: 'xFW0l', quiet: ['-v', '--version', '-h', '--help'] },
-  php: { code: 'rBRE', value: 'cdzt', module: 'f', quiet: ['-v', '--version', '-h', '--help', '-m', '-i'] },
-  lua: { code: 'e', value: 'l', quiet: ['-v'] },
-  luajit: { code: 'e', value: 'lj', quiet: ['-v'] },
-  osascript: { code: 'e', value: 'ls' },
-  Rscript: { code: 'e', quiet: ['--version'] },
-  R: { code: 'e', module: 'f', quiet: ['--version'] },
-  tclsh: { code: '' },
-  wish: { code: '' },
-  expect: { code: 'c', module: 'f' },
-  irb: { code: '' },
-  jshell: { code: '' },
-};
-const isPython = (name: string): boolean => /^(python[\d.]*|pypy[\d.]*)$/.test(name);
-
-/** Package runners that fetch and run arbitrary code: the subcommand that does so, or '' for the program itself. */
-const EXECUTORS: Record<string, readonly string[]> = {
-  npx: [''],
-  pnpx: [''],
-  bunx: [''],
-  uvx: [''],
-  'nix-shell': [''],
-  npm: ['exec', 'x'],
-  pnpm: ['exec', 'dlx'],
-  yarn: ['dlx', 'exec'],
-  bun: ['x'],
-  pipx: ['run'],
-  devbox: ['run'],
-  mise: ['exec', 'x'],
-  direnv: ['exec'],
-  nix: ['run', 'shell', 'develop'],
-  uv: ['tool'],
-  deno: ['eval', 'repl'],
 };
 
 /**
@@ -340,21 +270,21 @@ function describeProgram(name: string, args: readonly Word[], input: SegmentInpu
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
 
   if (SHELLS.has(name)) return describeShell(name, args, input, built);
-  if (/^(pwsh|powershell)(\.exe)?$/i.test(name)) {
+  if (isPowerShell(name)) {
     // PowerShell options are words (`-Command`, `-EncodedCommand`, `-File`), case-insensitive.
     const file = args.some((w) => w.isStatic && /^-(f|file)$/i.test(w.value));
     if (!file || args.some((w) => !w.isStatic || /^-(c|command|e|ec|encodedcommand)$/i.test(w.value))) reasons.push('interpreter');
   }
-  const interpreter = INTERPRETERS[name] ?? (isPython(name) ? PYTHON : undefined);
+  const interpreter = interpreterSpec(name);
   if (interpreter) {
     const mode = interpreterMode(interpreter, args);
     if (mode === 'code' || mode === 'stdin') reasons.push('interpreter');
   }
-  const executor = EXECUTORS[name];
-  if (executor) {
+  const fetches = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.fetch : [];
+  if (fetches.length > 0) {
     const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
     const index = subcommandIndex(name, statics);
-    if (executor.includes('') || (index !== null && index >= 0 && executor.includes(statics[index]!))) reasons.push('executor');
+    if (fetches.includes('') || (index !== null && index >= 0 && fetches.includes(statics[index]!))) reasons.push('executor');
   }
 
   if (DECLARATIONS.has(name) && args.some((w) => ENVIRONMENT.test(w.value) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
@@ -630,7 +560,7 @@ function describeSsh(args: readonly Word[], cwd: string | null, built: Built): v
 function describeContainer(name: string, args: readonly Word[], built: Built): void {
   const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
   // Global options are skipped here even when they make the signature unrememberable (`docker -H`).
-  let at = scanOptions(args, 0, { ...CONTAINER_GLOBALS[name], stopAtOperand: true }).end;
+  let at = scanOptions(args, 0, { ...cliOptions(name), stopAtOperand: true }).end;
   if ((name === 'docker' || name === 'podman') && statics[at] === 'compose') {
     const next = scanOptions(args, at + 1, { short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'], stopAtOperand: true });
     at = next.end;
@@ -647,12 +577,12 @@ function describeContainer(name: string, args: readonly Word[], built: Built): v
   if (rest.length > 0) built.nested.push({ kind: 'argv', words: rest, cwd: null });
 }
 
-const CONTAINER_GLOBALS: Record<string, OptionSpec> = {
-  docker: { short: 'Hcl', long: ['host', 'context', 'config', 'log-level', 'tlscacert', 'tlscert', 'tlskey'] },
-  podman: { short: 'c', long: ['connection', 'url', 'identity', 'root', 'runroot', 'storage-driver', 'log-level'] },
-  'docker-compose': { short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'] },
-  kubectl: { short: 'nsv', long: ['namespace', 'context', 'kubeconfig', 'cluster', 'user', 'server', 'as', 'as-group', 'token', 'request-timeout'] },
-};
+/** A CLI's value-taking global options as an OptionSpec. */
+function cliOptions(name: string): OptionSpec {
+  const value = CLIS[name]?.value ?? [];
+  const short = value.filter((o) => /^-\w$/.test(o)).map((o) => o[1]).join('');
+  return { short, long: value.filter((o) => o.startsWith('--')).map((o) => o.slice(2)) };
+}
 
 /** Words a program joins with spaces and hands to `sh -c` (`watch`, `ssh`). */
 function shellString(words: readonly Word[], cwd: string | null, built: Built, flag = true): void {

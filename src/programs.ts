@@ -1,0 +1,181 @@
+/**
+ * What mcp-latch knows about programs, by name: which are shells, interpreters, runners of other
+ * commands, harmless wrappers, and which global options come before a CLI's subcommand. One home
+ * for these facts: the shell analyser (subjects/) and the rule matching (policy/) both read them,
+ * so a program the analyser treats as a shell is a shell for the deny rules too. Imports nothing.
+ */
+
+/** Shells: `NAME -c STRING` runs STRING; without a script they run stdin. */
+export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'csh', 'tcsh', 'fish', 'rbash']);
+
+/** Shells whose language the bash grammar describes (their command strings can be analysed). */
+export const POSIX_SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
+
+/** How an interpreter takes code on its command line. */
+export interface InterpreterSpec {
+  /** Short options whose value is code (`python -c`, `node -e`, `perl -e`). */
+  code: string;
+  codeLong?: readonly string[];
+  /** Short options taking a value (attached or the next word). */
+  value?: string;
+  valueLong?: readonly string[];
+  /** Short options whose value is attached only (`perl -Ilib`, `perl -i.bak`). */
+  attached?: string;
+  /** Short option naming a module to run: the rest belongs to the module (`python -m pytest`). */
+  module?: string;
+  /** Flags after which it neither runs code nor reads stdin (`--version`, `node --test`). */
+  quiet?: readonly string[];
+  /** Without a script it prints help instead of reading stdin (`bun`). */
+  noStdin?: boolean;
+}
+
+const PYTHON: InterpreterSpec = { code: 'c', value: 'WXQ', module: 'm', quiet: ['-V', '--version', '-h', '--help'] };
+const NODE: InterpreterSpec = {
+  code: 'ep',
+  codeLong: ['--eval', '--print'],
+  value: 'rC',
+  valueLong: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--title', '--inspect-port', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--run'],
+  quiet: ['-v', '--version', '-h', '--help', '--test', '-c', '--check', '--run'],
+};
+
+const INTERPRETERS: Record<string, InterpreterSpec> = {
+  node: NODE,
+  nodejs: NODE,
+  bun: { code: 'ep', codeLong: ['--eval', '--print'], noStdin: true },
+  deno: { code: '', noStdin: true },
+  perl: { code: 'eE', attached: 'IMmlx0CdDiF', quiet: ['-v', '-V', '--version', '-h', '--help'] },
+  ruby: { code: 'e', value: 'IrCE', attached: 'xFW0l', quiet: ['-v', '--version', '-h', '--help'] },
+  php: { code: 'rBRE', value: 'cdzt', module: 'f', quiet: ['-v', '--version', '-h', '--help', '-m', '-i'] },
+  lua: { code: 'e', value: 'l', quiet: ['-v'] },
+  luajit: { code: 'e', value: 'lj', quiet: ['-v'] },
+  osascript: { code: 'e', value: 'ls' },
+  Rscript: { code: 'e', quiet: ['--version'] },
+  R: { code: 'e', module: 'f', quiet: ['--version'] },
+  tclsh: { code: '' },
+  wish: { code: '' },
+  expect: { code: 'c', module: 'f' },
+  irb: { code: '' },
+  jshell: { code: '' },
+};
+
+/** The interpreter spec of a program name (`python3.12` and `pypy3` included); undefined for others. */
+export function interpreterSpec(name: string): InterpreterSpec | undefined {
+  return Object.hasOwn(INTERPRETERS, name) ? INTERPRETERS[name] : /^(python[\d.]*|pypy[\d.]*)$/.test(name) ? PYTHON : undefined;
+}
+
+/** PowerShell: its options are words (`-Command`), so it has no InterpreterSpec. */
+export const isPowerShell = (name: string): boolean => /^(pwsh|powershell)(\.exe)?$/i.test(name);
+
+/** Shells, interpreters and PowerShell: text given to them on stdin is code. */
+export function runsCode(name: string): boolean {
+  return SHELLS.has(name) || interpreterSpec(name) !== undefined || isPowerShell(name);
+}
+
+/** Programs whose "Always allow" signature includes the script they run (`node scripts/build.js`). */
+export function isScriptRunner(name: string): boolean {
+  return POSIX_SHELLS.has(name) || /^(node|nodejs|deno|python[\d.]*|pypy[\d.]*|ruby|perl|php)$/.test(name);
+}
+
+/**
+ * Programs that run a command named in their own arguments, by the subcommand that does so
+ * ('' = the program itself). `fetch`: the subcommands that may download the code they run
+ * (never auto-allowed); `run`: the ones that run a local command (deny rules look through them).
+ */
+export const RUNNERS: Record<string, { run: readonly string[]; fetch: readonly string[] }> = {
+  npx: { run: [''], fetch: [''] },
+  pnpx: { run: [''], fetch: [''] },
+  bunx: { run: [''], fetch: [''] },
+  uvx: { run: [''], fetch: [''] },
+  'nix-shell': { run: [''], fetch: [''] },
+  npm: { run: ['exec', 'x'], fetch: ['exec', 'x'] },
+  pnpm: { run: ['exec', 'dlx'], fetch: ['exec', 'dlx'] },
+  yarn: { run: ['exec', 'dlx'], fetch: ['exec', 'dlx'] },
+  bun: { run: ['x'], fetch: ['x'] },
+  uv: { run: ['run', 'tool'], fetch: ['tool'] },
+  pipx: { run: ['run'], fetch: ['run'] },
+  poetry: { run: ['run'], fetch: [] },
+  pipenv: { run: ['run'], fetch: [] },
+  pdm: { run: ['run'], fetch: [] },
+  hatch: { run: ['run'], fetch: [] },
+  rye: { run: ['run'], fetch: [] },
+  bundle: { run: ['exec'], fetch: [] },
+  devbox: { run: ['run'], fetch: ['run'] },
+  mise: { run: ['exec', 'x'], fetch: ['exec', 'x'] },
+  rtx: { run: ['exec', 'x'], fetch: ['exec', 'x'] },
+  direnv: { run: ['exec'], fetch: ['exec'] },
+  nix: { run: ['run', 'shell', 'develop'], fetch: ['run', 'shell', 'develop'] },
+  deno: { run: [], fetch: ['eval', 'repl'] },
+};
+
+/** Wrappers an allow rule and the read-only list may look through: they change when or how a command runs, not what runs. */
+export const SAFE_WRAPPERS: ReadonlySet<string> = new Set(['timeout', 'time', 'nice', 'nohup', 'stdbuf']);
+
+/** A CLI's options before its subcommand. */
+export interface CliSpec {
+  /** Global options that take a value (skipped with it). */
+  value?: readonly string[];
+  /** Global options that change what runs (`git -c core.pager=…`): no signature. Listed in `value` too when they take one. */
+  danger?: readonly string[];
+  /** Subcommands followed by a second word that belongs to the signature (`run <script>`, `pr <verb>`). */
+  groups?: readonly string[];
+  /** Options of a group that take a value, skipped before its second word (`docker compose -f x up`). */
+  groupValue?: readonly string[];
+  /** The first word may be a `+toolchain` (cargo). */
+  toolchain?: boolean;
+}
+
+const RUN_VERBS = ['run', 'run-script', 'rum', 'urn', 'exec', 'x', 'dlx'];
+const COMPOSE_VALUE = ['-f', '--file', '-p', '--project-name', '--profile', '--env-file', '--project-directory', '--ansi', '--progress', '--parallel'];
+const DOCKER: CliSpec = {
+  value: ['--context', '-c', '--config', '-l', '--log-level', '--tlscacert', '--tlscert', '--tlskey', '-H', '--host'],
+  danger: ['-H', '--host'],
+  groups: ['compose', 'container', 'image', 'network', 'volume', 'system', 'builder', 'buildx', 'context', 'plugin', 'secret', 'service', 'stack', 'swarm', 'node', 'config', 'trust', 'manifest'],
+  groupValue: COMPOSE_VALUE,
+};
+const PIP: CliSpec = { value: ['--log', '--proxy', '--retries', '--timeout', '--exists-action', '--trusted-host', '--cert', '--client-cert', '--cache-dir'] };
+const MAKE: CliSpec = { value: ['-C', '--directory', '-f', '--file', '--makefile', '-I', '--include-dir', '-o', '--old-file', '-W', '--what-if', '--new-file', '-l', '--load-average'] };
+
+/** Global options of the CLIs whose subcommand matters (for signatures, deny rules and the analyser). */
+export const CLIS: Record<string, CliSpec> = {
+  git: {
+    value: ['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--attr-source', '-c', '--config-env'],
+    danger: ['-c', '--config-env', '--exec-path'],
+  },
+  npm: { value: ['--prefix', '-w', '--workspace', '--loglevel', '-C'], groups: RUN_VERBS },
+  pnpm: { value: ['-C', '--dir', '--filter', '-F', '--loglevel'], groups: RUN_VERBS },
+  yarn: { value: ['--cwd'], groups: [...RUN_VERBS, 'workspace'] },
+  bun: { value: ['--cwd', '-c', '--config'], groups: RUN_VERBS },
+  docker: DOCKER,
+  podman: { ...DOCKER, value: ['-c', '--connection', '--url', '--identity', '--root', '--runroot', '--storage-driver', '--log-level'], danger: [] },
+  'docker-compose': { value: COMPOSE_VALUE },
+  kubectl: {
+    value: ['-n', '--namespace', '--context', '--kubeconfig', '--cluster', '--user', '-s', '--server', '--as', '--as-group', '--token', '--request-timeout', '-v'],
+    groups: ['config', 'rollout', 'auth', 'certificate', 'top', 'set', 'plugin', 'create'],
+  },
+  gh: {
+    value: ['-R', '--repo', '--hostname'],
+    groups: ['pr', 'issue', 'repo', 'release', 'run', 'workflow', 'gist', 'auth', 'config', 'secret', 'variable', 'label', 'codespace', 'cache', 'extension', 'ext', 'project', 'ruleset', 'search', 'ssh-key', 'gpg-key', 'org', 'alias', 'attestation'],
+  },
+  cargo: { value: ['--color', '-Z', '-C', '--config'], danger: ['--config'], toolchain: true },
+  go: { groups: ['mod', 'work', 'tool'] },
+  uv: { value: ['--directory', '--project', '--cache-dir', '--color', '--python', '-p'], groups: ['pip', 'tool', 'python', 'cache', 'self', 'run'], groupValue: ['--with', '--python', '-p', '--package', '--env-file', '--extra', '--group', '--directory', '--project', '--index', '--index-url'] },
+  pip: PIP,
+  pip3: PIP,
+  pipx: PIP,
+  make: MAKE,
+  gmake: MAKE,
+  // The gateway's own CLI: `mcp-latch -c FILE allow …` is still `allow`.
+  'mcp-latch': { value: ['-c', '--config', '--log-level'] },
+};
+
+/** Global options of `name` that take a value (before the subcommand); empty for unknown programs. */
+export function globalValueOptions(name: string): ReadonlySet<string> {
+  let set = valueOptionSets.get(name);
+  if (!set) {
+    const spec = Object.hasOwn(CLIS, name) ? CLIS[name]! : {};
+    set = new Set(spec.value ?? []);
+    valueOptionSets.set(name, set);
+  }
+  return set;
+}
+const valueOptionSets = new Map<string, ReadonlySet<string>>();

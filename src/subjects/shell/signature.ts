@@ -1,0 +1,67 @@
+import type { Segment } from '../../policy/types.js';
+import { CLIS, isScriptRunner, type CliSpec } from '../../programs.js';
+
+/**
+ * The signature of a shell command: its program plus the subcommand words that say what it does,
+ * for "Always allow" (`Bash(<signature> *)`, SPEC §5). Harmless global options are skipped;
+ * options that change what runs (`git -c`, `cargo --config`, `docker -H`) give no signature.
+ *
+ *   git -C repo --no-pager log -5      → git log
+ *   npm run test -- --run             → npm run test
+ *   docker compose -f dev.yml up -d   → docker compose up
+ *   gh pr view 12                     → gh pr view
+ *   make -j4 build                    → make build
+ *   ls -la                            → ls
+ */
+
+/**
+ * Index of the first subcommand word in `args` after the CLI's global options, or -1 when there is
+ * none; null when a dangerous global option is present (`git -c core.pager=…`).
+ */
+export function subcommandIndex(name: string, args: readonly string[]): number | null {
+  return findSubcommand(Object.hasOwn(CLIS, name) ? CLIS[name] : undefined, args, 0, name === 'make' || name === 'gmake');
+}
+
+function findSubcommand(spec: CliSpec | undefined, args: readonly string[], from: number, isMake: boolean): number | null {
+  let i = from;
+  if (spec?.toolchain && args[i]?.startsWith('+')) i++;
+  for (; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (!arg.startsWith('-') || arg === '-') {
+      if (isMake && /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) continue; // make VAR=value
+      return i;
+    }
+    const option = arg.split('=')[0]!;
+    if (spec?.danger?.some((d) => option === d || (d.length === 2 && arg.startsWith(d)))) return null;
+    if (!arg.includes('=') && spec?.value?.includes(option)) i++;
+    else if (isMake && option === '-j' && /^\d+$/.test(args[i + 1] ?? '')) i++;
+  }
+  return -1;
+}
+
+/**
+ * Program plus subcommand of a segment, for "Always allow"; null when the segment has no static
+ * program or words, or a global option changes what runs.
+ */
+export function commandSignature(segment: Segment): string | null {
+  if (!segment.isStatic || segment.program === null || segment.name === null) return null;
+  const { name, args, program } = segment;
+  const spec = Object.hasOwn(CLIS, name) ? CLIS[name] : undefined;
+  if (spec) {
+    const index = subcommandIndex(name, args);
+    if (index === null) return null;
+    if (index === -1) return program;
+    const sub = args[index]!;
+    if (!spec.groups?.includes(sub)) return `${program} ${sub}`;
+    // `npm run test`, `docker compose up`, `gh pr view`: the group's own verb follows its options.
+    const next = findSubcommand({ value: spec.groupValue ?? [] }, args, index + 1, false);
+    return next === null || next < 0 ? `${program} ${sub}` : `${program} ${sub} ${args[next]!}`;
+  }
+  if (isScriptRunner(name)) {
+    const first = args[0];
+    if (first === '-m' && args[1]) return `${program} -m ${args[1]}`;
+    if (first !== undefined && !first.startsWith('-')) return `${program} ${first}`;
+  }
+  return program;
+}
