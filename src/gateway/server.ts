@@ -25,35 +25,22 @@ import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
 import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
 import { errorMessage } from '../errors.js';
-import { SessionLatch } from '../latch/latch.js';
-import { RetryApprovals, type ApprovalPage } from '../latch/page.js';
-import type { PromptInput } from '../latch/prompt.js';
-import { openInBrowser, notify } from './announce.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
 import { configIssues, policyFor, ruleIssues } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
-import { SessionGrants } from '../store/grants.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } from '../subjects/kind.js';
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
-import { CallPipeline, type Extra, type GatewayView, type SessionView } from './call.js';
+import { CallOrder } from './call-order.js';
+import type { CallContext } from './ports.js';
 import { createRelayHooks } from './relay.js';
+import { readResource } from './resource-read.js';
+import { ClientSession } from './session.js';
 import { UpstreamCalls, type IncomingCall } from './upstream-calls.js';
-
-/**
- * The gateway: one upstream MCP `Server` (stdio, one client session) in front of every configured
- * server. Downstream servers are started once the client has initialized, so the capabilities they
- * see mirror the client's (elicitation, sampling, roots can then be relayed).
- */
-
-/** Clients known to declare form elicitation but never show it (Claude Desktop: research/anchors-gateways.md §5). */
-const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
-/** How long known clients wait for a tool result before giving up (Claude Desktop: about 60 s). */
-const CLIENT_WAIT_LIMIT_MS: Record<string, number> = { 'claude-ai': 50_000 };
 
 export interface GatewayOptions {
   config: LoadedConfig;
@@ -66,7 +53,12 @@ export interface GatewayOptions {
   prespawned?: Prespawned;
 }
 
-export class Gateway implements GatewayView {
+/**
+ * The gateway: one upstream MCP `Server` (stdio, one client session) in front of every configured
+ * server. Downstream servers are started once the client has initialized, so the capabilities they
+ * see mirror the client's (elicitation, sampling, roots can then be relayed).
+ */
+export class Gateway implements CallContext {
   readonly server: Server;
   readonly permits = new PermitBook();
   readonly registry: ServerRegistry;
@@ -80,31 +72,22 @@ export class Gateway implements GatewayView {
   private clientRoots: string[] = [];
   private readonly identities = new Map<string, ServerIdentity>();
   private readonly toolClasses = new Map<string, ToolClass>();
-  private readonly session: SessionView;
-  private readonly pipeline: CallPipeline;
+  private readonly session: ClientSession;
+  private readonly order: CallOrder;
   private readonly rulesFile: RulesFile;
+  private toolCallsBypassingProtocol!: UpstreamCalls;
   private started = false;
   private firstListDone = false;
   private listChangeTimer: NodeJS.Timeout | null = null;
   private lastSent = { tools: '', resources: '', prompts: '' };
   private loggingLevel: LoggingLevel | null = null;
   private closed = false;
-  private page: Promise<ApprovalPage> | null = null;
-  private rootsPending: Promise<void> | null = null;
-  private pageOpened = false;
-  private beforeCalls: Promise<void> | null;
   private readonly prespawned: Prespawned | undefined;
 
   constructor(options: GatewayOptions) {
     this.loaded = options.config;
     this.logger = options.logger;
     this.prespawned = options.prespawned;
-    this.beforeCalls =
-      options.beforeCalls
-        ?.catch((error: unknown) => this.logger.error({ err: errorMessage(error) }, 'the shell parser failed to load; shell commands will need approval'))
-        .finally(() => {
-          this.beforeCalls = null;
-        }) ?? null;
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
     this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
     this.rulesFile = new RulesFile(this.loaded.path, configIssues);
@@ -136,31 +119,16 @@ export class Gateway implements GatewayView {
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
 
-    this.session = {
-      id: `s-${process.pid}-${Date.now().toString(36)}`,
-      latch: new SessionLatch({ ordering: this.loaded.file.approval.ordering, onError: (error) => this.logger.error({ err: errorMessage(error) }, 'latch error') }),
-      grants: new SessionGrants(this.matchEnv),
-      canPrompt: () => {
-        const caps = this.server.getClientCapabilities();
-        const name = this.server.getClientVersion()?.name ?? '';
-        return Boolean(caps?.elicitation?.form) && !NON_RENDERING_CLIENTS.has(name);
-      },
-      elicit: (params, extra: Extra, timeoutMs) => this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }),
-      label: () => {
-        const client = this.server.getClientVersion();
-        return client ? `${client.name} ${client.version}` : 'unknown client';
-      },
-      page: () => this.approvalPage(),
-      announcePage: (page, input, extra) => this.announcePage(page, input, extra),
-      clientWaitLimitMs: () => CLIENT_WAIT_LIMIT_MS[this.server.getClientVersion()?.name ?? ''] ?? Number.POSITIVE_INFINITY,
-      retryApprovals: new RetryApprovals(),
-    };
-    this.pipeline = new CallPipeline(this, this.session);
+    this.session = new ClientSession(this.server, () => this.loaded.file, this.logger, this.matchEnv);
+    this.order = new CallOrder(this, this.session);
+    if (options.beforeCalls) {
+      this.order.holdCallsUntil(options.beforeCalls.catch((error: unknown) => this.logger.error({ err: errorMessage(error) }, 'the shell parser failed to load; shell commands will need approval')));
+    }
     this.registerHandlers();
   }
 
   // -------------------------------------------------------------------------------------------
-  // GatewayView
+  // CallContext
 
   config(): ConfigFile {
     return this.loaded.file;
@@ -200,42 +168,6 @@ export class Gateway implements GatewayView {
     // re-checked, before the rule is in force. The watcher then sees the same text and skips it.
     this.reload(written.text, 'remembered rule');
     this.logger.info({ rules: written.added }, 'rules added to permissions.allow');
-  }
-
-  /** The local approval page, started on first use (its code is loaded only then). */
-  private approvalPage(): Promise<ApprovalPage> {
-    this.page ??= import('../approval-page/server.js')
-      .then(async ({ startApprovalPage }) => {
-        const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
-        this.logger.info({ url: page.url }, `approval page: ${page.url}`);
-        return page;
-      })
-      .catch((error: unknown) => {
-        // A failed start is not remembered: the next waiting call tries again.
-        this.page = null;
-        throw error;
-      });
-    return this.page;
-  }
-
-  private announcePage(page: ApprovalPage, input: PromptInput, extra: Extra): void {
-    const fallback = this.loaded.file.approval.fallback;
-    this.logger.warn({ server: input.server, tool: input.tool }, `a call waits for approval on ${page.url}`);
-    if (!this.pageOpened && fallback === 'browser') {
-      this.pageOpened = true;
-      openInBrowser(page.url);
-    }
-    if (fallback === 'browser') notify('mcp-latch: approval needed', `${input.server} wants to run ${input.tool}`);
-    // Clients that declare URL elicitation can offer to open the page themselves (consent only).
-    const caps = this.server.getClientCapabilities();
-    if (caps?.elicitation?.url && !NON_RENDERING_CLIENTS.has(this.server.getClientVersion()?.name ?? '')) {
-      void this.server
-        .elicitInput(
-          { mode: 'url', url: page.url, elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
-          { signal: extra.signal, relatedRequestId: extra.requestId, timeout: this.loaded.file.approval.timeoutSeconds * 1000 },
-        )
-        .catch(() => undefined);
-    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -283,11 +215,11 @@ export class Gateway implements GatewayView {
     server.oninitialized = () => {
       this.start();
       // Calls wait for the first roots answer: a read inside a client root must not ask meanwhile.
-      const pending = this.refreshClientRoots().finally(() => {
-        if (this.rootsPending === pending) this.rootsPending = null;
-      });
-      this.rootsPending = pending;
+      this.order.holdCallsUntil(this.refreshClientRoots());
     };
+
+    // tools/call skips the SDK's Protocol layer (upstream-calls.ts): it parsed every call's params and result with zod, on the request whose speed users feel.
+    this.toolCallsBypassingProtocol = new UpstreamCalls(server, (calls) => this.callTools(calls));
 
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       this.start();
@@ -315,7 +247,7 @@ export class Gateway implements GatewayView {
       return { resourceTemplates: this.registry.templates().map((entry) => entry.template) };
     });
 
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => this.pipeline.readResource(request.params.uri, extra));
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this, this.session));
 
     server.setRequestHandler(SubscribeRequestSchema, async (request) => {
       const supervisor = this.registry.resolveResource(request.params.uri);
@@ -431,20 +363,12 @@ export class Gateway implements GatewayView {
 
   async connect(transport: Transport): Promise<void> {
     await this.server.connect(transport);
-    // tools/call is taken off the wire before the Server's Protocol (gateway/upstream-calls.ts).
-    new UpstreamCalls(transport, this.server, (calls) => this.callTools(calls));
+    this.toolCallsBypassingProtocol.attach(transport);
   }
 
   private callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
     this.start();
-    // Right after start, calls wait for the shell parser and the client's roots.
-    const before = this.beforeCalls || this.rootsPending ? this.startWaits() : null;
-    return this.pipeline.callTools(calls, before);
-  }
-
-  private async startWaits(): Promise<void> {
-    if (this.beforeCalls) await this.beforeCalls;
-    if (this.rootsPending) await this.rootsPending;
+    return this.order.callTools(calls);
   }
 
   /** Closes every server (process trees included) and the upstream connection. */
@@ -453,7 +377,7 @@ export class Gateway implements GatewayView {
     this.closed = true;
     if (this.listChangeTimer) clearTimeout(this.listChangeTimer);
     await Promise.all([this.registry.closeAll(), this.prespawned?.closeAll()]);
-    if (this.page) await (await this.page.catch(() => null))?.close();
+    await this.session.close();
     await this.audit.flush().catch(() => undefined);
     await this.server.close().catch(() => undefined);
   }

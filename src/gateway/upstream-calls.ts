@@ -3,7 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation, type CancelSource } from '../cancellation.js';
 import { isPlainObject } from '../values.js';
-import type { Extra } from './call.js';
+import type { Extra } from './ports.js';
 
 /**
  * The client's tools/call requests, taken off the upstream transport before the SDK Server's
@@ -37,12 +37,16 @@ export class UpstreamCalls {
   /** The calls of the read being processed, handed over in one microtask. */
   private group: Array<IncomingCall & { cancel: Cancellation }> = [];
 
-  /** Attach after `server.connect(transport)`: the Server has set `transport.onmessage`, which is wrapped here. */
+  private transport: Transport | null = null;
+
   constructor(
-    private readonly transport: Transport,
     private readonly server: Server,
     private readonly handler: CallHandler,
-  ) {
+  ) {}
+
+  /** Call after `server.connect(transport)`: the Server has set `transport.onmessage`, which is wrapped here. */
+  attach(transport: Transport): void {
+    this.transport = transport;
     // Gone with the client: every call not yet answered is cancelled (never forwarded if it is still
     // waiting, told to stop if it is at a server), as the Protocol did for its own requests.
     const closeServer = transport.onclose;
@@ -124,7 +128,7 @@ export class UpstreamCalls {
 
   private reply(message: JSONRPCMessage): void {
     // The client may be gone; the gateway is closing then and there is nobody to tell.
-    this.transport.send(message).catch(() => undefined);
+    this.transport?.send(message).catch(() => undefined);
   }
 }
 

@@ -25,6 +25,24 @@ export function ruleDenial(decision: Decision): string {
   return `${DENIED_PREFIX} no rule allows this call (${reason}). It was not run.`;
 }
 
+export function cancelledDenial(): string {
+  return `${DENIED_PREFIX} the call was cancelled before it was run.`;
+}
+
+export function waitCancelledDenial(): string {
+  return `${DENIED_PREFIX} the call was cancelled while waiting for approval.`;
+}
+
+/** The asking itself threw (a bug): the call is not run. */
+export function askFailedDenial(): string {
+  return `${DENIED_PREFIX} the approval prompt failed, so the call was not run.`;
+}
+
+/** A resource read cannot carry a denial result, so an `ask` is refused with this text. */
+export function readNeedsRuleDenial(uri: string, reason: string): string {
+  return `${DENIED_PREFIX} reading ${escapeText(uri)} needs a rule (${escapeText(reason)}).`;
+}
+
 export function userDenial(note: string | undefined): string {
   const message = note && note.trim() !== '' ? ` Their message: "${escapeText(note.trim())}"` : '';
   return `${DENIED_PREFIX} the user denied this call in the approval prompt. It was not run.${message}`;

@@ -1,5 +1,6 @@
 import type { CancelSource } from '../cancellation.js';
 import type { Decision } from '../policy/types.js';
+import { askFailedDenial } from './denial.js';
 
 /**
  * The latch of one client session (SPEC §6): pause, decide, resume exactly once.
@@ -208,7 +209,7 @@ export class SessionLatch {
       entry.answer = await entry.call.ask(entry.decision);
     } catch (error) {
       this.options.onError?.(error);
-      entry.answer = { verdict: 'deny', by: 'error', text: 'Denied by mcp-latch: the approval prompt failed, so the call was not run.' };
+      entry.answer = { verdict: 'deny', by: 'error', text: askFailedDenial() };
     }
   }
 

@@ -15,7 +15,7 @@ import {
   type JSONRPCMessage,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Extra } from '../../src/gateway/call.js';
+import type { Extra } from '../../src/gateway/ports.js';
 import type { CancelSource } from '../../src/cancellation.js';
 import { UpstreamCalls, paramsProblem } from '../../src/gateway/upstream-calls.js';
 
@@ -60,13 +60,13 @@ async function connect(handler: CallHandler): Promise<Peer> {
     return { content: [{ type: 'text', text: 'from the SDK handler' }] };
   });
   await server.connect(serverTransport);
-  new UpstreamCalls(serverTransport, server, (calls) => {
+  new UpstreamCalls(server, (calls) => {
     peer.groups.push(calls.length);
     return calls.map(({ request, extra, cancel }) => {
       peer.calls.push({ request, extra, cancel });
       return handler(request, extra, cancel);
     });
-  });
+  }).attach(serverTransport);
   const client = new Client({ name: 'upstream-test-client', version: '1.0.0' });
   await client.connect(clientTransport);
   // Recorded after the Client connected, so the handshake is not in the list. Answers to raw

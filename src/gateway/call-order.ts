@@ -1,0 +1,132 @@
+/**
+ * When the calls of one read may be decided, and in what order they go on.
+ *
+ * The calls of one read from the client are one batch: each is decided first; when every one is
+ * allowed (and no batch is waiting for a person) they go at once, otherwise through the latch
+ * together. A call that cannot be decided yet — the gateway is still starting (the shell parser,
+ * the client's roots), or its server is — waits here, in the one readiness gate, with the rest of
+ * its read; reads that arrive meanwhile queue behind it, in order, so none passes an earlier one.
+ */
+import { ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolRoute } from '../downstream/registry.js';
+import { unavailableResult } from '../latch/denial.js';
+import { decideCall, handleToolCall, redecide, type DecidedCall } from './call.js';
+import type { CallContext, SessionPort } from './ports.js';
+import type { IncomingCall } from './upstream-calls.js';
+
+/** Marks a call that cannot be decided yet (its server or the tool list is still starting). */
+const NOT_YET = Symbol('not yet decidable');
+
+/** Where a call stands before the latch: decided, not yet decidable, failed, or already answered. */
+type Step = DecidedCall | typeof NOT_YET | { failed: unknown } | { answer: CallToolResult };
+
+export class CallOrder {
+  /** Start-up work every call waits for; empty once the gateway is ready. */
+  private readonly startup = new Set<Promise<unknown>>();
+  /** Reads waiting in `callToolsInOrder`, and the end of the last one. */
+  private waitingReads = 0;
+  private waitingTail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly context: CallContext,
+    private readonly session: SessionPort,
+  ) {}
+
+  /** Calls wait for `work` before they are decided (the shell parser loading, the client's first roots). Must not reject. */
+  holdCallsUntil(work: Promise<unknown>): void {
+    const held: Promise<unknown> = work.finally(() => this.startup.delete(held));
+    this.startup.add(held);
+  }
+
+  /** The calls of one read from the client; one answer per call, in the same order. */
+  callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
+    if (this.startup.size > 0 || this.waitingReads > 0) return this.callToolsInOrder(calls, calls.map(() => NOT_YET), this.startup.size > 0 ? Promise.all(this.startup) : null);
+    const steps = calls.map((call): Step => {
+      try {
+        return this.decideNow(call);
+      } catch (error) {
+        return { failed: error };
+      }
+    });
+    if (steps.includes(NOT_YET)) return this.callToolsInOrder(calls, steps, null);
+    const allAllowed = steps.every((step) => !isDecided(step) || step.decision.verdict === 'allow');
+    return steps.map((step) => this.settle(step, { allAllowed, alone: calls.length === 1 }));
+  }
+
+  /**
+   * Calls of a read that cannot all be decided yet. They wait until every one of them can be
+   * decided, then go on together, as one batch: a call whose server is up must not run before a
+   * call of the same read that will need a person.
+   */
+  private callToolsInOrder(calls: IncomingCall[], steps: Step[], startup: Promise<unknown> | null): Array<Promise<CallToolResult>> {
+    this.waitingReads += 1;
+    const answers = this.waitingTail.then(async () => {
+      try {
+        if (startup) await startup;
+        const ready = await Promise.all(steps.map((step, index) => (step === NOT_YET ? this.decideWhenReady(calls[index]!).catch((error: unknown): Step => ({ failed: error })) : step)));
+        // Decided before the wait: decided again, as rules or grants may have changed meanwhile.
+        ready.forEach((step, index) => {
+          if (steps[index] !== NOT_YET && isDecided(step)) step.decision = redecide(step, this.context, this.session);
+        });
+        // Every call of the read is decided (or failed): they reach the latch together, now.
+        return ready.map((step) => this.settle(step, { allAllowed: false, alone: calls.length === 1 }));
+      } finally {
+        this.waitingReads -= 1;
+      }
+    });
+    this.waitingTail = answers.catch(() => undefined);
+    return calls.map((_, index) => answers.then((list) => list[index]!));
+  }
+
+  private settle(step: Step, batch: { allAllowed: boolean; alone: boolean }): Promise<CallToolResult> {
+    if (step === NOT_YET) return Promise.reject(new Error('mcp-latch internal error: a call was not decided'));
+    if (isDecided(step)) return handleToolCall(step, this.context, this.session, batch);
+    if ('failed' in step) return Promise.reject(step.failed);
+    return Promise.resolve(step.answer);
+  }
+
+  /** Decides a call now, or says it must wait (NOT_YET) because its server or the tool list is not ready. */
+  private decideNow(call: IncomingCall): DecidedCall | typeof NOT_YET {
+    const { request } = call;
+    const registry = this.context.registry;
+    const route = registry.resolveTool(request.params.name);
+    if (!route) {
+      if (registry.all().some((supervisor) => supervisor.state === 'starting')) return NOT_YET;
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    const args = argumentsOf(request);
+    if (route.supervisor.state !== 'ready') return NOT_YET;
+    return decideCall(call, route, args, this.context, this.session);
+  }
+
+  /** Decides a call once its server is up (waiting, bounded, while servers start); `answer` when it cannot be. */
+  private async decideWhenReady(call: IncomingCall): Promise<Step> {
+    const { request } = call;
+    const route = await this.routeWhenListed(request.params.name);
+    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const args = argumentsOf(request);
+    if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(this.context.config().timeouts.firstListSeconds * 1000))) {
+      return { answer: unavailableResult(route.supervisor.unavailableReason()) };
+    }
+    return decideCall(call, route, args, this.context, this.session);
+  }
+
+  /** A call may come before the first tools/list: wait (bounded) for servers still starting. */
+  private async routeWhenListed(exposed: string): Promise<ToolRoute | undefined> {
+    const registry = this.context.registry;
+    const route = registry.resolveTool(exposed);
+    if (route || !registry.all().some((supervisor) => supervisor.state === 'starting')) return route;
+    await registry.whenSettled(this.context.config().timeouts.firstListSeconds * 1000);
+    return registry.resolveTool(exposed);
+  }
+}
+
+function isDecided(step: Step): step is DecidedCall {
+  return typeof step === 'object' && 'decision' in step;
+}
+
+function argumentsOf(request: CallToolRequest): Record<string, unknown> {
+  const args = request.params.arguments ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'arguments must be an object');
+  return args;
+}

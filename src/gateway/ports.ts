@@ -1,0 +1,45 @@
+/**
+ * What the call pipeline (call.ts, call-order.ts, resource-read.ts) needs from the gateway and from
+ * the client session, as interfaces: the pipeline is tested and read without the `Gateway` class.
+ */
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigFile } from '../config/schema.js';
+import type { PermitBook } from '../downstream/permit.js';
+import type { ServerRegistry, ToolRoute } from '../downstream/registry.js';
+import type { Person } from '../latch/ask.js';
+import type { SessionLatch } from '../latch/latch.js';
+import type { RetryApprovals } from '../latch/page.js';
+import type { Logger } from '../log.js';
+import type { PolicyState } from '../policy/decide.js';
+import type { Audit } from '../store/audit.js';
+import type { SessionGrants } from '../store/grants.js';
+import type { InspectContext } from '../subjects/inspect.js';
+import type { ToolClass } from '../subjects/kind.js';
+
+/** The SDK's per-request context, as handlers receive it (signal, request id, related notifications). */
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** What the pipeline needs from the gateway: read at call time, so a reload applies to the next call. */
+export interface CallContext {
+  registry: ServerRegistry;
+  permits: PermitBook;
+  audit: Audit;
+  logger: Logger;
+  config(): ConfigFile;
+  policy(): PolicyState;
+  toolClass(route: ToolRoute): ToolClass;
+  inspectContext(): InspectContext;
+  /** Adds rules to permissions.allow in the config file and applies them before returning. */
+  rememberAlways(rules: string[]): Promise<void>;
+}
+
+/** One client session: its latch, its grants, and how to reach its person. */
+export interface SessionPort {
+  id: string;
+  latch: SessionLatch;
+  grants: SessionGrants;
+  retryApprovals: RetryApprovals;
+  /** The person behind the session, reached for one call (its cancellation, its request id). */
+  person(extra: Extra): Person;
+}

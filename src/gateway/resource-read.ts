@@ -1,0 +1,48 @@
+/**
+ * resources/read: the second way a client reaches a server's data, with no latch. A read cannot
+ * carry a denial result, so anything but a clear allow is refused with a protocol error; it is
+ * audited like a denied tool call.
+ */
+import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { readNeedsRuleDenial, ruleDenial } from '../latch/denial.js';
+import { decide } from '../policy/decide.js';
+import { argsDigest } from '../policy/digest.js';
+import type { Decision } from '../policy/types.js';
+import { inspectResourceRead } from '../subjects/inspect.js';
+import { errorDecision } from './call.js';
+import type { CallContext, Extra, SessionPort } from './ports.js';
+
+export async function readResource(uri: string, extra: Extra, context: CallContext, session: SessionPort): Promise<ReadResourceResult> {
+  const supervisor = context.registry.resolveResource(uri);
+  if (!supervisor) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+  if (supervisor.state !== 'ready' && !(await supervisor.whenReady(context.config().timeouts.firstListSeconds * 1000))) {
+    throw new McpError(ErrorCode.InternalError, supervisor.unavailableReason());
+  }
+  let decision: Decision;
+  try {
+    decision = decide(inspectResourceRead(supervisor.name, uri, context.inspectContext()), context.policy(), session.grants.current());
+  } catch (error) {
+    decision = errorDecision(error);
+  }
+  if (decision.verdict !== 'allow') {
+    const args = { uri };
+    context.audit.record({
+      session: session.id,
+      server: supervisor.name,
+      tool: 'resources/read',
+      kind: 'read',
+      decision: 'deny',
+      by: decision.by,
+      rule: decision.rule,
+      reason: decision.reason,
+      paths: decision.paths,
+      command: null,
+      argsDigest: argsDigest(supervisor.name, 'resources/read', args),
+      args,
+      waitMs: 0,
+    });
+    throw new McpError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : readNeedsRuleDenial(uri, decision.reason));
+  }
+  const permit = context.permits.issue(supervisor.name, 'resources/read', uri);
+  return supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 });
+}

@@ -1,0 +1,120 @@
+/**
+ * The client session behind the upstream `Server`: its latch and grants, and how the latch reaches
+ * its person — an elicitation form in the client, or the local approval page for clients that
+ * cannot show one. Client errors are mapped to `PromptFailure`s here, so `latch/` knows no SDK.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigFile } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import type { Person, PromptFailure } from '../latch/ask.js';
+import { SessionLatch } from '../latch/latch.js';
+import { RetryApprovals, type ApprovalPage } from '../latch/page.js';
+import type { PromptInput } from '../latch/prompt.js';
+import type { Logger } from '../log.js';
+import type { MatchEnv } from '../policy/match.js';
+import { SessionGrants } from '../store/grants.js';
+import { openInBrowser, notify } from './announce.js';
+import type { Extra, SessionPort } from './ports.js';
+
+/** Clients known to declare form elicitation but never show it (Claude Desktop shows no form). */
+const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
+/** How long known clients wait for a tool result before giving up (Claude Desktop: about 60 s). */
+const CLIENT_WAIT_LIMIT_MS: Record<string, number> = { 'claude-ai': 50_000 };
+
+export class ClientSession implements SessionPort {
+  readonly id = `s-${process.pid}-${Date.now().toString(36)}`;
+  readonly latch: SessionLatch;
+  readonly grants: SessionGrants;
+  readonly retryApprovals = new RetryApprovals();
+  private page: Promise<ApprovalPage> | null = null;
+  private pageOpened = false;
+
+  constructor(
+    private readonly server: Server,
+    private readonly config: () => ConfigFile,
+    private readonly logger: Logger,
+    matchEnv: MatchEnv,
+  ) {
+    this.latch = new SessionLatch({ ordering: config().approval.ordering, onError: (error) => logger.error({ err: errorMessage(error) }, 'latch error') });
+    this.grants = new SessionGrants(matchEnv);
+  }
+
+  person(extra: Extra): Person {
+    return {
+      get signal() {
+        return extra.signal;
+      },
+      canPrompt: () => this.canPrompt(),
+      prompt: (params, timeoutMs) =>
+        this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).then(
+          (result) => ({ result }),
+          (error: unknown) => promptFailure(error, extra.signal),
+        ),
+      label: () => {
+        const client = this.server.getClientVersion();
+        return client ? `${client.name} ${client.version}` : 'unknown client';
+      },
+      page: () => this.approvalPage(),
+      announcePage: (page, input) => this.announcePage(page, input, extra),
+      clientWaitLimitMs: () => CLIENT_WAIT_LIMIT_MS[this.clientName()] ?? Number.POSITIVE_INFINITY,
+    };
+  }
+
+  /** Closes the approval page if it was started. */
+  async close(): Promise<void> {
+    if (this.page) await (await this.page.catch(() => null))?.close();
+  }
+
+  private clientName(): string {
+    return this.server.getClientVersion()?.name ?? '';
+  }
+
+  private canPrompt(): boolean {
+    return Boolean(this.server.getClientCapabilities()?.elicitation?.form) && !NON_RENDERING_CLIENTS.has(this.clientName());
+  }
+
+  /** The local approval page, started on first use (its code is loaded only then). */
+  private approvalPage(): Promise<ApprovalPage> {
+    this.page ??= import('../approval-page/server.js')
+      .then(async ({ startApprovalPage }) => {
+        const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
+        this.logger.info({ url: page.url }, `approval page: ${page.url}`);
+        return page;
+      })
+      .catch((error: unknown) => {
+        // A failed start is not remembered: the next waiting call tries again.
+        this.page = null;
+        throw error;
+      });
+    return this.page;
+  }
+
+  private announcePage(page: ApprovalPage, input: PromptInput, extra: Extra): void {
+    const { fallback, timeoutSeconds } = this.config().approval;
+    this.logger.warn({ server: input.server, tool: input.tool }, `a call waits for approval on ${page.url}`);
+    if (!this.pageOpened && fallback === 'browser') {
+      this.pageOpened = true;
+      openInBrowser(page.url);
+    }
+    if (fallback === 'browser') notify('mcp-latch: approval needed', `${input.server} wants to run ${input.tool}`);
+    // Clients that declare URL elicitation can offer to open the page themselves (consent only).
+    if (this.server.getClientCapabilities()?.elicitation?.url && !NON_RENDERING_CLIENTS.has(this.clientName())) {
+      void this.server
+        .elicitInput(
+          { mode: 'url', url: page.url, elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
+          { signal: extra.signal, relatedRequestId: extra.requestId, timeout: timeoutSeconds * 1000 },
+        )
+        .catch(() => undefined);
+    }
+  }
+}
+
+/** Why an elicitation failed, in the latch's terms. */
+function promptFailure(error: unknown, signal: AbortSignal): PromptFailure {
+  const detail = errorMessage(error);
+  if (signal.aborted) return { failure: 'cancelled', detail };
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { failure: 'timeout', detail };
+  if (error instanceof McpError && error.code === ErrorCode.InvalidParams) return { failure: 'invalid', detail };
+  return { failure: 'error', detail };
+}

@@ -1,0 +1,189 @@
+/**
+ * Asking the person about one call, and applying their answer before the call goes on.
+ *
+ *   the client shows prompts   → an elicitation form (prompt.ts), answered in the client
+ *   it cannot, fallback "deny" → denied with the rule the user could add (denial.ts)
+ *   it cannot, otherwise       → the local approval page (page.ts); a call the client would give up
+ *                                on is answered "pending", and a later approval allows one retry
+ *
+ * "Allow for this session" becomes a session grant and "Always allow" a rule written to the config
+ * file; either is in force before the answer is returned, so the latch's re-check sees it. Nothing
+ * here knows MCP: the gateway binds a `Person` to the client session and maps its errors.
+ */
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigFile } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { CallFacts, PolicyState } from '../policy/decide.js';
+import type { Decision } from '../policy/types.js';
+import { declinedDenial, dismissedDenial, invalidAnswerDenial, noPromptDenial, pendingDenial, promptFailedDenial, timeoutDenial, userDenial, waitCancelledDenial } from './denial.js';
+import type { LatchAnswer } from './latch.js';
+import type { ApprovalPage, RetryApprovals } from './page.js';
+import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput } from './prompt.js';
+import { rememberRules } from './remember.js';
+
+/** Why a prompt gave no result: the gateway maps the client's errors to one of these. */
+export interface PromptFailure {
+  failure: 'cancelled' | 'timeout' | 'invalid' | 'error';
+  detail: string;
+}
+
+/** One call's way to its person, bound by the gateway to the client session and the request. */
+export interface Person {
+  /** Aborts when the call is cancelled. */
+  readonly signal: AbortSignal;
+  /** True when the client declared form elicitation and is not known to ignore it. */
+  canPrompt(): boolean;
+  /** Shows the form; never rejects. */
+  prompt(params: ElicitRequestFormParams, timeoutMs: number): Promise<{ result: ElicitResult } | PromptFailure>;
+  /** How the person sees this session on the approval page ("claude-ai 0.1.0"). */
+  label(): string;
+  /** The local approval page (started on first use). */
+  page(): Promise<ApprovalPage>;
+  /** Opens the page or points the person to it (browser, notification, URL elicitation). */
+  announcePage(page: ApprovalPage, input: PromptInput): void;
+  /** How long this client waits for a tool result before it gives up. */
+  clientWaitLimitMs(): number;
+}
+
+/** What answers change in the session. */
+export interface SessionGrantsPort {
+  addRules(rules: string[]): void;
+  addCall(digest: string): void;
+}
+
+/** The session state and settings asking reads and changes. */
+export interface AskContext {
+  approval: ConfigFile['approval'];
+  policy: PolicyState;
+  grants: SessionGrantsPort;
+  retryApprovals: RetryApprovals;
+  /** Adds rules to permissions.allow in the config file and applies them before returning. */
+  rememberAlways(rules: string[]): Promise<void>;
+  logger: Logger;
+}
+
+/** The call as the person is asked about it. */
+export interface AskedCall {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  digest: string;
+  decision: Decision;
+  /** Null when the call could not be analysed (it then cannot be remembered). */
+  facts: CallFacts | null;
+}
+
+/** Asks the person about one call; grants and saved rules of the answer are in force before it resolves. */
+export async function askPerson(call: AskedCall, person: Person, context: AskContext): Promise<LatchAnswer> {
+  const { decision, facts } = call;
+  const remember = facts ? rememberRules(facts, decision, context.policy) : null;
+  const onlyModeAsks = decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
+  const input: PromptInput = {
+    server: call.server,
+    tool: call.tool,
+    kind: decision.kind,
+    decision,
+    args: call.args,
+    argsDigest: call.digest,
+    rememberRules: remember,
+    offerSession: onlyModeAsks && facts !== null,
+  };
+
+  if (!person.canPrompt()) {
+    if (context.approval.fallback === 'deny') return { verdict: 'deny', by: 'fallback', text: noPromptDenial(decision, remember) };
+    return askOnPage(input, person, context);
+  }
+
+  const timeoutSeconds = context.approval.timeoutSeconds;
+  const prompted = await person.prompt(buildPrompt(input), timeoutSeconds * 1000);
+  if ('failure' in prompted) {
+    switch (prompted.failure) {
+      case 'cancelled':
+        return { verdict: 'deny', by: 'client', text: waitCancelledDenial() };
+      case 'timeout':
+        return { verdict: 'deny', by: 'timeout', text: timeoutDenial(timeoutSeconds) };
+      case 'invalid':
+        return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
+      case 'error':
+        return { verdict: 'deny', by: 'error', text: promptFailedDenial(prompted.detail) };
+    }
+  }
+  return applyAnswer(readAnswer(prompted.result, input), input, context);
+}
+
+/**
+ * The local approval page, for clients that cannot show prompts. The call waits as long as the
+ * client allows; if the person has not answered by then, the call is answered "pending" and an
+ * approval given later applies once to the identical call retried within the window.
+ */
+async function askOnPage(input: PromptInput, person: Person, context: AskContext): Promise<LatchAnswer> {
+  const { approval } = context;
+  let page: ApprovalPage;
+  try {
+    page = await person.page();
+  } catch (error) {
+    return { verdict: 'deny', by: 'error', text: promptFailedDenial(`the approval page could not be started: ${errorMessage(error)}`) };
+  }
+  const withdraw = new AbortController();
+  const onCancel = () => withdraw.abort();
+  person.signal.addEventListener('abort', onCancel, { once: true });
+  const answered = page.ask({ session: person.label(), input, message: renderMessage(input) }, withdraw.signal);
+  person.announcePage(page, input);
+
+  const waitMs = Math.min(approval.timeoutSeconds * 1000, person.clientWaitLimitMs());
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<null>((done) => {
+    timer = setTimeout(() => done(null), waitMs);
+  });
+  const first = await Promise.race([answered, expired]);
+  clearTimeout(timer);
+  person.signal.removeEventListener('abort', onCancel);
+  if (first !== null) return applyAnswer(first, input, context);
+  if (person.signal.aborted) return { verdict: 'deny', by: 'client', text: waitCancelledDenial() };
+
+  // Answer the call before the client gives up; keep the item on the page for the retry window.
+  const windowMs = approval.retryWindowSeconds * 1000;
+  const expiry = setTimeout(() => withdraw.abort(), windowMs);
+  expiry.unref();
+  void answered.then(async (answer) => {
+    clearTimeout(expiry);
+    const applied = await applyAnswer(answer, input, context);
+    if (applied.verdict === 'allow') context.retryApprovals.grant(input.argsDigest, windowMs);
+    context.logger.info({ server: input.server, tool: input.tool, verdict: applied.verdict }, 'answer on the approval page for a pending call');
+  });
+  return { verdict: 'deny', by: 'fallback', text: pendingDenial(approval.retryWindowSeconds) };
+}
+
+/** What an answer means for the call; grants and saved rules are in force before it returns. */
+async function applyAnswer(answer: PromptAnswer, input: PromptInput, context: AskContext): Promise<LatchAnswer> {
+  switch (answer.type) {
+    case 'declined':
+      return { verdict: 'deny', by: 'user', text: declinedDenial() };
+    case 'dismissed':
+      return { verdict: 'deny', by: 'user', text: dismissedDenial() };
+    case 'invalid':
+      return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
+  }
+  const { choice, note } = answer;
+  const withNote = note && note.trim() !== '' ? { note: note.trim() } : {};
+  switch (choice.type) {
+    case 'deny':
+      return { verdict: 'deny', by: 'user', text: userDenial(note), ...withNote };
+    case 'once':
+      return { verdict: 'allow', by: 'user', ...withNote };
+    case 'session':
+      if (input.rememberRules) context.grants.addRules(input.rememberRules);
+      else context.grants.addCall(input.argsDigest);
+      return { verdict: 'allow', by: 'user', ...withNote };
+    case 'always':
+      try {
+        await context.rememberAlways(choice.rules);
+      } catch (error) {
+        // The person allowed the call; only remembering failed. Forward it once and say so in the log.
+        context.logger.error({ err: errorMessage(error) }, 'could not save the "Always allow" rule');
+        context.grants.addRules(choice.rules);
+      }
+      return { verdict: 'allow', by: 'user', ...withNote };
+  }
+}
