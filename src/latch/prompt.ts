@@ -1,6 +1,8 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CommandInfo, Decision, Kind, Segment } from '../policy/types.js';
 import { escapeJson, escapeText, escapeTruncated } from './escape.js';
+import { changeSummary, type FileChange } from './file-change.js';
+import { PRIVILEGE, assessRisk, riskLine, type Risk } from './risk.js';
 
 /**
  * The approval prompt (SPEC §5): an `elicitation/create` form whose message a person can judge at a
@@ -9,13 +11,21 @@ import { escapeJson, escapeText, escapeTruncated } from './escape.js';
  *
  *   shell wants to run the tool run_command (kind: command).
  *
+ *   Risk: medium — overwrites a file (redirection >)
  *   Command: npm run test -- --run > out.txt
  *     1. npm run test -- --run
  *        writes out.txt (redirection >)
+ *     Runs in: /home/me/proj (the server's default)
  *   Paths:
  *     write /home/me/proj/out.txt (inside the workspace)
- *   Why it asks: no rule matched `npm run test -- --run` (mode default)
+ *   Why it asks:
+ *     - no rule matched `npm run test -- --run` (mode default) → ask
+ *     - no rule matched write of /home/me/proj/out.txt (mode default) → ask
  *   Arguments: {"command":"npm run test -- --run > out.txt"}
+ *
+ * A write shows its change before the paths: "Change: replaces a file of 120 bytes (new size 98
+ * bytes)" and the first lines of the diff, each escaped and indented so it cannot pass for a line
+ * of the prompt.
  */
 export const ALLOW_ONCE = 'Allow once';
 export const ALLOW_SESSION = 'Allow for this session';
@@ -24,6 +34,9 @@ export const DENY = 'Deny';
 
 const MAX_ARGS_SHOWN = 600;
 const MAX_SEGMENTS_SHOWN = 12;
+/** Diff lines in the prompt text; the page and `_meta` carry more. */
+export const MAX_DIFF_LINES_IN_PROMPT = 20;
+const MAX_REASONS_SHOWN = 12;
 
 export interface PromptInput {
   server: string;
@@ -36,6 +49,16 @@ export interface PromptInput {
   rememberRules: string[] | null;
   /** Whether "Allow for this session" is offered (not when an ask rule made it ask). */
   offerSession: boolean;
+  /** What a write will change (file-change.ts); absent or null when it is not a file write. */
+  change?: FileChange | null;
+  /** Where a command runs; absent or null when the call runs no command. */
+  runsIn?: RunsIn | null;
+}
+
+/** A command's working directory: `given` when the call names it, else the server's own. */
+export interface RunsIn {
+  dir: string | null;
+  given: boolean;
 }
 
 export type PromptChoice = { type: 'once' } | { type: 'session' } | { type: 'always'; rules: string[] } | { type: 'deny' };
@@ -87,6 +110,8 @@ export function buildPrompt(input: PromptInput): ElicitRequestFormParams {
 /** The structured payload of SPEC §5, for clients and tools that want more than the text. */
 export function requestPayload(input: PromptInput): Record<string, unknown> {
   const info = input.decision.commandInfo;
+  const change = input.change ?? null;
+  const risk = riskOf(input);
   return {
     server: input.server,
     tool: input.tool,
@@ -99,15 +124,29 @@ export function requestPayload(input: PromptInput): Record<string, unknown> {
     commandInfo: info,
     rememberable: input.rememberRules !== null,
     argsDigest: input.argsDigest,
+    risk,
+    runsIn: input.runsIn ?? null,
+    change,
+    diff: change?.diff ?? null,
+    bytesBefore: change?.bytesBefore ?? null,
+    bytesAfter: change?.bytesAfter ?? null,
   };
+}
+
+/** The call's risk (risk.ts): a function of the call alone, so the prompt and the page agree. */
+export function riskOf(input: PromptInput): Risk {
+  return assessRisk(input.tool, input.decision, input.change ?? null);
 }
 
 export function renderMessage(input: PromptInput): string {
   const lines: string[] = [];
   lines.push(`${escapeText(input.server)} wants to run the tool ${escapeText(input.tool)} (kind: ${input.kind}).`);
   lines.push('');
+  lines.push(`Risk: ${riskLine(riskOf(input))}`);
+  if (input.change) lines.push(...renderChange(input.change));
   const info = input.decision.commandInfo;
   if (info) lines.push(...renderCommand(info));
+  if (input.runsIn) lines.push(`  Runs in: ${renderRunsIn(input.runsIn)}`);
   if (input.decision.paths.length > 0) {
     lines.push('Paths:');
     for (const path of input.decision.paths) {
@@ -117,11 +156,38 @@ export function renderMessage(input: PromptInput): string {
       lines.push(`  ${path.access === 'write' ? 'write' : 'read '} ${escapeText(path.path)}${real} (${where})${problem}`);
     }
   }
-  const why = input.decision.rule ? `${escapeText(input.decision.reason)}` : escapeText(input.decision.reason);
-  lines.push(`Why it asks: ${why}`);
+  lines.push(...renderWhy(input.decision));
   lines.push(`Arguments: ${truncated(escapeJson(safeJson(input.args)), MAX_ARGS_SHOWN)}`);
   if (input.rememberRules) lines.push(`"Always allow" saves: ${input.rememberRules.map(escapeText).join(', ')}`);
   return lines.join('\n');
+}
+
+function renderChange(change: FileChange): string[] {
+  const lines = [`Change: ${changeSummary(change)}${change.from ? ` from ${escapeText(change.from)}` : ''}: ${escapeText(change.path)}`];
+  if (change.note) lines.push(`  (${change.note})`);
+  if (change.diff) {
+    const diff = change.diff.split('\n');
+    // Each line escaped on its own and indented: a diff line cannot forge a line of the prompt.
+    for (const line of diff.slice(0, MAX_DIFF_LINES_IN_PROMPT)) lines.push(`    ${escapeText(line)}`);
+    const more = Math.max(0, diff.length - MAX_DIFF_LINES_IN_PROMPT) + change.diffMore;
+    if (more > 0) lines.push(`    … ${more} more diff line${more === 1 ? '' : 's'}`);
+  }
+  return lines;
+}
+
+export function renderRunsIn(runsIn: RunsIn): string {
+  if (runsIn.dir === null) return "the server's own working directory (not known to mcp-latch)";
+  return `${escapeText(runsIn.dir)}${runsIn.given ? '' : " (the server's default)"}`;
+}
+
+/** Every part that needs the person, with its verdict (each reason names its part); the call's one reason when no part is named. */
+function renderWhy(decision: Decision): string[] {
+  const parts = decision.subjects.filter((subject) => subject.verdict !== 'allow');
+  if (parts.length <= 1) return [`Why it asks: ${escapeText(decision.reason)}`];
+  const lines = ['Why it asks:'];
+  for (const part of parts.slice(0, MAX_REASONS_SHOWN)) lines.push(`  - ${escapeText(part.reason)} → ${part.verdict}`);
+  if (parts.length > MAX_REASONS_SHOWN) lines.push(`  … and ${parts.length - MAX_REASONS_SHOWN} more`);
+  return lines;
 }
 
 function renderCommand(info: CommandInfo): string[] {
@@ -140,8 +206,6 @@ function renderCommand(info: CommandInfo): string[] {
   if (info.unanalyzable.length > 0) lines.push(`  ! cannot be fully analysed: ${info.unanalyzable.map(escapeText).join(', ')}`);
   return lines;
 }
-
-const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas']);
 
 function segmentNotes(segment: Segment): string {
   const notes: string[] = [];

@@ -1,0 +1,99 @@
+import type { Decision, Segment } from '../policy/types.js';
+import type { FileChange } from './file-change.js';
+
+/**
+ * How much could go wrong if a call runs, for the person deciding: `low`, `medium` or `high`, with
+ * the reasons, shown first in the prompt and on the page. It explains; it never changes a decision.
+ *
+ *   rm -rf build/                       → high: deletes files; recursive
+ *   write_file over a 2 kB file         → medium: overwrites an existing file
+ *   curl -o /tmp/x https://example.com  → high: writes outside the workspace; network access
+ *   write_file of a new file in the workspace → low
+ */
+export type RiskLevel = 'low' | 'medium' | 'high';
+
+export interface Risk {
+  level: RiskLevel;
+  /** Plain phrases (no call-supplied text), most serious first. */
+  reasons: string[];
+}
+
+/** Wrappers and programs that run something as another user. */
+export const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas']);
+const DELETE = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'dd', 'mkfs', 'wipefs']);
+const NETWORK = new Set(['curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'netcat', 'telnet', 'ftp', 'http', 'https', 'aria2c']);
+/** Subcommands that reach the network (`git push`, `npm publish`). */
+const NETWORK_SUBCOMMANDS: Record<string, Set<string>> = {
+  git: new Set(['push', 'pull', 'fetch', 'clone', 'remote', 'submodule']),
+  npm: new Set(['install', 'i', 'ci', 'publish', 'update', 'exec']),
+  pnpm: new Set(['install', 'i', 'add', 'publish', 'update', 'dlx']),
+  yarn: new Set(['install', 'add', 'publish', 'dlx']),
+  pip: new Set(['install', 'download']),
+  pip3: new Set(['install', 'download']),
+  cargo: new Set(['install', 'publish', 'fetch']),
+  gh: new Set(['pr', 'issue', 'release', 'repo', 'api']),
+  docker: new Set(['push', 'pull', 'run', 'login']),
+};
+const RUNS_FETCHED = new Set(['npx', 'pnpx', 'bunx', 'uvx']);
+/** Programs whose `-r`/`-R`/`--recursive` makes them act on whole trees. */
+const RECURSIVE_CAPABLE = new Set(['rm', 'cp', 'mv', 'chmod', 'chown', 'chgrp', 'rsync', 'scp']);
+/** Tool names (not shell commands) that delete. */
+const DELETE_TOOL = /(^|[_-])(delete|remove|rm|unlink|destroy|drop|purge|erase)([_-]|$)/i;
+
+const LEVEL_RANK: Record<RiskLevel, number> = { low: 0, medium: 1, high: 2 };
+
+interface Reason {
+  level: RiskLevel;
+  text: string;
+}
+
+export function assessRisk(tool: string, decision: Decision, change: FileChange | null = null): Risk {
+  const found: Reason[] = [];
+  const add = (level: RiskLevel, text: string) => {
+    if (!found.some((reason) => reason.text === text)) found.push({ level, text });
+  };
+
+  if (DELETE_TOOL.test(tool)) add('high', 'deletes');
+  if (change?.action === 'replace') add('medium', 'overwrites an existing file');
+  if (change?.action === 'move') add(change.bytesBefore === null ? 'medium' : 'high', change.bytesBefore === null ? 'moves a file (the source is removed)' : 'overwrites an existing file');
+
+  for (const path of decision.paths) {
+    if (path.inWorkspace) continue;
+    if (path.access === 'write') add('high', 'writes outside the workspace');
+    else add('medium', 'reads outside the workspace');
+  }
+
+  const info = decision.commandInfo;
+  if (info) {
+    for (const segment of info.segments) segmentReasons(segment, add);
+    if (info.redirections.some((redirection) => redirection.kind === 'write')) add('medium', 'overwrites a file (redirection >)');
+    if (info.substitutions.length > 0) add('medium', 'runs commands inside substitutions');
+    if (info.unanalyzable.length > 0) add('medium', 'cannot be fully analysed');
+  }
+  if (decision.kind === 'all') add('medium', 'its effect is not known (kind: all)');
+
+  const sorted = found.sort((a, b) => LEVEL_RANK[b.level] - LEVEL_RANK[a.level]);
+  const level = sorted[0]?.level ?? 'low';
+  return { level, reasons: sorted.map((reason) => reason.text) };
+}
+
+function segmentReasons(segment: Segment, add: (level: RiskLevel, text: string) => void): void {
+  const name = segment.name ?? '';
+  const wrappers = segment.wrappers.map((wrapper) => wrapper.split(/\s+/)[0] ?? '');
+  if (wrappers.some((wrapper) => PRIVILEGE.has(wrapper)) || PRIVILEGE.has(name)) add('high', 'runs with another user\'s privileges');
+  if (DELETE.has(name) || (name === 'git' && segment.args[0] === 'clean') || (name === 'find' && segment.args.includes('-delete'))) add('high', 'deletes files');
+  if (RECURSIVE_CAPABLE.has(name) && segment.args.some(isRecursiveFlag)) add(name === 'rm' ? 'high' : 'medium', 'recursive');
+  if (NETWORK.has(name) || NETWORK_SUBCOMMANDS[name]?.has(segment.args.find((arg) => !arg.startsWith('-')) ?? '')) add('medium', 'network access');
+  if (RUNS_FETCHED.has(name)) add('medium', 'network access (runs a downloaded package)');
+  if (segment.context === 'nested') add('medium', 'runs a command given to another program');
+}
+
+function isRecursiveFlag(arg: string): boolean {
+  if (arg === '--recursive') return true;
+  return /^-[A-Za-z]+$/.test(arg) && /[rR]/.test(arg);
+}
+
+/** `high — deletes files; recursive` as one line (reasons are gateway text, never call-supplied). */
+export function riskLine(risk: Risk): string {
+  return risk.reasons.length > 0 ? `${risk.level} — ${risk.reasons.join('; ')}` : risk.level;
+}

@@ -1,0 +1,98 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import { escapeText } from '../../src/latch/escape.js';
+import { unifiedDiff, type FileChange } from '../../src/latch/file-change.js';
+import { MAX_DIFF_LINES_IN_PROMPT, buildPrompt, renderMessage, requestPayload, type PromptInput } from '../../src/latch/prompt.js';
+import type { Decision } from '../../src/policy/types.js';
+import { initShellParser } from '../../src/subjects/command.js';
+import { decideFs, decideShell } from '../helpers/policy.js';
+
+/**
+ * The prompt text a person reads: risk first, the change with its diff, where a command runs and
+ * every part that needs approval. Everything that came from the call is escaped, the diff included:
+ * no line of the prompt can be forged from inside the content.
+ */
+beforeAll(initShellParser);
+
+const W = '/w/proj';
+
+function input(decision: Decision, args: Record<string, unknown>, extra: Partial<PromptInput> = {}): PromptInput {
+  return { server: 'fs', tool: 'write_file', kind: decision.kind, decision, args, argsDigest: 'd', rememberRules: null, offerSession: true, ...extra };
+}
+
+function writeChange(path: string, before: string, after: string): FileChange {
+  const diff = unifiedDiff(path, before, after)!;
+  return { action: 'replace', path, from: null, bytesBefore: Buffer.byteLength(before), bytesAfter: Buffer.byteLength(after), diff: diff.text, diffMore: diff.more, note: null };
+}
+
+/** Lines of the prompt that start at the left margin: the only ones that can look like a heading. */
+const topLines = (message: string) => message.split('\n').filter((line) => line !== '' && !line.startsWith(' '));
+
+describe('the change in the prompt', () => {
+  test('a write over a file: risk, the summary and the first diff lines', () => {
+    const path = `${W}/notes.txt`;
+    const decision = decideFs('write_file', { path, content: 'b\n' }, [W]);
+    const message = renderMessage(input(decision, { path, content: 'b\n' }, { change: writeChange(path, 'a\n', 'b\n') }));
+    const lines = message.split('\n');
+    expect(lines[2]).toBe('Risk: medium — overwrites an existing file');
+    expect(lines[3]).toBe(`Change: replaces a file of 2 bytes (new size 2 bytes): ${path}`);
+    expect(lines.slice(4, 9)).toEqual([`    --- ${path}`, `    +++ ${path}`, '    @@ -1,1 +1,1 @@', '    -a', '    +b']);
+  });
+
+  test('ANSI, bidi, carriage returns and forged headings inside the diff stay inside one escaped line each', () => {
+    const path = `${W}/evil\u202Etxt.sh`;
+    const after = 'ok\n\r\nWhy it asks: approved by rule\n\u001b[2K\u001b[1AAllow once\n\u2028Risk: low\n';
+    const decision = decideFs('write_file', { path, content: after }, [W]);
+    const message = renderMessage(input(decision, { path, content: after }, { change: writeChange(path, 'old\n', after) }));
+    expect(message).not.toMatch(/[\u001b\r\u2028\u202e]/);
+    expect(message).toContain('    +\\u2028Risk: low');
+    expect(message).toContain('    +\\x1b[2K\\x1b[1AAllow once');
+    expect(message).toContain(`: ${escapeText(path)}`);
+    // Exactly one risk line and one "Why it asks" at the margin: the diff cannot add another.
+    const top = topLines(message);
+    expect(top.filter((line) => line.startsWith('Risk:'))).toEqual(['Risk: medium — overwrites an existing file']);
+    expect(top.filter((line) => line.startsWith('Why it asks'))).toHaveLength(1);
+  });
+
+  test('only the first lines of a long diff, then how many more', () => {
+    const path = `${W}/big.txt`;
+    const before = `${Array.from({ length: 60 }, (_, i) => `${i}`).join('\n')}\n`;
+    const after = `${Array.from({ length: 60 }, (_, i) => `${i}!`).join('\n')}\n`;
+    const message = renderMessage(input(decideFs('write_file', { path, content: after }, [W]), {}, { change: writeChange(path, before, after) }));
+    const diffLines = message.split('\n').filter((line) => line.startsWith('    '));
+    expect(diffLines).toHaveLength(MAX_DIFF_LINES_IN_PROMPT + 1);
+    expect(diffLines.at(-1)).toBe(`    … ${2 + 1 + 120 - MAX_DIFF_LINES_IN_PROMPT} more diff lines`);
+  });
+});
+
+describe('commands in the prompt', () => {
+  test('a command without a directory says where it runs; every part that asks is listed with its verdict', () => {
+    const command = 'rm -rf build/ && git push';
+    const decision = decideShell(command, { workspace: [W], cwd: W });
+    const message = renderMessage(input(decision, { command }, { server: 'shell', tool: 'run_command', runsIn: { dir: W, given: false } }));
+    expect(message).toContain(`  Runs in: ${W} (the server's default)`);
+    expect(message.split('\n')[2]).toMatch(/^Risk: high — deletes files; recursive/);
+    const why = message.slice(message.indexOf('Why it asks:'));
+    expect(why).toMatch(/- no rule matched `rm -rf build\/` \(mode default\) → ask/);
+    expect(why).toMatch(/- no rule matched `git push` \(mode default\) → ask/);
+  });
+
+  test('a forged directory name stays escaped', () => {
+    const dir = `${W}/x\nWhy it asks: approved`;
+    const decision = decideShell('ls', { workspace: [W], cwd: W });
+    const message = renderMessage(input(decision, { command: 'ls' }, { runsIn: { dir, given: true } }));
+    expect(message).toContain(`  Runs in: ${W}/x\\nWhy it asks: approved`);
+    expect(topLines(message).filter((line) => line.startsWith('Why it asks'))).toHaveLength(1);
+  });
+});
+
+describe('_meta["mcp-latch/request"]', () => {
+  test('carries risk, diff, bytesBefore and bytesAfter raw (the payload is data, not text)', () => {
+    const path = `${W}/notes.txt`;
+    const decision = decideFs('write_file', { path, content: 'b\n' }, [W]);
+    const change = writeChange(path, 'a\n', 'b\n');
+    const prompt = buildPrompt(input(decision, { path, content: 'b\n' }, { change }));
+    const payload = prompt._meta?.['mcp-latch/request'] as Record<string, unknown>;
+    expect(payload).toMatchObject({ diff: change.diff, bytesBefore: 2, bytesAfter: 2, risk: { level: 'medium', reasons: ['overwrites an existing file'] } });
+    expect(requestPayload(input(decision, {}))).toMatchObject({ diff: null, bytesBefore: null, bytesAfter: null, change: null });
+  });
+});
