@@ -179,3 +179,25 @@ export function globalValueOptions(name: string): ReadonlySet<string> {
   return set;
 }
 const valueOptionSets = new Map<string, ReadonlySet<string>>();
+
+/** Programs and wrappers that run a command as another user. */
+export const PRIVILEGE: ReadonlySet<string> = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas']);
+
+/** Programs that delete or destroy file contents. */
+export const DELETERS: ReadonlySet<string> = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'dd', 'mkfs', 'wipefs']);
+
+/** Programs that reach the network by themselves. */
+export const NETWORK_PROGRAMS: ReadonlySet<string> = new Set(['curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'netcat', 'telnet', 'ftp', 'http', 'https', 'aria2c']);
+
+/** Subcommands that reach the network (`git push`, `npm publish`). */
+export const NETWORK_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
+  git: new Set(['push', 'pull', 'fetch', 'clone', 'remote', 'submodule']),
+  npm: new Set(['install', 'i', 'ci', 'publish', 'update']),
+  pnpm: new Set(['install', 'i', 'add', 'publish', 'update']),
+  yarn: new Set(['install', 'add', 'publish']),
+  pip: new Set(['install', 'download']),
+  pip3: new Set(['install', 'download']),
+  cargo: new Set(['install', 'publish', 'fetch']),
+  gh: new Set(['pr', 'issue', 'release', 'repo', 'api']),
+  docker: new Set(['push', 'pull', 'run', 'login']),
+};

@@ -2,7 +2,8 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import type { CommandInfo, Decision, Kind, Segment } from '../policy/types.js';
 import { escapeJson, escapeText, escapeTruncated } from './escape.js';
 import { changeSummary, type FileChange } from './file-change.js';
-import { PRIVILEGE, assessRisk, riskLine, type Risk } from './risk.js';
+import { PRIVILEGE } from '../programs.js';
+import { assessRisk, riskLine, type Risk } from './risk.js';
 
 /**
  * The approval prompt (SPEC §5): an `elicitation/create` form whose message a person can judge at a

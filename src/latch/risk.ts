@@ -1,4 +1,5 @@
 import type { Decision, Segment } from '../policy/types.js';
+import { DELETERS, NETWORK_PROGRAMS, NETWORK_SUBCOMMANDS, PRIVILEGE, RUNNERS } from '../programs.js';
 import type { FileChange } from './file-change.js';
 
 /**
@@ -18,23 +19,6 @@ export interface Risk {
   reasons: string[];
 }
 
-/** Wrappers and programs that run something as another user. */
-export const PRIVILEGE = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas']);
-const DELETE = new Set(['rm', 'rmdir', 'unlink', 'shred', 'truncate', 'dd', 'mkfs', 'wipefs']);
-const NETWORK = new Set(['curl', 'wget', 'ssh', 'scp', 'sftp', 'rsync', 'nc', 'ncat', 'netcat', 'telnet', 'ftp', 'http', 'https', 'aria2c']);
-/** Subcommands that reach the network (`git push`, `npm publish`). */
-const NETWORK_SUBCOMMANDS: Record<string, Set<string>> = {
-  git: new Set(['push', 'pull', 'fetch', 'clone', 'remote', 'submodule']),
-  npm: new Set(['install', 'i', 'ci', 'publish', 'update', 'exec']),
-  pnpm: new Set(['install', 'i', 'add', 'publish', 'update', 'dlx']),
-  yarn: new Set(['install', 'add', 'publish', 'dlx']),
-  pip: new Set(['install', 'download']),
-  pip3: new Set(['install', 'download']),
-  cargo: new Set(['install', 'publish', 'fetch']),
-  gh: new Set(['pr', 'issue', 'release', 'repo', 'api']),
-  docker: new Set(['push', 'pull', 'run', 'login']),
-};
-const RUNS_FETCHED = new Set(['npx', 'pnpx', 'bunx', 'uvx']);
 /** Programs whose `-r`/`-R`/`--recursive` makes them act on whole trees. */
 const RECURSIVE_CAPABLE = new Set(['rm', 'cp', 'mv', 'chmod', 'chown', 'chgrp', 'rsync', 'scp']);
 /** Tool names (not shell commands) that delete. */
@@ -81,10 +65,12 @@ function segmentReasons(segment: Segment, add: (level: RiskLevel, text: string) 
   const name = segment.name ?? '';
   const wrappers = segment.wrappers.map((wrapper) => wrapper.split(/\s+/)[0] ?? '');
   if (wrappers.some((wrapper) => PRIVILEGE.has(wrapper)) || PRIVILEGE.has(name)) add('high', 'runs with another user\'s privileges');
-  if (DELETE.has(name) || (name === 'git' && segment.args[0] === 'clean') || (name === 'find' && segment.args.includes('-delete'))) add('high', 'deletes files');
+  if (DELETERS.has(name) || (name === 'git' && segment.args[0] === 'clean') || (name === 'find' && segment.args.includes('-delete'))) add('high', 'deletes files');
   if (RECURSIVE_CAPABLE.has(name) && segment.args.some(isRecursiveFlag)) add(name === 'rm' ? 'high' : 'medium', 'recursive');
-  if (NETWORK.has(name) || NETWORK_SUBCOMMANDS[name]?.has(segment.args.find((arg) => !arg.startsWith('-')) ?? '')) add('medium', 'network access');
-  if (RUNS_FETCHED.has(name)) add('medium', 'network access (runs a downloaded package)');
+  const subcommand = segment.args.find((arg) => !arg.startsWith('-')) ?? '';
+  if (NETWORK_PROGRAMS.has(name) || NETWORK_SUBCOMMANDS[name]?.has(subcommand)) add('medium', 'network access');
+  const fetches = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.fetch : [];
+  if (fetches.includes('') || fetches.includes(subcommand)) add('medium', 'network access (may run a downloaded package)');
   if (segment.context === 'nested') add('medium', 'runs a command given to another program');
 }
 
