@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import type { Rule } from './rule.js';
-import { globalValueOptions, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { globalValueOptions, isScriptRunner, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Access, RuleList, Segment } from './types.js';
 
 /**
@@ -286,6 +286,9 @@ function wideCandidates(segment: Segment): string[][] {
   if (segment.name !== null) {
     out.push([segment.name, ...segment.args]);
     out.push(...runnerPayloads(segment.name, segment.args));
+    // `node …/bin/mcp-latch.js allow`: the script is the program a deny rule names.
+    const script = isScriptRunner(segment.name) ? segment.args.findIndex((arg) => !arg.startsWith('-')) : -1;
+    if (script >= 0) out.push([posix.basename(segment.args[script]!).replace(/\.(c?js|mjs|ts|py|rb|pl|php|sh)$/, ''), ...segment.args.slice(script + 1)]);
   }
   const written = segment.words.slice(segment.assignments.length);
   if (written.length > 0) out.push([posix.basename(stripQuotesForDeny(written[0]!)), ...written.slice(1)]);
@@ -394,6 +397,9 @@ export function containsRule(commandWords: readonly string[], ruleWords: readonl
     const present = command.longFlags.some((given) => given === flag || (given.length >= 4 && flag.startsWith(given)));
     if (!present && !(letter && command.shortFlags.has(letter))) return false;
   }
+  // The gateway's own CLI parses options anywhere, and an unknown `--opt` takes the next word as
+  // its value: its subcommand is found wherever it stands.
+  if (rule.program === 'mcp-latch') return rule.positionals.every((word) => command.positionals.includes(word));
   return startsWith(command.positionals, rule.positionals);
 }
 

@@ -59,8 +59,9 @@ export function builtInRules(configPath: string, auditPath: string | null): Rule
   // The config, the temporary file of its atomic write, the audit, and `init`'s manifest of wrapped clients.
   const stem = basename(configPath).replace(/\.jsonc?$/i, '');
   const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), join(dirname(configPath), `${stem}-init.json`), ...(auditPath ? [auditPath] : [])];
-  // The files may be reached through a symlinked directory: protect the real paths too.
-  const files = [...new Set(named.flatMap((file) => [file, realPathOrSelf(file)]))];
+  // The files may be reached through a symlinked directory or be links themselves: protect the
+  // physical targets too (a write subject's real path is walked in kernel order, so it meets them).
+  const files = [...new Set(named.flatMap((file) => [file, ...physicalForms(file)]))];
   const rules: Rule[] = files.map((file) => ({
     type: 'path',
     list: 'deny',
@@ -80,10 +81,15 @@ export function policyFor(permissions: PermissionsInput, configPath: string, aud
   return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath), ...rules], env) };
 }
 
-function realPathOrSelf(file: string): string {
-  try {
-    return join(realpathSync.native(dirname(file)), basename(file));
-  } catch {
-    return file;
+/** The file in its real directory, and its own target when it is a link. */
+function physicalForms(file: string): string[] {
+  const forms: string[] = [];
+  for (const resolve of [() => join(realpathSync.native(dirname(file)), basename(file)), () => realpathSync.native(file)]) {
+    try {
+      forms.push(resolve());
+    } catch {
+      // Not there (yet): the named form stands.
+    }
   }
+  return forms;
 }

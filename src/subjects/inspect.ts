@@ -4,7 +4,7 @@ import type { CommandInfo, Kind, PathSubject, Subject } from '../policy/types.js
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommand } from './shell/command.js';
 import type { ToolClass } from './kind.js';
-import { canonicalPath, isInside, type PathEnv } from './paths.js';
+import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
 
 /**
  * What one call touches (SPEC §4): from the tool's classification and the call's arguments to the
@@ -28,12 +28,13 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   const kind = effectiveKind(toolClass, args);
   const subjects: Subject[] = [];
   const base = relativeBase(toolClass, args, context);
+  const cache: RealPathCache = new Map();
 
   for (const pathArg of toolClass.paths) {
     // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
     const access = kind === 'read' ? 'read' : pathArg.access;
     for (const value of valuesAt(args, pathArg.arg)) {
-      subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context));
+      subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context, cache));
     }
   }
 
@@ -52,7 +53,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
-          subjects.push(pathSubject(path.path, path.access, path.base, null, path.via, context, problem));
+          subjects.push(pathSubject(path.path, path.access, path.base, null, path.via, context, cache, problem));
         }
       }
     }
@@ -96,20 +97,28 @@ function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kin
   }
 }
 
-function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext, valueProblem: string | null = null): PathSubject {
+function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext, cache?: RealPathCache, valueProblem: string | null = null): PathSubject {
   if (typeof value !== 'string') {
     return { type: 'path', access, input: String(JSON.stringify(value)), path: null, realPath: null, problem: 'the path argument is not a string', inWorkspace: false, via };
   }
   // `"$HOME/.ssh/id_rsa"` is still never allowed, but deny rules see it as `~/.ssh/id_rsa`.
   const spelled = valueProblem !== null ? homeSpelling(value) : null;
-  const canonical = canonicalPath(spelled ?? value, base, context.pathEnv);
-  const problem = valueProblem ?? canonical.problem ?? (canonical.path === null ? (baseProblem ?? 'unresolved path') : undefined);
+  const canonical = canonicalPath(spelled ?? value, base, context.pathEnv, cache);
+  const problem = valueProblem ?? canonical.problem ?? processRelative(canonical.path) ?? (canonical.path === null ? (baseProblem ?? 'unresolved path') : undefined);
   const inWorkspace =
     canonical.path !== null &&
     canonical.realPath !== null &&
     context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via };
+}
+
+/**
+ * `/proc/self/…` and `/dev/fd/…` name the process that resolves them: here the gateway, at run time
+ * the server. Their real path here says nothing about what the server reaches.
+ */
+function processRelative(path: string | null): string | undefined {
+  return path !== null && /^\/(proc\/(self|thread-self|\d+)|dev\/fd)(\/|$)/.test(path) ? 'the path names the running process (/proc/self, /dev/fd): it resolves differently for the server' : undefined;
 }
 
 /** `$HOME/x`, `"${HOME}"/x` → `~/x`: the one expansion whose value the gateway knows; null otherwise. */
@@ -149,8 +158,9 @@ function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, conte
   }
   const value = args[base.arg];
   if (typeof value === 'string' && value !== '') {
+    // Kept with its `..`: a path below it is then walked in kernel order through the whole join.
     const resolved = canonicalPath(value, base.fallback, context.pathEnv);
-    return { dir: resolved.path, problem: resolved.problem ?? null };
+    return { dir: resolved.problem ? resolved.path : absolutePath(value, base.fallback, context.pathEnv), problem: resolved.problem ?? null };
   }
   return { dir: base.fallback, problem: base.fallback ? null : `relative path and no ${base.arg}` };
 }
@@ -159,7 +169,7 @@ function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context
   const fallback = toolClass.base.type === 'dir' ? toolClass.base.dir : toolClass.base.type === 'arg' ? toolClass.base.fallback : null;
   if (toolClass.cwd) {
     const value = args[toolClass.cwd];
-    if (typeof value === 'string' && value !== '') return canonicalPath(value, fallback, context.pathEnv).path;
+    if (typeof value === 'string' && value !== '') return absolutePath(value, fallback, context.pathEnv);
   }
   return fallback;
 }

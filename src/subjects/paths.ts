@@ -1,18 +1,25 @@
 /**
- * Path canonicalisation for permission checks (SPEC §4, research §3.1). Every path argument goes
- * through `canonicalPath` before any rule sees it, so a deny rule cannot be dodged by spelling
- * and an allow rule cannot be earned by it.
+ * Path canonicalisation for permission checks. Every path argument goes through `canonicalPath`
+ * before any rule sees it, so a deny rule cannot be dodged by spelling and an allow rule cannot be
+ * earned by it.
+ *
+ * Two forms come out. `realPath` is where the kernel lands: components are looked up from the
+ * root in order, a symlink is followed when met, and `..` applies to what has been resolved so far
+ * (so `link/..` is the parent of the link's *target*). `path` is the lexical form (`..` removed
+ * textually), kept because it is what the caller wrote and what a logical `cd` does; deny rules
+ * match either, allow rules need both. docs/threat-model.md says why.
  *
  * Worked example, project `/w/proj` containing `link -> /etc` and a dangling `new -> /etc/cron.d/x`:
  *
  *   canonicalPath('link/passwd', '/w/proj', env)   → path /w/proj/link/passwd, realPath /etc/passwd
+ *   canonicalPath('link/../x', '/w/proj', env)     → path /w/proj/x,           realPath /x
  *   canonicalPath('new', '/w/proj', env)           → path /w/proj/new,         realPath /etc/cron.d/x
  *   canonicalPath('~/.ssh/id_rsa', null, env)       → path /home/me/.ssh/id_rsa (no base needed)
  *   canonicalPath('file:///w/proj/%2e%2e/x', …)     → path /w/x
  *   canonicalPath('~root/.ssh', …) / 'C:\\x' / NUL  → path null, problem set (the caller asks)
  *
- * Rules are checked against both `path` (lexical) and `realPath` (deny if either matches, allow
- * only if both do), so the symlink target decides as much as the name the model used.
+ * Cost: one realpath(3) per path (one readlink per component in glibc), and when a component is
+ * missing one lstat per component plus one readlink per link met; results are cached per call.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -60,20 +67,26 @@ function problemOf(input: string, problem: string, lexical: string | null = null
 }
 
 /**
- * Turns a path argument into an absolute, normalised lexical path and its real path (research §3.1).
+ * Turns a path argument into an absolute, normalised lexical path and its kernel-order real path.
  * Relative inputs resolve against `base` (which may itself start with `~`); with `base` null they
  * are a problem. Never throws: anything unexpected becomes `problem`, with the fields it got so far.
  */
-export function canonicalPath(input: string, base: string | null, env: PathEnv): CanonicalPath {
+export function canonicalPath(input: string, base: string | null, env: PathEnv, cache?: RealPathCache): CanonicalPath {
   let lexical: string | null = null;
   try {
     const lex = lexicalPath(input, base, env);
-    if (typeof lex !== 'string') return lex;
-    lexical = lex;
+    if (!('joined' in lex)) return lex;
+    lexical = lex.lexical;
     // Security: FS calls only make sense for the platform we run on; tests pass `win32` on POSIX
     // to exercise the lexical rules, and then the lexical path is the best real path we have.
     if (env.platform !== process.platform) return { input, path: lexical, realPath: lexical };
-    const real = resolveSymlinks(lexical, env.platform);
+    // Windows applies `..` lexically before the filesystem sees the path; POSIX kernels do not.
+    const walked = env.platform === 'win32' ? lexical : lex.joined;
+    let real = cache?.get(walked);
+    if (real === undefined) {
+      real = resolveSymlinks(walked, env.platform);
+      cache?.set(walked, real);
+    }
     if (typeof real !== 'string') return { input, path: lexical, realPath: null, problem: real.problem };
     return { input, path: lexical, realPath: real };
   } catch (error) {
@@ -81,8 +94,24 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv):
   }
 }
 
-/** Steps 1–5 of research §3.1: reject, decode, expand, resolve, normalise. No filesystem access. */
-function lexicalPath(input: string, base: string | null, env: PathEnv): string | CanonicalPath {
+/** Real paths already worked out during one decision, by the absolute path walked. */
+export type RealPathCache = Map<string, string | { problem: string }>;
+
+/**
+ * An absolute path for `input` with its `..` still in place (what the kernel walks), e.g. a
+ * command's working directory that later relative paths are joined to; null when it cannot be
+ * made absolute.
+ */
+export function absolutePath(input: string, base: string | null, env: PathEnv): string | null {
+  const lex = lexicalPath(input, base, env);
+  return 'joined' in lex ? (env.platform === 'win32' ? lex.lexical : lex.joined) : null;
+}
+
+/**
+ * Reject, decode, expand, make absolute: `joined` keeps `..` and symlinks for the kernel-order
+ * walk, `lexical` is normalised. No filesystem access.
+ */
+function lexicalPath(input: string, base: string | null, env: PathEnv): { lexical: string; joined: string } | CanonicalPath {
   const P = pathApi(env.platform);
   const win = env.platform === 'win32';
   if (typeof input !== 'string') return problemOf(String(input), 'path is not a string');
@@ -116,8 +145,10 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): string |
   }
 
   let absolute: string;
+  let joined: string;
   if (P.isAbsolute(p) && !(win && isDriveless(p))) {
     absolute = P.resolve(p);
+    joined = p;
   } else {
     if (base === null) return problemOf(input, 'relative path with unknown base');
     const b = expandHome(base, env);
@@ -126,6 +157,7 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): string |
     if (b.includes('\0')) return problemOf(input, 'NUL byte in base');
     // `\foo` on win32 takes the base's drive, which is what the server's own path.resolve does.
     absolute = P.resolve(b, p);
+    joined = `${b}${P.sep}${p}`;
   }
 
   if (win) {
@@ -133,10 +165,10 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): string |
     const bad = windowsComponentProblem(absolute);
     if (bad) return problemOf(input, bad, absolute);
   }
-  return absolute;
+  return { lexical: absolute, joined };
 }
 
-/** Forms that are never a plain local path on this platform (research §3.1 steps 1, 5). */
+/** Forms that are never a plain local path on this platform . */
 function rejectForeignForms(p: string, win: boolean): string | null {
   // On POSIX `//./x` is just `/x`; only the backslash spelling is a Windows device path there.
   if ((win ? /^[\\/]{2}[?.][\\/]/ : /^\\\\[?.]\\/).test(p)) return 'Windows device path (\\\\?\\ or \\\\.\\)';
@@ -172,10 +204,11 @@ function expandHome(p: string, env: PathEnv): string | { problem: string } {
 }
 
 /**
- * Step 6: the kernel's own walk. Each component is lstat'ed from the root; an existing symlink is
- * replaced by its target (relative targets from the link's real directory), a missing component
- * ends the walk and the rest is appended as written. Unlike "realpath the parent, append the
- * basename", this follows a dangling leaf link, so `proj/new -> /outside/x` reports `/outside/x`.
+ * The kernel's own walk over an absolute path that still has its `..`: each component is
+ * lstat'ed from the root; an existing symlink is replaced by its target (relative targets from the
+ * link's real directory) and `..` goes up from what has been resolved. A missing component ends
+ * the walk and the rest is appended as written. Unlike "realpath the parent, append the basename",
+ * this follows a dangling leaf link, so `proj/new -> /outside/x` reports `/outside/x`.
  */
 function resolveSymlinks(lexical: string, platform: NodeJS.Platform): string | { problem: string } {
   // Fast path, and on Windows the only way to get OS canonical case and expanded 8.3 names.

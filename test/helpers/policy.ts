@@ -20,6 +20,8 @@ export interface PolicyCase {
   workspace?: string[];
   home?: string;
   grants?: Grants;
+  /** The config file the built-in protections cover (default a path under /etc that does not exist). */
+  configPath?: string;
 }
 
 function policyOf(options: PolicyCase): { env: MatchEnv; pathEnv: PathEnv; mode: DefaultMode; rules: RuleSet } {
@@ -28,7 +30,7 @@ function policyOf(options: PolicyCase): { env: MatchEnv; pathEnv: PathEnv; mode:
   const env: MatchEnv = { home, roots: workspace, platform: process.platform };
   const { rules, issues } = parseRules({ defaultMode: options.mode ?? 'default', allow: options.allow ?? [], ask: options.ask ?? [], deny: options.deny ?? [] });
   if (issues.length > 0) throw new Error(issues.map((issue) => `${issue.path}: ${issue.message}`).join('\n'));
-  const all = [...builtInRules('/etc/mcp-latch-test/mcp-latch.json', null), ...rules];
+  const all = [...builtInRules(options.configPath ?? '/etc/mcp-latch-test/mcp-latch.json', null), ...rules];
   return { env, pathEnv: { home, platform: process.platform }, mode: options.mode ?? 'default', rules: new RuleSet(all, env) };
 }
 

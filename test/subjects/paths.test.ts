@@ -428,3 +428,32 @@ describe('defaultPathEnv', () => {
     expect(defaultPathEnv()).toEqual({ home: os.homedir(), platform: process.platform });
   });
 });
+
+posixOnly('canonicalPath: `..` in kernel order (path_resolution(7))', () => {
+  // The kernel looks `linkdir` up first and follows it; `..` then leaves the link's target, not the link.
+  it('link/.. is the parent of the target; the lexical form stays the spelled one', () => {
+    const c = canonicalPath('linkdir/../proj/.env', proj, env);
+    expect(c.path).toBe(path.join(proj, 'proj', '.env'));
+    expect(c.realPath).toBe(path.join(proj, '.env'));
+  });
+
+  it('an absolute path with link/.. walks the same way', () => {
+    expect(canonicalPath(`${proj}/linkdir/../outside/secret`, null, env).realPath).toBe(path.join(outside, 'secret'));
+  });
+
+  it('a base with link/.. (a workdir the server chdir()s into) is walked through the join', () => {
+    const c = canonicalPath('secret', `${proj}/linkdir/../outside`, env);
+    expect(c.realPath).toBe(path.join(outside, 'secret'));
+  });
+
+  it('.. after a missing component ends the walk; the rest is joined as written', () => {
+    expect(canonicalPath('nothere/../src/a.ts', proj, env).realPath).toBe(path.join(proj, 'src', 'a.ts'));
+  });
+
+  it('one decision walks each path once (the cache is keyed by the absolute path walked)', () => {
+    const cache = new Map();
+    canonicalPath('linkdir/../proj/.env', proj, env, cache);
+    canonicalPath(`${proj}/linkdir/../proj/.env`, null, env, cache);
+    expect([...cache.keys()]).toEqual([`${proj}/linkdir/../proj/.env`]);
+  });
+});

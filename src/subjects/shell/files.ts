@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { RECURSIVE_READ } from '../../policy/decide.js';
 import type { Access, CommandPath } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
@@ -393,15 +394,26 @@ const chmod: Handler = (args, cwd, out) => {
   simple({ access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] })(words, cwd, out);
 };
 
-/** `ln [-s] TARGET… LINK` / `ln -t DIR TARGET…` / `ln TARGET` (link in the cwd). Hard links alias the target: written. */
+/**
+ * `ln [-s] TARGET… LINK` / `ln -t DIR TARGET…` / `ln TARGET` (link in the cwd). Hard links alias the
+ * target: written. A symbolic link's relative target is looked up from the link's own directory
+ * (the kernel does so when the link is followed), so that is the path read; when LINK may be a
+ * directory the link is made inside it, so that reading is added too.
+ */
 const ln: Handler = (args, cwd, out) => {
   const scan = scanOptions(args, 0, { short: 'St', long: ['suffix', 'target-directory'] });
-  const sourceAccess = hasOption(scan, '-s', '--symbolic') ? READ : WRITE;
+  const symbolic = hasOption(scan, '-s', '--symbolic');
+  const sourceAccess = symbolic ? READ : WRITE;
   const dir = optionValues(scan, '-t', '--target-directory')[0];
   const operands = scan.operands.map((i) => args[i]!);
+  const source = (word: Word, linkDirs: Array<string | null>): void => {
+    push(out, pathOf(word, sourceAccess, cwd));
+    if (!symbolic || !word.isStatic || word.value.startsWith('/') || word.value.startsWith('~')) return;
+    for (const linkDir of linkDirs) if (linkDir !== null && linkDir !== '.') push(out, pathOf(staticWord(`${linkDir}/${word.value}`), READ, cwd));
+  };
   if (dir) {
     push(out, pathOf(dir, WRITE, cwd));
-    for (const word of operands) push(out, pathOf(word, sourceAccess, cwd));
+    for (const word of operands) source(word, [dir.isStatic ? dir.value : null]);
     return;
   }
   if (operands.length === 1) {
@@ -410,7 +422,9 @@ const ln: Handler = (args, cwd, out) => {
     push(out, pathOf(only.isStatic ? staticWord(baseName(only.value)) : only, WRITE, cwd));
     return;
   }
-  operands.forEach((word, n) => push(out, pathOf(word, n === operands.length - 1 ? WRITE : sourceAccess, cwd)));
+  const link = operands.at(-1);
+  const linkDirs = link?.isStatic ? [posix.dirname(link.value), operands.length === 2 ? link.value : null] : [];
+  operands.forEach((word, n) => (n === operands.length - 1 ? push(out, pathOf(word, WRITE, cwd)) : source(word, linkDirs)));
 };
 
 /** `dd if=IN of=OUT …`. */

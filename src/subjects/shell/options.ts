@@ -1,4 +1,3 @@
-import { posix } from 'node:path';
 import type { Access, CommandPath } from '../../policy/types.js';
 
 /**
@@ -157,30 +156,25 @@ export function pathOf(word: Word, access: Access, base: string | null, via = 'a
 
 /** The home marker the analyser uses for `cd` / `cd ~`; path canonicalisation expands it. */
 export const HOME = '~';
-const FAKE_HOME = '/\u0000home';
 
 /**
- * The directory `cd target` lands in from `cwd`, lexically (symlinks are resolved later); null when
- * it cannot be known: `cd -`, `~user`, a relative target from an unknown cwd, `..` above `~`.
+ * The directory `cd target` lands in from `cwd`, joined but not normalised: `..` stays, because
+ * after `cd -P link/..` (or a `workdir` the kernel resolves) it is the parent of the link's target,
+ * and canonicalisation later walks it in kernel order while keeping the lexical form too. Null when
+ * it cannot be known: `cd -`, `~user`, a relative target from an unknown cwd.
  */
 export function resolveDirectory(cwd: string | null, target: string): string | null {
   if (target === '') return cwd;
   if (target === '-' || (target.startsWith('~') && target !== HOME && !target.startsWith('~/'))) return null;
-  if (target === HOME || target.startsWith('~/')) return fromHome(posix.join(FAKE_HOME, target.slice(1)));
-  if (target.startsWith('/')) return trimSlash(posix.normalize(target));
+  if (target === HOME || target.startsWith('~/') || target.startsWith('/')) return tidy(target);
   if (cwd === null) return null;
-  if (cwd === HOME || cwd.startsWith('~/')) return fromHome(posix.join(FAKE_HOME, cwd.slice(1), target));
-  return trimSlash(posix.normalize(`${cwd}/${target}`));
+  return tidy(`${cwd}/${target}`);
 }
 
-function fromHome(resolved: string): string | null {
-  if (resolved === FAKE_HOME || resolved === `${FAKE_HOME}/`) return HOME;
-  if (!resolved.startsWith(`${FAKE_HOME}/`)) return null; // `..` above the home directory: unknown
-  return trimSlash(`~${resolved.slice(FAKE_HOME.length)}`);
-}
-
-function trimSlash(p: string): string {
-  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
+/** `a//b/./c/` → `a/b/c`; `..` is kept. */
+function tidy(p: string): string {
+  const out = p.replace(/\/+/g, '/').replace(/\/\.(?=\/|$)/g, '').replace(/^\.\//, '');
+  return out.length > 1 && out.endsWith('/') ? out.slice(0, -1) : out === '' ? '/' : out;
 }
 
 /** `/usr/bin/git` → `git`. */

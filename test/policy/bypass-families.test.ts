@@ -1,0 +1,161 @@
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { Decision, DefaultMode } from '../../src/policy/types.js';
+import { initShellParser } from '../../src/subjects/shell/command.js';
+import { tempDir } from '../helpers/gateway.js';
+import { decideFs, decideShell } from '../helpers/policy.js';
+
+/**
+ * The bypass families of issue 11, each decided end to end (inspect → decide, as the gateway does
+ * for mcp-server-commands' run_command) under the example config's deny list plus `Bash(echo *)`
+ * and `Edit(<W>/**)`, in every mode. The cases come from the rules themselves — the kernel's path
+ * lookup (path_resolution(7)), the bash manual's arithmetic contexts, git's documentation — not
+ * only from the report's examples.
+ *
+ * The tree (T a temp dir, W the workspace and cwd):
+ *   T/home/.ssh/{id_rsa,authorized_keys}   the home directory (`~`)
+ *   T/data/                                a sibling of the home directory
+ *   W/out -> T/data                        a workspace directory link (npm `file:` deps, data links)
+ *   W/mcp-latch.json                       the gateway's own config
+ */
+
+const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
+const BASE_DENY = ['Read(**/.env)', 'Read(**/.env.*)', 'Read(~/.ssh/**)', 'Read(~/.aws/**)', 'Read(~/.gnupg/**)', 'Bash(rm *)', 'Bash(curl *)', 'Bash(wget *)'];
+
+let T = '';
+let W = '';
+let home = '';
+
+const fill = (text: string): string => text.replaceAll('<W>', W).replaceAll('<T>', T).replaceAll('<H>', home);
+
+function shell(command: string, mode: DefaultMode, extra: { allow?: string[]; cwd?: string } = {}): Decision {
+  return decideShell(fill(command), {
+    allow: ['Bash(echo *)', `Edit(${W}/**)`, ...(extra.allow ?? []).map(fill)],
+    deny: BASE_DENY,
+    mode,
+    workspace: [W],
+    cwd: fill(extra.cwd ?? '<W>'),
+    home,
+    configPath: join(W, 'mcp-latch.json'),
+  });
+}
+
+/** Never allowed in any mode but bypassPermissions (where only deny rules stop a call). */
+function neverAllowed(cases: string[], extra?: { allow?: string[]; cwd?: string }): void {
+  for (const mode of MODES.filter((m) => m !== 'bypassPermissions')) {
+    test.each(cases)(`${mode}: %j is not allowed`, (command) => {
+      const decision = shell(command, mode, extra);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+}
+
+/** Denied in every mode, bypassPermissions included: a deny rule (or a built-in one) matches. */
+function deniedEverywhere(cases: Array<[command: string, rule: string]>, extra?: { allow?: string[]; cwd?: string }): void {
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j → deny %s`, (command, rule) => {
+      const decision = shell(command, mode, extra);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule: fill(rule) });
+    });
+  }
+}
+
+/** Allowed in default mode (the control cases: the fix must not make everyday commands ask). */
+function allowedByDefault(cases: string[], extra?: { allow?: string[]; cwd?: string }): void {
+  test.each(cases)('default: %j is allowed', (command) => {
+    const decision = shell(command, 'default', extra);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+}
+
+beforeAll(async () => {
+  await initShellParser();
+  T = realpathSync(tempDir('bypass-'));
+  home = join(T, 'home');
+  W = join(T, 'work');
+  mkdirSync(join(home, '.ssh'), { recursive: true });
+  writeFileSync(join(home, '.ssh', 'id_rsa'), 'KEY');
+  writeFileSync(join(home, '.ssh', 'authorized_keys'), '');
+  mkdirSync(join(T, 'data'));
+  writeFileSync(join(T, 'data', 'table.csv'), 'a,b');
+  mkdirSync(join(W, 'src'), { recursive: true });
+  writeFileSync(join(W, 'src', 'a.ts'), 'export {}');
+  writeFileSync(join(W, 'mcp-latch.json'), '{}');
+  symlinkSync(join(T, 'data'), join(W, 'out'));
+  symlinkSync('../out/..', join(W, 'src', 'up')); // a relative link whose own `..` crosses `out`
+});
+
+// -------------------------------------------------------------------------------------------------
+// 1. Paths in kernel order: `link/..` is the parent of the link's target (path_resolution(7))
+// -------------------------------------------------------------------------------------------------
+
+describe('1. kernel-order paths', () => {
+  // out → T/data, so out/.. is T and out/../home is the home directory, not W/home.
+  deniedEverywhere([
+    ['cat out/../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['head -c 100 out/../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['ls out/../home/.ssh', 'Read(~/.ssh/**)'],
+    ['echo x >> out/../home/.ssh/authorized_keys', 'Read(~/.ssh/**)'],
+    ['cat < out/./../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cat out//../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cat src/up/home/.ssh/id_rsa', 'Read(~/.ssh/**)'], // a link's relative target is walked from the link's directory
+    ['cat <W>/out/../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cd -P out/.. && cat home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cd out/.. && cat home/.ssh/id_rsa', 'Read(~/.ssh/**)'], // logical cd lands in W, physical in T: both forms are checked
+    ['cd out && cd .. && cat home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+  ]);
+  // The gateway's own config, reached through the link: the built-in protection uses the physical target.
+  deniedEverywhere([
+    [`echo '{}' > out/../work/mcp-latch.json`, 'built-in protection of <W>/mcp-latch.json'],
+    [`echo '{}' > src/up/work/mcp-latch.json`, 'built-in protection of <W>/mcp-latch.json'],
+    [`cd -P out/.. && echo '{}' > work/mcp-latch.json`, 'built-in protection of <W>/mcp-latch.json'],
+  ]);
+  // A workdir the kernel resolves (the server chdir()s into it).
+  deniedEverywhere([['cat home/.ssh/id_rsa', 'Read(~/.ssh/**)']], { cwd: '<W>/out/..' });
+  deniedEverywhere([[`echo '{}' > work/mcp-latch.json`, 'built-in protection of <W>/mcp-latch.json']], { cwd: '<W>/out/..' });
+  // Outside the workspace through the link: never allowed by the workspace rules.
+  neverAllowed(['cat out/../home/.bashrc', 'echo x > out/../elsewhere.txt', 'cat out/table.csv', 'ls out/..']);
+  neverAllowed(['cat data/table.csv'], { cwd: '<W>/out/..' });
+  // The lexical reading is still there: a deny on the spelled path holds (logical cd, names the model used).
+  allowedByDefault(['cat src/a.ts', 'echo ok > src/new.txt', 'cat src/../src/a.ts', 'ls']);
+});
+
+describe('1. filesystem tools walk the same way', () => {
+  test.each(MODES)('%s: read_text_file of out/../home/.ssh/id_rsa is denied', (mode) => {
+    const decision = decideFs('read_text_file', { path: `${W}/out/../home/.ssh/id_rsa` }, [W], { deny: BASE_DENY, mode, home });
+    expect({ verdict: decision.verdict, rule: decision.rule }).toEqual({ verdict: 'deny', rule: 'Read(~/.ssh/**)' });
+  });
+  test.each(MODES)('%s: write_file of out/../work/mcp-latch.json is denied by the built-in protection', (mode) => {
+    const decision = decideFs('write_file', { path: `${W}/out/../work/mcp-latch.json`, content: '{}' }, [W], { allow: [`Edit(${W}/**)`], mode, home, configPath: join(W, 'mcp-latch.json') });
+    expect({ verdict: decision.verdict, rule: decision.rule }).toEqual({ verdict: 'deny', rule: `built-in protection of ${join(W, 'mcp-latch.json')}` });
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+// 8. Self-protection reads the CLI's own options before the subcommand
+// -------------------------------------------------------------------------------------------------
+
+describe('8. the gateway CLI cannot be driven from a shell tool', () => {
+  deniedEverywhere(
+    [
+      ["mcp-latch -c <W>/mcp-latch.json allow 'Bash(curl *)'", 'built-in: only the user runs mcp-latch allow'],
+      ["mcp-latch --config <W>/mcp-latch.json allow 'Bash(curl *)'", 'built-in: only the user runs mcp-latch allow'],
+      ["mcp-latch --config=<W>/mcp-latch.json deny 'Read'", 'built-in: only the user runs mcp-latch deny'],
+      ["mcp-latch --log-level warn -c x allow 'Bash(curl *)'", 'built-in: only the user runs mcp-latch allow'],
+      ["mcp-latch --unknown value allow 'Bash(curl *)'", 'built-in: only the user runs mcp-latch allow'],
+      ['npx mcp-latch -c x init', 'built-in: only the user runs mcp-latch init'],
+      ["node <W>/node_modules/mcp-latch/bin/mcp-latch.js -c x allow 'Bash(*)'", 'built-in: only the user runs mcp-latch allow'],
+    ],
+    { allow: ['Bash(mcp-latch *)', 'Bash(node *)', 'Bash(npx *)'] },
+  );
+});
+
+describe('1. a symbolic link target is read from the link\'s directory', () => {
+  // `ln -s ../home/.ssh/id_rsa out/k` makes out/k point at T/data/../home/.ssh/id_rsa: the key.
+  deniedEverywhere([
+    ['ln -s ../home/.ssh/id_rsa out/k && cat out/k', 'Read(~/.ssh/**)'],
+    ['ln -s ../../home/.ssh src/keys', 'Read(~/.ssh/**)'],
+    ['ln -s -t out ../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+  ]);
+});
