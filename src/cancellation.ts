@@ -1,11 +1,10 @@
 /**
  * Cancellation of one call, without an AbortController unless something needs an AbortSignal.
  *
- * Why: on the 2-core VM an AbortController per call, plus an abort listener added and removed per
- * forward, cost about 9 µs of the gateway's ~37 µs of CPU per call (EventTarget bookkeeping and the
- * garbage it leaves), measured by taking each away. The hot path (an allowed call forwarded at
- * once) uses `cancelled` and `onCancel`; the AbortSignal is made on first use by the slow paths (a
- * prompt, the approval page) and is aborted with the same reason.
+ * Without this, an AbortController and a listener per call cost about a quarter of the gateway's
+ * CPU per call (docs/performance.md#the-hot-path). The hot path uses `cancelled` and `onCancel`; the
+ * AbortSignal is made on first use by the slow paths (a prompt, the approval page) and is aborted
+ * with the same reason.
  */
 export interface CancelSource {
   readonly cancelled: boolean;

@@ -5,7 +5,7 @@
 export type LatchErrorCode =
   /** The config file is not valid JSON or does not match the schema; `issues` lists each problem. */
   | 'CONFIG_INVALID'
-  /** No config file was found in the lookup order of SPEC §2. */
+  /** No config file was found in the lookup order of docs/config.md. */
   | 'CONFIG_NOT_FOUND'
   /** A rule string cannot be parsed; the message names the rule and what is wrong. */
   | 'RULE_INVALID'

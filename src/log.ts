@@ -4,7 +4,7 @@ import pino, { type Logger as PinoLogger, type LevelWithSilent } from 'pino';
 export type Logger = PinoLogger;
 
 /**
- * Keys whose values are secrets wherever they appear in logged objects (SPEC §9). pino's redact
+ * Keys whose values are secrets wherever they appear in logged objects (docs/design.md#records). pino's redact
  * paths match exact keys, so the common spellings are listed at the depths our objects use.
  */
 const SECRET_KEYS = ['token', 'password', 'passwd', 'apiKey', 'api_key', 'apikey', 'authorization', 'Authorization', 'secret', 'accessToken', 'access_token', 'refreshToken', 'clientSecret', 'client_secret', 'privateKey', 'private_key'];

@@ -24,7 +24,7 @@ export interface PublicItem {
   kind: string;
   /** The prompt text, already escaped by the latch (as an elicitation would carry it). */
   message: string;
-  /** The structured payload of SPEC §5 (`mcp-latch/request`). */
+  /** The structured payload of docs/approval.md (`mcp-latch/request`). */
   request: Record<string, unknown>;
   /** Every path as decided, with where it came from and any problem. */
   paths: Array<{ path: string; realPath: string | null; access: string; inWorkspace: boolean; via: string; problem: string | null }>;

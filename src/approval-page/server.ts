@@ -11,7 +11,7 @@ import { allowedHosts, checkAnswerRequest, checkDataRequest, checkRequest, type 
 import { PendingItems, type AnswerRefusal } from './items.js';
 
 /**
- * The local approval page (issue 6): a node:http server on a loopback address and a random port,
+ * The local approval page: a node:http server on a loopback address and a random port,
  * serving the static page in `web/` and a small API over the calls waiting for the person.
  *
  *   GET  /?token=T                the page (index.html; its asset links carry the token)

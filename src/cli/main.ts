@@ -7,7 +7,7 @@ import { processOutput } from './output.js';
 // need not load the code of `init`, `try` or the others first.
 
 /**
- * The `mcp-latch` command line (SPEC §8). Every command takes --config (else $MCP_LATCH_CONFIG,
+ * The `mcp-latch` command line (docs/design.md#command-line). Every command takes --config (else $MCP_LATCH_CONFIG,
  * ./mcp-latch.json, then the per-user config). Errors are one clear line on stderr and exit 1.
  */
 export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {

@@ -7,7 +7,7 @@ import { formatKeyPath, readJson } from './json.js';
 import { ConfigSchema, type ConfigFile, type ServerConfig } from './schema.js';
 
 /**
- * Finding, reading and checking the config file (SPEC §2). Rule strings are compiled by the caller
+ * Finding, reading and checking the config file (docs/config.md). Rule strings are compiled by the caller
  * (policy/), which adds its own issues through `extraCheck`, so one run reports every problem.
  */
 
@@ -21,7 +21,7 @@ export interface LoadedConfig {
   text: string;
 }
 
-/** Lookup order of SPEC §2: --config, $MCP_LATCH_CONFIG, ./mcp-latch.json, the per-user config dir. */
+/** Lookup order of docs/config.md: --config, $MCP_LATCH_CONFIG, ./mcp-latch.json, the per-user config dir. */
 export function configCandidates(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string[] {
   if (explicit) return [resolve(cwd, explicit)];
   if (env.MCP_LATCH_CONFIG) return [resolve(cwd, env.MCP_LATCH_CONFIG)];

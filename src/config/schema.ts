@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The shape of mcp-latch.json (SPEC §2). Strict objects everywhere so typos are caught; the
+ * The shape of mcp-latch.json (docs/config.md). Strict objects everywhere so typos are caught; the
  * `mcpServers` entries take exactly what Claude Desktop, Cursor and Claude Code write, plus the
  * few extra keys those clients put there (`type`, `timeout`, `description`).
  */

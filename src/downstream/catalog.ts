@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Exposed names for aggregated tools and prompts (SPEC §7). Claude Desktop rejects the WHOLE tool
+ * Exposed names for aggregated tools and prompts (docs/design.md#the-gateway-as-a-proxy). Claude Desktop rejects the WHOLE tool
  * list when one name fails `^[A-Za-z0-9_-]{1,64}$`, so every name is sanitised and bounded here.
  *
  *   exposeNames([{server:'fs', name:'read.file'}, {server:'fs', name:'read_file'}])

@@ -180,10 +180,8 @@ export class ChildTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed) return Promise.reject(new Error('not connected'));
-    // Messages sent in the same tick go out in one write: under load that saves a system call
-    // and a wake-up of the server per message. (Joined here rather than corking the stream: the
-    // stream's writev path cost more per message than the join.) Node buffers what the pipe
-    // cannot take yet.
+    // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
+    // Node buffers what the pipe cannot take yet.
     if (this.outgoing.push(serializeMessage(message)) === 1) process.nextTick(this.flushOutgoing);
     return WRITTEN;
   }

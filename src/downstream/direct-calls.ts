@@ -6,10 +6,9 @@ import type { CancelSource } from '../cancellation.js';
  * tools/call requests written straight to a server's transport, beside the SDK Client that owns
  * the connection (it still does the handshake, the lists and the server's own requests).
  *
- * Why: the Client's Protocol costs every call a timer, an abort controller, a progress handler and
- * a schema pass over the result (checked once, upstream, by gateway/call-result.ts); together with
- * the upstream Server's own per-request work, that was a third of the gateway's CPU per call on a
- * 2-core machine. Here a call is one map entry, one timer and the write.
+ * Without this, every call pays the Client Protocol's timer, abort controller, progress handler and
+ * result schema pass (docs/performance.md#the-hot-path); the result is checked once, upstream, by
+ * gateway/call-result.ts.
  *
  * Ids come from a range the SDK's counter (which starts at 0 and counts up) never reaches, so a
  * response is never mistaken for one of the Client's. Responses and progress for these ids are

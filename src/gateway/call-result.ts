@@ -2,8 +2,8 @@ import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '
 import { isPlainObject } from '../values.js';
 
 /**
- * A server's tools/call result, checked before it is passed to the client (what the SDK Server did
- * for every result). Results made only of plain text blocks — nearly all of them — are checked by
+ * A server's tools/call result, checked before it is passed to the client: the client must never
+ * receive a result that does not have the shape the MCP schema gives. Results made only of plain text blocks — nearly all of them — are checked by
  * hand; anything else gets the SDK's full schema. The hand check accepts only what the schema
  * accepts (test/gateway/call-result.test.ts compares the two).
  */

@@ -4,7 +4,7 @@ import { errorMessage } from '../errors.js';
 import type { Gateway } from './server.js';
 
 /**
- * A server's own requests and notifications, passed up to the client (SPEC §7). Its elicitation is
+ * A server's own requests and notifications, passed up to the client (docs/design.md#the-gateway-as-a-proxy). Its elicitation is
  * shown with the server's name first, because the client shows the gateway as the one asking.
  */
 export function createRelayHooks(gateway: Gateway): RelayHooks {

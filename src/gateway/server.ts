@@ -218,7 +218,7 @@ export class Gateway implements CallContext {
       this.order.holdCallsUntil(this.refreshClientRoots());
     };
 
-    // tools/call skips the SDK's Protocol layer (upstream-calls.ts): it parsed every call's params and result with zod, on the request whose speed users feel.
+    // tools/call bypasses the SDK's Protocol layer (upstream-calls.ts): its per-call zod parses are the hot path's largest cost.
     this.toolCallsBypassingProtocol = new UpstreamCalls(server, (calls) => this.callTools(calls));
 
     server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -314,7 +314,7 @@ export class Gateway implements CallContext {
     });
   }
 
-  /** The client's MCP roots join the workspace (SPEC §2). */
+  /** The client's MCP roots join the workspace (docs/config.md). */
   private async refreshClientRoots(): Promise<void> {
     if (!this.server.getClientCapabilities()?.roots) return;
     try {

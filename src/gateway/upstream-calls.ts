@@ -1,3 +1,14 @@
+/**
+ * The client's tools/call requests, taken off the upstream transport before the SDK Server's
+ * Protocol sees them; every other message goes to the Server unchanged. Without this, every call
+ * pays the Protocol's zod parses and abort controller (docs/performance.md#the-hot-path).
+ *
+ * The params get a structural check (a bad one is -32602 naming what is wrong). Cancellation
+ * (`notifications/cancelled`) cancels the call; a cancelled call gets no response, as the MCP spec
+ * asks. The calls of one read from the transport are handed over together, a microtask later: they
+ * are one batch for the latch (docs/approval.md#the-latch), and a batch of allowed calls can go at
+ * once instead of waiting for the event loop to turn.
+ */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -5,23 +16,7 @@ import { Cancellation, type CancelSource } from '../cancellation.js';
 import { isPlainObject } from '../values.js';
 import type { Extra } from './ports.js';
 
-/**
- * The client's tools/call requests, taken off the upstream transport before the SDK Server's
- * Protocol sees them; every other message goes to the Server unchanged.
- *
- * Why: for each call the Protocol parsed the params with zod twice, made an abort controller and
- * parsed the result again, on the one request whose speed users feel. Here the params get a
- * structural check (a bad one is -32602 with what is wrong, where the Protocol said -32603), the
- * call runs in the gateway's handler exactly as before, and the answer is written once.
- * Cancellation (`notifications/cancelled`) cancels the call (its `Cancellation`, and `extra.signal`
- * if something asked for it); a cancelled call gets no response, as the spec asks and the
- * Protocol did.
- *
- * The calls that arrive in one stretch of synchronous work — one read from the transport — are
- * handed over together, a microtask later: they are one batch for the latch (SPEC §6), and when
- * all of them are known, a batch of allowed calls can go at once instead of waiting for the event
- * loop to turn.
- */
+/** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
   id: RequestId;
   request: CallToolRequest;
@@ -48,7 +43,7 @@ export class UpstreamCalls {
   attach(transport: Transport): void {
     this.transport = transport;
     // Gone with the client: every call not yet answered is cancelled (never forwarded if it is still
-    // waiting, told to stop if it is at a server), as the Protocol did for its own requests.
+    // waiting, told to stop if it is at a server).
     const closeServer = transport.onclose;
     transport.onclose = () => {
       this.cancelAll('the client connection closed');

@@ -3,7 +3,7 @@ import type { Decision } from '../policy/types.js';
 import { escapeText } from './escape.js';
 
 /**
- * The results a client sees when a call is not forwarded (SPEC §5): a tool result with
+ * The results a client sees when a call is not forwarded (docs/approval.md): a tool result with
  * `isError: true` and one text that starts with "Denied by mcp-latch:", different for each cause,
  * so the model can tell "denied" from "failed". Nothing here invites the model to approve itself:
  * how-to-allow hints are addressed to the user, and the gateway denies `mcp-latch allow` and

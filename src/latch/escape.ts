@@ -1,5 +1,5 @@
 /**
- * Escaping for every call-supplied string a person will read (SPEC §5). A path or command must not
+ * Escaping for every call-supplied string a person will read (docs/approval.md). A path or command must not
  * be able to forge a line of the prompt, hide text, or reorder what is shown:
  *
  *   "/tmp/x\n\nWhy: allowed by rule"   →  /tmp/x\n\nWhy: allowed by rule      (one line, visible \n)

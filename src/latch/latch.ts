@@ -3,7 +3,7 @@ import type { Decision } from '../policy/types.js';
 import { askFailedDenial } from './denial.js';
 
 /**
- * The latch of one client session (SPEC §6): pause, decide, resume exactly once.
+ * The latch of one client session (docs/approval.md#the-latch): pause, decide, resume exactly once.
  *
  * With ordering "batch", calls that arrive in the same read from the transport (before the event
  * loop turns) and calls that arrive while an earlier call waits for the human form one batch:

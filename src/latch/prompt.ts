@@ -6,7 +6,7 @@ import { PRIVILEGE } from '../programs.js';
 import { assessRisk, riskLine, type Risk } from './risk.js';
 
 /**
- * The approval prompt (SPEC §5): an `elicitation/create` form whose message a person can judge at a
+ * The approval prompt (docs/approval.md): an `elicitation/create` form whose message a person can judge at a
  * glance, with every call-supplied value escaped, and the structured payload in
  * `_meta["mcp-latch/request"]`. Example message:
  *
@@ -108,7 +108,7 @@ export function buildPrompt(input: PromptInput): ElicitRequestFormParams {
   };
 }
 
-/** The structured payload of SPEC §5, for clients and tools that want more than the text. */
+/** The structured payload of docs/approval.md, for clients and tools that want more than the text. */
 export function requestPayload(input: PromptInput): Record<string, unknown> {
   const info = input.decision.commandInfo;
   const change = input.change ?? null;

@@ -7,7 +7,7 @@ import { commandSignature } from '../subjects/shell/command.js';
 import { isPlainText } from './escape.js';
 
 /**
- * The rules "Always allow" would save for a call (SPEC §5): one per subject that needed the human,
+ * The rules "Always allow" would save for a call (docs/approval.md): one per subject that needed the human,
  * in the same syntax users write. Null when the call cannot be remembered safely: something could
  * not be analysed, an ask rule or a problem (not a missing rule) made it ask, or the candidate rules
  * would not actually allow the call when re-decided.

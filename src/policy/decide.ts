@@ -19,7 +19,7 @@ import {
 } from './types.js';
 
 /**
- * The decision function (SPEC §3): every subject is decided by deny → ask → allow → mode, and the
+ * The decision function (docs/rules.md): every subject is decided by deny → ask → allow → mode, and the
  * call gets the strictest. Pure: the same facts, rules and grants always give the same decision.
  */
 
@@ -83,7 +83,7 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
     return { subject, ...outcome };
   });
 
-  // An mcp__ deny or ask decides the call before subject rules can allow it (SPEC §3).
+  // An mcp__ deny or ask decides the call before subject rules can allow it (docs/rules.md).
   if (toolDeny) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'deny', rule: toolDeny.text, by: 'rule', reason: `deny rule ${toolDeny.text} matches ${toolName}` });
   else if (toolAsk) decisions.unshift({ subject: { type: 'tool', kind: facts.kind }, verdict: 'ask', rule: toolAsk.text, by: 'rule', reason: `ask rule ${toolAsk.text} matches ${toolName}` });
 

@@ -5,7 +5,7 @@ import { globalValueOptions, isScriptRunner, RUNNERS, SAFE_WRAPPERS } from '../p
 import type { Access, RuleList, Segment } from './types.js';
 
 /**
- * Compiled, indexed rules (SPEC §3). Built once per config load (and when the workspace roots
+ * Compiled, indexed rules (docs/rules.md). Built once per config load (and when the workspace roots
  * change); a reload swaps the whole set. Lookups touch only the rules that can match:
  * path rules are indexed by their literal directory prefix, command rules by program name, mcp
  * rules by server — so 1,000 rules cost about as much as ten.
@@ -207,7 +207,7 @@ function fold(text: string, nocase: boolean): string {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Absolute globs for one rule pattern (SPEC §3 anchors):
+ * Absolute globs for one rule pattern (docs/rules.md#path-globs):
  *   ~/x → <home>/x   //x → /x   /x → /x   ./x or a/b → <root>/a/b for each workspace root
  *   .env (a bare name) → /**\/.env, at any depth   x/ → x/** (a directory)
  */

@@ -2,7 +2,7 @@ import { LatchError } from '../errors.js';
 import type { RuleList, RuleText } from './types.js';
 
 /**
- * Rule strings (SPEC §3), Claude Code's permission syntax:
+ * Rule strings (docs/rules.md), Claude Code's permission syntax:
  *
  *   Read(~/code/**)       read subjects whose path matches the glob
  *   Edit(src/**)          write subjects (alias Write(…), file_write(…))
@@ -73,7 +73,7 @@ function parseMcpRule(text: string, list: RuleList): Rule {
   return { type: 'mcp', text, list, server, toolGlob: toolGlob === '*' ? null : toolGlob };
 }
 
-/** Glob checks of SPEC §3: no negation, no comments, no extglobs (minimatch CVE-2026-27904). */
+/** Glob checks of docs/rules.md: no negation, no comments, no extglobs (minimatch CVE-2026-27904). */
 function checkGlob(text: string, glob: string): string {
   if (glob.trim() === '') throw ruleError(text, 'empty path pattern; write Read to match every path');
   if (glob.startsWith('!')) throw ruleError(text, 'negated patterns ("!…") are not supported; put the path in another list instead');

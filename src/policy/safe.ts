@@ -3,13 +3,13 @@ import { SAFE_ASSIGNMENTS } from './match.js';
 import type { Segment } from './types.js';
 
 /**
- * The read-only commands `default` mode allows without a rule (SPEC §3). Narrow on purpose: the
+ * The read-only commands `default` mode allows without a rule (docs/rules.md). Narrow on purpose: the
  * program is named literally, every word is static (echo excepted: it only prints), only the
  * wrappers and assignments allow rules look past are accepted, and options that write files or run
  * code make the command unsafe. The paths these commands read are separate read subjects, so
  * `cat .env` still meets `Read(**\/.env)`.
  *
- * Beyond SPEC §3's list (deliberately, so everyday commands do not ask): Claude Code's `diff` and
+ * Beyond docs/rules.md's list (deliberately, so everyday commands do not ask): Claude Code's `diff` and
  * `stat`, and pure utilities that neither run code nor write (`basename`, `sort` without `-o`, …).
  */
 const ALWAYS_SAFE = new Set([

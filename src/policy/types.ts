@@ -1,5 +1,5 @@
 /**
- * The vocabulary of the policy engine (SPEC §1, §3, §4). Every other folder imports these
+ * The vocabulary of the policy engine (docs/design.md, docs/rules.md). Every other folder imports these
  * types; this file imports nothing.
  */
 
@@ -12,7 +12,7 @@ export type Access = 'read' | 'write';
 /** The outcome for one subject or a whole call. */
 export type Verdict = 'allow' | 'ask' | 'deny';
 
-/** What an unmatched subject gets (SPEC §3). */
+/** What an unmatched subject gets (docs/rules.md). */
 export type DefaultMode = 'default' | 'acceptEdits' | 'plan' | 'dontAsk' | 'bypassPermissions';
 
 export const VERDICT_RANK: Record<Verdict, number> = { allow: 0, ask: 1, deny: 2 };
@@ -90,7 +90,7 @@ export interface Substitution {
   text: string;
 }
 
-/** Everything the gateway worked out about one shell command string (SPEC §4). */
+/** Everything the gateway worked out about one shell command string (docs/design.md). */
 export interface CommandInfo {
   raw: string;
   /** False when the grammar reported an error, the input is incomplete, or the parser is unavailable. */
@@ -111,7 +111,7 @@ export interface CommandInfo {
 // Subjects
 // ---------------------------------------------------------------------------------------------
 
-/** A path a call touches, canonicalised (SPEC §4). */
+/** A path a call touches, canonicalised (docs/design.md). */
 export interface PathSubject {
   type: 'path';
   access: Access;
@@ -182,7 +182,7 @@ export interface PathReport {
   problem?: string;
 }
 
-/** The decision for a whole call: the strictest of its subjects (SPEC §3), with what a person needs. */
+/** The decision for a whole call: the strictest of its subjects (docs/rules.md), with what a person needs. */
 export interface Decision {
   verdict: Verdict;
   kind: Kind;

@@ -1,19 +1,20 @@
+/**
+ * The audit trail (docs/design.md#records): one JSON line per decided call, written with pino to a
+ * file next to the config by default. Arguments are recorded with secrets redacted and long values
+ * cut; the digest identifies the exact call.
+ *
+ * A record is only queued when the call is decided (its time taken then); the queue is turned into
+ * lines 64 at a time or 20 ms after the first, and on flush and exit: record by record, between
+ * other processes' turns on the CPU, the same work costs several times more
+ * (docs/performance.md#the-hot-path).
+ */
 import { existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import pino from 'pino';
 import type { Decision } from '../policy/types.js';
 
-/**
- * The audit trail (SPEC §9): one JSON line per decided call, written with pino to a file next to
- * the config by default. Arguments are recorded with secrets redacted and long values cut; the
- * digest identifies the exact call.
- *
- * A record is only queued when the call is decided (its time taken then); the queue is turned into
- * lines 64 at a time or 20 ms after the first, and on flush and exit. Why: measured on the 2-core
- * VM, serialising, redacting and hashing each record on its own, between the other processes' turns
- * on the CPU, cost ~11 µs of CPU per call; the same work done in a batch runs warm.
- */
+/** One decided call, as the audit receives it. */
 export interface AuditRecord {
   session: string;
   server: string;
@@ -103,9 +104,8 @@ const FLUSH_MS = 1_000;
  * about a second of records is at risk if the process is killed. A failed write is reported,
  * never thrown into a call.
  *
- * Why not pino's own destination (sonic-boom): it measured the byte length of its whole pending
- * string on every line and sent each write through the thread pool. The buffer rather than a list
- * of pending strings keeps lines that wait up to a second off the JS heap.
+ * Not pino's own destination (sonic-boom): it pays per line what this pays per write
+ * (docs/performance.md#the-hot-path).
  */
 class BufferedFile {
   private readonly buffer = Buffer.allocUnsafeSlow(BUFFER_BYTES);

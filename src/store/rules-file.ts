@@ -4,7 +4,7 @@ import { LatchError, errorMessage, type ConfigIssue } from '../errors.js';
 import type { RuleList } from '../policy/types.js';
 
 /**
- * Rules remembered in the user's own config file (SPEC §5): re-read first so an edit the user made
+ * Rules remembered in the user's own config file (docs/approval.md): re-read first so an edit the user made
  * a moment ago is kept, checked as a whole, then written atomically (lowdb → steno: temp file and
  * rename), so a crash leaves either the old or the new file, never half of one.
  *

@@ -7,7 +7,7 @@ import type { ToolClass } from './kind.js';
 import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
 
 /**
- * What one call touches (SPEC §4): from the tool's classification and the call's arguments to the
+ * What one call touches (docs/design.md): from the tool's classification and the call's arguments to the
  * subjects the policy decides on — canonical paths with their access, every shell command, or the
  * tool itself when its effect is not described by paths and commands.
  *

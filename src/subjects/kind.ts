@@ -1,5 +1,5 @@
 /**
- * Tool classification (SPEC §4): what kind a tool is and which of its arguments hold paths, a
+ * Tool classification (docs/design.md): what kind a tool is and which of its arguments hold paths, a
  * command, its working directory and stdin. Order: `tools` override → built-in profile →
  * heuristics (tool-name verbs, argument names, schema) → annotations as a tie-breaker → `all`.
  * Among heuristic signals the most dangerous kind wins; a profile is trusted as is.
@@ -56,7 +56,7 @@ export interface ServerIdentity {
   cwd: string | null;
 }
 
-/** A `tools` entry of the config (SPEC §2). */
+/** A `tools` entry of the config (docs/config.md). */
 export interface ToolOverride {
   kind: Kind;
   paths?: Array<string | { arg: string; access: Access }>;
@@ -64,7 +64,7 @@ export interface ToolOverride {
   cwd?: string;
 }
 
-/** Tool annotations as the server declared them; untrusted (SPEC §4). */
+/** Tool annotations as the server declared them; untrusted (docs/design.md). */
 interface Annotations {
   readOnlyHint?: boolean;
   destructiveHint?: boolean;
@@ -147,7 +147,7 @@ function resolveKeepingHome(dir: string, p: string): string {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Classifies one tool of a server (SPEC §4). Pure: same input, same answer, so it runs once per
+ * Classifies one tool of a server (docs/design.md). Pure: same input, same answer, so it runs once per
  * tools/list. The caller applies `refine`/`selectCommand` per call and extracts the arguments.
  */
 export function classifyTool(input: {
@@ -211,7 +211,7 @@ function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerI
 }
 
 // ---------------------------------------------------------------------------------------------
-// Heuristics (research §4.1)
+// Heuristics (docs/design.md#classifying-an-unknown-tool-in-order)
 // ---------------------------------------------------------------------------------------------
 
 /** Tool-name words, by the kind they suggest. Matched as whole words of the name (snake, kebab, camel). */
@@ -229,7 +229,7 @@ const READ_VERBS = new Set([
   'open', 'cat', 'ls', 'grep', 'lookup', 'inspect', 'count', 'check', 'head', 'tail', 'preview', 'explain',
 ]);
 
-/** Argument names (lower-case, `_`/`-` removed) that hold paths (research §4.1 step 3). */
+/** Argument names (lower-case, `_`/`-` removed) that hold paths (step 3 of docs/design.md#classifying-an-unknown-tool-in-order). */
 const PATH_NAMES = new Set([
   'path', 'paths', 'file', 'files', 'filepath', 'filepaths', 'filename', 'filenames', 'dir', 'dirs', 'directory',
   'directories', 'folder', 'folders', 'cwd', 'workdir', 'workingdirectory', 'workingdir', 'root', 'repopath', 'source',
@@ -252,7 +252,7 @@ const ARGV_NAMES = ['argv', 'args', 'arguments'];
 const COMMAND_CHANGERS = new Set(['env', 'environment', 'envvars', 'shell', 'executable']);
 const URL_NAMES = new Set(['url', 'urls', 'uri', 'uris', 'href', 'endpoint', 'link']);
 const URL_FORMATS = new Set(['uri', 'uri-reference', 'iri', 'iri-reference', 'url']);
-/** Descriptions that say "this is a path" (research §4.1 step 4); `file` alone is too loose ("file content"). */
+/** Descriptions that say "this is a path" (step 4 of docs/design.md#classifying-an-unknown-tool-in-order); `file` alone is too loose ("file content"). */
 const PATH_DESCRIPTION = /\b(paths?|director(y|ies)|folders?|file ?(names?|paths?))\b/i;
 
 interface Leaf {
@@ -360,7 +360,7 @@ function maxKind(a: Kind, b: Kind): Kind {
   return KIND_RANK[b] > KIND_RANK[a] ? b : a;
 }
 
-/** Heuristics, then annotations (research §4.1 steps 2–7). */
+/** Heuristics, then annotations (steps 2–7 of docs/design.md#classifying-an-unknown-tool-in-order). */
 function classifyUnknown(
   tool: { name: string; inputSchema?: unknown; annotations?: Annotations },
   identity: ServerIdentity,
@@ -422,7 +422,7 @@ function classifyUnknown(
   let source = kind === null ? 'unknown' : 'heuristic';
   const ann = tool.annotations ?? {};
   if (kind === null) {
-    // Annotations are untrusted (SPEC §4), so readOnlyHint may only settle a tool nothing else
+    // Annotations are untrusted (docs/design.md), so readOnlyHint may only settle a tool nothing else
     // describes, with no path or command arguments a lie could hide behind, and no hint saying
     // otherwise. Spec defaults (destructive, open-world) apply only when a hint is explicitly set.
     if (ann.readOnlyHint === true && ann.destructiveHint !== true && ann.openWorldHint !== true && paths.length === 0) {

@@ -1,5 +1,5 @@
 /**
- * Built-in tool profiles for well-known MCP servers (SPEC §4, research §4). A profile is the
+ * Built-in tool profiles for well-known MCP servers (docs/design.md#classifying-an-unknown-tool-in-order). A profile is the
  * exact kind and argument layout of each tool, checked against the servers' published schemas
  * (test/fixtures/tool-lists/*.json for the ones installed here). A profile wins over heuristics
  * and annotations; a tool the profile does not list falls through to heuristics.
@@ -104,7 +104,7 @@ function shellRefine(args: Record<string, unknown>): Kind {
 const DESKTOP_COMMANDER: Profile = {
   name: 'desktop-commander',
   packages: ['@wonderwhy-er/desktop-commander', 'desktop-commander'],
-  // It resolves relative paths against its own process.cwd() (research §3.3).
+  // It resolves relative paths against its own process.cwd() (as server-filesystem does).
   base: 'server-cwd',
   tools: {
     // Security: `shell` picks the interpreter; a non-POSIX one means `command` is code in another language.

@@ -7,7 +7,7 @@ import { escapeText } from '../../src/latch/escape.js';
 import { COMMANDS_SERVER, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
- * The approval page end to end (issue 6): the BUILT gateway under an SDK client that declares no
+ * The approval page end to end: the BUILT gateway under an SDK client that declares no
  * elicitation, with `approval.fallback: "browser-manual"`, in front of server-filesystem and
  * mcp-server-commands; the page driven in real headless Chromium (Debian's `chromium`, no browser
  * download). Every answer is checked by its effect: on disk, in the config file, in the call result.

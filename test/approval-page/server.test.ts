@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import type { Decision } from '../../src/policy/types.js';
 
 /**
- * The approval page's HTTP surface (issue 6), over plain HTTP with no browser: who may read the
+ * The approval page's HTTP surface, over plain HTTP with no browser: who may read the
  * page and its data, who may answer, and what an answer does. Every refusal is checked for having
  * no effect: the item is still waiting and its `ask` has not resolved.
  */

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { configCandidates, expandServerEnv, parseConfigText, serversToRun } from '../../src/config/load.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 
-describe('config lookup order (SPEC §2)', () => {
+describe('config lookup order (docs/config.md)', () => {
   test('--config, then $MCP_LATCH_CONFIG, then ./mcp-latch.json, then the per-user file', () => {
     expect(configCandidates('x.json', { MCP_LATCH_CONFIG: '/e.json' }, '/work')).toEqual(['/work/x.json']);
     expect(configCandidates(undefined, { MCP_LATCH_CONFIG: '/e.json' }, '/work')).toEqual(['/e.json']);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { exposeNames, nameKey } from '../../src/downstream/catalog.js';
 
-// Claude Desktop rejects the whole tool list when one name fails ^[A-Za-z0-9_-]{1,64}$ (research/mcp-sdk-proxy.md §0.9).
+// Claude Desktop rejects the whole tool list when one name fails ^[A-Za-z0-9_-]{1,64}$ (docs/design.md#the-gateway-as-a-proxy).
 describe('exposed names', () => {
   test('server__tool, sanitised, at most 64 characters, unique', () => {
     const requests = [

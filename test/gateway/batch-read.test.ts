@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { FS_SERVER, fixtureCalls, fixtureServer, rawGateway, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /**
- * The calls of one read from the client are one batch (SPEC §6), whatever their order: an allowed
+ * The calls of one read from the client are one batch (docs/approval.md#the-latch), whatever their order: an allowed
  * call written in the same read as a call that needs a person must not run before that person has
  * answered. Raw bytes on stdin, so both calls are certainly in one write (and so in one read).
  */

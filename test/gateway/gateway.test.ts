@@ -19,7 +19,7 @@ import {
 } from '../helpers/gateway.js';
 
 /**
- * The gateway as a faultless proxy (issue 2): the built gateway as a child process, the SDK Client
+ * The gateway as a faultless proxy: the built gateway as a child process, the SDK Client
  * as the client, real servers behind it. Rules allow the fixture and everything servers so these
  * tests are about forwarding, not policy.
  */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EVERYTHING_SERVER, startGateway, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
- * Remote servers (issue 2): Streamable HTTP, and legacy SSE reached through the fallback (a `url`
+ * Remote servers: Streamable HTTP, and legacy SSE reached through the fallback (a `url`
  * without `type` tries Streamable HTTP first; the SSE-only server refuses it with 404). Both are
  * server-everything in its HTTP modes, on free local ports.
  */

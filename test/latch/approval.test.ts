@@ -6,7 +6,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { COMMANDS_SERVER, FS_SERVER, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness, type HarnessOptions } from '../helpers/gateway.js';
 
 /**
- * The approval latch end to end (issue 4): the SDK Client is the client and answers prompts from a
+ * The approval latch end to end: the SDK Client is the client and answers prompts from a
  * script; the built gateway fronts server-filesystem, mcp-server-commands and a fixture server.
  * Every assertion is about what happened on disk or at the server.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { escapeJson, escapeText, isPlainText } from '../../src/latch/escape.js';
 
-// SPEC §5: call-supplied strings cannot forge a line, hide text or reorder what a person reads.
+// docs/approval.md: call-supplied strings cannot forge a line, hide text or reorder what a person reads.
 describe('escapeText', () => {
   test.each([
     ['/tmp/x\nWhy it asks: approved', '/tmp/x\\nWhy it asks: approved'],

@@ -4,7 +4,7 @@ import { SessionLatch, type LatchAnswer, type LatchCall, type LatchOutcome } fro
 import type { Decision, Verdict } from '../../src/policy/types.js';
 
 /**
- * The latch on its own (SPEC §6): ordering, re-checks and exactly-once, with scripted calls. The
+ * The latch on its own (docs/approval.md#the-latch): ordering, re-checks and exactly-once, with scripted calls. The
  * randomised test interleaves many calls, answers, cancels and timeouts across sessions and checks
  * the invariants after every run.
  */

@@ -12,15 +12,16 @@ import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
 
 /**
- * The adversarial decision corpus of issue #3 ("Done when"): every bypass family of
- * research/rules-and-parsing.md §5, decided end to end (inspect → decide, exactly as the gateway
+ * The adversarial decision corpus: every bypass family of docs/design.md#test-corpora-and-their-provenance
+ * (§5.n), decided end to end (inspect → decide, exactly as the gateway
  * does for mcp-server-commands' run_command and server-filesystem), each case asserting the exact
  * decision and the deciding rule (null when a mode or an unanalysable input decided).
  *
  * Provenance in the comment after each case:
- *   R#n      research §2.2, row n of the 42-command parser comparison
- *   §2.3     research §2.3 (second tree-sitter batch), §2.6 the seed whitelist, §5.n bypass family n
- *   CC#n     anthropics/claude-code issue n (research §1.1, table of known bypasses)
+ *   R#n      row n of the 42-command parser comparison
+ *   §2.3     constructs the grammar gets wrong, §2.6 the safe-command list, §5.n bypass family n
+ *   CC#n     anthropics/claude-code issue n (a known bypass of Claude Code's rules)
+ * (all explained in docs/design.md#test-corpora-and-their-provenance)
  *   new      found while writing this suite; the engine was fixed and the case kept
  * `Deviation:` marks a deliberate difference from Claude Code, with the reason.
  *
@@ -356,7 +357,7 @@ family('§5.4 exec-capable options: never auto-allowed in default mode', {}, [
 // -------------------------------------------------------------------------------------------------
 
 const DENY_RM: Setup = { deny: ['Bash(rm *)'] };
-/** Allow rules naming every interpreter: code given to them still asks (SPEC §4). */
+/** Allow rules naming every interpreter: code given to them still asks (docs/design.md). */
 const ALLOW_ALL: Setup = {
   allow: ['Bash(bash *)', 'Bash(sh *)', 'Bash(python3 *)', 'Bash(python *)', 'Bash(node *)', 'Bash(perl *)', 'Bash(ruby *)', 'Bash(npx *)', 'Bash(npm exec *)', 'Bash(devbox run *)', 'Bash(docker exec *)', 'Bash(ssh *)', 'Bash(eval *)', 'Bash(source *)', 'Bash(exec *)', 'Bash(trap *)', 'Bash(curl *)', 'Bash(cat *)', 'Bash(echo *)'],
 };
@@ -416,7 +417,7 @@ family('§5.5 interpreters and executors: payloads meet deny rules, code is neve
 ]);
 
 family('§5.5 interpreters and executors under allow rules that name them', ALLOW_ALL, [
-  ["bash -c 'ls'", 'ask', null], // SPEC §4: code given to a shell is never auto-allowed
+  ["bash -c 'ls'", 'ask', null], // docs/design.md#commands: code given to a shell is never auto-allowed
   ["sh -c 'echo hi'", 'ask', null],
   ["eval 'ls'", 'ask', null],
   ['source ./x.sh', 'ask', null],
@@ -961,9 +962,9 @@ describe('deny rules hold in every mode (CC#25621, CC#4570)', () => {
 const EVERYDAY: Setup = { allow: ['Bash(npm run test *)', 'Bash(git log *)', 'Read(./**)'], deny: ['Read(./.env)', 'Bash(rm -rf *)'], ask: ['Bash(git push *)'] };
 
 family('everyday commands stay allowed (a realistic rule set)', EVERYDAY, [
-  ['git status && git diff', 'allow', 'Read(./**)'], // issue #3; the workdir read names the rule
-  ['ls | wc -l', 'allow', 'Read(./**)'], // issue #3
-  ['npm run test -- --run', 'allow', 'Bash(npm run test *)'], // issue #3
+  ['git status && git diff', 'allow', 'Read(./**)'], // the workdir read names the rule
+  ['ls | wc -l', 'allow', 'Read(./**)'],
+  ['npm run test -- --run', 'allow', 'Bash(npm run test *)'],
   ['npm run test', 'allow', 'Bash(npm run test *)'],
   ['npm run test -- src/a.test.ts', 'allow', 'Bash(npm run test *)'],
   ['git log --oneline -5', 'allow', 'Bash(git log *)'],
@@ -998,7 +999,7 @@ family('everyday commands stay allowed (a realistic rule set)', EVERYDAY, [
   ['git diff > /dev/null 2>&1', 'allow', 'Read(./**)'],
   ['git --no-pager diff', 'allow', 'Read(./**)'], // new: was ask
   ['git --no-pager log -5', 'allow', 'Read(./**)'], // new: was ask. `Bash(git log *)` needs those words first (as in Claude Code); the read-only list looks past --no-pager
-  // Deviation (looser, by design): the read-only list goes beyond SPEC §3 and Claude Code's set
+  // Deviation (looser, by design): the read-only list goes beyond docs/rules.md and Claude Code's set
   // (git show/rev-parse/ls-files, sort, uniq, cut, rg, test, basename, uname, …); each is read-only
   // without its write or exec options, and the files it names are still read subjects.
   ['git show HEAD', 'allow', 'Read(./**)'], // new: was ask

@@ -9,7 +9,7 @@ beforeAll(async () => {
   await initShellParser();
 });
 
-describe('precedence: deny, then ask, then allow, then the mode (SPEC §3)', () => {
+describe('precedence: deny, then ask, then allow, then the mode (docs/rules.md)', () => {
   test('a broad deny beats a narrower allow (specificity never overrides the order)', () => {
     const d = decideShell('aws s3 ls', { allow: ['Bash(aws s3 ls)'], deny: ['Bash(aws *)'] });
     expect(d.verdict).toBe('deny');
@@ -49,7 +49,7 @@ describe('precedence: deny, then ask, then allow, then the mode (SPEC §3)', () 
   });
 });
 
-describe('modes (SPEC §3)', () => {
+describe('modes (docs/rules.md)', () => {
   let root: string;
   beforeAll(() => {
     root = tempDir();
@@ -90,7 +90,7 @@ describe('modes (SPEC §3)', () => {
   });
 });
 
-describe('paths: lexical and real path, symlinks both ways (SPEC §4)', () => {
+describe('paths: lexical and real path, symlinks both ways (docs/design.md)', () => {
   let project: string;
   let outside: string;
   beforeAll(() => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { parseRule } from '../../src/policy/rule.js';
 import { anchorGlob, containsRule } from '../../src/policy/match.js';
 
-// Rule strings follow Claude Code's permission syntax (SPEC §3; research/rules-and-parsing.md §1.1).
+// Rule strings follow Claude Code's permission syntax (docs/rules.md).
 describe('parseRule accepts the documented forms', () => {
   test.each([
     ['Read', { type: 'path', access: 'read', pattern: null }],
@@ -54,7 +54,7 @@ describe('parseRule refuses bad rules, naming the rule and the problem', () => {
   });
 });
 
-describe('path anchors (SPEC §3)', () => {
+describe('path anchors (docs/rules.md)', () => {
   const env = { home: '/home/u', roots: ['/work/a', '/work/b'], platform: 'linux' as const };
   test.each([
     ['~/.ssh/**', ['/home/u/.ssh/**']],

@@ -6,11 +6,11 @@ import { SAFE_WRAPPERS } from '../../src/programs.js';
 
 /**
  * The shell analyser against adversarial input. Provenance in each table:
- *   R#n   — research/rules-and-parsing.md §2.2, row n (bash 5.2 ground truth)
+ *   R#n   — row n of the 42-command parser comparison (bash 5.2 ground truth; docs/design.md#test-corpora-and-their-provenance)
  *   §2.3  — the second batch of tree-sitter findings
- *   §5.n  — bypass family n of research §5
+ *   §5.n  — bypass family n of docs/design.md#test-corpora-and-their-provenance
  *   #NNNN — anthropics/claude-code issue
- * Deliberate deviations from the research table are commented where they occur.
+ * Deliberate deviations from the parser comparison are commented where they occur.
  */
 
 beforeAll(initShellParser);
@@ -44,7 +44,7 @@ test('the parser initialises once', async () => {
 // Research §2.2: the 42 adversarial commands
 // ---------------------------------------------------------------------------------------------
 
-describe('research §2.2 table (42 commands)', () => {
+describe('the parser comparison (R#n, 42 commands)', () => {
   // [row, input, commands that run, substitution?, redirect write targets, parseOk]
   const rows: Array<[number, string, string[], boolean, string[], boolean]> = [
     [1, 'git status && rm -rf /', ['git', 'rm'], false, [], true],
@@ -61,11 +61,11 @@ describe('research §2.2 table (42 commands)', () => {
     [12, 'echo pwned > ~/.bashrc', ['echo'], false, ['~/.bashrc'], true],
     [13, 'git log 2>&1 >> out.txt', ['git'], false, ['out.txt'], true],
     [14, 'FOO=bar rm -rf x', ['rm'], false, [], true],
-    // Deviation: the -exec payload is analysed as a nested command (the research note on #15).
+    // Deviation: the -exec payload is analysed as a nested command (row #15).
     [15, "find . -name '*.js' -exec rm {} \\;", ['find', 'rm'], false, [], true],
     // Deviation: xargs with a command is a wrapper; the segment is `rm` with wrappers ['xargs'].
     [16, 'ls | xargs rm', ['ls', 'rm'], false, [], true],
-    // Deviation: the -c payload is analysed as a nested command (the research note on #17).
+    // Deviation: the -c payload is analysed as a nested command (row #17).
     [17, "bash -c 'rm -rf /'", ['bash', 'rm'], false, [], true],
     [18, 'r\\\nm -rf /', ['rm'], false, [], true],
     [19, 'cat <<EOF > f.txt\nhello $(whoami)\nEOF', ['cat', 'whoami'], true, ['f.txt'], true],
@@ -91,7 +91,7 @@ describe('research §2.2 table (42 commands)', () => {
     [39, 'echo x &> out.log', ['echo'], false, ['out.log'], true],
     [40, 'grep x <<< "$(id)"', ['grep', 'id'], true, [], true],
     [41, 'echo ok # note \\\nrm -rf /', ['echo', 'rm'], false, [], true],
-    // Better than the research's ts+guards (which only flagged it): the body is re-parsed, so `id` is seen.
+    // Better than tree-sitter plus text guards alone (which only flagged it): the body is re-parsed, so `id` is seen.
     [42, 'cat <<EOF\n  $(id)\nEOF', ['cat', 'id'], true, [], true],
   ];
   test.each(rows)('R#%i %j', (_row, input, expected, substitution, writes, parseOk) => {
@@ -149,7 +149,7 @@ describe('research §2.2 table (42 commands)', () => {
 // Research §2.3: further tree-sitter findings
 // ---------------------------------------------------------------------------------------------
 
-describe('research §2.3', () => {
+describe('constructs the grammar gets wrong (§2.3)', () => {
   const rows: Array<[string, string, string[], string[]]> = [
     ['backticks in a heredoc body', 'cat <<EOF\n`id`\nEOF', ['cat', 'id'], ['heredoc-substitution', 'substitution']],
     ['$( after a tab in a heredoc body', 'cat <<EOF\nx\n\t$(id)\nEOF', ['cat', 'id'], ['heredoc-substitution', 'substitution']],

@@ -157,7 +157,7 @@ describe('real tool list: @modelcontextprotocol/server-everything 2026.8.31 (no 
 });
 
 // ---------------------------------------------------------------------------------------------
-// Profiles without an installed server (tool names and schemas from their sources, research §4)
+// Profiles without an installed server (tool names and schemas from their sources)
 // ---------------------------------------------------------------------------------------------
 
 describe('desktop-commander profile', () => {
@@ -399,7 +399,7 @@ describe('overrides', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Heuristics on unknown tools (research §4.1)
+// Heuristics on unknown tools (docs/design.md#classifying-an-unknown-tool-in-order)
 // ---------------------------------------------------------------------------------------------
 
 describe('heuristics: tool-name verbs', () => {
@@ -553,7 +553,7 @@ describe('heuristics: arguments', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Annotations: a tie-breaker only (SPEC §4)
+// Annotations: a tie-breaker only (docs/design.md)
 // ---------------------------------------------------------------------------------------------
 
 describe('annotations', () => {

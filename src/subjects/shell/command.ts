@@ -14,7 +14,7 @@ import { readAssignment, readWord } from './words.js';
 export { commandSignature } from './signature.js';
 
 /**
- * The shell analyser (SPEC §4 "Commands"): a command string → every simple command the shell would
+ * The shell analyser (docs/design.md#commands): a command string → every simple command the shell would
  * run, at any depth, with its argv, program, wrappers, paths, redirections and substitutions.
  * tree-sitter-bash through web-tree-sitter does the parsing, plus guards where the grammar and
  * bash disagree (details in guards.ts):

@@ -4,7 +4,7 @@ import type { Access, CommandPath } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 
 /**
- * What files a known program reads or writes, from its argv (SPEC §4 "paths"), plus the code some
+ * What files a known program reads or writes, from its argv (docs/design.md#paths-step-by-step), plus the code some
  * of them run: `find -exec`, `sed e`, `awk system()`, `rg --pre`. Best effort, and biased to
  * over-report: an option value taken for a path asks, a path taken for an option value could miss
  * a deny rule, so every option that takes a value is listed.

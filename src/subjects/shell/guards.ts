@@ -2,7 +2,7 @@ import type { Node, Tree } from 'web-tree-sitter';
 
 /**
  * The two places where tree-sitter-bash and bash disagree in a way that hides commands
- * (research/rules-and-parsing.md §2.3, §2.5), handled on the text:
+ * (docs/design.md#commands), handled on the text:
  *
  *   (a) `r\⏎m -rf /`: bash joins the halves (`rm`), the grammar splits the word. Continuations
  *       outside '…', $'…', comments and quoted heredoc bodies are removed before parsing again.

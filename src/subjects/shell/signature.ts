@@ -3,7 +3,7 @@ import { CLIS, isScriptRunner, type CliSpec } from '../../programs.js';
 
 /**
  * The signature of a shell command: its program plus the subcommand words that say what it does,
- * for "Always allow" (`Bash(<signature> *)`, SPEC §5). Harmless global options are skipped;
+ * for "Always allow" (`Bash(<signature> *)`, docs/approval.md). Harmless global options are skipped;
  * options that change what runs (`git -c`, `cargo --config`, `docker -H`) give no signature.
  *
  *   git -C repo --no-pager log -5      → git log
