@@ -1,5 +1,5 @@
 import { expandServerEnv, findConfig, loadConfig, serversToRun } from '../config/load.js';
-import type { ServerConfig } from '../config/schema.js';
+import { messageBytes, type ServerConfig } from '../config/schema.js';
 import { watchConfig } from '../config/watch.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage } from '../errors.js';
@@ -27,7 +27,7 @@ export async function serve(options: { config?: string | undefined; logLevel?: s
     const expanded = expandServerEnv(name, server);
     if (expanded.ok) early[name] = expanded.server;
   }
-  prespawned.spawn(early, logger);
+  prespawned.spawn(early, logger, messageBytes(config.file));
   const [{ Gateway }, { StdioUpstream }, { initShellParser }] = await Promise.all([
     import('../gateway/server.js'),
     import('../gateway/stdio-upstream.js'),
@@ -59,6 +59,6 @@ export async function serve(options: { config?: string | undefined; logLevel?: s
   process.stdin.on('close', () => shutdown('stdin closed'));
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
 
-  await gateway.connect(new StdioUpstream());
+  await gateway.connect(new StdioUpstream(messageBytes(config.file)));
   logger.info({ config: path, servers: Object.keys(config.file.mcpServers) }, 'mcp-latch serving on stdio');
 }

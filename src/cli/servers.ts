@@ -1,4 +1,5 @@
 import { expandServerEnv, serversToRun, type LoadedConfig } from '../config/load.js';
+import { messageBytes } from '../config/schema.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { PermitBook } from '../downstream/permit.js';
 import { ServerRegistry } from '../downstream/registry.js';
@@ -20,6 +21,7 @@ export async function withServers<T>(config: LoadedConfig, only: string[] | null
     logger,
     permits: new PermitBook(),
     connectTimeoutMs: config.file.timeouts.connectSeconds * 1000,
+    maxMessageBytes: messageBytes(config.file),
     version: VERSION,
     onChange: () => undefined,
   });

@@ -84,6 +84,16 @@ export const AuditSchema = z.strictObject({
   file: z.string().optional(),
 });
 
+export const LimitsSchema = z.strictObject({
+  /** The largest message the client or a stdio server may send; a bigger one is answered with an error naming this key. */
+  messageMB: z.number().positive().max(1024).default(10),
+});
+
+/** `limits.messageMB` in bytes. */
+export function messageBytes(file: ConfigFile): number {
+  return file.limits.messageMB * 1024 * 1024;
+}
+
 export const TimeoutsSchema = z.strictObject({
   /** Bound on one forwarded call; reset whenever the server reports progress. */
   callSeconds: z.number().positive().default(600),
@@ -111,6 +121,7 @@ export const ConfigSchema = z.strictObject({
   approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'deny', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
   audit: AuditSchema.default({ enabled: true }),
   timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
+  limits: LimitsSchema.default({ messageMB: 10 }).describe('Sizes mcp-latch accepts. Read when it starts.'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
 });
 

@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { LineReader, parseMessage, serializeMessage } from './lines.js';
+import { LineReader, oversizedText, parseMessage, serializeMessage, type Oversized } from './lines.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -22,6 +22,8 @@ export interface ChildTransportOptions {
   cwd?: string;
   /** Called with each line the child writes to stderr. */
   onStderrLine?: (line: string) => void;
+  /** The largest message the child may send (`limits.messageMB`). */
+  maxMessageBytes: number;
 }
 
 /**
@@ -44,8 +46,9 @@ export function defaultEnvironment(): Record<string, string> {
 }
 
 /** The transport of a stdio server: its process, with its stderr lines in the log. */
-export function childTransport(config: StdioServer, logger: Logger): ChildTransport {
+export function childTransport(config: StdioServer, logger: Logger, maxMessageBytes: number): ChildTransport {
   return new ChildTransport({
+    maxMessageBytes,
     command: config.command,
     args: config.args ?? [],
     env: config.env ?? {},
@@ -68,7 +71,7 @@ export class ChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private child: ChildProcess | undefined;
-  private readonly reader = new LineReader();
+  private readonly reader: LineReader;
   /** close() was called or the child exited: no more writes. */
   private closed = false;
   private notified = false;
@@ -79,7 +82,9 @@ export class ChildTransport implements Transport {
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
 
-  constructor(private readonly options: ChildTransportOptions) {}
+  constructor(private readonly options: ChildTransportOptions) {
+    this.reader = new LineReader(options.maxMessageBytes);
+  }
 
   get pid(): number | null {
     return this.child?.pid ?? null;
@@ -134,7 +139,7 @@ export class ChildTransport implements Transport {
       child.stdout?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => {
         try {
-          this.reader.push(chunk, (line) => this.receive(line));
+          this.reader.push(chunk, (line) => this.receive(line), (oversized) => this.refuse(oversized));
         } catch (error) {
           this.onerror?.(error as Error);
         }
@@ -162,6 +167,13 @@ export class ChildTransport implements Transport {
   private stderrLine(line: string): void {
     if (this.stderrTail.push(line.length > 500 ? `${line.slice(0, 500)}…` : line) > STDERR_TAIL_LINES) this.stderrTail.shift();
     this.options.onStderrLine?.(line);
+  }
+
+  /** A message over the limit answers the request it was the response to, at once, with why. */
+  private refuse(oversized: Oversized): void {
+    const text = oversizedText("the server's message", oversized, this.reader.maxBytes);
+    this.onerror?.(new Error(`${text} (dropped${oversized.id === null ? '' : `; it answered request ${oversized.id}`})`));
+    if (oversized.id !== null) this.onmessage?.({ jsonrpc: '2.0', id: oversized.id, error: { code: -32603, message: `mcp-latch: ${text}` } });
   }
 
   private receive(line: string): void {

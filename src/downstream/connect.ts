@@ -55,6 +55,8 @@ export interface ConnectOptions {
   hooks: RelayHooks;
   logger: Logger;
   timeoutMs: number;
+  /** `limits.messageMB` in bytes, for stdio servers. */
+  maxMessageBytes: number;
   version: string;
   /** Servers whose processes were started before the client initialized (see prespawn.ts). */
   prespawned?: Prespawned;
@@ -63,7 +65,7 @@ export interface ConnectOptions {
 export async function connectServer(options: ConnectOptions): Promise<Connected> {
   const { config } = options;
   if (!isRemoteServer(config)) {
-    const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger);
+    const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger, options.maxMessageBytes);
     const client = newClient(options);
     try {
       await client.connect(transport, { timeout: options.timeoutMs });

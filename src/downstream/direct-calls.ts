@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
+import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 
 /**
  * tools/call requests written straight to a server's transport, beside the SDK Client that owns
@@ -82,7 +83,9 @@ export class DirectCalls {
       if (!entry) return id !== undefined && id >= FIRST_ID;
       if ('error' in record) {
         const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-        entry.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', error.data));
+        // Data nested too deep to be written again is left out (see values.ts).
+        const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
+        entry.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
       } else {
         entry.resolve(record.result);
       }

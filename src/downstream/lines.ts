@@ -6,39 +6,138 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
  * every message again with its own schemas, and every request's params are validated by its
  * handler, so a second full zod parse per message here would be paid twice on every call.
  */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
+/** A line longer than the limit: dropped, but its size and (if it could be found) its id are reported. */
+export interface Oversized {
+  bytes: number;
+  id: string | number | null;
+}
+
+/** What a message over the limit is told, for both directions. */
+export function oversizedText(what: string, oversized: Oversized, limitBytes: number): string {
+  return `${what} of ${megabytes(oversized.bytes)} MB exceeds the limit of ${megabytes(limitBytes)} MB; raise \`limits.messageMB\` in the mcp-latch config to accept it`;
+}
+
+function megabytes(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '');
+}
+
+/** Bytes kept from each end of an over-long line: where a JSON-RPC id is (first or last key). */
+const ENDS = 256;
+
+/**
+ * Splits a byte stream into lines in linear time: each chunk is searched once, and a line that
+ * spans chunks is joined once, when it ends. A line over `maxBytes` is not kept: only its first
+ * and last bytes, to find the id of the request or response it was, so it can be answered.
+ */
 export class LineReader {
-  private buffered: Buffer | null = null;
+  private parts: Buffer[] = [];
+  private partsBytes = 0;
+  private over: { bytes: number; head: Buffer; tail: Buffer } | null = null;
 
-  /** Adds a chunk and calls `onLine` for each complete line; throws when a line exceeds the limit. */
-  push(chunk: Buffer, onLine: (line: string) => void): void {
-    let data = this.buffered ? Buffer.concat([this.buffered, chunk]) : chunk;
+  /** `maxBytes`: `limits.messageMB`, in bytes. */
+  constructor(readonly maxBytes: number) {}
+
+  /** Adds a chunk and calls `onLine` for each complete line, `onOversized` for each line over the limit. */
+  push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void): void {
     let start = 0;
-    for (let index = data.indexOf(10, start); index !== -1; index = data.indexOf(10, start)) {
-      const end = index > start && data[index - 1] === 13 ? index - 1 : index;
-      onLine(data.toString('utf8', start, end));
+    for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, start)) {
+      if (this.partsBytes === 0 && !this.over && index - start <= this.maxBytes) {
+        onLine(chunk.toString('utf8', start, index > start && chunk[index - 1] === 13 ? index - 1 : index));
+      } else {
+        this.append(chunk.subarray(start, index));
+        this.endLine(onLine, onOversized);
+      }
       start = index + 1;
     }
-    data = start === 0 ? data : data.subarray(start);
-    if (data.length > MAX_LINE_BYTES) {
-      this.buffered = null;
-      throw new Error(`a message longer than ${MAX_LINE_BYTES} bytes was discarded`);
+    if (start < chunk.length) this.append(start === 0 ? chunk : chunk.subarray(start));
+  }
+
+  private append(piece: Buffer): void {
+    if (this.over) {
+      this.over.bytes += piece.length;
+      this.over.tail = Buffer.from(lastBytes(piece.length >= ENDS ? piece : Buffer.concat([this.over.tail, piece])));
+      return;
     }
-    this.buffered = data.length > 0 ? data : null;
+    this.parts.push(piece);
+    this.partsBytes += piece.length;
+    if (this.partsBytes > this.maxBytes) {
+      const whole = Buffer.concat(this.parts);
+      this.over = { bytes: whole.length, head: Buffer.from(whole.subarray(0, ENDS)), tail: Buffer.from(lastBytes(whole)) };
+      this.parts = [];
+      this.partsBytes = 0;
+    }
+  }
+
+  private endLine(onLine: (line: string) => void, onOversized: (oversized: Oversized) => void): void {
+    const over = this.over;
+    if (over) {
+      this.over = null;
+      onOversized({ bytes: over.bytes, id: sniffId(over.head.toString('utf8'), over.tail.toString('utf8')) });
+      return;
+    }
+    let line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+    this.parts = [];
+    this.partsBytes = 0;
+    if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
+    onLine(line.toString('utf8'));
   }
 }
 
-/** Parses one line into a JSON-RPC 2.0 message, or throws with why it is not one. */
+function lastBytes(buffer: Buffer): Buffer {
+  return buffer.length > ENDS ? buffer.subarray(buffer.length - ENDS) : buffer;
+}
+
+const ID = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+/** A message whose first keys are `jsonrpc` and `id` (how clients and the SDK write requests). */
+const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}`);
+/** A message whose last key is `id` (how the SDK writes responses: result, jsonrpc, id). */
+const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/** The id of a message known only by its two ends, or null. */
+function sniffId(head: string, tail: string): string | number | null {
+  const found = HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1];
+  if (found === undefined) return null;
+  try {
+    return JSON.parse(found) as string | number;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A line that is not a JSON-RPC 2.0 message, with the error the spec gives it: -32700 for text that
+ * is not JSON, -32600 for anything else (a batch array, an id that is null, an object, an array or
+ * a boolean); `id` is the message's id when it has a usable one, else null.
+ */
+export class InvalidMessage extends Error {
+  constructor(
+    readonly code: -32700 | -32600,
+    message: string,
+    readonly id: string | number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses one line into a JSON-RPC 2.0 message, or throws an InvalidMessage saying why it is not one. */
 export function parseMessage(line: string): JSONRPCMessage {
-  const value = JSON.parse(line) as unknown;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a JSON-RPC message (not an object)');
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new InvalidMessage(-32700, `Parse error: ${(error as Error).message}`, null);
+  }
+  if (Array.isArray(value)) throw new InvalidMessage(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per line', null);
+  if (typeof value !== 'object' || value === null) throw new InvalidMessage(-32600, 'Invalid Request: not a JSON-RPC message (not an object)', null);
   const message = value as Record<string, unknown>;
-  if (message.jsonrpc !== '2.0') throw new Error('not a JSON-RPC 2.0 message');
-  const hasId = typeof message.id === 'string' || typeof message.id === 'number';
+  const hasId = typeof message.id === 'string' || (typeof message.id === 'number' && Number.isFinite(message.id));
+  const id = hasId ? (message.id as string | number) : null;
+  if (message.jsonrpc !== '2.0') throw new InvalidMessage(-32600, 'Invalid Request: not a JSON-RPC 2.0 message', id);
+  if ('id' in message && !hasId) throw new InvalidMessage(-32600, 'Invalid Request: an id must be a string or a number', null);
   if (typeof message.method === 'string') return message as unknown as JSONRPCMessage;
   if (hasId && ('result' in message || 'error' in message)) return message as unknown as JSONRPCMessage;
-  throw new Error('not a JSON-RPC request, notification or response');
+  throw new InvalidMessage(-32600, 'Invalid Request: not a JSON-RPC request, notification or response', id);
 }
 
 export function serializeMessage(message: JSONRPCMessage): string {

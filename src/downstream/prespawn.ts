@@ -15,10 +15,10 @@ export class Prespawned {
   private readonly waiting = new Map<string, { key: string; transport: ChildTransport }>();
 
   /** Starts the process of each stdio server in `servers` (entries already expanded). */
-  spawn(servers: Record<string, ServerConfig>, logger: Logger): void {
+  spawn(servers: Record<string, ServerConfig>, logger: Logger, maxMessageBytes: number): void {
     for (const [name, config] of Object.entries(servers)) {
       if (isRemoteServer(config) || this.waiting.has(name)) continue;
-      const transport = childTransport(config, logger.child({ server: name }));
+      const transport = childTransport(config, logger.child({ server: name }), maxMessageBytes);
       // A failed spawn is not reported here: the registry's own attempt meets the same error, says so and retries.
       transport.start().catch(() => undefined);
       this.waiting.set(name, { key: JSON.stringify(config), transport });

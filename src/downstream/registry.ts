@@ -32,6 +32,7 @@ export interface RegistryOptions {
   logger: Logger;
   permits: PermitBook;
   connectTimeoutMs: number;
+  maxMessageBytes: number;
   version: string;
   /** Something the client sees changed (a listing, a server state). */
   onChange: () => void;
@@ -91,6 +92,7 @@ export class ServerRegistry {
       logger: this.options.logger.child({ server: name }),
       permits: this.options.permits,
       connectTimeoutMs: this.options.connectTimeoutMs,
+      maxMessageBytes: this.options.maxMessageBytes,
       version: this.options.version,
       onChange: () => this.changed(),
       ...(expanded.ok ? {} : { configError: `${expanded.issue.path}: ${expanded.issue.message}` }),

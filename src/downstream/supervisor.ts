@@ -52,6 +52,7 @@ export interface SupervisorOptions {
   logger: Logger;
   permits: PermitBook;
   connectTimeoutMs: number;
+  maxMessageBytes: number;
   version: string;
   /** Called whenever the listing or the state changes. */
   onChange: () => void;
@@ -155,6 +156,7 @@ export class Supervisor {
         hooks: this.options.hooks,
         logger,
         timeoutMs: this.options.connectTimeoutMs,
+        maxMessageBytes: this.options.maxMessageBytes,
         version: this.options.version,
         ...(this.options.prespawned ? { prespawned: this.options.prespawned } : {}),
       });

@@ -1,5 +1,6 @@
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainObject } from '../values.js';
+import { escapeText } from '../latch/escape.js';
+import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 
 /**
  * A server's tools/call result, checked before it is passed to the client: the client must never
@@ -7,7 +8,10 @@ import { isPlainObject } from '../values.js';
  * hand; anything else gets the SDK's full schema. The hand check accepts only what the schema
  * accepts (test/gateway/call-result.test.ts compares the two).
  */
-export function checkToolResult(value: unknown): CallToolResult {
+export function checkToolResult(value: unknown, server: string): CallToolResult {
+  if (nestsDeeperThan(value)) {
+    return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} nests deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on; it was dropped.` }], isError: true };
+  }
   if (isPlainTextResult(value)) return value;
   const parsed = CallToolResultSchema.safeParse(value);
   if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${parsed.error.message}`);

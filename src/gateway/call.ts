@@ -148,7 +148,7 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
       timeout,
     });
     audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
-    const result = checkToolResult(await forwarded);
+    const result = checkToolResult(await forwarded, supervisor.name);
     const note = outcome.answer?.note?.trim();
     if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
     return result;

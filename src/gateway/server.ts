@@ -20,7 +20,7 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
-import type { ConfigFile } from '../config/schema.js';
+import { messageBytes, type ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
 import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
@@ -113,6 +113,7 @@ export class Gateway implements CallContext {
       logger: this.logger,
       permits: this.permits,
       connectTimeoutMs: this.loaded.file.timeouts.connectSeconds * 1000,
+      maxMessageBytes: messageBytes(this.loaded.file),
       version: VERSION,
       onChange: () => this.scheduleListChanged(),
       ...(options.env ? { env: options.env } : {}),
@@ -363,6 +364,7 @@ export class Gateway implements CallContext {
 
   async connect(transport: Transport): Promise<void> {
     await this.server.connect(transport);
+    this.server.onerror = (error) => this.logger.warn({ err: errorMessage(error) }, 'client transport error');
     this.toolCallsBypassingProtocol.attach(transport);
   }
 

@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LineReader, parseMessage, serializeMessage } from '../downstream/lines.js';
+import { InvalidMessage, LineReader, oversizedText, parseMessage, serializeMessage, type Oversized } from '../downstream/lines.js';
+import { errorMessage } from '../errors.js';
 
 /** What send() returns: one shared settled promise, not one per message. */
 const QUEUED = Promise.resolve();
@@ -17,15 +18,19 @@ export class StdioUpstream implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private readonly reader = new LineReader();
+  private readonly reader: LineReader;
   private pending: string[] = [];
   private scheduled = false;
   private closed = false;
 
+  /** `maxMessageBytes`: `limits.messageMB`, in bytes. */
   constructor(
+    maxMessageBytes: number,
     private readonly input: NodeJS.ReadableStream = process.stdin,
     private readonly output: NodeJS.WritableStream = process.stdout,
-  ) {}
+  ) {
+    this.reader = new LineReader(maxMessageBytes);
+  }
 
   async start(): Promise<void> {
     this.input.on('data', this.onData);
@@ -36,21 +41,28 @@ export class StdioUpstream implements Transport {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    this.reader.push(chunk, this.onLine, this.onOversized);
+  };
+
+  /** Every message gets an answer or is handled: one that is not valid JSON-RPC gets the spec's error. */
+  private readonly onLine = (line: string): void => {
+    if (line.trim() === '') return;
+    let message: JSONRPCMessage;
     try {
-      this.reader.push(chunk, (line) => {
-        if (line.trim() === '') return;
-        let message: JSONRPCMessage;
-        try {
-          message = parseMessage(line);
-        } catch (error) {
-          this.onerror?.(error as Error);
-          return;
-        }
-        this.onmessage?.(message);
-      });
+      message = parseMessage(line);
     } catch (error) {
-      this.onerror?.(error as Error);
+      const invalid = error instanceof InvalidMessage ? error : new InvalidMessage(-32600, `Invalid Request: ${errorMessage(error)}`, null);
+      this.onerror?.(invalid);
+      void this.send({ jsonrpc: '2.0', id: invalid.id, error: { code: invalid.code, message: invalid.message } } as unknown as JSONRPCMessage).catch(() => undefined);
+      return;
     }
+    this.onmessage?.(message);
+  };
+
+  private readonly onOversized = (oversized: Oversized): void => {
+    const text = oversizedText('a request', oversized, this.reader.maxBytes);
+    this.onerror?.(new Error(`${text} (dropped)`));
+    void this.send({ jsonrpc: '2.0', id: oversized.id, error: { code: -32600, message: `Invalid Request: ${text}` } } as unknown as JSONRPCMessage).catch(() => undefined);
   };
 
   private readonly onEnd = (): void => {
@@ -63,7 +75,7 @@ export class StdioUpstream implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the client connection is closed'));
-    this.pending.push(serializeMessage(message));
+    this.pending.push(safeSerialize(message, this.onerror));
     if (!this.scheduled) {
       this.scheduled = true;
       process.nextTick(this.flush);
@@ -86,5 +98,21 @@ export class StdioUpstream implements Transport {
     this.input.off('end', this.onEnd);
     this.input.off('close', this.onEnd);
     this.onclose?.();
+  }
+}
+
+/**
+ * The line for a message, never a throw: an answer that cannot be serialised (nested too deep for
+ * JSON.stringify, a BigInt) becomes an error answer to the same request that says why; anything
+ * else that cannot be written is reported and dropped.
+ */
+function safeSerialize(message: JSONRPCMessage, onerror: ((error: Error) => void) | undefined): string {
+  try {
+    return serializeMessage(message);
+  } catch (error) {
+    const id = (message as { id?: unknown }).id;
+    onerror?.(new Error(`could not serialise a message to the client: ${errorMessage(error)}`));
+    if (typeof id !== 'string' && typeof id !== 'number') return '';
+    return serializeMessage({ jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch could not send this answer: ${errorMessage(error)}` } });
   }
 }

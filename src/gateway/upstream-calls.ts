@@ -13,7 +13,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation, type CancelSource } from '../cancellation.js';
-import { isPlainObject } from '../values.js';
+import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
 
 /** One tools/call as the pipeline receives it. */
@@ -132,6 +132,7 @@ export function paramsProblem(params: unknown): string | null {
   if (!isPlainObject(params)) return 'params must be an object';
   if (typeof params.name !== 'string') return 'name must be a string';
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'arguments must be an object';
+  if (nestsDeeperThan(params.arguments)) return `arguments nest deeper than ${MAX_DEPTH} levels, the most mcp-latch checks`;
   if (params._meta !== undefined) {
     if (!isPlainObject(params._meta)) return '_meta must be an object';
     const token = params._meta.progressToken;

@@ -82,7 +82,7 @@ describe('checkToolResult against CallToolResultSchema', () => {
     let thrown: unknown;
     let result: unknown;
     try {
-      result = checkToolResult(value);
+      result = checkToolResult(value, 's');
     } catch (error) {
       thrown = error;
     }
@@ -108,20 +108,20 @@ describe('checkToolResult against CallToolResultSchema', () => {
 describe('what comes back', () => {
   test('a plain-text result is returned as the same object, not a copy', () => {
     const value = { content: [text('a'), text('b')], isError: false, structuredContent: { n: 1 } };
-    expect(checkToolResult(value)).toBe(value);
+    expect(checkToolResult(value, 's')).toBe(value);
   });
 
   test('a result the schema has to parse comes back as the parsed copy', () => {
     // The unknown key on the block is dropped by the schema, which is how we can tell it went there.
     const value = { content: [{ ...text('x'), colour: 'red' }] };
-    const result = checkToolResult(value);
+    const result = checkToolResult(value, 's');
     expect(result).not.toBe(value);
     expect(result.content).toEqual([text('x')]);
   });
 
   test('a result without content gets content: [], the schema default', () => {
-    expect(checkToolResult({})).toEqual({ content: [] });
-    expect(checkToolResult({ isError: true })).toEqual({ content: [], isError: true });
-    expect(checkToolResult({ structuredContent: { a: 1 } })).toEqual({ content: [], structuredContent: { a: 1 } });
+    expect(checkToolResult({}, 's')).toEqual({ content: [] });
+    expect(checkToolResult({ isError: true }, 's')).toEqual({ content: [], isError: true });
+    expect(checkToolResult({ structuredContent: { a: 1 } }, 's')).toEqual({ content: [], structuredContent: { a: 1 } });
   });
 });

@@ -5,8 +5,8 @@ import { describe, expect, test } from 'vitest';
 import { BIN, eventually, fixtureCalls, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /**
- * Bad input from the client never crashes the gateway: garbage lines are ignored, malformed
- * requests get JSON-RPC errors, and the next good request is answered. Raw bytes on stdin, no SDK.
+ * Bad input from the client never crashes the gateway: garbage lines and malformed requests get
+ * JSON-RPC errors, and the next good request is answered. Raw bytes on stdin, no SDK.
  */
 describe('malformed input from the client', () => {
   test('garbage, bad envelopes and bad params get errors or are ignored; the gateway keeps serving', async () => {
@@ -40,7 +40,9 @@ describe('malformed input from the client', () => {
       expect((await byId(4)).error).toMatchObject({ code: -32602, message: expect.stringContaining('Unknown tool: no__such_tool') });
       expect((await byId(5)).error).toMatchObject({ code: -32601 });
       expect(JSON.stringify((await byId(6)).result)).toContain('still fine');
-      expect(responses.some((response) => response.id === 2)).toBe(false);
+      // A message that is not JSON-RPC 2.0 gets the spec's error, with its id where it has a usable one.
+      expect((await byId(2)).error).toMatchObject({ code: -32600 });
+      expect(responses.filter((response) => response.id === null).map((response) => (response.error as { code: number }).code)).toEqual([-32700, -32600]);
       expect(fixtureCalls(join(dir, 'log')).map((entry) => entry.args)).toEqual([{ text: 'still fine' }]);
       expect(child.exitCode).toBeNull();
       // Nothing but JSON-RPC ever reached stdout.

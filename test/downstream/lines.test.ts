@@ -1,0 +1,49 @@
+import { describe, expect, test } from 'vitest';
+import { InvalidMessage, LineReader, parseMessage, type Oversized } from '../../src/downstream/lines.js';
+
+function read(reader: LineReader, chunks: string[]): { lines: string[]; oversized: Oversized[] } {
+  const lines: string[] = [];
+  const oversized: Oversized[] = [];
+  for (const chunk of chunks) reader.push(Buffer.from(chunk), (line) => lines.push(line), (over) => oversized.push(over));
+  return { lines, oversized };
+}
+
+describe('LineReader', () => {
+  test('lines split across chunks, several per chunk, CRLF', () => {
+    expect(read(new LineReader(1000), ['ab', 'c\r\nde\nf', 'g\n', '\n']).lines).toEqual(['abc', 'de', 'fg', '']);
+  });
+
+  test('a line over the limit is reported with its size and id (first or last key), and the next line is whole', () => {
+    const reader = new LineReader(100);
+    const request = `{"jsonrpc":"2.0","id":7,"method":"x","params":{"text":"${'a'.repeat(300)}"}}`;
+    const response = `{"result":{"text":"${'b'.repeat(300)}"},"jsonrpc":"2.0","id":"r-1"}`;
+    const noId = `{"method":"y","params":{"id":3,"text":"${'c'.repeat(300)}"}}`;
+    const { lines, oversized } = read(reader, [request.slice(0, 50), request.slice(50), '\n', `${response}\n${noId}\nnext\n`]);
+    expect(oversized).toEqual([
+      { bytes: request.length, id: 7 },
+      { bytes: response.length, id: 'r-1' },
+      { bytes: noId.length, id: null },
+    ]);
+    expect(lines).toEqual(['next']);
+  });
+});
+
+describe('parseMessage', () => {
+  test.each([
+    ['[]', -32600],
+    ['{"jsonrpc":"2.0","id":null,"method":"m"}', -32600],
+    ['{"jsonrpc":"2.0","id":true,"method":"m"}', -32600],
+    ['{"jsonrpc":"2.0","id":{},"method":"m"}', -32600],
+    ['{"jsonrpc":"1.0","id":1,"method":"m"}', -32600],
+    ['nope', -32700],
+  ])('%s is refused with %i', (line, code) => {
+    let error: unknown;
+    try {
+      parseMessage(line);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidMessage);
+    expect((error as InvalidMessage).code).toBe(code);
+  });
+});
