@@ -22,7 +22,7 @@ describe('servers started before the client initializes', () => {
     const gateway = rawGateway(config);
     try {
       // No initialize sent yet: the server's process runs all the same.
-      const early = await eventually(() => Number(readFileSync(startFile, 'utf8')));
+      const early = await eventually(() => Number(readFileSync(startFile, 'utf8')), 30_000);
       expect(isAlive(early)).toBe(true);
       expect(existsSync(log)).toBe(false);
       await gateway.initialize();
@@ -40,8 +40,8 @@ describe('servers started before the client initializes', () => {
     const childFile = join(dir, 'grandchild.pid');
     const config = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log'), ['--spawn-child'], { FIXTURE_START_FILE: startFile, FIXTURE_CHILD_PID_FILE: childFile }) } });
     const gateway = rawGateway(config);
-    const server = await eventually(() => Number(readFileSync(startFile, 'utf8')));
-    const grandchild = await eventually(() => Number(readFileSync(childFile, 'utf8')));
+    const server = await eventually(() => Number(readFileSync(startFile, 'utf8')), 30_000);
+    const grandchild = await eventually(() => Number(readFileSync(childFile, 'utf8')), 30_000);
     expect(isAlive(server) && isAlive(grandchild)).toBe(true);
     await gateway.close();
     await eventually(() => expect(isAlive(server)).toBe(false), 15_000);

@@ -160,7 +160,7 @@ export function rawGateway(config: string) {
       const found = messages.find(test);
       if (!found) throw new Error('not yet');
       return found;
-    });
+    }, 30_000);
   return {
     child,
     messages,
