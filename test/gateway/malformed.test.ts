@@ -24,7 +24,7 @@ describe('malformed input from the client', () => {
       const found = responses.find((response) => response.id === id);
       if (!found) throw new Error(`no response ${id}`);
       return found;
-    });
+    }, 30_000);
     try {
       send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
       await byId(1);
