@@ -1,16 +1,16 @@
-import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { errorMessage, LatchError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { processOutput } from './output.js';
 // Each command's module is loaded when it runs: `serve` starts with every MCP client session, and
-// need not load the code of `init`, `try` or the others first.
+// need not load the code of `init`, `try` or the others first. A plain `serve` command line does
+// not even load the command-line library (bin/mcp-latch.js, serve.ts serveOptions).
 
 /**
  * The `mcp-latch` command line (docs/design.md#command-line). Every command takes --config (else $MCP_LATCH_CONFIG,
  * ./mcp-latch.json, then the per-user config). Errors are one clear line on stderr and exit 1.
  */
-export async function main(argv: string[] = hideBin(process.argv)): Promise<void> {
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const { default: yargs } = await import('yargs');
   const out = processOutput;
   const run = (task: () => number | Promise<number>) => async () => {
     try {
@@ -29,13 +29,7 @@ export async function main(argv: string[] = hideBin(process.argv)): Promise<void
       ['serve', '$0'],
       'Run the gateway on stdio (what your MCP client starts)',
       (y) => y.option('log-level', { type: 'string', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'Log level (logs go to stderr)' }).example('$0 serve --config ~/mcp-latch.json', 'Serve the servers and rules of that file'),
-      (args) =>
-        import('./serve.js')
-          .then(({ serve }) => serve({ config: args.config, logLevel: args['log-level'] }))
-          .catch((error: unknown) => {
-            out.error(`mcp-latch: ${formatError(error)}`);
-            process.exit(1);
-          }),
+      (args) => import('./serve.js').then(({ runServe }) => runServe({ config: args.config, logLevel: args['log-level'] })),
     )
     .command(
       'validate',

@@ -1,41 +1,93 @@
-import { expandServerEnv, findConfig, loadConfig, serversToRun } from '../config/load.js';
-import { messageBytes, type ServerConfig } from '../config/schema.js';
+import { readEarlyConfig } from '../config/early.js';
+import { findConfig } from '../config/locate.js';
 import { watchConfig } from '../config/watch.js';
 import { Prespawned } from '../downstream/prespawn.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, LatchError } from '../errors.js';
 import { createLogger } from '../log.js';
-import { ruleIssues } from '../policy/policy.js';
 
 /**
- * `mcp-latch serve`: the stdio gateway. Refuses an invalid config like `validate` does. Exits, after
- * closing every server's process tree, on stdin EOF (the client went away; the SDK transport does
- * not notice, typescript-sdk#2002), SIGINT, SIGTERM or SIGHUP.
+ * `mcp-latch serve`: the stdio gateway, what every MCP client session starts. It is on the clock
+ * (the client waits for the first tools/list), so it starts its servers first and loads the rest
+ * while they boot: this module imports only what reading the file and spawning need; the schema,
+ * the policy and the gateway are loaded after (bin/ loads it without the command-line library,
+ * and `npm run build` bundles it, scripts/bundle.js).
  */
-export async function serve(options: { config?: string | undefined; logLevel?: string | undefined }): Promise<void> {
+export interface ServeOptions {
+  config?: string | undefined;
+  logLevel?: string | undefined;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * The options of a plain `serve` command line (`[serve] [--config FILE] [--log-level LEVEL]`, the
+ * forms clients write), or null for anything else, which goes to the full command line (main.ts):
+ * help, other commands, mistakes.
+ */
+export function serveOptions(argv: readonly string[]): ServeOptions | null {
+  const options: ServeOptions = {};
+  let command = false;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === 'serve' && !command) {
+      command = true;
+      continue;
+    }
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = inline ?? argv[++index];
+    if (value === undefined || value === '' || value.startsWith('-')) return null;
+    if ((flag === '--config' || flag === '-c') && options.config === undefined) options.config = value;
+    else if ((flag === '--log-level' || flag === '--logLevel') && options.logLevel === undefined && LOG_LEVELS.includes(value)) options.logLevel = value;
+    else return null;
+  }
+  return options;
+}
+
+/** Runs `serve`; a failure to start is one line on stderr and exit code 1. */
+export function runServe(options: ServeOptions): void {
+  serve(options).catch((error: unknown) => {
+    process.stderr.write(`mcp-latch: ${error instanceof LatchError ? error.message : errorMessage(error)}\n`);
+    process.exit(1);
+  });
+}
+
+/**
+ * Refuses an invalid config like `validate` does. Exits, after closing every server's process tree,
+ * on stdin EOF (the client went away; the SDK transport does not notice, typescript-sdk#2002),
+ * SIGINT, SIGTERM or SIGHUP.
+ */
+export async function serve(options: ServeOptions): Promise<void> {
   // Security: stdout is the MCP channel; a stray console.log from any library would corrupt it.
   console.log = console.error;
   console.info = console.error;
   const path = findConfig(options.config);
-  const config = loadConfig(path, ruleIssues);
-  const level = (options.logLevel ?? config.file.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info';
-  const logger = createLogger({ level });
+  const early = readEarlyConfig(path);
+  const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
   // The servers' processes start now and boot while the gateway's own code loads (below) and the
   // client initializes; their MCP handshake waits for the client's capabilities.
   const prespawned = new Prespawned();
-  const early: Record<string, ServerConfig> = {};
-  for (const [name, server] of Object.entries(serversToRun(config))) {
-    const expanded = expandServerEnv(name, server);
-    if (expanded.ok) early[name] = expanded.server;
-  }
-  prespawned.spawn(early, logger, messageBytes(config.file));
-  const [{ Gateway }, { StdioUpstream }, { initShellParser }] = await Promise.all([
+  prespawned.spawn(early.servers, logger, early.maxMessageBytes);
+
+  const [{ loadConfig }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await Promise.all([
+    import('../config/load.js'),
+    import('../config/schema.js'),
+    import('../policy/policy.js'),
     import('../gateway/server.js'),
     import('../gateway/stdio-upstream.js'),
-    import('../subjects/shell/command.js'),
-  ]);
-  // The shell grammar loads while the client initializes and the servers start; calls wait for it.
-  const parser = initShellParser();
-  const gateway = new Gateway({ config, logger, beforeCalls: parser, prespawned });
+  ]).catch(async (error: unknown) => {
+    await prespawned.closeAll();
+    throw error;
+  });
+  let config;
+  try {
+    config = loadConfig(path, ruleIssues);
+  } catch (error) {
+    // A file the full check refuses starts nothing: what the early read started is stopped.
+    await prespawned.closeAll();
+    throw error;
+  }
+
+  const gateway = new Gateway({ config, logger, prespawned });
   const watcher = watchConfig(
     path,
     (text) => gateway.reload(text, 'file changed'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MESSAGE_MB, MAX_MESSAGE_MB } from './limits.js';
 
 /**
  * The shape of mcp-latch.json (docs/config.md). Strict objects everywhere so typos are caught; the
@@ -86,7 +87,7 @@ export const AuditSchema = z.strictObject({
 
 export const LimitsSchema = z.strictObject({
   /** The largest message the client or a stdio server may send; a bigger one is answered with an error naming this key. */
-  messageMB: z.number().positive().max(1024).default(10),
+  messageMB: z.number().positive().max(MAX_MESSAGE_MB).default(DEFAULT_MESSAGE_MB),
 });
 
 /** `limits.messageMB` in bytes. */
@@ -121,7 +122,7 @@ export const ConfigSchema = z.strictObject({
   approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'deny', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
   audit: AuditSchema.default({ enabled: true }),
   timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
-  limits: LimitsSchema.default({ messageMB: 10 }).describe('Sizes mcp-latch accepts. Read when it starts.'),
+  limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
 });
 

@@ -1,5 +1,4 @@
-import type { ServerConfig } from '../config/schema.js';
-import { isRemoteServer } from '../config/schema.js';
+import type { ServerConfig, StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { childTransport, type ChildTransport } from './child-transport.js';
 
@@ -9,19 +8,20 @@ import { childTransport, type ChildTransport } from './child-transport.js';
  * then overlaps the gateway's, instead of following it; the MCP handshake, with capabilities
  * mirrored from the client, still waits until the registry starts the server and claims the
  * process. A process is claimed only for the very entry it was started for; whatever is not
- * claimed when the registry first starts its servers is closed.
+ * claimed when the registry first starts its servers is closed. Free of zod: `serve` uses it before
+ * the config is validated.
  */
 export class Prespawned {
   private readonly waiting = new Map<string, { key: string; transport: ChildTransport }>();
 
   /** Starts the process of each stdio server in `servers` (entries already expanded). */
-  spawn(servers: Record<string, ServerConfig>, logger: Logger, maxMessageBytes: number): void {
+  spawn(servers: Record<string, StdioServer>, logger: Logger, maxMessageBytes: number): void {
     for (const [name, config] of Object.entries(servers)) {
-      if (isRemoteServer(config) || this.waiting.has(name)) continue;
+      if (this.waiting.has(name)) continue;
       const transport = childTransport(config, logger.child({ server: name }), maxMessageBytes);
       // A failed spawn is not reported here: the registry's own attempt meets the same error, says so and retries.
       transport.start().catch(() => undefined);
-      this.waiting.set(name, { key: JSON.stringify(config), transport });
+      this.waiting.set(name, { key: processKey(config), transport });
     }
   }
 
@@ -30,7 +30,7 @@ export class Prespawned {
     const entry = this.waiting.get(name);
     if (!entry) return undefined;
     this.waiting.delete(name);
-    if (entry.key === JSON.stringify(config)) return entry.transport;
+    if (entry.key === processKey(config)) return entry.transport;
     void entry.transport.close();
     return undefined;
   }
@@ -41,4 +41,14 @@ export class Prespawned {
     this.waiting.clear();
     await Promise.all(left.map(({ transport }) => transport.close()));
   }
+}
+
+/**
+ * What decides how a server's process runs, in a fixed order: the early read of the file keeps the
+ * user's key order, the validated config the schema's, and both must give the same key.
+ */
+function processKey(config: ServerConfig): string {
+  if (!('command' in config)) return '';
+  const env = Object.entries(config.env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([config.command, config.args ?? [], env, config.cwd ?? null]);
 }

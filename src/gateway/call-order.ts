@@ -3,8 +3,8 @@
  *
  * The calls of one read from the client are one batch: each is decided first; when every one is
  * allowed (and no batch is waiting for a person) they go at once, otherwise through the latch
- * together. A call that cannot be decided yet — the gateway is still starting (the shell parser,
- * the client's roots), or its server is — waits here, in the one readiness gate, with the rest of
+ * together. A call that cannot be decided yet — the gateway is still starting (the client's roots),
+ * its server is, or the shell grammar its tool needs is loading — waits here, in the one readiness gate, with the rest of
  * its read; reads that arrive meanwhile queue behind it, in order, so none passes an earlier one.
  */
 import { ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -32,7 +32,7 @@ export class CallOrder {
     private readonly session: SessionPort,
   ) {}
 
-  /** Calls wait for `work` before they are decided (the shell parser loading, the client's first roots). Must not reject. */
+  /** Calls wait for `work` before they are decided (the client's first roots). Must not reject. */
   holdCallsUntil(work: Promise<unknown>): void {
     const held: Promise<unknown> = work.finally(() => this.startup.delete(held));
     this.startup.add(held);
@@ -95,7 +95,7 @@ export class CallOrder {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     }
     const args = argumentsOf(request);
-    if (route.supervisor.state !== 'ready') return NOT_YET;
+    if (route.supervisor.state !== 'ready' || this.context.analysisReady(route)) return NOT_YET;
     return decideCall(call, route, args, this.context, this.session);
   }
 
@@ -108,6 +108,7 @@ export class CallOrder {
     if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(this.context.config().timeouts.firstListSeconds * 1000))) {
       return { answer: unavailableResult(route.supervisor.unavailableReason()) };
     }
+    await this.context.analysisReady(route);
     return decideCall(call, route, args, this.context, this.session);
   }
 

@@ -29,6 +29,8 @@ export interface CallContext {
   config(): ConfigFile;
   policy(): PolicyState;
   toolClass(route: ToolRoute): ToolClass;
+  /** What deciding a call to this tool must wait for first (the shell grammar, still loading), or null. */
+  analysisReady(route: ToolRoute): Promise<void> | null;
   inspectContext(): InspectContext;
   /** Adds rules to permissions.allow in the config file and applies them before returning. */
   rememberAlways(rules: string[]): Promise<void>;

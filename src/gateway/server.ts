@@ -34,6 +34,8 @@ import { auditFile, createAudit, type Audit } from '../store/audit.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } from '../subjects/kind.js';
+import { profileByName } from '../subjects/profiles.js';
+import { analyseCommand, initShellParser, isShellParserReady } from '../subjects/shell/command.js';
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { CallOrder } from './call-order.js';
 import type { CallContext } from './ports.js';
@@ -47,8 +49,6 @@ export interface GatewayOptions {
   logger: Logger;
   env?: NodeJS.ProcessEnv;
   pathEnv?: PathEnv;
-  /** Work every call must wait for (the shell parser loading); a failure is logged and calls fail closed. */
-  beforeCalls?: Promise<void>;
   /** Server processes `serve` started before the gateway was loaded; claimed when servers start. */
   prespawned?: Prespawned;
 }
@@ -82,6 +82,9 @@ export class Gateway implements CallContext {
   private lastSent = { tools: '', resources: '', prompts: '' };
   private loggingLevel: LoggingLevel | null = null;
   private closed = false;
+  /** The shell grammar loading, started once a tool takes shell commands; null before. */
+  private shell: Promise<void> | null = null;
+  private shellLoaded = false;
   private readonly prespawned: Prespawned | undefined;
 
   constructor(options: GatewayOptions) {
@@ -115,17 +118,18 @@ export class Gateway implements CallContext {
       connectTimeoutMs: this.loaded.file.timeouts.connectSeconds * 1000,
       maxMessageBytes: messageBytes(this.loaded.file),
       version: VERSION,
-      onChange: () => this.scheduleListChanged(),
+      onChange: () => {
+        this.scheduleListChanged();
+        if (!this.shell && this.registry.toolRoutesList().some((route) => takesShellCommands(this.toolClass(route)))) void this.loadShell();
+      },
       ...(options.env ? { env: options.env } : {}),
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
 
     this.session = new ClientSession(this.server, () => this.loaded.file, this.logger, this.matchEnv);
     this.order = new CallOrder(this, this.session);
-    if (options.beforeCalls) {
-      this.order.holdCallsUntil(options.beforeCalls.catch((error: unknown) => this.logger.error({ err: errorMessage(error) }, 'the shell parser failed to load; shell commands will need approval')));
-    }
     this.registerHandlers();
+    if (this.shellToolsExpected()) void this.loadShell();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -151,6 +155,34 @@ export class Gateway implements CallContext {
     const toolClass = classifyTool({ identity, tool: route.tool, ...(override ? { override } : {}) });
     this.toolClasses.set(route.exposed, toolClass);
     return toolClass;
+  }
+
+  analysisReady(route: ToolRoute): Promise<void> | null {
+    if (this.shellLoaded || !takesShellCommands(this.toolClass(route))) return null;
+    return this.loadShell();
+  }
+
+  /**
+   * Loads the shell grammar in the background and parses one command with it, so that the first
+   * call finds the parser and its code compiled. A failure leaves every command unanalyzable: asked.
+   */
+  private loadShell(): Promise<void> {
+    this.shell ??= initShellParser()
+      .then(() => {
+        if (!isShellParserReady()) this.logger.error('the shell parser failed to load; shell commands will need approval');
+        else analyseCommand('cd src && FOO=1 npm run test -- --run 2>&1 | tail -n 20 > "out.txt"', { cwd: null });
+      })
+      .catch((error: unknown) => this.logger.error({ err: errorMessage(error) }, 'the shell parser failed to load; shell commands will need approval'))
+      .finally(() => {
+        this.shellLoaded = true;
+      });
+    return this.shell;
+  }
+
+  /** Whether the config already says a tool takes shell commands (an override, or a server whose profile has one), before any server lists its tools. */
+  private shellToolsExpected(): boolean {
+    const overrides = Object.values(this.loaded.file.tools).some((override) => override.kind === 'command' || override.command !== undefined);
+    return overrides || Object.keys(serversToRun(this.loaded)).some((server) => profileTakesShellCommands(this.identityOf(server).profile));
   }
 
   private identityOf(server: string): ServerIdentity {
@@ -383,6 +415,16 @@ export class Gateway implements CallContext {
     await this.audit.flush().catch(() => undefined);
     await this.server.close().catch(() => undefined);
   }
+}
+
+/** A tool whose calls carry a shell command: deciding them needs the shell grammar. */
+function takesShellCommands(toolClass: ToolClass): boolean {
+  return toolClass.kind === 'command' || toolClass.command !== null || toolClass.selectCommand !== undefined || Boolean(toolClass.stdin);
+}
+
+function profileTakesShellCommands(profile: string | null): boolean {
+  const tools = profile === null ? [] : Object.values(profileByName(profile)?.tools ?? {});
+  return tools.some((tool) => tool.kind === 'command' || tool.command !== undefined || tool.selectCommand !== undefined);
 }
 
 /** What downstream servers may ask of the client: exactly what the client declared. */

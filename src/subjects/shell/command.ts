@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import type { Node, Parser, Tree } from 'web-tree-sitter';
 import { isSafeCommand } from '../../policy/safe.js';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
 import { SAFE_WRAPPERS } from '../../programs.js';
@@ -85,11 +85,14 @@ let initFailed = false;
 
 /**
  * Loads the WASM runtime and the bash grammar. Idempotent; never throws: on failure every command
- * is reported unanalyzable ('parser-unavailable') and so asks.
+ * is reported unanalyzable ('parser-unavailable') and so asks. Nothing of web-tree-sitter is loaded
+ * before this is called (the grammar's memory is about 30 MiB): the gateway calls it only once a
+ * tool takes shell commands.
  */
 export function initShellParser(): Promise<void> {
   initialising ??= (async () => {
     try {
+      const { Language, Parser } = await import('web-tree-sitter');
       await Parser.init();
       const require = createRequire(import.meta.url);
       const language = await Language.load(readFileSync(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
@@ -101,6 +104,11 @@ export function initShellParser(): Promise<void> {
     }
   })();
   return initialising;
+}
+
+/** True once initShellParser() has been called, whether or not it has finished. */
+export function isShellParserRequested(): boolean {
+  return initialising !== null;
 }
 
 /** True once initShellParser() has succeeded. */

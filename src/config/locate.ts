@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LatchError } from '../errors.js';
+
+/**
+ * Where the config file is. Kept apart from load.ts, which needs zod: `serve` finds and reads the
+ * file, and starts its servers, before it loads the schema (config/early.ts).
+ */
+
+/** Lookup order of docs/config.md: --config, $MCP_LATCH_CONFIG, ./mcp-latch.json, the per-user config dir. */
+export function configCandidates(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string[] {
+  if (explicit) return [resolve(cwd, explicit)];
+  if (env.MCP_LATCH_CONFIG) return [resolve(cwd, env.MCP_LATCH_CONFIG)];
+  return [join(cwd, 'mcp-latch.json'), userConfigPath(env)];
+}
+
+/** `~/.config/mcp-latch/mcp-latch.json`, or `%APPDATA%\mcp-latch\mcp-latch.json` on Windows. */
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'mcp-latch', 'mcp-latch.json');
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'mcp-latch', 'mcp-latch.json');
+}
+
+export function findConfig(explicit?: string): string {
+  const candidates = configCandidates(explicit);
+  // An explicit path is taken as given so its absence is reported for that path.
+  if (explicit || process.env.MCP_LATCH_CONFIG) return candidates[0]!;
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (!found) {
+    throw new LatchError('CONFIG_NOT_FOUND', `no config file found (looked at ${candidates.join(', ')}); create one with \`mcp-latch init\` or pass --config FILE`);
+  }
+  return found;
+}
+

@@ -1,0 +1,92 @@
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { parseConfigText } from '../../src/config/load.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { Gateway } from '../../src/gateway/server.js';
+import { silentLogger } from '../../src/log.js';
+import { ruleIssues } from '../../src/policy/policy.js';
+import { isShellParserRequested } from '../../src/subjects/shell/command.js';
+import { COMMANDS_SERVER, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+
+/**
+ * The shell grammar (WASM, about 30 MiB) is loaded only when some tool takes shell commands, and
+ * then in the background, early enough that the first command is decided from its words.
+ */
+
+/** A gateway in this process, in front of real server processes, with an SDK Client on the other end. */
+async function inProcess(config: ConfigInput) {
+  const dir = tempDir();
+  const loaded = parseConfigText(JSON.stringify(config), join(dir, 'mcp-latch.json'), ruleIssues);
+  const gateway = new Gateway({ config: loaded, logger: silentLogger() });
+  const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+  await gateway.connect(gatewaySide);
+  const client = new Client({ name: 'in-process', version: '1' });
+  await client.connect(clientSide);
+  return { client, dir, close: () => gateway.close() };
+}
+
+describe('the shell grammar', () => {
+  // These two run in order, in this file's own process: the first must find the grammar never loaded.
+  test('a gateway without a shell tool never loads it, through listing and calls', async () => {
+    const dir = tempDir();
+    const { client, close } = await inProcess({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } });
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+      const result = await client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } });
+      expect(textOf(result)).toContain('hello');
+      expect(isShellParserRequested()).toBe(false);
+    } finally {
+      await close();
+    }
+  });
+
+  test('a tool the config says takes commands loads it before the client even initializes', async () => {
+    const dir = tempDir();
+    const config = { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, tools: { fix__echo: { kind: 'command' as const, command: 'text' } } };
+    const loaded = parseConfigText(JSON.stringify(config), join(dir, 'mcp-latch.json'), ruleIssues);
+    const gateway = new Gateway({ config: loaded, logger: silentLogger() });
+    try {
+      expect(isShellParserRequested()).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  test('a shell server known by its profile: the first command is decided from its words', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({
+      mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } },
+      workspace: [dir],
+      permissions: { allow: ['Bash(echo *)'], deny: ['Bash(rm *)'] },
+    });
+    try {
+      // No tools/list first, and no elicitation: a command that could not be analysed would be denied as "ask".
+      const [allowed, denied] = await Promise.all([
+        harness.client.callTool({ name: 'shell__run_command', arguments: { command: 'echo first-call', workdir: dir } }),
+        harness.client.callTool({ name: 'shell__run_command', arguments: { command: 'rm -rf build', workdir: dir } }),
+      ]);
+      expect(textOf(allowed)).toContain('first-call');
+      expect(textOf(denied)).toMatch(/^Denied by mcp-latch/);
+      expect(textOf(denied)).toContain('Bash(rm *)');
+    } finally {
+      await harness.close();
+    }
+  });
+
+  test('a shell tool known only once its server lists it: the first command waits for the grammar', async () => {
+    const dir = tempDir();
+    // The same server under a name no profile knows: its run_command is classified from its schema.
+    const unknown = join(dir, 'unknown-server.js');
+    symlinkSync(COMMANDS_SERVER, unknown);
+    const harness = await startGateway({ mcpServers: { sh: { command: process.execPath, args: [unknown] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } });
+    try {
+      const result = await harness.client.callTool({ name: 'sh__run_command', arguments: { command: 'echo heuristics', workdir: dir } });
+      expect(textOf(result)).toContain('heuristics');
+    } finally {
+      await harness.close();
+    }
+  });
+});
