@@ -14,7 +14,7 @@ import type { Segment } from './types.js';
  */
 const ALWAYS_SAFE = new Set([
   'pwd', 'which', 'ls', 'grep', 'egrep', 'fgrep', 'head', 'tail', 'cat', 'du', 'wc', 'echo', 'cd', 'true', 'false',
-  'diff', 'stat', 'test', 'basename', 'dirname', 'realpath', 'uname', 'whoami', 'nproc', 'sleep', 'type',
+  'diff', 'stat', 'test', '[', '[[', 'basename', 'dirname', 'realpath', 'uname', 'whoami', 'nproc', 'sleep', 'type',
   'sort', 'uniq', 'cut', 'tr', 'nl', 'rg',
 ]);
 
@@ -50,7 +50,8 @@ export function isSafeCommand(segment: Segment): boolean {
   const { name, args } = segment;
   // `echo $HOME`, `echo $((1+2))`: echo prints its words whatever they expand to (a substitution in
   // them is unanalyzable and decided before the safe list). Not `${x:=…}`, which assigns.
-  if (!segment.isStatic) return name === 'echo' && !args.some((arg) => /\$\{[^}]*=/.test(arg));
+  // Tests only look (`[[ $f == *.ts ]]`); where they evaluate text the call is unanalysable first.
+  if (!segment.isStatic) return (name === 'echo' || name === '[[' || name === '[' || name === 'test') && !args.some((arg) => /\$\{[^}]*=/.test(arg));
   if (ALWAYS_SAFE.has(name)) {
     const unsafe = UNSAFE_OPTIONS[name];
     return !unsafe || !args.some(unsafe);

@@ -193,7 +193,7 @@ family('§5.2 substitution: deny rules see inside, nothing with one is allowed',
   ['echo ${!x}', 'ask', null], // indirection
   ["x='$(id)'; eval \"$x\"", 'ask', null], // stored, then evaluated
   ["PS4='$(id)' bash -x -c :", 'ask', null], // a stored substitution for later
-  ["let 'x=$(rm -rf /)'", 'ask', null], // not denied: let's string is only evaluated later (unanalysable ⇒ ask)
+  ["let 'x=$(rm -rf /)'", 'deny', 'Bash(rm *)'], // let evaluates its string: the substitution in it is a command (issue 11)
   ['$(echo rm) -rf /', 'ask', null], // R#27: the name is dynamic, so no deny can match; never allowed
   ['`echo rm` -rf /', 'ask', null],
   ['"$(echo rm)" x', 'ask', null],

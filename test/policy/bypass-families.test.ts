@@ -159,3 +159,61 @@ describe('1. a symbolic link target is read from the link\'s directory', () => {
     ['ln -s -t out ../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
   ]);
 });
+
+// -------------------------------------------------------------------------------------------------
+// 2. Bash's hidden evaluation: subscripts are expanded wherever a string is used as a number or a
+//    variable name (bash manual: "Arithmetic Evaluation", "Arrays", `[[`, `test -v`, `printf -v`,
+//    `read`, `declare -n`, `{varname}` redirections, substring offsets)
+// -------------------------------------------------------------------------------------------------
+
+describe('2. arithmetic contexts reach quoted substitutions', () => {
+  const R = 'Bash(rm *)';
+  deniedEverywhere([
+    [`[[ 'a[$(rm -rf x)]' -eq 0 ]] && echo ok`, R],
+    [`[[ 1 -lt 'a[$(rm -rf x)]' ]]`, R],
+    [`[[ -v 'a[$(rm -rf x)]' ]]`, R],
+    [`[ -v 'a[$(rm -rf x)]' ]`, R],
+    [`test -v 'a[$(rm -rf x)]'`, R],
+    [`(( 'a[$(rm -rf x)]' ))`, R],
+    [`echo $(( 'a[$(rm -rf x)]' ))`, R],
+    [`echo $[ 'a[$(rm -rf x)]' ]`, R],
+    [`echo \${a['$(rm -rf x)']}`, R],
+    [`echo "\${a['$(rm -rf x)']}"`, R],
+    [`x=\${y-\${a['$(rm -rf x)']}}`, R],
+    [`case 1 in \${a['$(rm -rf x)']}) ;; esac`, R],
+    [`cat <<< \${a['$(rm -rf x)']}`, R],
+    [`echo \${a['\`rm -rf x\`']}`, R],
+    [`a=1; echo \${a:'a[$(rm -rf x)]'}`, R],
+    [`set -- 1; echo \${@:'a[$(rm -rf x)]'}`, R],
+    [`let 'a[$(rm -rf x)]'`, R],
+    [`declare -i n; n='a[$(rm -rf x)]'`, R],
+    [`declare -n r='a[$(rm -rf x)]'; echo $r`, R],
+    [`printf -v 'a[$(rm -rf x)]' x`, R],
+    [`read 'a[$(rm -rf x)]' <<< x`, R],
+    [`a['$(rm -rf x)']=1`, R],
+    [`declare -a arr=( ['$(rm -rf x)']=1 )`, R],
+    [`exec {a['$(rm -rf x)']}>/dev/null`, R],
+    [`for ((i='a[$(rm -rf x)]'; i<0;)); do :; done`, R],
+    [`x='a[$(rm -rf x)]'; echo $((x))`, R],
+    [`[[ a\\[\\$\\(rm\\ -rf\\ x\\)\\] -eq 0 ]]`, R], // escaped instead of quoted
+    [`[[ "a[\\$(rm -rf x)]" -eq 0 ]]`, R],
+    [`[[ $'a[\\x24(rm -rf x)]' -eq 0 ]]`, R], // $'…' decodes to the same text
+  ]);
+  // Values from files and file names reach the same contexts: the call cannot be analysed.
+  neverAllowed([
+    `read x < src/a.ts; [[ $x -eq 1 ]]`,
+    `for f in *; do (( f )); done`,
+    `mapfile -t l < src/a.ts; echo $(( l ))`,
+    `while read -r n; do [[ $n -gt 0 ]]; done < src/a.ts`,
+  ]);
+  // Without quoted code or outside values, tests and arithmetic are everyday read-only commands.
+  allowedByDefault([
+    '[[ -f src/a.ts ]] && echo yes',
+    '[ -d src ] || echo no',
+    '[[ $HOME == /* ]] && echo abs',
+    'echo $(( 1 + 2 ))',
+    '(( 2 > 1 )) && echo big',
+    "echo 'use $(pwd) here'",
+    '[[ 3 -gt 2 ]] && echo ok',
+  ]);
+});

@@ -9,7 +9,7 @@ import type { Nested } from './files.js';
 import { blankCompoundKeywords, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
 import { commandSignature } from './signature.js';
-import { readAssignment, readWord } from './words.js';
+import { decodeAnsiC, readAssignment, readWord } from './words.js';
 
 export { commandSignature } from './signature.js';
 
@@ -77,6 +77,7 @@ export const UNANALYZABLE_REASONS = [
   'remote-command', // ssh HOST CMD: parsed, but run by the remote shell
   'stored-substitution', // a quoted `$(`/backtick stored in a variable or given to let/declare (evaluated later)
   'environment', // changes how later commands are found or run: export PATH=…, hash -p, export -f
+  'arithmetic', // an arithmetic context that can reach quoted `$(`/backtick text or values from files and globs
 ] as const;
 
 let parser: Parser | null = null;
@@ -185,6 +186,17 @@ const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redi
 /** ${x@P} and the other transformations Roo Code and Gemini CLI treat as code. */
 const PROMPT_OPS = new Set(['P', 'E', 'A', 'K', 'a', 'k']);
 const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+/** Text that runs a command when bash expands it: `$(`, a backtick, `${ cmd; }` and `${| cmd; }` (bash 5.3). */
+const SUBSTITUTION_TEXT = /\$\(|`|\$\{[\s|]/;
+/** Quoted or escaped text that could hold SUBSTITUTION_TEXT as data. */
+const QUOTED_CODE_HINT = /'[^']*(\$\(|`|\$\{[\s|])|\\[$`]|\$'|"[^"]*\\[$`]/;
+const QUOTED_LEAVES = new Set(['raw_string', 'ansi_c_string', 'string_content', 'word']);
+/** Builtins that evaluate an argument as arithmetic or as a variable name with a subscript. */
+const EVALUATING_COMMANDS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'mapfile', 'readarray', 'unset', 'test', '[', 'getopts', 'wait', 'exec']);
+/** Builtins that put the content of files or of stdin into variables. */
+const READING_COMMANDS = new Set(['read', 'mapfile', 'readarray']);
+/** Test operators that evaluate an operand: arithmetic comparisons (inside `[[`), and `-v`/`-R` (a name with a subscript). */
+const EVALUATING_TEST_OPERATORS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-v', '-R']);
 
 class Analysis {
   private src = '';
@@ -198,6 +210,16 @@ class Analysis {
   private tails = new Map<number, Node[]>();
   /** Offsets of compound commands run by a blanked `coproc` (guard d): a background subshell. */
   private background = new Set<number>();
+  /**
+   * Bash's hidden evaluation: a string used as a number or a variable name has its array
+   * subscripts expanded, command substitutions included, even when it was quoted as data
+   * (`[[ 'a[$(rm x)]' -eq 0 ]]`). `arithmetic`: such a context was seen; `quotedCode`: static
+   * text holding a substitution; `tainted`: values from files or file names (`read`, globs).
+   */
+  private arithmetic = false;
+  private quotedCode: string[] = [];
+  private tainted = false;
+  private scanQuoted = false;
 
   constructor(
     private readonly parser: Parser,
@@ -207,7 +229,19 @@ class Analysis {
 
   run(text: string, cwd: Cwd): void {
     if (/\r(?!\n)/.test(text)) addReason(this.info, 'carriage-return');
+    // Static text can only hold a substitution if it was quoted or escaped.
+    this.scanQuoted = QUOTED_CODE_HINT.test(text);
     this.parseAndWalk(text, cwd);
+    if (this.arithmetic && (this.quotedCode.length > 0 || this.tainted)) {
+      this.reason('arithmetic');
+      // The substitutions bash may run are commands to decide: deny rules see them.
+      for (const code of this.quotedCode.splice(0)) this.walkAsDoubleQuoted(code, null);
+    }
+  }
+
+  /** A static piece of text (a quoted or escaped word, a subscript) that may be evaluated later. */
+  private noteStatic(value: string): void {
+    if (SUBSTITUTION_TEXT.test(value) && this.quotedCode.length < 64 && !this.quotedCode.includes(value)) this.quotedCode.push(value);
   }
 
   private reason(reason: string): void {
@@ -288,7 +322,11 @@ class Analysis {
 
   private visit(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
     const type = node.type;
-    if (TOKENS.has(type) || LEAVES.has(type)) return same(cwd);
+    if (TOKENS.has(type)) return same(cwd);
+    if (LEAVES.has(type)) {
+      if (this.scanQuoted && QUOTED_LEAVES.has(type)) this.noteStatic(type === 'ansi_c_string' ? decodeAnsiC(this.slice(node).slice(2, -1)) : this.slice(node).replace(/\\(.)/g, '$1'));
+      return same(cwd);
+    }
     if (++this.depth > MAX_DEPTH) {
       this.depth--;
       this.reason('too-deep');
@@ -329,14 +367,28 @@ class Analysis {
       case 'subshell':
         return this.isolated(node.children, 'subshell', cwd);
       case 'compound_statement':
-        if (node.child(0)?.type === '((') return this.generic(node, ctx, cwd); // (( arithmetic ))
+        if (node.child(0)?.type === '((') {
+          this.arithmetic = true;
+          return this.generic(node, ctx, cwd); // (( arithmetic ))
+        }
         return this.sequence(node.children, 'group', cwd);
       case 'if_statement':
         return this.conditional(node, cwd);
-      case 'while_statement':
-      case 'for_statement':
       case 'c_style_for_statement':
+        this.arithmetic = true;
         return this.loop(node, cwd);
+      case 'for_statement':
+        // `for f in *`: file names are values a later arithmetic context may evaluate.
+        if (node.children.some((c) => c.type === 'word' && /[*?[]/.test(this.slice(c)))) this.tainted = true;
+        return this.loop(node, cwd);
+      case 'while_statement':
+        return this.loop(node, cwd);
+      case 'test_command':
+        return this.testCommand(node, ctx, cwd);
+      case 'arithmetic_expansion':
+      case 'subscript':
+        this.arithmetic = true;
+        return this.generic(node, ctx, cwd);
       case 'case_statement':
         return this.caseStatement(node, cwd);
       case 'function_definition':
@@ -493,6 +545,7 @@ class Analysis {
   private finish(assignments: Word[], words: Word[], redirects: Node[], pending: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     const input = this.stdinOf(redirects, stdin);
     const built = buildSegment({ assignments, words, context: this.forced ?? ctx, cwd, stdin: input });
+    this.noteEvaluation(assignments, words, built.segment.name);
     const index = this.info.segments.push(built.segment) - 1;
     for (const reason of built.reasons) this.reason(reason);
     for (const node of pending) this.visit(node, 'substitution', cwd);
@@ -501,6 +554,45 @@ class Analysis {
     this.stdout = built.stdout;
     if (built.errexit !== undefined) this.errexit = built.errexit;
     return flowOf(built, cwd);
+  }
+
+  /** Where a simple command makes bash evaluate text (see `arithmetic`). */
+  private noteEvaluation(assignments: Word[], words: Word[], name: string | null): void {
+    for (const word of [...assignments, ...words]) {
+      if (word.isStatic || this.scanQuoted) this.noteStatic(word.value);
+      // A glob: file names are values (not `$x`, which the caller's environment sets).
+      else if (!/[$`]/.test(word.raw)) this.tainted = true;
+      // `exec {a[i]}>f` names the descriptor variable with a subscript.
+      if (/^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = true;
+    }
+    if (name !== null && EVALUATING_COMMANDS.has(name)) this.arithmetic = true;
+    if (name !== null && READING_COMMANDS.has(name)) this.tainted = true;
+  }
+
+  /**
+   * `[[ … ]]` and `[ … ]` (the grammar's test_command): a segment of their own, so deny rules and
+   * the read-only list see them; `-eq` and friends evaluate their operands inside `[[`, `-v`
+   * evaluates a subscript in both.
+   */
+  private testCommand(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const open = node.child(0)?.type === '[[' ? '[[' : '[';
+    const operators = node.descendantsOfType('test_operator').map((op) => this.slice(op));
+    if (operators.some((op) => EVALUATING_TEST_OPERATORS.has(op) && (open === '[[' || op === '-v' || op === '-R'))) this.arithmetic = true;
+    const pending: Node[] = [];
+    const words = [staticWord(open)];
+    for (const child of node.namedChildren) words.push(...this.testWords(child, pending));
+    words.push(staticWord(open === '[[' ? ']]' : ']'));
+    return this.finish([], words, [], pending, ctx, cwd, null);
+  }
+
+  /** The words of a test expression, operators included. */
+  private testWords(node: Node, pending: Node[]): Word[] {
+    const type = node.type;
+    if (type === 'binary_expression' || type === 'unary_expression' || type === 'parenthesized_expression' || type === 'negated_expression' || type === 'ternary_expression' || type === 'postfix_expression') {
+      return node.children.flatMap((child) => (child.isNamed ? this.testWords(child, pending) : [staticWord(this.slice(child))]));
+    }
+    if (type === 'test_operator' || type === 'regex' || type === 'extglob_pattern') return [staticWord(this.slice(node))];
+    return [this.readWord(node, pending)];
   }
 
   private redirected(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
@@ -688,6 +780,8 @@ class Analysis {
   private expansion(node: Node, cwd: Cwd): void {
     const children = node.children;
     const text = this.slice(node).trim();
+    // `${a[i]}`, `${x:offset:length}`, `${!name}`: subscripts and offsets are arithmetic.
+    if (/^\$\{[#!]?[A-Za-z_0-9@*]*(\[|:(?![-=?+]))|^\$\{!/.test(text)) this.arithmetic = true;
     if (children[1]?.type === '!') {
       this.info.substitutions.push({ kind: 'indirection', text });
       this.reason('indirection');
