@@ -1,19 +1,19 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { escapeText } from '../../src/latch/escape.js';
+import { launchChromium } from '../helpers/chromium.js';
 import { COMMANDS_SERVER, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
  * The approval page end to end: the BUILT gateway under an SDK client that declares no
  * elicitation, with `approval.fallback: "browser-manual"`, in front of server-filesystem and
- * mcp-server-commands; the page driven in real headless Chromium (Debian's `chromium`, no browser
- * download). Every answer is checked by its effect: on disk, in the config file, in the call result.
+ * mcp-server-commands; the page driven in real headless Chromium (the OS's `chromium` when
+ * installed, else the build in the @sparticuz/chromium devDependency: see test/helpers/chromium.ts).
+ * Every answer is checked by its effect: on disk, in the config file, in the call result.
  */
-const CHROMIUM = process.env.MCP_LATCH_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const CLIENT = 'mcp-latch-test 1.0.0';
 const PENDING_TEXT = "waiting for the user's approval on the mcp-latch approval page";
 /** Raw characters that must never reach the DOM text (newline and tab are allowed: the markup has them). */
@@ -22,9 +22,7 @@ const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set MCP_LATCH_CHROMIUM`);
-  // launch() gives Chromium a fresh temporary profile (user data dir) and removes it on close.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -69,6 +67,20 @@ async function card(tab: Page, text: string): Promise<Locator> {
 async function gone(item: Locator): Promise<void> {
   await item.waitFor({ state: 'detached', timeout: 15_000 });
 }
+
+describe('the Chromium the tests use', () => {
+  test('the build shipped in the npm devDependency runs when the OS has none', async () => {
+    const npmBrowser = await launchChromium({ ...process.env, MCP_LATCH_CHROMIUM: 'npm' });
+    try {
+      const page = await npmBrowser.newPage();
+      await page.setContent('<p id="x">rendered</p>');
+      expect(await page.locator('#x').textContent()).toBe('rendered');
+      expect(npmBrowser.version()).toMatch(/^\d+\./);
+    } finally {
+      await npmBrowser.close();
+    }
+  });
+});
 
 describe('approving on the page (call waits for the answer)', () => {
   let h: Harness;
