@@ -28,8 +28,13 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     .command(
       ['serve', '$0'],
       'Run the gateway on stdio (what your MCP client starts)',
-      (y) => y.option('log-level', { type: 'string', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'Log level (logs go to stderr)' }).example('$0 serve --config ~/mcp-latch.json', 'Serve the servers and rules of that file'),
-      (args) => import('./serve.js').then(({ runServe }) => runServe({ config: args.config, logLevel: args['log-level'] })),
+      (y) =>
+        y
+          .option('log-level', { type: 'string', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'Log level (logs go to stderr)' })
+          .option('scope', { type: 'string', describe: 'Serve only the servers of this entry of "scopes" (init writes one per client file), with its workspace' })
+          .example('$0 serve --config ~/mcp-latch.json', 'Serve the servers and rules of that file')
+          .example('$0 serve --scope cursor', 'Serve what Cursor\'s own file listed, under the shared rules'),
+      (args) => import('./serve.js').then(({ runServe }) => runServe({ config: args.config, logLevel: args['log-level'], scope: args.scope })),
     )
     .command(
       'validate',
@@ -58,9 +63,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       (y) =>
         y
           .option('json', { type: 'boolean', describe: 'Print JSON' })
+          .option('scope', { type: 'string', describe: 'Only the servers of this scope, as `serve --scope` exposes them' })
           .example('$0 tools', 'Start every server, list its tools with their kind (read, write, command, all)')
           .example('$0 tools --json | jq \'.tools[] | select(.kind == "all")\'', 'Tools mcp-latch knows nothing about: give them a "tools" entry'),
-      (args) => run(async () => (await import('./tools.js')).listTools({ config: args.config, json: args.json }, out))(),
+      (args) => run(async () => (await import('./tools.js')).listTools({ config: args.config, json: args.json, scope: args.scope }, out))(),
     )
     .command(
       'allow <rule>',

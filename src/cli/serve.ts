@@ -15,12 +15,14 @@ import { createLogger } from '../log.js';
 export interface ServeOptions {
   config?: string | undefined;
   logLevel?: string | undefined;
+  /** Serve only this entry of `scopes` (what `init --wrap` writes into each client file). */
+  scope?: string | undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
- * The options of a plain `serve` command line (`[serve] [--config FILE] [--log-level LEVEL]`, the
+ * The options of a plain `serve` command line (`[serve] [--config FILE] [--scope NAME] [--log-level LEVEL]`, the
  * forms clients write), or null for anything else, which goes to the full command line (main.ts):
  * help, other commands, mistakes.
  */
@@ -37,6 +39,7 @@ export function serveOptions(argv: readonly string[]): ServeOptions | null {
     const value = inline ?? argv[++index];
     if (value === undefined || value === '' || value.startsWith('-')) return null;
     if ((flag === '--config' || flag === '-c') && options.config === undefined) options.config = value;
+    else if (flag === '--scope' && options.scope === undefined) options.scope = value;
     else if ((flag === '--log-level' || flag === '--logLevel') && options.logLevel === undefined && LOG_LEVELS.includes(value)) options.logLevel = value;
     else return null;
   }
@@ -61,14 +64,14 @@ export async function serve(options: ServeOptions): Promise<void> {
   console.log = console.error;
   console.info = console.error;
   const path = findConfig(options.config);
-  const early = readEarlyConfig(path);
+  const early = readEarlyConfig(path, process.env, options.scope);
   const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
   // The servers' processes start now and boot while the gateway's own code loads (below) and the
   // client initializes; their MCP handshake waits for the client's capabilities.
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, logger, early.maxMessageBytes);
 
-  const [{ loadConfig }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await Promise.all([
+  const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await Promise.all([
     import('../config/load.js'),
     import('../config/schema.js'),
     import('../policy/policy.js'),
@@ -80,7 +83,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   let config;
   try {
-    config = loadConfig(path, ruleIssues);
+    config = loadConfig(path, ruleIssues, options.scope);
   } catch (error) {
     // A file the full check refuses starts nothing: what the early read started is stopped.
     await prespawned.closeAll();
@@ -112,5 +115,5 @@ export async function serve(options: ServeOptions): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
 
   await gateway.connect(new StdioUpstream(messageBytes(config.file)));
-  logger.info({ config: path, servers: Object.keys(config.file.mcpServers) }, 'mcp-latch serving on stdio');
+  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)) }, 'mcp-latch serving on stdio');
 }

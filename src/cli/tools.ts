@@ -5,8 +5,8 @@ import type { Output } from './output.js';
 import { withServers } from './servers.js';
 
 /** `mcp-latch tools`: every exposed tool with its kind and where the kind came from. */
-export async function listTools(options: { config?: string | undefined; json?: boolean | undefined }, out: Output): Promise<number> {
-  const config = loadConfig(findConfig(options.config), ruleIssues);
+export async function listTools(options: { config?: string | undefined; json?: boolean | undefined; scope?: string | undefined }, out: Output): Promise<number> {
+  const config = loadConfig(findConfig(options.config), ruleIssues, options.scope);
   const servers = serversToRun(config);
   const rows = await withServers(config, null, async (registry) => {
     const problems = registry

@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, constants, copyFileSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /**
- * The file operations behind "never overwrite anything without a backup": timestamped copies next
- * to the original, atomic replacement that keeps the file's mode and writes through symlinks (a
- * dotfile managed by stow stays a link), and the hash that tells our own write from a later edit.
+ * The file operations behind "never overwrite anything without a backup": timestamped copies in
+ * one private folder (client files hold tokens; a copy next to a project file would land in the
+ * project's git repository), atomic replacement that keeps the file's mode and writes through
+ * symlinks (a dotfile managed by stow stays a link), and the hash that tells our own write from a
+ * later edit.
  */
 
 /** `20260314T093005Z`: UTC, sortable, safe in file names on every platform. */
@@ -18,18 +20,24 @@ export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** The path a backup of `file` taken at `date` gets: `<file>.mcp-latch-backup-<stamp>`, then `-2`, `-3`… if taken. */
-export function backupPath(file: string, date: Date): string {
-  const base = `${file}.mcp-latch-backup-${backupStamp(date)}`;
+/**
+ * The path a backup of `file` taken at `date` gets in `folder`: the stamp and the whole path
+ * flattened (`20260314T093005Z_home_me_.cursor_mcp.json`), then `-2`, `-3`… if taken.
+ */
+export function backupPath(folder: string, file: string, date: Date): string {
+  const flat = file.replace(/^[A-Za-z]:/, (drive) => drive[0]!).replace(/[\\/:]+/g, '_');
+  const base = join(folder, `${backupStamp(date)}${flat.startsWith('_') ? '' : '_'}${flat}`);
   let candidate = base;
   for (let n = 2; existsSync(candidate); n++) candidate = `${base}-${n}`;
   return candidate;
 }
 
-/** Copies `file` byte for byte to a new backup path and returns it; never replaces an existing file. */
-export function backupFile(file: string, date: Date): string {
-  const target = backupPath(file, date);
-  copyFileSync(file, target, constants.COPYFILE_EXCL);
+/** Copies `file` byte for byte to a new backup in `folder` (made private), readable only by its owner; returns its path. */
+export function backupFile(folder: string, file: string, date: Date): string {
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const target = backupPath(folder, file, date);
+  // Created 0600 from the start: a copy would carry the original's mode until a chmod.
+  writeFileSync(target, readFileSync(file), { flag: 'wx', mode: 0o600 });
   return target;
 }
 

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify, parse, parseTree, printParseErrorCode, type FormattingOptions, type ParseError } from 'jsonc-parser';
 import { LatchError } from '../errors.js';
 import type { ServerConfig } from '../config/schema.js';
 
@@ -18,6 +18,7 @@ export type ClientId =
   | 'claude-desktop'
   | 'claude-code-user'
   | 'claude-code'
+  | 'claude-code-local'
   | 'cursor'
   | 'cursor-project'
   | 'vscode-user'
@@ -31,13 +32,10 @@ export interface EntryContext {
   family: ClientFamily;
   home: string;
   platform: NodeJS.Platform;
-  /** The folder `${workspaceFolder}` stands for: the project of a project-scoped file, else the init workspace. */
-  workspaceFolder: string;
-  /** True when `workspaceFolder` is a guess (user-level file), so the substitution is reported as a warning. */
-  workspaceFolderGuessed: boolean;
   /**
-   * The folder a project-scoped client starts its servers in. mcp-latch resolves a relative `cwd`
-   * against its own config file instead, so relative paths are anchored here while importing.
+   * The project of a project-scoped file: what `${workspaceFolder}` stands for, and the folder the
+   * client starts its servers in. mcp-latch resolves a relative `cwd` against its own config file
+   * and starts a server without one in its own working directory, so these servers get it as `cwd`.
    */
   projectDir?: string | undefined;
 }
@@ -70,16 +68,22 @@ export interface ClientFormat {
   gatewayEntry(launch: Launch): Record<string, unknown>;
 }
 
-/** A config file of a client, found or given with `--from`. */
+/**
+ * One servers block of a client, found or given with `--from`: usually a file's top-level block;
+ * `~/.claude.json` also holds one per project (Claude Code's local scope) under `projects[dir]`.
+ */
 export interface ClientLocation {
   id: ClientId;
   family: ClientFamily;
   /** For people: "Cursor (project)". */
   label: string;
   path: string;
-  scope: 'user' | 'project';
+  /** `local`: Claude Code's per-project block in `~/.claude.json` (private to this user). */
+  scope: 'user' | 'project' | 'local';
   format: ClientFormat;
-  /** The project folder of a project-scoped file (parent of `.vscode`, `.cursor`, or of `.mcp.json`). */
+  /** The JSON path of the servers block: `["mcpServers"]`, `["projects", "/home/me/app", "mcpServers"]`. */
+  blockPath: string[];
+  /** The project folder of a project-scoped block (parent of `.vscode`, `.cursor`, or of `.mcp.json`). */
   projectDir?: string;
 }
 
@@ -92,6 +96,16 @@ export interface ClientFile {
   data: Record<string, unknown>;
   /** The servers block in file order; empty when the key is missing. */
   entries: Array<[string, unknown]>;
+}
+
+/** The value at a JSON path, or undefined. */
+export function valueAt(data: unknown, path: readonly string[]): unknown {
+  let value = data;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
 }
 
 const BOM = '\uFEFF';
@@ -123,29 +137,84 @@ export function readClientFile(location: ClientLocation): ClientFile {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new LatchError('CONFIG_INVALID', `${location.path} is not a JSON object`);
   }
-  const record = data as Record<string, unknown>;
-  const block = record[location.format.serversKey];
+  return clientBlock(location, bytes, data as Record<string, unknown>);
+}
+
+/** The block at `location.blockPath` of a parsed file. */
+export function clientBlock(location: ClientLocation, bytes: Buffer, data: Record<string, unknown>): ClientFile {
+  const block = valueAt(data, location.blockPath);
   let entries: Array<[string, unknown]> = [];
   if (block !== undefined) {
     if (typeof block !== 'object' || block === null || Array.isArray(block)) {
-      throw new LatchError('CONFIG_INVALID', `${location.path}: "${location.format.serversKey}" is not an object`);
+      throw new LatchError('CONFIG_INVALID', `${location.path}: "${location.blockPath.join('.')}" is not an object`);
     }
     entries = Object.entries(block);
   }
-  return { location, bytes, text, data: record, entries };
+  return { location, bytes, text: bytes.toString('utf8'), data, entries };
 }
 
 /**
- * The file's text with its servers block replaced by `block`, everything else byte for byte. The
- * new block is indented like the file (tabs or N spaces, its line ending); a file written on one
- * line gets the block on one line too.
+ * Sets (or, with `undefined`, removes) the value at `path` of a JSONC text, everything else byte
+ * for byte. New values are indented like the file (tabs or N spaces, its line ending); a file written
+ * on one line gets them on one line too. `first` puts a new property first in its object.
  */
-export function replaceServersBlock(text: string, key: string, block: Record<string, unknown>): string {
+export function editJsonc(text: string, path: string[], value: unknown, first = false): string {
   const bom = text.startsWith(BOM) ? BOM : '';
   const body = bom ? text.slice(1) : text;
   const formatting = detectFormatting(body);
-  const edits = modify(body, [key], block, formatting ? { formattingOptions: formatting } : {});
+  const edits = modify(body, path, value, { ...(formatting ? { formattingOptions: formatting } : {}), ...(first ? { getInsertionIndex: () => 0 } : {}) });
   return bom + applyEdits(body, edits);
+}
+
+/**
+ * The text without the properties `names` of the object at `path`, each with its comma and, when it
+ * stands on lines of its own, those lines; comments before a neighbouring property stay with it.
+ * A comment holding a comma right after a removed value would confuse it; clients do not write those.
+ * (jsonc-parser's own removal reformats the neighbours and drops comments between them.)
+ */
+export function removeProperties(text: string, path: string[], names: string[]): string {
+  const shift = text.startsWith(BOM) ? 1 : 0;
+  const body = text.slice(shift);
+  const root = parseTree(body, [], { allowTrailingComma: true, disallowComments: false });
+  const object = root ? findNodeAtLocation(root, path) : undefined;
+  if (!object || object.type !== 'object') return text;
+  const cuts: Array<[number, number]> = [];
+  const properties = object.children ?? [];
+  properties.forEach((property, index) => {
+    const key = property.children?.[0]?.value;
+    if (typeof key !== 'string' || !names.includes(key)) return;
+    let start = property.offset;
+    let end = property.offset + property.length;
+    const after = /^[ \t]*,/.exec(body.slice(end));
+    if (after) end += after[0].length;
+    else {
+      // The last property had no comma: the one after the nearest kept property before it goes.
+      const kept = properties.slice(0, index).reverse().find((other) => !names.includes(String(other.children?.[0]?.value)));
+      const keptEnd = kept ? kept.offset + kept.length : -1;
+      const comma = kept ? /^[ \t]*,/.exec(body.slice(keptEnd)) : null;
+      if (comma) cuts.push([keptEnd, keptEnd + comma[0].length]);
+    }
+    const lineStart = body.lastIndexOf('\n', start - 1) + 1;
+    const lineEnd = body.indexOf('\n', end);
+    if (/^[ \t]*$/.test(body.slice(lineStart, start)) && lineEnd >= 0 && /^[ \t]*\r?$/.test(body.slice(end, lineEnd))) {
+      start = lineStart;
+      end = lineEnd + 1;
+    }
+    cuts.push([start, end]);
+  });
+  let out = body;
+  for (const [start, end] of cuts.sort((x, y) => y[0] - x[0])) out = out.slice(0, start) + out.slice(end);
+  return text.slice(0, shift) + out;
+}
+
+/** The exact text of the value at `path` and where it is, or undefined when there is none. */
+export function valueRange(text: string, path: string[]): { offset: number; length: number; text: string } | undefined {
+  const shift = text.startsWith(BOM) ? 1 : 0;
+  const body = text.slice(shift);
+  const root = parseTree(body, [], { allowTrailingComma: true, disallowComments: false });
+  const node = root ? findNodeAtLocation(root, path) : undefined;
+  if (!node) return undefined;
+  return { offset: node.offset + shift, length: node.length, text: body.slice(node.offset, node.offset + node.length) };
 }
 
 function detectFormatting(text: string): FormattingOptions | undefined {

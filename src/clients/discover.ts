@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { ClientFamily, ClientFormat, ClientId, ClientLocation } from './client-file.js';
+import { clientBlock, type ClientFamily, type ClientFile, type ClientFormat, type ClientId, type ClientLocation } from './client-file.js';
 import { mcpServersFormat } from './mcp-servers.js';
 import { vscodeFormat } from './vscode.js';
 import { isPlainObject } from '../values.js';
@@ -12,7 +12,9 @@ import { windsurfFormat } from './windsurf.js';
  *
  *   Claude Desktop   macOS ~/Library/Application Support/Claude/claude_desktop_config.json
  *                    Windows %APPDATA%\Claude\…   Linux $XDG_CONFIG_HOME/Claude/… (~/.config)
- *   Claude Code      ~/.claude.json (top-level mcpServers), <cwd>/.mcp.json
+ *   Claude Code      ~/.claude.json: user scope (top-level mcpServers) and local scope
+ *                    (projects[dir].mcpServers, where `claude mcp add` writes by default);
+ *                    project scope <dir>/.mcp.json, for <cwd> and every project ~/.claude.json knows
  *   Cursor           ~/.cursor/mcp.json, <cwd>/.cursor/mcp.json
  *   VS Code          <user config>/Code/User/mcp.json, <cwd>/.vscode/mcp.json
  *   Windsurf         ~/.codeium/windsurf/mcp_config.json
@@ -29,6 +31,7 @@ export const CLIENT_NAMES: readonly string[] = [
   'claude-desktop',
   'claude-code',
   'claude-code-user',
+  'claude-code-local',
   'cursor',
   'cursor-project',
   'vscode',
@@ -40,6 +43,7 @@ const LABELS: Record<ClientId, string> = {
   'claude-desktop': 'Claude Desktop',
   'claude-code-user': 'Claude Code (user)',
   'claude-code': 'Claude Code (project)',
+  'claude-code-local': 'Claude Code (local)',
   cursor: 'Cursor',
   'cursor-project': 'Cursor (project)',
   'vscode-user': 'VS Code (user)',
@@ -57,7 +61,49 @@ export function appDataDir(context: DiscoveryContext): string {
 }
 
 function location(id: ClientId, family: ClientFamily, path: string, format: ClientFormat, projectDir?: string): ClientLocation {
-  return { id, family, label: LABELS[id], path, scope: projectDir === undefined ? 'user' : 'project', format, ...(projectDir === undefined ? {} : { projectDir }) };
+  return { id, family, label: LABELS[id], path, scope: projectDir === undefined ? 'user' : 'project', format, blockPath: [format.serversKey], ...(projectDir === undefined ? {} : { projectDir }) };
+}
+
+/** The name of the `scopes` entry a block's servers go to: the client id, plus the project folder. */
+export function scopeName(location: ClientLocation): string {
+  return location.projectDir === undefined ? location.id : `${location.id}:${location.projectDir}`;
+}
+
+/**
+ * The name of the gateway entry wrapped into a block. Short, because clients prefix tool names
+ * (`mcp__latch__fs__read_file`) and some cap them at 64 characters; distinct per scope, because
+ * Claude Code and Cursor merge their scopes by name and the nearer one would hide the others.
+ */
+export function gatewayEntryName(location: ClientLocation): string {
+  if (location.scope === 'local') return 'latch-local';
+  return location.scope === 'project' ? 'latch-project' : 'latch';
+}
+
+/**
+ * Claude Code's local scope: each `projects[dir].mcpServers` of `~/.claude.json` that has servers,
+ * as a block of its own whose servers run in `dir`.
+ */
+export function claudeCodeLocalBlocks(file: ClientFile): ClientFile[] {
+  const projects = file.data.projects;
+  if (file.location.id !== 'claude-code-user' || !isPlainObject(projects)) return [];
+  return Object.entries(projects)
+    .filter(([, project]) => isPlainObject(project) && isPlainObject(project.mcpServers) && Object.keys(project.mcpServers).length > 0)
+    .map(([dir]) =>
+      clientBlock(
+        { id: 'claude-code-local', family: 'claude-code', label: `${LABELS['claude-code-local']} ${dir}`, path: file.location.path, scope: 'local', format: mcpServersFormat, blockPath: ['projects', dir, 'mcpServers'], projectDir: dir },
+        file.bytes,
+        file.data,
+      ),
+    );
+}
+
+/** The `.mcp.json` files of the projects `~/.claude.json` knows (Claude Code's project scope outside the working directory). */
+export function claudeCodeProjectFiles(file: ClientFile): ClientLocation[] {
+  const projects = file.data.projects;
+  if (file.location.id !== 'claude-code-user' || !isPlainObject(projects)) return [];
+  return Object.keys(projects)
+    .map((dir) => location('claude-code', 'claude-code', join(dir, '.mcp.json'), mcpServersFormat, dir))
+    .filter((candidate) => isFile(candidate.path));
 }
 
 /** Every place a client config may be, in a fixed order (the order name clashes are settled in). */

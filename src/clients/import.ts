@@ -50,9 +50,13 @@ export function sanitizeServerName(name: string): string {
   return clean === '' ? 'server' : clean;
 }
 
-/** Imports every file in order; `contextFor` gives each file its variable context. */
-export function importServers(files: ClientFile[], contextFor: (location: ClientLocation) => EntryContext): ImportResult {
-  const servers: Record<string, ServerConfig> = {};
+/**
+ * Imports every file in order; `contextFor` gives each file its variable context. `existing` are the
+ * servers of the mcp-latch config already there: an identical server takes its name, a different one
+ * with the same name gets a suffix (reported), and only the new ones are in `imported`.
+ */
+export function importServers(files: ClientFile[], contextFor: (location: ClientLocation) => EntryContext, existing: Record<string, ServerConfig> = {}): ImportResult {
+  const servers: Record<string, ServerConfig> = { ...existing };
   const result: ImportResult = { servers, imported: [], sources: [], deny: [], notes: [], warnings: [] };
   for (const file of files) {
     const { location } = file;
@@ -73,13 +77,14 @@ export function importServers(files: ClientFile[], contextFor: (location: Client
       if (base !== originalName) result.notes.push(prefix(`"${originalName}" renamed ${base} (server names may use letters, digits, "_" and "-", and no "__")`));
       const name = placeServer(servers, base, converted.server, location);
       if (name.merged) {
-        result.notes.push(prefix(`"${originalName}" is the same server as ${name.name}, imported once`));
+        if (!(name.name in existing) || name.name !== base) result.notes.push(prefix(`"${originalName}" is the same server as ${name.name}, imported once`));
       } else {
         servers[name.name] = converted.server;
-        if (name.name !== base) result.notes.push(prefix(`"${originalName}" imported as ${name.name} (${base} is already a different server)`));
+        if (name.name !== base) result.warnings.push(prefix(`"${originalName}" imported as ${name.name}: ${base} is already a different server`));
         result.imported.push({ name: name.name, originalName, location, server: converted.server });
       }
-      source.servers.push(name.name);
+      // Two entries of one file that start the same server: started once, listed once.
+      if (!source.servers.includes(name.name)) source.servers.push(name.name);
       for (const tool of converted.disabledTools) {
         const rule = `mcp__${name.name}__${tool}`;
         try {

@@ -19,16 +19,15 @@ export function schemaUrl(root: string = packageRoot()): string {
 }
 
 /**
- * The command that runs the gateway on `configPath`: this Node binary and this package's bin script.
- * A copy run through `npx` lives in npx's cache, which npm may clear, so that case is written as
- * `npx -y mcp-latch` instead (through `cmd /c` on Windows, where npx is a .cmd script).
+ * The command that runs the gateway on `configPath` for one scope: this Node binary and this
+ * package's bin script, both absolute, so the client needs no PATH and no package download (an
+ * `npx -y mcp-latch` entry would run whatever is published under that name).
  */
-export function gatewayLaunch(configPath: string, options: { execPath: string; packageRoot: string; platform: NodeJS.Platform }): Launch {
-  const serve = ['serve', '--config', configPath];
-  const inNpxCache = options.packageRoot.split(/[\\/]/).includes('_npx');
-  if (inNpxCache) {
-    return options.platform === 'win32' ? { command: 'cmd', args: ['/c', 'npx', '-y', 'mcp-latch', ...serve] } : { command: 'npx', args: ['-y', 'mcp-latch', ...serve] };
-  }
-  return { command: options.execPath, args: [join(options.packageRoot, 'bin', 'mcp-latch.js'), ...serve] };
+export function gatewayLaunch(configPath: string, scope: string | undefined, options: { execPath: string; packageRoot: string }): Launch {
+  return { command: options.execPath, args: [join(options.packageRoot, 'bin', 'mcp-latch.js'), 'serve', '--config', configPath, ...(scope === undefined ? [] : ['--scope', scope])] };
 }
 
+/** True when this copy runs from npx's cache, which npm may clear at any time. */
+export function inNpxCache(root: string): boolean {
+  return root.split(/[\\/]/).includes('_npx');
+}

@@ -1,31 +1,43 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { LatchError } from '../errors.js';
+import { isPlainObject } from '../values.js';
 import { writeFileAtomic } from './backup.js';
 
 /**
- * `mcp-latch-init.json` beside the config: what `init --wrap` changed, so `init --undo` can put it
- * back. One record per write; a file wrapped twice (init run again after the user added a server)
- * has two, and undo restores the oldest backup, the file as it was before mcp-latch touched it.
+ * `mcp-latch-init.json` beside the config: what each `init --wrap` changed in each servers block, so
+ * `init --undo` can make the same edit in reverse on whatever the file holds by then. It keeps the
+ * entries moved into mcp-latch (tokens included), so it is written readable by its owner only.
  *
- *   { "version": 1, "config": "/home/me/.config/mcp-latch/mcp-latch.json",
- *     "wrapped": [{ "client": "cursor", "file": "/home/me/.cursor/mcp.json",
- *                   "backup": "/home/me/.cursor/mcp.json.mcp-latch-backup-20260314T093005Z",
- *                   "sha256": "<hash of what init wrote>", "wrappedAt": "2026-03-14T09:30:05.000Z" }] }
+ *   { "version": 2, "config": "/home/me/.config/mcp-latch/mcp-latch.json",
+ *     "wrapped": [{ "client": "cursor", "label": "Cursor", "file": "/home/me/.cursor/mcp.json",
+ *                   "blockPath": ["mcpServers"], "scope": "cursor", "entry": "latch",
+ *                   "removed": [["fs", { "command": "npx", … }]], "originalBlock": "{\n    \"fs\": …}",
+ *                   "written": { "latch": { … } }, "backup": "…/backups/20260314T093005Z_home_me_.cursor_mcp.json",
+ *                   "wrappedAt": "2026-03-14T09:30:05.000Z" }] }
  */
-/** One client file init rewrote: its backup and the hash of the text init wrote. */
 export interface WrapRecord {
   client: string;
   label: string;
   file: string;
+  /** The JSON path of the servers block in the file. */
+  blockPath: string[];
+  scope: string;
+  /** The name of the gateway entry this wrap put in the block. */
+  entry: string;
+  /** The entries moved into mcp-latch, as the client wrote them, in file order. */
+  removed: Array<[string, unknown]>;
+  /** The block's text before this wrap: undo puts it back as it was when the block is still as written. */
+  originalBlock: string | null;
+  /** The block's value right after this wrap. */
+  written: unknown;
+  /** A copy of the whole file before this wrap. */
   backup: string;
-  sha256: string;
   wrappedAt: string;
 }
 
-/** The whole manifest file. */
 export interface InitManifest {
-  version: 1;
+  version: 2;
   config: string;
   wrapped: WrapRecord[];
 }
@@ -45,21 +57,25 @@ export function readManifest(path: string): InitManifest | undefined {
   } catch (error) {
     throw new LatchError('CONFIG_INVALID', `cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const manifest = data as Partial<InitManifest>;
+  if (isPlainObject(data) && data.version === 1) {
+    const backups = Array.isArray(data.wrapped) ? data.wrapped.map((record: unknown) => (isPlainObject(record) ? `${String(record.file)} ← ${String(record.backup)}` : '')).join(', ') : '';
+    throw new LatchError('CONFIG_INVALID', `${path} was written by an earlier mcp-latch that kept whole-file backups; restore by hand if you need to: ${backups}`);
+  }
   const valid =
-    manifest?.version === 1 &&
-    typeof manifest.config === 'string' &&
-    Array.isArray(manifest.wrapped) &&
-    manifest.wrapped.every((record) => ['client', 'file', 'backup', 'sha256'].every((key) => typeof (record as unknown as Record<string, unknown>)?.[key] === 'string'));
-  if (!valid) throw new LatchError('CONFIG_INVALID', `${path} is not an mcp-latch init manifest (expected version 1 with a "wrapped" list)`);
-  return manifest as InitManifest;
+    isPlainObject(data) &&
+    data.version === 2 &&
+    typeof data.config === 'string' &&
+    Array.isArray(data.wrapped) &&
+    data.wrapped.every((record: unknown) => isPlainObject(record) && typeof record.file === 'string' && Array.isArray(record.blockPath) && Array.isArray(record.removed) && typeof record.entry === 'string');
+  if (!valid) throw new LatchError('CONFIG_INVALID', `${path} is not an mcp-latch init manifest (expected version 2 with a "wrapped" list)`);
+  return data as unknown as InitManifest;
 }
 
-/** Writes the manifest atomically, or deletes it when nothing is left to undo. */
+/** Writes the manifest atomically (owner-only), or deletes it when nothing is left to undo. */
 export function writeManifest(path: string, manifest: InitManifest): void {
   if (manifest.wrapped.length === 0) {
     rmSync(path, { force: true });
     return;
   }
-  writeFileAtomic(path, `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileAtomic(path, `${JSON.stringify(manifest, null, 2)}\n`, 0o600);
 }

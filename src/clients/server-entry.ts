@@ -52,7 +52,7 @@ export function convertEntry(name: string, raw: unknown, dialect: EntryDialect, 
   const entry = raw as Record<string, unknown>;
   if (isGatewayEntry(entry)) return { ok: false, self: true, reason: 'it starts mcp-latch itself' };
 
-  const report: VariableReport = { notes: [], warnings: [] };
+  const report: VariableReport = { notes: [], warnings: [], blockers: [] };
   const text = (value: string, where: string) => translateVariables(value, `"${name}" ${where}`, context, report);
   const used = new Set<string>();
   const take = (key: string) => {
@@ -84,7 +84,7 @@ export function convertEntry(name: string, raw: unknown, dialect: EntryDialect, 
     if (env) out.env = env;
     const cwd = take('cwd');
     if (cwd !== undefined && typeof cwd !== 'string') return { ok: false, self: false, reason: '"cwd" is not a string' };
-    const anchored = anchorCwd(name, typeof cwd === 'string' ? text(cwd, 'cwd') : undefined, [out.command as string, ...((out.args as string[] | undefined) ?? [])], context, report);
+    const anchored = anchorCwd(name, typeof cwd === 'string' ? text(cwd, 'cwd') : undefined, context, report);
     if (anchored !== undefined) out.cwd = anchored;
   } else {
     used.add(urlKey!);
@@ -112,7 +112,12 @@ export function convertEntry(name: string, raw: unknown, dialect: EntryDialect, 
   const disabledTools = take('disabledTools');
   const hidden = Array.isArray(disabledTools) ? disabledTools.filter((tool): tool is string => typeof tool === 'string' && tool !== '') : [];
   const envFile = take('envFile');
-  if (envFile !== undefined) report.warnings.push(`"${name}": envFile ${JSON.stringify(envFile)} dropped: mcp-latch does not read env files; copy the variables into "env"`);
+  if (envFile !== undefined) {
+    if (typeof envFile !== 'string' || command === undefined) return { ok: false, self: false, reason: '"envFile" is not a string on a stdio server' };
+    const path = text(envFile, 'envFile');
+    out.envFile = context.projectDir !== undefined && isRelative(path) ? resolve(context.projectDir, path) : path;
+  }
+  if (report.blockers.length > 0) return { ok: false, self: false, reason: report.blockers.join('; ') };
 
   const dropped = Object.keys(entry).filter((key) => !used.has(key));
   const replaced = dropped.filter((key) => key in REPLACED_KEYS);
@@ -151,14 +156,16 @@ function stringRecord(
   return out;
 }
 
+function isRelative(value: string): boolean {
+  return value !== '~' && !value.startsWith('~/') && !value.startsWith('~\\') && !isAbsolute(value) && !/^[A-Za-z]:[\\/]/.test(value);
+}
+
 /**
  * mcp-latch resolves a relative `cwd` against its config file and starts a server without one in its
  * own working directory, while a project-scoped client starts it in the project. So a relative cwd
- * is made absolute against the project, and an entry that runs `./script` or `../x` without a cwd
- * gets the project as its cwd.
+ * is made absolute against the project, and a project server without a cwd gets the project.
  */
-function anchorCwd(name: string, cwd: string | undefined, words: string[], context: EntryContext, report: VariableReport): string | undefined {
-  const isRelative = (value: string) => value !== '~' && !value.startsWith('~/') && !value.startsWith('~\\') && !isAbsolute(value) && !/^[A-Za-z]:[\\/]/.test(value);
+function anchorCwd(name: string, cwd: string | undefined, context: EntryContext, report: VariableReport): string | undefined {
   if (cwd !== undefined) {
     if (!isRelative(cwd)) return cwd;
     if (context.projectDir !== undefined) {
@@ -169,9 +176,5 @@ function anchorCwd(name: string, cwd: string | undefined, words: string[], conte
     report.warnings.push(`"${name}": the relative cwd ${cwd} will be taken relative to the mcp-latch config folder; make it absolute if that is wrong`);
     return cwd;
   }
-  if (context.projectDir !== undefined && words.some((word) => /^\.\.?[\\/]/.test(word))) {
-    report.notes.push(`"${name}": cwd set to ${context.projectDir}, where the client ran it (it uses relative paths)`);
-    return context.projectDir;
-  }
-  return undefined;
+  return context.projectDir;
 }

@@ -23,7 +23,7 @@ export interface EarlyConfig {
 const NOTHING: EarlyConfig = { servers: {}, logLevel: undefined, maxMessageBytes: DEFAULT_MESSAGE_MB * 1024 * 1024 };
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-export function readEarlyConfig(path: string, env: NodeJS.ProcessEnv = process.env): EarlyConfig {
+export function readEarlyConfig(path: string, env: NodeJS.ProcessEnv = process.env, scope?: string): EarlyConfig {
   let file: unknown;
   try {
     file = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
@@ -37,8 +37,12 @@ export function readEarlyConfig(path: string, env: NodeJS.ProcessEnv = process.e
       if (/^[A-Za-z0-9_-]+$/.test(name) && !name.includes('__') && isStdioServer(entry)) stdio[name] = entry;
     }
   }
+  // With --scope, only that scope's servers; a scope this read cannot make out starts none early.
+  const scopeServers = scope === undefined ? undefined : isRecord(file.scopes) && isRecord(file.scopes[scope]) ? file.scopes[scope].servers : undefined;
+  const names = Array.isArray(scopeServers) ? scopeServers.filter((name): name is string => typeof name === 'string') : [];
+  const scopes = scope === undefined ? undefined : { [scope]: { servers: names } };
   const servers: Record<string, StdioServer> = {};
-  for (const [name, server] of Object.entries(serversToRun({ dir: dirname(path), file: { mcpServers: stdio } }))) {
+  for (const [name, server] of Object.entries(serversToRun({ dir: dirname(path), file: { mcpServers: stdio, ...(scopes ? { scopes } : {}) }, scope }))) {
     const expanded = expandServerEnv(name, server, env);
     if (expanded.ok) servers[name] = expanded.server as StdioServer;
   }
@@ -51,13 +55,14 @@ export function readEarlyConfig(path: string, env: NodeJS.ProcessEnv = process.e
 /** The keys that decide how a stdio server's process starts, each of the type the schema requires. */
 function isStdioServer(entry: unknown): entry is StdioServer {
   if (!isRecord(entry) || 'url' in entry) return false;
-  const { command, args, env, cwd, disabled } = entry;
+  const { command, args, env, envFile, cwd, disabled } = entry;
   return (
     typeof command === 'string' &&
     command !== '' &&
     (args === undefined || (Array.isArray(args) && args.every((arg) => typeof arg === 'string'))) &&
     (env === undefined || (isRecord(env) && Object.values(env).every((value) => typeof value === 'string'))) &&
     (cwd === undefined || typeof cwd === 'string') &&
+    (envFile === undefined || typeof envFile === 'string') &&
     (disabled === undefined || typeof disabled === 'boolean')
   );
 }

@@ -6,7 +6,7 @@ import { formatKeyPath, readJson } from './json.js';
 import { ConfigSchema, type ConfigFile } from './schema.js';
 
 export { configCandidates, findConfig, userConfigPath } from './locate.js';
-export { expandServerEnv, serversToRun, type ExpandedServer } from './servers.js';
+export { expandServerEnv, parseEnvFile, serversToRun, type ExpandedServer } from './servers.js';
 
 /**
  * Finding, reading and checking the config file (docs/config.md). Rule strings are compiled by the caller
@@ -21,13 +21,15 @@ export interface LoadedConfig {
   file: ConfigFile;
   /** The text that was parsed, to tell our own writes from a user's edit. */
   text: string;
+  /** The scope served (`serve --scope NAME`): only its servers run, with its workspace. */
+  scope?: string | undefined;
 }
 
 /** Checks that the caller adds (rule strings, tool names): issues with their key paths. */
 export type ExtraCheck = (file: ConfigFile) => ConfigIssue[];
 
 /** Reads and validates a config file; throws LatchError CONFIG_INVALID listing every issue. */
-export function loadConfig(path: string, extraCheck?: ExtraCheck): LoadedConfig {
+export function loadConfig(path: string, extraCheck?: ExtraCheck, scope?: string): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -36,18 +38,33 @@ export function loadConfig(path: string, extraCheck?: ExtraCheck): LoadedConfig 
     if (code === 'ENOENT') throw new LatchError('CONFIG_NOT_FOUND', `config file ${path} does not exist; create one with \`mcp-latch init\``, { cause: error });
     throw new LatchError('CONFIG_INVALID', `cannot read config file ${path}: ${(error as Error).message}`, { cause: error });
   }
-  return parseConfigText(text, path, extraCheck);
+  return parseConfigText(text, path, extraCheck, scope);
 }
 
-/** Validates config text as if it were the file at `path`. */
-export function parseConfigText(text: string, path: string, extraCheck?: ExtraCheck): LoadedConfig {
+/** Validates config text as if it were the file at `path`; with `scope`, that scope must exist. */
+export function parseConfigText(text: string, path: string, extraCheck?: ExtraCheck, scope?: string): LoadedConfig {
   const json = readJson(text);
   if (!json.ok) throw invalid(path, json.issues);
   const parsed = ConfigSchema.safeParse(json.value);
   if (!parsed.success) throw invalid(path, zodIssues(parsed.error.issues, json.value));
-  const issues = extraCheck ? extraCheck(parsed.data) : [];
+  const issues = [...scopeIssues(parsed.data, scope), ...(extraCheck ? extraCheck(parsed.data) : [])];
   if (issues.length > 0) throw invalid(path, issues);
-  return { path, dir: dirname(path), file: parsed.data, text };
+  return { path, dir: dirname(path), file: parsed.data, text, ...(scope === undefined ? {} : { scope }) };
+}
+
+/** Every scope names existing servers; the scope asked for exists. */
+function scopeIssues(file: ConfigFile, scope: string | undefined): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  for (const [name, entry] of Object.entries(file.scopes)) {
+    entry.servers.forEach((server, index) => {
+      if (!(server in file.mcpServers)) issues.push({ path: formatKeyPath(['scopes', name, 'servers', index]), message: `no server "${server}" in mcpServers` });
+    });
+  }
+  if (scope !== undefined && !(scope in file.scopes)) {
+    const known = Object.keys(file.scopes);
+    issues.push({ path: formatKeyPath(['scopes']), message: `no scope ${JSON.stringify(scope)} (--scope); ${known.length > 0 ? `the scopes are ${known.map((name) => JSON.stringify(name)).join(', ')}` : 'the file has none'}` });
+  }
+  return issues;
 }
 
 function invalid(path: string, issues: ConfigIssue[]): LatchError {
@@ -103,8 +120,10 @@ function valueAt(input: unknown, path: ReadonlyArray<string | number>): unknown 
   return value;
 }
 
-/** Workspace roots as written, resolved against the config file's directory. */
+/** Workspace roots as written (the scope's when it has its own), resolved against the config file's directory. */
 export function workspaceRoots(config: LoadedConfig): string[] {
-  const roots = typeof config.file.workspace === 'string' ? [config.file.workspace] : config.file.workspace;
+  const scoped = config.scope === undefined ? undefined : config.file.scopes[config.scope]?.workspace;
+  const workspace = scoped ?? config.file.workspace;
+  const roots = typeof workspace === 'string' ? [workspace] : workspace;
   return roots.map((root) => (root.startsWith('~') ? root : resolve(config.dir, root)));
 }

@@ -18,6 +18,8 @@ export const StdioServerSchema = z.strictObject({
   command: z.string().min(1, 'command must not be empty'),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
+  /** A dotenv file (`NAME=value` lines) read when the server starts; `env` wins over it. VS Code writes it. */
+  envFile: z.string().optional(),
   cwd: z.string().optional(),
   disabled: z.boolean().optional(),
   /** Claude Code writes a per-server call timeout in milliseconds. */
@@ -104,6 +106,16 @@ export const TimeoutsSchema = z.strictObject({
   connectSeconds: z.number().positive().default(120),
 });
 
+/** The servers one wrapped client entry starts (`serve --scope NAME`), and that client's workspace. */
+export const ScopeSchema = z.strictObject({
+  servers: z.array(ServerNameSchema).describe('Names from mcpServers this scope starts; the others are not started or listed.'),
+  workspace: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('Replaces the top-level workspace for this scope (a project file\'s servers get their project).'),
+});
+export type ScopeConfig = z.infer<typeof ScopeSchema>;
+
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   mcpServers: z
@@ -114,6 +126,10 @@ export const ConfigSchema = z.strictObject({
     .union([z.string(), z.array(z.string())])
     .default([])
     .describe('Project roots (relative to this file). Relative rule paths are anchored here; reads inside are allowed by the default mode. The client\'s MCP roots are added.'),
+  scopes: z
+    .record(z.string().min(1), ScopeSchema)
+    .default({})
+    .describe('Server selections per client file, written by `mcp-latch init`: `serve --scope NAME` starts only that scope\'s servers. The rules are shared.'),
   permissions: PermissionsSchema.default({ defaultMode: 'default', allow: [], ask: [], deny: [] }).describe('Rules, Claude Code syntax: deny, then ask, then allow, then the mode.'),
   tools: z
     .record(z.string(), ToolOverrideSchema)

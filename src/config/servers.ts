@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ConfigIssue } from '../errors.js';
@@ -13,19 +14,20 @@ import type { ServerConfig } from './schema.js';
 export type ExpandedServer = { ok: true; server: ServerConfig } | { ok: false; issue: ConfigIssue };
 
 /**
- * Expands `${env:NAME}` in every string of a server entry from the gateway's environment. A missing
- * variable fails only that server, naming the key, so the other servers still start.
+ * Expands `${env:NAME}` and `${env:NAME:-default}` in every string of a server entry from the
+ * gateway's environment, and reads its `envFile` (absolute by now: see serversToRun) into `env`,
+ * under the entry's own `env`. A missing variable without a default, or an unreadable env file,
+ * fails only that server, naming the key, so the other servers still start.
  */
 export function expandServerEnv(name: string, server: ServerConfig, env: NodeJS.ProcessEnv = process.env): ExpandedServer {
   let missing: ConfigIssue | undefined;
   const expand = (value: string, path: Array<string | number>): string =>
-    value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, variable: string) => {
+    value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_match, variable: string, fallback: string | undefined) => {
       const found = env[variable];
-      if (found === undefined) {
-        missing ??= { path: formatKeyPath(['mcpServers', name, ...path]), message: `environment variable ${variable} is not set` };
-        return '';
-      }
-      return found;
+      if (found !== undefined && !(fallback !== undefined && found === '')) return found;
+      if (fallback !== undefined) return fallback;
+      missing ??= { path: formatKeyPath(['mcpServers', name, ...path]), message: `environment variable ${variable} is not set` };
+      return '';
     });
   const walk = (value: unknown, path: Array<string | number>): unknown => {
     if (typeof value === 'string') return expand(value, path);
@@ -35,31 +37,68 @@ export function expandServerEnv(name: string, server: ServerConfig, env: NodeJS.
     }
     return value;
   };
-  const server2 = walk(server, []) as ServerConfig;
-  return missing ? { ok: false, issue: missing } : { ok: true, server: server2 };
+  const expanded = walk(server, []) as ServerConfig;
+  if (missing) return { ok: false, issue: missing };
+  if ('envFile' in expanded && expanded.envFile !== undefined) {
+    const { envFile, ...rest } = expanded;
+    let text: string;
+    try {
+      text = readFileSync(envFile, 'utf8');
+    } catch (error) {
+      return { ok: false, issue: { path: formatKeyPath(['mcpServers', name, 'envFile']), message: `cannot read ${envFile}: ${(error as Error).message}` } };
+    }
+    return { ok: true, server: { ...rest, env: { ...parseEnvFile(text), ...rest.env } } };
+  }
+  return { ok: true, server: expanded };
+}
+
+/**
+ * A dotenv file as VS Code reads `envFile`: `NAME=value` lines, `export ` allowed, `#` comments,
+ * values optionally in single or double quotes (double quotes take `\n`).
+ */
+export function parseEnvFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/.exec(raw);
+    if (!match) continue;
+    let value = match[2]!;
+    const quote = value[0];
+    if ((quote === '"' || quote === "'") && value.length >= 2 && value.endsWith(quote)) {
+      value = value.slice(1, -1);
+      if (quote === '"') value = value.replace(/\\n/g, '\n');
+    } else value = value.replace(/\s+#.*$/, '');
+    out[match[1]!] = value;
+  }
+  return out;
 }
 
 /** The part of a loaded config that says which servers run where (config/load.ts LoadedConfig has it). */
 export interface ServersOf {
   /** Directory of the config file. */
   dir: string;
-  file: { mcpServers: Record<string, ServerConfig> };
+  file: { mcpServers: Record<string, ServerConfig>; scopes?: Record<string, { servers: string[] }> };
+  /** Only this scope's servers run (`serve --scope`). */
+  scope?: string | undefined;
 }
 
 /**
- * The servers to run: disabled ones dropped, a relative `cwd` resolved against the config file's
- * directory and `~` expanded (Claude Desktop gives no cwd at all; a server without one runs in
- * the gateway's own working directory).
+ * The servers to run: disabled ones and those outside the scope dropped, a relative `cwd` and
+ * `envFile` resolved against the config file's directory and `~` expanded (Claude Desktop gives no
+ * cwd at all; a server without one runs in the gateway's own working directory).
  */
 export function serversToRun(config: ServersOf, home: string = homedir()): Record<string, ServerConfig> {
   const out: Record<string, ServerConfig> = {};
+  const selected = config.scope === undefined ? undefined : new Set(config.file.scopes?.[config.scope]?.servers ?? []);
+  const absolute = (path: string) => (path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : resolve(config.dir, path));
   for (const [name, server] of Object.entries(config.file.mcpServers)) {
-    if (server.disabled) continue;
-    if ('command' in server && server.cwd !== undefined) {
-      const cwd = server.cwd === '~' || server.cwd.startsWith('~/') ? join(home, server.cwd.slice(1)) : resolve(config.dir, server.cwd);
-      out[name] = { ...server, cwd };
+    if (server.disabled || (selected && !selected.has(name))) continue;
+    if ('command' in server) {
+      out[name] = {
+        ...server,
+        ...(server.cwd === undefined ? {} : { cwd: absolute(server.cwd) }),
+        ...(server.envFile === undefined ? {} : { envFile: absolute(server.envFile) }),
+      };
     } else out[name] = server;
   }
   return out;
 }
-

@@ -211,7 +211,7 @@ export class Gateway implements CallContext {
     if (text === this.loaded.text) return false;
     let next: LoadedConfig;
     try {
-      next = parseConfigText(text, this.loaded.path, ruleIssues);
+      next = parseConfigText(text, this.loaded.path, ruleIssues, this.loaded.scope);
     } catch (error) {
       this.logger.error({ err: errorMessage(error) }, `config reload refused (${why}); keeping the last good config`);
       return false;

@@ -6,6 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { init, type InitContext, type InitOptions } from '../../src/cli/init.js';
 import { memoryOutput } from '../../src/cli/output.js';
+import { addRule } from '../../src/cli/rules.js';
 import { parseJsonc, type ClientId } from '../../src/clients/client-file.js';
 import { unifiedDiff } from '../../src/clients/diff.js';
 import { clientLocations, discoverClients } from '../../src/clients/discover.js';
@@ -148,29 +149,30 @@ describe('importing servers', () => {
     expect(servers.shell).toEqual({ command: 'npx', args: ['-y', 'mcp-server-commands'], cwd: '/Users/me/code' });
     // Cursor: remote with headers, ${userHome} resolved, the name with a dot sanitised
     expect(servers.docs).toEqual({ url: 'https://docs.example.com/mcp', headers: { Authorization: 'Bearer ${env:DOCS_TOKEN}' } });
-    expect(servers['notes-app']).toEqual({ command: 'node', args: ['/Users/me/tools/notes/server.js'], env: { NOTES_DIR: `${l.home}/notes` } });
-    // Cursor (project): ${workspaceFolder} is the project; a relative script runs in the project
-    expect(servers['filesystem-cursor-project'].args).toEqual(['-y', '@modelcontextprotocol/server-filesystem', l.project]);
+    expect(servers['notes-app']).toEqual({ command: 'node', args: ['/Users/me/tools/notes/server.js'], env: { NOTES_DIR: `${l.home}/notes` }, envFile: '/Users/me/tools/notes/.env' });
+    // Cursor (project): ${workspaceFolder} is the project; project servers run in the project
+    expect(servers['filesystem-cursor-project']).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', l.project], cwd: l.project });
     expect(servers.local).toEqual({ command: 'node', args: ['./tools/mcp-server.js'], cwd: l.project });
     // VS Code
-    expect(servers.memory).toEqual({ type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: `${l.project}/.memory.json` } });
-    expect(servers.search).toEqual({ type: 'http', url: 'https://search.example.com/mcp', headers: { 'X-Api-Key': '${input:api-key}' } });
+    expect(servers.memory).toEqual({ type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { MEMORY_FILE_PATH: `${l.project}/.memory.json` }, cwd: l.project });
+    // ${input:…} cannot be asked for by mcp-latch: not imported, listed as still bypassing
+    expect(servers.search).toBeUndefined();
     expect(servers['legacy-sse']).toEqual({ type: 'sse', url: 'https://sse.example.com/sse' });
     // Windsurf
     expect(servers.context7).toEqual({ url: 'https://mcp.context7.com/mcp', headers: { CONTEXT7_API_KEY: 'ctx7-example' } });
     expect(servers.old).toEqual({ command: 'npx', args: ['-y', 'some-old-server'], disabled: true });
     // Claude Code: ${VAR} becomes ${env:VAR}; a relative cwd is anchored at the project
-    expect(servers['desktop-commander'].env).toEqual({ API_KEY: '${env:API_KEY}', REGION: '${REGION:-eu-west-1}' });
+    expect(servers['desktop-commander'].env).toEqual({ API_KEY: '${env:API_KEY}', REGION: '${env:REGION:-eu-west-1}' });
     expect(servers['desktop-commander'].type).toBe('stdio');
     expect(servers.sentry).toEqual({ type: 'http', url: 'https://mcp.sentry.dev/mcp', headers: { Authorization: 'Bearer ${env:SENTRY_TOKEN}' } });
     expect(servers.scripts).toEqual({ command: 'node', args: ['server.js'], cwd: join(l.project, 'mcp') });
-    // Claude Code user file: the top-level servers only
+    // Claude Code user file: the user scope, and the local scope of each project, run in that project
     expect(servers.fetch).toEqual({ type: 'stdio', command: 'uvx', args: ['mcp-server-fetch'], env: {} });
-    expect(servers['per-project']).toBeUndefined();
+    expect(servers['per-project']).toEqual({ type: 'stdio', command: 'node', args: ['/home/me/code/app/mcp.js'], env: {}, cwd: '/home/me/code/app' });
+    expect(summary.scopes['claude-code-local:/home/me/code/app']).toEqual({ servers: ['per-project'], workspace: ['/home/me/code/app'] });
 
-    expect(summary.warnings.join('\n')).toMatch(/\$\{input:api-key\} is a VS Code input prompt that mcp-latch cannot show/);
-    expect(summary.warnings.join('\n')).toMatch(/envFile .* dropped/);
-    expect(summary.warnings.join('\n')).toMatch(/\$\{REGION:-eu-west-1\} has a default value/);
+    expect(summary.bypass).toEqual([expect.objectContaining({ client: 'vscode', name: 'search', reason: expect.stringMatching(/\$\{input:api-key\}, a VS Code input prompt mcp-latch cannot show/) })]);
+    expect(summary.notes.join('\n')).toMatch(/\$\{REGION:-eu-west-1\} written as \$\{env:REGION:-eu-west-1\}/);
     expect(summary.notes.join('\n')).toMatch(/"notes\.app" renamed notes-app/);
     expect(summary.notes.join('\n')).toMatch(/serverUrl written as url/);
   });
@@ -182,8 +184,11 @@ describe('importing servers', () => {
     const servers = writtenConfig(l).mcpServers as Record<string, any>;
     // Claude Desktop and Cursor both have this exact filesystem server.
     expect(servers.filesystem.args).toEqual(['-y', '@modelcontextprotocol/server-filesystem', '/Users/me/Desktop', '/Users/me/code']);
-    expect(first.servers.filesystem).toEqual({ client: 'claude-desktop', originalName: 'filesystem' });
-    expect(first.servers['filesystem-cursor-project']).toEqual({ client: 'cursor-project', originalName: 'filesystem' });
+    expect(first.added.filesystem).toEqual({ client: 'claude-desktop', originalName: 'filesystem' });
+    expect(first.added['filesystem-cursor-project']).toEqual({ client: 'cursor-project', originalName: 'filesystem' });
+    // Each client file's servers are its scope; the shared server is listed in both.
+    expect(first.scopes['claude-desktop'].servers).toEqual(['filesystem', 'github', 'shell']);
+    expect(first.scopes.cursor.servers).toEqual(['filesystem', 'docs', 'notes-app']);
     expect(first.sources.find((source: any) => source.client === 'cursor').servers).toEqual(['filesystem', 'docs', 'notes-app']);
     expect(first.notes.join('\n')).toMatch(/"filesystem" is the same server as filesystem, imported once/);
 
@@ -202,7 +207,7 @@ describe('importing servers', () => {
     const config = JSON.parse(text) as Record<string, any>;
     expect(config.$schema).toBe(pathToFileURL(join(ROOT, 'schema', 'mcp-latch.schema.json')).href);
     expect(existsSync(new URL(config.$schema as string))).toBe(true);
-    expect(Object.keys(config)).toEqual(['$schema', 'mcpServers', 'workspace', 'permissions']);
+    expect(Object.keys(config)).toEqual(['$schema', 'mcpServers', 'workspace', 'scopes', 'permissions']);
   });
 
   test('writes starter rules suited to what was found', () => {
@@ -287,7 +292,7 @@ describe('importing servers', () => {
     const notes = summary.notes.join('\n');
     expect(notes).toMatch(/"a__b" renamed a_b/);
     expect(notes).toMatch(/"@scope\/x" renamed scope-x/);
-    expect(notes).toMatch(/"my-server" imported as my-server-file/);
+    expect(summary.warnings.join('\n')).toMatch(/"my-server" imported as my-server-file/);
   });
 
   test('skips and reports entries that cannot load', () => {
@@ -327,30 +332,40 @@ describe('importing servers', () => {
   });
 });
 
-describe('never overwriting without a backup', () => {
-  test('refuses to replace an existing mcp-latch config without --force', () => {
+describe('an existing mcp-latch config', () => {
+  test('is added to, never replaced: the rules and edits the person made stay byte for byte', () => {
     const l = layout();
-    placeAll(l);
-    mkdirSync(dirname(l.config), { recursive: true });
-    writeFileSync(l.config, '{ "mine": true }\n');
-    expect(() => run(l, {})).toThrow(/mcp-latch\.json already exists; pass --force/);
-    expect(() => run(l, { dryRun: true })).toThrow(/already exists/);
-    expect(readFileSync(l.config, 'utf8')).toBe('{ "mine": true }\n');
+    place(l, 'claude-desktop', 'claude_desktop_config.json');
+    run(l, {});
+    const edited = readFileSync(l.config, 'utf8').replace('"allow": [', '"allow": [\n      "Bash(make *)",');
+    writeFileSync(l.config, edited);
+    place(l, 'windsurf', 'windsurf-mcp_config.json');
+    const { code, summary } = runJson(l, {});
+    expect(code).toBe(0);
+    const text = readFileSync(l.config, 'utf8');
+    expect(text.startsWith(edited.slice(0, edited.indexOf('"mcpServers"')))).toBe(true);
+    const config = JSON.parse(text) as Record<string, any>;
+    expect(config.permissions.allow).toContain('Bash(make *)');
+    expect(Object.keys(summary.added)).toEqual(['context7', 'git', 'old']);
+    expect(Object.keys(config.scopes)).toEqual(['claude-desktop', 'windsurf']);
+    // Windsurf's hidden tools become deny rules of the new server.
+    expect(config.permissions.deny).toEqual(expect.arrayContaining(['mcp__git__git_commit']));
   });
 
-  test('with --force, backs the existing config up first', () => {
+  test('that is invalid is left alone, with the way out; --force replaces it after a private backup', () => {
     const l = layout();
     placeAll(l);
     mkdirSync(dirname(l.config), { recursive: true });
     writeFileSync(l.config, '{ "mine": true }\n');
+    expect(() => run(l, {})).toThrow(/is not a valid config, so init cannot add to it \(.*mine: unknown key\); fix it .* or pass --force to replace it/);
+    expect(readFileSync(l.config, 'utf8')).toBe('{ "mine": true }\n');
+
     const { summary } = runJson(l, { force: true });
-    const backup = `${l.config}.mcp-latch-backup-${STAMP}`;
+    const backup = join(dirname(l.config), 'backups', `${STAMP}${l.config.replace(/[\\/:]+/g, '_')}`);
     expect(summary.configBackup).toBe(backup);
     expect(readFileSync(backup, 'utf8')).toBe('{ "mine": true }\n');
+    if (process.platform !== 'win32') expect(statSync(backup).mode & 0o777).toBe(0o600);
     expect(writtenConfig(l).mcpServers.github).toBeDefined();
-    // A second backup in the same second gets its own name.
-    runJson(l, { force: true });
-    expect(readFileSync(`${backup}-2`, 'utf8')).toBe(readFileSync(l.config, 'utf8'));
   });
 });
 
@@ -362,46 +377,50 @@ describe('init --wrap and --undo', () => {
 
     const { code, summary } = runJson(l, { wrap: true });
     expect(code).toBe(0);
-    expect(summary.wrapped.map((record: any) => record.client)).toEqual(['claude-desktop', 'claude-code-user', 'claude-code', 'cursor', 'cursor-project', 'vscode', 'windsurf']);
+    expect(summary.wrapped.map((record: any) => record.client)).toEqual(['claude-desktop', 'claude-code-user', 'claude-code-local', 'claude-code', 'cursor', 'cursor-project', 'vscode', 'windsurf']);
     for (const [id, path] of paths) {
-      const backup = `${path}.mcp-latch-backup-${STAMP}`;
-      expect(readFileSync(backup).equals(before.get(id)!)).toBe(true);
-      expect(readFileSync(path).equals(before.get(id)!)).toBe(false);
+      expect(readFileSync(path).equals(before.get(id)!), id).toBe(false);
+      // The copies are in the config's private folder, never next to a project file.
+      expect(existsSync(join(dirname(path), `${path.split(/[\\/]/).pop()}.mcp-latch-backup-${STAMP}`))).toBe(false);
     }
+    expect(readdirSync(join(dirname(l.config), 'backups'))).toHaveLength(7);
 
     const undone = run(l, { undo: true });
     expect(undone.code).toBe(0);
     for (const [id, path] of paths) expect(readFileSync(path).equals(before.get(id)!), id).toBe(true);
-    expect(undone.stdout).toMatch(/Restored .*claude_desktop_config\.json from .*mcp-latch-backup-/);
+    expect(undone.stdout).toMatch(/Restored 3 servers \(filesystem, github, shell\) in .*claude_desktop_config\.json/);
     // Nothing left to undo.
     expect(existsSync(join(dirname(l.config), 'mcp-latch-init.json'))).toBe(false);
     expect(() => run(l, { undo: true })).toThrow(/nothing to undo/);
   });
 
-  test('changes only the servers block: other settings, comments, indentation and line ends stay', () => {
+  test('changes only the servers block: other settings, comments, indentation, line ends and unimportable servers stay', () => {
     const l = layout();
     const paths = placeAll(l);
     run(l, { wrap: true });
-    const entry = { command: process.execPath, args: [join(ROOT, 'bin', 'mcp-latch.js'), 'serve', '--config', l.config] };
+    const entry = (scope: string) => ({ command: process.execPath, args: [join(ROOT, 'bin', 'mcp-latch.js'), 'serve', '--config', l.config, '--scope', scope] });
 
     const desktop = readFileSync(paths.get('claude-desktop')!, 'utf8');
-    const desktopData = JSON.parse(desktop) as Record<string, unknown>;
-    expect(desktopData).toEqual({ globalShortcut: 'Ctrl+Space', mcpServers: { 'mcp-latch': entry }, preferences: { quickEntryShortcut: 'off' } });
+    expect(JSON.parse(desktop)).toEqual({ globalShortcut: 'Ctrl+Space', mcpServers: { latch: entry('claude-desktop') }, preferences: { quickEntryShortcut: 'off' } });
     expect(desktop.endsWith('}')).toBe(true); // the client wrote no final newline
 
     const cursor = readFileSync(paths.get('cursor')!, 'utf8');
-    expect(cursor.startsWith('// Cursor: global MCP servers (~/.cursor/mcp.json)\n{\n  "mcpServers": {\n    "mcp-latch": {\n')).toBe(true);
-    expect(parseJsonc(cursor, 'cursor')).toEqual({ mcpServers: { 'mcp-latch': entry } });
+    expect(cursor.startsWith('// Cursor: global MCP servers (~/.cursor/mcp.json)\n{\n  "mcpServers": {\n    "latch": {\n')).toBe(true);
+    expect(parseJsonc(cursor, 'cursor')).toEqual({ mcpServers: { latch: entry('cursor') } });
+    expect((parseJsonc(readFileSync(paths.get('cursor-project')!, 'utf8'), 'p') as any).mcpServers).toEqual({ 'latch-project': entry(`cursor-project:${l.project}`) });
 
     const vscode = readFileSync(paths.get('vscode')!, 'utf8');
     expect(vscode).toContain('\t// VS Code workspace MCP servers\r\n\t"inputs": [\r\n');
-    expect(vscode).toContain('\t"servers": {\r\n\t\t"mcp-latch": {\r\n\t\t\t"type": "stdio",\r\n');
+    expect(vscode).toContain('\t"servers": {\r\n\t\t"latch-project": {\r\n\t\t\t"type": "stdio",\r\n');
     expect(vscode.replace(/\r\n/g, '')).not.toContain('\n');
-    expect((parseJsonc(vscode, 'vscode') as Record<string, any>).servers).toEqual({ 'mcp-latch': { type: 'stdio', ...entry } });
+    // The server with a prompted key stays in VS Code's file, untouched, comment included.
+    expect(vscode).toContain('\t\t/* remote search with a prompted key */\r\n\t\t"search": {\r\n');
+    expect(Object.keys((parseJsonc(vscode, 'vscode') as Record<string, any>).servers)).toEqual(['latch-project', 'search']);
 
     const claudeUser = JSON.parse(readFileSync(paths.get('claude-code-user')!, 'utf8')) as Record<string, any>;
-    expect(claudeUser.mcpServers).toEqual({ 'mcp-latch': entry });
-    expect(claudeUser.projects['/home/me/code/app'].mcpServers['per-project']).toBeDefined();
+    expect(claudeUser.mcpServers).toEqual({ latch: entry('claude-code-user') });
+    expect(claudeUser.projects['/home/me/code/app'].mcpServers).toEqual({ 'latch-local': entry('claude-code-local:/home/me/code/app') });
+    expect(claudeUser.projects['/home/me/code/app'].hasTrustDialogAccepted).toBe(true);
     expect(claudeUser.userID).toBe('0123456789abcdef');
   });
 
@@ -413,56 +432,81 @@ describe('init --wrap and --undo', () => {
     writeFileSync(path, original);
     run(l, { wrap: true });
     const wrapped = readFileSync(path, 'utf8');
-    expect(wrapped.startsWith('\uFEFF{"globalShortcut":"","mcpServers":{"mcp-latch":{"command":')).toBe(true);
+    expect(wrapped.startsWith('\uFEFF{"globalShortcut":"","mcpServers":{"latch": {"command":')).toBe(true);
     expect(wrapped).not.toContain('\n');
     expect(wrapped.endsWith('},"isUsingBuiltInNodeForMcp":true}')).toBe(true);
     run(l, { undo: true });
     expect(readFileSync(path).equals(original)).toBe(true);
   });
 
-  test('records each write in mcp-latch-init.json with the hash of what was written', () => {
+  test('records each block it changed in mcp-latch-init.json, readable by its owner only', () => {
     const l = layout();
     const path = place(l, 'cursor', 'cursor-mcp.json');
     run(l, { wrap: true });
-    const manifest = JSON.parse(readFileSync(join(dirname(l.config), 'mcp-latch-init.json'), 'utf8')) as Record<string, any>;
-    expect(manifest).toMatchObject({ version: 1, config: l.config });
-    expect(manifest.wrapped).toEqual([
-      { client: 'cursor', label: 'Cursor', file: path, backup: `${path}.mcp-latch-backup-${STAMP}`, sha256: createHash('sha256').update(readFileSync(path)).digest('hex'), wrappedAt: NOW.toISOString() },
-    ]);
+    const file = join(dirname(l.config), 'mcp-latch-init.json');
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as Record<string, any>;
+    expect(manifest).toMatchObject({ version: 2, config: l.config });
+    expect(manifest.wrapped).toHaveLength(1);
+    expect(manifest.wrapped[0]).toMatchObject({ client: 'cursor', file: path, blockPath: ['mcpServers'], scope: 'cursor', entry: 'latch', wrappedAt: NOW.toISOString() });
+    expect(manifest.wrapped[0].removed.map(([name]: [string]) => name)).toEqual(['filesystem', 'docs', 'notes.app']);
+    if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  test('--undo refuses a client file changed after the wrap, restores the others, and --force restores it after a backup', () => {
+  test('a second init --wrap writes nothing', () => {
     const l = layout();
-    const desktop = place(l, 'claude-desktop', 'claude_desktop_config.json');
-    const cursor = place(l, 'cursor', 'cursor-mcp.json');
-    const original = { desktop: readFileSync(desktop), cursor: readFileSync(cursor) };
+    placeAll(l);
     run(l, { wrap: true });
-    const edited = `${readFileSync(cursor, 'utf8')}// my own edit\n`;
-    writeFileSync(cursor, edited);
-
-    const refused = run(l, { undo: true });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/refused to restore .*\.cursor[\\/]mcp\.json: it was changed after init wrapped it; pass --force/);
-    expect(readFileSync(cursor, 'utf8')).toBe(edited);
-    expect(readFileSync(desktop).equals(original.desktop)).toBe(true);
-
-    const forced = run(l, { undo: true, force: true });
-    expect(forced.code).toBe(0);
-    expect(readFileSync(cursor).equals(original.cursor)).toBe(true);
-    // The user's edit was saved before the restore (same second as the wrap backup: a -2 suffix).
-    expect(readFileSync(`${cursor}.mcp-latch-backup-${STAMP}-2`, 'utf8')).toBe(edited);
-    expect(forced.stdout).toMatch(/its changed content was saved to/);
+    const snapshot = hashTree(l.root);
+    const again = run(l, { wrap: true });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/Nothing to change: .* Nothing was written\./);
+    // What still bypasses is said again, every time.
+    expect(again.stdout).toMatch(/Still bypasses mcp-latch[^\n]*\n {2}VS Code \(workspace\) "search": /);
+    expect(hashTree(l.root)).toBe(snapshot);
   });
 
-  test('--undo refuses when a backup is missing', () => {
+  test('a server added to a wrapped client file is added on the next run; a rule added with mcp-latch allow stays; undo restores both', async () => {
     const l = layout();
     const cursor = place(l, 'cursor', 'cursor-mcp.json');
+    const original = readFileSync(cursor, 'utf8');
     run(l, { wrap: true });
-    rmSync(`${cursor}.mcp-latch-backup-${STAMP}`);
-    const result = run(l, { undo: true });
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/its backup .* is missing/);
-    expect(() => run(l, { undo: true, from: 'x' })).toThrow(/--undo takes only/);
+    expect(await addRule('allow', 'Bash(make test)', { config: l.config }, memoryOutput())).toBe(0);
+    const wrapped = readFileSync(cursor, 'utf8');
+    writeFileSync(cursor, wrapped.replace('"mcpServers": {', '"mcpServers": {\n    "extra": { "command": "extra-server" },'));
+    l.context.now = () => new Date(NOW.getTime() + 1000);
+
+    const { summary } = runJson(l, { wrap: true });
+    expect(Object.keys(summary.added)).toEqual(['extra']);
+    const config = writtenConfig(l);
+    expect(config.permissions.allow).toContain('Bash(make test)');
+    expect(config.scopes.cursor.servers).toEqual(['filesystem', 'docs', 'notes-app', 'extra']);
+    expect(readFileSync(cursor, 'utf8')).toBe(wrapped);
+
+    expect(run(l, { undo: true }).code).toBe(0);
+    const restored = parseJsonc(readFileSync(cursor, 'utf8'), cursor) as Record<string, any>;
+    expect(restored).toEqual({ mcpServers: { ...(parseJsonc(original, cursor) as any).mcpServers, extra: { command: 'extra-server' } } });
+  });
+
+  test('undo after Claude Code rewrote ~/.claude.json keeps the rewrite and a server added since, and restores the servers', () => {
+    const l = layout();
+    const path = place(l, 'claude-code-user', 'claude-code-user.claude.json');
+    const original = JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
+    run(l, { wrap: true });
+    // Claude Code rewrites the whole file on every start: new state keys, its own key order.
+    const state = JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
+    state.numStartups = 43;
+    state.tipsHistory = { 'mcp-latch': 1 };
+    state.mcpServers.added = { type: 'stdio', command: 'added-later', args: [], env: {} };
+    writeFileSync(path, JSON.stringify(state, null, 2));
+
+    const undone = run(l, { undo: true });
+    expect(undone.code).toBe(0);
+    const after = JSON.parse(readFileSync(path, 'utf8')) as Record<string, any>;
+    expect(after.numStartups).toBe(43);
+    expect(after.tipsHistory).toEqual({ 'mcp-latch': 1 });
+    expect(after.mcpServers).toEqual({ added: state.mcpServers.added, fetch: original.mcpServers.fetch });
+    expect(after.projects['/home/me/code/app'].mcpServers).toEqual(original.projects['/home/me/code/app'].mcpServers);
+    expect(undone.stdout).toMatch(/its content before this was saved to .*backups/);
   });
 
   test('writes through a symlinked client file and keeps the link', () => {
@@ -475,23 +519,13 @@ describe('init --wrap and --undo', () => {
     mkdirSync(dirname(link), { recursive: true });
     symlinkSync(join(dotfiles, 'mcp.json'), link);
     run(l, { wrap: true });
-    expect(readFileSync(join(dotfiles, 'mcp.json'), 'utf8')).toContain('"mcp-latch"');
+    expect(readFileSync(join(dotfiles, 'mcp.json'), 'utf8')).toContain('"latch"');
     run(l, { undo: true });
     expect(readFileSync(join(dotfiles, 'mcp.json')).equals(readFileSync(join(FIXTURES, 'cursor-mcp.json')))).toBe(true);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
 
-  test('re-running init never imports mcp-latch itself', () => {
-    const l = layout();
-    place(l, 'claude-desktop', 'claude_desktop_config.json');
-    place(l, 'cursor', 'cursor-mcp.json');
-    run(l, { wrap: true });
-    // Every client now starts only mcp-latch: nothing to import, and nothing is rewritten.
-    const snapshot = hashTree(l.root);
-    expect(() => run(l, { wrap: true, force: true })).toThrow(/no servers to import \(the client configs already start only mcp-latch; init --undo restores them\)/);
-    expect(hashTree(l.root)).toBe(snapshot);
-
-    // A server added next to the mcp-latch entry is imported; the mcp-latch entry is skipped.
+  test('never imports mcp-latch itself', () => {
     const other = layout();
     const file = join(other.root, 'mixed.json');
     writeFileSync(
@@ -514,22 +548,6 @@ describe('init --wrap and --undo', () => {
       { name: 'latch-checkout', reason: 'it starts mcp-latch itself', self: true },
     ]);
   });
-
-  test('a second wrap after the user added a server keeps the way back to the original', () => {
-    const l = layout();
-    const cursor = place(l, 'cursor', 'cursor-mcp.json');
-    const original = readFileSync(cursor);
-    run(l, { wrap: true });
-    const wrapped = parseJsonc(readFileSync(cursor, 'utf8'), cursor) as Record<string, any>;
-    wrapped.mcpServers.extra = { command: 'extra-server' };
-    writeFileSync(cursor, JSON.stringify(wrapped, null, 2));
-    l.context.now = () => new Date(NOW.getTime() + 1000);
-    const { summary } = runJson(l, { wrap: true, force: true });
-    expect(Object.keys(writtenConfig(l).mcpServers)).toEqual(['extra']);
-    expect(summary.sources[0].skipped[0]).toMatchObject({ name: 'mcp-latch', self: true });
-    expect(run(l, { undo: true }).code).toBe(0);
-    expect(readFileSync(cursor).equals(original)).toBe(true);
-  });
 });
 
 describe('init --dry-run', () => {
@@ -543,9 +561,9 @@ describe('init --dry-run', () => {
     expect(existsSync(l.config)).toBe(false);
     expect(stdout).toContain(`Would write ${l.config}:`);
     expect(stdout).toContain('"mcpServers": {');
-    expect(stdout).toMatch(/Would back up and rewrite Claude Desktop:\n--- .*claude_desktop_config\.json\n\+\+\+ .*claude_desktop_config\.json \(wrapped\)\n@@ -1,/);
+    expect(stdout).toMatch(/Would back up and change Claude Desktop:\n--- .*claude_desktop_config\.json\n\+\+\+ .*claude_desktop_config\.json \(wrapped\)\n@@ -1,/);
     expect(stdout).toContain('-    "filesystem": {');
-    expect(stdout).toContain('+    "mcp-latch": {');
+    expect(stdout).toContain('+    "latch": {');
     expect(stdout).toContain(' "globalShortcut": "Ctrl+Space",');
     expect(stdout.trimEnd().endsWith('Dry run: nothing was written.')).toBe(true);
   });
@@ -570,16 +588,10 @@ describe('init --dry-run', () => {
 });
 
 describe('the wrapped entry', () => {
-  test('runs this checkout with this Node, or npx when mcp-latch runs from the npx cache', () => {
-    expect(gatewayLaunch('/c/m.json', { execPath: '/usr/bin/node', packageRoot: '/opt/mcp-latch', platform: 'linux' })).toEqual({
+  test('runs this copy by absolute path with this Node, for one scope; never npx', () => {
+    expect(gatewayLaunch('/c/m.json', 'cursor', { execPath: '/usr/bin/node', packageRoot: '/opt/mcp-latch' })).toEqual({
       command: '/usr/bin/node',
-      args: [join('/opt/mcp-latch', 'bin', 'mcp-latch.js'), 'serve', '--config', '/c/m.json'],
-    });
-    const cache = '/home/me/.npm/_npx/1a2b/node_modules/mcp-latch';
-    expect(gatewayLaunch('/c/m.json', { execPath: '/usr/bin/node', packageRoot: cache, platform: 'darwin' })).toEqual({ command: 'npx', args: ['-y', 'mcp-latch', 'serve', '--config', '/c/m.json'] });
-    expect(gatewayLaunch('C:\\m.json', { execPath: 'C:\\node.exe', packageRoot: 'C:\\Users\\me\\AppData\\Local\\npm-cache\\_npx\\1a\\node_modules\\mcp-latch', platform: 'win32' })).toEqual({
-      command: 'cmd',
-      args: ['/c', 'npx', '-y', 'mcp-latch', 'serve', '--config', 'C:\\m.json'],
+      args: [join('/opt/mcp-latch', 'bin', 'mcp-latch.js'), 'serve', '--config', '/c/m.json', '--scope', 'cursor'],
     });
   });
 });

@@ -38,7 +38,9 @@ export async function launchChromium(env: NodeJS.ProcessEnv = process.env): Prom
   const executablePath = await npmChromium.executablePath();
   const libs = npmLibraries();
   const libraryPath = [libs, process.env.LD_LIBRARY_PATH].filter(Boolean).join(':');
-  return chromium.launch({ executablePath, args: [...ARGS.filter((arg) => !arg.startsWith('--headless')), ...npmChromium.args], env: { ...process.env, LD_LIBRARY_PATH: libraryPath } });
+  // Not the package's own flag list: it is made for AWS Lambda (--single-process, --disable-web-security),
+  // and the page's Origin checks and live updates need a normal browser.
+  return chromium.launch({ executablePath, args: ARGS, env: { ...process.env, LD_LIBRARY_PATH: libraryPath } });
 }
 
 /**
