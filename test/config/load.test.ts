@@ -1,7 +1,9 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { configCandidates, expandServerEnv, parseConfigText, serversToRun } from '../../src/config/load.js';
+import { configCandidates, expandServerEnv, parseConfigText, serversToRun, workspaceRoots } from '../../src/config/load.js';
 import { ruleIssues } from '../../src/policy/policy.js';
+import { tempDir } from '../helpers/gateway.js';
 
 describe('config lookup order (docs/config.md)', () => {
   test('--config, then $MCP_LATCH_CONFIG, then ./mcp-latch.json, then the per-user file', () => {
@@ -65,5 +67,49 @@ describe('${env:NAME}', () => {
     expect(ok).toEqual({ ok: true, server: { url: 'https://x', headers: { Authorization: 'Bearer s3' } } });
     const missing = expandServerEnv('docs', { url: 'https://x', headers: { Authorization: 'Bearer ${env:NOPE}' } }, {});
     expect(missing).toEqual({ ok: false, issue: { path: 'mcpServers.docs.headers.Authorization', message: 'environment variable NOPE is not set' } });
+  });
+});
+
+describe('${env:NAME:-default} and envFile', () => {
+  test('a default is used when the variable is unset or empty', () => {
+    const server = { command: 'x', args: ['${env:REGION:-eu-west-1}', '${env:SET:-no}'] };
+    expect(expandServerEnv('s', server, { SET: 'yes' })).toEqual({ ok: true, server: { command: 'x', args: ['eu-west-1', 'yes'] } });
+    expect(expandServerEnv('s', server, { REGION: '', SET: 'yes' })).toEqual({ ok: true, server: { command: 'x', args: ['eu-west-1', 'yes'] } });
+  });
+
+  test('envFile is read under the entry\'s own env; an unreadable one fails that server, naming it', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '.env'), '# comment\nexport TOKEN="a b"\nREGION=eu # note\nKEEP=file\n');
+    const text = JSON.stringify({ mcpServers: { s: { command: 'x', envFile: '.env', env: { KEEP: 'entry' } }, t: { command: 'y', envFile: 'missing.env' } } });
+    const loaded = parseConfigText(text, join(dir, 'mcp-latch.json'), ruleIssues);
+    const servers = serversToRun(loaded);
+    expect(expandServerEnv('s', servers.s!, {})).toEqual({ ok: true, server: { command: 'x', env: { TOKEN: 'a b', REGION: 'eu', KEEP: 'entry' } } });
+    const failed = expandServerEnv('t', servers.t!, {});
+    expect(failed.ok).toBe(false);
+    if (!failed.ok) expect(failed.issue).toMatchObject({ path: 'mcpServers.t.envFile', message: expect.stringMatching(/cannot read .*missing\.env/) });
+  });
+});
+
+describe('scopes', () => {
+  const text = JSON.stringify({
+    mcpServers: { a: { command: 'a' }, b: { command: 'b' }, c: { command: 'c' } },
+    workspace: '/work',
+    scopes: { cursor: { servers: ['a', 'b'] }, 'vscode:/p': { servers: ['c'], workspace: ['/p'] } },
+  });
+
+  test('a scope serves only its servers, with its own workspace when it has one', () => {
+    const cursor = parseConfigText(text, '/cfg/mcp-latch.json', ruleIssues, 'cursor');
+    expect(Object.keys(serversToRun(cursor))).toEqual(['a', 'b']);
+    expect(workspaceRoots(cursor)).toEqual(['/work']);
+    const project = parseConfigText(text, '/cfg/mcp-latch.json', ruleIssues, 'vscode:/p');
+    expect(Object.keys(serversToRun(project))).toEqual(['c']);
+    expect(workspaceRoots(project)).toEqual(['/p']);
+    expect(Object.keys(serversToRun(parseConfigText(text, '/cfg/mcp-latch.json', ruleIssues)))).toEqual(['a', 'b', 'c']);
+  });
+
+  test('an unknown scope or a scope naming a missing server is an error naming it', () => {
+    expect(() => parseConfigText(text, '/cfg/mcp-latch.json', ruleIssues, 'windsurf')).toThrow(/scopes: no scope "windsurf" \(--scope\); the scopes are "cursor", "vscode:\/p"/);
+    const bad = JSON.stringify({ mcpServers: { a: { command: 'a' } }, scopes: { cursor: { servers: ['a', 'gone'] } } });
+    expect(() => parseConfigText(bad, '/cfg/mcp-latch.json', ruleIssues)).toThrow(/scopes\.cursor\.servers\[1\]: no server "gone" in mcpServers/);
   });
 });
