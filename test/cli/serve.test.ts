@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { serveOptions } from '../../src/cli/serve.js';
+import { readEarlyConfig } from '../../src/config/early.js';
 import { BIN, eventually, isAlive, tempDir, writeConfig } from '../helpers/gateway.js';
 
 describe('a plain serve command line skips the command-line library', () => {
@@ -12,6 +13,16 @@ describe('a plain serve command line skips the command-line library', () => {
     expect(serveOptions(['serve', '--config', 'a.json'])).toEqual({ config: 'a.json' });
     expect(serveOptions(['--config=a.json', 'serve'])).toEqual({ config: 'a.json' });
     expect(serveOptions(['serve', '-c', 'a.json', '--log-level', 'debug'])).toEqual({ config: 'a.json', logLevel: 'debug' });
+    // What init --wrap writes into a client file.
+    expect(serveOptions(['serve', '--config', 'a.json', '--scope', 'cursor-project:/home/me/app'])).toEqual({ config: 'a.json', scope: 'cursor-project:/home/me/app' });
+  });
+
+  test('with --scope, only that scope\'s servers start early; a scope the early read cannot find starts none', () => {
+    const dir = tempDir();
+    const path = writeConfig(dir, { mcpServers: { a: { command: 'a' }, b: { command: 'b', envFile: 'x.env' } }, scopes: { one: { servers: ['a'] } } });
+    expect(Object.keys(readEarlyConfig(path, {}).servers)).toEqual(['a']);
+    expect(Object.keys(readEarlyConfig(path, {}, 'one').servers)).toEqual(['a']);
+    expect(Object.keys(readEarlyConfig(path, {}, 'missing').servers)).toEqual([]);
   });
 
   test('anything else goes to the full command line: help, other commands, mistakes', () => {
