@@ -81,6 +81,20 @@ describe('mcp-latch tools', () => {
     expect(tools.find((tool) => tool.name === 'fs__read_text_file')).toMatchObject({ kind: 'read', source: 'profile:filesystem' });
     expect(tools.find((tool) => tool.name === 'fix__crash')?.source).not.toMatch(/^profile/);
   });
+
+  test('--scope lists only that scope\'s servers, and names too long for clients are warned about', async () => {
+    const long = 'a-server-name-that-is-long-enough-to-hurt';
+    const own = writeConfig(tempDir(), {
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] }, [long]: fixtureServer('long', join(dir, 'y.log')) },
+      scopes: { 'cursor-project:/p': { servers: [long] } },
+    });
+    const out = memoryOutput();
+    await listTools({ config: own, scope: 'cursor-project:/p' }, out);
+    expect(out.stdout.slice(1).every((line) => line.startsWith(`${long}__`))).toBe(true);
+    // mcp__latch-project__ (20) + the name: 20 + 41 + 2 + 4 (echo) = 67 > 64.
+    expect(out.stderr.join('\n')).toContain(`warning: mcp__latch-project__${long}__echo is 67 characters; clients that cap tool names at 64`);
+    expect(out.stderr.join('\n')).not.toMatch(/warning: .*__fs__/);
+  });
 });
 
 describe('mcp-latch allow / deny', () => {
