@@ -4,6 +4,9 @@
  *   decideCall      inspect (subjects/) → decide (policy/) → an approval given on the page for it
  *   handleToolCall  latch (latch/; asking the person: latch/ask.ts) → forward with a permit | deny → audit
  *
+ * A 2026-07-28 client's call that needs the person is paused instead (input-required.ts): answered
+ * `input_required`, resumed by the client's retry with the answer.
+ *
  * call-order.ts decides every call of one read before any of them passes the latch (they are one
  * batch), and holds calls while the gateway or their server is starting. A call reaches a server
  * only through `Supervisor.callTool`, which spends a permit; permits are issued only in forward(),
@@ -14,7 +17,7 @@ import { ConnectionLost, ServerReplyError } from '../downstream/direct-calls.js'
 import type { ToolRoute } from '../downstream/registry.js';
 import { ServerUnavailableError, type Supervisor } from '../downstream/supervisor.js';
 import { errorMessage } from '../errors.js';
-import { askPerson } from '../latch/ask.js';
+import { askPerson, type AskContext } from '../latch/ask.js';
 import { cancelledDenial, denialResult, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
@@ -26,6 +29,8 @@ import { checkToolResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
 import { ProgressRelay } from './progress.js';
 import type { IncomingCall } from './upstream-calls.js';
+import { canShowForm, envelopeOf, withoutEnvelope } from './era-2026.js';
+import { pauseCall, resumeCall } from './input-required.js';
 
 /** One call with its route and its decision. */
 export interface DecidedCall {
@@ -39,6 +44,8 @@ export interface DecidedCall {
   decision: Decision;
   /** An approval given on the page for this exact call was spent on it (it stays spent on a re-check). */
   approvedOnPage: boolean;
+  /** The person allowed it in the answer a 2026-07-28 retry brought (it stays allowed on a re-check). */
+  approvedInState: boolean;
 }
 
 /** Where a call stands in its read: what lets it skip the latch's batch. */
@@ -52,7 +59,7 @@ export interface BatchPosition {
 /** Inspects and decides a call routed to its server. */
 export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, digest, started: Date.now(), facts: null, approvedOnPage: false };
+  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, digest, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });
 }
 
@@ -72,8 +79,22 @@ export function redecide(decided: Omit<DecidedCall, 'decision'>, context: CallCo
 
 /** The pipeline after deciding: latch, then forward (with a permit) or deny; every outcome is audited. */
 export async function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
+  const envelope = envelopeOf(decided.call.request.params);
+  const resumed = envelope ? await resumeCall(decided, session, askContext(context, session)) : { answer: null, problem: null };
+  if (resumed.answer?.verdict === 'allow') {
+    decided.approvedInState = true;
+    decided.decision = redecide(decided, context, session);
+  }
+  if (resumed.answer?.verdict === 'deny') {
+    auditor(decided, context, session)(decided.decision, 'deny', resumed.answer.by, resumed.answer.note);
+    return denialResult(resumed.answer.text ?? ruleDenial(decided.decision));
+  }
+  // A 2026-07-28 client is never sent a request: its call pauses as `input_required` instead of waiting.
+  if (envelope && decided.decision.verdict === 'ask' && canShowForm(envelope.capabilities)) return pauseCall(decided, context, session, resumed.problem);
+
   const progress = new ProgressRelay(decided.call.extra);
-  const outcome = (batch.allAllowed ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null) ?? (await waitInLatch(decided, progress, context, session, batch));
+  let outcome = (batch.allAllowed ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null) ?? (await waitInLatch(decided, progress, context, session, batch));
+  if (outcome.type === 'forward' && !outcome.answer && resumed.answer) outcome = { ...outcome, answer: resumed.answer };
   const audit = auditor(decided, context, session);
   if (outcome.type === 'cancelled') {
     audit(decided.decision, 'cancelled', 'client');
@@ -100,7 +121,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
           askPerson(
             { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts },
             session.person(call.extra),
-            { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), logger: context.logger },
+            askContext(context, session),
           ),
         denial: ruleDenial,
       },
@@ -109,6 +130,10 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
   } finally {
     progress.stopHeartbeat();
   }
+}
+
+function askContext(context: CallContext, session: SessionPort): AskContext {
+  return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), logger: context.logger };
 }
 
 type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, note?: string) => void;
@@ -160,6 +185,7 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
 /** An approval given on the page for this exact call after it was answered "pending": spent once. */
 function withPageApproval(decision: Decision, decided: Omit<DecidedCall, 'decision'>, session: SessionPort): Decision {
   if (decision.verdict !== 'ask') return decision;
+  if (decided.approvedInState) return { ...decision, verdict: 'allow', by: 'user', reason: 'approved by the user' };
   if (!decided.approvedOnPage && !session.retryApprovals.take(decided.digest())) return decision;
   decided.approvedOnPage = true;
   return { ...decision, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
@@ -168,7 +194,7 @@ function withPageApproval(decision: Decision, decided: Omit<DecidedCall, 'decisi
 /** The client's `_meta` for the server, without its progress token (the server gets its own). */
 function forwardedMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!meta) return undefined;
-  const { progressToken: _dropped, ...rest } = meta;
+  const { progressToken: _dropped, ...rest } = withoutEnvelope(meta);
   return Object.keys(rest).length > 0 ? rest : undefined;
 }
 

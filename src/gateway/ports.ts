@@ -10,6 +10,7 @@ import type { ServerRegistry, ToolRoute } from '../downstream/registry.js';
 import type { Person } from '../latch/ask.js';
 import type { SessionLatch } from '../latch/latch.js';
 import type { RetryApprovals } from '../latch/page.js';
+import type { RequestStates } from '../latch/request-state.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { Audit } from '../store/audit.js';
@@ -42,6 +43,8 @@ export interface SessionPort {
   latch: SessionLatch;
   grants: SessionGrants;
   retryApprovals: RetryApprovals;
+  /** Pending approvals of 2026-07-28 clients (input-required.ts). */
+  requestStates: RequestStates;
   /** The person behind the session, reached for one call (its cancellation, its request id). */
   person(extra: Extra): Person;
 }

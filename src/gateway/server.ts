@@ -43,6 +43,7 @@ import { createRelayHooks } from './relay.js';
 import { readResource } from './resource-read.js';
 import { ClientSession } from './session.js';
 import { UpstreamCalls, type IncomingCall } from './upstream-calls.js';
+import { ModernWire } from './era-2026.js';
 
 export interface GatewayOptions {
   config: LoadedConfig;
@@ -98,16 +99,7 @@ export class Gateway implements CallContext {
 
     this.server = new Server(
       { name: 'mcp-latch', version: VERSION },
-      {
-        capabilities: {
-          tools: { listChanged: true },
-          resources: { listChanged: true, subscribe: true },
-          prompts: { listChanged: true },
-          logging: {},
-          completions: {},
-        },
-        instructions: 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.',
-      },
+      { capabilities: CAPABILITIES, instructions: INSTRUCTIONS },
     );
 
     this.registry = new ServerRegistry({
@@ -126,7 +118,7 @@ export class Gateway implements CallContext {
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
 
-    this.session = new ClientSession(this.server, () => this.loaded.file, this.logger, this.matchEnv);
+    this.session = new ClientSession(this.server, () => this.loaded.file, this.logger, this.matchEnv, this.loaded.path);
     this.order = new CallOrder(this, this.session);
     this.registerHandlers();
     if (this.shellToolsExpected()) void this.loadShell();
@@ -398,6 +390,8 @@ export class Gateway implements CallContext {
     await this.server.connect(transport);
     this.server.onerror = (error) => this.logger.warn({ err: errorMessage(error) }, 'client transport error');
     this.toolCallsBypassingProtocol.attach(transport);
+    // MCP 2026-07-28 clients (era-2026.ts): attached last, it sees each message first and each answer last.
+    this.session.modernWire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
   }
 
   private callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
@@ -426,6 +420,15 @@ function profileTakesShellCommands(profile: string | null): boolean {
   const tools = profile === null ? [] : Object.values(profileByName(profile)?.tools ?? {});
   return tools.some((tool) => tool.kind === 'command' || tool.command !== undefined || tool.selectCommand !== undefined);
 }
+
+const CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+};
+const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.';
 
 /** What downstream servers may ask of the client: exactly what the client declared. */
 export function mirrorCapabilities(client: ClientCapabilities | undefined): ClientCapabilities {

@@ -3,6 +3,7 @@
  * its person — an elicitation form in the client, or the local approval page for clients that
  * cannot show one. Client errors are mapped to `PromptFailure`s here, so `latch/` knows no SDK.
  */
+import { randomBytes } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigFile } from '../config/schema.js';
@@ -14,7 +15,9 @@ import type { PromptInput } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
 import type { MatchEnv } from '../policy/match.js';
 import { SessionGrants } from '../store/grants.js';
+import { RequestStates, readOrCreateStateKey, stateKeyPath } from '../latch/request-state.js';
 import { openInBrowser, notify } from './announce.js';
+import { envelopeOf, type ModernWire } from './era-2026.js';
 import type { Extra, SessionPort } from './ports.js';
 
 /** Clients known to declare form elicitation but never show it (Claude Desktop shows no form). */
@@ -27,6 +30,10 @@ export class ClientSession implements SessionPort {
   readonly latch: SessionLatch;
   readonly grants: SessionGrants;
   readonly retryApprovals = new RetryApprovals();
+  /** Pending approvals of 2026-07-28 clients, carried by the client between the two rounds. */
+  readonly requestStates: RequestStates;
+  /** Set once connected: what 2026-07-28 requests said about their client. */
+  modernWire: ModernWire | null = null;
   private page: Promise<ApprovalPage> | null = null;
   private pageOpened = false;
 
@@ -35,7 +42,9 @@ export class ClientSession implements SessionPort {
     private readonly config: () => ConfigFile,
     private readonly logger: Logger,
     matchEnv: MatchEnv,
+    configPath: string,
   ) {
+    this.requestStates = new RequestStates(() => this.stateKey(stateKeyPath(configPath)));
     this.latch = new SessionLatch({ ordering: config().approval.ordering, onError: (error) => logger.error({ err: errorMessage(error) }, 'latch error') });
     this.grants = new SessionGrants(matchEnv);
   }
@@ -45,14 +54,15 @@ export class ClientSession implements SessionPort {
       get signal() {
         return extra.signal;
       },
-      canPrompt: () => this.canPrompt(),
+      // A 2026-07-28 client is never sent a request: without the form in its envelope it gets the page or the fallback.
+      canPrompt: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt(),
       prompt: (params, timeoutMs) =>
         this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).then(
           (result) => ({ result }),
           (error: unknown) => promptFailure(error, extra.signal),
         ),
       label: () => {
-        const client = this.server.getClientVersion();
+        const client = this.server.getClientVersion() ?? this.modernWire?.lastEnvelope?.clientInfo;
         return client ? `${client.name} ${client.version}` : 'unknown client';
       },
       page: () => this.approvalPage(),
@@ -64,6 +74,16 @@ export class ClientSession implements SessionPort {
   /** Closes the approval page if it was started. */
   async close(): Promise<void> {
     if (this.page) await (await this.page.catch(() => null))?.close();
+  }
+
+  /** The key of request states, beside the config; a key of this process when that one cannot be used. */
+  private stateKey(path: string): Buffer {
+    try {
+      return readOrCreateStateKey(path);
+    } catch (error) {
+      this.logger.error({ err: errorMessage(error) }, 'the state key cannot be used; paused calls end with this process');
+      return randomBytes(32);
+    }
   }
 
   private clientName(): string {

@@ -76,19 +76,9 @@ export interface AskedCall {
 
 /** Asks the person about one call; grants and saved rules of the answer are in force before it resolves. */
 export async function askPerson(call: AskedCall, person: Person, context: AskContext): Promise<LatchAnswer> {
-  const { decision, facts } = call;
-  const remember = facts ? rememberRules(facts, decision, context.policy) : null;
-  const onlyModeAsks = decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
-  const input: PromptInput = {
-    server: call.server,
-    tool: call.tool,
-    kind: decision.kind,
-    decision,
-    args: call.args,
-    argsDigest: call.digest,
-    rememberRules: remember,
-    offerSession: onlyModeAsks && facts !== null,
-  };
+  const { decision } = call;
+  const input = promptInput(call, context.policy);
+  const remember = input.rememberRules;
 
   if (!person.canPrompt()) {
     if (context.approval.fallback === 'deny') return { verdict: 'deny', by: 'fallback', text: noPromptDenial(decision, remember) };
@@ -110,6 +100,22 @@ export async function askPerson(call: AskedCall, person: Person, context: AskCon
     }
   }
   return applyAnswer(readAnswer(prompted.result, input), input, context);
+}
+
+/** What the person is shown about a call, and the choices offered. */
+export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
+  const { decision, facts } = call;
+  const onlyModeAsks = decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
+  return {
+    server: call.server,
+    tool: call.tool,
+    kind: decision.kind,
+    decision,
+    args: call.args,
+    argsDigest: call.digest,
+    rememberRules: facts ? rememberRules(facts, decision, policy) : null,
+    offerSession: onlyModeAsks && facts !== null,
+  };
 }
 
 /**
@@ -156,7 +162,7 @@ async function askOnPage(input: PromptInput, person: Person, context: AskContext
 }
 
 /** What an answer means for the call; grants and saved rules are in force before it returns. */
-async function applyAnswer(answer: PromptAnswer, input: PromptInput, context: AskContext): Promise<LatchAnswer> {
+export async function applyAnswer(answer: PromptAnswer, input: PromptInput, context: AskContext): Promise<LatchAnswer> {
   switch (answer.type) {
     case 'declined':
       return { verdict: 'deny', by: 'user', text: declinedDenial() };

@@ -1,0 +1,157 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, Implementation, JSONRPCMessage, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from '../values.js';
+
+/**
+ * MCP 2026-07-28 ("modern") beside the 2025 era the SDK Server speaks. A modern client sends no
+ * `initialize`: every request carries its protocol version, client info and capabilities in
+ * `_meta`, it may probe with `server/discover`, and a server must not send it requests (no
+ * `elicitation/create` mid-call): a call that needs a person answers `resultType: "input_required"`
+ * with the prompt as a named input request and an opaque `requestState`, and the client calls
+ * again with the same arguments plus `inputResponses` and the state.
+ *
+ * `ModernWire` sits on the upstream transport, outside the SDK Server and UpstreamCalls: it answers
+ * `server/discover`, refuses a modern version it does not speak (-32022, naming the ones it does),
+ * and stamps what this revision requires on the results of modern requests (`resultType`, and
+ * `ttlMs`/`cacheScope` on cacheable results: 0 and private, so nothing is cached). Requests without
+ * the envelope pass untouched: a 2025 client sees the gateway exactly as before.
+ */
+export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
+const FIRST_MODERN_VERSION = '2026-07-28';
+const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
+const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+/** UnsupportedProtocolVersionError of 2026-07-28. */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** Results a modern client may cache: they must say for how long. */
+const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+/** The key of the gateway's approval prompt in `inputRequests` / `inputResponses`. */
+export const APPROVAL_INPUT = 'mcp-latch/approval';
+
+/** What a modern request says about its client. */
+export interface Envelope {
+  version: string;
+  capabilities: ClientCapabilities;
+  clientInfo: Implementation | null;
+}
+
+export interface ModernServerInfo {
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  instructions?: string;
+}
+
+export function isModernVersion(version: string): boolean {
+  return version >= FIRST_MODERN_VERSION;
+}
+
+/** The modern envelope of a request's params; null for a 2025-era request (no version claim, or an older one). */
+export function envelopeOf(params: unknown): Envelope | null {
+  const meta = isPlainObject(params) ? params._meta : undefined;
+  if (!isPlainObject(meta) || typeof meta[VERSION_KEY] !== 'string' || !isModernVersion(meta[VERSION_KEY])) return null;
+  return {
+    version: meta[VERSION_KEY],
+    capabilities: isPlainObject(meta[CAPABILITIES_KEY]) ? (meta[CAPABILITIES_KEY] as ClientCapabilities) : {},
+    clientInfo: isPlainObject(meta[CLIENT_INFO_KEY]) ? (meta[CLIENT_INFO_KEY] as Implementation) : null,
+  };
+}
+
+/** `_meta` without the envelope's reserved keys: what is forwarded to a server the gateway speaks 2025 to. */
+export function withoutEnvelope(meta: Record<string, unknown>): Record<string, unknown> {
+  const { [VERSION_KEY]: _version, [CLIENT_INFO_KEY]: _info, [CAPABILITIES_KEY]: _capabilities, ...rest } = meta;
+  return rest;
+}
+
+/** Whether the client can show a form prompt (in 2025-06-18 an empty `elicitation` meant form). */
+export function canShowForm(capabilities: ClientCapabilities): boolean {
+  const elicitation = capabilities.elicitation as Record<string, unknown> | undefined;
+  if (!elicitation) return false;
+  return elicitation.form !== undefined || elicitation.url === undefined;
+}
+
+/** The answer to the gateway's prompt in a retry's `inputResponses`, if it has the shape of one. */
+export function approvalResponse(inputResponses: unknown): ElicitResult | null {
+  const response = isPlainObject(inputResponses) ? inputResponses[APPROVAL_INPUT] : undefined;
+  if (!isPlainObject(response) || typeof response.action !== 'string') return null;
+  if (response.content !== undefined && !isPlainObject(response.content)) return null;
+  return response as ElicitResult;
+}
+
+/** The result that pauses a call: the prompt as one input request, the pending call in the state. */
+export function inputRequiredResult(prompt: ElicitRequestFormParams, requestState: string): Record<string, unknown> {
+  return {
+    resultType: 'input_required',
+    inputRequests: { [APPROVAL_INPUT]: { method: 'elicitation/create', params: prompt } },
+    requestState,
+  };
+}
+
+export class ModernWire {
+  /** Modern requests not yet answered: id → method. */
+  private readonly open = new Map<RequestId, string>();
+  /** The last envelope a modern request brought (for what the gateway shows of its client). */
+  lastEnvelope: Envelope | null = null;
+
+  /** Attach after the SDK Server and UpstreamCalls: it sees each message first and each answer last. */
+  constructor(
+    private readonly transport: Transport,
+    private readonly info: ModernServerInfo,
+  ) {
+    const inner = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (!this.take(message)) inner?.(message, extra);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(this.stamp(message), options);
+  }
+
+  /** True when the message was answered here. */
+  private take(message: JSONRPCMessage): boolean {
+    const record = message as Record<string, unknown>;
+    const id = record.id;
+    if (record.method === 'notifications/cancelled' && isPlainObject(record.params)) {
+      // A cancelled request gets no answer: forget it.
+      this.open.delete(record.params.requestId as RequestId);
+      return false;
+    }
+    if (typeof record.method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return false;
+    const envelope = envelopeOf(record.params);
+    if (record.method === 'server/discover') {
+      this.open.set(id, record.method);
+      void this.transport.send({ jsonrpc: '2.0', id, result: this.discoverResult() }).catch(() => undefined);
+      return true;
+    }
+    if (!envelope) return false;
+    if (!MODERN_VERSIONS.includes(envelope.version)) {
+      void this.transport
+        .send({ jsonrpc: '2.0', id, error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: 'Unsupported protocol version', data: { supported: [...MODERN_VERSIONS], requested: envelope.version } } })
+        .catch(() => undefined);
+      return true;
+    }
+    this.lastEnvelope = envelope;
+    this.open.set(id, record.method);
+    return false;
+  }
+
+  private discoverResult(): Record<string, unknown> {
+    return { supportedVersions: [...MODERN_VERSIONS], capabilities: this.info.capabilities, ...(this.info.instructions ? { instructions: this.info.instructions } : {}) };
+  }
+
+  /** The answer to a modern request with what 2026-07-28 requires of a result. */
+  private stamp(message: JSONRPCMessage): JSONRPCMessage {
+    const record = message as Record<string, unknown>;
+    if (record.method !== undefined || (typeof record.id !== 'string' && typeof record.id !== 'number')) return message;
+    const method = this.open.get(record.id);
+    if (method === undefined) return message;
+    this.open.delete(record.id);
+    if (!isPlainObject(record.result)) return message;
+    const result: Record<string, unknown> = { resultType: 'complete', ...record.result };
+    if (CACHEABLE.has(method) && result.resultType === 'complete') {
+      result.ttlMs ??= 0;
+      result.cacheScope ??= 'private';
+    }
+    result._meta = { ...(isPlainObject(result._meta) ? result._meta : {}), [SERVER_INFO_KEY]: this.info.serverInfo };
+    return { ...record, result } as JSONRPCMessage;
+  }
+}

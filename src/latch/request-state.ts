@@ -1,0 +1,118 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * The `requestState` of a paused call (MCP 2026-07-28, `input_required`): the pending approval
+ * travels through the client and comes back on the retry, so whatever comes back is
+ * attacker-controlled. A state is an HMAC-SHA256-signed payload, bound to the gateway session, the
+ * server, the tool and the call's argument digest, with an expiry, and spent on first use: a
+ * replayed, altered, expired or foreign state, or one presented with other arguments, is refused
+ * (the call then asks again).
+ *
+ *   mls1.<payload, base64url JSON>.<HMAC-SHA256 of "mls1.<payload>", base64url>
+ *
+ * The payload is signed, not encrypted: it holds what the client already saw (the call's names and
+ * digest, and a downstream server's own opaque state).
+ */
+const PREFIX = 'mls1.';
+/** A longer state is refused unread; a downstream server's own state must fit in it. */
+export const MAX_REQUEST_STATE_CHARS = 65_536;
+export const REQUEST_STATE_KEY_FILE = 'mcp-latch-state.key';
+
+/** What a state is bound to: one call of one session. */
+export interface StateBinding {
+  session: string;
+  server: string;
+  tool: string;
+  argsDigest: string;
+}
+
+export type OpenedState = { ok: true; data: Record<string, unknown> } | { ok: false; problem: string };
+
+interface Payload {
+  s: string;
+  v: string;
+  t: string;
+  d: string;
+  /** Expiry, epoch milliseconds. */
+  e: number;
+  /** Nonce: what "spent" remembers. */
+  n: string;
+  /** Whatever the caller sealed with the binding. */
+  x: Record<string, unknown>;
+}
+
+export class RequestStates {
+  /** Nonces of states already used, with their expiry (forgotten once expired: they are refused anyway). */
+  private readonly spent = new Map<string, number>();
+  private key: Buffer | null = null;
+
+  constructor(
+    private readonly loadKey: () => Buffer,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  seal(binding: StateBinding, ttlMs: number, data: Record<string, unknown> = {}): string {
+    const payload: Payload = { s: binding.session, v: binding.server, t: binding.tool, d: binding.argsDigest, e: this.now() + ttlMs, n: randomBytes(16).toString('base64url'), x: data };
+    const body = PREFIX + Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${this.mac(body)}`;
+  }
+
+  /** Verifies a state presented for `binding` and spends it: the same state never opens twice. */
+  open(token: unknown, binding: StateBinding): OpenedState {
+    if (typeof token !== 'string' || !token.startsWith(PREFIX)) return { ok: false, problem: 'it is not a state this gateway issued' };
+    if (token.length > MAX_REQUEST_STATE_CHARS) return { ok: false, problem: `it is longer than ${MAX_REQUEST_STATE_CHARS} characters` };
+    const dot = token.lastIndexOf('.');
+    const body = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    const expected = Buffer.from(this.mac(body), 'base64url');
+    if (dot <= PREFIX.length || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, problem: 'it was altered or was not issued by this gateway' };
+    let payload: Payload;
+    try {
+      payload = JSON.parse(Buffer.from(body.slice(PREFIX.length), 'base64url').toString('utf8')) as Payload;
+    } catch {
+      return { ok: false, problem: 'it was altered or was not issued by this gateway' };
+    }
+    if (payload.s !== binding.session) return { ok: false, problem: 'it was issued to another session' };
+    if (payload.v !== binding.server || payload.t !== binding.tool || payload.d !== binding.argsDigest) return { ok: false, problem: 'it was issued for another call (the tool or its arguments changed)' };
+    const now = this.now();
+    this.forgetExpired(now);
+    if (!(payload.e > now)) return { ok: false, problem: 'it expired' };
+    if (this.spent.has(payload.n)) return { ok: false, problem: 'it was already used' };
+    this.spent.set(payload.n, payload.e);
+    return { ok: true, data: payload.x ?? {} };
+  }
+
+  private mac(body: string): string {
+    this.key ??= this.loadKey();
+    return createHmac('sha256', this.key).update(body).digest('base64url');
+  }
+
+  private forgetExpired(now: number): void {
+    for (const [nonce, expiry] of this.spent) if (expiry <= now) this.spent.delete(nonce);
+  }
+}
+
+/** Where the gateway keeps its state key: beside the config file. */
+export function stateKeyPath(configPath: string): string {
+  return join(dirname(configPath), REQUEST_STATE_KEY_FILE);
+}
+
+/**
+ * The gateway's state key from `path`, made (32 random bytes, mode 0600) on first use. A key file
+ * others can read, or one that is not a key, is not used: the caller gets the reason and falls
+ * back to a key of this process only (states then end with it, which the session binding implies
+ * anyway).
+ */
+export function readOrCreateStateKey(path: string, platform: NodeJS.Platform = process.platform): Buffer {
+  try {
+    writeFileSync(path, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`could not create the state key ${path}: ${(error as Error).message}`);
+  }
+  if (platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) throw new Error(`the state key ${path} can be read by other users; run: chmod 600 "${path}"`);
+  const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
+  if (key.length < 32) throw new Error(`the state key ${path} does not hold a key (64 hex digits); delete it and mcp-latch makes a new one`);
+  return key;
+}

@@ -1,0 +1,184 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { BIN, FS_SERVER, fixtureCalls, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+
+/**
+ * MCP 2026-07-28 end to end: the official TypeScript SDK v2 client, pinned to 2026-07-28 (it probes
+ * with server/discover and sends the per-request `_meta` envelope), in front of the built gateway.
+ * A call that needs a person comes back `input_required` with the prompt; the client's elicitation
+ * handler answers it and the SDK retries with `inputResponses` and the `requestState`.
+ */
+type Elicit = { message: string; requestedSchema: { properties: { decision: { enum: string[] } } }; _meta?: Record<string, unknown> };
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+
+interface Modern {
+  client: Client;
+  dir: string;
+  prompts: Elicit[];
+  stderr(): string;
+}
+
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close().catch(() => undefined)));
+});
+
+function config(dir: string, extra: Partial<ConfigInput> = {}): ConfigInput {
+  return {
+    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] }, fix: fixtureServer('fix', join(dir, 'fixture.log')) },
+    workspace: [dir],
+    ...extra,
+  };
+}
+
+async function modernGateway(dir: string, onElicit: ((params: Elicit) => Answer | Promise<Answer>) | null, extra: Partial<ConfigInput> = {}): Promise<Modern> {
+  const configPath = writeConfig(dir, config(dir, extra));
+  const client = new Client(
+    { name: 'modern-test', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const prompts: Elicit[] = [];
+  // Without `onElicit` the tests drive the rounds by hand (allowInputRequired); a prompt shown means a test went wrong.
+  client.setRequestHandler('elicitation/create', async (request) => {
+    const params = request.params as unknown as Elicit;
+    prompts.push(params);
+    return (onElicit ? await onElicit(params) : { action: 'cancel' }) as never;
+  });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', configPath], stderr: 'pipe', cwd: dir, env: { MCP_LATCH_LOG_LEVEL: 'debug', PATH: process.env.PATH ?? '' } });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  await client.connect(transport);
+  open.push(client);
+  return { client, dir, prompts, stderr: () => stderr };
+}
+
+const choose = (decision: string, note?: string) => (): Answer => ({ action: 'accept', content: { decision, ...(note ? { note } : {}) } });
+
+/** One manual round: the call, answered input_required or complete as it comes. */
+async function round(client: Client, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return (await client.callTool(params as never, { allowInputRequired: true })) as unknown as Record<string, unknown>;
+}
+
+const approval = (decision: string, note?: string) => ({ 'mcp-latch/approval': { action: 'accept', content: { decision, ...(note ? { note } : {}) } } });
+
+describe('a 2026-07-28 client (TypeScript SDK v2, pinned)', () => {
+  test('negotiates 2026-07-28 and lists the tools of every server', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, null);
+    expect(m.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    const { tools } = await m.client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['fs__write_file', 'fix__echo']));
+  });
+
+  test('an allowed call runs at once, without a prompt', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, choose('Deny'), { permissions: { allow: ['mcp__fix__echo'] } });
+    const result = await m.client.callTool({ name: 'fix__echo', arguments: { text: 'hi' } });
+    expect(textOf(result)).toContain('hi');
+    expect(m.prompts).toHaveLength(0);
+    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(1);
+  });
+
+  test('ask → Allow once: the prompt comes as input_required, the write runs once, on disk', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, choose('Allow once'));
+    const target = join(dir, 'out.txt');
+    const result = await m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'approved' } });
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('approved');
+    expect(m.prompts).toHaveLength(1);
+    expect(m.prompts[0]!.message).toContain('wants to run the tool write_file');
+    expect(m.prompts[0]!._meta?.['mcp-latch/request']).toMatchObject({ server: 'fs', tool: 'write_file', kind: 'write' });
+    // The key lives beside the config, readable by its owner only.
+    expect(statSync(join(dir, 'mcp-latch-state.key')).mode & 0o777).toBe(0o600);
+  });
+
+  test('ask → Deny with a note: nothing runs, the note reaches the assistant', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, choose('Deny', 'use the staging folder'));
+    const target = join(dir, 'out.txt');
+    const result = await m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'x' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(textOf(result)).toContain('use the staging folder');
+    expect(existsSync(target)).toBe(false);
+  });
+
+  test('an approval resumes the call exactly once: the same state again is refused and asks again', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, null);
+    const call = { name: 'fix__echo', arguments: { text: 'once' } };
+    const first = await round(m.client, call);
+    expect(first.resultType).toBe('input_required');
+    const state = first.requestState as string;
+    const retry = { ...call, inputResponses: approval('Allow once'), requestState: state };
+    const [a, b] = await Promise.all([round(m.client, retry), round(m.client, retry)]);
+    const done = [a, b].filter((result) => result.resultType !== 'input_required');
+    expect(done).toHaveLength(1);
+    expect(textOf(done[0])).toContain('once');
+    const again = [a, b].find((result) => result.resultType === 'input_required')!;
+    expect(JSON.stringify(again.inputRequests)).toContain('it was already used');
+    const third = await round(m.client, retry);
+    expect(third.resultType).toBe('input_required');
+    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(1);
+  });
+
+  test('a tampered state is refused and asks again; nothing runs', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, null);
+    const call = { name: 'fix__echo', arguments: { text: 'x' } };
+    const state = (await round(m.client, call)).requestState as string;
+    const [prefix, body, mac] = state.split('.') as [string, string, string];
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${prefix}.${Buffer.from(JSON.stringify({ ...payload, e: (payload.e as number) + 3_600_000 })).toString('base64url')}.${mac}`;
+    for (const requestState of [forged, `${state.slice(0, -2)}AA`, 'not-a-state']) {
+      const result = await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState });
+      expect(result.resultType).toBe('input_required');
+      expect(JSON.stringify(result.inputRequests)).toMatch(/was not used: it (was altered|is not a state)/);
+    }
+    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
+  });
+
+  test('a retry with changed arguments asks again; the approved arguments are not run either', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, null);
+    const state = (await round(m.client, { name: 'fix__echo', arguments: { text: 'harmless' } })).requestState as string;
+    const changed = await round(m.client, { name: 'fix__echo', arguments: { text: 'something else' }, inputResponses: approval('Allow once'), requestState: state });
+    expect(changed.resultType).toBe('input_required');
+    expect(JSON.stringify(changed.inputRequests)).toContain('it was issued for another call');
+    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
+  });
+
+  test('an expired state asks again', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, null, { approval: { timeoutSeconds: 0.2 } });
+    const call = { name: 'fix__echo', arguments: { text: 'late' } };
+    const state = (await round(m.client, call)).requestState as string;
+    await new Promise((done) => setTimeout(done, 600));
+    const late = await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState: state });
+    expect(late.resultType).toBe('input_required');
+    expect(JSON.stringify(late.inputRequests)).toContain('it expired');
+    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
+  });
+
+  test('calls of one turn: each call that needs a person gets its own input_required; an allowed call is not held back', async () => {
+    const dir = tempDir();
+    const m = await modernGateway(dir, null, { permissions: { allow: ['mcp__fix__echo'] } });
+    const [w1, echo, w2] = await Promise.all([
+      round(m.client, { name: 'fs__write_file', arguments: { path: join(dir, 'a.txt'), content: 'a' } }),
+      round(m.client, { name: 'fix__echo', arguments: { text: 'now' } }),
+      round(m.client, { name: 'fs__write_file', arguments: { path: join(dir, 'b.txt'), content: 'b' } }),
+    ]);
+    expect(w1.resultType).toBe('input_required');
+    expect(w2.resultType).toBe('input_required');
+    expect(w1.requestState).not.toBe(w2.requestState);
+    expect(textOf(echo)).toContain('now');
+    expect(existsSync(join(dir, 'a.txt')) || existsSync(join(dir, 'b.txt'))).toBe(false);
+  });
+});
