@@ -82,7 +82,10 @@ describe('a 2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     const result = await m.client.callTool({ name: 'fix__echo', arguments: { text: 'hi' } });
     expect(textOf(result)).toContain('hi');
     expect(m.prompts).toHaveLength(0);
-    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(1);
+    const calls = fixtureCalls(join(dir, 'fixture.log'));
+    expect(calls).toHaveLength(1);
+    // The gateway speaks 2025 to the server: the client's envelope is not passed on.
+    expect(JSON.stringify(calls[0]!.meta ?? {})).not.toContain('io.modelcontextprotocol/');
   });
 
   test('ask → Allow once: the prompt comes as input_required, the write runs once, on disk', async () => {
