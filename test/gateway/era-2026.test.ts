@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ConfigInput } from '../../src/config/schema.js';
@@ -23,13 +23,13 @@ interface Modern {
 }
 
 const open: Client[] = [];
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(open.splice(0).map((client) => client.close().catch(() => undefined)));
 });
 
 function config(dir: string, extra: Partial<ConfigInput> = {}): ConfigInput {
   return {
-    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] }, fix: fixtureServer('fix', join(dir, 'fixture.log')) },
+    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] }, fix: fixtureServer('fix', join(dir, 'fixture.log')), open: fixtureServer('open', join(dir, 'open.log')) },
     workspace: [dir],
     ...extra,
   };
@@ -68,44 +68,50 @@ async function round(client: Client, params: Record<string, unknown>): Promise<R
 const approval = (decision: string, note?: string) => ({ 'mcp-latch/approval': { action: 'accept', content: { decision, ...(note ? { note } : {}) } } });
 
 describe('a 2026-07-28 client (TypeScript SDK v2, pinned)', () => {
+  // One gateway for the tests below (each start is seconds on a loaded machine); each test uses its own files and arguments.
+  const dir = tempDir();
+  let m: Modern;
+  let answer: Answer = { action: 'cancel' };
+  const calls = (text: string) => fixtureCalls(join(dir, 'fixture.log')).filter((call) => (call.args as { text?: string }).text === text);
+  beforeAll(async () => {
+    m = await modernGateway(dir, () => answer, { permissions: { allow: ['mcp__open__echo'] } });
+  }, 120_000);
+
   test('negotiates 2026-07-28 and lists the tools of every server', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, null);
     expect(m.client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     const { tools } = await m.client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['fs__write_file', 'fix__echo']));
   });
 
-  test('an allowed call runs at once, without a prompt', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, choose('Deny'), { permissions: { allow: ['mcp__fix__echo'] } });
-    const result = await m.client.callTool({ name: 'fix__echo', arguments: { text: 'hi' } });
-    expect(textOf(result)).toContain('hi');
-    expect(m.prompts).toHaveLength(0);
-    const calls = fixtureCalls(join(dir, 'fixture.log'));
-    expect(calls).toHaveLength(1);
-    // The gateway speaks 2025 to the server: the client's envelope is not passed on.
-    expect(JSON.stringify(calls[0]!.meta ?? {})).not.toContain('io.modelcontextprotocol/');
+  test('an allowed call runs at once, without a prompt; the envelope is not passed on to the server', async () => {
+    const before = m.prompts.length;
+    const result = await m.client.callTool({ name: 'open__echo', arguments: { text: 'allowed-1' } });
+    expect(textOf(result)).toContain('allowed-1');
+    expect(m.prompts).toHaveLength(before);
+    const reached = fixtureCalls(join(dir, 'open.log'));
+    expect(reached).toHaveLength(1);
+    // The gateway speaks 2025 to the server: the client's envelope stays with the gateway.
+    expect(JSON.stringify(reached[0]!.meta ?? {})).not.toContain('io.modelcontextprotocol/');
   });
 
   test('ask → Allow once: the prompt comes as input_required, the write runs once, on disk', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, choose('Allow once'));
-    const target = join(dir, 'out.txt');
+    answer = choose('Allow once')();
+    const before = m.prompts.length;
+    const target = join(dir, 'approved.txt');
     const result = await m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'approved' } });
     expect(result.isError).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('approved');
-    expect(m.prompts).toHaveLength(1);
-    expect(m.prompts[0]!.message).toContain('wants to run the tool write_file');
-    expect(m.prompts[0]!._meta?.['mcp-latch/request']).toMatchObject({ server: 'fs', tool: 'write_file', kind: 'write' });
+    const prompts = m.prompts.slice(before);
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]!.message).toContain('write_file');
+    expect(prompts[0]!._meta?.['mcp-latch/request']).toMatchObject({ server: 'fs', tool: 'write_file', kind: 'write' });
     // The key lives beside the config, readable by its owner only.
     expect(statSync(join(dir, 'mcp-latch-state.key')).mode & 0o777).toBe(0o600);
   });
 
   test('ask → Deny with a note: nothing runs, the note reaches the assistant', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, choose('Deny', 'use the staging folder'));
-    const target = join(dir, 'out.txt');
+    answer = choose('Deny', 'use the staging folder')();
+    const target = join(dir, 'denied.txt');
     const result = await m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'x' } });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user denied this call/);
@@ -114,74 +120,65 @@ describe('a 2026-07-28 client (TypeScript SDK v2, pinned)', () => {
   });
 
   test('an approval resumes the call exactly once: the same state again is refused and asks again', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, null);
     const call = { name: 'fix__echo', arguments: { text: 'once' } };
     const first = await round(m.client, call);
     expect(first.resultType).toBe('input_required');
-    const state = first.requestState as string;
-    const retry = { ...call, inputResponses: approval('Allow once'), requestState: state };
+    const retry = { ...call, inputResponses: approval('Allow once'), requestState: first.requestState };
     const [a, b] = await Promise.all([round(m.client, retry), round(m.client, retry)]);
     const done = [a, b].filter((result) => result.resultType !== 'input_required');
     expect(done).toHaveLength(1);
     expect(textOf(done[0])).toContain('once');
     const again = [a, b].find((result) => result.resultType === 'input_required')!;
     expect(JSON.stringify(again.inputRequests)).toContain('it was already used');
-    const third = await round(m.client, retry);
-    expect(third.resultType).toBe('input_required');
-    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(1);
+    expect((await round(m.client, retry)).resultType).toBe('input_required');
+    expect(calls('once')).toHaveLength(1);
   });
 
   test('a tampered state is refused and asks again; nothing runs', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, null);
-    const call = { name: 'fix__echo', arguments: { text: 'x' } };
+    const call = { name: 'fix__echo', arguments: { text: 'tampered' } };
     const state = (await round(m.client, call)).requestState as string;
     const [prefix, body, mac] = state.split('.') as [string, string, string];
     const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
     const forged = `${prefix}.${Buffer.from(JSON.stringify({ ...payload, e: (payload.e as number) + 3_600_000 })).toString('base64url')}.${mac}`;
-    for (const requestState of [forged, `${state.slice(0, -2)}AA`, 'not-a-state']) {
+    for (const requestState of [forged, `${state.slice(0, -2)}${state.endsWith('AA') ? 'BB' : 'AA'}`, 'not-a-state']) {
       const result = await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState });
       expect(result.resultType).toBe('input_required');
       expect(JSON.stringify(result.inputRequests)).toMatch(/was not used: it (was altered|is not a state)/);
     }
-    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
+    expect(calls('tampered')).toHaveLength(0);
   });
 
-  test('a retry with changed arguments asks again; the approved arguments are not run either', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, null);
+  test('a retry with changed arguments asks again; neither set of arguments runs', async () => {
     const state = (await round(m.client, { name: 'fix__echo', arguments: { text: 'harmless' } })).requestState as string;
     const changed = await round(m.client, { name: 'fix__echo', arguments: { text: 'something else' }, inputResponses: approval('Allow once'), requestState: state });
     expect(changed.resultType).toBe('input_required');
     expect(JSON.stringify(changed.inputRequests)).toContain('it was issued for another call');
-    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
+    expect([...calls('harmless'), ...calls('something else')]).toHaveLength(0);
   });
 
-  test('an expired state asks again', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, null, { approval: { timeoutSeconds: 0.2 } });
-    const call = { name: 'fix__echo', arguments: { text: 'late' } };
-    const state = (await round(m.client, call)).requestState as string;
-    await new Promise((done) => setTimeout(done, 600));
-    const late = await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState: state });
-    expect(late.resultType).toBe('input_required');
-    expect(JSON.stringify(late.inputRequests)).toContain('it expired');
-    expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
-  });
-
+  // fix__echo asks and declares no outputSchema: the v2 client checks an input_required result handed back by hand against a tool's outputSchema.
   test('calls of one turn: each call that needs a person gets its own input_required; an allowed call is not held back', async () => {
-    const dir = tempDir();
-    const m = await modernGateway(dir, null, { permissions: { allow: ['mcp__fix__echo'] } });
-    const [w1, echo, w2] = await Promise.all([
-      round(m.client, { name: 'fs__write_file', arguments: { path: join(dir, 'a.txt'), content: 'a' } }),
-      round(m.client, { name: 'fix__echo', arguments: { text: 'now' } }),
-      round(m.client, { name: 'fs__write_file', arguments: { path: join(dir, 'b.txt'), content: 'b' } }),
+    const [first, allowed, second] = await Promise.all([
+      round(m.client, { name: 'fix__echo', arguments: { text: 'turn-a' } }),
+      round(m.client, { name: 'open__echo', arguments: { text: 'allowed-now' } }),
+      round(m.client, { name: 'fix__echo', arguments: { text: 'turn-b' } }),
     ]);
-    expect(w1.resultType).toBe('input_required');
-    expect(w2.resultType).toBe('input_required');
-    expect(w1.requestState).not.toBe(w2.requestState);
-    expect(textOf(echo)).toContain('now');
-    expect(existsSync(join(dir, 'a.txt')) || existsSync(join(dir, 'b.txt'))).toBe(false);
+    expect(first.resultType).toBe('input_required');
+    expect(second.resultType).toBe('input_required');
+    expect(first.requestState).not.toBe(second.requestState);
+    expect(textOf(allowed)).toContain('allowed-now');
+    expect([...calls('turn-a'), ...calls('turn-b')]).toHaveLength(0);
   });
 });
+
+test('a 2026-07-28 client: an expired state asks again', async () => {
+  const dir = tempDir();
+  const m = await modernGateway(dir, null, { approval: { timeoutSeconds: 0.2 } });
+  const call = { name: 'fix__echo', arguments: { text: 'late' } };
+  const state = (await round(m.client, call)).requestState as string;
+  await new Promise((done) => setTimeout(done, 600));
+  const late = await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState: state });
+  expect(late.resultType).toBe('input_required');
+  expect(JSON.stringify(late.inputRequests)).toContain('it expired');
+  expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
+}, 120_000);

@@ -1,0 +1,75 @@
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { RequestStates, readOrCreateStateKey, stateKeyPath } from '../../src/latch/request-state.js';
+import { tempDir } from '../helpers/gateway.js';
+
+const binding = { session: 's-1', server: 'fs', tool: 'write_file', argsDigest: 'abc' };
+const key = Buffer.alloc(32, 7);
+
+function states(clock = { now: 1_000 }) {
+  return { book: new RequestStates(() => key, () => clock.now), clock };
+}
+
+describe('request states', () => {
+  test('a state opens once for the call it was sealed for, with what was sealed in it', () => {
+    const { book } = states();
+    const token = book.seal(binding, 60_000, { inner: 'downstream-state' });
+    expect(book.open(token, binding)).toEqual({ ok: true, data: { inner: 'downstream-state' } });
+    expect(book.open(token, binding)).toEqual({ ok: false, problem: 'it was already used' });
+  });
+
+  test('another session, server, tool or argument digest is refused, and does not spend the state', () => {
+    const { book } = states();
+    const token = book.seal(binding, 60_000);
+    expect(book.open(token, { ...binding, session: 's-2' })).toMatchObject({ ok: false, problem: 'it was issued to another session' });
+    for (const other of [{ server: 'other' }, { tool: 'read_file' }, { argsDigest: 'def' }]) {
+      expect(book.open(token, { ...binding, ...other })).toMatchObject({ ok: false, problem: expect.stringContaining('issued for another call') });
+    }
+    expect(book.open(token, binding)).toMatchObject({ ok: true });
+  });
+
+  test('an altered payload or signature, a foreign key, or not a state at all is refused', () => {
+    const { book } = states();
+    const token = book.seal(binding, 60_000);
+    const [prefix, body, mac] = token.split('.') as [string, string, string];
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
+    const longer = `${prefix}.${Buffer.from(JSON.stringify({ ...payload, e: 9e15 })).toString('base64url')}.${mac}`;
+    const foreign = new RequestStates(() => Buffer.alloc(32, 8)).seal(binding, 60_000);
+    for (const bad of [longer, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, foreign, 'mls1.', 'mls1..', 'nonsense', 42, null, 'mls1.x'.repeat(20_000)]) {
+      expect(book.open(bad, binding)).toMatchObject({ ok: false });
+    }
+    expect(book.open(token, binding)).toMatchObject({ ok: true });
+  });
+
+  test('an expired state is refused', () => {
+    const { book, clock } = states();
+    const token = book.seal(binding, 5_000);
+    clock.now += 5_000;
+    expect(book.open(token, binding)).toEqual({ ok: false, problem: 'it expired' });
+  });
+});
+
+describe('the state key', () => {
+  test('is made beside the config, 32 bytes, readable by its owner only, and read back the same', () => {
+    const dir = tempDir();
+    const path = stateKeyPath(join(dir, 'mcp-latch.json'));
+    expect(path).toBe(join(dir, 'mcp-latch-state.key'));
+    const made = readOrCreateStateKey(path, 'linux');
+    expect(made).toHaveLength(32);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readOrCreateStateKey(path, 'linux').equals(made)).toBe(true);
+  });
+
+  test('a key others can read, or a file that holds no key, is refused with the fix', () => {
+    const dir = tempDir();
+    const path = join(dir, 'mcp-latch-state.key');
+    readOrCreateStateKey(path, 'linux');
+    chmodSync(path, 0o644);
+    expect(() => readOrCreateStateKey(path, 'linux')).toThrow(/can be read by other users; run: chmod 600/);
+    writeFileSync(path, 'short\n', { mode: 0o600 });
+    chmodSync(path, 0o600);
+    expect(() => readOrCreateStateKey(path, 'linux')).toThrow(/does not hold a key/);
+    expect(readFileSync(path, 'utf8')).toBe('short\n');
+  });
+});
