@@ -1,14 +1,20 @@
 #!/usr/bin/env node
 // npm run bench — measures mcp-latch against a direct connection to the same server, in one run.
 //
-//   1. tools/call latency (p50, p99) and throughput (sequential, 16 in flight) for
-//      server-everything's `echo`: direct, then through the built gateway;
-//   2. the gateway's resident memory and its time to the first tools/list;
-//   3. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
+//   1. cold start: a fresh process to its first complete tools/list, with 1 server (direct, the
+//      floors, the gateway) and with 10 (a client starting all ten itself, against the gateway);
+//      then its first 20 calls;
+//   2. tools/call latency (p50, p99) and throughput (sequential, 16 in flight) for
+//      server-everything's `echo`: direct, through the built gateway, and through two floors; CPU
+//      per call and resident memory (idle after the first list, and after every call) of the
+//      process in the middle;
+//   3. the shell: a fresh gateway in front of mcp-server-commands; its first command after start
+//      against a warm one, and the gateway's CPU for its first 60 commands;
+//   4. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
 //      command and a path-only call, after warm-up (parser start-up excluded).
 //
-// Options: --calls N (default 5000), --rounds N (default 5), --json (print one JSON object at the end),
-// --decisions (only part 3).
+// Options: --calls N (default 5000), --rounds N (default 5), --quick (2 rounds of 1000 calls),
+// --json (print one JSON object at the end), --decisions (only part 4).
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -23,9 +29,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const bin = join(root, 'bin/mcp-latch.js');
 const argv = process.argv.slice(2);
-const calls = Number(argv[argv.indexOf('--calls') + 1] ?? 0) || 5000;
+const quick = argv.includes('--quick');
+const option = (name, fallback) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) || fallback : fallback);
+const calls = option('--calls', quick ? 1000 : 5000);
 const asJson = argv.includes('--json');
-const rounds = Number(argv[argv.indexOf('--rounds') + 1] ?? 0) || 5;
+const rounds = option('--rounds', quick ? 2 : 5);
+const commandsServer = join(root, 'node_modules/mcp-server-commands/build/index.js');
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
@@ -40,6 +49,52 @@ async function connect(command, args, cwd) {
   const listed = await client.listTools();
   const firstListMs = performance.now() - started;
   return { client, transport, firstListMs, tools: listed.tools.map((tool) => tool.name) };
+}
+
+/** A fresh connection: its first list, its first 20 calls, and the idle RSS of the process the client talks to. */
+async function coldStart(command, args, cwd, tool) {
+  const connection = await connect(command, args, cwd);
+  const started = performance.now();
+  for (let i = 0; i < 20; i++) await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `first ${i}` } } }, CallToolResultSchema);
+  const first20Ms = performance.now() - started;
+  return { ...connection, cold: { firstListMs: connection.firstListMs, first20Ms, rssIdleMb: rssMb(connection.transport.pid) } };
+}
+
+/** Ten servers: a client starting all ten itself (ten connections at once), against one gateway in front of them. */
+async function tenServers(dir) {
+  const started = performance.now();
+  const direct = await Promise.all(Array.from({ length: 10 }, () => connect(process.execPath, [everything, 'stdio'], dir)));
+  const directMs = performance.now() - started;
+  await Promise.all(direct.map((connection) => connection.client.close()));
+  const config = join(dir, 'ten.json');
+  const mcpServers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
+  writeFileSync(config, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
+  const gateway = await connect(process.execPath, [bin, 'serve', '--config', config], dir);
+  const listed = new Set(gateway.tools.map((name) => name.split('__')[0]));
+  await gateway.client.close();
+  if (listed.size < 10) throw new Error(`the gateway's first list had the tools of ${listed.size} servers of ten`);
+  return { directMs, gatewayMs: gateway.firstListMs };
+}
+
+/** A fresh gateway in front of mcp-server-commands: its first shell command, a warm one, and its CPU for the first 60. */
+async function shellStart(dir) {
+  const config = join(dir, 'shell.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: [commandsServer] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } }));
+  const gateway = await connect(process.execPath, [bin, 'serve', '--config', config], dir);
+  const pid = gateway.transport.pid;
+  const rssIdleMb = rssMb(pid);
+  const cpuStart = cpuNs(pid);
+  const walls = [];
+  for (let i = 0; i < 60; i++) {
+    const t = performance.now();
+    const result = await gateway.client.request({ method: 'tools/call', params: { name: 'shell__run_command', arguments: { command: `echo call ${i}`, workdir: dir } } }, CallToolResultSchema);
+    walls.push(performance.now() - t);
+    if (!JSON.stringify(result).includes(`call ${i}`)) throw new Error(`shell command ${i} did not run: ${JSON.stringify(result).slice(0, 300)}`);
+  }
+  const cpu60Ms = (cpuNs(pid) - cpuStart) / 1e6;
+  await gateway.client.close();
+  const warm = walls.slice(40).sort((a, b) => a - b);
+  return { firstMs: walls[0], warmMs: percentile(warm, 50), cpu60Ms, rssIdleMb };
 }
 
 /** CPU time (ns) used so far by every thread of a process, from the scheduler's own accounting; NaN off Linux. */
@@ -85,6 +140,8 @@ async function measure(client, tool, pid) {
   const cpuUsPerCall = (cpuNs(pid) - cpuStart) / 1000 / (2 * calls);
   return {
     cpuUsPerCall,
+    // After the warm-up (4,500 calls) and both timed patterns.
+    rssAfterMb: rssMb(pid),
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     sequentialPerSec: (calls / sequentialMs) * 1000,
@@ -178,22 +235,25 @@ async function main() {
   // the summary takes the median of the rounds, and every round is printed.
   const runs = [];
   for (let round = 0; round < rounds; round++) {
-    const direct = await connect(process.execPath, [everything, 'stdio'], dir);
-    const directStats = { ...(await measure(direct.client, 'echo', direct.transport.pid)), firstListMs: direct.firstListMs };
+    const direct = await coldStart(process.execPath, [everything, 'stdio'], dir, 'echo');
+    const directStats = { ...direct.cold, ...(await measure(direct.client, 'echo', direct.transport.pid)) };
     await direct.client.close();
 
-    const gateway = await connect(process.execPath, [bin, 'serve', '--config', config], dir);
-    const gatewayStats = { ...(await measure(gateway.client, 'everything__echo', gateway.transport.pid)), firstListMs: gateway.firstListMs, rssMb: rssMb(gateway.transport.pid) };
+    const gateway = await coldStart(process.execPath, [bin, 'serve', '--config', config], dir, 'everything__echo');
+    const gatewayStats = { ...gateway.cold, ...(await measure(gateway.client, 'everything__echo', gateway.transport.pid)) };
     await gateway.client.close();
 
     // Floors, same server, same round: a relay that only copies bytes, and a proxy that only uses the SDK.
-    const relay = await connect(process.execPath, [join(root, 'bench/floor-relay.js'), process.execPath, everything, 'stdio'], dir);
-    const relayStats = await measure(relay.client, 'echo', relay.transport.pid);
+    const relay = await coldStart(process.execPath, [join(root, 'bench/floor-relay.js'), process.execPath, everything, 'stdio'], dir, 'echo');
+    const relayStats = { ...relay.cold, ...(await measure(relay.client, 'echo', relay.transport.pid)) };
     await relay.client.close();
-    const sdkProxy = await connect(process.execPath, [join(root, 'bench/floor-sdk-proxy.js'), process.execPath, everything, 'stdio'], dir);
-    const sdkProxyStats = await measure(sdkProxy.client, 'echo', sdkProxy.transport.pid);
+    const sdkProxy = await coldStart(process.execPath, [join(root, 'bench/floor-sdk-proxy.js'), process.execPath, everything, 'stdio'], dir, 'echo');
+    const sdkProxyStats = { ...sdkProxy.cold, ...(await measure(sdkProxy.client, 'echo', sdkProxy.transport.pid)) };
     await sdkProxy.client.close();
-    runs.push({ direct: directStats, gateway: gatewayStats, relay: relayStats, sdkProxy: sdkProxyStats });
+    const ten = await tenServers(dir);
+    const shell = await shellStart(dir);
+    runs.push({ direct: directStats, gateway: gatewayStats, relay: relayStats, sdkProxy: sdkProxyStats, ten, shell });
+    if (!asJson) console.error(`round ${round + 1} of ${rounds} done`);
   }
   const median = (values) => {
     const sorted = [...values].sort((a, b) => a - b);
@@ -206,7 +266,8 @@ async function main() {
   const relayStats = summarise('relay');
   const sdkProxyStats = summarise('sdkProxy');
   const ratioOf = (key, invert = false) => median(runs.map((run) => (invert ? run.direct[key] / run.gateway[key] : run.gateway[key] / run.direct[key])));
-  const rss = gatewayStats.rssMb;
+  const tenStats = summarise('ten');
+  const shellStats = summarise('shell');
   const decisions = await decisionBench();
 
   const result = {
@@ -222,7 +283,13 @@ async function main() {
       p99: ratioOf('p99Ms'),
       sequentialThroughput: ratioOf('sequentialPerSec'),
       inFlight16Throughput: ratioOf('inFlight16PerSec'),
+      firstList: ratioOf('firstListMs'),
+      first20: ratioOf('first20Ms'),
+      firstListTenServers: median(runs.map((run) => run.ten.gatewayMs / run.ten.directMs)),
+      firstShellToWarm: median(runs.map((run) => run.shell.firstMs / run.shell.warmMs)),
     },
+    tenServers: tenStats,
+    shell: shellStats,
     runs,
     decisions,
   };
@@ -243,21 +310,37 @@ async function main() {
   });
   console.log('');
   console.log('median of the rounds (ratios: median of the per-round ratios)');
-  const row = (label, pick, digits, ratio) =>
+  const relayRatio = (key) => median(runs.map((run) => run.gateway[key] / run.relay[key]));
+  const cells = (values) => values.map((value) => value.padEnd(13)).join('');
+  const row = (label, key, digits, ratio = ratioOf(key)) =>
     console.log(
-      `${label.padEnd(23)}${f(pick(directStats), digits).padEnd(12)}${f(pick(gatewayStats), digits).padEnd(12)}${(f(ratio) + 'x').padEnd(16)}${f(pick(relayStats), digits).padEnd(13)}${f(pick(sdkProxyStats), digits)}`,
+      label.padEnd(28) +
+        cells([f(directStats[key], digits), f(relayStats[key], digits), f(gatewayStats[key], digits), Number.isNaN(ratio) ? '' : `${f(ratio)}x`, `${f(relayRatio(key))}x`, f(sdkProxyStats[key], digits)]),
     );
-  console.log('                       direct      gateway     gateway/direct  floor: relay  floor: SDK proxy');
-  row('p50 latency (ms)', (s) => s.p50Ms, 3, result.ratio.p50);
-  row('p99 latency (ms)', (s) => s.p99Ms, 3, result.ratio.p99);
-  row('sequential (calls/s)', (s) => s.sequentialPerSec, 0, result.ratio.sequentialThroughput);
-  row('16 in flight (calls/s)', (s) => s.inFlight16PerSec, 0, result.ratio.inFlight16Throughput);
+  console.log(''.padEnd(28) + cells(['direct', 'relay floor', 'mcp-latch', 'latch/direct', 'latch/relay', 'SDK proxy']));
+  row('first tools/list (ms)', 'firstListMs', 0);
+  row('first 20 calls (ms)', 'first20Ms', 1);
+  row('p50 latency (ms)', 'p50Ms', 3);
+  row('p99 latency (ms)', 'p99Ms', 3);
+  row('sequential (calls/s)', 'sequentialPerSec', 0);
+  row('16 in flight (calls/s)', 'inFlight16PerSec', 0);
   // The server's own CPU when direct; otherwise the CPU of the process in the middle alone.
+  row('CPU per call (µs)', 'cpuUsPerCall', 1, NaN);
+  row('RSS idle (MiB)', 'rssIdleMb', 1, NaN);
+  row(`RSS, ${4500 + 2 * calls} calls (MiB)`, 'rssAfterMb', 1, NaN);
   console.log(
-    `CPU per call (µs)      ${f(directStats.cpuUsPerCall, 1).padEnd(12)}${f(gatewayStats.cpuUsPerCall, 1).padEnd(12)}${''.padEnd(16)}${f(relayStats.cpuUsPerCall, 1).padEnd(13)}${f(sdkProxyStats.cpuUsPerCall, 1)}`,
+    'first list, 10 servers (ms)'.padEnd(28) + cells([f(tenStats.directMs, 0), '', f(tenStats.gatewayMs, 0), `${f(result.ratio.firstListTenServers)}x`]) + '(direct: a client starting all ten)',
   );
-  console.log(`first tools/list (ms)  ${f(directStats.firstListMs, 0).padEnd(12)}${f(gatewayStats.firstListMs, 0).padEnd(12)}`);
-  console.log(`gateway RSS (MB)                   ${f(rss, 1)}`);
+  console.log('');
+  console.log(`shell (mcp-server-commands, fresh gateway): first command ${f(shellStats.firstMs, 1)} ms, warm ${f(shellStats.warmMs, 1)} ms (${f(result.ratio.firstShellToWarm)}x);`);
+  console.log(`  gateway CPU for the first 60 commands ${f(shellStats.cpu60Ms, 0)} ms; gateway RSS idle with a shell tool ${f(shellStats.rssIdleMb, 1)} MiB`);
+  console.log('per round: first list 1 server (direct / relay / latch), 10 servers (direct / latch), first shell / warm, 60 shell commands CPU');
+  runs.forEach((run, index) =>
+    console.log(
+      `  round ${index + 1}: ${f(run.direct.firstListMs, 0)} / ${f(run.relay.firstListMs, 0)} / ${f(run.gateway.firstListMs, 0)} ms;  ${f(run.ten.directMs, 0)} / ${f(run.ten.gatewayMs, 0)} ms;  ` +
+        `${f(run.shell.firstMs, 1)} / ${f(run.shell.warmMs, 1)} ms;  ${f(run.shell.cpu60Ms, 0)} ms;  RSS ${f(run.gateway.rssIdleMb, 1)} -> ${f(run.gateway.rssAfterMb, 1)} MiB`,
+    ),
+  );
   console.log('');
   console.log(`decision time, ${decisions.rules} rules loaded (inspect + decide, warm):`);
   console.log(`  shell command  median ${f(decisions.command.medianUs, 1)} µs   p99 ${f(decisions.command.p99Us, 1)} µs   (${decisions.command.decision})`);
