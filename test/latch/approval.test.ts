@@ -279,6 +279,8 @@ describe('the latch: batches, cancellation, exactly once', () => {
       },
       { approval: { heartbeatSeconds: 0.3 } },
     );
+    // The servers are up first: heartbeats start once the call waits for the person, not while its server starts.
+    await h.client.listTools();
     const progress: number[] = [];
     const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'hb.txt'), content: 'x' } }, CallToolResultSchema, {
       timeout: 1_000,
