@@ -65,6 +65,8 @@ export const ToolOverrideSchema = z.strictObject({
   command: z.string().min(1).optional(),
   /** Argument holding the command's working directory. */
   cwd: z.string().min(1).optional(),
+  /** Argument whose text goes to the command's stdin (code when the command is a shell). */
+  stdin: z.string().min(1).optional(),
 });
 export type ToolOverrideConfig = z.infer<typeof ToolOverrideSchema>;
 

@@ -21,7 +21,8 @@ const ALWAYS_SAFE = new Set([
 /** Options that make an otherwise safe command write or execute (long options also when abbreviated). */
 const UNSAFE_OPTIONS: Record<string, (arg: string) => boolean> = {
   find: (arg) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(arg),
-  tree: (arg) => /^-[^-]*o/.test(arg),
+  // `tree -o FILE` writes FILE; `-R` reruns it in every directory and writes 00Tree.html there.
+  tree: (arg) => /^-[^-]*[oR]/.test(arg),
   date: (arg) => /^-[^-]*s/.test(arg) || isLongOption(arg, ['--set']),
   grep: (arg) => isLongOption(arg, ['--files0-from']),
   wc: (arg) => isLongOption(arg, ['--files0-from']),

@@ -62,6 +62,8 @@ export interface ToolOverride {
   paths?: Array<string | { arg: string; access: Access }>;
   command?: string;
   cwd?: string;
+  /** The argument fed to the command's stdin (inherited from the profile when not given). */
+  stdin?: string;
 }
 
 /** Tool annotations as the server declared them; untrusted (docs/design.md). */
@@ -203,7 +205,8 @@ function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerI
     paths,
     command: o.command !== undefined ? { arg: o.command, mode: 'shell' } : inheritCommand ? underlying.command : null,
     cwd: o.cwd ?? (isCommand ? underlying.cwd : null),
-    stdin: inheritCommand ? (underlying.stdin ?? null) : null,
+    // Security: text on stdin is code for `bash`; an override naming only the command keeps it.
+    stdin: isCommand ? (o.stdin ?? underlying.stdin ?? null) : null,
     base: o.cwd !== undefined ? { type: 'arg', arg: o.cwd, fallback: identity.cwd } : underlying.base,
   };
   if (inheritCommand && underlying.selectCommand) cls.selectCommand = underlying.selectCommand;

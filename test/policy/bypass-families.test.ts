@@ -217,3 +217,58 @@ describe('2. arithmetic contexts reach quoted substitutions', () => {
     '[[ 3 -gt 2 ]] && echo ok',
   ]);
 });
+
+// -------------------------------------------------------------------------------------------------
+// 4. git: `rev:path` with any revision, message and template files (git-commit(1), gitrevisions(7))
+// -------------------------------------------------------------------------------------------------
+
+describe('4. git reads files named inside revisions and message options', () => {
+  deniedEverywhere(
+    [
+      ['git show origin/main:.env', 'Read(**/.env)'],
+      ['git show HEAD@{1}:.env', 'Read(**/.env)'],
+      ['git show main~1:config/.env', 'Read(**/.env)'],
+      ['git cat-file -p :0:.env', 'Read(**/.env)'],
+      ['git commit -F .env', 'Read(**/.env)'],
+      ['git commit --file=.env', 'Read(**/.env)'],
+      ['git commit -t .env', 'Read(**/.env)'],
+      ['git tag -a v1 -F .env', 'Read(**/.env)'],
+    ],
+    { allow: ['Bash(git show *)', 'Bash(git commit *)', 'Bash(git tag *)', 'Bash(git cat-file *)'] },
+  );
+});
+
+// -------------------------------------------------------------------------------------------------
+// 7, 9. Script files smuggle code into an allowed prefix; tree -R writes
+// -------------------------------------------------------------------------------------------------
+
+describe('7. script-file options are code the analyser does not see', () => {
+  neverAllowed(['sed -n -f script.sed src/a.ts', 'sed -f script.sed -i src/a.ts', 'awk -f prog.awk src/a.ts'], { allow: ['Bash(sed -n *)', 'Bash(sed *)', 'Bash(awk *)'] });
+});
+
+describe('9. tree -R writes an HTML file in every directory', () => {
+  test.each(['tree -R -H . src', 'tree -RH . src'])('plan: %j is not allowed', (command) => {
+    expect(shell(command, 'plan').verdict).not.toBe('allow');
+  });
+  allowedByDefault(['tree src', 'tree -L 2 src']);
+});
+
+// -------------------------------------------------------------------------------------------------
+// 5. A tools override keeps the profile's stdin
+// -------------------------------------------------------------------------------------------------
+
+describe('5. the README override of run_command still analyses stdin', () => {
+  test.each(MODES)('%s: {command: "bash", stdin: "rm -rf x"} is denied', async (mode) => {
+    const { classifyTool, identifyServer } = await import('../../src/subjects/kind.js');
+    const { inspectCall } = await import('../../src/subjects/inspect.js');
+    const { decide } = await import('../../src/policy/decide.js');
+    const { RuleSet } = await import('../../src/policy/match.js');
+    const { parseRules } = await import('../../src/policy/policy.js');
+    const identity = identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, W);
+    const toolClass = classifyTool({ identity, tool: { name: 'run_command' }, override: { kind: 'command', command: 'command', cwd: 'workdir' } });
+    const env = { home, roots: [W], platform: process.platform };
+    const facts = inspectCall('shell', 'run_command', { command: 'bash', stdin: 'rm -rf x', workdir: W }, toolClass, { workspace: [W], clientRoots: [], pathEnv: { home, platform: process.platform } });
+    const decision = decide(facts, { mode, rules: new RuleSet(parseRules({ defaultMode: mode, allow: [], ask: [], deny: BASE_DENY }).rules, env) });
+    expect({ verdict: decision.verdict, rule: decision.rule }).toEqual({ verdict: 'deny', rule: 'Bash(rm *)' });
+  });
+});

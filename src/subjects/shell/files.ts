@@ -215,6 +215,8 @@ const sed: Handler = (args, cwd, out) => {
   const scripts = optionValues(scan, '-e', '--expression');
   const scriptFiles = optionValues(scan, '-f', '--file');
   for (const file of scriptFiles) push(out, pathOf(file, READ, cwd));
+  // A script file can hold `e` and `w` commands the scanner never sees.
+  if (scriptFiles.length > 0 && !hasOption(scan, '--sandbox')) out.reasons.push('interpreter');
   let operands = scan.operands;
   if (scripts.length === 0 && scriptFiles.length === 0 && operands.length > 0) {
     scripts.push(words[operands[0]!]!);
@@ -347,6 +349,8 @@ const awk: Handler = (args, cwd, out) => {
   const scan = scanOptions(args, 0, { short: 'fvFiIlEe', attached: 'opdM', long: ['file', 'assign', 'field-separator', 'include', 'load', 'exec', 'source'] });
   const programFiles = optionValues(scan, '-f', '--file', '-E', '--exec');
   for (const file of programFiles) push(out, pathOf(file, READ, cwd));
+  // A program file can call system() or pipe to a command.
+  if (programFiles.length > 0) out.reasons.push('interpreter');
   const programs = optionValues(scan, '-e', '--source');
   let operands = scan.operands;
   if (programFiles.length === 0 && programs.length === 0 && operands.length > 0) {
@@ -436,6 +440,15 @@ const dd: Handler = (args, cwd, out) => {
   }
 };
 
+/** Subcommands with options whose value is a file read (commit message, template), by their short letters. */
+const GIT_MESSAGE_FILES: Record<string, { short: string }> = {
+  commit: { short: 'FtmcCS' },
+  tag: { short: 'Fmu' },
+  merge: { short: 'FmsX' },
+  notes: { short: 'FmcC' },
+  'commit-tree': { short: 'Fmp' },
+};
+
 /** Subcommands that print what they are pointed at: each operand may be a path (git decides by looking). */
 const GIT_SHOWS = new Set(['diff', 'log', 'show', 'blame', 'annotate', 'grep', 'ls-files', 'status', 'whatchanged', 'shortlog', 'cat-file', 'difftool']);
 
@@ -453,6 +466,11 @@ const git: Handler = (args, cwd, out) => {
     if (option.name === '-C') base = option.value.isStatic ? resolveDirectory(base, option.value.value) : null;
   }
   const sub = args[scan.end];
+  if (sub?.isStatic && GIT_MESSAGE_FILES[sub.value]) {
+    // `git commit -F .env` makes a file the commit message: a read.
+    const messages = scanOptions(args, scan.end + 1, { short: GIT_MESSAGE_FILES[sub.value]!.short, long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file'] });
+    for (const file of optionValues(messages, '-F', '--file', '-t', '--template', '--pathspec-from-file')) push(out, pathOf(file, READ, base));
+  }
   if (!sub?.isStatic || !GIT_SHOWS.has(sub.value)) return;
   const rest = scanOptions(args, scan.end + 1, { short: 'L', long: ['output'] });
   // Security: `--output=FILE` writes FILE: a write subject, so Edit rules and the mode decide it.
@@ -464,9 +482,14 @@ const git: Handler = (args, cwd, out) => {
   }
   for (const index of rest.operands) {
     const word = args[index]!;
-    // `HEAD:path`, `:path`, `:0:path`: a file as stored in git.
-    const stored = word.isStatic ? /^[^:/]*:(?:[0-3]:)?(.+)$/.exec(word.value)?.[1] : undefined;
-    push(out, pathOf(stored !== undefined ? staticWord(stored) : word, READ, base));
+    // `HEAD:path`, `origin/main:path`, `HEAD@{1}:path`, `:0:path`: a file as stored in git. The
+    // revision may itself hold `:` or `/`, so every text after a `:` is a candidate path.
+    push(out, pathOf(word, READ, base));
+    if (!word.isStatic) continue;
+    for (let at = word.value.indexOf(':'); at !== -1; at = word.value.indexOf(':', at + 1)) {
+      const candidate = word.value.slice(at + 1).replace(/^[0-3]:/, '');
+      if (candidate !== '') push(out, pathOf(staticWord(candidate), READ, base));
+    }
   }
 };
 
