@@ -3,20 +3,24 @@
  * protocol faults use the SDK's McpError. A LatchError's message names the fix.
  */
 export type LatchErrorCode =
-  /** The config file is not valid JSON or does not match the schema; `issues` lists each problem. */
+  /** The config file is not valid JSON, does not match the schema, or holds a bad rule; `issues` lists each problem with its key path. */
   | 'CONFIG_INVALID'
-  /** No config file was found in the lookup order of docs/config.md. */
+  /** No config file was found in the lookup order of docs/config.md, or the named file does not exist. */
   | 'CONFIG_NOT_FOUND'
   /** A rule string cannot be parsed; the message names the rule and what is wrong. */
   | 'RULE_INVALID'
-  /** A downstream server could not be started or connected. */
+  /** A downstream server did not start or did not complete its handshake. */
   | 'SERVER_START_FAILED'
-  /** A call was made to a server that is not connected (starting, crashed, restarting). */
+  /** A call was made to a server that is not connected (starting, crashed, restarting, stopped). */
   | 'SERVER_UNAVAILABLE'
-  /** Writing the config file (remembered rules) failed. */
+  /** Writing the config file (remembered rules) or a client config file failed; nothing was changed. */
   | 'STORE_WRITE_FAILED'
-  /** Bad command-line usage. */
-  | 'USAGE';
+  /** A client's config file (or `init`'s manifest) cannot be read or has an unexpected shape. */
+  | 'CLIENT_FILE_INVALID'
+  /** Bad command-line or API usage; the message names the option and what it takes. */
+  | 'USAGE'
+  /** An invariant of mcp-latch itself broke (a bug); the call or command was stopped, nothing was forwarded. */
+  | 'INTERNAL';
 
 /** One problem in a config file, with the dot path of the key it concerns. */
 export interface ConfigIssue {
@@ -34,6 +38,16 @@ export class LatchError extends Error {
     this.code = code;
     this.issues = options.issues ?? [];
   }
+}
+
+/** Bad command-line or API usage, with the fix in the message. */
+export function usage(message: string): LatchError {
+  return new LatchError('USAGE', message);
+}
+
+/** A broken invariant of mcp-latch itself. */
+export function internalError(what: string): LatchError {
+  return new LatchError('INTERNAL', `mcp-latch internal error: ${what}; please report it`);
 }
 
 /** The message of anything thrown, for logs and one-line CLI errors. */

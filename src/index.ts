@@ -1,9 +1,11 @@
 /**
  * Programmatic entry: what bin/ and tests use. The gateway, config loading and the policy engine.
  */
+import { loadConfig as loadConfigFile, parseConfigText as parseConfigFileText, type LoadedConfig } from './config/load.js';
+import { ruleIssues } from './policy/policy.js';
 export { Gateway, mirrorCapabilities } from './gateway/server.js';
 export { VERSION } from './version.js';
-export { findConfig, loadConfig, parseConfigText, type LoadedConfig } from './config/load.js';
+export { findConfig, type LoadedConfig } from './config/load.js';
 export { ConfigSchema, configJsonSchema, type ConfigFile, type ConfigInput } from './config/schema.js';
 export { decide, type CallFacts, type PolicyState } from './policy/decide.js';
 export { configIssues, policyFor, ruleIssues } from './policy/policy.js';
@@ -15,3 +17,13 @@ export { classifyTool, identifyServer } from './subjects/kind.js';
 export { canonicalPath } from './subjects/paths.js';
 export { LatchError, type LatchErrorCode } from './errors.js';
 export type * from './policy/types.js';
+
+/** Reads and checks a config file, rules included; throws LatchError CONFIG_INVALID listing every issue. */
+export function loadConfig(path: string): LoadedConfig {
+  return loadConfigFile(path, ruleIssues);
+}
+
+/** Checks config text as if it were the file at `path`, rules included. */
+export function parseConfigText(text: string, path: string): LoadedConfig {
+  return parseConfigFileText(text, path, ruleIssues);
+}

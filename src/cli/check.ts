@@ -9,7 +9,7 @@ import { inspectCall } from '../subjects/inspect.js';
 import { classifyTool, identifyServer, type ToolClass } from '../subjects/kind.js';
 import { canonicalRoot, defaultPathEnv } from '../subjects/paths.js';
 import type { Output } from './output.js';
-import { usage } from './rules.js';
+import { usage } from '../errors.js';
 import { withServers } from './servers.js';
 
 /**

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseConfigText, userConfigPath, type LoadedConfig } from '../config/load.js';
 import type { ScopeConfig } from '../config/schema.js';
-import { errorMessage, LatchError } from '../errors.js';
+import { errorMessage, LatchError, usage } from '../errors.js';
 import { ruleIssues } from '../policy/policy.js';
 import { isPlainObject } from '../values.js';
 import { backupFile, writeFileAtomic } from '../clients/backup.js';
@@ -17,7 +17,6 @@ import { isGatewayEntry } from '../clients/server-entry.js';
 import { starterRules, type StarterRules } from '../clients/starter-rules.js';
 import { unwrapBlock, wrapBlock } from '../clients/wrap.js';
 import type { Output } from './output.js';
-import { usage } from './rules.js';
 
 /**
  * `mcp-latch init`: adopt mcp-latch in one command, reversibly, as often as you like.
@@ -279,7 +278,7 @@ function selectFiles(options: InitOptions, context: InitContext, warnings: strin
     const path = resolve(context.cwd, options.from);
     if (!existsSync(path)) throw usage(`--from ${path} does not exist`);
     const data = parseJsonc(readFileSync(path, 'utf8'), path);
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new LatchError('CONFIG_INVALID', `${path} is not a JSON object`);
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new LatchError('CLIENT_FILE_INVALID', `${path} is not a JSON object; pass --from a client config file`);
     const file = readClientFile(locationForFile(path, data as Record<string, unknown>, context));
     const files = [file, ...claudeCodeLocalBlocks(file)].filter((one) => one.entries.length > 0);
     if (files.length === 0) throw usage(`${path} has no servers (no "${file.location.format.serversKey}" block with entries)`);

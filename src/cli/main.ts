@@ -1,4 +1,4 @@
-import { errorMessage, LatchError } from '../errors.js';
+import { errorMessage } from '../errors.js';
 import { VERSION } from '../version.js';
 import { processOutput } from './output.js';
 // Each command's module is loaded when it runs: `serve` starts with every MCP client session, and
@@ -16,7 +16,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     try {
       process.exitCode = await task();
     } catch (error) {
-      out.error(`mcp-latch: ${formatError(error)}`);
+      out.error(`mcp-latch: ${errorMessage(error)}`);
       process.exitCode = 1;
     }
   };
@@ -132,14 +132,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     .alias('h', 'help')
     .version(VERSION)
     .fail((message, error) => {
-      out.error(`mcp-latch: ${error ? formatError(error) : message}`);
+      out.error(`mcp-latch: ${error ? errorMessage(error) : message}`);
       out.error('Run mcp-latch --help for usage.');
       process.exit(1);
     })
     .parseAsync();
-}
-
-function formatError(error: unknown): string {
-  if (error instanceof LatchError) return error.message;
-  return errorMessage(error);
 }

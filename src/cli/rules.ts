@@ -1,5 +1,4 @@
 import { findConfig } from '../config/load.js';
-import { LatchError } from '../errors.js';
 import { configIssues } from '../policy/policy.js';
 import { parseRule } from '../policy/rule.js';
 import { RulesFile } from '../store/rules-file.js';
@@ -16,8 +15,4 @@ export async function addRule(list: 'allow' | 'deny' | 'ask', rule: string, opti
   if (result.added.length === 0) out.line(`${rule} is already in permissions.${list} of ${path}.`);
   else out.line(`Added ${rule} to permissions.${list} in ${path}.`);
   return 0;
-}
-
-export function usage(message: string): LatchError {
-  return new LatchError('USAGE', message);
 }

@@ -5,6 +5,7 @@ import { PermitBook } from '../downstream/permit.js';
 import { ServerRegistry } from '../downstream/registry.js';
 import { silentLogger, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
+import { usage } from '../errors.js';
 
 /**
  * Starts the configured servers for a one-shot CLI command (`tools`, `check`), with no client
@@ -12,7 +13,7 @@ import { VERSION } from '../version.js';
  */
 export async function withServers<T>(config: LoadedConfig, only: string[] | null, fn: (registry: ServerRegistry) => Promise<T>, logger: Logger = silentLogger()): Promise<T> {
   const refuse = async (): Promise<never> => {
-    throw new Error('not available from the command line');
+    throw usage('a server asked the client for input, which the command line cannot give; run the server through a client to answer it');
   };
   const hooks: RelayHooks = { elicit: refuse, sample: refuse, listRoots: refuse, onLog: () => undefined, onResourceUpdated: () => undefined, onListChanged: () => undefined };
   const registry = new ServerRegistry({

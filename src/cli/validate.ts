@@ -1,11 +1,19 @@
-import { expandServerEnv, findConfig, loadConfig } from '../config/load.js';
+import { expandServerEnv, findConfig, loadConfig, type LoadedConfig } from '../config/load.js';
+import { LatchError } from '../errors.js';
 import { ruleIssues } from '../policy/policy.js';
 import type { Output } from './output.js';
 
-/** `mcp-latch validate`: checks a config; each problem on its own line with its key path; non-zero on any. */
+/** `mcp-latch validate`: checks a config; each problem on its own line with its key path (with --json, as `issues`); non-zero on any. */
 export function validate(options: { config?: string | undefined; json?: boolean | undefined }, out: Output): number {
   const path = findConfig(options.config);
-  const config = loadConfig(path, ruleIssues);
+  let config: LoadedConfig;
+  try {
+    config = loadConfig(path, ruleIssues);
+  } catch (error) {
+    if (!options.json || !(error instanceof LatchError) || error.code !== 'CONFIG_INVALID') throw error;
+    out.json({ ok: false, path, issues: error.issues.length > 0 ? error.issues : [{ path: '', message: error.message }] });
+    return 1;
+  }
   const warnings = Object.entries(config.file.mcpServers)
     .map(([name, server]) => expandServerEnv(name, server))
     .filter((result) => !result.ok)

@@ -119,7 +119,7 @@ export function parseJsonc(text: string, path: string): unknown {
   if (first) {
     const before = body.slice(0, first.offset).split('\n');
     const where = `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-    throw new LatchError('CONFIG_INVALID', `cannot parse ${path}: ${printParseErrorCode(first.error)} at ${where}`);
+    throw new LatchError('CLIENT_FILE_INVALID', `cannot parse ${path}: ${printParseErrorCode(first.error)} at ${where}`);
   }
   return value;
 }
@@ -130,12 +130,12 @@ export function readClientFile(location: ClientLocation): ClientFile {
   try {
     bytes = readFileSync(location.path);
   } catch (error) {
-    throw new LatchError('CONFIG_NOT_FOUND', `cannot read ${location.path}: ${(error as Error).message}`, { cause: error });
+    throw new LatchError('CLIENT_FILE_INVALID', `cannot read ${location.path}: ${(error as Error).message}`, { cause: error });
   }
   const text = bytes.toString('utf8');
   const data = parseJsonc(text, location.path);
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-    throw new LatchError('CONFIG_INVALID', `${location.path} is not a JSON object`);
+    throw new LatchError('CLIENT_FILE_INVALID', `${location.path} is not a JSON object`);
   }
   return clientBlock(location, bytes, data as Record<string, unknown>);
 }
@@ -146,7 +146,7 @@ export function clientBlock(location: ClientLocation, bytes: Buffer, data: Recor
   let entries: Array<[string, unknown]> = [];
   if (block !== undefined) {
     if (typeof block !== 'object' || block === null || Array.isArray(block)) {
-      throw new LatchError('CONFIG_INVALID', `${location.path}: "${location.blockPath.join('.')}" is not an object`);
+      throw new LatchError('CLIENT_FILE_INVALID', `${location.path}: "${location.blockPath.join('.')}" is not an object`);
     }
     entries = Object.entries(block);
   }

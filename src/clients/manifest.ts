@@ -55,11 +55,11 @@ export function readManifest(path: string): InitManifest | undefined {
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new LatchError('CONFIG_INVALID', `cannot read ${path}: ${(error as Error).message}`, { cause: error });
+    throw new LatchError('CLIENT_FILE_INVALID', `cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
   if (isPlainObject(data) && data.version === 1) {
     const backups = Array.isArray(data.wrapped) ? data.wrapped.map((record: unknown) => (isPlainObject(record) ? `${String(record.file)} ← ${String(record.backup)}` : '')).join(', ') : '';
-    throw new LatchError('CONFIG_INVALID', `${path} was written by an earlier mcp-latch that kept whole-file backups; restore by hand if you need to: ${backups}`);
+    throw new LatchError('CLIENT_FILE_INVALID', `${path} was written by an earlier mcp-latch that kept whole-file backups; restore by hand if you need to: ${backups}`);
   }
   const valid =
     isPlainObject(data) &&
@@ -67,7 +67,7 @@ export function readManifest(path: string): InitManifest | undefined {
     typeof data.config === 'string' &&
     Array.isArray(data.wrapped) &&
     data.wrapped.every((record: unknown) => isPlainObject(record) && typeof record.file === 'string' && Array.isArray(record.blockPath) && Array.isArray(record.removed) && typeof record.entry === 'string');
-  if (!valid) throw new LatchError('CONFIG_INVALID', `${path} is not an mcp-latch init manifest (expected version 2 with a "wrapped" list)`);
+  if (!valid) throw new LatchError('CLIENT_FILE_INVALID', `${path} is not an mcp-latch init manifest (expected version 2 with a "wrapped" list)`);
   return data as unknown as InitManifest;
 }
 

@@ -10,7 +10,7 @@ export { expandServerEnv, parseEnvFile, serversToRun, type ExpandedServer } from
 
 /**
  * Finding, reading and checking the config file (docs/config.md). Rule strings are compiled by the caller
- * (policy/), which adds its own issues through `extraCheck`, so one run reports every problem.
+ * (policy/), which supplies its check as `ruleCheck`, so one run reports every problem.
  */
 
 /** A checked config, with where it came from. */
@@ -25,11 +25,14 @@ export interface LoadedConfig {
   scope?: string | undefined;
 }
 
-/** Checks that the caller adds (rule strings, tool names): issues with their key paths. */
-export type ExtraCheck = (file: ConfigFile) => ConfigIssue[];
+/**
+ * The rule check (`ruleIssues` of policy/policy.ts), passed in because config/ does not know rule
+ * syntax. Required: without it a bad deny rule would be dropped silently at load, not reported.
+ */
+export type RuleCheck = (file: ConfigFile) => ConfigIssue[];
 
 /** Reads and validates a config file; throws LatchError CONFIG_INVALID listing every issue. */
-export function loadConfig(path: string, extraCheck?: ExtraCheck, scope?: string): LoadedConfig {
+export function loadConfig(path: string, ruleCheck: RuleCheck, scope?: string): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -38,16 +41,16 @@ export function loadConfig(path: string, extraCheck?: ExtraCheck, scope?: string
     if (code === 'ENOENT') throw new LatchError('CONFIG_NOT_FOUND', `config file ${path} does not exist; create one with \`mcp-latch init\``, { cause: error });
     throw new LatchError('CONFIG_INVALID', `cannot read config file ${path}: ${(error as Error).message}`, { cause: error });
   }
-  return parseConfigText(text, path, extraCheck, scope);
+  return parseConfigText(text, path, ruleCheck, scope);
 }
 
 /** Validates config text as if it were the file at `path`; with `scope`, that scope must exist. */
-export function parseConfigText(text: string, path: string, extraCheck?: ExtraCheck, scope?: string): LoadedConfig {
+export function parseConfigText(text: string, path: string, ruleCheck: RuleCheck, scope?: string): LoadedConfig {
   const json = readJson(text);
   if (!json.ok) throw invalid(path, json.issues);
   const parsed = ConfigSchema.safeParse(json.value);
   if (!parsed.success) throw invalid(path, zodIssues(parsed.error.issues, json.value));
-  const issues = [...scopeIssues(parsed.data, scope), ...(extraCheck ? extraCheck(parsed.data) : [])];
+  const issues = [...scopeIssues(parsed.data, scope), ...ruleCheck(parsed.data)];
   if (issues.length > 0) throw invalid(path, issues);
   return { path, dir: dirname(path), file: parsed.data, text, ...(scope === undefined ? {} : { scope }) };
 }

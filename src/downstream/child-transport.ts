@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { LineReader, oversizedText, parseMessage, serializeMessage, type Oversized } from './lines.js';
+import { LatchError } from '../errors.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -191,7 +192,7 @@ export class ChildTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || this.closed) return Promise.reject(new Error('not connected'));
+    if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${this.options.command}) is not running`));
     // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
     // Node buffers what the pipe cannot take yet.
     if (this.outgoing.push(serializeMessage(message)) === 1) process.nextTick(this.flushOutgoing);

@@ -22,7 +22,7 @@ import {
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { ChildTransport, childTransport } from './child-transport.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, LatchError } from '../errors.js';
 import type { Prespawned } from './prespawn.js';
 
 /**
@@ -97,12 +97,12 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
 }
 
 /** A stdio server that did not complete its handshake, with what it last wrote to stderr. */
-export class StartFailed extends Error {
+export class StartFailed extends LatchError {
   constructor(
     cause: unknown,
     readonly stderr: readonly string[],
   ) {
-    super(errorMessage(cause), { cause });
+    super('SERVER_START_FAILED', errorMessage(cause), { cause });
   }
 }
 

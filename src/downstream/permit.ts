@@ -1,3 +1,4 @@
+import { internalError } from '../errors.js';
 /**
  * The only way a tools/call or a resources/read reaches a server is by spending a permit, and the
  * only place that issues permits is the call pipeline after a rule or a person allowed the call
@@ -23,10 +24,10 @@ export class PermitBook {
 
   /** Spends a permit; throws when it was never issued, is spent, or is for another call. */
   spend(permit: Permit, server: string, target: string, args: unknown): void {
-    if (!this.live.has(permit)) throw new Error('mcp-latch internal error: forward without a valid permit');
+    if (!this.live.has(permit)) throw internalError('forward without a valid permit');
     this.live.delete(permit);
     if (permit.server !== server || permit.target !== target || permit.args !== args) {
-      throw new Error('mcp-latch internal error: permit does not match the call');
+      throw internalError('permit does not match the call');
     }
   }
 }

@@ -23,7 +23,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { ServerConfig } from '../config/schema.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { connectServer, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { DirectCalls, type DirectCallOptions } from './direct-calls.js';
@@ -312,7 +312,7 @@ export class Supervisor {
   }
 
   private connectedClient(): Client {
-    if (!this.client || this.state !== 'ready') throw new ServerUnavailableError(this.unavailableReason());
+    if (!this.client || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
     return this.client;
   }
 
@@ -320,7 +320,7 @@ export class Supervisor {
   async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions): Promise<unknown> {
     this.options.permits.spend(permit, this.name, name, args);
     const direct = this.direct;
-    if (!direct || this.state !== 'ready') throw new ServerUnavailableError(this.unavailableReason());
+    if (!direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
     const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) };
     return direct.call(params, options);
   }
@@ -368,4 +368,3 @@ export class Supervisor {
   }
 }
 
-export class ServerUnavailableError extends Error {}

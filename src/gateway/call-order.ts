@@ -13,6 +13,7 @@ import { unavailableResult } from '../latch/denial.js';
 import { decideCall, handleToolCall, redecide, type DecidedCall } from './call.js';
 import type { CallContext, SessionPort } from './ports.js';
 import type { IncomingCall } from './upstream-calls.js';
+import { internalError } from '../errors.js';
 
 /** Marks a call that cannot be decided yet (its server or the tool list is still starting). */
 const NOT_YET = Symbol('not yet decidable');
@@ -79,7 +80,7 @@ export class CallOrder {
   }
 
   private settle(step: Step, batch: { allAllowed: boolean; alone: boolean }): Promise<CallToolResult> {
-    if (step === NOT_YET) return Promise.reject(new Error('mcp-latch internal error: a call was not decided'));
+    if (step === NOT_YET) return Promise.reject(internalError('a call was not decided'));
     if (isDecided(step)) return handleToolCall(step, this.context, this.session, batch);
     if ('failed' in step) return Promise.reject(step.failed);
     return Promise.resolve(step.answer);

@@ -15,8 +15,8 @@
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ConnectionLost, ServerReplyError } from '../downstream/direct-calls.js';
 import type { ToolRoute } from '../downstream/registry.js';
-import { ServerUnavailableError, type Supervisor } from '../downstream/supervisor.js';
-import { errorMessage } from '../errors.js';
+import type { Supervisor } from '../downstream/supervisor.js';
+import { errorMessage, LatchError } from '../errors.js';
 import { askPerson, type AskContext } from '../latch/ask.js';
 import { cancelledDenial, denialResult, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { escapeText } from '../latch/escape.js';
@@ -214,7 +214,7 @@ export function errorDecision(error: unknown): Decision {
 
 /** A failed forward is a tool error naming the server, never a crash; protocol faults keep their code. */
 function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
-  if (error instanceof ServerUnavailableError) return unavailableResult(error.message);
+  if (error instanceof LatchError && error.code === 'SERVER_UNAVAILABLE') return unavailableResult(error.message);
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return { content: [{ type: 'text', text: `mcp-latch: ${supervisor.name} did not answer in time (${escapeText(error.message)}).` }], isError: true };
   }

@@ -15,6 +15,7 @@ import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessa
 import { Cancellation, type CancelSource } from '../cancellation.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
+import { internalError } from '../errors.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -97,7 +98,7 @@ export class UpstreamCalls {
     } catch (error) {
       answers = group.map(() => Promise.reject(error));
     }
-    group.forEach((call, index) => void this.answer(call.id, answers[index] ?? Promise.reject(new Error('mcp-latch internal error: a call got no answer')), call.cancel));
+    group.forEach((call, index) => void this.answer(call.id, answers[index] ?? Promise.reject(internalError('a call got no answer')), call.cancel));
   };
 
   private async answer(id: RequestId, answered: Promise<CallToolResult>, cancellation: Cancellation): Promise<void> {

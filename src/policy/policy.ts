@@ -75,9 +75,11 @@ export function builtInRules(configPath: string, auditPath: string | null): Rule
   return rules;
 }
 
-/** The policy a loaded config gives: built-in protections first, then the user's rules. */
+/** The policy a loaded config gives: built-in protections first, then the user's rules. Throws RULE_INVALID on a bad rule (never drops it). */
 export function policyFor(permissions: PermissionsInput, configPath: string, auditPath: string | null, env: MatchEnv): PolicyState {
-  const { rules } = parseRules(permissions);
+  const { rules, issues } = parseRules(permissions);
+  // Fail closed: a config loaded without the rule check must not lose its bad deny rules silently.
+  if (issues.length > 0) throw new LatchError('RULE_INVALID', `invalid rules: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
   return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath), ...rules], env) };
 }
 

@@ -16,6 +16,7 @@ import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { PROFILES, profileByName } from './profiles.js';
 import type { Profile, ProfileBase } from './profiles.js';
+import { internalError } from '../errors.js';
 
 /** A path argument: dotted pointer into the arguments (`path`, `paths[]`, `edits[].file`) and how it is touched. */
 export interface PathArg {
@@ -172,7 +173,7 @@ function baseFor(b: ProfileBase, identity: ServerIdentity): ToolClass['base'] {
 
 function fromProfile(profile: Profile, name: string, identity: ServerIdentity): ToolClass {
   const t = profile.tools[name];
-  if (!t) throw new Error(`profile ${profile.name} has no tool ${name}`);
+  if (!t) throw internalError(`profile ${profile.name} has no tool ${name}`);
   const cls: ToolClass = {
     kind: t.kind,
     source: `profile:${profile.name}`,
