@@ -62,13 +62,13 @@ describe('LatchError codes', () => {
     const capabilities = {};
     const hooks = { elicit: async () => ({ action: 'decline' as const }), sample: async () => ({}) as never, listRoots: async () => ({ roots: [] }), onLog: () => undefined, onResourceUpdated: () => undefined, onListChanged: () => undefined };
     const error = await thrown(() =>
-      connectServer({ name: 'gone', config: { command: process.execPath, args: ['-e', 'process.exit(3)'] }, capabilities, hooks, logger: silentLogger(), timeoutMs: 20_000, version: '0' }),
+      connectServer({ name: 'gone', config: { command: process.execPath, args: ['-e', 'process.exit(3)'] }, capabilities, hooks, logger: silentLogger(), timeoutMs: 20_000, version: '0', maxMessageBytes: 1 << 20 }),
     );
     expect(error.code).toBe('SERVER_START_FAILED');
   });
 
   test('SERVER_UNAVAILABLE: sending to a server process that is not running', async () => {
-    const transport = new ChildTransport({ command: 'never-started', args: [], env: {} });
+    const transport = new ChildTransport({ command: 'never-started', args: [], env: {}, maxMessageBytes: 1 << 20 });
     const error = await thrown(() => transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' }));
     expect(error.code).toBe('SERVER_UNAVAILABLE');
     expect(error.message).toContain('never-started');
