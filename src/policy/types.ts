@@ -158,8 +158,8 @@ export type RuleList = 'allow' | 'ask' | 'deny';
 // Decisions
 // ---------------------------------------------------------------------------------------------
 
-/** Who or what settled a decision, for the prompt, the denial text and the audit. */
-export type DecidedBy = 'rule' | 'mode' | 'grant' | 'user' | 'timeout' | 'fallback' | 'error';
+/** Who or what settled a decision, for the prompt, the denial text and the audit ('pin': a tool changed since it was pinned, or its description was flagged). */
+export type DecidedBy = 'rule' | 'mode' | 'grant' | 'user' | 'timeout' | 'fallback' | 'error' | 'pin';
 
 /** The decision for one subject. */
 export interface SubjectDecision {

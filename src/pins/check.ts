@@ -1,0 +1,62 @@
+import type { Decision } from '../policy/types.js';
+import { diffDefinitions, type Definition, type DefinitionChange, type Pin, type PinKind } from './definition.js';
+import type { Finding } from './scan.js';
+
+/**
+ * Where a listed tool stands against the lock file, and what that does to a call's decision:
+ *
+ *   new      no pin yet: the policy decides as usual; the first allowed call pins it
+ *   pinned   listed exactly as pinned: nothing changes
+ *   changed  listed differently from its pin: `ask`, even under an allow rule (a deny stays a deny)
+ *   unknown  the lock file cannot be read: `ask` instead of `allow` (fail closed)
+ *
+ * and, for a description the scanner flagged, `policy.toolDescriptions`: `warn` shows the findings
+ * with the call, `hide` drops the tool from the list and `deny` keeps it listed; both deny calls.
+ */
+export type DescriptionPolicy = 'warn' | 'hide' | 'deny';
+
+export type PinState =
+  | { state: 'new' }
+  | { state: 'pinned'; pinnedAt: string }
+  | { state: 'changed'; pinnedAt: string; changes: DefinitionChange[] }
+  | { state: 'unknown'; problem: string };
+
+/** What the gateway knows about one listed tool (or prompt, or template) beyond its name. */
+export interface DefinitionReport {
+  kind: PinKind;
+  server: string;
+  /** The server's own name for it. */
+  name: string;
+  /** The name the client sees (`server__tool`), what `mcp-latch tools --accept` takes. */
+  exposed: string;
+  definition: Definition;
+  digest: string;
+  pin: PinState;
+  findings: Finding[];
+}
+
+export function pinState(pin: Pin | undefined, definition: Definition, digest: string, unreadable: string | null): PinState {
+  if (unreadable !== null) return { state: 'unknown', problem: unreadable };
+  if (!pin) return { state: 'new' };
+  if (pin.digest === digest) return { state: 'pinned', pinnedAt: pin.pinnedAt };
+  return { state: 'changed', pinnedAt: pin.pinnedAt, changes: diffDefinitions(pin.definition, definition) };
+}
+
+/** The decision for a call to a tool in the state `report` describes; the policy's decision otherwise unchanged. */
+export function checkDefinition(decision: Decision, report: DefinitionReport, policy: DescriptionPolicy): Decision {
+  if (report.findings.length > 0 && policy !== 'warn') {
+    if (decision.verdict === 'deny') return decision;
+    const codes = [...new Set(report.findings.map((finding) => finding.code))].join(', ');
+    return { ...decision, verdict: 'deny', by: 'pin', rule: null, reason: `its description was flagged (${codes}) and policy.toolDescriptions is "${policy}"` };
+  }
+  const pin = report.pin;
+  if (pin.state === 'changed' && decision.verdict !== 'deny') {
+    const what = [...new Set(pin.changes.map((change) => change.path.split('.')[0]))].join(', ');
+    const otherwise = decision.verdict === 'ask' ? `; also: ${decision.reason}` : '';
+    return { ...decision, verdict: 'ask', by: 'pin', rule: decision.verdict === 'ask' ? decision.rule : null, reason: `the tool's definition changed since it was pinned (${what})${otherwise}` };
+  }
+  if (pin.state === 'unknown' && decision.verdict === 'allow') {
+    return { ...decision, verdict: 'ask', by: 'pin', rule: null, reason: `the lock file cannot be read, so the tool's definition cannot be checked (${pin.problem})` };
+  }
+  return decision;
+}

@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { Low, type Adapter } from 'lowdb';
+import { z } from 'zod';
+import { LatchError, errorMessage } from '../errors.js';
+import { definitionDigest, type Definition, type Pin, type PinKind } from '../pins/definition.js';
+
+/**
+ * The lock file: what each server's tools (prompts, resource templates) were when a person or a
+ * rule first let them run, next to the config as `<config name>.lock.json`, mode 0600:
+ *
+ *   { "version": 1,
+ *     "servers": { "fs": { "identity": "npx -y @modelcontextprotocol/server-filesystem /home/me",
+ *                          "tool": { "read_file": { "digest": "sha256:…", "pinnedAt": "…", "definition": {…} } } } } }
+ *
+ * The definition is kept whole so a later change can be shown as a diff. Reads are synchronous (the
+ * decision is), writes re-read the file first so pins another process (a second client, `mcp-latch
+ * tools --accept`) wrote meanwhile are kept, then replace it atomically: a crash leaves the old or
+ * the new file, never half of one. A file that cannot be read is never overwritten.
+ */
+const PinSchema = z.object({ digest: z.string(), pinnedAt: z.string(), definition: z.record(z.string(), z.unknown()) });
+const PinMapSchema = z.record(z.string(), PinSchema);
+const ServerPinsSchema = z.object({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional() });
+const PinsFileSchema = z.object({ version: z.literal(1), servers: z.record(z.string(), ServerPinsSchema) });
+export type PinsFile = z.infer<typeof PinsFileSchema>;
+export type { Pin };
+
+const empty = (): PinsFile => ({ version: 1, servers: {} });
+
+/** `/home/me/mcp-latch.json` → `/home/me/mcp-latch.lock.json`. */
+export function pinsFileFor(configPath: string): string {
+  return join(dirname(configPath), `${basename(configPath).replace(/\.jsonc?$/i, '')}.lock.json`);
+}
+
+export class PinStore {
+  private data: PinsFile = empty();
+  private problem: string | null = null;
+  /** Writes of this process, one after another, so two pins cannot interleave read-modify-write. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly path: string) {
+    this.reload();
+  }
+
+  /** Reads the file again (another process may have accepted a definition). */
+  reload(): void {
+    try {
+      this.data = parsePins(readFileSync(this.path, 'utf8'), this.path);
+      this.problem = null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        this.data = empty();
+        this.problem = null;
+      } else {
+        this.problem = errorMessage(error);
+      }
+    }
+  }
+
+  /** Why the pins cannot be trusted right now (the file is unreadable or invalid); null when they can. */
+  unreadable(): string | null {
+    return this.problem;
+  }
+
+  get(kind: PinKind, server: string, name: string): Pin | undefined {
+    return this.data.servers[server]?.[kind]?.[name];
+  }
+
+  identity(server: string): string | undefined {
+    return this.data.servers[server]?.identity;
+  }
+
+  /** Every pin, for `mcp-latch tools`. */
+  all(): PinsFile {
+    return this.data;
+  }
+
+  /** Records `definition` as what `server`'s `name` is; in force (in memory and on disk) when it resolves. */
+  pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition): Promise<void> {
+    const run = this.queue.then(async () => {
+      const db = new Low<PinsFile>(new PrivateJsonFile(this.path), empty());
+      try {
+        await db.read();
+      } catch (error) {
+        this.problem = errorMessage(error);
+        throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${this.problem}; fix or remove ${this.path} and try again`, { cause: error });
+      }
+      const entry = (db.data.servers[server] ??= { identity });
+      entry.identity = identity;
+      (entry[kind] ??= {})[name] = { digest: definitionDigest(definition), pinnedAt: new Date().toISOString(), definition };
+      await db.write();
+      this.data = db.data;
+      this.problem = null;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function parsePins(text: string, path: string): PinsFile {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new LatchError('STORE_WRITE_FAILED', `${path} is not valid JSON (${errorMessage(error)})`, { cause: error });
+  }
+  const parsed = PinsFileSchema.safeParse(json);
+  if (!parsed.success) throw new LatchError('STORE_WRITE_FAILED', `${path} is not an mcp-latch lock file (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  return parsed.data;
+}
+
+/**
+ * lowdb's JSONFile writes through one fixed temp name with the default mode: two gateways pinning
+ * at once could rename each other's half-written temp file, and the pins would be world-readable.
+ * This adapter writes a temp file of its own (mode 0600), syncs it, then renames it over the file.
+ */
+class PrivateJsonFile implements Adapter<PinsFile> {
+  constructor(private readonly path: string) {}
+
+  async read(): Promise<PinsFile | null> {
+    try {
+      return parsePins(await readFile(this.path, 'utf8'), this.path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async write(data: PinsFile): Promise<void> {
+    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      const handle = await open(temp, 'wx', 0o600);
+      try {
+        await handle.writeFile(`${JSON.stringify(data, null, 2)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, this.path);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      throw new LatchError('STORE_WRITE_FAILED', `cannot write ${this.path}: ${errorMessage(error)}`, { cause: error });
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { definitionDigest } from '../../src/pins/definition.js';
+import { PinStore, pinsFileFor } from '../../src/store/pins.js';
+import { ROOT, tempDir } from '../helpers/gateway.js';
+
+const READ_FILE = { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } };
+
+describe('PinStore', () => {
+  test('the lock file sits next to the config, named after it', () => {
+    expect(pinsFileFor('/home/me/mcp-latch.json')).toBe('/home/me/mcp-latch.lock.json');
+    expect(pinsFileFor('/home/me/strict.jsonc')).toBe('/home/me/strict.lock.json');
+  });
+
+  test('a pin is written with its digest and definition, mode 0600, and read back by another store', async () => {
+    const path = join(tempDir(), 'mcp-latch.lock.json');
+    const store = new PinStore(path);
+    expect(store.get('tool', 'fs', 'read_file')).toBeUndefined();
+    await store.pin('tool', 'fs', 'read_file', 'npx -y @modelcontextprotocol/server-filesystem /w', READ_FILE);
+    expect(store.get('tool', 'fs', 'read_file')).toMatchObject({ digest: definitionDigest(READ_FILE), definition: READ_FILE });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const other = new PinStore(path);
+    expect(other.get('tool', 'fs', 'read_file')?.digest).toBe(definitionDigest(READ_FILE));
+    expect(other.identity('fs')).toBe('npx -y @modelcontextprotocol/server-filesystem /w');
+    expect(readdirSync(join(path, '..')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  test('a write keeps what another process pinned meanwhile', async () => {
+    const path = join(tempDir(), 'mcp-latch.lock.json');
+    const first = new PinStore(path);
+    const second = new PinStore(path);
+    await first.pin('tool', 'fs', 'read_file', 'fs', READ_FILE);
+    await second.pin('prompt', 'docs', 'summarise', 'docs', { name: 'summarise' });
+    const both = new PinStore(path);
+    expect(both.get('tool', 'fs', 'read_file')).toBeDefined();
+    expect(both.get('prompt', 'docs', 'summarise')).toBeDefined();
+  });
+
+  test('an unreadable lock file is reported, never overwritten', async () => {
+    const path = join(tempDir(), 'mcp-latch.lock.json');
+    writeFileSync(path, '{"version": 1, "servers": ');
+    const store = new PinStore(path);
+    expect(store.unreadable()).toMatch(/not valid JSON/);
+    await expect(store.pin('tool', 'fs', 'read_file', 'fs', READ_FILE)).rejects.toThrow(/fix or remove .*mcp-latch\.lock\.json/);
+    expect(readFileSync(path, 'utf8')).toBe('{"version": 1, "servers": ');
+    writeFileSync(path, '{"version": 2}');
+    store.reload();
+    expect(store.unreadable()).toMatch(/not an mcp-latch lock file/);
+  });
+
+  test('SIGKILL mid-write, 20 times: the lock file is always valid JSON holding the old or the new pins', async () => {
+    const path = join(tempDir(), 'mcp-latch.lock.json');
+    let expected = 0;
+    for (let round = 0; round < 20; round++) {
+      const child = spawn(process.execPath, [join(ROOT, 'test/fixtures/pins-writer.mjs'), path, String(expected)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((ready) => child.stdout.once('data', () => ready()));
+      await new Promise((done) => setTimeout(done, 5 + ((round * 7) % 40)));
+      child.kill('SIGKILL');
+      await new Promise((done) => child.once('exit', done));
+      let names: string[] = [];
+      try {
+        const saved = JSON.parse(readFileSync(path, 'utf8')) as { servers: { fixture: { tool: Record<string, unknown> } } };
+        names = Object.keys(saved.servers.fixture.tool);
+        expect(statSync(path).mode & 0o777).toBe(0o600);
+      } catch (error) {
+        // Killed before its first write ever landed: there is no file yet, which is the old state.
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+      // Every write adds one pin: whatever survived is an unbroken run t0 … tN.
+      expect(names).toEqual(Array.from({ length: names.length }, (_, i) => `t${i}`));
+      expect(names.length).toBeGreaterThanOrEqual(expected);
+      expect(new PinStore(path).unreadable()).toBeNull();
+      expected = names.length;
+    }
+    expect(expected).toBeGreaterThan(0);
+  }, 120_000);
+});
