@@ -59,14 +59,18 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     )
     .command(
       'tools',
-      'List every tool the gateway exposes, with its kind and where the kind came from',
+      'List every tool the gateway exposes, with its kind, where the kind came from, its pin and what the description scan found',
       (y) =>
         y
           .option('json', { type: 'boolean', describe: 'Print JSON' })
           .option('scope', { type: 'string', describe: 'Only the servers of this scope, as `serve --scope` exposes them' })
-          .example('$0 tools', 'Start every server, list its tools with their kind (read, write, command, all)')
+          .option('changed', { type: 'boolean', describe: 'Only tools whose definition changed since it was pinned, with the diff' })
+          .option('accept', { type: 'string', array: true, describe: 'Pin this tool (SERVER__TOOL) as it is listed now: accepts a changed definition' })
+          .example('$0 tools', 'Start every server, list its tools with their kind (read, write, command, all) and pin state')
+          .example('$0 tools --changed', 'Tools that changed since they were pinned, and how')
+          .example('$0 tools --accept fs__read_file', 'Accept the new definition of fs__read_file')
           .example('$0 tools --json | jq \'.tools[] | select(.kind == "all")\'', 'Tools mcp-latch knows nothing about: give them a "tools" entry'),
-      (args) => run(async () => (await import('./tools.js')).listTools({ config: args.config, json: args.json, scope: args.scope }, out))(),
+      (args) => run(async () => (await import('./tools.js')).listTools({ config: args.config, json: args.json, scope: args.scope, changed: args.changed, accept: args.accept }, out))(),
     )
     .command(
       'allow <rule>',

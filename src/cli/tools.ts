@@ -1,5 +1,12 @@
 import { findConfig, loadConfig, serversToRun } from '../config/load.js';
+import { LatchError } from '../errors.js';
+import { renderDefinition } from '../latch/definition-prompt.js';
+import { escapeText } from '../latch/escape.js';
+import { silentLogger } from '../log.js';
+import type { DefinitionReport } from '../pins/check.js';
+import { DefinitionReports } from '../pins/reports.js';
 import { ruleIssues } from '../policy/policy.js';
+import { PinStore, pinsFileFor } from '../store/pins.js';
 import { classifyTool, identifyServer } from '../subjects/kind.js';
 import type { Output } from './output.js';
 import { withServers } from './servers.js';
@@ -15,35 +22,82 @@ function clientPrefix(scope: string | undefined): string {
   return scope?.includes(':') ? 'mcp__latch-project__' : 'mcp__latch__';
 }
 
-/** `mcp-latch tools`: every exposed tool with its kind and where the kind came from, and names too long for clients. */
-export async function listTools(options: { config?: string | undefined; json?: boolean | undefined; scope?: string | undefined }, out: Output): Promise<number> {
+export interface ToolsOptions {
+  config?: string | undefined;
+  json?: boolean | undefined;
+  /** Only the servers of this scope, as `serve --scope` exposes them. */
+  scope?: string | undefined;
+  /** Only tools whose definition changed since it was pinned. */
+  changed?: boolean | undefined;
+  /** Exposed names (`server__tool`) whose current definition is pinned: a change the user accepts. */
+  accept?: string[] | undefined;
+}
+
+/**
+ * `mcp-latch tools`: every exposed tool with its kind, where the kind came from, its pin state
+ * against the lock file and what the description scan found. `--accept` pins tools as they are
+ * listed now; a running gateway reads the lock file again before its next call to them.
+ */
+export async function listTools(options: ToolsOptions, out: Output): Promise<number> {
   const config = loadConfig(findConfig(options.config), ruleIssues, options.scope);
   const servers = serversToRun(config);
+  const store = new PinStore(pinsFileFor(config.path));
+  const reports = new DefinitionReports(store, silentLogger());
+  const policy = config.file.policy.toolDescriptions;
   const rows = await withServers(config, null, async (registry) => {
     const problems = registry
       .all()
       .filter((supervisor) => supervisor.state !== 'ready')
       .map((supervisor) => ({ server: supervisor.name, problem: supervisor.unavailableReason() }));
-    const tools = registry.toolRoutesList().map((route) => {
-      const identity = identifyServer(servers[route.supervisor.name] as { command?: string; args?: string[]; cwd?: string }, process.cwd());
-      const override = config.file.tools[route.exposed];
-      const toolClass = classifyTool({ identity, tool: route.tool, ...(override ? { override } : {}) });
-      return { name: route.exposed, server: route.supervisor.name, tool: route.tool.name, kind: toolClass.kind, source: toolClass.source };
+    const listed = registry.toolRoutesList().map((route) => ({ exposed: route.exposed, server: route.supervisor.name, tool: route.tool }));
+    const accepted: string[] = [];
+    for (const name of options.accept ?? []) {
+      const entry = listed.find((each) => each.exposed === name);
+      if (!entry) throw new LatchError('USAGE', `--accept ${name}: no listed tool has that name (run \`mcp-latch tools\` to see the names)`);
+      const report = reports.forTool(entry, () => listed, policy);
+      await reports.pin(report, servers[entry.server] ?? {});
+      accepted.push(`${name} (${report.digest})`);
+    }
+    const tools = listed.map((entry) => {
+      const identity = identifyServer(servers[entry.server] as { command?: string; args?: string[]; cwd?: string }, process.cwd());
+      const override = config.file.tools[entry.exposed];
+      const toolClass = classifyTool({ identity, tool: entry.tool, ...(override ? { override } : {}) });
+      const report = reports.forTool(entry, () => listed, policy);
+      return { name: entry.exposed, server: entry.server, tool: entry.tool.name, kind: toolClass.kind, source: toolClass.source, pin: report.pin.state, listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report };
     });
     const prefix = clientPrefix(options.scope);
     const tooLong = tools.filter((tool) => prefix.length + tool.name.length > CLIENT_NAME_LIMIT).map((tool) => `${prefix}${tool.name}`);
-    return { tools, problems, tooLong };
+    return { tools: tools.filter((row) => !options.changed || row.pin === 'changed'), problems, tooLong, accepted };
   });
+  const unreadable = store.unreadable();
   if (options.json) {
-    out.json(rows);
+    out.json({
+      lockFile: store.path,
+      ...(unreadable ? { lockFileProblem: unreadable } : {}),
+      accepted: rows.accepted,
+      tools: rows.tools.map(({ report, ...row }) => ({ ...row, ...(report.pin.state === 'changed' ? { changes: report.pin.changes } : {}) })),
+      problems: rows.problems,
+      tooLong: rows.tooLong,
+    });
   } else {
+    for (const line of rows.accepted) out.line(`Pinned ${line} in ${store.path}.`);
     const width = Math.max(4, ...rows.tools.map((row) => row.name.length));
-    out.line(`${'TOOL'.padEnd(width)}  ${'KIND'.padEnd(7)}  FROM`);
-    for (const row of rows.tools) out.line(`${row.name.padEnd(width)}  ${row.kind.padEnd(7)}  ${row.source}`);
+    out.line(`${'TOOL'.padEnd(width)}  ${'KIND'.padEnd(7)}  ${'PIN'.padEnd(7)}  FROM`);
+    for (const row of rows.tools) {
+      out.line(`${row.name.padEnd(width)}  ${row.kind.padEnd(7)}  ${row.pin.padEnd(7)}  ${row.source}${row.listed ? '' : '  (hidden: policy.toolDescriptions)'}`);
+      if (row.pin === 'changed' || row.findings.length > 0) for (const line of detail(row.report)) out.line(`    ${line}`);
+    }
+    if (options.changed && rows.tools.length > 0) out.line(`Accept a change with: mcp-latch tools --accept ${rows.tools.map((row) => row.name).join(' --accept ')}`);
+    if (unreadable) out.error(`The lock file ${store.path} cannot be read: ${escapeText(unreadable)}`);
     for (const problem of rows.problems) out.error(`${problem.server}: ${problem.problem}`);
     for (const name of rows.tooLong) {
       out.error(`warning: ${name} is ${name.length} characters; clients that cap tool names at ${CLIENT_NAME_LIMIT} may refuse or cut it: shorten the server's name`);
     }
   }
-  return rows.problems.length > 0 ? 1 : 0;
+  return rows.problems.length > 0 || unreadable ? 1 : 0;
+}
+
+/** The diff and findings, as the prompt shows them, without the prompt's closing hint. */
+function detail(report: DefinitionReport): string[] {
+  return renderDefinition(report).filter((line) => !line.startsWith('"Accept'));
 }

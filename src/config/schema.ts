@@ -118,6 +118,13 @@ export const ScopeSchema = z.strictObject({
 });
 export type ScopeConfig = z.infer<typeof ScopeSchema>;
 
+export const PolicySchema = z.strictObject({
+  toolDescriptions: z
+    .enum(['warn', 'hide', 'deny'])
+    .default('warn')
+    .describe('What a tool whose description or schema the scanner flagged (hidden characters, instructions to the model) gets: warn (listed, findings shown with its calls), hide (dropped from the list, calls denied), deny (listed, calls denied).'),
+});
+
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   mcpServers: z
@@ -141,6 +148,7 @@ export const ConfigSchema = z.strictObject({
   audit: AuditSchema.default({ enabled: true }),
   timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
   limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
+  policy: PolicySchema.default({ toolDescriptions: 'warn' }).describe('How the gateway treats what servers say about their tools.'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
 });
 

@@ -21,6 +21,7 @@ import { askPerson, type AskContext } from '../latch/ask.js';
 import { cancelledDenial, denialResult, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
+import { checkDefinition, type DefinitionReport } from '../pins/check.js';
 import { decide, type CallFacts } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import type { AuditRecord } from '../store/audit.js';
@@ -46,6 +47,8 @@ export interface DecidedCall {
   approvedOnPage: boolean;
   /** The person allowed it in the answer a 2026-07-28 retry brought (it stays allowed on a re-check). */
   approvedInState: boolean;
+  /** The tool's definition against its pin, and the description scan's findings. */
+  definition: DefinitionReport | null;
 }
 
 /** Where a call stands in its read: what lets it skip the latch's batch. */
@@ -59,7 +62,7 @@ export interface BatchPosition {
 /** Inspects and decides a call routed to its server. */
 export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, digest, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false };
+  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, digest, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });
 }
 
@@ -68,7 +71,9 @@ export function redecide(decided: Omit<DecidedCall, 'decision'>, context: CallCo
   const { supervisor, tool } = decided.route;
   try {
     decided.facts = inspectCall(supervisor.name, tool.name, decided.args, context.toolClass(decided.route), context.inspectContext(), decided.digest);
-    return withPageApproval(decide(decided.facts, context.policy(), session.grants.current()), decided, session);
+    decided.definition = context.definitionReport(decided.route);
+    const decision = checkDefinition(decide(decided.facts, context.policy(), session.grants.current()), decided.definition, context.config().policy.toolDescriptions);
+    return withPageApproval(decision, decided, session);
   } catch (error) {
     // Fail closed: a call that could not be analysed needs the person.
     context.logger.error({ err: errorMessage(error), tool: decided.call.request.params.name }, 'could not analyse a call');
@@ -119,7 +124,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         recheck: () => redecide(decided, context, session),
         ask: (current) =>
           askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts },
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition },
             session.person(call.extra),
             askContext(context, session),
           ),
@@ -133,7 +138,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
 }
 
 function askContext(context: CallContext, session: SessionPort): AskContext {
-  return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), logger: context.logger };
+  return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), pinDefinition: (report) => context.pinDefinition(report), logger: context.logger };
 }
 
 type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, note?: string) => void;
@@ -164,6 +169,9 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
 async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
   const { request, cancel } = decided.call;
+  // A new tool is pinned as listed on its first allowed call; a failure is logged, the call goes on.
+  const definition = decided.definition;
+  if (definition?.pin.state === 'new') context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
   const permit = context.permits.issue(supervisor.name, tool.name, decided.args);
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
   try {

@@ -12,6 +12,7 @@ import type { SessionLatch } from '../latch/latch.js';
 import type { RetryApprovals } from '../latch/page.js';
 import type { RequestStates } from '../latch/request-state.js';
 import type { Logger } from '../log.js';
+import type { DefinitionReport } from '../pins/check.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { Audit } from '../store/audit.js';
 import type { SessionGrants } from '../store/grants.js';
@@ -35,6 +36,10 @@ export interface CallContext {
   inspectContext(): InspectContext;
   /** Adds rules to permissions.allow in the config file and applies them before returning. */
   rememberAlways(rules: string[]): Promise<void>;
+  /** The tool's definition against the lock file, and what the description scan found. */
+  definitionReport(route: ToolRoute): DefinitionReport;
+  /** Records the definition in the lock file; in force when it resolves. */
+  pinDefinition(report: DefinitionReport): Promise<void>;
 }
 
 /** One client session: its latch, its grants, and how to reach its person. */

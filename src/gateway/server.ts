@@ -31,6 +31,9 @@ import type { PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
 import { configIssues, policyFor, ruleIssues } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
+import { PinStore, pinsFileFor } from '../store/pins.js';
+import { DefinitionReports } from '../pins/reports.js';
+import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } from '../subjects/kind.js';
@@ -77,6 +80,7 @@ export class Gateway implements CallContext {
   private readonly order: CallOrder;
   private readonly rulesFile: RulesFile;
   private toolCallsBypassingProtocol!: UpstreamCalls;
+  private readonly definitions: DefinitionReports;
   private started = false;
   private firstListDone = false;
   private listChangeTimer: NodeJS.Timeout | null = null;
@@ -95,6 +99,7 @@ export class Gateway implements CallContext {
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
     this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
     this.rulesFile = new RulesFile(this.loaded.path, configIssues);
+    this.definitions = new DefinitionReports(new PinStore(pinsFileFor(this.loaded.path)), this.logger);
     this.applyPolicy();
 
     this.server = new Server(
@@ -175,6 +180,15 @@ export class Gateway implements CallContext {
   private shellToolsExpected(): boolean {
     const overrides = Object.values(this.loaded.file.tools).some((override) => override.kind === 'command' || override.command !== undefined);
     return overrides || Object.keys(serversToRun(this.loaded)).some((server) => profileTakesShellCommands(this.identityOf(server).profile));
+  }
+
+  definitionReport(route: ToolRoute): DefinitionReport {
+    const listed = (each: ToolRoute) => ({ exposed: each.exposed, server: each.supervisor.name, tool: each.tool });
+    return this.definitions.forTool(listed(route), () => this.registry.toolRoutesList().map(listed), this.loaded.file.policy.toolDescriptions);
+  }
+
+  async pinDefinition(report: DefinitionReport): Promise<void> {
+    await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {});
   }
 
   private identityOf(server: string): ServerIdentity {
@@ -361,7 +375,10 @@ export class Gateway implements CallContext {
   }
 
   private exposedTools() {
-    return this.registry.toolRoutesList().map((route) => ({ ...route.tool, name: route.exposed }));
+    const routes = this.registry.toolRoutesList();
+    // policy.toolDescriptions "hide": a flagged tool is not listed (and its calls are denied).
+    const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.definitionReport(route).findings.length === 0) : routes;
+    return shown.map((route) => ({ ...route.tool, name: route.exposed }));
   }
 
   private exposedPrompts() {
@@ -371,6 +388,7 @@ export class Gateway implements CallContext {
   /** Coalesces changes and tells the client only about lists that really changed. */
   private scheduleListChanged(): void {
     this.toolClasses.clear();
+    this.definitions.listChanged();
     if (this.listChangeTimer) return;
     this.listChangeTimer = setTimeout(() => {
       this.listChangeTimer = null;

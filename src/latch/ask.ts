@@ -14,8 +14,10 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import type { ConfigFile } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { DefinitionReport } from '../pins/check.js';
 import type { CallFacts, PolicyState } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
+import { changedToolDenial } from './definition-prompt.js';
 import { declinedDenial, dismissedDenial, invalidAnswerDenial, noPromptDenial, pendingDenial, promptFailedDenial, timeoutDenial, userDenial, waitCancelledDenial } from './denial.js';
 import type { LatchAnswer } from './latch.js';
 import type { ApprovalPage, RetryApprovals } from './page.js';
@@ -60,6 +62,8 @@ export interface AskContext {
   retryApprovals: RetryApprovals;
   /** Adds rules to permissions.allow in the config file and applies them before returning. */
   rememberAlways(rules: string[]): Promise<void>;
+  /** Records the definition in the lock file ("Accept the new definition"); in force when it resolves. */
+  pinDefinition(report: DefinitionReport): Promise<void>;
   logger: Logger;
 }
 
@@ -72,16 +76,19 @@ export interface AskedCall {
   decision: Decision;
   /** Null when the call could not be analysed (it then cannot be remembered). */
   facts: CallFacts | null;
+  /** The tool's pin and scan findings; null when they could not be worked out. */
+  definition?: DefinitionReport | null;
 }
 
 /** Asks the person about one call; grants and saved rules of the answer are in force before it resolves. */
 export async function askPerson(call: AskedCall, person: Person, context: AskContext): Promise<LatchAnswer> {
-  const { decision } = call;
+  const { decision, definition } = call;
+  const changed = definition?.pin.state === 'changed';
   const input = promptInput(call, context.policy);
   const remember = input.rememberRules;
 
   if (!person.canPrompt()) {
-    if (context.approval.fallback === 'deny') return { verdict: 'deny', by: 'fallback', text: noPromptDenial(decision, remember) };
+    if (context.approval.fallback === 'deny') return { verdict: 'deny', by: 'fallback', text: changed && definition ? changedToolDenial(definition) : noPromptDenial(decision, remember) };
     return askOnPage(input, person, context);
   }
 
@@ -104,8 +111,10 @@ export async function askPerson(call: AskedCall, person: Person, context: AskCon
 
 /** What the person is shown about a call, and the choices offered. */
 export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
-  const { decision, facts } = call;
-  const onlyModeAsks = decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
+  const { decision, facts, definition } = call;
+  // A changed tool is asked about as such: no saved rule or session grant would answer it.
+  const changed = definition?.pin.state === 'changed';
+  const onlyModeAsks = !changed && decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
   return {
     server: call.server,
     tool: call.tool,
@@ -113,8 +122,9 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
     decision,
     args: call.args,
     argsDigest: call.digest,
-    rememberRules: facts ? rememberRules(facts, decision, policy) : null,
+    rememberRules: facts && !changed ? rememberRules(facts, decision, policy) : null,
     offerSession: onlyModeAsks && facts !== null,
+    ...(definition ? { definition } : {}),
   };
 }
 
@@ -189,6 +199,16 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
         // The person allowed the call; only remembering failed. Forward it once and say so in the log.
         context.logger.error({ err: errorMessage(error) }, 'could not save the "Always allow" rule');
         context.grants.addRules(choice.rules);
+      }
+      return { verdict: 'allow', by: 'user', ...withNote };
+    case 'accept':
+      if (input.definition) {
+        try {
+          await context.pinDefinition(input.definition);
+        } catch (error) {
+          // The person allowed the call; only pinning failed: forward it once, the next call asks again.
+          context.logger.error({ err: errorMessage(error) }, 'could not pin the accepted tool definition');
+        }
       }
       return { verdict: 'allow', by: 'user', ...withNote };
   }

@@ -1,5 +1,7 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { DefinitionReport } from '../pins/check.js';
 import type { CommandInfo, Decision, Kind, Segment } from '../policy/types.js';
+import { ACCEPT_DEFINITION, definitionPayload, offersAccept, renderDefinition } from './definition-prompt.js';
 import { escapeJson, escapeText, escapeTruncated } from './escape.js';
 import { changeSummary, type FileChange } from './file-change.js';
 import { PRIVILEGE } from '../programs.js';
@@ -54,6 +56,8 @@ export interface PromptInput {
   change?: FileChange | null;
   /** Where a command runs; absent or null when the call runs no command. */
   runsIn?: RunsIn | null;
+  /** The tool's pin and scan findings (latch/definition-prompt.ts). */
+  definition?: DefinitionReport;
 }
 
 /** A command's working directory: `given` when the call names it, else the server's own. */
@@ -62,9 +66,11 @@ export interface RunsIn {
   given: boolean;
 }
 
-export type PromptChoice = { type: 'once' } | { type: 'session' } | { type: 'always'; rules: string[] } | { type: 'deny' };
+export type PromptChoice = { type: 'once' } | { type: 'session' } | { type: 'always'; rules: string[] } | { type: 'accept' } | { type: 'deny' };
 
 export function choiceLabels(input: PromptInput): string[] {
+  // A changed tool: accepting its new definition, or this call only; nothing broader is remembered.
+  if (offersAccept(input.definition)) return [ACCEPT_DEFINITION, ALLOW_ONCE, DENY];
   const labels = [ALLOW_ONCE];
   if (input.offerSession) labels.push(ALLOW_SESSION);
   if (input.rememberRules) labels.push(ALWAYS_PREFIX + input.rememberRules.join(', '));
@@ -78,6 +84,7 @@ export function parseChoice(value: unknown, input: PromptInput): PromptChoice | 
   if (value === ALLOW_ONCE) return { type: 'once' };
   if (value === ALLOW_SESSION) return { type: 'session' };
   if (value === DENY) return { type: 'deny' };
+  if (value === ACCEPT_DEFINITION) return { type: 'accept' };
   return { type: 'always', rules: input.rememberRules ?? [] };
 }
 
@@ -131,6 +138,7 @@ export function requestPayload(input: PromptInput): Record<string, unknown> {
     diff: change?.diff ?? null,
     bytesBefore: change?.bytesBefore ?? null,
     bytesAfter: change?.bytesAfter ?? null,
+    definition: definitionPayload(input.definition),
   };
 }
 
@@ -159,6 +167,7 @@ export function renderMessage(input: PromptInput): string {
   }
   lines.push(...renderWhy(input.decision));
   lines.push(`Arguments: ${truncated(escapeJson(safeJson(input.args)), MAX_ARGS_SHOWN)}`);
+  lines.push(...renderDefinition(input.definition));
   if (input.rememberRules) lines.push(`"Always allow" saves: ${input.rememberRules.map(escapeText).join(', ')}`);
   return lines.join('\n');
 }

@@ -78,13 +78,20 @@ export function textChange(before: string, after: string, context = 20, max = 60
   while (start < before.length && start < after.length && before[start] === after[start]) start++;
   let end = 0;
   while (end < before.length - start && end < after.length - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end++;
-  const from = Math.max(0, start - context);
+  // A short common start or end is shown whole rather than cut a few characters in.
+  const from = start > context * 2 ? start - context : 0;
   const cut = (text: string) => {
     const middleEnd = text.length - end;
-    const to = Math.min(text.length, middleEnd + context);
+    const to = end > context * 2 ? middleEnd + context : text.length;
     let shown = text.slice(from, to);
     if (shown.length > max) shown = `${shown.slice(0, max)}… (${shown.length - max} more characters)`;
     return `${from > 0 ? '…' : ''}${shown}${to < text.length ? '…' : ''}`;
   };
   return { before: cut(before), after: cut(after) };
+}
+
+/** Who a server is, for the lock file: its command line, or its URL. */
+export function serverIdentity(config: { command?: string; args?: string[]; url?: string }): string {
+  if (config.url !== undefined) return config.url;
+  return [config.command ?? '', ...(config.args ?? [])].join(' ');
 }
