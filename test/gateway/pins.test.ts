@@ -91,7 +91,7 @@ describe('a pinned tool whose definition changes', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 120_000);
 
   test('a client without prompts gets the accept command; `mcp-latch tools --accept` lets the next call through', async () => {
     const { dir, config, echoCalls, define, pinnedDescription } = setup();
@@ -126,7 +126,7 @@ describe('a pinned tool whose definition changes', () => {
     } finally {
       await second.close();
     }
-  });
+  }, 120_000);
 });
 
 describe('policy.toolDescriptions', () => {
@@ -154,5 +154,5 @@ describe('policy.toolDescriptions', () => {
     } finally {
       await listed.close();
     }
-  });
+  }, 120_000);
 });
