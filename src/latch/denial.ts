@@ -22,6 +22,7 @@ export function ruleDenial(decision: Decision): string {
     return `${DENIED_PREFIX} the rule ${escapeText(decision.rule)} in the user's mcp-latch config forbids this call (${reason}). It was not run.`;
   }
   if (decision.by === 'error') return `${DENIED_PREFIX} the call could not be checked safely (${reason}), so it was not run.`;
+  if (decision.by === 'pin') return `${DENIED_PREFIX} the user's mcp-latch config blocks this tool: ${reason}. It was not run.`;
   return `${DENIED_PREFIX} no rule allows this call (${reason}). It was not run.`;
 }
 

@@ -139,9 +139,9 @@ describe('policy.toolDescriptions', () => {
       expect(names).toContain('fix__whoami');
       expect(names).not.toContain('fix__echo');
       const denied = await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'x' } });
-      expect(textOf(denied)).toMatch(/^Denied by mcp-latch: no rule allows this call \(its description was flagged \(.*instruction-tag.*\) and policy\.toolDescriptions is "hide"\)/);
+      expect(textOf(denied)).toMatch(/^Denied by mcp-latch: the user's mcp-latch config blocks this tool: its description was flagged \(.*instruction-tag.*\) and policy\.toolDescriptions is "hide"\. It was not run\.$/);
       expect(hidden.echoCalls()).toBe(0);
-      expect(gateway.stderr()).toContain('a tool definition was flagged by the description scan');
+      await eventually(() => expect(gateway.stderr()).toContain('a tool definition was flagged by the description scan'));
     } finally {
       await gateway.close();
     }
