@@ -17,7 +17,13 @@ import { withServers } from './servers.js';
  * without forwarding anything. The server is started only when neither a `tools` override nor a
  * built-in profile classifies the tool (its schema is then needed).
  */
-export async function check(options: { config?: string | undefined; tool: string; args?: string | undefined; json?: boolean | undefined }, out: Output): Promise<number> {
+/**
+ * Exit codes of `check --exit-code`, so a script can branch on the decision: 0 allow, 2 ask,
+ * 3 deny (1 stays "could not decide": bad usage or config). Without the flag, 0 whatever the decision.
+ */
+export const CHECK_EXIT_CODES = { allow: 0, ask: 2, deny: 3 } as const;
+
+export async function check(options: { config?: string | undefined; tool: string; args?: string | undefined; json?: boolean | undefined; exitCode?: boolean | undefined }, out: Output): Promise<number> {
   const config = loadConfig(findConfig(options.config), ruleIssues);
   const separator = options.tool.indexOf('__');
   if (separator <= 0) throw usage(`--tool must be SERVER__TOOL (for example fs__read_text_file), got ${JSON.stringify(options.tool)}`);
@@ -76,7 +82,7 @@ export async function check(options: { config?: string | undefined; tool: string
   } else {
     printDecision(decision, toolClass, out);
   }
-  return 0;
+  return options.exitCode ? CHECK_EXIT_CODES[decision.verdict] : 0;
 }
 
 function printDecision(decision: Decision, toolClass: ToolClass, out: Output): void {

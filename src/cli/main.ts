@@ -53,9 +53,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
           .option('tool', { type: 'string', demandOption: true, describe: 'Exposed tool name, SERVER__TOOL' })
           .option('args', { type: 'string', describe: 'The call arguments as a JSON object' })
           .option('json', { type: 'boolean', describe: 'Print one JSON object' })
+          .option('exit-code', { type: 'boolean', describe: 'Exit 0 for allow, 2 for ask, 3 for deny (1: could not decide)' })
           .example(`$0 check --tool shell__run_command --args '{"command":"git status && rm -rf build"}'`, 'What would happen to this command?')
           .example(`$0 check --tool fs__read_text_file --args '{"path":".env"}' --json`, 'Machine-readable decision'),
-      (args) => run(async () => (await import('./check.js')).check({ config: args.config, tool: args.tool, args: args.args, json: args.json }, out))(),
+      (args) => run(async () => (await import('./check.js')).check({ config: args.config, tool: args.tool, args: args.args, json: args.json, exitCode: args['exit-code'] }, out))(),
     )
     .command(
       'tools',

@@ -39,6 +39,13 @@ describe('mcp-latch check', () => {
     expect(result.reason).toContain('Bash(rm *)');
   });
 
+  test('--exit-code: 0 allow, 2 ask, 3 deny', async () => {
+    const shell = (command: string) => check({ config, tool: 'shell__run_command', args: JSON.stringify({ command, workdir: dir }), exitCode: true }, memoryOutput());
+    expect(await shell('git status')).toBe(0);
+    expect(await shell('git push origin main')).toBe(2);
+    expect(await shell('rm -rf build')).toBe(3);
+  });
+
   test('reports the paths of a denied .env read', async () => {
     const out = memoryOutput();
     await check({ config, tool: 'fs__read_text_file', args: JSON.stringify({ path: join(dir, '.env') }), json: true }, out);
@@ -98,6 +105,20 @@ describe('mcp-latch tools', () => {
 });
 
 describe('mcp-latch allow / deny', () => {
+  test('allow warns when a deny or ask rule already in the file makes it dead', async () => {
+    const own = writeConfig(tempDir(), { permissions: { deny: ['Bash(git push *)', 'mcp__fs'], ask: ['Read'] } });
+    const out = memoryOutput();
+    await addRule('allow', 'Bash(git push origin main)', { config: own }, out);
+    await addRule('allow', 'mcp__fs__write_file', { config: own }, out);
+    await addRule('allow', 'Read(src/**)', { config: own }, out);
+    await addRule('allow', 'Bash(git status)', { config: own }, out);
+    expect(out.stderr).toEqual([
+      'warning: the deny rule Bash(git push *) also matches what Bash(git push origin main) allows; deny wins over allow, so this allow has no effect there',
+      'warning: the deny rule mcp__fs also matches what mcp__fs__write_file allows; deny wins over allow, so this allow has no effect there',
+      'warning: the ask rule Read also matches what Read(src/**) allows; ask wins over allow, so this allow has no effect there',
+    ]);
+  });
+
   test('adds rules to the config file; a bad rule is refused and nothing is written', async () => {
     const own = writeConfig(tempDir(), { permissions: { allow: [] } });
     const out = memoryOutput();
