@@ -174,16 +174,19 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
   if (definition?.pin.state === 'new') context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
   const permit = context.permits.issue(supervisor.name, tool.name, decided.args);
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
+  // Written to the file before the call leaves: a killed gateway loses no record of what ran.
+  audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   try {
     const forwarded = supervisor.callTool(permit, tool.name, decided.args, forwardedMeta(request.params._meta), {
       cancel,
       ...(progress.hasToken ? { onprogress: (update: Progress) => progress.emit(update) } : {}),
       timeout,
     });
-    audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
     const result = checkToolResult(await forwarded, supervisor.name);
     const note = outcome.answer?.note?.trim();
     if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
+    const notice = outcome.answer?.notice;
+    if (notice) result.content = [...(result.content ?? []), { type: 'text', text: escapeText(notice) }];
     return result;
   } catch (error) {
     return forwardError(error, supervisor);

@@ -196,9 +196,11 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
       try {
         await context.rememberAlways(choice.rules);
       } catch (error) {
-        // The person allowed the call; only remembering failed. Forward it once and say so in the log.
+        // The person allowed the call; only remembering failed: the rule holds for this session, and the answer says so.
         context.logger.error({ err: errorMessage(error) }, 'could not save the "Always allow" rule');
         context.grants.addRules(choice.rules);
+        const notice = `mcp-latch could not save ${choice.rules.join(', ')} to the config (${errorMessage(error)}); it holds only for this session.`;
+        return { verdict: 'allow', by: 'user', ...withNote, notice };
       }
       return { verdict: 'allow', by: 'user', ...withNote };
     case 'accept':

@@ -24,6 +24,8 @@ export interface LatchAnswer {
   /** Who settled it, for the audit: 'user', 'timeout', 'fallback', 'error'. */
   by: string;
   note?: string;
+  /** What the person must know about how their answer was applied (a rule kept only for this session). */
+  notice?: string;
 }
 
 export interface LatchCall {

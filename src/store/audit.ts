@@ -3,9 +3,11 @@
  * file next to the config by default. Arguments are recorded with secrets redacted and long values
  * cut; the digest identifies the exact call.
  *
- * A record is only queued when the call is decided (its time taken then); the queue is turned into
- * lines 64 at a time or 20 ms after the first, and on flush and exit: record by record, between
- * other processes' turns on the CPU, the same work costs several times more
+ * Durability: the record of a call that is forwarded is handed to the OS (written to the file)
+ * before the call is sent, so killing the process loses none; what reaches the disk on power loss
+ * is what the OS had flushed. Records of calls that were not forwarded (denied, cancelled) are
+ * queued and written with the next forwarded call's, 64 at a time, or within 20 ms: record by
+ * record, between other processes' turns on the CPU, the same work costs several times more
  * (docs/performance.md#the-hot-path).
  */
 import { existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
@@ -35,7 +37,10 @@ export interface AuditRecord {
 }
 
 export interface Audit {
-  /** Queues a record; the audit owns `entry` from then on (it is completed in place when written). */
+  /**
+   * Records a decided call; one that is allowed is written to the file before this returns (so
+   * before the call is forwarded). The audit owns `entry` from then on (it is completed in place).
+   */
   record(entry: AuditRecord): void;
   flush(): Promise<void>;
 }
@@ -45,8 +50,6 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
   const sink = new BufferedFile(openSync(file, 'a'), onError);
-  const timer = setInterval(() => sink.flushSync(), FLUSH_MS);
-  timer.unref();
   // The time is the decision's, taken when the record is queued: pino asks for it as each queued
   // record is written, and gets that record's (formatted once per millisecond).
   let timeField = '';
@@ -71,15 +74,13 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         onError(error);
       }
     }
-  };
-  process.on('exit', () => {
-    writeQueued();
     sink.flushSync();
-  });
+  };
+  process.on('exit', writeQueued);
   return {
     record(entry) {
       queued.push({ at: Date.now(), entry });
-      if (queued.length >= BATCH_RECORDS) writeQueued();
+      if (entry.decision === 'allow' || queued.length >= BATCH_RECORDS) writeQueued();
       else if (!batchTimer) {
         batchTimer = setTimeout(writeQueued, BATCH_MS);
         batchTimer.unref();
@@ -87,7 +88,6 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     },
     async flush() {
       writeQueued();
-      sink.flushSync();
     },
   };
 }
@@ -96,12 +96,10 @@ const BATCH_RECORDS = 64;
 const BATCH_MS = 20;
 
 const BUFFER_BYTES = 64 * 1024;
-const FLUSH_MS = 1_000;
 
 /**
  * Where pino writes audit lines: copied into one reused 64 KB buffer outside the JS heap and
- * written with one system call when it fills, every second, and on close and exit, so at most
- * about a second of records is at risk if the process is killed. A failed write is reported,
+ * written with one system call per batch of records (see above). A failed write is reported,
  * never thrown into a call.
  *
  * Not pino's own destination (sonic-boom): it pays per line what this pays per write

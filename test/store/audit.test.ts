@@ -35,6 +35,17 @@ const lines = (file: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('audit', () => {
+  test("an allowed call's record is in the file when record() returns, with the denials queued before it", () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    audit.record(entry({ decision: 'deny', tool: 'first' }));
+    audit.record(entry({ decision: 'allow', tool: 'second' }));
+    expect(lines(file).map((line) => [line.decision, line.tool])).toEqual([
+      ['deny', 'first'],
+      ['allow', 'second'],
+    ]);
+  });
+
   test('flush writes every queued record, in order, with the time it was queued and the digest computed', async () => {
     const file = join(tempDir(), 'audit.jsonl');
     const audit = createAudit(file);
