@@ -4,7 +4,8 @@
 // tools/list: loading the ~300 modules of the module graph one by one costs more than loading a
 // few files (docs/performance.md has the measurements). Code splitting keeps what `serve` needs
 // before it spawns the servers in the entry file, and loads the rest after. web-tree-sitter stays
-// out: it finds its .wasm next to its own module, and is loaded only when a shell tool exists.
+// out: it finds its .wasm next to its own module, and is loaded only when a shell tool exists;
+// so does jsonc-parser (see below).
 // Source maps are written next to the files (`node --enable-source-maps` maps stack traces to src/).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,8 @@ await build({
   target: 'node20',
   tsconfig: 'tsconfig.build.json',
   sourcemap: true,
-  external: ['web-tree-sitter'],
+  // jsonc-parser's main build is UMD: its require('./impl/format') cannot be bundled.
+  external: ['web-tree-sitter', 'jsonc-parser'],
   logLevel: 'warning',
   // CommonJS dependencies (pino, ajv, cross-spawn) call require() for Node's own modules.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
