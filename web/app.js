@@ -32,6 +32,10 @@
   var announcer = document.getElementById('announcer');
   var connection = document.getElementById('connection');
   var section = document.getElementById('calls');
+  var confirmation = document.getElementById('confirmation');
+  var recentList = document.getElementById('recent');
+  var recentEmpty = document.getElementById('recent-empty');
+  var MAX_DIFF_LINES_SHOWN = 200;
   /** id → { card, item } for the items on the page, in arrival order. */
   var shown = new Map();
   var firstRender = true;
@@ -98,6 +102,11 @@
     var kind = el('span', 'kind kind-' + String(item.kind).replace(/[^a-z]/g, ''), [String(item.kind)]);
     kind.title = 'What the call does';
     card.appendChild(el('div', 'item-head', [title, kind]));
+    card.appendChild(riskLine(item.risk));
+    var state = el('p', 'state');
+    state.setAttribute('aria-live', 'off');
+    card.appendChild(state);
+    if (item.more > 0) card.appendChild(el('p', 'batch', [item.more + ' more waiting in this batch (shown after this one)']));
 
     var meta = el('dl', 'meta');
     var created = new Date(item.created);
@@ -110,13 +119,68 @@
     field('Waiting since', time).forEach(function (n) { meta.appendChild(n); });
     card.appendChild(meta);
 
+    if (item.change) card.appendChild(changeSection(item.change));
     card.appendChild(whySection(request));
     if (item.paths && item.paths.length > 0) card.appendChild(pathsSection(item.paths));
-    if (request.commandInfo) card.appendChild(commandSection(request.commandInfo));
+    if (request.commandInfo) card.appendChild(commandSection(request.commandInfo, request.runsIn));
     card.appendChild(argsSection(item));
     card.appendChild(promptSection(item));
     card.appendChild(decideSection(item, titleId));
     return card;
+  }
+
+  function riskLine(risk) {
+    var level = risk && ['low', 'medium', 'high'].indexOf(risk.level) >= 0 ? risk.level : 'medium';
+    var reasons = risk && risk.reasons && risk.reasons.length > 0 ? ' — ' + risk.reasons.join('; ') : '';
+    return el('p', 'risk risk-' + level, [el('strong', null, ['Risk: ' + level]), reasons]);
+  }
+
+  /** "waiting — 42 s left", or after the client was answered, until when approving allows a retry. */
+  function updateState(entry) {
+    var item = entry.item;
+    var state = entry.card.querySelector('.state');
+    if (!state) return;
+    if (item.retryUntil) {
+      var until = new Date(item.retryUntil);
+      entry.card.classList.add('pending');
+      state.textContent = 'The assistant was answered; approving now allows one identical retry until ' + until.toLocaleTimeString() + '.';
+      return;
+    }
+    var left = Math.max(0, Math.ceil((Date.parse(item.deadline) - Date.now()) / 1000));
+    state.textContent = 'Waiting — ' + left + ' s left before the assistant is answered.';
+  }
+
+  function sizeText(bytes) {
+    return bytes === null || bytes === undefined ? 'unknown size' : bytes + (bytes === 1 ? ' byte' : ' bytes');
+  }
+
+  function changeSummary(change) {
+    switch (change.action) {
+      case 'create': return 'Creates a new file (' + sizeText(change.bytesAfter) + ')';
+      case 'replace': return 'Replaces a file of ' + sizeText(change.bytesBefore) + ' (new size ' + sizeText(change.bytesAfter) + ')';
+      case 'edit': return 'Edits a file of ' + sizeText(change.bytesBefore) + (change.bytesAfter === null ? '' : ' (new size ' + sizeText(change.bytesAfter) + ')');
+      case 'move': return 'Moves a file' + (change.bytesAfter === null ? '' : ' of ' + sizeText(change.bytesAfter)) + (change.bytesBefore === null ? ' to a new name' : ', replacing a file of ' + sizeText(change.bytesBefore));
+      default: return 'Changes a file';
+    }
+  }
+
+  function changeSection(change) {
+    var children = [heading(3, 'What will change'), el('p', 'summary', [changeSummary(change) + ': ', el('code', null, [escaped(change.path)])])];
+    if (change.from) children.push(el('p', 'from', ['from ', el('code', null, [escaped(change.from)])]));
+    if (change.note) children.push(el('p', 'note', [change.note]));
+    if (change.diff) {
+      var pre = el('pre', 'diff');
+      var lines = String(change.diff).split('\n');
+      lines.slice(0, MAX_DIFF_LINES_SHOWN).forEach(function (line) {
+        var type = line.indexOf('@@') === 0 ? 'hunk' : line.indexOf('+++') === 0 || line.indexOf('---') === 0 ? 'file' : line[0] === '+' ? 'add' : line[0] === '-' ? 'del' : 'ctx';
+        // Each line escaped on its own: content cannot forge a line of the diff or of the page.
+        pre.appendChild(el('span', 'line line-' + type, [escaped(line)]));
+      });
+      children.push(pre);
+      var more = Math.max(0, lines.length - MAX_DIFF_LINES_SHOWN) + (change.diffMore || 0);
+      if (more > 0) children.push(el('p', 'more', ['… ' + more + ' more lines']));
+    }
+    return el('section', 'change', children);
   }
 
   function whySection(request) {
@@ -146,7 +210,7 @@
     return el('section', 'paths', [heading(3, 'Paths'), el('table', null, [head, body])]);
   }
 
-  function commandSection(info) {
+  function commandSection(info, runsIn) {
     var parts = el('ol', 'segments');
     (info.segments || []).slice(0, MAX_SEGMENTS_SHOWN).forEach(function (segment, index) {
       var words = el('span', 'words');
@@ -170,7 +234,13 @@
       });
       parts.appendChild(el('li', 'segment', [words, notes.childNodes.length > 0 ? notes : null]));
     });
-    var children = [heading(3, 'Command'), el('pre', 'raw', [el('code', null, [escapedTruncated(info.raw, 400)])]), heading(4, 'Its parts'), parts];
+    var children = [heading(3, 'Command'), el('pre', 'raw', [el('code', null, [escapedTruncated(info.raw, 400)])])];
+    if (runsIn) {
+      children.push(el('p', 'runs-in', runsIn.dir === null
+        ? ['Runs in: the server\'s own working directory (not known to mcp-latch)']
+        : ['Runs in: ', el('code', null, [escaped(runsIn.dir)]), runsIn.given ? '' : ' (the server\'s default)']));
+    }
+    children.push(heading(4, 'Its parts'), parts);
     var more = (info.segments || []).length - MAX_SEGMENTS_SHOWN;
     if (more > 0) children.push(el('p', 'more', ['… and ' + more + ' more commands']));
     var general = el('ul', 'notes');
@@ -269,7 +339,10 @@
         if (response.ok) {
           var card = shown.get(item.id);
           if (card) card.card.classList.add('answered');
-          announce('Answered ' + esc.escapeText(item.server) + ' / ' + esc.escapeText(item.tool) + ': ' + esc.escapeText(choice));
+          var what = esc.escapeText(item.server) + ' / ' + esc.escapeText(item.tool);
+          var allowed = choice !== 'Deny';
+          var effect = !allowed ? 'it will not run.' : item.retryUntil ? 'the assistant\'s identical retry will run.' : 'it runs now.';
+          confirm((allowed ? 'Allowed' : 'Denied') + ': ' + what + ' (' + esc.escapeText(choice) + ') — ' + effect);
           return;
         }
         return response.json().catch(function () { return {}; }).then(function (data) {
@@ -286,13 +359,33 @@
   // ---------------------------------------------------------------------------------------------
   // The list
 
+  /** A visible confirmation of the last answer (also read by screen readers). */
+  function confirm(text) {
+    confirmation.textContent = text;
+    confirmation.hidden = false;
+    announce(text);
+  }
+
+  function renderRecent(recent) {
+    recentList.textContent = '';
+    (recent || []).forEach(function (entry) {
+      var at = new Date(entry.at);
+      var time = el('time', null, [isNaN(at.getTime()) ? '' : at.toLocaleTimeString()]);
+      time.dateTime = entry.at;
+      var outcome = entry.by === 'person' ? ruleText(entry.outcome) : el('span', 'gone', ['not answered: ' + entry.outcome]);
+      recentList.appendChild(el('li', 'recent-item', [time, ' ', el('span', 'what', [escaped(entry.server), ' / ', escaped(entry.tool)]), ' — ', outcome, ' ', el('span', 'who', ['(' + esc.escapeText(entry.session) + ')'])]));
+    });
+    recentEmpty.hidden = recentList.childNodes.length > 0;
+  }
+
   function announce(text) {
     announcer.textContent = '';
     // A fresh text node after clearing makes screen readers read it again.
     setTimeout(function () { announcer.textContent = text; }, 50);
   }
 
-  function render(items) {
+  function render(items, recent) {
+    renderRecent(recent);
     var ids = new Set(items.map(function (item) { return item.id; }));
     var active = document.activeElement;
     var refocus = null;
@@ -304,10 +397,17 @@
     });
     var added = [];
     items.forEach(function (item) {
-      if (shown.has(item.id)) return;
+      var existing = shown.get(item.id);
+      if (existing) {
+        existing.item = item;
+        updateState(existing);
+        return;
+      }
       var card = buildCard(item);
       list.appendChild(card);
-      shown.set(item.id, { card: card, item: item });
+      var entry = { card: card, item: item };
+      shown.set(item.id, entry);
+      updateState(entry);
       added.push(item);
     });
     empty.hidden = shown.size > 0;
@@ -337,14 +437,15 @@
         if (!response.ok) throw new Error('HTTP ' + response.status);
         return response.json();
       })
-      .then(function (data) { render(data.items || []); })
+      .then(function (data) { render(data.items || [], data.recent || []); })
       .catch(function () { setConnection('Cannot reach the gateway (has it restarted? Use the new address from its log).', 'down'); });
 
     var events = new EventSource('/events' + query);
     events.addEventListener('pending', function (event) {
       setConnection('Live: updates as calls arrive', 'live');
       try {
-        render(JSON.parse(event.data).items || []);
+        var data = JSON.parse(event.data);
+        render(data.items || [], data.recent || []);
       } catch (error) {
         setConnection('Received an update that could not be read', 'down');
       }
@@ -360,4 +461,6 @@
     return;
   }
   start();
+  // The countdowns.
+  setInterval(function () { shown.forEach(updateState); }, 1000);
 })();

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PageItem } from '../latch/page.js';
-import { choiceLabels, parseChoice, requestPayload, type PromptAnswer } from '../latch/prompt.js';
+import { choiceLabels, parseChoice, requestPayload, riskOf, type PromptAnswer } from '../latch/prompt.js';
+import type { FileChange } from '../latch/file-change.js';
+import type { Risk } from '../latch/risk.js';
 
 /**
  * The calls waiting on the approval page. Each item gets a random id (so an answer names the call
@@ -14,6 +16,8 @@ import { choiceLabels, parseChoice, requestPayload, type PromptAnswer } from '..
 const MAX_ARGS_TEXT = 4000;
 const MAX_NOTE = 2000;
 const REMEMBERED_SETTLED = 1000;
+/** Decisions listed under "Recently decided". */
+const RECENT_SHOWN = 8;
 
 /** What the page receives for one waiting call. Strings are raw: the page escapes them for display. */
 export interface PublicItem {
@@ -34,6 +38,28 @@ export interface PublicItem {
   /** The exact choices, as `choiceLabels` gives them. */
   choices: string[];
   created: string;
+  /** How much could go wrong, shown first. */
+  risk: Risk;
+  /** What a write will change (its diff is raw text: the page escapes each line). */
+  change: FileChange | null;
+  /** When the client is answered "pending" if nobody decides (ISO time). */
+  deadline: string;
+  /** Calls of the same batch still waiting after this one. */
+  more: number;
+  /** Set once the client was answered "pending": until when approving allows one identical retry (ISO time). */
+  retryUntil: string | null;
+}
+
+/** One line of "Recently decided". */
+export interface RecentDecision {
+  session: string;
+  server: string;
+  tool: string;
+  /** The choice's label ("Allow once", "Deny"), "Declined", or why it left the page unanswered. */
+  outcome: string;
+  /** 'person' when answered on this page; 'gone' when the call stopped waiting (cancelled, expired). */
+  by: 'person' | 'gone';
+  at: string;
 }
 
 /** Why an answer was refused; the HTTP status follows from it. */
@@ -48,6 +74,7 @@ interface Pending {
 export class PendingItems {
   private readonly pending = new Map<string, Pending>();
   private readonly settled = new Set<string>();
+  private readonly recentList: RecentDecision[] = [];
 
   constructor(private readonly onChange: () => void) {}
 
@@ -61,6 +88,22 @@ export class PendingItems {
 
   list(): PublicItem[] {
     return [...this.pending.values()].map((entry) => entry.view);
+  }
+
+  /** The last decisions, newest first. */
+  recent(): RecentDecision[] {
+    return [...this.recentList];
+  }
+
+  /** The client was answered "pending" for this item: it stays, approvable until `retryUntil`. */
+  answeredPending(item: PageItem, retryUntil: number): void {
+    for (const [id, entry] of this.pending) {
+      if (entry.item !== item) continue;
+      item.retryUntil = retryUntil;
+      entry.view = publicItem(id, item, entry.view.created);
+      this.onChange();
+      return;
+    }
   }
 
   get size(): number {
@@ -79,14 +122,14 @@ export class PendingItems {
     if (!entry) return this.settled.has(id) ? 'settled' : 'unknown';
     if (note !== undefined && (typeof note !== 'string' || note.length > MAX_NOTE)) return 'invalid';
     if (action === 'decline' && decision === undefined) {
-      this.settle(id, { type: 'declined' });
+      this.settle(id, { type: 'declined' }, 'Declined');
       return null;
     }
     if (action !== undefined) return 'invalid';
     // Security: only a label this item offered is accepted, mapped back by the latch's own parser.
     const choice = parseChoice(decision, entry.item.input);
     if (!choice) return 'invalid';
-    this.settle(id, { type: 'choice', choice, note: typeof note === 'string' && note.trim() !== '' ? note : undefined });
+    this.settle(id, { type: 'choice', choice, note: typeof note === 'string' && note.trim() !== '' ? note : undefined }, decision as string);
     return null;
   }
 
@@ -100,10 +143,14 @@ export class PendingItems {
     for (const id of [...this.pending.keys()]) this.settle(id, { type: 'dismissed' });
   }
 
-  private settle(id: string, answer: PromptAnswer): void {
+  private settle(id: string, answer: PromptAnswer, outcome?: string): void {
     const entry = this.pending.get(id);
     if (!entry) return;
     this.pending.delete(id);
+    const { view } = entry;
+    const gone = view.retryUntil !== null && Date.parse(view.retryUntil) <= Date.now() ? 'the retry window ended' : 'the call stopped waiting';
+    this.recentList.unshift({ session: view.session, server: view.server, tool: view.tool, outcome: outcome ?? gone, by: outcome ? 'person' : 'gone', at: new Date().toISOString() });
+    this.recentList.splice(RECENT_SHOWN);
     this.settled.add(id);
     if (this.settled.size > REMEMBERED_SETTLED) {
       const oldest = this.settled.values().next().value;
@@ -114,7 +161,7 @@ export class PendingItems {
   }
 }
 
-function publicItem(id: string, item: PageItem): PublicItem {
+function publicItem(id: string, item: PageItem, created = new Date().toISOString()): PublicItem {
   const { input } = item;
   const args = safeJson(input.args);
   return {
@@ -136,7 +183,12 @@ function publicItem(id: string, item: PageItem): PublicItem {
     args: args.slice(0, MAX_ARGS_TEXT),
     argsMore: Math.max(0, args.length - MAX_ARGS_TEXT),
     choices: choiceLabels(input),
-    created: new Date().toISOString(),
+    created,
+    risk: riskOf(input),
+    change: input.change ?? null,
+    deadline: new Date(item.deadline).toISOString(),
+    more: item.more,
+    retryUntil: item.retryUntil === null ? null : new Date(item.retryUntil).toISOString(),
   };
 }
 

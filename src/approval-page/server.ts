@@ -16,8 +16,8 @@ import { PendingItems, type AnswerRefusal } from './items.js';
  *
  *   GET  /?token=T                the page (index.html; its asset links carry the token)
  *   GET  /app.js|/escape.js|/style.css?token=T
- *   GET  /api/pending?token=T     { items: PublicItem[] }
- *   GET  /events?token=T          text/event-stream: `event: pending` with { items } on every change
+ *   GET  /api/pending?token=T     { items: PublicItem[], recent: RecentDecision[] }
+ *   GET  /events?token=T          text/event-stream: `event: pending` with { items, recent } on every change
  *   POST /api/answer              { id, decision, note? } | { id, action: 'decline' }
  *                                 (Origin, Content-Type: application/json, X-Mcp-Latch-Token: T)
  *
@@ -147,6 +147,10 @@ class PageServer implements ApprovalPage {
     });
   }
 
+  answeredPending(item: PageItem, retryUntil: number): void {
+    this.items.answeredPending(item, retryUntil);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -183,7 +187,7 @@ class PageServer implements ApprovalPage {
       const dataRefusal = checkDataRequest(request.headers);
       if (dataRefusal) return refuse(dataRefusal);
       if (path === '/events') return this.openStream(response);
-      return this.send(response, 200, { items: this.items.list() });
+      return this.send(response, 200, { items: this.items.list(), recent: this.items.recent() });
     }
     const asset = this.assets.get(path === '/index.html' ? '/' : path);
     if (!asset) return this.send(response, 404, { error: 'not found' });
@@ -226,7 +230,7 @@ class PageServer implements ApprovalPage {
 
   private event(): string {
     // JSON has no raw line breaks, so the whole list is one `data:` line.
-    return `event: pending\ndata: ${JSON.stringify({ items: this.items.list() })}\n\n`;
+    return `event: pending\ndata: ${JSON.stringify({ items: this.items.list(), recent: this.items.recent() })}\n\n`;
   }
 
   private broadcast(): void {

@@ -37,6 +37,12 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       (args) => import('./serve.js').then(({ runServe }) => runServe({ config: args.config, logLevel: args['log-level'], scope: args.scope })),
     )
     .command(
+      'page',
+      'Print the approval page address of every running gateway (for clients that cannot show prompts)',
+      (y) => y.option('open', { type: 'boolean', describe: 'Open each page in the browser' }).example('$0 page --open', 'Open the page where waiting calls are approved'),
+      (args) => run(async () => (await import('./page.js')).page({ config: args.config, open: args.open }, out))(),
+    )
+    .command(
       'validate',
       'Check a config file and list every problem',
       (y) =>

@@ -73,8 +73,8 @@ export type ToolOverrideConfig = z.infer<typeof ToolOverrideSchema>;
 export const ApprovalSchema = z.strictObject({
   /** How long to wait for the human. Below the client's own limit (about 60 s for Claude Desktop). */
   timeoutSeconds: z.number().positive().max(86_400).default(50),
-  /** What `ask` becomes when the client cannot show a prompt. */
-  fallback: z.enum(['deny', 'browser', 'browser-manual']).default('deny'),
+  /** What `ask` becomes when the client cannot show a prompt: the approval page opened in the browser (default), the page without opening it, or a denial. */
+  fallback: z.enum(['deny', 'browser', 'browser-manual']).default('browser'),
   ordering: z.enum(['batch', 'none']).default('batch'),
   /** How long an approval given on the local page waits for the model to retry the identical call. */
   retryWindowSeconds: z.number().positive().max(3600).default(120),
@@ -144,7 +144,7 @@ export const ConfigSchema = z.strictObject({
     .record(z.string(), ToolOverrideSchema)
     .default({})
     .describe('Per-tool classification by exposed name (server__tool): kind and which arguments hold paths, the command and its working directory. Beats built-in profiles and heuristics.'),
-  approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'deny', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
+  approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'browser', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
   audit: AuditSchema.default({ enabled: true }),
   timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
   limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),

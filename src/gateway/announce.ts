@@ -2,9 +2,16 @@ import { spawn } from 'node:child_process';
 
 /**
  * Pointing the person at the approval page: the default browser, and a desktop notification where
- * the platform has one. Best effort: if neither works, the address is still in the log.
+ * the platform has one. Best effort: if neither works, the address is still in the log and in
+ * `mcp-latch page`. `BROWSER` (the usual variable: a program given the address) replaces the
+ * platform's opener, which is also how tests record the launch instead of opening a browser.
  */
-export function openInBrowser(url: string, platform: NodeJS.Platform = process.platform): void {
+export function openInBrowser(url: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): void {
+  const browser = env['BROWSER']?.trim();
+  if (browser) {
+    launch(browser, [url]);
+    return;
+  }
   const [command, args] =
     platform === 'darwin' ? ['open', [url]] : platform === 'win32' ? ['cmd', ['/c', 'start', '""', url.replace(/&/g, '^&')]] : ['xdg-open', [url]];
   launch(command, args);

@@ -17,7 +17,7 @@ import { ConnectionLost, ServerReplyError } from '../downstream/direct-calls.js'
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import { errorMessage, LatchError } from '../errors.js';
-import { askPerson, type AskContext } from '../latch/ask.js';
+import { askPerson, commandRunsIn, type AskContext } from '../latch/ask.js';
 import { cancelledDenial, denialResult, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
@@ -122,11 +122,13 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         cancel: call.cancel,
         decision,
         recheck: () => redecide(decided, context, session),
-        ask: (current) =>
+        key: decided.digest(),
+        ask: (current, clock) =>
           askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition },
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current) },
             session.person(call.extra),
             askContext(context, session),
+            clock,
           ),
         denial: ruleDenial,
       },

@@ -14,6 +14,7 @@ import { RetryApprovals, type ApprovalPage } from '../latch/page.js';
 import type { PromptInput } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
 import type { MatchEnv } from '../policy/match.js';
+import { addPage, pageStateFile, removePage } from '../approval-page/state-file.js';
 import { SessionGrants } from '../store/grants.js';
 import { RequestStates, readOrCreateStateKey, stateKeyPath } from '../latch/request-state.js';
 import { openInBrowser, notify } from './announce.js';
@@ -35,6 +36,8 @@ export class ClientSession implements SessionPort {
   /** Set once connected: what 2026-07-28 requests said about their client. */
   modernWire: ModernWire | null = null;
   private page: Promise<ApprovalPage> | null = null;
+  /** The state file `mcp-latch page` reads, next to the config. */
+  private readonly pageStateFile: string;
   private pageOpened = false;
 
   constructor(
@@ -45,6 +48,7 @@ export class ClientSession implements SessionPort {
     configPath: string,
   ) {
     this.requestStates = new RequestStates(() => this.stateKey(stateKeyPath(configPath)));
+    this.pageStateFile = pageStateFile(configPath);
     this.latch = new SessionLatch({ ordering: config().approval.ordering, onError: (error) => logger.error({ err: errorMessage(error) }, 'latch error') });
     this.grants = new SessionGrants(matchEnv);
   }
@@ -61,10 +65,7 @@ export class ClientSession implements SessionPort {
           (result) => ({ result }),
           (error: unknown) => promptFailure(error, extra.signal),
         ),
-      label: () => {
-        const client = this.server.getClientVersion() ?? this.modernWire?.lastEnvelope?.clientInfo;
-        return client ? `${client.name} ${client.version}` : 'unknown client';
-      },
+      label: () => this.label(),
       page: () => this.approvalPage(),
       announcePage: (page, input) => this.announcePage(page, input, extra),
       clientWaitLimitMs: () => CLIENT_WAIT_LIMIT_MS[this.clientName()] ?? Number.POSITIVE_INFINITY,
@@ -73,7 +74,26 @@ export class ClientSession implements SessionPort {
 
   /** Closes the approval page if it was started. */
   async close(): Promise<void> {
-    if (this.page) await (await this.page.catch(() => null))?.close();
+    if (!this.page) return;
+    const page = await this.page.catch(() => null);
+    if (!page) return;
+    await page.close();
+    this.recordPage(() => removePage(this.pageStateFile, process.pid));
+  }
+
+  /** Best effort: the page works without the state file; only `mcp-latch page` would not list it. */
+  private recordPage(write: () => void): void {
+    try {
+      write();
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error) }, 'could not update the approval page state file');
+    }
+  }
+
+  /** How the person sees this session on the approval page ("claude-ai 0.1.0"). */
+  private label(): string {
+    const client = this.server.getClientVersion() ?? this.modernWire?.lastEnvelope?.clientInfo;
+    return client ? `${client.name} ${client.version}` : 'unknown client';
   }
 
   /** The key of request states, beside the config; a key of this process when that one cannot be used. */
@@ -100,6 +120,8 @@ export class ClientSession implements SessionPort {
       .then(async ({ startApprovalPage }) => {
         const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
         this.logger.info({ url: page.url }, `approval page: ${page.url}`);
+        const file = this.pageStateFile;
+        if (file) this.recordPage(() => addPage(file, { pid: process.pid, url: page.url, client: this.label(), started: new Date().toISOString() }));
         return page;
       })
       .catch((error: unknown) => {

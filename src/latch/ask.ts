@@ -19,9 +19,11 @@ import type { CallFacts, PolicyState } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import { changedToolDenial } from './definition-prompt.js';
 import { declinedDenial, dismissedDenial, invalidAnswerDenial, noPromptDenial, pendingDenial, promptFailedDenial, timeoutDenial, userDenial, waitCancelledDenial } from './denial.js';
-import type { LatchAnswer } from './latch.js';
-import type { ApprovalPage, RetryApprovals } from './page.js';
-import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput } from './prompt.js';
+import { fileChangeOf } from './file-change.js';
+import type { BatchClock, LatchAnswer } from './latch.js';
+import type { ApprovalPage, PageItem, RetryApprovals } from './page.js';
+import type { ToolClass } from '../subjects/kind.js';
+import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput, type RunsIn } from './prompt.js';
 import { rememberRules } from './remember.js';
 
 /** Why a prompt gave no result: the gateway maps the client's errors to one of these. */
@@ -78,22 +80,36 @@ export interface AskedCall {
   facts: CallFacts | null;
   /** The tool's pin and scan findings; null when they could not be worked out. */
   definition?: DefinitionReport | null;
+  /** Where its command runs; absent or null when it runs none. */
+  runsIn?: RunsIn | null;
+}
+
+/** Where a command-kind call runs: the directory it names, or the server's own (`base`) when it names none. */
+export function commandRunsIn(toolClass: ToolClass, args: Record<string, unknown>, decision: Decision): RunsIn | null {
+  const info = decision.commandInfo;
+  if (!info) return null;
+  const named = toolClass.cwd ? args[toolClass.cwd] : undefined;
+  const given = typeof named === 'string' && named !== '';
+  return { dir: info.segments[0]?.cwd ?? null, given };
 }
 
 /** Asks the person about one call; grants and saved rules of the answer are in force before it resolves. */
-export async function askPerson(call: AskedCall, person: Person, context: AskContext): Promise<LatchAnswer> {
+export async function askPerson(call: AskedCall, person: Person, context: AskContext, clock: BatchClock = { started: Date.now(), more: 0 }): Promise<LatchAnswer> {
   const { decision, definition } = call;
   const changed = definition?.pin.state === 'changed';
-  const input = promptInput(call, context.policy);
+  const input: PromptInput = { ...promptInput(call, context.policy), change: call.facts ? await fileChangeOf(call.facts, call.args, context.policy) : null };
   const remember = input.rememberRules;
 
   if (!person.canPrompt()) {
     if (context.approval.fallback === 'deny') return { verdict: 'deny', by: 'fallback', text: changed && definition ? changedToolDenial(definition) : noPromptDenial(decision, remember) };
-    return askOnPage(input, person, context);
+    return askOnPage(input, person, context, clock);
   }
 
   const timeoutSeconds = context.approval.timeoutSeconds;
-  const prompted = await person.prompt(buildPrompt(input), timeoutSeconds * 1000);
+  // One clock per batch: a prompt gets what is left of the batch's time, and none once it is spent.
+  const leftMs = timeoutSeconds * 1000 - (Date.now() - clock.started);
+  if (leftMs <= 0) return { verdict: 'deny', by: 'timeout', text: timeoutDenial(timeoutSeconds) };
+  const prompted = await person.prompt(buildPrompt(input), leftMs);
   if ('failure' in prompted) {
     switch (prompted.failure) {
       case 'cancelled':
@@ -125,6 +141,7 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
     rememberRules: facts && !changed ? rememberRules(facts, decision, policy) : null,
     offerSession: onlyModeAsks && facts !== null,
     ...(definition ? { definition } : {}),
+    runsIn: call.runsIn ?? null,
   };
 }
 
@@ -133,7 +150,7 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
  * client allows; if the person has not answered by then, the call is answered "pending" and an
  * approval given later applies once to the identical call retried within the window.
  */
-async function askOnPage(input: PromptInput, person: Person, context: AskContext): Promise<LatchAnswer> {
+async function askOnPage(input: PromptInput, person: Person, context: AskContext, clock: BatchClock): Promise<LatchAnswer> {
   const { approval } = context;
   let page: ApprovalPage;
   try {
@@ -144,10 +161,13 @@ async function askOnPage(input: PromptInput, person: Person, context: AskContext
   const withdraw = new AbortController();
   const onCancel = () => withdraw.abort();
   person.signal.addEventListener('abort', onCancel, { once: true });
-  const answered = page.ask({ session: person.label(), input, message: renderMessage(input) }, withdraw.signal);
+  // One clock per batch: every call of the batch is answered before the client gives up on it.
+  const deadline = clock.started + Math.min(approval.timeoutSeconds * 1000, person.clientWaitLimitMs());
+  const item: PageItem = { session: person.label(), input, message: renderMessage(input), deadline, more: clock.more, retryUntil: null };
+  const answered = page.ask(item, withdraw.signal);
   person.announcePage(page, input);
 
-  const waitMs = Math.min(approval.timeoutSeconds * 1000, person.clientWaitLimitMs());
+  const waitMs = Math.max(0, deadline - Date.now());
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<null>((done) => {
     timer = setTimeout(() => done(null), waitMs);
@@ -160,6 +180,7 @@ async function askOnPage(input: PromptInput, person: Person, context: AskContext
 
   // Answer the call before the client gives up; keep the item on the page for the retry window.
   const windowMs = approval.retryWindowSeconds * 1000;
+  page.answeredPending(item, Date.now() + windowMs);
   const expiry = setTimeout(() => withdraw.abort(), windowMs);
   expiry.unref();
   void answered.then(async (answer) => {

@@ -35,9 +35,22 @@ export interface LatchCall {
   /** Decides again against the current rules and grants (after another answer or a reload). */
   recheck(): Decision;
   /** Shows the prompt; resolves after any grant or rule of the answer has been saved. Should not throw. */
-  ask(decision: Decision): Promise<LatchAnswer>;
+  ask(decision: Decision, clock: BatchClock): Promise<LatchAnswer>;
+  /** Identical calls (same server, tool, canonical arguments) share one key: one prompt answers them all. */
+  key?: string;
   /** The denial text for a decision that is `deny` without a prompt. */
   denial(decision: Decision): string;
+}
+
+/**
+ * One clock per batch: the whole batch must be answered within what the client allows, so each
+ * prompt gets what is left since the batch started waiting, not a fresh limit of its own.
+ */
+export interface BatchClock {
+  /** When the batch started waiting for the person (ms since the epoch). */
+  started: number;
+  /** Calls of the batch still waiting after this one. */
+  more: number;
 }
 
 export type LatchOutcome =
@@ -60,6 +73,8 @@ interface Batch {
   prompted: boolean;
   /** The batch waits for a person: its calls listen for cancellation (see listen()). */
   waiting: boolean;
+  /** When it started waiting: its one clock. */
+  started: number;
 }
 
 export interface SessionLatchOptions {
@@ -72,6 +87,8 @@ export class SessionLatch {
   private batch: Batch | null = null;
   /** With ordering "none": prompts still come one at a time, in arrival order. */
   private promptChain: Promise<void> = Promise.resolve();
+  /** With ordering "none": prompts still open, by call key, so an identical call waits on the same one. */
+  private readonly openPrompts = new Map<string, Promise<LatchAnswer | null>>();
 
   constructor(private readonly options: SessionLatchOptions) {}
 
@@ -141,10 +158,24 @@ export class SessionLatch {
       return;
     }
     this.listen(entry);
-    this.promptChain = this.promptChain.then(async () => {
-      await this.settleAsk(entry);
+    const key = entry.call.key;
+    const open = key === undefined ? undefined : this.openPrompts.get(key);
+    if (open) {
+      void open.then((answer) => {
+        entry.answer = answer;
+        this.release(entry, false);
+      });
+      return;
+    }
+    const asked = (this.promptChain = this.promptChain.then(async () => {
+      await this.settleAsk(entry, { started: Date.now(), more: 0 });
       this.release(entry, false);
-    });
+    }));
+    if (key !== undefined) {
+      const answer = asked.then(() => entry.answer);
+      this.openPrompts.set(key, answer);
+      void answer.finally(() => this.openPrompts.delete(key));
+    }
   }
 
   private submitBatched(entry: Entry, alone: boolean): void {
@@ -157,7 +188,7 @@ export class SessionLatch {
       this.release(entry, false);
       return;
     }
-    const batch: Batch = { entries: [entry], prompted: false, waiting: false };
+    const batch: Batch = { entries: [entry], prompted: false, waiting: false, started: 0 };
     this.batch = batch;
     if (alone) void this.run(batch);
     // Everything in the same read from the transport has been handed over once the loop turns.
@@ -173,11 +204,16 @@ export class SessionLatch {
           // From here the batch may wait for a person: every call in it listens for cancellation,
           // and one cancelled meanwhile is settled now, so the next pick skips it.
           batch.waiting = true;
+          batch.started = Date.now();
           for (const entry of batch.entries) this.listen(entry);
           continue;
         }
-        await this.settleAsk(next);
+        await this.settleAsk(next, { started: batch.started, more: this.waitingAfter(batch, next) });
         batch.prompted = true;
+        // An identical call waiting in the batch gets the same answer instead of a second prompt.
+        for (const entry of batch.entries) {
+          if (entry !== next && !entry.done && !entry.answer && next.call.key !== undefined && entry.call.key === next.call.key) entry.answer = next.answer;
+        }
       }
     } finally {
       if (this.batch === batch) this.batch = null;
@@ -195,6 +231,21 @@ export class SessionLatch {
     return undefined;
   }
 
+  /** Calls after `current` that still wait for the person, identical calls counted once. */
+  private waitingAfter(batch: Batch, current: Entry): number {
+    const keys = new Set<string>();
+    let count = 0;
+    for (const entry of batch.entries.slice(batch.entries.indexOf(current) + 1)) {
+      if (entry.done || entry.answer || entry.decision.verdict !== 'ask' || (entry.call.key !== undefined && entry.call.key === current.call.key)) continue;
+      if (entry.call.key !== undefined) {
+        if (keys.has(entry.call.key)) continue;
+        keys.add(entry.call.key);
+      }
+      count += 1;
+    }
+    return count;
+  }
+
   private refresh(entry: Entry): void {
     try {
       entry.decision = entry.call.recheck();
@@ -205,10 +256,10 @@ export class SessionLatch {
     }
   }
 
-  private async settleAsk(entry: Entry): Promise<void> {
+  private async settleAsk(entry: Entry, clock: BatchClock): Promise<void> {
     if (entry.done) return;
     try {
-      entry.answer = await entry.call.ask(entry.decision);
+      entry.answer = await entry.call.ask(entry.decision, clock);
     } catch (error) {
       this.options.onError?.(error);
       entry.answer = { verdict: 'deny', by: 'error', text: askFailedDenial() };

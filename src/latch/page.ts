@@ -15,6 +15,12 @@ export interface PageItem {
   input: PromptInput;
   /** The prompt text, already escaped (the same text an elicitation would carry). */
   message: string;
+  /** When the client will be answered "pending" if the person has not decided (ms since the epoch). */
+  deadline: number;
+  /** Calls of the same batch still waiting after this one. */
+  more: number;
+  /** Set once the client was answered "pending": until when an approval allows one identical retry. */
+  retryUntil: number | null;
 }
 
 export interface ApprovalPage {
@@ -26,6 +32,8 @@ export interface ApprovalPage {
    * `{ type: 'dismissed' }`.
    */
   ask(item: PageItem, signal: AbortSignal): Promise<PromptAnswer>;
+  /** The client was answered "pending" for this item: it stays on the page, approvable until `retryUntil`. */
+  answeredPending(item: PageItem, retryUntil: number): void;
   close(): Promise<void>;
 }
 

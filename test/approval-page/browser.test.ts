@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -206,6 +206,47 @@ describe('approving on the page (call waits for the answer)', () => {
     await gone(item);
   });
 
+  test('a write over an existing file shows the risk, "replaces a file of N bytes" and the diff; a new file says "creates a new file"', async () => {
+    const existing = join(dir, 'existing.txt');
+    writeFileSync(existing, 'alpha\nbeta\n');
+    const call = callLater(h, 'fs__write_file', { path: existing, content: 'alpha\nBETA\n' });
+    await openPage();
+    const item = await card(tab, 'existing.txt');
+    expect(await item.locator('.risk').innerText()).toBe('Risk: medium — overwrites an existing file');
+    expect(await item.locator('.change .summary').innerText()).toBe(`Replaces a file of 11 bytes (new size 11 bytes): ${existing}`);
+    expect(await item.locator('pre.diff .line-del').allTextContents()).toEqual(['-beta']);
+    expect(await item.locator('pre.diff .line-add').allTextContents()).toEqual(['+BETA']);
+    expect(await item.locator('.state').innerText()).toMatch(/^Waiting — \d+ s left before the assistant is answered\.$/);
+    await item.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(readFileSync(existing, 'utf8')).toBe('alpha\nbeta\n');
+
+    const fresh = join(dir, 'fresh.txt');
+    const second = callLater(h, 'fs__write_file', { path: fresh, content: 'new\n' });
+    const created = await card(tab, 'fresh.txt');
+    expect(await created.locator('.change .summary').innerText()).toBe(`Creates a new file (4 bytes): ${fresh}`);
+    expect(await created.locator('pre.diff .line-add').allTextContents()).toEqual(['+new']);
+    expect(await created.locator('.risk').innerText()).toBe('Risk: low');
+    await created.getByRole('button', { name: 'Deny', exact: true }).click();
+    await second;
+    expect(existsSync(fresh)).toBe(false);
+  });
+
+  test('a click is confirmed visibly, and the decision joins "Recently decided"', async () => {
+    const target = join(dir, 'confirmed.txt');
+    const call = callLater(h, 'fs__write_file', { path: target, content: 'c' });
+    await openPage();
+    const item = await card(tab, 'confirmed.txt');
+    await item.getByRole('button', { name: 'Allow once', exact: true }).click();
+    const confirmation = tab.locator('#confirmation');
+    await confirmation.waitFor({ state: 'visible' });
+    expect(await confirmation.innerText()).toBe('Allowed: fs / write_file (Allow once) — it runs now.');
+    expect((await call).isError).toBeFalsy();
+    const first = tab.locator('#recent li').first();
+    await eventually(async () => expect(await first.innerText()).toMatch(/fs \/ write_file — Allow once \(mcp-latch-test 1\.0\.0\)$/));
+    expect(await tab.locator('#recent-empty').isHidden()).toBe(true);
+  });
+
   test('(f) with nothing waiting the page says so', async () => {
     await openPage();
     const empty = tab.locator('#empty');
@@ -251,6 +292,27 @@ describe('approving on the page after the call was answered "pending"', () => {
 
   afterAll(async () => {
     await h?.close();
+  });
+
+  test('calls of one batch show "N more waiting"; when the batch\'s time is up every call is answered, and the cards say until when approving allows a retry', async () => {
+    const a = join(dir, 'batch-a.txt');
+    const b = join(dir, 'batch-b.txt');
+    const first = callLater(h, 'fs__write_file', { path: a, content: 'a' });
+    const second = callLater(h, 'fs__write_file', { path: b, content: 'b' });
+    await tab.goto(await pageUrl(h));
+    const cardA = await card(tab, 'batch-a.txt');
+    expect(await cardA.locator('.batch').innerText()).toBe('1 more waiting in this batch (shown after this one)');
+    // Nobody answers: both calls are answered "pending" by the batch's one clock.
+    expect(textOf(await first)).toContain(PENDING_TEXT);
+    expect(textOf(await second)).toContain(PENDING_TEXT);
+    const cardB = await card(tab, 'batch-b.txt');
+    for (const pending of [cardA, cardB]) {
+      await eventually(async () => expect(await pending.locator('.state').innerText()).toMatch(/^The assistant was answered; approving now allows one identical retry until \d{1,2}:\d{2}:\d{2}/));
+    }
+    await cardA.getByRole('button', { name: 'Deny', exact: true }).click();
+    await cardB.getByRole('button', { name: 'Deny', exact: true }).click();
+    await gone(cardA);
+    await gone(cardB);
   });
 
   test('(d) an approval given later applies once to the identical retry; a second retry asks again', async () => {

@@ -43,7 +43,7 @@ function promptInput(overrides: Partial<PromptInput> = {}): PromptInput {
 }
 
 function pageItem(input = promptInput()): PageItem {
-  return { session: 'test-client 1.0.0', input, message: renderMessage(input) };
+  return { session: 'test-client 1.0.0', input, message: renderMessage(input), deadline: Date.now() + 60_000, more: 0, retryUntil: null };
 }
 
 interface Started {

@@ -64,17 +64,25 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Extra gateway arguments. */
   args?: string[];
+  /** Keep the product's default `approval.fallback` (see writeConfig). */
+  productDefaults?: boolean;
 }
 
-export function writeConfig(dir: string, config: ConfigInput, name = 'mcp-latch.json'): string {
+/**
+ * Writes a config for a test. Unless `productDefaults`, a config that does not choose
+ * `approval.fallback` gets "deny": the product default ("browser") would open a browser on the
+ * test machine and hold every ask of a client without prompts for the client's whole limit.
+ */
+export function writeConfig(dir: string, config: ConfigInput, name = 'mcp-latch.json', productDefaults = false): string {
   const path = join(dir, name);
-  writeFileSync(path, JSON.stringify(config, null, 2));
+  const written = productDefaults || config.approval?.fallback !== undefined ? config : { ...config, approval: { ...config.approval, fallback: 'deny' as const } };
+  writeFileSync(path, JSON.stringify(written, null, 2));
   return path;
 }
 
 export async function startGateway(config: ConfigInput, options: HarnessOptions = {}): Promise<Harness> {
   const dir = options.dir ?? tempDir();
-  const configPath = writeConfig(dir, config);
+  const configPath = writeConfig(dir, config, 'mcp-latch.json', options.productDefaults);
   const capabilities: ClientCapabilities = { ...(options.capabilities ?? {}) };
   if (options.onElicit && !capabilities.elicitation) capabilities.elicitation = { form: {} };
   const client = new Client({ name: options.clientName ?? 'mcp-latch-test', version: '1.0.0' }, { capabilities });

@@ -1,0 +1,67 @@
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Where running gateways say their approval page is: a JSON file next to the config, mode 0600
+ * (the addresses carry each page's secret token), read by `mcp-latch page`.
+ *
+ *   ~/.config/mcp-latch/.mcp-latch-pages.json
+ *   { "pages": [{ "pid": 4242, "url": "http://127.0.0.1:53111/?token=…", "client": "claude-ai 0.14.10", "started": "…" }] }
+ *
+ * Each gateway adds its entry when its page starts and removes it when it closes; entries of
+ * processes that are gone are dropped on every write and read.
+ */
+export interface PageEntry {
+  pid: number;
+  url: string;
+  client: string;
+  started: string;
+}
+
+export function pageStateFile(configPath: string): string {
+  return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-pages.json`);
+}
+
+/** The pages of gateways still running. */
+export function readPages(file: string, isRunning: (pid: number) => boolean = isProcessRunning): PageEntry[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
+  const pages = (parsed as { pages?: unknown }).pages;
+  if (!Array.isArray(pages)) return [];
+  return pages.filter((entry): entry is PageEntry => isPageEntry(entry) && isRunning(entry.pid));
+}
+
+export function addPage(file: string, entry: PageEntry): void {
+  writePages(file, [...readPages(file).filter((page) => page.pid !== entry.pid), entry]);
+}
+
+export function removePage(file: string, pid: number): void {
+  writePages(file, readPages(file).filter((page) => page.pid !== pid));
+}
+
+function writePages(file: string, pages: PageEntry[]): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify({ pages }, null, 2)}\n`, { mode: 0o600 });
+  // Security: the mode of a file created before (or by another umask) is set again.
+  chmodSync(temp, 0o600);
+  renameSync(temp, file);
+}
+
+function isPageEntry(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return Number.isInteger(entry['pid']) && typeof entry['url'] === 'string' && entry['url'].startsWith('http://127.') && typeof entry['client'] === 'string' && typeof entry['started'] === 'string';
+}
+
+function isProcessRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
