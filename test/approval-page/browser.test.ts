@@ -5,7 +5,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { escapeText } from '../../src/latch/escape.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { COMMANDS_SERVER, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, FS_SERVER, eventually, rawGateway, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
 
 /**
  * The approval page end to end: the BUILT gateway under an SDK client that declares no
@@ -294,27 +294,6 @@ describe('approving on the page after the call was answered "pending"', () => {
     await h?.close();
   });
 
-  test('calls of one batch show "N more waiting"; when the batch\'s time is up every call is answered, and the cards say until when approving allows a retry', async () => {
-    const a = join(dir, 'batch-a.txt');
-    const b = join(dir, 'batch-b.txt');
-    const first = callLater(h, 'fs__write_file', { path: a, content: 'a' });
-    const second = callLater(h, 'fs__write_file', { path: b, content: 'b' });
-    await tab.goto(await pageUrl(h));
-    const cardA = await card(tab, 'batch-a.txt');
-    expect(await cardA.locator('.batch').innerText()).toBe('1 more waiting in this batch (shown after this one)');
-    // Nobody answers: both calls are answered "pending" by the batch's one clock.
-    expect(textOf(await first)).toContain(PENDING_TEXT);
-    expect(textOf(await second)).toContain(PENDING_TEXT);
-    const cardB = await card(tab, 'batch-b.txt');
-    for (const pending of [cardA, cardB]) {
-      await eventually(async () => expect(await pending.locator('.state').innerText()).toMatch(/^The assistant was answered; approving now allows one identical retry until \d{1,2}:\d{2}:\d{2}/));
-    }
-    await cardA.getByRole('button', { name: 'Deny', exact: true }).click();
-    await cardB.getByRole('button', { name: 'Deny', exact: true }).click();
-    await gone(cardA);
-    await gone(cardB);
-  });
-
   test('(d) an approval given later applies once to the identical retry; a second retry asks again', async () => {
     const target = join(dir, 'later.txt');
     const args = { path: target, content: 'later' };
@@ -344,5 +323,45 @@ describe('approving on the page after the call was answered "pending"', () => {
     expect(existsSync(target)).toBe(false);
     await asked.getByRole('button', { name: 'Deny', exact: true }).click();
     await gone(asked);
+  });
+});
+
+describe('a batch on the page', () => {
+  test('calls of one batch show "N more waiting"; when the batch\'s time is up every call is answered, and the cards say until when approving allows a retry', async () => {
+    const dir = tempDir();
+    const configPath = writeConfig(dir, { ...config(dir, 2), mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } } });
+    // Raw JSON-RPC: both calls in one write, so they are one read and one batch at the gateway.
+    const gateway = rawGateway(configPath);
+    try {
+      await gateway.initialize();
+      gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+      await gateway.response(2);
+      const a = join(dir, 'batch-a.txt');
+      const b = join(dir, 'batch-b.txt');
+      gateway.send(
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fs__write_file', arguments: { path: a, content: 'a' } } },
+        { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fs__write_file', arguments: { path: b, content: 'b' } } },
+      );
+      // The page's address, from the state file `mcp-latch page` reads.
+      const url = await eventually(() => {
+        const pages = (JSON.parse(readFileSync(join(dir, '.mcp-latch-pages.json'), 'utf8')) as { pages: Array<{ url: string }> }).pages;
+        expect(pages).toHaveLength(1);
+        return pages[0]!.url;
+      }, 20_000);
+      const tab = await (await browser.newContext()).newPage();
+      await tab.goto(url);
+      const cardA = await card(tab, 'batch-a.txt');
+      expect(await cardA.locator('.batch').innerText({ timeout: 5_000 })).toBe('1 more waiting in this batch (shown after this one)');
+      // Nobody answers: both calls are answered "pending" by the batch's one clock.
+      expect(JSON.stringify((await gateway.response(3)).result)).toContain(PENDING_TEXT);
+      expect(JSON.stringify((await gateway.response(4)).result)).toContain(PENDING_TEXT);
+      const cardB = await card(tab, 'batch-b.txt');
+      for (const pending of [cardA, cardB]) {
+        await eventually(async () => expect(await pending.locator('.state').innerText({ timeout: 5_000 })).toMatch(/^The assistant was answered; approving now allows one identical retry until \d{1,2}:\d{2}:\d{2}/));
+      }
+      expect(existsSync(a) || existsSync(b)).toBe(false);
+    } finally {
+      await gateway.close();
+    }
   });
 });

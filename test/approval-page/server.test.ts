@@ -210,7 +210,7 @@ describe('the token is required', () => {
       expect(reply.status, path).toBe(200);
       expect(reply.headers['content-type']).toContain(type);
     }
-    expect(JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body)).toEqual({ items: [] });
+    expect(JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body)).toEqual({ items: [], recent: [] });
   });
 });
 
