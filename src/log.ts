@@ -7,7 +7,7 @@ export type Logger = PinoLogger;
  * Keys whose values are secrets wherever they appear in logged objects (docs/design.md#records). pino's redact
  * paths match exact keys, so the common spellings are listed at the depths our objects use.
  */
-const SECRET_KEYS = ['token', 'password', 'passwd', 'apiKey', 'api_key', 'apikey', 'authorization', 'Authorization', 'secret', 'accessToken', 'access_token', 'refreshToken', 'clientSecret', 'client_secret', 'privateKey', 'private_key'];
+const SECRET_KEYS = ['token', 'password', 'passwd', 'apiKey', 'api_key', 'apikey', 'authorization', 'Authorization', 'secret', 'accessToken', 'access_token', 'refreshToken', 'clientSecret', 'client_secret', 'privateKey', 'private_key', 'cookie', 'Cookie', 'credential', 'credentials', 'sessionId', 'session_id'];
 
 export const REDACT_PATHS = [
   ...SECRET_KEYS,
