@@ -65,8 +65,10 @@ export class RequestStates {
     if (token.length > MAX_REQUEST_STATE_CHARS) return { ok: false, problem: `it is longer than ${MAX_REQUEST_STATE_CHARS} characters` };
     const dot = token.lastIndexOf('.');
     const body = token.slice(0, dot);
-    const given = Buffer.from(token.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.mac(body), 'base64url');
+    // The signature's text is compared, not its decoded bytes: base64url's last character has spare
+    // bits, so another spelling of the same bytes would otherwise pass as the state we issued.
+    const given = Buffer.from(token.slice(dot + 1), 'latin1');
+    const expected = Buffer.from(this.mac(body), 'latin1');
     if (dot <= PREFIX.length || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, problem: 'it was altered or was not issued by this gateway' };
     let payload: Payload;
     try {

@@ -36,9 +36,19 @@ describe('request states', () => {
     const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as Record<string, unknown>;
     const longer = `${prefix}.${Buffer.from(JSON.stringify({ ...payload, e: 9e15 })).toString('base64url')}.${mac}`;
     const foreign = new RequestStates(() => Buffer.alloc(32, 8)).seal(binding, 60_000);
-    for (const bad of [longer, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, foreign, 'mls1.', 'mls1..', 'nonsense', 42, null, 'mls1.x'.repeat(20_000)]) {
+    for (const bad of [longer, `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`, `${token.slice(0, -1)}${token.endsWith('A') ? 'C' : 'A'}`, foreign, 'mls1.', 'mls1..', 'nonsense', 42, null, 'mls1.x'.repeat(20_000)]) {
       expect(book.open(bad, binding)).toMatchObject({ ok: false });
     }
+    expect(book.open(token, binding)).toMatchObject({ ok: true });
+  });
+
+  test('a signature spelled differently is refused, even where base64url decodes it to the same bytes', () => {
+    const { book } = states();
+    // The last of 43 characters carries 4 bits; its 2 spare bits make e.g. A/B/C/D decode alike.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const token = book.seal(binding, 60_000);
+    const twins = [...alphabet].filter((c) => c !== token.at(-1)).map((c) => token.slice(0, -1) + c);
+    for (const bad of twins) expect(book.open(bad, binding)).toMatchObject({ ok: false });
     expect(book.open(token, binding)).toMatchObject({ ok: true });
   });
 
