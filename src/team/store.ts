@@ -1,0 +1,103 @@
+/**
+ * What a team gateway keeps about its people (docs/team.md): the calls waiting for a person, the
+ * answers to them, "Allow for this session" grants and the rules each person chose to remember.
+ * Behind one interface so that one replica keeps it in its own memory (`MemoryTeamStore`, the
+ * default) and several replicas share it through Redis (`store.url`).
+ *
+ * The one hard promise is that a waiting call is settled exactly once: `decide` and `withdraw`
+ * race atomically for it, and only the winner has any effect. An answer given through any replica
+ * reaches the replica holding the call through `hold`; a replica that is gone releases nothing,
+ * because its held calls die with their connections and a late answer finds no one to run them.
+ */
+
+/** Who is calling, as the gateway's authentication established it. */
+export interface Identity {
+  user: string;
+  role: 'admin' | 'user';
+}
+
+/** A call waiting for its person, with everything the person needs to judge it. */
+export interface PendingCall {
+  /** Random and unguessable; names this call in the interactions API. */
+  id: string;
+  /** The user whose session made the call: only they (or an admin, read-only) may see it. */
+  user: string;
+  /** The MCP session (`Mcp-Session-Id`) the call came from. */
+  session: string;
+  /** The replica holding the call (its `TeamStore.replica`). */
+  replica: string;
+  server: string;
+  tool: string;
+  kind: string;
+  /** The prompt text, already escaped (what an elicitation would carry). */
+  message: string;
+  /** The structured payload of docs/approval.md (`_meta["mcp-latch/request"]`), user id included. */
+  request: Record<string, unknown>;
+  /** The call's arguments, in full. */
+  args: Record<string, unknown>;
+  /** The exact answers accepted (`decision` values), as the prompt offers them. */
+  choices: string[];
+  /** ISO times: when it started waiting, when its client will be answered (or was, "pending"). */
+  created: string;
+  deadline: string;
+  /** Set once the client was answered "pending": until when an approval still allows one identical retry. */
+  retryUntil: string | null;
+}
+
+/** A person's answer to a pending call; the holding replica maps `decision` onto the call's choices. */
+export interface InteractionAnswer {
+  /** One of the call's `choices` (e.g. "Allow once"), or "decline". */
+  decision: string;
+  note?: string;
+  /** The user id that answered. */
+  by: string;
+  /** ISO time of the answer. */
+  at: string;
+}
+
+export type DecideOutcome = 'decided' | 'unknown' | 'settled';
+
+/** An "Allow for this session" grant: the rules "Always allow" would save, or the exact call. */
+export interface SessionGrant {
+  rules?: string[];
+  digest?: string;
+}
+
+export interface TeamStore {
+  /** This replica's name, stamped on the calls it holds. */
+  readonly replica: string;
+
+  /**
+   * Puts a call up for its person and waits for the answer given through any replica. Resolves
+   * with the answer, or null once `signal` aborts and the call was withdrawn first (then no later
+   * answer can have an effect). Never rejects for an answer race.
+   */
+  hold(call: PendingCall, signal: AbortSignal): Promise<InteractionAnswer | null>;
+  /** Changes what is shown of a held call (its client was answered "pending"). */
+  update(id: string, change: { retryUntil: string }): Promise<void>;
+  get(id: string): Promise<PendingCall | null>;
+  /** Pending calls of one user, or of everyone with null (admin), oldest first. */
+  list(user: string | null): Promise<PendingCall[]>;
+  /**
+   * Answers a pending call: atomically takes it off the pending set and hands the answer to its
+   * holder. 'unknown' when there is no such call, 'settled' when it was answered or withdrawn.
+   * The caller checks who may answer (the call's `user`) before calling this.
+   */
+  decide(id: string, answer: InteractionAnswer): Promise<DecideOutcome>;
+
+  /** Session grants, per user and MCP session. */
+  addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void>;
+  sessionGrants(user: string, session: string): Promise<SessionGrant[]>;
+  endSession(user: string, session: string): Promise<void>;
+
+  /** The rules a user remembered ("Always allow"), as rule texts in the config's syntax. */
+  rememberedRules(user: string): Promise<string[]>;
+  /** Adds rules to a user's remembered allow list; returns those that were not there yet. */
+  remember(user: string, rules: string[]): Promise<string[]>;
+  /** Removes one remembered rule; false when the user had no such rule. */
+  forget(user: string, rule: string): Promise<boolean>;
+  /** Called with a user id whenever that user's remembered rules changed (on any replica). */
+  onRulesChanged(listener: (user: string) => void): () => void;
+
+  close(): Promise<void>;
+}
