@@ -15,6 +15,8 @@ export type LatchErrorCode =
   | 'SERVER_UNAVAILABLE'
   /** Writing the config file (remembered rules) or a client config file failed; nothing was changed. */
   | 'STORE_WRITE_FAILED'
+  /** The team store (`store.url`, a Redis server) cannot be reached or refused the connection. */
+  | 'STORE_UNAVAILABLE'
   /** A client's config file (or `init`'s manifest) cannot be read or has an unexpected shape. */
   | 'CLIENT_FILE_INVALID'
   /** Bad command-line or API usage; the message names the option and what it takes. */

@@ -13,9 +13,11 @@ import { LatchError, type LatchErrorCode } from '../src/errors.js';
 import { silentLogger } from '../src/log.js';
 import { policyFor, ruleIssues } from '../src/policy/policy.js';
 import { parseRule } from '../src/policy/rule.js';
+import { RedisTeamStore } from '../src/store/redis-team-store.js';
 import { RulesFile } from '../src/store/rules-file.js';
 import { configIssues } from '../src/policy/policy.js';
 import { tempDir } from './helpers/gateway.js';
+import { freePort } from './helpers/redis.js';
 
 /** Every documented LatchError code, thrown by the code that owns it and asserted by code. */
 async function thrown(fn: () => unknown): Promise<LatchError> {
@@ -82,6 +84,14 @@ describe('LatchError codes', () => {
     expect(error.message).toContain('fix the file and try again');
   });
 
+  test('STORE_UNAVAILABLE: a team store URL where no Redis server answers', async () => {
+    const port = await freePort();
+    const error = await thrown(() => RedisTeamStore.connect({ url: `redis://:secret@127.0.0.1:${port}`, logger: silentLogger() }));
+    expect(error.code).toBe('STORE_UNAVAILABLE');
+    expect(error.message).toContain('check store.url');
+    expect(error.message).not.toContain('secret');
+  });
+
   test('CLIENT_FILE_INVALID: an init manifest that is not one', async () => {
     const path = join(tempDir(), 'mcp-latch-init.json');
     writeFileSync(path, JSON.stringify({ version: 9 }));
@@ -104,10 +114,10 @@ describe('LatchError codes', () => {
   });
 
   test('every documented code is covered above', () => {
-    const covered: LatchErrorCode[] = ['CONFIG_INVALID', 'CONFIG_NOT_FOUND', 'RULE_INVALID', 'SERVER_START_FAILED', 'SERVER_UNAVAILABLE', 'STORE_WRITE_FAILED', 'CLIENT_FILE_INVALID', 'USAGE', 'INTERNAL'];
+    const covered: LatchErrorCode[] = ['CONFIG_INVALID', 'CONFIG_NOT_FOUND', 'RULE_INVALID', 'SERVER_START_FAILED', 'SERVER_UNAVAILABLE', 'STORE_WRITE_FAILED', 'STORE_UNAVAILABLE', 'CLIENT_FILE_INVALID', 'USAGE', 'INTERNAL'];
     // A code added to LatchErrorCode but not to this list fails to compile here.
     const all: Record<LatchErrorCode, true> = Object.fromEntries(covered.map((code) => [code, true])) as Record<LatchErrorCode, true>;
-    expect(Object.keys(all)).toHaveLength(9);
+    expect(Object.keys(all)).toHaveLength(10);
   });
 });
 
