@@ -21,9 +21,9 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { ServerConfig } from '../config/schema.js';
 import { errorMessage, LatchError } from '../errors.js';
+import { SchemaValidators } from '../schema-validators.js';
 import type { Logger } from '../log.js';
 import { connectServer, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { DirectCalls, type DirectCallOptions } from './direct-calls.js';
@@ -63,7 +63,8 @@ export interface SupervisorOptions {
   prespawned?: Prespawned;
 }
 
-const schemaChecker = new AjvJsonSchemaValidator();
+/** Every listing compiles each outputSchema again (re-listed on list_changed and restarts): one per schema text. */
+const schemaChecker = new SchemaValidators(256);
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;

@@ -25,6 +25,7 @@ import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
 import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
 import { errorMessage } from '../errors.js';
+import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
@@ -104,7 +105,8 @@ export class Gateway implements CallContext {
 
     this.server = new Server(
       { name: 'mcp-latch', version: VERSION },
-      { capabilities: CAPABILITIES, instructions: INSTRUCTIONS },
+      // One validator per prompt schema text (approval prompts and relayed elicitations), not one per prompt.
+      { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: new SchemaValidators() },
     );
 
     this.registry = new ServerRegistry({
