@@ -50,24 +50,32 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
       .filter((supervisor) => supervisor.state !== 'ready')
       .map((supervisor) => ({ server: supervisor.name, problem: supervisor.unavailableReason() }));
     const listed = registry.toolRoutesList().map((route) => ({ exposed: route.exposed, server: route.supervisor.name, tool: route.tool }));
+    // Prompts and resource templates are pinned and scanned as tools are (docs/pins.md).
+    const others = () => [
+      ...registry.promptRoutesList().map((route) => reports.forPrompt({ exposed: route.exposed, server: route.supervisor.name, prompt: route.prompt }, () => listed, policy)),
+      ...registry.templates().map((entry) => reports.forTemplate({ server: entry.supervisor.name, template: entry.template }, () => listed, policy)),
+    ];
     const accepted: string[] = [];
     for (const name of options.accept ?? []) {
       const entry = listed.find((each) => each.exposed === name);
-      if (!entry) throw new LatchError('USAGE', `--accept ${name}: no listed tool has that name (run \`mcp-latch tools\` to see the names)`);
-      const report = reports.forTool(entry, () => listed, policy);
-      await reports.pin(report, servers[entry.server] ?? {});
-      accepted.push(`${name} (${report.digest})`);
+      const matching = entry ? [reports.forTool(entry, () => listed, policy)] : others().filter((report) => report.exposed === name);
+      if (matching.length === 0) throw new LatchError('USAGE', `--accept ${name}: no listed tool, prompt or resource template has that name (run \`mcp-latch tools\` to see the names)`);
+      for (const report of matching) {
+        await reports.pin(report, servers[report.server] ?? {});
+        accepted.push(`${name} (${report.digest})`);
+      }
     }
     const tools = listed.map((entry) => {
       const identity = identifyServer(servers[entry.server] as { command?: string; args?: string[]; cwd?: string }, process.cwd());
       const override = config.file.tools[entry.exposed];
       const toolClass = classifyTool({ identity, tool: entry.tool, ...(override ? { override } : {}) });
       const report = reports.forTool(entry, () => listed, policy);
-      return { name: entry.exposed, server: entry.server, tool: entry.tool.name, kind: toolClass.kind, source: toolClass.source, pin: report.pin.state, listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report };
+      return { type: 'tool', name: entry.exposed, server: entry.server, tool: entry.tool.name, kind: toolClass.kind as string, source: toolClass.source as string, pin: report.pin.state, listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report };
     });
+    const rest = others().map((report) => ({ type: report.kind, name: report.exposed, server: report.server, tool: report.name, kind: report.kind, source: '-', pin: report.pin.state, listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report }));
     const prefix = clientPrefix(options.scope);
     const tooLong = tools.filter((tool) => prefix.length + tool.name.length > CLIENT_NAME_LIMIT).map((tool) => `${prefix}${tool.name}`);
-    return { tools: tools.filter((row) => !options.changed || row.pin === 'changed'), problems, tooLong, accepted };
+    return { tools: [...tools, ...rest].filter((row) => !options.changed || row.pin === 'changed'), problems, tooLong, accepted };
   });
   const unreadable = store.unreadable();
   if (options.json) {

@@ -184,15 +184,26 @@ export class ServerRegistry {
   resolveResource(uri: string): Supervisor | undefined {
     const listed = this.resources().find((entry) => entry.resource.uri === uri);
     if (listed) return listed.supervisor;
-    for (const { supervisor, template } of this.templates()) {
-      try {
-        if (new UriTemplate(template.uriTemplate).match(uri)) return supervisor;
-      } catch {
-        // A template the SDK cannot parse matches nothing.
-      }
-    }
+    const template = this.templateOf(uri);
+    if (template) return template.supervisor;
     const withResources = this.all().filter((supervisor) => supervisor.serverCapabilities?.resources);
     return withResources.length === 1 ? withResources[0] : undefined;
+  }
+
+  /** The template a resource URI is read through: none when a listed resource has that URI. */
+  resolveTemplate(uri: string): { supervisor: Supervisor; template: ResourceTemplate } | undefined {
+    return this.resources().some((entry) => entry.resource.uri === uri) ? undefined : this.templateOf(uri);
+  }
+
+  private templateOf(uri: string): { supervisor: Supervisor; template: ResourceTemplate } | undefined {
+    return this.templates().find(({ template }) => {
+      try {
+        return new UriTemplate(template.uriTemplate).match(uri) !== null;
+      } catch {
+        // A template the SDK cannot parse matches nothing.
+        return false;
+      }
+    });
   }
 
   async closeAll(): Promise<void> {

@@ -38,6 +38,8 @@ export interface CallContext {
   rememberAlways(rules: string[]): Promise<void>;
   /** The tool's definition against the lock file, and what the description scan found. */
   definitionReport(route: ToolRoute): DefinitionReport;
+  /** The resource template a URI is read through, against the lock file; null when no template is involved. */
+  templateReport(uri: string): DefinitionReport | null;
   /** Records the definition in the lock file; in force when it resolves. */
   pinDefinition(report: DefinitionReport): Promise<void>;
 }

@@ -4,7 +4,9 @@
  * audited like a denied tool call.
  */
 import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { definitionRefusal } from '../latch/definition-prompt.js';
 import { readNeedsRuleDenial, ruleDenial } from '../latch/denial.js';
+import { errorMessage } from '../errors.js';
 import { decide } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { Decision } from '../policy/types.js';
@@ -24,6 +26,10 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   } catch (error) {
     decision = errorDecision(error);
   }
+  // A read through a resource template is refused, like a prompt, when the template changed since it was pinned or was flagged.
+  const template = decision.verdict === 'allow' ? context.templateReport(uri) : null;
+  const refusal = template ? definitionRefusal(template, context.config().policy.toolDescriptions) : null;
+  if (refusal) decision = { ...decision, verdict: 'deny', by: 'pin', rule: null, reason: refusal };
   if (decision.verdict !== 'allow') {
     const args = { uri };
     context.audit.record({
@@ -41,8 +47,10 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
       args,
       waitMs: 0,
     });
+    if (refusal) throw new McpError(ErrorCode.InvalidRequest, refusal);
     throw new McpError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : readNeedsRuleDenial(uri, decision.reason));
   }
+  if (template?.pin.state === 'new') await context.pinDefinition(template).catch((error: unknown) => context.logger.error({ err: errorMessage(error), template: template.exposed }, 'could not pin the resource template definition'));
   const permit = context.permits.issue(supervisor.name, 'resources/read', uri);
   return supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 });
 }

@@ -18,12 +18,14 @@ import {
   type CallToolResult,
   type ClientCapabilities,
   type LoggingLevel,
+  type ResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js';
 import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import { messageBytes, type ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
-import { ServerRegistry, type ToolRoute } from '../downstream/registry.js';
+import { ServerRegistry, type PromptRoute, type ToolRoute } from '../downstream/registry.js';
+import type { Supervisor } from '../downstream/supervisor.js';
 import { errorMessage } from '../errors.js';
 import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
@@ -33,7 +35,8 @@ import type { MatchEnv } from '../policy/match.js';
 import { configIssues, policyFor, ruleIssues } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
 import { PinStore, pinsFileFor } from '../store/pins.js';
-import { DefinitionReports } from '../pins/reports.js';
+import { DefinitionReports, type ListedTool } from '../pins/reports.js';
+import { definitionRefusal } from '../latch/definition-prompt.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
@@ -185,8 +188,20 @@ export class Gateway implements CallContext {
   }
 
   definitionReport(route: ToolRoute): DefinitionReport {
-    const listed = (each: ToolRoute) => ({ exposed: each.exposed, server: each.supervisor.name, tool: each.tool });
-    return this.definitions.forTool(listed(route), () => this.registry.toolRoutesList().map(listed), this.loaded.file.policy.toolDescriptions);
+    return this.definitions.forTool(listedTool(route), () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+  }
+
+  templateReport(uri: string): DefinitionReport | null {
+    const entry = this.registry.resolveTemplate(uri);
+    return entry ? this.templateEntryReport(entry) : null;
+  }
+
+  private templateEntryReport(entry: { supervisor: Supervisor; template: ResourceTemplate }): DefinitionReport {
+    return this.definitions.forTemplate({ server: entry.supervisor.name, template: entry.template }, () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+  }
+
+  private promptReport(route: PromptRoute): DefinitionReport {
+    return this.definitions.forPrompt({ exposed: route.exposed, server: route.supervisor.name, prompt: route.prompt }, () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
   }
 
   async pinDefinition(report: DefinitionReport): Promise<void> {
@@ -285,7 +300,9 @@ export class Gateway implements CallContext {
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
       this.start();
       await this.registry.whenSettled(this.loaded.file.timeouts.firstListSeconds * 1000);
-      return { resourceTemplates: this.registry.templates().map((entry) => entry.template) };
+      const hide = this.loaded.file.policy.toolDescriptions === 'hide';
+      const shown = hide ? this.registry.templates().filter((entry) => this.templateEntryReport(entry).findings.length === 0) : this.registry.templates();
+      return { resourceTemplates: shown.map((entry) => entry.template) };
     });
 
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this, this.session));
@@ -314,7 +331,13 @@ export class Gateway implements CallContext {
     server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
       const route = this.registry.resolvePrompt(request.params.name);
       if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
-      return route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal });
+      const report = this.promptReport(route);
+      const refusal = definitionRefusal(report, this.loaded.file.policy.toolDescriptions);
+      if (refusal) throw new McpError(ErrorCode.InvalidRequest, refusal);
+      const result = await route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal });
+      // Pinned as listed the first time it is used, as a tool is on its first allowed call.
+      if (report.pin.state === 'new') await this.pinDefinition(report).catch((error: unknown) => this.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
+      return result;
     });
 
     server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
@@ -384,7 +407,9 @@ export class Gateway implements CallContext {
   }
 
   private exposedPrompts() {
-    return this.registry.promptRoutesList().map((route) => ({ ...route.prompt, name: route.exposed }));
+    const routes = this.registry.promptRoutesList();
+    const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.promptReport(route).findings.length === 0) : routes;
+    return shown.map((route) => ({ ...route.prompt, name: route.exposed }));
   }
 
   /** Coalesces changes and tells the client only about lists that really changed. */
@@ -429,6 +454,10 @@ export class Gateway implements CallContext {
     await this.audit.flush().catch(() => undefined);
     await this.server.close().catch(() => undefined);
   }
+}
+
+function listedTool(route: ToolRoute): ListedTool {
+  return { exposed: route.exposed, server: route.supervisor.name, tool: route.tool };
 }
 
 /** A tool whose calls carry a shell command: deciding them needs the shell grammar. */

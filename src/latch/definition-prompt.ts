@@ -81,3 +81,25 @@ export function changedToolDenial(report: DefinitionReport): string {
   const what = report.pin.state === 'changed' ? [...new Set(report.pin.changes.map((change) => change.path.split('.')[0] ?? change.path))].join(', ') : 'definition';
   return `${DENIED_PREFIX} the definition of the tool ${escapeText(report.exposed)} changed since the user approved it (${escapeText(what)}), and this client cannot show approval prompts, so the call was not run. The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${shellQuote(report.exposed)}`;
 }
+
+/**
+ * Why a prompt or a resource template may not be used as it is listed now, or null. They are
+ * fetched without the latch (prompts/get, resources/read), so what asks for a tool call refuses
+ * here: a changed definition names the command the user runs to accept it; a flagged one is refused
+ * under `policy.toolDescriptions` "hide" or "deny"; an unreadable lock file refuses (fail closed).
+ */
+export function definitionRefusal(report: DefinitionReport, policy: 'warn' | 'hide' | 'deny'): string | null {
+  const what = report.kind === 'prompt' ? 'prompt' : 'resource template';
+  const name = escapeText(report.exposed);
+  if (report.findings.length > 0 && policy !== 'warn') {
+    const codes = [...new Set(report.findings.map((finding) => finding.code))].join(', ');
+    return `${DENIED_PREFIX} the ${what} ${name} was flagged by the description scan (${codes}) and the user's policy.toolDescriptions is "${policy}".`;
+  }
+  const pin = report.pin;
+  if (pin.state === 'changed') {
+    const changed = [...new Set(pin.changes.map((change) => change.path.split('.')[0] ?? change.path))].join(', ');
+    return `${DENIED_PREFIX} the definition of the ${what} ${name} changed since it was pinned (${escapeText(changed)}). The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${shellQuote(report.exposed)}`;
+  }
+  if (pin.state === 'unknown') return `${DENIED_PREFIX} the lock file cannot be read, so the ${what} ${name} cannot be checked against its pin (${escapeText(pin.problem)}).`;
+  return null;
+}

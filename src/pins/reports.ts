@@ -1,19 +1,43 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
 import type { PinStore } from '../store/pins.js';
 import { pinState, type DefinitionReport, type DescriptionPolicy } from './check.js';
-import { definitionDigest, serverIdentity, toolDefinition, type Definition } from './definition.js';
+import { definitionDigest, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
 import { scanDefinition, type Finding } from './scan.js';
 
 /**
- * The gateway's view of each listed tool's definition: digest and scan findings worked out once
- * per listing (they depend on every server's tools), the pin state read at each call (another
- * process may have accepted a change), findings logged once per definition.
+ * The gateway's view of each listed tool's (prompt's, resource template's) definition: digest and
+ * scan findings worked out once per listing (they depend on every server's tools), the pin state
+ * read at each use (another process may have accepted a change), findings logged once per definition.
  */
 export interface ListedTool {
   exposed: string;
   server: string;
   tool: Tool;
+}
+
+export interface ListedPrompt {
+  exposed: string;
+  server: string;
+  prompt: Prompt;
+}
+
+export interface ListedTemplate {
+  server: string;
+  template: ResourceTemplate;
+}
+
+/** The name `mcp-latch tools` shows for a resource template and `--accept` takes: templates keep their URIs, not a prefixed name. */
+export function templateExposedName(server: string, template: ResourceTemplate): string {
+  return `${server}__${template.name}`;
+}
+
+interface Listed {
+  kind: PinKind;
+  exposed: string;
+  server: string;
+  name: string;
+  definition: () => Definition;
 }
 
 interface Scanned {
@@ -38,27 +62,41 @@ export class DefinitionReports {
 
   /** `all`: every listed tool, for the names a description must not reach for. */
   forTool(listed: ListedTool, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
-    let scan = this.scanned.get(listed.exposed);
+    return this.report({ kind: 'tool', exposed: listed.exposed, server: listed.server, name: listed.tool.name, definition: () => toolDefinition(listed.tool) }, all, policy);
+  }
+
+  forPrompt(listed: ListedPrompt, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
+    return this.report({ kind: 'prompt', exposed: listed.exposed, server: listed.server, name: listed.prompt.name, definition: () => promptDefinition(listed.prompt) }, all, policy);
+  }
+
+  forTemplate(listed: ListedTemplate, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
+    const exposed = templateExposedName(listed.server, listed.template);
+    return this.report({ kind: 'template', exposed, server: listed.server, name: listed.template.name, definition: () => templateDefinition(listed.template) }, all, policy);
+  }
+
+  private report(listed: Listed, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
+    const key = `${listed.kind} ${listed.server} ${listed.name}`;
+    let scan = this.scanned.get(key);
     if (!scan) {
-      const definition = toolDefinition(listed.tool);
+      const definition = listed.definition();
       const otherTools = all().filter((other) => other.server !== listed.server).flatMap((other) => [other.tool.name, other.exposed]);
       scan = { definition, digest: definitionDigest(definition), findings: scanDefinition(definition, { otherTools }) };
-      this.scanned.set(listed.exposed, scan);
+      this.scanned.set(key, scan);
       if (scan.findings.length > 0 && !this.logged.has(scan.digest)) {
         this.logged.add(scan.digest);
-        this.logger.warn({ tool: listed.exposed, findings: scan.findings.map((finding) => `${finding.code} in ${finding.where}`), policy }, 'a tool definition was flagged by the description scan');
+        this.logger.warn({ [listed.kind]: listed.exposed, findings: scan.findings.map((finding) => `${finding.code} in ${finding.where}`), policy }, `a ${listed.kind} definition was flagged by the description scan`);
       }
     }
-    let pin = this.store.get('tool', listed.server, listed.tool.name);
+    let pin = this.store.get(listed.kind, listed.server, listed.name);
     // A pin that differs may have been accepted meanwhile by `mcp-latch tools --accept`.
     if (pin && pin.digest !== scan.digest) {
       this.store.reload();
-      pin = this.store.get('tool', listed.server, listed.tool.name);
+      pin = this.store.get(listed.kind, listed.server, listed.name);
     }
     return {
-      kind: 'tool',
+      kind: listed.kind,
       server: listed.server,
-      name: listed.tool.name,
+      name: listed.name,
       exposed: listed.exposed,
       definition: scan.definition,
       digest: scan.digest,
@@ -67,9 +105,9 @@ export class DefinitionReports {
     };
   }
 
-  /** Pins the definition the report was made from (a first allowed call, or an accepted change). */
+  /** Pins the definition the report was made from (a first allowed use, or an accepted change). */
   async pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }): Promise<void> {
     await this.store.pin(report.kind, report.server, report.name, serverIdentity(server), report.definition);
-    this.logger.info({ tool: report.exposed, digest: report.digest, was: report.pin.state }, 'tool definition pinned');
+    this.logger.info({ [report.kind]: report.exposed, digest: report.digest, was: report.pin.state }, `${report.kind} definition pinned`);
   }
 }

@@ -28,7 +28,9 @@ function setup(policy?: 'warn' | 'hide' | 'deny') {
   const pinnedDescription = () => (JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: { tool: { echo: { definition: { description: string } } } } } }).servers.fix.tool.echo.definition.description;
   const echoCalls = () => fixtureCalls(log).filter((entry) => entry.tool === 'echo').length;
   const define = (patch: Record<string, unknown>) => writeFileSync(definitionFile, JSON.stringify(patch));
-  return { dir, config, lockFile, pinnedDescription, echoCalls, define };
+  const lock = () => JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: Record<string, Record<string, { pinnedAt: string; definition: { description: string } }>> } };
+  const received = (key: 'prompt' | 'resource') => fixtureCalls(log).filter((entry) => entry[key] !== undefined).length;
+  return { dir, log, config, lockFile, pinnedDescription, echoCalls, define, lock, received };
 }
 
 /** Answers every prompt with `choice()` (when offered; Deny otherwise). */
@@ -153,6 +155,116 @@ describe('policy.toolDescriptions', () => {
       expect((await listed.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
     } finally {
       await listed.close();
+    }
+  }, 120_000);
+});
+
+/** The state `mcp-latch tools` shows for one exposed name. */
+async function pinShown(configPath: string, name: string): Promise<string | undefined> {
+  const out = memoryOutput();
+  await listTools({ config: configPath, json: true }, out);
+  const rows = (JSON.parse(out.stdout.join('\n')) as { tools: Array<{ name: string; pin: string }> }).tools;
+  return rows.find((row) => row.name === name)?.pin;
+}
+
+describe('tools that come and go', () => {
+  test('a tool that disappears and reappears unchanged keeps its pin and is not asked; a new tool on a known server is shown as new', async () => {
+    const { dir, config, define, lock, echoCalls } = setup();
+    const gateway = await startGateway(config, { dir, onElicit: answering(() => 'Allow once') });
+    const listed = async () => (await gateway.client.listTools()).tools.map((tool) => tool.name);
+    try {
+      await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } });
+      await eventually(() => expect(lock().servers.fix.tool?.echo).toBeDefined());
+      const pinnedAt = lock().servers.fix.tool!.echo!.pinnedAt;
+
+      // Gone from the list, then back exactly as it was.
+      define({ $removed: true });
+      await gateway.client.callTool({ name: 'fix__relist', arguments: {} });
+      await eventually(async () => expect(await listed()).not.toContain('fix__echo'));
+      define({});
+      await gateway.client.callTool({ name: 'fix__relist', arguments: {} });
+      await eventually(async () => expect(await listed()).toContain('fix__echo'));
+      expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'two' } }))).toBe('{"text":"two"}');
+      expect(echoCalls()).toBe(2);
+      expect(gateway.elicitations).toHaveLength(0);
+      expect(lock().servers.fix.tool!.echo!.pinnedAt).toBe(pinnedAt);
+      expect(await pinShown(gateway.configPath, 'fix__echo')).toBe('pinned');
+
+      // A tool the server did not have before: new, decided by the policy (no rule: asked), pinned once allowed.
+      define({ $extra: [{ name: 'fresh', description: 'Counts to three', inputSchema: { type: 'object' } }] });
+      await gateway.client.callTool({ name: 'fix__relist', arguments: {} });
+      await eventually(async () => expect(await listed()).toContain('fix__fresh'));
+      expect(await pinShown(gateway.configPath, 'fix__fresh')).toBe('new');
+      expect(textOf(await gateway.client.callTool({ name: 'fix__fresh', arguments: {} }))).toBe('called fresh');
+      expect(gateway.elicitations).toHaveLength(1);
+      expect(gateway.elicitations[0]!.message).toContain('This tool is new');
+      expect(meta(gateway.elicitations[0]!).definition).toMatchObject({ name: 'fix__fresh', pin: 'new' });
+      await eventually(() => expect(lock().servers.fix.tool?.fresh).toBeDefined());
+      expect(await pinShown(gateway.configPath, 'fix__fresh')).toBe('pinned');
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+});
+
+describe('prompts and resource templates', () => {
+  test('pinned on first use; a changed one is refused with the accept command until the user accepts it', async () => {
+    const { dir, config, define, lock, received } = setup();
+    const first = await startGateway(config, { dir });
+    try {
+      // A client lists before it gets or reads (the gateway starts its servers on the first list).
+      expect((await first.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['fix__greet']);
+      expect((await first.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate)).toEqual(['note://{id}']);
+      const prompt = await first.client.getPrompt({ name: 'fix__greet', arguments: { who: 'Ada' } });
+      expect(JSON.stringify(prompt.messages)).toContain('Hello, Ada');
+      const note = await first.client.readResource({ uri: 'note://1' });
+      expect(JSON.stringify(note.contents)).toContain('note note://1');
+      await eventually(() => expect(lock().servers.fix.prompt?.greet?.definition.description).toBe('Greets someone by name'));
+      await eventually(() => expect(lock().servers.fix.template?.note?.definition.description).toBe('A note by its id'));
+    } finally {
+      await first.close();
+    }
+
+    define({ $prompt: { description: 'Greets someone by name, warmly' }, $template: { uriTemplate: 'note://{id}/{secret}' } });
+    const second = await startGateway(config, { dir });
+    try {
+      await second.client.listPrompts();
+      await second.client.listResourceTemplates();
+      const before = { prompt: received('prompt'), resource: received('resource') };
+      await expect(second.client.getPrompt({ name: 'fix__greet', arguments: { who: 'Ada' } })).rejects.toThrow(
+        /Denied by mcp-latch: the definition of the prompt fix__greet changed since it was pinned \(description\).*mcp-latch tools --accept 'fix__greet'/,
+      );
+      await expect(second.client.readResource({ uri: 'note://1/x' })).rejects.toThrow(/the definition of the resource template fix__note changed since it was pinned \(uriTemplate\).*--accept 'fix__note'/);
+      expect(received('prompt')).toBe(before.prompt);
+      expect(received('resource')).toBe(before.resource);
+
+      const changed = memoryOutput();
+      await listTools({ config: second.configPath, changed: true }, changed);
+      expect(changed.stdout.join('\n')).toMatch(/fix__greet +prompt +changed/);
+      expect(changed.stdout.join('\n')).toMatch(/fix__note +template +changed/);
+
+      expect(await listTools({ config: second.configPath, accept: ['fix__greet', 'fix__note'] }, memoryOutput())).toBe(0);
+      expect(lock().servers.fix.prompt!.greet!.definition.description).toBe('Greets someone by name, warmly');
+      expect(JSON.stringify((await second.client.getPrompt({ name: 'fix__greet', arguments: { who: 'Ada' } })).messages)).toContain('Hello, Ada');
+      expect(JSON.stringify((await second.client.readResource({ uri: 'note://1/x' })).contents)).toContain('note note://1/x');
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
+
+  test('"hide" drops a flagged prompt and template from their lists and refuses them', async () => {
+    const { dir, config, define, received } = setup('hide');
+    define({ $prompt: { description: POISONED }, $template: { description: POISONED } });
+    const gateway = await startGateway(config, { dir });
+    try {
+      expect((await gateway.client.listPrompts()).prompts).toEqual([]);
+      expect((await gateway.client.listResourceTemplates()).resourceTemplates).toEqual([]);
+      await expect(gateway.client.getPrompt({ name: 'fix__greet', arguments: { who: 'Ada' } })).rejects.toThrow(/the prompt fix__greet was flagged by the description scan \(.*instruction-tag.*\) and the user's policy.toolDescriptions is "hide"/);
+      await expect(gateway.client.readResource({ uri: 'note://1' })).rejects.toThrow(/the resource template fix__note was flagged/);
+      expect(received('prompt')).toBe(0);
+      expect(received('resource')).toBe(0);
+    } finally {
+      await gateway.close();
     }
   }, 120_000);
 });
