@@ -125,7 +125,9 @@
     if (request.commandInfo) card.appendChild(commandSection(request.commandInfo, request.runsIn));
     card.appendChild(argsSection(item));
     card.appendChild(promptSection(item));
-    card.appendChild(decideSection(item, titleId));
+    var decide = decideSection(item, titleId);
+    if (item.editable && item.editable.length > 0) card.appendChild(editSection(item, decide));
+    card.appendChild(decide);
     return card;
   }
 
@@ -143,6 +145,9 @@
     if (item.retryUntil) {
       var until = new Date(item.retryUntil);
       entry.card.classList.add('pending');
+      // The gateway takes no edit once the assistant was answered.
+      var edit = entry.card.querySelector('details.edit');
+      if (edit) edit.remove();
       state.textContent = 'The assistant was answered; approving now allows one identical retry until ' + until.toLocaleTimeString() + '.';
       return;
     }
@@ -285,6 +290,53 @@
     return el('details', 'prompt', [el('summary', null, ['Prompt text (as an approval prompt would show it)']), el('pre', null, [item.message])]);
   }
 
+  /** Every button of a card that answers its call. */
+  var ANSWER_BUTTONS = '.choices button, .edit-choices button';
+  var EDIT_TITLES = { command: 'Command', cwd: 'Working directory', path: 'Path', content: 'Content' };
+
+  /**
+   * Edit, then approve: one box per argument the gateway offers, prefilled with the call's value
+   * (set as the box's value, never as markup; the gateway offers only values with nothing to
+   * escape). Only changed fields are sent; the gateway decides the changed call again.
+   */
+  function editSection(item, decide) {
+    var boxes = [];
+    var fields = el('div', 'edit-fields');
+    item.editable.forEach(function (field) {
+      var id = 'edit-' + item.id + '-' + field.arg;
+      var label = el('label', null, [(EDIT_TITLES[field.role] || 'Argument') + ' (', escaped(field.arg), ')']);
+      label.htmlFor = id;
+      var box = el('textarea', 'edit-value edit-' + field.role);
+      box.id = id;
+      box.value = String(field.value);
+      box.rows = field.role === 'content' ? Math.min(12, Math.max(3, String(field.value).split('\n').length + 1)) : 1;
+      box.spellcheck = false;
+      box.setAttribute('autocomplete', 'off');
+      boxes.push({ field: field, box: box });
+      fields.appendChild(el('div', 'edit-field', [label, box]));
+    });
+    var run = el('button', 'choice choice-edit', ['Allow the edited call once']);
+    run.type = 'button';
+    run.disabled = true;
+    var error = decide.querySelector('.error');
+    run.addEventListener('click', function () {
+      var edit = {};
+      var changed = 0;
+      boxes.forEach(function (entry) {
+        if (entry.box.value === entry.field.value) return;
+        edit[entry.field.arg] = entry.box.value;
+        changed += 1;
+      });
+      if (changed === 0) {
+        error.textContent = 'Nothing was changed: change a field, or use the choices below.';
+        return;
+      }
+      answer(item, 'Allow once', decide.querySelector('textarea.note').value, decide.querySelector('.choices'), error, edit);
+    });
+    var hint = el('p', 'edit-hint', ['The changed call is checked against your rules again: if they deny it, nothing runs. It is allowed once and never remembered, and the assistant is told what you changed.']);
+    return el('details', 'edit', [el('summary', null, ['Edit the call, then approve']), hint, fields, el('div', 'edit-choices', [run])]);
+  }
+
   function decideSection(item, titleId) {
     var noteId = 'note-' + item.id;
     var label = el('label', null, ['Message to the assistant (optional)']);
@@ -314,7 +366,8 @@
       choices.appendChild(button);
     });
     setTimeout(function () {
-      choices.querySelectorAll('button').forEach(function (button) { button.disabled = false; });
+      var card = shown.get(item.id);
+      (card ? card.card : choices).querySelectorAll(ANSWER_BUTTONS).forEach(function (button) { button.disabled = false; });
     }, ARM_DELAY_MS);
     return el('div', 'decide', [label, note, choices, error]);
   }
@@ -322,12 +375,14 @@
   // ---------------------------------------------------------------------------------------------
   // Answers
 
-  function answer(item, choice, note, choices, error) {
-    var buttons = choices.querySelectorAll('button');
+  function answer(item, choice, note, choices, error, edit) {
+    var card = shown.get(item.id);
+    var buttons = (card ? card.card : choices).querySelectorAll(ANSWER_BUTTONS);
     buttons.forEach(function (button) { button.disabled = true; });
     error.textContent = '';
     var body = { id: item.id, decision: choice };
     if (note && note.trim() !== '') body.note = note;
+    if (edit) body.edit = edit;
     fetch('/api/answer', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': token },
@@ -341,8 +396,8 @@
           if (card) card.card.classList.add('answered');
           var what = esc.escapeText(item.server) + ' / ' + esc.escapeText(item.tool);
           var allowed = choice !== 'Deny';
-          var effect = !allowed ? 'it will not run.' : item.retryUntil ? 'the assistant\'s identical retry will run.' : 'it runs now.';
-          confirm((allowed ? 'Allowed' : 'Denied') + ': ' + what + ' (' + esc.escapeText(choice) + ') — ' + effect);
+          var effect = !allowed ? 'it will not run.' : edit ? 'the changed call runs now unless your rules deny it.' : item.retryUntil ? 'the assistant\'s identical retry will run.' : 'it runs now.';
+          confirm((allowed ? 'Allowed' : 'Denied') + (edit ? ' (edited)' : '') + ': ' + what + ' (' + esc.escapeText(choice) + ') — ' + effect);
           return;
         }
         return response.json().catch(function () { return {}; }).then(function (data) {

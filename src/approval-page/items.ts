@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PageItem } from '../latch/page.js';
 import { choiceLabels, parseChoice, requestPayload, riskOf, type PromptAnswer } from '../latch/prompt.js';
+import { readEdit, type EditableField } from '../latch/edit.js';
 import type { FileChange } from '../latch/file-change.js';
 import type { Risk } from '../latch/risk.js';
 
@@ -48,6 +49,8 @@ export interface PublicItem {
   more: number;
   /** Set once the client was answered "pending": until when approving allows one identical retry (ISO time). */
   retryUntil: string | null;
+  /** The arguments the person may change before approving, with their values (raw); none once the client was answered. */
+  editable: EditableField[];
 }
 
 /** One line of "Recently decided". */
@@ -63,7 +66,7 @@ export interface RecentDecision {
 }
 
 /** Why an answer was refused; the HTTP status follows from it. */
-export type AnswerRefusal = 'unknown' | 'settled' | 'invalid';
+export type AnswerRefusal = 'unknown' | 'settled' | 'invalid' | 'edit';
 
 interface Pending {
   item: PageItem;
@@ -116,12 +119,12 @@ export class PendingItems {
    */
   answer(body: unknown): AnswerRefusal | null {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'invalid';
-    const { id, decision, action, note } = body as Record<string, unknown>;
+    const { id, decision, action, note, edit } = body as Record<string, unknown>;
     if (typeof id !== 'string') return 'invalid';
     const entry = this.pending.get(id);
     if (!entry) return this.settled.has(id) ? 'settled' : 'unknown';
     if (note !== undefined && (typeof note !== 'string' || note.length > MAX_NOTE)) return 'invalid';
-    if (action === 'decline' && decision === undefined) {
+    if (action === 'decline' && decision === undefined && edit === undefined) {
       this.settle(id, { type: 'declined' }, 'Declined');
       return null;
     }
@@ -129,7 +132,11 @@ export class PendingItems {
     // Security: only a label this item offered is accepted, mapped back by the latch's own parser.
     const choice = parseChoice(decision, entry.item.input);
     if (!choice) return 'invalid';
-    this.settle(id, { type: 'choice', choice, note: typeof note === 'string' && note.trim() !== '' ? note : undefined }, decision as string);
+    // Security: only the fields this item offers, and only while its call still waits.
+    const edited = readEdit(edit, entry.view.editable, entry.item.input.args as Record<string, unknown>);
+    if (edited === 'invalid') return 'edit';
+    const answer: PromptAnswer = { type: 'choice', choice, note: typeof note === 'string' && note.trim() !== '' ? note : undefined, ...(edited && choice.type !== 'deny' ? { edit: edited } : {}) };
+    this.settle(id, answer, edited && choice.type !== 'deny' ? `${decision as string} (edited)` : (decision as string));
     return null;
   }
 
@@ -189,6 +196,7 @@ function publicItem(id: string, item: PageItem, created = new Date().toISOString
     deadline: new Date(item.deadline).toISOString(),
     more: item.more,
     retryUntil: item.retryUntil === null ? null : new Date(item.retryUntil).toISOString(),
+    editable: item.retryUntil === null ? (input.editable ?? []) : [],
   };
 }
 

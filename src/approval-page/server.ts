@@ -9,6 +9,7 @@ import type { PromptAnswer } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
 import { allowedHosts, checkAnswerRequest, checkDataRequest, checkRequest, type Door, type Refusal } from './guard.js';
 import { PendingItems, type AnswerRefusal } from './items.js';
+import { MAX_EDIT_CHARS } from '../latch/edit.js';
 
 /**
  * The local approval page: a node:http server on a loopback address and a random port,
@@ -18,7 +19,8 @@ import { PendingItems, type AnswerRefusal } from './items.js';
  *   GET  /app.js|/escape.js|/style.css?token=T
  *   GET  /api/pending?token=T     { items: PublicItem[], recent: RecentDecision[] }
  *   GET  /events?token=T          text/event-stream: `event: pending` with { items, recent } on every change
- *   POST /api/answer              { id, decision, note? } | { id, action: 'decline' }
+ *   POST /api/answer              { id, decision, note?, edit? } | { id, action: 'decline' }
+ *                                 (edit: { <argument>: <new text> }, only the fields the item offers)
  *                                 (Origin, Content-Type: application/json, X-Mcp-Latch-Token: T)
  *
  * Security: loopback only, one secret token per gateway, exact Host values (DNS rebinding), no CORS
@@ -245,11 +247,12 @@ class PageServer implements ApprovalPage {
   }
 }
 
-const ANSWER_STATUS: Record<AnswerRefusal, number> = { unknown: 404, settled: 409, invalid: 400 };
+const ANSWER_STATUS: Record<AnswerRefusal, number> = { unknown: 404, settled: 409, invalid: 400, edit: 400 };
 const ANSWER_ERROR: Record<AnswerRefusal, string> = {
   unknown: 'no such call is waiting',
   settled: 'this call was already answered or is no longer waiting',
   invalid: 'the answer is not one of the choices offered for this call',
+  edit: `the edit is refused: only the fields offered for this call can be changed, as text of at most ${MAX_EDIT_CHARS} characters, and none once the assistant was answered`,
 };
 
 class BodyTooLarge extends Error {}

@@ -18,7 +18,8 @@ import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext } from '../latch/ask.js';
-import { cancelledDenial, denialResult, ruleDenial, unavailableResult } from '../latch/denial.js';
+import { cancelledDenial, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
+import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
 import { checkDefinition, type DefinitionReport } from '../pins/check.js';
@@ -68,12 +69,17 @@ export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<st
 
 /** Inspects and decides against the current rules and grants: first, and again after an answer or a wait. */
 export function redecide(decided: Omit<DecidedCall, 'decision'>, context: CallContext, session: SessionPort): Decision {
+  const decision = inspectAndDecide(decided, context, session);
+  return decided.facts ? withPageApproval(decision, decided, session) : decision;
+}
+
+/** The policy's decision alone, from scratch: no approval given for the call is taken into account. */
+function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallContext, session: SessionPort): Decision {
   const { supervisor, tool } = decided.route;
   try {
     decided.facts = inspectCall(supervisor.name, tool.name, decided.args, context.toolClass(decided.route), context.inspectContext(), decided.digest);
     decided.definition = context.definitionReport(decided.route);
-    const decision = checkDefinition(decide(decided.facts, context.policy(), session.grants.current()), decided.definition, context.config().policy.toolDescriptions);
-    return withPageApproval(decision, decided, session);
+    return checkDefinition(decide(decided.facts, context.policy(), session.grants.current()), decided.definition, context.config().policy.toolDescriptions);
   } catch (error) {
     // Fail closed: a call that could not be analysed needs the person.
     context.logger.error({ err: errorMessage(error), tool: decided.call.request.params.name }, 'could not analyse a call');
@@ -109,7 +115,29 @@ export async function handleToolCall(decided: DecidedCall, context: CallContext,
     audit(outcome.decision, 'deny', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
     return denialResult(outcome.text);
   }
+  const edit = outcome.answer?.edit;
+  if (edit) return forwardEdited(decided, edit, outcome, progress, context, session);
   return forward(decided, outcome, progress, context, audit);
+}
+
+/**
+ * The person changed the call before approving it: the edited call is inspected and decided again
+ * from scratch. A deny denies, and so does a call that could not be analysed (fail closed); an ask
+ * is what the person just approved, for exactly these arguments. Only the edited call runs, once.
+ */
+async function forwardEdited(original: DecidedCall, edit: CallEdit, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort): Promise<CallToolResult> {
+  const { supervisor, tool } = original.route;
+  const edited: Omit<DecidedCall, 'decision'> = { ...original, args: edit.args, digest: lazyDigest(supervisor.name, tool.name, edit.args), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
+  const decision = inspectAndDecide(edited, context, session);
+  const audit = auditor({ ...edited, decision }, context, session, original.digest());
+  const note = outcome.answer?.note;
+  if (decision.verdict === 'deny' || edited.facts === null) {
+    audit(decision, 'deny', decision.verdict === 'deny' ? decision.by : 'error', note);
+    return denialResult(editedDenial(edit, decision));
+  }
+  const approved = decision.verdict === 'ask' ? { ...decision, verdict: 'allow' as const, by: 'user' as const, reason: 'changed and approved by the user' } : decision;
+  const result = await forward({ ...edited, decision: approved }, { ...outcome, decision: approved }, progress, context, audit);
+  return { ...result, content: [{ type: 'text', text: editNotice(edit) }, ...(result.content ?? [])] };
 }
 
 /** The latch's slow path: the call joins its session's batch, where the person may be asked. */
@@ -125,7 +153,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         key: decided.digest(),
         ask: (current, clock) =>
           askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current) },
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args) },
             session.person(call.extra),
             askContext(context, session),
             clock,
@@ -145,8 +173,8 @@ function askContext(context: CallContext, session: SessionPort): AskContext {
 
 type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, note?: string) => void;
 
-/** Records the call's outcome in the audit log, with how long it waited in the latch. */
-function auditor(decided: DecidedCall, context: CallContext, session: SessionPort): Audit {
+/** Records the call's outcome in the audit log, with how long it waited in the latch; `editedFrom` is the digest of the call as the model sent it, when the person changed it. */
+function auditor(decided: DecidedCall, context: CallContext, session: SessionPort, editedFrom?: string): Audit {
   const waitMs = Date.now() - decided.started;
   return (final, verdict, by, note) =>
     context.audit.record({
@@ -164,6 +192,7 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
       args: decided.args,
       waitMs,
       ...(note ? { note } : {}),
+      ...(editedFrom ? { editedFrom } : {}),
     });
 }
 

@@ -19,6 +19,7 @@ import type { CallFacts, PolicyState } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import { changedToolDenial } from './definition-prompt.js';
 import { declinedDenial, dismissedDenial, invalidAnswerDenial, noPromptDenial, pendingDenial, promptFailedDenial, timeoutDenial, userDenial, waitCancelledDenial } from './denial.js';
+import type { EditableField } from './edit.js';
 import { fileChangeOf } from './file-change.js';
 import type { BatchClock, LatchAnswer } from './latch.js';
 import type { ApprovalPage, PageItem, RetryApprovals } from './page.js';
@@ -82,6 +83,8 @@ export interface AskedCall {
   definition?: DefinitionReport | null;
   /** Where its command runs; absent or null when it runs none. */
   runsIn?: RunsIn | null;
+  /** The arguments the person may change before approving (edit.ts). */
+  editable?: EditableField[];
 }
 
 /** Where a command-kind call runs: the directory it names, or the server's own (`base`) when it names none. */
@@ -142,6 +145,7 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
     offerSession: onlyModeAsks && facts !== null,
     ...(definition ? { definition } : {}),
     runsIn: call.runsIn ?? null,
+    editable: call.editable ?? [],
   };
 }
 
@@ -186,7 +190,8 @@ async function askOnPage(input: PromptInput, person: Person, context: AskContext
   void answered.then(async (answer) => {
     clearTimeout(expiry);
     const applied = await applyAnswer(answer, input, context);
-    if (applied.verdict === 'allow') context.retryApprovals.grant(input.argsDigest, windowMs);
+    // The page takes no edit once the client was answered; were one to come, it grants nothing.
+    if (applied.verdict === 'allow' && !applied.edit) context.retryApprovals.grant(input.argsDigest, windowMs);
     context.logger.info({ server: input.server, tool: input.tool, verdict: applied.verdict }, 'answer on the approval page for a pending call');
   });
   return { verdict: 'deny', by: 'fallback', text: pendingDenial(approval.retryWindowSeconds) };
@@ -202,11 +207,13 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
     case 'invalid':
       return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
   }
-  const { choice, note } = answer;
+  const { choice, note, edit } = answer;
   const withNote = note && note.trim() !== '' ? { note: note.trim() } : {};
+  if (choice.type === 'deny') return { verdict: 'deny', by: 'user', text: userDenial(note), ...withNote };
+  // An edited call is allowed once, for exactly its arguments, after the gateway decides it again:
+  // a grant, rule or accepted definition of the answer describes the call as shown, so none is kept.
+  if (edit) return { verdict: 'allow', by: 'user', ...withNote, edit };
   switch (choice.type) {
-    case 'deny':
-      return { verdict: 'deny', by: 'user', text: userDenial(note), ...withNote };
     case 'once':
       return { verdict: 'allow', by: 'user', ...withNote };
     case 'session':

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Decision } from '../policy/types.js';
+import { editSummary, type CallEdit } from './edit.js';
 import { escapeText } from './escape.js';
 
 /**
@@ -24,6 +25,12 @@ export function ruleDenial(decision: Decision): string {
   if (decision.by === 'error') return `${DENIED_PREFIX} the call could not be checked safely (${reason}), so it was not run.`;
   if (decision.by === 'pin') return `${DENIED_PREFIX} the user's mcp-latch config blocks this tool: ${reason}. It was not run.`;
   return `${DENIED_PREFIX} no rule allows this call (${reason}). It was not run.`;
+}
+
+/** The person changed the call, and the changed call is not allowed: neither version runs. */
+export function editedDenial(edit: CallEdit, decision: Decision): string {
+  const why = decision.by === 'rule' && decision.rule ? `the rule ${escapeText(decision.rule)} in the user's mcp-latch config forbids it (${escapeText(decision.reason)})` : `it could not be allowed (${escapeText(decision.reason)})`;
+  return `${DENIED_PREFIX} the user changed this call before approving it (${editSummary(edit)}), but ${why}. Neither the original nor the changed call was run.`;
 }
 
 export function cancelledDenial(): string {

@@ -55,7 +55,7 @@ const MAX_COMPARE_BYTES = 512 * 1024;
 const MAX_EDIT_LENGTH = 1000;
 const MAX_DIFF_MS = 1000;
 /** Arguments that hold a write tool's whole new content. */
-const CONTENT_ARGS = ['content', 'contents', 'text', 'file_text', 'data', 'body'];
+export const CONTENT_ARGS = ['content', 'contents', 'text', 'file_text', 'data', 'body'];
 
 /** The change a call would make, from its facts and arguments; null when it is not a file write mcp-latch can describe. */
 export function planChange(facts: CallFacts, args: Record<string, unknown>): ChangePlan | null {

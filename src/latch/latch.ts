@@ -1,6 +1,7 @@
 import type { CancelSource } from '../cancellation.js';
 import type { Decision } from '../policy/types.js';
 import { askFailedDenial } from './denial.js';
+import type { CallEdit } from './edit.js';
 
 /**
  * The latch of one client session (docs/approval.md#the-latch): pause, decide, resume exactly once.
@@ -26,6 +27,8 @@ export interface LatchAnswer {
   note?: string;
   /** What the person must know about how their answer was applied (a rule kept only for this session). */
   notice?: string;
+  /** The person changed the call before approving it: the gateway decides the edited call again, and runs only that. */
+  edit?: CallEdit;
 }
 
 export interface LatchCall {

@@ -3,8 +3,10 @@ import type { DefinitionReport } from '../pins/check.js';
 import type { CommandInfo, Decision, Kind, Segment } from '../policy/types.js';
 import { ACCEPT_DEFINITION, definitionPayload, offersAccept, renderDefinition } from './definition-prompt.js';
 import { escapeJson, escapeText, escapeTruncated } from './escape.js';
+import { readEdit, showsAsTyped, type CallEdit, type EditableField } from './edit.js';
 import { changeSummary, type FileChange } from './file-change.js';
 import { PRIVILEGE } from '../programs.js';
+import { isPlainObject } from '../values.js';
 import { assessRisk, riskLine, type Risk } from './risk.js';
 
 /**
@@ -58,6 +60,8 @@ export interface PromptInput {
   runsIn?: RunsIn | null;
   /** The tool's pin and scan findings (latch/definition-prompt.ts). */
   definition?: DefinitionReport;
+  /** The arguments the person may change before approving (edit.ts); absent or empty when none. */
+  editable?: EditableField[];
 }
 
 /** A command's working directory: `given` when the call names it, else the server's own. */
@@ -65,6 +69,11 @@ export interface RunsIn {
   dir: string | null;
   given: boolean;
 }
+
+/** An edit field of the form is named for its argument: `edit_command`. */
+export const EDIT_FIELD_PREFIX = 'edit_';
+/** Longer values are edited on the approval page only: a form's text field is one line. */
+const MAX_FORM_EDIT_CHARS = 2000;
 
 export type PromptChoice = { type: 'once' } | { type: 'session' } | { type: 'always'; rules: string[] } | { type: 'accept' } | { type: 'deny' };
 
@@ -108,11 +117,34 @@ export function buildPrompt(input: PromptInput): ElicitRequestFormParams {
           description: 'Optional. Sent to the assistant with your decision.',
           maxLength: 2000,
         },
+        ...editProperties(input),
       },
       required: ['decision'],
     },
     _meta: { 'mcp-latch/request': requestPayload(input) },
   };
+}
+
+const ROLE_TITLES: Record<EditableField['role'], string> = { command: 'Command', cwd: 'Working directory', path: 'Path', content: 'Content' };
+
+/** The fields a form offers for editing: one-line values a text field shows as they are. */
+export function formEditFields(input: PromptInput): EditableField[] {
+  return (input.editable ?? []).filter((field) => field.value.length <= MAX_FORM_EDIT_CHARS && showsAsTyped(field.value, false));
+}
+
+/** One string field per editable argument, prefilled with the call's value: an unchanged value is no edit. */
+function editProperties(input: PromptInput): Record<string, Record<string, unknown>> {
+  const properties: Record<string, Record<string, unknown>> = {};
+  for (const field of formEditFields(input)) {
+    properties[EDIT_FIELD_PREFIX + field.arg] = {
+      type: 'string',
+      title: `${ROLE_TITLES[field.role]} (${field.arg})`,
+      description: 'Change it to run the changed call instead, once: mcp-latch checks it against your rules again. Leave it as it is to answer about the call as shown.',
+      default: field.value,
+      maxLength: MAX_FORM_EDIT_CHARS,
+    };
+  }
+  return properties;
 }
 
 /** The structured payload of docs/approval.md, for clients and tools that want more than the text. */
@@ -139,6 +171,7 @@ export function requestPayload(input: PromptInput): Record<string, unknown> {
     bytesBefore: change?.bytesBefore ?? null,
     bytesAfter: change?.bytesAfter ?? null,
     definition: definitionPayload(input.definition),
+    editable: (input.editable ?? []).map((field) => ({ arg: field.arg, role: field.role })),
   };
 }
 
@@ -169,6 +202,8 @@ export function renderMessage(input: PromptInput): string {
   lines.push(`Arguments: ${truncated(escapeJson(safeJson(input.args)), MAX_ARGS_SHOWN)}`);
   lines.push(...renderDefinition(input.definition));
   if (input.rememberRules) lines.push(`"Always allow" saves: ${input.rememberRules.map(escapeText).join(', ')}`);
+  const editable = input.editable ?? [];
+  if (editable.length > 0) lines.push(`You may change before approving: ${editable.map((field) => escapeText(field.arg)).join(', ')} (the changed call is checked again and allowed once)`);
   return lines.join('\n');
 }
 
@@ -241,7 +276,7 @@ function safeJson(value: unknown): string {
 
 /** What an elicitation answer means for the call. */
 export type PromptAnswer =
-  | { type: 'choice'; choice: PromptChoice; note: string | undefined }
+  | { type: 'choice'; choice: PromptChoice; note: string | undefined; edit?: CallEdit }
   | { type: 'declined' }
   | { type: 'dismissed' }
   | { type: 'invalid' };
@@ -253,5 +288,13 @@ export function readAnswer(result: ElicitResult, input: PromptInput): PromptAnsw
   const choice = parseChoice(result.content.decision, input);
   if (!choice) return { type: 'invalid' };
   const note = typeof result.content.note === 'string' ? result.content.note : undefined;
-  return { type: 'choice', choice, note };
+  const fields = formEditFields(input);
+  const given: Record<string, unknown> = {};
+  for (const field of fields) {
+    const value = result.content[EDIT_FIELD_PREFIX + field.arg];
+    if (value !== undefined) given[field.arg] = value;
+  }
+  const edit = readEdit(given, fields, isPlainObject(input.args) ? input.args : {});
+  if (edit === 'invalid') return { type: 'invalid' };
+  return { type: 'choice', choice, note, ...(edit ? { edit } : {}) };
 }

@@ -34,6 +34,8 @@ export interface AuditRecord {
   args: unknown;
   waitMs: number;
   note?: string;
+  /** The person changed the call before approving it: the digest of the call as the model sent it (`argsDigest` and `args` are the changed call's). */
+  editedFrom?: string;
 }
 
 export interface Audit {

@@ -36,6 +36,7 @@ function config(dir: string, timeoutSeconds: number): ConfigInput {
       shell: { command: process.execPath, args: [COMMANDS_SERVER] },
     },
     workspace: [dir],
+    permissions: { deny: ['Bash(mkdir *)'] },
     approval: { fallback: 'browser-manual', timeoutSeconds, retryWindowSeconds: 60 },
   };
 }
@@ -239,12 +240,74 @@ describe('approving on the page (call waits for the answer)', () => {
     const item = await card(tab, 'confirmed.txt');
     await item.getByRole('button', { name: 'Allow once', exact: true }).click();
     const confirmation = tab.locator('#confirmation');
-    await confirmation.waitFor({ state: 'visible' });
-    expect(await confirmation.innerText()).toBe('Allowed: fs / write_file (Allow once) — it runs now.');
+    // The confirmation of an earlier test's click may still be shown until this one's answer is accepted.
+    await eventually(async () => expect(await confirmation.innerText()).toBe('Allowed: fs / write_file (Allow once) — it runs now.'));
     expect((await call).isError).toBeFalsy();
     const first = tab.locator('#recent li').first();
     await eventually(async () => expect(await first.innerText()).toMatch(/fs \/ write_file — Allow once \(mcp-latch-test 1\.0\.0\)$/));
     expect(await tab.locator('#recent-empty').isHidden()).toBe(true);
+  });
+
+  /** Opens a card's edit box and types `value` into its field for `label`; returns the button that approves the edit. */
+  async function editField(item: Locator, label: string, value: string): Promise<Locator> {
+    await item.locator('details.edit > summary').click();
+    await item.getByLabel(label, { exact: true }).fill(value);
+    const run = item.getByRole('button', { name: 'Allow the edited call once', exact: true });
+    await eventually(async () => expect(await run.isEnabled()).toBe(true));
+    return run;
+  }
+
+  test('edit, then approve: the person changes `rm -rf build/` to `rm -rf build/tmp`; only the changed command runs, and the model is told', async () => {
+    mkdirSync(join(dir, 'build', 'tmp'), { recursive: true });
+    mkdirSync(join(dir, 'build', 'dist'), { recursive: true });
+    writeFileSync(join(dir, 'build', 'tmp', 'cache.bin'), 'c');
+    writeFileSync(join(dir, 'build', 'dist', 'app.js'), 'a');
+    const call = callLater(h, 'shell__run_command', { command: 'rm -rf build/', workdir: dir });
+    await openPage();
+
+    const item = await card(tab, 'rm -rf build/');
+    expect(await item.getByLabel('Command (command)', { exact: true }).inputValue()).toBe('rm -rf build/');
+    expect(await item.getByLabel('Working directory (workdir)', { exact: true }).inputValue()).toBe(dir);
+    await (await editField(item, 'Command (command)', 'rm -rf build/tmp')).click();
+    const result = await call;
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(textOf(result)).toMatch(/^mcp-latch: the user changed this call before approving it \(command "rm -rf build\/" → "rm -rf build\/tmp"\)/);
+    expect(existsSync(join(dir, 'build', 'tmp'))).toBe(false);
+    expect(readFileSync(join(dir, 'build', 'dist', 'app.js'), 'utf8')).toBe('a');
+    await eventually(async () => expect(await tab.locator('#confirmation').innerText()).toBe('Allowed (edited): shell / run_command (Allow once) — the changed call runs now unless your rules deny it.'));
+    await eventually(async () => expect(await tab.locator('#recent li').first().innerText()).toMatch(/shell \/ run_command — Allow once \(edited\) \(mcp-latch-test 1\.0\.0\)$/));
+    await gone(item);
+  });
+
+  test('an edit into a command a rule denies is denied: neither the original nor the edit runs', async () => {
+    const target = join(dir, 'kept.txt');
+    writeFileSync(target, 'kept');
+    const made = join(dir, 'made-by-edit');
+    const call = callLater(h, 'shell__run_command', { command: `rm -f ${target}`, workdir: dir });
+    await openPage();
+
+    const item = await card(tab, 'kept.txt');
+    await (await editField(item, 'Command (command)', `mkdir ${made}`)).click();
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user changed this call before approving it \(.*\), but the rule Bash\(mkdir \*\) in the user's mcp-latch config forbids it/);
+    expect(existsSync(made)).toBe(false);
+    expect(readFileSync(target, 'utf8')).toBe('kept');
+    await gone(item);
+  });
+
+  test('an unchanged edit box sends nothing and says so', async () => {
+    const target = join(dir, 'unchanged.txt');
+    const call = callLater(h, 'fs__write_file', { path: target, content: 'u' });
+    await openPage();
+    const item = await card(tab, 'unchanged.txt');
+    expect(await item.getByLabel('Content (content)', { exact: true }).inputValue()).toBe('u');
+    await (await editField(item, 'Path (path)', target)).click();
+    expect(await item.locator('.error').innerText()).toBe('Nothing was changed: change a field, or use the choices below.');
+    expect(existsSync(target)).toBe(false);
+    await item.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    await gone(item);
   });
 
   test('(f) with nothing waiting the page says so', async () => {
@@ -262,7 +325,7 @@ describe('approving on the page (call waits for the answer)', () => {
     const item = await card(tab, 'keyboard.txt');
     await item.locator('.choices button').first().waitFor({ state: 'visible' });
     await eventually(async () => expect(await item.locator('.choices button:disabled').count()).toBe(0));
-    await item.locator('textarea').focus();
+    await item.locator('textarea.note').focus();
     const order: string[] = [];
     for (let i = 0; i < 4; i++) {
       await tab.keyboard.press('Tab');

@@ -449,6 +449,55 @@ describe('ask()', () => {
   });
 });
 
+describe('answers with an edit', () => {
+  const editable = promptInput({ editable: [{ arg: 'path', role: 'path', value: '/w/a.txt' }, { arg: 'content', role: 'content', value: 'x' }] });
+  const post = (s: Started, body: Record<string, unknown>) => send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: JSON.stringify(body) });
+
+  test('the item offers its editable fields; an edit of them resolves with the changed arguments and only what changed', async () => {
+    const s = await start();
+    const item = await askOne(s, editable);
+    const listed = (JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body) as { items: Array<Record<string, unknown>> }).items[0];
+    expect(listed!.editable).toEqual([{ arg: 'path', role: 'path', value: '/w/a.txt' }, { arg: 'content', role: 'content', value: 'x' }]);
+    expect((await post(s, { id: item.id, decision: 'Allow once', edit: { path: '/w/a.txt', content: 'y\nz' } })).status).toBe(200);
+    await item.answered;
+    expect(item.answer()).toEqual({ type: 'choice', choice: { type: 'once' }, note: undefined, edit: { args: { path: '/w/a.txt', content: 'y\nz' }, changes: [{ arg: 'content', before: 'x', after: 'y\nz' }] } });
+  });
+
+  test('an edit of an argument not offered, of a value that is not text or too long, is refused with what is allowed, and has no effect', async () => {
+    const s = await start();
+    const item = await askOne(s, editable);
+    for (const edit of [{ mode: 'append' }, { path: 7 }, { content: 'x'.repeat(20_001) }, ['path'], 'path']) {
+      const reply = await post(s, { id: item.id, decision: 'Allow once', edit });
+      expect(reply.status, JSON.stringify(edit).slice(0, 40)).toBe(400);
+      expect(reply.body).toContain('only the fields offered for this call can be changed, as text of at most 20000 characters');
+    }
+    await tick();
+    expect(item.answer()).toBeNull();
+  });
+
+  test('once the client was answered "pending" the item offers no edit and takes none', async () => {
+    const s = await start();
+    const before = new Set(await pendingIds(s));
+    const pending = pageItem(editable);
+    const answered = s.page.ask(pending, new AbortController().signal);
+    const id = (await pendingIds(s)).find((candidate) => !before.has(candidate))!;
+    s.page.answeredPending(pending, Date.now() + 60_000);
+    const listed = (JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body) as { items: Array<Record<string, unknown>> }).items[0];
+    expect(listed!.editable).toEqual([]);
+    expect((await post(s, { id, decision: 'Allow once', edit: { content: 'y' } })).status).toBe(400);
+    expect((await post(s, { id, decision: 'Allow once' })).status).toBe(200);
+    expect(await answered).toEqual({ type: 'choice', choice: { type: 'once' }, note: undefined });
+  });
+
+  test('Deny with an edit is a plain Deny', async () => {
+    const s = await start();
+    const item = await askOne(s, editable);
+    expect((await post(s, { id: item.id, decision: 'Deny', edit: { content: 'y' } })).status).toBe(200);
+    await item.answered;
+    expect(item.answer()).toEqual({ type: 'choice', choice: { type: 'deny' }, note: undefined });
+  });
+});
+
 describe('live updates and close', () => {
   /** Reads the event stream, collecting the item counts of each `pending` event. */
   function openEvents(s: Started) {
