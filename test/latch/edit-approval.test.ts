@@ -28,7 +28,7 @@ async function gateway(dir: string, onElicit: HarnessOptions['onElicit'], extra:
 
 type Properties = Record<string, { type: string; title?: string; default?: string; description?: string }>;
 const propertiesOf = (params: ElicitRequest['params']): Properties => (params as unknown as { requestedSchema: { properties: Properties } }).requestedSchema.properties;
-const answer = (content: Record<string, unknown>) => (): ElicitResult => ({ action: 'accept', content });
+const answer = (content: NonNullable<ElicitResult['content']>) => (): ElicitResult => ({ action: 'accept', content });
 
 /** A build folder with two subfolders: the model's `rm -rf build/` would remove both. */
 function buildTree(dir: string): void {
@@ -89,7 +89,7 @@ describe('edit, then approve, in the elicitation form', () => {
     const target = join(dir, 'notes.txt');
     const h = await gateway(dir, (params) => {
       const always = (propertiesOf(params).decision as unknown as { enum: string[] }).enum.find((choice) => choice.startsWith('Always allow: '));
-      return { action: 'accept', content: { decision: always, edit_content: 'edited by the person' } };
+      return { action: 'accept', content: { decision: always ?? 'no Always allow offered', edit_content: 'edited by the person' } };
     });
     const before = readFileSync(h.configPath, 'utf8');
     const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'from the model' } });
