@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import { formatKeyPath, readJson } from './json.js';
+import { didYouMean, knownKeys } from './hints.js';
 import { ConfigSchema, type ConfigFile } from './schema.js';
 
 export { configCandidates, findConfig, userConfigPath } from './locate.js';
@@ -83,6 +84,11 @@ export function zodIssues(issues: readonly z.core.$ZodIssue[], input: unknown): 
   const out: ConfigIssue[] = [];
   for (const issue of issues) {
     const path = issue.path.map((key) => (typeof key === 'symbol' ? String(key) : key));
+    if (issue.code === 'invalid_union' && (path.length !== 2 || path[0] !== 'mcpServers')) {
+      // `workspace` (or a scope's): a path or a list of paths.
+      out.push({ path: formatKeyPath(path), message: 'expected a path or a list of paths' });
+      continue;
+    }
     if (issue.code === 'invalid_union') {
       const entry = valueAt(input, path);
       const meantRemote = typeof entry === 'object' && entry !== null && 'url' in entry;
@@ -101,12 +107,17 @@ export function zodIssues(issues: readonly z.core.$ZodIssue[], input: unknown): 
       continue;
     }
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: formatKeyPath([...path, key]), message: 'unknown key' });
+      for (const key of issue.keys) out.push({ path: formatKeyPath([...path, key]), message: `unknown key${didYouMean(key, knownKeys(path))}` });
       continue;
     }
     if (issue.code === 'invalid_key') {
       const inner = issue.issues[0];
       out.push({ path: formatKeyPath(path), message: `invalid name: ${inner?.message ?? issue.message}` });
+      continue;
+    }
+    if (issue.code === 'invalid_value' && issue.values.every((value) => typeof value === 'string')) {
+      const written = valueAt(input, path);
+      out.push({ path: formatKeyPath(path), message: `${issue.message}${typeof written === 'string' ? didYouMean(written, issue.values as string[]) : ''}` });
       continue;
     }
     out.push({ path: formatKeyPath(path), message: issue.message });

@@ -7,6 +7,7 @@ import { memoryOutput } from '../../src/cli/output.js';
 import { addRule } from '../../src/cli/rules.js';
 import { listTools } from '../../src/cli/tools.js';
 import { showAudit } from '../../src/cli/audit.js';
+import { validate } from '../../src/cli/validate.js';
 import { BIN, FS_SERVER, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /** The CLI through the function behind each command, plus spawn tests for exit codes. */
@@ -142,6 +143,23 @@ describe('mcp-latch audit', () => {
     const out = memoryOutput();
     showAudit({ config: path, limit: 10 }, out);
     expect(out.stdout).toEqual(['2026-11-26 01:00:00Z  DENY      shell/run_command by rule (Bash(rm *)): `rm -rf /\\x1b[2J`']);
+  });
+});
+
+describe('mcp-latch validate', () => {
+  test('warns on rules naming servers that are not configured and on leftover VS Code inputs', () => {
+    const own = tempDir();
+    const path = writeConfig(own, {
+      mcpServers: { github: { command: 'gh-mcp', args: ['--token', '${input:token}'] } },
+      permissions: { allow: ['mcp__githb__create_issue', 'mcp__github__list_issues', 'Read(src/**)'], deny: ['mcp__slack'] },
+    });
+    const out = memoryOutput();
+    expect(validate({ config: path }, out)).toBe(0);
+    expect(out.stderr).toEqual([
+      'warning: mcpServers.github.args[1]: ${input:token} is a VS Code input, which only VS Code can ask for; the server would get it literally: write the value, or ${env:NAME}',
+      'warning: permissions.deny[0]: "mcp__slack" names the server "slack", which is not in mcpServers, so it matches nothing',
+      'warning: permissions.allow[0]: "mcp__githb__create_issue" names the server "githb", which is not in mcpServers, so it matches nothing (did you mean "github"?)',
+    ]);
   });
 });
 

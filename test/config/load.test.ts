@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { configCandidates, expandServerEnv, parseConfigText, serversToRun, workspaceRoots } from '../../src/config/load.js';
+import type { LatchError } from '../../src/errors.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { tempDir } from '../helpers/gateway.js';
 
@@ -43,6 +44,28 @@ describe('config text', () => {
       expect(message).toContain('approval.timeoutSeconds');
       expect(message).toContain('extra: unknown key');
     }
+  });
+
+  test('unknown keys and values get the closest known one; workspace errors speak of paths', () => {
+    const text = JSON.stringify({ permisions: {}, policy: { toolDescription: 'warn' }, mcpServers: { a: { command: 'x', arg: [] } }, tools: { a__t: { kind: 'writ' } }, workspace: 5, zzz: 1 });
+    const issues = (() => {
+      try {
+        parseConfigText(text, '/cfg/mcp-latch.json', ruleIssues);
+      } catch (error) {
+        return (error as LatchError).issues;
+      }
+      return expect.unreachable();
+    })();
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: 'permisions', message: 'unknown key (did you mean "permissions"?)' },
+        { path: 'policy.toolDescription', message: 'unknown key (did you mean "toolDescriptions"?)' },
+        { path: 'mcpServers.a.arg', message: 'unknown key (did you mean "args"?)' },
+        { path: 'tools.a__t.kind', message: 'Invalid option: expected one of "read"|"write"|"command"|"all" (did you mean "write"?)' },
+        { path: 'workspace', message: 'expected a path or a list of paths' },
+        { path: 'zzz', message: 'unknown key' },
+      ]),
+    );
   });
 
   test('rule problems are reported once the shape is right', () => {
