@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -94,6 +94,29 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   const transport = new SSEClientTransport(url, { requestInit, eventSourceInit: config.headers ? { fetch: withHeaders(config.headers) } : {} });
   await client.connect(transport, { timeout: options.timeoutMs });
   return { client, transport, pid: null };
+}
+
+/** How a request to a remote server failed, when the connection failed rather than the server answering. */
+export interface RemoteFailure {
+  /** `ended`: the server does not know the session (HTTP 404); `unreachable`: nothing listens; `broken`: the connection failed midway. */
+  kind: 'ended' | 'unreachable' | 'broken';
+  message: string;
+}
+
+/**
+ * A remote server's session is gone (HTTP 404: the transport spec says to start a new session), or
+ * the connection failed; null for anything else (the server's own answers, other statuses).
+ */
+export function remoteFailure(error: unknown): RemoteFailure | null {
+  if ((error instanceof StreamableHTTPError || error instanceof SseError) && error.code === 404) {
+    return { kind: 'ended', message: 'the remote session ended (HTTP 404)' };
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const code = (error.cause as { code?: unknown } | undefined)?.code;
+    const message = `the connection to the remote server failed (${typeof code === 'string' ? code : errorMessage(error.cause)})`;
+    return { kind: code === 'ECONNREFUSED' ? 'unreachable' : 'broken', message };
+  }
+  return null;
 }
 
 /** A stdio server that did not complete its handshake, with what it last wrote to stderr. */

@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { DEFAULT_REQUEST_TIMEOUT_MSEC, type RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CompleteResultSchema,
   EmptyResultSchema,
@@ -21,12 +21,12 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerConfig } from '../config/schema.js';
+import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { SchemaValidators } from '../schema-validators.js';
 import type { Logger } from '../log.js';
-import { connectServer, stderrOf, type Connected, type RelayHooks } from './connect.js';
-import { DirectCalls, type DirectCallOptions } from './direct-calls.js';
+import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
+import { ConnectionLost, DirectCalls, type DirectCallOptions } from './direct-calls.js';
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 
@@ -79,6 +79,8 @@ export class Supervisor {
   pid: number | null = null;
   /** Attempts since the last stable run. */
   restarts = 0;
+  /** Retried at the slow rate (the longest backoff): failing for a while, not just restarting. */
+  slow = false;
   nextRestartAt: number | null = null;
 
   private client: Client | null = null;
@@ -89,7 +91,14 @@ export class Supervisor {
   private generation = 0;
   private restartTimer: NodeJS.Timeout | null = null;
   private readonly settledWaiters = new Set<() => void>();
+  /** Waiting for the next attempt to settle (a remote request to send again on a new session). */
+  private readonly nextWaiters = new Set<() => void>();
   private firstSettled = false;
+  /** Drops the current connection (a remote session that ended); a no-op once it is not current. */
+  private dropConnection: ((message: string) => void) | null = null;
+  private readonly remote: boolean;
+  /** A ping is asking a remote server whether it still knows the session. */
+  private probing = false;
   private readonly backoff: { initialMs: number; maxMs: number };
   private delayMs: number;
 
@@ -98,6 +107,7 @@ export class Supervisor {
     this.config = options.config;
     this.backoff = options.backoff ?? { initialMs: 1_000, maxMs: 30_000 };
     this.delayMs = this.backoff.initialMs;
+    this.remote = isRemoteServer(options.config);
   }
 
   start(): void {
@@ -126,6 +136,10 @@ export class Supervisor {
   /** Waits up to `timeoutMs` for the server to be ready; true when it is. */
   async whenReady(timeoutMs: number): Promise<boolean> {
     if (this.state === 'ready') return true;
+    // A remote server getting a new session is waited for while the backoff is short; a crashed process is not.
+    if (this.remote && this.firstSettled && (this.state === 'starting' || (this.state === 'failed' && this.restartTimer !== null && !this.slow))) {
+      return this.whenNextSettled(timeoutMs);
+    }
     if (this.state !== 'starting') return false;
     await this.whenSettled(timeoutMs);
     return (this.state as ServerState) === 'ready';
@@ -169,19 +183,30 @@ export class Supervisor {
       this.client = current.client;
       this.direct = new DirectCalls(current.transport);
       this.pid = current.pid;
-      current.client.onerror = (error) => logger.warn({ err: errorMessage(error) }, 'server transport error');
+      const drop = (message: string) => this.lost(generation, message, startedAt, current);
+      this.dropConnection = drop;
+      current.client.onerror = (error) => {
+        logger.warn({ err: errorMessage(error) }, 'server transport error');
+        const failure = this.remote && generation === this.generation ? remoteFailure(error) : null;
+        // Nothing answers: a new session, after the backoff. A 404 may also be a server's answer to
+        // the event stream it does not offer: a ping on the session tells whether the session ended.
+        // The request that failed is answered first, with its own error (a refused one is sent again).
+        if (failure?.kind === 'ended') this.probeSession(current.client, drop);
+        else if (failure) setImmediate(() => drop(failure.message));
+      };
       current.client.onclose = () => this.lost(generation, 'the server exited', startedAt, current);
       this.serverCapabilities = current.client.getServerCapabilities();
       const listing = await this.fetchListing(current.client);
       if (generation !== this.generation) return;
       this.listing = listing;
       this.state = 'ready';
+      this.slow = false;
       this.lastError = null;
       logger.info({ pid: this.pid, tools: this.listing.tools.length }, 'server ready');
       this.settle();
       this.options.onChange();
     } catch (error) {
-      this.lost(generation, `failed to start: ${errorMessage(error)}`, startedAt, connected, error);
+      this.lost(generation, `failed to start: ${(this.remote ? remoteFailure(error)?.message : undefined) ?? errorMessage(error)}`, startedAt, connected, error);
     }
   }
 
@@ -193,6 +218,7 @@ export class Supervisor {
   private lost(generation: number, message: string, startedAt: number, connected: Connected | null, error?: unknown): void {
     if (generation !== this.generation || this.stopping) return;
     this.generation += 1;
+    this.dropConnection = null;
     this.client = null;
     this.dropDirect();
     this.pid = null;
@@ -215,6 +241,7 @@ export class Supervisor {
     this.restartTimer = null;
     if (retry && !this.stopping) {
       const wait = this.delayMs;
+      this.slow = wait >= this.backoff.maxMs;
       this.delayMs = Math.min(this.delayMs * 2, this.backoff.maxMs);
       this.restarts += 1;
       this.nextRestartAt = Date.now() + wait;
@@ -231,8 +258,60 @@ export class Supervisor {
 
   private settle(): void {
     this.firstSettled = true;
-    for (const waiter of this.settledWaiters) waiter();
+    for (const waiter of [...this.settledWaiters, ...this.nextWaiters]) waiter();
     this.settledWaiters.clear();
+    this.nextWaiters.clear();
+  }
+
+  /** Pings a remote session; when the server does not know it (404) or cannot be reached, `drop` starts a new one. */
+  private probeSession(client: Client, drop: (message: string) => void): void {
+    if (this.probing) return;
+    this.probing = true;
+    client
+      .ping({ timeout: this.options.connectTimeoutMs })
+      .catch((error: unknown) => {
+        const failure = remoteFailure(error);
+        if (failure) drop(failure.message);
+      })
+      .finally(() => {
+        this.probing = false;
+      });
+  }
+
+  /** Waits, up to `timeoutMs`, for the next connection attempt to settle; true when the server is then ready. */
+  private whenNextSettled(timeoutMs: number): Promise<boolean> {
+    if (this.stopping) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.nextWaiters.delete(done);
+        resolve(this.state === 'ready');
+      };
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref();
+      this.nextWaiters.add(done);
+    });
+  }
+
+  /**
+   * Sends a request to a remote server; when the server refused it unrun (its session ended: HTTP
+   * 404, or nothing listens), the connection is dropped, and once a new session is up (after the
+   * backoff, within `waitMs`) the request is sent once more. A failure that may have come after the
+   * server received the request is a lost connection: the call may have run.
+   */
+  private async onNewSessionIfGone<T>(send: () => Promise<T>, waitMs: number): Promise<T> {
+    if (this.state !== 'ready') await this.whenReady(waitMs);
+    const drop = this.dropConnection;
+    try {
+      return await send();
+    } catch (error) {
+      const failure = this.remote ? remoteFailure(error) : null;
+      if (!failure) throw error;
+      drop?.(failure.message);
+      if (failure.kind === 'broken') throw new ConnectionLost();
+      if (!(await this.whenNextSettled(waitMs))) throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
+      return send();
+    }
   }
 
   /** Pages through every list the server offers; raw requests, because Client.listTools() throws on one bad outputSchema. */
@@ -320,28 +399,36 @@ export class Supervisor {
   /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. The result is checked upstream. */
   async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions): Promise<unknown> {
     this.options.permits.spend(permit, this.name, name, args);
-    const direct = this.direct;
-    if (!direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
     const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) };
-    return direct.call(params, options);
+    const send = () => {
+      const direct = this.direct;
+      if (!direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
+      return direct.call(params, options);
+    };
+    return this.remote ? this.onNewSessionIfGone(send, options.timeout) : send();
   }
 
   /** Forwards one resources/read; spends its permit. */
   async readResource(permit: Permit, uri: string, options: RequestOptions): Promise<ReadResourceResult> {
     this.options.permits.spend(permit, this.name, 'resources/read', uri);
-    return this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, options);
+    return this.request(() => this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, options), options);
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions): Promise<GetPromptResult> {
-    return this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, options);
+    return this.request(() => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, options), options);
   }
 
   async complete(params: CompleteRequest['params'], options: RequestOptions): Promise<CompleteResult> {
-    return this.connectedClient().request({ method: 'completion/complete', params }, CompleteResultSchema, options);
+    return this.request(() => this.connectedClient().request({ method: 'completion/complete', params }, CompleteResultSchema, options), options);
   }
 
   async subscribe(uri: string, subscribe: boolean): Promise<void> {
-    await this.connectedClient().request({ method: subscribe ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } }, EmptyResultSchema);
+    await this.request(() => this.connectedClient().request({ method: subscribe ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } }, EmptyResultSchema), {});
+  }
+
+  /** One request through the SDK Client; a remote one is sent again on a new session when its session ended. */
+  private request<T>(send: () => Promise<T>, options: RequestOptions): Promise<T> {
+    return this.remote ? this.onNewSessionIfGone(send, options.timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC) : send();
   }
 
   async setLoggingLevel(level: LoggingLevel): Promise<void> {
@@ -363,6 +450,7 @@ export class Supervisor {
     this.client = null;
     this.dropDirect();
     this.state = 'stopped';
+    this.dropConnection = null;
     if (client) client.onclose = undefined;
     this.settle();
     await client?.close().catch(() => undefined);
