@@ -397,6 +397,7 @@
           var what = esc.escapeText(item.server) + ' / ' + esc.escapeText(item.tool);
           var allowed = choice !== 'Deny';
           var effect = !allowed ? 'it will not run.' : edit ? 'the changed call runs now unless your rules deny it.' : item.retryUntil ? 'the assistant\'s identical retry will run.' : 'it runs now.';
+          confirmation.classList.toggle('denied', !allowed);
           confirm((allowed ? 'Allowed' : 'Denied') + (edit ? ' (edited)' : '') + ': ' + what + ' (' + esc.escapeText(choice) + ') — ' + effect);
           return;
         }
