@@ -49,8 +49,8 @@ export interface Grants {
 }
 
 /**
- * The `via` of a read that covers a whole directory tree (`grep -r x dir`, `rg x`): deny and ask
- * rules that could match a file below it make it ask.
+ * The `via` of a read of a whole directory tree's content (`grep -r x dir`, `rg x`, `cp -r`): a deny
+ * or ask rule matching a file below it makes it ask (subjects/tree.ts walks it).
  */
 export const RECURSIVE_READ = 'argument (recursive)';
 
@@ -162,12 +162,9 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     const rule = rules.matchPath('ask', subject.access, form);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
-  // `grep -r x .` also reads `./.env`: a rule that could match below the directory makes it ask.
   if (subject.via === RECURSIVE_READ) {
-    for (const form of forms) {
-      const rule = rules.matchPathBelow('deny', subject.access, form) ?? rules.matchPathBelow('ask', subject.access, form);
-      if (rule) return ruled('ask', rule, `${verb} of every file under ${form}; ${rule.list} rule ${rule.text} covers some of them`);
-    }
+    const below = treeRule(subject, forms, rules);
+    if (below) return below;
   }
   if (subject.problem || forms.length === 0) {
     return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check ${verb} of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
@@ -190,6 +187,30 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   if (mode === 'plan') return byMode('deny', mode, `writes are not allowed in plan mode: ${shown}`);
   if (mode === 'acceptEdits' && subject.inWorkspace) return byMode('allow', mode, `write inside the workspace: ${shown}`);
   return unmatched(mode, `no rule matched ${verb} of ${shown} (${where})`);
+}
+
+/**
+ * `grep -r x .` also reads `./.env`: a deny or ask rule matching a file below the directory makes
+ * the read ask. When the walk saw the whole tree, only the files really there count (`grep -r TODO
+ * src` does not ask under `Read(**\/.env)` when src holds no .env); otherwise any rule that could
+ * match below does.
+ */
+function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdictish | null {
+  const verb = subject.access === 'read' ? 'read' : 'write';
+  for (const form of forms) {
+    const could = rules.matchPathBelow('deny', subject.access, form) ?? rules.matchPathBelow('ask', subject.access, form);
+    if (!could) continue;
+    if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
+    const lexical = matchForm(subject.path).replace(/\/$/, '');
+    for (const entry of subject.tree.entries) {
+      for (const path of [`${lexical}/${entry.rel}`, matchForm(entry.real)]) {
+        const rule = rules.matchPath('deny', subject.access, path) ?? rules.matchPath('ask', subject.access, path);
+        if (rule) return ruled('ask', rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
+      }
+    }
+    return null;
+  }
+  return null;
 }
 
 /** What would ask: `dontAsk` turns it into a denial. */

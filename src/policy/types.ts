@@ -46,6 +46,26 @@ export interface CommandPath {
   isStatic: boolean;
   /** Where it came from, for the prompt: a redirection operator (`>`, `>>`, `<`) or `argument`. */
   via: string;
+  /** The command reads the whole tree below this path (`grep -r`, `cp -r`, `tar c`, `find`). */
+  tree?: TreeRead;
+}
+
+/** How a command walks a directory tree. */
+export interface TreeRead {
+  /** It reads the files' content (`grep -r`, `cp -r`), not only their names and metadata (`du`, `ls -R`, `find` without `-exec`). */
+  content: boolean;
+  /** It follows symbolic links met inside the tree (`grep -R`, `find -L`, `cp -L`, `tar -h`, `rsync -L`, `diff -r`). */
+  follows: boolean;
+}
+
+/**
+ * What a bounded walk of a directory found (subjects/tree.ts): every entry below it, by its name
+ * relative to the directory and its real path. `complete` is false when the walk stopped at its
+ * bound, so the entries are only a part of the tree.
+ */
+export interface TreeWalk {
+  entries: Array<{ rel: string; real: string }>;
+  complete: boolean;
 }
 
 /** One simple command the shell would run. */
@@ -127,6 +147,8 @@ export interface PathSubject {
   inWorkspace: boolean;
   /** Where the path came from (argument name, `>` redirection, …). */
   via: string;
+  /** For a read of a whole tree: what a walk of it found (deny and ask rules are tried on each entry). */
+  tree?: TreeWalk;
 }
 
 /** One shell simple command of a command-kind call. */

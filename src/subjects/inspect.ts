@@ -1,10 +1,11 @@
 import type { CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
-import type { CommandInfo, Kind, PathSubject, Subject } from '../policy/types.js';
+import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommand } from './shell/command.js';
 import type { ToolClass } from './kind.js';
 import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
+import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 
 /**
  * What one call touches (docs/design.md): from the tool's classification and the call's arguments to the
@@ -47,13 +48,16 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       commandInfo = analyseCommand(command, { cwd });
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
+      const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
       for (const segment of commandInfo.segments) {
         subjects.push({ type: 'command', segment, info: commandInfo });
         for (const path of segment.paths) {
           // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
-          subjects.push(pathSubject(path.path, path.access, path.base, null, path.via, context, cache, problem));
+          const subject = pathSubject(path.path, path.access, path.base, null, path.via, context, cache, problem);
+          subjects.push(subject);
+          if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
       }
     }
@@ -111,6 +115,23 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via };
+}
+
+/** The `via` of a link met inside a recursive read whose target is outside the tree. */
+export const LINK_IN_TREE = 'link in a recursive read';
+
+/**
+ * A recursive read (`grep -r x dir`, `cp -r`, `find -L … -exec`): the tree is walked as the
+ * program walks it. The subject gets the entries (deny and ask rules are tried on the files really
+ * there); every followed link leaving the tree is a read of its target, decided like any path.
+ * A walk cut short by its bound while links are followed cannot tell where the rest leads: ask.
+ */
+function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
+  if (subject.path === null || subject.realPath === null || subject.problem || !isDirectory(subject.realPath)) return [];
+  const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform);
+  if (tree.content) subject.tree = { entries: walk.entries, complete: walk.complete };
+  if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
+  return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, 'read', null, null, LINK_IN_TREE, context, cache));
 }
 
 /**

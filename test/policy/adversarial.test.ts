@@ -913,7 +913,8 @@ family('§5.10 path tricks through the shell', {}, [
   // could match a file below it; Claude Code checks only the named operand.
   ['grep -r SECRET .', 'ask', 'Read(.env)', { deny: ['Read(.env)'] }], // new: was allowed (safe list) and printed .env
   ['grep -rn SECRET', 'ask', 'Read(.env)', { deny: ['Read(.env)'] }], // new: no operand: the cwd
-  ['grep -R SECRET src', 'ask', 'Read(.env)', { deny: ['Read(.env)'] }], // new: a bare name may be at any depth
+  ['grep -R SECRET src', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // new: -R follows src/env-link to .env (a read of it)
+  ['grep -r SECRET src', 'allow', null, { deny: ['Read(.env)'] }], // -r skips links below its operands: src holds no .env
   ['grep -d recurse SECRET .', 'ask', 'Read(.env)', { deny: ['Read(.env)'] }], // new
   ['grep --recursive SECRET .', 'ask', 'Read(./secrets/**)', { deny: ['Read(./secrets/**)'] }], // new
   ['rg --hidden SECRET', 'ask', 'Read(.env)', { deny: ['Read(.env)'] }], // new

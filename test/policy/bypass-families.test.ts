@@ -133,6 +133,84 @@ describe('1. filesystem tools walk the same way', () => {
 });
 
 // -------------------------------------------------------------------------------------------------
+// 3. Recursive readers are decided by what their walk reaches: links they follow, files really there
+//    (grep(1) -r/-R, find(1) -H/-L, cp(1) -L, tar(1) -h, rsync(1) -L/--copy-unsafe-links, du(1) -L,
+//    ls(1) -L, diff(1) --no-dereference, zip(1) -y, rg(1) -L; each verified in a scratch tree)
+// -------------------------------------------------------------------------------------------------
+
+describe('3. recursive reads through links', () => {
+  beforeAll(() => {
+    // W/lib/keys -> ~/.ssh: a workspace link into the home directory's keys.
+    mkdirSync(join(W, 'lib'));
+    writeFileSync(join(W, 'lib', 'a.ts'), '// TODO');
+    symlinkSync(join(home, '.ssh'), join(W, 'lib', 'keys'));
+    mkdirSync(join(W, 'docs', 'deep'), { recursive: true });
+    writeFileSync(join(W, 'docs', 'deep', 'readme.md'), 'TODO');
+    mkdirSync(join(W, 'conf'));
+    writeFileSync(join(W, 'conf', '.env'), 'SECRET=1');
+  });
+  const R = 'Read(~/.ssh/**)';
+  // Programs that follow the links they meet read ~/.ssh through lib/keys.
+  deniedEverywhere([
+    ['grep -R TODO lib', R],
+    ['grep --dereference-recursive TODO lib', R],
+    ['grep -rR TODO lib', R],
+    ['rg -L TODO lib', R],
+    ['rg --follow TODO lib', R],
+    ['find -L lib -type f -exec cat {} +', R],
+    ['find -L lib -name id_rsa', R], // lists the names in ~/.ssh, as `ls ~/.ssh` would
+    ['find -H -L lib', R],
+    ['tar -chf lib.tar lib', R],
+    ['tar czhf lib.tgz lib', R],
+    ['tar -c --dereference -f lib.tar lib', R],
+    ['cp -rL lib copy', R],
+    ['cp -R --dereference lib copy', R],
+    ['rsync -aL lib copy/', R],
+    ['rsync -a --copy-unsafe-links lib copy/', R],
+    ['du -L lib', R],
+    ['du -shL lib', R],
+    ['ls -RL lib', R],
+    ['diff -r lib docs', R], // GNU diff follows links unless --no-dereference
+    ['zip -r lib.zip lib', R], // zip stores what links point to unless -y
+    ['scp -r lib host:backup', R],
+    ['cd lib && grep -R TODO .', R],
+    ['grep -R TODO', R], // no operand: the working directory
+  ]);
+  deniedEverywhere([['grep -R TODO', R], ['du -L', R]], { cwd: '<W>/lib' });
+  // The same commands without following: the link is skipped (or copied as a link), nothing reaches ~/.ssh.
+  allowedByDefault(['grep -r TODO lib', 'grep -rn TODO lib', 'rg TODO lib', "find lib -name '*.ts'", 'du -sh lib', 'ls -R lib', 'diff -r --no-dereference lib docs', 'grep -R TODO docs']);
+  test.each(['cp -r lib copy', 'cp -a lib copy', 'tar -cf lib.tar lib', 'rsync -a lib copy/', 'zip -ry lib.zip lib', 'find -P lib -type f -exec wc -l {} +'])('bypassPermissions: %j is allowed (no deny rule reaches what it reads)', (command) => {
+    const decision = shell(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  // Without links, a recursive read asks only when a file a deny rule matches is really there.
+  allowedByDefault(['grep -rn TODO src', 'grep -rn TODO docs', 'rg -n TODO docs', "grep -r --include='*.md' TODO docs"]);
+  test.each(['grep -rn TODO conf', 'rg TODO conf', 'grep -rn TODO .', 'find conf -type f -exec cat {} +', 'tar -czf c.tgz conf'])('default: %j asks (conf/.env is there)', (command) => {
+    const decision = shell(command, 'default');
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Read(**/.env)' });
+  });
+});
+
+describe('3. a walk stops at its bound and then fails closed', () => {
+  beforeAll(() => {
+    const big = join(W, 'big');
+    mkdirSync(big);
+    for (let i = 0; i < 5_001; i++) writeFileSync(join(big, `f${i}.txt`), '');
+  });
+  test('a link-following read of a tree larger than the bound asks', () => {
+    expect(shell('grep -R TODO big', 'bypassPermissions').verdict).toBe('ask');
+    const decision = decideShell('grep -R TODO big', { deny: ['Read(~/.ssh/**)'], workspace: [W], cwd: W, home });
+    expect({ verdict: decision.verdict, by: decision.by }, decision.reason).toEqual({ verdict: 'ask', by: 'error' });
+    expect(decision.reason).toContain('5000 entries');
+  });
+  test('a read that does not follow links falls back to "could a deny rule match below"', () => {
+    expect(shell('grep -r TODO big', 'default').verdict).toBe('ask'); // Read(**/.env) could match below
+    const decision = decideShell('grep -r TODO big', { deny: ['Read(~/.ssh/**)'], workspace: [W], cwd: W, home });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
 // 8. Self-protection reads the CLI's own options before the subcommand
 // -------------------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { RECURSIVE_READ } from '../../policy/decide.js';
-import type { Access, CommandPath } from '../../policy/types.js';
+import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 
 /**
@@ -49,6 +49,10 @@ interface SimpleSpec extends OptionSpec {
   targetDir?: boolean;
   /** Operands starting with `+` are not paths (`more +10 f`, `less +G f`). */
   plusCommands?: boolean;
+  /** How the command walks directory operands it reads (`grep -r`, `du`, `ls -R`); null when it does not. */
+  tree?: (scan: ScanResult) => TreeRead | null;
+  /** With `tree` and no path operand, it walks the working directory (`grep -r x`, `du`). */
+  searchesCwd?: boolean;
 }
 
 const READ: Access = 'read';
@@ -63,19 +67,41 @@ const SIMPLE: Record<string, SimpleSpec> = {
   head: { access: READ, short: 'nc', long: ['lines', 'bytes'] },
   tail: { access: READ, short: 'ncs', long: ['lines', 'bytes', 'sleep-interval', 'pid', 'max-unchanged-stats'] },
   more: { access: READ, short: 'n', plusCommands: true },
-  grep: { access: READ, short: 'efmABCdD', long: GREP_LONG, skip: 1, unless: ['-e', '--regexp', '-f', '--file'], reads: ['-f', '--file', '--exclude-from', '--files0-from'] },
-  rg: { access: READ, short: 'ABCefgjmMrtTEd', long: RG_LONG, skip: 1, unless: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'], reads: ['-f', '--file', '--ignore-file'], programs: ['--pre', '--hostname-bin'] },
+  grep: {
+    access: READ,
+    short: 'efmABCdD',
+    long: GREP_LONG,
+    skip: 1,
+    unless: ['-e', '--regexp', '-f', '--file'],
+    reads: ['-f', '--file', '--exclude-from', '--files0-from'],
+    // `-r` follows only the links on its command line (canonicalisation resolves those); `-R` every link.
+    tree: (scan) => (hasOption(scan, '-r', '-R', '--recursive', '--dereference-recursive') || optionValues(scan, '-d', '--directories').some((w) => w.value === 'recurse') ? { content: true, follows: hasOption(scan, '-R', '--dereference-recursive') } : null),
+    searchesCwd: true,
+  },
+  // rg searches directories recursively, and the cwd when given none (`--files` only lists names).
+  rg: {
+    access: READ,
+    short: 'ABCefgjmMrtTEd',
+    long: RG_LONG,
+    skip: 1,
+    unless: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'],
+    reads: ['-f', '--file', '--ignore-file'],
+    programs: ['--pre', '--hostname-bin'],
+    tree: (scan) => (hasOption(scan, '--type-list') ? null : { content: !hasOption(scan, '--files'), follows: hasOption(scan, '-L', '--follow') }),
+    searchesCwd: true,
+  },
   wc: { access: READ, reads: ['--files0-from'], long: ['files0-from'] },
   sort: { access: READ, short: 'kotST', long: ['key', 'field-separator', 'output', 'buffer-size', 'temporary-directory', 'parallel', 'batch-size', 'compress-program', 'files0-from', 'random-source', 'sort'], writes: ['-o', '--output'], reads: ['--files0-from', '--random-source'], programs: ['--compress-program'] },
   uniq: { access: READ, short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'], secondWrite: true },
-  diff: { access: READ, short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from', '--from-file', '--to-file'] },
+  // GNU diff follows links unless told not to.
+  diff: { access: READ, tree: (scan) => (hasOption(scan, '-r', '--recursive') ? { content: true, follows: !hasOption(scan, '--no-dereference') } : null), short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from', '--from-file', '--to-file'] },
   cmp: { access: READ, short: 'in', long: ['ignore-initial', 'bytes'], max: 2 },
   comm: { access: READ, long: ['output-delimiter'] },
   stat: { access: READ, short: 'c', long: ['format', 'printf'] },
   file: { access: READ, short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'exclude-quiet', 'parameter'], reads: ['-m', '--magic-file', '-f', '--files-from'] },
-  du: { access: READ, short: 'dBtX', long: ['max-depth', 'block-size', 'threshold', 'exclude', 'exclude-from', 'files0-from', 'time', 'time-style'], reads: ['-X', '--exclude-from', '--files0-from'] },
-  ls: { access: READ, short: 'ITw', long: ['hide', 'ignore', 'block-size', 'format', 'sort', 'time', 'time-style', 'tabsize', 'width', 'indicator-style', 'quoting-style'] },
-  tree: { access: READ, short: 'LPIoHT', long: ['filelimit', 'timefmt', 'charset', 'sort', 'gitfile', 'hintro', 'houtro'], writes: ['-o'] },
+  du: { access: READ, tree: (scan) => ({ content: false, follows: hasOption(scan, '-L', '--dereference') }), searchesCwd: true, short: 'dBtX', long: ['max-depth', 'block-size', 'threshold', 'exclude', 'exclude-from', 'files0-from', 'time', 'time-style'], reads: ['-X', '--exclude-from', '--files0-from'] },
+  ls: { access: READ, tree: (scan) => (hasOption(scan, '-R', '--recursive') ? { content: false, follows: hasOption(scan, '-L', '--dereference') } : null), searchesCwd: true, short: 'ITw', long: ['hide', 'ignore', 'block-size', 'format', 'sort', 'time', 'time-style', 'tabsize', 'width', 'indicator-style', 'quoting-style'] },
+  tree: { access: READ, tree: (scan) => ({ content: false, follows: hasOption(scan, '-l') }), searchesCwd: true, short: 'LPIoHT', long: ['filelimit', 'timefmt', 'charset', 'sort', 'gitfile', 'hintro', 'houtro'], writes: ['-o'] },
   cut: { access: READ, short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] },
   nl: { access: READ, short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] },
   tac: { access: READ, short: 's', long: ['separator'] },
@@ -99,7 +125,8 @@ const SIMPLE: Record<string, SimpleSpec> = {
   chown: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference', 'from'], reads: ['--reference'] },
   chgrp: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] },
   shred: { access: WRITE, short: 'ns', long: ['iterations', 'size', 'random-source'], reads: ['--random-source'] },
-  cp: { access: READ, short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
+  // `cp -r` copies links as links unless `-L`; the copy is then read through the link by whoever reads it.
+  cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
   mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], ...TARGET },
   install: { access: READ, short: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'], lastWrite: true, programs: ['--strip-program'], ...TARGET },
 };
@@ -116,19 +143,30 @@ function simple(spec: SimpleSpec): Handler {
     if (spec.plusCommands) operands = operands.filter((i) => !(args[i]!.isStatic && args[i]!.value.startsWith('+')));
     if (spec.skip && !(spec.unless && hasOption(scan, ...spec.unless))) operands = operands.slice(spec.skip);
     if (spec.max !== undefined) operands = operands.slice(0, spec.max);
+    const tree = spec.tree?.(scan) ?? null;
+    const operand = (word: Word, access: Access): void => push(out, access === READ && tree ? walked(pathOf(word, access, cwd), tree) : pathOf(word, access, cwd));
+    if (tree && spec.searchesCwd && operands.length === 0) operand(staticWord('.'), READ);
     const target = spec.targetDir ? optionValues(scan, '-t', '--target-directory')[0] : undefined;
     if (target) {
       push(out, pathOf(target, WRITE, cwd));
-      for (const i of operands) push(out, pathOf(args[i]!, spec.access, cwd));
+      for (const i of operands) operand(args[i]!, spec.access);
       return;
     }
     const directories = spec.lastWrite && hasOption(scan, '-d', '--directory'); // install -d DIR…
     operands.forEach((index, n) => {
       const last = n === operands.length - 1 && n > 0;
       const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : spec.access;
-      push(out, pathOf(args[index]!, access, cwd));
+      operand(args[index]!, access);
     });
   };
+}
+
+/** A path the command walks as a tree: a content read is a RECURSIVE_READ, so rules below it count. */
+function walked(path: CommandPath | null, tree: TreeRead): CommandPath | null {
+  if (path === null) return null;
+  path.tree = tree;
+  if (tree.content) path.via = RECURSIVE_READ;
+  return path;
 }
 
 function addOptionPaths(scan: ScanResult, spec: Pick<SimpleSpec, 'reads' | 'writes' | 'programs'>, cwd: string | null, out: FileFacts): void {
@@ -162,10 +200,17 @@ const FIND_VALUE = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', 
 const FIND_EXEC = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const FIND_WRITE = new Set(['-fprint', '-fprint0', '-fls', '-fprintf']);
 
-/** `find [-H|-L|-P] [-D x] [-Olevel] START… EXPRESSION`: starting points are read (written with -delete). */
+/**
+ * `find [-H|-L|-P] [-D x] [-Olevel] START… EXPRESSION`: starting points are walked (written with
+ * -delete); with `-exec` and friends the command reads the files found, so the walk is a content read.
+ */
 const find: Handler = (args, cwd, out) => {
   let i = 0;
-  while (i < args.length && args[i]!.isStatic && /^-([HLP]|O\d*|D)$/.test(args[i]!.value)) i += args[i]!.value === '-D' ? 2 : 1;
+  let follows = false;
+  for (; i < args.length && args[i]!.isStatic && /^-([HLP]|O\d*|D)$/.test(args[i]!.value); i += args[i]!.value === '-D' ? 2 : 1) {
+    if (/^-[HLP]$/.test(args[i]!.value)) follows = args[i]!.value === '-L'; // the last one wins
+  }
+  let runs = false;
   const starts: Word[] = [];
   for (; i < args.length; i++) {
     const word = args[i]!;
@@ -184,6 +229,7 @@ const find: Handler = (args, cwd, out) => {
         if (w.isStatic && (w.value === ';' || (w.value === '+' && inner.at(-1)?.value === '{}'))) break;
         inner.push(w);
       }
+      runs = true;
       // -execdir runs in each match's directory: unknown here.
       if (inner.length > 0) out.nested.push({ kind: 'argv', words: inner, cwd: v === '-exec' || v === '-ok' ? cwd : null });
     } else if (FIND_WRITE.has(v)) {
@@ -200,8 +246,8 @@ const find: Handler = (args, cwd, out) => {
       i++;
     }
   }
-  if (starts.length === 0 && deletes) starts.push(staticWord('.'));
-  for (const start of starts) push(out, pathOf(start, deletes ? WRITE : READ, cwd));
+  if (starts.length === 0) starts.push(staticWord('.'));
+  for (const start of starts) push(out, deletes ? pathOf(start, WRITE, cwd) : walked(pathOf(start, READ, cwd), { content: runs, follows }));
 };
 
 /** `sed [-n] [-i[SUF]] [-e SCRIPT]… [-f FILE]… [SCRIPT] FILE…`; `-i` turns reads into writes. */
@@ -495,14 +541,17 @@ const git: Handler = (args, cwd, out) => {
 
 const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.value) || word.value.startsWith('rsync://'));
 
-/** `rsync`/`scp SRC… DEST`: local sources read, a local destination written, `host:path` skipped. */
-function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[] }): Handler {
+/** `rsync`/`scp SRC… DEST`: local sources read (walked when recursive), a local destination written, `host:path` skipped. */
+function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null }): Handler {
   return (args, cwd, out) => {
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
+    const tree = spec.tree(scan);
     const operands = scan.operands.map((i) => args[i]!);
     operands.forEach((word, n) => {
-      if (!isRemote(word)) push(out, pathOf(word, n === operands.length - 1 && n > 0 ? WRITE : READ, cwd));
+      if (isRemote(word)) return;
+      if (n === operands.length - 1 && n > 0) push(out, pathOf(word, WRITE, cwd));
+      else push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
     });
   };
 }
@@ -530,10 +579,31 @@ const tar: Handler = (args, cwd, out) => {
     if (dirs.length === 0) push(out, pathOf(staticWord('.'), WRITE, cwd));
     for (const dir of dirs) push(out, pathOf(dir, WRITE, cwd));
   } else if (creates) {
-    // Members are read relative to the last -C; only the cwd case is resolved.
+    // Members are read relative to the last -C; only the cwd case is resolved. `-h` follows links.
     const base = dirs.length === 0 ? cwd : null;
-    for (const i of scan.operands) push(out, pathOf(words[i]!, READ, base));
+    const tree = { content: true, follows: hasOption(scan, '-h', '--dereference') };
+    for (const i of scan.operands) push(out, walked(pathOf(words[i]!, READ, base), tree));
   }
+};
+
+/**
+ * `zip [options] ARCHIVE FILE…`: the archive is written, the files read; `-r` walks directories and
+ * stores what links point to unless `-y`. `zip -T -TT CMD`: the archive test command runs through a shell.
+ */
+const zip: Handler = (args, cwd, out) => {
+  const words = args.filter((w, i) => !(w.isStatic && (w.value === '-TT' || w.value === '--unzip-command' || w.value.startsWith('--unzip-command='))) && !(i > 0 && args[i - 1]!.isStatic && ['-TT', '--unzip-command'].includes(args[i - 1]!.value)));
+  args.forEach((word, i) => {
+    if (word.isStatic && (word.value === '-TT' || word.value === '--unzip-command') && args[i + 1]) nestScript(args[i + 1]!, cwd, out);
+    else if (word.isStatic && word.value.startsWith('--unzip-command=')) nestScript(staticWord(word.value.slice(16)), cwd, out);
+  });
+  const scan = scanOptions(words, 0, { short: 'bnOPtiIx', long: ['temp-path', 'suffixes', 'output-file', 'password', 'from-date', 'before-date', 'include', 'exclude'] });
+  const tree = hasOption(scan, '-r', '-R', '--recurse-paths', '--recurse-patterns') ? { content: true, follows: !hasOption(scan, '-y', '--symlinks') } : null;
+  for (const output of optionValues(scan, '-O', '--output-file')) push(out, pathOf(output, WRITE, cwd));
+  scan.operands.forEach((index, n) => {
+    const word = words[index]!;
+    if (n === 0) push(out, pathOf(word, WRITE, cwd));
+    else push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
+  });
 };
 
 function nestScript(text: Word, cwd: string | null, out: FileFacts): void {
@@ -602,39 +672,7 @@ const inPlace: Handler = (args, cwd, out) => {
   if (edits) for (const file of code ? operands : operands.slice(1)) push(out, pathOf(file, WRITE, cwd));
 };
 
-/**
- * A command that reads whole directory trees (`grep -r x .`, `rg x`, `diff -r a b`): its directory
- * operands are recursive reads (RECURSIVE_READ), so a Read deny on a file below them still counts;
- * without an operand it searches the cwd.
- */
-function recursive(spec: SimpleSpec, isRecursive: (scan: ScanResult, args: readonly Word[]) => boolean, searchesCwd: boolean): Handler {
-  const plain = simple(spec);
-  return (args, cwd, out) => {
-    const before = out.paths.length;
-    plain(args, cwd, out);
-    const scan = scanOptions(args, 0, spec);
-    if (!isRecursive(scan, args)) return;
-    let operands = scan.operands;
-    if (spec.skip && !(spec.unless && hasOption(scan, ...spec.unless))) operands = operands.slice(spec.skip);
-    const names = new Set(operands.map((i) => (args[i]!.isStatic ? args[i]!.value : args[i]!.raw)));
-    for (const path of out.paths.slice(before)) if (path.access === READ && names.has(path.path)) path.via = RECURSIVE_READ;
-    if (operands.length === 0 && searchesCwd) push(out, pathOf(staticWord('.'), READ, cwd, RECURSIVE_READ));
-  };
-}
-
-const grepRecursive = recursive(
-  SIMPLE.grep!,
-  (scan) => hasOption(scan, '-r', '-R', '--recursive', '--dereference-recursive') || optionValues(scan, '-d', '--directories').some((w) => w.value === 'recurse'),
-  true,
-);
-
 const HANDLERS: Record<string, Handler> = {
-  grep: grepRecursive,
-  egrep: grepRecursive,
-  fgrep: grepRecursive,
-  // rg searches directories recursively, and the cwd when given none (`--files` only lists names).
-  rg: recursive(SIMPLE.rg!, (scan) => !hasOption(scan, '--files', '--type-list'), true),
-  diff: recursive(SIMPLE.diff!, (scan) => hasOption(scan, '-r', '--recursive'), false),
   perl: inPlace,
   ruby: inPlace,
   find,
@@ -656,15 +694,18 @@ const HANDLERS: Record<string, Handler> = {
   wget,
   less,
   man: simple({ access: READ, short: 'PHMmSsCLeE', long: ['pager', 'html', 'manpath', 'sections', 'config-file', 'locale', 'extension', 'encoding'], programs: ['-P', '--pager', '-H', '--html'], max: 0 }),
-  zip: (args, cwd, out) => {
-    // `zip -T -TT CMD`: the archive test command runs through a shell.
-    args.forEach((word, i) => {
-      if (word.isStatic && (word.value === '-TT' || word.value === '--unzip-command') && args[i + 1]) nestScript(args[i + 1]!, cwd, out);
-      else if (word.isStatic && word.value.startsWith('--unzip-command=')) nestScript(staticWord(word.value.slice(16)), cwd, out);
-    });
-  },
-  rsync: copier({ short: 'efBTM', long: RSYNC_LONG, reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'], writes: ['--log-file', '--write-batch', '--only-write-batch'], programs: ['-e', '--rsh'] }),
-  scp: copier({ short: 'cFiJlmoPSDX', reads: ['-i', '-F'], programs: ['-S'] }),
+  zip,
+  rsync: copier({
+    short: 'efBTM',
+    long: RSYNC_LONG,
+    reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'],
+    writes: ['--log-file', '--write-batch', '--only-write-batch'],
+    programs: ['-e', '--rsh'],
+    // `--copy-unsafe-links` follows exactly the links that leave the tree.
+    tree: (scan) => (hasOption(scan, '-r', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--copy-links', '--copy-unsafe-links', '-k', '--copy-dirlinks') } : null),
+  }),
+  // `scp -r` follows the links it meets.
+  scp: copier({ short: 'cFiJlmoPSDX', reads: ['-i', '-F'], programs: ['-S'], tree: (scan) => (hasOption(scan, '-r') ? { content: true, follows: true } : null) }),
 };
 for (const [name, spec] of Object.entries(SIMPLE)) HANDLERS[name] ??= simple(spec);
 

@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TreeWalk } from '../policy/types.js';
+import { isInside } from './paths.js';
+
+/**
+ * What a recursive read can reach (docs/threat-model.md#recursive-reads): a bounded walk of the
+ * directory tree, as the reading program walks it. A program that follows symbolic links
+ * (`grep -R`, `find -L`, `cp -L`, `tar -h`, `rsync -L`, `diff -r`) reads a link's target, which can
+ * lie anywhere: every link met is resolved, and one whose target is outside the tree is reported
+ * (the caller decides it as a read of its own). A program that does not follow them skips them
+ * (`grep -r` reads only links named on its command line, which canonicalisation already resolves).
+ *
+ *   src/a.ts, src/lnk -> ~/.ssh        walkTree(W/src, follows)  → entries a.ts, lnk, lnk/id_rsa; escapes lnk → ~/.ssh
+ *                                      walkTree(W/src, !follows) → entries a.ts
+ *
+ * Cost: one readdir per directory (the entry types come with it), one realpath and one stat per
+ * link followed; never more than MAX_TREE_ENTRIES entries per call.
+ */
+
+/** Entries one call's walks may visit together; past it a walk is incomplete (and the caller asks when that matters). */
+export const MAX_TREE_ENTRIES = 5_000;
+
+/** What is left of the entries one call may visit. */
+export interface WalkBudget {
+  left: number;
+}
+
+export interface WalkResult extends TreeWalk {
+  /** Links followed out of the tree: the link's name below the root and its real target. */
+  escapes: Array<{ rel: string; target: string }>;
+}
+
+/** Walks the tree below `root` (a real path, a directory); never throws. */
+export function walkTree(root: string, follows: boolean, budget: WalkBudget, platform: NodeJS.Platform = process.platform): WalkResult {
+  const out: WalkResult = { entries: [], escapes: [], complete: true };
+  const visited = new Set<string>([root]);
+  const pending: Array<{ rel: string; real: string }> = [{ rel: '', real: root }];
+  while (pending.length > 0) {
+    const dir = pending.pop()!;
+    let dirents: fs.Dirent[];
+    try {
+      dirents = fs.readdirSync(dir.real, { withFileTypes: true });
+    } catch {
+      continue; // unreadable: the server, running as the same user, cannot read it either
+    }
+    for (const dirent of dirents) {
+      if (budget.left <= 0) {
+        out.complete = false;
+        return out;
+      }
+      budget.left--;
+      const rel = dir.rel === '' ? dirent.name : `${dir.rel}/${dirent.name}`;
+      let real = path.join(dir.real, dirent.name);
+      let isDirectory = dirent.isDirectory();
+      if (dirent.isSymbolicLink()) {
+        if (!follows) continue;
+        const target = realTarget(real);
+        if (target === null) continue; // dangling or a loop: the reader gets an error, not content
+        real = target.path;
+        isDirectory = target.isDirectory;
+        if (!isInside(root, real, platform)) out.escapes.push({ rel, target: real });
+      }
+      out.entries.push({ rel, real });
+      if (isDirectory && !visited.has(real)) {
+        visited.add(real);
+        pending.push({ rel, real });
+      }
+    }
+  }
+  return out;
+}
+
+function realTarget(link: string): { path: string; isDirectory: boolean } | null {
+  try {
+    const target = fs.realpathSync.native(link);
+    return { path: target, isDirectory: fs.statSync(target).isDirectory() };
+  } catch {
+    return null;
+  }
+}
+
+/** True when `p` is an existing directory (links followed). */
+export function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
