@@ -72,8 +72,30 @@ export function builtInRules(configPath: string, auditPath: string | null): Rule
   for (const sub of ['allow', 'deny', 'init']) {
     rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
   }
+  for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}` });
   return rules;
 }
+
+/**
+ * Files git runs code from (git-config(1): core.fsmonitor, core.hooksPath, core.pager, diff.external,
+ * filter.<driver>.clean, alias.x=!cmd, include.path …; githooks(5); gitattributes(5): the filter,
+ * diff and merge drivers a path uses): writing one is asked about even under an `Edit` allow rule,
+ * since the next `git status` runs what it names. The `.git` directory itself too (`mv evil .git`).
+ */
+export const GIT_CODE_FILES: readonly string[] = [
+  '**/.git',
+  '**/.git/config',
+  '**/.git/config.worktree',
+  '**/.git/hooks/**',
+  '**/.git/info/attributes',
+  '**/.git/worktrees/*/config.worktree',
+  '**/.git/modules/**/config',
+  '**/.git/modules/**/hooks/**',
+  '**/.gitattributes',
+  '~/.gitconfig',
+  '~/.config/git/config',
+  '~/.config/git/attributes',
+];
 
 /** The policy a loaded config gives: built-in protections first, then the user's rules. Throws RULE_INVALID on a bad rule (never drops it). */
 export function policyFor(permissions: PermissionsInput, configPath: string, auditPath: string | null, env: MatchEnv): PolicyState {

@@ -413,7 +413,7 @@ family('§5.5 interpreters and executors: payloads meet deny rules, code is neve
   ['uv run pytest', 'allow', 'Bash(uv run *)', { allow: ['Bash(uv run *)'], deny: ['Bash(rm *)'] }], // the allow keeps working (as in Claude Code)
   ["npx -c 'rm -rf /'", 'ask', null], // not denied: npx's -c string is not analysed (asks: executor)
   ['parallel rm ::: a', 'ask', null], // not denied: GNU parallel's command grammar is not analysed (asks)
-  ["git -c alias.x='!rm -rf /' x", 'ask', null], // not denied: an alias body is not analysed (asks: -c)
+  ["git -c alias.x='!rm -rf /' x", 'deny', 'Bash(rm *)'], // new: a `!` alias body is the script git runs
 ]);
 
 family('§5.5 interpreters and executors under allow rules that name them', ALLOW_ALL, [

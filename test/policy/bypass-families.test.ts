@@ -317,6 +317,77 @@ describe('4. git reads files named inside revisions and message options', () => 
 });
 
 // -------------------------------------------------------------------------------------------------
+// 4. Files and settings git runs code from (git-config(1): core.fsmonitor, core.hooksPath,
+//    core.pager, diff.external, filter.<driver>.*, alias.*=!cmd, include.path; githooks(5);
+//    gitattributes(5); git(1) ENVIRONMENT: GIT_EXTERNAL_DIFF, GIT_CONFIG_KEY_<n>/VALUE_<n>) — each
+//    verified with git 2.39: the next `git status`/`git diff` ran the command
+// -------------------------------------------------------------------------------------------------
+
+describe('4. writes to the files git runs code from ask, even under Edit(<W>/**)', () => {
+  const cases: Array<[command: string, pattern: string]> = [
+    [`echo '[core] fsmonitor = "rm -rf x"' >> .git/config`, '**/.git/config'],
+    ['sed -i s/a/b/ .git/config', '**/.git/config'],
+    ['echo x | tee -a .git/config', '**/.git/config'],
+    ['echo x >> .git/config.worktree', '**/.git/config.worktree'],
+    ['cp src/a.ts .git/hooks/pre-commit', '**/.git/hooks/**'],
+    ["printf '#!/bin/sh\\nrm -rf x' > .git/hooks/post-checkout", '**/.git/hooks/**'],
+    ['mv src .git/hooks', '**/.git/hooks/**'],
+    ["echo '* filter=x' > .gitattributes", '**/.gitattributes'],
+    ["echo '* diff=x' >> src/.gitattributes", '**/.gitattributes'],
+    ["echo '* diff=x' >> .git/info/attributes", '**/.git/info/attributes'],
+    ['echo x > .git/modules/sub/hooks/pre-commit', '**/.git/modules/**/hooks/**'],
+    ['mv src .git', '**/.git'],
+    ['echo x >> out/../work/.git/config', '**/.git/config'], // the kernel-order form
+    ['echo x >> <H>/.gitconfig', '~/.gitconfig'],
+  ];
+  // plan and dontAsk deny most of these commands anyway (no rule allows them): never allowed there.
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j asks (%s)`, (command, pattern) => {
+      const decision = shell(command, mode);
+      if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: `built-in: git runs code named in ${pattern}` });
+    });
+  }
+  test.each(MODES)('%s: write_file of .git/hooks/pre-commit asks under Edit(<W>/**)', (mode) => {
+    const decision = decideFs('write_file', { path: `${W}/.git/hooks/pre-commit`, content: 'rm -rf x' }, [W], { allow: [`Edit(${W}/**)`], mode, home });
+    expect({ verdict: decision.verdict, rule: decision.rule }).toEqual({ verdict: 'ask', rule: 'built-in: git runs code named in **/.git/hooks/**' });
+  });
+  // Reading them, and writing files that merely look alike, is as before.
+  allowedByDefault(['cat .git/config', 'ls .git/hooks', 'cat .gitattributes', 'git status']);
+  test.each(['echo x > src/gitconfig.txt', 'echo x > src/hooks.txt', 'echo x > .github-notes'])('acceptEdits: %j is allowed', (command) => {
+    const decision = shell(command, 'acceptEdits');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('4. settings and variables whose value git runs are commands to decide', () => {
+  const GIT = { allow: ['Bash(git *)', 'Bash(man *)'] };
+  deniedEverywhere(
+    [
+      ["git -c core.fsmonitor='rm -rf x' status", 'Bash(rm *)'],
+      ["git -c diff.external='rm -rf x' diff", 'Bash(rm *)'],
+      ["git -c core.pager='rm -rf x' log", 'Bash(rm *)'],
+      ["git -c alias.x='!rm -rf x' x", 'Bash(rm *)'],
+      ["git -c filter.x.clean='rm -rf x' add .", 'Bash(rm *)'],
+      ["git -c Core.FSMonitor='rm -rf x' status", 'Bash(rm *)'], // keys are case-insensitive
+      ["git config core.fsmonitor 'rm -rf x'", 'Bash(rm *)'],
+      ["git config --local diff.external 'rm -rf x'", 'Bash(rm *)'],
+      ["git config set alias.y '!rm -rf x'", 'Bash(rm *)'],
+      ["GIT_EXTERNAL_DIFF='rm -rf x' git diff", 'Bash(rm *)'],
+      ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm -rf x' git status", 'Bash(rm *)'],
+      ["env GIT_PAGER='rm -rf x' git log", 'Bash(rm *)'],
+      ["export GIT_PAGER='rm -rf x'; git log", 'Bash(rm *)'],
+      ["PAGER='rm -rf x' man ls", 'Bash(rm *)'],
+    ],
+    GIT,
+  );
+  // Settings that point git at code elsewhere: never allowed by `Bash(git *)`.
+  neverAllowed(['git -c core.hooksPath=src commit -m x', 'git -c include.path=src/a.ts status', 'git --config-env=core.fsmonitor=CMD status', 'git config --edit', 'git -c core.sshCommand=x fetch', 'git -c "$K=1" status'], GIT);
+  // Harmless settings stay allowed by the rule.
+  allowedByDefault(['git -c color.ui=always log', 'git config user.name me', 'git config --get core.pager', 'git -c core.quotepath=off status'], GIT);
+});
+
+// -------------------------------------------------------------------------------------------------
 // 7, 9. Script files smuggle code into an allowed prefix; tree -R writes
 // -------------------------------------------------------------------------------------------------
 

@@ -405,7 +405,7 @@ describe('§5.4 exec-capable options stay visible (#2719)', () => {
     ['find . -execdir rm {} +', ['find', 'rm'], []],
     ['find . -ok rm {} \\;', ['find', 'rm'], []],
     ["find . -exec sh -c 'rm $1' _ {} \\;", ['find', 'sh', 'rm'], ['interpreter']],
-    ['git -c core.pager=evil log', ['git'], []],
+    ['git -c core.pager=evil log', ['git', 'evil'], ['interpreter']], // git runs the pager's value through the shell
     ['rg --pre ./evil foo', ['rg', 'evil'], []],
     ['rg --pre "$X" foo', ['rg'], ['executor']],
     ["sed -n '1e id' f", ['sed'], ['interpreter']],
@@ -650,7 +650,7 @@ describe('§5.6 name and wrapper obfuscation (#49350, #31558, #92542)', () => {
   test.each([
     ['export PATH=/tmp/evil && ls', ['environment']],
     ['export LD_PRELOAD=/tmp/x.so; ls', ['environment']],
-    ['declare -x GIT_SSH_COMMAND="rm -rf /"', ['environment']],
+    ['declare -x GIT_SSH_COMMAND="rm -rf /"', ['environment', 'interpreter']], // and its value is a script git runs
     ['export -f ls', ['environment']],
     ['hash -p /tmp/evil ls; ls', ['environment']],
     ['export FOO=1 && ls', []],

@@ -111,6 +111,22 @@ const WRAPPERS: Record<string, WrapperSpec> = {
 const ENVIRONMENT = /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB)(\+?=|$)/;
 const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'readonly', 'local']);
 
+/**
+ * Variables whose value is a command some program runs through a shell (git(1) ENVIRONMENT,
+ * `GIT_CONFIG_VALUE_<n>` for a `core.fsmonitor` given by `GIT_CONFIG_KEY_<n>`, less(1), man(1)):
+ * `GIT_EXTERNAL_DIFF='rm -rf x' git diff` runs rm. The value is a nested script, so deny rules see it.
+ */
+const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND|CONFIG_VALUE_\d+|CONFIG_PARAMETERS)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS)=/;
+
+/** A `NAME=value` word whose value some program runs: an interpreter reason, and the value as a nested script. */
+function commandVariable(word: Word, cwd: string | null, reasons: string[], nested: Nested[]): void {
+  const match = COMMAND_VARIABLES.exec(word.value);
+  if (!match) return;
+  reasons.push('interpreter');
+  const value = word.value.slice(match[0].length).replace(/^\|?\s*/, ''); // LESSOPEN='|cmd %s'
+  if (word.isStatic && value !== '') nested.push({ kind: 'script', text: value, cwd });
+}
+
 /** Builtins that evaluate strings as arithmetic or array subscripts (`let 'a[$(id)]'` runs `id`). */
 const ARITHMETIC_BUILTINS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'unset', 'test', '[', 'mapfile', 'readarray']);
 
@@ -150,6 +166,7 @@ export function buildSegment(input: SegmentInput): Built {
   const wrappers: string[] = [];
   const storedCheck = (word: Word): void => {
     if (word.isStatic && /\$\(|`/.test(word.value)) reasons.push('stored-substitution');
+    commandVariable(word, input.cwd, reasons, nested);
   };
   input.assignments.forEach(storedCheck);
   let cwd = input.cwd;
@@ -288,6 +305,7 @@ function describeProgram(name: string, args: readonly Word[], input: SegmentInpu
   }
 
   if (DECLARATIONS.has(name) && args.some((w) => ENVIRONMENT.test(w.value) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
+  if (DECLARATIONS.has(name)) for (const word of args) commandVariable(word, cwd, reasons, nested);
 
   switch (name) {
     case 'alias': {
