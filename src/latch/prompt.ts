@@ -27,6 +27,7 @@ import { assessRisk, riskLine, type Risk } from './risk.js';
  *     - no rule matched `npm run test -- --run` (mode default) → ask
  *     - no rule matched write of /home/me/proj/out.txt (mode default) → ask
  *   Arguments: {"command":"npm run test -- --run > out.txt"}
+ *   You may change before approving: command (the changed call is checked again and allowed once)
  *
  * A write shows its change before the paths: "Change: replaces a file of 120 bytes (new size 98
  * bytes)" and the first lines of the diff, each escaped and indented so it cannot pass for a line
