@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BIN, FS_SERVER, eventually, tempDir, writeConfig } from '../helpers/gateway.js';
+import { BIN, FS_SERVER, eventually, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /**
  * `mcp-latch try` as a person uses it: in a real pseudo terminal (tmux), typing a tool name and
@@ -63,12 +63,13 @@ afterAll(() => {
 describe('mcp-latch try in a terminal', () => {
   test('shows the prompt, takes the answer from the keyboard, and the call does what was chosen', async () => {
     await waitFor('tool> ');
-    expect(screen()).toContain('fs__write_file');
+    expect(screen()).toMatch(/fs__write_file +Create a new file .*\(path\*, content\*\)/);
 
     // 1. Allow for this session: arrow down once from "Allow once", Enter, skip the note.
     type('fs__write_file');
     press('Enter');
     await waitFor('args (JSON');
+    expect(screen()).toMatch(/Arguments:\n\s+path \(string, required\)\n\s+content \(string, required\)/);
     type(JSON.stringify({ path: join(dir, 'kept.txt'), content: 'typed in a terminal' }));
     press('Enter');
     const prompt = await waitFor('> Allow once');
@@ -80,6 +81,11 @@ describe('mcp-latch try in a terminal', () => {
     await waitFor('> Allow for this session');
     press('Enter');
     await waitFor('Message to the assistant (optional, Enter to skip):');
+    press('Enter');
+    // The call's path and content can be changed before approving: Enter keeps them.
+    await waitFor('Path (path) (Enter keeps it as shown, or type a new value):');
+    press('Enter');
+    await waitFor('Content (content) (Enter keeps it as shown, or type a new value):');
     press('Enter');
     await waitFor('--- result ---');
     expect(readFileSync(join(dir, 'kept.txt'), 'utf8')).toBe('typed in a terminal');
@@ -114,5 +120,36 @@ describe('mcp-latch try in a terminal', () => {
     expect(readFileSync(join(dir, 'kept.txt'), 'utf8')).toBe('again');
 
     press('C-d');
+  }, 120_000);
+});
+
+describe('mcp-latch try with a server that cannot start', () => {
+  const broken = `${session}-broken`;
+  const shown = () => tmux('capture-pane', '-p', '-J', '-S', '-200', '-t', broken);
+
+  afterAll(() => {
+    try {
+      tmux('kill-session', '-t', broken);
+    } catch {
+      // already gone
+    }
   });
+
+  test('names the server with its reason, and removes its temp log on exit', async () => {
+    const own = tempDir();
+    // A short first-list wait: the server keeps crashing, so the list never waits for it to settle.
+    const config = writeConfig(own, { mcpServers: { broken: fixtureServer('broken', join(own, 'broken.log'), ['--crash-on-start']) }, timeouts: { firstListSeconds: 1 } });
+    tmux('new-session', '-d', '-s', broken, '-x', '200', '-y', '60', `${process.execPath} ${BIN} try --config ${config}`);
+    const until = (pattern: RegExp) => eventually(() => expect(shown()).toMatch(pattern), 20_000, 100);
+    await until(/tool> /);
+    const logPath = /its log: (\S+), removed on exit/.exec(shown())?.[1];
+    expect(logPath).toBeDefined();
+    expect(existsSync(logPath!)).toBe(true);
+    // `list` shows the failures again (the log line may land just after the first list).
+    tmux('send-keys', '-t', broken, '-l', 'list');
+    tmux('send-keys', '-t', broken, 'Enter');
+    await until(/Servers that failed to start \(1\)[^\n]*\n\s+broken: failed to start: .*crashing on start as asked/);
+    tmux('send-keys', '-t', broken, 'C-d');
+    await eventually(() => expect(existsSync(logPath!)).toBe(false), 20_000, 100);
+  }, 60_000);
 });
