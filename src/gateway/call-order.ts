@@ -51,7 +51,8 @@ export class CallOrder {
     });
     if (steps.includes(NOT_YET)) return this.callToolsInOrder(calls, steps, null);
     const allAllowed = steps.every((step) => !isDecided(step) || step.decision.verdict === 'allow');
-    return steps.map((step) => this.settle(step, { allAllowed, alone: calls.length === 1 }));
+    // The records of the calls that go on at once are written together, before any is sent.
+    return this.context.audit.together(() => steps.map((step) => this.settle(step, { allAllowed, alone: calls.length === 1 })));
   }
 
   /**

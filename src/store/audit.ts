@@ -5,10 +5,12 @@
  *
  * Durability: the record of a call that is forwarded is handed to the OS (written to the file)
  * before the call is sent, so killing the process loses none; what reaches the disk on power loss
- * is what the OS had flushed. Records of calls that were not forwarded (denied, cancelled) are
- * queued and written with the next forwarded call's, 64 at a time, or within 20 ms: record by
- * record, between other processes' turns on the CPU, the same work costs several times more
- * (docs/performance.md#the-hot-path).
+ * is what the OS had flushed. The calls of one read that go on at once are forwarded inside
+ * `together()`: their records are written with one write when it returns, before any of them can
+ * leave (a downstream transport writes on a later tick, never inside `send()`). Records of calls
+ * that were not forwarded (denied, cancelled) are queued and written with the next forwarded
+ * call's, 64 at a time, or within 20 ms: record by record, between other processes' turns on the
+ * CPU, the same work costs several times more (docs/performance.md#the-hot-path).
  */
 import { existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -41,14 +43,20 @@ export interface AuditRecord {
 export interface Audit {
   /**
    * Records a decided call; one that is allowed is written to the file before this returns (so
-   * before the call is forwarded). The audit owns `entry` from then on (it is completed in place).
+   * before the call is forwarded), or inside `together()` when that returns. The audit owns
+   * `entry` from then on (it is completed in place).
    */
   record(entry: AuditRecord): void;
+  /**
+   * Runs `forwardAll`, which forwards calls decided together, and writes the records it made with
+   * one write before returning: nothing it sends may reach the OS before it returns.
+   */
+  together<T>(forwardAll: () => T): T;
   flush(): Promise<void>;
 }
 
 export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined): Audit {
-  if (!file) return { record: () => undefined, flush: async () => undefined };
+  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), flush: async () => undefined };
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
   const sink = new BufferedFile(openSync(file, 'a'), onError);
@@ -79,13 +87,29 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     sink.flushSync();
   };
   process.on('exit', writeQueued);
+  // Inside together(): allowed records wait for its end, where they are written at once.
+  let depth = 0;
+  let allowedWaiting = false;
   return {
     record(entry) {
       queued.push({ at: Date.now(), entry });
-      if (entry.decision === 'allow' || queued.length >= BATCH_RECORDS) writeQueued();
+      if (entry.decision === 'allow' && depth > 0) allowedWaiting = true;
+      else if (entry.decision === 'allow' || queued.length >= BATCH_RECORDS) writeQueued();
       else if (!batchTimer) {
         batchTimer = setTimeout(writeQueued, BATCH_MS);
         batchTimer.unref();
+      }
+    },
+    together(forwardAll) {
+      depth += 1;
+      try {
+        return forwardAll();
+      } finally {
+        depth -= 1;
+        if (depth === 0 && allowedWaiting) {
+          allowedWaiting = false;
+          writeQueued();
+        }
       }
     },
     async flush() {

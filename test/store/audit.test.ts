@@ -46,6 +46,34 @@ describe('audit', () => {
     ]);
   });
 
+  test('the records of calls forwarded together are in the file, in order, when together() returns, and not before', () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    const inside = audit.together(() => {
+      for (let i = 0; i < 5; i++) audit.record(entry({ decision: i === 2 ? 'deny' : 'allow', tool: `t${i}` }));
+      // Nested use (a forward that forwards again) writes at the outer end only.
+      audit.together(() => audit.record(entry({ tool: 'nested' })));
+      return readFileSync(file, 'utf8');
+    });
+    expect(inside).toBe('');
+    expect(lines(file).map((line) => line.tool)).toEqual(['t0', 't1', 't2', 't3', 't4', 'nested']);
+    // Outside together(), an allowed call's record is written at once again.
+    audit.record(entry({ tool: 'alone' }));
+    expect(lines(file).at(-1)?.tool).toBe('alone');
+  });
+
+  test('together() writes what was recorded even when the forwarding throws', () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    expect(() =>
+      audit.together(() => {
+        audit.record(entry({ tool: 'before the throw' }));
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
+    expect(lines(file).map((line) => line.tool)).toEqual(['before the throw']);
+  });
+
   test('flush writes every queued record, in order, with the time it was queued and the digest computed', async () => {
     const file = join(tempDir(), 'audit.jsonl');
     const audit = createAudit(file);
