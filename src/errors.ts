@@ -43,6 +43,31 @@ export class LatchError extends Error {
 }
 
 /** Bad command-line or API usage, with the fix in the message. */
+/**
+ * A JSON-RPC error for the client, its message as written. The SDK's McpError puts "MCP error
+ * <code>: " before its message, and the client's SDK puts its own before what it receives: thrown
+ * as is, every error would reach the person with the prefix twice.
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+/** An McpError (the SDK's, or a server's error the SDK Client received) as an RpcError with the message as it was sent; anything else unchanged. */
+export function asRpcError(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof RpcError || error.name !== 'McpError') return error;
+  const { code, data } = error as Error & { code?: unknown; data?: unknown };
+  if (typeof code !== 'number') return error;
+  const prefix = `MCP error ${code}: `;
+  return new RpcError(code, error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message, data);
+}
+
 export function usage(message: string): LatchError {
   return new LatchError('USAGE', message);
 }

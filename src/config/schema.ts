@@ -102,7 +102,7 @@ export function messageBytes(file: ConfigFile): number {
 export const TimeoutsSchema = z.strictObject({
   /** Bound on one forwarded call; reset whenever the server reports progress. */
   callSeconds: z.number().positive().default(600),
-  /** How long the first `tools/list` waits for servers still starting. */
+  /** How long the first lists, and requests naming what a starting server has not listed yet, wait for servers still starting. */
   firstListSeconds: z.number().nonnegative().default(30),
   /** Bound on connecting to one server (first `npx -y` downloads are slow). */
   connectSeconds: z.number().positive().default(120),

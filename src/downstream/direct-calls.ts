@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
+import { RpcError } from '../errors.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 
 /**
@@ -126,15 +127,7 @@ export class DirectCalls {
  * code and message unchanged (an McpError would prefix "MCP error <code>:" to the message, and a
  * server's -32000 or -32001 would read as the gateway's own "connection closed" or "timed out").
  */
-export class ServerReplyError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
+export class ServerReplyError extends RpcError {}
 
 /** The connection closed while the call was at the server: it may have run. */
 export class ConnectionLost extends Error {

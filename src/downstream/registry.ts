@@ -121,6 +121,18 @@ export class ServerRegistry {
     await Promise.all(this.all().map((supervisor) => supervisor.whenSettled(timeoutMs)));
   }
 
+  /**
+   * What `find` finds in the lists; when it finds nothing while servers are still starting, it looks
+   * again once they have settled (waiting up to `timeoutMs`): a request can come before any list,
+   * and must not be told "unknown" for a name a starting server is about to list.
+   */
+  async whenListed<T>(find: () => T | undefined, timeoutMs: number): Promise<T | undefined> {
+    const found = find();
+    if (found !== undefined || !this.all().some((supervisor) => supervisor.state === 'starting')) return found;
+    await this.whenSettled(timeoutMs);
+    return find();
+  }
+
   private rebuild(): void {
     if (!this.dirty) return;
     this.dirty = false;

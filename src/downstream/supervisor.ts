@@ -3,6 +3,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MSEC, type RequestOptions } from '@modelcontext
 import {
   CompleteResultSchema,
   EmptyResultSchema,
+  ErrorCode,
   GetPromptResultSchema,
   ListPromptsResultSchema,
   ListResourceTemplatesResultSchema,
@@ -22,7 +23,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
-import { errorMessage, LatchError } from '../errors.js';
+import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
 import { SchemaValidators } from '../schema-validators.js';
 import type { Logger } from '../log.js';
 import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
@@ -143,6 +144,11 @@ export class Supervisor {
     if (this.state !== 'starting') return false;
     await this.whenSettled(timeoutMs);
     return (this.state as ServerState) === 'ready';
+  }
+
+  /** Waits up to `timeoutMs` for the server to be ready; a JSON-RPC error saying why when it is not. */
+  async whenUp(timeoutMs: number): Promise<void> {
+    if (!(await this.whenReady(timeoutMs))) throw new RpcError(ErrorCode.InternalError, this.unavailableReason());
   }
 
   /** Why the server cannot take calls right now, for the tool error. */
@@ -427,8 +433,13 @@ export class Supervisor {
   }
 
   /** One request through the SDK Client; a remote one is sent again on a new session when its session ended. */
-  private request<T>(send: () => Promise<T>, options: RequestOptions): Promise<T> {
-    return this.remote ? this.onNewSessionIfGone(send, options.timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC) : send();
+  private async request<T>(send: () => Promise<T>, options: RequestOptions): Promise<T> {
+    try {
+      return await (this.remote ? this.onNewSessionIfGone(send, options.timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC) : send());
+    } catch (error) {
+      // The server's own error, passed on with its message as the server sent it.
+      throw asRpcError(error);
+    }
   }
 
   async setLoggingLevel(level: LoggingLevel): Promise<void> {

@@ -7,13 +7,13 @@
  * its server is, or the shell grammar its tool needs is loading — waits here, in the one readiness gate, with the rest of
  * its read; reads that arrive meanwhile queue behind it, in order, so none passes an earlier one.
  */
-import { ErrorCode, McpError, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import { unavailableResult } from '../latch/denial.js';
 import { decideCall, handleToolCall, redecide, type DecidedCall } from './call.js';
 import type { CallContext, SessionPort } from './ports.js';
 import type { IncomingCall } from './upstream-calls.js';
-import { internalError } from '../errors.js';
+import { internalError, RpcError } from '../errors.js';
 
 /** Marks a call that cannot be decided yet (its server or the tool list is still starting). */
 const NOT_YET = Symbol('not yet decidable');
@@ -94,7 +94,7 @@ export class CallOrder {
     const route = registry.resolveTool(request.params.name);
     if (!route) {
       if (registry.all().some((supervisor) => supervisor.state === 'starting')) return NOT_YET;
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+      throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     }
     const args = argumentsOf(request);
     if (route.supervisor.state !== 'ready' || this.context.analysisReady(route)) return NOT_YET;
@@ -105,7 +105,7 @@ export class CallOrder {
   private async decideWhenReady(call: IncomingCall): Promise<Step> {
     const { request } = call;
     const route = await this.routeWhenListed(request.params.name);
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!route) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = argumentsOf(request);
     if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(this.context.config().timeouts.firstListSeconds * 1000))) {
       return { answer: unavailableResult(route.supervisor.unavailableReason()) };
@@ -115,12 +115,9 @@ export class CallOrder {
   }
 
   /** A call may come before the first tools/list: wait (bounded) for servers still starting. */
-  private async routeWhenListed(exposed: string): Promise<ToolRoute | undefined> {
+  private routeWhenListed(exposed: string): Promise<ToolRoute | undefined> {
     const registry = this.context.registry;
-    const route = registry.resolveTool(exposed);
-    if (route || !registry.all().some((supervisor) => supervisor.state === 'starting')) return route;
-    await registry.whenSettled(this.context.config().timeouts.firstListSeconds * 1000);
-    return registry.resolveTool(exposed);
+    return registry.whenListed(() => registry.resolveTool(exposed), this.context.config().timeouts.firstListSeconds * 1000);
   }
 }
 
@@ -130,6 +127,6 @@ function isDecided(step: Step): step is DecidedCall {
 
 function argumentsOf(request: CallToolRequest): Record<string, unknown> {
   const args = request.params.arguments ?? {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new McpError(ErrorCode.InvalidParams, 'arguments must be an object');
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new RpcError(ErrorCode.InvalidParams, 'arguments must be an object');
   return args;
 }

@@ -1,4 +1,5 @@
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { RpcError } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 
@@ -14,7 +15,7 @@ export function checkToolResult(value: unknown, server: string): CallToolResult 
   }
   if (isPlainTextResult(value)) return value;
   const parsed = CallToolResultSchema.safeParse(value);
-  if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${parsed.error.message}`);
+  if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid tools/call result: ${parsed.error.message}`);
   return parsed.data;
 }
 

@@ -13,10 +13,10 @@
  * after the latch released the call as allowed.
  */
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { ConnectionLost, ServerReplyError } from '../downstream/direct-calls.js';
+import { ConnectionLost } from '../downstream/direct-calls.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
-import { errorMessage, LatchError } from '../errors.js';
+import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext } from '../latch/ask.js';
 import { cancelledDenial, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
@@ -263,6 +263,7 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (error instanceof ConnectionLost) {
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
   }
-  if (error instanceof McpError || error instanceof ServerReplyError) throw error;
+  if (error instanceof RpcError) throw error;
+  if (error instanceof McpError) throw asRpcError(error);
   return { content: [{ type: 'text', text: `mcp-latch: the call to ${supervisor.name} failed: ${escapeText(errorMessage(error))}` }], isError: true };
 }

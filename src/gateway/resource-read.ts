@@ -3,10 +3,10 @@
  * carry a denial result, so anything but a clear allow is refused with a protocol error; it is
  * audited like a denied tool call.
  */
-import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { definitionRefusal } from '../latch/definition-prompt.js';
 import { readNeedsRuleDenial, ruleDenial } from '../latch/denial.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, RpcError } from '../errors.js';
 import { decide } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { Decision } from '../policy/types.js';
@@ -15,11 +15,12 @@ import { errorDecision } from './call.js';
 import type { CallContext, Extra, SessionPort } from './ports.js';
 
 export async function readResource(uri: string, extra: Extra, context: CallContext, session: SessionPort): Promise<ReadResourceResult> {
-  const supervisor = context.registry.resolveResource(uri);
-  if (!supervisor) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-  if (supervisor.state !== 'ready' && !(await supervisor.whenReady(context.config().timeouts.firstListSeconds * 1000))) {
-    throw new McpError(ErrorCode.InternalError, supervisor.unavailableReason());
-  }
+  const registry = context.registry;
+  const waitMs = context.config().timeouts.firstListSeconds * 1000;
+  // A read can come before any list: servers still starting are waited for before "unknown".
+  const supervisor = await registry.whenListed(() => registry.resolveResource(uri), waitMs);
+  if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+  await supervisor.whenUp(waitMs);
   let decision: Decision;
   try {
     decision = decide(inspectResourceRead(supervisor.name, uri, context.inspectContext()), context.policy(), session.grants.current());
@@ -47,8 +48,8 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
       args,
       waitMs: 0,
     });
-    if (refusal) throw new McpError(ErrorCode.InvalidRequest, refusal);
-    throw new McpError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : readNeedsRuleDenial(uri, decision.reason));
+    if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
+    throw new RpcError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : readNeedsRuleDenial(uri, decision.reason));
   }
   if (template?.pin.state === 'new') await context.pinDefinition(template).catch((error: unknown) => context.logger.error({ err: errorMessage(error), template: template.exposed }, 'could not pin the resource template definition'));
   const permit = context.permits.issue(supervisor.name, 'resources/read', uri);

@@ -9,7 +9,6 @@ import {
   ListResourceTemplatesRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
@@ -26,7 +25,7 @@ import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
 import { ServerRegistry, type PromptRoute, type ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, RpcError } from '../errors.js';
 import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
@@ -308,14 +307,14 @@ export class Gateway implements CallContext {
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this, this.session));
 
     server.setRequestHandler(SubscribeRequestSchema, async (request) => {
-      const supervisor = this.registry.resolveResource(request.params.uri);
-      if (!supervisor) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+      const supervisor = await this.resourceServer(request.params.uri);
+      if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
       await supervisor.subscribe(request.params.uri, true);
       return {};
     });
 
     server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
-      const supervisor = this.registry.resolveResource(request.params.uri);
+      const supervisor = await this.resourceServer(request.params.uri);
       if (supervisor) await supervisor.subscribe(request.params.uri, false).catch(() => undefined);
       return {};
     });
@@ -329,11 +328,10 @@ export class Gateway implements CallContext {
     });
 
     server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-      const route = this.registry.resolvePrompt(request.params.name);
-      if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${request.params.name}`);
+      const route = await this.promptRoute(request.params.name);
       const report = this.promptReport(route);
       const refusal = definitionRefusal(report, this.loaded.file.policy.toolDescriptions);
-      if (refusal) throw new McpError(ErrorCode.InvalidRequest, refusal);
+      if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
       const result = await route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal });
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await this.pinDefinition(report).catch((error: unknown) => this.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
@@ -343,11 +341,10 @@ export class Gateway implements CallContext {
     server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
       const ref = request.params.ref;
       if (ref.type === 'ref/prompt') {
-        const route = this.registry.resolvePrompt(ref.name);
-        if (!route) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`);
+        const route = await this.promptRoute(ref.name);
         return route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal });
       }
-      const supervisor = this.registry.resolveResource(ref.uri);
+      const supervisor = await this.resourceServer(ref.uri);
       if (!supervisor) return { completion: { values: [] } };
       return supervisor.complete(request.params, { signal: extra.signal });
     });
@@ -362,6 +359,23 @@ export class Gateway implements CallContext {
       await this.refreshClientRoots();
       await Promise.all(this.registry.all().map((supervisor) => supervisor.sendRootsListChanged()));
     });
+  }
+
+  /** The prompt an exposed name routes to, waiting (bounded) for servers still starting; its server is up. */
+  private async promptRoute(name: string): Promise<PromptRoute> {
+    const waitMs = this.loaded.file.timeouts.firstListSeconds * 1000;
+    const route = await this.registry.whenListed(() => this.registry.resolvePrompt(name), waitMs);
+    if (!route) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    await route.supervisor.whenUp(waitMs);
+    return route;
+  }
+
+  /** The server a resource URI routes to, waiting (bounded) for servers still starting; it is up. */
+  private async resourceServer(uri: string): Promise<Supervisor | undefined> {
+    const waitMs = this.loaded.file.timeouts.firstListSeconds * 1000;
+    const supervisor = await this.registry.whenListed(() => this.registry.resolveResource(uri), waitMs);
+    if (supervisor) await supervisor.whenUp(waitMs);
+    return supervisor;
   }
 
   /** Starts the downstream servers once: capabilities mirrored from the client that just initialized. */

@@ -15,7 +15,7 @@ import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessa
 import { Cancellation, type CancelSource } from '../cancellation.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
-import { internalError } from '../errors.js';
+import { asRpcError, internalError } from '../errors.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -106,7 +106,7 @@ export class UpstreamCalls {
     try {
       answer = { jsonrpc: '2.0', id, result: await answered };
     } catch (error) {
-      const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+      const { code, message, data } = (asRpcError(error) ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
       answer = {
         jsonrpc: '2.0',
         id,

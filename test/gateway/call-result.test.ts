@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { RpcError } from '../../src/errors.js';
 import { checkToolResult } from '../../src/gateway/call-result.js';
 
 /**
@@ -91,11 +92,11 @@ describe('checkToolResult against CallToolResultSchema', () => {
       // Whatever path took it, the caller gets what the schema would have produced.
       expect(result).toEqual(parsed.data);
     } else {
-      expect(thrown).toBeInstanceOf(McpError);
-      expect((thrown as McpError).code).toBe(ErrorCode.InvalidParams);
-      expect((thrown as McpError).code).toBe(-32602);
-      // McpError prefixes "MCP error <code>: " to the message it was given.
-      expect((thrown as McpError).message).toMatch(/^MCP error -32602: Invalid tools\/call result: /);
+      expect(thrown).toBeInstanceOf(RpcError);
+      expect((thrown as RpcError).code).toBe(ErrorCode.InvalidParams);
+      expect((thrown as RpcError).code).toBe(-32602);
+      // The message as written: the client's SDK puts "MCP error <code>: " before it.
+      expect((thrown as RpcError).message).toMatch(/^Invalid tools\/call result: /);
     }
   });
 
