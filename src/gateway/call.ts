@@ -91,7 +91,7 @@ function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallC
 /** The pipeline after deciding: latch, then forward (with a permit) or deny; every outcome is audited. */
 export async function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
   const envelope = envelopeOf(decided.call.request.params);
-  const resumed = envelope ? await resumeCall(decided, session, askContext(context, session)) : { answer: null, problem: null };
+  const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route)) : { answer: null, problem: null };
   if (resumed.answer?.verdict === 'allow') {
     decided.approvedInState = true;
     decided.decision = redecide(decided, context, session);

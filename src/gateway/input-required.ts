@@ -2,7 +2,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { applyAnswer, promptInput, type AskContext, type AskedCall } from '../latch/ask.js';
 import type { LatchAnswer } from '../latch/latch.js';
 import { buildPrompt, readAnswer } from '../latch/prompt.js';
+import { editableFields } from '../latch/edit.js';
 import type { StateBinding } from '../latch/request-state.js';
+import type { ToolClass } from '../subjects/kind.js';
 import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
@@ -27,7 +29,7 @@ export interface Resumed {
 }
 
 /** Verifies and spends the state of a retry and applies the answer it brings. */
-export async function resumeCall(decided: DecidedCall, session: SessionPort, context: AskContext): Promise<Resumed> {
+export async function resumeCall(decided: DecidedCall, session: SessionPort, context: AskContext, toolClass: ToolClass): Promise<Resumed> {
   const params = decided.call.request.params as Record<string, unknown>;
   if (params.requestState === undefined) return { answer: null, problem: null };
   const opened = session.requestStates.open(params.requestState, binding(decided, session));
@@ -37,20 +39,22 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   }
   const response = approvalResponse(params.inputResponses);
   if (!response) return { answer: null, problem: 'the answer to the prompt was missing' };
-  const input = promptInput(asked(decided), context.policy);
+  const input = promptInput(asked(decided, toolClass), context.policy);
   return { answer: await applyAnswer(readAnswer(response, input), input, context), problem: null };
 }
 
 /** Pauses a call that needs the person; the state lives as long as a prompt may wait. */
 export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null): CallToolResult {
-  const prompt = buildPrompt(promptInput(asked(decided), context.policy()));
+  const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route)), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000);
   return inputRequiredResult(prompt, state) as unknown as CallToolResult;
 }
 
-function asked(decided: DecidedCall): AskedCall {
-  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args: decided.args, digest: decided.digest(), decision: decided.decision, facts: decided.facts };
+/** The call as the person is asked about it; the arguments they may change are read back from the same list. */
+function asked(decided: DecidedCall, toolClass: ToolClass): AskedCall {
+  const { decision, args } = decided;
+  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, editable: editableFields(toolClass, decision.kind, args) };
 }
 
 function binding(decided: DecidedCall, session: SessionPort): StateBinding {

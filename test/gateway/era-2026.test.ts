@@ -119,6 +119,18 @@ describe('a 2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     expect(existsSync(target)).toBe(false);
   });
 
+  test('edit, then approve: the form offers the content prefilled; the changed write runs instead, and the assistant is told', async () => {
+    answer = { action: 'accept', content: { decision: 'Allow once', edit_content: 'changed by the person' } };
+    const before = m.prompts.length;
+    const target = join(dir, 'edited.txt');
+    const result = await m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'from the model' } });
+    const prompt = m.prompts.slice(before)[0]!;
+    expect((prompt.requestedSchema.properties as unknown as Record<string, { default?: string }>).edit_content?.default).toBe('from the model');
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('changed by the person');
+    expect(textOf(result)).toMatch(/^mcp-latch: the user changed this call before approving it \(content "from the model" → "changed by the person"\)/);
+  });
+
   test('an approval resumes the call exactly once: the same state again is refused and asks again', async () => {
     const call = { name: 'fix__echo', arguments: { text: 'once' } };
     const first = await round(m.client, call);
