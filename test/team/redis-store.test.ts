@@ -1,0 +1,182 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { RedisTeamStore } from '../../src/team/redis-store.js';
+import type { InteractionAnswer, PendingCall } from '../../src/team/store.js';
+import { eventually, ROOT } from '../helpers/gateway.js';
+import { startRedis, type TestRedis } from '../helpers/redis.js';
+
+/** Two stores on one real redis-server stand for two replicas of the gateway. */
+let redis: TestRedis;
+let a: RedisTeamStore;
+let b: RedisTeamStore;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  a = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'A' });
+  b = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'B' });
+});
+
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+  await redis?.stop();
+});
+
+function call(store: RedisTeamStore, user = 'alice', tool = 'write_file'): PendingCall {
+  const now = Date.now();
+  return {
+    id: randomBytes(12).toString('base64url'),
+    user,
+    session: 's1',
+    replica: store.replica,
+    server: 'fs',
+    tool,
+    kind: 'write',
+    message: 'write_file /w/a.txt',
+    request: { user },
+    args: { path: '/w/a.txt', content: 'x' },
+    choices: ['Allow once', 'Deny'],
+    created: new Date(now).toISOString(),
+    deadline: new Date(now + 3600_000).toISOString(),
+    retryUntil: null,
+  };
+}
+
+function answer(decision: string, by = 'alice'): InteractionAnswer {
+  return { decision, by, at: new Date().toISOString() };
+}
+
+/** Holds a call on `store` and waits until other replicas see it; `answer` is what the hold resolves with. */
+async function held(store: RedisTeamStore, pending: PendingCall, signal = new AbortController().signal): Promise<{ answer: Promise<InteractionAnswer | null> }> {
+  const answer = store.hold(pending, signal);
+  await eventually(async () => expect(await b.get(pending.id)).not.toBeNull());
+  return { answer };
+}
+
+describe('RedisTeamStore: an answer through any replica, applied once', () => {
+  test('an answer given through B releases the call held on A, with that answer', async () => {
+    const pending = call(a);
+    const waiting = await held(a, pending);
+    expect(await b.get(pending.id)).toEqual(pending);
+    expect(await b.decide(pending.id, answer('Allow once'))).toBe('decided');
+    expect(await waiting.answer).toMatchObject({ decision: 'Allow once', by: 'alice' });
+    expect(await b.decide(pending.id, answer('Deny'))).toBe('settled');
+    expect(await a.get(pending.id)).toBeNull();
+    expect(await a.decide('no-such-call', answer('Deny'))).toBe('unknown');
+  });
+
+  test('two answers racing through A and B, 20 times: exactly one wins, and the call gets the winner', async () => {
+    for (let round = 0; round < 20; round += 1) {
+      const pending = call(a);
+      const waiting = await held(a, pending);
+      const [onA, onB] = await Promise.all([a.decide(pending.id, answer('Allow once')), b.decide(pending.id, answer('Deny'))]);
+      expect([onA, onB].sort()).toEqual(['decided', 'settled']);
+      expect((await waiting.answer)?.decision).toBe(onA === 'decided' ? 'Allow once' : 'Deny');
+    }
+  });
+
+  test('an answer racing the withdrawal: the call resolves with the answer only if the answer won', async () => {
+    for (let round = 0; round < 20; round += 1) {
+      const pending = call(a);
+      const abort = new AbortController();
+      const waiting = await held(a, pending, abort.signal);
+      const decided = b.decide(pending.id, answer('Allow once'));
+      abort.abort();
+      const [outcome, result] = await Promise.all([decided, waiting.answer]);
+      if (outcome === 'decided') expect(result?.decision).toBe('Allow once');
+      else expect([outcome, result]).toEqual(['settled', null]);
+    }
+  });
+
+  test('a withdrawn call resolves null and cannot be answered later', async () => {
+    const pending = call(a);
+    const abort = new AbortController();
+    const waiting = await held(a, pending, abort.signal);
+    abort.abort();
+    expect(await waiting.answer).toBeNull();
+    expect(await b.decide(pending.id, answer('Allow once'))).toBe('settled');
+    expect(await b.list('alice')).not.toContainEqual(expect.objectContaining({ id: pending.id }));
+  });
+
+  test('each person lists their own pending calls, the admin everyone; a changed retry time shows on every replica', async () => {
+    const mine = call(a, 'carol', 'one');
+    const theirs = call(b, 'dave:x', 'two');
+    const waits = [await held(a, mine), await held(b, theirs)];
+    expect((await b.list('carol')).map((each) => each.id)).toEqual([mine.id]);
+    expect((await a.list('dave:x')).map((each) => each.tool)).toEqual(['two']);
+    expect((await a.list(null)).map((each) => each.id)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
+    const retryUntil = new Date(Date.now() + 60_000).toISOString();
+    await a.update(mine.id, { retryUntil });
+    expect(await b.get(mine.id)).toMatchObject({ retryUntil });
+    expect(await b.decide(mine.id, answer('Deny', 'carol'))).toBe('decided');
+    expect(await a.decide(theirs.id, answer('Deny', 'dave:x'))).toBe('decided');
+    await Promise.all(waits.map((wait) => wait.answer));
+    expect(await a.list('carol')).toEqual([]);
+  });
+});
+
+describe('RedisTeamStore: replicas that stop or die', () => {
+  test('a replica killed while its call waits: the call leaves the list, cannot be answered, and nothing runs it', async () => {
+    // A third replica in its own process, killed with SIGKILL while its call is held.
+    const script = `
+      const { RedisTeamStore } = await import(${JSON.stringify(join(ROOT, 'dist/team/redis-store.js'))});
+      const { silentLogger } = await import(${JSON.stringify(join(ROOT, 'dist/log.js'))});
+      const store = await RedisTeamStore.connect({ url: process.argv[1], logger: silentLogger(), replica: 'C', heartbeatMs: 1500 });
+      const call = JSON.parse(process.argv[2]);
+      void store.hold(call, new AbortController().signal).then(() => console.log('RELEASED'));
+      console.log('HOLDING');
+    `;
+    const pending = { ...call(a, 'erin'), replica: 'C' };
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, redis.url, JSON.stringify(pending)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    await eventually(async () => expect((await b.list('erin')).map((each) => each.id)).toEqual([pending.id]), 30_000);
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGKILL');
+    await exited;
+    // Once its heartbeat has expired, the call is no longer offered, and an answer is refused.
+    await eventually(async () => expect(await b.list('erin')).toEqual([]), 30_000, 200);
+    expect(await b.get(pending.id)).toBeNull();
+    expect(await b.decide(pending.id, answer('Allow once', 'erin'))).toBe('settled');
+    expect(out).toBe('HOLDING\n');
+  });
+
+  test('a replica that closes withdraws its held calls first', async () => {
+    const c = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'D' });
+    const pending = call(c, 'frank');
+    const waiting = await held(c, pending);
+    await c.close();
+    expect(await waiting.answer).toBeNull();
+    expect(await a.decide(pending.id, answer('Allow once', 'frank'))).toBe('settled');
+  });
+});
+
+describe('RedisTeamStore: session grants and remembered rules', () => {
+  test('session grants are per user and session', async () => {
+    await a.addSessionGrant('alice', 'sess-1', { rules: ['Bash(npm test *)'] });
+    await a.addSessionGrant('alice', 'sess-1', { digest: 'abc' });
+    expect(await b.sessionGrants('alice', 'sess-1')).toEqual([{ rules: ['Bash(npm test *)'] }, { digest: 'abc' }]);
+    expect(await b.sessionGrants('alice', 'sess-2')).toEqual([]);
+    expect(await b.sessionGrants('bob', 'sess-1')).toEqual([]);
+    await b.endSession('alice', 'sess-1');
+    expect(await a.sessionGrants('alice', 'sess-1')).toEqual([]);
+  });
+
+  test('a rule remembered through A is listed through B, and B is told', async () => {
+    const told: string[] = [];
+    const stop = b.onRulesChanged((user) => told.push(user));
+    expect(await a.remember('gina', ['Edit(/w/**)', 'Bash(ls *)'])).toEqual(['Edit(/w/**)', 'Bash(ls *)']);
+    expect(await a.remember('gina', ['Bash(ls *)'])).toEqual([]);
+    expect(await b.rememberedRules('gina')).toEqual(['Edit(/w/**)', 'Bash(ls *)']);
+    expect(await b.rememberedRules('hank')).toEqual([]);
+    await eventually(() => expect(told).toContain('gina'));
+    expect(await b.forget('gina', 'Bash(ls *)')).toBe(true);
+    expect(await b.forget('gina', 'Read(x)')).toBe(false);
+    expect(await a.rememberedRules('gina')).toEqual(['Edit(/w/**)']);
+    await eventually(() => expect(told.filter((user) => user === 'gina')).toHaveLength(2));
+    stop();
+  });
+});
