@@ -1,24 +1,8 @@
 import pino, { type Logger as PinoLogger, type LevelWithSilent } from 'pino';
+import { redactLogRecord } from './redact.js';
 
 /** The logger every module receives; created once, here. */
 export type Logger = PinoLogger;
-
-/**
- * Keys whose values are secrets wherever they appear in logged objects (docs/design.md#records). pino's redact
- * paths match exact keys, so the common spellings are listed at the depths our objects use.
- */
-const SECRET_KEYS = ['token', 'password', 'passwd', 'apiKey', 'api_key', 'apikey', 'authorization', 'Authorization', 'secret', 'accessToken', 'access_token', 'refreshToken', 'clientSecret', 'client_secret', 'privateKey', 'private_key', 'cookie', 'Cookie', 'credential', 'credentials', 'sessionId', 'session_id'];
-
-export const REDACT_PATHS = [
-  ...SECRET_KEYS,
-  ...SECRET_KEYS.map((k) => `*.${k}`),
-  ...SECRET_KEYS.map((k) => `*.*.${k}`),
-  ...SECRET_KEYS.map((k) => `*.*.*.${k}`),
-  'env.*',
-  '*.env.*',
-  'headers.*',
-  '*.headers.*',
-];
 
 /**
  * Operational logs: pino to stderr only, because stdout is the MCP channel when serving over stdio.
@@ -29,7 +13,7 @@ export function createLogger(options: { level?: LevelWithSilent; destination?: N
     {
       level: options.level ?? (process.env.MCP_LATCH_LOG_LEVEL as LevelWithSilent | undefined) ?? 'info',
       base: { name: 'mcp-latch' },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      formatters: { log: redactLogRecord },
     },
     options.destination ?? pino.destination({ fd: 2, sync: false }),
   );

@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import pino from 'pino';
 import type { Decision } from '../policy/types.js';
+import { redactSecrets } from '../redact.js';
 
 /** One decided call, as the audit receives it. */
 export interface AuditRecord {
@@ -167,22 +168,6 @@ class BufferedFile {
       this.onError(error);
     }
   }
-}
-
-const SECRET_KEY = /(token|passw(or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id)/i;
-const MAX_STRING = 300;
-
-/** A copy with secret-looking keys replaced and long strings shortened (file contents, scripts). */
-export function redactSecrets(value: unknown, depth = 0): unknown {
-  if (depth > 8) return '[nested]';
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…[${value.length - MAX_STRING} more]` : value;
-  if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactSecrets(item, depth + 1));
-  if (typeof value === 'object' && value !== null) {
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) copy[key] = SECRET_KEY.test(key) ? '[redacted]' : redactSecrets((value as Record<string, unknown>)[key], depth + 1);
-    return copy;
-  }
-  return value;
 }
 
 /** The last `count` records of an audit file, oldest first; unreadable lines are skipped. */

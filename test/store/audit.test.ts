@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { createAudit, readAudit, redactSecrets, type AuditRecord } from '../../src/store/audit.js';
+import { createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
+import { redactSecrets } from '../../src/redact.js';
 import { tempDir } from '../helpers/gateway.js';
 
 /**
