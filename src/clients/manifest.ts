@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 import { LatchError } from '../errors.js';
 import { isPlainObject } from '../values.js';
 import { writeFileAtomic } from './backup.js';
@@ -40,12 +39,6 @@ export interface InitManifest {
   version: 2;
   config: string;
   wrapped: WrapRecord[];
-}
-
-/** `<config stem>-init.json` in the config's folder (`mcp-latch.json` → `mcp-latch-init.json`). */
-export function manifestPath(configPath: string): string {
-  const stem = basename(configPath).replace(/\.jsonc?$/i, '');
-  return join(dirname(configPath), `${stem}-init.json`);
 }
 
 /** The manifest, or undefined when there is none; throws CONFIG_INVALID when it is unreadable. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { LatchError } from '../errors.js';
 
 /**
@@ -19,6 +19,24 @@ export function configCandidates(explicit: string | undefined, env: NodeJS.Proce
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'mcp-latch', 'mcp-latch.json');
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'mcp-latch', 'mcp-latch.json');
+}
+
+/**
+ * The files kept next to the config, named after it. Named here once: the built-in write protection
+ * (policy/policy.ts) covers exactly these paths.
+ */
+function sibling(configPath: string, suffix: string): string {
+  return join(dirname(configPath), `${basename(configPath).replace(/\.jsonc?$/i, '')}${suffix}`);
+}
+
+/** `init`'s record of the client files it wrapped: `mcp-latch.json` → `mcp-latch-init.json`. */
+export function manifestPath(configPath: string): string {
+  return sibling(configPath, '-init.json');
+}
+
+/** The lock file of pinned tool definitions: `mcp-latch.json` → `mcp-latch.lock.json`. */
+export function pinsFileFor(configPath: string): string {
+  return sibling(configPath, '.lock.json');
 }
 
 export function findConfig(explicit?: string): string {

@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
+import { manifestPath, pinsFileFor } from '../config/locate.js';
 import { ConfigSchema, type ConfigFile } from '../config/schema.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
@@ -56,9 +57,9 @@ export function configIssues(data: unknown): ConfigIssue[] {
  * shell tool.
  */
 export function builtInRules(configPath: string, auditPath: string | null): Rule[] {
-  // The config, the temporary file of its atomic write, the audit, and `init`'s manifest of wrapped clients.
-  const stem = basename(configPath).replace(/\.jsonc?$/i, '');
-  const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), join(dirname(configPath), `${stem}-init.json`), ...(auditPath ? [auditPath] : [])];
+  // The config, the temporary file of its atomic write, the audit, `init`'s manifest of wrapped
+  // clients, and the lock file (a model that could write it could accept a changed tool itself).
+  const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), manifestPath(configPath), pinsFileFor(configPath), ...(auditPath ? [auditPath] : [])];
   // The files may be reached through a symlinked directory or be links themselves: protect the
   // physical targets too (a write subject's real path is walked in kernel order, so it meets them).
   const files = [...new Set(named.flatMap((file) => [file, ...physicalForms(file)]))];
@@ -69,7 +70,8 @@ export function builtInRules(configPath: string, auditPath: string | null): Rule
     pattern: file.replace(/\\/g, '/').replace(/[*?[\]{}()!]/g, '\\$&'),
     text: `built-in protection of ${file}`,
   }));
-  for (const sub of ['allow', 'deny', 'init']) {
+  // `tools` accepts changed tool definitions (`--accept`): the user's decision, like a rule.
+  for (const sub of ['allow', 'deny', 'init', 'tools']) {
     rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
   }
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}` });

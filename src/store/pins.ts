@@ -29,11 +29,6 @@ export type { Pin };
 
 const empty = (): PinsFile => ({ version: 1, servers: {} });
 
-/** `/home/me/mcp-latch.json` → `/home/me/mcp-latch.lock.json`. */
-export function pinsFileFor(configPath: string): string {
-  return join(dirname(configPath), `${basename(configPath).replace(/\.jsonc?$/i, '')}.lock.json`);
-}
-
 export class PinStore {
   private data: PinsFile = empty();
   private problem: string | null = null;

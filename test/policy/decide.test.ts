@@ -151,7 +151,9 @@ describe('paths: lexical and real path, symlinks both ways (docs/design.md)', ()
   test('built-in protection: no tool may write the mcp-latch config', () => {
     expect(decideFs('write_file', { path: '/etc/mcp-latch-test/mcp-latch.json', content: '{}' }, ['/etc'], { mode: 'bypassPermissions', allow: ['Edit'] }).verdict).toBe('deny');
     expect(decideShell(`mcp-latch allow 'Bash(rm *)'`, { mode: 'bypassPermissions' }).verdict).toBe('deny');
+    expect(decideShell('mcp-latch tools --accept fs__read_file', { mode: 'bypassPermissions', allow: ['Bash'] }).verdict).toBe('deny');
     expect(decideFs('write_file', { path: '/etc/mcp-latch-test/mcp-latch-init.json', content: '{}' }, ['/etc'], { mode: 'bypassPermissions' }).verdict).toBe('deny');
+    expect(decideFs('write_file', { path: '/etc/mcp-latch-test/mcp-latch.lock.json', content: '{}' }, ['/etc'], { mode: 'bypassPermissions', allow: ['Edit'] }).verdict).toBe('deny');
     expect(decideShell('echo x > /etc/mcp-latch-test/mcp-latch.json', { mode: 'bypassPermissions' }).verdict).toBe('deny');
   });
 });

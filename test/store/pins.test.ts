@@ -3,7 +3,8 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { definitionDigest } from '../../src/pins/definition.js';
-import { PinStore, pinsFileFor } from '../../src/store/pins.js';
+import { PinStore } from '../../src/store/pins.js';
+import { pinsFileFor } from '../../src/config/locate.js';
 import { ROOT, tempDir } from '../helpers/gateway.js';
 
 const READ_FILE = { name: 'read_file', description: 'Read a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } };
