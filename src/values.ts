@@ -10,14 +10,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  */
 export const MAX_DEPTH = 100;
 
-/** True when `value` nests arrays or objects deeper than `limit` levels; walks without recursion. */
+/**
+ * True when `value` nests arrays or objects deeper than `limit` levels. Recursion stops at `limit`
+ * frames, so it cannot overflow; it allocates nothing (it runs on every call's arguments and result).
+ */
 export function nestsDeeperThan(value: unknown, limit: number = MAX_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!;
-    if (typeof current !== 'object' || current === null) continue;
-    if (depth >= limit) return true;
-    for (const key in current) stack.push([(current as Record<string, unknown>)[key], depth + 1]);
-  }
+  if (typeof value !== 'object' || value === null) return false;
+  if (limit <= 0) return true;
+  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
   return false;
 }
