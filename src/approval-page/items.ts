@@ -66,7 +66,7 @@ export interface RecentDecision {
 }
 
 /** Why an answer was refused; the HTTP status follows from it. */
-export type AnswerRefusal = 'unknown' | 'settled' | 'invalid' | 'edit';
+export type AnswerRefusal = 'unknown' | 'settled' | 'invalid' | 'edit' | { editDenied: string };
 
 interface Pending {
   item: PageItem;
@@ -135,6 +135,9 @@ export class PendingItems {
     // Security: only the fields this item offers, and only while its call still waits.
     const edited = readEdit(edit, entry.view.editable, entry.item.input.args as Record<string, unknown>);
     if (edited === 'invalid') return 'edit';
+    // The person learns at once when their rules deny the changed call; the gateway decides it again anyway when it runs.
+    const denied = edited && choice.type !== 'deny' ? entry.item.checkEdit?.(edited.args) : null;
+    if (denied) return { editDenied: denied };
     const answer: PromptAnswer = { type: 'choice', choice, note: typeof note === 'string' && note.trim() !== '' ? note : undefined, ...(edited && choice.type !== 'deny' ? { edit: edited } : {}) };
     this.settle(id, answer, edited && choice.type !== 'deny' ? `${decision as string} (edited)` : (decision as string));
     return null;

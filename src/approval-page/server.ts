@@ -206,6 +206,10 @@ class PageServer implements ApprovalPage {
       return this.send(response, 400, { error: 'the body is not JSON' });
     }
     const refusal = this.items.answer(body);
+    if (typeof refusal === 'object' && refusal !== null) {
+      // Not an attack: the person's edit is one the rules deny. The call keeps waiting.
+      return this.send(response, 422, { error: `the changed call is not allowed: ${refusal.editDenied}. Change it again, or answer the call as shown` });
+    }
     if (refusal) {
       this.logRefusal({ refused: refusal }, 'approval page refused an answer');
       return this.send(response, ANSWER_STATUS[refusal], { error: ANSWER_ERROR[refusal] });
@@ -247,8 +251,8 @@ class PageServer implements ApprovalPage {
   }
 }
 
-const ANSWER_STATUS: Record<AnswerRefusal, number> = { unknown: 404, settled: 409, invalid: 400, edit: 400 };
-const ANSWER_ERROR: Record<AnswerRefusal, string> = {
+const ANSWER_STATUS: Record<Exclude<AnswerRefusal, object>, number> = { unknown: 404, settled: 409, invalid: 400, edit: 400 };
+const ANSWER_ERROR: Record<Exclude<AnswerRefusal, object>, string> = {
   unknown: 'no such call is waiting',
   settled: 'this call was already answered or is no longer waiting',
   invalid: 'the answer is not one of the choices offered for this call',

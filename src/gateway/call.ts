@@ -126,18 +126,32 @@ export async function handleToolCall(decided: DecidedCall, context: CallContext,
  * is what the person just approved, for exactly these arguments. Only the edited call runs, once.
  */
 async function forwardEdited(original: DecidedCall, edit: CallEdit, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort): Promise<CallToolResult> {
-  const { supervisor, tool } = original.route;
-  const edited: Omit<DecidedCall, 'decision'> = { ...original, args: edit.args, digest: lazyDigest(supervisor.name, tool.name, edit.args), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
-  const decision = inspectAndDecide(edited, context, session);
-  const audit = auditor({ ...edited, decision }, context, session, original.digest());
+  const edited = decideEdited(original, edit.args, context, session);
+  const { decision } = edited;
+  const audit = auditor(edited, context, session, original.digest());
   const note = outcome.answer?.note;
-  if (decision.verdict === 'deny' || edited.facts === null) {
+  if (editRefusal(edited) !== null) {
     audit(decision, 'deny', decision.verdict === 'deny' ? decision.by : 'error', note);
     return denialResult(editedDenial(edit, decision));
   }
   const approved = decision.verdict === 'ask' ? { ...decision, verdict: 'allow' as const, by: 'user' as const, reason: 'changed and approved by the user' } : decision;
   const result = await forward({ ...edited, decision: approved }, { ...outcome, decision: approved }, progress, context, audit);
   return { ...result, content: [{ type: 'text', text: editNotice(edit) }, ...(result.content ?? [])] };
+}
+
+/** The call with the person's changed arguments, inspected and decided from scratch (no approval of the original carries over). */
+function decideEdited(original: DecidedCall, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
+  const { supervisor, tool } = original.route;
+  const edited: Omit<DecidedCall, 'decision'> = { ...original, args, digest: lazyDigest(supervisor.name, tool.name, args), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
+  return Object.assign(edited, { decision: inspectAndDecide(edited, context, session) });
+}
+
+/** Why an edited call may not run (escaped): the rules deny it, or it could not be analysed (fail closed); null when it may. */
+function editRefusal(edited: DecidedCall): string | null {
+  const { decision } = edited;
+  if (decision.verdict === 'deny') return decision.by === 'rule' && decision.rule ? `the rule ${escapeText(decision.rule)} denies it (${escapeText(decision.reason)})` : escapeText(decision.reason);
+  if (edited.facts === null) return `it could not be analysed (${escapeText(decision.reason)})`;
+  return null;
 }
 
 /** The latch's slow path: the call joins its session's batch, where the person may be asked. */
@@ -153,7 +167,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         key: decided.digest(),
         ask: (current, clock) =>
           askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args) },
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)) },
             session.person(call.extra),
             askContext(context, session),
             clock,

@@ -85,6 +85,8 @@ export interface AskedCall {
   runsIn?: RunsIn | null;
   /** The arguments the person may change before approving (edit.ts). */
   editable?: EditableField[];
+  /** Why the rules would deny the call with changed arguments (escaped), or null: the page tells the person at once. */
+  checkEdit?: (args: Record<string, unknown>) => string | null;
 }
 
 /** Where a command-kind call runs: the directory it names, or the server's own (`base`) when it names none. */
@@ -105,7 +107,7 @@ export async function askPerson(call: AskedCall, person: Person, context: AskCon
 
   if (!person.canPrompt()) {
     if (context.approval.fallback === 'deny') return { verdict: 'deny', by: 'fallback', text: changed && definition ? changedToolDenial(definition) : noPromptDenial(decision, remember) };
-    return askOnPage(input, person, context, clock);
+    return askOnPage(input, person, context, clock, call.checkEdit);
   }
 
   const timeoutSeconds = context.approval.timeoutSeconds;
@@ -154,7 +156,7 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
  * client allows; if the person has not answered by then, the call is answered "pending" and an
  * approval given later applies once to the identical call retried within the window.
  */
-async function askOnPage(input: PromptInput, person: Person, context: AskContext, clock: BatchClock): Promise<LatchAnswer> {
+async function askOnPage(input: PromptInput, person: Person, context: AskContext, clock: BatchClock, checkEdit?: PageItem['checkEdit']): Promise<LatchAnswer> {
   const { approval } = context;
   let page: ApprovalPage;
   try {
@@ -167,7 +169,7 @@ async function askOnPage(input: PromptInput, person: Person, context: AskContext
   person.signal.addEventListener('abort', onCancel, { once: true });
   // One clock per batch: every call of the batch is answered before the client gives up on it.
   const deadline = clock.started + Math.min(approval.timeoutSeconds * 1000, person.clientWaitLimitMs());
-  const item: PageItem = { session: person.label(), input, message: renderMessage(input), deadline, more: clock.more, retryUntil: null };
+  const item: PageItem = { session: person.label(), input, message: renderMessage(input), deadline, more: clock.more, retryUntil: null, ...(checkEdit ? { checkEdit } : {}) };
   const answered = page.ask(item, withdraw.signal);
   person.announcePage(page, input);
 

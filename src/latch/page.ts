@@ -21,6 +21,8 @@ export interface PageItem {
   more: number;
   /** Set once the client was answered "pending": until when an approval allows one identical retry. */
   retryUntil: number | null;
+  /** Why the rules would deny the call with the person's edit (escaped), or null; the page refuses such an edit at once. */
+  checkEdit?: (args: Record<string, unknown>) => string | null;
 }
 
 export interface ApprovalPage {

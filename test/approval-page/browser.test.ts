@@ -279,7 +279,7 @@ describe('approving on the page (call waits for the answer)', () => {
     await gone(item);
   });
 
-  test('an edit into a command a rule denies is denied: neither the original nor the edit runs', async () => {
+  test('an edit into a command a rule denies is refused at once, saying which rule; the call keeps waiting and nothing runs', async () => {
     const target = join(dir, 'kept.txt');
     writeFileSync(target, 'kept');
     const made = join(dir, 'made-by-edit');
@@ -288,9 +288,12 @@ describe('approving on the page (call waits for the answer)', () => {
 
     const item = await card(tab, 'kept.txt');
     await (await editField(item, 'Command (command)', `mkdir ${made}`)).click();
-    const result = await call;
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user changed this call before approving it \(.*\), but the rule Bash\(mkdir \*\) in the user's mcp-latch config forbids it/);
+    await eventually(async () => expect(await item.locator('.error').innerText()).toMatch(/^The answer was not accepted: the changed call is not allowed: the rule Bash\(mkdir \*\) denies it \(.*\)\. Change it again, or answer the call as shown$/));
+    expect(existsSync(made)).toBe(false);
+    expect(await item.locator('.state').innerText()).toMatch(/^Waiting — \d+ s left/);
+    await eventually(async () => expect(await item.getByRole('button', { name: 'Deny', exact: true }).isEnabled()).toBe(true));
+    await item.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
     expect(existsSync(made)).toBe(false);
     expect(readFileSync(target, 'utf8')).toBe('kept');
     await gone(item);

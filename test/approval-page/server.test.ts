@@ -489,6 +489,22 @@ describe('answers with an edit', () => {
     expect(await answered).toEqual({ type: 'choice', choice: { type: 'once' }, note: undefined });
   });
 
+  test('an edit the rules deny is refused with the reason (422) and the call keeps waiting; an allowed edit then goes through', async () => {
+    const s = await start();
+    const before = new Set(await pendingIds(s));
+    const checked: Array<Record<string, unknown>> = [];
+    const item = { ...pageItem(editable), checkEdit: (args: Record<string, unknown>) => (checked.push(args), args.path === '/w/.env' ? 'the rule Edit(**/.env) denies it' : null) };
+    const answered = s.page.ask(item, new AbortController().signal);
+    const id = (await pendingIds(s)).find((candidate) => !before.has(candidate))!;
+    const refused = await post(s, { id, decision: 'Allow once', edit: { path: '/w/.env' } });
+    expect(refused.status).toBe(422);
+    expect(JSON.parse(refused.body)).toEqual({ error: 'the changed call is not allowed: the rule Edit(**/.env) denies it. Change it again, or answer the call as shown' });
+    expect(await pendingIds(s)).toContain(id);
+    expect((await post(s, { id, decision: 'Allow once', edit: { path: '/w/b.txt' } })).status).toBe(200);
+    expect(checked).toEqual([{ path: '/w/.env', content: 'x' }, { path: '/w/b.txt', content: 'x' }]);
+    expect(await answered).toMatchObject({ type: 'choice', choice: { type: 'once' }, edit: { args: { path: '/w/b.txt', content: 'x' } } });
+  });
+
   test('Deny with an edit is a plain Deny', async () => {
     const s = await start();
     const item = await askOne(s, editable);
