@@ -54,6 +54,12 @@ export interface Grants {
  */
 export const RECURSIVE_READ = 'argument (recursive)';
 
+/**
+ * The `via` of a word that may name a file a command reads (`paste .env`, `curl -d @~/.ssh/k`):
+ * deny rules are tried on it; otherwise it changes nothing (subjects/shell/candidates.ts).
+ */
+export const DENY_CANDIDATE = 'operand (deny rules only)';
+
 const NO_GRANTS: Grants = { rules: null, digests: new Set() };
 
 interface Verdictish {
@@ -123,7 +129,7 @@ function explainsMore(a: SubjectDecision, b: SubjectDecision): boolean {
 
 function pathReports(subjects: Subject[]): PathReport[] {
   return subjects
-    .filter((subject): subject is PathSubject => subject.type === 'path')
+    .filter((subject): subject is PathSubject => subject.type === 'path' && subject.via !== DENY_CANDIDATE)
     .map((subject) => ({
       path: subject.path ?? subject.input,
       realPath: subject.realPath,
@@ -158,6 +164,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     const rule = rules.matchPath('deny', subject.access, form);
     if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
+  if (subject.via === DENY_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny rule matches ${shown}` };
   for (const form of ruleForms) {
     const rule = rules.matchPath('ask', subject.access, form);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);

@@ -292,6 +292,7 @@ function wideCandidates(segment: Segment): string[][] {
   }
   const written = segment.words.slice(segment.assignments.length);
   if (written.length > 0) out.push([posix.basename(stripQuotesForDeny(written[0]!)), ...written.slice(1)]);
+  if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push([posix.basename(words[0]!), ...words.slice(1)]);
   return out;
 }
 

@@ -89,6 +89,11 @@ export interface Segment {
   cwd: string | null;
   /** Paths this command reads or writes (redirections and arguments of known file commands). */
   paths: CommandPath[];
+  /**
+   * Other word lists deny and ask rules are tried on: for a program the analyser does not know,
+   * each of its words as the start of a command it may run (`parallel rm ::: x`, `toybox rm x`).
+   */
+  alternatives?: string[][];
 }
 
 export type RedirectionKind = 'write' | 'append' | 'read' | 'dup' | 'heredoc' | 'herestring';

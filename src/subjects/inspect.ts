@@ -55,7 +55,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
-          const subject = pathSubject(path.path, path.access, path.base, null, path.via, context, cache, problem);
+          const subject = pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
           subjects.push(subject);
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
@@ -132,6 +132,15 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (tree.content) subject.tree = { entries: walk.entries, complete: walk.complete };
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, 'read', null, null, LINK_IN_TREE, context, cache));
+}
+
+/**
+ * `/proc/self/cwd/…` in a shell command names the working directory of the process opening it —
+ * the command's own, which the analyser knows (the kernel then walks the rest, `..` included).
+ */
+function ownCwd(path: string, base: string | null): string {
+  const match = /^\/proc\/(?:self|thread-self)\/cwd(\/.*)?$/.exec(path);
+  return match && base !== null ? `${base}${match[1] ?? ''}` : path;
 }
 
 /**

@@ -412,7 +412,7 @@ family('§5.5 interpreters and executors: payloads meet deny rules, code is neve
   ['uv run rm -rf .', 'deny', 'Bash(rm *)', { allow: ['Bash(uv run *)'], deny: ['Bash(rm *)'] }], // new: the deny wins over a broad allow
   ['uv run pytest', 'allow', 'Bash(uv run *)', { allow: ['Bash(uv run *)'], deny: ['Bash(rm *)'] }], // the allow keeps working (as in Claude Code)
   ["npx -c 'rm -rf /'", 'ask', null], // not denied: npx's -c string is not analysed (asks: executor)
-  ['parallel rm ::: a', 'ask', null], // not denied: GNU parallel's command grammar is not analysed (asks)
+  ['parallel rm ::: a', 'deny', 'Bash(rm *)'], // new: every word of a program the analyser does not know may be the command it runs
   ["git -c alias.x='!rm -rf /' x", 'deny', 'Bash(rm *)'], // new: a `!` alias body is the script git runs
 ]);
 
@@ -528,8 +528,8 @@ family('§5.6 deny Bash(rm *) meets every spelling bash would run as rm', DENY_R
   ['$CMD -rf /', 'ask', null],
   ['${CMD} -rf /', 'ask', null],
   ['CMD=rm; $CMD -rf /', 'ask', null], // variables are not tracked: asks
-  ['{rm,-rf,/}', 'ask', null], // brace expansion as the command: the grammar refuses it (asks)
-  ['valgrind rm x', 'ask', null], // an unknown exec-ing program: not denied, not allowed
+  ['{rm,-rf,/}', 'deny', 'Bash(rm *)'], // new: brace expansion as the command (the grammar refuses it; deny rules see the expansion)
+  ['valgrind rm x', 'deny', 'Bash(rm *)'], // new: an unknown exec-ing program: its words are tried as the command
   ["sg wheel 'rm x'", 'ask', null],
 ]);
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { Parser, Tree } from 'web-tree-sitter';
 import type { CommandInfo, Segment } from '../../src/policy/types.js';
+import { DENY_CANDIDATE } from '../../src/policy/decide.js';
 import { analyseCommand, commandSignature, initShellParser, isShellParserReady, MAX_COMMAND_LENGTH } from '../../src/subjects/shell/command.js';
 import { SAFE_WRAPPERS } from '../../src/programs.js';
 
@@ -25,7 +26,8 @@ function commands(info: CommandInfo): string[] {
 /** Files written through redirections. */
 const redirectWrites = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.access === 'write' && p.via !== 'argument').map((p) => p.path));
 /** Every path as `access:path`. */
-const pathsOf = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.map((p) => `${p.access}:${p.path}`));
+/** The paths a command touches (deny-only candidates are tested apart). */
+const pathsOf = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.via !== DENY_CANDIDATE).map((p) => `${p.access}:${p.path}`));
 const only = (info: CommandInfo): Segment => {
   expect(info.segments).toHaveLength(1);
   return info.segments[0]!;
@@ -1029,11 +1031,19 @@ describe('words', () => {
     ['echo *.ts', ['*.ts'], false],
     ['echo a?c', ['a?c'], false],
     ['echo [ab]', ['[ab]'], false],
-    ['echo {a,b}', ['{a,b}'], false],
     ['echo {1..3}', ['{1..3}'], false],
     ['echo $((1+1))', ['$((1+1))'], false],
   ])('%j', (input, args, isStatic) => {
     expect(only(analyse(input))).toMatchObject({ args, isStatic });
+  });
+
+  test('a brace list is not static; its expansion is a nested command for deny rules', () => {
+    const info = analyse('echo {a,b}');
+    expect(info.segments.map((s) => ({ args: s.args, isStatic: s.isStatic, context: s.context }))).toEqual([
+      { args: ['{a,b}'], isStatic: false, context: 'top' },
+      { args: ['a', 'b'], isStatic: true, context: 'nested' },
+    ]);
+    expect(info.unanalyzable).toEqual([]);
   });
 
   test('words include assignments and wrappers, as written', () => {

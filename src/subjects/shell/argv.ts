@@ -3,6 +3,8 @@ import { fileFacts, type Nested } from './files.js';
 import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, HOME, type OptionSpec, type Word } from './options.js';
 import { CLIS, interpreterSpec, isPowerShell, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
 import { subcommandIndex } from './signature.js';
+import { candidatePaths } from './candidates.js';
+import { isSafeCommand } from '../../policy/safe.js';
 
 /**
  * From the words of one simple command to a Segment: leading assignments, wrappers
@@ -51,6 +53,24 @@ const WRAPPERS: Record<string, WrapperSpec> = {
   coproc: {},
   noglob: {},
   busybox: {},
+  toybox: {},
+  eatmydata: {},
+  nocache: {},
+  'dumb-init': { short: 'r', long: ['rewrite'] },
+  tini: { short: 'pelw', query: ['-h', '--version'] },
+  // systemd-run starts the command as a unit: in `/` unless --same-dir, `--shell` is an interactive shell.
+  'systemd-run': {
+    short: 'pEMHu',
+    long: ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'machine', 'host', 'service-type', 'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'on-calendar', 'path-property', 'socket-property', 'timer-property'],
+    query: ['-h', '--help', '--version'],
+    newRoot: true,
+    bareShell: ['-S', '--shell'],
+  },
+  prlimit: { short: 'p', query: ['-p', '--pid'] },
+  setpriv: { long: ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule'], query: ['-d', '--dump'] },
+  numactl: { short: 'ilmCNpPw', long: ['interleave', 'membind', 'cpunodebind', 'physcpubind', 'preferred', 'localalloc'], query: ['-s', '--show', '-H', '--hardware'] },
+  'xvfb-run': { short: 'fnpsew', long: ['auth-file', 'server-num', 'xauth-protocol', 'server-args', 'error-file', 'wait'] },
+  trickle: { short: 'udwtln' },
   sudo: {
     short: 'ugChpDrtTUR',
     long: ['user', 'group', 'close-from', 'host', 'prompt', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'chroot'],
@@ -283,6 +303,16 @@ function describeProgram(name: string, args: readonly Word[], input: SegmentInpu
     segment.paths.push(...facts.paths);
     nested.push(...facts.nested);
     reasons.push(...facts.reasons);
+  }
+  // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
+  // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
+  const unknown = facts === null && !isKnownProgram(name, segment);
+  for (const candidate of candidatePaths(name, args, cwd, unknown || interpreterSpec(name) !== undefined)) {
+    if (!segment.paths.some((path) => path.path === candidate.path)) segment.paths.push(candidate);
+  }
+  if (unknown) {
+    const words = args.map(display);
+    segment.alternatives = words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)]));
   }
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
 
@@ -614,6 +644,20 @@ function echoText(args: readonly Word[]): string | null {
   while (i < args.length && args[i]!.isStatic && /^-[neE]+$/.test(args[i]!.value)) i++;
   const rest = args.slice(i);
   return rest.every((w) => w.isStatic) ? `${rest.map((w) => w.value).join(' ')}\n` : null;
+}
+
+/** Builtins and programs that never run one of their words as a command (beyond what the analyser models). */
+const PLAIN_PROGRAMS = new Set([
+  'echo', 'printf', 'cd', 'pushd', 'popd', 'dirs', 'set', 'unset', 'shift', 'export', 'declare', 'typeset', 'local', 'readonly', 'let',
+  'read', 'mapfile', 'readarray', 'getopts', 'exit', 'return', 'break', 'continue', 'wait', 'kill', 'jobs', 'fg', 'bg', 'disown', 'umask',
+  'ulimit', 'shopt', 'type', 'help', 'history', 'caller', 'times', 'true', 'false', ':', 'test', '[', '[[', 'alias', 'unalias', 'hash',
+  'trap', 'eval', 'source', '.', 'fc', 'bind', 'complete', 'compgen', 'enable', 'script', 'su', 'runuser', 'ssh', 'watch', 'mkdir', 'ln',
+  'chmod', 'chown', 'touch', 'which', 'whereis', 'man', 'info', 'id', 'groups', 'hostname', 'env', 'printenv', 'pwd', 'basename', 'dirname',
+]);
+
+/** True when the analyser models what the program runs and reads, or it runs nothing it is given. */
+function isKnownProgram(name: string, segment: Segment): boolean {
+  return PLAIN_PROGRAMS.has(name) || Object.hasOwn(WRAPPERS, name) || SHELLS.has(name) || interpreterSpec(name) !== undefined || isPowerShell(name) || Object.hasOwn(CLIS, name) || Object.hasOwn(RUNNERS, name) || isSafeCommand(segment);
 }
 
 /** Words given without a shell (argv mode, `find -exec`), as static words. */

@@ -6,7 +6,7 @@ import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, S
 import { SAFE_WRAPPERS } from '../../programs.js';
 import { buildSegment, type Built } from './argv.js';
 import type { Nested } from './files.js';
-import { blankCompoundKeywords, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
+import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
 import { commandSignature } from './signature.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
@@ -239,6 +239,24 @@ class Analysis {
     }
   }
 
+  /**
+   * `{rm,-rf,x}`, `rm${IFS}-rf${IFS}x`: the commands bash runs after brace expansion and word
+   * splitting, added as nested segments so deny rules see them. The call was already judged on
+   * what was written; this reading adds commands, never reasons (an expansion that does not parse
+   * is simply not there).
+   */
+  private walkForDenyRules(text: string, cwd: Cwd): void {
+    const { parseOk, unanalyzable, redirections, substitutions } = this.info;
+    const saved = { parseOk, unanalyzable: [...unanalyzable], redirections: redirections.length, substitutions: substitutions.length };
+    const first = this.info.segments.length;
+    this.walkNested([{ kind: 'script', text, cwd }]);
+    this.info.parseOk = saved.parseOk;
+    this.info.unanalyzable = saved.unanalyzable;
+    this.info.redirections.length = saved.redirections;
+    this.info.substitutions.length = saved.substitutions;
+    for (const segment of this.info.segments.slice(first)) segment.context = 'nested';
+  }
+
   /** A static piece of text (a quoted or escaped word, a subscript) that may be evaluated later. */
   private noteStatic(value: string): void {
     if (SUBSTITUTION_TEXT.test(value) && this.quotedCode.length < 64 && !this.quotedCode.includes(value)) this.quotedCode.push(value);
@@ -306,6 +324,8 @@ class Analysis {
       tree.delete();
     }
     if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
+    const spelled = expandForDenyRules(text);
+    if (spelled !== null) this.walkForDenyRules(spelled, cwd);
   }
 
   private slice(node: Node): string {

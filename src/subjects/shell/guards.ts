@@ -152,3 +152,101 @@ export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null 
   for (const [from, to] of ranges) out = out.slice(0, from) + ' '.repeat(to - from) + out.slice(to);
   return { text: out, background };
 }
+
+/** Words one brace expansion may produce before the spelling is given up (bash has no limit; deny matching needs few). */
+const MAX_BRACE_WORDS = 64;
+
+/**
+ * The command as bash sees it after brace expansion and splitting on the default `$IFS`, for deny
+ * rules only: `{rm,-rf,x}` runs `rm -rf x` (the grammar reports an error), `rm${IFS}-rf${IFS}x`
+ * runs `rm -rf x` (the program word is dynamic). Quoted text, `${…}` and `$'…'` are left alone.
+ * Null when there is nothing to expand. A text scan, not a parser: a wrong guess only adds commands
+ * for deny rules to look at.
+ */
+export function expandForDenyRules(text: string): string | null {
+  if (!/\{[^}]*,|\$\{?IFS\b/.test(text)) return null;
+  let out = '';
+  let changed = false;
+  let i = 0;
+  while (i < text.length) {
+    if (/[\s;&|()<>]/.test(text[i]!)) {
+      out += text[i++];
+      continue;
+    }
+    const end = wordEnd(text, i);
+    const word = text.slice(i, end);
+    const spelled = expandWord(word.replace(/\$(\{IFS\}|IFS\b)/g, (m, _g, at: number) => (quoteMask(word, false)[at] ? m : ' ')));
+    if (spelled !== word) changed = true;
+    out += spelled;
+    i = end;
+  }
+  return changed ? out : null;
+}
+
+/** The end of the shell word starting at `from` (quotes and escapes included). */
+function wordEnd(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && !/[\s;&|()<>]/.test(text[i]!)) {
+    const ch = text[i]!;
+    if (ch === '\\') i += 2;
+    else if (ch === "'") i = closing(text, i + 1, "'") + 1;
+    else if (ch === '"') i = closing(text, i + 1, '"') + 1;
+    else i++;
+  }
+  return Math.min(i, text.length);
+}
+
+function closing(text: string, from: number, quote: string): number {
+  for (let i = from; i < text.length; i++) {
+    if (quote === '"' && text[i] === '\\') i++;
+    else if (text[i] === quote) return i;
+  }
+  return text.length;
+}
+
+/** For each character of a word: true when quoted or escaped (or, with `expansions`, part of a `${…}`). */
+function quoteMask(word: string, expansions = true): boolean[] {
+  const mask = new Array<boolean>(word.length).fill(false);
+  for (let i = 0; i < word.length; i++) {
+    const ch = word[i]!;
+    let end = -1;
+    if (ch === '\\') end = i + 1;
+    else if (ch === "'" || ch === '"') end = closing(word, i + 1, ch);
+    else if (expansions && ch === '$' && word[i + 1] === '{') end = closing(word, i + 2, '}');
+    if (end === -1) continue;
+    for (let j = i; j <= end && j < word.length; j++) mask[j] = true;
+    i = end;
+  }
+  return mask;
+}
+
+/** Brace expansion of one word (`pre{a,b}post` → `preapost prebpost`), leftmost group first. */
+function expandWord(word: string): string {
+  const words = expandBraces(word, 0);
+  return words.length > MAX_BRACE_WORDS ? word : words.join(' ');
+}
+
+function expandBraces(word: string, depth: number): string[] {
+  if (depth > 8) return [word];
+  const mask = quoteMask(word);
+  for (let i = 0; i < word.length; i++) {
+    if (word[i] !== '{' || mask[i]) continue;
+    let level = 0;
+    let end = -1;
+    const commas: number[] = [];
+    for (let j = i; j < word.length && end === -1; j++) {
+      if (mask[j]) continue;
+      if (word[j] === '{') level++;
+      else if (word[j] === '}' && --level === 0) end = j;
+      else if (word[j] === ',' && level === 1) commas.push(j);
+    }
+    if (end === -1 || commas.length === 0) continue;
+    const bounds = [i, ...commas, end];
+    const out: string[] = [];
+    for (let k = 0; k + 1 < bounds.length && out.length <= MAX_BRACE_WORDS; k++) {
+      out.push(...expandBraces(word.slice(0, i) + word.slice(bounds[k]! + 1, bounds[k + 1]) + word.slice(end + 1), depth + 1));
+    }
+    return out;
+  }
+  return [word];
+}

@@ -83,6 +83,12 @@ function readPart(src: string, node: Node, b: WordBuilder, pending: Node[]): voi
     case 'command_name':
       for (const child of node.children) readPart(src, child, b, pending);
       return;
+    case 'translated_string':
+      // `$"rm"` is "rm" unless a message catalog (TEXTDOMAIN) translates it: its value is known
+      // for deny rules, but like `$'…'` it never names a command an allow rule could match.
+      for (const child of node.namedChildren) readPart(src, child, b, pending);
+      b.ansi = true;
+      return;
     default:
       b.isStatic = false;
       pending.push(node);

@@ -1,0 +1,59 @@
+import { DENY_CANDIDATE } from '../../policy/decide.js';
+import type { CommandPath } from '../../policy/types.js';
+import type { Word } from './options.js';
+
+/**
+ * Words that may name a file a command reads, for deny rules only (docs/threat-model.md#deny-rules-for-every-program):
+ * the analyser does not know what `paste`, `gzip -c` or `python3 -m base64` read, so for such
+ * programs every operand and every `--opt=VALUE` / `if=VALUE` value is a candidate; for every
+ * program, values spelled `@path` (curl `-d @f`, gcc `@args`), `file://` URLs, `$HOME/…` and
+ * `docker -v SRC:DST` sources are. A candidate never asks and never allows: it is denied when a
+ * deny rule matches it, and otherwise changes nothing.
+ *
+ *   gzip -c ~/.ssh/id_rsa                 → ~/.ssh/id_rsa
+ *   curl --data-binary @$HOME/.ssh/k u    → ~/.ssh/k           (any program)
+ *   docker run -v ~/.ssh:/k alpine        → ~/.ssh
+ */
+export function candidatePaths(name: string, args: readonly Word[], cwd: string | null, everyOperand: boolean): CommandPath[] {
+  const out: CommandPath[] = [];
+  const add = (path: string): void => {
+    if (path !== '' && path !== '-' && !out.some((p) => p.path === path)) out.push({ path, access: 'read', base: cwd, isStatic: true, via: DENY_CANDIDATE });
+  };
+  const mounts = name === 'docker' || name === 'podman';
+  for (let i = 0; i < args.length; i++) {
+    const spelled = spelling(args[i]!);
+    if (spelled === null) continue;
+    const { text, home } = spelled;
+    if (mounts && /^(-v|--volume|--mount)$/.test(args[i - 1]?.value ?? '')) {
+      add(mountSource(text));
+      continue;
+    }
+    if (mounts && /^(--volume|--mount)=/.test(text)) {
+      add(mountSource(text.slice(text.indexOf('=') + 1)));
+      continue;
+    }
+    const prefix = /^(--?[A-Za-z][\w-]*=|[A-Za-z_][\w.-]*=)/.exec(text)?.[0] ?? '';
+    if (prefix === '' && text.startsWith('-')) continue; // an option
+    let value = text.slice(prefix.length);
+    const special = value.startsWith('@') || /^file:\/\//i.test(value) || home;
+    if (!special && !everyOperand) continue;
+    if (value.startsWith('@')) value = value.slice(1);
+    if (/^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(value) && !/^file:/i.test(value)) continue; // a URL
+    add(value);
+  }
+  return out;
+}
+
+/** `SRC:DST[:opts]` or `type=bind,source=SRC,target=DST` → SRC. */
+function mountSource(text: string): string {
+  const source = /(?:^|,)(?:source|src)=([^,]+)/.exec(text)?.[1];
+  return source ?? text.split(':')[0]!;
+}
+
+/** The word's value, with `$HOME` written out as `~` when that is its only expansion; null when unknown. */
+function spelling(word: Word): { text: string; home: boolean } | null {
+  if (word.isStatic) return { text: word.value, home: false };
+  if (!/\$(HOME\b|\{HOME\})/.test(word.raw)) return null;
+  const text = word.raw.replace(/\$(HOME\b|\{HOME\})/g, '~').replace(/["']/g, '');
+  return /[$`*?[\\]/.test(text) ? null : { text, home: true };
+}
