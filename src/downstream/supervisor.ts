@@ -156,8 +156,10 @@ export class Supervisor {
     const why = this.lastError ? `: ${this.lastError}` : '';
     if (this.state === 'starting') return `server "${this.name}" is still starting${why}`;
     if (this.state === 'stopped') return `server "${this.name}" is stopped`;
-    const retry = this.nextRestartAt ? `; restarting in ${Math.max(1, Math.round((this.nextRestartAt - Date.now()) / 1000))} s` : '';
-    return `server "${this.name}" is unavailable${why}${retry}`;
+    const inSeconds = this.nextRestartAt ? Math.max(1, Math.round((this.nextRestartAt - Date.now()) / 1000)) : null;
+    // Failing for a while: tried again at the slow rate, and said so.
+    if (this.slow) return `server "${this.name}" failed${why}; tried again every ${Math.round(this.backoff.maxMs / 1000)} s${inSeconds ? `, next in ${inSeconds} s` : ''}`;
+    return `server "${this.name}" is unavailable${why}${inSeconds ? `; restarting in ${inSeconds} s` : ''}`;
   }
 
   private async attempt(): Promise<void> {
@@ -192,6 +194,11 @@ export class Supervisor {
       const drop = (message: string) => this.lost(generation, message, startedAt, current);
       this.dropConnection = drop;
       current.client.onerror = (error) => {
+        // Closing (the client left): answers still on their way to a stopped server are no fault.
+        if (this.stopping || generation !== this.generation) {
+          logger.debug({ err: errorMessage(error) }, 'server transport error after the connection was closed');
+          return;
+        }
         logger.warn({ err: errorMessage(error) }, 'server transport error');
         const failure = this.remote && generation === this.generation ? remoteFailure(error) : null;
         // Nothing answers: a new session, after the backoff. A 404 may also be a server's answer to
@@ -257,7 +264,7 @@ export class Supervisor {
       }, wait);
       this.restartTimer.unref();
     }
-    this.options.logger.error({ err: message, restarts: this.restarts, ...(this.nextRestartAt ? { retryInMs: this.nextRestartAt - Date.now() } : {}) }, 'server unavailable');
+    this.options.logger.error({ err: message, restarts: this.restarts, ...(this.nextRestartAt ? { retryInMs: this.nextRestartAt - Date.now() } : {}) }, this.slow ? 'server failed' : 'server unavailable');
     this.settle();
     this.options.onChange();
   }

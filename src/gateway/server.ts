@@ -410,7 +410,9 @@ export class Gateway implements CallContext {
         .filter((root): root is string => root !== null);
       this.applyPolicy();
     } catch (error) {
-      this.logger.warn({ err: errorMessage(error) }, 'could not read the client roots');
+      // A client that left before answering is no fault.
+      if (this.closed) this.logger.debug({ err: errorMessage(error) }, 'the client left before sending its roots');
+      else this.logger.warn({ err: errorMessage(error) }, 'could not read the client roots');
     }
   }
 
