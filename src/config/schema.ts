@@ -25,6 +25,8 @@ export const StdioServerSchema = z.strictObject({
   /** Claude Code writes a per-server call timeout in milliseconds. */
   timeout: z.number().int().positive().optional(),
   description: z.string().optional(),
+  /** False: the server's tools and prompts keep their own names instead of `server__name` (one server a client expects by name). */
+  prefix: z.boolean().optional().describe('false: expose this server\'s tools and prompts under their own names, not server__name (a name another server also uses gets a hashed suffix).'),
 });
 export type StdioServer = z.infer<typeof StdioServerSchema>;
 
@@ -36,6 +38,8 @@ export const RemoteServerSchema = z.strictObject({
   disabled: z.boolean().optional(),
   timeout: z.number().int().positive().optional(),
   description: z.string().optional(),
+  /** False: the server's tools and prompts keep their own names instead of `server__name` (one server a client expects by name). */
+  prefix: z.boolean().optional().describe('false: expose this server\'s tools and prompts under their own names, not server__name (a name another server also uses gets a hashed suffix).'),
 });
 export type RemoteServer = z.infer<typeof RemoteServerSchema>;
 

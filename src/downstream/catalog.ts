@@ -16,6 +16,12 @@ export const SEPARATOR = '__';
 export interface NameRequest {
   server: string;
   name: string;
+  /** False for a server configured with `prefix: false`: its names are exposed as they are (sanitised, unique). */
+  prefix?: boolean;
+}
+
+function plainName(request: NameRequest): string {
+  return request.prefix === false ? request.name : `${request.server}${SEPARATOR}${request.name}`;
 }
 
 export function sanitiseName(name: string): string {
@@ -37,7 +43,7 @@ export function exposeNames(requests: readonly NameRequest[]): Map<string, strin
   const out = new Map<string, string>();
   const byCandidate = new Map<string, NameRequest[]>();
   for (const request of requests) {
-    const candidate = `${request.server}${SEPARATOR}${sanitiseName(request.name)}`;
+    const candidate = request.prefix === false ? sanitiseName(request.name) : `${request.server}${SEPARATOR}${sanitiseName(request.name)}`;
     const list = byCandidate.get(candidate) ?? [];
     list.push(request);
     byCandidate.set(candidate, list);
@@ -57,10 +63,11 @@ export function exposeNames(requests: readonly NameRequest[]): Map<string, strin
 }
 
 function compare(a: NameRequest, b: NameRequest, candidate: string): number {
-  const aExact = `${a.server}${SEPARATOR}${a.name}` === candidate ? 0 : 1;
-  const bExact = `${b.server}${SEPARATOR}${b.name}` === candidate ? 0 : 1;
+  const aExact = plainName(a) === candidate ? 0 : 1;
+  const bExact = plainName(b) === candidate ? 0 : 1;
   if (aExact !== bExact) return aExact - bExact;
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  return a.server < b.server ? -1 : a.server > b.server ? 1 : 0;
 }
 
 export function nameKey(server: string, name: string): string {

@@ -137,8 +137,8 @@ export class ServerRegistry {
     if (!this.dirty) return;
     this.dirty = false;
     const supervisors = this.all();
-    const toolNames = exposeNames(supervisors.flatMap((s) => s.listing.tools.map((tool) => ({ server: s.name, name: tool.name }))));
-    const promptNames = exposeNames(supervisors.flatMap((s) => s.listing.prompts.map((prompt) => ({ server: s.name, name: prompt.name }))));
+    const toolNames = exposeNames(supervisors.flatMap((s) => s.listing.tools.map((tool) => ({ server: s.name, name: tool.name, prefix: s.config.prefix !== false }))));
+    const promptNames = exposeNames(supervisors.flatMap((s) => s.listing.prompts.map((prompt) => ({ server: s.name, name: prompt.name, prefix: s.config.prefix !== false }))));
     this.toolRoutes = new Map();
     this.promptRoutes = new Map();
     for (const supervisor of supervisors) {

@@ -33,3 +33,21 @@ describe('exposed names', () => {
     for (const request of a) expect(backward.get(nameKey(request.server, request.name))).toBe(forward.get(nameKey(request.server, request.name)));
   });
 });
+
+describe('servers with prefix: false', () => {
+  test('their names are exposed as they are; a clash with another server is suffixed, not lost', () => {
+    const requests = [
+      { server: 'conf', name: 'test_simple_text', prefix: false },
+      { server: 'conf', name: 'fs__read_file', prefix: false },
+      { server: 'fs', name: 'read_file' },
+      { server: 'other', name: 'test_simple_text', prefix: false },
+    ];
+    const names = exposeNames(requests);
+    expect(new Set(names.values()).size).toBe(requests.length);
+    expect(names.get(nameKey('conf', 'test_simple_text'))).toBe('test_simple_text');
+    expect(names.get(nameKey('other', 'test_simple_text'))).toMatch(/^test_simple_text_[0-9a-f]{6}$/);
+    // Both claim fs__read_file as they are: the one that needs no change wins by name, then by server.
+    expect([names.get(nameKey('fs', 'read_file')), names.get(nameKey('conf', 'fs__read_file'))]).toContain('fs__read_file');
+    expect(exposeNames([...requests].reverse())).toEqual(names);
+  });
+});
