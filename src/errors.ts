@@ -17,6 +17,12 @@ export type LatchErrorCode =
   | 'STORE_WRITE_FAILED'
   /** The team store (`store.url`, a Redis server) cannot be reached or refused the connection. */
   | 'STORE_UNAVAILABLE'
+  /** A message from the client or a server is not JSON-RPC 2.0 (not JSON, a batch, a bad id), or an answer could not be serialised; it was answered with the JSON-RPC error or dropped. */
+  | 'MESSAGE_INVALID'
+  /** A message from the client or a server was larger than `limits.messageMB`; it was dropped and the request it belonged to answered with an error. */
+  | 'MESSAGE_TOO_LARGE'
+  /** The connection closed under a call: to a server while the call was there (it may have run), or to the client before an answer could be sent. */
+  | 'CONNECTION_CLOSED'
   /** A client's config file (or `init`'s manifest) cannot be read or has an unexpected shape. */
   | 'CLIENT_FILE_INVALID'
   /** Bad command-line or API usage; the message names the option and what it takes. */

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, test, vi } from 'vitest';
 import { check } from '../src/cli/check.js';
 import { memoryOutput } from '../src/cli/output.js';
 import { validate } from '../src/cli/validate.js';
@@ -8,6 +9,8 @@ import { readManifest } from '../src/clients/manifest.js';
 import { loadConfig, parseConfigText } from '../src/config/load.js';
 import { ChildTransport } from '../src/downstream/child-transport.js';
 import { connectServer } from '../src/downstream/connect.js';
+import { parseMessage } from '../src/downstream/lines.js';
+import { StdioUpstream } from '../src/gateway/stdio-upstream.js';
 import { PermitBook } from '../src/downstream/permit.js';
 import { LatchError, type LatchErrorCode } from '../src/errors.js';
 import { silentLogger } from '../src/log.js';
@@ -92,6 +95,33 @@ describe('LatchError codes', () => {
     expect(error.message).not.toContain('secret');
   });
 
+  test('MESSAGE_INVALID: a line that is not JSON-RPC, with the JSON-RPC code of its answer', async () => {
+    const error = await thrown(() => parseMessage('not json'));
+    expect(error).toMatchObject({ code: 'MESSAGE_INVALID', rpcCode: -32700 });
+  });
+
+  test('MESSAGE_TOO_LARGE: a request over limits.messageMB is reported, dropped, and answered with an error', async () => {
+    const input = new PassThrough();
+    const written: string[] = [];
+    const output = new Writable({ write: (chunk: Buffer, _encoding, done) => (written.push(chunk.toString()), done()) });
+    const upstream = new StdioUpstream(64, input, output);
+    const errors: Error[] = [];
+    upstream.onerror = (error) => errors.push(error);
+    await upstream.start();
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x', arguments: { text: 'y'.repeat(200) } } })}\n`);
+    await vi.waitFor(() => expect(written.join('')).toContain('"id":7'));
+    expect(errors[0]).toBeInstanceOf(LatchError);
+    expect((errors[0] as LatchError).code).toBe('MESSAGE_TOO_LARGE');
+    await upstream.close();
+  });
+
+  test('CONNECTION_CLOSED: sending to a client whose connection closed', async () => {
+    const upstream = new StdioUpstream(1 << 20, new PassThrough(), new PassThrough());
+    await upstream.start();
+    await upstream.close();
+    expect((await thrown(() => upstream.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }))).code).toBe('CONNECTION_CLOSED');
+  });
+
   test('CLIENT_FILE_INVALID: an init manifest that is not one', async () => {
     const path = join(tempDir(), 'mcp-latch-init.json');
     writeFileSync(path, JSON.stringify({ version: 9 }));
@@ -114,10 +144,10 @@ describe('LatchError codes', () => {
   });
 
   test('every documented code is covered above', () => {
-    const covered: LatchErrorCode[] = ['CONFIG_INVALID', 'CONFIG_NOT_FOUND', 'RULE_INVALID', 'SERVER_START_FAILED', 'SERVER_UNAVAILABLE', 'STORE_WRITE_FAILED', 'STORE_UNAVAILABLE', 'CLIENT_FILE_INVALID', 'USAGE', 'INTERNAL'];
+    const covered: LatchErrorCode[] = ['CONFIG_INVALID', 'CONFIG_NOT_FOUND', 'RULE_INVALID', 'SERVER_START_FAILED', 'SERVER_UNAVAILABLE', 'STORE_WRITE_FAILED', 'STORE_UNAVAILABLE', 'MESSAGE_INVALID', 'MESSAGE_TOO_LARGE', 'CONNECTION_CLOSED', 'CLIENT_FILE_INVALID', 'USAGE', 'INTERNAL'];
     // A code added to LatchErrorCode but not to this list fails to compile here.
     const all: Record<LatchErrorCode, true> = Object.fromEntries(covered.map((code) => [code, true])) as Record<LatchErrorCode, true>;
-    expect(Object.keys(all)).toHaveLength(10);
+    expect(Object.keys(all)).toHaveLength(13);
   });
 });
 

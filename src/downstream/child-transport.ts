@@ -173,7 +173,7 @@ export class ChildTransport implements Transport {
   /** A message over the limit answers the request it was the response to, at once, with why. */
   private refuse(oversized: Oversized): void {
     const text = oversizedText("the server's message", oversized, this.reader.maxBytes);
-    this.onerror?.(new Error(`${text} (dropped${oversized.id === null ? '' : `; it answered request ${oversized.id}`})`));
+    this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `${text} (dropped${oversized.id === null ? '' : `; it answered request ${oversized.id}`})`));
     if (oversized.id !== null) this.onmessage?.({ jsonrpc: '2.0', id: oversized.id, error: { code: -32603, message: `mcp-latch: ${text}` } });
   }
 
@@ -184,7 +184,7 @@ export class ChildTransport implements Transport {
       message = parseMessage(line);
     } catch (error) {
       // A non-JSON line on stdout (a noisy server): report it and keep reading.
-      this.onerror?.(new Error(`ignored a line that is not JSON-RPC: ${(error as Error).message}`));
+      this.onerror?.(new LatchError('MESSAGE_INVALID', `ignored a line that is not JSON-RPC: ${(error as Error).message}`, { cause: error }));
       return;
     }
     this.onmessage?.(message);

@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
-import { RpcError } from '../errors.js';
+import { LatchError, RpcError } from '../errors.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 
 /**
@@ -130,9 +130,9 @@ export class DirectCalls {
 export class ServerReplyError extends RpcError {}
 
 /** The connection closed while the call was at the server: it may have run. */
-export class ConnectionLost extends Error {
+export class ConnectionLost extends LatchError {
   constructor() {
-    super('the connection to the server closed');
+    super('CONNECTION_CLOSED', 'the connection to the server closed');
   }
 }
 

@@ -1,4 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { LatchError } from '../errors.js';
 
 /**
  * Newline-delimited JSON-RPC over a byte stream (the MCP stdio framing), for both sides of the
@@ -110,13 +111,14 @@ function sniffId(head: string, tail: string): string | number | null {
  * is not JSON, -32600 for anything else (a batch array, an id that is null, an object, an array or
  * a boolean); `id` is the message's id when it has a usable one, else null.
  */
-export class InvalidMessage extends Error {
+export class InvalidMessage extends LatchError {
   constructor(
-    readonly code: -32700 | -32600,
+    /** The JSON-RPC error code the answer carries. */
+    readonly rpcCode: -32700 | -32600,
     message: string,
     readonly id: string | number | null,
   ) {
-    super(message);
+    super('MESSAGE_INVALID', message);
   }
 }
 

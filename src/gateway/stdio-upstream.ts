@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidMessage, LineReader, oversizedText, parseMessage, serializeMessage, type Oversized } from '../downstream/lines.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, LatchError } from '../errors.js';
 
 /** What send() returns: one shared settled promise, not one per message. */
 const QUEUED = Promise.resolve();
@@ -53,7 +53,7 @@ export class StdioUpstream implements Transport {
     } catch (error) {
       const invalid = error instanceof InvalidMessage ? error : new InvalidMessage(-32600, `Invalid Request: ${errorMessage(error)}`, null);
       this.onerror?.(invalid);
-      void this.send({ jsonrpc: '2.0', id: invalid.id, error: { code: invalid.code, message: invalid.message } } as unknown as JSONRPCMessage).catch(() => undefined);
+      void this.send({ jsonrpc: '2.0', id: invalid.id, error: { code: invalid.rpcCode, message: invalid.message } } as unknown as JSONRPCMessage).catch(() => undefined);
       return;
     }
     this.onmessage?.(message);
@@ -61,7 +61,7 @@ export class StdioUpstream implements Transport {
 
   private readonly onOversized = (oversized: Oversized): void => {
     const text = oversizedText('a request', oversized, this.reader.maxBytes);
-    this.onerror?.(new Error(`${text} (dropped)`));
+    this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `${text} (dropped)`));
     void this.send({ jsonrpc: '2.0', id: oversized.id, error: { code: -32600, message: `Invalid Request: ${text}` } } as unknown as JSONRPCMessage).catch(() => undefined);
   };
 
@@ -74,7 +74,7 @@ export class StdioUpstream implements Transport {
   };
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the client connection is closed'));
+    if (this.closed) return Promise.reject(new LatchError('CONNECTION_CLOSED', 'the client connection is closed'));
     this.pending.push(safeSerialize(message, this.onerror));
     if (!this.scheduled) {
       this.scheduled = true;
@@ -111,7 +111,7 @@ function safeSerialize(message: JSONRPCMessage, onerror: ((error: Error) => void
     return serializeMessage(message);
   } catch (error) {
     const id = (message as { id?: unknown }).id;
-    onerror?.(new Error(`could not serialise a message to the client: ${errorMessage(error)}`));
+    onerror?.(new LatchError('MESSAGE_INVALID', `could not serialise a message to the client: ${errorMessage(error)}`, { cause: error }));
     if (typeof id !== 'string' && typeof id !== 'number') return '';
     return serializeMessage({ jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch could not send this answer: ${errorMessage(error)}` } });
   }

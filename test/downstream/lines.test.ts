@@ -44,6 +44,7 @@ describe('parseMessage', () => {
       error = caught;
     }
     expect(error).toBeInstanceOf(InvalidMessage);
-    expect((error as InvalidMessage).code).toBe(code);
+    expect((error as InvalidMessage).rpcCode).toBe(code);
+    expect((error as InvalidMessage).code).toBe('MESSAGE_INVALID');
   });
 });
