@@ -16,6 +16,9 @@ const ALWAYS_SAFE = new Set([
   'pwd', 'which', 'ls', 'grep', 'egrep', 'fgrep', 'head', 'tail', 'cat', 'du', 'wc', 'echo', 'cd', 'true', 'false',
   'diff', 'stat', 'test', '[', '[[', 'basename', 'dirname', 'realpath', 'uname', 'whoami', 'nproc', 'sleep', 'type',
   'sort', 'uniq', 'cut', 'tr', 'nl', 'rg',
+  // Everyday readers that neither write nor run anything (their paths are read subjects of their own).
+  'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'cmp', 'comm', 'tac', 'rev', 'od',
+  'strings', 'column', 'readlink', 'seq', 'id', 'printf',
 ]);
 
 /** Options that make an otherwise safe command write or execute (long options also when abbreviated). */
@@ -34,8 +37,15 @@ const UNSAFE_OPTIONS: Record<string, (arg: string) => boolean> = {
 };
 
 /** Git subcommands that only read, and options that turn any git command into a writer or executor. */
-const GIT_READ = new Set(['status', 'diff', 'log', 'branch', 'show', 'rev-parse', 'ls-files']);
-const GIT_UNSAFE = ['--output', '--ext-diff', '--textconv', '--no-index', '--exec', '--open-files-in-pager', '--paginate'];
+const GIT_READ = new Set(['status', 'diff', 'log', 'branch', 'show', 'rev-parse', 'ls-files', 'blame', 'describe', 'shortlog', 'rev-list', 'ls-tree', 'cat-file', 'remote', 'tag', 'stash', 'config']);
+const GIT_UNSAFE = ['--output', '--ext-diff', '--textconv', '--filters', '--no-index', '--exec', '--open-files-in-pager', '--paginate'];
+/** Subcommands that also change things: only these listing forms are read-only (`git tag v1` creates a tag). */
+const GIT_LISTING: Record<string, (rest: readonly string[]) => boolean> = {
+  remote: (rest) => rest.every((arg) => arg === '-v' || arg === '--verbose'),
+  tag: (rest) => rest.length === 0 || ((rest[0] === '-l' || rest[0] === '--list') && rest.slice(1).every((arg) => !arg.startsWith('-'))),
+  stash: (rest) => rest.length === 0 ? false : rest[0] === 'list',
+  config: (rest) => rest.length >= 1 && ['--get', '--get-all', '--get-regexp', '--list', '-l'].includes(rest[0]!) && rest.length <= 2,
+};
 /** Global options before the subcommand that change nothing but paging. */
 const GIT_HARMLESS_GLOBALS = new Set(['--no-pager', '-P', '--no-optional-locks']);
 const GIT_BRANCH_OK = /^(--list|-l|--show-current|-a|--all|-r|--remotes|-v|-vv|--verbose|--no-color|--color|--color=.*|--format=.*|--sort=.*|--contains|--no-contains|--merged|--no-merged|--points-at|--contains=.*|--no-contains=.*|--merged=.*|--no-merged=.*|--points-at=.*|--column|--no-column|--ignore-case|-i)$/;
@@ -88,6 +98,7 @@ function isSafeGit(args: readonly string[]): boolean {
   if (rest.some((arg) => isLongOption(arg, GIT_UNSAFE))) return false;
   // `git branch NAME`, `-d`, `-m`… change branches; only listing forms are read-only.
   if (sub === 'branch') return isBranchListing(rest);
+  if (Object.hasOwn(GIT_LISTING, sub)) return GIT_LISTING[sub]!(rest);
   return true;
 }
 

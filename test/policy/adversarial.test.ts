@@ -1053,7 +1053,8 @@ family('everyday commands stay allowed (a realistic rule set)', EVERYDAY, [
   ['ls ~', 'ask', null],
   ['npm install', 'ask', null],
   ['make', 'ask', null],
-  ['git stash list', 'ask', null], // git stash also writes; not in the read-only list
+  ['git stash list', 'allow', 'Read(./**)'], // new: only listing (`git stash` and `git stash pop` write and still ask)
+  ['git stash', 'ask', null],
   ['grep -l foo -r .', 'ask', 'Read(./.env)'], // new: the tree includes ./.env, which is denied
   ['rg foo', 'ask', 'Read(./.env)'], // new: rg searches the cwd's tree
   // Decided: a glob asks. Its files are only known when the shell runs it (`cat .e*` reaches

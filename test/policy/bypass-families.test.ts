@@ -458,6 +458,38 @@ describe('9. tree -R writes an HTML file in every directory', () => {
   allowedByDefault(['tree src', 'tree -L 2 src']);
 });
 
+describe('9. everyday read-only commands do not ask', () => {
+  allowedByDefault([
+    'sha256sum src/a.ts',
+    'md5sum src/a.ts',
+    'cmp src/a.ts src/a.ts',
+    'tac src/a.ts',
+    'od -c src/a.ts',
+    'strings src/a.ts',
+    'column -t src/a.ts',
+    'readlink -f src/a.ts',
+    'seq 3',
+    'id',
+    "printf '%s\\n' x",
+    'git blame src/a.ts',
+    'git describe --tags',
+    'git shortlog -sn',
+    'git rev-list --count HEAD',
+    'git ls-tree HEAD',
+    'git cat-file -p HEAD',
+    'git remote -v',
+    'git tag',
+    'git tag -l',
+    'git stash list',
+    'git config --get user.name',
+    'git config --list',
+  ]);
+  // The same subcommands where they change something, or run a filter, still ask.
+  test.each(['git tag v1', 'git tag -d v1', 'git stash', 'git stash pop', 'git remote add o https://x', 'git config user.name me', 'git cat-file --filters HEAD:src/a.ts', 'git blame --textconv src/a.ts', 'git tag -l --sort=x -n'])('default: %j is not allowed', (command) => {
+    expect(shell(command, 'default').verdict).not.toBe('allow');
+  });
+});
+
 // -------------------------------------------------------------------------------------------------
 // 5. A tools override keeps the profile's stdin
 // -------------------------------------------------------------------------------------------------
