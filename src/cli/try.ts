@@ -94,8 +94,11 @@ function printParameters(tool: Tool, terminal: Terminal): void {
 
 /**
  * The servers that could not start, with the reason, from the gateway's log: each failure is one
- * JSON line `{"server": …, "err": …, "msg": "server unavailable"}`; the last one per server counts.
+ * JSON line `{"server": …, "err": …, "msg": "server unavailable" | "server failed"}`, and
+ * `"server ready"` clears it; the last line per server counts.
  */
+const FAILED = new Set(['server unavailable', 'server failed']);
+
 function printFailedServers(logPath: string, terminal: Terminal): void {
   let text: string;
   try {
@@ -105,10 +108,12 @@ function printFailedServers(logPath: string, terminal: Terminal): void {
   }
   const failed = new Map<string, string>();
   for (const line of text.split('\n')) {
-    if (!line.includes('"server unavailable"')) continue;
+    if (!line.includes('"server ')) continue;
     try {
       const entry = JSON.parse(line) as { server?: unknown; err?: unknown; msg?: unknown };
-      if (entry.msg === 'server unavailable' && typeof entry.server === 'string') failed.set(entry.server, typeof entry.err === 'string' ? entry.err : 'unknown reason');
+      if (typeof entry.server !== 'string' || typeof entry.msg !== 'string') continue;
+      if (FAILED.has(entry.msg)) failed.set(entry.server, typeof entry.err === 'string' ? entry.err : 'unknown reason');
+      else if (entry.msg === 'server ready') failed.delete(entry.server);
     } catch {
       // A line cut by a write in progress.
     }
