@@ -47,6 +47,8 @@ export interface CallContext {
 /** One client session: its latch, its grants, and how to reach its person. */
 export interface SessionPort {
   id: string;
+  /** The authenticated user of a team gateway's session; undefined over stdio. */
+  user?: string | undefined;
   latch: SessionLatch;
   grants: SessionGrants;
   retryApprovals: RetryApprovals;

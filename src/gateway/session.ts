@@ -26,8 +26,19 @@ const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
 /** How long known clients wait for a tool result before giving up (Claude Desktop: about 60 s). */
 const CLIENT_WAIT_LIMIT_MS: Record<string, number> = { 'claude-ai': 50_000 };
 
+/** What differs for a session of a team gateway (team/http.ts): its id, its user, and where its calls wait for them. */
+export interface SessionOptions {
+  /** The transport's session id (`Mcp-Session-Id`). */
+  id?: string;
+  /** The authenticated user whose session this is. */
+  user?: string;
+  /** Where a call waits when the client cannot show a prompt, instead of the local page (team/waiting-room.ts). */
+  page?: () => Promise<ApprovalPage>;
+}
+
 export class ClientSession implements SessionPort {
-  readonly id = `s-${process.pid}-${Date.now().toString(36)}`;
+  readonly id: string;
+  readonly user: string | undefined;
   readonly latch: SessionLatch;
   readonly grants: SessionGrants;
   readonly retryApprovals = new RetryApprovals();
@@ -46,7 +57,10 @@ export class ClientSession implements SessionPort {
     private readonly logger: Logger,
     matchEnv: MatchEnv,
     configPath: string,
+    private readonly options: SessionOptions = {},
   ) {
+    this.id = options.id ?? `s-${process.pid}-${Date.now().toString(36)}`;
+    this.user = options.user;
     this.requestStates = new RequestStates(() => this.stateKey(stateKeyPath(configPath)));
     this.pageStateFile = pageStateFile(configPath);
     this.latch = new SessionLatch({ ordering: config().approval.ordering, onError: (error) => logger.error({ err: errorMessage(error) }, 'latch error') });
@@ -66,8 +80,8 @@ export class ClientSession implements SessionPort {
           (error: unknown) => promptFailure(error, extra.signal),
         ),
       label: () => this.label(),
-      page: () => this.approvalPage(),
-      announcePage: (page, input) => this.announcePage(page, input, extra),
+      page: () => (this.options.page ? this.options.page() : this.approvalPage()),
+      announcePage: (page, input) => (this.options.page ? this.logger.info({ user: this.user, server: input.server, tool: input.tool }, 'a call waits for its user') : this.announcePage(page, input, extra)),
       clientWaitLimitMs: () => CLIENT_WAIT_LIMIT_MS[this.clientName()] ?? Number.POSITIVE_INFINITY,
     };
   }

@@ -18,7 +18,7 @@ import { isPlainObject } from '../values.js';
  * MAX_ATTEMPTS times). The check and the rename run back to back, without yielding.
  */
 export interface RulesWrite {
-  /** Rules that were not in the list yet and were added. */
+  /** Rules that were not in the list yet and were added (or, for `remove`, that were there and were removed). */
   added: string[];
   /** The file text as written, so the watcher can tell this write from a user's edit. */
   text: string;
@@ -37,16 +37,40 @@ export class RulesFile {
     private readonly check: ConfigCheck,
   ) {}
 
-  add(list: RuleList, rules: string[]): Promise<RulesWrite> {
-    const run = this.queue.then(() => this.write(list, rules));
+  /** Adds rules to `permissions.<list>`, or with `user` to that user's overlay `users.<user>.permissions.<list>`. */
+  add(list: RuleList, rules: string[], user?: string): Promise<RulesWrite> {
+    return this.queued(() => this.write(keyPath(list, user), rules, 'add'));
+  }
+
+  /** Removes one rule from the same list; `added` holds it when it was there. */
+  remove(list: RuleList, rule: string, user?: string): Promise<RulesWrite> {
+    return this.queued(() => this.write(keyPath(list, user), [rule], 'remove'));
+  }
+
+  /** The rules of a list as the file holds them now (empty when it has none or cannot be read). */
+  list(list: RuleList, user?: string): string[] {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch {
+      return [];
+    }
+    const read = readJson(text);
+    let value: unknown = read.ok ? read.value : undefined;
+    for (const key of keyPath(list, user)) value = isPlainObject(value) ? value[key] : undefined;
+    return Array.isArray(value) ? value.filter((rule): rule is string => typeof rule === 'string') : [];
+  }
+
+  private queued(write: () => Promise<RulesWrite>): Promise<RulesWrite> {
+    const run = this.queue.then(write);
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async write(list: RuleList, rules: string[]): Promise<RulesWrite> {
+  private async write(path: string[], rules: string[], edit: 'add' | 'remove'): Promise<RulesWrite> {
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const text = this.read();
-      const { added, next } = this.edited(text, list, rules);
+      const { added, next } = this.edited(text, path, rules, edit);
       if (added.length === 0) return { added, text };
       const temp = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`);
       writeFileSync(temp, next);
@@ -70,22 +94,33 @@ export class RulesFile {
     }
   }
 
-  /** The text with the missing rules appended to `permissions.<list>`, checked as a whole config. */
-  private edited(text: string, list: RuleList, rules: string[]): { added: string[]; next: string } {
+  /** The text with the missing rules appended to the list at `path` (or the rule removed), checked as a whole config. */
+  private edited(text: string, path: string[], rules: string[], edit: 'add' | 'remove'): { added: string[]; next: string } {
     const read = readJson(text);
     if (!read.ok) {
       const detail = read.issues.map((issue) => issue.message).join('; ');
       throw new LatchError('STORE_WRITE_FAILED', `cannot add rules to ${this.path}: it is not valid JSON right now (${detail}); fix the file and try again`);
     }
     if (!isPlainObject(read.value)) throw new LatchError('STORE_WRITE_FAILED', `cannot add rules to ${this.path}: the file does not hold a JSON object`);
-    const permissions = read.value.permissions ?? {};
-    if (!isPlainObject(permissions)) throw new LatchError('STORE_WRITE_FAILED', `cannot add rules to ${this.path}: "permissions" is not an object`);
-    const current = permissions[list] ?? [];
-    if (!Array.isArray(current)) throw new LatchError('STORE_WRITE_FAILED', `cannot add rules to ${this.path}: "permissions.${list}" is not a list`);
-    const added = [...new Set(rules)].filter((rule) => !current.includes(rule));
+    let current: unknown = read.value;
+    path.forEach((key, index) => {
+      const value = (current as Record<string, unknown>)[key] ?? (index === path.length - 1 ? [] : {});
+      const shape = index === path.length - 1 ? Array.isArray(value) : isPlainObject(value);
+      if (!shape) throw new LatchError('STORE_WRITE_FAILED', `cannot change rules in ${this.path}: "${path.slice(0, index + 1).join('.')}" is not ${index === path.length - 1 ? 'a list' : 'an object'}`);
+      current = value;
+    });
+    const list = current as unknown[];
     const formatting = formattingOf(text);
     let next = text;
-    for (const rule of added) next = applyEdits(next, modify(next, ['permissions', list, -1], rule, { formattingOptions: formatting, isArrayInsertion: true }));
+    let added: string[];
+    if (edit === 'add') {
+      added = [...new Set(rules)].filter((rule) => !list.includes(rule));
+      for (const rule of added) next = applyEdits(next, modify(next, [...path, -1], rule, { formattingOptions: formatting, isArrayInsertion: true }));
+    } else {
+      const index = list.indexOf(rules[0]);
+      added = index < 0 ? [] : [rules[0]!];
+      if (index >= 0) next = applyEdits(next, modify(next, [...path, index], undefined, { formattingOptions: formatting }));
+    }
     const result = readJson(next);
     const issues = result.ok ? this.check(result.value) : result.issues;
     if (issues.length > 0) {
@@ -94,6 +129,10 @@ export class RulesFile {
     }
     return { added, next };
   }
+}
+
+function keyPath(list: RuleList, user: string | undefined): string[] {
+  return user === undefined ? ['permissions', list] : ['users', user, 'permissions', list];
 }
 
 /** The file's own indentation and line ends, for the lines an edit adds. */

@@ -1,0 +1,359 @@
+import { fileURLToPath } from 'node:url';
+import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
+import { messageBytes, type ConfigFile } from '../config/schema.js';
+import { PermitBook } from '../downstream/permit.js';
+import type { Prespawned } from '../downstream/prespawn.js';
+import { ServerRegistry, type PromptRoute, type ToolRoute } from '../downstream/registry.js';
+import type { Supervisor } from '../downstream/supervisor.js';
+import type { RelayHooks } from '../downstream/connect.js';
+import { errorMessage, RpcError } from '../errors.js';
+import { VERSION } from '../version.js';
+import type { Logger } from '../log.js';
+import type { PolicyState } from '../policy/decide.js';
+import type { MatchEnv } from '../policy/match.js';
+import { configIssues, policyFor, ruleIssues, type PermissionsInput } from '../policy/policy.js';
+import { auditFile, createAudit, type Audit } from '../store/audit.js';
+import { PinStore } from '../store/pins.js';
+import { pinsFileFor } from '../config/locate.js';
+import { DefinitionReports, type ListedTool } from '../pins/reports.js';
+import type { DefinitionReport } from '../pins/check.js';
+import { RulesFile } from '../store/rules-file.js';
+import type { InspectContext } from '../subjects/inspect.js';
+import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } from '../subjects/kind.js';
+import { profileByName } from '../subjects/profiles.js';
+import { analyseCommand, initShellParser, isShellParserReady } from '../subjects/shell/command.js';
+import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
+import { ErrorCode, type ClientCapabilities, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { CallContext } from './ports.js';
+
+export interface GatewayCoreOptions {
+  config: LoadedConfig;
+  logger: Logger;
+  env?: NodeJS.ProcessEnv;
+  pathEnv?: PathEnv;
+  /** Server processes `serve` started before the gateway was loaded; claimed when servers start. */
+  prespawned?: Prespawned;
+  /** How servers' own requests and notifications reach the client sessions (relay.ts). */
+  hooks: (core: GatewayCore) => RelayHooks;
+}
+
+/**
+ * What every client session of one gateway shares: the config and its rules, the downstream
+ * servers (started once), the audit, the tool classes and pins. Over stdio one session uses it
+ * (server.ts); over HTTP many do (team/http.ts), each with its own latch and, per user, its own
+ * rules (`permissionsFor`).
+ */
+export class GatewayCore implements CallContext {
+  readonly permits = new PermitBook();
+  readonly registry: ServerRegistry;
+  readonly logger: Logger;
+  audit: Audit;
+
+  private loaded: LoadedConfig;
+  private policyState!: PolicyState;
+  private matchEnv!: MatchEnv;
+  private readonly pathEnv: PathEnv;
+  private clientRoots: string[] = [];
+  private readonly identities = new Map<string, ServerIdentity>();
+  private readonly toolClasses = new Map<string, ToolClass>();
+  private readonly rulesFile: RulesFile;
+  private readonly definitions: DefinitionReports;
+  private readonly listeners = new Set<() => void>();
+  private readonly policyListeners = new Set<() => void>();
+  private started = false;
+  private loggingLevel: import('@modelcontextprotocol/sdk/types.js').LoggingLevel | null = null;
+  private closed = false;
+  /** The shell grammar loading, started once a tool takes shell commands; null before. */
+  private shell: Promise<void> | null = null;
+  private shellLoaded = false;
+  private readonly prespawned: Prespawned | undefined;
+
+  constructor(options: GatewayCoreOptions) {
+    this.loaded = options.config;
+    this.logger = options.logger;
+    this.prespawned = options.prespawned;
+    this.pathEnv = options.pathEnv ?? defaultPathEnv();
+    this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
+    this.rulesFile = new RulesFile(this.loaded.path, configIssues);
+    this.definitions = new DefinitionReports(new PinStore(pinsFileFor(this.loaded.path)), this.logger);
+    this.applyPolicy();
+
+    this.registry = new ServerRegistry({
+      capabilities: {},
+      hooks: options.hooks(this),
+      logger: this.logger,
+      permits: this.permits,
+      connectTimeoutMs: this.loaded.file.timeouts.connectSeconds * 1000,
+      maxMessageBytes: messageBytes(this.loaded.file),
+      version: VERSION,
+      onChange: () => {
+        this.listsChanged();
+        if (!this.shell && this.registry.toolRoutesList().some((route) => takesShellCommands(this.toolClass(route)))) void this.loadShell();
+      },
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.prespawned ? { prespawned: options.prespawned } : {}),
+    });
+    if (this.shellToolsExpected()) void this.loadShell();
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // CallContext
+
+  config(): ConfigFile {
+    return this.loaded.file;
+  }
+
+  get configPath(): string {
+    return this.loaded.path;
+  }
+
+  policy(): PolicyState {
+    return this.policyState;
+  }
+
+  /** The policy of some permissions (a user's: the team's with their overlay), against the same workspace and built-in protections. */
+  policyOf(permissions: PermissionsInput): PolicyState {
+    return policyFor(permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv);
+  }
+
+  inspectContext(): InspectContext {
+    return { workspace: this.matchEnv.roots, clientRoots: this.clientRoots, pathEnv: this.pathEnv };
+  }
+
+  toolClass(route: ToolRoute): ToolClass {
+    const cached = this.toolClasses.get(route.exposed);
+    if (cached) return cached;
+    const identity = this.identityOf(route.supervisor.name);
+    const override = this.loaded.file.tools[route.exposed];
+    const toolClass = classifyTool({ identity, tool: route.tool, ...(override ? { override } : {}) });
+    this.toolClasses.set(route.exposed, toolClass);
+    return toolClass;
+  }
+
+  analysisReady(route: ToolRoute): Promise<void> | null {
+    if (this.shellLoaded || !takesShellCommands(this.toolClass(route))) return null;
+    return this.loadShell();
+  }
+
+  /**
+   * Loads the shell grammar in the background and parses one command with it, so that the first
+   * call finds the parser and its code compiled. A failure leaves every command unanalyzable: asked.
+   */
+  private loadShell(): Promise<void> {
+    this.shell ??= initShellParser()
+      .then(() => {
+        if (!isShellParserReady()) this.logger.error('the shell parser failed to load; shell commands will need approval');
+        else analyseCommand('cd src && FOO=1 npm run test -- --run 2>&1 | tail -n 20 > "out.txt"', { cwd: null });
+      })
+      .catch((error: unknown) => this.logger.error({ err: errorMessage(error) }, 'the shell parser failed to load; shell commands will need approval'))
+      .finally(() => {
+        this.shellLoaded = true;
+      });
+    return this.shell;
+  }
+
+  /** Whether the config already says a tool takes shell commands (an override, or a server whose profile has one), before any server lists its tools. */
+  private shellToolsExpected(): boolean {
+    const overrides = Object.values(this.loaded.file.tools).some((override) => override.kind === 'command' || override.command !== undefined);
+    return overrides || Object.keys(serversToRun(this.loaded)).some((server) => profileTakesShellCommands(this.identityOf(server).profile));
+  }
+
+  definitionReport(route: ToolRoute): DefinitionReport {
+    return this.definitions.forTool(listedTool(route), () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+  }
+
+  templateReport(uri: string): DefinitionReport | null {
+    const entry = this.registry.resolveTemplate(uri);
+    return entry ? this.templateEntryReport(entry) : null;
+  }
+
+  templateEntryReport(entry: { supervisor: Supervisor; template: ResourceTemplate }): DefinitionReport {
+    return this.definitions.forTemplate({ server: entry.supervisor.name, template: entry.template }, () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+  }
+
+  promptReport(route: PromptRoute): DefinitionReport {
+    return this.definitions.forPrompt({ exposed: route.exposed, server: route.supervisor.name, prompt: route.prompt }, () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+  }
+
+  async pinDefinition(report: DefinitionReport): Promise<void> {
+    await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {});
+  }
+
+  private identityOf(server: string): ServerIdentity {
+    let identity = this.identities.get(server);
+    if (!identity) {
+      const config = serversToRun(this.loaded)[server] ?? {};
+      identity = identifyServer(config as { command?: string; args?: string[]; cwd?: string; url?: string }, process.cwd());
+      this.identities.set(server, identity);
+    }
+    return identity;
+  }
+
+  async rememberAlways(rules: string[]): Promise<void> {
+    const written = await this.rulesFile.add('allow', rules);
+    // Apply now, from the text we wrote: the call must not be forwarded, nor the next prompt
+    // re-checked, before the rule is in force. The watcher then sees the same text and skips it.
+    this.reload(written.text, 'remembered rule');
+    this.logger.info({ rules: written.added }, 'rules added to permissions.allow');
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Config
+
+  /** Applies new config text if it is valid; an invalid file is refused and the last good config stays. */
+  reload(text: string, why: string): boolean {
+    if (text === this.loaded.text) return false;
+    let next: LoadedConfig;
+    try {
+      next = parseConfigText(text, this.loaded.path, ruleIssues, this.loaded.scope);
+    } catch (error) {
+      this.logger.error({ err: errorMessage(error) }, `config reload refused (${why}); keeping the last good config`);
+      return false;
+    }
+    this.loaded = next;
+    this.identities.clear();
+    this.toolClasses.clear();
+    this.applyPolicy();
+    if (this.loaded.file.logLevel) this.logger.level = this.loaded.file.logLevel;
+    if (this.started) {
+      void this.registry.apply(serversToRun(this.loaded)).then((changes) => this.logger.info(changes, `config reloaded (${why})`));
+    }
+    this.listsChanged();
+    return true;
+  }
+
+  currentText(): string {
+    return this.loaded.text;
+  }
+
+  /** The client's MCP roots (`file:` URIs) join the workspace (docs/config.md); only a gateway with one client session takes them. */
+  setClientRoots(uris: string[]): void {
+    this.clientRoots = uris
+      .map((uri) => {
+        try {
+          return canonicalRoot(fileURLToPath(uri), this.pathEnv);
+        } catch {
+          return null;
+        }
+      })
+      .filter((root): root is string => root !== null);
+    this.applyPolicy();
+  }
+
+  private applyPolicy(): void {
+    const configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
+    this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
+    this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv);
+    for (const listener of this.policyListeners) listener();
+  }
+
+  matchEnvNow(): MatchEnv {
+    return this.matchEnv;
+  }
+
+  /** Called after every change of the config or the workspace (session grants re-anchor, per-user policies are rebuilt). */
+  onPolicyChange(listener: () => void): () => void {
+    this.policyListeners.add(listener);
+    return () => this.policyListeners.delete(listener);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Servers
+
+  /** Starts the downstream servers once, with the capabilities they may use of the client. */
+  start(capabilities: ClientCapabilities): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    this.registry.setCapabilities(capabilities);
+    const applied = this.registry.apply(serversToRun(this.loaded));
+    // Every server has claimed its early process by now (synchronously, as it started): close the rest.
+    void this.prespawned?.closeAll();
+    void applied.then(() => {
+      if (this.loggingLevel) for (const supervisor of this.registry.all()) void supervisor.setLoggingLevel(this.loggingLevel);
+    });
+  }
+
+  /** The prompt an exposed name routes to, waiting (bounded) for servers still starting; its server is up. */
+  async promptRoute(name: string): Promise<PromptRoute> {
+    const waitMs = this.loaded.file.timeouts.firstListSeconds * 1000;
+    const route = await this.registry.whenListed(() => this.registry.resolvePrompt(name), waitMs);
+    if (!route) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
+    await route.supervisor.whenUp(waitMs);
+    return route;
+  }
+
+  /** The server a resource URI routes to, waiting (bounded) for servers still starting; it is up. */
+  async resourceServer(uri: string): Promise<Supervisor | undefined> {
+    const waitMs = this.loaded.file.timeouts.firstListSeconds * 1000;
+    const supervisor = await this.registry.whenListed(() => this.registry.resolveResource(uri), waitMs);
+    if (supervisor) await supervisor.whenUp(waitMs);
+    return supervisor;
+  }
+
+  async setLoggingLevel(level: import('@modelcontextprotocol/sdk/types.js').LoggingLevel): Promise<void> {
+    this.loggingLevel = level;
+    await Promise.all(this.registry.all().map((supervisor) => supervisor.setLoggingLevel(level)));
+  }
+
+  /** The tools as listed to clients (policy.toolDescriptions "hide" drops flagged ones). */
+  exposedTools() {
+    const routes = this.registry.toolRoutesList();
+    const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.definitionReport(route).findings.length === 0) : routes;
+    return shown.map((route) => ({ ...route.tool, name: route.exposed }));
+  }
+
+  exposedPrompts() {
+    const routes = this.registry.promptRoutesList();
+    const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.promptReport(route).findings.length === 0) : routes;
+    return shown.map((route) => ({ ...route.prompt, name: route.exposed }));
+  }
+
+  exposedTemplates() {
+    const hide = this.loaded.file.policy.toolDescriptions === 'hide';
+    const shown = hide ? this.registry.templates().filter((entry) => this.templateEntryReport(entry).findings.length === 0) : this.registry.templates();
+    return shown.map((entry) => entry.template);
+  }
+
+  /** Called (coalesced by each session) when a server's lists or the config may have changed what is listed. */
+  onListsChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private listsChanged(): void {
+    this.toolClasses.clear();
+    this.definitions.listChanged();
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Closes every server (process trees included) and flushes the audit. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([this.registry.closeAll(), this.prespawned?.closeAll()]);
+    await this.audit.flush().catch(() => undefined);
+  }
+}
+
+function listedTool(route: ToolRoute): ListedTool {
+  return { exposed: route.exposed, server: route.supervisor.name, tool: route.tool };
+}
+
+/** A tool whose calls carry a shell command: deciding them needs the shell grammar. */
+function takesShellCommands(toolClass: ToolClass): boolean {
+  return toolClass.kind === 'command' || toolClass.command !== null || toolClass.selectCommand !== undefined || Boolean(toolClass.stdin);
+}
+
+function profileTakesShellCommands(profile: string | null): boolean {
+  const tools = profile === null ? [] : Object.values(profileByName(profile)?.tools ?? {});
+  return tools.some((tool) => tool.kind === 'command' || tool.command !== undefined || tool.selectCommand !== undefined);
+}
+
+/** What downstream servers may ask of the client: exactly what the client declared. */
+export function mirrorCapabilities(client: ClientCapabilities | undefined): ClientCapabilities {
+  const out: ClientCapabilities = {};
+  if (client?.elicitation) out.elicitation = client.elicitation;
+  if (client?.sampling) out.sampling = client.sampling;
+  if (client?.roots) out.roots = { listChanged: true };
+  return out;
+}

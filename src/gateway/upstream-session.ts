@@ -1,0 +1,243 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import { errorMessage, RpcError } from '../errors.js';
+import { definitionRefusal } from '../latch/definition-prompt.js';
+import { SchemaValidators } from '../schema-validators.js';
+import { VERSION } from '../version.js';
+import { CallOrder } from './call-order.js';
+import type { GatewayCore } from './core.js';
+import type { CallContext } from './ports.js';
+import { readResource } from './resource-read.js';
+import { ClientSession, type SessionOptions } from './session.js';
+import { UpstreamCalls, type IncomingCall } from './upstream-calls.js';
+import { ModernWire } from './era-2026.js';
+
+export interface UpstreamSessionOptions {
+  core: GatewayCore;
+  /** What the call pipeline reads: the core itself, or a user's view of it (team/user-context.ts). */
+  context: CallContext;
+  /** What the downstream servers may ask of this client, from its capabilities; null when the servers are shared by many clients (they get none). */
+  mirror: ((client: ClientCapabilities | undefined) => ClientCapabilities) | null;
+  /** Whether the client's MCP roots join the workspace (a gateway with one client only). */
+  roots: boolean;
+  session?: SessionOptions;
+}
+
+/**
+ * One client session in front of the gateway: its upstream MCP `Server`, its latch and grants
+ * (ClientSession), the order of its calls, and what it was last told of the lists (list_changed
+ * is sent per session, for what changed since its own last list).
+ */
+export class UpstreamSession {
+  readonly server: Server;
+  readonly session: ClientSession;
+  private readonly core: GatewayCore;
+  private readonly context: CallContext;
+  private readonly order: CallOrder;
+  private readonly toolCallsBypassingProtocol: UpstreamCalls;
+  private firstListDone = false;
+  private listChangeTimer: NodeJS.Timeout | null = null;
+  private lastSent = { tools: '', resources: '', prompts: '' };
+  private closed = false;
+  private readonly unsubscribe: Array<() => void> = [];
+
+  constructor(private readonly options: UpstreamSessionOptions) {
+    this.core = options.core;
+    this.context = options.context;
+    // One validator per prompt schema text (approval prompts and relayed elicitations), not one per prompt.
+    this.server = new Server({ name: 'mcp-latch', version: VERSION }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: new SchemaValidators() });
+    this.session = new ClientSession(this.server, () => this.core.config(), this.core.logger, this.core.matchEnvNow(), this.core.configPath, options.session);
+    this.order = new CallOrder(this.context, this.session);
+    this.toolCallsBypassingProtocol = new UpstreamCalls(this.server, (calls) => this.callTools(calls));
+    this.unsubscribe.push(
+      this.core.onListsChanged(() => this.scheduleListChanged()),
+      this.core.onPolicyChange(() => {
+        this.session.grants.setEnv(this.core.matchEnvNow());
+        this.session.latch.setOrdering(this.core.config().approval.ordering);
+      }),
+    );
+    this.registerHandlers();
+  }
+
+  /** Calls wait for `work` before they are decided (a user's rules loading). Must not reject. */
+  holdCallsUntil(work: Promise<unknown>): void {
+    this.order.holdCallsUntil(work);
+  }
+
+  private registerHandlers(): void {
+    const server = this.server;
+    const core = this.core;
+    const settled = () => core.registry.whenSettled(core.config().timeouts.firstListSeconds * 1000);
+    server.oninitialized = () => {
+      this.start();
+      // Calls wait for the first roots answer: a read inside a client root must not ask meanwhile.
+      if (this.options.roots) this.order.holdCallsUntil(this.refreshClientRoots());
+    };
+
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      this.start();
+      if (!this.firstListDone) {
+        // Several clients ignore list_changed: the first list must already be complete.
+        await settled();
+        this.firstListDone = true;
+      }
+      const tools = core.exposedTools();
+      this.lastSent.tools = JSON.stringify(tools);
+      return { tools };
+    });
+
+    server.setRequestHandler(ListResourcesRequestSchema, async () => {
+      this.start();
+      await settled();
+      const resources = core.registry.resources().map((entry) => entry.resource);
+      this.lastSent.resources = JSON.stringify(resources);
+      return { resources };
+    });
+
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+      this.start();
+      await settled();
+      return { resourceTemplates: core.exposedTemplates() };
+    });
+
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this.context, this.session));
+
+    server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      const supervisor = await core.resourceServer(request.params.uri);
+      if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
+      await supervisor.subscribe(request.params.uri, true);
+      return {};
+    });
+
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+      const supervisor = await core.resourceServer(request.params.uri);
+      if (supervisor) await supervisor.subscribe(request.params.uri, false).catch(() => undefined);
+      return {};
+    });
+
+    server.setRequestHandler(ListPromptsRequestSchema, async () => {
+      this.start();
+      await settled();
+      const prompts = core.exposedPrompts();
+      this.lastSent.prompts = JSON.stringify(prompts);
+      return { prompts };
+    });
+
+    server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+      const route = await core.promptRoute(request.params.name);
+      const report = core.promptReport(route);
+      const refusal = definitionRefusal(report, core.config().policy.toolDescriptions);
+      if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
+      const result = await route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal });
+      // Pinned as listed the first time it is used, as a tool is on its first allowed call.
+      if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
+      return result;
+    });
+
+    server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
+      const ref = request.params.ref;
+      if (ref.type === 'ref/prompt') {
+        const route = await core.promptRoute(ref.name);
+        return route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal });
+      }
+      const supervisor = await core.resourceServer(ref.uri);
+      if (!supervisor) return { completion: { values: [] } };
+      return supervisor.complete(request.params, { signal: extra.signal });
+    });
+
+    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      await core.setLoggingLevel(request.params.level);
+      return {};
+    });
+
+    server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      if (!this.options.roots) return;
+      await this.refreshClientRoots();
+      await Promise.all(core.registry.all().map((supervisor) => supervisor.sendRootsListChanged()));
+    });
+  }
+
+  /** Starts the downstream servers (once for the gateway), with what they may ask of the client. */
+  private start(): void {
+    if (this.closed) return;
+    this.core.start(this.options.mirror ? this.options.mirror(this.server.getClientCapabilities()) : {});
+  }
+
+  /** The client's MCP roots join the workspace (docs/config.md). */
+  private async refreshClientRoots(): Promise<void> {
+    if (!this.server.getClientCapabilities()?.roots) return;
+    try {
+      const { roots } = await this.server.listRoots(undefined, { timeout: 10_000 });
+      this.core.setClientRoots(roots.filter((root) => root.uri.startsWith('file:')).map((root) => root.uri));
+    } catch (error) {
+      // A client that left before answering is no fault.
+      if (this.closed) this.core.logger.debug({ err: errorMessage(error) }, 'the client left before sending its roots');
+      else this.core.logger.warn({ err: errorMessage(error) }, 'could not read the client roots');
+    }
+  }
+
+  /** Coalesces changes and tells the client only about lists that really changed. */
+  private scheduleListChanged(): void {
+    if (this.listChangeTimer) return;
+    this.listChangeTimer = setTimeout(() => {
+      this.listChangeTimer = null;
+      if (this.closed || !this.server.transport) return;
+      // Whole entries are compared: a restarted server whose schema or description changed is a change.
+      const tools = JSON.stringify(this.core.exposedTools());
+      const resources = JSON.stringify(this.core.registry.resources().map((entry) => entry.resource));
+      const prompts = JSON.stringify(this.core.exposedPrompts());
+      if (this.firstListDone && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+      if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
+      if (this.lastSent.prompts !== '' && prompts !== this.lastSent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
+    }, 50);
+    this.listChangeTimer.unref();
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+    this.server.onerror = (error) => this.core.logger.warn({ err: errorMessage(error) }, 'client transport error');
+    this.toolCallsBypassingProtocol.attach(transport);
+    // MCP 2026-07-28 clients (era-2026.ts): attached last, it sees each message first and each answer last.
+    this.session.modernWire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+  }
+
+  private callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
+    this.start();
+    return this.order.callTools(calls);
+  }
+
+  /** Closes the session's page and its upstream connection; the servers stay (they are the core's). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.listChangeTimer) clearTimeout(this.listChangeTimer);
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    await this.session.close();
+    await this.server.close().catch(() => undefined);
+  }
+}
+
+const CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+};
+const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.';
