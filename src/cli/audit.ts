@@ -5,24 +5,25 @@ import { auditFile, readAudit } from '../store/audit.js';
 import type { Output } from './output.js';
 
 /** `mcp-latch audit`: the most recent decisions, one line each (or the raw records with --json). */
-export function showAudit(options: { config?: string | undefined; json?: boolean | undefined; limit: number }, out: Output): number {
+export function showAudit(options: { config?: string | undefined; json?: boolean | undefined; limit: number; user?: string | undefined }, out: Output): number {
   const config = loadConfig(findConfig(options.config), ruleIssues);
   const file = auditFile(config);
   if (!file) {
     out.error('auditing is disabled in this config (audit.enabled is false).');
     return 1;
   }
-  const records = readAudit(file, options.limit);
+  const records = readAudit(file, options.limit, options.user);
   if (options.json) {
     out.json(records);
     return 0;
   }
-  if (records.length === 0) out.line(`No decisions recorded yet in ${file}.`);
+  if (records.length === 0) out.line(options.user === undefined ? `No decisions recorded yet in ${file}.` : `No decisions on calls of ${escapeText(options.user)} in ${file}.`);
   for (const record of records) {
     const time = record.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
     const what = record.command ? `\`${escapeText(record.command)}\`` : record.paths.map((path) => `${path.access} ${escapeText(path.path)}`).join(', ');
     const note = record.note ? ` — note: "${escapeText(record.note)}"` : '';
-    out.line(`${time}  ${record.decision.toUpperCase().padEnd(9)} ${record.server}/${record.tool} by ${record.by}${record.rule ? ` (${escapeText(record.rule)})` : ''}: ${what || escapeText(record.reason)}${note}`);
+        const user = record.user === undefined ? '' : `${escapeText(record.user)}: `;
+    out.line(`${time}  ${record.decision.toUpperCase().padEnd(9)} ${user}${record.server}/${record.tool} by ${record.by}${record.rule ? ` (${escapeText(record.rule)})` : ''}: ${what || escapeText(record.reason)}${note}`);
   }
   return 0;
 }

@@ -32,9 +32,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         y
           .option('log-level', { type: 'string', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'Log level (logs go to stderr)' })
           .option('scope', { type: 'string', describe: 'Serve only the servers of this entry of "scopes" (init writes one per client file), with its workspace' })
+          .option('http', { type: 'boolean', describe: 'Serve a team over Streamable HTTP at /mcp instead of stdio (docs/team.md)' })
+          .option('port', { type: 'number', default: 8080, describe: 'With --http: the port (0 picks a free one)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'With --http: the address; another than loopback needs http.tokens or http.oauth' })
           .example('$0 serve --config ~/mcp-latch.json', 'Serve the servers and rules of that file')
-          .example('$0 serve --scope cursor', 'Serve what Cursor\'s own file listed, under the shared rules'),
-      (args) => import('./serve.js').then(({ runServe }) => runServe({ config: args.config, logLevel: args['log-level'], scope: args.scope })),
+          .example('$0 serve --scope cursor', 'Serve what Cursor\'s own file listed, under the shared rules')
+          .example('$0 serve --http --port 8080', 'Serve a team on http://127.0.0.1:8080/mcp'),
+      (args) =>
+        args.http
+          ? import('./serve-http.js').then(({ runServeHttp }) => runServeHttp({ config: args.config, logLevel: args['log-level'], host: args.host, port: args.port }))
+          : import('./serve.js').then(({ runServe }) => runServe({ config: args.config, logLevel: args['log-level'], scope: args.scope })),
     )
     .command(
       'page',
@@ -104,8 +111,20 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         y
           .option('limit', { alias: 'n', type: 'number', default: 20, describe: 'How many' })
           .option('json', { type: 'boolean', describe: 'Print the records as JSON' })
-          .example('$0 audit -n 50', 'The last 50 decisions: time, decision, server/tool, who decided, what it touched'),
-      (args) => run(async () => (await import('./audit.js')).showAudit({ config: args.config, json: args.json, limit: args.limit }, out))(),
+          .option('user', { type: 'string', describe: 'Only the calls of this user of a team gateway' })
+          .example('$0 audit -n 50', 'The last 50 decisions: time, decision, server/tool, who decided, what it touched')
+          .example('$0 audit --user alice', 'The last decisions on calls of alice'),
+      (args) => run(async () => (await import('./audit.js')).showAudit({ config: args.config, json: args.json, limit: args.limit, user: args.user }, out))(),
+    )
+    .command(
+      'token',
+      'Make a bearer token for a user of a team gateway and print the http.tokens entry holding its hash',
+      (y) =>
+        y
+          .option('user', { type: 'string', demandOption: true, describe: 'The user id the token stands for' })
+          .option('role', { type: 'string', choices: ['user', 'admin'], default: 'user', describe: 'admin may read every user\'s pending calls and rules' })
+          .example('$0 token --user alice', 'A token for alice, and the line to add to http.tokens'),
+      (args) => run(async () => (await import('./token.js')).makeToken({ user: args.user, role: args.role as 'user' | 'admin' }, out))(),
     )
     .command(
       'init',

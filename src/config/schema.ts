@@ -129,6 +129,53 @@ export const PolicySchema = z.strictObject({
     .describe('What a tool whose description or schema the scanner flagged (hidden characters, instructions to the model) gets: warn (listed, findings shown with its calls), hide (dropped from the list, calls denied), deny (listed, calls denied).'),
 });
 
+/** A user id of a team gateway: what tokens map to and what `users` overlays are keyed by. */
+export const USER_ID = /^[A-Za-z0-9_.@-]{1,128}$/;
+export const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');
+
+export const HttpTokenSchema = z.strictObject({
+  user: UserIdSchema,
+  role: z.enum(['admin', 'user']).default('user').describe('admin: may also read every user\'s pending calls and rules.'),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, 'sha256 is the hex SHA-256 of the token (`mcp-latch token` prints it); the token itself is never stored')
+    .describe('Hex SHA-256 of the bearer token.'),
+});
+
+export const OAuthSchema = z.strictObject({
+  issuer: z.url().describe('The authorization server; tokens must name it in "iss".'),
+  jwksUrl: z.url().describe("The issuer's JWKS (its public signing keys)."),
+  audience: z.string().min(1).optional().describe('What "aud" must hold; defaults to this gateway\'s resource URL (http.resource).'),
+  userClaim: z.string().min(1).default('sub').describe('The claim holding the user id.'),
+  admins: z.array(UserIdSchema).default([]).describe('User ids with the admin role.'),
+});
+
+export const HttpSchema = z.strictObject({
+  tokens: z.array(HttpTokenSchema).default([]).describe('Bearer tokens, stored as SHA-256 hashes, each mapped to a user id.'),
+  oauth: OAuthSchema.optional().describe('OAuth 2.1 resource-server mode: JWT access tokens checked against the issuer\'s JWKS.'),
+  resource: z.url().optional().describe('This gateway\'s MCP URL as clients reach it (behind a proxy); defaults to http://HOST:PORT/mcp.'),
+  allowedHosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides the bound address (DNS-rebinding protection).'),
+  allowedOrigins: z.array(z.string().min(1)).default([]).describe('Origin header values accepted (browsers); none by default besides the gateway\'s own.'),
+});
+export type HttpConfig = z.infer<typeof HttpSchema>;
+
+/** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */
+export const UserOverlaySchema = z.strictObject({
+  permissions: z
+    .strictObject({
+      defaultMode: DefaultModeSchema.optional(),
+      allow: z.array(z.string()).default([]),
+      ask: z.array(z.string()).default([]),
+      deny: z.array(z.string()).default([]),
+    })
+    .default({ allow: [], ask: [], deny: [] }),
+});
+export type UserOverlay = z.infer<typeof UserOverlaySchema>;
+
+export const StoreSchema = z.strictObject({
+  url: z.string().min(1).optional().describe('A Redis URL shared by the replicas of a team gateway; without it state stays in this process.'),
+});
+
 export const ConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   mcpServers: z
@@ -153,6 +200,9 @@ export const ConfigSchema = z.strictObject({
   timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
   limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
   policy: PolicySchema.default({ toolDescriptions: 'warn' }).describe('How the gateway treats what servers say about their tools.'),
+  http: HttpSchema.optional().describe('`serve --http`: who may connect and as whom (docs/team.md).'),
+  users: z.record(UserIdSchema, UserOverlaySchema).default({}).describe('Per-user overlays of a team gateway: their own allow/ask/deny and mode on top of permissions; "Always allow" answers are saved here.'),
+  store: StoreSchema.optional().describe('Where a team gateway keeps pending calls, grants and remembered rules (docs/team.md).'),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
 });
 

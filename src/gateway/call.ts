@@ -167,7 +167,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         key: decided.digest(),
         ask: (current, clock) =>
           askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)) },
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user },
             session.person(call.extra),
             askContext(context, session),
             clock,
@@ -193,6 +193,7 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
   return (final, verdict, by, note) =>
     context.audit.record({
       session: session.id,
+      ...(session.user !== undefined ? { user: session.user } : {}),
       server: decided.route.supervisor.name,
       tool: decided.route.tool.name,
       kind: final.kind,

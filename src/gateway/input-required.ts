@@ -39,22 +39,22 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   }
   const response = approvalResponse(params.inputResponses);
   if (!response) return { answer: null, problem: 'the answer to the prompt was missing' };
-  const input = promptInput(asked(decided, toolClass), context.policy);
+  const input = promptInput(asked(decided, toolClass, session), context.policy);
   return { answer: await applyAnswer(readAnswer(response, input), input, context), problem: null };
 }
 
 /** Pauses a call that needs the person; the state lives as long as a prompt may wait. */
 export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null): CallToolResult {
-  const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route)), context.policy()));
+  const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route), session), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000);
   return inputRequiredResult(prompt, state) as unknown as CallToolResult;
 }
 
 /** The call as the person is asked about it; the arguments they may change are read back from the same list. */
-function asked(decided: DecidedCall, toolClass: ToolClass): AskedCall {
+function asked(decided: DecidedCall, toolClass: ToolClass, session: SessionPort): AskedCall {
   const { decision, args } = decided;
-  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, editable: editableFields(toolClass, decision.kind, args) };
+  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, editable: editableFields(toolClass, decision.kind, args), user: session.user };
 }
 
 function binding(decided: DecidedCall, session: SessionPort): StateBinding {

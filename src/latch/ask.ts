@@ -87,6 +87,8 @@ export interface AskedCall {
   editable?: EditableField[];
   /** Why the rules would deny the call with changed arguments (escaped), or null: the page tells the person at once. */
   checkEdit?: (args: Record<string, unknown>) => string | null;
+  /** The user whose call it is, on a team gateway. */
+  user?: string | undefined;
 }
 
 /** Where a command-kind call runs: the directory it names, or the server's own (`base`) when it names none. */
@@ -148,6 +150,7 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
     ...(definition ? { definition } : {}),
     runsIn: call.runsIn ?? null,
     editable: call.editable ?? [],
+    ...(call.user !== undefined ? { user: call.user } : {}),
   };
 }
 

@@ -63,6 +63,8 @@ export interface PromptInput {
   definition?: DefinitionReport;
   /** The arguments the person may change before approving (edit.ts); absent or empty when none. */
   editable?: EditableField[];
+  /** The user whose call it is, on a team gateway (docs/team.md). */
+  user?: string;
 }
 
 /** A command's working directory: `given` when the call names it, else the server's own. */
@@ -173,6 +175,7 @@ export function requestPayload(input: PromptInput): Record<string, unknown> {
     bytesAfter: change?.bytesAfter ?? null,
     definition: definitionPayload(input.definition),
     editable: (input.editable ?? []).map((field) => ({ arg: field.arg, role: field.role })),
+    ...(input.user !== undefined ? { user: input.user } : {}),
   };
 }
 

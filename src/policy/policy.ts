@@ -23,7 +23,7 @@ export interface PermissionsInput {
 const LISTS: RuleList[] = ['deny', 'ask', 'allow'];
 
 /** Parses every rule; returns the rules and one issue per bad rule (`permissions.allow[2]: …`). */
-export function parseRules(permissions: PermissionsInput): { rules: Rule[]; issues: ConfigIssue[] } {
+export function parseRules(permissions: Pick<PermissionsInput, RuleList> & { defaultMode?: unknown }, where = 'permissions'): { rules: Rule[]; issues: ConfigIssue[] } {
   const rules: Rule[] = [];
   const issues: ConfigIssue[] = [];
   for (const list of LISTS) {
@@ -32,7 +32,7 @@ export function parseRules(permissions: PermissionsInput): { rules: Rule[]; issu
         rules.push(parseRule(text, list));
       } catch (error) {
         const message = error instanceof LatchError ? error.message : String(error);
-        issues.push({ path: `permissions.${list}[${index}]`, message });
+        issues.push({ path: `${where}.${list}[${index}]`, message });
       }
     });
   }
@@ -41,7 +41,8 @@ export function parseRules(permissions: PermissionsInput): { rules: Rule[]; issu
 
 /** Rule issues of a schema-valid config: what `loadConfig` adds to the schema's own checks. */
 export function ruleIssues(file: ConfigFile): ConfigIssue[] {
-  return parseRules(file.permissions).issues;
+  const overlays = Object.entries(file.users).flatMap(([user, overlay]) => parseRules(overlay.permissions, `users.${user}.permissions`).issues);
+  return [...parseRules(file.permissions).issues, ...overlays];
 }
 
 /** Every issue of a config given as parsed JSON: schema, then rules. Empty when the config is valid. */

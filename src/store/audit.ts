@@ -21,6 +21,8 @@ import { redactSecrets } from '../redact.js';
 /** One decided call, as the audit receives it. */
 export interface AuditRecord {
   session: string;
+  /** The authenticated user of a team gateway's session; absent over stdio. */
+  user?: string;
   server: string;
   tool: string;
   kind: string;
@@ -166,18 +168,20 @@ class BufferedFile {
 }
 
 /** The last `count` records of an audit file, oldest first; unreadable lines are skipped. */
-export function readAudit(file: string, count: number): Array<AuditRecord & { time: string }> {
+/** The last `count` records, or the last `count` of one user's calls. */
+export function readAudit(file: string, count: number, user?: string): Array<AuditRecord & { time: string }> {
   if (!existsSync(file)) return [];
   const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
   const out: Array<AuditRecord & { time: string }> = [];
-  for (const line of lines.slice(-count)) {
+  for (const line of user === undefined ? lines.slice(-count) : lines) {
     try {
-      out.push(JSON.parse(line) as AuditRecord & { time: string });
+      const record = JSON.parse(line) as AuditRecord & { time: string };
+      if (user === undefined || record.user === user) out.push(record);
     } catch {
       // A line cut by a crash: skip it.
     }
   }
-  return out;
+  return user === undefined ? out : out.slice(-count);
 }
 
 /** The audit file: configured (relative to the config's directory), or next to the config file. */

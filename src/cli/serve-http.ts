@@ -1,0 +1,59 @@
+import { findConfig, loadConfig } from '../config/load.js';
+import { watchConfig } from '../config/watch.js';
+import { errorMessage, LatchError } from '../errors.js';
+import { createLogger } from '../log.js';
+import { ruleIssues } from '../policy/policy.js';
+import { TeamGateway } from '../team/http.js';
+import { openTeamStore } from '../team/open-store.js';
+
+/**
+ * `mcp-latch serve --http`: the team gateway (docs/team.md) on 127.0.0.1 by default. Exits, after
+ * closing every server's process tree, on SIGINT, SIGTERM or SIGHUP.
+ */
+export interface ServeHttpOptions {
+  config?: string | undefined;
+  logLevel?: string | undefined;
+  host: string;
+  port: number;
+}
+
+export function runServeHttp(options: ServeHttpOptions): void {
+  serveHttp(options).catch((error: unknown) => {
+    process.stderr.write(`mcp-latch: ${error instanceof LatchError ? error.message : errorMessage(error)}\n`);
+    process.exit(1);
+  });
+}
+
+async function serveHttp(options: ServeHttpOptions): Promise<void> {
+  const path = findConfig(options.config);
+  const config = loadConfig(path, ruleIssues);
+  const logger = createLogger({ level: (options.logLevel ?? config.file.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
+  const store = await openTeamStore(config);
+  const gateway = new TeamGateway({ config, logger, store, host: options.host, port: options.port });
+  try {
+    const url = await gateway.listen();
+    logger.info({ config: path, url }, `mcp-latch serving MCP on ${url}`);
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  const watcher = watchConfig(
+    path,
+    (text) => gateway.reload(text, 'file changed'),
+    (error) => logger.warn({ err: errorMessage(error) }, 'config watch error'),
+  );
+  let closing = false;
+  const shutdown = (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ why }, 'shutting down');
+    watcher.close();
+    const force = setTimeout(() => process.exit(0), 10_000);
+    force.unref();
+    void gateway.close().finally(() => {
+      logger.flush();
+      process.exit(0);
+    });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+}

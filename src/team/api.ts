@@ -1,0 +1,73 @@
+import type { TeamStore, Identity } from './store.js';
+
+/**
+ * The interactions API (docs/team.md#the-interactions-api), JSON over the gateway's HTTP server and
+ * behind its authentication. A user sees and answers only their own calls and rules; an admin may
+ * also read (never answer or change) everyone's.
+ *
+ *   GET    /api/me                    → { user, role }
+ *   GET    /api/pending[?user=ID|*]   → { pending: PendingCall[] }   (another user's: admin only)
+ *   GET    /api/pending/ID            → PendingCall
+ *   POST   /api/pending/ID            { decision, note? } → { decided: true }
+ *   GET    /api/rules[?user=ID]       → { user, rules }              (another user's: admin only)
+ *   DELETE /api/rules                 { rule } → { removed: true }
+ */
+const MAX_NOTE = 2000;
+
+export type JsonReply = (status: number, body: unknown) => void;
+
+export async function handleApi(path: string, query: URLSearchParams, method: string, body: unknown, identity: Identity, store: TeamStore, reply: JsonReply): Promise<void> {
+  const own = identity.user;
+  const mayRead = (user: string) => user === own || identity.role === 'admin';
+  const forbidden = () => reply(403, { error: 'this belongs to another user' });
+
+  if (path === '/api/me' && method === 'GET') return reply(200, identity);
+
+  if (path === '/api/pending' && method === 'GET') {
+    const asked = query.get('user') ?? own;
+    if (!mayRead(asked === '*' ? '' : asked)) return forbidden();
+    return reply(200, { pending: await store.list(asked === '*' ? null : asked) });
+  }
+
+  const item = /^\/api\/pending\/([A-Za-z0-9_-]{1,64})$/.exec(path);
+  if (item) {
+    const call = await store.get(item[1]!);
+    if (method === 'GET') {
+      if (!call) return reply(404, { error: 'no such pending call (it was answered, withdrawn, or never existed)' });
+      return mayRead(call.user) ? reply(200, call) : forbidden();
+    }
+    if (method !== 'POST') return reply(405, { error: 'use GET or POST' });
+    const answer = body;
+    if (!call) return reply(404, { error: 'no such pending call (it was answered, withdrawn, or never existed)' });
+    // Security: only the call's own user answers it; an admin's role is to read.
+    if (call.user !== own) return forbidden();
+    if (!isRecord(answer)) return reply(400, { error: 'the body must be a JSON object: {"decision": "…", "note": "…"}' });
+    const { decision, note } = answer;
+    if (typeof decision !== 'string' || !(decision === 'decline' || call.choices.includes(decision))) {
+      return reply(400, { error: `decision must be one of: ${[...call.choices, 'decline'].map((choice) => JSON.stringify(choice)).join(', ')}` });
+    }
+    if (note !== undefined && (typeof note !== 'string' || note.length > MAX_NOTE)) return reply(400, { error: `note must be a string of at most ${MAX_NOTE} characters` });
+    const outcome = await store.decide(call.id, { decision, ...(typeof note === 'string' ? { note } : {}), by: own, at: new Date().toISOString() });
+    if (outcome === 'decided') return reply(200, { decided: true });
+    return reply(outcome === 'settled' ? 409 : 404, { error: outcome === 'settled' ? 'this call was already answered or withdrawn' : 'no such pending call' });
+  }
+
+  if (path === '/api/rules' && method === 'GET') {
+    const asked = query.get('user') ?? own;
+    if (!mayRead(asked)) return forbidden();
+    return reply(200, { user: asked, rules: await store.rememberedRules(asked) });
+  }
+
+  if (path === '/api/rules' && method === 'DELETE') {
+    const request = body;
+    if (!isRecord(request) || typeof request.rule !== 'string') return reply(400, { error: 'the body must be {"rule": "…"}' });
+    const removed = await store.forget(own, request.rule);
+    return removed ? reply(200, { removed: true }) : reply(404, { error: 'you have no such remembered rule' });
+  }
+
+  return reply(404, { error: 'no such API path' });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { LoadedConfig } from '../config/load.js';
+import { messageBytes } from '../config/schema.js';
+import { GatewayCore } from '../gateway/core.js';
+import { createRelayHooks } from '../gateway/relay.js';
+import { UpstreamSession } from '../gateway/upstream-session.js';
+import { errorMessage, usage } from '../errors.js';
+import type { Logger } from '../log.js';
+import { handleApi } from './api.js';
+import { Authenticator } from './identity.js';
+import type { Identity, TeamStore } from './store.js';
+import { UserPolicies, userContext } from './user-context.js';
+import { WaitingRoom } from './waiting-room.js';
+
+/**
+ * `mcp-latch serve --http` (docs/team.md): one gateway for a team. Clients connect over Streamable
+ * HTTP (the SDK's server transport, one per MCP session) to /mcp; every session shares the
+ * downstream servers (started once) and has its own latch, batches, grants and waiting calls, under
+ * the rules of the user its token names. The same server answers the interactions API (/api) and
+ * the protected-resource metadata of the MCP authorization spec.
+ *
+ * Security: it binds 127.0.0.1 unless told otherwise and refuses any other address without
+ * authentication configured; every request's Host must be one this gateway answers to and an
+ * Origin, when a browser sends one, must be allowed (DNS rebinding); a session is bound to the user
+ * that opened it, and another user's token gets "session not found".
+ */
+export interface TeamGatewayOptions {
+  config: LoadedConfig;
+  logger: Logger;
+  store: TeamStore;
+  host: string;
+  port: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+interface LiveSession {
+  user: string;
+  transport: StreamableHTTPServerTransport;
+  upstream: UpstreamSession;
+}
+
+const METADATA_PATH = '/.well-known/oauth-protected-resource';
+const MAX_API_BODY = 64 * 1024;
+/** Without authentication configured (loopback only) every client is this one user. */
+const LOCAL_USER: Identity = { user: 'local', role: 'admin' };
+
+export class TeamGateway {
+  readonly core: GatewayCore;
+  private readonly http: HttpServer;
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly policies: UserPolicies;
+  private authenticator!: Authenticator;
+  private base = '';
+  private hosts: string[] = [];
+  private closed = false;
+
+  constructor(private readonly options: TeamGatewayOptions) {
+    this.core = new GatewayCore({
+      config: options.config,
+      logger: options.logger,
+      ...(options.env ? { env: options.env } : {}),
+      hooks: (core) => createRelayHooks(core, () => null, () => [...this.sessions.values()].map((session) => session.upstream.server)),
+    });
+    this.policies = new UserPolicies(this.core, options.store);
+    this.http = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        this.core.logger.error({ err: errorMessage(error) }, 'HTTP request failed');
+        if (!res.headersSent) json(res, 500, { error: 'internal error' });
+        else res.end();
+      });
+    });
+  }
+
+  /** Listens; refuses a non-loopback address without authentication. Resolves with the MCP URL. */
+  async listen(): Promise<string> {
+    const { host, port } = this.options;
+    const loopback = isLoopback(host);
+    const probe = new Authenticator(() => this.core.config().http, '');
+    if (!loopback && !probe.configured()) throw usage(`refusing to listen on ${host}: it is not a loopback address and no authentication is configured (http.tokens or http.oauth; docs/team.md)`);
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(port, host, () => resolve());
+    });
+    const bound = (this.http.address() as AddressInfo).port;
+    const shown = host.includes(':') ? `[${host}]` : host;
+    this.hosts = [`${shown}:${bound}`, ...(loopback ? [`localhost:${bound}`, `127.0.0.1:${bound}`, `[::1]:${bound}`] : [])];
+    const configured = this.core.config().http?.resource;
+    this.base = configured ? new URL(configured).origin : `http://${shown}:${bound}`;
+    const resource = configured ?? `${this.base}/mcp`;
+    this.authenticator = new Authenticator(() => this.core.config().http, resource);
+    this.core.start({});
+    return resource;
+  }
+
+  reload(text: string, why: string): boolean {
+    return this.core.reload(text, why);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway');
+    const refusal = this.doorProblem(req);
+    if (refusal) return json(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refusal }, id: null });
+
+    if (url.pathname === METADATA_PATH || url.pathname === `${METADATA_PATH}/mcp`) return json(res, 200, this.metadata());
+
+    const identity = await this.identify(req, res);
+    if (!identity) return;
+    if (url.pathname === '/mcp') return this.handleMcp(req, res, identity);
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
+      const method = req.method ?? 'GET';
+      let body: unknown;
+      if (method !== 'GET') {
+        // A browser cannot send JSON cross-site without a preflight this server never grants.
+        if (!isJson(req)) return json(res, 415, { error: 'send the body as application/json' });
+        try {
+          body = await readJsonBody(req, MAX_API_BODY);
+        } catch (error) {
+          return json(res, error instanceof TooLarge ? 413 : 400, { error: errorMessage(error) });
+        }
+      }
+      return handleApi(url.pathname, url.searchParams, method, body, identity, this.options.store, (status, answer) => json(res, status, answer));
+    }
+    json(res, 404, { error: 'not found: the MCP endpoint is /mcp, the interactions API /api' });
+  }
+
+  /** Host must be one this gateway answers to; an Origin, if any, must be its own or allowed (DNS rebinding). */
+  private doorProblem(req: IncomingMessage): string | null {
+    const http = this.core.config().http;
+    const host = req.headers.host;
+    const configuredHost = http?.resource ? new URL(http.resource).host : null;
+    const hosts = [...this.hosts, ...(configuredHost ? [configuredHost] : []), ...(http?.allowedHosts ?? [])];
+    if (!host || !hosts.includes(host)) return `Invalid Host header: ${host ?? '(none)'}`;
+    const origin = req.headers.origin;
+    if (origin !== undefined && origin !== `http://${host}` && origin !== this.base && !(http?.allowedOrigins ?? []).includes(origin)) return `Invalid Origin header: ${origin}`;
+    return null;
+  }
+
+  private metadata(): Record<string, unknown> {
+    const oauth = this.core.config().http?.oauth;
+    return { resource: this.authenticatorResource(), authorization_servers: oauth ? [oauth.issuer] : [], bearer_methods_supported: ['header'], resource_name: 'mcp-latch' };
+  }
+
+  private authenticatorResource(): string {
+    return this.core.config().http?.resource ?? `${this.base}/mcp`;
+  }
+
+  /** The caller's identity, or null after answering 401 with where to find how to get a token. */
+  private async identify(req: IncomingMessage, res: ServerResponse): Promise<Identity | null> {
+    if (!this.authenticator.configured()) return LOCAL_USER;
+    const result = await this.authenticator.authenticate(req.headers.authorization);
+    if ('identity' in result) return result.identity;
+    const challenge = [`resource_metadata="${this.base}${METADATA_PATH}"`, ...(result.refused === 'invalid' ? ['error="invalid_token"', `error_description="${result.detail.replace(/["\\]/g, '')}"`] : [])];
+    res.setHeader('WWW-Authenticate', `Bearer ${challenge.join(', ')}`);
+    json(res, 401, { error: result.refused === 'missing' ? 'authentication required' : 'invalid token' });
+    return null;
+  }
+
+  private async handleMcp(req: IncomingMessage, res: ServerResponse, identity: Identity): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = await readJsonBody(req, messageBytes(this.core.config()));
+      } catch (error) {
+        return json(res, error instanceof TooLarge ? 413 : 400, { jsonrpc: '2.0', error: { code: -32700, message: errorMessage(error) }, id: null });
+      }
+    }
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      // Security: another user's session is answered as if it did not exist.
+      if (!session || session.user !== identity.user) return json(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no Mcp-Session-Id; start with initialize' }, id: null });
+    if (this.closed) return json(res, 503, { error: 'shutting down' });
+    await this.open(identity).handleRequest(req, res, body);
+  }
+
+  /** A new MCP session for this user: its own upstream Server, latch and waiting room. */
+  private open(identity: Identity): StreamableHTTPServerTransport {
+    const id = randomUUID();
+    const store = this.options.store;
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const upstream = new UpstreamSession({
+      core: this.core,
+      context: userContext(this.core, this.policies, store, identity.user),
+      mirror: null,
+      roots: false,
+      session: { id, user: identity.user, page: async () => new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`) },
+    });
+    upstream.holdCallsUntil(this.policies.load(identity.user));
+    this.sessions.set(id, { user: identity.user, transport, upstream });
+    transport.onclose = () => {
+      this.sessions.delete(id);
+      void upstream.close();
+      void store.endSession(identity.user, id).catch(() => undefined);
+    };
+    void upstream.connect(transport);
+    this.core.logger.info({ user: identity.user, session: id }, 'client session opened');
+    return transport;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
+    await Promise.all([...this.sessions.values()].map((session) => session.upstream.close()));
+    await this.options.store.close();
+    await this.core.close();
+  }
+}
+
+class TooLarge extends Error {}
+
+async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new TooLarge(`the request body is larger than ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error('Parse error: the body is not valid JSON');
+  }
+}
+
+function isJson(req: IncomingMessage): boolean {
+  return /^application\/json\b/i.test(req.headers['content-type'] ?? '');
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}

@@ -1,0 +1,64 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { USER_ID, type HttpConfig } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import type { Identity } from './store.js';
+
+/**
+ * Who is calling a team gateway (docs/team.md#identity): a bearer token from `http.tokens`, found
+ * by its SHA-256 (the config never holds a token), or, in OAuth resource-server mode, a JWT access
+ * token signed by a key of the issuer's JWKS, issued by `http.oauth.issuer` for this gateway
+ * (`aud`), not expired. Verification is `jose`'s: signature, `iss`, `aud`, `exp`/`nbf`.
+ */
+export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string };
+
+/** A new bearer token and the line `http.tokens` takes for it. */
+export function newToken(user: string, role: 'admin' | 'user'): { token: string; entry: { user: string; role: 'admin' | 'user'; sha256: string } } {
+  const token = `mlt_${randomBytes(32).toString('base64url')}`;
+  return { token, entry: { user, role, sha256: tokenHash(token) } };
+}
+
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Where the tokens of a config are checked; the JWKS is fetched (and cached by jose) per URL. */
+export class Authenticator {
+  private jwks: { url: string; get: JWTVerifyGetKey } | null = null;
+
+  constructor(
+    private readonly http: () => HttpConfig | undefined,
+    /** This gateway's resource URL: the default audience. */
+    private readonly resource: string,
+  ) {}
+
+  /** Whether any way to authenticate is configured; without one only loopback is served, to one local user. */
+  configured(): boolean {
+    const http = this.http();
+    return Boolean(http && (http.tokens.length > 0 || http.oauth));
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Authentication> {
+    const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(authorization?.trim() ?? '');
+    if (!match) return { refused: authorization ? 'invalid' : 'missing', detail: authorization ? 'the Authorization header is not "Bearer <token>"' : 'no bearer token' };
+    const token = match[1]!;
+    const http = this.http();
+    const hash = tokenHash(token);
+    const known = http?.tokens.find((entry) => entry.sha256 === hash);
+    if (known) return { identity: { user: known.user, role: known.role } };
+    if (http?.oauth && token.split('.').length === 3) return this.verifyJwt(token, http.oauth);
+    return { refused: 'invalid', detail: 'unknown token' };
+  }
+
+  private async verifyJwt(token: string, oauth: NonNullable<HttpConfig['oauth']>): Promise<Authentication> {
+    if (this.jwks?.url !== oauth.jwksUrl) this.jwks = { url: oauth.jwksUrl, get: createRemoteJWKSet(new URL(oauth.jwksUrl)) };
+    try {
+      const { payload } = await jwtVerify(token, this.jwks.get, { issuer: oauth.issuer, audience: oauth.audience ?? this.resource });
+      const user = payload[oauth.userClaim];
+      if (typeof user !== 'string' || !USER_ID.test(user)) return { refused: 'invalid', detail: `the token's "${oauth.userClaim}" claim is not a user id` };
+      return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user' } };
+    } catch (error) {
+      return { refused: 'invalid', detail: error instanceof joseErrors.JOSEError ? error.code : errorMessage(error) };
+    }
+  }
+}

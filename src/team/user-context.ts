@@ -1,0 +1,89 @@
+import type { GatewayCore } from '../gateway/core.js';
+import type { CallContext } from '../gateway/ports.js';
+import { errorMessage } from '../errors.js';
+import type { PolicyState } from '../policy/decide.js';
+import { parseRule } from '../policy/rule.js';
+import type { TeamStore } from './store.js';
+
+/**
+ * Each user's rules (docs/team.md#per-user-rules): the team's `permissions`, then their overlay
+ * `users.<id>` from the config, then the rules they remembered (the store). All lists are merged
+ * and decided deny → ask → allow, so nothing a user adds can lift a team deny or ask; the overlay's
+ * `defaultMode` replaces the team's for that user only.
+ */
+export class UserPolicies {
+  private readonly remembered = new Map<string, string[]>();
+  private readonly built = new Map<string, PolicyState>();
+
+  constructor(
+    private readonly core: GatewayCore,
+    private readonly store: TeamStore,
+  ) {
+    core.onPolicyChange(() => this.built.clear());
+    store.onRulesChanged((user) => void this.load(user));
+  }
+
+  /** Reads a user's remembered rules; their calls wait for this (holdCallsUntil). Never rejects. */
+  async load(user: string): Promise<void> {
+    try {
+      this.remembered.set(user, await this.store.rememberedRules(user));
+    } catch (error) {
+      // Fail closed: without their remembered rules a user's calls ask more, never less.
+      this.core.logger.error({ err: errorMessage(error), user }, 'could not read the remembered rules of a user');
+    }
+    this.built.delete(user);
+  }
+
+  policy(user: string): PolicyState {
+    let policy = this.built.get(user);
+    if (!policy) {
+      const config = this.core.config();
+      const team = config.permissions;
+      const own = config.users[user]?.permissions;
+      const remembered = (this.remembered.get(user) ?? []).filter((rule) => this.valid(rule, user));
+      policy = this.core.policyOf({
+        defaultMode: own?.defaultMode ?? team.defaultMode,
+        allow: [...team.allow, ...(own?.allow ?? []), ...remembered],
+        ask: [...team.ask, ...(own?.ask ?? [])],
+        deny: [...team.deny, ...(own?.deny ?? [])],
+      });
+      this.built.set(user, policy);
+    }
+    return policy;
+  }
+
+  /** A remembered rule the store holds but that does not parse is left out (and logged), not the whole policy. */
+  private valid(rule: string, user: string): boolean {
+    try {
+      parseRule(rule, 'allow');
+      return true;
+    } catch (error) {
+      this.core.logger.error({ err: errorMessage(error), user, rule }, 'a remembered rule is invalid and is ignored');
+      return false;
+    }
+  }
+}
+
+/** The call pipeline's view of the gateway for one user: their policy and their remembered rules (their id reaches the audit through the session). */
+export function userContext(core: GatewayCore, policies: UserPolicies, store: TeamStore, user: string): CallContext {
+  return {
+    registry: core.registry,
+    permits: core.permits,
+    get audit() {
+      return core.audit;
+    },
+    logger: core.logger,
+    config: () => core.config(),
+    policy: () => policies.policy(user),
+    toolClass: (route) => core.toolClass(route),
+    analysisReady: (route) => core.analysisReady(route),
+    inspectContext: () => core.inspectContext(),
+    // "Always allow" goes to this user's rules only, and is in force before the call goes on.
+    rememberAlways: async (rules) => {
+      await store.remember(user, rules);
+      await policies.load(user);
+    },
+    definitionReport: (route) => core.definitionReport(route),
+    pinDefinition: (report) => core.pinDefinition(report),
+  };
+}

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import type { ApprovalPage, PageItem } from '../latch/page.js';
+import { choiceLabels, parseChoice, requestPayload, type PromptAnswer } from '../latch/prompt.js';
+import type { InteractionAnswer, PendingCall, TeamStore } from './store.js';
+
+/**
+ * Where a team session's call waits when its client cannot show a prompt: the team store, where
+ * its user sees it through the interactions API (or the page that uses it) from any replica. It
+ * plays the part of the local approval page for the latch (latch/page.ts), so waiting, answering
+ * "pending" and the retry window work as they do on one machine.
+ */
+export class WaitingRoom implements ApprovalPage {
+  private readonly ids = new WeakMap<PageItem, string>();
+
+  constructor(
+    private readonly store: TeamStore,
+    private readonly owner: { user: string; session: string },
+    readonly url: string,
+  ) {}
+
+  async ask(item: PageItem, signal: AbortSignal): Promise<PromptAnswer> {
+    const id = randomBytes(18).toString('base64url');
+    this.ids.set(item, id);
+    const { input } = item;
+    const call: PendingCall = {
+      id,
+      user: this.owner.user,
+      session: this.owner.session,
+      replica: this.store.replica,
+      server: input.server,
+      tool: input.tool,
+      kind: input.kind,
+      message: item.message,
+      request: requestPayload(input),
+      args: isRecord(input.args) ? input.args : {},
+      choices: choiceLabels(input),
+      created: new Date().toISOString(),
+      deadline: new Date(item.deadline).toISOString(),
+      retryUntil: null,
+    };
+    let answer: InteractionAnswer | null;
+    try {
+      answer = await this.store.hold(call, signal);
+    } catch {
+      // The store failed (Redis gone): nobody can answer, so the call is not run.
+      return { type: 'dismissed' };
+    }
+    return answerOf(answer, item);
+  }
+
+  answeredPending(item: PageItem, retryUntil: number): void {
+    item.retryUntil = retryUntil;
+    const id = this.ids.get(item);
+    if (id) void this.store.update(id, { retryUntil: new Date(retryUntil).toISOString() }).catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    // The held calls end with their session's cancellation; nothing of the store is this page's.
+  }
+}
+
+/** The latch's reading of an answer; the API checked `decision` against the call's choices before it was stored. */
+function answerOf(answer: InteractionAnswer | null, item: PageItem): PromptAnswer {
+  if (answer === null) return { type: 'dismissed' };
+  if (answer.decision === 'decline') return { type: 'declined' };
+  const choice = parseChoice(answer.decision, item.input);
+  if (!choice) return { type: 'invalid' };
+  return { type: 'choice', choice, note: answer.note?.trim() ? answer.note : undefined };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
