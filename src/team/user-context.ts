@@ -84,6 +84,7 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
       await policies.load(user);
     },
     definitionReport: (route) => core.definitionReport(route),
+    templateReport: (uri) => core.templateReport(uri),
     pinDefinition: (report) => core.pinDefinition(report),
   };
 }
