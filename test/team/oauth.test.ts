@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { EVERYTHING_SERVER, tempDir, textOf } from '../helpers/gateway.js';
+import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * OAuth resource-server mode against a JWKS this test serves on 127.0.0.1 with keys it generates:
+ * only a token signed by the issuer's key, for this gateway, not expired, is accepted.
+ */
+const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'https://latch.test/mcp';
+
+describe('serve --http with http.oauth', () => {
+  let jwks: Server;
+  let team: TeamHarness;
+  let issuerKey: CryptoKey;
+  let otherKey: CryptoKey;
+
+  beforeAll(async () => {
+    const issuer = await generateKeyPair('RS256');
+    const other = await generateKeyPair('RS256');
+    issuerKey = issuer.privateKey;
+    otherKey = other.privateKey;
+    const published = { keys: [{ ...(await exportJWK(issuer.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
+    jwks = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(published));
+    });
+    await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
+    const dir = tempDir();
+    team = await startTeam(dir, {
+      mcpServers: { every: { command: process.execPath, args: [EVERYTHING_SERVER] } },
+      permissions: { allow: ['mcp__every__echo'] },
+      http: { oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE, admins: ['carol'] } },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await team?.close();
+    jwks?.close();
+  });
+
+  function token(key: CryptoKey, claims: { sub?: string; aud?: string; exp?: number | string } = {}): Promise<string> {
+    return new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setSubject(claims.sub ?? 'carol')
+      .setAudience(claims.aud ?? AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(claims.exp ?? '5m')
+      .sign(key);
+  }
+
+  test('a valid token is accepted: its subject is the user, and the metadata names the issuer', async () => {
+    const carol = await teamClient(team.url, await token(issuerKey));
+    try {
+      expect(textOf(await carol.client.callTool({ name: 'every__echo', arguments: { message: 'signed in' } }))).toContain('signed in');
+    } finally {
+      await carol.close();
+    }
+    expect((await team.api('/api/me', await token(issuerKey))).body).toEqual({ user: 'carol', role: 'admin' });
+    expect((await team.api('/api/me', await token(issuerKey, { sub: 'dave' }))).body).toEqual({ user: 'dave', role: 'user' });
+    expect((await team.api('/.well-known/oauth-protected-resource', null)).body.authorization_servers).toEqual([ISSUER]);
+  });
+
+  test('a token for another audience, an expired one, and one signed by another key are refused with 401', async () => {
+    for (const refused of [await token(issuerKey, { aud: 'https://other.test/mcp' }), await token(issuerKey, { exp: Math.floor(Date.now() / 1000) - 600 }), await token(otherKey)]) {
+      const answer = await team.api('/api/me', refused);
+      expect(answer.status).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource", error="invalid_token"/);
+    }
+  });
+});
