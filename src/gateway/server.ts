@@ -71,6 +71,7 @@ export class Gateway {
 
   /** Closes every server (process trees included) and the upstream connection. */
   async close(): Promise<void> {
+    this.upstream.stop();
     await this.core.close();
     await this.upstream.close();
   }

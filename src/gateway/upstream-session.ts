@@ -222,12 +222,17 @@ export class UpstreamSession {
     return this.order.callTools(calls);
   }
 
-  /** Closes the session's page and its upstream connection; the servers stay (they are the core's). */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** The session is ending: nothing more is sent or started for it (its servers may still be closing). */
+  stop(): void {
     this.closed = true;
     if (this.listChangeTimer) clearTimeout(this.listChangeTimer);
-    for (const unsubscribe of this.unsubscribe) unsubscribe();
+  }
+
+  /** Closes the session's page and its upstream connection; the servers stay (they are the core's). */
+  async close(): Promise<void> {
+    if (this.unsubscribe.length === 0) return;
+    this.stop();
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     await this.session.close();
     await this.server.close().catch(() => undefined);
   }
