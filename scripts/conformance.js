@@ -85,7 +85,7 @@ try {
         approval: { fallback: 'deny' },
       }),
     );
-    const url = await startUntil(process.execPath, [bin, 'serve', '--http', '--port', '0', '--config', config], /serving MCP on (http:\/\/\S+)/, { cwd: work });
+    const url = await startUntil(process.execPath, [bin, 'serve', '--http', '--port', '0', '--config', config], /serving MCP on (http:\/\/[^\s"]+)/, { cwd: work });
     gateway = runSuite(url, 'gateway');
   }
 

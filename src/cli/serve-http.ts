@@ -28,7 +28,7 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
   const path = findConfig(options.config);
   const config = loadConfig(path, ruleIssues);
   const logger = createLogger({ level: (options.logLevel ?? config.file.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
-  const store = await openTeamStore(config);
+  const store = await openTeamStore(config, logger);
   const gateway = new TeamGateway({ config, logger, store, host: options.host, port: options.port });
   try {
     const url = await gateway.listen();

@@ -1,5 +1,5 @@
+import type { Logger } from '../log.js';
 import type { LoadedConfig } from '../config/load.js';
-import { usage } from '../errors.js';
 import { configIssues } from '../policy/policy.js';
 import { RulesFile } from '../store/rules-file.js';
 import { MemoryTeamStore } from './memory-store.js';
@@ -9,8 +9,12 @@ import type { TeamStore } from './store.js';
  * The team store a config asks for: shared (Redis at `store.url`) for several replicas, else the
  * embedded one, whose remembered rules are the users' overlays in the config file itself.
  */
-export async function openTeamStore(config: LoadedConfig): Promise<TeamStore> {
-  if (config.file.store?.url) throw usage(`store.url is set (${config.file.store.url}) but this build of mcp-latch has no shared store; remove store.url to run one replica`);
+export async function openTeamStore(config: LoadedConfig, logger: Logger): Promise<TeamStore> {
+  if (config.file.store?.url) {
+    // ioredis loads only here, so a single replica never pays for it.
+    const { RedisTeamStore } = await import('./redis-store.js');
+    return RedisTeamStore.connect({ url: config.file.store.url, logger });
+  }
   const file = new RulesFile(config.path, configIssues);
   return new MemoryTeamStore({
     list: (user) => file.list('allow', user),
