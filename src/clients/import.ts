@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../config/schema.js';
+import { canonicalJson } from '../policy/digest.js';
 import { parseRule } from '../policy/rule.js';
 import type { ClientFile, ClientLocation, EntryContext } from './client-file.js';
 
@@ -108,14 +109,4 @@ function placeServer(servers: Record<string, ServerConfig>, base: string, server
     if (existing === undefined) return { name, merged: false };
     if (canonicalJson(existing) === canonicalJson(server)) return { name, merged: true };
   }
-}
-
-/** JSON with object keys sorted, to compare two entries whatever order their keys were written in. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

@@ -1,7 +1,7 @@
 import { LatchError } from '../errors.js';
 import { isPlainObject } from '../values.js';
 import { editJsonc, parseJsonc, removeProperties, valueAt, valueRange, type ClientLocation } from './client-file.js';
-import { canonicalJson } from './import.js';
+import { canonicalJson } from '../policy/digest.js';
 import type { WrapRecord } from './manifest.js';
 import { isGatewayEntry } from './server-entry.js';
 
