@@ -1,9 +1,9 @@
 import { findConfig, loadConfig } from '../config/load.js';
-import { watchConfig } from '../config/watch.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { ruleIssues } from '../policy/policy.js';
 import { TeamGateway } from '../team/http.js';
+import { runUntilStopped } from './run-until-stopped.js';
 import { openTeamStore } from '../team/open-store.js';
 
 /**
@@ -37,23 +37,5 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
     await gateway.close();
     throw error;
   }
-  const watcher = watchConfig(
-    path,
-    (text) => gateway.reload(text, 'file changed'),
-    (error) => logger.warn({ err: errorMessage(error) }, 'config watch error'),
-  );
-  let closing = false;
-  const shutdown = (why: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ why }, 'shutting down');
-    watcher.close();
-    const force = setTimeout(() => process.exit(0), 10_000);
-    force.unref();
-    void gateway.close().finally(() => {
-      logger.flush();
-      process.exit(0);
-    });
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+  runUntilStopped(path, gateway, logger);
 }

@@ -1,10 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
 import { readEarlyConfig } from '../config/early.js';
 import { findConfig } from '../config/locate.js';
-import { watchConfig } from '../config/watch.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { createLogger } from '../log.js';
+import { runUntilStopped } from './run-until-stopped.js';
 
 /**
  * `mcp-latch serve`: the stdio gateway, what every MCP client session starts. It is on the clock
@@ -96,28 +96,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   }
 
   const gateway = new Gateway({ config, logger, prespawned });
-  const watcher = watchConfig(
-    path,
-    (text) => gateway.reload(text, 'file changed'),
-    (error) => logger.warn({ err: errorMessage(error) }, 'config watch error'),
-  );
-
-  let closing = false;
-  const shutdown = (why: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ why }, 'shutting down');
-    watcher.close();
-    const force = setTimeout(() => process.exit(0), 10_000);
-    force.unref();
-    void gateway.close().finally(() => {
-      logger.flush();
-      process.exit(0);
-    });
-  };
+  const shutdown = runUntilStopped(path, gateway, logger);
   process.stdin.on('end', () => shutdown('stdin closed'));
   process.stdin.on('close', () => shutdown('stdin closed'));
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
 
   await gateway.connect(new StdioUpstream(messageBytes(config.file)));
   logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)) }, 'mcp-latch serving on stdio');

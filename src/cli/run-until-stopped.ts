@@ -1,0 +1,37 @@
+import { watchConfig } from '../config/watch.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+
+/** What `serve` and `serve --http` keep running: the config is reloaded on change, closed on stop. */
+export interface Running {
+  reload(text: string, why: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Reloads `running` when the config file changes and stops it (every server's process tree
+ * closed, then exit) on SIGINT, SIGTERM or SIGHUP, or when the returned function is called; a
+ * close that hangs is cut after 10 s.
+ */
+export function runUntilStopped(path: string, running: Running, logger: Logger): (why: string) => void {
+  const watcher = watchConfig(
+    path,
+    (text) => running.reload(text, 'file changed'),
+    (error) => logger.warn({ err: errorMessage(error) }, 'config watch error'),
+  );
+  let closing = false;
+  const shutdown = (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ why }, 'shutting down');
+    watcher.close();
+    const force = setTimeout(() => process.exit(0), 10_000);
+    force.unref();
+    void running.close().finally(() => {
+      logger.flush();
+      process.exit(0);
+    });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => shutdown(signal));
+  return shutdown;
+}
