@@ -117,7 +117,7 @@ export async function handleToolCall(decided: DecidedCall, context: CallContext,
   }
   const edit = outcome.answer?.edit;
   if (edit) return forwardEdited(decided, edit, outcome, progress, context, session);
-  return forward(decided, outcome, progress, context, audit);
+  return forward(decided, outcome, progress, context, session, audit);
 }
 
 /**
@@ -135,7 +135,7 @@ async function forwardEdited(original: DecidedCall, edit: CallEdit, outcome: Lat
     return denialResult(editedDenial(edit, decision));
   }
   const approved = decision.verdict === 'ask' ? { ...decision, verdict: 'allow' as const, by: 'user' as const, reason: 'changed and approved by the user' } : decision;
-  const result = await forward({ ...edited, decision: approved }, { ...outcome, decision: approved }, progress, context, audit);
+  const result = await forward({ ...edited, decision: approved }, { ...outcome, decision: approved }, progress, context, session, audit);
   return { ...result, content: [{ type: 'text', text: editNotice(edit) }, ...(result.content ?? [])] };
 }
 
@@ -212,7 +212,7 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
 }
 
 /** Forwards an allowed call with a permit; the result is checked, and the person's note appended. */
-async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, audit: Audit): Promise<CallToolResult> {
+async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
   const { request, cancel } = decided.call;
   // A new tool is pinned as listed on its first allowed call; a failure is logged, the call goes on.
@@ -223,11 +223,14 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   try {
-    const forwarded = supervisor.callTool(permit, tool.name, decided.args, forwardedMeta(request.params._meta), {
-      cancel,
-      ...(progress.hasToken ? { onprogress: (update: Progress) => progress.emit(update) } : {}),
-      timeout,
-    });
+    // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
+    const forwarded = context.running.during(supervisor.name, session.origin(decided.call.extra), () =>
+      supervisor.callTool(permit, tool.name, decided.args, forwardedMeta(request.params._meta), {
+        cancel,
+        ...(progress.hasToken ? { onprogress: (update: Progress) => progress.emit(update) } : {}),
+        timeout,
+      }),
+    );
     const result = checkToolResult(await forwarded, supervisor.name);
     const note = outcome.answer?.note?.trim();
     if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];

@@ -25,6 +25,7 @@ import { analyseCommand, initShellParser, isShellParserReady } from '../subjects
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { ErrorCode, type ClientCapabilities, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext } from './ports.js';
+import { RunningCalls } from './running-calls.js';
 
 export interface GatewayCoreOptions {
   config: LoadedConfig;
@@ -45,6 +46,7 @@ export interface GatewayCoreOptions {
  */
 export class GatewayCore implements CallContext {
   readonly permits = new PermitBook();
+  readonly running = new RunningCalls();
   readonly registry: ServerRegistry;
   readonly logger: Logger;
   audit: Audit;

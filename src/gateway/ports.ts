@@ -18,6 +18,7 @@ import type { Audit } from '../store/audit.js';
 import type { SessionGrants } from '../store/grants.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
+import type { CallOrigin, RunningCalls } from './running-calls.js';
 
 /** The SDK's per-request context, as handlers receive it (signal, request id, related notifications). */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -26,6 +27,8 @@ export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export interface CallContext {
   registry: ServerRegistry;
   permits: PermitBook;
+  /** The calls at each server and their sessions (shared by every session: a server's own requests go back through it). */
+  running: RunningCalls;
   audit: Audit;
   logger: Logger;
   config(): ConfigFile;
@@ -56,4 +59,6 @@ export interface SessionPort {
   requestStates: RequestStates;
   /** The person behind the session, reached for one call (its cancellation, its request id). */
   person(extra: Extra): Person;
+  /** Where a server working on this call sends its own requests and log messages (running-calls.ts). */
+  origin(extra: Extra): CallOrigin;
 }

@@ -1,42 +1,70 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ErrorCode, McpError, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage } from '../errors.js';
 import type { GatewayCore } from './core.js';
+
+/** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
+export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
+
+/** Where one message of a server goes: a client session (on the response stream of the call it serves), or nowhere, and why. */
+type Target = { client: Server; options: RequestOptions } | { refused: string };
 
 /**
  * A server's own requests and notifications, passed up to the client (docs/design.md#the-gateway-as-a-proxy). Its elicitation is
  * shown with the server's name first, because the client shows the gateway as the one asking.
  *
- * `client()` is the one client session the servers belong to, or null when many clients share them
- * (HTTP): a shared server's requests have no one client to go to, its log messages could carry one
- * person's data to another and go to the gateway's log instead; resource updates go to every session.
+ * A request or log message goes to the session whose call is running on that server (running-calls.ts):
+ * nothing on the wire links it to a call, so when calls of several sessions run there it goes to
+ * none of them (an elicitation is declined, sampling and roots refused, a log message kept in the
+ * gateway's log), as one person's question or data must never reach another. With no call running
+ * it goes to `client()`, the one client session the servers belong to, or, when many clients share
+ * them (HTTP, null), to nobody. Resource updates go to every session.
  */
 export function createRelayHooks(core: GatewayCore, client: () => Server | null, sessions: () => Server[]): RelayHooks {
-  const server = (): Server => {
+  const target = (name: string): Target => {
+    const callers = core.running.callers(name);
+    const [origin] = callers;
+    if (callers.length > 1) return { refused: `calls of ${callers.length} client sessions are running on ${name} and nothing tells which one this is for` };
+    if (origin) return { client: origin.client, options: { relatedRequestId: origin.requestId } };
     const one = client();
-    if (!one) throw new McpError(ErrorCode.MethodNotFound, 'mcp-latch shares this server between several clients and relays no requests from it');
-    return one;
+    return one ? { client: one, options: {} } : { refused: `no call of a client session is running on ${name}, and the server is shared by several clients` };
+  };
+  const reached = (name: string, what: string): Exclude<Target, { refused: string }> => {
+    const to = target(name);
+    if (!('refused' in to)) return to;
+    core.logger.warn({ server: name, why: to.refused }, `refused the ${what} request of a server`);
+    throw new McpError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${to.refused}`);
   };
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {
+      const to = target(name);
+      if ('refused' in to) {
+        core.logger.warn({ server: name, why: to.refused }, 'declined an elicitation of a server');
+        return { action: 'decline' };
+      }
       const prefixed = { ...params, message: `[${name}] ${params.message}` } as ElicitRequest['params'];
-      return server().elicitInput(prefixed, { signal, timeout: core.config().approval.timeoutSeconds * 1000 });
+      return to.client.elicitInput(prefixed, { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
     },
-    sample(_name, params, signal) {
-      return server().createMessage(params, { signal, timeout: core.config().timeouts.callSeconds * 1000 });
+    sample(name, params, signal) {
+      const to = reached(name, 'sampling');
+      return to.client.createMessage(params, { ...to.options, signal, timeout: core.config().timeouts.callSeconds * 1000 });
     },
-    listRoots(_name, signal) {
-      return server().listRoots(undefined, { signal, timeout: 30_000 });
+    listRoots(name, signal) {
+      const to = reached(name, 'roots');
+      return to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 });
     },
     onLog(name, params) {
-      const logger = params.logger ? `${name}/${params.logger}` : name;
-      const one = client();
-      if (!one) {
-        core.logger.debug({ server: name, level: params.level, data: params.data }, 'log message of a shared server');
+      const to = target(name);
+      if ('refused' in to) {
+        core.logger.debug({ server: name, level: params.level, data: params.data, why: to.refused }, 'log message of a server');
         return;
       }
-      void one.sendLoggingMessage({ ...params, logger }).catch((error: unknown) => core.logger.debug({ err: errorMessage(error) }, 'could not relay a log message'));
+      const logger = params.logger ? `${name}/${params.logger}` : name;
+      void to.client
+        .notification({ method: 'notifications/message', params: { ...params, logger } }, to.options)
+        .catch((error: unknown) => core.logger.debug({ err: errorMessage(error) }, 'could not relay a log message'));
     },
     onResourceUpdated(_name, uri) {
       for (const each of sessions()) void each.sendResourceUpdated({ uri }).catch(() => undefined);

@@ -53,5 +53,5 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   }
   if (template?.pin.state === 'new') await context.pinDefinition(template).catch((error: unknown) => context.logger.error({ err: errorMessage(error), template: template.exposed }, 'could not pin the resource template definition'));
   const permit = context.permits.issue(supervisor.name, 'resources/read', uri);
-  return supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 });
+  return context.running.during(supervisor.name, session.origin(extra), () => supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 }));
 }

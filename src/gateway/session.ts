@@ -20,6 +20,7 @@ import { RequestStates, readOrCreateStateKey, stateKeyPath } from '../latch/requ
 import { openInBrowser, notify } from './announce.js';
 import { envelopeOf, type ModernWire } from './era-2026.js';
 import type { Extra, SessionPort } from './ports.js';
+import type { CallOrigin } from './running-calls.js';
 
 /** Clients known to declare form elicitation but never show it (Claude Desktop shows no form). */
 const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
@@ -84,6 +85,10 @@ export class ClientSession implements SessionPort {
       announcePage: (page, input) => (this.options.page ? this.logger.info({ user: this.user, server: input.server, tool: input.tool }, 'a call waits for its user') : this.announcePage(page, input, extra)),
       clientWaitLimitMs: () => CLIENT_WAIT_LIMIT_MS[this.clientName()] ?? Number.POSITIVE_INFINITY,
     };
+  }
+
+  origin(extra: Extra): CallOrigin {
+    return { client: this.server, requestId: extra.requestId, session: this.id, user: this.user };
   }
 
   /** Closes the approval page if it was started. */

@@ -32,7 +32,7 @@ export interface UpstreamSessionOptions {
   core: GatewayCore;
   /** What the call pipeline reads: the core itself, or a user's view of it (team/user-context.ts). */
   context: CallContext;
-  /** What the downstream servers may ask of this client, from its capabilities; null when the servers are shared by many clients (they get none). */
+  /** What the downstream servers may ask of a client, from this one's capabilities (or, servers shared by many clients, what the relay can route: relay.ts); null: nothing. */
   mirror: ((client: ClientCapabilities | undefined) => ClientCapabilities) | null;
   /** Whether the client's MCP roots join the workspace (a gateway with one client only). */
   roots: boolean;

@@ -6,7 +6,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import { messageBytes } from '../config/schema.js';
 import { GatewayCore } from '../gateway/core.js';
-import { createRelayHooks } from '../gateway/relay.js';
+import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
 import { UpstreamSession } from '../gateway/upstream-session.js';
 import { errorMessage, usage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -92,7 +92,7 @@ export class TeamGateway {
     this.base = configured ? new URL(configured).origin : `http://${shown}:${bound}`;
     const resource = configured ?? `${this.base}/mcp`;
     this.authenticator = new Authenticator(() => this.core.config().http, resource);
-    this.core.start({});
+    this.core.start(SHARED_SERVER_CAPABILITIES);
     return resource;
   }
 
@@ -188,7 +188,7 @@ export class TeamGateway {
     const upstream = new UpstreamSession({
       core: this.core,
       context: userContext(this.core, this.policies, store, identity.user),
-      mirror: null,
+      mirror: () => SHARED_SERVER_CAPABILITIES,
       roots: false,
       session: { id, user: identity.user, page: async () => new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`) },
     });

@@ -69,6 +69,7 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
   return {
     registry: core.registry,
     permits: core.permits,
+    running: core.running,
     get audit() {
       return core.audit;
     },

@@ -1,0 +1,42 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+/** The client request a downstream server is working for: where that server's own requests and log messages go back. */
+export interface CallOrigin {
+  /** The upstream session's `Server` (its client). */
+  client: Server;
+  /** The client's tools/call: over Streamable HTTP, messages related to it ride its response stream. */
+  requestId: RequestId;
+  session: string;
+  user: string | undefined;
+}
+
+/**
+ * The calls running on each downstream server, with the session that made them. A server's own
+ * requests (sampling, elicitation, roots) and log messages carry nothing that links them to the
+ * call that caused them (over stdio, nothing on the wire says which), so they can go back only to
+ * a session that is alone in having calls running on that server (docs/team.md#what-shared-servers-send-back).
+ */
+export class RunningCalls {
+  private readonly byServer = new Map<string, Set<CallOrigin>>();
+
+  /** Runs `work`, a call forwarded to `server`, with its origin recorded until it settles. */
+  async during<T>(server: string, origin: CallOrigin, work: () => Promise<T>): Promise<T> {
+    let running = this.byServer.get(server);
+    if (!running) this.byServer.set(server, (running = new Set()));
+    running.add(origin);
+    try {
+      return await work();
+    } finally {
+      running.delete(origin);
+      if (running.size === 0 && this.byServer.get(server) === running) this.byServer.delete(server);
+    }
+  }
+
+  /** One origin per session with calls running on `server` (its latest call). */
+  callers(server: string): CallOrigin[] {
+    const bySession = new Map<string, CallOrigin>();
+    for (const origin of this.byServer.get(server) ?? []) bySession.set(origin.session, origin);
+    return [...bySession.values()];
+  }
+}
