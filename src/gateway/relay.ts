@@ -1,8 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, McpError, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RelayHooks } from '../downstream/connect.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, RpcError } from '../errors.js';
 import type { GatewayCore } from './core.js';
 
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
@@ -31,11 +31,13 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
     const one = client();
     return one ? { client: one, options: {} } : { refused: `no call of a client session is running on ${name}, and the server is shared by several clients` };
   };
-  const reached = (name: string, what: string): Exclude<Target, { refused: string }> => {
+  /** The session for a sampling or roots request, which its client declared it answers; else the server's request fails, saying why. */
+  const reached = (name: string, what: 'sampling' | 'roots'): Exclude<Target, { refused: string }> => {
     const to = target(name);
-    if (!('refused' in to)) return to;
-    core.logger.warn({ server: name, why: to.refused }, `refused the ${what} request of a server`);
-    throw new McpError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${to.refused}`);
+    const refused = 'refused' in to ? to.refused : to.client.getClientCapabilities()?.[what] ? null : `the client of this call does not support ${what}`;
+    if (refused === null) return to as Exclude<Target, { refused: string }>;
+    core.logger.warn({ server: name, why: refused }, `refused the ${what} request of a server`);
+    throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${refused}`);
   };
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {

@@ -1,0 +1,160 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import { tokenHash } from '../../src/team/identity.js';
+import { ROOT, eventually, tempDir, textOf } from '../helpers/gateway.js';
+import { startTeam, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * A server shared by a team's sessions asks "the client" something (sampling, elicitation) and
+ * logs while it works on a call: the gateway sends it to the session whose call is running there,
+ * on that call's stream, and the answer back to the server. When calls of two sessions run on that
+ * server at once nothing says which one asks, and neither is told: the server is declined.
+ * The server is the conformance fixture (its test_sampling, test_elicitation and
+ * test_tool_with_logging tools) over stdio; the clients are the SDK's over Streamable HTTP.
+ */
+const X = 'token-of-xavier-relay-0123456789';
+const Y = 'token-of-yvonne-relay-0123456789';
+const CONFORMANCE_SERVER = join(ROOT, 'test/fixtures/conformance-server.mjs');
+
+interface Asked {
+  client: Client;
+  elicitations: ElicitRequest['params'][];
+  samplings: CreateMessageRequest['params'][];
+  logs: LoggingMessageNotification['params'][];
+  close(): Promise<void>;
+}
+
+/** A client that records every request and log message the gateway sends it, and answers with `answers`. */
+async function connect(url: string, token: string, capabilities: ClientCapabilities, answers: { elicit?: (params: ElicitRequest['params']) => Promise<ElicitResult> | ElicitResult; sample?: (params: CreateMessageRequest['params']) => CreateMessageResult } = {}): Promise<Asked> {
+  const client = new Client({ name: 'relay-test', version: '1.0.0' }, { capabilities });
+  const asked: Asked = { client, elicitations: [], samplings: [], logs: [], close: async () => undefined };
+  if (capabilities.elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.elicitations.push(request.params);
+      return answers.elicit ? answers.elicit(request.params) : { action: 'cancel' };
+    });
+  }
+  if (capabilities.sampling) {
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      asked.samplings.push(request.params);
+      return answers.sample ? answers.sample(request.params) : { role: 'assistant', content: { type: 'text', text: 'unexpected' }, model: 'none' };
+    });
+  }
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    asked.logs.push(notification.params);
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  await client.connect(transport, { timeout: 30_000 });
+  asked.close = async () => {
+    await transport.terminateSession().catch(() => undefined);
+    await client.close().catch(() => undefined);
+  };
+  return asked;
+}
+
+const CAN_ASK: ClientCapabilities = { elicitation: { form: {} }, sampling: {} };
+const firstText = (params: CreateMessageRequest['params']) => {
+  const content = params.messages[0]?.content;
+  return content && !Array.isArray(content) && content.type === 'text' ? content.text : '';
+};
+
+describe('serve --http: what a shared server asks and logs goes to the session of its call', () => {
+  let team: TeamHarness;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    team = await startTeam(dir, {
+      mcpServers: { conf: { command: process.execPath, args: [CONFORMANCE_SERVER] } },
+      permissions: { allow: ['mcp__conf'] },
+      approval: { fallback: 'deny', timeoutSeconds: 120 },
+      http: { tokens: [{ user: 'xavier', sha256: tokenHash(X) }, { user: 'yvonne', sha256: tokenHash(Y) }] },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await team?.close();
+  });
+
+  test("sampling, elicitation and log lines reach the calling session only, and its answers reach the server", async () => {
+    const x = await connect(team.url, X, CAN_ASK, {
+      sample: (params) => ({ role: 'assistant', content: { type: 'text', text: `answer to ${firstText(params)}` }, model: 'test-model' }),
+      elicit: () => ({ action: 'accept', content: { response: 'yes from xavier' } }),
+    });
+    const y = await connect(team.url, Y, CAN_ASK);
+    try {
+      const sampled = await x.client.callTool({ name: 'conf__test_sampling', arguments: { prompt: 'what is 2+2?' } });
+      expect(textOf(sampled)).toBe('LLM response: answer to what is 2+2?');
+      expect(x.samplings.map(firstText)).toEqual(['what is 2+2?']);
+
+      const elicited = await x.client.callTool({ name: 'conf__test_elicitation', arguments: { message: 'Shall I go on?' } });
+      expect(textOf(elicited)).toBe('User response: action=accept, content={"response":"yes from xavier"}');
+      // Shown as the stdio gateway shows a server's question: after the server's name.
+      expect(x.elicitations.map((params) => params.message)).toEqual(['[conf] Shall I go on?']);
+
+      await x.client.callTool({ name: 'conf__test_tool_with_logging', arguments: {} });
+      await eventually(() => expect(x.logs.map((params) => params.data)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']), 30_000);
+      expect(x.logs.every((params) => params.logger === 'conf')).toBe(true);
+
+      expect(y.elicitations).toEqual([]);
+      expect(y.samplings).toEqual([]);
+      expect(y.logs).toEqual([]);
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+
+  test('a client that cannot answer sampling is not replaced by another session: the server gets an error', async () => {
+    const x = await connect(team.url, X, CAN_ASK);
+    const y = await connect(team.url, Y, {});
+    try {
+      const result = await y.client.callTool({ name: 'conf__test_sampling', arguments: { prompt: 'for yvonne' } });
+      expect(textOf(result)).toContain('Sampling not supported or error: MCP error -32600: mcp-latch cannot relay this request: the client of this call does not support sampling');
+      expect(x.samplings).toEqual([]);
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+
+  test("with two users' calls running on the server at once, neither is sent the other's question or log lines: the server is declined", async () => {
+    let answerX!: (result: ElicitResult) => void;
+    const x = await connect(team.url, X, CAN_ASK, { elicit: () => new Promise<ElicitResult>((resolve) => (answerX = resolve)) });
+    const y = await connect(team.url, Y, CAN_ASK, { elicit: () => ({ action: 'accept', content: { response: 'from yvonne' } }) });
+    try {
+      // X's call waits at the server for X's answer: it runs there while Y's calls come.
+      const xCall = x.client.callTool({ name: 'conf__test_elicitation', arguments: { message: 'question for xavier' } }, undefined, { timeout: 120_000 });
+      await eventually(() => expect(x.elicitations).toHaveLength(1), 30_000);
+
+      const declined = await y.client.callTool({ name: 'conf__test_elicitation', arguments: { message: 'question for yvonne' } });
+      expect(textOf(declined)).toBe('User response: action=decline, content={}');
+      const refused = await y.client.callTool({ name: 'conf__test_sampling', arguments: { prompt: 'prompt of yvonne' } });
+      expect(textOf(refused)).toContain('Sampling not supported or error:');
+      expect(textOf(refused)).toContain('calls of 2 client sessions are running on conf');
+      await y.client.callTool({ name: 'conf__test_tool_with_logging', arguments: {} });
+
+      answerX({ action: 'accept', content: { response: 'from xavier' } });
+      expect(textOf(await xCall)).toBe('User response: action=accept, content={"response":"from xavier"}');
+
+      expect(x.elicitations.map((params) => params.message)).toEqual(['[conf] question for xavier']);
+      expect(x.samplings).toEqual([]);
+      expect(y.elicitations).toEqual([]);
+      expect(y.samplings).toEqual([]);
+      expect([...x.logs, ...y.logs]).toEqual([]);
+      expect(team.stderr()).toContain('declined an elicitation of a server');
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+});
