@@ -34,10 +34,10 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
   /** The session for a sampling or roots request, which its client declared it answers; else the server's request fails, saying why. */
   const reached = (name: string, what: 'sampling' | 'roots'): Exclude<Target, { refused: string }> => {
     const to = target(name);
-    const refused = 'refused' in to ? to.refused : to.client.getClientCapabilities()?.[what] ? null : `the client of this call does not support ${what}`;
-    if (refused === null) return to as Exclude<Target, { refused: string }>;
-    core.logger.warn({ server: name, why: refused }, `refused the ${what} request of a server`);
-    throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${refused}`);
+    if (!('refused' in to) && to.client.getClientCapabilities()?.[what]) return to;
+    const why = 'refused' in to ? to.refused : `the client of this call does not support ${what}`;
+    core.logger.warn({ server: name, why }, `refused the ${what} request of a server`);
+    throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
   };
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {

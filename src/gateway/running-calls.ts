@@ -8,7 +8,6 @@ export interface CallOrigin {
   /** The client's tools/call: over Streamable HTTP, messages related to it ride its response stream. */
   requestId: RequestId;
   session: string;
-  user: string | undefined;
 }
 
 /**

@@ -88,7 +88,7 @@ export class ClientSession implements SessionPort {
   }
 
   origin(extra: Extra): CallOrigin {
-    return { client: this.server, requestId: extra.requestId, session: this.id, user: this.user };
+    return { client: this.server, requestId: extra.requestId, session: this.id };
   }
 
   /** Closes the approval page if it was started. */
