@@ -1,15 +1,27 @@
 // The mcp-latch approval page: lists the calls waiting for the person, live, and posts their answers.
+// Two pages share it: the local gateway's (index.html, its secret token in the page) and the team
+// gateway's (team.html at /approve), where the person signs in with their own token and the page
+// uses the interactions API (docs/team.md).
 //
-// Security: every value that came from a call is put into the page with textContent only (never
-// innerHTML), after the same escaping the gateway applies to its prompts (escape.js), so a path or
-// command can neither inject markup nor hide or reorder what is shown. Answers carry the page token
-// in a header and a JSON body, which a cross-site page or form cannot send.
+// Security: every value that came from a call or a server is put into the page with textContent
+// only (never innerHTML), after the same escaping the gateway applies to its prompts (escape.js), so
+// a path or command can neither inject markup nor hide or reorder what is shown. Answers carry the
+// token in a header and a JSON body, which a cross-site page or form cannot send. The team page keeps
+// the person's token in this tab's sessionStorage and sends it only in the Authorization header,
+// never in a URL.
 'use strict';
 (function () {
   var esc = globalThis.mcpLatchEscape;
+  var pageMeta = document.querySelector('meta[name="mcp-latch-page"]');
+  var team = pageMeta !== null && pageMeta.getAttribute('content') === 'team';
+  var TEAM_TOKEN_KEY = 'mcp-latch-token';
+  /** The team API has no event stream (EventSource cannot send a token header): the list is fetched this often. */
+  var TEAM_POLL_MS = 2000;
   var tokenMeta = document.querySelector('meta[name="mcp-latch-token"]');
-  var token = tokenMeta ? tokenMeta.getAttribute('content') : '';
+  var token = team ? sessionStorage.getItem(TEAM_TOKEN_KEY) || '' : tokenMeta ? tokenMeta.getAttribute('content') : '';
   var query = '?token=' + encodeURIComponent(token);
+  /** The team page's "Recently decided": the answers given in this tab (the local page gets them from its gateway). */
+  var teamRecent = [];
 
   var MAX_ARGS_SHOWN = 600;
   var MAX_SEGMENTS_SHOWN = 12;
@@ -380,20 +392,29 @@
     var buttons = (card ? card.card : choices).querySelectorAll(ANSWER_BUTTONS);
     buttons.forEach(function (button) { button.disabled = true; });
     error.textContent = '';
-    var body = { id: item.id, decision: choice };
+    var body = team ? { decision: choice } : { id: item.id, decision: choice };
     if (note && note.trim() !== '') body.note = note;
     if (edit) body.edit = edit;
-    fetch('/api/answer', {
+    var headers = { 'Content-Type': 'application/json' };
+    if (team) headers.Authorization = 'Bearer ' + token;
+    else headers['X-Mcp-Latch-Token'] = token;
+    fetch(team ? '/api/pending/' + encodeURIComponent(item.id) : '/api/answer', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': token },
+      headers: headers,
       body: JSON.stringify(body),
       credentials: 'omit',
       cache: 'no-store',
     })
       .then(function (response) {
+        if (team && response.status === 401) return signOut('Your token is no longer accepted: sign in again.');
         if (response.ok) {
           var card = shown.get(item.id);
           if (card) card.card.classList.add('answered');
+          if (team) {
+            teamRecent.unshift({ session: item.session, server: item.server, tool: item.tool, outcome: choice + (edit ? ' (edited)' : ''), by: 'person', at: new Date().toISOString() });
+            teamRecent.splice(8);
+            renderRecent(teamRecent);
+          }
           var what = esc.escapeText(item.server) + ' / ' + esc.escapeText(item.tool);
           var allowed = choice !== 'Deny';
           var effect = !allowed ? 'it will not run.' : edit ? 'the changed call runs now unless your rules deny it.' : item.retryUntil ? 'the assistant\'s identical retry will run.' : 'it runs now.';
@@ -512,11 +533,132 @@
     });
   }
 
-  if (!esc || !token) {
+  // ---------------------------------------------------------------------------------------------
+  // The team page: sign in with one's own token, then the interactions API
+
+  var signinForm = document.getElementById('signin');
+  var signedIn = document.getElementById('signed-in');
+  var who = document.getElementById('who');
+  /** Bumped on every sign-in and sign-out, so a poll of an earlier sign-in renders nothing. */
+  var teamSession = 0;
+
+  function teamFetch(path, bearer) {
+    return fetch(path, { headers: { Authorization: 'Bearer ' + bearer }, credentials: 'omit', cache: 'no-store' });
+  }
+
+  /** A pending call of the API in the shape the cards read (the local page's items). */
+  function teamItem(call) {
+    var request = call.request || {};
+    return {
+      id: call.id,
+      session: call.session,
+      server: call.server,
+      tool: call.tool,
+      kind: call.kind,
+      message: call.message,
+      request: request,
+      paths: request.paths || [],
+      args: JSON.stringify(call.args === undefined ? {} : call.args),
+      argsMore: 0,
+      choices: call.choices,
+      created: call.created,
+      risk: request.risk,
+      change: request.change || null,
+      deadline: call.deadline,
+      more: 0,
+      retryUntil: call.retryUntil,
+      editable: [],
+    };
+  }
+
+  function showSignIn(message) {
+    signinForm.hidden = false;
+    signedIn.hidden = true;
+    who.hidden = true;
+    document.getElementById('signin-error').textContent = message;
+    setConnection('Not signed in', 'waiting');
+  }
+
+  function signIn(candidate) {
+    var generation = ++teamSession;
+    setConnection('Signing in…', 'waiting');
+    teamFetch('/api/me', candidate)
+      .then(function (response) {
+        if (response.status === 401) return { refused: true };
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.json();
+      })
+      .then(function (me) {
+        if (generation !== teamSession) return;
+        if (me.refused) {
+          sessionStorage.removeItem(TEAM_TOKEN_KEY);
+          token = '';
+          return showSignIn('This token was not accepted by the gateway.');
+        }
+        token = candidate;
+        sessionStorage.setItem(TEAM_TOKEN_KEY, candidate);
+        var user = document.getElementById('user');
+        user.textContent = '';
+        user.appendChild(escaped(me.user));
+        who.hidden = false;
+        signinForm.hidden = true;
+        signedIn.hidden = false;
+        firstRender = true;
+        poll(generation);
+      })
+      .catch(function () {
+        if (generation === teamSession) showSignIn('Could not reach the gateway.');
+      });
+  }
+
+  function signOut(message) {
+    teamSession += 1;
+    token = '';
+    sessionStorage.removeItem(TEAM_TOKEN_KEY);
+    teamRecent = [];
+    render([], []);
+    showSignIn(message || '');
+  }
+
+  function poll(generation) {
+    teamFetch('/api/pending', token)
+      .then(function (response) {
+        if (generation !== teamSession) return;
+        if (response.status === 401) return signOut('Your token is no longer accepted: sign in again.');
+        if (!response.ok) throw new Error('HTTP ' + response.status);
+        return response.json().then(function (data) {
+          if (generation !== teamSession) return;
+          setConnection('Live: checks for calls every ' + TEAM_POLL_MS / 1000 + ' s', 'live');
+          render((data.pending || []).map(teamItem), teamRecent);
+        });
+      })
+      .catch(function () {
+        if (generation === teamSession) setConnection('Cannot reach the gateway; trying again…', 'down');
+      })
+      .then(function () {
+        if (generation === teamSession) setTimeout(function () { poll(generation); }, TEAM_POLL_MS);
+      });
+  }
+
+  function startTeam() {
+    signinForm.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var input = document.getElementById('token');
+      var candidate = input.value.trim();
+      input.value = '';
+      if (candidate !== '') signIn(candidate);
+    });
+    document.getElementById('signout').addEventListener('click', function () { signOut(''); });
+    if (token) signIn(token);
+    else showSignIn('');
+  }
+
+  if (!esc || (!team && !token)) {
     setConnection('This page could not start (missing script or token).', 'down');
     return;
   }
-  start();
+  if (team) startTeam();
+  else start();
   // The countdowns.
   setInterval(function () { shown.forEach(updateState); }, 1000);
 })();

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIPv4 } from 'node:net';
@@ -10,6 +9,7 @@ import type { Logger } from '../log.js';
 import { allowedHosts, checkAnswerRequest, checkDataRequest, checkRequest, type Door, type Refusal } from './guard.js';
 import { PendingItems, type AnswerRefusal } from './items.js';
 import { MAX_EDIT_CHARS } from '../latch/edit.js';
+import { SECURITY_HEADERS, loadPage, type Asset } from './assets.js';
 
 /**
  * The local approval page: a node:http server on a loopback address and a random port,
@@ -35,33 +35,10 @@ export interface ApprovalPageOptions {
   port?: number;
 }
 
-const WEB_DIR = new URL('../../web/', import.meta.url);
 const MAX_BODY_BYTES = 256 * 1024;
 /** At most one refusal warning per this interval (a hostile page could otherwise flood the log); the rest go to debug. */
 const REFUSAL_WARN_MS = 10_000;
 const KEEPALIVE_MS = 15_000;
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
-
-interface Asset {
-  type: string;
-  body: string;
-}
-
-const ASSET_TYPES: Record<string, string> = {
-  '/app.js': 'text/javascript; charset=utf-8',
-  '/escape.js': 'text/javascript; charset=utf-8',
-  '/style.css': 'text/css; charset=utf-8',
-};
 
 /** Starts the page; resolves once it listens. The returned `url` carries the secret token. */
 export async function startApprovalPage(options: ApprovalPageOptions): Promise<ApprovalPage> {
@@ -71,20 +48,11 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
     throw new LatchError('USAGE', `the approval page binds only to a loopback IPv4 address, not ${address}`);
   }
   const token = randomBytes(32).toString('base64url');
-  const assets = await loadAssets(token);
+  // The token is base64url, so it is safe inside an attribute; the page reads it from its meta tag.
+  const assets = await loadPage('index.html', '', (html) => html.replaceAll('{{TOKEN}}', token));
   const page = new PageServer(options.logger, token, assets);
   await page.listen(address, options.port ?? 0);
   return page;
-}
-
-async function loadAssets(token: string): Promise<Map<string, Asset>> {
-  const read = (name: string) => readFile(new URL(name, WEB_DIR), 'utf8');
-  const assets = new Map<string, Asset>();
-  // The token is base64url, so it is safe inside an attribute; the page reads it from its meta tag.
-  const html = (await read('index.html')).replaceAll('{{TOKEN}}', token);
-  assets.set('/', { type: 'text/html; charset=utf-8', body: html });
-  for (const [path, type] of Object.entries(ASSET_TYPES)) assets.set(path, { type, body: await read(path.slice(1)) });
-  return assets;
 }
 
 class PageServer implements ApprovalPage {

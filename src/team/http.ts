@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
 import type { LoadedConfig } from '../config/load.js';
 import { messageBytes } from '../config/schema.js';
 import { GatewayCore } from '../gateway/core.js';
@@ -44,6 +45,8 @@ interface LiveSession {
 }
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
+/** The approval page (web/team.html): static, no data in it; the person signs in on it with their token. */
+const PAGE_PATH = '/approve';
 const MAX_API_BODY = 64 * 1024;
 /** Without authentication configured (loopback only) every client is this one user. */
 const LOCAL_USER: Identity = { user: 'local', role: 'admin' };
@@ -57,6 +60,7 @@ export class TeamGateway {
   private base = '';
   private hosts: string[] = [];
   private closed = false;
+  private page: Promise<Map<string, Asset>> | null = null;
 
   constructor(private readonly options: TeamGatewayOptions) {
     this.core = new GatewayCore({
@@ -106,6 +110,7 @@ export class TeamGateway {
     if (refusal) return json(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refusal }, id: null });
 
     if (url.pathname === METADATA_PATH || url.pathname === `${METADATA_PATH}/mcp`) return json(res, 200, this.metadata());
+    if (url.pathname === PAGE_PATH || url.pathname.startsWith(`${PAGE_PATH}/`)) return this.servePage(url.pathname, req.method ?? 'GET', res);
 
     const identity = await this.identify(req, res);
     if (!identity) return;
@@ -124,7 +129,17 @@ export class TeamGateway {
       }
       return handleApi(url.pathname, url.searchParams, method, body, identity, this.options.store, (status, answer) => json(res, status, answer));
     }
-    json(res, 404, { error: 'not found: the MCP endpoint is /mcp, the interactions API /api' });
+    json(res, 404, { error: `not found: the MCP endpoint is /mcp, the interactions API /api, the approval page ${PAGE_PATH}` });
+  }
+
+  /** The page's files need no token: they hold no data, and every API request they make carries the person's. */
+  private async servePage(path: string, method: string, res: ServerResponse): Promise<void> {
+    if (method !== 'GET') return json(res, 405, { error: 'use GET' });
+    this.page ??= loadPage('team.html', PAGE_PATH);
+    const asset = (await this.page).get(path === `${PAGE_PATH}/` ? PAGE_PATH : path);
+    if (!asset) return json(res, 404, { error: 'not found' });
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type });
+    res.end(asset.body);
   }
 
   /** Host must be one this gateway answers to; an Origin, if any, must be its own or allowed (DNS rebinding). */
