@@ -28,8 +28,8 @@ export interface InspectContext {
 export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
   const kind = effectiveKind(toolClass, args);
   const subjects: Subject[] = [];
-  const base = relativeBase(toolClass, args, context);
   const cache: RealPathCache = new Map();
+  const base = relativeBase(toolClass, args, context, cache);
 
   for (const pathArg of toolClass.paths) {
     // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
@@ -178,7 +178,7 @@ export function valuesAt(args: unknown, pointer: string): unknown[] {
   return values;
 }
 
-function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext): { dir: string | null; problem: string | null } {
+function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): { dir: string | null; problem: string | null } {
   const base = toolClass.base;
   if (base.type === 'dir') return { dir: base.dir, problem: base.dir ? null : 'relative path and the server directory is unknown' };
   if (base.type === 'roots') {
@@ -189,7 +189,7 @@ function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, conte
   const value = args[base.arg];
   if (typeof value === 'string' && value !== '') {
     // Kept with its `..`: a path below it is then walked in kernel order through the whole join.
-    const resolved = canonicalPath(value, base.fallback, context.pathEnv);
+    const resolved = canonicalPath(value, base.fallback, context.pathEnv, cache);
     return { dir: resolved.problem ? resolved.path : absolutePath(value, base.fallback, context.pathEnv), problem: resolved.problem ?? null };
   }
   return { dir: base.fallback, problem: base.fallback ? null : `relative path and no ${base.arg}` };
