@@ -25,6 +25,12 @@ await build({
   target: 'node20',
   tsconfig: 'tsconfig.build.json',
   sourcemap: true,
+  // V8 keeps each module's source in the heap, as two-byte text when a comment holds one '—':
+  // layout and comments go (names stay, for stack traces); docs/performance.md has the numbers.
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  charset: 'ascii',
   // jsonc-parser's main build is UMD: its require('./impl/format') cannot be bundled.
   external: ['web-tree-sitter', 'jsonc-parser'],
   logLevel: 'warning',
