@@ -10,8 +10,10 @@ import { usage } from '../errors.js';
 /**
  * Starts the configured servers for a one-shot CLI command (`tools`, `check`), with no client
  * capabilities: nothing of theirs can be relayed, and no call is forwarded (no permits are issued).
+ * `fn` runs once every server has settled its first start, or after `waitMs` (default: the connect bound).
  */
-export async function withServers<T>(config: LoadedConfig, only: string[] | null, fn: (registry: ServerRegistry) => Promise<T>, logger: Logger = silentLogger()): Promise<T> {
+export async function withServers<T>(config: LoadedConfig, only: string[] | null, fn: (registry: ServerRegistry) => Promise<T>, options: { waitMs?: number; logger?: Logger } = {}): Promise<T> {
+  const logger = options.logger ?? silentLogger();
   const refuse = async (): Promise<never> => {
     throw usage('a server asked the client for input, which the command line cannot give; run the server through a client to answer it');
   };
@@ -33,7 +35,7 @@ export async function withServers<T>(config: LoadedConfig, only: string[] | null
   }
   try {
     await registry.apply(servers);
-    await registry.whenSettled(config.file.timeouts.connectSeconds * 1000);
+    await registry.whenSettled(options.waitMs ?? config.file.timeouts.connectSeconds * 1000);
     return await fn(registry);
   } finally {
     await registry.closeAll();

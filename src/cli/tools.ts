@@ -32,6 +32,8 @@ export interface ToolsOptions {
   changed?: boolean | undefined;
   /** Exposed names (`server__tool`) whose current definition is pinned: a change the user accepts. */
   accept?: string[] | undefined;
+  /** How long to wait for servers still starting; default `timeouts.firstListSeconds`, as a client's first list. */
+  wait?: number | undefined;
 }
 
 /**
@@ -45,11 +47,13 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
   const store = new PinStore(pinsFileFor(config.path));
   const reports = new DefinitionReports(store, silentLogger());
   const policy = config.file.policy.toolDescriptions;
+  if (options.wait !== undefined && !(Number.isFinite(options.wait) && options.wait >= 0)) throw new LatchError('USAGE', '--wait takes a number of seconds, 0 or more');
+  const waitSeconds = options.wait ?? config.file.timeouts.firstListSeconds;
   const rows = await withServers(config, null, async (registry) => {
-    const problems = registry
-      .all()
-      .filter((supervisor) => supervisor.state !== 'ready')
-      .map((supervisor) => ({ server: supervisor.name, problem: supervisor.unavailableReason() }));
+    const problems = registry.unavailable().map((entry) => ({
+      server: entry.server,
+      problem: entry.state === 'starting' ? `${entry.reason} after ${waitSeconds} s; wait longer with --wait SECONDS` : entry.reason,
+    }));
     const listed = registry.toolRoutesList().map((route) => ({ exposed: route.exposed, server: route.supervisor.name, tool: route.tool }));
     // Prompts and resource templates are pinned and scanned as tools are (docs/pins.md).
     const others = () => [
@@ -77,7 +81,7 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
     const prefix = clientPrefix(options.scope);
     const tooLong = tools.filter((tool) => prefix.length + tool.name.length > CLIENT_NAME_LIMIT).map((tool) => `${prefix}${tool.name}`);
     return { tools: [...tools, ...rest].filter((row) => !options.changed || row.pin === 'changed'), problems, tooLong, accepted };
-  });
+  }, { waitMs: waitSeconds * 1000 });
   const unreadable = store.unreadable();
   if (options.json) {
     out.json({
@@ -98,7 +102,7 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
     }
     if (options.changed && rows.tools.length > 0) out.line(`Accept a change with: mcp-latch tools --accept ${rows.tools.map((row) => row.name).join(' --accept ')}`);
     if (unreadable) out.error(`The lock file ${store.path} cannot be read: ${escapeText(unreadable)}`);
-    for (const problem of rows.problems) out.error(`${problem.server}: ${problem.problem}`);
+    for (const problem of rows.problems) out.error(escapeText(problem.problem));
     for (const name of rows.tooLong) {
       out.error(`warning: ${name} is ${name.length} characters; clients that cap tool names at ${CLIENT_NAME_LIMIT} may refuse or cut it: shorten the server's name`);
     }

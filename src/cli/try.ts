@@ -1,10 +1,10 @@
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, ElicitRequestSchema, type CallToolResult, type ElicitRequest, type ElicitResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type ElicitRequest, type ElicitResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { findConfig } from '../config/load.js';
 import { errorMessage } from '../errors.js';
 import { isPlainObject } from '../values.js';
@@ -31,21 +31,23 @@ export async function tryGateway(options: { config?: string | undefined; log?: s
   terminal.print(`mcp-latch try: starting the gateway on ${configPath} (its log: ${logPath}${options.log ? '' : ', removed on exit; keep it with --log FILE'})`);
   try {
     await client.connect(transport, { timeout: 120_000 });
-    const { tools } = await client.listTools();
-    printTools(tools, terminal);
-    printFailedServers(logPath, terminal);
-    const names = tools.map((tool) => tool.name);
-    terminal.print('Type a tool name (Tab completes, "list" shows the tools again), then its arguments as JSON. Ctrl-D quits.');
+    let listed = await listTools(client);
+    // Servers that were still starting are announced with list_changed: the names follow.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      listed = await listTools(client).catch(() => listed);
+    });
+    printTools(listed, terminal);
+    terminal.print('Type a tool name (Tab completes, "list" lists the tools again), then its arguments as JSON. Ctrl-D quits.');
     for (;;) {
-      const name = (await terminal.question('tool> ', (line) => names.filter((candidate) => candidate.startsWith(line))))?.trim();
+      const name = (await terminal.question('tool> ', (line) => listed.tools.map((tool) => tool.name).filter((candidate) => candidate.startsWith(line))))?.trim();
       if (name === undefined) break;
       if (name === '') continue;
       if (name === 'list') {
-        printTools(tools, terminal);
-        printFailedServers(logPath, terminal);
+        listed = await listTools(client);
+        printTools(listed, terminal);
         continue;
       }
-      const tool = tools.find((candidate) => candidate.name === name);
+      const tool = listed.tools.find((candidate) => candidate.name === name);
       if (!tool) {
         terminal.print(`No tool named ${JSON.stringify(name)}. Tab completes names.`);
         continue;
@@ -92,38 +94,23 @@ function printParameters(tool: Tool, terminal: Terminal): void {
   }
 }
 
-/**
- * The servers that could not start, with the reason, from the gateway's log: each failure is one
- * JSON line `{"server": …, "err": …, "msg": "server unavailable" | "server failed"}`, and
- * `"server ready"` clears it; the last line per server counts.
- */
-const FAILED = new Set(['server unavailable', 'server failed']);
+/** The servers the gateway reports as not ready, on the list's `_meta` (docs/config.md#timeouts). */
+const UNAVAILABLE_META = 'mcp-latch/unavailable';
 
-function printFailedServers(logPath: string, terminal: Terminal): void {
-  let text: string;
-  try {
-    text = readFileSync(logPath, 'utf8');
-  } catch {
-    return;
-  }
-  const failed = new Map<string, string>();
-  for (const line of text.split('\n')) {
-    if (!line.includes('"server ')) continue;
-    try {
-      const entry = JSON.parse(line) as { server?: unknown; err?: unknown; msg?: unknown };
-      if (typeof entry.server !== 'string' || typeof entry.msg !== 'string') continue;
-      if (FAILED.has(entry.msg)) failed.set(entry.server, typeof entry.err === 'string' ? entry.err : 'unknown reason');
-      else if (entry.msg === 'server ready') failed.delete(entry.server);
-    } catch {
-      // A line cut by a write in progress.
-    }
-  }
-  if (failed.size === 0) return;
-  terminal.print(`Servers that failed to start (${failed.size}); their tools are not listed:`);
-  for (const [server, reason] of failed) terminal.show(`  ${server}: ${reason}`);
+interface Listed {
+  tools: Tool[];
+  /** Why each server that is not ready cannot take calls, as the gateway says it. */
+  unavailable: string[];
 }
 
-function printTools(tools: Tool[], terminal: Terminal): void {
+async function listTools(client: Client): Promise<Listed> {
+  const result = await client.listTools();
+  const reported = result._meta?.[UNAVAILABLE_META];
+  const unavailable = Array.isArray(reported) ? reported.filter(isPlainObject).map((entry) => String(entry['reason'])) : [];
+  return { tools: result.tools, unavailable };
+}
+
+function printTools({ tools, unavailable }: Listed, terminal: Terminal): void {
   terminal.print(`Tools (${tools.length}):`);
   const width = Math.max(0, ...tools.map((tool) => tool.name.length));
   for (const tool of tools) {
@@ -133,6 +120,9 @@ function printTools(tools: Tool[], terminal: Terminal): void {
     terminal.show(`  ${tool.name.padEnd(width)}  ${(tool.description ?? '').split('\n')[0]?.slice(0, 70) ?? ''}${shown ? `  (${shown})` : ''}`);
   }
   if (tools.some((tool) => (tool.inputSchema.required ?? []).length > 0)) terminal.print('(* required argument)');
+  if (unavailable.length === 0) return;
+  terminal.print(`Servers not ready (${unavailable.length}); their tools cannot be called now ("list" asks again):`);
+  for (const reason of unavailable) terminal.show(`  ${reason}`);
 }
 
 async function readArguments(terminal: Terminal): Promise<Record<string, unknown> | null> {

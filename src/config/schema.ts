@@ -98,6 +98,11 @@ export const LimitsSchema = z.strictObject({
   messageMB: z.number().positive().max(MAX_MESSAGE_MB).default(DEFAULT_MESSAGE_MB),
 });
 
+/** How long a request naming what a starting server has not listed yet waits for it, in ms. */
+export function startWaitMs(file: ConfigFile): number {
+  return file.timeouts.startWaitSeconds * 1000;
+}
+
 /** `limits.messageMB` in bytes. */
 export function messageBytes(file: ConfigFile): number {
   return file.limits.messageMB * 1024 * 1024;
@@ -106,8 +111,10 @@ export function messageBytes(file: ConfigFile): number {
 export const TimeoutsSchema = z.strictObject({
   /** Bound on one forwarded call; reset whenever the server reports progress. */
   callSeconds: z.number().positive().default(600),
-  /** How long the first lists, and requests naming what a starting server has not listed yet, wait for servers still starting. */
-  firstListSeconds: z.number().nonnegative().default(30),
+  /** How long a session's first lists wait for servers still starting (clients known to keep only their first list wait startWaitSeconds). */
+  firstListSeconds: z.number().nonnegative().default(5),
+  /** How long a request naming what a starting server has not listed yet waits for it (and for a remote server's new session). */
+  startWaitSeconds: z.number().nonnegative().default(30),
   /** Bound on connecting to one server (first `npx -y` downloads are slow). */
   connectSeconds: z.number().positive().default(120),
 });
@@ -197,7 +204,7 @@ export const ConfigSchema = z.strictObject({
     .describe('Per-tool classification by exposed name (server__tool): kind and which arguments hold paths, the command and its working directory. Beats built-in profiles and heuristics.'),
   approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'browser', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
   audit: AuditSchema.default({ enabled: true }),
-  timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 30, connectSeconds: 120 }),
+  timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 5, startWaitSeconds: 30, connectSeconds: 120 }),
   limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
   policy: PolicySchema.default({ toolDescriptions: 'warn' }).describe('How the gateway treats what servers say about their tools.'),
   http: HttpSchema.optional().describe('`serve --http`: who may connect and as whom (docs/team.md).'),

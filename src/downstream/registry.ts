@@ -7,7 +7,7 @@ import { exposeNames, nameKey } from './catalog.js';
 import type { RelayHooks } from './connect.js';
 import type { PermitBook } from './permit.js';
 import type { Prespawned } from './prespawn.js';
-import { Supervisor } from './supervisor.js';
+import { Supervisor, type ServerState } from './supervisor.js';
 
 /**
  * Every configured server and the merged view the client sees: exposed tool and prompt names,
@@ -24,6 +24,13 @@ export interface PromptRoute {
   exposed: string;
   supervisor: Supervisor;
   prompt: Prompt;
+}
+
+/** A server that is not ready, as the tools/list `_meta` and `mcp-latch tools` report it. */
+export interface UnavailableServer {
+  server: string;
+  state: ServerState;
+  reason: string;
 }
 
 export interface RegistryOptions {
@@ -114,6 +121,13 @@ export class ServerRegistry {
 
   all(): Supervisor[] {
     return [...this.supervisors.values()];
+  }
+
+  /** The servers that cannot take calls now, each with the reason (docs/config.md#timeouts). */
+  unavailable(): UnavailableServer[] {
+    return this.all()
+      .filter((supervisor) => supervisor.state !== 'ready')
+      .map((supervisor) => ({ server: supervisor.name, state: supervisor.state, reason: supervisor.unavailableReason() }));
   }
 
   /** Waits, up to `timeoutMs`, for every server's first connection attempt to settle. */

@@ -8,6 +8,7 @@
  * its read; reads that arrive meanwhile queue behind it, in order, so none passes an earlier one.
  */
 import { ErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startWaitMs } from '../config/schema.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import { unavailableResult } from '../latch/denial.js';
 import { decideCall, handleToolCall, redecide, type DecidedCall } from './call.js';
@@ -107,7 +108,7 @@ export class CallOrder {
     const route = await this.routeWhenListed(request.params.name);
     if (!route) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = argumentsOf(request);
-    if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(this.context.config().timeouts.firstListSeconds * 1000))) {
+    if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(startWaitMs(this.context.config())))) {
       return { answer: unavailableResult(route.supervisor.unavailableReason()) };
     }
     await this.context.analysisReady(route);
@@ -117,7 +118,7 @@ export class CallOrder {
   /** A call may come before the first tools/list: wait (bounded) for servers still starting. */
   private routeWhenListed(exposed: string): Promise<ToolRoute | undefined> {
     const registry = this.context.registry;
-    return registry.whenListed(() => registry.resolveTool(exposed), this.context.config().timeouts.firstListSeconds * 1000);
+    return registry.whenListed(() => registry.resolveTool(exposed), startWaitMs(this.context.config()));
   }
 }
 

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
-import { messageBytes, type ConfigFile } from '../config/schema.js';
+import { messageBytes, startWaitMs, type ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
 import { ServerRegistry, type PromptRoute, type ToolRoute } from '../downstream/registry.js';
@@ -277,7 +277,7 @@ export class GatewayCore implements CallContext {
 
   /** The prompt an exposed name routes to, waiting (bounded) for servers still starting; its server is up. */
   async promptRoute(name: string): Promise<PromptRoute> {
-    const waitMs = this.loaded.file.timeouts.firstListSeconds * 1000;
+    const waitMs = startWaitMs(this.loaded.file);
     const route = await this.registry.whenListed(() => this.registry.resolvePrompt(name), waitMs);
     if (!route) throw new RpcError(ErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     await route.supervisor.whenUp(waitMs);
@@ -286,7 +286,7 @@ export class GatewayCore implements CallContext {
 
   /** The server a resource URI routes to, waiting (bounded) for servers still starting; it is up. */
   async resourceServer(uri: string): Promise<Supervisor | undefined> {
-    const waitMs = this.loaded.file.timeouts.firstListSeconds * 1000;
+    const waitMs = startWaitMs(this.loaded.file);
     const supervisor = await this.registry.whenListed(() => this.registry.resolveResource(uri), waitMs);
     if (supervisor) await supervisor.whenUp(waitMs);
     return supervisor;

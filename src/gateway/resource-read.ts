@@ -6,6 +6,7 @@
 import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { definitionRefusal } from '../latch/definition-prompt.js';
 import { readNeedsRuleDenial, ruleDenial } from '../latch/denial.js';
+import { startWaitMs } from '../config/schema.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { decide } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
@@ -16,7 +17,7 @@ import type { CallContext, Extra, SessionPort } from './ports.js';
 
 export async function readResource(uri: string, extra: Extra, context: CallContext, session: SessionPort): Promise<ReadResourceResult> {
   const registry = context.registry;
-  const waitMs = context.config().timeouts.firstListSeconds * 1000;
+  const waitMs = startWaitMs(context.config());
   // A read can come before any list: servers still starting are waited for before "unknown".
   const supervisor = await registry.whenListed(() => registry.resolveResource(uri), waitMs);
   if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);

@@ -24,6 +24,8 @@ import type { CallOrigin } from './running-calls.js';
 
 /** Clients known to declare form elicitation but never show it (Claude Desktop shows no form). */
 const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
+/** Clients known to use only the tools of their first list: Claude Desktop lists again after list_changed but cannot call the new tools. */
+const FIRST_LIST_CLIENTS = new Set(['claude-ai']);
 /** How long known clients wait for a tool result before giving up (Claude Desktop: about 60 s). */
 const CLIENT_WAIT_LIMIT_MS: Record<string, number> = { 'claude-ai': 50_000 };
 
@@ -123,6 +125,11 @@ export class ClientSession implements SessionPort {
       this.logger.error({ err: errorMessage(error) }, 'the state key cannot be used; paused calls end with this process');
       return randomBytes(32);
     }
+  }
+
+  /** Whether the client is known to use only its first tool list (its first list then waits longer). */
+  keepsFirstList(): boolean {
+    return FIRST_LIST_CLIENTS.has(this.clientName());
   }
 
   private clientName(): string {

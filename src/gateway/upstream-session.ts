@@ -26,6 +26,8 @@ import type { CallContext } from './ports.js';
 import { readResource } from './resource-read.js';
 import { ClientSession, type SessionOptions } from './session.js';
 import { UpstreamCalls, type IncomingCall } from './upstream-calls.js';
+import type { UnavailableServer } from '../downstream/registry.js';
+import type { ServerState } from '../downstream/supervisor.js';
 import { ModernWire } from './era-2026.js';
 
 export interface UpstreamSessionOptions {
@@ -51,7 +53,10 @@ export class UpstreamSession {
   private readonly context: CallContext;
   private readonly order: CallOrder;
   private readonly toolCallsBypassingProtocol: UpstreamCalls;
-  private firstListDone = false;
+  /** The wait of this session's first lists for servers still starting; made by the first list. */
+  private firstLists: Promise<void> | null = null;
+  /** The states in which each unavailable server was reported to this client; cleared once it is ready. */
+  private readonly reported = new Map<string, Set<ServerState>>();
   private listChangeTimer: NodeJS.Timeout | null = null;
   private lastSent = { tools: '', resources: '', prompts: '' };
   private closed = false;
@@ -83,7 +88,7 @@ export class UpstreamSession {
   private registerHandlers(): void {
     const server = this.server;
     const core = this.core;
-    const settled = () => core.registry.whenSettled(core.config().timeouts.firstListSeconds * 1000);
+    const settled = () => this.whenFirstListsReady();
     server.oninitialized = () => {
       this.start();
       // Calls wait for the first roots answer: a read inside a client root must not ask meanwhile.
@@ -92,14 +97,11 @@ export class UpstreamSession {
 
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       this.start();
-      if (!this.firstListDone) {
-        // Several clients ignore list_changed: the first list must already be complete.
-        await settled();
-        this.firstListDone = true;
-      }
+      await settled();
       const tools = core.exposedTools();
       this.lastSent.tools = JSON.stringify(tools);
-      return { tools };
+      const unavailable = this.reportUnavailable();
+      return unavailable.length > 0 ? { tools, _meta: { [UNAVAILABLE_META]: unavailable } } : { tools };
     });
 
     server.setRequestHandler(ListResourcesRequestSchema, async () => {
@@ -179,6 +181,39 @@ export class UpstreamSession {
     this.core.start(this.options.mirror ? this.options.mirror(this.server.getClientCapabilities()) : {});
   }
 
+  /**
+   * The first lists wait for servers still starting, once per session: `timeouts.firstListSeconds`,
+   * then what is ready goes out and late servers are announced with list_changed. A client known to
+   * use only its first list waits `startWaitSeconds`, as long as a call would (docs/config.md#timeouts).
+   */
+  private whenFirstListsReady(): Promise<void> {
+    if (!this.firstLists) {
+      const timeouts = this.core.config().timeouts;
+      const seconds = this.session.keepsFirstList() ? Math.max(timeouts.firstListSeconds, timeouts.startWaitSeconds) : timeouts.firstListSeconds;
+      this.firstLists = this.core.registry.whenSettled(seconds * 1000);
+    }
+    return this.firstLists;
+  }
+
+  /**
+   * The servers that cannot take calls now. Each is also told to the client once per state (still
+   * starting, failed) as a log message, which clients show in their MCP log; once ready, it may be again.
+   */
+  private reportUnavailable(): UnavailableServer[] {
+    const unavailable = this.core.registry.unavailable();
+    const names = new Set(unavailable.map((entry) => entry.server));
+    for (const server of this.reported.keys()) if (!names.has(server)) this.reported.delete(server);
+    for (const entry of unavailable) {
+      const states = this.reported.get(entry.server) ?? new Set<ServerState>();
+      if (states.has(entry.state)) continue;
+      states.add(entry.state);
+      this.reported.set(entry.server, states);
+      const data = entry.state === 'starting' ? `${entry.reason}; its tools are announced with notifications/tools/list_changed once it is ready` : `${entry.reason}; its tools cannot be called meanwhile`;
+      void this.server.sendLoggingMessage({ level: entry.state === 'starting' ? 'info' : 'warning', logger: 'mcp-latch', data }).catch(() => undefined);
+    }
+    return unavailable;
+  }
+
   /** The client's MCP roots join the workspace (docs/config.md). */
   private async refreshClientRoots(): Promise<void> {
     if (!this.server.getClientCapabilities()?.roots) return;
@@ -202,7 +237,8 @@ export class UpstreamSession {
       const tools = JSON.stringify(this.core.exposedTools());
       const resources = JSON.stringify(this.core.registry.resources().map((entry) => entry.resource));
       const prompts = JSON.stringify(this.core.exposedPrompts());
-      if (this.firstListDone && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+      if (this.lastSent.tools !== '' && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+      if (this.lastSent.tools !== '') this.reportUnavailable();
       if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
       if (this.lastSent.prompts !== '' && prompts !== this.lastSent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
     }, 50);
@@ -245,4 +281,6 @@ const CAPABILITIES = {
   logging: {},
   completions: {},
 };
+/** The servers not ready when a tools/list was answered, on its `_meta` (docs/config.md#timeouts). */
+const UNAVAILABLE_META = 'mcp-latch/unavailable';
 const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.';

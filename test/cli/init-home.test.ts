@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { dirname, join, relative } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseJsonc } from '../../src/clients/client-file.js';
 import { BIN, COMMANDS_SERVER, EVERYTHING_SERVER, FIXTURE_SERVER, FS_SERVER, tempDir } from '../helpers/gateway.js';
@@ -132,10 +133,21 @@ function block(file: string, path: string[]): Record<string, any> {
 async function serversOf(entry: { command: string; args: string[] }, cwd: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const client = new Client({ name: 'client-under-test', version: '1.0.0' }, { capabilities: {} });
   const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd, env: env as Record<string, string>, stderr: 'ignore' });
+  let changed: () => void = () => undefined;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed());
+  // A server that fails instead is reported with a log message.
+  client.setNotificationHandler(LoggingMessageNotificationSchema, () => changed());
   await client.connect(transport, { timeout: 30_000 });
   try {
-    const { tools } = await client.listTools(undefined, { timeout: 60_000 });
-    return [...new Set(tools.map((tool) => tool.name.split('__')[0]!))].sort();
+    // The first list may come before a server is ready (it is then reported as starting, and
+    // announced with list_changed when it is, or a log message when it failed): list again until none is starting.
+    for (;;) {
+      const announced = new Promise<void>((resolve) => (changed = resolve));
+      const { tools, _meta } = await client.listTools(undefined, { timeout: 60_000 });
+      const starting = ((_meta?.['mcp-latch/unavailable'] ?? []) as Array<{ state: string }>).some((entry) => entry.state === 'starting');
+      if (!starting) return [...new Set(tools.map((tool) => tool.name.split('__')[0]!))].sort();
+      await announced;
+    }
   } finally {
     await client.close();
   }

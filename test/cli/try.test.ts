@@ -145,10 +145,10 @@ describe('mcp-latch try with a server that cannot start', () => {
     const logPath = /its log: (\S+), removed on exit/.exec(shown())?.[1];
     expect(logPath).toBeDefined();
     expect(existsSync(logPath!)).toBe(true);
-    // `list` shows the failures again (the log line may land just after the first list).
+    // `list` asks the gateway again, which names the server and why it is not ready.
     tmux('send-keys', '-t', broken, '-l', 'list');
     tmux('send-keys', '-t', broken, 'Enter');
-    await until(/Servers that failed to start \(1\)[^\n]*\n\s+broken: failed to start: .*crashing on start as asked/);
+    await until(/Servers not ready \(1\)[^\n]*\n\s+server "broken" [^\n]*failed to start: [^\n]*crashing on start as asked/);
     tmux('send-keys', '-t', broken, 'C-d');
     await eventually(() => expect(existsSync(logPath!)).toBe(false), 20_000, 100);
   }, 60_000);

@@ -71,11 +71,15 @@ export interface HarnessOptions {
 /**
  * Writes a config for a test. Unless `productDefaults`, a config that does not choose
  * `approval.fallback` gets "deny": the product default ("browser") would open a browser on the
- * test machine and hold every ask of a client without prompts for the client's whole limit.
+ * test machine and hold every ask of a client without prompts for the client's whole limit. And
+ * one that does not choose `timeouts.firstListSeconds` gets 60 s: a test that lists expects every
+ * server it configured, also on a loaded machine where one takes longer than the product's 5 s.
  */
 export function writeConfig(dir: string, config: ConfigInput, name = 'mcp-latch.json', productDefaults = false): string {
   const path = join(dir, name);
-  const written = productDefaults || config.approval?.fallback !== undefined ? config : { ...config, approval: { ...config.approval, fallback: 'deny' as const } };
+  let written = config;
+  if (!productDefaults && config.approval?.fallback === undefined) written = { ...written, approval: { ...written.approval, fallback: 'deny' as const } };
+  if (!productDefaults && config.timeouts?.firstListSeconds === undefined) written = { ...written, timeouts: { ...written.timeouts, firstListSeconds: 60 } };
   writeFileSync(path, JSON.stringify(written, null, 2));
   return path;
 }

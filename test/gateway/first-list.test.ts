@@ -1,0 +1,116 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ListToolsResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { listTools } from '../../src/cli/tools.js';
+import { memoryOutput } from '../../src/cli/output.js';
+import { eventually, fixtureServer, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+
+/**
+ * The first tools/list does not wait for a slow server (docs/config.md#timeouts): it answers with
+ * the servers that are ready, reports the others with their reason, and a list_changed follows
+ * when the slow one is ready. The slow server here starts only once the test creates its gate file.
+ */
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+function servers(dir: string) {
+  return {
+    fast: fixtureServer('fast', join(dir, 'fast.log')),
+    broken: fixtureServer('broken', join(dir, 'broken.log'), ['--crash-on-start']),
+    slow: fixtureServer('slow', join(dir, 'slow.log'), [], { FIXTURE_GATE: join(dir, 'gate') }),
+  };
+}
+
+const UNAVAILABLE = 'mcp-latch/unavailable';
+
+describe('the first tools/list', () => {
+  test('answers with the ready servers, reports the others with their reason, and announces the late one', async () => {
+    const dir = tempDir();
+    harness = await startGateway(
+      { mcpServers: servers(dir), permissions: { allow: ['mcp__fast', 'mcp__slow'] }, timeouts: { firstListSeconds: 0, startWaitSeconds: 120 } },
+      { dir, capabilities: {} },
+    );
+    const client = harness.client;
+    const logs: LoggingMessageNotification['params'][] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      logs.push(notification.params);
+    });
+    let announced = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      announced += 1;
+    });
+    // The servers start when the client has initialized: the fast one ready, the broken one failed once.
+    await eventually(() => expect(harness!.stderr()).toMatch(/"server":"fast"[^\n]*"msg":"server ready"/), 30_000);
+    await eventually(() => expect(harness!.stderr()).toMatch(/"server":"broken"[^\n]*"msg":"server unavailable"/), 30_000);
+
+    const first = await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+    const names = first.tools.map((tool) => tool.name);
+    expect(names).toContain('fast__echo');
+    expect(names.some((name) => name.startsWith('slow__') || name.startsWith('broken__'))).toBe(false);
+    const unavailable = first._meta?.[UNAVAILABLE] as Array<{ server: string; state: string; reason: string }>;
+    expect(unavailable.map((entry) => entry.server).sort()).toEqual(['broken', 'slow']);
+    expect(unavailable.find((entry) => entry.server === 'slow')).toEqual({ server: 'slow', state: 'starting', reason: 'server "slow" is still starting' });
+    expect(unavailable.find((entry) => entry.server === 'broken')?.reason).toMatch(/^server "broken" .*failed to start: .*crashing on start as asked/);
+    // The same, as log messages a client shows in its MCP log: once per server and state.
+    await eventually(() => {
+      expect(logs.find((log) => String(log.data).startsWith('server "slow" is still starting'))).toMatchObject({ level: 'info', logger: 'mcp-latch' });
+      expect(logs.find((log) => /^server "broken" .*crashing on start as asked/.test(String(log.data)))).toMatchObject({ logger: 'mcp-latch' });
+    });
+
+    // A call to the slow server's tool, not listed yet, waits for it instead of "unknown tool".
+    let callSettled = false;
+    const call = client.callTool({ name: 'slow__echo', arguments: { text: 'late' } }).finally(() => {
+      callSettled = true;
+    });
+    // The gateway reads in order: once the ping is answered it holds the call.
+    await client.ping();
+    expect(callSettled).toBe(false);
+    expect(announced).toBe(0);
+
+    writeFileSync(join(dir, 'gate'), '');
+    expect(textOf(await call)).toContain('late');
+    await eventually(() => expect(announced).toBeGreaterThan(0), 30_000);
+    const next = await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+    expect(next.tools.map((tool) => tool.name)).toContain('slow__echo');
+    expect((next._meta?.[UNAVAILABLE] as Array<{ server: string }>).map((entry) => entry.server)).toEqual(['broken']);
+  }, 90_000);
+
+  test('a client known to use only its first list (Claude Desktop) gets a first list that waits for the slow server', async () => {
+    const dir = tempDir();
+    harness = await startGateway({ mcpServers: { slow: servers(dir).slow }, timeouts: { firstListSeconds: 0, startWaitSeconds: 120 } }, { dir, clientName: 'claude-ai' });
+    let listed = false;
+    const list = harness.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema).finally(() => {
+      listed = true;
+    });
+    await harness.client.ping();
+    expect(listed).toBe(false);
+    writeFileSync(join(dir, 'gate'), '');
+    const first = await list;
+    expect(first.tools.map((tool) => tool.name)).toContain('slow__echo');
+    expect(first._meta).toBeUndefined();
+  }, 90_000);
+});
+
+describe('mcp-latch tools', () => {
+  test('waits timeouts.firstListSeconds, not until a slow server is up, and names what is not ready', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { mcpServers: servers(dir), timeouts: { firstListSeconds: 10, connectSeconds: 600 } });
+    const out = memoryOutput();
+    // The slow server's gate never opens: only the first-list wait can end the command.
+    expect(await listTools({ config, json: true }, out)).toBe(1);
+    const result = JSON.parse(out.stdout.join('\n')) as { tools: Array<{ name: string }>; problems: Array<{ server: string; problem: string }> };
+    expect(result.tools.map((tool) => tool.name)).toContain('fast__echo');
+    expect(result.tools.some((tool) => tool.name.startsWith('slow__'))).toBe(false);
+    expect(result.problems.find((problem) => problem.server === 'slow')?.problem).toBe('server "slow" is still starting after 10 s; wait longer with --wait SECONDS');
+    expect(result.problems.find((problem) => problem.server === 'broken')?.problem).toMatch(/crashing on start as asked/);
+  }, 60_000);
+
+  test('--wait must be a number of seconds', async () => {
+    const config = writeConfig(tempDir(), {});
+    await expect(listTools({ config, wait: -1 }, memoryOutput())).rejects.toThrow('--wait takes a number of seconds, 0 or more');
+  });
+});
