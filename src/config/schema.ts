@@ -27,6 +27,8 @@ export const StdioServerSchema = z.strictObject({
   description: z.string().optional(),
   /** False: the server's tools and prompts keep their own names instead of `server__name` (one server a client expects by name). */
   prefix: z.boolean().optional().describe('false: expose this server\'s tools and prompts under their own names, not server__name (a name another server also uses gets a hashed suffix).'),
+  /** "2026-07-28": the gateway opens the connection with server/discover and speaks that revision to the server (downstream/era-2026.ts). */
+  protocolVersion: z.literal('2026-07-28').optional().describe('"2026-07-28": speak MCP 2026-07-28 to this server (server/discover, the per-request envelope, its own input_required relayed to the client). Only for servers that support it: a 2025-era server may fail on a request sent before initialize.'),
 });
 export type StdioServer = z.infer<typeof StdioServerSchema>;
 

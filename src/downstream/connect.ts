@@ -22,6 +22,8 @@ import {
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { ChildTransport, childTransport } from './child-transport.js';
+import { speakModern } from './era-2026.js';
+import { MODERN_VERSION } from '../mcp-2026.js';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Prespawned } from './prespawn.js';
 
@@ -45,6 +47,8 @@ export interface Connected {
   transport: Transport;
   /** Process id of a stdio child (for tests and logs). */
   pid: number | null;
+  /** The gateway speaks MCP 2026-07-28 to it (era-2026.ts): its tools/call may answer `input_required`. */
+  modern: boolean;
 }
 
 export interface ConnectOptions {
@@ -67,13 +71,14 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   if (!isRemoteServer(config)) {
     const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger, options.maxMessageBytes);
     const client = newClient(options);
+    const era = config.protocolVersion === MODERN_VERSION ? speakModern(transport, options.version, options.timeoutMs, options.logger) : null;
     try {
       await client.connect(transport, { timeout: options.timeoutMs });
     } catch (error) {
       await client.close().catch(() => undefined);
       throw new StartFailed(error, transport.stderrTail);
     }
-    return { client, transport, pid: transport.pid };
+    return { client, transport, pid: transport.pid, modern: era?.modern() ?? false };
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
@@ -82,7 +87,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
     const transport = new StreamableHTTPClientTransport(url, { requestInit });
     try {
       await client.connect(transport, { timeout: options.timeoutMs });
-      return { client, transport, pid: null };
+      return { client, transport, pid: null, modern: false };
     } catch (error) {
       await client.close().catch(() => undefined);
       const refused = error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0);
@@ -93,7 +98,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   const client = newClient(options);
   const transport = new SSEClientTransport(url, { requestInit, eventSourceInit: config.headers ? { fetch: withHeaders(config.headers) } : {} });
   await client.connect(transport, { timeout: options.timeoutMs });
-  return { client, transport, pid: null };
+  return { client, transport, pid: null, modern: false };
 }
 
 /** How a request to a remote server failed, when the connection failed rather than the server answering. */

@@ -70,6 +70,12 @@ const schemaChecker = new SchemaValidators(256);
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
 
+/** What a 2026-07-28 server's own `input_required` asked for, answered: sent back with the call again. */
+export interface ServerAnswers {
+  inputResponses: Record<string, unknown>;
+  requestState?: string;
+}
+
 export class Supervisor {
   readonly name: string;
   readonly config: ServerConfig;
@@ -78,6 +84,8 @@ export class Supervisor {
   listing: ServerListing = { tools: [], resources: [], templates: [], prompts: [] };
   serverCapabilities: ServerCapabilities | undefined;
   pid: number | null = null;
+  /** The gateway speaks MCP 2026-07-28 to it on the current connection (era-2026.ts). */
+  modern = false;
   /** Attempts since the last stable run. */
   restarts = 0;
   /** Retried at the slow rate (the longest backoff): failing for a while, not just restarting. */
@@ -191,6 +199,7 @@ export class Supervisor {
       this.client = current.client;
       this.direct = new DirectCalls(current.transport);
       this.pid = current.pid;
+      this.modern = current.modern;
       const drop = (message: string) => this.lost(generation, message, startedAt, current);
       this.dropConnection = drop;
       current.client.onerror = (error) => {
@@ -410,9 +419,9 @@ export class Supervisor {
   }
 
   /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. The result is checked upstream. */
-  async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions): Promise<unknown> {
+  async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions, answers?: ServerAnswers): Promise<unknown> {
     this.options.permits.spend(permit, this.name, name, args);
-    const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}) };
+    const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}), ...answers };
     const send = () => {
       const direct = this.direct;
       if (!direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());

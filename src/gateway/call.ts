@@ -32,7 +32,12 @@ import type { CallContext, SessionPort } from './ports.js';
 import { ProgressRelay } from './progress.js';
 import type { IncomingCall } from './upstream-calls.js';
 import { canShowForm, envelopeOf, withoutEnvelope } from './era-2026.js';
-import { pauseCall, resumeCall } from './input-required.js';
+import { pauseCall, relayServerInput, resumeCall } from './input-required.js';
+import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput } from './server-input.js';
+import { envelopeMeta } from '../downstream/era-2026.js';
+import type { ServerAnswers } from '../downstream/supervisor.js';
+import { MAX_REQUEST_STATE_CHARS } from '../latch/request-state.js';
+import { VERSION } from '../version.js';
 
 /** One call with its route and its decision. */
 export interface DecidedCall {
@@ -40,6 +45,10 @@ export interface DecidedCall {
   readonly route: ToolRoute;
   readonly args: Record<string, unknown>;
   readonly digest: () => string;
+  /** The digest of the arguments as the client sent them (an edited call keeps its original's): what a 2026-07-28 retry is bound to. */
+  readonly sentDigest: () => string;
+  /** The answers to its server's own questions a 2026-07-28 retry brought (server-input.ts); null when none. */
+  serverAnswers: ServerAnswers | null;
   readonly started: number;
   /** What inspection found; null when the call could not be analysed. */
   facts: CallFacts | null;
@@ -63,7 +72,7 @@ export interface BatchPosition {
 /** Inspects and decides a call routed to its server. */
 export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, digest, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
+  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });
 }
 
@@ -91,21 +100,22 @@ function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallC
 /** The pipeline after deciding: latch, then forward (with a permit) or deny; every outcome is audited. */
 export async function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
   const envelope = envelopeOf(decided.call.request.params);
-  const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route)) : { answer: null, problem: null };
-  if (resumed.answer?.verdict === 'allow') {
+  const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route)) : null;
+  if (resumed?.server) decided.serverAnswers = resumed.server.answers;
+  if (resumed?.answer?.verdict === 'allow') {
     decided.approvedInState = true;
     decided.decision = redecide(decided, context, session);
   }
-  if (resumed.answer?.verdict === 'deny') {
+  if (resumed?.answer?.verdict === 'deny') {
     auditor(decided, context, session)(decided.decision, 'deny', resumed.answer.by, resumed.answer.note);
     return denialResult(resumed.answer.text ?? ruleDenial(decided.decision));
   }
   // A 2026-07-28 client is never sent a request: its call pauses as `input_required` instead of waiting.
-  if (envelope && decided.decision.verdict === 'ask' && canShowForm(envelope.capabilities)) return pauseCall(decided, context, session, resumed.problem);
+  if (envelope && decided.decision.verdict === 'ask' && canShowForm(envelope.capabilities)) return pauseCall(decided, context, session, resumed?.problem ?? null, resumed?.server?.input ?? null);
 
   const progress = new ProgressRelay(decided.call.extra);
   let outcome = (batch.allAllowed ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null) ?? (await waitInLatch(decided, progress, context, session, batch));
-  if (outcome.type === 'forward' && !outcome.answer && resumed.answer) outcome = { ...outcome, answer: resumed.answer };
+  if (outcome.type === 'forward' && !outcome.answer && resumed?.answer) outcome = { ...outcome, answer: resumed.answer };
   const audit = auditor(decided, context, session);
   if (outcome.type === 'cancelled') {
     audit(decided.decision, 'cancelled', 'client');
@@ -136,6 +146,7 @@ async function forwardEdited(original: DecidedCall, edit: CallEdit, outcome: Lat
   }
   const approved = decision.verdict === 'ask' ? { ...decision, verdict: 'allow' as const, by: 'user' as const, reason: 'changed and approved by the user' } : decision;
   const result = await forward({ ...edited, decision: approved }, { ...outcome, decision: approved }, progress, context, session, audit);
+  if (isInputRequired(result)) return result;
   return { ...result, content: [{ type: 'text', text: editNotice(edit) }, ...(result.content ?? [])] };
 }
 
@@ -211,27 +222,50 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
     });
 }
 
-/** Forwards an allowed call with a permit; the result is checked, and the person's note appended. */
+/**
+ * Forwards an allowed call with a permit; the result is checked, and the person's note appended. A
+ * 2026-07-28 server's own questions (server-input.ts) go to a 2026-07-28 client as input_required,
+ * or are asked of a handshake-era client here, before the call goes to the server again.
+ */
 async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
   const { request, cancel } = decided.call;
+  const envelope = envelopeOf(request.params);
+  const person = session.person(decided.call.extra);
   // A new tool is pinned as listed on its first allowed call; a failure is logged, the call goes on.
   const definition = decided.definition;
   if (definition?.pin.state === 'new') context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
-  const permit = context.permits.issue(supervisor.name, tool.name, decided.args);
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
+  const modern = supervisor.modern;
+  const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(envelope, person)) : undefined);
+  // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
+  const send = (answers: ServerAnswers | null) =>
+    context.running.during(supervisor.name, session.origin(decided.call.extra), () =>
+      supervisor.callTool(
+        context.permits.issue(supervisor.name, tool.name, decided.args),
+        tool.name,
+        decided.args,
+        meta,
+        { cancel, ...(progress.hasToken ? { onprogress: (update: Progress) => progress.emit(update) } : {}), timeout },
+        answers ?? undefined,
+      ),
+    );
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   try {
-    // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
-    const forwarded = context.running.during(supervisor.name, session.origin(decided.call.extra), () =>
-      supervisor.callTool(permit, tool.name, decided.args, forwardedMeta(request.params._meta), {
-        cancel,
-        ...(progress.hasToken ? { onprogress: (update: Progress) => progress.emit(update) } : {}),
-        timeout,
-      }),
-    );
-    const result = checkToolResult(await forwarded, supervisor.name);
+    let answered = await send(decided.serverAnswers);
+    if (modern && isInputRequired(answered)) {
+      if (envelope) {
+        const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
+        const input = serverInput(supervisor.name, answered as Record<string, unknown>);
+        const relayed = typeof input === 'string' ? null : relayServerInput(decided, input, approved, outcome.answer?.edit, context, session);
+        if (relayed) return relayed;
+        answered = { content: [{ type: 'text', text: `mcp-latch: ${escapeText(supervisor.name)} asked for input the gateway could not pass on: ${typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`}. The call did not complete.` }], isError: true };
+      } else {
+        answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, person, context.config().approval.timeoutSeconds * 1000, send);
+      }
+    }
+    const result = checkToolResult(answered, supervisor.name);
     const note = outcome.answer?.note?.trim();
     if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
     const notice = outcome.answer?.notice;
@@ -251,11 +285,11 @@ function withPageApproval(decision: Decision, decided: Omit<DecidedCall, 'decisi
   return { ...decision, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
 }
 
-/** The client's `_meta` for the server, without its progress token (the server gets its own). */
-function forwardedMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
-  if (!meta) return undefined;
-  const { progressToken: _dropped, ...rest } = withoutEnvelope(meta);
-  return Object.keys(rest).length > 0 ? rest : undefined;
+/** The client's `_meta` for the server, without its progress token (the server gets its own) and the client's envelope; a 2026-07-28 server gets the gateway's. */
+function forwardedMeta(meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const { progressToken: _dropped, ...rest } = meta ? withoutEnvelope(meta) : {};
+  const forwarded = { ...rest, ...envelope };
+  return Object.keys(forwarded).length > 0 ? forwarded : undefined;
 }
 
 /** The decision for a call that could not be analysed: the person is asked. */

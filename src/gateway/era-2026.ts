@@ -1,5 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, Implementation, JSONRPCMessage, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { CAPABILITIES_KEY, CLIENT_INFO_KEY, MODERN_VERSIONS, SERVER_INFO_KEY, VERSION_KEY } from '../mcp-2026.js';
 import { isPlainObject } from '../values.js';
 
 /**
@@ -16,12 +17,7 @@ import { isPlainObject } from '../values.js';
  * `ttlMs`/`cacheScope` on cacheable results: 0 and private, so nothing is cached). Requests without
  * the envelope pass untouched: a 2025 client sees the gateway exactly as before.
  */
-export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
 const FIRST_MODERN_VERSION = '2026-07-28';
-const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
-const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
-const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 /** UnsupportedProtocolVersionError of 2026-07-28. */
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Results a modern client may cache: they must say for how long. */

@@ -3,11 +3,14 @@ import { applyAnswer, promptInput, type AskContext, type AskedCall } from '../la
 import type { LatchAnswer } from '../latch/latch.js';
 import { buildPrompt, readAnswer } from '../latch/prompt.js';
 import { editableFields } from '../latch/edit.js';
-import type { StateBinding } from '../latch/request-state.js';
+import { MAX_REQUEST_STATE_CHARS, type StateBinding } from '../latch/request-state.js';
+import type { CallEdit } from '../latch/edit.js';
+import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { ToolClass } from '../subjects/kind.js';
 import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
+import { serverAnswers, type ServerInput } from './server-input.js';
 
 /**
  * The latch's pause and resume for a 2026-07-28 client, which the gateway may not send a request:
@@ -26,29 +29,70 @@ export interface Resumed {
   answer: LatchAnswer | null;
   /** Why a state the retry brought was not used. */
   problem: string | null;
+  /** The server's own questions the retry answers (server-input.ts); null when it answers none. */
+  server: { input: PendingServerInput; answers: ServerAnswers } | null;
 }
+
+/** A server's questions as the gateway's state keeps them between the rounds. */
+export type PendingServerInput = Pick<ServerInput, 'keys' | 'state' | 'requests'>;
+
+/** What the state of a call paused for its server's questions holds besides the binding. */
+interface ServerInputState {
+  server: PendingServerInput;
+  /** The person approved the call (it stays approved on the retry; a deny rule still denies). */
+  approved: boolean;
+  /** The person's change to the call: the retry runs the changed call again. */
+  edit?: CallEdit;
+}
+
+const NOTHING: Resumed = { answer: null, problem: null, server: null };
 
 /** Verifies and spends the state of a retry and applies the answer it brings. */
 export async function resumeCall(decided: DecidedCall, session: SessionPort, context: AskContext, toolClass: ToolClass): Promise<Resumed> {
   const params = decided.call.request.params as Record<string, unknown>;
-  if (params.requestState === undefined) return { answer: null, problem: null };
+  if (params.requestState === undefined) return NOTHING;
   const opened = session.requestStates.open(params.requestState, binding(decided, session));
   if (!opened.ok) {
     context.logger.warn({ server: decided.route.supervisor.name, tool: decided.route.tool.name, problem: opened.problem }, 'a requestState was refused');
-    return { answer: null, problem: opened.problem };
+    return { ...NOTHING, problem: opened.problem };
   }
+  const pending = opened.data as Partial<ServerInputState>;
+  const server = pending.server ? { input: pending.server, answers: serverAnswers(pending.server, params.inputResponses) } : null;
   const response = approvalResponse(params.inputResponses);
-  if (!response) return { answer: null, problem: 'the answer to the prompt was missing' };
+  if (server && !response) {
+    // The call was let through before its server asked: approved by the person, it stays approved.
+    return { answer: pending.approved ? { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) } : null, problem: null, server };
+  }
+  if (!response) return { ...NOTHING, problem: 'the answer to the prompt was missing' };
   const input = promptInput(asked(decided, toolClass, session), context.policy);
-  return { answer: await applyAnswer(readAnswer(response, input), input, context), problem: null };
+  return { answer: await applyAnswer(readAnswer(response, input), input, context), problem: null, server };
 }
 
-/** Pauses a call that needs the person; the state lives as long as a prompt may wait. */
-export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null): CallToolResult {
+/**
+ * Pauses a call that needs the person; the state lives as long as a prompt may wait. A call whose
+ * server's questions are still open (a retry that needs the gateway's approval again) asks both in
+ * this one round.
+ */
+export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: PendingServerInput | null = null): CallToolResult {
   const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route), session), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
-  const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000);
-  return inputRequiredResult(prompt, state) as unknown as CallToolResult;
+  const data: Partial<ServerInputState> = server ? { server, approved: false } : {};
+  const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data);
+  const result = inputRequiredResult(prompt, state);
+  if (server) result.inputRequests = { ...server.requests, ...(result.inputRequests as Record<string, unknown>) };
+  return result as unknown as CallToolResult;
+}
+
+/**
+ * Relays a server's own questions to a 2026-07-28 client: its requests under the gateway's keys, its
+ * state sealed in the gateway's, bound to the call as the client sent it. Null when the server's
+ * answer is not a usable input_required (the caller reports it).
+ */
+export function relayServerInput(decided: DecidedCall, input: ServerInput, approved: boolean, edit: CallEdit | undefined, context: CallContext, session: SessionPort): CallToolResult | null {
+  const data: ServerInputState = { server: { keys: input.keys, requests: input.requests, ...(input.state !== undefined ? { state: input.state } : {}) }, approved, ...(edit ? { edit } : {}) };
+  const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data as unknown as Record<string, unknown>);
+  if (state.length > MAX_REQUEST_STATE_CHARS) return null;
+  return { resultType: 'input_required', inputRequests: input.requests, requestState: state } as unknown as CallToolResult;
 }
 
 /** The call as the person is asked about it; the arguments they may change are read back from the same list. */
@@ -57,6 +101,7 @@ function asked(decided: DecidedCall, toolClass: ToolClass, session: SessionPort)
   return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, editable: editableFields(toolClass, decision.kind, args), user: session.user };
 }
 
+/** A state is bound to the call as the client sent it: its retry brings those arguments, whatever the person changed. */
 function binding(decided: DecidedCall, session: SessionPort): StateBinding {
-  return { session: session.id, server: decided.route.supervisor.name, tool: decided.route.tool.name, argsDigest: decided.digest() };
+  return { session: session.id, server: decided.route.supervisor.name, tool: decided.route.tool.name, argsDigest: decided.sentDigest() };
 }

@@ -1,30 +1,19 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { BIN, FS_SERVER, fixtureCalls, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { FS_SERVER, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
+import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
 /**
- * MCP 2026-07-28 end to end: the official TypeScript SDK v2 client, pinned to 2026-07-28 (it probes
- * with server/discover and sends the per-request `_meta` envelope), in front of the built gateway.
- * A call that needs a person comes back `input_required` with the prompt; the client's elicitation
- * handler answers it and the SDK retries with `inputResponses` and the `requestState`.
+ * MCP 2026-07-28 end to end: the official TypeScript SDK v2 client, pinned to 2026-07-28, in front
+ * of the built gateway (test/helpers/modern-client.ts). A call that needs a person comes back
+ * `input_required` with the prompt; the client's elicitation handler answers it and the SDK
+ * retries with `inputResponses` and the `requestState`.
  */
-type Elicit = { message: string; requestedSchema: { properties: { decision: { enum: string[] } } }; _meta?: Record<string, unknown> };
-type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
-
-interface Modern {
-  client: Client;
-  dir: string;
-  prompts: Elicit[];
-  stderr(): string;
-}
-
-const open: Client[] = [];
+const open: Modern[] = [];
 afterAll(async () => {
-  await Promise.all(open.splice(0).map((client) => client.close().catch(() => undefined)));
+  await Promise.all(open.splice(0).map((m) => m.close()));
 });
 
 function config(dir: string, extra: Partial<ConfigInput> = {}): ConfigInput {
@@ -36,34 +25,12 @@ function config(dir: string, extra: Partial<ConfigInput> = {}): ConfigInput {
 }
 
 async function modernGateway(dir: string, onElicit: ((params: Elicit) => Answer | Promise<Answer>) | null, extra: Partial<ConfigInput> = {}): Promise<Modern> {
-  const configPath = writeConfig(dir, config(dir, extra));
-  const client = new Client(
-    { name: 'modern-test', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  const prompts: Elicit[] = [];
-  // Without `onElicit` the tests drive the rounds by hand (allowInputRequired); a prompt shown means a test went wrong.
-  client.setRequestHandler('elicitation/create', async (request) => {
-    const params = request.params as unknown as Elicit;
-    prompts.push(params);
-    return (onElicit ? await onElicit(params) : { action: 'cancel' }) as never;
-  });
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', configPath], stderr: 'pipe', cwd: dir, env: { MCP_LATCH_LOG_LEVEL: 'debug', PATH: process.env.PATH ?? '' } });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  await client.connect(transport);
-  open.push(client);
-  return { client, dir, prompts, stderr: () => stderr };
+  const m = await startModernClient(dir, config(dir, extra), { onElicit });
+  open.push(m);
+  return m;
 }
 
 const choose = (decision: string, note?: string) => (): Answer => ({ action: 'accept', content: { decision, ...(note ? { note } : {}) } });
-
-/** One manual round: the call, answered input_required or complete as it comes. */
-async function round(client: Client, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return (await client.callTool(params as never, { allowInputRequired: true })) as unknown as Record<string, unknown>;
-}
 
 const approval = (decision: string, note?: string) => ({ 'mcp-latch/approval': { action: 'accept', content: { decision, ...(note ? { note } : {}) } } });
 
@@ -125,7 +92,7 @@ describe('a 2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     const target = join(dir, 'edited.txt');
     const result = await m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'from the model' } });
     const prompt = m.prompts.slice(before)[0]!;
-    expect((prompt.requestedSchema.properties as unknown as Record<string, { default?: string }>).edit_content?.default).toBe('from the model');
+    expect((prompt.requestedSchema.properties as Record<string, { default?: string }>).edit_content?.default).toBe('from the model');
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('changed by the person');
     expect(textOf(result)).toMatch(/^mcp-latch: the user changed this call before approving it \(content "from the model" → "changed by the person"\)/);

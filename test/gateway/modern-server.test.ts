@@ -1,28 +1,157 @@
 import { join } from 'node:path';
-import { afterEach, expect, test } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { ROOT, fixtureCalls, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
 /**
- * A 2026-07-28 server (the TypeScript SDK v2, dual-era) that asks its own question through
- * input_required, behind the gateway. The gateway speaks the 2025 era to its servers, where the
- * SDK asks the same question as elicitation/create; the gateway relays it to a handshake-era client.
+ * A 2026-07-28 server (test/fixtures/modern-server.mjs, the TypeScript SDK v2, dual-era) whose
+ * `deploy` asks its own question (`confirm`) before it deploys, behind the gateway:
+ *
+ *   without `protocolVersion` the gateway speaks 2025 to it and it asks through elicitation/create
+ *   with `protocolVersion: "2026-07-28"` it answers input_required, which the gateway relays to a
+ *   2026-07-28 client (wrapped, its state sealed in the gateway's) or asks a handshake-era one
  */
-const harnesses: Harness[] = [];
-afterEach(async () => {
-  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
+const MODERN = join(ROOT, 'test/fixtures/modern-server.mjs');
+const QUESTION = '[modern] Deploy to staging?';
+const KEY = 'mcp-latch/server/confirm';
+
+function config(dir: string, modern: boolean, allow = true): ConfigInput {
+  return {
+    mcpServers: { modern: { command: process.execPath, args: [MODERN], env: { FIXTURE_LOG: join(dir, 'modern.log') }, ...(modern ? { protocolVersion: '2026-07-28' as const } : {}) } },
+    ...(allow ? { permissions: { allow: ['mcp__modern__deploy'] } } : {}),
+  };
+}
+
+const deploys = (dir: string, env: string) => fixtureCalls(join(dir, 'modern.log')).filter((call) => call.env === env);
+
+/** Confirms the server's question; answers the gateway's prompt with `decision`. */
+const answering =
+  (decision = 'Allow once') =>
+  (params: Elicit): Answer =>
+    params.message.startsWith('[modern]') ? { action: 'accept', content: { confirm: true } } : { action: 'accept', content: { decision } };
+
+describe('handshake-era client', () => {
+  const harnesses: Harness[] = [];
+  afterEach(async () => {
+    await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
+  });
+
+  for (const modern of [false, true]) {
+    test(`the server's question reaches the client through elicitation, and its answer the server (gateway speaks ${modern ? '2026-07-28' : '2025'} to it)`, async () => {
+      const dir = tempDir();
+      const h = await startGateway(config(dir, modern), { dir, onElicit: () => ({ action: 'accept', content: { confirm: true } }) });
+      harnesses.push(h);
+      const result = await h.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
+      expect(textOf(result)).toBe('deployed to staging');
+      expect(h.elicitations.map((params) => params.message)).toEqual([QUESTION]);
+      expect(deploys(dir, 'staging')).toHaveLength(1);
+    }, 120_000);
+  }
+
+  test('a server that asks again whatever the answer is stopped after 8 rounds; nothing deploys', async () => {
+    const dir = tempDir();
+    const h = await startGateway(config(dir, true), { dir, onElicit: () => ({ action: 'decline' }) });
+    harnesses.push(h);
+    const result = await h.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe('mcp-latch: modern asked for input the gateway could not pass on: it asked again after 8 rounds of answers, the most mcp-latch relays for one call. The call did not complete.');
+    expect(h.elicitations).toHaveLength(8);
+    expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
+  }, 120_000);
 });
 
-test("a 2026-07-28 server's own question reaches a handshake-era client, and its answer the server", async () => {
-  const dir = tempDir();
-  const log = join(dir, 'modern.log');
-  const h = await startGateway(
-    { mcpServers: { modern: { command: process.execPath, args: [join(ROOT, 'test/fixtures/modern-server.mjs')], env: { FIXTURE_LOG: log } } }, permissions: { allow: ['mcp__modern__deploy'] } },
-    { dir, onElicit: () => ({ action: 'accept', content: { confirm: true } }) },
-  );
-  harnesses.push(h);
-  const result = await h.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
-  expect(textOf(result)).toBe('deployed to staging');
-  expect(h.elicitations).toHaveLength(1);
-  expect(h.elicitations[0]!.message).toBe('[modern] Deploy to staging?');
-  expect(fixtureCalls(log)).toEqual([{ tool: 'deploy', env: 'staging' }]);
-}, 120_000);
+describe('2026-07-28 client (TypeScript SDK v2, pinned)', () => {
+  const opened: Modern[] = [];
+  afterAll(async () => {
+    await Promise.all(opened.splice(0).map((m) => m.close()));
+  });
+  const start = async (dir: string, cfg: ConfigInput, onElicit: ((params: Elicit) => Answer) | null = answering()) => {
+    const m = await startModernClient(dir, cfg, { onElicit });
+    opened.push(m);
+    return m;
+  };
+
+  test('today, with the 2025 era spoken to the server, the server cannot ask a 2026-07-28 client: the call fails and nothing deploys', async () => {
+    const dir = tempDir();
+    const m = await start(dir, config(dir, false));
+    const result = await m.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain('did not declare the required capability');
+    expect(m.prompts).toHaveLength(0);
+    expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
+  }, 120_000);
+
+  describe('the server spoken to in 2026-07-28', () => {
+    const dir = tempDir();
+    let m: Modern;
+    beforeAll(async () => {
+      m = await start(dir, config(dir, true));
+    }, 120_000);
+
+    test("the server's question reaches the client as input_required; answering it completes the call, once", async () => {
+      const before = m.prompts.length;
+      const result = await m.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
+      expect(textOf(result)).toBe('deployed to staging');
+      expect(m.prompts.slice(before).map((params) => params.message)).toEqual([QUESTION]);
+      expect(deploys(dir, 'staging')).toHaveLength(1);
+    });
+
+    test("the relayed request is the server's under the gateway's key; the server's own state stays inside the gateway's signed one", async () => {
+      const first = await round(m.client, { name: 'modern__deploy', arguments: { env: 'wrapped' } });
+      expect(first.resultType).toBe('input_required');
+      expect(Object.keys(first.inputRequests as object)).toEqual([KEY]);
+      expect(first.requestState).toMatch(/^mls1\./);
+      const payload = JSON.parse(Buffer.from((first.requestState as string).split('.')[1]!, 'base64url').toString()) as { x: { server: { state: string } } };
+      expect(payload.x.server.state).toBe('deploy:wrapped');
+      expect(deploys(dir, 'wrapped')).toHaveLength(0);
+    });
+
+    test('a replayed wrapped state is refused: the answer reaches the server once, the replay is asked again', async () => {
+      const call = { name: 'modern__deploy', arguments: { env: 'replayed' } };
+      const first = await round(m.client, call);
+      const retry = { ...call, inputResponses: { [KEY]: { action: 'accept', content: { confirm: true } } }, requestState: first.requestState };
+      const [a, b] = await Promise.all([round(m.client, retry), round(m.client, retry)]);
+      const done = [a, b].filter((result) => result.resultType !== 'input_required');
+      expect(done).toHaveLength(1);
+      expect(textOf(done[0])).toBe('deployed to replayed');
+      // The refused state's answers never reach the server: it asks again.
+      expect(Object.keys([a, b].find((result) => result.resultType === 'input_required')!.inputRequests as object)).toEqual([KEY]);
+      expect(deploys(dir, 'replayed')).toHaveLength(1);
+    });
+
+    test('a tampered wrapped state (the server\'s state inside changed) is refused; nothing deploys', async () => {
+      const call = { name: 'modern__deploy', arguments: { env: 'tampered' } };
+      const state = (await round(m.client, call)).requestState as string;
+      const [prefix, body, mac] = state.split('.') as [string, string, string];
+      const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as { x: { server: { state: string } } };
+      payload.x.server.state = 'deploy:production';
+      const forged = `${prefix}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
+      const result = await round(m.client, { ...call, inputResponses: { [KEY]: { action: 'accept', content: { confirm: true } } }, requestState: forged });
+      expect(result.resultType).toBe('input_required');
+      expect(m.stderr()).toContain('it was altered or was not issued by this gateway');
+      expect(fixtureCalls(join(dir, 'modern.log')).filter((entry) => entry.env === 'tampered' || entry.env === 'production')).toHaveLength(0);
+    });
+  });
+
+  test("a call that needs the gateway's approval and the server's question: approved, asked, deployed once", async () => {
+    const dir = tempDir();
+    const m = await start(dir, config(dir, true, false));
+    const result = await m.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
+    expect(textOf(result)).toBe('deployed to staging');
+    expect(m.prompts).toHaveLength(2);
+    expect(m.prompts[0]!._meta?.['mcp-latch/request']).toMatchObject({ server: 'modern', tool: 'deploy' });
+    expect(m.prompts[1]!.message).toBe(QUESTION);
+    expect(deploys(dir, 'staging')).toHaveLength(1);
+  }, 120_000);
+
+  test("denied by the gateway: the server is never called, so it never asks", async () => {
+    const dir = tempDir();
+    const m = await start(dir, config(dir, true, false), answering('Deny'));
+    const result = await m.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(m.prompts).toHaveLength(1);
+    expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
+  }, 120_000);
+});

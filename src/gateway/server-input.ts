@@ -1,0 +1,104 @@
+import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerAnswers } from '../downstream/supervisor.js';
+import type { Person } from '../latch/ask.js';
+import { escapeText } from '../latch/escape.js';
+import { isPlainObject } from '../values.js';
+import type { Envelope } from './era-2026.js';
+
+/**
+ * A 2026-07-28 server's own questions (downstream/era-2026.ts): its tools/call answers
+ * `resultType: "input_required"` with named `inputRequests` and its own `requestState`, and expects
+ * the call again with the same arguments, `inputResponses` and that state.
+ *
+ *   2026-07-28 client   the requests are relayed under `mcp-latch/server/<key>`, the server's state
+ *                       sealed inside the gateway's (input-required.ts); the retry is decided again
+ *                       and the answers go back to the server under its own keys
+ *   handshake client    the gateway asks each question through elicitation/create, as it relays a
+ *                       2025 server's elicitation, and calls the server again with the answers
+ *
+ * The call that produced the questions was already allowed (or approved): the questions are part of
+ * running it, never a way around deciding it. The server's text is shown with its name first and
+ * escaped, since the client shows the gateway as the one asking.
+ */
+const KEY_PREFIX = 'mcp-latch/server/';
+/** The most times one call goes back to its server with answers, for a handshake-era client, before the gateway gives up. */
+export const MAX_SERVER_ROUNDS = 8;
+
+/** What a server asked, as the client is shown it, and what the gateway keeps to route the answers back. */
+export interface ServerInput {
+  /** The server's own keys, in order. */
+  keys: string[];
+  /** The server's own requestState, if it gave one. */
+  state?: string;
+  /** The requests under the gateway's keys, the server's text prefixed and escaped. */
+  requests: Record<string, unknown>;
+}
+
+export function isInputRequired(value: unknown): boolean {
+  return isPlainObject(value) && value.resultType === 'input_required';
+}
+
+/** The server's input_required read and wrapped for the client; a string says what is wrong with it. */
+export function serverInput(server: string, result: Record<string, unknown>): ServerInput | string {
+  const { inputRequests, requestState } = result;
+  if (!isPlainObject(inputRequests) || Object.keys(inputRequests).length === 0) return 'it asked for input without naming any input request';
+  if (requestState !== undefined && typeof requestState !== 'string') return 'its requestState is not a string';
+  const requests: Record<string, unknown> = {};
+  for (const [key, request] of Object.entries(inputRequests)) {
+    if (!isPlainObject(request) || typeof request.method !== 'string' || (request.params !== undefined && !isPlainObject(request.params))) return `its input request "${escapeText(key)}" is not a request`;
+    requests[KEY_PREFIX + key] = request.method === 'elicitation/create' && isPlainObject(request.params) ? { ...request, params: shownQuestion(server, request.params) } : request;
+  }
+  return { keys: Object.keys(inputRequests), ...(requestState !== undefined ? { state: requestState } : {}), requests };
+}
+
+/** The client's answers to the server's questions, under the server's own keys, with its state. */
+export function serverAnswers(input: Pick<ServerInput, 'keys' | 'state'>, inputResponses: unknown): ServerAnswers {
+  const responses: Record<string, unknown> = {};
+  if (isPlainObject(inputResponses)) for (const key of input.keys) if (inputResponses[KEY_PREFIX + key] !== undefined) responses[key] = inputResponses[KEY_PREFIX + key];
+  return { inputResponses: responses, ...(input.state !== undefined ? { requestState: input.state } : {}) };
+}
+
+/**
+ * What the gateway tells a 2026-07-28 server its client can answer, for one call: a modern client
+ * answers the relayed requests itself (its own capabilities); a handshake-era one through the
+ * gateway's elicitation only, when it shows forms.
+ */
+export function capabilitiesForServer(envelope: Envelope | null, person: Person): ClientCapabilities {
+  if (envelope) return envelope.capabilities;
+  return person.canPrompt() ? { elicitation: { form: {} } } : {};
+}
+
+/**
+ * For a handshake-era client: asks the person each of the server's questions and calls the server
+ * again with the answers (`callAgain`), until it answers something else. A question the gateway
+ * cannot show ends the call with a tool error naming it.
+ */
+export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, timeoutMs: number, callAgain: (answers: ServerAnswers) => Promise<unknown>): Promise<unknown> {
+  let result: unknown = first;
+  for (let round = 0; isInputRequired(result); round++) {
+    if (round === MAX_SERVER_ROUNDS) return questionError(server, `it asked again after ${MAX_SERVER_ROUNDS} rounds of answers, the most mcp-latch relays for one call`);
+    const input = serverInput(server, result as Record<string, unknown>);
+    if (typeof input === 'string') return questionError(server, input);
+    const responses: Record<string, ElicitResult> = {};
+    for (const key of input.keys) {
+      const request = input.requests[KEY_PREFIX + key] as { method: string; params?: Record<string, unknown> };
+      if (request.method !== 'elicitation/create' || !request.params || (request.params.mode ?? 'form') !== 'form' || !person.canPrompt()) {
+        return questionError(server, `it asked for ${escapeText(request.method)}${request.params?.mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
+      }
+      const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, timeoutMs);
+      // The server decides what a question nobody answered means, as it would with its own client.
+      responses[key] = 'result' in asked ? asked.result : { action: 'cancel' };
+    }
+    result = await callAgain(serverAnswers(input, Object.fromEntries(Object.entries(responses).map(([key, value]) => [KEY_PREFIX + key, value]))));
+  }
+  return result;
+}
+
+/** The server's question as the person sees it: the server named first, its text escaped. */
+function shownQuestion(server: string, params: Record<string, unknown>): Record<string, unknown> {
+  return { ...params, message: `[${server}] ${escapeText(typeof params.message === 'string' ? params.message : '')}` };
+}
+
+function questionError(server: string, problem: string): Record<string, unknown> {
+  return { content: [{ type: 'text', text: `mcp-latch: ${escapeText(server)} asked for input the gateway could not pass on: ${problem}. The call did not complete.` }], isError: true };
+}
