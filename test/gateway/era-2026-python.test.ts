@@ -110,3 +110,41 @@ test('Python SDK client, mode 2026-07-28: an expired state asks again', async ()
   expect(report.expired.retry.requests).toContain('it expired');
   expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
 }, 180_000);
+
+/** The fixture 2026-07-28 server (test/fixtures/modern-server.mjs), spoken to in 2026-07-28: its `deploy` asks `confirm` first. */
+function withModernServer(dir: string, allowDeploy: boolean): Partial<ConfigInput> {
+  return {
+    mcpServers: { modern: { command: process.execPath, args: [join(ROOT, 'test/fixtures/modern-server.mjs')], env: { FIXTURE_LOG: join(dir, 'modern.log') }, protocolVersion: '2026-07-28' } },
+    ...(allowDeploy ? { permissions: { allow: ['mcp__modern__deploy'] } } : {}),
+  };
+}
+
+for (const mode of ['2026-07-28', 'legacy']) {
+  describe(`Python SDK client, mode ${mode}: a 2026-07-28 server's own question`, () => {
+    for (const allowDeploy of [true, false]) {
+      test(allowDeploy ? 'the question reaches the client; answering it deploys once' : "the gateway's approval, then the server's question: deploys once", async () => {
+        const dir = tempDir();
+        const report = await drive(mode, dir, ['deploy'], withModernServer(dir, allowDeploy));
+        expect(report.deploy).toMatchObject({ type: 'complete', isError: false, text: 'deployed to py' });
+        const messages = (report.deploy.prompts as Array<{ message: string }>).map((prompt) => prompt.message);
+        expect(messages.at(-1)).toBe('[modern] Deploy to py?');
+        expect(messages).toHaveLength(allowDeploy ? 1 : 2);
+        if (!allowDeploy) expect(messages[0]).toContain('wants to run the tool deploy');
+        expect(fixtureCalls(join(dir, 'modern.log'))).toEqual([{ tool: 'deploy', env: 'py' }]);
+      }, 180_000);
+    }
+  });
+}
+
+test("Python SDK client, mode 2026-07-28: the wrapped state of a server's question is single use and cannot be altered", async () => {
+  const dir = tempDir();
+  const report = await drive('2026-07-28', dir, ['deploy-replay', 'deploy-tamper'], withModernServer(dir, true));
+  const [once, again] = report['deploy-replay'].rounds as Outcome[];
+  expect(report['deploy-replay'].first.type).toBe('input_required');
+  expect(once).toMatchObject({ type: 'complete', isError: false, text: 'deployed to deploy-replay' });
+  // The replay's answer never reaches the server: it asks again.
+  expect(again!.type).toBe('input_required');
+  expect(again!.requests).toContain('mcp-latch/server/confirm');
+  expect(report['deploy-tamper'].retry.type).toBe('input_required');
+  expect(fixtureCalls(join(dir, 'modern.log')).map((call) => call.env)).toEqual(['deploy-replay']);
+}, 180_000);

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { FS_SERVER, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
+import { FS_SERVER, eventually, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
 /**
@@ -161,3 +162,54 @@ test('a 2026-07-28 client: an expired state asks again', async () => {
   expect(JSON.stringify(late.inputRequests)).toContain('it expired');
   expect(fixtureCalls(join(dir, 'fixture.log'))).toHaveLength(0);
 }, 120_000);
+
+describe('a 2026-07-28 client whose envelope declares no elicitation', () => {
+  test('fallback "deny": the call is denied naming the rule that would allow it; nothing runs', async () => {
+    const dir = tempDir();
+    const m = await startModernClient(dir, config(dir, { approval: { fallback: 'deny' } }), { capabilities: {} });
+    open.push(m);
+    const target = join(dir, 'no-prompt.txt');
+    const result = await m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'x' } });
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: this call needs the user's approval/);
+    expect(textOf(result)).toContain('this client cannot show approval prompts');
+    expect(existsSync(target)).toBe(false);
+    expect(m.prompts).toHaveLength(0);
+  }, 120_000);
+
+  test('the approval page: the call waits, is approved on the page, and the write runs once', async () => {
+    const dir = tempDir();
+    const m = await startModernClient(dir, config(dir, { approval: { fallback: 'browser-manual', timeoutSeconds: 120 } }), { capabilities: {} });
+    open.push(m);
+    const target = join(dir, 'on-page.txt');
+    const pending = m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'approved on the page' } });
+    const url = new URL(await eventually(() => /"msg":"approval page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43})"/.exec(m.stderr())![1]!, 60_000));
+    const token = url.searchParams.get('token')!;
+    const item = await eventually(async () => {
+      const items = (JSON.parse(await pageRequest(url, `/api/pending?token=${token}`)) as { items: Array<{ id: string; tool: string }> }).items;
+      expect(items).toHaveLength(1);
+      return items[0]!;
+    }, 60_000);
+    expect(item.tool).toBe('write_file');
+    await pageRequest(url, '/api/answer', JSON.stringify({ id: item.id, decision: 'Allow once' }), token);
+    const result = await pending;
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('approved on the page');
+    expect(m.prompts).toHaveLength(0);
+  }, 120_000);
+});
+
+/** What the page's own script sends: a GET for data, a POST with the token header for an answer. */
+function pageRequest(url: URL, path: string, body?: string, token?: string): Promise<string> {
+  const host = `127.0.0.1:${url.port}`;
+  const headers: Record<string, string> = body ? { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': token ?? '', 'Sec-Fetch-Site': 'same-origin' } : { Host: host };
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: Number(url.port), method: body ? 'POST' : 'GET', path, headers, setHost: false, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode}: ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -30,14 +30,18 @@ export interface ModernOptions {
 
 export async function startModernClient(dir: string, config: ConfigInput, options: ModernOptions = {}): Promise<Modern> {
   const configPath = writeConfig(dir, config);
-  const client = new Client({ name: 'modern-test', version: '1.0.0' }, { capabilities: (options.capabilities ?? { elicitation: { form: {} } }) as never, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const capabilities = options.capabilities ?? { elicitation: { form: {} } };
+  const client = new Client({ name: 'modern-test', version: '1.0.0' }, { capabilities: capabilities as never, versionNegotiation: { mode: { pin: '2026-07-28' } } });
   const prompts: Elicit[] = [];
   const onElicit = options.onElicit ?? null;
-  client.setRequestHandler('elicitation/create', async (request) => {
-    const params = request.params as unknown as Elicit;
-    prompts.push(params);
-    return (onElicit ? await onElicit(params) : { action: 'cancel' }) as never;
-  });
+  // The SDK refuses a handler for a capability the client does not declare.
+  if (capabilities.elicitation) {
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const params = request.params as unknown as Elicit;
+      prompts.push(params);
+      return (onElicit ? await onElicit(params) : { action: 'cancel' }) as never;
+    });
+  }
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', configPath], stderr: 'pipe', cwd: dir, env: { MCP_LATCH_LOG_LEVEL: 'debug', PATH: process.env.PATH ?? '' } });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
