@@ -33,7 +33,7 @@ import { ProgressRelay } from './progress.js';
 import type { IncomingCall } from './upstream-calls.js';
 import { canShowForm, envelopeOf, withoutEnvelope } from './era-2026.js';
 import { pauseCall, relayServerInput, resumeCall } from './input-required.js';
-import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput } from './server-input.js';
+import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput, serverInputError } from './server-input.js';
 import { envelopeMeta } from '../downstream/era-2026.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import { MAX_REQUEST_STATE_CHARS } from '../latch/request-state.js';
@@ -230,14 +230,13 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
 async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
   const { request, cancel } = decided.call;
-  const envelope = envelopeOf(request.params);
-  const person = session.person(decided.call.extra);
   // A new tool is pinned as listed on its first allowed call; a failure is logged, the call goes on.
   const definition = decided.definition;
   if (definition?.pin.state === 'new') context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
-  const modern = supervisor.modern;
-  const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(envelope, person)) : undefined);
+  // Only a 2026-07-28 server needs the client's era and its person here (off the path of every other call).
+  const modern = supervisor.modern ? { envelope: envelopeOf(request.params), person: session.person(decided.call.extra) } : null;
+  const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(modern.envelope, modern.person)) : undefined);
   // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
   const send = (answers: ServerAnswers | null) =>
     context.running.during(supervisor.name, session.origin(decided.call.extra), () =>
@@ -255,14 +254,14 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
   try {
     let answered = await send(decided.serverAnswers);
     if (modern && isInputRequired(answered)) {
-      if (envelope) {
+      if (modern.envelope) {
         const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
         const input = serverInput(supervisor.name, answered as Record<string, unknown>);
         const relayed = typeof input === 'string' ? null : relayServerInput(decided, input, approved, outcome.answer?.edit, context, session);
         if (relayed) return relayed;
-        answered = { content: [{ type: 'text', text: `mcp-latch: ${escapeText(supervisor.name)} asked for input the gateway could not pass on: ${typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`}. The call did not complete.` }], isError: true };
+        answered = serverInputError(supervisor.name, typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`);
       } else {
-        answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, person, context.config().approval.timeoutSeconds * 1000, send);
+        answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, send);
       }
     }
     const result = checkToolResult(answered, supervisor.name);

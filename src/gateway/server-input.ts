@@ -76,14 +76,14 @@ export function capabilitiesForServer(envelope: Envelope | null, person: Person)
 export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, timeoutMs: number, callAgain: (answers: ServerAnswers) => Promise<unknown>): Promise<unknown> {
   let result: unknown = first;
   for (let round = 0; isInputRequired(result); round++) {
-    if (round === MAX_SERVER_ROUNDS) return questionError(server, `it asked again after ${MAX_SERVER_ROUNDS} rounds of answers, the most mcp-latch relays for one call`);
+    if (round === MAX_SERVER_ROUNDS) return serverInputError(server, `it asked again after ${MAX_SERVER_ROUNDS} rounds of answers, the most mcp-latch relays for one call`);
     const input = serverInput(server, result as Record<string, unknown>);
-    if (typeof input === 'string') return questionError(server, input);
+    if (typeof input === 'string') return serverInputError(server, input);
     const responses: Record<string, ElicitResult> = {};
     for (const key of input.keys) {
       const request = input.requests[KEY_PREFIX + key] as { method: string; params?: Record<string, unknown> };
       if (request.method !== 'elicitation/create' || !request.params || (request.params.mode ?? 'form') !== 'form' || !person.canPrompt()) {
-        return questionError(server, `it asked for ${escapeText(request.method)}${request.params?.mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
+        return serverInputError(server, `it asked for ${escapeText(request.method)}${request.params?.mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
       }
       const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, timeoutMs);
       // The server decides what a question nobody answered means, as it would with its own client.
@@ -99,6 +99,7 @@ function shownQuestion(server: string, params: Record<string, unknown>): Record<
   return { ...params, message: `[${server}] ${escapeText(typeof params.message === 'string' ? params.message : '')}` };
 }
 
-function questionError(server: string, problem: string): Record<string, unknown> {
+/** The tool error that ends a call whose server asked for what the gateway could not pass on. */
+export function serverInputError(server: string, problem: string): Record<string, unknown> {
   return { content: [{ type: 'text', text: `mcp-latch: ${escapeText(server)} asked for input the gateway could not pass on: ${problem}. The call did not complete.` }], isError: true };
 }

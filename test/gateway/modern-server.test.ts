@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { ROOT, fixtureCalls, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { ROOT, eventually, fixtureCalls, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
 /**
@@ -143,6 +143,22 @@ describe('2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     expect(m.prompts[0]!._meta?.['mcp-latch/request']).toMatchObject({ server: 'modern', tool: 'deploy' });
     expect(m.prompts[1]!.message).toBe(QUESTION);
     expect(deploys(dir, 'staging')).toHaveLength(1);
+  }, 120_000);
+
+  test('the retry that brings the answers is decided again: a deny rule added meanwhile denies it and nothing deploys', async () => {
+    const dir = tempDir();
+    const m = await start(dir, config(dir, true), null);
+    const call = { name: 'modern__deploy', arguments: { env: 'staging' } };
+    const first = await round(m.client, call);
+    expect(first.resultType).toBe('input_required');
+    const reloads = () => m.stderr().split('config reloaded').length;
+    const before = reloads();
+    writeConfig(dir, { ...config(dir, true), permissions: { allow: ['mcp__modern__deploy'], deny: ['mcp__modern__deploy'] } });
+    await eventually(() => expect(reloads()).toBeGreaterThan(before), 30_000);
+    const retry = await round(m.client, { ...call, inputResponses: { [KEY]: { action: 'accept', content: { confirm: true } } }, requestState: first.requestState });
+    expect(retry.isError).toBe(true);
+    expect(textOf(retry)).toMatch(/^Denied by mcp-latch:/);
+    expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
   }, 120_000);
 
   test("denied by the gateway: the server is never called, so it never asks", async () => {
