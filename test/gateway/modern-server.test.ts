@@ -129,7 +129,8 @@ describe('2026-07-28 client (TypeScript SDK v2, pinned)', () => {
       const forged = `${prefix}.${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
       const result = await round(m.client, { ...call, inputResponses: { [KEY]: { action: 'accept', content: { confirm: true } } }, requestState: forged });
       expect(result.resultType).toBe('input_required');
-      expect(m.stderr()).toContain('it was altered or was not issued by this gateway');
+      // The log and the answer travel on different pipes: the line may come a little later.
+      await eventually(() => expect(m.stderr()).toContain('it was altered or was not issued by this gateway'), 30_000);
       expect(fixtureCalls(join(dir, 'modern.log')).filter((entry) => entry.env === 'tampered' || entry.env === 'production')).toHaveLength(0);
     });
   });
