@@ -159,12 +159,21 @@ export const OAuthSchema = z.strictObject({
   admins: z.array(UserIdSchema).default([]).describe('User ids with the admin role.'),
 });
 
+/** `http.sessionIdleSeconds` unless set. */
+export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
+
 export const HttpSchema = z.strictObject({
   tokens: z.array(HttpTokenSchema).default([]).describe('Bearer tokens, stored as SHA-256 hashes, each mapped to a user id.'),
   oauth: OAuthSchema.optional().describe('OAuth 2.1 resource-server mode: JWT access tokens checked against the issuer\'s JWKS.'),
   resource: z.url().optional().describe('This gateway\'s MCP URL as clients reach it (behind a proxy); defaults to http://HOST:PORT/mcp.'),
   allowedHosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides the bound address (DNS-rebinding protection).'),
   allowedOrigins: z.array(z.string().min(1)).default([]).describe('Origin header values accepted (browsers); none by default besides the gateway\'s own.'),
+  sessionIdleSeconds: z
+    .number()
+    .positive()
+    .max(2_592_000)
+    .default(DEFAULT_SESSION_IDLE_SECONDS)
+    .describe('An MCP session with no request open for this long is closed (a client that left without DELETE); its waiting calls are withdrawn and never run.'),
 });
 export type HttpConfig = z.infer<typeof HttpSchema>;
 

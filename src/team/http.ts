@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
 import type { LoadedConfig } from '../config/load.js';
-import { messageBytes } from '../config/schema.js';
+import { DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
 import { UpstreamSession } from '../gateway/upstream-session.js';
@@ -39,9 +39,14 @@ export interface TeamGatewayOptions {
 }
 
 interface LiveSession {
+  id: string;
   user: string;
   transport: StreamableHTTPServerTransport;
   upstream: UpstreamSession;
+  room: WaitingRoom;
+  /** Requests of this session whose response is still open (a call, the client's event stream). */
+  open: number;
+  idle: NodeJS.Timeout | null;
 }
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -188,35 +193,63 @@ export class TeamGateway {
       const session = this.sessions.get(sessionId);
       // Security: another user's session is answered as if it did not exist.
       if (!session || session.user !== identity.user) return json(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+      this.track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no Mcp-Session-Id; start with initialize' }, id: null });
     if (this.closed) return json(res, 503, { error: 'shutting down' });
-    await this.open(identity).handleRequest(req, res, body);
+    const session = this.open(identity);
+    this.track(session, res);
+    await session.transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * A session is idle while none of its requests is open; after `http.sessionIdleSeconds` of that
+   * its client is taken to have left without DELETE, and the session is closed as DELETE would.
+   */
+  private track(session: LiveSession, res: ServerResponse): void {
+    session.open += 1;
+    if (session.idle) clearTimeout(session.idle);
+    session.idle = null;
+    res.once('close', () => {
+      session.open -= 1;
+      if (session.open > 0 || this.sessions.get(session.id) !== session) return;
+      const seconds = this.core.config().http?.sessionIdleSeconds ?? DEFAULT_SESSION_IDLE_SECONDS;
+      session.idle = setTimeout(() => {
+        if (this.sessions.get(session.id) !== session || session.open > 0) return;
+        this.core.logger.info({ user: session.user, session: session.id, idleSeconds: seconds }, 'client session closed: no request for http.sessionIdleSeconds; its waiting calls are withdrawn and will not run');
+        void session.transport.close();
+      }, seconds * 1000);
+      session.idle.unref();
+    });
   }
 
   /** A new MCP session for this user: its own upstream Server, latch and waiting room. */
-  private open(identity: Identity): StreamableHTTPServerTransport {
+  private open(identity: Identity): LiveSession {
     const id = randomUUID();
     const store = this.options.store;
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`);
     const upstream = new UpstreamSession({
       core: this.core,
       context: userContext(this.core, this.policies, store, identity.user),
       mirror: () => SHARED_SERVER_CAPABILITIES,
       roots: false,
-      session: { id, user: identity.user, page: async () => new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`) },
+      session: { id, user: identity.user, page: async () => room },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
-    this.sessions.set(id, { user: identity.user, transport, upstream });
+    const session: LiveSession = { id, user: identity.user, transport, upstream, room, open: 0, idle: null };
+    this.sessions.set(id, session);
     transport.onclose = () => {
       this.sessions.delete(id);
+      if (session.idle) clearTimeout(session.idle);
+      void room.close();
       void upstream.close();
       void store.endSession(identity.user, id).catch(() => undefined);
     };
     void upstream.connect(transport);
     this.core.logger.info({ user: identity.user, session: id }, 'client session opened');
-    return transport;
+    return session;
   }
 
   async close(): Promise<void> {

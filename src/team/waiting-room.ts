@@ -11,6 +11,9 @@ import type { InteractionAnswer, PendingCall, TeamStore } from './store.js';
  */
 export class WaitingRoom implements ApprovalPage {
   private readonly ids = new WeakMap<PageItem, string>();
+  /** The calls held now, so that closing the room (its session ended) withdraws every one. */
+  private readonly held = new Set<AbortController>();
+  private closed = false;
 
   constructor(
     private readonly store: TeamStore,
@@ -38,12 +41,21 @@ export class WaitingRoom implements ApprovalPage {
       deadline: new Date(item.deadline).toISOString(),
       retryUntil: null,
     };
+    if (this.closed) return { type: 'dismissed' };
+    const hold = new AbortController();
+    const withdraw = () => hold.abort();
+    signal.addEventListener('abort', withdraw, { once: true });
+    if (signal.aborted) hold.abort();
+    this.held.add(hold);
     let answer: InteractionAnswer | null;
     try {
-      answer = await this.store.hold(call, signal);
+      answer = await this.store.hold(call, hold.signal);
     } catch {
       // The store failed (Redis gone): nobody can answer, so the call is not run.
       return { type: 'dismissed' };
+    } finally {
+      this.held.delete(hold);
+      signal.removeEventListener('abort', withdraw);
     }
     return answerOf(answer, item);
   }
@@ -54,8 +66,13 @@ export class WaitingRoom implements ApprovalPage {
     if (id) void this.store.update(id, { retryUntil: new Date(retryUntil).toISOString() }).catch(() => undefined);
   }
 
+  /**
+   * The session ended: every call still held is withdrawn, including those whose client was already
+   * answered "pending" (an approval would find no session to retry in).
+   */
   async close(): Promise<void> {
-    // The held calls end with their session's cancellation; nothing of the store is this page's.
+    this.closed = true;
+    for (const hold of this.held) hold.abort();
   }
 }
 
