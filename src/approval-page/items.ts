@@ -4,6 +4,7 @@ import { choiceLabels, parseChoice, requestPayload, riskOf, type PromptAnswer } 
 import { readEdit, type EditableField } from '../latch/edit.js';
 import type { FileChange } from '../latch/file-change.js';
 import type { Risk } from '../latch/risk.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * The calls waiting on the approval page. Each item gets a random id (so an answer names the call
@@ -118,7 +119,7 @@ export class PendingItems {
    * `{ id, decision, note? }` or `{ id, action: 'decline' }`. Refused answers have no effect.
    */
   answer(body: unknown): AnswerRefusal | null {
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'invalid';
+    if (!isPlainObject(body)) return 'invalid';
     const { id, decision, action, note, edit } = body as Record<string, unknown>;
     if (typeof id !== 'string') return 'invalid';
     const entry = this.pending.get(id);

@@ -11,6 +11,7 @@ import { canonicalRoot, defaultPathEnv } from '../subjects/paths.js';
 import type { Output } from './output.js';
 import { usage } from '../errors.js';
 import { withServers } from './servers.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * `mcp-latch check --tool SERVER__TOOL --args JSON`: decides one call exactly as the gateway would,
@@ -38,7 +39,7 @@ export async function check(options: { config?: string | undefined; tool: string
     } catch (error) {
       throw usage(`--args is not valid JSON: ${(error as Error).message}`);
     }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) throw usage('--args must be a JSON object');
+    if (!isPlainObject(args)) throw usage('--args must be a JSON object');
   }
 
   await initShellParser();

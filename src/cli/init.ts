@@ -279,7 +279,7 @@ function selectFiles(options: InitOptions, context: InitContext, warnings: strin
     const path = resolve(context.cwd, options.from);
     if (!existsSync(path)) throw usage(`--from ${path} does not exist`);
     const data = parseJsonc(readFileSync(path, 'utf8'), path);
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new LatchError('CLIENT_FILE_INVALID', `${path} is not a JSON object; pass --from a client config file`);
+    if (!isPlainObject(data)) throw new LatchError('CLIENT_FILE_INVALID', `${path} is not a JSON object; pass --from a client config file`);
     const file = readClientFile(locationForFile(path, data as Record<string, unknown>, context));
     const files = [file, ...claudeCodeLocalBlocks(file)].filter((one) => one.entries.length > 0);
     if (files.length === 0) throw usage(`${path} has no servers (no "${file.location.format.serversKey}" block with entries)`);

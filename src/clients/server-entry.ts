@@ -1,7 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ServerSchema, type ServerConfig } from '../config/schema.js';
+import { isHomePath } from '../home.js';
 import type { EntryContext, EntryResult } from './client-file.js';
 import { translateVariables, type VariableReport } from './variables.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * One client server entry → one mcp-latch server entry. The formats differ in a few keys (Windsurf's
@@ -48,7 +50,7 @@ export function isGatewayEntry(raw: Record<string, unknown>): boolean {
 
 /** Converts one entry; drops what mcp-latch does not know, saying so, and skips what cannot load. */
 export function convertEntry(name: string, raw: unknown, dialect: EntryDialect, context: EntryContext): EntryResult {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, self: false, reason: 'the entry is not an object' };
+  if (!isPlainObject(raw)) return { ok: false, self: false, reason: 'the entry is not an object' };
   const entry = raw as Record<string, unknown>;
   if (isGatewayEntry(entry)) return { ok: false, self: true, reason: 'it starts mcp-latch itself' };
 
@@ -157,7 +159,7 @@ function stringRecord(
 }
 
 function isRelative(value: string): boolean {
-  return value !== '~' && !value.startsWith('~/') && !value.startsWith('~\\') && !isAbsolute(value) && !/^[A-Za-z]:[\\/]/.test(value);
+  return !isHomePath(value) && !isAbsolute(value) && !/^[A-Za-z]:[\\/]/.test(value);
 }
 
 /**

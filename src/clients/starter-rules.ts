@@ -1,4 +1,5 @@
-import { isAbsolute, join, relative } from 'node:path';
+import { expandHome } from '../home.js';
+import { isInside } from '../subjects/paths.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import { identifyServer } from '../subjects/kind.js';
 
@@ -45,7 +46,7 @@ export function starterRules(servers: Record<string, ServerConfig>, options: { w
     }
     const identity = identifyServer(server, options.workspace);
     if (identity.profile && SHELL_PROFILES.has(identity.profile)) shells.push(name);
-    const outside = identity.roots.filter((root) => !isInside(expandHome(root, options.home), options.workspace));
+    const outside = identity.roots.filter((root) => !isInside(options.workspace, expandHome(root, options.home)));
     if (identity.profile === 'filesystem' && outside.length > 0) {
       reasons.push(`${name} can reach ${outside.join(', ')}: reads there ask until you add a rule such as Read(${outside[0]!.replace(/\\/g, '/')}/**)`);
     }
@@ -60,11 +61,3 @@ export function starterRules(servers: Record<string, ServerConfig>, options: { w
   return { workspace: [options.workspace], permissions: { defaultMode: 'default', allow, ask, deny }, reasons };
 }
 
-function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
-
-function expandHome(path: string, home: string): string {
-  return path === '~' || path.startsWith('~/') || path.startsWith('~\\') ? join(home, path.slice(1)) : path;
-}

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ConfigIssue } from '../errors.js';
+import { expandHome } from '../home.js';
 import { formatKeyPath } from './json.js';
 import type { ServerConfig } from './schema.js';
 
@@ -89,7 +90,7 @@ export interface ServersOf {
 export function serversToRun(config: ServersOf, home: string = homedir()): Record<string, ServerConfig> {
   const out: Record<string, ServerConfig> = {};
   const selected = config.scope === undefined ? undefined : new Set(config.file.scopes?.[config.scope]?.servers ?? []);
-  const absolute = (path: string) => (path === '~' || path.startsWith('~/') ? join(home, path.slice(1)) : resolve(config.dir, path));
+  const absolute = (path: string) => resolve(config.dir, expandHome(path, home));
   for (const [name, server] of Object.entries(config.file.mcpServers)) {
     if (server.disabled || (selected && !selected.has(name))) continue;
     if ('command' in server) {

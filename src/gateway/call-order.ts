@@ -15,6 +15,7 @@ import { decideCall, handleToolCall, redecide, type DecidedCall } from './call.j
 import type { CallContext, SessionPort } from './ports.js';
 import type { IncomingCall } from './upstream-calls.js';
 import { internalError, RpcError } from '../errors.js';
+import { isPlainObject } from '../values.js';
 
 /** Marks a call that cannot be decided yet (its server or the tool list is still starting). */
 const NOT_YET = Symbol('not yet decidable');
@@ -128,6 +129,6 @@ function isDecided(step: Step): step is DecidedCall {
 
 function argumentsOf(request: CallToolRequest): Record<string, unknown> {
   const args = request.params.arguments ?? {};
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new RpcError(ErrorCode.InvalidParams, 'arguments must be an object');
+  if (!isPlainObject(args)) throw new RpcError(ErrorCode.InvalidParams, 'arguments must be an object');
   return args;
 }

@@ -14,6 +14,7 @@ import path from 'node:path';
 import type { Access, Kind } from '../policy/types.js';
 import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
+import { isHomePath } from '../home.js';
 import { PROFILES, profileByName } from './profiles.js';
 import type { Profile, ProfileBase } from './profiles.js';
 import { internalError } from '../errors.js';
@@ -140,7 +141,7 @@ function rootsFor(profile: Profile, rest: string[], cwd: string): string[] {
 
 /** Resolves `p` against `dir` unless it is absolute or starts with `~`; a `~` dir is joined, not resolved. */
 function resolveKeepingHome(dir: string, p: string): string {
-  if (p === '~' || p.startsWith('~/') || p.startsWith('~\\') || path.isAbsolute(p) || /^file:/i.test(p)) return p;
+  if (isHomePath(p) || path.isAbsolute(p) || /^file:/i.test(p)) return p;
   if (dir.startsWith('~')) return path.join(dir, p);
   return path.resolve(dir, p);
 }

@@ -25,6 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expandHome, isHomePath } from '../home.js';
 
 /** Where `~` points and which path rules apply; injected so tests can run win32 logic on POSIX. */
 export interface PathEnv {
@@ -135,7 +136,7 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): { lexica
     return problemOf(input, 'a URL, not a local path');
   }
 
-  const expanded = expandHome(p, env);
+  const expanded = expandHomeOf(p, env);
   if (typeof expanded !== 'string') return problemOf(input, expanded.problem);
   p = expanded;
 
@@ -151,7 +152,7 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): { lexica
     joined = p;
   } else {
     if (base === null) return problemOf(input, 'relative path with unknown base');
-    const b = expandHome(base, env);
+    const b = expandHomeOf(base, env);
     if (typeof b !== 'string') return problemOf(input, `base: ${b.problem}`);
     if (!P.isAbsolute(b) || (win && isDriveless(b))) return problemOf(input, 'relative path with a relative base');
     if (b.includes('\0')) return problemOf(input, 'NUL byte in base');
@@ -196,10 +197,9 @@ function windowsComponentProblem(absolute: string): string | null {
 }
 
 /** Expands `~` and `~/…` (Node's path.resolve does not); `~user` is a problem. */
-function expandHome(p: string, env: PathEnv): string | { problem: string } {
+function expandHomeOf(p: string, env: PathEnv): string | { problem: string } {
   if (!p.startsWith('~')) return p;
-  const sep = env.platform === 'win32' ? /^~(?=$|[\\/])/ : /^~(?=$|\/)/;
-  if (sep.test(p)) return env.home + p.slice(1);
+  if (isHomePath(p, env.platform)) return expandHome(p, env.home, env.platform);
   return { problem: '~user paths are not supported' };
 }
 

@@ -1,4 +1,5 @@
 import type { TeamStore, Identity } from './store.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * The interactions API (docs/team.md#the-interactions-api), JSON over the gateway's HTTP server and
@@ -41,7 +42,7 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
     if (!call) return reply(404, { error: 'no such pending call (it was answered, withdrawn, or never existed)' });
     // Security: only the call's own user answers it; an admin's role is to read.
     if (call.user !== own) return forbidden();
-    if (!isRecord(answer)) return reply(400, { error: 'the body must be a JSON object: {"decision": "…", "note": "…"}' });
+    if (!isPlainObject(answer)) return reply(400, { error: 'the body must be a JSON object: {"decision": "…", "note": "…"}' });
     const { decision, note } = answer;
     if (typeof decision !== 'string' || !(decision === 'decline' || call.choices.includes(decision))) {
       return reply(400, { error: `decision must be one of: ${[...call.choices, 'decline'].map((choice) => JSON.stringify(choice)).join(', ')}` });
@@ -60,7 +61,7 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
 
   if (path === '/api/rules' && method === 'DELETE') {
     const request = body;
-    if (!isRecord(request) || typeof request.rule !== 'string') return reply(400, { error: 'the body must be {"rule": "…"}' });
+    if (!isPlainObject(request) || typeof request.rule !== 'string') return reply(400, { error: 'the body must be {"rule": "…"}' });
     const removed = await store.forget(own, request.rule);
     return removed ? reply(200, { removed: true }) : reply(404, { error: 'you have no such remembered rule' });
   }
@@ -68,6 +69,3 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
   return reply(404, { error: 'no such API path' });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ApprovalPage, PageItem } from '../latch/page.js';
 import { choiceLabels, parseChoice, requestPayload, type PromptAnswer } from '../latch/prompt.js';
 import type { InteractionAnswer, PendingCall, TeamStore } from './store.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * Where a team session's call waits when its client cannot show a prompt: the team store, where
@@ -35,7 +36,7 @@ export class WaitingRoom implements ApprovalPage {
       kind: input.kind,
       message: item.message,
       request: requestPayload(input),
-      args: isRecord(input.args) ? input.args : {},
+      args: isPlainObject(input.args) ? input.args : {},
       choices: choiceLabels(input),
       created: new Date().toISOString(),
       deadline: new Date(item.deadline).toISOString(),
@@ -85,6 +86,3 @@ function answerOf(answer: InteractionAnswer | null, item: PageItem): PromptAnswe
   return { type: 'choice', choice, note: answer.note?.trim() ? answer.note : undefined };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
