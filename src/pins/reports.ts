@@ -1,6 +1,6 @@
 import type { Prompt, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
-import type { PinStore } from '../store/pins.js';
+import type { Pin, PinStore } from '../store/pins.js';
 import { pinState, type DefinitionReport, type DescriptionPolicy } from './check.js';
 import { definitionDigest, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
 import { scanDefinition, type Finding } from './scan.js';
@@ -44,6 +44,8 @@ interface Scanned {
   definition: Definition;
   digest: string;
   findings: Finding[];
+  /** The last report and the pin it was made from: the same pin gives the same report (no garbage per call). */
+  last?: { pin: Pin | undefined; unreadable: string | null; report: DefinitionReport };
 }
 
 export class DefinitionReports {
@@ -93,16 +95,20 @@ export class DefinitionReports {
       this.store.reload();
       pin = this.store.get(listed.kind, listed.server, listed.name);
     }
-    return {
+    const unreadable = this.store.unreadable();
+    if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed) return scan.last.report;
+    const report: DefinitionReport = {
       kind: listed.kind,
       server: listed.server,
       name: listed.name,
       exposed: listed.exposed,
       definition: scan.definition,
       digest: scan.digest,
-      pin: pinState(pin, scan.definition, scan.digest, this.store.unreadable()),
+      pin: pinState(pin, scan.definition, scan.digest, unreadable),
       findings: scan.findings,
     };
+    scan.last = { pin, unreadable, report };
+    return report;
   }
 
   /** Pins the definition the report was made from (a first allowed use, or an accepted change). */
