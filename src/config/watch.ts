@@ -3,10 +3,14 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /**
- * Hot reload: calls `onText` with the file's new text after it changes. The directory is watched,
- * not the file, because editors and our own atomic writes replace the file by renaming a temporary
- * one over it, which ends a watch on the old inode. Changes within `debounceMs` are coalesced.
- * Whether the text is valid, and what to do if it is not, is the caller's business.
+ * Hot reload: calls `onText` with the file's new text after it changes. Changes within `debounceMs`
+ * are coalesced. Whether the text is valid, and what to do if it is not, is the caller's business.
+ *
+ * The file itself is watched, not its folder: the audit log is written next to it at every call,
+ * and a folder watch woke the gateway for each write. Editors and our own atomic writes replace
+ * the file by renaming another one over it, which ends a watch on the old file: after each change
+ * the watch is made again, on what is there now (before the file is read, so no write is missed).
+ * While the file is missing, the folder is watched for it to come back.
  */
 export interface ConfigWatcher {
   close(): void;
@@ -16,25 +20,41 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
   const name = basename(path);
   let timer: NodeJS.Timeout | null = null;
   let watcher: FSWatcher | null = null;
+  let closed = false;
+  const changed = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(fire, debounceMs);
+  };
   const fire = () => {
     timer = null;
+    arm();
     readFile(path, 'utf8').then(onText, (error: unknown) => {
       // Mid-rename the file can be missing for a moment; the next event brings the new one.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onError(error);
     });
   };
-  try {
-    watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
-      if (file !== null && file !== name) return;
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(fire, debounceMs);
-    });
-    watcher.on('error', onError);
-  } catch (error) {
-    onError(error);
-  }
+  const arm = () => {
+    if (closed) return;
+    watcher?.close();
+    watcher = null;
+    try {
+      try {
+        watcher = watch(path, { persistent: false }, changed);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
+          if (file === null || file === name) changed();
+        });
+      }
+      watcher.on('error', onError);
+    } catch (error) {
+      onError(error);
+    }
+  };
+  arm();
   return {
     close() {
+      closed = true;
       if (timer) clearTimeout(timer);
       watcher?.close();
     },

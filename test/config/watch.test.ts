@@ -1,0 +1,38 @@
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test, vi } from 'vitest';
+import { watchConfig } from '../../src/config/watch.js';
+import { tempDir } from '../helpers/gateway.js';
+
+/** The watcher follows the file through every way it is replaced: each change below must arrive. */
+describe('config watcher', () => {
+  test('sees writes in place, renames over the file (again and again) and a file deleted then written anew', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'mcp-latch.json');
+    writeFileSync(path, 'v0');
+    const texts: string[] = [];
+    const errors: unknown[] = [];
+    const watcher = watchConfig(path, (text) => texts.push(text), (error) => errors.push(error), 10);
+    const arrives = (text: string) => vi.waitFor(() => expect(texts.at(-1)).toBe(text), { timeout: 20_000, interval: 20 });
+    try {
+      writeFileSync(path, 'in place');
+      await arrives('in place');
+      for (const text of ['renamed 1', 'renamed 2', 'renamed 3']) {
+        // What editors and our own atomic writes do.
+        writeFileSync(join(dir, '.tmp'), text);
+        renameSync(join(dir, '.tmp'), path);
+        await arrives(text);
+      }
+      // A sibling written meanwhile (the audit log) changes nothing.
+      writeFileSync(join(dir, 'mcp-latch-audit.jsonl'), 'line\n');
+      unlinkSync(path);
+      writeFileSync(path, 'recreated');
+      await arrives('recreated');
+      writeFileSync(path, 'after recreate');
+      await arrives('after recreate');
+      expect(errors).toEqual([]);
+    } finally {
+      watcher.close();
+    }
+  });
+});
