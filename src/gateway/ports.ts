@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import type { DefinitionReport } from '../pins/check.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { Audit } from '../store/audit.js';
-import type { SessionGrants } from '../store/grants.js';
+import type { SessionGrantBook } from '../store/grants.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import type { CallOrigin, RunningCalls } from './running-calls.js';
@@ -53,7 +53,7 @@ export interface SessionPort {
   /** The authenticated user of a team gateway's session; undefined over stdio. */
   user?: string | undefined;
   latch: SessionLatch;
-  grants: SessionGrants;
+  grants: SessionGrantBook;
   retryApprovals: RetryApprovals;
   /** Pending approvals of 2026-07-28 clients (input-required.ts). */
   requestStates: RequestStates;

@@ -15,7 +15,7 @@ import type { PromptInput } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
 import type { MatchEnv } from '../policy/match.js';
 import { addPage, pageStateFile, removePage } from '../approval-page/state-file.js';
-import { SessionGrants } from '../store/grants.js';
+import { SessionGrants, type SessionGrantBook } from '../store/grants.js';
 import { RequestStates, readOrCreateStateKey, stateKeyPath } from '../latch/request-state.js';
 import { openInBrowser, notify } from './announce.js';
 import { envelopeOf, type ModernWire } from './era-2026.js';
@@ -37,13 +37,15 @@ export interface SessionOptions {
   user?: string;
   /** Where a call waits when the client cannot show a prompt, instead of the local page (team/waiting-room.ts). */
   page?: () => Promise<ApprovalPage>;
+  /** The session's grants, when they live elsewhere than in this process only (team/session-grants.ts). */
+  grants?: SessionGrantBook;
 }
 
 export class ClientSession implements SessionPort {
   readonly id: string;
   readonly user: string | undefined;
   readonly latch: SessionLatch;
-  readonly grants: SessionGrants;
+  readonly grants: SessionGrantBook;
   readonly retryApprovals = new RetryApprovals();
   /** Pending approvals of 2026-07-28 clients, carried by the client between the two rounds. */
   readonly requestStates: RequestStates;
@@ -67,7 +69,7 @@ export class ClientSession implements SessionPort {
     this.requestStates = new RequestStates(() => this.stateKey(stateKeyPath(configPath)));
     this.pageStateFile = pageStateFile(configPath);
     this.latch = new SessionLatch({ ordering: config().approval.ordering, onError: (error) => logger.error({ err: errorMessage(error) }, 'latch error') });
-    this.grants = new SessionGrants(matchEnv);
+    this.grants = options.grants ?? new SessionGrants(matchEnv);
   }
 
   person(extra: Extra): Person {

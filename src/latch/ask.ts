@@ -51,10 +51,10 @@ export interface Person {
   clientWaitLimitMs(): number;
 }
 
-/** What answers change in the session. */
+/** What answers change in the session; a grant is in force once the returned promise, if any, resolves (it rejects when it could not be kept). */
 export interface SessionGrantsPort {
-  addRules(rules: string[]): void;
-  addCall(digest: string): void;
+  addRules(rules: string[]): void | Promise<void>;
+  addCall(digest: string): void | Promise<void>;
 }
 
 /** The session state and settings asking reads and changes. */
@@ -222,8 +222,15 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
     case 'once':
       return { verdict: 'allow', by: 'user', ...withNote };
     case 'session':
-      if (input.rememberRules) context.grants.addRules(input.rememberRules);
-      else context.grants.addCall(input.argsDigest);
+      try {
+        if (input.rememberRules) await context.grants.addRules(input.rememberRules);
+        else await context.grants.addCall(input.argsDigest);
+      } catch (error) {
+        // The person allowed the call; only keeping the grant failed: no grant holds, the next such call asks.
+        context.logger.error({ err: errorMessage(error) }, 'could not keep the "Allow for this session" grant');
+        const notice = `mcp-latch could not keep "Allow for this session" (${errorMessage(error)}); this call was allowed, the next one like it will be asked again.`;
+        return { verdict: 'allow', by: 'user', ...withNote, notice };
+      }
       return { verdict: 'allow', by: 'user', ...withNote };
     case 'always':
       try {
@@ -231,8 +238,13 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
       } catch (error) {
         // The person allowed the call; only remembering failed: the rule holds for this session, and the answer says so.
         context.logger.error({ err: errorMessage(error) }, 'could not save the "Always allow" rule');
-        context.grants.addRules(choice.rules);
-        const notice = `mcp-latch could not save ${choice.rules.join(', ')} to the config (${errorMessage(error)}); it holds only for this session.`;
+        let kept = true;
+        try {
+          await context.grants.addRules(choice.rules);
+        } catch {
+          kept = false;
+        }
+        const notice = `mcp-latch could not save ${choice.rules.join(', ')} to the config (${errorMessage(error)}); ${kept ? 'it holds only for this session' : 'this call was allowed, the next one like it will be asked again'}.`;
         return { verdict: 'allow', by: 'user', ...withNote, notice };
       }
       return { verdict: 'allow', by: 'user', ...withNote };

@@ -13,6 +13,7 @@ import { errorMessage, usage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { handleApi } from './api.js';
 import { Authenticator } from './identity.js';
+import { StoredSessionGrants } from './session-grants.js';
 import type { Identity, TeamStore } from './store.js';
 import { UserPolicies, userContext } from './user-context.js';
 import { WaitingRoom } from './waiting-room.js';
@@ -44,6 +45,7 @@ interface LiveSession {
   transport: StreamableHTTPServerTransport;
   upstream: UpstreamSession;
   room: WaitingRoom;
+  grants: StoredSessionGrants;
   /** Requests of this session whose response is still open (a call, the client's event stream). */
   open: number;
   idle: NodeJS.Timeout | null;
@@ -75,6 +77,10 @@ export class TeamGateway {
       hooks: (core) => createRelayHooks(core, () => null, () => [...this.sessions.values()].map((session) => session.upstream.server)),
     });
     this.policies = new UserPolicies(this.core, options.store);
+    options.store.onSessionGrantsChanged((user, session) => {
+      const live = this.sessions.get(session);
+      if (live?.user === user) void live.grants.refresh();
+    });
     this.http = createServer((req, res) => {
       this.handle(req, res).catch((error: unknown) => {
         this.core.logger.error({ err: errorMessage(error) }, 'HTTP request failed');
@@ -230,22 +236,23 @@ export class TeamGateway {
     const store = this.options.store;
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`);
+    const grants = new StoredSessionGrants(store, { user: identity.user, session: id }, this.core.matchEnvNow(), this.core.logger);
     const upstream = new UpstreamSession({
       core: this.core,
       context: userContext(this.core, this.policies, store, identity.user),
       mirror: () => SHARED_SERVER_CAPABILITIES,
       roots: false,
-      session: { id, user: identity.user, page: async () => room },
+      session: { id, user: identity.user, grants, page: async () => room },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
-    const session: LiveSession = { id, user: identity.user, transport, upstream, room, open: 0, idle: null };
+    const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null };
     this.sessions.set(id, session);
     transport.onclose = () => {
       this.sessions.delete(id);
       if (session.idle) clearTimeout(session.idle);
       void room.close();
       void upstream.close();
-      void store.endSession(identity.user, id).catch(() => undefined);
+      void grants.end();
     };
     void upstream.connect(transport);
     this.core.logger.info({ user: identity.user, session: id }, 'client session opened');
@@ -259,7 +266,7 @@ export class TeamGateway {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
     });
-    await Promise.all([...this.sessions.values()].map((session) => session.upstream.close()));
+    await Promise.all([...this.sessions.values()].map((session) => Promise.all([session.upstream.close(), session.grants.end()])));
     await this.options.store.close();
     await this.core.close();
   }

@@ -25,6 +25,7 @@ export class MemoryTeamStore implements TeamStore {
   private readonly settled = new Set<string>();
   private readonly grants = new Map<string, SessionGrant[]>();
   private readonly listeners = new Set<(user: string) => void>();
+  private readonly grantListeners = new Set<(user: string, session: string) => void>();
 
   constructor(
     private readonly rules: RememberedRulesBackend,
@@ -85,6 +86,7 @@ export class MemoryTeamStore implements TeamStore {
   async addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void> {
     const key = grantKey(user, session);
     this.grants.set(key, [...(this.grants.get(key) ?? []), grant]);
+    this.grantsChanged(user, session);
   }
 
   async sessionGrants(user: string, session: string): Promise<SessionGrant[]> {
@@ -93,6 +95,16 @@ export class MemoryTeamStore implements TeamStore {
 
   async endSession(user: string, session: string): Promise<void> {
     this.grants.delete(grantKey(user, session));
+    this.grantsChanged(user, session);
+  }
+
+  onSessionGrantsChanged(listener: (user: string, session: string) => void): () => void {
+    this.grantListeners.add(listener);
+    return () => this.grantListeners.delete(listener);
+  }
+
+  private grantsChanged(user: string, session: string): void {
+    for (const listener of this.grantListeners) listener(user, session);
   }
 
   async rememberedRules(user: string): Promise<string[]> {

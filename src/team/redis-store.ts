@@ -30,12 +30,14 @@ import type { DecideOutcome, InteractionAnswer, PendingCall, SessionGrant, TeamS
  *   grants:<user>:<session>   list of a session's grants (JSON)
  *   rules:<user>              sorted set of a user's remembered allow rules, by time added
  *
- * Channels: `mcp-latch:answered` (a call id), `mcp-latch:rules` (a user id whose rules changed).
+ * Channels: `mcp-latch:answered` (a call id), `mcp-latch:rules` (a user id whose rules changed),
+ * `mcp-latch:grants` (`[user, session]` as JSON, whose grants changed).
  */
 
 const PREFIX = 'mcp-latch:';
 const CHANNEL_ANSWERED = `${PREFIX}answered`;
 const CHANNEL_RULES = `${PREFIX}rules`;
+const CHANNEL_GRANTS = `${PREFIX}grants`;
 const PENDING = `${PREFIX}pending`;
 const CALL_PREFIX = `${PREFIX}call:`;
 const REPLICA_PREFIX = `${PREFIX}replica:`;
@@ -141,6 +143,9 @@ export class RedisTeamStore implements TeamStore {
   private readonly listeners = new Set<(user: string) => void>();
   /** Users whose rules this replica read: after a reconnect, their rules may have changed unseen. */
   private readonly knownUsers = new Set<string>();
+  private readonly grantListeners = new Set<(user: string, session: string) => void>();
+  /** Sessions whose grants this replica read or wrote, by key: after a reconnect, read again. */
+  private readonly knownSessions = new Map<string, [user: string, session: string]>();
   private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -186,14 +191,16 @@ export class RedisTeamStore implements TeamStore {
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel === CHANNEL_ANSWERED) void this.take(message, false);
       else if (channel === CHANNEL_RULES) this.rulesChanged(message);
+      else if (channel === CHANNEL_GRANTS) this.grantsMessage(message);
     });
     // Messages published while the subscriber was reconnecting are lost: look at every held call
     // again, and have every known user's rules read again.
     this.subscriber.on('ready', () => {
       for (const id of this.held.keys()) void this.take(id, false);
       for (const user of this.knownUsers) this.rulesChanged(user);
+      for (const [user, session] of this.knownSessions.values()) this.grantsChanged(user, session);
     });
-    await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES);
+    await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS);
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.heartbeatMs / 3)));
     this.heartbeat.unref();
@@ -289,15 +296,43 @@ export class RedisTeamStore implements TeamStore {
 
   async addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void> {
     const key = grantsKey(user, session);
-    await this.redis.multi().rpush(key, JSON.stringify(grant)).pexpire(key, GRANTS_IDLE_MS).exec();
+    this.knownSessions.set(key, [user, session]);
+    const results = await this.redis.multi().rpush(key, JSON.stringify(grant)).pexpire(key, GRANTS_IDLE_MS).publish(CHANNEL_GRANTS, JSON.stringify([user, session])).exec();
+    // exec() reports a failed command in its results, not by rejecting: the grant is not kept then.
+    const failed = results?.find(([error]) => error)?.[0];
+    if (!results || failed) throw failed ?? new Error('the transaction was discarded');
   }
 
   async sessionGrants(user: string, session: string): Promise<SessionGrant[]> {
-    return (await this.redis.lrange(grantsKey(user, session), 0, -1)).map((text) => JSON.parse(text) as SessionGrant);
+    const key = grantsKey(user, session);
+    this.knownSessions.set(key, [user, session]);
+    return (await this.redis.lrange(key, 0, -1)).map((text) => JSON.parse(text) as SessionGrant);
   }
 
   async endSession(user: string, session: string): Promise<void> {
-    await this.redis.del(grantsKey(user, session));
+    const key = grantsKey(user, session);
+    this.knownSessions.delete(key);
+    await this.redis.multi().del(key).publish(CHANNEL_GRANTS, JSON.stringify([user, session])).exec();
+  }
+
+  onSessionGrantsChanged(listener: (user: string, session: string) => void): () => void {
+    this.grantListeners.add(listener);
+    return () => this.grantListeners.delete(listener);
+  }
+
+  private grantsMessage(message: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      parsed = null;
+    }
+    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[0] === 'string' && typeof parsed[1] === 'string') this.grantsChanged(parsed[0], parsed[1]);
+    else this.logger.warn({ message: message.slice(0, 200) }, 'team store (Redis): ignored a malformed session grants message');
+  }
+
+  private grantsChanged(user: string, session: string): void {
+    for (const listener of this.grantListeners) listener(user, session);
   }
 
   // ---- remembered rules ----

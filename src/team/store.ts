@@ -85,10 +85,15 @@ export interface TeamStore {
    */
   decide(id: string, answer: InteractionAnswer): Promise<DecideOutcome>;
 
-  /** Session grants, per user and MCP session. */
+  /** Session grants, per user and MCP session; adding one and ending a session tell `onSessionGrantsChanged` listeners. */
   addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void>;
   sessionGrants(user: string, session: string): Promise<SessionGrant[]>;
   endSession(user: string, session: string): Promise<void>;
+  /**
+   * Called with a user and session whose grants changed (on any replica), or may have changed
+   * unseen (the store reconnected): the session's copy is read again.
+   */
+  onSessionGrantsChanged(listener: (user: string, session: string) => void): () => void;
 
   /** The rules a user remembered ("Always allow"), as rule texts in the config's syntax. */
   rememberedRules(user: string): Promise<string[]>;

@@ -155,7 +155,9 @@ describe('RedisTeamStore: replicas that stop or die', () => {
 });
 
 describe('RedisTeamStore: session grants and remembered rules', () => {
-  test('session grants are per user and session', async () => {
+  test('session grants are per user and session, and every replica is told of a change', async () => {
+    const told: string[] = [];
+    const stop = b.onSessionGrantsChanged((user, session) => told.push(`${user} ${session}`));
     await a.addSessionGrant('alice', 'sess-1', { rules: ['Bash(npm test *)'] });
     await a.addSessionGrant('alice', 'sess-1', { digest: 'abc' });
     expect(await b.sessionGrants('alice', 'sess-1')).toEqual([{ rules: ['Bash(npm test *)'] }, { digest: 'abc' }]);
@@ -163,6 +165,9 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
     expect(await b.sessionGrants('bob', 'sess-1')).toEqual([]);
     await b.endSession('alice', 'sess-1');
     expect(await a.sessionGrants('alice', 'sess-1')).toEqual([]);
+    // Two grants and the end, each published once.
+    await eventually(() => expect(told).toEqual(['alice sess-1', 'alice sess-1', 'alice sess-1']));
+    stop();
   });
 
   test('a rule remembered through A is listed through B, and B is told', async () => {
