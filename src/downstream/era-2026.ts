@@ -37,11 +37,18 @@ export function speakModern(transport: Transport, version: string, timeoutMs: nu
 
   transport.start = async () => {
     await start();
-    // The Client has set onmessage before it starts the transport: the discover answer is taken here.
+    // The Client has set onmessage and onclose before it starts the transport: the discover answer is taken here.
     const toClient = transport.onmessage;
+    const closed = transport.onclose;
     try {
       discovered = await new Promise<Record<string, unknown> | null>((resolve) => {
         const timer = setTimeout(() => resolve(null), timeoutMs);
+        // A server that stops on the request (a 2025-era one may) fails its start now, not at the timeout.
+        transport.onclose = () => {
+          clearTimeout(timer);
+          resolve(null);
+          closed?.();
+        };
         transport.onmessage = (message, extra) => {
           const record = message as Record<string, unknown>;
           if (record.id !== DISCOVER_ID) return toClient?.(message, extra);
@@ -53,6 +60,7 @@ export function speakModern(transport: Transport, version: string, timeoutMs: nu
       });
     } finally {
       transport.onmessage = toClient;
+      transport.onclose = closed;
     }
     if (!discovered) logger.warn({ protocolVersion: MODERN_VERSION }, 'the server did not take MCP 2026-07-28 (server/discover); speaking the 2025 era to it');
   };

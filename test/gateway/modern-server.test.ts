@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { ROOT, eventually, fixtureCalls, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+import { ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
 /**
@@ -48,6 +48,16 @@ describe('handshake-era client', () => {
       expect(deploys(dir, 'staging')).toHaveLength(1);
     }, 120_000);
   }
+
+  test('a 2025-era server marked 2026-07-28 refuses server/discover and is spoken to in the 2025 era, with a warning', async () => {
+    const dir = tempDir();
+    const h = await startGateway({ mcpServers: { old: { ...fixtureServer('old', join(dir, 'old.log')), protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__old'] } }, { dir });
+    harnesses.push(h);
+    const result = await h.client.callTool({ name: 'old__echo', arguments: { text: 'still works' } });
+    expect(textOf(result)).toContain('still works');
+    expect(fixtureCalls(join(dir, 'old.log'))).toHaveLength(1);
+    await eventually(() => expect(h.stderr()).toContain('the server did not take MCP 2026-07-28 (server/discover); speaking the 2025 era to it'), 30_000);
+  }, 120_000);
 
   test('a server that asks again whatever the answer is stopped after 8 rounds; nothing deploys', async () => {
     const dir = tempDir();
