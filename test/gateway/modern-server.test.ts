@@ -172,6 +172,27 @@ describe('2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
   }, 120_000);
 
+  test("a retry that needs the gateway's approval again asks it with the server's question, in one round; answering both deploys once", async () => {
+    const dir = tempDir();
+    const m = await start(dir, config(dir, true), null);
+    const call = { name: 'modern__deploy', arguments: { env: 'combined' } };
+    const confirm = { [KEY]: { action: 'accept', content: { confirm: true } } };
+    const first = await round(m.client, call);
+    expect(Object.keys(first.inputRequests as object)).toEqual([KEY]);
+    // The rule that let the call through is gone before the answers come back.
+    const reloads = () => m.stderr().split('config reloaded').length;
+    const before = reloads();
+    writeConfig(dir, config(dir, true, false));
+    await eventually(() => expect(reloads()).toBeGreaterThan(before), 30_000);
+    const second = await round(m.client, { ...call, inputResponses: confirm, requestState: first.requestState });
+    expect(second.resultType).toBe('input_required');
+    expect(Object.keys(second.inputRequests as object).sort()).toEqual(['mcp-latch/approval', KEY]);
+    expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
+    const third = await round(m.client, { ...call, inputResponses: { ...confirm, 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } }, requestState: second.requestState });
+    expect(textOf(third)).toBe('deployed to combined');
+    expect(deploys(dir, 'combined')).toHaveLength(1);
+  }, 120_000);
+
   test("denied by the gateway: the server is never called, so it never asks", async () => {
     const dir = tempDir();
     const m = await start(dir, config(dir, true, false), answering('Deny'));
