@@ -30,15 +30,12 @@ export interface Resumed {
   /** Why a state the retry brought was not used. */
   problem: string | null;
   /** The server's own questions the retry answers (server-input.ts); null when it answers none. */
-  server: { input: PendingServerInput; answers: ServerAnswers } | null;
+  server: { input: ServerInput; answers: ServerAnswers } | null;
 }
-
-/** A server's questions as the gateway's state keeps them between the rounds. */
-export type PendingServerInput = Pick<ServerInput, 'keys' | 'state' | 'requests'>;
 
 /** What the state of a call paused for its server's questions holds besides the binding. */
 interface ServerInputState {
-  server: PendingServerInput;
+  server: ServerInput;
   /** The person approved the call (it stays approved on the retry; a deny rule still denies). */
   approved: boolean;
   /** The person's change to the call: the retry runs the changed call again. */
@@ -73,7 +70,7 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
  * server's questions are still open (a retry that needs the gateway's approval again) asks both in
  * this one round.
  */
-export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: PendingServerInput | null = null): CallToolResult {
+export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: ServerInput | null = null): CallToolResult {
   const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route), session), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
   const data: Partial<ServerInputState> = server ? { server, approved: false } : {};
@@ -89,7 +86,7 @@ export function pauseCall(decided: DecidedCall, context: CallContext, session: S
  * answer is not a usable input_required (the caller reports it).
  */
 export function relayServerInput(decided: DecidedCall, input: ServerInput, approved: boolean, edit: CallEdit | undefined, context: CallContext, session: SessionPort): CallToolResult | null {
-  const data: ServerInputState = { server: { keys: input.keys, requests: input.requests, ...(input.state !== undefined ? { state: input.state } : {}) }, approved, ...(edit ? { edit } : {}) };
+  const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}) };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data as unknown as Record<string, unknown>);
   if (state.length > MAX_REQUEST_STATE_CHARS) return null;
   return { resultType: 'input_required', inputRequests: input.requests, requestState: state } as unknown as CallToolResult;
