@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
@@ -191,6 +192,23 @@ describe('2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     const third = await round(m.client, { ...call, inputResponses: { ...confirm, 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } }, requestState: second.requestState });
     expect(textOf(third)).toBe('deployed to combined');
     expect(deploys(dir, 'combined')).toHaveLength(1);
+  }, 120_000);
+
+  test("edit, then approve, then the server's question: the retry runs the edited call, once", async () => {
+    const dir = tempDir();
+    const original = join(dir, 'from-model.txt');
+    const edited = join(dir, 'from-person.txt');
+    const m = await start(dir, { ...config(dir, true, false), workspace: [dir] }, (params) =>
+      params.message.startsWith('[modern]') ? { action: 'accept', content: { confirm: true } } : { action: 'accept', content: { decision: 'Allow once', edit_path: edited } },
+    );
+    const result = await m.client.callTool({ name: 'modern__save', arguments: { path: original, content: 'note' } });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(m.prompts.map((params) => params.message.startsWith('[modern]'))).toEqual([false, true]);
+    expect(m.prompts[1]!.message).toBe(`[modern] Save to ${edited}?`);
+    expect(textOf(result)).toContain(`saved ${edited}`);
+    expect(readFileSync(edited, 'utf8')).toBe('note');
+    expect(existsSync(original)).toBe(false);
+    expect(fixtureCalls(join(dir, 'modern.log'))).toEqual([{ tool: 'save', path: edited }]);
   }, 120_000);
 
   test("denied by the gateway: the server is never called, so it never asks", async () => {
