@@ -567,7 +567,8 @@
       deadline: call.deadline,
       more: 0,
       retryUntil: call.retryUntil,
-      editable: [],
+      // The gateway takes no edit once the assistant was answered.
+      editable: call.retryUntil ? [] : call.editable || [],
     };
   }
 

@@ -8,7 +8,7 @@ import type { PromptAnswer } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
 import { allowedHosts, checkAnswerRequest, checkDataRequest, checkRequest, type Door, type Refusal } from './guard.js';
 import { PendingItems, type AnswerRefusal } from './items.js';
-import { MAX_EDIT_CHARS } from '../latch/edit.js';
+import { EDIT_REFUSED } from '../latch/edit.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from './assets.js';
 
 /**
@@ -224,7 +224,7 @@ const ANSWER_ERROR: Record<Exclude<AnswerRefusal, object>, string> = {
   unknown: 'no such call is waiting',
   settled: 'this call was already answered or is no longer waiting',
   invalid: 'the answer is not one of the choices offered for this call',
-  edit: `the edit is refused: only the fields offered for this call can be changed, as text of at most ${MAX_EDIT_CHARS} characters, and none once the assistant was answered`,
+  edit: EDIT_REFUSED,
 };
 
 class BodyTooLarge extends Error {}

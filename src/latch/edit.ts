@@ -65,6 +65,9 @@ export function showsAsTyped(value: string, multiline: boolean): boolean {
   return escapeText(plain) === plain;
 }
 
+/** Why an edit in an answer was refused (readEdit said 'invalid'), for the person. */
+export const EDIT_REFUSED = `the edit is refused: only the fields offered for this call can be changed, as text of at most ${MAX_EDIT_CHARS} characters, and none once the assistant was answered`;
+
 /**
  * The person's edit from their answer: `given` maps argument names to new values. Null when nothing
  * changed; 'invalid' when it names an argument not offered, or a value that is not a string or is

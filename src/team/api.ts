@@ -1,3 +1,4 @@
+import { EDIT_REFUSED, readEdit } from '../latch/edit.js';
 import type { TeamStore, Identity } from './store.js';
 import { isPlainObject } from '../values.js';
 
@@ -9,7 +10,7 @@ import { isPlainObject } from '../values.js';
  *   GET    /api/me                    → { user, role }
  *   GET    /api/pending[?user=ID|*]   → { pending: PendingCall[] }   (another user's: admin only)
  *   GET    /api/pending/ID            → PendingCall
- *   POST   /api/pending/ID            { decision, note? } → { decided: true }
+ *   POST   /api/pending/ID            { decision, note?, edit? } → { decided: true }
  *   GET    /api/rules[?user=ID]       → { user, rules }              (another user's: admin only)
  *   DELETE /api/rules                 { rule } → { removed: true }
  */
@@ -48,7 +49,14 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
       return reply(400, { error: `decision must be one of: ${[...call.choices, 'decline'].map((choice) => JSON.stringify(choice)).join(', ')}` });
     }
     if (note !== undefined && (typeof note !== 'string' || note.length > MAX_NOTE)) return reply(400, { error: `note must be a string of at most ${MAX_NOTE} characters` });
-    const outcome = await store.decide(call.id, { decision, ...(typeof note === 'string' ? { note } : {}), by: own, at: new Date().toISOString() });
+    const { edit } = answer;
+    if (edit !== undefined) {
+      // An edited call is allowed once and remembers nothing, as on the local page.
+      if (decision !== 'Allow once') return reply(400, { error: 'an edited call can only be allowed once: send "decision": "Allow once" with "edit"' });
+      if (readEdit(edit, call.retryUntil === null ? call.editable : [], call.args) === 'invalid') return reply(400, { error: EDIT_REFUSED });
+    }
+    const given = edit === undefined ? {} : { edit: edit as Record<string, string> };
+    const outcome = await store.decide(call.id, { decision, ...(typeof note === 'string' ? { note } : {}), ...given, by: own, at: new Date().toISOString() });
     if (outcome === 'decided') return reply(200, { decided: true });
     return reply(outcome === 'settled' ? 409 : 404, { error: outcome === 'settled' ? 'this call was already answered or withdrawn' : 'no such pending call' });
   }

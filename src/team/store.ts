@@ -10,6 +10,8 @@
  * because its held calls die with their connections and a late answer finds no one to run them.
  */
 
+import type { EditableField } from '../latch/edit.js';
+
 /** Who is calling, as the gateway's authentication established it. */
 export interface Identity {
   user: string;
@@ -37,6 +39,8 @@ export interface PendingCall {
   args: Record<string, unknown>;
   /** The exact answers accepted (`decision` values), as the prompt offers them. */
   choices: string[];
+  /** The arguments the person may change before approving (edit.ts), with their values; none once `retryUntil` is set. */
+  editable: EditableField[];
   /** ISO times: when it started waiting, when its client will be answered (or was, "pending"). */
   created: string;
   deadline: string;
@@ -49,6 +53,8 @@ export interface InteractionAnswer {
   /** One of the call's `choices` (e.g. "Allow once"), or "decline". */
   decision: string;
   note?: string;
+  /** Changed arguments (`{ <argument>: <new text> }`, only `editable` ones): the changed call is decided again and runs once. */
+  edit?: Record<string, string>;
   /** The user id that answered. */
   by: string;
   /** ISO time of the answer. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApprovalPage, PageItem } from '../latch/page.js';
+import { readEdit } from '../latch/edit.js';
 import { choiceLabels, parseChoice, requestPayload, type PromptAnswer } from '../latch/prompt.js';
 import type { InteractionAnswer, PendingCall, TeamStore } from './store.js';
 import { isPlainObject } from '../values.js';
@@ -38,6 +39,7 @@ export class WaitingRoom implements ApprovalPage {
       request: requestPayload(input),
       args: isPlainObject(input.args) ? input.args : {},
       choices: choiceLabels(input),
+      editable: input.editable ?? [],
       created: new Date().toISOString(),
       deadline: new Date(item.deadline).toISOString(),
       retryUntil: null,
@@ -83,6 +85,9 @@ function answerOf(answer: InteractionAnswer | null, item: PageItem): PromptAnswe
   if (answer.decision === 'decline') return { type: 'declined' };
   const choice = parseChoice(answer.decision, item.input);
   if (!choice) return { type: 'invalid' };
-  return { type: 'choice', choice, note: answer.note?.trim() ? answer.note : undefined };
+  // Checked again here, where the call is held: only offered fields, and none once the client was answered.
+  const edit = readEdit(answer.edit, item.retryUntil === null ? (item.input.editable ?? []) : [], isPlainObject(item.input.args) ? item.input.args : {});
+  if (edit === 'invalid') return { type: 'invalid' };
+  return { type: 'choice', choice, note: answer.note?.trim() ? answer.note : undefined, ...(edit && choice.type !== 'deny' ? { edit } : {}) };
 }
 

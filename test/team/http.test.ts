@@ -128,6 +128,41 @@ describe('serve --http', () => {
     }
   });
 
+  test('an answer through the API may change the call: the changed call is decided again and runs once; a team deny still denies it', async () => {
+    const x = await teamClient(team.url, X);
+    const waitingCall = async () =>
+      eventually(async () => {
+        const listed = (await team.api('/api/pending', X)).body.pending as Array<Record<string, any>>;
+        expect(listed).toHaveLength(1);
+        return listed[0]!;
+      }, 30_000);
+    try {
+      const file = join(dir, 'edited.txt');
+      const call = x.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'as the model wrote it' } }, undefined, { timeout: 60_000 });
+      const pending = await waitingCall();
+      expect(pending.editable).toEqual(expect.arrayContaining([{ arg: 'path', role: 'path', value: file }, { arg: 'content', role: 'content', value: 'as the model wrote it' }]));
+      const answer = (body: unknown) => team.api(`/api/pending/${pending.id}`, X, { method: 'POST', body });
+      expect((await answer({ decision: 'Allow once', edit: { mode: '0777' } })).status).toBe(400);
+      expect((await answer({ decision: 'Allow once', edit: { content: 42 } })).status).toBe(400);
+      expect((await answer({ decision: 'Deny', edit: { content: 'x' } })).status).toBe(400);
+      expect((await answer({ decision: 'Allow once', edit: { content: 'as the person changed it' } })).status).toBe(200);
+      const result = await call;
+      expect(textOf(result)).toContain('the user changed this call before approving it');
+      expect(readFileSync(file, 'utf8')).toBe('as the person changed it');
+
+      const second = join(dir, 'edited-into-a-deny.txt');
+      const denied = x.client.callTool({ name: 'fs__write_file', arguments: { path: second, content: 'no' } }, undefined, { timeout: 60_000 });
+      const next = await waitingCall();
+      const forbidden = join(dir, 'forbidden', 'edited.txt');
+      expect((await team.api(`/api/pending/${next.id}`, X, { method: 'POST', body: { decision: 'Allow once', edit: { path: forbidden } } })).status).toBe(200);
+      expect(textOf(await denied)).toContain('Denied by mcp-latch');
+      expect(existsSync(second)).toBe(false);
+      expect(existsSync(forbidden)).toBe(false);
+    } finally {
+      await x.close();
+    }
+  });
+
   test("X's Always allow goes to X's overlay only: Y is still asked", async () => {
     const file = join(dir, 'always.txt');
     const x = await teamClient(team.url, X, (params) => {

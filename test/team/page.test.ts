@@ -147,4 +147,20 @@ describe('the team approval page', () => {
     expect(existsSync(path)).toBe(false);
     expect(await xavier.title()).not.toContain('pwned');
   }, 120_000);
+
+  test('edit, then approve: only the changed call runs, and the client is told', async () => {
+    const file = join(dir, 'edit-on-page.txt');
+    const call = x.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'as the model wrote it' } }, undefined, { timeout: 90_000 });
+    call.catch(() => undefined);
+    await waitingForXavier();
+    const xavier = await tab();
+    await signIn(xavier, X);
+    const item = await card(xavier, 'edit-on-page.txt');
+    await item.locator('details.edit > summary').click();
+    await item.getByLabel('Content (content)').fill('as the person changed it');
+    await item.getByRole('button', { name: 'Allow the edited call once', exact: true }).click();
+    expect(textOf(await call)).toContain('the user changed this call before approving it');
+    expect(readFileSync(file, 'utf8')).toBe('as the person changed it');
+    await expect.poll(() => xavier.locator('#recent li').first().innerText(), { timeout: 20_000 }).toContain('Allow once (edited)');
+  }, 120_000);
 });

@@ -39,6 +39,7 @@ function call(store: RedisTeamStore, user = 'alice', tool = 'write_file'): Pendi
     request: { user },
     args: { path: '/w/a.txt', content: 'x' },
     choices: ['Allow once', 'Deny'],
+    editable: [],
     created: new Date(now).toISOString(),
     deadline: new Date(now + 3600_000).toISOString(),
     retryUntil: null,
