@@ -4,7 +4,7 @@ import { escapeText } from '../latch/escape.js';
 import { decide } from '../policy/decide.js';
 import { policyFor, ruleIssues } from '../policy/policy.js';
 import type { Decision } from '../policy/types.js';
-import { initShellParser } from '../subjects/shell/command.js';
+import { initShellParser } from '../subjects/shell/parser.js';
 import { inspectCall } from '../subjects/inspect.js';
 import { classifyTool, identifyServer, type ToolClass } from '../subjects/kind.js';
 import { canonicalRoot, defaultPathEnv } from '../subjects/paths.js';

@@ -1,5 +1,5 @@
 import { beforeAll, expect, test } from 'vitest';
-import { initShellParser } from '../../src/subjects/shell/command.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { makeSandbox, runFuzz } from './differential.js';
 

@@ -8,7 +8,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { Gateway } from '../../src/gateway/server.js';
 import { silentLogger } from '../../src/log.js';
 import { ruleIssues } from '../../src/policy/policy.js';
-import { isShellParserRequested } from '../../src/subjects/shell/command.js';
+import { isShellParserRequested } from '../../src/subjects/shell/parser.js';
 import { COMMANDS_SERVER, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 
 /**

@@ -3,7 +3,7 @@ import { escapeText } from '../../src/latch/escape.js';
 import { unifiedDiff, type FileChange } from '../../src/latch/file-change.js';
 import { MAX_DIFF_LINES_IN_PROMPT, buildPrompt, renderMessage, requestPayload, type PromptInput } from '../../src/latch/prompt.js';
 import type { Decision } from '../../src/policy/types.js';
-import { initShellParser } from '../../src/subjects/shell/command.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
 
 /**

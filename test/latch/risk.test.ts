@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { FileChange } from '../../src/latch/file-change.js';
 import { assessRisk, riskLine } from '../../src/latch/risk.js';
-import { initShellParser } from '../../src/subjects/shell/command.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
 
 /** The risk shown with every prompt: a level and its reasons, from the call alone. */

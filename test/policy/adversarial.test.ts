@@ -5,7 +5,7 @@ import { decide } from '../../src/policy/decide.js';
 import { RuleSet } from '../../src/policy/match.js';
 import { parseRules } from '../../src/policy/policy.js';
 import type { Decision, DefaultMode, Verdict } from '../../src/policy/types.js';
-import { initShellParser } from '../../src/subjects/shell/command.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { inspectCall } from '../../src/subjects/inspect.js';
 import { classifyTool, identifyServer } from '../../src/subjects/kind.js';
 import { tempDir } from '../helpers/gateway.js';

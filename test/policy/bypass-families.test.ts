@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
-import { initShellParser } from '../../src/subjects/shell/command.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
 

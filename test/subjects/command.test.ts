@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { Parser, Tree } from 'web-tree-sitter';
 import type { CommandInfo, Segment } from '../../src/policy/types.js';
 import { DENY_CANDIDATE } from '../../src/policy/decide.js';
-import { analyseCommand, commandSignature, initShellParser, isShellParserReady, MAX_COMMAND_LENGTH } from '../../src/subjects/shell/command.js';
+import { analyseCommand, commandSignature, MAX_COMMAND_LENGTH } from '../../src/subjects/shell/command.js';
+import { initShellParser, isShellParserReady } from '../../src/subjects/shell/parser.js';
 import { SAFE_WRAPPERS } from '../../src/programs.js';
 
 /**
@@ -1189,7 +1190,7 @@ describe('limits', () => {
   test('without initialisation every command is parser-unavailable', async () => {
     vi.resetModules();
     const fresh = await import('../../src/subjects/shell/command.js');
-    expect(fresh.isShellParserReady()).toBe(false);
+    expect((await import('../../src/subjects/shell/parser.js')).isShellParserReady()).toBe(false);
     expect(fresh.analyseCommand('ls', { cwd: W })).toMatchObject({ parseOk: false, unanalyzable: ['parser-unavailable'], segments: [], rememberable: false });
   });
 });

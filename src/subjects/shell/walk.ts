@@ -1,0 +1,914 @@
+import type { Node, Parser, Tree } from 'web-tree-sitter';
+import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
+import { buildSegment, type Built } from './argv.js';
+import type { Nested } from './files.js';
+import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
+import { staticWord, type Word } from './options.js';
+import { decodeAnsiC, readAssignment, readWord } from './words.js';
+
+/**
+ * The shell analyser (docs/design.md#commands): a command string → every simple command the shell would
+ * run, at any depth, with its argv, program, wrappers, paths, redirections and substitutions.
+ * tree-sitter-bash through web-tree-sitter does the parsing, plus guards where the grammar and
+ * bash disagree (details in guards.ts):
+ *
+ *   (a) `\<newline>` outside '…', $'…', comments and quoted heredocs is removed and the text parsed
+ *       again: the grammar splits `r\⏎m` into two words where bash runs `rm`.
+ *   (b) unquoted heredoc bodies are scanned for `$(` and backticks, which the grammar drops after
+ *       leading whitespace and never parses inside backticks, and re-parsed as a "…" string.
+ *   (c) any unescaped `$(` or backtick outside quotes that produced no substitution (the grammar
+ *       reads `${x:-`id`}` as text) still makes the command unanalyzable.
+ *   (d) `time` and `coproc` before a compound command (`time { rm x; }`) are blanked and the text
+ *       parsed again: the grammar reads them as plain commands taking `{`, `rm`, `x` as arguments.
+ * and a few grammar quirks: `a && b > f` redirects b only; `ls;;` is an error; `&&` chains are
+ * walked iteratively.
+ *
+ *   cd src && FOO=1 timeout 5 npm run test -- --run > log.txt
+ *     → segments: `cd src` (read src), `npm run test -- --run` (assignments FOO=1, wrappers
+ *       `timeout 5`, cwd <cwd>/src, write log.txt); signature `npm run test`
+ *
+ * Working directories follow `cd` only where the shell certainly took it: after `cd X &&`, or
+ * after `cd X;` with `set -e`. After `cd X;` alone (cd may have failed), in a loop that changes
+ * directory, and in function bodies and traps, the cwd is unknown (null). Subshells, pipeline
+ * stages, `&` and substitutions do not change the caller's cwd.
+ *
+ * A redirection on a compound statement (`{ a; b; } > f`, `for …; done > f`) has `segment: null`;
+ * its path is added to every segment inside the statement (except substitutions), or to a segment
+ * without a program when the statement has none.
+ */
+
+/** `sh -c "sh -c '…'"`: payloads nested deeper than this are not parsed. */
+const MAX_NESTING = 5;
+/** Syntax nesting deeper than this is not walked (the walk is recursive). */
+const MAX_DEPTH = 400;
+
+/** Walks one command string into `info` (parse, guards, every statement at any depth). Throws only on an internal failure. */
+export function walkCommand(parser: Parser, info: CommandInfo, timeoutMs: number, text: string, cwd: string | null): void {
+  new Analysis(parser, info, timeoutMs).run(text, cwd);
+}
+
+export function addReason(info: CommandInfo, reason: string): void {
+  if (!info.unanalyzable.includes(reason)) info.unanalyzable.push(reason);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The walk
+// ---------------------------------------------------------------------------------------------
+
+type Cwd = string | null;
+/** The working directory after a statement, when it succeeds and when it fails. */
+interface Flow {
+  ok: Cwd;
+  fail: Cwd;
+}
+const same = (cwd: Cwd): Flow => ({ ok: cwd, fail: cwd });
+const merge = (a: Cwd, b: Cwd): Cwd => (a === b ? a : null);
+
+/** Anonymous tokens between statements. */
+const TOKENS = new Set(['<<<', ';', '&', ';;', ';&', ';;&', '\n', '(', ')', '{', '}', 'do', 'done', 'then', 'fi', 'if', 'elif', 'else', 'while', 'until', 'for', 'select', 'in', 'case', 'esac', 'function', '!', '&&', '||', '|', '|&', '((', '))', '[[', ']]', '[', ']', '$(', '`', '<(', '>(', '$((', '=', '+=', '"', '$', '${', '}']);
+/** Named nodes with nothing inside worth visiting. */
+const LEAVES = new Set(['word', 'number', 'raw_string', 'ansi_c_string', 'variable_name', 'string_content', 'comment', 'file_descriptor', 'heredoc_start', 'heredoc_end', 'heredoc_content', 'test_operator', 'special_variable_name', 'regex', 'extglob_pattern']);
+const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+/** ${x@P} and the other transformations Roo Code and Gemini CLI treat as code. */
+const PROMPT_OPS = new Set(['P', 'E', 'A', 'K', 'a', 'k']);
+const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+/** Text that runs a command when bash expands it: `$(`, a backtick, `${ cmd; }` and `${| cmd; }` (bash 5.3). */
+const SUBSTITUTION_TEXT = /\$\(|`|\$\{[\s|]/;
+/** Quoted or escaped text that could hold SUBSTITUTION_TEXT as data. */
+const QUOTED_CODE_HINT = /'[^']*(\$\(|`|\$\{[\s|])|\\[$`]|\$'|"[^"]*\\[$`]/;
+const QUOTED_LEAVES = new Set(['raw_string', 'ansi_c_string', 'string_content', 'word']);
+/** Builtins that evaluate an argument as arithmetic or as a variable name with a subscript. */
+const EVALUATING_COMMANDS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'mapfile', 'readarray', 'unset', 'test', '[', 'getopts', 'wait', 'exec']);
+/** Builtins that put the content of files or of stdin into variables. */
+const READING_COMMANDS = new Set(['read', 'mapfile', 'readarray']);
+/** Test operators that evaluate an operand: arithmetic comparisons (inside `[[`), and `-v`/`-R` (a name with a subscript). */
+const EVALUATING_TEST_OPERATORS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-v', '-R']);
+
+class Analysis {
+  private src = '';
+  private nesting = 0;
+  private depth = 0;
+  private forced: SegmentContext | null = null;
+  private errexit = false;
+  /** What the last command printed, when static (for `echo … | sh`). */
+  private stdout: string | null = null;
+  /** Redirections the grammar put on a list or pipeline, by the id of the node they belong to. */
+  private tails = new Map<number, Node[]>();
+  /** Offsets of compound commands run by a blanked `coproc` (guard d): a background subshell. */
+  private background = new Set<number>();
+  /**
+   * Bash's hidden evaluation: a string used as a number or a variable name has its array
+   * subscripts expanded, command substitutions included, even when it was quoted as data
+   * (`[[ 'a[$(rm x)]' -eq 0 ]]`). `arithmetic`: such a context was seen; `quotedCode`: static
+   * text holding a substitution; `tainted`: values from files or file names (`read`, globs).
+   */
+  private arithmetic = false;
+  private quotedCode: string[] = [];
+  private tainted = false;
+  private scanQuoted = false;
+
+  constructor(
+    private readonly parser: Parser,
+    private readonly info: CommandInfo,
+    private readonly timeoutMs: number,
+  ) {}
+
+  run(text: string, cwd: Cwd): void {
+    if (/\r(?!\n)/.test(text)) addReason(this.info, 'carriage-return');
+    // Static text can only hold a substitution if it was quoted or escaped.
+    this.scanQuoted = QUOTED_CODE_HINT.test(text);
+    this.parseAndWalk(text, cwd);
+    if (this.arithmetic && (this.quotedCode.length > 0 || this.tainted)) {
+      this.reason('arithmetic');
+      // The substitutions bash may run are commands to decide: deny rules see them.
+      for (const code of this.quotedCode.splice(0)) this.walkAsDoubleQuoted(code, null);
+    }
+  }
+
+  /**
+   * `{rm,-rf,x}`, `rm${IFS}-rf${IFS}x`: the commands bash runs after brace expansion and word
+   * splitting, added as nested segments so deny rules see them. The call was already judged on
+   * what was written; this reading adds commands, never reasons (an expansion that does not parse
+   * is simply not there).
+   */
+  private walkForDenyRules(text: string, cwd: Cwd): void {
+    const { parseOk, unanalyzable, redirections, substitutions } = this.info;
+    const saved = { parseOk, unanalyzable: [...unanalyzable], redirections: redirections.length, substitutions: substitutions.length };
+    const first = this.info.segments.length;
+    this.walkNested([{ kind: 'script', text, cwd }]);
+    this.info.parseOk = saved.parseOk;
+    this.info.unanalyzable = saved.unanalyzable;
+    this.info.redirections.length = saved.redirections;
+    this.info.substitutions.length = saved.substitutions;
+    for (const segment of this.info.segments.slice(first)) segment.context = 'nested';
+  }
+
+  /** A static piece of text (a quoted or escaped word, a subscript) that may be evaluated later. */
+  private noteStatic(value: string): void {
+    if (SUBSTITUTION_TEXT.test(value) && this.quotedCode.length < 64 && !this.quotedCode.includes(value)) this.quotedCode.push(value);
+  }
+
+  private reason(reason: string): void {
+    addReason(this.info, reason);
+  }
+
+  private parse(text: string): Tree | null {
+    const deadline = performance.now() + this.timeoutMs;
+    const tree = this.parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
+    if (tree === null) {
+      this.parser.reset();
+      this.info.parseOk = false;
+      this.reason('parse-timeout');
+    }
+    return tree;
+  }
+
+  /** Parses `text` (with guard a) and walks it; nested payloads come back here. */
+  private parseAndWalk(text: string, cwd: Cwd): void {
+    let tree = this.parse(text);
+    if (tree === null) return;
+    let alternate: string | null = null;
+    if (text.includes('\\\n') || text.includes('\\\r\n')) {
+      const joined = joinContinuations(text, tree);
+      if (joined.crlf) {
+        // Security: bash does not join `\<CR><LF>` (the CR is escaped, the LF ends the command),
+        // but a CRLF-normalising path would. Walk bash's reading, then the joined one as nested.
+        this.reason('crlf-continuation');
+        alternate = joined.all;
+      }
+      if (joined.lf !== text) {
+        tree.delete();
+        tree = this.parse(joined.lf);
+        if (tree === null) return;
+        text = joined.lf;
+      }
+    }
+    const blanked = /\b(time|coproc)\b/.test(text) ? blankCompoundKeywords(text, tree) : null;
+    if (blanked !== null) {
+      tree.delete();
+      tree = this.parse(blanked.text);
+      if (tree === null) return;
+      text = blanked.text;
+    }
+    const saved = this.src;
+    const tails = this.tails;
+    const background = this.background;
+    this.src = text;
+    this.tails = new Map();
+    this.background = new Set(blanked?.background ?? []);
+    try {
+      if (tree.rootNode.hasError) {
+        this.info.parseOk = false;
+        this.reason('parse-error');
+      }
+      this.visit(tree.rootNode, 'top', cwd);
+      if (!this.info.unanalyzable.includes('substitution') && hasSubstitutionText(text, tree)) this.reason('substitution');
+    } finally {
+      this.src = saved;
+      this.tails = tails;
+      this.background = background;
+      tree.delete();
+    }
+    if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
+    const spelled = expandForDenyRules(text);
+    if (spelled !== null) this.walkForDenyRules(spelled, cwd);
+  }
+
+  private slice(node: Node): string {
+    return this.src.slice(node.startIndex, node.endIndex);
+  }
+
+  private readWord(node: Node, pending: Node[], from?: number): Word {
+    return readWord(this.src, node, pending, from);
+  }
+
+  private readAssignment(node: Node, pending: Node[]): Word {
+    return readAssignment(this.src, node, pending);
+  }
+
+  private visit(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
+    const type = node.type;
+    if (TOKENS.has(type)) return same(cwd);
+    if (LEAVES.has(type)) {
+      if (this.scanQuoted && QUOTED_LEAVES.has(type)) this.noteStatic(type === 'ansi_c_string' ? decodeAnsiC(this.slice(node).slice(2, -1)) : this.slice(node).replace(/\\(.)/g, '$1'));
+      return same(cwd);
+    }
+    if (++this.depth > MAX_DEPTH) {
+      this.depth--;
+      this.reason('too-deep');
+      return same(null);
+    }
+    try {
+      if (this.background.size > 0 && this.background.has(node.startIndex) && isStatement(type)) {
+        // `coproc { cd x; }`: a subshell in the background, so its cwd and `set -e` stay inside.
+        this.background.delete(node.startIndex);
+        const errexit = this.errexit;
+        this.visit(node, ctx, cwd, stdin);
+        this.errexit = errexit;
+        return same(cwd);
+      }
+      const tail = this.tails.size > 0 ? this.tails.get(node.id) : undefined;
+      if (tail) {
+        this.tails.delete(node.id);
+        return this.withRedirects(node, tail, ctx, cwd, stdin);
+      }
+      return this.dispatch(node, type, ctx, cwd, stdin);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private dispatch(node: Node, type: string, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    switch (type) {
+      case 'program':
+        return this.sequence(node.children, ctx, cwd);
+      case 'list':
+        return this.list(node, ctx, cwd);
+      case 'pipeline':
+        return this.pipeline(node.children, ctx, cwd, null);
+      case 'command':
+        return this.command(node, [], ctx, cwd, stdin);
+      case 'redirected_statement':
+        return this.redirected(node, ctx, cwd, stdin);
+      case 'subshell':
+        return this.isolated(node.children, 'subshell', cwd);
+      case 'compound_statement':
+        if (node.child(0)?.type === '((') {
+          this.arithmetic = true;
+          return this.generic(node, ctx, cwd); // (( arithmetic ))
+        }
+        return this.sequence(node.children, 'group', cwd);
+      case 'if_statement':
+        return this.conditional(node, cwd);
+      case 'c_style_for_statement':
+        this.arithmetic = true;
+        return this.loop(node, cwd);
+      case 'for_statement':
+        // `for f in *`: file names are values a later arithmetic context may evaluate.
+        if (node.children.some((c) => c.type === 'word' && /[*?[]/.test(this.slice(c)))) this.tainted = true;
+        return this.loop(node, cwd);
+      case 'while_statement':
+        return this.loop(node, cwd);
+      case 'test_command':
+        return this.testCommand(node, ctx, cwd);
+      case 'arithmetic_expansion':
+      case 'subscript':
+        this.arithmetic = true;
+        return this.generic(node, ctx, cwd);
+      case 'case_statement':
+        return this.caseStatement(node, cwd);
+      case 'function_definition':
+        return this.functionDefinition(node, cwd);
+      case 'negated_command': {
+        const flow = this.sequence(node.children, ctx, cwd);
+        return { ok: flow.fail, fail: flow.ok };
+      }
+      case 'declaration_command':
+      case 'unset_command':
+        return this.declaration(node, ctx, cwd);
+      case 'variable_assignment':
+      case 'variable_assignments':
+        return this.assignmentsOnly(node, ctx, cwd);
+      case 'command_substitution':
+      case 'process_substitution':
+        this.substitution(node, type, cwd);
+        return same(cwd);
+      case 'expansion':
+        this.expansion(node, cwd);
+        return same(cwd);
+      case 'file_redirect':
+      case 'heredoc_redirect':
+      case 'herestring_redirect':
+        this.orphanRedirects([node], ctx, cwd);
+        return same(cwd);
+      case 'ERROR':
+        this.info.parseOk = false;
+        this.reason('parse-error');
+        return this.sequence(node.children, ctx, cwd);
+      default:
+        return this.generic(node, ctx, cwd);
+    }
+  }
+
+  /**
+   * Children in order, for substitutions and commands inside anything that is not a statement list.
+   * An assignment here is arithmetic (`(( x = 1 ))`, `for ((i=0;;))`), not a statement.
+   */
+  private generic(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    for (const child of node.children) {
+      if (child.type === 'variable_assignment') this.generic(child, ctx, cwd);
+      else this.visit(child, ctx, cwd);
+    }
+    return same(cwd);
+  }
+
+  /** Statements separated by `;`, `&` or newlines. `cmd &` runs in a subshell: its cd does not count. */
+  private sequence(children: Node[], ctx: SegmentContext, cwd: Cwd, inCase = false): Flow {
+    let current = cwd;
+    let last = same(cwd);
+    for (let k = 0; k < children.length; k++) {
+      const child = children[k]!;
+      const type = child.type;
+      if (TOKENS.has(type)) {
+        // The grammar accepts `ls;;` outside a case; bash refuses it.
+        if (!inCase && (type === ';;' || type === ';&' || type === ';;&')) {
+          this.info.parseOk = false;
+          this.reason('parse-error');
+        }
+        continue;
+      }
+      const flow = this.visit(child, ctx, current);
+      if (children[k + 1]?.type === '&') {
+        last = same(current);
+        continue;
+      }
+      // Without `set -e`, the next statement runs even when this one (a `cd`) failed.
+      current = this.errexit ? flow.ok : merge(flow.ok, flow.fail);
+      last = flow;
+    }
+    return last;
+  }
+
+  /** `( … )`, `$( … )`, `<( … )`: a subshell, so neither cwd nor `set -e` leak out. */
+  private isolated(children: Node[], ctx: SegmentContext, cwd: Cwd): Flow {
+    const errexit = this.errexit;
+    this.sequence(children, ctx, cwd);
+    this.errexit = errexit;
+    return same(cwd);
+  }
+
+  /** `a && b || c`: the grammar nests lists to the left; walked as a chain so long ones do not recurse. */
+  private list(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const rest: Array<[string, Node]> = [];
+    let first = node;
+    while (first.type === 'list') {
+      const [left, op, right] = first.children;
+      if (!left || !op || !right) return this.generic(first, ctx, cwd);
+      rest.push([op.type, right]);
+      first = left;
+    }
+    let flow = this.visit(first, ctx, cwd);
+    for (let k = rest.length - 1; k >= 0; k--) flow = this.chain(flow, rest[k]![0], rest[k]![1], ctx);
+    return flow;
+  }
+
+  /** The flow after `… op right`, given the flow of what came before. */
+  private chain(flow: Flow, op: string | undefined, right: Node, ctx: SegmentContext): Flow {
+    if (op === '&&') {
+      const r = this.visit(right, ctx, flow.ok);
+      return { ok: r.ok, fail: merge(flow.fail, r.fail) };
+    }
+    if (op === '||') {
+      const r = this.visit(right, ctx, flow.fail);
+      return { ok: merge(flow.ok, r.ok), fail: r.fail };
+    }
+    return this.visit(right, ctx, this.errexit ? flow.ok : merge(flow.ok, flow.fail));
+  }
+
+  /** Each stage runs in its own subshell with the same cwd; static output feeds the next stage's stdin. */
+  private pipeline(children: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    let input = stdin;
+    for (const child of children) {
+      const type = child.type;
+      if (type === '|' || type === '|&') continue;
+      this.stdout = null;
+      const errexit = this.errexit;
+      this.visit(child, 'pipeline', cwd, input);
+      this.errexit = errexit;
+      input = this.stdout;
+    }
+    this.stdout = null;
+    return same(cwd);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Simple commands
+  // -------------------------------------------------------------------------------------------
+
+  /** A simple command, with the redirections of an enclosing redirected_statement. */
+  private command(node: Node, outer: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    if (node.startIndex === node.endIndex) return same(cwd); // a MISSING command (`ls &&`)
+    const assignments: Word[] = [];
+    const words: Word[] = [];
+    const redirects: Node[] = [];
+    const pending: Node[] = [];
+    const children = node.children;
+    for (let k = 0; k < children.length; k++) {
+      const child = children[k]!;
+      const type = child.type;
+      if (type === 'variable_assignment' && words.length === 0) assignments.push(this.readAssignment(child, pending));
+      else if (REDIRECTS.has(type)) redirects.push(child);
+      else if (type === '$' && children[k + 1]?.type === 'string' && children[k + 1]!.startIndex === child.endIndex) {
+        words.push(this.readWord(children[++k]!, pending, child.startIndex)); // $"translated"
+      } else if (type !== 'comment') words.push(this.readWord(child, pending));
+    }
+    redirects.push(...outer);
+    // `echo > a b`: bash passes `b` to echo; the grammar files it under the redirect.
+    for (const redirect of redirects) if (redirect.type === 'file_redirect') for (const extra of this.destinations(redirect).slice(1)) words.push(this.readWord(extra, pending));
+    return this.finish(assignments, words, redirects, pending, ctx, cwd, stdin);
+  }
+
+  private finish(assignments: Word[], words: Word[], redirects: Node[], pending: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    const input = this.stdinOf(redirects, stdin);
+    const built = buildSegment({ assignments, words, context: this.forced ?? ctx, cwd, stdin: input });
+    this.noteEvaluation(assignments, words, built.segment.name);
+    const index = this.info.segments.push(built.segment) - 1;
+    for (const reason of built.reasons) this.reason(reason);
+    for (const node of pending) this.visit(node, 'substitution', cwd);
+    for (const redirect of redirects) this.redirect(redirect, index, [built.segment], cwd);
+    this.walkNested(built.nested);
+    this.stdout = built.stdout;
+    if (built.errexit !== undefined) this.errexit = built.errexit;
+    return flowOf(built, cwd);
+  }
+
+  /** Where a simple command makes bash evaluate text (see `arithmetic`). */
+  private noteEvaluation(assignments: Word[], words: Word[], name: string | null): void {
+    for (const word of [...assignments, ...words]) {
+      if (word.isStatic || this.scanQuoted) this.noteStatic(word.value);
+      // A glob: file names are values (not `$x`, which the caller's environment sets).
+      else if (!/[$`]/.test(word.raw)) this.tainted = true;
+      // `exec {a[i]}>f` names the descriptor variable with a subscript.
+      if (/^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = true;
+    }
+    if (name !== null && EVALUATING_COMMANDS.has(name)) this.arithmetic = true;
+    if (name !== null && READING_COMMANDS.has(name)) this.tainted = true;
+  }
+
+  /**
+   * `[[ … ]]` and `[ … ]` (the grammar's test_command): a segment of their own, so deny rules and
+   * the read-only list see them; `-eq` and friends evaluate their operands inside `[[`, `-v`
+   * evaluates a subscript in both.
+   */
+  private testCommand(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const open = node.child(0)?.type === '[[' ? '[[' : '[';
+    const operators = node.descendantsOfType('test_operator').map((op) => this.slice(op));
+    if (operators.some((op) => EVALUATING_TEST_OPERATORS.has(op) && (open === '[[' || op === '-v' || op === '-R'))) this.arithmetic = true;
+    const pending: Node[] = [];
+    const words = [staticWord(open)];
+    for (const child of node.namedChildren) words.push(...this.testWords(child, pending));
+    words.push(staticWord(open === '[[' ? ']]' : ']'));
+    return this.finish([], words, [], pending, ctx, cwd, null);
+  }
+
+  /** The words of a test expression, operators included. */
+  private testWords(node: Node, pending: Node[]): Word[] {
+    const type = node.type;
+    if (type === 'binary_expression' || type === 'unary_expression' || type === 'parenthesized_expression' || type === 'negated_expression' || type === 'ternary_expression' || type === 'postfix_expression') {
+      return node.children.flatMap((child) => (child.isNamed ? this.testWords(child, pending) : [staticWord(this.slice(child))]));
+    }
+    if (type === 'test_operator' || type === 'regex' || type === 'extglob_pattern') return [staticWord(this.slice(node))];
+    return [this.readWord(node, pending)];
+  }
+
+  private redirected(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    let body: Node | null = null;
+    const redirects: Node[] = [];
+    for (const child of node.children) {
+      if (REDIRECTS.has(child.type)) redirects.push(child);
+      else if (child.type !== 'comment' && !TOKENS.has(child.type)) body ??= child;
+    }
+    if (body === null) {
+      this.orphanRedirects(redirects, ctx, cwd);
+      return same(cwd);
+    }
+    // The grammar attaches `> f` in `a && b > f` and `a | b > f` to the whole list or pipeline;
+    // bash binds it to the last command. Hand it to that command.
+    let tail = body;
+    while (tail.type === 'list' || tail.type === 'pipeline') tail = tail.lastChild ?? tail;
+    if (tail !== body) {
+      this.tails.set(tail.id, [...(this.tails.get(tail.id) ?? []), ...redirects]);
+      return this.visit(body, ctx, cwd, stdin);
+    }
+    return this.withRedirects(body, redirects, ctx, cwd, stdin);
+  }
+
+  private withRedirects(body: Node, redirects: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    if (body.type === 'command') {
+      // `cat <<EOF | sh`, `cat <<EOF && rm x`: the grammar puts what follows the heredoc inside it.
+      const rests = redirects.filter((r) => r.type === 'heredoc_redirect').flatMap((r) => r.children.filter((c) => isStatement(c.type)));
+      const piped = rests.some(isPipeTail);
+      let flow = this.command(body, redirects, piped ? 'pipeline' : ctx, cwd, stdin);
+      for (const rest of rests) flow = this.heredocRest(rest, ctx, cwd, flow);
+      return flow;
+    }
+    const first = this.info.segments.length;
+    const flow = body.type === 'redirected_statement' ? this.redirected(body, ctx, cwd, stdin) : this.dispatch(body, body.type, ctx, cwd, stdin);
+    const inside = this.info.segments.slice(first).filter((s) => s.context !== 'substitution');
+    for (const redirect of redirects) this.redirect(redirect, null, inside, cwd, ctx);
+    return flow;
+  }
+
+  /** What follows a heredoc's start on its line: `| more stages`, or `&& next`. */
+  private heredocRest(rest: Node, ctx: SegmentContext, cwd: Cwd, flow: Flow): Flow {
+    if (isPipeTail(rest)) {
+      this.pipeline(rest.children, ctx, cwd, this.stdout);
+      return same(cwd);
+    }
+    return this.chain(flow, rest.previousSibling?.type, rest, ctx);
+  }
+
+  /** `export X=$(…) Y`, `local a=1`, `unset x`: commands whose arguments may be assignments. */
+  private declaration(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const words: Word[] = [];
+    const redirects: Node[] = [];
+    const pending: Node[] = [];
+    for (const child of node.children) {
+      const type = child.type;
+      if (REDIRECTS.has(type)) redirects.push(child);
+      else if (type === 'variable_assignment') words.push(this.readAssignment(child, pending));
+      else if (type === 'comment') continue;
+      else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(staticWord(this.slice(child)));
+      else words.push(this.readWord(child, pending));
+    }
+    return this.finish([], words, redirects, pending, ctx, cwd, null);
+  }
+
+  /** `x=1`, `a=1 b=$(id)`: no program runs, but substitutions do and the values affect later commands. */
+  private assignmentsOnly(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+    const pending: Node[] = [];
+    const list = node.type === 'variable_assignment' ? [node] : node.children.filter((c) => c.type === 'variable_assignment');
+    const assignments = list.map((a) => this.readAssignment(a, pending));
+    return this.finish(assignments, [], [], pending, ctx, cwd, null);
+  }
+
+  /** Redirections with no command (`> f`, `$(< f)`): their paths go to a segment without a program. */
+  private orphanRedirects(redirects: Node[], ctx: SegmentContext, cwd: Cwd): void {
+    const built = buildSegment({ assignments: [], words: [], context: this.forced ?? ctx, cwd, stdin: null });
+    const index = this.info.segments.push(built.segment) - 1;
+    for (const redirect of redirects) this.redirect(redirect, index, [built.segment], cwd);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Compound statements
+  // -------------------------------------------------------------------------------------------
+
+  /** `if c; then …; elif c; then …; else …; fi`: the cwd afterwards is known only if no branch changes it. */
+  private conditional(node: Node, cwd: Cwd): Flow {
+    const ends: Cwd[] = [];
+    let pending: Cwd = cwd;
+    let fallsThrough = true;
+    const clause = (children: Node[], from: Cwd): void => {
+      const then = children.findIndex((c) => c.type === 'then');
+      if (then === -1) {
+        // else: a body only
+        const body = this.sequence(children, 'condition', from);
+        ends.push(merge(body.ok, body.fail));
+        fallsThrough = false;
+        return;
+      }
+      const condition = this.sequence(children.slice(0, then), 'condition', from);
+      const body = this.sequence(children.slice(then + 1).filter((c) => c.type !== 'elif_clause' && c.type !== 'else_clause'), 'condition', condition.ok);
+      ends.push(merge(body.ok, body.fail));
+      pending = condition.fail;
+    };
+    const children = node.children;
+    clause(children, cwd);
+    for (const child of children) if (child.type === 'elif_clause' || child.type === 'else_clause') clause(child.children, pending);
+    if (fallsThrough) ends.push(pending);
+    const end = ends.reduce<Cwd>((a, b) => merge(a, b), cwd);
+    return same(end);
+  }
+
+  /** Loops: if an iteration changes directory, later iterations run elsewhere, so every cwd inside is unknown. */
+  private loop(node: Node, cwd: Cwd): Flow {
+    const first = this.info.segments.length;
+    let current = cwd;
+    let changed = false;
+    for (const child of node.children) {
+      const type = child.type;
+      if (type === 'do_group' || type === 'compound_statement') {
+        const body = this.sequence(child.children, 'loop', current);
+        changed ||= body.ok !== cwd || body.fail !== cwd;
+      } else if (node.type === 'while_statement' && isStatement(type)) {
+        const flow = this.visit(child, 'loop', current);
+        current = flow.ok;
+        changed ||= flow.ok !== cwd || flow.fail !== cwd;
+      } else if (type === 'variable_assignment') {
+        this.generic(child, 'loop', current); // for ((i = 0; …))
+      } else {
+        this.visit(child, 'loop', current);
+      }
+    }
+    if (!changed && current === cwd) return same(cwd);
+    for (const segment of this.info.segments.slice(first)) unknownCwd(segment);
+    return same(null);
+  }
+
+  private caseStatement(node: Node, cwd: Cwd): Flow {
+    const ends: Cwd[] = [cwd];
+    for (const child of node.children) {
+      if (child.type !== 'case_item') {
+        this.visit(child, 'case', cwd);
+        continue;
+      }
+      const parts = child.children;
+      const close = parts.findIndex((c) => c.type === ')');
+      for (const pattern of parts.slice(0, Math.max(close, 0))) this.visit(pattern, 'case', cwd);
+      const body = this.sequence(parts.slice(close + 1), 'case', cwd, true);
+      ends.push(merge(body.ok, body.fail));
+    }
+    return same(ends.reduce<Cwd>((a, b) => merge(a, b), cwd));
+  }
+
+  /** A function body runs when called, from wherever the caller is: its cwd is unknown. */
+  private functionDefinition(node: Node, cwd: Cwd): Flow {
+    const errexit = this.errexit;
+    const first = this.info.segments.length;
+    for (const child of node.children) {
+      const type = child.type;
+      if (type === 'word') continue; // the name
+      if (REDIRECTS.has(type)) {
+        this.redirect(child, null, this.info.segments.slice(first), null, 'function');
+        continue;
+      }
+      if (type === 'compound_statement' || type === 'subshell') this.sequence(child.children, 'function', null);
+      else this.visit(child, 'function', null);
+    }
+    this.errexit = errexit;
+    return same(cwd);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Substitutions and expansions
+  // -------------------------------------------------------------------------------------------
+
+  private substitution(node: Node, type: string, cwd: Cwd): void {
+    const text = this.slice(node).trim();
+    let kind: SubstitutionKind = 'command';
+    if (type === 'process_substitution') kind = text.startsWith('<') ? 'process-in' : 'process-out';
+    else if (text.startsWith('`')) kind = 'backtick';
+    this.info.substitutions.push({ kind, text });
+    this.reason('substitution');
+    this.isolated(node.children, 'substitution', cwd);
+  }
+
+  private expansion(node: Node, cwd: Cwd): void {
+    const children = node.children;
+    const text = this.slice(node).trim();
+    // `${a[i]}`, `${x:offset:length}`, `${!name}`: subscripts and offsets are arithmetic.
+    if (/^\$\{[#!]?[A-Za-z_0-9@*]*(\[|:(?![-=?+]))|^\$\{!/.test(text)) this.arithmetic = true;
+    if (children[1]?.type === '!') {
+      this.info.substitutions.push({ kind: 'indirection', text });
+      this.reason('indirection');
+    }
+    for (let k = 0; k < children.length; k++) {
+      if (children[k]!.type === '@' && PROMPT_OPS.has(children[k + 1]?.type ?? '')) {
+        this.info.substitutions.push({ kind: 'prompt-expansion', text });
+        this.reason('prompt-expansion');
+        break;
+      }
+    }
+    for (const child of children) {
+      const type = child.type;
+      // The grammar reads `${x:-`id`}` as a word: walk such text as the "…" string it expands like.
+      if ((type === 'word' || type === 'regex') && /`|\$\(/.test(this.slice(child))) this.walkAsDoubleQuoted(this.slice(child), cwd);
+      else this.visit(child, 'substitution', cwd);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Redirections
+  // -------------------------------------------------------------------------------------------
+
+  private destinations(node: Node): Node[] {
+    return node.children.filter((c) => c.type !== 'file_descriptor' && !TOKENS.has(c.type) && !isRedirectOp(c.type) && c.type !== 'ERROR');
+  }
+
+  /** Static text a command reads on stdin: its last heredoc / here-string, else what the pipeline gives it. */
+  private stdinOf(redirects: Node[], stdin: string | null): string | null {
+    let input = stdin;
+    for (const redirect of redirects) {
+      const type = redirect.type;
+      if (type === 'heredoc_redirect') {
+        const children = redirect.children;
+        const start = children.find((c) => c.type === 'heredoc_start');
+        const text = this.heredocText(children.find((c) => c.type === 'heredoc_body') ?? null, start?.endIndex ?? redirect.startIndex, children.find((c) => c.type === 'heredoc_end') ?? null);
+        input = children.some((c) => c.type === '<<-') ? text.replace(/^\t+/gm, '') : text;
+      } else if (type === 'herestring_redirect') {
+        const word = redirect.namedChildren.find((c) => c.type !== 'file_descriptor');
+        const value = word ? this.readWord(word, []) : null;
+        input = value?.isStatic ? `${value.value}\n` : null;
+      } else if (type === 'file_redirect' && this.redirectOp(redirect).startsWith('<')) {
+        input = null;
+      }
+    }
+    return input;
+  }
+
+  private redirectOp(node: Node): string {
+    for (const child of node.children) if (isRedirectOp(child.type)) return child.type;
+    return '';
+  }
+
+  /**
+   * Records one redirection and the path it opens. `segment` is the index for a simple command,
+   * null for a compound statement, whose path goes to every segment in `targets`.
+   */
+  private redirect(node: Node, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext = 'top'): void {
+    const type = node.type;
+    if (type === 'heredoc_redirect') return this.heredoc(node, segment, targets, cwd, ctx);
+    const pending: Node[] = [];
+    let fd: string | null = null;
+    let op = '<<<';
+    let target: Word | null = null;
+    let process: Node | null = null;
+    for (const child of node.children) {
+      const t = child.type;
+      if (t === 'file_descriptor') fd = this.slice(child);
+      else if (isRedirectOp(t)) op = t;
+      else if (t === 'process_substitution') process ??= child;
+      else if (!TOKENS.has(t) && t !== 'ERROR' && target === null && process === null) target = this.readWord(child, pending);
+    }
+    let kind: RedirectionKind;
+    if (type === 'herestring_redirect') kind = 'herestring';
+    else if (op === '>>' || op === '&>>') kind = 'append';
+    else if (op === '<' || op === '<&') kind = 'read';
+    else kind = 'write';
+    const targetText = process ? this.slice(process).trim() : target ? (target.isStatic ? target.value : target.raw) : '';
+    // `>&2`, `2>&1`, `<&3`, `>&-`: descriptors, not files.
+    if ((op === '>&' || op === '<&' || op.endsWith('-')) && (op.endsWith('-') || (target?.isStatic && /^(\d+-?|-)$/.test(target.value)))) kind = 'dup';
+    const record: Redirection = { segment, fd, op, kind, target: targetText, isStatic: process === null && (target?.isStatic ?? false) };
+    this.info.redirections.push(record);
+    if (process) {
+      // Security: `> >(cmd)` is code, not a file.
+      this.substitution(process, 'process_substitution', cwd);
+    } else if (target && kind !== 'dup' && kind !== 'herestring' && !(target.isStatic && (target.value === '/dev/null' || (kind !== 'read' && NULL_DEVICES.has(target.value))))) {
+      const path: CommandPath = { path: target.isStatic ? target.value : target.raw, access: kind === 'read' ? 'read' : 'write', base: cwd, isStatic: target.isStatic, via: op };
+      this.attach(path, targets, cwd, ctx);
+    }
+    for (const p of pending) this.visit(p, 'substitution', cwd);
+  }
+
+  private attach(path: CommandPath, targets: Segment[], cwd: Cwd, ctx: SegmentContext): void {
+    if (targets.length === 0) {
+      const built = buildSegment({ assignments: [], words: [], context: this.forced ?? ctx, cwd, stdin: null });
+      this.info.segments.push(built.segment);
+      targets = [built.segment];
+    }
+    // The file is opened once, before the statement runs: its base is the statement's cwd.
+    for (const segment of targets) segment.paths.push({ ...path });
+  }
+
+  /** `<<EOF`, `<<-EOF`, `<<'EOF'`; guard (b); and the redirections written after the delimiter. */
+  private heredoc(node: Node, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext): void {
+    let start = '';
+    let startEnd = node.startIndex;
+    let op = '<<';
+    let fd: string | null = null;
+    let body: Node | null = null;
+    let end: Node | null = null;
+    const inner: Node[] = [];
+    for (const child of node.children) {
+      const t = child.type;
+      if (t === 'heredoc_start') {
+        start = this.slice(child);
+        startEnd = child.endIndex;
+      } else if (t === '<<' || t === '<<-') op = t;
+      else if (t === 'file_descriptor') fd = this.slice(child);
+      else if (t === 'heredoc_body') body = child;
+      else if (t === 'heredoc_end') end = child;
+      else if (t === 'file_redirect' || t === 'herestring_redirect') inner.push(child);
+    }
+    const quoted = isQuotedDelimiter(start);
+    const text = this.heredocText(body, startEnd, end);
+    this.info.redirections.push({ segment, fd, op, kind: 'heredoc', target: start.replace(/['"\\]/g, ''), isStatic: quoted || !/[$`]/.test(text) });
+    if (!quoted && text !== '') {
+      // Guard (b): the grammar misses `$(` after leading whitespace and inside backticks.
+      if (HEREDOC_SUBSTITUTION.test(text)) {
+        this.info.substitutions.push({ kind: 'heredoc', text: text.trim() });
+        this.reason('heredoc-substitution');
+      }
+      if (HEREDOC_EXPANSION.test(text)) {
+        this.info.substitutions.push({ kind: 'prompt-expansion', text: text.trim() });
+        this.reason('heredoc-substitution');
+      }
+      // The grammar drops expansions after leading whitespace: walk the body as the "…" string it
+      // is equivalent to instead of its own children.
+      if (/[$`]/.test(text)) this.walkAsDoubleQuoted(text, cwd);
+    }
+    for (const redirect of inner) this.redirect(redirect, segment, targets, cwd, ctx);
+  }
+
+  /**
+   * The body as bash reads it: from the line after the delimiter word to the end line. The grammar
+   * sometimes files part of it elsewhere (`\\$(id)` became an argument and the body was empty).
+   */
+  private heredocText(body: Node | null, startEnd: number, end: Node | null): string {
+    const line = this.src.indexOf('\n', startEnd);
+    if (end !== null && line !== -1 && line < end.startIndex) return this.src.slice(line + 1, end.startIndex);
+    return body ? this.slice(body) : '';
+  }
+
+  /** An unquoted heredoc body (or a word the grammar left unparsed) expands like a "…" string. */
+  private walkAsDoubleQuoted(body: string, cwd: Cwd): void {
+    const text = heredocAsString(body);
+    const tree = this.parse(text);
+    if (tree === null) return;
+    const saved = this.src;
+    const tails = this.tails;
+    const background = this.background;
+    this.src = text;
+    this.tails = new Map();
+    this.background = new Set();
+    try {
+      const string = tree.rootNode.descendantsOfType('string')[0];
+      if (string) this.visit(string, 'substitution', cwd);
+    } finally {
+      this.src = saved;
+      this.tails = tails;
+      this.background = background;
+      tree.delete();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Nested payloads
+  // -------------------------------------------------------------------------------------------
+
+  private walkNested(list: readonly Nested[]): void {
+    for (const nested of list) {
+      if (this.nesting >= MAX_NESTING) {
+        this.reason('too-deep');
+        continue;
+      }
+      this.nesting++;
+      const forced = this.forced;
+      const errexit = this.errexit;
+      const stdout = this.stdout;
+      this.forced = 'nested';
+      try {
+        if (nested.kind === 'argv') {
+          const built = buildSegment({ assignments: [], words: nested.words, context: 'nested', cwd: nested.cwd, stdin: null });
+          this.info.segments.push(built.segment);
+          for (const reason of built.reasons) this.reason(reason);
+          this.walkNested(built.nested);
+        } else {
+          this.errexit = nested.errexit ?? false;
+          this.parseAndWalk(nested.text, nested.cwd);
+        }
+      } finally {
+        this.nesting--;
+        this.forced = forced;
+        this.errexit = errexit;
+        this.stdout = stdout;
+      }
+    }
+  }
+}
+
+function flowOf(built: Built, cwd: Cwd): Flow {
+  if (built.cwdAfter === undefined) return same(cwd);
+  return { ok: built.cwdAfter, fail: cwd };
+}
+
+function unknownCwd(segment: Segment): void {
+  segment.cwd = null;
+  for (const path of segment.paths) path.base = null;
+}
+
+const STATEMENTS = new Set(['command', 'list', 'pipeline', 'redirected_statement', 'subshell', 'compound_statement', 'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition', 'negated_command', 'declaration_command', 'unset_command', 'variable_assignment', 'variable_assignments', 'test_command']);
+const isStatement = (type: string): boolean => STATEMENTS.has(type);
+/** `| sh` after a heredoc's start: the rest of the heredoc command's pipeline. */
+const isPipeTail = (node: Node): boolean => node.type === 'pipeline' && ['|', '|&'].includes(node.child(0)?.type ?? '');
+const isRedirectOp = (type: string): boolean => /^(&?>>?|>[|&]|<&?|<>|[<>]&-|&>>?)$/.test(type);
