@@ -24,7 +24,8 @@ import { profileByName } from '../subjects/profiles.js';
 import { analyseCommand } from '../subjects/shell/command.js';
 import { initShellParser, isShellParserReady } from '../subjects/shell/parser.js';
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
-import { ErrorCode, type ClientCapabilities, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ClientCapabilities, type LoggingLevel, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { LogLevels } from './log-levels.js';
 import type { CallContext } from './ports.js';
 import { RunningCalls } from './running-calls.js';
 
@@ -64,7 +65,9 @@ export class GatewayCore implements CallContext {
   private readonly listeners = new Set<() => void>();
   private readonly policyListeners = new Set<() => void>();
   private started = false;
-  private loggingLevel: import('@modelcontextprotocol/sdk/types.js').LoggingLevel | null = null;
+  /** Each session's log level; `loggingLevel` is what the servers were last set to. */
+  readonly logLevels = new LogLevels();
+  private loggingLevel: LoggingLevel | null = null;
   private closed = false;
   /** The shell grammar loading, started once a tool takes shell commands; null before. */
   private shell: Promise<void> | null = null;
@@ -293,9 +296,13 @@ export class GatewayCore implements CallContext {
     return supervisor;
   }
 
-  async setLoggingLevel(level: import('@modelcontextprotocol/sdk/types.js').LoggingLevel): Promise<void> {
-    this.loggingLevel = level;
-    await Promise.all(this.registry.all().map((supervisor) => supervisor.setLoggingLevel(level)));
+  /** A session's `logging/setLevel` (null: the session ended): the servers are set to the most detailed level any session asks for. */
+  async setLoggingLevel(session: string, level: LoggingLevel | null): Promise<void> {
+    const detailed = this.logLevels.set(session, level);
+    // With no session asking any more, the servers keep their last level: MCP has no way to unset it.
+    if (detailed === null || detailed === this.loggingLevel) return;
+    this.loggingLevel = detailed;
+    await Promise.all(this.registry.all().map((supervisor) => supervisor.setLoggingLevel(detailed)));
   }
 
   /** The tools as listed to clients (policy.toolDescriptions "hide" drops flagged ones). */

@@ -8,8 +8,8 @@ import type { GatewayCore } from './core.js';
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
 export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
 
-/** Where one message of a server goes: a client session (on the response stream of the call it serves), or nowhere, and why. */
-type Target = { client: Server; options: RequestOptions } | { refused: string };
+/** Where one message of a server goes: a client session (on the response stream of the call it serves; `session` when known), or nowhere, and why. */
+type Target = { client: Server; options: RequestOptions; session?: string } | { refused: string };
 
 /**
  * A server's own requests and notifications, passed up to the client (docs/design.md#the-gateway-as-a-proxy). Its elicitation is
@@ -20,14 +20,15 @@ type Target = { client: Server; options: RequestOptions } | { refused: string };
  * none of them (an elicitation is declined, sampling and roots refused, a log message kept in the
  * gateway's log), as one person's question or data must never reach another. With no call running
  * it goes to `client()`, the one client session the servers belong to, or, when many clients share
- * them (HTTP, null), to nobody. Resource updates go to every session.
+ * them (HTTP, null), to nobody. A log message below the level its session set is not sent (log-levels.ts).
+ * Resource updates go to every session.
  */
 export function createRelayHooks(core: GatewayCore, client: () => Server | null, sessions: () => Server[]): RelayHooks {
   const target = (name: string): Target => {
     const callers = core.running.callers(name);
     const [origin] = callers;
     if (callers.length > 1) return { refused: `calls of ${callers.length} client sessions are running on ${name} and nothing tells which one this is for` };
-    if (origin) return { client: origin.client, options: { relatedRequestId: origin.requestId } };
+    if (origin) return { client: origin.client, options: { relatedRequestId: origin.requestId }, session: origin.session };
     const one = client();
     return one ? { client: one, options: {} } : { refused: `no call of a client session is running on ${name}, and the server is shared by several clients` };
   };
@@ -63,6 +64,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
         core.logger.debug({ server: name, level: params.level, data: params.data, why: to.refused }, 'log message of a server');
         return;
       }
+      // The server logs at the most detailed level any session asked for; this session gets only what it asked for.
+      if (to.session !== undefined && !core.logLevels.wants(to.session, params.level)) return;
       const logger = params.logger ? `${name}/${params.logger}` : name;
       void to.client
         .notification({ method: 'notifications/message', params: { ...params, logger } }, to.options)

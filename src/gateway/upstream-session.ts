@@ -164,7 +164,7 @@ export class UpstreamSession {
     });
 
     server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-      await core.setLoggingLevel(request.params.level);
+      await core.setLoggingLevel(this.session.id, request.params.level);
       return {};
     });
 
@@ -269,6 +269,7 @@ export class UpstreamSession {
     if (this.unsubscribe.length === 0) return;
     this.stop();
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+    void this.core.setLoggingLevel(this.session.id, null);
     await this.session.close();
     await this.server.close().catch(() => undefined);
   }

@@ -21,7 +21,8 @@ import { startTeam, type TeamHarness } from '../helpers/team.js';
  * A server shared by a team's sessions asks "the client" something (sampling, elicitation) and
  * logs while it works on a call: the gateway sends it to the session whose call is running there,
  * on that call's stream, and the answer back to the server. When calls of two sessions run on that
- * server at once nothing says which one asks, and neither is told: the server is declined.
+ * server at once nothing says which one asks, and neither is told: the server is declined. Each
+ * session's log messages respect its own logging/setLevel.
  * The server is the conformance fixture (its test_sampling, test_elicitation and
  * test_tool_with_logging tools) over stdio; the clients are the SDK's over Streamable HTTP.
  */
@@ -153,6 +154,36 @@ describe('serve --http: what a shared server asks and logs goes to the session o
       expect(y.samplings).toEqual([]);
       expect([...x.logs, ...y.logs]).toEqual([]);
       expect(team.stderr()).toContain('declined an elicitation of a server');
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+
+  test("each session gets the log messages at its own logging/setLevel; the shared server logs at the most detailed level a session asks for", async () => {
+    // The fixture logs "Log level set to: <level>" when it is set; with no call running, that line stays in the gateway's log.
+    const serverSetTo = (level: string) => team.stderr().includes(`Log level set to: ${level}`);
+    const x = await connect(team.url, X, {});
+    const y = await connect(team.url, Y, {});
+    try {
+      await x.client.setLoggingLevel('warning');
+      await y.client.setLoggingLevel('debug');
+      await eventually(() => expect(serverSetTo('debug')).toBe(true), 30_000);
+
+      // The fixture logs at info: below X's warning, within Y's debug. Log lines ride their call's stream, ahead of its result.
+      await x.client.callTool({ name: 'conf__test_tool_with_logging', arguments: {} });
+      await y.client.callTool({ name: 'conf__test_tool_with_logging', arguments: {} });
+      await eventually(() => expect(y.logs.map((params) => params.data)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']), 30_000);
+      expect(x.logs).toEqual([]);
+
+      // X asking for less detail leaves the server at Y's level; Y asking for info sets it to info.
+      await x.client.setLoggingLevel('error');
+      await y.client.setLoggingLevel('info');
+      await eventually(() => expect(serverSetTo('info')).toBe(true), 30_000);
+      expect(serverSetTo('error')).toBe(false);
+
+      // Y gone: X's error is the most detailed level left.
+      await y.close();
+      await eventually(() => expect(serverSetTo('error')).toBe(true), 30_000);
     } finally {
       await Promise.all([x.close(), y.close()]);
     }
