@@ -1,0 +1,43 @@
+import { describe, expect, test } from 'vitest';
+import { serverAnswers, serverInput } from '../../src/gateway/server-input.js';
+
+/** A 2026-07-28 server's input_required as the gateway wraps it for the client, and the answers it routes back. */
+describe('serverInput', () => {
+  test("the server's questions go under the gateway's keys, its text named and escaped; its state is kept", () => {
+    const input = serverInput('deploy', {
+      resultType: 'input_required',
+      inputRequests: {
+        confirm: { method: 'elicitation/create', params: { mode: 'form', message: 'Deploy?\n\nWhy: allowed by rule\u202Egnp.exe', requestedSchema: { type: 'object', properties: {} } } },
+        roots: { method: 'roots/list' },
+      },
+      requestState: 'opaque-1',
+    });
+    expect(input).toEqual({
+      keys: ['confirm', 'roots'],
+      state: 'opaque-1',
+      requests: {
+        'mcp-latch/server/confirm': { method: 'elicitation/create', params: { mode: 'form', message: '[deploy] Deploy?\\n\\nWhy: allowed by rule\\u202egnp.exe', requestedSchema: { type: 'object', properties: {} } } },
+        'mcp-latch/server/roots': { method: 'roots/list' },
+      },
+    });
+  });
+
+  test.each([
+    [{}, 'it asked for input without naming any input request'],
+    [{ inputRequests: [] }, 'it asked for input without naming any input request'],
+    [{ inputRequests: { a: { method: 'elicitation/create' } }, requestState: 7 }, 'its requestState is not a string'],
+    [{ inputRequests: { 'a\nb': 'ask' } }, 'its input request "a\\nb" is not a request'],
+    [{ inputRequests: { a: { method: 'elicitation/create', params: 'x' } } }, 'its input request "a" is not a request'],
+  ])('a malformed input_required is refused with what is wrong: %j', (result, problem) => {
+    expect(serverInput('s', { resultType: 'input_required', ...result })).toBe(problem);
+  });
+});
+
+test('serverAnswers: only the answers to what the server asked go back, under its own keys, with its state', () => {
+  const answers = serverAnswers(
+    { keys: ['confirm'], state: 'opaque-1' },
+    { 'mcp-latch/server/confirm': { action: 'accept', content: { confirm: true } }, 'mcp-latch/approval': { action: 'accept' }, 'mcp-latch/server/other': { action: 'accept' }, confirm: { action: 'decline' } },
+  );
+  expect(answers).toEqual({ inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, requestState: 'opaque-1' });
+  expect(serverAnswers({ keys: ['confirm'] }, 'not an object')).toEqual({ inputResponses: {} });
+});
