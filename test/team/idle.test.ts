@@ -125,9 +125,12 @@ describe('an idle session whose call was answered "pending"', () => {
     const session = await rawSession(team.url);
     const answered = await (await session.post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fs__write_file', arguments: { path: file, content: 'never' } } })).text();
     expect(answered).toContain('waiting for the user');
-    const listed = (await team.api('/api/pending', X)).body.pending as Array<{ id: string; retryUntil: string | null }>;
-    expect(listed).toHaveLength(1);
-    expect(listed[0]!.retryUntil).not.toBeNull();
+    const listed = await eventually(async () => {
+      const pending = (await team.api('/api/pending', X)).body.pending as Array<{ id: string; retryUntil: string | null }>;
+      expect(pending).toHaveLength(1);
+      expect(pending[0]!.retryUntil).not.toBeNull();
+      return pending;
+    }, 30_000);
 
     await eventually(() => expect(team.stderr()).toContain('client session closed: no request for http.sessionIdleSeconds'), 30_000);
     await eventually(async () => expect((await team.api('/api/pending', X)).body.pending).toEqual([]), 30_000);
