@@ -299,8 +299,9 @@ export class GatewayCore implements CallContext {
   /** A session's `logging/setLevel` (null: the session ended): the servers are set to the most detailed level any session asks for. */
   async setLoggingLevel(session: string, level: LoggingLevel | null): Promise<void> {
     const detailed = this.logLevels.set(session, level);
-    // With no session asking any more, the servers keep their last level: MCP has no way to unset it.
-    if (detailed === null || detailed === this.loggingLevel) return;
+    // A session that ends changes nothing unless it held the most detailed level; with none left the
+    // servers keep their last one (MCP cannot unset a level). A setLevel is always passed on (a restarted server lost its level).
+    if (detailed === null || (level === null && detailed === this.loggingLevel)) return;
     this.loggingLevel = detailed;
     await Promise.all(this.registry.all().map((supervisor) => supervisor.setLoggingLevel(detailed)));
   }
