@@ -2,17 +2,11 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, test } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { parseConfigText } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { Gateway } from '../../src/gateway/server.js';
 import { ALLOW_ONCE } from '../../src/latch/prompt.js';
-import { silentLogger } from '../../src/log.js';
-import { ruleIssues } from '../../src/policy/policy.js';
 import { SchemaValidators } from '../../src/schema-validators.js';
 import { fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
+import { inProcessGateway } from '../helpers/in-process.js';
 
 /**
  * Prompts cost no memory that stays: every approval prompt and every relayed server elicitation
@@ -30,19 +24,15 @@ function heapAfterGc(): number {
 
 /** A gateway in this process, in front of the fixture server, with an SDK Client that answers every prompt. */
 async function inProcess(config: ConfigInput, answer: (message: string) => Record<string, unknown>) {
-  const dir = tempDir();
-  const loaded = parseConfigText(JSON.stringify({ ...config, approval: { fallback: 'deny' } }), join(dir, 'mcp-latch.json'), ruleIssues);
-  const gateway = new Gateway({ config: loaded, logger: silentLogger() });
-  const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
-  await gateway.connect(gatewaySide);
-  const client = new Client({ name: 'in-process', version: '1' }, { capabilities: { elicitation: { form: {} } } });
   let prompts = 0;
-  client.setRequestHandler(ElicitRequestSchema, (request) => {
-    prompts += 1;
-    return { action: 'accept', content: answer(request.params.message) };
+  const harness = await inProcessGateway(config, {
+    keep: false,
+    onElicit: (params) => {
+      prompts += 1;
+      return { action: 'accept', content: answer(params.message) as Record<string, string> };
+    },
   });
-  await client.connect(clientSide);
-  return { client, dir, prompts: () => prompts, close: () => gateway.close() };
+  return { ...harness, prompts: () => prompts };
 }
 
 describe('prompt memory', () => {

@@ -15,16 +15,17 @@ import {
   tempDir,
   textOf,
   writeConfig,
-  type Harness,
 } from '../helpers/gateway.js';
+import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 
 /**
- * The gateway as a faultless proxy: the built gateway as a child process, the SDK Client
- * as the client, real servers behind it. Rules allow the fixture and everything servers so these
- * tests are about forwarding, not policy.
+ * The gateway as a faultless proxy: the SDK Client as the client, real servers behind it. Rules
+ * allow the fixture and everything servers so these tests are about forwarding, not policy. The
+ * proxy's own tests run the gateway in this process (helpers/in-process.ts); those about processes,
+ * exit codes and the command line run the built gateway as a child process.
  */
 describe('gateway in front of real servers', () => {
-  let harness: Harness;
+  let harness: InProcessHarness;
   let dir: string;
   let log: string;
   const listChanged: number[] = [];
@@ -34,7 +35,7 @@ describe('gateway in front of real servers', () => {
     log = join(dir, 'fixture.log');
     writeFileSync(join(dir, 'hello.txt'), 'hello from disk\n');
     writeFileSync(join(dir, '.env'), 'SECRET=1');
-    harness = await startGateway(
+    harness = await inProcessGateway(
       {
         mcpServers: {
           fs: { command: process.execPath, args: [FS_SERVER, dir] },

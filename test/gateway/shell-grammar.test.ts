@@ -1,38 +1,24 @@
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { parseConfigText } from '../../src/config/load.js';
-import type { ConfigInput } from '../../src/config/schema.js';
 import { Gateway } from '../../src/gateway/server.js';
 import { silentLogger } from '../../src/log.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { isShellParserRequested } from '../../src/subjects/shell/parser.js';
 import { COMMANDS_SERVER, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { inProcessGateway } from '../helpers/in-process.js';
 
 /**
  * The shell grammar (WASM, about 30 MiB) is loaded only when some tool takes shell commands, and
  * then in the background, early enough that the first command is decided from its words.
  */
 
-/** A gateway in this process, in front of real server processes, with an SDK Client on the other end. */
-async function inProcess(config: ConfigInput) {
-  const dir = tempDir();
-  const loaded = parseConfigText(JSON.stringify(config), join(dir, 'mcp-latch.json'), ruleIssues);
-  const gateway = new Gateway({ config: loaded, logger: silentLogger() });
-  const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
-  await gateway.connect(gatewaySide);
-  const client = new Client({ name: 'in-process', version: '1' });
-  await client.connect(clientSide);
-  return { client, dir, close: () => gateway.close() };
-}
-
 describe('the shell grammar', () => {
   // These two run in order, in this file's own process: the first must find the grammar never loaded.
   test('a gateway without a shell tool never loads it, through listing and calls', async () => {
     const dir = tempDir();
-    const { client, close } = await inProcess({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } });
+    const { client, close } = await inProcessGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } }, { dir });
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
       const result = await client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } });

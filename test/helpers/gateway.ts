@@ -84,20 +84,26 @@ export function writeConfig(dir: string, config: ConfigInput, name = 'mcp-latch.
   return path;
 }
 
-export async function startGateway(config: ConfigInput, options: HarnessOptions = {}): Promise<Harness> {
-  const dir = options.dir ?? tempDir();
-  const configPath = writeConfig(dir, config, 'mcp-latch.json', options.productDefaults);
+/** The client of a test harness: it declares what `options` say and answers (and records) prompts with `onElicit`. */
+export function testClient(options: HarnessOptions, keep = true): { client: Client; elicitations: ElicitRequest['params'][] } {
   const capabilities: ClientCapabilities = { ...(options.capabilities ?? {}) };
   if (options.onElicit && !capabilities.elicitation) capabilities.elicitation = { form: {} };
   const client = new Client({ name: options.clientName ?? 'mcp-latch-test', version: '1.0.0' }, { capabilities });
   const elicitations: ElicitRequest['params'][] = [];
   if (capabilities.elicitation) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      elicitations.push(request.params);
+      if (keep) elicitations.push(request.params);
       if (!options.onElicit) return { action: 'cancel' };
       return options.onElicit(request.params);
     });
   }
+  return { client, elicitations };
+}
+
+export async function startGateway(config: ConfigInput, options: HarnessOptions = {}): Promise<Harness> {
+  const dir = options.dir ?? tempDir();
+  const configPath = writeConfig(dir, config, 'mcp-latch.json', options.productDefaults);
+  const { client, elicitations } = testClient(options);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'serve', '--config', configPath, ...(options.args ?? [])],

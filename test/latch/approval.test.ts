@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CallToolResultSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { COMMANDS_SERVER, FS_SERVER, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness, type HarnessOptions } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, FS_SERVER, eventually, fixtureCalls, fixtureServer, tempDir, textOf, type HarnessOptions } from '../helpers/gateway.js';
+import { inProcessGateway, type InProcessHarness as Harness } from '../helpers/in-process.js';
 
 /**
  * The approval latch end to end: the SDK Client is the client and answers prompts from a
- * script; the built gateway fronts server-filesystem, mcp-server-commands and a fixture server.
+ * script; the gateway, in this process (helpers/in-process.ts), fronts server-filesystem,
+ * mcp-server-commands and a fixture server, running as processes.
  * Every assertion is about what happened on disk or at the server.
  */
 const harnesses: Harness[] = [];
@@ -29,7 +31,7 @@ function baseConfig(dir: string, extra: Partial<ConfigInput> = {}): ConfigInput 
 }
 
 async function gateway(dir: string, onElicit: HarnessOptions['onElicit'], extra: Partial<ConfigInput> = {}, options: HarnessOptions = {}): Promise<Harness> {
-  const harness = await startGateway(baseConfig(dir, extra), { dir, ...(onElicit ? { onElicit } : {}), ...options });
+  const harness = await inProcessGateway(baseConfig(dir, extra), { dir, ...(onElicit ? { onElicit } : {}), ...options });
   harnesses.push(harness);
   return harness;
 }
@@ -77,7 +79,7 @@ describe('deny leaves the disk untouched', () => {
     const dir = tempDir();
     const outside = tempDir('docs-');
     writeFileSync(join(outside, 'guide.md'), 'from the docs folder');
-    const h = await startGateway(
+    const h = await inProcessGateway(
       {
         mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir, outside] } },
         workspace: [dir],
@@ -140,7 +142,7 @@ describe('answers', () => {
     expect(h.elicitations).toHaveLength(1);
     await h.close();
 
-    const again = await startGateway(JSON.parse(readFileSync(h.configPath, 'utf8')) as ConfigInput, { dir, onElicit: answer('Deny') });
+    const again = await inProcessGateway(JSON.parse(readFileSync(h.configPath, 'utf8')) as ConfigInput, { dir, onElicit: answer('Deny') });
     harnesses.push(again);
     const result = await again.client.callTool({ name: 'shell__run_command', arguments: { command: `touch ${dir}/a.txt`, workdir: dir } });
     expect(result.isError).toBeFalsy();

@@ -3,11 +3,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { COMMANDS_SERVER, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness, type HarnessOptions } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, FS_SERVER, eventually, tempDir, textOf, type HarnessOptions } from '../helpers/gateway.js';
+import { inProcessGateway, type InProcessHarness as Harness } from '../helpers/in-process.js';
 
 /**
  * Edit, then approve, in the elicitation form: the SDK Client renders the form's edit fields by
- * answering them from a script; the built gateway fronts mcp-server-commands and server-filesystem.
+ * answering them from a script; the gateway, in this process (helpers/in-process.ts), fronts
+ * mcp-server-commands and server-filesystem.
  * Every assertion is about what ran (on disk), what the model was told, and the audit record.
  */
 const harnesses: Harness[] = [];
@@ -21,7 +23,7 @@ async function gateway(dir: string, onElicit: HarnessOptions['onElicit'], extra:
     workspace: [dir],
     ...extra,
   };
-  const harness = await startGateway(config, { dir, ...(onElicit ? { onElicit } : {}) });
+  const harness = await inProcessGateway(config, { dir, ...(onElicit ? { onElicit } : {}) });
   harnesses.push(harness);
   return harness;
 }
