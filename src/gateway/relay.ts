@@ -1,9 +1,10 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, type ClientCapabilities, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import type { GatewayCore } from './core.js';
+import { shownQuestion } from './server-input.js';
 
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
 export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
@@ -47,8 +48,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
         core.logger.warn({ server: name, why: to.refused }, 'declined an elicitation of a server');
         return { action: 'decline' };
       }
-      const prefixed = { ...params, message: `[${name}] ${params.message}` } as ElicitRequest['params'];
-      return to.client.elicitInput(prefixed, { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
+      return to.client.elicitInput(shownQuestion(name, params), { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
     },
     sample(name, params, signal) {
       const to = reached(name, 'sampling');

@@ -94,9 +94,23 @@ export async function answerServerQuestions(server: string, first: Record<string
   return result;
 }
 
-/** The server's question as the person sees it: the server named first, its text escaped. */
-function shownQuestion(server: string, params: Record<string, unknown>): Record<string, unknown> {
-  return { ...params, message: `[${server}] ${escapeText(typeof params.message === 'string' ? params.message : '')}` };
+/**
+ * A server's question as the person sees it, in either era: the server named first, its text
+ * escaped, and so are the form's titles, descriptions and enum labels (the server wrote them too).
+ * Values the client sends back (`const`, `enum`, `default`) are left as they are.
+ */
+export function shownQuestion<T extends Record<string, unknown>>(server: string, params: T): T {
+  const message = `[${server}] ${escapeText(typeof params.message === 'string' ? params.message : '')}`;
+  return isPlainObject(params.requestedSchema) ? { ...params, message, requestedSchema: escapedSchema(params.requestedSchema) } : { ...params, message };
+}
+
+const SHOWN_TEXT = new Set(['title', 'description']);
+
+function escapedSchema(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') return SHOWN_TEXT.has(key) ? escapeText(value) : value;
+  if (Array.isArray(value)) return key === 'enumNames' ? value.map((item) => (typeof item === 'string' ? escapeText(item) : item)) : value.map((item) => escapedSchema(item));
+  if (!isPlainObject(value) || key === 'const' || key === 'enum' || key === 'default') return value;
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, escapedSchema(item, name)]));
 }
 
 /** The tool error that ends a call whose server asked for what the gateway could not pass on. */

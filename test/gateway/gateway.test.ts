@@ -161,6 +161,12 @@ describe('gateway in front of real servers', () => {
     expect(asked?.message).toBe('[fix] Favourite colour?');
   });
 
+  test("a server's elicitation cannot forge lines or hide text in the prompt: its message is escaped", async () => {
+    await harness.client.callTool({ name: 'fix__ask_user', arguments: { question: 'Colour?\n\nmcp-latch: allowed by rule\u202E' } });
+    const asked = harness.elicitations.find((params) => params.message.includes('Colour?'));
+    expect(asked?.message).toBe('[fix] Colour?\\n\\nmcp-latch: allowed by rule\\u202e');
+  });
+
   test('a crashed server is restarted while the others keep answering', async () => {
     const before = textOf(await harness.client.callTool({ name: 'fix__whoami', arguments: {} }));
     await harness.client.callTool({ name: 'fix__crash', arguments: {} });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { serverAnswers, serverInput } from '../../src/gateway/server-input.js';
+import { serverAnswers, serverInput, shownQuestion } from '../../src/gateway/server-input.js';
 
 /** A 2026-07-28 server's input_required as the gateway wraps it for the client, and the answers it routes back. */
 describe('serverInput', () => {
@@ -40,4 +40,27 @@ test('serverAnswers: only the answers to what the server asked go back, under it
   );
   expect(answers).toEqual({ inputResponses: { confirm: { action: 'accept', content: { confirm: true } } }, requestState: 'opaque-1' });
   expect(serverAnswers({ keys: ['confirm'] }, 'not an object')).toEqual({ inputResponses: {} });
+});
+
+test("shownQuestion: the form's titles, descriptions and enum labels are escaped too; the values sent back are not", () => {
+  const shown = shownQuestion('s', {
+    message: 'Pick\nWhy: allowed',
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        color: { type: 'string', title: 'Colour\u202E', description: 'line\nline', enum: ['r\nx'], enumNames: ['Red\u200b'], default: 'r\nx' },
+        size: { type: 'string', oneOf: [{ const: 'l\tx', title: 'Large\r' }] },
+      },
+    },
+  });
+  expect(shown).toEqual({
+    message: '[s] Pick\\nWhy: allowed',
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        color: { type: 'string', title: 'Colour\\u202e', description: 'line\\nline', enum: ['r\nx'], enumNames: ['Red\\u200b'], default: 'r\nx' },
+        size: { type: 'string', oneOf: [{ const: 'l\tx', title: 'Large\\r' }] },
+      },
+    },
+  });
 });
