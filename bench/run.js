@@ -11,7 +11,8 @@
 //   3. the shell: a fresh gateway in front of mcp-server-commands; its first command after start
 //      against a warm one, and the gateway's CPU for its first 60 commands;
 //   4. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
-//      command and a path-only call, after warm-up (parser start-up excluded).
+//      command (repeated, and with a new word each time so its analysis is not one kept from
+//      before) and a path-only call, after warm-up (parser start-up excluded).
 //
 // Options: --calls N (default 5000), --rounds N (default 5), --quick (2 rounds of 1000 calls),
 // --json (print one JSON object at the end), --decisions (only part 4).
@@ -207,10 +208,13 @@ async function decisionBench() {
     return { medianUs: percentile(samples, 50), p99Us: percentile(samples, 99) };
   };
   const command = time(() => decide(inspectCall('shell', 'run_command', commandArgs, shellClass, context), policy), 20_000);
+  // The same command with a new word each time: never seen before, so analysed in full.
+  let fresh = 0;
+  const freshCommand = time(() => decide(inspectCall('shell', 'run_command', { command: `git status && npm run test -- --run t${fresh++} 2>&1 | tail -n 20`, workdir: work }, shellClass, context), policy), 20_000);
   const path = time(() => decide(inspectCall('fs', 'read_text_file', pathArgs, fsClass, context), policy), 20_000);
   const commandDecision = decide(inspectCall('shell', 'run_command', commandArgs, shellClass, context), policy);
   const pathDecision = decide(inspectCall('fs', 'read_text_file', pathArgs, fsClass, context), policy);
-  return { rules: rules.size, command: { ...command, decision: commandDecision.verdict }, path: { ...path, decision: pathDecision.verdict } };
+  return { rules: rules.size, command: { ...command, decision: commandDecision.verdict }, freshCommand, path: { ...path, decision: pathDecision.verdict } };
 }
 
 async function main() {
@@ -344,6 +348,7 @@ async function main() {
   console.log('');
   console.log(`decision time, ${decisions.rules} rules loaded (inspect + decide, warm):`);
   console.log(`  shell command  median ${f(decisions.command.medianUs, 1)} µs   p99 ${f(decisions.command.p99Us, 1)} µs   (${decisions.command.decision})`);
+  console.log(`  ... new text   median ${f(decisions.freshCommand.medianUs, 1)} µs   p99 ${f(decisions.freshCommand.p99Us, 1)} µs   (a word changed each time: analysed in full)`);
   console.log(`  path-only      median ${f(decisions.path.medianUs, 1)} µs   p99 ${f(decisions.path.p99Us, 1)} µs   (${decisions.path.decision})`);
   if (asJson) console.log(JSON.stringify(result, null, 2));
 }

@@ -2,7 +2,7 @@ import type { CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
-import { analyseCommand } from './shell/command.js';
+import { analyseCommandCached } from './shell/analysis-cache.js';
 import type { ToolClass } from './kind.js';
 import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
@@ -45,7 +45,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     const command = commandText(args[commandArg.arg], commandArg.mode);
     if (command !== null) {
       const cwd = commandCwd(toolClass, args, context);
-      commandInfo = analyseCommand(command, { cwd });
+      commandInfo = analyseCommandCached(command, { cwd });
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
       const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
@@ -220,7 +220,7 @@ function withStdin(info: CommandInfo, stdin: string, cwd: string | null): Comman
   const last = info.segments[info.segments.length - 1];
   const name = last?.name ?? null;
   if (name && POSIX_SHELLS.has(name)) {
-    const script = analyseCommand(stdin, { cwd });
+    const script = analyseCommandCached(stdin, { cwd });
     return {
       ...info,
       segments: [...info.segments, ...script.segments.map((segment) => ({ ...segment, context: 'nested' as const }))],
