@@ -551,7 +551,8 @@
     var request = call.request || {};
     return {
       id: call.id,
-      session: call.session,
+      // Which client made the call tells the person more than its session id.
+      session: call.client || call.session,
       server: call.server,
       tool: call.tool,
       kind: call.kind,

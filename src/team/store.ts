@@ -26,6 +26,8 @@ export interface PendingCall {
   user: string;
   /** The MCP session (`Mcp-Session-Id`) the call came from. */
   session: string;
+  /** The client as it introduced itself ("claude-code 2.1.0"), as the local approval page shows it. */
+  client: string;
   /** The replica holding the call (its `TeamStore.replica`). */
   replica: string;
   server: string;

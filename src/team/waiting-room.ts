@@ -31,6 +31,7 @@ export class WaitingRoom implements ApprovalPage {
       id,
       user: this.owner.user,
       session: this.owner.session,
+      client: item.session,
       replica: this.store.replica,
       server: input.server,
       tool: input.tool,

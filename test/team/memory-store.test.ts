@@ -4,7 +4,7 @@ import type { PendingCall } from '../../src/team/store.js';
 
 function call(id: string, user: string): PendingCall {
   const now = new Date().toISOString();
-  return { id, user, session: 's1', replica: 'r', server: 'fs', tool: 'write_file', kind: 'write', message: 'm', request: {}, args: { path: '/x' }, choices: ['Allow once', 'Deny'], editable: [], created: now, deadline: now, retryUntil: null };
+  return { id, user, session: 's1', client: 'test-client 1.0.0', replica: 'r', server: 'fs', tool: 'write_file', kind: 'write', message: 'm', request: {}, args: { path: '/x' }, choices: ['Allow once', 'Deny'], editable: [], created: now, deadline: now, retryUntil: null };
 }
 
 function rulesBackend() {

@@ -105,6 +105,7 @@ describe('the team approval page', () => {
     expect(xavier.url()).toBe(`${team.base}/approve`);
     expect(await storedToken(xavier)).toBe(X);
     expect(await item.locator('h2').textContent()).toBe('shell / run_command');
+    expect(await item.locator('.meta').innerText()).toContain('team-test 1.0.0');
     expect(await item.locator('.command pre.raw').innerText()).toBe('echo ran >> count.txt');
     expect(await item.locator('pre.args').innerText()).toContain('"command":"echo ran >> count.txt"');
     expect(existsSync(count)).toBe(false);

@@ -31,6 +31,7 @@ function call(store: RedisTeamStore, user = 'alice', tool = 'write_file'): Pendi
     id: randomBytes(12).toString('base64url'),
     user,
     session: 's1',
+    client: 'test-client 1.0.0',
     replica: store.replica,
     server: 'fs',
     tool,
