@@ -3,7 +3,8 @@
  */
 import { loadConfig as loadConfigFile, parseConfigText as parseConfigFileText, type LoadedConfig } from './config/load.js';
 import { ruleIssues } from './policy/policy.js';
-export { Gateway, mirrorCapabilities } from './gateway/server.js';
+export { Gateway } from './gateway/server.js';
+export { mirrorCapabilities } from './gateway/core.js';
 export { VERSION } from './version.js';
 export { findConfig, type LoadedConfig } from './config/load.js';
 export { ConfigSchema, configJsonSchema, type ConfigFile, type ConfigInput } from './config/schema.js';

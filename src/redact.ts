@@ -8,7 +8,7 @@ const SECRET_KEY = /(token|passw(or)?d|secret|api[-_]?key|authorization|auth|cre
 const REDACTED = '[redacted]';
 const MAX_STRING = 300;
 
-export function isSecretKey(key: string): boolean {
+function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 

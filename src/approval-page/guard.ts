@@ -17,7 +17,7 @@ import type { IncomingHttpHeaders } from 'node:http';
  * page's responses are never readable cross-origin), and the POST rules make a cross-site form post
  * (which can carry neither a JSON content type nor a custom header) fail before it is read.
  */
-export const TOKEN_HEADER = 'x-mcp-latch-token';
+const TOKEN_HEADER = 'x-mcp-latch-token';
 
 /** Why a request was refused; every refusal is a 403 (or 415 for the content type). */
 export type Refusal = 'host' | 'token' | 'origin' | 'fetch-site' | 'content-type' | 'csrf';
@@ -33,12 +33,12 @@ export function allowedHosts(address: string, port: number): string[] {
   return address === '127.0.0.1' ? [`127.0.0.1:${port}`, `localhost:${port}`] : [`${address}:${port}`];
 }
 
-export function isAllowedHost(host: string | undefined, door: Door): boolean {
+function isAllowedHost(host: string | undefined, door: Door): boolean {
   return host !== undefined && door.hosts.includes(host);
 }
 
 /** Constant-time token comparison; hashing first keeps the length out of the timing as well. */
-export function isToken(candidate: string | null | undefined, token: string): boolean {
+function isToken(candidate: string | null | undefined, token: string): boolean {
   if (typeof candidate !== 'string' || candidate === '') return false;
   const a = createHash('sha256').update(candidate).digest();
   const b = createHash('sha256').update(token).digest();
@@ -46,7 +46,7 @@ export function isToken(candidate: string | null | undefined, token: string): bo
 }
 
 /** The page's own origin for a request that passed the Host check. */
-export function ownOrigin(host: string): string {
+function ownOrigin(host: string): string {
   return `http://${host}`;
 }
 
@@ -101,7 +101,7 @@ export function checkDataRequest(headers: IncomingHttpHeaders): Refusal | null {
 }
 
 /** `application/json`, optionally with parameters (`; charset=utf-8`); nothing a plain HTML form can send. */
-export function isJsonContentType(value: string | undefined): boolean {
+function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
   return value.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }

@@ -22,7 +22,7 @@ import { isPlainObject } from '../values.js';
  * Exit codes of `check --exit-code`, so a script can branch on the decision: 0 allow, 2 ask,
  * 3 deny (1 stays "could not decide": bad usage or config). Without the flag, 0 whatever the decision.
  */
-export const CHECK_EXIT_CODES = { allow: 0, ask: 2, deny: 3 } as const;
+const CHECK_EXIT_CODES = { allow: 0, ask: 2, deny: 3 } as const;
 
 export async function check(options: { config?: string | undefined; tool: string; args?: string | undefined; json?: boolean | undefined; exitCode?: boolean | undefined }, out: Output): Promise<number> {
   const config = loadConfig(findConfig(options.config), ruleIssues);

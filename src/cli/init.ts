@@ -61,7 +61,7 @@ export interface InitContext extends DiscoveryContext {
 }
 
 /** The real machine: this user's home, platform, environment and working directory. */
-export function defaultInitContext(): InitContext {
+function defaultInitContext(): InitContext {
   return {
     home: homedir(),
     platform: process.platform,

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
  */
 
 /** `20260314T093005Z`: UTC, sortable, safe in file names on every platform. */
-export function backupStamp(date: Date): string {
+function backupStamp(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
 }
 
@@ -24,7 +24,7 @@ export function sha256(bytes: Buffer | string): string {
  * The path a backup of `file` taken at `date` gets in `folder`: the stamp and the whole path
  * flattened (`20260314T093005Z_home_me_.cursor_mcp.json`), then `-2`, `-3`… if taken.
  */
-export function backupPath(folder: string, file: string, date: Date): string {
+function backupPath(folder: string, file: string, date: Date): string {
   const flat = file.replace(/^[A-Za-z]:/, (drive) => drive[0]!).replace(/[\\/:]+/g, '_');
   const base = join(folder, `${backupStamp(date)}${flat.startsWith('_') ? '' : '_'}${flat}`);
   let candidate = base;

@@ -54,7 +54,7 @@ const LABELS: Record<ClientId, string> = {
 };
 
 /** The per-user application data folder: `~/Library/Application Support`, `%APPDATA%`, `$XDG_CONFIG_HOME`. */
-export function appDataDir(context: DiscoveryContext): string {
+function appDataDir(context: DiscoveryContext): string {
   if (context.platform === 'darwin') return join(context.home, 'Library', 'Application Support');
   if (context.platform === 'win32') return context.env.APPDATA ?? join(context.home, 'AppData', 'Roaming');
   return context.env.XDG_CONFIG_HOME ?? join(context.home, '.config');

@@ -43,7 +43,7 @@ export interface ImportResult {
 }
 
 /** mcp-latch's server name rule: `[A-Za-z0-9_-]+` without `__`. */
-export function sanitizeServerName(name: string): string {
+function sanitizeServerName(name: string): string {
   const clean = name
     .replace(/[^A-Za-z0-9_-]+/g, '-')
     .replace(/_{2,}/g, '_')

@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
  *
  * Deterministic: the result depends only on the set of (server, name) pairs, not on list order.
  */
-export const MAX_NAME_LENGTH = 64;
-export const SEPARATOR = '__';
+const MAX_NAME_LENGTH = 64;
+const SEPARATOR = '__';
 
 export interface NameRequest {
   server: string;
@@ -24,7 +24,7 @@ function plainName(request: NameRequest): string {
   return request.prefix === false ? request.name : `${request.server}${SEPARATOR}${request.name}`;
 }
 
-export function sanitiseName(name: string): string {
+function sanitiseName(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '_');
   return cleaned === '' ? '_' : cleaned;
 }

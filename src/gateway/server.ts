@@ -11,7 +11,6 @@ import { GatewayCore, mirrorCapabilities } from './core.js';
 import { createRelayHooks } from './relay.js';
 import { UpstreamSession } from './upstream-session.js';
 
-export { mirrorCapabilities };
 
 export interface GatewayOptions {
   config: LoadedConfig;

@@ -103,7 +103,7 @@ export async function fileChangeOf(facts: CallFacts, args: Record<string, unknow
 }
 
 /** Security: the gateway reads a file to diff it only when the rules would not deny reading it. */
-export function readableUnder(policy: PolicyState, facts: Pick<CallFacts, 'server' | 'tool'>): (subject: PathSubject) => boolean {
+function readableUnder(policy: PolicyState, facts: Pick<CallFacts, 'server' | 'tool'>): (subject: PathSubject) => boolean {
   return (subject) => {
     const read: CallFacts = { server: facts.server, tool: facts.tool, kind: 'read', kindTrusted: true, subjects: [{ ...subject, access: 'read' }], commandInfo: null, digest: () => '' };
     return decide(read, policy).verdict !== 'deny';
@@ -114,7 +114,7 @@ export function readableUnder(policy: PolicyState, facts: Pick<CallFacts, 'serve
  * Reads the current file for a diff. `mayRead` is asked first; the file is opened at its real path
  * with O_NOFOLLOW (and O_NONBLOCK, so a FIFO cannot hang the prompt) and must be a regular file.
  */
-export async function readCurrent(target: PathSubject, mayRead: (subject: PathSubject) => boolean): Promise<CurrentFile> {
+async function readCurrent(target: PathSubject, mayRead: (subject: PathSubject) => boolean): Promise<CurrentFile> {
   if (target.realPath === null) return { state: 'unreadable', bytes: null, note: 'the path could not be resolved' };
   if (!mayRead(target)) return { state: 'unreadable', bytes: null, note: 'the current file is not shown: reading it is denied by a rule' };
   let handle;

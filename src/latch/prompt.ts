@@ -34,8 +34,8 @@ import { assessRisk, riskLine, type Risk } from './risk.js';
  * of the prompt.
  */
 export const ALLOW_ONCE = 'Allow once';
-export const ALLOW_SESSION = 'Allow for this session';
-export const ALWAYS_PREFIX = 'Always allow: ';
+const ALLOW_SESSION = 'Allow for this session';
+const ALWAYS_PREFIX = 'Always allow: ';
 export const DENY = 'Deny';
 
 const MAX_ARGS_SHOWN = 600;
@@ -74,7 +74,7 @@ export interface RunsIn {
 }
 
 /** An edit field of the form is named for its argument: `edit_command`. */
-export const EDIT_FIELD_PREFIX = 'edit_';
+const EDIT_FIELD_PREFIX = 'edit_';
 /** Longer values are edited on the approval page only: a form's text field is one line. */
 const MAX_FORM_EDIT_CHARS = 2000;
 
@@ -131,7 +131,7 @@ export function buildPrompt(input: PromptInput): ElicitRequestFormParams {
 const ROLE_TITLES: Record<EditableField['role'], string> = { command: 'Command', cwd: 'Working directory', path: 'Path', content: 'Content' };
 
 /** The fields a form offers for editing: one-line values a text field shows as they are. */
-export function formEditFields(input: PromptInput): EditableField[] {
+function formEditFields(input: PromptInput): EditableField[] {
   return (input.editable ?? []).filter((field) => field.value.length <= MAX_FORM_EDIT_CHARS && showsAsTyped(field.value, false));
 }
 
@@ -224,7 +224,7 @@ function renderChange(change: FileChange): string[] {
   return lines;
 }
 
-export function renderRunsIn(runsIn: RunsIn): string {
+function renderRunsIn(runsIn: RunsIn): string {
   if (runsIn.dir === null) return "the server's own working directory (not known to mcp-latch)";
   return `${escapeText(runsIn.dir)}${runsIn.given ? '' : " (the server's default)"}`;
 }

@@ -57,7 +57,7 @@ export function rememberRules(facts: CallFacts, decision: Decision, policy: Poli
 }
 
 /** `Bash(npm run test *)` from the signature when it is a safe prefix, else the exact command. */
-export function commandRule(segment: Segment): string | null {
+function commandRule(segment: Segment): string | null {
   if (!segment.isStatic || segment.program === null || segment.name === null || segment.program !== segment.name) return null;
   const words = [segment.program, ...segment.args];
   const signature = commandSignature(segment);
@@ -71,6 +71,6 @@ export function commandRule(segment: Segment): string | null {
 }
 
 /** A literal path as a glob that matches only itself. */
-export function escapeGlob(path: string): string {
+function escapeGlob(path: string): string {
   return escapeMinimatch(path.replace(/\\/g, '/')).replace(/[{}]/g, '\\$&');
 }

@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
 const PREFIX = 'mls1.';
 /** A longer state is refused unread; a downstream server's own state must fit in it. */
 export const MAX_REQUEST_STATE_CHARS = 65_536;
-export const REQUEST_STATE_KEY_FILE = 'mcp-latch-state.key';
+const REQUEST_STATE_KEY_FILE = 'mcp-latch-state.key';
 
 /** What a state is bound to: one call of one session. */
 export interface StateBinding {

@@ -28,7 +28,7 @@ export interface ListedTemplate {
 }
 
 /** The name `mcp-latch tools` shows for a resource template and `--accept` takes: templates keep their URIs, not a prefixed name. */
-export function templateExposedName(server: string, template: ResourceTemplate): string {
+function templateExposedName(server: string, template: ResourceTemplate): string {
   return `${server}__${template.name}`;
 }
 

@@ -85,7 +85,7 @@ export function builtInRules(configPath: string, auditPath: string | null): Rule
  * diff and merge drivers a path uses): writing one is asked about even under an `Edit` allow rule,
  * since the next `git status` runs what it names. The `.git` directory itself too (`mv evil .git`).
  */
-export const GIT_CODE_FILES: readonly string[] = [
+const GIT_CODE_FILES: readonly string[] = [
   '**/.git',
   '**/.git/config',
   '**/.git/config.worktree',

@@ -118,7 +118,7 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
 }
 
 /** The `via` of a link met inside a recursive read whose target is outside the tree. */
-export const LINK_IN_TREE = 'link in a recursive read';
+const LINK_IN_TREE = 'link in a recursive read';
 
 /**
  * A recursive read (`grep -r x dir`, `cp -r`, `find -L … -exec`): the tree is walked as the
@@ -158,7 +158,7 @@ function homeSpelling(raw: string): string | null {
 }
 
 /** Values at a pointer like `paths[]`, `edits[].file`, `source`; missing → none. */
-export function valuesAt(args: unknown, pointer: string): unknown[] {
+function valuesAt(args: unknown, pointer: string): unknown[] {
   let values: unknown[] = [args];
   for (const part of pointer.split('.')) {
     const isArray = part.endsWith('[]');

@@ -16,7 +16,7 @@ export { commandSignature } from './signature.js';
 /** Inputs longer than this are not parsed (Claude Code's limit): ask. */
 export const MAX_COMMAND_LENGTH = 10_000;
 /** Parsing is cancelled after this long: ask. */
-export const PARSE_TIMEOUT_MS = 500;
+const PARSE_TIMEOUT_MS = 500;
 
 /**
  * Why a command cannot be fully analysed (CommandInfo.unanalyzable). Any of them ⇒ never

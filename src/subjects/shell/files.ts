@@ -287,7 +287,7 @@ const sed: Handler = (args, cwd, out) => {
  * `w`/`W`/`s///w` write files, `r`/`R` read them. A small scanner, not a full sed parser:
  * addresses, `{}` blocks, text commands (`a`, `i`, `c`) and labels are skipped.
  */
-export function scanSedScript(script: string): { exec: boolean; writes: string[]; reads: string[] } {
+function scanSedScript(script: string): { exec: boolean; writes: string[]; reads: string[] } {
   const result = { exec: false, writes: [] as string[], reads: [] as string[] };
   const s = script;
   const n = s.length;
@@ -754,6 +754,3 @@ export function fileFacts(name: string, args: readonly Word[], cwd: string | nul
   handler(args, cwd, out);
   return out;
 }
-
-/** Programs whose paths this module knows (for tests and documentation). */
-export const FILE_COMMANDS: ReadonlySet<string> = new Set(Object.keys(HANDLERS));
