@@ -9,7 +9,7 @@ import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
-import type { PolicyState } from '../policy/decide.js';
+import { decide, type PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
 import { configIssues, policyFor, ruleIssues, type PermissionsInput } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
@@ -18,7 +18,7 @@ import { pinsFileFor } from '../config/locate.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
-import type { InspectContext } from '../subjects/inspect.js';
+import { inspectCall, type InspectContext } from '../subjects/inspect.js';
 import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } from '../subjects/kind.js';
 import { profileByName } from '../subjects/profiles.js';
 import { analyseCommand } from '../subjects/shell/command.js';
@@ -72,6 +72,7 @@ export class GatewayCore implements CallContext {
   /** The shell grammar loading, started once a tool takes shell commands; null before. */
   private shell: Promise<void> | null = null;
   private shellLoaded = false;
+  private decisionWarmed = false;
   private readonly prespawned: Prespawned | undefined;
 
   constructor(options: GatewayCoreOptions) {
@@ -94,7 +95,7 @@ export class GatewayCore implements CallContext {
       version: VERSION,
       onChange: () => {
         this.listsChanged();
-        if (!this.shell && this.registry.toolRoutesList().some((route) => takesShellCommands(this.toolClass(route)))) void this.loadShell();
+        if (this.registry.toolRoutesList().some((route) => takesShellCommands(this.toolClass(route)))) void this.loadShell().then(() => this.warmDecision());
       },
       ...(options.env ? { env: options.env } : {}),
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
@@ -156,6 +157,24 @@ export class GatewayCore implements CallContext {
         this.shellLoaded = true;
       });
     return this.shell;
+  }
+
+  /**
+   * Decides one command through the first listed shell tool, the result unused, once: the decision
+   * path's code is then compiled before a client's first command needs it.
+   */
+  private warmDecision(): void {
+    if (this.decisionWarmed || !isShellParserReady()) return;
+    const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
+    const command = route ? this.toolClass(route).command : null;
+    if (!route || command?.mode !== 'shell') return;
+    this.decisionWarmed = true;
+    try {
+      decide(inspectCall(route.supervisor.name, route.tool.name, { [command.arg]: 'git status && npm run test -- --run 2>&1 | tail -n 20' }, this.toolClass(route), this.inspectContext()), this.policyState);
+      this.definitionReport(route);
+    } catch (error) {
+      this.logger.debug({ err: errorMessage(error) }, 'warming the decision path failed');
+    }
   }
 
   /** Whether the config already says a tool takes shell commands (an override, or a server whose profile has one), before any server lists its tools. */
