@@ -8,7 +8,8 @@ import { DefinitionReports } from '../pins/reports.js';
 import { ruleIssues } from '../policy/policy.js';
 import { PinStore } from '../store/pins.js';
 import { pinsFileFor } from '../config/locate.js';
-import { classifyTool, identifyServer } from '../subjects/kind.js';
+import { classifyTool } from '../subjects/kind.js';
+import { identifyServer } from '../subjects/server-identity.js';
 import type { Output } from './output.js';
 import { withServers } from './servers.js';
 

@@ -1,7 +1,7 @@
 import { expandHome } from '../home.js';
 import { isInside } from '../subjects/paths.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
-import { identifyServer } from '../subjects/kind.js';
+import { identifyServer } from '../subjects/server-identity.js';
 
 /**
  * The rules `init` writes. JSON has no comments, so every rule comes with the reason printed in the

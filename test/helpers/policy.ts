@@ -4,7 +4,8 @@ import { RuleSet, type MatchEnv } from '../../src/policy/match.js';
 import { builtInRules, parseRules } from '../../src/policy/policy.js';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
 import { inspectCall } from '../../src/subjects/inspect.js';
-import { classifyTool, identifyServer, type ToolClass } from '../../src/subjects/kind.js';
+import { classifyTool, type ToolClass } from '../../src/subjects/kind.js';
+import { identifyServer } from '../../src/subjects/server-identity.js';
 import type { PathEnv } from '../../src/subjects/paths.js';
 
 /**

@@ -4,7 +4,8 @@ import { describe, expect, test } from 'vitest';
 import { applyEdits, describeChange, fileChangeOf, planChange, unifiedDiff, MAX_DIFF_LINES, changeSummary } from '../../src/latch/file-change.js';
 import { policyFor } from '../../src/policy/policy.js';
 import { inspectCall } from '../../src/subjects/inspect.js';
-import { classifyTool, identifyServer } from '../../src/subjects/kind.js';
+import { classifyTool } from '../../src/subjects/kind.js';
+import { identifyServer } from '../../src/subjects/server-identity.js';
 import { tempDir } from '../helpers/gateway.js';
 
 /**

@@ -7,7 +7,8 @@ import { parseRules } from '../../src/policy/policy.js';
 import type { Decision, DefaultMode, Verdict } from '../../src/policy/types.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { inspectCall } from '../../src/subjects/inspect.js';
-import { classifyTool, identifyServer } from '../../src/subjects/kind.js';
+import { classifyTool } from '../../src/subjects/kind.js';
+import { identifyServer } from '../../src/subjects/server-identity.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
 

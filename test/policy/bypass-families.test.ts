@@ -496,7 +496,8 @@ describe('9. everyday read-only commands do not ask', () => {
 
 describe('5. the README override of run_command still analyses stdin', () => {
   test.each(MODES)('%s: {command: "bash", stdin: "rm -rf x"} is denied', async (mode) => {
-    const { classifyTool, identifyServer } = await import('../../src/subjects/kind.js');
+    const { classifyTool } = await import('../../src/subjects/kind.js');
+    const { identifyServer } = await import('../../src/subjects/server-identity.js');
     const { inspectCall } = await import('../../src/subjects/inspect.js');
     const { decide } = await import('../../src/policy/decide.js');
     const { RuleSet } = await import('../../src/policy/match.js');

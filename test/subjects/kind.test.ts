@@ -3,7 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Kind } from '../../src/policy/types.js';
-import { classifyTool, identifyServer, type ServerIdentity, type ToolClass } from '../../src/subjects/kind.js';
+import { classifyTool, type ToolClass } from '../../src/subjects/kind.js';
+import { identifyServer, type ServerIdentity } from '../../src/subjects/server-identity.js';
 import { PROFILES } from '../../src/subjects/profiles.js';
 
 interface FixtureTool {

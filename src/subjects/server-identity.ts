@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { isHomePath } from '../home.js';
+import { PROFILES, type Profile } from './profiles.js';
+
+/** Which built-in profile a server matches, its allowed roots from the command line, and its cwd. */
+export interface ServerIdentity {
+  profile: string | null;
+  roots: string[];
+  cwd: string | null;
+}
+
+/**
+ * Recognises a well-known server from its command line (`npx -y @modelcontextprotocol/server-filesystem@1.2 ~/code`,
+ * `node …/node_modules/mcp-server-commands/build/index.js`, `uvx mcp-server-git --repository x`,
+ * `python -m mcp_server_git`, …). Remote servers get no profile and no cwd (their relative paths
+ * mean nothing here). Filesystem roots and the git `--repository` are kept as written (`~` stays),
+ * relative ones resolved against the server's cwd.
+ */
+export function identifyServer(
+  server: { command?: string; args?: string[]; cwd?: string; url?: string },
+  gatewayCwd: string,
+): ServerIdentity {
+  if (server.url !== undefined && server.command === undefined) return { profile: null, roots: [], cwd: null };
+  const cwd = server.cwd === undefined ? gatewayCwd : resolveKeepingHome(gatewayCwd, server.cwd);
+  const words = [server.command ?? '', ...(server.args ?? [])];
+  for (let i = 0; i < words.length; i++) {
+    const profile = PROFILES.find((p) => matchesPackage(words[i] as string, i, p));
+    if (!profile) continue;
+    const rest = words.slice(i + 1);
+    return { profile: profile.name, roots: rootsFor(profile, rest, cwd), cwd };
+  }
+  return { profile: null, roots: [], cwd };
+}
+
+/**
+ * A word names the package exactly (version removed), or is a file of it. File forms count only for
+ * the program itself or a script/installed path, so a root directory that happens to be called
+ * `desktop-commander` does not make another server look like Desktop Commander.
+ */
+function matchesPackage(word: string, index: number, profile: Profile): boolean {
+  const w = word.replace(/\\/g, '/');
+  const bare = stripVersion(w);
+  const isScript = /\.(c?js|mjs|cmd|exe|ps1|py)$/i.test(w) || /\/(node_modules|site-packages|\.bin)\//.test(w);
+  const leaf = (bare.split('/').pop() ?? '').replace(/\.(c?js|mjs|cmd|exe|ps1|py)$/i, '');
+  return profile.packages.some(
+    (name) => bare === name || ((index === 0 || isScript) && leaf === name) || (isScript && w.includes(`/${name}/`)),
+  );
+}
+
+/** `@scope/pkg@1.2.3` → `@scope/pkg`, `pkg@latest` → `pkg`, `mcp-server-git==0.6` → `mcp-server-git`. */
+function stripVersion(word: string): string {
+  const python = word.replace(/(==|>=|<=|~=|!=).*$/, '');
+  const at = python.lastIndexOf('@');
+  return at > 0 && !python.slice(at).includes('/') ? python.slice(0, at) : python;
+}
+
+function rootsFor(profile: Profile, rest: string[], cwd: string): string[] {
+  if (profile.name === 'filesystem') {
+    // server-filesystem treats every argument after the package as an allowed directory.
+    return rest.map((dir) => resolveKeepingHome(cwd, dir));
+  }
+  if (profile.name === 'git') {
+    for (let i = 0; i < rest.length; i++) {
+      const word = rest[i] as string;
+      if ((word === '--repository' || word === '-r') && rest[i + 1] !== undefined) return [resolveKeepingHome(cwd, rest[i + 1] as string)];
+      if (word.startsWith('--repository=')) return [resolveKeepingHome(cwd, word.slice('--repository='.length))];
+    }
+  }
+  return [];
+}
+
+/** Resolves `p` against `dir` unless it is absolute or starts with `~`; a `~` dir is joined, not resolved. */
+function resolveKeepingHome(dir: string, p: string): string {
+  if (isHomePath(p) || path.isAbsolute(p) || /^file:/i.test(p)) return p;
+  if (dir.startsWith('~')) return path.join(dir, p);
+  return path.resolve(dir, p);
+}
