@@ -17,7 +17,7 @@ import { ConnectionLost } from '../downstream/direct-calls.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
-import { askPerson, commandRunsIn, type AskContext } from '../latch/ask.js';
+import { askPerson, commandRunsIn, type AskContext, type Person } from '../latch/ask.js';
 import { cancelledDenial, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
 import { escapeText } from '../latch/escape.js';
@@ -31,8 +31,9 @@ import { checkToolResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
 import { ProgressRelay } from './progress.js';
 import type { IncomingCall } from './upstream-calls.js';
-import { canShowForm, envelopeOf, withoutEnvelope } from './era-2026.js';
-import { pauseCall, relayServerInput, resumeCall } from './input-required.js';
+import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
+import { nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
+import { HeldCall } from './held-calls.js';
 import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput, serverInputError } from './server-input.js';
 import { envelopeMeta } from '../downstream/era-2026.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
@@ -101,6 +102,13 @@ function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallC
 export async function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
   const envelope = envelopeOf(decided.call.request.params);
   const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route)) : null;
+  if (resumed?.held) {
+    if (decided.decision.verdict !== 'deny') return resumeHeld(decided, resumed.held, context, session);
+    // A deny rule added while the question waited: the server's question is cancelled, its result never reaches the client.
+    session.held.take(resumed.held)?.question.answer({ action: 'cancel' });
+    auditor(decided, context, session)(decided.decision, 'deny', decided.decision.by);
+    return denialResult(ruleDenial(decided.decision));
+  }
   if (resumed?.server) decided.serverAnswers = resumed.server.answers;
   if (resumed?.answer?.verdict === 'allow') {
     decided.approvedInState = true;
@@ -237,9 +245,13 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
   // Only a 2026-07-28 server needs the client's era and its person here (off the path of every other call).
   const modern = supervisor.modern ? { envelope: envelopeOf(request.params), person: session.person(decided.call.extra) } : null;
   const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(modern.envelope, modern.person)) : undefined);
+  // A 2025 server's elicitation cannot be sent to a 2026-07-28 client: it is held and asked as input_required (input-required.ts).
+  const envelope = supervisor.modern ? null : envelopeOf(request.params);
+  const held = envelope && canShowForm(envelope.capabilities) ? new HeldCall() : null;
+  const origin = { ...session.origin(decided.call.extra), ...(held ? { hold: held.ask } : {}) };
   // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
   const send = (answers: ServerAnswers | null) =>
-    context.running.during(supervisor.name, session.origin(decided.call.extra), () =>
+    context.running.during(supervisor.name, origin, () =>
       supervisor.callTool(
         context.permits.issue(supervisor.name, tool.name, decided.args),
         tool.name,
@@ -251,6 +263,22 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
     );
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+  const finished = finish(decided, outcome, modern, send, context, session);
+  if (!held) return finished;
+  held.settle(finished);
+  return nextHeldRound(decided, held, context, session);
+}
+
+/** The forwarded call's answer as the client gets it: checked, with the person's note; a 2026-07-28 server's questions relayed or asked first. */
+async function finish(
+  decided: DecidedCall,
+  outcome: LatchOutcome & { type: 'forward' },
+  modern: { envelope: Envelope | null; person: Person } | null,
+  send: (answers: ServerAnswers | null) => Promise<unknown>,
+  context: CallContext,
+  session: SessionPort,
+): Promise<CallToolResult> {
+  const { supervisor } = decided.route;
   try {
     let answered = await send(decided.serverAnswers);
     if (modern && isInputRequired(answered)) {

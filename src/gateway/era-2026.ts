@@ -66,9 +66,9 @@ export function canShowForm(capabilities: ClientCapabilities): boolean {
   return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
-/** The answer to the gateway's prompt in a retry's `inputResponses`, if it has the shape of one. */
-export function approvalResponse(inputResponses: unknown): ElicitResult | null {
-  const response = isPlainObject(inputResponses) ? inputResponses[APPROVAL_INPUT] : undefined;
+/** The answer to the gateway's prompt (or to the input request under `key`) in a retry's `inputResponses`, if it has the shape of one. */
+export function approvalResponse(inputResponses: unknown, key = APPROVAL_INPUT): ElicitResult | null {
+  const response = isPlainObject(inputResponses) ? inputResponses[key] : undefined;
   if (!isPlainObject(response) || typeof response.action !== 'string') return null;
   if (response.content !== undefined && !isPlainObject(response.content)) return null;
   return response as ElicitResult;

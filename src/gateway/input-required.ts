@@ -1,4 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { escapeText } from '../latch/escape.js';
+import type { HeldCall, HeldQuestion } from './held-calls.js';
 import { applyAnswer, promptInput, type AskContext, type AskedCall } from '../latch/ask.js';
 import type { LatchAnswer } from '../latch/latch.js';
 import { buildPrompt, readAnswer } from '../latch/prompt.js';
@@ -10,7 +12,7 @@ import type { ToolClass } from '../subjects/kind.js';
 import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
-import { serverAnswers, type ServerInput } from './server-input.js';
+import { HELD_INPUT, serverAnswers, type ServerInput } from './server-input.js';
 
 /**
  * The latch's pause and resume for a 2026-07-28 client, which the gateway may not send a request:
@@ -31,6 +33,8 @@ export interface Resumed {
   problem: string | null;
   /** The server's own questions the retry answers (server-input.ts); null when it answers none. */
   server: { input: ServerInput; answers: ServerAnswers } | null;
+  /** The id of the held call (held-calls.ts) whose question the retry answers; null when none. */
+  held: string | null;
 }
 
 /** What the state of a call paused for its server's questions holds besides the binding. */
@@ -42,7 +46,7 @@ interface ServerInputState {
   edit?: CallEdit;
 }
 
-const NOTHING: Resumed = { answer: null, problem: null, server: null };
+const NOTHING: Resumed = { answer: null, problem: null, server: null, held: null };
 
 /** Verifies and spends the state of a retry and applies the answer it brings. */
 export async function resumeCall(decided: DecidedCall, session: SessionPort, context: AskContext, toolClass: ToolClass): Promise<Resumed> {
@@ -53,16 +57,18 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
     context.logger.warn({ server: decided.route.supervisor.name, tool: decided.route.tool.name, problem: opened.problem }, 'a requestState was refused');
     return { ...NOTHING, problem: opened.problem };
   }
-  const pending = opened.data as Partial<ServerInputState>;
+  const pending = opened.data as Partial<ServerInputState> & { held?: string };
+  // The call already runs (it was let through before its server asked): the answer goes to it, not to the latch.
+  if (typeof pending.held === 'string') return { ...NOTHING, held: pending.held };
   const server = pending.server ? { input: pending.server, answers: serverAnswers(pending.server, params.inputResponses) } : null;
   const response = approvalResponse(params.inputResponses);
   if (server && !response) {
     // The call was let through before its server asked: approved by the person, it stays approved.
-    return { answer: pending.approved ? { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) } : null, problem: null, server };
+    return { ...NOTHING, answer: pending.approved ? { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) } : null, server };
   }
   if (!response) return { ...NOTHING, problem: 'the answer to the prompt was missing' };
   const input = promptInput(asked(decided, toolClass, session), context.policy);
-  return { answer: await applyAnswer(readAnswer(response, input), input, context), problem: null, server };
+  return { ...NOTHING, answer: await applyAnswer(readAnswer(response, input), input, context), server };
 }
 
 /**
@@ -90,6 +96,40 @@ export function relayServerInput(decided: DecidedCall, input: ServerInput, appro
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data as unknown as Record<string, unknown>);
   if (state.length > MAX_REQUEST_STATE_CHARS) return null;
   return { resultType: 'input_required', inputRequests: input.requests, requestState: state } as unknown as CallToolResult;
+}
+
+/**
+ * Hold and translate: a 2025 server asks mid-call (`elicitation/create`) while a 2026-07-28 client
+ * waits for the call. The client is answered at once with the question as `input_required` (under
+ * `mcp-latch/server/elicitation`), and the state names the held call, which stays open in this
+ * gateway's memory until the retry brings the answer or the question expires (answered `cancel`).
+ * Returns the call's next event as the client gets it: its result, or its next question.
+ */
+export async function nextHeldRound(decided: DecidedCall, call: HeldCall, context: CallContext, session: SessionPort): Promise<CallToolResult> {
+  const event = await call.next();
+  if ('error' in event) throw event.error;
+  if ('result' in event) return event.result;
+  return holdQuestion(decided, call, event.question, context, session, null);
+}
+
+/** The retry of a held call: its answer goes to the waiting question, then the call's next event comes back. */
+export function resumeHeld(decided: DecidedCall, id: string, context: CallContext, session: SessionPort): Promise<CallToolResult> | CallToolResult {
+  const held = session.held.take(id);
+  if (!held) {
+    return { content: [{ type: 'text', text: `mcp-latch: the question of ${escapeText(decided.route.supervisor.name)} this answer was for is no longer waiting (it expired, or its session closed, and was answered "cancel"). Call the tool again to run it anew.` }], isError: true };
+  }
+  const answer = approvalResponse((decided.call.request.params as Record<string, unknown>).inputResponses, HELD_INPUT);
+  if (!answer) return holdQuestion(decided, held.call, held.question, context, session, 'the answer to the question was missing');
+  held.question.answer(answer);
+  return nextHeldRound(decided, held.call, context, session);
+}
+
+function holdQuestion(decided: DecidedCall, call: HeldCall, question: HeldQuestion, context: CallContext, session: SessionPort, problem: string | null): CallToolResult {
+  const ttlMs = context.config().approval.timeoutSeconds * 1000;
+  const id = session.held.hold(call, question, ttlMs);
+  const state = session.requestStates.seal(binding(decided, session), ttlMs, { held: id });
+  const params = problem ? { ...question.params, message: `Your earlier answer to this question was not used: ${problem}.\n\n${question.params.message}` } : question.params;
+  return { resultType: 'input_required', inputRequests: { [HELD_INPUT]: { method: 'elicitation/create', params } }, requestState: state } as unknown as CallToolResult;
 }
 
 /** The call as the person is asked about it; the arguments they may change are read back from the same list. */

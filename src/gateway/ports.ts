@@ -19,6 +19,7 @@ import type { SessionGrantBook } from '../store/grants.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import type { CallOrigin, RunningCalls } from './running-calls.js';
+import type { HeldCalls } from './held-calls.js';
 
 /** The SDK's per-request context, as handlers receive it (signal, request id, related notifications). */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -57,6 +58,8 @@ export interface SessionPort {
   retryApprovals: RetryApprovals;
   /** Pending approvals of 2026-07-28 clients (input-required.ts). */
   requestStates: RequestStates;
+  /** A 2025 server's questions waiting for the retry of a 2026-07-28 client (held-calls.ts). */
+  held: HeldCalls;
   /** The person behind the session, reached for one call (its cancellation, its request id). */
   person(extra: Extra): Person;
   /** Where a server working on this call sends its own requests and log messages (running-calls.ts). */

@@ -4,13 +4,14 @@ import { ErrorCode, type ClientCapabilities, type ElicitResult } from '@modelcon
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import type { GatewayCore } from './core.js';
+import type { CallOrigin } from './running-calls.js';
 import { shownQuestion } from './server-input.js';
 
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
 export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
 
 /** Where one message of a server goes: a client session (on the response stream of the call it serves; `session` when known), or nowhere, and why. */
-type Target = { client: Server; options: RequestOptions; session?: string } | { refused: string };
+type Target = { client: Server; options: RequestOptions; session?: string; hold?: CallOrigin['hold'] } | { refused: string };
 
 /**
  * A server's own requests and notifications, passed up to the client (docs/design.md#the-gateway-as-a-proxy). Its elicitation is
@@ -29,7 +30,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
     const callers = core.running.callers(name);
     const [origin] = callers;
     if (callers.length > 1) return { refused: `calls of ${callers.length} client sessions are running on ${name} and nothing tells which one this is for` };
-    if (origin) return { client: origin.client, options: { relatedRequestId: origin.requestId }, session: origin.session };
+    if (origin) return { client: origin.client, options: { relatedRequestId: origin.requestId }, session: origin.session, ...(origin.hold ? { hold: origin.hold } : {}) };
     const one = client();
     return one ? { client: one, options: {} } : { refused: `no call of a client session is running on ${name}, and the server is shared by several clients` };
   };
@@ -48,6 +49,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
         core.logger.warn({ server: name, why: to.refused }, 'declined an elicitation of a server');
         return { action: 'decline' };
       }
+      // A 2026-07-28 client is sent no request: its call answers input_required with the question (input-required.ts).
+      if (to.hold) return to.hold(shownQuestion(name, params), signal);
       return to.client.elicitInput(shownQuestion(name, params), { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
     },
     sample(name, params, signal) {

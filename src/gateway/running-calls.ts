@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestParams, ElicitResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** The client request a downstream server is working for: where that server's own requests and log messages go back. */
 export interface CallOrigin {
@@ -8,6 +8,8 @@ export interface CallOrigin {
   /** The client's tools/call: over Streamable HTTP, messages related to it ride its response stream. */
   requestId: RequestId;
   session: string;
+  /** Set for a 2026-07-28 client's call: a 2025 server's elicitation is held for the client's retry (held-calls.ts). */
+  hold?: (params: ElicitRequestParams, signal?: AbortSignal) => Promise<ElicitResult>;
 }
 
 /**

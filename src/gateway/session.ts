@@ -21,6 +21,7 @@ import { openInBrowser, notify } from './announce.js';
 import { envelopeOf, type ModernWire } from './era-2026.js';
 import type { Extra, SessionPort } from './ports.js';
 import type { CallOrigin } from './running-calls.js';
+import { HeldCalls } from './held-calls.js';
 
 /** Clients known to declare form elicitation but never show it (Claude Desktop shows no form). */
 const NON_RENDERING_CLIENTS = new Set(['claude-ai']);
@@ -49,6 +50,7 @@ export class ClientSession implements SessionPort {
   readonly retryApprovals = new RetryApprovals();
   /** Pending approvals of 2026-07-28 clients, carried by the client between the two rounds. */
   readonly requestStates: RequestStates;
+  readonly held = new HeldCalls();
   /** Set once connected: what 2026-07-28 requests said about their client. */
   modernWire: ModernWire | null = null;
   private page: Promise<ApprovalPage> | null = null;
@@ -97,6 +99,7 @@ export class ClientSession implements SessionPort {
 
   /** Closes the approval page if it was started. */
   async close(): Promise<void> {
+    this.held.cancelAll();
     if (!this.page) return;
     const page = await this.page.catch(() => null);
     if (!page) return;

@@ -178,7 +178,8 @@ export class UpstreamSession {
   /** Starts the downstream servers (once for the gateway), with what they may ask of the client. */
   private start(): void {
     if (this.closed) return;
-    this.core.start(this.options.mirror ? this.options.mirror(this.server.getClientCapabilities()) : {});
+    // A 2026-07-28 client has no handshake: its first request's envelope says what it can answer (a 2025 server's elicitation is held for its retry: input-required.ts).
+    this.core.start(this.options.mirror ? this.options.mirror(this.server.getClientCapabilities() ?? this.session.modernWire?.lastEnvelope?.capabilities) : {});
   }
 
   /**

@@ -83,14 +83,13 @@ describe('2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     return m;
   };
 
-  test('today, with the 2025 era spoken to the server, the server cannot ask a 2026-07-28 client: the call fails and nothing deploys', async () => {
+  test("with the 2025 era spoken to the server, its elicitation is held and reaches the client as input_required; answering it deploys once", async () => {
     const dir = tempDir();
     const m = await start(dir, config(dir, false));
     const result = await m.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain('did not declare the required capability');
-    expect(m.prompts).toHaveLength(0);
-    expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
+    expect(textOf(result)).toBe('deployed to staging');
+    expect(m.prompts.map((params) => params.message)).toEqual([QUESTION]);
+    expect(deploys(dir, 'staging')).toHaveLength(1);
   }, 120_000);
 
   describe('the server spoken to in 2026-07-28', () => {

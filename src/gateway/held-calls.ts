@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { CallToolResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * A 2025-era server's `elicitation/create` during the call of a 2026-07-28 client, which the gateway
+ * may not send a request ("hold and translate", input-required.ts): the downstream call stays open
+ * with the question unanswered, the client gets it as `input_required`, and its retry hands the
+ * answer to the waiting question. A question whose retry never comes is answered `cancel` when it
+ * expires, and the server decides what that means.
+ */
+export interface HeldQuestion {
+  /** The server's question as the client is shown it (relay.ts: its name first, escaped). */
+  params: ElicitRequestParams;
+  answer(result: ElicitResult): void;
+}
+
+/** What a held call does next: asks (again), ends with its result, or fails. */
+export type HeldEvent = { question: HeldQuestion } | { result: CallToolResult } | { error: unknown };
+
+/** One forwarded call whose server may ask mid-call: its questions and its end, in order. */
+export class HeldCall {
+  private readonly events: HeldEvent[] = [];
+  private wake: (() => void) | null = null;
+
+  /** The relay's hook for the server's elicitation: it waits for the client's answer (or a cancel). */
+  readonly ask = (params: ElicitRequestParams, signal?: AbortSignal): Promise<ElicitResult> =>
+    new Promise<ElicitResult>((resolve) => {
+      // The server gave up on its question (its own timeout, or the call ended): nothing waits for it.
+      signal?.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true });
+      this.push({ question: { params, answer: resolve } });
+    });
+
+  /** The call's end, once it comes. */
+  settle(result: Promise<CallToolResult>): void {
+    result.then(
+      (value) => this.push({ result: value }),
+      (error: unknown) => this.push({ error }),
+    );
+  }
+
+  async next(): Promise<HeldEvent> {
+    while (this.events.length === 0) await new Promise<void>((resolve) => (this.wake = resolve));
+    return this.events.shift()!;
+  }
+
+  private push(event: HeldEvent): void {
+    this.events.push(event);
+    this.wake?.();
+    this.wake = null;
+  }
+}
+
+/** The questions of one session's calls waiting for a retry, by an id the client's requestState names. */
+export class HeldCalls {
+  private readonly waiting = new Map<string, { call: HeldCall; question: HeldQuestion; timer: NodeJS.Timeout }>();
+
+  /** Holds `question` until its retry takes it; answered `cancel` after `ttlMs`. */
+  hold(call: HeldCall, question: HeldQuestion, ttlMs: number): string {
+    const id = randomBytes(16).toString('base64url');
+    const timer = setTimeout(() => {
+      this.waiting.delete(id);
+      question.answer({ action: 'cancel' });
+    }, ttlMs);
+    timer.unref();
+    this.waiting.set(id, { call, question, timer });
+    return id;
+  }
+
+  /** The held question, once: a second retry naming it finds nothing. */
+  take(id: string): { call: HeldCall; question: HeldQuestion } | null {
+    const held = this.waiting.get(id);
+    if (!held) return null;
+    this.waiting.delete(id);
+    clearTimeout(held.timer);
+    return { call: held.call, question: held.question };
+  }
+
+  /** The session ended: every held question is answered `cancel`. */
+  cancelAll(): void {
+    for (const id of [...this.waiting.keys()]) this.take(id)?.question.answer({ action: 'cancel' });
+  }
+}
