@@ -17,6 +17,8 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * A server's own requests and notifications, passed up to the client (docs/design.md#the-gateway-as-a-proxy). Its elicitation is
  * shown with the server's name first, because the client shows the gateway as the one asking.
  *
+ * A 2026-07-28 client is sent no request: its call's `hold` keeps the elicitation for its retry (input-required.ts).
+ *
  * A request or log message goes to the session whose call is running on that server (running-calls.ts):
  * nothing on the wire links it to a call, so when calls of several sessions run there it goes to
  * none of them (an elicitation is declined, sampling and roots refused, a log message kept in the

@@ -28,7 +28,7 @@ import { ClientSession, type SessionOptions } from './session.js';
 import { UpstreamCalls, type IncomingCall } from './upstream-calls.js';
 import type { UnavailableServer } from '../downstream/registry.js';
 import type { ServerState } from '../downstream/supervisor.js';
-import { ModernWire } from './era-2026.js';
+import { canShowForm, ModernWire } from './era-2026.js';
 
 export interface UpstreamSessionOptions {
   core: GatewayCore;
@@ -178,8 +178,10 @@ export class UpstreamSession {
   /** Starts the downstream servers (once for the gateway), with what they may ask of the client. */
   private start(): void {
     if (this.closed) return;
-    // A 2026-07-28 client has no handshake: its first request's envelope says what it can answer (a 2025 server's elicitation is held for its retry: input-required.ts).
-    this.core.start(this.options.mirror ? this.options.mirror(this.server.getClientCapabilities() ?? this.session.modernWire?.lastEnvelope?.capabilities) : {});
+    // A 2026-07-28 client has no handshake: a 2025 server may ask it forms, held for its retry (input-required.ts), when its first envelope says it shows them.
+    const envelope = this.session.modernWire?.lastEnvelope;
+    const client = this.server.getClientCapabilities() ?? (envelope && canShowForm(envelope.capabilities) ? { elicitation: { form: {} } } : undefined);
+    this.core.start(this.options.mirror ? this.options.mirror(client) : {});
   }
 
   /**
