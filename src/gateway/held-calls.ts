@@ -15,7 +15,7 @@ export interface HeldQuestion {
 }
 
 /** What a held call does next: asks (again), ends with its result, or fails. */
-export type HeldEvent = { question: HeldQuestion } | { result: CallToolResult } | { error: unknown };
+type HeldEvent = { question: HeldQuestion } | { result: CallToolResult } | { error: unknown };
 
 /** One forwarded call whose server may ask mid-call: its questions and its end, in order. */
 export class HeldCall {
