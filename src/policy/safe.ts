@@ -1,5 +1,5 @@
 import { SAFE_WRAPPERS } from '../programs.js';
-import { SAFE_ASSIGNMENTS } from './match.js';
+import { SAFE_ASSIGNMENTS } from './command-match.js';
 import type { Segment } from './types.js';
 
 /**

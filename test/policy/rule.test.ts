@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseRule } from '../../src/policy/rule.js';
-import { anchorGlob, containsRule } from '../../src/policy/match.js';
+import { containsRule } from '../../src/policy/command-match.js';
+import { anchorGlob } from '../../src/policy/match.js';
 
 // Rule strings follow Claude Code's permission syntax (docs/rules.md).
 describe('parseRule accepts the documented forms', () => {

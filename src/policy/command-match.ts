@@ -1,0 +1,159 @@
+import { posix } from 'node:path';
+import { globalValueOptions, isScriptRunner, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import type { Segment } from './types.js';
+
+/**
+ * Matching command rules against a segment's words (docs/rules.md): which word lists a deny or ask
+ * rule is tried against (wrappers and runners looked through, flags in any order and spelling), and
+ * whether a segment is plain enough for an allow rule to match it at all.
+ */
+
+/** Environment assignments an allow rule may look past: they change formatting, not behaviour. */
+export const SAFE_ASSIGNMENTS = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|COLUMNS|LINES|TERM|CI|NODE_ENV|RUST_BACKTRACE|PYTHONUNBUFFERED|DEBUG)=/;
+
+export function isNarrowEligible(segment: Segment): boolean {
+  if (!segment.isStatic || segment.program === null || segment.name === null) return false;
+  // A path to the program (/tmp/evil/git) is not the program the rule names.
+  if (segment.program !== segment.name) return false;
+  if (!segment.assignments.every((assignment) => SAFE_ASSIGNMENTS.test(assignment))) return false;
+  return segment.wrappers.every((wrapper) => SAFE_WRAPPERS.has(wrapper.split(/\s+/)[0] ?? ''));
+}
+
+/**
+ * Word lists a deny/ask rule is tried against: without wrappers, as written (wrappers included),
+ * and for runners (`uv run CMD…`, `npx PKG…`, `bundle exec CMD…`) every word after the subcommand
+ * that could be the command they run, so `Bash(rm *)` also meets `uv run rm -rf .` (Claude Code
+ * #92542: programs that exec their arguments hid them from deny rules).
+ */
+export function wideCandidates(segment: Segment): string[][] {
+  const out: string[][] = [];
+  if (segment.name !== null) {
+    out.push([segment.name, ...segment.args]);
+    out.push(...runnerPayloads(segment.name, segment.args));
+    // `node …/bin/mcp-latch.js allow`: the script is the program a deny rule names.
+    const script = isScriptRunner(segment.name) ? segment.args.findIndex((arg) => !arg.startsWith('-')) : -1;
+    if (script >= 0) out.push([posix.basename(segment.args[script]!).replace(/\.(c?js|mjs|ts|py|rb|pl|php|sh)$/, ''), ...segment.args.slice(script + 1)]);
+  }
+  const written = segment.words.slice(segment.assignments.length);
+  if (written.length > 0) out.push([posix.basename(stripQuotesForDeny(written[0]!)), ...written.slice(1)]);
+  if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push([posix.basename(words[0]!), ...words.slice(1)]);
+  return out;
+}
+
+/** Each non-option word after a runner's subcommand, with the words after it. */
+function runnerPayloads(name: string, args: readonly string[]): string[][] {
+  const subcommands = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.run : [];
+  if (subcommands.length === 0) return [];
+  let from = 0;
+  if (!subcommands.includes('')) {
+    const valueOptions = globalValueOptions(name);
+    let i = 0;
+    while (i < args.length && args[i]!.startsWith('-')) i += valueOptions.has(args[i]!) ? 2 : 1;
+    if (i >= args.length || !subcommands.includes(args[i]!)) return [];
+    from = i + 1;
+  }
+  const out: string[][] = [];
+  for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push([posix.basename(args[j]!), ...args.slice(j + 1)]);
+  return out;
+}
+
+/** `\rm`, `"rm"`, `r''m` are already unquoted by the analyser; a raw dynamic word keeps only its letters. */
+function stripQuotesForDeny(word: string): string {
+  return word.replace(/["'\\]/g, '');
+}
+
+/** Long options and their short letters, so `rm --recursive --force` contains `-rf`. */
+const LONG_FLAG_ALIASES: Record<string, Record<string, string>> = {
+  rm: { '--recursive': 'r', '--force': 'f', '--dir': 'd', '--verbose': 'v' },
+  cp: { '--recursive': 'r', '--force': 'f' },
+  chmod: { '--recursive': 'r' },
+  chown: { '--recursive': 'r' },
+  git: { '--force': 'f', '--delete': 'd', '--all': 'a' },
+};
+/** Programs whose short flags are case-insensitive aliases (`rm -R` = `rm -r`). */
+const FOLD_FLAG_CASE = new Set(['rm', 'cp', 'chmod', 'chown', 'chgrp']);
+
+interface ParsedWords {
+  program: string;
+  shortFlags: Set<string>;
+  longFlags: string[];
+  positionals: string[];
+}
+
+function parseWords(words: readonly string[], expandAliases: boolean): ParsedWords {
+  const program = posix.basename(words[0] ?? '');
+  const valueOptions = globalValueOptions(program);
+  const aliases = LONG_FLAG_ALIASES[program] ?? {};
+  const foldCase = FOLD_FLAG_CASE.has(program);
+  const shortFlags = new Set<string>();
+  const longFlags: string[] = [];
+  const positionals: string[] = [];
+  let optionsEnded = false;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (optionsEnded || word === '-' || !word.startsWith('-')) {
+      positionals.push(word);
+      continue;
+    }
+    if (word === '--') {
+      optionsEnded = true;
+      continue;
+    }
+    if (positionals.length === 0 && valueOptions.has(word)) {
+      i++; // its value is not a positional
+      continue;
+    }
+    if (word.startsWith('--')) {
+      const name = word.split('=')[0]!;
+      longFlags.push(name);
+      const letter = expandAliases ? aliasOf(aliases, name) : undefined;
+      if (letter) shortFlags.add(letter);
+      continue;
+    }
+    for (const ch of word.slice(1)) shortFlags.add(foldCase ? ch.toLowerCase() : ch);
+  }
+  // `git push origin +main` force-pushes main, exactly like `git push --force origin main`.
+  if (expandAliases && program === 'git' && positionals[0] === 'push' && positionals.slice(1).some((p) => p.startsWith('+'))) shortFlags.add('f');
+  return { program, shortFlags, longFlags, positionals };
+}
+
+/** The short letter of a long option, also when abbreviated (GNU getopt: `rm --recur` is `--recursive`). */
+function aliasOf(aliases: Record<string, string>, name: string): string | undefined {
+  if (aliases[name]) return aliases[name];
+  if (name.length < 3) return undefined;
+  const matches = Object.keys(aliases).filter((long) => long.startsWith(name));
+  return matches.length === 1 ? aliases[matches[0]!] : undefined;
+}
+
+/**
+ * Does a command contain everything a deny/ask rule names? The program (by basename), every short
+ * flag in any order or grouping, every long flag (or an abbreviation git would accept, or its short
+ * alias), and the rule's positional words as a prefix of the command's positionals.
+ */
+export function containsRule(commandWords: readonly string[], ruleWords: readonly string[]): boolean {
+  const command = parseWords(commandWords, true);
+  const rule = parseWords(ruleWords, false);
+  if (command.program !== rule.program) return false;
+  const foldCase = FOLD_FLAG_CASE.has(rule.program);
+  for (const flag of rule.shortFlags) if (!command.shortFlags.has(foldCase ? flag.toLowerCase() : flag)) return false;
+  const aliases = LONG_FLAG_ALIASES[rule.program] ?? {};
+  for (const flag of rule.longFlags) {
+    const letter = aliases[flag];
+    const present = command.longFlags.some((given) => given === flag || (given.length >= 4 && flag.startsWith(given)));
+    if (!present && !(letter && command.shortFlags.has(letter))) return false;
+  }
+  // The gateway's own CLI parses options anywhere, and an unknown `--opt` takes the next word as
+  // its value: its subcommand is found wherever it stands.
+  if (rule.program === 'mcp-latch') return rule.positionals.every((word) => command.positionals.includes(word));
+  return startsWith(command.positionals, rule.positionals);
+}
+
+export function startsWith(words: readonly string[], prefix: readonly string[]): boolean {
+  if (prefix.length > words.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (words[i] !== prefix[i]) return false;
+  return true;
+}
+
+export function equalWords(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && startsWith(a, b);
+}
