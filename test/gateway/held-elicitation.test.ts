@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { eventually, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
+import { eventually, fixtureCalls, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
 import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
 
 /**
@@ -79,6 +79,17 @@ describe('a 2025-era server asks a 2026-07-28 client', () => {
     expect(answered(dir)).toHaveLength(before);
   });
 
+  test('a retry without the answer delivers none: the question is asked again, saying why, and the next retry completes the call', async () => {
+    const call = { name: 'fix__ask_user', arguments: { question: 'Missing?' } };
+    const first = await round(m.client, call);
+    const again = await round(m.client, { ...call, inputResponses: {}, requestState: first.requestState });
+    expect(again.resultType).toBe('input_required');
+    const message = (again.inputRequests as Record<string, { params: { message: string } }>)[KEY]!.params.message;
+    expect(message).toBe('Your earlier answer to this question was not used: the answer to the question was missing.\n\n[fix] Missing?');
+    const done = await round(m.client, { ...call, inputResponses: answer('white'), requestState: again.requestState });
+    expect(JSON.parse(textOf(done))).toEqual({ action: 'accept', content: { answer: 'white' } });
+  });
+
   test('the SDK answers the question itself and retries: the call completes with its answer', async () => {
     const before = m.prompts.length;
     const result = await m.client.callTool({ name: 'fix__ask_user', arguments: { question: 'Favourite colour?' } });
@@ -98,6 +109,26 @@ test('a held question whose retry never comes is answered "cancel" when it expir
     const late = await round(m.client, { name: 'fix__ask_user', arguments: { question: 'Anyone?' }, inputResponses: answer('late'), requestState: first.requestState });
     expect(late.resultType).toBe('input_required');
     expect(answered(dir)).not.toContain('accept');
+  } finally {
+    await m.close();
+  }
+}, 120_000);
+
+test('a deny rule added while the question waits denies the retry: the server gets "cancel", the client a denial', async () => {
+  const dir = tempDir();
+  const m = await startModernClient(dir, config(dir), { onElicit: null });
+  try {
+    const call = { name: 'fix__ask_user', arguments: { question: 'Still allowed?' } };
+    const first = await round(m.client, call);
+    expect(first.resultType).toBe('input_required');
+    const reloads = () => m.stderr().split('config reloaded').length;
+    const before = reloads();
+    writeConfig(dir, { ...config(dir), permissions: { allow: ['mcp__fix__ask_user'], deny: ['mcp__fix__ask_user'] } });
+    await eventually(() => expect(reloads()).toBeGreaterThan(before), 30_000);
+    const retry = await round(m.client, { ...call, inputResponses: answer('blue'), requestState: first.requestState });
+    expect(retry.isError).toBe(true);
+    expect(textOf(retry)).toMatch(/^Denied by mcp-latch:/);
+    await eventually(() => expect(answered(dir)).toEqual(['cancel']), 30_000);
   } finally {
     await m.close();
   }
