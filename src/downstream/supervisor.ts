@@ -5,31 +5,23 @@ import {
   EmptyResultSchema,
   ErrorCode,
   GetPromptResultSchema,
-  ListPromptsResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListResourcesResultSchema,
-  ListToolsResultSchema,
   ReadResourceResultSchema,
   type ClientCapabilities,
   type CompleteRequest,
   type CompleteResult,
   type GetPromptResult,
   type LoggingLevel,
-  type Prompt,
   type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
   type ServerCapabilities,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
-import { SchemaValidators } from '../schema-validators.js';
 import type { Logger } from '../log.js';
 import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { ConnectionLost, DirectCalls, type DirectCallOptions } from './direct-calls.js';
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
+import { readListing, type ServerListing } from './listing.js';
 
 /**
  * One configured server over its lifetime: connect, list, restart with backoff after a failed start
@@ -38,12 +30,6 @@ import type { Permit, PermitBook } from './permit.js';
  */
 export type ServerState = 'starting' | 'ready' | 'failed' | 'stopped';
 
-export interface ServerListing {
-  tools: Tool[];
-  resources: Resource[];
-  templates: ResourceTemplate[];
-  prompts: Prompt[];
-}
 
 export interface SupervisorOptions {
   name: string;
@@ -63,9 +49,6 @@ export interface SupervisorOptions {
   /** Processes started early; the first attempt takes its own if there is one. */
   prespawned?: Prespawned;
 }
-
-/** Every listing compiles each outputSchema again (re-listed on list_changed and restarts): one per schema text. */
-const schemaChecker = new SchemaValidators(256);
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
@@ -218,7 +201,7 @@ export class Supervisor {
       };
       current.client.onclose = () => this.lost(generation, 'the server exited', startedAt, current);
       this.serverCapabilities = current.client.getServerCapabilities();
-      const listing = await this.fetchListing(current.client);
+      const listing = await readListing(current.client, this.options.connectTimeoutMs, this.options.logger);
       if (generation !== this.generation) return;
       this.listing = listing;
       this.state = 'ready';
@@ -336,71 +319,12 @@ export class Supervisor {
     }
   }
 
-  /** Pages through every list the server offers; raw requests, because Client.listTools() throws on one bad outputSchema. */
-  private async fetchListing(client: Client): Promise<ServerListing> {
-    const caps = client.getServerCapabilities() ?? {};
-    const options: RequestOptions = { timeout: this.options.connectTimeoutMs };
-    const tools: Tool[] = [];
-    const resources: Resource[] = [];
-    const templates: ResourceTemplate[] = [];
-    const prompts: Prompt[] = [];
-    if (caps.tools) {
-      let cursor: string | undefined;
-      do {
-        const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, options);
-        tools.push(...page.tools.map((tool) => this.checkedTool(tool)));
-        cursor = page.nextCursor || undefined;
-      } while (cursor);
-    }
-    if (caps.resources) {
-      let cursor: string | undefined;
-      do {
-        const page = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} }, ListResourcesResultSchema, options);
-        resources.push(...page.resources);
-        cursor = page.nextCursor || undefined;
-      } while (cursor);
-      cursor = undefined;
-      do {
-        const page: { resourceTemplates: ResourceTemplate[]; nextCursor?: string | undefined } = await client
-          .request({ method: 'resources/templates/list', params: cursor ? { cursor } : {} }, ListResourceTemplatesResultSchema, options)
-          .catch(() => ({ resourceTemplates: [] as ResourceTemplate[], nextCursor: undefined }));
-        templates.push(...page.resourceTemplates);
-        cursor = page.nextCursor || undefined;
-      } while (cursor);
-    }
-    if (caps.prompts) {
-      let cursor: string | undefined;
-      do {
-        const page = await client.request({ method: 'prompts/list', params: cursor ? { cursor } : {} }, ListPromptsResultSchema, options);
-        prompts.push(...page.prompts);
-        cursor = page.nextCursor || undefined;
-      } while (cursor);
-    }
-    return { tools, resources, templates, prompts };
-  }
-
-  /**
-   * SDK-based clients compile every outputSchema when listing and throw for the WHOLE list when one
-   * does not compile (an unresolvable $ref): such a schema is dropped here, with a warning.
-   */
-  private checkedTool(tool: Tool): Tool {
-    if (!tool.outputSchema) return tool;
-    try {
-      schemaChecker.getValidator(tool.outputSchema as never);
-      return tool;
-    } catch (error) {
-      this.options.logger.warn({ tool: tool.name, err: errorMessage(error) }, 'dropping an outputSchema that does not compile');
-      const { outputSchema: _dropped, ...rest } = tool;
-      return rest;
-    }
-  }
-
   /** Re-reads the lists after the server said they changed. */
   async refresh(): Promise<void> {
     const client = this.client;
     if (!client || this.state !== 'ready') return;
     try {
-      this.listing = await this.fetchListing(client);
+      this.listing = await readListing(client, this.options.connectTimeoutMs, this.options.logger);
       this.options.onChange();
     } catch (error) {
       this.options.logger.warn({ err: errorMessage(error) }, 'could not refresh the server listing');
