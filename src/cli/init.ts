@@ -16,7 +16,8 @@ import { readManifest, writeManifest, type InitManifest, type WrapRecord } from 
 import { manifestPath } from '../config/locate.js';
 import { isGatewayEntry } from '../clients/server-entry.js';
 import { starterRules, type StarterRules } from '../clients/starter-rules.js';
-import { unwrapBlock, wrapBlock } from '../clients/wrap.js';
+import { wrapBlock } from '../clients/wrap.js';
+import { undo } from './init-undo.js';
 import type { Output } from './output.js';
 
 /**
@@ -78,7 +79,8 @@ export function init(options: InitOptions, out: Output, context: InitContext = d
   if (options.undo) {
     const extra = (['from', 'client', 'workspace', 'wrap', 'force'] as const).filter((key) => options[key] !== undefined && options[key] !== false);
     if (extra.length > 0) throw usage(`--undo takes only --config, --dry-run and --json (not --${extra.join(', --')})`);
-    return undo(options, out, context);
+    const configPath = configPathOf(options, context);
+    return undo({ configPath, backups: backupsDir(configPath), dryRun: options.dryRun === true, json: options.json === true }, out, context.now());
   }
   return adopt(options, out, context);
 }
@@ -440,86 +442,6 @@ function printRegisterHint(config: LoadedConfig, configPath: string, context: In
     const launch = gatewayLaunch(configPath, scope, { execPath: context.execPath, packageRoot: context.packageRoot });
     out.line(`  ${scope}: ${JSON.stringify({ command: launch.command, args: launch.args })}`);
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// init --undo
-
-interface Restored {
-  file: string;
-  blocks: string[];
-  servers: string[];
-  backup: string | null;
-  diff: string;
-}
-
-function undo(options: InitOptions, out: Output, context: InitContext): number {
-  const configPath = configPathOf(options, context);
-  const file = manifestPath(configPath);
-  const manifest = readManifest(file);
-  if (!manifest || manifest.wrapped.length === 0) throw usage(`nothing to undo: ${file} does not exist (init --wrap writes it next to the config)`);
-
-  const groups = new Map<string, WrapRecord[]>();
-  for (const record of manifest.wrapped) groups.set(record.file, [...(groups.get(record.file) ?? []), record]);
-
-  const restored: Restored[] = [];
-  const refused: Array<{ file: string; reason: string }> = [];
-  const kept: string[] = [];
-  const now = context.now();
-  for (const [path, records] of groups) {
-    if (!existsSync(path)) {
-      refused.push({ file: path, reason: `it no longer exists; its servers are in ${records[0]!.backup}` });
-      continue;
-    }
-    const bytes = readFileSync(path);
-    const before = bytes.toString('utf8');
-    let text = before;
-    try {
-      const left = [...records];
-      for (const record of [...records].reverse()) {
-        left.pop();
-        const alone = !left.some((other) => JSON.stringify(other.blockPath) === JSON.stringify(record.blockPath));
-        const change = unwrapBlock(text, record, alone);
-        text = change.text;
-        kept.push(...change.kept);
-      }
-    } catch (error) {
-      refused.push({ file: path, reason: errorMessage(error) });
-      continue;
-    }
-    const servers = records.flatMap((record) => record.removed.map(([name]) => name));
-    const item: Restored = { file: path, blocks: records.map((record) => record.label), servers, backup: null, diff: unifiedDiff(before, text, path, `${path} (restored)`) };
-    if (!options.dryRun) {
-      if (text !== before) {
-        if (!readFileSync(path).equals(bytes)) {
-          refused.push({ file: path, reason: 'it changed while init ran; run init --undo again' });
-          continue;
-        }
-        item.backup = backupFile(backupsDir(configPath), path, now);
-        writeFileAtomic(path, text);
-      }
-      manifest.wrapped = manifest.wrapped.filter((record) => record.file !== path);
-      writeManifest(file, manifest);
-    }
-    restored.push(item);
-  }
-
-  if (options.json) {
-    out.json({ dryRun: options.dryRun === true, manifest: file, restored, refused, kept });
-  } else {
-    const verb = options.dryRun ? 'Would restore' : 'Restored';
-    for (const item of restored) {
-      out.line(`${verb} ${item.servers.length} server${item.servers.length === 1 ? '' : 's'} (${item.servers.join(', ')}) in ${item.file}${item.backup ? ` (its content before this was saved to ${item.backup})` : ''}.`);
-      if (options.dryRun && item.diff) out.line(item.diff);
-    }
-    for (const line of kept) out.error(`warning: ${line}`);
-    for (const item of refused) out.error(`mcp-latch: could not restore ${item.file}: ${item.reason}`);
-    if (restored.length > 0 && !options.dryRun) {
-      out.line(`${configPath} is left in place. Restart the clients to use their own servers again.`);
-    }
-    if (options.dryRun) out.line('Dry run: nothing was written.');
-  }
-  return refused.length > 0 ? 1 : 0;
 }
 
 function isDirectory(path: string): boolean {

@@ -23,7 +23,7 @@ const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Results a modern client may cache: they must say for how long. */
 const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 /** The key of the gateway's approval prompt in `inputRequests` / `inputResponses`. */
-export const APPROVAL_INPUT = 'mcp-latch/approval';
+const APPROVAL_INPUT = 'mcp-latch/approval';
 
 /** What a modern request says about its client. */
 export interface Envelope {
@@ -38,7 +38,7 @@ export interface ModernServerInfo {
   instructions?: string;
 }
 
-export function isModernVersion(version: string): boolean {
+function isModernVersion(version: string): boolean {
   return version >= FIRST_MODERN_VERSION;
 }
 

@@ -24,7 +24,7 @@ const KEY_PREFIX = 'mcp-latch/server/';
 /** The key of a 2025 server's `elicitation/create` held for a 2026-07-28 client's retry (input-required.ts). */
 export const HELD_INPUT = `${KEY_PREFIX}elicitation`;
 /** The most times one call goes back to its server with answers, for a handshake-era client, before the gateway gives up. */
-export const MAX_SERVER_ROUNDS = 8;
+const MAX_SERVER_ROUNDS = 8;
 
 /** What a server asked, as the client is shown it, and what the gateway keeps to route the answers back. */
 export interface ServerInput {

@@ -43,7 +43,7 @@ const CALL_PREFIX = `${PREFIX}call:`;
 const REPLICA_PREFIX = `${PREFIX}replica:`;
 
 /** A replica that has not renewed its heartbeat for this long is dead: its calls can no longer be answered. */
-export const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_MS = 15_000;
 /** How long a settled call is remembered, so a late second answer is told "settled" rather than "unknown". */
 const SETTLED_MS = 3600_000;
 /** Idle session grants are dropped after this long (a session that ended without saying so). */
@@ -398,7 +398,7 @@ function rulesKey(user: string): string {
 }
 
 /** The URL without its password, for messages and logs. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
