@@ -2,12 +2,8 @@ import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, Tool } fro
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { expandServerEnv } from '../config/load.js';
 import type { ServerConfig } from '../config/schema.js';
-import type { Logger } from '../log.js';
 import { exposeNames, nameKey } from './catalog.js';
-import type { RelayHooks } from './connect.js';
-import type { PermitBook } from './permit.js';
-import type { Prespawned } from './prespawn.js';
-import { Supervisor, type ServerState } from './supervisor.js';
+import { Supervisor, type ServerState, type SupervisorOptions } from './supervisor.js';
 
 /**
  * Every configured server and the merged view the client sees: exposed tool and prompt names,
@@ -33,19 +29,10 @@ export interface UnavailableServer {
   reason: string;
 }
 
-export interface RegistryOptions {
-  capabilities: ClientCapabilities;
-  hooks: RelayHooks;
-  logger: Logger;
-  permits: PermitBook;
-  connectTimeoutMs: number;
-  maxMessageBytes: number;
-  version: string;
-  /** Something the client sees changed (a listing, a server state). */
-  onChange: () => void;
+/** What every server's supervisor gets; `onChange` fires when something the client sees changed (a listing, a server state). */
+export type RegistryOptions = Pick<SupervisorOptions, 'capabilities' | 'hooks' | 'logger' | 'permits' | 'connectTimeoutMs' | 'maxMessageBytes' | 'version' | 'onChange' | 'prespawned'> & {
   env?: NodeJS.ProcessEnv;
-  prespawned?: Prespawned;
-}
+};
 
 export class ServerRegistry {
   private readonly supervisors = new Map<string, Supervisor>();

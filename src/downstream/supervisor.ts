@@ -30,7 +30,6 @@ import { readListing, type ServerListing } from './listing.js';
  */
 export type ServerState = 'starting' | 'ready' | 'failed' | 'stopped';
 
-
 export interface SupervisorOptions {
   name: string;
   config: ServerConfig;
