@@ -17,8 +17,7 @@
 // Options: --calls N (per client, default 1000), --asked N (default 300), --rounds N (default 5),
 // --quick (2 rounds, 200 calls per client, 100 asked calls), --json.
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, writeFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cpuNs, freePort, median, percentile } from './measure.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin/mcp-latch.js');
@@ -39,17 +39,6 @@ const asked = option('--asked', quick ? 100 : 300);
 const rounds = option('--rounds', quick ? 2 : 5);
 const asJson = argv.includes('--json');
 const TOKEN = 'bench-token-0123456789abcdef';
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => done(port));
-    });
-  });
-}
 
 /** Starts a process and resolves once `ready` matches its stderr (or stdout). */
 function start(command, args, ready, options = {}) {
@@ -116,25 +105,6 @@ async function connect(url, token) {
       await client.close().catch(() => undefined);
     },
   };
-}
-
-/** CPU time (ns) used so far by every thread of a process, from the scheduler's own accounting; NaN off Linux. */
-function cpuNs(pid) {
-  try {
-    return readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
-  } catch {
-    return NaN;
-  }
-}
-
-function percentile(sorted, p) {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 /** 16 clients, each with its own session, `count` calls each, all clients at once. */

@@ -5,13 +5,14 @@
 // machine: the gateway's CPU per call (schedstat, all threads) and its system calls per call
 // (/proc/<pid>/io), for server-everything's `echo` with 16 calls in flight, after the same warm-up
 // as `npm run bench`. `--bin` measures another build (e.g. a worktree of an older commit).
-import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cpuNs } from './measure.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -21,7 +22,6 @@ const rounds = Number(option('--rounds', 3));
 const bin = resolve(option('--bin', join(root, 'bin/mcp-latch.js')));
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
-const cpuNs = (pid) => readdirSync(`/proc/${pid}/task`).reduce((sum, task) => sum + Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
 const syscalls = (pid) => {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
   return { reads: Number(/syscr: (\d+)/.exec(io)[1]), writes: Number(/syscw: (\d+)/.exec(io)[1]) };

@@ -16,7 +16,7 @@
 //
 // Options: --calls N (default 5000), --rounds N (default 5), --quick (2 rounds of 1000 calls),
 // --json (print one JSON object at the end), --decisions (only part 4).
-import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decide, inspectCall, initShellParser, RuleSet, parseRule, classifyTool, identifyServer } from '../dist/index.js';
 import { defaultPathEnv } from '../dist/subjects/paths.js';
+import { cpuNs, median, percentile } from './measure.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -36,11 +37,6 @@ const calls = option('--calls', quick ? 1000 : 5000);
 const asJson = argv.includes('--json');
 const rounds = option('--rounds', quick ? 2 : 5);
 const commandsServer = join(root, 'node_modules/mcp-server-commands/build/index.js');
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function connect(command, args, cwd) {
   const started = performance.now();
@@ -96,17 +92,6 @@ async function shellStart(dir) {
   await gateway.client.close();
   const warm = walls.slice(40).sort((a, b) => a - b);
   return { firstMs: walls[0], warmMs: percentile(warm, 50), cpu60Ms, rssIdleMb };
-}
-
-/** CPU time (ns) used so far by every thread of a process, from the scheduler's own accounting; NaN off Linux. */
-function cpuNs(pid) {
-  try {
-    let total = 0;
-    for (const task of readdirSync(`/proc/${pid}/task`)) total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    return total;
-  } catch {
-    return NaN;
-  }
 }
 
 /** `pid`: the process the client talks to (the server itself when direct, else the process in the middle). */
@@ -259,11 +244,6 @@ async function main() {
     runs.push({ direct: directStats, gateway: gatewayStats, relay: relayStats, sdkProxy: sdkProxyStats, ten, shell });
     if (!asJson) console.error(`round ${round + 1} of ${rounds} done`);
   }
-  const median = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  };
   const summarise = (pick) => Object.fromEntries(Object.keys(runs[0][pick]).map((key) => [key, median(runs.map((run) => run[pick][key]))]));
   const directStats = summarise('direct');
   const gatewayStats = summarise('gateway');

@@ -9,10 +9,10 @@
 // reachable). It is a script, not a test: it downloads, and takes about a minute (docs/team.md).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../bench/measure.js';
 
 const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 const NODE = 'node@22';
@@ -21,17 +21,6 @@ const fixture = join(root, 'test/fixtures/conformance-server.mjs');
 const bin = join(root, 'bin/mcp-latch.js');
 const work = mkdtempSync(join(tmpdir(), 'mcp-latch-conformance-'));
 const children = [];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts a process and resolves with the first match of `pattern` in its stderr. */
 function startUntil(command, args, pattern, options = {}) {
