@@ -387,6 +387,61 @@ describe('4. settings and variables whose value git runs are commands to decide'
   allowedByDefault(['git -c color.ui=always log', 'git config user.name me', 'git config --get core.pager', 'git -c core.quotepath=off status'], GIT);
 });
 
+// git(1) ENVIRONMENT: GIT_CONFIG_PARAMETERS holds the `-c` settings as git quotes them ('KEY'='VALUE',
+// old-style 'KEY=VALUE', `'\''` inside); GIT_CONFIG_COUNT with GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n>.
+// Verified with git 2.39 where no terminal, server or attributes are needed (`touch` in place of rm
+// ran); the others as git-config(1) documents them. A bash `+=` assignment appends.
+describe('4. git configuration in the environment is read as git reads it', () => {
+  const GIT = { allow: ['Bash(git *)'] };
+  deniedEverywhere(
+    [
+      [`GIT_CONFIG_PARAMETERS="'core.fsmonitor'='rm -rf x'" git status`, 'Bash(rm *)'],
+      [`GIT_CONFIG_PARAMETERS="'core.fsmonitor=rm -rf x'" git status`, 'Bash(rm *)'],
+      [`GIT_CONFIG_PARAMETERS="'color.ui'='always' 'CORE.PAGER'='rm -rf x'" git log`, 'Bash(rm *)'],
+      [`GIT_CONFIG_PARAMETERS="'alias.st'='!rm '\\''-rf'\\'' x'" git st`, 'Bash(rm *)'],
+      [`GIT_CONFIG_PARAMETERS="'filter.a b.clean'='rm -rf x'" git add .`, 'Bash(rm *)'],
+      [`GIT_CONFIG_PARAMETERS="'diff.external'='rm -rf x'" git diff`, 'Bash(rm *)'],
+      [`GIT_CONFIG_PARAMETERS="'credential.helper'='!rm -rf x'" git fetch`, 'Bash(rm *)'],
+      [`export GIT_CONFIG_PARAMETERS="'core.sshCommand'='rm -rf x'"; git fetch`, 'Bash(rm *)'],
+      [`env GIT_CONFIG_PARAMETERS="'core.fsmonitor'='rm -rf x'" git status`, 'Bash(rm *)'],
+      [`declare -x GIT_CONFIG_PARAMETERS="'core.fsmonitor'='rm -rf x'"; git status`, 'Bash(rm *)'],
+      ["GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf x' git log", 'Bash(rm *)'],
+      ["GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=me GIT_CONFIG_KEY_1=alias.x GIT_CONFIG_VALUE_1='!rm -rf x' git x", 'Bash(rm *)'],
+      // A value whose key is set elsewhere is code: the key may be any.
+      ["export GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0='rm -rf x'; git status", 'Bash(rm *)'],
+      ["GIT_CONFIG_KEY_0=user.name GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_COUNT=1 GIT_CONFIG_VALUE_0='rm -rf x' git status", 'Bash(rm *)'],
+      ["GIT_EXTERNAL_DIFF+='rm -rf x' git diff", 'Bash(rm *)'],
+      ["export GIT_PAGER+='rm -rf x'; git log", 'Bash(rm *)'],
+      ["git -c core.alternateRefsCommand='rm -rf x' fetch", 'Bash(rm *)'],
+      ["git -c gpg.ssh.defaultKeyCommand='rm -rf x' commit -S -m x", 'Bash(rm *)'],
+      ["git -c trailer.x.command='rm -rf x' interpret-trailers --trailer x", 'Bash(rm *)'],
+      ["git -c imap.tunnel='rm -rf x' imap-send", 'Bash(rm *)'],
+    ],
+    GIT,
+  );
+  neverAllowed(
+    [
+      `GIT_CONFIG_PARAMETERS="'core.hooksPath'='src'" git commit -m x`,
+      `GIT_CONFIG_PARAMETERS="$P" git status`,
+      `GIT_CONFIG_PARAMETERS="'a.b'='c" git status`, // malformed: git refuses it; never analysable
+      'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor git status', // the value from the environment
+      'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0="$K" GIT_CONFIG_VALUE_0=x git status',
+      'git -c init.templateDir=src clone a b',
+      'git -c safe.directory=* status',
+    ],
+    GIT,
+  );
+  // Harmless keys are not taken for code: their values are data, even when they read like a command.
+  test.each([
+    `GIT_CONFIG_PARAMETERS="'user.name'='rm -rf x'" git log`,
+    `GIT_CONFIG_PARAMETERS="'color.ui'='always' 'user.email'='rm -rf x'" git log`,
+    "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='rm -rf x' git log",
+  ])('bypassPermissions: %j is allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', GIT);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
 // -------------------------------------------------------------------------------------------------
 // 6. Deny rules hold for programs the analyser does not know: their operands and `--opt=`/`if=`
 //    values, `@path`, `file://` URLs, `$HOME/…`, `docker -v SRC:DST`; each of their words as the

@@ -2,6 +2,7 @@ import type { CommandPath, Segment, SegmentContext } from '../../policy/types.js
 import { fileFacts, type Nested } from './files.js';
 import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, HOME, type OptionSpec, type Word } from './options.js';
 import { CLIS, interpreterSpec, isPowerShell, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
+import { gitEnvironment } from './git-config.js';
 import { subcommandIndex } from './signature.js';
 import { candidatePaths } from './candidates.js';
 import { isSafeCommand } from '../../policy/safe.js';
@@ -133,18 +134,21 @@ const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'readonly', 'local
 
 /**
  * Variables whose value is a command some program runs through a shell (git(1) ENVIRONMENT,
- * `GIT_CONFIG_VALUE_<n>` for a `core.fsmonitor` given by `GIT_CONFIG_KEY_<n>`, less(1), man(1)):
- * `GIT_EXTERNAL_DIFF='rm -rf x' git diff` runs rm. The value is a nested script, so deny rules see it.
+ * less(1), man(1)): `GIT_EXTERNAL_DIFF='rm -rf x' git diff` runs rm. The value is a nested script, so
+ * deny rules see it; `+=` appends to it. git's configuration variables are read as git reads them.
  */
-const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND|CONFIG_VALUE_\d+|CONFIG_PARAMETERS)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS)=/;
+const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS)\+?=/;
 
-/** A `NAME=value` word whose value some program runs: an interpreter reason, and the value as a nested script. */
-function commandVariable(word: Word, cwd: string | null, reasons: string[], nested: Nested[]): void {
-  const match = COMMAND_VARIABLES.exec(word.value);
-  if (!match) return;
-  reasons.push('interpreter');
-  const value = word.value.slice(match[0].length).replace(/^\|?\s*/, ''); // LESSOPEN='|cmd %s'
-  if (word.isStatic && value !== '') nested.push({ kind: 'script', text: value, cwd });
+/** `NAME=value` words whose value some program runs: an interpreter reason, and the value as a nested script. */
+function commandVariables(words: readonly Word[], cwd: string | null, reasons: string[], nested: Nested[]): void {
+  for (const word of words) {
+    const match = COMMAND_VARIABLES.exec(word.value);
+    if (!match) continue;
+    reasons.push('interpreter');
+    const value = word.value.slice(match[0].length).replace(/^\|?\s*/, ''); // LESSOPEN='|cmd %s'
+    if (word.isStatic && value !== '') nested.push({ kind: 'script', text: value, cwd });
+  }
+  gitEnvironment(words, cwd, { reasons, nested });
 }
 
 /** Builtins that evaluate strings as arithmetic or array subscripts (`let 'a[$(id)]'` runs `id`). */
@@ -184,9 +188,9 @@ export function buildSegment(input: SegmentInput): Built {
   const nested: Nested[] = [];
   const paths: CommandPath[] = [];
   const wrappers: string[] = [];
+  const assigned = [...input.assignments];
   const storedCheck = (word: Word): void => {
     if (word.isStatic && /\$\(|`/.test(word.value)) reasons.push('stored-substitution');
-    commandVariable(word, input.cwd, reasons, nested);
   };
   input.assignments.forEach(storedCheck);
   let cwd = input.cwd;
@@ -228,11 +232,15 @@ export function buildSegment(input: SegmentInput): Built {
     if (spec.assignments) {
       while (i < words.length && ASSIGNMENT.test(words[i]!.raw)) {
         storedCheck(words[i]!);
+        assigned.push(words[i]!);
         assignments.push(display(words[i]!));
         i++;
       }
     }
   }
+
+  // Once for all of them: `GIT_CONFIG_VALUE_<n>` is read with the `GIT_CONFIG_KEY_<n>` beside it.
+  commandVariables(assigned, cwd, reasons, nested);
 
   const programIndex = splitAt >= 0 ? splitAt : i;
   const programWord = words[programIndex];
@@ -335,7 +343,7 @@ function describeProgram(name: string, args: readonly Word[], input: SegmentInpu
   }
 
   if (DECLARATIONS.has(name) && args.some((w) => ENVIRONMENT.test(w.value) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
-  if (DECLARATIONS.has(name)) for (const word of args) commandVariable(word, cwd, reasons, nested);
+  if (DECLARATIONS.has(name)) commandVariables(args, cwd, reasons, nested);
 
   switch (name) {
     case 'alias': {

@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { RECURSIVE_READ } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
+import { gitSetting, gitSettingWord } from './git-config.js';
 import { scanSedScript } from './sed-script.js';
 
 /**
@@ -406,8 +407,8 @@ const git: Handler = (args, cwd, out) => {
     if (option.name === '-C' || option.name === '--git-dir' || option.name === '--work-tree') push(out, pathOf(option.value, READ, base));
     if (option.name === '-C') base = option.value.isStatic ? resolveDirectory(base, option.value.value) : null;
     // `git -c core.fsmonitor='rm -rf x' status`; `--config-env=KEY=ENVVAR` takes the value from the environment.
-    if (option.name === '-c') gitConfigValue(option.value, null, cwd, out);
-    if (option.name === '--config-env') gitConfigValue(option.value, null, cwd, out, true);
+    if (option.name === '-c') gitSettingWord(option.value, cwd, out);
+    if (option.name === '--config-env') gitSettingWord(option.value, cwd, out, true);
   }
   const sub = args[scan.end];
   if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
@@ -438,25 +439,6 @@ const git: Handler = (args, cwd, out) => {
   }
 };
 
-/**
- * git-config(1) keys whose value git runs (a command, a hook directory, an included config file):
- * core.fsmonitor, core.pager, core.editor, core.sshCommand, core.hooksPath, diff.external,
- * diff.<driver>.textconv, filter.<driver>.clean/smudge/process, merge.<driver>.driver,
- * alias.<name>=!cmd, credential.helper, gpg.program, sequence.editor, include.path, …
- */
-const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree)|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant)$/i;
-
-/** A `KEY=VALUE` config setting (`-c`), or KEY and VALUE apart (`git config KEY VALUE`): a code key is code. */
-function gitConfigValue(setting: Word, value: Word | null, cwd: string | null, out: FileFacts, fromEnvironment = false): void {
-  const text = setting.isStatic ? setting.value : null;
-  const key = text === null ? null : value !== null ? text : text.split('=')[0]!;
-  if (key !== null && !GIT_CODE_KEYS.test(key)) return;
-  out.reasons.push('interpreter');
-  const code = value ?? (text !== null && text.includes('=') && !fromEnvironment ? staticWord(text.slice(text.indexOf('=') + 1)) : null);
-  // `alias.x=!cmd` runs cmd; the other keys run their whole value through the shell.
-  if (code?.isStatic && !/\.(path|hookspath|worktree)$/i.test(key ?? '')) out.nested.push({ kind: 'script', text: code.value.replace(/^!/, ''), cwd });
-}
-
 /** `git config [--file F|--global|…] KEY VALUE`, `git config set KEY VALUE`, `--edit`: writing a code key is code. */
 function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): void {
   const scan = scanOptions(args, 0, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
@@ -468,7 +450,7 @@ function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): 
     operands = operands.slice(1);
   }
   const reading = hasOption(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--unset', '--unset-all', '--remove-section', '--rename-section');
-  if (!reading && operands.length >= 2) gitConfigValue(operands[0]!, operands[1]!, base, out);
+  if (!reading && operands.length >= 2) gitSetting(operands[0]!.isStatic ? operands[0]!.value : null, operands[1]!, base, out);
 }
 
 const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.value) || word.value.startsWith('rsync://'));

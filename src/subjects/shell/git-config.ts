@@ -1,0 +1,150 @@
+import type { FileFacts } from './files.js';
+import { staticWord, type Word } from './options.js';
+
+/**
+ * git configuration given on the command line or in the environment (`git -c KEY=VALUE`,
+ * `git config KEY VALUE`, `GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>`):
+ * a key whose value git runs makes the value a command to decide; other keys change nothing here.
+ *
+ *   GIT_CONFIG_PARAMETERS="'color.ui'='always' 'core.fsmonitor'='rm -rf x'"
+ *     → color.ui harmless; core.fsmonitor: interpreter, nested script `rm -rf x`
+ */
+
+/**
+ * git-config(1) keys whose value git runs (a command, a hook directory, an included config file):
+ * core.fsmonitor, core.pager, core.editor, core.sshCommand, core.hooksPath, diff.external,
+ * diff.<driver>.textconv, filter.<driver>.clean/smudge/process, merge.<driver>.driver,
+ * alias.<name>=!cmd, credential.helper, gpg.program, sequence.editor, include.path, …; also
+ * imap.tunnel (git-imap-send(1)), trailer.<token>.command (git-interpret-trailers(1)),
+ * init.templateDir (copies hooks into new repositories) and safe.directory (lets git run the hooks
+ * of a repository owned by someone else; honoured from the command line).
+ */
+const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|guitool\..+\.cmd|instaweb\.(browser|httpd)|help\.browser|imap\.tunnel|trailer\..+\.(command|cmd)|init\.templatedir|safe\.directory|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant)$/i;
+
+type Effects = Pick<FileFacts, 'reasons' | 'nested'>;
+
+/**
+ * One setting: KEY (null when not known statically) = VALUE (null when it comes from elsewhere).
+ * A code key is an interpreter; its static value is a nested script (`alias.x=!cmd` runs cmd).
+ */
+export function gitSetting(key: string | null, value: Word | null, cwd: string | null, out: Effects): void {
+  if (key !== null && !GIT_CODE_KEYS.test(key)) return;
+  out.reasons.push('interpreter');
+  // Path-valued keys name code elsewhere (a hooks directory, an included file): nothing to parse.
+  if (value?.isStatic && !/\.(path|hookspath|worktree|templatedir|directory)$/i.test(key ?? '')) out.nested.push({ kind: 'script', text: value.value.replace(/^!/, ''), cwd });
+}
+
+/** A `KEY=VALUE` word (`git -c`); `--config-env=KEY=ENVVAR` takes the value from the environment. */
+export function gitSettingWord(setting: Word, cwd: string | null, out: Effects, fromEnvironment = false): void {
+  if (!setting.isStatic) return gitSetting(null, null, cwd, out);
+  const text = setting.value;
+  const eq = text.indexOf('=');
+  const key = eq === -1 ? text : text.slice(0, eq);
+  gitSetting(key, eq === -1 || fromEnvironment ? null : staticWord(text.slice(eq + 1)), cwd, out);
+}
+
+const SPACE = /[ \t\n\r]/;
+
+/**
+ * git's `sq_dequote_step` (quote.c): a `'…'` string where `'\''` and `'\!'` continue it. Returns the
+ * text and where it stopped (null at the end of the input), or null when the input is malformed.
+ */
+function dequoteStep(text: string, at: number): { value: string; next: number | null } | null {
+  if (text[at] !== "'") return null;
+  let value = '';
+  for (let i = at + 1; ; i++) {
+    const c = text[i];
+    if (c === undefined) return null;
+    if (c !== "'") {
+      value += c;
+      continue;
+    }
+    const after = text[i + 1];
+    if (after === undefined) return { value, next: null };
+    if (after === '\\' && (text[i + 2] === "'" || text[i + 2] === '!') && text[i + 3] === "'") {
+      value += text[i + 2];
+      i += 3;
+      continue;
+    }
+    return { value, next: i + 1 };
+  }
+}
+
+/**
+ * `GIT_CONFIG_PARAMETERS` as git reads it (config.c `parse_config_env_list`): whitespace-separated
+ * `'KEY'='VALUE'`, `'KEY'=` (a boolean) or old-style `'KEY=VALUE'` entries. Null when git would
+ * refuse it ("bogus format"); git then runs nothing.
+ */
+export function configParameters(text: string): Array<{ key: string; value: string | null }> | null {
+  const pairs: Array<{ key: string; value: string | null }> = [];
+  let cur: number | null = 0;
+  while (cur !== null && cur < text.length) {
+    const key = dequoteStep(text, cur);
+    if (!key) return null;
+    cur = key.next;
+    if (cur === null || SPACE.test(text[cur]!)) {
+      // Old style: split at the first `=`, the key trimmed (git_config_parse_parameter).
+      const eq = key.value.indexOf('=');
+      pairs.push(eq === -1 ? { key: key.value.trim(), value: null } : { key: key.value.slice(0, eq).trim(), value: key.value.slice(eq + 1) });
+    } else if (text[cur] === '=') {
+      cur++;
+      if (text[cur] === "'") {
+        const value = dequoteStep(text, cur);
+        if (!value || (value.next !== null && !SPACE.test(text[value.next]!))) return null;
+        pairs.push({ key: key.value, value: value.value });
+        cur = value.next;
+      } else if (cur >= text.length || SPACE.test(text[cur]!)) {
+        pairs.push({ key: key.value, value: null });
+      } else {
+        return null;
+      }
+    } else {
+      return null;
+    }
+    while (cur !== null && cur < text.length && SPACE.test(text[cur]!)) cur++;
+  }
+  return pairs;
+}
+
+const PARAMETERS = /^GIT_CONFIG_PARAMETERS\+?=/;
+const KEY = /^GIT_CONFIG_KEY_(\d+)\+?=/;
+const VALUE = /^GIT_CONFIG_VALUE_(\d+)\+?=/;
+
+/**
+ * The git configuration in a list of `NAME=value` words (one command's assignments, or one
+ * `export`/`declare`). `GIT_CONFIG_VALUE_<n>` is harmless only when every `GIT_CONFIG_KEY_<n>` in
+ * the same list is a static harmless key; a key set elsewhere is unknown, so its value is code.
+ * `+=` appends to a value not known here: the appended text is still decided as code.
+ */
+export function gitEnvironment(words: readonly Word[], cwd: string | null, out: Effects): void {
+  const keys = new Map<string, Array<string | null>>();
+  for (const word of words) {
+    const key = KEY.exec(word.value);
+    if (!key) continue;
+    const known = word.isStatic && !word.value.includes('+=') ? word.value.slice(key[0].length) : null;
+    keys.set(key[1]!, [...(keys.get(key[1]!) ?? []), known]);
+  }
+  for (const [n, names] of keys) {
+    // The value may come from the environment: a code key asks even without one here.
+    if (!words.some((word) => VALUE.exec(word.value)?.[1] === n)) for (const name of names) gitSetting(name, null, cwd, out);
+  }
+  for (const word of words) {
+    const parameters = PARAMETERS.exec(word.value);
+    const value = VALUE.exec(word.value);
+    if (parameters) {
+      const text = word.value.slice(parameters[0].length);
+      const pairs = word.isStatic && !parameters[0].startsWith('GIT_CONFIG_PARAMETERS+') ? configParameters(text) : null;
+      if (pairs === null) {
+        // Unknown or malformed: never analysable, and its text is still decided as code.
+        out.reasons.push('interpreter');
+        if (word.isStatic) out.nested.push({ kind: 'script', text, cwd });
+      } else {
+        for (const pair of pairs) gitSetting(pair.key, pair.value === null ? null : staticWord(pair.value), cwd, out);
+      }
+    } else if (value) {
+      const text = word.isStatic ? staticWord(word.value.slice(value[0].length)) : null;
+      const names = keys.get(value[1]!) ?? [null];
+      for (const name of new Set(names)) gitSetting(name, text, cwd, out);
+    }
+  }
+}
