@@ -5,10 +5,11 @@ import { describe, expect, test } from 'vitest';
 import { listTools } from '../../src/cli/tools.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { eventually, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
+import { inProcessGateway } from '../helpers/in-process.js';
 
 /**
- * Pins end to end: the built gateway in front of the fixture server, whose `echo` tool is what
+ * Pins end to end: the gateway (in this process) in front of the fixture server, whose `echo` tool is what
  * $FIXTURE_DEFINITION_FILE says, read at every tools/list (so it can change between two starts,
  * or while connected: `fix__relist` makes the server send list_changed).
  */
@@ -49,7 +50,7 @@ describe('a pinned tool whose definition changes', () => {
 
     // First start: allowed by the rule, no prompt, pinned as listed.
     let choice = ACCEPT;
-    const first = await startGateway(config, { dir, onElicit: answering(() => choice) });
+    const first = await inProcessGateway(config, { dir, onElicit: answering(() => choice) });
     try {
       expect(textOf(await first.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
       expect(first.elicitations).toHaveLength(0);
@@ -60,7 +61,7 @@ describe('a pinned tool whose definition changes', () => {
 
     // The server now describes the tool differently.
     define({ description: POISONED });
-    const second = await startGateway(config, { dir, onElicit: answering(() => choice) });
+    const second = await inProcessGateway(config, { dir, onElicit: answering(() => choice) });
     try {
       expect(textOf(await second.client.callTool({ name: 'fix__echo', arguments: { text: 'two' } }))).toBe('{"text":"two"}');
       expect(second.elicitations).toHaveLength(1);
@@ -97,7 +98,7 @@ describe('a pinned tool whose definition changes', () => {
 
   test('a client without prompts gets the accept command; `mcp-latch tools --accept` lets the next call through', async () => {
     const { dir, config, echoCalls, define, pinnedDescription } = setup();
-    const first = await startGateway(config, { dir });
+    const first = await inProcessGateway(config, { dir });
     try {
       await first.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } });
       await eventually(() => expect(pinnedDescription()).toBe('Returns its arguments'));
@@ -105,7 +106,7 @@ describe('a pinned tool whose definition changes', () => {
       await first.close();
     }
     define({ description: 'Echoes text back' });
-    const second = await startGateway(config, { dir });
+    const second = await inProcessGateway(config, { dir });
     try {
       const denied = await second.client.callTool({ name: 'fix__echo', arguments: { text: 'two' } });
       expect(denied.isError).toBe(true);
@@ -135,7 +136,7 @@ describe('policy.toolDescriptions', () => {
   test('"hide" drops a flagged tool from the list and denies calls to it; "warn" lists it', async () => {
     const hidden = setup('hide');
     hidden.define({ description: POISONED });
-    const gateway = await startGateway(hidden.config, { dir: hidden.dir });
+    const gateway = await inProcessGateway(hidden.config, { dir: hidden.dir });
     try {
       const names = (await gateway.client.listTools()).tools.map((tool) => tool.name);
       expect(names).toContain('fix__whoami');
@@ -150,7 +151,7 @@ describe('policy.toolDescriptions', () => {
 
     const warned = setup();
     warned.define({ description: POISONED });
-    const listed = await startGateway(warned.config, { dir: warned.dir });
+    const listed = await inProcessGateway(warned.config, { dir: warned.dir });
     try {
       expect((await listed.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
     } finally {
@@ -170,7 +171,7 @@ async function pinShown(configPath: string, name: string): Promise<string | unde
 describe('tools that come and go', () => {
   test('a tool that disappears and reappears unchanged keeps its pin and is not asked; a new tool on a known server is shown as new', async () => {
     const { dir, config, define, lock, echoCalls } = setup();
-    const gateway = await startGateway(config, { dir, onElicit: answering(() => 'Allow once') });
+    const gateway = await inProcessGateway(config, { dir, onElicit: answering(() => 'Allow once') });
     const listed = async () => (await gateway.client.listTools()).tools.map((tool) => tool.name);
     try {
       await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } });
@@ -210,7 +211,7 @@ describe('tools that come and go', () => {
 describe('prompts and resource templates', () => {
   test('pinned on first use; a changed one is refused with the accept command until the user accepts it', async () => {
     const { dir, config, define, lock, received } = setup();
-    const first = await startGateway(config, { dir });
+    const first = await inProcessGateway(config, { dir });
     try {
       // A client lists before it gets or reads (the gateway starts its servers on the first list).
       expect((await first.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['fix__greet']);
@@ -226,7 +227,7 @@ describe('prompts and resource templates', () => {
     }
 
     define({ $prompt: { description: 'Greets someone by name, warmly' }, $template: { uriTemplate: 'note://{id}/{secret}' } });
-    const second = await startGateway(config, { dir });
+    const second = await inProcessGateway(config, { dir });
     try {
       await second.client.listPrompts();
       await second.client.listResourceTemplates();
@@ -255,7 +256,7 @@ describe('prompts and resource templates', () => {
   test('"hide" drops a flagged prompt and template from their lists and refuses them', async () => {
     const { dir, config, define, received } = setup('hide');
     define({ $prompt: { description: POISONED }, $template: { description: POISONED } });
-    const gateway = await startGateway(config, { dir });
+    const gateway = await inProcessGateway(config, { dir });
     try {
       expect((await gateway.client.listPrompts()).prompts).toEqual([]);
       expect((await gateway.client.listResourceTemplates()).resourceTemplates).toEqual([]);
