@@ -4,19 +4,21 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { EVERYTHING_SERVER, startGateway, type Harness } from '../helpers/gateway.js';
+import { EVERYTHING_SERVER } from '../helpers/gateway.js';
+import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 
 /**
  * Requests that name a prompt, resource or template, sent right after initialize, before any list
  * and while the server is still starting (it starts 2 s late here): they wait for it, as a cold
  * tools/call does, instead of answering "Unknown". And errors keep the message they were sent with.
+ * The gateway runs in this process (helpers/in-process.ts); the server is a real process.
  */
 const LATE_EVERYTHING = {
   command: process.execPath,
   args: ['-e', `setTimeout(() => import(${JSON.stringify(pathToFileURL(join(EVERYTHING_SERVER, '../transports/stdio.js')).href)}), 2000)`],
 };
 
-let harness: Harness | null = null;
+let harness: InProcessHarness | null = null;
 afterEach(async () => {
   await harness?.close();
   harness = null;
@@ -31,7 +33,7 @@ function messageOf(promise: Promise<unknown>): Promise<string> {
 
 describe('requests before the lists', () => {
   test('prompts/get, resources/read, resources/subscribe and completion/complete wait for a server still starting', async () => {
-    harness = await startGateway({ mcpServers: { everything: LATE_EVERYTHING }, permissions: { allow: ['mcp__everything'] } });
+    harness = await inProcessGateway({ mcpServers: { everything: LATE_EVERYTHING }, permissions: { allow: ['mcp__everything'] } });
     const client = harness.client;
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => undefined);
     const [prompt, read, subscribed, completion] = await Promise.all([
@@ -47,7 +49,7 @@ describe('requests before the lists', () => {
   }, 60_000);
 
   test('a name no server lists is still unknown once they have started, with the prefix once', async () => {
-    harness = await startGateway({ mcpServers: { everything: LATE_EVERYTHING }, permissions: { allow: ['mcp__everything'] } });
+    harness = await inProcessGateway({ mcpServers: { everything: LATE_EVERYTHING }, permissions: { allow: ['mcp__everything'] } });
     expect(await messageOf(harness.client.getPrompt({ name: 'everything__no-such-prompt' }))).toBe('MCP error -32602: Unknown prompt: everything__no-such-prompt');
   }, 60_000);
 });
@@ -57,7 +59,7 @@ describe('forwarded errors', () => {
     const direct = new Client({ name: 'direct', version: '1' });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' }));
     try {
-      harness = await startGateway({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, permissions: { allow: ['mcp__everything'] } });
+      harness = await inProcessGateway({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, permissions: { allow: ['mcp__everything'] } });
       // args-prompt requires `city`: the server refuses the request.
       const expected = await messageOf(direct.getPrompt({ name: 'args-prompt', arguments: {} }));
       expect(expected).toMatch(/^MCP error -32602: /);
