@@ -4,14 +4,16 @@ import { afterEach, describe, expect, test } from 'vitest';
 import { ListToolsResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { listTools } from '../../src/cli/tools.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { eventually, fixtureServer, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+import { eventually, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 
 /**
  * The first tools/list does not wait for a slow server (docs/config.md#timeouts): it answers with
  * the servers that are ready, reports the others with their reason, and a list_changed follows
  * when the slow one is ready. The slow server here starts only once the test creates its gate file.
+ * The gateway runs in this process (helpers/in-process.ts); the servers are real processes.
  */
-let harness: Harness | null = null;
+let harness: InProcessHarness | null = null;
 afterEach(async () => {
   await harness?.close();
   harness = null;
@@ -30,7 +32,7 @@ const UNAVAILABLE = 'mcp-latch/unavailable';
 describe('the first tools/list', () => {
   test('answers with the ready servers, reports the others with their reason, and announces the late one', async () => {
     const dir = tempDir();
-    harness = await startGateway(
+    harness = await inProcessGateway(
       { mcpServers: servers(dir), permissions: { allow: ['mcp__fast', 'mcp__slow'] }, timeouts: { firstListSeconds: 0, startWaitSeconds: 120 } },
       { dir, capabilities: {} },
     );
@@ -81,7 +83,7 @@ describe('the first tools/list', () => {
 
   test('a client known to use only its first list (Claude Desktop) gets a first list that waits for the slow server', async () => {
     const dir = tempDir();
-    harness = await startGateway({ mcpServers: { slow: servers(dir).slow }, timeouts: { firstListSeconds: 0, startWaitSeconds: 120 } }, { dir, clientName: 'claude-ai' });
+    harness = await inProcessGateway({ mcpServers: { slow: servers(dir).slow }, timeouts: { firstListSeconds: 0, startWaitSeconds: 120 } }, { dir, clientName: 'claude-ai' });
     let listed = false;
     const list = harness.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema).finally(() => {
       listed = true;
