@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { ROOT, startGateway, textOf, type Harness } from '../helpers/gateway.js';
+import { ROOT, textOf } from '../helpers/gateway.js';
+import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 
 const CONFORMANCE_SERVER = join(ROOT, 'test/fixtures/conformance-server.mjs');
 
-let harness: Harness | undefined;
+let harness: InProcessHarness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
@@ -12,7 +13,7 @@ afterEach(async () => {
 
 describe('a server with prefix: false', () => {
   test('its tools and prompts keep their own names, and calls reach it under them; rules still name the server', async () => {
-    harness = await startGateway({
+    harness = await inProcessGateway({
       mcpServers: {
         conf: { command: process.execPath, args: [CONFORMANCE_SERVER], prefix: false },
         other: { command: process.execPath, args: [CONFORMANCE_SERVER] },

@@ -266,6 +266,44 @@ describe('bad configs are refused with a message naming the key', () => {
   });
 });
 
+describe('servers that fail or hang', () => {
+  test('a call past its server\'s timeout is a tool error naming the server, and the server is told to stop', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'log');
+    // Claude Code's per-server `timeout` (ms) applies to each call.
+    const harness = await inProcessGateway({ mcpServers: { fix: { ...fixtureServer('fix', log), timeout: 600 } }, permissions: { allow: ['mcp__fix'] } }, { dir });
+    try {
+      // A call that reports progress keeps itself alive; one that is silent runs into the timeout.
+      const result = await harness.client.callTool({ name: 'fix__hang', arguments: {} }, CallToolResultSchema, { timeout: 30_000 });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('mcp-latch: fix did not answer in time');
+      await eventually(() => expect(fixtureCalls(log).some((entry) => entry.tool === 'hang' && entry.cancelled === true)).toBe(true));
+      // The server is still fine for the next call.
+      expect(textOf(await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'after' } }))).toContain('after');
+    } finally {
+      await harness.close();
+    }
+  });
+
+  test('a server that fails to start does not stop the others', async () => {
+    const dir = tempDir();
+    const harness = await inProcessGateway(
+      {
+        mcpServers: { broken: fixtureServer('broken', join(dir, 'b.log'), ['--crash-on-start']), fix: fixtureServer('fix', join(dir, 'f.log')) },
+        permissions: { allow: ['mcp__fix'] },
+      },
+      { dir },
+    );
+    try {
+      const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'alive' } });
+      expect(textOf(result)).toContain('alive');
+      expect(harness.stderr()).toContain('failed to start');
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
 describe('lifecycle', () => {
   test('no child or grandchild process survives the gateway when the client goes away', async () => {
     const dir = tempDir();
@@ -281,24 +319,6 @@ describe('lifecycle', () => {
     await eventually(() => expect(isAlive(grandchild)).toBe(false), 15_000);
   });
 
-  test('a call past its server\'s timeout is a tool error naming the server, and the server is told to stop', async () => {
-    const dir = tempDir();
-    const log = join(dir, 'log');
-    // Claude Code's per-server `timeout` (ms) applies to each call.
-    const harness = await startGateway({ mcpServers: { fix: { ...fixtureServer('fix', log), timeout: 600 } }, permissions: { allow: ['mcp__fix'] } }, { dir });
-    try {
-      // A call that reports progress keeps itself alive; one that is silent runs into the timeout.
-      const result = await harness.client.callTool({ name: 'fix__hang', arguments: {} }, CallToolResultSchema, { timeout: 30_000 });
-      expect(result.isError).toBe(true);
-      expect(textOf(result)).toContain('mcp-latch: fix did not answer in time');
-      await eventually(() => expect(fixtureCalls(log).some((entry) => entry.tool === 'hang' && entry.cancelled === true)).toBe(true));
-      // The server is still fine for the next call.
-      expect(textOf(await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'after' } }))).toContain('after');
-    } finally {
-      await harness.close();
-    }
-  });
-
   test('a server that exits during a call answers that call at once, with the reason', async () => {
     const dir = tempDir();
     const harness = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix'] } }, { dir });
@@ -310,24 +330,6 @@ describe('lifecycle', () => {
       const result = await call;
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain('server "fix" stopped while the call was running: it may have had effects.');
-    } finally {
-      await harness.close();
-    }
-  });
-
-  test('a server that fails to start does not stop the others', async () => {
-    const dir = tempDir();
-    const harness = await startGateway(
-      {
-        mcpServers: { broken: fixtureServer('broken', join(dir, 'b.log'), ['--crash-on-start']), fix: fixtureServer('fix', join(dir, 'f.log')) },
-        permissions: { allow: ['mcp__fix'] },
-      },
-      { dir },
-    );
-    try {
-      const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'alive' } });
-      expect(textOf(result)).toContain('alive');
-      expect(harness.stderr()).toContain('failed to start');
     } finally {
       await harness.close();
     }
