@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// node bench/memory.js [--calls N] [--rounds N] [--shell] [--variant LABEL=BIN[,NODE_FLAG...]]...
+//
+// Where the gateway's resident memory goes, A/B in one run: each variant (default: this build's
+// bin/mcp-latch.js) is started in front of server-everything (or, with --shell, mcp-server-commands),
+// rounds interleaved. For each start: the gateway's CPU until its first tools/list, its RSS idle
+// (1.5 s after that list) split into the node binary's pages, malloc's heap, other anonymous memory
+// (V8's heap, mostly) and other files; then the bench's warm-up (1,500 calls, 3,000 at 16 in
+// flight), N calls one at a time and N at 16 in flight (CPU per call of each, schedstat), and the
+// RSS after all of them (4,500 + 2N calls). RSS and CPU time move little with other load on the
+// machine; wall time is not reported.
+//   node bench/memory.js --variant now=bin/mcp-latch.js --variant old=/path/to/other/bin/mcp-latch.js
+//   node bench/memory.js --variant small=bin/mcp-latch.js,--max-semi-space-size=1
+import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cpuNs, median } from './measure.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const calls = Number(option('--calls', 4000));
+const rounds = Number(option('--rounds', 3));
+const shell = argv.includes('--shell');
+const variants = argv.flatMap((arg, i) => (argv[i - 1] === '--variant' ? [arg] : [])).map((text) => {
+  const [label, rest] = [text.slice(0, text.indexOf('=')), text.slice(text.indexOf('=') + 1)];
+  const [bin, ...flags] = rest.split(',');
+  return { label, bin: resolve(bin), flags };
+});
+if (variants.length === 0) variants.push({ label: 'this build', bin: join(root, 'bin/mcp-latch.js'), flags: [] });
+
+const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const commands = join(root, 'node_modules/mcp-server-commands/build/index.js');
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-memory-')));
+const config = join(dir, 'mcp-latch.json');
+writeFileSync(
+  config,
+  JSON.stringify(
+    shell
+      ? { mcpServers: { shell: { command: process.execPath, args: [commands] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } }
+      : { mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } }, permissions: { allow: ['mcp__everything__echo'] } },
+  ),
+);
+const tool = shell ? 'shell__run_command' : 'everything__echo';
+const argsOf = (i) => (shell ? { command: `echo call ${i}`, workdir: dir } : { message: `ping ${i}` });
+
+/** Resident memory (MiB) by where it lives, from /proc/<pid>/smaps. */
+function residentMb(pid) {
+  const parts = { total: 0, node: 0, malloc: 0, anonymous: 0, files: 0 };
+  let part = 'anonymous';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) {
+      const name = line.split(/\s+/)[5] ?? '';
+      part = name === process.execPath || name.endsWith('/node') ? 'node' : name === '[heap]' ? 'malloc' : name === '' || name.startsWith('[') ? 'anonymous' : 'files';
+    } else if (line.startsWith('Rss:')) {
+      const mb = Number(line.split(/\s+/)[1]) / 1024;
+      parts[part] += mb;
+      parts.total += mb;
+    }
+  }
+  return parts;
+}
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+async function start(variant) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...variant.flags, variant.bin, 'serve', '--config', config],
+    cwd: dir,
+    stderr: 'ignore',
+    env: { MCP_LATCH_LOG_LEVEL: 'warn' },
+  });
+  const client = new Client({ name: 'mcp-latch-memory', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport, { timeout: 60_000 });
+  await client.listTools();
+  const pid = transport.pid;
+  const startCpuMs = cpuNs(pid) / 1e6;
+  await sleep(1500);
+  const idle = residentMb(pid);
+  const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(i) } }, CallToolResultSchema);
+  const inFlight = async (count) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => { while (next < count) await call(next++); }));
+  };
+  for (let i = 0; i < 1500; i++) await call(i);
+  await inFlight(3000);
+  let cpu = cpuNs(pid);
+  for (let i = 0; i < calls; i++) await call(i);
+  const sequentialUs = (cpuNs(pid) - cpu) / 1000 / calls;
+  cpu = cpuNs(pid);
+  await inFlight(calls);
+  const inFlightUs = (cpuNs(pid) - cpu) / 1000 / calls;
+  const after = residentMb(pid);
+  await client.close();
+  return { startCpuMs, idle, after, sequentialUs, inFlightUs };
+}
+
+const f = (value, digits = 1) => value.toFixed(digits);
+const results = new Map(variants.map((variant) => [variant.label, []]));
+for (let round = 0; round < rounds; round++) {
+  for (const variant of variants) {
+    const run = await start(variant);
+    results.get(variant.label).push(run);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    console.log(
+      `round ${round + 1} ${variant.label}: start CPU ${f(run.startCpuMs, 0)} ms; RSS idle ${f(run.idle.total)} MiB ` +
+        `(node ${f(run.idle.node)}, malloc ${f(run.idle.malloc)}, anonymous ${f(run.idle.anonymous)}, files ${f(run.idle.files)}), ` +
+        `after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}); ` +
+        `CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight; load ${load}`,
+    );
+  }
+}
+for (const [label, runs] of results) {
+  const m = (pick) => median(runs.map(pick));
+  console.log(
+    `median ${label}: start CPU ${f(m((r) => r.startCpuMs), 0)} ms; RSS idle ${f(m((r) => r.idle.total))} MiB, after ${f(m((r) => r.after.total))} MiB ` +
+      `(+${f(m((r) => r.after.total - r.idle.total))}); CPU per call ${f(m((r) => r.sequentialUs))} / ${f(m((r) => r.inFlightUs))} µs`,
+  );
+}
+process.exit(0);
