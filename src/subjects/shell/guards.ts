@@ -1,4 +1,4 @@
-import type { Node, Tree } from 'web-tree-sitter';
+import type { SyntaxNode as Node, SyntaxTree as Tree } from './syntax.js';
 
 /**
  * The two places where tree-sitter-bash and bash disagree in a way that hides commands

@@ -1,9 +1,11 @@
-import type { Node, Parser, Tree } from 'web-tree-sitter';
+import type { Parser } from 'web-tree-sitter';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
 import { buildSegment, type Built } from './argv.js';
 import type { Nested } from './files.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
+import { readTree } from './parser.js';
+import type { SyntaxNode, SyntaxTree } from './syntax.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
 
 /**
@@ -93,7 +95,7 @@ class Analysis {
   /** What the last command printed, when static (for `echo … | sh`). */
   private stdout: string | null = null;
   /** Redirections the grammar put on a list or pipeline, by the id of the node they belong to. */
-  private tails = new Map<number, Node[]>();
+  private tails = new Map<SyntaxNode, SyntaxNode[]>();
   /** Offsets of compound commands run by a blanked `coproc` (guard d): a background subshell. */
   private background = new Set<number>();
   /**
@@ -152,15 +154,20 @@ class Analysis {
     addReason(this.info, reason);
   }
 
-  private parse(text: string): Tree | null {
+  private parse(text: string): SyntaxTree | null {
     const deadline = performance.now() + this.timeoutMs;
     const tree = this.parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
     if (tree === null) {
       this.parser.reset();
       this.info.parseOk = false;
       this.reason('parse-timeout');
+      return null;
     }
-    return tree;
+    try {
+      return readTree(tree);
+    } finally {
+      tree.delete();
+    }
   }
 
   /** Parses `text` (with guard a) and walks it; nested payloads come back here. */
@@ -177,7 +184,6 @@ class Analysis {
         alternate = joined.all;
       }
       if (joined.lf !== text) {
-        tree.delete();
         tree = this.parse(joined.lf);
         if (tree === null) return;
         text = joined.lf;
@@ -185,7 +191,6 @@ class Analysis {
     }
     const blanked = /\b(time|coproc)\b/.test(text) ? blankCompoundKeywords(text, tree) : null;
     if (blanked !== null) {
-      tree.delete();
       tree = this.parse(blanked.text);
       if (tree === null) return;
       text = blanked.text;
@@ -197,7 +202,7 @@ class Analysis {
     this.tails = new Map();
     this.background = new Set(blanked?.background ?? []);
     try {
-      if (tree.rootNode.hasError) {
+      if (tree.hasError) {
         this.info.parseOk = false;
         this.reason('parse-error');
       }
@@ -207,26 +212,25 @@ class Analysis {
       this.src = saved;
       this.tails = tails;
       this.background = background;
-      tree.delete();
     }
     if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
     const spelled = expandForDenyRules(text);
     if (spelled !== null) this.walkForDenyRules(spelled, cwd);
   }
 
-  private slice(node: Node): string {
+  private slice(node: SyntaxNode): string {
     return this.src.slice(node.startIndex, node.endIndex);
   }
 
-  private readWord(node: Node, pending: Node[], from?: number): Word {
+  private readWord(node: SyntaxNode, pending: SyntaxNode[], from?: number): Word {
     return readWord(this.src, node, pending, from);
   }
 
-  private readAssignment(node: Node, pending: Node[]): Word {
+  private readAssignment(node: SyntaxNode, pending: SyntaxNode[]): Word {
     return readAssignment(this.src, node, pending);
   }
 
-  private visit(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
+  private visit(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
     const type = node.type;
     if (TOKENS.has(type)) return same(cwd);
     if (LEAVES.has(type)) {
@@ -247,9 +251,9 @@ class Analysis {
         this.errexit = errexit;
         return same(cwd);
       }
-      const tail = this.tails.size > 0 ? this.tails.get(node.id) : undefined;
+      const tail = this.tails.size > 0 ? this.tails.get(node) : undefined;
       if (tail) {
-        this.tails.delete(node.id);
+        this.tails.delete(node);
         return this.withRedirects(node, tail, ctx, cwd, stdin);
       }
       return this.dispatch(node, type, ctx, cwd, stdin);
@@ -258,7 +262,7 @@ class Analysis {
     }
   }
 
-  private dispatch(node: Node, type: string, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+  private dispatch(node: SyntaxNode, type: string, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     switch (type) {
       case 'program':
         return this.sequence(node.children, ctx, cwd);
@@ -334,7 +338,7 @@ class Analysis {
    * Children in order, for substitutions and commands inside anything that is not a statement list.
    * An assignment here is arithmetic (`(( x = 1 ))`, `for ((i=0;;))`), not a statement.
    */
-  private generic(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+  private generic(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd): Flow {
     for (const child of node.children) {
       if (child.type === 'variable_assignment') this.generic(child, ctx, cwd);
       else this.visit(child, ctx, cwd);
@@ -343,7 +347,7 @@ class Analysis {
   }
 
   /** Statements separated by `;`, `&` or newlines. `cmd &` runs in a subshell: its cd does not count. */
-  private sequence(children: Node[], ctx: SegmentContext, cwd: Cwd, inCase = false): Flow {
+  private sequence(children: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, inCase = false): Flow {
     let current = cwd;
     let last = same(cwd);
     for (let k = 0; k < children.length; k++) {
@@ -370,7 +374,7 @@ class Analysis {
   }
 
   /** `( … )`, `$( … )`, `<( … )`: a subshell, so neither cwd nor `set -e` leak out. */
-  private isolated(children: Node[], ctx: SegmentContext, cwd: Cwd): Flow {
+  private isolated(children: SyntaxNode[], ctx: SegmentContext, cwd: Cwd): Flow {
     const errexit = this.errexit;
     this.sequence(children, ctx, cwd);
     this.errexit = errexit;
@@ -378,8 +382,8 @@ class Analysis {
   }
 
   /** `a && b || c`: the grammar nests lists to the left; walked as a chain so long ones do not recurse. */
-  private list(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
-    const rest: Array<[string, Node]> = [];
+  private list(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd): Flow {
+    const rest: Array<[string, SyntaxNode]> = [];
     let first = node;
     while (first.type === 'list') {
       const [left, op, right] = first.children;
@@ -393,7 +397,7 @@ class Analysis {
   }
 
   /** The flow after `… op right`, given the flow of what came before. */
-  private chain(flow: Flow, op: string | undefined, right: Node, ctx: SegmentContext): Flow {
+  private chain(flow: Flow, op: string | undefined, right: SyntaxNode, ctx: SegmentContext): Flow {
     if (op === '&&') {
       const r = this.visit(right, ctx, flow.ok);
       return { ok: r.ok, fail: merge(flow.fail, r.fail) };
@@ -406,7 +410,7 @@ class Analysis {
   }
 
   /** Each stage runs in its own subshell with the same cwd; static output feeds the next stage's stdin. */
-  private pipeline(children: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+  private pipeline(children: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     let input = stdin;
     for (const child of children) {
       const type = child.type;
@@ -426,12 +430,12 @@ class Analysis {
   // -------------------------------------------------------------------------------------------
 
   /** A simple command, with the redirections of an enclosing redirected_statement. */
-  private command(node: Node, outer: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+  private command(node: SyntaxNode, outer: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     if (node.startIndex === node.endIndex) return same(cwd); // a MISSING command (`ls &&`)
     const assignments: Word[] = [];
     const words: Word[] = [];
-    const redirects: Node[] = [];
-    const pending: Node[] = [];
+    const redirects: SyntaxNode[] = [];
+    const pending: SyntaxNode[] = [];
     const children = node.children;
     for (let k = 0; k < children.length; k++) {
       const child = children[k]!;
@@ -448,7 +452,7 @@ class Analysis {
     return this.finish(assignments, words, redirects, pending, ctx, cwd, stdin);
   }
 
-  private finish(assignments: Word[], words: Word[], redirects: Node[], pending: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+  private finish(assignments: Word[], words: Word[], redirects: SyntaxNode[], pending: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     const input = this.stdinOf(redirects, stdin);
     const built = buildSegment({ assignments, words, context: this.forced ?? ctx, cwd, stdin: input });
     this.noteEvaluation(assignments, words, built.segment.name);
@@ -480,11 +484,11 @@ class Analysis {
    * the read-only list see them; `-eq` and friends evaluate their operands inside `[[`, `-v`
    * evaluates a subscript in both.
    */
-  private testCommand(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+  private testCommand(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd): Flow {
     const open = node.child(0)?.type === '[[' ? '[[' : '[';
     const operators = node.descendantsOfType('test_operator').map((op) => this.slice(op));
     if (operators.some((op) => EVALUATING_TEST_OPERATORS.has(op) && (open === '[[' || op === '-v' || op === '-R'))) this.arithmetic = true;
-    const pending: Node[] = [];
+    const pending: SyntaxNode[] = [];
     const words = [staticWord(open)];
     for (const child of node.namedChildren) words.push(...this.testWords(child, pending));
     words.push(staticWord(open === '[[' ? ']]' : ']'));
@@ -492,7 +496,7 @@ class Analysis {
   }
 
   /** The words of a test expression, operators included. */
-  private testWords(node: Node, pending: Node[]): Word[] {
+  private testWords(node: SyntaxNode, pending: SyntaxNode[]): Word[] {
     const type = node.type;
     if (type === 'binary_expression' || type === 'unary_expression' || type === 'parenthesized_expression' || type === 'negated_expression' || type === 'ternary_expression' || type === 'postfix_expression') {
       return node.children.flatMap((child) => (child.isNamed ? this.testWords(child, pending) : [staticWord(this.slice(child))]));
@@ -501,9 +505,9 @@ class Analysis {
     return [this.readWord(node, pending)];
   }
 
-  private redirected(node: Node, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
-    let body: Node | null = null;
-    const redirects: Node[] = [];
+  private redirected(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+    let body: SyntaxNode | null = null;
+    const redirects: SyntaxNode[] = [];
     for (const child of node.children) {
       if (REDIRECTS.has(child.type)) redirects.push(child);
       else if (child.type !== 'comment' && !TOKENS.has(child.type)) body ??= child;
@@ -517,13 +521,13 @@ class Analysis {
     let tail = body;
     while (tail.type === 'list' || tail.type === 'pipeline') tail = tail.lastChild ?? tail;
     if (tail !== body) {
-      this.tails.set(tail.id, [...(this.tails.get(tail.id) ?? []), ...redirects]);
+      this.tails.set(tail, [...(this.tails.get(tail) ?? []), ...redirects]);
       return this.visit(body, ctx, cwd, stdin);
     }
     return this.withRedirects(body, redirects, ctx, cwd, stdin);
   }
 
-  private withRedirects(body: Node, redirects: Node[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
+  private withRedirects(body: SyntaxNode, redirects: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     if (body.type === 'command') {
       // `cat <<EOF | sh`, `cat <<EOF && rm x`: the grammar puts what follows the heredoc inside it.
       const rests = redirects.filter((r) => r.type === 'heredoc_redirect').flatMap((r) => r.children.filter((c) => isStatement(c.type)));
@@ -540,7 +544,7 @@ class Analysis {
   }
 
   /** What follows a heredoc's start on its line: `| more stages`, or `&& next`. */
-  private heredocRest(rest: Node, ctx: SegmentContext, cwd: Cwd, flow: Flow): Flow {
+  private heredocRest(rest: SyntaxNode, ctx: SegmentContext, cwd: Cwd, flow: Flow): Flow {
     if (isPipeTail(rest)) {
       this.pipeline(rest.children, ctx, cwd, this.stdout);
       return same(cwd);
@@ -549,10 +553,10 @@ class Analysis {
   }
 
   /** `export X=$(…) Y`, `local a=1`, `unset x`: commands whose arguments may be assignments. */
-  private declaration(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
+  private declaration(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd): Flow {
     const words: Word[] = [];
-    const redirects: Node[] = [];
-    const pending: Node[] = [];
+    const redirects: SyntaxNode[] = [];
+    const pending: SyntaxNode[] = [];
     for (const child of node.children) {
       const type = child.type;
       if (REDIRECTS.has(type)) redirects.push(child);
@@ -565,15 +569,15 @@ class Analysis {
   }
 
   /** `x=1`, `a=1 b=$(id)`: no program runs, but substitutions do and the values affect later commands. */
-  private assignmentsOnly(node: Node, ctx: SegmentContext, cwd: Cwd): Flow {
-    const pending: Node[] = [];
+  private assignmentsOnly(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd): Flow {
+    const pending: SyntaxNode[] = [];
     const list = node.type === 'variable_assignment' ? [node] : node.children.filter((c) => c.type === 'variable_assignment');
     const assignments = list.map((a) => this.readAssignment(a, pending));
     return this.finish(assignments, [], [], pending, ctx, cwd, null);
   }
 
   /** Redirections with no command (`> f`, `$(< f)`): their paths go to a segment without a program. */
-  private orphanRedirects(redirects: Node[], ctx: SegmentContext, cwd: Cwd): void {
+  private orphanRedirects(redirects: SyntaxNode[], ctx: SegmentContext, cwd: Cwd): void {
     const built = buildSegment({ assignments: [], words: [], context: this.forced ?? ctx, cwd, stdin: null });
     const index = this.info.segments.push(built.segment) - 1;
     for (const redirect of redirects) this.redirect(redirect, index, [built.segment], cwd);
@@ -584,11 +588,11 @@ class Analysis {
   // -------------------------------------------------------------------------------------------
 
   /** `if c; then …; elif c; then …; else …; fi`: the cwd afterwards is known only if no branch changes it. */
-  private conditional(node: Node, cwd: Cwd): Flow {
+  private conditional(node: SyntaxNode, cwd: Cwd): Flow {
     const ends: Cwd[] = [];
     let pending: Cwd = cwd;
     let fallsThrough = true;
-    const clause = (children: Node[], from: Cwd): void => {
+    const clause = (children: SyntaxNode[], from: Cwd): void => {
       const then = children.findIndex((c) => c.type === 'then');
       if (then === -1) {
         // else: a body only
@@ -611,7 +615,7 @@ class Analysis {
   }
 
   /** Loops: if an iteration changes directory, later iterations run elsewhere, so every cwd inside is unknown. */
-  private loop(node: Node, cwd: Cwd): Flow {
+  private loop(node: SyntaxNode, cwd: Cwd): Flow {
     const first = this.info.segments.length;
     let current = cwd;
     let changed = false;
@@ -635,7 +639,7 @@ class Analysis {
     return same(null);
   }
 
-  private caseStatement(node: Node, cwd: Cwd): Flow {
+  private caseStatement(node: SyntaxNode, cwd: Cwd): Flow {
     const ends: Cwd[] = [cwd];
     for (const child of node.children) {
       if (child.type !== 'case_item') {
@@ -652,7 +656,7 @@ class Analysis {
   }
 
   /** A function body runs when called, from wherever the caller is: its cwd is unknown. */
-  private functionDefinition(node: Node, cwd: Cwd): Flow {
+  private functionDefinition(node: SyntaxNode, cwd: Cwd): Flow {
     const errexit = this.errexit;
     const first = this.info.segments.length;
     for (const child of node.children) {
@@ -673,7 +677,7 @@ class Analysis {
   // Substitutions and expansions
   // -------------------------------------------------------------------------------------------
 
-  private substitution(node: Node, type: string, cwd: Cwd): void {
+  private substitution(node: SyntaxNode, type: string, cwd: Cwd): void {
     const text = this.slice(node).trim();
     let kind: SubstitutionKind = 'command';
     if (type === 'process_substitution') kind = text.startsWith('<') ? 'process-in' : 'process-out';
@@ -683,7 +687,7 @@ class Analysis {
     this.isolated(node.children, 'substitution', cwd);
   }
 
-  private expansion(node: Node, cwd: Cwd): void {
+  private expansion(node: SyntaxNode, cwd: Cwd): void {
     const children = node.children;
     const text = this.slice(node).trim();
     // `${a[i]}`, `${x:offset:length}`, `${!name}`: subscripts and offsets are arithmetic.
@@ -711,12 +715,12 @@ class Analysis {
   // Redirections
   // -------------------------------------------------------------------------------------------
 
-  private destinations(node: Node): Node[] {
+  private destinations(node: SyntaxNode): SyntaxNode[] {
     return node.children.filter((c) => c.type !== 'file_descriptor' && !TOKENS.has(c.type) && !isRedirectOp(c.type) && c.type !== 'ERROR');
   }
 
   /** Static text a command reads on stdin: its last heredoc / here-string, else what the pipeline gives it. */
-  private stdinOf(redirects: Node[], stdin: string | null): string | null {
+  private stdinOf(redirects: SyntaxNode[], stdin: string | null): string | null {
     let input = stdin;
     for (const redirect of redirects) {
       const type = redirect.type;
@@ -736,7 +740,7 @@ class Analysis {
     return input;
   }
 
-  private redirectOp(node: Node): string {
+  private redirectOp(node: SyntaxNode): string {
     for (const child of node.children) if (isRedirectOp(child.type)) return child.type;
     return '';
   }
@@ -745,14 +749,14 @@ class Analysis {
    * Records one redirection and the path it opens. `segment` is the index for a simple command,
    * null for a compound statement, whose path goes to every segment in `targets`.
    */
-  private redirect(node: Node, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext = 'top'): void {
+  private redirect(node: SyntaxNode, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext = 'top'): void {
     const type = node.type;
     if (type === 'heredoc_redirect') return this.heredoc(node, segment, targets, cwd, ctx);
-    const pending: Node[] = [];
+    const pending: SyntaxNode[] = [];
     let fd: string | null = null;
     let op = '<<<';
     let target: Word | null = null;
-    let process: Node | null = null;
+    let process: SyntaxNode | null = null;
     for (const child of node.children) {
       const t = child.type;
       if (t === 'file_descriptor') fd = this.slice(child);
@@ -791,14 +795,14 @@ class Analysis {
   }
 
   /** `<<EOF`, `<<-EOF`, `<<'EOF'`; guard (b); and the redirections written after the delimiter. */
-  private heredoc(node: Node, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext): void {
+  private heredoc(node: SyntaxNode, segment: number | null, targets: Segment[], cwd: Cwd, ctx: SegmentContext): void {
     let start = '';
     let startEnd = node.startIndex;
     let op = '<<';
     let fd: string | null = null;
-    let body: Node | null = null;
-    let end: Node | null = null;
-    const inner: Node[] = [];
+    let body: SyntaxNode | null = null;
+    let end: SyntaxNode | null = null;
+    const inner: SyntaxNode[] = [];
     for (const child of node.children) {
       const t = child.type;
       if (t === 'heredoc_start') {
@@ -834,7 +838,7 @@ class Analysis {
    * The body as bash reads it: from the line after the delimiter word to the end line. The grammar
    * sometimes files part of it elsewhere (`\\$(id)` became an argument and the body was empty).
    */
-  private heredocText(body: Node | null, startEnd: number, end: Node | null): string {
+  private heredocText(body: SyntaxNode | null, startEnd: number, end: SyntaxNode | null): string {
     const line = this.src.indexOf('\n', startEnd);
     if (end !== null && line !== -1 && line < end.startIndex) return this.src.slice(line + 1, end.startIndex);
     return body ? this.slice(body) : '';
@@ -858,7 +862,6 @@ class Analysis {
       this.src = saved;
       this.tails = tails;
       this.background = background;
-      tree.delete();
     }
   }
 
@@ -910,5 +913,5 @@ function unknownCwd(segment: Segment): void {
 const STATEMENTS = new Set(['command', 'list', 'pipeline', 'redirected_statement', 'subshell', 'compound_statement', 'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition', 'negated_command', 'declaration_command', 'unset_command', 'variable_assignment', 'variable_assignments', 'test_command']);
 const isStatement = (type: string): boolean => STATEMENTS.has(type);
 /** `| sh` after a heredoc's start: the rest of the heredoc command's pipeline. */
-const isPipeTail = (node: Node): boolean => node.type === 'pipeline' && ['|', '|&'].includes(node.child(0)?.type ?? '');
+const isPipeTail = (node: SyntaxNode): boolean => node.type === 'pipeline' && ['|', '|&'].includes(node.child(0)?.type ?? '');
 const isRedirectOp = (type: string): boolean => /^(&?>>?|>[|&]|<&?|<>|[<>]&-|&>>?)$/.test(type);

@@ -1,4 +1,4 @@
-import type { Node } from 'web-tree-sitter';
+import type { SyntaxNode as Node } from './syntax.js';
 import type { Word } from './options.js';
 
 /**
