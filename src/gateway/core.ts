@@ -362,7 +362,7 @@ export class GatewayCore implements CallContext {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([this.registry.closeAll(), this.prespawned?.closeAll()]);
-    await this.audit.flush().catch(() => undefined);
+    await this.audit.close().catch(() => undefined);
   }
 }
 

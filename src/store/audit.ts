@@ -12,7 +12,7 @@
  * call's, 64 at a time, or within 20 ms: record by record, between other processes' turns on the
  * CPU, the same work costs several times more (docs/performance.md#the-hot-path).
  */
-import { existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decision } from '../policy/types.js';
@@ -54,11 +54,12 @@ export interface Audit {
    * one write before returning: nothing it sends may reach the OS before it returns.
    */
   together<T>(forwardAll: () => T): T;
-  flush(): Promise<void>;
+  /** Writes what is queued and closes the file; nothing may be recorded after. */
+  close(): Promise<void>;
 }
 
 export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined): Audit {
-  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), flush: async () => undefined };
+  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), close: async () => undefined };
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
   const sink = new BufferedFile(openSync(file, 'a'), onError);
@@ -114,8 +115,10 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         }
       }
     },
-    async flush() {
+    async close() {
       writeQueued();
+      process.off('exit', writeQueued);
+      sink.close();
     },
   };
 }
@@ -149,6 +152,15 @@ class BufferedFile {
       }
     }
     this.used += this.buffer.write(line, this.used);
+  }
+
+  close(): void {
+    this.flushSync();
+    try {
+      closeSync(this.fd);
+    } catch (error) {
+      this.onError(error);
+    }
   }
 
   flushSync(): void {

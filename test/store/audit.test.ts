@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
 import { redactSecrets } from '../../src/redact.js';
-import { tempDir } from '../helpers/gateway.js';
+import { eventually, tempDir } from '../helpers/gateway.js';
 
 /**
  * The audit writer on its own: records are queued when a call is decided and written in batches,
@@ -75,7 +75,7 @@ describe('audit', () => {
     expect(lines(file).map((line) => line.tool)).toEqual(['before the throw']);
   });
 
-  test('flush writes every queued record, in order, with the time it was queued and the digest computed', async () => {
+  test('close writes every queued record, in order, with the time it was queued and the digest computed', async () => {
     const file = join(tempDir(), 'audit.jsonl');
     const audit = createAudit(file);
     let digests = 0;
@@ -83,7 +83,7 @@ describe('audit', () => {
     for (let i = 0; i < 150; i++) audit.record(entry({ args: { path: `/work/${i}.txt` }, argsDigest: () => `digest-${i}-${++digests}` }));
     const queuedBy = Date.now();
     await new Promise((done) => setTimeout(done, 30));
-    await audit.flush();
+    await audit.close();
     const written = lines(file);
     expect(written).toHaveLength(150);
     expect(written.map((line) => (line.args as { path: string }).path)).toEqual(Array.from({ length: 150 }, (_, i) => `/work/${i}.txt`));
@@ -99,14 +99,22 @@ describe('audit', () => {
     expect(readAudit(file, 2).map((record) => (record.args as { path: string }).path)).toEqual(['/work/148.txt', '/work/149.txt']);
   });
 
-  test('a queued record reaches the file without a flush call, within the batch time and the buffer flush', async () => {
+  test('a queued record reaches the file without a close, once its batch time has passed', async () => {
     const file = join(tempDir(), 'audit.jsonl');
     writeFileSync(file, '');
     const audit = createAudit(file);
-    audit.record(entry());
-    // 20 ms to the batch, then the 1 s buffer flush.
-    await new Promise((done) => setTimeout(done, 1_300));
-    expect(lines(file)).toHaveLength(1);
+    audit.record(entry({ decision: 'deny' }));
+    expect(lines(file)).toHaveLength(0);
+    await eventually(() => expect(lines(file)).toHaveLength(1));
+    await audit.close();
+  });
+
+  test('close stops the process exit hook it installed', async () => {
+    const hooks = process.listenerCount('exit');
+    const audit = createAudit(join(tempDir(), 'audit.jsonl'));
+    expect(process.listenerCount('exit')).toBe(hooks + 1);
+    await audit.close();
+    expect(process.listenerCount('exit')).toBe(hooks);
   });
 
   test('secrets are redacted and a record that cannot be written is reported, never thrown', async () => {
@@ -124,7 +132,7 @@ describe('audit', () => {
       ),
     ).not.toThrow();
     audit.record(entry({ tool: 'after' }));
-    await audit.flush();
+    await audit.close();
     const written = lines(file);
     expect(written.map((line) => line.tool)).toEqual(['write_file', 'after']);
     expect(written[0]!.args).toEqual({ path: '/work/a', apiKey: '[redacted]', nested: { password: '[redacted]' } });
