@@ -219,11 +219,9 @@ describe('progress', () => {
       }
       return textResult('slow but alive');
     });
-    const started = Date.now();
     let updates = 0;
+    // Six steps of at least 25 ms run past the 100 ms timeout: only the restarts keep the call alive.
     await expect(peer.direct.call({ name: 'x' }, { timeout: 100, onprogress: () => (updates += 1) })).resolves.toEqual(textResult('slow but alive'));
-    // It ran past the timeout, so only the restarts kept it alive.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(updates).toBe(6);
   });
 });
