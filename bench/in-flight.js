@@ -1,10 +1,16 @@
 #!/usr/bin/env node
-// node bench/in-flight.js [--calls N] [--rounds N] [--no-audit] [--bin PATH]
+// node bench/in-flight.js [--calls N] [--rounds N] [--no-audit] [--bin PATH]... [--prof DIR] [--perf FILE]
+//   [--node-args "FLAGS"]
 //
 // Only the gateway's warm parallel path, measured by what moves least with other load on the
 // machine: the gateway's CPU per call (schedstat, all threads) and its system calls per call
 // (/proc/<pid>/io), for server-everything's `echo` with 16 calls in flight, after the same warm-up
-// as `npm run bench`. `--bin` measures another build (e.g. a worktree of an older commit).
+// as `npm run bench`. `--bin` measures another build (e.g. a copy of an older commit's bin/ and
+// dist/), or the byte relay floor (`--bin bench/floor-relay.js`); given more than once, the builds take turns in each round (A/B in the same run) and the
+// medians are compared at the end. `--prof DIR` writes a V8 CPU profile of each gateway to DIR (wall
+// time: a write that wakes another process and is preempted counts); `--perf FILE` records the
+// gateway's on-CPU samples during the measured calls with `perf record` (FILE.<build index>).
+import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -12,16 +18,26 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { cpuNs } from './measure.js';
+import { cpuNs, median } from './measure.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
 const calls = Number(option('--calls', 8000));
 const rounds = Number(option('--rounds', 3));
-const bin = resolve(option('--bin', join(root, 'bin/mcp-latch.js')));
+const prof = option('--prof', null);
+const perf = option('--perf', null);
+const nodeArgs = option('--node-args', '').split(' ').filter(Boolean);
+const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
+if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
+// User and system CPU (all threads) in ms, from /proc/<pid>/stat: the user part moves less with how
+// often the other processes wake the gateway, which the load decides.
+const times = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10, faults: Number(fields[7]) };
+};
 const syscalls = (pid) => {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
   return { reads: Number(/syscr: (\d+)/.exec(io)[1]), writes: Number(/syscw: (\d+)/.exec(io)[1]) };
@@ -31,13 +47,17 @@ const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-in-flight-')));
 const config = join(dir, 'mcp-latch.json');
 writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } }, permissions: { allow: ['mcp__everything__echo'] }, audit: { enabled: !argv.includes('--no-audit') } }));
 
-for (let round = 0; round < rounds; round++) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'serve', '--config', config], cwd: dir, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
+async function measure(bin) {
+  const profile = prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : perf ? ['--perf-basic-prof'] : [];
+  // The byte relay (bench/floor-relay.js) is measured in front of the same server, as the floor.
+  const relay = bin.endsWith('floor-relay.js');
+  const args = relay ? [bin, process.execPath, everything, 'stdio'] : [bin, 'serve', '--config', config];
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...nodeArgs, ...profile, ...args], cwd: dir, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
   const client = new Client({ name: 'mcp-latch-in-flight', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport, { timeout: 60_000 });
   await client.listTools();
   const pid = transport.pid;
-  const call = (i) => client.request({ method: 'tools/call', params: { name: 'everything__echo', arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
+  const call = (i) => client.request({ method: 'tools/call', params: { name: relay ? 'echo' : 'everything__echo', arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
   const inFlight = async (count) => {
     let next = 0;
     await Promise.all(Array.from({ length: 16 }, async () => { while (next < count) await call(next++); }));
@@ -46,15 +66,40 @@ for (let round = 0; round < rounds; round++) {
   await inFlight(3000);
   const cpu = cpuNs(pid);
   const io = syscalls(pid);
+  const before = times(pid);
+  // `--perf FILE`: the kernel's on-CPU samples of the gateway (user and kernel) during the measured calls.
+  const recorder = perf ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '4000', '-g', '-p', String(pid), '-o', `${perf}.${bins.indexOf(bin)}`], { stdio: 'ignore' }) : null;
+  if (recorder) await new Promise((done) => setTimeout(done, 500));
   const started = performance.now();
   await inFlight(calls);
   const ms = performance.now() - started;
+  if (recorder) {
+    recorder.kill('SIGINT');
+    await new Promise((done) => recorder.once('close', done));
+  }
   const after = syscalls(pid);
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  console.log(
-    `round ${round + 1}: CPU ${((cpuNs(pid) - cpu) / 1000 / calls).toFixed(1)} µs/call, ${((calls / ms) * 1000).toFixed(0)} calls/s, ` +
-      `${((after.writes - io.writes) / calls).toFixed(2)} writes and ${((after.reads - io.reads) / calls).toFixed(2)} reads per call; load ${load}`,
-  );
+  const spent = times(pid);
+  const result = { cpu: (cpuNs(pid) - cpu) / 1000 / calls, user: ((spent.user - before.user) * 1000) / calls, system: ((spent.system - before.system) * 1000) / calls, faults: (spent.faults - before.faults) / calls, rate: (calls / ms) * 1000, writes: (after.writes - io.writes) / calls, reads: (after.reads - io.reads) / calls };
   await client.close();
+  return result;
+}
+
+const results = bins.map(() => []);
+for (let round = 0; round < rounds; round++) {
+  // The builds take turns, starting with a different one each round.
+  for (let turn = 0; turn < bins.length; turn++) {
+    const index = (round + turn) % bins.length;
+    const r = await measure(bins[index]);
+    results[index].push(r);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const name = bins.length > 1 ? `${bins[index]} ` : '';
+    console.log(`round ${round + 1}: ${name}CPU ${r.cpu.toFixed(1)} µs/call (user ${r.user.toFixed(1)}, system ${r.system.toFixed(1)}), ${r.rate.toFixed(0)} calls/s, ${r.writes.toFixed(2)} writes, ${r.reads.toFixed(2)} reads and ${r.faults.toFixed(2)} page faults per call; load ${load}`);
+  }
+}
+if (bins.length > 1 || rounds > 1) {
+  for (const [index, bin] of bins.entries()) {
+    const of = (key) => median(results[index].map((r) => r[key]));
+    console.log(`median: ${bin}: CPU ${of('cpu').toFixed(1)} µs/call (user ${of('user').toFixed(1)}, system ${of('system').toFixed(1)}), ${of('rate').toFixed(0)} calls/s, ${of('writes').toFixed(2)} writes, ${of('reads').toFixed(2)} reads and ${of('faults').toFixed(2)} page faults per call`);
+  }
 }
 process.exit(0);

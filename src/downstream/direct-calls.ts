@@ -30,13 +30,22 @@ interface Pending {
   resolve(result: unknown): void;
   reject(error: unknown): void;
   onprogress: ((progress: Progress) => void) | undefined;
-  timer: NodeJS.Timeout;
+  timeout: number;
+  /** When it times out (Date.now() ms); moved on by each progress update. */
+  deadline: number;
   stopListening: (() => void) | undefined;
 }
 
 export class DirectCalls {
   private readonly pending = new Map<number, Pending>();
   private nextId = FIRST_ID;
+  /**
+   * One timer for every waiting call, due at the earliest deadline, rather than a timer set and
+   * cleared per call (docs/performance.md#the-hot-path). Unreferenced: a waiting call's connection
+   * keeps the process alive, not its timeout.
+   */
+  private timer: NodeJS.Timeout | null = null;
+  private timerDue = Infinity;
 
   /** Attach after the Client has connected: it has set `transport.onmessage`, which is wrapped here. */
   constructor(private readonly transport: Transport) {
@@ -56,19 +65,43 @@ export class DirectCalls {
     const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
     const message = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { ...params, _meta: { ...meta, progressToken: id } } };
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.cancel(id, 'timeout');
-        this.settle(id)?.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeout }));
-      }, options.timeout);
-      const entry: Pending = { resolve, reject, onprogress: options.onprogress, timer, stopListening: undefined };
-      entry.stopListening = cancel?.onCancel((reason) => {
-        this.cancel(id, String(reason ?? 'cancelled'));
-        this.settle(id)?.reject(reason);
-      });
+      const deadline = Date.now() + options.timeout;
+      const entry: Pending = { resolve, reject, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };
+      if (cancel) {
+        entry.stopListening = cancel.onCancel((reason) => {
+          this.cancel(id, String(reason ?? 'cancelled'));
+          this.settle(id)?.reject(reason);
+        });
+      }
       this.pending.set(id, entry);
+      if (deadline < this.timerDue) this.expireAt(deadline);
       this.transport.send(message as JSONRPCMessage).catch((error: unknown) => this.settle(id)?.reject(error));
     });
   }
+
+  private expireAt(due: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(this.expire, Math.max(0, due - Date.now()));
+    this.timer.unref();
+  }
+
+  /** Times out every call past its deadline, and sets the timer for the next one. */
+  private readonly expire = (): void => {
+    this.timer = null;
+    this.timerDue = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, entry] of this.pending) {
+      if (entry.deadline > now) {
+        next = Math.min(next, entry.deadline);
+        continue;
+      }
+      this.cancel(id, 'timeout');
+      this.settle(id)?.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
+    }
+    if (next < Infinity) this.expireAt(next);
+  };
 
   /** Fails every call still waiting (the connection closed). */
   closeAll(): void {
@@ -97,7 +130,7 @@ export class DirectCalls {
       const token = asId(params?.progressToken);
       const entry = token === undefined ? undefined : this.pending.get(token);
       if (!entry || !params) return token !== undefined && token >= FIRST_ID;
-      entry.timer.refresh();
+      entry.deadline = Date.now() + entry.timeout;
       const { progressToken: _token, ...progress } = params;
       entry.onprogress?.(progress as Progress);
       return true;
@@ -105,13 +138,12 @@ export class DirectCalls {
     return false;
   }
 
-  /** Removes a waiting call and its timer and listener; undefined when it was already settled. */
+  /** Removes a waiting call and its listener; undefined when it was already settled. */
   private settle(id: number | undefined): Pending | undefined {
     if (id === undefined) return undefined;
     const entry = this.pending.get(id);
     if (!entry) return undefined;
     this.pending.delete(id);
-    clearTimeout(entry.timer);
     entry.stopListening?.();
     return entry;
   }

@@ -210,9 +210,10 @@ type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, not
 function auditor(decided: DecidedCall, context: CallContext, session: SessionPort, editedFrom?: string): Audit {
   const waitMs = Date.now() - decided.started;
   return (final, verdict, by, note) =>
+    // Absent fields are undefined rather than spread in: JSON.stringify leaves them out all the same.
     context.audit.record({
       session: session.id,
-      ...(session.user !== undefined ? { user: session.user } : {}),
+      user: session.user,
       server: decided.route.supervisor.name,
       tool: decided.route.tool.name,
       kind: final.kind,
@@ -225,8 +226,8 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
       argsDigest: decided.digest,
       args: decided.args,
       waitMs,
-      ...(note ? { note } : {}),
-      ...(editedFrom ? { editedFrom } : {}),
+      note: note || undefined,
+      editedFrom: editedFrom || undefined,
     });
 }
 
@@ -248,7 +249,8 @@ async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'fo
   // A 2025 server's elicitation cannot be sent to a 2026-07-28 client: it is held and asked as input_required (input-required.ts).
   const envelope = supervisor.modern ? null : envelopeOf(request.params);
   const held = envelope && canShowForm(envelope.capabilities) ? new HeldCall() : null;
-  const origin = { ...session.origin(decided.call.extra), ...(held ? { hold: held.ask } : {}) };
+  const origin = session.origin(decided.call.extra);
+  if (held) origin.hold = held.ask;
   // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
   const send = (answers: ServerAnswers | null) =>
     context.running.during(supervisor.name, origin, () =>
@@ -314,6 +316,7 @@ function withPageApproval(decision: Decision, decided: Omit<DecidedCall, 'decisi
 
 /** The client's `_meta` for the server, without its progress token (the server gets its own) and the client's envelope; a 2026-07-28 server gets the gateway's. */
 function forwardedMeta(meta: Record<string, unknown> | undefined, envelope: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!meta && !envelope) return undefined;
   const { progressToken: _dropped, ...rest } = meta ? withoutEnvelope(meta) : {};
   const forwarded = { ...rest, ...envelope };
   return Object.keys(forwarded).length > 0 ? forwarded : undefined;
