@@ -498,6 +498,41 @@ describe('6. deny rules see what unknown programs may read and run', () => {
   allowedByDefault(['echo {a,b}', 'mytool build src/a.ts ../elsewhere https://x', 'mytool --out=/tmp/x'], { allow: ['Bash(mytool *)'] });
 });
 
+// bash manual, "Word Splitting": unquoted, each character of IFS separates fields; when IFS is empty
+// (`IFS=`) or unset there is no splitting and `$IFS` is nothing, so the text around it joins. The
+// command may set IFS anywhere (`IFS=`, `unset`, `read`, `for IFS in`, `local`, `printf -v`,
+// `declare -n`, `eval`): `$IFS` is read with IFS as the default, empty and unset. "Shell Parameter
+// Expansion": substrings of IFS are separators too; `${IFS:-w}`, `${IFS-w}`, `${IFS:+w}`,
+// `${IFS+w}` give w in some of the three. Each verified with bash 5.2 (`touch MARK` ran).
+describe('6. $IFS is read whatever the command set IFS to', () => {
+  const RM = 'Bash(rm *)';
+  deniedEverywhere([
+    ['IFS=; r${IFS}m -rf x', RM],
+    ["unset IFS; r$IFS''m -rf x", RM],
+    ['IFS=; r"${IFS}"m -rf x', RM], // quoted: IFS's value, here nothing
+    ['IFS=; r${IFS:0:1}m -rf x', RM],
+    ['rm${IFS%??}-rf${IFS%??}x', RM], // a substring of the default IFS: a separator
+    ['IFS=; r${IFS:-m} -rf x', RM],
+    ['r${IFS:-m} -rf x', RM], // over-reads: with the default IFS bash runs `r -rf x`
+    ['unset IFS; r${IFS-m} -rf x', RM],
+    ['r${IFS:+m} -rf x', RM],
+    ['IFS=; r${IFS+m} -rf x', RM],
+    ['declare -n v=IFS; v=; r${IFS}m -rf x', RM],
+    ['eval "IF""S="; r${IFS}m -rf x', RM],
+    ['read -r IFS <<< ""; r${IFS}m -rf x', RM],
+    ['for IFS in ""; do r${IFS}m -rf x; done', RM],
+    ['f() { local IFS=; r${IFS}m -rf x; }; f', RM],
+    ['printf -v IFS ""; r${IFS}m -rf x', RM],
+    ['IFS=,; rm${IFS}-rf${IFS}x', RM], // any non-empty IFS: separators
+    ['IFS=,,; rm${IFS}-rf${IFS}x', RM], // …with an empty field between (`rm "" -rf`)
+    ['IFS=,; {rm,-rf,x}', RM], // brace expansion does not depend on IFS
+  ]);
+  // Words whose fields depend on IFS are never allowed by a rule (they are not static words).
+  neverAllowed(['IFS=,; ls $x', 'IFS=/; cat $HOME/.ssh/id_rsa', 'read -r IFS; ls ${IFS}src', 'IFS=; mytool${IFS}build'], { allow: ['Bash(ls *)', 'Bash(cat *)', 'Bash(mytool *)'] });
+  // Quoted in '…' it is text.
+  allowedByDefault(["echo 'r${IFS}m -rf x'", "echo 'IFS=; r${IFS}m'"]);
+});
+
 // -------------------------------------------------------------------------------------------------
 // 7, 9. Script files smuggle code into an allowed prefix; tree -R writes
 // -------------------------------------------------------------------------------------------------

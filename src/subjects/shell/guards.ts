@@ -157,16 +157,53 @@ export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null 
 const MAX_BRACE_WORDS = 64;
 
 /**
- * The command as bash sees it after brace expansion and splitting on the default `$IFS`, for deny
- * rules only: `{rm,-rf,x}` runs `rm -rf x` (the grammar reports an error), `rm${IFS}-rf${IFS}x`
- * runs `rm -rf x` (the program word is dynamic). Quoted text, `${…}` and `$'…'` are left alone.
- * Null when there is nothing to expand. A text scan, not a parser: a wrong guess only adds commands
- * for deny rules to look at.
+ * `$IFS`, `${IFS}`, the parts of it (`${IFS:0:1}`, `${IFS%?}`, `${IFS#…}`) and its defaults
+ * (`${IFS:-WORD}`, `${IFS+WORD}`, …; bash manual, "Shell Parameter Expansion"). Unquoted, each
+ * character of IFS is a field separator; when IFS is empty or unset `$IFS` is nothing and the text
+ * around it joins (`IFS=; r${IFS}m` runs rm). Other operators (`${IFS/ /m}`, `${IFS^^}`) are not
+ * matched: their word stays dynamic.
+ */
+const IFS_EXPANSION = /\$(?:\{IFS(?:(:?[-=+])([^}]*)|(?::|##?|%%?)[^}]*)?\}|IFS\b)/g;
+
+/** What IFS holds in one reading of the command: the default (any separators), empty, or unset. */
+type IfsState = 'set' | 'empty' | 'unset';
+
+/** The text an IFS expansion stands for in one state (a space for separators). */
+function ifsText(state: IfsState, operator: string | undefined, word: string | undefined): string {
+  const value = state === 'set' ? ' ' : '';
+  if (operator === undefined) return value;
+  const useWord = operator.startsWith(':') ? state !== 'set' : state === 'unset';
+  if (operator.endsWith('+')) return useWord ? '' : (word ?? '');
+  return useWord ? (word ?? '') : value;
+}
+
+/**
+ * The command as bash sees it after brace expansion and word splitting, for deny rules only:
+ * `{rm,-rf,x}` runs `rm -rf x` (the grammar reports an error), `rm${IFS}-rf${IFS}x` runs `rm -rf x`
+ * (the program word is dynamic). `$IFS` is read with IFS as the default, empty and unset, since the
+ * command may set it anywhere, also in ways no scan can see (`declare -n`, `eval`); the readings are
+ * one line each. Other quoted text, `${…}` and `$'…'` are left alone (a quoted `"$IFS"` is read
+ * as nothing when IFS is empty or unset). Null when there is nothing to expand. A text scan, not a
+ * parser: a wrong guess only adds commands for deny rules to look at.
  */
 export function expandForDenyRules(text: string): string | null {
   if (!/\{[^}]*,|\$\{?IFS\b/.test(text)) return null;
+  const states: IfsState[] = /\$\{?IFS\b/.test(text) ? ['set', 'empty', 'unset'] : ['set'];
+  const readings = states.map((state) =>
+    spell(text, (word) =>
+      word.replace(IFS_EXPANSION, (m, operator: string | undefined, value: string | undefined, at: number) => {
+        const quoted = state === 'set' ? quoteMask(word, false)[at] : singleQuoted(word, at);
+        return quoted ? m : ifsText(state, operator, value);
+      }),
+    ),
+  );
+  const changed = [...new Set(readings)].filter((reading) => reading !== text);
+  return changed.length === 0 ? null : changed.join('\n');
+}
+
+/** Each shell word of `text` through `ifs`, then brace-expanded. */
+function spell(text: string, ifs: (word: string) => string): string {
   let out = '';
-  let changed = false;
   let i = 0;
   while (i < text.length) {
     if (/[\s;&|()<>]/.test(text[i]!)) {
@@ -174,13 +211,37 @@ export function expandForDenyRules(text: string): string | null {
       continue;
     }
     const end = wordEnd(text, i);
-    const word = text.slice(i, end);
-    const spelled = expandWord(word.replace(/\$(\{IFS\}|IFS\b)/g, (m, _g, at: number) => (quoteMask(word, false)[at] ? m : ' ')));
-    if (spelled !== word) changed = true;
-    out += spelled;
+    out += expandWord(ifs(text.slice(i, end)));
     i = end;
   }
-  return changed ? out : null;
+  return out;
+}
+
+/** True when the character at `at` is inside '…' or $'…' or escaped (where `$` is not an expansion). */
+function singleQuoted(word: string, at: number): boolean {
+  for (let i = 0; i < word.length && i <= at; i++) {
+    const ch = word[i]!;
+    if (ch === '\\') {
+      if (i + 1 === at) return true;
+      i++;
+    } else if (ch === "'") {
+      const end = closing(word, i + 1, "'");
+      if (at <= end) return true;
+      i = end;
+    } else if (ch === '"') {
+      // Inside "…", `\$` is escaped; `$IFS` expands.
+      const end = closing(word, i + 1, '"');
+      for (let j = i + 1; j < end; j++) {
+        if (word[j] === '\\') {
+          if (j + 1 === at) return true;
+          j++;
+        }
+      }
+      if (at <= end) return false;
+      i = end;
+    }
+  }
+  return false;
 }
 
 /** The end of the shell word starting at `from` (quotes and escapes included). */
