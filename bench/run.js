@@ -8,15 +8,19 @@
 //      server-everything's `echo`: direct, through the built gateway, and through two floors; CPU
 //      per call and resident memory (idle after the first list, and after every call) of the
 //      process in the middle;
-//   3. the shell: a fresh gateway in front of mcp-server-commands; its first command after start
-//      against a warm one, and the gateway's CPU for its first 60 commands;
+//   3. the shell: mcp-server-commands started afresh, directly and behind a fresh gateway; the first
+//      command after start against a warm one (so the gateway's own share of the first command is
+//      the difference with direct in the same round), and the CPU of each process for it and for
+//      the first 60 commands;
 //   4. the decision time per call (inspect + decide) with 1,000 rules loaded: a typical shell
 //      command (repeated, and with a new word each time so its analysis is not one kept from
 //      before) and a path-only call, after warm-up (parser start-up excluded).
 //
 // Options: --calls N (default 5000), --rounds N (default 5), --quick (2 rounds of 1000 calls),
-// --json (print one JSON object at the end), --decisions (only part 4).
-import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+// --json (print one JSON object at the end), --decisions (only part 4), --cold (only the ten
+// servers and the shell), --against BIN (another build's bin/mcp-latch.js in the ten-server part,
+// same rounds), --shell-pause MS (wait between the first list and the first shell command).
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +40,10 @@ const option = (name, fallback) => (argv.includes(name) ? Number(argv[argv.index
 const calls = option('--calls', quick ? 1000 : 5000);
 const asJson = argv.includes('--json');
 const rounds = option('--rounds', quick ? 2 : 5);
+// --shell-pause MS: a pause between the first list and the first shell command (default none: the command follows the list at once).
+const shellPauseMs = option('--shell-pause', 0);
+// --against BIN: another build's bin/mcp-latch.js, measured in the cold parts in the same rounds (A/B).
+const against = argv.includes('--against') ? resolve(argv[argv.indexOf('--against') + 1]) : null;
 const commandsServer = join(root, 'node_modules/mcp-server-commands/build/index.js');
 
 async function connect(command, args, cwd) {
@@ -57,41 +65,87 @@ async function coldStart(command, args, cwd, tool) {
   return { ...connection, cold: { firstListMs: connection.firstListMs, first20Ms, rssIdleMb: rssMb(connection.transport.pid) } };
 }
 
-/** Ten servers: a client starting all ten itself (ten connections at once), against one gateway in front of them. */
-async function tenServers(dir) {
+/**
+ * Ten servers: a client starting all ten itself (ten connections at once), against one gateway in
+ * front of them (`gateways`: the built one, and with --against, another build in the same round).
+ * Besides the wall time to the first complete list, the CPU spent by then: the ten servers', and
+ * the gateway's own, which competes with the servers' boot for the cores.
+ */
+async function tenServers(dir, gateways = [bin]) {
   const started = performance.now();
   const direct = await Promise.all(Array.from({ length: 10 }, () => connect(process.execPath, [everything, 'stdio'], dir)));
   const directMs = performance.now() - started;
+  const directServersCpuMs = direct.reduce((sum, connection) => sum + cpuNs(connection.transport.pid), 0) / 1e6;
   await Promise.all(direct.map((connection) => connection.client.close()));
   const config = join(dir, 'ten.json');
   const mcpServers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
   writeFileSync(config, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
-  const gateway = await connect(process.execPath, [bin, 'serve', '--config', config], dir);
-  const listed = new Set(gateway.tools.map((name) => name.split('__')[0]));
-  await gateway.client.close();
-  if (listed.size < 10) throw new Error(`the gateway's first list had the tools of ${listed.size} servers of ten`);
-  return { directMs, gatewayMs: gateway.firstListMs };
+  const result = { directMs, directServersCpuMs };
+  for (const gatewayBin of gateways) {
+    const gateway = await connect(process.execPath, [gatewayBin, 'serve', '--config', config], dir);
+    const pid = gateway.transport.pid;
+    const gatewayCpuMs = cpuNs(pid) / 1e6;
+    const serversCpuMs = childrenOf(pid).reduce((sum, child) => sum + cpuNs(child), 0) / 1e6;
+    const listed = new Set(gateway.tools.map((name) => name.split('__')[0]));
+    await gateway.client.close();
+    if (listed.size < 10) throw new Error(`the gateway's first list had the tools of ${listed.size} servers of ten`);
+    const suffix = gatewayBin === bin ? '' : 'B';
+    Object.assign(result, { [`gatewayMs${suffix}`]: gateway.firstListMs, [`gatewayCpuMs${suffix}`]: gatewayCpuMs, [`gatewayServersCpuMs${suffix}`]: serversCpuMs });
+  }
+  return result;
 }
 
-/** A fresh gateway in front of mcp-server-commands: its first shell command, a warm one, and its CPU for the first 60. */
-async function shellStart(dir) {
-  const config = join(dir, 'shell.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: [commandsServer] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } }));
-  const gateway = await connect(process.execPath, [bin, 'serve', '--config', config], dir);
-  const pid = gateway.transport.pid;
+/** The child processes of `pid`. */
+function childrenOf(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * mcp-server-commands started afresh, directly (`gatewayBin` null) or behind a fresh gateway: its first
+ * shell command, a warm one, the CPU of the server and of the gateway for the first command and
+ * for the first 60. The two are measured in the same round so that the gateway's share of the
+ * first command (first via the gateway − first direct) can be told from the server's own.
+ */
+async function shellStart(dir, gatewayBin, pauseMs = shellPauseMs) {
+  const viaGateway = gatewayBin !== null;
+  let command = process.execPath;
+  let args = [commandsServer];
+  let tool = 'run_command';
+  if (viaGateway) {
+    const config = join(dir, 'shell.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: [commandsServer] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } }));
+    args = [gatewayBin, 'serve', '--config', config];
+    tool = 'shell__run_command';
+  }
+  const connection = await connect(command, args, dir);
+  const pid = connection.transport.pid;
+  const serverPid = viaGateway ? childrenOf(pid)[0] : pid;
+  if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
   const rssIdleMb = rssMb(pid);
-  const cpuStart = cpuNs(pid);
+  const gatewayStart = viaGateway ? cpuNs(pid) : NaN;
+  const serverStart = cpuNs(serverPid);
   const walls = [];
+  let firstGatewayCpuMs = NaN;
+  let firstServerCpuMs = NaN;
   for (let i = 0; i < 60; i++) {
     const t = performance.now();
-    const result = await gateway.client.request({ method: 'tools/call', params: { name: 'shell__run_command', arguments: { command: `echo call ${i}`, workdir: dir } } }, CallToolResultSchema);
+    const result = await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: { command: `echo call ${i}`, workdir: dir } } }, CallToolResultSchema);
     walls.push(performance.now() - t);
+    if (i === 0) {
+      firstGatewayCpuMs = (cpuNs(pid) - gatewayStart) / 1e6;
+      firstServerCpuMs = (cpuNs(serverPid) - serverStart) / 1e6;
+    }
     if (!JSON.stringify(result).includes(`call ${i}`)) throw new Error(`shell command ${i} did not run: ${JSON.stringify(result).slice(0, 300)}`);
   }
-  const cpu60Ms = (cpuNs(pid) - cpuStart) / 1e6;
-  await gateway.client.close();
+  const cpu60Ms = viaGateway ? (cpuNs(pid) - gatewayStart) / 1e6 : NaN;
+  const serverCpu60Ms = (cpuNs(serverPid) - serverStart) / 1e6;
+  await connection.client.close();
   const warm = walls.slice(40).sort((a, b) => a - b);
-  return { firstMs: walls[0], warmMs: percentile(warm, 50), cpu60Ms, rssIdleMb };
+  return { firstMs: walls[0], warmMs: percentile(warm, 50), firstGatewayCpuMs, firstServerCpuMs, cpu60Ms, serverCpu60Ms, rssIdleMb };
 }
 
 /** `pid`: the process the client talks to (the server itself when direct, else the process in the middle). */
@@ -202,10 +256,80 @@ async function decisionBench() {
   return { rules: rules.size, command: { ...command, decision: commandDecision.verdict }, freshCommand, path: { ...path, decision: pathDecision.verdict } };
 }
 
+/**
+ * The parts of a round that start servers afresh without a warm phase: ten servers, and the shell
+ * directly and behind a fresh gateway. Which of a pair goes first alternates with the round.
+ */
+async function coldParts(dir, round) {
+  const ten = await tenServers(dir, against ? (round % 2 ? [against, bin] : [bin, against]) : [bin]);
+  // Which goes first rotates with the round: the first start of a round finds fewer files cached.
+  const order = [null, bin, ...(against ? [against] : [])];
+  const shells = new Map();
+  for (let i = 0; i < order.length; i++) {
+    const gatewayBin = order[(i + round) % order.length];
+    shells.set(gatewayBin, await shellStart(dir, gatewayBin));
+  }
+  return { ten, shellDirect: shells.get(null), shell: shells.get(bin), ...(against ? { shellB: shells.get(against) } : {}) };
+}
+
+const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+
+/** The first shell command and the first list of ten servers, per round and the medians. */
+function printCold(runs) {
+  const ten = (key) => median(runs.map((run) => run.ten[key]));
+  const shellOf = (pick, key) => median(runs.map((run) => run[pick][key]));
+  // The gateway's own share of the first command: what it adds to the same server's first command, measured in the same round.
+  const added = (run) => run.shell.firstMs - run.shellDirect.firstMs;
+  const addedWarm = (run) => run.shell.warmMs - run.shellDirect.warmMs;
+  console.log(
+    'first list, 10 servers (ms)'.padEnd(28) + `a client starting all ten ${f(ten('directMs'), 0)}, mcp-latch ${f(ten('gatewayMs'), 0)} (${f(median(runs.map((run) => run.ten.gatewayMs / run.ten.directMs)))}x)` +
+      (against ? `, --against ${f(ten('gatewayMsB'), 0)} (${f(median(runs.map((run) => run.ten.gatewayMsB / run.ten.directMs)))}x)` : ''),
+  );
+  console.log(
+    '  CPU by then (ms)'.padEnd(28) + `the ten servers direct ${f(ten('directServersCpuMs'), 0)}; behind mcp-latch ${f(ten('gatewayServersCpuMs'), 0)}, the gateway ${f(ten('gatewayCpuMs'), 0)}` +
+      (against ? `; --against: servers ${f(ten('gatewayServersCpuMsB'), 0)}, gateway ${f(ten('gatewayCpuMsB'), 0)}` : ''),
+  );
+  console.log(
+    `shell, mcp-server-commands started afresh (\`echo call N\`):  first command / warm (ms): direct ${f(shellOf('shellDirect', 'firstMs'), 1)} / ${f(shellOf('shellDirect', 'warmMs'), 1)}, ` +
+      `via mcp-latch ${f(shellOf('shell', 'firstMs'), 1)} / ${f(shellOf('shell', 'warmMs'), 1)} (${f(median(runs.map((run) => run.shell.firstMs / run.shell.warmMs)))}x)`,
+  );
+  console.log(
+    `  added by mcp-latch (via - direct, same round): first command ${f(median(runs.map(added)), 1)} ms, warm ${f(median(runs.map(addedWarm)), 1)} ms; ` +
+      `first command's CPU: server ${f(shellOf('shellDirect', 'firstServerCpuMs'), 1)} direct / ${f(shellOf('shell', 'firstServerCpuMs'), 1)} behind mcp-latch, gateway ${f(shellOf('shell', 'firstGatewayCpuMs'), 1)}`,
+  );
+  console.log(`  gateway CPU for the first 60 commands ${f(shellOf('shell', 'cpu60Ms'), 0)} ms; gateway RSS idle with a shell tool ${f(shellOf('shell', 'rssIdleMb'), 1)} MiB`);
+  if (against) {
+    console.log(
+      `  --against: first / warm ${f(shellOf('shellB', 'firstMs'), 1)} / ${f(shellOf('shellB', 'warmMs'), 1)} ms, added to direct ${f(median(runs.map((run) => run.shellB.firstMs - run.shellDirect.firstMs)), 1)} ms, ` +
+        `gateway CPU first command ${f(shellOf('shellB', 'firstGatewayCpuMs'), 1)}, 60 commands ${f(shellOf('shellB', 'cpu60Ms'), 0)} ms, RSS idle ${f(shellOf('shellB', 'rssIdleMb'), 1)} MiB`,
+    );
+  }
+  console.log('  per round: 10 servers direct / latch' + (against ? ' / against' : '') + ' ms (gateway CPU ms); shell first / warm direct, via latch ms (gateway CPU first, 60 commands)');
+  runs.forEach((run, index) =>
+    console.log(
+      `  round ${index + 1}: ${f(run.ten.directMs, 0)} / ${f(run.ten.gatewayMs, 0)}${against ? ` / ${f(run.ten.gatewayMsB, 0)}` : ''} (${f(run.ten.gatewayCpuMs, 0)}${against ? ` / ${f(run.ten.gatewayCpuMsB, 0)}` : ''});  ` +
+        `${f(run.shellDirect.firstMs, 1)} / ${f(run.shellDirect.warmMs, 1)}, ${f(run.shell.firstMs, 1)} / ${f(run.shell.warmMs, 1)} (${f(run.shell.firstGatewayCpuMs, 1)}, ${f(run.shell.cpu60Ms, 0)})` +
+        (against ? `, against ${f(run.shellB.firstMs, 1)} / ${f(run.shellB.warmMs, 1)} (${f(run.shellB.firstGatewayCpuMs, 1)}, ${f(run.shellB.cpu60Ms, 0)})` : ''),
+    ),
+  );
+}
+
 async function main() {
   if (argv.includes('--decisions')) {
     // Only the decision-time part: no servers are started.
     console.log(JSON.stringify(await decisionBench(), null, 2));
+    return;
+  }
+  if (argv.includes('--cold')) {
+    // Only the cold parts: ten servers and the first shell command.
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
+    const runs = [];
+    for (let round = 0; round < rounds; round++) {
+      runs.push(await coldParts(dir, round));
+      if (!asJson) console.error(`round ${round + 1} of ${rounds} done`);
+    }
+    if (asJson) console.log(JSON.stringify(runs, null, 2));
+    else printCold(runs);
     return;
   }
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
@@ -239,9 +363,7 @@ async function main() {
     const sdkProxy = await coldStart(process.execPath, [join(root, 'bench/floor-sdk-proxy.js'), process.execPath, everything, 'stdio'], dir, 'echo');
     const sdkProxyStats = { ...sdkProxy.cold, ...(await measure(sdkProxy.client, 'echo', sdkProxy.transport.pid)) };
     await sdkProxy.client.close();
-    const ten = await tenServers(dir);
-    const shell = await shellStart(dir);
-    runs.push({ direct: directStats, gateway: gatewayStats, relay: relayStats, sdkProxy: sdkProxyStats, ten, shell });
+    runs.push({ direct: directStats, gateway: gatewayStats, relay: relayStats, sdkProxy: sdkProxyStats, ...(await coldParts(dir, round)) });
     if (!asJson) console.error(`round ${round + 1} of ${rounds} done`);
   }
   const summarise = (pick) => Object.fromEntries(Object.keys(runs[0][pick]).map((key) => [key, median(runs.map((run) => run[pick][key]))]));
@@ -250,8 +372,6 @@ async function main() {
   const relayStats = summarise('relay');
   const sdkProxyStats = summarise('sdkProxy');
   const ratioOf = (key, invert = false) => median(runs.map((run) => (invert ? run.direct[key] / run.gateway[key] : run.gateway[key] / run.direct[key])));
-  const tenStats = summarise('ten');
-  const shellStats = summarise('shell');
   const decisions = await decisionBench();
 
   const result = {
@@ -271,14 +391,15 @@ async function main() {
       first20: ratioOf('first20Ms'),
       firstListTenServers: median(runs.map((run) => run.ten.gatewayMs / run.ten.directMs)),
       firstShellToWarm: median(runs.map((run) => run.shell.firstMs / run.shell.warmMs)),
+      firstShellAddedMs: median(runs.map((run) => run.shell.firstMs - run.shellDirect.firstMs)),
     },
-    tenServers: tenStats,
-    shell: shellStats,
+    tenServers: summarise('ten'),
+    shell: summarise('shell'),
+    shellDirect: summarise('shellDirect'),
     runs,
     decisions,
   };
 
-  const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
   console.log(`mcp-latch bench: ${calls} calls of server-everything echo, ${rounds} rounds, ${result.machine.cpus} cores, node ${result.machine.node}`);
   console.log('');
   console.log('per round            p50 (ms): direct  gateway  ratio  relay  SDK proxy   16 in flight (calls/s): direct  gateway  ratio  relay  SDK proxy');
@@ -312,18 +433,11 @@ async function main() {
   row('CPU per call (µs)', 'cpuUsPerCall', 1, NaN);
   row('RSS idle (MiB)', 'rssIdleMb', 1, NaN);
   row(`RSS, ${4500 + 2 * calls} calls (MiB)`, 'rssAfterMb', 1, NaN);
-  console.log(
-    'first list, 10 servers (ms)'.padEnd(28) + cells([f(tenStats.directMs, 0), '', f(tenStats.gatewayMs, 0), `${f(result.ratio.firstListTenServers)}x`]) + '(direct: a client starting all ten)',
-  );
   console.log('');
-  console.log(`shell (mcp-server-commands, fresh gateway): first command ${f(shellStats.firstMs, 1)} ms, warm ${f(shellStats.warmMs, 1)} ms (${f(result.ratio.firstShellToWarm)}x);`);
-  console.log(`  gateway CPU for the first 60 commands ${f(shellStats.cpu60Ms, 0)} ms; gateway RSS idle with a shell tool ${f(shellStats.rssIdleMb, 1)} MiB`);
-  console.log('per round: first list 1 server (direct / relay / latch), 10 servers (direct / latch), first shell / warm, 60 shell commands CPU');
+  printCold(runs);
+  console.log('per round: first list 1 server (direct / relay / latch); RSS of the gateway idle -> after the calls');
   runs.forEach((run, index) =>
-    console.log(
-      `  round ${index + 1}: ${f(run.direct.firstListMs, 0)} / ${f(run.relay.firstListMs, 0)} / ${f(run.gateway.firstListMs, 0)} ms;  ${f(run.ten.directMs, 0)} / ${f(run.ten.gatewayMs, 0)} ms;  ` +
-        `${f(run.shell.firstMs, 1)} / ${f(run.shell.warmMs, 1)} ms;  ${f(run.shell.cpu60Ms, 0)} ms;  RSS ${f(run.gateway.rssIdleMb, 1)} -> ${f(run.gateway.rssAfterMb, 1)} MiB`,
-    ),
+    console.log(`  round ${index + 1}: ${f(run.direct.firstListMs, 0)} / ${f(run.relay.firstListMs, 0)} / ${f(run.gateway.firstListMs, 0)} ms;  RSS ${f(run.gateway.rssIdleMb, 1)} -> ${f(run.gateway.rssAfterMb, 1)} MiB`),
   );
   console.log('');
   console.log(`decision time, ${decisions.rules} rules loaded (inspect + decide, warm):`);

@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { readEarlyConfig } from '../config/early.js';
+import { readEarlyConfig, type EarlyConfig } from '../config/early.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
@@ -47,6 +47,18 @@ export function serveOptions(argv: readonly string[]): ServeOptions | null {
   return options;
 }
 
+/**
+ * The shell grammar takes about as long to load as the gateway's own code: when the file already
+ * says a tool takes shell commands, it starts loading now, beside the rest, so that it is ready (and
+ * its first parse done, by the gateway) before the client's first command.
+ */
+async function loadShellGrammarEarly(early: EarlyConfig): Promise<void> {
+  const { shellToolsExpected } = await import('../subjects/shell-tools.js');
+  if (!shellToolsExpected(early.servers, early.toolOverrides, process.cwd())) return;
+  const { initShellParser } = await import('../subjects/shell/parser.js');
+  await initShellParser();
+}
+
 /** Runs `serve`; a failure to start is one line on stderr and exit code 1. */
 export function runServe(options: ServeOptions): void {
   serve(options).catch((error: unknown) => {
@@ -75,6 +87,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   // client initializes; their MCP handshake waits for the client's capabilities.
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, logger, early.maxMessageBytes);
+  // A failure is the gateway's to report: it loads the grammar again when a shell tool is known.
+  void loadShellGrammarEarly(early).catch(() => undefined);
 
   const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await Promise.all([
     import('../config/load.js'),

@@ -25,22 +25,28 @@ export interface ServerListing {
 /** Every listing compiles each outputSchema again (re-listed on list_changed and restarts): one per schema text. */
 const schemaChecker = new SchemaValidators(256);
 
-/** Pages through every list the server offers; raw requests, because Client.listTools() throws on one bad outputSchema. */
+/**
+ * Pages through every list the server offers; raw requests, because Client.listTools() throws on one
+ * bad outputSchema. The four lists are asked for at once: the last server to start is waited for
+ * by the first tools/list, and four round trips one after the other would each wait for it again.
+ */
 export async function readListing(client: Client, timeoutMs: number, logger: Logger): Promise<ServerListing> {
   const caps = client.getServerCapabilities() ?? {};
   const options: RequestOptions = { timeout: timeoutMs };
   const params = (cursor: string | undefined) => (cursor ? { cursor } : {});
-  const tools = caps.tools ? await listAll((cursor) => client.request({ method: 'tools/list', params: params(cursor) }, ListToolsResultSchema, options), (page) => page.tools) : [];
-  const resources = caps.resources ? await listAll((cursor) => client.request({ method: 'resources/list', params: params(cursor) }, ListResourcesResultSchema, options), (page) => page.resources) : [];
-  // A server may offer resources without templates: a refused page ends the templates.
-  const templates = caps.resources
-    ? await listAll(
-        (cursor): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string | undefined }> =>
-          client.request({ method: 'resources/templates/list', params: params(cursor) }, ListResourceTemplatesResultSchema, options).catch(() => ({ resourceTemplates: [] })),
-        (page) => page.resourceTemplates,
-      )
-    : [];
-  const prompts = caps.prompts ? await listAll((cursor) => client.request({ method: 'prompts/list', params: params(cursor) }, ListPromptsResultSchema, options), (page) => page.prompts) : [];
+  const [tools, resources, templates, prompts] = await Promise.all([
+    caps.tools ? listAll((cursor) => client.request({ method: 'tools/list', params: params(cursor) }, ListToolsResultSchema, options), (page) => page.tools) : [],
+    caps.resources ? listAll((cursor) => client.request({ method: 'resources/list', params: params(cursor) }, ListResourcesResultSchema, options), (page) => page.resources) : [],
+    // A server may offer resources without templates: a refused page ends the templates.
+    caps.resources
+      ? listAll(
+          (cursor): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string | undefined }> =>
+            client.request({ method: 'resources/templates/list', params: params(cursor) }, ListResourceTemplatesResultSchema, options).catch(() => ({ resourceTemplates: [] })),
+          (page) => page.resourceTemplates,
+        )
+      : [],
+    caps.prompts ? listAll((cursor) => client.request({ method: 'prompts/list', params: params(cursor) }, ListPromptsResultSchema, options), (page) => page.prompts) : [],
+  ]);
   return { tools: tools.map((tool) => checkedTool(tool, logger)), resources, templates, prompts };
 }
 

@@ -21,12 +21,14 @@ import { RulesFile } from '../store/rules-file.js';
 import { inspectCall, type InspectContext } from '../subjects/inspect.js';
 import { classifyTool, type ToolClass } from '../subjects/kind.js';
 import { identifyServer, type ServerIdentity } from '../subjects/server-identity.js';
-import { profileByName } from '../subjects/profiles.js';
+import { shellToolsExpected } from '../subjects/shell-tools.js';
 import { analyseCommand } from '../subjects/shell/command.js';
 import { initShellParser, isShellParserReady } from '../subjects/shell/parser.js';
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { ErrorCode, type ClientCapabilities, type LoggingLevel, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { LogLevels } from './log-levels.js';
+import { checkToolResult } from './call-result.js';
+import { argsDigest } from '../policy/digest.js';
 import type { CallContext } from './ports.js';
 import { RunningCalls } from './running-calls.js';
 
@@ -101,7 +103,7 @@ export class GatewayCore implements CallContext {
       ...(options.env ? { env: options.env } : {}),
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
-    if (this.shellToolsExpected()) void this.loadShell();
+    if (shellToolsExpected(serversToRun(this.loaded), Object.values(this.loaded.file.tools), process.cwd())) void this.loadShell();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -171,17 +173,19 @@ export class GatewayCore implements CallContext {
     if (!route || command?.mode !== 'shell') return;
     this.decisionWarmed = true;
     try {
-      decide(inspectCall(route.supervisor.name, route.tool.name, { [command.arg]: 'git status && npm run test -- --run 2>&1 | tail -n 20' }, this.toolClass(route), this.inspectContext()), this.policyState);
+      // With a working directory when the tool takes one, as clients send it: resolving it is part of the path.
+      const toolClass = this.toolClass(route);
+      const context = this.inspectContext();
+      const args = { [command.arg]: 'git status && npm run test -- --run 2>&1 | tail -n 20', ...(toolClass.cwd ? { [toolClass.cwd]: context.workspace[0] ?? process.cwd() } : {}) };
+      decide(inspectCall(route.supervisor.name, route.tool.name, args, toolClass, context), this.policyState);
       this.definitionReport(route);
+      // The rest of a call's first run that does not touch the server or the audit: the args digest
+      // the audit records, and a result that is not plain text (checked by the SDK's schema).
+      argsDigest(route.supervisor.name, route.tool.name, args);
+      checkToolResult({ content: [{ type: 'text', text: '', name: 'stdout' }] }, route.supervisor.name);
     } catch (error) {
       this.logger.debug({ err: errorMessage(error) }, 'warming the decision path failed');
     }
-  }
-
-  /** Whether the config already says a tool takes shell commands (an override, or a server whose profile has one), before any server lists its tools. */
-  private shellToolsExpected(): boolean {
-    const overrides = Object.values(this.loaded.file.tools).some((override) => override.kind === 'command' || override.command !== undefined);
-    return overrides || Object.keys(serversToRun(this.loaded)).some((server) => profileTakesShellCommands(this.identityOf(server).profile));
   }
 
   definitionReport(route: ToolRoute): DefinitionReport {
@@ -373,11 +377,6 @@ function listedTool(route: ToolRoute): ListedTool {
 /** A tool whose calls carry a shell command: deciding them needs the shell grammar. */
 function takesShellCommands(toolClass: ToolClass): boolean {
   return toolClass.kind === 'command' || toolClass.command !== null || toolClass.selectCommand !== undefined || Boolean(toolClass.stdin);
-}
-
-function profileTakesShellCommands(profile: string | null): boolean {
-  const tools = profile === null ? [] : Object.values(profileByName(profile)?.tools ?? {});
-  return tools.some((tool) => tool.kind === 'command' || tool.command !== undefined || tool.selectCommand !== undefined);
 }
 
 /** What downstream servers may ask of the client: exactly what the client declared. */

@@ -6,6 +6,7 @@ import { Gateway } from '../../src/gateway/server.js';
 import { silentLogger } from '../../src/log.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { isShellParserRequested } from '../../src/subjects/shell/parser.js';
+import { shellToolsExpected } from '../../src/subjects/shell-tools.js';
 import { COMMANDS_SERVER, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 import { inProcessGateway } from '../helpers/in-process.js';
 
@@ -74,5 +75,16 @@ describe('the shell grammar', () => {
     } finally {
       await harness.close();
     }
+  });
+});
+
+describe('whether a config says a tool takes shell commands before any server lists one', () => {
+  // The early read of the file (cli/serve.ts) and the gateway both ask this.
+  test('a server known by its profile, or an override, says so; other servers do not', () => {
+    const cwd = tempDir();
+    expect(shellToolsExpected({ shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, [], cwd)).toBe(true);
+    expect(shellToolsExpected({ fix: { command: 'node', args: ['fixture.js'] } }, [{ kind: 'command', command: 'text' }], cwd)).toBe(true);
+    expect(shellToolsExpected({ fix: { command: 'node', args: ['fixture.js'] } }, [{ kind: 'read', paths: ['path'] }, null, 'text'], cwd)).toBe(false);
+    expect(shellToolsExpected({ everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] } }, [], cwd)).toBe(false);
   });
 });
