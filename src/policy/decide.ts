@@ -141,6 +141,9 @@ function pathReports(subjects: Subject[]): PathReport[] {
     }));
 }
 
+/** The rule text of the built-in ask on writes to a git directory's code files. */
+const GIT_DIRECTORY_RULE = 'built-in: git runs code named in a git directory';
+
 function ruled(verdict: Verdict, rule: Rule, reason: string): Verdictish {
   return { verdict, rule: rule.text, by: 'rule', reason };
 }
@@ -169,6 +172,8 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     const rule = rules.matchPath('ask', subject.access, form);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
+  // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
+  if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: git runs code named in the config, hooks/ and info/attributes of the git directory ${subject.gitDirectory}` };
   if (subject.via === RECURSIVE_READ) {
     const below = treeRule(subject, forms, rules);
     if (below) return below;

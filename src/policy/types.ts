@@ -154,6 +154,8 @@ export interface PathSubject {
   via: string;
   /** For a read of a whole tree: what a walk of it found (deny and ask rules are tried on each entry). */
   tree?: TreeWalk;
+  /** A write to a file git runs code from (config, hooks/, info/attributes) of this git directory: a built-in ask. */
+  gitDirectory?: string;
 }
 
 /** One shell simple command of a command-kind call. */

@@ -4,6 +4,7 @@ import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../po
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/analysis-cache.js';
 import type { ToolClass } from './kind.js';
+import { gitDirectoryOf } from './git-dir.js';
 import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 
@@ -114,7 +115,13 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     canonical.realPath !== null &&
     context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
-  return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via };
+  const gitDirectory = access === 'write' && context.pathEnv.platform !== 'win32' ? gitCodeDirectory(canonical.path, canonical.realPath) : null;
+  return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : {}) };
+}
+
+/** The git directory a written path is a code file of, by its lexical or its real path. */
+function gitCodeDirectory(path: string | null, realPath: string | null): string | null {
+  return (path !== null ? gitDirectoryOf(path) : null) ?? (realPath !== null && realPath !== path ? gitDirectoryOf(realPath) : null);
 }
 
 /** The `via` of a link met inside a recursive read whose target is outside the tree. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -358,6 +359,60 @@ describe('4. writes to the files git runs code from ask, even under Edit(<W>/**)
     const decision = shell(command, 'acceptEdits');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+});
+
+// git(1) --git-dir / GIT_DIR, git-init(1) --bare and --separate-git-dir, gitrepository-layout(5):
+// a git directory need not be `<worktree>/.git`. Each repository below is made by the installed
+// git; writing its config or a hook and then running git in it ran the command (git 2.39).
+describe('4. writes to the code files of any git directory ask, even under Edit(<G>/**)', () => {
+  let G = '';
+  const RULE = 'built-in: git runs code named in a git directory';
+  const inG = (command: string, mode: DefaultMode, allow: string[] = []): Decision =>
+    decideShell(command.replaceAll('<G>', G).replaceAll('<T>', T), { allow: ['Bash(echo *)', `Edit(${G}/**)`, ...allow], deny: BASE_DENY, mode, workspace: [G], cwd: G, home });
+  beforeAll(() => {
+    G = join(T, 'git');
+    mkdirSync(join(G, 'src'), { recursive: true });
+    writeFileSync(join(G, 'src', 'a.ts'), 'export {}');
+    const git = (...args: string[]): void => void execFileSync('git', args, { cwd: G, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q', '--bare', 'repo.git');
+    git('init', '-q', '--bare', 'plain'); // a bare repository not named *.git
+    git('init', '-q', '--separate-git-dir', join(T, 'gitdir'), 'sep'); // sep/.git is a `gitdir:` file
+    git('init', '-q', '--bare', join(T, 'data', 'linked')); // reached through W/out → T/data
+    symlinkSync(join(T, 'data'), join(G, 'out'));
+    mkdirSync(join(G, 'lookalike', 'hooks'), { recursive: true }); // HEAD but no objects/ or refs/
+    writeFileSync(join(G, 'lookalike', 'HEAD'), 'ref: refs/heads/main\n');
+  });
+  const cases = [
+    `echo '[core] pager = rm -rf x' >> repo.git/config`,
+    'cp src/a.ts repo.git/hooks/post-update',
+    "echo '* filter=x' > repo.git/info/attributes",
+    'echo x >> plain/config',
+    'mv src plain/hooks',
+    "printf '#!/bin/sh' > plain/hooks/pre-receive",
+    'echo x >> <T>/gitdir/config',
+    'tee <T>/gitdir/hooks/pre-commit < src/a.ts',
+    'echo x >> out/linked/config', // its real path is the git directory
+    'mkdir -p new.git/hooks && echo x > new.git/hooks/post-update', // *.git: not there yet
+  ];
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j asks`, (command) => {
+      const decision = inG(command, mode);
+      if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: RULE });
+    });
+  }
+  test.each(MODES)('%s: write_file of plain/config asks under Edit(<G>/**)', (mode) => {
+    const decision = decideFs('write_file', { path: `${G}/plain/config`, content: '[core]' }, [G], { allow: [`Edit(${G}/**)`], mode, home });
+    expect({ verdict: decision.verdict, rule: decision.rule }).toEqual({ verdict: 'ask', rule: RULE });
+  });
+  // Other files of a git directory, and directories that only look alike, are as before.
+  test.each(['echo x > repo.git/description', 'echo x > lookalike/hooks/pre-commit', 'echo x > lookalike/config', 'echo x > src/config', 'echo x > src/info', 'cat plain/config > src/copy'])(
+    'acceptEdits: %j is allowed',
+    (command) => {
+      const decision = inG(command, 'acceptEdits');
+      expect(decision.verdict, decision.reason).toBe('allow');
+    },
+  );
 });
 
 describe('4. settings and variables whose value git runs are commands to decide', () => {

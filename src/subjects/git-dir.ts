@@ -1,0 +1,39 @@
+import { statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+
+/**
+ * Files git runs code from inside any git directory, not only `<worktree>/.git` (which the built-in
+ * rules match by name): a bare repository (`repo.git/config`, `repo.git/hooks/*`), a `--git-dir` /
+ * `GIT_DIR` elsewhere, the target of a `.git` file (`gitdir: …`, submodules and worktrees). A
+ * directory is a git directory when its name ends in `.git`, or when it holds what git itself looks
+ * for (setup.c `is_git_directory`): a `HEAD` file and `objects/` and `refs/` directories — checked on
+ * disk at decision time, and only for paths whose tail names such a file (at most 3 stat calls for
+ * each ancestor tried, 4 ancestors).
+ *
+ *   /srv/repo.git/hooks/post-update   → /srv/repo.git
+ *   /w/vendor/x/config                → /w/vendor/x, when it holds HEAD, objects/ and refs/
+ */
+
+/** The part below the git directory that git runs code from (git-config(1), githooks(5), gitattributes(5)). */
+const CODE_TAIL = /^(|config|config\.worktree|hooks(\/.*)?|info(\/attributes)?|worktrees\/[^/]+\/config\.worktree)$/;
+
+const MAX_DEPTH = 4;
+
+/** The git directory `path` (absolute, POSIX) is a code file of, or null. */
+export function gitDirectoryOf(path: string): string | null {
+  let dir = path.replace(/\/+$/, '') || '/';
+  for (let depth = 0; depth < MAX_DEPTH && dir !== '/'; depth++) {
+    const tail = path.slice(dir.length + 1).replace(/\/+$/, '');
+    if (CODE_TAIL.test(tail) && (basename(dir).endsWith('.git') || isGitDirectory(dir))) return dir;
+    dir = dirname(dir);
+  }
+  return null;
+}
+
+function isGitDirectory(dir: string): boolean {
+  try {
+    return statSync(`${dir}/HEAD`).isFile() && statSync(`${dir}/objects`).isDirectory() && statSync(`${dir}/refs`).isDirectory();
+  } catch {
+    return false;
+  }
+}
