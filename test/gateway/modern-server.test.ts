@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+import { ROOT, eventually, fixtureCalls, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
 /**
@@ -32,8 +33,9 @@ const answering =
   (params: Elicit): Answer =>
     params.message.startsWith('[modern]') ? { action: 'accept', content: { confirm: true } } : { action: 'accept', content: { decision } };
 
+/** A handshake-era client (the SDK 1.x Client) and the gateway, in this process (helpers/in-process.ts). */
 describe('handshake-era client', () => {
-  const harnesses: Harness[] = [];
+  const harnesses: InProcessHarness[] = [];
   afterEach(async () => {
     await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
   });
@@ -41,7 +43,7 @@ describe('handshake-era client', () => {
   for (const modern of [false, true]) {
     test(`the server's question reaches the client through elicitation, and its answer the server (gateway speaks ${modern ? '2026-07-28' : '2025'} to it)`, async () => {
       const dir = tempDir();
-      const h = await startGateway(config(dir, modern), { dir, onElicit: () => ({ action: 'accept', content: { confirm: true } }) });
+      const h = await inProcessGateway(config(dir, modern), { dir, onElicit: () => ({ action: 'accept', content: { confirm: true } }) });
       harnesses.push(h);
       const result = await h.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
       expect(textOf(result)).toBe('deployed to staging');
@@ -52,7 +54,7 @@ describe('handshake-era client', () => {
 
   test('a 2025-era server marked 2026-07-28 refuses server/discover and is spoken to in the 2025 era, with a warning', async () => {
     const dir = tempDir();
-    const h = await startGateway({ mcpServers: { old: { ...fixtureServer('old', join(dir, 'old.log')), protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__old'] } }, { dir });
+    const h = await inProcessGateway({ mcpServers: { old: { ...fixtureServer('old', join(dir, 'old.log')), protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__old'] } }, { dir });
     harnesses.push(h);
     const result = await h.client.callTool({ name: 'old__echo', arguments: { text: 'still works' } });
     expect(textOf(result)).toContain('still works');
@@ -62,7 +64,7 @@ describe('handshake-era client', () => {
 
   test('a server that asks again whatever the answer is stopped after 8 rounds; nothing deploys', async () => {
     const dir = tempDir();
-    const h = await startGateway(config(dir, true), { dir, onElicit: () => ({ action: 'decline' }) });
+    const h = await inProcessGateway(config(dir, true), { dir, onElicit: () => ({ action: 'decline' }) });
     harnesses.push(h);
     const result = await h.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
     expect(result.isError).toBe(true);
