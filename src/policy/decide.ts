@@ -1,4 +1,5 @@
 import { posix } from 'node:path';
+import { wideCandidates } from './command-match.js';
 import type { RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
@@ -233,9 +234,10 @@ function unmatched(mode: DefaultMode, what: string): Verdictish {
 function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
   const { segment, info } = subject;
   const shown = segment.words.join(' ');
-  const deny = rules.matchCommandWide('deny', segment);
+  const candidates = wideCandidates(segment);
+  const deny = rules.matchCommandWide('deny', segment, candidates);
   if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches \`${shown}\``);
-  const ask = rules.matchCommandWide('ask', segment);
+  const ask = rules.matchCommandWide('ask', segment, candidates);
   if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
 
   // Security: nothing that could not be fully analysed is allowed by a rule or the safe list.

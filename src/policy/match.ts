@@ -138,12 +138,13 @@ export class RuleSet {
     return null;
   }
 
-  /** The first deny/ask rule matching a shell command, matched widely. */
-  matchCommandWide(list: 'deny' | 'ask', segment: Segment): Rule | null {
+  /** The first deny/ask rule matching a shell command, matched widely; `candidates`: its wideCandidates, when already made. */
+  matchCommandWide(list: 'deny' | 'ask', segment: Segment, candidates?: string[][]): Rule | null {
     const rules = this.lists[list].command;
+    if (rules.size === 0) return null;
     const bare = rules.get('');
     if (bare && bare.length > 0) return bare[0]!;
-    for (const candidate of wideCandidates(segment)) {
+    for (const candidate of candidates ?? wideCandidates(segment)) {
       const first = candidate[0];
       if (first === undefined) continue;
       const found = rules.get(posix.basename(first));
