@@ -7,12 +7,15 @@
 // out: it finds its .wasm next to its own module, and is loaded only when a shell tool exists;
 // so does jsonc-parser (see below).
 // Source maps are written next to the files (`node --enable-source-maps` maps stack traces to src/).
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+// Chunk names carry a hash: the chunks of an earlier build would stay next to the new ones.
+rmSync(`${root}dist/serve`, { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
@@ -37,6 +40,30 @@ await build({
   // CommonJS dependencies (pino, ajv, cross-spawn) call require() for Node's own modules.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   plugins: [
+    {
+      // pino loads its transport machinery (thread-stream, worker_threads) at import, for
+      // pino.transport(), which serve never calls: its logger writes to fd 2 from the main thread.
+      // Node's worker modules cost ~1.5 MiB resident (docs/performance.md, "Memory").
+      name: 'no-pino-transports',
+      setup(context) {
+        context.onResolve({ filter: /^thread-stream$/ }, () => ({ path: 'thread-stream', namespace: 'stub' }));
+        context.onResolve({ filter: /^worker_threads$/ }, (args) => (/[\\/]pino[\\/]lib[\\/]tools\.js$/.test(args.importer) ? { path: 'worker_threads', namespace: 'stub' } : undefined));
+        context.onLoad({ filter: /^thread-stream$/, namespace: 'stub' }, () => ({
+          contents: "module.exports = class ThreadStream { constructor() { throw new Error('pino transports are not part of the serve bundle'); } };",
+          loader: 'js',
+        }));
+        context.onLoad({ filter: /^worker_threads$/, namespace: 'stub' }, () => ({ contents: 'module.exports = { isMainThread: true };', loader: 'js' }));
+      },
+    },
+    {
+      // zod's error messages in 60 languages (290 KB of source kept in the heap); zod's own
+      // default, English, is imported on its own and stays.
+      name: 'no-zod-locales',
+      setup(context) {
+        context.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]v4[\\/](classic|core|mini)[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'stub' } : undefined));
+        context.onLoad({ filter: /^zod-locales$/, namespace: 'stub' }, () => ({ contents: 'export {};', loader: 'js' }));
+      },
+    },
     {
       // src/version.ts reads ../package.json relative to its own file, which the bundle moves.
       name: 'version',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { applyEdits, modify, type FormattingOptions } from 'jsonc-parser';
+import type { FormattingOptions } from 'jsonc-parser';
 import { readJson } from '../config/json.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { RuleList } from '../policy/types.js';
@@ -27,6 +27,9 @@ export interface RulesWrite {
 export type ConfigCheck = (data: unknown) => ConfigIssue[];
 
 const MAX_ATTEMPTS = 20;
+
+/** jsonc-parser loads with the first write: most gateways never remember a rule (docs/performance.md, "Memory"). */
+let jsonc: Promise<typeof import('jsonc-parser')> | undefined;
 
 export class RulesFile {
   /** Writes of this process, one after another, so two answers cannot interleave read-modify-write. */
@@ -68,9 +71,10 @@ export class RulesFile {
   }
 
   private async write(path: string[], rules: string[], edit: 'add' | 'remove'): Promise<RulesWrite> {
+    const editor = await (jsonc ??= import('jsonc-parser'));
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const text = this.read();
-      const { added, next } = this.edited(text, path, rules, edit);
+      const { added, next } = this.edited(editor, text, path, rules, edit);
       if (added.length === 0) return { added, text };
       const temp = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`);
       writeFileSync(temp, next);
@@ -95,7 +99,8 @@ export class RulesFile {
   }
 
   /** The text with the missing rules appended to the list at `path` (or the rule removed), checked as a whole config. */
-  private edited(text: string, path: string[], rules: string[], edit: 'add' | 'remove'): { added: string[]; next: string } {
+  private edited(editor: typeof import('jsonc-parser'), text: string, path: string[], rules: string[], edit: 'add' | 'remove'): { added: string[]; next: string } {
+    const { applyEdits, modify } = editor;
     const read = readJson(text);
     if (!read.ok) {
       const detail = read.issues.map((issue) => issue.message).join('; ');
