@@ -1,6 +1,7 @@
 /**
  * What mcp-latch knows about programs, by name: which are shells, interpreters, runners of other
- * commands, harmless wrappers, and which global options come before a CLI's subcommand. One home
+ * commands, wrappers in front of a command (and which of them are harmless), builtins that run none
+ * of their words, and which global options come before a CLI's subcommand. One home
  * for these facts: the shell analyser (subjects/) and the rule matching (policy/) both read them,
  * so a program the analyser treats as a shell is a shell for the deny rules too. Imports nothing.
  */
@@ -106,6 +107,127 @@ export const RUNNERS: Record<string, { run: readonly string[]; fetch: readonly s
   nix: { run: ['run', 'shell', 'develop'], fetch: ['run', 'shell', 'develop'] },
   deno: { run: [], fetch: ['eval', 'repl'] },
 };
+
+/**
+ * A program that runs another command after its own options (`sudo -u root CMD`, `timeout 5 CMD`):
+ * the shell analyser strips it to find the command. The option fields are an OptionSpec.
+ */
+export interface WrapperSpec {
+  /** Short options that take a value, attached or as the next word. */
+  short?: string;
+  /** Short options whose value can only be attached. */
+  attached?: string;
+  /** Long options (without `--`) that take a value. */
+  long?: readonly string[];
+  /** Operands of the wrapper before the command (`timeout DURATION`, `chroot DIR`). */
+  positionals?: number;
+  /** Options after which no command follows: the wrapper is the program (`command -v`, `sudo -l`). */
+  query?: readonly string[];
+  /** `NAME=value` words may follow the options (`env`, `sudo`). */
+  assignments?: boolean;
+  /** Options whose value is the command's working directory. */
+  chdir?: readonly string[];
+  /** The command runs under another root (paths and cwd unknown). */
+  newRoot?: readonly string[] | true;
+  reads?: readonly string[];
+  writes?: readonly string[];
+  /** Run with no command, it starts an interactive shell reading stdin (`sudo -i`, `chroot DIR`). */
+  bareShell?: readonly string[] | true;
+  /** Options whose value is split into words and run (`env -S 'cmd args'`). */
+  split?: readonly string[];
+}
+
+export const WRAPPERS: Record<string, WrapperSpec> = {
+  timeout: { short: 'sk', long: ['signal', 'kill-after'], positionals: 1 },
+  time: { short: 'fo', long: ['format', 'output'], writes: ['-o', '--output'] },
+  nice: { short: 'n', long: ['adjustment'] },
+  nohup: {},
+  stdbuf: { short: 'ioe', long: ['input', 'output', 'error'] },
+  command: { query: ['-v', '-V'] },
+  builtin: {},
+  exec: { short: 'a' },
+  coproc: {},
+  noglob: {},
+  busybox: {},
+  toybox: {},
+  eatmydata: {},
+  nocache: {},
+  'dumb-init': { short: 'r', long: ['rewrite'] },
+  tini: { short: 'pelw', query: ['-h', '--version'] },
+  // systemd-run starts the command as a unit: in `/` unless --same-dir, `--shell` is an interactive shell.
+  'systemd-run': {
+    short: 'pEMHu',
+    long: ['unit', 'property', 'description', 'slice', 'uid', 'gid', 'nice', 'working-directory', 'setenv', 'machine', 'host', 'service-type', 'on-active', 'on-boot', 'on-startup', 'on-unit-active', 'on-unit-inactive', 'on-calendar', 'path-property', 'socket-property', 'timer-property'],
+    query: ['-h', '--help', '--version'],
+    newRoot: true,
+    bareShell: ['-S', '--shell'],
+  },
+  prlimit: { short: 'p', query: ['-p', '--pid'] },
+  setpriv: { long: ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule'], query: ['-d', '--dump'] },
+  numactl: { short: 'ilmCNpPw', long: ['interleave', 'membind', 'cpunodebind', 'physcpubind', 'preferred', 'localalloc'], query: ['-s', '--show', '-H', '--hardware'] },
+  'xvfb-run': { short: 'fnpsew', long: ['auth-file', 'server-num', 'xauth-protocol', 'server-args', 'error-file', 'wait'] },
+  trickle: { short: 'udwtln' },
+  sudo: {
+    short: 'ugChpDrtTUR',
+    long: ['user', 'group', 'close-from', 'host', 'prompt', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'chroot'],
+    query: ['-l', '--list', '-v', '--validate', '-K', '--remove-timestamp', '-e', '--edit', '-V', '--version', '--help'],
+    assignments: true,
+    chdir: ['-D', '--chdir'],
+    newRoot: ['-R', '--chroot'],
+    bareShell: ['-i', '--login', '-s', '--shell'],
+  },
+  doas: { short: 'uC', query: ['-C'], bareShell: ['-s'] },
+  pkexec: { long: ['user'], bareShell: true },
+  env: {
+    short: 'uCSPa',
+    long: ['unset', 'chdir', 'split-string', 'argv0'],
+    assignments: true,
+    chdir: ['-C', '--chdir'],
+    split: ['-S', '--split-string'],
+  },
+  xargs: {
+    short: 'adEILnPs',
+    attached: 'eil',
+    long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    reads: ['-a', '--arg-file'],
+  },
+  setsid: {},
+  ionice: { short: 'cnpPu', long: ['class', 'classdata', 'pid', 'pgid', 'uid'], query: ['-p', '--pid', '-P', '--pgid', '-u', '--uid'] },
+  flock: { short: 'wE', long: ['timeout', 'wait', 'conflict-exit-code'], positionals: 1 },
+  chrt: { short: 'TPD', long: ['sched-runtime', 'sched-period', 'sched-deadline'], positionals: 1, query: ['-p', '--pid', '-m', '--max'] },
+  taskset: { positionals: 1, query: ['-p', '--pid'] },
+  unshare: {
+    short: 'SGRw',
+    long: ['setuid', 'setgid', 'root', 'wd', 'propagation', 'setgroups', 'map-user', 'map-group', 'map-users', 'map-groups'],
+    chdir: ['-w', '--wd'],
+    newRoot: ['-R', '--root'],
+    bareShell: true,
+  },
+  nsenter: { short: 'tSG', attached: 'rw', long: ['target', 'setuid', 'setgid', 'env'], chdir: ['-w', '--wd'], newRoot: ['-r', '--root'], bareShell: true },
+  chroot: { long: ['userspec', 'groups'], positionals: 1, newRoot: true, bareShell: true },
+  strace: { short: 'abeEIoOpPsSuUX', long: ['output', 'trace', 'signal', 'status', 'string-limit', 'user', 'env', 'attach', 'trace-path'], writes: ['-o', '--output'] },
+  ltrace: { short: 'aAeEFlnopsSuwX', long: ['output', 'library', 'indent', 'align'], writes: ['-o', '--output'] },
+  caffeinate: { short: 'tw' },
+  // Programs that only change how their command's I/O, network or privileges look (Claude Code
+  // #92542: each exec-ing program outside the strip list hid its command from deny rules).
+  unbuffer: {},
+  fakeroot: { short: 'lsib', long: ['lib', 'faked', 'fd-base'], query: ['-h', '--help', '-v', '--version'] },
+  torsocks: { short: 'upaP', long: ['user', 'pass', 'address', 'port'], query: ['-h', '--help', '--version'] },
+  proxychains: { short: 'f' },
+  proxychains4: { short: 'f' },
+  catchsegv: {},
+  'dbus-run-session': { long: ['config-file', 'dbus-daemon'] },
+  firejail: {},
+};
+
+/** Builtins and programs that never run one of their words as a command (beyond what the analyser models). */
+export const PLAIN_PROGRAMS: ReadonlySet<string> = new Set([
+  'echo', 'printf', 'cd', 'pushd', 'popd', 'dirs', 'set', 'unset', 'shift', 'export', 'declare', 'typeset', 'local', 'readonly', 'let',
+  'read', 'mapfile', 'readarray', 'getopts', 'exit', 'return', 'break', 'continue', 'wait', 'kill', 'jobs', 'fg', 'bg', 'disown', 'umask',
+  'ulimit', 'shopt', 'type', 'help', 'history', 'caller', 'times', 'true', 'false', ':', 'test', '[', '[[', 'alias', 'unalias', 'hash',
+  'trap', 'eval', 'source', '.', 'fc', 'bind', 'complete', 'compgen', 'enable', 'script', 'su', 'runuser', 'ssh', 'watch', 'mkdir', 'ln',
+  'chmod', 'chown', 'touch', 'which', 'whereis', 'man', 'info', 'id', 'groups', 'hostname', 'env', 'printenv', 'pwd', 'basename', 'dirname',
+]);
 
 /** Wrappers an allow rule and the read-only list may look through: they change when or how a command runs, not what runs. */
 export const SAFE_WRAPPERS: ReadonlySet<string> = new Set(['timeout', 'time', 'nice', 'nohup', 'stdbuf']);

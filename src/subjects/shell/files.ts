@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { RECURSIVE_READ } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
-import { baseName, hasOption, optionValues, pathOf, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
+import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
 import { scanSedScript } from './sed-script.js';
 
@@ -191,7 +191,7 @@ function runProgram(value: Word, cwd: string | null, out: FileFacts): void {
 }
 
 function push(out: FileFacts, path: CommandPath | null): void {
-  if (path) out.paths.push(path);
+  pushPath(out.paths, path);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@ import type { Access, CommandPath } from '../../policy/types.js';
 
 /**
  * Words and options: the small vocabulary shared by the shell analyser (`command.ts`) and its
- * per-program knowledge (`argv.ts`, `files.ts`). Nothing here touches the parser.
+ * per-program knowledge (`argv.ts`, `wrappers.ts`, `program.ts`, `files.ts`). Nothing here touches the parser.
  *
  *   scanOptions(words('-n 5 -rf a -- -b'), 0, { short: 'n' })
  *     → options -n (value 5), -r, -f; operands a, -b
@@ -153,6 +153,14 @@ export function pathOf(word: Word, access: Access, base: string | null, via = 'a
   if (!word.isStatic && /^[<>]\([^]*\)$/.test(value)) return null;
   return { path: value, access, base, isStatic: word.isStatic, via };
 }
+
+/** Adds a path subject when there is one. */
+export function pushPath(paths: CommandPath[], path: CommandPath | null): void {
+  if (path) paths.push(path);
+}
+
+/** A word as shown and matched: its value when static, its source text otherwise. */
+export const display = (word: Word): string => (word.isStatic ? word.value : word.raw);
 
 /** The home marker the analyser uses for `cd` / `cd ~`; path canonicalisation expands it. */
 export const HOME = '~';

@@ -1,0 +1,401 @@
+import type { Segment, SegmentContext } from '../../policy/types.js';
+import { CLIS, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
+import { isSafeCommand } from '../../policy/safe.js';
+import { candidatePaths } from './candidates.js';
+import { fileFacts, type Nested } from './files.js';
+import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type OptionSpec, type Word } from './options.js';
+import { subcommandIndex } from './signature.js';
+import { commandVariables, DECLARATIONS, ENVIRONMENT } from './variables.js';
+import { isWrapper } from './wrappers.js';
+
+/**
+ * What one program does with its arguments, once wrappers and assignments are stripped: the paths
+ * it touches (files.ts for file programs, candidates.ts for deny rules), the code it runs elsewhere
+ * (`sh -c STRING`, `eval`, `trap`, `ssh host CMD`, `docker exec CTR CMD`, `watch`), how it changes
+ * the shell (`cd`, `set -e`) and why it cannot be fully analysed.
+ *
+ *   bash -c 'rm -rf "$x"'   → reasons interpreter; nested script `rm -rf "$x"`
+ */
+
+export interface SegmentInput {
+  /** Leading `NAME=value` words. */
+  assignments: readonly Word[];
+  /** The command's words, program first (wrappers included). */
+  words: readonly Word[];
+  context: SegmentContext;
+  cwd: string | null;
+  /** Static text on the command's stdin (heredoc, here-string, `echo …|`), for a shell reading it. */
+  stdin: string | null;
+}
+
+export interface Built {
+  segment: Segment;
+  nested: Nested[];
+  reasons: string[];
+  /** The working directory after the command (`cd`, `pushd`); undefined when it does not change it. */
+  cwdAfter?: string | null;
+  /** `set -e` / `set +e`. */
+  errexit?: boolean;
+  /** Static text the command prints (`echo`, `printf`, `cat` passing stdin through), for the next pipeline stage. */
+  stdout: string | null;
+}
+
+/** Builtins that evaluate strings as arithmetic or array subscripts (`let 'a[$(id)]'` runs `id`). */
+const ARITHMETIC_BUILTINS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'unset', 'test', '[', 'mapfile', 'readarray']);
+
+/** What the program `name` does with `args`: into `built` (its segment's paths, nested code, reasons, cwd and stdout). */
+export function describeProgram(name: string, args: readonly Word[], input: SegmentInput, built: Built): void {
+  const { segment, reasons, nested } = built;
+  const cwd = segment.cwd;
+  const facts = fileFacts(name, args, cwd);
+  if (facts) {
+    segment.paths.push(...facts.paths);
+    nested.push(...facts.nested);
+    reasons.push(...facts.reasons);
+  }
+  // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
+  // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
+  const unknown = facts === null && !isKnownProgram(name, segment);
+  for (const candidate of candidatePaths(name, args, cwd, unknown || interpreterSpec(name) !== undefined)) {
+    if (!segment.paths.some((path) => path.path === candidate.path)) segment.paths.push(candidate);
+  }
+  if (unknown) {
+    const words = args.map(display);
+    segment.alternatives = words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)]));
+  }
+  if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
+
+  if (SHELLS.has(name)) return describeShell(name, args, input, built);
+  if (isPowerShell(name)) {
+    // PowerShell options are words (`-Command`, `-EncodedCommand`, `-File`), case-insensitive.
+    const file = args.some((w) => w.isStatic && /^-(f|file)$/i.test(w.value));
+    if (!file || args.some((w) => !w.isStatic || /^-(c|command|e|ec|encodedcommand)$/i.test(w.value))) reasons.push('interpreter');
+  }
+  const interpreter = interpreterSpec(name);
+  if (interpreter) {
+    const mode = interpreterMode(interpreter, args);
+    if (mode === 'code' || mode === 'stdin') reasons.push('interpreter');
+  }
+  const fetches = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.fetch : [];
+  if (fetches.length > 0) {
+    const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
+    const index = subcommandIndex(name, statics);
+    if (fetches.includes('') || (index !== null && index >= 0 && fetches.includes(statics[index]!))) reasons.push('executor');
+  }
+
+  if (DECLARATIONS.has(name) && args.some((w) => ENVIRONMENT.test(w.value) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
+  if (DECLARATIONS.has(name)) commandVariables(args, cwd, reasons, nested);
+
+  switch (name) {
+    case 'alias': {
+      // Security: dash expands aliases in scripts; `alias ls='rm -rf /'` makes a later `ls` run rm.
+      for (const word of args) {
+        const eq = word.value.indexOf('=');
+        if (eq <= 0) continue;
+        reasons.push('interpreter');
+        if (word.isStatic) nested.push({ kind: 'script', text: word.value.slice(eq + 1), cwd: null });
+      }
+      return;
+    }
+    case 'hash':
+      if (args.some((w) => !w.isStatic || /^-\w*p/.test(w.value))) reasons.push('environment'); // hash -p /tmp/evil ls
+      return;
+    case 'script': {
+      const scan = scanOptions(args, 0, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format', 'output-limit'] });
+      const command = optionValues(scan, '-c', '--command')[0];
+      if (command) {
+        reasons.push('interpreter');
+        if (command.isStatic) nested.push({ kind: 'script', text: command.value, cwd });
+      } else if (scan.operands.length === 0 || args.length === scan.operands.length) {
+        reasons.push('interpreter'); // an interactive shell
+      }
+      return;
+    }
+    case 'mapfile':
+    case 'readarray': {
+      const callback = optionValues(scanOptions(args, 0, { short: 'dnOsuCc' }), '-C')[0];
+      if (callback) {
+        reasons.push('interpreter');
+        if (callback.isStatic) nested.push({ kind: 'script', text: callback.value, cwd });
+      }
+      return;
+    }
+    case 'bind':
+    case 'complete':
+    case 'compgen':
+    case 'enable':
+      if (args.some((w) => !w.isStatic || /^-\w*[xCFf]/.test(w.value))) reasons.push('interpreter'); // bind -x, complete -C, enable -f lib.so
+      return;
+    case 'fc':
+      reasons.push('interpreter'); // re-runs history or opens an editor on it
+      return;
+    case 'parallel':
+    case 'sem':
+      reasons.push('executor'); // GNU parallel runs its arguments through a shell
+      return;
+    case 'cd':
+    case 'pushd':
+    case 'popd': {
+      const scan = scanOptions(args, 0, {});
+      const target = scan.operands.length > 0 ? args[scan.operands[0]!]! : null;
+      if (name === 'popd') {
+        built.cwdAfter = null;
+      } else if (target === null) {
+        built.cwdAfter = name === 'cd' ? HOME : null;
+      } else {
+        if (!(target.isStatic && target.value === '-')) pushPath(segment.paths, pathOf(target, 'read', cwd));
+        built.cwdAfter = name === 'cd' && target.isStatic ? resolveDirectory(cwd, target.value) : null;
+      }
+      return;
+    }
+    case 'set':
+      return describeSet(args, built);
+    case 'eval': {
+      reasons.push('interpreter');
+      if (args.length > 0 && args.every((w) => w.isStatic)) nested.push({ kind: 'script', text: args.map((w) => w.value).join(' '), cwd });
+      return;
+    }
+    case 'source':
+    case '.':
+      reasons.push('interpreter');
+      return;
+    case 'trap': {
+      const scan = scanOptions(args, 0, {});
+      if (scan.operands.length < 2) return; // `trap SIG`, `trap -p`: no action set
+      const action = args[scan.operands[0]!]!;
+      if (action.isStatic && (action.value === '' || action.value === '-')) return;
+      reasons.push('interpreter');
+      // Security: the action runs later (on the signal), in whatever directory the shell is then in.
+      if (action.isStatic) nested.push({ kind: 'script', text: action.value, cwd: null });
+      return;
+    }
+    case 'flock': {
+      // `flock FILE -c CMD` (a command with a lock is a wrapper, see stripWrapper).
+      const scan = scanOptions(args, 0, { short: 'wEc', long: ['timeout', 'wait', 'conflict-exit-code', 'command'] });
+      const lock = scan.operands[0];
+      if (lock !== undefined && !(args[lock]!.isStatic && /^\d+$/.test(args[lock]!.value))) pushPath(segment.paths, pathOf(args[lock]!, 'write', cwd));
+      const command = optionValues(scan, '-c', '--command')[0];
+      if (command) {
+        reasons.push('interpreter');
+        if (command.isStatic) nested.push({ kind: 'script', text: command.value, cwd });
+      }
+      return;
+    }
+    case 'su':
+    case 'runuser':
+      return describeSu(name, args, cwd, built);
+    case 'ssh':
+      return describeSsh(args, cwd, built);
+    case 'watch': {
+      const scan = scanOptions(args, 0, { short: 'nq', long: ['interval', 'equexit'], stopAtOperand: true });
+      const rest = args.slice(scan.end);
+      if (rest.length === 0) return;
+      if (hasOption(scan, '-x', '--exec')) nested.push({ kind: 'argv', words: rest, cwd });
+      else shellString(rest, cwd, built);
+      return;
+    }
+    case 'docker':
+    case 'podman':
+    case 'docker-compose':
+    case 'kubectl':
+      return describeContainer(name, args, built);
+    case 'echo':
+      built.stdout = echoText(args);
+      return;
+    case 'printf':
+      if (args.length === 1 && args[0]!.isStatic && !args[0]!.value.includes('%')) built.stdout = args[0]!.value.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+      return;
+    case 'cat':
+      if (args.length === 0) built.stdout = input.stdin;
+      return;
+  }
+}
+
+/** `sh [-eux] [-o opt] -c STRING [$0 …]`, `bash script.sh`, or a shell reading stdin. */
+function describeShell(name: string, args: readonly Word[], input: SegmentInput, built: Built): void {
+  const { reasons, nested, segment } = built;
+  let command = false;
+  let stdin = false;
+  let quiet = false;
+  let errexit = false;
+  let payload: Word | null = null;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic || v.length < 2 || (v[0] !== '-' && v[0] !== '+')) break;
+    if (v === '--') {
+      i++;
+      break;
+    }
+    if (v.startsWith('--')) {
+      const option = v.split('=')[0]!;
+      if (name === 'fish' && (option === '--command' || option === '--init-command')) {
+        command = true;
+        payload = v.includes('=') ? { ...word, value: v.slice(v.indexOf('=') + 1) } : (args[++i] ?? null);
+      } else if (['--rcfile', '--init-file'].includes(option) && !v.includes('=')) i++;
+      else if (option === '--version' || option === '--help') quiet = true;
+      continue;
+    }
+    for (let j = 1; j < v.length; j++) {
+      const ch = v[j]!;
+      if (ch === 'c' || (name === 'fish' && ch === 'C')) {
+        command = true;
+        if (name === 'fish') {
+          const rest = v.slice(j + 1);
+          payload = rest !== '' ? { ...word, value: rest, raw: rest } : (args[++i] ?? null);
+          break;
+        }
+      } else if (ch === 's') stdin = true;
+      else if (ch === 'e' && v[0] === '-') errexit = true;
+      else if (ch === 'o' || ch === 'O') {
+        const option = args[++i];
+        if (option?.isStatic && option.value === 'errexit' && v[0] === '-') errexit = true;
+      }
+    }
+  }
+  const operands = args.slice(i);
+  if (operands[0]?.isStatic && operands[0].value === '-') stdin = true;
+  if (command) {
+    reasons.push('interpreter');
+    payload ??= operands[0] ?? null;
+    if (payload?.isStatic) nested.push({ kind: 'script', text: payload.value, cwd: segment.cwd, errexit });
+    return;
+  }
+  if (!stdin && operands.length > 0) {
+    pushPath(segment.paths, pathOf(operands[0]!, 'read', segment.cwd));
+    return;
+  }
+  if (quiet) return;
+  // Security: a shell without -c or a script runs whatever arrives on stdin (`curl … | sh`).
+  reasons.push('interpreter');
+  if (input.stdin !== null) nested.push({ kind: 'script', text: input.stdin, cwd: segment.cwd, errexit });
+}
+
+type InterpreterMode = 'code' | 'script' | 'stdin' | 'quiet';
+
+function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): InterpreterMode {
+  let quiet = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic) return 'script';
+    if (v === '-') return 'stdin';
+    if (v === '--') return i + 1 < args.length ? 'script' : quiet ? 'quiet' : 'stdin';
+    if (spec.quiet?.includes(v)) quiet = true;
+    if (v.startsWith('--')) {
+      const option = v.split('=')[0]!;
+      if (spec.codeLong?.includes(option)) return 'code';
+      if (spec.valueLong?.includes(option) && !v.includes('=')) i++;
+      continue;
+    }
+    if (v.length < 2 || v[0] !== '-') return 'script';
+    // PowerShell-style single-dash words (`-Command`) are not clusters.
+    for (let j = 1; j < v.length; j++) {
+      const ch = v[j]!;
+      if (spec.code.includes(ch)) return 'code';
+      if (spec.module === ch) return 'script';
+      if (spec.value?.includes(ch)) {
+        if (j === v.length - 1) i++;
+        break;
+      }
+      if (spec.attached?.includes(ch)) break;
+    }
+  }
+  if (quiet) return 'quiet';
+  return spec.noStdin ? 'quiet' : 'stdin';
+}
+
+/** `set -e`, `set -euo pipefail`, `set -o errexit`, `set +e`. */
+function describeSet(args: readonly Word[], built: Built): void {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    const v = word.value;
+    if (!word.isStatic || v === '--' || v === '-' || !/^[-+]/.test(v)) return;
+    const on = v[0] === '-';
+    for (const ch of v.slice(1)) {
+      if (ch === 'e') built.errexit = on;
+      if (ch === 'o' && args[i + 1]?.value === 'errexit') built.errexit = on;
+    }
+    if (v.includes('o')) i++;
+  }
+}
+
+/** `su [-] [-l] [user] -c CMD` runs CMD through the user's shell; without -c it starts one. */
+function describeSu(name: string, args: readonly Word[], cwd: string | null, built: Built): void {
+  built.reasons.push('interpreter');
+  const words = args.filter((w) => !(w.isStatic && w.value === '-'));
+  const scan = scanOptions(words, 0, { short: 'cgGsuw', long: ['command', 'session-command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment'] });
+  const login = args.length !== words.length || hasOption(scan, '-l', '--login');
+  const dir = login ? null : cwd;
+  const command = optionValues(scan, '-c', '--command', '--session-command')[0];
+  if (command) {
+    if (command.isStatic) built.nested.push({ kind: 'script', text: command.value, cwd: dir });
+    return;
+  }
+  // `runuser -u USER -- CMD ARGS`: an argv, run directly.
+  if (name === 'runuser' && hasOption(scan, '-u', '--user')) {
+    const rest = scan.operands.map((n) => words[n]!);
+    if (rest.length > 0) built.nested.push({ kind: 'argv', words: rest, cwd: dir });
+  }
+}
+
+/** `ssh [options] DEST [COMMAND…]`: the remote shell runs the joined words. */
+function describeSsh(args: readonly Word[], cwd: string | null, built: Built): void {
+  const scan = scanOptions(args, 0, { short: 'BbcDEeFIiJLlmOopQRSWw', stopAtOperand: true });
+  for (const file of optionValues(scan, '-i', '-F')) pushPath(built.segment.paths, pathOf(file, 'read', cwd));
+  for (const option of optionValues(scan, '-o')) {
+    // Security: these run a local command (ssh_config(5)).
+    if (!option.isStatic || /^\s*(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)\b/i.test(option.value)) built.reasons.push('executor');
+  }
+  if (scan.end >= args.length) return;
+  built.reasons.push('remote-command');
+  shellString(args.slice(scan.end + 1), null, built, false);
+}
+
+/** `docker exec CTR CMD…`, `docker compose exec SVC CMD…`, `kubectl exec POD -- CMD…`: the command runs elsewhere. */
+function describeContainer(name: string, args: readonly Word[], built: Built): void {
+  const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
+  // Global options are skipped here even when they make the signature unrememberable (`docker -H`).
+  let at = scanOptions(args, 0, { ...cliOptions(name), stopAtOperand: true }).end;
+  if ((name === 'docker' || name === 'podman') && statics[at] === 'compose') {
+    const next = scanOptions(args, at + 1, { short: 'fp', long: ['file', 'project-name', 'profile', 'env-file', 'project-directory', 'ansi', 'progress', 'parallel'], stopAtOperand: true });
+    at = next.end;
+  }
+  if (statics[at] !== 'exec') return;
+  if (name === 'kubectl') {
+    const dashes = statics.indexOf('--', at);
+    if (dashes === -1 || dashes + 1 >= args.length) built.reasons.push('executor');
+    else built.nested.push({ kind: 'argv', words: args.slice(dashes + 1), cwd: null });
+    return;
+  }
+  const scan = scanOptions(args, at + 1, { short: 'euw', long: ['env', 'env-file', 'user', 'workdir', 'detach-keys', 'index'], stopAtOperand: true });
+  const rest = args.slice(scan.end + 1); // after the container / service
+  if (rest.length > 0) built.nested.push({ kind: 'argv', words: rest, cwd: null });
+}
+
+/** A CLI's value-taking global options as an OptionSpec. */
+function cliOptions(name: string): OptionSpec {
+  const value = CLIS[name]?.value ?? [];
+  const short = value.filter((o) => /^-\w$/.test(o)).map((o) => o[1]).join('');
+  return { short, long: value.filter((o) => o.startsWith('--')).map((o) => o.slice(2)) };
+}
+
+/** Words a program joins with spaces and hands to `sh -c` (`watch`, `ssh`). */
+function shellString(words: readonly Word[], cwd: string | null, built: Built, flag = true): void {
+  if (words.length === 0) return;
+  if (flag) built.reasons.push('interpreter');
+  if (words.every((w) => w.isStatic)) built.nested.push({ kind: 'script', text: words.map((w) => w.value).join(' '), cwd });
+}
+
+function echoText(args: readonly Word[]): string | null {
+  let i = 0;
+  while (i < args.length && args[i]!.isStatic && /^-[neE]+$/.test(args[i]!.value)) i++;
+  const rest = args.slice(i);
+  return rest.every((w) => w.isStatic) ? `${rest.map((w) => w.value).join(' ')}\n` : null;
+}
+
+/** True when the analyser models what the program runs and reads, or it runs nothing it is given. */
+function isKnownProgram(name: string, segment: Segment): boolean {
+  return PLAIN_PROGRAMS.has(name) || isWrapper(name) || SHELLS.has(name) || interpreterSpec(name) !== undefined || isPowerShell(name) || Object.hasOwn(CLIS, name) || Object.hasOwn(RUNNERS, name) || isSafeCommand(segment);
+}

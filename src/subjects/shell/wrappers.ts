@@ -1,0 +1,96 @@
+import type { CommandPath } from '../../policy/types.js';
+import { WRAPPERS, type WrapperSpec } from '../../programs.js';
+import type { Nested } from './files.js';
+import { baseName, display, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type Word } from './options.js';
+import { ASSIGNMENT } from './variables.js';
+
+/**
+ * The wrappers in front of a command (`sudo -u root timeout 5 rm …` → `sudo -u root`, `timeout 5`;
+ * the command is `rm`), each with its own options (programs.ts `WRAPPERS`): the files they read or
+ * write, the directory and root they run the command in, the assignments they pass (`env FOO=1`).
+ *
+ * `xargs` with a command is a wrapper (its command is the segment, with the arguments xargs adds
+ * unknown); `watch` is not: it runs its arguments through `sh -c`, so they are a nested script.
+ */
+
+export interface Stripped {
+  /** Each wrapper's words as written. */
+  wrappers: string[];
+  /** `NAME=value` words given to a wrapper (`env FOO=1`, `sudo FOO=1`). */
+  assignments: Word[];
+  /** The command's working directory (null when unknown: `sudo -D "$d"`, `chroot`). */
+  cwd: string | null;
+  /** Index of the program word in `words` (`words.length` when there is none). */
+  program: number;
+}
+
+/** Strips the wrappers from `words`; their paths, reasons and nested scripts go to `out`. */
+export function stripWrappers(words: readonly Word[], cwd: string | null, out: { paths: CommandPath[]; reasons: string[]; nested: Nested[] }): Stripped {
+  const { paths, reasons, nested } = out;
+  const wrappers: string[] = [];
+  const assignments: Word[] = [];
+  let i = 0;
+  for (;;) {
+    const word = words[i];
+    if (!word || !word.isStatic || word.ansi) break;
+    const name = baseName(word.value);
+    const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
+    if (!spec) break;
+    const stripped = stripWrapper(name, spec, words, i + 1);
+    if (stripped === null) {
+      if (spec.bareShell === true || (spec.bareShell && hasWrapperOption(words, i + 1, spec, spec.bareShell))) reasons.push('interpreter');
+      break;
+    }
+    const { end, scan } = stripped;
+    wrappers.push(words.slice(i, end).map(display).join(' '));
+    for (const value of optionValues(scan, ...(spec.reads ?? []))) pushPath(paths, pathOf(value, 'read', cwd));
+    for (const value of optionValues(scan, ...(spec.writes ?? []))) pushPath(paths, pathOf(value, 'write', cwd));
+    if (name === 'flock') pushPath(paths, pathOf(words[end - 1]!, 'write', cwd));
+    const dir = optionValues(scan, ...(spec.chdir ?? []))[0];
+    if (dir) cwd = dir.isStatic ? resolveDirectory(cwd, dir.value) : null;
+    if (spec.newRoot === true || (spec.newRoot && hasOption(scan, ...spec.newRoot))) cwd = null;
+    const split = optionValues(scan, ...(spec.split ?? []))[0];
+    if (split) {
+      // `env -S 'rm -rf /'`: env splits the string itself; parsed here as a shell string (a superset).
+      // env stays the program, so the string is never taken for a plain argument.
+      reasons.push('interpreter');
+      const rest = words.slice(end);
+      if (split.isStatic && rest.every((w) => w.isStatic)) nested.push({ kind: 'script', text: [split.value, ...rest.map((w) => w.value)].join(' '), cwd });
+      wrappers.pop();
+      return { wrappers, assignments, cwd, program: i };
+    }
+    i = end;
+    if (spec.assignments) {
+      while (i < words.length && ASSIGNMENT.test(words[i]!.raw)) assignments.push(words[i++]!);
+    }
+  }
+  return { wrappers, assignments, cwd, program: i };
+}
+
+/** True when the analyser strips `name` as a wrapper. */
+export const isWrapper = (name: string): boolean => Object.hasOwn(WRAPPERS, name);
+
+function hasWrapperOption(words: readonly Word[], from: number, spec: WrapperSpec, names: readonly string[]): boolean {
+  return hasOption(scanOptions(words, from, { ...spec, stopAtOperand: true }), ...names);
+}
+
+/** The end of a wrapper's own words, or null when no command follows (the wrapper is the program). */
+function stripWrapper(name: string, spec: WrapperSpec, words: readonly Word[], from: number): { end: number; scan: ReturnType<typeof scanOptions> } | null {
+  let start = from;
+  // `env -` is `env -i`; `sudo --` ends sudo's options.
+  while (name === 'env' && words[start]?.isStatic && words[start]!.value === '-') start++;
+  const scan = scanOptions(words, start, { ...spec, stopAtOperand: true });
+  if (spec.query && hasOption(scan, ...spec.query)) return null;
+  if (spec.split && hasOption(scan, ...spec.split)) return { end: scan.end, scan };
+  const end = scan.end + (spec.positionals ?? 0);
+  if (name === 'flock') {
+    const lock = words[scan.end];
+    const next = words[scan.end + 1];
+    // `flock 9` (a descriptor) and `flock FILE -c CMD` (a shell string) are not wrappers.
+    if (!lock || (lock.isStatic && /^\d+$/.test(lock.value)) || (next?.isStatic && /^(-c|--command)$/.test(next.value))) return null;
+  }
+  let command = end;
+  if (spec.assignments) while (command < words.length && ASSIGNMENT.test(words[command]!.raw)) command++;
+  if (command >= words.length) return null;
+  return { end, scan };
+}
