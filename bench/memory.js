@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node bench/memory.js [--calls N] [--rounds N] [--shell] [--variant LABEL=BIN[,NODE_FLAG...]]...
+// node bench/memory.js [--calls N] [--rounds N] [--shell] [--idle] [--variant LABEL=BIN[,NODE_FLAG...]]...
 //
 // Where the gateway's resident memory goes, A/B in one run: each variant (default: this build's
 // bin/mcp-latch.js) is started in front of server-everything (or, with --shell, mcp-server-commands),
@@ -8,7 +8,8 @@
 // (V8's heap, mostly) and other files; then the bench's warm-up (1,500 calls, 3,000 at 16 in
 // flight), N calls one at a time and N at 16 in flight (CPU per call of each, schedstat), and the
 // RSS after all of them (4,500 + 2N calls). RSS and CPU time move little with other load on the
-// machine; wall time is not reported.
+// machine; wall time is not reported. --idle stops after the idle RSS (with --shell, each call
+// runs a process, so the bench's 4,500 warm-up calls take long).
 //   node bench/memory.js --variant now=bin/mcp-latch.js --variant old=/path/to/other/bin/mcp-latch.js
 //   node bench/memory.js --variant small=bin/mcp-latch.js,--max-semi-space-size=1
 import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
@@ -26,6 +27,7 @@ const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name
 const calls = Number(option('--calls', 4000));
 const rounds = Number(option('--rounds', 3));
 const shell = argv.includes('--shell');
+const idleOnly = argv.includes('--idle');
 const variants = argv.flatMap((arg, i) => (argv[i - 1] === '--variant' ? [arg] : [])).map((text) => {
   const [label, rest] = [text.slice(0, text.indexOf('=')), text.slice(text.indexOf('=') + 1)];
   const [bin, ...flags] = rest.split(',');
@@ -82,6 +84,10 @@ async function start(variant) {
   const startCpuMs = cpuNs(pid) / 1e6;
   await sleep(1500);
   const idle = residentMb(pid);
+  if (idleOnly) {
+    await client.close();
+    return { startCpuMs, idle, after: idle, sequentialUs: NaN, inFlightUs: NaN };
+  }
   const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(i) } }, CallToolResultSchema);
   const inFlight = async (count) => {
     let next = 0;
@@ -107,19 +113,14 @@ for (let round = 0; round < rounds; round++) {
     const run = await start(variant);
     results.get(variant.label).push(run);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-    console.log(
-      `round ${round + 1} ${variant.label}: start CPU ${f(run.startCpuMs, 0)} ms; RSS idle ${f(run.idle.total)} MiB ` +
-        `(node ${f(run.idle.node)}, malloc ${f(run.idle.malloc)}, anonymous ${f(run.idle.anonymous)}, files ${f(run.idle.files)}), ` +
-        `after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}); ` +
-        `CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight; load ${load}`,
-    );
+    const idle = `RSS idle ${f(run.idle.total)} MiB (node ${f(run.idle.node)}, malloc ${f(run.idle.malloc)}, anonymous ${f(run.idle.anonymous)}, files ${f(run.idle.files)})`;
+    const tail = idleOnly ? '' : `, after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}); CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight`;
+    console.log(`round ${round + 1} ${variant.label}: start CPU ${f(run.startCpuMs, 0)} ms; ${idle}${tail}; load ${load}`);
   }
 }
 for (const [label, runs] of results) {
   const m = (pick) => median(runs.map(pick));
-  console.log(
-    `median ${label}: start CPU ${f(m((r) => r.startCpuMs), 0)} ms; RSS idle ${f(m((r) => r.idle.total))} MiB, after ${f(m((r) => r.after.total))} MiB ` +
-      `(+${f(m((r) => r.after.total - r.idle.total))}); CPU per call ${f(m((r) => r.sequentialUs))} / ${f(m((r) => r.inFlightUs))} µs`,
-  );
+  const tail = idleOnly ? '' : `, after ${f(m((r) => r.after.total))} MiB (+${f(m((r) => r.after.total - r.idle.total))}); CPU per call ${f(m((r) => r.sequentialUs))} / ${f(m((r) => r.inFlightUs))} µs`;
+  console.log(`median ${label}: start CPU ${f(m((r) => r.startCpuMs), 0)} ms; RSS idle ${f(m((r) => r.idle.total))} MiB${tail}`);
 }
 process.exit(0);
