@@ -29,7 +29,7 @@ export async function addRule(list: 'allow' | 'deny' | 'ask', rule: string, opti
  * over `Bash(git push *)`), a whole server (`mcp__fs` over `mcp__fs__write_file`). A `false` is
  * not a promise that the two never overlap.
  */
-export function covers(wider: string, rule: string): boolean {
+function covers(wider: string, rule: string): boolean {
   if (wider === rule) return true;
   if (rule.startsWith('mcp__')) return wider.startsWith('mcp__') && (rule.startsWith(`${wider}__`) || (wider.endsWith('*') && rule.startsWith(wider.slice(0, -1))));
   const split = (text: string) => /^([A-Za-z_]+)(?:\((.*)\))?$/s.exec(text);

@@ -16,7 +16,7 @@ function backupStamp(date: Date): string {
 }
 
 /** The hex SHA-256 of some bytes. */
-export function sha256(bytes: Buffer | string): string {
+function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 

@@ -8,12 +8,12 @@ import { DEFAULT_MESSAGE_MB, MAX_MESSAGE_MB } from './limits.js';
  */
 
 /** `[A-Za-z0-9_-]+` and no `__`, because exposed names are `server__tool`. */
-export const ServerNameSchema = z
+const ServerNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]+$/, 'server names may only use letters, digits, "_" and "-"')
   .refine((name) => !name.includes('__'), 'server names must not contain "__" (it separates server and tool)');
 
-export const StdioServerSchema = z.strictObject({
+const StdioServerSchema = z.strictObject({
   type: z.literal('stdio').optional(),
   command: z.string().min(1, 'command must not be empty'),
   args: z.array(z.string()).optional(),
@@ -32,7 +32,7 @@ export const StdioServerSchema = z.strictObject({
 });
 export type StdioServer = z.infer<typeof StdioServerSchema>;
 
-export const RemoteServerSchema = z.strictObject({
+const RemoteServerSchema = z.strictObject({
   /** `http` (Streamable HTTP, with SSE fallback), `sse` (legacy SSE only). Cursor and VS Code spell the first `streamable-http`/`streamableHttp`. */
   type: z.enum(['http', 'sse', 'streamable-http', 'streamableHttp']).optional(),
   url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }),
@@ -48,20 +48,19 @@ export type RemoteServer = z.infer<typeof RemoteServerSchema>;
 export const ServerSchema = z.union([StdioServerSchema, RemoteServerSchema]);
 export type ServerConfig = z.infer<typeof ServerSchema>;
 
-export const DefaultModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
+const DefaultModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
 
-export const PermissionsSchema = z.strictObject({
+const PermissionsSchema = z.strictObject({
   $schema: z.string().optional(),
   defaultMode: DefaultModeSchema.default('default').describe('What an unmatched subject gets: default (reads in the workspace and read-only commands allowed, the rest asks), acceptEdits, plan, dontAsk, bypassPermissions.'),
   allow: z.array(z.string()).default([]).describe('Rules that allow, e.g. "Bash(npm run test *)", "Read(src/**)", "mcp__fs__list_directory".'),
   ask: z.array(z.string()).default([]).describe('Rules that always ask, even when an allow rule matches, e.g. "Bash(git push *)".'),
   deny: z.array(z.string()).default([]).describe('Rules that deny whatever else matches, e.g. "Read(**/.env)", "Bash(rm *)".'),
 });
-export type Permissions = z.infer<typeof PermissionsSchema>;
 
-export const KindSchema = z.enum(['read', 'write', 'command', 'all']);
+const KindSchema = z.enum(['read', 'write', 'command', 'all']);
 
-export const ToolOverrideSchema = z.strictObject({
+const ToolOverrideSchema = z.strictObject({
   kind: KindSchema,
   /** Argument names holding paths; a bare name gets `write` access for write tools, `read` otherwise. */
   paths: z
@@ -74,9 +73,8 @@ export const ToolOverrideSchema = z.strictObject({
   /** Argument whose text goes to the command's stdin (code when the command is a shell). */
   stdin: z.string().min(1).optional(),
 });
-export type ToolOverrideConfig = z.infer<typeof ToolOverrideSchema>;
 
-export const ApprovalSchema = z.strictObject({
+const ApprovalSchema = z.strictObject({
   /** How long to wait for the human. Below the client's own limit (about 60 s for Claude Desktop). */
   timeoutSeconds: z.number().positive().max(86_400).default(50),
   /** What `ask` becomes when the client cannot show a prompt: the approval page opened in the browser (default), the page without opening it, or a denial. */
@@ -87,15 +85,14 @@ export const ApprovalSchema = z.strictObject({
   /** Seconds between `notifications/progress` heartbeats while waiting, when the client sent a progress token. */
   heartbeatSeconds: z.number().positive().max(60).default(5),
 });
-export type ApprovalConfig = z.infer<typeof ApprovalSchema>;
 
-export const AuditSchema = z.strictObject({
+const AuditSchema = z.strictObject({
   enabled: z.boolean().default(true),
   /** Defaults to `mcp-latch-audit.jsonl` next to the config file. */
   file: z.string().optional(),
 });
 
-export const LimitsSchema = z.strictObject({
+const LimitsSchema = z.strictObject({
   /** The largest message the client or a stdio server may send; a bigger one is answered with an error naming this key. */
   messageMB: z.number().positive().max(MAX_MESSAGE_MB).default(DEFAULT_MESSAGE_MB),
 });
@@ -110,7 +107,7 @@ export function messageBytes(file: ConfigFile): number {
   return file.limits.messageMB * 1024 * 1024;
 }
 
-export const TimeoutsSchema = z.strictObject({
+const TimeoutsSchema = z.strictObject({
   /** Bound on one forwarded call; reset whenever the server reports progress. */
   callSeconds: z.number().positive().default(600),
   /** How long a session's first lists wait for servers still starting (clients known to keep only their first list wait startWaitSeconds). */
@@ -122,7 +119,7 @@ export const TimeoutsSchema = z.strictObject({
 });
 
 /** The servers one wrapped client entry starts (`serve --scope NAME`), and that client's workspace. */
-export const ScopeSchema = z.strictObject({
+const ScopeSchema = z.strictObject({
   servers: z.array(ServerNameSchema).describe('Names from mcpServers this scope starts; the others are not started or listed.'),
   workspace: z
     .union([z.string(), z.array(z.string())])
@@ -131,7 +128,7 @@ export const ScopeSchema = z.strictObject({
 });
 export type ScopeConfig = z.infer<typeof ScopeSchema>;
 
-export const PolicySchema = z.strictObject({
+const PolicySchema = z.strictObject({
   toolDescriptions: z
     .enum(['warn', 'hide', 'deny'])
     .default('warn')
@@ -140,9 +137,9 @@ export const PolicySchema = z.strictObject({
 
 /** A user id of a team gateway: what tokens map to and what `users` overlays are keyed by. */
 export const USER_ID = /^[A-Za-z0-9_.@-]{1,128}$/;
-export const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');
+const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');
 
-export const HttpTokenSchema = z.strictObject({
+const HttpTokenSchema = z.strictObject({
   user: UserIdSchema,
   role: z.enum(['admin', 'user']).default('user').describe('admin: may also read every user\'s pending calls and rules.'),
   sha256: z
@@ -151,7 +148,7 @@ export const HttpTokenSchema = z.strictObject({
     .describe('Hex SHA-256 of the bearer token.'),
 });
 
-export const OAuthSchema = z.strictObject({
+const OAuthSchema = z.strictObject({
   issuer: z.url().describe('The authorization server; tokens must name it in "iss".'),
   jwksUrl: z.url().describe("The issuer's JWKS (its public signing keys)."),
   audience: z.string().min(1).optional().describe('What "aud" must hold; defaults to this gateway\'s resource URL (http.resource).'),
@@ -162,7 +159,7 @@ export const OAuthSchema = z.strictObject({
 /** `http.sessionIdleSeconds` unless set. */
 export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 
-export const HttpSchema = z.strictObject({
+const HttpSchema = z.strictObject({
   tokens: z.array(HttpTokenSchema).default([]).describe('Bearer tokens, stored as SHA-256 hashes, each mapped to a user id.'),
   oauth: OAuthSchema.optional().describe('OAuth 2.1 resource-server mode: JWT access tokens checked against the issuer\'s JWKS.'),
   resource: z.url().optional().describe('This gateway\'s MCP URL as clients reach it (behind a proxy); defaults to http://HOST:PORT/mcp.'),
@@ -178,7 +175,7 @@ export const HttpSchema = z.strictObject({
 export type HttpConfig = z.infer<typeof HttpSchema>;
 
 /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */
-export const UserOverlaySchema = z.strictObject({
+const UserOverlaySchema = z.strictObject({
   permissions: z
     .strictObject({
       defaultMode: DefaultModeSchema.optional(),
@@ -188,9 +185,8 @@ export const UserOverlaySchema = z.strictObject({
     })
     .default({ allow: [], ask: [], deny: [] }),
 });
-export type UserOverlay = z.infer<typeof UserOverlaySchema>;
 
-export const StoreSchema = z.strictObject({
+const StoreSchema = z.strictObject({
   url: z.string().min(1).optional().describe('A Redis URL shared by the replicas of a team gateway; without it state stays in this process.'),
 });
 

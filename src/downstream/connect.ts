@@ -125,7 +125,7 @@ export function remoteFailure(error: unknown): RemoteFailure | null {
 }
 
 /** A stdio server that did not complete its handshake, with what it last wrote to stderr. */
-export class StartFailed extends LatchError {
+class StartFailed extends LatchError {
   constructor(
     cause: unknown,
     readonly stderr: readonly string[],

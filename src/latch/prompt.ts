@@ -36,7 +36,7 @@ import { assessRisk, riskLine, type Risk } from './risk.js';
 export const ALLOW_ONCE = 'Allow once';
 const ALLOW_SESSION = 'Allow for this session';
 const ALWAYS_PREFIX = 'Always allow: ';
-export const DENY = 'Deny';
+const DENY = 'Deny';
 
 const MAX_ARGS_SHOWN = 600;
 const MAX_SEGMENTS_SHOWN = 12;
