@@ -62,8 +62,8 @@ export class DirectCalls {
     if (cancel?.cancelled) return Promise.reject(cancel.reason);
     const id = this.nextId++;
     // The request's own id is its progress token, as the SDK does, so progress can be matched.
-    const meta = (params._meta as Record<string, unknown> | undefined) ?? {};
-    const message = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { ...params, _meta: { ...meta, progressToken: id } } };
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const message = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { ...params, _meta: meta ? { ...meta, progressToken: id } : { progressToken: id } } };
     return new Promise((resolve, reject) => {
       const deadline = Date.now() + options.timeout;
       const entry: Pending = { resolve, reject, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };

@@ -99,7 +99,20 @@ function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallC
 }
 
 /** The pipeline after deciding: latch, then forward (with a permit) or deny; every outcome is audited. */
-export async function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
+export function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
+  // The common case, a handshake-era call the latch passes at once, is forwarded without an async
+  // step in between: each async function returning another's promise cost the call a promise and
+  // two turns of the microtask queue (docs/performance.md#the-hot-path).
+  const outcome = batch.allAllowed && !envelopeOf(decided.call.request.params) ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null;
+  if (outcome?.type !== 'forward' || outcome.answer) return latchAndForward(decided, context, session, batch);
+  try {
+    return forward(decided, outcome, new ProgressRelay(decided.call.extra), context, session, auditor(decided, context, session));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+async function latchAndForward(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
   const envelope = envelopeOf(decided.call.request.params);
   const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route)) : null;
   if (resumed?.held) {
@@ -236,7 +249,7 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
  * 2026-07-28 server's own questions (server-input.ts) go to a 2026-07-28 client as input_required,
  * or are asked of a handshake-era client here, before the call goes to the server again.
  */
-async function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
+function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
   const { request, cancel } = decided.call;
   // A new tool is pinned as listed on its first allowed call; a failure is logged, the call goes on.
