@@ -4,16 +4,14 @@ import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { createLogger } from '../log.js';
-import { shellToolsExpected } from '../subjects/shell-tools.js';
-import { initShellParser } from '../subjects/shell/parser.js';
 import { runUntilStopped } from './run-until-stopped.js';
 
 /**
  * `mcp-latch serve`: the stdio gateway, what every MCP client session starts. It is on the clock
  * (the client waits for the first tools/list), so it starts its servers first and loads the rest
- * while they boot: this module imports only what reading the file, spawning and starting the shell
- * grammar's load need; the schema, the policy and the gateway are loaded after (bin/ loads it
- * without the command-line library, and `npm run build` bundles it, scripts/bundle.js).
+ * while they boot: this module imports only what reading the file and spawning need; the schema,
+ * the policy and the gateway are loaded after (bin/ loads it without the command-line library,
+ * and `npm run build` bundles it, scripts/bundle.js).
  */
 export interface ServeOptions {
   config?: string | undefined;
@@ -77,11 +75,6 @@ export async function serve(options: ServeOptions): Promise<void> {
   // client initializes; their MCP handshake waits for the client's capabilities.
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, logger, early.maxMessageBytes);
-  // The shell grammar takes about as long to load as the gateway's code: when the file already says
-  // a tool takes shell commands, it starts loading now, before that code, so that it is ready (and
-  // its first parse done, by the gateway) before the client's first command. A dynamic import here
-  // would wait behind the gateway's (the main thread compiles those first).
-  if (shellToolsExpected(early.servers, early.toolOverrides, process.cwd())) void initShellParser();
 
   const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await Promise.all([
     import('../config/load.js'),

@@ -6,24 +6,21 @@ import type { StdioServer } from './schema.js';
 import { expandServerEnv, serversToRun } from './servers.js';
 
 /**
- * What `serve` can take from the config file before validating it: the stdio servers to start, the
- * log level, and the tool overrides (one that takes shell commands starts the grammar loading). The
- * full check (schema, rules) needs zod and the policy code, which take longer to load than a server
- * takes to start; so the servers start first, from this lenient read, and a file the full check then
- * refuses stops them (cli/serve.ts). Whatever this read is unsure of is left out, to be started
- * later, once validated, by the registry.
+ * What `serve` can take from the config file before validating it: the stdio servers to start and
+ * the log level. The full check (schema, rules) needs zod and the policy code, which take longer
+ * to load than a server takes to start; so the servers start first, from this lenient read, and a
+ * file the full check then refuses stops them (cli/serve.ts). Whatever this read is unsure of is
+ * left out, to be started later, once validated, by the registry.
  */
 export interface EarlyConfig {
   servers: Record<string, StdioServer>;
   logLevel: string | undefined;
   /** `limits.messageMB` in bytes. */
   maxMessageBytes: number;
-  /** The entries of `tools` (overrides), as written: whether one takes shell commands (subjects/shell-tools.ts). */
-  toolOverrides: unknown[];
 }
 
 /** What a file that is not a JSON object gives: no server started early (the full check then says what is wrong). */
-const NOTHING: EarlyConfig = { servers: {}, logLevel: undefined, maxMessageBytes: DEFAULT_MESSAGE_MB * 1024 * 1024, toolOverrides: [] };
+const NOTHING: EarlyConfig = { servers: {}, logLevel: undefined, maxMessageBytes: DEFAULT_MESSAGE_MB * 1024 * 1024 };
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export function readEarlyConfig(path: string, env: NodeJS.ProcessEnv = process.env, scope?: string): EarlyConfig {
@@ -52,7 +49,7 @@ export function readEarlyConfig(path: string, env: NodeJS.ProcessEnv = process.e
   const logLevel = typeof file.logLevel === 'string' && LOG_LEVELS.has(file.logLevel) ? file.logLevel : undefined;
   const messageMB = isRecord(file.limits) ? file.limits.messageMB : undefined;
   const validMB = typeof messageMB === 'number' && messageMB > 0 && messageMB <= MAX_MESSAGE_MB ? messageMB : DEFAULT_MESSAGE_MB;
-  return { servers, logLevel, maxMessageBytes: validMB * 1024 * 1024, toolOverrides: isRecord(file.tools) ? Object.values(file.tools) : [] };
+  return { servers, logLevel, maxMessageBytes: validMB * 1024 * 1024 };
 }
 
 /** The keys that decide how a stdio server's process starts, each of the type the schema requires. */

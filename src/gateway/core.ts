@@ -162,6 +162,11 @@ export class GatewayCore implements CallContext {
     return this.shell;
   }
 
+  /** The shell grammar's load and first parse, when started (a tool takes shell commands); resolved otherwise. Never rejects. */
+  shellReady(): Promise<void> {
+    return this.shell ?? Promise.resolve();
+  }
+
   /**
    * Decides one command through the first listed shell tool, the result unused, once: the decision
    * path's code is then compiled before a client's first command needs it.

@@ -193,7 +193,17 @@ export class UpstreamSession {
     if (!this.firstLists) {
       const timeouts = this.core.config().timeouts;
       const seconds = this.session.keepsFirstList() ? Math.max(timeouts.firstListSeconds, timeouts.startWaitSeconds) : timeouts.firstListSeconds;
-      this.firstLists = this.core.registry.whenSettled(seconds * 1000);
+      // So does the shell grammar, when it is loading: a client's first command, often sent as soon
+      // as the list comes, then finds it parsed once and the decision path warm (docs/performance.md).
+      const grammar = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, seconds * 1000);
+        timer.unref();
+        void this.core.shellReady().then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      this.firstLists = Promise.all([this.core.registry.whenSettled(seconds * 1000), grammar]).then(() => undefined);
     }
     return this.firstLists;
   }
