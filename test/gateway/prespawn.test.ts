@@ -13,6 +13,13 @@ import { eventually, fixtureServer, isAlive, rawGateway, tempDir, writeConfig } 
  * then answers, with the handshake only after the client's; and a client that goes away before
  * initializing leaves no process behind.
  */
+/** The pid a fixture wrote to `file`; throws (so `eventually` looks again) until the whole number is there. */
+function pidIn(file: string): number {
+  const pid = Number(readFileSync(file, 'utf8'));
+  if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`no pid in ${file} yet`);
+  return pid;
+}
+
 describe('servers started before the client initializes', () => {
   test('the process started before initialize is the one that then answers the client', async () => {
     const dir = tempDir();
@@ -22,7 +29,7 @@ describe('servers started before the client initializes', () => {
     const gateway = rawGateway(config);
     try {
       // No initialize sent yet: the server's process runs all the same.
-      const early = await eventually(() => Number(readFileSync(startFile, 'utf8')), 30_000);
+      const early = await eventually(() => pidIn(startFile), 30_000);
       expect(isAlive(early)).toBe(true);
       expect(existsSync(log)).toBe(false);
       await gateway.initialize();
@@ -40,8 +47,8 @@ describe('servers started before the client initializes', () => {
     const childFile = join(dir, 'grandchild.pid');
     const config = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log'), ['--spawn-child'], { FIXTURE_START_FILE: startFile, FIXTURE_CHILD_PID_FILE: childFile }) } });
     const gateway = rawGateway(config);
-    const server = await eventually(() => Number(readFileSync(startFile, 'utf8')), 30_000);
-    const grandchild = await eventually(() => Number(readFileSync(childFile, 'utf8')), 30_000);
+    const server = await eventually(() => pidIn(startFile), 30_000);
+    const grandchild = await eventually(() => pidIn(childFile), 30_000);
     expect(isAlive(server) && isAlive(grandchild)).toBe(true);
     await gateway.close();
     await eventually(() => expect(isAlive(server)).toBe(false), 15_000);
@@ -55,8 +62,8 @@ describe('servers started before the client initializes', () => {
     const other = fixtureServer('b', join(dir, 'b.log'), [], { FIXTURE_START_FILE: join(dir, 'b.pid') });
     const logger = createLogger({ level: 'silent' });
     pool.spawn({ a: entry, b: other }, logger, 10 * 1024 * 1024);
-    const a = await eventually(() => Number(readFileSync(join(dir, 'a.pid'), 'utf8')));
-    const b = await eventually(() => Number(readFileSync(join(dir, 'b.pid'), 'utf8')));
+    const a = await eventually(() => pidIn(join(dir, 'a.pid')));
+    const b = await eventually(() => pidIn(join(dir, 'b.pid')));
     // Edited since the process was started: not handed out, and that process is closed.
     expect(pool.claim('a', { ...entry, args: [...entry.args, '--noisy'] })).toBeUndefined();
     await eventually(() => expect(isAlive(a)).toBe(false), 15_000);
