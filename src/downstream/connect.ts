@@ -1,6 +1,4 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CreateMessageRequestSchema,
@@ -66,6 +64,21 @@ export interface ConnectOptions {
   prespawned?: Prespawned;
 }
 
+type RemoteTransports = typeof import('@modelcontextprotocol/sdk/client/sse.js') & typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+
+/** The SDK's HTTP and SSE transports load with the first remote server: a stdio-only gateway never needs them (docs/performance.md, "Memory"). */
+let remote: RemoteTransports | undefined;
+
+async function remoteTransports(): Promise<RemoteTransports> {
+  const [sse, http] = await Promise.all([import('@modelcontextprotocol/sdk/client/sse.js'), import('@modelcontextprotocol/sdk/client/streamableHttp.js')]);
+  return (remote ??= { ...sse, ...http });
+}
+
+/** Whether a remote server has loaded the HTTP and SSE transports (for tests). */
+export function remoteTransportsLoaded(): boolean {
+  return remote !== undefined;
+}
+
 export async function connectServer(options: ConnectOptions): Promise<Connected> {
   const { config } = options;
   if (!isRemoteServer(config)) {
@@ -80,6 +93,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
     }
     return { client, transport, pid: transport.pid, modern: era?.modern() ?? false };
   }
+  const { SSEClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } = await remoteTransports();
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
   if (config.type !== 'sse') {
@@ -113,7 +127,8 @@ export interface RemoteFailure {
  * the connection failed; null for anything else (the server's own answers, other statuses).
  */
 export function remoteFailure(error: unknown): RemoteFailure | null {
-  if ((error instanceof StreamableHTTPError || error instanceof SseError) && error.code === 404) {
+  // An error of a remote transport means its module was loaded.
+  if (remote && (error instanceof remote.StreamableHTTPError || error instanceof remote.SseError) && error.code === 404) {
     return { kind: 'ended', message: 'the remote session ended (HTTP 404)' };
   }
   if (error instanceof TypeError && error.message === 'fetch failed') {
