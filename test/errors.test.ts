@@ -20,7 +20,7 @@ import { RulesFile } from '../src/store/rules-file.js';
 import { RedisTeamStore } from '../src/team/redis-store.js';
 import { configIssues } from '../src/policy/policy.js';
 import { tempDir } from './helpers/gateway.js';
-import { freePort } from './helpers/redis.js';
+import { freePort } from './helpers/ports.js';
 
 /** Every documented LatchError code, thrown by the code that owns it and asserted by code. */
 async function thrown(fn: () => unknown): Promise<LatchError> {

@@ -1,26 +1,15 @@
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { connectServer, remoteFailure, remoteTransportsLoaded } from '../../src/downstream/connect.js';
 import { silentLogger } from '../../src/log.js';
 import { fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
 import { inProcessGateway } from '../helpers/in-process.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * The SDK's HTTP and SSE transports are loaded only for a remote server (docs/performance.md,
  * "Memory"). These run in order, in this file's own process: the first must find them never loaded.
  */
-/** A loopback port nobody listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the remote transports', () => {
   test('a gateway with stdio servers only never loads them, through listing and calls', async () => {
@@ -35,7 +24,7 @@ describe('the remote transports', () => {
   });
 
   test('a remote server loads them, and a failure to reach it is told apart', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/mcp`;
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
     const hooks = { elicit: async () => ({ action: 'decline' as const }), sample: async () => ({}) as never, listRoots: async () => ({ roots: [] }), onLog: () => undefined, onResourceUpdated: () => undefined, onListChanged: () => undefined };
     const error = await connectServer({ name: 'far', config: { url, type: 'http' }, capabilities: {}, hooks, logger: silentLogger(), timeoutMs: 20_000, version: '0', maxMessageBytes: 1 << 20 }).then(
       () => null,

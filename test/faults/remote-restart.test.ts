@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT, eventually, startGateway, textOf, type Harness } from '../helpers/gateway.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * A remote (Streamable HTTP) server that restarts on the same port: it no longer knows the
@@ -13,16 +13,6 @@ import { ROOT, eventually, startGateway, textOf, type Harness } from '../helpers
  */
 const HTTP_SERVER = join(ROOT, 'test/fixtures/http-server.mjs');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const children: ChildProcess[] = [];
 

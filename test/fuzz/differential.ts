@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { CommandInfo } from '../../src/policy/types.js';
 import { analyseCommand } from '../../src/subjects/shell/command.js';
 import { canonicalPath, isInside } from '../../src/subjects/paths.js';
+import { rng } from '../helpers/random.js';
 
 /**
  * A differential fuzz of the shell analyser against real bash. Commands are generated from a
@@ -33,17 +34,6 @@ export interface FuzzResult {
   findings: FuzzFinding[];
 }
 
-/** mulberry32: small, seedable, good enough to spread choices. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Gen = (r: () => number, depth: number) => string;
 const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;

@@ -1,23 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EVERYTHING_SERVER, startGateway, textOf, type Harness } from '../helpers/gateway.js';
+import { freePort } from '../helpers/ports.js';
 
 /**
  * Remote servers: Streamable HTTP, and legacy SSE reached through the fallback (a `url`
  * without `type` tries Streamable HTTP first; the SSE-only server refuses it with 404). Both are
  * server-everything in its HTTP modes, on free local ports.
  */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function startHttpServer(mode: 'streamableHttp' | 'sse', port: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {

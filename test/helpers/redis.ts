@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tempDir } from './gateway.js';
+import { freePort } from './ports.js';
 
 /**
  * A real `redis-server` of the test's own (Debian's package; `.ci/run` installs it): on a free
@@ -17,18 +17,6 @@ export interface TestRedis {
 
 export const REDIS_SERVER = process.env.MCP_LATCH_REDIS_SERVER ?? 'redis-server';
 
-/** A port the kernel just handed out on 127.0.0.1 (free now; another process may still take it, so start retries). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startRedis(): Promise<TestRedis> {
   let lastError: unknown;

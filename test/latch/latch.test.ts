@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { fromSignal } from '../helpers/cancel.js';
+import { rng } from '../helpers/random.js';
 import { SessionLatch, type LatchAnswer, type LatchCall, type LatchOutcome } from '../../src/latch/latch.js';
 import type { Decision, Verdict } from '../../src/policy/types.js';
 
@@ -152,20 +153,10 @@ describe('SessionLatch', () => {
 });
 
 describe('randomised interleavings keep the invariants', () => {
-  // A tiny deterministic PRNG so a failing seed can be replayed.
-  function prng(seed: number) {
-    let s = seed >>> 0;
-    return () => {
-      s = (s + 0x6d2b79f5) >>> 0;
-      let t = s;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
+
 
   test.each(Array.from({ length: 25 }, (_, i) => i + 1))('seed %i: every forward had an allow, none twice, every call one outcome', async (seed) => {
-    const random = prng(seed);
+    const random = rng(seed);
     const sessions = [new SessionLatch({ ordering: 'batch' }), new SessionLatch({ ordering: 'batch' }), new SessionLatch({ ordering: 'none' })];
     interface Tracked {
       id: number;

@@ -1,6 +1,7 @@
 import { beforeAll, expect, test } from 'vitest';
 import { initShellParser, isDirectTreeRead, loadedParser, readTree } from '../../src/subjects/shell/parser.js';
 import { readTreePublic, sameTree, type SyntaxNode } from '../../src/subjects/shell/syntax.js';
+import { rng } from '../helpers/random.js';
 
 /**
  * The walk reads each parse through web-tree-sitter's WASM exports directly (syntax.ts). It must
@@ -9,17 +10,6 @@ import { readTreePublic, sameTree, type SyntaxNode } from '../../src/subjects/sh
 
 beforeAll(initShellParser);
 
-/** mulberry32, seeded: the same texts every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FRAGMENTS = ['ls', ' ', '-la', '&&', '||', '|', ';', '&', '\n', '(', ')', '{ ', ' }', '$(', '`', '"', "'", '$', '${', '}', '[[', ']]', '[', ']', '((', '))', '<<EOF\n', '\nEOF\n', "<<'E'\n", '<<<', '>', '>>', '2>&1', '<(', 'if ', 'then ', 'fi', 'for x in ', 'do ', 'done', 'case $x in a) ', ';;', 'esac', 'f() ', '=', 'a[1]', '#c', '\\', '\\\n', 'é', '😀', '$((1+2))', '*', '?', '~/', 'time ', 'coproc ', '$"x"', "$'\\x72'", '-eq', '=~', 'x=1 '];
 
