@@ -104,7 +104,7 @@ export function handleToolCall(decided: DecidedCall, context: CallContext, sessi
   // step in between: each async function returning another's promise cost the call a promise and
   // two turns of the microtask queue (docs/performance.md#the-hot-path).
   const outcome = batch.allAllowed && !envelopeOf(decided.call.request.params) ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null;
-  if (outcome?.type !== 'forward' || outcome.answer) return latchAndForward(decided, context, session, batch);
+  if (outcome === null) return latchAndForward(decided, context, session, batch);
   try {
     return forward(decided, outcome, new ProgressRelay(decided.call.extra), context, session, auditor(decided, context, session));
   } catch (error) {

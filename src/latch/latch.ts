@@ -124,7 +124,7 @@ export class SessionLatch {
    * it must also find no batch open (a person is being asked). The common case, so it costs no
    * promise, listener or closure.
    */
-  passNow(decision: Decision, alone: boolean, cancelled: boolean): LatchOutcome | null {
+  passNow(decision: Decision, alone: boolean, cancelled: boolean): (LatchOutcome & { type: 'forward' }) | null {
     if (decision.verdict !== 'allow' || cancelled) return null;
     if (this.options.ordering === 'batch' && (this.batch !== null || !alone)) return null;
     return { type: 'forward', decision, answer: null };

@@ -235,9 +235,9 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
   const { segment, info } = subject;
   const shown = segment.words.join(' ');
   const candidates = wideCandidates(segment);
-  const deny = rules.matchCommandWide('deny', segment, candidates);
+  const deny = rules.matchCommandWide('deny', candidates);
   if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches \`${shown}\``);
-  const ask = rules.matchCommandWide('ask', segment, candidates);
+  const ask = rules.matchCommandWide('ask', candidates);
   if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
 
   // Security: nothing that could not be fully analysed is allowed by a rule or the safe list.

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import type { Rule } from './rule.js';
-import { containsRule, equalWords, isNarrowEligible, startsWith, wideCandidates } from './command-match.js';
+import { containsRule, equalWords, isNarrowEligible, startsWith } from './command-match.js';
 import type { Access, RuleList, Segment } from './types.js';
 
 /**
@@ -138,13 +138,13 @@ export class RuleSet {
     return null;
   }
 
-  /** The first deny/ask rule matching a shell command, matched widely; `candidates`: its wideCandidates, when already made. */
-  matchCommandWide(list: 'deny' | 'ask', segment: Segment, candidates?: string[][]): Rule | null {
+  /** The first deny/ask rule matching a shell command, matched widely: `candidates` are its wideCandidates (made once for both lists). */
+  matchCommandWide(list: 'deny' | 'ask', candidates: readonly string[][]): Rule | null {
     const rules = this.lists[list].command;
     if (rules.size === 0) return null;
     const bare = rules.get('');
     if (bare && bare.length > 0) return bare[0]!;
-    for (const candidate of candidates ?? wideCandidates(segment)) {
+    for (const candidate of candidates) {
       const first = candidate[0];
       if (first === undefined) continue;
       const found = rules.get(posix.basename(first));

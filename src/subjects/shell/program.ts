@@ -104,8 +104,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       const scan = scanOptions(args, 0, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format', 'output-limit'] });
       const command = optionValues(scan, '-c', '--command')[0];
       if (command) {
-        reasons.push('interpreter');
-        if (command.isStatic) nested.push({ kind: 'script', text: command.value, cwd });
+        shellString([command], cwd, built);
       } else if (scan.operands.length === 0 || args.length === scan.operands.length) {
         reasons.push('interpreter'); // an interactive shell
       }
@@ -114,10 +113,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     case 'mapfile':
     case 'readarray': {
       const callback = optionValues(scanOptions(args, 0, { short: 'dnOsuCc' }), '-C')[0];
-      if (callback) {
-        reasons.push('interpreter');
-        if (callback.isStatic) nested.push({ kind: 'script', text: callback.value, cwd });
-      }
+      if (callback) shellString([callback], cwd, built);
       return;
     }
     case 'bind':
@@ -175,10 +171,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       const lock = scan.operands[0];
       if (lock !== undefined && !(args[lock]!.isStatic && /^\d+$/.test(args[lock]!.value))) pushPath(segment.paths, pathOf(args[lock]!, 'write', cwd));
       const command = optionValues(scan, '-c', '--command')[0];
-      if (command) {
-        reasons.push('interpreter');
-        if (command.isStatic) nested.push({ kind: 'script', text: command.value, cwd });
-      }
+      if (command) shellString([command], cwd, built);
       return;
     }
     case 'su':
@@ -381,7 +374,7 @@ function cliOptions(name: string): OptionSpec {
   return { short, long: value.filter((o) => o.startsWith('--')).map((o) => o.slice(2)) };
 }
 
-/** Words a program joins with spaces and hands to `sh -c` (`watch`, `ssh`). */
+/** Words a program joins with spaces and hands to `sh -c` (`watch`, `ssh`, `script -c`, `flock -c`, `mapfile -C`). */
 function shellString(words: readonly Word[], cwd: string | null, built: Built, flag = true): void {
   if (words.length === 0) return;
   if (flag) built.reasons.push('interpreter');
