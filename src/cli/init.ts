@@ -3,21 +3,19 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseConfigText, userConfigPath, type LoadedConfig } from '../config/load.js';
 import type { ScopeConfig } from '../config/schema.js';
-import { errorMessage, LatchError, usage } from '../errors.js';
+import { errorMessage, usage } from '../errors.js';
 import { ruleIssues } from '../policy/policy.js';
-import { isPlainObject } from '../values.js';
 import { backupFile, writeFileAtomic } from '../clients/backup.js';
-import { editJsonc, parseJsonc, readClientFile, type ClientFile, type ClientLocation, type EntryContext } from '../clients/client-file.js';
+import { editJsonc, type ClientLocation, type EntryContext } from '../clients/client-file.js';
 import { unifiedDiff } from '../clients/diff.js';
-import { CLIENT_NAMES, claudeCodeLocalBlocks, claudeCodeProjectFiles, clientLocations, discoverClients, gatewayEntryName, locationForFile, matchesClient, scopeName, type DiscoveryContext } from '../clients/discover.js';
+import { scopeName, type DiscoveryContext } from '../clients/discover.js';
 import { importServers, type ImportResult } from '../clients/import.js';
 import { gatewayLaunch, inNpxCache, packageRoot, schemaUrl } from '../clients/launch.js';
-import { readManifest, writeManifest, type InitManifest, type WrapRecord } from '../clients/manifest.js';
 import { manifestPath } from '../config/locate.js';
-import { isGatewayEntry } from '../clients/server-entry.js';
 import { starterRules, type StarterRules } from '../clients/starter-rules.js';
-import { wrapBlock } from '../clients/wrap.js';
+import { nothingToImport, selectFiles } from './init-sources.js';
 import { undo } from './init-undo.js';
+import { applyWraps, planWraps, staleGatewayEntries } from './init-wrap.js';
 import type { Output } from './output.js';
 
 /**
@@ -96,16 +94,6 @@ function backupsDir(configPath: string): string {
 
 // ---------------------------------------------------------------------------------------------
 // init [--wrap]
-
-/** The edits to one client file: every block of it that changes. */
-interface WrapPlan {
-  path: string;
-  label: string;
-  bytes: Buffer;
-  text: string;
-  diff: string;
-  records: Array<Omit<WrapRecord, 'backup' | 'wrappedAt'>>;
-}
 
 /** A server left in a client file: started by the client directly, outside the gate. */
 interface Bypass {
@@ -215,7 +203,7 @@ function adopt(options: InitOptions, out: Output, context: InitContext): number 
   const now = context.now();
   const configBackup = configChanged && existingText !== undefined ? backupFile(backupsDir(configPath), configPath, now) : null;
   if (configChanged) writeFileAtomic(configPath, configText, 0o600);
-  const wrapped = plans.length > 0 ? applyWraps(plans, configPath, now) : [];
+  const wrapped = plans.length > 0 ? applyWraps(plans, configPath, backupsDir(configPath), now) : [];
 
   if (options.json) {
     out.json({ ...summary, configBackup, wrapped, manifest: wrapped.length > 0 ? manifestPath(configPath) : null });
@@ -275,68 +263,6 @@ function mergeConfig(existing: LoadedConfig, result: ImportResult, scopes: Map<s
   return text;
 }
 
-/** The client files to import from: `--from`, or the discovered ones (filtered by `--client`) that have servers. */
-function selectFiles(options: InitOptions, context: InitContext, warnings: string[]): ClientFile[] {
-  if (options.from !== undefined) {
-    const path = resolve(context.cwd, options.from);
-    if (!existsSync(path)) throw usage(`--from ${path} does not exist`);
-    const data = parseJsonc(readFileSync(path, 'utf8'), path);
-    if (!isPlainObject(data)) throw new LatchError('CLIENT_FILE_INVALID', `${path} is not a JSON object; pass --from a client config file`);
-    const file = readClientFile(locationForFile(path, data as Record<string, unknown>, context));
-    const files = [file, ...claudeCodeLocalBlocks(file)].filter((one) => one.entries.length > 0);
-    if (files.length === 0) throw usage(`${path} has no servers (no "${file.location.format.serversKey}" block with entries)`);
-    return files;
-  }
-
-  const names = options.client?.split(',').map((name) => name.trim()).filter((name) => name !== '') ?? [];
-  const unknown = names.filter((name) => !CLIENT_NAMES.includes(name));
-  if (unknown.length > 0) throw usage(`unknown client ${unknown.map((name) => JSON.stringify(name)).join(', ')} (known: ${CLIENT_NAMES.join(', ')})`);
-  const wanted = (location: ClientLocation) => names.length === 0 || names.some((name) => matchesClient(location, name));
-  const files: ClientFile[] = [];
-  const read = (location: ClientLocation): ClientFile | undefined => {
-    try {
-      return readClientFile(location);
-    } catch (error) {
-      // A file the user picked must be readable; a broken file merely found is skipped, loudly.
-      if (names.length > 0) throw error;
-      warnings.push(`skipped ${location.label} ${location.path}: ${(error as Error).message}`);
-      return undefined;
-    }
-  };
-  const found = discoverClients(context);
-  const known = new Set(found.map((one) => one.path));
-  for (const location of found) {
-    // ~/.claude.json holds Claude Code's user and local scopes, and names the projects of its project scope.
-    const isClaudeUser = location.id === 'claude-code-user';
-    if (!wanted(location) && !(isClaudeUser && names.includes('claude-code-local'))) continue;
-    const file = read(location);
-    if (!file) continue;
-    if (wanted(location)) files.push(file);
-    if (!isClaudeUser) continue;
-    files.push(...claudeCodeLocalBlocks(file).filter((block) => wanted(block.location)));
-    for (const project of claudeCodeProjectFiles(file)) {
-      const other = wanted(project) && !known.has(project.path) ? read(project) : undefined;
-      if (other) files.push(other);
-    }
-  }
-  if (files.length === 0) {
-    const looked = clientLocations(context).filter(wanted).map((location) => location.path);
-    const what = names.length > 0 ? `no ${names.join(' or ')} config found` : 'no MCP client config found';
-    throw usage(`${what} (looked at ${looked.join(', ')}); pass --from FILE to import another file`);
-  }
-  return files.filter((file) => file.entries.length > 0);
-}
-
-function nothingToImport(files: ClientFile[], result: ImportResult): LatchError {
-  if (files.length === 0) return usage('the client configs found have no servers to import; pass --from FILE to import another file');
-  const why = result.sources.map((source) => {
-    const reasons = source.skipped.map((skip) => `"${skip.name}" ${skip.reason}`);
-    return `${source.location.label} ${source.location.path}: ${reasons.join('; ')}`;
-  });
-  const wrapped = result.sources.every((source) => source.skipped.every((skip) => skip.self));
-  return usage(`no servers to import${wrapped ? ' (the client configs already start mcp-latch, but its config is missing; init --undo restores them)' : ''}: ${why.join(' | ')}`);
-}
-
 /** The entries init leaves in client files, with why: the client keeps starting them, unchecked. */
 function bypassing(result: ImportResult): Bypass[] {
   return result.sources.flatMap((source) =>
@@ -344,69 +270,6 @@ function bypassing(result: ImportResult): Bypass[] {
       .filter((skip) => !skip.self)
       .map((skip) => ({ client: source.location.id, label: source.location.label, path: source.location.path, name: skip.name, reason: skip.reason })),
   );
-}
-
-/** A block that starts mcp-latch for a scope the config does not have (the config was replaced): that entry would fail. */
-function staleGatewayEntries(file: ClientFile, config: LoadedConfig): string | undefined {
-  for (const [name, raw] of file.entries) {
-    if (!isPlainObject(raw) || !isGatewayEntry(raw) || !Array.isArray(raw.args)) continue;
-    const at = raw.args.indexOf('--scope');
-    const scope = at >= 0 ? raw.args[at + 1] : undefined;
-    if (typeof scope === 'string' && !(scope in config.file.scopes)) {
-      return `${file.location.label} ${file.location.path}: "${name}" serves scope ${scope}, which ${config.path} does not have; that entry will not start (init --undo restores the servers it replaced)`;
-    }
-  }
-  return undefined;
-}
-
-/** The edits to each client file: per block, the imported entries out and the scope's gateway entry in. */
-function planWraps(files: ClientFile[], result: ImportResult, config: LoadedConfig, configPath: string, context: InitContext, warnings: string[]): WrapPlan[] {
-  const byPath = new Map<string, ClientFile[]>();
-  for (const file of files) byPath.set(file.location.path, [...(byPath.get(file.location.path) ?? []), file]);
-  const plans: WrapPlan[] = [];
-  for (const [path, blocks] of byPath) {
-    const first = blocks[0]!;
-    let text = first.text;
-    const records: WrapPlan['records'] = [];
-    for (const file of blocks) {
-      const { location } = file;
-      const source = result.sources.find((candidate) => candidate.location === location);
-      const skipped = new Set(source?.skipped.map((skip) => skip.name) ?? []);
-      const remove = file.entries.map(([name]) => name).filter((name) => !skipped.has(name));
-      if (remove.length === 0) continue;
-      const scope = scopeName(location);
-      if (!(scope in config.file.scopes)) continue;
-      const entry = gatewayEntryName(location);
-      const value = location.format.gatewayEntry(gatewayLaunch(configPath, scope, { execPath: context.execPath, packageRoot: context.packageRoot }));
-      const change = wrapBlock(text, location, remove, entry, value);
-      text = change.text;
-      records.push({ client: location.id, label: location.label, file: path, blockPath: location.blockPath, scope, entry, removed: change.removed, originalBlock: change.originalBlock, written: change.written });
-      if (location.scope === 'project') warnings.push(`${location.label}: ${path} is often committed to the project; its wrapped entry holds absolute paths of this machine`);
-    }
-    if (text === first.text) continue;
-    plans.push({ path, label: blocks.map((block) => block.location.label).join(', '), bytes: first.bytes, text, diff: unifiedDiff(first.text, text, path, `${path} (wrapped)`), records });
-  }
-  return plans;
-}
-
-/** Backs up and rewrites each client file, recording each block's edit in the manifest as it happens. */
-function applyWraps(plans: WrapPlan[], configPath: string, now: Date): WrapRecord[] {
-  const file = manifestPath(configPath);
-  const manifest: InitManifest = readManifest(file) ?? { version: 2, config: configPath, wrapped: [] };
-  const records: WrapRecord[] = [];
-  for (const plan of plans) {
-    // Security: the file is re-read so an edit made while init ran is never overwritten unseen.
-    if (!readFileSync(plan.path).equals(plan.bytes)) throw new LatchError('STORE_WRITE_FAILED', `${plan.path} changed while init was running; it was left as is (run init again)`);
-    const backup = backupFile(backupsDir(configPath), plan.path, now);
-    writeFileAtomic(plan.path, plan.text);
-    for (const partial of plan.records) {
-      const record: WrapRecord = { ...partial, backup, wrappedAt: now.toISOString() };
-      manifest.wrapped.push(record);
-      records.push(record);
-    }
-    writeManifest(file, manifest);
-  }
-  return records;
 }
 
 interface Summary {

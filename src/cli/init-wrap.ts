@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { LatchError } from '../errors.js';
+import { isPlainObject } from '../values.js';
+import { backupFile, writeFileAtomic } from '../clients/backup.js';
+import type { ClientFile } from '../clients/client-file.js';
+import { unifiedDiff } from '../clients/diff.js';
+import { gatewayEntryName, scopeName } from '../clients/discover.js';
+import type { ImportResult } from '../clients/import.js';
+import { gatewayLaunch } from '../clients/launch.js';
+import { readManifest, writeManifest, type InitManifest, type WrapRecord } from '../clients/manifest.js';
+import { isGatewayEntry } from '../clients/server-entry.js';
+import { wrapBlock } from '../clients/wrap.js';
+import type { LoadedConfig } from '../config/load.js';
+import { manifestPath } from '../config/locate.js';
+
+// `init --wrap`: each client file's imported servers replaced by one entry that starts mcp-latch for its scope.
+
+/** The edits to one client file: every block of it that changes. */
+export interface WrapPlan {
+  path: string;
+  label: string;
+  bytes: Buffer;
+  text: string;
+  diff: string;
+  records: Array<Omit<WrapRecord, 'backup' | 'wrappedAt'>>;
+}
+
+/** A block that starts mcp-latch for a scope the config does not have (the config was replaced): that entry would fail. */
+export function staleGatewayEntries(file: ClientFile, config: LoadedConfig): string | undefined {
+  for (const [name, raw] of file.entries) {
+    if (!isPlainObject(raw) || !isGatewayEntry(raw) || !Array.isArray(raw.args)) continue;
+    const at = raw.args.indexOf('--scope');
+    const scope = at >= 0 ? raw.args[at + 1] : undefined;
+    if (typeof scope === 'string' && !(scope in config.file.scopes)) {
+      return `${file.location.label} ${file.location.path}: "${name}" serves scope ${scope}, which ${config.path} does not have; that entry will not start (init --undo restores the servers it replaced)`;
+    }
+  }
+  return undefined;
+}
+
+/** The edits to each client file: per block, the imported entries out and the scope's gateway entry in. */
+export function planWraps(files: ClientFile[], result: ImportResult, config: LoadedConfig, configPath: string, context: { execPath: string; packageRoot: string }, warnings: string[]): WrapPlan[] {
+  const byPath = new Map<string, ClientFile[]>();
+  for (const file of files) byPath.set(file.location.path, [...(byPath.get(file.location.path) ?? []), file]);
+  const plans: WrapPlan[] = [];
+  for (const [path, blocks] of byPath) {
+    const first = blocks[0]!;
+    let text = first.text;
+    const records: WrapPlan['records'] = [];
+    for (const file of blocks) {
+      const { location } = file;
+      const source = result.sources.find((candidate) => candidate.location === location);
+      const skipped = new Set(source?.skipped.map((skip) => skip.name) ?? []);
+      const remove = file.entries.map(([name]) => name).filter((name) => !skipped.has(name));
+      if (remove.length === 0) continue;
+      const scope = scopeName(location);
+      if (!(scope in config.file.scopes)) continue;
+      const entry = gatewayEntryName(location);
+      const value = location.format.gatewayEntry(gatewayLaunch(configPath, scope, { execPath: context.execPath, packageRoot: context.packageRoot }));
+      const change = wrapBlock(text, location, remove, entry, value);
+      text = change.text;
+      records.push({ client: location.id, label: location.label, file: path, blockPath: location.blockPath, scope, entry, removed: change.removed, originalBlock: change.originalBlock, written: change.written });
+      if (location.scope === 'project') warnings.push(`${location.label}: ${path} is often committed to the project; its wrapped entry holds absolute paths of this machine`);
+    }
+    if (text === first.text) continue;
+    plans.push({ path, label: blocks.map((block) => block.location.label).join(', '), bytes: first.bytes, text, diff: unifiedDiff(first.text, text, path, `${path} (wrapped)`), records });
+  }
+  return plans;
+}
+
+/** Backs up and rewrites each client file, recording each block's edit in the manifest as it happens. */
+export function applyWraps(plans: WrapPlan[], configPath: string, backups: string, now: Date): WrapRecord[] {
+  const file = manifestPath(configPath);
+  const manifest: InitManifest = readManifest(file) ?? { version: 2, config: configPath, wrapped: [] };
+  const records: WrapRecord[] = [];
+  for (const plan of plans) {
+    // Security: the file is re-read so an edit made while init ran is never overwritten unseen.
+    if (!readFileSync(plan.path).equals(plan.bytes)) throw new LatchError('STORE_WRITE_FAILED', `${plan.path} changed while init was running; it was left as is (run init again)`);
+    const backup = backupFile(backups, plan.path, now);
+    writeFileAtomic(plan.path, plan.text);
+    for (const partial of plan.records) {
+      const record: WrapRecord = { ...partial, backup, wrappedAt: now.toISOString() };
+      manifest.wrapped.push(record);
+      records.push(record);
+    }
+    writeManifest(file, manifest);
+  }
+  return records;
+}
