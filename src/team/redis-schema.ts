@@ -1,0 +1,134 @@
+import type { Redis as RedisClient } from 'ioredis';
+
+/**
+ * What the Redis team store keeps in Redis, and the atomic steps over it.
+ *
+ * Exactly once, by two atomic steps (Lua scripts: no other command runs in between):
+ *
+ *   decide (any replica)   pending → answered, the answer stored, the id published   (first answer wins)
+ *   take   (holder only)   answered → settled, the answer returned                    (applied once)
+ *
+ * A held call that ends without an answer (cancelled, timed out, its replica stopping) is withdrawn
+ * by the same kind of step: pending → settled. Whichever step comes first wins; the others find the
+ * call settled. Each replica renews a heartbeat key that expires: once a replica dies, its calls can
+ * no longer be answered (decide finds them settled) and leave the list, and since only the replica
+ * that holds a call ever takes its answer, a call of a dead replica never runs.
+ *
+ * Keys, under the prefix `mcp-latch:` (one Redis database per team; not for Redis Cluster, the
+ * scripts name keys they read from a hash):
+ *
+ *   call:<id>                 hash: user, replica, state (pending | answered | settled), call (JSON),
+ *                             retryUntil, answer (JSON); expires after the call's last moment
+ *   pending                   sorted set of pending ids, by creation time
+ *   replica:<name>            heartbeat, expires after `heartbeatMs`
+ *   grants:<user>:<session>   list of a session's grants (JSON)
+ *   rules:<user>              sorted set of a user's remembered allow rules, by time added
+ *
+ * Channels: `mcp-latch:answered` (a call id), `mcp-latch:rules` (a user id whose rules changed),
+ * `mcp-latch:grants` (`[user, session]` as JSON, whose grants changed).
+ */
+
+const PREFIX = 'mcp-latch:';
+export const CHANNEL_ANSWERED = `${PREFIX}answered`;
+export const CHANNEL_RULES = `${PREFIX}rules`;
+export const CHANNEL_GRANTS = `${PREFIX}grants`;
+export const PENDING = `${PREFIX}pending`;
+export const CALL_PREFIX = `${PREFIX}call:`;
+export const REPLICA_PREFIX = `${PREFIX}replica:`;
+
+/** How long a settled call is remembered, so a late second answer is told "settled" rather than "unknown". */
+export const SETTLED_MS = 3600_000;
+/** Idle session grants are dropped after this long (a session that ended without saying so). */
+export const GRANTS_IDLE_MS = 24 * 3600_000;
+
+/**
+ * KEYS: call:<id>, pending. ARGV: id, answer JSON, replica key prefix, channel, settled ms.
+ * The holder's heartbeat is checked in the same step: a call whose replica died is settled, not answered.
+ */
+const DECIDE = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state then return 'unknown' end
+if state ~= 'pending' then return 'settled' end
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('EXISTS', ARGV[3] .. redis.call('HGET', KEYS[1], 'replica')) == 0 then
+  redis.call('HSET', KEYS[1], 'state', 'settled')
+  redis.call('HDEL', KEYS[1], 'call')
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+  return 'settled'
+end
+redis.call('HSET', KEYS[1], 'state', 'answered', 'answer', ARGV[2])
+redis.call('PUBLISH', ARGV[4], ARGV[1])
+return 'decided'
+`;
+
+/**
+ * KEYS: call:<id>, pending. ARGV: id, replica, withdraw ('1' | '0'), settled ms.
+ * The holder takes its call's answer (once: the call is then settled); with withdraw '1' a call
+ * still pending is settled without one, and one already settled otherwise (expired, or refused as
+ * its replica's heartbeat had lapsed) ends the wait too. Returns the answer JSON, 'withdrawn', or false.
+ */
+const TAKE = `
+local replica = redis.call('HGET', KEYS[1], 'replica')
+if replica and replica ~= ARGV[2] then return false end
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'answered' then
+  local answer = redis.call('HGET', KEYS[1], 'answer')
+  redis.call('HSET', KEYS[1], 'state', 'settled')
+  redis.call('HDEL', KEYS[1], 'call', 'answer')
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  return answer
+end
+if ARGV[3] == '1' then
+  if state == 'pending' then
+    redis.call('ZREM', KEYS[2], ARGV[1])
+    redis.call('HSET', KEYS[1], 'state', 'settled')
+    redis.call('HDEL', KEYS[1], 'call')
+    redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  end
+  return 'withdrawn'
+end
+return false
+`;
+
+/**
+ * KEYS: pending. ARGV: call key prefix, replica key prefix, user ('' for everyone).
+ * Pending calls whose replica is alive, as [call JSON, retryUntil] pairs; the ids of calls that
+ * expired or whose replica died leave the set.
+ */
+const LIST = `
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local fields = redis.call('HMGET', ARGV[1] .. id, 'state', 'replica', 'user', 'call', 'retryUntil')
+  if fields[1] ~= 'pending' or redis.call('EXISTS', ARGV[2] .. fields[2]) == 0 then
+    redis.call('ZREM', KEYS[1], id)
+  elseif ARGV[3] == '' or fields[3] == ARGV[3] then
+    table.insert(out, fields[4])
+    table.insert(out, fields[5] or '')
+  end
+end
+return out
+`;
+
+interface Scripts {
+  latchDecide(call: string, pending: string, id: string, answer: string, replicaPrefix: string, channel: string, settledMs: number): Promise<string>;
+  latchTake(call: string, pending: string, id: string, replica: string, withdraw: string, settledMs: number): Promise<string | null>;
+  latchList(pending: string, callPrefix: string, replicaPrefix: string, user: string): Promise<string[]>;
+}
+
+export type Client = RedisClient & Scripts;
+
+/** Gives a connection the atomic steps above as commands. */
+export function defineScripts(redis: RedisClient): Client {
+  redis.defineCommand('latchDecide', { numberOfKeys: 2, lua: DECIDE });
+  redis.defineCommand('latchTake', { numberOfKeys: 2, lua: TAKE });
+  redis.defineCommand('latchList', { numberOfKeys: 1, lua: LIST });
+  return redis as Client;
+}
+
+export function grantsKey(user: string, session: string): string {
+  return `${PREFIX}grants:${encodeURIComponent(user)}:${encodeURIComponent(session)}`;
+}
+
+export function rulesKey(user: string): string {
+  return `${PREFIX}rules:${encodeURIComponent(user)}`;
+}
