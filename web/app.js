@@ -509,16 +509,20 @@
   }
 
   function start() {
+    // The event stream's first message is the whole list too; whichever comes first is shown, and
+    // this reply only if no event came before it: it can be older than an event that overtook it.
+    var live = false;
     fetch('/api/pending' + query, { credentials: 'omit', cache: 'no-store' })
       .then(function (response) {
         if (!response.ok) throw new Error('HTTP ' + response.status);
         return response.json();
       })
-      .then(function (data) { render(data.items || [], data.recent || []); })
+      .then(function (data) { if (!live) render(data.items || [], data.recent || []); })
       .catch(function () { setConnection('Cannot reach the gateway (has it restarted? Use the new address from its log).', 'down'); });
 
     var events = new EventSource('/events' + query);
     events.addEventListener('pending', function (event) {
+      live = true;
       setConnection('Live: updates as calls arrive', 'live');
       try {
         var data = JSON.parse(event.data);

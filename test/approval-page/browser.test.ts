@@ -392,6 +392,47 @@ describe('approving on the page after the call was answered "pending"', () => {
   });
 });
 
+describe('the page opened while a call waits', () => {
+  test('a reply to the page\'s first read that arrives after a live update does not take the update back', async () => {
+    const dir = tempDir();
+    const h = await startGateway(config(dir, 30));
+    try {
+      const cancel = new AbortController();
+      const call = h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'late.txt'), content: '1' } }, undefined, { signal: cancel.signal });
+      call.catch(() => undefined);
+      const tab = await (await browser.newContext()).newPage();
+      // Set once the page has handled its first read's reply: the app renders it in a job queued
+      // when the body is parsed, before this timer fires.
+      await tab.addInitScript({
+        content: 'const json = Response.prototype.json; Response.prototype.json = function () { return json.call(this).then((value) => { setTimeout(() => { window.firstReadHandled = true; }, 0); return value; }); };',
+      });
+      // The first read is answered by the gateway (the call waiting), and its reply held back
+      // until the event stream has taken the cancelled call off the page.
+      let captured!: () => void;
+      const read = new Promise<void>((resolve) => (captured = resolve));
+      let releaseReply!: () => void;
+      const held = new Promise<void>((resolve) => (releaseReply = resolve));
+      await tab.route(/\/api\/pending\?/, async (route) => {
+        const response = await route.fetch();
+        captured();
+        await held;
+        await route.fulfill({ response });
+      });
+      await tab.goto(await pageUrl(h));
+      await read;
+      const item = await card(tab, 'late.txt');
+      cancel.abort();
+      await gone(item);
+      releaseReply();
+      await tab.waitForFunction('window.firstReadHandled === true', undefined, { timeout: 15_000 });
+      expect(await tab.locator('li.item').filter({ hasText: 'late.txt' }).count()).toBe(0);
+      expect(existsSync(join(dir, 'late.txt'))).toBe(false);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
 describe('a batch on the page', () => {
   test('calls of one batch show "N more waiting"; when the batch\'s time is up every call is answered, and the cards say until when approving allows a retry', async () => {
     const dir = tempDir();
