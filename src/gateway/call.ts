@@ -252,9 +252,6 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
 function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
   const { request, cancel } = decided.call;
-  // A new tool is pinned as listed on its first allowed call; a failure is logged, the call goes on.
-  const definition = decided.definition;
-  if (definition?.pin.state === 'new') context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
   // Only a 2026-07-28 server needs the client's era and its person here (off the path of every other call).
   const modern = supervisor.modern ? { envelope: envelopeOf(request.params), person: session.person(decided.call.extra) } : null;
@@ -279,6 +276,14 @@ function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward'
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   const finished = finish(decided, outcome, modern, send, context, session);
+  // A new tool is pinned as listed on its first allowed call, once that call is answered: the write
+  // (the lock file read again, a temp file, fsync, rename) cost the first call of a fresh gateway
+  // 5–15 ms of CPU (docs/performance.md, "Cold start"). A failure is logged, the call goes on.
+  const definition = decided.definition;
+  if (definition?.pin.state === 'new') {
+    const pin = () => context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
+    finished.then(pin, pin);
+  }
   if (!held) return finished;
   held.settle(finished);
   return nextHeldRound(decided, held, context, session);

@@ -16,6 +16,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } f
 import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decision } from '../policy/types.js';
+import { isoTime } from '../iso-time.js';
 import { redactSecrets } from '../redact.js';
 
 /** One decided call, as the audit receives it. */
@@ -79,7 +80,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         const at = queuedAt[index]!;
         if (at !== timeOf) {
           timeOf = at;
-          head = `{"level":30,"time":"${new Date(at).toISOString()}"`;
+          head = `{"level":30,"time":"${isoTime(at)}"`;
         }
         // The entry belongs to the audit once recorded: completed in place rather than copied.
         if (typeof entry.argsDigest === 'function') entry.argsDigest = entry.argsDigest();

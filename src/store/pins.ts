@@ -5,6 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
 import { z } from 'zod';
 import { LatchError, errorMessage } from '../errors.js';
+import { isoTime } from '../iso-time.js';
 import { definitionDigest, type Definition, type Pin, type PinKind } from '../pins/definition.js';
 
 /**
@@ -84,7 +85,7 @@ export class PinStore {
       }
       const entry = (db.data.servers[server] ??= { identity });
       entry.identity = identity;
-      (entry[kind] ??= {})[name] = { digest: definitionDigest(definition), pinnedAt: new Date().toISOString(), definition };
+      (entry[kind] ??= {})[name] = { digest: definitionDigest(definition), pinnedAt: isoTime(Date.now()), definition };
       await db.write();
       this.data = db.data;
       this.problem = null;
