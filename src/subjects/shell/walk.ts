@@ -2,6 +2,7 @@ import type { Parser } from 'web-tree-sitter';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
 import { buildSegment, type Built } from './argv.js';
 import type { Nested } from './files.js';
+import { readingsWithValues } from './known-values.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
 import { readTree } from './parser.js';
@@ -43,6 +44,8 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
 const MAX_NESTING = 5;
 /** Syntax nesting deeper than this is not walked (the walk is recursive). */
 const MAX_DEPTH = 400;
+/** Readings with known variable values walked per command (each is a parse): enough for chains like `y=rm; x=$y; $x`. */
+const MAX_VALUE_READINGS = 16;
 
 /** Walks one command string into `info` (parse, guards, every statement at any depth). Throws only on an internal failure. */
 export function walkCommand(parser: Parser, info: CommandInfo, timeoutMs: number, text: string, cwd: string | null): void {
@@ -108,6 +111,8 @@ class Analysis {
   private quotedCode: string[] = [];
   private tainted = false;
   private scanQuoted = false;
+  /** Readings with known variable values walked so far (known-values.ts). */
+  private readings = 0;
 
   constructor(
     private readonly parser: Parser,
@@ -142,7 +147,11 @@ class Analysis {
     this.info.unanalyzable = saved.unanalyzable;
     this.info.redirections.length = saved.redirections;
     this.info.substitutions.length = saved.substitutions;
-    for (const segment of this.info.segments.slice(first)) segment.context = 'nested';
+    // A reading repeats most of the text: only the commands it adds are kept.
+    const before = new Set(this.info.segments.slice(0, first).map(segmentKey));
+    const added = this.info.segments.splice(first).filter((segment) => !before.has(segmentKey(segment)));
+    for (const segment of added) segment.context = 'nested';
+    this.info.segments.push(...added);
   }
 
   /** A static piece of text (a quoted or escaped word, a subscript) that may be evaluated later. */
@@ -216,6 +225,10 @@ class Analysis {
     if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
     const spelled = expandForDenyRules(text);
     if (spelled !== null) this.walkForDenyRules(spelled, cwd);
+    for (const reading of readingsWithValues(text)) {
+      if (this.readings++ >= MAX_VALUE_READINGS) break;
+      this.walkForDenyRules(reading, cwd);
+    }
   }
 
   private slice(node: SyntaxNode): string {
@@ -898,6 +911,10 @@ class Analysis {
       }
     }
   }
+}
+
+function segmentKey(segment: Segment): string {
+  return JSON.stringify([segment.words, segment.cwd]);
 }
 
 function flowOf(built: Built, cwd: Cwd): Flow {
