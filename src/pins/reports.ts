@@ -51,6 +51,12 @@ interface Scanned {
 export class DefinitionReports {
   private scanned = new Map<string, Scanned>();
   private readonly logged = new Set<string>();
+  /**
+   * Pins being written, by definition: every call that comes while the first write is under way
+   * sees the tool still "new" and would write the lock file again (at 16 calls in flight, dozens
+   * of read-write-fsync-rename rounds queued behind each other). They wait for the one write.
+   */
+  private readonly pinning = new Map<string, Promise<void>>();
 
   constructor(
     private readonly store: PinStore,
@@ -112,8 +118,17 @@ export class DefinitionReports {
   }
 
   /** Pins the definition the report was made from (a first allowed use, or an accepted change). */
-  async pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }): Promise<void> {
-    await this.store.pin(report.kind, report.server, report.name, serverIdentity(server), report.definition);
-    this.logger.info({ [report.kind]: report.exposed, digest: report.digest, was: report.pin.state }, `${report.kind} definition pinned`);
+  pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }): Promise<void> {
+    const identity = serverIdentity(server);
+    const key = `${report.kind} ${report.server} ${report.name} ${report.digest} ${identity}`;
+    let written = this.pinning.get(key);
+    if (!written) {
+      written = this.store
+        .pin(report.kind, report.server, report.name, identity, report.definition)
+        .then(() => this.logger.info({ [report.kind]: report.exposed, digest: report.digest, was: report.pin.state }, `${report.kind} definition pinned`))
+        .finally(() => this.pinning.delete(key));
+      this.pinning.set(key, written);
+    }
+    return written;
   }
 }

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import { DefinitionReports } from '../../src/pins/reports.js';
+import { PinStore } from '../../src/store/pins.js';
+import { tempDir } from '../helpers/gateway.js';
+
+const ECHO = { name: 'echo', description: 'Returns its arguments', inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } } };
+const listed = { exposed: 'fix__echo', server: 'fix', tool: ECHO };
+
+describe('pinning a new tool', () => {
+  it('writes the lock file once for the calls that come while the first write is under way', async () => {
+    const store = new PinStore(join(tempDir(), 'mcp-latch.lock.json'));
+    const write = vi.spyOn(store, 'pin');
+    const reports = new DefinitionReports(store, silentLogger());
+    const report = reports.forTool(listed, () => [listed], 'warn');
+    expect(report.pin.state).toBe('new');
+    // Sixteen calls in flight, each seeing the tool still new.
+    await Promise.all(Array.from({ length: 16 }, () => reports.pin(report, { command: 'node', args: ['fixture.mjs'] })));
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(reports.forTool(listed, () => [listed], 'warn').pin.state).toBe('pinned');
+    // Once written, a pin of the same definition writes again (an accepted change is pinned this way).
+    await reports.pin(report, { command: 'node', args: ['fixture.mjs'] });
+    expect(write).toHaveBeenCalledTimes(2);
+  });
+
+  it('a failed write fails every call waiting for it, and the next pin tries again', async () => {
+    const store = new PinStore(join(tempDir(), 'mcp-latch.lock.json'));
+    const write = vi.spyOn(store, 'pin').mockRejectedValueOnce(new Error('disk full'));
+    const reports = new DefinitionReports(store, silentLogger());
+    const report = reports.forTool(listed, () => [listed], 'warn');
+    const results = await Promise.allSettled(Array.from({ length: 4 }, () => reports.pin(report, { command: 'node' })));
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    expect(write).toHaveBeenCalledTimes(1);
+    await reports.pin(report, { command: 'node' });
+    expect(write).toHaveBeenCalledTimes(2);
+    expect(reports.forTool(listed, () => [listed], 'warn').pin.state).toBe('pinned');
+  });
+});
