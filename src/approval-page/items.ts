@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { PageItem } from '../latch/page.js';
-import { choiceLabels, parseChoice, requestPayload, riskOf, type PromptAnswer } from '../latch/prompt.js';
+import { argumentsText, choiceLabels, parseChoice, requestPayload, riskOf, type PromptAnswer } from '../latch/prompt.js';
 import { readEdit, type EditableField } from '../latch/edit.js';
+import { SettledIds } from '../latch/settled-ids.js';
 import type { FileChange } from '../latch/file-change.js';
 import type { Risk } from '../latch/risk.js';
 import { isPlainObject } from '../values.js';
@@ -77,7 +78,7 @@ interface Pending {
 
 export class PendingItems {
   private readonly pending = new Map<string, Pending>();
-  private readonly settled = new Set<string>();
+  private readonly settled = new SettledIds(REMEMBERED_SETTLED);
   private readonly recentList: RecentDecision[] = [];
 
   constructor(private readonly onChange: () => void) {}
@@ -163,10 +164,6 @@ export class PendingItems {
     this.recentList.unshift({ session: view.session, server: view.server, tool: view.tool, outcome: outcome ?? gone, by: outcome ? 'person' : 'gone', at: new Date().toISOString() });
     this.recentList.splice(RECENT_SHOWN);
     this.settled.add(id);
-    if (this.settled.size > REMEMBERED_SETTLED) {
-      const oldest = this.settled.values().next().value;
-      if (oldest !== undefined) this.settled.delete(oldest);
-    }
     entry.settle(answer);
     this.onChange();
   }
@@ -174,7 +171,7 @@ export class PendingItems {
 
 function publicItem(id: string, item: PageItem, created = new Date().toISOString()): PublicItem {
   const { input } = item;
-  const args = safeJson(input.args);
+  const args = argumentsText(input.args);
   return {
     id,
     session: item.session,
@@ -202,12 +199,4 @@ function publicItem(id: string, item: PageItem, created = new Date().toISOString
     retryUntil: item.retryUntil === null ? null : new Date(item.retryUntil).toISOString(),
     editable: item.retryUntil === null ? (input.editable ?? []) : [],
   };
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value ?? {}) ?? '{}';
-  } catch {
-    return '"(arguments could not be shown)"';
-  }
 }

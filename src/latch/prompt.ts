@@ -203,7 +203,7 @@ export function renderMessage(input: PromptInput): string {
     }
   }
   lines.push(...renderWhy(input.decision));
-  lines.push(`Arguments: ${truncated(escapeJson(safeJson(input.args)), MAX_ARGS_SHOWN)}`);
+  lines.push(`Arguments: ${truncated(escapeJson(argumentsText(input.args)), MAX_ARGS_SHOWN)}`);
   lines.push(...renderDefinition(input.definition));
   if (input.rememberRules) lines.push(`"Always allow" saves: ${input.rememberRules.map(escapeText).join(', ')}`);
   const editable = input.editable ?? [];
@@ -270,7 +270,8 @@ function truncated(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
-function safeJson(value: unknown): string {
+/** The arguments as JSON text for a person to read (the prompt and the approval page); escape before showing. */
+export function argumentsText(value: unknown): string {
   try {
     return JSON.stringify(value ?? {}) ?? '{}';
   } catch {

@@ -1,3 +1,4 @@
+import { SettledIds } from '../latch/settled-ids.js';
 import type { DecideOutcome, InteractionAnswer, PendingCall, SessionGrant, TeamStore } from './store.js';
 
 /**
@@ -22,7 +23,7 @@ interface Held {
 export class MemoryTeamStore implements TeamStore {
   readonly replica: string;
   private readonly pending = new Map<string, Held>();
-  private readonly settled = new Set<string>();
+  private readonly settled = new SettledIds(REMEMBERED_SETTLED);
   private readonly grants = new Map<string, SessionGrant[]>();
   private readonly listeners = new Set<(user: string) => void>();
   private readonly grantListeners = new Set<(user: string, session: string) => void>();
@@ -76,10 +77,6 @@ export class MemoryTeamStore implements TeamStore {
     if (!held) return;
     this.pending.delete(id);
     this.settled.add(id);
-    if (this.settled.size > REMEMBERED_SETTLED) {
-      const oldest = this.settled.values().next().value;
-      if (oldest !== undefined) this.settled.delete(oldest);
-    }
     held.settle(answer);
   }
 
