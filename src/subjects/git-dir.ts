@@ -19,6 +19,19 @@ const CODE_TAIL = /^(|config|config\.worktree|hooks(\/.*)?|info(\/attributes)?|w
 
 const MAX_DEPTH = 4;
 
+/**
+ * The `via` of a directory the command itself makes a git directory (`git init --bare r`, `git clone
+ * --mirror URL m`, `--separate-git-dir D`): not on disk when the call is decided, so writes to its
+ * code files in the same call are matched against it (subjects/inspect.ts).
+ */
+export const GIT_DIRECTORY_MADE = 'git directory made by the command';
+
+/** True when `path` is one of the files git runs code from in the git directory `dir` (or `dir` itself). */
+export function isGitCodeFile(dir: string, path: string): boolean {
+  const rel = path === dir ? '' : path.startsWith(`${dir}/`) ? path.slice(dir.length + 1).replace(/\/+$/, '') : null;
+  return rel !== null && CODE_TAIL.test(rel);
+}
+
 /** The git directory `path` (absolute, POSIX) is a code file of, or null. */
 export function gitDirectoryOf(path: string): string | null {
   let dir = path.replace(/\/+$/, '') || '/';

@@ -1,10 +1,11 @@
+import { basename, dirname } from 'node:path';
 import type { CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/analysis-cache.js';
 import type { ToolClass } from './kind.js';
-import { gitDirectoryOf } from './git-dir.js';
+import { GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } from './git-dir.js';
 import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 
@@ -50,9 +51,14 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
       const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
+      const madeGitDirectories: PathSubject[] = [];
       for (const segment of commandInfo.segments) {
         subjects.push({ type: 'command', segment, info: commandInfo });
         for (const path of segment.paths) {
+          if (path.via === GIT_DIRECTORY_MADE) {
+            madeGitDirectories.push(pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache));
+            continue;
+          }
           // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
@@ -61,6 +67,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
       }
+      if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
     }
   }
 
@@ -117,6 +124,26 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
   const gitDirectory = access === 'write' && context.pathEnv.platform !== 'win32' ? gitCodeDirectory(canonical.path, canonical.realPath) : null;
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : {}) };
+}
+
+/**
+ * A git directory the same call makes (`git init --bare r && echo … > r/hooks/pre-commit`, or by
+ * hand: a `HEAD` file written beside the config) is not on disk when the call is decided: writes
+ * to its code files are matched against it by path. The order of the commands is not considered.
+ */
+function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void {
+  const writes = subjects.filter((subject): subject is PathSubject => subject.type === 'path' && subject.access === 'write');
+  const dirs = new Set<string>();
+  for (const subject of [...made, ...writes.filter((write) => write.path !== null && basename(write.path) === 'HEAD')]) {
+    for (const form of [subject.path, subject.realPath]) if (form !== null) dirs.add(basename(form) === 'HEAD' && subject.via !== GIT_DIRECTORY_MADE ? dirname(form) : form);
+  }
+  if (dirs.size === 0) return;
+  for (const write of writes) {
+    if (write.gitDirectory) continue;
+    // Making the directory itself (`mkdir r && git init --bare r`) is the setup, not a change of one.
+    const dir = [...dirs].find((d) => [write.path, write.realPath].some((form) => form !== null && form !== d && isGitCodeFile(d, form)));
+    if (dir !== undefined) write.gitDirectory = dir;
+  }
 }
 
 /** The git directory a written path is a code file of, by its lexical or its real path. */

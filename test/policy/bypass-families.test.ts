@@ -415,6 +415,52 @@ describe('4. writes to the code files of any git directory ask, even under Edit(
   );
 });
 
+// git-init(1) --bare and --separate-git-dir, git-clone(1) --bare/--mirror/--separate-git-dir,
+// git(1) --git-dir, and setup.c's is_git_directory (HEAD, objects/, refs/): a git directory the same
+// call makes is not on disk when the call is decided. Writing its config then running git in it ran
+// an alias's command with git 2.39 (bare init, init in the cwd, mirror clone, separate git dir, by hand).
+describe('4. a git directory the same call makes: writes to its code files ask', () => {
+  const RULE = 'built-in: git runs code named in a git directory';
+  const GIT = { allow: ['Bash(git *)', 'Bash(mkdir *)', 'Bash(cp *)'] };
+  const cases = [
+    'git init --bare r && echo x > r/hooks/pre-receive',
+    'git init -q --bare r && echo x >> r/config',
+    'git clone --bare https://e/x r && echo x >> r/config',
+    'git clone -b main --mirror https://e/x m && cp src/a.ts m/hooks/post-update',
+    'git init --separate-git-dir=gd w && echo x >> gd/config',
+    'git init --separate-git-dir gd w && echo x > gd/hooks/pre-commit',
+    'git clone --separate-git-dir=gd https://e/x w && echo x >> gd/config',
+    'git --git-dir=d init && echo x >> d/config',
+    'git -C sub init --bare && echo x >> sub/info/attributes',
+    'cd r && git init --bare && echo x >> hooks/post-update',
+    "mkdir -p r/objects r/refs && echo 'ref: refs/heads/main' > r/HEAD && echo x > r/config", // by hand
+  ];
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j asks`, (command) => {
+      const decision = shell(command, mode, GIT);
+      if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: RULE });
+    });
+  }
+  // The `.git` shapes of a plain init or clone meet the rules by name.
+  test.each(["git init x && echo '#!/bin/sh' > x/.git/hooks/pre-commit", 'mkdir -p y/.git/hooks && echo x > y/.git/hooks/pre-commit', 'git clone https://e/x z && echo x >> z/.git/config'])(
+    'acceptEdits: %j asks',
+    (command) => {
+      const decision = shell(command, 'acceptEdits', GIT);
+      expect(decision.verdict, decision.reason).toBe('ask');
+      expect(decision.rule).toMatch(/^built-in: git runs code named in \*\*\/\.git/);
+    },
+  );
+  // Other files of the new repository, and making it, are as before.
+  test.each(['git init --bare r && echo x > r/description', 'mkdir r && cd r && git init --bare', 'git clone https://e/x z && echo x > z/README', 'git init --bare r', 'echo x > r/hooks/pre-commit'])(
+    'acceptEdits: %j is allowed',
+    (command) => {
+      const decision = shell(command, 'acceptEdits', GIT);
+      expect(decision.verdict, decision.reason).toBe('allow');
+    },
+  );
+});
+
 describe('4. settings and variables whose value git runs are commands to decide', () => {
   const GIT = { allow: ['Bash(git *)', 'Bash(man *)'] };
   deniedEverywhere(

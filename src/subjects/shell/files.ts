@@ -3,6 +3,7 @@ import { RECURSIVE_READ } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
+import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { scanSedScript } from './sed-script.js';
 
 /**
@@ -412,6 +413,7 @@ const git: Handler = (args, cwd, out) => {
   }
   const sub = args[scan.end];
   if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), optionValues(scan, '--git-dir')[0] ?? null, base, out);
   if (sub?.isStatic && GIT_MESSAGE_FILES[sub.value]) {
     // `git commit -F .env` makes a file the commit message: a read.
     const messages = scanOptions(args, scan.end + 1, { short: GIT_MESSAGE_FILES[sub.value]!.short, long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file'] });
@@ -438,6 +440,25 @@ const git: Handler = (args, cwd, out) => {
     }
   }
 };
+
+/**
+ * The git directory `git init` or `git clone` makes where its name does not say so (git-init(1),
+ * git-clone(1)): `init --bare [DIR]` (DIR, or the working directory), `--git-dir=D init`, `clone
+ * --bare|--mirror URL DIR`, `--separate-git-dir D`. Without DIR, clone names it `<name>.git`, which
+ * the name check already covers, like `<DIR>/.git` of a plain init or clone.
+ */
+function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], gitDir: Word | null, base: string | null, out: FileFacts): void {
+  const long = sub === 'init' ? ['separate-git-dir', 'template', 'initial-branch', 'object-format', 'ref-format'] : ['separate-git-dir', 'template', 'origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format'];
+  const scan = scanOptions(args, 0, { short: sub === 'init' ? 'b' : 'obucj', long });
+  const made = optionValues(scan, '--separate-git-dir');
+  if (gitDir !== null) made.push(gitDir);
+  if (hasOption(scan, '--bare') || (sub === 'clone' && hasOption(scan, '--mirror'))) {
+    const dir = args[scan.operands[sub === 'init' ? 0 : 1]!];
+    if (dir !== undefined) made.push(dir);
+    else if (sub === 'init') made.push(staticWord('.'));
+  }
+  for (const word of made) push(out, pathOf(word, WRITE, base, GIT_DIRECTORY_MADE));
+}
 
 /** `git config [--file F|--global|…] KEY VALUE`, `git config set KEY VALUE`, `--edit`: writing a code key is code. */
 function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): void {
