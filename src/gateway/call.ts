@@ -276,13 +276,14 @@ function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward'
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   const finished = finish(decided, outcome, modern, send, context, session);
-  // A new tool is pinned as listed on its first allowed call, once that call is answered: the write
-  // (the lock file read again, a temp file, fsync, rename) cost the first call of a fresh gateway
-  // 5–15 ms of CPU (docs/performance.md, "Cold start"). A failure is logged, the call goes on.
+  // A new tool is pinned as listed on its first allowed call, after that call's answer is sent: the
+  // write (the lock file read again, a temp file, fsync, rename) cost the first call of a fresh
+  // gateway 5–15 ms of CPU (docs/performance.md, "Cold start"). A failure is logged, the call goes on.
   const definition = decided.definition;
   if (definition?.pin.state === 'new') {
     const pin = () => context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
-    finished.then(pin, pin);
+    const later = () => setImmediate(pin);
+    finished.then(later, later);
   }
   if (!held) return finished;
   held.settle(finished);
