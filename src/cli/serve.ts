@@ -68,6 +68,10 @@ export async function serve(options: ServeOptions): Promise<void> {
   // spares the optimising recompiles that made the first 60 commands cost ~1.7 s of CPU instead of
   // ~0.2 s (docs/performance.md). Set before anything compiles WASM; this process only.
   setFlagsFromString('--liftoff-only');
+  // TurboFan waits until the gateway is up: start-up code runs once (imports, schemas, the config),
+  // and optimising the little of it that got hot made the node binary's compiler pages resident,
+  // ~4 MiB of an idle gateway's memory (docs/performance.md, "Memory").
+  setFlagsFromString('--max-opt=2');
   const path = findConfig(options.config);
   const early = readEarlyConfig(path, process.env, options.scope);
   const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
@@ -76,16 +80,19 @@ export async function serve(options: ServeOptions): Promise<void> {
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, logger, early.maxMessageBytes);
 
-  const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await Promise.all([
-    import('../config/load.js'),
-    import('../config/schema.js'),
-    import('../policy/policy.js'),
-    import('../gateway/server.js'),
-    import('../gateway/stdio-upstream.js'),
-  ]).catch(async (error: unknown) => {
-    await prespawned.closeAll();
-    throw error;
-  });
+  // zod compiles a parser for each object schema it parses (new Function), and the helper that
+  // writes them got hot enough for TurboFan while the servers' lists came in. Without them a parse
+  // costs ~0.7 µs more (a call's result that is not plain text is checked by one). zod reads this
+  // when a schema is made, so it is set before the modules that make them load.
+  const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await import('zod')
+    .then(({ config }) => {
+      config({ jitless: true });
+      return Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../policy/policy.js'), import('../gateway/server.js'), import('../gateway/stdio-upstream.js')]);
+    })
+    .catch(async (error: unknown) => {
+      await prespawned.closeAll();
+      throw error;
+    });
   let config;
   try {
     config = loadConfig(path, ruleIssues, options.scope);
@@ -101,5 +108,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   process.stdin.on('close', () => shutdown('stdin closed'));
 
   await gateway.connect(new StdioUpstream(messageBytes(config.file)));
+  // The hot path is optimised as before from here on; --max-opt=2 had turned --turbofan off too.
+  setFlagsFromString('--max-opt=999');
+  setFlagsFromString('--turbofan');
   logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)) }, 'mcp-latch serving on stdio');
 }

@@ -10,9 +10,13 @@ import { BIN, ROOT, eventually, fixtureServer, tempDir, textOf, writeConfig } fr
  * What `serve` (the bundle in dist/serve/) keeps out of memory until it is needed
  * (docs/performance.md, "Memory"), checked in a real gateway process: pino's transport machinery
  * (Node's worker threads) never, and jsonc-parser until a rule is remembered, when it must load
- * and edit the file.
+ * and edit the file. TurboFan is off while it starts (its pages stay out of an idle gateway's memory)
+ * and must be on again once it serves: the hot path runs optimised.
  */
 const LOADED_PROBE = join(ROOT, 'test/fixtures/loaded-modules.mjs');
+const OPTIMISING_PROBE = join(ROOT, 'test/fixtures/optimising-probe.mjs');
+/** V8's optimisation status bit for code made by TurboFan (%GetOptimizationStatus). */
+const TURBOFANNED = 1 << 6;
 
 interface Loaded {
   builtins: string[];
@@ -63,6 +67,32 @@ describe('the serve path loads what it needs when it needs it', () => {
       const after = await loaded();
       expect(jsonc(after).length).toBeGreaterThan(0);
       expect(after.builtins).not.toContain('NativeModule worker_threads');
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  test('TurboFan optimises code again once the gateway serves', async () => {
+    const dir = tempDir();
+    const configPath = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } });
+    const out = join(dir, 'optimising.json');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--allow-natives-syntax', '--no-concurrent-recompilation', '--import', OPTIMISING_PROBE, BIN, 'serve', '--config', configPath],
+      env: { MCP_LATCH_LOG_LEVEL: 'warn', OPTIMISING_OUT: out },
+      stderr: 'pipe',
+      cwd: dir,
+    });
+    const client = new Client({ name: 'mcp-latch-test', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await client.connect(transport, { timeout: 30_000 });
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+      process.kill(transport.pid!, 'SIGUSR2');
+      const { status } = await eventually(() => {
+        if (!existsSync(out)) throw new Error('the gateway has not run the probe yet');
+        return JSON.parse(readFileSync(out, 'utf8')) as { status: number };
+      });
+      expect(status & TURBOFANNED, `optimisation status ${status.toString(2)}`).toBe(TURBOFANNED);
     } finally {
       await client.close().catch(() => undefined);
     }
