@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -6,18 +5,12 @@ import { dirname, join } from 'node:path';
  * The file operations behind "never overwrite anything without a backup": timestamped copies in
  * one private folder (client files hold tokens; a copy next to a project file would land in the
  * project's git repository), atomic replacement that keeps the file's mode and writes through
- * symlinks (a dotfile managed by stow stays a link), and the hash that tells our own write from a
- * later edit.
+ * symlinks (a dotfile managed by stow stays a link).
  */
 
 /** `20260314T093005Z`: UTC, sortable, safe in file names on every platform. */
 function backupStamp(date: Date): string {
   return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/[-:]/g, '');
-}
-
-/** The hex SHA-256 of some bytes. */
-function sha256(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 /**

@@ -7,7 +7,7 @@ import { didYouMean, knownKeys } from './hints.js';
 import { ConfigSchema, type ConfigFile } from './schema.js';
 
 export { configCandidates, findConfig, userConfigPath } from './locate.js';
-export { expandServerEnv, parseEnvFile, serversToRun, type ExpandedServer } from './servers.js';
+export { expandServerEnv, serversToRun } from './servers.js';
 
 /**
  * Finding, reading and checking the config file (docs/config.md). Rule strings are compiled by the caller

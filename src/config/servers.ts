@@ -57,7 +57,7 @@ export function expandServerEnv(name: string, server: ServerConfig, env: NodeJS.
  * A dotenv file as VS Code reads `envFile`: `NAME=value` lines, `export ` allowed, `#` comments,
  * values optionally in single or double quotes (double quotes take `\n`).
  */
-export function parseEnvFile(text: string): Record<string, string> {
+function parseEnvFile(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const raw of text.split(/\r?\n/)) {
     const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/.exec(raw);

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { tokenHash } from '../../src/team/identity.js';
 import { EVERYTHING_SERVER, FS_SERVER, eventually, tempDir, textOf } from '../helpers/gateway.js';
 import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';

@@ -1,6 +1,6 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
 import type { Nested } from './files.js';
-import { baseName, display, staticWord, type Word } from './options.js';
+import { baseName, display } from './options.js';
 import { describeProgram, type Built, type SegmentInput } from './program.js';
 import { commandVariables } from './variables.js';
 import { stripWrappers } from './wrappers.js';
@@ -57,9 +57,4 @@ export function buildSegment(input: SegmentInput): Built {
   const built: Built = { segment, nested, reasons, stdout: null };
   if (name !== null) describeProgram(name, args, input, built);
   return built;
-}
-
-/** Words given without a shell (argv mode, `find -exec`), as static words. */
-export function wordsOf(argv: readonly string[]): Word[] {
-  return argv.map(staticWord);
 }
