@@ -56,6 +56,13 @@ export interface TreeRead {
   content: boolean;
   /** It follows symbolic links met inside the tree (`grep -R`, `find -L`, `cp -L`, `tar -h`, `rsync -L`, `diff -r`). */
   follows: boolean;
+  /** grep's `--include`/`--exclude`/`--exclude-dir`, in order: files it does not read (subjects/tree-filter.ts). */
+  filters?: TreeFilter[];
+}
+
+export interface TreeFilter {
+  kind: 'include' | 'exclude' | 'exclude-dir';
+  glob: string;
 }
 
 /**
@@ -64,7 +71,7 @@ export interface TreeRead {
  * bound, so the entries are only a part of the tree.
  */
 export interface TreeWalk {
-  entries: Array<{ rel: string; real: string }>;
+  entries: Array<{ rel: string; real: string; directory?: true }>;
   complete: boolean;
 }
 

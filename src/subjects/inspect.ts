@@ -8,6 +8,7 @@ import type { ToolClass } from './kind.js';
 import { GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } from './git-dir.js';
 import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
+import { skippedByFilters } from './tree-filter.js';
 
 /**
  * What one call touches (docs/design.md): from the tool's classification and the call's arguments to the
@@ -163,7 +164,11 @@ const LINK_IN_TREE = 'link in a recursive read';
 function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
   if (subject.path === null || subject.realPath === null || subject.problem || !isDirectory(subject.realPath)) return [];
   const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform);
-  if (tree.content) subject.tree = { entries: walk.entries, complete: walk.complete };
+  if (tree.content) {
+    const filters = tree.filters;
+    const entries = filters ? walk.entries.filter((entry) => !skippedByFilters(filters, subject.input, entry.rel, entry.directory === true)) : walk.entries;
+    subject.tree = { entries, complete: walk.complete };
+  }
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, 'read', null, null, LINK_IN_TREE, context, cache));
 }

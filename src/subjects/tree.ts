@@ -61,7 +61,7 @@ export function walkTree(root: string, follows: boolean, budget: WalkBudget, pla
         isDirectory = target.isDirectory;
         if (!isInside(root, real, platform)) out.escapes.push({ rel, target: real });
       }
-      out.entries.push({ rel, real });
+      out.entries.push(isDirectory ? { rel, real, directory: true } : { rel, real });
       if (isDirectory && !visited.has(real)) {
         visited.add(real);
         pending.push({ rel, real });

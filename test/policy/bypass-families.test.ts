@@ -190,6 +190,40 @@ describe('3. recursive reads through links', () => {
     const decision = shell(command, 'default');
     expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Read(**/.env)' });
   });
+  // grep(1) --include/--exclude/--exclude-dir: a file grep does not open is not read. Each case
+  // checked with GNU grep 3.8 (conf/.env holding the pattern was not printed); what would read it was.
+  const filtered = [
+    "grep -r --include='*.ts' TODO .",
+    "grep -rn --include='*.ts' TODO", // no operand: the working directory
+    "grep -r --include '*.[tj]s' TODO .",
+    "grep -r --exclude='.env' TODO conf",
+    "grep -r --exclude='.*' TODO .", // a literal leading dot: every fnmatch reading matches .env
+    'grep -r --exclude-dir=conf TODO .',
+    "grep -r --include='*.ts' --exclude='*.ts' TODO .", // none matches .env and the first is an include
+    "grep -r --include='*.md' --exclude='*.ts' TODO .",
+    "grep -R --include='*.md' TODO docs conf",
+  ];
+  for (const mode of MODES) {
+    test.each(filtered)(`${mode}: %j is not asked about conf/.env`, (command) => {
+      const decision = shell(command, mode);
+      if (mode === 'default' || mode === 'acceptEdits' || mode === 'bypassPermissions' || mode === 'plan') expect(decision.verdict, decision.reason).toBe('allow');
+      else expect(decision.rule, decision.reason).not.toBe('Read(**/.env)');
+    });
+  }
+  // Filters that let .env through, or that the model cannot read exactly, count every file.
+  test.each([
+    "grep -r --include='*.ts' --include='*' TODO .", // `*` matches .env
+    "grep -r --exclude='.env' --include='.env' TODO conf", // the last match wins: included
+    "grep -r --exclude='*env' TODO conf", // GNU skips it, a grep matching with FNM_PERIOD would not
+    "grep -r --include='[[:alpha:]]*' TODO conf", // a character class: not modelled
+    'grep -r --include="$P" TODO conf',
+    'grep -r --exclude-from=list.txt --include=*.ts TODO conf',
+    "rg -g '*.ts' TODO conf", // rg's globs, types, ignore files and config file: not modelled
+    'rg --type ts TODO conf',
+  ])('default: %j asks (conf/.env may be read)', (command) => {
+    const decision = shell(command, 'default');
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Read(**/.env)' });
+  });
 });
 
 describe('3. a walk stops at its bound and then fails closed', () => {

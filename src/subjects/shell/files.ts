@@ -4,6 +4,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
+import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
 
 /**
@@ -78,7 +79,11 @@ const SIMPLE: Record<string, SimpleSpec> = {
     unless: ['-e', '--regexp', '-f', '--file'],
     reads: ['-f', '--file', '--exclude-from', '--files0-from'],
     // `-r` follows only the links on its command line (canonicalisation resolves those); `-R` every link.
-    tree: (scan) => (hasOption(scan, '-r', '-R', '--recursive', '--dereference-recursive') || optionValues(scan, '-d', '--directories').some((w) => w.value === 'recurse') ? { content: true, follows: hasOption(scan, '-R', '--dereference-recursive') } : null),
+    tree: (scan) => {
+      if (!hasOption(scan, '-r', '-R', '--recursive', '--dereference-recursive') && !optionValues(scan, '-d', '--directories').some((w) => w.value === 'recurse')) return null;
+      const filters = grepFilters(scan.options);
+      return { content: true, follows: hasOption(scan, '-R', '--dereference-recursive'), ...(filters ? { filters } : {}) };
+    },
     searchesCwd: true,
   },
   // rg searches directories recursively, and the cwd when given none (`--files` only lists names).
