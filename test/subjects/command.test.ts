@@ -7,10 +7,11 @@ import { initShellParser, isShellParserReady } from '../../src/subjects/shell/pa
 import { SAFE_WRAPPERS } from '../../src/programs.js';
 
 /**
- * The shell analyser against adversarial input. Provenance in each table:
- *   R#n   — row n of the 42-command parser comparison (bash 5.2 ground truth; docs/design.md#test-corpora-and-their-provenance)
- *   §2.3  — the second batch of tree-sitter findings
- *   §5.n  — bypass family n of docs/design.md#test-corpora-and-their-provenance
+ * The shell analyser against adversarial input. Provenance in each table, as
+ * docs/design.md#test-corpora-and-their-provenance defines it:
+ *   R#n   — row n of the 42-command parser comparison (bash 5.2 ground truth)
+ *   §2.3  — constructs tree-sitter-bash gets wrong, caught on the text
+ *   §5.n  — bypass family n
  *   #NNNN — anthropics/claude-code issue
  * Deliberate deviations from the parser comparison are commented where they occur.
  */
@@ -44,7 +45,7 @@ test('the parser initialises once', async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Research §2.2: the 42 adversarial commands
+// R#n: the 42-command parser comparison (docs/design.md#test-corpora-and-their-provenance)
 // ---------------------------------------------------------------------------------------------
 
 describe('the parser comparison (R#n, 42 commands)', () => {
@@ -151,7 +152,7 @@ describe('the parser comparison (R#n, 42 commands)', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Research §2.3: further tree-sitter findings
+// §2.3: constructs tree-sitter-bash gets wrong (docs/design.md#test-corpora-and-their-provenance)
 // ---------------------------------------------------------------------------------------------
 
 describe('constructs the grammar gets wrong (§2.3)', () => {
@@ -221,7 +222,7 @@ describe('constructs the grammar gets wrong (§2.3)', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Research §5: bypass families
+// §5.n: the bypass families (docs/design.md#test-corpora-and-their-provenance)
 // ---------------------------------------------------------------------------------------------
 
 describe('§5.1 chaining after an allowed prefix (#4956, #28784, #58424, #94314)', () => {

@@ -569,9 +569,10 @@ describe('annotations', () => {
 
   // Decision: readOnlyHint may settle an unknown-by-name tool as read only when nothing else
   // describes it — no path, command or URL argument a lying server could hide a write behind,
-  // and no destructive or open-world hint. Research §4.1 asks for a user opt-in; we accept it
-  // without one because such a tool can touch nothing the rules could name, and `all` would make
-  // every harmless helper (echo, get-sum) ask forever.
+  // and no destructive or open-world hint (docs/design.md#classifying-an-unknown-tool-in-order,
+  // step 6). Annotations are untrusted, so this could wait for the user to opt in; it does not,
+  // because such a tool can touch nothing the rules could name, and `all` would make every harmless
+  // helper (echo, get-sum) ask forever.
   it('lets readOnlyHint settle an unknown tool with no path or command arguments as read', () => {
     const tool = { name: 'frobnicate', inputSchema: schema({ level: { type: 'number' } }), annotations: { readOnlyHint: true } };
     expect(classify(NO_PROFILE, tool)).toMatchObject({ kind: 'read', source: 'annotations' });
