@@ -35,9 +35,20 @@ export function wideCandidates(segment: Segment): string[][] {
     if (script >= 0) out.push([posix.basename(segment.args[script]!).replace(/\.(c?js|mjs|ts|py|rb|pl|php|sh)$/, ''), ...segment.args.slice(script + 1)]);
   }
   const written = segment.words.slice(segment.assignments.length);
-  if (written.length > 0) out.push([posix.basename(stripQuotesForDeny(written[0]!)), ...written.slice(1)]);
+  if (written.length > 0) {
+    const first = posix.basename(stripQuotesForDeny(written[0]!));
+    // Without wrappers the written words are the program and its args: the first list again.
+    if (!(first === segment.name && sameAfterFirst(written, segment.args))) out.push([first, ...written.slice(1)]);
+  }
   if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push([posix.basename(words[0]!), ...words.slice(1)]);
   return out;
+}
+
+/** `written` is one word followed by exactly `args`. */
+function sameAfterFirst(written: readonly string[], args: readonly string[]): boolean {
+  if (written.length !== args.length + 1) return false;
+  for (let i = 0; i < args.length; i++) if (written[i + 1] !== args[i]) return false;
+  return true;
 }
 
 /** Each non-option word after a runner's subcommand, with the words after it. */
@@ -59,7 +70,7 @@ function runnerPayloads(name: string, args: readonly string[]): string[][] {
 
 /** `\rm`, `"rm"`, `r''m` are already unquoted by the analyser; a raw dynamic word keeps only its letters. */
 function stripQuotesForDeny(word: string): string {
-  return word.replace(/["'\\]/g, '');
+  return word.includes('"') || word.includes("'") || word.includes('\\') ? word.replace(/["'\\]/g, '') : word;
 }
 
 /** Long options and their short letters, so `rm --recursive --force` contains `-rf`. */

@@ -87,7 +87,7 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
         : subject.type === 'command'
           ? decideCommand(subject, rules, mode, toolAllow, grants, exactGrant)
           : decideTool(subject, facts.kindTrusted, rules, mode, toolAllow, exactGrant, toolName);
-    return { subject, ...outcome };
+    return { subject, verdict: outcome.verdict, rule: outcome.rule, by: outcome.by, reason: outcome.reason };
   });
 
   // An mcp__ deny or ask decides the call before subject rules can allow it (docs/rules.md).
@@ -233,8 +233,8 @@ function unmatched(mode: DefaultMode, what: string): Verdictish {
 
 function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
   const { segment, info } = subject;
-  const shown = segment.words.join(' ');
-  const candidates = wideCandidates(segment);
+  const shown = joinWords(segment.words);
+  const candidates = candidatesOf(segment);
   const deny = rules.matchCommandWide('deny', candidates);
   if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches \`${shown}\``);
   const ask = rules.matchCommandWide('ask', candidates);
@@ -298,5 +298,33 @@ function unknownBaseForms(input: string): string[] {
 
 /** Paths are matched in forward-slash form (Windows paths included). */
 function matchForm(path: string): string {
-  return path.replace(/\\/g, '/').normalize('NFC');
+  const slashed = path.includes('\\') ? path.replace(/\\/g, '/') : path;
+  // ASCII text is its own NFC form; normalize() costs about as much as the rest of a path's lookup.
+  return NON_ASCII.test(slashed) ? slashed.normalize('NFC') : slashed;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** `words.join(' ')`, which V8 makes slowly for short arrays (and much more slowly for frozen ones). */
+function joinWords(words: readonly string[]): string {
+  let out = words[0] ?? '';
+  for (let i = 1; i < words.length; i++) out += ' ' + words[i];
+  return out;
+}
+
+/**
+ * The wide candidates of a segment. A frozen segment belongs to an analysis kept for texts met
+ * again (subjects/shell/analysis-cache.ts) and never changes, so its candidates are made once and
+ * kept with it; slicing frozen arrays is also several times slower than slicing others.
+ */
+const keptCandidates = new WeakMap<CommandSubject['segment'], string[][]>();
+
+function candidatesOf(segment: CommandSubject['segment']): string[][] {
+  if (!Object.isFrozen(segment)) return wideCandidates(segment);
+  let kept = keptCandidates.get(segment);
+  if (kept === undefined) {
+    kept = wideCandidates(segment);
+    keptCandidates.set(segment, kept);
+  }
+  return kept;
 }

@@ -6,7 +6,7 @@ import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/analysis-cache.js';
 import type { ToolClass } from './kind.js';
 import { GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } from './git-dir.js';
-import { absolutePath, canonicalPath, isInside, type PathEnv, type RealPathCache } from './paths.js';
+import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { skippedByFilters } from './tree-filter.js';
 
@@ -31,7 +31,7 @@ export interface InspectContext {
 export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
   const kind = effectiveKind(toolClass, args);
   const subjects: Subject[] = [];
-  const cache: RealPathCache = new Map();
+  const cache: RealPathCache = new DecisionPaths();
   const base = relativeBase(toolClass, args, context, cache);
 
   for (const pathArg of toolClass.paths) {
@@ -47,7 +47,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   if (commandArg) {
     const command = commandText(args[commandArg.arg], commandArg.mode);
     if (command !== null) {
-      const cwd = commandCwd(toolClass, args, context);
+      const cwd = commandCwd(toolClass, args, context, cache);
       commandInfo = analyseCommandCached(command, { cwd });
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
@@ -187,7 +187,7 @@ function ownCwd(path: string, base: string | null): string {
  * the server. Their real path here says nothing about what the server reaches.
  */
 function processRelative(path: string | null): string | undefined {
-  return path !== null && /^\/(proc\/(self|thread-self|\d+)|dev\/fd)(\/|$)/.test(path) ? 'the path names the running process (/proc/self, /dev/fd): it resolves differently for the server' : undefined;
+  return path !== null && (path.startsWith('/proc/') || path.startsWith('/dev/fd')) && /^\/(proc\/(self|thread-self|\d+)|dev\/fd)(\/|$)/.test(path) ? 'the path names the running process (/proc/self, /dev/fd): it resolves differently for the server' : undefined;
 }
 
 /** `$HOME/x`, `"${HOME}"/x` → `~/x`: the one expansion whose value the gateway knows; null otherwise. */
@@ -198,6 +198,11 @@ function homeSpelling(raw: string): string | null {
 
 /** Values at a pointer like `paths[]`, `edits[].file`, `source`; missing → none. */
 function valuesAt(args: unknown, pointer: string): unknown[] {
+  if (!pointer.includes('.') && !pointer.endsWith('[]')) {
+    // One plain key (`path`, `workdir`): the loop below, without its arrays.
+    const item = typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[pointer] : undefined;
+    return item === undefined || item === null ? [] : [item];
+  }
   let values: unknown[] = [args];
   for (const part of pointer.split('.')) {
     const isArray = part.endsWith('[]');
@@ -229,16 +234,16 @@ function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, conte
   if (typeof value === 'string' && value !== '') {
     // Kept with its `..`: a path below it is then walked in kernel order through the whole join.
     const resolved = canonicalPath(value, base.fallback, context.pathEnv, cache);
-    return { dir: resolved.problem ? resolved.path : absolutePath(value, base.fallback, context.pathEnv), problem: resolved.problem ?? null };
+    return { dir: resolved.problem ? resolved.path : absolutePath(value, base.fallback, context.pathEnv, cache), problem: resolved.problem ?? null };
   }
   return { dir: base.fallback, problem: base.fallback ? null : `relative path and no ${base.arg}` };
 }
 
-function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext): string | null {
+function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): string | null {
   const fallback = toolClass.base.type === 'dir' ? toolClass.base.dir : toolClass.base.type === 'arg' ? toolClass.base.fallback : null;
   if (toolClass.cwd) {
     const value = args[toolClass.cwd];
-    if (typeof value === 'string' && value !== '') return absolutePath(value, fallback, context.pathEnv);
+    if (typeof value === 'string' && value !== '') return absolutePath(value, fallback, context.pathEnv, cache);
   }
   return fallback;
 }

@@ -75,7 +75,7 @@ function problemOf(input: string, problem: string, lexical: string | null = null
 export function canonicalPath(input: string, base: string | null, env: PathEnv, cache?: RealPathCache): CanonicalPath {
   let lexical: string | null = null;
   try {
-    const lex = lexicalPath(input, base, env);
+    const lex = lexicalOf(input, base, env, cache);
     if (!('joined' in lex)) return lex;
     lexical = lex.lexical;
     // Security: FS calls only make sense for the platform we run on; tests pass `win32` on POSIX
@@ -99,20 +99,42 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
 export type RealPathCache = Map<string, string | { problem: string }>;
 
 /**
+ * What one decision has worked out about paths, so a path named twice (a workdir is the base of
+ * the call, its command's cwd and a path subject) costs one walk and one lexical pass. Never kept
+ * across decisions: a link may point elsewhere at the next call.
+ */
+export class DecisionPaths extends Map<string, string | { problem: string }> {
+  /** Lexical forms of absolute POSIX inputs, which do not depend on the base. */
+  readonly lexical = new Map<string, Lexical | CanonicalPath>();
+}
+
+type Lexical = { lexical: string; joined: string };
+
+/**
  * An absolute path for `input` with its `..` still in place (what the kernel walks), e.g. a
  * command's working directory that later relative paths are joined to; null when it cannot be
  * made absolute.
  */
-export function absolutePath(input: string, base: string | null, env: PathEnv): string | null {
-  const lex = lexicalPath(input, base, env);
+export function absolutePath(input: string, base: string | null, env: PathEnv, cache?: RealPathCache): string | null {
+  const lex = lexicalOf(input, base, env, cache);
   return 'joined' in lex ? (env.platform === 'win32' ? lex.lexical : lex.joined) : null;
+}
+
+function lexicalOf(input: string, base: string | null, env: PathEnv, cache?: RealPathCache): Lexical | CanonicalPath {
+  if (!(cache instanceof DecisionPaths) || env.platform === 'win32' || typeof input !== 'string' || !input.startsWith('/')) return lexicalPath(input, base, env);
+  let lex = cache.lexical.get(input);
+  if (lex === undefined) {
+    lex = lexicalPath(input, base, env);
+    cache.lexical.set(input, lex);
+  }
+  return lex;
 }
 
 /**
  * Reject, decode, expand, make absolute: `joined` keeps `..` and symlinks for the kernel-order
  * walk, `lexical` is normalised. No filesystem access.
  */
-function lexicalPath(input: string, base: string | null, env: PathEnv): { lexical: string; joined: string } | CanonicalPath {
+function lexicalPath(input: string, base: string | null, env: PathEnv): Lexical | CanonicalPath {
   const P = pathApi(env.platform);
   const win = env.platform === 'win32';
   if (typeof input !== 'string') return problemOf(String(input), 'path is not a string');
@@ -285,11 +307,20 @@ function messageOf(error: unknown): string {
 export function isInside(root: string, candidate: string, platform: NodeJS.Platform = process.platform): boolean {
   const P = pathApi(platform);
   const folded = platform === 'darwin' || platform === 'win32';
+  // Two plain absolute POSIX paths (no `.`, `..`, `//` or trailing `/`, which path.relative would
+  // normalise away) compare as strings; path.relative normalises both, several times the cost.
+  if (!folded && isPlainAbsolute(root) && isPlainAbsolute(candidate)) return candidate === root || root === '/' || (candidate.startsWith(root) && candidate.charCodeAt(root.length) === 47);
   const r = folded ? root.normalize('NFC').toLowerCase() : root;
   const c = folded ? candidate.normalize('NFC').toLowerCase() : candidate;
   if (!P.isAbsolute(r) || !P.isAbsolute(c)) return false;
   const rel = P.relative(r, c);
   return rel === '' || (rel !== '..' && !rel.startsWith('..' + P.sep) && !P.isAbsolute(rel));
+}
+
+const NOT_PLAIN = /\/\/|\/\.\.?(\/|$)|.\/$/;
+
+function isPlainAbsolute(p: string): boolean {
+  return p.startsWith('/') && !NOT_PLAIN.test(p);
 }
 
 /**
