@@ -342,15 +342,23 @@ export class Supervisor {
   }
 
   /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. The result is checked upstream. */
-  async callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions, answers?: ServerAnswers): Promise<unknown> {
-    this.options.permits.spend(permit, this.name, name, args);
-    const params = { name, ...(args !== undefined ? { arguments: args } : {}), ...(meta ? { _meta: meta } : {}), ...answers };
-    const send = () => {
-      const direct = this.direct;
-      if (!direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
-      return direct.call(params, options);
-    };
-    return this.remote ? this.onNewSessionIfGone(send, options.timeout) : send();
+  callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions, answers?: ServerAnswers): Promise<unknown> {
+    // Not async, and the params built without spreads of temporary objects: this runs on every call.
+    try {
+      this.options.permits.spend(permit, this.name, name, args);
+      const params: Record<string, unknown> = { name };
+      if (args !== undefined) params.arguments = args;
+      if (meta) params._meta = meta;
+      if (answers) Object.assign(params, answers);
+      const send = () => {
+        const direct = this.direct;
+        if (!direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
+        return direct.call(params, options);
+      };
+      return this.remote ? this.onNewSessionIfGone(send, options.timeout) : send();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Forwards one resources/read; spends its permit. */

@@ -269,7 +269,7 @@ function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward'
         tool.name,
         decided.args,
         meta,
-        { cancel, ...(progress.hasToken ? { onprogress: (update: Progress) => progress.emit(update) } : {}), timeout },
+        { cancel, onprogress: progress.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout },
         answers ?? undefined,
       ),
     );

@@ -21,17 +21,28 @@ export interface CallOrigin {
 export class RunningCalls {
   private readonly byServer = new Map<string, Set<CallOrigin>>();
 
-  /** Runs `work`, a call forwarded to `server`, with its origin recorded until it settles. */
-  async during<T>(server: string, origin: CallOrigin, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work`, a call forwarded to `server`, with its origin recorded until it settles. Not an
+   * async function: it returns `work`'s own promise, one promise and frame fewer on every call
+   * (docs/performance.md#the-hot-path); the origin is removed before the caller's await resumes.
+   */
+  during<T>(server: string, origin: CallOrigin, work: () => Promise<T>): Promise<T> {
     let running = this.byServer.get(server);
     if (!running) this.byServer.set(server, (running = new Set()));
     running.add(origin);
-    try {
-      return await work();
-    } finally {
+    const settled = (): void => {
       running.delete(origin);
       if (running.size === 0 && this.byServer.get(server) === running) this.byServer.delete(server);
+    };
+    let working: Promise<T>;
+    try {
+      working = work();
+    } catch (error) {
+      settled();
+      return Promise.reject(error);
     }
+    working.then(settled, settled);
+    return working;
   }
 
   /** One origin per session with calls running on `server` (its latest call). */
