@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseJsonc } from '../../src/clients/client-file.js';
 import { BIN, COMMANDS_SERVER, EVERYTHING_SERVER, FIXTURE_SERVER, FS_SERVER, tempDir } from '../helpers/gateway.js';
+import { treeDigest } from '../helpers/tree-digest.js';
 
 /**
  * A realistic home with all five clients, each file written the way that client writes it, the
@@ -107,21 +107,6 @@ function cli(h: Home, args: string[]) {
   return spawnSync(NODE, [BIN, ...args], { cwd: h.project, env: h.env, encoding: 'utf8', timeout: 60_000 });
 }
 
-function hashTree(dir: string): string {
-  const hash = createHash('sha256');
-  const walk = (current: string) => {
-    for (const name of readdirSync(current).sort()) {
-      const path = join(current, name);
-      const stat = statSync(path);
-      hash.update(`${relative(dir, path)}\0${stat.mode}\0${stat.mtimeMs}\0`);
-      if (stat.isDirectory()) walk(path);
-      else hash.update(readFileSync(path));
-    }
-  };
-  walk(dir);
-  return hash.digest('hex');
-}
-
 /** The servers block at `path` of a client file. */
 function block(file: string, path: string[]): Record<string, any> {
   let value = parseJsonc(readFileSync(file, 'utf8'), file) as any;
@@ -179,11 +164,11 @@ describe('init --wrap on a realistic home with all five clients', () => {
   });
 
   test('a second init --wrap writes nothing', () => {
-    const before = hashTree(h.root);
+    const before = treeDigest(h.root);
     const again = cli(h, ['init', '--wrap']);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toContain('Nothing to change');
-    expect(hashTree(h.root)).toBe(before);
+    expect(treeDigest(h.root)).toBe(before);
   });
 
   test('each wrapped entry, started as its client starts it, lists exactly the servers that client file had', { timeout: 300_000 }, async () => {

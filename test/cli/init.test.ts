@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -14,6 +13,7 @@ import { gatewayLaunch } from '../../src/clients/launch.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { BIN, ROOT, tempDir } from '../helpers/gateway.js';
+import { treeDigest } from '../helpers/tree-digest.js';
 
 /**
  * `mcp-latch init` against sample client configs (test/fixtures/client-configs, written as each
@@ -77,22 +77,6 @@ function runJson(l: Layout, options: InitOptions) {
 
 function writtenConfig(l: Layout): Record<string, any> {
   return JSON.parse(readFileSync(l.config, 'utf8')) as Record<string, any>;
-}
-
-/** Every file under `dir` with its bytes, hashed: equal before and after means nothing was written. */
-function hashTree(dir: string): string {
-  const hash = createHash('sha256');
-  const walk = (current: string) => {
-    for (const name of readdirSync(current).sort()) {
-      const path = join(current, name);
-      const stat = statSync(path);
-      hash.update(`${relative(dir, path)}\0${stat.mode}\0`);
-      if (stat.isDirectory()) walk(path);
-      else hash.update(readFileSync(path));
-    }
-  };
-  walk(dir);
-  return hash.digest('hex');
 }
 
 describe('discovery of client configs', () => {
@@ -456,13 +440,13 @@ describe('init --wrap and --undo', () => {
     const l = layout();
     placeAll(l);
     run(l, { wrap: true });
-    const snapshot = hashTree(l.root);
+    const snapshot = treeDigest(l.root);
     const again = run(l, { wrap: true });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/Nothing to change: .* Nothing was written\./);
     // What still bypasses is said again, every time.
     expect(again.stdout).toMatch(/Still bypasses mcp-latch[^\n]*\n {2}VS Code \(workspace\) "search": /);
-    expect(hashTree(l.root)).toBe(snapshot);
+    expect(treeDigest(l.root)).toBe(snapshot);
   });
 
   test('a server added to a wrapped client file is added on the next run; a rule added with mcp-latch allow stays; undo restores both', async () => {
@@ -554,10 +538,10 @@ describe('init --dry-run', () => {
   test('prints the config and a diff of each client file, and writes nothing', () => {
     const l = layout();
     placeAll(l);
-    const before = hashTree(l.root);
+    const before = treeDigest(l.root);
     const { code, stdout } = run(l, { wrap: true, dryRun: true });
     expect(code).toBe(0);
-    expect(hashTree(l.root)).toBe(before);
+    expect(treeDigest(l.root)).toBe(before);
     expect(existsSync(l.config)).toBe(false);
     expect(stdout).toContain(`Would write ${l.config}:`);
     expect(stdout).toContain('"mcpServers": {');
@@ -571,19 +555,19 @@ describe('init --dry-run', () => {
   test('--json carries the config text and the diffs; --undo --dry-run writes nothing either', () => {
     const l = layout();
     placeAll(l);
-    const before = hashTree(l.root);
+    const before = treeDigest(l.root);
     const { summary } = runJson(l, { wrap: true, dryRun: true });
-    expect(hashTree(l.root)).toBe(before);
+    expect(treeDigest(l.root)).toBe(before);
     expect(summary.dryRun).toBe(true);
     expect(() => parseConfigText(summary.configText, l.config, ruleIssues)).not.toThrow();
     expect(summary.wrap).toHaveLength(7);
     expect(summary.wrap[0].diff).toMatch(/^--- /);
 
     run(l, { wrap: true });
-    const wrapped = hashTree(l.root);
+    const wrapped = treeDigest(l.root);
     const undo = runJson(l, { undo: true, dryRun: true }).summary;
     expect(undo.restored).toHaveLength(7);
-    expect(hashTree(l.root)).toBe(wrapped);
+    expect(treeDigest(l.root)).toBe(wrapped);
   });
 });
 
