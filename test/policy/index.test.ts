@@ -123,8 +123,8 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const PATTERNS = ['**/.env', '.env', '~/.ssh/**', '/etc/**', './src/**', 'src/*.ts', 'secrets/', '/w/proj/area3/**', '*.key', '/w/proj/**', '//tmp/x/*', '~/notes.md', 'docs/**/*.md', '**/node_modules/**', '/w/proj/a?c/**', '/w/proj/{a,b}/**'];
-const SEGMENTS = ['w', 'proj', 'src', '.env', 'a.ts', 'area3', 'secrets', 'x.key', 'home', 'u', '.ssh', 'id_rsa', 'etc', 'tmp', 'x', 'docs', 'node_modules', 'abc', 'a', 'b', 'notes.md', 'é'];
+const PATTERNS = ['/w/proj/src', '/w/proj/src/', '/', '/w/proj/a\\b/**', '/tmp/**', '**/.env', '.env', '~/.ssh/**', '/etc/**', './src/**', 'src/*.ts', 'secrets/', '/w/proj/area3/**', '*.key', '/w/proj/**', '//tmp/x/*', '~/notes.md', 'docs/**/*.md', '**/node_modules/**', '/w/proj/a?c/**', '/w/proj/{a,b}/**'];
+const SEGMENTS = ['w', 'proj', 'src', '.env', 'a.ts', 'area3', 'secrets', 'x.key', 'home', 'u', '.ssh', 'id_rsa', 'etc', 'tmp', 'x', 'docs', 'node_modules', 'abc', 'a', 'b', 'notes.md', 'é', '..', '.', '', 'a\\b', 'src/', 'area33', 'srcx'];
 
 function pathRules(r: () => number): Rule[] {
   const rules: Rule[] = [];
@@ -137,11 +137,13 @@ function pathRules(r: () => number): Rule[] {
 }
 
 function somePath(r: () => number): string {
-  const start = pick(r, ['/w/proj', '/home/u', '', '/w/proj/src', '/tmp']);
+  const start = pick(r, ['/w/proj', '/home/u', '', '/w/proj/src', '/tmp', '/w/projx', '/etcx']);
   const parts = [start];
   const more = Math.floor(r() * 5);
   for (let k = 0; k < more; k++) parts.push(pick(r, SEGMENTS));
-  return parts.join('/') || '/';
+  // Match form, as decide gives it: absolute and normalised (the index walks the path's parents).
+  const joined = path.posix.normalize(parts.join('/') || '/');
+  return joined.length > 1 ? joined.replace(/\/+$/, '') : joined;
 }
 
 /** Every path rule of the list, each tried with minimatch as the index builds it. */
