@@ -12,6 +12,9 @@ export function argsDigest(server: string, tool: string, args: unknown): string 
 
 /** JSON with object keys sorted at every depth. */
 export function canonicalJson(value: unknown): string {
+  // Nearly every value is canonical already (plain data, keys in order): JSON.stringify then writes
+  // the same text natively, without the sorted copies below (it runs for every audited call).
+  if (isCanonical(value)) return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const entries = Object.keys(value)
@@ -21,4 +24,21 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/** True when JSON.stringify writes `value` as canonicalJson does: JSON data only, every object a plain one with its keys in sorted order and no undefined value. */
+function isCanonical(value: unknown): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return true;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!isCanonical(value[index])) return false;
+    return true;
+  }
+  if (typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return false;
+  const keys = Object.keys(value);
+  for (let index = 0; index < keys.length; index++) {
+    if (index > 0 && !(keys[index - 1]! < keys[index]!)) return false;
+    const item = (value as Record<string, unknown>)[keys[index]!];
+    if (item === undefined || !isCanonical(item)) return false;
+  }
+  return true;
 }
