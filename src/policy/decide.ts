@@ -86,7 +86,7 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
         ? decidePath(subject, rules, mode, toolAllow, grants, exactGrant)
         : subject.type === 'command'
           ? decideCommand(subject, rules, mode, toolAllow, grants, exactGrant)
-          : decideTool(subject, facts.kindTrusted, rules, mode, toolAllow, exactGrant, toolName);
+          : decideTool(subject, facts.kindTrusted, rules, mode, toolAllow, exactGrant, toolName, facts.commandInfo);
     return { subject, verdict: outcome.verdict, rule: outcome.rule, by: outcome.by, reason: outcome.reason };
   });
 
@@ -265,7 +265,7 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
   return unmatched(mode, `no rule matched \`${shown}\``);
 }
 
-function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, exactGrant: boolean, toolName: string): Verdictish {
+function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, exactGrant: boolean, toolName: string, info: CommandInfo | null): Verdictish {
   const bareKind = subject.kind === 'all' ? null : subject.kind;
   if (bareKind) {
     const deny = rules.bareRule('deny', bareKind);
@@ -278,6 +278,11 @@ function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, 
   if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches ${toolName}`);
   if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
   const what = `${toolName} (kind ${subject.kind}${kindTrusted ? '' : ', guessed'})`;
+  // A command with no simple command in it can still run code (`for f in *; do (( f )); done`
+  // evaluates file names): the same rule as for a command that cannot be fully analysed.
+  if (mode === 'bypassPermissions' && rules.limited && info !== null && (info.unanalyzable.length > 0 || !info.parseOk)) {
+    return byMode('ask', mode, `the command cannot be fully analysed (${info.unanalyzable.join(', ') || 'parse error'}); deny and ask rules cannot see what it hides`);
+  }
   if (mode === 'bypassPermissions') return byMode('allow', mode, `no rule matched ${what}`);
   // A read that touches no path observes only; trusted only when the kind is not a guess.
   if (subject.kind === 'read' && kindTrusted) return byMode('allow', mode, `read-only tool ${what}`);

@@ -41,6 +41,33 @@ const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() 
 /** Spellings of `touch MARK` bash runs as that command. */
 const TOUCH = ['touch MARK', "'touch' MARK", 't\\ouch MARK', '"touch" MARK', "$'touch' MARK", "t''ouch MARK", '$"touch" MARK', '{touch,MARK}', 'touch${IFS}MARK', '/usr/bin/touch MARK', 'command touch MARK', '\\touch MARK', "$'\\x74ouch' MARK", 't"o"uch M"A"RK'];
 
+/**
+ * Spellings that name the program through a value the text gives (bash manual, "Simple Command
+ * Expansion": expansions first, then the first word is the command). The program word is dynamic,
+ * so the call is unanalysable anyway; for these the analysis must also list `touch MARK`, which is
+ * what lets deny rules see them.
+ */
+const VALUE_TOUCH = [
+  'x=touch; $x MARK',
+  'x=touch && "$x" MARK',
+  "x='touch MARK'; $x",
+  'x=to; y=uch; $x$y MARK',
+  'y=touch; x=$y; $x MARK',
+  'a=(touch MARK); "${a[@]}"',
+  'a=(ls touch); ${a[1]} MARK',
+  'a=(x); a+=(touch); "${a[1]}" MARK',
+  '${T:-touch} MARK',
+  'v=x; x=touch; ${!v} MARK',
+  '$(echo touch) MARK',
+  '`echo touch` MARK',
+  'for c in touch; do $c MARK; done',
+  'read -r c <<< touch; $c MARK',
+  'printf -v c touch; $c MARK',
+  'declare c=touch; $c MARK',
+  "x=$'\\x74ouch'; $x MARK",
+  'c=touch; eval "$c MARK"',
+];
+
 /** Contexts a command can sit in; `X` is the inner command. */
 const WRAP: Array<(x: string, r: () => number) => string> = [
   (x) => x,
@@ -96,10 +123,23 @@ const WRAP: Array<(x: string, r: () => number) => string> = [
   (x) => `for ((i='a[$(${x})]'; i<0;)); do :; done`,
 ];
 
-const touchCommand: Gen = (r, depth) => {
-  let x = pick(r, TOUCH);
-  for (let d = 0; d < depth; d++) x = pick(r, WRAP)(x, r);
-  return x;
+/**
+ * The contexts before this index (lists, pipelines, groups, loops, functions, substitutions,
+ * wrappers, eval, `bash -c`) are where a value spelling must be listed; heredoc scripts and the
+ * arithmetic contexts after it are only required to make the call unanalysable (their quoted code
+ * is read as a "…" string, so an inner `"$x"` keeps its quotes).
+ */
+const LISTED_WRAPS = 23;
+
+const touchCommand = (r: () => number, depth: number): { command: string; byValue: boolean } => {
+  let byValue = r() < 0.3;
+  let x = pick(r, byValue ? VALUE_TOUCH : TOUCH);
+  for (let d = 0; d < depth; d++) {
+    const at = Math.floor(r() * WRAP.length);
+    if (at >= LISTED_WRAPS) byValue = false;
+    x = WRAP[at]!(x, r);
+  }
+  return { command: x, byValue };
 };
 
 /** Ways to reach S/secret/token from S/ws through the `out` link. */
@@ -166,9 +206,9 @@ function readText(file: string): string {
   }
 }
 
-/** True when the analysis listed `touch MARK` (or could not analyse the command). */
-function listedMarker(info: CommandInfo): boolean {
-  return info.unanalyzable.length > 0 || info.segments.some((s) => s.name === 'touch' && s.args.includes('MARK'));
+/** True when the analysis listed `touch MARK` (or could not analyse the command, unless it was spelled through a value). */
+function listedMarker(info: CommandInfo, byValue: boolean): boolean {
+  return (!byValue && info.unanalyzable.length > 0) || info.segments.some((s) => s.name === 'touch' && s.args.includes('MARK'));
 }
 
 /** True when the analysis listed a read whose real path is the secret, or a tree holding it (or could not analyse). */
@@ -191,20 +231,20 @@ function listedSecret(info: CommandInfo, sandbox: Sandbox): boolean {
 export function runFuzz(options: { seed: number; count: number; sandbox: Sandbox }): FuzzResult {
   const { seed, count, sandbox } = options;
   const r = rng(seed);
-  const cases: Array<{ command: string; secret: boolean }> = [];
+  const cases: Array<{ command: string; secret: boolean; byValue: boolean }> = [];
   for (let i = 0; i < count; i++) {
     const secret = r() < 0.3;
     const depth = 1 + Math.floor(r() * 3);
-    cases.push({ command: secret ? readCommand(r, depth - 1) : touchCommand(r, depth), secret });
+    cases.push(secret ? { command: readCommand(r, depth - 1), secret, byValue: false } : { ...touchCommand(r, depth), secret });
   }
   const runs = runAll(cases.map((c) => c.command), sandbox);
   const result: FuzzResult = { seed, count, effective: 0, findings: [] };
-  cases.forEach(({ command, secret }, i) => {
+  cases.forEach(({ command, secret, byValue }, i) => {
     const happened = secret ? runs[i]!.stdout.includes(sandbox.token) : runs[i]!.marker;
     if (!happened) return;
     result.effective++;
     const info = analyseCommand(command, { cwd: sandbox.ws });
-    const listed = secret ? listedSecret(info, sandbox) : listedMarker(info);
+    const listed = secret ? listedSecret(info, sandbox) : listedMarker(info, byValue);
     if (!listed) result.findings.push({ command, effect: secret ? 'secret' : 'marker', unanalyzable: info.unanalyzable, segments: info.segments.map((s) => s.words.join(' ')) });
   });
   return result;

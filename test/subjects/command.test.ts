@@ -164,7 +164,8 @@ describe('constructs the grammar gets wrong (§2.3)', () => {
     ['<<E\\OF is quoted', 'cat <<E\\OF\n$(id)\nEOF', ['cat'], []],
     ['arithmetic in a heredoc over-reports (safe)', 'cat <<EOF\n$((1+2))\nEOF', ['cat'], ['heredoc-substitution']],
     // tree-sitter-bash#278 nests the second substitution inside the first: still flagged, so it asks.
-    ['backticks spanning lines', 'echo `echo "foo"`\n\necho ` echo "bar"`', ['echo', 'echo', 'echo'], ['substitution']],
+    // …and what each `echo` prints put in its place (`echo "foo"`, `echo "bar"`), read for deny rules.
+    ['backticks spanning lines', 'echo `echo "foo"`\n\necho ` echo "bar"`', ['echo', 'echo', 'echo', 'echo', 'echo'], ['substitution']],
     ['time is a wrapper', 'time rm -rf x', ['rm'], []],
     ['coproc is a wrapper', 'coproc rm -rf x', ['rm'], []],
     ['/bin/rm', '/bin/rm -rf /', ['rm'], []],
@@ -225,7 +226,7 @@ describe('constructs the grammar gets wrong (§2.3)', () => {
 // §5.n: the bypass families (docs/design.md#test-corpora-and-their-provenance)
 // ---------------------------------------------------------------------------------------------
 
-describe('§5.1 chaining after an allowed prefix (#4956, #28784, #58424, #94314)', () => {
+describe('§5.1 chaining after an allowed prefix (known Claude Code bypasses)', () => {
   test.each([
     ['git status && rm -rf ~', ['git', 'rm']],
     ['git status ; rm -rf ~', ['git', 'rm']],
@@ -258,7 +259,7 @@ describe('§5.1 chaining after an allowed prefix (#4956, #28784, #58424, #94314)
   });
 });
 
-describe('§5.2 substitution anywhere (#39601, #89055, #5471)', () => {
+describe('§5.2 substitution anywhere (known Claude Code bypasses)', () => {
   const rows: Array<[string, string[], string[]]> = [
     ['echo $(id)', ['echo', 'id'], ['command']],
     ['echo `id`', ['echo', 'id'], ['backtick']],
@@ -299,7 +300,7 @@ describe('§5.2 substitution anywhere (#39601, #89055, #5471)', () => {
     expect(analyse('echo $(cat a)', '/p').segments[1]).toMatchObject({ name: 'cat', context: 'substitution', cwd: '/p', paths: [{ path: 'a', access: 'read', base: '/p', isStatic: true, via: 'argument' }] });
   });
 
-  test('#89055: $(< file) reads the file', () => {
+  test('$(< file) reads the file', () => {
     // cat reads the file named by the output (unknown), the substitution reads the token.
     expect(pathsOf(analyse('cat $(< ~/.config/app/token)'))).toEqual(['read:$(< ~/.config/app/token)', 'read:~/.config/app/token']);
   });
@@ -334,7 +335,7 @@ describe('§5.2 substitution anywhere (#39601, #89055, #5471)', () => {
   });
 });
 
-describe('§5.3 redirections (#81667, #94742, #70369)', () => {
+describe('§5.3 redirections (known Claude Code bypasses)', () => {
   const rows: Array<[string, string[], Array<[string, string]>]> = [
     // [input, write/read paths as access:path, redirections as kind:target]
     ['git status > f', ['write:f'], [['write', 'f']]],
@@ -384,7 +385,7 @@ describe('§5.3 redirections (#81667, #94742, #70369)', () => {
     }
   });
 
-  test('#70369: a redirection of a compound statement applies to every command inside', () => {
+  test('a redirection of a compound statement applies to every command inside', () => {
     const info = analyse('{ cat foo; echo x; } > out');
     expect(info.redirections).toEqual([{ segment: null, fd: null, op: '>', kind: 'write', target: 'out', isStatic: true }]);
     expect(info.segments.map((s) => s.paths.map((p) => `${p.access}:${p.path}`))).toEqual([['read:foo', 'write:out'], ['write:out']]);
@@ -405,7 +406,7 @@ describe('§5.3 redirections (#81667, #94742, #70369)', () => {
   });
 });
 
-describe('§5.4 exec-capable options stay visible (#2719)', () => {
+describe('§5.4 exec-capable options stay visible (known Claude Code bypasses)', () => {
   test.each([
     ['find . -exec rm {} \\;', ['find', 'rm'], []],
     ['find . -execdir rm {} +', ['find', 'rm'], []],
@@ -571,7 +572,7 @@ describe('§5.5 interpreters and executors', () => {
   });
 });
 
-describe('§5.6 name and wrapper obfuscation (#49350, #31558, #92542)', () => {
+describe('§5.6 name and wrapper obfuscation (known Claude Code bypasses)', () => {
   const rows: Array<[string, Partial<Segment>]> = [
     ['FOO=1 rm x', { name: 'rm', assignments: ['FOO=1'], wrappers: [], args: ['x'] }],
     ['PATH=/tmp/evil:$PATH ls', { name: 'ls', assignments: ['PATH=/tmp/evil:$PATH'], isStatic: false }],
@@ -685,7 +686,7 @@ describe('§5.6 name and wrapper obfuscation (#49350, #31558, #92542)', () => {
   });
 });
 
-describe('§5.7 lexer differentials: continuations, comments, CR (#16030)', () => {
+describe('§5.7 lexer differentials: continuations, comments, CR (known Claude Code bypasses)', () => {
   test.each([
     ['r\\\nm -rf /', ['rm'], ['-rf', '/']],
     ['rm -r\\\nf /', ['rm'], ['-rf', '/']],
@@ -760,7 +761,7 @@ describe('§5.8 heredocs', () => {
   });
 });
 
-describe('§5.9 compound structures and flag reordering (#18613, #66176, #59006)', () => {
+describe('§5.9 compound structures and flag reordering (known Claude Code bypasses)', () => {
   const rows: Array<[string, string[], string[]]> = [
     ['{ rm -rf /; }', ['rm'], ['group']],
     ['(rm -rf /)', ['rm'], ['subshell']],
@@ -807,7 +808,7 @@ describe('§5.9 compound structures and flag reordering (#18613, #66176, #59006)
 // cd tracking
 // ---------------------------------------------------------------------------------------------
 
-describe('cwd tracking (#91848, #91853)', () => {
+describe('cwd tracking (known Claude Code bypasses)', () => {
   // [input, start cwd, cwd of each segment]
   const rows: Array<[string, string | null, Array<string | null>]> = [
     ['cd src && cat a', '/w', ['/w', '/w/src']],

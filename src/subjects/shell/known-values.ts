@@ -31,9 +31,9 @@ const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=/;
  * operators, `$NAME`, and `$(echo …)` / `` `echo …` `` / `$(printf TEXT)` with no expansion inside.
  */
 const USE =
-  /\$\{(!?)([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?(?:(:?[-=+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$\(\s*(echo|printf)\s+([^()`$;&|<>\n]*)\)|`\s*(echo|printf)\s+([^()`$;&|<>\n]*)`/g;
-/** The text before a word that starts a command (an optional opening quote after it). */
-const COMMAND_POSITION = /(^|[;&|({\n`]|\b(then|do|else|time)|!)\s*"?$/;
+  /\$\{(!?)([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]$'"`]*)\])?(?:(:?[-=+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$\(\s*(echo|printf)\s+([^()`$;&|<>\n]*)\)|`\s*(echo|printf)\s+([^()`$;&|<>\n]*)`/g;
+/** The text before the start of a word (an optional opening quote after it). */
+const WORD_START = /(^|[\s;&|(`])"?$/;
 /** Names that are read in other ways (`$IFS`: guards.ts) or name no value the text can give. */
 const SKIPPED = new Set(['IFS']);
 
@@ -60,13 +60,16 @@ export function readingsWithValues(text: string): string[] {
     let to = at + whole.length;
     let alternatives: string[];
     if (program !== undefined || ticked !== undefined) {
-      // Only where it names the program: elsewhere the substitution is already walked as a command.
-      if (!COMMAND_POSITION.test(text.slice(Math.max(0, at - 16), at))) continue;
+      // Only where it starts a word (the program, or one a wrapper runs: `timeout 5 $(echo rm) x`).
+      if (!WORD_START.test(text.slice(Math.max(0, at - 2), at))) continue;
       alternatives = [printed((program ?? ticked)!, (args ?? tickedArgs)!)];
     } else {
       const name = (braced ?? bare)!;
       if (SKIPPED.has(name)) continue;
-      const known = bang ? (values.get(name) ?? []).flatMap((names) => names.filter((n) => NAME.test(n)).flatMap((n) => values.get(n) ?? [])) : (values.get(name) ?? []);
+      const given = bang ? (values.get(name) ?? []).flatMap((names) => names.filter((n) => NAME.test(n)).flatMap((n) => values.get(n) ?? [])) : (values.get(name) ?? []);
+      // A value that holds its own variable (`x=$x$x`, `x=$(… $x …)`) only grows the text.
+      const self = new RegExp(`\\$\\{?!?${name}\\b`);
+      const known = given.filter((elements) => !elements.some((e) => self.test(e)));
       const all = subscript === '@' || subscript === '*';
       if (all && quoted && subscript === '@' && text[at - 1] === '"' && text[to] === '"') {
         // `"${a[@]}"`: each element one word.
@@ -117,8 +120,10 @@ function printed(program: string, args: string): string {
 // Where values come from
 // ---------------------------------------------------------------------------------------------
 
-function collectValues(text: string): Values {
-  const values: Values = new Map();
+/** How deep quoted strings and substitutions are searched for assignments (`'a[$(x=rm; $x y)]'`). */
+const MAX_INNER_DEPTH = 4;
+
+function collectValues(text: string, values: Values = new Map(), depth = 0): Values {
   const add = (name: string, elements: string[]): void => {
     if (SKIPPED.has(name)) return;
     const list = values.get(name) ?? [];
@@ -128,6 +133,8 @@ function collectValues(text: string): Values {
   const words = shellWords(text);
   for (let i = 0; i < words.length; i++) {
     const { value: word, next } = words[i]!;
+    // Assignments inside quotes and substitutions run too, when bash evaluates that text.
+    if (depth < MAX_INNER_DEPTH) for (const inner of innerTexts(word)) collectValues(inner, values, depth + 1);
     const assignment = ASSIGNMENT.exec(word);
     if (assignment) {
       const rest = word.slice(assignment[0].length);
@@ -171,6 +178,19 @@ function collectValues(text: string): Values {
     }
   }
   return values;
+}
+
+/** The text inside each '…', "…", `$(…)`, `${…}` and backtick unit of a word. */
+function innerTexts(word: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < word.length; ) {
+    const end = skipUnit(word, i);
+    const ch = word[i]!;
+    if (ch === "'" || ch === '"' || ch === '`') out.push(word.slice(i + 1, end - 1));
+    else if (ch === '$' && (word[i + 1] === '(' || word[i + 1] === '{')) out.push(word.slice(i + 2, end - 1));
+    i = end;
+  }
+  return out;
 }
 
 interface ShellWord {
