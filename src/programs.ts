@@ -208,8 +208,8 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   strace: { short: 'abeEIoOpPsSuUX', long: ['output', 'trace', 'signal', 'status', 'string-limit', 'user', 'env', 'attach', 'trace-path'], writes: ['-o', '--output'] },
   ltrace: { short: 'aAeEFlnopsSuwX', long: ['output', 'library', 'indent', 'align'], writes: ['-o', '--output'] },
   caffeinate: { short: 'tw' },
-  // Programs that only change how their command's I/O, network or privileges look (Claude Code
-  // #92542: each exec-ing program outside the strip list hid its command from deny rules).
+  // Programs that only change how their command's I/O, network or privileges look (a known
+  // Claude Code bypass: each exec-ing program outside the strip list hid its command from deny rules).
   unbuffer: {},
   fakeroot: { short: 'lsib', long: ['lib', 'faked', 'fd-base'], query: ['-h', '--help', '-v', '--version'] },
   torsocks: { short: 'upaP', long: ['user', 'pass', 'address', 'port'], query: ['-h', '--help', '--version'] },

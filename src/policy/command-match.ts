@@ -22,8 +22,8 @@ export function isNarrowEligible(segment: Segment): boolean {
 /**
  * Word lists a deny/ask rule is tried against: without wrappers, as written (wrappers included),
  * and for runners (`uv run CMD…`, `npx PKG…`, `bundle exec CMD…`) every word after the subcommand
- * that could be the command they run, so `Bash(rm *)` also meets `uv run rm -rf .` (Claude Code
- * #92542: programs that exec their arguments hid them from deny rules).
+ * that could be the command they run, so `Bash(rm *)` also meets `uv run rm -rf .` (a known
+ * Claude Code bypass: programs that exec their arguments hid them from deny rules).
  */
 export function wideCandidates(segment: Segment): string[][] {
   const out: string[][] = [];

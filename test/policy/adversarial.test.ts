@@ -21,7 +21,7 @@ import { decideFs, decideShell } from '../helpers/policy.js';
  * Provenance in the comment after each case:
  *   R#n      row n of the 42-command parser comparison
  *   §2.3     constructs the grammar gets wrong, §2.6 the safe-command list, §5.n bypass family n
- *   CC#n     anthropics/claude-code issue n (a known bypass of Claude Code's rules)
+ *   CC       a case reported as a bypass of Claude Code's permission rules
  * (all explained in docs/design.md#test-corpora-and-their-provenance)
  *   new      found while writing this suite; the engine was fixed and the case kept
  * `Deviation:` marks a deliberate difference from Claude Code, with the reason.
@@ -105,7 +105,7 @@ beforeAll(async () => {
 const CHAIN: Setup = { allow: ['Bash(git status)', 'Bash(npm run test *)'], deny: ['Bash(rm *)', 'Bash(curl *)'] };
 
 family('§5.1 chaining: every part is decided on its own', CHAIN, [
-  ['git status && rm -rf ~', 'deny', 'Bash(rm *)'], // R#1, CC#4956
+  ['git status && rm -rf ~', 'deny', 'Bash(rm *)'], // R#1, CC
   ['git status; rm -rf /', 'deny', 'Bash(rm *)'], // R#2
   ['git status || rm -rf /', 'deny', 'Bash(rm *)'], // §5.1
   ['git status | rm -rf /', 'deny', 'Bash(rm *)'], // §5.1
@@ -132,11 +132,11 @@ family('§5.1 chaining: every part is decided on its own', CHAIN, [
   ['npm run test && npm run test -- --run', 'allow', 'Bash(npm run test *)'],
   ['git status && npm run test', 'allow', 'Bash(git status)'], // both parts allowed; the first rule is named
   ['git status #&& rm -rf /', 'allow', 'Bash(git status)'], // R#32: a comment runs nothing
-  ['git log --oneline; rm -rf /', 'deny', 'Bash(rm *)', { allow: ['Bash(git log:*)'], deny: ['Bash(rm *)'] }], // CC#94314
-  ['git log --oneline; python3 x.py', 'ask', null, { allow: ['Bash(git log:*)'] }], // CC#94314
-  ['cd /tmp && rm -rf x', 'deny', 'Bash(rm *)', { allow: ['Bash(cd:*)'], deny: ['Bash(rm *)'] }], // CC#28784
-  ['cd src && make', 'ask', null, { allow: ['Bash(cd:*)'] }], // CC#28784: `cd:*` allows cd, not what follows
-  ['rm -rf build && npm test | grep x ; echo done', 'deny', 'Bash(rm *)', { deny: ['Bash(rm *)'] }], // CC#58424
+  ['git log --oneline; rm -rf /', 'deny', 'Bash(rm *)', { allow: ['Bash(git log:*)'], deny: ['Bash(rm *)'] }], // CC
+  ['git log --oneline; python3 x.py', 'ask', null, { allow: ['Bash(git log:*)'] }], // CC
+  ['cd /tmp && rm -rf x', 'deny', 'Bash(rm *)', { allow: ['Bash(cd:*)'], deny: ['Bash(rm *)'] }], // CC
+  ['cd src && make', 'ask', null, { allow: ['Bash(cd:*)'] }], // CC: `cd:*` allows cd, not what follows
+  ['rm -rf build && npm test | grep x ; echo done', 'deny', 'Bash(rm *)', { deny: ['Bash(rm *)'] }], // CC
 ]);
 
 // -------------------------------------------------------------------------------------------------
@@ -162,7 +162,7 @@ family('§5.2 substitution: deny rules see inside, nothing with one is allowed',
   ['[[ -n $(rm -rf /) ]]', 'deny', 'Bash(rm *)'], // §2.3
   ['test -n "$(rm -rf /)"', 'deny', 'Bash(rm *)'],
   ['grep x <<< "$(rm -rf /)"', 'deny', 'Bash(rm *)'], // R#40 here-string
-  ['cat <(rm -rf /)', 'deny', 'Bash(rm *)'], // R#11, CC#70369
+  ['cat <(rm -rf /)', 'deny', 'Bash(rm *)'], // R#11, CC
   ['ls > >(rm -rf /)', 'deny', 'Bash(rm *)'], // §2.3 process substitution as a redirect target
   ['diff <(ls) <(rm -rf x)', 'deny', 'Bash(rm *)'],
   ['echo <(rm -rf /)', 'deny', 'Bash(rm *)'],
@@ -171,22 +171,22 @@ family('§5.2 substitution: deny rules see inside, nothing with one is allowed',
   ['echo "${x:-$(rm -rf /)}"', 'deny', 'Bash(rm *)'],
   ['echo ${x#$(rm -rf /)}', 'deny', 'Bash(rm *)'],
   ['echo $(echo $(rm -rf /))', 'deny', 'Bash(rm *)'], // §2.3 nested
-  ['echo $(ls; rm -rf /)', 'deny', 'Bash(rm *)'], // CC#94350
-  ['echo $(cat x | rm -rf /)', 'deny', 'Bash(rm *)'], // CC#94350
-  ['git status $(rm -rf /)', 'deny', 'Bash(rm *)'], // CC#39601
+  ['echo $(ls; rm -rf /)', 'deny', 'Bash(rm *)'], // CC
+  ['echo $(cat x | rm -rf /)', 'deny', 'Bash(rm *)'], // CC
+  ['git status $(rm -rf /)', 'deny', 'Bash(rm *)'], // CC
   ['for i in $(rm -rf /); do :; done', 'deny', 'Bash(rm *)'],
   ['case $(rm -rf /) in *) ;; esac', 'deny', 'Bash(rm *)'],
-  ['echo $(id)', 'ask', null], // CC#31373: every substitution asks
+  ['echo $(id)', 'ask', null], // CC: every substitution asks
   ['echo `id`', 'ask', null],
   ['echo "$(id)"', 'ask', null],
   ['git status $(id)', 'ask', null], // the allow rule Bash(git status *) does not cover it
   ['cat $(echo README.md)', 'ask', null], // nor Bash(cat *)
-  ['ls $(pwd)', 'ask', null], // CC#5471: even a harmless substitution asks
+  ['ls $(pwd)', 'ask', null], // CC: even a harmless substitution asks
   ['x=$(id)', 'ask', null],
   ['echo $(( $(id -u) + 1 ))', 'ask', null],
   ['echo ${x/a/$(id)}', 'ask', null],
   ['echo $(<file)', 'ask', null],
-  ['echo $(<.env)', 'deny', 'Read(.env)', { ...SUBST, deny: ['Bash(rm *)', 'Read(.env)'] }], // CC#89055: a read inside a substitution
+  ['echo $(<.env)', 'deny', 'Read(.env)', { ...SUBST, deny: ['Bash(rm *)', 'Read(.env)'] }], // CC: a read inside a substitution
   ['cat <(ls)', 'ask', null],
   ['echo ${x@P}', 'ask', null], // R#29: prompt expansion runs a stored $(…)
   ['echo ${x@E}', 'ask', null],
@@ -210,8 +210,8 @@ family('§5.2 substitution: deny rules see inside, nothing with one is allowed',
 // -------------------------------------------------------------------------------------------------
 
 family('§5.3 redirections: a target is a write subject, an input a read subject', {}, [
-  ['git status > f', 'ask', null, { allow: ['Bash(git status)'] }], // CC#81667: the rule allows the command, not the write
-  ['git status>f', 'ask', null, { allow: ['Bash(git status:*)'] }], // CC#81667
+  ['git status > f', 'ask', null, { allow: ['Bash(git status)'] }], // CC: the rule allows the command, not the write
+  ['git status>f', 'ask', null, { allow: ['Bash(git status:*)'] }], // CC
   ['git status > f', 'allow', 'Bash(git status)', { allow: ['Bash(git status)'], mode: 'acceptEdits' }], // a write inside the workspace
   ['echo x > out.txt', 'allow', 'Edit(./**)', { allow: ['Edit(./**)'] }], // redirects meet Edit rules
   ['echo pwned > ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }], // R#12
@@ -220,11 +220,11 @@ family('§5.3 redirections: a target is a write subject, an input a read subject
   ['echo x > f > ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }],
   ['echo x >~/.bashrc 2>/dev/null', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }],
   ['> /etc/passwd echo hi', 'deny', 'Edit(/etc/**)', { deny: ['Edit(/etc/**)'] }], // R#38
-  ['echo x | tee ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }], // CC#70369
-  ['{ echo a; } > ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }], // CC#70369
+  ['echo x | tee ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }], // CC
+  ['{ echo a; } > ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }], // CC
   ['for i in 1; do echo $i; done > ~/.bashrc', 'deny', 'Edit(~/.bashrc)', { deny: ['Edit(~/.bashrc)'] }],
   ['echo x > .env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'], mode: 'bypassPermissions' }], // a Read deny also denies writing
-  ['cd secrets && echo x > new', 'deny', 'Edit(./secrets/**)', { deny: ['Edit(./secrets/**)'], mode: 'acceptEdits' }], // CC#91848: after cd
+  ['cd secrets && echo x > new', 'deny', 'Edit(./secrets/**)', { deny: ['Edit(./secrets/**)'], mode: 'acceptEdits' }], // CC: after cd
   ['echo x &> out.log', 'ask', null], // R#39
   ['echo x &>> out.log', 'ask', null],
   ['echo x >| f', 'ask', null], // noclobber override
@@ -325,7 +325,7 @@ family('§5.4 exec-capable options: never auto-allowed in default mode', {}, [
   ['xargs -I{} rm {}', 'deny', 'Bash(rm *)', { deny: ['Bash(rm *)'] }],
   ['xargs sh -c id', 'ask', null],
   ['xargs ls', 'ask', null], // CC strips bare xargs for allow rules; its input is unknown here
-  ["awk 'BEGIN{system(\"id\")}'", 'ask', null], // CC#2719
+  ["awk 'BEGIN{system(\"id\")}'", 'ask', null], // CC
   ["awk '{print > \"/tmp/x\"}' README.md", 'ask', null],
   ["awk '{ \"id\" | getline }'", 'ask', null],
   ['git branch -D x', 'ask', null],
@@ -378,7 +378,7 @@ family('§5.5 interpreters and executors: payloads meet deny rules, code is neve
   ["busybox sh -c 'rm -rf /'", 'deny', 'Bash(rm *)'],
   ["timeout 5 bash -c 'rm -rf /'", 'deny', 'Bash(rm *)'],
   ["nohup bash -c 'rm x' &", 'deny', 'Bash(rm *)'],
-  ["eval 'rm -rf /'", 'deny', 'Bash(rm *)'], // CC#39601
+  ["eval 'rm -rf /'", 'deny', 'Bash(rm *)'], // CC
   ['eval rm -rf /', 'deny', 'Bash(rm *)'],
   ['exec rm -rf /', 'deny', 'Bash(rm *)'],
   ["trap 'rm -rf /' EXIT", 'deny', 'Bash(rm *)'], // §2.3
@@ -408,7 +408,7 @@ family('§5.5 interpreters and executors: payloads meet deny rules, code is neve
   ['mise exec node@20 -- rm x', 'deny', 'Bash(rm *)'], // new
   ['direnv exec . rm -rf /', 'deny', 'Bash(rm *)'], // new; CC docs: not stripped
   ['nix develop -c rm -rf /', 'deny', 'Bash(rm *)'], // new
-  ['uv run rm x', 'deny', 'Bash(rm *)'], // new, CC#92542
+  ['uv run rm x', 'deny', 'Bash(rm *)'], // new, CC
   ['poetry run rm x', 'deny', 'Bash(rm *)'], // new
   ['bundle exec rm x', 'deny', 'Bash(rm *)'], // new
   ['uv run rm -rf .', 'deny', 'Bash(rm *)', { allow: ['Bash(uv run *)'], deny: ['Bash(rm *)'] }], // new: the deny wins over a broad allow
@@ -464,7 +464,7 @@ family('§5.5 interpreters and executors under allow rules that name them', ALLO
 // -------------------------------------------------------------------------------------------------
 
 family('§5.6 deny Bash(rm *) meets every spelling bash would run as rm', DENY_RM, [
-  ['FOO=1 rm -rf /', 'deny', 'Bash(rm *)'], // R#14, CC#49874: deny looks past any assignment
+  ['FOO=1 rm -rf /', 'deny', 'Bash(rm *)'], // R#14, CC: deny looks past any assignment
   ['FOO=1 BAR=2 rm -rf x', 'deny', 'Bash(rm *)'],
   ['PATH=/bin rm x', 'deny', 'Bash(rm *)'],
   ['IFS=x rm x', 'deny', 'Bash(rm *)'],
@@ -505,12 +505,12 @@ family('§5.6 deny Bash(rm *) meets every spelling bash would run as rm', DENY_R
   ['noglob rm x', 'deny', 'Bash(rm *)'],
   ['busybox rm x', 'deny', 'Bash(rm *)'],
   ['caffeinate rm x', 'deny', 'Bash(rm *)'],
-  ['unbuffer rm -rf /', 'deny', 'Bash(rm *)'], // new, CC#92542: exec-ing programs outside the strip list
-  ['fakeroot rm x', 'deny', 'Bash(rm *)'], // new, CC#92542
-  ['proxychains rm x', 'deny', 'Bash(rm *)'], // new, CC#92542
-  ['torsocks rm x', 'deny', 'Bash(rm *)'], // new, CC#92542
-  ['firejail rm x', 'deny', 'Bash(rm *)'], // new, CC#92542
-  ['dbus-run-session rm x', 'deny', 'Bash(rm *)'], // new, CC#92542
+  ['unbuffer rm -rf /', 'deny', 'Bash(rm *)'], // new, CC: exec-ing programs outside the strip list
+  ['fakeroot rm x', 'deny', 'Bash(rm *)'], // new, CC
+  ['proxychains rm x', 'deny', 'Bash(rm *)'], // new, CC
+  ['torsocks rm x', 'deny', 'Bash(rm *)'], // new, CC
+  ['firejail rm x', 'deny', 'Bash(rm *)'], // new, CC
+  ['dbus-run-session rm x', 'deny', 'Bash(rm *)'], // new, CC
   ['/bin/rm -rf /', 'deny', 'Bash(rm *)'], // §2.3: the basename for deny
   ['/usr/bin/rm x', 'deny', 'Bash(rm *)'],
   ['/bin//rm x', 'deny', 'Bash(rm *)'],
@@ -578,7 +578,7 @@ family('§5.6 allow rules match the literal program, with harmless wrappers only
   ['\\ls', 'allow', 'Bash(ls)'],
   ['"ls" -la', 'allow', 'Bash(ls *)'],
   ['l\\s', 'allow', 'Bash(ls)'],
-  ['LC_ALL=C ls', 'allow', 'Bash(ls)'], // CC#49350: known-safe assignments are looked past
+  ['LC_ALL=C ls', 'allow', 'Bash(ls)'], // CC: known-safe assignments are looked past
   ['TZ=UTC ls -la', 'allow', 'Bash(ls *)'],
   ['NO_COLOR=1 git log --oneline', 'allow', 'Bash(git log *)'],
   ['timeout 5 ls', 'allow', 'Bash(ls)'], // CC docs: timeout, time, nice, nohup, stdbuf
@@ -730,11 +730,11 @@ family('§5.9 compound structures: every body is walked', DENY_RM, [
   ['coproc { ls; }', 'allow', null],
 ]);
 
-family('§5.9 deny rules match flags in any order and spelling (CC#18613)', { deny: ['Bash(rm -rf *)'] }, [
+family('§5.9 deny rules match flags in any order and spelling (known Claude Code bypasses)', { deny: ['Bash(rm -rf *)'] }, [
   ['rm -rf /', 'deny', 'Bash(rm -rf *)'],
-  ['rm -fr /', 'deny', 'Bash(rm -rf *)'], // CC#18613
+  ['rm -fr /', 'deny', 'Bash(rm -rf *)'], // CC
   ['rm -r -f /', 'deny', 'Bash(rm -rf *)'],
-  ['rm --recursive --force /', 'deny', 'Bash(rm -rf *)'], // CC#18613
+  ['rm --recursive --force /', 'deny', 'Bash(rm -rf *)'], // CC
   ['rm --force --recursive /', 'deny', 'Bash(rm -rf *)'],
   ['rm --recursive -f /', 'deny', 'Bash(rm -rf *)'],
   ['rm -r --force /', 'deny', 'Bash(rm -rf *)'],
@@ -754,9 +754,9 @@ family('§5.9 deny rules match flags in any order and spelling (CC#18613)', { de
   ['rm -- -rf', 'ask', null], // after --, -rf is a file name
 ]);
 
-family('§5.9 semantically equivalent git forms (CC#66176, CC#59006)', { ask: ['Bash(git push *)'] }, [
+family('§5.9 semantically equivalent git forms (known Claude Code bypasses)', { ask: ['Bash(git push *)'] }, [
   ['git push', 'ask', 'Bash(git push *)'],
-  ['git -C /path push', 'ask', 'Bash(git push *)'], // CC#66176
+  ['git -C /path push', 'ask', 'Bash(git push *)'], // CC
   ['git -C /path push origin main', 'ask', 'Bash(git push *)'],
   ['git -C a -C b push', 'ask', 'Bash(git push *)'],
   ['git --git-dir=/x push', 'ask', 'Bash(git push *)'],
@@ -767,7 +767,7 @@ family('§5.9 semantically equivalent git forms (CC#66176, CC#59006)', { ask: ['
   ['git -P push', 'ask', 'Bash(git push *)'],
   ['git --bare push', 'ask', 'Bash(git push *)'],
   ['/usr/bin/git push', 'ask', 'Bash(git push *)'],
-  ['git -C /x commit -m a', 'deny', 'Bash(git commit *)', { deny: ['Bash(git commit *)'] }], // CC#59006
+  ['git -C /x commit -m a', 'deny', 'Bash(git commit *)', { deny: ['Bash(git commit *)'] }], // CC
   ['git --git-dir=.git commit', 'deny', 'Bash(git commit *)', { deny: ['Bash(git commit *)'] }],
   ['git -c user.name=x commit', 'deny', 'Bash(git commit *)', { deny: ['Bash(git commit *)'] }],
   ['git status', 'allow', null],
@@ -877,8 +877,8 @@ describe('§5.10 path tricks through server-filesystem tools', () => {
 });
 
 family('§5.10 path tricks through the shell', {}, [
-  ['cd secrets && cat .hidden', 'deny', 'Read(./secrets/**)', { deny: ['Read(./secrets/**)'] }], // CC#91848: cd then relative
-  ['cd src && cat ../.env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'] }], // CC#91853
+  ['cd secrets && cat .hidden', 'deny', 'Read(./secrets/**)', { deny: ['Read(./secrets/**)'] }], // CC: cd then relative
+  ['cd src && cat ../.env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'] }], // CC
   ['cd .. && cat <PROJ>/.env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'] }],
   ['cd "src" && cat ../.env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'] }],
   ['cd src || cat .env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'] }], // || runs cat where cd failed
@@ -904,13 +904,13 @@ family('§5.10 path tricks through the shell', {}, [
   ['tail -f .env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }],
   ['cp .env /tmp/x', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }],
   ['sed -n p .env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }],
-  ['grep -f .env x', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // CC#91853: option values
+  ['grep -f .env x', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // CC: option values
   ['less .env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }],
   ['git diff -- .env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'] }], // new: was allowed (safe list)
   ['git log -p .env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // new
   ['git show HEAD:.env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // new
   ['git cat-file -p :.env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // new
-  ['git grep x -- .env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // new, CC#91853
+  ['git grep x -- .env', 'deny', 'Read(.env)', { deny: ['Read(.env)'] }], // new, CC
   ['git -C src diff ../.env', 'deny', 'Read(./.env)', { deny: ['Read(./.env)'] }], // new
   // Deviation (stricter): a recursive read (grep -r, rg, diff -r) asks when a deny or ask path rule
   // could match a file below it; Claude Code checks only the named operand.
@@ -940,10 +940,10 @@ family('§5.10 path tricks through the shell', {}, [
 ]);
 
 // -------------------------------------------------------------------------------------------------
-// Deny rules hold in every mode (CC#25621, CC#4570)
+// Deny rules hold in every mode (known Claude Code bypasses)
 // -------------------------------------------------------------------------------------------------
 
-describe('deny rules hold in every mode (CC#25621, CC#4570)', () => {
+describe('deny rules hold in every mode (known Claude Code bypasses)', () => {
   const modes: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
   const cases: Array<[string, string]> = [
     ['git status; rm -rf /', 'Bash(rm *)'],

@@ -8,7 +8,9 @@ import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
 
 /**
- * The bypass families of issue 11, each decided end to end (inspect → decide, as the gateway does
+ * The bypass families of docs/threat-model.md (kernel-order paths, bash's hidden evaluation,
+ * link-following recursion, git, tool overrides, deny rules for every program, script files,
+ * self-protection, read-only commands), each decided end to end (inspect → decide, as the gateway does
  * for mcp-server-commands' run_command) under the example config's deny list plus `Bash(echo *)`
  * and `Edit(<W>/**)`, in every mode. The cases come from the rules themselves — the kernel's path
  * lookup (path_resolution(7)), the bash manual's arithmetic contexts, git's documentation — not
@@ -45,6 +47,19 @@ function shell(command: string, mode: DefaultMode, extra: { allow?: string[]; cw
 /** Never allowed in any mode but bypassPermissions (where only deny rules stop a call). */
 function neverAllowed(cases: string[], extra?: { allow?: string[]; cwd?: string }): void {
   for (const mode of MODES.filter((m) => m !== 'bypassPermissions')) {
+    test.each(cases)(`${mode}: %j is not allowed`, (command) => {
+      const decision = shell(command, mode, extra);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+}
+
+/**
+ * Never allowed in any mode, bypassPermissions included: what the analyser cannot see asks there
+ * while deny rules exist (the base rules have them).
+ */
+function neverAllowedAnywhere(cases: string[], extra?: { allow?: string[]; cwd?: string }): void {
+  for (const mode of MODES) {
     test.each(cases)(`${mode}: %j is not allowed`, (command) => {
       const decision = shell(command, mode, extra);
       expect(decision.verdict, decision.reason).not.toBe('allow');
@@ -186,10 +201,13 @@ describe('3. recursive reads through links', () => {
   });
   // Without links, a recursive read asks only when a file a deny rule matches is really there.
   allowedByDefault(['grep -rn TODO src', 'grep -rn TODO docs', 'rg -n TODO docs', "grep -r --include='*.md' TODO docs"]);
-  test.each(['grep -rn TODO conf', 'rg TODO conf', 'grep -rn TODO .', 'find conf -type f -exec cat {} +', 'tar -czf c.tgz conf'])('default: %j asks (conf/.env is there)', (command) => {
-    const decision = shell(command, 'default');
-    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Read(**/.env)' });
-  });
+  for (const mode of MODES) {
+    test.each(['grep -rn TODO conf', 'rg TODO conf', 'grep -rn TODO .', 'find conf -type f -exec cat {} +', 'tar -czf c.tgz conf'])(`${mode}: %j asks (conf/.env is there)`, (command) => {
+      const decision = shell(command, mode);
+      if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Read(**/.env)' });
+    });
+  }
   // grep(1) --include/--exclude/--exclude-dir: a file grep does not open is not read. Each case
   // checked with GNU grep 3.8 (conf/.env holding the pattern was not printed); what would read it was.
   const filtered = [
@@ -313,7 +331,7 @@ describe('2. arithmetic contexts reach quoted substitutions', () => {
     [`[[ $'a[\\x24(rm -rf x)]' -eq 0 ]]`, R], // $'…' decodes to the same text
   ]);
   // Values from files and file names reach the same contexts: the call cannot be analysed.
-  neverAllowed([
+  neverAllowedAnywhere([
     `read x < src/a.ts; [[ $x -eq 1 ]]`,
     `for f in *; do (( f )); done`,
     `mapfile -t l < src/a.ts; echo $(( l ))`,
@@ -517,7 +535,7 @@ describe('4. settings and variables whose value git runs are commands to decide'
     GIT,
   );
   // Settings that point git at code elsewhere: never allowed by `Bash(git *)`.
-  neverAllowed(['git -c core.hooksPath=src commit -m x', 'git -c include.path=src/a.ts status', 'git --config-env=core.fsmonitor=CMD status', 'git config --edit', 'git -c core.sshCommand=x fetch', 'git -c "$K=1" status'], GIT);
+  neverAllowedAnywhere(['git -c core.hooksPath=src commit -m x', 'git -c include.path=src/a.ts status', 'git --config-env=core.fsmonitor=CMD status', 'git config --edit', 'git -c core.sshCommand=x fetch', 'git -c "$K=1" status'], GIT);
   // Harmless settings stay allowed by the rule.
   allowedByDefault(['git -c color.ui=always log', 'git config user.name me', 'git config --get core.pager', 'git -c core.quotepath=off status'], GIT);
 });
@@ -554,7 +572,7 @@ describe('4. git configuration in the environment is read as git reads it', () =
     ],
     GIT,
   );
-  neverAllowed(
+  neverAllowedAnywhere(
     [
       `GIT_CONFIG_PARAMETERS="'core.hooksPath'='src'" git commit -m x`,
       `GIT_CONFIG_PARAMETERS="$P" git status`,
@@ -761,7 +779,7 @@ describe('6. $IFS is read whatever the command set IFS to', () => {
     ['IFS=,; {rm,-rf,x}', RM], // brace expansion does not depend on IFS
   ]);
   // Words whose fields depend on IFS are never allowed by a rule (they are not static words).
-  neverAllowed(['IFS=,; ls $x', 'IFS=/; cat $HOME/.ssh/id_rsa', 'read -r IFS; ls ${IFS}src', 'IFS=; mytool${IFS}build'], { allow: ['Bash(ls *)', 'Bash(cat *)', 'Bash(mytool *)'] });
+  neverAllowedAnywhere(['IFS=,; ls $x', 'IFS=/; cat $HOME/.ssh/id_rsa', 'read -r IFS; ls ${IFS}src', 'IFS=; mytool${IFS}build'], { allow: ['Bash(ls *)', 'Bash(cat *)', 'Bash(mytool *)'] });
   // Quoted in '…' it is text.
   allowedByDefault(["echo 'r${IFS}m -rf x'", "echo 'IFS=; r${IFS}m'"]);
 });
@@ -771,13 +789,19 @@ describe('6. $IFS is read whatever the command set IFS to', () => {
 // -------------------------------------------------------------------------------------------------
 
 describe('7. script-file options are code the analyser does not see', () => {
-  neverAllowed(['sed -n -f script.sed src/a.ts', 'sed -f script.sed -i src/a.ts', 'awk -f prog.awk src/a.ts'], { allow: ['Bash(sed -n *)', 'Bash(sed *)', 'Bash(awk *)'] });
+  // sed(1) -f/--file (also bundled as -nf, after -e), awk(1) -f/--file: the script file's `e`, `w`,
+  // `system()` and redirections run or write what no rule sees.
+  neverAllowedAnywhere(
+    ['sed -n -f script.sed src/a.ts', 'sed -f script.sed -i src/a.ts', 'sed --file=script.sed src/a.ts', 'sed -nf script.sed src/a.ts', 'sed -n -e p -f s.sed src/a.ts', 'awk -f prog.awk src/a.ts', 'awk --file=prog.awk src/a.ts', 'gawk -f prog.awk src/a.ts'],
+    { allow: ['Bash(sed -n *)', 'Bash(sed *)', 'Bash(awk *)', 'Bash(gawk *)'] },
+  );
+  allowedByDefault(['sed -n 1p src/a.ts', "awk '{print $1}' src/a.ts"], { allow: ['Bash(sed -n *)', 'Bash(awk *)'] });
 });
 
 describe('9. tree -R writes an HTML file in every directory', () => {
-  test.each(['tree -R -H . src', 'tree -RH . src'])('plan: %j is not allowed', (command) => {
-    expect(shell(command, 'plan').verdict).not.toBe('allow');
-  });
+  // tree(1): -R with -H writes 00Tree.html into every directory it lists. In bypassPermissions a
+  // write no deny rule matches is allowed; everywhere else it is not.
+  neverAllowed(['tree -R -H . src', 'tree -RH . src', 'tree -R -H . -o out.html src']);
   allowedByDefault(['tree src', 'tree -L 2 src']);
 });
 

@@ -73,13 +73,13 @@ describe('path anchors (docs/rules.md)', () => {
 
 describe('deny/ask command matching is wide: flags in any order and spelling', () => {
   test.each([
-    // Claude Code #18613: rm -fr, rm --recursive --force escaped `rm -rf` denies.
+    // A known Claude Code bypass: rm -fr, rm --recursive --force escaped `rm -rf` denies.
     [['rm', '-fr', '/'], ['rm', '-rf'], true],
     [['rm', '-r', '-f', 'x'], ['rm', '-rf'], true],
     [['rm', '--recursive', '--force', 'x'], ['rm', '-rf'], true],
     [['rm', '-R', '-f', 'x'], ['rm', '-rf'], true],
     [['rm', '-r', 'x'], ['rm', '-rf'], false],
-    // Claude Code #66176: git -C /path push escaped `git push`.
+    // A known Claude Code bypass: git -C /path push escaped `git push`.
     [['git', '-C', '/p', 'push', 'origin'], ['git', 'push'], true],
     [['git', '-c', 'core.pager=x', 'push'], ['git', 'push'], true],
     [['git', 'push', '--forc'], ['git', 'push', '--force'], true],
