@@ -27,8 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { decide, inspectCall, initShellParser, RuleSet, parseRule, classifyTool, identifyServer } from '../dist/index.js';
-import { defaultPathEnv } from '../dist/subjects/paths.js';
+import { decisionCalls } from './decisions.js';
 import { cpuNs, median, percentile } from './measure.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -200,41 +199,8 @@ function rssMb(pid) {
 }
 
 async function decisionBench() {
-  await initShellParser();
-  const pathEnv = defaultPathEnv();
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
-  const env = { home: pathEnv.home, roots: [work], platform: pathEnv.platform };
-  // 1,000 rules of the kinds users write: commands, paths, tools, spread over allow / ask / deny.
-  const texts = [];
-  for (let i = 0; i < 1000; i++) {
-    const list = i % 10 === 0 ? 'deny' : i % 7 === 0 ? 'ask' : 'allow';
-    switch (i % 4) {
-      case 0:
-        texts.push([`Bash(tool${i} run task${i} *)`, list]);
-        break;
-      case 1:
-        texts.push([`Read(${work}/area${i}/**)`, list]);
-        break;
-      case 2:
-        texts.push([`Edit(src/module${i}/**/*.ts)`, list]);
-        break;
-      default:
-        texts.push([`mcp__server${i}__tool_*`, list]);
-    }
-  }
-  texts.push(['Bash(npm run test *)', 'allow'], ['Bash(git status)', 'allow'], ['Read(**/.env)', 'deny'], ['Bash(rm -rf *)', 'deny'], [`Read(${work}/**)`, 'allow']);
-  const rules = new RuleSet(texts.map(([text, list]) => parseRule(text, list)), env);
-  const policy = { mode: 'default', rules };
-  const context = { workspace: [work], clientRoots: [], pathEnv };
-
-  const shellIdentity = identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, work);
-  const shellClass = classifyTool({ identity: shellIdentity, tool: { name: 'run_command' } });
-  const fsIdentity = identifyServer({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', work] }, work);
-  const fsClass = classifyTool({ identity: fsIdentity, tool: { name: 'read_text_file' } });
-  writeFileSync(join(work, 'notes.md'), 'x');
-
-  const commandArgs = { command: 'git status && npm run test -- --run 2>&1 | tail -n 20', workdir: work };
-  const pathArgs = { path: join(work, 'notes.md') };
+  const calls = await decisionCalls(await import('../dist/index.js'), await import('../dist/subjects/paths.js'), work);
   const time = (fn, n) => {
     for (let i = 0; i < 2000; i++) fn(); // warm-up
     const samples = new Float64Array(n);
@@ -246,14 +212,11 @@ async function decisionBench() {
     samples.sort();
     return { medianUs: percentile(samples, 50), p99Us: percentile(samples, 99) };
   };
-  const command = time(() => decide(inspectCall('shell', 'run_command', commandArgs, shellClass, context), policy), 20_000);
+  const command = time(calls.command, 20_000);
   // The same command with a new word each time: never seen before, so analysed in full.
-  let fresh = 0;
-  const freshCommand = time(() => decide(inspectCall('shell', 'run_command', { command: `git status && npm run test -- --run t${fresh++} 2>&1 | tail -n 20`, workdir: work }, shellClass, context), policy), 20_000);
-  const path = time(() => decide(inspectCall('fs', 'read_text_file', pathArgs, fsClass, context), policy), 20_000);
-  const commandDecision = decide(inspectCall('shell', 'run_command', commandArgs, shellClass, context), policy);
-  const pathDecision = decide(inspectCall('fs', 'read_text_file', pathArgs, fsClass, context), policy);
-  return { rules: rules.size, command: { ...command, decision: commandDecision.verdict }, freshCommand, path: { ...path, decision: pathDecision.verdict } };
+  const freshCommand = time(calls.fresh, 20_000);
+  const path = time(calls.path, 20_000);
+  return { rules: calls.rules, command: { ...command, decision: calls.command().verdict }, freshCommand, path: { ...path, decision: calls.path().verdict } };
 }
 
 /**
