@@ -13,7 +13,7 @@ import { decodeAnsiC } from './words.js';
  *
  * A text scan, not a parser, like the brace and `$IFS` readings of guards.ts: every `NAME=VALUE`
  * word, `NAME=(…)` array, `for NAME in …`, `read NAME <<< WORD` and `printf -v NAME TEXT` anywhere in
- * the text counts, whatever control flow surrounds it (a value assigned in a branch that never runs
+ * the text counts (also inside quotes and substitutions, which bash may evaluate), whatever control flow surrounds it (a value assigned in a branch that never runs
  * is one reading too much, never one too few). A wrong guess only adds commands for deny rules to
  * look at; the call is still judged on what was written.
  */
