@@ -108,8 +108,9 @@ export class RuleSet {
     const folded = fold(path, nocase);
     for (const index of indexes) {
       if (index.all.length > 0) return index.all[0]!;
-      // Walk the path's ancestors (and the path itself) through the prefix index.
-      let dir = folded;
+      // Walk the path's ancestors (and the path itself) through the prefix index; a trailing slash
+      // is dropped first, or the walk would step over the directory it names.
+      let dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
       for (;;) {
         const found = index.byPrefix.get(dir);
         if (found) for (const candidate of found) if (candidate.matchers.some((m) => m.match(path))) return candidate.rule;

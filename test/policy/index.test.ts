@@ -196,6 +196,28 @@ describe('path rules indexed by literal prefix and name', () => {
     }
     expect(matched).toBeGreaterThan(3_000);
   }, 120_000);
+
+  test('a path written with a trailing slash is looked up as minimatch matches it (the index does not rely on decide normalising it)', () => {
+    const r = rng(2611);
+    let matched = 0;
+    for (let round = 0; round < 100; round++) {
+      const rules = pathRules(r);
+      const set = new RuleSet(rules, env);
+      for (let c = 0; c < 20; c++) {
+        const plain = somePath(r);
+        if (plain === '/') continue;
+        const target = `${plain}/`;
+        for (const list of LISTS) {
+          const indexed = set.matchPath(list, 'read', target);
+          const every = everyPathRule(rules, list, 'read', target);
+          if ((indexed === null) !== (every === null)) expect.fail(`${list} read ${target} under ${rules.map((rule) => `${rule.list}:${rule.text}`).join(', ')}: indexed ${indexed?.text ?? 'none'}, every rule ${every?.text ?? 'none'}`);
+          if (indexed) matched++;
+        }
+      }
+    }
+    expect(new RuleSet([parseRule('Read(/w/proj/**)', 'deny')], env).matchPath('deny', 'read', '/w/proj/')?.text).toBe('Read(/w/proj/**)');
+    expect(matched).toBeGreaterThan(500);
+  });
 });
 
 describe('isInside', () => {
