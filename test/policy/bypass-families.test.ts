@@ -853,7 +853,7 @@ describe('5. the README override of run_command still analyses stdin', () => {
     const toolClass = classifyTool({ identity, tool: { name: 'run_command' }, override: { kind: 'command', command: 'command', cwd: 'workdir' } });
     const env = { home, roots: [W], platform: process.platform };
     const facts = inspectCall('shell', 'run_command', { command: 'bash', stdin: 'rm -rf x', workdir: W }, toolClass, { workspace: [W], clientRoots: [], pathEnv: { home, platform: process.platform } });
-    const decision = decide(facts, { mode, rules: new RuleSet(parseRules({ defaultMode: mode, allow: [], ask: [], deny: BASE_DENY }).rules, env) });
+    const decision = decide(facts, { mode, rules: new RuleSet(parseRules({ defaultMode: mode, allow: ['Bash(echo *)', `Edit(${W}/**)`], ask: [], deny: BASE_DENY }).rules, env) });
     expect({ verdict: decision.verdict, rule: decision.rule }).toEqual({ verdict: 'deny', rule: 'Bash(rm *)' });
   });
 });
