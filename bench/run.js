@@ -24,6 +24,7 @@ import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -199,6 +200,9 @@ function rssMb(pid) {
 }
 
 async function decisionBench() {
+  // The grammar's WASM is compiled as serve compiles it (baseline tier only, src/cli/serve.ts), so
+  // the decision time is the gateway's; set before anything in this process compiles WASM.
+  setFlagsFromString('--liftoff-only');
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
   const calls = await decisionCalls(await import('../dist/index.js'), await import('../dist/subjects/paths.js'), work);
   const time = (fn, n) => {

@@ -64,9 +64,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   // Security: stdout is the MCP channel; a stray console.log from any library would corrupt it.
   console.log = console.error;
   console.info = console.error;
-  // The shell grammar is WASM: V8's baseline compiler alone parses a command as fast once warm, and
-  // spares the optimising recompiles that made the first 60 commands cost ~1.7 s of CPU instead of
-  // ~0.2 s (docs/performance.md). Set before anything compiles WASM; this process only.
+  // The shell grammar is WASM: V8's baseline compiler alone spares the optimising recompiles that
+  // made the first 60 commands cost ~1.7 s of CPU instead of ~0.2 s, for ~8 µs more per new command
+  // text once warm (docs/performance.md). Set before anything compiles WASM; this process only.
   setFlagsFromString('--liftoff-only');
   // TurboFan waits until the gateway is up: start-up code runs once (imports, schemas, the config),
   // and optimising the little of it that got hot made the node binary's compiler pages resident,
