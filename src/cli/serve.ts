@@ -57,7 +57,7 @@ export function runServe(options: ServeOptions): void {
 
 /**
  * Refuses an invalid config like `validate` does. Exits, after closing every server's process tree,
- * on stdin EOF (the client went away; the SDK transport does not notice, typescript-sdk#2002),
+ * on stdin EOF (the client went away; the SDK transport does not notice, https://github.com/modelcontextprotocol/typescript-sdk/issues/2002),
  * SIGINT, SIGTERM or SIGHUP.
  */
 export async function serve(options: ServeOptions): Promise<void> {

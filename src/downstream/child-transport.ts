@@ -10,7 +10,7 @@ import { LatchError } from '../errors.js';
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
  * only the direct child, so `npx` → `sh` → `node` grandchildren outlive the gateway
- * (typescript-sdk#2023). Here the child leads its own process group on POSIX and close() signals
+ * (https://github.com/modelcontextprotocol/typescript-sdk/issues/2023). Here the child leads its own process group on POSIX and close() signals
  * the group; on Windows `taskkill /T` kills the tree.
  *
  * Environment: the SDK's default inherited variables plus the configured `env`, exactly what the

@@ -8,7 +8,7 @@ const QUEUED = Promise.resolve();
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
- * stdout). Unlike the SDK's StdioServerTransport it notices stdin EOF (typescript-sdk#2002: a
+ * stdout). Unlike the SDK's StdioServerTransport it notices stdin EOF (https://github.com/modelcontextprotocol/typescript-sdk/issues/2002: a
  * gateway that does not would outlive its client and keep every server running), and it writes
  * the messages of one tick in one write: Node writes to a pipe synchronously, one system call and
  * one wake-up of the client per write.
