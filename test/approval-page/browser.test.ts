@@ -424,7 +424,8 @@ describe('the page opened while a call waits', () => {
       cancel.abort();
       await gone(item);
       releaseReply();
-      await tab.waitForFunction('window.firstReadHandled === true', undefined, { timeout: 15_000 });
+      // A function, not a string: polling a string predicate evals it in the page, which the page's CSP refuses.
+      await tab.waitForFunction(() => (globalThis as { firstReadHandled?: boolean }).firstReadHandled === true, undefined, { timeout: 15_000 });
       expect(await tab.locator('li.item').filter({ hasText: 'late.txt' }).count()).toBe(0);
       expect(existsSync(join(dir, 'late.txt'))).toBe(false);
     } finally {
