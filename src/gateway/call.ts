@@ -276,15 +276,8 @@ function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward'
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   const finished = finish(decided, outcome, modern, send, context, session);
-  // A new tool is pinned as listed on its first allowed call, after that call's answer is sent: the
-  // write (the lock file read again, a temp file, fsync, rename) cost the first call of a fresh
-  // gateway 5–15 ms of CPU (docs/performance.md, "Cold start"). A failure is logged, the call goes on.
-  const definition = decided.definition;
-  if (definition?.pin.state === 'new') {
-    const pin = () => context.pinDefinition(definition).catch((error: unknown) => context.logger.error({ err: errorMessage(error), tool: definition.exposed }, 'could not pin the tool definition'));
-    const later = () => setImmediate(pin);
-    finished.then(later, later);
-  }
+  // A new tool is pinned as listed on its first allowed call, after that call's answer.
+  if (decided.definition?.pin.state === 'new') context.pinAfter(decided.definition, finished);
   if (!held) return finished;
   held.settle(finished);
   return nextHeldRound(decided, held, context, session);

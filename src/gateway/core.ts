@@ -72,6 +72,8 @@ export class GatewayCore implements CallContext {
   readonly logLevels = new LogLevels();
   private loggingLevel: LoggingLevel | null = null;
   private closed = false;
+  /** Pins of new definitions waiting for their first call's answer, or being written: close() waits for them. */
+  private readonly pendingPins = new Set<Promise<void>>();
   /** The shell grammar loading, started once a tool takes shell commands; null before. */
   private shell: Promise<void> | null = null;
   private shellLoaded = false;
@@ -212,6 +214,21 @@ export class GatewayCore implements CallContext {
 
   async pinDefinition(report: DefinitionReport): Promise<void> {
     await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {});
+  }
+
+  /**
+   * Pins a new tool's definition after its first allowed call is answered (the write — lock file
+   * read, temp file, fsync, rename — would delay that answer by 5–15 ms of CPU; docs/performance.md,
+   * "Cold start"). Kept until written, so a gateway stopped right after the call still pins it.
+   */
+  pinAfter(report: DefinitionReport, answered: Promise<unknown>): void {
+    const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const pinned: Promise<void> = answered
+      .then(settled, settled)
+      .then(() => this.pinDefinition(report))
+      .catch((error: unknown) => this.logger.error({ err: errorMessage(error), tool: report.exposed }, 'could not pin the tool definition'))
+      .finally(() => this.pendingPins.delete(pinned));
+    this.pendingPins.add(pinned);
   }
 
   private identityOf(server: string): ServerIdentity {
@@ -371,6 +388,8 @@ export class GatewayCore implements CallContext {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([this.registry.closeAll(), this.prespawned?.closeAll()]);
+    // The servers are closed, so every call has settled and its pin is under way.
+    await Promise.all(this.pendingPins);
     await this.audit.close().catch(() => undefined);
   }
 }

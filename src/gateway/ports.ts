@@ -46,6 +46,8 @@ export interface CallContext {
   templateReport(uri: string): DefinitionReport | null;
   /** Records the definition in the lock file; in force when it resolves. */
   pinDefinition(report: DefinitionReport): Promise<void>;
+  /** Pins a new definition once its first call's answer has gone out; close() waits for it. */
+  pinAfter(report: DefinitionReport, answered: Promise<unknown>): void;
 }
 
 /** One client session: its latch, its grants, and how to reach its person. */

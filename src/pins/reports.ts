@@ -120,6 +120,8 @@ export class DefinitionReports {
   /** Pins the definition the report was made from (a first allowed use, or an accepted change). */
   pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }): Promise<void> {
     const identity = serverIdentity(server);
+    // Calls that started while the tool was new each ask for its pin after their own answer.
+    if (this.store.get(report.kind, report.server, report.name)?.digest === report.digest && this.store.identity(report.server) === identity) return Promise.resolve();
     const key = `${report.kind} ${report.server} ${report.name} ${report.digest} ${identity}`;
     let written = this.pinning.get(key);
     if (!written) {

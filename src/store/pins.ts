@@ -83,10 +83,14 @@ export class PinStore {
         this.problem = errorMessage(error);
         throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${this.problem}; fix or remove ${this.path} and try again`, { cause: error });
       }
+      const digest = definitionDigest(definition);
       const entry = (db.data.servers[server] ??= { identity });
-      entry.identity = identity;
-      (entry[kind] ??= {})[name] = { digest: definitionDigest(definition), pinnedAt: isoTime(Date.now()), definition };
-      await db.write();
+      // Pinned already, by this gateway or another process: the file stays as it is.
+      if (entry.identity !== identity || entry[kind]?.[name]?.digest !== digest) {
+        entry.identity = identity;
+        (entry[kind] ??= {})[name] = { digest, pinnedAt: isoTime(Date.now()), definition };
+        await db.write();
+      }
       this.data = db.data;
       this.problem = null;
     });

@@ -87,5 +87,6 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
     definitionReport: (route) => core.definitionReport(route),
     templateReport: (uri) => core.templateReport(uri),
     pinDefinition: (report) => core.pinDefinition(report),
+    pinAfter: (report, answered) => core.pinAfter(report, answered),
   };
 }

@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, onTestFinished, test, vi } from 'vitest';
+import { PinStore } from '../../src/store/pins.js';
 import { listTools } from '../../src/cli/tools.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import type { ConfigInput } from '../../src/config/schema.js';
@@ -268,4 +269,26 @@ describe('prompts and resource templates', () => {
       await gateway.close();
     }
   }, 120_000);
+});
+
+describe('the first call of a new tool', () => {
+  test('pins it also when the gateway is closed while the call runs: close() waits for the write, also on a slow disk', async () => {
+    const { dir, log, config, lockFile } = setup();
+    // A slow disk: the write (read, temp file, fsync, rename) still runs when the servers are closed.
+    const write = PinStore.prototype.pin;
+    const slow = vi.spyOn(PinStore.prototype, 'pin').mockImplementation(async function (this: PinStore, ...args) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return write.apply(this, args);
+    });
+    onTestFinished(() => slow.mockRestore());
+    const gateway = await inProcessGateway({ ...config, permissions: { allow: ['mcp__fix__hang'] } }, { dir });
+    // `hang` answers only when cancelled: the call is at the server when the gateway closes.
+    const call = gateway.client.callTool({ name: 'fix__hang', arguments: {} }).catch(() => undefined);
+    await eventually(() => expect(fixtureCalls(log).some((entry) => entry.tool === 'hang')).toBe(true), 30_000);
+    await gateway.close();
+    await call;
+    expect(existsSync(lockFile)).toBe(true);
+    const pinned = JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: { tool: Record<string, { definition: { description: string } }> } } };
+    expect(pinned.servers.fix.tool.hang?.definition.description).toBe('Never answers and never reports progress, until cancelled');
+  });
 });

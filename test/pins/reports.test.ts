@@ -19,8 +19,11 @@ describe('pinning a new tool', () => {
     await Promise.all(Array.from({ length: 16 }, () => reports.pin(report, { command: 'node', args: ['fixture.mjs'] })));
     expect(write).toHaveBeenCalledTimes(1);
     expect(reports.forTool(listed, () => [listed], 'warn').pin.state).toBe('pinned');
-    // Once written, a pin of the same definition writes again (an accepted change is pinned this way).
+    // A call that started while the tool was new asks for the pin after its own answer: already written.
     await reports.pin(report, { command: 'node', args: ['fixture.mjs'] });
+    expect(write).toHaveBeenCalledTimes(1);
+    // Another server identity (its command changed) is pinned again.
+    await reports.pin(report, { command: 'node', args: ['other.mjs'] });
     expect(write).toHaveBeenCalledTimes(2);
   });
 

@@ -28,6 +28,19 @@ describe('PinStore', () => {
     expect(readdirSync(join(path, '..')).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
+  test('pinning what the file holds already leaves the file as it is (another process may have pinned it first)', async () => {
+    const path = join(tempDir(), 'mcp-latch.lock.json');
+    await new PinStore(path).pin('tool', 'fs', 'read_file', 'fs', READ_FILE);
+    const before = { text: readFileSync(path, 'utf8'), inode: statSync(path).ino };
+    const stale = new PinStore(path);
+    await stale.pin('tool', 'fs', 'read_file', 'fs', READ_FILE);
+    // A write is a new file renamed over the old one: the same inode means nothing was written.
+    expect({ text: readFileSync(path, 'utf8'), inode: statSync(path).ino }).toEqual(before);
+    await stale.pin('tool', 'fs', 'read_file', 'fs', { ...READ_FILE, description: 'Read a file, changed' });
+    expect(statSync(path).ino).not.toBe(before.inode);
+    expect(new PinStore(path).get('tool', 'fs', 'read_file')?.definition).toMatchObject({ description: 'Read a file, changed' });
+  });
+
   test('a write keeps what another process pinned meanwhile', async () => {
     const path = join(tempDir(), 'mcp-latch.lock.json');
     const first = new PinStore(path);
