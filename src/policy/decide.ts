@@ -174,7 +174,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
-  if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: git runs code named in the config, hooks/ and info/attributes of the git directory ${subject.gitDirectory}` };
+  if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: git runs code named in ${subject.gitDirectory === subject.path || subject.gitDirectory === subject.realPath ? 'this configuration file, which the command points git at' : `the config, hooks/ and info/attributes of the git directory ${subject.gitDirectory}`}` };
   if (subject.via === RECURSIVE_READ) {
     const below = treeRule(subject, forms, rules);
     if (below) return below;

@@ -26,6 +26,12 @@ const MAX_DEPTH = 4;
  */
 export const GIT_DIRECTORY_MADE = 'git directory made by the command';
 
+/**
+ * The `via` of a configuration file a command points git at (`GIT_CONFIG_GLOBAL=F`, `HOME=D` for
+ * D/.gitconfig, `XDG_CONFIG_HOME=D` for D/git/config): a write of it in the same call asks the same way.
+ */
+export const GIT_CONFIG_NAMED = 'git configuration named by the command';
+
 /** True when `path` is one of the files git runs code from in the git directory `dir` (or `dir` itself). */
 export function isGitCodeFile(dir: string, path: string): boolean {
   const rel = path === dir ? '' : path.startsWith(`${dir}/`) ? path.slice(dir.length + 1).replace(/\/+$/, '') : null;

@@ -5,7 +5,7 @@ import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../po
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/analysis-cache.js';
 import type { ToolClass } from './kind.js';
-import { GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } from './git-dir.js';
+import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { skippedByFilters } from './tree-filter.js';
@@ -55,8 +55,9 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       const madeGitDirectories: PathSubject[] = [];
       for (const segment of commandInfo.segments) {
         subjects.push({ type: 'command', segment, info: commandInfo });
+        const own: PathSubject[] = [];
         for (const path of segment.paths) {
-          if (path.via === GIT_DIRECTORY_MADE) {
+          if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
             madeGitDirectories.push(pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache));
             continue;
           }
@@ -65,8 +66,10 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
           const subject = pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
           subjects.push(subject);
+          own.push(subject);
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
+        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own));
       }
       if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
     }
@@ -135,16 +138,45 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
 function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void {
   const writes = subjects.filter((subject): subject is PathSubject => subject.type === 'path' && subject.access === 'write');
   const dirs = new Set<string>();
-  for (const subject of [...made, ...writes.filter((write) => write.path !== null && basename(write.path) === 'HEAD')]) {
+  const files = new Set<string>();
+  for (const subject of made) if (subject.via === GIT_CONFIG_NAMED) for (const form of [subject.path, subject.realPath]) if (form !== null) files.add(form);
+  for (const subject of [...made.filter((m) => m.via === GIT_DIRECTORY_MADE), ...writes.filter((write) => write.path !== null && basename(write.path) === 'HEAD')]) {
     for (const form of [subject.path, subject.realPath]) if (form !== null) dirs.add(basename(form) === 'HEAD' && subject.via !== GIT_DIRECTORY_MADE ? dirname(form) : form);
   }
-  if (dirs.size === 0) return;
+  if (dirs.size === 0 && files.size === 0) return;
   for (const write of writes) {
     if (write.gitDirectory) continue;
+    const file = [write.path, write.realPath].find((form) => form !== null && files.has(form));
+    if (file) {
+      write.gitDirectory = file;
+      continue;
+    }
     // Making the directory itself (`mkdir r && git init --bare r`) is the setup, not a change of one.
     const dir = [...dirs].find((d) => [write.path, write.realPath].some((form) => form !== null && form !== d && isGitCodeFile(d, form)));
     if (dir !== undefined) write.gitDirectory = dir;
   }
+}
+
+/** Programs that copy a directory to a destination: the copy of a git directory is one too. */
+const COPIERS: ReadonlySet<string> = new Set(['cp', 'mv', 'rsync', 'scp', 'install']);
+
+/**
+ * `cp -r repo.git r`, `cp -r .git/. r`, `rsync -a bare/ r/`, `mv .git r`: when a source is a git
+ * directory on disk (or named `*.git`), the destination and `destination/<source name>` (a copy into
+ * an existing directory) are git directories made by the call. The destination is the last path
+ * written; the sources are the others.
+ */
+function copiedGitDirectories(own: PathSubject[]): PathSubject[] {
+  const destination = own.filter((subject) => subject.access === 'write' && subject.path !== null).at(-1);
+  if (destination === undefined) return [];
+  const made: PathSubject[] = [];
+  for (const source of own) {
+    if (source === destination || source.path === null) continue;
+    if (![source.path, source.realPath].some((form) => form !== null && gitDirectoryOf(form) === form)) continue;
+    const inside = (form: string | null): string | null => (form === null ? null : `${form.replace(/\/+$/, '')}/${basename(source.path!)}`);
+    made.push({ ...destination, via: GIT_DIRECTORY_MADE }, { ...destination, path: inside(destination.path), realPath: inside(destination.realPath), via: GIT_DIRECTORY_MADE });
+  }
+  return made;
 }
 
 /** The git directory a written path is a code file of, by its lexical or its real path. */

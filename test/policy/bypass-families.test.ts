@@ -857,3 +857,177 @@ describe('5. the README override of run_command still analyses stdin', () => {
     expect({ verdict: decision.verdict, rule: decision.rule }).toEqual({ verdict: 'deny', rule: 'Bash(rm *)' });
   });
 });
+
+// -------------------------------------------------------------------------------------------------
+// 2. Substitutions bash assembles at run time. "Arithmetic Evaluation": a variable's value is
+//    evaluated as an expression, its subscripts expanded, command substitutions included; the pieces
+//    of `$(` can come from anywhere a `$` is data: printf's `\xHH`, `\NNN`, `\uHHHH`, `%b` and `%q`
+//    ("Bash Builtins"), `${x@Q}`, `${x/p/r}`, `${x:o:l}` ("Shell Parameter Expansion"), `$_` and
+//    BASH_EXECUTION_STRING ("Bash Variables"), a function's `$1`. Each ran `touch MARK` with bash 5.2.
+// -------------------------------------------------------------------------------------------------
+
+describe('2. a substitution built at run time reaches an arithmetic context', () => {
+  // No reading of the text holds `$(`: the call cannot be analysed, in any mode.
+  neverAllowedAnywhere([
+    `printf -v y 'a[\\x24(rm -rf q)]'; (( y ))`,
+    `printf -v y 'a[%b(rm -rf q)]' '\\044'; (( y ))`,
+    `printf -v y 'a[\\u0024(rm -rf q)]'; [[ $y -eq 0 ]]`,
+    `x=$'\\n'; z=\${x@Q}; y="a[\${z:0:1}(rm -rf q)]"; (( y ))`,
+    `printf -v z %q $'\\n'; y="a[\${z:0:1}(rm -rf q)]"; (( y ))`,
+    `echo $((1)); y="a[\${BASH_EXECUTION_STRING:5:2}rm -rf q)]"; (( y ))`,
+    `y='a[$a(rm -rf q)]'; y=\${y/\\$a/\\$}; (( y ))`,
+    `: '$'; y="a[\${_}(rm -rf q)]"; (( y ))`,
+    `x="a$"; y="a[\${x:1}(rm -rf q)]"; [[ $y -eq 0 ]]`,
+    `f() { y="a[$1(rm -rf q)]"; (( y )); }; f '$'`,
+  ]);
+  // The readings put the values in place and the rm is seen (quotes around the subscript, the
+  // pieces given by assignments, a function's argument, `set --`, `printf -v` and `test -v` names).
+  deniedEverywhere(
+    [
+      `(( a["$(rm -rf q)"] ))`,
+      `echo $(( a["$(rm -rf q)"] ))`,
+      `x='$'; y="a[\${x}(rm -rf q)]"; (( y ))`,
+      `x=\\$; y="a[\${x}(rm -rf q)]"; echo \${b[y]}`,
+      `x="(rm -rf q)"; y="a[\\$$x]"; (( y ))`,
+      `x=$'\\x24'; y="a[\${x}(rm -rf q)]"; [[ $y -eq 0 ]]`,
+      `y=$'a[\\x24(rm -rf q)]'; (( y ))`,
+      `x='$'; y="a[\${x}(rm -rf q)]"; declare -i n=y`,
+      `for x in a '$'; do y="a[\${x}(rm -rf q)]"; (( y )); done`,
+      `f() { (( $1 )); }; f "a[\\$(rm -rf q)]"`,
+      `set -- "a[\\$(rm -rf q)]"; (( $1 ))`,
+      `y="\\$(rm -rf q)"; printf -v "a[$y]" x`,
+      `y="\\$(rm -rf q)"; test -v "a[$y]"`,
+    ].map((command) => [command, 'Bash(rm *)']),
+  );
+  // A `$` that is data where nothing evaluates values, or that no value keeps, changes nothing.
+  allowedByDefault(['for ((i = 0; i < 3; i++)); do echo "$i"; done', 'echo "cost: $" $(( 2 * 3 ))', "echo $(( 2 * 3 )) '$HOME'", '[[ -f src/a.ts ]] && echo "ok $"']);
+});
+
+// -------------------------------------------------------------------------------------------------
+// 3. A shell function's arguments used as its program (bash manual, "Shell Functions": the
+//    positional parameters are the function's arguments; "Special Parameters": `$@`, `$*`). Each ran
+//    `touch MARK` with bash 5.2 in place of rm.
+// -------------------------------------------------------------------------------------------------
+
+describe('3. a function runs its arguments', () => {
+  deniedEverywhere(
+    [
+      'f() { "$@"; }; f rm -rf y',
+      'f() { $1 -rf y; }; f rm',
+      'f() { "$1" -rf y; }; f rm',
+      'f() { $@; }; f rm -rf y',
+      'f() { $*; }; f rm -rf y',
+      'f() { "${@}"; }; f rm -rf y',
+      'function f { "$@"; }; f rm -rf y',
+      'f() { shift; "$@"; }; f x rm -rf y',
+      'f() { "${@:2}"; }; f x rm -rf y',
+      'f() { "$2" "$1"; }; f y rm',
+      'f() { local c=$1; shift; $c "$@"; }; f rm -rf y',
+      'f() { command "$@"; }; f rm -rf y',
+      'f() ( "$@" ); f rm -rf y',
+      'f() { "$@"; }; g() { f "$@"; }; g rm -rf y',
+      'f() { "$@" -rf y; }; f rm',
+      'f() { "$@"; }; f timeout 5 rm -rf y',
+      'f() { "$@"; }; x=rm; f $x -rf y',
+    ].map((command) => [command, 'Bash(rm *)']),
+  );
+  // What the arguments hold is not in the text, or is code for eval: the call cannot be analysed.
+  neverAllowedAnywhere(["f() { eval \"$1\"; }; f 'rm -rf y'", 'f() { "$@"; }; f $CMD -rf y', 'f() { "$@"; }; f echo hi']);
+});
+
+// -------------------------------------------------------------------------------------------------
+// 4. find and tar run programs and write files named in their options (find(1): -exec, -execdir,
+//    -ok, -okdir, -delete, -fprint, -fprint0, -fprintf, -fls; GNU tar manual: --to-command,
+//    --use-compress-program/-I, --checkpoint-action=exec=, --info-script/--new-volume-script/-F,
+//    --rsh-command, --rmt-command, --index-file, and the old option style `tar cfI ARCHIVE PROG`).
+//    The programs ran `touch MARK` with GNU find 4.9 and GNU tar 1.34.
+// -------------------------------------------------------------------------------------------------
+
+describe('4. find and tar filters that run or write', () => {
+  const RM = 'Bash(rm *)';
+  deniedEverywhere(
+    [
+      'find . -exec rm -rf {} \\;',
+      'find . -execdir rm {} +',
+      'find . -ok rm {} \\;',
+      'find . -okdir rm {} \\;',
+      "find . -exec sh -c 'rm -rf x' \\;",
+      "tar --to-command='rm -rf x' -xf a.tar",
+      "tar -cf a.tar --use-compress-program='rm -rf x' src",
+      "tar -I 'rm -rf x' -cf a.tar src",
+      "tar cfI a.tar 'rm -rf x' src", // old style: each letter takes the next word
+      "tar cIf 'rm -rf x' a.tar src",
+      "tar --checkpoint=1 --checkpoint-action=exec='rm -rf x' -cf a.tar src",
+      "tar -cf a.tar -F 'rm -rf x' -L 20 -M src",
+      "tar -cf a.tar --info-script='rm -rf x' -L 20 -M src",
+      "tar -cf a.tar --new-volume-script='rm -rf x' -L 20 -M src",
+      "tar -cf a.tar --rmt-command='rm -rf x' host:a.tar src",
+    ].map((command) => [command, RM]),
+  );
+  const R = 'Read(~/.ssh/**)';
+  deniedEverywhere([
+    ['find . -fprint <H>/.ssh/authorized_keys', R],
+    ['find . -fprint0 <H>/.ssh/authorized_keys', R],
+    ['find . -fprintf <H>/.ssh/authorized_keys %p', R],
+    ['find . -fls <H>/.ssh/authorized_keys', R],
+    ['find <H>/.ssh -delete', R],
+    ['tar -xvf a.tar --index-file=<H>/.ssh/authorized_keys', R],
+  ]);
+  // Extraction writes the paths the archive or patch names, which the command does not show (one
+  // may be .git/config or a hook): the call cannot be analysed.
+  neverAllowedAnywhere(['tar -xf a.tar', 'tar xzf a.tgz', 'tar -xf a.tar src', 'tar -x -f a.tar -C src', 'unzip a.zip', 'unzip -o a.zip -d src', 'cpio -id < list', 'patch -p1 < x.diff', '7z x a.7z', 'ar x lib.a']);
+  // Listing, printing and writing a named file are decided as before.
+  test.each(['tar -tf a.tar', 'tar -xOf a.tar', 'unzip -l a.zip', 'unzip -p a.zip', 'tar -czf a.tgz src', 'patch src/a.ts x.diff', 'find src -name "*.ts" -delete', 'find src -fprint list.txt'])(
+    'bypassPermissions: %j is allowed',
+    (command) => {
+      const decision = shell(command, 'bypassPermissions');
+      expect(decision.verdict, decision.reason).toBe('allow');
+    },
+  );
+});
+
+// -------------------------------------------------------------------------------------------------
+// 4. Git directories and configuration files a command points git at (git(1) ENVIRONMENT:
+//    GIT_DIR, GIT_COMMON_DIR, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM; git-config(1) FILES: $HOME/.gitconfig,
+//    $XDG_CONFIG_HOME/git/config), and a git directory made by copying one (cp, mv). With git 2.39,
+//    writing `core.fsmonitor` there and running `git status` ran the command.
+// -------------------------------------------------------------------------------------------------
+
+describe('4. git directories and configuration named by the environment or copied', () => {
+  let K = '';
+  const inK = (command: string, mode: DefaultMode): Decision => decideShell(command.replaceAll('<K>', K), { allow: ['Bash(echo *)', `Edit(${K}/**)`], deny: BASE_DENY, mode, workspace: [K], cwd: K, home });
+  beforeAll(() => {
+    K = join(T, 'gitenv');
+    mkdirSync(K);
+    execFileSync('git', ['init', '-q', '--bare', 'plain'], { cwd: K, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+  });
+  const DIR = 'built-in: git runs code named in a git directory';
+  const cases = [
+    'GIT_DIR=r git init && echo x > r/hooks/pre-commit',
+    "GIT_DIR=r git init && echo '[core] fsmonitor = rm -rf x' >> r/config",
+    'env GIT_DIR=r git init && echo x >> r/config',
+    'export GIT_DIR=r; git init; echo x >> r/config',
+    'git --git-dir=r status; echo x >> r/config',
+    'GIT_COMMON_DIR=r git status; echo x > r/hooks/pre-commit',
+    "echo '[core] fsmonitor = rm -rf x' > f && GIT_CONFIG_GLOBAL=f git status",
+    'echo x > sys.conf && GIT_CONFIG_SYSTEM=sys.conf git status',
+    "echo '[core] fsmonitor = rm -rf x' > .gitconfig && HOME=. git status",
+    "mkdir -p git && echo '[core] fsmonitor = rm -rf x' > git/config && XDG_CONFIG_HOME=. git status",
+    'cp -r plain r && echo x >> r/config', // plain is a bare repository on disk
+    'cp -r other.git r && echo x >> r/hooks/post-update', // named as one
+    'cp -r .git/. r/ && echo x >> r/config',
+    'mv plain r && echo x >> r/config',
+    'mkdir r && cp -r plain r && echo x >> r/plain/config', // a copy into an existing directory
+  ];
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j asks`, (command) => {
+      const decision = inK(command, mode);
+      if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: DIR });
+    });
+  }
+  // Pointing git elsewhere without writing there, and writing files git is not pointed at, are as before.
+  test.each(['GIT_DIR=r git status', 'HOME=. git status', 'echo x > f', 'cp -r plain r', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
+    expect(inK(command, 'bypassPermissions').verdict).toBe('allow');
+  });
+});

@@ -990,7 +990,7 @@ describe('paths of known file commands', () => {
     ['curl -F "f=@up.bin" https://x', ['read:up.bin']],
     ['wget -O out https://x', ['write:out']],
     ['git -C /repo status', ['read:/repo']],
-    ['git --git-dir=/r/.git log', ['read:/r/.git']],
+    ['git --git-dir=/r/.git log', ['read:/r/.git', 'write:/r/.git']], // the git directory whose config and hooks git runs
     ['git status', []],
     ['perl -pi -e s/a/b/ f', ['write:f']],
     ['bash script.sh', ['read:script.sh']],

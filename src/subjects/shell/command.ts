@@ -41,7 +41,9 @@ const PARSE_TIMEOUT_MS = 500;
  *   remote-command        ssh HOST CMD: parsed, but run by the remote shell
  *   stored-substitution   a quoted `$(`/backtick stored in a variable or given to let/declare (evaluated later)
  *   environment           changes how later commands are found or run: export PATH=…, hash -p, export -f
- *   arithmetic            an arithmetic context that can reach quoted `$(`/backtick text or values from files and globs
+ *   arithmetic            an arithmetic context that can reach quoted `$(`/backtick text, values from files and globs,
+ *                         or a `$` that is data (the pieces of a substitution built at run time)
+ *   archive-extract       tar -x, unzip, cpio -i, 7z x, ar x, patch: writes paths the archive or patch names
  */
 
 export interface AnalyseOptions {

@@ -418,7 +418,9 @@ const git: Handler = (args, cwd, out) => {
   }
   const sub = args[scan.end];
   if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), optionValues(scan, '--git-dir')[0] ?? null, base, out);
+  // `--git-dir=D` for any subcommand: git runs D's config and hooks.
+  for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base, GIT_DIRECTORY_MADE));
+  if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && GIT_MESSAGE_FILES[sub.value]) {
     // `git commit -F .env` makes a file the commit message: a read.
     const messages = scanOptions(args, scan.end + 1, { short: GIT_MESSAGE_FILES[sub.value]!.short, long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file'] });
@@ -448,15 +450,14 @@ const git: Handler = (args, cwd, out) => {
 
 /**
  * The git directory `git init` or `git clone` makes where its name does not say so (git-init(1),
- * git-clone(1)): `init --bare [DIR]` (DIR, or the working directory), `--git-dir=D init`, `clone
- * --bare|--mirror URL DIR`, `--separate-git-dir D`. Without DIR, clone names it `<name>.git`, which
- * the name check already covers, like `<DIR>/.git` of a plain init or clone.
+ * git-clone(1)): `init --bare [DIR]` (DIR, or the working directory), `clone --bare|--mirror URL
+ * DIR`, `--separate-git-dir D` (`--git-dir=D` is taken for every subcommand). Without DIR, clone
+ * names it `<name>.git`, which the name check already covers, like `<DIR>/.git` of a plain init or clone.
  */
-function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], gitDir: Word | null, base: string | null, out: FileFacts): void {
+function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: string | null, out: FileFacts): void {
   const long = sub === 'init' ? ['separate-git-dir', 'template', 'initial-branch', 'object-format', 'ref-format'] : ['separate-git-dir', 'template', 'origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format'];
   const scan = scanOptions(args, 0, { short: sub === 'init' ? 'b' : 'obucj', long });
   const made = optionValues(scan, '--separate-git-dir');
-  if (gitDir !== null) made.push(gitDir);
   if (hasOption(scan, '--bare') || (sub === 'clone' && hasOption(scan, '--mirror'))) {
     const dir = args[scan.operands[sub === 'init' ? 0 : 1]!];
     if (dir !== undefined) made.push(dir);
@@ -498,23 +499,83 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
 
 const RSYNC_LONG = ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address'];
 
+/**
+ * The reason for programs that write the paths an archive or a patch names (`tar -x`, `unzip`,
+ * `cpio -i`/`-p`, `7z x`, `ar x`, `patch`): the command does not show them, and one may be a file
+ * git runs code from (`.git/hooks/post-checkout`, a bare repository's config) or any other file.
+ */
+const ARCHIVE_EXTRACT = 'archive-extract';
+
+/** `unzip [-opts] ZIP [members] [-d DIR]`: extracts unless it lists (-l -t -v -z -Z) or prints (-p -c). */
+const unzip: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'dxPI', long: [] });
+  if (!hasOption(scan, '-l', '-t', '-v', '-z', '-Z', '-p', '-c')) out.reasons.push(ARCHIVE_EXTRACT);
+  const archive = scan.operands[0];
+  if (archive !== undefined) push(out, pathOf(args[archive]!, READ, cwd));
+  for (const dir of optionValues(scan, '-d')) push(out, pathOf(dir, WRITE, cwd));
+};
+
+/** `cpio -i` (extract, unless `-t` lists) and `cpio -p` (copy the files named on stdin) write paths the input names. */
+const cpio: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'EFHIMOCRD', long: ['file', 'pattern-file', 'format', 'io-size', 'message', 'owner', 'directory', 'rsh-command', 'block-size'] });
+  if ((hasOption(scan, '-i', '--extract') && !hasOption(scan, '-t', '--list')) || hasOption(scan, '-p', '--pass-through')) out.reasons.push(ARCHIVE_EXTRACT);
+  for (const program of optionValues(scan, '--rsh-command')) runProgram(program, cwd, out);
+};
+
+/** `7z x|e ARCHIVE`, `ar x ARCHIVE`: the members are written. */
+const extractCommand = (letters: RegExp): Handler => (args, _cwd, out) => {
+  const command = args.find((word) => !word.isStatic || !word.value.startsWith('-'));
+  if (command === undefined || !command.isStatic || letters.test(command.value)) out.reasons.push(ARCHIVE_EXTRACT);
+};
+
+/** `patch [FILE]`: writes the files the patch names unless one is given, `-o FILE`, or `--dry-run`. */
+const patch: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'pidoDrBFVYzgM', long: ['strip', 'input', 'directory', 'output', 'reject-file', 'prefix', 'fuzz', 'version-control', 'basename-prefix', 'suffix', 'get', 'define', 'quoting-style', 'reject-format', 'merge'] });
+  for (const input of optionValues(scan, '-i', '--input')) push(out, pathOf(input, READ, cwd));
+  for (const output of optionValues(scan, '-o', '--output', '-r', '--reject-file')) push(out, pathOf(output, WRITE, cwd));
+  const file = scan.operands[0];
+  if (file !== undefined) push(out, pathOf(args[file]!, WRITE, cwd));
+  if (scan.operands[1] !== undefined) push(out, pathOf(args[scan.operands[1]]!, READ, cwd));
+  if (file === undefined && !hasOption(scan, '--dry-run', '-o', '--output')) out.reasons.push(ARCHIVE_EXTRACT);
+};
+
+/** tar's short options that take a value. */
+const TAR_VALUES = 'fCTXbHKLNVgIF';
+
+/**
+ * tar's traditional first word (`tar cfI a.tar prog dir`): each letter is an option, and the letters
+ * that take a value take the words after it in order (GNU tar manual, "Old Option Style"), so the
+ * words are rewritten as `-c -f a.tar -I prog dir`.
+ */
+function traditionalTar(args: readonly Word[]): Word[] {
+  const first = args[0];
+  if (!first?.isStatic || first.value === '' || first.value.startsWith('-')) return [...args];
+  const words: Word[] = [];
+  let next = 1;
+  for (const letter of first.value) {
+    words.push(staticWord(`-${letter}`));
+    if (TAR_VALUES.includes(letter) && next < args.length) words.push(args[next++]!);
+  }
+  return [...words, ...args.slice(next)];
+}
+
 /** `tar` in any spelling (`tar czf a.tgz dir`, `tar -x -f a.tar -C out`): the archive, the members, the extraction directory. */
 const tar: Handler = (args, cwd, out) => {
-  const words = [...args];
-  const first = words[0];
-  if (first?.isStatic && first.value !== '' && !first.value.startsWith('-')) words[0] = { ...first, value: `-${first.value}` };
-  const scan = scanOptions(words, 0, { short: 'fCTXbHKLNVgIF', long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'format', 'transform', 'use-compress-program', 'to-command', 'info-script', 'rsh-command', 'index-file', 'owner', 'group', 'mode', 'mtime', 'newer', 'after-date', 'blocking-factor', 'label', 'tape-length', 'checkpoint-action', 'listed-incremental'] });
+  const words = traditionalTar(args);
+  const scan = scanOptions(words, 0, { short: TAR_VALUES, long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'format', 'transform', 'use-compress-program', 'to-command', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command', 'index-file', 'owner', 'group', 'mode', 'mtime', 'newer', 'after-date', 'blocking-factor', 'label', 'tape-length', 'checkpoint-action', 'listed-incremental'] });
   const creates = hasOption(scan, '-c', '-r', '-u', '-A', '--create', '--append', '--update', '--concatenate');
   const extracts = hasOption(scan, '-x', '--extract', '--get');
   for (const archive of optionValues(scan, '-f', '--file')) push(out, pathOf(archive, creates ? WRITE : READ, cwd));
   for (const list of optionValues(scan, '-T', '--files-from', '-X', '--exclude-from')) push(out, pathOf(list, READ, cwd));
-  for (const program of optionValues(scan, '-I', '--use-compress-program', '-F', '--info-script', '--rsh-command')) runProgram(program, cwd, out);
+  for (const file of optionValues(scan, '--index-file')) push(out, pathOf(file, WRITE, cwd));
+  for (const program of optionValues(scan, '-I', '--use-compress-program', '-F', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command')) runProgram(program, cwd, out);
   for (const command of optionValues(scan, '--to-command')) nestScript(command, cwd, out);
   for (const action of optionValues(scan, '--checkpoint-action')) {
     if (!action.isStatic) out.reasons.push('executor');
     else if (action.value.startsWith('exec=')) nestScript(staticWord(action.value.slice(5)), cwd, out);
   }
   const dirs = optionValues(scan, '-C', '--directory');
+  if (extracts && !hasOption(scan, '-O', '--to-stdout', '--to-command')) out.reasons.push(ARCHIVE_EXTRACT);
   if (extracts) {
     if (dirs.length === 0) push(out, pathOf(staticWord('.'), WRITE, cwd));
     for (const dir of dirs) push(out, pathOf(dir, WRITE, cwd));
@@ -630,6 +691,13 @@ const HANDLERS: Record<string, Handler> = {
   tar,
   gtar: tar,
   bsdtar: tar,
+  unzip,
+  cpio,
+  '7z': extractCommand(/^[xe]$/),
+  '7za': extractCommand(/^[xe]$/),
+  '7zz': extractCommand(/^[xe]$/),
+  ar: extractCommand(/^[^-]*x/),
+  patch,
   curl,
   wget,
   less,

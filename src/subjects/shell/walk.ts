@@ -86,6 +86,21 @@ const QUOTED_LEAVES = new Set(['raw_string', 'ansi_c_string', 'string_content', 
 const EVALUATING_COMMANDS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'mapfile', 'readarray', 'unset', 'test', '[', 'getopts', 'wait', 'exec']);
 /** Builtins that put the content of files or of stdin into variables. */
 const READING_COMMANDS = new Set(['read', 'mapfile', 'readarray']);
+/**
+ * Text that turns into a `$` or a backtick only at run time, where no reading of the text sees it
+ * (printf -v y 'a[\x24(cmd)]'; (( y ))): printf, `echo -e` and `$'…'` escapes for them (`\x24`,
+ * `\044`, `%b`'s `\0044`, `\u0024`, `\x60`, `\140`), `%q` and `${x@Q}` (they write `$'…'`), and
+ * the variables holding the command's own text.
+ */
+const DOLLAR_PRODUCERS = /\\(?:x0?(?:24|60)|0{0,2}(?:44|140)|u0{0,3}(?:24|60)|U0{0,7}(?:24|60))|%[-+ #0'.*\d]*[qQ]|@[A-Za-z]\}|\bBASH_(?:EXECUTION_STRING|COMMAND)\b/i;
+/** A `$` that may be data: escaped, after an opening `'`, or not starting an expansion (a cheap over-reading, to skip the scan). */
+const DOLLAR_HINT = /\\\$|'[^']*\$|\$(?![A-Za-z_0-9{(\[@*#?!-])/;
+/** A `$` in the raw text of one word that may be data (over-reads: a `'` inside "…" counts as a quote). */
+const RAW_DOLLAR = DOLLAR_HINT;
+/** Builtins that keep their arguments in variables (`declare x='$'`, `read`, `printf -v`, `set --`, `getopts`). */
+const STORING_COMMANDS = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'read', 'printf', 'mapfile', 'readarray', 'set', 'getopts', 'let', 'alias', 'eval', 'source', '.', 'trap', 'wait']);
+/** The variable `_` (the last argument of the previous command) used anywhere. */
+const USES_LAST_ARGUMENT = /(^|[^A-Za-z0-9_])_($|[^A-Za-z0-9_])/;
 /** Test operators that evaluate an operand: arithmetic comparisons (inside `[[`), and `-v`/`-R` (a name with a subscript). */
 const EVALUATING_TEST_OPERATORS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-v', '-R']);
 
@@ -111,6 +126,17 @@ class Analysis {
   private quotedCode: string[] = [];
   private tainted = false;
   private scanQuoted = false;
+  /**
+   * A `$` or backtick that is data (`'$'`, `\$`, `"a$"`): pieces like these can be joined,
+   * replaced or cut (`${y/\$a/\$}`, `${z:0:1}`) into a substitution at run time, which an
+   * arithmetic context then runs. `scanDollar`: the text may hold one (DOLLAR_HINT).
+   */
+  private dollarData = false;
+  private scanDollar = false;
+  /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
+  private evaluates = false;
+  /** Functions the text defines: their arguments become values (`$1`). */
+  private functions = new Set<string>();
   /** Readings with known variable values walked so far (known-values.ts). */
   private readings = 0;
 
@@ -124,8 +150,9 @@ class Analysis {
     if (/\r(?!\n)/.test(text)) addReason(this.info, 'carriage-return');
     // Static text can only hold a substitution if it was quoted or escaped.
     this.scanQuoted = QUOTED_CODE_HINT.test(text);
+    this.scanDollar = DOLLAR_HINT.test(text);
     this.parseAndWalk(text, cwd);
-    if (this.arithmetic && (this.quotedCode.length > 0 || this.tainted)) {
+    if ((this.arithmetic && (this.quotedCode.length > 0 || this.tainted)) || (this.evaluates && (this.dollarData || DOLLAR_PRODUCERS.test(text)))) {
       this.reason('arithmetic');
       // The substitutions bash may run are commands to decide: deny rules see them.
       for (const code of this.quotedCode.splice(0)) this.walkAsDoubleQuoted(code, null);
@@ -245,9 +272,14 @@ class Analysis {
 
   private visit(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
     const type = node.type;
-    if (TOKENS.has(type)) return same(cwd);
+    if (TOKENS.has(type)) {
+      // `"a$"`, `a$`: the grammar's `$` token outside an expansion is a literal `$`.
+      if (type === '$' && this.scanDollar && node.parent !== null && node.parent.type !== 'expansion' && node.parent.type !== 'simple_expansion' && !inCommandWord(node)) this.dollarData = true;
+      return same(cwd);
+    }
     if (LEAVES.has(type)) {
       if (this.scanQuoted && QUOTED_LEAVES.has(type)) this.noteStatic(type === 'ansi_c_string' ? decodeAnsiC(this.slice(node).slice(2, -1)) : this.slice(node).replace(/\\(.)/g, '$1'));
+      if (this.scanDollar && QUOTED_LEAVES.has(type) && this.slice(node).includes('$') && !inCommandWord(node)) this.dollarData = true;
       return same(cwd);
     }
     if (++this.depth > MAX_DEPTH) {
@@ -291,14 +323,14 @@ class Analysis {
         return this.isolated(node.children, 'subshell', cwd);
       case 'compound_statement':
         if (node.child(0)?.type === '((') {
-          this.arithmetic = true;
+          this.arithmetic = this.evaluates = true;
           return this.generic(node, ctx, cwd); // (( arithmetic ))
         }
         return this.sequence(node.children, 'group', cwd);
       case 'if_statement':
         return this.conditional(node, cwd);
       case 'c_style_for_statement':
-        this.arithmetic = true;
+        this.arithmetic = this.evaluates = true;
         return this.loop(node, cwd);
       case 'for_statement':
         // `for f in *`: file names are values a later arithmetic context may evaluate.
@@ -310,7 +342,7 @@ class Analysis {
         return this.testCommand(node, ctx, cwd);
       case 'arithmetic_expansion':
       case 'subscript':
-        this.arithmetic = true;
+        this.arithmetic = this.evaluates = true;
         return this.generic(node, ctx, cwd);
       case 'case_statement':
         return this.caseStatement(node, cwd);
@@ -486,10 +518,18 @@ class Analysis {
       // A glob: file names are values (not `$x`, which the caller's environment sets).
       else if (!/[$`]/.test(word.raw)) this.tainted = true;
       // `exec {a[i]}>f` names the descriptor variable with a subscript.
-      if (/^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = true;
+      if (/^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = this.evaluates = true;
     }
-    if (name !== null && EVALUATING_COMMANDS.has(name)) this.arithmetic = true;
+    if (name !== null && EVALUATING_COMMANDS.has(name)) {
+      this.arithmetic = true;
+      if (evaluatesArguments(name, words)) this.evaluates = true;
+    }
     if (name !== null && READING_COMMANDS.has(name)) this.tainted = true;
+    if (this.scanDollar && !this.dollarData) {
+      // Only builtins and functions keep their arguments as values; any command leaves its last in `$_`.
+      const kept = name === null || STORING_COMMANDS.has(name) || this.functions.has(name) ? words : USES_LAST_ARGUMENT.test(this.src) ? words.slice(-1) : [];
+      if ([...assignments, ...kept].some((word) => (word.isStatic ? /[$`]/.test(word.value) : RAW_DOLLAR.test(word.raw)))) this.dollarData = true;
+    }
   }
 
   /**
@@ -500,7 +540,7 @@ class Analysis {
   private testCommand(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd): Flow {
     const open = node.child(0)?.type === '[[' ? '[[' : '[';
     const operators = node.descendantsOfType('test_operator').map((op) => this.slice(op));
-    if (operators.some((op) => EVALUATING_TEST_OPERATORS.has(op) && (open === '[[' || op === '-v' || op === '-R'))) this.arithmetic = true;
+    if (operators.some((op) => EVALUATING_TEST_OPERATORS.has(op) && (open === '[[' || op === '-v' || op === '-R'))) this.arithmetic = this.evaluates = true;
     const pending: SyntaxNode[] = [];
     const words = [staticWord(open)];
     for (const child of node.namedChildren) words.push(...this.testWords(child, pending));
@@ -674,7 +714,10 @@ class Analysis {
     const first = this.info.segments.length;
     for (const child of node.children) {
       const type = child.type;
-      if (type === 'word') continue; // the name
+      if (type === 'word') {
+        this.functions.add(this.slice(child)); // the name
+        continue;
+      }
       if (REDIRECTS.has(type)) {
         this.redirect(child, null, this.info.segments.slice(first), null, 'function');
         continue;
@@ -704,7 +747,7 @@ class Analysis {
     const children = node.children;
     const text = this.slice(node).trim();
     // `${a[i]}`, `${x:offset:length}`, `${!name}`: subscripts and offsets are arithmetic.
-    if (/^\$\{[#!]?[A-Za-z_0-9@*]*(\[|:(?![-=?+]))|^\$\{!/.test(text)) this.arithmetic = true;
+    if (/^\$\{[#!]?[A-Za-z_0-9@*]*(\[|:(?![-=?+]))|^\$\{!/.test(text)) this.arithmetic = this.evaluates = true;
     if (children[1]?.type === '!') {
       this.info.substitutions.push({ kind: 'indirection', text });
       this.reason('indirection');
@@ -932,3 +975,30 @@ const isStatement = (type: string): boolean => STATEMENTS.has(type);
 /** `| sh` after a heredoc's start: the rest of the heredoc command's pipeline. */
 const isPipeTail = (node: SyntaxNode): boolean => node.type === 'pipeline' && ['|', '|&'].includes(node.child(0)?.type ?? '');
 const isRedirectOp = (type: string): boolean => /^(&?>>?|>[|&]|<&?|<>|[<>]&-|&>>?)$/.test(type);
+
+/**
+ * Whether an evaluating builtin evaluates a value here: `let`; a name with a subscript
+ * (`read 'a[i]'`, `unset 'a[i]'`, `exec {a[i]}>f`); `declare -i`/`-n` and compound array
+ * assignments; `printf -v`; `test -v`/`-R`. `printf x` and `[ -f x ]` do not.
+ */
+function evaluatesArguments(name: string, words: readonly Word[]): boolean {
+  if (name === 'let') return true;
+  const args = words.slice(words.findIndex((word) => word.value === name) + 1);
+  return args.some((word) => {
+    const text = word.isStatic ? word.value : word.raw;
+    if (text.includes('[')) return true;
+    if (!word.isStatic || !text.startsWith('-')) return false;
+    if (name === 'printf') return /^-\w*v/.test(text);
+    if (name === 'test' || name === '[') return text === '-v' || text === '-R';
+    return /^-\w*[inA]/.test(text);
+  });
+}
+
+/** True when `node` is part of a simple command's word (noteEvaluation decides those), not of an assignment, a `for` list or a `case`. */
+function inCommandWord(node: SyntaxNode): boolean {
+  for (let up = node.parent; up !== null; up = up.parent) {
+    if (up.type === 'command') return true;
+    if (up.type === 'variable_assignment' || up.type === 'expansion' || isStatement(up.type) || up.type === 'case_item') return false;
+  }
+  return false;
+}
