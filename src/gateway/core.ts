@@ -9,7 +9,7 @@ import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
-import { decide, type PolicyState } from '../policy/decide.js';
+import type { PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
 import { configIssues, policyFor, ruleIssues, type PermissionsInput } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
@@ -18,7 +18,7 @@ import { pinsFileFor } from '../config/locate.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
-import { inspectCall, type InspectContext } from '../subjects/inspect.js';
+import type { InspectContext } from '../subjects/inspect.js';
 import { classifyTool, type ToolClass } from '../subjects/kind.js';
 import { identifyServer, type ServerIdentity } from '../subjects/server-identity.js';
 import { shellToolsExpected } from '../subjects/shell-tools.js';
@@ -27,8 +27,7 @@ import { initShellParser, isShellParserReady } from '../subjects/shell/parser.js
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { ErrorCode, type ClientCapabilities, type LoggingLevel, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { LogLevels } from './log-levels.js';
-import { checkToolResult } from './call-result.js';
-import { argsDigest } from '../policy/digest.js';
+import { warmUpShellDecisions } from './warm-up.js';
 import type { CallContext } from './ports.js';
 import { RunningCalls } from './running-calls.js';
 
@@ -170,26 +169,25 @@ export class GatewayCore implements CallContext {
   }
 
   /**
-   * Decides one command through the first listed shell tool, the result unused, once: the decision
-   * path's code is then compiled before a client's first command needs it.
+   * Decides a few commands through the first listed shell tool, the results dropped, once: the
+   * decision path's code is then compiled before a client's first command needs it (warm-up.ts).
    */
   private warmDecision(): void {
     if (this.decisionWarmed || !isShellParserReady()) return;
     const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
-    const command = route ? this.toolClass(route).command : null;
-    if (!route || command?.mode !== 'shell') return;
+    if (!route || this.toolClass(route).command?.mode !== 'shell') return;
     this.decisionWarmed = true;
     try {
-      // With a working directory when the tool takes one, as clients send it: resolving it is part of the path.
-      const toolClass = this.toolClass(route);
-      const context = this.inspectContext();
-      const args = { [command.arg]: 'git status && npm run test -- --run 2>&1 | tail -n 20', ...(toolClass.cwd ? { [toolClass.cwd]: context.workspace[0] ?? process.cwd() } : {}) };
-      decide(inspectCall(route.supervisor.name, route.tool.name, args, toolClass, context), this.policyState);
-      this.definitionReport(route);
-      // The rest of a call's first run that does not touch the server or the audit: the args digest
-      // the audit records, and a result that is not plain text (checked by the SDK's schema).
-      argsDigest(route.supervisor.name, route.tool.name, args);
-      checkToolResult({ content: [{ type: 'text', text: '', name: 'stdout' }] }, route.supervisor.name);
+      const decided = warmUpShellDecisions({
+        server: route.supervisor.name,
+        tool: route.tool.name,
+        toolClass: this.toolClass(route),
+        inspect: this.inspectContext(),
+        policy: this.policyState,
+        definition: () => this.definitionReport(route),
+        toolDescriptions: this.loaded.file.policy.toolDescriptions,
+      });
+      this.logger.debug({ tool: route.exposed, decided }, 'warmed the decision path');
     } catch (error) {
       this.logger.debug({ err: errorMessage(error) }, 'warming the decision path failed');
     }

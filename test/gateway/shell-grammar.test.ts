@@ -1,13 +1,13 @@
-import { symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { Gateway } from '../../src/gateway/server.js';
 import { silentLogger } from '../../src/log.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { isShellParserRequested } from '../../src/subjects/shell/parser.js';
 import { shellToolsExpected } from '../../src/subjects/shell-tools.js';
-import { COMMANDS_SERVER, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, fixtureCalls, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 import { inProcessGateway } from '../helpers/in-process.js';
 
 /**
@@ -39,6 +39,33 @@ describe('the shell grammar', () => {
       expect(isShellParserRequested()).toBe(true);
     } finally {
       await gateway.close();
+    }
+  });
+
+  test('the warm-up decides commands for nothing: none is forwarded, audited or pinned', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'log');
+    const harness = await inProcessGateway(
+      { mcpServers: { fix: fixtureServer('fix', log) }, tools: { fix__echo: { kind: 'command' as const, command: 'text' } }, workspace: [dir], audit: { enabled: true }, permissions: { allow: ['Bash(echo *)', 'Bash(ls *)', 'Bash(git *)'] } },
+      { dir },
+    );
+    try {
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+      await vi.waitFor(() => expect(harness.stderr()).toContain('warmed the decision path'), { timeout: 30_000, interval: 50 });
+      expect(JSON.parse(harness.stderr().split('\n').find((line) => line.includes('warmed the decision path'))!).decided).toBeGreaterThan(1);
+      expect(fixtureCalls(log)).toEqual([]);
+      const audit = join(dir, 'mcp-latch-audit.jsonl');
+      expect(existsSync(audit) ? readFileSync(audit, 'utf8') : '').toBe('');
+      expect(existsSync(join(dir, 'mcp-latch.lock.json'))).toBe(false);
+
+      // The client's own first command is decided, forwarded and audited as usual.
+      const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'echo first' } });
+      expect(textOf(result)).toContain('echo first');
+      expect(fixtureCalls(log)).toHaveLength(1);
+      const records = readFileSync(audit, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { decision: string; command: string });
+      expect(records.map((record) => [record.decision, record.command])).toEqual([['allow', 'echo first']]);
+    } finally {
+      await harness.close();
     }
   });
 
