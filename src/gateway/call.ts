@@ -103,17 +103,18 @@ export function handleToolCall(decided: DecidedCall, context: CallContext, sessi
   // The common case, a handshake-era call the latch passes at once, is forwarded without an async
   // step in between: each async function returning another's promise cost the call a promise and
   // two turns of the microtask queue (docs/performance.md#the-hot-path).
-  const outcome = batch.allAllowed && !envelopeOf(decided.call.request.params) ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null;
-  if (outcome === null) return latchAndForward(decided, context, session, batch);
+  const envelope = envelopeOf(decided.call.request.params);
+  const outcome = batch.allAllowed && !envelope ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null;
+  if (outcome === null) return latchAndForward(decided, envelope, context, session, batch);
   try {
-    return forward(decided, outcome, new ProgressRelay(decided.call.extra), context, session, auditor(decided, context, session));
+    return forward(decided, envelope, outcome, new ProgressRelay(decided.call.extra), context, session, auditor(decided, context, session));
   } catch (error) {
     return Promise.reject(error);
   }
 }
 
-async function latchAndForward(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
-  const envelope = envelopeOf(decided.call.request.params);
+/** `envelope`: the call's 2026-07-28 envelope; without one, the latch's synchronous pass was tried already and refused. */
+async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
   const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route)) : null;
   if (resumed?.held) {
     if (decided.decision.verdict !== 'deny') return resumeHeld(decided, resumed.held, context, session);
@@ -135,7 +136,8 @@ async function latchAndForward(decided: DecidedCall, context: CallContext, sessi
   if (envelope && decided.decision.verdict === 'ask' && canShowForm(envelope.capabilities)) return pauseCall(decided, context, session, resumed?.problem ?? null, resumed?.server?.input ?? null);
 
   const progress = new ProgressRelay(decided.call.extra);
-  let outcome = (batch.allAllowed ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null) ?? (await waitInLatch(decided, progress, context, session, batch));
+  // A resumed call's decision may have changed since handleToolCall; any other was refused the pass there.
+  let outcome = (batch.allAllowed && envelope ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null) ?? (await waitInLatch(decided, progress, context, session, batch));
   if (outcome.type === 'forward' && !outcome.answer && resumed?.answer) outcome = { ...outcome, answer: resumed.answer };
   const audit = auditor(decided, context, session);
   if (outcome.type === 'cancelled') {
@@ -147,8 +149,8 @@ async function latchAndForward(decided: DecidedCall, context: CallContext, sessi
     return denialResult(outcome.text);
   }
   const edit = outcome.answer?.edit;
-  if (edit) return forwardEdited(decided, edit, outcome, progress, context, session);
-  return forward(decided, outcome, progress, context, session, audit);
+  if (edit) return forwardEdited(decided, envelope, edit, outcome, progress, context, session);
+  return forward(decided, envelope, outcome, progress, context, session, audit);
 }
 
 /**
@@ -156,7 +158,7 @@ async function latchAndForward(decided: DecidedCall, context: CallContext, sessi
  * from scratch. A deny denies, and so does a call that could not be analysed (fail closed); an ask
  * is what the person just approved, for exactly these arguments. Only the edited call runs, once.
  */
-async function forwardEdited(original: DecidedCall, edit: CallEdit, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort): Promise<CallToolResult> {
+async function forwardEdited(original: DecidedCall, envelope: Envelope | null, edit: CallEdit, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort): Promise<CallToolResult> {
   const edited = decideEdited(original, edit.args, context, session);
   const { decision } = edited;
   const audit = auditor(edited, context, session, original.digest());
@@ -166,7 +168,7 @@ async function forwardEdited(original: DecidedCall, edit: CallEdit, outcome: Lat
     return denialResult(editedDenial(edit, decision));
   }
   const approved = decision.verdict === 'ask' ? { ...decision, verdict: 'allow' as const, by: 'user' as const, reason: 'changed and approved by the user' } : decision;
-  const result = await forward({ ...edited, decision: approved }, { ...outcome, decision: approved }, progress, context, session, audit);
+  const result = await forward({ ...edited, decision: approved }, envelope, { ...outcome, decision: approved }, progress, context, session, audit);
   if (isInputRequired(result)) return result;
   return { ...result, content: [{ type: 'text', text: editNotice(edit) }, ...(result.content ?? [])] };
 }
@@ -249,16 +251,15 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
  * 2026-07-28 server's own questions (server-input.ts) go to a 2026-07-28 client as input_required,
  * or are asked of a handshake-era client here, before the call goes to the server again.
  */
-function forward(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
+function forward(decided: DecidedCall, envelope: Envelope | null, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
   const { request, cancel } = decided.call;
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
   // Only a 2026-07-28 server needs the client's era and its person here (off the path of every other call).
-  const modern = supervisor.modern ? { envelope: envelopeOf(request.params), person: session.person(decided.call.extra) } : null;
+  const modern = supervisor.modern ? { envelope, person: session.person(decided.call.extra) } : null;
   const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(modern.envelope, modern.person)) : undefined);
   // A 2025 server's elicitation cannot be sent to a 2026-07-28 client: it is held and asked as input_required (input-required.ts).
-  const envelope = supervisor.modern ? null : envelopeOf(request.params);
-  const held = envelope && canShowForm(envelope.capabilities) ? new HeldCall() : null;
+  const held = !supervisor.modern && envelope && canShowForm(envelope.capabilities) ? new HeldCall() : null;
   const origin = session.origin(decided.call.extra);
   if (held) origin.hold = held.ask;
   // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).

@@ -31,20 +31,23 @@ export interface InspectContext {
 export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
   const kind = effectiveKind(toolClass, args);
   const subjects: Subject[] = [];
-  const cache: RealPathCache = new DecisionPaths();
-  const base = relativeBase(toolClass, args, context, cache);
+  const commandArg = toolClass.selectCommand ? toolClass.selectCommand(args) : toolClass.command;
+  // Only a call with paths or a command to resolve makes the path cache (most calls by count are neither).
+  const cache = toolClass.paths.length > 0 || commandArg ? new DecisionPaths() : null;
 
-  for (const pathArg of toolClass.paths) {
-    // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
-    const access = kind === 'read' ? 'read' : pathArg.access;
-    for (const value of valuesAt(args, pathArg.arg)) {
-      subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context, cache));
+  if (cache && toolClass.paths.length > 0) {
+    const base = relativeBase(toolClass, args, context, cache);
+    for (const pathArg of toolClass.paths) {
+      // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
+      const access = kind === 'read' ? 'read' : pathArg.access;
+      for (const value of valuesAt(args, pathArg.arg)) {
+        subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context, cache));
+      }
     }
   }
 
   let commandInfo: CommandInfo | null = null;
-  const commandArg = toolClass.selectCommand ? toolClass.selectCommand(args) : toolClass.command;
-  if (commandArg) {
+  if (cache && commandArg) {
     const command = commandText(args[commandArg.arg], commandArg.mode);
     if (command !== null) {
       const cwd = commandCwd(toolClass, args, context, cache);
