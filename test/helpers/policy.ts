@@ -39,10 +39,17 @@ function policyOf(options: PolicyCase): { env: MatchEnv; pathEnv: PathEnv; mode:
 export const SHELL_TOOL: ToolClass = classifyTool({ identity: identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, '/'), tool: { name: 'run_command' } });
 
 export function decideShell(command: string, options: PolicyCase & { cwd?: string } = {}): Decision {
+  return shellDecider(options)(command);
+}
+
+/** decideShell with the rules parsed once, for many commands. */
+export function shellDecider(options: PolicyCase & { cwd?: string } = {}): (command: string) => Decision {
   const policy = policyOf(options);
-  const args: Record<string, unknown> = { command, ...(options.cwd ? { workdir: options.cwd } : {}) };
-  const facts = inspectCall('shell', 'run_command', args, SHELL_TOOL, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
-  return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
+  return (command) => {
+    const args: Record<string, unknown> = { command, ...(options.cwd ? { workdir: options.cwd } : {}) };
+    const facts = inspectCall('shell', 'run_command', args, SHELL_TOOL, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
+    return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
+  };
 }
 
 /** A call to a server-filesystem tool with these roots. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Parser, Tree } from 'web-tree-sitter';
+import { readPlainText } from './plain-text.js';
 import { cursorExports, NodeTypes, readTreeDirect, readTreePublic, sameTree, type SyntaxTree } from './syntax.js';
 
 /**
@@ -11,6 +12,9 @@ let parser: Parser | null = null;
 let initialising: Promise<void> | null = null;
 let initFailed = false;
 let read: (tree: Tree) => SyntaxTree = readTreePublic;
+/** Plain texts are read without the grammar (plain-text.ts) once it agreed with it at start-up. */
+let plainAgreed = false;
+let plain = false;
 
 /**
  * Texts the direct tree read is checked on at start-up against the public API (errors, a missing
@@ -18,6 +22,12 @@ let read: (tree: Tree) => SyntaxTree = readTreePublic;
  * public API is used.
  */
 const CHECKS = ['git status && npm run test -- --run t1 2>&1 | tail -n 20', 'ls &&', 'echo "é $(id)" > ü; cat <<EOF\n$x `y`\nEOF\n', 'if [[ a -eq "${b[1]}" ]]; then (x) fi )', 'f() { case $1 in a|b) echo ${x:-`id`};; esac; }'];
+
+/**
+ * Texts the plain-text reader is checked on at start-up against the grammar (every shape it
+ * builds): if a new grammar version reads them otherwise, every text goes to the grammar.
+ */
+const PLAIN_CHECKS = ['git status && npm run test -- --run t1 2>&1 | tail -n 20', 'a -5 0x1f 07 | b > f | c; d 2>/dev/null || e >> g', 'a && b > f && c >&2 || d 2>>e'];
 
 /**
  * Loads the WASM runtime and the bash grammar. Idempotent; never throws: on failure every command
@@ -42,6 +52,7 @@ export function initShellParser(): Promise<void> {
         const direct = (tree: Tree): SyntaxTree => readTreeDirect(exports, types, tree);
         if (CHECKS.every((text) => agree(instance, text, direct))) read = direct;
       }
+      plain = plainAgreed = PLAIN_CHECKS.every((text) => agreePlain(instance, text));
       parser = instance;
     } catch {
       initFailed = true;
@@ -70,9 +81,37 @@ export function isDirectTreeRead(): boolean {
   return read !== readTreePublic;
 }
 
+/** The tree of a plain text (plain-text.ts), or null: the text is parsed by the grammar. */
+export function readPlain(text: string): SyntaxTree | null {
+  return plain ? readPlainText(text) : null;
+}
+
+/** Turns the plain-text reader off, or on again if it agreed with the grammar at start-up (for tests and benches comparing the two). */
+export function usePlainTextReader(on: boolean): void {
+  plain = on && plainAgreed;
+}
+
+/** True when plain texts are read without the grammar. */
+export function isPlainTextReader(): boolean {
+  return plain;
+}
+
 /** The parse of `text` read into plain objects; the caller deletes `tree`. */
 export function readTree(tree: Tree): SyntaxTree {
   return read(tree);
+}
+
+function agreePlain(instance: Parser, text: string): boolean {
+  const tree = instance.parse(text);
+  if (tree === null) return false;
+  try {
+    const ours = readPlainText(text);
+    return ours !== null && sameTree(ours, read(tree));
+  } catch {
+    return false;
+  } finally {
+    tree.delete();
+  }
 }
 
 function agree(instance: Parser, text: string, direct: (tree: Tree) => SyntaxTree): boolean {

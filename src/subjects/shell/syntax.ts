@@ -16,10 +16,18 @@ export class SyntaxNode {
     readonly isNamed: boolean,
     readonly startIndex: number,
     readonly endIndex: number,
-    readonly parent: SyntaxNode | null,
+    /** Set once, when the node is placed (plain-text.ts builds children before their parent). */
+    public parent: SyntaxNode | null,
     /** Its position among its parent's children. */
-    private readonly index: number,
+    private index: number,
   ) {}
+
+  /** Places `child`, made without a parent, as this node's last child. */
+  append(child: SyntaxNode): void {
+    child.parent = this;
+    child.index = this.children.length;
+    this.children.push(child);
+  }
 
   get namedChildren(): SyntaxNode[] {
     return (this.named ??= this.children.filter((child) => child.isNamed));

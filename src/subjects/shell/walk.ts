@@ -5,7 +5,7 @@ import type { Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
-import { readTree } from './parser.js';
+import { readPlain, readTree } from './parser.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
 
@@ -191,6 +191,8 @@ class Analysis {
   }
 
   private parse(text: string): SyntaxTree | null {
+    const plain = readPlain(text);
+    if (plain !== null) return plain;
     const deadline = performance.now() + this.timeoutMs;
     const tree = this.parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
     if (tree === null) {

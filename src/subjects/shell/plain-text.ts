@@ -1,0 +1,239 @@
+import { SyntaxNode, type SyntaxTree } from './syntax.js';
+
+/**
+ * A reader for plain command texts: the tree tree-sitter-bash gives (as read by syntax.ts), built
+ * without the grammar, for a subset of texts where bash's reading is trivial. Anything outside the
+ * subset returns null and is parsed by the grammar as before. Why bash splits the subset the way
+ * this reader does, from the bash manual: docs/design.md#the-plain-text-reader; the trees are
+ * compared with the grammar's on seeded texts in and around the subset (test/subjects/plain-text.test.ts)
+ * and on a few texts at start-up (parser.ts).
+ *
+ * The subset:
+ *   - characters: ASCII letters, digits, `-_./=:,@%+`, the space, and the operators below; no
+ *     quotes, `$`, backticks, globs, braces, `~`, `#`, parentheses, `<`, `!`, backslash, tab or newline;
+ *   - simple commands joined by `&&`, `||`, `|` and `;` (never first, last, or two in a row);
+ *   - after the command's words, redirections `>w`, `>>w`, `[d]>w`, `[d]>>w`, `[d]>&e` (d, e one
+ *     digit, e right after `>&`), each with one target word;
+ *   - a command's first word is not a reserved word or one the grammar reads as a keyword
+ *     (RESERVED) and holds no `=` (no assignment); no argument is `==`/`=~`-led (test operators
+ *     to the grammar).
+ *
+ * Tree-sitter's shape for these texts, which the reader reproduces: a word that is all digits
+ * (optionally `-` and `0x` first) is a `number`; `&&`/`||` make left-nested `list`s of
+ * `pipeline`s; a redirection after a command wraps everything before it in its statement (up to
+ * the last `;`) in one `redirected_statement`, which is then one stage of what follows.
+ */
+
+/** Words the grammar or bash treat as something other than a command name when they come first. */
+const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', 'time', 'coproc', 'in', 'declare', 'typeset', 'export', 'readonly', 'local', 'unset', 'unsetenv']);
+
+const NUMBER = /^-?(?:0x)?[0-9]+$/;
+/**
+ * A command name: no `=` (an assignment), no `%` or `@` (the grammar reads `a@b` as a variable name
+ * and an error), and not led by `-`, `+` or punctuation (the grammar drops a lone `-` there).
+ */
+const COMMAND_NAME = /^[A-Za-z0-9_./][A-Za-z0-9_./+:,-]*$/;
+
+const SPACE = 0x20;
+const GT = 0x3e;
+const AMP = 0x26;
+const BAR = 0x7c;
+const SEMI = 0x3b;
+
+/** Characters of a word: letters, digits and `-_./=:,@%+`. */
+const WORD_CHAR = new Uint8Array(128);
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+') WORD_CHAR[c.charCodeAt(0)] = 1;
+
+const enum Kind {
+  Word,
+  /** A one-digit word right before `>`. */
+  Descriptor,
+  /** `>`, `>>` or `>&`. */
+  Redirect,
+  And,
+  Or,
+  Pipe,
+  Semicolon,
+}
+
+interface Token {
+  kind: Kind;
+  start: number;
+  end: number;
+}
+
+function isWordChar(c: number): boolean {
+  return c < 128 && WORD_CHAR[c] === 1;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/** The text's tokens, or null at anything outside the subset's characters and operators. */
+function tokenize(text: string): Token[] | null {
+  const tokens: Token[] = [];
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === SPACE) {
+      i++;
+    } else if (isWordChar(c)) {
+      let j = i + 1;
+      while (j < n && isWordChar(text.charCodeAt(j))) j++;
+      if (j < n && text.charCodeAt(j) === GT && !isLetter(c)) {
+        // `2>`: a descriptor. More than one digit is left to the grammar, and so is `0>` (the
+        // grammar reads the 0 as an argument) and any other word right before `>` not led by a
+        // letter (it reads `-5>f` as descriptor -5).
+        if (j - i !== 1 || c < 0x31 || c > 0x39) return null;
+        tokens.push({ kind: Kind.Descriptor, start: i, end: j });
+      } else {
+        tokens.push({ kind: Kind.Word, start: i, end: j });
+      }
+      i = j;
+    } else if (c === GT) {
+      const next = text.charCodeAt(i + 1);
+      const end = next === GT || next === AMP ? i + 2 : i + 1;
+      tokens.push({ kind: Kind.Redirect, start: i, end });
+      i = end;
+    } else if (c === AMP) {
+      if (text.charCodeAt(i + 1) !== AMP) return null;
+      tokens.push({ kind: Kind.And, start: i, end: i + 2 });
+      i += 2;
+    } else if (c === BAR) {
+      const next = text.charCodeAt(i + 1);
+      if (next === AMP) return null;
+      const end = next === BAR ? i + 2 : i + 1;
+      tokens.push({ kind: end === i + 2 ? Kind.Or : Kind.Pipe, start: i, end });
+      i = end;
+    } else if (c === SEMI) {
+      tokens.push({ kind: Kind.Semicolon, start: i, end: i + 1 });
+      i++;
+    } else {
+      return null;
+    }
+  }
+  return tokens;
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
+
+function leaf(type: string, isNamed: boolean, token: Token): SyntaxNode {
+  return new SyntaxNode(type, isNamed, token.start, token.end, null, 0);
+}
+
+function branch(type: string, children: SyntaxNode[]): SyntaxNode {
+  const node = new SyntaxNode(type, true, children[0]!.startIndex, children[children.length - 1]!.endIndex, null, 0);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function literal(text: string, token: Token): SyntaxNode {
+  return leaf(NUMBER.test(text.slice(token.start, token.end)) ? 'number' : 'word', true, token);
+}
+
+/** `left op pipe`: the pipeline (or its one stage) joined to what came before it in the statement. */
+function reduce(left: SyntaxNode | null, op: SyntaxNode | null, pipe: SyntaxNode[]): SyntaxNode {
+  const stage = pipe.length === 1 ? pipe[0]! : branch('pipeline', pipe);
+  return left === null ? stage : branch('list', [left, op!, stage]);
+}
+
+/**
+ * The tree tree-sitter-bash gives for `text` (no errors), or null when `text` is outside the subset
+ * above, to be parsed by the grammar.
+ */
+export function readPlainText(text: string): SyntaxTree | null {
+  const tokens = tokenize(text);
+  if (tokens === null || tokens.length === 0) return null;
+  const count = tokens.length;
+  const program = new SyntaxNode('program', true, tokens[0]!.start, text.length, null, 0);
+  let k = 0;
+  for (;;) {
+    // One statement: pipelines joined by && and ||.
+    let left: SyntaxNode | null = null;
+    let op: SyntaxNode | null = null;
+    let pipe: SyntaxNode[] = [];
+    for (;;) {
+      // A simple command: its name and its arguments.
+      const name = tokens[k];
+      if (name === undefined || name.kind !== Kind.Word) return null;
+      const first = text.slice(name.start, name.end);
+      if (!COMMAND_NAME.test(first) || RESERVED.has(first) || NUMBER.test(first)) return null;
+      let last = k + 1;
+      while (last < count && tokens[last]!.kind === Kind.Word) {
+        const arg = tokens[last]!;
+        const c = text.charCodeAt(arg.start);
+        const d = text.charCodeAt(arg.start + 1);
+        if (c === 0x3d && (d === 0x3d || d === 0x7e)) return null;
+        // The grammar drops a lone `-` right before a descriptor (`cat - 2>e`).
+        if (c === 0x2d && arg.end === arg.start + 1 && tokens[last + 1]?.kind === Kind.Descriptor) return null;
+        last++;
+      }
+      const command = new SyntaxNode('command', true, name.start, tokens[last - 1]!.end, null, 0);
+      const commandName = new SyntaxNode('command_name', true, name.start, name.end, null, 0);
+      commandName.append(literal(text, name));
+      command.append(commandName);
+      for (let a = k + 1; a < last; a++) command.append(literal(text, tokens[a]!));
+      k = last;
+      pipe.push(command);
+
+      if (k < count && (tokens[k]!.kind === Kind.Descriptor || tokens[k]!.kind === Kind.Redirect)) {
+        const children = [reduce(left, op, pipe)];
+        while (k < count && (tokens[k]!.kind === Kind.Descriptor || tokens[k]!.kind === Kind.Redirect)) {
+          const redirect = redirection(text, tokens, k);
+          if (redirect === null) return null;
+          children.push(redirect);
+          k += redirect.children.length;
+        }
+        // A word after a redirection's target is refused (the grammar adds it to the target).
+        if (k < count && tokens[k]!.kind === Kind.Word) return null;
+        left = op = null;
+        pipe = [branch('redirected_statement', children)];
+      }
+
+      const next = tokens[k];
+      if (next === undefined || next.kind === Kind.Semicolon) break;
+      if (next.kind === Kind.Pipe) {
+        // Longer pipelines are left to the grammar: it reads `a | b | c && d` as
+        // `a | (b | c && d)`, and the shape it picks for them depends on what follows.
+        if (pipe.length > 1) return null;
+        pipe.push(leaf('|', false, next));
+      } else if (next.kind === Kind.And || next.kind === Kind.Or) {
+        left = reduce(left, op, pipe);
+        op = leaf(next.kind === Kind.And ? '&&' : '||', false, next);
+        pipe = [];
+      } else {
+        return null;
+      }
+      k++;
+    }
+    program.append(reduce(left, op, pipe));
+    if (k === count) return { rootNode: program, hasError: false };
+    // A `;` with a command after it.
+    program.append(leaf(';', false, tokens[k]!));
+    k++;
+    if (k === count) return null;
+  }
+}
+
+/** The redirection at tokens[k]: `[d]>w`, `[d]>>w` or `[d]>&e`; null outside the subset. */
+function redirection(text: string, tokens: Token[], k: number): SyntaxNode | null {
+  const parts: SyntaxNode[] = [];
+  let token = tokens[k]!;
+  if (token.kind === Kind.Descriptor) {
+    parts.push(leaf('file_descriptor', true, token));
+    token = tokens[++k]!;
+    if (token === undefined || token.kind !== Kind.Redirect) return null;
+  }
+  const op = text.slice(token.start, token.end);
+  parts.push(leaf(op, false, token));
+  const target = tokens[k + 1];
+  if (target === undefined || target.kind !== Kind.Word) return null;
+  // `>&` takes a descriptor right after it: `>&1`, not `>& 1` or `>&file`.
+  if (op === '>&' && (target.start !== token.end || target.end - target.start !== 1 || !isDigit(text.charCodeAt(target.start)))) return null;
+  parts.push(literal(text, target));
+  return branch('file_redirect', parts);
+}

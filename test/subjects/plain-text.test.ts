@@ -1,0 +1,205 @@
+import { beforeAll, expect, test } from 'vitest';
+import { analyseCommand } from '../../src/subjects/shell/command.js';
+import { initShellParser, isPlainTextReader, loadedParser, readTree, usePlainTextReader } from '../../src/subjects/shell/parser.js';
+import { readPlainText } from '../../src/subjects/shell/plain-text.js';
+import { sameTree, type SyntaxNode, type SyntaxTree } from '../../src/subjects/shell/syntax.js';
+import { shellDecider } from '../helpers/policy.js';
+import { rng } from '../helpers/random.js';
+
+/**
+ * The plain-text reader (plain-text.ts) builds, for texts in its subset, the tree the grammar
+ * gives; everything else it refuses. Checked on seeded texts in the subset and at its edges
+ * (characters, operators, redirections, reserved words and assignments it refuses), and the
+ * analysis and decision of every accepted text compared with the grammar's.
+ */
+
+beforeAll(initShellParser);
+
+const NAMES = ['git', 'npm', 'ls', 'cat', 'tail', 'x', 'a.b', './run.sh', '/usr/bin/env', 'node', '20', '-5', '-', '+', '%1', '@a', ':', '.', '..', 'rm', 'echo', 'grep', 'sh', 'bash', 'timeout', 'env', 'sudo', 'xargs', 'find', 'sed', 'cd', 'tee', 'cp', 'curl', 'mcp-latch', 'test', 'true', 'eval', 'source', 'exec', 'nohup', 'git-lfs', 'a,b', 'a:b'];
+/** First words the reader refuses (reserved words, keywords of the grammar, assignments). */
+const REFUSED_NAMES = ['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', 'time', 'coproc', 'in', 'declare', 'typeset', 'export', 'readonly', 'local', 'unset', 'unsetenv', 'a=b', 'A_1=x', '1a=b', 'x+=1', '=a', 'a.b=c', '2'];
+const ARGS = ['status', 'run', 'test', '--', '--run', 't1', '-n', '20', '-5', '0x10', '-0x1f', '-0x5', '0x', '-0x', '007', '1.5', '1e5', 'a=b', '--x=y', 'src/a.ts', '/dev/null', '.', '..', '-', '+', '%', '@', ':', ',', '_', '=', '==', '=~', '==b', '=~b', 'x==y', '=b', 'in', 'do', 'done', 'fi', 'then', 'esac', 'if', 'for', 'case', 'time', 'export', 'declare', 'unset', '-eq', '-o', '-a', '-v', '1', '2', '12', '-rf', '/', 'HEAD', 'origin/main', 'a,b', 'x@y', '%1', '+x', 'a:b', '.env', '../x', 'a/../b', '-c', 'rm', 'sh', '--file=x', '-F', 'PATH=/x'];
+const OPS = [' && ', '&&', ' || ', '||', ' | ', '|', '; ', ';', ' ;', ' ; ', '  &&  '];
+const REDIRECTS = [' 2>&1', ' >&2', '>&2', ' > f', '>f', ' >> log', ' 2>/dev/null', ' 2> e', ' 1>o', ' >out.txt', ' 2>>err', ' > 20', ' > -5', ' >&1', ' 0>x', ' 9>>y'];
+/** Near the subset: fragments the reader refuses wherever they appear (or the grammar reads otherwise). */
+const EDGES = ['$x', '"a"', "'a'", '*', '?', '[a]', '~', '#c', ' #c', '(x)', '<f', ' <f', '!', ' ! ', '\\', '\\ ', '\n', '\t', '{a,b}', '{', '}', 'é', ' & ', '&', '|&', ';;', '>|', '&>f', '<<<x', '<<E', ' 12>f', '>& 1', '>&f', ' 2>&1>f', '>&1x', ';&', '`x`', '$(x)', ' >', '> ', '>>>', '&&&', '|||', ' ;', '; ', '&& ', ' |', ' x', '2>', '\r', '\v', '\f', '\u00a0', ' > f x', ' 2>&1 x'];
+const CHARS = ' !"#$%&\'()*+,-./0123456789:;<=>?@ABZabz[\\]^_`{|}~\t\n';
+
+function pick<T>(r: () => number, list: readonly T[]): T {
+  return list[Math.floor(r() * list.length)]!;
+}
+
+function space(r: () => number): string {
+  return r() < 0.8 ? ' ' : '  ';
+}
+
+function command(r: () => number): string {
+  let text = r() < 0.03 ? pick(r, REFUSED_NAMES) : pick(r, NAMES);
+  const args = Math.floor(r() * 6);
+  for (let i = 0; i < args; i++) text += space(r) + pick(r, ARGS);
+  if (r() < 0.35) {
+    const redirects = 1 + Math.floor(r() * 2);
+    for (let i = 0; i < redirects; i++) text += pick(r, REDIRECTS);
+  }
+  return text;
+}
+
+/** A text of 1–5 commands joined by operators, sometimes with a fragment near the subset put in. */
+function text(r: () => number): string {
+  let out = r() < 0.1 ? ' ' : '';
+  out += command(r);
+  const more = Math.floor(r() * 5);
+  for (let i = 0; i < more; i++) out += pick(r, OPS) + command(r);
+  if (r() < 0.1) out += ' ';
+  const edit = r();
+  if (edit < 0.1) {
+    const at = Math.floor(r() * (out.length + 1));
+    out = out.slice(0, at) + pick(r, EDGES) + out.slice(at);
+  } else if (edit < 0.17) {
+    const at = Math.floor(r() * out.length);
+    out = out.slice(0, at) + pick(r, [...CHARS]) + out.slice(at + 1);
+  } else if (edit < 0.2) {
+    const at = Math.floor(r() * out.length);
+    out = out.slice(0, at) + out.slice(at + 1);
+  }
+  return out;
+}
+
+function texts(seed: number, count: number): string[] {
+  const r = rng(seed);
+  const out = new Set<string>();
+  while (out.size < count) out.add(text(r));
+  return [...out];
+}
+
+function grammar(text: string): SyntaxTree {
+  const tree = loadedParser()!.parse(text)!;
+  try {
+    return readTree(tree);
+  } finally {
+    tree.delete();
+  }
+}
+
+function types(node: SyntaxNode, into: Set<string> = new Set()): Set<string> {
+  into.add(node.type);
+  for (const child of node.children) types(child, into);
+  return into;
+}
+
+const OUTSIDE = /[^A-Za-z0-9\-_./=:,@%+ &|;>]/;
+
+test('the reader agreed with the grammar at start-up and is in use', () => {
+  expect(isPlainTextReader()).toBe(true);
+});
+
+test('on 20,000 seeded texts in and around the subset, every tree the reader builds is the grammar’s, and it refuses text outside it', () => {
+  let accepted = 0;
+  let refused = 0;
+  const shapes = new Set<string>();
+  const wrong: string[] = [];
+  for (const text of texts(20261127, 20_000)) {
+    const ours = readPlainText(text);
+    if (ours === null) {
+      refused++;
+      continue;
+    }
+    accepted++;
+    if (OUTSIDE.test(text) || !sameTree(ours, grammar(text))) wrong.push(text);
+    types(ours.rootNode, shapes);
+  }
+  expect(wrong.slice(0, 10)).toEqual([]);
+  // Both sides are exercised, and every kind of node the reader builds was compared.
+  expect(accepted).toBeGreaterThan(5_000);
+  expect(refused).toBeGreaterThan(4_000);
+  expect([...shapes].sort()).toEqual(['&&', ';', '>', '>&', '>>', 'command', 'command_name', 'file_descriptor', 'file_redirect', 'list', 'number', 'pipeline', 'program', 'redirected_statement', 'word', '|', '||'].sort());
+});
+
+test('long chains are read as the grammar reads them', () => {
+  for (const text of [`${'a && '.repeat(1900)}b`, `${'a -x > f && '.repeat(700)}b`, `${'a 2>&1 | b; '.repeat(700)}c`]) {
+    const ours = readPlainText(text);
+    expect(ours).not.toBeNull();
+    expect(sameTree(ours!, grammar(text))).toBe(true);
+  }
+});
+
+test('texts at the edges of the subset are refused', () => {
+  const refused = [
+    '',
+    ' ',
+    'time a',
+    'coproc a',
+    'if a',
+    'export a=b',
+    'declare x',
+    'unset x',
+    'a=b c',
+    'x+=1 c',
+    'a && b=c d',
+    'a &',
+    'a;',
+    'a; ',
+    ';a',
+    'a;;b',
+    'a |& b',
+    'a && && b',
+    'a ||| b',
+    '2>f a',
+    '>f a',
+    'a > f x',
+    'a 2>&1 x',
+    'a 12>f',
+    'a >& 1',
+    'a >&f',
+    'a >&12',
+    'a 2>&1>f',
+    'a > 2>f',
+    'a >| f',
+    'a &> f',
+    'a >',
+    'a == b',
+    'a =~ b',
+    'a\tb',
+    'a\nb',
+    'a\\ b',
+    'a # c',
+    'a ~/x',
+    'a $x',
+    'a *',
+    'a [x]',
+    'a {x}',
+    'a (x)',
+    'a < f',
+    '! a',
+    'a "b"',
+    "a 'b'",
+    'a `b`',
+    'é',
+  ];
+  for (const text of refused) expect(readPlainText(text), JSON.stringify(text)).toBeNull();
+});
+
+test('the analysis and the decision of every accepted text are the grammar’s', () => {
+  const W = '/w/proj';
+  const decideShell = shellDecider({ allow: ['Bash(git status)', 'Bash(npm run test *)', 'Bash(echo *)', `Edit(${W}/**)`], deny: ['Bash(rm *)', 'Bash(curl *)', 'Read(**/.env)'], workspace: [W], cwd: W, home: '/home/u' });
+  let compared = 0;
+  try {
+    for (const text of texts(7, 4_000)) {
+      const tree = readPlainText(text);
+      if (tree === null) continue;
+      expect(sameTree(tree, grammar(text)), text).toBe(true);
+      usePlainTextReader(true);
+      const ours = analyseCommand(text, { cwd: W });
+      const oursDecision = decideShell(text);
+      usePlainTextReader(false);
+      const theirs = analyseCommand(text, { cwd: W });
+      const theirsDecision = decideShell(text);
+      expect(ours, text).toEqual(theirs);
+      expect(oursDecision, text).toEqual(theirsDecision);
+      compared++;
+    }
+  } finally {
+    usePlainTextReader(true);
+  }
+  expect(compared).toBeGreaterThan(1_000);
+});
