@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
@@ -113,5 +113,34 @@ describe('whether a config says a tool takes shell commands before any server li
     expect(shellToolsExpected({ fix: { command: 'node', args: ['fixture.js'] } }, [{ kind: 'command', command: 'text' }], cwd)).toBe(true);
     expect(shellToolsExpected({ fix: { command: 'node', args: ['fixture.js'] } }, [{ kind: 'read', paths: ['path'] }, null, 'text'], cwd)).toBe(false);
     expect(shellToolsExpected({ everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] } }, [], cwd)).toBe(false);
+  });
+});
+
+describe('tool classes across list changes', () => {
+  test('a tool relisted with another input schema is classified again; the other server\'s tools keep theirs', async () => {
+    const dir = tempDir();
+    const definitionFile = join(dir, 'echo-definition.json');
+    const harness = await inProcessGateway(
+      {
+        mcpServers: { fix: fixtureServer('fix', join(dir, 'log'), [], { FIXTURE_DEFINITION_FILE: definitionFile }), other: fixtureServer('other', join(dir, 'other-log')) },
+        workspace: [dir],
+        permissions: { allow: ['mcp__fix__echo', 'mcp__fix__relist', 'mcp__other__echo'], deny: ['Bash(rm *)'] },
+      },
+      { dir },
+    );
+    try {
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['fix__echo', 'other__echo']));
+      expect(textOf(await harness.client.callTool({ name: 'other__echo', arguments: { text: 'rm -rf x' } }))).toContain('rm -rf x');
+      // Now fix's echo takes a command: relisted, it is decided as one (a deny rule on rm), not by the allow rule on the tool.
+      writeFileSync(definitionFile, JSON.stringify({ inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }));
+      await harness.client.callTool({ name: 'fix__relist', arguments: {} });
+      await vi.waitFor(async () => expect(JSON.stringify((await harness.client.listTools()).tools.find((tool) => tool.name === 'fix__echo'))).toContain('"command"'), { timeout: 30_000, interval: 50 });
+      const denied = await harness.client.callTool({ name: 'fix__echo', arguments: { command: 'rm -rf x' } });
+      expect(textOf(denied)).toMatch(/^Denied by mcp-latch/);
+      expect(textOf(denied)).toContain('Bash(rm *)');
+      expect(textOf(await harness.client.callTool({ name: 'other__echo', arguments: { text: 'rm -rf y' } }))).toContain('rm -rf y');
+    } finally {
+      await harness.close();
+    }
   });
 });
