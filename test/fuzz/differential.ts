@@ -39,7 +39,28 @@ type Gen = (r: () => number, depth: number) => string;
 const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)]!;
 
 /** Spellings of `touch MARK` bash runs as that command. */
-const TOUCH = ['touch MARK', "'touch' MARK", 't\\ouch MARK', '"touch" MARK', "$'touch' MARK", "t''ouch MARK", '$"touch" MARK', '{touch,MARK}', 'touch${IFS}MARK', '/usr/bin/touch MARK', 'command touch MARK', '\\touch MARK', "$'\\x74ouch' MARK", 't"o"uch M"A"RK'];
+const TOUCH = [
+  'touch MARK',
+  "'touch' MARK",
+  't\\ouch MARK',
+  '"touch" MARK',
+  "$'touch' MARK",
+  "t''ouch MARK",
+  '$"touch" MARK',
+  '{touch,MARK}',
+  'touch${IFS}MARK',
+  '/usr/bin/touch MARK',
+  'command touch MARK',
+  '\\touch MARK',
+  "$'\\x74ouch' MARK",
+  't"o"uch M"A"RK',
+  // Programs that run what their options name (find(1), GNU tar).
+  'find . -maxdepth 0 -exec touch MARK \\;',
+  'find . -maxdepth 0 -execdir touch MARK \\;',
+  "tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='touch MARK' --exclude=out .",
+  "tar -cf /dev/null -I 'touch MARK' --exclude=out .",
+  "tar cfI /dev/null 'touch MARK' --exclude=out .",
+];
 
 /**
  * Spellings that name the program through a value the text gives (bash manual, "Simple Command
@@ -66,6 +87,12 @@ const VALUE_TOUCH = [
   'declare c=touch; $c MARK',
   "x=$'\\x74ouch'; $x MARK",
   'c=touch; eval "$c MARK"',
+  // A shell function's arguments (bash manual, "Shell Functions"): the words of the call are listed.
+  'f() { "$@"; }; f touch MARK',
+  'f() { $1 MARK; }; f touch',
+  'f() { shift; "$@"; }; f x touch MARK',
+  'f() { "${@:2}"; }; f x touch MARK',
+  'f() { local c=$1; shift; $c "$@"; }; f touch MARK',
 ];
 
 /** Contexts a command can sit in; `X` is the inner command. */
@@ -121,6 +148,17 @@ const WRAP: Array<(x: string, r: () => number) => string> = [
   (x) => `v='a[$(${x})]'; echo $((v))`,
   (x) => `a=1; : \${a:'a[$(${x})]'}`,
   (x) => `for ((i='a[$(${x})]'; i<0;)); do :; done`,
+  // A substitution assembled at run time from pieces no reading joins: `$` from printf escapes, `%q`,
+  // `${x@Q}`, a replacement, `$_`, a function's argument; then evaluated by name.
+  (x) => `printf -v y9 'a[\\x24(%s)]' '${x.replace(/'/g, `'\\''`)}'; (( y9 ))`,
+  (x) => `printf -v y9 'a[%b(%s)]' '\\044' '${x.replace(/'/g, `'\\''`)}'; [[ $y9 -eq 0 ]]`,
+  (x) => `printf -v z9 %q $'\\n'; y9="a[\${z9:0:1}(${x.replace(/(["\\$`])/g, '\\$1')})]"; (( y9 ))`,
+  (x) => `n9=$'\\n'; z9=\${n9@Q}; y9="a[\${z9:0:1}(${x.replace(/(["\\$`])/g, '\\$1')})]"; (( y9 ))`,
+  (x) => `y9='a[$a(${x.replace(/'/g, `'\\''`)})]'; y9=\${y9/\\$a/\\$}; (( y9 ))`,
+  (x) => `: '$'; y9="a[\${_}(${x.replace(/(["\\$`])/g, '\\$1')})]"; (( y9 ))`,
+  (x) => `f9() { y9="a[$1(${x.replace(/(["\\$`])/g, '\\$1')})]"; (( y9 )); }; f9 '$'`,
+  (x) => `d9='$'; y9="a[\${d9}(${x.replace(/(["\\$`])/g, '\\$1')})]"; echo \${b9[y9]}`,
+  (x) => `set -- 'a[$(${x.replace(/'/g, `'\\''`)})]'; (( $1 ))`,
 ];
 
 /**
@@ -208,7 +246,9 @@ function readText(file: string): string {
 
 /** True when the analysis listed `touch MARK` (or could not analyse the command, unless it was spelled through a value). */
 function listedMarker(info: CommandInfo, byValue: boolean): boolean {
-  return (!byValue && info.unanalyzable.length > 0) || info.segments.some((s) => s.name === 'touch' && s.args.includes('MARK'));
+  // An unknown program's words (a function's call `f touch MARK`) are tried as the command it runs.
+  const listed = (words: readonly string[]): boolean => words.indexOf('touch') !== -1 && words.slice(words.indexOf('touch')).includes('MARK');
+  return (!byValue && info.unanalyzable.length > 0) || info.segments.some((s) => (s.name === 'touch' && s.args.includes('MARK')) || (s.alternatives ?? []).some(listed));
 }
 
 /** True when the analysis listed a read whose real path is the secret, or a tree holding it (or could not analyse). */

@@ -681,6 +681,7 @@ describe('6. a program named through a variable, a substitution or an array', ()
       'unset CMD; ${CMD=rm} -rf y',
       'v=x; x=rm; ${!v} -rf y', // indirection: the value of the variable v names
       'a=(rm -rf y); "${a[@]}"',
+      'echo "$(a=(rm -rf y); "${a[@]}")"', // inside "$(…)" the inner quotes are the substitution's own (found by the fuzz)
       'a=(rm -rf y); ${a[*]}',
       'a=(ls rm); ${a[1]} -rf y',
       'declare -a a=(rm -rf y); "${a[@]}"',

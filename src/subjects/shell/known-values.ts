@@ -288,11 +288,19 @@ function escapeDouble(value: string): string {
 const SINGLE = 1;
 const DOUBLE = 2;
 
-/** For each character: 0 unquoted, SINGLE inside '…' or $'…', DOUBLE inside "…" (substitutions inside "…" count as "…"). */
+/**
+ * For each character: 0 unquoted, SINGLE inside '…' or $'…', DOUBLE inside "…". A `$( … )` starts
+ * afresh, also inside "…" (`"$(a=(x y); "${a[@]}")"`: the inner quotes are its own); the
+ * parentheses are counted, not parsed (a `case` pattern's `)` inside one is misread).
+ */
 function quoteStates(text: string): Uint8Array {
   const states = new Uint8Array(text.length);
   let state = 0;
   let ansi = false;
+  /** The state outside each open `$(`, and the parentheses open inside it. */
+  const outer: number[] = [];
+  let depth = 0;
+  const depths: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     states[i] = state;
@@ -303,6 +311,19 @@ function quoteStates(text: string): Uint8Array {
     }
     if (ch === '\\') {
       if (i + 1 < text.length) states[++i] = state;
+    } else if (ch === '$' && text[i + 1] === '(') {
+      outer.push(state);
+      depths.push(depth);
+      state = 0;
+      depth = 0;
+      states[++i] = state;
+    } else if (outer.length > 0 && state === 0 && ch === '(') depth++;
+    else if (outer.length > 0 && state === 0 && ch === ')') {
+      if (depth > 0) depth--;
+      else {
+        state = outer.pop()!;
+        depth = depths.pop()!;
+      }
     } else if (ch === '"') state = state === DOUBLE ? 0 : DOUBLE;
     else if (ch === "'" && state === 0) {
       ansi = text[i - 1] === '$';
