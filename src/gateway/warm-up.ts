@@ -30,8 +30,8 @@ const WARM_UP_COMMANDS = ['echo warm-up', 'ls -la', 'git status && npm run test 
  * Runs the gateway's side of a first shell call for nothing, before a client's first call needs
  * it: inspected and decided (the command analysed, its working directory resolved, the rules
  * matched, the pin checked), its arguments digested and redacted as the audit records them, its
- * time written, a result that is not plain text checked. Pure: nothing is forwarded, audited,
- * pinned, remembered or asked; the decisions are dropped. Returns how many were decided.
+ * time written, a result that is not plain text checked. Nothing is forwarded, audited, pinned,
+ * remembered or asked, and nothing is written; the decisions are dropped. Returns how many were decided.
  */
 export function warmUpShellDecisions(target: WarmUpTool): number {
   const { toolClass, inspect } = target;
@@ -58,8 +58,8 @@ const filler: { last: unknown } = { last: null };
 
 /**
  * Sets off a scavenge now, while nothing waits, by allocating small objects until V8 empties the
- * young generation: the start-up leaves it part full, and the first call's own allocations then
- * set off a scavenge of 2-12 ms in about one start in two (V8's GC trace, docs/performance.md).
+ * young generation: the start-up and the decisions above leave it part full, and the first call's
+ * own allocations then set off a scavenge of 2-12 ms in 3 of 6 traced starts (docs/performance.md).
  * Stops after allocating four times the room that was left, whatever happened.
  */
 function emptyYoungGeneration(): void {
