@@ -132,7 +132,17 @@ function branch(type: string, children: SyntaxNode[]): SyntaxNode {
 }
 
 function literal(text: string, token: Token): SyntaxNode {
-  return leaf(NUMBER.test(text.slice(token.start, token.end)) ? 'number' : 'word', true, token);
+  return leaf(isNumber(text, token.start, token.end) ? 'number' : 'word', true, token);
+}
+
+/** NUMBER, without slicing the word out. */
+function isNumber(text: string, start: number, end: number): boolean {
+  let k = start;
+  if (text.charCodeAt(k) === 0x2d) k++;
+  if (text.charCodeAt(k) === 0x30 && text.charCodeAt(k + 1) === 0x78) k += 2;
+  if (k === end) return false;
+  for (; k < end; k++) if (!isDigit(text.charCodeAt(k))) return false;
+  return true;
 }
 
 /** `left op pipe`: the pipeline (or its one stage) joined to what came before it in the statement. */
