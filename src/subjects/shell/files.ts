@@ -451,13 +451,14 @@ const git: Handler = (args, cwd, out) => {
 /**
  * The git directory `git init` or `git clone` makes where its name does not say so (git-init(1),
  * git-clone(1)): `init --bare [DIR]` (DIR, or the working directory), `clone --bare|--mirror URL
- * DIR`, `--separate-git-dir D` (`--git-dir=D` is taken for every subcommand). Without DIR, clone
+ * DIR`, `--separate-git-dir D`, `--template T` (`--git-dir=D` is taken for every subcommand). Without DIR, clone
  * names it `<name>.git`, which the name check already covers, like `<DIR>/.git` of a plain init or clone.
  */
 function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: string | null, out: FileFacts): void {
   const long = sub === 'init' ? ['separate-git-dir', 'template', 'initial-branch', 'object-format', 'ref-format'] : ['separate-git-dir', 'template', 'origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format'];
   const scan = scanOptions(args, 0, { short: sub === 'init' ? 'b' : 'obucj', long });
-  const made = optionValues(scan, '--separate-git-dir');
+  // The template directory's hooks and info/ are copied into the new repository (git-init(1) TEMPLATE DIRECTORY).
+  const made = optionValues(scan, '--separate-git-dir', '--template');
   if (hasOption(scan, '--bare') || (sub === 'clone' && hasOption(scan, '--mirror'))) {
     const dir = args[scan.operands[sub === 'init' ? 0 : 1]!];
     if (dir !== undefined) made.push(dir);

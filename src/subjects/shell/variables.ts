@@ -41,7 +41,8 @@ export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 
 /**
  * Where git looks for code to run (git(1) ENVIRONMENT, git-config(1) FILES): `GIT_DIR=D` and
- * `GIT_COMMON_DIR=D` name a git directory (its config and hooks), `GIT_CONFIG_GLOBAL`,
+ * `GIT_COMMON_DIR=D` name a git directory (its config and hooks), `GIT_TEMPLATE_DIR=D` one whose
+ * hooks `git init` copies, `GIT_CONFIG_GLOBAL`,
  * `GIT_CONFIG_SYSTEM` and `GIT_CONFIG` a configuration file, `HOME` and `XDG_CONFIG_HOME` the
  * directories of the global one. As paths with the `via` inspect.ts matches writes of the same call
  * against (`GIT_DIR=r git init && echo … > r/hooks/pre-commit`); `+=` appends to a value not known here.
@@ -54,11 +55,11 @@ export function gitLocations(words: readonly Word[], cwd: string | null): Comman
     const value = word.value.slice(match[0].length);
     if (value === '') continue;
     const name = match[1]!;
-    if (name === 'GIT_DIR' || name === 'GIT_COMMON_DIR') pushPath(paths, pathOf(staticWord(value), 'write', cwd, GIT_DIRECTORY_MADE));
+    if (name === 'GIT_DIR' || name === 'GIT_COMMON_DIR' || name === 'GIT_TEMPLATE_DIR') pushPath(paths, pathOf(staticWord(value), 'write', cwd, GIT_DIRECTORY_MADE));
     const files = name === 'HOME' ? ['.gitconfig', '.config/git/config', '.config/git/attributes'] : name === 'XDG_CONFIG_HOME' ? ['git/config', 'git/attributes'] : name.startsWith('GIT_CONFIG') ? [''] : [];
     for (const file of files) pushPath(paths, pathOf(staticWord(file === '' ? value : `${value.replace(/\/+$/, '')}/${file}`), 'write', cwd, GIT_CONFIG_NAMED));
   }
   return paths;
 }
 
-const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)=/;
+const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)=/;
