@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { LineReader, oversizedText, parseMessage, serializeMessage, type Oversized } from './lines.js';
+import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type Oversized } from './lines.js';
 import { LatchError } from '../errors.js';
 
 /**
@@ -60,8 +60,6 @@ export function childTransport(config: StdioServer, logger: Logger, maxMessageBy
 
 const GRACE_MS = 2_000;
 const STDERR_TAIL_LINES = 5;
-/** What send() returns once a message is queued for this tick's write: one shared settled promise, not one per message. */
-const WRITTEN = Promise.resolve();
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
 let exitHookInstalled = false;
@@ -196,7 +194,7 @@ export class ChildTransport implements Transport {
     // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
     // Node buffers what the pipe cannot take yet.
     if (this.outgoing.push(serializeMessage(message)) === 1) process.nextTick(this.flushOutgoing);
-    return WRITTEN;
+    return QUEUED;
   }
 
   private readonly flushOutgoing = (): void => {

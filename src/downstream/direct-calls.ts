@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
 import { LatchError, RpcError } from '../errors.js';
+import { QUEUED } from './lines.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 
 /**
@@ -75,7 +76,8 @@ export class DirectCalls {
       }
       this.pending.set(id, entry);
       if (deadline < this.timerDue) this.expireAt(deadline);
-      this.transport.send(message as JSONRPCMessage).catch((error: unknown) => this.settle(id)?.reject(error));
+      const sent = this.transport.send(message as JSONRPCMessage);
+      if (sent !== QUEUED) sent.catch((error: unknown) => this.settle(id)?.reject(error));
     });
   }
 

@@ -142,6 +142,13 @@ export function parseMessage(line: string): JSONRPCMessage {
   throw new InvalidMessage(-32600, 'Invalid Request: not a JSON-RPC request, notification or response', id);
 }
 
+/**
+ * What the stdio transports' send() returns once a message is queued for the next write: one shared
+ * settled promise, not one per message. A caller on the hot path compares against it rather than
+ * adding a `.catch`, which cost every message a promise, a closure and a microtask.
+ */
+export const QUEUED: Promise<void> = Promise.resolve();
+
 export function serializeMessage(message: JSONRPCMessage): string {
   return `${JSON.stringify(message)}\n`;
 }

@@ -1,10 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidMessage, LineReader, oversizedText, parseMessage, serializeMessage, type Oversized } from '../downstream/lines.js';
+import { InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type Oversized } from '../downstream/lines.js';
 import { errorMessage, LatchError } from '../errors.js';
-
-/** What send() returns: one shared settled promise, not one per message. */
-const QUEUED = Promise.resolve();
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and

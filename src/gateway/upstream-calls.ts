@@ -17,6 +17,7 @@ import { Cancellation, type CancelSource } from '../cancellation.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
 import { asRpcError, internalError } from '../errors.js';
+import { QUEUED } from '../downstream/lines.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -116,7 +117,8 @@ export class UpstreamCalls {
 
   private reply(message: JSONRPCMessage): void {
     // The client may be gone; the gateway is closing then and there is nobody to tell.
-    this.transport?.send(message).catch(() => undefined);
+    const sent = this.transport?.send(message);
+    if (sent !== undefined && sent !== QUEUED) sent.catch(() => undefined);
   }
 }
 
