@@ -1,8 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { checkDefinition, type DefinitionReport, type DescriptionPolicy } from '../pins/check.js';
 import { decide, type PolicyState } from '../policy/decide.js';
-import { isoTime } from '../iso-time.js';
-import { redactSecrets } from '../redact.js';
+import { createAudit, type AuditRecord } from '../store/audit.js';
 import { inspectCall, type InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { checkToolResult } from './call-result.js';
@@ -29,28 +31,60 @@ const WARM_UP_COMMANDS = ['echo warm-up', 'ls -la', 'git status && npm run test 
 /**
  * Runs the gateway's side of a first shell call for nothing, before a client's first call needs
  * it: inspected and decided (the command analysed, its working directory resolved, the rules
- * matched, the pin checked), its arguments digested and redacted as the audit records them, its
- * time written, a result that is not plain text checked. Nothing is forwarded, audited, pinned,
- * remembered or asked, and nothing is written; the decisions are dropped. Returns how many were decided.
+ * matched, the pin checked), recorded in an audit of its own in a temporary directory (removed at
+ * once), a result that is not plain text checked. Nothing is forwarded, asked, pinned or
+ * remembered, and the gateway's audit gets nothing; the decisions are dropped. Returns how many were decided.
  */
 export function warmUpShellDecisions(target: WarmUpTool): number {
   const { toolClass, inspect } = target;
   const command = toolClass.command;
   if (command?.mode !== 'shell') return 0;
-  let decided = 0;
+  const records: AuditRecord[] = [];
   for (const text of WARM_UP_COMMANDS) {
     // With a working directory when the tool takes one, as clients send it: resolving it is part of the path.
     const args: Record<string, unknown> = { [command.arg]: text, ...(toolClass.cwd ? { [toolClass.cwd]: inspect.workspace[0] ?? process.cwd() } : {}) };
     const facts = inspectCall(target.server, target.tool, args, toolClass, inspect);
-    checkDefinition(decide(facts, target.policy), target.definition(), target.toolDescriptions);
-    facts.digest();
-    redactSecrets(args);
-    decided += 1;
+    const decision = checkDefinition(decide(facts, target.policy), target.definition(), target.toolDescriptions);
+    // The fields in the order the call pipeline's auditor gives them (gateway/call.ts): the write is warmed for that shape.
+    records.push({
+      session: 'warm-up',
+      user: undefined,
+      server: target.server,
+      tool: target.tool,
+      kind: decision.kind,
+      decision: 'allow',
+      by: decision.by,
+      rule: decision.rule,
+      reason: decision.reason,
+      paths: decision.paths,
+      command: decision.commandInfo?.raw ?? null,
+      argsDigest: facts.digest,
+      args,
+      waitMs: 0,
+      note: undefined,
+      editedFrom: undefined,
+    });
   }
-  isoTime(Date.now());
+  warmUpAudit(records);
   checkToolResult({ content: [{ type: 'text', text: '', name: 'stdout' }] }, target.server);
   emptyYoungGeneration();
-  return decided;
+  return records.length;
+}
+
+/**
+ * Writes the records to an audit of their own in a temporary directory, removed at once: the
+ * first record a process writes cost ~0.6 ms more than the next (its digest, redaction, time and
+ * copy into the buffer each compiled on first use; in process, fresh node).
+ */
+function warmUpAudit(records: AuditRecord[]): void {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-latch-warm-up-'));
+  try {
+    const audit = createAudit(join(dir, 'audit.jsonl'));
+    audit.together(() => records.forEach((record) => audit.record(record)));
+    void audit.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Where the young generation's filler goes: stored outside the loop, so V8 cannot leave an allocation out. */

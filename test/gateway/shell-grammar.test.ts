@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
@@ -45,6 +45,10 @@ describe('the shell grammar', () => {
   test('the warm-up decides commands for nothing: none is forwarded, audited or pinned', async () => {
     const dir = tempDir();
     const log = join(dir, 'log');
+    // The warm-up's own audit goes to a temporary directory, removed at once: this test's, while it runs.
+    const scratch = tempDir();
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
     const harness = await inProcessGateway(
       { mcpServers: { fix: fixtureServer('fix', log) }, tools: { fix__echo: { kind: 'command' as const, command: 'text' } }, workspace: [dir], audit: { enabled: true }, permissions: { allow: ['Bash(echo *)', 'Bash(ls *)', 'Bash(git *)'] } },
       { dir },
@@ -57,6 +61,7 @@ describe('the shell grammar', () => {
       const audit = join(dir, 'mcp-latch-audit.jsonl');
       expect(existsSync(audit) ? readFileSync(audit, 'utf8') : '').toBe('');
       expect(existsSync(join(dir, 'mcp-latch.lock.json'))).toBe(false);
+      expect(readdirSync(scratch)).toEqual([]);
 
       // The client's own first command is decided, forwarded and audited as usual.
       const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'echo first' } });
@@ -65,6 +70,8 @@ describe('the shell grammar', () => {
       const records = readFileSync(audit, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { decision: string; command: string });
       expect(records.map((record) => [record.decision, record.command])).toEqual([['allow', 'echo first']]);
     } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
       await harness.close();
     }
   });
