@@ -30,9 +30,10 @@ const RESERVED = new Set(['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'u
 const NUMBER = /^-?(?:0x)?[0-9]+$/;
 /**
  * A command name: no `=` (an assignment), no `%` or `@` (the grammar reads `a@b` as a variable name
- * and an error), and not led by `-`, `+` or punctuation (the grammar drops a lone `-` there).
+ * and an error), no `+:` (the grammar reads `a+:` as `a+` of an assignment and an error), and not
+ * led by `-`, `+` or punctuation (the grammar drops a lone `-` there).
  */
-const COMMAND_NAME = /^[A-Za-z0-9_./][A-Za-z0-9_./+:,-]*$/;
+const COMMAND_NAME = /^[A-Za-z0-9_./](?:[A-Za-z0-9_./:,-]|\+(?!:))*$/;
 
 const SPACE = 0x20;
 const GT = 0x3e;
