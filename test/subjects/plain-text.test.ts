@@ -232,7 +232,14 @@ test('every text of up to four characters over the subset’s characters is refu
  * the tree says (builtins that take names or code, redirections bash reads specially, `%`, `@`,
  * `=`, `:`, `,`, `+` in words, numbers before `>`). The reader changes nothing of their decision.
  */
-const ADVERSARIAL: Array<[string, 'deny' | 'ask' | null]> = [
+const ADVERSARIAL: Array<[string, 'deny' | 'ask' | 'allow' | null]> = [
+  // bash's printf -v sets an exported variable as export would (checked with bash 5.2: ./ls ran,
+  // ~/.ssh/authorized_keys was written, git status ran core.fsmonitor from the workspace's .gitconfig).
+  ['printf -v PATH %s . && ls', 'ask'],
+  ['printf -vPATH %s . && ls', 'ask'],
+  ['printf -v CDPATH %s /home/u && cd .ssh && echo x >> authorized_keys', 'ask'],
+  ['printf -v HOME %s /w/proj && git status', 'ask'],
+  ['printf -v x %s y && ls', 'allow'],
   ['hash -p /bin/rm ls && ls -rf x', 'ask'],
   ['getopts x PATH -x && ls', 'ask'],
   ['let PATH=1 && ls', 'ask'],

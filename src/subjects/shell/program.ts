@@ -5,7 +5,7 @@ import { candidatePaths } from './candidates.js';
 import { fileFacts, type Nested } from './files.js';
 import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type OptionSpec, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
-import { commandVariables, DECLARATIONS, ENVIRONMENT, gitLocations } from './variables.js';
+import { changesLaterCommands, commandVariables, DECLARATIONS, ENVIRONMENT, gitLocations } from './variables.js';
 import { isWrapper } from './wrappers.js';
 
 /**
@@ -199,6 +199,9 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       built.stdout = echoText(args);
       return;
     case 'printf':
+      // Security: bash's `printf -v NAME` sets NAME, exported if it was: `printf -v PATH %s . && ls`
+      // runs ./ls, `printf -v CDPATH %s ~ && cd .ssh` leaves the workspace.
+      if (optionValues(scanOptions(args, 0, { short: 'v', stopAtOperand: true }), '-v').some((w) => !w.isStatic || changesLaterCommands(w.value))) reasons.push('environment');
       if (args.length === 1 && args[0]!.isStatic && !args[0]!.value.includes('%')) built.stdout = args[0]!.value.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
       return;
     case 'cat':

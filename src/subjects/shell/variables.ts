@@ -36,6 +36,16 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
   gitEnvironment(words, cwd, { reasons, nested });
 }
 
+/**
+ * True when giving the variable `name` a value (`printf -v NAME`, as `export NAME=…` would) changes
+ * which program later commands run, what they load, or what they run: `PATH`, `CDPATH`, `HOME` for
+ * git's configuration.
+ */
+export function changesLaterCommands(name: string): boolean {
+  const word = `${name}=`;
+  return ENVIRONMENT.test(word) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word);
+}
+
 /** `NAME=value` and `NAME+=value` as a word. */
 export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 
