@@ -880,6 +880,9 @@ describe('2. a substitution built at run time reaches an arithmetic context', ()
     `: '$'; y="a[\${_}(rm -rf q)]"; (( y ))`,
     `x="a$"; y="a[\${x:1}(rm -rf q)]"; [[ $y -eq 0 ]]`,
     `f() { y="a[$1(rm -rf q)]"; (( y )); }; f '$'`,
+    `x=$'\\\\'; printf -v y "a[\${x}x24(rm -rf q)]"; (( y ))`, // the escape itself built at run time
+    `printf -v y 'a[\\\\%s(rm -rf q)]' x24; printf -v y "$y"; (( y ))`,
+    `x=b; y="a[\${x/b/$}(rm -rf q)]"; (( y ))`,
   ]);
   // The readings put the values in place and the rm is seen (quotes around the subscript, the
   // pieces given by assignments, a function's argument, `set --`, `printf -v` and `test -v` names).

@@ -527,6 +527,9 @@ class Analysis {
       if (evaluatesArguments(name, words)) this.evaluates = true;
     }
     if (name !== null && READING_COMMANDS.has(name)) this.tainted = true;
+    // printf decodes escapes in its format and in `%b` arguments: built at run time (`"${x}x24"` with
+    // x a backslash), they give a `$` that no text holds.
+    if (name === 'printf' && printfDecodesRuntimeText(words)) this.dollarData = true;
     if (this.scanDollar && !this.dollarData) {
       // Only builtins and functions keep their arguments as values; any command leaves its last in `$_`.
       const kept = name === null || STORING_COMMANDS.has(name) || this.functions.has(name) ? words : USES_LAST_ARGUMENT.test(this.src) ? words.slice(-1) : [];
@@ -1003,4 +1006,19 @@ function inCommandWord(node: SyntaxNode): boolean {
     if (up.type === 'variable_assignment' || up.type === 'expansion' || isStatement(up.type) || up.type === 'case_item') return false;
   }
   return false;
+}
+
+/** printf's format is not static, or a `%b` format meets an argument that is not. */
+function printfDecodesRuntimeText(words: readonly Word[]): boolean {
+  let i = words.findIndex((word) => word.value === 'printf') + 1;
+  while (i < words.length && words[i]!.isStatic && words[i]!.value.startsWith('-')) {
+    if (words[i]!.value === '--') {
+      i++;
+      break;
+    }
+    i += words[i]!.value === '-v' ? 2 : 1;
+  }
+  const format = words[i];
+  if (format === undefined) return false;
+  return !format.isStatic || (/%[^a-zA-Z%]*b/.test(format.value) && words.slice(i + 1).some((word) => !word.isStatic));
 }
