@@ -1037,3 +1037,9 @@ describe('4. git directories and configuration named by the environment or copie
     expect(inK(command, 'bypassPermissions').verdict).toBe('allow');
   });
 });
+
+describe('1. a cd the grammar puts inside a pipeline stage still moves what follows', () => {
+  // bash reads `cd && ls 2>&1 | head && cat x` as `cd && (ls 2>&1 | head) && cat x`; the grammar as
+  // `(cd && ls 2>&1) | head && cat x`, and `a | b | c && cd x` as `a | (b | c && cd x)`.
+  neverAllowed(['cd && ls 2>&1 | head && cat .ssh/id_rsa', 'cd && ls 2>&1 | cat .ssh/id_rsa', 'cd && ls > /dev/null | head; cat .ssh/id_rsa', 'ls | cat | wc && cd <H>; cat .ssh/id_rsa']);
+});

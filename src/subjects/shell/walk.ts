@@ -23,8 +23,9 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
  *       reads `${x:-`id`}` as text) still makes the command unanalyzable.
  *   (d) `time` and `coproc` before a compound command (`time { rm x; }`) are blanked and the text
  *       parsed again: the grammar reads them as plain commands taking `{`, `rm`, `x` as arguments.
- * and a few grammar quirks: `a && b > f` redirects b only; `ls;;` is an error; `&&` chains are
- * walked iteratively.
+ * and a few grammar quirks: `a && b > f` redirects b only; a list the grammar makes a pipeline
+ * stage (`cd x && a 2>&1 | b`, `a | b | c && d`) leaves the cwd after it unknown; `ls;;` is an
+ * error; `&&` chains are walked iteratively.
  *
  *   cd src && FOO=1 timeout 5 npm run test -- --run > log.txt
  *     → segments: `cd src` (read src), `npm run test -- --run` (assignments FOO=1, wrappers
@@ -456,20 +457,28 @@ class Analysis {
     return this.visit(right, ctx, this.errexit ? flow.ok : merge(flow.ok, flow.fail));
   }
 
-  /** Each stage runs in its own subshell with the same cwd; static output feeds the next stage's stdin. */
+  /**
+   * Each stage runs in its own subshell with the same cwd; static output feeds the next stage's stdin.
+   * Security: bash never makes a `&&`/`||` list a stage, but the grammar does: `cd x && a 2>&1 | b`
+   * becomes `(cd x && a 2>&1) | b` and `a | b | c && d` becomes `a | (b | c && d)`. bash runs the
+   * stages after such a list, and what follows the pipeline, after the list's `cd`: their cwd is
+   * unknown.
+   */
   private pipeline(children: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     let input = stdin;
+    let stageCwd = cwd;
     for (const child of children) {
       const type = child.type;
       if (type === '|' || type === '|&') continue;
       this.stdout = null;
       const errexit = this.errexit;
-      this.visit(child, 'pipeline', cwd, input);
+      this.visit(child, 'pipeline', stageCwd, input);
       this.errexit = errexit;
       input = this.stdout;
+      if (holdsList(child)) stageCwd = null;
     }
     this.stdout = null;
-    return same(cwd);
+    return same(stageCwd);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -1021,4 +1030,12 @@ function printfDecodesRuntimeText(words: readonly Word[]): boolean {
   const format = words[i];
   if (format === undefined) return false;
   return !format.isStatic || (/%[^a-zA-Z%]*b/.test(format.value) && words.slice(i + 1).some((word) => !word.isStatic));
+}
+
+/** A `&&`/`||` list the grammar made a pipeline stage, under redirections and inner pipelines. */
+function holdsList(node: SyntaxNode): boolean {
+  if (node.type === 'list') return true;
+  if (node.type === 'redirected_statement') return node.children.some((child) => !REDIRECTS.has(child.type) && holdsList(child));
+  if (node.type === 'pipeline') return node.children.some(holdsList);
+  return false;
 }
