@@ -186,7 +186,7 @@ test('the analysis and the decision of every accepted text are the grammar’s',
   const decideShell = shellDecider({ allow: ['Bash(git status)', 'Bash(npm run test *)', 'Bash(echo *)', `Edit(${W}/**)`], deny: ['Bash(rm *)', 'Bash(curl *)', 'Read(**/.env)'], workspace: [W], cwd: W, home: '/home/u' });
   let compared = 0;
   try {
-    for (const text of texts(7, 4_000)) {
+    for (const text of texts(7, 2_000)) {
       const tree = readPlainText(text);
       if (tree === null) continue;
       expect(sameTree(tree, grammar(text)), text).toBe(true);
@@ -203,8 +203,8 @@ test('the analysis and the decision of every accepted text are the grammar’s',
   } finally {
     usePlainTextReader(true);
   }
-  expect(compared).toBeGreaterThan(1_000);
-});
+  expect(compared).toBeGreaterThan(500);
+}, 120_000); // ~2,000 analyses and decisions: generous for a loaded CI machine
 
 test('every text of up to four characters over the subset’s characters is refused or read as the grammar reads it', () => {
   // Exhaustive where the random texts are thin: each word character, digit and operator next to
