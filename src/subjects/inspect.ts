@@ -72,7 +72,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           own.push(subject);
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
-        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own));
+        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg))));
       }
       if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
     }
@@ -167,10 +167,11 @@ const COPIERS: ReadonlySet<string> = new Set(['cp', 'mv', 'rsync', 'scp', 'insta
  * `cp -r repo.git r`, `cp -r .git/. r`, `rsync -a bare/ r/`, `mv .git r`: when a source is a git
  * directory on disk (or named `*.git`), the destination and `destination/<source name>` (a copy into
  * an existing directory) are git directories made by the call. The destination is the last path
- * written; the sources are the others.
+ * written (the first with `-t DIR`, which files.ts records first); the sources are the others.
  */
-function copiedGitDirectories(own: PathSubject[]): PathSubject[] {
-  const destination = own.filter((subject) => subject.access === 'write' && subject.path !== null).at(-1);
+function copiedGitDirectories(own: PathSubject[], targetFirst: boolean): PathSubject[] {
+  const writes = own.filter((subject) => subject.access === 'write' && subject.path !== null);
+  const destination = targetFirst ? writes[0] : writes.at(-1);
   if (destination === undefined) return [];
   const made: PathSubject[] = [];
   for (const source of own) {

@@ -1022,6 +1022,8 @@ describe('4. git directories and configuration named by the environment or copie
     'cp -r .git/. r/ && echo x >> r/config',
     'mv plain r && echo x >> r/config',
     'mkdir r && cp -r plain r && echo x >> r/plain/config', // a copy into an existing directory
+    'mkdir r && mv -t r plain && echo x >> r/plain/config',
+    'mkdir r && cp -rt r plain && echo x >> r/plain/hooks/pre-commit',
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && git init -q --template=t r', // git-init(1): the template's hooks are copied
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && GIT_TEMPLATE_DIR=<K>/t git init -q r',
   ];
