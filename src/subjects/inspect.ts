@@ -72,7 +72,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           own.push(subject);
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
-        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg))));
+        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg))));
       }
       if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
     }
@@ -162,6 +162,8 @@ function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void 
 
 /** Programs that copy a directory to a destination: the copy of a git directory is one too. */
 const COPIERS: ReadonlySet<string> = new Set(['cp', 'mv', 'rsync', 'scp', 'install']);
+/** The copiers whose `-t DIR` names the destination; rsync's `-t` keeps times, and its option paths come before the destination. */
+const TARGET_OPTION: ReadonlySet<string> = new Set(['cp', 'mv', 'install']);
 
 /**
  * `cp -r repo.git r`, `cp -r .git/. r`, `rsync -a bare/ r/`, `mv .git r`: when a source is a git

@@ -1024,6 +1024,7 @@ describe('4. git directories and configuration named by the environment or copie
     'mkdir r && cp -r plain r && echo x >> r/plain/config', // a copy into an existing directory
     'mkdir r && mv -t r plain && echo x >> r/plain/config',
     'mkdir r && cp -rt r plain && echo x >> r/plain/hooks/pre-commit',
+    'rsync -at --log-file=l.txt plain/ r/ && echo x >> r/config', // rsync's -t is --times: r is still the destination
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && git init -q --template=t r', // git-init(1): the template's hooks are copied
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && GIT_TEMPLATE_DIR=<K>/t git init -q r',
   ];
