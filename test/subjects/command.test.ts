@@ -661,6 +661,11 @@ describe('§5.6 name and wrapper obfuscation (known Claude Code bypasses)', () =
     ['export -f ls', ['environment']],
     ['hash -p /tmp/evil ls; ls', ['environment']],
     ['export FOO=1 && ls', []],
+    // A loop sets its variable in this shell (bash 5.2 runs ./ls, and git reads ./.gitconfig).
+    ['for PATH in .; do ls; done', ['environment']],
+    ['select PATH in .; do ls; done', ['environment']],
+    ['for HOME in .; do git status; done', ['environment']],
+    ['for f in a b; do ls $f; done', []],
   ])('changing how later commands run: %j', (input, reasons) => {
     expect(analyse(input).unanalyzable).toEqual(reasons);
   });

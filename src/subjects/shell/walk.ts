@@ -5,6 +5,7 @@ import type { Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
+import { changesLaterCommands } from './variables.js';
 import { readPlain, readTree } from './parser.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
@@ -338,6 +339,8 @@ class Analysis {
       case 'for_statement':
         // `for f in *`: file names are values a later arithmetic context may evaluate.
         if (node.children.some((c) => c.type === 'word' && /[*?[]/.test(this.slice(c)))) this.tainted = true;
+        // Security: the loop sets its variable in this shell, as `export NAME=…` would: `for PATH in .; do ls; done` runs ./ls.
+        if (node.children.some((c) => c.type === 'variable_name' && changesLaterCommands(this.slice(c)))) this.reason('environment');
         return this.loop(node, cwd);
       case 'while_statement':
         return this.loop(node, cwd);
