@@ -160,13 +160,13 @@ function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void 
   }
 }
 
-/** Programs that copy a directory to a destination: the copy of a git directory is one too. */
-const COPIERS: ReadonlySet<string> = new Set(['cp', 'mv', 'rsync', 'scp', 'install']);
+/** Programs that copy a directory to a destination, or link one there: the copy of a git directory, or a link to one, is one too. */
+const COPIERS: ReadonlySet<string> = new Set(['cp', 'mv', 'rsync', 'scp', 'install', 'ln']);
 /** The copiers whose `-t DIR` names the destination; rsync's `-t` keeps times, and its option paths come before the destination. */
-const TARGET_OPTION: ReadonlySet<string> = new Set(['cp', 'mv', 'install']);
+const TARGET_OPTION: ReadonlySet<string> = new Set(['cp', 'mv', 'install', 'ln']);
 
 /**
- * `cp -r repo.git r`, `cp -r .git/. r`, `rsync -a bare/ r/`, `mv .git r`: when a source is a git
+ * `cp -r repo.git r`, `cp -r .git/. r`, `rsync -a bare/ r/`, `mv .git r`, `ln -s .git r`: when a source is a git
  * directory on disk (or named `*.git`), the destination and `destination/<source name>` (a copy into
  * an existing directory) are git directories made by the call. The destination is the last path
  * written (the first with `-t DIR`, which files.ts records first); the sources are the others.
