@@ -523,9 +523,9 @@ const cpio: Handler = (args, cwd, out) => {
   for (const program of optionValues(scan, '--rsh-command')) runProgram(program, cwd, out);
 };
 
-/** `7z x|e ARCHIVE`, `ar x ARCHIVE`: the members are written. */
-const extractCommand = (letters: RegExp): Handler => (args, _cwd, out) => {
-  const command = args.find((word) => !word.isStatic || !word.value.startsWith('-'));
+/** `7z x|e ARCHIVE`, `ar x ARCHIVE`: the members are written. `dashed`: the command may start with `-` (GNU ar reads `ar -x` as `ar x`). */
+const extractCommand = (letters: RegExp, dashed = false): Handler => (args, _cwd, out) => {
+  const command = args.find((word) => !word.isStatic || !word.value.startsWith(dashed ? '--' : '-'));
   if (command === undefined || !command.isStatic || letters.test(command.value)) out.reasons.push(ARCHIVE_EXTRACT);
 };
 
@@ -697,7 +697,7 @@ const HANDLERS: Record<string, Handler> = {
   '7z': extractCommand(/^[xe]$/),
   '7za': extractCommand(/^[xe]$/),
   '7zz': extractCommand(/^[xe]$/),
-  ar: extractCommand(/^[^-]*x/),
+  ar: extractCommand(/^-?[^-]*x/, true),
   patch,
   curl,
   wget,
