@@ -72,7 +72,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           own.push(subject);
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
-        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg))));
+        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln'));
       }
       if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
     }
@@ -146,10 +146,11 @@ function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void 
   for (const subject of [...made.filter((m) => m.via === GIT_DIRECTORY_MADE), ...writes.filter((write) => write.path !== null && basename(write.path) === 'HEAD')]) {
     for (const form of [subject.path, subject.realPath]) if (form !== null) dirs.add(basename(form) === 'HEAD' && subject.via !== GIT_DIRECTORY_MADE ? dirname(form) : form);
   }
-  if (dirs.size === 0 && files.size === 0) return;
+  const links = made.filter((m) => m.via === LINK_MADE);
+  if (dirs.size === 0 && files.size === 0 && links.length === 0) return;
   for (const write of writes) {
     if (write.gitDirectory) continue;
-    const file = [write.path, write.realPath].find((form) => form !== null && files.has(form));
+    const file = [write.path, write.realPath].find((form) => form !== null && files.has(form)) ?? throughLink(write, links);
     if (file) {
       write.gitDirectory = file;
       continue;
@@ -171,18 +172,35 @@ const TARGET_OPTION: ReadonlySet<string> = new Set(['cp', 'mv', 'install', 'ln']
  * an existing directory) are git directories made by the call. The destination is the last path
  * written (the first with `-t DIR`, which files.ts records first); the sources are the others.
  */
-function copiedGitDirectories(own: PathSubject[], targetFirst: boolean): PathSubject[] {
+function copiedGitDirectories(own: PathSubject[], targetFirst: boolean, link: boolean): PathSubject[] {
   const writes = own.filter((subject) => subject.access === 'write' && subject.path !== null);
   const destination = targetFirst ? writes[0] : writes.at(-1);
   if (destination === undefined) return [];
   const made: PathSubject[] = [];
   for (const source of own) {
     if (source === destination || source.path === null) continue;
-    if (![source.path, source.realPath].some((form) => form !== null && gitDirectoryOf(form) === form)) continue;
     const inside = (form: string | null): string | null => (form === null ? null : `${form.replace(/\/+$/, '')}/${basename(source.path!)}`);
+    // A link made by the call (`ln -s .git/hooks h`): what is written below it is written below its target.
+    if (link) for (const form of [source.path, source.realPath]) if (form !== null) made.push({ ...destination, realPath: form, via: LINK_MADE }, { ...destination, path: inside(destination.path), realPath: form, via: LINK_MADE });
+    if (![source.path, source.realPath].some((form) => form !== null && gitDirectoryOf(form) === form)) continue;
     made.push({ ...destination, via: GIT_DIRECTORY_MADE }, { ...destination, path: inside(destination.path), realPath: inside(destination.realPath), via: GIT_DIRECTORY_MADE });
   }
   return made;
+}
+
+/** The `via` of a link the call makes; its `realPath` is the link's target. */
+const LINK_MADE = 'link made by the command';
+
+/** The git directory a write below a link the call makes reaches a code file of (`ln -s .git/hooks h && echo x > h/pre-commit`), or null. */
+function throughLink(write: PathSubject, links: PathSubject[]): string | null {
+  for (const link of links) {
+    for (const form of [write.path, write.realPath]) {
+      if (form === null || link.path === null || link.realPath === null || !form.startsWith(`${link.path}/`)) continue;
+      const dir = gitDirectoryOf(`${link.realPath}${form.slice(link.path.length)}`);
+      if (dir !== null) return dir;
+    }
+  }
+  return null;
 }
 
 /** The git directory a written path is a code file of, by its lexical or its real path. */
