@@ -62,6 +62,8 @@ export interface ConnectOptions {
   version: string;
   /** Servers whose processes were started before the client initialized (see prespawn.ts). */
   prespawned?: Prespawned;
+  /** Ends a handshake under way (the gateway is stopping): the connection is closed, a process with it. */
+  signal?: AbortSignal;
 }
 
 type RemoteTransports = typeof import('@modelcontextprotocol/sdk/client/sse.js') & typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
@@ -81,12 +83,13 @@ export function remoteTransportsLoaded(): boolean {
 
 export async function connectServer(options: ConnectOptions): Promise<Connected> {
   const { config } = options;
+  const handshake = { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
   if (!isRemoteServer(config)) {
     const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger, options.maxMessageBytes);
     const client = newClient(options);
     const era = config.protocolVersion === MODERN_VERSION ? speakModern(transport, options.version, options.timeoutMs, options.logger) : null;
     try {
-      await client.connect(transport, { timeout: options.timeoutMs });
+      await client.connect(transport, handshake);
     } catch (error) {
       await client.close().catch(() => undefined);
       throw new StartFailed(error, transport.stderrTail);
@@ -100,7 +103,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
     const client = newClient(options);
     const transport = new StreamableHTTPClientTransport(url, { requestInit });
     try {
-      await client.connect(transport, { timeout: options.timeoutMs });
+      await client.connect(transport, handshake);
       return { client, transport, pid: null, modern: false };
     } catch (error) {
       await client.close().catch(() => undefined);
@@ -111,7 +114,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   }
   const client = newClient(options);
   const transport = new SSEClientTransport(url, { requestInit, eventSourceInit: config.headers ? { fetch: withHeaders(config.headers) } : {} });
-  await client.connect(transport, { timeout: options.timeoutMs });
+  await client.connect(transport, handshake);
   return { client, transport, pid: null, modern: false };
 }
 

@@ -78,6 +78,9 @@ export class Supervisor {
   /** tools/call on the same connection, without the Client's per-request bookkeeping. */
   private direct: DirectCalls | null = null;
   private stopping = false;
+  /** The attempt under way, and how to end its handshake: stop() must not leave a starting process behind. */
+  private attempting: Promise<void> = Promise.resolve();
+  private handshake: AbortController | null = null;
   /** Which connection attempt is current; see lost(). */
   private generation = 0;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -106,7 +109,7 @@ export class Supervisor {
       this.fail(this.options.configError, false);
       return;
     }
-    void this.attempt();
+    this.attempting = this.attempt();
   }
 
   /** Resolves once the first connection attempt has settled (ready or failed), or after `timeoutMs`. */
@@ -161,8 +164,11 @@ export class Supervisor {
     const logger = this.options.logger;
     const startedAt = Date.now();
     let connected: Connected | null = null;
+    const handshake = new AbortController();
+    this.handshake = handshake;
     try {
       connected = await connectServer({
+        signal: handshake.signal,
         name: this.name,
         config: this.config,
         capabilities: this.options.capabilities,
@@ -173,6 +179,7 @@ export class Supervisor {
         version: this.options.version,
         ...(this.options.prespawned ? { prespawned: this.options.prespawned } : {}),
       });
+      this.handshake = null;
       if (this.stopping || generation !== this.generation) {
         await connected.client.close().catch(() => undefined);
         return;
@@ -251,7 +258,7 @@ export class Supervisor {
       this.nextRestartAt = Date.now() + wait;
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null;
-        void this.attempt();
+        this.attempting = this.attempt();
       }, wait);
       this.restartTimer.unref();
     }
@@ -411,7 +418,10 @@ export class Supervisor {
     this.dropConnection = null;
     if (client) client.onclose = undefined;
     this.settle();
+    // A server still starting (a slow boot, a handshake never answered) is closed too: nothing else would.
+    this.handshake?.abort(new Error(`server "${this.name}" is stopping`));
     await client?.close().catch(() => undefined);
+    await this.attempting;
   }
 }
 

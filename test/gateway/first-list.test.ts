@@ -1,10 +1,10 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ListToolsResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { listTools } from '../../src/cli/tools.js';
 import { memoryOutput } from '../../src/cli/output.js';
-import { eventually, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { eventually, fixtureServer, isAlive, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
 import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 
 /**
@@ -100,10 +100,15 @@ describe('the first tools/list', () => {
 describe('mcp-latch tools', () => {
   test('waits timeouts.firstListSeconds, not until a slow server is up, and names what is not ready', async () => {
     const dir = tempDir();
-    const config = writeConfig(dir, { mcpServers: servers(dir), timeouts: { firstListSeconds: 10, connectSeconds: 600 } });
+    const started = join(dir, 'slow.pid');
+    const mcpServers = { ...servers(dir), slow: fixtureServer('slow', join(dir, 'slow.log'), [], { FIXTURE_GATE: join(dir, 'gate'), FIXTURE_START_FILE: started }) };
+    const config = writeConfig(dir, { mcpServers, timeouts: { firstListSeconds: 10, connectSeconds: 600 } });
     const out = memoryOutput();
     // The slow server's gate never opens: only the first-list wait can end the command.
     expect(await listTools({ config, json: true }, out)).toBe(1);
+    // The command stopped the server that was still starting: it does not outlive it.
+    const pid = Number(readFileSync(started, 'utf8'));
+    await eventually(() => expect(isAlive(pid)).toBe(false), 10_000);
     const result = JSON.parse(out.stdout.join('\n')) as { tools: Array<{ name: string }>; problems: Array<{ server: string; problem: string }> };
     expect(result.tools.map((tool) => tool.name)).toContain('fast__echo');
     expect(result.tools.some((tool) => tool.name.startsWith('slow__'))).toBe(false);
