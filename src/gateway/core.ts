@@ -174,7 +174,7 @@ export class GatewayCore implements CallContext {
    * decision path's code is then compiled before a client's first command needs it (warm-up.ts).
    */
   private warmDecision(): void {
-    if (this.decisionWarmed || !isShellParserReady()) return;
+    if (this.decisionWarmed || this.closed || !isShellParserReady()) return;
     const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
     if (!route || this.toolClass(route).command?.mode !== 'shell') return;
     this.decisionWarmed = true;

@@ -97,8 +97,9 @@ const filler: { last: unknown } = { last: null };
  * Stops after allocating four times the room that was left, whatever happened.
  */
 function emptyYoungGeneration(): void {
-  const used = (): number => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_used_size ?? 0;
-  const room = getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_available_size ?? 0;
+  const newSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
+  const used = (): number => newSpace()?.space_used_size ?? 0;
+  const room = newSpace()?.space_available_size ?? 0;
   let last = used();
   for (let made = 0; made < 4 * room; made += 1024 * 24) {
     for (let index = 0; index < 1024; index++) filler.last = [index];
