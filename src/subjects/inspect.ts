@@ -181,7 +181,10 @@ function copiedGitDirectories(own: PathSubject[], targetFirst: boolean, link: bo
     if (source === destination || source.path === null) continue;
     const inside = (form: string | null): string | null => (form === null ? null : `${form.replace(/\/+$/, '')}/${basename(source.path!)}`);
     // A link made by the call (`ln -s .git/hooks h`): what is written below it is written below its target.
-    if (link) for (const form of [source.path, source.realPath]) if (form !== null) made.push({ ...destination, realPath: form, via: LINK_MADE }, { ...destination, path: inside(destination.path), realPath: form, via: LINK_MADE });
+    if (link) {
+      linkNames.add(destination);
+      for (const form of [source.path, source.realPath]) if (form !== null) made.push({ ...destination, realPath: form, via: LINK_MADE }, { ...destination, path: inside(destination.path), realPath: form, via: LINK_MADE });
+    }
     if (![source.path, source.realPath].some((form) => form !== null && gitDirectoryOf(form) === form)) continue;
     made.push({ ...destination, via: GIT_DIRECTORY_MADE }, { ...destination, path: inside(destination.path), realPath: inside(destination.realPath), via: GIT_DIRECTORY_MADE });
   }
@@ -191,11 +194,16 @@ function copiedGitDirectories(own: PathSubject[], targetFirst: boolean, link: bo
 /** The `via` of a link the call makes; its `realPath` is the link's target. */
 const LINK_MADE = 'link made by the command';
 
-/** The git directory a write below a link the call makes reaches a code file of (`ln -s .git/hooks h && echo x > h/pre-commit`), or null. */
+/** ln's own write of the links it makes: making a link writes nothing where it points. */
+const linkNames = new WeakSet<PathSubject>();
+
+/** The git directory a write of or below a link the call makes reaches a code file of (`ln -s .git/hooks h && echo x > h/pre-commit`), or null. */
 function throughLink(write: PathSubject, links: PathSubject[]): string | null {
   for (const link of links) {
     for (const form of [write.path, write.realPath]) {
-      if (form === null || link.path === null || link.realPath === null || !form.startsWith(`${link.path}/`)) continue;
+      if (form === null || link.path === null || link.realPath === null) continue;
+      // A write of the link itself (`ln -s .git/config c && echo x >> c`) or of a path below it.
+      if (form === link.path ? linkNames.has(write) : !form.startsWith(`${link.path}/`)) continue;
       const dir = gitDirectoryOf(`${link.realPath}${form.slice(link.path.length)}`);
       if (dir !== null) return dir;
     }

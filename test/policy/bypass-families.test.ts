@@ -1028,6 +1028,8 @@ describe('4. git directories and configuration named by the environment or copie
     'ln -s plain r && echo x > r/hooks/pre-commit', // a link to a git directory: writes through it are writes in it
     'mkdir r && ln -s -t r <K>/plain && echo x >> r/plain/config',
     'ln -s plain/hooks h && echo x > h/pre-commit', // a link into one: the write lands in plain/hooks
+    'ln -s plain/config c && echo x >> c', // a write of the link itself lands in its target
+    'ln -s plain/hooks/pre-commit p && echo x > p',
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && git init -q --template=t r', // git-init(1): the template's hooks are copied
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && GIT_TEMPLATE_DIR=<K>/t git init -q r',
   ];
@@ -1039,7 +1041,7 @@ describe('4. git directories and configuration named by the environment or copie
     });
   }
   // Pointing git elsewhere without writing there, and writing files git is not pointed at, are as before.
-  test.each(['GIT_DIR=r git status', 'HOME=. git status', 'echo x > f', 'cp -r plain r', 'ln -s plain r', 'ln -s plain/hooks h', 'ln -s plain/objects o && echo x > o/f', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(['GIT_DIR=r git status', 'HOME=. git status', 'echo x > f', 'cp -r plain r', 'ln -s plain r', 'ln -s plain/hooks h', 'ln -s plain/config c', 'ln -s plain/objects o && echo x > o/f', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
     expect(inK(command, 'bypassPermissions').verdict).toBe('allow');
   });
 });
