@@ -1030,6 +1030,8 @@ describe('4. git directories and configuration named by the environment or copie
     'ln -s plain/hooks h && echo x > h/pre-commit', // a link into one: the write lands in plain/hooks
     'ln -s plain/config c && echo x >> c', // a write of the link itself lands in its target
     'ln -s plain/hooks/pre-commit p && echo x > p',
+    'ln -s plain/hooks && echo x > hooks/pre-commit', // one operand: the link is made in the cwd
+    'mkdir d && cd d && ln -s ../plain/hooks && echo x > hooks/pre-commit',
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && git init -q --template=t r', // git-init(1): the template's hooks are copied
     'mkdir -p t/hooks && echo x > t/hooks/pre-commit && GIT_TEMPLATE_DIR=<K>/t git init -q r',
   ];
