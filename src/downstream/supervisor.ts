@@ -51,6 +51,12 @@ export interface SupervisorOptions {
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
+/**
+ * How long stop() waits for a start it aborted. A stdio server's ends with its process (killed within
+ * the transport's 2 s grace); a remote transport's start() does not take the signal and may wait on
+ * the network, so stopping does not wait for it longer than this.
+ */
+const ABORTED_START_WAIT_MS = 5_000;
 
 /** What a 2026-07-28 server's own `input_required` asked for, answered: sent back with the call again. */
 export interface ServerAnswers {
@@ -421,7 +427,9 @@ export class Supervisor {
     // A server still starting (a slow boot, a handshake never answered) is closed too: nothing else would.
     this.handshake?.abort(new Error(`server "${this.name}" is stopping`));
     await client?.close().catch(() => undefined);
-    await this.attempting;
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([this.attempting, new Promise<void>((resolve) => (waited = setTimeout(resolve, ABORTED_START_WAIT_MS).unref()))]);
+    clearTimeout(waited);
   }
 }
 
