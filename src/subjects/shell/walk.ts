@@ -97,8 +97,6 @@ const READING_COMMANDS = new Set(['read', 'mapfile', 'readarray']);
 const DOLLAR_PRODUCERS = /\\(?:x0?(?:24|60)|0{0,2}(?:44|140)|u0{0,3}(?:24|60)|U0{0,7}(?:24|60))|%[-+ #0'.*\d]*[qQ]|@[A-Za-z]\}|\bBASH_(?:EXECUTION_STRING|COMMAND)\b/i;
 /** A `$` that may be data: escaped, after an opening `'`, or not starting an expansion (a cheap over-reading, to skip the scan). */
 const DOLLAR_HINT = /\\\$|'[^']*\$|\$(?![A-Za-z_0-9{(\[@*#?!-])/;
-/** A `$` in the raw text of one word that may be data (over-reads: a `'` inside "…" counts as a quote). */
-const RAW_DOLLAR = DOLLAR_HINT;
 /** Builtins that keep their arguments in variables (`declare x='$'`, `read`, `printf -v`, `set --`, `getopts`). */
 const STORING_COMMANDS = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'read', 'printf', 'mapfile', 'readarray', 'set', 'getopts', 'let', 'alias', 'eval', 'source', '.', 'trap', 'wait']);
 /** The variable `_` (the last argument of the previous command) used anywhere. */
@@ -545,7 +543,7 @@ class Analysis {
     if (this.scanDollar && !this.dollarData) {
       // Only builtins and functions keep their arguments as values; any command leaves its last in `$_`.
       const kept = name === null || STORING_COMMANDS.has(name) || this.functions.has(name) ? words : USES_LAST_ARGUMENT.test(this.src) ? words.slice(-1) : [];
-      if ([...assignments, ...kept].some((word) => (word.isStatic ? /[$`]/.test(word.value) : RAW_DOLLAR.test(word.raw)))) this.dollarData = true;
+      if ([...assignments, ...kept].some((word) => (word.isStatic ? /[$`]/.test(word.value) : DOLLAR_HINT.test(word.raw)))) this.dollarData = true;
     }
   }
 
