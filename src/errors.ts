@@ -25,6 +25,8 @@ export type LatchErrorCode =
   | 'CONNECTION_CLOSED'
   /** A client's config file (or `init`'s manifest) cannot be read or has an unexpected shape. */
   | 'CLIENT_FILE_INVALID'
+  /** The gateway's state key (beside the config file) could not be made, others can read it, or it holds no key; paused calls then end with the process. */
+  | 'STATE_KEY_UNUSABLE'
   /** Bad command-line or API usage; the message names the option and what it takes. */
   | 'USAGE'
   /** An invariant of mcp-latch itself broke (a bug); the call or command was stopped, nothing was forwarded. */

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { LatchError } from '../errors.js';
 
 /**
  * The `requestState` of a paused call (MCP 2026-07-28, `input_required`): the pending approval
@@ -111,10 +112,10 @@ export function readOrCreateStateKey(path: string, platform: NodeJS.Platform = p
   try {
     writeFileSync(path, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new Error(`could not create the state key ${path}: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LatchError('STATE_KEY_UNUSABLE', `could not create the state key ${path}: ${(error as Error).message}`);
   }
-  if (platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) throw new Error(`the state key ${path} can be read by other users; run: chmod 600 "${path}"`);
+  if (platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) throw new LatchError('STATE_KEY_UNUSABLE', `the state key ${path} can be read by other users; run: chmod 600 "${path}"`);
   const key = Buffer.from(readFileSync(path, 'utf8').trim(), 'hex');
-  if (key.length < 32) throw new Error(`the state key ${path} does not hold a key (64 hex digits); delete it and mcp-latch makes a new one`);
+  if (key.length < 32) throw new LatchError('STATE_KEY_UNUSABLE', `the state key ${path} does not hold a key (64 hex digits); delete it and mcp-latch makes a new one`);
   return key;
 }

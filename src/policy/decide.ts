@@ -174,7 +174,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
-  if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: git runs code named in ${subject.gitDirectory === subject.path || subject.gitDirectory === subject.realPath ? 'this configuration file, which the command points git at' : `the config, hooks/ and info/attributes of the git directory ${subject.gitDirectory}`}` };
+  if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
   if (subject.via === RECURSIVE_READ) {
     const below = treeRule(subject, forms, rules);
     if (below) return below;
@@ -292,6 +292,14 @@ function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, 
 
 /** A directory no rule can name: only rules that match at any depth can match below it. */
 const UNKNOWN_DIR = '/\u0000unknown';
+
+/** Why a write of a git code file asks: a file the command points git at, a git directory itself, or a file in one. */
+function gitCodeReason(subject: PathSubject): string {
+  const dir = subject.gitDirectory!;
+  if (subject.gitConfigNamed) return 'git runs code named in this configuration file, which the command points git at';
+  if (dir === subject.path || dir === subject.realPath) return `it is the git directory ${dir} itself, and git runs code named in its config, hooks/ and info/attributes`;
+  return `git runs code named in the config, hooks/ and info/attributes of the git directory ${dir}`;
+}
 
 /** `.env`, `sub/.env` with an unknown base → `/<unknown>/.env`; nothing for absolute, `~` or odd input. */
 function unknownBaseForms(input: string): string[] {

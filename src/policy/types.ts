@@ -163,6 +163,8 @@ export interface PathSubject {
   tree?: TreeWalk;
   /** A write to a file git runs code from (config, hooks/, info/attributes) of this git directory: a built-in ask. */
   gitDirectory?: string;
+  /** `gitDirectory` is a configuration file the same call points git at (`GIT_CONFIG_GLOBAL=F`, `HOME=D`), not a directory. */
+  gitConfigNamed?: true;
 }
 
 /** One shell simple command of a command-kind call. */

@@ -150,9 +150,15 @@ function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void 
   if (dirs.size === 0 && files.size === 0 && links.length === 0) return;
   for (const write of writes) {
     if (write.gitDirectory) continue;
-    const file = [write.path, write.realPath].find((form) => form !== null && files.has(form)) ?? throughLink(write, links);
-    if (file) {
-      write.gitDirectory = file;
+    const named = [write.path, write.realPath].find((form) => form !== null && files.has(form));
+    if (named) {
+      write.gitDirectory = named;
+      write.gitConfigNamed = true;
+      continue;
+    }
+    const linked = throughLink(write, links);
+    if (linked) {
+      write.gitDirectory = linked;
       continue;
     }
     // Making the directory itself (`mkdir r && git init --bare r`) is the setup, not a change of one.

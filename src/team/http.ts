@@ -9,7 +9,7 @@ import { DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js'
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
 import { UpstreamSession } from '../gateway/upstream-session.js';
-import { errorMessage, usage } from '../errors.js';
+import { errorMessage, LatchError, usage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { handleApi } from './api.js';
 import { Authenticator } from './identity.js';
@@ -135,7 +135,7 @@ export class TeamGateway {
         try {
           body = await readJsonBody(req, MAX_API_BODY);
         } catch (error) {
-          return json(res, error instanceof TooLarge ? 413 : 400, { error: errorMessage(error) });
+          return json(res, isTooLarge(error) ? 413 : 400, { error: errorMessage(error) });
         }
       }
       return handleApi(url.pathname, url.searchParams, method, body, identity, this.options.store, (status, answer) => json(res, status, answer));
@@ -192,7 +192,7 @@ export class TeamGateway {
       try {
         body = await readJsonBody(req, messageBytes(this.core.config()));
       } catch (error) {
-        return json(res, error instanceof TooLarge ? 413 : 400, { jsonrpc: '2.0', error: { code: -32700, message: errorMessage(error) }, id: null });
+        return json(res, isTooLarge(error) ? 413 : 400, { jsonrpc: '2.0', error: { code: -32700, message: errorMessage(error) }, id: null });
       }
     }
     if (typeof sessionId === 'string') {
@@ -272,14 +272,14 @@ export class TeamGateway {
   }
 }
 
-class TooLarge extends Error {}
+const isTooLarge = (error: unknown): boolean => error instanceof LatchError && error.code === 'MESSAGE_TOO_LARGE';
 
 async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > limit) throw new TooLarge(`the request body is larger than ${limit} bytes`);
+    if (size > limit) throw new LatchError('MESSAGE_TOO_LARGE', `the request body is larger than ${limit} bytes`);
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');
@@ -287,7 +287,7 @@ async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknow
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new Error('Parse error: the body is not valid JSON');
+    throw new LatchError('MESSAGE_INVALID', 'Parse error: the body is not valid JSON');
   }
 }
 

@@ -1,4 +1,4 @@
-import { errorMessage } from '../errors.js';
+import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Grants } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
@@ -45,9 +45,9 @@ export class StoredSessionGrants implements SessionGrantBook {
   }
 
   private async add(grant: SessionGrant): Promise<void> {
-    if (this.ending) throw new Error('the session has ended');
+    if (this.ending) throw new LatchError('CONNECTION_CLOSED', 'the session has ended');
     await this.store.addSessionGrant(this.owner.user, this.owner.session, grant);
-    if (this.ending) throw new Error('the session has ended');
+    if (this.ending) throw new LatchError('CONNECTION_CLOSED', 'the session has ended');
     this.generation += 1;
   }
 

@@ -1046,6 +1046,16 @@ describe('4. git directories and configuration named by the environment or copie
   test.each(['GIT_DIR=r git status', 'HOME=. git status', 'echo x > f', 'cp -r plain r', 'ln -s plain r', 'ln -s plain/hooks h', 'ln -s plain/config c', 'ln -s plain/objects o && echo x > o/f', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
     expect(inK(command, 'bypassPermissions').verdict).toBe('allow');
   });
+  // The reason names what the write is: a file git is pointed at, the git directory itself, or a file in one.
+  test.each([
+    ["echo x > .gitconfig && HOME=. git status", 'this configuration file, which the command points git at'],
+    ['mv src plain', 'is the git directory <K>/plain itself'],
+    ['echo x >> plain/config', 'of the git directory <K>/plain'],
+  ])('the reason for %j says %j', (command, says) => {
+    const decision = inK(command, 'acceptEdits');
+    expect(decision.verdict).toBe('ask');
+    expect(decision.reason).toContain(says.replace('<K>', K));
+  });
 });
 
 describe('1. a cd the grammar puts inside a pipeline stage still moves what follows', () => {
