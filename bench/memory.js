@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node bench/memory.js [--calls N] [--rounds N] [--shell] [--idle] [--variant LABEL=BIN[,NODE_FLAG...]]...
+// node bench/memory.js [--calls N] [--rounds N] [--shell] [--idle] [--spaces] [--variant LABEL=BIN[,NODE_FLAG...]]...
 //
 // Where the gateway's resident memory goes, A/B in one run: each variant (default: this build's
 // bin/mcp-latch.js) is started in front of server-everything (or, with --shell, mcp-server-commands),
@@ -7,12 +7,15 @@
 // (1.5 s after that list) split into the node binary's pages, malloc's heap, other anonymous memory
 // (V8's heap, mostly) and other files; then the bench's warm-up (1,500 calls, 3,000 at 16 in
 // flight), N calls one at a time and N at 16 in flight (CPU per call of each, schedstat), and the
-// RSS after all of them (4,500 + 2N calls). RSS and CPU time move little with other load on the
-// machine; wall time is not reported. --idle stops after the idle RSS (with --shell, each call
+// RSS when the 10,000th call is answered (the issue's "after 10k calls"; the calls go on one at a
+// time up to 10,000 if the phases make fewer) and after all of them (4,500 + 2N calls). RSS and CPU
+// time move little with other load on the machine; wall time is not reported. --spaces also prints
+// V8's heap spaces (used / committed) at idle and after all the calls, from Node's
+// diagnostic report (the gateway is started with --report-on-signal and sent SIGUSR2). --idle stops after the idle RSS (with --shell, each call
 // runs a process, so the bench's 4,500 warm-up calls take long).
 //   node bench/memory.js --variant now=bin/mcp-latch.js --variant old=/path/to/other/bin/mcp-latch.js
 //   node bench/memory.js --variant small=bin/mcp-latch.js,--max-semi-space-size=1
-import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +31,9 @@ const calls = Number(option('--calls', 4000));
 const rounds = Number(option('--rounds', 3));
 const shell = argv.includes('--shell');
 const idleOnly = argv.includes('--idle');
+const spaces = argv.includes('--spaces');
+/** The call whose answer the issue's "RSS after 10k calls" is read at. */
+const SAMPLE_AT = 10_000;
 const variants = argv.flatMap((arg, i) => (argv[i - 1] === '--variant' ? [arg] : [])).map((text) => {
   const [label, rest] = [text.slice(0, text.indexOf('=')), text.slice(text.indexOf('=') + 1)];
   const [bin, ...flags] = rest.split(',');
@@ -69,10 +75,35 @@ function residentMb(pid) {
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
+/** V8's heap spaces of `pid` (MiB used / committed), from a diagnostic report it writes on SIGUSR2 into `reports`. */
+async function heapSpaces(pid, reports) {
+  const before = new Set(readdirSync(reports));
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 200; i++) {
+    await sleep(25);
+    const name = readdirSync(reports).find((file) => !before.has(file) && file.endsWith('.json'));
+    if (!name) continue;
+    let report;
+    try {
+      report = JSON.parse(readFileSync(join(reports, name), 'utf8'));
+    } catch {
+      continue; // still being written
+    }
+    const mb = (bytes) => bytes / 1048576;
+    const result = Object.fromEntries(Object.entries(report.javascriptHeap.heapSpaces).filter(([, space]) => space.committedMemory > 0).map(([key, space]) => [key.replace(/_space$/, ''), { used: mb(space.used), committed: mb(space.committedMemory) }]));
+    result.external = { used: mb(report.javascriptHeap.externalMemory ?? 0), committed: 0 };
+    return result;
+  }
+  throw new Error(`no diagnostic report from ${pid}`);
+}
+const spacesText = (s) => Object.entries(s).map(([key, v]) => `${key} ${f(v.used)}/${f(v.committed)}`).join(', ');
+
 async function start(variant) {
+  const reports = spaces ? mkdtempSync(join(dir, 'reports-')) : null;
+  const reportFlags = spaces ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reports}`, '--report-compact'] : [];
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...variant.flags, variant.bin, 'serve', '--config', config],
+    args: [...reportFlags, ...variant.flags, variant.bin, 'serve', '--config', config],
     cwd: dir,
     stderr: 'ignore',
     env: { MCP_LATCH_LOG_LEVEL: 'warn' },
@@ -84,11 +115,18 @@ async function start(variant) {
   const startCpuMs = cpuNs(pid) / 1e6;
   await sleep(1500);
   const idle = residentMb(pid);
+  const idleSpaces = spaces ? await heapSpaces(pid, reports) : null;
   if (idleOnly) {
     await client.close();
-    return { startCpuMs, idle, after: idle, sequentialUs: NaN, inFlightUs: NaN };
+    return { startCpuMs, idle, after: idle, sequentialUs: NaN, inFlightUs: NaN, idleSpaces };
   }
-  const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(i) } }, CallToolResultSchema);
+  let answered = 0;
+  let at10k = null;
+  const call = async (i) => {
+    const result = await client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(i) } }, CallToolResultSchema);
+    if (++answered === SAMPLE_AT) at10k = residentMb(pid);
+    return result;
+  };
   const inFlight = async (count) => {
     let next = 0;
     await Promise.all(Array.from({ length: 16 }, async () => { while (next < count) await call(next++); }));
@@ -102,8 +140,11 @@ async function start(variant) {
   await inFlight(calls);
   const inFlightUs = (cpuNs(pid) - cpu) / 1000 / calls;
   const after = residentMb(pid);
+  const afterSpaces = spaces ? await heapSpaces(pid, reports) : null;
+  // Fewer than 10,000 calls in the phases (--calls under 2,750): the rest one at a time.
+  for (let i = 0; answered < SAMPLE_AT; i++) await call(i);
   await client.close();
-  return { startCpuMs, idle, after, sequentialUs, inFlightUs };
+  return { startCpuMs, idle, at10k, after, sequentialUs, inFlightUs, idleSpaces, afterSpaces };
 }
 
 const f = (value, digits = 1) => value.toFixed(digits);
@@ -114,13 +155,18 @@ for (let round = 0; round < rounds; round++) {
     results.get(variant.label).push(run);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const idle = `RSS idle ${f(run.idle.total)} MiB (node ${f(run.idle.node)}, malloc ${f(run.idle.malloc)}, anonymous ${f(run.idle.anonymous)}, files ${f(run.idle.files)})`;
-    const tail = idleOnly ? '' : `, after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}); CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight`;
+    const tail = idleOnly
+      ? ''
+      : `; after 10,000 calls ${f(run.at10k.total)} (+${f(run.at10k.total - run.idle.total)}; node ${f(run.at10k.node)}, malloc ${f(run.at10k.malloc)}, anonymous ${f(run.at10k.anonymous)}), after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}); CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight`;
     console.log(`round ${round + 1} ${variant.label}: start CPU ${f(run.startCpuMs, 0)} ms; ${idle}${tail}; load ${load}`);
+    if (spaces) console.log(`  V8 heap spaces, MiB used/committed: idle ${spacesText(run.idleSpaces)}` + (idleOnly ? '' : `\n    after ${4500 + 2 * calls} calls ${spacesText(run.afterSpaces)}`));
   }
 }
 for (const [label, runs] of results) {
   const m = (pick) => median(runs.map(pick));
-  const tail = idleOnly ? '' : `, after ${f(m((r) => r.after.total))} MiB (+${f(m((r) => r.after.total - r.idle.total))}); CPU per call ${f(m((r) => r.sequentialUs))} / ${f(m((r) => r.inFlightUs))} µs`;
+  const tail = idleOnly
+    ? ''
+    : `, after 10,000 calls ${f(m((r) => r.at10k.total))} MiB (+${f(m((r) => r.at10k.total - r.idle.total))}), after ${4500 + 2 * calls} ${f(m((r) => r.after.total))} MiB (+${f(m((r) => r.after.total - r.idle.total))}); CPU per call ${f(m((r) => r.sequentialUs))} / ${f(m((r) => r.inFlightUs))} µs`;
   console.log(`median ${label}: start CPU ${f(m((r) => r.startCpuMs), 0)} ms; RSS idle ${f(m((r) => r.idle.total))} MiB${tail}`);
 }
 process.exit(0);

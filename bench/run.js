@@ -6,8 +6,8 @@
 //      then its first 20 calls;
 //   2. tools/call latency (p50, p99) and throughput (sequential, 16 in flight) for
 //      server-everything's `echo`: direct, through the built gateway, and through two floors; CPU
-//      per call and resident memory (idle after the first list, and after every call) of the
-//      process in the middle;
+//      per call and resident memory (idle after the first list and 20 calls, when the 10,000th
+//      call is answered, and after every call) of the process in the middle;
 //   3. the shell: mcp-server-commands started afresh, directly and behind a fresh gateway; the first
 //      command after start against a warm one (so the gateway's own share of the first command is
 //      the difference with direct in the same round), and the CPU of each process for it and for
@@ -45,6 +45,8 @@ const shellPauseMs = option('--shell-pause', 0);
 // --against BIN: another build's bin/mcp-latch.js, measured in the cold parts in the same rounds (A/B).
 const against = argv.includes('--against') ? resolve(argv[argv.indexOf('--against') + 1]) : null;
 const commandsServer = join(root, 'node_modules/mcp-server-commands/build/index.js');
+/** The call whose answer "RSS after 10k calls" is read at. */
+const SAMPLE_AT = 10_000;
 
 async function connect(command, args, cwd) {
   const started = performance.now();
@@ -150,7 +152,15 @@ async function shellStart(dir, gatewayBin, pauseMs = shellPauseMs) {
 
 /** `pid`: the process the client talks to (the server itself when direct, else the process in the middle). */
 async function measure(client, tool, pid) {
-  const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
+  // The issue's "RSS after 10k calls": read when the 10,000th call of this connection is answered
+  // (the 20 cold-start calls not counted), whichever phase that falls in.
+  let answered = 0;
+  let rss10kMb = NaN;
+  const call = async (i) => {
+    const result = await client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
+    if (++answered === SAMPLE_AT) rss10kMb = rssMb(pid);
+    return result;
+  };
   const inFlight = async (count) => {
     let next = 0;
     await Promise.all(
@@ -178,10 +188,14 @@ async function measure(client, tool, pid) {
   await inFlight(calls);
   const parallelMs = performance.now() - parallelStart;
   const cpuUsPerCall = (cpuNs(pid) - cpuStart) / 1000 / (2 * calls);
+  // After the warm-up (4,500 calls) and both timed patterns.
+  const rssAfterMb = rssMb(pid);
+  // Fewer than 10,000 calls so far (--calls under 2,750): the rest one at a time, untimed.
+  for (let i = 0; answered < SAMPLE_AT; i++) await call(i);
   return {
     cpuUsPerCall,
-    // After the warm-up (4,500 calls) and both timed patterns.
-    rssAfterMb: rssMb(pid),
+    rss10kMb,
+    rssAfterMb,
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     sequentialPerSec: (calls / sequentialMs) * 1000,
@@ -340,6 +354,8 @@ async function main() {
   const sdkProxyStats = summarise('sdkProxy');
   const ratioOf = (key, invert = false) => median(runs.map((run) => (invert ? run.direct[key] / run.gateway[key] : run.gateway[key] / run.direct[key])));
   const decisions = await decisionBench();
+  // The issue's goal: growth over idle (after the first 20 calls) when the 10,000th call is answered; median of the per-round growths.
+  const growth = (pick) => median(runs.map((run) => run[pick].rss10kMb - run[pick].rssIdleMb));
 
   const result = {
     machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
@@ -360,6 +376,7 @@ async function main() {
       firstShellToWarm: median(runs.map((run) => run.shell.firstMs / run.shell.warmMs)),
       firstShellAddedMs: median(runs.map((run) => run.shell.firstMs - run.shellDirect.firstMs)),
     },
+    rssGrowth10kMb: { gateway: growth('gateway'), byteRelay: growth('relay'), sdkProxy: growth('sdkProxy') },
     tenServers: summarise('ten'),
     shell: summarise('shell'),
     shellDirect: summarise('shellDirect'),
@@ -399,12 +416,18 @@ async function main() {
   // The server's own CPU when direct; otherwise the CPU of the process in the middle alone.
   row('CPU per call (µs)', 'cpuUsPerCall', 1, NaN);
   row('RSS idle (MiB)', 'rssIdleMb', 1, NaN);
+  row('RSS, 10,000 calls (MiB)', 'rss10kMb', 1, NaN);
   row(`RSS, ${4500 + 2 * calls} calls (MiB)`, 'rssAfterMb', 1, NaN);
+  console.log('RSS growth, 10,000 calls'.padEnd(28) + cells(['', `+${f(growth('relay'), 1)}`, `+${f(growth('gateway'), 1)}`, '', '', `+${f(growth('sdkProxy'), 1)}`]) + '(median of the rounds, MiB over idle)');
   console.log('');
   printCold(runs);
-  console.log('per round: first list 1 server (direct / relay / latch); RSS of the gateway idle -> after the calls');
+  console.log(`per round: first list 1 server (direct / relay / latch); RSS of the gateway idle -> 10,000 calls -> ${4500 + 2 * calls} calls (relay, SDK proxy)`);
   runs.forEach((run, index) =>
-    console.log(`  round ${index + 1}: ${f(run.direct.firstListMs, 0)} / ${f(run.relay.firstListMs, 0)} / ${f(run.gateway.firstListMs, 0)} ms;  RSS ${f(run.gateway.rssIdleMb, 1)} -> ${f(run.gateway.rssAfterMb, 1)} MiB`),
+    console.log(
+      `  round ${index + 1}: ${f(run.direct.firstListMs, 0)} / ${f(run.relay.firstListMs, 0)} / ${f(run.gateway.firstListMs, 0)} ms;  ` +
+        `RSS ${f(run.gateway.rssIdleMb, 1)} -> ${f(run.gateway.rss10kMb, 1)} -> ${f(run.gateway.rssAfterMb, 1)} MiB ` +
+        `(relay ${f(run.relay.rssIdleMb, 1)} -> ${f(run.relay.rss10kMb, 1)} -> ${f(run.relay.rssAfterMb, 1)}, SDK proxy ${f(run.sdkProxy.rssIdleMb, 1)} -> ${f(run.sdkProxy.rss10kMb, 1)} -> ${f(run.sdkProxy.rssAfterMb, 1)})`,
+    ),
   );
   console.log('');
   console.log(`decision time, ${decisions.rules} rules loaded (inspect + decide, warm):`);
