@@ -8,7 +8,8 @@
 // (V8's heap, mostly) and other files; then the bench's warm-up (1,500 calls, 3,000 at 16 in
 // flight), N calls one at a time and N at 16 in flight (CPU per call of each, schedstat), and the
 // RSS when the 10,000th call is answered (the issue's "after 10k calls"; the calls go on one at a
-// time up to 10,000 if the phases make fewer) and after all of them (4,500 + 2N calls). RSS and CPU
+// time up to 10,000 if the phases make fewer), after all of them (4,500 + 2N calls), and once the
+// client has been quiet for 3 s (with the CPU the gateway spent in those 3 s). RSS and CPU
 // time move little with other load on the machine; wall time is not reported. --spaces also prints
 // V8's heap spaces (used / committed) at idle and after all the calls, from Node's
 // diagnostic report (the gateway is started with --report-on-signal and sent SIGUSR2). --idle stops after the idle RSS (with --shell, each call
@@ -143,8 +144,13 @@ async function start(variant) {
   const afterSpaces = spaces ? await heapSpaces(pid, reports) : null;
   // Fewer than 10,000 calls in the phases (--calls under 2,750): the rest one at a time.
   for (let i = 0; answered < SAMPLE_AT; i++) await call(i);
+  // The burst is over: what the gateway keeps once the client has been quiet for 3 s, and the CPU it spends meanwhile.
+  cpu = cpuNs(pid);
+  await sleep(3000);
+  const quietCpuMs = (cpuNs(pid) - cpu) / 1e6;
+  const quiet = residentMb(pid);
   await client.close();
-  return { startCpuMs, idle, at10k, after, sequentialUs, inFlightUs, idleSpaces, afterSpaces };
+  return { startCpuMs, idle, at10k, after, quiet, quietCpuMs, sequentialUs, inFlightUs, idleSpaces, afterSpaces };
 }
 
 const f = (value, digits = 1) => value.toFixed(digits);
@@ -157,7 +163,7 @@ for (let round = 0; round < rounds; round++) {
     const idle = `RSS idle ${f(run.idle.total)} MiB (node ${f(run.idle.node)}, malloc ${f(run.idle.malloc)}, anonymous ${f(run.idle.anonymous)}, files ${f(run.idle.files)})`;
     const tail = idleOnly
       ? ''
-      : `; after 10,000 calls ${f(run.at10k.total)} (+${f(run.at10k.total - run.idle.total)}; node ${f(run.at10k.node)}, malloc ${f(run.at10k.malloc)}, anonymous ${f(run.at10k.anonymous)}), after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}); CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight`;
+      : `; after 10,000 calls ${f(run.at10k.total)} (+${f(run.at10k.total - run.idle.total)}; node ${f(run.at10k.node)}, malloc ${f(run.at10k.malloc)}, anonymous ${f(run.at10k.anonymous)}), after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}), 3 s later ${f(run.quiet.total)} (anonymous ${f(run.quiet.anonymous)}; CPU meanwhile ${f(run.quietCpuMs)} ms); CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight`;
     console.log(`round ${round + 1} ${variant.label}: start CPU ${f(run.startCpuMs, 0)} ms; ${idle}${tail}; load ${load}`);
     if (spaces) console.log(`  V8 heap spaces, MiB used/committed: idle ${spacesText(run.idleSpaces)}` + (idleOnly ? '' : `\n    after ${4500 + 2 * calls} calls ${spacesText(run.afterSpaces)}`));
   }
@@ -166,7 +172,7 @@ for (const [label, runs] of results) {
   const m = (pick) => median(runs.map(pick));
   const tail = idleOnly
     ? ''
-    : `, after 10,000 calls ${f(m((r) => r.at10k.total))} MiB (+${f(m((r) => r.at10k.total - r.idle.total))}), after ${4500 + 2 * calls} ${f(m((r) => r.after.total))} MiB (+${f(m((r) => r.after.total - r.idle.total))}); CPU per call ${f(m((r) => r.sequentialUs))} / ${f(m((r) => r.inFlightUs))} µs`;
+    : `, after 10,000 calls ${f(m((r) => r.at10k.total))} MiB (+${f(m((r) => r.at10k.total - r.idle.total))}), after ${4500 + 2 * calls} ${f(m((r) => r.after.total))} MiB (+${f(m((r) => r.after.total - r.idle.total))}), 3 s later ${f(m((r) => r.quiet.total))} MiB (+${f(m((r) => r.quiet.total - r.idle.total))}); CPU per call ${f(m((r) => r.sequentialUs))} / ${f(m((r) => r.inFlightUs))} µs`;
   console.log(`median ${label}: start CPU ${f(m((r) => r.startCpuMs), 0)} ms; RSS idle ${f(m((r) => r.idle.total))} MiB${tail}`);
 }
 process.exit(0);

@@ -7,7 +7,7 @@
 //   2. tools/call latency (p50, p99) and throughput (sequential, 16 in flight) for
 //      server-everything's `echo`: direct, through the built gateway, and through two floors; CPU
 //      per call and resident memory (idle after the first list and 20 calls, when the 10,000th
-//      call is answered, and after every call) of the process in the middle;
+//      call is answered, after every call, and 3 s later) of the process in the middle;
 //   3. the shell: mcp-server-commands started afresh, directly and behind a fresh gateway; the first
 //      command after start against a warm one (so the gateway's own share of the first command is
 //      the difference with direct in the same round), and the CPU of each process for it and for
@@ -192,10 +192,13 @@ async function measure(client, tool, pid) {
   const rssAfterMb = rssMb(pid);
   // Fewer than 10,000 calls so far (--calls under 2,750): the rest one at a time, untimed.
   for (let i = 0; answered < SAMPLE_AT; i++) await call(i);
+  // What the process keeps once the client has been quiet for 3 s (the gateway gives back what its burst promoted).
+  await new Promise((resolve) => setTimeout(resolve, 3000));
   return {
     cpuUsPerCall,
     rss10kMb,
     rssAfterMb,
+    rssQuietMb: rssMb(pid),
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     sequentialPerSec: (calls / sequentialMs) * 1000,
@@ -418,6 +421,7 @@ async function main() {
   row('RSS idle (MiB)', 'rssIdleMb', 1, NaN);
   row('RSS, 10,000 calls (MiB)', 'rss10kMb', 1, NaN);
   row(`RSS, ${4500 + 2 * calls} calls (MiB)`, 'rssAfterMb', 1, NaN);
+  row('RSS, 3 s quiet after (MiB)', 'rssQuietMb', 1, NaN);
   console.log('RSS growth, 10,000 calls'.padEnd(28) + cells(['', `+${f(growth('relay'), 1)}`, `+${f(growth('gateway'), 1)}`, '', '', `+${f(growth('sdkProxy'), 1)}`]) + '(median of the rounds, MiB over idle)');
   console.log('');
   printCold(runs);

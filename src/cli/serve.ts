@@ -84,10 +84,10 @@ export async function serve(options: ServeOptions): Promise<void> {
   // writes them got hot enough for TurboFan while the servers' lists came in. Without them a parse
   // costs ~0.7 µs more (a call's result that is not plain text is checked by one). zod reads this
   // when a schema is made, so it is set before the modules that make them load.
-  const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }] = await import('zod')
+  const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }, { IdleCollector }] = await import('zod')
     .then(({ config }) => {
       config({ jitless: true });
-      return Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../policy/policy.js'), import('../gateway/server.js'), import('../gateway/stdio-upstream.js')]);
+      return Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../policy/policy.js'), import('../gateway/server.js'), import('../gateway/stdio-upstream.js'), import('../gateway/idle-collector.js')]);
     })
     .catch(async (error: unknown) => {
       await prespawned.closeAll();
@@ -111,5 +111,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   // The hot path is optimised as before from here on; --max-opt=2 had turned --turbofan off too.
   setFlagsFromString('--max-opt=999');
   setFlagsFromString('--turbofan');
+  // Memory promoted during a burst of calls is given back once the client has been quiet for a second.
+  const idle = new IdleCollector({
+    input: process.stdin,
+    inFlight: () => gateway.callsInFlight(),
+    report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
+  });
+  process.stdin.once('close', () => idle.close());
   logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)) }, 'mcp-latch serving on stdio');
 }

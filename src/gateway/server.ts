@@ -64,6 +64,11 @@ export class Gateway {
     return this.core.currentText();
   }
 
+  /** The client's tools/call requests not answered yet. */
+  callsInFlight(): number {
+    return this.upstream.callsInFlight();
+  }
+
   connect(transport: Transport): Promise<void> {
     return this.upstream.connect(transport);
   }

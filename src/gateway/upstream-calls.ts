@@ -42,6 +42,11 @@ export class UpstreamCalls {
     private readonly handler: CallHandler,
   ) {}
 
+  /** Calls taken and not answered yet. */
+  get inFlight(): number {
+    return this.running.size;
+  }
+
   /** Call after `server.connect(transport)`: the Server has set `transport.onmessage`, which is wrapped here. */
   attach(transport: Transport): void {
     this.transport = transport;

@@ -272,6 +272,11 @@ export class UpstreamSession {
   }
 
   /** The session is ending: nothing more is sent or started for it (its servers may still be closing). */
+  /** This client's tools/call requests not answered yet. */
+  callsInFlight(): number {
+    return this.toolCallsBypassingProtocol.inFlight;
+  }
+
   stop(): void {
     this.closed = true;
     if (this.listChangeTimer) clearTimeout(this.listChangeTimer);

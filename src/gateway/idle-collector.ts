@@ -1,0 +1,129 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * Gives memory back once a burst of calls is over. During a burst V8 promotes garbage into its old
+ * space and lets that space grow ~8 MiB past the live data before a full collection; a gateway then
+ * sits idle with those pages resident, since V8's own memory reducer starts only after some full
+ * collections, and then ~8 s later (docs/performance.md, "Memory"). Here: once a whole period has
+ * passed with nothing read from the client and no tools/call in flight, and the heap holds at least
+ * `minGrowthBytes` more than after the last collection, two full collections run (the second is what
+ * returns the emptied pages). The timer runs only from the first read after a quiet period until the
+ * next quiet period: nothing is done per call, and an idle gateway is not woken.
+ */
+export interface IdleCollectorParts {
+  /** What the client sends arrives here (the `data` events are watched only while quiet, `bytesRead` read at each tick). */
+  input: NodeJS.ReadableStream & { bytesRead?: number };
+  /** tools/call requests not answered yet. */
+  inFlight(): number;
+  /** V8's heap in use, bytes. */
+  heapUsed?: () => number;
+  /** A full collection; `fullCollection` unless a test gives its own. */
+  collect?: () => void;
+  /** Told of each quiet period's outcome (for the log). */
+  report?: (outcome: IdleOutcome, detail: { inFlight: number; heapBefore: number; heapAfter: number }) => void;
+}
+
+/** What a tick found: input arrived, a call in flight, too little growth to collect, or collected. */
+export type IdleOutcome = 'active' | 'in-flight' | 'small' | 'collected';
+
+export const IDLE_PERIOD_MS = 1000;
+export const IDLE_MIN_GROWTH_BYTES = 4 * 1024 * 1024;
+
+export class IdleCollector {
+  /** Quiet periods that ended in a collection. */
+  collections = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private bytesSeen = 0;
+  private baseline: number;
+  private lastOutcome: IdleOutcome | null = null;
+  private closed = false;
+  private readonly heapUsed: () => number;
+  private readonly collect: () => void;
+
+  constructor(
+    private readonly parts: IdleCollectorParts,
+    private readonly periodMs = IDLE_PERIOD_MS,
+    private readonly minGrowthBytes = IDLE_MIN_GROWTH_BYTES,
+  ) {
+    this.heapUsed = parts.heapUsed ?? (() => getHeapStatistics().used_heap_size);
+    this.collect = parts.collect ?? fullCollection;
+    this.baseline = this.heapUsed();
+    this.armOnInput();
+  }
+
+  /** Whether the period timer is running (a burst is under way or just ended). */
+  get watching(): boolean {
+    return this.timer !== null;
+  }
+
+  /** One period later: what happened since the last tick decides. Public so tests can step it. */
+  tick(): IdleOutcome {
+    const bytes = this.parts.input.bytesRead ?? 0;
+    const inFlight = this.parts.inFlight();
+    const heapBefore = this.heapUsed();
+    let outcome: IdleOutcome;
+    if (bytes !== this.bytesSeen) {
+      this.bytesSeen = bytes;
+      outcome = 'active';
+    } else if (inFlight > 0) {
+      outcome = 'in-flight';
+    } else {
+      this.stopTimer();
+      this.armOnInput();
+      if (heapBefore - this.baseline < this.minGrowthBytes) {
+        this.baseline = Math.min(this.baseline, heapBefore);
+        outcome = 'small';
+      } else {
+        this.collect();
+        this.collect();
+        this.collections++;
+        this.baseline = this.heapUsed();
+        outcome = 'collected';
+      }
+    }
+    // 'active' is every period of a burst: only changes are told.
+    if (outcome !== this.lastOutcome || outcome === 'collected') this.parts.report?.(outcome, { inFlight, heapBefore, heapAfter: outcome === 'collected' ? this.baseline : heapBefore });
+    this.lastOutcome = outcome;
+    return outcome;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.stopTimer();
+    this.parts.input.removeListener('data', this.onInput);
+  }
+
+  private readonly onInput = (): void => {
+    if (this.closed || this.timer) return;
+    this.bytesSeen = this.parts.input.bytesRead ?? 0;
+    this.lastOutcome = null;
+    this.timer = setInterval(() => this.tick(), this.periodMs).unref();
+  };
+
+  /** The next read starts the timer; `once`, so a burst's reads pay nothing for it. */
+  private armOnInput(): void {
+    if (!this.closed) this.parts.input.once('data', this.onInput);
+  }
+
+  private stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+let gc: (() => void) | null = null;
+
+/**
+ * A full garbage collection. Node offers none without `--expose-gc` on its command line (which
+ * MCP clients write, not us); set at run time the flag gives `gc` to contexts made after it, so one
+ * is made, once, and the flag is turned off again.
+ */
+export function fullCollection(): void {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+    setFlagsFromString('--no-expose-gc');
+  }
+  gc();
+}

@@ -1,0 +1,154 @@
+import { EventEmitter } from 'node:events';
+import { getHeapStatistics } from 'node:v8';
+import { describe, expect, test } from 'vitest';
+import { IdleCollector, fullCollection, type IdleOutcome } from '../../src/gateway/idle-collector.js';
+import { EVERYTHING_SERVER, eventually, startGateway } from '../helpers/gateway.js';
+
+const MiB = 1024 * 1024;
+
+/**
+ * The collector's decisions, stepped by hand: its period is an hour, so only `tick()` runs it, and
+ * nothing here depends on time.
+ */
+function setup() {
+  const input = Object.assign(new EventEmitter(), { bytesRead: 0 });
+  const state = { inFlight: 0, heap: 10 * MiB, collected: 0 };
+  const reports: Array<{ outcome: IdleOutcome; inFlight: number }> = [];
+  const collector = new IdleCollector(
+    {
+      input: input as unknown as NodeJS.ReadableStream & { bytesRead: number },
+      inFlight: () => state.inFlight,
+      heapUsed: () => state.heap,
+      collect: () => {
+        state.collected++;
+        state.heap = 10 * MiB;
+      },
+      report: (outcome, detail) => reports.push({ outcome, inFlight: detail.inFlight }),
+    },
+    3_600_000,
+  );
+  /** The client sends `bytes`; the data event is what a real stream emits after bytesRead grows. */
+  const read = (bytes: number) => {
+    input.bytesRead += bytes;
+    input.emit('data', Buffer.alloc(bytes));
+  };
+  return { input, state, reports, collector, read };
+}
+
+describe('IdleCollector', () => {
+  test('after a burst, the first quiet period with nothing in flight collects, twice, once', () => {
+    const { state, collector, read } = setup();
+    expect(collector.watching).toBe(false);
+    read(100);
+    expect(collector.watching).toBe(true);
+    state.inFlight = 16;
+    state.heap = 20 * MiB;
+    read(500);
+    expect(collector.tick()).toBe('active');
+    state.inFlight = 0;
+    expect(collector.tick()).toBe('collected');
+    expect(state.collected).toBe(2);
+    expect(collector.collections).toBe(1);
+    expect(collector.watching).toBe(false);
+  });
+
+  test('never collects while a call is in flight, however long it stays quiet', () => {
+    const { state, reports, collector, read } = setup();
+    read(100);
+    state.inFlight = 1;
+    state.heap = 50 * MiB;
+    for (let i = 0; i < 20; i++) expect(collector.tick()).toBe('in-flight');
+    expect(state.collected).toBe(0);
+    expect(collector.watching).toBe(true);
+    // Told once, not at every period.
+    expect(reports).toEqual([{ outcome: 'in-flight', inFlight: 1 }]);
+    state.inFlight = 0;
+    expect(collector.tick()).toBe('collected');
+    expect(reports.at(-1)).toEqual({ outcome: 'collected', inFlight: 0 });
+  });
+
+  test('input during a period means the burst goes on', () => {
+    const { state, collector, read } = setup();
+    read(100);
+    state.heap = 50 * MiB;
+    for (let i = 0; i < 5; i++) {
+      read(200);
+      expect(collector.tick()).toBe('active');
+    }
+    expect(state.collected).toBe(0);
+  });
+
+  test('a heap grown by less than 4 MiB is left to V8; the next burst is watched again', () => {
+    const { state, collector, read } = setup();
+    read(100);
+    state.heap = 13 * MiB;
+    expect(collector.tick()).toBe('small');
+    expect(state.collected).toBe(0);
+    expect(collector.watching).toBe(false);
+    // Growth counts from the last collection (or the start), across bursts.
+    read(100);
+    expect(collector.watching).toBe(true);
+    state.heap = 15 * MiB;
+    expect(collector.tick()).toBe('collected');
+  });
+
+  test('once closed, input starts nothing', () => {
+    const { collector, read } = setup();
+    collector.close();
+    read(100);
+    expect(collector.watching).toBe(false);
+  });
+
+  test('fullCollection frees unreachable memory in this process', () => {
+    fullCollection();
+    let garbage: number[] | null = new Array<number>(4_000_000).fill(1.5);
+    expect(garbage.length).toBe(4_000_000);
+    garbage = null;
+    const before = getHeapStatistics().used_heap_size;
+    fullCollection();
+    expect(before - getHeapStatistics().used_heap_size).toBeGreaterThan(16 * MiB);
+  });
+});
+
+describe('the idle collector in a real gateway', () => {
+  const checks = (stderr: string) =>
+    stderr
+      .split('\n')
+      .filter((line) => line.includes('idle: heap checked after a burst'))
+      .map((line) => JSON.parse(line) as { outcome: IdleOutcome; inFlight: number });
+
+  test('waits while a call is in flight, and looks at the heap once the client is quiet with none', async () => {
+    const gateway = await startGateway({
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } },
+      permissions: { allow: ['mcp__everything__echo', 'mcp__everything__trigger-long-running-operation'] },
+    });
+    try {
+      for (let i = 0; i < 20; i++) await gateway.client.callTool({ name: 'everything__echo', arguments: { message: `ping ${i}` } });
+      // The burst is over and nothing is in flight: the heap is checked (collected or too little growth).
+      await eventually(() => expect(checks(gateway.stderr()).some((check) => check.outcome === 'collected' || check.outcome === 'small')).toBe(true), 30_000);
+      const before = checks(gateway.stderr()).length;
+
+      const abort = new AbortController();
+      const long = gateway.client
+        .callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 120, steps: 1 } }, undefined, { signal: abort.signal, timeout: 180_000 })
+        .catch((error: unknown) => error);
+      // Quiet, with the call in flight: the collector waits.
+      await eventually(() => expect(checks(gateway.stderr()).slice(before).map((check) => check.outcome)).toContain('in-flight'), 30_000);
+      const during = checks(gateway.stderr()).slice(before);
+      expect(during.filter((check) => check.outcome === 'collected' || check.outcome === 'small')).toEqual([]);
+      expect(during.find((check) => check.outcome === 'in-flight')?.inFlight).toBe(1);
+
+      abort.abort('the test is done waiting');
+      await long;
+      // Cancelled: nothing in flight any more, so the next quiet period checks the heap.
+      await eventually(() => {
+        const after = checks(gateway.stderr()).slice(before + during.length);
+        expect(after.some((check) => check.outcome === 'collected' || check.outcome === 'small')).toBe(true);
+      }, 30_000);
+      // Every check that could collect saw no call in flight.
+      expect(checks(gateway.stderr()).filter((check) => check.outcome === 'collected' || check.outcome === 'small').every((check) => check.inFlight === 0)).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+});
