@@ -29,6 +29,7 @@ import type { AuditRecord } from '../store/audit.js';
 import { inspectCall, lazyDigest } from '../subjects/inspect.js';
 import { checkToolResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
+import type { CallOrigin } from './running-calls.js';
 import { ProgressRelay } from './progress.js';
 import type { IncomingCall } from './upstream-calls.js';
 import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
@@ -262,21 +263,12 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   const held = !supervisor.modern && envelope && canShowForm(envelope.capabilities) ? new HeldCall() : null;
   const origin = session.origin(decided.call.extra);
   if (held) origin.hold = held.ask;
-  // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
-  const send = (answers: ServerAnswers | null) =>
-    context.running.during(supervisor.name, origin, () =>
-      supervisor.callTool(
-        context.permits.issue(supervisor.name, tool.name, decided.args),
-        tool.name,
-        decided.args,
-        meta,
-        { cancel, onprogress: progress.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout },
-        answers ?? undefined,
-      ),
-    );
+  const options = { cancel, onprogress: progress.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout };
+  const callServer = (answers: ServerAnswers | null) => supervisor.callTool(context.permits.issue(supervisor.name, tool.name, decided.args), tool.name, decided.args, meta, options, answers ?? undefined);
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
-  const finished = finish(decided, outcome, modern, send, context, session);
+  // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
+  const finished = modern ? finishModern(decided, outcome, modern, (answers) => context.running.during(supervisor.name, origin, () => callServer(answers)), context, session) : finishPlain(decided, outcome, origin, callServer, context);
   // A new tool is pinned as listed on its first allowed call, after that call's answer.
   if (decided.definition?.pin.state === 'new') context.pinAfter(decided.definition, finished);
   if (!held) return finished;
@@ -284,11 +276,42 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   return nextHeldRound(decided, held, context, session);
 }
 
+/**
+ * The answer of a call to a server of the handshake era: one `then` on the call's own promise, with
+ * its origin recorded until then. An async function here, and another layer recording the origin,
+ * cost every call two promises, an async frame and a closure (docs/performance.md#the-hot-path).
+ */
+function finishPlain(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, origin: CallOrigin, callServer: (answers: ServerAnswers | null) => Promise<unknown>, context: CallContext): Promise<CallToolResult> {
+  const { supervisor } = decided.route;
+  const running = context.running;
+  running.add(supervisor.name, origin);
+  let working: Promise<unknown>;
+  try {
+    working = callServer(decided.serverAnswers);
+  } catch (error) {
+    working = Promise.reject(error);
+  }
+  return working.then(
+    (answered) => {
+      running.remove(supervisor.name, origin);
+      try {
+        return checkedResult(answered, supervisor, outcome);
+      } catch (error) {
+        return forwardError(error, supervisor);
+      }
+    },
+    (error: unknown) => {
+      running.remove(supervisor.name, origin);
+      return forwardError(error, supervisor);
+    },
+  );
+}
+
 /** The forwarded call's answer as the client gets it: checked, with the person's note; a 2026-07-28 server's questions relayed or asked first. */
-async function finish(
+async function finishModern(
   decided: DecidedCall,
   outcome: LatchOutcome & { type: 'forward' },
-  modern: { envelope: Envelope | null; person: Person } | null,
+  modern: { envelope: Envelope | null; person: Person },
   send: (answers: ServerAnswers | null) => Promise<unknown>,
   context: CallContext,
   session: SessionPort,
@@ -296,7 +319,7 @@ async function finish(
   const { supervisor } = decided.route;
   try {
     let answered = await send(decided.serverAnswers);
-    if (modern && isInputRequired(answered)) {
+    if (isInputRequired(answered)) {
       if (modern.envelope) {
         const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
         const input = serverInput(supervisor.name, answered as Record<string, unknown>);
@@ -307,15 +330,20 @@ async function finish(
         answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, send);
       }
     }
-    const result = checkToolResult(answered, supervisor.name);
-    const note = outcome.answer?.note?.trim();
-    if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
-    const notice = outcome.answer?.notice;
-    if (notice) result.content = [...(result.content ?? []), { type: 'text', text: escapeText(notice) }];
-    return result;
+    return checkedResult(answered, supervisor, outcome);
   } catch (error) {
     return forwardError(error, supervisor);
   }
+}
+
+/** A server's result checked, with the person's note and the approval's notice appended; throws when it is not a tools/call result. */
+function checkedResult(answered: unknown, supervisor: Supervisor, outcome: LatchOutcome & { type: 'forward' }): CallToolResult {
+  const result = checkToolResult(answered, supervisor.name);
+  const note = outcome.answer?.note?.trim();
+  if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
+  const notice = outcome.answer?.notice;
+  if (notice) result.content = [...(result.content ?? []), { type: 'text', text: escapeText(notice) }];
+  return result;
 }
 
 /** An approval given on the page for this exact call after it was answered "pending": spent once. */

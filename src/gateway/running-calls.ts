@@ -27,13 +27,8 @@ export class RunningCalls {
    * (docs/performance.md#the-hot-path); the origin is removed before the caller's await resumes.
    */
   during<T>(server: string, origin: CallOrigin, work: () => Promise<T>): Promise<T> {
-    let running = this.byServer.get(server);
-    if (!running) this.byServer.set(server, (running = new Set()));
-    running.add(origin);
-    const settled = (): void => {
-      running.delete(origin);
-      if (running.size === 0 && this.byServer.get(server) === running) this.byServer.delete(server);
-    };
+    this.add(server, origin);
+    const settled = (): void => this.remove(server, origin);
     let working: Promise<T>;
     try {
       working = work();
@@ -43,6 +38,19 @@ export class RunningCalls {
     }
     working.then(settled, settled);
     return working;
+  }
+
+  /** Records a call forwarded to `server`; the caller removes it when the call settles (or use `during`). */
+  add(server: string, origin: CallOrigin): void {
+    let running = this.byServer.get(server);
+    // A server's set is kept when it empties: the names are the configured servers', and making
+    // and dropping it cost every call a set when calls come one at a time.
+    if (!running) this.byServer.set(server, (running = new Set()));
+    running.add(origin);
+  }
+
+  remove(server: string, origin: CallOrigin): void {
+    this.byServer.get(server)?.delete(origin);
   }
 
   /** One origin per session with calls running on `server` (its latest call). */

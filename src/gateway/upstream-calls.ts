@@ -96,21 +96,25 @@ export class UpstreamCalls {
     } catch (error) {
       answers = group.map(() => Promise.reject(error));
     }
-    group.forEach((call, index) => void this.answer(call.id, answers[index] ?? Promise.reject(internalError('a call got no answer')), call.cancel));
+    group.forEach((call, index) => this.answer(call.id, answers[index] ?? Promise.reject(internalError('a call got no answer')), call.cancel));
   };
 
-  private async answer(id: RequestId, answered: Promise<CallToolResult>, cancellation: Cancellation): Promise<void> {
-    let answer: JSONRPCMessage;
-    try {
-      answer = { jsonrpc: '2.0', id, result: await answered };
-    } catch (error) {
-      const { code, message, data } = (asRpcError(error) ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-      answer = {
-        jsonrpc: '2.0',
-        id,
-        error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
-      };
-    }
+  /** Not an async function: one `then` per call, where an await cost a frame and a promise more (docs/performance.md#the-hot-path). */
+  private answer(id: RequestId, answered: Promise<CallToolResult>, cancellation: Cancellation): void {
+    answered.then(
+      (result) => this.answered(id, cancellation, { jsonrpc: '2.0', id, result }),
+      (error: unknown) => {
+        const { code, message, data } = (asRpcError(error) ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+        this.answered(id, cancellation, {
+          jsonrpc: '2.0',
+          id,
+          error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
+        });
+      },
+    );
+  }
+
+  private answered(id: RequestId, cancellation: Cancellation, answer: JSONRPCMessage): void {
     if (this.running.get(id) === cancellation) this.running.delete(id);
     if (!cancellation.cancelled) this.reply(answer);
   }
