@@ -3,6 +3,7 @@ import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelc
 import type { CancelSource } from '../cancellation.js';
 import { LatchError, RpcError } from '../errors.js';
 import { QUEUED } from './lines.js';
+import { StableMap } from '../stable-map.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 
 /**
@@ -38,7 +39,7 @@ interface Pending {
 }
 
 export class DirectCalls {
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new StableMap<number, Pending>();
   private nextId = FIRST_ID;
   /**
    * One timer for every waiting call, due at the earliest deadline, rather than a timer set and
@@ -94,7 +95,7 @@ export class DirectCalls {
     this.timerDue = Infinity;
     const now = Date.now();
     let next = Infinity;
-    for (const [id, entry] of this.pending) {
+    for (const [id, entry] of this.pending.entries()) {
       if (entry.deadline > now) {
         next = Math.min(next, entry.deadline);
         continue;
@@ -107,7 +108,7 @@ export class DirectCalls {
 
   /** Fails every call still waiting (the connection closed). */
   closeAll(): void {
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(new ConnectionLost());
+    for (const id of this.pending.keys()) this.settle(id)?.reject(new ConnectionLost());
   }
 
   private take(message: JSONRPCMessage): boolean {

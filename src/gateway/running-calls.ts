@@ -1,4 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StableMap } from '../stable-map.js';
 import type { ElicitRequestParams, ElicitResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** The client request a downstream server is working for: where that server's own requests and log messages go back. */
@@ -19,7 +20,8 @@ export interface CallOrigin {
  * a session that is alone in having calls running on that server (docs/team.md#what-shared-servers-send-back).
  */
 export class RunningCalls {
-  private readonly byServer = new Map<string, Set<CallOrigin>>();
+  /** Each call's origin, by server (a StableMap: it empties after every call when calls come one at a time). */
+  private readonly byServer = new Map<string, StableMap<CallOrigin, CallOrigin>>();
 
   /**
    * Runs `work`, a call forwarded to `server`, with its origin recorded until it settles. Not an
@@ -43,10 +45,9 @@ export class RunningCalls {
   /** Records a call forwarded to `server`; the caller removes it when the call settles (or use `during`). */
   add(server: string, origin: CallOrigin): void {
     let running = this.byServer.get(server);
-    // A server's set is kept when it empties: the names are the configured servers', and making
-    // and dropping it cost every call a set when calls come one at a time.
-    if (!running) this.byServer.set(server, (running = new Set()));
-    running.add(origin);
+    // Kept when it empties: the names are the configured servers'.
+    if (!running) this.byServer.set(server, (running = new StableMap()));
+    running.set(origin, origin);
   }
 
   remove(server: string, origin: CallOrigin): void {
@@ -56,7 +57,7 @@ export class RunningCalls {
   /** One origin per session with calls running on `server` (its latest call). */
   callers(server: string): CallOrigin[] {
     const bySession = new Map<string, CallOrigin>();
-    for (const origin of this.byServer.get(server) ?? []) bySession.set(origin.session, origin);
+    for (const origin of this.byServer.get(server)?.keys() ?? []) bySession.set(origin.session, origin);
     return [...bySession.values()];
   }
 }

@@ -18,6 +18,7 @@ import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
 import { asRpcError, internalError } from '../errors.js';
 import { QUEUED } from '../downstream/lines.js';
+import { StableMap } from '../stable-map.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -31,7 +32,7 @@ export interface IncomingCall {
 export type CallHandler = (calls: IncomingCall[]) => Array<Promise<CallToolResult>>;
 
 export class UpstreamCalls {
-  private readonly running = new Map<RequestId, Cancellation>();
+  private readonly running = new StableMap<RequestId, Cancellation>();
   /** The calls of the read being processed, handed over in one microtask. */
   private group: Array<IncomingCall & { cancel: Cancellation }> = [];
 
