@@ -6,9 +6,10 @@ import { runInNewContext } from 'node:vm';
  * space and lets that space grow ~8 MiB past the live data before a full collection; a gateway then
  * sits idle with those pages resident, since V8's own memory reducer starts only after some full
  * collections, and then ~8 s later (docs/performance.md, "Memory"). Here: once a whole period has
- * passed with nothing read from the client and no tools/call in flight, and the heap holds at least
- * `minGrowthBytes` more than after the last collection, two full collections run (the second is what
- * returns the emptied pages). The timer runs only from the first read after a quiet period until the
+ * passed with nothing read from the client and no tools/call in flight, and the heap is at least
+ * `minGrowthBytes` larger than after the last collection, two full collections run (the second is what
+ * returns the emptied pages). The heap is counted as V8 has it committed, which is what stays
+ * resident: a heap whose used part shrank at V8's own last collection can still hold the pages. The timer runs only from the first read after a quiet period until the
  * next quiet period: nothing is done per call, and an idle gateway is not woken.
  */
 export interface IdleCollectorParts {
@@ -16,8 +17,8 @@ export interface IdleCollectorParts {
   input: NodeJS.ReadableStream & { bytesRead?: number };
   /** tools/call requests not answered yet. */
   inFlight(): number;
-  /** V8's heap in use, bytes. */
-  heapUsed?: () => number;
+  /** V8's heap as committed, bytes. */
+  heapSize?: () => number;
   /** A full collection; `fullCollection` unless a test gives its own. */
   collect?: () => void;
   /** Told of each quiet period's outcome (for the log). */
@@ -38,7 +39,7 @@ export class IdleCollector {
   private baseline: number;
   private lastOutcome: IdleOutcome | null = null;
   private closed = false;
-  private readonly heapUsed: () => number;
+  private readonly heapSize: () => number;
   private readonly collect: () => void;
 
   constructor(
@@ -46,9 +47,9 @@ export class IdleCollector {
     private readonly periodMs = IDLE_PERIOD_MS,
     private readonly minGrowthBytes = IDLE_MIN_GROWTH_BYTES,
   ) {
-    this.heapUsed = parts.heapUsed ?? (() => getHeapStatistics().used_heap_size);
+    this.heapSize = parts.heapSize ?? (() => getHeapStatistics().total_heap_size);
     this.collect = parts.collect ?? fullCollection;
-    this.baseline = this.heapUsed();
+    this.baseline = this.heapSize();
     this.armOnInput();
   }
 
@@ -61,7 +62,7 @@ export class IdleCollector {
   tick(): IdleOutcome {
     const bytes = this.parts.input.bytesRead ?? 0;
     const inFlight = this.parts.inFlight();
-    const heapBefore = this.heapUsed();
+    const heapBefore = this.heapSize();
     let outcome: IdleOutcome;
     if (bytes !== this.bytesSeen) {
       this.bytesSeen = bytes;
@@ -78,7 +79,7 @@ export class IdleCollector {
         this.collect();
         this.collect();
         this.collections++;
-        this.baseline = this.heapUsed();
+        this.baseline = this.heapSize();
         outcome = 'collected';
       }
     }

@@ -18,7 +18,7 @@ function setup() {
     {
       input: input as unknown as NodeJS.ReadableStream & { bytesRead: number },
       inFlight: () => state.inFlight,
-      heapUsed: () => state.heap,
+      heapSize: () => state.heap,
       collect: () => {
         state.collected++;
         state.heap = 10 * MiB;
