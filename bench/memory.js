@@ -11,7 +11,7 @@
 // time up to 10,000 if the phases make fewer), after all of them (4,500 + 2N calls), and once the
 // client has been quiet for 3 s (with the CPU the gateway spent in those 3 s). RSS and CPU
 // time move little with other load on the machine; wall time is not reported. --spaces also prints
-// V8's heap spaces (used / committed) at idle and after all the calls, from Node's
+// V8's heap spaces (used / committed) at idle, after all the calls and 3 s later, from Node's
 // diagnostic report (the gateway is started with --report-on-signal and sent SIGUSR2). --idle stops after the idle RSS (with --shell, each call
 // runs a process, so the bench's 4,500 warm-up calls take long).
 //   node bench/memory.js --variant now=bin/mcp-latch.js --variant old=/path/to/other/bin/mcp-latch.js
@@ -149,8 +149,9 @@ async function start(variant) {
   await sleep(3000);
   const quietCpuMs = (cpuNs(pid) - cpu) / 1e6;
   const quiet = residentMb(pid);
+  const quietSpaces = spaces ? await heapSpaces(pid, reports) : null;
   await client.close();
-  return { startCpuMs, idle, at10k, after, quiet, quietCpuMs, sequentialUs, inFlightUs, idleSpaces, afterSpaces };
+  return { startCpuMs, idle, at10k, after, quiet, quietCpuMs, sequentialUs, inFlightUs, idleSpaces, afterSpaces, quietSpaces };
 }
 
 const f = (value, digits = 1) => value.toFixed(digits);
@@ -165,7 +166,7 @@ for (let round = 0; round < rounds; round++) {
       ? ''
       : `; after 10,000 calls ${f(run.at10k.total)} (+${f(run.at10k.total - run.idle.total)}; node ${f(run.at10k.node)}, malloc ${f(run.at10k.malloc)}, anonymous ${f(run.at10k.anonymous)}), after ${4500 + 2 * calls} calls ${f(run.after.total)} (anonymous ${f(run.after.anonymous)}), 3 s later ${f(run.quiet.total)} (anonymous ${f(run.quiet.anonymous)}; CPU meanwhile ${f(run.quietCpuMs)} ms); CPU per call ${f(run.sequentialUs)} µs one at a time, ${f(run.inFlightUs)} µs 16 in flight`;
     console.log(`round ${round + 1} ${variant.label}: start CPU ${f(run.startCpuMs, 0)} ms; ${idle}${tail}; load ${load}`);
-    if (spaces) console.log(`  V8 heap spaces, MiB used/committed: idle ${spacesText(run.idleSpaces)}` + (idleOnly ? '' : `\n    after ${4500 + 2 * calls} calls ${spacesText(run.afterSpaces)}`));
+    if (spaces) console.log(`  V8 heap spaces, MiB used/committed: idle ${spacesText(run.idleSpaces)}` + (idleOnly ? '' : `\n    after ${4500 + 2 * calls} calls ${spacesText(run.afterSpaces)}\n    3 s later ${spacesText(run.quietSpaces)}`));
   }
 }
 for (const [label, runs] of results) {
