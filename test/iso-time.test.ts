@@ -17,4 +17,10 @@ describe('isoTime', () => {
   it('leaves times it does not compute to toISOString', () => {
     for (const ms of [-1, -86_400_001, 253_402_300_800_000, 8.64e15, 1.5]) expect(isoTime(ms)).toBe(new Date(ms).toISOString());
   });
+
+  it('writes each millisecond of a second, and a second it wrote before, as toISOString does', () => {
+    const start = Date.UTC(2026, 10, 27, 2, 40, 5);
+    const times = [...Array.from({ length: 2001 }, (_, index) => start + index), start + 999, start - 1, start + 1000];
+    expect(times.filter((ms) => isoTime(ms) !== new Date(ms).toISOString())).toEqual([]);
+  });
 });

@@ -188,14 +188,15 @@ class BufferedFile {
 
   flushSync(): void {
     if (this.used === 0) return;
-    const data = this.buffer.subarray(0, this.used);
+    const length = this.used;
     this.used = 0;
-    this.writeAll(data);
+    this.writeAll(this.buffer, length);
   }
 
-  private writeAll(data: Buffer): void {
+  /** Writes `data`'s first `length` bytes (all by default): a length rather than a subarray, no Buffer made per write. */
+  private writeAll(data: Buffer, length = data.length): void {
     try {
-      for (let offset = 0; offset < data.length; ) offset += writeSync(this.fd, data, offset);
+      for (let offset = 0; offset < length; ) offset += writeSync(this.fd, data, offset, length - offset);
     } catch (error) {
       this.onError(error);
     }

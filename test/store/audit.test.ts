@@ -146,4 +146,39 @@ describe('audit', () => {
     for (let i = 0; i < 12; i++) deep = { next: deep };
     expect(JSON.stringify(redactSecrets(deep))).toContain('[nested]');
   });
+
+  test('redactSecrets returns plain data with nothing to replace as it is, and writes the same JSON as a copy would', () => {
+    // The copy redactSecrets made of every value before it returned unchanged data as it is.
+    const copy = (value: unknown, depth = 0): unknown => {
+      if (depth > 8) return '[nested]';
+      if (typeof value === 'string') return value.length > 300 ? `${value.slice(0, 300)}…[${value.length - 300} more]` : value;
+      if (Array.isArray(value)) return value.slice(0, 50).map((item) => copy(item, depth + 1));
+      if (typeof value === 'object' && value !== null) {
+        const out: Record<string, unknown> = {};
+        for (const key of Object.keys(value)) out[key] = /(token|passw(or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id)/i.test(key) ? '[redacted]' : copy((value as Record<string, unknown>)[key], depth + 1);
+        return out;
+      }
+      return value;
+    };
+    const plain = { path: '/work/a', lines: [1, 2, { to: 3 }], flags: { dryRun: true, note: null } };
+    expect(redactSecrets(plain)).toBe(plain);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 9; i++) deep = { next: deep };
+    const values: unknown[] = [
+      plain,
+      { message: 'ping', token: 'sk-1' },
+      { list: Array.from({ length: 60 }, (_, index) => index) },
+      { text: 'y'.repeat(301) },
+      JSON.parse('{"__proto__":{"a":1},"b":2}'),
+      JSON.parse('{"__proto__":"x","b":2}'),
+      Object.assign(Object.create(null) as object, { a: 1 }),
+      { when: new Date(0) },
+      deep,
+      [1, 'two', [3], { four: 4 }],
+      'short',
+      42,
+      null,
+    ];
+    for (const value of values) expect(JSON.stringify(redactSecrets(value))).toBe(JSON.stringify(copy(value)));
+  });
 });
