@@ -64,6 +64,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
   const sink = new BufferedFile(openSync(file, 'a'), onError);
+  const lines = new RecordText();
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
   let head = '';
   let timeOf = NaN;
@@ -85,9 +86,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         // The entry belongs to the audit once recorded: completed in place rather than copied.
         if (typeof entry.argsDigest === 'function') entry.argsDigest = entry.argsDigest();
         entry.args = redactSecrets(entry.args);
-        // The line pino wrote before, by one JSON.stringify: pino's field-by-field serialiser cost
-        // ~10 µs per record, on the hot path now that a record is written before its call is sent.
-        sink.writeRecord(head, JSON.stringify(entry));
+        sink.writeRecord(head, lines.fixedFields(entry), lines.callFields(entry));
       } catch (error) {
         onError(error);
       }
@@ -131,12 +130,50 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   };
 }
 
+/**
+ * A record's JSON in two parts: the fields that describe the decision (session to command), and the
+ * call's own (its digest, arguments, wait, note). The line is what `JSON.stringify(entry)` wrote
+ * (pino's line before that): the same keys, in the order of AuditRecord, undefined ones left out.
+ * The decision's part is the same for every call of a tool decided the same way, so its text is
+ * kept while the next record's fields are equal: one JSON.stringify of the whole record cost about
+ * twice the time and bytes, on the hot path, where a record is written before its call is sent.
+ */
+class RecordText {
+  private decided: Pick<AuditRecord, 'session' | 'user' | 'server' | 'tool' | 'kind' | 'decision' | 'by' | 'rule' | 'reason' | 'command'> | null = null;
+  private decidedText = '';
+
+  /** `,"session":…,"command":…`: the decision's fields. */
+  fixedFields(entry: AuditRecord): string {
+    const last = this.decided;
+    // A decision with paths is written afresh: its list is not compared.
+    const samePaths = Array.isArray(entry.paths) && entry.paths.length === 0;
+    if (last && samePaths && last.session === entry.session && last.user === entry.user && last.server === entry.server && last.tool === entry.tool && last.kind === entry.kind && last.decision === entry.decision && last.by === entry.by && last.rule === entry.rule && last.reason === entry.reason && last.command === entry.command) {
+      return this.decidedText;
+    }
+    const { session, user, server, tool, kind, decision, by, rule, reason, paths, command } = entry;
+    const text = JSON.stringify({ session, user, server, tool, kind, decision, by, rule, reason, paths, command });
+    this.decided = samePaths ? { session, user, server, tool, kind, decision, by, rule, reason, command } : null;
+    this.decidedText = text.length > 2 ? `,${text.slice(1, -1)}` : '';
+    return this.decidedText;
+  }
+
+  /** `,"argsDigest":…,"args":…,"waitMs":…` and the note and the original digest when there are. */
+  callFields(entry: AuditRecord): string {
+    return `${field('argsDigest', entry.argsDigest)}${field('args', entry.args)}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${field('editedFrom', entry.editedFrom)}`;
+  }
+}
+
+/** `,"key":value`, or nothing for a value JSON leaves out. */
+function field(key: string, value: unknown): string {
+  const text = JSON.stringify(value);
+  return text === undefined ? '' : `,"${key}":${text}`;
+}
+
 const BATCH_RECORDS = 64;
 const BATCH_MS = 20;
 
 const BUFFER_BYTES = 64 * 1024;
 const RECORD_TAIL = ',"event":"call"}\n';
-const COMMA = 0x2c;
 
 /**
  * Where audit lines go: copied into one reused 64 KB buffer outside the JS heap and written with
@@ -153,27 +190,23 @@ class BufferedFile {
   ) {}
 
   /**
-   * Writes the line `head` + `,` + the inside of the object `json` + `,"event":"call"}` and a
-   * newline, copied piece by piece: joining them as strings first made V8 copy the whole line
-   * once more (docs/performance.md#the-hot-path).
+   * Writes the line `head` + `fields` + `callFields` + `,"event":"call"}` and a newline, copied
+   * piece by piece: joining them as strings first made V8 copy the whole line once more
+   * (docs/performance.md#the-hot-path).
    */
-  writeRecord(head: string, json: string): void {
+  writeRecord(head: string, fields: string, callFields: string): void {
     // A UTF-16 unit takes at most 3 bytes in UTF-8: check the room before copying.
-    const most = (head.length + json.length + RECORD_TAIL.length) * 3;
+    const most = (head.length + fields.length + callFields.length + RECORD_TAIL.length) * 3;
     if (this.used + most > BUFFER_BYTES) {
       this.flushSync();
       if (most > BUFFER_BYTES) {
-        this.writeAll(Buffer.from(`${head},${json.slice(1, -1)}${RECORD_TAIL}`));
+        this.writeAll(Buffer.from(`${head}${fields}${callFields}${RECORD_TAIL}`));
         return;
       }
     }
     this.used += this.buffer.write(head, this.used);
-    const start = this.used;
-    this.used += this.buffer.write(json, this.used);
-    // The object's own braces become the separators: `{` after the head is `,`, and its `}` is
-    // overwritten by the tail.
-    this.buffer[start] = COMMA;
-    this.used -= 1;
+    this.used += this.buffer.write(fields, this.used);
+    this.used += this.buffer.write(callFields, this.used);
     this.used += this.buffer.write(RECORD_TAIL, this.used);
   }
 

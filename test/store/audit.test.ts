@@ -181,4 +181,30 @@ describe('audit', () => {
     ];
     for (const value of values) expect(JSON.stringify(redactSecrets(value))).toBe(JSON.stringify(copy(value)));
   });
+
+  test('each line is the record as one JSON.stringify wrote it, when records repeat a decision and when they change it', () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    const records = [
+      entry(),
+      entry({ args: { path: '/work/b.txt' }, waitMs: 3 }),
+      entry({ reason: 'another reason', note: 'ok "quoted"' }),
+      entry({ user: 'ana', editedFrom: 'e'.repeat(64) }),
+      entry({ user: 'ana' }),
+      entry({ paths: [{ input: 'a', path: '/work/a', realPath: '/work/a', access: 'write', inWorkspace: true, rule: null, verdict: 'allow', problem: null } as unknown as AuditRecord['paths'][number]] }),
+      entry({ paths: [{ input: 'b', path: '/work/b' } as unknown as AuditRecord['paths'][number]] }),
+      entry({ command: 'ls -la', kind: 'command', rule: null, args: undefined }),
+      entry({ argsDigest: () => 'f'.repeat(64), args: { text: 'x'.repeat(400), token: 'sk-1' } }),
+      entry(),
+    ];
+    // In AuditRecord's order, as the gateway's calls make them.
+    const expected = records.map((r) => {
+      const argsDigest = typeof r.argsDigest === 'function' ? r.argsDigest() : r.argsDigest;
+      const { session, user, server, tool, kind, decision, by, rule, reason, paths, command, waitMs, note, editedFrom } = r;
+      return JSON.stringify({ session, user, server, tool, kind, decision, by, rule, reason, paths, command, argsDigest, args: redactSecrets(r.args), waitMs, note, editedFrom });
+    });
+    for (const record of records) audit.record(record);
+    const written = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
+    expect(written.map((line) => line.replace(/^\{"level":30,"time":"[^"]+",/, '{').replace(/,"event":"call"\}$/, '}'))).toEqual(expected);
+  });
 });
