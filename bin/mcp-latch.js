@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
 // The young generation stays at its first size (1 MiB a semi-space): V8 doubles it up to 16 MiB
@@ -6,10 +7,16 @@ import { setFlagsFromString } from 'node:v8';
 // call's garbage dies young at any size (docs/performance.md, "Memory"). Set before anything else
 // loads; the flag is read each time V8 would grow the space.
 setFlagsFromString('--semi-space-growth-factor=1');
+// WASM on V8's baseline tier only (why: src/cli/serve.ts, which sets it too). Set here, before the
+// serve bundle is compiled: V8 uses a code cache only under the flags it was made with, and the
+// cache is made once serve has set this one.
+setFlagsFromString('--liftoff-only');
 
-// A plain `serve` (what MCP clients start) goes straight to the gateway, without the command-line library.
-const { runServe, serveOptions } = await import('../dist/serve/serve.js');
+// A plain `serve` (what MCP clients start) goes straight to the gateway, without the command-line
+// library; the bundle is compiled with V8's code cache (src/cli/code-cache.ts).
+const { loadBundle } = await import('../dist/cli/code-cache.js');
+const { exports: bundle, codeCache } = loadBundle(fileURLToPath(new URL('../dist/serve/serve.cjs', import.meta.url)));
 const argv = process.argv.slice(2);
-const options = serveOptions(argv);
-if (options) runServe(options);
+const options = bundle.serveOptions(argv);
+if (options) bundle.runServe({ ...options, codeCache });
 else (await import('../dist/cli/main.js')).main(argv);

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Bundles the `serve` path (src/cli/serve.ts and what it loads) into dist/serve/, run by
 // `npm run build`. Every MCP client session starts `serve`, and the client waits for its first
-// tools/list: loading the ~300 modules of the module graph one by one costs more than loading a
-// few files (docs/performance.md has the measurements). Code splitting keeps what `serve` needs
-// before it spawns the servers in the entry file, and loads the rest after. web-tree-sitter stays
-// out: it finds its .wasm next to its own module, and is loaded only when a shell tool exists;
-// so does jsonc-parser (see below).
-// Source maps are written next to the files (`node --enable-source-maps` maps stack traces to src/).
+// tools/list: loading the ~300 modules of the module graph one by one costs more than loading one
+// file (docs/performance.md has the measurements). It is one CommonJS file, dist/serve/serve.cjs,
+// so that bin/ can compile it with V8's code cache (src/cli/code-cache.ts); what `serve` imports
+// after the spawn stays lazy: esbuild wraps each such module in a function run at its import().
+// web-tree-sitter stays out: it finds its .wasm next to its own module, and is loaded only when a
+// shell tool exists; so does jsonc-parser (see below).
+// The source map is written next to the file (`node --enable-source-maps` maps stack traces to src/).
 import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,16 +15,15 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
-// Chunk names carry a hash: the chunks of an earlier build would stay next to the new ones.
+// An earlier build's files (the split ESM chunks of before) would stay next to the new one.
 rmSync(`${root}dist/serve`, { recursive: true, force: true });
 
 await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/serve.ts'],
-  outdir: 'dist/serve',
+  outfile: 'dist/serve/serve.cjs',
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   tsconfig: 'tsconfig.build.json',
@@ -37,8 +37,10 @@ await build({
   // jsonc-parser's main build is UMD: its require('./impl/format') cannot be bundled.
   external: ['web-tree-sitter', 'jsonc-parser'],
   logLevel: 'warning',
-  // CommonJS dependencies (pino, ajv, cross-spawn) call require() for Node's own modules.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  // The sources are ES modules (strict); the directive must come first, before the banner's line.
+  // A few find files next to themselves with import.meta.url.
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: `"use strict";const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
   plugins: [
     {
       // pino loads its transport machinery (thread-stream, worker_threads) at import, for

@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { readEarlyConfig } from '../config/early.js';
+import type { CodeCache } from './code-cache.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
@@ -18,6 +19,8 @@ export interface ServeOptions {
   logLevel?: string | undefined;
   /** Serve only this entry of `scopes` (what `init --wrap` writes into each client file). */
   scope?: string | undefined;
+  /** How bin/ compiled this bundle (code-cache.ts): written after the first tools/list when it was not used. */
+  codeCache?: CodeCache | undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -122,5 +125,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
   });
   process.stdin.once('close', () => idle.close());
-  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)) }, 'mcp-latch serving on stdio');
+  const codeCache = options.codeCache;
+  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache?.status }, 'mcp-latch serving on stdio');
+  // After the answer is on its way: the cache then holds what the start-up compiled.
+  if (codeCache) void gateway.firstToolsList.then(() => setImmediate(() => logger.debug({ file: codeCache.file }, `code cache ${codeCache.save()}`)));
 }

@@ -69,6 +69,11 @@ export class Gateway {
     return this.upstream.callsInFlight();
   }
 
+  /** Settles when the client's first tools/list is answered. */
+  get firstToolsList(): Promise<void> {
+    return this.upstream.firstToolsList;
+  }
+
   connect(transport: Transport): Promise<void> {
     return this.upstream.connect(transport);
   }

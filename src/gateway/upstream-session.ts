@@ -59,6 +59,9 @@ export class UpstreamSession {
   private readonly reported = new Map<string, Set<ServerState>>();
   private listChangeTimer: NodeJS.Timeout | null = null;
   private lastSent = { tools: '', resources: '', prompts: '' };
+  private toolsListed: () => void = () => undefined;
+  /** Settles when this session's first tools/list is answered (serve then writes its code cache). */
+  readonly firstToolsList = new Promise<void>((resolve) => (this.toolsListed = resolve));
   private closed = false;
   private readonly unsubscribe: Array<() => void> = [];
 
@@ -100,6 +103,7 @@ export class UpstreamSession {
       await settled();
       const tools = core.exposedTools();
       this.lastSent.tools = JSON.stringify(tools);
+      this.toolsListed();
       const unavailable = this.reportUnavailable();
       return unavailable.length > 0 ? { tools, _meta: { [UNAVAILABLE_META]: unavailable } } : { tools };
     });

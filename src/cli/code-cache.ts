@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import vm from 'node:vm';
+
+/**
+ * Loads the serve bundle (dist/serve/serve.cjs) with V8's code cache: compiling its ~1.2 MB of
+ * JavaScript again at every start, and the functions the start-up runs, was a large part of the
+ * gateway's CPU by the first tools/list, and every MCP client session starts `serve`
+ * (docs/performance.md, "Code cache"). Node 20 has no module.enableCompileCache(), so the bundle is
+ * CommonJS compiled here through vm.Script with `cachedData`.
+ *
+ * The cache is made on this machine, after the first tools/list of a start that had none (or had
+ * one V8 refused), so it holds the functions the start-up compiled. V8 refuses a cache made by
+ * another V8 or under other V8 flags, or for a source of another length; the file's name carries
+ * a digest of the bundle and the Node version, so another build never meets it. V8 checks no
+ * checksum of a code cache in release builds (a damaged one could crash it), so the file starts
+ * with the SHA-256 of the rest, checked before V8 sees it.
+ *
+ * Security: a code cache is code. It is read only from a directory of the user's own that nobody
+ * else can write (the same trust as the config file, which names the commands the gateway
+ * runs), and only when it is a regular file of the user's that nobody else can write
+ * (docs/threat-model.md).
+ */
+export type CodeCacheStatus = 'accepted' | 'rejected' | 'damaged' | 'absent' | 'unsafe' | 'source-maps';
+
+export interface CodeCache {
+  /** What happened to the cache at load: used, refused by V8, not what was written, none yet, not trusted, not used (source maps). */
+  readonly status: CodeCacheStatus;
+  readonly file: string | undefined;
+  /** Writes the cache now (after the start-up ran) unless the one loaded was used; what happened, in words. */
+  save(): string;
+}
+
+export interface LoadedBundle {
+  exports: unknown;
+  codeCache: CodeCache;
+}
+
+/** Caches of another build left longer than this are removed when a cache is written. */
+const STALE_MS = 30 * 24 * 3600 * 1000;
+const PREFIX = 'serve-';
+const SUFFIX = '.v8cache';
+
+/** Where the user's caches go: `$XDG_CACHE_HOME`/~/.cache, ~/Library/Caches, %LOCALAPPDATA%. */
+export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'mcp-latch');
+  if (process.platform === 'darwin') return join(home, 'Library', 'Caches', 'mcp-latch');
+  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'mcp-latch');
+}
+
+export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
+  const require = createRequire(bundle);
+  // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
+  // source maps on, Node's own loader compiles it, without the cache.
+  if (process.sourceMapsEnabled) return { exports: require(bundle) as unknown, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
+
+  const source = readFileSync(bundle, 'utf8');
+  const directory = cacheDirectory(env);
+  const digest = createHash('sha256').update(source).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 24);
+  const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
+  const trusted = trustedDirectory(directory);
+  const read = trusted ? readTrusted(file) : undefined;
+  const cachedData = read && intact(read);
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    cachedData,
+    // import() of what stays outside the bundle (web-tree-sitter, jsonc-parser), resolved from its file.
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cachedData === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  const module = { exports: {} as unknown };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, bundle, dirname(bundle));
+  return { exports: module.exports, codeCache: { status, file, save: () => (status === 'accepted' || status === 'unsafe' ? `not written (${status})` : save(script, directory, file)) } };
+}
+
+/** true: the user's own directory nobody else can write; undefined: none yet; false: anything else. */
+function trustedDirectory(directory: string): boolean | undefined {
+  try {
+    const stats = lstatSync(directory);
+    return stats.isDirectory() && ownedAndPrivate(stats);
+  } catch {
+    return undefined;
+  }
+}
+
+function ownedAndPrivate(stats: { uid: number; mode: number }): boolean {
+  return process.platform === 'win32' || (stats.uid === process.getuid!() && (stats.mode & 0o022) === 0);
+}
+
+/** The cache file's bytes, when it is a regular file of the user's nobody else can write (not a link). */
+function readTrusted(file: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    return stats.isFile() && ownedAndPrivate(stats) ? readFileSync(fd) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const DIGEST_BYTES = 32;
+
+/** The cache without its digest, when the digest matches. */
+function intact(file: Buffer): Buffer | undefined {
+  const data = file.subarray(DIGEST_BYTES);
+  return file.length > DIGEST_BYTES && createHash('sha256').update(data).digest().equals(file.subarray(0, DIGEST_BYTES)) ? data : undefined;
+}
+
+/** Written whole under a temporary name, then renamed: a reader sees the old file or the new one. */
+function save(script: vm.Script, directory: string, file: string): string {
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    if (trustedDirectory(directory) !== true) return `not written: ${directory} is not a directory only this user can write`;
+    const temporary = `${file}.${process.pid}.tmp`;
+    const data = script.createCachedData();
+    writeFileSync(temporary, Buffer.concat([createHash('sha256').update(data).digest(), data]), { mode: 0o600, flag: 'wx' });
+    renameSync(temporary, file);
+    removeStale(directory, basename(file));
+    return `written to ${file}`;
+  } catch (error) {
+    return `not written: ${(error as Error).message}`;
+  }
+}
+
+function removeStale(directory: string, keep: string): void {
+  for (const name of readdirSync(directory)) {
+    if (name === keep || !name.startsWith(PREFIX) || !(name.endsWith(SUFFIX) || name.endsWith('.tmp'))) continue;
+    const path = join(directory, name);
+    if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { force: true });
+  }
+}

@@ -1,0 +1,88 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+
+/**
+ * bin/ compiles the serve bundle with V8's code cache, made after the first tools/list of a start
+ * that had none (src/cli/code-cache.ts). Checked on the built gateway: the cache a start writes is
+ * the one V8 accepts at the next start (same V8 flags), and a cache that is damaged, refused or
+ * in a directory others can write is not used, while the gateway serves all the same.
+ */
+describe('the serve bundle with its code cache', () => {
+  const config = (dir: string) => ({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } });
+
+  /** One start: the code cache's status at load, after a list and a call were served. */
+  async function serveOnce(dir: string, cacheHome: string): Promise<string> {
+    const gateway = await startGateway(config(dir), { dir, env: { XDG_CACHE_HOME: cacheHome } });
+    try {
+      expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+      expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } }))).toContain('hello');
+      return await eventually(() => {
+        const status = /"codeCache":"([a-z-]+)"/.exec(gateway.stderr())?.[1];
+        if (!status) throw new Error(`no code cache status in the gateway's log yet:\n${gateway.stderr()}`);
+        return status;
+      });
+    } finally {
+      await gateway.close();
+    }
+  }
+
+  /** The cache file once a start has written it (it is written after the first list). */
+  function cacheFile(cacheHome: string, unlike?: Buffer): Promise<string> {
+    return eventually(() => {
+      const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
+      expect(names).toHaveLength(1);
+      const file = join(cacheHome, 'mcp-latch', names[0]!);
+      if (unlike) expect(readFileSync(file).equals(unlike)).toBe(false);
+      return file;
+    }, 30_000);
+  }
+
+  test('a start writes the cache after the first list, for the user only; the next start uses it', async () => {
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    expect(await serveOnce(dir, cacheHome)).toBe('absent');
+    const file = await cacheFile(cacheHome);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(cacheHome, 'mcp-latch')).mode & 0o777).toBe(0o700);
+
+    // V8 accepts it: made under the flags the next start compiles with.
+    expect(await serveOnce(dir, cacheHome)).toBe('accepted');
+    expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toEqual([file.split('/').pop()]);
+  });
+
+  test('a damaged cache and one V8 refuses are not used: the gateway serves and writes a good one', async () => {
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    await serveOnce(dir, cacheHome);
+    const file = await cacheFile(cacheHome);
+
+    // One byte changed: the digest at its start no longer matches, V8 never sees it.
+    const damaged = readFileSync(file);
+    damaged[damaged.length >> 1] ^= 0xff;
+    writeFileSync(file, damaged);
+    expect(await serveOnce(dir, cacheHome)).toBe('damaged');
+    await cacheFile(cacheHome, damaged);
+    expect(await serveOnce(dir, cacheHome)).toBe('accepted');
+
+    // Intact by its digest but not a code cache V8 takes (as after an upgrade under the same name).
+    const other = randomBytes(4096);
+    const refused = Buffer.concat([createHash('sha256').update(other).digest(), other]);
+    writeFileSync(file, refused);
+    expect(await serveOnce(dir, cacheHome)).toBe('rejected');
+    await cacheFile(cacheHome, refused);
+    expect(await serveOnce(dir, cacheHome)).toBe('accepted');
+  });
+
+  test('a cache directory others can write is not read and not written', async () => {
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    mkdirSync(join(cacheHome, 'mcp-latch'), { recursive: true });
+    chmodSync(join(cacheHome, 'mcp-latch'), 0o777);
+    expect(await serveOnce(dir, cacheHome)).toBe('unsafe');
+    expect(await serveOnce(dir, cacheHome)).toBe('unsafe');
+    expect(readdirSync(join(cacheHome, 'mcp-latch'))).toEqual([]);
+  });
+});
