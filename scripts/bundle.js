@@ -36,6 +36,9 @@ await build({
   charset: 'ascii',
   // jsonc-parser's main build is UMD: its require('./impl/format') cannot be bundled.
   external: ['web-tree-sitter', 'jsonc-parser'],
+  // import() of those becomes require() (web-tree-sitter has a CommonJS build): in Node 20 an
+  // import() in code that V8 took from a code cache fails (the script's host options are lost).
+  supported: { 'dynamic-import': false },
   logLevel: 'warning',
   // The sources are ES modules (strict); the directive must come first, before the banner's line.
   // A few find files next to themselves with import.meta.url.

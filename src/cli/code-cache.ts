@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
+import { codeCacheDirectory } from '../config/locate.js';
 
 /**
  * Loads the serve bundle (dist/serve/serve.cjs) with V8's code cache: compiling its ~1.2 MB of
@@ -21,8 +21,8 @@ import vm from 'node:vm';
  *
  * Security: a code cache is code. It is read only from a directory of the user's own that nobody
  * else can write (the same trust as the config file, which names the commands the gateway
- * runs), and only when it is a regular file of the user's that nobody else can write
- * (docs/threat-model.md).
+ * runs), and only when it is a regular file of the user's that nobody else can write; a tool
+ * call's write there is denied like one of the config (policy.ts, docs/threat-model.md).
  */
 export type CodeCacheStatus = 'accepted' | 'rejected' | 'damaged' | 'absent' | 'unsafe' | 'source-maps';
 
@@ -44,13 +44,6 @@ const STALE_MS = 30 * 24 * 3600 * 1000;
 const PREFIX = 'serve-';
 const SUFFIX = '.v8cache';
 
-/** Where the user's caches go: `$XDG_CACHE_HOME`/~/.cache, ~/Library/Caches, %LOCALAPPDATA%. */
-export function cacheDirectory(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'mcp-latch');
-  if (process.platform === 'darwin') return join(home, 'Library', 'Caches', 'mcp-latch');
-  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'mcp-latch');
-}
-
 export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
   const require = createRequire(bundle);
   // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
@@ -58,18 +51,14 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
   if (process.sourceMapsEnabled) return { exports: require(bundle) as unknown, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
 
   const source = readFileSync(bundle, 'utf8');
-  const directory = cacheDirectory(env);
+  const directory = codeCacheDirectory(env);
   const digest = createHash('sha256').update(source).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 24);
   const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
   const trusted = trustedDirectory(directory);
   const read = trusted ? readTrusted(file) : undefined;
   const cachedData = read && intact(read);
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
-    filename: bundle,
-    cachedData,
-    // import() of what stays outside the bundle (web-tree-sitter, jsonc-parser), resolved from its file.
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // The bundle has no import() (scripts/bundle.js): Node 20 loses a cached script's dynamic import.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
   const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cachedData === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
   const module = { exports: {} as unknown };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, bundle, dirname(bundle));

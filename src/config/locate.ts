@@ -22,6 +22,17 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
+ * Where bin/ keeps V8's code cache of the serve bundle (cli/code-cache.ts): `$XDG_CACHE_HOME/mcp-latch`
+ * (~/.cache), ~/Library/Caches/mcp-latch, %LOCALAPPDATA%\mcp-latch. Writes there are denied like
+ * writes of the config (policy/policy.ts): the cache is code the gateway runs.
+ */
+export function codeCacheDirectory(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'mcp-latch');
+  if (process.platform === 'darwin') return join(home, 'Library', 'Caches', 'mcp-latch');
+  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'mcp-latch');
+}
+
+/**
  * The files kept next to the config, named after it. Named here once: the built-in write protection
  * (policy/policy.ts) covers exactly these paths.
  */

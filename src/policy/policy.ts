@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
-import { manifestPath, pinsFileFor } from '../config/locate.js';
+import { codeCacheDirectory, manifestPath, pinsFileFor } from '../config/locate.js';
 import { ConfigSchema, type ConfigFile } from '../config/schema.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
@@ -54,10 +54,10 @@ export function configIssues(data: unknown): ConfigIssue[] {
 
 /**
  * Rules no config can remove: the model must not be able to edit the rules that bind it (the config
- * file, the temporary file of an atomic write, the audit), nor add rules through the CLI from a
- * shell tool.
+ * file, the temporary file of an atomic write, the audit), nor the code that applies them (the
+ * code cache the next gateway runs), nor add rules through the CLI from a shell tool.
  */
-export function builtInRules(configPath: string, auditPath: string | null): Rule[] {
+export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory()): Rule[] {
   // The config, the temporary file of its atomic write, the audit, `init`'s manifest of wrapped
   // clients, and the lock file (a model that could write it could accept a changed tool itself).
   const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), manifestPath(configPath), pinsFileFor(configPath), ...(auditPath ? [auditPath] : [])];
@@ -68,9 +68,12 @@ export function builtInRules(configPath: string, auditPath: string | null): Rule
     type: 'path',
     list: 'deny',
     access: 'write',
-    pattern: file.replace(/\\/g, '/').replace(/[*?[\]{}()!]/g, '\\$&'),
+    pattern: literal(file),
     text: `built-in protection of ${file}`,
   }));
+  for (const directory of new Set([cacheDirectory, ...physicalForms(cacheDirectory)])) {
+    for (const each of [literal(directory), `${literal(directory)}/**`]) rules.push({ type: 'path', list: 'deny', access: 'write', pattern: each, text: `built-in protection of ${directory} (the gateway's code cache)` });
+  }
   // `tools` accepts changed tool definitions (`--accept`): the user's decision, like a rule.
   for (const sub of ['allow', 'deny', 'init', 'tools']) {
     rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
@@ -106,6 +109,11 @@ export function policyFor(permissions: PermissionsInput, configPath: string, aud
   // Fail closed: a config loaded without the rule check must not lose its bad deny rules silently.
   if (issues.length > 0) throw new LatchError('RULE_INVALID', `invalid rules: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
   return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath), ...rules], env) };
+}
+
+/** A path as a rule pattern that matches only it. */
+function literal(path: string): string {
+  return path.replace(/\\/g, '/').replace(/[*?[\]{}()!]/g, '\\$&');
 }
 
 /** The file in its real directory, and its own target when it is a link. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 
 /**
  * bin/ compiles the serve bundle with V8's code cache, made after the first tools/list of a start
@@ -11,14 +11,15 @@ import { eventually, fixtureServer, startGateway, tempDir, textOf } from '../hel
  * in a directory others can write is not used, while the gateway serves all the same.
  */
 describe('the serve bundle with its code cache', () => {
-  const config = (dir: string) => ({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } });
-
-  /** One start: the code cache's status at load, after a list and a call were served. */
-  async function serveOnce(dir: string, cacheHome: string): Promise<string> {
-    const gateway = await startGateway(config(dir), { dir, env: { XDG_CACHE_HOME: cacheHome } });
+  /** One start: the code cache's status at load, after a list and a call were served (and a shell command: the grammar is loaded outside the bundle). */
+  async function serveOnce(dir: string, cacheHome: string, shell = false): Promise<string> {
+    const servers = { fix: fixtureServer('fix', join(dir, 'log')), ...(shell ? { shell: { command: process.execPath, args: [COMMANDS_SERVER] } } : {}) };
+    const gateway = await startGateway({ mcpServers: servers, workspace: [dir], permissions: { allow: ['mcp__fix__echo', 'Bash(echo *)'] } }, { dir, env: { XDG_CACHE_HOME: cacheHome } });
     try {
       expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
       expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } }))).toContain('hello');
+      // Allowed only when the grammar loaded: without it every command asks (and is denied here).
+      if (shell) expect(textOf(await gateway.client.callTool({ name: 'shell__run_command', arguments: { command: 'echo from-the-shell', workdir: dir } }))).toContain('from-the-shell');
       return await eventually(() => {
         const status = /"codeCache":"([a-z-]+)"/.exec(gateway.stderr())?.[1];
         if (!status) throw new Error(`no code cache status in the gateway's log yet:\n${gateway.stderr()}`);
@@ -49,7 +50,7 @@ describe('the serve bundle with its code cache', () => {
     expect(statSync(join(cacheHome, 'mcp-latch')).mode & 0o777).toBe(0o700);
 
     // V8 accepts it: made under the flags the next start compiles with.
-    expect(await serveOnce(dir, cacheHome)).toBe('accepted');
+    expect(await serveOnce(dir, cacheHome, true)).toBe('accepted');
     expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toEqual([file.split('/').pop()]);
   });
 
@@ -61,7 +62,7 @@ describe('the serve bundle with its code cache', () => {
 
     // One byte changed: the digest at its start no longer matches, V8 never sees it.
     const damaged = readFileSync(file);
-    damaged[damaged.length >> 1] ^= 0xff;
+    damaged[damaged.length >> 1]! ^= 0xff;
     writeFileSync(file, damaged);
     expect(await serveOnce(dir, cacheHome)).toBe('damaged');
     await cacheFile(cacheHome, damaged);

@@ -1,6 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { codeCacheDirectory } from '../../src/config/locate.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell, decideTool } from '../helpers/policy.js';
@@ -155,6 +156,16 @@ describe('paths: lexical and real path, symlinks both ways (docs/design.md)', ()
     expect(decideFs('write_file', { path: '/etc/mcp-latch-test/mcp-latch-init.json', content: '{}' }, ['/etc'], { mode: 'bypassPermissions' }).verdict).toBe('deny');
     expect(decideFs('write_file', { path: '/etc/mcp-latch-test/mcp-latch.lock.json', content: '{}' }, ['/etc'], { mode: 'bypassPermissions', allow: ['Edit'] }).verdict).toBe('deny');
     expect(decideShell('echo x > /etc/mcp-latch-test/mcp-latch.json', { mode: 'bypassPermissions' }).verdict).toBe('deny');
+  });
+
+  test('built-in protection: no tool may write the code cache the next gateway runs', () => {
+    const cache = codeCacheDirectory();
+    const file = join(cache, 'serve-0123.v8cache');
+    expect(decideFs('write_file', { path: file, content: 'x' }, [dirname(cache)], { mode: 'bypassPermissions', allow: ['Edit'] }).verdict).toBe('deny');
+    expect(decideShell(`echo x > ${file}`, { mode: 'bypassPermissions', allow: ['Bash'] }).verdict).toBe('deny');
+    expect(decideShell(`rm -rf ${cache}`, { mode: 'bypassPermissions', allow: ['Bash'] }).verdict).toBe('deny');
+    // Only that directory: its neighbour is decided by the rules.
+    expect(decideFs('write_file', { path: `${cache}-other/x`, content: 'x' }, [dirname(cache)], { mode: 'bypassPermissions', allow: ['Edit'] }).verdict).toBe('allow');
   });
 });
 
