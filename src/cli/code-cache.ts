@@ -50,7 +50,7 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
   // source maps on, Node's own loader compiles it, without the cache.
   if (process.sourceMapsEnabled) return { exports: require(bundle) as unknown, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
 
-  const source = readFileSync(bundle, 'utf8');
+  const source = readFileSync(bundle, 'latin1'); // ASCII (scripts/bundle.js)
   const directory = codeCacheDirectory(env);
   const digest = createHash('sha256').update(source).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 24);
   const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
@@ -62,7 +62,9 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
   const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cachedData === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
   const module = { exports: {} as unknown };
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, bundle, dirname(bundle));
-  return { exports: module.exports, codeCache: { status, file, save: () => (status === 'accepted' || status === 'unsafe' ? `not written (${status})` : save(script, directory, file)) } };
+  // The script is kept only to be saved: an accepted cache is not written again.
+  const toSave = status === 'accepted' || status === 'unsafe' ? null : script;
+  return { exports: module.exports, codeCache: { status, file, save: () => (toSave ? save(toSave, directory, file) : `not written (${status})`) } };
 }
 
 /** true: the user's own directory nobody else can write; undefined: none yet; false: anything else. */
