@@ -7,10 +7,9 @@ import { setFlagsFromString } from 'node:v8';
 // call's garbage dies young at any size (docs/performance.md, "Memory"). Set before anything else
 // loads; the flag is read each time V8 would grow the space.
 setFlagsFromString('--semi-space-growth-factor=1');
-// WASM on V8's baseline tier only (why: src/cli/serve.ts, which sets it too). Set here, before the
-// serve bundle is compiled: V8 uses a code cache only under the flags it was made with, and the
-// cache is made once serve has set this one.
-setFlagsFromString('--liftoff-only');
+// serve's own flags, before its bundle is compiled: V8 uses a code cache only under the flags it
+// was made with (src/cli/v8-flags.ts).
+(await import('../dist/cli/v8-flags.js')).setServeFlags();
 
 // A plain `serve` (what MCP clients start) goes straight to the gateway, without the command-line
 // library; the bundle is compiled with V8's code cache (src/cli/code-cache.ts).

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { readEarlyConfig } from '../config/early.js';
 import type { CodeCache } from './code-cache.js';
+import { setServeFlags } from './v8-flags.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
@@ -67,18 +68,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   // Security: stdout is the MCP channel; a stray console.log from any library would corrupt it.
   console.log = console.error;
   console.info = console.error;
-  // The shell grammar is WASM: V8's baseline compiler alone spares the optimising recompiles that
-  // made the first 60 commands cost ~1.7 s of CPU instead of ~0.2 s, for ~8 µs more per new command
-  // text once warm (docs/performance.md). Set before anything compiles WASM; this process only.
-  setFlagsFromString('--liftoff-only');
+  setServeFlags();
   // TurboFan waits until the gateway is up: start-up code runs once (imports, schemas, the config),
   // and optimising the little of it that got hot made the node binary's compiler pages resident,
   // ~4 MiB of an idle gateway's memory (docs/performance.md, "Memory").
   setFlagsFromString('--max-opt=2');
-  // The old space may grow by ~8 MiB of promoted garbage between full collections, not by up to 4×
-  // the live data (V8's factor when collecting looks cheap): +13.7 instead of +18.4 MiB after 14,500
-  // calls, at the same CPU per call (docs/performance.md, "Memory"). Read at each full collection.
-  setFlagsFromString('--heap-growing-percent=10');
   const path = findConfig(options.config);
   const early = readEarlyConfig(path, process.env, options.scope);
   const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
