@@ -843,12 +843,17 @@ describe('cwd tracking (known Claude Code bypasses)', () => {
     ['(cd /tmp && ls) && cat a', '/w', ['/w', '/tmp', '/w']],
     ['{ cd /tmp && ls; } && cat a', '/w', ['/w', '/tmp', '/tmp']],
     ['cd /tmp | cat a; cat b', '/w', ['/w', '/w', '/w']],
-    // Security: the grammar makes `cd x && a 2>&1` a stage of `| b` and `b | c && cd x` one of
-    // `a | …`; bash runs `b`, and what follows the pipeline, after the cd.
-    ['cd /tmp && ls 2>&1 | cat a && cat b', '/w', ['/w', '/tmp', null, null]],
-    ['cd /tmp && ls > f | cat a; cat b', '/w', ['/w', '/tmp', null, null]],
-    ['cd && ls 2>&1 | head && cat .ssh/id_rsa', '/w', ['/w', '~', null, null]],
-    ['cd /tmp && ls > f | cat > g | cat a', '/w', ['/w', '/tmp', null, null]],
+    // The grammar makes `cd x && a 2>&1` a stage of `| b` and `b | c && cd x` one of `a | …`;
+    // bash reads `cd x && (a 2>&1 | b)` and `(a | b | c) && cd x` (precedence.ts).
+    ['cd /tmp && ls 2>&1 | cat a && cat b', '/w', ['/w', '/tmp', '/tmp', '/tmp']],
+    ['cd /tmp && ls > f | cat a; cat b', '/w', ['/w', '/tmp', '/tmp', null]],
+    ['cd && ls 2>&1 | head && cat .ssh/id_rsa', '/w', ['/w', '~', '~', '~']],
+    ['cd /tmp && ls > f | cat > g | cat a', '/w', ['/w', '/tmp', '/tmp', '/tmp']],
+    ['ls | cd /tmp | cat a && cat b', '/w', ['/w', '/w', '/w', '/w']],
+    ['ls | cat a && cd /tmp && cat b', '/w', ['/w', '/w', '/w', '/tmp']],
+    ['cat <<E | cd /tmp && cat a\nx\nE\n', '/w', ['/w', '/w', '/w']],
+    ['ls | cd /tmp <<E && cat a\nx\nE\n', '/w', ['/w', '/w', '/w']],
+    ['cd /tmp && # why\ncat a | cat b', '/w', ['/w', '/tmp', '/tmp']],
     ['ls | cat | wc && cd /tmp; cat a', '/w', ['/w', '/w', '/w', '/w', null]],
     ['ls | cat | wc && cat a', '/w', ['/w', '/w', '/w', '/w']],
     ['ls 2>&1 | cat a && cat b', '/w', ['/w', '/w', '/w']],

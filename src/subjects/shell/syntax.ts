@@ -29,6 +29,14 @@ export class SyntaxNode {
     this.children.push(child);
   }
 
+  /** Puts `child` in the place of the child at `index` (precedence.ts rebuilds statements in place). */
+  replaceChild(index: number, child: SyntaxNode): void {
+    child.parent = this;
+    child.index = index;
+    this.children[index] = child;
+    this.named = null;
+  }
+
   get namedChildren(): SyntaxNode[] {
     return (this.named ??= this.children.filter((child) => child.isNamed));
   }

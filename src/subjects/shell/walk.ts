@@ -7,6 +7,7 @@ import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_S
 import { staticWord, type Word } from './options.js';
 import { changesLaterCommands } from './variables.js';
 import { readPlain, readTree } from './parser.js';
+import { rebuildPrecedence } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
 
@@ -139,6 +140,8 @@ class Analysis {
   private functions = new Set<string>();
   /** Readings with known variable values walked so far (known-values.ts). */
   private readings = 0;
+  /** The last parse held a shape the grammar misreads (precedence.ts): a parse error. */
+  private misread = false;
 
   constructor(
     private readonly parser: Parser,
@@ -190,7 +193,14 @@ class Analysis {
     addReason(this.info, reason);
   }
 
+  /** The tree of `text` in bash's precedence (precedence.ts), from the plain-text reader or the grammar. */
   private parse(text: string): SyntaxTree | null {
+    const tree = this.read(text);
+    this.misread = tree !== null && !rebuildPrecedence(tree.rootNode, text);
+    return tree;
+  }
+
+  private read(text: string): SyntaxTree | null {
     const plain = readPlain(text);
     if (plain !== null) return plain;
     const deadline = performance.now() + this.timeoutMs;
@@ -240,7 +250,7 @@ class Analysis {
     this.tails = new Map();
     this.background = new Set(blanked?.background ?? []);
     try {
-      if (tree.hasError) {
+      if (tree.hasError || this.misread) {
         this.info.parseOk = false;
         this.reason('parse-error');
       }
@@ -435,8 +445,10 @@ class Analysis {
     const rest: Array<[string, SyntaxNode]> = [];
     let first = node;
     while (first.type === 'list') {
-      const [left, op, right] = first.children;
-      if (!left || !op || !right) return this.generic(first, ctx, cwd);
+      // Comments between the operands (`a && # why⏎ b`) are skipped, never taken for an operand.
+      const children = first.children.length === 3 ? first.children : first.children.filter((child) => child.type !== 'comment');
+      const [left, op, right] = children;
+      if (!left || !op || !right || children.length !== 3) return this.generic(first, ctx, cwd);
       rest.push([op.type, right]);
       first = left;
     }
@@ -460,10 +472,10 @@ class Analysis {
 
   /**
    * Each stage runs in its own subshell with the same cwd; static output feeds the next stage's stdin.
-   * Security: bash never makes a `&&`/`||` list a stage, but the grammar does: `cd x && a 2>&1 | b`
-   * becomes `(cd x && a 2>&1) | b` and `a | b | c && d` becomes `a | (b | c && d)`. bash runs the
-   * stages after such a list, and what follows the pipeline, after the list's `cd`: their cwd is
-   * unknown.
+   * Security: bash never makes a `&&`/`||` list a stage, but the grammar does (`cd x && a 2>&1 | b`
+   * is read `(cd x && a 2>&1) | b`). precedence.ts rebuilds bash's reading; a shape it leaves as
+   * the grammar built it is walked with an unknown cwd from that stage on, the stage included (its
+   * list may run partly before the pipeline, partly after it).
    */
   private pipeline(children: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     let input = stdin;
@@ -471,12 +483,12 @@ class Analysis {
     for (const child of children) {
       const type = child.type;
       if (type === '|' || type === '|&') continue;
+      if (holdsList(child)) stageCwd = null;
       this.stdout = null;
       const errexit = this.errexit;
       this.visit(child, 'pipeline', stageCwd, input);
       this.errexit = errexit;
       input = this.stdout;
-      if (holdsList(child)) stageCwd = null;
     }
     this.stdout = null;
     return same(stageCwd);
@@ -920,6 +932,10 @@ class Analysis {
     const text = heredocAsString(body);
     const tree = this.parse(text);
     if (tree === null) return;
+    if (this.misread) {
+      this.info.parseOk = false;
+      this.reason('parse-error');
+    }
     const saved = this.src;
     const tails = this.tails;
     const background = this.background;
