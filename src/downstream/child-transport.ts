@@ -75,8 +75,8 @@ export class ChildTransport implements Transport {
   private closed = false;
   private notified = false;
   private exited: Promise<void> | undefined;
-  /** Messages sent in the current tick, written together on the next. */
-  private outgoing: string[] = [];
+  /** Messages sent in the current tick, joined as they come and written together on the next. */
+  private outgoing = '';
   private starting: Promise<void> | null = null;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
@@ -193,14 +193,15 @@ export class ChildTransport implements Transport {
     if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${this.options.command}) is not running`));
     // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
     // Node buffers what the pipe cannot take yet.
-    if (this.outgoing.push(serializeMessage(message)) === 1) process.nextTick(this.flushOutgoing);
+    if (this.outgoing === '') process.nextTick(this.flushOutgoing);
+    this.outgoing += serializeMessage(message);
     return QUEUED;
   }
 
   private readonly flushOutgoing = (): void => {
-    if (this.outgoing.length === 0) return;
-    const text = this.outgoing.length === 1 ? this.outgoing[0]! : this.outgoing.join('');
-    this.outgoing = [];
+    if (this.outgoing === '') return;
+    const text = this.outgoing;
+    this.outgoing = '';
     const stdin = this.child?.stdin;
     if (stdin && !this.closed) stdin.write(text);
   };

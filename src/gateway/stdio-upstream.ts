@@ -16,7 +16,8 @@ export class StdioUpstream implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly reader: LineReader;
-  private pending: string[] = [];
+  /** The lines sent in this tick, joined as they come (a list emptied per write allocated its storage again for every message). */
+  private pending = '';
   private scheduled = false;
   private closed = false;
 
@@ -72,7 +73,7 @@ export class StdioUpstream implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new LatchError('CONNECTION_CLOSED', 'the client connection is closed'));
-    this.pending.push(safeSerialize(message, this.onerror));
+    this.pending += safeSerialize(message, this.onerror);
     if (!this.scheduled) {
       this.scheduled = true;
       process.nextTick(this.flush);
@@ -82,14 +83,14 @@ export class StdioUpstream implements Transport {
 
   private readonly flush = (): void => {
     this.scheduled = false;
-    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
-    this.pending = [];
-    if (!this.closed) this.output.write(text);
+    const text = this.pending;
+    this.pending = '';
+    if (!this.closed && text !== '') this.output.write(text);
   };
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.pending.length > 0) this.flush();
+    if (this.scheduled) this.flush();
     this.closed = true;
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);

@@ -68,15 +68,19 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
   let head = '';
   let timeOf = NaN;
-  // Two parallel lists rather than a wrapper object per record: nothing allocated per record here.
-  const queued: AuditRecord[] = [];
+  // Two parallel lists rather than a wrapper object per record, reused with a count: nothing
+  // allocated per record here (emptying a list by its length gives its storage back, and the next
+  // record allocated it again).
+  const queued: Array<AuditRecord | null> = [];
   const queuedAt: number[] = [];
+  let count = 0;
   let batchTimer: NodeJS.Timeout | null = null;
   const writeQueued = (): void => {
     if (batchTimer) clearTimeout(batchTimer);
     batchTimer = null;
-    for (let index = 0; index < queued.length; index++) {
+    for (let index = 0; index < count; index++) {
       const entry = queued[index]!;
+      queued[index] = null;
       try {
         const at = queuedAt[index]!;
         if (at !== timeOf) {
@@ -91,8 +95,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         onError(error);
       }
     }
-    queued.length = 0;
-    queuedAt.length = 0;
+    count = 0;
     sink.flushSync();
   };
   process.on('exit', writeQueued);
@@ -101,10 +104,11 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   let allowedWaiting = false;
   return {
     record(entry) {
-      queuedAt.push(Date.now());
-      queued.push(entry);
+      queuedAt[count] = Date.now();
+      queued[count] = entry;
+      count += 1;
       if (entry.decision === 'allow' && depth > 0) allowedWaiting = true;
-      else if (entry.decision === 'allow' || queued.length >= BATCH_RECORDS) writeQueued();
+      else if (entry.decision === 'allow' || count >= BATCH_RECORDS) writeQueued();
       else if (!batchTimer) {
         batchTimer = setTimeout(writeQueued, BATCH_MS);
         batchTimer.unref();
