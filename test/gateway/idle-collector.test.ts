@@ -133,16 +133,21 @@ describe('the idle collector in a real gateway', () => {
         .callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 120, steps: 1 } }, undefined, { signal: abort.signal, timeout: 180_000 })
         .catch((error: unknown) => error);
       // Quiet, with the call in flight: the collector waits.
-      await eventually(() => expect(checks(gateway.stderr()).slice(before).map((check) => check.outcome)).toContain('in-flight'), 30_000);
-      const during = checks(gateway.stderr()).slice(before);
-      expect(during.filter((check) => check.outcome === 'collected' || check.outcome === 'small')).toEqual([]);
-      expect(during.find((check) => check.outcome === 'in-flight')?.inFlight).toBe(1);
+      const waiting = await eventually(() => {
+        const index = checks(gateway.stderr()).findIndex((check, at) => at >= before && check.outcome === 'in-flight');
+        expect(index).toBeGreaterThanOrEqual(0);
+        return index;
+      }, 30_000);
+      expect(checks(gateway.stderr())[waiting]!.inFlight).toBe(1);
+      // From then until the call is cancelled, nothing that could collect.
+      const whileInFlight = checks(gateway.stderr()).slice(waiting);
+      expect(whileInFlight.filter((check) => check.outcome === 'collected' || check.outcome === 'small')).toEqual([]);
 
       abort.abort('the test is done waiting');
       await long;
       // Cancelled: nothing in flight any more, so the next quiet period checks the heap.
       await eventually(() => {
-        const after = checks(gateway.stderr()).slice(before + during.length);
+        const after = checks(gateway.stderr()).slice(waiting + whileInFlight.length);
         expect(after.some((check) => check.outcome === 'collected' || check.outcome === 'small')).toBe(true);
       }, 30_000);
       // Every check that could collect saw no call in flight.
