@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
 import { codeCacheDirectory } from '../config/locate.js';
@@ -44,13 +44,23 @@ const STALE_MS = 30 * 24 * 3600 * 1000;
 const PREFIX = 'serve-';
 const SUFFIX = '.v8cache';
 
+/** The bundle is one function expression taking CommonJS's parameters (scripts/bundle.js). */
+type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
+
 export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
   const require = createRequire(bundle);
-  // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
-  // source maps on, Node's own loader compiles it, without the cache.
-  if (process.sourceMapsEnabled) return { exports: require(bundle) as unknown, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
-
+  const module = { exports: {} as unknown };
   const source = readFileSync(bundle, 'latin1'); // ASCII (scripts/bundle.js)
+  // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
+  // source maps on, Node's own CommonJS loader compiles it, calling the function, without the cache.
+  if (process.sourceMapsEnabled) {
+    const compiled = new Module(bundle) as Module & { _compile(source: string, filename: string): void };
+    compiled.filename = bundle;
+    compiled.paths = require.resolve.paths('x') ?? [];
+    compiled._compile(`${source}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
+    return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
+  }
+
   const directory = codeCacheDirectory(env);
   const digest = createHash('sha256').update(source).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 24);
   const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
@@ -58,10 +68,9 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
   const read = trusted ? readTrusted(file) : undefined;
   const cachedData = read && intact(read);
   // The bundle has no import() (scripts/bundle.js): Node 20 loses a cached script's dynamic import.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
+  const script = new vm.Script(source, { filename: bundle, cachedData });
   const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cachedData === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
-  const module = { exports: {} as unknown };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, bundle, dirname(bundle));
+  (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundle, dirname(bundle));
   // The script is kept only to be saved: an accepted cache is not written again.
   const toSave = status === 'accepted' || status === 'unsafe' ? null : script;
   return { exports: module.exports, codeCache: { status, file, save: () => (toSave ? save(toSave, directory, file) : `not written (${status})`) } };

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { COMMANDS_SERVER, eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, ROOT, eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 
 /**
  * bin/ compiles the serve bundle with V8's code cache, made after the first tools/list of a start
@@ -75,6 +76,19 @@ describe('the serve bundle with its code cache', () => {
     expect(await serveOnce(dir, cacheHome)).toBe('rejected');
     await cacheFile(cacheHome, refused);
     expect(await serveOnce(dir, cacheHome)).toBe('accepted');
+  });
+
+  test('with source maps on, stack traces point into src/ (Node loads the bundle itself, without the cache)', () => {
+    const dir = tempDir();
+    // A TypeError thrown inside the bundle, from serveOptions given no argument list.
+    const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
+      const { exports, codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/serve.cjs'))});
+      try { exports.serveOptions(null); } catch (error) { console.log(codeCache.status, error.stack.split('\\n')[1]); }`;
+    const run = (flags: string[]) => spawnSync(process.execPath, [...flags, '--input-type=module', '-e', probe], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
+    const mapped = run(['--enable-source-maps']);
+    expect(mapped.stdout, mapped.stderr).toMatch(/^source-maps .*src\/cli\/serve\.ts:\d+/);
+    const plain = run([]);
+    expect(plain.stdout, plain.stderr).toMatch(/^absent .*dist\/serve\/serve\.cjs:\d+/);
   });
 
   test('a cache directory others can write is not read and not written', async () => {
