@@ -1063,3 +1063,57 @@ describe('1. a cd the grammar puts inside a pipeline stage still moves what foll
   // `(cd && ls 2>&1) | head && cat x`, and `a | b | c && cd x` as `a | (b | c && cd x)`.
   neverAllowed(['cd && ls 2>&1 | head && cat .ssh/id_rsa', 'cd && ls 2>&1 | cat .ssh/id_rsa', 'cd && ls > /dev/null | head; cat .ssh/id_rsa', 'ls | cat | wc && cd <H>; cat .ssh/id_rsa']);
 });
+
+describe('1. bash\'s precedence: `|` binds tighter than `&&` and `||`, `!` negates a pipeline (precedence.ts)', () => {
+  // bash: `cd X && a | b` is `cd X && (a | b)`, `a | b && c` is `(a | b) && c` (the bash manual,
+  // "Pipelines", "Lists of Commands"); each stage is a subshell, so a cd inside one moves nothing after.
+  deniedEverywhere([
+    ['cd <H> && ls 2>&1 | cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cd <H> && ls | head -n 1 | cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cd <H> && ls 2>&1 | head && cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cd <H> && ! ls | cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cd <H> && ls |& cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cd <H> && ls > /dev/null | tee /dev/null | cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['ls | cat | wc && cd <H> && cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    // A cd in a stage moves nothing: the cat runs in W, where ../home is the home directory.
+    ['ls | cd src && cat ../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['(cd src && ls) | cat ../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['ls | { cd src; } && cat ../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    // What follows a heredoc's start on its line is the rest of the pipeline or list.
+    ['cat <<E | cd src && cat ../home/.ssh/id_rsa\nx\nE\n', 'Read(~/.ssh/**)'],
+    ['ls | cd src <<E && cat ../home/.ssh/id_rsa\nx\nE\n', 'Read(~/.ssh/**)'],
+    ['cat <<E ../home/.ssh/id_rsa\nx\nE\n', 'Read(~/.ssh/**)'], // a word after `<<E` is cat's argument
+    // A comment between an operator and its operand hid the operand.
+    ['true && # why\nrm -rf /', 'Bash(rm *)'],
+    ['true || # why\ncat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['ls | # why\ncat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+  ]);
+  // Shapes the grammar misreads and nothing rebuilds: a parse error, which asks even in bypassPermissions.
+  neverAllowedAnywhere([
+    'true |& cat | cat\nrm -rf / >&2', // read as `cat rm -rf /`
+    'ls | cat |& cat\ncat <H>/.ssh/id_rsa > /dev/null',
+    '! { cd <H> && cat .ssh/id_rsa; }', // read as a command named `{`
+    'cat <<E |\nx\nE\ncat <H>/.ssh/id_rsa', // the body read as a command
+  ]);
+  // After `;`, `||` or `&`, the cwd of what follows is not known (cd may have failed, or ran in the background).
+  neverAllowed(['cd <H> ; ls | cat .ssh/id_rsa', 'cd <H> || ls | cat .ssh/id_rsa', 'ls | cat || cd <H> && cat .ssh/id_rsa', 'cd <H> & ls | cat .ssh/id_rsa'], { allow: ['Read(<W>/**)'] });
+  // The everyday shapes this fixes: the cwd after `cd src &&` is known in every stage.
+  allowedByDefault(['cd src && make 2>&1 | tee build.log', 'cd src && make 2>&1 | tee build.log && cat a.ts', 'cd src && ls | head -n 5 | wc -l', 'git status && npm run test -- --run 2>&1 | tail -n 20', 'ls | sort | uniq && cd src && cat a.ts', 'cd src && ! grep -q x a.ts | cat'], {
+    allow: ['Bash(make *)', 'Bash(tee *)', 'Bash(git status)', 'Bash(npm run test *)', `Read(<W>/**)`],
+  });
+  test.each(['cd src && make 2>&1 | tee build.log', 'cd src && cat a.ts | wc -l'])('default: %j runs every stage in <W>/src', (command) => {
+    const decision = shell(command, 'default', { allow: ['Bash(make *)', 'Bash(tee *)'] });
+    expect(decision.reason).not.toContain('unknown base');
+  });
+});
+
+describe('6. words the grammar loses before a redirection reach deny rules (dropped-words.ts)', () => {
+  // bash: `cat - 2>e` passes `-` to cat; `x -5>f` passes `-5` to x and writes its stdout to f.
+  const decide = (command: string, mode: DefaultMode): Decision =>
+    decideShell(command, { allow: ['Bash(cat *)', 'Bash(x *)', `Edit(${W}/**)`], deny: ['Bash(cat - *)', 'Bash(cat -)', 'Bash(cat a -)', 'Bash(x -5 *)', 'Bash(x -5)', 'Bash(x a -)'], mode, workspace: [W], cwd: W, home });
+  for (const mode of MODES) {
+    test.each(['cat - 2>e', 'cat a - 2>e', 'cat - <<E\nx\nE\n', 'x -5>f', 'x -5 >f', 'x a 2>e - 3>f'])(`${mode}: %j is denied`, (command) => {
+      expect(decide(command, mode).verdict).toBe('deny');
+    });
+  }
+});

@@ -301,3 +301,38 @@ test('on 150 seeded texts, every cwd the walk claims for a command is the one ba
   expect(known).toBeGreaterThan(3 * unknown);
   expect(errors).toBeLessThan(texts.length / 5);
 }, 180_000);
+
+// ---------------------------------------------------------------------------------------------
+// Words before redirections (dropped-words.ts)
+// ---------------------------------------------------------------------------------------------
+
+test('on 400 seeded commands with words and redirections mixed, the walk sees the arguments bash passes', () => {
+  const r = rng(5);
+  const dir = realpathSync(tempDir('precedence-words-'));
+  writeFileSync(join(dir, 'f'), '');
+  const WORDS = ['-', '-', '-5', '--', 'x', '5', '-x', '0', '_', '-0', '+5', 'x5', '5x'];
+  const REDIRECTS = [' 2>e', ' >f', ' -5>f', ' -0>f', ' 5>f', ' 2>&1', ' 3<f', ' <f', ' >&2', ' 2>>e'];
+  const texts: string[] = [];
+  while (texts.length < 400) {
+    let text = 'p ';
+    for (let n = 1 + Math.floor(r() * 5); n > 0; n--) text += r() < 0.55 ? ` ${pick(r, WORDS)}` : pick(r, REDIRECTS);
+    if (r() < 0.2) text += ` <<E${r() < 0.5 ? ` ${pick(r, WORDS)}` : ''}\nh\nE`;
+    texts.push(text);
+  }
+  const script = `p() { for a; do printf '[%s]' "$a"; done >&9; }\n${texts.map((text) => `( eval '${text}' ) 9>&1 2>/dev/null; echo`).join('\n')}\n`;
+  writeFileSync(join(dir, 'script.sh'), script);
+  const bash = spawnSync('bash', [join(dir, 'script.sh')], { encoding: 'utf8', cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const printed = bash.stdout.split('\n');
+  const wrong: string[] = [];
+  let compared = 0;
+  for (let k = 0; k < texts.length; k++) {
+    const info = analyseCommand(texts[k]!, { cwd: dir });
+    if (!info.parseOk) continue;
+    compared++;
+    const segment = info.segments.find((s) => s.words[0] === 'p');
+    const ours = segment ? segment.words.slice(1).map((word) => `[${word}]`).join('') : '<none>';
+    if (ours !== printed[k]) wrong.push(`${JSON.stringify(texts[k])}: bash ${printed[k]}, walk ${ours}`);
+  }
+  expect(wrong.slice(0, 5)).toEqual([]);
+  expect(compared).toBeGreaterThan(350);
+}, 120_000);

@@ -7,6 +7,7 @@ import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_S
 import { staticWord, type Word } from './options.js';
 import { changesLaterCommands } from './variables.js';
 import { readPlain, readTree } from './parser.js';
+import { restoreDroppedWords } from './dropped-words.js';
 import { rebuildPrecedence } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
@@ -77,6 +78,8 @@ const TOKENS = new Set(['<<<', ';', '&', ';;', ';&', ';;&', '\n', '(', ')', '{',
 /** Named nodes with nothing inside worth visiting. */
 const LEAVES = new Set(['word', 'number', 'raw_string', 'ansi_c_string', 'variable_name', 'string_content', 'comment', 'file_descriptor', 'heredoc_start', 'heredoc_end', 'heredoc_content', 'test_operator', 'special_variable_name', 'regex', 'extglob_pattern']);
 const REDIRECTS = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+/** Children of a heredoc redirection that are not words of its command. */
+const HEREDOC_PARTS = new Set(['file_descriptor', 'heredoc_start', 'heredoc_body', 'heredoc_end', 'file_redirect', 'herestring_redirect', 'comment', 'ERROR']);
 /** ${x@P} and the other transformations Roo Code and Gemini CLI treat as code. */
 const PROMPT_OPS = new Set(['P', 'E', 'A', 'K', 'a', 'k']);
 const NULL_DEVICES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
@@ -193,16 +196,26 @@ class Analysis {
     addReason(this.info, reason);
   }
 
-  /** The tree of `text` in bash's precedence (precedence.ts), from the plain-text reader or the grammar. */
+  /**
+   * The tree of `text` as bash reads it, from the plain-text reader or the grammar: with the words
+   * the grammar drops (dropped-words.ts) and in bash's precedence (precedence.ts).
+   */
   private parse(text: string): SyntaxTree | null {
+    this.misread = false;
     const tree = this.read(text);
-    this.misread = tree !== null && !rebuildPrecedence(tree.rootNode, text);
+    if (tree !== null && !rebuildPrecedence(tree.rootNode, text)) this.misread = true;
     return tree;
   }
 
   private read(text: string): SyntaxTree | null {
     const plain = readPlain(text);
     if (plain !== null) return plain;
+    const tree = this.readGrammar(text);
+    if (tree !== null && !tree.hasError && !restoreDroppedWords(tree.rootNode, text)) this.misread = true;
+    return tree;
+  }
+
+  private readGrammar(text: string): SyntaxTree | null {
     const deadline = performance.now() + this.timeoutMs;
     const tree = this.parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
     if (tree === null) {
@@ -503,6 +516,8 @@ class Analysis {
     if (node.startIndex === node.endIndex) return same(cwd); // a MISSING command (`ls &&`)
     const assignments: Word[] = [];
     const words: Word[] = [];
+    /** Where each word starts. */
+    const starts: number[] = [];
     const redirects: SyntaxNode[] = [];
     const pending: SyntaxNode[] = [];
     const children = node.children;
@@ -512,12 +527,30 @@ class Analysis {
       if (type === 'variable_assignment' && words.length === 0) assignments.push(this.readAssignment(child, pending));
       else if (REDIRECTS.has(type)) redirects.push(child);
       else if (type === '$' && children[k + 1]?.type === 'string' && children[k + 1]!.startIndex === child.endIndex) {
+        starts.push(child.startIndex);
         words.push(this.readWord(children[++k]!, pending, child.startIndex)); // $"translated"
-      } else if (type !== 'comment') words.push(this.readWord(child, pending));
+      } else if (type !== 'comment') {
+        starts.push(child.startIndex);
+        words.push(this.readWord(child, pending));
+      }
     }
     redirects.push(...outer);
-    // `echo > a b`: bash passes `b` to echo; the grammar files it under the redirect.
-    for (const redirect of redirects) if (redirect.type === 'file_redirect') for (const extra of this.destinations(redirect).slice(1)) words.push(this.readWord(extra, pending));
+    // `echo > a b`: bash passes `b` to echo; the grammar files it under the redirect. `cat <<E a`:
+    // `a` is cat's, filed under the heredoc. In text order with the words after them
+    // (`a 2>e b - 3>f`: a b -).
+    let extras: Array<[number, Word]> | null = null;
+    for (const redirect of redirects) {
+      for (const extra of this.extraWords(redirect)) (extras ??= []).push([extra.startIndex, this.readWord(extra, pending)]);
+    }
+    if (extras !== null) {
+      let at = 0;
+      const ordered: Word[] = [];
+      for (const [start, word] of extras) {
+        while (at < words.length && starts[at]! < start) ordered.push(words[at++]!);
+        ordered.push(word);
+      }
+      words.splice(0, words.length, ...ordered, ...words.slice(at));
+    }
     return this.finish(assignments, words, redirects, pending, ctx, cwd, stdin);
   }
 
@@ -797,6 +830,16 @@ class Analysis {
   // -------------------------------------------------------------------------------------------
   // Redirections
   // -------------------------------------------------------------------------------------------
+
+  /** Words of the command the grammar filed under a redirection (see command()). */
+  private extraWords(redirect: SyntaxNode): SyntaxNode[] {
+    if (redirect.type === 'file_redirect') return this.destinations(redirect).slice(1);
+    if (redirect.type !== 'heredoc_redirect') return [];
+    // The words after `<<E` on its line; the grammar also files parts of the body as words.
+    const start = redirect.children.find((c) => c.type === 'heredoc_start');
+    const line = start ? this.src.indexOf('\n', start.endIndex) : -1;
+    return redirect.children.filter((c) => c.isNamed && !HEREDOC_PARTS.has(c.type) && !isStatement(c.type) && (line === -1 || c.endIndex <= line) && c.startIndex >= (start?.endIndex ?? 0));
+  }
 
   private destinations(node: SyntaxNode): SyntaxNode[] {
     return node.children.filter((c) => c.type !== 'file_descriptor' && !TOKENS.has(c.type) && !isRedirectOp(c.type) && c.type !== 'ERROR');
