@@ -15,7 +15,7 @@ import { codeCacheDirectory } from '../config/locate.js';
  * The cache is made on this machine, after the first tools/list of a start that had none (or had
  * one V8 refused), so it holds the functions the start-up compiled. V8 refuses a cache made by
  * another V8 or under other V8 flags, or for a source of another length; the file's name carries
- * a digest of the bundle and the Node version, so another build never meets it. V8 checks no
+ * a digest of the bundle, the Node version and Node's flags, so another build never meets it. V8 checks no
  * checksum of a code cache in release builds (a damaged one could crash it), so the file starts
  * with the SHA-256 of the rest, checked before V8 sees it.
  *
@@ -62,7 +62,13 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
   }
 
   const directory = codeCacheDirectory(env);
-  const digest = createHash('sha256').update(source).update(`\0${process.version}\0${process.arch}`).digest('hex').slice(0, 24);
+  // V8 refuses a cache made under other flags: each set of them (Node's command line, NODE_OPTIONS)
+  // has its own file, or starts with and without a flag would rewrite one file in turn.
+  const digest = createHash('sha256')
+    .update(source)
+    .update(`\0${process.version}\0${process.arch}\0${process.execArgv.join('\0')}\0${env.NODE_OPTIONS ?? ''}`)
+    .digest('hex')
+    .slice(0, 24);
   const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
   const trusted = trustedDirectory(directory);
   const read = trusted ? readTrusted(file) : undefined;
