@@ -52,9 +52,9 @@ export class CallOrder {
       }
     });
     if (steps.includes(NOT_YET)) return this.callToolsInOrder(calls, steps, null);
-    const allAllowed = steps.every((step) => !isDecided(step) || step.decision.verdict === 'allow');
+    const batch = { allAllowed: steps.every((step) => !isDecided(step) || step.decision.verdict === 'allow'), alone: calls.length === 1 };
     // The records of the calls that go on at once are written together, before any is sent.
-    return this.context.audit.together(() => steps.map((step) => this.settle(step, { allAllowed, alone: calls.length === 1 })));
+    return this.context.audit.together(() => steps.map((step) => this.settle(step, batch)));
   }
 
   /**
@@ -73,7 +73,8 @@ export class CallOrder {
           if (steps[index] !== NOT_YET && isDecided(step)) step.decision = redecide(step, this.context, this.session);
         });
         // Every call of the read is decided (or failed): they reach the latch together, now.
-        return ready.map((step) => this.settle(step, { allAllowed: false, alone: calls.length === 1 }));
+        const batch = { allAllowed: false, alone: calls.length === 1 };
+        return ready.map((step) => this.settle(step, batch));
       } finally {
         this.waitingReads -= 1;
       }

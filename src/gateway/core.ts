@@ -195,8 +195,11 @@ export class GatewayCore implements CallContext {
   }
 
   definitionReport(route: ToolRoute): DefinitionReport {
-    return this.definitions.forTool(listedTool(route), () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+    return this.definitions.forTool(listedTool(route), this.listedTools, this.loaded.file.policy.toolDescriptions);
   }
+
+  /** Every listed tool, for the description scan: one function, not one per report (a report is made for every call). */
+  private readonly listedTools = (): ListedTool[] => this.registry.toolRoutesList().map(listedTool);
 
   templateReport(uri: string): DefinitionReport | null {
     const entry = this.registry.resolveTemplate(uri);
@@ -204,11 +207,11 @@ export class GatewayCore implements CallContext {
   }
 
   templateEntryReport(entry: { supervisor: Supervisor; template: ResourceTemplate }): DefinitionReport {
-    return this.definitions.forTemplate({ server: entry.supervisor.name, template: entry.template }, () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+    return this.definitions.forTemplate({ server: entry.supervisor.name, template: entry.template }, this.listedTools, this.loaded.file.policy.toolDescriptions);
   }
 
   promptReport(route: PromptRoute): DefinitionReport {
-    return this.definitions.forPrompt({ exposed: route.exposed, server: route.supervisor.name, prompt: route.prompt }, () => this.registry.toolRoutesList().map(listedTool), this.loaded.file.policy.toolDescriptions);
+    return this.definitions.forPrompt({ exposed: route.exposed, server: route.supervisor.name, prompt: route.prompt }, this.listedTools, this.loaded.file.policy.toolDescriptions);
   }
 
   async pinDefinition(report: DefinitionReport): Promise<void> {
