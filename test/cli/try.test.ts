@@ -145,10 +145,17 @@ describe('mcp-latch try with a server that cannot start', () => {
     const logPath = /its log: (\S+), removed on exit/.exec(shown())?.[1];
     expect(logPath).toBeDefined();
     expect(existsSync(logPath!)).toBe(true);
-    // `list` asks the gateway again, which names the server and why it is not ready.
-    tmux('send-keys', '-t', broken, '-l', 'list');
-    tmux('send-keys', '-t', broken, 'Enter');
-    await until(/Servers not ready \(1\)[^\n]*\n\s+server "broken" [^\n]*failed to start: [^\n]*crashing on start as asked/);
+    // `list` asks the gateway again, which names the server and why it is not ready. On a loaded
+    // machine the server may not have crashed yet when `list` is first typed ("still starting"):
+    // typed again until its failure is shown.
+    const failed = /Servers not ready \(1\)[^\n]*\n\s+server "broken" [^\n]*failed to start: [^\n]*crashing on start as asked/;
+    await eventually(() => {
+      if (!failed.test(shown())) {
+        tmux('send-keys', '-t', broken, '-l', 'list');
+        tmux('send-keys', '-t', broken, 'Enter');
+      }
+      expect(shown()).toMatch(failed);
+    }, 30_000, 1_500);
     tmux('send-keys', '-t', broken, 'C-d');
     await eventually(() => expect(existsSync(logPath!)).toBe(false), 20_000, 100);
   }, 60_000);
