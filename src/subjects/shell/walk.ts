@@ -26,9 +26,11 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
  *       reads `${x:-`id`}` as text) still makes the command unanalyzable.
  *   (d) `time` and `coproc` before a compound command (`time { rm x; }`) are blanked and the text
  *       parsed again: the grammar reads them as plain commands taking `{`, `rm`, `x` as arguments.
- * and a few grammar quirks: `a && b > f` redirects b only; a list the grammar makes a pipeline
- * stage (`cd x && a 2>&1 | b`, `a | b | c && d`) leaves the cwd after it unknown; `ls;;` is an
- * error; `&&` chains are walked iteratively.
+ * Every tree is first put in bash's precedence (precedence.ts: `cd x && a 2>&1 | b` is
+ * `cd x && (a 2>&1 | b)`, not the grammar's `(cd x && a 2>&1) | b`) with the words the grammar
+ * drops put back (dropped-words.ts); a list the rebuild left inside a pipeline stage gets an
+ * unknown cwd. Other quirks: `a && b > f` redirects b only; `ls;;` is an error; `&&` chains are
+ * walked iteratively.
  *
  *   cd src && FOO=1 timeout 5 npm run test -- --run > log.txt
  *     → segments: `cd src` (read src), `npm run test -- --run` (assignments FOO=1, wrappers
