@@ -61,7 +61,8 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
         const own: PathSubject[] = [];
         for (const path of segment.paths) {
           if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
-            madeGitDirectories.push(pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache));
+            const unknown = path.isStatic ? undefined : UNKNOWN_GIT_LOCATION;
+            madeGitDirectories.push(pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, unknown));
             continue;
           }
           // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
@@ -133,6 +134,9 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : {}) };
 }
 
+/** The problem of a git location the command names with an expansion (`HOME=$PWD`). */
+const UNKNOWN_GIT_LOCATION = 'a git location known only at run time';
+
 /**
  * A git directory the same call makes (`git init --bare r && echo … > r/hooks/pre-commit`, or by
  * hand: a `HEAD` file written beside the config) is not on disk when the call is decided: writes
@@ -147,9 +151,13 @@ function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void 
     for (const form of [subject.path, subject.realPath]) if (form !== null) dirs.add(basename(form) === 'HEAD' && subject.via !== GIT_DIRECTORY_MADE ? dirname(form) : form);
   }
   const links = made.filter((m) => m.via === LINK_MADE);
-  if (dirs.size === 0 && files.size === 0 && links.length === 0) return;
+  // Security: git pointed at a place known only at run time (`HOME=$PWD git status`): any write of
+  // the same call may be its configuration or its hooks.
+  const unknown = made.find((m) => m.problem === UNKNOWN_GIT_LOCATION);
+  if (dirs.size === 0 && files.size === 0 && links.length === 0 && unknown === undefined) return;
   for (const write of writes) {
     if (write.gitDirectory) continue;
+    if (unknown) write.problem ??= `git is pointed where only the run knows (${unknown.input}): this write may be its configuration or hooks`;
     const named = [write.path, write.realPath].find((form) => form !== null && files.has(form));
     if (named) {
       write.gitDirectory = named;

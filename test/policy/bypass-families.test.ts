@@ -1117,3 +1117,27 @@ describe('6. words the grammar loses before a redirection reach deny rules (drop
     });
   }
 });
+
+describe('4. a git location set from an expansion: any write of the same call may be git\'s configuration', () => {
+  // `HOME=$PWD git status` after writing `.gitconfig` runs its core.fsmonitor; the value is only
+  // known at run time, so every write of the call asks (a constant value asks only for its files).
+  const cases = [
+    "echo '[core] fsmonitor = rm -rf x' > .gitconfig && HOME=$PWD git status",
+    "echo '[core] fsmonitor = rm -rf x' > .gitconfig && HOME=$(pwd) git status",
+    "echo '[core] fsmonitor = rm -rf x' > .gitconfig && HOME=\"$PWD\" git status",
+    "mkdir -p git && echo '[core] fsmonitor = rm -rf x' > git/config && XDG_CONFIG_HOME=$PWD git status",
+    "echo x > f && GIT_CONFIG_GLOBAL=${F:-f} git status",
+    'export GIT_DIR=$D; git init; echo x > r/hooks/pre-commit',
+    'HOME+=/x git status; echo x > f',
+  ];
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j is not allowed`, (command) => {
+      const decision = shell(command, mode, { allow: ['Bash(git *)', 'Bash(mkdir *)'] });
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  // Without a write in the same call it is as before (a configuration already on disk is not the call's).
+  test.each(['HOME=$PWD git status', 'XDG_CONFIG_HOME=$PWD git log'])('bypassPermissions: %j is allowed', (command) => {
+    expect(shell(command, 'bypassPermissions', { allow: ['Bash(git *)'] }).verdict).toBe('allow');
+  });
+});

@@ -55,14 +55,21 @@ export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
  * hooks `git init` copies, `GIT_CONFIG_GLOBAL`,
  * `GIT_CONFIG_SYSTEM` and `GIT_CONFIG` a configuration file, `HOME` and `XDG_CONFIG_HOME` the
  * directories of the global one. As paths with the `via` inspect.ts matches writes of the same call
- * against (`GIT_DIR=r git init && echo … > r/hooks/pre-commit`); `+=` appends to a value not known here.
+ * against (`GIT_DIR=r git init && echo … > r/hooks/pre-commit`). A value only known at run time
+ * (an expansion, or `+=` appending to a value not known here) is a path that is not static.
  */
 export function gitLocations(words: readonly Word[], cwd: string | null): CommandPath[] {
   const paths: CommandPath[] = [];
   for (const word of words) {
     const match = GIT_LOCATION.exec(word.value);
-    if (!match || !word.isStatic) continue;
+    if (!match) continue;
     const value = word.value.slice(match[0].length);
+    if (!word.isStatic || match[2] === '+') {
+      // `HOME=$PWD`, `HOME+=x`: a location known only at run time (inspect.ts: any write of the
+      // same call may be there).
+      pushPath(paths, pathOf({ value: word.value, raw: word.value, isStatic: false, ansi: false }, 'write', cwd, GIT_CONFIG_NAMED));
+      continue;
+    }
     if (value === '') continue;
     const name = match[1]!;
     if (name === 'GIT_DIR' || name === 'GIT_COMMON_DIR' || name === 'GIT_TEMPLATE_DIR') pushPath(paths, pathOf(staticWord(value), 'write', cwd, GIT_DIRECTORY_MADE));
@@ -72,4 +79,4 @@ export function gitLocations(words: readonly Word[], cwd: string | null): Comman
   return paths;
 }
 
-const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)=/;
+const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)(\+?)=/;
