@@ -1141,3 +1141,12 @@ describe('4. a git location set from an expansion: any write of the same call ma
     expect(shell(command, 'bypassPermissions', { allow: ['Bash(git *)'] }).verdict).toBe('allow');
   });
 });
+
+describe('2. a constant arithmetic expansion evaluates no stored text', () => {
+  // No name in `$((2*3))`: nothing is referenced or expanded (bash manual, "Shell Arithmetic"), so
+  // a `$` that is data elsewhere in the text cannot be evaluated through it.
+  allowedByDefault(['echo \\$5 $((2*3))', "echo '$x' $(( (1 + 2) << 3 ))", 'echo \\$ $((7 % 4 == 3 ? 1 : 0))']);
+  // A name, a base or hex letter, an expansion or a subscript inside still counts as evaluation.
+  neverAllowedAnywhere(["printf -v y 'a[\\x24(rm -rf x)]'; echo $((y))", "y='a[$(rm -rf x)]'; echo \\$ $((y + 1))", "echo \\$ $((0x1f)) $(( $(rm -rf x) ))"]);
+  neverAllowed(['echo \\$5 $((x))', 'echo \\$5 $((a[1]))', 'echo \\$5 $((16#ff))']);
+});

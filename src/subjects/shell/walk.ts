@@ -90,6 +90,8 @@ const SUBSTITUTION_TEXT = /\$\(|`|\$\{[\s|]/;
 /** Quoted or escaped text that could hold SUBSTITUTION_TEXT as data. */
 const QUOTED_CODE_HINT = /'[^']*(\$\(|`|\$\{[\s|])|\\[$`]|\$'|"[^"]*\\[$`]/;
 const QUOTED_LEAVES = new Set(['raw_string', 'ansi_c_string', 'string_content', 'word']);
+/** `$(( … ))` of decimal numbers, operators, parentheses and blanks: no names, no expansions, no base letters. */
+const CONSTANT_ARITHMETIC = /^\$\(\([\d\s+\-*/%<>=!&|^~?:(),]*\)\)$/;
 /** Builtins that evaluate an argument as arithmetic or as a variable name with a subscript. */
 const EVALUATING_COMMANDS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'mapfile', 'readarray', 'unset', 'test', '[', 'getopts', 'wait', 'exec']);
 /** Builtins that put the content of files or of stdin into variables. */
@@ -370,6 +372,11 @@ class Analysis {
       case 'test_command':
         return this.testCommand(node, ctx, cwd);
       case 'arithmetic_expansion':
+        // `$((2*3))`: numbers and operators only. With no name in it, no variable is referenced and
+        // nothing is expanded (bash manual, "Shell Arithmetic"), so no stored text is evaluated.
+        if (CONSTANT_ARITHMETIC.test(this.slice(node))) return same(cwd);
+        this.arithmetic = this.evaluates = true;
+        return this.generic(node, ctx, cwd);
       case 'subscript':
         this.arithmetic = this.evaluates = true;
         return this.generic(node, ctx, cwd);
