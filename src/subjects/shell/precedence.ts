@@ -68,7 +68,8 @@ const COMPOUND_STARTS = new Set(['{', 'if', 'while', 'until', 'for', 'case', 'se
  * Rebuilds every region in the tree of `text` under `root`, in place. False when the tree holds a
  * shape the grammar misreads and this cannot rebuild (the walk then treats the text as a parse
  * error): a heredoc's rest running past its line (`cat <<E |⏎body⏎E⏎b`: the grammar reads the body
- * as a command), or `!` before a compound command (`! { cd x; }`: read as a command named `{`).
+ * as a command), `!` before a compound command (`! { cd x; }`: read as a command named `{`), or a
+ * simple command across a newline (joinsLines).
  */
 export function rebuildPrecedence(root: SyntaxNode, text: string): boolean {
   let known = true;
@@ -107,12 +108,10 @@ function joinsLines(node: SyntaxNode, text: string): boolean {
   if (at === -1 || at >= node.endIndex) return false;
   const children = node.children;
   for (let k = 1; k < children.length; k++) {
-    const from = children[k - 1]!.endIndex;
     const to = children[k]!.startIndex;
-    if (at < from) at = text.indexOf('\n', from);
+    if (at < children[k - 1]!.endIndex) at = text.indexOf('\n', children[k - 1]!.endIndex);
+    for (; at !== -1 && at < to; at = text.indexOf('\n', at + 1)) if (!continues(text, at)) return true;
     if (at === -1) return false;
-    // The heredoc's own lines are in its body.
-    if (at < to && !continues(text, at)) return true;
   }
   return false;
 }
