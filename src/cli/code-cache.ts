@@ -1,23 +1,24 @@
-import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
+import { crc32 } from 'node:zlib';
 import { codeCacheDirectory } from '../config/locate.js';
 
 /**
  * Loads the serve bundle (dist/serve/serve.cjs) with V8's code cache: compiling its ~1.2 MB of
  * JavaScript again at every start, and the functions the start-up runs, was a large part of the
  * gateway's CPU by the first tools/list, and every MCP client session starts `serve`
- * (docs/performance.md, "Code cache"). Node 20 has no module.enableCompileCache(), so the bundle is
- * CommonJS compiled here through vm.Script with `cachedData`.
+ * (docs/performance.md, "V8's code cache for the serve bundle"). Node 20 has no
+ * module.enableCompileCache(), so the bundle is CommonJS compiled here through vm.Script with
+ * `cachedData`.
  *
  * The cache is made on this machine, after the first tools/list of a start that had none (or had
  * one V8 refused), so it holds the functions the start-up compiled. V8 refuses a cache made by
  * another V8 or under other V8 flags, or for a source of another length; the file's name carries
- * a digest of the bundle, the Node version and Node's flags, so another build never meets it. V8 checks no
- * checksum of a code cache in release builds (a damaged one could crash it), so the file starts
- * with the SHA-256 of the rest, checked before V8 sees it.
+ * a digest of the bundle, the Node version and Node's flags, so another build never meets it.
+ * V8 checks no checksum of a code cache in release builds (a damaged one could crash it), so the
+ * file starts with the CRC-32 of the rest, checked before V8 sees it.
  *
  * Security: a code cache is code. It is read only from a directory of the user's own that nobody
  * else can write (the same trust as the config file, which names the commands the gateway
@@ -50,7 +51,8 @@ type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { expo
 export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
   const require = createRequire(bundle);
   const module = { exports: {} as unknown };
-  const source = readFileSync(bundle, 'latin1'); // ASCII (scripts/bundle.js)
+  const text = readFileSync(bundle);
+  const source = text.toString('latin1'); // ASCII (scripts/bundle.js)
   // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
   // source maps on, Node's own CommonJS loader compiles it, calling the function, without the cache.
   if (process.sourceMapsEnabled) {
@@ -64,11 +66,11 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
   const directory = codeCacheDirectory(env);
   // V8 refuses a cache made under other flags: each set of them (Node's command line, NODE_OPTIONS)
   // has its own file, or starts with and without a flag would rewrite one file in turn.
-  const digest = createHash('sha256')
-    .update(source)
-    .update(`\0${process.version}\0${process.arch}\0${process.execArgv.join('\0')}\0${env.NODE_OPTIONS ?? ''}`)
-    .digest('hex')
-    .slice(0, 24);
+  // CRC-32 of the file's bytes, not a SHA-256 of its text: that made a 1.2 MB buffer freed at once,
+  // which raised glibc's mmap threshold, and a gateway with a shell tool then kept +6 MiB resident
+  // (docs/performance.md). The name only picks the file; V8 and the cache's checksum check the rest.
+  const flags = `${process.version}\0${process.arch}\0${process.execArgv.join('\0')}\0${env.NODE_OPTIONS ?? ''}`;
+  const digest = `${text.length.toString(16)}-${crc32(text).toString(16)}-${crc32(flags).toString(16)}`;
   const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
   const trusted = trustedDirectory(directory);
   const read = trusted ? readTrusted(file) : undefined;
@@ -114,12 +116,12 @@ function readTrusted(file: string): Buffer | undefined {
   }
 }
 
-const DIGEST_BYTES = 32;
+const CHECK_BYTES = 4;
 
-/** The cache without its digest, when the digest matches. */
+/** The cache without its checksum, when the checksum matches. */
 function intact(file: Buffer): Buffer | undefined {
-  const data = file.subarray(DIGEST_BYTES);
-  return file.length > DIGEST_BYTES && createHash('sha256').update(data).digest().equals(file.subarray(0, DIGEST_BYTES)) ? data : undefined;
+  const data = file.subarray(CHECK_BYTES);
+  return file.length > CHECK_BYTES && file.readUInt32BE(0) === crc32(data) ? data : undefined;
 }
 
 /** Written whole under a temporary name, then renamed: a reader sees the old file or the new one. */
@@ -129,7 +131,9 @@ function save(script: vm.Script, directory: string, file: string): string {
     if (trustedDirectory(directory) !== true) return `not written: ${directory} is not a directory only this user can write`;
     const temporary = `${file}.${process.pid}.tmp`;
     const data = script.createCachedData();
-    writeFileSync(temporary, Buffer.concat([createHash('sha256').update(data).digest(), data]), { mode: 0o600, flag: 'wx' });
+    const check = Buffer.alloc(CHECK_BYTES);
+    check.writeUInt32BE(crc32(data));
+    writeFileSync(temporary, Buffer.concat([check, data]), { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
     removeStale(directory, basename(file));
     return `written to ${file}`;
