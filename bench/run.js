@@ -6,7 +6,7 @@
 //      then its first 20 calls;
 //   2. tools/call latency (p50, p99) and throughput (sequential, 16 in flight) for
 //      server-everything's `echo`: direct, through the built gateway, and through two floors; CPU
-//      per call and resident memory (idle after the first list and 20 calls, when the 10,000th
+//      per call and resident memory (after the first list and 20 calls, idle 3 s later, when the 10,000th
 //      call is answered, after every call, and 3 s later) of the process in the middle;
 //   3. the shell: mcp-server-commands started afresh, directly and behind a fresh gateway; the first
 //      command after start against a warm one (so the gateway's own share of the first command is
@@ -58,13 +58,38 @@ async function connect(command, args, cwd) {
   return { client, transport, firstListMs, tools: listed.tools.map((tool) => tool.name) };
 }
 
-/** A fresh connection: its first list, its first 20 calls, and the idle RSS of the process the client talks to. */
+/**
+ * The first start after a build compiles the serve bundle and writes V8's code cache for the next
+ * ones (src/cli/code-cache.ts): one start of each build measured, before the rounds, so every start
+ * measured is like all of a user's but the first.
+ */
+async function primeCodeCache(dir) {
+  const config = join(dir, 'prime.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } } }));
+  for (const gatewayBin of [bin, ...(against ? [against] : [])]) {
+    const connection = await connect(process.execPath, [gatewayBin, 'serve', '--config', config], dir);
+    // The cache is written just after the first list is answered.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await connection.client.close();
+  }
+}
+
+/** How long "idle" waits: the client quiet for 3 s (the gateway collects after a whole second without input). */
+const QUIET_MS = 3000;
+const quiet = () => new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+
+/**
+ * A fresh connection: its first list, its first 20 calls, and the RSS of the process the client
+ * talks to right after them and idle (the client then quiet for 3 s).
+ */
 async function coldStart(command, args, cwd, tool) {
   const connection = await connect(command, args, cwd);
   const started = performance.now();
   for (let i = 0; i < 20; i++) await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `first ${i}` } } }, CallToolResultSchema);
   const first20Ms = performance.now() - started;
-  return { ...connection, cold: { firstListMs: connection.firstListMs, first20Ms, rssIdleMb: rssMb(connection.transport.pid) } };
+  const rssFirst20Mb = rssMb(connection.transport.pid);
+  await quiet();
+  return { ...connection, cold: { firstListMs: connection.firstListMs, first20Ms, rssFirst20Mb, rssIdleMb: rssMb(connection.transport.pid) } };
 }
 
 /**
@@ -145,9 +170,11 @@ async function shellStart(dir, gatewayBin, pauseMs = shellPauseMs) {
   }
   const cpu60Ms = viaGateway ? (cpuNs(pid) - gatewayStart) / 1e6 : NaN;
   const serverCpu60Ms = (cpuNs(serverPid) - serverStart) / 1e6;
+  await quiet();
+  const rssQuietMb = rssMb(pid);
   await connection.client.close();
   const warm = walls.slice(40).sort((a, b) => a - b);
-  return { firstMs: walls[0], warmMs: percentile(warm, 50), firstGatewayCpuMs, firstServerCpuMs, cpu60Ms, serverCpu60Ms, rssIdleMb };
+  return { firstMs: walls[0], warmMs: percentile(warm, 50), firstGatewayCpuMs, firstServerCpuMs, cpu60Ms, serverCpu60Ms, rssIdleMb, rssQuietMb };
 }
 
 /** `pid`: the process the client talks to (the server itself when direct, else the process in the middle). */
@@ -281,7 +308,7 @@ function printCold(runs) {
     `  added by mcp-latch (via - direct, same round): first command ${f(median(runs.map(added)), 1)} ms, warm ${f(median(runs.map(addedWarm)), 1)} ms; ` +
       `first command's CPU: server ${f(shellOf('shellDirect', 'firstServerCpuMs'), 1)} direct / ${f(shellOf('shell', 'firstServerCpuMs'), 1)} behind mcp-latch, gateway ${f(shellOf('shell', 'firstGatewayCpuMs'), 1)}`,
   );
-  console.log(`  gateway CPU for the first 60 commands ${f(shellOf('shell', 'cpu60Ms'), 0)} ms; gateway RSS idle with a shell tool ${f(shellOf('shell', 'rssIdleMb'), 1)} MiB`);
+  console.log(`  gateway CPU for the first 60 commands ${f(shellOf('shell', 'cpu60Ms'), 0)} ms; gateway RSS with a shell tool after the first list ${f(shellOf('shell', 'rssIdleMb'), 1)} MiB, idle after the 60 commands (3 s quiet) ${f(shellOf('shell', 'rssQuietMb'), 1)} MiB`);
   if (against) {
     console.log(
       `  --against: first / warm ${f(shellOf('shellB', 'firstMs'), 1)} / ${f(shellOf('shellB', 'warmMs'), 1)} ms, added to direct ${f(median(runs.map((run) => run.shellB.firstMs - run.shellDirect.firstMs)), 1)} ms, ` +
@@ -307,6 +334,7 @@ async function main() {
   if (argv.includes('--cold')) {
     // Only the cold parts: ten servers and the first shell command.
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
+    await primeCodeCache(dir);
     const runs = [];
     for (let round = 0; round < rounds; round++) {
       runs.push(await coldParts(dir, round));
@@ -327,6 +355,7 @@ async function main() {
     }),
   );
 
+  await primeCodeCache(dir);
   // Each round starts every connection afresh. The kernel places the processes on the two cores
   // differently each time, and that alone moves the direct p50 between about 35 and 75 µs here;
   // the summary takes the median of the rounds, and every round is printed.
@@ -418,7 +447,8 @@ async function main() {
   row('16 in flight (calls/s)', 'inFlight16PerSec', 0);
   // The server's own CPU when direct; otherwise the CPU of the process in the middle alone.
   row('CPU per call (µs)', 'cpuUsPerCall', 1, NaN);
-  row('RSS idle (MiB)', 'rssIdleMb', 1, NaN);
+  row('RSS after 20 calls (MiB)', 'rssFirst20Mb', 1, NaN);
+  row('RSS idle, 3 s quiet (MiB)', 'rssIdleMb', 1, NaN);
   row('RSS, 10,000 calls (MiB)', 'rss10kMb', 1, NaN);
   row(`RSS, ${4500 + 2 * calls} calls (MiB)`, 'rssAfterMb', 1, NaN);
   row('RSS, 3 s quiet after (MiB)', 'rssQuietMb', 1, NaN);

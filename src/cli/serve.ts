@@ -113,9 +113,13 @@ export async function serve(options: ServeOptions): Promise<void> {
   setFlagsFromString('--max-opt=999');
   setFlagsFromString('--turbofan');
   // Memory promoted during a burst of calls is given back once the client has been quiet for a second.
+  // The start-up counts as in flight until it is over: the client is quiet while the servers boot,
+  // and a collection then would take the cores from them.
+  let startedUp = false;
+  void gateway.whenStartedUp().then(() => (startedUp = true));
   const idle = new IdleCollector({
     input: process.stdin,
-    inFlight: () => gateway.callsInFlight(),
+    inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
     report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
   });
   process.stdin.once('close', () => idle.close());

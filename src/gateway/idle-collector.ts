@@ -9,8 +9,12 @@ import { runInNewContext } from 'node:vm';
  * passed with nothing read from the client and no tools/call in flight, and the heap is at least
  * `minGrowthBytes` larger than after the last collection, two full collections run (the second is what
  * returns the emptied pages). The heap is counted as V8 has it committed, which is what stays
- * resident: a heap whose used part shrank at V8's own last collection can still hold the pages. The timer runs only from the first read after a quiet period until the
- * next quiet period: nothing is done per call, and an idle gateway is not woken.
+ * resident: a heap whose used part shrank at V8's own last collection can still hold the pages. The
+ * first quiet period after start collects whatever the growth: the start-up's garbage (the serve
+ * bundle's text read for the code cache, the config's parse, the servers' handshakes and lists) was
+ * made before the collector's baseline, ~2 MiB resident (docs/performance.md, "Memory"). The timer
+ * runs only from the first read after a quiet period until the next quiet period: nothing is done
+ * per call, and an idle gateway is not woken.
  */
 export interface IdleCollectorParts {
   /** What the client sends arrives here (the `data` events are watched only while quiet, `bytesRead` read at each tick). */
@@ -39,6 +43,8 @@ export class IdleCollector {
   private baseline: number;
   private lastOutcome: IdleOutcome | null = null;
   private closed = false;
+  /** No quiet period has ended yet: the next collects, as the start-up's garbage is not in the growth. */
+  private started = true;
   private readonly heapSize: () => number;
   private readonly collect: () => void;
 
@@ -72,7 +78,9 @@ export class IdleCollector {
     } else {
       this.stopTimer();
       this.armOnInput();
-      if (heapBefore - this.baseline < this.minGrowthBytes) {
+      const afterStart = this.started;
+      this.started = false;
+      if (!afterStart && heapBefore - this.baseline < this.minGrowthBytes) {
         this.baseline = Math.min(this.baseline, heapBefore);
         outcome = 'small';
       } else {

@@ -74,6 +74,16 @@ export class Gateway {
     return this.upstream.firstToolsList;
   }
 
+  /**
+   * Settles when the start-up is over: the client's first tools/list is answered, or every server
+   * has started or failed (waited for at most `timeouts.startWaitSeconds`), for a client that calls
+   * without listing.
+   */
+  whenStartedUp(): Promise<void> {
+    const settled = this.upstream.started.then(() => this.core.registry.whenSettled(this.core.config().timeouts.startWaitSeconds * 1000));
+    return Promise.race([this.upstream.firstToolsList, settled]);
+  }
+
   connect(transport: Transport): Promise<void> {
     return this.upstream.connect(transport);
   }

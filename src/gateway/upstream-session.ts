@@ -62,6 +62,9 @@ export class UpstreamSession {
   private toolsListed: () => void = () => undefined;
   /** Settles when this session's first tools/list is answered (serve then writes its code cache). */
   readonly firstToolsList = new Promise<void>((resolve) => (this.toolsListed = resolve));
+  private serversStarted: () => void = () => undefined;
+  /** Settles when this session has started the servers (the client's `initialized`, or its first request). */
+  readonly started = new Promise<void>((resolve) => (this.serversStarted = resolve));
   private closed = false;
   private readonly unsubscribe: Array<() => void> = [];
 
@@ -186,6 +189,7 @@ export class UpstreamSession {
     const envelope = this.session.modernWire?.lastEnvelope;
     const client = this.server.getClientCapabilities() ?? (envelope && canShowForm(envelope.capabilities) ? { elicitation: { form: {} } } : undefined);
     this.core.start(this.options.mirror ? this.options.mirror(client) : {});
+    this.serversStarted();
   }
 
   /**

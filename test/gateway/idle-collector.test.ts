@@ -1,8 +1,10 @@
 import { EventEmitter } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, test } from 'vitest';
 import { IdleCollector, fullCollection, type IdleOutcome } from '../../src/gateway/idle-collector.js';
-import { EVERYTHING_SERVER, eventually, startGateway } from '../helpers/gateway.js';
+import { EVERYTHING_SERVER, eventually, fixtureServer, startGateway, tempDir } from '../helpers/gateway.js';
 
 const MiB = 1024 * 1024;
 
@@ -78,12 +80,21 @@ describe('IdleCollector', () => {
     expect(state.collected).toBe(0);
   });
 
-  test('a heap grown by less than 4 MiB is left to V8; the next burst is watched again', () => {
+  test("the first quiet period after start collects however little the heap grew: the start-up's garbage predates the baseline", () => {
     const { state, collector, read } = setup();
+    read(100);
+    expect(collector.tick()).toBe('collected');
+    expect(state.collected).toBe(2);
+  });
+
+  test('after that, a heap grown by less than 4 MiB is left to V8; the next burst is watched again', () => {
+    const { state, collector, read } = setup();
+    read(100);
+    expect(collector.tick()).toBe('collected');
     read(100);
     state.heap = 13 * MiB;
     expect(collector.tick()).toBe('small');
-    expect(state.collected).toBe(0);
+    expect(state.collected).toBe(2);
     expect(collector.watching).toBe(false);
     // Growth counts from the last collection (or the start), across bursts.
     read(100);
@@ -152,6 +163,25 @@ describe('the idle collector in a real gateway', () => {
       }, 30_000);
       // Every check that could collect saw no call in flight.
       expect(checks(gateway.stderr()).filter((check) => check.outcome === 'collected' || check.outcome === 'small').every((check) => check.inFlight === 0)).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+
+  test('nothing is collected while the servers boot; the first quiet period after the first list collects', async () => {
+    const dir = tempDir();
+    const gate = join(dir, 'gate');
+    const gateway = await startGateway({ mcpServers: { slow: fixtureServer('slow', join(dir, 'slow.log'), [], { FIXTURE_GATE: gate }) }, timeouts: { firstListSeconds: 120 } }, { dir });
+    try {
+      const list = gateway.client.listTools(undefined, { timeout: 180_000 });
+      // The client is quiet, waiting for its list, while the server boots: the start-up is in flight.
+      await eventually(() => expect(checks(gateway.stderr()).some((check) => check.outcome === 'in-flight' && check.inFlight === 1), gateway.stderr().slice(-3000)).toBe(true), 30_000);
+      expect(checks(gateway.stderr()).filter((check) => check.outcome === 'collected' || check.outcome === 'small')).toEqual([]);
+      writeFileSync(gate, '');
+      await list;
+      // However little the heap grew, the start-up's garbage goes at the first quiet period.
+      await eventually(() => expect(checks(gateway.stderr()).map((check) => check.outcome)).toContain('collected'), 30_000);
+      expect(checks(gateway.stderr()).filter((check) => check.outcome === 'small')).toEqual([]);
     } finally {
       await gateway.close();
     }
