@@ -139,7 +139,8 @@ export interface WrapperSpec {
 
 export const WRAPPERS: Record<string, WrapperSpec> = {
   timeout: { short: 'sk', long: ['signal', 'kill-after'], positionals: 1 },
-  time: { short: 'fo', long: ['format', 'output'], writes: ['-o', '--output'] },
+  // bash's `time` keyword takes assignments after it (`time x=1 cd ~` runs cd in this shell).
+  time: { short: 'fo', long: ['format', 'output'], writes: ['-o', '--output'], assignments: true },
   nice: { short: 'n', long: ['adjustment'] },
   nohup: {},
   stdbuf: { short: 'ioe', long: ['input', 'output', 'error'] },

@@ -1150,3 +1150,30 @@ describe('2. a constant arithmetic expansion evaluates no stored text', () => {
   neverAllowedAnywhere(["printf -v y 'a[\\x24(rm -rf x)]'; echo $((y))", "y='a[$(rm -rf x)]'; echo \\$ $((y + 1))", "echo \\$ $((0x1f)) $(( $(rm -rf x) ))"]);
   neverAllowed(['echo \\$5 $((x))', 'echo \\$5 $((a[1]))', 'echo \\$5 $((16#ff))']);
 });
+
+// bash manual, "Coprocesses": `coproc` runs its command in a subshell in the background, so a `cd`
+// there moves nothing after it; "Pipelines": the `time` keyword times a command run in this shell,
+// assignments included. A wrapper that is another program (`nohup cd x`) moves nothing either.
+describe('1. a cd under coproc, time or another wrapper', () => {
+  deniedEverywhere([
+    ['coproc { cd src; } && echo x > mcp-latch.json', 'built-in protection of <W>/mcp-latch.json'],
+    ['coproc N { cd src; } && echo x > mcp-latch.json', 'built-in protection of <W>/mcp-latch.json'],
+    ['coproc { cd src; } > /dev/null && echo x > mcp-latch.json', 'built-in protection of <W>/mcp-latch.json'],
+    ['time x=1 cd ~ && cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['time -p x=1 cd ~ && cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+  ]);
+  // After `;` the cd may have failed: the cwd is either, as without `time`.
+  neverAllowedAnywhere(['time -p x=1 cd ~; cat .ssh/id_rsa']);
+  neverAllowedAnywhere(['coproc cd <W> && cat .ssh/id_rsa', 'nohup cd <W> && cat .ssh/id_rsa', 'coproc N { cd <W>; } && cat .ssh/id_rsa'], { cwd: '<H>' });
+});
+
+// bash manual, "Tilde Expansion": in an assignment a tilde after the `=` or a `:` is expanded;
+// `~+` is $PWD, `~-` $OLDPWD. git then reads the configuration written in the same call.
+describe('4. a git location set with a tilde prefix', () => {
+  neverAllowedAnywhere([
+    "printf '[core]\\n\\tfsmonitor = rm -rf x\\n' > .gitconfig && HOME=~+ git status",
+    'echo x > c.cfg && GIT_CONFIG_GLOBAL=~+/c.cfg git status',
+    'mkdir -p git && echo x > git/config && XDG_CONFIG_HOME=~+ git status',
+    'echo x > .gitconfig && HOME=~- git status',
+  ]);
+});

@@ -64,7 +64,9 @@ export function gitLocations(words: readonly Word[], cwd: string | null): Comman
     const match = GIT_LOCATION.exec(word.value);
     if (!match) continue;
     const value = word.value.slice(match[0].length);
-    if (!word.isStatic || match[2] === '+') {
+    // `HOME=~+` is $PWD, `~-` $OLDPWD, `~name` a user's home: bash expands a tilde after the `=`
+    // and after each `:` of an assignment (bash manual, "Tilde Expansion").
+    if (!word.isStatic || match[2] === '+' || /(^|:)~(?!\/|:|$)/.test(value)) {
       // `HOME=$PWD`, `HOME+=x`: a location known only at run time (inspect.ts: any write of the
       // same call may be there).
       pushPath(paths, pathOf({ value: word.value, raw: word.value, isStatic: false, ansi: false }, 'write', cwd, GIT_CONFIG_NAMED));

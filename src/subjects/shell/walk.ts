@@ -317,7 +317,9 @@ class Analysis {
       return same(null);
     }
     try {
-      if (this.background.size > 0 && this.background.has(node.startIndex) && isStatement(type)) {
+      // The compound command itself (or it redirected), not a list or pipeline that starts with it:
+      // in `coproc { cd x; } && echo y > f` only the group runs in the background.
+      if (this.background.size > 0 && this.background.has(node.startIndex) && isStatement(type) && type !== 'list' && type !== 'pipeline') {
         // `coproc { cd x; }`: a subshell in the background, so its cwd and `set -e` stay inside.
         this.background.delete(node.startIndex);
         const errexit = this.errexit;
@@ -574,6 +576,9 @@ class Analysis {
     this.walkNested(built.nested);
     this.stdout = built.stdout;
     if (built.errexit !== undefined) this.errexit = built.errexit;
+    // `coproc cd x`, `nohup cd x`: a background subshell or another program, not this shell's cd;
+    // after any wrapper but `command`, `builtin` and `time` the cwd is unknown (fail closed).
+    if (built.cwdAfter !== undefined && built.segment.wrappers.some((wrapper) => !CWD_WRAPPERS.has(wrapper.split(' ')[0]!))) return { ok: null, fail: cwd };
     return flowOf(built, cwd);
   }
 
@@ -1042,6 +1047,9 @@ class Analysis {
 function segmentKey(segment: Segment): string {
   return JSON.stringify([segment.words, segment.cwd]);
 }
+
+/** Wrappers that run a builtin in this shell (`command cd x`, `time cd x`). */
+const CWD_WRAPPERS: ReadonlySet<string> = new Set(['command', 'builtin', 'time']);
 
 function flowOf(built: Built, cwd: Cwd): Flow {
   if (built.cwdAfter === undefined) return same(cwd);
