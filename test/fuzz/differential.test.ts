@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { beforeAll, expect, test } from 'vitest';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
@@ -15,7 +16,13 @@ beforeAll(async () => {
 });
 
 test(`bash and the analyser agree: seed ${seed}, ${count} commands`, () => {
-  const result = runFuzz({ seed, count, sandbox: makeSandbox(tempDir('fuzz-')) });
+  const dir = tempDir('fuzz-');
+  let result: ReturnType<typeof runFuzz>;
+  try {
+    result = runFuzz({ seed, count, sandbox: makeSandbox(dir) });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   // The check says something only about commands whose effect happened: make sure there are many.
   expect(result.effective).toBeGreaterThan(count / 4);
   expect(result.findings).toEqual([]);

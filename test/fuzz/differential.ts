@@ -222,6 +222,9 @@ function runAll(commands: string[], sandbox: Sandbox): Array<{ marker: boolean; 
   mkdirSync(outs, { recursive: true });
   writeFileSync(list, commands.map((c) => `${c}\0`).join(''));
   const script = [
+    // A command that writes without end for its 3 s (`yes > f`, `cat /dev/zero`) filled the disk
+    // over many runs (GBs per sandbox): files are cut at 1 MiB; only 4 KiB of output is read.
+    'ulimit -f 1024',
     'i=0',
     "while IFS= read -r -d '' cmd; do",
     '  rm -f MARK ../copy',
