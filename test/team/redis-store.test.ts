@@ -136,7 +136,8 @@ describe('RedisTeamStore: replicas that stop or die', () => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await eventually(async () => expect((await b.list('erin')).map((each) => each.id)).toEqual([pending.id]), 30_000);
-    const exited = new Promise((done) => child.once('exit', done));
+    // 'close', not 'exit': its stdout is read to the end (on a loaded machine 'exit' came before the data).
+    const exited = new Promise((done) => child.once('close', done));
     child.kill('SIGKILL');
     await exited;
     // Once its heartbeat has expired, the call is no longer offered, and an answer is refused.
