@@ -1164,6 +1164,9 @@ describe('1. a cd under coproc, time or another wrapper', () => {
   ]);
   // After `;` the cd may have failed: the cwd is either, as without `time`.
   neverAllowedAnywhere(['time -p x=1 cd ~; cat .ssh/id_rsa']);
+  // bash manual, "Shell Functions": a function runs in this shell, so its `cd` moves what follows;
+  // `! !` negates twice (the grammar reads a command named `!`).
+  neverAllowedAnywhere(['f() { cd ~; }; f; cat .ssh/id_rsa', 'f() { cd ~; }; f && cat .ssh/id_rsa', 'function g { cd ~; }; g || true; cat .ssh/id_rsa', '! ! cd ~ && cat .ssh/id_rsa']);
   neverAllowedAnywhere(['coproc cd <W> && cat .ssh/id_rsa', 'nohup cd <W> && cat .ssh/id_rsa', 'coproc N { cd <W>; } && cat .ssh/id_rsa'], { cwd: '<H>' });
 });
 

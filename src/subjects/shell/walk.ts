@@ -579,6 +579,12 @@ class Analysis {
     // `coproc cd x`, `nohup cd x`: a background subshell or another program, not this shell's cd;
     // after any wrapper but `command`, `builtin` and `time` the cwd is unknown (fail closed).
     if (built.cwdAfter !== undefined && built.segment.wrappers.some((wrapper) => !CWD_WRAPPERS.has(wrapper.split(' ')[0]!))) return { ok: null, fail: cwd };
+    const name = built.segment.name;
+    // `! ! cd x`: the grammar reads a command named `!`; bash negates twice and runs cd in this shell.
+    if (name === '!') this.reason('parse-error');
+    // A function defined in the text runs its body here, in this shell: a `cd` in it moves what
+    // follows, whatever it returns (bash manual, "Shell Functions").
+    if (name !== null && this.functions.has(name)) return { ok: null, fail: null };
     return flowOf(built, cwd);
   }
 
