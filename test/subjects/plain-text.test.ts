@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { analyseCommand } from '../../src/subjects/shell/command.js';
-import { initShellParser, isPlainTextReader, loadedParser, readTree, usePlainTextReader } from '../../src/subjects/shell/parser.js';
+import { initShellParser, isPlainTextReader, usePlainTextReader } from '../../src/subjects/shell/parser.js';
 import { readPlainText } from '../../src/subjects/shell/plain-text.js';
-import { sameTree, type SyntaxNode, type SyntaxTree } from '../../src/subjects/shell/syntax.js';
+import { sameTree, type SyntaxNode } from '../../src/subjects/shell/syntax.js';
 import { shellDecider } from '../helpers/policy.js';
+import { grammar } from '../helpers/grammar-tree.js';
 import { rng } from '../helpers/random.js';
 
 /**
@@ -74,15 +75,6 @@ function texts(seed: number, count: number): string[] {
   const out = new Set<string>();
   while (out.size < count) out.add(text(r));
   return [...out];
-}
-
-function grammar(text: string): SyntaxTree {
-  const tree = loadedParser()!.parse(text)!;
-  try {
-    return readTree(tree);
-  } finally {
-    tree.delete();
-  }
 }
 
 function types(node: SyntaxNode, into: Set<string> = new Set()): Set<string> {

@@ -3,10 +3,11 @@ import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { beforeAll, expect, test } from 'vitest';
 import { analyseCommand } from '../../src/subjects/shell/command.js';
-import { initShellParser, loadedParser, readPlain, readTree } from '../../src/subjects/shell/parser.js';
+import { initShellParser, readPlain } from '../../src/subjects/shell/parser.js';
 import { rebuildPrecedence } from '../../src/subjects/shell/precedence.js';
 import { sameTree, type SyntaxNode, type SyntaxTree } from '../../src/subjects/shell/syntax.js';
 import { tempDir } from '../helpers/gateway.js';
+import { grammar } from '../helpers/grammar-tree.js';
 import { rng } from '../helpers/random.js';
 
 /**
@@ -96,15 +97,6 @@ function rebuilt(text: string): SyntaxTree {
   const tree = readPlain(text) ?? grammar(text);
   if (!rebuildPrecedence(tree.rootNode, text)) return { rootNode: tree.rootNode, hasError: true };
   return tree;
-}
-
-function grammar(text: string): SyntaxTree {
-  const tree = loadedParser()!.parse(text)!;
-  try {
-    return readTree(tree);
-  } finally {
-    tree.delete();
-  }
 }
 
 /** Runs `texts` in one bash, each in a subshell after `prelude(k)`; returns each one's stdout. */
