@@ -28,9 +28,17 @@ export interface DirectCallOptions {
   onprogress?: (progress: Progress) => void;
 }
 
-interface Pending {
+/**
+ * Where a call's answer goes: the server's result object, or its error. The hot path passes the
+ * answer on through these without a promise (docs/performance.md, "Round 8"); must not throw.
+ */
+export interface CallSettle {
   resolve(result: unknown): void;
   reject(error: unknown): void;
+}
+
+interface Pending {
+  settle: CallSettle;
   onprogress: ((progress: Progress) => void) | undefined;
   timeout: number;
   /** When it times out (Date.now() ms); moved on by each progress update. */
@@ -60,26 +68,37 @@ export class DirectCalls {
 
   /** Sends one tools/call and resolves with the server's result object (or rejects with its error). */
   call(params: Record<string, unknown>, options: DirectCallOptions): Promise<unknown> {
+    return new Promise((resolve, reject) => this.send(params, options, { resolve, reject }));
+  }
+
+  /** Sends one tools/call; its answer goes to `settle`, once (within this call only when it was cancelled already or could not be written). */
+  send(params: Record<string, unknown>, options: DirectCallOptions, settle: CallSettle): void {
     const cancel = options.cancel;
-    if (cancel?.cancelled) return Promise.reject(cancel.reason);
+    if (cancel?.cancelled) {
+      settle.reject(cancel.reason);
+      return;
+    }
     const id = this.nextId++;
     // The request's own id is its progress token, as the SDK does, so progress can be matched.
     const meta = params._meta as Record<string, unknown> | undefined;
     const message = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { ...params, _meta: meta ? { ...meta, progressToken: id } : { progressToken: id } } };
-    return new Promise((resolve, reject) => {
-      const deadline = Date.now() + options.timeout;
-      const entry: Pending = { resolve, reject, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };
-      if (cancel) {
-        entry.stopListening = cancel.onCancel((reason) => {
-          this.cancel(id, String(reason ?? 'cancelled'));
-          this.settle(id)?.reject(reason);
-        });
-      }
-      this.pending.set(id, entry);
-      if (deadline < this.timerDue) this.expireAt(deadline);
+    const deadline = Date.now() + options.timeout;
+    const entry: Pending = { settle, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };
+    if (cancel) {
+      entry.stopListening = cancel.onCancel((reason) => {
+        this.cancel(id, String(reason ?? 'cancelled'));
+        this.remove(id)?.settle.reject(reason);
+      });
+    }
+    this.pending.set(id, entry);
+    if (deadline < this.timerDue) this.expireAt(deadline);
+    // Settled once: whatever fails here reaches `settle` through the pending entry, as an answer would.
+    try {
       const sent = this.transport.send(message as JSONRPCMessage);
-      if (sent !== QUEUED) sent.catch((error: unknown) => this.settle(id)?.reject(error));
-    });
+      if (sent !== QUEUED) sent.catch((error: unknown) => this.remove(id)?.settle.reject(error));
+    } catch (error) {
+      this.remove(id)?.settle.reject(error);
+    }
   }
 
   private expireAt(due: number): void {
@@ -101,30 +120,30 @@ export class DirectCalls {
         continue;
       }
       this.cancel(id, 'timeout');
-      this.settle(id)?.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
+      this.remove(id)?.settle.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
     }
     if (next < Infinity) this.expireAt(next);
   };
 
   /** Fails every call still waiting (the connection closed). */
   closeAll(): void {
-    for (const id of this.pending.keys()) this.settle(id)?.reject(new ConnectionLost());
+    for (const id of this.pending.keys()) this.remove(id)?.settle.reject(new ConnectionLost());
   }
 
   private take(message: JSONRPCMessage): boolean {
     const record = message as Record<string, unknown>;
     if (record.id !== undefined && ('result' in record || 'error' in record)) {
       const id = asId(record.id);
-      const entry = this.settle(id);
+      const entry = this.remove(id);
       // A late answer to one of ours (it timed out or was cancelled) is dropped: the Client never sent it.
       if (!entry) return id !== undefined && id >= FIRST_ID;
       if ('error' in record) {
         const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
         // Data nested too deep to be written again is left out (see values.ts).
         const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
-        entry.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
+        entry.settle.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
       } else {
-        entry.resolve(record.result);
+        entry.settle.resolve(record.result);
       }
       return true;
     }
@@ -142,7 +161,7 @@ export class DirectCalls {
   }
 
   /** Removes a waiting call and its listener; undefined when it was already settled. */
-  private settle(id: number | undefined): Pending | undefined {
+  private remove(id: number | undefined): Pending | undefined {
     if (id === undefined) return undefined;
     const entry = this.pending.get(id);
     if (!entry) return undefined;

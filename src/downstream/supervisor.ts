@@ -15,10 +15,10 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
-import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
+import { asRpcError, errorMessage, internalError, LatchError, RpcError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
-import { ConnectionLost, DirectCalls, type DirectCallOptions } from './direct-calls.js';
+import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } from './direct-calls.js';
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 import { readListing, type ServerListing } from './listing.js';
@@ -96,7 +96,8 @@ export class Supervisor {
   private firstSettled = false;
   /** Drops the current connection (a remote session that ended); a no-op once it is not current. */
   private dropConnection: ((message: string) => void) | null = null;
-  private readonly remote: boolean;
+  /** Reached over HTTP, not a process of ours: a call may be sent again on a new session. */
+  readonly remote: boolean;
   /** A ping is asking a remote server whether it still knows the session. */
   private probing = false;
   private readonly backoff: { initialMs: number; maxMs: number };
@@ -356,22 +357,37 @@ export class Supervisor {
 
   /** Forwards one tools/call; spends the permit the call pipeline issued for exactly this call. The result is checked upstream. */
   callTool(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions, answers?: ServerAnswers): Promise<unknown> {
-    // Not async, and the params built without spreads of temporary objects: this runs on every call.
+    // Not async: this runs on every call.
     try {
       this.options.permits.spend(permit, this.name, name, args);
-      const params: Record<string, unknown> = { name };
-      if (args !== undefined) params.arguments = args;
-      if (meta) params._meta = meta;
-      if (answers) Object.assign(params, answers);
-      const send = () => {
-        const direct = this.direct;
-        if (!direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
-        return direct.call(params, options);
-      };
+      const params = callParams(name, args, meta, answers);
+      const send = () => this.directCalls().call(params, options);
       return this.remote ? this.onNewSessionIfGone(send, options.timeout) : send();
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /**
+   * callTool with its answer passed to `settle` instead of a promise (docs/performance.md, "Round 8"),
+   * for a server that is not `remote` (a remote one's call may be sent again on a new session).
+   */
+  callToolNow(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions, settle: CallSettle): void {
+    let direct: DirectCalls;
+    try {
+      this.options.permits.spend(permit, this.name, name, args);
+      if (this.remote) throw internalError('a remote server was called without a promise');
+      direct = this.directCalls();
+    } catch (error) {
+      settle.reject(error);
+      return;
+    }
+    direct.send(callParams(name, args, meta, undefined), options, settle);
+  }
+
+  private directCalls(): DirectCalls {
+    if (!this.direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
+    return this.direct;
   }
 
   /** Forwards one resources/read; spends its permit. */
@@ -433,3 +449,11 @@ export class Supervisor {
   }
 }
 
+/** A tools/call's params, built without spreads of temporary objects: this runs on every call. */
+function callParams(name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, answers: ServerAnswers | undefined): Record<string, unknown> {
+  const params: Record<string, unknown> = { name };
+  if (args !== undefined) params.arguments = args;
+  if (meta) params._meta = meta;
+  if (answers) Object.assign(params, answers);
+  return params;
+}

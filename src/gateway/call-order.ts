@@ -13,7 +13,7 @@ import type { ToolRoute } from '../downstream/registry.js';
 import { unavailableResult } from '../latch/denial.js';
 import { decideCall, handleToolCall, redecide, type DecidedCall } from './call.js';
 import type { CallContext, SessionPort } from './ports.js';
-import type { IncomingCall } from './upstream-calls.js';
+import type { ANSWERING, IncomingCall } from './upstream-calls.js';
 import { internalError, RpcError } from '../errors.js';
 import { isPlainObject } from '../values.js';
 
@@ -41,8 +41,8 @@ export class CallOrder {
     this.startup.add(held);
   }
 
-  /** The calls of one read from the client; one answer per call, in the same order. */
-  callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
+  /** The calls of one read from the client; one answer per call, in the same order (ANSWERING: through the call itself). */
+  callTools(calls: IncomingCall[]): Array<Promise<CallToolResult> | typeof ANSWERING> {
     if (this.startup.size > 0 || this.waitingReads > 0) return this.callToolsInOrder(calls, calls.map(() => NOT_YET), this.startup.size > 0 ? Promise.all(this.startup) : null);
     const steps = calls.map((call): Step => {
       try {
@@ -54,7 +54,7 @@ export class CallOrder {
     if (steps.includes(NOT_YET)) return this.callToolsInOrder(calls, steps, null);
     const batch = { allAllowed: steps.every((step) => !isDecided(step) || step.decision.verdict === 'allow'), alone: calls.length === 1 };
     // The records of the calls that go on at once are written together, before any is sent.
-    return this.context.audit.together(() => steps.map((step) => this.settle(step, batch)));
+    return this.context.audit.together(() => steps.map((step) => (isDecided(step) ? handleToolCall(step, this.context, this.session, batch) : this.settle(step))));
   }
 
   /**
@@ -73,8 +73,8 @@ export class CallOrder {
           if (steps[index] !== NOT_YET && isDecided(step)) step.decision = redecide(step, this.context, this.session);
         });
         // Every call of the read is decided (or failed): they reach the latch together, now.
-        const batch = { allAllowed: false, alone: calls.length === 1 };
-        return ready.map((step) => this.settle(step, batch));
+        const batch = { allAllowed: false as const, alone: calls.length === 1 };
+        return ready.map((step) => (isDecided(step) ? handleToolCall(step, this.context, this.session, batch) : this.settle(step)));
       } finally {
         this.waitingReads -= 1;
       }
@@ -83,9 +83,9 @@ export class CallOrder {
     return calls.map((_, index) => answers.then((list) => list[index]!));
   }
 
-  private settle(step: Step, batch: { allAllowed: boolean; alone: boolean }): Promise<CallToolResult> {
+  /** The answer of a call that was not decided. */
+  private settle(step: Exclude<Step, DecidedCall>): Promise<CallToolResult> {
     if (step === NOT_YET) return Promise.reject(internalError('a call was not decided'));
-    if (isDecided(step)) return handleToolCall(step, this.context, this.session, batch);
     if ('failed' in step) return Promise.reject(step.failed);
     return Promise.resolve(step.answer);
   }

@@ -13,9 +13,10 @@
  * after the latch released the call as allowed.
  */
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { ConnectionLost } from '../downstream/direct-calls.js';
+import { ConnectionLost, type CallSettle, type DirectCallOptions } from '../downstream/direct-calls.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
+import type { Permit } from '../downstream/permit.js';
 import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext, type Person } from '../latch/ask.js';
 import { cancelledDenial, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
@@ -31,7 +32,7 @@ import { checkToolResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
 import type { CallOrigin } from './running-calls.js';
 import { ProgressRelay } from './progress.js';
-import type { IncomingCall } from './upstream-calls.js';
+import { ANSWERING, type IncomingCall } from './upstream-calls.js';
 import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
 import { nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
 import { HeldCall } from './held-calls.js';
@@ -99,8 +100,14 @@ function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallC
   }
 }
 
-/** The pipeline after deciding: latch, then forward (with a permit) or deny; every outcome is audited. */
-export function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
+/**
+ * The pipeline after deciding: latch, then forward (with a permit) or deny; every outcome is audited.
+ * A call forwarded at once to a server of the handshake era on this machine is answered through
+ * the call itself (ANSWERING), without a promise.
+ */
+export function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition & { allAllowed: false }): Promise<CallToolResult>;
+export function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> | typeof ANSWERING;
+export function handleToolCall(decided: DecidedCall, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> | typeof ANSWERING {
   // The common case, a handshake-era call the latch passes at once, is forwarded without an async
   // step in between: each async function returning another's promise cost the call a promise and
   // two turns of the microtask queue (docs/performance.md#the-hot-path).
@@ -108,6 +115,12 @@ export function handleToolCall(decided: DecidedCall, context: CallContext, sessi
   const outcome = batch.allAllowed && !envelope ? session.latch.passNow(decided.decision, true, decided.call.cancel.cancelled) : null;
   if (outcome === null) return latchAndForward(decided, envelope, context, session, batch);
   try {
+    const { supervisor } = decided.route;
+    // A new tool's pin waits for the answer's promise; a 2026-07-28 server's answer may be questions; a remote server's call may be sent again.
+    if (!supervisor.modern && !supervisor.remote && decided.definition?.pin.state !== 'new') {
+      forwardNow(decided, outcome, context, session);
+      return ANSWERING;
+    }
     return forward(decided, envelope, outcome, new ProgressRelay(decided.call.extra), context, session, auditor(decided, context, session));
   } catch (error) {
     return Promise.reject(error);
@@ -254,8 +267,7 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
  */
 function forward(decided: DecidedCall, envelope: Envelope | null, outcome: LatchOutcome & { type: 'forward' }, progress: ProgressRelay, context: CallContext, session: SessionPort, audit: Audit): Promise<CallToolResult> {
   const { supervisor, tool } = decided.route;
-  const { request, cancel } = decided.call;
-  const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
+  const { request } = decided.call;
   // Only a 2026-07-28 server needs the client's era and its person here (off the path of every other call).
   const modern = supervisor.modern ? { envelope, person: session.person(decided.call.extra) } : null;
   const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(modern.envelope, modern.person)) : undefined);
@@ -263,7 +275,7 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   const held = !supervisor.modern && envelope && canShowForm(envelope.capabilities) ? new HeldCall() : null;
   const origin = session.origin(decided.call.extra);
   if (held) origin.hold = held.ask;
-  const options = { cancel, onprogress: progress.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout };
+  const options = callOptions(decided, progress, context);
   const callServer = (answers: ServerAnswers | null) => supervisor.callTool(context.permits.issue(supervisor.name, tool.name, decided.args), tool.name, decided.args, meta, options, answers ?? undefined);
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
@@ -274,6 +286,78 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   if (!held) return finished;
   held.settle(finished);
   return nextHeldRound(decided, held, context, session);
+}
+
+/**
+ * forward() for a call the latch passed at once to a handshake-era server on this machine (not a
+ * new tool's first call): the server's answer is checked and sent to the client without a promise,
+ * a `then` or a microtask turn on the way (docs/performance.md, "Round 8"). The record is written
+ * before the call leaves, as in forward().
+ */
+function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, context: CallContext, session: SessionPort): void {
+  const { supervisor, tool } = decided.route;
+  const { call, args } = decided;
+  const options = callOptions(decided, new ProgressRelay(call.extra), context);
+  const meta = forwardedMeta(call.request.params._meta, undefined);
+  const origin = session.origin(call.extra);
+  // Written to the file before the call leaves: a killed gateway loses no record of what ran.
+  auditor(decided, context, session)(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+  context.running.add(supervisor.name, origin);
+  const answer = new PlainAnswer(call, supervisor, outcome, origin, context.running);
+  let permit: Permit;
+  try {
+    permit = context.permits.issue(supervisor.name, tool.name, args);
+  } catch (error) {
+    answer.reject(error);
+    return;
+  }
+  supervisor.callToolNow(permit, tool.name, args, meta, options, answer);
+}
+
+/** The server's answer to a call forwarded by forwardNow, passed on to the client; as finishPlain's `then`, and never throws. */
+class PlainAnswer implements CallSettle {
+  constructor(
+    private readonly call: IncomingCall,
+    private readonly supervisor: Supervisor,
+    private readonly outcome: LatchOutcome & { type: 'forward' },
+    private readonly origin: CallOrigin,
+    private readonly running: CallContext['running'],
+  ) {}
+
+  resolve(answered: unknown): void {
+    this.running.remove(this.supervisor.name, this.origin);
+    let result: CallToolResult;
+    try {
+      result = checkedResult(answered, this.supervisor, this.outcome);
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    this.call.answer(result);
+  }
+
+  reject(error: unknown): void {
+    this.running.remove(this.supervisor.name, this.origin);
+    this.failed(error);
+  }
+
+  private failed(error: unknown): void {
+    let result: CallToolResult;
+    try {
+      result = forwardError(error, this.supervisor);
+    } catch (thrown) {
+      this.call.fail(thrown);
+      return;
+    }
+    this.call.answer(result);
+  }
+}
+
+/** How a forwarded call waits for its server: cancelled with the client's call, its progress relayed, timed out. */
+function callOptions(decided: DecidedCall, progress: ProgressRelay, context: CallContext): DirectCallOptions {
+  const { supervisor } = decided.route;
+  const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
+  return { cancel: decided.call.cancel, onprogress: progress.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout };
 }
 
 /**

@@ -22,19 +22,29 @@ import { StableMap } from '../stable-map.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
-  id: RequestId;
-  request: CallToolRequest;
-  extra: Extra;
-  cancel: CancelSource;
+  readonly id: RequestId;
+  readonly request: CallToolRequest;
+  readonly extra: Extra;
+  readonly cancel: CancelSource;
+  /** Answers the call without a promise, once, for a handler that returned ANSWERING for it. */
+  answer(result: CallToolResult): void;
+  /** Answers the call with the error's JSON-RPC error, as a rejected promise would. */
+  fail(error: unknown): void;
 }
 
-/** Answers the calls of one read, in order: one promise per call. */
-export type CallHandler = (calls: IncomingCall[]) => Array<Promise<CallToolResult>>;
+/**
+ * What a handler returns for a call it answers through `answer` or `fail` instead of a promise: a
+ * call forwarded at once (docs/performance.md, "Round 8").
+ */
+export const ANSWERING = Symbol('answered through the call');
+
+/** Answers the calls of one read, in order: one promise per call, or ANSWERING. */
+export type CallHandler = (calls: IncomingCall[]) => Array<Promise<CallToolResult> | typeof ANSWERING>;
 
 export class UpstreamCalls {
   private readonly running = new StableMap<RequestId, Cancellation>();
   /** The calls of the read being processed, handed over in one microtask. */
-  private group: Array<IncomingCall & { cancel: Cancellation }> = [];
+  private group: TakenCall[] = [];
 
   private transport: Transport | null = null;
 
@@ -85,37 +95,27 @@ export class UpstreamCalls {
     this.running.set(id, cancellation);
     const extra = new CallExtra(this.server, id, request.params._meta, cancellation);
     // A microtask runs once the transport has handed over every message of the current read.
-    if (this.group.push({ id, request, extra, cancel: cancellation }) === 1) queueMicrotask(this.dispatch);
+    if (this.group.push(new TakenCall(this, id, request, extra, cancellation)) === 1) queueMicrotask(this.dispatch);
   }
 
   private readonly dispatch = (): void => {
     const group = this.group;
     this.group = [];
-    let answers: Array<Promise<CallToolResult>>;
+    let answers: Array<Promise<CallToolResult> | typeof ANSWERING>;
     try {
       answers = this.handler(group);
     } catch (error) {
       answers = group.map(() => Promise.reject(error));
     }
-    group.forEach((call, index) => this.answer(call.id, answers[index] ?? Promise.reject(internalError('a call got no answer')), call.cancel));
+    group.forEach((call, index) => {
+      const answer = answers[index] ?? Promise.reject(internalError('a call got no answer'));
+      // Not an async function: one `then` per call, where an await cost a frame and a promise more (docs/performance.md#the-hot-path).
+      if (answer !== ANSWERING) answer.then((result) => call.answer(result), (error: unknown) => call.fail(error));
+    });
   };
 
-  /** Not an async function: one `then` per call, where an await cost a frame and a promise more (docs/performance.md#the-hot-path). */
-  private answer(id: RequestId, answered: Promise<CallToolResult>, cancellation: Cancellation): void {
-    answered.then(
-      (result) => this.answered(id, cancellation, { jsonrpc: '2.0', id, result }),
-      (error: unknown) => {
-        const { code, message, data } = (asRpcError(error) ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-        this.answered(id, cancellation, {
-          jsonrpc: '2.0',
-          id,
-          error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
-        });
-      },
-    );
-  }
-
-  private answered(id: RequestId, cancellation: Cancellation, answer: JSONRPCMessage): void {
+  /** A call's answer, sent unless the call was cancelled (a cancelled call gets no response). */
+  answered(id: RequestId, cancellation: Cancellation, answer: JSONRPCMessage): void {
     if (this.running.get(id) === cancellation) this.running.delete(id);
     if (!cancellation.cancelled) this.reply(answer);
   }
@@ -129,6 +129,30 @@ export class UpstreamCalls {
     // The client may be gone; the gateway is closing then and there is nobody to tell.
     const sent = this.transport?.send(message);
     if (sent !== undefined && sent !== QUEUED) sent.catch(() => undefined);
+  }
+}
+
+/** A call taken off the transport, answered through the UpstreamCalls that took it. */
+class TakenCall implements IncomingCall {
+  constructor(
+    private readonly calls: UpstreamCalls,
+    readonly id: RequestId,
+    readonly request: CallToolRequest,
+    readonly extra: Extra,
+    readonly cancel: Cancellation,
+  ) {}
+
+  answer(result: CallToolResult): void {
+    this.calls.answered(this.id, this.cancel, { jsonrpc: '2.0', id: this.id, result });
+  }
+
+  fail(error: unknown): void {
+    const { code, message, data } = (asRpcError(error) ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+    this.calls.answered(this.id, this.cancel, {
+      jsonrpc: '2.0',
+      id: this.id,
+      error: { code: Number.isSafeInteger(code) ? (code as number) : ErrorCode.InternalError, message: typeof message === 'string' ? message : 'Internal error', ...(data !== undefined ? { data } : {}) },
+    });
   }
 }
 

@@ -13,7 +13,6 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type CallToolResult,
   type ClientCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, RpcError } from '../errors.js';
@@ -25,7 +24,7 @@ import type { GatewayCore } from './core.js';
 import type { CallContext } from './ports.js';
 import { readResource } from './resource-read.js';
 import { ClientSession, type SessionOptions } from './session.js';
-import { UpstreamCalls, type IncomingCall } from './upstream-calls.js';
+import { UpstreamCalls, type CallHandler, type IncomingCall } from './upstream-calls.js';
 import type { UnavailableServer } from '../downstream/registry.js';
 import type { ServerState } from '../downstream/supervisor.js';
 import { canShowForm, ModernWire } from './era-2026.js';
@@ -274,7 +273,7 @@ export class UpstreamSession {
     this.session.modernWire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
   }
 
-  private callTools(calls: IncomingCall[]): Array<Promise<CallToolResult>> {
+  private callTools(calls: IncomingCall[]): ReturnType<CallHandler> {
     this.start();
     return this.order.callTools(calls);
   }
