@@ -1,4 +1,5 @@
 import { loadedParser, readTree } from '../../src/subjects/shell/parser.js';
+import { asBashReads } from '../../src/subjects/shell/precedence.js';
 import type { SyntaxTree } from '../../src/subjects/shell/syntax.js';
 
 /** The tree tree-sitter-bash itself gives for `text` (the parser must be initialised), read into the analyser's own nodes. */
@@ -9,4 +10,13 @@ export function grammar(text: string): SyntaxTree {
   } finally {
     tree.delete();
   }
+}
+
+/**
+ * The tree the walk reads for `text` from the grammar: its tree made bash's reading (asBashReads),
+ * or null when that met a shape it cannot repair (the walk's parse error).
+ */
+export function grammarPath(text: string): SyntaxTree | null {
+  const tree = grammar(text);
+  return asBashReads(tree, text) ? tree : null;
 }

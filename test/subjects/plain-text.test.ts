@@ -6,9 +6,9 @@ import { beforeAll, expect, test } from 'vitest';
 import { analyseCommand } from '../../src/subjects/shell/command.js';
 import { initShellParser, isPlainTextReader, usePlainTextReader } from '../../src/subjects/shell/parser.js';
 import { readPlainText } from '../../src/subjects/shell/plain-text.js';
-import { sameTree, type SyntaxNode } from '../../src/subjects/shell/syntax.js';
+import { sameTree, type SyntaxNode, type SyntaxTree } from '../../src/subjects/shell/syntax.js';
 import { shellDecider } from '../helpers/policy.js';
-import { grammar } from '../helpers/grammar-tree.js';
+import { grammarPath } from '../helpers/grammar-tree.js';
 import { rng } from '../helpers/random.js';
 
 /**
@@ -50,11 +50,11 @@ function command(r: () => number): string {
 }
 
 /** A text of 1–5 commands joined by operators, sometimes with a fragment near the subset put in. */
-function text(r: () => number): string {
+function text(r: () => number, ops: readonly string[] = OPS): string {
   let out = r() < 0.1 ? ' ' : '';
   out += command(r);
   const more = Math.floor(r() * 5);
-  for (let i = 0; i < more; i++) out += pick(r, OPS) + command(r);
+  for (let i = 0; i < more; i++) out += pick(r, ops) + command(r);
   if (r() < 0.1) out += ' ';
   const edit = r();
   if (edit < 0.1) {
@@ -70,17 +70,26 @@ function text(r: () => number): string {
   return out;
 }
 
-function texts(seed: number, count: number): string[] {
+function texts(seed: number, count: number, ops: readonly string[] = OPS): string[] {
   const r = rng(seed);
   const out = new Set<string>();
-  while (out.size < count) out.add(text(r));
+  while (out.size < count) out.add(text(r, ops));
   return [...out];
 }
+
+/** Mostly pipes: pipelines of three stages and more, with redirections on any stage. */
+const PIPE_OPS = [' | ', '|', ' | ', ' |  ', ' && ', ' || ', '; '];
 
 function types(node: SyntaxNode, into: Set<string> = new Set()): Set<string> {
   into.add(node.type);
   for (const child of node.children) types(child, into);
   return into;
+}
+
+/** The reader's tree is the one the walk reads from the grammar (its tree made bash's reading). */
+function sameAsGrammar(tree: SyntaxTree, text: string): boolean {
+  const theirs = grammarPath(text);
+  return theirs !== null && sameTree(tree, theirs);
 }
 
 const OUTSIDE = /[^A-Za-z0-9\-_./=:,@%+ &|;>]/;
@@ -89,9 +98,10 @@ test('the reader agreed with the grammar at start-up and is in use', () => {
   expect(isPlainTextReader()).toBe(true);
 });
 
-test('on 20,000 seeded texts in and around the subset, every tree the reader builds is the grammar’s, and it refuses text outside it', () => {
+test('on 20,000 seeded texts in and around the subset, every tree the reader builds is the grammar path’s, and it refuses text outside it', () => {
   let accepted = 0;
   let refused = 0;
+  let longPipelines = 0;
   const shapes = new Set<string>();
   const wrong: string[] = [];
   for (const text of texts(20261127, 20_000)) {
@@ -101,21 +111,38 @@ test('on 20,000 seeded texts in and around the subset, every tree the reader bui
       continue;
     }
     accepted++;
-    if (OUTSIDE.test(text) || !sameTree(ours, grammar(text))) wrong.push(text);
+    if (OUTSIDE.test(text) || !sameAsGrammar(ours, text)) wrong.push(text);
     types(ours.rootNode, shapes);
+    if (ours.rootNode.descendantsOfType('pipeline').some((pipeline) => pipeline.children.length >= 5)) longPipelines++;
   }
   expect(wrong.slice(0, 10)).toEqual([]);
+  expect(longPipelines).toBeGreaterThan(100);
   // Both sides are exercised, and every kind of node the reader builds was compared.
   expect(accepted).toBeGreaterThan(5_000);
   expect(refused).toBeGreaterThan(4_000);
   expect([...shapes].sort()).toEqual(['&&', ';', '>', '>&', '>>', 'command', 'command_name', 'file_descriptor', 'file_redirect', 'list', 'number', 'pipeline', 'program', 'redirected_statement', 'word', '|', '||'].sort());
 });
 
+test('on 5,000 seeded texts of long pipelines, every tree the reader builds is the grammar path’s', () => {
+  // The grammar nests these otherwise (`a | b | c && d` as `a | ((b | c) && d)`, `a | b 2>&1 | c`
+  // as `(a | b) 2>&1 | c`); the walk reads them rebuilt into bash's precedence, as the reader builds them.
+  let longPipelines = 0;
+  const wrong: string[] = [];
+  for (const text of texts(20261128, 5_000, PIPE_OPS)) {
+    const ours = readPlainText(text);
+    if (ours === null) continue;
+    if (!sameAsGrammar(ours, text)) wrong.push(text);
+    if (ours.rootNode.descendantsOfType('pipeline').some((pipeline) => pipeline.children.length >= 5)) longPipelines++;
+  }
+  expect(wrong.slice(0, 10)).toEqual([]);
+  expect(longPipelines).toBeGreaterThan(150);
+});
+
 test('long chains are read as the grammar reads them', () => {
-  for (const text of [`${'a && '.repeat(1900)}b`, `${'a -x > f && '.repeat(700)}b`, `${'a 2>&1 | b; '.repeat(700)}c`]) {
+  for (const text of [`${'a && '.repeat(1900)}b`, `${'a -x > f && '.repeat(700)}b`, `${'a 2>&1 | b; '.repeat(700)}c`, `${'a | '.repeat(1900)}b`, `${'a 2>&1 | b > f | c && '.repeat(400)}d`]) {
     const ours = readPlainText(text);
     expect(ours).not.toBeNull();
-    expect(sameTree(ours!, grammar(text))).toBe(true);
+    expect(sameAsGrammar(ours!, text), text).toBe(true);
   }
 });
 
@@ -182,10 +209,10 @@ test('the analysis and the decision of every accepted text are the grammar’s',
   const decideShell = shellDecider({ allow: ['Bash(git status)', 'Bash(npm run test *)', 'Bash(echo *)', `Edit(${W}/**)`], deny: ['Bash(rm *)', 'Bash(curl *)', 'Read(**/.env)'], workspace: [W], cwd: W, home: '/home/u' });
   let compared = 0;
   try {
-    for (const text of texts(7, 2_000)) {
+    for (const text of [...texts(7, 2_000), ...texts(8, 1_000, PIPE_OPS)]) {
       const tree = readPlainText(text);
       if (tree === null) continue;
-      expect(sameTree(tree, grammar(text)), text).toBe(true);
+      expect(sameAsGrammar(tree, text), text).toBe(true);
       usePlainTextReader(true);
       const ours = analyseCommand(text, { cwd: W });
       const oursDecision = decideShell(text);
@@ -218,7 +245,7 @@ test('every text of up to four characters over the subset’s characters is refu
   // Exhaustive where the random texts are thin: each word character, digit and operator next to
   // every other (the grammar read `a+:` as an assignment's `a+` and an error).
   const accepted = shortTexts();
-  expect(accepted.filter((text) => !sameTree(readPlainText(text)!, grammar(text))).slice(0, 10)).toEqual([]);
+  expect(accepted.filter((text) => !sameAsGrammar(readPlainText(text)!, text)).slice(0, 10)).toEqual([]);
   expect(accepted.length).toBeGreaterThan(10_000);
 });
 
@@ -340,7 +367,7 @@ test('adversarial texts in the subset are decided as with the reader off, and th
     for (const [text, expected] of ADVERSARIAL) {
       const tree = readPlainText(text);
       expect(tree, text).not.toBeNull();
-      expect(sameTree(tree!, grammar(text)), text).toBe(true);
+      expect(sameAsGrammar(tree!, text), text).toBe(true);
       usePlainTextReader(true);
       const ours = decideShell(text);
       usePlainTextReader(false);

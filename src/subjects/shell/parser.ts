@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Parser, Tree } from 'web-tree-sitter';
 import { readPlainText } from './plain-text.js';
+import { asBashReads } from './precedence.js';
 import { cursorExports, NodeTypes, readTreeDirect, readTreePublic, sameTree, type SyntaxTree } from './syntax.js';
 
 /**
@@ -24,10 +25,11 @@ let plain = false;
 const CHECKS = ['git status && npm run test -- --run t1 2>&1 | tail -n 20', 'ls &&', 'echo "é $(id)" > ü; cat <<EOF\n$x `y`\nEOF\n', 'if [[ a -eq "${b[1]}" ]]; then (x) fi )', 'f() { case $1 in a|b) echo ${x:-`id`};; esac; }'];
 
 /**
- * Texts the plain-text reader is checked on at start-up against the grammar (every shape it
- * builds): if a new grammar version reads them otherwise, every text goes to the grammar.
+ * Texts the plain-text reader is checked on at start-up against the grammar path (the grammar's
+ * tree made bash's reading, every shape the reader builds): if a new grammar version reads them
+ * otherwise, every text goes to the grammar.
  */
-const PLAIN_CHECKS = ['git status && npm run test -- --run t1 2>&1 | tail -n 20', 'a -5 0x1f 07 | b > f | c; d 2>/dev/null || e >> g', 'a && b > f && c >&2 || d 2>>e'];
+const PLAIN_CHECKS = ['git status && npm run test -- --run t1 2>&1 | tail -n 20', 'a -5 0x1f 07 | b > f | c; d 2>/dev/null || e >> g', 'a && b > f && c >&2 || d 2>>e', 'a | b 2>&1 | c -n 1 && d | e | f || g > h | i'];
 
 /**
  * Loads the WASM runtime and the bash grammar. Idempotent; never throws: on failure every command
@@ -106,7 +108,8 @@ function agreePlain(instance: Parser, text: string): boolean {
   if (tree === null) return false;
   try {
     const ours = readPlainText(text);
-    return ours !== null && sameTree(ours, read(tree));
+    const theirs = read(tree);
+    return ours !== null && asBashReads(theirs, text) && sameTree(ours, theirs);
   } catch {
     return false;
   } finally {

@@ -1,12 +1,14 @@
 import { SyntaxNode, type SyntaxTree } from './syntax.js';
 
 /**
- * A reader for plain command texts: the tree tree-sitter-bash gives (as read by syntax.ts), built
- * without the grammar, for a subset of texts where bash's reading is trivial. Anything outside the
- * subset returns null and is parsed by the grammar as before. Why bash splits the subset the way
- * this reader does, from the bash manual: docs/design.md#the-plain-text-reader; the trees are
- * compared with the grammar's on seeded texts in and around the subset (test/subjects/plain-text.test.ts)
- * and on a few texts at start-up (parser.ts).
+ * A reader for plain command texts: the tree the grammar path gives (tree-sitter-bash's tree, read
+ * by syntax.ts, with its dropped words put back and rebuilt into bash's precedence: `asBashReads`
+ * in precedence.ts), built without the grammar, for a subset of texts where bash's reading is
+ * trivial. Anything outside the subset returns null and is parsed by the grammar as before. Why
+ * bash splits the subset the way this reader does, from the bash manual:
+ * docs/design.md#the-plain-text-reader; the trees are compared with the grammar path's on seeded
+ * texts in and around the subset (test/subjects/plain-text.test.ts) and on a few texts at start-up
+ * (parser.ts).
  *
  * The subset:
  *   - characters: ASCII letters, digits, `-_./=:,@%+`, the space, and the operators below; no
@@ -14,14 +16,15 @@ import { SyntaxNode, type SyntaxTree } from './syntax.js';
  *   - simple commands joined by `&&`, `||`, `|` and `;` (never first, last, or two in a row);
  *   - after the command's words, redirections `>w`, `>>w`, `[d]>w`, `[d]>>w`, `[d]>&e` (d, e one
  *     digit, e right after `>&`), each with one target word;
- *   - a command's first word is not a reserved word or one the grammar reads as a keyword
+ *   - a command's first word is not a reserved word or one the grammar treats as a keyword
  *     (RESERVED) and holds no `=` (no assignment); no argument is `==`/`=~`-led (test operators
  *     to the grammar).
  *
- * Tree-sitter's shape for these texts, which the reader reproduces: a word that is all digits
- * (optionally `-` and `0x` first) is a `number`; `&&`/`||` make left-nested `list`s of
- * `pipeline`s; a redirection after a command wraps everything before it in its statement (up to
- * the last `;`) in one `redirected_statement`, which is then one stage of what follows.
+ * The tree, in bash's precedence (bash manual, "Pipelines", "Lists of Commands"): a word that is
+ * all digits (optionally `-` and `0x` first) is a `number`, as the grammar has it; a command with
+ * redirections is a `redirected_statement` of the command and them; stages joined by `|` are one
+ * flat `pipeline`; pipelines joined by `&&`/`||` are left-nested `list`s; statements joined by `;`
+ * are the program's children.
  */
 
 /** Words the grammar or bash treat as something other than a command name when they come first. */
@@ -146,15 +149,10 @@ function isNumber(text: string, start: number, end: number): boolean {
   return true;
 }
 
-/** `left op pipe`: the pipeline (or its one stage) joined to what came before it in the statement. */
-function reduce(left: SyntaxNode | null, op: SyntaxNode | null, pipe: SyntaxNode[]): SyntaxNode {
-  const stage = pipe.length === 1 ? pipe[0]! : branch('pipeline', pipe);
-  return left === null ? stage : branch('list', [left, op!, stage]);
-}
-
 /**
- * The tree tree-sitter-bash gives for `text` (no errors), or null when `text` is outside the subset
- * above, to be parsed by the grammar.
+ * The tree the grammar path gives for `text` (the grammar's tree with its dropped words put back
+ * and rebuilt into bash's precedence: `asBashReads` in precedence.ts), or null when `text` is
+ * outside the subset above, to be parsed by the grammar.
  */
 export function readPlainText(text: string): SyntaxTree | null {
   const tokens = tokenize(text);
@@ -163,71 +161,76 @@ export function readPlainText(text: string): SyntaxTree | null {
   const program = new SyntaxNode('program', true, tokens[0]!.start, text.length, null, 0);
   let k = 0;
   for (;;) {
-    // One statement: pipelines joined by && and ||.
-    let left: SyntaxNode | null = null;
+    // One statement: pipelines joined by && and ||, nested to the left.
+    let statement: SyntaxNode | null = null;
     let op: SyntaxNode | null = null;
-    let pipe: SyntaxNode[] = [];
     for (;;) {
-      // A simple command: its name and its arguments.
-      const name = tokens[k];
-      if (name === undefined || name.kind !== Kind.Word) return null;
-      const first = text.slice(name.start, name.end);
-      if (!COMMAND_NAME.test(first) || RESERVED.has(first) || NUMBER.test(first)) return null;
-      let last = k + 1;
-      while (last < count && tokens[last]!.kind === Kind.Word) {
-        const arg = tokens[last]!;
-        const c = text.charCodeAt(arg.start);
-        const d = text.charCodeAt(arg.start + 1);
-        if (c === 0x3d && (d === 0x3d || d === 0x7e)) return null;
-        // The grammar drops a lone `-` right before a descriptor (`cat - 2>e`).
-        if (c === 0x2d && arg.end === arg.start + 1 && tokens[last + 1]?.kind === Kind.Descriptor) return null;
-        last++;
+      // One pipeline: stages joined by |.
+      const stages: SyntaxNode[] = [];
+      for (;;) {
+        const stage = readStage(text, tokens, k);
+        if (stage === null) return null;
+        stages.push(stage.node);
+        k = stage.next;
+        const next = tokens[k];
+        if (next === undefined || next.kind !== Kind.Pipe) break;
+        stages.push(leaf('|', false, next));
+        k++;
       }
-      const command = new SyntaxNode('command', true, name.start, tokens[last - 1]!.end, null, 0);
-      const commandName = new SyntaxNode('command_name', true, name.start, name.end, null, 0);
-      commandName.append(literal(text, name));
-      command.append(commandName);
-      for (let a = k + 1; a < last; a++) command.append(literal(text, tokens[a]!));
-      k = last;
-      pipe.push(command);
-
-      if (k < count && (tokens[k]!.kind === Kind.Descriptor || tokens[k]!.kind === Kind.Redirect)) {
-        const children = [reduce(left, op, pipe)];
-        while (k < count && (tokens[k]!.kind === Kind.Descriptor || tokens[k]!.kind === Kind.Redirect)) {
-          const redirect = redirection(text, tokens, k);
-          if (redirect === null) return null;
-          children.push(redirect);
-          k += redirect.children.length;
-        }
-        // A word after a redirection's target is refused (the grammar adds it to the target).
-        if (k < count && tokens[k]!.kind === Kind.Word) return null;
-        left = op = null;
-        pipe = [branch('redirected_statement', children)];
-      }
-
+      const pipeline = stages.length === 1 ? stages[0]! : branch('pipeline', stages);
+      statement = statement === null ? pipeline : branch('list', [statement, op!, pipeline]);
       const next = tokens[k];
-      if (next === undefined || next.kind === Kind.Semicolon) break;
-      if (next.kind === Kind.Pipe) {
-        // Longer pipelines are left to the grammar: it reads `a | b | c && d` as
-        // `a | (b | c && d)`, and the shape it picks for them depends on what follows.
-        if (pipe.length > 1) return null;
-        pipe.push(leaf('|', false, next));
-      } else if (next.kind === Kind.And || next.kind === Kind.Or) {
-        left = reduce(left, op, pipe);
-        op = leaf(next.kind === Kind.And ? '&&' : '||', false, next);
-        pipe = [];
-      } else {
-        return null;
-      }
+      if (next === undefined || (next.kind !== Kind.And && next.kind !== Kind.Or)) break;
+      op = leaf(next.kind === Kind.And ? '&&' : '||', false, next);
       k++;
     }
-    program.append(reduce(left, op, pipe));
+    program.append(statement);
     if (k === count) return { rootNode: program, hasError: false };
     // A `;` with a command after it.
+    if (tokens[k]!.kind !== Kind.Semicolon) return null;
     program.append(leaf(';', false, tokens[k]!));
     k++;
     if (k === count) return null;
   }
+}
+
+/**
+ * The stage at tokens[k]: a simple command, in a `redirected_statement` with the redirections
+ * written after it; and the index of the token after it. Null outside the subset.
+ */
+function readStage(text: string, tokens: Token[], k: number): { node: SyntaxNode; next: number } | null {
+  const count = tokens.length;
+  const name = tokens[k];
+  if (name === undefined || name.kind !== Kind.Word) return null;
+  const first = text.slice(name.start, name.end);
+  if (!COMMAND_NAME.test(first) || RESERVED.has(first) || NUMBER.test(first)) return null;
+  let last = k + 1;
+  while (last < count && tokens[last]!.kind === Kind.Word) {
+    const arg = tokens[last]!;
+    const c = text.charCodeAt(arg.start);
+    const d = text.charCodeAt(arg.start + 1);
+    if (c === 0x3d && (d === 0x3d || d === 0x7e)) return null;
+    // The grammar drops a lone `-` right before a descriptor (`cat - 2>e`).
+    if (c === 0x2d && arg.end === arg.start + 1 && tokens[last + 1]?.kind === Kind.Descriptor) return null;
+    last++;
+  }
+  const command = new SyntaxNode('command', true, name.start, tokens[last - 1]!.end, null, 0);
+  const commandName = new SyntaxNode('command_name', true, name.start, name.end, null, 0);
+  commandName.append(literal(text, name));
+  command.append(commandName);
+  for (let a = k + 1; a < last; a++) command.append(literal(text, tokens[a]!));
+  k = last;
+  if (k === count || (tokens[k]!.kind !== Kind.Descriptor && tokens[k]!.kind !== Kind.Redirect)) return { node: command, next: k };
+  const children = [command];
+  while (k < count && (tokens[k]!.kind === Kind.Descriptor || tokens[k]!.kind === Kind.Redirect)) {
+    const redirect = redirection(text, tokens, k);
+    if (redirect === null) return null;
+    children.push(redirect);
+    k += redirect.children.length;
+  }
+  // A word after a redirection's target is refused (the grammar adds it to the target).
+  if (k < count && tokens[k]!.kind === Kind.Word) return null;
+  return { node: branch('redirected_statement', children), next: k };
 }
 
 /** The redirection at tokens[k]: `[d]>w`, `[d]>>w` or `[d]>&e`; null outside the subset. */

@@ -1,4 +1,5 @@
-import { SyntaxNode } from './syntax.js';
+import { restoreDroppedWords } from './dropped-words.js';
+import { SyntaxNode, type SyntaxTree } from './syntax.js';
 
 /**
  * Bash's precedence, rebuilt from the grammar's tree before the walk (docs/design.md#bashs-precedence).
@@ -63,6 +64,17 @@ interface Flat {
 
 /** Reserved words that start a compound command: the grammar cannot read one after `!`. */
 const COMPOUND_STARTS = new Set(['{', 'if', 'while', 'until', 'for', 'case', 'select', 'function', '((']);
+
+/**
+ * The grammar's tree of `text` made the tree bash reads, in place: its dropped words put back
+ * (dropped-words.ts; not in a tree with errors) and rebuilt into bash's precedence. False when
+ * either meets a shape it cannot repair: the walk treats the text as a parse error. The
+ * plain-text reader (plain-text.ts) builds this very tree for its subset without the grammar.
+ */
+export function asBashReads(tree: SyntaxTree, text: string): boolean {
+  const words = tree.hasError || restoreDroppedWords(tree.rootNode, text);
+  return rebuildPrecedence(tree.rootNode, text) && words;
+}
 
 /**
  * Rebuilds every region in the tree of `text` under `root`, in place. False when the tree holds a

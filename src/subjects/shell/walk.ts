@@ -7,8 +7,7 @@ import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_S
 import { staticWord, type Word } from './options.js';
 import { changesLaterCommands } from './variables.js';
 import { readPlain, readTree } from './parser.js';
-import { restoreDroppedWords } from './dropped-words.js';
-import { rebuildPrecedence } from './precedence.js';
+import { asBashReads } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
 
@@ -206,16 +205,11 @@ class Analysis {
    */
   private parse(text: string): SyntaxTree | null {
     this.misread = false;
-    const tree = this.read(text);
-    if (tree !== null && !rebuildPrecedence(tree.rootNode, text)) this.misread = true;
-    return tree;
-  }
-
-  private read(text: string): SyntaxTree | null {
+    // The reader builds bash's reading itself (checked against the grammar's, rebuilt).
     const plain = readPlain(text);
     if (plain !== null) return plain;
     const tree = this.readGrammar(text);
-    if (tree !== null && !tree.hasError && !restoreDroppedWords(tree.rootNode, text)) this.misread = true;
+    if (tree !== null && !asBashReads(tree, text)) this.misread = true;
     return tree;
   }
 
