@@ -3,7 +3,7 @@ import { VERSION } from '../version.js';
 import { processOutput } from './output.js';
 // Each command's module is loaded when it runs: `serve` starts with every MCP client session, and
 // need not load the code of `init`, `try` or the others first. A plain `serve` command line does
-// not even load the command-line library (bin/mcp-latch.js, serve.ts serveOptions).
+// not even load the command-line library (bin/mcp-latch.js, serve-options.ts).
 
 /**
  * The `mcp-latch` command line (docs/design.md#command-line). Every command takes --config (else $MCP_LATCH_CONFIG,

@@ -1,12 +1,12 @@
 import { setFlagsFromString } from 'node:v8';
 import { readEarlyConfig } from '../config/early.js';
-import type { CodeCache } from './code-cache.js';
 import { setServeFlags } from './v8-flags.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { createLogger } from '../log.js';
 import { runUntilStopped } from './run-until-stopped.js';
+import type { ServeOptions } from './serve-options.js';
 
 /**
  * `mcp-latch serve`: the stdio gateway, what every MCP client session starts. It is on the clock
@@ -15,41 +15,6 @@ import { runUntilStopped } from './run-until-stopped.js';
  * the policy and the gateway are loaded after (bin/ loads it without the command-line library,
  * and `npm run build` bundles it, scripts/bundle.js).
  */
-export interface ServeOptions {
-  config?: string | undefined;
-  logLevel?: string | undefined;
-  /** Serve only this entry of `scopes` (what `init --wrap` writes into each client file). */
-  scope?: string | undefined;
-  /** How bin/ compiled this bundle (code-cache.ts): written after the first tools/list when it was not used. */
-  codeCache?: CodeCache | undefined;
-}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/**
- * The options of a plain `serve` command line (`[serve] [--config FILE] [--scope NAME] [--log-level LEVEL]`, the
- * forms clients write), or null for anything else, which goes to the full command line (main.ts):
- * help, other commands, mistakes.
- */
-export function serveOptions(argv: readonly string[]): ServeOptions | null {
-  const options: ServeOptions = {};
-  let command = false;
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index]!;
-    if (arg === 'serve' && !command) {
-      command = true;
-      continue;
-    }
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = inline ?? argv[++index];
-    if (value === undefined || value === '' || value.startsWith('-')) return null;
-    if ((flag === '--config' || flag === '-c') && options.config === undefined) options.config = value;
-    else if (flag === '--scope' && options.scope === undefined) options.scope = value;
-    else if ((flag === '--log-level' || flag === '--logLevel') && options.logLevel === undefined && LOG_LEVELS.includes(value)) options.logLevel = value;
-    else return null;
-  }
-  return options;
-}
 
 /** Runs `serve`; a failure to start is one line on stderr and exit code 1. */
 export function runServe(options: ServeOptions): void {

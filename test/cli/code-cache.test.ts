@@ -83,10 +83,10 @@ describe('the serve bundle with its code cache', () => {
 
   test('with source maps on, stack traces point into src/ (Node loads the bundle itself, without the cache)', () => {
     const dir = tempDir();
-    // A TypeError thrown inside the bundle, from serveOptions given no argument list.
+    // A TypeError thrown inside the bundle, from serve given no options (serve sends console.log to stderr).
     const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
       const { exports, codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/serve.cjs'))});
-      try { exports.serveOptions(null); } catch (error) { console.log(codeCache.status, error.stack.split('\\n')[1]); }`;
+      try { await exports.serve(null); } catch (error) { process.stdout.write(codeCache.status + ' ' + error.stack.split('\\n')[1]); }`;
     const run = (flags: string[]) => spawnSync(process.execPath, [...flags, '--input-type=module', '-e', probe], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
     const mapped = run(['--enable-source-maps']);
     expect(mapped.stdout, mapped.stderr).toMatch(/^source-maps .*src\/cli\/serve\.ts:\d+/);

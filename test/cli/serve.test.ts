@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { serveOptions } from '../../src/cli/serve.js';
+import { serveOptions } from '../../src/cli/serve-options.js';
 import { readEarlyConfig } from '../../src/config/early.js';
 import { BIN, eventually, isAlive, tempDir, writeConfig } from '../helpers/gateway.js';
 
@@ -29,6 +29,42 @@ describe('a plain serve command line skips the command-line library', () => {
     for (const argv of [['--help'], ['serve', '--help'], ['-h'], ['--version'], ['validate'], ['serve', 'serve'], ['serve', '--config'], ['serve', '--log-level', 'loud'], ['serve', '--config', 'a', '--config', 'b'], ['serve', '--unknown', 'x']]) {
       expect(serveOptions(argv), argv.join(' ')).toBeNull();
     }
+  });
+});
+
+describe('only serve loads the serve bundle', () => {
+  // Records, in the process itself, every file under dist/serve/ that it reads or requires.
+  const PROBE = `const fs = require('node:fs'); const Module = require('node:module'); const seen = new Set();
+    const readFileSync = fs.readFileSync;
+    fs.readFileSync = function (path, ...rest) { if (typeof path === 'string' && path.includes('/dist/serve/')) seen.add(path); return readFileSync.call(this, path, ...rest); };
+    process.on('exit', () => { for (const file of Object.keys(Module._cache)) if (file.includes('/dist/serve/')) seen.add(file);
+      fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify([...seen].map((file) => file.slice(file.indexOf('/dist/serve/') + 1)))); });`;
+
+  function bundlesLoaded(dir: string, args: string[]): { files: string[]; status: number | null; output: string } {
+    const probe = join(dir, 'probe.cjs');
+    const out = join(dir, 'probe.json');
+    writeFileSync(probe, PROBE);
+    const run = spawnSync(process.execPath, ['--require', probe, BIN, ...args], { encoding: 'utf8', input: '', env: { ...process.env, PROBE_OUT: out, XDG_CACHE_HOME: join(dir, 'cache') } });
+    return { files: JSON.parse(readFileSync(out, 'utf8')) as string[], status: run.status, output: run.stdout + run.stderr };
+  }
+
+  test('other commands and help do not load it; serve does', () => {
+    const dir = tempDir();
+    // Valid for the early read, refused by the full check: serve loads its bundle, then exits 1.
+    const config = writeConfig(dir, { permissions: { allow: ['Bash(a * b)'] } });
+    for (const args of [['validate', '--config', config], ['--help'], ['serve', '--help'], ['--version']]) {
+      const { files, output } = bundlesLoaded(dir, args);
+      expect(output, args.join(' ')).not.toBe('');
+      expect(files, args.join(' ')).toEqual([]);
+    }
+    const validate = bundlesLoaded(dir, ['validate', '--config', config]);
+    expect(validate.status).toBe(1);
+    expect(validate.output).toContain('invalid rule "Bash(a * b)"');
+
+    const serve = bundlesLoaded(dir, ['serve', '--config', config]);
+    expect(serve.status).toBe(1);
+    expect(serve.output).toContain('invalid rule "Bash(a * b)"');
+    expect(serve.files).toContain('dist/serve/serve.cjs');
   });
 });
 

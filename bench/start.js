@@ -1,0 +1,100 @@
+#!/usr/bin/env node
+// node bench/start.js [--bin A] [--bin "B --node-flag"]... [--servers N] [--rounds N] [--prof DIR]
+//
+// Start-up only, as an A/B that holds on a shared machine: each round starts, one after the other
+// in an order that alternates, a client connecting to N server-everything itself (N connections at
+// once) and one gateway per build (`--bin`, default this build's bin/mcp-latch.js) in front of the
+// same N, to the first complete tools/list. Printed per build: the gateway's CPU by its first list
+// (the scheduler's accounting, all threads: what moves least with the load), the servers' CPU by
+// then, and the wall time to the first list with its ratio to the direct client's of the same
+// round. Medians over the rounds, then each round. Every build is started once before the rounds so
+// that its code cache exists (src/cli/code-cache.ts), as at every start of a user's but the first.
+// `--prof DIR` runs the gateways with --cpu-prof into DIR (their cache is then that flag's own).
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { cpuNs, median } from './measure.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const servers = Number(option('--servers', 1));
+const rounds = Number(option('--rounds', 5));
+const prof = option('--prof', null);
+const builds = argv.flatMap((arg, index) => (arg === '--bin' ? [argv[index + 1]] : []));
+if (builds.length === 0) builds.push(join(root, 'bin/mcp-latch.js'));
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-start-')));
+const config = join(dir, 'config.json');
+const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
+writeFileSync(config, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
+if (prof) mkdirSync(prof, { recursive: true });
+
+async function connect(command, args) {
+  const started = performance.now();
+  const transport = new StdioClientTransport({ command, args, cwd: dir, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
+  const client = new Client({ name: 'mcp-latch-bench-start', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport, { timeout: 120_000 });
+  const listed = await client.listTools(undefined, { timeout: 120_000 });
+  return { client, transport, ms: performance.now() - started, tools: listed.tools.length };
+}
+
+function childrenOf(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+async function direct() {
+  const started = performance.now();
+  const connections = await Promise.all(Array.from({ length: servers }, () => connect(process.execPath, [everything, 'stdio'])));
+  const ms = performance.now() - started;
+  const serversCpuMs = connections.reduce((sum, c) => sum + cpuNs(c.transport.pid), 0) / 1e6;
+  await Promise.all(connections.map((c) => c.client.close()));
+  return { ms, serversCpuMs };
+}
+
+async function gateway(build) {
+  const [path, ...flags] = build.split(' ').filter(Boolean);
+  const nodeFlags = prof ? [...flags, '--cpu-prof', `--cpu-prof-dir=${prof}`] : flags;
+  const connection = await connect(process.execPath, [...nodeFlags, resolve(path), 'serve', '--config', config]);
+  const pid = connection.transport.pid;
+  const cpuMs = cpuNs(pid) / 1e6;
+  const serversCpuMs = childrenOf(pid).reduce((sum, child) => sum + cpuNs(child), 0) / 1e6;
+  await connection.client.close();
+  const perServer = connection.tools / servers;
+  if (!Number.isInteger(perServer)) throw new Error(`${build}: the first list had ${connection.tools} tools for ${servers} servers`);
+  return { ms: connection.ms, cpuMs, serversCpuMs };
+}
+
+for (const build of builds) {
+  await gateway(build);
+  await new Promise((done) => setTimeout(done, 1000)); // the cache is written just after the first list
+}
+
+const runs = [];
+for (let round = 0; round < rounds; round++) {
+  const order = round % 2 ? [...builds].reverse() : builds;
+  const run = { direct: await direct() };
+  for (const build of order) run[build] = await gateway(build);
+  runs.push(run);
+}
+
+const f = (value, digits = 0) => value.toFixed(digits);
+console.log(`start to the first tools/list, ${servers} server-everything, ${rounds} rounds (medians; per round below)`);
+console.log(`  direct: ${f(median(runs.map((r) => r.direct.ms)))} ms, servers' CPU ${f(median(runs.map((r) => r.direct.serversCpuMs)))} ms`);
+for (const build of builds) {
+  console.log(
+    `  ${build}: gateway CPU ${f(median(runs.map((r) => r[build].cpuMs)))} ms, servers' CPU ${f(median(runs.map((r) => r[build].serversCpuMs)))} ms, ` +
+      `first list ${f(median(runs.map((r) => r[build].ms)))} ms (${f(median(runs.map((r) => r[build].ms / r.direct.ms)), 2)}x direct)`,
+  );
+}
+runs.forEach((run, index) => {
+  console.log(`  round ${index + 1}: direct ${f(run.direct.ms)} ms; ` + builds.map((build) => `${f(run[build].cpuMs)} ms CPU, ${f(run[build].ms)} ms (${f(run[build].ms / run.direct.ms, 2)}x)`).join('; '));
+});
