@@ -238,26 +238,30 @@ type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, not
 /** Records the call's outcome in the audit log, with how long it waited in the latch; `editedFrom` is the digest of the call as the model sent it, when the person changed it. */
 function auditor(decided: DecidedCall, context: CallContext, session: SessionPort, editedFrom?: string): Audit {
   const waitMs = Date.now() - decided.started;
-  return (final, verdict, by, note) =>
-    // Absent fields are undefined rather than spread in: JSON.stringify leaves them out all the same.
-    context.audit.record({
-      session: session.id,
-      user: session.user,
-      server: decided.route.supervisor.name,
-      tool: decided.route.tool.name,
-      kind: final.kind,
-      decision: verdict,
-      by,
-      rule: final.rule,
-      reason: final.reason,
-      paths: final.paths,
-      command: final.commandInfo?.raw ?? null,
-      argsDigest: decided.digest,
-      args: decided.args,
-      waitMs,
-      note: note || undefined,
-      editedFrom: editedFrom || undefined,
-    });
+  return (final, verdict, by, note) => recordCall(decided, context, session, waitMs, final, verdict, by, note, editedFrom);
+}
+
+/** What auditor()'s function records, without the closure (the call forwarded at once records once, right away). */
+function recordCall(decided: DecidedCall, context: CallContext, session: SessionPort, waitMs: number, final: Decision, verdict: AuditRecord['decision'], by: string, note?: string, editedFrom?: string): void {
+  // Absent fields are undefined rather than spread in: JSON.stringify leaves them out all the same.
+  context.audit.record({
+    session: session.id,
+    user: session.user,
+    server: decided.route.supervisor.name,
+    tool: decided.route.tool.name,
+    kind: final.kind,
+    decision: verdict,
+    by,
+    rule: final.rule,
+    reason: final.reason,
+    paths: final.paths,
+    command: final.commandInfo?.raw ?? null,
+    argsDigest: decided.digest,
+    args: decided.args,
+    waitMs,
+    note: note || undefined,
+    editedFrom: editedFrom || undefined,
+  });
 }
 
 /**
@@ -297,11 +301,11 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
 function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, context: CallContext, session: SessionPort): void {
   const { supervisor, tool } = decided.route;
   const { call, args } = decided;
-  const options = callOptions(decided, new ProgressRelay(call.extra), context);
-  const meta = forwardedMeta(call.request.params._meta, undefined);
+  const meta = call.extra._meta;
+  const options = callOptions(decided, meta?.progressToken !== undefined ? new ProgressRelay(call.extra) : null, context);
   const origin = session.origin(call.extra);
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
-  auditor(decided, context, session)(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+  recordCall(decided, context, session, Date.now() - decided.started, outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   context.running.add(supervisor.name, origin);
   const answer = new PlainAnswer(call, supervisor, outcome, origin, context.running);
   let permit: Permit;
@@ -311,7 +315,7 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
     answer.reject(error);
     return;
   }
-  supervisor.callToolNow(permit, tool.name, args, meta, options, answer);
+  supervisor.callToolNow(permit, tool.name, args, forwardedMeta(meta, undefined), options, answer);
 }
 
 /** The server's answer to a call forwarded by forwardNow, passed on to the client; as finishPlain's `then`, and never throws. */
@@ -354,10 +358,10 @@ class PlainAnswer implements CallSettle {
 }
 
 /** How a forwarded call waits for its server: cancelled with the client's call, its progress relayed, timed out. */
-function callOptions(decided: DecidedCall, progress: ProgressRelay, context: CallContext): DirectCallOptions {
+function callOptions(decided: DecidedCall, progress: ProgressRelay | null, context: CallContext): DirectCallOptions {
   const { supervisor } = decided.route;
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
-  return { cancel: decided.call.cancel, onprogress: progress.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout };
+  return { cancel: decided.call.cancel, onprogress: progress?.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout };
 }
 
 /**
