@@ -162,6 +162,20 @@ describe('errors', () => {
     expect(peer.clientErrors).toEqual([]);
   });
 
+  test('a call whose write throws is settled once, with that error, and is no longer waiting', () => {
+    // Without a promise in between (the hot path), a second settle would be a second answer to the client.
+    const transport = {
+      send: () => {
+        throw new Error('pipe broke');
+      },
+    } as unknown as InMemoryTransport;
+    const direct = new DirectCalls(transport);
+    const settled: unknown[] = [];
+    direct.send({ name: 'x' }, { timeout: 1000 }, { resolve: (result) => settled.push(['resolve', result]), reject: (error) => settled.push(['reject', (error as Error).message]) });
+    direct.closeAll();
+    expect(settled).toEqual([['reject', 'pipe broke']]);
+  });
+
   test('a plain Error at the server arrives as -32603', async () => {
     const peer = await connect(async () => {
       throw new Error('crashed');
