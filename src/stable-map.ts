@@ -2,6 +2,11 @@
  * A Map for the calls in flight, which empties after every call when calls come one at a time. V8
  * gives a Map a new hash table (a runtime call and an allocation) each time its last entry is
  * deleted; one hidden entry that is never deleted keeps the table (docs/performance.md#the-hot-path).
+ *
+ * The table lives in the old generation once it has, and a table V8 replaces there (as it does after
+ * enough deletes) keeps every entry it held reachable for the young generation's collections until
+ * the next full one: a value removed from here should hold nothing of its call (docs/performance.md,
+ * "Round 8").
  */
 const KEEP: unique symbol = Symbol('kept entry');
 

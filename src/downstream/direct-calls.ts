@@ -46,6 +46,9 @@ interface Pending {
   stopListening: (() => void) | undefined;
 }
 
+/** What an emptied entry settles into: nothing (it is no longer in the map). */
+const SETTLED: CallSettle = { resolve: () => undefined, reject: () => undefined };
+
 export class DirectCalls {
   private readonly pending = new StableMap<number, Pending>();
   private nextId = FIRST_ID;
@@ -87,7 +90,7 @@ export class DirectCalls {
     if (cancel) {
       entry.stopListening = cancel.onCancel((reason) => {
         this.cancel(id, String(reason ?? 'cancelled'));
-        this.remove(id)?.settle.reject(reason);
+        this.remove(id)?.reject(reason);
       });
     }
     this.pending.set(id, entry);
@@ -95,9 +98,9 @@ export class DirectCalls {
     // Settled once: whatever fails here reaches `settle` through the pending entry, as an answer would.
     try {
       const sent = this.transport.send(message as JSONRPCMessage);
-      if (sent !== QUEUED) sent.catch((error: unknown) => this.remove(id)?.settle.reject(error));
+      if (sent !== QUEUED) sent.catch((error: unknown) => this.remove(id)?.reject(error));
     } catch (error) {
-      this.remove(id)?.settle.reject(error);
+      this.remove(id)?.reject(error);
     }
   }
 
@@ -120,30 +123,30 @@ export class DirectCalls {
         continue;
       }
       this.cancel(id, 'timeout');
-      this.remove(id)?.settle.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
+      this.remove(id)?.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
     }
     if (next < Infinity) this.expireAt(next);
   };
 
   /** Fails every call still waiting (the connection closed). */
   closeAll(): void {
-    for (const id of this.pending.keys()) this.remove(id)?.settle.reject(new ConnectionLost());
+    for (const id of this.pending.keys()) this.remove(id)?.reject(new ConnectionLost());
   }
 
   private take(message: JSONRPCMessage): boolean {
     const record = message as Record<string, unknown>;
     if (record.id !== undefined && ('result' in record || 'error' in record)) {
       const id = asId(record.id);
-      const entry = this.remove(id);
+      const settle = this.remove(id);
       // A late answer to one of ours (it timed out or was cancelled) is dropped: the Client never sent it.
-      if (!entry) return id !== undefined && id >= FIRST_ID;
+      if (!settle) return id !== undefined && id >= FIRST_ID;
       if ('error' in record) {
         const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
         // Data nested too deep to be written again is left out (see values.ts).
         const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
-        entry.settle.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
+        settle.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
       } else {
-        entry.settle.resolve(record.result);
+        settle.resolve(record.result);
       }
       return true;
     }
@@ -160,14 +163,24 @@ export class DirectCalls {
     return false;
   }
 
-  /** Removes a waiting call and its listener; undefined when it was already settled. */
-  private remove(id: number | undefined): Pending | undefined {
+  /**
+   * Removes a waiting call and its listener, and gives where its answer goes; undefined when it was
+   * already settled. The entry is emptied: a Map's table that V8 replaced (rehashed) in the old
+   * generation keeps the entries it held reachable for every young-generation collection until the
+   * next full one, so a full entry kept the whole call alive and promoted it (docs/performance.md,
+   * "Round 8").
+   */
+  private remove(id: number | undefined): CallSettle | undefined {
     if (id === undefined) return undefined;
     const entry = this.pending.get(id);
     if (!entry) return undefined;
     this.pending.delete(id);
     entry.stopListening?.();
-    return entry;
+    const settle = entry.settle;
+    entry.settle = SETTLED;
+    entry.onprogress = undefined;
+    entry.stopListening = undefined;
+    return settle;
   }
 
   private cancel(id: number, reason: string): void {
