@@ -35,7 +35,10 @@ export class Cancellation implements CancelSource {
     else this.handlers = [handler];
     return () => {
       const index = this.handlers?.indexOf(handler) ?? -1;
-      if (index >= 0) this.handlers!.splice(index, 1);
+      if (index < 0) return;
+      // Dropped when empty: an answered call's Cancellation may be kept a while longer (stable-map.ts).
+      if (this.handlers!.length === 1) this.handlers = null;
+      else this.handlers!.splice(index, 1);
     };
   }
 
