@@ -252,7 +252,20 @@ function readText(file: string): string {
 function listedMarker(info: CommandInfo, byValue: boolean): boolean {
   // An unknown program's words (a function's call `f touch MARK`) are tried as the command it runs.
   const listed = (words: readonly string[]): boolean => words.indexOf('touch') !== -1 && words.slice(words.indexOf('touch')).includes('MARK');
-  return (!byValue && info.unanalyzable.length > 0) || info.segments.some((s) => (s.name === 'touch' && s.args.includes('MARK')) || (s.alternatives ?? []).some(listed));
+  return (!byValue && info.unanalyzable.length > 0) || info.segments.some((s) => (s.name === 'touch' && s.args.includes('MARK')) || (s.alternatives ?? []).some(listed)) || throughPositional(info);
+}
+
+/**
+ * `f() { $1 MARK; }; f touch`: the program is a function's positional parameter, and its arguments
+ * are in the body. No reading joins the call's `touch` to the body's `MARK` (the analysis has no
+ * values for `$1`), so deny rules see `touch` (the call's words, as an unknown program's) and
+ * `$1 MARK` apart; what the check can require is that both are listed and that the command is
+ * unanalysable for its dynamic program name, so it asks.
+ */
+function throughPositional(info: CommandInfo): boolean {
+  const body = info.segments.some((s) => s.program === null && /^"?\$\{?[1-9]/.test(s.words[s.assignments.length] ?? '') && s.args.includes('MARK'));
+  const call = info.segments.some((s) => (s.alternatives ?? []).some((words) => words[0] === 'touch'));
+  return body && call && info.unanalyzable.includes('dynamic-name');
 }
 
 /** True when the analysis listed a read whose real path is the secret, or a tree holding it (or could not analyse). */

@@ -1180,3 +1180,26 @@ describe('4. a git location set with a tilde prefix', () => {
     'echo x > .gitconfig && HOME=~- git status',
   ]);
 });
+
+// bash manual, "The Set Builtin": with `set -e` the shell does not exit when the command that fails
+// is in the condition of `if`, `while` or `until`, in a `&&`/`||` list but the last command, or
+// inverted by `!`, and this holds for every command such a group or subshell runs; a command
+// substitution does not inherit `set -e`. The walk took every failure under `set -e` for an exit,
+// so after `cd nx && true` it claimed the cwd `nx` (bash 5.2 read the key in each case below from
+// <W>, where `cd nx` fails; or, after `! cd <H>`, from <H>).
+describe('1. set -e does not stop the shell after every failure', () => {
+  neverAllowedAnywhere([
+    'set -e; ! cd <H>; cat .ssh/id_rsa',
+    'set -e; cd nx && true; cat ../home/.ssh/id_rsa',
+    'set -e; false && cd src; cat ../home/.ssh/id_rsa',
+    'set -o errexit; cd nx && true; cat ../home/.ssh/id_rsa',
+    'set -e; { cd nx; cat ../home/.ssh/id_rsa; } || true',
+    'set -e; if cd nx; cat ../home/.ssh/id_rsa; then true; fi',
+    'set -e; until cd nx; cat ../home/.ssh/id_rsa; do break; done',
+    'set -e; (cd nx; cat ../home/.ssh/id_rsa) || true',
+    'set -e; { cd nx && true; } ; cat ../home/.ssh/id_rsa',
+    'set -e; x=$(cd nx; cat ../home/.ssh/id_rsa); echo "$x"',
+  ], { allow: ['Read(<W>/**)', 'Bash(set -e)', 'Bash(set -o errexit)'] });
+  // A failure set -e does stop at: the cwd after it is still known.
+  allowedByDefault(['set -e; cd src; cat a.ts', 'set -e; cd src && cat a.ts', 'set -e; cd src; true && cat a.ts', 'set -e; if cd src; then cat a.ts; fi'], { allow: ['Bash(set -e)', `Read(<W>/**)`] });
+});

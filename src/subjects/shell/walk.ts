@@ -70,6 +70,11 @@ type Cwd = string | null;
 interface Flow {
   ok: Cwd;
   fail: Cwd;
+  /**
+   * A failure of the statement may be one `set -e` ignores, after which the shell goes on (bash
+   * manual, "The Set Builtin": a command of a `&&`/`||` list but the last, or one inverted by `!`).
+   */
+  quiet?: boolean;
 }
 const same = (cwd: Cwd): Flow => ({ ok: cwd, fail: cwd });
 const merge = (a: Cwd, b: Cwd): Cwd => (a === b ? a : null);
@@ -148,6 +153,12 @@ class Analysis {
   private readings = 0;
   /** The last parse held a shape the grammar misreads (precedence.ts): a parse error. */
   private misread = false;
+  /**
+   * Above 0 while walking where `set -e` is ignored (bash manual, "The Set Builtin"): a condition
+   * of `if`, `while` or `until`, a `&&`/`||` operand but the last, a command inverted by `!`, and
+   * everything they run (groups, subshells).
+   */
+  private ignoring = 0;
 
   constructor(
     private readonly parser: Parser,
@@ -380,10 +391,8 @@ class Analysis {
         return this.caseStatement(node, cwd);
       case 'function_definition':
         return this.functionDefinition(node, cwd);
-      case 'negated_command': {
-        const flow = this.sequence(node.children, ctx, cwd);
-        return { ok: flow.fail, fail: flow.ok };
-      }
+      case 'negated_command':
+        return this.negated(() => this.sequence(node.children, ctx, cwd));
       case 'declaration_command':
       case 'unset_command':
         return this.declaration(node, ctx, cwd);
@@ -443,11 +452,31 @@ class Analysis {
         last = same(current);
         continue;
       }
-      // Without `set -e`, the next statement runs even when this one (a `cd`) failed.
-      current = this.errexit ? flow.ok : merge(flow.ok, flow.fail);
+      current = this.next(flow);
       last = flow;
     }
     return last;
+  }
+
+  /** `! …`: the status inverted, and `set -e` ignored inside (bash manual, "Pipelines", "The Set Builtin"). */
+  private negated(walk: () => Flow): Flow {
+    this.ignoring++;
+    try {
+      const flow = walk();
+      return { ok: flow.fail, fail: flow.ok, quiet: true };
+    } finally {
+      this.ignoring--;
+    }
+  }
+
+  /** What `walk` walks with `set -e` ignored (a condition). */
+  private ignoringErrexit(walk: () => Flow): Flow {
+    this.ignoring++;
+    try {
+      return walk();
+    } finally {
+      this.ignoring--;
+    }
   }
 
   /** `( … )`, `$( … )`, `<( … )`: a subshell, so neither cwd nor `set -e` leak out. */
@@ -470,22 +499,39 @@ class Analysis {
       rest.push([op.type, right]);
       first = left;
     }
-    let flow = this.visit(first, ctx, cwd);
-    for (let k = rest.length - 1; k >= 0; k--) flow = this.chain(flow, rest[k]![0], rest[k]![1], ctx);
-    return flow;
+    // `set -e` ignores a failure of every operand but the last.
+    this.ignoring++;
+    let flow: Flow;
+    try {
+      flow = this.visit(first, ctx, cwd);
+      for (let k = rest.length - 1; k > 0; k--) flow = this.chain(flow, rest[k]![0], rest[k]![1], ctx);
+    } finally {
+      this.ignoring--;
+    }
+    return this.chain(flow, rest[0]![0], rest[0]![1], ctx);
   }
 
   /** The flow after `… op right`, given the flow of what came before. */
   private chain(flow: Flow, op: string | undefined, right: SyntaxNode, ctx: SegmentContext): Flow {
     if (op === '&&') {
+      // The left side's failure is quiet: `set -e` goes on after `false && x`.
       const r = this.visit(right, ctx, flow.ok);
-      return { ok: r.ok, fail: merge(flow.fail, r.fail) };
+      return { ok: r.ok, fail: merge(flow.fail, r.fail), quiet: true };
     }
     if (op === '||') {
       const r = this.visit(right, ctx, flow.fail);
-      return { ok: merge(flow.ok, r.ok), fail: r.fail };
+      return { ok: merge(flow.ok, r.ok), fail: r.fail, quiet: r.quiet };
     }
-    return this.visit(right, ctx, this.errexit ? flow.ok : merge(flow.ok, flow.fail));
+    return this.visit(right, ctx, this.next(flow));
+  }
+
+  /**
+   * The cwd the next statement runs in after one with `flow`. Without `set -e`, the next statement
+   * runs even when this one (a `cd`) failed; with it, only after success, unless the failure was
+   * one `set -e` ignores.
+   */
+  private next(flow: Flow): Cwd {
+    return this.errexit && this.ignoring === 0 && flow.quiet !== true ? flow.ok : merge(flow.ok, flow.fail);
   }
 
   /**
@@ -728,7 +774,7 @@ class Analysis {
         fallsThrough = false;
         return;
       }
-      const condition = this.sequence(children.slice(0, then), 'condition', from);
+      const condition = this.ignoringErrexit(() => this.sequence(children.slice(0, then), 'condition', from));
       const body = this.sequence(children.slice(then + 1).filter((c) => c.type !== 'elif_clause' && c.type !== 'else_clause'), 'condition', condition.ok);
       ends.push(merge(body.ok, body.fail));
       pending = condition.fail;
@@ -752,7 +798,7 @@ class Analysis {
         const body = this.sequence(child.children, 'loop', current);
         changed ||= body.ok !== cwd || body.fail !== cwd;
       } else if (node.type === 'while_statement' && isStatement(type)) {
-        const flow = this.visit(child, 'loop', current);
+        const flow = this.ignoringErrexit(() => this.visit(child, 'loop', current));
         current = flow.ok;
         changed ||= flow.ok !== cwd || flow.fail !== cwd;
       } else if (type === 'variable_assignment') {
@@ -814,7 +860,12 @@ class Analysis {
     else if (text.startsWith('`')) kind = 'backtick';
     this.info.substitutions.push({ kind, text });
     this.reason('substitution');
+    // bash runs a command substitution without `set -e` (unless inherit_errexit): off inside any
+    // substitution, which only makes the walk claim less.
+    const errexit = this.errexit;
+    this.errexit = false;
     this.isolated(node.children, 'substitution', cwd);
+    this.errexit = errexit;
   }
 
   private expansion(node: SyntaxNode, cwd: Cwd): void {
