@@ -3,7 +3,7 @@ import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelc
 import type { CancelSource } from '../cancellation.js';
 import { LatchError, RpcError } from '../errors.js';
 import { QUEUED } from './lines.js';
-import { StableMap } from '../stable-map.js';
+import { IdSlots } from '../id-slots.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 
 /**
@@ -50,7 +50,7 @@ interface Pending {
 const SETTLED: CallSettle = { resolve: () => undefined, reject: () => undefined };
 
 export class DirectCalls {
-  private readonly pending = new StableMap<number, Pending>();
+  private readonly pending = new IdSlots<Pending>();
   private nextId = FIRST_ID;
   /**
    * One timer for every waiting call, due at the earliest deadline, rather than a timer set and
@@ -165,10 +165,8 @@ export class DirectCalls {
 
   /**
    * Removes a waiting call and its listener, and gives where its answer goes; undefined when it was
-   * already settled. The entry is emptied: a Map's table that V8 replaced (rehashed) in the old
-   * generation keeps the entries it held reachable for every young-generation collection until the
-   * next full one, so a full entry kept the whole call alive and promoted it (docs/performance.md,
-   * "Round 8").
+   * already settled. The entry is emptied: one that waited long is in a Map (id-slots.ts), whose
+   * replaced tables keep what they held reachable until the next full collection.
    */
   private remove(id: number | undefined): CallSettle | undefined {
     if (id === undefined) return undefined;
