@@ -56,3 +56,17 @@ describe('IdSlots', () => {
     expect(slots.has(1.5)).toBe(false);
   });
 });
+
+describe('IdSlots with string ids', () => {
+  it('a string id is kept beside the slots, never confused with the number it reads as', () => {
+    const slots = new IdSlots<string, number | string>(4);
+    slots.set(5, 'number').set('5', 'string').set('abc', 'letters');
+    expect(slots.get(5)).toBe('number');
+    expect(slots.get('5')).toBe('string');
+    expect(slots.get('abc')).toBe('letters');
+    expect(slots.size).toBe(3);
+    expect(slots.delete('5')).toBe(true);
+    expect(slots.get(5)).toBe('number');
+    expect(slots.values().sort()).toEqual(['letters', 'number']);
+  });
+});

@@ -18,7 +18,7 @@ import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
 import { asRpcError, internalError } from '../errors.js';
 import { QUEUED } from '../downstream/lines.js';
-import { StableMap } from '../stable-map.js';
+import { IdSlots } from '../id-slots.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -42,7 +42,7 @@ export const ANSWERING = Symbol('answered through the call');
 export type CallHandler = (calls: IncomingCall[]) => Array<Promise<CallToolResult> | typeof ANSWERING>;
 
 export class UpstreamCalls {
-  private readonly running = new StableMap<RequestId, Cancellation>();
+  private readonly running = new IdSlots<Cancellation, RequestId>();
   /** The calls of the read being processed, handed over in one microtask. */
   private group: TakenCall[] = [];
 
