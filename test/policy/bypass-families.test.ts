@@ -1092,7 +1092,6 @@ describe('1. bash\'s precedence: `|` binds tighter than `&&` and `||`, `!` negat
   neverAllowedAnywhere([
     'true |& cat | cat\nrm -rf / >&2', // read as `cat rm -rf /`
     'ls | cat |& cat\ncat <H>/.ssh/id_rsa > /dev/null',
-    '! { cd <H> && cat .ssh/id_rsa; }', // read as a command named `{`
     'cat <<E |\nx\nE\ncat <H>/.ssh/id_rsa', // the body read as a command
   ]);
   // After `;`, `||` or `&`, the cwd of what follows is not known (cd may have failed, or ran in the background).
@@ -1202,4 +1201,21 @@ describe('1. set -e does not stop the shell after every failure', () => {
   ], { allow: ['Read(<W>/**)', 'Bash(set -e)', 'Bash(set -o errexit)'] });
   // A failure set -e does stop at: the cwd after it is still known.
   allowedByDefault(['set -e; cd src; cat a.ts', 'set -e; cd src && cat a.ts', 'set -e; cd src; true && cat a.ts', 'set -e; if cd src; then cat a.ts; fi'], { allow: ['Bash(set -e)', `Read(<W>/**)`] });
+});
+
+// bash manual, "Pipelines": `[!] command1 [| command2 …]`, where a command may be compound, so
+// `! { …; }` inverts the group's status. The grammar reads `! {` as a command named `{` (which
+// asked as a parse error); the `!` is now blanked and the pipeline it starts inverted. bash 5.2
+// read the key in each case.
+describe('1. `!` before a compound command inverts it', () => {
+  deniedEverywhere([
+    ['! { cd <H> && cat .ssh/id_rsa; }', 'Read(~/.ssh/**)'],
+    ['! { cd <H>; } || cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['! { cd <H>; } > /dev/null || cat .ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['! { cd nx; } && cat ../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+  ]);
+  neverAllowedAnywhere(['true && ! { cd <H>; } || cat .ssh/id_rsa', '! if cd <H>; then true; fi || cat .ssh/id_rsa', '! { cd <H>; }; cat .ssh/id_rsa', 'set -e; ! { cd nx; cat ../home/.ssh/id_rsa; }', '! ! { cd <H>; } && cat .ssh/id_rsa'], {
+    allow: ['Read(<W>/**)', 'Bash(set -e)'],
+  });
+  allowedByDefault(['! { cd src; } || cat a.ts', '! { cd nx; } && cat src/a.ts', '! { cd src; } | cat && cat src/a.ts'], { allow: ['Read(<W>/**)'] });
 });

@@ -30,7 +30,7 @@ function pick<T>(r: () => number, list: readonly T[]): T {
 }
 
 /** A text generator over the shapes above; `stage(k)` writes the k-th command. */
-function generate(r: () => number, stage: (k: number) => string, extra: { groups?: boolean } = {}): string {
+function generate(r: () => number, stage: (k: number) => string, extra: { groups?: boolean; errexit?: boolean } = {}): string {
   let k = 0;
   let line = '';
   const lines: string[] = [];
@@ -42,8 +42,8 @@ function generate(r: () => number, stage: (k: number) => string, extra: { groups
   };
   const oneStage = (negated: boolean): void => {
     const id = k++;
-    // The grammar cannot read `! { …; }` (the walk asks): not generated.
-    if (extra.groups && !negated && r() < 0.15) {
+    // `! { …; }`: the grammar reads a command named `{`, the walk blanks the `!` (guard d).
+    if (extra.groups && r() < (negated ? 0.4 : 0.15)) {
       const open = r() < 0.5;
       line += open ? `( cd a && ${stage(k++)} )` : `{ cd a && ${stage(k++)}; }`;
     } else {
@@ -89,7 +89,9 @@ function generate(r: () => number, stage: (k: number) => string, extra: { groups
     list();
   }
   newline();
-  return lines.join('\n') + '\n';
+  // `set -e` (bash manual, "The Set Builtin"): a failure stops the shell, except in a `&&`/`||`
+  // list before its last command or after `!`.
+  return (extra.errexit && r() < 0.4 ? 'set -e; ' : '') + lines.join('\n') + '\n';
 }
 
 /** The tree the walk reads: the plain-text reader's or the grammar's, rebuilt. */
@@ -247,26 +249,28 @@ test('the plain-text reader and the grammar give the same rebuilt tree', () => {
 // Working directories
 // ---------------------------------------------------------------------------------------------
 
-test('on 150 seeded texts, every cwd the walk claims for a command is the one bash runs it in', () => {
-  const r = rng(20261128);
-  const COUNT = Number(process.env.COUNT ?? 150);
-  const root = realpathSync(tempDir('precedence-cwd-'));
-  let start = root;
+/** A directory eight `a`s deep, and a start four levels down in it, where `cd a` and `cd ..` work several times. */
+function cwdTree(prefix: string): string {
+  let start = realpathSync(tempDir(prefix));
   for (let depth = 0; depth < 8; depth++) {
     start = join(start, 'a');
     mkdirSync(start);
   }
-  start = resolve(start, '../../../..');
-  const texts: string[] = [];
-  while (texts.length < COUNT) {
-    texts.push(generate(r, (k) => (r() < 0.35 ? pick(r, ['cd a', 'cd a', 'cd ..', 'cd nowhere']) : `p${k}`), { groups: true }));
-  }
+  return resolve(start, '../../../..');
+}
+
+/**
+ * Runs each text in bash from `start`, where every command `pN` logs bash's $PWD and returns a
+ * seeded status, and compares the walk's cwd of each `pN` that ran with it.
+ */
+function cwdsAgainstBash(texts: string[], start: string, r: () => number): { wrong: string[]; known: number; unknown: number; errors: number } {
   const statuses = texts.map(() => Array.from({ length: 40 }, () => (r() < 0.7 ? 0 : 1)));
-  const log = join(root, 'log');
+  const log = join(start, '..', 'log');
   const functions = Array.from({ length: 40 }, (_, k) => `p${k}() { printf '${k} %s\\n' "$PWD" >> ${log}; return $S${k}; }`).join('\n');
   const script = texts.map((text, k) => `${k === 0 ? functions : ''}\ncd ${start}; ${statuses[k]!.map((s, id) => `S${id}=${s}`).join(' ')}; ( eval '${text}' ) 2>/dev/null; wait; printf '#\\n' >> ${log}`).join('\n');
-  writeFileSync(join(root, 'script.sh'), script);
-  const bash = spawnSync('bash', [join(root, 'script.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const file = join(start, '..', 'script.sh');
+  writeFileSync(file, script);
+  const bash = spawnSync('bash', [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   expect(bash.stderr).toBe('');
   const logs = spawnSync('cat', [log], { encoding: 'utf8' }).stdout.split('#\n');
   const wrong: string[] = [];
@@ -277,6 +281,7 @@ test('on 150 seeded texts, every cwd the walk claims for a command is the one ba
     const info = analyseCommand(texts[k]!, { cwd: start });
     if (!info.parseOk) {
       errors++;
+      if (process.env.SHOW) console.log('PARSE', JSON.stringify(texts[k]), info.unanalyzable);
       continue;
     }
     for (const entry of logs[k]!.split('\n').filter(Boolean)) {
@@ -288,10 +293,62 @@ test('on 150 seeded texts, every cwd the walk claims for a command is the one ba
       }
     }
   }
+  return { wrong, known, unknown, errors };
+}
+
+test('on 150 seeded texts, every cwd the walk claims for a command is the one bash runs it in', () => {
+  const r = rng(20261128);
+  const COUNT = Number(process.env.COUNT ?? 150);
+  const start = cwdTree('precedence-cwd-');
+  const texts: string[] = [];
+  while (texts.length < COUNT) {
+    texts.push(generate(r, (k) => (r() < 0.35 ? pick(r, ['cd a', 'cd a', 'cd ..', 'cd nowhere']) : `p${k}`), { groups: true, errexit: true }));
+  }
+  const { wrong, known, unknown, errors } = cwdsAgainstBash(texts, start, r);
   expect(wrong.slice(0, 5)).toEqual([]);
   // The walk knows most of them: only `cd` after `;`, `||` or a failed cd leaves the cwd unknown.
   expect(known).toBeGreaterThan(3 * unknown);
   expect(errors).toBeLessThan(texts.length / 5);
+}, 180_000);
+
+/**
+ * Statements under `set -e` (bash manual, "The Set Builtin"): lists, `!`, groups, subshells and
+ * `if` conditions around `cd`s that succeed or fail, each followed by more statements.
+ */
+function errexitText(r: () => number): string {
+  let k = 0;
+  const simple = (): string => (r() < 0.45 ? pick(r, ['cd a', 'cd a', 'cd ..', 'cd nowhere']) : `p${k++}`);
+  const sequence = (depth: number, most: number): string => {
+    const statements = [statement(depth)];
+    for (let n = Math.floor(r() * most); n > 0; n--) statements.push(statement(depth));
+    return statements.join(pick(r, ['; ', '\n']));
+  };
+  const stage = (depth: number): string => {
+    const x = r();
+    if (depth > 1 || x < 0.6) return simple();
+    if (x < 0.75) return `{ ${sequence(depth + 1, 2)}; }`;
+    if (x < 0.85) return `( ${sequence(depth + 1, 2)} )`;
+    return `if ${sequence(depth + 1, 1)}; then ${sequence(depth + 1, 1)}; fi`;
+  };
+  const pipeline = (depth: number): string => (r() < 0.2 ? '! ' : '') + stage(depth) + (r() < 0.1 ? ` | ${stage(depth)}` : '');
+  const statement = (depth: number): string => {
+    let out = pipeline(depth);
+    for (let n = Math.floor(r() * 2.5); n > 0; n--) out += pick(r, [' && ', ' || ']) + pipeline(depth);
+    return out;
+  };
+  return `set -e; ${sequence(0, 4)}; p${k}`;
+}
+
+test('on 300 seeded texts under set -e, every cwd the walk claims for a command is the one bash runs it in', () => {
+  const r = rng(20261129);
+  const start = cwdTree('precedence-errexit-');
+  const texts = Array.from({ length: Number(process.env.COUNT ?? 300) }, () => errexitText(r));
+  const { wrong, known, unknown, errors } = cwdsAgainstBash(texts, start, r);
+  expect(wrong.slice(0, 5)).toEqual([]);
+  expect(errors).toBe(0);
+  // Both are many: a `cd` in a list or after `!` leaves the cwd unknown, after `;` it is known.
+  expect(known).toBeGreaterThan(300);
+  expect(unknown).toBeGreaterThan(100);
 }, 180_000);
 
 // ---------------------------------------------------------------------------------------------

@@ -115,25 +115,47 @@ export function heredocAsString(body: string): string {
 const COMPOUND_STARTS = new Set(['{', 'if', 'while', 'until', 'for', 'case', 'select', '[[', '!', 'function']);
 
 export interface Blanked {
-  /** The text with each `time [-p]` / `coproc [NAME]` before a compound command replaced by spaces. */
+  /** The text with each `time [-p]` / `coproc [NAME]` / `!` before a compound command replaced by spaces. */
   text: string;
   /** Offsets of the compound commands a `coproc` ran (in a subshell, in the background). */
   background: number[];
+  /** Offsets of the pipelines a `!` inverted (their first compound command starts there). */
+  negated: number[];
 }
+
+/** Reserved words that start a compound command the grammar cannot read after `!` (it reads `! {` as a command named `{`). */
+const NEGATED_STARTS = new Set(['{', 'if', 'while', 'until', 'for', 'case', 'select', 'function']);
 
 /**
  * Guard (d): bash's `time` and `coproc` are keywords that take a whole compound command
- * (`time { rm x; }`, `coproc NAME { rm x; }`); the grammar reads them as plain commands with `{`,
- * `rm`, `x` as arguments and `}` as a command of its own. The keyword is blanked (offsets kept) so
- * the text parses as the compound command it times or runs; null when there is none.
+ * (`time { rm x; }`, `coproc NAME { rm x; }`), and `!` starts a pipeline whose first command may
+ * be compound (`! { rm x; }`); the grammar reads them as plain commands with `{`, `rm`, `x` as
+ * arguments and `}` as a command of its own. The keyword is blanked (offsets kept) so the text
+ * parses as the compound command it times, runs or inverts; null when there is none.
  */
 export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null {
   const ranges: Array<[number, number]> = [];
   const background: number[] = [];
+  const negated: number[] = [];
   const stack: Node[] = [tree.rootNode];
   while (stack.length > 0) {
     const node = stack.pop()!;
     for (const child of node.children) stack.push(child);
+    if (node.type === 'negated_command') {
+      // `! { …; }`, `! if …`: the `!` inverts the pipeline the compound command starts (bash
+      // manual, "Pipelines"). Blanked, the text parses as that pipeline; the walk inverts it.
+      const [bang, body] = node.children;
+      // The grammar's `{` as a command, maybe the first stage of a pipeline (precedence.ts put
+      // the `!` around the pipeline) or under redirections.
+      let first = body;
+      while (first !== undefined && (first.type === 'pipeline' || first.type === 'redirected_statement')) first = first.children[0];
+      const name = first?.type === 'command' ? first.children[0] : undefined;
+      if (bang?.type === '!' && name?.type === 'command_name' && NEGATED_STARTS.has(text.slice(name.startIndex, name.endIndex))) {
+        ranges.push([bang.startIndex, bang.endIndex]);
+        negated.push(name.startIndex);
+      }
+      continue;
+    }
     if (node.type !== 'command') continue;
     const words = node.children.filter((c) => c.type !== 'comment');
     const keyword = words[0] ? text.slice(words[0].startIndex, words[0].endIndex) : '';
@@ -150,7 +172,7 @@ export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null 
   if (ranges.length === 0) return null;
   let out = text;
   for (const [from, to] of ranges) out = out.slice(0, from) + ' '.repeat(to - from) + out.slice(to);
-  return { text: out, background };
+  return { text: out, background, negated };
 }
 
 /** Words one brace expansion may produce before the spelling is given up (bash has no limit; deny matching needs few). */

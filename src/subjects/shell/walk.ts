@@ -49,6 +49,8 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
 const MAX_NESTING = 5;
 /** Syntax nesting deeper than this is not walked (the walk is recursive). */
 const MAX_DEPTH = 400;
+/** Parses with keywords blanked (guard d) per text: each may uncover a keyword the grammar misread inside. */
+const MAX_BLANK_ROUNDS = 8;
 /** Readings with known variable values walked per command (each is a parse): enough for chains like `y=rm; x=$y; $x`. */
 const MAX_VALUE_READINGS = 16;
 
@@ -128,6 +130,8 @@ class Analysis {
   private tails = new Map<SyntaxNode, SyntaxNode[]>();
   /** Offsets of compound commands run by a blanked `coproc` (guard d): a background subshell. */
   private background = new Set<number>();
+  /** Offsets of pipelines inverted by a blanked `!` (guard d). */
+  private negations = new Set<number>();
   /**
    * Bash's hidden evaluation: a string used as a number or a variable name has its array
    * subscripts expanded, command substitutions included, even when it was quoted as data
@@ -259,18 +263,26 @@ class Analysis {
         text = joined.lf;
       }
     }
-    const blanked = /\b(time|coproc)\b/.test(text) ? blankCompoundKeywords(text, tree) : null;
-    if (blanked !== null) {
+    // Guard (d), again on each new parse: a keyword blanked may uncover another (`! { ! if …`).
+    const background: number[] = [];
+    const negated: number[] = [];
+    for (let round = 0; round < MAX_BLANK_ROUNDS && /\b(time|coproc)\b|!/.test(text); round++) {
+      const blanked = blankCompoundKeywords(text, tree);
+      if (blanked === null) break;
       tree = this.parse(blanked.text);
       if (tree === null) return;
       text = blanked.text;
+      background.push(...blanked.background);
+      negated.push(...blanked.negated);
     }
     const saved = this.src;
     const tails = this.tails;
-    const background = this.background;
+    const outerBackground = this.background;
+    const negations = this.negations;
     this.src = text;
     this.tails = new Map();
-    this.background = new Set(blanked?.background ?? []);
+    this.background = new Set(background);
+    this.negations = new Set(negated);
     try {
       if (tree.hasError || this.misread) {
         this.info.parseOk = false;
@@ -281,7 +293,8 @@ class Analysis {
     } finally {
       this.src = saved;
       this.tails = tails;
-      this.background = background;
+      this.background = outerBackground;
+      this.negations = negations;
     }
     if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
     const spelled = expandForDenyRules(text);
@@ -331,6 +344,11 @@ class Analysis {
         this.visit(node, ctx, cwd, stdin);
         this.errexit = errexit;
         return same(cwd);
+      }
+      // `! { cd x; } && y`: the pipeline the group starts (not a list it starts) is inverted.
+      if (this.negations.size > 0 && this.negations.has(node.startIndex) && isStatement(type) && type !== 'list') {
+        this.negations.delete(node.startIndex);
+        return this.negated(() => this.visit(node, ctx, cwd, stdin));
       }
       const tail = this.tails.size > 0 ? this.tails.get(node) : undefined;
       if (tail) {
@@ -1047,9 +1065,11 @@ class Analysis {
     const saved = this.src;
     const tails = this.tails;
     const background = this.background;
+    const negations = this.negations;
     this.src = text;
     this.tails = new Map();
     this.background = new Set();
+    this.negations = new Set();
     try {
       const string = tree.rootNode.descendantsOfType('string')[0];
       if (string) this.visit(string, 'substitution', cwd);
@@ -1057,6 +1077,7 @@ class Analysis {
       this.src = saved;
       this.tails = tails;
       this.background = background;
+      this.negations = negations;
     }
   }
 
