@@ -318,10 +318,13 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
   supervisor.callToolNow(permit, tool.name, args, forwardedMeta(meta, undefined), options, answer);
 }
 
-/** The server's answer to a call forwarded by forwardNow, passed on to the client; as finishPlain's `then`, and never throws. */
+/**
+ * The server's answer to a call of the handshake era, checked, with the call's origin removed, and
+ * passed on to `call`: the upstream call itself (forwardNow) or a promise (finishPlain). Never throws.
+ */
 class PlainAnswer implements CallSettle {
   constructor(
-    private readonly call: IncomingCall,
+    private readonly call: Pick<IncomingCall, 'answer' | 'fail'>,
     private readonly supervisor: Supervisor,
     private readonly outcome: LatchOutcome & { type: 'forward' },
     private readonly origin: CallOrigin,
@@ -365,34 +368,26 @@ function callOptions(decided: DecidedCall, progress: ProgressRelay | null, conte
 }
 
 /**
- * The answer of a call to a server of the handshake era: one `then` on the call's own promise, with
- * its origin recorded until then. An async function here, and another layer recording the origin,
- * cost every call two promises, an async frame and a closure (docs/performance.md#the-hot-path).
+ * The answer of a call to a server of the handshake era that is not forwardNow's (a new tool's first
+ * call, a remote server, a call that waited in the latch): PlainAnswer, settling a promise.
  */
 function finishPlain(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, origin: CallOrigin, callServer: (answers: ServerAnswers | null) => Promise<unknown>, context: CallContext): Promise<CallToolResult> {
   const { supervisor } = decided.route;
-  const running = context.running;
-  running.add(supervisor.name, origin);
-  let working: Promise<unknown>;
-  try {
-    working = callServer(decided.serverAnswers);
-  } catch (error) {
-    working = Promise.reject(error);
-  }
-  return working.then(
-    (answered) => {
-      running.remove(supervisor.name, origin);
-      try {
-        return checkedResult(answered, supervisor, outcome);
-      } catch (error) {
-        return forwardError(error, supervisor);
-      }
-    },
-    (error: unknown) => {
-      running.remove(supervisor.name, origin);
-      return forwardError(error, supervisor);
-    },
-  );
+  context.running.add(supervisor.name, origin);
+  return new Promise((resolve, reject) => {
+    const answer = new PlainAnswer({ answer: resolve, fail: reject }, supervisor, outcome, origin, context.running);
+    let working: Promise<unknown>;
+    try {
+      working = callServer(decided.serverAnswers);
+    } catch (error) {
+      answer.reject(error);
+      return;
+    }
+    working.then(
+      (answered) => answer.resolve(answered),
+      (error: unknown) => answer.reject(error),
+    );
+  });
 }
 
 /** The forwarded call's answer as the client gets it: checked, with the person's note; a 2026-07-28 server's questions relayed or asked first. */
