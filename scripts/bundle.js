@@ -1,27 +1,30 @@
 #!/usr/bin/env node
-// Bundles the `serve` path (src/cli/serve.ts and what it loads) into dist/serve/, run by
-// `npm run build`. Every MCP client session starts `serve`, and the client waits for its first
-// tools/list: loading the ~300 modules of the module graph one by one costs more than loading one
-// file (docs/performance.md has the measurements). It is one CommonJS file, dist/serve/serve.cjs,
-// so that bin/ can compile it with V8's code cache (src/cli/code-cache.ts); what `serve` imports
-// after the spawn stays lazy: esbuild wraps each such module in a function run at its import().
+// Bundles the `serve` path into dist/serve/, run by `npm run build`. Every MCP client session starts
+// `serve`, and the client waits for its first tools/list: loading the ~300 modules of the module
+// graph one by one costs more than loading a file (docs/performance.md has the measurements).
+// Two CommonJS files:
+// - serve.cjs (src/cli/serve.ts): reads the config and spawns the servers; bin/ loads it with
+//   Node's own loader. It is small (pino, the early read, the child transport), so the servers are
+//   spawned early and from a small process (a fork costs the more, the larger the process).
+// - gateway.cjs (src/cli/serve-gateway.ts): the schema, the policy and the gateway, which serve.ts
+//   compiles with V8's code cache (src/cli/code-cache.ts). A module both use is taken from serve.cjs
+//   (its `sharedModules`), so each exists once: one LatchError, one ChildTransport class.
 // web-tree-sitter stays out: it finds its .wasm next to its own module, and is loaded only when a
 // shell tool exists; so does jsonc-parser (see below).
-// The source map is written next to the file (`node --enable-source-maps` maps stack traces to src/).
+// Source maps are written next to the files (`node --enable-source-maps` maps stack traces to src/).
 import { readFileSync, rmSync } from 'node:fs';
+import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 
-// An earlier build's files (the split ESM chunks of before) would stay next to the new one.
+// An earlier build's files (the split ESM chunks of before) would stay next to the new ones.
 rmSync(`${root}dist/serve`, { recursive: true, force: true });
 
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: ['src/cli/serve.ts'],
-  outfile: 'dist/serve/serve.cjs',
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -40,12 +43,8 @@ await build({
   // import() in code that V8 took from a code cache fails (the script's host options are lost).
   supported: { 'dynamic-import': false },
   logLevel: 'warning',
-  // The file is one function expression with CommonJS's parameters, which bin/ compiles and calls
-  // (src/cli/code-cache.ts): wrapping the text at run time copied all of it (~1.3 MiB resident).
   // The sources are ES modules (strict); a few find files next to themselves with import.meta.url.
   define: { 'import.meta.url': '__importMetaUrl' },
-  banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;` },
-  footer: { js: '})' },
   plugins: [
     {
       // pino loads its transport machinery (thread-stream, worker_threads) at import, for
@@ -76,6 +75,58 @@ await build({
       name: 'version',
       setup(context) {
         context.onLoad({ filter: /[\\/]src[\\/]version\.ts$/ }, () => ({ contents: `export const VERSION = ${JSON.stringify(version)};`, loader: 'ts' }));
+      },
+    },
+  ],
+};
+
+const importMetaUrl = "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;";
+
+// serve.cjs, first to learn which of our modules it holds, then with an entry that also exports them.
+const serveEntry = 'src/cli/serve.ts';
+const probe = await build({ ...common, entryPoints: [serveEntry], write: false, outfile: 'dist/serve/serve.cjs', metafile: true });
+const shared = Object.keys(probe.metafile.inputs).filter((file) => file.startsWith('src/'));
+await build({
+  ...common,
+  stdin: {
+    contents: [
+      `export * from './${serveEntry}';`,
+      ...shared.map((file, index) => `import * as m${index} from './${file}';`),
+      `export const sharedModules = { ${shared.map((file, index) => `${JSON.stringify(file)}: m${index}`).join(', ')} };`,
+    ].join('\n'),
+    resolveDir: root,
+    sourcefile: 'serve-entry.js',
+    loader: 'js',
+  },
+  outfile: 'dist/serve/serve.cjs',
+  banner: { js: `"use strict";${importMetaUrl}` },
+});
+
+// gateway.cjs: one function expression with CommonJS's parameters, which serve.ts compiles and
+// calls (src/cli/code-cache.ts): wrapping the text at run time copied all of it (~1.3 MiB resident).
+const sharedSet = new Set(shared);
+await build({
+  ...common,
+  entryPoints: ['src/cli/serve-gateway.ts'],
+  outfile: 'dist/serve/gateway.cjs',
+  external: [...common.external, './serve.cjs'],
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";${importMetaUrl}` },
+  footer: { js: '})' },
+  plugins: [
+    ...common.plugins,
+    {
+      name: 'shared-with-serve',
+      setup(context) {
+        context.onResolve({ filter: /^\./ }, async (args) => {
+          if (args.namespace !== 'file' || args.pluginData?.inner) return undefined;
+          const resolved = await context.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
+          const file = relative(root, resolved.path).split('\\').join('/');
+          return sharedSet.has(file) ? { path: file, namespace: 'shared' } : resolved.errors.length ? undefined : { path: resolved.path, namespace: resolved.namespace, external: resolved.external, sideEffects: resolved.sideEffects };
+        });
+        context.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
+          contents: `module.exports = require('./serve.cjs').sharedModules[${JSON.stringify(args.path)}];`,
+          loader: 'js',
+        }));
       },
     },
   ],

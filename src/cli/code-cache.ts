@@ -6,7 +6,8 @@ import { crc32 } from 'node:zlib';
 import { codeCacheDirectory } from '../config/locate.js';
 
 /**
- * Loads the serve bundle (dist/serve/serve.cjs) with V8's code cache: compiling its ~1.2 MB of
+ * Loads the gateway's bundle (dist/serve/gateway.cjs, what `serve` loads once its servers are
+ * spawned) with V8's code cache: compiling its ~1.1 MB of
  * JavaScript again at every start, and the functions the start-up runs, was a large part of the
  * gateway's CPU by the first tools/list, and every MCP client session starts `serve`
  * (docs/performance.md, "V8's code cache for the serve bundle"). Node 20 has no
@@ -48,7 +49,12 @@ const SUFFIX = '.v8cache';
 /** The bundle is one function expression taking CommonJS's parameters (scripts/bundle.js). */
 type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
 
-export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
+/**
+ * `beforeRun` is called once the bundle is compiled, before it runs: V8 takes a cache only under the
+ * flags it was made with, so a flag the bundle's start-up should run under but the cache was not
+ * made under is set there (cli/serve.ts).
+ */
+export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env, beforeRun?: () => void): LoadedBundle {
   const require = createRequire(bundle);
   const module = { exports: {} as unknown };
   const text = readFileSync(bundle);
@@ -59,6 +65,7 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
     const compiled = new Module(bundle) as Module & { _compile(source: string, filename: string): void };
     compiled.filename = bundle;
     compiled.paths = require.resolve.paths('x') ?? [];
+    beforeRun?.();
     compiled._compile(`${source}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
     return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
   }
@@ -78,6 +85,7 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env)
   // The bundle has no import() (scripts/bundle.js): Node 20 loses a cached script's dynamic import.
   const script = new vm.Script(source, { filename: bundle, cachedData });
   const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cachedData === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  beforeRun?.();
   (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundle, dirname(bundle));
   // The script is kept only to be saved: an accepted cache is not written again.
   const toSave = status === 'accepted' || status === 'unsafe' ? null : script;

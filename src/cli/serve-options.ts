@@ -1,18 +1,13 @@
-import type { CodeCache } from './code-cache.js';
-
 /**
  * The command line of a plain `serve`, read without the command-line library or the serve bundle:
  * bin/ reads it first, so that `serve` (what every MCP client session starts) loads neither yargs nor
- * its help layout, and every other command loads neither the serve bundle (docs/performance.md,
- * "Start-up"). No imports at run time: bin/ loads this before anything else.
+ * its help layout, and no other command loads the serve bundles (docs/performance.md, "Start-up"). No imports at run time: bin/ loads this before anything else.
  */
 export interface ServeOptions {
   config?: string | undefined;
   logLevel?: string | undefined;
   /** Serve only this entry of `scopes` (what `init --wrap` writes into each client file). */
   scope?: string | undefined;
-  /** How bin/ compiled this bundle (code-cache.ts): written after the first tools/list when it was not used. */
-  codeCache?: CodeCache | undefined;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

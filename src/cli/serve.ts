@@ -1,4 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { loadBundle, type CodeCache } from './code-cache.js';
+import type * as GatewayBundle from './serve-gateway.js';
 import { readEarlyConfig } from '../config/early.js';
 import { setServeFlags } from './v8-flags.js';
 import { findConfig } from '../config/locate.js';
@@ -12,8 +15,9 @@ import type { ServeOptions } from './serve-options.js';
  * `mcp-latch serve`: the stdio gateway, what every MCP client session starts. It is on the clock
  * (the client waits for the first tools/list), so it starts its servers first and loads the rest
  * while they boot: this module imports only what reading the file and spawning need; the schema,
- * the policy and the gateway are loaded after (bin/ loads it without the command-line library,
- * and `npm run build` bundles it, scripts/bundle.js).
+ * the policy and the gateway are loaded after, from a bundle of their own compiled with V8's code
+ * cache (serve-gateway.ts). bin/ loads this module without the command-line library, as
+ * dist/serve/serve.cjs (scripts/bundle.js).
  */
 
 /** Runs `serve`; a failure to start is one line on stderr and exit code 1. */
@@ -33,32 +37,33 @@ export async function serve(options: ServeOptions): Promise<void> {
   // Security: stdout is the MCP channel; a stray console.log from any library would corrupt it.
   console.log = console.error;
   console.info = console.error;
+  // serve's lasting flags, before the gateway's bundle is compiled: V8 uses a code cache only
+  // under the flags it was made with (v8-flags.ts).
   setServeFlags();
-  // TurboFan waits until the gateway is up: start-up code runs once (imports, schemas, the config),
-  // and optimising the little of it that got hot made the node binary's compiler pages resident,
-  // ~4 MiB of an idle gateway's memory (docs/performance.md, "Memory").
-  setFlagsFromString('--max-opt=2');
   const path = findConfig(options.config);
   const early = readEarlyConfig(path, process.env, options.scope);
   const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
   // The servers' processes start now and boot while the gateway's own code loads (below) and the
-  // client initializes; their MCP handshake waits for the client's capabilities.
+  // client initializes; their MCP handshake waits for the client's capabilities. Spawned before the
+  // gateway's bundle is loaded: a fork costs the more, the larger this process is.
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, logger, early.maxMessageBytes);
 
-  // zod compiles a parser for each object schema it parses (new Function), and the helper that
-  // writes them got hot enough for TurboFan while the servers' lists came in. Without them a parse
-  // costs ~0.7 µs more (a call's result that is not plain text is checked by one). zod reads this
-  // when a schema is made, so it is set before the modules that make them load.
-  const [{ loadConfig, serversToRun }, { messageBytes }, { ruleIssues }, { Gateway }, { StdioUpstream }, { IdleCollector }] = await import('zod')
-    .then(({ config }) => {
-      config({ jitless: true });
-      return Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../policy/policy.js'), import('../gateway/server.js'), import('../gateway/stdio-upstream.js'), import('../gateway/idle-collector.js')]);
-    })
-    .catch(async (error: unknown) => {
-      await prespawned.closeAll();
-      throw error;
-    });
+  let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
+  try {
+    const bundle = loadBundle(fileURLToPath(new URL('../serve/gateway.cjs', import.meta.url)), process.env, () =>
+      // TurboFan waits until the gateway is up: start-up code runs once (imports, schemas, the
+      // config), and optimising the little of it that got hot made the node binary's compiler
+      // pages resident, ~4 MiB of an idle gateway's memory (docs/performance.md, "Memory"). Set
+      // after the compile: the code cache is made without it.
+      setFlagsFromString('--max-opt=2'),
+    );
+    loaded = { exports: bundle.exports as typeof GatewayBundle, codeCache: bundle.codeCache };
+  } catch (error) {
+    await prespawned.closeAll();
+    throw error;
+  }
+  const { loadConfig, serversToRun, messageBytes, ruleIssues, Gateway, StdioUpstream, IdleCollector } = loaded.exports;
   let config;
   try {
     config = loadConfig(path, ruleIssues, options.scope);
@@ -88,8 +93,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
   });
   process.stdin.once('close', () => idle.close());
-  const codeCache = options.codeCache;
-  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache?.status }, 'mcp-latch serving on stdio');
+  const { codeCache } = loaded;
+  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status }, 'mcp-latch serving on stdio');
   // After the answer is on its way: the cache then holds what the start-up compiled.
-  if (codeCache) void gateway.firstToolsList.then(() => setImmediate(() => logger.debug({ file: codeCache.file }, `code cache ${codeCache.save()}`)));
+  void gateway.firstToolsList.then(() => setImmediate(() => logger.debug({ file: codeCache.file }, `code cache ${codeCache.save()}`)));
 }

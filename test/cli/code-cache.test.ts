@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { COMMANDS_SERVER, ROOT, eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 
 /**
- * bin/ compiles the serve bundle with V8's code cache, made after the first tools/list of a start
+ * serve compiles the gateway's bundle with V8's code cache, made after the first tools/list of a start
  * that had none (src/cli/code-cache.ts). Checked on the built gateway: the cache a start writes is
  * the one V8 accepts at the next start (same V8 flags), and a cache that is damaged, refused or
  * in a directory others can write is not used, while the gateway serves all the same.
@@ -83,15 +83,15 @@ describe('the serve bundle with its code cache', () => {
 
   test('with source maps on, stack traces point into src/ (Node loads the bundle itself, without the cache)', () => {
     const dir = tempDir();
-    // A TypeError thrown inside the bundle, from serve given no options (serve sends console.log to stderr).
+    // A TypeError thrown inside the gateway's bundle, from messageBytes given no config.
     const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
-      const { exports, codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/serve.cjs'))});
-      try { await exports.serve(null); } catch (error) { process.stdout.write(codeCache.status + ' ' + error.stack.split('\\n')[1]); }`;
+      const { exports, codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/gateway.cjs'))});
+      try { exports.messageBytes({}); } catch (error) { console.log(codeCache.status, error.stack.split('\\n')[1]); }`;
     const run = (flags: string[]) => spawnSync(process.execPath, [...flags, '--input-type=module', '-e', probe], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
     const mapped = run(['--enable-source-maps']);
-    expect(mapped.stdout, mapped.stderr).toMatch(/^source-maps .*src\/cli\/serve\.ts:\d+/);
+    expect(mapped.stdout, mapped.stderr).toMatch(/^source-maps .*src\/config\/schema\.ts:\d+/);
     const plain = run([]);
-    expect(plain.stdout, plain.stderr).toMatch(/^absent .*dist\/serve\/serve\.cjs:\d+/);
+    expect(plain.stdout, plain.stderr).toMatch(/^absent .*dist\/serve\/gateway\.cjs:\d+/);
   });
 
   test('a cache directory others can write is not read and not written', async () => {
