@@ -17,8 +17,8 @@ import { runInNewContext } from 'node:vm';
  * per call, and an idle gateway is not woken.
  */
 export interface IdleCollectorParts {
-  /** What the client sends arrives here (the `data` events are watched only while quiet, `bytesRead` read at each tick). */
-  input: NodeJS.ReadableStream & { bytesRead?: number };
+  /** What the client sends arrives here (the `data` events are watched only while quiet, `bytesRead` read at each tick; any count that grows will do). */
+  input: Pick<NodeJS.EventEmitter, 'once' | 'removeListener'> & { bytesRead?: number };
   /** tools/call requests not answered yet. */
   inFlight(): number;
   /** V8's heap as committed, bytes. */
