@@ -1,5 +1,6 @@
 import { findConfig, loadConfig } from '../config/load.js';
 import { errorMessage, LatchError } from '../errors.js';
+import { IdleCollector } from '../gateway/idle-collector.js';
 import { createLogger } from '../log.js';
 import { ruleIssues } from '../policy/policy.js';
 import { TeamGateway } from '../team/http.js';
@@ -38,4 +39,14 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
     throw error;
   }
   runUntilStopped(path, gateway, logger);
+  // Memory promoted during a burst of calls is given back once no client has sent anything for a
+  // second and no call is in flight, as in `serve` (gateway/idle-collector.ts). The servers' start
+  // counts as in flight: a collection then would take the cores from them.
+  let startedUp = false;
+  void gateway.whenStartedUp().then(() => (startedUp = true));
+  new IdleCollector({
+    input: gateway.received,
+    inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
+    report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
+  });
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -68,6 +69,11 @@ export class TeamGateway {
   private hosts: string[] = [];
   private closed = false;
   private page: Promise<Map<string, Asset>> | null = null;
+  /**
+   * The requests received so far, with a 'data' event at each: what clients send, for the idle
+   * collector (cli/serve-http.ts), which reads the count only to tell whether anything came.
+   */
+  readonly received = Object.assign(new EventEmitter(), { bytesRead: 0 });
 
   constructor(private readonly options: TeamGatewayOptions) {
     this.core = new GatewayCore({
@@ -82,6 +88,8 @@ export class TeamGateway {
       if (live?.user === user) void live.grants.refresh();
     });
     this.http = createServer((req, res) => {
+      this.received.bytesRead += 1;
+      this.received.emit('data');
       this.handle(req, res).catch((error: unknown) => {
         this.core.logger.error({ err: errorMessage(error) }, 'HTTP request failed');
         if (!res.headersSent) json(res, 500, { error: 'internal error' });
@@ -109,6 +117,18 @@ export class TeamGateway {
     this.authenticator = new Authenticator(() => this.core.config().http, resource);
     this.core.start(SHARED_SERVER_CAPABILITIES);
     return resource;
+  }
+
+  /** Every session's tools/call requests not answered yet (a call waiting for a person counts). */
+  callsInFlight(): number {
+    let calls = 0;
+    for (const session of this.sessions.values()) calls += session.upstream.callsInFlight();
+    return calls;
+  }
+
+  /** Settles when the servers started by `listen` have each listed or failed (bounded by the start wait). */
+  whenStartedUp(): Promise<void> {
+    return this.core.registry.whenSettled(this.core.config().timeouts.startWaitSeconds * 1000);
   }
 
   reload(text: string, why: string): boolean {
