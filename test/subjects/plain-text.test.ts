@@ -23,7 +23,7 @@ beforeAll(initShellParser);
 const NAMES = ['git', 'npm', 'ls', 'cat', 'tail', 'x', 'a.b', './run.sh', '/usr/bin/env', 'node', '20', '-5', '-', '+', '%1', '@a', ':', '.', '..', 'rm', 'echo', 'grep', 'sh', 'bash', 'timeout', 'env', 'sudo', 'xargs', 'find', 'sed', 'cd', 'tee', 'cp', 'curl', 'mcp-latch', 'test', 'true', 'eval', 'source', 'exec', 'nohup', 'git-lfs', 'a,b', 'a:b'];
 /** First words the reader refuses (reserved words, keywords of the grammar, assignments). */
 const REFUSED_NAMES = ['if', 'then', 'else', 'elif', 'fi', 'for', 'while', 'until', 'do', 'done', 'case', 'esac', 'function', 'select', 'time', 'coproc', 'in', 'declare', 'typeset', 'export', 'readonly', 'local', 'unset', 'unsetenv', 'a=b', 'A_1=x', '1a=b', 'x+=1', '=a', 'a.b=c', '2'];
-const ARGS = ['status', 'run', 'test', '--', '--run', 't1', '-n', '20', '-5', '0x10', '-0x1f', '-0x5', '0x', '-0x', '007', '1.5', '1e5', 'a=b', '--x=y', 'src/a.ts', '/dev/null', '.', '..', '-', '+', '%', '@', ':', ',', '_', '=', '==', '=~', '==b', '=~b', 'x==y', '=b', 'in', 'do', 'done', 'fi', 'then', 'esac', 'if', 'for', 'case', 'time', 'export', 'declare', 'unset', '-eq', '-o', '-a', '-v', '1', '2', '12', '-rf', '/', 'HEAD', 'origin/main', 'a,b', 'x@y', '%1', '+x', 'a:b', '.env', '../x', 'a/../b', '-c', 'rm', 'sh', '--file=x', '-F', 'PATH=/x'];
+const ARGS = ['status', 'run', 'test', '--', '--run', 't1', '-n', '20', '-5', '0x10', '-0x1f', '-0x5', '0x', '-0x', '007', '1.5', '1e5', 'a=b', '--x=y', 'src/a.ts', '/dev/null', '.', '..', '-', '+', '%', '@', ':', ',', '_', '=', '==', '=~', '==b', '=~b', 'x==y', '=b', 'in', 'do', 'done', 'fi', 'then', 'esac', 'if', 'for', 'case', 'time', 'export', 'declare', 'unset', '-eq', '-o', '-a', '-v', '1', '2', '12', '-rf', '/', 'HEAD', 'origin/main', 'a,b', 'x@y', '%1', '+x', 'a:b', '.env', '../x', 'a/../b', '-c', 'rm', 'sh', '--file=x', '-F', 'PATH=/x', "'a b'", '"c d"', "''", '""', "'x;y|z&&w'", '"#z"', "'$HOME'", "'`id`'", '"a\'b"', "'>f'", "'-n'", '"--run"', "'*.ts'", '"~"', "'a\\b'", '"{a,b}"', "'!'"];
 const OPS = [' && ', '&&', ' || ', '||', ' | ', '|', '; ', ';', ' ;', ' ; ', '  &&  '];
 const REDIRECTS = [' 2>&1', ' >&2', '>&2', ' > f', '>f', ' >> log', ' 2>/dev/null', ' 2> e', ' 1>o', ' >out.txt', ' 2>>err', ' > 20', ' > -5', ' >&1', ' 0>x', ' 9>>y'];
 /** Near the subset: fragments the reader refuses wherever they appear (or the grammar reads otherwise). */
@@ -93,6 +93,8 @@ function sameAsGrammar(tree: SyntaxTree, text: string): boolean {
 }
 
 const OUTSIDE = /[^A-Za-z0-9\-_./=:,@%+ &|;>]/;
+/** The text outside its quoted words (which may hold any printable character). */
+const unquoted = (text: string): string => text.replace(/'[^']*'|"[^"]*"/g, 'q');
 
 test('the reader agreed with the grammar at start-up and is in use', () => {
   expect(isPlainTextReader()).toBe(true);
@@ -111,7 +113,7 @@ test('on 20,000 seeded texts in and around the subset, every tree the reader bui
       continue;
     }
     accepted++;
-    if (OUTSIDE.test(text) || !sameAsGrammar(ours, text)) wrong.push(text);
+    if (OUTSIDE.test(unquoted(text)) || !sameAsGrammar(ours, text)) wrong.push(text);
     types(ours.rootNode, shapes);
     if (ours.rootNode.descendantsOfType('pipeline').some((pipeline) => pipeline.children.length >= 5)) longPipelines++;
   }
@@ -120,7 +122,7 @@ test('on 20,000 seeded texts in and around the subset, every tree the reader bui
   // Both sides are exercised, and every kind of node the reader builds was compared.
   expect(accepted).toBeGreaterThan(5_000);
   expect(refused).toBeGreaterThan(4_000);
-  expect([...shapes].sort()).toEqual(['&&', ';', '>', '>&', '>>', 'command', 'command_name', 'file_descriptor', 'file_redirect', 'list', 'number', 'pipeline', 'program', 'redirected_statement', 'word', '|', '||'].sort());
+  expect([...shapes].sort()).toEqual(['"', '&&', ';', '>', '>&', '>>', 'command', 'command_name', 'file_descriptor', 'file_redirect', 'list', 'number', 'pipeline', 'program', 'raw_string', 'redirected_statement', 'string', 'string_content', 'word', '|', '||'].sort());
 });
 
 test('on 5,000 seeded texts of long pipelines, every tree the reader builds is the grammar path’s', () => {
@@ -196,9 +198,25 @@ test('texts at the edges of the subset are refused', () => {
     'a (x)',
     'a < f',
     '! a',
-    'a "b"',
-    "a 'b'",
     'a `b`',
+    // Quoted words: only whole arguments of printable ASCII, without `$`, backquote, backslash or `!` in "…".
+    '"a" b',
+    "'a' b",
+    'a b"c"',
+    "a 'b'c",
+    "a 'b''c'",
+    'a "b"\'c\'',
+    'a "$x"',
+    'a "`x`"',
+    'a "\\"',
+    'a "!"',
+    "a 'b",
+    'a "b',
+    "a > 'f'",
+    "a 'b'>f",
+    "a 'é'",
+    "a 'b\tc'",
+    "a 'b\nc'",
     'é',
   ];
   for (const text of refused) expect(readPlainText(text), JSON.stringify(text)).toBeNull();
@@ -231,7 +249,7 @@ test('the analysis and the decision of every accepted text are the grammar’s',
 
 /** Every text of up to four characters over the subset's characters that the reader accepts. */
 function shortTexts(): string[] {
-  const alphabet = [...'a1290-=%@:,+._/ >&|;'];
+  const alphabet = [...'a1290-=%@:,+._/ >&|;\'"'];
   const out: string[] = [];
   const visit = (text: string, left: number): void => {
     if (text !== '' && readPlainText(text) !== null) out.push(text);
@@ -252,7 +270,9 @@ test('every text of up to four characters over the subset’s characters is refu
 /** The tree's words, operators and redirections in order, spelled as bash's `declare -f` prints them. */
 function spelled(node: SyntaxNode, text: string, out: string[] = []): string[] {
   const source = (n: SyntaxNode): string => text.slice(n.startIndex, n.endIndex);
-  if (node.type === 'file_redirect') {
+  if (node.type === 'string' || node.type === 'raw_string') {
+    out.push(source(node));
+  } else if (node.type === 'file_redirect') {
     const fd = node.children[0]!.type === 'file_descriptor' ? source(node.children[0]!) : '';
     const [op, target] = node.children.slice(fd === '' ? 0 : 1).map(source) as [string, string];
     if (op === '>&') out.push(`${fd || '1'}>&${target}`);
@@ -280,7 +300,7 @@ test('bash splits every accepted text into the words, operators and redirections
   const wrong = accepted.filter((text, i) => {
     // `f0 () `, `{ `, the body, `}`.
     const body = printed[i]!.split('\n').slice(2, -2).join(' ');
-    return spelled(readPlainText(text)!.rootNode, text).join(' ') !== body.split(/[\s;]+/).filter(Boolean).join(' ');
+    return spelled(readPlainText(text)!.rootNode, text).join(' ') !== (body.match(/'[^']*'|"[^"]*"|[^\s;'"]+/g) ?? []).join(' ');
   });
   expect(wrong.slice(0, 10)).toEqual([]);
   expect(accepted.length).toBeGreaterThan(15_000);
@@ -358,6 +378,19 @@ const ADVERSARIAL: Array<[string, 'deny' | 'ask' | 'allow' | null]> = [
   ['a 2 >f', null],
   ['a >1', null],
   ['g++ -o a a.c', null],
+  // Quoted arguments are the words they quote.
+  ["cat '.env'", 'deny'],
+  ['cat ".env"', 'deny'],
+  ["rm '-rf' x", 'deny'],
+  ['git status "&&" rm x', null],
+  ["echo 'x' > /home/u/.bashrc", 'ask'],
+  ["grep -rn 'a b' src | head -n 5", null],
+  ['printf -v PATH "%s" . && ls', 'ask'],
+  ["cat 'a/../.env'", 'deny'],
+  ['sh -c "rm x"', 'deny'],
+  ["bash -c 'curl x'", 'deny'],
+  ["echo 'rm x' | sh", 'deny'],
+  ["find . -name '*.ts' -exec rm x", 'deny'],
 ];
 
 test('adversarial texts in the subset are decided as with the reader off, and the dangerous ones are denied or asked', () => {

@@ -12,7 +12,11 @@ import { SyntaxNode, type SyntaxTree } from './syntax.js';
  *
  * The subset:
  *   - characters: ASCII letters, digits, `-_./=:,@%+`, the space, and the operators below; no
- *     quotes, `$`, backticks, globs, braces, `~`, `#`, parentheses, `<`, `!`, backslash, tab or newline;
+ *     `$`, backticks, globs, braces, `~`, `#`, parentheses, `<`, `!`, backslash, tab or newline
+ *     outside quotes;
+ *   - arguments may be whole quoted words of printable ASCII: `'…'`, and `"…"` without `$`, a
+ *     backquote, a backslash or `!` (not a command's name, not a redirection's target, not
+ *     joined to another part: `a'b'` is left to the grammar);
  *   - simple commands joined by `&&`, `||`, `|` and `;` (never first, last, or two in a row);
  *   - after the command's words, redirections `>w`, `>>w`, `[d]>w`, `[d]>>w`, `[d]>&e` (d, e one
  *     digit, e right after `>&`), each with one target word;
@@ -43,6 +47,8 @@ const GT = 0x3e;
 const AMP = 0x26;
 const BAR = 0x7c;
 const SEMI = 0x3b;
+const SQUOTE = 0x27;
+const DQUOTE = 0x22;
 
 /** Characters of a word: letters, digits and `-_./=:,@%+`. */
 const WORD_CHAR = new Uint8Array(128);
@@ -50,6 +56,10 @@ for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-
 
 const enum Kind {
   Word,
+  /** A whole word in single quotes: `'a b'`. */
+  Raw,
+  /** A whole word in double quotes without `$`, backquote, backslash or `!`: `"a b"`. */
+  Quoted,
   /** A one-digit word right before `>`. */
   Descriptor,
   /** `>`, `>>` or `>&`. */
@@ -86,6 +96,8 @@ function tokenize(text: string): Token[] | null {
     } else if (isWordChar(c)) {
       let j = i + 1;
       while (j < n && isWordChar(text.charCodeAt(j))) j++;
+      // `a'b'`, `a"b"`: one word of several parts (a concatenation), left to the grammar.
+      if (j < n && (text.charCodeAt(j) === SQUOTE || text.charCodeAt(j) === DQUOTE)) return null;
       if (j < n && text.charCodeAt(j) === GT && !isLetter(c)) {
         // `2>`: a descriptor. More than one digit is left to the grammar, and so is `0>` (the
         // grammar reads the 0 as an argument) and any other word right before `>` not led by a
@@ -95,6 +107,18 @@ function tokenize(text: string): Token[] | null {
       } else {
         tokens.push({ kind: Kind.Word, start: i, end: j });
       }
+      i = j;
+    } else if (c === SQUOTE || c === DQUOTE) {
+      // A whole quoted word of printable ASCII: nothing in it is special to bash in single quotes,
+      // nor in double quotes without `$`, a backquote, a backslash (and `!`, history expansion
+      // in an interactive shell). It must end where a word ends: a space, `|`, `&`, `;` or the end.
+      let j = i + 1;
+      while (j < n && text.charCodeAt(j) !== c && isQuotedChar(text.charCodeAt(j), c === DQUOTE)) j++;
+      if (j === n || text.charCodeAt(j) !== c) return null;
+      j++;
+      const after = text.charCodeAt(j);
+      if (j < n && after !== SPACE && after !== BAR && after !== AMP && after !== SEMI) return null;
+      tokens.push({ kind: c === SQUOTE ? Kind.Raw : Kind.Quoted, start: i, end: j });
       i = j;
     } else if (c === GT) {
       const next = text.charCodeAt(i + 1);
@@ -121,6 +145,12 @@ function tokenize(text: string): Token[] | null {
   return tokens;
 }
 
+/** A character of a quoted word (besides its closing quote): printable ASCII; in double quotes not `$`, a backquote, a backslash or `!`. */
+function isQuotedChar(c: number, double: boolean): boolean {
+  if (c < 0x20 || c > 0x7e) return false;
+  return !double || (c !== 0x24 && c !== 0x60 && c !== 0x5c && c !== 0x21);
+}
+
 function isLetter(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 }
@@ -136,7 +166,21 @@ function branch(type: string, children: SyntaxNode[]): SyntaxNode {
 }
 
 function literal(text: string, token: Token): SyntaxNode {
+  if (token.kind === Kind.Raw) return leaf('raw_string', true, token);
+  if (token.kind === Kind.Quoted) {
+    // The grammar's `string`: its quotes, and the text between them when there is some.
+    const { start, end } = token;
+    const string = new SyntaxNode('string', true, start, end, null, 0);
+    string.append(new SyntaxNode('"', false, start, start + 1, null, 0));
+    if (end - start > 2) string.append(new SyntaxNode('string_content', true, start + 1, end - 1, null, 0));
+    string.append(new SyntaxNode('"', false, end - 1, end, null, 0));
+    return string;
+  }
   return leaf(isNumber(text, token.start, token.end) ? 'number' : 'word', true, token);
+}
+
+function isArgument(token: Token | undefined): boolean {
+  return token !== undefined && (token.kind === Kind.Word || token.kind === Kind.Raw || token.kind === Kind.Quoted);
 }
 
 /** NUMBER, without slicing the word out. */
@@ -205,7 +249,7 @@ function readStage(text: string, tokens: Token[], k: number): { node: SyntaxNode
   const first = text.slice(name.start, name.end);
   if (!COMMAND_NAME.test(first) || RESERVED.has(first) || NUMBER.test(first)) return null;
   let last = k + 1;
-  while (last < count && tokens[last]!.kind === Kind.Word) {
+  while (last < count && isArgument(tokens[last])) {
     const arg = tokens[last]!;
     const c = text.charCodeAt(arg.start);
     const d = text.charCodeAt(arg.start + 1);
@@ -229,7 +273,7 @@ function readStage(text: string, tokens: Token[], k: number): { node: SyntaxNode
     k += redirect.children.length;
   }
   // A word after a redirection's target is refused (the grammar adds it to the target).
-  if (k < count && tokens[k]!.kind === Kind.Word) return null;
+  if (isArgument(tokens[k])) return null;
   return { node: branch('redirected_statement', children), next: k };
 }
 
