@@ -60,8 +60,15 @@ export class DirectCalls {
   private timer: NodeJS.Timeout | null = null;
   private timerDue = Infinity;
 
-  /** Attach after the Client has connected: it has set `transport.onmessage`, which is wrapped here. */
-  constructor(private readonly transport: Transport) {
+  /**
+   * Attach after the Client has connected: it has set `transport.onmessage`, which is wrapped here.
+   * `onSettleError` hears of an answer handler that threw (a CallSettle must not): the other
+   * answers of the same read, timeout sweep or close are delivered all the same.
+   */
+  constructor(
+    private readonly transport: Transport,
+    private readonly onSettleError: (error: unknown) => void = () => undefined,
+  ) {
     const toClient = transport.onmessage;
     transport.onmessage = (message, extra) => {
       if (this.take(message)) return;
@@ -78,7 +85,7 @@ export class DirectCalls {
   send(params: Record<string, unknown>, options: DirectCallOptions, settle: CallSettle): void {
     const cancel = options.cancel;
     if (cancel?.cancelled) {
-      settle.reject(cancel.reason);
+      this.deliver(settle, false, cancel.reason);
       return;
     }
     const id = this.nextId++;
@@ -90,7 +97,7 @@ export class DirectCalls {
     if (cancel) {
       entry.stopListening = cancel.onCancel((reason) => {
         this.cancel(id, String(reason ?? 'cancelled'));
-        this.remove(id)?.reject(reason);
+        this.deliver(this.remove(id), false, reason);
       });
     }
     this.pending.set(id, entry);
@@ -98,9 +105,9 @@ export class DirectCalls {
     // Settled once: whatever fails here reaches `settle` through the pending entry, as an answer would.
     try {
       const sent = this.transport.send(message as JSONRPCMessage);
-      if (sent !== QUEUED) sent.catch((error: unknown) => this.remove(id)?.reject(error));
+      if (sent !== QUEUED) sent.catch((error: unknown) => this.deliver(this.remove(id), false, error));
     } catch (error) {
-      this.remove(id)?.reject(error);
+      this.deliver(this.remove(id), false, error);
     }
   }
 
@@ -123,14 +130,14 @@ export class DirectCalls {
         continue;
       }
       this.cancel(id, 'timeout');
-      this.remove(id)?.reject(McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
+      this.deliver(this.remove(id), false, McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
     }
     if (next < Infinity) this.expireAt(next);
   };
 
   /** Fails every call still waiting (the connection closed). */
   closeAll(): void {
-    for (const id of this.pending.keys()) this.remove(id)?.reject(new ConnectionLost());
+    for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost());
   }
 
   private take(message: JSONRPCMessage): boolean {
@@ -144,9 +151,9 @@ export class DirectCalls {
         const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
         // Data nested too deep to be written again is left out (see values.ts).
         const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
-        settle.reject(new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
+        this.deliver(settle, false, new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
       } else {
-        settle.resolve(record.result);
+        this.deliver(settle, true, record.result);
       }
       return true;
     }
@@ -161,6 +168,20 @@ export class DirectCalls {
       return true;
     }
     return false;
+  }
+
+  /**
+   * Hands an answer on. A handler that throws would otherwise stop the loop it runs in: the rest of
+   * a read's answers, a timeout sweep (and its next timer), or a close.
+   */
+  private deliver(settle: CallSettle | undefined, ok: boolean, value: unknown): void {
+    if (!settle) return;
+    try {
+      if (ok) settle.resolve(value);
+      else settle.reject(value);
+    } catch (error) {
+      this.onSettleError(error);
+    }
   }
 
   /**

@@ -193,7 +193,7 @@ export class Supervisor {
       }
       const current = connected;
       this.client = current.client;
-      this.direct = new DirectCalls(current.transport);
+      this.direct = new DirectCalls(current.transport, (error) => this.options.logger.error({ server: this.name, err: errorMessage(error) }, 'passing on an answer failed'));
       this.pid = current.pid;
       this.modern = current.modern;
       const drop = (message: string) => this.lost(generation, message, startedAt, current);

@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { fromSignal } from '../helpers/cancel.js';
 import { ConnectionLost, DirectCalls, ServerReplyError } from '../../src/downstream/direct-calls.js';
+import { QUEUED } from '../../src/downstream/lines.js';
 
 /**
  * tools/call written straight to the transport beside a connected SDK Client, against a real SDK
@@ -354,5 +355,44 @@ describe('timeout, abort and close', () => {
     await theirs.send({ jsonrpc: '2.0', id: 5, result: {} } as JSONRPCMessage);
     expect(seen).toEqual([{ jsonrpc: '2.0', id: 5, result: {} }]);
     await ours.close();
+  });
+});
+
+describe('an answer handler that throws', () => {
+  // A CallSettle must not throw; if one does, the loop it runs in goes on, and the error is reported.
+  function raw(): { transport: InMemoryTransport; sent: number[] } {
+    const sent: number[] = [];
+    const transport = { send: (message: { id: number }) => (sent.push(message.id), QUEUED) } as unknown as InMemoryTransport;
+    return { transport, sent };
+  }
+
+  test('the other answers of the same read still arrive', () => {
+    const { transport, sent } = raw();
+    const reported: string[] = [];
+    const direct = new DirectCalls(transport, (error) => reported.push((error as Error).message));
+    const got: unknown[] = [];
+    direct.send({ name: 'a' }, { timeout: 60_000 }, { resolve: () => { throw new Error('boom'); }, reject: () => undefined });
+    direct.send({ name: 'b' }, { timeout: 60_000 }, { resolve: (result) => got.push(result), reject: () => undefined });
+    transport.onmessage!({ jsonrpc: '2.0', id: sent[0]!, result: { a: 1 } } as JSONRPCMessage);
+    transport.onmessage!({ jsonrpc: '2.0', id: sent[1]!, result: { b: 1 } } as JSONRPCMessage);
+    expect(reported).toEqual(['boom']);
+    expect(got).toEqual([{ b: 1 }]);
+  });
+
+  test('a timeout sweep and a close go on past it', async () => {
+    const reported: string[] = [];
+    const direct = new DirectCalls(raw().transport, (error) => reported.push((error as Error).message));
+    const timedOut: string[] = [];
+    direct.send({ name: 'x' }, { timeout: 1 }, { resolve: () => undefined, reject: () => { throw new Error('boom'); } });
+    direct.send({ name: 'y' }, { timeout: 1 }, { resolve: () => undefined, reject: () => timedOut.push('y') });
+    await vi.waitFor(() => expect(timedOut).toEqual(['y']));
+    expect(reported).toEqual(['boom']);
+    const closed: unknown[] = [];
+    direct.send({ name: 'z' }, { timeout: 60_000 }, { resolve: () => undefined, reject: () => { throw new Error('boom again'); } });
+    direct.send({ name: 'w' }, { timeout: 60_000 }, { resolve: () => undefined, reject: (error) => closed.push(error) });
+    direct.closeAll();
+    expect(reported).toEqual(['boom', 'boom again']);
+    expect(closed).toHaveLength(1);
+    expect(closed[0]).toBeInstanceOf(ConnectionLost);
   });
 });
