@@ -248,7 +248,8 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
     subject.tree = { entries, complete: walk.complete };
   }
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
-  return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, 'read', null, null, LINK_IN_TREE, context, cache));
+  // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
+  return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
 }
 
 /**

@@ -32,10 +32,12 @@ let home = '';
 
 const fill = (text: string): string => text.replaceAll('<W>', W).replaceAll('<T>', T).replaceAll('<H>', home);
 
-function shell(command: string, mode: DefaultMode, extra: { allow?: string[]; cwd?: string } = {}): Decision {
+type Extra = { allow?: string[]; deny?: string[]; cwd?: string };
+
+function shell(command: string, mode: DefaultMode, extra: Extra = {}): Decision {
   return decideShell(fill(command), {
     allow: ['Bash(echo *)', `Edit(${W}/**)`, ...(extra.allow ?? []).map(fill)],
-    deny: BASE_DENY,
+    deny: [...BASE_DENY, ...(extra.deny ?? []).map(fill)],
     mode,
     workspace: [W],
     cwd: fill(extra.cwd ?? '<W>'),
@@ -45,7 +47,7 @@ function shell(command: string, mode: DefaultMode, extra: { allow?: string[]; cw
 }
 
 /** Never allowed in any mode but bypassPermissions (where only deny rules stop a call). */
-function neverAllowed(cases: string[], extra?: { allow?: string[]; cwd?: string }): void {
+function neverAllowed(cases: string[], extra?: Extra): void {
   for (const mode of MODES.filter((m) => m !== 'bypassPermissions')) {
     test.each(cases)(`${mode}: %j is not allowed`, (command) => {
       const decision = shell(command, mode, extra);
@@ -58,7 +60,7 @@ function neverAllowed(cases: string[], extra?: { allow?: string[]; cwd?: string 
  * Never allowed in any mode, bypassPermissions included: what the analyser cannot see asks there
  * while deny rules exist (the base rules have them).
  */
-function neverAllowedAnywhere(cases: string[], extra?: { allow?: string[]; cwd?: string }): void {
+function neverAllowedAnywhere(cases: string[], extra?: Extra): void {
   for (const mode of MODES) {
     test.each(cases)(`${mode}: %j is not allowed`, (command) => {
       const decision = shell(command, mode, extra);
@@ -68,7 +70,7 @@ function neverAllowedAnywhere(cases: string[], extra?: { allow?: string[]; cwd?:
 }
 
 /** Denied in every mode, bypassPermissions included: a deny rule (or a built-in one) matches. */
-function deniedEverywhere(cases: Array<[command: string, rule: string]>, extra?: { allow?: string[]; cwd?: string }): void {
+function deniedEverywhere(cases: Array<[command: string, rule: string]>, extra?: Extra): void {
   for (const mode of MODES) {
     test.each(cases)(`${mode}: %j → deny %s`, (command, rule) => {
       const decision = shell(command, mode, extra);
@@ -78,7 +80,7 @@ function deniedEverywhere(cases: Array<[command: string, rule: string]>, extra?:
 }
 
 /** Allowed in default mode (the control cases: the fix must not make everyday commands ask). */
-function allowedByDefault(cases: string[], extra?: { allow?: string[]; cwd?: string }): void {
+function allowedByDefault(cases: string[], extra?: Extra): void {
   test.each(cases)('default: %j is allowed', (command) => {
     const decision = shell(command, 'default', extra);
     expect(decision.verdict, decision.reason).toBe('allow');
@@ -1218,4 +1220,84 @@ describe('1. `!` before a compound command inverts it', () => {
     allow: ['Read(<W>/**)', 'Bash(set -e)'],
   });
   allowedByDefault(['! { cd src; } || cat a.ts', '! { cd nx; } && cat src/a.ts', '! { cd src; } | cat && cat src/a.ts'], { allow: ['Read(<W>/**)'] });
+});
+
+// bash manual, "The Set Builtin": `set -e` takes effect where `set` runs, in this shell; an invalid
+// option sets nothing; `set -k` puts NAME=value arguments into a command's environment. "The Shopt
+// Builtin": `cdable_vars` makes `cd NAME` go to $NAME, `lastpipe` runs a pipeline's last stage in
+// this shell, `-o` sets `set`'s options. The walk took `set -e` as on wherever it appeared, so after
+// a failing `cd nx` it claimed the cwd nx. bash 5.2 read the key in each case below (from <W>, where
+// `cd nx` fails, or from <H>).
+describe('1. set -e counts only where it runs for certain, in this shell; shopt changes how cd runs', () => {
+  const after = 'cd nx; cat ../home/.ssh/id_rsa';
+  neverAllowedAnywhere(
+    [
+      `false && set -e; ${after}`,
+      `true || set -e; ${after}`,
+      `if false; then set -e; fi; ${after}`,
+      `case a in b) set -e;; esac; ${after}`,
+      `while false; do set -e; done; ${after}`,
+      `until true; do set -e; done; ${after}`,
+      `for x in; do set -e; done; ${after}`,
+      `set -e & ${after}`,
+      `{ set -e; } & ${after}`,
+      `f() { set -e; }; ${after}`,
+      `nohup set -e; ${after}`,
+      `env set -e; ${after}`,
+      `timeout 1 set -e; ${after}`,
+      `set -e -Z; ${after}`,
+      `set -e; set +e$x; ${after}`,
+      `set -e; set "\${@:-+e}"; ${after}`,
+      `set -e; set +o "errexit$x"; ${after}`,
+      `set -e; set +o errexit; ${after}`,
+      `set -e; shopt -uo errexit; ${after}`,
+      `f() { set +e; }; set -e; f; cd <W>; ${after}`,
+      'shopt -s cdable_vars; cd HOME && cat .ssh/id_rsa',
+      'h=../home/.ssh; shopt -s cdable_vars; cd h && cat id_rsa',
+      'shopt -s lastpipe; true | cd ../home && cat .ssh/id_rsa',
+      'shopt -s lastpipe; cd /; true | cd <H>; cat .ssh/id_rsa',
+    ],
+    { allow: ['Read(<W>/**)', 'Bash(set *)', 'Bash(shopt *)', 'Bash(false)', 'Bash(true)', 'Bash(cd *)', 'Bash(cat *)', 'Bash(nohup *)', 'Bash(env *)', 'Bash(timeout *)'] },
+  );
+  // `set -e` where it runs for certain still makes the cwd after a cd known.
+  allowedByDefault(['set -euo pipefail; cd src; cat a.ts', 'set -eu; cd src && cat a.ts', 'set -o errexit -o nounset; cd src; cat a.ts', 'true && set -e; set -e; cd src; cat a.ts'], {
+    allow: ['Bash(set *)', 'Read(<W>/**)'],
+  });
+});
+
+// bash manual, "The Set Builtin", -k: "All arguments in the form of assignment statements are
+// placed in the environment for a command, not just those that precede the command name". git then
+// runs GIT_EXTERNAL_DIFF (strace: execve rm ../victim under bash 5.2).
+describe('6. after set -k, NAME=value arguments are environment the walk does not see', () => {
+  neverAllowedAnywhere([
+    "set -k; git diff --no-index --ext-diff a b GIT_EXTERNAL_DIFF='rm ../victim #'",
+    "set -o keyword; git diff --no-index --ext-diff a b GIT_EXTERNAL_DIFF='rm ../victim #'",
+    "set -ek; git diff --no-index --ext-diff a b GIT_EXTERNAL_DIFF='rm ../victim #'",
+    "set $opts; git diff --no-index --ext-diff a b GIT_EXTERNAL_DIFF='rm ../victim #'",
+    "shopt -so keyword; git diff --no-index --ext-diff a b GIT_EXTERNAL_DIFF='rm ../victim #'",
+  ], { allow: ['Bash(set *)', 'Bash(shopt *)', 'Bash(git diff *)'] });
+});
+
+// rm(1) -r "remove directories and their contents recursively"; find(1) -delete removes what it
+// matches below each starting point. Deny and ask rules below the removed directory count, as they
+// do for a recursive read; both commands were allowed under a deny rule for a file inside.
+describe('3. a recursive delete meets the rules below what it removes', () => {
+  neverAllowedAnywhere(['find ../data -name table.csv -delete', 'find -L out -name table.csv -delete', 'find <T>/data -delete'], {
+    allow: ['Bash(find *)', 'Edit(<T>/**)'],
+    deny: ['Edit(<T>/data/table.csv)'],
+  });
+  // `rm` itself is under the base deny list; these are decided with Bash(rm *) allowed and no deny for it.
+  const rm = (command: string, mode: DefaultMode): Decision =>
+    decideShell(fill(command), { allow: ['Bash(rm *)', `Edit(${T}/**)`], deny: [`Edit(${T}/data/table.csv)`], mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+  for (const mode of MODES) {
+    test.each(['rm -r ../data', 'rm -rf <T>/data', 'rm --recursive ../data', 'rm --recur -f ../data', 'rm -fR out/'])(`${mode}: %j is not allowed`, (command) => {
+      const decision = rm(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  test.each(['rm src/a.ts', 'rm -r src', 'rm -f ../data'])('default: %j is allowed (nothing below it is ruled)', (command) => {
+    const decision = rm(command, 'default');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  allowedByDefault(['find src -name x.ts -delete'], { allow: ['Bash(find *)'] });
 });

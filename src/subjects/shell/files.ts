@@ -123,7 +123,8 @@ const SIMPLE: Record<string, SimpleSpec> = {
   base64: { access: READ, short: 'wio', long: ['wrap', 'input', 'output'], reads: ['-i', '--input'], writes: ['-o', '--output'] },
   source: { access: READ, max: 1 },
   '.': { access: READ, max: 1 },
-  rm: { access: WRITE },
+  // `rm -r DIR` removes every file below DIR: rules below it count, as for a recursive read.
+  rm: { access: WRITE, tree: (scan) => (scan.options.some((o) => o.name === '-r' || o.name === '-R' || (o.name.length > 2 && '--recursive'.startsWith(o.name))) ? { content: true, follows: false } : null) },
   rmdir: { access: WRITE },
   unlink: { access: WRITE },
   touch: { access: WRITE, short: 'dtr', long: ['date', 'reference', 'time'], reads: ['-r', '--reference'] },
@@ -152,7 +153,8 @@ function simple(spec: SimpleSpec): Handler {
     if (spec.skip && !(spec.unless && hasOption(scan, ...spec.unless))) operands = operands.slice(spec.skip);
     if (spec.max !== undefined) operands = operands.slice(0, spec.max);
     const tree = spec.tree?.(scan) ?? null;
-    const operand = (word: Word, access: Access): void => push(out, access === READ && tree ? walked(pathOf(word, access, cwd), tree) : pathOf(word, access, cwd));
+    // The tree is the operands' own access: `cp -r` reads its sources as trees, `rm -r` writes them.
+    const operand = (word: Word, access: Access): void => push(out, access === spec.access && tree ? walked(pathOf(word, access, cwd), tree) : pathOf(word, access, cwd));
     if (tree && spec.searchesCwd && operands.length === 0) operand(staticWord('.'), READ);
     const target = spec.targetDir ? optionValues(scan, '-t', '--target-directory')[0] : undefined;
     if (target) {
@@ -169,7 +171,7 @@ function simple(spec: SimpleSpec): Handler {
   };
 }
 
-/** A path the command walks as a tree: a content read is a RECURSIVE_READ, so rules below it count. */
+/** A path the command walks as a tree: reading or removing what is below it is a RECURSIVE_READ, so rules below it count. */
 function walked(path: CommandPath | null, tree: TreeRead): CommandPath | null {
   if (path === null) return null;
   path.tree = tree;
@@ -255,7 +257,8 @@ const find: Handler = (args, cwd, out) => {
     }
   }
   if (starts.length === 0) starts.push(staticWord('.'));
-  for (const start of starts) push(out, deletes ? pathOf(start, WRITE, cwd) : walked(pathOf(start, READ, cwd), { content: runs, follows }));
+  // `-delete` removes what it matches below each start: rules below it count.
+  for (const start of starts) push(out, deletes ? walked(pathOf(start, WRITE, cwd), { content: true, follows }) : walked(pathOf(start, READ, cwd), { content: runs, follows }));
 };
 
 /** `sed [-n] [-i[SUF]] [-e SCRIPT]… [-f FILE]… [SCRIPT] FILE…`; `-i` turns reads into writes. */

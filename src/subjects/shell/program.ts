@@ -149,6 +149,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     }
     case 'set':
       return describeSet(args, built);
+    case 'shopt':
+      return describeShopt(args, built);
     case 'eval': {
       reasons.push('interpreter');
       if (args.length > 0 && args.every((w) => w.isStatic)) nested.push({ kind: 'script', text: args.map((w) => w.value).join(' '), cwd });
@@ -305,18 +307,65 @@ function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): Interpre
   return spec.noStdin ? 'quiet' : 'stdin';
 }
 
-/** `set -e`, `set -euo pipefail`, `set -o errexit`, `set +e`. */
+/** `set`'s one-letter options and its `-o` names (bash manual, "The Set Builtin"). */
+const SET_LETTERS = new Set('abefhkmnptuvxBCEHPT');
+const SET_NAMES = new Set(['allexport', 'braceexpand', 'emacs', 'errexit', 'errtrace', 'functrace', 'hashall', 'histexpand', 'history', 'ignoreeof', 'interactive-comments', 'keyword', 'monitor', 'noclobber', 'noexec', 'noglob', 'nolog', 'notify', 'nounset', 'onecmd', 'physical', 'pipefail', 'posix', 'privileged', 'verbose', 'vi', 'xtrace']);
+
+/**
+ * `set -e`, `set -euo pipefail`, `set -o errexit`, `set +e`. errexit is taken as on only when every
+ * option word is static and valid: bash sets nothing when one is invalid, and a word known only at
+ * run time (`set +e$x`) may turn it off, so any doubt is taken as off (the walk then keeps both
+ * cwds after a failing `cd`). `-k` (keyword) puts a NAME=value argument of every later command into
+ * its environment, where the walk does not look: 'environment', as is an option word known only at
+ * run time.
+ */
 function describeSet(args: readonly Word[], built: Built): void {
+  let errexit: boolean | undefined;
+  let doubt = false;
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     const v = word.value;
-    if (!word.isStatic || v === '--' || v === '-' || !/^[-+]/.test(v)) return;
-    const on = v[0] === '-';
-    for (const ch of v.slice(1)) {
-      if (ch === 'e') built.errexit = on;
-      if (ch === 'o' && args[i + 1]?.value === 'errexit') built.errexit = on;
+    if (!word.isStatic) {
+      doubt = true;
+      built.reasons.push('environment');
+      break;
     }
-    if (v.includes('o')) i++;
+    // Option processing ends at `--`, `-` or the first operand: the rest are positional parameters.
+    if (v === '--' || v === '-' || !/^[-+]./.test(v)) break;
+    const on = v[0] === '-';
+    const letters = v.slice(1);
+    if (letters.indexOf('o') !== letters.lastIndexOf('o')) doubt = true;
+    for (const ch of letters) {
+      if (!SET_LETTERS.has(ch) && ch !== 'o') doubt = true;
+      if (ch === 'e') errexit = on;
+      if (ch === 'k' && on) built.reasons.push('environment');
+    }
+    if (!letters.includes('o')) continue;
+    const name = args[++i];
+    if (name === undefined) continue; // `set -o` alone lists the options
+    if (!name.isStatic || !SET_NAMES.has(name.value)) {
+      doubt = true;
+      if (!name.isStatic) built.reasons.push('environment');
+      continue;
+    }
+    if (name.value === 'errexit') errexit = on;
+    if (name.value === 'keyword' && on) built.reasons.push('environment');
+  }
+  if (doubt) built.errexit = false;
+  else if (errexit !== undefined) built.errexit = errexit;
+}
+
+/**
+ * `shopt -s cdable_vars` makes `cd NAME` go to $NAME, `lastpipe` runs a pipeline's last stage (and
+ * its `cd`) in this shell, `dotglob` and the other glob options change what a pattern names, and
+ * `-o` sets `set`'s options: any option set, or a word known only at run time, makes later
+ * commands run differently from how the walk reads them ('environment'). `-o` may turn errexit off.
+ */
+function describeShopt(args: readonly Word[], built: Built): void {
+  if (args.some((w) => !w.isStatic || /^-[a-z]*s/.test(w.value))) built.reasons.push('environment');
+  if (args.some((w) => !w.isStatic || /^-[a-z]*o/.test(w.value))) {
+    built.errexit = false;
+    if (!built.reasons.includes('environment')) built.reasons.push('environment');
   }
 }
 

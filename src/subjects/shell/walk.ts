@@ -124,6 +124,11 @@ class Analysis {
   private depth = 0;
   private forced: SegmentContext | null = null;
   private errexit = false;
+  /**
+   * How many enclosing constructs may skip what runs here: a branch, a loop body, a function body,
+   * an operand of `&&`/`||` after the first, a background job. A `set -e` there is not taken as on.
+   */
+  private maybe = 0;
   /** What the last command printed, when static (for `echo … | sh`). */
   private stdout: string | null = null;
   /** Redirections the grammar put on a list or pipeline, by the id of the node they belong to. */
@@ -382,18 +387,18 @@ class Analysis {
         }
         return this.sequence(node.children, 'group', cwd);
       case 'if_statement':
-        return this.conditional(node, cwd);
+        return this.perhaps(() => this.conditional(node, cwd));
       case 'c_style_for_statement':
         this.arithmetic = this.evaluates = true;
-        return this.loop(node, cwd);
+        return this.perhaps(() => this.loop(node, cwd));
       case 'for_statement':
         // `for f in *`: file names are values a later arithmetic context may evaluate.
         if (node.children.some((c) => c.type === 'word' && /[*?[]/.test(this.slice(c)))) this.tainted = true;
         // Security: the loop sets its variable in this shell, as `export NAME=…` would: `for PATH in .; do ls; done` runs ./ls.
         if (node.children.some((c) => c.type === 'variable_name' && changesLaterCommands(this.slice(c)))) this.reason('environment');
-        return this.loop(node, cwd);
+        return this.perhaps(() => this.loop(node, cwd));
       case 'while_statement':
-        return this.loop(node, cwd);
+        return this.perhaps(() => this.loop(node, cwd));
       case 'test_command':
         return this.testCommand(node, ctx, cwd);
       case 'arithmetic_expansion':
@@ -406,9 +411,9 @@ class Analysis {
         this.arithmetic = this.evaluates = true;
         return this.generic(node, ctx, cwd);
       case 'case_statement':
-        return this.caseStatement(node, cwd);
+        return this.perhaps(() => this.caseStatement(node, cwd));
       case 'function_definition':
-        return this.functionDefinition(node, cwd);
+        return this.perhaps(() => this.functionDefinition(node, cwd));
       case 'negated_command':
         return this.negated(() => this.sequence(node.children, ctx, cwd));
       case 'declaration_command':
@@ -465,11 +470,12 @@ class Analysis {
         }
         continue;
       }
-      const flow = this.visit(child, ctx, current);
       if (children[k + 1]?.type === '&') {
+        this.perhaps(() => this.visit(child, ctx, current));
         last = same(current);
         continue;
       }
+      const flow = this.visit(child, ctx, current);
       current = this.next(flow);
       last = flow;
     }
@@ -484,6 +490,16 @@ class Analysis {
       return { ok: flow.fail, fail: flow.ok, quiet: true };
     } finally {
       this.ignoring--;
+    }
+  }
+
+  /** What `walk` walks where it may not run, or not in this shell (see `maybe`). */
+  private perhaps(walk: () => Flow): Flow {
+    this.maybe++;
+    try {
+      return walk();
+    } finally {
+      this.maybe--;
     }
   }
 
@@ -533,11 +549,11 @@ class Analysis {
   private chain(flow: Flow, op: string | undefined, right: SyntaxNode, ctx: SegmentContext): Flow {
     if (op === '&&') {
       // The left side's failure is quiet: `set -e` goes on after `false && x`.
-      const r = this.visit(right, ctx, flow.ok);
+      const r = this.perhaps(() => this.visit(right, ctx, flow.ok));
       return { ok: r.ok, fail: merge(flow.fail, r.fail), quiet: true };
     }
     if (op === '||') {
-      const r = this.visit(right, ctx, flow.fail);
+      const r = this.perhaps(() => this.visit(right, ctx, flow.fail));
       return { ok: merge(flow.ok, r.ok), fail: r.fail, quiet: r.quiet };
     }
     return this.visit(right, ctx, this.next(flow));
@@ -633,7 +649,9 @@ class Analysis {
     for (const redirect of redirects) this.redirect(redirect, index, [built.segment], cwd);
     this.walkNested(built.nested);
     this.stdout = built.stdout;
-    if (built.errexit !== undefined) this.errexit = built.errexit;
+    // `set -e` counts only where it runs for certain, in this shell (`nohup set -e` runs no builtin);
+    // anything that may turn it off is taken as off (describeSet).
+    if (built.errexit === false || (built.errexit === true && this.maybe === 0 && built.segment.wrappers.every((wrapper) => CWD_WRAPPERS.has(wrapper.split(' ')[0]!)))) this.errexit = built.errexit;
     // `coproc cd x`, `nohup cd x`: a background subshell or another program, not this shell's cd;
     // after any wrapper but `command`, `builtin` and `time` the cwd is unknown (fail closed).
     if (built.cwdAfter !== undefined && built.segment.wrappers.some((wrapper) => !CWD_WRAPPERS.has(wrapper.split(' ')[0]!))) return { ok: null, fail: cwd };
@@ -642,7 +660,11 @@ class Analysis {
     if (name === '!') this.reason('parse-error');
     // A function defined in the text runs its body here, in this shell: a `cd` in it moves what
     // follows, whatever it returns (bash manual, "Shell Functions").
-    if (name !== null && this.functions.has(name)) return { ok: null, fail: null };
+    // Its body may also have turned `set -e` off.
+    if (name !== null && this.functions.has(name)) {
+      this.errexit = false;
+      return { ok: null, fail: null };
+    }
     return flowOf(built, cwd);
   }
 
