@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { wideCandidates } from './command-match.js';
 import type { RuleSet } from './match.js';
-import type { Rule } from './rule.js';
+import { GIT_CODE_RULE, type Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
 import {
   VERDICT_RANK,
@@ -53,7 +53,7 @@ export interface Grants {
  * The `via` of a read of a whole directory tree's content (`grep -r x dir`, `rg x`, `cp -r`): a deny
  * or ask rule matching a file below it makes it ask (subjects/tree.ts walks it).
  */
-export const RECURSIVE_READ = 'argument (recursive)';
+export const RECURSIVE = 'argument (recursive)';
 
 /**
  * The `via` of a word that may name a file a command reads (`paste .env`, `curl -d @~/.ssh/k`):
@@ -175,7 +175,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   }
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
   if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
-  if (subject.via === RECURSIVE_READ) {
+  if (subject.via === RECURSIVE) {
     const below = treeRule(subject, forms, rules);
     if (below) return below;
   }
@@ -209,21 +209,29 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
  * match below does.
  */
 function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdictish | null {
-  const verb = subject.access === 'read' ? 'read' : 'write';
+  const removes = subject.access === 'write';
+  // A removal (`rm -r`, `find -delete`) of what is not a directory, or not there, removes nothing below it.
+  if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
+  const verb = removes ? 'removal' : 'read';
   for (const form of forms) {
-    const could = rules.matchPathBelow('deny', subject.access, form) ?? rules.matchPathBelow('ask', subject.access, form);
+    const could = rules.matchPathBelow('deny', subject.access, form) ?? rules.matchPathBelow('ask', subject.access, form, removes ? GIT_CODE_RULE : undefined);
     if (!could) continue;
     if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');
     for (const entry of subject.tree.entries) {
       for (const path of [`${lexical}/${entry.rel}`, matchForm(entry.real)]) {
-        const rule = rules.matchPath('deny', subject.access, path) ?? rules.matchPath('ask', subject.access, path);
+        const rule = rules.matchPath('deny', subject.access, path) ?? notPlanting(removes, rules.matchPath('ask', subject.access, path));
         if (rule) return ruled('ask', rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
       }
     }
     return null;
   }
   return null;
+}
+
+/** Removing a file plants no code for git to run: the built-in rules for git's code files do not ask about it. */
+function notPlanting(removes: boolean, rule: Rule | null): Rule | null {
+  return removes && rule?.text.startsWith(GIT_CODE_RULE) ? null : rule;
 }
 
 /** What would ask: `dontAsk` turns it into a denial. */

@@ -130,13 +130,13 @@ export class RuleSet {
    * The first deny/ask rule of `list` that could match a path below `dir`, for a read of a whole
    * tree (`grep -r x dir`): minimatch's partial match, "could `dir` start a matching path?".
    */
-  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string): Rule | null {
+  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, skipping?: string): Rule | null {
     const indexes = [this.lists[list].path[access]];
     if (access === 'write') indexes.push(this.lists[list].path.read);
     for (const index of indexes) {
-      if (index.all.length > 0) return index.all[0]!;
+      for (const rule of index.all) if (!skipping || !rule.text.startsWith(skipping)) return rule;
       for (const group of [...index.byPrefix.values(), ...index.byBasename.values(), index.scan]) {
-        for (const candidate of group) if (candidate.matchers.some((m) => m.match(dir, true))) return candidate.rule;
+        for (const candidate of group) if ((!skipping || !candidate.rule.text.startsWith(skipping)) && candidate.matchers.some((m) => m.match(dir, true))) return candidate.rule;
       }
     }
     return null;

@@ -1,6 +1,9 @@
 import { LatchError } from '../errors.js';
 import type { RuleList, RuleText } from './types.js';
 
+/** The text of the built-in rules for the files git runs code from (writing one asks; policy.ts). */
+export const GIT_CODE_RULE = 'built-in: git runs code named in';
+
 /**
  * Rule strings (docs/rules.md), Claude Code's permission syntax:
  *

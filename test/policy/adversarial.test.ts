@@ -749,7 +749,7 @@ family('§5.9 deny rules match flags in any order and spelling (known Claude Cod
   ['rm -rf -- /', 'deny', 'Bash(rm -rf *)'],
   ['rm --no-preserve-root -rf /', 'deny', 'Bash(rm -rf *)'],
   ['sudo rm -fr /', 'deny', 'Bash(rm -rf *)'],
-  ['rm -r /', 'ask', null], // the rule names both flags
+  ['rm -r x', 'ask', null], // the rule names both flags (`rm -r /` asks by the rules below /: a recursive delete)
   ['rm -f /', 'ask', null],
   ['rm -- -rf', 'ask', null], // after --, -rf is a file name
 ]);

@@ -26,7 +26,7 @@ function commands(info: CommandInfo): string[] {
   return info.segments.filter((s) => !(s.program === null && s.words.length === s.assignments.length)).map((s) => s.name ?? '<dyn>');
 }
 /** Files written through redirections. */
-const redirectWrites = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.access === 'write' && p.via !== 'argument').map((p) => p.path));
+const redirectWrites = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.access === 'write' && !p.via.startsWith('argument')).map((p) => p.path));
 /** Every path as `access:path`. */
 /** The paths a command touches (deny-only candidates are tested apart). */
 const pathsOf = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.via !== DENY_CANDIDATE).map((p) => `${p.access}:${p.path}`));
@@ -138,7 +138,7 @@ describe('the parser comparison (R#n, 42 commands)', () => {
     expect(analyse('ls &&')).toMatchObject({ parseOk: false, unanalyzable: ['parse-error'], rememberable: false });
     const info = analyse('rm -rf / &&');
     expect(commands(info)).toEqual(['rm']);
-    expect(info.segments[0]!.paths).toEqual([{ path: '/', access: 'write', base: W, isStatic: true, via: 'argument' }]);
+    expect(info.segments[0]!.paths).toEqual([{ path: '/', access: 'write', base: W, isStatic: true, via: 'argument (recursive)', tree: { content: true, follows: false } }]);
   });
 
   test('R#42: a heredoc substitution is flagged by guard (b)', () => {

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { RECURSIVE_READ } from '../../policy/decide.js';
+import { RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
@@ -171,11 +171,11 @@ function simple(spec: SimpleSpec): Handler {
   };
 }
 
-/** A path the command walks as a tree: reading or removing what is below it is a RECURSIVE_READ, so rules below it count. */
+/** A path the command walks as a tree (reads or removes what is below it): RECURSIVE, so rules below it count. */
 function walked(path: CommandPath | null, tree: TreeRead): CommandPath | null {
   if (path === null) return null;
   path.tree = tree;
-  if (tree.content) path.via = RECURSIVE_READ;
+  if (tree.content) path.via = RECURSIVE;
   return path;
 }
 
