@@ -58,6 +58,15 @@ export class DirectCalls {
    * keeps the process alive, not its timeout.
    */
   private timer: NodeJS.Timeout | null = null;
+  /**
+   * A message went to the Client in this turn: its handler runs a microtask later (the SDK's
+   * Protocol). An answer read after it in the same turn is passed on after that handler, so the
+   * server's order holds: a log line sent before the answer is routed while its call still runs.
+   */
+  private clientHandling = false;
+  private readonly clientHandled = (): void => {
+    this.clientHandling = false;
+  };
   private timerDue = Infinity;
 
   /**
@@ -72,6 +81,10 @@ export class DirectCalls {
     const toClient = transport.onmessage;
     transport.onmessage = (message, extra) => {
       if (this.take(message)) return;
+      if (!this.clientHandling) {
+        this.clientHandling = true;
+        queueMicrotask(this.clientHandled);
+      }
       toClient?.(message, extra);
     };
   }
@@ -147,14 +160,11 @@ export class DirectCalls {
       const settle = this.remove(id);
       // A late answer to one of ours (it timed out or was cancelled) is dropped: the Client never sent it.
       if (!settle) return id !== undefined && id >= FIRST_ID;
-      if ('error' in record) {
-        const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
-        // Data nested too deep to be written again is left out (see values.ts).
-        const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
-        this.deliver(settle, false, new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
-      } else {
-        this.deliver(settle, true, record.result);
+      if (this.clientHandling) {
+        queueMicrotask(() => this.answer(settle, record));
+        return true;
       }
+      this.answer(settle, record);
       return true;
     }
     if (record.method === 'notifications/progress') {
@@ -168,6 +178,18 @@ export class DirectCalls {
       return true;
     }
     return false;
+  }
+
+  /** A server's answer (result or error) handed to where its call waits. */
+  private answer(settle: CallSettle, record: Record<string, unknown>): void {
+    if ('error' in record) {
+      const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+      // Data nested too deep to be written again is left out (see values.ts).
+      const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
+      this.deliver(settle, false, new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
+    } else {
+      this.deliver(settle, true, record.result);
+    }
   }
 
   /**

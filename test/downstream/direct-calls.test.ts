@@ -396,3 +396,20 @@ describe('an answer handler that throws', () => {
     expect(closed[0]).toBeInstanceOf(ConnectionLost);
   });
 });
+
+test("a server's log line read before its answer is handled before the answer is passed on (the order on the wire)", async () => {
+  // The SDK Client handles a notification a microtask after it arrives; the team gateway routes a
+  // log line to the session whose call is running, so the call must still be running then.
+  const order: string[] = [];
+  const sent: number[] = [];
+  const transport = {
+    send: (message: { id: number }) => (sent.push(message.id), QUEUED),
+    onmessage: () => void Promise.resolve().then(() => order.push('log handled')),
+  } as unknown as InMemoryTransport;
+  const direct = new DirectCalls(transport);
+  direct.send({ name: 'x' }, { timeout: 60_000 }, { resolve: () => order.push('answer passed on'), reject: () => undefined });
+  transport.onmessage!({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'done' } } as JSONRPCMessage);
+  transport.onmessage!({ jsonrpc: '2.0', id: sent[0]!, result: {} } as JSONRPCMessage);
+  await vi.waitFor(() => expect(order).toHaveLength(2));
+  expect(order).toEqual(['log handled', 'answer passed on']);
+});
