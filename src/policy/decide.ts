@@ -209,18 +209,20 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
  * match below does.
  */
 function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdictish | null {
+  // A removal (`rm -r`, `find -delete`) meets the rules for what may be changed below it (Edit), not
+  // those for what may be read (its operand itself still meets both); what is not a directory, or
+  // not there, removes nothing below it.
   const removes = subject.access === 'write';
-  // A removal (`rm -r`, `find -delete`) of what is not a directory, or not there, removes nothing below it.
   if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
   const verb = removes ? 'removal' : 'read';
   for (const form of forms) {
-    const could = rules.matchPathBelow('deny', subject.access, form) ?? rules.matchPathBelow('ask', subject.access, form, removes ? GIT_CODE_RULE : undefined);
+    const could = rules.matchPathBelow('deny', subject.access, form, undefined, !removes) ?? rules.matchPathBelow('ask', subject.access, form, removes ? GIT_CODE_RULE : undefined, !removes);
     if (!could) continue;
     if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');
     for (const entry of subject.tree.entries) {
       for (const path of [`${lexical}/${entry.rel}`, matchForm(entry.real)]) {
-        const rule = rules.matchPath('deny', subject.access, path) ?? notPlanting(removes, rules.matchPath('ask', subject.access, path));
+        const rule = rules.matchPath('deny', subject.access, path, !removes) ?? notPlanting(removes, rules.matchPath('ask', subject.access, path, !removes));
         if (rule) return ruled('ask', rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
       }
     }

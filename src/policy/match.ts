@@ -101,9 +101,9 @@ export class RuleSet {
    * The first rule of `list` matching a path (match form: absolute, forward slashes). For deny and
    * ask, rules about reading also cover writing the same path (a Read deny also denies writing it).
    */
-  matchPath(list: RuleList, access: Access, path: string): Rule | null {
+  matchPath(list: RuleList, access: Access, path: string, withReads = true): Rule | null {
     const indexes = [this.lists[list].path[access]];
-    if (list !== 'allow' && access === 'write') indexes.push(this.lists[list].path.read);
+    if (list !== 'allow' && access === 'write' && withReads) indexes.push(this.lists[list].path.read);
     const nocase = isCaseInsensitive(this.env.platform);
     const folded = fold(path, nocase);
     for (const index of indexes) {
@@ -130,9 +130,9 @@ export class RuleSet {
    * The first deny/ask rule of `list` that could match a path below `dir`, for a read of a whole
    * tree (`grep -r x dir`): minimatch's partial match, "could `dir` start a matching path?".
    */
-  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, skipping?: string): Rule | null {
+  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, skipping?: string, withReads = true): Rule | null {
     const indexes = [this.lists[list].path[access]];
-    if (access === 'write') indexes.push(this.lists[list].path.read);
+    if (access === 'write' && withReads) indexes.push(this.lists[list].path.read);
     for (const index of indexes) {
       for (const rule of index.all) if (!skipping || !rule.text.startsWith(skipping)) return rule;
       for (const group of [...index.byPrefix.values(), ...index.byBasename.values(), index.scan]) {

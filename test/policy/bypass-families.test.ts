@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
@@ -1300,4 +1300,19 @@ describe('3. a recursive delete meets the rules below what it removes', () => {
     expect(decision.verdict, decision.reason).toBe('allow');
   });
   allowedByDefault(['find src -name x.ts -delete'], { allow: ['Bash(find *)'] });
+  // What a removal meets below its operand are the rules for what may be changed (Edit): a Read
+  // deny guards what a file holds, which removing it does not show. `rm -rf node_modules` (past the
+  // walk's 5,000 entries, holding a `.env`) asked under the example config's `Read(**/.env)`.
+  test.each(MODES)('%s: rm -rf of a big tree is not stopped by Read rules below it', (mode) => {
+    const big = join(W, 'node_modules');
+    mkdirSync(big, { recursive: true });
+    for (let i = 0; i < 5_100; i++) writeFileSync(join(big, `f${i}`), '');
+    writeFileSync(join(big, '.env'), 'SECRET=1');
+    try {
+      const decision = decideShell('rm -rf node_modules', { allow: ['Bash(rm *)', `Edit(${W}/**)`], deny: BASE_DENY.filter((rule) => !rule.startsWith('Bash(rm')), mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+      expect(decision.verdict, decision.reason).toBe('allow');
+    } finally {
+      rmSync(big, { recursive: true, force: true }); // the other cases read W's tree
+    }
+  });
 });
