@@ -1316,3 +1316,12 @@ describe('3. a recursive delete meets the rules below what it removes', () => {
     }
   });
 });
+
+// bash manual, "Bash Variables": CDPATH is "a colon-separated list of directories used as a search
+// path for the cd builtin"; PATH is exported, so setting it in the shell changes what every later
+// command runs. bash 5.2 read the key through `cd home` in each case (found by the round 8 review).
+describe('1. a plain or prefix assignment of CDPATH or PATH changes what later commands do', () => {
+  neverAllowedAnywhere(['CDPATH=<T>; cd home && cat .ssh/id_rsa', 'CDPATH=<T> cd home && cat .ssh/id_rsa', 'CDPATH=..; cd home; cat .ssh/id_rsa', 'PATH=/tmp; ls'], {
+    allow: ['Read(<W>/**)', 'Bash(cd *)', 'Bash(cat *)', 'Bash(ls)'],
+  });
+});

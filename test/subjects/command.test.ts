@@ -650,8 +650,11 @@ describe('§5.6 name and wrapper obfuscation (known Claude Code bypasses)', () =
   test('an assignment-only statement is a segment without a program', () => {
     const info = analyse('PATH=/tmp/evil; ls');
     expect(info.segments[0]).toMatchObject({ program: null, name: null, assignments: ['PATH=/tmp/evil'], words: ['PATH=/tmp/evil'], isStatic: true });
-    expect(info.unanalyzable).toEqual([]);
+    // PATH is exported: every later command is looked up in /tmp/evil (CDPATH moves cd the same way).
+    expect(info.unanalyzable).toEqual(['environment']);
     expect(info.rememberable).toBe(false);
+    expect(analyse('X=1; ls').unanalyzable).toEqual([]);
+    expect(analyse('IFS=,; ls').unanalyzable).toEqual([]);
   });
 
   test.each([

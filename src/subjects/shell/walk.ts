@@ -5,7 +5,7 @@ import type { Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
-import { changesLaterCommands } from './variables.js';
+import { changesLaterCommands, ENVIRONMENT } from './variables.js';
 import { readPlain, readTree } from './parser.js';
 import { asBashReads } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
@@ -655,6 +655,8 @@ class Analysis {
     // `coproc cd x`, `nohup cd x`: a background subshell or another program, not this shell's cd;
     // after any wrapper but `command`, `builtin` and `time` the cwd is unknown (fail closed).
     if (built.cwdAfter !== undefined && built.segment.wrappers.some((wrapper) => !CWD_WRAPPERS.has(wrapper.split(' ')[0]!))) return { ok: null, fail: cwd };
+    // `CDPATH=.. cd home`: cd looks for its operand in CDPATH's directories first.
+    if (built.cwdAfter !== undefined && assignments.some((a) => /^CDPATH\+?=/.test(a.raw))) return { ok: null, fail: cwd };
     const name = built.segment.name;
     // `! ! cd x`: the grammar reads a command named `!`; bash negates twice and runs cd in this shell.
     if (name === '!') this.reason('parse-error');
@@ -786,6 +788,10 @@ class Analysis {
     const pending: SyntaxNode[] = [];
     const list = node.type === 'variable_assignment' ? [node] : node.children.filter((c) => c.type === 'variable_assignment');
     const assignments = list.map((a) => this.readAssignment(a, pending));
+    // `PATH=/tmp; ls`, `CDPATH=..; cd home`: a variable the shell or a program reads, set for every
+    // later command (PATH is exported, CDPATH moves `cd`; which others the server's environment
+    // exports is unknown). IFS is read apart (see `ifs`).
+    if (assignments.some((a) => ENVIRONMENT.test(a.raw) && !/^IFS\+?=/.test(a.raw))) this.reason('environment');
     return this.finish(assignments, [], [], pending, ctx, cwd, null);
   }
 
