@@ -1325,3 +1325,12 @@ describe('1. a plain or prefix assignment of CDPATH or PATH changes what later c
     allow: ['Read(<W>/**)', 'Bash(cd *)', 'Bash(cat *)', 'Bash(ls)'],
   });
 });
+
+// bash manual, "Bash Builtin Commands", enable: "-n: disable the named builtins". A disabled `set`
+// runs no builtin, so `set -e` is "command not found" and errexit stays off; bash 5.2 read the key
+// (found by the round 8 review).
+describe('1. enable -n turns a builtin off', () => {
+  neverAllowedAnywhere(['enable -n set; set -e; cd nx; cat ../home/.ssh/id_rsa', 'enable -n set; builtin set -e; cd nx; cat ../home/.ssh/id_rsa', 'enable -n cd; cd nx && cat ../home/.ssh/id_rsa'], {
+    allow: ['Read(<W>/**)', 'Bash(set *)', 'Bash(enable *)', 'Bash(builtin *)', 'Bash(cd *)', 'Bash(cat *)'],
+  });
+});

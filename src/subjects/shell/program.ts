@@ -119,11 +119,19 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       if (callback) shellString([callback], cwd, built);
       return;
     }
+    case 'enable':
+      // `enable -n set`: the builtin is off, so a later `set -e` or `cd` runs a program of that name, or
+      // fails (bash manual, "Bash Builtin Commands"); `enable -f lib.so` loads code.
+      if (args.some((w) => !w.isStatic || /^-\w*[nd]/.test(w.value))) {
+        reasons.push('environment');
+        built.errexit = false;
+      }
+      if (args.some((w) => !w.isStatic || /^-\w*f/.test(w.value))) reasons.push('interpreter');
+      return;
     case 'bind':
     case 'complete':
     case 'compgen':
-    case 'enable':
-      if (args.some((w) => !w.isStatic || /^-\w*[xCFf]/.test(w.value))) reasons.push('interpreter'); // bind -x, complete -C, enable -f lib.so
+      if (args.some((w) => !w.isStatic || /^-\w*[xCFf]/.test(w.value))) reasons.push('interpreter'); // bind -x, complete -C
       return;
     case 'fc':
       reasons.push('interpreter'); // re-runs history or opens an editor on it
