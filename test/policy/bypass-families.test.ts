@@ -1334,3 +1334,51 @@ describe('1. enable -n turns a builtin off', () => {
     allow: ['Read(<W>/**)', 'Bash(set *)', 'Bash(enable *)', 'Bash(builtin *)', 'Bash(cd *)', 'Bash(cat *)'],
   });
 });
+
+// Programs that remove (or change) what is below a directory without `rm -r`: each removed
+// <T>/data/table.csv under bash 5.2 while the walk saw no write below <T>/data, so a deny rule
+// `Edit(<T>/data/table.csv)` did not stop them (allowed in bypassPermissions; found by the round 8
+// review). Decided with `Bash(rm *)` out of the deny list, so what stops them is the Edit rule.
+describe('3. removers other than rm -r meet the Edit rules below what they remove', () => {
+  const PROGRAMS = ['find', 'rm', 'git', 'tar', 'zip', 'mv', 'xargs', 'ln', 'cp', 'ls', 'sed', 'sudo', '7z'].map((name) => `Bash(${name} *)`);
+  const removal = (command: string, mode: DefaultMode): Decision =>
+    decideShell(fill(command), {
+      allow: [...PROGRAMS, `Edit(${T}/**)`],
+      deny: [...BASE_DENY.filter((rule) => !rule.startsWith('Bash(rm')), `Edit(${T}/data/table.csv)`],
+      mode,
+      workspace: [W],
+      cwd: W,
+      home,
+      configPath: join(W, 'mcp-latch.json'),
+    });
+  const notAllowed = (cases: string[]): void => {
+    for (const mode of MODES) {
+      test.each(cases)(`${mode}: %j is not allowed`, (command) => {
+        const decision = removal(command, mode);
+        expect(decision.verdict, decision.reason).not.toBe('allow');
+      });
+    }
+  };
+  const allowed = (cases: string[]): void => {
+    test.each(cases)('default: %j is allowed', (command) => {
+      const decision = removal(command, 'default');
+      expect(decision.verdict, decision.reason).toBe('allow');
+    });
+  };
+
+  // find(1) -exec: "{}" is replaced by the current file name, wherever it occurs; -execdir runs
+  // it from the file's directory; -ok asks first (bash 5.2: `yes | find … -ok rm {} \;`).
+  notAllowed([
+    'find ../data -exec rm -rf {} +',
+    'find ../data -execdir rm -rf {} +',
+    'find ../data -ok rm {} \\;',
+    'find ../data -okdir rm {} \\;',
+    'find ../data -type f -exec rm {} \\;',
+    'find <T>/data -name table.csv -exec rm {} +',
+    'find -L out -exec rm {} +',
+    'find ../data -exec sudo rm {} +',
+    'find ../data -exec mv {} {}.bak \\;',
+    "find ../data -exec sed -i s/a/b/ {} +",
+  ]);
+  allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
+});

@@ -22,7 +22,14 @@ import { scanSedScript } from './sed-script.js';
 /** Code a command runs on behalf of its caller: a shell string, or an argv run directly. */
 export type Nested =
   | { kind: 'script'; text: string; cwd: string | null; errexit?: boolean }
-  | { kind: 'argv'; words: Word[]; cwd: string | null };
+  | { kind: 'argv'; words: Word[]; cwd: string | null; found?: Found };
+
+/** What `{}` stands for in a command `find -exec` runs: every file found below the starting points. */
+export interface Found {
+  starts: Word[];
+  cwd: string | null;
+  follows: boolean;
+}
 
 export interface FileFacts {
   paths: CommandPath[];
@@ -228,6 +235,7 @@ const find: Handler = (args, cwd, out) => {
     starts.push(word);
   }
   let deletes = false;
+  const execs: Array<Nested & { kind: 'argv' }> = [];
   for (; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) continue;
@@ -241,7 +249,7 @@ const find: Handler = (args, cwd, out) => {
       }
       runs = true;
       // -execdir runs in each match's directory: unknown here.
-      if (inner.length > 0) out.nested.push({ kind: 'argv', words: inner, cwd: v === '-exec' || v === '-ok' ? cwd : null });
+      if (inner.length > 0) execs.push({ kind: 'argv', words: inner, cwd: v === '-exec' || v === '-ok' ? cwd : null });
     } else if (FIND_WRITE.has(v)) {
       const target = args[i + 1];
       if (target) push(out, pathOf(target, WRITE, cwd));
@@ -259,7 +267,22 @@ const find: Handler = (args, cwd, out) => {
   if (starts.length === 0) starts.push(staticWord('.'));
   // `-delete` removes what it matches below each start: rules below it count.
   for (const start of starts) push(out, deletes ? walked(pathOf(start, WRITE, cwd), { content: true, follows }) : walked(pathOf(start, READ, cwd), { content: runs, follows }));
+  for (const exec of execs) out.nested.push({ ...exec, found: { starts, cwd, follows } });
 };
+
+/**
+ * The paths of a command `find -exec` runs, with `{}` (alone or inside a word: GNU find replaces it
+ * wherever it occurs) standing for what find found: a write of `{}` (`-exec rm -rf {} +`, `-exec
+ * sed -i … {} +`) writes every file below the starting points, so rules below them count as for
+ * `rm -r` (docs/threat-model.md#recursive-reads); a read of `{}` is find's own content read of them.
+ */
+export function foundPaths(paths: readonly CommandPath[], found: Found): CommandPath[] {
+  return paths.flatMap((path) => {
+    if (!path.isStatic || !path.path.includes('{}')) return [path];
+    if (path.access === READ) return [];
+    return found.starts.flatMap((start) => walked(pathOf(start, WRITE, found.cwd), { content: true, follows: found.follows }) ?? []);
+  });
+}
 
 /** `sed [-n] [-i[SUF]] [-e SCRIPT]… [-f FILE]… [SCRIPT] FILE…`; `-i` turns reads into writes. */
 const sed: Handler = (args, cwd, out) => {

@@ -1,7 +1,7 @@
 import type { Parser } from 'web-tree-sitter';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
 import { buildSegment, type Built } from './argv.js';
-import type { Nested } from './files.js';
+import { foundPaths, type Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
@@ -1127,6 +1127,7 @@ class Analysis {
       try {
         if (nested.kind === 'argv') {
           const built = buildSegment({ assignments: [], words: nested.words, context: 'nested', cwd: nested.cwd, stdin: null });
+          if (nested.found) built.segment.paths = foundPaths(built.segment.paths, nested.found);
           this.info.segments.push(built.segment);
           for (const reason of built.reasons) this.reason(reason);
           this.walkNested(built.nested);
