@@ -13,6 +13,7 @@ import {
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { SchemaValidators } from '../schema-validators.js';
+import { schemaProblem } from './invalid-answer.js';
 
 /** What one server lists: read when it is ready and again when it says its lists changed. */
 export interface ServerListing {
@@ -35,26 +36,31 @@ export async function readListing(client: Client, timeoutMs: number, logger: Log
   const options: RequestOptions = { timeout: timeoutMs };
   const params = (cursor: string | undefined) => (cursor ? { cursor } : {});
   const [tools, resources, templates, prompts] = await Promise.all([
-    caps.tools ? listAll((cursor) => client.request({ method: 'tools/list', params: params(cursor) }, ListToolsResultSchema, options), (page) => page.tools) : [],
-    caps.resources ? listAll((cursor) => client.request({ method: 'resources/list', params: params(cursor) }, ListResourcesResultSchema, options), (page) => page.resources) : [],
+    caps.tools ? listAll('tools/list', (cursor) => client.request({ method: 'tools/list', params: params(cursor) }, ListToolsResultSchema, options), (page) => page.tools) : [],
+    caps.resources ? listAll('resources/list', (cursor) => client.request({ method: 'resources/list', params: params(cursor) }, ListResourcesResultSchema, options), (page) => page.resources) : [],
     // A server may offer resources without templates: a refused page ends the templates.
     caps.resources
       ? listAll(
+          'resources/templates/list',
           (cursor): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string | undefined }> =>
             client.request({ method: 'resources/templates/list', params: params(cursor) }, ListResourceTemplatesResultSchema, options).catch(() => ({ resourceTemplates: [] })),
           (page) => page.resourceTemplates,
         )
       : [],
-    caps.prompts ? listAll((cursor) => client.request({ method: 'prompts/list', params: params(cursor) }, ListPromptsResultSchema, options), (page) => page.prompts) : [],
+    caps.prompts ? listAll('prompts/list', (cursor) => client.request({ method: 'prompts/list', params: params(cursor) }, ListPromptsResultSchema, options), (page) => page.prompts) : [],
   ]);
   return { tools: tools.map((tool) => checkedTool(tool, logger)), resources, templates, prompts };
 }
 
-async function listAll<P extends { nextCursor?: string | undefined }, T>(fetchPage: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
+async function listAll<P extends { nextCursor?: string | undefined }, T>(method: string, fetchPage: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await fetchPage(cursor);
+    const page = await fetchPage(cursor).catch((error: unknown) => {
+      // A page the schema refuses fails the start with one line (the server's reason), not zod's dump.
+      const problem = schemaProblem(error);
+      throw problem === null ? error : new Error(`its ${method} answer is invalid: ${problem}`);
+    });
     out.push(...items(page));
     cursor = page.nextCursor || undefined;
   } while (cursor);

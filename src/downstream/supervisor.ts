@@ -22,6 +22,7 @@ import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } 
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 import { readListing, type ServerListing } from './listing.js';
+import { invalidAnswer, schemaProblem } from './invalid-answer.js';
 
 /**
  * One configured server over its lifetime: connect, list, restart with backoff after a failed start
@@ -393,26 +394,33 @@ export class Supervisor {
   /** Forwards one resources/read; spends its permit. */
   async readResource(permit: Permit, uri: string, options: RequestOptions): Promise<ReadResourceResult> {
     this.options.permits.spend(permit, this.name, 'resources/read', uri);
-    return this.request(() => this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, options), options);
+    return this.request('resources/read', uri, () => this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, options), options);
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions): Promise<GetPromptResult> {
-    return this.request(() => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, options), options);
+    return this.request('prompts/get', name, () => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, options), options);
   }
 
   async complete(params: CompleteRequest['params'], options: RequestOptions): Promise<CompleteResult> {
-    return this.request(() => this.connectedClient().request({ method: 'completion/complete', params }, CompleteResultSchema, options), options);
+    return this.request('completion/complete', null, () => this.connectedClient().request({ method: 'completion/complete', params }, CompleteResultSchema, options), options);
   }
 
   async subscribe(uri: string, subscribe: boolean): Promise<void> {
-    await this.request(() => this.connectedClient().request({ method: subscribe ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } }, EmptyResultSchema), {});
+    const method = subscribe ? 'resources/subscribe' : 'resources/unsubscribe';
+    await this.request(method, uri, () => this.connectedClient().request({ method, params: { uri } }, EmptyResultSchema), {});
   }
 
-  /** One request through the SDK Client; a remote one is sent again on a new session when its session ended. */
-  private async request<T>(send: () => Promise<T>, options: RequestOptions): Promise<T> {
+  /**
+   * One request through the SDK Client (`subject`: its resource or prompt, for errors); a remote one
+   * is sent again on a new session when its session ended.
+   */
+  private async request<T>(method: string, subject: string | null, send: () => Promise<T>, options: RequestOptions): Promise<T> {
     try {
       return await (this.remote ? this.onNewSessionIfGone(send, options.timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC) : send());
     } catch (error) {
+      // An answer the SDK Client's schema refused: the server's fault, told in one line.
+      const problem = schemaProblem(error);
+      if (problem !== null) throw invalidAnswer(this.name, method, subject, problem);
       // The server's own error, passed on with its message as the server sent it.
       throw asRpcError(error);
     }

@@ -1,5 +1,5 @@
-import { CallToolResultSchema, ErrorCode, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { RpcError } from '../errors.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { answerProblem, invalidAnswer } from '../downstream/invalid-answer.js';
 import { escapeText } from '../latch/escape.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 
@@ -7,15 +7,16 @@ import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
  * A server's tools/call result, checked before it is passed to the client: the client must never
  * receive a result that does not have the shape the MCP schema gives. Results made only of plain text blocks — nearly all of them — are checked by
  * hand; anything else gets the SDK's full schema. The hand check accepts only what the schema
- * accepts (test/gateway/call-result.test.ts compares the two).
+ * accepts (test/gateway/call-result.test.ts compares the two). A result the schema refuses throws
+ * the -32603 of invalidAnswer, naming `server` and `tool`.
  */
-export function checkToolResult(value: unknown, server: string): CallToolResult {
+export function checkToolResult(value: unknown, server: string, tool: string): CallToolResult {
   if (nestsDeeperThan(value)) {
     return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} nests deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on; it was dropped.` }], isError: true };
   }
   if (isPlainTextResult(value)) return value;
   const parsed = CallToolResultSchema.safeParse(value);
-  if (!parsed.success) throw new RpcError(ErrorCode.InvalidParams, `Invalid tools/call result: ${parsed.error.message}`);
+  if (!parsed.success) throw invalidAnswer(server, 'tools/call', tool, answerProblem(parsed.error.issues));
   return parsed.data;
 }
 

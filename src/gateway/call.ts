@@ -307,7 +307,7 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   recordCall(decided, context, session, Date.now() - decided.started, outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   context.running.add(supervisor.name, origin);
-  const answer = new PlainAnswer(call, supervisor, outcome, origin, context.running);
+  const answer = new PlainAnswer(call, decided.route, outcome, origin, context.running);
   let permit: Permit;
   try {
     permit = context.permits.issue(supervisor.name, tool.name, args);
@@ -325,17 +325,17 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
 class PlainAnswer implements CallSettle {
   constructor(
     private readonly call: Pick<IncomingCall, 'answer' | 'fail'>,
-    private readonly supervisor: Supervisor,
+    private readonly route: ToolRoute,
     private readonly outcome: LatchOutcome & { type: 'forward' },
     private readonly origin: CallOrigin,
     private readonly running: CallContext['running'],
   ) {}
 
   resolve(answered: unknown): void {
-    this.running.remove(this.supervisor.name, this.origin);
+    this.running.remove(this.route.supervisor.name, this.origin);
     let result: CallToolResult;
     try {
-      result = checkedResult(answered, this.supervisor, this.outcome);
+      result = checkedResult(answered, this.route, this.outcome);
     } catch (error) {
       this.failed(error);
       return;
@@ -344,14 +344,14 @@ class PlainAnswer implements CallSettle {
   }
 
   reject(error: unknown): void {
-    this.running.remove(this.supervisor.name, this.origin);
+    this.running.remove(this.route.supervisor.name, this.origin);
     this.failed(error);
   }
 
   private failed(error: unknown): void {
     let result: CallToolResult;
     try {
-      result = forwardError(error, this.supervisor);
+      result = forwardError(error, this.route.supervisor);
     } catch (thrown) {
       this.call.fail(thrown);
       return;
@@ -375,7 +375,7 @@ function finishPlain(decided: DecidedCall, outcome: LatchOutcome & { type: 'forw
   const { supervisor } = decided.route;
   context.running.add(supervisor.name, origin);
   return new Promise((resolve, reject) => {
-    const answer = new PlainAnswer({ answer: resolve, fail: reject }, supervisor, outcome, origin, context.running);
+    const answer = new PlainAnswer({ answer: resolve, fail: reject }, decided.route, outcome, origin, context.running);
     let working: Promise<unknown>;
     try {
       working = callServer(decided.serverAnswers);
@@ -413,15 +413,15 @@ async function finishModern(
         answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, send);
       }
     }
-    return checkedResult(answered, supervisor, outcome);
+    return checkedResult(answered, decided.route, outcome);
   } catch (error) {
     return forwardError(error, supervisor);
   }
 }
 
 /** A server's result checked, with the person's note and the approval's notice appended; throws when it is not a tools/call result. */
-function checkedResult(answered: unknown, supervisor: Supervisor, outcome: LatchOutcome & { type: 'forward' }): CallToolResult {
-  const result = checkToolResult(answered, supervisor.name);
+function checkedResult(answered: unknown, route: ToolRoute, outcome: LatchOutcome & { type: 'forward' }): CallToolResult {
+  const result = checkToolResult(answered, route.supervisor.name, route.tool.name);
   const note = outcome.answer?.note?.trim();
   if (note) result.content = [...(result.content ?? []), { type: 'text', text: `Note from the user who approved this call: "${escapeText(note)}"` }];
   const notice = outcome.answer?.notice;

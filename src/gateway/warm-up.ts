@@ -66,7 +66,7 @@ export function warmUpShellDecisions(target: WarmUpTool): number {
     });
   }
   warmUpAudit(records);
-  checkToolResult({ content: [{ type: 'text', text: '', name: 'stdout' }] }, target.server);
+  checkToolResult({ content: [{ type: 'text', text: '', name: 'stdout' }] }, target.server, target.tool);
   emptyYoungGeneration();
   return records.length;
 }

@@ -83,7 +83,7 @@ describe('checkToolResult against CallToolResultSchema', () => {
     let thrown: unknown;
     let result: unknown;
     try {
-      result = checkToolResult(value, 's');
+      result = checkToolResult(value, 's', 't');
     } catch (error) {
       thrown = error;
     }
@@ -93,10 +93,11 @@ describe('checkToolResult against CallToolResultSchema', () => {
       expect(result).toEqual(parsed.data);
     } else {
       expect(thrown).toBeInstanceOf(RpcError);
-      expect((thrown as RpcError).code).toBe(ErrorCode.InvalidParams);
-      expect((thrown as RpcError).code).toBe(-32602);
-      // The message as written: the client's SDK puts "MCP error <code>: " before it.
-      expect((thrown as RpcError).message).toMatch(/^Invalid tools\/call result: /);
+      // The server is at fault, not the client's params: -32603, not -32602.
+      expect((thrown as RpcError).code).toBe(ErrorCode.InternalError);
+      // The message as written (the client's SDK puts "MCP error <code>: " before it), on one line.
+      expect((thrown as RpcError).message).toMatch(/^mcp-latch: server "s" answered tools\/call "t" with an invalid result: .+; the call was forwarded to the server and may have had effects\.$/);
+      expect((thrown as RpcError).message).not.toContain('\n');
     }
   });
 
@@ -109,20 +110,20 @@ describe('checkToolResult against CallToolResultSchema', () => {
 describe('what comes back', () => {
   test('a plain-text result is returned as the same object, not a copy', () => {
     const value = { content: [text('a'), text('b')], isError: false, structuredContent: { n: 1 } };
-    expect(checkToolResult(value, 's')).toBe(value);
+    expect(checkToolResult(value, 's', 't')).toBe(value);
   });
 
   test('a result the schema has to parse comes back as the parsed copy', () => {
     // The unknown key on the block is dropped by the schema, which is how we can tell it went there.
     const value = { content: [{ ...text('x'), colour: 'red' }] };
-    const result = checkToolResult(value, 's');
+    const result = checkToolResult(value, 's', 't');
     expect(result).not.toBe(value);
     expect(result.content).toEqual([text('x')]);
   });
 
   test('a result without content gets content: [], the schema default', () => {
-    expect(checkToolResult({}, 's')).toEqual({ content: [] });
-    expect(checkToolResult({ isError: true }, 's')).toEqual({ content: [], isError: true });
-    expect(checkToolResult({ structuredContent: { a: 1 } }, 's')).toEqual({ content: [], structuredContent: { a: 1 } });
+    expect(checkToolResult({}, 's', 't')).toEqual({ content: [] });
+    expect(checkToolResult({ isError: true }, 's', 't')).toEqual({ content: [], isError: true });
+    expect(checkToolResult({ structuredContent: { a: 1 } }, 's', 't')).toEqual({ content: [], structuredContent: { a: 1 } });
   });
 });

@@ -1,0 +1,112 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { readAudit } from '../../src/store/audit.js';
+import { tokenHash } from '../../src/team/identity.js';
+import { faultServer } from '../helpers/faults.js';
+import { eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * A server answers with a result the MCP schema refuses (test/fixtures/fault-server.mjs,
+ * invalid-answers and invalid-list). The client gets -32603 (the server is at fault, not its params)
+ * with one line naming the server, what was asked and what is wrong; for a tools/call, that the call
+ * was forwarded. The gateway keeps serving. Driven by the SDK Client through the built gateway.
+ */
+const FORWARDED = '; the call was forwarded to the server and may have had effects.';
+const INVALID_CALL = `mcp-latch: server "f" answered tools/call "invalid_result" with an invalid result: content[0].type must be one of "text", "image", "audio", "resource_link", "resource"${FORWARDED}`;
+
+async function rejection(request: Promise<unknown>): Promise<McpError> {
+  const error = await request.then(
+    () => null,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
+}
+
+function calledTools(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+describe('serve: answers the schema refuses', () => {
+  let dir: string;
+  let harness: Harness;
+
+  beforeAll(async () => {
+    dir = tempDir();
+    harness = await startGateway({ mcpServers: { f: faultServer('invalid-answers', join(dir, 'starts'), { FAULT_CALLS: join(dir, 'calls') }) }, permissions: { allow: ['mcp__f'] } }, { dir });
+  }, 60_000);
+
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  test('an invalid tools/call result: -32603 in one line that says the call was forwarded; the next call works; the audit holds the forwarded call', async () => {
+    const error = await rejection(harness.client.callTool({ name: 'f__invalid_result', arguments: {} }));
+    expect(error.code).toBe(-32603);
+    expect(error.message).toBe(`MCP error -32603: ${INVALID_CALL}`);
+    expect(error.message).not.toMatch(/not run|was not forwarded/);
+    expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
+    expect(calledTools(join(dir, 'calls'))).toEqual(['invalid_result', 'echo']);
+    // The audit records decisions, each before its call leaves: the invalid answer came after.
+    const records = await eventually(() => {
+      const read = readAudit(join(dir, 'mcp-latch-audit.jsonl'), 100).filter((record) => record.tool === 'invalid_result');
+      expect(read).toHaveLength(1);
+      return read;
+    });
+    expect(records[0]).toMatchObject({ server: 'f', decision: 'allow', by: 'rule', rule: 'mcp__f' });
+  });
+
+  test.each([
+    ['resources/read', (h: Harness) => h.client.readResource({ uri: 'fault://readme' }), 'answered resources/read "fault://readme" with an invalid result: contents[0].text: expected string, received number.'],
+    ['prompts/get', (h: Harness) => h.client.getPrompt({ name: 'f__greet' }), 'answered prompts/get "greet" with an invalid result: messages[0].role must be one of "user", "assistant".'],
+    ['completion/complete', (h: Harness) => h.client.complete({ ref: { type: 'ref/prompt', name: 'f__greet' }, argument: { name: 'who', value: 'x' } }), 'answered completion/complete with an invalid result: completion.values: expected array, received string.'],
+  ])('an invalid %s result: -32603 in one line; the gateway keeps serving', async (_method, request, problem) => {
+    const error = await rejection(request(harness));
+    expect(error.code).toBe(-32603);
+    expect(error.message).toBe(`MCP error -32603: mcp-latch: server "f" ${problem}`);
+    expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
+  });
+});
+
+describe('serve: a tools/list the schema refuses', () => {
+  test("the server is unavailable, with one line that names the list, the key and what is wrong", async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('invalid-list', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+    try {
+      const listed = await harness.client.listTools();
+      const unavailable = (listed._meta?.['mcp-latch/unavailable'] ?? []) as Array<{ server: string; reason: string }>;
+      expect(unavailable).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: tools\[11\]\.inputSchema: expected object, received undefined; restarting in \d+ s$/) })]);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('serve --http: an invalid tools/call result', () => {
+  const X = 'token-of-xavier-invalid-0123456789';
+  let team: TeamHarness;
+
+  beforeAll(async () => {
+    const dir = tempDir();
+    team = await startTeam(dir, { mcpServers: { f: faultServer('invalid-answers', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] }, http: { tokens: [{ user: 'xavier', sha256: tokenHash(X) }] } });
+  }, 60_000);
+
+  afterAll(async () => {
+    await team?.close();
+  });
+
+  test('-32603 in one line; the next call works', async () => {
+    const x = await teamClient(team.url, X);
+    try {
+      const error = await rejection(x.client.callTool({ name: 'f__invalid_result', arguments: {} }));
+      expect(error.code).toBe(-32603);
+      expect(error.message).toBe(`MCP error -32603: ${INVALID_CALL}`);
+      expect(textOf(await x.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
+    } finally {
+      await x.close();
+    }
+  });
+});
