@@ -1380,5 +1380,21 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'find ../data -exec mv {} {}.bak \\;',
     "find ../data -exec sed -i s/a/b/ {} +",
   ]);
+  // git-clean(1): removes untracked files below each pathspec or the working directory, with
+  // -x/-X also those git ignores (bash 5.2: `git clean -fdx` removed a git-ignored .env, `git clean
+  // -f data` data/secret); -n/--dry-run removes nothing, and --no-dry-run undoes it.
+  notAllowed([
+    'git clean -fdx ../data',
+    'git clean -fd -- <T>/data',
+    'git clean -f ../data',
+    'git -C ../data clean -fX',
+    'git -C <T> clean -fdx',
+    "git -C ../data clean -fd '*.csv'",
+    'git -C ../data clean -fd :/',
+    'git -C ../data clean -n --no-dry-run -fd',
+    'git -C ../data clean -fd --pathspec-from-file=list',
+  ]);
+  // (A clean of <W> itself asks: the gateway's config there may be untracked.)
+  allowed(['git clean -n -fdx ../data', 'git clean --dry-run -fd ../data', 'git clean --dry -f', 'git clean -fdx src', 'git -C src clean -fd']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });
