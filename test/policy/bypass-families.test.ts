@@ -1396,5 +1396,23 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
   ]);
   // (A clean of <W> itself asks: the gateway's config there may be untracked.)
   allowed(['git clean -n -fdx ../data', 'git clean --dry-run -fd ../data', 'git clean --dry -f', 'git clean -fdx src', 'git -C src clean -fd']);
+  // mv(1) of a directory takes what is below it away from its place; tar(1) --remove-files
+  // "remove files after adding them to the archive"; zip(1) -m "deletes the target directories/files
+  // after making the specified zip archive" (bash 5.2 removed data/secret in each).
+  notAllowed([
+    'mv ../data ../gone',
+    'mv <T>/data <T>/gone',
+    'mv -t <T>/x ../data',
+    'mv --target-directory=<T>/x ../data',
+    'mv -f out/ ../gone',
+    'tar --remove-files -cf a.tar ../data',
+    'tar -cf a.tar --remove ../data',
+    'tar czf a.tgz --remove-files ../data',
+    'tar -C .. --remove-files -cf a.tar data',
+    'zip -rm a.zip ../data',
+    'zip -r --move a.zip ../data',
+    'zip -m a.zip ../data/table.csv',
+  ]);
+  allowed(['mv src/a.ts src/b.ts', 'mv src/a.ts src/', 'mv src src2', 'tar -cf a.tar src', 'tar --remove-files -cf a.tar src', 'zip -ry a.zip src', 'zip -rmy a.zip src']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });

@@ -58,6 +58,8 @@ interface SimpleSpec extends OptionSpec {
   lastWrite?: boolean;
   /** `-t DIR` / `--target-directory`: DIR is written and every operand gets `access`. */
   targetDir?: boolean;
+  /** Sources … destination, moved: the sources leave their place with what is below them (`tree`), the destination is written (mv). */
+  moves?: boolean;
   /** Operands starting with `+` are not paths (`more +10 f`, `less +G f`). */
   plusCommands?: boolean;
   /** How the command walks directory operands it reads (`grep -r`, `du`, `ls -R`); null when it does not. */
@@ -68,6 +70,8 @@ interface SimpleSpec extends OptionSpec {
 
 const READ: Access = 'read';
 const WRITE: Access = 'write';
+/** The tree of a removal: what is below the path goes with it (links in it are removed, not followed). */
+const REMOVED: TreeRead = { content: true, follows: false };
 const TARGET: Pick<SimpleSpec, 'targetDir'> = { targetDir: true };
 
 const GREP_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include', 'exclude', 'exclude-dir', 'exclude-from', 'binary-files', 'devices', 'directories', 'group-separator', 'files0-from'];
@@ -143,7 +147,8 @@ const SIMPLE: Record<string, SimpleSpec> = {
   shred: { access: WRITE, short: 'ns', long: ['iterations', 'size', 'random-source'], reads: ['--random-source'] },
   // `cp -r` copies links as links unless `-L`; the copy is then read through the link by whoever reads it.
   cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
-  mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], ...TARGET },
+  // `mv data elsewhere` takes away everything below data: rules below it count, as for `rm -r`.
+  mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], tree: () => REMOVED, moves: true, ...TARGET },
   install: { access: READ, short: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'], lastWrite: true, programs: ['--strip-program'], ...TARGET },
 };
 for (const sum of ['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'shasum']) SIMPLE[sum] = { access: READ, short: 'a' };
@@ -173,7 +178,8 @@ function simple(spec: SimpleSpec): Handler {
     operands.forEach((index, n) => {
       const last = n === operands.length - 1 && n > 0;
       const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : spec.access;
-      operand(args[index]!, access);
+      if (spec.moves && last) push(out, pathOf(args[index]!, WRITE, cwd));
+      else operand(args[index]!, access);
     });
   };
 }
@@ -280,7 +286,7 @@ export function foundPaths(paths: readonly CommandPath[], found: Found): Command
   return paths.flatMap((path) => {
     if (!path.isStatic || !path.path.includes('{}')) return [path];
     if (path.access === READ) return [];
-    return found.starts.flatMap((start) => walked(pathOf(start, WRITE, found.cwd), { content: true, follows: found.follows }) ?? []);
+    return found.starts.flatMap((start) => walked(pathOf(start, WRITE, found.cwd), { ...REMOVED, follows: found.follows }) ?? []);
   });
 }
 
@@ -506,7 +512,7 @@ function gitClean(args: readonly Word[], base: string | null, out: FileFacts): v
   // git takes any unambiguous prefix (`--dry`), and `--no-dry-run` undoes it: any `--no…` removes.
   const dry = scan.options.some((o) => o.name === '-n' || (o.name.length > 3 && '--dry-run'.startsWith(o.name)));
   if (dry && !scan.options.some((o) => o.name.startsWith('--no'))) return;
-  const remove = (word: Word): void => push(out, walked(pathOf(word, WRITE, base), { content: true, follows: false }));
+  const remove = (word: Word): void => push(out, walked(pathOf(word, WRITE, base), REMOVED));
   for (const file of optionValues(scan, '--pathspec-from-file')) remove({ ...file, isStatic: false });
   const pathspecs = scan.operands.map((i) => args[i]!);
   if (pathspecs.length === 0 && !hasOption(scan, '--pathspec-from-file')) remove(staticWord('.'));
@@ -634,7 +640,12 @@ const tar: Handler = (args, cwd, out) => {
     // Members are read relative to the last -C; only the cwd case is resolved. `-h` follows links.
     const base = dirs.length === 0 ? cwd : null;
     const tree = { content: true, follows: hasOption(scan, '-h', '--dereference') };
-    for (const i of scan.operands) push(out, walked(pathOf(words[i]!, READ, base), tree));
+    // `--remove-files` (any unambiguous prefix) removes what was archived.
+    const removes = scan.options.some((o) => o.name.length > 4 && '--remove-files'.startsWith(o.name));
+    for (const i of scan.operands) {
+      push(out, walked(pathOf(words[i]!, READ, base), tree));
+      if (removes) push(out, walked(pathOf(words[i]!, WRITE, base), REMOVED));
+    }
   }
 };
 
@@ -650,11 +661,14 @@ const zip: Handler = (args, cwd, out) => {
   });
   const scan = scanOptions(words, 0, { short: 'bnOPtiIx', long: ['temp-path', 'suffixes', 'output-file', 'password', 'from-date', 'before-date', 'include', 'exclude'] });
   const tree = hasOption(scan, '-r', '-R', '--recurse-paths', '--recurse-patterns') ? { content: true, follows: !hasOption(scan, '-y', '--symlinks') } : null;
+  // `-m`/`--move` removes the files it archived (with -r, the directories and what is below them).
+  const moves = hasOption(scan, '-m', '--move');
   for (const output of optionValues(scan, '-O', '--output-file')) push(out, pathOf(output, WRITE, cwd));
   scan.operands.forEach((index, n) => {
     const word = words[index]!;
     if (n === 0) push(out, pathOf(word, WRITE, cwd));
     else push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
+    if (n > 0 && moves) push(out, tree ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
   });
 };
 
