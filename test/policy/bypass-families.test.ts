@@ -1416,3 +1416,35 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
   allowed(['mv src/a.ts src/b.ts', 'mv src/a.ts src/', 'mv src src2', 'tar -cf a.tar src', 'tar --remove-files -cf a.tar src', 'zip -ry a.zip src', 'zip -rmy a.zip src']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });
+
+// bash manual, "Shell Functions": while a function runs, its arguments are the positional
+// parameters (`$1`…, `$#`, `$@`, `$*`; "Special Parameters"). A call with static words gives them
+// values, and the body is read with them (positional.ts). Before, `Bash(chmod -R 777 *)` met only
+// the call's own words (`f chmod`), so each of these asked where it must be denied. bash 5.2 made
+// y mode 777 (or read the key) in each case; the loop ran the function defined in its first pass.
+describe('6. a function body is read with the arguments of each call', () => {
+  deniedEverywhere(
+    [
+      'f() { $1 -R 777 y; }; f chmod',
+      'f() { "$1" -R "$2" y; }; f chmod 777',
+      "f() { $1 y; }; f 'chmod -R 777'",
+      'f() { shift; $1 -R 777 y; }; f x chmod',
+      'f() { for a; do $a -R 777 y; done; }; f true chmod',
+      'g() { f "$@"; }; f() { $1 -R 777 y; }; g chmod',
+      'f() { ${1:-chmod} -R 777 y; }; f',
+      'for i in 1 2; do f chmod; f() { $1 -R 777 y; }; done',
+      "f() { sh -c \"$1\"; }; f 'chmod -R 777 y'",
+      'f() { local c=$1; shift; $c -R "$@"; }; f chmod 777 y',
+      'f() { $1 -R 777 "${@:2}"; }; f chmod y',
+    ].map((command) => [command, 'Bash(chmod -R 777 *)']),
+    { deny: ['Bash(chmod -R 777 *)'] },
+  );
+  deniedEverywhere([
+    ['f() { cat $1/.ssh/id_rsa; }; f <H>', 'Read(~/.ssh/**)'],
+    ['f() ( cd "$1" && cat .ssh/id_rsa ); f <H>', 'Read(~/.ssh/**)'],
+  ]);
+  // A call that only grows (bash recurses until it fails) is read to a limit, then asks.
+  neverAllowedAnywhere(['f() { f $1$1; }; f x', 'f() { $1 -R 777 y; }; f ~'], { deny: ['Bash(chmod -R 777 *)'] });
+  // Everyday functions still decide as before; a value that is data stays data (`$(…)`, `*`).
+  allowedByDefault(['f() { echo "$1"; }; f hi', "f() { echo \"$@\" $#; }; f a 'b c' '$(rm -rf y)' '*'", 'echo "$1" "$@" $#'], { allow: ['Bash(f *)'] });
+});

@@ -30,7 +30,8 @@ const PARSE_TIMEOUT_MS = 500;
  *   parse-timeout
  *   parse-error           syntax error or incomplete input (`ls &&`)
  *   internal-error
- *   too-deep              syntax or payload nesting beyond the limits
+ *   too-deep              syntax or payload nesting beyond the limits, or calls of the text's functions past
+ *                         what is read with their arguments (walk.ts, positional.ts)
  *   substitution          $(…), backticks, <(…), >(…)
  *   heredoc-substitution  $( or a backtick in an unquoted heredoc body
  *   prompt-expansion      ${x@P} and the other @ transformations

@@ -285,15 +285,17 @@ function escapeDouble(value: string): string {
   return value.replace(/[\\"]/g, '\\$&');
 }
 
-const SINGLE = 1;
-const DOUBLE = 2;
+/** quoteStates: inside '…' or $'…'. */
+export const SINGLE = 1;
+/** quoteStates: inside "…". */
+export const DOUBLE = 2;
 
 /**
  * For each character: 0 unquoted, SINGLE inside '…' or $'…', DOUBLE inside "…". A `$( … )` starts
  * afresh, also inside "…" (`"$(a=(x y); "${a[@]}")"`: the inner quotes are its own); the
  * parentheses are counted, not parsed (a `case` pattern's `)` inside one is misread).
  */
-function quoteStates(text: string): Uint8Array {
+export function quoteStates(text: string): Uint8Array {
   const states = new Uint8Array(text.length);
   let state = 0;
   let ansi = false;

@@ -3,6 +3,7 @@ import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, S
 import { buildSegment, type Built } from './argv.js';
 import { foundPaths, type Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
+import { bodyWithArguments } from './positional.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
 import { staticWord, type Word } from './options.js';
 import { changesLaterCommands, ENVIRONMENT } from './variables.js';
@@ -53,6 +54,10 @@ const MAX_DEPTH = 400;
 const MAX_BLANK_ROUNDS = 8;
 /** Readings with known variable values walked per command (each is a parse): enough for chains like `y=rm; x=$y; $x`. */
 const MAX_VALUE_READINGS = 16;
+/** Calls of a function the text defines read with their arguments (positional.ts) per command; past it, 'too-deep'. */
+const MAX_CALL_READINGS = 32;
+/** Definitions kept per function name (each is read at every call); past it, 'too-deep'. */
+const MAX_DEFINITIONS = 8;
 
 /** Walks one command string into `info` (parse, guards, every statement at any depth). Throws only on an internal failure. */
 export function walkCommand(parser: Parser, info: CommandInfo, timeoutMs: number, text: string, cwd: string | null): void {
@@ -68,6 +73,12 @@ export function addReason(info: CommandInfo, reason: string): void {
 // ---------------------------------------------------------------------------------------------
 
 type Cwd = string | null;
+/** A call with static words of a function the text defines. */
+interface Call {
+  name: string;
+  args: string[];
+  cwd: Cwd;
+}
 /** The working directory after a statement, when it succeeds and when it fails. */
 interface Flow {
   ok: Cwd;
@@ -156,8 +167,16 @@ class Analysis {
   private scanDollar = false;
   /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
   private evaluates = false;
-  /** Functions the text defines: their arguments become values (`$1`). */
-  private functions = new Set<string>();
+  /** Functions the text defines, by name: the text of each definition's body (and its redirections). */
+  private functions = new Map<string, string[]>();
+  /** Calls with static words of a function the text defines, met in the text being walked (read at its end). */
+  private calls: Call[] = [];
+  /** Calls already read with their arguments (by name, body, arguments and cwd). */
+  private called = new Set<string>();
+  /** A call, a definition or a nesting past its limit was not read with its arguments: 'too-deep'. */
+  private callsCut = false;
+  /** The text may define a function (`f()`, `function f`): commands are kept as possible calls. */
+  private definesFunctions = false;
   /** Readings with known variable values walked so far (known-values.ts). */
   private readings = 0;
   /** The last parse held a shape the grammar misreads (precedence.ts): a parse error. */
@@ -180,7 +199,9 @@ class Analysis {
     // Static text can only hold a substitution if it was quoted or escaped.
     this.scanQuoted = QUOTED_CODE_HINT.test(text);
     this.scanDollar = DOLLAR_HINT.test(text);
+    this.definesFunctions = /\(\s*\)|\bfunction\b/.test(text);
     this.parseAndWalk(text, cwd);
+    if (this.callsCut) this.reason('too-deep');
     if ((this.arithmetic && (this.quotedCode.length > 0 || this.tainted)) || (this.evaluates && (this.dollarData || DOLLAR_PRODUCERS.test(text)))) {
       this.reason('arithmetic');
       // The substitutions bash may run are commands to decide: deny rules see them.
@@ -284,10 +305,13 @@ class Analysis {
     const tails = this.tails;
     const outerBackground = this.background;
     const negations = this.negations;
+    const outerCalls = this.calls;
+    const calls: Call[] = [];
     this.src = text;
     this.tails = new Map();
     this.background = new Set(background);
     this.negations = new Set(negated);
+    this.calls = calls;
     try {
       if (tree.hasError || this.misread) {
         this.info.parseOk = false;
@@ -300,7 +324,10 @@ class Analysis {
       this.tails = tails;
       this.background = outerBackground;
       this.negations = negations;
+      this.calls = outerCalls;
     }
+    // After the whole text: a loop may call a function defined later in the text.
+    this.readCalls(calls);
     if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
     const spelled = expandForDenyRules(text);
     if (spelled !== null) this.walkForDenyRules(spelled, cwd);
@@ -663,6 +690,12 @@ class Analysis {
     // A function defined in the text runs its body here, in this shell: a `cd` in it moves what
     // follows, whatever it returns (bash manual, "Shell Functions").
     // Its body may also have turned `set -e` off.
+    // Any command of a text that defines a function may call it (in a loop, before the definition):
+    // its arguments are known when its words are static (a tilde was expanded at the call).
+    if (name !== null && this.definesFunctions) {
+      const args = words.slice(words.length - built.segment.args.length);
+      if (args.every((word) => word.isStatic && !word.raw.includes('~'))) this.calls.push({ name, args: args.map((word) => word.value), cwd });
+    }
     if (name !== null && this.functions.has(name)) {
       this.errexit = false;
       return { ok: null, fail: null };
@@ -878,11 +911,23 @@ class Analysis {
   private functionDefinition(node: SyntaxNode, cwd: Cwd): Flow {
     const errexit = this.errexit;
     const first = this.info.segments.length;
+    let name: string | null = null;
     for (const child of node.children) {
       const type = child.type;
       if (type === 'word') {
-        this.functions.add(this.slice(child)); // the name
+        name = this.slice(child);
         continue;
+      }
+      if (name !== null && (type === 'compound_statement' || type === 'subshell' || isStatement(type))) {
+        // The body and the redirections after it, as a statement of its own (read at each call).
+        const bodies = this.functions.get(name) ?? [];
+        const body = this.src.slice(child.startIndex, node.endIndex);
+        if (!bodies.includes(body)) {
+          if (bodies.length < MAX_DEFINITIONS) bodies.push(body);
+          else this.callsCut = true;
+        }
+        this.functions.set(name, bodies);
+        name = null;
       }
       if (REDIRECTS.has(type)) {
         this.redirect(child, null, this.info.segments.slice(first), null, 'function');
@@ -893,6 +938,29 @@ class Analysis {
     }
     this.errexit = errexit;
     return same(cwd);
+  }
+
+  /**
+   * Calls of functions the text defines, read with their arguments (positional.ts) for deny rules:
+   * `f() { $1 -rf /; }; f rm` runs `rm -rf /`. Every definition of the name counts (a branch may
+   * pick either); a limit reached fails closed ('too-deep').
+   */
+  private readCalls(calls: readonly Call[]): void {
+    for (const call of calls) {
+      const bodies = this.functions.get(call.name);
+      if (bodies === undefined) continue;
+      for (const body of bodies) {
+        const key = JSON.stringify([call.name, body, call.args, call.cwd]);
+        if (this.called.has(key)) continue;
+        this.called.add(key);
+        const readings = bodyWithArguments(body, call.args);
+        if (readings === null || (readings.length > 0 && (this.called.size > MAX_CALL_READINGS || this.nesting >= MAX_NESTING))) {
+          this.callsCut = true;
+          continue;
+        }
+        for (const reading of readings) this.walkForDenyRules(reading, call.cwd);
+      }
+    }
   }
 
   // -------------------------------------------------------------------------------------------
