@@ -1414,6 +1414,23 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'zip -m a.zip ../data/table.csv',
   ]);
   allowed(['mv src/a.ts src/b.ts', 'mv src/a.ts src/', 'mv src src2', 'tar -cf a.tar src', 'tar --remove-files -cf a.tar src', 'zip -ry a.zip src', 'zip -rmy a.zip src']);
+  // xargs(1) runs the command with words read from stdin appended, or put where -I's string is:
+  // files known only at run time (bash 5.2: `ls -d ../data | xargs rm -r` removed data/table.csv).
+  notAllowed([
+    'ls -d ../data | xargs rm -r',
+    'find ../data | xargs rm -rf',
+    'find ../data -print0 | xargs -0 rm -f',
+    'find ../data | xargs -n1 sudo rm',
+    'find ../data | xargs -I{} rm -rf {}',
+    'find ../data | xargs -i rm {}',
+    'find ../data | xargs --replace=X mv X X.bak',
+    'echo ../data | xargs rm -r',
+  ]);
+  // A read of xargs' input is left as it was (not modelled): these stay allowed where they were.
+  test.each(["find src -name '*.ts' -print0 | xargs -0 grep -l x", 'find src | xargs -I{} wc -l {}'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });
 

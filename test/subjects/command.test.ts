@@ -685,7 +685,7 @@ describe('§5.6 name and wrapper obfuscation (known Claude Code bypasses)', () =
   test('wrapper option files are paths of the segment', () => {
     expect(pathsOf(analyse('strace -o /tmp/t rm x'))).toEqual(['write:/tmp/t', 'write:x']);
     expect(pathsOf(analyse('flock /tmp/l rm x'))).toEqual(['write:/tmp/l', 'write:x']);
-    expect(pathsOf(analyse('xargs -a list.txt rm'))).toEqual(['read:list.txt']);
+    expect(pathsOf(analyse('xargs -a list.txt rm'))).toEqual(['read:list.txt', 'write:<xargs input>']); // the files rm gets are read from list.txt at run time
   });
 
   test('env -C and sudo -D change the command cwd', () => {

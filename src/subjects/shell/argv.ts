@@ -1,6 +1,6 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
 import type { Nested } from './files.js';
-import { baseName, display } from './options.js';
+import { baseName, display, staticWord, type Word } from './options.js';
 import { describeProgram, type Built, type SegmentInput } from './program.js';
 import { commandVariables, gitLocations } from './variables.js';
 import { stripWrappers } from './wrappers.js';
@@ -56,6 +56,26 @@ export function buildSegment(input: SegmentInput): Built {
     paths,
   };
   const built: Built = { segment, nested, reasons, stdout: null };
-  if (name !== null) describeProgram(name, args, input, built);
+  if (name === null) return built;
+  if (!stripped.xargs) {
+    describeProgram(name, args, input, built);
+    return built;
+  }
+  // `… | xargs rm -r`: the files come from stdin, so the program is described with them as words
+  // known only at run time. A write of one is unknown and asks (as `rm -r "$f"` does); a read of
+  // one is left out, as before (docs/threat-model.md#recursive-reads).
+  const { replace } = stripped.xargs;
+  const stdin = new Set<string>();
+  const unknown = (word: Word): Word => {
+    if (word.isStatic) stdin.add(word.raw);
+    return { ...word, isStatic: false };
+  };
+  const given = replace === null ? [...args, unknown(staticWord(XARGS_INPUT))] : args.map((word) => (replace === undefined || word.value.includes(replace) ? unknown(word) : word));
+  const before = new Set(paths);
+  describeProgram(name, given, input, built);
+  segment.paths = paths.filter((path) => before.has(path) || path.access === 'write' || path.isStatic || !stdin.has(path.path));
   return built;
 }
+
+/** How the input xargs appends to a command's words is shown in a path. */
+const XARGS_INPUT = '<xargs input>';

@@ -22,6 +22,12 @@ export interface Stripped {
   cwd: string | null;
   /** Index of the program word in `words` (`words.length` when there is none). */
   program: number;
+  /**
+   * Set when `xargs` runs the command: the arguments it adds are read from stdin. `replace` is the
+   * `-I R` / `-i` / `--replace` string (the words holding it get the input), or null when xargs
+   * appends the input to the words; undefined when the string is known only at run time.
+   */
+  xargs?: { replace: string | null | undefined };
 }
 
 /** Strips the wrappers from `words`; their paths, reasons and nested scripts go to `out`. */
@@ -29,6 +35,7 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
   const { paths, reasons, nested } = out;
   const wrappers: string[] = [];
   const assignments: Word[] = [];
+  let xargs: Stripped['xargs'];
   let i = 0;
   for (;;) {
     const word = words[i];
@@ -43,6 +50,10 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     }
     const { end, scan } = stripped;
     wrappers.push(words.slice(i, end).map(display).join(' '));
+    if (name === 'xargs') {
+      const replace = scan.options.findLast((option) => ['-I', '-i', '--replace'].includes(option.name));
+      xargs = { replace: replace === undefined ? null : replace.value === null ? '{}' : replace.value.isStatic ? replace.value.value : undefined };
+    }
     for (const value of optionValues(scan, ...(spec.reads ?? []))) pushPath(paths, pathOf(value, 'read', cwd));
     for (const value of optionValues(scan, ...(spec.writes ?? []))) pushPath(paths, pathOf(value, 'write', cwd));
     if (name === 'flock') pushPath(paths, pathOf(words[end - 1]!, 'write', cwd));
@@ -57,14 +68,14 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
       const rest = words.slice(end);
       if (split.isStatic && rest.every((w) => w.isStatic)) nested.push({ kind: 'script', text: [split.value, ...rest.map((w) => w.value)].join(' '), cwd });
       wrappers.pop();
-      return { wrappers, assignments, cwd, program: i };
+      return { wrappers, assignments, cwd, program: i, ...(xargs ? { xargs } : {}) };
     }
     i = end;
     if (spec.assignments) {
       while (i < words.length && ASSIGNMENT.test(words[i]!.raw)) assignments.push(words[i++]!);
     }
   }
-  return { wrappers, assignments, cwd, program: i };
+  return { wrappers, assignments, cwd, program: i, ...(xargs ? { xargs } : {}) };
 }
 
 /** True when the analyser strips `name` as a wrapper. */
