@@ -7,9 +7,12 @@ import { runInNewContext } from 'node:vm';
  * sits idle with those pages resident, since V8's own memory reducer starts only after some full
  * collections, and then ~8 s later (docs/performance.md, "Memory"). Here: once a whole period has
  * passed with nothing read from the client and no tools/call in flight, and the heap is at least
- * `minGrowthBytes` larger than after the last collection, two full collections run (the second is what
- * returns the emptied pages). The heap is counted as V8 has it committed, which is what stays
- * resident: a heap whose used part shrank at V8's own last collection can still hold the pages. The
+ * `minGrowthBytes` larger than the last collection here left it, two full collections run (the second
+ * is what returns the emptied pages). The heap is counted as V8 has it committed, which is what stays
+ * resident: a heap whose used part shrank at V8's own last collection can still hold the pages. What
+ * the collection returns is about that growth, since it leaves the heap about where the last one did;
+ * V8's memory reducer may shrink it below that on its own, but collecting here would not, so such a
+ * low is not taken as the mark (docs/performance.md, "The idle collector after round 8"). The
  * first quiet period after start collects whatever the growth: the start-up's garbage (the serve
  * bundle's text read for the code cache, the config's parse, the servers' handshakes and lists) was
  * made before the collector's baseline, ~2 MiB resident (docs/performance.md, "Memory"). The timer
@@ -33,7 +36,8 @@ export interface IdleCollectorParts {
 export type IdleOutcome = 'active' | 'in-flight' | 'small' | 'collected';
 
 export const IDLE_PERIOD_MS = 1000;
-export const IDLE_MIN_GROWTH_BYTES = 4 * 1024 * 1024;
+/** Below this, the ~40 ms of two full collections would return less than a MiB (docs/performance.md, "The idle collector after round 8"). */
+export const IDLE_MIN_GROWTH_BYTES = 1024 * 1024;
 
 export class IdleCollector {
   /** Quiet periods that ended in a collection. */
@@ -81,7 +85,6 @@ export class IdleCollector {
       const afterStart = this.started;
       this.started = false;
       if (!afterStart && heapBefore - this.baseline < this.minGrowthBytes) {
-        this.baseline = Math.min(this.baseline, heapBefore);
         outcome = 'small';
       } else {
         this.collect();
