@@ -1204,9 +1204,29 @@ describe('limits', () => {
     // The quoted word sends it to the grammar (plain texts are read without it, plain-text.ts).
     const long = `${'a && '.repeat(1900)}'b'`;
     const info = analyseCommand(long, { cwd: W, parseTimeoutMs: 0 });
-    expect(info).toMatchObject({ parseOk: false, unanalyzable: ['parse-timeout'] });
+    expect(info).toMatchObject({ parseOk: false, unanalyzable: ['parse-timeout (0 ms for all parses of the text)'] });
     expect(commands(analyse('ls | wc -l'))).toEqual(['ls', 'wc']);
     expect(analyseCommand(long, { cwd: W, parseTimeoutMs: 60_000 }).segments).toHaveLength(1901); // a generous deadline: CI machines are loaded
+  });
+
+  test('every parse of one text shares one budget: guard (d) re-parsing a slow text runs out of it and asks', () => {
+    // `time {` nine deep: each round of guard (d) blanks one `time` and parses again (9 parses),
+    // and the unclosed `a=(` make each parse slow (the grammar's error recovery). With a deadline per
+    // parse, 9 × the limit passed before the call was decided. The clock ticks once per reading of it.
+    const text = `${'time { '.repeat(9)}${'a=( '.repeat(300)}${' ; }'.repeat(9)}`;
+    let clock = 0;
+    const now = vi.spyOn(performance, 'now').mockImplementation(() => ++clock);
+    try {
+      expect(analyseCommand(text, { cwd: W, parseTimeoutMs: 1e9 }).unanalyzable).toEqual(['parse-error']);
+      const budget = Math.floor(clock / 3);
+      clock = 0;
+      const info = analyseCommand(text, { cwd: W, parseTimeoutMs: budget });
+      expect(info.unanalyzable.filter((reason) => reason.startsWith('parse-timeout'))).toEqual([`parse-timeout (${budget} ms for all parses of the text)`]);
+      expect(info.parseOk).toBe(false);
+      expect(clock).toBeLessThan(budget + 100);
+    } finally {
+      now.mockRestore();
+    }
   });
 
   test('deep syntax nesting fails closed', () => {

@@ -1,5 +1,6 @@
 import type { CommandInfo } from '../../policy/types.js';
 import { analyseCommand, type AnalyseOptions } from './command.js';
+import { PARSE_TIMEOUT } from './walk.js';
 
 /**
  * The last analyses of command texts met twice. An analysis is a pure function of the text and the
@@ -12,7 +13,7 @@ import { analyseCommand, type AnalyseOptions } from './command.js';
 const MAX_ENTRIES = 64;
 /** Longer texts are analysed every time: 64 of them stay small. */
 const MAX_TEXT = 2048;
-const NOT_KEPT = ['parse-timeout', 'internal-error', 'parser-unavailable'];
+const NOT_KEPT = [PARSE_TIMEOUT, 'internal-error', 'parser-unavailable'];
 
 /** By text and directory: the analysis, or null for a text analysed once. Oldest first. */
 const recent = new Map<string, CommandInfo | null>();
@@ -28,7 +29,8 @@ export function analyseCommandCached(command: string, options: AnalyseOptions): 
     return found;
   }
   const info = analyseCommand(command, options);
-  if (info.unanalyzable.some((reason) => NOT_KEPT.includes(reason))) return info;
+  // The timeout's reason names its limit after the code.
+  if (info.unanalyzable.some((reason) => NOT_KEPT.some((code) => reason.startsWith(code)))) return info;
   if (found === undefined && recent.size >= MAX_ENTRIES) recent.delete(recent.keys().next().value!);
   recent.delete(key);
   recent.set(key, found === null ? deepFreeze(info) : null);

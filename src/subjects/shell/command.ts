@@ -15,7 +15,7 @@ export { commandSignature } from './signature.js';
 
 /** Inputs longer than this are not parsed (Claude Code's limit): ask. */
 export const MAX_COMMAND_LENGTH = 10_000;
-/** Parsing is cancelled after this long: ask. */
+/** All parses of one text together (guards, payloads, readings) are cancelled after this long: ask. */
 const PARSE_TIMEOUT_MS = 500;
 
 /**
@@ -27,7 +27,7 @@ const PARSE_TIMEOUT_MS = 500;
  *   carriage-return       a CR not followed by LF: bash keeps it in the word, the grammar splits there
  *   crlf-continuation     `\<CR><LF>`: not a continuation for bash; both readings are analysed
  *   parser-unavailable
- *   parse-timeout
+ *   parse-timeout         every parse of the text together took longer than the budget (500 ms), named in the reason
  *   parse-error           syntax error or incomplete input (`ls &&`)
  *   internal-error
  *   too-deep              syntax or payload nesting beyond the limits, or calls of the text's functions past
@@ -50,7 +50,7 @@ const PARSE_TIMEOUT_MS = 500;
 export interface AnalyseOptions {
   /** The directory the command starts in (the tool's cwd argument or the server's cwd); null = unknown. */
   cwd: string | null;
-  /** Parse deadline in milliseconds (default PARSE_TIMEOUT_MS); for tests. */
+  /** Parse budget of the whole text in milliseconds (default PARSE_TIMEOUT_MS); for tests. */
   parseTimeoutMs?: number;
 }
 

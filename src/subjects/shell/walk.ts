@@ -52,6 +52,8 @@ const MAX_NESTING = 5;
 const MAX_DEPTH = 400;
 /** Parses with keywords blanked (guard d) per text: each may uncover a keyword the grammar misread inside. */
 const MAX_BLANK_ROUNDS = 8;
+/** The reason given when the parse budget ran out (analysis-cache.ts keeps no such analysis). */
+export const PARSE_TIMEOUT = 'parse-timeout';
 /** Readings with known variable values walked per command (each is a parse): enough for chains like `y=rm; x=$y; $x`. */
 const MAX_VALUE_READINGS = 16;
 /** Calls of a function the text defines read with their arguments (positional.ts) per command; past it, 'too-deep'. */
@@ -188,11 +190,21 @@ class Analysis {
    */
   private ignoring = 0;
 
+  /**
+   * One parse budget for the whole text: every parse (guards a, d and e, heredoc bodies, payloads,
+   * readings) ends by this time. Per parse, guard (d)'s rounds alone made 9 × the limit.
+   */
+  private readonly deadline: number;
+  /** The budget ran out: no parse is started after it, and the text asks (run()). */
+  private timedOut = false;
+
   constructor(
     private readonly parser: Parser,
     private readonly info: CommandInfo,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.deadline = performance.now() + timeoutMs;
+  }
 
   run(text: string, cwd: Cwd): void {
     if (/\r(?!\n)/.test(text)) addReason(this.info, 'carriage-return');
@@ -202,6 +214,11 @@ class Analysis {
     this.definesFunctions = /\(\s*\)|\bfunction\b/.test(text);
     this.parseAndWalk(text, cwd);
     if (this.callsCut) this.reason('too-deep');
+    // Also when it ran out in a reading for deny rules (which keeps no reason of its own).
+    if (this.timedOut) {
+      this.info.parseOk = false;
+      this.reason(`${PARSE_TIMEOUT} (${this.timeoutMs} ms for all parses of the text)`);
+    }
     if ((this.arithmetic && (this.quotedCode.length > 0 || this.tainted)) || (this.evaluates && (this.dollarData || DOLLAR_PRODUCERS.test(text)))) {
       this.reason('arithmetic');
       // The substitutions bash may run are commands to decide: deny rules see them.
@@ -246,6 +263,10 @@ class Analysis {
    */
   private parse(text: string): SyntaxTree | null {
     this.misread = false;
+    if (this.timedOut || performance.now() > this.deadline) {
+      this.timedOut = true;
+      return null;
+    }
     // The reader builds bash's reading itself (checked against the grammar's, rebuilt).
     const plain = readPlain(text);
     if (plain !== null) return plain;
@@ -255,12 +276,11 @@ class Analysis {
   }
 
   private readGrammar(text: string): SyntaxTree | null {
-    const deadline = performance.now() + this.timeoutMs;
+    const deadline = this.deadline;
     const tree = this.parser.parse(text, null, { progressCallback: () => performance.now() > deadline });
     if (tree === null) {
       this.parser.reset();
-      this.info.parseOk = false;
-      this.reason('parse-timeout');
+      this.timedOut = true;
       return null;
     }
     try {
