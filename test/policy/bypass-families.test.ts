@@ -1044,8 +1044,10 @@ describe('4. git directories and configuration named by the environment or copie
       else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: DIR });
     });
   }
-  // Pointing git elsewhere without writing there, and writing files git is not pointed at, are as before.
-  test.each(['GIT_DIR=r git status', 'HOME=. git status', 'echo x > f', 'cp -r plain r', 'ln -s plain r', 'ln -s plain/hooks h', 'ln -s plain/config c', 'ln -s plain/objects o && echo x > o/f', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
+  // Pointing git elsewhere without writing there, and writing files git is not pointed at, are as
+  // before. (`ln -s plain/objects o && echo x > o/f` now asks: a write below a link the text makes,
+  // see "removers other than rm -r" below.)
+  test.each(['GIT_DIR=r git status', 'HOME=. git status', 'echo x > f', 'cp -r plain r', 'ln -s plain r', 'ln -s plain/hooks h', 'ln -s plain/config c', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
     expect(inK(command, 'bypassPermissions').verdict).toBe('allow');
   });
   // The reason names what the write is: a file git is pointed at, the git directory itself, or a file in one.
@@ -1375,23 +1377,27 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'find ../data -okdir rm {} \\;',
     'find ../data -type f -exec rm {} \\;',
     'find <T>/data -name table.csv -exec rm {} +',
-    'find -L out -exec rm {} +',
+    'find -L out -type f -exec rm {} +',
     'find ../data -exec sudo rm {} +',
     'find ../data -exec mv {} {}.bak \\;',
-    "find ../data -exec sed -i s/a/b/ {} +",
+    'find ../data -type f -exec sed -i s/a/b/ {} +',
   ]);
   // git-clean(1): removes untracked files below each pathspec or the working directory, with
-  // -x/-X also those git ignores (bash 5.2: `git clean -fdx` removed a git-ignored .env, `git clean
-  // -f data` data/secret); -n/--dry-run removes nothing, and --no-dry-run undoes it.
+  // -x/-X also those git ignores (bash 5.2, <T>/data a repository: each removed table.csv; in another
+  // tree `git clean -fX` removed a git-ignored .env); -n/--dry-run removes nothing, and --no-dry-run
+  // undoes it. The last four are not run here (no repository there): which files git tracks is not
+  // looked up, so they ask as well.
   notAllowed([
-    'git clean -fdx ../data',
-    'git clean -fd -- <T>/data',
-    'git clean -f ../data',
-    'git -C ../data clean -fX',
-    'git -C <T> clean -fdx',
+    'git -C ../data clean -f',
+    'git -C ../data clean -fdx',
+    'git -C <T>/data clean -fd -- table.csv',
+    'git -C ../data clean -xf .',
     "git -C ../data clean -fd '*.csv'",
     'git -C ../data clean -fd :/',
     'git -C ../data clean -n --no-dry-run -fd',
+    'git clean -fdx ../data',
+    'git -C <T> clean -fX',
+    'git clean -f -- <T>/data',
     'git -C ../data clean -fd --pathspec-from-file=list',
   ]);
   // (A clean of <W> itself asks: the gateway's config there may be untracked.)
@@ -1404,7 +1410,6 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'mv <T>/data <T>/gone',
     'mv -t <T>/x ../data',
     'mv --target-directory=<T>/x ../data',
-    'mv -f out/ ../gone',
     'tar --remove-files -cf a.tar ../data',
     'tar -cf a.tar --remove ../data',
     'tar czf a.tgz --remove-files ../data',
@@ -1431,6 +1436,23 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+  // A link made earlier in the same text: paths are resolved before anything runs, so `k/…` was
+  // decided as <W>/k/…, which does not exist yet (path_resolution(7) follows the link at run time).
+  // bash 5.2 removed <T>/data/table.csv (or wrote it) in each.
+  notAllowed([
+    'ln -s ../data k && rm -r k/',
+    'ln -s ../data k; rm k/table.csv',
+    'ln -sT <T>/data k; rm -f k/table.csv',
+    'ln -s <T> k && rm -r k/data',
+    'mkdir k; ln -s ../../data k/d; rm k/d/table.csv',
+    'ln -s ../data k && mv k kk && rm kk/table.csv',
+    'cp -s <T>/data/table.csv k && echo x > k',
+    'ln -s ../data k; cd k && rm table.csv',
+    'ln -s ../data/table.csv k && echo x > k',
+    'mv out o2 && rm o2/table.csv',
+    'cp -P out o2 && rm o2/table.csv',
+  ]);
+  allowed(['ln -s src/a.ts link.ts && cat link.ts', 'ln -sf src s2', 'mv src/a.ts src/b.ts && cat src/b.ts', 'cp -r src src2 && cat src2/a.ts', 'mv src src2 && cat src2/a.ts', 'ln -s src s2 && ls s2']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });
 

@@ -1,0 +1,55 @@
+import { lstatSync } from 'node:fs';
+import type { PathSubject, Segment } from '../policy/types.js';
+
+/**
+ * Paths below a link that another command of the same text makes (docs/threat-model.md#links-made-by-the-text).
+ * Paths are resolved before anything runs, so `ln -s keep k && rm -r k/deep` is decided as a removal
+ * of `<cwd>/k/deep`, which does not exist yet, while bash removes `keep/deep`. Where such a link
+ * leads is known only at run time: every path below it asks, and so does a write of the name itself
+ * (`ln -s data/secret k && echo x > k` writes data/secret); a read of it is the link's own read.
+ *
+ * A name is made a link by `ln` (any form: its writes are the names it makes), `cp -s`, and `cp` or
+ * `mv` of something that is a link (on disk, or made by an earlier command of the text) to a
+ * destination. A directory holding links that is copied or moved is not looked into.
+ */
+
+/** One command's path subjects: `own` its operands (in order), `all` with what its trees added. */
+export interface SegmentPaths {
+  segment: Segment;
+  own: PathSubject[];
+  all: PathSubject[];
+}
+
+export function markBelowLinksMade(commands: readonly SegmentPaths[]): void {
+  const made: Array<{ by: number; name: string }> = [];
+  commands.forEach((command, by) => {
+    for (const name of namesMade(command, made.map((m) => m.name))) made.push({ by, name });
+  });
+  if (made.length === 0) return;
+  commands.forEach((command, at) => {
+    for (const subject of command.all) {
+      const link = made.find(({ by, name }) => by !== at && [subject.path, subject.realPath].some((form) => form !== null && (form.startsWith(`${name.replace(/\/+$/, '')}/`) || (form === name && subject.access === 'write'))));
+      if (link) subject.problem ??= `it is ${subject.path === link.name ? '' : 'below '}${link.name}, which the command makes a link: where it leads is known only when it runs`;
+    }
+  });
+}
+
+function namesMade({ segment, own }: SegmentPaths, links: readonly string[]): string[] {
+  const forms = (subject: PathSubject | undefined): string[] => (subject === undefined ? [] : [subject.path, subject.realPath].filter((form): form is string => form !== null));
+  const writes = own.filter((subject) => subject.access === 'write');
+  if (segment.name === 'ln') return writes.flatMap(forms);
+  if (segment.name !== 'cp' && segment.name !== 'mv') return [];
+  const targetFirst = segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg));
+  const destination = targetFirst ? writes[0] : writes.at(-1);
+  const symbolic = segment.name === 'cp' && segment.args.some((arg) => /^-[A-Za-z]*s/.test(arg) || arg === '--symbolic-link');
+  const sources = own.filter((subject) => subject !== destination);
+  return symbolic || sources.some((source) => forms(source).some((form) => isLink(form) || links.some((link) => form === link || form.startsWith(`${link}/`)))) ? forms(destination) : [];
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
