@@ -57,8 +57,6 @@ type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { expo
 export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env, beforeRun?: () => void): LoadedBundle {
   const require = createRequire(bundle);
   const module = { exports: {} as unknown };
-  const text = readFileSync(bundle);
-  const source = text.toString('latin1'); // ASCII (scripts/bundle.js)
   // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
   // source maps on, Node's own CommonJS loader compiles it, calling the function, without the cache.
   if (process.sourceMapsEnabled) {
@@ -66,10 +64,27 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env,
     compiled.filename = bundle;
     compiled.paths = require.resolve.paths('x') ?? [];
     beforeRun?.();
-    compiled._compile(`${source}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
+    compiled._compile(`${readFileSync(bundle, 'latin1')}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
     return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
   }
+  const { script, status, directory, file } = compileBundle(bundle, env);
+  beforeRun?.();
+  (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundle, dirname(bundle));
+  // The script is kept only to be saved: an accepted cache is not written again.
+  const toSave = status === 'accepted' || status === 'unsafe' ? null : script;
+  return { exports: module.exports, codeCache: { status, file, save: () => (toSave ? save(toSave, directory, file) : `not written (${status})`) } };
+}
 
+/**
+ * The bundle compiled, with its code cache when there is a good one. A function of its own so that
+ * the file's bytes and the cache's (~2.2 MB outside V8's heap) are garbage before the bundle's
+ * start-up runs: held in loadBundle's frame across it, they were promoted by its collections and
+ * stayed resident until the first full collection, ~2 s after the first list (docs/performance.md,
+ * "Round 9: the start-up's buffers").
+ */
+function compileBundle(bundle: string, env: NodeJS.ProcessEnv): { script: vm.Script; status: CodeCacheStatus; directory: string; file: string } {
+  const text = readFileSync(bundle);
+  const source = text.toString('latin1'); // ASCII (scripts/bundle.js)
   const directory = codeCacheDirectory(env);
   // V8 refuses a cache made under other flags: each set of them (Node's command line, NODE_OPTIONS)
   // has its own file, or starts with and without a flag would rewrite one file in turn.
@@ -85,11 +100,7 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env,
   // The bundle has no import() (scripts/bundle.js): Node 20 loses a cached script's dynamic import.
   const script = new vm.Script(source, { filename: bundle, cachedData });
   const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cachedData === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
-  beforeRun?.();
-  (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundle, dirname(bundle));
-  // The script is kept only to be saved: an accepted cache is not written again.
-  const toSave = status === 'accepted' || status === 'unsafe' ? null : script;
-  return { exports: module.exports, codeCache: { status, file, save: () => (toSave ? save(toSave, directory, file) : `not written (${status})`) } };
+  return { script, status, directory, file };
 }
 
 /** true: the user's own directory nobody else can write; undefined: none yet; false: anything else. */

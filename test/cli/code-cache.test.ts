@@ -94,6 +94,26 @@ describe('the serve bundle with its code cache', () => {
     expect(plain.stdout, plain.stderr).toMatch(/^absent .*dist\/serve\/gateway\.cjs:\d+/);
   });
 
+  test("the bundle's bytes and the cache's are left young: the first young collection after the load frees them", () => {
+    const dir = tempDir();
+    // Held across the bundle's start-up, they were promoted by its collections and stayed resident
+    // (~2 MB) until the first full collection (docs/performance.md, "Round 9: the start-up's buffers").
+    const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
+      const { codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/gateway.cjs'))});
+      if (process.argv.includes('save')) console.log(codeCache.save());
+      gc({ type: 'minor' });
+      gc({ type: 'minor' });
+      setTimeout(() => console.log(codeCache.status, process.memoryUsage().arrayBuffers), 50);`;
+    const run = (...args: string[]) => spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', probe, '--', ...args], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
+    const first = run('save');
+    expect(first.stdout, first.stderr).toMatch(/^written to /);
+    const next = run();
+    const [status, arrayBuffers] = next.stdout.trim().split(' ');
+    expect(status, next.stderr).toBe('accepted');
+    // The bundle is 1.1 MB and its cache 1.1 MB; what is left is Node's own.
+    expect(Number(arrayBuffers)).toBeLessThan(256 * 1024);
+  });
+
   test('a cache directory others can write is not read and not written', async () => {
     const dir = tempDir();
     const cacheHome = join(dir, 'cache');
