@@ -1487,3 +1487,28 @@ describe('6. a function body is read with the arguments of each call', () => {
   // Everyday functions still decide as before; a value that is data stays data (`$(…)`, `*`).
   allowedByDefault(['f() { echo "$1"; }; f hi', "f() { echo \"$@\" $#; }; f a 'b c' '$(rm -rf y)' '*'", 'echo "$1" "$@" $#'], { allow: ['Bash(f *)'] });
 });
+
+// bash manual, "Here Documents" and "Lists of Commands": a heredoc's body is the lines after the
+// line it starts on, and a list or pipeline goes on after a newline that follows `&&`, `||` or `|`.
+// The grammar read the first body line as the command after the operator, which asked as a parse
+// error (or, after a comment, `cat <<E && # why⏎b`, as a command `b`); guard (e) moves the command
+// line after the bodies up to the operator (guards.ts). bash 5.2 read the key (and removed y) in each.
+describe('1. a heredoc whose line ends in an operator', () => {
+  deniedEverywhere([
+    ['cat <<EOF &&\nbody\nEOF\ncat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cat <<EOF |\nrm -rf y\nEOF\nsh', 'Bash(rm *)'],
+    ['cat <<A <<B &&\na\nA\nb\nB\ncat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cat <<-EOF &&\n\tx\n\tEOF\n\n# note\ncat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cat <<A &&\na\nA\necho x &&\ncat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['cat <<E && # why\nb\nE\ncat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ["cat > src/x <<'E' ||\n$(id)\nE\ncat <H>/.ssh/id_rsa", 'Read(~/.ssh/**)'],
+  ]);
+  // Shapes guard (e) leaves to the grammar still ask: a heredoc on the moved line after a skipped
+  // line (it would read that line), `$(` on the heredoc's line, an arithmetic `<<` after the
+  // heredoc (taken for a second heredoc, it would move `cat` before `cd <H>`; bash read the key).
+  neverAllowedAnywhere(
+    ['cat <<A &&\na\nA\n\ncat <<B\nb\nB\necho ok', 'cat <<A $(echo x) &&\na\nA\necho ok', 'cat <<E && (( 1 << 2 )) &&\nb\nE\ncd <H> &&\n2\ncat .ssh/id_rsa'],
+    { allow: ['Read(<W>/**)', 'Bash(cat *)', 'Bash(cd *)'] },
+  );
+  allowedByDefault(['cat <<EOF &&\nbody\nEOF\necho ok', 'cat <<EOF |\na b\nEOF\nwc -l', "cat > src/x.txt <<'EOF' &&\n$HOME\nEOF\necho done", 'cat <<E && # why\nb\nE\necho ok']);
+});

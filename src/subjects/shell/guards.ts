@@ -111,6 +111,132 @@ export function heredocAsString(body: string): string {
   return `${quoted}"`;
 }
 
+/**
+ * Guard (e): a heredoc whose line ends in an operator (`cat <<E &&⏎body⏎E⏎echo ok`, `cat <<E |⏎…`).
+ * bash reads the bodies after that line's newline, then goes on with the command line after them
+ * (bash manual, "Here Documents": the lines read are those that follow; the list or pipeline
+ * continues after a newline that follows `&&`, `||` or `|`). The grammar takes the first body line
+ * for the command after the operator. The next command line after the bodies (blank and comment
+ * lines skipped, as bash skips them there) is moved up to the end of the heredoc's line (before a
+ * comment there), which reads the same for bash: `cat <<E && echo ok⏎body⏎E⏎`. One line per call
+ * (the moved line may end in an operator again); null when there is none, or its shape is not this
+ * simple one (a parenthesis, `${` or a backtick on either line, an unclosed quote, a body never
+ * ended, a heredoc on the moved line after skipped lines): it stays a parse error, which asks.
+ */
+export function moveHeredocRest(text: string, tree: Tree): string | null {
+  const starts: Node[] = [];
+  const stack: Node[] = [tree.rootNode];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.type === 'heredoc_start') starts.push(node);
+    else for (const child of node.children) stack.push(child);
+  }
+  starts.sort((a, b) => a.startIndex - b.startIndex);
+  const tried = new Set<number>();
+  for (const start of starts) {
+    const end = text.indexOf('\n', start.endIndex);
+    if (end === -1 || tried.has(end)) continue;
+    tried.add(end);
+    const op = start.parent?.children.find((child) => child.type === '<<' || child.type === '<<-');
+    if (op === undefined) continue;
+    const moved = moveLine(text, op.startIndex, end);
+    if (moved !== null) return moved;
+  }
+  return null;
+}
+
+/** The text with the command line after the bodies of the heredocs on `[from, end)` moved up to `end`, or null. */
+function moveLine(text: string, from: number, end: number): string | null {
+  const line0 = heredocDelimiters(text, from, end);
+  if (line0 === null || line0.delimiters.length === 0) return null;
+  const { delimiters, code } = line0;
+  if (!/(^|[^\\])(&&|\|\||\|&?)[ \t]*$/.test(text.slice(from, code))) return null;
+  let at = end + 1;
+  const line = (): string | null => {
+    if (at >= text.length) return null;
+    const nl = text.indexOf('\n', at);
+    const read = text.slice(at, nl === -1 ? text.length : nl);
+    at = nl === -1 ? text.length : nl + 1;
+    return read;
+  };
+  for (const { word, strip } of delimiters) {
+    for (let read = line(); read !== word && (!strip || read?.replace(/^\t+/, '') !== word); read = line()) if (read === null) return null;
+  }
+  const bodiesEnd = at;
+  while (at < text.length && /^[ \t]*(#[^\n]*)?(\n|$)/.test(text.slice(at, text.indexOf('\n', at) + 1 || text.length))) line();
+  if (at >= text.length) return null;
+  const restStart = at;
+  const nl = text.indexOf('\n', restStart);
+  const restEnd = nl === -1 ? text.length : nl;
+  const rest = heredocDelimiters(text, restStart, restEnd);
+  // A heredoc of its own on the moved line would read the skipped lines as its body.
+  if (rest === null || text[restEnd - 1] === '\\' || (rest.delimiters.length > 0 && restStart !== bodiesEnd)) return null;
+  // Before a comment that ends the heredoc's line (`cat <<E && # why`).
+  const gap = code < end ? ' ' : '';
+  return `${text.slice(0, code)} ${text.slice(restStart, restEnd)}${gap}${text.slice(code, restStart)}${text.slice(restEnd + 1)}`;
+}
+
+/**
+ * The delimiters of the heredocs started on `[from, end)`, quotes removed, in order, and where a
+ * comment starts (`code`; `end` without one); null when the text there has a parenthesis (an
+ * arithmetic `<<`, a `$(` that could hold a newline), `${`, a backtick or a quote not closed before `end`.
+ */
+function heredocDelimiters(text: string, from: number, end: number): { delimiters: Array<{ word: string; strip: boolean }>; code: number } | null {
+  const out: Array<{ word: string; strip: boolean }> = [];
+  const close = (i: number, quote: string): number => {
+    for (let j = i + 1; j < end; j++) {
+      if (quote === '"' && text[j] === '\\') j++;
+      else if (text[j] === quote) return j;
+    }
+    return -1;
+  };
+  let i = from;
+  while (i < end) {
+    const ch = text[i]!;
+    if (ch === '\\') {
+      i += 2;
+    } else if (ch === "'" || ch === '"') {
+      const j = close(i, ch);
+      if (j === -1) return null;
+      i = j + 1;
+    } else if (ch === '`' || ch === '(' || ch === ')' || (ch === '$' && text[i + 1] === '{')) {
+      // Security: `((1 << 2))` is no heredoc; a `$(`, `${` or backtick may hold a newline.
+      return null;
+    } else if (ch === '#' && (i === from || /[\s;&|()<>]/.test(text[i - 1]!))) {
+      return { delimiters: out, code: i };
+    } else if (text.startsWith('<<<', i)) {
+      i += 3;
+    } else if (text.startsWith('<<', i)) {
+      const strip = text[i + 2] === '-';
+      i += strip ? 3 : 2;
+      while (text[i] === ' ' || text[i] === '\t') i++;
+      let word = '';
+      while (i < end && !/[\s;&|()<>]/.test(text[i]!)) {
+        const c = text[i]!;
+        if (c === "'" || c === '"') {
+          const j = close(i, c);
+          if (j === -1) return null;
+          word += c === '"' ? text.slice(i + 1, j).replace(/\\([$`"\\])/g, '$1') : text.slice(i + 1, j);
+          i = j + 1;
+        } else if (c === '\\') {
+          word += text[i + 1] ?? '';
+          i += 2;
+        } else if (c === '$' || c === '`') {
+          return null;
+        } else {
+          word += c;
+          i++;
+        }
+      }
+      if (word === '') return null;
+      out.push({ word, strip });
+    } else {
+      i++;
+    }
+  }
+  return { delimiters: out, code: end };
+}
+
 /** Reserved words that start a compound command (after `time` or `coproc`). */
 const COMPOUND_STARTS = new Set(['{', 'if', 'while', 'until', 'for', 'case', 'select', '[[', '!', 'function']);
 

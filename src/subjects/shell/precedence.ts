@@ -149,8 +149,11 @@ function restOnItsLine(heredoc: SyntaxNode, text: string): boolean {
   const children = heredoc.children;
   for (let k = 0; k < children.length; k++) {
     const child = children[k]!;
-    const statement = child.type === 'pipeline' || (LIST_OPS.has(child.type) && k + 1 < children.length);
-    if (statement && (child.type === 'pipeline' ? child : children[k + 1]!).endIndex > line) return false;
+    // The operand of `&&`/`||`, past a comment (`cat <<E && # why⏎body`: the body read as the operand).
+    let operand = k + 1;
+    while (LIST_OPS.has(child.type) && children[operand]?.type === 'comment') operand++;
+    const statement = child.type === 'pipeline' || (LIST_OPS.has(child.type) && operand < children.length);
+    if (statement && (child.type === 'pipeline' ? child : children[operand]!).endIndex > line) return false;
   }
   return true;
 }

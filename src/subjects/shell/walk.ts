@@ -4,7 +4,7 @@ import { buildSegment, type Built } from './argv.js';
 import { foundPaths, type Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
-import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations } from './guards.js';
+import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations, moveHeredocRest } from './guards.js';
 import { staticWord, type Word } from './options.js';
 import { changesLaterCommands, ENVIRONMENT } from './variables.js';
 import { readPlain, readTree } from './parser.js';
@@ -26,6 +26,8 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
  *       reads `${x:-`id`}` as text) still makes the command unanalyzable.
  *   (d) `time` and `coproc` before a compound command (`time { rm x; }`) are blanked and the text
  *       parsed again: the grammar reads them as plain commands taking `{`, `rm`, `x` as arguments.
+ *   (e) a heredoc line ending in `&&`, `||` or `|` gets the command line after the bodies moved up
+ *       to it (`cat <<E &&⏎b⏎E⏎echo ok` → `cat <<E && echo ok⏎b⏎E⏎`): the grammar reads `b` as the command.
  * Every tree is first put in bash's precedence (precedence.ts: `cd x && a 2>&1 | b` is
  * `cd x && (a 2>&1 | b)`, not the grammar's `(cd x && a 2>&1) | b`) with the words the grammar
  * drops put back (dropped-words.ts); a list the rebuild left inside a pipeline stage gets an
@@ -50,7 +52,7 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
 const MAX_NESTING = 5;
 /** Syntax nesting deeper than this is not walked (the walk is recursive). */
 const MAX_DEPTH = 400;
-/** Parses with keywords blanked (guard d) per text: each may uncover a keyword the grammar misread inside. */
+/** Parses with keywords blanked (guard d) per text, each may uncover a keyword the grammar misread inside; and of heredoc lines moved (guard e). */
 const MAX_BLANK_ROUNDS = 8;
 /** The reason given when the parse budget ran out (analysis-cache.ts keeps no such analysis). */
 export const PARSE_TIMEOUT = 'parse-timeout';
@@ -308,6 +310,14 @@ class Analysis {
         if (tree === null) return;
         text = joined.lf;
       }
+    }
+    // Guard (e): each heredoc line ending in an operator gets the command line after its bodies.
+    for (let round = 0; round < MAX_BLANK_ROUNDS && this.misread && text.includes('<<'); round++) {
+      const moved = moveHeredocRest(text, tree);
+      if (moved === null) break;
+      tree = this.parse(moved);
+      if (tree === null) return;
+      text = moved;
     }
     // Guard (d), again on each new parse: a keyword blanked may uncover another (`! { ! if …`).
     const background: number[] = [];
