@@ -1342,7 +1342,7 @@ describe('1. enable -n turns a builtin off', () => {
 // `Edit(<T>/data/table.csv)` did not stop them (allowed in bypassPermissions; found by the round 8
 // review). Decided with `Bash(rm *)` out of the deny list, so what stops them is the Edit rule.
 describe('3. removers other than rm -r meet the Edit rules below what they remove', () => {
-  const PROGRAMS = ['find', 'rm', 'git', 'tar', 'zip', 'mv', 'xargs', 'ln', 'cp', 'ls', 'sed', 'sudo', '7z'].map((name) => `Bash(${name} *)`);
+  const PROGRAMS = ['find', 'rm', 'git', 'tar', 'zip', 'mv', 'xargs', 'ln', 'cp', 'ls', 'sed', 'sudo', 'rsync'].map((name) => `Bash(${name} *)`);
   const removal = (command: string, mode: DefaultMode): Decision =>
     decideShell(fill(command), {
       allow: [...PROGRAMS, `Edit(${T}/**)`],
@@ -1436,6 +1436,16 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+  // rsync(1) --remove-source-files removes the files it sent; --delete (--del, --delete-after …)
+  // removes from the destination what the source lacks (bash 5.2, rsync 3.5: table.csv removed).
+  notAllowed([
+    'rsync -a --remove-source-files ../data/ <T>/x/',
+    'rsync --remove-source-files ../data/table.csv <T>/x/',
+    'rsync -a --delete src/ ../data/',
+    'rsync -r --del src/ <T>/data',
+    'rsync -a --delete-after src/ ../data/',
+  ]);
+  allowed(['rsync -a src/ src2/', 'rsync -a --delete src/ src2/', 'rsync -a --remove-source-files src/ src2/']);
   // A link made earlier in the same text: paths are resolved before anything runs, so `k/…` was
   // decided as <W>/k/…, which does not exist yet (path_resolution(7) follows the link at run time).
   // bash 5.2 removed <T>/data/table.csv (or wrote it) in each.

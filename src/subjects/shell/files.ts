@@ -539,17 +539,25 @@ function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): 
 
 const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.value) || word.value.startsWith('rsync://'));
 
-/** `rsync`/`scp SRC… DEST`: local sources read (walked when recursive), a local destination written, `host:path` skipped. */
-function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null }): Handler {
+/**
+ * `rsync`/`scp SRC… DEST`: local sources read (walked when recursive), a local destination written, `host:path` skipped.
+ * `removes` says which of them the copy removes from (rsync's `--remove-source-files`, `--delete`).
+ */
+function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null; removes?: (scan: ScanResult) => { sources: boolean; destination: boolean } }): Handler {
   return (args, cwd, out) => {
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
     const tree = spec.tree(scan);
+    const removes = spec.removes?.(scan) ?? { sources: false, destination: false };
     const operands = scan.operands.map((i) => args[i]!);
     operands.forEach((word, n) => {
       if (isRemote(word)) return;
-      if (n === operands.length - 1 && n > 0) push(out, pathOf(word, WRITE, cwd));
-      else push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
+      if (n === operands.length - 1 && n > 0) {
+        push(out, removes.destination ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
+        return;
+      }
+      push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
+      if (removes.sources) push(out, tree ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
     });
   };
 }
@@ -776,6 +784,10 @@ const HANDLERS: Record<string, Handler> = {
     programs: ['-e', '--rsh'],
     // `--copy-unsafe-links` follows exactly the links that leave the tree.
     tree: (scan) => (hasOption(scan, '-r', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--copy-links', '--copy-unsafe-links', '-k', '--copy-dirlinks') } : null),
+    // rsync(1): `--remove-source-files` (formerly `--remove-sent-files`) removes the files it sent;
+    // `--del`, `--delete`, `--delete-{before,during,delay,after,excluded,missing-args}` remove from
+    // the destination what the source lacks (rsync takes no abbreviations).
+    removes: (scan) => ({ sources: hasOption(scan, '--remove-source-files', '--remove-sent-files'), destination: scan.options.some((o) => o.name.startsWith('--del')) }),
   }),
   // `scp -r` follows the links it meets.
   scp: copier({ short: 'cFiJlmoPSDX', reads: ['-i', '-F'], programs: ['-S'], tree: (scan) => (hasOption(scan, '-r') ? { content: true, follows: true } : null) }),
