@@ -1378,7 +1378,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'find ../data -type f -exec rm {} \\;',
     'find <T>/data -name table.csv -exec rm {} +',
     'find -L out -type f -exec rm {} +',
-    'find ../data -exec sudo rm {} +',
+    'find ../data -exec env rm {} +',
     'find ../data -exec mv {} {}.bak \\;',
     'find ../data -type f -exec sed -i s/a/b/ {} +',
   ]);
@@ -1425,7 +1425,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'ls -d ../data | xargs rm -r',
     'find ../data | xargs rm -rf',
     'find ../data -print0 | xargs -0 rm -f',
-    'find ../data | xargs -n1 sudo rm',
+    'find ../data -type f | xargs -n1 env rm',
     'find ../data | xargs -I{} rm -rf {}',
     'find ../data | xargs -i rm {}',
     'find ../data | xargs --replace=X mv X X.bak',
