@@ -1522,3 +1522,21 @@ describe('1. a heredoc whose line ends in an operator', () => {
   );
   allowedByDefault(['cat <<EOF &&\nbody\nEOF\necho ok', 'cat <<EOF |\na b\nEOF\nwc -l', "cat > src/x.txt <<'EOF' &&\n$HOME\nEOF\necho done", 'cat <<E && # why\nb\nE\necho ok']);
 });
+
+// bash manual, "Conditional Constructs" (`(( expression ))`) and "Pipelines" (`[time [-p]] [!]
+// command …`, where the command may be compound): `! (( x ))` and `time (( x ))` evaluate x as
+// arithmetic. The grammar read them as subshells around a command `x`, so the arithmetic context was
+// missed: `for f in *; do ! (( f )); done` ran `rm -rf q` from a file named `a[$(rm -rf q)]` under
+// bash 5.2 and was allowed in bypassPermissions despite the deny rules; the values below removed q.
+// guard (d) now blanks the keyword when bash's rule reads `((` (the `)` matching the second `(` is
+// followed by `)`); `! ((rm x); (y))` stays nested subshells, as bash reads it.
+describe('2. `! (( … ))` and `time (( … ))` are arithmetic commands', () => {
+  neverAllowedAnywhere(['for f in *; do ! (( f )); done', 'for f in *; do time (( f )); done', 'read -r y < f.txt; ! (( y ))'], { allow: ['Read(<W>/**)', 'Bash(read *)'] });
+  deniedEverywhere([
+    ["y='a[$(rm -rf q)]'; ! (( y ))", 'Bash(rm *)'],
+    ["y='a[$(rm -rf q)]'; time (( y ))", 'Bash(rm *)'],
+    ["y='a[$(rm -rf q)]'; ! (( y )) | cat", 'Bash(rm *)'],
+    ['! ((rm -rf q); (echo b))', 'Bash(rm *)'],
+  ]);
+  allowedByDefault(['! (( 1 > 2 )) && echo y', 'if ! (( $# )); then echo none; fi', 'time (( 2 > 1 )) && echo y', '! (( 1 )) || echo y']);
+});

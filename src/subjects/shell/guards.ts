@@ -256,8 +256,9 @@ const NEGATED_STARTS = new Set(['{', 'if', 'while', 'until', 'for', 'case', 'sel
  * Guard (d): bash's `time` and `coproc` are keywords that take a whole compound command
  * (`time { rm x; }`, `coproc NAME { rm x; }`), and `!` starts a pipeline whose first command may
  * be compound (`! { rm x; }`); the grammar reads them as plain commands with `{`, `rm`, `x` as
- * arguments and `}` as a command of its own. The keyword is blanked (offsets kept) so the text
- * parses as the compound command it times, runs or inverts; null when there is none.
+ * arguments and `}` as a command of its own, and `! (( x ))` as subshells around a command `x`.
+ * The keyword is blanked (offsets kept) so the text parses as the compound command it times, runs
+ * or inverts; null when there is none.
  */
 export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null {
   const ranges: Array<[number, number]> = [];
@@ -279,6 +280,9 @@ export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null 
       if (bang?.type === '!' && name?.type === 'command_name' && NEGATED_STARTS.has(text.slice(name.startIndex, name.endIndex))) {
         ranges.push([bang.startIndex, bang.endIndex]);
         negated.push(name.startIndex);
+      } else if (bang?.type === '!' && first !== undefined && isArithmeticCommand(first, text)) {
+        ranges.push([bang.startIndex, bang.endIndex]);
+        negated.push(first.startIndex);
       }
       continue;
     }
@@ -290,7 +294,7 @@ export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null 
     const word = (k: number): string => (words[k] ? text.slice(words[k].startIndex, words[k].endIndex) : '');
     if (keyword === 'time') while (word(next) === '-p' || word(next) === '--') next++;
     else if (!COMPOUND_STARTS.has(word(next)) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(word(next))) next++; // coproc NAME
-    if (!COMPOUND_STARTS.has(word(next))) continue;
+    if (!COMPOUND_STARTS.has(word(next)) && !(words[next] !== undefined && isArithmeticCommand(words[next]!, text))) continue;
     const start = words[next]!.startIndex;
     ranges.push([node.startIndex, start]);
     if (keyword === 'coproc') background.push(start);
@@ -299,6 +303,17 @@ export function blankCompoundKeywords(text: string, tree: Tree): Blanked | null 
   let out = text;
   for (const [from, to] of ranges) out = out.slice(0, from) + ' '.repeat(to - from) + out.slice(to);
   return { text: out, background, negated };
+}
+
+/**
+ * `(( x ))` that the grammar read as a subshell in a subshell (it does after `!`, `time` and
+ * `coproc`: `! (( x ))` became a command `x`). bash reads `((` as an arithmetic command when the
+ * `)` matching the second `(` is followed by `)` (bash's parse_dparen; else nested subshells, as in
+ * `((a); (b))`): here, when the inner subshell ends right before the outer one.
+ */
+function isArithmeticCommand(node: Node, text: string): boolean {
+  const inner = node.children[1];
+  return node.type === 'subshell' && text.startsWith('((', node.startIndex) && inner?.type === 'subshell' && inner.startIndex === node.startIndex + 1 && inner.endIndex === node.endIndex - 1 && text[node.endIndex - 2] === ')';
 }
 
 /** Words one brace expansion may produce before the spelling is given up (bash has no limit; deny matching needs few). */

@@ -24,8 +24,9 @@ import { decodeAnsiC, readAssignment, readWord } from './words.js';
  *       leading whitespace and never parses inside backticks, and re-parsed as a "…" string.
  *   (c) any unescaped `$(` or backtick outside quotes that produced no substitution (the grammar
  *       reads `${x:-`id`}` as text) still makes the command unanalyzable.
- *   (d) `time` and `coproc` before a compound command (`time { rm x; }`) are blanked and the text
- *       parsed again: the grammar reads them as plain commands taking `{`, `rm`, `x` as arguments.
+ *   (d) `time` and `coproc` before a compound command (`time { rm x; }`), and `!` before one the
+ *       grammar cannot read after it (`! { …; }`, `! (( x ))`), are blanked and the text parsed
+ *       again: the grammar reads them as plain commands taking `{`, `rm`, `x` as arguments.
  *   (e) a heredoc line ending in `&&`, `||` or `|` gets the command line after the bodies moved up
  *       to it (`cat <<E &&⏎b⏎E⏎echo ok` → `cat <<E && echo ok⏎b⏎E⏎`): the grammar reads `b` as the command.
  * Every tree is first put in bash's precedence (precedence.ts: `cd x && a 2>&1 | b` is
