@@ -64,6 +64,7 @@ export class UpstreamSession {
   private serversStarted: () => void = () => undefined;
   /** Settles when this session has started the servers (the client's `initialized`, or its first request). */
   readonly started = new Promise<void>((resolve) => (this.serversStarted = resolve));
+  private startedHere = false;
   private closed = false;
   private readonly unsubscribe: Array<() => void> = [];
 
@@ -181,9 +182,14 @@ export class UpstreamSession {
     });
   }
 
-  /** Starts the downstream servers (once for the gateway), with what they may ask of the client. */
+  /**
+   * Starts the downstream servers (once for the gateway), with what they may ask of the client.
+   * Once per session: every read of calls comes here, and resolving `started` again cost each one
+   * a call into Node's promise hook and a tick (docs/performance.md, "Round 9").
+   */
   private start(): void {
-    if (this.closed) return;
+    if (this.closed || this.startedHere) return;
+    this.startedHere = true;
     // A 2026-07-28 client has no handshake: a 2025 server may ask it forms, held for its retry (input-required.ts), when its first envelope says it shows them.
     const envelope = this.session.modernWire?.lastEnvelope;
     const client = this.server.getClientCapabilities() ?? (envelope && canShowForm(envelope.capabilities) ? { elicitation: { form: {} } } : undefined);
