@@ -120,6 +120,19 @@ describe('results', () => {
     expect(params._meta).toEqual({ trace: 'abc' });
   });
 
+  test('the params are copied with every key in its place, _meta where the caller had it, and an own __proto__ key stays an own key', () => {
+    const written: JSONRPCMessage[] = [];
+    const transport = { start: async () => undefined, close: async () => undefined, send: (message: JSONRPCMessage) => (written.push(message), QUEUED) };
+    const direct = new DirectCalls(transport);
+    const settle = { resolve: () => undefined, reject: () => undefined };
+    direct.send({ name: 'echo', _meta: { trace: 'abc' }, arguments: { text: 'hi' } }, { timeout: 1000 }, settle);
+    direct.send(JSON.parse('{"name":"echo","__proto__":{"polluted":true},"arguments":{}}') as Record<string, unknown>, { timeout: 1000 }, settle);
+    const [first, second] = written.map((message) => (message as { id: number; params: Record<string, unknown> }));
+    expect(JSON.stringify(first!.params)).toBe(`{"name":"echo","_meta":{"trace":"abc","progressToken":${first!.id}},"arguments":{"text":"hi"}}`);
+    expect(Object.getPrototypeOf(second!.params)).toBe(Object.prototype);
+    expect(JSON.stringify(second!.params)).toBe(`{"name":"echo","__proto__":{"polluted":true},"arguments":{},"_meta":{"progressToken":${second!.id}}}`);
+  });
+
   test("direct calls in flight and the Client's own requests do not get in each other's way", async () => {
     const release = gate<void>();
     const peer = await connect(async (request) => {
