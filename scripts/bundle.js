@@ -105,6 +105,18 @@ await build({
 // gateway.cjs: one function expression with CommonJS's parameters, which serve.ts compiles and
 // calls (src/cli/code-cache.ts): wrapping the text at run time copied all of it (~1.3 MiB resident).
 const sharedSet = new Set(shared);
+// A shared module's exports, by name: the gateway bundle binds each to a constant of its own. As a
+// CommonJS module it was read through esbuild's __toESM, a getter per export whose `from[key]` is
+// one keyed load for every name of every module (megamorphic), on every use: ~1% of the gateway's
+// CPU per call (docs/performance.md, "Round 9"). None of them exports a binding that changes.
+const sharedExports = new Map(
+  await Promise.all(
+    shared.map(async (file) => {
+      const { metafile } = await build({ absWorkingDir: root, entryPoints: [file], bundle: false, format: 'esm', platform: 'node', write: false, metafile: true, outdir: 'unused', logLevel: 'warning' });
+      return [file, Object.values(metafile.outputs)[0].exports];
+    }),
+  ),
+);
 await build({
   ...common,
   entryPoints: ['src/cli/serve-gateway.ts'],
@@ -124,7 +136,7 @@ await build({
           return sharedSet.has(file) ? { path: file, namespace: 'shared' } : resolved.errors.length ? undefined : { path: resolved.path, namespace: resolved.namespace, external: resolved.external, sideEffects: resolved.sideEffects };
         });
         context.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
-          contents: `module.exports = require('./serve.cjs').sharedModules[${JSON.stringify(args.path)}];`,
+          contents: `export const { ${sharedExports.get(args.path).join(', ')} } = require('./serve.cjs').sharedModules[${JSON.stringify(args.path)}];`,
           loader: 'js',
         }));
       },
