@@ -167,8 +167,14 @@ class RecordText {
   }
 }
 
-/** `,"key":value`, or nothing for a value JSON leaves out. */
+/**
+ * `,"key":value`, or nothing for a value JSON leaves out. Undefined and finite numbers are written
+ * without JSON.stringify, each a call into the runtime (docs/performance.md, "Round 9"): its text
+ * for them is nothing and `String(value)`.
+ */
 function field(key: string, value: unknown): string {
+  if (value === undefined) return '';
+  if (typeof value === 'number' && Number.isFinite(value)) return `,"${key}":${value}`;
   const text = JSON.stringify(value);
   return text === undefined ? '' : `,"${key}":${text}`;
 }

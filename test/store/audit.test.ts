@@ -196,6 +196,8 @@ describe('audit', () => {
       entry({ command: 'ls -la', kind: 'command', rule: null, args: undefined }),
       entry({ argsDigest: () => 'f'.repeat(64), args: { text: 'x'.repeat(400), token: 'sk-1' } }),
       entry(),
+      // Numbers are written without JSON.stringify when finite: the same text as its.
+      ...[0, -0, 2.5, 1e21, 1e-7, NaN, Infinity, -Infinity].map((waitMs) => entry({ waitMs })),
     ];
     // In AuditRecord's order, as the gateway's calls make them.
     const expected = records.map((r) => {
