@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, test } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { IdleCollector, fullCollection, type IdleOutcome } from '../../src/gateway/idle-collector.js';
+import { IDLE_MIN_GROWTH_BYTES, IdleCollector, fullCollection, type IdleOutcome } from '../../src/gateway/idle-collector.js';
 import { EVERYTHING_SERVER, eventually, fixtureServer, startGateway, tempDir } from '../helpers/gateway.js';
 
 const MiB = 1024 * 1024;
@@ -151,7 +151,7 @@ describe('the idle collector in a real gateway', () => {
     stderr
       .split('\n')
       .filter((line) => line.includes('idle: heap checked after a burst'))
-      .map((line) => JSON.parse(line) as { outcome: IdleOutcome; inFlight: number });
+      .map((line) => JSON.parse(line) as { outcome: IdleOutcome; inFlight: number; heapBefore: number; heapAfter: number });
 
   test('waits while a call is in flight, and looks at the heap once the client is quiet with none', async () => {
     const gateway = await startGateway({
@@ -193,7 +193,7 @@ describe('the idle collector in a real gateway', () => {
     }
   }, 120_000);
 
-  test("the bench's burst (14,500 calls, bench/memory.js) is collected once the client is quiet, and a few calls after it are not", async () => {
+  test("once the client is quiet after the bench's burst (14,500 calls, bench/memory.js), and after ten calls more, the heap is checked and collected by the rule", async () => {
     const gateway = await startGateway({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, permissions: { allow: ['mcp__everything__echo'] } });
     try {
       const outcomes = () => checks(gateway.stderr()).map((check) => check.outcome);
@@ -211,10 +211,21 @@ describe('the idle collector in a real gateway', () => {
       await inFlight(3000);
       for (let i = 0; i < 5000; i++) await call();
       await inFlight(5000);
-      await eventually(() => expect(outcomes().slice(before).filter((outcome) => outcome !== 'active')).toEqual(['collected']), 30_000);
+      // The rule: collected when the heap grew by IDLE_MIN_GROWTH_BYTES over what the last collection
+      // left, else 'small'. Since round 9 the burst promotes almost nothing, and its growth falls on
+      // either side of the mark from one start to the next (docs/performance.md, "Round 9"); the
+      // stepped cases above hold the threshold itself.
+      let baseline = checks(gateway.stderr()).slice(0, before).filter((check) => check.outcome === 'collected').at(-1)!.heapAfter;
+      const quiet = async (from: number) => {
+        await eventually(() => expect(outcomes().slice(from).filter((outcome) => outcome !== 'active')).toHaveLength(1), 30_000);
+        const check = checks(gateway.stderr()).slice(from).find((each) => each.outcome !== 'active')!;
+        expect(check.outcome).toBe(check.heapBefore - baseline >= IDLE_MIN_GROWTH_BYTES ? 'collected' : 'small');
+        if (check.outcome === 'collected') baseline = check.heapAfter;
+      };
+      await quiet(before);
       const after = outcomes().length;
       for (let i = 0; i < 10; i++) await call();
-      await eventually(() => expect(outcomes().slice(after).filter((outcome) => outcome !== 'active')).toEqual(['small']), 30_000);
+      await quiet(after);
     } finally {
       await gateway.close();
     }
