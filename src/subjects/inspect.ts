@@ -8,7 +8,7 @@ import type { ToolClass } from './kind.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
-import { markBelowLinksMade, type SegmentPaths } from './links-made.js';
+import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { skippedByFilters } from './tree-filter.js';
 
 /**
@@ -57,7 +57,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
       const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
       const madeGitDirectories: PathSubject[] = [];
-      const commands: SegmentPaths[] = [];
+      const commands: SegmentPaths[] | null = commandInfo.segments.some(makesLinks) ? [] : null;
       for (const segment of commandInfo.segments) {
         subjects.push({ type: 'command', segment, info: commandInfo });
         const first = subjects.length;
@@ -77,9 +77,9 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
         if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln'));
-        commands.push({ segment, own, all: subjects.slice(first).filter((subject): subject is PathSubject => subject.type === 'path') });
+        commands?.push({ segment, own, all: subjects.slice(first).filter((subject): subject is PathSubject => subject.type === 'path') });
       }
-      markBelowLinksMade(commands);
+      if (commands) markBelowLinksMade(commands);
       if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
     }
   }

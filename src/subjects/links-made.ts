@@ -20,6 +20,9 @@ export interface SegmentPaths {
   all: PathSubject[];
 }
 
+/** Whether the command may make a link (only then are the paths of a text compared). */
+export const makesLinks = (segment: Segment): boolean => segment.name === 'ln' || segment.name === 'cp' || segment.name === 'mv';
+
 export function markBelowLinksMade(commands: readonly SegmentPaths[]): void {
   const made: Array<{ by: number; name: string }> = [];
   commands.forEach((command, by) => {
@@ -38,7 +41,7 @@ function namesMade({ segment, own }: SegmentPaths, links: readonly string[]): st
   const forms = (subject: PathSubject | undefined): string[] => (subject === undefined ? [] : [subject.path, subject.realPath].filter((form): form is string => form !== null));
   const writes = own.filter((subject) => subject.access === 'write');
   if (segment.name === 'ln') return writes.flatMap(forms);
-  if (segment.name !== 'cp' && segment.name !== 'mv') return [];
+  if (!makesLinks(segment)) return [];
   const targetFirst = segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg));
   const destination = targetFirst ? writes[0] : writes.at(-1);
   const symbolic = segment.name === 'cp' && segment.args.some((arg) => /^-[A-Za-z]*s/.test(arg) || arg === '--symbolic-link');
