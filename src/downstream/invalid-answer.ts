@@ -33,10 +33,10 @@ export function invalidAnswer(server: string, method: string, subject: string | 
   return new RpcError(ErrorCode.InternalError, `mcp-latch: server "${escapeText(server)}" answered ${asked} with an invalid result: ${problem}${forwarded}.`);
 }
 
-/** The first of zod's issues in one line, escaped (a server chose the keys and values it names). */
-export function answerProblem(issues: readonly SchemaIssue[]): string {
+/** The first of zod's issues in one line, escaped (a server chose the keys and values it names); `base` is where the value checked sits in the answer. */
+export function answerProblem(issues: readonly SchemaIssue[], base: PropertyKey[] = []): string {
   const first = issues[0];
-  return first ? escapeText(describe(first, [])) : 'it does not match the MCP schema';
+  return first ? escapeText(describe(first, base)) : 'it does not match the MCP schema';
 }
 
 /**

@@ -5,6 +5,11 @@ import {
   ListResourceTemplatesResultSchema,
   ListResourcesResultSchema,
   ListToolsResultSchema,
+  PromptSchema,
+  ResourceSchema,
+  ResourceTemplateSchema,
+  ResultSchema,
+  ToolSchema,
   type Prompt,
   type Resource,
   type ResourceTemplate,
@@ -13,7 +18,7 @@ import {
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { SchemaValidators } from '../schema-validators.js';
-import { schemaProblem } from './invalid-answer.js';
+import { answerProblem, schemaProblem, type SchemaIssue } from './invalid-answer.js';
 
 /** What one server lists: read when it is ready and again when it says its lists changed. */
 export interface ServerListing {
@@ -33,38 +38,75 @@ const schemaChecker = new SchemaValidators(256);
  */
 export async function readListing(client: Client, timeoutMs: number, logger: Logger): Promise<ServerListing> {
   const caps = client.getServerCapabilities() ?? {};
-  const options: RequestOptions = { timeout: timeoutMs };
-  const params = (cursor: string | undefined) => (cursor ? { cursor } : {});
+  const list = <T>(method: string, key: string, page: PageSchema, item: ItemSchema<T>) => listAll(client, method, key, { page, item }, { timeout: timeoutMs }, logger);
   const [tools, resources, templates, prompts] = await Promise.all([
-    caps.tools ? listAll('tools/list', (cursor) => client.request({ method: 'tools/list', params: params(cursor) }, ListToolsResultSchema, options), (page) => page.tools) : [],
-    caps.resources ? listAll('resources/list', (cursor) => client.request({ method: 'resources/list', params: params(cursor) }, ListResourcesResultSchema, options), (page) => page.resources) : [],
+    caps.tools ? list('tools/list', 'tools', ListToolsResultSchema, ToolSchema) : [],
+    caps.resources ? list('resources/list', 'resources', ListResourcesResultSchema, ResourceSchema) : [],
     // A server may offer resources without templates: a refused page ends the templates.
-    caps.resources
-      ? listAll(
-          'resources/templates/list',
-          (cursor): Promise<{ resourceTemplates: ResourceTemplate[]; nextCursor?: string | undefined }> =>
-            client.request({ method: 'resources/templates/list', params: params(cursor) }, ListResourceTemplatesResultSchema, options).catch(() => ({ resourceTemplates: [] })),
-          (page) => page.resourceTemplates,
-        )
-      : [],
-    caps.prompts ? listAll('prompts/list', (cursor) => client.request({ method: 'prompts/list', params: params(cursor) }, ListPromptsResultSchema, options), (page) => page.prompts) : [],
+    caps.resources ? list('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResultSchema, ResourceTemplateSchema).catch(() => []) : [],
+    caps.prompts ? list('prompts/list', 'prompts', ListPromptsResultSchema, PromptSchema) : [],
   ]);
   return { tools: tools.map((tool) => checkedTool(tool, logger)), resources, templates, prompts };
 }
 
-async function listAll<P extends { nextCursor?: string | undefined }, T>(method: string, fetchPage: (cursor: string | undefined) => Promise<P>, items: (page: P) => T[]): Promise<T[]> {
+/** The SDK schema of a whole page of one list. */
+type PageSchema = Parameters<Client['request']>[1];
+
+/** The SDK schema of one list entry. */
+interface ItemSchema<T> {
+  safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: readonly SchemaIssue[] } };
+}
+
+/**
+ * Every page of one list. A page the schema refuses is asked for again and read entry by entry (a
+ * page that parses whole, nearly all, costs what it did): an entry the schema refuses (a tool
+ * without its inputSchema) is dropped with a warning that names it, and the rest is listed; before,
+ * the server never started, and was started again and again with its backoff. A page that is not a
+ * list of that kind fails the start with one line (the server's reason), not zod's dump.
+ */
+async function listAll<T>(client: Client, method: string, key: string, schemas: { page: PageSchema; item: ItemSchema<T> }, options: RequestOptions, logger: Logger): Promise<T[]> {
   const out: T[] = [];
   let cursor: string | undefined;
   do {
-    const page = await fetchPage(cursor).catch((error: unknown) => {
-      // A page the schema refuses fails the start with one line (the server's reason), not zod's dump.
-      const problem = schemaProblem(error);
-      throw problem === null ? error : new Error(`its ${method} answer is invalid: ${problem}`);
-    });
-    out.push(...items(page));
-    cursor = page.nextCursor || undefined;
+    const params: Record<string, string> = cursor ? { cursor } : {};
+    let page: Record<string, unknown>;
+    try {
+      page = (await client.request({ method, params }, schemas.page, options)) as Record<string, unknown>;
+      out.push(...(page[key] as T[]));
+    } catch (error) {
+      if (schemaProblem(error) === null) throw error;
+      page = await entryByEntry(client, { method, params }, key, schemas.item, options, logger, out);
+    }
+    cursor = (page.nextCursor as string | undefined) || undefined;
   } while (cursor);
   return out;
+}
+
+/** One page asked for again without its schema; the entries the schema takes go to `out`. */
+async function entryByEntry<T>(client: Client, request: { method: string; params: Record<string, string> }, key: string, schema: ItemSchema<T>, options: RequestOptions, logger: Logger, out: T[]): Promise<Record<string, unknown>> {
+  const { method } = request;
+  const page = (await client.request(request, ResultSchema, options).catch((error: unknown) => {
+    const problem = schemaProblem(error);
+    throw problem === null ? error : invalidList(method, problem);
+  })) as Record<string, unknown>;
+  const items = page[key];
+  if (!Array.isArray(items)) throw invalidList(method, `${key}: expected array, received ${items === undefined ? 'undefined' : typeof items}`);
+  if (page.nextCursor !== undefined && typeof page.nextCursor !== 'string') throw invalidList(method, `nextCursor: expected string, received ${typeof page.nextCursor}`);
+  for (let index = 0; index < items.length; index++) {
+    const parsed = schema.safeParse(items[index]);
+    if (parsed.success) out.push(parsed.data);
+    else logger.warn({ name: nameOf(items[index]), problem: answerProblem(parsed.error.issues, [key, index]) }, `dropping an entry of ${method} that the MCP schema refuses`);
+  }
+  return page;
+}
+
+function nameOf(item: unknown): string | undefined {
+  const name = (item as { name?: unknown } | null)?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+function invalidList(method: string, problem: string): Error {
+  return new Error(`its ${method} answer is invalid: ${problem}`);
 }
 
 /**

@@ -72,13 +72,32 @@ describe('serve: answers the schema refuses', () => {
 });
 
 describe('serve: a tools/list the schema refuses', () => {
-  test("the server is unavailable, with one line that names the list, the key and what is wrong", async () => {
+  test('the entry it refuses is dropped with a warning naming it and what is wrong; the rest is listed and works', async () => {
     const dir = tempDir();
     const harness = await startGateway({ mcpServers: { f: faultServer('invalid-list', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
     try {
       const listed = await harness.client.listTools();
+      expect(listed._meta?.['mcp-latch/unavailable']).toBeUndefined();
+      const names = listed.tools.map((tool) => tool.name);
+      expect(names).toContain('f__echo');
+      expect(names).not.toContain('f__no_schema');
+      expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'listed' } }))).toContain('listed');
+      const warning = harness.stderr().split('\n').find((line) => line.includes('dropping an entry of tools/list'));
+      expect(JSON.parse(warning!)).toMatchObject({ level: 40, server: 'f', name: 'no_schema', problem: 'tools[11].inputSchema: expected object, received undefined' });
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('serve: a tools/list page that is not a list', () => {
+  test('the server is unavailable, with one line that names the list and what is wrong', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('invalid-page', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+    try {
+      const listed = await harness.client.listTools();
       const unavailable = (listed._meta?.['mcp-latch/unavailable'] ?? []) as Array<{ server: string; reason: string }>;
-      expect(unavailable).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: tools\[11\]\.inputSchema: expected object, received undefined; restarting in \d+ s$/) })]);
+      expect(unavailable).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: tools: expected array, received string; restarting in \d+ s$/) })]);
     } finally {
       await harness.close();
     }
