@@ -108,7 +108,7 @@ const sharedSet = new Set(shared);
 // A shared module's exports, by name: the gateway bundle binds each to a constant of its own. As a
 // CommonJS module it was read through esbuild's __toESM, a getter per export whose `from[key]` is
 // one keyed load for every name of every module (megamorphic), on every use: ~1% of the gateway's
-// CPU per call (docs/performance.md, "Round 9"). None of them exports a binding that changes.
+// CPU per call (docs/performance.md, "Round 9: the warm path"). None of them exports a binding that changes.
 const sharedExports = new Map(
   await Promise.all(
     shared.map(async (file) => {

@@ -17,9 +17,9 @@ export const MAX_DEPTH = 100;
 export function nestsDeeperThan(value: unknown, limit: number = MAX_DEPTH): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (limit <= 0) return true;
-  // An array by index: `for…in` enumerated its indices as strings through a runtime call (1% of the
-  // gateway's CPU per call, docs/performance.md, "Round 9"). The values come from JSON.parse (or
-  // zod's copies of it), whose arrays have no holes and no keys but their indices.
+  // An array by index: `for…in` enumerated its indices as strings through a runtime call (1% of
+  // the gateway's CPU per call, docs/performance.md, "Round 9: the warm path"). The values come
+  // from JSON.parse (or zod's copies of it), whose arrays have no holes and no keys but their indices.
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) if (nestsDeeperThan(value[index], limit - 1)) return true;
     return false;

@@ -232,7 +232,7 @@ export class DirectCalls {
  * `{ ...params, _meta: { ...params._meta, progressToken: id } }`: the request's own id is its
  * progress token, as the SDK does, so progress can be matched; the caller's object is not written
  * to. Copied key by key: that literal took V8's slow define path, ~1 µs per call
- * (docs/performance.md, "Round 9"). Symbol keys, which a spread would copy, are not JSON.
+ * (docs/performance.md, "Round 9: the warm path"). Symbol keys, which a spread would copy, are not JSON.
  */
 function withProgressToken(params: Record<string, unknown>, id: number): Record<string, unknown> {
   const meta = params._meta as Record<string, unknown> | undefined;

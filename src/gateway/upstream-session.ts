@@ -185,7 +185,7 @@ export class UpstreamSession {
   /**
    * Starts the downstream servers (once for the gateway), with what they may ask of the client.
    * Once per session: every read of calls comes here, and resolving `started` again cost each one
-   * a call into Node's promise hook and a tick (docs/performance.md, "Round 9").
+   * a call into Node's promise hook and a tick (docs/performance.md, "Round 9: the warm path").
    */
   private start(): void {
     if (this.closed || this.startedHere) return;

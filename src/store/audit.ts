@@ -169,8 +169,8 @@ class RecordText {
 
 /**
  * `,"key":value`, or nothing for a value JSON leaves out. Undefined and finite numbers are written
- * without JSON.stringify, each a call into the runtime (docs/performance.md, "Round 9"): its text
- * for them is nothing and `String(value)`.
+ * without JSON.stringify, each a call into the runtime (docs/performance.md, "Round 9: the warm
+ * path"): its text for them is nothing and `String(value)`.
  */
 function field(key: string, value: unknown): string {
   if (value === undefined) return '';

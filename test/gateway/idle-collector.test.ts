@@ -213,8 +213,8 @@ describe('the idle collector in a real gateway', () => {
       await inFlight(5000);
       // The rule: collected when the heap grew by IDLE_MIN_GROWTH_BYTES over what the last collection
       // left, else 'small'. Since round 9 the burst promotes almost nothing, and its growth falls on
-      // either side of the mark from one start to the next (docs/performance.md, "Round 9"); the
-      // stepped cases above hold the threshold itself.
+      // either side of the mark from one start to the next (docs/performance.md, "Round 9: the warm
+      // path"); the stepped cases above hold the threshold itself.
       let baseline = checks(gateway.stderr()).slice(0, before).filter((check) => check.outcome === 'collected').at(-1)!.heapAfter;
       const quiet = async (from: number) => {
         await eventually(() => expect(outcomes().slice(from).filter((outcome) => outcome !== 'active')).toHaveLength(1), 30_000);

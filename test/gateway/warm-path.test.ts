@@ -4,8 +4,8 @@ import { fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
 import { inProcessGateway } from '../helpers/in-process.js';
 
 /**
- * What the warm path must not do per call (docs/performance.md, "Round 9"); the gateway runs in
- * this process.
+ * What the warm path must not do per call (docs/performance.md, "Round 9: the warm path"); the
+ * gateway runs in this process.
  */
 test('calls settle no promise a second time: the session starts its servers once, not once per read', async () => {
   const dir = tempDir();
