@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { wideCandidates } from './command-match.js';
 import type { RuleSet } from './match.js';
-import { GIT_CODE_RULE, type Rule } from './rule.js';
+import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
 import {
   VERDICT_RANK,
@@ -216,7 +216,7 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
   if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
   const verb = removes ? 'removal' : 'read';
   for (const form of forms) {
-    const could = rules.matchPathBelow('deny', subject.access, form, undefined, !removes) ?? rules.matchPathBelow('ask', subject.access, form, removes ? GIT_CODE_RULE : undefined, !removes);
+    const could = rules.matchPathBelow('deny', subject.access, form, removes) ?? rules.matchPathBelow('ask', subject.access, form, removes);
     if (!could) continue;
     if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');
@@ -233,7 +233,7 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
 
 /** Removing a file plants no code for git to run: the built-in rules for git's code files do not ask about it. */
 function notPlanting(removes: boolean, rule: Rule | null): Rule | null {
-  return removes && rule?.text.startsWith(GIT_CODE_RULE) ? null : rule;
+  return removes && rule?.type === 'path' && rule.codeFile ? null : rule;
 }
 
 /** What would ask: `dontAsk` turns it into a denial. */

@@ -128,15 +128,17 @@ export class RuleSet {
 
   /**
    * The first deny/ask rule of `list` that could match a path below `dir`, for a read of a whole
-   * tree (`grep -r x dir`): minimatch's partial match, "could `dir` start a matching path?".
+   * tree (`grep -r x dir`): minimatch's partial match, "could `dir` start a matching path?". For a
+   * `removal` (a write of the tree), the Edit rules only, less those for git's code files (decide.ts).
    */
-  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, skipping?: string, withReads = true): Rule | null {
+  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, removal = false): Rule | null {
     const indexes = [this.lists[list].path[access]];
-    if (access === 'write' && withReads) indexes.push(this.lists[list].path.read);
+    if (access === 'write' && !removal) indexes.push(this.lists[list].path.read);
+    const counts = (rule: Rule): boolean => !(removal && rule.type === 'path' && rule.codeFile);
     for (const index of indexes) {
-      for (const rule of index.all) if (!skipping || !rule.text.startsWith(skipping)) return rule;
+      for (const rule of index.all) if (counts(rule)) return rule;
       for (const group of [...index.byPrefix.values(), ...index.byBasename.values(), index.scan]) {
-        for (const candidate of group) if ((!skipping || !candidate.rule.text.startsWith(skipping)) && candidate.matchers.some((m) => m.match(dir, true))) return candidate.rule;
+        for (const candidate of group) if (counts(candidate.rule) && candidate.matchers.some((m) => m.match(dir, true))) return candidate.rule;
       }
     }
     return null;

@@ -6,7 +6,7 @@ import { ConfigSchema, type ConfigFile } from '../config/schema.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
 import { RuleSet, type MatchEnv } from './match.js';
-import { GIT_CODE_RULE, parseRule, type Rule } from './rule.js';
+import { parseRule, type Rule } from './rule.js';
 import type { DefaultMode, RuleList, RuleText } from './types.js';
 
 /**
@@ -78,7 +78,7 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const sub of ['allow', 'deny', 'init', 'tools']) {
     rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
   }
-  for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `${GIT_CODE_RULE} ${pattern}` });
+  for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   return rules;
 }
 

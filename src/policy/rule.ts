@@ -1,9 +1,6 @@
 import { LatchError } from '../errors.js';
 import type { RuleList, RuleText } from './types.js';
 
-/** The text of the built-in rules for the files git runs code from (writing one asks; policy.ts). */
-export const GIT_CODE_RULE = 'built-in: git runs code named in';
-
 /**
  * Rule strings (docs/rules.md), Claude Code's permission syntax:
  *
@@ -17,7 +14,15 @@ export const GIT_CODE_RULE = 'built-in: git runs code named in';
  * parseRule turns the text into a Rule or throws RULE_INVALID naming the rule and the problem.
  */
 export type Rule =
-  | { type: 'path'; text: RuleText; list: RuleList; access: 'read' | 'write'; pattern: string | null }
+  | {
+      type: 'path';
+      text: RuleText;
+      list: RuleList;
+      access: 'read' | 'write';
+      pattern: string | null;
+      /** A built-in rule for a file git runs code from (policy.ts): writing one plants code, removing one does not. */
+      codeFile?: true;
+    }
   | { type: 'command'; text: RuleText; list: RuleList; words: string[] | null; prefix: boolean }
   | { type: 'mcp'; text: RuleText; list: RuleList; server: string; toolGlob: string | null };
 
