@@ -1402,6 +1402,10 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
   ]);
   // (A clean of <W> itself asks: the gateway's config there may be untracked.)
   allowed(['git clean -n -fdx ../data', 'git clean --dry-run -fd ../data', 'git clean --dry -f', 'git clean -fdx src', 'git -C src clean -fd']);
+  // git-rm(1) removes tracked files from the working tree, below a directory with -r; --cached
+  // (the index only) and -n remove nothing (bash 5.2, <T>/data a repository: table.csv removed).
+  notAllowed(['git -C ../data rm -rq .', 'git -C ../data rm -q table.csv', "git -C ../data rm -q '*.csv'", 'git -C <T>/data rm -rfq -- .']);
+  allowed(['git rm -r --cached ../data', 'git rm -rn ../data', 'git rm -r src', 'git rm src/a.ts']);
   // mv(1) of a directory takes what is below it away from its place; tar(1) --remove-files
   // "remove files after adding them to the archive"; zip(1) -m "deletes the target directories/files
   // after making the specified zip archive" (bash 5.2 removed data/secret in each).

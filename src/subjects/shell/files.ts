@@ -453,7 +453,7 @@ const git: Handler = (args, cwd, out) => {
   // `--git-dir=D` for any subcommand: git runs D's config and hooks.
   for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base, GIT_DIRECTORY_MADE));
   if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic && sub.value === 'clean') gitClean(args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic && (sub.value === 'clean' || sub.value === 'rm')) gitRemoval(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && GIT_MESSAGE_FILES[sub.value]) {
     // `git commit -F .env` makes a file the commit message: a read.
     const messages = scanOptions(args, scan.end + 1, { short: GIT_MESSAGE_FILES[sub.value]!.short, long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file'] });
@@ -503,22 +503,25 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
 /**
  * `git clean [-d] [-f] [-x|-X] [-e P] [--] [PATHSPEC…]` removes untracked files below each pathspec,
  * or below the working directory without one (git-clean(1)); `-x`/`-X` take git-ignored files too
- * (a `.env`). Which files git tracks is not looked up: every file below counts, as for `rm -r`.
- * `-n`/`--dry-run` removes nothing. A pathspec with a glob matches below the working directory; one
- * with magic (`:/`, `:(top)`) or read from a file is known only to git, so it asks.
+ * (a `.env`). `git rm [-r] [--] PATHSPEC…` removes tracked files, below a directory with `-r`
+ * (git-rm(1)). Which files git tracks is not looked up: every file below counts, as for `rm -r`.
+ * `-n`/`--dry-run`, and `git rm --cached` (the index only), remove nothing. A pathspec with a glob
+ * matches below the working directory; one with magic (`:/`, `:(top)`) or read from a file is known
+ * only to git, so it asks.
  */
-function gitClean(args: readonly Word[], base: string | null, out: FileFacts): void {
-  const scan = scanOptions(args, 0, { short: 'e', long: ['exclude', 'pathspec-from-file'] });
-  // git takes any unambiguous prefix (`--dry`), and `--no-dry-run` undoes it: any `--no…` removes.
-  const dry = scan.options.some((o) => o.name === '-n' || (o.name.length > 3 && '--dry-run'.startsWith(o.name)));
-  if (dry && !scan.options.some((o) => o.name.startsWith('--no'))) return;
-  const remove = (word: Word): void => push(out, walked(pathOf(word, WRITE, base), REMOVED));
+function gitRemoval(sub: 'clean' | 'rm', args: readonly Word[], base: string | null, out: FileFacts): void {
+  const scan = scanOptions(args, 0, { short: sub === 'clean' ? 'e' : '', long: ['exclude', 'pathspec-from-file'] });
+  // git takes any unambiguous prefix (`--dry`), and a `--no-…` may undo one: then it removes.
+  const given = (long: string, short?: string): boolean => scan.options.some((o) => o.name === short || (o.name.length > 3 && long.startsWith(o.name)));
+  if (!scan.options.some((o) => o.name.startsWith('--no')) && (given('--dry-run', '-n') || (sub === 'rm' && given('--cached')))) return;
+  const recursive = sub === 'clean' || hasOption(scan, '-r');
+  const remove = (word: Word, tree = recursive): void => push(out, tree ? walked(pathOf(word, WRITE, base), REMOVED) : pathOf(word, WRITE, base));
   for (const file of optionValues(scan, '--pathspec-from-file')) remove({ ...file, isStatic: false });
   const pathspecs = scan.operands.map((i) => args[i]!);
-  if (pathspecs.length === 0 && !hasOption(scan, '--pathspec-from-file')) remove(staticWord('.'));
+  if (sub === 'clean' && pathspecs.length === 0 && !hasOption(scan, '--pathspec-from-file')) remove(staticWord('.'));
   for (const word of pathspecs) {
     if (word.isStatic && word.value.startsWith(':')) remove({ ...word, isStatic: false });
-    else if (word.isStatic && /[*?[]/.test(word.value)) remove(staticWord('.'));
+    else if (word.isStatic && /[*?[]/.test(word.value)) remove(staticWord('.'), true);
     else remove(word);
   }
 }
