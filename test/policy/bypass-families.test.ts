@@ -1489,6 +1489,8 @@ describe('6. a function body is read with the arguments of each call', () => {
       "f() { sh -c \"$1\"; }; f 'chmod -R 777 y'",
       'f() { local c=$1; shift; $c -R "$@"; }; f chmod 777 y',
       'f() { $1 -R 777 "${@:2}"; }; f chmod y',
+      // Calls of a function that uses no argument do not count toward the limit of calls read.
+      `f() { echo hi; }; ${Array.from({ length: 40 }, (_, k) => `f ${k}; `).join('')}g() { $1 -R 777 y; }; g chmod`,
     ].map((command) => [command, 'Bash(chmod -R 777 *)']),
     { deny: ['Bash(chmod -R 777 *)'] },
   );

@@ -981,11 +981,13 @@ class Analysis {
       const bodies = this.functions.get(call.name);
       if (bodies === undefined) continue;
       for (const body of bodies) {
+        const readings = bodyWithArguments(body, call.args);
+        // A body that uses no argument reads as it was walked where it is defined.
+        if (readings !== null && readings.length === 0) continue;
         const key = JSON.stringify([call.name, body, call.args, call.cwd]);
         if (this.called.has(key)) continue;
         this.called.add(key);
-        const readings = bodyWithArguments(body, call.args);
-        if (readings === null || (readings.length > 0 && (this.called.size > MAX_CALL_READINGS || this.nesting >= MAX_NESTING))) {
+        if (readings === null || this.called.size > MAX_CALL_READINGS || this.nesting >= MAX_NESTING) {
           this.callsCut = true;
           continue;
         }
