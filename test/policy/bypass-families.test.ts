@@ -1342,7 +1342,7 @@ describe('1. enable -n turns a builtin off', () => {
 // `Edit(<T>/data/table.csv)` did not stop them (allowed in bypassPermissions; found by the round 8
 // review). Decided with `Bash(rm *)` out of the deny list, so what stops them is the Edit rule.
 describe('3. removers other than rm -r meet the Edit rules below what they remove', () => {
-  const PROGRAMS = ['find', 'rm', 'git', 'tar', 'zip', 'mv', 'xargs', 'ln', 'cp', 'ls', 'sed', 'sudo', 'rsync'].map((name) => `Bash(${name} *)`);
+  const PROGRAMS = ['find', 'rm', 'git', 'tar', 'zip', 'mv', 'xargs', 'ln', 'cp', 'ls', 'sed', 'sudo', 'rsync', 'link'].map((name) => `Bash(${name} *)`);
   const removal = (command: string, mode: DefaultMode): Decision =>
     decideShell(fill(command), {
       allow: [...PROGRAMS, `Edit(${T}/**)`],
@@ -1467,6 +1467,39 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'cp -P out o2 && rm o2/table.csv',
   ]);
   allowed(['ln -s src/a.ts link.ts && cat link.ts', 'ln -sf src s2', 'mv src/a.ts src/b.ts && cat src/b.ts', 'cp -r src src2 && cat src2/a.ts', 'mv src src2 && cat src2/a.ts', 'ln -s src s2 && ls s2']);
+  // Found by the round 9 review, each allowed in bypassPermissions while bash 5.2 changed or removed
+  // <T>/data/table.csv (git 2.39, GNU tar 1.34, zip 3.0, rsync 3.5 with <T>/data a repository):
+  // rsync(1) takes no abbreviations, so `--backup`, `--partial`, `--checksum` are options of their own
+  // (they were read as `--backup-dir` … and took the next word as their value); `--link-dest=DIR`
+  // hard-links the copy to DIR's files (relative to the destination), as `cp -l` and `link` do.
+  notAllowed([
+    'rsync --partial src/a.ts ../data/table.csv',
+    'rsync --backup src/a.ts ../data/table.csv',
+    'rsync --checksum src/a.ts ../data/table.csv',
+    'rsync -a --backup --delete src/ ../data/',
+    'rsync -a --partial --remove-source-files ../data/ <T>/x/',
+    'rsync -a --link-dest=<T>/data <T>/data/ dd/ && echo x > dd/table.csv',
+    'rsync -a --link-dest=../../data ../data/ dd/ && echo x > dd/table.csv',
+    'cp -l ../data/table.csv h && echo x > h',
+    'cp --link ../data/table.csv h && echo x > h',
+    'cp -al ../data dd && echo x > dd/table.csv',
+    'link ../data/table.csv h && echo x > h',
+  ]);
+  // A git glob pathspec matches below its fixed leading directories, which may be above -C's
+  // directory (git-clean(1), gitglossary(7) "pathspec"); tar -T and zip -@ take the names from a
+  // list or stdin; TAR_OPTIONS (GNU tar manual) and ZIPOPT/ZIP (zip(1)) are options too.
+  notAllowed([
+    "cd ../data && mkdir d && git -C d clean -f '../*.csv'",
+    "printf '../data/table.csv\\n' > l; tar -cf a.tar --remove-files -T l",
+    'echo ../data/table.csv | tar -cf a.tar --remove-files -T -',
+    'echo ../data/table.csv | zip -m -@ a.zip',
+    'TAR_OPTIONS=--remove-files tar -cf a.tar ../data',
+    'export TAR_OPTIONS=--remove-files; tar -cf a.tar ../data',
+    'env TAR_OPTIONS=--remove-files tar -cf a.tar ../data',
+    'ZIPOPT=-m zip a.zip ../data/table.csv',
+    'ZIP=-rm zip a.zip ../data',
+  ]);
+  allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T list', 'zip -@ a.zip < list']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });
 

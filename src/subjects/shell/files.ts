@@ -60,6 +60,8 @@ interface SimpleSpec extends OptionSpec {
   targetDir?: boolean;
   /** Sources … destination, moved: the sources leave their place with what is below them (`tree`), the destination is written (mv). */
   moves?: boolean;
+  /** True when the sources are hard-linked, not copied (`cp -l`): the link aliases them, so they are written, as by `ln`. */
+  aliases?: (scan: ScanResult) => boolean;
   /** Operands starting with `+` are not paths (`more +10 f`, `less +G f`). */
   plusCommands?: boolean;
   /** How the command walks directory operands it reads (`grep -r`, `du`, `ls -R`); null when it does not. */
@@ -137,6 +139,8 @@ const SIMPLE: Record<string, SimpleSpec> = {
   // `rm -r DIR` removes every file below DIR: rules below it count, as for a recursive read.
   rm: { access: WRITE, tree: (scan) => (scan.options.some((o) => o.name === '-r' || o.name === '-R' || (o.name.length > 2 && '--recursive'.startsWith(o.name))) ? { content: true, follows: false } : null) },
   rmdir: { access: WRITE },
+  // `link FILE1 FILE2` makes FILE2 a hard link to FILE1: a write of FILE2 writes FILE1.
+  link: { access: WRITE, max: 2 },
   unlink: { access: WRITE },
   touch: { access: WRITE, short: 'dtr', long: ['date', 'reference', 'time'], reads: ['-r', '--reference'] },
   mkdir: { access: WRITE, short: 'm', long: ['mode', 'context'] },
@@ -146,7 +150,7 @@ const SIMPLE: Record<string, SimpleSpec> = {
   chgrp: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] },
   shred: { access: WRITE, short: 'ns', long: ['iterations', 'size', 'random-source'], reads: ['--random-source'] },
   // `cp -r` copies links as links unless `-L`; the copy is then read through the link by whoever reads it.
-  cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
+  cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), aliases: (scan) => hasOption(scan, '-l', '--link'), short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
   // `mv data elsewhere` takes away everything below data: rules below it count, as for `rm -r`.
   mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], tree: () => REMOVED, moves: true, ...TARGET },
   install: { access: READ, short: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'], lastWrite: true, programs: ['--strip-program'], ...TARGET },
@@ -165,19 +169,20 @@ function simple(spec: SimpleSpec): Handler {
     if (spec.skip && !(spec.unless && hasOption(scan, ...spec.unless))) operands = operands.slice(spec.skip);
     if (spec.max !== undefined) operands = operands.slice(0, spec.max);
     const tree = spec.tree?.(scan) ?? null;
+    const sources = spec.aliases?.(scan) ? WRITE : spec.access;
     // The tree is the operands' own access: `cp -r` reads its sources as trees, `rm -r` writes them.
-    const operand = (word: Word, access: Access): void => push(out, access === spec.access && tree ? walked(pathOf(word, access, cwd), tree) : pathOf(word, access, cwd));
+    const operand = (word: Word, access: Access): void => push(out, access === sources && tree ? walked(pathOf(word, access, cwd), tree) : pathOf(word, access, cwd));
     if (tree && spec.searchesCwd && operands.length === 0) operand(staticWord('.'), READ);
     const target = spec.targetDir ? optionValues(scan, '-t', '--target-directory')[0] : undefined;
     if (target) {
       push(out, pathOf(target, WRITE, cwd));
-      for (const i of operands) operand(args[i]!, spec.access);
+      for (const i of operands) operand(args[i]!, sources);
       return;
     }
     const directories = spec.lastWrite && hasOption(scan, '-d', '--directory'); // install -d DIR…
     operands.forEach((index, n) => {
       const last = n === operands.length - 1 && n > 0;
-      const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : spec.access;
+      const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : sources;
       if (spec.moves && last) push(out, pathOf(args[index]!, WRITE, cwd));
       else operand(args[index]!, access);
     });
@@ -506,7 +511,7 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
  * (a `.env`). `git rm [-r] [--] PATHSPEC…` removes tracked files, below a directory with `-r`
  * (git-rm(1)). Which files git tracks is not looked up: every file below counts, as for `rm -r`.
  * `-n`/`--dry-run`, and `git rm --cached` (the index only), remove nothing. A pathspec with a glob
- * matches below the working directory; one with magic (`:/`, `:(top)`) or read from a file is known
+ * matches below its fixed leading directories; one with magic (`:/`, `:(top)`) or read from a file is known
  * only to git, so it asks.
  */
 function gitRemoval(sub: 'clean' | 'rm', args: readonly Word[], base: string | null, out: FileFacts): void {
@@ -521,9 +526,20 @@ function gitRemoval(sub: 'clean' | 'rm', args: readonly Word[], base: string | n
   if (sub === 'clean' && pathspecs.length === 0 && !hasOption(scan, '--pathspec-from-file')) remove(staticWord('.'));
   for (const word of pathspecs) {
     if (word.isStatic && word.value.startsWith(':')) remove({ ...word, isStatic: false });
-    else if (word.isStatic && /[*?[]/.test(word.value)) remove(staticWord('.'), true);
+    else if (word.isStatic && /[*?[]/.test(word.value)) remove(staticWord(globBase(word.value)), true);
     else remove(word);
   }
+}
+
+/**
+ * The directory a git glob pathspec matches below: up to the last `/` before its first wildcard
+ * (`../sec*` → `..`; a git `*` also matches `/`, so nothing narrower), the working directory when
+ * the wildcard is in the first component.
+ */
+function globBase(pathspec: string): string {
+  const fixed = pathspec.slice(0, pathspec.search(/[*?[]/));
+  const slash = fixed.lastIndexOf('/');
+  return slash === -1 ? '.' : slash === 0 ? '/' : fixed.slice(0, slash);
 }
 
 /** `git config [--file F|--global|…] KEY VALUE`, `git config set KEY VALUE`, `--edit`: writing a code key is code. */
@@ -546,13 +562,21 @@ const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.
  * `rsync`/`scp SRC… DEST`: local sources read (walked when recursive), a local destination written, `host:path` skipped.
  * `removes` says which of them the copy removes from (rsync's `--remove-source-files`, `--delete`).
  */
-function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null; removes?: (scan: ScanResult) => { sources: boolean; destination: boolean } }): Handler {
+function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null; removes?: (scan: ScanResult) => { sources: boolean; destination: boolean }; linkDests?: string[] }): Handler {
   return (args, cwd, out) => {
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
     const tree = spec.tree(scan);
     const removes = spec.removes?.(scan) ?? { sources: false, destination: false };
     const operands = scan.operands.map((i) => args[i]!);
+    // rsync's `--link-dest=DIR` hard-links the destination's unchanged files to DIR's: a later write
+    // of the copy writes DIR's files, so DIR is written as a tree (as `ln` writes a hard link's
+    // target). A relative DIR is relative to the destination directory (rsync(1)).
+    const destination = operands.length > 1 ? operands.at(-1)! : null;
+    for (const dir of optionValues(scan, ...(spec.linkDests ?? []))) {
+      const from = !dir.isStatic || dir.value.startsWith('/') ? dir : destination?.isStatic && !isRemote(destination) ? staticWord(`${destination.value}/${dir.value}`) : { ...dir, isStatic: false };
+      push(out, walked(pathOf(from, WRITE, cwd), REMOVED));
+    }
     operands.forEach((word, n) => {
       if (isRemote(word)) return;
       if (n === operands.length - 1 && n > 0) {
@@ -657,6 +681,8 @@ const tar: Handler = (args, cwd, out) => {
       push(out, walked(pathOf(words[i]!, READ, base), tree));
       if (removes) push(out, walked(pathOf(words[i]!, WRITE, base), REMOVED));
     }
+    // Members named in a list (`-T list`, `-T -` for stdin) are known only when tar reads it.
+    if (removes) for (const list of optionValues(scan, '-T', '--files-from')) push(out, walked(pathOf({ ...list, isStatic: false }, WRITE, base), REMOVED));
   }
 };
 
@@ -674,6 +700,8 @@ const zip: Handler = (args, cwd, out) => {
   const tree = hasOption(scan, '-r', '-R', '--recurse-paths', '--recurse-patterns') ? { content: true, follows: !hasOption(scan, '-y', '--symlinks') } : null;
   // `-m`/`--move` removes the files it archived (with -r, the directories and what is below them).
   const moves = hasOption(scan, '-m', '--move');
+  // `-@` takes the files from stdin, known only at run time (zip(1)).
+  if (moves && hasOption(scan, '-@', '--names-stdin')) push(out, pathOf({ ...staticWord('<zip -@ input>'), isStatic: false }, WRITE, cwd));
   for (const output of optionValues(scan, '-O', '--output-file')) push(out, pathOf(output, WRITE, cwd));
   scan.operands.forEach((index, n) => {
     const word = words[index]!;
@@ -782,6 +810,10 @@ const HANDLERS: Record<string, Handler> = {
   rsync: copier({
     short: 'efBTM',
     long: RSYNC_LONG,
+    // rsync takes no abbreviations: `--backup`, `--partial`, `--checksum` are options of their own,
+    // not `--backup-dir`, `--partial-dir`, `--checksum-choice` taking the next word.
+    exactLong: true,
+    linkDests: ['--link-dest'],
     reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'],
     writes: ['--log-file', '--write-batch', '--only-write-batch'],
     programs: ['-e', '--rsh'],

@@ -37,6 +37,12 @@ export interface OptionSpec {
   long?: readonly string[];
   /** Stop at the first operand (POSIX and wrappers); otherwise GNU permutation (options anywhere). */
   stopAtOperand?: boolean;
+  /**
+   * Long options are taken only as spelled (rsync's popt: `--dry-ru` is an unknown option). Without
+   * it an unambiguous prefix of a listed option is expanded, which would take rsync's `--backup`
+   * for `--backup-dir` and swallow the next word as its value.
+   */
+  exactLong?: boolean;
 }
 
 export interface ParsedOption {
@@ -81,7 +87,7 @@ export function scanOptions(words: readonly Word[], from: number, spec: OptionSp
     if (v.startsWith('--')) {
       const eq = v.indexOf('=');
       const given = eq === -1 ? v.slice(2) : v.slice(2, eq);
-      const name = expandLong(given, spec.long);
+      const name = spec.exactLong ? given : expandLong(given, spec.long);
       if (eq !== -1) {
         options.push({ name: `--${name}`, value: { ...word, value: v.slice(eq + 1), raw: v.slice(eq + 1) }, index: i });
       } else if (spec.long?.includes(name) && i + 1 < words.length) {
