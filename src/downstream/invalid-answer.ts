@@ -22,15 +22,18 @@ export interface SchemaIssue {
   errors?: SchemaIssue[][];
 }
 
+/** A server's answer the MCP schema refused, as the client gets it (invalidAnswer). */
+export class InvalidAnswer extends RpcError {}
+
 /**
  * The error the client gets for a server's answer the schema refuses: -32603, since the server is at
  * fault, not the client's params (-32602 said the opposite). `subject` is the tool, prompt or
  * resource asked for; a tools/call was forwarded, and the text says so.
  */
-export function invalidAnswer(server: string, method: string, subject: string | null, problem: string): RpcError {
+export function invalidAnswer(server: string, method: string, subject: string | null, problem: string): InvalidAnswer {
   const asked = subject === null ? method : `${method} "${escapeText(subject)}"`;
   const forwarded = method === 'tools/call' ? '; the call was forwarded to the server and may have had effects' : '';
-  return new RpcError(ErrorCode.InternalError, `mcp-latch: server "${escapeText(server)}" answered ${asked} with an invalid result: ${problem}${forwarded}.`);
+  return new InvalidAnswer(ErrorCode.InternalError, `mcp-latch: server "${escapeText(server)}" answered ${asked} with an invalid result: ${problem}${forwarded}.`);
 }
 
 /** The first of zod's issues in one line, escaped (a server chose the keys and values it names); `base` is where the value checked sits in the answer. */

@@ -22,7 +22,7 @@ import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } 
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 import { readListing, type ServerListing } from './listing.js';
-import { invalidAnswer, schemaProblem } from './invalid-answer.js';
+import { invalidAnswer, schemaProblem, type InvalidAnswer } from './invalid-answer.js';
 
 /**
  * One configured server over its lifetime: connect, list, restart with backoff after a failed start
@@ -420,10 +420,19 @@ export class Supervisor {
     } catch (error) {
       // An answer the SDK Client's schema refused: the server's fault, told in one line.
       const problem = schemaProblem(error);
-      if (problem !== null) throw invalidAnswer(this.name, method, subject, problem);
+      if (problem !== null) {
+        const invalid = invalidAnswer(this.name, method, subject, problem);
+        this.warnInvalidAnswer(invalid);
+        throw invalid;
+      }
       // The server's own error, passed on with its message as the server sent it.
       throw asRpcError(error);
     }
+  }
+
+  /** The server's answer was refused by the MCP schema: the client gets `error`, and the log says so too. */
+  warnInvalidAnswer(error: InvalidAnswer): void {
+    this.options.logger.warn({ err: error.message }, 'answer refused by the MCP schema');
   }
 
   async setLoggingLevel(level: LoggingLevel): Promise<void> {

@@ -14,6 +14,7 @@
  */
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ConnectionLost, type CallSettle, type DirectCallOptions } from '../downstream/direct-calls.js';
+import { InvalidAnswer } from '../downstream/invalid-answer.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import type { Permit } from '../downstream/permit.js';
@@ -469,6 +470,7 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (error instanceof ConnectionLost) {
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
   }
+  if (error instanceof InvalidAnswer) supervisor.warnInvalidAnswer(error);
   if (error instanceof RpcError) throw error;
   if (error instanceof McpError) throw asRpcError(error);
   return { content: [{ type: 'text', text: `mcp-latch: the call to ${supervisor.name} failed: ${escapeText(errorMessage(error))}` }], isError: true };

@@ -26,6 +26,15 @@ async function rejection(request: Promise<unknown>): Promise<McpError> {
   return error as McpError;
 }
 
+/** The gateway's warnings that a server's answer was refused. */
+function warnings(harness: Harness): Array<Record<string, unknown>> {
+  return harness
+    .stderr()
+    .split('\n')
+    .filter((line) => line.includes('answer refused by the MCP schema'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
 function calledTools(file: string): string[] {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
 }
@@ -57,6 +66,8 @@ describe('serve: answers the schema refuses', () => {
       return read;
     });
     expect(records[0]).toMatchObject({ server: 'f', decision: 'allow', by: 'rule', rule: 'mcp__f' });
+    // The person running the gateway sees it in its log too.
+    expect(warnings(harness)).toContainEqual(expect.objectContaining({ level: 40, server: 'f', err: INVALID_CALL }));
   });
 
   test.each([
@@ -67,6 +78,7 @@ describe('serve: answers the schema refuses', () => {
     const error = await rejection(request(harness));
     expect(error.code).toBe(-32603);
     expect(error.message).toBe(`MCP error -32603: mcp-latch: server "f" ${problem}`);
+    expect(warnings(harness)).toContainEqual(expect.objectContaining({ level: 40, server: 'f', err: `mcp-latch: server "f" ${problem}` }));
     expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
   });
 });
