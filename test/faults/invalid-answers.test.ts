@@ -67,7 +67,7 @@ describe('serve: answers the schema refuses', () => {
     });
     expect(records[0]).toMatchObject({ server: 'f', decision: 'allow', by: 'rule', rule: 'mcp__f' });
     // The person running the gateway sees it in its log too.
-    expect(warnings(harness)).toContainEqual(expect.objectContaining({ level: 40, server: 'f', err: INVALID_CALL }));
+    await eventually(() => expect(warnings(harness)).toContainEqual(expect.objectContaining({ level: 40, server: 'f', err: INVALID_CALL })));
   });
 
   test.each([
@@ -78,7 +78,8 @@ describe('serve: answers the schema refuses', () => {
     const error = await rejection(request(harness));
     expect(error.code).toBe(-32603);
     expect(error.message).toBe(`MCP error -32603: mcp-latch: server "f" ${problem}`);
-    expect(warnings(harness)).toContainEqual(expect.objectContaining({ level: 40, server: 'f', err: `mcp-latch: server "f" ${problem}` }));
+    // The log reaches the test on stderr, which may come after the answer on stdout.
+    await eventually(() => expect(warnings(harness)).toContainEqual(expect.objectContaining({ level: 40, server: 'f', err: `mcp-latch: server "f" ${problem}` })));
     expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
   });
 });
