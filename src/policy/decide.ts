@@ -158,7 +158,8 @@ function byMode(verdict: Verdict, mode: DefaultMode, what: string): Verdictish {
 function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
   const forms = [...new Set([subject.path, subject.realPath].filter((form): form is string => form !== null).map(matchForm))];
   const shown = subject.path ?? subject.input;
-  const verb = subject.access === 'read' ? 'read' : 'write';
+  // An unknown program's operand (a candidate written as well as read) is shown as what it may be.
+  const verb = subject.access === 'read' ? 'read' : subject.via === DENY_CANDIDATE ? 'possible read or write' : 'write';
 
   // Security: deny if the lexical OR the real path matches; a symlink cannot dodge a deny rule.
   // A relative path whose directory is unknown (`cd /x; cat .env`: cd may have failed) still meets

@@ -1499,6 +1499,14 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'ZIPOPT=-m zip a.zip ../data/table.csv',
     'ZIP=-rm zip a.zip ../data',
   ]);
+  // A program the analyser does not know may write its operands: gzip, bzip2 and xz replace the
+  // file by its compressed copy, `zstd --rm` too (bash 5.2: table.csv gone, table.csv.gz left). Its
+  // operands were read candidates, which Edit deny rules did not meet (docs/threat-model.md#deny-rules-for-every-program).
+  notAllowed(['gzip ../data/table.csv', 'bzip2 ../data/table.csv', 'xz ../data/table.csv', 'zstd -q --rm ../data/table.csv']);
+  test.each(['gzip -c src/a.ts > a.gz', 'paste src/a.ts'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T list', 'zip -@ a.zip < list']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });

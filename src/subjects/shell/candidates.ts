@@ -16,8 +16,8 @@ import type { Word } from './options.js';
  */
 export function candidatePaths(name: string, args: readonly Word[], cwd: string | null, everyOperand: boolean): CommandPath[] {
   const out: CommandPath[] = [];
-  const add = (path: string): void => {
-    if (path !== '' && path !== '-' && !out.some((p) => p.path === path)) out.push({ path, access: 'read', base: cwd, isStatic: true, via: DENY_CANDIDATE });
+  const add = (path: string, access: 'read' | 'write' = 'read'): void => {
+    if (path !== '' && path !== '-' && !out.some((p) => p.path === path)) out.push({ path, access, base: cwd, isStatic: true, via: DENY_CANDIDATE });
   };
   const mounts = name === 'docker' || name === 'podman';
   for (let i = 0; i < args.length; i++) {
@@ -39,7 +39,9 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
     if (!special && !everyOperand) continue;
     if (value.startsWith('@')) value = value.slice(1);
     if (/^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(value) && !/^file:/i.test(value)) continue; // a URL
-    add(value);
+    // An operand of a program the analyser does not know may be written as well as read (`gzip f`
+    // replaces f by f.gz, `zstd --rm f`, `sponge f`): a write meets Edit deny rules and Read ones.
+    add(value, special ? 'read' : 'write');
   }
   return out;
 }
