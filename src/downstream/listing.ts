@@ -16,6 +16,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
+import { escapeText } from '../latch/escape.js';
 import type { Logger } from '../log.js';
 import { SchemaValidators } from '../schema-validators.js';
 import { answerProblem, schemaProblem, type SchemaIssue } from './invalid-answer.js';
@@ -92,17 +93,24 @@ async function entryByEntry<T>(client: Client, request: { method: string; params
   const items = page[key];
   if (!Array.isArray(items)) throw invalidList(method, `${key}: expected array, received ${items === undefined ? 'undefined' : typeof items}`);
   if (page.nextCursor !== undefined && typeof page.nextCursor !== 'string') throw invalidList(method, `nextCursor: expected string, received ${typeof page.nextCursor}`);
+  let refused = 0;
   for (let index = 0; index < items.length; index++) {
     const parsed = schema.safeParse(items[index]);
     if (parsed.success) out.push(parsed.data);
-    else logger.warn({ name: nameOf(items[index]), problem: answerProblem(parsed.error.issues, [key, index]) }, `dropping an entry of ${method} that the MCP schema refuses`);
+    else if (++refused <= MAX_REFUSED_WARNINGS) logger.warn({ name: nameOf(items[index]), problem: answerProblem(parsed.error.issues, [key, index]) }, `dropping an entry of ${method} that the MCP schema refuses`);
   }
+  // A server chooses how many: one line each was 20,000 lines for one page of 20,000.
+  if (refused > MAX_REFUSED_WARNINGS) logger.warn({ more: refused - MAX_REFUSED_WARNINGS }, `dropping more entries of ${method} that the MCP schema refuses`);
   return page;
 }
 
+/** Refused entries of one page told one by one; the rest are counted in one line. */
+const MAX_REFUSED_WARNINGS = 10;
+
+/** The entry's name, escaped: a server chose it, and the log is read in a terminal (JSON leaves bidi and C1 controls raw). */
 function nameOf(item: unknown): string | undefined {
   const name = (item as { name?: unknown } | null)?.name;
-  return typeof name === 'string' ? name : undefined;
+  return typeof name === 'string' ? escapeText(name) : undefined;
 }
 
 function invalidList(method: string, problem: string): Error {

@@ -142,3 +142,28 @@ describe('serve --http: an invalid tools/call result', () => {
     }
   });
 });
+
+describe('serve: a tools/list of many refused entries, named by the server', () => {
+  test('the warnings are few and escape what the server named: 20,000 refused entries, the first named with a bidi override, a C1 CSI and a line separator', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('invalid-list-hostile', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+    try {
+      const listed = await harness.client.listTools();
+      expect(listed._meta?.['mcp-latch/unavailable']).toBeUndefined();
+      expect(listed.tools.map((tool) => tool.name)).toContain('f__echo');
+      expect(listed.tools.filter((tool) => tool.name.startsWith('f__bad_'))).toEqual([]);
+      expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'listed' } }))).toContain('listed');
+      const lines = await eventually(() => {
+        const found = harness.stderr().split('\n').filter((line) => line.includes('an entry of tools/list') || line.includes('entries of tools/list'));
+        expect(found.some((line) => line.includes('more'))).toBe(true);
+        return found;
+      });
+      // One line per refused entry was 20,000 lines in the log for one page.
+      expect(lines.length).toBeLessThanOrEqual(11);
+      for (const line of lines) expect(line).not.toMatch(/[\u0080-\u009f\u2028\u2029\u202a-\u202e]/);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ name: 'evil\\u202etxt.sh\\x9b31m\\u2028next' });
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
