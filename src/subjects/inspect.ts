@@ -9,6 +9,7 @@ import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } f
 import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
+import { INTO_DIRECTORY } from './shell/files.js';
 import { skippedByFilters } from './tree-filter.js';
 
 /**
@@ -191,7 +192,10 @@ const TARGET_OPTION: ReadonlySet<string> = new Set(['cp', 'mv', 'install', 'ln']
  * an existing directory) are git directories made by the call. The destination is the last path
  * written (the first with `-t DIR`, which files.ts records first); the sources are the others.
  */
-function copiedGitDirectories(own: PathSubject[], targetFirst: boolean, link: boolean): PathSubject[] {
+function copiedGitDirectories(operands: PathSubject[], targetFirst: boolean, link: boolean): PathSubject[] {
+  // `ln -s plain r` into a directory r makes r/plain a link: its write is the name's own, not one through r.
+  if (link) for (const name of operands) if (name.via === INTO_DIRECTORY) linkNames.add(name);
+  const own = operands.filter((subject) => subject.via !== INTO_DIRECTORY);
   const writes = own.filter((subject) => subject.access === 'write' && subject.path !== null);
   const destination = targetFirst ? writes[0] : writes.at(-1);
   if (destination === undefined) return [];
@@ -218,6 +222,7 @@ const linkNames = new WeakSet<PathSubject>();
 
 /** The git directory a write of or below a link the call makes reaches a code file of (`ln -s .git/hooks h && echo x > h/pre-commit`), or null. */
 function throughLink(write: PathSubject, links: PathSubject[]): string | null {
+  if (write.via === INTO_DIRECTORY && linkNames.has(write)) return null;
   for (const link of links) {
     for (const form of [write.path, write.realPath]) {
       if (form === null || link.path === null || link.realPath === null) continue;

@@ -1,5 +1,6 @@
 import { lstatSync } from 'node:fs';
 import type { PathSubject, Segment } from '../policy/types.js';
+import { INTO_DIRECTORY } from './shell/files.js';
 
 /**
  * Paths below a link that another command of the same text makes (docs/threat-model.md#links-made-by-the-text).
@@ -37,7 +38,8 @@ export function markBelowLinksMade(commands: readonly SegmentPaths[]): void {
   });
 }
 
-function namesMade({ segment, own }: SegmentPaths, links: readonly string[]): string[] {
+function namesMade({ segment, own: operands }: SegmentPaths, links: readonly string[]): string[] {
+  const own = operands.filter((subject) => subject.via !== INTO_DIRECTORY);
   const forms = (subject: PathSubject | undefined): string[] => (subject === undefined ? [] : [subject.path, subject.realPath].filter((form): form is string => form !== null));
   const writes = own.filter((subject) => subject.access === 'write');
   if (segment.name === 'ln') return writes.flatMap(forms);

@@ -1507,6 +1507,24 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+  // A copy, move or link into a directory writes DIR/NAME (coreutils cp(1), mv(1), install(1),
+  // ln(1): "copy SOURCE to DIRECTORY"; rsync(1): a source ending in `/` copies its content): the walk
+  // saw only DIR, so each replaced <T>/data/table.csv under bash 5.2 and was allowed (found by the
+  // round 9 review).
+  notAllowed([
+    'echo x > table.csv && cp table.csv ../data',
+    'echo x > table.csv && cp -t ../data table.csv',
+    'echo x > table.csv && mv table.csv ../data/',
+    'echo x > table.csv && install -t ../data table.csv',
+    'echo x > table.csv && ln -f table.csv ../data',
+    'ln -sf /nonexistent/table.csv ../data',
+    'mkdir -p s && echo x > s/table.csv && cp -r s/. ../data',
+    'mkdir -p s && echo x > s/table.csv && cp -rT s ../data',
+    'mkdir -p s && echo x > s/table.csv && rsync -a s/ ../data/',
+    'echo x > table.csv && rsync table.csv ../data/',
+    'echo x > table.csv && scp table.csv ../data',
+  ]);
+  allowed(['cp src/a.ts src/b.ts', 'cp src/a.ts ../data/new.csv', 'mv src/a.ts src2/', 'cp -r src/. src2', 'rsync -a src/ src2/', 'ln -sf src/a.ts link.ts']);
   allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T list', 'zip -@ a.zip < list']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });

@@ -3,6 +3,7 @@ import { Parser, Tree } from 'web-tree-sitter';
 import type { CommandInfo, Segment } from '../../src/policy/types.js';
 import { DENY_CANDIDATE } from '../../src/policy/decide.js';
 import { analyseCommand, commandSignature, MAX_COMMAND_LENGTH } from '../../src/subjects/shell/command.js';
+import { INTO_DIRECTORY } from '../../src/subjects/shell/files.js';
 import { initShellParser, isShellParserReady } from '../../src/subjects/shell/parser.js';
 import { SAFE_WRAPPERS } from '../../src/programs.js';
 
@@ -983,26 +984,26 @@ describe('paths of known file commands', () => {
     ['chmod --reference=r f', ['read:r', 'write:f']],
     ['chown -R user:grp d', ['write:d']],
     ['chgrp staff f', ['write:f']],
-    ['ln -s target link', ['read:target', 'read:link/target', 'write:link']], // link may be a directory: the link is then link/target
+    ['ln -s target link', ['write:link/target', 'read:target', 'read:link/target', 'write:link']], // link may be a directory: the link is then link/target
     ['ln -sf /etc/passwd', ['read:/etc/passwd', 'write:passwd']],
-    ['ln a b', ['write:a', 'write:b']],
-    ['ln -t dir a b', ['write:dir', 'write:a', 'write:b']],
+    ['ln a b', ['write:b/a', 'write:a', 'write:b']],
+    ['ln -t dir a b', ['write:dir', 'write:a', 'write:b', 'write:dir/a', 'write:dir/b']],
     ['shred -n 3 f', ['write:f']],
     ['dd if=in.img of=/dev/sda bs=1M', ['read:in.img', 'write:/dev/sda']],
-    ['cp a b', ['read:a', 'write:b']],
-    ['cp -r a b dst', ['read:a', 'read:b', 'write:dst']],
-    ['cp -t dst a b', ['write:dst', 'read:a', 'read:b']],
-    ['cp --target-directory=dst a', ['write:dst', 'read:a']],
-    ['mv a b', ['write:a', 'write:b']],
-    ['mv -t dst a', ['write:dst', 'write:a']],
-    ['install -m 755 a /usr/local/bin/a', ['read:a', 'write:/usr/local/bin/a']],
+    ['cp a b', ['write:b/a', 'read:a', 'write:b']],
+    ['cp -r a b dst', ['write:dst/a', 'write:dst/b', 'read:a', 'read:b', 'write:dst']],
+    ['cp -t dst a b', ['write:dst', 'read:a', 'read:b', 'write:dst/a', 'write:dst/b']],
+    ['cp --target-directory=dst a', ['write:dst', 'read:a', 'write:dst/a']],
+    ['mv a b', ['write:b/a', 'write:a', 'write:b']],
+    ['mv -t dst a', ['write:dst', 'write:a', 'write:dst/a']],
+    ['install -m 755 a /usr/local/bin/a', ['write:/usr/local/bin/a/a', 'read:a', 'write:/usr/local/bin/a']],
     ['install -d d1 d2', ['write:d1', 'write:d2']],
-    ['rsync -av src/ dst/', ['read:src/', 'write:dst/']],
+    ['rsync -av src/ dst/', ['read:src/', 'write:dst/', 'write:dst/']],
     ['rsync -av src/ host:/dst', ['read:src/']],
-    ['rsync -av host:/src/ dst', ['write:dst']],
-    ['rsync --exclude-from=ex.txt a b', ['read:ex.txt', 'read:a', 'write:b']],
+    ['rsync -av host:/src/ dst', ['write:dst', 'write:dst']],
+    ['rsync --exclude-from=ex.txt a b', ['read:ex.txt', 'read:a', 'write:b', 'write:b/a']],
     ['scp -i key a host:b', ['read:key', 'read:a']],
-    ['scp host:a b', ['write:b']],
+    ['scp host:a b', ['write:b', 'write:b/a']],
     ['tar czf out.tgz dir', ['write:out.tgz', 'read:dir']],
     ['tar -xf a.tar', ['read:a.tar', 'write:.']],
     ['tar -xf a.tar -C out', ['read:a.tar', 'write:out']],
@@ -1026,6 +1027,7 @@ describe('paths of known file commands', () => {
 
   test('each path carries the base, static flag and origin', () => {
     expect(analyse('cp "$SRC" ~/dst', '/p').segments[0]!.paths).toEqual([
+      { path: '~/dst/"$SRC"', access: 'write', base: '/p', isStatic: false, via: INTO_DIRECTORY }, // ~/dst may be a directory
       { path: '"$SRC"', access: 'read', base: '/p', isStatic: false, via: 'argument' },
       { path: '~/dst', access: 'write', base: '/p', isStatic: true, via: 'argument' },
     ]);

@@ -174,12 +174,21 @@ function simple(spec: SimpleSpec): Handler {
     const operand = (word: Word, access: Access): void => push(out, access === sources && tree ? walked(pathOf(word, access, cwd), tree) : pathOf(word, access, cwd));
     if (tree && spec.searchesCwd && operands.length === 0) operand(staticWord('.'), READ);
     const target = spec.targetDir ? optionValues(scan, '-t', '--target-directory')[0] : undefined;
+    // cp, mv, install into a directory write DIR/NAME (cp -r: with what is below it); with -T the
+    // destination is the name itself (cp -rT src data: what src holds goes into data).
+    const copied = tree !== null && spec.access === READ;
+    const noTarget = hasOption(scan, '-T', '--no-target-directory');
     if (target) {
       push(out, pathOf(target, WRITE, cwd));
       for (const i of operands) operand(args[i]!, sources);
+      intoDirectory(operands.map((i) => args[i]!), target, copied, cwd, out);
       return;
     }
     const directories = spec.lastWrite && hasOption(scan, '-d', '--directory'); // install -d DIR…
+    if ((spec.lastWrite || spec.moves) && !directories && operands.length > 1) {
+      const words = operands.map((i) => args[i]!);
+      intoDirectory(words.slice(0, -1), words.at(-1)!, copied, cwd, out, () => noTarget);
+    }
     operands.forEach((index, n) => {
       const last = n === operands.length - 1 && n > 0;
       const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : sources;
@@ -196,6 +205,27 @@ function walked(path: CommandPath | null, tree: TreeRead): CommandPath | null {
   if (tree.content) path.via = RECURSIVE;
   return path;
 }
+
+/**
+ * What a copy, move or link into a directory writes: DEST/NAME for each source, NAME its last
+ * component (`cp secret data` writes data/secret when data is a directory, known only on disk, so it
+ * is added either way). A source whose last component is `.` (`cp -r src/. data`), or one
+ * `contents` picks (rsync's `src/`), puts what it holds in DEST itself. `tree`: the copy is recursive,
+ * so what is below the written name counts too (docs/threat-model.md#recursive-reads).
+ */
+function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd: string | null, out: FileFacts, contents: (source: Word) => boolean = () => false): void {
+  if (!dest.isStatic) return; // DEST itself is already a write known only at run time
+  for (const source of sources) {
+    const name = source.isStatic ? (source.value.replace(/\/+$/, '').split('/').at(-1) ?? '') : null;
+    const inside = name === null ? null : name === '' || name === '.' || name === '..' || contents(source) ? dest.value : `${dest.value.replace(/\/+$/, '')}/${name}`;
+    if (inside === dest.value && !tree) continue; // DEST itself, already written
+    const target = inside === null ? { ...dest, value: `${dest.value}/${source.raw}`, raw: `${dest.raw}/${source.raw}`, isStatic: false } : staticWord(inside);
+    push(out, tree ? walked(pathOf(target, WRITE, cwd), REMOVED) : pathOf(target, WRITE, cwd, INTO_DIRECTORY));
+  }
+}
+
+/** The `via` of DEST/NAME written by a copy into a directory: not an operand (inspect.ts and links-made.ts look at those). */
+export const INTO_DIRECTORY = 'name inside the destination directory';
 
 function addOptionPaths(scan: ScanResult, spec: Pick<SimpleSpec, 'reads' | 'writes' | 'programs'>, cwd: string | null, out: FileFacts): void {
   for (const option of scan.options) {
@@ -403,6 +433,7 @@ const ln: Handler = (args, cwd, out) => {
   if (dir) {
     push(out, pathOf(dir, WRITE, cwd));
     for (const word of operands) source(word, [dir.isStatic ? dir.value : null]);
+    intoDirectory(operands, dir, false, cwd, out);
     return;
   }
   if (operands.length === 1) {
@@ -413,6 +444,8 @@ const ln: Handler = (args, cwd, out) => {
   }
   const link = operands.at(-1);
   const linkDirs = link?.isStatic ? [posix.dirname(link.value), operands.length === 2 ? link.value : null] : [];
+  // `ln -f secret data` replaces data/secret when data is a directory (before LINK: the name made is the last write).
+  if (link && !hasOption(scan, '-T', '--no-target-directory')) intoDirectory(operands.slice(0, -1), link, false, cwd, out);
   operands.forEach((word, n) => (n === operands.length - 1 ? push(out, pathOf(word, WRITE, cwd)) : source(word, linkDirs)));
 };
 
@@ -562,7 +595,7 @@ const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.
  * `rsync`/`scp SRC… DEST`: local sources read (walked when recursive), a local destination written, `host:path` skipped.
  * `removes` says which of them the copy removes from (rsync's `--remove-source-files`, `--delete`).
  */
-function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null; removes?: (scan: ScanResult) => { sources: boolean; destination: boolean }; linkDests?: string[] }): Handler {
+function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null; removes?: (scan: ScanResult) => { sources: boolean; destination: boolean }; linkDests?: string[]; trailingSlashCopiesContent?: boolean }): Handler {
   return (args, cwd, out) => {
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
@@ -581,6 +614,9 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
       if (isRemote(word)) return;
       if (n === operands.length - 1 && n > 0) {
         push(out, removes.destination ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
+        // Into a directory: DEST/NAME, or DEST itself for rsync's `src/` (its content).
+        const sources = operands.slice(0, -1).map((source) => (isRemote(source) ? { ...source, value: source.value.replace(/^[^/]*:/, '') } : source)); // host:dir/f → dir/f
+        intoDirectory(sources, word, tree !== null, cwd, out, (source) => spec.trailingSlashCopiesContent === true && source.isStatic && source.value.endsWith('/'));
         return;
       }
       push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
@@ -814,6 +850,7 @@ const HANDLERS: Record<string, Handler> = {
     // not `--backup-dir`, `--partial-dir`, `--checksum-choice` taking the next word.
     exactLong: true,
     linkDests: ['--link-dest'],
+    trailingSlashCopiesContent: true,
     reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'],
     writes: ['--log-file', '--write-batch', '--only-write-batch'],
     programs: ['-e', '--rsh'],
