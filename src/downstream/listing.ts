@@ -16,7 +16,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage } from '../errors.js';
-import { escapeText } from '../latch/escape.js';
+import { escapeText, escapeTruncated } from '../latch/escape.js';
 import type { Logger } from '../log.js';
 import { SchemaValidators } from '../schema-validators.js';
 import { answerProblem, schemaProblem, type SchemaIssue } from './invalid-answer.js';
@@ -67,8 +67,14 @@ interface ItemSchema<T> {
  */
 async function listAll<T>(client: Client, method: string, key: string, schemas: { page: PageSchema; item: ItemSchema<T> }, options: RequestOptions, logger: Logger): Promise<T[]> {
   const out: T[] = [];
+  // A cursor read before would list the same pages again, for ever: the start never ended.
+  const cursors = new Set<string>();
   let cursor: string | undefined;
   do {
+    if (cursor !== undefined) {
+      if (cursors.has(cursor)) throw invalidList(method, `nextCursor "${escapeTruncated(cursor, 80)}" was already read`);
+      cursors.add(cursor);
+    }
     const params: Record<string, string> = cursor ? { cursor } : {};
     let page: Record<string, unknown>;
     try {

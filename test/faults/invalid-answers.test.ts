@@ -103,17 +103,21 @@ describe('serve: a tools/list the schema refuses', () => {
   });
 });
 
+/** The first tools/list through the gateway with server f started as `fault`: what it says of f being unavailable. */
+async function unavailableOnList(fault: string): Promise<Array<{ server: string; reason: string }>> {
+  const dir = tempDir();
+  const harness = await startGateway({ mcpServers: { f: faultServer(fault, join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+  try {
+    const listed = await harness.client.listTools();
+    return (listed._meta?.['mcp-latch/unavailable'] ?? []) as Array<{ server: string; reason: string }>;
+  } finally {
+    await harness.close();
+  }
+}
+
 describe('serve: a tools/list page that is not a list', () => {
   test('the server is unavailable, with one line that names the list and what is wrong', async () => {
-    const dir = tempDir();
-    const harness = await startGateway({ mcpServers: { f: faultServer('invalid-page', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
-    try {
-      const listed = await harness.client.listTools();
-      const unavailable = (listed._meta?.['mcp-latch/unavailable'] ?? []) as Array<{ server: string; reason: string }>;
-      expect(unavailable).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: tools: expected array, received string; restarting in \d+ s$/) })]);
-    } finally {
-      await harness.close();
-    }
+    expect(await unavailableOnList('invalid-page')).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: tools: expected array, received string; restarting in \d+ s$/) })]);
   });
 });
 
@@ -165,5 +169,11 @@ describe('serve: a tools/list of many refused entries, named by the server', () 
     } finally {
       await harness.close();
     }
+  }, 60_000);
+});
+
+describe('serve: a tools/list whose nextCursor repeats', () => {
+  test('the server is unavailable with one line saying so, not listed page after page for ever (the first list never answered)', async () => {
+    expect(await unavailableOnList('invalid-list-loop')).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: nextCursor "again" was already read; restarting in \d+ s$/) })]);
   }, 60_000);
 });
