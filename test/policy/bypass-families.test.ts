@@ -1435,6 +1435,9 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'find ../data | xargs --replace=X mv X X.bak',
     'echo ../data | xargs rm -r',
   ]);
+  // A program the analyser does not know may write the words xargs gives it (bash 5.2: gzip
+  // replaced data/table.csv by table.csv.gz; found by the round 9 review).
+  notAllowed(['echo ../data | xargs gzip -r', "printf '%s\\0' ../data/table.csv | xargs -0 gzip", 'find ../data -type f | xargs -n1 bzip2']);
   // A read of xargs' input is left as it was (not modelled): these stay allowed where they were.
   test.each(["find src -name '*.ts' -print0 | xargs -0 grep -l x", 'find src | xargs -I{} wc -l {}'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');

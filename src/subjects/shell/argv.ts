@@ -1,6 +1,6 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
 import type { Nested } from './files.js';
-import { baseName, display, staticWord, type Word } from './options.js';
+import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { describeProgram, type Built, type SegmentInput } from './program.js';
 import { commandVariables, gitLocations, OPTION_VARIABLES } from './variables.js';
 import { stripWrappers } from './wrappers.js';
@@ -75,6 +75,10 @@ export function buildSegment(input: SegmentInput): Built {
   const before = new Set(paths);
   describeProgram(name, given, input, built);
   segment.paths = paths.filter((path) => before.has(path) || path.access === 'write' || path.isStatic || !stdin.has(path.path));
+  // A program the analyser does not know (it then has `alternatives`) may write what xargs gives it
+  // (`… | xargs gzip` replaced data/secret by secret.gz under bash 5.2): a write known only at run time.
+  const written = segment.alternatives !== undefined ? pathOf({ ...staticWord(XARGS_INPUT), isStatic: false }, 'write', cwd) : null;
+  if (written) segment.paths.push(written);
   return built;
 }
 
