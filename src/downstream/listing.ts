@@ -70,11 +70,14 @@ async function listAll<T>(client: Client, method: string, key: string, schemas: 
   // A cursor read before would list the same pages again, for ever: the start never ended.
   const cursors = new Set<string>();
   let cursor: string | undefined;
+  let pages = 0;
   do {
     if (cursor !== undefined) {
       if (cursors.has(cursor)) throw invalidList(method, `nextCursor "${escapeTruncated(cursor, 80)}" was already read`);
       cursors.add(cursor);
     }
+    // A cursor that never repeats kept the start going, and the list growing, without end.
+    if (++pages > MAX_LIST_PAGES) throw tooLong(method, `more than ${MAX_LIST_PAGES} pages`);
     const params: Record<string, string> = cursor ? { cursor } : {};
     let page: Record<string, unknown>;
     try {
@@ -84,9 +87,21 @@ async function listAll<T>(client: Client, method: string, key: string, schemas: 
       if (schemaProblem(error) === null) throw error;
       page = await entryByEntry(client, { method, params }, key, schemas.item, options, logger, out);
     }
+    if (out.length > MAX_LIST_ENTRIES) throw tooLong(method, `more than ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries`);
     cursor = (page.nextCursor as string | undefined) || undefined;
   } while (cursor);
   return out;
+}
+
+/**
+ * What mcp-latch reads of one list of one server (docs/config.md, "limits"): a server chooses its
+ * pages, and each is kept in memory and listed to the client.
+ */
+export const MAX_LIST_PAGES = 100;
+export const MAX_LIST_ENTRIES = 10_000;
+
+function tooLong(method: string, what: string): Error {
+  return new Error(`its ${method} answer is too long: ${what} (mcp-latch reads at most ${MAX_LIST_PAGES} pages and ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries of one list)`);
 }
 
 /** One page asked for again without its schema; the entries the schema takes go to `out`. */

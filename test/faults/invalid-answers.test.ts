@@ -177,3 +177,15 @@ describe('serve: a tools/list whose nextCursor repeats', () => {
     expect(await unavailableOnList('invalid-list-loop')).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: nextCursor "again" was already read; restarting in \d+ s$/) })]);
   }, 60_000);
 });
+
+describe('serve: a tools/list past the limits of one list (100 pages, 10,000 entries)', () => {
+  test('a nextCursor that never repeats: the server is unavailable with one line naming the limit, not listed for ever while the gateway grows', async () => {
+    expect(await unavailableOnList('list-endless')).toEqual([
+      expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is too long: more than 100 pages \(mcp-latch reads at most 100 pages and 10,000 entries of one list\); restarting in \d+ s$/) }),
+    ]);
+  }, 60_000);
+
+  test('10,001 entries: the server is unavailable with one line naming the limit', async () => {
+    expect(await unavailableOnList('list-many')).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is too long: more than 10,000 entries/) })]);
+  }, 60_000);
+});
