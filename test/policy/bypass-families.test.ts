@@ -1502,6 +1502,35 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'ZIPOPT=-m zip a.zip ../data/table.csv',
     'ZIP=-rm zip a.zip ../data',
   ]);
+  // git-stash(1) -u/--include-untracked (-a/--all: the ignored files too) removes the untracked
+  // files from the working tree, all of it (from its top, not looked up) or below each pathspec; git
+  // takes prefixes, and the last of -u, -a, --no-include-untracked, --no-all wins (bash 5.2, git
+  // 2.39, <T>/data a repository: an untracked data/secret removed in each but the undone ones).
+  notAllowed([
+    'git -C ../data stash -u',
+    'git -C ../data stash --include-untracked',
+    'git -C ../data stash --inc',
+    'git -C ../data stash -a',
+    'git -C ../data stash --a',
+    'git -C ../data stash push -a',
+    'git -C ../data stash save -u',
+    'git -C ../data stash save msg -u',
+    'git -C ../data stash -ku',
+    'git -C ../data stash push -um msg',
+    'cd ../data && git stash -u',
+    'git -C ../data stash push -u -- table.csv',
+    "git -C ../data stash push -u -- '*.csv'",
+    'git -C ../data stash push -u --pathspec-from-file=list',
+    'git -C ../data stash -u --no-all -a',
+    'git -C ../data stash $o',
+    'git -C ../data stash push "$o"',
+    'git -C ../data stash $s -u',
+  ]);
+  allowed(['git stash', 'git stash -u --no-include-untracked', 'git stash -a --no-inc', 'git stash list', 'git stash show -u', 'git stash pop', 'git stash push -u -- src']);
+  test.each(['git -C ../data stash', 'git -C ../data stash -u --no-include-untracked', 'git -C ../data stash list', 'git -C ../data stash show -u', 'git -C ../data stash pop'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   // A program the analyser does not know may write its operands: gzip, bzip2 and xz replace the
   // file by its compressed copy, `zstd --rm` too (bash 5.2: table.csv gone, table.csv.gz left). Its
   // operands were read candidates, which Edit deny rules did not meet (docs/threat-model.md#deny-rules-for-every-program).

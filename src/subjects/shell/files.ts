@@ -492,6 +492,7 @@ const git: Handler = (args, cwd, out) => {
   for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base, GIT_DIRECTORY_MADE));
   if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && (sub.value === 'clean' || sub.value === 'rm')) gitRemoval(sub.value, args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic && sub.value === 'stash') gitStash(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && GIT_MESSAGE_FILES[sub.value]) {
     // `git commit -F .env` makes a file the commit message: a read.
     const messages = scanOptions(args, scan.end + 1, { short: GIT_MESSAGE_FILES[sub.value]!.short, long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file'] });
@@ -544,8 +545,7 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
  * (a `.env`). `git rm [-r] [--] PATHSPEC…` removes tracked files, below a directory with `-r`
  * (git-rm(1)). Which files git tracks is not looked up: every file below counts, as for `rm -r`.
  * `-n`/`--dry-run`, and `git rm --cached` (the index only), remove nothing. A pathspec with a glob
- * matches below its fixed leading directories; one with magic (`:/`, `:(top)`) or read from a file is known
- * only to git, so it asks.
+ * matches below its fixed leading directories, one with magic asks (pathspecRemoved).
  */
 function gitRemoval(sub: 'clean' | 'rm', args: readonly Word[], base: string | null, out: FileFacts): void {
   const scan = scanOptions(args, 0, { short: sub === 'clean' ? 'e' : '', long: ['exclude', 'pathspec-from-file'] });
@@ -553,16 +553,52 @@ function gitRemoval(sub: 'clean' | 'rm', args: readonly Word[], base: string | n
   const given = (long: string, short?: string): boolean => scan.options.some((o) => o.name === short || (o.name.length > 3 && long.startsWith(o.name)));
   if (!scan.options.some((o) => o.name.startsWith('--no')) && (given('--dry-run', '-n') || (sub === 'rm' && given('--cached')))) return;
   const recursive = sub === 'clean' || hasOption(scan, '-r');
-  const remove = (word: Word, tree = recursive): void => push(out, tree ? walked(pathOf(word, WRITE, base), REMOVED) : pathOf(word, WRITE, base));
-  for (const file of optionValues(scan, '--pathspec-from-file')) remove({ ...file, isStatic: false });
   const pathspecs = scan.operands.map((i) => args[i]!);
-  if (sub === 'clean' && pathspecs.length === 0 && !hasOption(scan, '--pathspec-from-file')) remove(staticWord('.'));
-  for (const word of pathspecs) {
-    if (word.isStatic && word.value.startsWith(':')) remove({ ...word, isStatic: false });
-    else if (word.isStatic && /[*?[]/.test(word.value)) remove(staticWord(globBase(word.value)), true);
-    else remove(word);
-  }
+  if (sub === 'clean' && pathspecs.length === 0 && !hasOption(scan, '--pathspec-from-file')) pathspecRemoved(staticWord('.'), recursive, base, out);
+  for (const word of [...optionValues(scan, '--pathspec-from-file').map(unknownWord), ...pathspecs]) pathspecRemoved(word, recursive, base, out);
 }
+
+/** `git stash` subcommands that take no file away from the working tree. */
+const GIT_STASH_KEEPS = new Set(['list', 'show', 'pop', 'apply', 'drop', 'branch', 'clear', 'create', 'store']);
+
+/**
+ * `git stash [push|save] -u|--include-untracked|-a|--all [--] [PATHSPEC…]` stashes the untracked
+ * files (with `-a` the ignored ones too) and removes them from the working tree (git-stash(1)):
+ * below each pathspec, or in the whole working tree, whose top is not looked up, so it asks while
+ * deny rules exist. git takes prefixes (`--inc`, `--a`) and the last of `-u`, `-a`,
+ * `--no-include-untracked`, `--no-all` wins; a word known only at run time may be any of them.
+ * `save` takes a message, not pathspecs. Without `-u`/`-a` only tracked changes are stashed.
+ */
+function gitStash(args: readonly Word[], base: string | null, out: FileFacts): void {
+  const first = args[0];
+  if (first?.isStatic && GIT_STASH_KEEPS.has(first.value)) return;
+  const named = first?.isStatic && (first.value === 'push' || first.value === 'save');
+  const scan = scanOptions(args, named ? 1 : 0, { short: 'm', long: ['message', 'pathspec-from-file'] });
+  let untracked = false;
+  for (const { name } of scan.options) {
+    const long = (option: string, shortest: number): boolean => name.length >= shortest && option.startsWith(name);
+    if (name === '-u' || name === '-a' || long('--include-untracked', 3) || long('--all', 3)) untracked = true;
+    if (long('--no-include-untracked', 6) || long('--no-all', 6)) untracked = false;
+  }
+  const unknown = scan.operands.some((i) => !args[i]!.isStatic);
+  if (!untracked && !unknown) return;
+  const pathspecs = first?.value === 'save' ? [] : scan.operands.map((i) => args[i]!);
+  const fromFile = optionValues(scan, '--pathspec-from-file').map(unknownWord);
+  if (unknown || pathspecs.length + fromFile.length === 0) pathspecRemoved(unknownWord(staticWord(':/')), true, base, out);
+  for (const word of [...fromFile, ...pathspecs]) pathspecRemoved(word, true, base, out);
+}
+
+/**
+ * What git removes for a pathspec: a glob matches below its fixed leading directories; one with
+ * magic (`:/`, `:(top)`) or read from a file is known only to git, so it asks.
+ */
+function pathspecRemoved(word: Word, recursive: boolean, base: string | null, out: FileFacts): void {
+  if (word.isStatic && word.value.startsWith(':')) word = unknownWord(word);
+  else if (word.isStatic && /[*?[]/.test(word.value)) [word, recursive] = [staticWord(globBase(word.value)), true];
+  push(out, recursive ? walked(pathOf(word, WRITE, base), REMOVED) : pathOf(word, WRITE, base));
+}
+
+const unknownWord = (word: Word): Word => ({ ...word, isStatic: false });
 
 /**
  * The directory a git glob pathspec matches below: up to the last `/` before its first wildcard
