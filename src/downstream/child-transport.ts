@@ -6,6 +6,7 @@ import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type Oversized } from './lines.js';
 import { LatchError } from '../errors.js';
+import { escapeText } from '../latch/escape.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -190,7 +191,7 @@ export class ChildTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${this.options.command}) is not running`));
+    if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${escapeText(this.options.command)}) is not running`));
     // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
     // Node buffers what the pipe cannot take yet.
     if (this.outgoing === '') process.nextTick(this.flushOutgoing);

@@ -16,6 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import { asRpcError, errorMessage, internalError, LatchError, RpcError } from '../errors.js';
+import { escapeText } from '../latch/escape.js';
 import type { Logger } from '../log.js';
 import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } from './direct-calls.js';
@@ -152,15 +153,16 @@ export class Supervisor {
     if (!(await this.whenReady(timeoutMs))) throw new RpcError(ErrorCode.InternalError, this.unavailableReason());
   }
 
-  /** Why the server cannot take calls right now, for the tool error. */
+  /** Why the server cannot take calls right now, for the tool error: escaped text. */
   unavailableReason(): string {
     const why = this.lastError ? `: ${this.lastError}` : '';
-    if (this.state === 'starting') return `server "${this.name}" is still starting${why}`;
-    if (this.state === 'stopped') return `server "${this.name}" is stopped`;
+    const name = escapeText(this.name);
+    if (this.state === 'starting') return `server "${name}" is still starting${why}`;
+    if (this.state === 'stopped') return `server "${name}" is stopped`;
     const inSeconds = this.nextRestartAt ? Math.max(1, Math.round((this.nextRestartAt - Date.now()) / 1000)) : null;
     // Failing for a while: tried again at the slow rate, and said so.
-    if (this.slow) return `server "${this.name}" failed${why}; tried again every ${Math.round(this.backoff.maxMs / 1000)} s${inSeconds ? `, next in ${inSeconds} s` : ''}`;
-    return `server "${this.name}" is unavailable${why}${inSeconds ? `; restarting in ${inSeconds} s` : ''}`;
+    if (this.slow) return `server "${name}" failed${why}; tried again every ${Math.round(this.backoff.maxMs / 1000)} s${inSeconds ? `, next in ${inSeconds} s` : ''}`;
+    return `server "${name}" is unavailable${why}${inSeconds ? `; restarting in ${inSeconds} s` : ''}`;
   }
 
   private async attempt(): Promise<void> {
@@ -253,7 +255,10 @@ export class Supervisor {
     this.fail(stderr.length > 0 ? `${message}; its last stderr lines: ${stderr.join(' | ')}` : message, true);
   }
 
-  private fail(message: string, retry: boolean): void {
+  private fail(reason: string, retry: boolean): void {
+    // The reason holds what the server chose (its error message, its stderr): escaped once here,
+    // for the log, the list's _meta and the tool error alike.
+    const message = escapeText(reason);
     this.state = 'failed';
     this.lastError = message;
     if (this.restartTimer) clearTimeout(this.restartTimer);

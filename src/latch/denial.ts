@@ -100,8 +100,9 @@ export function pendingDenial(windowSeconds: number): string {
 }
 
 /** A call to a server that is down. Not a denial: the call failed. */
+/** `reason`: Supervisor.unavailableReason(), already escaped (escaping again would double its backslashes). */
 export function unavailableResult(reason: string): CallToolResult {
-  return { content: [{ type: 'text', text: `mcp-latch: the call was not run because ${escapeText(reason)}.` }], isError: true };
+  return { content: [{ type: 'text', text: `mcp-latch: the call was not run because ${reason}.` }], isError: true };
 }
 
 export function shellQuote(text: string): string {

@@ -189,3 +189,20 @@ describe('serve: a tools/list past the limits of one list (100 pages, 10,000 ent
     expect(await unavailableOnList('list-many')).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is too long: more than 10,000 entries/) })]);
   }, 60_000);
 });
+
+describe("serve: a server's own text in the reason it is unavailable", () => {
+  test('its stderr lines are escaped in the list\'s _meta and in the log: a bidi override, a C1 CSI and an ANSI clear stay visible as escapes, and backslashes are not doubled twice', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('hostile-stderr', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+    try {
+      const listed = await harness.client.listTools();
+      const [unavailable] = (listed._meta?.['mcp-latch/unavailable'] ?? []) as Array<{ reason: string }>;
+      expect(unavailable?.reason).toContain('its last stderr lines: evil\\u202etxt.sh \\x9b31m \\x1b[2J\\u2028next');
+      const logged = () => harness.stderr().split('\n').filter((line) => line.includes('server unavailable') || line.includes('server failed'));
+      await eventually(() => expect(logged().join('\n')).toContain('evil\\\\u202etxt.sh'));
+      for (const line of logged()) expect(line).not.toMatch(/[\u0080-\u009f\u2028\u2029\u202a-\u202e]/);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
