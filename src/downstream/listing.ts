@@ -148,7 +148,7 @@ function checkedTool(tool: Tool, logger: Logger): Tool {
     schemaChecker.getValidator(tool.outputSchema as never);
     return tool;
   } catch (error) {
-    logger.warn({ tool: tool.name, err: errorMessage(error) }, 'dropping an outputSchema that does not compile');
+    logger.warn({ tool: escapeText(tool.name), err: escapeText(errorMessage(error)) }, 'dropping an outputSchema that does not compile');
     const { outputSchema: _dropped, ...rest } = tool;
     return rest;
   }

@@ -166,6 +166,14 @@ describe('serve: a tools/list of many refused entries, named by the server', () 
       expect(lines.length).toBeLessThanOrEqual(11);
       for (const line of lines) expect(line).not.toMatch(/[\u0080-\u009f\u2028\u2029\u202a-\u202e]/);
       expect(JSON.parse(lines[0]!)).toMatchObject({ name: 'evil\\u202etxt.sh\\x9b31m\\u2028next' });
+      // A tool kept without its outputSchema, which does not compile: its warning names it, escaped too.
+      const dropped = await eventually(() => {
+        const found = harness.stderr().split('\n').find((line) => line.includes('dropping an outputSchema'));
+        expect(found).toBeDefined();
+        return found!;
+      });
+      expect(dropped).not.toMatch(/[\u0080-\u009f\u2028\u2029\u202a-\u202e]/);
+      expect(JSON.parse(dropped)).toMatchObject({ tool: 'ref\\u202e' });
     } finally {
       await harness.close();
     }
