@@ -169,8 +169,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     const rule = rules.matchPath('deny', subject.access, form);
     if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
-  // An unknown program's write of a directory (`gzip -r data`) meets the Edit deny rules below it too.
-  if (subject.via === DENY_CANDIDATE) return (subject.tree && treeRule(subject, forms, rules, true)) || { verdict: 'allow', rule: null, by: 'mode', reason: `no deny rule matches ${shown}` };
+  if (subject.via === DENY_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny rule matches ${shown}` };
   for (const form of ruleForms) {
     const rule = rules.matchPath('ask', subject.access, form);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
@@ -210,24 +209,22 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
  * src` does not ask under `Read(**\/.env)` when src holds no .env); otherwise any rule that could
  * match below does.
  */
-function treeRule(subject: PathSubject, forms: string[], rules: RuleSet, denyOnly = false): Verdictish | null {
+function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdictish | null {
   // A removal (`rm -r`, `find -delete`) meets the rules for what may be changed below it (Edit), not
   // those for what may be read (its operand itself still meets both); what is not a directory, or
-  // not there, removes nothing below it. `denyOnly`: an unknown program's candidate, which never asks.
+  // not there, removes nothing below it.
   const removes = subject.access === 'write';
   if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
-  const verb = denyOnly ? 'possible write' : removes ? 'removal' : 'read';
-  const verdict = denyOnly ? 'deny' : 'ask';
-  const ask = (path: string): Rule | null => (denyOnly ? null : rules.matchPathBelow('ask', subject.access, path, removes));
+  const verb = removes ? 'removal' : 'read';
   for (const form of forms) {
-    const could = rules.matchPathBelow('deny', subject.access, form, removes) ?? ask(form);
+    const could = rules.matchPathBelow('deny', subject.access, form, removes) ?? rules.matchPathBelow('ask', subject.access, form, removes);
     if (!could) continue;
-    if (!subject.tree?.complete || subject.path === null) return ruled(verdict, could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
+    if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');
     for (const entry of subject.tree.entries) {
       for (const path of [`${lexical}/${entry.rel}`, matchForm(entry.real)]) {
-        const rule = rules.matchPath('deny', subject.access, path, !removes) ?? (denyOnly ? null : notPlanting(removes, rules.matchPath('ask', subject.access, path, !removes)));
-        if (rule) return ruled(verdict, rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
+        const rule = rules.matchPath('deny', subject.access, path, !removes) ?? notPlanting(removes, rules.matchPath('ask', subject.access, path, !removes));
+        if (rule) return ruled('ask', rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
       }
     }
     return null;

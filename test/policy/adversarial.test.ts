@@ -592,7 +592,6 @@ family('§5.6 allow rules match the literal program, with harmless wrappers only
 // §5.7 Lexer differentials
 // -------------------------------------------------------------------------------------------------
 
-const SELF = 'built-in protection of /etc/mcp-latch-test/mcp-latch.json';
 family('§5.7 lexer differentials: bash joins and splits, so does the analysis', DENY_RM, [
   ['r\\\nm -rf /', 'deny', 'Bash(rm *)'], // R#18: guard (a)
   ['rm -r\\\nf /', 'deny', 'Bash(rm -rf *)', { deny: ['Bash(rm -rf *)'] }], // §2.3
@@ -611,10 +610,9 @@ family('§5.7 lexer differentials: bash joins and splits, so does the analysis',
   ['echo "#"; rm x', 'deny', 'Bash(rm *)'], // a quoted # is no comment
   ['r\\\\\nm x', 'ask', null], // `r\\` then a newline: commands `r\` and `m`, neither rm
   ['ls\rrm -rf /', 'ask', null], // a lone CR stays in the word for bash; unanalysable
-  // Not Bash(rm *): an unknown program, whose operand `/` holds the gateway's config (docs/threat-model.md#deny-rules-for-every-program).
-  ['rm\\ -rf /', 'deny', SELF], // the program is `rm -rf`, not rm
-  ['ls；rm -rf /', 'deny', SELF], // a fullwidth semicolon is part of the word
-  ['r\u200bm -rf /', 'deny', SELF], // a zero-width space makes another name
+  ['rm\\ -rf /', 'ask', null], // the program is `rm -rf`, not rm
+  ['ls；rm -rf /', 'ask', null], // a fullwidth semicolon is part of the word
+  ['r\u200bm -rf /', 'ask', null], // a zero-width space makes another name
   ['echo "a;b"', 'allow', null], // R#25: must not split
   ["echo 'c&&d' e\\|f", 'allow', null], // R#25
   ['echo a\\;b', 'allow', null], // R#33

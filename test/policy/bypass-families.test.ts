@@ -1535,14 +1535,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
   // file by its compressed copy, `zstd --rm` too (bash 5.2: table.csv gone, table.csv.gz left). Its
   // operands were read candidates, which Edit deny rules did not meet (docs/threat-model.md#deny-rules-for-every-program).
   notAllowed(['gzip ../data/table.csv', 'bzip2 ../data/table.csv', 'xz ../data/table.csv', 'zstd -q --rm ../data/table.csv']);
-  // `gzip -r DIR` and `zstd -r --rm DIR` compress every file below DIR in place (bash 5.2: data/table.csv
-  // replaced by table.csv.gz, data/sub/t by t.gz; found by the round 9 review): a candidate that is a
-  // directory meets the Edit deny rules below it (bzip2 and xz take no -r).
-  test.each(['gzip -r ../data', 'zstd -r --rm -q ../data', 'gzip -r <T>/data', 'gzip -r out/', 'gzip -r src/../../data', 'mytool ../data'])('bypassPermissions: %j is denied', (command) => {
-    const decision = removal(command, 'bypassPermissions');
-    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule: fill('Edit(<T>/data/table.csv)') });
-  });
-  test.each(['gzip -c src/a.ts > a.gz', 'paste src/a.ts', 'gzip -r src', 'mytool src', 'mytool src/up/work/src'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(['gzip -c src/a.ts > a.gz', 'paste src/a.ts'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });

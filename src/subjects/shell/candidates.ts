@@ -1,5 +1,5 @@
 import { DENY_CANDIDATE } from '../../policy/decide.js';
-import type { CommandPath, TreeRead } from '../../policy/types.js';
+import type { CommandPath } from '../../policy/types.js';
 import type { Word } from './options.js';
 
 /**
@@ -17,8 +17,7 @@ import type { Word } from './options.js';
 export function candidatePaths(name: string, args: readonly Word[], cwd: string | null, everyOperand: boolean): CommandPath[] {
   const out: CommandPath[] = [];
   const add = (path: string, access: 'read' | 'write' = 'read'): void => {
-    // A write of a directory (`gzip -r data`) may change every file below it: the walk lets deny rules below it count.
-    if (path !== '' && path !== '-' && !out.some((p) => p.path === path)) out.push({ path, access, base: cwd, isStatic: true, via: DENY_CANDIDATE, ...(access === 'write' ? { tree: BELOW } : {}) });
+    if (path !== '' && path !== '-' && !out.some((p) => p.path === path)) out.push({ path, access, base: cwd, isStatic: true, via: DENY_CANDIDATE });
   };
   const mounts = name === 'docker' || name === 'podman';
   for (let i = 0; i < args.length; i++) {
@@ -46,8 +45,6 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
   }
   return out;
 }
-
-const BELOW: TreeRead = { content: true, follows: false };
 
 /** `SRC:DST[:opts]` or `type=bind,source=SRC,target=DST` → SRC. */
 function mountSource(text: string): string {
