@@ -1531,11 +1531,40 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
-  // A program the analyser does not know may write its operands: gzip, bzip2 and xz replace the
-  // file by its compressed copy, `zstd --rm` too (bash 5.2: table.csv gone, table.csv.gz left). Its
-  // operands were read candidates, which Edit deny rules did not meet (docs/threat-model.md#deny-rules-for-every-program).
+  // gzip, bzip2 and xz replace the file by its compressed copy, `zstd --rm` too (bash 5.2: table.csv
+  // gone, table.csv.gz left). Their operands were read candidates, which Edit deny rules did not meet
+  // (docs/threat-model.md#deny-rules-for-every-program); they are modelled now, `paste` is not.
   notAllowed(['gzip ../data/table.csv', 'bzip2 ../data/table.csv', 'xz ../data/table.csv', 'zstd -q --rm ../data/table.csv']);
   test.each(['gzip -c src/a.ts > a.gz', 'paste src/a.ts'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  // gzip(1) `-r`/`--recursive` and zstd(1) `-r` (with `--rm`, or writing FILE.zst beside each file)
+  // replace every file below a directory operand (bash 5.2: data/table.csv became table.csv.gz,
+  // data/sub/t t.gz; round 9 review): the compressors are modelled, so the Edit deny rules below count
+  // (asking, as for `rm -r`: docs/threat-model.md#recursive-reads).
+  // `-S .csv` names what it writes; `gunzip` writes FILE without its suffix (`-k`: FILE.gz stays).
+  test.each([
+    ['gzip -r ../data', 'ask'],
+    ['gzip --recursive -v ../data', 'ask'],
+    ['gzip -rf <T>/data', 'ask'],
+    ['gzip -r src/../../data', 'ask'],
+    ['gunzip -r ../data', 'ask'],
+    ['gzip -dr ../data', 'ask'],
+    ['zstd -r --rm -q ../data', 'ask'],
+    ['zstd -qr ../data', 'ask'],
+    ['unzstd -r --rm ../data', 'ask'],
+    ['gzip -S .csv ../data/table', 'deny'],
+    ['gunzip ../data/table.csv.gz', 'deny'],
+    ['xz -dk ../data/table.csv.xz', 'deny'],
+    ['zstd -qf src/a.ts -o ../data/table.csv', 'deny'],
+  ])('bypassPermissions: %j meets Edit(<T>/data/table.csv): %s', (command, verdict) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict, rule: fill('Edit(<T>/data/table.csv)') });
+  });
+  notAllowed(['gzip -r ../data', 'zstd -r --rm -q ../data', 'gunzip ../data/table.csv.gz']);
+  // Reads only: stdout, test, list; a recursive compression elsewhere; zcat.
+  test.each(['gzip -c ../data/table.csv > a.gz', 'gzip -rc ../data > a.gz', 'gzip -t ../data/table.csv', 'gzip -l ../data/table.csv', 'gzip -k ../data/table.csv', 'zstd -c ../data/table.csv > a.zst', 'zcat ../data/table.csv', 'gzip -r src', 'zstd -r --rm src', 'bzip2 -c ../data/table.csv > a.bz2'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });

@@ -4,13 +4,13 @@ import type { Word } from './options.js';
 
 /**
  * Words that may name a file a command reads, for deny rules only (docs/threat-model.md#deny-rules-for-every-program):
- * the analyser does not know what `paste`, `gzip -c` or `python3 -m base64` read, so for such
+ * the analyser does not know what `paste`, `openssl` or `python3 -m base64` read, so for such
  * programs every operand and every `--opt=VALUE` / `if=VALUE` value is a candidate; for every
  * program, values spelled `@path` (curl `-d @f`, gcc `@args`), `file://` URLs, `$HOME/…` and
  * `docker -v SRC:DST` sources are. A candidate never asks and never allows: it is denied when a
  * deny rule matches it, and otherwise changes nothing.
  *
- *   gzip -c ~/.ssh/id_rsa                 → ~/.ssh/id_rsa
+ *   paste ~/.ssh/id_rsa                   → ~/.ssh/id_rsa
  *   curl --data-binary @$HOME/.ssh/k u    → ~/.ssh/k           (any program)
  *   docker run -v ~/.ssh:/k alpine        → ~/.ssh
  */
@@ -39,8 +39,8 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
     if (!special && !everyOperand) continue;
     if (value.startsWith('@')) value = value.slice(1);
     if (/^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(value) && !/^file:/i.test(value)) continue; // a URL
-    // An operand of a program the analyser does not know may be written as well as read (`gzip f`
-    // replaces f by f.gz, `zstd --rm f`, `sponge f`): a write meets Edit deny rules and Read ones.
+    // An operand of a program the analyser does not know may be written as well as read (`sponge f`,
+    // as `gzip f` replaces f by f.gz): a write meets Edit deny rules and Read ones.
     add(value, special ? 'read' : 'write');
   }
   return out;

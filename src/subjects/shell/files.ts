@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { RECURSIVE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
@@ -783,6 +783,78 @@ const zip: Handler = (args, cwd, out) => {
   });
 };
 
+interface CompressorSpec extends OptionSpec {
+  /** What a compressed file's name ends with (`-S`/`--suffix` changes it). */
+  suffix: string;
+  decompresses: boolean;
+  /** zstd keeps its source unless `--rm`; gzip, bzip2, xz remove it unless `-c`, `-k`, `-t`, `-l`. */
+  keepsByDefault: boolean;
+  /** `-r`/`--recursive` walks a directory operand (gzip, zstd; bzip2 and xz reject `-r`). */
+  recurses: boolean;
+  /** zcat and its kind: `-c` always. */
+  prints?: boolean;
+}
+
+/** A long flag spelled in full or, for flags that make a command write more, as any prefix GNU getopt could take for it. */
+const spelled = (scan: ScanResult, short: string, long: string, prefix: boolean): boolean =>
+  scan.options.some((o) => o.name === short || o.name === long || (prefix && o.name.length > 3 && long.startsWith(o.name)));
+
+/**
+ * gzip(1), bzip2(1), xz(1), zstd(1): each operand FILE is read and replaced by FILE.gz (…) next to it,
+ * a removal of FILE and a write, unless `-c`/`--stdout` (stdout only), `-t`/`--test`, `-l`/`--list`
+ * (read only) or `-k`/`--keep` (the write only); zstd keeps FILE unless `--rm`. With `-r` a directory
+ * operand has every file below it replaced, so it is a removal with what is below it
+ * (docs/threat-model.md#deny-rules-for-every-program). Keeping flags count only spelled in full, so an
+ * abbreviation over-reports. What they read stays a deny-only candidate, as it was while they were
+ * unknown programs: `zcat /var/log/x.gz` under `Bash(zcat *)` does not start to ask.
+ */
+const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
+  const scan = scanOptions(args, 0, spec);
+  const only = (short: string, long: string): boolean => spelled(scan, short, long, false);
+  const stdout = spec.prints === true || only('-c', '--stdout') || only('-c', '--to-stdout') || only('-t', '--test') || only('-l', '--list');
+  const removes = !stdout && (spec.keepsByDefault ? scan.options.some((o) => o.name === '--rm') : !only('-k', '--keep'));
+  const recursive = spec.recurses && spelled(scan, '-r', '--recursive', true);
+  const decompresses = spec.decompresses || spelled(scan, '-d', '--decompress', true) || spelled(scan, '-d', '--uncompress', true);
+  const suffix = optionValues(scan, '-S', '--suffix').at(-1);
+  const outputs = optionValues(scan, '-o');
+  const directories = optionValues(scan, '--output-dir-flat', '--output-dir-mirror');
+  const read = (word: Word): void => {
+    const path = pathOf(word, READ, cwd);
+    if (path) path.via = DENY_CANDIDATE;
+    push(out, path);
+  };
+  for (const output of outputs) push(out, pathOf(output, WRITE, cwd));
+  // zstd writes DIR/NAME.zst (`-mirror`: below DIR, as the source tree is).
+  for (const directory of directories) push(out, walked(pathOf(directory, WRITE, cwd), REMOVED));
+  for (const file of optionValues(scan, '-D', '--patch-from')) read(file);
+  // `--filelist FILE` (zstd), `--files=FILE` (xz): the operands are named in FILE, known only at run time.
+  for (const list of optionValues(scan, '--filelist', '--files', '--files0')) {
+    read(list);
+    if (!stdout) push(out, pathOf({ ...list, isStatic: false }, WRITE, cwd));
+  }
+  for (const index of scan.operands) {
+    const word = args[index]!;
+    read(word);
+    if (stdout) continue;
+    if (removes || recursive) push(out, recursive ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
+    if (outputs.length + directories.length === 0) push(out, pathOf(compressedName(word, decompresses, suffix?.value ?? spec.suffix, suffix === undefined || suffix.isStatic), WRITE, cwd));
+  }
+};
+
+/** The file written next to FILE: FILE.gz, or FILE without its suffix when decompressing (`x.tgz` gives `x.tar`). */
+function compressedName(word: Word, decompresses: boolean, suffix: string, known: boolean): Word {
+  const value = word.isStatic ? word.value : word.raw;
+  if (!known) return { ...word, isStatic: false, raw: `${value}.?` };
+  if (!decompresses) return { ...word, value: value + suffix, raw: value + suffix };
+  const stripped = /\.t(gz|az|bz2|xz|zst)$/.test(value) ? value.replace(/\.[^./]*$/, '.tar') : value.replace(/\.[^./]*$/, '');
+  return { ...word, value: stripped, raw: stripped };
+}
+
+const GZIP: CompressorSpec = { short: 'S', long: ['suffix'], suffix: '.gz', decompresses: false, keepsByDefault: false, recurses: true };
+const BZIP2: CompressorSpec = { suffix: '.bz2', decompresses: false, keepsByDefault: false, recurses: false };
+const XZ: CompressorSpec = { short: 'SFCTM', long: ['suffix', 'format', 'check', 'threads', 'memlimit', 'memlimit-compress', 'memlimit-decompress', 'memlimit-mt', 'block-size', 'block-list', 'flush-timeout'], suffix: '.xz', decompresses: false, keepsByDefault: false, recurses: false };
+const ZSTD: CompressorSpec = { short: 'oD', long: ['filelist', 'output-dir-flat', 'output-dir-mirror', 'patch-from'], suffix: '.zst', decompresses: false, keepsByDefault: true, recurses: true };
+
 function nestScript(text: Word, cwd: string | null, out: FileFacts): void {
   out.reasons.push('interpreter');
   if (text.isStatic) out.nested.push({ kind: 'script', text: text.value, cwd });
@@ -879,6 +951,21 @@ const HANDLERS: Record<string, Handler> = {
   less,
   man: simple({ access: READ, short: 'PHMmSsCLeE', long: ['pager', 'html', 'manpath', 'sections', 'config-file', 'locale', 'extension', 'encoding'], programs: ['-P', '--pager', '-H', '--html'], max: 0 }),
   zip,
+  gzip: compressor(GZIP),
+  gunzip: compressor({ ...GZIP, decompresses: true }),
+  bzip2: compressor(BZIP2),
+  bunzip2: compressor({ ...BZIP2, decompresses: true }),
+  xz: compressor(XZ),
+  unxz: compressor({ ...XZ, decompresses: true }),
+  lzma: compressor({ ...XZ, suffix: '.lzma' }),
+  unlzma: compressor({ ...XZ, suffix: '.lzma', decompresses: true }),
+  zstd: compressor(ZSTD),
+  unzstd: compressor({ ...ZSTD, decompresses: true }),
+  zcat: compressor({ ...GZIP, decompresses: true, prints: true }),
+  bzcat: compressor({ ...BZIP2, decompresses: true, prints: true }),
+  xzcat: compressor({ ...XZ, decompresses: true, prints: true }),
+  lzcat: compressor({ ...XZ, decompresses: true, prints: true }),
+  zstdcat: compressor({ ...ZSTD, decompresses: true, prints: true }),
   rsync: copier({
     short: 'efBTM',
     long: RSYNC_LONG,
