@@ -625,6 +625,13 @@ describe('6. deny rules see what unknown programs may read and run', () => {
     ['cat /proc/self/cwd/.env', ENV], // the command's own working directory
     ['cat /proc/self/cwd/out/../home/.ssh/id_rsa', R], // …walked in kernel order
   ]);
+  // `gzip -rc DIR` reads every file below DIR (gzip(1) -r), as `grep -r` does: a deny rule below
+  // keeps it from being allowed in any mode, bypassPermissions too (bash 5.2 put the key in all.gz;
+  // round 9; it was checked as DIR alone).
+  test.each(MODES.flatMap((mode) => ['gzip -rc <H> > all.gz', 'zstd -rc <H> > k.zst'].map((command) => [mode, command] as const)))('%s: %j is not allowed (Read(~/.ssh/**) below)', (mode, command) => {
+    const decision = shell(command, mode, { deny: [R] });
+    expect(decision.verdict, decision.reason).not.toBe('allow');
+  });
   deniedEverywhere([
     ['toybox rm -rf x', RM],
     ['eatmydata rm -rf x', RM],

@@ -834,7 +834,9 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
   }
   for (const index of scan.operands) {
     const word = args[index]!;
-    read(word);
+    // `gzip -rc ~ > all.gz` reads every file below `~`, as `grep -r` does: the rules below it count.
+    if (recursive) push(out, walked(pathOf(word, READ, cwd), { content: true, follows: false }));
+    else read(word);
     if (stdout) continue;
     if (removes || recursive) push(out, recursive ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
     if (outputs.length + directories.length === 0) push(out, pathOf(compressedName(word, decompresses, suffix?.value ?? spec.suffix, suffix === undefined || suffix.isStatic), WRITE, cwd));
