@@ -18,7 +18,7 @@ export function setServeFlags(): void {
   // TurboFan inlines at most 460 bytes of bytecode into a function, not 920: its compiles run on
   // V8's worker threads, and what they malloc stays in those threads' glibc arenas (~6.5 MiB after
   // 10,000 calls, none with TurboFan on the main thread, which only node's command line can ask
-  // for); smaller graphs leave ~4.6 MiB, at the same CPU per call (docs/performance.md, "Memory,
-  // round 8"). Read at each TurboFan compile.
+  // for); smaller graphs leave ~4.6 MiB, at the same CPU per call (docs/performance.md, "Round 8:
+  // memory outside V8's heap after a burst"). Read at each TurboFan compile.
   setFlagsFromString('--max-inlined-bytecode-size-cumulative=460');
 }

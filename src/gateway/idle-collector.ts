@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
  * resident: a heap whose used part shrank at V8's own last collection can still hold the pages. What
  * the collection returns is about that growth, since it leaves the heap about where the last one did;
  * V8's memory reducer may shrink it below that on its own, but collecting here would not, so such a
- * low is not taken as the mark (docs/performance.md, "The idle collector after round 8"). The
+ * low is not taken as the mark (docs/performance.md, "Round 9: the idle collector after a burst"). The
  * first quiet period after start collects whatever the growth: the start-up's garbage (the serve
  * bundle's text read for the code cache, the config's parse, the servers' handshakes and lists) was
  * made before the collector's baseline, ~2 MiB resident (docs/performance.md, "Memory"). The timer
@@ -36,7 +36,7 @@ export interface IdleCollectorParts {
 export type IdleOutcome = 'active' | 'in-flight' | 'small' | 'collected';
 
 export const IDLE_PERIOD_MS = 1000;
-/** Below this, the ~40 ms of two full collections would return less than a MiB (docs/performance.md, "The idle collector after round 8"). */
+/** Below this, the ~40 ms of two full collections would return less than a MiB (docs/performance.md, "Round 9: the idle collector after a burst"). */
 export const IDLE_MIN_GROWTH_BYTES = 1024 * 1024;
 
 export class IdleCollector {

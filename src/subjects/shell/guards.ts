@@ -2,7 +2,7 @@ import type { SyntaxNode as Node, SyntaxTree as Tree } from './syntax.js';
 
 /**
  * The two places where tree-sitter-bash and bash disagree in a way that hides commands
- * (docs/design.md#commands), handled on the text:
+ * (docs/design.md#what-the-gateway-works-out-for-each-call), handled on the text:
  *
  *   (a) `r\⏎m -rf /`: bash joins the halves (`rm`), the grammar splits the word. Continuations
  *       outside '…', $'…', comments and quoted heredoc bodies are removed before parsing again.

@@ -13,7 +13,7 @@ import type { SyntaxNode, SyntaxTree } from './syntax.js';
 import { decodeAnsiC, readAssignment, readWord } from './words.js';
 
 /**
- * The shell analyser (docs/design.md#commands): a command string → every simple command the shell would
+ * The shell analyser (docs/design.md#what-the-gateway-works-out-for-each-call): a command string → every simple command the shell would
  * run, at any depth, with its argv, program, wrappers, paths, redirections and substitutions.
  * tree-sitter-bash through web-tree-sitter does the parsing, plus guards where the grammar and
  * bash disagree (details in guards.ts):
