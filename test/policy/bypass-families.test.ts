@@ -1575,6 +1575,35 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+  // gzip(1) takes off `.gz`, `-gz`, `.z`, `-z`, `_z` (in any case) and -S's suffix when decompressing,
+  // and with -N/--name restores the name stored in the file; bzip2(1) writes FILE.out for a name it
+  // cannot guess. GZIP (gzip 1.12 still takes -N there), BZIP2 and BZIP (bzip2 1.0.8 takes a word
+  // that is not an option as a file), XZ_OPT and XZ_DEFAULTS (xz 5.4) hold options. bash 5.2 wrote
+  // or replaced <T>/data/table.csv in each (x.gz made from a file named table.csv).
+  test.each([
+    ['gunzip ../data/table.csv-gz', 'deny'],
+    ['gunzip -f ../data/table.csv_z', 'deny'],
+    ['gzip -df ../data/table.csv-z', 'deny'],
+    ['gunzip -f -S q ../data/table.csvq', 'deny'],
+    ['gunzip -Nf ../data/x.gz', 'ask'],
+    ['gunzip --name -f ../data/x.gz', 'ask'],
+    ['GZIP=-N gunzip -f ../data/x.gz', 'ask'],
+    ['export GZIP=-N; gunzip -f ../data/x.gz', 'ask'],
+    ['BZIP2=-d bzip2 ../data/table.csv.bz2', 'ask'],
+    ['BZIP2=../data/table.csv bzip2 n', 'ask'],
+    ['BZIP=../data/table.csv bzip2 -k n', 'ask'],
+    ['XZ_OPT=-d xz ../data/table.csv.xz', 'ask'],
+    ['XZ_DEFAULTS=-d xz ../data/table.csv.xz', 'ask'],
+    ["env XZ_OPT='-9 -d' xz ../data/table.csv.xz", 'ask'],
+  ])('bypassPermissions: %j is not allowed: %s', (command, verdict) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe(verdict);
+  });
+  // Levels, threads, quiet and verbose change no name; ZSTD_CLEVEL and ZSTD_NBTHREADS take a number only.
+  test.each(['GZIP=-9 gzip -c ../data/table.csv > a.gz', "XZ_OPT='-9e -T0' xz -c ../data/table.csv > a.xz", 'BZIP2=-9 bzip2 -c ../data/table.csv > a.bz2', 'ZSTD_CLEVEL=19 zstd -c ../data/table.csv > a.zst', 'gunzip -c ../data/x.gz', 'bunzip2 -k ../data/table.csv.tbz'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   // A copy, move or link into a directory writes DIR/NAME (coreutils cp(1), mv(1), install(1),
   // ln(1): "copy SOURCE to DIRECTORY"; rsync(1): a source ending in `/` copies its content): the walk
   // saw only DIR, so each replaced <T>/data/table.csv under bash 5.2 and was allowed (found by the

@@ -793,6 +793,16 @@ interface CompressorSpec extends OptionSpec {
   recurses: boolean;
   /** zcat and its kind: `-c` always. */
   prints?: boolean;
+  /**
+   * The suffixes it takes off when decompressing (after `-S`'s), each with what replaces it; a name
+   * with none of them is skipped, or (bzip2) gets `unknown` added.
+   */
+  unpacks: ReadonlyArray<readonly [suffix: string, replacement: string]>;
+  /** gzip matches the suffixes in any case (`x.TGZ` gives `x.tar`). */
+  caseless?: boolean;
+  unknown?: string;
+  /** gzip `-N`/`--name` when decompressing: the name stored in the file, in the file's directory. */
+  storesName?: boolean;
 }
 
 /** A long flag spelled in full or, for flags that make a command write more, as any prefix GNU getopt could take for it. */
@@ -839,23 +849,57 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
     else read(word);
     if (stdout) continue;
     if (removes || recursive) push(out, recursive ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
-    if (outputs.length + directories.length === 0) push(out, pathOf(compressedName(word, decompresses, suffix?.value ?? spec.suffix, suffix === undefined || suffix.isStatic), WRITE, cwd));
+    if (outputs.length + directories.length > 0) continue;
+    // `gunzip -N x.gz` restores the name stored in x.gz (gzip(1)): known only when it runs.
+    if (decompresses && spec.storesName && spelled(scan, '-N', '--name', true)) push(out, pathOf({ ...word, isStatic: false, raw: `${posix.dirname(word.isStatic ? word.value : word.raw)}/<name stored in ${word.raw}>` }, WRITE, cwd));
+    for (const name of writtenNames(word, spec, decompresses, suffix)) push(out, pathOf(name, WRITE, cwd));
   }
 };
 
-/** The file written next to FILE: FILE.gz, or FILE without its suffix when decompressing (`x.tgz` gives `x.tar`). */
-function compressedName(word: Word, decompresses: boolean, suffix: string, known: boolean): Word {
+/**
+ * The files written next to FILE: FILE.gz (`-S`: FILE and that suffix), or when decompressing
+ * FILE without each suffix it ends with (gzip(1): `.gz`, `-gz`, `.z`, `-z`, `_z`, `.Z`, `.tgz` and
+ * `.taz` give `.tar`, in any case; bzip2(1): `.bz2`, `.bz`, `.tbz2`, `.tbz`, otherwise FILE.out;
+ * xz(1): `.xz`, `.txz`, `.lzma`, `.tlz`, `.lz`; zstd(1): its own and the formats it reads). Every
+ * suffix the name ends with counts, so a name is never missed for the program's order of trying.
+ */
+function writtenNames(word: Word, spec: CompressorSpec, decompresses: boolean, suffix: Word | undefined): Word[] {
   const value = word.isStatic ? word.value : word.raw;
-  if (!known) return { ...word, isStatic: false, raw: `${value}.?` };
-  if (!decompresses) return { ...word, value: value + suffix, raw: value + suffix };
-  const stripped = /\.t(gz|az|bz2|xz|zst)$/.test(value) ? value.replace(/\.[^./]*$/, '.tar') : value.replace(/\.[^./]*$/, '');
-  return { ...word, value: stripped, raw: stripped };
+  const named = (name: string): Word => ({ ...word, value: name, raw: name });
+  if (suffix !== undefined && !suffix.isStatic) return [{ ...word, isStatic: false, raw: `${value}.?` }];
+  if (!decompresses) return [named(value + (suffix?.value ?? spec.suffix))];
+  const base = value.slice(value.lastIndexOf('/') + 1);
+  const fold = (text: string): string => (spec.caseless ? text.toLowerCase() : text);
+  const names = [...(suffix ? [[suffix.value, ''] as const] : []), ...spec.unpacks]
+    .filter(([end]) => end !== '' && base.length > end.length && fold(base).endsWith(fold(end)))
+    .map(([end, replacement]) => named(value.slice(0, -end.length) + replacement));
+  return names.length > 0 || spec.unknown === undefined ? names : [named(value + spec.unknown)];
 }
 
-const GZIP: CompressorSpec = { short: 'S', long: ['suffix'], suffix: '.gz', decompresses: false, keepsByDefault: false, recurses: true };
-const BZIP2: CompressorSpec = { suffix: '.bz2', decompresses: false, keepsByDefault: false, recurses: false };
-const XZ: CompressorSpec = { short: 'SFCTM', long: ['suffix', 'format', 'check', 'threads', 'memlimit', 'memlimit-compress', 'memlimit-decompress', 'memlimit-mt', 'block-size', 'block-list', 'flush-timeout'], suffix: '.xz', decompresses: false, keepsByDefault: false, recurses: false };
-const ZSTD: CompressorSpec = { short: 'oD', long: ['filelist', 'output-dir-flat', 'output-dir-mirror', 'patch-from'], suffix: '.zst', decompresses: false, keepsByDefault: true, recurses: true };
+const TAR = '.tar';
+const GZIP: CompressorSpec = {
+  short: 'S',
+  long: ['suffix'],
+  suffix: '.gz',
+  decompresses: false,
+  keepsByDefault: false,
+  recurses: true,
+  unpacks: [['.gz', ''], ['.z', ''], ['-gz', ''], ['-z', ''], ['_z', ''], ['.tgz', TAR], ['.taz', TAR]],
+  caseless: true,
+  storesName: true,
+};
+const BZIP2: CompressorSpec = { suffix: '.bz2', decompresses: false, keepsByDefault: false, recurses: false, unpacks: [['.bz2', ''], ['.bz', ''], ['.tbz2', TAR], ['.tbz', TAR]], unknown: '.out' };
+const XZ_UNPACKS = [['.xz', ''], ['.txz', TAR], ['.lzma', ''], ['.tlz', TAR], ['.lz', '']] as const;
+const XZ: CompressorSpec = { short: 'SFCTM', long: ['suffix', 'format', 'check', 'threads', 'memlimit', 'memlimit-compress', 'memlimit-decompress', 'memlimit-mt', 'block-size', 'block-list', 'flush-timeout'], suffix: '.xz', decompresses: false, keepsByDefault: false, recurses: false, unpacks: XZ_UNPACKS };
+const ZSTD: CompressorSpec = {
+  short: 'oD',
+  long: ['filelist', 'output-dir-flat', 'output-dir-mirror', 'patch-from'],
+  suffix: '.zst',
+  decompresses: false,
+  keepsByDefault: true,
+  recurses: true,
+  unpacks: [['.zst', ''], ['.tzst', TAR], ['.gz', ''], ['.tgz', TAR], ['.lz4', ''], ['.tlz4', TAR], ...XZ_UNPACKS],
+};
 
 function nestScript(text: Word, cwd: string | null, out: FileFacts): void {
   out.reasons.push('interpreter');

@@ -5,7 +5,7 @@ import { candidatePaths } from './candidates.js';
 import { fileFacts, type Nested } from './files.js';
 import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type OptionSpec, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
-import { changesLaterCommands, commandVariables, DECLARATIONS, ENVIRONMENT, gitLocations } from './variables.js';
+import { changesLaterCommands, commandVariables, DECLARATIONS, gitLocations, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 
 /**
@@ -83,7 +83,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     if (fetches.includes('') || (index !== null && index >= 0 && fetches.includes(statics[index]!))) reasons.push('executor');
   }
 
-  if (DECLARATIONS.has(name) && args.some((w) => ENVIRONMENT.test(w.value) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
+  if (DECLARATIONS.has(name) && args.some((w) => isEnvironment(w) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
   if (DECLARATIONS.has(name)) {
     commandVariables(args, cwd, reasons, nested);
     segment.paths.push(...gitLocations(args, cwd));

@@ -19,8 +19,39 @@ export const ENVIRONMENT = /^(TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
  * ENVIRONMENT, `ZIPOPT` and `ZIP`): `TAR_OPTIONS=--remove-files tar -cf a.tar data` removes data.
  * Set for one command they are environment the walk does not read, so that command is not analysed.
+ * The compressors' are read (`isOptionEnvironment`).
  */
-export const OPTION_VARIABLES = /^(TAR_OPTIONS|ZIPOPT|ZIP)\+?=/;
+const OPTION_VARIABLES = /^(TAR_OPTIONS|ZIPOPT|ZIP)\+?=/;
+
+/**
+ * The compressors' option variables, with the words each may hold that change no file it writes:
+ * a level, quiet, verbose, threads. Anything else counts as options the walk does not see: `GZIP=-N
+ * gunzip x.gz` writes the name stored in x.gz (gzip 1.12 takes only -N, -n, levels, -q, -v and
+ * --rsyncable there), `BZIP2=-d bzip2 f.bz2` writes f, and bzip2 takes a word of BZIP2 or BZIP that is
+ * not an option as a file to compress (bzip2.c `addFlagsFromEnvVar`); `XZ_OPT=-d` and `XZ_DEFAULTS`
+ * (xz(1) ENVIRONMENT) the same (docs/threat-model.md#deny-rules-for-every-program).
+ */
+const COMPRESSOR_VARIABLES: ReadonlyArray<[RegExp, RegExp]> = [
+  [/^GZIP=/, /^(-[1-9nqv]+|--(fast|best|no-name|rsyncable|quiet|verbose))$/],
+  [/^(BZIP2|BZIP)=/, /^(-[1-9sqv]+|--(fast|best|small|quiet|verbose))$/],
+  [/^(XZ_OPT|XZ_DEFAULTS)=/, /^(-[0-9eqv]+|-T\d+|--(extreme|quiet|verbose|threads=\d+))$/],
+];
+
+/**
+ * True when an assignment word gives a program options the walk does not see: one of
+ * OPTION_VARIABLES, or a compressor's variable whose value is not static, is appended to (`GZIP+=N`
+ * after `GZIP=-9` makes `-9N`), or holds a word beyond the harmless ones.
+ */
+export function isOptionEnvironment(word: Word): boolean {
+  if (OPTION_VARIABLES.test(word.value)) return true;
+  const variable = COMPRESSOR_VARIABLES.find(([name]) => name.test(word.value.replace(/^([A-Z0-9_]+)\+=/, '$1=')));
+  if (variable === undefined) return false;
+  if (!word.isStatic || /^[A-Z0-9_]+\+=/.test(word.value)) return true;
+  return word.value.slice(word.value.indexOf('=') + 1).split(/[ \t\n]+/).some((option) => option !== '' && !variable[1].test(option));
+}
+/** A word that assigns (or, after `export`, names) a variable that changes what later commands do, options included. */
+export const isEnvironment = (word: Word): boolean => ENVIRONMENT.test(word.value) || isOptionEnvironment(word);
+
 export const DECLARATIONS: ReadonlySet<string> = new Set(['export', 'declare', 'typeset', 'readonly', 'local']);
 
 /**
@@ -49,7 +80,7 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
  */
 export function changesLaterCommands(name: string): boolean {
   const word = `${name}=`;
-  return ENVIRONMENT.test(word) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word);
+  return ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word);
 }
 
 /** `NAME=value` and `NAME+=value` as a word. */

@@ -6,7 +6,7 @@ import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations, moveHeredocRest } from './guards.js';
 import { staticWord, type Word } from './options.js';
-import { changesLaterCommands, ENVIRONMENT } from './variables.js';
+import { changesLaterCommands, ENVIRONMENT, isOptionEnvironment } from './variables.js';
 import { readPlain, readTree } from './parser.js';
 import { asBashReads } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
@@ -855,7 +855,7 @@ class Analysis {
     // `PATH=/tmp; ls`, `CDPATH=..; cd home`: a variable the shell or a program reads, set for every
     // later command (PATH is exported, CDPATH moves `cd`; which others the server's environment
     // exports is unknown). IFS is read apart (see `ifs`).
-    if (assignments.some((a) => ENVIRONMENT.test(a.raw) && !/^IFS\+?=/.test(a.raw))) this.reason('environment');
+    if (assignments.some((a) => (ENVIRONMENT.test(a.raw) && !/^IFS\+?=/.test(a.raw)) || isOptionEnvironment(a))) this.reason('environment');
     return this.finish(assignments, [], [], pending, ctx, cwd, null);
   }
 
