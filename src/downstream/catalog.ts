@@ -43,21 +43,32 @@ export function exposeNames(requests: readonly NameRequest[]): Map<string, strin
   const out = new Map<string, string>();
   const byCandidate = new Map<string, NameRequest[]>();
   for (const request of requests) {
+    // The same server and name twice is one tool (the listing keeps the first); as two, each took a suffix of the other's and never ended.
+    if (out.has(nameKey(request.server, request.name))) continue;
+    out.set(nameKey(request.server, request.name), '');
     const candidate = request.prefix === false ? sanitiseName(request.name) : `${request.server}${SEPARATOR}${sanitiseName(request.name)}`;
     const list = byCandidate.get(candidate) ?? [];
     list.push(request);
     byCandidate.set(candidate, list);
   }
+  // Plain names first, in every group: a tool named like another's suffixed name keeps its own.
   const taken = new Set<string>();
-  for (const [candidate, list] of byCandidate) {
+  const suffixed: Array<[string, NameRequest]> = [];
+  for (const [candidate, list] of [...byCandidate].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     // The one whose original name needed no sanitising keeps the plain name; the rest are suffixed.
     const sorted = [...list].sort((a, b) => compare(a, b, candidate));
     sorted.forEach((request, index) => {
-      let exposed = index === 0 && candidate.length <= MAX_NAME_LENGTH ? candidate : withSuffix(candidate, request.server, request.name);
-      while (taken.has(exposed)) exposed = withSuffix(exposed, request.server, request.name);
-      taken.add(exposed);
-      out.set(nameKey(request.server, request.name), exposed);
+      if (index > 0 || candidate.length > MAX_NAME_LENGTH) return void suffixed.push([candidate, request]);
+      taken.add(candidate);
+      out.set(nameKey(request.server, request.name), candidate);
     });
+  }
+  for (const [candidate, request] of suffixed) {
+    let exposed = withSuffix(candidate, request.server, request.name);
+    // A suffix already taken (a six-digit hash met, or a tool named so): the next one, counted.
+    for (let attempt = 1; taken.has(exposed); attempt++) exposed = withSuffix(candidate, request.server, `${request.name}\0${attempt}`);
+    taken.add(exposed);
+    out.set(nameKey(request.server, request.name), exposed);
   }
   return out;
 }

@@ -47,7 +47,19 @@ export async function readListing(client: Client, timeoutMs: number, logger: Log
     caps.resources ? list('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResultSchema, ResourceTemplateSchema).catch(() => []) : [],
     caps.prompts ? list('prompts/list', 'prompts', ListPromptsResultSchema, PromptSchema) : [],
   ]);
-  return { tools: tools.map((tool) => checkedTool(tool, logger)), resources, templates, prompts };
+  return { tools: firstOfEachName(tools, 'tools/list', logger).map((tool) => checkedTool(tool, logger)), resources, templates, prompts: firstOfEachName(prompts, 'prompts/list', logger) };
+}
+
+/**
+ * A name listed twice (on one page, or again on a later one) is the first entry with it: a call
+ * names a tool, so a second definition could only be shown, never called. One warning a list.
+ */
+function firstOfEachName<T extends { name: string }>(entries: T[], method: string, logger: Logger): T[] {
+  const seen = new Set<string>();
+  const again: string[] = [];
+  const kept = entries.filter((entry) => (seen.has(entry.name) ? !again.push(entry.name) : !!seen.add(entry.name)));
+  if (again.length > 0) logger.warn({ dropped: again.length, first: escapeText(again[0]!) }, `dropping entries of ${method} whose name was listed before`);
+  return kept;
 }
 
 /** The SDK schema of a whole page of one list. */
@@ -64,20 +76,16 @@ interface ItemSchema<T> {
  * without its inputSchema) is dropped with a warning that names it, and the rest is listed; before,
  * the server never started, and was started again and again with its backoff. A page that is not a
  * list of that kind fails the start with one line (the server's reason), not zod's dump.
+ *
+ * A list past the limits (docs/config.md, "limits"), or whose nextCursor repeats, ends there: what
+ * was read is listed, with one warning naming the limit. A server that lists 20,000 resources
+ * keeps its tools; a cursor that never ends no longer keeps the start going, or the list growing.
  */
 async function listAll<T>(client: Client, method: string, key: string, schemas: { page: PageSchema; item: ItemSchema<T> }, options: RequestOptions, logger: Logger): Promise<T[]> {
   const out: T[] = [];
-  // A cursor read before would list the same pages again, for ever: the start never ended.
   const cursors = new Set<string>();
   let cursor: string | undefined;
-  let pages = 0;
-  do {
-    if (cursor !== undefined) {
-      if (cursors.has(cursor)) throw invalidList(method, `nextCursor "${escapeTruncated(cursor, 80)}" was already read`);
-      cursors.add(cursor);
-    }
-    // A cursor that never repeats kept the start going, and the list growing, without end.
-    if (++pages > MAX_LIST_PAGES) throw tooLong(method, `more than ${MAX_LIST_PAGES} pages`);
+  for (let pages = 0; ; ) {
     const params: Record<string, string> = cursor ? { cursor } : {};
     let page: Record<string, unknown>;
     try {
@@ -87,10 +95,21 @@ async function listAll<T>(client: Client, method: string, key: string, schemas: 
       if (schemaProblem(error) === null) throw error;
       page = await entryByEntry(client, { method, params }, key, schemas.item, options, logger, out);
     }
-    if (out.length > MAX_LIST_ENTRIES) throw tooLong(method, `more than ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries`);
     cursor = (page.nextCursor as string | undefined) || undefined;
-  } while (cursor);
-  return out;
+    const stop =
+      out.length > MAX_LIST_ENTRIES ? `more than ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries`
+      : cursor === undefined ? null
+      : ++pages >= MAX_LIST_PAGES ? `more than ${MAX_LIST_PAGES} pages`
+      : cursors.has(cursor) ? `its nextCursor "${escapeTruncated(cursor, 80)}" was already read`
+      : null;
+    if (stop !== null) {
+      out.length = Math.min(out.length, MAX_LIST_ENTRIES);
+      logger.warn({ listed: out.length }, `${method} stopped: ${stop} (mcp-latch reads at most ${MAX_LIST_PAGES} pages and ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries of one list); the first ${out.length.toLocaleString('en-US')} are listed`);
+      return out;
+    }
+    if (cursor === undefined) return out;
+    cursors.add(cursor);
+  }
 }
 
 /**
@@ -99,10 +118,6 @@ async function listAll<T>(client: Client, method: string, key: string, schemas: 
  */
 export const MAX_LIST_PAGES = 100;
 export const MAX_LIST_ENTRIES = 10_000;
-
-function tooLong(method: string, what: string): Error {
-  return new Error(`its ${method} answer is too long: ${what} (mcp-latch reads at most ${MAX_LIST_PAGES} pages and ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries of one list)`);
-}
 
 /** One page asked for again without its schema; the entries the schema takes go to `out`. */
 async function entryByEntry<T>(client: Client, request: { method: string; params: Record<string, string> }, key: string, schema: ItemSchema<T>, options: RequestOptions, logger: Logger, out: T[]): Promise<Record<string, unknown>> {

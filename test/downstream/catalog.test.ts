@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { exposeNames, nameKey } from '../../src/downstream/catalog.js';
 
@@ -20,6 +22,26 @@ describe('exposed names', () => {
     expect(names.get(nameKey('fs', 'read_file'))).toBe('fs__read_file');
     expect(names.get(nameKey('fs', 'read.file'))).toMatch(/^fs__read_file_[0-9a-f]{6}$/);
     expect(names.get(nameKey('web', 'fetch/url'))).toBe('web__fetch_url');
+  });
+
+  test('the same server and name listed twelve times is one name; before, each copy took a suffix of the last until 64 characters and the gateway spun for ever', () => {
+    // In a child with a time limit: the old loop never returned, and a test cannot interrupt it.
+    const built = fileURLToPath(new URL('../../dist/downstream/catalog.js', import.meta.url));
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `import { exposeNames } from ${JSON.stringify(built)}; console.log(JSON.stringify([...exposeNames(Array.from({ length: 12 }, () => ({ server: 'f', name: 'echo' }))).values()]))`], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.signal).toBeNull();
+    expect(JSON.parse(run.stdout)).toEqual(['f__echo']);
+    expect([...exposeNames(Array.from({ length: 12 }, () => ({ server: 'f', name: 'a.b' }))).values()]).toEqual(['f__a_b']);
+  });
+
+  test('a suffix already taken by another tool is counted on, each name unique and within 64 characters', () => {
+    const first = exposeNames([{ server: 'fs', name: 'read.file' }, { server: 'fs', name: 'read_file' }]).get(nameKey('fs', 'read.file'))!;
+    // A tool named like the suffixed one, and twenty more that sanitise to the same name.
+    const requests = [{ server: 'fs', name: 'read_file' }, { server: 'fs', name: first.slice('fs__'.length) }, { server: 'fs', name: 'read.file' }, ...Array.from({ length: 20 }, (_, n) => ({ server: 'fs', name: `read${' '.repeat(n + 1)}file` }))];
+    const names = exposeNames(requests);
+    expect(new Set(names.values()).size).toBe(requests.length);
+    for (const value of names.values()) expect(value).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(names.get(nameKey('fs', first.slice('fs__'.length)))).toBe(first);
+    expect(names.get(nameKey('fs', 'read.file'))).not.toBe(first);
   });
 
   test('deterministic: the same set in another order gives the same names', () => {

@@ -180,21 +180,78 @@ describe('serve: a tools/list of many refused entries, named by the server', () 
   }, 60_000);
 });
 
+/** Lists the tools of one fault server; what it lists, what the list's _meta says is unavailable, and the log's warnings of a stopped list. */
+async function listedPastLimit(fault: string): Promise<{ names: string[]; unavailable: unknown; warnings: string[]; called: string }> {
+  const dir = tempDir();
+  const harness = await startGateway({ mcpServers: { f: faultServer(fault, join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+  try {
+    const listed = await harness.client.listTools();
+    const warnings = await eventually(() => {
+      const found = harness.stderr().split('\n').filter((line) => line.includes('tools/list stopped'));
+      expect(found).not.toEqual([]);
+      return found;
+    });
+    const called = textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'still served' } }));
+    return { names: listed.tools.map((tool) => tool.name), unavailable: listed._meta?.['mcp-latch/unavailable'], warnings, called };
+  } finally {
+    await harness.close();
+  }
+}
+
 describe('serve: a tools/list whose nextCursor repeats', () => {
-  test('the server is unavailable with one line saying so, not listed page after page for ever (the first list never answered)', async () => {
-    expect(await unavailableOnList('invalid-list-loop')).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is invalid: nextCursor "again" was already read; restarting in \d+ s$/) })]);
+  test('the list ends at the repeat and what was read is listed, with one warning naming the cursor; not listed page after page for ever (the first list never answered), and the server stays available', async () => {
+    const { names, unavailable, warnings, called } = await listedPastLimit('invalid-list-loop');
+    expect(unavailable).toBeUndefined();
+    expect(names).toContain('f__echo');
+    expect(called).toContain('still served');
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0]!).msg).toBe('tools/list stopped: its nextCursor "again" was already read (mcp-latch reads at most 100 pages and 10,000 entries of one list); the first ' + JSON.parse(warnings[0]!).listed.toLocaleString('en-US') + ' are listed');
   }, 60_000);
 });
 
 describe('serve: a tools/list past the limits of one list (100 pages, 10,000 entries)', () => {
-  test('a nextCursor that never repeats: the server is unavailable with one line naming the limit, not listed for ever while the gateway grows', async () => {
-    expect(await unavailableOnList('list-endless')).toEqual([
-      expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is too long: more than 100 pages \(mcp-latch reads at most 100 pages and 10,000 entries of one list\); restarting in \d+ s$/) }),
-    ]);
+  test('a nextCursor that never repeats: 100 pages are read and listed, with one warning naming the limit; the gateway does not list for ever while it grows', async () => {
+    const { names, unavailable, warnings, called } = await listedPastLimit('list-endless');
+    expect(unavailable).toBeUndefined();
+    expect(called).toContain('still served');
+    expect(warnings).toHaveLength(1);
+    const warning = JSON.parse(warnings[0]!) as { msg: string; listed: number };
+    expect(warning.msg).toMatch(/^tools\/list stopped: more than 100 pages \(mcp-latch reads at most 100 pages and 10,000 entries of one list\); the first [\d,]+ are listed$/);
+    // Each page lists the same few tools again: 100 pages of them were read, no more.
+    expect(warning.listed % 100).toBe(0);
+    expect(names).toContain('f__echo');
   }, 60_000);
 
-  test('10,001 entries: the server is unavailable with one line naming the limit', async () => {
-    expect(await unavailableOnList('list-many')).toEqual([expect.objectContaining({ server: 'f', reason: expect.stringMatching(/^server "f" is unavailable: failed to start: its tools\/list answer is too long: more than 10,000 entries/) })]);
+  test('10,001 entries: the first 10,000 are listed, with one warning naming the limit', async () => {
+    const { names, unavailable, warnings } = await listedPastLimit('list-many');
+    expect(unavailable).toBeUndefined();
+    expect(names).toHaveLength(10_000);
+    expect(names).toContain('f__echo');
+    expect(names).not.toContain('f__many_' + (10_001 - 10_000 + names.filter((name) => name.startsWith('f__many_')).length - 1));
+    expect(JSON.parse(warnings[0]!).msg).toBe('tools/list stopped: more than 10,000 entries (mcp-latch reads at most 100 pages and 10,000 entries of one list); the first 10,000 are listed');
+  }, 60_000);
+});
+
+describe('serve: a tools/list that names a tool twelve times', () => {
+  test('the first of each name is listed and called, with one warning; before, naming the copies never ended and the whole gateway stopped answering', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('list-duplicates', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+    try {
+      const listed = await harness.client.listTools();
+      const echoes = listed.tools.filter((tool) => tool.name.startsWith('f__echo'));
+      expect(echoes).toHaveLength(1);
+      expect(echoes[0]!.description).not.toBe('a copy');
+      expect(new Set(listed.tools.map((tool) => tool.name)).size).toBe(listed.tools.length);
+      expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'once' } }))).toContain('once');
+      const warning = await eventually(() => {
+        const found = harness.stderr().split('\n').filter((line) => line.includes('whose name was listed before'));
+        expect(found).toHaveLength(1);
+        return JSON.parse(found[0]!) as { dropped: number };
+      });
+      expect(warning.dropped).toBe(11 * listed.tools.length);
+    } finally {
+      await harness.close();
+    }
   }, 60_000);
 });
 
