@@ -1622,6 +1622,32 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'echo x > table.csv && scp table.csv ../data',
   ]);
   allowed(['cp src/a.ts src/b.ts', 'cp src/a.ts ../data/new.csv', 'mv src/a.ts src2/', 'cp -r src/. src2', 'rsync -a src/ src2/', 'ln -sf src/a.ts link.ts']);
+  // Already written as a tree or a name by 51595dc: a copy onto an existing directory, a glob of
+  // sources (known only at run time), install -D (its destination is the name itself).
+  notAllowed(['cp -a src/* ../data/', 'mkdir -p data && cp -r data ..', 'install -D src/a.ts ../data/table.csv', 'echo x > table.csv && install -Dt ../data table.csv']);
+  // cp(1) --parents and rsync(1) -R/--relative put the source's whole path below the destination
+  // (from a `/./` in it); rsync --files-from copies the files a list names (below the source, `..`
+  // taken out) below the destination. cp/mv/install/ln -b, --backup or -S SUFFIX (and rsync -b with
+  // --suffix) rename the file they replace to FILE and SUFFIX; SIMPLE_BACKUP_SUFFIX names it too;
+  // rsync --backup-dir=DIR (relative to the destination) moves it to DIR. bash 5.2 (coreutils 9.1,
+  // rsync 3.5) replaced <T>/data/table.csv in each (with <T>/data/table an older file).
+  notAllowed([
+    'mkdir -p data && echo x > data/table.csv && cp --parents data/table.csv ..',
+    'mkdir -p data && echo x > data/table.csv && rsync -R data/table.csv ..',
+    'mkdir -p q/data && echo x > q/data/table.csv && rsync --relative q/./data/table.csv ..',
+    'echo table.csv > l && echo x > table.csv && rsync --files-from=l ./ ../data/',
+    'cp -b --suffix=.csv src/a.ts ../data/table',
+    'cp -S .csv src/a.ts ../data/table',
+    'echo x > table && cp -b -S .csv -t ../data table',
+    'mv -b --suffix=.csv src/a.ts ../data/table',
+    'install -b -S .csv src/a.ts ../data/table',
+    'ln -fb -S .csv src/a.ts ../data/table',
+    'rsync -b --suffix=.csv src/a.ts ../data/table',
+    'SIMPLE_BACKUP_SUFFIX=.csv cp -b src/a.ts ../data/table',
+    'export SIMPLE_BACKUP_SUFFIX=.csv; mv -b src/a.ts ../data/table',
+    'mkdir d && echo xx > d/table.csv && echo y > table.csv && rsync -b --backup-dir=../../data table.csv d/',
+  ]);
+  allowed(['cp -b src/a.ts src/b.ts', 'mv -b src/a.ts src/b.ts', 'rsync -ab src/ src2/', 'rsync --suffix=.csv src/a.ts ../data/table', 'cp --parents src/a.ts build', 'rsync -R src/a.ts build/', 'rsync --files-from=l src/ build/']);
   allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T list', 'zip -@ a.zip < list']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
-import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
+import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
@@ -60,6 +60,8 @@ interface SimpleSpec extends OptionSpec {
   targetDir?: boolean;
   /** Sources … destination, moved: the sources leave their place with what is below them (`tree`), the destination is written (mv). */
   moves?: boolean;
+  /** `--parents` puts each source's whole path below the destination (cp). */
+  parents?: boolean;
   /** True when the sources are hard-linked, not copied (`cp -l`): the link aliases them, so they are written, as by `ln`. */
   aliases?: (scan: ScanResult) => boolean;
   /** Operands starting with `+` are not paths (`more +10 f`, `less +G f`). */
@@ -150,7 +152,7 @@ const SIMPLE: Record<string, SimpleSpec> = {
   chgrp: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] },
   shred: { access: WRITE, short: 'ns', long: ['iterations', 'size', 'random-source'], reads: ['--random-source'] },
   // `cp -r` copies links as links unless `-L`; the copy is then read through the link by whoever reads it.
-  cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), aliases: (scan) => hasOption(scan, '-l', '--link'), short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
+  cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), aliases: (scan) => hasOption(scan, '-l', '--link'), parents: true, short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
   // `mv data elsewhere` takes away everything below data: rules below it count, as for `rm -r`.
   mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], tree: () => REMOVED, moves: true, ...TARGET },
   install: { access: READ, short: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'], lastWrite: true, programs: ['--strip-program'], ...TARGET },
@@ -178,24 +180,51 @@ function simple(spec: SimpleSpec): Handler {
     // destination is the name itself (cp -rT src data: what src holds goes into data).
     const copied = tree !== null && spec.access === READ;
     const noTarget = hasOption(scan, '-T', '--no-target-directory');
+    // `cp --parents a/b d` writes d/a/b (cp(1)).
+    const placed = spec.parents && scan.options.some((o) => o.name.length > 3 && '--parents'.startsWith(o.name)) ? WHOLE_PATH : LAST_NAME;
     if (target) {
       push(out, pathOf(target, WRITE, cwd));
       for (const i of operands) operand(args[i]!, sources);
-      intoDirectory(operands.map((i) => args[i]!), target, copied, cwd, out);
+      backups(scan, intoDirectory(operands.map((i) => args[i]!), target, copied, cwd, out, placed), cwd, out);
       return;
     }
     const directories = spec.lastWrite && hasOption(scan, '-d', '--directory'); // install -d DIR…
-    if ((spec.lastWrite || spec.moves) && !directories && operands.length > 1) {
-      const words = operands.map((i) => args[i]!);
-      intoDirectory(words.slice(0, -1), words.at(-1)!, copied, cwd, out, () => noTarget);
-    }
+    const words = operands.map((i) => args[i]!);
+    const replaced = (spec.lastWrite || spec.moves) && !directories && operands.length > 1 ? [words.at(-1)!, ...intoDirectory(words.slice(0, -1), words.at(-1)!, copied, cwd, out, noTarget ? () => '' : placed)] : [];
     operands.forEach((index, n) => {
       const last = n === operands.length - 1 && n > 0;
       const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : sources;
       if (spec.moves && last) push(out, pathOf(args[index]!, WRITE, cwd));
       else operand(args[index]!, access);
     });
+    backups(scan, replaced, cwd, out);
   };
+}
+
+/**
+ * cp(1), mv(1), install(1), ln(1): `-b`, `--backup[=CONTROL]` (any prefix) or `-S SUFFIX` renames
+ * each file the command replaces to FILE~, or FILE and SUFFIX (`cp -S .csv a data/table` turns an
+ * old data/table into data/table.csv); with CONTROL `numbered`/`t` to FILE.~N~, N known only at run
+ * time. `replaced`: the names the command writes. A recursive copy's backups are below what it
+ * writes, already walked.
+ */
+function backups(scan: ScanResult, replaced: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const given = (long: string): ParsedOption[] => scan.options.filter((o) => o.name.length > 2 && long.startsWith(o.name));
+  const controls = given('--backup');
+  const suffixes = [...given('--suffix'), ...scan.options.filter((o) => o.name === '-S')];
+  if (controls.length + suffixes.length === 0 && !hasOption(scan, '-b')) return;
+  const control = controls.at(-1)?.value;
+  const numbered = control !== undefined && control !== null && (!control.isStatic || ['numbered', 't'].includes(control.value));
+  const suffix = suffixes.at(-1)?.value ?? (suffixes.length > 0 ? null : staticWord('~'));
+  backupsNamed(replaced, numbered ? null : suffix, cwd, out);
+}
+
+/** FILE and SUFFIX for each file replaced; a name known only at run time when either is (null: unknown suffix). */
+function backupsNamed(replaced: readonly Word[], suffix: Word | null, cwd: string | null, out: FileFacts): void {
+  for (const word of replaced) {
+    if (suffix?.isStatic && word.isStatic) push(out, pathOf(staticWord(word.value + suffix.value), WRITE, cwd));
+    else push(out, pathOf({ ...word, isStatic: false, raw: `${word.raw}<backup suffix>` }, WRITE, cwd));
+  }
 }
 
 /** A path the command walks as a tree (reads or removes what is below it): RECURSIVE, so rules below it count. */
@@ -206,22 +235,34 @@ function walked(path: CommandPath | null, tree: TreeRead): CommandPath | null {
   return path;
 }
 
+/** Where a copy puts a (static) source inside the destination: the path below it, '' for the destination itself. */
+type Placement = (source: string) => string;
+/** NAME, the source's last component (`cp -r src/. data`: what src holds goes into data itself). */
+const LAST_NAME: Placement = (source) => {
+  const name = source.replace(/\/+$/, '').split('/').at(-1) ?? '';
+  return name === '.' || name === '..' ? '' : name;
+};
+/** `cp --parents`: the source's whole path, without a leading `/`. */
+const WHOLE_PATH: Placement = (source) => source.replace(/^\/+/, '').replace(/\/+$/, '');
+
 /**
  * What a copy, move or link into a directory writes: DEST/NAME for each source, NAME its last
  * component (`cp secret data` writes data/secret when data is a directory, known only on disk, so it
- * is added either way). A source whose last component is `.` (`cp -r src/. data`), or one
- * `contents` picks (rsync's `src/`), puts what it holds in DEST itself. `tree`: the copy is recursive,
- * so what is below the written name counts too (docs/threat-model.md#recursive-reads).
+ * is added either way), or what `placed` says (`cp --parents`, `rsync -R`: the source's path; rsync's
+ * `src/`: its content in DEST itself). `tree`: the copy is recursive, so what is below the written
+ * name counts too (docs/threat-model.md#recursive-reads). Returns the names written.
  */
-function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd: string | null, out: FileFacts, contents: (source: Word) => boolean = () => false): void {
-  if (!dest.isStatic) return; // DEST itself is already a write known only at run time
+function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd: string | null, out: FileFacts, placed: Placement = LAST_NAME): Word[] {
+  if (!dest.isStatic) return []; // DEST itself is already a write known only at run time
+  const names: Word[] = [];
   for (const source of sources) {
-    const name = source.isStatic ? (source.value.replace(/\/+$/, '').split('/').at(-1) ?? '') : null;
-    const inside = name === null ? null : name === '' || name === '.' || name === '..' || contents(source) ? dest.value : `${dest.value.replace(/\/+$/, '')}/${name}`;
-    if (inside === dest.value && !tree) continue; // DEST itself, already written
-    const target = inside === null ? { ...dest, value: `${dest.value}/${source.raw}`, raw: `${dest.raw}/${source.raw}`, isStatic: false } : staticWord(inside);
+    const below = source.isStatic ? placed(source.value) : null;
+    if (below === '' && !tree) continue; // DEST itself, already written
+    const target = below === null ? { ...dest, value: `${dest.value}/${source.raw}`, raw: `${dest.raw}/${source.raw}`, isStatic: false } : staticWord(below === '' ? dest.value : `${dest.value.replace(/\/+$/, '')}/${below}`);
     push(out, tree ? walked(pathOf(target, WRITE, cwd), REMOVED) : pathOf(target, WRITE, cwd, INTO_DIRECTORY));
+    names.push(target);
   }
+  return names;
 }
 
 /** The `via` of DEST/NAME written by a copy into a directory: not an operand (inspect.ts and links-made.ts look at those). */
@@ -433,7 +474,7 @@ const ln: Handler = (args, cwd, out) => {
   if (dir) {
     push(out, pathOf(dir, WRITE, cwd));
     for (const word of operands) source(word, [dir.isStatic ? dir.value : null]);
-    intoDirectory(operands, dir, false, cwd, out);
+    backups(scan, intoDirectory(operands, dir, false, cwd, out), cwd, out);
     return;
   }
   if (operands.length === 1) {
@@ -445,8 +486,9 @@ const ln: Handler = (args, cwd, out) => {
   const link = operands.at(-1);
   const linkDirs = link?.isStatic ? [posix.dirname(link.value), operands.length === 2 ? link.value : null] : [];
   // `ln -f secret data` replaces data/secret when data is a directory (before LINK: the name made is the last write).
-  if (link && !hasOption(scan, '-T', '--no-target-directory')) intoDirectory(operands.slice(0, -1), link, false, cwd, out);
+  const names = link && !hasOption(scan, '-T', '--no-target-directory') ? intoDirectory(operands.slice(0, -1), link, false, cwd, out) : [];
   operands.forEach((word, n) => (n === operands.length - 1 ? push(out, pathOf(word, WRITE, cwd)) : source(word, linkDirs)));
+  if (link) backups(scan, [link, ...names], cwd, out);
 };
 
 /** `dd if=IN of=OUT …`. */
@@ -631,34 +673,74 @@ const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.
  * `rsync`/`scp SRC… DEST`: local sources read (walked when recursive), a local destination written, `host:path` skipped.
  * `removes` says which of them the copy removes from (rsync's `--remove-source-files`, `--delete`).
  */
-function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null; removes?: (scan: ScanResult) => { sources: boolean; destination: boolean }; linkDests?: string[]; trailingSlashCopiesContent?: boolean }): Handler {
+function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; programs: string[]; tree: (scan: ScanResult) => TreeRead | null; removes?: (scan: ScanResult) => { sources: boolean; destination: boolean }; rsync?: true }): Handler {
   return (args, cwd, out) => {
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
-    const tree = spec.tree(scan);
+    // rsync(1) `--files-from=FILE`: the files named in FILE (below the source, `..` taken out) go
+    // below the destination, with their path (`-R` implied): a copy of a tree known only at run time.
+    const listed = spec.rsync === true && hasOption(scan, '--files-from');
+    const tree = spec.tree(scan) ?? (listed ? { content: true, follows: false } : null);
     const removes = spec.removes?.(scan) ?? { sources: false, destination: false };
     const operands = scan.operands.map((i) => args[i]!);
-    // rsync's `--link-dest=DIR` hard-links the destination's unchanged files to DIR's: a later write
-    // of the copy writes DIR's files, so DIR is written as a tree (as `ln` writes a hard link's
-    // target). A relative DIR is relative to the destination directory (rsync(1)).
     const destination = operands.length > 1 ? operands.at(-1)! : null;
-    for (const dir of optionValues(scan, ...(spec.linkDests ?? []))) {
-      const from = !dir.isStatic || dir.value.startsWith('/') ? dir : destination?.isStatic && !isRemote(destination) ? staticWord(`${destination.value}/${dir.value}`) : { ...dir, isStatic: false };
-      push(out, walked(pathOf(from, WRITE, cwd), REMOVED));
-    }
+    // A relative DIR of rsync's `--link-dest=DIR` and `--backup-dir=DIR` is relative to the destination directory (rsync(1)).
+    const fromDestination = (dir: Word): Word => (!dir.isStatic || dir.value.startsWith('/') ? dir : destination?.isStatic && !isRemote(destination) ? staticWord(`${destination.value}/${dir.value}`) : { ...dir, isStatic: false });
+    // rsync's `--link-dest=DIR` hard-links the destination's unchanged files to DIR's: a later write
+    // of the copy writes DIR's files, so DIR is written as a tree (as `ln` writes a hard link's target).
+    if (spec.rsync) for (const dir of optionValues(scan, '--link-dest')) push(out, walked(pathOf(fromDestination(dir), WRITE, cwd), REMOVED));
     operands.forEach((word, n) => {
       if (isRemote(word)) return;
       if (n === operands.length - 1 && n > 0) {
-        push(out, removes.destination ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
-        // Into a directory: DEST/NAME, or DEST itself for rsync's `src/` (its content).
+        push(out, removes.destination || listed ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
         const sources = operands.slice(0, -1).map((source) => (isRemote(source) ? { ...source, value: source.value.replace(/^[^/]*:/, '') } : source)); // host:dir/f → dir/f
-        intoDirectory(sources, word, tree !== null, cwd, out, (source) => spec.trailingSlashCopiesContent === true && source.isStatic && source.value.endsWith('/'));
+        const placed = spec.rsync ? rsyncPlacement(scan) : LAST_NAME;
+        const names = [word, ...intoDirectory(sources, word, tree !== null, cwd, out, placed)];
+        if (spec.rsync) rsyncBackups(scan, names, fromDestination, (dir) => intoDirectory(sources, dir, tree !== null, cwd, out, placed), cwd, out);
         return;
       }
       push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
       if (removes.sources) push(out, tree ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
     });
   };
+}
+
+/**
+ * Where rsync(1) puts a source: its content in DEST for `src/`, DEST/NAME otherwise; with
+ * `-R`/`--relative` (implied by `--files-from`, undone by `--no-relative`/`--no-R`, the last wins) its
+ * whole path from a `/./` in it, else without a leading `/` (`rsync -R data/t ..` writes ../data/t).
+ */
+function rsyncPlacement(scan: ScanResult): Placement {
+  let relative = hasOption(scan, '--files-from');
+  for (const { name } of scan.options) {
+    if (name === '-R' || name === '--relative') relative = true;
+    if (name === '--no-relative' || name === '--no-R') relative = false;
+  }
+  if (!relative) return (source) => (source.endsWith('/') ? '' : LAST_NAME(source));
+  return (source) => {
+    const at = source.indexOf('/./');
+    return WHOLE_PATH(at === -1 ? source.replace(/^(\.\/)+/, '') : source.slice(at + 3));
+  };
+}
+
+/**
+ * rsync(1) `-b`/`--backup` renames each file it replaces to FILE~ (`--suffix=S`: FILE and S), or with
+ * `--backup-dir=DIR` moves it to DIR (relative to the destination) under its path there, its
+ * suffix then empty unless given (`rsync -b --backup-dir=../../data t d/` replaced data/t).
+ * `--suffix` alone makes no backup.
+ */
+function rsyncBackups(scan: ScanResult, replaced: readonly Word[], fromDestination: (dir: Word) => Word, into: (dir: Word) => Word[], cwd: string | null, out: FileFacts): void {
+  if (!hasOption(scan, '-b', '--backup')) return;
+  const given = optionValues(scan, '--backup-dir').at(-1);
+  const suffix = optionValues(scan, '--suffix').at(-1) ?? staticWord(given ? '' : '~');
+  if (given === undefined) {
+    backupsNamed(replaced, suffix, cwd, out);
+    return;
+  }
+  const dir = fromDestination(given);
+  push(out, walked(pathOf(dir, WRITE, cwd), REMOVED));
+  const moved = into(dir);
+  if (!suffix.isStatic || suffix.value !== '') backupsNamed(moved, suffix, cwd, out);
 }
 
 const RSYNC_LONG = ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address'];
@@ -1018,8 +1100,7 @@ const HANDLERS: Record<string, Handler> = {
     // rsync takes no abbreviations: `--backup`, `--partial`, `--checksum` are options of their own,
     // not `--backup-dir`, `--partial-dir`, `--checksum-choice` taking the next word.
     exactLong: true,
-    linkDests: ['--link-dest'],
-    trailingSlashCopiesContent: true,
+    rsync: true,
     reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'],
     writes: ['--log-file', '--write-batch', '--only-write-batch'],
     programs: ['-e', '--rsh'],

@@ -17,11 +17,12 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
 export const ENVIRONMENT = /^(TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB)(\+?=|$)/;
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
- * ENVIRONMENT, `ZIPOPT` and `ZIP`): `TAR_OPTIONS=--remove-files tar -cf a.tar data` removes data.
- * Set for one command they are environment the walk does not read, so that command is not analysed.
- * The compressors' are read (`isOptionEnvironment`).
+ * ENVIRONMENT, `ZIPOPT` and `ZIP`; cp(1) `SIMPLE_BACKUP_SUFFIX` and `VERSION_CONTROL`, which name the
+ * backups `cp -b` makes): `TAR_OPTIONS=--remove-files tar -cf a.tar data` removes data. Set for
+ * one command they are environment the walk does not read, so that command is not analysed. The
+ * compressors' are read (`isOptionEnvironment`).
  */
-const OPTION_VARIABLES = /^(TAR_OPTIONS|ZIPOPT|ZIP)\+?=/;
+const OPTION_VARIABLES = /^(TAR_OPTIONS|ZIPOPT|ZIP|SIMPLE_BACKUP_SUFFIX|VERSION_CONTROL)\+?=/;
 
 /**
  * The compressors' option variables, with the words each may hold that change no file it writes:
