@@ -61,6 +61,14 @@ export const RECURSIVE = 'argument (recursive)';
  */
 export const DENY_CANDIDATE = 'operand (deny rules only)';
 
+/**
+ * The `via` of what git rewrites in a working tree (`git checkout main`, `git restore data`, `git
+ * reset --hard`): content git puts back from the repository, which the command's own rule allows
+ * (`Bash(git checkout:*)`), as before. Deny and ask rules on it and below it count; nothing else does
+ * (docs/threat-model.md#git-rewrites-tracked-files). Where it is not known, it asks.
+ */
+export const GIT_REWRITE = 'working tree git rewrites';
+
 const NO_GRANTS: Grants = { rules: null, digests: new Set() };
 
 interface Verdictish {
@@ -176,10 +184,11 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   }
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
   if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
-  if (subject.via === RECURSIVE) {
+  if (subject.via === RECURSIVE || subject.via === GIT_REWRITE) {
     const below = treeRule(subject, forms, rules);
     if (below) return below;
   }
+  if (subject.via === GIT_REWRITE && !subject.problem && forms.length > 0) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches what git rewrites in ${shown}` };
   if (subject.problem || forms.length === 0) {
     return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check ${verb} of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
   }

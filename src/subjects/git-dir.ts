@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /**
@@ -55,4 +55,58 @@ function isGitDirectory(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The top of the git working tree `dir` (a real path) is in: the nearest directory at or above it
+ * holding `.git` (a directory, or a file `gitdir: …` for worktrees and submodules), as git's
+ * discovery walks (git(1), setup.c). Null when there is none, or when `core.worktree` in the
+ * repository's config moves the tree elsewhere (git-config(1)): then only git knows it.
+ */
+export function workTreeOf(dir: string): string | null {
+  for (let at = dir; ; at = dirname(at)) {
+    const gitDir = gitDirectoryAt(`${at === '/' ? '' : at}/.git`);
+    if (gitDir !== undefined) return gitDir === null || movesWorkTree(gitDir, at) ? null : at;
+    if (at === '/') return null;
+  }
+}
+
+/** The git directory a `.git` entry names: itself, the `gitdir:` of a `.git` file; null when unreadable; undefined when absent. */
+function gitDirectoryAt(entry: string): string | null | undefined {
+  try {
+    if (lstatSync(entry).isDirectory()) return entry;
+    const named = /^gitdir: (.+)$/m.exec(readFileSync(entry, 'utf8'))?.[1]?.trim();
+    return named === undefined ? null : named.startsWith('/') ? named : `${dirname(entry)}/${named}`;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? undefined : null;
+  }
+}
+
+/**
+ * True when a config git reads for this git directory (its own, `config.worktree`, the common one)
+ * sets core.worktree to another directory than `top` (a submodule's points back at itself); an
+ * unreadable one counts.
+ */
+function movesWorkTree(gitDir: string, top: string): boolean {
+  const files = [`${gitDir}/config`, `${gitDir}/config.worktree`];
+  try {
+    files.push(`${gitDir}/${readFileSync(`${gitDir}/commondir`, 'utf8').trim()}/config`);
+  } catch {
+    // No commondir: a main working tree.
+  }
+  return files.some((file) => {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
+    return [...text.matchAll(/^\s*worktree\s*=\s*(.*?)\s*$/gim)].some(([, value]) => {
+      try {
+        return realpathSync(value!.startsWith('/') ? value! : `${gitDir}/${value}`) !== top;
+      } catch {
+        return true;
+      }
+    });
+  });
 }

@@ -5,7 +5,7 @@ import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../po
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/analysis-cache.js';
 import type { ToolClass } from './kind.js';
-import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile } from './git-dir.js';
+import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
@@ -72,7 +72,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
-          const subject = pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
+          const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
           subjects.push(subject);
           own.push(subject);
           if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
@@ -138,6 +138,21 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
   const gitDirectory = access === 'write' && context.pathEnv.platform !== 'win32' ? gitCodeDirectory(canonical.path, canonical.realPath) : null;
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : {}) };
+}
+
+/**
+ * The top of the git working tree a git command rewrites (`git checkout main`): the directory git
+ * finds by walking up from its working directory to one holding `.git` (git(1) "GIT_DIR"; read-only,
+ * no git process). Not found, or moved by `core.worktree` in that repository's config, or git
+ * pointed elsewhere (`--git-dir`, `GIT_DIR`): the top is unknown, and the write asks.
+ */
+function workTreeSubject(path: CommandPath, context: InspectContext, cache: RealPathCache): PathSubject {
+  const unknown = (why: string): PathSubject => ({ type: 'path', access: path.access, input: '<git working tree>', path: null, realPath: null, problem: why, inWorkspace: false, via: path.via });
+  if (!path.isStatic) return unknown('git is pointed at a working tree known only at run time (--git-dir, GIT_DIR, GIT_WORK_TREE)');
+  const start = pathSubject(path.path, path.access, path.base, null, path.via, context, cache);
+  const top = start.realPath === null || start.problem ? null : workTreeOf(start.realPath);
+  if (top === null) return unknown(`no git working tree whose top is known holds ${start.path ?? path.path} (no .git above it, or core.worktree moves it)`);
+  return pathSubject(top, path.access, null, null, path.via, context, cache);
 }
 
 /** The problem of a git location the command names with an expansion (`HOME=$PWD`). */

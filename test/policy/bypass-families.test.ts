@@ -1532,9 +1532,16 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'git -C ../data stash $o',
     'git -C ../data stash push "$o"',
     'git -C ../data stash $s -u',
+    // Without -u they still put tracked files back (pop, apply: the stashed content); no working
+    // tree holds ../data or W, so its top is unknown (the section on git rewrites below).
+    'git -C ../data stash',
+    'git -C ../data stash -u --no-include-untracked',
+    'git -C ../data stash pop',
+    'git stash',
+    'git stash -a --no-inc',
   ]);
-  allowed(['git stash', 'git stash -u --no-include-untracked', 'git stash -a --no-inc', 'git stash list', 'git stash show -u', 'git stash pop', 'git stash push -u -- src']);
-  test.each(['git -C ../data stash', 'git -C ../data stash -u --no-include-untracked', 'git -C ../data stash list', 'git -C ../data stash show -u', 'git -C ../data stash pop'])('bypassPermissions: %j is allowed', (command) => {
+  allowed(['git stash list', 'git stash show -u', 'git stash push -u -- src']);
+  test.each(['git -C ../data stash list', 'git -C ../data stash show -u'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
@@ -1727,4 +1734,199 @@ describe('2. `! (( … ))` and `time (( … ))` are arithmetic commands', () => 
     ['! ((rm -rf q); (echo b))', 'Bash(rm *)'],
   ]);
   allowedByDefault(['! (( 1 > 2 )) && echo y', 'if ! (( $# )); then echo none; fi', 'time (( 2 > 1 )) && echo y', '! (( 1 )) || echo y']);
+});
+
+// git commands that rewrite tracked files: proven with git 2.39 and bash 5.2 in a scratch repository
+// (a tracked data/secret with a local change, or committed at v1…v4 with a branch `other`): each case
+// below put other content in data/secret, or removed it (`git mv`), and was allowed in bypassPermissions
+// under Edit(<R>/data/secret) (round 9 "Left out"). From git's manuals (git-checkout(1), git-switch(1),
+// git-restore(1), git-reset(1), git-stash(1), git-apply(1), git-read-tree(1), git-checkout-index(1),
+// git-worktree(1), git-mv(1), …): the pathspecs are written with what is below them, a whole-tree
+// rewrite writes the working tree from its top (found by walking up to `.git`), git pointed elsewhere
+// or a top not found asks (docs/threat-model.md#git-rewrites-tracked-files).
+describe('3. git commands that rewrite tracked files meet the Edit rules below what they rewrite', () => {
+  let R = '';
+  const inRepo = (command: string, mode: DefaultMode, rules: { allow?: string[]; deny?: string[] } = {}): Decision =>
+    decideShell(command.replaceAll('<R>', R).replaceAll('<T>', T), {
+      allow: rules.allow ?? ['Bash(git *)', 'Bash(cd *)', 'Bash(env *)'],
+      deny: [...BASE_DENY, ...(rules.deny ?? ['Edit(<R>/data/secret)']).map((rule) => rule.replaceAll('<R>', R).replaceAll('<T>', T))],
+      mode,
+      workspace: [W, R],
+      cwd: R,
+      home,
+      configPath: join(W, 'mcp-latch.json'),
+    });
+  beforeAll(() => {
+    R = join(T, 'repo');
+    mkdirSync(join(R, 'data', 'deep'), { recursive: true });
+    mkdirSync(join(R, 'src'), { recursive: true });
+    writeFileSync(join(R, 'data', 'secret'), 'v4');
+    writeFileSync(join(R, 'src', 'a.ts'), 'export {}');
+    execFileSync('git', ['init', '-q', R], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+  });
+  const notAllowed = (cases: string[], deny?: string[]): void => {
+    for (const mode of MODES) {
+      test.each(cases)(`${mode}: %j is not allowed`, (command) => {
+        const decision = inRepo(command, mode, deny ? { deny } : {});
+        expect(decision.verdict, decision.reason).not.toBe('allow');
+      });
+    }
+  };
+
+  // git-checkout(1): `[<tree-ish>] [--] <pathspec>…`, a branch, `-b new <start-point>`, `-f`/`-m`
+  // (any abbreviation: `--fo`), magic and glob pathspecs, `--pathspec-from-file`, `-p`, a word known
+  // only at run time; `-C DIR` and `cd` move where pathspecs are read from.
+  notAllowed([
+    'git checkout -- .',
+    'git checkout HEAD~3 -- data',
+    'git checkout HEAD~1 data/secret',
+    'git checkout data',
+    'git checkout other',
+    'git checkout -f',
+    'git checkout --fo',
+    'git checkout -m other',
+    'git checkout --merge other',
+    'git checkout -b new HEAD~2',
+    'git checkout -B main HEAD~1',
+    "git checkout ':/data'",
+    "git checkout -- '*secret'",
+    "git checkout -- 'data/*'",
+    'git checkout --pathspec-from-file=list',
+    'git checkout -p .',
+    'git checkout --theirs .',
+    'git -C data checkout .',
+    'git -C src checkout -- ../data',
+    'cd src && git checkout ..',
+    'git checkout "$b"',
+    'git $sub main',
+  ]);
+  // git-switch(1), git-restore(1) (the working tree unless only `--staged`; `--wor` is `--worktree`),
+  // git-reset(1) `--hard`/`--merge`/`--keep` (`--h`, `--me`).
+  notAllowed([
+    'git switch other',
+    'git switch --detach HEAD~2',
+    'git switch -c new HEAD~3',
+    'git switch -f main',
+    'git switch --discard-changes main',
+    'git switch --orphan x',
+    'git restore data/secret',
+    'git restore .',
+    'git restore --source=HEAD~1 .',
+    'git restore -s HEAD~1 -W -S data',
+    'git restore --worktree --staged data',
+    'git restore --wor --staged data',
+    'git -C data restore secret',
+    'git restore --pathspec-from-file=list',
+    'git restore -p',
+    'git reset --hard',
+    'git reset --hard HEAD~1',
+    'git reset --h HEAD~1',
+    'git reset --keep HEAD~1',
+    'git reset --merge HEAD~1',
+    'git reset --me',
+    'git -C src reset --hard',
+  ]);
+  // git-stash(1) without -u: push (the default), save, -k, -p, pathspecs; pop, apply and branch
+  // write the stashed content back. Merges, pulls, rebases, picks, reverts, am, bisect.
+  notAllowed([
+    'git stash',
+    'git stash push',
+    'git stash push -- data',
+    'git stash -k',
+    'git stash save msg',
+    'git stash -p',
+    'git stash pop',
+    'git stash apply',
+    'git stash branch b',
+    'git stash $s',
+    'git merge other',
+    'git merge --abort',
+    'git pull',
+    'git pull --rebase . other',
+    'git rebase other',
+    'git rebase --abort',
+    'git cherry-pick other',
+    'git revert HEAD',
+    'git am ../0001.patch',
+    'git bisect start HEAD HEAD~3',
+    'git bisect good',
+    'git bisect reset',
+  ]);
+  // git-apply(1) (unless --cached, or --check/--stat/--numstat/--summary without --apply),
+  // git-read-tree(1) -u, git-checkout-index(1), git-submodule(1), git-sparse-checkout(1),
+  // git-difftool(1) -d, git-mv(1), git-merge-file(1); an alias (`git lg`) may be any of them; git
+  // pointed at another working tree (git(1) --work-tree, --git-dir, GIT_WORK_TREE, GIT_DIR).
+  notAllowed([
+    'git apply p.diff',
+    'git apply -R p.diff',
+    'git apply --index p.diff',
+    'git apply --3way p.diff',
+    'git apply --check --apply p.diff',
+    'git read-tree -u -m HEAD~1',
+    'git read-tree -mu HEAD~1',
+    'git read-tree --reset -u HEAD',
+    'git checkout-index -a -f',
+    'git checkout-index -af',
+    'git checkout-index --all --force',
+    'git checkout-index -f -- data/secret',
+    'git checkout-index --stdin',
+    'git submodule update',
+    'git submodule deinit --all',
+    'git sparse-checkout set src',
+    'git difftool -d',
+    'git mv data/secret x',
+    'git mv data x',
+    'git mv -f src/a.ts data/secret',
+    'git merge-file data/secret a b',
+    'git lg',
+    'git --work-tree=. restore data',
+    'git --git-dir=.git checkout .',
+    'GIT_WORK_TREE=. git checkout .',
+    'GIT_DIR=.git git checkout .',
+    'env GIT_WORK_TREE=. git checkout .',
+    'git -C <T>/data checkout .',
+    'git -C "$d" checkout .',
+  ]);
+  // `worktree add PATH` checks out into PATH, `remove` deletes it; `--prefix=DIR/` writes a copy there.
+  notAllowed(['git worktree add data/w main', 'git worktree remove data', 'git worktree move data x', 'git checkout-index -a --prefix=data/'], ['Edit(<R>/data/**)']);
+  // What changes nothing in the working tree stays as it was, with the deny rule in place.
+  const READ_ONLY = [
+    'git checkout -b new',
+    'git checkout --detach',
+    'git switch -c new',
+    'git stash list',
+    'git stash show',
+    'git reset --soft HEAD~1',
+    'git reset HEAD~1',
+    'git reset -- data',
+    'git apply --check p.diff',
+    'git apply --stat p.diff',
+    'git apply --cached p.diff',
+    'git restore --staged data',
+    'git restore -S data',
+    'git restore --st data',
+    'git read-tree -m HEAD~1',
+    'git checkout -- src',
+    'git restore src/a.ts',
+    'git merge --quit',
+    'git bisect log',
+    'git worktree list',
+    'git sparse-checkout list',
+    'git submodule status',
+    'git mv -n data x',
+    'git log',
+    'git status',
+  ];
+  for (const mode of ['default', 'bypassPermissions'] as const) {
+    test.each(READ_ONLY)(`${mode}: %j is allowed`, (command) => {
+      const decision = inRepo(command, mode);
+      expect(decision.verdict, decision.reason).toBe('allow');
+    });
+  }
+  // Everyday use: with the command allowed and no deny or ask rule below the working tree, a branch
+  // switch or a pull is allowed in default mode as before (no Edit allow rule needed).
+  test.each(['git checkout main', 'git pull', 'git checkout -- src/a.ts', 'git stash', 'git reset --hard'])('default, no rule below: %j is allowed', (command) => {
+    const decision = inRepo(command, 'default', { allow: ['Bash(git checkout:*)', 'Bash(git pull:*)', 'Bash(git stash:*)', 'Bash(git reset:*)'], deny: ['Edit(<T>/data/**)'] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
 });

@@ -1,5 +1,5 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
-import type { Nested } from './files.js';
+import { gitEnvironmentTree, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { describeProgram, type Built, type SegmentInput } from './program.js';
 import { commandVariables, gitLocations, isOptionEnvironment } from './variables.js';
@@ -60,6 +60,7 @@ export function buildSegment(input: SegmentInput): Built {
   if (name === null) return built;
   if (!stripped.xargs) {
     describeProgram(name, args, input, built);
+    if (name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
     return built;
   }
   // `… | xargs rm -r`: the files come from stdin, so the program is described with them as words
@@ -79,6 +80,7 @@ export function buildSegment(input: SegmentInput): Built {
   // (`… | xargs gzip` replaced data/secret by secret.gz under bash 5.2): a write known only at run time.
   const written = segment.alternatives !== undefined ? pathOf({ ...staticWord(XARGS_INPUT), isStatic: false }, 'write', cwd) : null;
   if (written) segment.paths.push(written);
+  if (name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
   return built;
 }
 

@@ -1,8 +1,9 @@
 import { posix } from 'node:path';
-import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, GIT_REWRITE, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
+import { treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
@@ -535,6 +536,13 @@ const git: Handler = (args, cwd, out) => {
   if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && (sub.value === 'clean' || sub.value === 'rm')) gitRemoval(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && sub.value === 'stash') gitStash(args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic && sub.value === 'mv') gitMove(args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic && sub.value === 'merge-file') gitMergeFile(args.slice(scan.end + 1), base, out);
+  if (sub !== undefined) {
+    // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
+    const top = optionValues(scan, '--work-tree').at(-1) ?? null;
+    rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), { base, top, elsewhere: top === null && hasOption(scan, '--git-dir') }, out);
+  }
   if (sub?.isStatic && GIT_MESSAGE_FILES[sub.value]) {
     // `git commit -F .env` makes a file the commit message: a read.
     const messages = scanOptions(args, scan.end + 1, { short: GIT_MESSAGE_FILES[sub.value]!.short, long: ['file', 'template', 'message', 'reuse-message', 'reedit-message', 'fixup', 'squash', 'author', 'date', 'cleanup', 'trailer', 'pathspec-from-file'] });
@@ -598,6 +606,73 @@ function gitRemoval(sub: 'clean' | 'rm', args: readonly Word[], base: string | n
   const pathspecs = scan.operands.map((i) => args[i]!);
   if (sub === 'clean' && pathspecs.length === 0 && !hasOption(scan, '--pathspec-from-file')) pathspecRemoved(staticWord('.'), recursive, base, out);
   for (const word of [...optionValues(scan, '--pathspec-from-file').map(unknownWord), ...pathspecs]) pathspecRemoved(word, recursive, base, out);
+}
+
+/** Where git's working tree is: found on disk from `base` (inspect.ts), `top` when given, unknown when git is pointed `elsewhere`. */
+interface GitPlace {
+  base: string | null;
+  top: Word | null;
+  elsewhere: boolean;
+}
+
+/**
+ * The writes of what git rewrites in the working tree (git-worktree.ts): each pathspec with what is
+ * below it (a glob below its fixed leading directories), or the whole tree from its top, which
+ * inspect.ts finds by walking up to `.git`. A pathspec only git can read (magic, an expansion), a
+ * top given with `--work-tree`, or git pointed elsewhere make it the whole tree; a pathspec never
+ * leaves it. They meet deny and ask rules only (decide.ts GIT_REWRITE).
+ */
+function rewritten(rewrite: TreeRewrite, place: GitPlace, out: FileFacts): void {
+  if (rewrite.anywhere) out.reasons.push(ARCHIVE_EXTRACT);
+  for (const directory of rewrite.directories) push(out, rewriting(pathOf(directory, WRITE, place.base, GIT_REWRITE)));
+  const whole = rewrite.whole || ((place.top !== null || place.elsewhere) && rewrite.pathspecs.length > 0) || rewrite.pathspecs.some((word) => !word.isStatic || word.value.startsWith(':'));
+  if (whole) {
+    push(out, workTreeTop(place));
+    return;
+  }
+  for (const word of rewrite.pathspecs) {
+    const glob = /[*?[]/.test(word.value);
+    push(out, rewriting(pathOf(glob ? staticWord(globBase(word.value)) : word, WRITE, place.base, GIT_REWRITE)));
+  }
+}
+
+/** A path git rewrites with what is below it: the rules below count (decide.ts GIT_REWRITE keeps its `via`). */
+function rewriting(path: CommandPath | null): CommandPath | null {
+  if (path) path.tree = REMOVED;
+  return path;
+}
+
+/** The whole working tree as a path: `--work-tree`'s, or the one git finds from its working directory (inspect.ts). */
+export function workTreeTop(place: GitPlace): CommandPath | null {
+  if (place.top !== null) return rewriting(pathOf(place.top, WRITE, place.base, GIT_REWRITE));
+  const path = rewriting(pathOf({ ...staticWord('.'), isStatic: !place.elsewhere, raw: '<git working tree>' }, WRITE, place.base, GIT_REWRITE));
+  if (path) path.workTree = true;
+  return path;
+}
+
+/**
+ * `GIT_WORK_TREE=D` or `GIT_DIR=D` for one git command (git(1) ENVIRONMENT) move its working tree:
+ * what it rewrites there is known only at run time (a pathspec is then read from its top, not the cwd).
+ */
+export function gitEnvironmentTree(assigned: readonly Word[], paths: CommandPath[], cwd: string | null): void {
+  if (!assigned.some((word) => /^GIT_(WORK_TREE|DIR)\+?=/.test(word.value))) return;
+  const moved = paths.filter((path) => path.via === GIT_REWRITE);
+  if (moved.length === 0) return;
+  paths.splice(0, paths.length, ...paths.filter((path) => path.via !== GIT_REWRITE));
+  pushPath(paths, workTreeTop({ base: cwd, top: null, elsewhere: true }));
+}
+
+/** `git mv [-f] [-k] [-n] SOURCE… DESTINATION` (git-mv(1)): as `mv`; `-n`/`--dry-run` moves nothing. */
+function gitMove(args: readonly Word[], base: string | null, out: FileFacts): void {
+  const scan = scanOptions(args, 0, {});
+  if (!scan.options.some((o) => o.name === '-n' || (o.name.length > 3 && '--dry-run'.startsWith(o.name)))) simple({ access: WRITE, tree: () => REMOVED, moves: true })(args, base, out);
+}
+
+/** `git merge-file [-p|--stdout] [-L name]… CURRENT BASE OTHER` (git-merge-file(1)): CURRENT is written unless `-p`. */
+function gitMergeFile(args: readonly Word[], base: string | null, out: FileFacts): void {
+  const scan = scanOptions(args, 0, { short: 'L', long: ['marker-size'] });
+  const current = scan.operands[0];
+  if (current !== undefined && !scan.options.some((o) => o.name === '-p' || o.name === '--stdout')) push(out, pathOf(args[current]!, WRITE, base));
 }
 
 /** `git stash` subcommands that take no file away from the working tree. */
