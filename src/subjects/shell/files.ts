@@ -643,7 +643,7 @@ function rewriting(path: CommandPath | null): CommandPath | null {
 }
 
 /** The whole working tree as a path: `--work-tree`'s, or the one git finds from its working directory (inspect.ts). */
-export function workTreeTop(place: GitPlace): CommandPath | null {
+function workTreeTop(place: GitPlace): CommandPath | null {
   if (place.top !== null) return rewriting(pathOf(place.top, WRITE, place.base, GIT_REWRITE));
   const path = rewriting(pathOf({ ...staticWord('.'), isStatic: !place.elsewhere, raw: '<git working tree>' }, WRITE, place.base, GIT_REWRITE));
   if (path) path.workTree = true;
