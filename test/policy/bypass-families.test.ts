@@ -1886,6 +1886,9 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'env GIT_WORK_TREE=. git checkout .',
     'git -C <T>/data checkout .',
     'git -C "$d" checkout .',
+    // git(1) --icase-pathspecs, GIT_ICASE_PATHSPECS: `DATA/SECRET` matched data/secret (git 2.39).
+    'git --icase-pathspecs checkout -- DATA/SECRET',
+    'GIT_ICASE_PATHSPECS=1 git restore DATA/SECRET',
   ]);
   // `worktree add PATH` checks out into PATH, `remove` deletes it; `--prefix=DIR/` writes a copy there.
   notAllowed(['git worktree add data/w main', 'git worktree remove data', 'git worktree move data x', 'git checkout-index -a --prefix=data/'], ['Edit(<R>/data/**)']);
@@ -1929,4 +1932,27 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     const decision = inRepo(command, 'default', { allow: ['Bash(git checkout:*)', 'Bash(git pull:*)', 'Bash(git stash:*)', 'Bash(git reset:*)'], deny: ['Edit(<T>/data/**)'] });
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+});
+
+// Commands git runs that its own words name (git-rebase(1) `-x`/`--exec`, git-bisect(1) `run`,
+// git-difftool(1) `-x`/`--extcmd`, git-filter-branch(1) filters, git-submodule(1) `foreach`,
+// git-merge-index(1)): `git rebase -x 'rm -rf ../q' HEAD~1`, `--exec=`, `--ex`, `bisect run rm -rf
+// ../q`, `difftool -y -x …`/`--extcmd=…`, `filter-branch --tree-filter` removed q under git 2.39 and
+// bash 5.2, and were allowed in bypassPermissions despite Bash(rm *). Each is a command of its own.
+describe('4. commands git runs from its own words are decided as commands', () => {
+  deniedEverywhere([
+    ['git rebase -x "rm -rf ../q" HEAD~1', 'Bash(rm *)'],
+    ['git rebase --exec="rm -rf ../q" HEAD~1', 'Bash(rm *)'],
+    ['git rebase --ex "rm -rf ../q" HEAD~1', 'Bash(rm *)'],
+    ['git rebase -i -x "rm -rf ../q" --onto main HEAD~1', 'Bash(rm *)'],
+    ['git bisect run rm -rf ../q', 'Bash(rm *)'],
+    ['git difftool -y -x "rm -rf ../q" HEAD~1', 'Bash(rm *)'],
+    ['git difftool -y --extcmd="rm -rf ../q" HEAD~1', 'Bash(rm *)'],
+    ['git filter-branch -f --tree-filter "rm -rf q" HEAD', 'Bash(rm *)'],
+    ['git filter-branch --msg-filter "cat; rm -rf q" HEAD', 'Bash(rm *)'],
+    ['git submodule foreach rm -rf q', 'Bash(rm *)'],
+    ["git submodule --quiet foreach --recursive 'rm -rf q'", 'Bash(rm *)'],
+    ['git merge-index rm -a', 'Bash(rm *)'],
+  ]);
+  neverAllowedAnywhere(['git rebase -x "$c" HEAD~1', 'git submodule foreach "$c"']);
 });

@@ -3,6 +3,7 @@ import { DENY_CANDIDATE, GIT_REWRITE, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
+import { gitRuns } from './git-runs.js';
 import { treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
@@ -541,7 +542,15 @@ const git: Handler = (args, cwd, out) => {
   if (sub !== undefined) {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
-    rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), { base, top, elsewhere: top === null && hasOption(scan, '--git-dir') }, out);
+    // `--icase-pathspecs` (git takes its own options only in full): `DATA/SECRET` is data/secret.
+    rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') }, out);
+    // What it runs (`rebase -x CMD`, `bisect run CMD`), from the working tree's top or elsewhere: a cwd not known here.
+    const runs = sub.isStatic ? gitRuns(sub.value, args.slice(scan.end + 1)) : { scripts: [], argvs: [] };
+    for (const script of runs.scripts) {
+      if (script.isStatic) out.nested.push({ kind: 'script', text: script.value, cwd: null });
+      else out.reasons.push('executor');
+    }
+    for (const words of runs.argvs) out.nested.push({ kind: 'argv', words, cwd: null });
   }
   if (sub?.isStatic && GIT_MESSAGE_FILES[sub.value]) {
     // `git commit -F .env` makes a file the commit message: a read.
@@ -613,6 +622,8 @@ interface GitPlace {
   base: string | null;
   top: Word | null;
   elsewhere: boolean;
+  /** Pathspecs match in any case: their spelling is not the path. */
+  caseless: boolean;
 }
 
 /**
@@ -625,7 +636,7 @@ interface GitPlace {
 function rewritten(rewrite: TreeRewrite, place: GitPlace, out: FileFacts): void {
   if (rewrite.anywhere) out.reasons.push(ARCHIVE_EXTRACT);
   for (const directory of rewrite.directories) push(out, rewriting(pathOf(directory, WRITE, place.base, GIT_REWRITE)));
-  const whole = rewrite.whole || ((place.top !== null || place.elsewhere) && rewrite.pathspecs.length > 0) || rewrite.pathspecs.some((word) => !word.isStatic || word.value.startsWith(':'));
+  const whole = rewrite.whole || ((place.top !== null || place.elsewhere || place.caseless) && rewrite.pathspecs.length > 0) || rewrite.pathspecs.some((word) => !word.isStatic || word.value.startsWith(':'));
   if (whole) {
     push(out, workTreeTop(place));
     return;
@@ -652,14 +663,15 @@ function workTreeTop(place: GitPlace): CommandPath | null {
 
 /**
  * `GIT_WORK_TREE=D` or `GIT_DIR=D` for one git command (git(1) ENVIRONMENT) move its working tree:
- * what it rewrites there is known only at run time (a pathspec is then read from its top, not the cwd).
+ * what it rewrites there is known only at run time (a pathspec is then read from its top, not the
+ * cwd). `GIT_ICASE_PATHSPECS` makes `DATA/SECRET` data/secret: taken the same way.
  */
 export function gitEnvironmentTree(assigned: readonly Word[], paths: CommandPath[], cwd: string | null): void {
-  if (!assigned.some((word) => /^GIT_(WORK_TREE|DIR)\+?=/.test(word.value))) return;
+  if (!assigned.some((word) => /^GIT_(WORK_TREE|DIR|ICASE_PATHSPECS)\+?=/.test(word.value))) return;
   const moved = paths.filter((path) => path.via === GIT_REWRITE);
   if (moved.length === 0) return;
   paths.splice(0, paths.length, ...paths.filter((path) => path.via !== GIT_REWRITE));
-  pushPath(paths, workTreeTop({ base: cwd, top: null, elsewhere: true }));
+  pushPath(paths, workTreeTop({ base: cwd, top: null, elsewhere: true, caseless: false }));
 }
 
 /** `git mv [-f] [-k] [-n] SOURCE… DESTINATION` (git-mv(1)): as `mv`; `-n`/`--dry-run` moves nothing. */
