@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type Oversized } from './lines.js';
+import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineTaking, type Oversized } from './lines.js';
 import { LatchError } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 
@@ -65,10 +65,11 @@ const STDERR_TAIL_LINES = 5;
 const liveGroups = new Set<ChildTransport>();
 let exitHookInstalled = false;
 
-export class ChildTransport implements Transport {
+export class ChildTransport implements Transport, LineTaking {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  takeLine: ((line: string) => boolean) | undefined = undefined;
 
   private child: ChildProcess | undefined;
   private readonly reader: LineReader;
@@ -177,7 +178,7 @@ export class ChildTransport implements Transport {
   }
 
   private receive(line: string): void {
-    if (line.trim() === '') return;
+    if (this.takeLine?.(line) || line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
       message = parseMessage(line);

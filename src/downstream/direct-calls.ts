@@ -2,7 +2,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
 import { LatchError, RpcError } from '../errors.js';
-import { QUEUED } from './lines.js';
+import { QUEUED, type LineTaking } from './lines.js';
+import { scanAnswer, scanned } from './answer-scan.js';
 import { IdSlots } from '../id-slots.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 
@@ -35,6 +36,12 @@ export interface DirectCallOptions {
 export interface CallSettle {
   resolve(result: unknown): void;
   reject(error: unknown): void;
+  /**
+   * The result as the server wrote it, when answer-scan.ts found it to be what the full path would
+   * write again (docs/performance.md, "Round 10: the answer's own bytes"). Without it the text is
+   * parsed and given to `resolve`.
+   */
+  resolveText?(resultText: string): void;
 }
 
 interface Pending {
@@ -87,6 +94,7 @@ export class DirectCalls {
       }
       toClient?.(message, extra);
     };
+    if ('takeLine' in transport) (transport as LineTaking).takeLine = this.takeLine;
   }
 
   /** Sends one tools/call and resolves with the server's result object (or rejects with its error). */
@@ -176,6 +184,28 @@ export class DirectCalls {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A line of the server's, before it is parsed: an answer to one of ours that answer-scan.ts can
+   * pass on as written is taken here; anything else is parsed and goes through `take`.
+   */
+  private readonly takeLine = (line: string): boolean => {
+    if (!scanAnswer(line) || !this.pending.has(scanned.id)) return false;
+    const text = line.slice(scanned.resultStart, scanned.resultEnd);
+    const settle = this.remove(scanned.id)!;
+    if (this.clientHandling) queueMicrotask(() => this.answerText(settle, text));
+    else this.answerText(settle, text);
+    return true;
+  };
+
+  private answerText(settle: CallSettle, text: string): void {
+    try {
+      if (settle.resolveText) settle.resolveText(text);
+      else settle.resolve(JSON.parse(text));
+    } catch (error) {
+      this.onSettleError(error);
+    }
   }
 
   /** A server's answer (result or error) handed to where its call waits. */

@@ -143,6 +143,23 @@ export function parseMessage(line: string): JSONRPCMessage {
 }
 
 /**
+ * A transport that offers each line it reads to `takeLine` before parsing it; a line taken (true)
+ * is not parsed (downstream/answer-scan.ts).
+ */
+export interface LineTaking {
+  takeLine: ((line: string) => boolean) | undefined;
+}
+
+/**
+ * A transport that can send a line made elsewhere: the answer to request `id`, written as its
+ * serializeMessage would write it (gateway/upstream-calls.ts, `answeredText`). `id` lets a wrapper
+ * that changes some answers (gateway/era-2026.ts) take those back to its own path.
+ */
+export interface LineSending {
+  sendLine(line: string, id: string | number): Promise<void>;
+}
+
+/**
  * What the stdio transports' send() returns once a message is queued for the next write: one shared
  * settled promise, not one per message. A caller on the hot path compares against it rather than
  * adding a `.catch`, which cost every message a promise, a closure and a microtask.

@@ -325,7 +325,7 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
  */
 class PlainAnswer implements CallSettle {
   constructor(
-    private readonly call: Pick<IncomingCall, 'answer' | 'fail'>,
+    private readonly call: Pick<IncomingCall, 'answer' | 'fail' | 'answerText'>,
     private readonly route: ToolRoute,
     private readonly outcome: LatchOutcome & { type: 'forward' },
     private readonly origin: CallOrigin,
@@ -342,6 +342,20 @@ class PlainAnswer implements CallSettle {
       return;
     }
     this.call.answer(result);
+  }
+
+  /**
+   * A result answer-scan.ts found to pass checkedResult unchanged and to be written as the full path
+   * would write it: passed on as it is, when nothing is appended to it (no person answered, so no
+   * note or notice) and the call can take text (docs/performance.md, "Round 10: the answer's own bytes").
+   */
+  resolveText(resultText: string): void {
+    if (this.outcome.answer || !this.call.answerText) {
+      this.resolve(JSON.parse(resultText));
+      return;
+    }
+    this.running.remove(this.route.supervisor.name, this.origin);
+    this.call.answerText(resultText);
   }
 
   reject(error: unknown): void {

@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, Implementation, JSONRPCMessage, RequestId, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { CAPABILITIES_KEY, CLIENT_INFO_KEY, MODERN_VERSIONS, SERVER_INFO_KEY, VERSION_KEY } from '../mcp-2026.js';
 import { isPlainObject } from '../values.js';
+import type { LineSending } from '../downstream/lines.js';
 
 /**
  * MCP 2026-07-28 ("modern") beside the 2025 era the SDK Server speaks. A modern client sends no
@@ -100,6 +101,10 @@ export class ModernWire {
     };
     const send = transport.send.bind(transport);
     transport.send = (message, options) => send(this.stamp(message), options);
+    // An answer sent as a line (upstream-calls.ts, answeredText) to a modern request is stamped as any other.
+    const lines = transport as Transport & Partial<LineSending>;
+    const sendLine = lines.sendLine?.bind(transport);
+    if (sendLine) lines.sendLine = (line, id) => (this.open.has(id) ? transport.send(JSON.parse(line) as JSONRPCMessage) : sendLine(line, id));
   }
 
   /** True when the message was answered here. */

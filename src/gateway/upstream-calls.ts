@@ -17,7 +17,7 @@ import { Cancellation, type CancelSource } from '../cancellation.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
 import { asRpcError, internalError } from '../errors.js';
-import { QUEUED } from '../downstream/lines.js';
+import { QUEUED, type LineSending } from '../downstream/lines.js';
 import { IdSlots } from '../id-slots.js';
 
 /** One tools/call as the pipeline receives it. */
@@ -30,6 +30,8 @@ export interface IncomingCall {
   answer(result: CallToolResult): void;
   /** Answers the call with the error's JSON-RPC error, as a rejected promise would. */
   fail(error: unknown): void;
+  /** Answers the call with a result's JSON text, written as JSON.stringify would write it (downstream/answer-scan.ts). */
+  answerText?(resultText: string): void;
 }
 
 /**
@@ -120,6 +122,22 @@ export class UpstreamCalls {
     if (!cancellation.cancelled) this.reply(answer);
   }
 
+  /**
+   * `answered` for a result's JSON text: the reply's line is made here, as the transport's
+   * JSON.stringify would make it, when the transport takes lines (stdio-upstream.ts); else parsed.
+   */
+  answeredText(id: RequestId, cancellation: Cancellation, resultText: string): void {
+    const transport = this.transport as (Transport & Partial<LineSending>) | null;
+    if (!transport?.sendLine) {
+      this.answered(id, cancellation, { jsonrpc: '2.0', id, result: JSON.parse(resultText) as CallToolResult });
+      return;
+    }
+    if (this.running.get(id) === cancellation) this.running.delete(id);
+    if (cancellation.cancelled) return;
+    const sent = transport.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultText}}\n`, id);
+    if (sent !== QUEUED) sent.catch(() => undefined);
+  }
+
   private cancelAll(reason: string): void {
     for (const call of this.group) call.cancel.cancel(reason);
     for (const cancellation of this.running.values()) cancellation.cancel(reason);
@@ -144,6 +162,10 @@ class TakenCall implements IncomingCall {
 
   answer(result: CallToolResult): void {
     this.calls.answered(this.id, this.cancel, { jsonrpc: '2.0', id: this.id, result });
+  }
+
+  answerText(resultText: string): void {
+    this.calls.answeredText(this.id, this.cancel, resultText);
   }
 
   fail(error: unknown): void {

@@ -426,3 +426,65 @@ test("a server's log line read before its answer is handled before the answer is
   await vi.waitFor(() => expect(order).toHaveLength(2));
   expect(order).toEqual(['log handled', 'answer passed on']);
 });
+
+describe("a server's line taken before it is parsed (answer-scan.ts)", () => {
+  /** A transport that offers its lines to `takeLine` first, as ChildTransport does. */
+  function lined() {
+    const sent: number[] = [];
+    const atClient: unknown[] = [];
+    const transport = {
+      takeLine: undefined as ((line: string) => boolean) | undefined,
+      send: (message: { id: number }) => (sent.push(message.id), QUEUED),
+      onmessage: (message: unknown) => atClient.push(message),
+    };
+    const direct = new DirectCalls(transport as unknown as InMemoryTransport);
+    /** What ChildTransport does with a line: offered to takeLine, else parsed. */
+    const read = (line: string) => {
+      if (!transport.takeLine?.(line)) transport.onmessage!(JSON.parse(line) as JSONRPCMessage);
+    };
+    return { direct, sent, atClient, read, transport };
+  }
+
+  test('an answer written as the full path would write it reaches resolveText as its result text; the Client never sees it', () => {
+    const { direct, sent, atClient, read } = lined();
+    const texts: string[] = [];
+    const values: unknown[] = [];
+    direct.send({ name: 'a' }, { timeout: 60_000 }, { resolve: (value) => values.push(value), reject: () => undefined, resolveText: (text) => texts.push(text) });
+    read(`{"result":{"content":[{"type":"text","text":"Echo: a"}]},"jsonrpc":"2.0","id":${sent[0]}}`);
+    expect(texts).toEqual(['{"content":[{"type":"text","text":"Echo: a"}]}']);
+    expect(values).toEqual([]);
+    expect(atClient).toEqual([]);
+  });
+
+  test('without resolveText, the text is parsed and resolved', () => {
+    const { direct, sent, read } = lined();
+    const values: unknown[] = [];
+    direct.send({ name: 'a' }, { timeout: 60_000 }, { resolve: (value) => values.push(value), reject: () => undefined });
+    read(`{"jsonrpc":"2.0","id":${sent[0]},"result":{"content":[],"isError":true}}`);
+    expect(values).toEqual([{ content: [], isError: true }]);
+  });
+
+  test('an answer the scanner refuses is parsed and resolved as before, never as text', () => {
+    const { direct, sent, read } = lined();
+    const texts: string[] = [];
+    const values: unknown[] = [];
+    const settle = { resolve: (value: unknown) => values.push(value), reject: () => undefined, resolveText: (text: string) => texts.push(text) };
+    direct.send({ name: 'a' }, { timeout: 60_000 }, settle);
+    direct.send({ name: 'b' }, { timeout: 60_000 }, settle);
+    read(`{"jsonrpc":"2.0","id":${sent[0]},"result":{ "content":[]}}`);
+    read(`{"jsonrpc":"2.0","id":${sent[1]},"result":{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}}`);
+    expect(texts).toEqual([]);
+    expect(values).toEqual([{ content: [] }, { content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }] }]);
+  });
+
+  test("a line for no waiting call (late, or the Client's own) is left to the parse: dropped if it was ours, else the Client's", () => {
+    const { direct, sent, atClient, read, transport } = lined();
+    direct.send({ name: 'a' }, { timeout: 60_000 }, { resolve: () => undefined, reject: () => undefined, resolveText: () => undefined });
+    const answer = `{"jsonrpc":"2.0","id":${sent[0]},"result":{"content":[]}}`;
+    read(answer);
+    expect(transport.takeLine!(answer)).toBe(false);
+    read(answer);
+    read('{"jsonrpc":"2.0","id":3,"result":{"content":[]}}');
+    expect(atClient).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [] } }]);
+  });
+});
