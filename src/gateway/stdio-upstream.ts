@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type Oversized } from '../downstream/lines.js';
+import { InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type Oversized } from '../downstream/lines.js';
 import { errorMessage, LatchError } from '../errors.js';
 
 /**
@@ -10,7 +10,7 @@ import { errorMessage, LatchError } from '../errors.js';
  * the messages of one tick in one write: Node writes to a pipe synchronously, one system call and
  * one wake-up of the client per write.
  */
-export class StdioUpstream implements Transport {
+export class StdioUpstream implements Transport, LineSending {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -72,8 +72,22 @@ export class StdioUpstream implements Transport {
   };
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.closed) return Promise.reject(new LatchError('CONNECTION_CLOSED', 'the client connection is closed'));
-    this.pending += safeSerialize(message, this.onerror);
+    if (this.closed) return this.refused();
+    return this.queue(safeSerialize(message, this.onerror));
+  }
+
+  /** A line made elsewhere (downstream/lines.ts, LineSending), written with this tick's others. */
+  sendLine(line: string): Promise<void> {
+    if (this.closed) return this.refused();
+    return this.queue(line);
+  }
+
+  private refused(): Promise<void> {
+    return Promise.reject(new LatchError('CONNECTION_CLOSED', 'the client connection is closed'));
+  }
+
+  private queue(line: string): Promise<void> {
+    this.pending += line;
     if (!this.scheduled) {
       this.scheduled = true;
       process.nextTick(this.flush);
