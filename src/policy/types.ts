@@ -75,6 +75,8 @@ export interface TreeFilter {
 export interface TreeWalk {
   entries: Array<{ rel: string; real: string; directory?: true }>;
   complete: boolean;
+  /** Links met and not followed, by their name below the root (subjects/links-made.ts: a copy that keeps links makes them again). */
+  links?: string[];
 }
 
 /** One simple command the shell would run. */

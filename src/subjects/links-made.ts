@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import { RECURSIVE } from '../policy/decide.js';
 import type { PathSubject, Segment } from '../policy/types.js';
 import { INTO_DIRECTORY } from './shell/files.js';
 
@@ -9,9 +10,13 @@ import { INTO_DIRECTORY } from './shell/files.js';
  * leads is known only at run time: every path below it asks, and so does a write of the name itself
  * (`ln -s data/secret k && echo x > k` writes data/secret); a read of it is the link's own read.
  *
- * A name is made a link by `ln` (any form: its writes are the names it makes), `cp -s`, and `cp` or
- * `mv` of something that is a link (on disk, or made by an earlier command of the text) to a
- * destination. A directory holding links that is copied or moved is not looked into.
+ * A name is made a link by `ln` (any form: its writes are the names it makes), `cp -s`, and `cp`,
+ * `mv` or `rsync` of something that is a link (on disk, or made by an earlier command of the text) to
+ * a destination. A directory holding links that is copied with them (`cp -r` without `-L`, `cp -a`,
+ * `mv`, `rsync -a`) makes them again below the destination: `cp -r dir d2 && rm d2/link/x` removes
+ * what dir/link points to. Each link its walk met (subjects/tree.ts, not followed) or that the text
+ * made below it gives DEST/REL and DEST/NAME/REL (whether DEST is a directory is known only at run
+ * time); a walk cut short at its bound gives DEST itself.
  */
 
 /** One command's path subjects: `own` its operands (in order), `all` with what its trees added. */
@@ -22,7 +27,7 @@ export interface SegmentPaths {
 }
 
 /** Whether the command may make a link (only then are the paths of a text compared). */
-export const makesLinks = (segment: Segment): boolean => segment.name === 'ln' || segment.name === 'cp' || segment.name === 'mv';
+export const makesLinks = (segment: Segment): boolean => segment.name === 'ln' || segment.name === 'cp' || segment.name === 'mv' || segment.name === 'rsync';
 
 export function markBelowLinksMade(commands: readonly SegmentPaths[]): void {
   const made: Array<{ by: number; name: string }> = [];
@@ -44,11 +49,29 @@ function namesMade({ segment, own: operands }: SegmentPaths, links: readonly str
   const writes = own.filter((subject) => subject.access === 'write');
   if (segment.name === 'ln') return writes.flatMap(forms);
   if (!makesLinks(segment)) return [];
-  const targetFirst = segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg));
+  // rsync's `-t` keeps times; its destination is its last operand.
+  const targetFirst = segment.name !== 'rsync' && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg));
   const destination = targetFirst ? writes[0] : writes.at(-1);
+  if (destination === undefined) return [];
   const symbolic = segment.name === 'cp' && segment.args.some((arg) => /^-[A-Za-z]*s/.test(arg) || arg === '--symbolic-link');
   const sources = own.filter((subject) => subject !== destination);
-  return symbolic || sources.some((source) => forms(source).some((form) => isLink(form) || links.some((link) => form === link || form.startsWith(`${link}/`)))) ? forms(destination) : [];
+  if (symbolic || sources.some((source) => forms(source).some((form) => isLink(form) || links.some((link) => form === link || form.startsWith(`${link}/`))))) return forms(destination);
+  return sources.flatMap((source) => {
+    const held = heldLinks(source, links);
+    const name = source.path?.replace(/\/+$/, '').split('/').at(-1);
+    return held.flatMap((rel) => forms(destination).flatMap((dest) => (rel === '' ? [dest] : [`${dest}/${rel}`, ...(name ? [`${dest}/${name}/${rel}`] : [])])));
+  });
+}
+
+/**
+ * The links below a source the command copies or moves as a tree, by their path below it: those its
+ * walk met, and those the text made below it; '' (all of it) when the walk was cut short.
+ */
+function heldLinks(source: PathSubject, links: readonly string[]): string[] {
+  if (source.via !== RECURSIVE) return [];
+  if (source.tree?.complete === false) return [''];
+  const made = [source.path, source.realPath].flatMap((form) => (form === null ? [] : links.filter((link) => link.startsWith(`${form}/`)).map((link) => link.slice(form.length + 1))));
+  return [...(source.tree?.links ?? []), ...made];
 }
 
 function isLink(path: string): boolean {

@@ -29,11 +29,13 @@ export interface WalkBudget {
 export interface WalkResult extends TreeWalk {
   /** Links followed out of the tree: the link's name below the root and its real target. */
   escapes: Array<{ rel: string; target: string }>;
+  /** Links met and not followed, by their name below the root (a copy that keeps links makes them again). */
+  links: string[];
 }
 
 /** Walks the tree below `root` (a real path, a directory); never throws. */
 export function walkTree(root: string, follows: boolean, budget: WalkBudget, platform: NodeJS.Platform = process.platform): WalkResult {
-  const out: WalkResult = { entries: [], escapes: [], complete: true };
+  const out: WalkResult = { entries: [], escapes: [], links: [], complete: true };
   const visited = new Set<string>([root]);
   const pending: Array<{ rel: string; real: string }> = [{ rel: '', real: root }];
   while (pending.length > 0) {
@@ -54,7 +56,10 @@ export function walkTree(root: string, follows: boolean, budget: WalkBudget, pla
       let real = path.join(dir.real, dirent.name);
       let isDirectory = dirent.isDirectory();
       if (dirent.isSymbolicLink()) {
-        if (!follows) continue;
+        if (!follows) {
+          out.links.push(rel);
+          continue;
+        }
         const target = realTarget(real);
         if (target === null) continue; // dangling or a loop: the reader gets an error, not content
         real = target.path;

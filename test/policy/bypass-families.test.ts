@@ -1655,6 +1655,35 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'mkdir d && echo xx > d/table.csv && echo y > table.csv && rsync -b --backup-dir=../../data table.csv d/',
   ]);
   allowed(['cp -b src/a.ts src/b.ts', 'mv -b src/a.ts src/b.ts', 'rsync -ab src/ src2/', 'rsync --suffix=.csv src/a.ts ../data/table', 'cp --parents src/a.ts build', 'rsync -R src/a.ts build/', 'rsync --files-from=l src/ build/']);
+  // A directory holding links, copied with them (cp(1): -R copies a link as a link unless -L; -a;
+  // mv(1); rsync(1) -a implies -l), makes them again below the destination, so a later write there
+  // goes where they point: bash 5.2 removed or wrote <T>/data/table.csv in each (<T>/ldir/l ->
+  // <T>/data; k/m made by the text). `cp -rL` copies what they point to, and rsync -r without -l skips them.
+  describe('a directory holding links, copied or moved, then written through', () => {
+    beforeAll(() => {
+      mkdirSync(join(T, 'ldir'));
+      symlinkSync(join(T, 'data'), join(T, 'ldir', 'l'));
+    });
+    notAllowed([
+      'cp -r ../ldir d2 && rm d2/l/table.csv',
+      'cp -R ../ldir d2 && echo x > d2/l/table.csv',
+      'cp -a ../ldir d2 && echo x > d2/l/table.csv',
+      'mkdir d2 && cp -r ../ldir d2 && echo x > d2/ldir/l/table.csv',
+      'mkdir d2 && cp -r ../ldir/. d2 && echo x > d2/l/table.csv',
+      'mkdir d2 && cp -rt d2 ../ldir && echo x > d2/ldir/l/table.csv',
+      'mv ../ldir d2; echo x > d2/l/table.csv',
+      'rsync -a ../ldir/ d2/ && echo x > d2/l/table.csv',
+      'rsync -rl ../ldir d2 && echo x > d2/ldir/l/table.csv',
+      'mkdir k && ln -s ../../data k/m && cp -r k k2 && echo y > k2/m/table.csv',
+      'mkdir k && ln -s ../../data k/m && mv k k2 && rm k2/m/table.csv',
+    ]);
+    // What is not below a link stays as it was (src holds the link `up`).
+    allowed(['cp -r src src2 && cat src2/a.ts && echo x > src2/a.ts', 'mv src src2 && cat src2/a.ts', 'rsync -a src/ src2/ && echo x > src2/a.ts']);
+    test.each(['cp -rL ../ldir d2 && echo x > d2/l/table.csv', 'cp -r ../ldir d2 && echo x > d2/x'])('bypassPermissions: %j is allowed', (command) => {
+      const decision = removal(command, 'bypassPermissions');
+      expect(decision.verdict, decision.reason).toBe('allow');
+    });
+  });
   allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T list', 'zip -@ a.zip < list']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });

@@ -224,8 +224,9 @@ function backups(scan: ScanResult, replaced: readonly Word[], cwd: string | null
 /** FILE and SUFFIX for each file replaced; a name known only at run time when either is (null: unknown suffix). */
 function backupsNamed(replaced: readonly Word[], suffix: Word | null, cwd: string | null, out: FileFacts): void {
   for (const word of replaced) {
-    if (suffix?.isStatic && word.isStatic) push(out, pathOf(staticWord(word.value + suffix.value), WRITE, cwd));
-    else push(out, pathOf({ ...word, isStatic: false, raw: `${word.raw}<backup suffix>` }, WRITE, cwd));
+    // Not an operand, as DEST/NAME is not: the destination stays the last operand written.
+    if (suffix?.isStatic && word.isStatic) push(out, pathOf(staticWord(word.value + suffix.value), WRITE, cwd, INTO_DIRECTORY));
+    else push(out, pathOf({ ...word, isStatic: false, raw: `${word.raw}<backup suffix>` }, WRITE, cwd, INTO_DIRECTORY));
   }
 }
 
@@ -779,11 +780,12 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
     operands.forEach((word, n) => {
       if (isRemote(word)) return;
       if (n === operands.length - 1 && n > 0) {
-        push(out, removes.destination || listed ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
         const sources = operands.slice(0, -1).map((source) => (isRemote(source) ? { ...source, value: source.value.replace(/^[^/]*:/, '') } : source)); // host:dir/f → dir/f
         const placed = spec.rsync ? rsyncPlacement(scan) : LAST_NAME;
         const names = [word, ...intoDirectory(sources, word, tree !== null, cwd, out, placed)];
         if (spec.rsync) rsyncBackups(scan, names, fromDestination, (dir) => intoDirectory(sources, dir, tree !== null, cwd, out, placed), cwd, out);
+        // The destination last of the writes, as for cp and mv: inspect.ts and links-made.ts take it from there.
+        push(out, removes.destination || listed ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
         return;
       }
       push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
