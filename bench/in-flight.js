@@ -9,7 +9,10 @@
 // dist/), or the byte relay floor (`--bin bench/floor-relay.js`); given more than once, the builds take turns in each round (A/B in the same run) and the
 // medians are compared at the end. `--prof DIR` writes a V8 CPU profile of each gateway to DIR (wall
 // time: a write that wakes another process and is preempted counts); `--perf FILE` records the
-// gateway's on-CPU samples during the measured calls with `perf record` (FILE.<build index>).
+// gateway's on-CPU samples during the measured calls with `perf record` (FILE.<build index>);
+// `--syscalls` counts the gateway's system calls by kind and its context switches during the measured
+// calls (`perf stat` on the kernel's tracepoints, all threads; far lighter than `strace -c`, which
+// slows the gateway enough to change how many messages each read carries).
 import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +30,8 @@ const calls = Number(option('--calls', 8000));
 const rounds = Number(option('--rounds', 3));
 const prof = option('--prof', null);
 const perf = option('--perf', null);
+const countSyscalls = argv.includes('--syscalls');
+const SYSCALLS = ['read', 'write', 'writev', 'epoll_pwait', 'epoll_wait', 'futex'];
 const nodeArgs = option('--node-args', '').split(' ').filter(Boolean);
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
@@ -69,7 +74,10 @@ async function measure(bin) {
   const before = times(pid);
   // `--perf FILE`: the kernel's on-CPU samples of the gateway (user and kernel) during the measured calls.
   const recorder = perf ? spawn('perf', ['record', '-e', 'cpu-clock', '-F', '4000', '-g', '-p', String(pid), '-o', `${perf}.${bins.indexOf(bin)}`], { stdio: 'ignore' }) : null;
-  if (recorder) await new Promise((done) => setTimeout(done, 500));
+  const counter = countSyscalls ? spawn('perf', ['stat', '-x', ',', '-e', [...SYSCALLS.map((name) => `syscalls:sys_enter_${name}`), 'context-switches'].join(','), '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] }) : null;
+  let counted = '';
+  counter?.stderr.on('data', (text) => (counted += text));
+  if (recorder || counter) await new Promise((done) => setTimeout(done, 500));
   const started = performance.now();
   await inFlight(calls);
   const ms = performance.now() - started;
@@ -77,9 +85,15 @@ async function measure(bin) {
     recorder.kill('SIGINT');
     await new Promise((done) => recorder.once('close', done));
   }
+  if (counter) {
+    counter.kill('SIGINT');
+    await new Promise((done) => counter.once('close', done));
+  }
+  // perf stat -x, prints `count,,event,…` per event.
+  const kinds = Object.fromEntries(counted.split('\n').map((line) => line.split(',')).filter((f) => f.length > 2 && /^\d+$/.test(f[0])).map((f) => [f[2].replace('syscalls:sys_enter_', ''), Number(f[0]) / calls]));
   const after = syscalls(pid);
   const spent = times(pid);
-  const result = { cpu: (cpuNs(pid) - cpu) / 1000 / calls, user: ((spent.user - before.user) * 1000) / calls, system: ((spent.system - before.system) * 1000) / calls, faults: (spent.faults - before.faults) / calls, rate: (calls / ms) * 1000, writes: (after.writes - io.writes) / calls, reads: (after.reads - io.reads) / calls };
+  const result = { cpu: (cpuNs(pid) - cpu) / 1000 / calls, user: ((spent.user - before.user) * 1000) / calls, system: ((spent.system - before.system) * 1000) / calls, faults: (spent.faults - before.faults) / calls, rate: (calls / ms) * 1000, writes: (after.writes - io.writes) / calls, reads: (after.reads - io.reads) / calls, kinds };
   await client.close();
   return result;
 }
@@ -94,6 +108,7 @@ for (let round = 0; round < rounds; round++) {
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     const name = bins.length > 1 ? `${bins[index]} ` : '';
     console.log(`round ${round + 1}: ${name}CPU ${r.cpu.toFixed(1)} µs/call (user ${r.user.toFixed(1)}, system ${r.system.toFixed(1)}), ${r.rate.toFixed(0)} calls/s, ${r.writes.toFixed(2)} writes, ${r.reads.toFixed(2)} reads and ${r.faults.toFixed(2)} page faults per call; load ${load}`);
+    if (countSyscalls) console.log(`  per call: ${Object.entries(r.kinds).map(([kind, count]) => `${kind} ${count.toFixed(2)}`).join(', ')}`);
   }
 }
 if (bins.length > 1 || rounds > 1) {

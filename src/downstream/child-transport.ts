@@ -138,13 +138,7 @@ export class ChildTransport implements Transport, LineTaking {
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('error', (error) => this.onerror?.(error));
-      child.stdout?.on('data', (chunk: Buffer) => {
-        try {
-          this.reader.push(chunk, (line) => this.receive(line), (oversized) => this.refuse(oversized));
-        } catch (error) {
-          this.onerror?.(error as Error);
-        }
-      });
+      child.stdout?.on('data', this.onStdout);
       let pending = '';
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (text: string) => {
@@ -170,14 +164,23 @@ export class ChildTransport implements Transport, LineTaking {
     this.options.onStderrLine?.(line);
   }
 
+  /** The reader's callbacks are made once, not two closures for every read (docs/performance.md, "Round 10"). */
+  private readonly onStdout = (chunk: Buffer): void => {
+    try {
+      this.reader.push(chunk, this.receive, this.refuse);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+  };
+
   /** A message over the limit answers the request it was the response to, at once, with why. */
-  private refuse(oversized: Oversized): void {
+  private readonly refuse = (oversized: Oversized): void => {
     const text = oversizedText("the server's message", oversized, this.reader.maxBytes);
     this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `${text} (dropped${oversized.id === null ? '' : `; it answered request ${oversized.id}`})`));
     if (oversized.id !== null) this.onmessage?.({ jsonrpc: '2.0', id: oversized.id, error: { code: -32603, message: `mcp-latch: ${text}` } });
-  }
+  };
 
-  private receive(line: string): void {
+  private readonly receive = (line: string): void => {
     if (this.takeLine?.(line) || line.trim() === '') return;
     let message: JSONRPCMessage;
     try {
@@ -188,7 +191,7 @@ export class ChildTransport implements Transport, LineTaking {
       return;
     }
     this.onmessage?.(message);
-  }
+  };
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
