@@ -67,6 +67,16 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * The answer of a call whose audit record could not be written (a full disk, an I/O error), which
+ * was not forwarded (store/audit.ts): -32603, the same error on every path that keeps a call back;
+ * `cause`: why, where it is known.
+ */
+export function recordUnwritten(cause?: unknown): RpcError {
+  const why = cause === undefined || cause === null ? '' : ` (${errorMessage(cause)})`;
+  return new RpcError(-32603, `mcp-latch: the audit record of this call could not be written${why}; the call was not forwarded`);
+}
+
 /** An McpError (the SDK's, or a server's error the SDK Client received) as an RpcError with the message as it was sent; anything else unchanged. */
 export function asRpcError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof RpcError || error.name !== 'McpError') return error;

@@ -5,7 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineTaking, type Oversized } from './lines.js';
-import { LatchError } from '../errors.js';
+import { LatchError, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 
 /**
@@ -79,12 +79,25 @@ export class ChildTransport implements Transport, LineTaking {
   private exited: Promise<void> | undefined;
   /** Messages sent in the current tick, joined as they come and written together on the next. */
   private outgoing = '';
+  /** The audit's failures (store/audit.ts), and their count when the first message of `outgoing` was queued. */
+  private records: { readonly failures: number } | null = null;
+  private failuresAtQueue = 0;
   private starting: Promise<void> | null = null;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
 
   constructor(private readonly options: ChildTransportOptions) {
     this.reader = new LineReader(options.maxMessageBytes);
+  }
+
+  /**
+   * Holds the calls sent here to the audit's rule (docs/design.md#records): a tools/call queued
+   * before a write of records failed and unsent until after it is not written to the server, but
+   * answered with the error. A call's record is written after its send() and before the write here
+   * (inside `Audit.together()`), so this is the last point at which it can still be kept back.
+   */
+  holdCallsOn(records: { readonly failures: number }): void {
+    this.records = records;
   }
 
   get pid(): number | null {
@@ -198,18 +211,41 @@ export class ChildTransport implements Transport, LineTaking {
     if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${escapeText(this.options.command)}) is not running`));
     // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
     // Node buffers what the pipe cannot take yet.
-    if (this.outgoing === '') process.nextTick(this.flushOutgoing);
+    if (this.outgoing === '') {
+      process.nextTick(this.flushOutgoing);
+      this.failuresAtQueue = this.records?.failures ?? 0;
+    }
     this.outgoing += serializeMessage(message);
     return QUEUED;
   }
 
   private readonly flushOutgoing = (): void => {
     if (this.outgoing === '') return;
-    const text = this.outgoing;
+    let text = this.outgoing;
     this.outgoing = '';
+    if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
     const stdin = this.child?.stdin;
-    if (stdin && !this.closed) stdin.write(text);
+    if (stdin && !this.closed && text !== '') stdin.write(text);
   };
+
+  /**
+   * `text` without its tools/call requests, each answered with the error instead, as refuse()
+   * answers: their records may not be in the audit file. Off the hot path (a write just failed), so
+   * the lines are parsed again.
+   */
+  private withholdCalls(text: string): string {
+    const kept: string[] = [];
+    const withheld: Array<string | number> = [];
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const message = JSON.parse(line) as { method?: unknown; id?: unknown };
+      if (message.method === 'tools/call' && (typeof message.id === 'number' || typeof message.id === 'string')) withheld.push(message.id);
+      else kept.push(`${line}\n`);
+    }
+    const { code, message } = recordUnwritten();
+    for (const id of withheld) this.onmessage?.({ jsonrpc: '2.0', id, error: { code, message } });
+    return kept.join('');
+  }
 
   /** End stdin, wait, then SIGTERM and SIGKILL the whole process group. */
   async close(): Promise<void> {

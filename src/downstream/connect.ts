@@ -24,6 +24,7 @@ import { speakModern } from './era-2026.js';
 import { MODERN_VERSION } from '../mcp-2026.js';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Prespawned } from './prespawn.js';
+import type { RecordFailures } from '../store/audit.js';
 
 /**
  * Connecting one downstream server: stdio child, Streamable HTTP, or legacy SSE (the fallback when
@@ -51,6 +52,8 @@ export interface Connected {
 
 export interface ConnectOptions {
   name: string;
+  /** The audit's failures: a stdio server's transport holds calls back to them (child-transport.ts). */
+  records?: RecordFailures;
   config: ServerConfig;
   /** Mirrored from the client above, so the server's own requests can be relayed. */
   capabilities: ClientCapabilities;
@@ -86,6 +89,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   const handshake = { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
   if (!isRemoteServer(config)) {
     const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger, options.maxMessageBytes);
+    if (options.records) transport.holdCallsOn(options.records);
     const client = newClient(options);
     const era = config.protocolVersion === MODERN_VERSION ? speakModern(transport, options.version, options.timeoutMs, options.logger) : null;
     try {

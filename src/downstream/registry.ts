@@ -30,7 +30,7 @@ export interface UnavailableServer {
 }
 
 /** What every server's supervisor gets; `onChange` fires when something the client sees changed (a listing, a server state). */
-export type RegistryOptions = Pick<SupervisorOptions, 'capabilities' | 'hooks' | 'logger' | 'permits' | 'connectTimeoutMs' | 'maxMessageBytes' | 'version' | 'onChange' | 'prespawned'> & {
+export type RegistryOptions = Pick<SupervisorOptions, 'capabilities' | 'hooks' | 'logger' | 'permits' | 'records' | 'connectTimeoutMs' | 'maxMessageBytes' | 'version' | 'onChange' | 'prespawned'> & {
   env?: NodeJS.ProcessEnv;
 };
 
@@ -85,6 +85,7 @@ export class ServerRegistry {
       hooks: this.options.hooks,
       logger: this.options.logger.child({ server: name }),
       permits: this.options.permits,
+      ...(this.options.records ? { records: this.options.records } : {}),
       connectTimeoutMs: this.options.connectTimeoutMs,
       maxMessageBytes: this.options.maxMessageBytes,
       version: this.options.version,

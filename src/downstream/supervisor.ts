@@ -15,13 +15,14 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
-import { asRpcError, errorMessage, internalError, LatchError, RpcError } from '../errors.js';
+import { asRpcError, errorMessage, internalError, LatchError, recordUnwritten, RpcError } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import type { Logger } from '../log.js';
 import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } from './direct-calls.js';
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
+import type { RecordFailures } from '../store/audit.js';
 import { readListing, type ServerListing } from './listing.js';
 import { invalidAnswer, schemaProblem, type InvalidAnswer } from './invalid-answer.js';
 
@@ -39,6 +40,8 @@ export interface SupervisorOptions {
   hooks: RelayHooks;
   logger: Logger;
   permits: PermitBook;
+  /** The audit's failures: a call whose record could not be written does not leave (store/audit.ts). */
+  records?: RecordFailures;
   connectTimeoutMs: number;
   maxMessageBytes: number;
   version: string;
@@ -180,6 +183,7 @@ export class Supervisor {
       connected = await connectServer({
         signal: handshake.signal,
         name: this.name,
+        ...(this.options.records ? { records: this.options.records } : {}),
         config: this.config,
         capabilities: this.options.capabilities,
         hooks: this.options.hooks,
@@ -323,6 +327,20 @@ export class Supervisor {
    * backoff, within `waitMs`) the request is sent once more. A failure that may have come after the
    * server received the request is a lost connection: the call may have run.
    */
+  /**
+   * A remote transport cannot keep a message back once given it (a stdio one holds calls to the
+   * audit's rule itself, child-transport.ts): the call waits a microtask, until the records of the
+   * calls forwarded with it are written (Audit.together()), and does not leave if a write failed.
+   */
+  private sendRemote<T>(send: () => Promise<T>, waitMs: number): Promise<T> {
+    const records = this.options.records;
+    const failures = records?.failures ?? 0;
+    return Promise.resolve().then(() => {
+      if (records && records.failures !== failures) throw recordUnwritten();
+      return this.onNewSessionIfGone(send, waitMs);
+    });
+  }
+
   private async onNewSessionIfGone<T>(send: () => Promise<T>, waitMs: number): Promise<T> {
     if (this.state !== 'ready') await this.whenReady(waitMs);
     const drop = this.dropConnection;
@@ -368,7 +386,7 @@ export class Supervisor {
       this.options.permits.spend(permit, this.name, name, args);
       const params = callParams(name, args, meta, answers);
       const send = () => this.directCalls().call(params, options);
-      return this.remote ? this.onNewSessionIfGone(send, options.timeout) : send();
+      return this.remote ? this.sendRemote(send, options.timeout) : send();
     } catch (error) {
       return Promise.reject(error);
     }

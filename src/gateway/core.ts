@@ -94,6 +94,7 @@ export class GatewayCore implements CallContext {
       hooks: options.hooks(this),
       logger: this.logger,
       permits: this.permits,
+      records: this.audit,
       connectTimeoutMs: this.loaded.file.timeouts.connectSeconds * 1000,
       maxMessageBytes: messageBytes(this.loaded.file),
       version: VERSION,

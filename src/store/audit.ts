@@ -11,12 +11,18 @@
  * that were not forwarded (denied, cancelled) are queued and written with the next forwarded
  * call's, 64 at a time, or within 20 ms: record by record, between other processes' turns on the
  * CPU, the same work costs several times more (docs/performance.md#the-hot-path).
+ *
+ * Fail closed: a call whose record could not be written does not leave. Outside `together()`,
+ * `record()` throws for it; inside, its message is already queued at its server's transport, which
+ * sees `failures` move before it writes and answers the call with the error instead
+ * (downstream/child-transport.ts; a remote server's send waits a microtask for the same check).
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decision } from '../policy/types.js';
 import { isoTime } from '../iso-time.js';
+import { recordUnwritten } from '../errors.js';
 import { redactSecrets } from '../redact.js';
 
 /** One decided call, as the audit receives it. */
@@ -57,13 +63,32 @@ export interface Audit {
   together<T>(forwardAll: () => T): T;
   /** Writes what is queued and closes the file; nothing may be recorded after. */
   close(): Promise<void>;
+  /**
+   * How many times records could not be written (the OS refused a write, or an allowed call's
+   * record could not be made). A call queued to leave before this moves, and not sent yet, may have
+   * no record: it is not sent.
+   */
+  readonly failures: number;
+}
+
+/** What a transport holding calls until their records are written looks at (Audit's `failures`). */
+export interface RecordFailures {
+  readonly failures: number;
 }
 
 export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined): Audit {
-  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), close: async () => undefined };
+  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), close: async () => undefined, failures: 0 };
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
-  const sink = new BufferedFile(openSync(file, 'a'), onError);
+  // Writes the OS refused and allowed records that could not be made (`failures`), and the last cause.
+  let failures = 0;
+  let lastFailure: unknown = null;
+  const failed = (error: unknown): void => {
+    failures += 1;
+    lastFailure = error;
+    onError(error);
+  };
+  const sink = new BufferedFile(openSync(file, 'a'), failed, onError);
   const lines = new RecordText();
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
   let head = '';
@@ -92,7 +117,9 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         entry.args = redactSecrets(entry.args);
         sink.writeRecord(head, lines.fixedFields(entry), lines.callFields(entry));
       } catch (error) {
-        onError(error);
+        // Only an allowed call's record holds its call back: the others did not leave.
+        if (entry.decision === 'allow') failed(error);
+        else onError(error);
       }
     }
     count = 0;
@@ -108,7 +135,11 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
       queued[count] = entry;
       count += 1;
       if (entry.decision === 'allow' && depth > 0) allowedWaiting = true;
-      else if (entry.decision === 'allow' || count >= BATCH_RECORDS) writeQueued();
+      else if (entry.decision === 'allow') {
+        const before = failures;
+        writeQueued();
+        if (failures !== before) throw recordUnwritten(lastFailure);
+      } else if (count >= BATCH_RECORDS) writeQueued();
       else if (!batchTimer) {
         batchTimer = setTimeout(writeQueued, BATCH_MS);
         batchTimer.unref();
@@ -130,6 +161,9 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
       writeQueued();
       process.off('exit', writeQueued);
       sink.close();
+    },
+    get failures() {
+      return failures;
     },
   };
 }
@@ -193,9 +227,9 @@ const RECORD_TAIL = ',"event":"call"}\n';
 class BufferedFile {
   private readonly buffer = Buffer.allocUnsafeSlow(BUFFER_BYTES);
   private used = 0;
-
   constructor(
     private readonly fd: number,
+    private readonly onFailure: (error: unknown) => void,
     private readonly onError: (error: unknown) => void,
   ) {}
 
@@ -241,7 +275,7 @@ class BufferedFile {
     try {
       for (let offset = 0; offset < length; ) offset += writeSync(this.fd, data, offset, length - offset);
     } catch (error) {
-      this.onError(error);
+      this.onFailure(error);
     }
   }
 }

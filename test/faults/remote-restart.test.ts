@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ROOT, eventually, startGateway, textOf, type Harness } from '../helpers/gateway.js';
+import { eventually, startGateway, textOf, type Harness } from '../helpers/gateway.js';
+import { startHttpServer, stopHttpServer, stopHttpServers } from '../helpers/http-server.js';
 import { freePort } from '../helpers/ports.js';
 
 /**
@@ -11,37 +10,11 @@ import { freePort } from '../helpers/ports.js';
  * backoff), sends the refused call again on it, re-reads the lists, and says list_changed only when
  * they changed.
  */
-const HTTP_SERVER = join(ROOT, 'test/fixtures/http-server.mjs');
-
-
-const children: ChildProcess[] = [];
-
-function startHttpServer(port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HTTP_SERVER], { env: { ...process.env, PORT: String(port), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-    children.push(child);
-    let seen = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      if (seen.includes('listening on')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`http server exited (${code}): ${seen}`)));
-  });
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
-
 let harness: Harness | null = null;
 afterEach(async () => {
   await harness?.close();
   harness = null;
-  await Promise.all(children.splice(0).map(stop));
+  await stopHttpServers();
 });
 
 describe('a remote server restarted on the same port', () => {
@@ -77,12 +50,12 @@ describe('a remote server restarted on the same port', () => {
     expect(await whoami()).toBe(server.pid);
 
     // Same tools after the restart: the call that met the ended session is sent again on a new one.
-    await stop(server);
+    await stopHttpServer(server);
     server = await startHttpServer(port);
     expect(await whoami()).toBe(server.pid);
 
     // A restart that adds a tool: the new list, announced once.
-    await stop(server);
+    await stopHttpServer(server);
     server = await startHttpServer(port, { HTTP_EXTRA_TOOL: '1' });
     expect(await whoami()).toBe(server.pid);
     await eventually(() => expect(listChanged).toBeGreaterThanOrEqual(1), 20_000);
@@ -97,7 +70,7 @@ describe('a remote server restarted on the same port', () => {
     const server = await startHttpServer(port);
     harness = await startGateway({ mcpServers: { web: { url: `http://127.0.0.1:${port}/mcp`, type: 'http' } }, permissions: { allow: ['mcp__web'] } });
     expect(textOf(await harness.client.callTool({ name: 'web__echo', arguments: { text: 'up' } }))).toContain('up');
-    await stop(server);
+    await stopHttpServer(server);
     const down = await harness.client.callTool({ name: 'web__echo', arguments: { text: 'down' } });
     expect(down.isError).toBe(true);
     expect(textOf(down)).toContain('was not run');

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
@@ -117,27 +117,43 @@ describe('audit', () => {
     expect(process.listenerCount('exit')).toBe(hooks);
   });
 
-  test('secrets are redacted and a record that cannot be written is reported, never thrown', async () => {
+  test('secrets are redacted; a record that cannot be made is reported, and thrown only for an allowed call, which must not leave', async () => {
     const file = join(tempDir(), 'audit.jsonl');
     const errors: unknown[] = [];
     const audit = createAudit(file, (error) => errors.push(error));
     audit.record(entry({ args: { path: '/work/a', apiKey: 'sk-live-123', nested: { password: 'hunter2' } } }));
-    expect(() =>
-      audit.record(
-        entry({
-          argsDigest: () => {
-            throw new Error('digest failed');
-          },
-        }),
-      ),
-    ).not.toThrow();
+    const failing = (decision: AuditRecord['decision']) =>
+      entry({
+        decision,
+        argsDigest: () => {
+          throw new Error(`digest of a ${decision} failed`);
+        },
+      });
+    expect(() => audit.record(failing('deny'))).not.toThrow();
+    expect(audit.failures).toBe(0);
+    expect(() => audit.record(failing('allow'))).toThrow(/audit record of this call could not be written \(digest of a allow failed\); the call was not forwarded/);
+    expect(audit.failures).toBe(1);
     audit.record(entry({ tool: 'after' }));
     await audit.close();
     const written = lines(file);
     expect(written.map((line) => line.tool)).toEqual(['write_file', 'after']);
     expect(written[0]!.args).toEqual({ path: '/work/a', apiKey: '[redacted]', nested: { password: '[redacted]' } });
     expect(JSON.stringify(written)).not.toContain('sk-live-123');
-    expect(errors.map((error) => (error as Error).message)).toEqual(['digest failed']);
+    expect(errors.map((error) => (error as Error).message)).toEqual(['digest of a deny failed', 'digest of a allow failed']);
+  });
+
+  test.skipIf(!existsSync('/dev/full'))('a write the OS refuses: an allowed record throws outside together(), and counts as a failure inside it', () => {
+    const dir = tempDir();
+    const file = join(dir, 'audit.jsonl');
+    symlinkSync('/dev/full', file);
+    const errors: unknown[] = [];
+    const audit = createAudit(file, (error) => errors.push(error));
+    expect(() => audit.record(entry())).toThrow(/could not be written \(ENOSPC.*\); the call was not forwarded/);
+    expect(audit.failures).toBe(1);
+    // Inside together() the calls were sent already: the transports see the count move (child-transport.ts).
+    expect(() => audit.together(() => audit.record(entry()))).not.toThrow();
+    expect(audit.failures).toBe(2);
+    expect(errors).toHaveLength(2);
   });
 
   test('redactSecrets cuts long strings and deep nesting', () => {

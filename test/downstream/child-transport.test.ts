@@ -1,0 +1,61 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ChildTransport } from '../../src/downstream/child-transport.js';
+import { eventually, tempDir } from '../helpers/gateway.js';
+
+/**
+ * When the bytes of a message reach a stdio server. The audit's rule (docs/design.md#records) rests
+ * on it: the records of the calls forwarded together are written when Audit.together() returns,
+ * after the calls were sent, so the transport must write later, and must keep back a call whose
+ * record could not be written.
+ */
+let transport: ChildTransport | null = null;
+afterEach(async () => {
+  await transport?.close();
+  transport = null;
+});
+
+/** A child that appends what it reads on stdin to `file`. */
+async function recordingChild(file: string): Promise<ChildTransport> {
+  transport = new ChildTransport({ command: process.execPath, args: ['-e', `process.stdin.pipe(require('fs').createWriteStream(${JSON.stringify(file)}))`], env: {}, maxMessageBytes: 1 << 20 });
+  await transport.start();
+  return transport;
+}
+
+const received = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+const call = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { id } } });
+
+describe('ChildTransport writes', () => {
+  test('a message is written once the code that sent it has ended, never inside send()', async () => {
+    const file = join(tempDir(), 'stdin.txt');
+    const child = await recordingChild(file);
+    void child.send(call(1));
+    // The child runs on its own: had send() written, it would have the line within this wait.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+    expect(received(file)).toBe('');
+    await eventually(() => expect(received(file)).toBe(`${JSON.stringify(call(1))}\n`));
+  });
+
+  test('calls queued before a write of audit records failed are answered with the error, not written; the other messages are written', async () => {
+    const file = join(tempDir(), 'stdin.txt');
+    const child = await recordingChild(file);
+    const records = { failures: 3 };
+    child.holdCallsOn(records);
+    const answers: JSONRPCMessage[] = [];
+    child.onmessage = (message) => answers.push(message);
+    const note: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'x' } };
+    void child.send(call(1));
+    void child.send(note);
+    void child.send(call(2));
+    // The records of these calls are written after they were sent (Audit.together()), and that write fails.
+    records.failures += 1;
+    await eventually(() => expect(received(file)).toBe(`${JSON.stringify(note)}\n`));
+    expect(answers).toEqual([1, 2].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: expect.stringMatching(/^mcp-latch: the audit record of this call could not be written; the call was not forwarded$/) } })));
+    // A failure before a call was queued is not this call's: it is written.
+    void child.send(call(3));
+    await eventually(() => expect(received(file)).toBe(`${JSON.stringify(note)}\n${JSON.stringify(call(3))}\n`));
+    expect(answers).toHaveLength(2);
+  });
+});

@@ -1,0 +1,167 @@
+import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { readAudit } from '../../src/store/audit.js';
+import { eventually, fixtureCalls, fixtureServer, rawGateway, tempDir, writeConfig } from '../helpers/gateway.js';
+import { startHttpServer, stopHttpServers } from '../helpers/http-server.js';
+import { freePort } from '../helpers/ports.js';
+
+/**
+ * How the calls' bytes and their audit records reach the OS, with the built gateway in front of a
+ * real server, many calls in flight: the record of every call is in the file before the server
+ * sees the call (docs/design.md#records), each answer goes to its own call, a client that goes
+ * away mid-batch or reads slowly loses nothing it was sent, and a record that cannot be written
+ * keeps its call from leaving.
+ */
+const AUDIT = 'mcp-latch-audit.jsonl';
+
+/** The fixture checks the audit file at each call it receives, unless `env` is given. */
+function echoGateway(env?: Record<string, string>) {
+  const dir = tempDir();
+  const log = join(dir, 'fixture.log');
+  const config = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', log, [], env ?? { FIXTURE_AUDIT: join(dir, AUDIT) }) }, permissions: { allow: ['mcp__fix__echo'] } });
+  return { dir, log, config };
+}
+
+const call = (id: number, text: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fix__echo', arguments: { text } } });
+const echoed = (message: Record<string, unknown>) => JSON.parse((message.result as { content: Array<{ text: string }> }).content[0]!.text) as { text: string };
+
+describe('the audit record and the call on the wire', () => {
+  test('every call is in the audit file when the server receives it: 8 reads of 16 calls, then 64 calls 16 in flight, one write each', async () => {
+    const { dir, log, config } = echoGateway();
+    const gateway = rawGateway(config);
+    await gateway.initialize();
+    let id = 10;
+    for (let read = 0; read < 8; read += 1) {
+      const ids = Array.from({ length: 16 }, () => id++);
+      gateway.send(...ids.map((callId) => call(callId, `read ${read} call ${callId}`)));
+      for (const callId of ids) expect(echoed(await gateway.response(callId)).text).toBe(`read ${read} call ${callId}`);
+    }
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < 64) {
+          const callId = id++;
+          next += 1;
+          gateway.send(call(callId, `alone ${callId}`));
+          expect(echoed(await gateway.response(callId)).text).toBe(`alone ${callId}`);
+        }
+      }),
+    );
+    await gateway.close();
+    const received = fixtureCalls(log).filter((entry) => entry.tool === 'echo');
+    expect(received).toHaveLength(8 * 16 + 64);
+    expect(received.filter((entry) => entry.audited !== true)).toEqual([]);
+    expect(readAudit(join(dir, AUDIT), 1000).filter((record) => record.decision === 'allow')).toHaveLength(8 * 16 + 64);
+  }, 60_000);
+
+  test("the answers of one read's calls come in the server's order, each with its own call's id", async () => {
+    const { config } = echoGateway();
+    const gateway = rawGateway(config);
+    await gateway.initialize();
+    const ids = Array.from({ length: 16 }, (_, index) => 100 + index);
+    gateway.send(...ids.map((callId) => call(callId, `text of ${callId}`)));
+    for (const callId of ids) await gateway.response(callId);
+    const answers = gateway.messages.filter((message) => typeof message.id === 'number' && message.id >= 100);
+    expect(answers.map((message) => message.id)).toEqual(ids);
+    expect(answers.map((message) => echoed(message).text)).toEqual(ids.map((callId) => `text of ${callId}`));
+    await gateway.close();
+  }, 30_000);
+
+  test('a client that closes right after a write of 16 calls: the gateway exits, and every call the server received has its record', async () => {
+    const { dir, log, config } = echoGateway();
+    const gateway = rawGateway(config);
+    await gateway.initialize();
+    gateway.send(call(2, 'first'));
+    await gateway.response(2);
+    gateway.send(...Array.from({ length: 16 }, (_, index) => call(10 + index, `last ${index}`)));
+    await gateway.close();
+    const received = fixtureCalls(log).filter((entry) => entry.tool === 'echo');
+    expect(received.filter((entry) => entry.audited !== true)).toEqual([]);
+    const audited = new Set(readAudit(join(dir, AUDIT), 100).map((record) => (record.args as { text: string }).text));
+    expect(received.map((entry) => (entry.args as { text: string }).text).filter((text) => !audited.has(text))).toEqual([]);
+  }, 30_000);
+
+  test('a client that does not read for a while gets every answer, whole and in order, once it reads', async () => {
+    const { config } = echoGateway();
+    const gateway = rawGateway(config);
+    await gateway.initialize();
+    // 48 answers of 40 KB each: far more than a pipe holds, so the gateway's writes to its stdout
+    // wait in the stream while the client does not read.
+    gateway.child.stdout.pause();
+    const big = (index: number) => `${index}:${'x'.repeat(40_000)}`;
+    const ids = Array.from({ length: 48 }, (_, index) => 200 + index);
+    for (const [index, callId] of ids.entries()) gateway.send(call(callId, big(index)));
+    await new Promise((done) => setTimeout(done, 500));
+    gateway.child.stdout.resume();
+    for (const callId of ids) await gateway.response(callId);
+    const answers = gateway.messages.filter((message) => typeof message.id === 'number' && message.id >= 200);
+    expect(answers.map((message) => message.id)).toEqual(ids);
+    expect(answers.every((message, index) => echoed(message).text === big(index))).toBe(true);
+    await gateway.close();
+  }, 60_000);
+});
+
+describe('an audit file that cannot be written', () => {
+  afterEach(stopHttpServers);
+
+  /** The audit file is a link to /dev/full: every write of it fails with ENOSPC, as on a full disk. */
+  function fullDisk(env: Record<string, string> = {}) {
+    // (the fixture does not read the audit file here: /dev/full reads as endless zeros)
+    const setup = echoGateway(env);
+    symlinkSync('/dev/full', join(setup.dir, AUDIT));
+    return setup;
+  }
+
+  test.skipIf(!existsSync('/dev/full'))('the calls of a read are answered with an error and never reach the server', async () => {
+    const { log, config } = fullDisk();
+    const gateway = rawGateway(config);
+    await gateway.initialize();
+    gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    await gateway.response(2);
+    const ids = Array.from({ length: 16 }, (_, index) => 10 + index);
+    gateway.send(...ids.map((callId) => call(callId, `call ${callId}`)));
+    for (const callId of [...ids, 30]) {
+      if (callId === 30) gateway.send(call(30, 'alone'));
+      const answer = await gateway.response(callId);
+      expect(answer.error).toMatchObject({ code: -32603, message: expect.stringMatching(/audit record .* could not be written.*not forwarded/) });
+    }
+    // The gateway keeps serving what needs no record.
+    gateway.send({ jsonrpc: '2.0', id: 40, method: 'tools/list', params: {} });
+    expect((await gateway.response(40)).result).toBeDefined();
+    await gateway.close();
+    expect(fixtureCalls(log).filter((entry) => entry.tool === 'echo')).toEqual([]);
+  }, 30_000);
+
+  test.skipIf(!existsSync('/dev/full'))('a call that waited for its server to start is answered with an error and never reaches it', async () => {
+    const dir = tempDir();
+    const gate = join(dir, 'gate');
+    const { log, config } = fullDisk({ FIXTURE_GATE: gate });
+    const gateway = rawGateway(config);
+    await gateway.initialize();
+    // Sent while the server cannot answer its handshake: the call waits, then goes on by itself, not with its read.
+    gateway.send(call(5, 'waited'));
+    await new Promise((done) => setTimeout(done, 300));
+    writeFileSync(gate, '');
+    const answer = await gateway.response(5);
+    expect(answer.error).toMatchObject({ code: -32603, message: expect.stringMatching(/audit record .* could not be written.*not forwarded/) });
+    await gateway.close();
+    await eventually(() => expect(fixtureCalls(log).filter((entry) => entry.tool === 'echo')).toEqual([]));
+  }, 30_000);
+
+  test.skipIf(!existsSync('/dev/full'))('the calls of a read to a remote server are answered with an error, not the server\'s answer', async () => {
+    const port = await freePort();
+    await startHttpServer(port);
+    const dir = tempDir();
+    symlinkSync('/dev/full', join(dir, AUDIT));
+    const gateway = rawGateway(writeConfig(dir, { mcpServers: { web: { url: `http://127.0.0.1:${port}/mcp`, type: 'http' } }, permissions: { allow: ['mcp__web__echo'] } }));
+    await gateway.initialize();
+    gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    await gateway.response(2);
+    gateway.send(...[10, 11, 12].map((callId) => ({ jsonrpc: '2.0', id: callId, method: 'tools/call', params: { name: 'web__echo', arguments: { text: `call ${callId}` } } })));
+    for (const callId of [10, 11, 12]) {
+      expect((await gateway.response(callId)).error).toMatchObject({ code: -32603, message: expect.stringMatching(/audit record .* could not be written.*not forwarded/) });
+    }
+    await gateway.close();
+  }, 30_000);
+});
