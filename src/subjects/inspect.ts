@@ -39,12 +39,16 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
 
   if (cache && toolClass.paths.length > 0) {
     const base = relativeBase(toolClass, args, context, cache);
+    let left = MAX_CALL_PATHS;
     for (const pathArg of toolClass.paths) {
       // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
       const access = kind === 'read' ? 'read' : pathArg.access;
-      for (const value of valuesAt(args, pathArg.arg)) {
-        subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context, cache));
-      }
+      const values = valuesAt(args, pathArg.arg);
+      for (const value of values.slice(0, Math.max(left, 0))) subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context, cache));
+      left -= values.length;
+      // Each path is resolved on disk while every call waits: 100,000 of them stalled the gateway 14 s.
+      if (left < 0) subjects.push({ type: 'path', access, input: `<${(-left).toLocaleString('en-US')} more in ${pathArg.arg}>`, path: null, realPath: null, problem: `the call names more than ${MAX_CALL_PATHS.toLocaleString('en-US')} paths, the most mcp-latch checks in one call (docs/config.md, "limits")`, inWorkspace: false, via: pathArg.arg });
+      left = Math.max(left, 0);
     }
   }
 
@@ -101,6 +105,9 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     digest,
   };
 }
+
+/** The paths of one call resolved and checked; past them the call asks, naming the limit. */
+export const MAX_CALL_PATHS = 1_000;
 
 /** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. */
 export function inspectResourceRead(server: string, uri: string, context: InspectContext): CallFacts {

@@ -869,6 +869,26 @@ describe('§5.10 path tricks through server-filesystem tools', () => {
     ['read_text_file', { path: '<P>/src/./a.ts' }, 'allow', null],
     ['list_directory', { path: '<P>' }, 'allow', null],
   ];
+  // The paths of one call checked (MAX_CALL_PATHS, docs/config.md "limits"): 100,000 paths stalled every call 14 s.
+  const many = (count: number, last: string): string[] => [...Array.from({ length: count - 1 }, (_, n) => `<P>/src/f${n}.ts`), last];
+  const manyCases: Array<[name: string, paths: string[], verdict: Verdict, rule: string | null, setup: Setup]> = [
+    ['1,000 paths, at the limit: decided as before', many(1_000, '<P>/src/a.ts'), 'allow', 'Read(./src/**)', { allow: ['Read(./src/**)'] }],
+    ['1,001 paths: never allowed', many(1_001, '<P>/src/a.ts'), 'ask', null, { allow: ['Read(./src/**)'] }],
+    ['1,001 paths in bypassPermissions with a deny rule: asks', many(1_001, '<P>/src/a.ts'), 'ask', null, { allow: ['Read(./src/**)'], mode: 'bypassPermissions', deny: ['Read(.env)'] }],
+    ['a denied path among the first 1,000 of 5,001 still denies', ['<P>/.env', ...many(5_000, '<P>/src/a.ts')], 'deny', 'Read(.env)', { deny: ['Read(.env)'] }],
+  ];
+  test.each(manyCases)('read_multiple_files: %s', (_name, paths, verdict, rule, setup) => {
+    const decision = decideFs('read_multiple_files', { paths: paths.map(fill) }, [project], { allow: fillAll(setup.allow), deny: fillAll(setup.deny), mode: setup.mode ?? 'default', workspace: [project], home });
+    expectDecision(decision, verdict, rule);
+  });
+  test('past the limit, the call names it, and the paths after it are not resolved', () => {
+    const paths = many(1_500, '<P>/src/a.ts').map(fill);
+    const decision = decideFs('read_multiple_files', { paths }, [project], { allow: [fill('Read(./src/**)')], workspace: [project], home });
+    expect(decision.verdict).toBe('ask');
+    expect(decision.paths.filter((path) => path.problem)).toEqual([expect.objectContaining({ input: '<500 more in paths[]>', problem: 'the call names more than 1,000 paths, the most mcp-latch checks in one call (docs/config.md, "limits")' })]);
+    expect(decision.paths.filter((path) => !path.problem)).toHaveLength(1_000);
+    expect(decision.reason).toContain('more than 1,000 paths');
+  });
   test.each(cases)('%s %j → %s %s', (tool, args, verdict, rule, setup = {}) => {
     const filled = JSON.parse(fill(JSON.stringify(args))) as Record<string, unknown>;
     const decision = decideFs(tool, filled, [project], { allow: fillAll(setup.allow), ask: fillAll(setup.ask), deny: fillAll(setup.deny), mode: setup.mode ?? 'default', workspace: [project], home });
