@@ -666,6 +666,15 @@ describe('6. deny rules see what unknown programs may read and run', () => {
 // `for NAME in`, `read NAME`, `printf -v NAME`; "Shell Parameter Expansion": `${NAME:-W}` and the
 // other defaults, `${!NAME}` (indirection), `"${a[@]}"` (one word per element). Each case ran rm
 // with bash 5.2 (`y` was gone afterwards).
+// 7-Zip reads what it archives (bash 5.2: `7z a k.7z ~/.ssh/id_rsa` stored the key; with a directory
+// what is below it): 7z was known only for `x`/`e`, so what `a` read met no rule.
+describe('6. 7z a reads what it archives', () => {
+  deniedEverywhere([
+    ['7z a k.7z <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['7z a k.7z <H>/.ssh', 'Read(~/.ssh/**)'],
+  ]);
+});
+
 describe('6. a program named through a variable, a substitution or an array', () => {
   const RM = 'Bash(rm *)';
   deniedEverywhere(
@@ -1655,6 +1664,25 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'mkdir d && echo xx > d/table.csv && echo y > table.csv && rsync -b --backup-dir=../../data table.csv d/',
   ]);
   allowed(['cp -b src/a.ts src/b.ts', 'mv -b src/a.ts src/b.ts', 'rsync -ab src/ src2/', 'rsync --suffix=.csv src/a.ts ../data/table', 'cp --parents src/a.ts build', 'rsync -R src/a.ts build/', 'rsync --files-from=l src/ build/']);
+  // 7-Zip's -sdel "deletes files after compression" (7-Zip 26, `7z -h`): bash 5.2 removed
+  // <T>/data/table.csv (or all of <T>/data) in each; with no file the working directory is archived,
+  // `@LIST` and -i! name files at run time, a 7-Zip wildcard (-r: in every directory below) matches
+  // below its fixed directories, and switches go anywhere before `--`, in any case.
+  notAllowed([
+    '7z a -sdel a.7z ../data',
+    '7z a -sdel a.7z ../data/table.csv',
+    'echo ../data/table.csv > l && 7z a -sdel a.7z @l',
+    "7z a -sdel -r a.7z '../data/*.csv'",
+    "echo x > n && 7z a a.7z n '-i!../data/table.csv' -sdel",
+    '7z a -sdel a.7z -- ../data/table.csv',
+    '7z a a.7z ../data/table.csv -sDEL',
+    '7za a -sdel a.7z ../data/table.csv',
+    'cd ../data && 7z a -sdel ../a.7z',
+  ]);
+  test.each(['7z a a.7z src', '7z a -sdel a.7z src', "7z a a.7z 'src/*.ts'", '7z a a.7z ../data', '7z l a.7z', '7z t a.7z'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   // A directory holding links, copied with them (cp(1): -R copies a link as a link unless -L; -a;
   // mv(1); rsync(1) -a implies -l), makes them again below the destination, so a later write there
   // goes where they point: bash 5.2 removed or wrote <T>/data/table.csv in each (<T>/ldir/l ->

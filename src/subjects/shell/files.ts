@@ -857,7 +857,48 @@ const cpio: Handler = (args, cwd, out) => {
   for (const program of optionValues(scan, '--rsh-command')) runProgram(program, cwd, out);
 };
 
-/** `7z x|e ARCHIVE`, `ar x ARCHIVE`: the members are written. `dashed`: the command may start with `-` (GNU ar reads `ar -x` as `ar x`). */
+/**
+ * 7-Zip (`7z`, `7za`, `7zz`; 7-Zip's "Command Line Syntax"): `7z COMMAND [SWITCH…] ARCHIVE [FILE…]
+ * [@LIST]`, switches anywhere before `--`, in any case, their values attached (`-o{dir}`, `-tzip`).
+ * `a`/`u` write ARCHIVE and read each FILE with what is below it (none: the working directory; `-l`
+ * follows links); `-sdel` removes them after, so they are removals as `rm -r` (bash 5.2, 7-Zip 26:
+ * `7z a -sdel a.7z data` removed data); a 7-Zip wildcard counts from its fixed leading directories,
+ * and files named by `@LIST` or an `-i` switch are known only at run time. `-u…!NAME` writes a new archive NAME, `-v{size}` volumes
+ * ARCHIVE.001…. `d`, `rn` rewrite ARCHIVE; `x`, `e` write the members (`archive-extract`, `-o{dir}`).
+ */
+const sevenZip: Handler = (args, cwd, out) => {
+  const switches: string[] = [];
+  const words: Word[] = [];
+  let ended = false;
+  for (const word of args) {
+    if (!ended && word.isStatic && word.value === '--') ended = true;
+    else if (!ended && word.isStatic && word.value.length > 1 && word.value.startsWith('-')) switches.push(word.value);
+    else words.push(word);
+  }
+  const has = (pattern: RegExp): boolean => switches.some((value) => pattern.test(value));
+  const [command, archive, ...operands] = words;
+  const letter = command?.isStatic ? command.value.toLowerCase() : null;
+  if (letter === null || letter === 'x' || letter === 'e') out.reasons.push(ARCHIVE_EXTRACT);
+  for (const value of switches) if (/^-o./i.test(value)) push(out, pathOf(staticWord(value.slice(2)), WRITE, cwd));
+  if (archive) push(out, pathOf(archive, letter !== null && ['a', 'u', 'd', 'rn'].includes(letter) ? WRITE : READ, cwd));
+  if (letter !== 'a' && letter !== 'u') return;
+  if (archive && has(/^-v\d/i)) push(out, pathOf(unknownWord({ ...archive, raw: `${archive.raw}.<volume>` }), WRITE, cwd));
+  for (const value of switches) if (/^-u[^!]*!./i.test(value)) push(out, pathOf(staticWord(value.slice(value.indexOf('!') + 1)), WRITE, cwd));
+  const removes = has(/^-sdel$/i);
+  const tree = { content: true, follows: has(/^-l$/i) };
+  const files = operands.filter((word) => !(word.isStatic && word.value.startsWith('@')));
+  for (const list of operands.filter((word) => word.isStatic && word.value.startsWith('@'))) push(out, pathOf(staticWord(list.value.slice(1)), READ, cwd));
+  if (files.length === 0 && operands.length === 0 && !has(/^-i/i)) files.push(staticWord('.'));
+  for (const file of files) {
+    // A 7-Zip wildcard (`*.log`, with `-r` in every directory below) matches below its fixed leading directories.
+    const word = file.isStatic && /[*?]/.test(file.value) ? staticWord(globBase(file.value)) : file;
+    push(out, walked(pathOf(word, READ, cwd), tree));
+    if (removes) push(out, walked(pathOf(word, WRITE, cwd), REMOVED));
+  }
+  if (removes && (files.length < operands.length || has(/^-i/i))) push(out, pathOf(unknownWord(staticWord('<files 7z is given at run time>')), WRITE, cwd));
+};
+
+/** `ar x ARCHIVE`: the members are written. `dashed`: the command may start with `-` (GNU ar reads `ar -x` as `ar x`). */
 const extractCommand = (letters: RegExp, dashed = false): Handler => (args, _cwd, out) => {
   const command = args.find((word) => !word.isStatic || !word.value.startsWith(dashed ? '--' : '-'));
   if (command === undefined || !command.isStatic || letters.test(command.value)) out.reasons.push(ARCHIVE_EXTRACT);
@@ -1158,9 +1199,9 @@ const HANDLERS: Record<string, Handler> = {
   bsdtar: tar,
   unzip,
   cpio,
-  '7z': extractCommand(/^[xe]$/),
-  '7za': extractCommand(/^[xe]$/),
-  '7zz': extractCommand(/^[xe]$/),
+  '7z': sevenZip,
+  '7za': sevenZip,
+  '7zz': sevenZip,
   ar: extractCommand(/^-?[^-]*x/, true),
   patch,
   curl,
