@@ -1683,6 +1683,13 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+  // rsync(1) runs RSYNC_RSH as it runs -e's program, and RSYNC_CONNECT_PROG through a shell for an
+  // rsync:// URL (bash 5.2, rsync 3.5: both removed <T>/data before the transfer failed).
+  notAllowed([
+    "RSYNC_CONNECT_PROG='rm -rf ../data' rsync src/a.ts rsync://host/b",
+    "export RSYNC_CONNECT_PROG='rm -rf ../data'; rsync src/a.ts rsync://host/b",
+    'RSYNC_RSH="sh -c \'rm -rf ../data\'" rsync src/a.ts host:b',
+  ]);
   // A directory holding links, copied with them (cp(1): -R copies a link as a link unless -L; -a;
   // mv(1); rsync(1) -a implies -l), makes them again below the destination, so a later write there
   // goes where they point: bash 5.2 removed or wrote <T>/data/table.csv in each (<T>/ldir/l ->

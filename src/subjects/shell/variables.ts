@@ -14,7 +14,7 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * Variables that change which program runs or what it loads; exporting one changes every later
  * command (a prefix assignment `PATH=… ls` is on its own segment, for the policy to judge).
  */
-export const ENVIRONMENT = /^(TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB)(\+?=|$)/;
+export const ENVIRONMENT = /^(TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG)(\+?=|$)/;
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
  * ENVIRONMENT, `ZIPOPT` and `ZIP`; cp(1) `SIMPLE_BACKUP_SUFFIX` and `VERSION_CONTROL`, which name the
@@ -57,10 +57,11 @@ export const DECLARATIONS: ReadonlySet<string> = new Set(['export', 'declare', '
 
 /**
  * Variables whose value is a command some program runs through a shell (git(1) ENVIRONMENT,
- * less(1), man(1)): `GIT_EXTERNAL_DIFF='rm -rf x' git diff` runs rm. The value is a nested script, so
+ * less(1), man(1); rsync(1) `RSYNC_RSH` as `-e`, `RSYNC_CONNECT_PROG` for an `rsync://` URL):
+ * `GIT_EXTERNAL_DIFF='rm -rf x' git diff` runs rm. The value is a nested script, so
  * deny rules see it; `+=` appends to it. git's configuration variables are read as git reads them.
  */
-const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS)\+?=/;
+const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS|RSYNC_RSH|RSYNC_CONNECT_PROG)\+?=/;
 
 /** `NAME=value` words whose value some program runs: an interpreter reason, and the value as a nested script. */
 export function commandVariables(words: readonly Word[], cwd: string | null, reasons: string[], nested: Nested[]): void {
