@@ -19,7 +19,8 @@ export function oversizedText(what: string, oversized: Oversized, limitBytes: nu
   return `${what} of ${megabytes(oversized.bytes)} MB exceeds the limit of ${megabytes(limitBytes)} MB; raise \`limits.messageMB\` in the mcp-latch config to accept it`;
 }
 
-function megabytes(bytes: number): string {
+/** Bytes as MB (MiB) with at most one decimal, as the limits are stated. */
+export function megabytes(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '');
 }
 

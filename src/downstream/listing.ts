@@ -19,7 +19,9 @@ import { errorMessage } from '../errors.js';
 import { escapeText, escapeTruncated } from '../latch/escape.js';
 import type { Logger } from '../log.js';
 import { SchemaValidators } from '../schema-validators.js';
+import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 import { answerProblem, schemaProblem, type SchemaIssue } from './invalid-answer.js';
+import { megabytes } from './lines.js';
 
 /** What one server lists: read when it is ready and again when it says its lists changed. */
 export interface ServerListing {
@@ -37,9 +39,9 @@ const schemaChecker = new SchemaValidators(256);
  * bad outputSchema. The four lists are asked for at once: the last server to start is waited for
  * by the first tools/list, and four round trips one after the other would each wait for it again.
  */
-export async function readListing(client: Client, timeoutMs: number, logger: Logger): Promise<ServerListing> {
+export async function readListing(client: Client, options: { timeoutMs: number; maxBytes: number }, logger: Logger): Promise<ServerListing> {
   const caps = client.getServerCapabilities() ?? {};
-  const list = <T>(method: string, key: string, page: PageSchema, item: ItemSchema<T>) => listAll(client, method, key, { page, item }, { timeout: timeoutMs }, logger);
+  const list = <T>(method: string, key: string, page: PageSchema, item: ItemSchema<T>) => listAll(client, method, key, { page, item }, { timeout: options.timeoutMs }, options.maxBytes, logger);
   const [tools, resources, templates, prompts] = await Promise.all([
     caps.tools ? list('tools/list', 'tools', ListToolsResultSchema, ToolSchema) : [],
     caps.resources ? list('resources/list', 'resources', ListResourcesResultSchema, ResourceSchema) : [],
@@ -80,31 +82,55 @@ interface ItemSchema<T> {
  * A list past the limits (docs/config.md, "limits"), or whose nextCursor repeats, ends there: what
  * was read is listed, with one warning naming the limit. A server that lists 20,000 resources
  * keeps its tools; a cursor that never ends no longer keeps the start going, or the list growing.
+ * An entry nested deeper than MAX_DEPTH is dropped (one warning a list): every later walk of it
+ * (the JSON of the client's list, the comparison of lists, the scans) recursed until the stack
+ * overflowed, and the gateway exited. The JSON of the entries kept is at most `maxBytes`
+ * (`limits.messageMB`): 60 pages of 9 MB were one string too long for V8, and the gateway exited.
  */
-async function listAll<T>(client: Client, method: string, key: string, schemas: { page: PageSchema; item: ItemSchema<T> }, options: RequestOptions, logger: Logger): Promise<T[]> {
+async function listAll<T>(client: Client, method: string, key: string, schemas: { page: PageSchema; item: ItemSchema<T> }, options: RequestOptions, maxBytes: number, logger: Logger): Promise<T[]> {
   const out: T[] = [];
   const cursors = new Set<string>();
+  const deep: unknown[] = [];
+  let bytes = 0;
   let cursor: string | undefined;
   for (let pages = 0; ; ) {
     const params: Record<string, string> = cursor ? { cursor } : {};
     let page: Record<string, unknown>;
+    let items: unknown[];
     try {
       page = (await client.request({ method, params }, schemas.page, options)) as Record<string, unknown>;
-      out.push(...(page[key] as T[]));
+      items = page[key] as unknown[];
     } catch (error) {
       if (schemaProblem(error) === null) throw error;
-      page = await entryByEntry(client, { method, params }, key, schemas.item, options, logger, out);
+      ({ page, items } = await entryByEntry(client, { method, params }, key, schemas.item, options, logger));
+    }
+    let full = false;
+    for (const item of items) {
+      if (nestsDeeperThan(item)) {
+        deep.push(item);
+        continue;
+      }
+      bytes += Buffer.byteLength(JSON.stringify(item));
+      if (bytes > maxBytes) {
+        full = true;
+        break;
+      }
+      out.push(item as T);
     }
     cursor = (page.nextCursor as string | undefined) || undefined;
     const stop =
-      out.length > MAX_LIST_ENTRIES ? `more than ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries`
+      full ? `its entries pass ${megabytes(maxBytes)} MB of JSON`
+      : out.length > MAX_LIST_ENTRIES ? `more than ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries`
       : cursor === undefined ? null
       : ++pages >= MAX_LIST_PAGES ? `more than ${MAX_LIST_PAGES} pages`
       : cursors.has(cursor) ? `its nextCursor "${escapeTruncated(cursor, 80)}" was already read`
       : null;
+    if (deep.length > 0 && (stop !== null || cursor === undefined)) {
+      logger.warn({ dropped: deep.length, first: nameOf(deep[0]) }, `dropping entries of ${method} nested deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on (docs/config.md, "limits")`);
+    }
     if (stop !== null) {
       out.length = Math.min(out.length, MAX_LIST_ENTRIES);
-      logger.warn({ listed: out.length }, `${method} stopped: ${stop} (mcp-latch reads at most ${MAX_LIST_PAGES} pages and ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries of one list); the first ${out.length.toLocaleString('en-US')} are listed`);
+      logger.warn({ listed: out.length }, `${method} stopped: ${stop} (mcp-latch reads at most ${MAX_LIST_PAGES} pages, ${MAX_LIST_ENTRIES.toLocaleString('en-US')} entries and limits.messageMB (${megabytes(maxBytes)} MB) of JSON of one list); the first ${out.length.toLocaleString('en-US')} are listed`);
       return out;
     }
     if (cursor === undefined) return out;
@@ -119,8 +145,8 @@ async function listAll<T>(client: Client, method: string, key: string, schemas: 
 export const MAX_LIST_PAGES = 100;
 export const MAX_LIST_ENTRIES = 10_000;
 
-/** One page asked for again without its schema; the entries the schema takes go to `out`. */
-async function entryByEntry<T>(client: Client, request: { method: string; params: Record<string, string> }, key: string, schema: ItemSchema<T>, options: RequestOptions, logger: Logger, out: T[]): Promise<Record<string, unknown>> {
+/** One page asked for again without its schema, and the entries of it the schema takes. */
+async function entryByEntry<T>(client: Client, request: { method: string; params: Record<string, string> }, key: string, schema: ItemSchema<T>, options: RequestOptions, logger: Logger): Promise<{ page: Record<string, unknown>; items: T[] }> {
   const { method } = request;
   const page = (await client.request(request, ResultSchema, options).catch((error: unknown) => {
     const problem = schemaProblem(error);
@@ -129,6 +155,7 @@ async function entryByEntry<T>(client: Client, request: { method: string; params
   const items = page[key];
   if (!Array.isArray(items)) throw invalidList(method, `${key}: expected array, received ${items === undefined ? 'undefined' : typeof items}`);
   if (page.nextCursor !== undefined && typeof page.nextCursor !== 'string') throw invalidList(method, `nextCursor: expected string, received ${typeof page.nextCursor}`);
+  const out: T[] = [];
   let refused = 0;
   for (let index = 0; index < items.length; index++) {
     const parsed = schema.safeParse(items[index]);
@@ -137,7 +164,7 @@ async function entryByEntry<T>(client: Client, request: { method: string; params
   }
   // A server chooses how many: one line each was 20,000 lines for one page of 20,000.
   if (refused > MAX_REFUSED_WARNINGS) logger.warn({ more: refused - MAX_REFUSED_WARNINGS }, `dropping more entries of ${method} that the MCP schema refuses`);
-  return page;
+  return { page, items: out };
 }
 
 /** Refused entries of one page told one by one; the rest are counted in one line. */

@@ -221,7 +221,7 @@ export class Supervisor {
       };
       current.client.onclose = () => this.lost(generation, 'the server exited', startedAt, current);
       this.serverCapabilities = current.client.getServerCapabilities();
-      const listing = await readListing(current.client, this.options.connectTimeoutMs, this.options.logger);
+      const listing = await readListing(current.client, this.listingOptions(), this.options.logger);
       if (generation !== this.generation) return;
       this.listing = listing;
       this.state = 'ready';
@@ -361,11 +361,16 @@ export class Supervisor {
     const client = this.client;
     if (!client || this.state !== 'ready') return;
     try {
-      this.listing = await readListing(client, this.options.connectTimeoutMs, this.options.logger);
+      this.listing = await readListing(client, this.listingOptions(), this.options.logger);
       this.options.onChange();
     } catch (error) {
       this.options.logger.warn({ err: errorMessage(error) }, 'could not refresh the server listing');
     }
+  }
+
+  /** What one list of this server may take (docs/config.md, "limits"). */
+  private listingOptions(): { timeoutMs: number; maxBytes: number } {
+    return { timeoutMs: this.options.connectTimeoutMs, maxBytes: this.options.maxMessageBytes };
   }
 
   /** Calls still waiting on a closed connection fail now ("stopped while the call was running"), not at their timeout. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -105,7 +106,7 @@ export class UpstreamSession {
       this.start();
       await settled();
       const tools = core.exposedTools();
-      this.lastSent.tools = JSON.stringify(tools);
+      this.lastSent.tools = listDigest(tools);
       this.toolsListed();
       const unavailable = this.reportUnavailable();
       return unavailable.length > 0 ? { tools, _meta: { [UNAVAILABLE_META]: unavailable } } : { tools };
@@ -115,7 +116,7 @@ export class UpstreamSession {
       this.start();
       await settled();
       const resources = core.registry.resources().map((entry) => entry.resource);
-      this.lastSent.resources = JSON.stringify(resources);
+      this.lastSent.resources = listDigest(resources);
       return { resources };
     });
 
@@ -144,7 +145,7 @@ export class UpstreamSession {
       this.start();
       await settled();
       const prompts = core.exposedPrompts();
-      this.lastSent.prompts = JSON.stringify(prompts);
+      this.lastSent.prompts = listDigest(prompts);
       return { prompts };
     });
 
@@ -259,16 +260,26 @@ export class UpstreamSession {
     this.listChangeTimer = setTimeout(() => {
       this.listChangeTimer = null;
       if (this.closed || !this.server.transport) return;
-      // Whole entries are compared: a restarted server whose schema or description changed is a change.
-      const tools = JSON.stringify(this.core.exposedTools());
-      const resources = JSON.stringify(this.core.registry.resources().map((entry) => entry.resource));
-      const prompts = JSON.stringify(this.core.exposedPrompts());
-      if (this.lastSent.tools !== '' && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
-      if (this.lastSent.tools !== '') this.reportUnavailable();
-      if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
-      if (this.lastSent.prompts !== '' && prompts !== this.lastSent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
+      // A throw here left the process (an uncaught exception in a timer): one server's list must
+      // not end the gateway. The listing bounds what can throw (listing.ts); this is the last guard.
+      try {
+        this.tellListsChanged();
+      } catch (error) {
+        this.core.logger.error({ err: errorMessage(error) }, 'could not compare the lists with what the client was sent');
+      }
     }, 50);
     this.listChangeTimer.unref();
+  }
+
+  private tellListsChanged(): void {
+    // Whole entries are compared: a restarted server whose schema or description changed is a change.
+    const tools = listDigest(this.core.exposedTools());
+    const resources = listDigest(this.core.registry.resources().map((entry) => entry.resource));
+    const prompts = listDigest(this.core.exposedPrompts());
+    if (this.lastSent.tools !== '' && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+    if (this.lastSent.tools !== '') this.reportUnavailable();
+    if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
+    if (this.lastSent.prompts !== '' && prompts !== this.lastSent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
   }
 
   async connect(transport: Transport): Promise<void> {
@@ -316,3 +327,14 @@ const CAPABILITIES = {
 /** The servers not ready when a tools/list was answered, on its `_meta` (docs/config.md#timeouts). */
 const UNAVAILABLE_META = 'mcp-latch/unavailable';
 const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.';
+
+/**
+ * What a list was, to tell whether it changed: a hash of each entry's JSON, one entry at a time.
+ * The JSON of a whole list was one string, which a few large servers made longer than V8 allows.
+ */
+function listDigest(entries: readonly unknown[]): string {
+  const hash = createHash('sha256');
+  // JSON holds no raw newline: the entries cannot run into each other.
+  for (const entry of entries) hash.update(JSON.stringify(entry)).update('\n');
+  return hash.digest('base64');
+}

@@ -205,7 +205,7 @@ describe('serve: a tools/list whose nextCursor repeats', () => {
     expect(names).toContain('f__echo');
     expect(called).toContain('still served');
     expect(warnings).toHaveLength(1);
-    expect(JSON.parse(warnings[0]!).msg).toBe('tools/list stopped: its nextCursor "again" was already read (mcp-latch reads at most 100 pages and 10,000 entries of one list); the first ' + JSON.parse(warnings[0]!).listed.toLocaleString('en-US') + ' are listed');
+    expect(JSON.parse(warnings[0]!).msg).toBe('tools/list stopped: its nextCursor "again" was already read (mcp-latch reads at most 100 pages, 10,000 entries and limits.messageMB (10 MB) of JSON of one list); the first ' + JSON.parse(warnings[0]!).listed.toLocaleString('en-US') + ' are listed');
   }, 60_000);
 });
 
@@ -216,7 +216,7 @@ describe('serve: a tools/list past the limits of one list (100 pages, 10,000 ent
     expect(called).toContain('still served');
     expect(warnings).toHaveLength(1);
     const warning = JSON.parse(warnings[0]!) as { msg: string; listed: number };
-    expect(warning.msg).toMatch(/^tools\/list stopped: more than 100 pages \(mcp-latch reads at most 100 pages and 10,000 entries of one list\); the first [\d,]+ are listed$/);
+    expect(warning.msg).toMatch(/^tools\/list stopped: more than 100 pages \(mcp-latch reads at most 100 pages, 10,000 entries and limits.messageMB \(10 MB\) of JSON of one list\); the first [\d,]+ are listed$/);
     // Each page lists the same few tools again: 100 pages of them were read, no more.
     expect(warning.listed % 100).toBe(0);
     expect(names).toContain('f__echo');
@@ -228,7 +228,7 @@ describe('serve: a tools/list past the limits of one list (100 pages, 10,000 ent
     expect(names).toHaveLength(10_000);
     expect(names).toContain('f__echo');
     expect(names).not.toContain('f__many_' + (10_001 - 10_000 + names.filter((name) => name.startsWith('f__many_')).length - 1));
-    expect(JSON.parse(warnings[0]!).msg).toBe('tools/list stopped: more than 10,000 entries (mcp-latch reads at most 100 pages and 10,000 entries of one list); the first 10,000 are listed');
+    expect(JSON.parse(warnings[0]!).msg).toBe('tools/list stopped: more than 10,000 entries (mcp-latch reads at most 100 pages, 10,000 entries and limits.messageMB (10 MB) of JSON of one list); the first 10,000 are listed');
   }, 60_000);
 });
 

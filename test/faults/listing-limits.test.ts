@@ -1,0 +1,80 @@
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { faultServer } from '../helpers/faults.js';
+import { eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+
+/**
+ * What one server lists cannot end or stall the gateway (docs/config.md, "limits"): an entry nested
+ * deeper than 100 levels is dropped, and one list keeps at most `limits.messageMB` of JSON, each
+ * with one warning naming the limit (test/fixtures/fault-server.mjs, list-deep and list-huge).
+ * Before, the gateway exited with a RangeError when it compared the lists it had sent the client.
+ * Driven by the SDK Client through the built gateway, with a second server `w` that works.
+ */
+
+/** The gateway's warnings whose message contains `text`. */
+function warnings(harness: Harness, text: string): Array<{ msg: string; dropped?: number; first?: string; listed?: number }> {
+  return harness
+    .stderr()
+    .split('\n')
+    .filter((line) => line.includes(text))
+    .map((line) => JSON.parse(line) as { msg: string });
+}
+
+/** Both servers still answer calls (the gateway did not exit when it compared the lists, 50 ms after they changed). */
+async function bothServe(harness: Harness): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(textOf(await harness.client.callTool({ name: 'w__echo', arguments: { text: 'w still served' } }))).toContain('w still served');
+  expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'f still served' } }))).toContain('f still served');
+}
+
+describe('serve: entries nested past the limit', () => {
+  test('a tool whose inputSchema nests 2,500 or 1,000 properties deep and a resource whose _meta nests 5,000 arrays deep are dropped, one warning a list naming the limit; the gateway lists and calls the rest and does not exit', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('list-deep', join(dir, 'f-starts')), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] } }, { dir });
+    try {
+      const names = (await harness.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('w__echo');
+      expect(names).toContain('f__echo');
+      // 45 levels of properties, 92 levels of JSON as listed: within the limit.
+      expect(names).toContain('f__shallow_enough');
+      expect(names).not.toContain('f__deep_input');
+      expect(names).not.toContain('f__deep_input_1000');
+      const resources = (await harness.client.listResources()).resources.map((resource) => resource.uri);
+      expect(resources).toEqual(['fault://readme']);
+      const tools = warnings(harness, 'entries of tools/list nested deeper');
+      expect(tools).toHaveLength(1);
+      expect(tools[0]).toMatchObject({ dropped: 2, first: 'deep_input', msg: 'dropping entries of tools/list nested deeper than 100 levels, the most mcp-latch passes on (docs/config.md, "limits")' });
+      expect(warnings(harness, 'entries of resources/list nested deeper')).toMatchObject([{ dropped: 1, first: 'deep' }]);
+      await bothServe(harness);
+      expect(harness.stderr()).not.toContain('RangeError');
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
+
+describe('serve: a list past limits.messageMB of JSON', () => {
+  test('60 pages of one tool of 0.9 MB with limits.messageMB 1: the entries up to 1 MB are listed, the rest dropped with one warning naming the limit; both servers are served', async () => {
+    const dir = tempDir();
+    const harness = await startGateway(
+      { mcpServers: { f: faultServer('list-huge', join(dir, 'f-starts'), { FAULT_MB: '0.9' }), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] }, limits: { messageMB: 1 } },
+      { dir },
+    );
+    try {
+      const names = (await harness.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('w__echo');
+      expect(names).toContain('f__huge_0');
+      expect(names).not.toContain('f__huge_1');
+      const stopped = await eventually(() => {
+        const found = warnings(harness, 'tools/list stopped');
+        expect(found).toHaveLength(1);
+        return found[0]!;
+      });
+      expect(stopped.msg).toBe(`tools/list stopped: its entries pass 1 MB of JSON (mcp-latch reads at most 100 pages, 10,000 entries and limits.messageMB (1 MB) of JSON of one list); the first ${stopped.listed} are listed`);
+      expect(stopped.listed).toBe(names.filter((name) => name.startsWith('f__')).length);
+      await bothServe(harness);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
