@@ -1662,6 +1662,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'SIMPLE_BACKUP_SUFFIX=.csv cp -b src/a.ts ../data/table',
     'export SIMPLE_BACKUP_SUFFIX=.csv; mv -b src/a.ts ../data/table',
     'mkdir d && echo xx > d/table.csv && echo y > table.csv && rsync -b --backup-dir=../../data table.csv d/',
+    'mkdir d && echo xx > d/table.csv && echo y > table.csv && rsync --backup-dir=../../data table.csv d/',
   ]);
   allowed(['cp -b src/a.ts src/b.ts', 'mv -b src/a.ts src/b.ts', 'rsync -ab src/ src2/', 'rsync --suffix=.csv src/a.ts ../data/table', 'cp --parents src/a.ts build', 'rsync -R src/a.ts build/', 'rsync --files-from=l src/ build/']);
   // 7-Zip's -sdel "deletes files after compression" (7-Zip 26, `7z -h`): bash 5.2 removed

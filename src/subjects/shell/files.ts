@@ -814,12 +814,12 @@ function rsyncPlacement(scan: ScanResult): Placement {
 
 /**
  * rsync(1) `-b`/`--backup` renames each file it replaces to FILE~ (`--suffix=S`: FILE and S), or with
- * `--backup-dir=DIR` moves it to DIR (relative to the destination) under its path there, its
- * suffix then empty unless given (`rsync -b --backup-dir=../../data t d/` replaced data/t).
+ * `--backup-dir=DIR` (which implies `-b`) moves it to DIR (relative to the destination) under its
+ * path there, its suffix then empty unless given (`rsync --backup-dir=../../data t d/` replaced data/t).
  * `--suffix` alone makes no backup.
  */
 function rsyncBackups(scan: ScanResult, replaced: readonly Word[], fromDestination: (dir: Word) => Word, into: (dir: Word) => Word[], cwd: string | null, out: FileFacts): void {
-  if (!hasOption(scan, '-b', '--backup')) return;
+  if (!hasOption(scan, '-b', '--backup', '--backup-dir')) return;
   const given = optionValues(scan, '--backup-dir').at(-1);
   const suffix = optionValues(scan, '--suffix').at(-1) ?? staticWord(given ? '' : '~');
   if (given === undefined) {
