@@ -46,13 +46,20 @@ interface Pattern {
   message: string;
 }
 
+/**
+ * Every pattern runs in time linear in the text: a server's description is not allowed to stall
+ * the gateway (docs/pins.md, "The description scan"). No two quantifiers that can both take the
+ * same character sit next to each other (`\s+(its)?\s*` made 40,000 spaces take 1.9 s), and a
+ * quantified run is tried from a bounded number of starts. Checked by test/pins/scan-linear.test.ts.
+ */
+
 /** Tag characters (U+E0000–E007F, "ASCII smuggling"), zero-width characters, bidi controls and marks. */
 const HIDDEN = /[\u{E0000}-\u{E007F}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\u061C\uFEFF\u180E]/u;
 
 const PATTERNS: Pattern[] = [
   {
     code: 'instruction-tag',
-    test: /<\/?\s*(important|system|instructions?|critical|admin|secret|hidden|prompt)\s*>|\[\/?INST\]|<\|im_start\|>|^\s*#{1,3}\s*system\b/im,
+    test: /<\/?\s*(important|system|instructions?|critical|admin|secret|hidden|prompt)\s*>|\[\/?INST\]|<\|im_start\|>|^[^\S\n\r\u2028\u2029]*#{1,3}\s*system\b/im,
     message: 'markup that imitates system instructions',
   },
   {
@@ -72,7 +79,7 @@ const PATTERNS: Pattern[] = [
   },
   {
     code: 'exfiltration',
-    test: /\b(pass|send|include|append|attach|post|upload|forward|copy)\s+(its|their|the|all|this|that|your|an?)?\s*(identical\s+)?(full\s+|entire\s+|whole\s+)?(contents?|copy|credentials|secrets?|keys|history|conversation)\b[^.\n]{0,80}\b(as|to|into|in)\b|\bhttps?:\/\/[^\s"'`<>]*(webhook|ngrok|requestbin|pipedream|burpcollaborator|interact\.sh|pastebin)/i,
+    test: /\b(pass|send|include|append|attach|post|upload|forward|copy)\s+(?:(its|their|the|all|this|that|your|an?)\s*)?(identical\s+)?(full\s+|entire\s+|whole\s+)?(contents?|copy|credentials|secrets?|keys|history|conversation)\b[^.\n]{0,80}\b(as|to|into|in)\b/i,
     message: 'tells the model to move data somewhere',
   },
   {
@@ -94,7 +101,7 @@ export function scanDefinition(definition: Definition, context: ScanContext = {}
     const hidden = HIDDEN.exec(text);
     if (hidden) findings.push({ code: 'hidden-unicode', where, excerpt: around(text, hidden.index, hidden[0].length), message: `invisible or direction-changing characters (${codePoints(text)})` });
     for (const pattern of PATTERNS) {
-      const match = pattern.test.exec(text);
+      const match = pattern.test.exec(text) ?? (pattern.code === 'exfiltration' ? exfiltrationUrl(text) : null);
       if (match) findings.push({ code: pattern.code, where, excerpt: around(text, match.index, match[0].length), message: pattern.message });
     }
     const named = others.find((name) => new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(name)}(?![A-Za-z0-9_-])`).test(text));
@@ -104,6 +111,25 @@ export function scanDefinition(definition: Definition, context: ScanContext = {}
     }
   }
   return findings;
+}
+
+/** A URL with a run of URL characters, from the first `http(s)://` of the run to its end: each character is read once. */
+const URL_RUN = /\bhttps?:\/\/[^\s"'`<>]*/gi;
+const COLLECTOR = /webhook|ngrok|requestbin|pipedream|burpcollaborator|interact\.sh|pastebin/i;
+
+/**
+ * A webhook or tunnel URL: `http(s)://` then, in the same run of URL characters, a collector's name.
+ * Written as one regex (`https?:\/\/[^\s…]*(webhook|…)`) it rescanned the rest of the run from
+ * every `http://` in it, quadratic in "http://http://…"; any later `http://` of a run lies inside
+ * the run of the first, so looking after the first is the same test.
+ */
+function exfiltrationUrl(text: string): { index: number; 0: string } | null {
+  for (const run of text.matchAll(URL_RUN)) {
+    const scheme = run[0].indexOf('//') + 2;
+    const collector = COLLECTOR.exec(run[0].slice(scheme));
+    if (collector) return { index: run.index, 0: run[0].slice(0, scheme + collector.index + collector[0].length) };
+  }
+  return null;
 }
 
 /**

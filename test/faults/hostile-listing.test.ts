@@ -1,0 +1,50 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+
+/**
+ * What one server lists cannot stall the gateway for the others (docs/threat-model.md, "A server's
+ * listing"). Driven by the SDK Client through the built gateway, against
+ * test/fixtures/listing-server.mjs serving the listing each test writes.
+ */
+const LISTING_SERVER = join(ROOT, 'test/fixtures/listing-server.mjs');
+const ECHO = { name: 'echo', description: 'Echoes its text.', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+
+let gateway: Harness | undefined;
+afterEach(async () => {
+  await gateway?.close();
+  gateway = undefined;
+});
+
+/** A gateway with the servers `good` and `evil`, each serving its listing. */
+async function withListings(listings: { good: object; evil: object }, toolDescriptions: 'warn' | 'hide' | 'deny'): Promise<Harness> {
+  const dir = tempDir();
+  const server = (name: 'good' | 'evil') => {
+    writeFileSync(join(dir, `${name}.json`), JSON.stringify(listings[name]));
+    return { command: process.execPath, args: [LISTING_SERVER, join(dir, `${name}.json`)] };
+  };
+  gateway = await startGateway({ mcpServers: { good: server('good'), evil: server('evil') }, permissions: { allow: ['mcp__good', 'mcp__evil'] }, policy: { toolDescriptions } }, { dir });
+  return gateway;
+}
+
+describe('a description made to stall the scan', () => {
+  // 'send' + 40,000 spaces took 1.9 s to scan (quadratic), and "hide" scans at tools/list: these
+  // 100,000-character strings (in a tool, a prompt and a template) took minutes before the fix.
+  const spaces = ' '.repeat(100_000);
+  const evil = {
+    tools: [{ name: 'stall', description: `send${spaces}x`, inputSchema: { type: 'object', properties: { a: { type: 'string', description: `${'\n'.repeat(100_000)}x` } } } }],
+    prompts: [{ name: 'stall_prompt', description: `#${'\n'.repeat(100_000)}x` }],
+    resourceTemplates: [{ name: 'stall_template', uriTemplate: 'evil://{id}', description: 'http://'.repeat(15_000) }],
+  };
+
+  test('with "hide", tools/list, prompts/list and templates answer, and another server\'s call is served', { timeout: 30_000 }, async () => {
+    const harness = await withListings({ good: { tools: [ECHO] }, evil }, 'hide');
+    const tools = (await harness.client.listTools()).tools.map((tool) => tool.name).sort();
+    expect(tools).toEqual(['evil__stall', 'good__echo']);
+    expect((await harness.client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['evil__stall_prompt']);
+    expect((await harness.client.listResourceTemplates()).resourceTemplates.map((template) => template.name)).toEqual(['stall_template']);
+    expect(textOf(await harness.client.callTool({ name: 'good__echo', arguments: { text: 'hi' } }))).toContain('hi');
+    expect(textOf(await harness.client.callTool({ name: 'evil__stall', arguments: { a: 'x' } }))).toContain('stall');
+  });
+});
