@@ -227,6 +227,8 @@ const RECORD_TAIL = ',"event":"call"}\n';
 class BufferedFile {
   private readonly buffer = Buffer.allocUnsafeSlow(BUFFER_BYTES);
   private used = 0;
+  /** The last write failed part way through a line (see writeAll). */
+  private cut = false;
   constructor(
     private readonly fd: number,
     private readonly onFailure: (error: unknown) => void,
@@ -270,11 +272,22 @@ class BufferedFile {
     this.writeAll(this.buffer, length);
   }
 
-  /** Writes `data`'s first `length` bytes (all by default): a length rather than a subarray, no Buffer made per write. */
+  /**
+   * Writes `data`'s first `length` bytes (all by default): a length rather than a subarray, no
+   * Buffer made per write. A write that failed part way (a disk that filled, a file size limit) cut
+   * a line: the next write ends it first, so the records after it are lines of their own (readAudit
+   * skips the cut one) rather than joined to it.
+   */
   private writeAll(data: Buffer, length = data.length): void {
+    let offset = 0;
     try {
-      for (let offset = 0; offset < length; ) offset += writeSync(this.fd, data, offset, length - offset);
+      if (this.cut) {
+        writeSync(this.fd, '\n');
+        this.cut = false;
+      }
+      while (offset < length) offset += writeSync(this.fd, data, offset, length - offset);
     } catch (error) {
+      if (offset > 0) this.cut = true;
       this.onFailure(error);
     }
   }

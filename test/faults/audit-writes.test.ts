@@ -1,4 +1,5 @@
-import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { readAudit } from '../../src/store/audit.js';
@@ -164,4 +165,33 @@ describe('an audit file that cannot be written', () => {
     }
     await gateway.close();
   }, 30_000);
+
+  test.skipIf(!hasPrlimit())('a write cut part way by a file size limit keeps its call back, and once the limit is raised the next record is a line of its own', async () => {
+    const { dir, log, config } = echoGateway({});
+    const gateway = rawGateway(config);
+    await gateway.initialize();
+    gateway.send(call(2, 'before'));
+    expect(echoed(await gateway.response(2)).text).toBe('before');
+    const file = join(dir, AUDIT);
+    const pid = String(gateway.child.pid);
+    // The soft limit only, 100 bytes past the file's end: the next record is written in part, then refused (EFBIG).
+    execFileSync('prlimit', ['--pid', pid, `--fsize=${statSync(file).size + 100}:unlimited`]);
+    gateway.send(call(3, 'cut'));
+    expect((await gateway.response(3)).error).toMatchObject({ code: -32603, message: expect.stringMatching(/audit record of this call could not be written.*not forwarded/) });
+    execFileSync('prlimit', ['--pid', pid, '--fsize=unlimited:unlimited']);
+    gateway.send(call(4, 'after'));
+    expect(echoed(await gateway.response(4)).text).toBe('after');
+    await gateway.close();
+    expect(fixtureCalls(log).map((entry) => (entry.args as { text: string }).text)).toEqual(['before', 'after']);
+    expect(readAudit(file, 10).map((record) => (record.args as { text: string }).text)).toEqual(['before', 'after']);
+  }, 30_000);
 });
+
+function hasPrlimit(): boolean {
+  try {
+    execFileSync('prlimit', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
