@@ -1955,8 +1955,27 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git --icase-pathspecs checkout -- DATA/SECRET',
     'GIT_ICASE_PATHSPECS=1 git restore DATA/SECRET',
   ]);
-  // `worktree add PATH` checks out into PATH, `remove` deletes it; `--prefix=DIR/` writes a copy there.
-  notAllowed(['git worktree add data/w main', 'git worktree remove data', 'git worktree move data x', 'git checkout-index -a --prefix=data/'], ['Edit(<R>/data/**)']);
+  // `worktree add PATH` checks out into PATH (`--orphan` is a flag in newer git), `remove` deletes it;
+  // `--prefix=DIR/` writes a copy there; `clone` checks out into DIR or the repository's name;
+  // archive, format-patch, read-tree --index-output and bundle write the file or directory they
+  // are given (git 2.39: data/secret replaced, data/x and data/0001-4.patch made).
+  notAllowed([
+    'git worktree add data/w main',
+    'git worktree add --orphan data/w',
+    'git worktree remove data',
+    'git worktree move data x',
+    'git checkout-index -a --prefix=data/',
+    'git clone . data/x',
+    'git clone -q https://example.com/u/data.git',
+    'git clone git@example.com:u/data',
+    'git archive -o data/secret HEAD',
+    'git archive --output=data/secret HEAD',
+    'git format-patch -1 -o data',
+    'git format-patch -1 --output-directory data',
+    'git format-patch -1 --output=data/secret',
+    'git read-tree --index-output=data/secret HEAD',
+    'git bundle create data/secret HEAD',
+  ], ['Edit(<R>/data/**)']);
   // What changes nothing in the working tree stays as it was, with the deny rule in place.
   const READ_ONLY = [
     'git checkout -b new',
@@ -1984,6 +2003,7 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git mv -n data x',
     'git log',
     'git status',
+    'git clone . ../copy',
   ];
   for (const mode of ['default', 'bypassPermissions'] as const) {
     test.each(READ_ONLY)(`${mode}: %j is allowed`, (command) => {
@@ -1991,6 +2011,11 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
       expect(decision.verdict, decision.reason).toBe('allow');
     });
   }
+  // Files git is told to write are plain writes (as `git diff --output`): in default mode they need an Edit allow rule.
+  test.each(['git archive -o a.tar HEAD', 'git format-patch -1 -o src'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = inRepo(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   // Everyday use: with the command allowed and no deny or ask rule below the working tree, a branch
   // switch or a pull is allowed in default mode as before (no Edit allow rule needed).
   test.each(['git checkout main', 'git pull', 'git checkout -- src/a.ts', 'git stash', 'git reset --hard'])('default, no rule below: %j is allowed', (command) => {

@@ -540,6 +540,7 @@ const git: Handler = (args, cwd, out) => {
   if (sub?.isStatic && sub.value === 'stash') gitStash(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && sub.value === 'mv') gitMove(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && sub.value === 'merge-file') gitMergeFile(args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic) gitOutputs(sub.value, args.slice(scan.end + 1), base, out);
   if (sub !== undefined) {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
@@ -597,6 +598,45 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
     else if (sub === 'init') made.push(staticWord('.'));
   }
   for (const word of made) push(out, pathOf(word, WRITE, base, GIT_DIRECTORY_MADE));
+  // The clone itself: DIR, or the repository's name in the cwd (`git clone u/x.git` makes x), checked
+  // out from the repository as a tree rewrite is (`git clone . data/x` wrote below data, git 2.39).
+  const source = args[scan.operands[0]!];
+  const dir = sub === 'clone' ? (args[scan.operands[1]!] ?? (source === undefined ? undefined : clonedName(source))) : undefined;
+  if (dir !== undefined) push(out, rewriting(pathOf(dir, WRITE, base, GIT_REWRITE)));
+}
+
+/** The directory `git clone URL` makes: URL's last component without `.git` (git-clone(1)); unknown when URL is. */
+function clonedName(url: Word): Word {
+  const name = url.isStatic ? url.value.replace(/[/\\]+$/, '').replace(/\/?\.git$/, '').split(/[/:]/).at(-1) : undefined;
+  return name ? staticWord(name) : { ...url, isStatic: false };
+}
+
+/**
+ * Subcommands that write a file or directory an option or operand names (git-archive(1) `-o`,
+ * git-format-patch(1) `-o DIR`/`--output`, git-read-tree(1) `--index-output`, git-bundle(1) `create
+ * FILE`, git-bugreport(1) and git-diagnose(1) `-o DIR`): `git archive -o data/secret HEAD` replaced it
+ * (git 2.39). A directory is written with what is below it (the names in it are git's).
+ */
+const GIT_OUTPUTS: Record<string, { spec: OptionSpec; files: string[]; directories: string[]; operand?: { after: string; at: number } }> = {
+  archive: { spec: { short: 'o', long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file'] }, files: ['-o', '--output'], directories: [] },
+  'format-patch': { spec: { short: 'ov', long: ['output-directory', 'output', 'reroll-count', 'subject-prefix', 'suffix', 'to', 'cc', 'from', 'in-reply-to', 'add-header', 'base', 'interdiff', 'range-diff', 'creation-factor', 'signature-file', 'filename-max-length', 'start-number'] }, files: ['--output'], directories: ['-o', '--output-directory'] },
+  'read-tree': { spec: { long: ['index-output', 'prefix', 'exclude-per-directory'] }, files: ['--index-output'], directories: [] },
+  bugreport: { spec: { short: 'os', long: ['output-directory', 'suffix'] }, files: [], directories: ['-o', '--output-directory'] },
+  diagnose: { spec: { short: 'os', long: ['output-directory', 'suffix', 'mode'] }, files: [], directories: ['-o', '--output-directory'] },
+  bundle: { spec: { long: ['version'] }, files: [], directories: [], operand: { after: 'create', at: 1 } },
+};
+
+function gitOutputs(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
+  const known = GIT_OUTPUTS[sub];
+  if (!known) return;
+  const scan = scanOptions(args, 0, known.spec);
+  for (const file of optionValues(scan, ...known.files)) push(out, pathOf(file, WRITE, base));
+  for (const directory of optionValues(scan, ...known.directories)) push(out, walked(pathOf(directory, WRITE, base), REMOVED));
+  const operands = scan.operands.map((i) => args[i]!);
+  if (known.operand && operands[0] !== undefined && (!operands[0].isStatic || operands[0].value === known.operand.after)) {
+    const file = operands[known.operand.at];
+    if (file !== undefined) push(out, pathOf(file, WRITE, base));
+  }
 }
 
 /**

@@ -181,7 +181,7 @@ function prefixDirectory(prefix: Word): Word {
 const worktree: Model = (args) => {
   const first = args[0];
   if (first && !first.isStatic) return { ...NOTHING, directories: args.slice(1) };
-  const scan = scanOptions(args, 1, { short: 'bB', long: ['reason', 'orphan'] });
+  const scan = scanOptions(args, 1, { short: 'bB', long: ['reason'] });
   const operands = operandsOf(args, scan);
   if (first?.value === 'add' || first?.value === 'remove') return { ...NOTHING, directories: operands.slice(0, 1) };
   if (first?.value === 'move') return { ...NOTHING, directories: operands.slice(0, 2) };
