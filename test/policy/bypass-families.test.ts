@@ -1611,12 +1611,17 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     ['XZ_OPT=-d xz ../data/table.csv.xz', 'ask'],
     ['XZ_DEFAULTS=-d xz ../data/table.csv.xz', 'ask'],
     ["env XZ_OPT='-9 -d' xz ../data/table.csv.xz", 'ask'],
+    // lz4(1) 1.9.4: -r walks directories, --rm removes each source, -m takes every operand as an
+    // input (a decompressed one written beside it); Debian's uncompress runs gzip -d.
+    ['lz4 -q -r --rm ../data', 'ask'],
+    ['unlz4 -m -f -q ../data/table.csv.lz4', 'deny'],
+    ['uncompress -f ../data/table.csv.Z', 'deny'],
   ])('bypassPermissions: %j is not allowed: %s', (command, verdict) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe(verdict);
   });
   // Levels, threads, quiet and verbose change no name; ZSTD_CLEVEL and ZSTD_NBTHREADS take a number only.
-  test.each(['GZIP=-9 gzip -c ../data/table.csv > a.gz', "XZ_OPT='-9e -T0' xz -c ../data/table.csv > a.xz", 'BZIP2=-9 bzip2 -c ../data/table.csv > a.bz2', 'ZSTD_CLEVEL=19 zstd -c ../data/table.csv > a.zst', 'gunzip -c ../data/x.gz', 'bunzip2 -k ../data/table.csv.tbz'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(['GZIP=-9 gzip -c ../data/table.csv > a.gz', "XZ_OPT='-9e -T0' xz -c ../data/table.csv > a.xz", 'BZIP2=-9 bzip2 -c ../data/table.csv > a.bz2', 'ZSTD_CLEVEL=19 zstd -c ../data/table.csv > a.zst', 'gunzip -c ../data/x.gz', 'bunzip2 -k ../data/table.csv.tbz', 'lz4 -q src/a.ts a.lz4', 'lz4 -r src'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });

@@ -1153,6 +1153,25 @@ const ZSTD: CompressorSpec = {
   unpacks: [['.zst', ''], ['.tzst', TAR], ['.gz', ''], ['.tgz', TAR], ['.lz4', ''], ['.tlz4', TAR], ...XZ_UNPACKS],
 };
 
+const LZ4: CompressorSpec = { suffix: '.lz4', decompresses: false, keepsByDefault: true, recurses: true, unpacks: [['.lz4', '']] };
+
+/**
+ * lz4(1): `lz4 [OPTIONS] [INPUT] [OUTPUT]`, its second operand the file written; with `-m` or `-r`
+ * every operand is an input, written beside it as zstd does (`--rm` removes it; bash 5.2, lz4 1.9.4:
+ * `lz4 -r --rm data` replaced data/table.csv by table.csv.lz4).
+ */
+const lz4: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, {});
+  if (scan.operands.length !== 2 || hasOption(scan, '-m', '--multiple', '-r')) {
+    compressor(LZ4)(args, cwd, out);
+    return;
+  }
+  // INPUT as a single operand (FILE.lz4 beside it is one name too many), OUTPUT written.
+  const output = args[scan.operands[1]!]!;
+  compressor(LZ4)(args.filter((word) => word !== output), cwd, out);
+  push(out, pathOf(output, WRITE, cwd));
+};
+
 function nestScript(text: Word, cwd: string | null, out: FileFacts): void {
   out.reasons.push('interpreter');
   if (text.isStatic) out.nested.push({ kind: 'script', text: text.value, cwd });
@@ -1264,6 +1283,11 @@ const HANDLERS: Record<string, Handler> = {
   xzcat: compressor({ ...XZ, decompresses: true, prints: true }),
   lzcat: compressor({ ...XZ, decompresses: true, prints: true }),
   zstdcat: compressor({ ...ZSTD, decompresses: true, prints: true }),
+  // Debian's `uncompress` runs `gzip -d`.
+  uncompress: compressor({ ...GZIP, decompresses: true }),
+  lz4,
+  unlz4: (args, cwd, out) => lz4([staticWord('-d'), ...args], cwd, out),
+  lz4cat: compressor({ ...LZ4, decompresses: true, prints: true }),
   rsync: copier({
     short: 'efBTM',
     long: RSYNC_LONG,
