@@ -1004,6 +1004,18 @@ describe('paths of known file commands', () => {
     ['rsync --exclude-from=ex.txt a b', ['read:ex.txt', 'read:a', 'write:b/a', 'write:b']],
     ['scp -i key a host:b', ['read:key', 'read:a']],
     ['scp host:a b', ['write:b/a', 'write:b']],
+    // cp(1) --parents, rsync(1) -R: the source's path below DEST; backups (cp -b/-S, rsync -b): FILE and SUFFIX.
+    ['cp --parents x/a dst', ['write:dst/x/a', 'read:x/a', 'write:dst']],
+    ['rsync -R x/./y/a dst', ['read:x/./y/a', 'write:dst/y/a', 'write:dst']],
+    ['cp -S .bak a b', ['write:b/a', 'read:a', 'write:b', 'write:b.bak', 'write:b/a.bak']],
+    ['mv -b a b', ['write:b/a', 'write:a', 'write:b', 'write:b~', 'write:b/a~']],
+    ['rsync -b --suffix=.old a b', ['read:a', 'write:b/a', 'write:b.old', 'write:b/a.old', 'write:b']],
+    // 7-Zip: `a` writes the archive and reads the files; -sdel removes them.
+    ['7z a -sdel x.7z d', ['write:x.7z', 'read:d', 'write:d']],
+    ['7z x x.7z -oout', ['write:out', 'read:x.7z']],
+    // Decompressing: FILE without each suffix the program takes off (gzip: -gz, _z, .tgz → .tar); the reads are deny-only.
+    ['gunzip a-gz b.tgz', ['write:a-gz', 'write:a', 'write:b.tgz', 'write:b.tar']],
+    ['bunzip2 f', ['write:f', 'write:f.out']],
     ['tar czf out.tgz dir', ['write:out.tgz', 'read:dir']],
     ['tar -xf a.tar', ['read:a.tar', 'write:.']],
     ['tar -xf a.tar -C out', ['read:a.tar', 'write:out']],
