@@ -4,8 +4,7 @@ import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@
 /**
  * JSON-schema validators that cost no memory that stays. The SDK's default compiles every schema
  * object it is given and keeps it for the life of the process: each approval prompt and each relayed
- * elicitation carries a new `requestedSchema` object (about 6.5 KB retained per prompt), and each
- * re-listing new `outputSchema`s. Here one validator serves every schema with the same text, and the
+ * elicitation carries a new `requestedSchema` object (about 6.5 KB retained per prompt). Here one validator serves every schema with the same text, and the
  * compiled set is bounded: once it holds `limit` texts, it is dropped whole (a fresh Ajv instance),
  * so a stream of distinct schemas (prompts naming different paths) keeps at most `limit` compiled.
  */

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import {
   ListPromptsResultSchema,
   ListResourceTemplatesResultSchema,
@@ -18,7 +20,6 @@ import {
 import { errorMessage } from '../errors.js';
 import { escapeText, escapeTruncated } from '../latch/escape.js';
 import type { Logger } from '../log.js';
-import { SchemaValidators } from '../schema-validators.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 import { answerProblem, schemaProblem, type SchemaIssue } from './invalid-answer.js';
 import { megabytes } from './lines.js';
@@ -30,9 +31,6 @@ export interface ServerListing {
   templates: ResourceTemplate[];
   prompts: Prompt[];
 }
-
-/** Every listing compiles each outputSchema again (re-listed on list_changed and restarts): one per schema text. */
-const schemaChecker = new SchemaValidators(256);
 
 /**
  * Pages through every list the server offers; raw requests, because Client.listTools() throws on one
@@ -49,7 +47,7 @@ export async function readListing(client: Client, options: { timeoutMs: number; 
     caps.resources ? list('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResultSchema, ResourceTemplateSchema).catch(() => []) : [],
     caps.prompts ? list('prompts/list', 'prompts', ListPromptsResultSchema, PromptSchema) : [],
   ]);
-  return { tools: firstOfEachName(tools, 'tools/list', logger).map((tool) => checkedTool(tool, logger)), resources, templates, prompts: firstOfEachName(prompts, 'prompts/list', logger) };
+  return { tools: await checkedTools(firstOfEachName(tools, 'tools/list', logger), logger), resources, templates, prompts: firstOfEachName(prompts, 'prompts/list', logger) };
 }
 
 /**
@@ -182,16 +180,63 @@ function invalidList(method: string, problem: string): Error {
 
 /**
  * SDK-based clients compile every outputSchema when listing and throw for the WHOLE list when one
- * does not compile (an unresolvable $ref): such a schema is dropped here, with a warning.
+ * does not compile (an unresolvable $ref): such a schema is dropped here, with a warning, and so is
+ * one over MAX_OUTPUT_SCHEMA_BYTES (docs/config.md, "limits"), uncompiled: ajv's compile took 25 s
+ * for 300 KB and blocked every call meanwhile. The tool stays. Each compile is followed by a turn
+ * of the event loop, so other servers' calls are answered while a long list is checked, and what a
+ * schema text gave is remembered (compiledSchemas), so a re-listing compiles only what is new.
  */
-function checkedTool(tool: Tool, logger: Logger): Tool {
-  if (!tool.outputSchema) return tool;
-  try {
-    schemaChecker.getValidator(tool.outputSchema as never);
-    return tool;
-  } catch (error) {
-    logger.warn({ tool: escapeText(tool.name), err: escapeText(errorMessage(error)) }, 'dropping an outputSchema that does not compile');
-    const { outputSchema: _dropped, ...rest } = tool;
-    return rest;
+async function checkedTools(tools: Tool[], logger: Logger): Promise<Tool[]> {
+  // Made for this listing, dropped with it: ajv keeps every schema it compiled.
+  let ajv: AjvJsonSchemaValidator | null = null;
+  const oversized: string[] = [];
+  const out: Tool[] = [];
+  for (const tool of tools) {
+    if (!tool.outputSchema) {
+      out.push(tool);
+      continue;
+    }
+    const text = JSON.stringify(tool.outputSchema);
+    if (Buffer.byteLength(text) > MAX_OUTPUT_SCHEMA_BYTES) {
+      oversized.push(tool.name);
+      out.push(withoutOutputSchema(tool));
+      continue;
+    }
+    const key = createHash('sha256').update(text).digest('base64');
+    let problem = compiledSchemas.get(key);
+    if (problem === undefined) {
+      ajv ??= new AjvJsonSchemaValidator();
+      try {
+        ajv.getValidator(tool.outputSchema as never);
+        problem = null;
+      } catch (error) {
+        problem = errorMessage(error);
+      }
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    // Most recently used last: the oldest is forgotten first.
+    compiledSchemas.delete(key);
+    compiledSchemas.set(key, problem);
+    if (compiledSchemas.size > MAX_LIST_ENTRIES) compiledSchemas.delete(compiledSchemas.keys().next().value!);
+    if (problem === null) out.push(tool);
+    else {
+      logger.warn({ tool: escapeText(tool.name), err: escapeText(problem) }, 'dropping an outputSchema that does not compile');
+      out.push(withoutOutputSchema(tool));
+    }
   }
+  if (oversized.length > 0) {
+    logger.warn({ dropped: oversized.length, first: escapeText(oversized[0]!) }, `dropping outputSchemas over ${MAX_OUTPUT_SCHEMA_BYTES / 1024} KB of JSON, the most mcp-latch compiles (docs/config.md, "limits"); their tools are listed without them`);
+  }
+  return out;
+}
+
+/** The largest outputSchema listed, as JSON (docs/config.md, "limits"). */
+export const MAX_OUTPUT_SCHEMA_BYTES = 16 * 1024;
+
+/** By the SHA-256 of a schema's JSON, what compiling it gave (null: it compiles); one list's worth, least recently used forgotten. */
+const compiledSchemas = new Map<string, string | null>();
+
+function withoutOutputSchema(tool: Tool): Tool {
+  const { outputSchema: _dropped, ...rest } = tool;
+  return rest;
 }

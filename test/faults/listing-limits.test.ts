@@ -41,10 +41,14 @@ describe('serve: entries nested past the limit', () => {
       expect(names).not.toContain('f__deep_input_1000');
       const resources = (await harness.client.listResources()).resources.map((resource) => resource.uri);
       expect(resources).toEqual(['fault://readme']);
-      const tools = warnings(harness, 'entries of tools/list nested deeper');
-      expect(tools).toHaveLength(1);
+      // The log is read as it comes: the warning may follow the list's answer.
+      const tools = await eventually(() => {
+        const found = warnings(harness, 'entries of tools/list nested deeper');
+        expect(found).toHaveLength(1);
+        return found;
+      });
       expect(tools[0]).toMatchObject({ dropped: 2, first: 'deep_input', msg: 'dropping entries of tools/list nested deeper than 100 levels, the most mcp-latch passes on (docs/config.md, "limits")' });
-      expect(warnings(harness, 'entries of resources/list nested deeper')).toMatchObject([{ dropped: 1, first: 'deep' }]);
+      await eventually(() => expect(warnings(harness, 'entries of resources/list nested deeper')).toMatchObject([{ dropped: 1, first: 'deep' }]));
       await bothServe(harness);
       expect(harness.stderr()).not.toContain('RangeError');
     } finally {
@@ -77,4 +81,55 @@ describe('serve: a list past limits.messageMB of JSON', () => {
       await harness.close();
     }
   }, 60_000);
+});
+
+describe('serve: outputSchemas past the limit, and many to compile', () => {
+  test('an outputSchema of 3,000 properties (~170 KB) is dropped uncompiled with one warning naming the limit; its tool is listed and called without it', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('list-schemas', join(dir, 'f-starts')), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] } }, { dir });
+    try {
+      const tools = (await harness.client.listTools()).tools;
+      const big = tools.find((tool) => tool.name === 'f__big_output');
+      expect(big).toBeDefined();
+      expect(big!.outputSchema).toBeUndefined();
+      await eventually(() =>
+        expect(warnings(harness, 'dropping outputSchemas over')).toEqual([
+          expect.objectContaining({ dropped: 1, first: 'big_output', msg: 'dropping outputSchemas over 16 KB of JSON, the most mcp-latch compiles (docs/config.md, "limits"); their tools are listed without them' }),
+        ]),
+      );
+      await bothServe(harness);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+
+  test('40 tools with their own outputSchema (~3 KB each): another server is called while they are compiled; before, ajv compiled them all in one turn and every call waited', async () => {
+    const dir = tempDir();
+    const harness = await startGateway(
+      {
+        mcpServers: {
+          f: faultServer('list-schemas', join(dir, 'f-starts'), { FAULT_SCHEMAS: '40', FAULT_LISTED: join(dir, 'f-listed') }),
+          // w starts once f's list was sent: it is ready, and called, while the gateway reads f's list.
+          w: faultServer('works', join(dir, 'w-starts'), { FAULT_CALLS_STDERR: '1', FAULT_INIT_AFTER: join(dir, 'f-listed') }),
+        },
+        permissions: { allow: ['mcp__f', 'mcp__w'] },
+      },
+      { dir },
+    );
+    try {
+      // One log, written in order: where w's call is, and where f became ready.
+      const lineOf = (match: (line: string) => boolean) => harness.stderr().split('\n').findIndex(match);
+      const fReady = () => lineOf((line) => line.includes('"server ready"') && line.includes('"server":"f"'));
+      const wCalled = () => lineOf((line) => line.includes('fault: called echo'));
+      await eventually(() => expect(lineOf((line) => line.includes('"server ready"') && line.includes('"server":"w"'))).toBeGreaterThanOrEqual(0));
+      expect(textOf(await harness.client.callTool({ name: 'w__echo', arguments: { text: 'answered meanwhile' } }))).toContain('answered meanwhile');
+      await eventually(() => expect(fReady()).toBeGreaterThanOrEqual(0), 120_000, 200);
+      expect(wCalled()).toBeGreaterThanOrEqual(0);
+      expect(wCalled()).toBeLessThan(fReady());
+      const names = (await harness.client.listTools()).tools.filter((tool) => tool.name.startsWith('f__schema_') && tool.outputSchema);
+      expect(names).toHaveLength(40);
+    } finally {
+      await harness.close();
+    }
+  }, 180_000);
 });
