@@ -1,9 +1,11 @@
 import type { ClientCapabilities, Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { expandServerEnv } from '../config/load.js';
 import type { ServerConfig } from '../config/schema.js';
+import { RpcError } from '../errors.js';
 import { exposeNames, nameKey } from './catalog.js';
 import { Supervisor, type ServerState, type SupervisorOptions } from './supervisor.js';
+import { compileTemplate, MAX_TEMPLATE_LENGTH, MAX_TEMPLATE_URI, type TemplateMatcher } from './template-match.js';
 
 /**
  * Every configured server and the merged view the client sees: exposed tool and prompt names,
@@ -41,6 +43,8 @@ export class ServerRegistry {
   private toolRoutes = new Map<string, ToolRoute>();
   private promptRoutes = new Map<string, PromptRoute>();
   private dirty = true;
+  /** Each listed template's matcher, built once per listing (a refresh lists new objects). */
+  private readonly matchers = new WeakMap<ResourceTemplate, TemplateMatcher | null>();
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -209,15 +213,29 @@ export class ServerRegistry {
     return this.resources().some((entry) => entry.resource.uri === uri) ? undefined : this.templateOf(uri);
   }
 
+  /**
+   * A URI longer than the limit is refused, not routed: matched against no template, it could reach
+   * a server without its template's checks (docs/config.md, "limits").
+   */
   private templateOf(uri: string): { supervisor: Supervisor; template: ResourceTemplate } | undefined {
-    return this.templates().find(({ template }) => {
-      try {
-        return new UriTemplate(template.uriTemplate).match(uri) !== null;
-      } catch {
-        // A template the SDK cannot parse matches nothing.
-        return false;
-      }
-    });
+    const templates = this.templates();
+    if (templates.length === 0) return undefined;
+    if (uri.length > MAX_TEMPLATE_URI) {
+      throw new RpcError(ErrorCode.InvalidParams, `mcp-latch: a resource URI of ${uri.length} characters is over the limit of ${MAX_TEMPLATE_URI} for URIs matched against resource templates`);
+    }
+    return templates.find(({ supervisor, template }) => this.matcher(supervisor, template)?.matches(uri) === true);
+  }
+
+  private matcher(supervisor: Supervisor, template: ResourceTemplate): TemplateMatcher | null {
+    let matcher = this.matchers.get(template);
+    if (matcher === undefined) {
+      const tooLong = template.uriTemplate.length > MAX_TEMPLATE_LENGTH;
+      if (tooLong) this.options.logger.warn({ server: supervisor.name, template: template.name, length: template.uriTemplate.length }, `a resource template longer than ${MAX_TEMPLATE_LENGTH} characters matches no URI`);
+      // A template the SDK cannot parse matches nothing.
+      matcher = tooLong ? null : compileTemplate(template.uriTemplate);
+      this.matchers.set(template, matcher);
+    }
+    return matcher;
   }
 
   async closeAll(): Promise<void> {

@@ -48,3 +48,22 @@ describe('a description made to stall the scan', () => {
     expect(textOf(await harness.client.callTool({ name: 'evil__stall', arguments: { a: 'x' } }))).toContain('stall');
   });
 });
+
+describe('a resource template made to stall its match', () => {
+  // The SDK made `{+v0}…{+v9}Z` the regex `^(.+)(.+)…(.+)Z$`: a read of a 37-character URI that is
+  // no listed resource tried every split of it, 14.8 s on a quiet machine, on every resources/read.
+  const evil = { resourceTemplates: [{ name: 'stall', uriTemplate: `${Array.from({ length: 10 }, (_, index) => `{+v${index}}`).join('')}Z` }] };
+  const good = { tools: [ECHO], resources: [{ uri: 'good://readme', name: 'readme' }], resourceTemplates: [{ name: 'note', uriTemplate: 'good://notes/{id}' }] };
+
+  test('a read of a URI it does not match is answered at once; the other servers are served', { timeout: 30_000 }, async () => {
+    const harness = await withListings({ good, evil }, 'warn');
+    const uri = `good://${'a'.repeat(40)}`;
+    await expect(harness.client.readResource({ uri })).rejects.toThrow(`Unknown resource: ${uri}`);
+    expect(textOf(await harness.client.callTool({ name: 'good__echo', arguments: { text: 'hi' } }))).toContain('hi');
+    expect(JSON.stringify(await harness.client.readResource({ uri: 'good://notes/7' }))).toContain('read good://notes/7');
+    expect(JSON.stringify(await harness.client.readResource({ uri: `${'b'.repeat(40)}Z` }))).toContain(`read ${'b'.repeat(40)}Z`);
+    // A URI past the limit is refused, naming it (docs/config.md, "limits"); a listed one never is.
+    await expect(harness.client.readResource({ uri: `good://notes/${'a'.repeat(9000)}` })).rejects.toThrow('is over the limit of 8192 for URIs matched against resource templates');
+    expect(JSON.stringify(await harness.client.readResource({ uri: 'good://readme' }))).toContain('read good://readme');
+  });
+});
