@@ -1695,7 +1695,17 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     "RSYNC_CONNECT_PROG='rm -rf ../data' rsync src/a.ts rsync://host/b",
     "export RSYNC_CONNECT_PROG='rm -rf ../data'; rsync src/a.ts rsync://host/b",
     'RSYNC_RSH="sh -c \'rm -rf ../data\'" rsync src/a.ts host:b',
+    // rsync splits -e/--rsh at spaces with '…' and "…" quoting (main.c do_cmd), not at every blank:
+    // bash 5.2, rsync 3.5 ran sh -c 'rm -f …' for each (round 10 review).
+    `rsync -e '"sh" -c "rm -f ../data/table.csv"' src/a.ts h:dst`,
+    `rsync -avze '"sh" -c "rm -f ../data/table.csv"' src/a.ts h:dst`,
+    `rsync --rsh='"sh" -c "rm -f ../data/table.csv"' src/a.ts h:dst`,
+    `rsync -e "'sh' '-c' 'rm -f ../data/table.csv'" src/a.ts h:dst`,
   ]);
+  test.each(["rsync -e 'ssh -p 2222' src/a.ts h:dst", 'rsync -e ssh -a src/ h:dst'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = removal(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   // A directory holding links, copied with them (cp(1): -R copies a link as a link unless -L; -a;
   // mv(1); rsync(1) -a implies -l), makes them again below the destination, so a later write there
   // goes where they point: bash 5.2 removed or wrote <T>/data/table.csv in each (<T>/ldir/l ->

@@ -280,14 +280,40 @@ function addOptionPaths(scan: ScanResult, spec: Pick<SimpleSpec, 'reads' | 'writ
   }
 }
 
-/** An option naming a program to run (`rg --pre CMD`, `rsync -e 'ssh -p 2'`): its words become a nested command. */
-function runProgram(value: Word, cwd: string | null, out: FileFacts): void {
+/** An option naming a program to run (`rg --pre CMD`, `tar -I 'zstd -T0'`): its words (`split`) become a nested command. */
+function runProgram(value: Word, cwd: string | null, out: FileFacts, split: (text: string) => string[] = (text) => text.split(/\s+/)): void {
   if (!value.isStatic) {
     out.reasons.push('executor');
     return;
   }
-  const words = value.value.split(/\s+/).filter(Boolean).map(staticWord);
+  const words = split(value.value).filter(Boolean).map(staticWord);
   if (words.length > 0) out.nested.push({ kind: 'argv', words, cwd });
+}
+
+/**
+ * How rsync splits `-e`/`--rsh` into words (rsync 3.5 main.c `do_cmd`): at spaces only, `'…'` and
+ * `"…"` quote (a doubled quote inside is one), no backslash escapes. `rsync -e '"sh" -c "rm -f x"'`
+ * runs sh -c 'rm -f x' (bash 5.2, rsync 3.5; docs/threat-model.md#deny-rules-for-every-program).
+ */
+function rsyncShellWords(text: string): string[] {
+  const words: string[] = [];
+  let word: string | null = null;
+  let quote = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quote === '' && ch === ' ') {
+      if (word !== null) words.push(word);
+      word = null;
+      continue;
+    }
+    word ??= '';
+    if (quote === '' && (ch === "'" || ch === '"')) quote = ch;
+    else if (ch === quote && text[i + 1] === quote) word += text[++i];
+    else if (ch === quote) quote = '';
+    else word += ch;
+  }
+  if (word !== null) words.push(word);
+  return words;
 }
 
 function push(out: FileFacts, path: CommandPath | null): void {
@@ -805,6 +831,7 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
   return (args, cwd, out) => {
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
+    if (spec.rsync) for (const program of optionValues(scan, '-e', '--rsh')) runProgram(program, cwd, out, rsyncShellWords);
     // rsync(1) `--files-from=FILE`: the files named in FILE (below the source, `..` taken out) go
     // below the destination, with their path (`-R` implied): a copy of a tree known only at run time.
     const listed = spec.rsync === true && hasOption(scan, '--files-from');
@@ -1297,7 +1324,7 @@ const HANDLERS: Record<string, Handler> = {
     rsync: true,
     reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'],
     writes: ['--log-file', '--write-batch', '--only-write-batch'],
-    programs: ['-e', '--rsh'],
+    programs: [],
     // `--copy-unsafe-links` follows exactly the links that leave the tree.
     tree: (scan) => (hasOption(scan, '-r', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--copy-links', '--copy-unsafe-links', '-k', '--copy-dirlinks') } : null),
     // rsync(1): `--remove-source-files` (formerly `--remove-sent-files`) removes the files it sent;
