@@ -223,11 +223,12 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
   // those for what may be read (its operand itself still meets both); what is not a directory, or
   // not there, removes nothing below it.
   const removes = subject.access === 'write';
-  if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
   const verb = removes ? 'removal' : 'read';
   for (const form of forms) {
     const could = rules.matchPathBelow('deny', subject.access, form, removes) ?? rules.matchPathBelow('ask', subject.access, form, removes);
     if (!could) continue;
+    // Read only now: a tree git rewrites is walked when first read (subjects/inspect.ts).
+    if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
     if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');
     for (const entry of subject.tree.entries) {
