@@ -1970,6 +1970,15 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git --icase-pathspecs checkout -- DATA/SECRET',
     'GIT_ICASE_PATHSPECS=1 git restore DATA/SECRET',
   ]);
+  // git's wildmatch takes `\` as an escape: `data/secre\t` and `data\/secret` are data/secret
+  // (review of 2dae263, git 2.39, bash 5.2: each rewrote or removed it).
+  notAllowed([
+    "git checkout HEAD -- 'data/secre\\t'",
+    "git restore 'data/secre\\t'",
+    "git checkout HEAD -- 'data\\/secret'",
+    "git stash push -- 'data/secre\\t'",
+    "git rm -qf 'data/secre\\t'",
+  ]);
   // `worktree add PATH` checks out into PATH (`--orphan` is a flag in newer git), `remove` deletes it;
   // `--prefix=DIR/` writes a copy there; `clone` checks out into DIR or the repository's name;
   // archive, format-patch, read-tree --index-output and bundle write the file or directory they

@@ -709,7 +709,7 @@ function rewritten(rewrite: TreeRewrite, place: GitPlace, out: FileFacts): void 
     return;
   }
   for (const word of rewrite.pathspecs) {
-    const glob = /[*?[]/.test(word.value);
+    const glob = GLOB.test(word.value);
     push(out, rewriting(pathOf(glob ? staticWord(globBase(word.value)) : word, WRITE, place.base, GIT_REWRITE)));
   }
 }
@@ -790,11 +790,17 @@ function gitStash(args: readonly Word[], base: string | null, out: FileFacts): v
  */
 function pathspecRemoved(word: Word, recursive: boolean, base: string | null, out: FileFacts): void {
   if (word.isStatic && word.value.startsWith(':')) word = unknownWord(word);
-  else if (word.isStatic && /[*?[]/.test(word.value)) [word, recursive] = [staticWord(globBase(word.value)), true];
+  else if (word.isStatic && GLOB.test(word.value)) [word, recursive] = [staticWord(globBase(word.value)), true];
   push(out, recursive ? walked(pathOf(word, WRITE, base), REMOVED) : pathOf(word, WRITE, base));
 }
 
 const unknownWord = (word: Word): Word => ({ ...word, isStatic: false });
+
+/**
+ * What makes a pathspec a glob for git's wildmatch: `*`, `?`, `[`, and `\`, which escapes the next
+ * character (`data/secre\t` is data/secret, `data\/secret` too: docs/threat-model.md#git-rewrites-tracked-files).
+ */
+const GLOB = /[*?[\\]/;
 
 /**
  * The directory a git glob pathspec matches below: up to the last `/` before its first wildcard
@@ -802,7 +808,7 @@ const unknownWord = (word: Word): Word => ({ ...word, isStatic: false });
  * the wildcard is in the first component.
  */
 function globBase(pathspec: string): string {
-  const fixed = pathspec.slice(0, pathspec.search(/[*?[]/));
+  const fixed = pathspec.slice(0, pathspec.search(GLOB));
   const slash = fixed.lastIndexOf('/');
   return slash === -1 ? '.' : slash === 0 ? '/' : fixed.slice(0, slash);
 }
