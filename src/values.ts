@@ -27,3 +27,33 @@ export function nestsDeeperThan(value: unknown, limit: number = MAX_DEPTH): bool
   for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], limit - 1)) return true;
   return false;
 }
+
+/** A string JSON.stringify writes as it is, between quotes: no quote, backslash, control or surrogate. */
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+
+/**
+ * JSON.stringify of a string, without its call for a string that needs no escape: each call of
+ * JSON.stringify cost a warm call ~2-4k instructions, whatever the size of its value
+ * (docs/performance.md, "Round 10: each text made once").
+ */
+export function jsonString(value: string): string {
+  return PLAIN_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
+}
+
+/**
+ * A call's arguments as JSON text, made once for the digest, the audit record and the call sent to
+ * the server (docs/performance.md, "Round 10: each text made once"). A user holds the arguments
+ * object too and takes the text only for that very object (`textOf`): an edited call's new
+ * arguments never get the old text.
+ */
+export class ArgsJson {
+  private made: string | undefined;
+
+  constructor(readonly args: Record<string, unknown>) {}
+
+  /** JSON.stringify(args) when `args` is this one's object; else undefined. */
+  textOf(args: unknown): string | undefined {
+    if (args !== this.args) return undefined;
+    return (this.made ??= JSON.stringify(args));
+  }
+}

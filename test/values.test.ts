@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
-import { MAX_DEPTH, nestsDeeperThan } from '../src/values.js';
+import { ArgsJson, MAX_DEPTH, jsonString, nestsDeeperThan } from '../src/values.js';
+import { rng } from './helpers/random.js';
 
 /** nestsDeeperThan as it was, walking arrays with for…in too: the reference for values from JSON. */
 function reference(value: unknown, limit: number = MAX_DEPTH): boolean {
@@ -36,4 +37,21 @@ test('the same answer as walking every key, on 3,000 seeded values from JSON.par
     const limit = Math.floor(random() * 12);
     expect(nestsDeeperThan(parsed, limit)).toBe(reference(parsed, limit));
   }
+});
+
+test('jsonString writes what JSON.stringify writes, on seeded strings of quotes, escapes, controls and surrogates', () => {
+  const random = rng(77);
+  const pieces = ['a', 'Z', ' ', '"', '\\', '/', '\n', '\u0000', '\u001f', '\u007f', 'é', '日', '\u{1F600}', '\uD83D', '\uDE00', '\u2028', '</'];
+  for (let index = 0; index < 5_000; index++) {
+    const text = Array.from({ length: Math.floor(random() * 6) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+    expect(jsonString(text)).toBe(JSON.stringify(text));
+  }
+});
+
+test("ArgsJson gives the text of its own arguments object only, made once", () => {
+  const args = { command: 'ls' };
+  const json = new ArgsJson(args);
+  expect(json.textOf(args)).toBe('{"command":"ls"}');
+  expect(json.textOf(args)).toBe(json.textOf(args));
+  expect(json.textOf({ command: 'ls' })).toBeUndefined();
 });

@@ -2,10 +2,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
 import { LatchError, RpcError } from '../errors.js';
-import { QUEUED, type LineTaking } from './lines.js';
+import { QUEUED, type LineSending, type LineTaking } from './lines.js';
 import { scanAnswer, scanned } from './answer-scan.js';
 import { IdSlots } from '../id-slots.js';
-import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
+import { MAX_DEPTH, jsonString, nestsDeeperThan } from '../values.js';
 
 /**
  * tools/call requests written straight to a server's transport, beside the SDK Client that owns
@@ -95,22 +95,30 @@ export class DirectCalls {
       toClient?.(message, extra);
     };
     if ('takeLine' in transport) (transport as LineTaking).takeLine = this.takeLine;
+    this.lines = 'sendLine' in transport ? (transport as unknown as LineSending) : null;
   }
+
+  /** The transport, when it takes lines made here (ChildTransport). */
+  private readonly lines: LineSending | null;
 
   /** Sends one tools/call and resolves with the server's result object (or rejects with its error). */
   call(params: Record<string, unknown>, options: DirectCallOptions): Promise<unknown> {
     return new Promise((resolve, reject) => this.send(params, options, { resolve, reject }));
   }
 
-  /** Sends one tools/call; its answer goes to `settle`, once (within this call only when it was cancelled already or could not be written). */
-  send(params: Record<string, unknown>, options: DirectCallOptions, settle: CallSettle): void {
+  /**
+   * Sends one tools/call; its answer goes to `settle`, once (within this call only when it was
+   * cancelled already or could not be written). `argsText`: JSON.stringify(params.arguments), when
+   * the params are `{ name, arguments }` only: the line is then made from it, as serializeMessage
+   * would write the message (docs/performance.md, "Round 10: each text made once").
+   */
+  send(params: Record<string, unknown>, options: DirectCallOptions, settle: CallSettle, argsText?: string): void {
     const cancel = options.cancel;
     if (cancel?.cancelled) {
       this.deliver(settle, false, cancel.reason);
       return;
     }
     const id = this.nextId++;
-    const message = { jsonrpc: '2.0' as const, id, method: 'tools/call', params: withProgressToken(params, id) };
     const deadline = Date.now() + options.timeout;
     const entry: Pending = { settle, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };
     if (cancel) {
@@ -123,7 +131,11 @@ export class DirectCalls {
     if (deadline < this.timerDue) this.expireAt(deadline);
     // Settled once: whatever fails here reaches `settle` through the pending entry, as an answer would.
     try {
-      const sent = this.transport.send(message as JSONRPCMessage);
+      const lines = this.lines;
+      const sent =
+        argsText !== undefined && lines && typeof params.name === 'string'
+          ? lines.sendLine(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${jsonString(params.name)},"arguments":${argsText},"_meta":{"progressToken":${id}}}}\n`, id)
+          : this.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: withProgressToken(params, id) } as JSONRPCMessage);
       if (sent !== QUEUED) sent.catch((error: unknown) => this.deliver(this.remove(id), false, error));
     } catch (error) {
       this.deliver(this.remove(id), false, error);

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ArgsJson } from '../values.js';
 import { DEFAULT_REQUEST_TIMEOUT_MSEC, type RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CompleteResultSchema,
@@ -401,7 +402,7 @@ export class Supervisor {
    * callTool with its answer passed to `settle` instead of a promise (docs/performance.md, "Round 8"),
    * for a server that is not `remote` (a remote one's call may be sent again on a new session).
    */
-  callToolNow(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions, settle: CallSettle): void {
+  callToolNow(permit: Permit, name: string, args: Record<string, unknown> | undefined, meta: Record<string, unknown> | undefined, options: DirectCallOptions, settle: CallSettle, argsJson?: ArgsJson): void {
     let direct: DirectCalls;
     try {
       this.options.permits.spend(permit, this.name, name, args);
@@ -411,7 +412,8 @@ export class Supervisor {
       settle.reject(error);
       return;
     }
-    direct.send(callParams(name, args, meta, undefined), options, settle);
+    // Without a _meta of the client's to pass on, the call's line is made from the arguments' text (direct-calls.ts).
+    direct.send(callParams(name, args, meta, undefined), options, settle, meta === undefined && args !== undefined ? argsJson?.textOf(args) : undefined);
   }
 
   private directCalls(): DirectCalls {

@@ -34,6 +34,7 @@ import type { CallContext, SessionPort } from './ports.js';
 import type { CallOrigin } from './running-calls.js';
 import { ProgressRelay } from './progress.js';
 import { ANSWERING, type IncomingCall } from './upstream-calls.js';
+import { ArgsJson } from '../values.js';
 import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
 import { nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
 import { HeldCall } from './held-calls.js';
@@ -48,6 +49,8 @@ export interface DecidedCall {
   readonly call: IncomingCall;
   readonly route: ToolRoute;
   readonly args: Record<string, unknown>;
+  /** The text of `args`, made once for the digest, the record and the call sent (values.ts). */
+  readonly argsJson: ArgsJson;
   readonly digest: () => string;
   /** The digest of the arguments as the client sent them (an edited call keeps its original's): what a 2026-07-28 retry is bound to. */
   readonly sentDigest: () => string;
@@ -75,8 +78,9 @@ export interface BatchPosition {
 
 /** Inspects and decides a call routed to its server. */
 export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
-  const digest = lazyDigest(route.supervisor.name, route.tool.name, args);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
+  const argsJson = new ArgsJson(args);
+  const digest = lazyDigest(route.supervisor.name, route.tool.name, args, argsJson);
+  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });
 }
 
@@ -191,7 +195,8 @@ async function forwardEdited(original: DecidedCall, envelope: Envelope | null, e
 /** The call with the person's changed arguments, inspected and decided from scratch (no approval of the original carries over). */
 function decideEdited(original: DecidedCall, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
   const { supervisor, tool } = original.route;
-  const edited: Omit<DecidedCall, 'decision'> = { ...original, args, digest: lazyDigest(supervisor.name, tool.name, args), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
+  const argsJson = new ArgsJson(args);
+  const edited: Omit<DecidedCall, 'decision'> = { ...original, args, argsJson, digest: lazyDigest(supervisor.name, tool.name, args, argsJson), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
   return Object.assign(edited, { decision: inspectAndDecide(edited, context, session) });
 }
 
@@ -316,7 +321,7 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
     answer.reject(error);
     return;
   }
-  supervisor.callToolNow(permit, tool.name, args, forwardedMeta(meta, undefined), options, answer);
+  supervisor.callToolNow(permit, tool.name, args, forwardedMeta(meta, undefined), options, answer, decided.argsJson);
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation, type CancelSource } from '../cancellation.js';
-import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
+import { MAX_DEPTH, isPlainObject, jsonString, nestsDeeperThan } from '../values.js';
 import type { Extra } from './ports.js';
 import { asRpcError, internalError } from '../errors.js';
 import { QUEUED, type LineSending } from '../downstream/lines.js';
@@ -134,7 +134,7 @@ export class UpstreamCalls {
     }
     if (this.running.get(id) === cancellation) this.running.delete(id);
     if (cancellation.cancelled) return;
-    const sent = transport.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultText}}\n`, id);
+    const sent = transport.sendLine(`{"jsonrpc":"2.0","id":${typeof id === 'number' ? id : jsonString(id)},"result":${resultText}}\n`, id);
     if (sent !== QUEUED) sent.catch(() => undefined);
   }
 

@@ -1,13 +1,17 @@
 import { hash } from 'node:crypto';
+import { jsonString, type ArgsJson } from '../values.js';
 
 /**
  * A digest of one call (server, tool, canonical arguments): what an approval, a session grant for
  * an unrememberable call, the audit and the forward permit are bound to. Keys are sorted so the
  * same arguments in another order give the same digest.
  */
-export function argsDigest(server: string, tool: string, args: unknown): string {
+export function argsDigest(server: string, tool: string, args: unknown, json?: ArgsJson): string {
+  // Arguments already canonical, with their text made: the same text as canonicalJson's, from the
+  // pieces (docs/performance.md, "Round 10: each text made once").
+  const text = json && isCanonical(args) ? json.textOf(args) : undefined;
   // One-shot hash (Node 20.12+, and package.json's engines asks for 20.19): no Hash object per call.
-  return hash('sha256', canonicalJson([server, tool, args ?? {}]));
+  return hash('sha256', text === undefined ? canonicalJson([server, tool, args ?? {}]) : `[${jsonString(server)},${jsonString(tool)},${text}]`);
 }
 
 /** JSON with object keys sorted at every depth. */

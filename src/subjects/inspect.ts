@@ -5,6 +5,7 @@ import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../po
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/analysis-cache.js';
 import type { ToolClass } from './kind.js';
+import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
@@ -117,9 +118,9 @@ export function inspectResourceRead(server: string, uri: string, context: Inspec
 }
 
 /** The call's argument digest, computed once, when first needed. */
-export function lazyDigest(server: string, tool: string, args: unknown): () => string {
+export function lazyDigest(server: string, tool: string, args: unknown, json?: ArgsJson): () => string {
   let value: string | undefined;
-  return () => (value ??= argsDigest(server, tool, args));
+  return () => (value ??= argsDigest(server, tool, args, json));
 }
 
 function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kind {

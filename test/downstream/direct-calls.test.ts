@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { fromSignal } from '../helpers/cancel.js';
 import { ConnectionLost, DirectCalls, ServerReplyError } from '../../src/downstream/direct-calls.js';
-import { QUEUED } from '../../src/downstream/lines.js';
+import { QUEUED, serializeMessage } from '../../src/downstream/lines.js';
 
 /**
  * tools/call written straight to the transport beside a connected SDK Client, against a real SDK
@@ -486,5 +486,32 @@ describe("a server's line taken before it is parsed (answer-scan.ts)", () => {
     read(answer);
     read('{"jsonrpc":"2.0","id":3,"result":{"content":[]}}');
     expect(atClient).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [] } }]);
+  });
+});
+
+test("a call made from its arguments' text is the line serializeMessage writes for the message", () => {
+  const objects: Array<Record<string, unknown>> = [];
+  const lines: string[] = [];
+  const transport = {
+    send: (message: Record<string, unknown>) => (objects.push(message), QUEUED),
+    sendLine: (line: string) => (lines.push(line), QUEUED),
+  };
+  const direct = new DirectCalls(transport as unknown as InMemoryTransport);
+  const settle = { resolve: () => undefined, reject: () => undefined };
+  const cases: Array<[string, Record<string, unknown>]> = [
+    ['echo', { message: 'ping 1' }],
+    ['a "quoted" tool\n', { 'k"': ['é', '\u{1F600}', { deep: null }], __proto__x: 1 }],
+    ['\uD800', JSON.parse('{"__proto__":{"a":1},"b":-0}') as Record<string, unknown>],
+  ];
+  for (const [name, args] of cases) {
+    direct.send({ name, arguments: args }, { timeout: 60_000 }, settle);
+    direct.send({ name, arguments: args }, { timeout: 60_000 }, settle, JSON.stringify(args));
+  }
+  expect(lines).toHaveLength(cases.length);
+  // The same message with the id the line has (each text call's id is its object call's + 1).
+  objects.forEach((message, index) => {
+    const id = (message.id as number) + 1;
+    const params = message.params as Record<string, unknown>;
+    expect(lines[index]).toBe(serializeMessage({ ...message, id, params: { ...params, _meta: { progressToken: id } } } as JSONRPCMessage));
   });
 });

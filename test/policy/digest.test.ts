@@ -1,5 +1,7 @@
+import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/policy/digest.js';
+import { argsDigest, canonicalJson } from '../../src/policy/digest.js';
+import { ArgsJson } from '../../src/values.js';
 import { rng } from '../helpers/random.js';
 
 /** canonicalJson as it was written before its JSON.stringify fast path: the text it must keep giving. */
@@ -62,5 +64,24 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ a: 1, b: [2, 'three'] })).toBe('{"a":1,"b":[2,"three"]}');
     expect(canonicalJson({ 2: 'two', 10: 'ten' })).toBe('{"10":"ten","2":"two"}');
     expect(canonicalJson(['s', 't', JSON.parse('{"__proto__":{"b":1,"a":2}}')])).toBe('["s","t",{"__proto__":{"a":2,"b":1}}]');
+  });
+});
+
+describe('argsDigest from the arguments text made once (values.ts ArgsJson)', () => {
+  it('is the digest of canonicalJson on 3,000 seeded argument objects, names with quotes and unicode', () => {
+    const next = rng(1027);
+    const names = ['s', 'my "server"', 'é\u{1F600}', 'a\\b', 'tool\n', '\uD800'];
+    for (let index = 0; index < 3_000; index++) {
+      const value = randomValue(next, 1);
+      const args = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+      const server = names[index % names.length]!;
+      const tool = names[(index * 7) % names.length]!;
+      expect(argsDigest(server, tool, args, new ArgsJson(args))).toBe(hash('sha256', canonicalJson([server, tool, args])));
+    }
+  });
+
+  it("another object's text is never used: the digest is of the arguments given", () => {
+    const json = new ArgsJson({ command: 'ls' });
+    expect(argsDigest('s', 't', { command: 'rm -rf /' }, json)).toBe(argsDigest('s', 't', { command: 'rm -rf /' }));
   });
 });
