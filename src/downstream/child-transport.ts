@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineTaking, type Oversized } from './lines.js';
+import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
 import { LatchError, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 
@@ -65,7 +65,7 @@ const STDERR_TAIL_LINES = 5;
 const liveGroups = new Set<ChildTransport>();
 let exitHookInstalled = false;
 
-export class ChildTransport implements Transport, LineTaking {
+export class ChildTransport implements Transport, LineTaking, LineSending {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -207,6 +207,11 @@ export class ChildTransport implements Transport, LineTaking {
   };
 
   send(message: JSONRPCMessage): Promise<void> {
+    return this.sendLine(serializeMessage(message));
+  }
+
+  /** A line made elsewhere (lines.ts, LineSending: a call made from its arguments' text, direct-calls.ts). */
+  sendLine(line: string): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${escapeText(this.options.command)}) is not running`));
     // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
@@ -215,7 +220,7 @@ export class ChildTransport implements Transport, LineTaking {
       process.nextTick(this.flushOutgoing);
       this.failuresAtQueue = this.records?.failures ?? 0;
     }
-    this.outgoing += serializeMessage(message);
+    this.outgoing += line;
     return QUEUED;
   }
 
