@@ -264,6 +264,7 @@ function recordCall(decided: DecidedCall, context: CallContext, session: Session
     command: final.commandInfo?.raw ?? null,
     argsDigest: decided.digest,
     args: decided.args,
+    argsJson: decided.argsJson,
     waitMs,
     note: note || undefined,
     editedFrom: editedFrom || undefined,

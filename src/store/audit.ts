@@ -24,6 +24,7 @@ import type { Decision } from '../policy/types.js';
 import { isoTime } from '../iso-time.js';
 import { recordUnwritten } from '../errors.js';
 import { redactSecrets } from '../redact.js';
+import { jsonString, type ArgsJson } from '../values.js';
 
 /** One decided call, as the audit receives it. */
 export interface AuditRecord {
@@ -43,6 +44,8 @@ export interface AuditRecord {
   /** The digest of server, tool and arguments; a function is called when the record is written. */
   argsDigest: string | (() => string);
   args: unknown;
+  /** The text of `args` when it was made already (values.ts): written for that very object only, so never for a redacted copy. */
+  argsJson?: ArgsJson;
   waitMs: number;
   note?: string;
   /** The person changed the call before approving it: the digest of the call as the model sent it (`argsDigest` and `args` are the changed call's). */
@@ -197,18 +200,21 @@ class RecordText {
 
   /** `,"argsDigest":…,"args":…,"waitMs":…` and the note and the original digest when there are. */
   callFields(entry: AuditRecord): string {
-    return `${field('argsDigest', entry.argsDigest)}${field('args', entry.args)}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${field('editedFrom', entry.editedFrom)}`;
+    const argsText = entry.argsJson?.textOf(entry.args);
+    return `${field('argsDigest', entry.argsDigest)}${argsText === undefined ? field('args', entry.args) : `,"args":${argsText}`}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${field('editedFrom', entry.editedFrom)}`;
   }
 }
 
 /**
- * `,"key":value`, or nothing for a value JSON leaves out. Undefined and finite numbers are written
- * without JSON.stringify, each a call into the runtime (docs/performance.md, "Round 9: the warm
- * path"): its text for them is nothing and `String(value)`.
+ * `,"key":value`, or nothing for a value JSON leaves out. Undefined, finite numbers and strings are
+ * written without JSON.stringify where they can be, each a call into the runtime (docs/performance.md,
+ * "Round 9: the warm path" and "Round 10: each text made once"): its text for them is nothing,
+ * `String(value)`, and values.ts's jsonString.
  */
 function field(key: string, value: unknown): string {
   if (value === undefined) return '';
   if (typeof value === 'number' && Number.isFinite(value)) return `,"${key}":${value}`;
+  if (typeof value === 'string') return `,"${key}":${jsonString(value)}`;
   const text = JSON.stringify(value);
   return text === undefined ? '' : `,"${key}":${text}`;
 }

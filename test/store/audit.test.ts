@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
 import { redactSecrets } from '../../src/redact.js';
+import { ArgsJson } from '../../src/values.js';
 import { eventually, tempDir } from '../helpers/gateway.js';
 
 /**
@@ -115,6 +116,21 @@ describe('audit', () => {
     expect(process.listenerCount('exit')).toBe(hooks + 1);
     await audit.close();
     expect(process.listenerCount('exit')).toBe(hooks);
+  });
+
+  test("the arguments' text made for the call (values.ts ArgsJson) writes the same line as without it, and never stands for a redacted copy", async () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    const plain = { path: '/work/a', note: 'q"é\n' };
+    const secret = { path: '/work/a', apiKey: 'sk-live-123' };
+    audit.record(entry({ args: plain, argsJson: new ArgsJson(plain), note: 'a "note"', editedFrom: 'e'.repeat(64) }));
+    audit.record(entry({ args: plain, note: 'a "note"', editedFrom: 'e'.repeat(64) }));
+    audit.record(entry({ args: secret, argsJson: new ArgsJson(secret) }));
+    await audit.close();
+    const text = readFileSync(file, 'utf8').split('\n');
+    expect(text[0]!.replace(/"time":"[^"]*"/, '')).toBe(text[1]!.replace(/"time":"[^"]*"/, ''));
+    expect(lines(file)[2]!.args).toEqual({ path: '/work/a', apiKey: '[redacted]' });
+    expect(text[2]).not.toContain('sk-live-123');
   });
 
   test('secrets are redacted; a record that cannot be made is reported, and thrown only for an allowed call, which must not leave', async () => {
