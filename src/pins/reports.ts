@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { Pin, PinStore } from '../store/pins.js';
 import { pinState, type DefinitionReport, type DescriptionPolicy } from './check.js';
 import { definitionDigest, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
-import { scanDefinition, type Finding } from './scan.js';
+import { scanDefinition, ToolNames, type Finding } from './scan.js';
 
 /**
  * The gateway's view of each listed tool's (prompt's, resource template's) definition: digest and
@@ -50,6 +50,8 @@ interface Scanned {
 
 export class DefinitionReports {
   private scanned = new Map<string, Scanned>();
+  /** Every listed tool's names, for the other-tools check: indexed once per listing, not per definition. */
+  private names: ToolNames | undefined;
   private readonly logged = new Set<string>();
   /**
    * Pins being written, by definition: every call that comes while the first write is under way
@@ -66,6 +68,7 @@ export class DefinitionReports {
   /** A server's listing changed: scans are redone on next use. */
   listChanged(): void {
     this.scanned.clear();
+    this.names = undefined;
   }
 
   /** `all`: every listed tool, for the names a description must not reach for. */
@@ -87,8 +90,8 @@ export class DefinitionReports {
     let scan = this.scanned.get(key);
     if (!scan) {
       const definition = listed.definition();
-      const otherTools = all().filter((other) => other.server !== listed.server).flatMap((other) => [other.tool.name, other.exposed]);
-      scan = { definition, digest: definitionDigest(definition), findings: scanDefinition(definition, { otherTools }) };
+      this.names ??= new ToolNames(all().map((tool) => ({ server: tool.server, names: [tool.tool.name, tool.exposed] })));
+      scan = { definition, digest: definitionDigest(definition), findings: scanDefinition(definition, { otherTools: this.names, server: listed.server }) };
       this.scanned.set(key, scan);
       if (scan.findings.length > 0 && !this.logged.has(scan.digest)) {
         this.logged.add(scan.digest);

@@ -33,8 +33,10 @@ export interface Finding {
 
 /** Other tools the model sees: a description that names one of them is reaching across servers. */
 export interface ScanContext {
-  /** Names (original and exposed) of tools of OTHER servers. */
-  otherTools?: readonly string[];
+  /** Every listed tool's names (original and exposed), or just the names of OTHER servers' tools. */
+  otherTools?: ToolNames | readonly string[];
+  /** The server of the definition scanned: its own tools' names are not "other". */
+  server?: string;
 }
 
 /** The longest excerpt kept per finding. */
@@ -96,7 +98,9 @@ const PATTERNS: Pattern[] = [
 
 export function scanDefinition(definition: Definition, context: ScanContext = {}): Finding[] {
   const findings: Finding[] = [];
-  const others = distinctiveNames(context.otherTools ?? []);
+  const others = context.otherTools instanceof ToolNames ? context.otherTools : new ToolNames([{ server: null, names: context.otherTools ?? [] }]);
+  // A definition naming itself reaches nowhere, even when another server lists the same name.
+  const own = new Set(typeof definition.name === 'string' ? [definition.name] : []);
   for (const { where, text } of strings(definition)) {
     const hidden = HIDDEN.exec(text);
     if (hidden) findings.push({ code: 'hidden-unicode', where, excerpt: around(text, hidden.index, hidden[0].length), message: `invisible or direction-changing characters (${codePoints(text)})` });
@@ -104,11 +108,8 @@ export function scanDefinition(definition: Definition, context: ScanContext = {}
       const match = pattern.test.exec(text) ?? (pattern.code === 'exfiltration' ? exfiltrationUrl(text) : null);
       if (match) findings.push({ code: pattern.code, where, excerpt: around(text, match.index, match[0].length), message: pattern.message });
     }
-    const named = others.find((name) => new RegExp(`(?<![A-Za-z0-9_-])${escapeRegExp(name)}(?![A-Za-z0-9_-])`).test(text));
-    if (named && !findings.some((finding) => finding.where === where && finding.code === 'other-tools')) {
-      const index = text.indexOf(named);
-      findings.push({ code: 'other-tools', where, excerpt: around(text, index, named.length), message: `names ${named}, a tool of another server` });
-    }
+    const named = findings.some((finding) => finding.where === where && finding.code === 'other-tools') ? undefined : others.find(text, context.server, own);
+    if (named) findings.push({ code: 'other-tools', where, excerpt: around(text, named.index, named.name.length), message: `names ${named.name}, a tool of another server` });
   }
   return findings;
 }
@@ -150,12 +151,53 @@ function strings(value: unknown, where = ''): Array<{ where: string; text: strin
   return out;
 }
 
+/** A word of a tool name, as the other-tools check splits text: a name is found only as whole words. */
+const WORD = /[A-Za-z0-9_-]+/g;
+/** A name of more words than this (`a.b.c…`) is not looked for: each word of a text starts a look-up that many words long at most. */
+const MAX_NAME_WORDS = 16;
+
 /**
- * Tool names worth matching in free text: a name like `add` or `echo` is an ordinary word, so only
- * names with a separator or an inner capital (`send_email`, `list_chats`, `readFile`) count.
+ * Every listed tool's names, indexed once per listing, for the other-tools check: a text is split
+ * into words and each word (or run of words, for a name like `github.create_issue`) is looked up,
+ * where a regex per name per string cost 5.7 s for a 10-property schema against 10,000 tools
+ * (docs/pins.md, "The description scan"). Only names with a separator or an inner capital
+ * (`send_email`, `list_chats`, `readFile`) count: a name like `add` or `echo` is an ordinary word.
  */
-function distinctiveNames(names: readonly string[]): string[] {
-  return [...new Set(names)].filter((name) => name.length >= 5 && /[_-]|[a-z][A-Z]/.test(name));
+export class ToolNames {
+  /** Name → the servers listing it (null: a server the caller did not say). */
+  private readonly servers = new Map<string, Set<string | null>>();
+  /** The names' first words, first two words, … (for names of more than one word). */
+  private readonly prefixes = new Set<string>();
+
+  constructor(tools: Iterable<{ server: string | null; names: readonly string[] }>) {
+    for (const { server, names } of tools) {
+      for (const name of names) {
+        if (name.length < 5 || !/[_-]|[a-z][A-Z]/.test(name)) continue;
+        const words = [...name.matchAll(WORD)];
+        // A name must start and end with a word character to be found as whole words.
+        if (words.length === 0 || words.length > MAX_NAME_WORDS || words[0]!.index !== 0 || words.at(-1)!.index + words.at(-1)![0].length !== name.length) continue;
+        for (const word of words.slice(0, -1)) this.prefixes.add(name.slice(0, word.index + word[0].length));
+        const listing = this.servers.get(name) ?? new Set();
+        listing.add(server);
+        this.servers.set(name, listing);
+      }
+    }
+  }
+
+  /** The first name in `text` that a server other than `server` lists, leaving out `own`. */
+  find(text: string, server: string | undefined, own: ReadonlySet<string>): { name: string; index: number } | undefined {
+    const words = [...text.matchAll(WORD)];
+    for (let first = 0; first < words.length; first++) {
+      const start = words[first]!.index;
+      for (let last = first; last < words.length && last - first < MAX_NAME_WORDS; last++) {
+        const name = text.slice(start, words[last]!.index + words[last]![0].length);
+        const servers = this.servers.get(name);
+        if (servers && !own.has(name) && [...servers].some((listing) => listing !== server)) return { name, index: start };
+        if (!this.prefixes.has(name)) break;
+      }
+    }
+    return undefined;
+  }
 }
 
 function around(text: string, index: number, length: number): string {
@@ -173,8 +215,4 @@ function codePoints(text: string): string {
   }
   const count = [...text].filter((ch) => HIDDEN.test(ch)).length;
   return `${count} of them: ${[...seen].join(', ')}${count > seen.size ? ', …' : ''}`;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

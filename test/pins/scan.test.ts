@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { toolDefinition } from '../../src/pins/definition.js';
-import { scanDefinition, type FindingCode } from '../../src/pins/scan.js';
+import { scanDefinition, ToolNames, type FindingCode } from '../../src/pins/scan.js';
+import { rng } from '../helpers/random.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const LISTS = ['filesystem', 'everything', 'commands', 'git', 'memory'] as const;
@@ -171,5 +172,37 @@ describe('findings', () => {
   it('name another server\'s tool only as a whole word', () => {
     expect(codes({ description: 'Use before send_emails_later' }, ['send_email'])).toEqual([]);
     expect(codes({ description: 'Then call send_email.' }, ['send_email'])).toEqual(['other-tools']);
+  });
+
+  it('names of several words (github.create_issue) as whole words too', () => {
+    expect(codes({ description: 'Then call github.create_issue.' }, ['github.create_issue'])).toEqual(['other-tools']);
+    expect(codes({ description: 'Then call github.create_issues or xgithub.create_issue or github create_issue.' }, ['github.create_issue'])).toEqual([]);
+  });
+
+  it('the same words the per-name regex found, on 3,000 generated texts', () => {
+    const names = ['send_email', 'list-chats', 'readFile', 'a.b_c', 'mail__send_email', 'x_y z_w'];
+    const regexes = names.map((name) => new RegExp(`(?<![A-Za-z0-9_-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_-])`));
+    const next = rng(2);
+    const PIECES = [...names, 'send', '_email', 'mail__', ' ', '.', '-', 'x', 'A', 'z_w', 'b_c', 'a.', '\n'];
+    const index = new ToolNames([{ server: 'other', names }]);
+    for (let round = 0; round < 3_000; round++) {
+      const text = Array.from({ length: Math.floor(next() * 8) }, () => PIECES[Math.floor(next() * PIECES.length)]).join('');
+      const expected = regexes.some((regex) => regex.test(text));
+      expect([text, index.find(text, 'self', new Set()) !== undefined]).toEqual([text, expected]);
+    }
+  });
+
+  it('a name the definition has itself is no finding, whoever else lists it (a plain collision)', () => {
+    const definition = { name: 'read_text_file', title: 'read_text_file', description: 'Reads a file; read_text_file returns text.' };
+    expect(codes(definition, ['read_text_file', 'fs__read_text_file'])).toEqual([]);
+    expect(codes({ ...definition, description: 'Call fs__read_text_file first.' }, ['read_text_file', 'fs__read_text_file'])).toEqual(['other-tools']);
+    // Its own server's tools are not other tools, even when another server lists the same names.
+    const names = new ToolNames([
+      { server: 'good', names: ['read_multiple_files', 'good__read_multiple_files', 'list_directory', 'good__list_directory'] },
+      { server: 'evil', names: ['read_multiple_files', 'evil__read_multiple_files', 'list_directory'] },
+    ]);
+    expect(scanDefinition({ name: 'read_multiple_files', description: 'Reads files.' }, { otherTools: names, server: 'good' })).toEqual([]);
+    expect(scanDefinition({ name: 'x_y', description: 'After good__list_directory.' }, { otherTools: names, server: 'good' })).toEqual([]);
+    expect(scanDefinition({ name: 'x_y', description: 'Like list_directory.' }, { otherTools: names, server: 'good' }).map((finding) => finding.code)).toEqual(['other-tools']);
   });
 });
