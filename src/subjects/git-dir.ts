@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /**
@@ -71,14 +71,32 @@ export function workTreeOf(dir: string): string | null {
   }
 }
 
-/** The git directory a `.git` entry names: itself, the `gitdir:` of a `.git` file; null when unreadable; undefined when absent. */
+/**
+ * The git directory a `.git` entry names: itself, the `gitdir:` of a `.git` file; null when unreadable;
+ * undefined when absent, or a directory git does not take for one (setup.c: git then walks on up, so
+ * `mkdir -p src/.git/x; cd src; git reset --hard` rewrote the outer tree: docs/threat-model.md#git-rewrites-tracked-files).
+ */
 function gitDirectoryAt(entry: string): string | null | undefined {
   try {
-    if (lstatSync(entry).isDirectory()) return entry;
+    if (lstatSync(entry).isDirectory()) return isGitDirectory(entry) && validHead(entry) ? entry : undefined;
     const named = /^gitdir: (.+)$/m.exec(readFileSync(entry, 'utf8'))?.[1]?.trim();
     return named === undefined ? null : named.startsWith('/') ? named : `${dirname(entry)}/${named}`;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? undefined : null;
+  }
+}
+
+/**
+ * setup.c validate_headref: HEAD a link into `refs/`, or a file holding `ref: refs/…` or an object
+ * id. Anything else and git skips the directory; taking fewer for valid only moves the top up, over
+ * more of the tree.
+ */
+function validHead(dir: string): boolean {
+  try {
+    if (lstatSync(`${dir}/HEAD`).isSymbolicLink()) return readlinkSync(`${dir}/HEAD`).startsWith('refs/');
+    return /^(ref:\s*refs\/|[0-9a-f]{40})/.test(readFileSync(`${dir}/HEAD`, 'utf8'));
+  } catch {
+    return false;
   }
 }
 

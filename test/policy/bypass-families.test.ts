@@ -1843,6 +1843,12 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     writeFileSync(join(R, 'data', 'secret'), 'v4');
     writeFileSync(join(R, 'src', 'a.ts'), 'export {}');
     execFileSync('git', ['init', '-q', R], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    // `.git` directories git does not take for one (setup.c is_git_directory, validate_headref).
+    mkdirSync(join(R, 'n1', '.git', 'x'), { recursive: true });
+    execFileSync('git', ['init', '-q', join(R, 'n2')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    rmSync(join(R, 'n2', '.git', 'HEAD'));
+    for (const dir of ['objects', 'refs']) mkdirSync(join(R, 'n3', '.git', dir), { recursive: true });
+    writeFileSync(join(R, 'n3', '.git', 'HEAD'), 'junk\n');
   });
   const notAllowed = (cases: string[], deny?: string[]): void => {
     for (const mode of MODES) {
@@ -1978,6 +1984,16 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     "git checkout HEAD -- 'data\\/secret'",
     "git stash push -- 'data/secre\\t'",
     "git rm -qf 'data/secre\\t'",
+  ]);
+  // A `.git` directory git does not take for one (no HEAD, objects/, refs/; a HEAD that is not a
+  // ref or an object id): git walks on up and rewrote data/secret (git 2.39, bash 5.2).
+  notAllowed([
+    'cd n1 && git reset --hard HEAD~2',
+    'cd n1 && git checkout -f',
+    'cd n1 && git stash',
+    'git -C n1 checkout HEAD~2',
+    'cd n2 && git reset --hard HEAD~2',
+    'cd n3 && git reset --hard HEAD~2',
   ]);
   // `worktree add PATH` checks out into PATH (`--orphan` is a flag in newer git), `remove` deletes it;
   // `--prefix=DIR/` writes a copy there; `clone` checks out into DIR or the repository's name;
