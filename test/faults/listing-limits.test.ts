@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faultServer } from '../helpers/faults.js';
@@ -132,4 +133,26 @@ describe('serve: outputSchemas past the limit, and many to compile', () => {
       await harness.close();
     }
   }, 180_000);
+});
+
+describe('serve: a server that says its list changed, a thousand times', () => {
+  test('one read of its lists at a time, and one after the notifications that came during it: 1,000 notifications are 2 reads, and a change during a read is listed', async () => {
+    const dir = tempDir();
+    const lists = join(dir, 'lists');
+    const harness = await startGateway({ mcpServers: { f: faultServer('list-changed', join(dir, 'f-starts'), { FAULT_LISTS: lists }), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] } }, { dir });
+    const reads = () => readFileSync(lists, 'utf8').split('\n').filter(Boolean).length;
+    try {
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).not.toContain('f__added_after');
+      expect(reads()).toBe(1);
+      expect(textOf(await harness.client.callTool({ name: 'f__notify_changed', arguments: { count: 1000 } }))).toBe('notified');
+      await eventually(async () => expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__added_after'));
+      // f answers in order: once this call is answered, every list the gateway asked for before it was read.
+      expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'f still served' } }))).toContain('f still served');
+      expect(textOf(await harness.client.callTool({ name: 'w__echo', arguments: { text: 'w still served' } }))).toContain('w still served');
+      // The start, the read the first notification began, and one after the notifications during it.
+      expect(reads()).toBe(3);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
 });
