@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import { posix } from 'node:path';
 import { RECURSIVE } from '../policy/decide.js';
 import type { PathSubject, Segment } from '../policy/types.js';
 import { INTO_DIRECTORY } from './shell/files.js';
@@ -15,8 +16,9 @@ import { INTO_DIRECTORY } from './shell/files.js';
  * a destination. A directory holding links that is copied with them (`cp -r` without `-L`, `cp -a`,
  * `mv`, `rsync -a`) makes them again below the destination: `cp -r dir d2 && rm d2/link/x` removes
  * what dir/link points to. Each link its walk met (subjects/tree.ts, not followed) or that the text
- * made below it gives DEST/REL and DEST/NAME/REL (whether DEST is a directory is known only at run
- * time); a walk cut short at its bound gives DEST itself.
+ * made below it gives DEST/REL and DEST/PLACE/REL for each place the copy may put the source
+ * (`placements`; whether DEST is a directory is known only at run time); a walk cut short at its
+ * bound gives DEST itself.
  */
 
 /** One command's path subjects: `own` its operands (in order), `all` with what its trees added. */
@@ -58,9 +60,22 @@ function namesMade({ segment, own: operands }: SegmentPaths, links: readonly str
   if (symbolic || sources.some((source) => forms(source).some((form) => isLink(form) || links.some((link) => form === link || form.startsWith(`${link}/`))))) return forms(destination);
   return sources.flatMap((source) => {
     const held = heldLinks(source, links);
-    const name = source.path?.replace(/\/+$/, '').split('/').at(-1);
-    return held.flatMap((rel) => forms(destination).flatMap((dest) => (rel === '' ? [dest] : [`${dest}/${rel}`, ...(name ? [`${dest}/${name}/${rel}`] : [])])));
+    const below = placements(source);
+    return held.flatMap((rel) => forms(destination).flatMap((dest) => (rel === '' ? [dest] : ['', ...below].map((place) => posix.join(dest, place, rel)))));
   });
+}
+
+/**
+ * Where a copy may put a source below its destination: its last name (`cp -r dir d2`), its whole
+ * path as written (`cp -r --parents lk/dir d2` makes d2/lk/dir, cp(1)) and the part after a `/./`
+ * (`rsync -R a/./dir d2` makes d2/dir, rsync(1)). All of them, whatever the options: a name too
+ * many only asks for paths below it.
+ */
+function placements(source: PathSubject): string[] {
+  const name = source.path?.replace(/\/+$/, '').split('/').at(-1);
+  const whole = source.input.replace(/^\/+/, '').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
+  const at = source.input.indexOf('/./');
+  return [...(name ? [name] : []), whole, ...(at === -1 ? [] : [source.input.slice(at + 3).replace(/\/+$/, '')])].filter((place) => place !== '');
 }
 
 /**

@@ -1714,6 +1714,8 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     beforeAll(() => {
       mkdirSync(join(T, 'ldir'));
       symlinkSync(join(T, 'data'), join(T, 'ldir', 'l'));
+      mkdirSync(join(T, 'lk', 'dir'), { recursive: true });
+      symlinkSync(join(T, 'data'), join(T, 'lk', 'dir', 'l'));
     });
     notAllowed([
       'cp -r ../ldir d2 && rm d2/l/table.csv',
@@ -1727,6 +1729,12 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
       'rsync -rl ../ldir d2 && echo x > d2/ldir/l/table.csv',
       'mkdir k && ln -s ../../data k/m && cp -r k k2 && echo y > k2/m/table.csv',
       'mkdir k && ln -s ../../data k/m && mv k k2 && rm k2/m/table.csv',
+      // cp --parents puts the source's whole path below DEST, rsync -R its path from a `/./` (bash
+      // 5.2, coreutils 9.1, rsync 3.5 wrote <T>/data/table.csv; <T>/lk/dir/l -> <T>/data; round 10 review).
+      'cd .. && mkdir -p e4 && cp -r --parents lk/dir e4 && echo x > e4/lk/dir/l/table.csv',
+      'cd .. && mkdir -p e4 && cp -a --parents lk/dir e4 && rm e4/lk/dir/l/table.csv',
+      'cd .. && rsync -aR lk/dir e4 && echo x > e4/lk/dir/l/table.csv',
+      'cd .. && rsync -aR ./lk/./dir e4 && echo x > e4/dir/l/table.csv',
     ]);
     // What is not below a link stays as it was (src holds the link `up`).
     allowed(['cp -r src src2 && cat src2/a.ts && echo x > src2/a.ts', 'mv src src2 && cat src2/a.ts', 'rsync -a src/ src2/ && echo x > src2/a.ts']);
