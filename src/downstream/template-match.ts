@@ -29,6 +29,8 @@ const OPERATORS = ['+', '#', '.', '/', '?', '&'];
  * character costs a few operations on a number of (positions) bits, whatever the template.
  */
 export class TemplateMatcher {
+  /** The literal text before the first expression: most URIs differ from most templates there. */
+  private prefix: string | null = null;
   private positions = 0;
   /** The position the next part follows, and the shift that reaches it (2 after an exploded value, whose comma sits between). */
   private end = 0;
@@ -51,12 +53,14 @@ export class TemplateMatcher {
   }
 
   literal(text: string): void {
+    this.prefix ??= text;
     for (let index = 0; index < text.length; index++) this.literalAt(this.position(), text.charCodeAt(index));
     this.end = this.positions;
   }
 
   /** `(X+)`, or `(X+(?:,X+)*)` when exploded. */
   value(test: Test, exploded = false): void {
+    this.prefix ??= '';
     const bit = this.position();
     this.classes[CLASSES.indexOf(test as (typeof CLASSES)[number])]! |= bit;
     this.loops |= bit;
@@ -70,6 +74,7 @@ export class TemplateMatcher {
   }
 
   matches(uri: string): boolean {
+    if (this.prefix !== null && !uri.startsWith(this.prefix)) return false;
     let read = 1n;
     for (let index = 0; index < uri.length && read !== 0n; index++) {
       const code = uri.charCodeAt(index);
