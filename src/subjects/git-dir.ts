@@ -119,7 +119,10 @@ function movesWorkTree(gitDir: string, top: string): boolean {
     } catch (error) {
       return (error as NodeJS.ErrnoException).code !== 'ENOENT';
     }
-    return [...text.matchAll(/^\s*worktree\s*=\s*(.*?)\s*$/gim)].some(([, value]) => {
+    // Any `worktree` key, also on a section's line (`[core] worktree = X`, git accepts it); a value
+    // git would unquote or cut at a comment counts as elsewhere.
+    return [...text.matchAll(/(?:^|\])[ \t]*worktree[ \t]*(?:=[ \t]*(.*?))?[ \t]*$/gim)].some(([, value]) => {
+      if (value === undefined || /["\\;#]/.test(value)) return true;
       try {
         return realpathSync(value!.startsWith('/') ? value! : `${gitDir}/${value}`) !== top;
       } catch {

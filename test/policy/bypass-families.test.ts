@@ -1857,6 +1857,11 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     rmSync(join(R, 'n2', '.git', 'HEAD'));
     for (const dir of ['objects', 'refs']) mkdirSync(join(R, 'n3', '.git', dir), { recursive: true });
     writeFileSync(join(R, 'n3', '.git', 'HEAD'), 'junk\n');
+    // core.worktree on a section's line moves the nested repository's tree to R (git rev-parse --show-toplevel).
+    for (const [dir, line] of [['n4', '[core] worktree = ../..'], ['n5', '[core]WorkTree=../..']]) {
+      execFileSync('git', ['init', '-q', join(R, dir!)], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+      writeFileSync(join(R, dir!, '.git', 'config'), `${line}\n`, { flag: 'a' });
+    }
   });
   const notAllowed = (cases: string[], deny?: string[]): void => {
     for (const mode of MODES) {
@@ -2002,6 +2007,9 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git -C n1 checkout HEAD~2',
     'cd n2 && git reset --hard HEAD~2',
     'cd n3 && git reset --hard HEAD~2',
+    // `[core] worktree = ../..` (also `[core]WorkTree=`) moves the nested repository's tree to R.
+    'cd n4 && git reset --hard',
+    'cd n5 && git checkout -f',
   ]);
   // `worktree add PATH` checks out into PATH (`--orphan` is a flag in newer git), `remove` deletes it;
   // `--prefix=DIR/` writes a copy there; `clone` checks out into DIR or the repository's name;
