@@ -1948,6 +1948,7 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git revert HEAD',
     'git am ../0001.patch',
     'git bisect start HEAD HEAD~3',
+    'git bisect start HEAD HEAD~3 -- --no-checkout data', // a path after `--`
     'git bisect good',
     'git bisect reset',
   ]);

@@ -206,7 +206,10 @@ const SEQUENCE_VALUES: OptionSpec = { short: 'mFsXxSC', long: ['message', 'file'
 const bisect: Model = (args) => {
   const first = args[0];
   if (first?.isStatic && ['log', 'visualize', 'view', 'terms', 'help', 'replay'].includes(first.value)) return first.value === 'replay' ? WHOLE : NOTHING;
-  return first?.isStatic && first.value === 'start' && args.some((w) => w.isStatic && w.value === '--no-checkout') ? NOTHING : WHOLE;
+  // After `--` a `--no-checkout` is a path (git 2.39 checked out with one there).
+  const end = args.findIndex((w) => w.isStatic && w.value === '--');
+  const options = end === -1 ? args : args.slice(0, end);
+  return first?.isStatic && first.value === 'start' && options.some((w) => w.isStatic && w.value === '--no-checkout') ? NOTHING : WHOLE;
 };
 
 /** git-sparse-checkout(1): `set`, `add`, `reapply`, `disable`, `init` remove or restore files; `list` only shows. */
