@@ -1949,6 +1949,10 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git am ../0001.patch',
     'git bisect start HEAD HEAD~3',
     'git bisect start HEAD HEAD~3 -- --no-checkout data', // a path after `--`
+    // git's dashed form is the subcommand (git(1)): each rewrote data/secret (git 2.39, bash 5.2).
+    '/usr/lib/git-core/git-reset --hard HEAD~1',
+    '/usr/lib/git-core/git-checkout -f HEAD~1',
+    'git-stash',
     'git bisect good',
     'git bisect reset',
   ]);

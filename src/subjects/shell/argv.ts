@@ -58,9 +58,11 @@ export function buildSegment(input: SegmentInput): Built {
   };
   const built: Built = { segment, nested, reasons, stdout: null };
   if (name === null) return built;
+  // git's dashed form (`/usr/lib/git-core/git-reset --hard`) is `git reset --hard` (git(1)).
+  const dashed = /^git-[a-z]/.test(name) ? { name: 'git', args: [staticWord(name.slice(4)), ...args] } : { name, args };
   if (!stripped.xargs) {
-    describeProgram(name, args, input, built);
-    if (name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
+    describeProgram(dashed.name, dashed.args, input, built);
+    if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
     return built;
   }
   // `… | xargs rm -r`: the files come from stdin, so the program is described with them as words
@@ -72,15 +74,15 @@ export function buildSegment(input: SegmentInput): Built {
     if (word.isStatic) stdin.add(word.raw);
     return { ...word, isStatic: false };
   };
-  const given = replace === null ? [...args, unknown(staticWord(XARGS_INPUT))] : args.map((word) => (replace === undefined || word.value.includes(replace) ? unknown(word) : word));
+  const given = replace === null ? [...dashed.args, unknown(staticWord(XARGS_INPUT))] : dashed.args.map((word) => (replace === undefined || word.value.includes(replace) ? unknown(word) : word));
   const before = new Set(paths);
-  describeProgram(name, given, input, built);
+  describeProgram(dashed.name, given, input, built);
   segment.paths = paths.filter((path) => before.has(path) || path.access === 'write' || path.isStatic || !stdin.has(path.path));
   // A program the analyser does not know (it then has `alternatives`) may write what xargs gives it
   // (`… | xargs gzip` replaced data/secret by secret.gz under bash 5.2): a write known only at run time.
   const written = segment.alternatives !== undefined ? pathOf({ ...staticWord(XARGS_INPUT), isStatic: false }, 'write', cwd) : null;
   if (written) segment.paths.push(written);
-  if (name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
+  if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
   return built;
 }
 
