@@ -672,7 +672,13 @@ describe('6. 7z a reads what it archives', () => {
   deniedEverywhere([
     ['7z a k.7z <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
     ['7z a k.7z <H>/.ssh', 'Read(~/.ssh/**)'],
+    // Round 10 review (bash 5.2, 7-Zip 26 stored the key): with -r a name is looked for in every
+    // directory below, and -i!NAME / -ir!NAME name a file as an operand does.
+    ["7z a -tzip -mx0 <T>/k.zip '-i!<H>/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
+    ["7z a <T>/k.zip '-ir!<H>/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
   ]);
+  // The home directory walked, with Read(~/.ssh/**) below it: asks, as `7z a k.7z ~` does.
+  neverAllowedAnywhere(['cd <H> && 7z a -r <T>/k1.7z id_rsa']);
 });
 
 describe('6. a program named through a variable, a substitution or an array', () => {
@@ -1684,8 +1690,13 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     '7z a a.7z ../data/table.csv -sDEL',
     '7za a -sdel a.7z ../data/table.csv',
     'cd ../data && 7z a -sdel ../a.7z',
+    // With -r (not -r- or -r0) a plain name is searched for in every directory below its own (round
+    // 10 review: bash 5.2, 7-Zip 26 removed <T>/data/table.csv).
+    'cd .. && 7z a -r -sdel a.7z table.csv',
+    '7z a -R -sdel a.7z ../table.csv',
+    "7z a -sdel a.7z '-ir!../table.csv'",
   ]);
-  test.each(['7z a a.7z src', '7z a -sdel a.7z src', "7z a a.7z 'src/*.ts'", '7z a a.7z ../data', '7z l a.7z', '7z t a.7z'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(['7z a -r a.7z src/a.ts', "7z a a.7z src '-xr!*.log'", '7z a -r- -sdel a.7z src', "7z a a.7z '-i!src'", '7z a a.7z src', '7z a -sdel a.7z src', "7z a a.7z 'src/*.ts'", '7z a a.7z ../data', '7z l a.7z', '7z t a.7z'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });

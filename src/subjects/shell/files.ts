@@ -936,7 +936,8 @@ const cpio: Handler = (args, cwd, out) => {
  * `a`/`u` write ARCHIVE and read each FILE with what is below it (none: the working directory; `-l`
  * follows links); `-sdel` removes them after, so they are removals as `rm -r` (bash 5.2, 7-Zip 26:
  * `7z a -sdel a.7z data` removed data); a 7-Zip wildcard counts from its fixed leading directories,
- * and files named by `@LIST` or an `-i` switch are known only at run time. `-u…!NAME` writes a new archive NAME, `-v{size}` volumes
+ * with `-r` a name from its own directory, `-i!NAME` is a file as an operand is, and files named by
+ * `@LIST` or `-i@LIST` are known only at run time. `-u…!NAME` writes a new archive NAME, `-v{size}` volumes
  * ARCHIVE.001…. `d`, `rn` rewrite ARCHIVE; `x`, `e` write the members (`archive-extract`, `-o{dir}`).
  */
 const sevenZip: Handler = (args, cwd, out) => {
@@ -959,16 +960,27 @@ const sevenZip: Handler = (args, cwd, out) => {
   for (const value of switches) if (/^-u[^!]*!./i.test(value)) push(out, pathOf(staticWord(value.slice(value.indexOf('!') + 1)), WRITE, cwd));
   const removes = has(/^-sdel$/i);
   const tree = { content: true, follows: has(/^-l$/i) };
-  const files = operands.filter((word) => !(word.isStatic && word.value.startsWith('@')));
-  for (const list of operands.filter((word) => word.isStatic && word.value.startsWith('@'))) push(out, pathOf(staticWord(list.value.slice(1)), READ, cwd));
-  if (files.length === 0 && operands.length === 0 && !has(/^-i/i)) files.push(staticWord('.'));
-  for (const file of files) {
-    // A 7-Zip wildcard (`*.log`, with `-r` in every directory below) matches below its fixed leading directories.
-    const word = file.isStatic && /[*?]/.test(file.value) ? staticWord(globBase(file.value)) : file;
+  // `-r` searches every directory below for each name, `-r0` only for wildcards, `-r-` for none (the last wins).
+  const recursion = switches.filter((value) => /^-r[-0]?$/i.test(value)).at(-1)?.slice(2) ?? '-';
+  const files: Array<[word: Word, recursion: string]> = operands.filter((word) => !(word.isStatic && word.value.startsWith('@'))).map((word) => [word, recursion]);
+  const lists = operands.filter((word) => word.isStatic && word.value.startsWith('@')).map((word) => word.value.slice(1));
+  // `-i[r[-|0]]!NAME` names a file as an operand does, `-i…@LIST` a list file (`-x` only leaves files out).
+  for (const value of switches) {
+    const include = /^-i(r[-0]?)?([!@])(.+)$/i.exec(value);
+    if (include?.[2] === '!') files.push([staticWord(include[3]!), include[1] === undefined ? recursion : include[1].slice(1)]);
+    else if (include) lists.push(include[3]!);
+  }
+  for (const list of lists) push(out, pathOf(staticWord(list), READ, cwd));
+  if (files.length === 0 && lists.length === 0) files.push([staticWord('.'), '-']);
+  for (const [file, recurses] of files) {
+    // A 7-Zip wildcard matches below its fixed leading directories; with `-r` a name is looked for in
+    // every directory below its own (`cd ~ && 7z a -r k.7z id_rsa` stored .ssh/id_rsa).
+    const wildcard = file.isStatic && /[*?]/.test(file.value);
+    const word = !file.isStatic ? file : wildcard ? staticWord(globBase(file.value)) : recurses === '' ? staticWord(posix.dirname(file.value)) : file;
     push(out, walked(pathOf(word, READ, cwd), tree));
     if (removes) push(out, walked(pathOf(word, WRITE, cwd), REMOVED));
   }
-  if (removes && (files.length < operands.length || has(/^-i/i))) push(out, pathOf(unknownWord(staticWord('<files 7z is given at run time>')), WRITE, cwd));
+  if (removes && lists.length > 0) push(out, pathOf(unknownWord(staticWord('<files 7z is given at run time>')), WRITE, cwd));
 };
 
 /** `ar x ARCHIVE`: the members are written. `dashed`: the command may start with `-` (GNU ar reads `ar -x` as `ar x`). */
