@@ -2115,6 +2115,15 @@ describe('4. commands git runs from its own words are decided as commands', () =
     ['git submodule foreach rm -rf q', 'Bash(rm *)'],
     ["git submodule --quiet foreach --recursive 'rm -rf q'", 'Bash(rm *)'],
     ['git merge-index rm -a', 'Bash(rm *)'],
+    // Programs git runs through the shell (review of 2dae263: each removed data/secret, git 2.39, bash 5.2).
+    ["git ls-remote --upload-pack='rm -f data/secret; git-upload-pack' .", 'Bash(rm *)'],
+    ["git clone -q --upload-pack='rm -f data/secret; git-upload-pack' . /tmp/x", 'Bash(rm *)'],
+    ["git clone -q -u 'rm -f data/secret; git-upload-pack' . /tmp/x", 'Bash(rm *)'],
+    ["git push --receive-pack='rm -f data/secret; git-receive-pack' . HEAD:refs/heads/zz", 'Bash(rm *)'],
+    ["git push --exec='rm -f data/secret; git-receive-pack' . HEAD:refs/heads/zz", 'Bash(rm *)'],
+    ["git archive --remote=. --exec='rm -f data/secret; git-upload-archive' HEAD", 'Bash(rm *)'],
+    ["git grep -O'rm -f data/secret; true' local", 'Bash(rm *)'],
+    ["git grep --open-files-in-pager='rm -f data/secret; true' local", 'Bash(rm *)'],
   ]);
   neverAllowedAnywhere(['git rebase -x "$c" HEAD~1', 'git submodule foreach "$c"']);
 });

@@ -1,4 +1,4 @@
-import { optionValues, scanOptions, staticWord, type Word } from './options.js';
+import { optionValues, scanOptions, staticWord, type OptionSpec, type Word } from './options.js';
 
 /**
  * Commands a git subcommand runs that its own words name (git-rebase(1) `--exec`, git-bisect(1)
@@ -18,6 +18,18 @@ export interface GitRuns {
   argvs: Word[][];
 }
 
+const UPLOAD_PACK = { spec: { short: 'uobj', long: ['upload-pack', 'origin', 'branch', 'reference', 'depth', 'config', 'jobs', 'filter', 'server-option', 'shallow-since', 'shallow-exclude', 'separate-git-dir', 'template'] }, names: ['--upload-pack'] };
+const REMOTE_PROGRAMS: Record<string, { spec: OptionSpec; names: string[] }> = {
+  'ls-remote': UPLOAD_PACK,
+  fetch: UPLOAD_PACK,
+  pull: UPLOAD_PACK,
+  'fetch-pack': UPLOAD_PACK,
+  clone: { ...UPLOAD_PACK, names: ['-u', '--upload-pack'] },
+  push: { spec: { short: 'o', long: ['receive-pack', 'exec', 'repo', 'push-option', 'signed', 'force-with-lease'] }, names: ['--receive-pack', '--exec'] },
+  'send-pack': { spec: { long: ['receive-pack', 'exec'] }, names: ['--receive-pack', '--exec'] },
+  archive: { spec: { short: 'o', long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file'] }, names: ['--exec'] },
+};
+
 const FILTERS = ['env-filter', 'tree-filter', 'index-filter', 'parent-filter', 'msg-filter', 'commit-filter', 'tag-name-filter', 'setup'];
 
 export function gitRuns(sub: string, args: readonly Word[]): GitRuns {
@@ -25,6 +37,15 @@ export function gitRuns(sub: string, args: readonly Word[]): GitRuns {
   if (sub === 'rebase') {
     // `-S[keyid]` takes its value attached only; `--ex`/`--exe` are `--exec`.
     out.scripts.push(...optionValues(scanOptions(args, 0, { short: 'sXxC', attached: 'S', long: ['exec', 'onto', 'strategy', 'strategy-option', 'whitespace', 'empty'] }), '-x', '--exec'));
+  } else if (REMOTE_PROGRAMS[sub]) {
+    // git runs these through the shell (git-ls-remote(1) `--upload-pack`, git-clone(1) `-u`,
+    // git-push(1) `--receive-pack`/`--exec`, git-archive(1) `--exec`): `git ls-remote
+    // --upload-pack='rm -f data/secret; git-upload-pack' .` removed it (git 2.39, bash 5.2).
+    const { spec, names } = REMOTE_PROGRAMS[sub]!;
+    out.scripts.push(...optionValues(scanOptions(args, 0, spec), ...names));
+  } else if (sub === 'grep') {
+    // git-grep(1) `-O[<pager>]`, `--open-files-in-pager[=<pager>]`: the pager is shell text.
+    out.scripts.push(...optionValues(scanOptions(args, 0, { short: 'efABCm', attached: 'O', long: ['open-files-in-pager', 'max-depth', 'threads', 'context', 'after-context', 'before-context', 'max-count'] }), '-O', '--open-files-in-pager'));
   } else if (sub === 'difftool') {
     out.scripts.push(...optionValues(scanOptions(args, 0, { short: 'xt', long: ['extcmd', 'tool'] }), '-x', '--extcmd'));
   } else if (sub === 'filter-branch') {
