@@ -1359,6 +1359,26 @@ describe('1. enable -n turns a builtin off', () => {
   });
 });
 
+// xz(1) -F/--format and zstd(1) --format= choose the suffix: bash 5.2 (xz 5.4, zstd 1.5) wrote
+// data/t.lzma for `xz -F lzma data/t` and data/t.gz for `zstd --format=gzip data/t`, each allowed in
+// bypassPermissions despite an Edit rule on that name (round 10 review).
+describe('6. a compressor\'s format option names what it writes', () => {
+  const extra = { deny: ['Edit(<T>/data/t.lzma)', 'Edit(<T>/data/t.gz)', 'Edit(<T>/data/t.xz)'] };
+  deniedEverywhere(
+    [
+      ['xz -k -F lzma ../data/t', 'Edit(<T>/data/t.lzma)'],
+      ['xz -k -Falone ../data/t', 'Edit(<T>/data/t.lzma)'],
+      ['xz -k --format=lzma ../data/t', 'Edit(<T>/data/t.lzma)'],
+      ['lzma -k -F xz ../data/t', 'Edit(<T>/data/t.xz)'],
+      ['zstd -q --format=gzip ../data/t', 'Edit(<T>/data/t.gz)'],
+      ['zstd -q --format=lzma ../data/t', 'Edit(<T>/data/t.lzma)'],
+    ],
+    extra,
+  );
+  // A format the model does not know (or xz's raw without -S, which xz refuses) names no known file.
+  neverAllowedAnywhere(['xz -k -F "$f" ../data/t', 'zstd -q --format=brotli ../data/t'], extra);
+});
+
 // Programs that remove (or change) what is below a directory without `rm -r`: each removed
 // <T>/data/table.csv under bash 5.2 while the walk saw no write below <T>/data, so a deny rule
 // `Edit(<T>/data/table.csv)` did not stop them (allowed in bypassPermissions; found by the round 8
@@ -1622,6 +1642,10 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     ['lz4 -q -r --rm ../data', 'ask'],
     ['unlz4 -m -f -q ../data/table.csv.lz4', 'deny'],
     ['uncompress -f ../data/table.csv.Z', 'deny'],
+    // The round 10 review's (bash 5.2, lz4 1.9.4 replaced table.csv; the second operand is the output).
+    ['lz4 -m -f -d ../data/table.csv.lz4', 'deny'],
+    ['lz4 -f -d ../data/table.csv.lz4', 'deny'],
+    ['lz4 -f -d x.lz4 ../data/table.csv', 'deny'],
   ])('bypassPermissions: %j is not allowed: %s', (command, verdict) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe(verdict);

@@ -1100,6 +1100,8 @@ interface CompressorSpec extends OptionSpec {
   unknown?: string;
   /** gzip `-N`/`--name` when decompressing: the name stored in the file, in the file's directory. */
   storesName?: boolean;
+  /** The suffix each value of `-F`/`--format` gives instead of `suffix` (xz, zstd); another value gives a name known only at run time. */
+  formats?: ReadonlyMap<string, string>;
 }
 
 /** A long flag spelled in full or, for flags that make a command write more, as any prefix GNU getopt could take for it. */
@@ -1123,6 +1125,9 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
   const recursive = spec.recurses && spelled(scan, '-r', '--recursive', true);
   const decompresses = spec.decompresses || spelled(scan, '-d', '--decompress', true) || spelled(scan, '-d', '--uncompress', true);
   const suffix = optionValues(scan, '-S', '--suffix').at(-1);
+  // `xz -F lzma f` writes f.lzma, `zstd --format=gzip f` f.gz (round 10 review).
+  const format = spec.formats ? optionValues(scan, '-F', '--format').at(-1) : undefined;
+  const compressed = format === undefined ? spec.suffix : format.isStatic ? (spec.formats?.get(format.value) ?? null) : null;
   const outputs = optionValues(scan, '-o');
   const directories = optionValues(scan, '--output-dir-flat', '--output-dir-mirror');
   const read = (word: Word): void => {
@@ -1149,7 +1154,7 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
     if (outputs.length + directories.length > 0) continue;
     // `gunzip -N x.gz` restores the name stored in x.gz (gzip(1)): known only when it runs.
     if (decompresses && spec.storesName && spelled(scan, '-N', '--name', true)) push(out, pathOf({ ...word, isStatic: false, raw: `${posix.dirname(word.isStatic ? word.value : word.raw)}/<name stored in ${word.raw}>` }, WRITE, cwd));
-    for (const name of writtenNames(word, spec, decompresses, suffix)) push(out, pathOf(name, WRITE, cwd));
+    for (const name of writtenNames(word, spec, decompresses, suffix, compressed)) push(out, pathOf(name, WRITE, cwd));
   }
 };
 
@@ -1160,11 +1165,11 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
  * xz(1): `.xz`, `.txz`, `.lzma`, `.tlz`, `.lz`; zstd(1): its own and the formats it reads). Every
  * suffix the name ends with counts, so a name is never missed for the program's order of trying.
  */
-function writtenNames(word: Word, spec: CompressorSpec, decompresses: boolean, suffix: Word | undefined): Word[] {
+function writtenNames(word: Word, spec: CompressorSpec, decompresses: boolean, suffix: Word | undefined, compressed: string | null): Word[] {
   const value = word.isStatic ? word.value : word.raw;
   const named = (name: string): Word => ({ ...word, value: name, raw: name });
-  if (suffix !== undefined && !suffix.isStatic) return [{ ...word, isStatic: false, raw: `${value}.?` }];
-  if (!decompresses) return [named(value + (suffix?.value ?? spec.suffix))];
+  if ((suffix !== undefined && !suffix.isStatic) || (!decompresses && suffix === undefined && compressed === null)) return [{ ...word, isStatic: false, raw: `${value}.?` }];
+  if (!decompresses) return [named(value + (suffix?.value ?? compressed))];
   const base = value.slice(value.lastIndexOf('/') + 1);
   const fold = (text: string): string => (spec.caseless ? text.toLowerCase() : text);
   const names = [...(suffix ? [[suffix.value, ''] as const] : []), ...spec.unpacks]
@@ -1187,7 +1192,9 @@ const GZIP: CompressorSpec = {
 };
 const BZIP2: CompressorSpec = { suffix: '.bz2', decompresses: false, keepsByDefault: false, recurses: false, unpacks: [['.bz2', ''], ['.bz', ''], ['.tbz2', TAR], ['.tbz', TAR]], unknown: '.out' };
 const XZ_UNPACKS = [['.xz', ''], ['.txz', TAR], ['.lzma', ''], ['.tlz', TAR], ['.lz', '']] as const;
-const XZ: CompressorSpec = { short: 'SFCTM', long: ['suffix', 'format', 'check', 'threads', 'memlimit', 'memlimit-compress', 'memlimit-decompress', 'memlimit-mt', 'block-size', 'block-list', 'flush-timeout'], suffix: '.xz', decompresses: false, keepsByDefault: false, recurses: false, unpacks: XZ_UNPACKS };
+// xz(1) `-F`: `auto` and `xz` write .xz, `lzma`/`alone` .lzma, `raw` only with `-S` (or to stdout).
+const XZ_FORMATS = new Map([['auto', '.xz'], ['xz', '.xz'], ['lzma', '.lzma'], ['alone', '.lzma']]);
+const XZ: CompressorSpec = { short: 'SFCTM', long: ['suffix', 'format', 'check', 'threads', 'memlimit', 'memlimit-compress', 'memlimit-decompress', 'memlimit-mt', 'block-size', 'block-list', 'flush-timeout'], suffix: '.xz', decompresses: false, keepsByDefault: false, recurses: false, unpacks: XZ_UNPACKS, formats: XZ_FORMATS };
 const ZSTD: CompressorSpec = {
   short: 'oD',
   long: ['filelist', 'output-dir-flat', 'output-dir-mirror', 'patch-from'],
@@ -1196,6 +1203,8 @@ const ZSTD: CompressorSpec = {
   keepsByDefault: true,
   recurses: true,
   unpacks: [['.zst', ''], ['.tzst', TAR], ['.gz', ''], ['.tgz', TAR], ['.lz4', ''], ['.tlz4', TAR], ...XZ_UNPACKS],
+  // zstd(1) `--format=FORMAT`.
+  formats: new Map([['zstd', '.zst'], ['gzip', '.gz'], ['xz', '.xz'], ['lzma', '.lzma'], ['lz4', '.lz4']]),
 };
 
 const LZ4: CompressorSpec = { suffix: '.lz4', decompresses: false, keepsByDefault: true, recurses: true, unpacks: [['.lz4', '']] };
