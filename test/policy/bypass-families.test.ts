@@ -366,8 +366,15 @@ describe('4. git reads files named inside revisions and message options', () => 
       ['git commit --file=.env', 'Read(**/.env)'],
       ['git commit -t .env', 'Read(**/.env)'],
       ['git tag -a v1 -F .env', 'Read(**/.env)'],
+      // Each printed or stored ~/.ssh/id_rsa where it could be printed (review of 2dae263, git 2.39, bash 5.2).
+      ['git merge-file -p ~/.ssh/id_rsa /dev/null /dev/null', 'Read(~/.ssh/**)'],
+      ['git merge-file -p src/a ~/.ssh/id_rsa /dev/null', 'Read(~/.ssh/**)'],
+      ['git archive --add-file=<H>/.ssh/id_rsa HEAD | tar xO id_rsa', 'Read(~/.ssh/**)'],
+      ['git fast-import --import-marks=<H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+      ['git mailsplit -b -o/tmp/ms <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+      ['git hash-object -w <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
     ],
-    { allow: ['Bash(git show *)', 'Bash(git commit *)', 'Bash(git tag *)', 'Bash(git cat-file *)'] },
+    { allow: ['Bash(git *)', 'Bash(tar *)'] },
   );
 });
 

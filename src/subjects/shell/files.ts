@@ -567,6 +567,7 @@ const git: Handler = (args, cwd, out) => {
   if (sub?.isStatic && sub.value === 'mv') gitMove(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && sub.value === 'merge-file') gitMergeFile(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitOutputs(sub.value, args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic) gitReads(sub.value, args.slice(scan.end + 1), base, out);
   if (sub !== undefined) {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
@@ -651,6 +652,26 @@ const GIT_OUTPUTS: Record<string, { spec: OptionSpec; files: string[]; directori
   diagnose: { spec: { short: 'os', long: ['output-directory', 'suffix', 'mode'] }, files: [], directories: ['-o', '--output-directory'] },
   bundle: { spec: { long: ['version'] }, files: [], directories: [], operand: { after: 'create', at: 1 } },
 };
+
+/**
+ * Files git reads that an option or operand names (git-archive(1) `--add-file`, git-fast-import(1)
+ * `--import-marks`, git-mailsplit(1) and git-hash-object(1) operands): each put the content of
+ * ~/.ssh/id_rsa where it could be printed (git 2.39, bash 5.2; docs/threat-model.md#git-rewrites-tracked-files).
+ */
+const GIT_READS: Record<string, { spec: OptionSpec; options: string[]; operands: boolean }> = {
+  archive: { spec: GIT_OUTPUTS.archive!.spec, options: ['--add-file'], operands: false },
+  'fast-import': { spec: { long: ['import-marks', 'import-marks-if-exists', 'export-marks', 'date-format', 'max-pack-size', 'depth', 'active-branches', 'cat-blob-fd', 'done', 'rewrite-submodules-from', 'rewrite-submodules-to'] }, options: ['--import-marks', '--import-marks-if-exists'], operands: false },
+  mailsplit: { spec: { attached: 'od' }, options: [], operands: true },
+  'hash-object': { spec: { short: 't', long: ['path'] }, options: [], operands: true },
+};
+
+function gitReads(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
+  const known = GIT_READS[sub];
+  if (!known) return;
+  const scan = scanOptions(args, 0, known.spec);
+  for (const file of optionValues(scan, ...known.options)) push(out, pathOf(file, READ, base));
+  if (known.operands) for (const i of scan.operands) push(out, pathOf(args[i]!, READ, base));
+}
 
 function gitOutputs(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
   const known = GIT_OUTPUTS[sub];
@@ -750,6 +771,8 @@ function gitMove(args: readonly Word[], base: string | null, out: FileFacts): vo
 /** `git merge-file [-p|--stdout] [-L name]… CURRENT BASE OTHER` (git-merge-file(1)): CURRENT is written unless `-p`. */
 function gitMergeFile(args: readonly Word[], base: string | null, out: FileFacts): void {
   const scan = scanOptions(args, 0, { short: 'L', long: ['marker-size'] });
+  // All three are read, and the merge printed with `-p` (`merge-file -p ~/.ssh/id_rsa /dev/null /dev/null`).
+  for (const i of scan.operands.slice(0, 3)) push(out, pathOf(args[i]!, READ, base));
   const current = scan.operands[0];
   if (current !== undefined && !scan.options.some((o) => o.name === '-p' || o.name === '--stdout')) push(out, pathOf(args[current]!, WRITE, base));
 }
