@@ -1386,6 +1386,19 @@ describe('6. a compressor\'s format option names what it writes', () => {
   neverAllowedAnywhere(['xz -k -F "$f" ../data/t', 'zstd -q --format=brotli ../data/t'], extra);
 });
 
+// rsync(1) --write-batch=FILE and --only-write-batch=FILE write FILE.sh too: bash 5.2 (rsync 3.5)
+// made data/run.sh for `rsync --write-batch=data/run -r src/ d/`, allowed in bypassPermissions
+// despite Edit(data/run.sh) (round 10 review).
+describe('6. rsync writes a batch file\'s script', () => {
+  deniedEverywhere(
+    [
+      ['rsync --write-batch=../data/run -r src/ b/', 'Edit(<T>/data/run.sh)'],
+      ['rsync --only-write-batch=../data/run -r src/ b/', 'Edit(<T>/data/run.sh)'],
+    ],
+    { deny: ['Edit(<T>/data/run.sh)'] },
+  );
+});
+
 // Programs that remove (or change) what is below a directory without `rm -r`: each removed
 // <T>/data/table.csv under bash 5.2 while the walk saw no write below <T>/data, so a deny rule
 // `Edit(<T>/data/table.csv)` did not stop them (allowed in bypassPermissions; found by the round 8
@@ -1744,7 +1757,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     `rsync --rsh='"sh" -c "rm -f ../data/table.csv"' src/a.ts h:dst`,
     `rsync -e "'sh' '-c' 'rm -f ../data/table.csv'" src/a.ts h:dst`,
   ]);
-  test.each(["rsync -e 'ssh -p 2222' src/a.ts h:dst", 'rsync -e ssh -a src/ h:dst'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(["rsync -e 'ssh -p 2222' src/a.ts h:dst", 'rsync -e ssh -a src/ h:dst', 'rsync --write-batch=b1 -r src/ b/'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });

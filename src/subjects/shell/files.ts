@@ -861,6 +861,8 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
     if (spec.rsync) for (const program of optionValues(scan, '-e', '--rsh')) runProgram(program, cwd, out, rsyncShellWords);
+    // rsync(1) `--write-batch=FILE`/`--only-write-batch=FILE` write FILE and FILE.sh (round 10 review).
+    if (spec.rsync) for (const batch of optionValues(scan, '--write-batch', '--only-write-batch')) push(out, pathOf({ ...batch, value: `${batch.value}.sh`, raw: `${batch.raw}.sh` }, WRITE, cwd));
     // rsync(1) `--files-from=FILE`: the files named in FILE (below the source, `..` taken out) go
     // below the destination, with their path (`-R` implied): a copy of a tree known only at run time.
     const listed = spec.rsync === true && hasOption(scan, '--files-from');
