@@ -2091,6 +2091,15 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git format-patch -1 --output=data/secret',
     'git read-tree --index-output=data/secret HEAD',
     'git bundle create data/secret HEAD',
+    // Each overwrote data/secret (review of 2dae263, git 2.39, bash 5.2).
+    'git diff-tree -p --output=data/secret HEAD~1 HEAD',
+    'git diff-files --output=data/secret',
+    'git diff-index -p --output=data/secret HEAD',
+    'git range-diff --output=data/secret HEAD~2..HEAD~1 HEAD~1..HEAD',
+    'git interpret-trailers --in-place --trailer a=b data/secret',
+    'git fast-export --export-marks=data/secret HEAD',
+    'git fast-import --export-marks=data/secret',
+    'git credential-store --file=data/secret store',
   ], ['Edit(<R>/data/**)']);
   // What changes nothing in the working tree stays as it was, with the deny rule in place.
   const READ_ONLY = [

@@ -644,6 +644,8 @@ function clonedName(url: Word): Word {
  * FILE`, git-bugreport(1) and git-diagnose(1) `-o DIR`): `git archive -o data/secret HEAD` replaced it
  * (git 2.39). A directory is written with what is below it (the names in it are git's).
  */
+const DIFF_OUTPUT = { spec: { short: 'USGOlB', long: ['output', 'unified', 'relative', 'stat', 'dirstat', 'abbrev', 'diff-algorithm', 'anchored', 'word-diff-regex', 'color-moved', 'ws-error-highlight', 'src-prefix', 'dst-prefix', 'line-prefix', 'creation-factor'] }, files: ['--output'], directories: [] };
+const GIT_FAST_IMPORT: OptionSpec = { long: ['import-marks', 'import-marks-if-exists', 'export-marks', 'date-format', 'max-pack-size', 'depth', 'active-branches', 'cat-blob-fd', 'rewrite-submodules-from', 'rewrite-submodules-to'] };
 const GIT_OUTPUTS: Record<string, { spec: OptionSpec; files: string[]; directories: string[]; operand?: { after: string; at: number } }> = {
   archive: { spec: { short: 'o', long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file'] }, files: ['-o', '--output'], directories: [] },
   'format-patch': { spec: { short: 'ov', long: ['output-directory', 'output', 'reroll-count', 'subject-prefix', 'suffix', 'to', 'cc', 'from', 'in-reply-to', 'add-header', 'base', 'interdiff', 'range-diff', 'creation-factor', 'signature-file', 'filename-max-length', 'start-number'] }, files: ['--output'], directories: ['-o', '--output-directory'] },
@@ -651,6 +653,15 @@ const GIT_OUTPUTS: Record<string, { spec: OptionSpec; files: string[]; directori
   bugreport: { spec: { short: 'os', long: ['output-directory', 'suffix'] }, files: [], directories: ['-o', '--output-directory'] },
   diagnose: { spec: { short: 'os', long: ['output-directory', 'suffix', 'mode'] }, files: [], directories: ['-o', '--output-directory'] },
   bundle: { spec: { long: ['version'] }, files: [], directories: [], operand: { after: 'create', at: 1 } },
+  // The diff plumbing and range-diff take the diff options, `--output` too (review of 2dae263).
+  'diff-index': DIFF_OUTPUT,
+  'diff-tree': DIFF_OUTPUT,
+  'diff-files': DIFF_OUTPUT,
+  'range-diff': DIFF_OUTPUT,
+  'fast-export': { spec: { long: ['export-marks', 'import-marks', 'import-marks-if-exists', 'signed-tags', 'tag-of-filtered-object', 'refspec', 'anonymize-map'] }, files: ['--export-marks'], directories: [] },
+  'fast-import': { spec: GIT_FAST_IMPORT, files: ['--export-marks'], directories: [] },
+  'credential-store': { spec: { long: ['file'] }, files: ['--file'], directories: [] },
+  'interpret-trailers': { spec: { long: ['trailer', 'where', 'if-exists', 'if-missing'] }, files: [], directories: [] },
 };
 
 /**
@@ -660,7 +671,7 @@ const GIT_OUTPUTS: Record<string, { spec: OptionSpec; files: string[]; directori
  */
 const GIT_READS: Record<string, { spec: OptionSpec; options: string[]; operands: boolean }> = {
   archive: { spec: GIT_OUTPUTS.archive!.spec, options: ['--add-file'], operands: false },
-  'fast-import': { spec: { long: ['import-marks', 'import-marks-if-exists', 'export-marks', 'date-format', 'max-pack-size', 'depth', 'active-branches', 'cat-blob-fd', 'done', 'rewrite-submodules-from', 'rewrite-submodules-to'] }, options: ['--import-marks', '--import-marks-if-exists'], operands: false },
+  'fast-import': { spec: GIT_FAST_IMPORT, options: ['--import-marks', '--import-marks-if-exists'], operands: false },
   mailsplit: { spec: { attached: 'od' }, options: [], operands: true },
   'hash-object': { spec: { short: 't', long: ['path'] }, options: [], operands: true },
 };
@@ -680,6 +691,8 @@ function gitOutputs(sub: string, args: readonly Word[], base: string | null, out
   for (const file of optionValues(scan, ...known.files)) push(out, pathOf(file, WRITE, base));
   for (const directory of optionValues(scan, ...known.directories)) push(out, walked(pathOf(directory, WRITE, base), REMOVED));
   const operands = scan.operands.map((i) => args[i]!);
+  // git-interpret-trailers(1) `--in-place` rewrites each file named.
+  if (sub === 'interpret-trailers' && hasOption(scan, '--in-place')) for (const file of operands) push(out, pathOf(file, WRITE, base));
   if (known.operand && operands[0] !== undefined && (!operands[0].isStatic || operands[0].value === known.operand.after)) {
     const file = operands[known.operand.at];
     if (file !== undefined) push(out, pathOf(file, WRITE, base));
