@@ -1389,6 +1389,19 @@ describe('6. a compressor\'s format option names what it writes', () => {
 // rsync(1) --write-batch=FILE and --only-write-batch=FILE write FILE.sh too: bash 5.2 (rsync 3.5)
 // made data/run.sh for `rsync --write-batch=data/run -r src/ d/`, allowed in bypassPermissions
 // despite Edit(data/run.sh) (round 10 review).
+// rsync(1) filter rules that merge a file read it (bash 5.2, rsync 3.5 opened it; round 10 review).
+describe('6. rsync reads the files its filter rules merge', () => {
+  deniedEverywhere([
+    ["rsync -f '. <H>/.ssh/id_rsa' -r src/ b/", 'Read(~/.ssh/**)'],
+    ["rsync --filter='merge <H>/.ssh/id_rsa' -r src/ b/", 'Read(~/.ssh/**)'],
+    ["rsync --filter=': <H>/.ssh/id_rsa' -r src/ b/", 'Read(~/.ssh/**)'],
+    ["rsync -f 'merge,- <H>/.ssh/id_rsa' -r src/ b/", 'Read(~/.ssh/**)'],
+    ["rsync -f '.-_<H>/.ssh/id_rsa' -r src/ b/", 'Read(~/.ssh/**)'],
+  ]);
+  allowedByDefault(["rsync -f '- *.log' -r src/ b/", "rsync -f 'merge src/a.ts' -r src/ b/"], { allow: ['Bash(rsync *)'] });
+  neverAllowedAnywhere(['rsync -f "$r" -r src/ b/']);
+});
+
 describe('6. rsync writes a batch file\'s script', () => {
   deniedEverywhere(
     [

@@ -874,6 +874,7 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
     const scan = scanOptions(args, 0, spec);
     addOptionPaths(scan, spec, cwd, out);
     if (spec.rsync) for (const program of optionValues(scan, '-e', '--rsh')) runProgram(program, cwd, out, rsyncShellWords);
+    if (spec.rsync) for (const rule of optionValues(scan, '-f', '--filter')) rsyncMergeFile(rule, cwd, out);
     // rsync(1) `--write-batch=FILE`/`--only-write-batch=FILE` write FILE and FILE.sh (round 10 review).
     if (spec.rsync) for (const batch of optionValues(scan, '--write-batch', '--only-write-batch')) push(out, pathOf({ ...batch, value: `${batch.value}.sh`, raw: `${batch.raw}.sh` }, WRITE, cwd));
     // rsync(1) `--files-from=FILE`: the files named in FILE (below the source, `..` taken out) go
@@ -941,6 +942,21 @@ function rsyncBackups(scan: ScanResult, replaced: readonly Word[], fromDestinati
   push(out, walked(pathOf(dir, WRITE, cwd), REMOVED));
   const moved = into(dir);
   if (!suffix.isStatic || suffix.value !== '') backupsNamed(moved, suffix, cwd, out);
+}
+
+/**
+ * rsync(1) FILTER RULES: `merge FILE`, `. FILE`, `dir-merge FILE`, `: FILE` (modifiers after a comma,
+ * or after `.`/`:` directly; `_` for the space) read FILE (round 10 review: `rsync -f '. FILE'` opened
+ * FILE under rsync 3.5); a dir-merge file is also looked for in each directory copied, already read as
+ * the source's tree. A rule known only at run time may be one.
+ */
+function rsyncMergeFile(rule: Word, cwd: string | null, out: FileFacts): void {
+  if (!rule.isStatic) {
+    push(out, pathOf(unknownWord({ ...rule, raw: `<file merged by rsync filter ${rule.raw}>` }), READ, cwd));
+    return;
+  }
+  const file = /^(?:(?:merge|dir-merge)(?:,[^ _]*)?|[.:][^ _]*)[ _](.+)$/.exec(rule.value)?.[1];
+  if (file !== undefined) push(out, pathOf(staticWord(file), READ, cwd));
 }
 
 const RSYNC_LONG = ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address'];
