@@ -2094,6 +2094,10 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git worktree remove data',
     'git worktree move data x',
     'git checkout-index -a --prefix=data/',
+    // PREFIX is read from the top (git 2.39: data/secret rewritten from src).
+    'cd src && git checkout-index -f --prefix=./ -- ../data/secret',
+    'git -C src checkout-index -f --prefix=./ -- ../data/secret',
+    'cd src && git checkout-index -a -f --prefix=../',
     'git clone . data/x',
     'git clone -q https://example.com/u/data.git',
     'git clone git@example.com:u/data',

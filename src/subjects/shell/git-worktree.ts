@@ -164,6 +164,10 @@ const readTree: Model = (args) => {
 const checkoutIndex: Model = (args) => {
   const scan = scanOptions(args, 0, { long: ['prefix', 'stage'] });
   const prefix = scan.options.filter((o) => o.name === '--prefix' && o.value !== null).map((o) => o.value!).at(-1);
+  // PREFIX is taken from the top, not the cwd (`cd src && git checkout-index -f --prefix=./ --
+  // ../data/secret` wrote data/secret, git 2.39): a relative one without `..` stays in the tree, one
+  // with `..` is known only with the top (docs/threat-model.md#git-rewrites-tracked-files).
+  if (prefix?.isStatic && !prefix.value.startsWith('/')) return prefix.value.split('/').includes('..') ? { ...NOTHING, directories: [{ ...prefix, isStatic: false }] } : WHOLE;
   if (prefix) return { ...NOTHING, directories: [prefixDirectory(prefix)] };
   if (widens(scan, '-a', '--all', '--stdin')) return WHOLE;
   return { ...NOTHING, pathspecs: operandsOf(args, scan) };
