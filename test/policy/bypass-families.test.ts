@@ -1679,6 +1679,11 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     ['lz4 -m -f -d ../data/table.csv.lz4', 'deny'],
     ['lz4 -f -d ../data/table.csv.lz4', 'deny'],
     ['lz4 -f -d x.lz4 ../data/table.csv', 'deny'],
+    // lz4's --rm removes the source even to stdout or when testing (lz4 1.9.4 removed table.csv, an
+    // lz4 frame for lz4cat and -t).
+    ['lz4 -q -c --rm ../data/table.csv', 'deny'],
+    ['lz4cat --rm ../data/table.csv', 'deny'],
+    ['lz4 -t --rm ../data/table.csv', 'deny'],
   ])('bypassPermissions: %j is not allowed: %s', (command, verdict) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe(verdict);

@@ -1144,6 +1144,8 @@ interface CompressorSpec extends OptionSpec {
   recurses: boolean;
   /** zcat and its kind: `-c` always. */
   prints?: boolean;
+  /** lz4: `--rm` removes the source even when it writes to stdout or tests (`lz4 -c --rm f`, `lz4cat --rm f.lz4`, lz4 1.9.4). */
+  removesAlways?: boolean;
   /**
    * The suffixes it takes off when decompressing (after `-S`'s), each with what replaces it; a name
    * with none of them is skipped, or (bzip2) gets `unknown` added.
@@ -1175,7 +1177,8 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
   const scan = scanOptions(args, 0, spec);
   const only = (short: string, long: string): boolean => spelled(scan, short, long, false);
   const stdout = spec.prints === true || only('-c', '--stdout') || only('-c', '--to-stdout') || only('-t', '--test') || only('-l', '--list');
-  const removes = !stdout && (spec.keepsByDefault ? scan.options.some((o) => o.name === '--rm') : !only('-k', '--keep'));
+  const rm = scan.options.some((o) => o.name === '--rm');
+  const removes = (spec.removesAlways === true && rm) || (!stdout && (spec.keepsByDefault ? rm : !only('-k', '--keep')));
   const recursive = spec.recurses && spelled(scan, '-r', '--recursive', true);
   const decompresses = spec.decompresses || spelled(scan, '-d', '--decompress', true) || spelled(scan, '-d', '--uncompress', true);
   const suffix = optionValues(scan, '-S', '--suffix').at(-1);
@@ -1203,9 +1206,8 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
     // `gzip -rc ~ > all.gz` reads every file below `~`, as `grep -r` does: the rules below it count.
     if (recursive) push(out, walked(pathOf(word, READ, cwd), { content: true, follows: false }));
     else read(word);
-    if (stdout) continue;
-    if (removes || recursive) push(out, recursive ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
-    if (outputs.length + directories.length > 0) continue;
+    if (removes || (recursive && !stdout)) push(out, recursive ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
+    if (stdout || outputs.length + directories.length > 0) continue;
     // `gunzip -N x.gz` restores the name stored in x.gz (gzip(1)): known only when it runs.
     if (decompresses && spec.storesName && spelled(scan, '-N', '--name', true)) push(out, pathOf({ ...word, isStatic: false, raw: `${posix.dirname(word.isStatic ? word.value : word.raw)}/<name stored in ${word.raw}>` }, WRITE, cwd));
     for (const name of writtenNames(word, spec, decompresses, suffix, compressed)) push(out, pathOf(name, WRITE, cwd));
@@ -1261,7 +1263,7 @@ const ZSTD: CompressorSpec = {
   formats: new Map([['zstd', '.zst'], ['gzip', '.gz'], ['xz', '.xz'], ['lzma', '.lzma'], ['lz4', '.lz4']]),
 };
 
-const LZ4: CompressorSpec = { suffix: '.lz4', decompresses: false, keepsByDefault: true, recurses: true, unpacks: [['.lz4', '']] };
+const LZ4: CompressorSpec = { suffix: '.lz4', decompresses: false, keepsByDefault: true, recurses: true, unpacks: [['.lz4', '']], removesAlways: true };
 
 /**
  * lz4(1): `lz4 [OPTIONS] [INPUT] [OUTPUT]`, its second operand the file written; with `-m` or `-r`
