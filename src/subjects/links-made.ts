@@ -1,6 +1,6 @@
 import { lstatSync } from 'node:fs';
 import { posix } from 'node:path';
-import { RECURSIVE } from '../policy/decide.js';
+import { GIT_REWRITE, RECURSIVE } from '../policy/decide.js';
 import type { PathSubject, Segment } from '../policy/types.js';
 import { INTO_DIRECTORY } from './shell/files.js';
 
@@ -29,7 +29,8 @@ export interface SegmentPaths {
 }
 
 /** Whether the command may make a link (only then are the paths of a text compared). */
-export const makesLinks = (segment: Segment): boolean => segment.name === 'ln' || segment.name === 'cp' || segment.name === 'mv' || segment.name === 'rsync';
+export const makesLinks = (segment: Segment): boolean => segment.name === 'ln' || segment.name === 'cp' || segment.name === 'mv' || segment.name === 'rsync' || isGit(segment);
+const isGit = (segment: Segment): boolean => segment.name === 'git' || segment.name?.startsWith('git-') === true;
 
 export function markBelowLinksMade(commands: readonly SegmentPaths[]): void {
   const made: Array<{ by: number; name: string }> = [];
@@ -50,6 +51,9 @@ function namesMade({ segment, own: operands }: SegmentPaths, links: readonly str
   const forms = (subject: PathSubject | undefined): string[] => (subject === undefined ? [] : [subject.path, subject.realPath].filter((form): form is string => form !== null));
   const writes = own.filter((subject) => subject.access === 'write');
   if (segment.name === 'ln') return writes.flatMap(forms);
+  // A checkout may make tracked links anywhere in what it rewrites (`git checkout lnk && echo x >
+  // l/secret` wrote through l -> /tmp/prot, git 2.39).
+  if (isGit(segment)) return own.filter((subject) => subject.via === GIT_REWRITE).flatMap(forms);
   if (!makesLinks(segment)) return [];
   // rsync's `-t` keeps times; its destination is its last operand.
   const targetFirst = segment.name !== 'rsync' && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg));

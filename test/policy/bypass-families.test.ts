@@ -512,8 +512,9 @@ describe('4. a git directory the same call makes: writes to its code files ask',
       expect(decision.rule).toMatch(/^built-in: git runs code named in \*\*\/\.git/);
     },
   );
-  // Other files of the new repository, and making it, are as before.
-  test.each(['git init --bare r && echo x > r/description', 'mkdir r && cd r && git init --bare', 'git clone https://e/x z && echo x > z/README', 'git init --bare r', 'echo x > r/hooks/pre-commit'])(
+  // Other files of the new repository, and making it, are as before (a clone's files may be links it
+  // checked out: those ask, 'git commands that rewrite tracked files').
+  test.each(['git init --bare r && echo x > r/description', 'mkdir r && cd r && git init --bare', 'git init --bare r', 'echo x > r/hooks/pre-commit'])(
     'acceptEdits: %j is allowed',
     (command) => {
       const decision = shell(command, 'acceptEdits', GIT);
@@ -2123,6 +2124,9 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git fast-import --export-marks=data/secret',
     'git credential-store --file=data/secret store',
   ], ['Edit(<R>/data/**)']);
+  // A checkout or merge makes the links the branch tracks (git 2.39: l -> /tmp/prot, then
+  // `echo pwn > l/secret` wrote /tmp/prot/secret): later paths below what git rewrote ask.
+  notAllowed(['git checkout -q lnk && echo pwn > l/secret', 'git merge -q lnk && echo pwn > l/secret', 'git checkout lnk -- l && echo pwn > l/secret', 'git clone -q . z && echo pwn > z/l/secret'], ['Edit(<T>/prot/**)']);
   // A protected file absent now is made again by git (git 2.39: data/secret deleted, then re-created).
   notAllowed(['git checkout HEAD -- data', 'git checkout HEAD~1 .', 'git reset --hard'], ['Edit(<R>/data/gone)']);
   // What changes nothing in the working tree stays as it was, with the deny rule in place.
