@@ -34,7 +34,7 @@ const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 /**
  * JSON.stringify of a string, without its call for a string that needs no escape: each call of
  * JSON.stringify cost a warm call ~2-4k instructions, whatever the size of its value
- * (docs/performance.md, "Round 10: each text made once").
+ * (docs/performance.md, "Round 10: the answer's own bytes, and each text made once").
  */
 export function jsonString(value: string): string {
   return PLAIN_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
@@ -42,7 +42,7 @@ export function jsonString(value: string): string {
 
 /**
  * A call's arguments as JSON text, made once for the digest, the audit record and the call sent to
- * the server (docs/performance.md, "Round 10: each text made once"). A user holds the arguments
+ * the server (docs/performance.md, "Round 10: the answer's own bytes, and each text made once"). A user holds the arguments
  * object too and takes the text only for that very object (`textOf`): an edited call's new
  * arguments never get the old text.
  */

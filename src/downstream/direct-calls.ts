@@ -110,7 +110,7 @@ export class DirectCalls {
    * Sends one tools/call; its answer goes to `settle`, once (within this call only when it was
    * cancelled already or could not be written). `argsText`: JSON.stringify(params.arguments), when
    * the params are `{ name, arguments }` only: the line is then made from it, as serializeMessage
-   * would write the message (docs/performance.md, "Round 10: each text made once").
+   * would write the message (docs/performance.md, "Round 10: the answer's own bytes, and each text made once").
    */
   send(params: Record<string, unknown>, options: DirectCallOptions, settle: CallSettle, argsText?: string): void {
     const cancel = options.cancel;

@@ -8,7 +8,7 @@ import { jsonString, type ArgsJson } from '../values.js';
  */
 export function argsDigest(server: string, tool: string, args: unknown, json?: ArgsJson): string {
   // Arguments already canonical, with their text made: the same text as canonicalJson's, from the
-  // pieces (docs/performance.md, "Round 10: each text made once").
+  // pieces (docs/performance.md, "Round 10: the answer's own bytes, and each text made once").
   const text = json && isCanonical(args) ? json.textOf(args) : undefined;
   // One-shot hash (Node 20.12+, and package.json's engines asks for 20.19): no Hash object per call.
   return hash('sha256', text === undefined ? canonicalJson([server, tool, args ?? {}]) : `[${jsonString(server)},${jsonString(tool)},${text}]`);

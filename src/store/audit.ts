@@ -208,7 +208,7 @@ class RecordText {
 /**
  * `,"key":value`, or nothing for a value JSON leaves out. Undefined, finite numbers and strings are
  * written without JSON.stringify where they can be, each a call into the runtime (docs/performance.md,
- * "Round 9: the warm path" and "Round 10: each text made once"): its text for them is nothing,
+ * "Round 9: the warm path" and "Round 10: the answer's own bytes, and each text made once"): its text for them is nothing,
  * `String(value)`, and values.ts's jsonString.
  */
 function field(key: string, value: unknown): string {
