@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/gateways-left.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,

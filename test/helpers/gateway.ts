@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, realpathSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, realpathSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -100,6 +100,11 @@ export function testClient(options: HarnessOptions, keep = true): { client: Clie
   return { client, elicitations };
 }
 
+/** Lists a gateway this run started, for test/gateways-left.ts to kill if it outlives the run. */
+function listed(pid: number | null | undefined): void {
+  if (pid != null && process.env.MCP_LATCH_TEST_GATEWAYS) appendFileSync(process.env.MCP_LATCH_TEST_GATEWAYS, `${pid}\n`);
+}
+
 export async function startGateway(config: ConfigInput, options: HarnessOptions = {}): Promise<Harness> {
   const dir = options.dir ?? tempDir();
   const configPath = writeConfig(dir, config, 'mcp-latch.json', options.productDefaults);
@@ -115,7 +120,11 @@ export async function startGateway(config: ConfigInput, options: HarnessOptions 
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  await client.connect(transport, { timeout: 30_000 });
+  try {
+    await client.connect(transport, { timeout: 30_000 });
+  } finally {
+    listed(transport.pid);
+  }
   return {
     client,
     transport,
@@ -168,6 +177,7 @@ export function textOf(result: unknown): string {
  */
 export function rawGateway(config: string) {
   const child = spawn(process.execPath, [BIN, 'serve', '--config', config], { stdio: ['pipe', 'pipe', 'pipe'] });
+  listed(child.pid);
   const messages: Array<Record<string, unknown>> = [];
   createInterface({ input: child.stdout }).on('line', (line) => messages.push(JSON.parse(line) as Record<string, unknown>));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
