@@ -229,13 +229,8 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
     if (!could) continue;
     // git creates what the tree it checks out holds, absent now or not (`git checkout HEAD -- data`
     // with data/secret deleted made it again): any rule that could match below asks, git's own code
-    // files aside (docs/threat-model.md#git-rewrites-tracked-files).
-    if (subject.via === GIT_REWRITE) {
-      const rule = notPlanting(true, rules.matchPathBelow('deny', subject.access, form, true)) ?? notPlanting(true, rules.matchPathBelow('ask', subject.access, form, true));
-      if (rule) return ruled('ask', rule, `git rewrite of every file under ${form}, present or not; ${rule.list} rule ${rule.text} could match one`);
-      continue;
-    }
-    // Read only now: a tree git rewrites is walked when first read (subjects/inspect.ts).
+    // files aside (matchPathBelow leaves them out of a write's rules; docs/threat-model.md#git-rewrites-tracked-files).
+    if (subject.via === GIT_REWRITE) return ruled('ask', could, `git rewrite of every file under ${form}, present or not; ${could.list} rule ${could.text} could match one`);
     if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
     if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');

@@ -80,8 +80,8 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
           subjects.push(subject);
           own.push(subject);
-          if (path.tree && path.via === GIT_REWRITE && !path.tree.follows) walkWhenRead(subject, path.tree, budget, context, cache);
-          else if (path.tree) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
+          // What git rewrites is decided from the rules alone (policy/decide.ts treeRule): never walked.
+          if (path.tree && path.via !== GIT_REWRITE) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
         }
         if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln'));
         commands?.push({ segment, own, all: subjects.slice(first).filter((subject): subject is PathSubject => subject.type === 'path') });
@@ -284,24 +284,6 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
-}
-
-/**
- * What git rewrites is walked only when the decision reads the tree, which it does only when a deny
- * or ask rule could match below (policy/decide.ts `treeRule`): `git checkout main` in a repository
- * with a node_modules took 50–100 ms a decision walking 5,000 entries no rule was about. Its walk
- * follows no links, so it adds no subjects.
- */
-function walkWhenRead(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): void {
-  Object.defineProperty(subject, 'tree', {
-    configurable: true,
-    enumerable: true,
-    get: () => {
-      delete subject.tree;
-      treeSubjects(subject, tree, budget, context, cache);
-      return subject.tree;
-    },
-  });
 }
 
 /**
