@@ -326,12 +326,6 @@ export class Supervisor {
   }
 
   /**
-   * Sends a request to a remote server; when the server refused it unrun (its session ended: HTTP
-   * 404, or nothing listens), the connection is dropped, and once a new session is up (after the
-   * backoff, within `waitMs`) the request is sent once more. A failure that may have come after the
-   * server received the request is a lost connection: the call may have run.
-   */
-  /**
    * A remote transport cannot keep a message back once given it (a stdio one holds calls to the
    * audit's rule itself, child-transport.ts): the call waits a microtask, until the records of the
    * calls forwarded with it are written (Audit.together()), and does not leave if a write failed.
@@ -345,6 +339,12 @@ export class Supervisor {
     });
   }
 
+  /**
+   * Sends a request to a remote server; when the server refused it unrun (its session ended: HTTP
+   * 404, or nothing listens), the connection is dropped, and once a new session is up (after the
+   * backoff, within `waitMs`) the request is sent once more. A failure that may have come after the
+   * server received the request is a lost connection: the call may have run.
+   */
   private async onNewSessionIfGone<T>(send: () => Promise<T>, waitMs: number): Promise<T> {
     if (this.state !== 'ready') await this.whenReady(waitMs);
     const drop = this.dropConnection;
