@@ -1688,12 +1688,57 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     ['lz4 -q -c --rm ../data/table.csv', 'deny'],
     ['lz4cat --rm ../data/table.csv', 'deny'],
     ['lz4 -t --rm ../data/table.csv', 'deny'],
+    // Compressors round 10 left unknown (only their operands were candidates), round 11: bash 5.2
+    // with pigz 2.6, lzip/plzip/lunzip 1.23, brotli 1.0.9, lzop 1.04, pbzip2 1.1.13, lbzip2 2.5,
+    // pixz 1.0.7, zstd 1.5.4 replaced <T>/data/table.csv (or every file below <T>/data) in each.
+    // pigz(1): gzip's -r and names, -z writes .zz, -K .zip, unpigz takes off .zz/.zip too; PIGZ
+    // holds options as GZIP does.
+    ['pigz -r ../data', 'ask'],
+    ['pigz -rk ../data', 'ask'],
+    ['unpigz -r ../data', 'ask'],
+    ['pigz -p 4 -r ../data', 'ask'],
+    ['PIGZ=-r pigz ../data', 'ask'],
+    ['unpigz -f ../data/table.csv.gz', 'deny'],
+    ['unpigz -f ../data/table.csv.zz', 'deny'],
+    ['pigz -df ../data/table.csv.zip', 'deny'],
+    ['pigz -f -S .csv ../data/table', 'deny'],
+    ['unpigz -N ../data/x.gz', 'ask'],
+    // lzip --help: FILE.lz, -d takes off .lz (.tlz: .tar), FILE.out otherwise; -S is a volume size.
+    ['lunzip -f ../data/table.csv.lz', 'deny'],
+    ['lzip -d -f ../data/table.csv.lz', 'deny'],
+    ['plzip -df ../data/table.csv.lz', 'deny'],
+    ['lunzip ../data/table.csv', 'deny'],
+    ['lzip -S 1M ../data/table', 'ask'],
+    // brotli -h: -d writes FILE without .br (-S's suffix), -j/--rm removes FILE even with -c.
+    ['brotli -d -f ../data/table.csv.br', 'deny'],
+    ['brotli -d -f -S .q ../data/table.csv.q', 'deny'],
+    ['brotli -c --rm ../data/table.csv', 'deny'],
+    ['brotli -jf ../data/table.csv', 'deny'],
+    // lzop(1): -d takes off .lzo, -p[DIR] writes into DIR, -x/-N/-P restore a stored name, LZOP
+    // holds options (LZOP=-U removed the file).
+    ['lzop -d -f ../data/table.csv.lzo', 'deny'],
+    ['echo x > table && lzop -S .csv -f -p../data table', 'ask'],
+    ['cd ../data && lzop -x a.lzo', 'ask'],
+    ['lzop -dN ../data/a.lzo', 'ask'],
+    ['LZOP=-U lzop -f ../data/table.csv', 'ask'],
+    // pbzip2 and lbzip2 name files as bzip2 does (LBZIP2 is read before BZIP2).
+    ['pbzip2 -d -f ../data/table.csv.bz2', 'deny'],
+    ['lbunzip2 -f ../data/table.csv.bz2', 'deny'],
+    ['lbzip2 -n 2 -df ../data/table.csv.bz2', 'deny'],
+    ['LBZIP2=-d lbzip2 ../data/table.csv.bz2', 'ask'],
+    // pixz(1): INPUT without OUTPUT is replaced by INPUT.xz (-d: without .xz).
+    ['pixz -d ../data/table.csv.xz', 'deny'],
+    ['pixz -d x.xz ../data/table.csv', 'deny'],
+    // zstdmt is zstd -T0, pzstd takes -r and --rm.
+    ['zstdmt -q -r --rm ../data', 'ask'],
+    ['pzstd -q -r --rm ../data', 'ask'],
+    ['pzstd -d -f ../data/table.csv.zst', 'deny'],
   ])('bypassPermissions: %j is not allowed: %s', (command, verdict) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe(verdict);
   });
   // Levels, threads, quiet and verbose change no name; ZSTD_CLEVEL and ZSTD_NBTHREADS take a number only.
-  test.each(['GZIP=-9 gzip -c ../data/table.csv > a.gz', "XZ_OPT='-9e -T0' xz -c ../data/table.csv > a.xz", 'BZIP2=-9 bzip2 -c ../data/table.csv > a.bz2', 'ZSTD_CLEVEL=19 zstd -c ../data/table.csv > a.zst', 'gunzip -c ../data/x.gz', 'bunzip2 -k ../data/table.csv.tbz', 'lz4 -q src/a.ts a.lz4', 'lz4 -r src'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(['GZIP=-9 gzip -c ../data/table.csv > a.gz', "XZ_OPT='-9e -T0' xz -c ../data/table.csv > a.xz", 'BZIP2=-9 bzip2 -c ../data/table.csv > a.bz2', 'ZSTD_CLEVEL=19 zstd -c ../data/table.csv > a.zst', 'gunzip -c ../data/x.gz', 'bunzip2 -k ../data/table.csv.tbz', 'lz4 -q src/a.ts a.lz4', 'lz4 -r src', 'pigz -c ../data/table.csv > a.gz', 'pigz -r src', 'PIGZ=-9 pigz -c ../data/table.csv', 'lzip -k ../data/table.csv', 'brotli ../data/table.csv', 'lzop ../data/table.csv', 'pbzip2 -S64 -k src/a.ts', 'pixz -i ../data/table.csv -o a.xz', 'pixz -k src/a.ts', 'zstdmt -r src'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });

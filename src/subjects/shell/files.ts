@@ -1146,6 +1146,16 @@ interface CompressorSpec extends OptionSpec {
   prints?: boolean;
   /** lz4: `--rm` removes the source even when it writes to stdout or tests (`lz4 -c --rm f`, `lz4cat --rm f.lz4`, lz4 1.9.4). */
   removesAlways?: boolean;
+  /** The flags that remove the source of a program that keeps it by default (`--rm` unless given: brotli `-j`, lzop `-U`). */
+  removeFlags?: readonly string[];
+  /** Flags that name another suffix when compressing (pigz `-z` `.zz`, `-K` `.zip`). */
+  flagSuffixes?: ReadonlyArray<readonly [flags: readonly string[], suffix: string]>;
+  /** The options naming the suffix (`-S`, `--suffix` unless given: none for pbzip2, where `-S#` is a stack size). */
+  suffixFlags?: readonly string[];
+  /** lzip `-S`/`--volume-size` splits what it writes into NAME00001.lz…, names known only at run time (it is not a suffix there). */
+  volumes?: boolean;
+  /** `-p[DIR]`/`--path=DIR` (lzop): written into DIR (`-p` alone: the working directory). */
+  pathOption?: boolean;
   /**
    * The suffixes it takes off when decompressing (after `-S`'s), each with what replaces it; a name
    * with none of them is skipped, or (bzip2) gets `unknown` added.
@@ -1154,8 +1164,8 @@ interface CompressorSpec extends OptionSpec {
   /** gzip matches the suffixes in any case (`x.TGZ` gives `x.tar`). */
   caseless?: boolean;
   unknown?: string;
-  /** gzip `-N`/`--name` when decompressing: the name stored in the file, in the file's directory. */
-  storesName?: boolean;
+  /** The flags (short, long) under which decompressing writes the name stored in the file (gzip, pigz: `-N`/`--name`). */
+  storesName?: ReadonlyArray<readonly [short: string, long: string]>;
   /** The suffix each value of `-F`/`--format` gives instead of `suffix` (xz, zstd); another value gives a name known only at run time. */
   formats?: ReadonlyMap<string, string>;
 }
@@ -1177,22 +1187,26 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
   const scan = scanOptions(args, 0, spec);
   const only = (short: string, long: string): boolean => spelled(scan, short, long, false);
   const stdout = spec.prints === true || only('-c', '--stdout') || only('-c', '--to-stdout') || only('-t', '--test') || only('-l', '--list');
-  const rm = scan.options.some((o) => o.name === '--rm');
+  const rm = scan.options.some((o) => (spec.removeFlags ?? ['--rm']).includes(o.name));
   const removes = (spec.removesAlways === true && rm) || (!stdout && (spec.keepsByDefault ? rm : !only('-k', '--keep')));
   const recursive = spec.recurses && spelled(scan, '-r', '--recursive', true);
   const decompresses = spec.decompresses || spelled(scan, '-d', '--decompress', true) || spelled(scan, '-d', '--uncompress', true);
-  const suffix = optionValues(scan, '-S', '--suffix').at(-1);
-  // `xz -F lzma f` writes f.lzma, `zstd --format=gzip f` f.gz (round 10 review).
+  const suffix = optionValues(scan, ...(spec.suffixFlags ?? ['-S', '--suffix'])).at(-1);
+  const volumes = spec.volumes === true && hasOption(scan, '-S', '--volume-size');
+  // `xz -F lzma f` writes f.lzma, `zstd --format=gzip f` f.gz (round 10 review); `pigz -z f` f.zz.
   const format = spec.formats ? optionValues(scan, '-F', '--format').at(-1) : undefined;
-  const compressed = format === undefined ? spec.suffix : format.isStatic ? (spec.formats?.get(format.value) ?? null) : null;
-  const outputs = optionValues(scan, '-o');
-  const directories = optionValues(scan, '--output-dir-flat', '--output-dir-mirror');
+  const flagged = (spec.flagSuffixes ?? []).filter(([flags]) => hasOption(scan, ...flags)).map(([, flagSuffix]) => flagSuffix);
+  const suffixes = volumes ? [null] : format !== undefined ? [format.isStatic ? (spec.formats?.get(format.value) ?? null) : null] : flagged.length > 0 ? flagged : [spec.suffix];
+  const outputs = optionValues(scan, '-o', '--output');
+  // zstd's `--output-dir-*`, lzop's `-p[DIR]` (none: the working directory).
+  const directories = [...optionValues(scan, '--output-dir-flat', '--output-dir-mirror', ...(spec.pathOption ? ['--path'] : [])), ...(spec.pathOption ? scan.options.filter((o) => o.name === '-p').map((o) => o.value ?? staticWord('.')) : [])];
   const read = (word: Word): void => {
     const path = pathOf(word, READ, cwd);
     if (path) path.via = DENY_CANDIDATE;
     push(out, path);
   };
-  for (const output of outputs) push(out, pathOf(output, WRITE, cwd));
+  // lzip `-o o -S 1M f` writes o00001.lz….
+  for (const output of outputs) push(out, volumes ? pathOf(unknownWord({ ...output, raw: `${output.raw}<volume>` }), WRITE, cwd) : pathOf(output, WRITE, cwd));
   // zstd writes DIR/NAME.zst (`-mirror`: below DIR, as the source tree is).
   for (const directory of directories) push(out, walked(pathOf(directory, WRITE, cwd), REMOVED));
   for (const file of optionValues(scan, '-D', '--patch-from')) read(file);
@@ -1209,8 +1223,8 @@ const compressor = (spec: CompressorSpec): Handler => (args, cwd, out) => {
     if (removes || (recursive && !stdout)) push(out, recursive ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
     if (stdout || outputs.length + directories.length > 0) continue;
     // `gunzip -N x.gz` restores the name stored in x.gz (gzip(1)): known only when it runs.
-    if (decompresses && spec.storesName && spelled(scan, '-N', '--name', true)) push(out, pathOf({ ...word, isStatic: false, raw: `${posix.dirname(word.isStatic ? word.value : word.raw)}/<name stored in ${word.raw}>` }, WRITE, cwd));
-    for (const name of writtenNames(word, spec, decompresses, suffix, compressed)) push(out, pathOf(name, WRITE, cwd));
+    if (decompresses && spec.storesName?.some(([short, long]) => spelled(scan, short, long, true))) push(out, pathOf({ ...word, isStatic: false, raw: `${posix.dirname(word.isStatic ? word.value : word.raw)}/<name stored in ${word.raw}>` }, WRITE, cwd));
+    for (const compressed of decompresses ? suffixes.slice(0, 1) : suffixes) for (const name of writtenNames(word, spec, decompresses, suffix, compressed)) push(out, pathOf(name, WRITE, cwd));
   }
 };
 
@@ -1244,7 +1258,7 @@ const GZIP: CompressorSpec = {
   recurses: true,
   unpacks: [['.gz', ''], ['.z', ''], ['-gz', ''], ['-z', ''], ['_z', ''], ['.tgz', TAR], ['.taz', TAR]],
   caseless: true,
-  storesName: true,
+  storesName: [['-N', '--name']],
 };
 const BZIP2: CompressorSpec = { suffix: '.bz2', decompresses: false, keepsByDefault: false, recurses: false, unpacks: [['.bz2', ''], ['.bz', ''], ['.tbz2', TAR], ['.tbz', TAR]], unknown: '.out' };
 const XZ_UNPACKS = [['.xz', ''], ['.txz', TAR], ['.lzma', ''], ['.tlz', TAR], ['.lz', '']] as const;
@@ -1262,6 +1276,25 @@ const ZSTD: CompressorSpec = {
   // zstd(1) `--format=FORMAT`.
   formats: new Map([['zstd', '.zst'], ['gzip', '.gz'], ['xz', '.xz'], ['lzma', '.lzma'], ['lz4', '.lz4']]),
 };
+
+// pigz(1) 2.6: gzip's options and names, `-z`/`--zlib` writes .zz, `-K`/`--zip` .zip; decompressing
+// also takes off `.zz`, `-zz`, `.zip` (bash 5.2: `unpigz -f data/table.csv.zz` replaced data/table.csv).
+const PIGZ: CompressorSpec = {
+  ...GZIP,
+  short: 'AbCIJpS',
+  long: ['alias', 'blocksize', 'comment', 'iterations', 'maxsplits', 'processes', 'suffix'],
+  unpacks: [...GZIP.unpacks, ['.zz', ''], ['-zz', ''], ['.zip', '']],
+  flagSuffixes: [[['-z', '--zlib'], '.zz'], [['-K', '--zip'], '.zip']],
+};
+// lzip/plzip/lunzip (lzip 1.23 `--help`): FILE.lz, FILE.out for a name without `.lz`/`.tlz`; `-S` is a volume size.
+const LZIP: CompressorSpec = { short: 'BmnosSu', long: ['data-size', 'match-length', 'threads', 'output', 'dictionary-size', 'volume-size', 'buffer-size', 'in-slots', 'out-slots'], suffix: '.lz', decompresses: false, keepsByDefault: false, recurses: false, unpacks: [['.lz', ''], ['.tlz', TAR]], unknown: '.out', suffixFlags: [], volumes: true };
+// brotli(1) 1.0.9: keeps FILE unless `-j`/`--rm`, which removes it with `-c` and `-t` too (bash 5.2).
+const BROTLI: CompressorSpec = { short: 'qwoSD', long: ['quality', 'lgwin', 'large_window', 'output', 'suffix', 'dictionary'], suffix: '.br', decompresses: false, keepsByDefault: true, recurses: false, unpacks: [['.br', '']], removeFlags: ['-j', '--rm'], removesAlways: true };
+// lzop(1) 1.04: keeps FILE unless `-U`/`--unlink`/`--delete` (also with `-c`); `-N`/`-P` restore a stored name or path; `-p[DIR]`.
+const LZOP: CompressorSpec = { short: 'oS', attached: 'p', long: ['output', 'path', 'suffix', 'ls', 'filter'], suffix: '.lzo', decompresses: false, keepsByDefault: true, recurses: false, unpacks: [['.lzo', ''], ['.tzo', TAR]], removeFlags: ['-U', '--unlink', '--delete'], removesAlways: true, storesName: [['-N', '--name'], ['-P', '-P']], pathOption: true };
+// pbzip2 (`-b#`, `-m#`, `-p#`, `-S#` attached numbers) and lbzip2 (`-n N`) name files as bzip2 does.
+const PBZIP2: CompressorSpec = { ...BZIP2, attached: 'bmpS', suffixFlags: [] };
+const LBZIP2: CompressorSpec = { ...BZIP2, short: 'n', suffixFlags: [] };
 
 const LZ4: CompressorSpec = { suffix: '.lz4', decompresses: false, keepsByDefault: true, recurses: true, unpacks: [['.lz4', '']], removesAlways: true };
 
@@ -1281,6 +1314,45 @@ const lz4: Handler = (args, cwd, out) => {
   compressor(LZ4)(args.filter((word) => word !== output), cwd, out);
   push(out, pathOf(output, WRITE, cwd));
 };
+
+/**
+ * lzop(1) `-x`/`--extract`: decompresses into the working directory under the path stored in the
+ * file (`-dPp`), a name known only at run time.
+ */
+const lzop: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, LZOP);
+  if (!hasOption(scan, '-x', '--extract')) {
+    compressor(LZOP)(args, cwd, out);
+    return;
+  }
+  compressor(LZOP)([staticWord('-d'), staticWord('-P'), staticWord('-p'), ...args], cwd, out);
+};
+
+/**
+ * pixz(1) 1.0.7: `pixz [-d] [INPUT [OUTPUT]]`, `-i INPUT`, `-o OUTPUT`. Given an input and no output
+ * it writes INPUT.xz (INPUT.tar: .tpxz; decompressing, without `.xz`, `.tpxz` → `.tar`) and
+ * removes INPUT unless `-k` (bash 5.2: `pixz -d data/table.csv.xz` replaced data/table.csv). `-t`
+ * is not a test there (non-tarball mode), `-l` lists, `-x PATH` extracts to stdout.
+ */
+const pixz: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'iopfqx' });
+  const inputs = [...optionValues(scan, '-i'), ...scan.operands.slice(0, 1).map((i) => args[i]!)];
+  const outputs = [...optionValues(scan, '-o'), ...scan.operands.slice(1).map((i) => args[i]!)];
+  for (const output of outputs) push(out, pathOf(output, WRITE, cwd));
+  const lists = hasOption(scan, '-l', '-x');
+  const decompresses = hasOption(scan, '-d');
+  for (const input of inputs) {
+    const path = pathOf(input, READ, cwd);
+    if (path) path.via = DENY_CANDIDATE;
+    push(out, path);
+    // `-i INPUT` alone writes to stdout and keeps INPUT; an INPUT operand without OUTPUT does not.
+    if (lists || outputs.length > 0 || !scan.operands.some((i) => args[i] === input)) continue;
+    if (!hasOption(scan, '-k')) push(out, pathOf(input, WRITE, cwd));
+    const names = decompresses ? writtenNames(input, PIXZ, true, undefined, null) : [...writtenNames(input, PIXZ, false, undefined, '.xz'), ...writtenNames(input, PIXZ, true, staticWord(TAR), null).map((word) => ({ ...word, value: `${word.value}.tpxz`, raw: `${word.raw}.tpxz` }))];
+    for (const name of names) push(out, pathOf(name, WRITE, cwd));
+  }
+};
+const PIXZ: CompressorSpec = { suffix: '.xz', decompresses: false, keepsByDefault: false, recurses: false, unpacks: [['.xz', ''], ['.tpxz', TAR]] };
 
 function nestScript(text: Word, cwd: string | null, out: FileFacts): void {
   out.reasons.push('interpreter');
@@ -1396,6 +1468,25 @@ const HANDLERS: Record<string, Handler> = {
   // Debian's `uncompress` runs `gzip -d`.
   uncompress: compressor({ ...GZIP, decompresses: true }),
   lz4,
+  lz4c: lz4,
+  pigz: compressor(PIGZ),
+  unpigz: compressor({ ...PIGZ, decompresses: true }),
+  lzip: compressor(LZIP),
+  plzip: compressor(LZIP),
+  lunzip: compressor({ ...LZIP, decompresses: true }),
+  // Debian's names behind the `lzip` alternative.
+  'lzip.lzip': compressor(LZIP),
+  'lzip.plzip': compressor(LZIP),
+  'lzip.lunzip': compressor({ ...LZIP, decompresses: true }),
+  brotli: compressor(BROTLI),
+  lzop,
+  pbzip2: compressor(PBZIP2),
+  lbzip2: compressor(LBZIP2),
+  lbunzip2: compressor({ ...LBZIP2, decompresses: true }),
+  lbzcat: compressor({ ...LBZIP2, decompresses: true, prints: true }),
+  pixz,
+  zstdmt: compressor(ZSTD),
+  pzstd: compressor({ ...ZSTD, short: 'oDp', long: [...(ZSTD.long ?? []), 'processes'] }),
   unlz4: (args, cwd, out) => lz4([staticWord('-d'), ...args], cwd, out),
   lz4cat: compressor({ ...LZ4, decompresses: true, prints: true }),
   rsync: copier({

@@ -30,11 +30,13 @@ const OPTION_VARIABLES = /^(TAR_OPTIONS|ZIPOPT|ZIP|SIMPLE_BACKUP_SUFFIX|VERSION_
  * gunzip x.gz` writes the name stored in x.gz (gzip 1.12 takes only -N, -n, levels, -q, -v and
  * --rsyncable there), `BZIP2=-d bzip2 f.bz2` writes f, and bzip2 takes a word of BZIP2 or BZIP that is
  * not an option as a file to compress (bzip2.c `addFlagsFromEnvVar`); `XZ_OPT=-d` and `XZ_DEFAULTS`
- * (xz(1) ENVIRONMENT) the same (docs/threat-model.md#deny-rules-for-every-program).
+ * (xz(1) ENVIRONMENT) the same; pigz reads `PIGZ` and `GZIP` (`PIGZ=-r pigz data` compressed below data),
+ * lbzip2 `LBZIP2` before `BZIP2` and `BZIP`, lzop `LZOP` (`LZOP=-U` removes FILE) (docs/threat-model.md#deny-rules-for-every-program).
  */
 const COMPRESSOR_VARIABLES: ReadonlyArray<[RegExp, RegExp]> = [
-  [/^GZIP=/, /^(-[1-9nqv]+|--(fast|best|no-name|rsyncable|quiet|verbose))$/],
-  [/^(BZIP2|BZIP)=/, /^(-[1-9sqv]+|--(fast|best|small|quiet|verbose))$/],
+  [/^(GZIP|PIGZ)=/, /^(-[1-9nqv]+|--(fast|best|no-name|rsyncable|quiet|verbose))$/],
+  [/^(BZIP2|BZIP|LBZIP2)=/, /^(-[1-9sqv]+|--(fast|best|small|quiet|verbose))$/],
+  [/^LZOP=/, /^(-[1-9qv]+|--(fast|best|quiet|verbose))$/],
   [/^(XZ_OPT|XZ_DEFAULTS)=/, /^(-[0-9eqv]+|-T\d+|--(extreme|quiet|verbose|threads=\d+))$/],
 ];
 
