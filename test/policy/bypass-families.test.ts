@@ -2253,6 +2253,40 @@ describe('4. commands git runs from its own words are decided as commands', () =
     ["git archive --remote=. --exec='rm -f data/secret; git-upload-archive' HEAD", 'Bash(rm *)'],
     ["git grep -O'rm -f data/secret; true' local", 'Bash(rm *)'],
     ["git grep --open-files-in-pager='rm -f data/secret; true' local", 'Bash(rm *)'],
+    // git-send-email(1) `--to-cmd`, `--cc-cmd`, `--sendmail-cmd` (one dash or two, any prefix Perl's
+    // Getopt::Long takes) and `--smtp-server=/path`; git-daemon(1) `--access-hook`; git-instaweb(1)
+    // `--httpd`: each ran its command under git 2.39 and bash 5.2 (round 11).
+    ["git send-email --dry-run --to=a@b.example --to-cmd='rm -f data/secret; echo' HEAD~1", 'Bash(rm *)'],
+    ["git send-email --dry-run --to a@b.example --cc-cmd 'rm -f data/secret; echo' HEAD~1", 'Bash(rm *)'],
+    ["git send-email --dry-run -to-cmd='rm -f data/secret; echo' HEAD~1", 'Bash(rm *)'],
+    ["git send-email --to=a@b.example --sendmail-cmd='rm -f data/secret; cat' HEAD~1", 'Bash(rm *)'],
+    ["git send-email --to=a@b.example --sendm='rm -f data/secret; cat' HEAD~1", 'Bash(rm *)'],
+    ['git send-email --to=a@b.example --smtp-server=/bin/rm HEAD~1', 'Bash(rm *)'],
+    ["git daemon --export-all --access-hook='rm -f data/secret; true' --base-path=. .", 'Bash(rm *)'],
+    ["git instaweb --httpd='rm -f data/secret'", 'Bash(rm *)'],
+    ["git instaweb -d 'rm -f data/secret'", 'Bash(rm *)'],
   ]);
-  neverAllowedAnywhere(['git rebase -x "$c" HEAD~1', 'git submodule foreach "$c"']);
+  neverAllowedAnywhere([
+    'git rebase -x "$c" HEAD~1',
+    'git submodule foreach "$c"',
+    'git send-email --to-cmd="$c" HEAD~1',
+    'git send-email --smtp-server="$s" HEAD~1',
+    'git send-email "$o" HEAD~1',
+    // Code from a directory the analyser does not read: `git --exec-path=t ls-remote .` and
+    // `GIT_EXEC_PATH=t git …` ran t/git-upload-pack; `git clone --template=t` and `GIT_TEMPLATE_DIR=t
+    // git clone` ran t's post-checkout hook; `GIT_ALLOW_PROTOCOL=ext` let `ext::sh -c …` run (git 2.39, bash 5.2).
+    'git --exec-path=t ls-remote .',
+    'GIT_EXEC_PATH=t git ls-remote .',
+    'export GIT_EXEC_PATH=t; git ls-remote .',
+    'git clone -q --template=t . c',
+    'git init --template t r',
+    'GIT_TEMPLATE_DIR=t git clone -q . c',
+    "GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c touch% x'",
+    "GIT_ALLOW_PROTOCOL=file:ext git ls-remote 'ext::sh -c touch% x'",
+  ], { allow: ['Bash(git *)'] });
+  // A mail server by name, an empty template directory, protocols that run nothing: as before.
+  test.each(['git send-email --to=a@b.example --smtp-server=smtp.example.com HEAD~1', 'git init --template= r', 'GIT_ALLOW_PROTOCOL=https:ssh git fetch'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', { allow: ['Bash(git *)'] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
 });

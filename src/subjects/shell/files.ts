@@ -556,6 +556,8 @@ const git: Handler = (args, cwd, out) => {
     // `git -c core.fsmonitor='rm -rf x' status`; `--config-env=KEY=ENVVAR` takes the value from the environment.
     if (option.name === '-c') gitSettingWord(option.value, cwd, out);
     if (option.name === '--config-env') gitSettingWord(option.value, cwd, out, true);
+    // `git --exec-path=t lg` ran t/git-lg (git 2.39): programs from a directory the analyser does not read.
+    if (option.name === '--exec-path') out.reasons.push('interpreter');
   }
   const sub = args[scan.end];
   if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
@@ -617,8 +619,11 @@ const git: Handler = (args, cwd, out) => {
 function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: string | null, out: FileFacts): void {
   const long = sub === 'init' ? ['separate-git-dir', 'template', 'initial-branch', 'object-format', 'ref-format'] : ['separate-git-dir', 'template', 'origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format'];
   const scan = scanOptions(args, 0, { short: sub === 'init' ? 'b' : 'obucj', long });
-  // The template directory's hooks and info/ are copied into the new repository (git-init(1) TEMPLATE DIRECTORY).
+  // The template directory's hooks and info/ are copied into the new repository (git-init(1) TEMPLATE
+  // DIRECTORY), and `clone` runs its post-checkout hook (`git clone --template=t . c` ran t's, git
+  // 2.39): code the analyser does not read. `--template=` (empty) copies nothing.
   const made = optionValues(scan, '--separate-git-dir', '--template');
+  if (optionValues(scan, '--template').some((word) => !word.isStatic || word.value !== '')) out.reasons.push('interpreter');
   if (hasOption(scan, '--bare') || (sub === 'clone' && hasOption(scan, '--mirror'))) {
     const dir = args[scan.operands[sub === 'init' ? 0 : 1]!];
     if (dir !== undefined) made.push(dir);

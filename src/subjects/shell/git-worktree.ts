@@ -42,7 +42,7 @@ const KEEPS = new Set([
   'get-tar-commit-id', 'grep', 'hash-object', 'help', 'index-pack', 'init', 'interpret-trailers', 'log', 'ls-files', 'ls-remote',
   'ls-tree', 'mailinfo', 'mailsplit', 'maintenance', 'merge-base', 'merge-file', 'merge-tree', 'mktag', 'mktree', 'mv',
   'multi-pack-index', 'name-rev', 'notes', 'pack-objects', 'pack-refs', 'patch-id', 'prune', 'prune-packed', 'push', 'range-diff',
-  'reflog', 'remote', 'repack', 'replace', 'request-pull', 'rev-list', 'rev-parse', 'rm', 'shortlog', 'show', 'show-branch',
+  'reflog', 'remote', 'repack', 'replace', 'request-pull', 'rev-list', 'rev-parse', 'rm', 'send-email', 'shortlog', 'show', 'show-branch',
   'show-index', 'show-ref', 'stage', 'status', 'stripspace', 'symbolic-ref', 'tag', 'unpack-objects', 'update-index', 'update-ref',
   'update-server-info', 'var', 'verify-commit', 'verify-pack', 'verify-tag', 'version', 'whatchanged', 'write-tree',
 ]);

@@ -65,9 +65,22 @@ export const DECLARATIONS: ReadonlySet<string> = new Set(['export', 'declare', '
  */
 const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS|RSYNC_RSH|RSYNC_CONNECT_PROG)\+?=/;
 
+/**
+ * Variables that make git run code from a place they name (git(1) ENVIRONMENT): `GIT_EXEC_PATH=D`
+ * runs D/git-SUB (`GIT_EXEC_PATH=t git lg` ran t/git-lg), `GIT_TEMPLATE_DIR=D` copies D's hooks into
+ * the repository `git init`/`clone` makes, and `git clone` then runs its post-checkout hook (git
+ * 2.39); `GIT_ALLOW_PROTOCOL` with `ext` lets an `ext::CMD` URL run CMD
+ * (docs/threat-model.md#files-and-settings-git-runs-code-from).
+ */
+const CODE_PLACES = /^(GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_ALLOW_PROTOCOL)\+?=/;
+
 /** `NAME=value` words whose value some program runs: an interpreter reason, and the value as a nested script. */
 export function commandVariables(words: readonly Word[], cwd: string | null, reasons: string[], nested: Nested[]): void {
   for (const word of words) {
+    const place = CODE_PLACES.exec(word.value);
+    const named = place ? word.value.slice(place[0].length) : '';
+    // An empty template directory copies nothing; only `ext` among the protocols runs a command.
+    if (place && (!word.isStatic || (place[1] === 'GIT_ALLOW_PROTOCOL' ? named.split(':').includes('ext') : named !== ''))) reasons.push('interpreter');
     const match = COMMAND_VARIABLES.exec(word.value);
     if (!match) continue;
     reasons.push('interpreter');
