@@ -9,6 +9,9 @@
 // - gateway.cjs (src/cli/serve-gateway.ts): the schema, the policy and the gateway, which serve.ts
 //   compiles with V8's code cache (src/cli/code-cache.ts). A module both use is taken from serve.cjs
 //   (its `sharedModules`), so each exists once: one LatchError, one ChildTransport class.
+// - shell.cjs (src/subjects/shell/, entered through its index.ts): the shell model, which only a
+//   tool that takes shell commands needs; gateway.cjs requires it at the first call into it, and
+//   gives it the gateway's modules it imports (`gatewayModules`), so again each exists once.
 // web-tree-sitter stays out: it finds its .wasm next to its own module, and is loaded only when a
 // shell tool exists; so does jsonc-parser (see below).
 // Source maps are written next to the files (`node --enable-source-maps` maps stack traces to src/).
@@ -109,34 +112,130 @@ const sharedSet = new Set(shared);
 // CommonJS module it was read through esbuild's __toESM, a getter per export whose `from[key]` is
 // one keyed load for every name of every module (megamorphic), on every use: ~1% of the gateway's
 // CPU per call (docs/performance.md, "Round 9: the warm path"). None of them exports a binding that changes.
-const sharedExports = new Map(
-  await Promise.all(
-    shared.map(async (file) => {
-      const { metafile } = await build({ absWorkingDir: root, entryPoints: [file], bundle: false, format: 'esm', platform: 'node', write: false, metafile: true, outdir: 'unused', logLevel: 'warning' });
-      return [file, Object.values(metafile.outputs)[0].exports];
-    }),
-  ),
-);
+const sharedExports = new Map(await Promise.all(shared.map(async (file) => [file, await exportsOf(file)])));
+
+// The shell model: which of the gateway's modules it imports (each given to it by the gateway), and
+// what its entry exports. Only its entry may be imported from outside it, and it imports no package
+// but web-tree-sitter: anything else would be a second copy of a module the gateway also holds.
+const SHELL_DIR = 'src/subjects/shell/';
+const SHELL_ENTRY = `${SHELL_DIR}index.ts`;
+const inShell = (file) => file.startsWith(SHELL_DIR);
+const fileOf = (path) => relative(root, path).split('\\').join('/');
+const gatewayModules = new Set();
+const shellProbe = await build({
+  ...common,
+  entryPoints: [SHELL_ENTRY],
+  format: 'esm',
+  write: false,
+  metafile: true,
+  outfile: 'dist/serve/shell.js',
+  plugins: [
+    ...common.plugins,
+    {
+      name: 'gateway-modules',
+      setup(context) {
+        context.onResolve({ filter: /^\./ }, async (args) => {
+          if (args.pluginData?.inner) return undefined;
+          const resolved = await context.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
+          const file = fileOf(resolved.path);
+          if (inShell(file) || resolved.errors.length) return undefined;
+          gatewayModules.add(file);
+          return { path: file, external: true };
+        });
+      },
+    },
+  ],
+});
+const shellInputs = Object.keys(shellProbe.metafile.inputs).filter((file) => !inShell(file));
+if (shellInputs.length) throw new Error(`the shell model (${SHELL_DIR}) may import only the gateway's own modules and web-tree-sitter, not ${shellInputs.join(', ')}`);
+const shellExports = Object.values(shellProbe.metafile.outputs).find((output) => output.entryPoint === SHELL_ENTRY).exports;
+const gatewayExports = new Map(await Promise.all([...gatewayModules].map(async (file) => [file, await exportsOf(file)])));
+
+// A module's exports, by name (esbuild reads them from the source, without bundling).
+async function exportsOf(file) {
+  const { metafile } = await build({ absWorkingDir: root, entryPoints: [file], bundle: false, format: 'esm', platform: 'node', write: false, metafile: true, outdir: 'unused', logLevel: 'warning' });
+  return Object.values(metafile.outputs)[0].exports;
+}
+
 await build({
   ...common,
   entryPoints: ['src/cli/serve-gateway.ts'],
   outfile: 'dist/serve/gateway.cjs',
-  external: [...common.external, './serve.cjs'],
+  external: [...common.external, './serve.cjs', './shell.cjs'],
   banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";${importMetaUrl}` },
   footer: { js: '})' },
   plugins: [
     ...common.plugins,
     {
+      // The shell model's entry is a module whose functions load shell.cjs at their first call and
+      // are then the model's own (live bindings: later calls go straight to them).
+      name: 'shell-model',
+      setup(context) {
+        context.onResolve({ filter: /^\./ }, async (args) => {
+          if (args.pluginData?.inner) return undefined;
+          const resolved = await context.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
+          const file = fileOf(resolved.path);
+          if (file === SHELL_ENTRY) return { path: file, namespace: 'shell-model' };
+          if (inShell(file)) return { errors: [{ text: `import the shell model through ${SHELL_ENTRY}, not ${file} (scripts/bundle.js)` }] };
+          return undefined;
+        });
+        context.onLoad({ filter: /.*/, namespace: 'shell-model' }, () => {
+          const modules = [...gatewayModules];
+          return {
+            contents: [
+              ...modules.map((file, index) => `import * as m${index} from './${file}';`),
+              'let model = null;',
+              'function load() {',
+              `  model ??= require('./shell.cjs')({ ${modules.map((file, index) => `${JSON.stringify(file)}: m${index}`).join(', ')} });`,
+              `  ({ ${shellExports.join(', ')} } = model);`,
+              '}',
+              ...shellExports.map((name) => `export let ${name} = (...args) => (load(), ${name}(...args));`),
+            ].join('\n'),
+            resolveDir: root,
+            loader: 'js',
+          };
+        });
+      },
+    },
+    {
       name: 'shared-with-serve',
       setup(context) {
         context.onResolve({ filter: /^\./ }, async (args) => {
-          if (args.namespace !== 'file' || args.pluginData?.inner) return undefined;
+          if ((args.namespace !== 'file' && args.namespace !== 'shell-model') || args.pluginData?.inner) return undefined;
           const resolved = await context.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
           const file = relative(root, resolved.path).split('\\').join('/');
           return sharedSet.has(file) ? { path: file, namespace: 'shared' } : resolved.errors.length ? undefined : { path: resolved.path, namespace: resolved.namespace, external: resolved.external, sideEffects: resolved.sideEffects };
         });
         context.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
           contents: `export const { ${sharedExports.get(args.path).join(', ')} } = require('./serve.cjs').sharedModules[${JSON.stringify(args.path)}];`,
+          loader: 'js',
+        }));
+      },
+    },
+  ],
+});
+
+// shell.cjs: a function of the gateway's modules, which returns the model's exports (the gateway
+// calls it once); loaded with Node's own CommonJS loader, so its source map works as serve.cjs's.
+await build({
+  ...common,
+  entryPoints: [SHELL_ENTRY],
+  outfile: 'dist/serve/shell.cjs',
+  banner: { js: `"use strict";${importMetaUrl}module.exports = (gatewayModules) => {const module = { exports: {} };` },
+  footer: { js: 'return module.exports;};' },
+  plugins: [
+    ...common.plugins,
+    {
+      name: 'from-the-gateway',
+      setup(context) {
+        context.onResolve({ filter: /^\./ }, async (args) => {
+          if (args.namespace !== 'file' || args.pluginData?.inner) return undefined;
+          const resolved = await context.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
+          const file = fileOf(resolved.path);
+          return gatewayModules.has(file) ? { path: file, namespace: 'gateway' } : undefined;
+        });
+        context.onLoad({ filter: /.*/, namespace: 'gateway' }, (args) => ({
+          contents: `export const { ${gatewayExports.get(args.path).join(', ')} } = gatewayModules[${JSON.stringify(args.path)}];`,
           loader: 'js',
         }));
       },

@@ -4,7 +4,7 @@ import { escapeText } from '../latch/escape.js';
 import { decide } from '../policy/decide.js';
 import { policyFor, ruleIssues } from '../policy/policy.js';
 import type { Decision } from '../policy/types.js';
-import { initShellParser } from '../subjects/shell/parser.js';
+import { initShellParser } from '../subjects/shell/index.js';
 import { inspectCall } from '../subjects/inspect.js';
 import { classifyTool, type ToolClass } from '../subjects/kind.js';
 import { identifyServer } from '../subjects/server-identity.js';

@@ -3,7 +3,7 @@ import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
 import { RuleSet } from '../policy/match.js';
 import { parseRule, quoteRuleWord, type Rule } from '../policy/rule.js';
 import type { Decision, Segment } from '../policy/types.js';
-import { commandSignature } from '../subjects/shell/command.js';
+import { commandSignature } from '../subjects/shell/index.js';
 import { isPlainText } from './escape.js';
 
 /**

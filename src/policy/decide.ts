@@ -69,6 +69,9 @@ export const DENY_CANDIDATE = 'operand (deny rules only)';
  */
 export const GIT_REWRITE = 'working tree git rewrites';
 
+/** The `via` of DEST/NAME written by a copy into a directory: not an operand (subjects/inspect.ts and subjects/links-made.ts look at those). */
+export const INTO_DIRECTORY = 'name inside the destination directory';
+
 const NO_GRANTS: Grants = { rules: null, digests: new Set() };
 
 interface Verdictish {

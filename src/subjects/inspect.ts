@@ -1,16 +1,15 @@
 import { basename, dirname } from 'node:path';
-import { GIT_REWRITE, type CallFacts } from '../policy/decide.js';
+import { GIT_REWRITE, INTO_DIRECTORY, type CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
-import { analyseCommandCached } from './shell/analysis-cache.js';
+import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
-import { INTO_DIRECTORY } from './shell/files.js';
 import { skippedByFilters } from './tree-filter.js';
 
 /**

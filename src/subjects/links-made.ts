@@ -1,8 +1,7 @@
 import { lstatSync } from 'node:fs';
 import { posix } from 'node:path';
-import { GIT_REWRITE, RECURSIVE } from '../policy/decide.js';
+import { GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../policy/decide.js';
 import type { PathSubject, Segment } from '../policy/types.js';
-import { INTO_DIRECTORY } from './shell/files.js';
 
 /**
  * Paths below a link that another command of the same text makes (docs/threat-model.md#links-made-by-the-text).

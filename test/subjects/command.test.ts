@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { Parser, Tree } from 'web-tree-sitter';
 import type { CommandInfo, Segment } from '../../src/policy/types.js';
-import { DENY_CANDIDATE } from '../../src/policy/decide.js';
+import { DENY_CANDIDATE, INTO_DIRECTORY } from '../../src/policy/decide.js';
 import { analyseCommand, commandSignature, MAX_COMMAND_LENGTH } from '../../src/subjects/shell/command.js';
-import { INTO_DIRECTORY } from '../../src/subjects/shell/files.js';
 import { initShellParser, isShellParserReady } from '../../src/subjects/shell/parser.js';
 import { SAFE_WRAPPERS } from '../../src/programs.js';
 

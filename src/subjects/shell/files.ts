@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { DENY_CANDIDATE, GIT_REWRITE, RECURSIVE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
@@ -267,9 +267,6 @@ function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd:
   }
   return names;
 }
-
-/** The `via` of DEST/NAME written by a copy into a directory: not an operand (inspect.ts and links-made.ts look at those). */
-export const INTO_DIRECTORY = 'name inside the destination directory';
 
 function addOptionPaths(scan: ScanResult, spec: Pick<SimpleSpec, 'reads' | 'writes' | 'programs'>, cwd: string | null, out: FileFacts): void {
   for (const option of scan.options) {
