@@ -4,13 +4,15 @@ import { describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, ROOT, eventually, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import * as shellModel from '../../src/subjects/shell/index.js';
+import { BIN, COMMANDS_SERVER, ROOT, eventually, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
 
 /**
  * What `serve` (the bundle in dist/serve/) keeps out of memory until it is needed
  * (docs/performance.md, "Memory"), checked in a real gateway process: pino's transport machinery
  * (Node's worker threads) never, and jsonc-parser until a rule is remembered, when it must load
- * and edit the file. TurboFan is off while it starts (its pages stay out of an idle gateway's memory)
+ * and edit the file; the shell model (dist/serve/shell.cjs) and its grammar only with a tool that
+ * takes shell commands. TurboFan is off while it starts (its pages stay out of an idle gateway's memory)
  * and must be on again once it serves: the hot path runs optimised.
  */
 const LOADED_PROBE = join(ROOT, 'test/fixtures/loaded-modules.mjs');
@@ -23,18 +25,34 @@ interface Loaded {
   commonjs: string[];
 }
 
+/** A gateway started with LOADED_PROBE, whose loaded modules are read on demand. */
+function probed(configPath: string, dir: string, out: string): { transport: StdioClientTransport; loaded: () => Promise<Loaded> } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', LOADED_PROBE, BIN, 'serve', '--config', configPath],
+    env: { MCP_LATCH_LOG_LEVEL: 'warn', LOADED_MODULES_OUT: out },
+    stderr: 'pipe',
+    cwd: dir,
+  });
+  const loaded = async (): Promise<Loaded> => {
+    rmSync(out, { force: true });
+    process.kill(transport.pid!, 'SIGUSR2');
+    return eventually(() => {
+      if (!existsSync(out)) throw new Error('the gateway has not written what it loaded yet');
+      return JSON.parse(readFileSync(out, 'utf8')) as Loaded;
+    });
+  };
+  return { transport, loaded };
+}
+
+/** The shell model's file and the grammar's package, as the gateway loaded them. */
+const shellParts = (modules: Loaded) => modules.commonjs.filter((file) => file.endsWith('/dist/serve/shell.cjs') || file.includes('/web-tree-sitter/'));
+
 describe('the serve path loads what it needs when it needs it', () => {
-  test('no worker threads ever, and jsonc-parser only once a rule is remembered', async () => {
+  test('no worker threads ever, jsonc-parser only once a rule is remembered, and no shell model without a shell tool', async () => {
     const dir = tempDir();
     const configPath = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] }, tools: { fix__whoami: { kind: 'write' as const } } });
-    const out = join(dir, 'loaded.json');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ['--import', LOADED_PROBE, BIN, 'serve', '--config', configPath],
-      env: { MCP_LATCH_LOG_LEVEL: 'warn', LOADED_MODULES_OUT: out },
-      stderr: 'pipe',
-      cwd: dir,
-    });
+    const { transport, loaded } = probed(configPath, dir, join(dir, 'loaded.json'));
     const client = new Client({ name: 'mcp-latch-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
       const schema = request.params as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } };
@@ -42,14 +60,6 @@ describe('the serve path loads what it needs when it needs it', () => {
       if (!always) throw new Error(`no Always allow among ${schema.requestedSchema.properties.decision.enum.join(' | ')}`);
       return { action: 'accept', content: { decision: always } };
     });
-    const loaded = async (): Promise<Loaded> => {
-      rmSync(out, { force: true });
-      process.kill(transport.pid!, 'SIGUSR2');
-      return eventually(() => {
-        if (!existsSync(out)) throw new Error('the gateway has not written what it loaded yet');
-        return JSON.parse(readFileSync(out, 'utf8')) as Loaded;
-      });
-    };
     const jsonc = (modules: Loaded) => modules.commonjs.filter((file) => file.includes('/jsonc-parser/'));
     try {
       await client.connect(transport, { timeout: 30_000 });
@@ -58,6 +68,7 @@ describe('the serve path loads what it needs when it needs it', () => {
       const before = await loaded();
       expect(before.builtins).not.toContain('NativeModule worker_threads');
       expect(jsonc(before)).toEqual([]);
+      expect(shellParts(before)).toEqual([]);
 
       // "Always allow" writes the rule into the config file, with jsonc-parser loaded for it.
       const asked = await client.callTool({ name: 'fix__whoami', arguments: {} });
@@ -67,9 +78,44 @@ describe('the serve path loads what it needs when it needs it', () => {
       const after = await loaded();
       expect(jsonc(after).length).toBeGreaterThan(0);
       expect(after.builtins).not.toContain('NativeModule worker_threads');
+      expect(shellParts(after)).toEqual([]);
     } finally {
       await client.close().catch(() => undefined);
     }
+  });
+
+  test('with a shell tool, the shell model and its grammar are loaded and the first commands are decided from their words', async () => {
+    const dir = tempDir();
+    const configPath = writeConfig(dir, { mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'], deny: ['Bash(rm *)'] } });
+    const { transport, loaded } = probed(configPath, dir, join(dir, 'loaded.json'));
+    const client = new Client({ name: 'mcp-latch-test', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await client.connect(transport, { timeout: 30_000 });
+      // The first calls, no list before them, no elicitation: a command not analysed would be asked, so denied.
+      const [allowed, denied] = await Promise.all([
+        client.callTool({ name: 'shell__run_command', arguments: { command: 'echo first-call', workdir: dir } }),
+        client.callTool({ name: 'shell__run_command', arguments: { command: 'rm -rf build', workdir: dir } }),
+      ]);
+      expect(textOf(allowed)).toContain('first-call');
+      expect(textOf(denied)).toMatch(/^Denied by mcp-latch/);
+      expect(textOf(denied)).toContain('Bash(rm *)');
+      const parts = shellParts(await loaded());
+      expect(parts.filter((file) => file.endsWith('/dist/serve/shell.cjs'))).toHaveLength(1);
+      expect(parts.some((file) => file.includes('/web-tree-sitter/'))).toBe(true);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  test('the shell model is in shell.cjs alone, and what the gateway calls of it are functions', () => {
+    // gateway.cjs has only a stand-in for the model's entry (scripts/bundle.js); its functions load shell.cjs at their first call.
+    const sources = (file: string) => (JSON.parse(readFileSync(join(ROOT, 'dist/serve', file), 'utf8')) as { sources: string[] }).sources;
+    const shellFiles = (list: string[]) => list.filter((source) => source.includes('src/subjects/shell/'));
+    expect(shellFiles(sources('gateway.cjs.map')).filter((source) => !source.startsWith('shell-model:'))).toEqual([]);
+    expect(shellFiles(sources('shell.cjs.map')).length).toBeGreaterThan(20);
+    expect(sources('shell.cjs.map').filter((source) => !source.includes('src/subjects/shell/') && !source.startsWith('gateway:'))).toEqual([]);
+    // A constant exported here would reach the gateway as a function.
+    expect(Object.entries(shellModel).filter(([, value]) => typeof value !== 'function')).toEqual([]);
   });
 
   test('TurboFan optimises code again once the gateway serves', async () => {
