@@ -3,7 +3,8 @@
 //
 // Where the gateway's resident memory goes, A/B in one run: each variant (default: this build's
 // bin/mcp-latch.js) is started in front of server-everything (or, with --shell, mcp-server-commands),
-// rounds interleaved. For each start: the gateway's CPU until its first tools/list, its RSS idle
+// rounds interleaved, after one unmeasured start of each (which writes its code cache, as a
+// client's first start does). For each start: the gateway's CPU until its first tools/list, its RSS idle
 // (1.5 s after that list) split into the node binary's pages, malloc's heap, other anonymous memory
 // (V8's heap, mostly) and other files; then the bench's warm-up (1,500 calls, 3,000 at 16 in
 // flight), N calls one at a time and N at 16 in flight (CPU per call of each, schedstat), and the
@@ -76,13 +77,21 @@ function residentMb(pid) {
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/** V8's heap spaces of `pid` (MiB used / committed), from a diagnostic report it writes on SIGUSR2 into `reports`. */
-async function heapSpaces(pid, reports) {
+/**
+ * Where the gateways write their diagnostic reports: one directory for the run, so that every start
+ * has the same command line. The code cache's file is named after Node's flags (src/cli/code-cache.ts):
+ * a directory per start made each start one without a cache (~61 MiB idle instead of ~54).
+ */
+const reports = spaces ? mkdtempSync(join(dir, 'reports-')) : null;
+const reportFlags = spaces ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reports}`, '--report-compact'] : [];
+
+/** V8's heap spaces of `pid` (MiB used / committed), from a diagnostic report it writes on SIGUSR2 (its name holds the pid). */
+async function heapSpaces(pid) {
   const before = new Set(readdirSync(reports));
   process.kill(pid, 'SIGUSR2');
   for (let i = 0; i < 200; i++) {
     await sleep(25);
-    const name = readdirSync(reports).find((file) => !before.has(file) && file.endsWith('.json'));
+    const name = readdirSync(reports).find((file) => !before.has(file) && file.includes(`.${pid}.`) && file.endsWith('.json'));
     if (!name) continue;
     let report;
     try {
@@ -100,8 +109,6 @@ async function heapSpaces(pid, reports) {
 const spacesText = (s) => Object.entries(s).map(([key, v]) => `${key} ${f(v.used)}/${f(v.committed)}`).join(', ');
 
 async function start(variant) {
-  const reports = spaces ? mkdtempSync(join(dir, 'reports-')) : null;
-  const reportFlags = spaces ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reports}`, '--report-compact'] : [];
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [...reportFlags, ...variant.flags, variant.bin, 'serve', '--config', config],
@@ -116,7 +123,7 @@ async function start(variant) {
   const startCpuMs = cpuNs(pid) / 1e6;
   await sleep(1500);
   const idle = residentMb(pid);
-  const idleSpaces = spaces ? await heapSpaces(pid, reports) : null;
+  const idleSpaces = spaces ? await heapSpaces(pid) : null;
   if (idleOnly) {
     await client.close();
     return { startCpuMs, idle, after: idle, sequentialUs: NaN, inFlightUs: NaN, idleSpaces };
@@ -141,7 +148,7 @@ async function start(variant) {
   await inFlight(calls);
   const inFlightUs = (cpuNs(pid) - cpu) / 1000 / calls;
   const after = residentMb(pid);
-  const afterSpaces = spaces ? await heapSpaces(pid, reports) : null;
+  const afterSpaces = spaces ? await heapSpaces(pid) : null;
   // Fewer than 10,000 calls in the phases (--calls under 2,750): the rest one at a time.
   for (let i = 0; answered < SAMPLE_AT; i++) await call(i);
   // The burst is over: what the gateway keeps once the client has been quiet for 3 s, and the CPU it spends meanwhile.
@@ -149,12 +156,27 @@ async function start(variant) {
   await sleep(3000);
   const quietCpuMs = (cpuNs(pid) - cpu) / 1e6;
   const quiet = residentMb(pid);
-  const quietSpaces = spaces ? await heapSpaces(pid, reports) : null;
+  const quietSpaces = spaces ? await heapSpaces(pid) : null;
   await client.close();
   return { startCpuMs, idle, at10k, after, quiet, quietCpuMs, sequentialUs, inFlightUs, idleSpaces, afterSpaces, quietSpaces };
 }
 
+/**
+ * One start of `variant` that is not measured: it writes the code cache the measured starts then
+ * load (src/cli/code-cache.ts; the first start of a build, or of new Node flags, has none, and is
+ * ~61 MiB idle instead of ~54), as every start of a client's but its first does.
+ */
+async function writeCodeCache(variant) {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...reportFlags, ...variant.flags, variant.bin, 'serve', '--config', config], cwd: dir, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
+  const client = new Client({ name: 'mcp-latch-memory', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport, { timeout: 60_000 });
+  await client.listTools();
+  await sleep(1000); // the cache is written just after the first list is answered
+  await client.close();
+}
+
 const f = (value, digits = 1) => value.toFixed(digits);
+for (const variant of variants) await writeCodeCache(variant);
 const results = new Map(variants.map((variant) => [variant.label, []]));
 for (let round = 0; round < rounds; round++) {
   for (const variant of variants) {
