@@ -687,6 +687,35 @@ describe('6. 7z a reads what it archives', () => {
   ]);
   // The home directory walked, with Read(~/.ssh/**) below it: asks, as `7z a k.7z ~` does.
   neverAllowedAnywhere(['cd <H> && 7z a -r <T>/k1.7z id_rsa']);
+  // Round 11 (bash 5.2, 7-Zip 26 stored the key in each): the -i switch takes m/w modifiers after r
+  // (`-i[r[-|0]][m[-|2]][w[-]]`, `7z -h`), -ai!NAME names an archive read, and with -an every word
+  // after the command is a file (the archive is ./.7z).
+  deniedEverywhere([
+    ["7z a <T>/k.7z '-iw!<H>/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
+    ["7z a <T>/k.7z '-irm2w-!<H>/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
+    ["7z a <T>/k.7z '-im!<H>/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
+    ['cd <T> && 7z a -an -t7z <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ["7z l -an '-ai!<H>/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
+  ]);
+  // The names in a list file (`@LIST`, `-i@LIST`, `-ai@LIST`) are read, known only at run time
+  // (`echo ~/.ssh/id_rsa > l && 7z a k.7z @l` stored the key); -w{DIR} makes the archive in DIR
+  // under a temporary name; -t{TYPE} unknown here gives a name with an unknown extension.
+  neverAllowedAnywhere([
+    'echo <H>/.ssh/id_rsa > <T>/l && 7z a <T>/k.7z @<T>/l',
+    "7z a <T>/k.7z '-i@<T>/l'",
+    "7z a <T>/k.7z '-ir@<T>/l'",
+    "7z t -an '-ai@<T>/l'",
+  ]);
+  // `7z a NAME` without an extension writes NAME.7z, with -tzip NAME.zip, with -an ./.7z (bash 5.2, 7-Zip 26).
+  deniedEverywhere(
+    [
+      ['7z a -tzip <T>/k src/a.ts', 'Edit(<T>/k.zip)'],
+      ['7z a <T>/j src/a.ts', 'Edit(<T>/j.7z)'],
+      ['cd <T> && 7z a -an -t7z <W>/src/a.ts', 'Edit(<T>/.7z)'],
+    ],
+    { deny: ['Edit(<T>/k.zip)', 'Edit(<T>/j.7z)', 'Edit(<T>/.7z)'] },
+  );
+  allowedByDefault(['7z l src/a.7z', '7z a -tzip src/a src', '7z a src/a.7z src'], { allow: ['Bash(7z *)'] });
 });
 
 describe('6. a program named through a variable, a substitution or an array', () => {
@@ -1806,6 +1835,12 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'cd .. && 7z a -r -sdel a.7z table.csv',
     '7z a -R -sdel a.7z ../table.csv',
     "7z a -sdel a.7z '-ir!../table.csv'",
+    // Round 11 (bash 5.2, 7-Zip 26 removed <T>/data or table.csv): -an takes every word as a file;
+    // -iw!NAME is -i!NAME; 7z a NAME writes NAME.7z (-tzip: NAME.zip); -w{DIR} a temporary file in DIR.
+    'cd src && 7z a -an -tzip -sdel ../../data',
+    "7z a -sdel k.7z src '-iw!../data/table.csv'",
+    '7z a -tfoo ../data/x src',
+    '7z a -w../data k.7z src',
   ]);
   test.each(['7z a -r a.7z src/a.ts', "7z a a.7z src '-xr!*.log'", '7z a -r- -sdel a.7z src', "7z a a.7z '-i!src'", '7z a a.7z src', '7z a -sdel a.7z src', "7z a a.7z 'src/*.ts'", '7z a a.7z ../data', '7z l a.7z', '7z t a.7z'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');

@@ -1006,12 +1006,31 @@ const sevenZip: Handler = (args, cwd, out) => {
     else words.push(word);
   }
   const has = (pattern: RegExp): boolean => switches.some((value) => pattern.test(value));
-  const [command, archive, ...operands] = words;
+  // `-an`: no archive name, every word after the command is a file (`7z a -an -tzip -sdel data`
+  // wrote ./.zip and removed data under bash 5.2, 7-Zip 26); `-ai…`/`-ax…` name the archives.
+  const noName = has(/^-an$/i);
+  const [command, ...rest] = words;
+  const archive = noName ? undefined : rest[0];
+  const operands = noName ? rest : rest.slice(1);
   const letter = command?.isStatic ? command.value.toLowerCase() : null;
   if (letter === null || letter === 'x' || letter === 'e') out.reasons.push(ARCHIVE_EXTRACT);
   for (const value of switches) if (/^-o./i.test(value)) push(out, pathOf(staticWord(value.slice(2)), WRITE, cwd));
-  if (archive) push(out, pathOf(archive, letter !== null && ['a', 'u', 'd', 'rn'].includes(letter) ? WRITE : READ, cwd));
+  const updates = letter !== null && ['a', 'u', 'd', 'rn'].includes(letter);
+  if (archive) push(out, pathOf(archive, updates ? WRITE : READ, cwd));
+  for (const value of switches) {
+    const archives = SEVEN_ZIP_NAMES.exec(value);
+    if (archives?.[1]?.toLowerCase() !== 'ai') continue;
+    if (archives[2] === '!') push(out, pathOf(staticWord(archives[3]!), READ, cwd));
+    else sevenZipList(archives[3]!, cwd, out);
+  }
+  // `-w{DIR}`: the new archive is made in DIR under a temporary name, then moved.
+  for (const value of switches) if (/^-w./i.test(value)) push(out, pathOf(unknownWord(staticWord(`${value.slice(2).replace(/\/+$/, '')}/<7z temporary file>`)), WRITE, cwd));
   if (letter !== 'a' && letter !== 'u') return;
+  // `7z a NAME` without an extension writes NAME.7z (`-tzip`: NAME.zip, …), `-an` ./.7z (bash 5.2, 7-Zip 26).
+  const type = switches.filter((value) => /^-t/i.test(value)).at(-1)?.slice(2).toLowerCase() ?? '7z';
+  const extension = SEVEN_ZIP_TYPES.get(type);
+  const named = archive === undefined ? staticWord('') : archive.isStatic && !posix.basename(archive.value).includes('.') ? archive : null;
+  if (named !== null) push(out, pathOf(extension === undefined ? unknownWord({ ...named, raw: `${named.raw}.<type ${type}>` }) : staticWord(`${named.value}${extension}`), WRITE, cwd));
   if (archive && has(/^-v\d/i)) push(out, pathOf(unknownWord({ ...archive, raw: `${archive.raw}.<volume>` }), WRITE, cwd));
   for (const value of switches) if (/^-u[^!]*!./i.test(value)) push(out, pathOf(staticWord(value.slice(value.indexOf('!') + 1)), WRITE, cwd));
   const removes = has(/^-sdel$/i);
@@ -1020,13 +1039,16 @@ const sevenZip: Handler = (args, cwd, out) => {
   const recursion = switches.filter((value) => /^-r[-0]?$/i.test(value)).at(-1)?.slice(2) ?? '-';
   const files: Array<[word: Word, recursion: string]> = operands.filter((word) => !(word.isStatic && word.value.startsWith('@'))).map((word) => [word, recursion]);
   const lists = operands.filter((word) => word.isStatic && word.value.startsWith('@')).map((word) => word.value.slice(1));
-  // `-i[r[-|0]]!NAME` names a file as an operand does, `-i…@LIST` a list file (`-x` only leaves files out).
+  // `-i[r[-|0]][m[-|2]][w[-]]!NAME` names a file as an operand does (every modifier form read the key
+  // under bash 5.2, 7-Zip 26), `-i…@LIST` a list file (`-x` only leaves files out).
   for (const value of switches) {
-    const include = /^-i(r[-0]?)?([!@])(.+)$/i.exec(value);
-    if (include?.[2] === '!') files.push([staticWord(include[3]!), include[1] === undefined ? recursion : include[1].slice(1)]);
-    else if (include) lists.push(include[3]!);
+    const include = SEVEN_ZIP_NAMES.exec(value);
+    if (include?.[1]?.toLowerCase() !== 'i') continue;
+    const recurses = /^-ir([-0]?)/i.exec(value);
+    if (include[2] === '!') files.push([staticWord(include[3]!), recurses === null ? recursion : recurses[1]!]);
+    else lists.push(include[3]!);
   }
-  for (const list of lists) push(out, pathOf(staticWord(list), READ, cwd));
+  for (const list of lists) sevenZipList(list, cwd, out);
   if (files.length === 0 && lists.length === 0) files.push([staticWord('.'), '-']);
   for (const [file, recurses] of files) {
     // A 7-Zip wildcard matches below its fixed leading directories; with `-r` a name is looked for in
@@ -1038,6 +1060,20 @@ const sevenZip: Handler = (args, cwd, out) => {
   }
   if (removes && lists.length > 0) push(out, pathOf(unknownWord(staticWord('<files 7z is given at run time>')), WRITE, cwd));
 };
+
+/** 7-Zip's `-i`/`-ai` (include) switches: `[r[-|0]][m[-|2]][w[-]]`, then `!NAME` or `@LIST`. */
+const SEVEN_ZIP_NAMES = /^-(a?i)(?:r[-0]?)?(?:m[-2]?)?(?:w-?)?([!@])(.+)$/i;
+/** The extension 7-Zip adds to an archive name without one, by `-t` type. */
+const SEVEN_ZIP_TYPES: ReadonlyMap<string, string> = new Map([['7z', '.7z'], ['zip', '.zip'], ['tar', '.tar'], ['gzip', '.gz'], ['bzip2', '.bz2'], ['xz', '.xz'], ['wim', '.wim']]);
+
+/**
+ * A 7-Zip list file (`@LIST`, `-i@LIST`, `-ai@LIST`): LIST is read, and so is each name in it, known
+ * only at run time, so it asks (`echo ~/.ssh/id_rsa > l && 7z a k.7z @l` stored the key under bash 5.2).
+ */
+function sevenZipList(list: string, cwd: string | null, out: FileFacts): void {
+  push(out, pathOf(staticWord(list), READ, cwd));
+  push(out, pathOf(unknownWord(staticWord(`<files named in ${list}>`)), READ, cwd));
+}
 
 /** `ar x ARCHIVE`: the members are written. `dashed`: the command may start with `-` (GNU ar reads `ar -x` as `ar x`). */
 const extractCommand = (letters: RegExp, dashed = false): Handler => (args, _cwd, out) => {
