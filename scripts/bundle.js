@@ -203,7 +203,7 @@ await build({
         context.onResolve({ filter: /^\./ }, async (args) => {
           if ((args.namespace !== 'file' && args.namespace !== 'shell-model') || args.pluginData?.inner) return undefined;
           const resolved = await context.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
-          const file = relative(root, resolved.path).split('\\').join('/');
+          const file = fileOf(resolved.path);
           return sharedSet.has(file) ? { path: file, namespace: 'shared' } : resolved.errors.length ? undefined : { path: resolved.path, namespace: resolved.namespace, external: resolved.external, sideEffects: resolved.sideEffects };
         });
         context.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
@@ -217,6 +217,8 @@ await build({
 
 // shell.cjs: a function of the gateway's modules, which returns the model's exports (the gateway
 // calls it once); loaded with Node's own CommonJS loader, so its source map works as serve.cjs's.
+// Each of those modules' exports is bound to a constant once, as the gateway binds serve's (none
+// changes).
 await build({
   ...common,
   entryPoints: [SHELL_ENTRY],
