@@ -12,7 +12,7 @@ import type { Segment } from './types.js';
  * Beyond docs/rules.md's list (deliberately, so everyday commands do not ask): Claude Code's `diff` and
  * `stat`, and pure utilities that neither run code nor write (`basename`, `sort` without `-o`, …).
  */
-const ALWAYS_SAFE = new Set([
+export const ALWAYS_SAFE: ReadonlySet<string> = new Set([
   'pwd', 'which', 'ls', 'grep', 'egrep', 'fgrep', 'head', 'tail', 'cat', 'du', 'wc', 'echo', 'cd', 'true', 'false',
   'diff', 'stat', 'test', '[', '[[', 'basename', 'dirname', 'realpath', 'uname', 'whoami', 'nproc', 'sleep', 'type',
   'sort', 'uniq', 'cut', 'tr', 'nl', 'rg',

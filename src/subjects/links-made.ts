@@ -58,7 +58,7 @@ function namesMade({ segment, own: operands }: SegmentPaths, links: readonly str
   const targetFirst = segment.name !== 'rsync' && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg));
   const destination = targetFirst ? writes[0] : writes.at(-1);
   if (destination === undefined) return [];
-  const symbolic = segment.name === 'cp' && segment.args.some((arg) => /^-[A-Za-z]*s/.test(arg) || arg === '--symbolic-link');
+  const symbolic = segment.name === 'cp' && segment.args.some((arg) => /^-[A-Za-z]*s/.test(arg) || (arg.length > 2 && '--symbolic-link'.startsWith(arg))); // cp takes `--symb`
   const sources = own.filter((subject) => subject !== destination);
   if (symbolic || sources.some((source) => forms(source).some((form) => isLink(form) || links.some((link) => form === link || form.startsWith(`${link}/`))))) return forms(destination);
   return sources.flatMap((source) => {

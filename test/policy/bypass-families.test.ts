@@ -3,6 +3,7 @@ import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
+import { ALWAYS_SAFE } from '../../src/policy/safe.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
@@ -2324,4 +2325,60 @@ describe('4. commands git runs from its own words are decided as commands', () =
     const decision = shell(command, 'bypassPermissions', { allow: ['Bash(git *)'] });
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+});
+
+// getopt_long(3): "Long option names may be abbreviated if the abbreviation is unique or is an
+// exact match for some defined option." Flags were matched only as spelled: `grep --recur KEY ~`
+// walked the home directory in every mode with no rule (bash 5.2, GNU grep 3.8), `sed --in-pl`
+// rewrote a denied file, `cp --symb`/`--lin` made a link then written through (round 11 review).
+describe('13. a long flag abbreviated is the flag', () => {
+  neverAllowedAnywhere(['grep --recur KEY <H>', 'grep --deref KEY <H>', 'grep -n --recu KEY ~', 'diff --recur <H> src', 'grep --dereference KEY <H>']);
+  deniedEverywhere(
+    [
+      ['sed --in-pl s/a/b/ out/table.csv', 'Edit(<T>/data/table.csv)'],
+      ['sed --in s/a/b/ out/table.csv', 'Edit(<T>/data/table.csv)'],
+      ['sed --in-pl=.bak s/a/b/ out/table.csv', 'Edit(<T>/data/table.csv)'],
+    ],
+    { deny: ['Edit(<T>/data/table.csv)'] },
+  );
+  neverAllowedAnywhere(['cp --symb out/table.csv k && echo x > k', 'cp --sy out/table.csv k && echo x > k', 'cp --lin out/table.csv k && echo x > k'], {
+    allow: ['Bash(cp:*)'],
+    deny: ['Edit(<T>/data/table.csv)'],
+  });
+  // An option that makes a command more permissive counts only as spelled: rg's `--file PATTERNS`
+  // is not `--files` (names only), `--type` is not `--type-list`.
+  neverAllowedAnywhere(['rg --file src/a.ts <H>', 'rg --type rust KEY <H>', 'rg --type-lis KEY <H>']);
+  allowedByDefault(['grep --count x src/a.ts', 'rg --files src', 'rg --type-list', 'grep --recur x src']);
+});
+
+// util-linux column(1) reads its file operands; it was on the read-only list with no model of them,
+// so `column ~/.ssh/id_rsa` was allowed in every mode with no rule (round 11 review). Every program
+// of that list that reads its operands is checked here, so a new one cannot come without its model.
+describe('4. every read-only program that reads files meets the Read rules', () => {
+  const READERS = ['cat', 'head', 'tail', 'wc', 'sort', 'uniq', 'cut', 'nl', 'du', 'ls', 'diff', 'stat', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'cmp', 'comm', 'tac', 'rev', 'od', 'strings', 'column'];
+  const PATTERN_FIRST = ['grep', 'egrep', 'fgrep', 'rg'];
+  // Programs of the list that read no file (their operands are text, numbers, or names they print).
+  const NO_FILES = ['readlink', 'realpath', 'pwd', 'which', 'echo', 'cd', 'true', 'false', 'test', '[', '[[', 'basename', 'dirname', 'uname', 'whoami', 'nproc', 'sleep', 'type', 'tr', 'seq', 'id', 'printf'];
+  test('each program of the read-only list is classified here', () => {
+    expect([...ALWAYS_SAFE].filter((name) => ![...READERS, ...PATTERN_FIRST, ...NO_FILES].includes(name))).toEqual([]);
+  });
+  neverAllowedAnywhere([...READERS.map((name) => `${name} <H>/.ssh/id_rsa`), ...PATTERN_FIRST.map((name) => `${name} K <H>/.ssh/id_rsa`), 'column -t -s , <H>/.ssh/id_rsa', 'column --table <H>/.ssh/id_rsa']);
+  allowedByDefault(['column -t src/a.ts']);
+});
+
+// git-blame(1) `--contents <file>` annotates FILE's lines (each printed); `-S`, `--ignore-revs-file`
+// read a file too; git-diff(1) `-O<orderfile>` reads one. `git blame --contents=.env a.txt` printed
+// .env, allowed as a read-only command in every mode (git 2.39, round 11 review).
+describe('5. git options that name a file read it', () => {
+  deniedEverywhere([
+    ['git blame --contents=<H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+    ['git blame --cont=<H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+    ['git blame --contents <H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+    ['git blame --ignore-revs-file=<H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+    ['git blame -S <H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+    ['git annotate --contents=<H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+    ['git diff -O<H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['git diff -O <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['git log -p --orderfile=<H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+  ]);
 });

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
-import { baseName, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
+import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
 import { gitRuns } from './git-runs.js';
 import { treeRewrite, type TreeRewrite } from './git-worktree.js';
@@ -112,14 +112,14 @@ const SIMPLE: Record<string, SimpleSpec> = {
     unless: ['-e', '--regexp', '-f', '--file', '--files', '--type-list'],
     reads: ['-f', '--file', '--ignore-file'],
     programs: ['--pre', '--hostname-bin'],
-    tree: (scan) => (hasOption(scan, '--type-list') ? null : { content: !hasOption(scan, '--files'), follows: hasOption(scan, '-L', '--follow') }),
+    tree: (scan) => (hasOptionAsSpelled(scan, '--type-list') ? null : { content: !hasOptionAsSpelled(scan, '--files'), follows: hasOption(scan, '-L', '--follow') }),
     searchesCwd: true,
   },
   wc: { access: READ, reads: ['--files0-from'], long: ['files0-from'] },
   sort: { access: READ, short: 'kotST', long: ['key', 'field-separator', 'output', 'buffer-size', 'temporary-directory', 'parallel', 'batch-size', 'compress-program', 'files0-from', 'random-source', 'sort'], writes: ['-o', '--output'], reads: ['--files0-from', '--random-source'], programs: ['--compress-program'] },
   uniq: { access: READ, short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'], secondWrite: true },
   // GNU diff follows links unless told not to.
-  diff: { access: READ, tree: (scan) => (hasOption(scan, '-r', '--recursive') ? { content: true, follows: !hasOption(scan, '--no-dereference') } : null), short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from', '--from-file', '--to-file'] },
+  diff: { access: READ, tree: (scan) => (hasOption(scan, '-r', '--recursive') ? { content: true, follows: !hasOptionAsSpelled(scan, '--no-dereference') } : null), short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from', '--from-file', '--to-file'] },
   cmp: { access: READ, short: 'in', long: ['ignore-initial', 'bytes'], max: 2 },
   comm: { access: READ, long: ['output-delimiter'] },
   stat: { access: READ, short: 'c', long: ['format', 'printf'] },
@@ -130,6 +130,8 @@ const SIMPLE: Record<string, SimpleSpec> = {
   cut: { access: READ, short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] },
   nl: { access: READ, short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] },
   tac: { access: READ, short: 's', long: ['separator'] },
+  // util-linux column(1): every operand is a file read (the review of round 11 found it on the read-only list with no entry).
+  column: { access: READ, short: 'nONlEHRTWricos', long: ['table-name', 'table-order', 'table-columns', 'table-columns-limit', 'table-noextreme', 'table-hide', 'table-right', 'table-truncate', 'table-wrap', 'tree', 'tree-id', 'tree-parent', 'output-width', 'output-separator', 'separator'] },
   rev: { access: READ },
   strings: { access: READ, short: 'ntesT', long: ['bytes', 'radix', 'encoding', 'output-separator', 'target'] },
   xxd: { access: READ, short: 'cglosn', secondWrite: true },
@@ -404,13 +406,13 @@ const sed: Handler = (args, cwd, out) => {
   const scriptFiles = optionValues(scan, '-f', '--file');
   for (const file of scriptFiles) push(out, pathOf(file, READ, cwd));
   // A script file can hold `e` and `w` commands the scanner never sees.
-  if (scriptFiles.length > 0 && !hasOption(scan, '--sandbox')) out.reasons.push('interpreter');
+  if (scriptFiles.length > 0 && !hasOptionAsSpelled(scan, '--sandbox')) out.reasons.push('interpreter');
   let operands = scan.operands;
   if (scripts.length === 0 && scriptFiles.length === 0 && operands.length > 0) {
     scripts.push(words[operands[0]!]!);
     operands = operands.slice(1);
   }
-  const sandboxed = hasOption(scan, '--sandbox');
+  const sandboxed = hasOptionAsSpelled(scan, '--sandbox');
   for (const script of scripts) {
     if (!script.isStatic) {
       out.reasons.push('interpreter');
@@ -671,11 +673,18 @@ const GIT_OUTPUTS: Record<string, { spec: OptionSpec; files: string[]; directori
  * `--import-marks`, git-mailsplit(1) and git-hash-object(1) operands): each put the content of
  * ~/.ssh/id_rsa where it could be printed (git 2.39, bash 5.2; docs/threat-model.md#git-rewrites-tracked-files).
  */
+const GIT_BLAME: OptionSpec = { short: 'LS', long: ['contents', 'ignore-rev', 'ignore-revs-file', 'date', 'abbrev', 'reverse'] };
+const GIT_ORDERFILE: OptionSpec = { short: 'O', long: ['orderfile'] }; // git 2.39: `-O FILE` and `-OFILE`, `--orderfile=FILE`
 const GIT_READS: Record<string, { spec: OptionSpec; options: string[]; operands: boolean }> = {
   archive: { spec: GIT_OUTPUTS.archive!.spec, options: ['--add-file'], operands: false },
   'fast-import': { spec: GIT_FAST_IMPORT, options: ['--import-marks', '--import-marks-if-exists'], operands: false },
   mailsplit: { spec: { attached: 'od' }, options: [], operands: true },
   'hash-object': { spec: { short: 't', long: ['path'] }, options: [], operands: true },
+  // git-blame(1) `--contents <file>` prints every line of FILE (`-S`, `--ignore-revs-file` read one too);
+  // git-diff(1) `-O<orderfile>` reads its file: found by the review of round 11, allowed as read-only commands.
+  blame: { spec: GIT_BLAME, options: ['--contents', '--ignore-revs-file', '-S'], operands: false },
+  annotate: { spec: GIT_BLAME, options: ['--contents', '--ignore-revs-file', '-S'], operands: false },
+  ...Object.fromEntries(['diff', 'log', 'show', 'whatchanged', 'format-patch', 'diff-index', 'diff-tree', 'diff-files', 'range-diff', 'difftool'].map((sub) => [sub, { spec: GIT_ORDERFILE, options: ['-O', '--orderfile'], operands: false }])),
 };
 
 function gitReads(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
@@ -861,7 +870,7 @@ function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): 
     if (operands[0].value === 'edit') out.reasons.push('interpreter');
     operands = operands.slice(1);
   }
-  const reading = hasOption(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--unset', '--unset-all', '--remove-section', '--rename-section');
+  const reading = hasOptionAsSpelled(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--unset', '--unset-all', '--remove-section', '--rename-section');
   if (!reading && operands.length >= 2) gitSetting(operands[0]!.isStatic ? operands[0]!.value : null, operands[1]!, base, out);
 }
 
@@ -982,7 +991,7 @@ const unzip: Handler = (args, cwd, out) => {
 /** `cpio -i` (extract, unless `-t` lists) and `cpio -p` (copy the files named on stdin) write paths the input names. */
 const cpio: Handler = (args, cwd, out) => {
   const scan = scanOptions(args, 0, { short: 'EFHIMOCRD', long: ['file', 'pattern-file', 'format', 'io-size', 'message', 'owner', 'directory', 'rsh-command', 'block-size'] });
-  if ((hasOption(scan, '-i', '--extract') && !hasOption(scan, '-t', '--list')) || hasOption(scan, '-p', '--pass-through')) out.reasons.push(ARCHIVE_EXTRACT);
+  if ((hasOption(scan, '-i', '--extract') && !hasOptionAsSpelled(scan, '-t', '--list')) || hasOption(scan, '-p', '--pass-through')) out.reasons.push(ARCHIVE_EXTRACT);
   for (const program of optionValues(scan, '--rsh-command')) runProgram(program, cwd, out);
 };
 
@@ -1089,7 +1098,7 @@ const patch: Handler = (args, cwd, out) => {
   const file = scan.operands[0];
   if (file !== undefined) push(out, pathOf(args[file]!, WRITE, cwd));
   if (scan.operands[1] !== undefined) push(out, pathOf(args[scan.operands[1]]!, READ, cwd));
-  if (file === undefined && !hasOption(scan, '--dry-run', '-o', '--output')) out.reasons.push(ARCHIVE_EXTRACT);
+  if (file === undefined && !hasOptionAsSpelled(scan, '--dry-run', '-o', '--output')) out.reasons.push(ARCHIVE_EXTRACT);
 };
 
 /** tar's short options that take a value. */
@@ -1128,7 +1137,7 @@ const tar: Handler = (args, cwd, out) => {
     else if (action.value.startsWith('exec=')) nestScript(staticWord(action.value.slice(5)), cwd, out);
   }
   const dirs = optionValues(scan, '-C', '--directory');
-  if (extracts && !hasOption(scan, '-O', '--to-stdout', '--to-command')) out.reasons.push(ARCHIVE_EXTRACT);
+  if (extracts && !hasOptionAsSpelled(scan, '-O', '--to-stdout', '--to-command')) out.reasons.push(ARCHIVE_EXTRACT);
   if (extracts) {
     if (dirs.length === 0) push(out, pathOf(staticWord('.'), WRITE, cwd));
     for (const dir of dirs) push(out, pathOf(dir, WRITE, cwd));
@@ -1158,7 +1167,7 @@ const zip: Handler = (args, cwd, out) => {
     else if (word.isStatic && word.value.startsWith('--unzip-command=')) nestScript(staticWord(word.value.slice(16)), cwd, out);
   });
   const scan = scanOptions(words, 0, { short: 'bnOPtiIx', long: ['temp-path', 'suffixes', 'output-file', 'password', 'from-date', 'before-date', 'include', 'exclude'] });
-  const tree = hasOption(scan, '-r', '-R', '--recurse-paths', '--recurse-patterns') ? { content: true, follows: !hasOption(scan, '-y', '--symlinks') } : null;
+  const tree = hasOption(scan, '-r', '-R', '--recurse-paths', '--recurse-patterns') ? { content: true, follows: !hasOptionAsSpelled(scan, '-y', '--symlinks') } : null;
   // `-m`/`--move` removes the files it archived (with -r, the directories and what is below them).
   const moves = hasOption(scan, '-m', '--move');
   // `-@` takes the files from stdin, known only at run time (zip(1)).

@@ -1,4 +1,4 @@
-import { hasOption, scanOptions, type OptionSpec, type ScanResult, type Word } from './options.js';
+import { hasOption, hasOptionAsSpelled, scanOptions, type OptionSpec, type ScanResult, type Word } from './options.js';
 
 /**
  * What a git subcommand rewrites in the working tree, from git's own manuals (git-checkout(1),
@@ -62,7 +62,7 @@ const abbreviated = (scan: ScanResult, long: string, shortest = 3): boolean => s
 /** An option that makes git write more: its short form, or the long one in any abbreviation. */
 const widens = (scan: ScanResult, short: string | null, ...longs: string[]): boolean => (short !== null && hasOption(scan, short)) || longs.some((long) => abbreviated(scan, long));
 /** An option that makes git write less: spelled in full, and not undone by a `--no-…` (which git may read as its negation). */
-const narrows = (scan: ScanResult, ...names: string[]): boolean => hasOption(scan, ...names) && !scan.options.some((o) => o.name.startsWith('--no-'));
+const narrows = (scan: ScanResult, ...names: string[]): boolean => hasOptionAsSpelled(scan, ...names) && !scan.options.some((o) => o.name.startsWith('--no-'));
 
 /** The operands after the `--` that ends the options, and those before it; null when there is none. */
 function split(args: readonly Word[], scan: ScanResult): { before: Word[]; after: Word[] } | null {
@@ -100,7 +100,7 @@ const checkout: Model = (args) => {
 /** git-switch(1): every switch rewrites the tree, `--orphan` empties it; `-c new` without a start point changes nothing. */
 const switchBranch: Model = (args) => {
   const scan = scanOptions(args, 0, { short: 'cC', long: ['create', 'force-create', 'orphan', 'conflict'] });
-  const creates = hasOption(scan, '-c', '-C', '--create', '--force-create');
+  const creates = hasOptionAsSpelled(scan, '-c', '-C', '--create', '--force-create');
   const forced = widens(scan, '-f', ...FORCE) || hasOption(scan, '-m');
   return scan.operands.length > 0 || hasOption(scan, '--orphan') || forced || !creates ? WHOLE : NOTHING;
 };

@@ -48,6 +48,11 @@ export interface OptionSpec {
 export interface ParsedOption {
   /** `-n` or `--name` (long names abbreviated on the command line are expanded when unambiguous). */
   name: string;
+  /**
+   * A long option not among the spec's `long` names: a flag as spelled, which getopt_long also takes
+   * abbreviated (`grep --recur` is `--recursive`), so `hasOption` matches it as any prefix.
+   */
+  unlisted?: true;
   value: Word | null;
   /** Index of the word holding the option. */
   index: number;
@@ -89,12 +94,12 @@ export function scanOptions(words: readonly Word[], from: number, spec: OptionSp
       const given = eq === -1 ? v.slice(2) : v.slice(2, eq);
       const name = spec.exactLong ? given : expandLong(given, spec.long);
       if (eq !== -1) {
-        options.push({ name: `--${name}`, value: { ...word, value: v.slice(eq + 1), raw: v.slice(eq + 1) }, index: i });
+        options.push({ name: `--${name}`, value: { ...word, value: v.slice(eq + 1), raw: v.slice(eq + 1) }, index: i, ...(spec.exactLong || spec.long?.includes(name) ? {} : { unlisted: true as const }) });
       } else if (spec.long?.includes(name) && i + 1 < words.length) {
         options.push({ name: `--${name}`, value: words[i + 1]!, index: i });
         i++;
       } else {
-        options.push({ name: `--${name}`, value: null, index: i });
+        options.push({ name: `--${name}`, value: null, index: i, ...(spec.exactLong || spec.long?.includes(name) ? {} : { unlisted: true as const }) });
       }
       continue;
     }
@@ -139,8 +144,23 @@ function expandLong(given: string, long: readonly string[] | undefined): string 
   return found ?? given;
 }
 
-/** True when any parsed option has one of the names (`-o`, `--output`). */
+/**
+ * True when any parsed option has one of the names (`-o`, `--output`), or is a long flag the spec
+ * does not list spelled as a prefix of one: getopt_long takes any unambiguous prefix (`grep --recur`,
+ * `sed --in-pl`, `cp --lin`), and an ambiguous one is an error that runs nothing. Presence found so
+ * may make a decision stricter only: where an option makes it more permissive, use
+ * `hasOptionAsSpelled`.
+ */
 export function hasOption(scan: ScanResult, ...names: string[]): boolean {
+  return scan.options.some((option) => names.includes(option.name) || (option.unlisted === true && option.name.length > 2 && names.some((name) => name.startsWith(option.name))));
+}
+
+/**
+ * True when a parsed option has one of the names exactly. For options that make a decision more
+ * permissive (`--dry-run`, `--sandbox`, `--list`): the program may have an option of its own spelled
+ * as the prefix the abbreviation rule of `hasOption` would take (rg's `--file` against `--files`).
+ */
+export function hasOptionAsSpelled(scan: ScanResult, ...names: string[]): boolean {
   return scan.options.some((option) => names.includes(option.name));
 }
 

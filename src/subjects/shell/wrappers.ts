@@ -1,7 +1,7 @@
 import type { CommandPath } from '../../policy/types.js';
 import { WRAPPERS, type WrapperSpec } from '../../programs.js';
 import type { Nested } from './files.js';
-import { baseName, display, hasOption, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type Word } from './options.js';
+import { baseName, display, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type Word } from './options.js';
 import { ASSIGNMENT } from './variables.js';
 
 /**
@@ -91,7 +91,7 @@ function stripWrapper(name: string, spec: WrapperSpec, words: readonly Word[], f
   // `env -` is `env -i`; `sudo --` ends sudo's options.
   while (name === 'env' && words[start]?.isStatic && words[start]!.value === '-') start++;
   const scan = scanOptions(words, start, { ...spec, stopAtOperand: true });
-  if (spec.query && hasOption(scan, ...spec.query)) return null;
+  if (spec.query && hasOptionAsSpelled(scan, ...spec.query)) return null;
   if (spec.split && hasOption(scan, ...spec.split)) return { end: scan.end, scan };
   const end = scan.end + (spec.positionals ?? 0);
   if (name === 'flock') {
