@@ -69,11 +69,11 @@ export class RpcError extends Error {
 
 /**
  * The answer of a call whose audit record could not be written (a full disk, an I/O error), which
- * was not forwarded (store/audit.ts): -32603, the same error on every path that keeps a call back;
- * `cause`: why, where it is known.
+ * was not forwarded (store/audit.ts): -32603, the same error on every path that keeps a call back,
+ * each of which answers it instead of sending the call; `cause`: the audit's `lastFailure`.
  */
-export function recordUnwritten(cause?: unknown): RpcError {
-  const why = cause === undefined || cause === null ? '' : ` (${errorMessage(cause)})`;
+export function recordUnwritten(cause: string | null): RpcError {
+  const why = cause === null ? '' : ` (${cause})`;
   return new RpcError(-32603, `mcp-latch: the audit record of this call could not be written${why}; the call was not forwarded`);
 }
 

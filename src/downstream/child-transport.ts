@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
 import { LatchError, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
+import type { RecordFailures } from '../store/audit.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -80,7 +81,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   /** Messages sent in the current tick, joined as they come and written together on the next. */
   private outgoing = '';
   /** The audit's failures (store/audit.ts), and their count when the first message of `outgoing` was queued. */
-  private records: { readonly failures: number } | null = null;
+  private records: RecordFailures | null = null;
   private failuresAtQueue = 0;
   private starting: Promise<void> | null = null;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
@@ -96,7 +97,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
    * answered with the error. A call's record is written after its send() and before the write here
    * (inside `Audit.together()`), so this is the last point at which it can still be kept back.
    */
-  holdCallsOn(records: { readonly failures: number }): void {
+  holdCallsOn(records: RecordFailures): void {
     this.records = records;
   }
 
@@ -247,7 +248,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       if (message.method === 'tools/call' && (typeof message.id === 'number' || typeof message.id === 'string')) withheld.push(message.id);
       else kept.push(`${line}\n`);
     }
-    const { code, message } = recordUnwritten();
+    const { code, message } = recordUnwritten(this.records?.lastFailure ?? null);
     for (const id of withheld) this.onmessage?.({ jsonrpc: '2.0', id, error: { code, message } });
     return kept.join('');
   }

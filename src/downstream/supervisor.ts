@@ -334,7 +334,7 @@ export class Supervisor {
     const records = this.options.records;
     const failures = records?.failures ?? 0;
     return Promise.resolve().then(() => {
-      if (records && records.failures !== failures) throw recordUnwritten();
+      if (records && records.failures !== failures) throw recordUnwritten(records.lastFailure);
       return this.onNewSessionIfGone(send, waitMs);
     });
   }

@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decision } from '../policy/types.js';
 import { isoTime } from '../iso-time.js';
-import { recordUnwritten } from '../errors.js';
+import { errorMessage, recordUnwritten } from '../errors.js';
 import { redactSecrets } from '../redact.js';
 import { jsonString, type ArgsJson } from '../values.js';
 
@@ -72,23 +72,28 @@ export interface Audit {
    * no record: it is not sent.
    */
   readonly failures: number;
+  /** Why the last one failed, naming the file (`audit log /path: ENOSPC: no space left on device, write`); null before any. */
+  readonly lastFailure: string | null;
 }
 
-/** What a transport holding calls until their records are written looks at (Audit's `failures`). */
+/** What a transport holding calls until their records are written looks at (Audit's `failures` and `lastFailure`). */
 export interface RecordFailures {
   readonly failures: number;
+  readonly lastFailure: string | null;
 }
 
 export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined): Audit {
-  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), close: async () => undefined, failures: 0 };
+  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), close: async () => undefined, failures: 0, lastFailure: null };
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
-  // Writes the OS refused and allowed records that could not be made (`failures`), and the last cause.
+  // Writes the OS refused and allowed records that could not be made (`failures`), and the last
+  // cause with the file: a write's error names only its descriptor, and the client's error is
+  // where the person sees it (the log may not be read).
   let failures = 0;
-  let lastFailure: unknown = null;
+  let lastFailure: string | null = null;
   const failed = (error: unknown): void => {
     failures += 1;
-    lastFailure = error;
+    lastFailure = `audit log ${file}: ${errorMessage(error)}`;
     onError(error);
   };
   const sink = new BufferedFile(openSync(file, 'a'), failed, onError);
@@ -167,6 +172,9 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     },
     get failures() {
       return failures;
+    },
+    get lastFailure() {
+      return lastFailure;
     },
   };
 }

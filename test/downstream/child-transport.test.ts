@@ -41,7 +41,7 @@ describe('ChildTransport writes', () => {
   test('calls queued before a write of audit records failed are answered with the error, not written; the other messages are written', async () => {
     const file = join(tempDir(), 'stdin.txt');
     const child = await recordingChild(file);
-    const records = { failures: 3 };
+    const records: { failures: number; lastFailure: string | null } = { failures: 3, lastFailure: null };
     child.holdCallsOn(records);
     const answers: JSONRPCMessage[] = [];
     child.onmessage = (message) => answers.push(message);
@@ -51,8 +51,9 @@ describe('ChildTransport writes', () => {
     void child.send(call(2));
     // The records of these calls are written after they were sent (Audit.together()), and that write fails.
     records.failures += 1;
+    records.lastFailure = 'audit log /x/a.jsonl: EIO: i/o error, write';
     await eventually(() => expect(received(file)).toBe(`${JSON.stringify(note)}\n`));
-    expect(answers).toEqual([1, 2].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: expect.stringMatching(/^mcp-latch: the audit record of this call could not be written; the call was not forwarded$/) } })));
+    expect(answers).toEqual([1, 2].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'mcp-latch: the audit record of this call could not be written (audit log /x/a.jsonl: EIO: i/o error, write); the call was not forwarded' } })));
     // A failure before a call was queued is not this call's: it is written.
     void child.send(call(3));
     await eventually(() => expect(received(file)).toBe(`${JSON.stringify(note)}\n${JSON.stringify(call(3))}\n`));

@@ -147,7 +147,7 @@ describe('audit', () => {
       });
     expect(() => audit.record(failing('deny'))).not.toThrow();
     expect(audit.failures).toBe(0);
-    expect(() => audit.record(failing('allow'))).toThrow(/audit record of this call could not be written \(digest of a allow failed\); the call was not forwarded/);
+    expect(() => audit.record(failing('allow'))).toThrow(`mcp-latch: the audit record of this call could not be written (audit log ${file}: digest of a allow failed); the call was not forwarded`);
     expect(audit.failures).toBe(1);
     audit.record(entry({ tool: 'after' }));
     await audit.close();
@@ -164,8 +164,9 @@ describe('audit', () => {
     symlinkSync('/dev/full', file);
     const errors: unknown[] = [];
     const audit = createAudit(file, (error) => errors.push(error));
-    expect(() => audit.record(entry())).toThrow(/could not be written \(ENOSPC.*\); the call was not forwarded/);
+    expect(() => audit.record(entry())).toThrow(`mcp-latch: the audit record of this call could not be written (audit log ${file}: ENOSPC: no space left on device, write); the call was not forwarded`);
     expect(audit.failures).toBe(1);
+    expect(audit.lastFailure).toBe(`audit log ${file}: ENOSPC: no space left on device, write`);
     // Inside together() the calls were sent already: the transports see the count move (child-transport.ts).
     expect(() => audit.together(() => audit.record(entry()))).not.toThrow();
     expect(audit.failures).toBe(2);
