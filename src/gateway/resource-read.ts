@@ -1,7 +1,7 @@
 /**
  * resources/read: the second way a client reaches a server's data, with no latch. A read cannot
- * carry a denial result, so anything but a clear allow is refused with a protocol error; it is
- * audited like a denied tool call.
+ * carry a denial result, so anything but a clear allow is refused with a protocol error. Each
+ * decision is audited as a tool call's is, the tool named `resources/read`.
  */
 import { ErrorCode, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { definitionRefusal } from '../latch/definition-prompt.js';
@@ -32,23 +32,27 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   const template = decision.verdict === 'allow' ? context.templateReport(uri) : null;
   const refusal = template ? definitionRefusal(template, context.config().policy.toolDescriptions) : null;
   if (refusal) decision = { ...decision, verdict: 'deny', by: 'pin', rule: null, reason: refusal };
+  // Every decision is audited (docs/design.md#records), an allowed read as an allowed call: its
+  // record reaches the OS before the read leaves, and a read whose record cannot be written is
+  // refused (record() throws), not forwarded.
+  const args = { uri };
+  context.audit.record({
+    session: session.id,
+    user: session.user,
+    server: supervisor.name,
+    tool: 'resources/read',
+    kind: 'read',
+    decision: decision.verdict === 'allow' ? 'allow' : 'deny',
+    by: decision.by,
+    rule: decision.rule,
+    reason: decision.reason,
+    paths: decision.paths,
+    command: null,
+    argsDigest: () => argsDigest(supervisor.name, 'resources/read', args),
+    args,
+    waitMs: 0,
+  });
   if (decision.verdict !== 'allow') {
-    const args = { uri };
-    context.audit.record({
-      session: session.id,
-      server: supervisor.name,
-      tool: 'resources/read',
-      kind: 'read',
-      decision: 'deny',
-      by: decision.by,
-      rule: decision.rule,
-      reason: decision.reason,
-      paths: decision.paths,
-      command: null,
-      argsDigest: argsDigest(supervisor.name, 'resources/read', args),
-      args,
-      waitMs: 0,
-    });
     if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
     throw new RpcError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : readNeedsRuleDenial(uri, decision.reason));
   }

@@ -3,7 +3,7 @@ import { existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { readAudit } from '../../src/store/audit.js';
-import { eventually, fixtureCalls, fixtureServer, rawGateway, tempDir, writeConfig } from '../helpers/gateway.js';
+import { eventually, fixtureCalls, fixtureServer, rawGateway, startGateway, tempDir, writeConfig } from '../helpers/gateway.js';
 import { startHttpServer, stopHttpServers } from '../helpers/http-server.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -188,6 +188,50 @@ describe('an audit file that cannot be written', () => {
     await gateway.close();
     expect(fixtureCalls(log).map((entry) => (entry.args as { text: string }).text)).toEqual(['before', 'after']);
     expect(readAudit(file, 10).map((record) => (record.args as { text: string }).text)).toEqual(['before', 'after']);
+  }, 30_000);
+});
+
+describe('resources/read in the audit', () => {
+  /** The SDK Client through the built gateway, the fixture offering `hello.txt` and `.env` as file: resources. */
+  async function readingGateway(dir: string) {
+    const log = join(dir, 'fixture.log');
+    for (const name of ['hello.txt', '.env']) writeFileSync(join(dir, name), `${name} from disk`);
+    const harness = await startGateway(
+      { mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_FILES: `${join(dir, 'hello.txt')}:${join(dir, '.env')}` }) }, workspace: [dir], permissions: { allow: [`Read(${dir}/**)`], deny: ['Read(**/.env)'] } },
+      { dir },
+    );
+    return { harness, log };
+  }
+
+  test('an allowed read is recorded as a denied one is: every decision is in the audit file (before, only denied reads were)', async () => {
+    const dir = tempDir();
+    const { harness, log } = await readingGateway(dir);
+    try {
+      const hello = `file://${join(dir, 'hello.txt')}`;
+      const env = `file://${join(dir, '.env')}`;
+      expect(JSON.stringify((await harness.client.readResource({ uri: hello })).contents)).toContain('hello.txt from disk');
+      await expect(harness.client.readResource({ uri: env })).rejects.toThrow(/Denied by mcp-latch/);
+      expect(fixtureCalls(log).map((entry) => entry.resource)).toEqual([hello]);
+    } finally {
+      await harness.close();
+    }
+    const records = readAudit(join(dir, AUDIT), 10).map(({ server, tool, kind, decision, by, args }) => ({ server, tool, kind, decision, by, args }));
+    expect(records).toEqual([
+      { server: 'fix', tool: 'resources/read', kind: 'read', decision: 'allow', by: 'rule', args: { uri: `file://${join(dir, 'hello.txt')}` } },
+      { server: 'fix', tool: 'resources/read', kind: 'read', decision: 'deny', by: 'rule', args: { uri: `file://${join(dir, '.env')}` } },
+    ]);
+  }, 30_000);
+
+  test.skipIf(!existsSync('/dev/full'))('an allowed read whose record cannot be written is refused with the cause and never reaches the server', async () => {
+    const dir = tempDir();
+    symlinkSync('/dev/full', join(dir, AUDIT));
+    const { harness, log } = await readingGateway(dir);
+    try {
+      await expect(harness.client.readResource({ uri: `file://${join(dir, 'hello.txt')}` })).rejects.toThrow(fullDiskError(dir));
+      expect(fixtureCalls(log).filter((entry) => entry.resource)).toEqual([]);
+    } finally {
+      await harness.close();
+    }
   }, 30_000);
 });
 
