@@ -63,6 +63,8 @@ const STABLE_MS = 30_000;
  * the network, so stopping does not wait for it longer than this.
  */
 const ABORTED_START_WAIT_MS = 5_000;
+/** The least time between the starts of two re-reads of a server's lists after its list_changed (docs/config.md, "limits"). */
+export const MIN_RELIST_MS = 1_000;
 
 /** What a 2026-07-28 server's own `input_required` asked for, answered: sent back with the call again. */
 export interface ServerAnswers {
@@ -99,6 +101,10 @@ export class Supervisor {
   /** The re-read of the lists under way (refresh()), and whether the server said they changed since it began. */
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
+  /** When the last re-read began (0: none yet), so the next begins MIN_RELIST_MS after it at the soonest. */
+  private relistedAt = 0;
+  /** The server said its lists changed while this connection's first listing was read: read them again once it is ready. */
+  private changedWhileStarting = false;
   private readonly settledWaiters = new Set<() => void>();
   /** Waiting for the next attempt to settle (a remote request to send again on a new session). */
   private readonly nextWaiters = new Set<() => void>();
@@ -177,6 +183,7 @@ export class Supervisor {
     // Every report about this attempt's connection carries its number: only the current one counts.
     const generation = ++this.generation;
     this.state = 'starting';
+    this.changedWhileStarting = false;
     this.nextRestartAt = null;
     const logger = this.options.logger;
     const startedAt = Date.now();
@@ -234,6 +241,7 @@ export class Supervisor {
       logger.info({ pid: this.pid, tools: this.listing.tools.length }, 'server ready');
       this.settle();
       this.options.onChange();
+      if (this.changedWhileStarting) void this.refresh();
     } catch (error) {
       this.lost(generation, `failed to start: ${(this.remote ? remoteFailure(error)?.message : undefined) ?? errorMessage(error)}`, startedAt, connected, error);
     }
@@ -363,10 +371,18 @@ export class Supervisor {
   /**
    * Re-reads the lists after the server said they changed: one read at a time, and any number of
    * notifications during it lead to one more read after it, so the last one is always followed by
-   * a read (docs/config.md, "limits"). Each notification was a read of the four lists: 5,000 of
-   * them were 5,000 reads, and 200 from a server of 10,000 tools held every call for seconds.
+   * a read; a read begins MIN_RELIST_MS after the last one began at the soonest, and the
+   * notifications meanwhile are all read by it (docs/config.md, "limits"). Each notification was a
+   * read of the four lists: 5,000 of them were 5,000 reads, and 200 from a server of 10,000 tools
+   * held every call for seconds; a server that sent one more with each list's answer was read
+   * back to back for as long as it ran.
    */
   refresh(): Promise<void> {
+    // The listing under way may have been answered before the change: read once it is in.
+    if (this.state === 'starting') {
+      this.changedWhileStarting = true;
+      return Promise.resolve();
+    }
     if (this.refreshing) {
       this.refreshAgain = true;
       return this.refreshing;
@@ -374,7 +390,10 @@ export class Supervisor {
     const reads = async () => {
       try {
         do {
+          const wait = this.relistedAt + MIN_RELIST_MS - Date.now();
+          if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
           this.refreshAgain = false;
+          this.relistedAt = Date.now();
           await this.readListingAgain();
         } while (this.refreshAgain);
       } finally {

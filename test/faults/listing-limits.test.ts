@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faultServer } from '../helpers/faults.js';
-import { eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { eventually, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
  * What one server lists cannot end or stall the gateway (docs/config.md, "limits"): an entry nested
@@ -151,6 +151,66 @@ describe('serve: a server that says its list changed, a thousand times', () => {
       expect(textOf(await harness.client.callTool({ name: 'w__echo', arguments: { text: 'w still served' } }))).toContain('w still served');
       // The start, the read the first notification began, and one after the notifications during it.
       expect(reads()).toBe(3);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+
+  test('a server that says its list changed with every list it sends is read again at most once a second, not back to back for as long as it runs', async () => {
+    const dir = tempDir();
+    const lists = join(dir, 'lists');
+    const harness = await startGateway({ mcpServers: { f: faultServer('list-changing', join(dir, 'f-starts'), { FAULT_LISTS: lists }), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] } }, { dir });
+    const reads = () => readFileSync(lists, 'utf8').split('\n').filter(Boolean).length;
+    try {
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__echo');
+      expect(textOf(await harness.client.callTool({ name: 'f__notify_changed', arguments: { count: 1 } }))).toBe('notified');
+      const from = { reads: reads(), at: Date.now() };
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const read = reads() - from.reads;
+      const seconds = (Date.now() - from.at) / 1000;
+      // Back to back, this was hundreds of reads a second; each still follows the last change.
+      expect(read).toBeGreaterThanOrEqual(2);
+      expect(read).toBeLessThanOrEqual(Math.ceil(seconds) + 1);
+      expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'f still served' } }))).toContain('f still served');
+      expect(textOf(await harness.client.callTool({ name: 'w__echo', arguments: { text: 'w still served' } }))).toContain('w still served');
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
+
+describe('serve: a server whose list changes while the gateway reads it at start', () => {
+  test('the change is read once the server is ready: the tool it added is listed (before, the notification was dropped and the stale list stayed until the next one)', async () => {
+    const dir = tempDir();
+    const lists = join(dir, 'lists');
+    const harness = await startGateway({ mcpServers: { f: faultServer('list-changed', join(dir, 'f-starts'), { FAULT_LISTS: lists, FAULT_CHANGE_AT_START: '1' }), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] } }, { dir });
+    try {
+      await eventually(async () => expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__added_after'));
+      expect(readFileSync(lists, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
+
+describe('serve: the comparison of the lists a client was sent', () => {
+  test('a throw while comparing them, after a server\'s list changed, is logged and the gateway goes on serving; before the guard, it left the process', async () => {
+    const dir = tempDir();
+    const lists = join(dir, 'lists');
+    const harness = await startGateway(
+      {
+        mcpServers: { f: faultServer('list-changed', join(dir, 'f-starts'), { FAULT_LISTS: lists, FAULT_ADDED_DESCRIPTION: 'mcp-latch-test: throw when hashed' }), w: faultServer('works', join(dir, 'w-starts')) },
+        permissions: { allow: ['mcp__f', 'mcp__w'] },
+      },
+      // Nothing a server lists makes the comparison throw now (listing.ts bounds it): the fault is put there.
+      { dir, nodeArgs: ['--import', join(ROOT, 'test/fixtures/throw-when-hashed.mjs')] },
+    );
+    try {
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__echo');
+      expect(textOf(await harness.client.callTool({ name: 'f__notify_changed', arguments: { count: 1 } }))).toBe('notified');
+      await eventually(() => expect(harness.stderr()).toContain('could not compare the lists with what the client was sent'));
+      expect(harness.stderr()).toContain('a hash that throws');
+      await bothServe(harness);
     } finally {
       await harness.close();
     }

@@ -64,6 +64,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Extra gateway arguments. */
   args?: string[];
+  /** Arguments of node itself, before the gateway's script (`--import` a probe). */
+  nodeArgs?: string[];
   /** Keep the product's default `approval.fallback` (see writeConfig). */
   productDefaults?: boolean;
 }
@@ -111,7 +113,7 @@ export async function startGateway(config: ConfigInput, options: HarnessOptions 
   const { client, elicitations } = testClient(options);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, 'serve', '--config', configPath, ...(options.args ?? [])],
+    args: [...(options.nodeArgs ?? []), BIN, 'serve', '--config', configPath, ...(options.args ?? [])],
     env: { MCP_LATCH_LOG_LEVEL: 'debug', ...options.env },
     stderr: 'pipe',
     cwd: dir,
