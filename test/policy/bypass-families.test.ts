@@ -1982,6 +1982,67 @@ describe('2. `! (( … ))` and `time (( … ))` are arithmetic commands', () => 
   allowedByDefault(['! (( 1 > 2 )) && echo y', 'if ! (( $# )); then echo none; fi', 'time (( 2 > 1 )) && echo y', '! (( 1 )) || echo y']);
 });
 
+// Files git writes or reads that an option, a setting or the environment names (round 11, what
+// round 10 left open): each wrote into T/data or printed ~/.ssh/id_rsa under git 2.39 (git-email)
+// and bash 5.2, and was allowed in bypassPermissions. git-format-patch(1) without -o writes in the
+// cwd; git-mailinfo(1), git-mailsplit(1) -o, git-index-pack(1) -o, git-pack-objects(1) BASE,
+// git-credential-cache(1) --socket, git-daemon(1) --pid-file; git-config(1) format.outputDirectory,
+// commit.template, http.cookieFile; git(1) GIT_TRACE*, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY;
+// git-blame(1) --contents, git-send-email(1) operands, git-hash-object(1) --stdin-paths.
+describe('4. files git writes or reads that an option, a setting or the environment names', () => {
+  const GIT = { allow: ['Bash(git *)', 'Bash(cd *)'], deny: ['Edit(<T>/data/**)'] };
+  deniedEverywhere(
+    [
+      ['cd <T>/data && git format-patch -1', 'Edit(<T>/data/**)'],
+      ['git -C <T>/data format-patch --numbered-files -1', 'Edit(<T>/data/**)'],
+      ['git -c format.outputDirectory=<T>/data format-patch -1', 'Edit(<T>/data/**)'],
+      ['git -C <T>/data -c format.outputDirectory=x format-patch -1', 'Edit(<T>/data/**)'],
+      ['git config format.outputDirectory <T>/data', 'Edit(<T>/data/**)'],
+      ['git mailinfo <T>/data/msg <T>/data/patch < m', 'Edit(<T>/data/**)'],
+      ['git mailsplit -o<T>/data mbox', 'Edit(<T>/data/**)'],
+      ['git index-pack -o <T>/data/x p.pack', 'Edit(<T>/data/**)'],
+      ['echo HEAD | git pack-objects --revs <T>/data/pk', 'Edit(<T>/data/**)'],
+      ['git credential-cache --socket <T>/data/s exit', 'Edit(<T>/data/**)'],
+      ['git daemon --pid-file=<T>/data/p --detach .', 'Edit(<T>/data/**)'],
+      ['git -c http.cookieFile=<T>/data/c -c http.saveCookies=1 fetch https://e.example/x', 'Edit(<T>/data/**)'],
+      ['GIT_TRACE=<T>/data/t git status', 'Edit(<T>/data/**)'],
+      ['GIT_TRACE2_EVENT=<T>/data/ git status', 'Edit(<T>/data/**)'],
+      ['export GIT_TRACE_PACKET=<T>/data/t; git status', 'Edit(<T>/data/**)'],
+      ['GIT_INDEX_FILE=<T>/data/i git read-tree HEAD', 'Edit(<T>/data/**)'],
+      ['GIT_OBJECT_DIRECTORY=<T>/data git hash-object -w src/a.ts', 'Edit(<T>/data/**)'],
+      ['git blame --contents=<H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+      ["git send-email --to=a@b.example --sendmail-cmd='cat; true' <H>/.ssh/id_rsa", 'Read(~/.ssh/**)'],
+      ["git send-email --to=a@b.example --sendmail-cmd='cat; true' <H>/.ssh", 'Read(~/.ssh/**)'],
+      ['git -c commit.template=<H>/.ssh/id_rsa commit --allow-empty --allow-empty-message', 'Read(~/.ssh/**)'],
+      ['git -c commit.template=~/.ssh/id_rsa commit --allow-empty --allow-empty-message', 'Read(~/.ssh/**)'],
+      ['git config commit.template ~/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ],
+    GIT,
+  );
+  // Paths known only at run time: those on stdin, a relative setting git takes from the top, a variable.
+  neverAllowedAnywhere(
+    [
+      'echo <H>/.ssh/id_rsa | git hash-object -w --stdin-paths',
+      'git update-index --add --stdin < list',
+      'git -c commit.template=../k commit',
+      `GIT_CONFIG_PARAMETERS="'commit.template'='<H>/.ssh/id_rsa'" git commit`,
+      'GIT_INDEX_FILE=i git read-tree HEAD',
+      'GIT_TRACE="$f" git status',
+    ],
+    GIT,
+  );
+  // What writes nothing there, or writes where the rules allow, is as before.
+  test.each(['git format-patch -1 --stdout', 'git format-patch -1 -o out2', 'GIT_TRACE=1 git status', 'git check-attr --stdin -a < list', 'git -c user.name=x log', 'git send-email --to=a@b.example HEAD~1'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', GIT);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  // (In a directory where a deny or ask rule could match below, format-patch asks, as with `-o DIR`: the names are git's.)
+  test.each(['mkdir -p patches && cd patches && git format-patch -1', 'git mailinfo msg patch < m'])('acceptEdits: %j is allowed (a write below the workspace)', (command) => {
+    const decision = shell(command, 'acceptEdits', { ...GIT, allow: [...GIT.allow, 'Bash(mkdir *)'] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
 // git commands that rewrite tracked files: proven with git 2.39 and bash 5.2 in a scratch repository
 // (a tracked data/secret with a local change, or committed at v1…v4 with a branch `other`): each case
 // below put other content in data/secret, or removed it (`git mv`), and was allowed in bypassPermissions

@@ -4,7 +4,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
 import { gitRuns } from './git-runs.js';
-import { treeRewrite, type TreeRewrite } from './git-worktree.js';
+import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
@@ -552,11 +552,14 @@ const git: Handler = (args, cwd, out) => {
     if (!option.value) continue;
     if (option.name === '-C' || option.name === '--git-dir' || option.name === '--work-tree') push(out, pathOf(option.value, READ, base));
     if (option.name === '-C') base = option.value.isStatic ? resolveDirectory(base, option.value.value) : null;
-    // `git -c core.fsmonitor='rm -rf x' status`; `--config-env=KEY=ENVVAR` takes the value from the environment.
-    if (option.name === '-c') gitSettingWord(option.value, cwd, out);
-    if (option.name === '--config-env') gitSettingWord(option.value, cwd, out, true);
     // `git --exec-path=t lg` ran t/git-lg (git 2.39): programs from a directory the analyser does not read.
     if (option.name === '--exec-path') out.reasons.push('interpreter');
+  }
+  for (const option of scan.options) {
+    // `git -c core.fsmonitor='rm -rf x' status`; `--config-env=KEY=ENVVAR` takes the value from the
+    // environment. From git's working directory (`-C`): `format.outputDirectory` is read from there.
+    if (option.name === '-c' && option.value) gitSettingWord(option.value, base, out);
+    if (option.name === '--config-env' && option.value) gitSettingWord(option.value, base, out, true);
   }
   const sub = args[scan.end];
   if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
@@ -569,6 +572,7 @@ const git: Handler = (args, cwd, out) => {
   if (sub?.isStatic && sub.value === 'merge-file') gitMergeFile(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitOutputs(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitReads(sub.value, args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic) gitStdinPaths(sub.value, args.slice(scan.end + 1), base, out);
   if (sub !== undefined) {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
@@ -666,6 +670,14 @@ const GIT_OUTPUTS: Record<string, { spec: OptionSpec; files: string[]; directori
   'fast-import': { spec: GIT_FAST_IMPORT, files: ['--export-marks'], directories: [] },
   'credential-store': { spec: { long: ['file'] }, files: ['--file'], directories: [] },
   'interpret-trailers': { spec: { long: ['trailer', 'where', 'if-exists', 'if-missing'] }, files: [], directories: [] },
+  // Round 11 (git 2.39, bash 5.2): `git mailinfo MSG PATCH < mail` and `git index-pack -o F p.pack`
+  // replaced F, `git mailsplit -oDIR mbox` made DIR/0001, `git credential-cache --socket F` makes F.
+  mailinfo: { spec: { long: ['encoding', 'quoted-cr'] }, files: [], directories: [] },
+  mailsplit: { spec: { attached: 'odf' }, files: [], directories: ['-o'] },
+  'index-pack': { spec: { short: 'o' }, files: ['-o'], directories: [] },
+  'credential-cache': { spec: { long: ['socket', 'timeout'] }, files: ['--socket'], directories: [] },
+  'pack-objects': { spec: { long: ['window', 'depth', 'window-memory', 'max-pack-size', 'compression', 'threads', 'index-version', 'filter', 'missing', 'unpack-unreachable', 'keep-pack', 'honor-pack-keep', 'cruft-expiration', 'shallow-file'] }, files: [], directories: [] },
+  daemon: { spec: {}, files: [], directories: [] },
 };
 
 /**
@@ -678,14 +690,25 @@ const GIT_ORDERFILE: OptionSpec = { short: 'O', long: ['orderfile'] }; // git 2.
 const GIT_READS: Record<string, { spec: OptionSpec; options: string[]; operands: boolean }> = {
   archive: { spec: GIT_OUTPUTS.archive!.spec, options: ['--add-file'], operands: false },
   'fast-import': { spec: GIT_FAST_IMPORT, options: ['--import-marks', '--import-marks-if-exists'], operands: false },
-  mailsplit: { spec: { attached: 'od' }, options: [], operands: true },
+  mailsplit: { spec: { attached: 'odf' }, options: [], operands: true },
   'hash-object': { spec: { short: 't', long: ['path'] }, options: [], operands: true },
   // git-blame(1) `--contents <file>` prints every line of FILE (`-S`, `--ignore-revs-file` read one too);
   // git-diff(1) `-O<orderfile>` reads its file: found by the review of round 11, allowed as read-only commands.
   blame: { spec: GIT_BLAME, options: ['--contents', '--ignore-revs-file', '-S'], operands: false },
   annotate: { spec: GIT_BLAME, options: ['--contents', '--ignore-revs-file', '-S'], operands: false },
   ...Object.fromEntries(['diff', 'log', 'show', 'whatchanged', 'format-patch', 'diff-index', 'diff-tree', 'diff-files', 'range-diff', 'difftool'].map((sub) => [sub, { spec: GIT_ORDERFILE, options: ['-O', '--orderfile'], operands: false }])),
+  // git-send-email(1) mails each file operand, or every file of a directory (`--sendmail-cmd='cat;
+  // true' ~/.ssh/x` printed it, git 2.39); a revision taken for a path is a harmless extra read.
+  'send-email': { spec: {}, options: [], operands: true },
 };
+
+/**
+ * Subcommands that read the paths named on stdin (git-hash-object(1) `--stdin-paths`: `echo
+ * ~/.ssh/id_rsa | git hash-object -w --stdin-paths` stored it for `cat-file -p`, git 2.39;
+ * git-update-index(1) `--stdin`): paths known only at run time. git-check-attr(1) `--stdin` reads
+ * the attributes of the names, not the files.
+ */
+const GIT_STDIN_PATHS: Record<string, string> = { 'hash-object': '--stdin-paths', 'update-index': '--stdin' };
 
 function gitReads(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
   const known = GIT_READS[sub];
@@ -693,6 +716,11 @@ function gitReads(sub: string, args: readonly Word[], base: string | null, out: 
   const scan = scanOptions(args, 0, known.spec);
   for (const file of optionValues(scan, ...known.options)) push(out, pathOf(file, READ, base));
   if (known.operands) for (const i of scan.operands) push(out, pathOf(args[i]!, READ, base));
+}
+
+function gitStdinPaths(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
+  const option = GIT_STDIN_PATHS[sub];
+  if (option && args.some((word) => !word.isStatic || word.value === option)) push(out, pathOf(unknownWord(staticWord(`<paths git ${sub} reads from stdin>`)), READ, base));
 }
 
 function gitOutputs(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
@@ -704,6 +732,14 @@ function gitOutputs(sub: string, args: readonly Word[], base: string | null, out
   const operands = scan.operands.map((i) => args[i]!);
   // git-interpret-trailers(1) `--in-place` rewrites each file named.
   if (sub === 'interpret-trailers' && hasOption(scan, '--in-place')) for (const file of operands) push(out, pathOf(file, WRITE, base));
+  if (sub === 'mailinfo') for (const file of operands.slice(0, 2)) push(out, pathOf(file, WRITE, base));
+  // git-pack-objects(1) `BASE` makes BASE-<hash>.pack, .idx, .rev: the names below BASE's directory.
+  if (sub === 'pack-objects' && operands[0] !== undefined && !hasOptionAsSpelled(scan, '--stdout')) push(out, walked(pathOf(prefixDirectory(operands[0]), WRITE, base), REMOVED));
+  // git-daemon(1) takes `--pid-file=FILE` in this spelling only.
+  if (sub === 'daemon') for (const word of args) if (word.isStatic && word.value.startsWith('--pid-file=')) push(out, pathOf(staticWord(word.value.slice('--pid-file='.length)), WRITE, base));
+  // git-format-patch(1) without `-o`, `--output` or `--stdout` writes NNNN-subject.patch in the cwd
+  // (`cd data && git format-patch -1` made data/0001-2.patch, `--numbered-files` data/1; git 2.39).
+  if (sub === 'format-patch' && !hasOptionAsSpelled(scan, '-o', '--output-directory', '--output', '--stdout')) push(out, walked(pathOf(staticWord('.'), WRITE, base), REMOVED));
   if (known.operand && operands[0] !== undefined && (!operands[0].isStatic || operands[0].value === known.operand.after)) {
     const file = operands[known.operand.at];
     if (file !== undefined) push(out, pathOf(file, WRITE, base));

@@ -1,5 +1,6 @@
+import type { Access, CommandPath } from '../../policy/types.js';
 import type { FileFacts } from './files.js';
-import { staticWord, type Word } from './options.js';
+import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
 /**
  * git configuration given on the command line or in the environment (`git -c KEY=VALUE`,
@@ -21,17 +22,43 @@ import { staticWord, type Word } from './options.js';
  */
 const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|guitool\..+\.cmd|instaweb\.(browser|httpd)|help\.browser|imap\.tunnel|trailer\..+\.(command|cmd)|init\.templatedir|safe\.directory|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant)$/i;
 
-type Effects = Pick<FileFacts, 'reasons' | 'nested'>;
+/**
+ * git-config(1) keys whose value is a file git reads or writes (round 11, git 2.39, bash 5.2: `git
+ * -c commit.template=F commit --allow-empty-message` made F's content the message, `-c
+ * format.outputDirectory=D format-patch` wrote into D, `-c http.cookieFile=F -c http.saveCookies=1`
+ * writes F). format.outputDirectory is taken from the cwd; the others from the working tree's top,
+ * which is not known here: a relative one is a path not known.
+ */
+const GIT_PATH_KEYS: ReadonlyArray<[RegExp, Access]> = [
+  [/^(format\.outputdirectory|trace2\.(normal|perf|event)target|http\.(.+\.)?cookiefile)$/i, 'write'],
+  [/^(commit\.template|core\.(excludesfile|attributesfile)|mailmap\.file|blame\.ignorerevsfile|diff\.orderfile|http\.(.+\.)?(sslcert|sslkey|sslcainfo|proxysslcert|proxysslkey|proxysslcainfo)|gpg\.ssh\.(allowedsignersfile|revocationfile)|user\.signingkey|(fetch\.|receive\.)?fsck\.skiplist)$/i, 'read'],
+];
+
+type Effects = Pick<FileFacts, 'reasons' | 'nested'> & { paths?: CommandPath[] };
 
 /**
  * One setting: KEY (null when not known statically) = VALUE (null when it comes from elsewhere).
- * A code key is an interpreter; its static value is a nested script (`alias.x=!cmd` runs cmd).
+ * A code key is an interpreter; its static value is a nested script (`alias.x=!cmd` runs cmd). A key
+ * naming a file is that file read or written (an interpreter where the caller keeps no paths).
  */
 export function gitSetting(key: string | null, value: Word | null, cwd: string | null, out: Effects): void {
+  const file = key === null ? undefined : GIT_PATH_KEYS.find(([pattern]) => pattern.test(key));
+  if (file) return settingFile(key!, value, file[1], cwd, out);
   if (key !== null && !GIT_CODE_KEYS.test(key)) return;
   out.reasons.push('interpreter');
   // Path-valued keys name code elsewhere (a hooks directory, an included file): nothing to parse.
   if (value?.isStatic && !/\.(path|hookspath|worktree|templatedir|directory)$/i.test(key ?? '')) out.nested.push({ kind: 'script', text: value.value.replace(/^!/, ''), cwd });
+}
+
+function settingFile(key: string, value: Word | null, access: Access, cwd: string | null, out: Effects): void {
+  if (!out.paths) return void out.reasons.push('interpreter');
+  if (value?.isStatic && value.value === '') return;
+  // git expands `~/` in these values; a relative one other than format.outputDirectory's is read from the top.
+  const fixed = value?.isStatic && (value.value.startsWith('/') || value.value.startsWith('~/') || /^format\./i.test(key));
+  const path = pathOf(fixed ? value! : { ...staticWord(`<${key} ${value?.raw ?? 'from the environment'}>`), isStatic: false }, access, cwd);
+  // A directory (format.outputDirectory, a trace2 target) gets files of git's naming below it.
+  if (path && access === 'write') path.tree = { content: true, follows: false };
+  pushPath(out.paths, path);
 }
 
 /** A `KEY=VALUE` word (`git -c`); `--config-env=KEY=ENVVAR` takes the value from the environment. */

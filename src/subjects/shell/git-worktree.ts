@@ -174,7 +174,7 @@ const checkoutIndex: Model = (args) => {
 };
 
 /** The directory `--prefix=P` writes below: P up to its last `/` (`../x/` → `../x`, `pre-` → `.`). */
-function prefixDirectory(prefix: Word): Word {
+export function prefixDirectory(prefix: Word): Word {
   if (!prefix.isStatic) return prefix;
   const slash = prefix.value.lastIndexOf('/');
   const value = slash === -1 ? '.' : slash === 0 ? '/' : prefix.value.slice(0, slash);

@@ -5,7 +5,7 @@ import { candidatePaths } from './candidates.js';
 import { fileFacts, type Nested } from './files.js';
 import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type OptionSpec, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
-import { changesLaterCommands, commandVariables, DECLARATIONS, gitLocations, isEnvironment } from './variables.js';
+import { changesLaterCommands, commandVariables, DECLARATIONS, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 
 /**
@@ -86,7 +86,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (DECLARATIONS.has(name) && args.some((w) => isEnvironment(w) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
   if (DECLARATIONS.has(name)) {
     commandVariables(args, cwd, reasons, nested);
-    segment.paths.push(...gitLocations(args, cwd));
+    segment.paths.push(...gitLocations(args, cwd), ...gitWrites(args, cwd));
   }
 
   switch (name) {

@@ -135,4 +135,28 @@ export function gitLocations(words: readonly Word[], cwd: string | null): Comman
   return paths;
 }
 
+/**
+ * Files git writes where the environment says (git(1) ENVIRONMENT; round 11, git 2.39):
+ * `GIT_TRACE=/abs/F` (and the other trace targets; a directory gets files) appended to F,
+ * `GIT_INDEX_FILE=F git read-tree HEAD` replaced F (a relative F is taken from the working tree's
+ * top, not known here), `GIT_OBJECT_DIRECTORY=D` writes objects below D.
+ */
+const GIT_WRITES = /^(GIT_TRACE[A-Z0-9_]*|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY)(\+?)=/;
+
+export function gitWrites(words: readonly Word[], cwd: string | null): CommandPath[] {
+  const paths: CommandPath[] = [];
+  for (const word of words) {
+    const match = GIT_WRITES.exec(word.value);
+    if (!match) continue;
+    const value = word.value.slice(match[0].length);
+    // A trace target is a file only as an absolute path ("1", "2", "true", a descriptor number go to stderr).
+    if (word.isStatic && match[2] === '' && (value === '' || (match[1]!.startsWith('GIT_TRACE') && !value.startsWith('/')))) continue;
+    const known = word.isStatic && match[2] === '' && value.startsWith('/');
+    const path = pathOf(known ? staticWord(value) : { value: word.value, raw: word.value, isStatic: false, ansi: false }, 'write', cwd);
+    if (path) path.tree = { content: true, follows: false };
+    pushPath(paths, path);
+  }
+  return paths;
+}
+
 const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)(\+?)=/;
