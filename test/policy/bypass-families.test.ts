@@ -1038,7 +1038,14 @@ describe('4. find and tar filters that run or write', () => {
     ['find . -fls <H>/.ssh/authorized_keys', R],
     ['find <H>/.ssh -delete', R],
     ['tar -xvf a.tar --index-file=<H>/.ssh/authorized_keys', R],
+    // GNU tar 1.34 (bash 5.2): the -g/--listed-incremental snapshot file is rewritten (82 bytes
+    // written into an empty file), --volno-file written.
+    ['tar -cf a.tar -g <H>/.ssh/authorized_keys src', R],
+    ['tar -cf a.tar --listed-incremental=<H>/.ssh/authorized_keys src', R],
+    ['tar -cf a.tar --volno-file=<H>/.ssh/authorized_keys -M src', R],
   ]);
+  // The members a list file names are read (bash 5.2: `tar -cf k.tar -T l` with l naming the key stored it).
+  neverAllowedAnywhere(['echo <H>/.ssh/id_rsa > l && tar -cf k.tar -T l', 'tar cfT k.tar l', 'tar -c --files-from=l -f k.tar']);
   // Extraction writes the paths the archive or patch names, which the command does not show (one
   // may be .git/config or a hook): the call cannot be analysed.
   neverAllowedAnywhere(['tar -xf a.tar', 'tar xzf a.tgz', 'tar -xf a.tar src', 'tar -x -f a.tar -C src', 'unzip a.zip', 'unzip -o a.zip -d src', 'cpio -id < list', 'patch -p1 < x.diff', '7z x a.7z', 'ar x lib.a', 'ar -x lib.a', 'ar -xv lib.a']);
@@ -1530,6 +1537,9 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'zip -rm a.zip ../data',
     'zip -r --move a.zip ../data',
     'zip -m a.zip ../data/table.csv',
+    // GNU tar 1.34 (bash 5.2): --delete rewrote the archive <T>/data/table.csv, -g its snapshot file.
+    'tar --delete -f ../data/table.csv m',
+    'tar -cf a.tar -g ../data/table.csv src',
   ]);
   allowed(['mv src/a.ts src/b.ts', 'mv src/a.ts src/', 'mv src src2', 'tar -cf a.tar src', 'tar --remove-files -cf a.tar src', 'zip -ry a.zip src', 'zip -rmy a.zip src']);
   // xargs(1) runs the command with words read from stdin appended, or put where -I's string is:
@@ -1901,7 +1911,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
       expect(decision.verdict, decision.reason).toBe('allow');
     });
   });
-  allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T list', 'zip -@ a.zip < list']);
+  allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T - < list', 'zip -@ a.zip < list']);
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });
 

@@ -1160,12 +1160,16 @@ function traditionalTar(args: readonly Word[]): Word[] {
 /** `tar` in any spelling (`tar czf a.tgz dir`, `tar -x -f a.tar -C out`): the archive, the members, the extraction directory. */
 const tar: Handler = (args, cwd, out) => {
   const words = traditionalTar(args);
-  const scan = scanOptions(words, 0, { short: TAR_VALUES, long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'format', 'transform', 'use-compress-program', 'to-command', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command', 'index-file', 'owner', 'group', 'mode', 'mtime', 'newer', 'after-date', 'blocking-factor', 'label', 'tape-length', 'checkpoint-action', 'listed-incremental'] });
+  const scan = scanOptions(words, 0, { short: TAR_VALUES, long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'format', 'transform', 'use-compress-program', 'to-command', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command', 'index-file', 'owner', 'group', 'mode', 'mtime', 'newer', 'after-date', 'blocking-factor', 'label', 'tape-length', 'checkpoint-action', 'listed-incremental', 'volno-file'] });
   const creates = hasOption(scan, '-c', '-r', '-u', '-A', '--create', '--append', '--update', '--concatenate');
   const extracts = hasOption(scan, '-x', '--extract', '--get');
-  for (const archive of optionValues(scan, '-f', '--file')) push(out, pathOf(archive, creates ? WRITE : READ, cwd));
+  // `--delete` rewrites the archive (bash 5.2, GNU tar 1.34: `tar --delete -f data/a.tar m` did).
+  const rewrites = creates || hasOption(scan, '--delete');
+  for (const archive of optionValues(scan, '-f', '--file')) push(out, pathOf(archive, rewrites ? WRITE : READ, cwd));
   for (const list of optionValues(scan, '-T', '--files-from', '-X', '--exclude-from')) push(out, pathOf(list, READ, cwd));
-  for (const file of optionValues(scan, '--index-file')) push(out, pathOf(file, WRITE, cwd));
+  // The snapshot file of `-g`/`--listed-incremental` is read and rewritten (`tar -cf a.tar -g
+  // data/t src` wrote 82 bytes into an empty data/t), `--volno-file` written (GNU tar manual).
+  for (const file of optionValues(scan, '--index-file', '-g', '--listed-incremental', '--volno-file')) push(out, pathOf(file, WRITE, cwd));
   for (const program of optionValues(scan, '-I', '--use-compress-program', '-F', '--info-script', '--new-volume-script', '--rsh-command', '--rmt-command')) runProgram(program, cwd, out);
   for (const command of optionValues(scan, '--to-command')) nestScript(command, cwd, out);
   for (const action of optionValues(scan, '--checkpoint-action')) {
@@ -1187,6 +1191,9 @@ const tar: Handler = (args, cwd, out) => {
       push(out, walked(pathOf(words[i]!, READ, base), tree));
       if (removes) push(out, walked(pathOf(words[i]!, WRITE, base), REMOVED));
     }
+    // The members a list file names are read, known only at run time (`tar -cf k.tar -T l` with l
+    // naming ~/.ssh/id_rsa stored it); names from stdin (`-T -`) are not modelled, as xargs' are not.
+    for (const list of optionValues(scan, '-T', '--files-from')) if (!list.isStatic || list.value !== '-') push(out, pathOf(unknownWord({ ...list, raw: `<files named in ${list.raw}>` }), READ, base));
     // Members named in a list (`-T list`, `-T -` for stdin) are known only when tar reads it.
     if (removes) for (const list of optionValues(scan, '-T', '--files-from')) push(out, walked(pathOf({ ...list, isStatic: false }, WRITE, base), REMOVED));
   }
