@@ -1,5 +1,5 @@
 // Escaping for every call-supplied string shown on the approval page: the same rules as the
-// gateway's src/latch/escape.ts (a test compares the two on every UTF-16 code unit), so a path or
+// gateway's src/latch/escape.ts (a test compares the two on every UTF-16 code unit and code point), so a path or
 // command cannot forge a line, hide text or reorder what is shown.
 //
 //   "/tmp/x\n\nWhy: allowed"  →  /tmp/x\n\nWhy: allowed   (visible \n, one line)
@@ -9,13 +9,14 @@
 // Backslashes are doubled so an escaped sequence cannot be confused with a literal one.
 'use strict';
 (function (scope) {
-  var UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  var UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu;
   var NAMED = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
   function escapeChar(ch) {
     if (Object.prototype.hasOwnProperty.call(NAMED, ch)) return NAMED[ch];
-    var code = ch.charCodeAt(0);
-    return code <= 0xff ? '\\x' + code.toString(16).padStart(2, '0') : '\\u' + code.toString(16).padStart(4, '0');
+    var code = ch.codePointAt(0);
+    if (code <= 0xff) return '\\x' + code.toString(16).padStart(2, '0');
+    return code <= 0xffff ? '\\u' + code.toString(16).padStart(4, '0') : '\\u{' + code.toString(16) + '}';
   }
 
   function escapeText(text) {
@@ -26,7 +27,8 @@
   // backslashes and C0 controls; only what it leaves raw is escaped, as \uXXXX (still valid JSON).
   function escapeJson(json) {
     return String(json).replace(UNSAFE, function (ch) {
-      return ch === '\\' ? ch : '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0');
+      if (ch === '\\') return ch;
+      return ch.split('').map(function (unit) { return '\\u' + unit.charCodeAt(0).toString(16).padStart(4, '0'); }).join('');
     });
   }
 

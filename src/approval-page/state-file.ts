@@ -1,5 +1,4 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
 
 /**
  * Where running gateways say their approval page is: a JSON file next to the config, mode 0600
@@ -18,9 +17,6 @@ export interface PageEntry {
   started: string;
 }
 
-export function pageStateFile(configPath: string): string {
-  return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-pages.json`);
-}
 
 /** The pages of gateways still running. */
 export function readPages(file: string, isRunning: (pid: number) => boolean = isProcessRunning): PageEntry[] {

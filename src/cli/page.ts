@@ -1,5 +1,6 @@
 import { findConfig } from '../config/load.js';
-import { pageStateFile, readPages } from '../approval-page/state-file.js';
+import { readPages } from '../approval-page/state-file.js';
+import { pageStateFile } from '../config/locate.js';
 import { openInBrowser } from '../gateway/announce.js';
 import type { Output } from './output.js';
 

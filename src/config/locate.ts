@@ -50,6 +50,19 @@ export function pinsFileFor(configPath: string): string {
   return sibling(configPath, '.lock.json');
 }
 
+/**
+ * The approval page's state file (its URL with the secret token, for `mcp-latch page`): beside the
+ * config, `.NAME-pages.json`.
+ */
+export function pageStateFile(configPath: string): string {
+  return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-pages.json`);
+}
+
+/** The key that signs paused calls' requestState (latch/request-state.ts): beside the config file. */
+export function stateKeyPath(configPath: string): string {
+  return join(dirname(configPath), 'mcp-latch-state.key');
+}
+
 export function findConfig(explicit?: string): string {
   const candidates = configCandidates(explicit);
   // An explicit path is taken as given so its absence is reported for that path.

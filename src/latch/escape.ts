@@ -6,11 +6,14 @@
  *   "evil\u202Etxt.sh"                 →  evil\u202Etxt.sh                    (bidi override shown, not obeyed)
  *   "\x1b[2Jclear"                     →  \x1b[2Jclear                        (ANSI escape shown, not run)
  *
- * Covered: C0 and C1 controls, DEL, bidi embeddings/overrides/isolates and marks, zero-width and
- * invisible formatting characters, line and paragraph separators, and lone surrogates. Backslashes
- * are doubled so an escaped sequence cannot be confused with a literal one.
+ * Covered: C0 and C1 controls, DEL, line and paragraph separators, every format character (Cf:
+ * bidi embeddings, overrides, isolates and marks, zero-width characters) and every default-ignorable
+ * code point (fillers, variation selectors, the tag characters U+E0000–E007F that spell hidden text
+ * for a model while a screen shows nothing), and lone surrogates. Unicode's own properties, not a
+ * hand list: a list missed the tag characters (round 11 review). Backslashes are doubled so an
+ * escaped sequence cannot be confused with a literal one.
  */
-const UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\ufff9-\ufffb]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu;
 
 const NAMED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -19,17 +22,19 @@ export function escapeText(text: string): string {
 }
 
 function unicodeEscape(ch: string): string {
-  const code = ch.charCodeAt(0);
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  const code = ch.codePointAt(0)!;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
 /**
  * Escaping for JSON text (the arguments of a call as JSON.stringify wrote them): JSON has already
  * escaped quotes, backslashes and C0 controls, so only what JSON leaves raw is escaped, as `\uXXXX`
+ * (a pair of them for a character past U+FFFF)
  * (still valid JSON). Doubling the backslashes again would show `\\"` for every quote.
  */
 export function escapeJson(json: string): string {
-  return json.replace(UNSAFE, (ch) => (ch === '\\' ? ch : `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  return json.replace(UNSAFE, (ch) => (ch === '\\' ? ch : ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')));
 }
 
 /** True when the text has nothing invisible or line-breaking (backslashes allowed): required for rule strings offered as choices. */

@@ -111,7 +111,7 @@ export function buildPrompt(input: PromptInput): ElicitRequestFormParams {
         decision: {
           type: 'string',
           title: 'Decision',
-          description: `Allow or deny ${input.server}/${input.tool}`,
+          description: `Allow or deny ${escapeText(input.server)}/${escapeText(input.tool)}`, // a server names its tools: escaped as in the message
           enum: labels,
         },
         note: {

@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { LatchError } from '../errors.js';
 
 /**
@@ -19,7 +18,6 @@ import { LatchError } from '../errors.js';
 const PREFIX = 'mls1.';
 /** A longer state is refused unread; a downstream server's own state must fit in it. */
 export const MAX_REQUEST_STATE_CHARS = 65_536;
-const REQUEST_STATE_KEY_FILE = 'mcp-latch-state.key';
 
 /** What a state is bound to: one call of one session. */
 export interface StateBinding {
@@ -97,10 +95,6 @@ export class RequestStates {
   }
 }
 
-/** Where the gateway keeps its state key: beside the config file. */
-export function stateKeyPath(configPath: string): string {
-  return join(dirname(configPath), REQUEST_STATE_KEY_FILE);
-}
 
 /**
  * The gateway's state key from `path`, made (32 random bytes, mode 0600) on first use. A key file

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
-import { codeCacheDirectory, manifestPath, pinsFileFor } from '../config/locate.js';
+import { codeCacheDirectory, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
 import { ConfigSchema, type ConfigFile } from '../config/schema.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
@@ -55,7 +55,8 @@ export function configIssues(data: unknown): ConfigIssue[] {
 /**
  * Rules no config can remove: the model must not be able to edit the rules that bind it (the config
  * file, the temporary file of an atomic write, the audit), nor the code that applies them (the
- * code cache the next gateway runs), nor add rules through the CLI from a shell tool.
+ * code cache the next gateway runs), nor read or write the gateway's secrets (the approval page's
+ * token, the state key), nor add rules through the CLI from a shell tool.
  */
 export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory()): Rule[] {
   // The config, the temporary file of its atomic write, the audit, `init`'s manifest of wrapped
@@ -71,6 +72,14 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
     pattern: literal(file),
     text: `built-in protection of ${file}`,
   }));
+  // The approval page's state file holds the page's secret token, and the state key signs paused
+  // calls: a model that read either could answer its own call on the page or forge one (round 11
+  // review). Neither read nor written by a tool.
+  const secrets = [pageStateFile(configPath), stateKeyPath(configPath)];
+  for (const file of new Set(secrets.flatMap((each) => [each, ...physicalForms(each)]))) {
+    rules.push({ type: 'path', list: 'deny', access: 'read', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });
+    rules.push({ type: 'path', list: 'deny', access: 'write', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });
+  }
   for (const directory of new Set([cacheDirectory, ...physicalForms(cacheDirectory)])) {
     for (const each of [literal(directory), `${literal(directory)}/**`]) rules.push({ type: 'path', list: 'deny', access: 'write', pattern: each, text: `built-in protection of ${directory} (the gateway's code cache)` });
   }

@@ -18,11 +18,13 @@
  * (downstream/child-transport.ts; a remote server's send waits a microtask for the same check).
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
 import type { Decision } from '../policy/types.js';
 import { isoTime } from '../iso-time.js';
 import { errorMessage, recordUnwritten } from '../errors.js';
+import { expandHome } from '../home.js';
 import { redactSecrets } from '../redact.js';
 import { jsonString, type ArgsJson } from '../values.js';
 
@@ -324,8 +326,11 @@ export function readAudit(file: string, count: number, user?: string): Array<Aud
   return user === undefined ? out : out.slice(-count);
 }
 
-/** The audit file: configured (relative to the config's directory), or next to the config file. */
+/**
+ * The audit file: configured (absolute, `~/…`, or relative to the config's directory), or next to the
+ * config file. `join` put an absolute path under the config's directory (round 11 review).
+ */
 export function auditFile(config: LoadedConfig): string | null {
   if (!config.file.audit.enabled) return null;
-  return join(config.dir, config.file.audit.file ?? 'mcp-latch-audit.jsonl');
+  return resolve(config.dir, expandHome(config.file.audit.file ?? 'mcp-latch-audit.jsonl', homedir()));
 }

@@ -7,8 +7,8 @@ import { ROOT } from '../helpers/gateway.js';
 
 /**
  * The page escapes call-supplied text in the browser with web/escape.js, a copy of the gateway's
- * src/latch/escape.ts. A copy can drift: this compares both on every UTF-16 code unit, on
- * surrogate pairs and lone surrogates, and on the tricks the prompt tests use.
+ * src/latch/escape.ts. A copy can drift: this compares both on every UTF-16 code unit, every code
+ * point past U+FFFF, on surrogate pairs and lone surrogates, and on the tricks the prompt tests use.
  */
 interface PageEscape {
   escapeText(text: string): string;
@@ -39,6 +39,7 @@ const SAMPLES = [
   'emoji 😀 ok',
   'lone \ud800 high and \udc00 low',
   'pair then lone \ud83d\ude00\ud83d',
+  'tags\u{E0049}\u{E0047} and \u034f \u{1d173}',
   'soft\u00adhyphen \u061c arabic mark \u115f\u1160\u3164 fillers \ufe0f selector \ufff9 anchor',
   '',
 ];
@@ -48,6 +49,15 @@ describe('web/escape.js matches src/latch/escape.ts', () => {
     const mismatches: string[] = [];
     for (let code = 0; code <= 0xffff; code++) {
       const text = `a${String.fromCharCode(code)}b`;
+      if (page.escapeText(text) !== escapeText(text)) mismatches.push(code.toString(16));
+    }
+    expect(mismatches).toEqual([]);
+  });
+
+  test('on every code point past U+FFFF', () => {
+    const mismatches: string[] = [];
+    for (let code = 0x10000; code <= 0x10ffff; code++) {
+      const text = `a${String.fromCodePoint(code)}b`;
       if (page.escapeText(text) !== escapeText(text)) mismatches.push(code.toString(16));
     }
     expect(mismatches).toEqual([]);

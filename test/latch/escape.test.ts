@@ -13,6 +13,12 @@ describe('escapeText', () => {
     ['tab\there', 'tab\\there'],
     ['lone \ud800', 'lone \\ud800'],
     ['emoji 😀 stays', 'emoji 😀 stays'],
+    // Invisible on every screen, read as text by a model (round 11 review: tag characters spelled a
+    // hidden sentence after an approved 'lunch at noon?'); each default-ignorable code point is shown.
+    ['noon?\u{E0020}\u{E0049}\u{E0047}', 'noon?\\u{e0020}\\u{e0049}\\u{e0047}'],
+    ['a\u034Fb\u17B4c\uFFA0d', 'a\\u034fb\\u17b4c\\uffa0d'],
+    ['x\u{1D173}y\u{E0100}z', 'x\\u{1d173}y\\u{e0100}z'],
+    ['arabic sign\u0600', 'arabic sign\\u0600'],
   ])('%j → %j', (input, output) => {
     expect(escapeText(input)).toBe(output);
   });
@@ -24,6 +30,12 @@ describe('escapeText', () => {
 });
 
 describe('escapeJson', () => {
+  test('a character past U+FFFF is escaped as its surrogate pair, still JSON', () => {
+    const shown = escapeJson(JSON.stringify({ body: 'noon?\u{E0049}' }));
+    expect(shown).toBe('{"body":"noon?\\udb40\\udc49"}');
+    expect(JSON.parse(shown)).toEqual({ body: 'noon?\u{E0049}' });
+  });
+
   test('keeps JSON as JSON: quotes are not doubly escaped, what JSON leaves raw is escaped', () => {
     const json = JSON.stringify({ command: 'git commit -m "x"', path: 'a\u202Eb\u2028c\u0085' });
     const shown = escapeJson(json);

@@ -96,3 +96,12 @@ describe('_meta["mcp-latch/request"]', () => {
     expect(requestPayload(input(decision, {}))).toMatchObject({ diff: null, bytesBefore: null, bytesAfter: null, change: null });
   });
 });
+
+// A server names its tools: the form's `decision` description carried the name raw (round 11 review:
+// `rm\x1b[8m hidden\x1b[0m\nok` reached the client with its ESC and newline).
+test("the decision field's description escapes the server's tool name", () => {
+  const decision = decideFs('write_file', { path: '/tmp/x', content: '' }, ['/tmp']);
+  const prompt = buildPrompt(input(decision, { path: '/tmp/x' }, { server: 'fix', tool: 'rm\x1b[8m hidden\x1b[0m\nok' }));
+  const description = (prompt.requestedSchema.properties.decision as { description: string }).description;
+  expect(description).toBe('Allow or deny fix/rm\\x1b[8m hidden\\x1b[0m\\nok');
+});

@@ -1,7 +1,8 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { RequestStates, readOrCreateStateKey, stateKeyPath } from '../../src/latch/request-state.js';
+import { stateKeyPath } from '../../src/config/locate.js';
+import { RequestStates, readOrCreateStateKey } from '../../src/latch/request-state.js';
 import { tempDir } from '../helpers/gateway.js';
 
 const binding = { session: 's-1', server: 'fs', tool: 'write_file', argsDigest: 'abc' };

@@ -2453,3 +2453,17 @@ describe('5. git options that name a file read it', () => {
     ['git log -p --orderfile=<H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
   ]);
 });
+
+// The approval page's state file holds its secret token; the state key signs paused calls. With the
+// config in the project both were workspace files, read and written by a model's tools in default
+// mode (round 11 review): a model that holds the token answers its own call on the page.
+describe("the gateway's secrets are neither read nor written", () => {
+  deniedEverywhere([
+    ['cat .mcp-latch-pages.json', 'built-in protection of <W>/.mcp-latch-pages.json (a secret of the gateway)'],
+    ['grep token <W>/.mcp-latch-pages.json', 'built-in protection of <W>/.mcp-latch-pages.json (a secret of the gateway)'],
+    ['echo x > .mcp-latch-pages.json', 'built-in protection of <W>/.mcp-latch-pages.json (a secret of the gateway)'],
+    ['cat mcp-latch-state.key', 'built-in protection of <W>/mcp-latch-state.key (a secret of the gateway)'],
+    ['head -c 32 out/../work/mcp-latch-state.key', 'built-in protection of <W>/mcp-latch-state.key (a secret of the gateway)'],
+    ['echo x > mcp-latch-state.key', 'built-in protection of <W>/mcp-latch-state.key (a secret of the gateway)'],
+  ]);
+});

@@ -1,7 +1,10 @@
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
+import { parseConfigText } from '../../src/config/load.js';
+import { ruleIssues } from '../../src/policy/policy.js';
+import { auditFile, createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
 import { redactSecrets } from '../../src/redact.js';
 import { ArgsJson } from '../../src/values.js';
 import { eventually, tempDir } from '../helpers/gateway.js';
@@ -241,5 +244,19 @@ describe('audit', () => {
     for (const record of records) audit.record(record);
     const written = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '');
     expect(written.map((line) => line.replace(/^\{"level":30,"time":"[^"]+",/, '{').replace(/,"event":"call"\}$/, '}'))).toEqual(expected);
+  });
+});
+
+// docs/config.md "audit": `file` is absolute, `~/…`, or relative to the config's directory. An
+// absolute path was joined under the config's directory, where nobody looked (round 11 review).
+describe('auditFile', () => {
+  const at = (file: string | undefined) => auditFile(parseConfigText(JSON.stringify({ audit: file === undefined ? {} : { file } }), '/etc/team/mcp-latch.json', ruleIssues));
+  test.each([
+    [undefined, '/etc/team/mcp-latch-audit.jsonl'],
+    ['logs/audit.jsonl', '/etc/team/logs/audit.jsonl'],
+    ['/var/log/mcp/audit.jsonl', '/var/log/mcp/audit.jsonl'],
+    ['~/audit.jsonl', join(homedir(), 'audit.jsonl')],
+  ])('%j → %s', (file, path) => {
+    expect(at(file)).toBe(path);
   });
 });
