@@ -1,4 +1,4 @@
-import { basename, dirname } from 'node:path';
+import { basename, dirname, posix, win32 } from 'node:path';
 import { GIT_REWRITE, INTO_DIRECTORY, type CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../policy/types.js';
@@ -7,7 +7,7 @@ import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile, workTreeOf } from './git-dir.js';
-import { absolutePath, canonicalPath, DecisionPaths, isInside, type PathEnv, type RealPathCache } from './paths.js';
+import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { skippedByFilters } from './tree-filter.js';
@@ -38,13 +38,14 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   const cache = toolClass.paths.length > 0 || commandArg ? new DecisionPaths() : null;
 
   if (cache && toolClass.paths.length > 0) {
-    const base = relativeBase(toolClass, args, context, cache);
+    const bases = relativeBases(toolClass, args, context, cache);
+    const fileStrings = toolClass.plainFileStrings ? 'plain' : 'both';
     let left = MAX_CALL_PATHS;
     for (const pathArg of toolClass.paths) {
       // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
       const access = kind === 'read' ? 'read' : pathArg.access;
       const values = valuesAt(args, pathArg.arg);
-      for (const value of values.slice(0, Math.max(left, 0))) subjects.push(pathSubject(value, access, base.dir, base.problem, pathArg.arg, context, cache));
+      for (const value of values.slice(0, Math.max(left, 0))) subjects.push(...pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings));
       left -= values.length;
       // Each path is resolved on disk while every call waits: 100,000 of them stalled the gateway 14 s.
       if (left < 0) subjects.push({ type: 'path', access, input: `<${(-left).toLocaleString('en-US')} more in ${pathArg.arg}>`, path: null, realPath: null, problem: `the call names more than ${MAX_CALL_PATHS.toLocaleString('en-US')} paths, the most mcp-latch checks in one call (docs/config.md, "limits")`, inWorkspace: false, via: pathArg.arg });
@@ -112,7 +113,7 @@ export const MAX_CALL_PATHS = 1_000;
 
 /** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. */
 export function inspectResourceRead(server: string, uri: string, context: InspectContext): CallFacts {
-  const subjects: Subject[] = uri.startsWith('file:') ? [pathSubject(uri, 'read', null, null, 'uri', context)] : [{ type: 'tool', kind: 'read' }];
+  const subjects: Subject[] = /^file:/i.test(uri) ? pathSubjects(uri, 'read', NO_BASE, 'uri', context, new DecisionPaths(), 'uri') : [{ type: 'tool', kind: 'read' }];
   return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest: lazyDigest(server, 'resources/read', { uri }) };
 }
 
@@ -131,13 +132,69 @@ function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kin
   }
 }
 
-function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext, cache?: RealPathCache, valueProblem: string | null = null): PathSubject {
+/** One way a server may read a path argument: the text it resolves, and whether a `file:` string is a plain path to it. */
+interface Reading {
+  text: string;
+  plain: boolean;
+}
+
+/**
+ * The readings of a `file:` string (docs/design.md "Paths, step by step", step 2): the URI
+ * (fileURLToPath, which drops `?…` and `#…`); the text after `file://`, percent-decoded, as a path
+ * (what a server that strips `file://` by hand opens: `file:///w/a.txt?/../../secret` is
+ * `/secret`); and, for a server with no URI handling, the string as a plain path
+ * (`file:/../secret` is `<root>/secret` to server-filesystem). `plain`: only that last one;
+ * `uri`: the first two (a resource URI is always a URI).
+ */
+function readingsOf(value: string, fileStrings: 'plain' | 'uri' | 'both'): Reading[] {
+  if (!/^file:/i.test(value)) return [{ text: value, plain: false }];
+  if (fileStrings === 'plain') return [{ text: value, plain: true }];
+  const out: Reading[] = [{ text: value, plain: false }];
+  const stripped = value.replace(/^file:\/\//i, '');
+  if (stripped !== value) out.push({ text: decoded(stripped), plain: true });
+  if (fileStrings === 'both') out.push({ text: value, plain: true });
+  return out;
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Where a relative reading may be resolved: every base the server may use (one unless the server's roots are not known for certain). */
+type Bases = (reading: Reading) => { dirs: Array<string | null>; problem: string | null };
+
+const NO_BASE: Bases = () => ({ dirs: [null], problem: null });
+
+/**
+ * The subjects of one path argument: one for each distinct place the server may open (each
+ * reading, against each base it may use). Deny rules match any of them; the call is allowed
+ * only if every one is (docs/threat-model.md "A path the server reads otherwise").
+ */
+function pathSubjects(value: unknown, access: 'read' | 'write', bases: Bases, via: string, context: InspectContext, cache: RealPathCache, fileStrings: 'plain' | 'uri' | 'both'): PathSubject[] {
+  if (typeof value !== 'string') return [pathSubject(value, access, null, null, via, context, cache)];
+  const readings = readingsOf(value, fileStrings);
+  const out: PathSubject[] = [];
+  for (const reading of readings) {
+    const { dirs, problem } = bases(reading);
+    for (const dir of dirs) {
+      const subject = pathSubject(value, access, dir, problem, via, context, cache, null, reading);
+      if (!out.some((other) => other.path === subject.path && other.realPath === subject.realPath && other.problem === subject.problem)) out.push(subject);
+    }
+  }
+  return out;
+}
+
+function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext, cache?: RealPathCache, valueProblem: string | null = null, reading?: Reading): PathSubject {
   if (typeof value !== 'string') {
     return { type: 'path', access, input: String(JSON.stringify(value)), path: null, realPath: null, problem: 'the path argument is not a string', inWorkspace: false, via };
   }
   // `"$HOME/.ssh/id_rsa"` is still never allowed, but deny rules see it as `~/.ssh/id_rsa`.
   const spelled = valueProblem !== null ? homeSpelling(value) : null;
-  const canonical = canonicalPath(spelled ?? value, base, context.pathEnv, cache);
+  const canonical = canonicalPath(spelled ?? reading?.text ?? value, base, context.pathEnv, cache, reading?.plain);
   const problem = valueProblem ?? canonical.problem ?? processRelative(canonical.path) ?? (canonical.path === null ? (baseProblem ?? 'unresolved path') : undefined);
   const inWorkspace =
     canonical.path !== null &&
@@ -334,14 +391,16 @@ function valuesAt(args: unknown, pointer: string): unknown[] {
   return values;
 }
 
-function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): { dir: string | null; problem: string | null } {
+function relativeBases(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): Bases {
   const base = toolClass.base;
+  if (base.type === 'roots') return rootBases(base.roots, context, cache);
+  const one = relativeBase(base, args, context, cache);
+  const bases = { dirs: [one.dir], problem: one.problem };
+  return () => bases;
+}
+
+function relativeBase(base: Exclude<ToolClass['base'], { type: 'roots' }>, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): { dir: string | null; problem: string | null } {
   if (base.type === 'dir') return { dir: base.dir, problem: base.dir ? null : 'relative path and the server directory is unknown' };
-  if (base.type === 'roots') {
-    // server-filesystem resolves a relative path against its first allowed root.
-    const root = base.roots[0] ?? context.clientRoots[0] ?? null;
-    return { dir: root, problem: root ? null : 'relative path and the server has no roots' };
-  }
   const value = args[base.arg];
   if (typeof value === 'string' && value !== '') {
     // Kept with its `..`: a path below it is then walked in kernel order through the whole join.
@@ -349,6 +408,27 @@ function relativeBase(toolClass: ToolClass, args: Record<string, unknown>, conte
     return { dir: resolved.problem ? resolved.path : absolutePath(value, base.fallback, context.pathEnv, cache), problem: resolved.problem ?? null };
   }
   return { dir: base.fallback, problem: base.fallback ? null : `relative path and no ${base.arg}` };
+}
+
+/**
+ * server-filesystem's bases for a relative path (lib.js resolveRelativePathAgainstAllowedDirectories):
+ * of its allowed directories, the first one the path resolved against lands inside one of them, else
+ * the first. Its allowed directories are those of its command line until the client's MCP roots
+ * replace them (when the server has asked for them, which the gateway does not see): both lists
+ * are decided while the client has roots. Worked out only for a relative path.
+ */
+function rootBases(commandLine: string[], context: InspectContext, cache: RealPathCache): Bases {
+  let lists: string[][] | null = null;
+  const P = context.pathEnv.platform === 'win32' ? win32 : posix;
+  return (reading) => {
+    if (context.pathEnv.platform !== 'win32' && reading.text.startsWith('/')) return { dirs: [null], problem: null };
+    if (!needsBase(reading.text, context.pathEnv, reading.plain)) return { dirs: [null], problem: null };
+    // The server resolves its directories when it starts (realpath); so are the client's roots here.
+    lists ??= [commandLine.map((root) => canonicalPath(root, null, context.pathEnv, cache)).map((root) => root.realPath ?? root.path).filter((root): root is string => root !== null), context.clientRoots].filter((list) => list.length > 0);
+    if (lists.length === 0) return { dirs: [null], problem: 'relative path and the server has no roots' };
+    const dirs = lists.map((roots) => roots.find((dir) => roots.some((root) => isInside(root, P.resolve(dir, reading.text), context.pathEnv.platform))) ?? (roots[0] as string));
+    return { dirs: [...new Set(dirs)], problem: null };
+  };
 }
 
 function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): string | null {

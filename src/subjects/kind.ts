@@ -48,6 +48,12 @@ export interface ToolClass {
    * against `fallback`. Roots `[]` means the server takes its roots from the client's MCP roots.
    */
   base: { type: 'roots'; roots: string[] } | { type: 'dir'; dir: string | null } | { type: 'arg'; arg: string; fallback: string | null };
+  /**
+   * The server has no URI handling: a `file:` string is a plain path to it (server-filesystem and
+   * Desktop Commander, whose profiles' base is 'roots' or 'server-cwd'). Otherwise a `file:` string
+   * is decided as a URI and as a path (docs/design.md "Paths, step by step", step 2).
+   */
+  plainFileStrings?: true;
 }
 
 /** A `tools` entry of the config (docs/config.md). */
@@ -87,6 +93,11 @@ export function classifyTool(input: {
   return override ? applyOverride(override, underlying, identity) : underlying;
 }
 
+/** Profiles whose server resolves paths itself with no URI handling. */
+function takesPlainPaths(b: ProfileBase): boolean {
+  return b === 'roots' || b === 'server-cwd';
+}
+
 function baseFor(b: ProfileBase, identity: ServerIdentity): ToolClass['base'] {
   if (b === 'roots') return { type: 'roots', roots: identity.roots };
   if (b === 'server-cwd') return { type: 'dir', dir: identity.cwd };
@@ -107,6 +118,7 @@ function fromProfile(profile: Profile, name: string, identity: ServerIdentity): 
   };
   if (t.refine) cls.refine = t.refine;
   if (t.selectCommand) cls.selectCommand = t.selectCommand;
+  if (takesPlainPaths(t.base ?? profile.base)) cls.plainFileStrings = true;
   return cls;
 }
 
@@ -133,6 +145,7 @@ function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerI
     base: o.cwd !== undefined ? { type: 'arg', arg: o.cwd, fallback: identity.cwd } : underlying.base,
   };
   if (inheritCommand && underlying.selectCommand) cls.selectCommand = underlying.selectCommand;
+  if (underlying.plainFileStrings) cls.plainFileStrings = true;
   return cls;
 }
 
@@ -379,6 +392,7 @@ function classifyUnknown(
     stdin: kind === 'command' ? stdin : null,
     base: heuristicBase(profile, identity, cwdLeaf ?? top(['repopath'], 'string')),
   };
+  if (profile && takesPlainPaths(profile.base)) cls.plainFileStrings = true;
   return cls;
 }
 

@@ -72,10 +72,10 @@ function problemOf(input: string, problem: string, lexical: string | null = null
  * Relative inputs resolve against `base` (which may itself start with `~`); with `base` null they
  * are a problem. Never throws: anything unexpected becomes `problem`, with the fields it got so far.
  */
-export function canonicalPath(input: string, base: string | null, env: PathEnv, cache?: RealPathCache): CanonicalPath {
+export function canonicalPath(input: string, base: string | null, env: PathEnv, cache?: RealPathCache, plain = false): CanonicalPath {
   let lexical: string | null = null;
   try {
-    const lex = lexicalOf(input, base, env, cache);
+    const lex = lexicalOf(input, base, env, cache, plain);
     if (!('joined' in lex)) return lex;
     lexical = lex.lexical;
     // Security: FS calls only make sense for the platform we run on; tests pass `win32` on POSIX
@@ -88,7 +88,7 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
       real = resolveSymlinks(walked, env.platform);
       cache?.set(walked, real);
     }
-    if (typeof real !== 'string') return { input, path: lexical, realPath: null, problem: real.problem };
+    if (typeof real !== 'string') return { input, path: lexical, realPath: real.realPath ?? null, problem: real.problem };
     return { input, path: lexical, realPath: real };
   } catch (error) {
     return problemOf(String(input), `could not canonicalise: ${messageOf(error)}`, lexical);
@@ -96,14 +96,17 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
 }
 
 /** Real paths already worked out during one decision, by the absolute path walked. */
-export type RealPathCache = Map<string, string | { problem: string }>;
+export type RealPathCache = Map<string, Resolved>;
+
+/** A walk's end: the real path, or why it cannot be trusted (with the real path the server opens, when known). */
+type Resolved = string | { problem: string; realPath?: string };
 
 /**
  * What one decision has worked out about paths, so a path named twice (a workdir is the base of
  * the call, its command's cwd and a path subject) costs one walk and one lexical pass. Never kept
  * across decisions: a link may point elsewhere at the next call.
  */
-export class DecisionPaths extends Map<string, string | { problem: string }> {
+export class DecisionPaths extends Map<string, Resolved> {
   /** Lexical forms of absolute POSIX inputs, which do not depend on the base. */
   readonly lexical = new Map<string, Lexical | CanonicalPath>();
 }
@@ -120,8 +123,8 @@ export function absolutePath(input: string, base: string | null, env: PathEnv, c
   return 'joined' in lex ? (env.platform === 'win32' ? lex.lexical : lex.joined) : null;
 }
 
-function lexicalOf(input: string, base: string | null, env: PathEnv, cache?: RealPathCache): Lexical | CanonicalPath {
-  if (!(cache instanceof DecisionPaths) || env.platform === 'win32' || typeof input !== 'string' || !input.startsWith('/')) return lexicalPath(input, base, env);
+function lexicalOf(input: string, base: string | null, env: PathEnv, cache?: RealPathCache, plain = false): Lexical | CanonicalPath {
+  if (!(cache instanceof DecisionPaths) || env.platform === 'win32' || typeof input !== 'string' || !input.startsWith('/')) return lexicalPath(input, base, env, plain);
   let lex = cache.lexical.get(input);
   if (lex === undefined) {
     lex = lexicalPath(input, base, env);
@@ -132,9 +135,10 @@ function lexicalOf(input: string, base: string | null, env: PathEnv, cache?: Rea
 
 /**
  * Reject, decode, expand, make absolute: `joined` keeps `..` and symlinks for the kernel-order
- * walk, `lexical` is normalised. No filesystem access.
+ * walk, `lexical` is normalised. No filesystem access. `plain`: a `file:` string is a path like
+ * any other (what a server without URI handling reads), not a URI.
  */
-function lexicalPath(input: string, base: string | null, env: PathEnv): Lexical | CanonicalPath {
+function lexicalPath(input: string, base: string | null, env: PathEnv, plain = false): Lexical | CanonicalPath {
   const P = pathApi(env.platform);
   const win = env.platform === 'win32';
   if (typeof input !== 'string') return problemOf(String(input), 'path is not a string');
@@ -144,7 +148,7 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): Lexical 
   if (early) return problemOf(input, early);
 
   let p = input;
-  if (/^file:/i.test(p)) {
+  if (!plain && /^file:/i.test(p)) {
     try {
       // Security: never strip `file://` by hand; fileURLToPath decodes %2e%2e and refuses %2F and remote hosts.
       p = fileURLToPath(p, { windows: win });
@@ -154,7 +158,7 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): Lexical 
     if (p.includes('\0')) return problemOf(input, 'NUL byte in path');
     const again = rejectForeignForms(p, win);
     if (again) return problemOf(input, again);
-  } else if (URL_SCHEME.test(p)) {
+  } else if (!plain && URL_SCHEME.test(p)) {
     return problemOf(input, 'a URL, not a local path');
   }
 
@@ -173,7 +177,7 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): Lexical 
     absolute = P.resolve(p);
     joined = p;
   } else {
-    if (base === null) return problemOf(input, 'relative path with unknown base');
+    if (base === null) return problemOf(input, NO_BASE);
     const b = expandHomeOf(base, env);
     if (typeof b !== 'string') return problemOf(input, `base: ${b.problem}`);
     if (!P.isAbsolute(b) || (win && isDriveless(b))) return problemOf(input, 'relative path with a relative base');
@@ -191,7 +195,15 @@ function lexicalPath(input: string, base: string | null, env: PathEnv): Lexical 
   return { lexical: absolute, joined };
 }
 
-/** Forms that are never a plain local path on this platform . */
+const NO_BASE = 'relative path with unknown base';
+
+/** True when `input` is relative: where it lands depends on the base it is resolved against. No filesystem access. */
+export function needsBase(input: string, env: PathEnv, plain = false): boolean {
+  const lex = lexicalPath(input, null, env, plain);
+  return !('joined' in lex) && lex.problem === NO_BASE;
+}
+
+/** Forms that are never a plain local path on this platform. */
 function rejectForeignForms(p: string, win: boolean): string | null {
   // On POSIX `//./x` is just `/x`; only the backslash spelling is a Windows device path there.
   if ((win ? /^[\\/]{2}[?.][\\/]/ : /^\\\\[?.]\\/).test(p)) return 'Windows device path (\\\\?\\ or \\\\.\\)';
@@ -231,8 +243,14 @@ function expandHomeOf(p: string, env: PathEnv): string | { problem: string } {
  * link's real directory) and `..` goes up from what has been resolved. A missing component ends
  * the walk and the rest is appended as written. Unlike "realpath the parent, append the basename",
  * this follows a dangling leaf link, so `proj/new -> /outside/x` reports `/outside/x`.
+ *
+ * Except when the missing component has a Unicode-equivalent entry (`li\u0308nk` for `l\u00efnk`, or
+ * `Key` for `\u212Aey`, equal in NFC): server-filesystem then opens that entry
+ * (resolveUnicodeEquivalentPath), so the walk goes on through it, and the result is a problem with
+ * that real path (deny rules see it, and the call asks: the kernel and the server read the name
+ * differently). docs/design.md "Paths, step by step", step 6.
  */
-function resolveSymlinks(lexical: string, platform: NodeJS.Platform): string | { problem: string } {
+function resolveSymlinks(lexical: string, platform: NodeJS.Platform): Resolved {
   // Fast path, and on Windows the only way to get OS canonical case and expanded 8.3 names.
   try {
     return fs.realpathSync.native(lexical);
@@ -246,6 +264,7 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform): string | {
   let resolved = root;
   const pending = splitComponents(lexical.slice(root.length), P);
   let hops = 0;
+  let equivalent: string | null = null;
   while (pending.length > 0) {
     const part = pending.shift() as string;
     if (part === '.') continue;
@@ -254,9 +273,22 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform): string | {
       resolved = P.dirname(resolved);
       continue;
     }
-    const next = P.join(resolved, part);
-    const stat = lstatOrNull(next);
-    if (stat === null) return P.join(next, ...pending);
+    let next = P.join(resolved, part);
+    let stat = lstatOrNull(next);
+    if (stat === null) {
+      const found = unicodeEquivalents(resolved, part);
+      if (found.length === 0) {
+        const real = P.join(next, ...pending);
+        return equivalent === null ? real : { problem: equivalent, realPath: real };
+      }
+      const why = `the name ${JSON.stringify(part)} is not on disk, but ${found.map((entry) => JSON.stringify(entry)).join(' and ')} equal to it in Unicode NFC ${found.length > 1 ? 'are' : 'is'}`;
+      // server-filesystem refuses an ambiguous name; the kernel makes a new one: ask, with that reading.
+      if (found.length > 1) return { problem: `${why} (which one a server opens is unknown)`, realPath: P.join(next, ...pending) };
+      equivalent ??= `${why}: server-filesystem opens that entry, the kernel a new name`;
+      next = P.join(resolved, found[0] as string);
+      stat = lstatOrNull(next);
+      if (stat === null) return { problem: equivalent, realPath: P.join(next, ...pending) };
+    }
     if (!stat.isSymbolicLink()) {
       resolved = next;
       continue;
@@ -272,7 +304,22 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform): string | {
       pending.unshift(...splitComponents(target, P));
     }
   }
-  return resolved;
+  return equivalent === null ? resolved : { problem: equivalent, realPath: resolved };
+}
+
+/**
+ * The entries of `dir` other than `part` equal to it in NFC, as server-filesystem compares them;
+ * none when the directory cannot be read (neither can the server). One readdir, only for a missing name.
+ */
+function unicodeEquivalents(dir: string, part: string): string[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const nfc = part.normalize('NFC');
+  return entries.filter((entry) => entry !== part && entry.normalize('NFC') === nfc);
 }
 
 function splitComponents(p: string, P: path.PlatformPath): string[] {

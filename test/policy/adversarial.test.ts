@@ -846,11 +846,15 @@ describe('§5.10 path tricks through server-filesystem tools', () => {
     ['read_text_file', { path: '~/.ssh/id_rsa' }, 'deny', 'Read(~/.ssh/**)', { deny: ['Read(~/.ssh/**)'] }], // ~ expanded
     ['read_text_file', { path: '<P>/sshdir/id_rsa' }, 'deny', 'Read(~/.ssh/**)', { deny: ['Read(~/.ssh/**)'] }],
     ['read_text_file', { path: '~root/.ssh/id_rsa' }, 'ask', null, { mode: 'bypassPermissions' }], // ~user: ask
-    ['read_text_file', { path: 'file://<P>/src/%2e%2e/%2e%2e/<OUT>/secret.txt' }, 'deny', 'Read(<O>/**)', { deny: ['Read(<O>/**)'] }], // %2e%2e decoded
+    // server-filesystem has no URI handling (lib.js validatePath): a `file:` string is a path
+    // relative to its root, `file:/x` is `<P>/file:/x` and `%2e%2e` a name (round 11 review §6).
+    ['read_text_file', { path: 'file:/../../<OUT>/secret.txt' }, 'deny', 'Read(<O>/**)', { deny: ['Read(<O>/**)'] }], // <P>/file:/../.. is <O>'s parent, not /
+    ['read_text_file', { path: 'file:/../../<OUT>/secret.txt' }, 'ask', null], // outside the workspace
+    ['read_text_file', { path: 'file://<P>/src/%2e%2e/%2e%2e/<OUT>/secret.txt' }, 'allow', null, { deny: ['Read(<O>/**)'] }], // <P>/file:/<P>/src/%2e%2e/…: inside
     ['read_text_file', { path: 'file://<P>/.env' }, 'deny', 'Read(.env)', { deny: ['Read(.env)'] }],
-    ['read_text_file', { path: 'file:///etc/%2e%2e/etc/passwd' }, 'deny', 'Read(/etc/**)', { deny: ['Read(/etc/**)'] }],
-    ['read_text_file', { path: 'file:///etc%2fpasswd' }, 'ask', null, { mode: 'bypassPermissions' }], // an encoded slash
-    ['read_text_file', { path: 'file://evil.example/etc/passwd' }, 'ask', null, { mode: 'bypassPermissions' }], // a remote host
+    ['read_text_file', { path: 'file:///etc/%2e%2e/etc/passwd' }, 'allow', null, { deny: ['Read(/etc/**)'] }],
+    ['read_text_file', { path: 'file:///etc%2fpasswd' }, 'allow', null], // <P>/file:/etc%2fpasswd
+    ['read_text_file', { path: 'file://evil.example/etc/passwd' }, 'allow', null], // <P>/file:/evil.example/etc/passwd
     ['read_text_file', { path: 'http://evil.example/x' }, 'ask', null, { mode: 'bypassPermissions' }],
     ['read_text_file', { path: 'C:\\Windows\\win.ini' }, 'ask', null, { mode: 'bypassPermissions' }], // a drive path on POSIX
     ['read_text_file', { path: '\\\\server\\share\\x' }, 'ask', null, { mode: 'bypassPermissions' }], // UNC

@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { pathToFileURL } from 'node:url';
+import { BIN, FS_SERVER, ROOT, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+
+const NAIVE_SERVER = join(ROOT, 'test/fixtures/naive-files-server.mjs');
+
+/**
+ * A path the gateway reads one way and the server another is decided in every reading the server
+ * may take (docs/design.md "Paths, step by step"; docs/threat-model.md "Paths are resolved in
+ * kernel order"). Each case is one the round 11 review (rev-surf) read a denied file with: the
+ * built gateway, the SDK Client, the real server-filesystem or a fixture server written the common way.
+ */
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+/** `<ws>` allowed to server-filesystem; `<ws>/proj` the workspace; `<ws>/secret` denied; `proj/l\u00efnk` → secret. */
+function layout(): { ws: string; proj: string; secret: string } {
+  const ws = tempDir('readings-');
+  const proj = join(ws, 'proj');
+  const secret = join(ws, 'secret');
+  mkdirSync(proj);
+  mkdirSync(secret);
+  writeFileSync(join(secret, 'id'), 'key\n');
+  writeFileSync(join(proj, 'a.txt'), 'hi\n');
+  symlinkSync(secret, join(proj, 'l\u00efnk'));
+  return { ws, proj, secret };
+}
+
+describe('server-filesystem: a name spelled in another Unicode form (review §1)', () => {
+  test('the NFD spelling of a link to a denied directory is denied, read and written, like its NFC spelling', async () => {
+    const { ws, proj, secret } = layout();
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } },
+      workspace: [proj],
+      permissions: { defaultMode: 'acceptEdits', allow: [`Read(${proj}/**)`], deny: [`Read(${secret}/**)`] },
+    });
+    for (const link of ['l\u00efnk', 'li\u0308nk']) {
+      const read = await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: join(proj, link, 'id') } });
+      expect(textOf(read), link).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+      const write = await harness.client.callTool({ name: 'fs__write_file', arguments: { path: join(proj, link, 'planted.txt'), content: 'x' } });
+      expect(textOf(write), link).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    }
+    expect(existsSync(join(secret, 'planted.txt'))).toBe(false);
+  }, 60_000);
+
+  test('a new name whose NFC form is an existing entry is never auto-allowed (the server opens the entry)', async () => {
+    const { ws, proj } = layout();
+    mkdirSync(join(proj, 'caf\u00e9'));
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } },
+      workspace: [proj],
+      permissions: { defaultMode: 'acceptEdits' },
+    });
+    const write = await harness.client.callTool({ name: 'fs__write_file', arguments: { path: join(proj, 'cafe\u0301', 'n.txt'), content: 'x' } });
+    expect(textOf(write)).toContain('Unicode NFC');
+    expect(existsSync(join(proj, 'caf\u00e9', 'n.txt'))).toBe(false);
+  }, 60_000);
+});
+
+describe('a file: URI with a query or fragment (review §3)', () => {
+  test('is decided as the URI and as the text after file://, for resources/read and a path argument', async () => {
+    const { proj, secret } = layout();
+    harness = await startGateway({
+      mcpServers: { naive: { command: process.execPath, args: [NAIVE_SERVER] } },
+      workspace: [proj],
+      permissions: { allow: ['mcp__naive__read_file'], deny: [`Read(${secret}/**)`] },
+    });
+    // The plain URI is read as before.
+    expect((await harness.client.readResource({ uri: `file://${proj}/a.txt` })).contents[0]).toMatchObject({ text: `[${proj}/a.txt] hi\n` });
+    for (const uri of [`file://${proj}/a.txt?/../../secret/id`, `file://${proj}/a.txt#/../../secret/id`]) {
+      await expect(harness.client.readResource({ uri }), uri).rejects.toThrow(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+      const call = await harness.client.callTool({ name: 'naive__read_file', arguments: { path: uri } });
+      expect(textOf(call), uri).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    }
+  }, 60_000);
+});
+
+describe('server-filesystem: a file: string is a path to it (review §6)', () => {
+  test('file:/../secret/id is <root>/secret/id, and its deny rule holds in bypassPermissions', async () => {
+    const { ws, proj, secret } = layout();
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } },
+      workspace: [proj],
+      permissions: { defaultMode: 'bypassPermissions', deny: [`Read(${secret}/**)`] },
+    });
+    const read = await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: 'file:/../secret/id' } });
+    expect(textOf(read)).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+  }, 60_000);
+});
+
+describe("server-filesystem: a relative path, with the client's MCP roots (review §2)", () => {
+  /** The built gateway with a client that declares `roots` (as IDEs do with the open project). */
+  async function withRoots(config: Parameters<typeof writeConfig>[1], roots: string[]): Promise<Client> {
+    const dir = tempDir();
+    const client = new Client({ name: 'ide', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((root) => ({ uri: pathToFileURL(root).href })) }));
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', writeConfig(dir, config)], stderr: 'pipe', cwd: dir }), { timeout: 30_000 });
+    harness = { close: () => client.close() } as Harness;
+    return client;
+  }
+
+  test("is decided against the client's roots too, which server-filesystem takes as its allowed directories", async () => {
+    const { ws, proj } = layout();
+    mkdirSync(join(proj, 'secret'));
+    writeFileSync(join(proj, 'secret', 'id'), 'PROJ-SECRET\n');
+    const client = await withRoots({ mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } }, workspace: [ws], permissions: { deny: [`Read(${proj}/secret/**)`] } }, [proj]);
+    // The server has taken the client's roots once it lists its directories.
+    await expect.poll(async () => textOf(await client.callTool({ name: 'fs__list_allowed_directories', arguments: {} })), { timeout: 10_000 }).toBe(`Allowed directories:\n${proj}`);
+    const read = await client.callTool({ name: 'fs__read_text_file', arguments: { path: 'secret/id' } });
+    expect(textOf(read)).toContain(`Denied by mcp-latch: the rule Read(${proj}/secret/**)`);
+  }, 60_000);
+
+  test('is decided against the allowed directory the server picks: the first one the path lands inside', async () => {
+    const top = tempDir('readings-mr-');
+    for (const dir of ['a/b', 'c']) mkdirSync(join(top, dir), { recursive: true });
+    writeFileSync(join(top, 'c', 'k'), 'C-SECRET\n');
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, join(top, 'a/b'), join(top, 'c')] } },
+      workspace: [top],
+      permissions: { defaultMode: 'bypassPermissions', deny: [`Read(${top}/c/**)`] },
+    });
+    const read = await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: '../c/k' } });
+    expect(textOf(read)).toContain(`Denied by mcp-latch: the rule Read(${top}/c/**)`);
+  }, 60_000);
+});
