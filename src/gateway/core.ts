@@ -24,7 +24,9 @@ import { identifyServer, type ServerIdentity } from '../subjects/server-identity
 import { shellToolsExpected } from '../subjects/shell-tools.js';
 import { analyseCommand, initShellParser, isShellParserReady } from '../subjects/shell/index.js';
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
-import { ErrorCode, type ClientCapabilities, type LoggingLevel, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ClientCapabilities, type LoggingLevel, type Prompt, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { megabytes } from '../downstream/lines.js';
+import { listAnswer, type ListAnswer } from './list-answer.js';
 import { LogLevels } from './log-levels.js';
 import { warmUpShellDecisions } from './warm-up.js';
 import type { CallContext } from './ports.js';
@@ -77,12 +79,17 @@ export class GatewayCore implements CallContext {
   private shellLoaded = false;
   private decisionWarmed = false;
   private readonly prespawned: Prespawned | undefined;
+  /** limits.messageMB, read at start: the largest message, and list answer (list-answer.ts). */
+  private readonly maxMessageBytes: number;
+  /** By list method, what its last answer left out (`listed leftOut`, '' for nothing): warned once per change. */
+  private readonly listsCut = new Map<string, string>();
 
   constructor(options: GatewayCoreOptions) {
     this.loaded = options.config;
     this.logger = options.logger;
     this.prespawned = options.prespawned;
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
+    this.maxMessageBytes = messageBytes(this.loaded.file);
     this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
     this.rulesFile = new RulesFile(this.loaded.path, configIssues);
     this.definitions = new DefinitionReports(new PinStore(pinsFileFor(this.loaded.path)), this.logger);
@@ -95,7 +102,7 @@ export class GatewayCore implements CallContext {
       permits: this.permits,
       records: this.audit,
       connectTimeoutMs: this.loaded.file.timeouts.connectSeconds * 1000,
-      maxMessageBytes: messageBytes(this.loaded.file),
+      maxMessageBytes: this.maxMessageBytes,
       version: VERSION,
       onChange: () => {
         this.listsChanged();
@@ -354,23 +361,46 @@ export class GatewayCore implements CallContext {
     await Promise.all(this.registry.all().map((supervisor) => supervisor.setLoggingLevel(detailed)));
   }
 
-  /** The tools as listed to clients (policy.toolDescriptions "hide" drops flagged ones). */
-  exposedTools() {
+  /** The tools as listed to clients (policy.toolDescriptions "hide" drops flagged ones), within limits.messageMB of JSON. */
+  toolsList(): ListAnswer<Tool> {
     const routes = this.registry.toolRoutesList();
     const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.definitionReport(route).findings.length === 0) : routes;
-    return shown.map((route) => ({ ...route.tool, name: route.exposed }));
+    return this.withinLimit('tools/list', shown.map((route) => ({ ...route.tool, name: route.exposed })), shown.map((route) => route.supervisor));
   }
 
-  exposedPrompts() {
+  promptsList(): ListAnswer<Prompt> {
     const routes = this.registry.promptRoutesList();
     const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.promptReport(route).findings.length === 0) : routes;
-    return shown.map((route) => ({ ...route.prompt, name: route.exposed }));
+    return this.withinLimit('prompts/list', shown.map((route) => ({ ...route.prompt, name: route.exposed })), shown.map((route) => route.supervisor));
   }
 
-  exposedTemplates() {
+  resourcesList(): ListAnswer<Resource> {
+    const entries = this.registry.resources();
+    return this.withinLimit('resources/list', entries.map((entry) => entry.resource), entries.map((entry) => entry.supervisor));
+  }
+
+  templatesList(): ListAnswer<ResourceTemplate> {
     const hide = this.loaded.file.policy.toolDescriptions === 'hide';
     const shown = hide ? this.registry.templates().filter((entry) => this.templateEntryReport(entry).findings.length === 0) : this.registry.templates();
-    return shown.map((entry) => entry.template);
+    return this.withinLimit('resources/templates/list', shown.map((entry) => entry.template), shown.map((entry) => entry.supervisor));
+  }
+
+  /**
+   * `entries` (of `servers`, one each) as answered, at most limits.messageMB of JSON
+   * (list-answer.ts); what is left out is told in one warning each time it changes, not at each list.
+   */
+  private withinLimit<T>(method: string, entries: T[], servers: readonly Supervisor[]): ListAnswer<T> {
+    const answer = listAnswer(entries, this.maxMessageBytes);
+    const cut = answer.leftOut === 0 ? '' : `${answer.entries.length} ${answer.leftOut}`;
+    if (cut !== '' && this.listsCut.get(method) !== cut) {
+      const left = [...new Set(servers.slice(answer.entries.length).map((supervisor) => supervisor.name))];
+      this.logger.warn(
+        { listed: answer.entries.length, leftOut: answer.leftOut, servers: left },
+        `${method} answers to clients stop at limits.messageMB (${megabytes(this.maxMessageBytes)} MB) of JSON, the servers' lists together: ${answer.leftOut.toLocaleString('en-US')} entries of the servers listed last (${left.join(', ')}) are left out (docs/config.md, "limits")`,
+      );
+    }
+    this.listsCut.set(method, cut);
+    return answer;
   }
 
   /** Called (coalesced by each session) when a server's lists or the config may have changed what is listed. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -105,8 +104,8 @@ export class UpstreamSession {
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       this.start();
       await settled();
-      const tools = core.exposedTools();
-      this.lastSent.tools = listDigest(tools);
+      const { entries: tools, digest } = core.toolsList();
+      this.lastSent.tools = digest;
       this.toolsListed();
       const unavailable = this.reportUnavailable();
       return unavailable.length > 0 ? { tools, _meta: { [UNAVAILABLE_META]: unavailable } } : { tools };
@@ -115,15 +114,15 @@ export class UpstreamSession {
     server.setRequestHandler(ListResourcesRequestSchema, async () => {
       this.start();
       await settled();
-      const resources = core.registry.resources().map((entry) => entry.resource);
-      this.lastSent.resources = listDigest(resources);
+      const { entries: resources, digest } = core.resourcesList();
+      this.lastSent.resources = digest;
       return { resources };
     });
 
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
       this.start();
       await settled();
-      return { resourceTemplates: core.exposedTemplates() };
+      return { resourceTemplates: core.templatesList().entries };
     });
 
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this.context, this.session));
@@ -144,8 +143,8 @@ export class UpstreamSession {
     server.setRequestHandler(ListPromptsRequestSchema, async () => {
       this.start();
       await settled();
-      const prompts = core.exposedPrompts();
-      this.lastSent.prompts = listDigest(prompts);
+      const { entries: prompts, digest } = core.promptsList();
+      this.lastSent.prompts = digest;
       return { prompts };
     });
 
@@ -273,9 +272,9 @@ export class UpstreamSession {
 
   private tellListsChanged(): void {
     // Whole entries are compared: a restarted server whose schema or description changed is a change.
-    const tools = listDigest(this.core.exposedTools());
-    const resources = listDigest(this.core.registry.resources().map((entry) => entry.resource));
-    const prompts = listDigest(this.core.exposedPrompts());
+    const tools = this.core.toolsList().digest;
+    const resources = this.core.resourcesList().digest;
+    const prompts = this.core.promptsList().digest;
     if (this.lastSent.tools !== '' && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
     if (this.lastSent.tools !== '') this.reportUnavailable();
     if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
@@ -327,14 +326,3 @@ const CAPABILITIES = {
 /** The servers not ready when a tools/list was answered, on its `_meta` (docs/config.md#timeouts). */
 const UNAVAILABLE_META = 'mcp-latch/unavailable';
 const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.';
-
-/**
- * What a list was, to tell whether it changed: a hash of each entry's JSON, one entry at a time.
- * The JSON of a whole list was one string, which a few large servers made longer than V8 allows.
- */
-function listDigest(entries: readonly unknown[]): string {
-  const hash = createHash('sha256');
-  // JSON holds no raw newline: the entries cannot run into each other.
-  for (const entry of entries) hash.update(JSON.stringify(entry)).update('\n');
-  return hash.digest('base64');
-}

@@ -84,6 +84,45 @@ describe('serve: a list past limits.messageMB of JSON', () => {
   }, 60_000);
 });
 
+describe('serve: the servers\' lists together past limits.messageMB', () => {
+  test('two servers listing 0.8 MB each with limits.messageMB 1: the answer stops at 1 MB of entries, the entries of the server listed last past it left out with one warning naming the limit; the list never fails, and the server listed last is still called', async () => {
+    const dir = tempDir();
+    const harness = await startGateway(
+      {
+        mcpServers: {
+          w: faultServer('works', join(dir, 'w-starts')),
+          // Each lists its tools, huge_0 and huge_1 (0.4 MB each), and stops at huge_2, past 1 MB of its own.
+          a: faultServer('list-huge', join(dir, 'a-starts'), { FAULT_MB: '0.4' }),
+          b: faultServer('list-huge', join(dir, 'b-starts'), { FAULT_MB: '0.4' }),
+        },
+        permissions: { allow: ['mcp__w', 'mcp__a', 'mcp__b'] },
+        limits: { messageMB: 1 },
+      },
+      { dir },
+    );
+    try {
+      const tools = (await harness.client.listTools()).tools;
+      const names = tools.map((tool) => tool.name);
+      expect(names).toContain('w__echo');
+      expect(names).toContain('a__huge_1');
+      expect(names).toContain('b__echo');
+      expect(names).not.toContain('b__huge_0');
+      expect(names).not.toContain('b__huge_1');
+      expect(tools.reduce((bytes, tool) => bytes + Buffer.byteLength(JSON.stringify(tool)) + 1, 0)).toBeLessThanOrEqual(1024 * 1024);
+      // Listed again: the same answer, and no second warning.
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toEqual(names);
+      await eventually(() =>
+        expect(warnings(harness, 'answers to clients stop')).toEqual([
+          expect.objectContaining({ listed: names.length, leftOut: 2, msg: 'tools/list answers to clients stop at limits.messageMB (1 MB) of JSON, the servers\' lists together: 2 entries of the servers listed last (b) are left out (docs/config.md, "limits")' }),
+        ]),
+      );
+      expect(textOf(await harness.client.callTool({ name: 'b__echo', arguments: { text: 'b served' } }))).toContain('b served');
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
+
 describe('serve: outputSchemas past the limit, and many to compile', () => {
   test('an outputSchema of 3,000 properties (~170 KB) is dropped uncompiled with one warning naming the limit; its tool is listed and called without it', async () => {
     const dir = tempDir();

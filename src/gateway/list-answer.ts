@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * One list as the gateway answers it to clients (`tools/list`, `resources/list`, …): every server's
+ * entries, in config order, up to `maxBytes` of their JSON (`limits.messageMB`, docs/config.md,
+ * "limits"), and a digest of what it holds, to tell a client only about lists that changed.
+ *
+ * Each server's list is capped at that size when it is read (downstream/listing.ts), but ten
+ * servers just under it made one answer ten times the size: a message the gateway would refuse
+ * from a client, held whole in memory as one string by each client session that lists. The
+ * entries past it (the servers listed last) are left out of the answer, never the whole list.
+ */
+export interface ListAnswer<T> {
+  entries: T[];
+  /** A hash of each entry's JSON, one entry at a time (the JSON of a whole list was one string, which a few large servers made longer than V8 allows). */
+  digest: string;
+  /** How many entries were left out (0: none). */
+  leftOut: number;
+}
+
+export function listAnswer<T>(entries: readonly T[], maxBytes: number): ListAnswer<T> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let count = 0;
+  for (const entry of entries) {
+    const json = JSON.stringify(entry);
+    // The comma between entries counts too.
+    bytes += Buffer.byteLength(json) + 1;
+    if (bytes > maxBytes) break;
+    // JSON holds no raw newline: the entries cannot run into each other.
+    hash.update(json).update('\n');
+    count += 1;
+  }
+  return { entries: count === entries.length ? (entries as T[]) : entries.slice(0, count), digest: hash.digest('base64'), leftOut: entries.length - count };
+}
