@@ -1044,6 +1044,16 @@ describe('4. find and tar filters that run or write', () => {
     ['tar -cf a.tar --listed-incremental=<H>/.ssh/authorized_keys src', R],
     ['tar -cf a.tar --volno-file=<H>/.ssh/authorized_keys -M src', R],
   ]);
+  // ar(1) q/r read the files they add (bash 5.2, binutils 2.40: `ar q x.a KEY && ar p x.a` printed
+  // the key), p/t read the archive; pax(1) -w reads what is below each operand (bash 5.2, pax
+  // 20201030 stored the key); cpio -i/-t read the -F archive.
+  deniedEverywhere([
+    ['ar q <T>/x.a <H>/.ssh/id_rsa', R],
+    ['ar rcs <T>/x.a <H>/.ssh/id_rsa', R],
+    ['ar p <H>/.ssh/x.a', R],
+    ['cpio -t -F <H>/.ssh/id_rsa', R],
+  ]);
+  neverAllowedAnywhere(['pax -w <H> > <T>/k.pax', 'pax -w -f <T>/k.pax <H>', 'ar rc <T>/x.a @<T>/l', 'pax -r < a.pax', 'pax -r -f a.pax']);
   // The members a list file names are read (bash 5.2: `tar -cf k.tar -T l` with l naming the key stored it).
   neverAllowedAnywhere(['echo <H>/.ssh/id_rsa > l && tar -cf k.tar -T l', 'tar cfT k.tar l', 'tar -c --files-from=l -f k.tar']);
   // Extraction writes the paths the archive or patch names, which the command does not show (one
@@ -1458,7 +1468,7 @@ describe('6. rsync writes a batch file\'s script', () => {
 // `Edit(<T>/data/table.csv)` did not stop them (allowed in bypassPermissions; found by the round 8
 // review). Decided with `Bash(rm *)` out of the deny list, so what stops them is the Edit rule.
 describe('3. removers other than rm -r meet the Edit rules below what they remove', () => {
-  const PROGRAMS = ['find', 'rm', 'git', 'tar', 'zip', 'mv', 'xargs', 'ln', 'cp', 'ls', 'sed', 'sudo', 'rsync', 'link'].map((name) => `Bash(${name} *)`);
+  const PROGRAMS = ['find', 'rm', 'git', 'tar', 'zip', 'mv', 'xargs', 'ln', 'cp', 'ls', 'sed', 'sudo', 'rsync', 'link', 'ar', 'pax', 'cpio'].map((name) => `Bash(${name} *)`);
   const removal = (command: string, mode: DefaultMode): Decision =>
     decideShell(fill(command), {
       allow: [...PROGRAMS, `Edit(${T}/**)`],
@@ -1540,7 +1550,19 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     // GNU tar 1.34 (bash 5.2): --delete rewrote the archive <T>/data/table.csv, -g its snapshot file.
     'tar --delete -f ../data/table.csv m',
     'tar -cf a.tar -g ../data/table.csv src',
+    // cpio -o writes the archive -F/--file/-O names (bash 5.2, GNU cpio 2.13); ar d/m/q/r/s rewrite
+    // theirs; pax -w -f writes it (also attached), pax -rw copies below its last operand.
+    'echo src/a.ts | cpio -o -F ../data/table.csv',
+    'echo src/a.ts | cpio -oO ../data/table.csv',
+    'echo src/a.ts | cpio -o --file=../data/table.csv',
+    'ar rc ../data/table.csv src/a.ts',
+    'ar d ../data/table.csv m',
+    'ar -s ../data/table.csv',
+    'pax -w -f../data/table.csv src',
+    'pax -rw src ../data',
+    'pax -rw -s ,a,b, src o',
   ]);
+  allowed(['ar rcs lib.a src/a.ts', 'ar t lib.a', 'pax -w -f a.pax src', 'pax -f a.pax', 'echo src/a.ts | cpio -o -F a.cpio', 'pax -rw src o']);
   allowed(['mv src/a.ts src/b.ts', 'mv src/a.ts src/', 'mv src src2', 'tar -cf a.tar src', 'tar --remove-files -cf a.tar src', 'zip -ry a.zip src', 'zip -rmy a.zip src']);
   // xargs(1) runs the command with words read from stdin appended, or put where -I's string is:
   // files known only at run time (bash 5.2: `ls -d ../data | xargs rm -r` removed data/table.csv).

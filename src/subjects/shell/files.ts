@@ -1029,6 +1029,70 @@ const cpio: Handler = (args, cwd, out) => {
   const scan = scanOptions(args, 0, { short: 'EFHIMOCRD', long: ['file', 'pattern-file', 'format', 'io-size', 'message', 'owner', 'directory', 'rsh-command', 'block-size'] });
   if ((hasOption(scan, '-i', '--extract') && !hasOptionAsSpelled(scan, '-t', '--list')) || hasOption(scan, '-p', '--pass-through')) out.reasons.push(ARCHIVE_EXTRACT);
   for (const program of optionValues(scan, '--rsh-command')) runProgram(program, cwd, out);
+  // `-F`/`--file`/`-O` name the archive, written by `-o` (bash 5.2, GNU cpio 2.13: `echo f | cpio -o
+  // -F data/t` replaced data/t), read otherwise; `-I` and `-E`/`--pattern-file` name files read.
+  const creates = hasOption(scan, '-o', '--create');
+  for (const archive of optionValues(scan, '-F', '--file', '-O')) push(out, pathOf(archive, creates ? WRITE : READ, cwd));
+  for (const file of optionValues(scan, '-I', '-E', '--pattern-file')) push(out, pathOf(file, READ, cwd));
+};
+
+/**
+ * GNU ar (binutils): `ar [-]OPERATION[MODIFIERS] [--output DIR] [RELPOS] [COUNT] ARCHIVE [MEMBER…]`.
+ * `d`, `m`, `q`, `r`, `s` rewrite ARCHIVE, `q` and `r` read the files named (bash 5.2: `ar q x.a
+ * ~/.ssh/id_rsa && ar p x.a` printed the key), `p` and `t` read ARCHIVE, `x` writes the members
+ * (`archive-extract`). Modifiers `a`, `b`, `i` take RELPOS, `N` a COUNT. An `@FILE` word holds
+ * more arguments, known only at run time.
+ */
+const ar: Handler = (args, cwd, out) => {
+  const words: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.isStatic && /^--(plugin|target|output)$/.test(word.value)) {
+      if (word.value === '--output' && args[i + 1]) push(out, pathOf(args[i + 1]!, WRITE, cwd));
+      i++;
+    } else if (word.isStatic && word.value.startsWith('--output=')) push(out, pathOf(staticWord(word.value.slice(9)), WRITE, cwd));
+    else if (!(word.isStatic && word.value.startsWith('--'))) words.push(word);
+  }
+  if (words.some((word) => !word.isStatic || word.value.startsWith('@'))) push(out, pathOf(unknownWord(staticWord('<ar arguments known at run time>')), WRITE, cwd));
+  const [key, ...rest] = words;
+  if (key === undefined || !key.isStatic) {
+    out.reasons.push(ARCHIVE_EXTRACT);
+    return;
+  }
+  const letters = key.value.replace(/^-/, '');
+  const operation = /[dmpqrtx]/.exec(letters)?.[0] ?? (letters.includes('s') ? 's' : null);
+  const skipped = (/[abi]/.test(letters) ? 1 : 0) + (letters.includes('N') ? 1 : 0);
+  const [archive, ...members] = rest.slice(skipped);
+  if (operation === 'x' || operation === null) out.reasons.push(ARCHIVE_EXTRACT);
+  if (archive) push(out, pathOf(archive, operation !== null && 'dmqrs'.includes(operation) ? WRITE : READ, cwd));
+  if (operation === 'q' || operation === 'r') for (const member of members) push(out, pathOf(member, READ, cwd));
+};
+
+/**
+ * pax(1) (POSIX): list (neither `-r` nor `-w`: reads the archive), `-r` extracts (`archive-extract`),
+ * `-w` writes the archive (`-f FILE`, stdout otherwise) reading each operand with what is below it,
+ * `-rw` copies the operands below the last one, a directory (a tree write, as `cp -r`; with `-l` hard
+ * links, which alias the sources). `-s` and `-i` rename what is written: known only at run time.
+ * Names from stdin (no operand) are not modelled, as xargs' are not. bash 5.2, pax 20201030: `pax -w
+ * -fdata/t src` replaced data/t, `pax -rw src data` wrote data/src/a.
+ */
+const pax: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, { short: 'bfopsxGTU' });
+  const reads = hasOption(scan, '-r');
+  const writes = hasOption(scan, '-w');
+  const operands = scan.operands.map((i) => args[i]!);
+  const tree = { content: true, follows: hasOption(scan, '-L') };
+  for (const archive of optionValues(scan, '-f')) push(out, pathOf(archive, writes && !reads ? WRITE : READ, cwd));
+  if (reads && !writes) out.reasons.push(ARCHIVE_EXTRACT);
+  if (!writes) return;
+  const sources = reads ? operands.slice(0, -1) : operands;
+  for (const source of sources) {
+    push(out, walked(pathOf(source, READ, cwd), tree));
+    if (reads && hasOption(scan, '-l')) push(out, walked(pathOf(source, WRITE, cwd), REMOVED));
+  }
+  const destination = reads ? operands.at(-1) : undefined;
+  if (destination) push(out, walked(pathOf(destination, WRITE, cwd), REMOVED));
+  if (reads && hasOption(scan, '-s', '-i')) push(out, pathOf(unknownWord(staticWord('<name pax -s or -i gives>')), WRITE, cwd));
 };
 
 /**
@@ -1119,12 +1183,6 @@ function sevenZipList(list: string, cwd: string | null, out: FileFacts): void {
   push(out, pathOf(staticWord(list), READ, cwd));
   push(out, pathOf(unknownWord(staticWord(`<files named in ${list}>`)), READ, cwd));
 }
-
-/** `ar x ARCHIVE`: the members are written. `dashed`: the command may start with `-` (GNU ar reads `ar -x` as `ar x`). */
-const extractCommand = (letters: RegExp, dashed = false): Handler => (args, _cwd, out) => {
-  const command = args.find((word) => !word.isStatic || !word.value.startsWith(dashed ? '--' : '-'));
-  if (command === undefined || !command.isStatic || letters.test(command.value)) out.reasons.push(ARCHIVE_EXTRACT);
-};
 
 /** `patch [FILE]`: writes the files the patch names unless one is given, `-o FILE`, or `--dry-run`. */
 const patch: Handler = (args, cwd, out) => {
@@ -1533,7 +1591,8 @@ const HANDLERS: Record<string, Handler> = {
   '7z': sevenZip,
   '7za': sevenZip,
   '7zz': sevenZip,
-  ar: extractCommand(/^-?[^-]*x/, true),
+  ar,
+  pax,
   patch,
   curl,
   wget,
