@@ -1,5 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
-import { ServerSchema, type ServerConfig } from '../config/schema.js';
+import { configSchemas, type ServerConfig } from '../config/schema.js';
 import { isHomePath } from '../home.js';
 import type { EntryContext, EntryResult } from './client-file.js';
 import { translateVariables, type VariableReport } from './variables.js';
@@ -127,7 +127,7 @@ export function convertEntry(name: string, raw: unknown, dialect: EntryDialect, 
   for (const key of replaced) report.notes.push(`"${name}": ${key} dropped (${REPLACED_KEYS[key]})`);
   if (unknown.length > 0) report.notes.push(`"${name}": dropped ${unknown.map((key) => `"${key}"`).join(', ')} (mcp-latch does not use ${unknown.length === 1 ? 'it' : 'them'})`);
 
-  const parsed = ServerSchema.safeParse(out);
+  const parsed = configSchemas().server.safeParse(out);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const detail = issue?.code === 'invalid_union' ? (issue.errors[command !== undefined ? 0 : 1]?.[0]?.message ?? issue.message) : issue?.message;

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ConfigSchema } from './schema.js';
+import { configSchemas } from './schema.js';
 
 /**
  * "Did you mean" for a config: the keys the schema knows at a key path, and the closest of a few
@@ -27,7 +27,7 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
 
 /** The keys the config schema accepts in the object at `path` (record keys are any name: skipped). */
 export function knownKeys(path: ReadonlyArray<string | number>): string[] {
-  let schemas: z.core.$ZodType[] = [ConfigSchema];
+  let schemas: z.core.$ZodType[] = [configSchemas().config];
   for (const key of path) schemas = schemas.flatMap((schema) => child(unwrap(schema), key));
   return [...new Set(schemas.flatMap(keysOf))];
 }

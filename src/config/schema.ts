@@ -7,95 +7,11 @@ import { DEFAULT_MESSAGE_MB, MAX_MESSAGE_MB } from './limits.js';
  * few extra keys those clients put there (`type`, `timeout`, `description`).
  */
 
-/** `[A-Za-z0-9_-]+` and no `__`, because exposed names are `server__tool`. */
-const ServerNameSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]+$/, 'server names may only use letters, digits, "_" and "-"')
-  .refine((name) => !name.includes('__'), 'server names must not contain "__" (it separates server and tool)');
+/** A user id of a team gateway: what tokens map to and what `users` overlays are keyed by. */
+export const USER_ID = /^[A-Za-z0-9_.@-]{1,128}$/;
 
-const StdioServerSchema = z.strictObject({
-  type: z.literal('stdio').optional(),
-  command: z.string().min(1, 'command must not be empty'),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  /** A dotenv file (`NAME=value` lines) read when the server starts; `env` wins over it. VS Code writes it. */
-  envFile: z.string().optional(),
-  cwd: z.string().optional(),
-  disabled: z.boolean().optional(),
-  /** Claude Code writes a per-server call timeout in milliseconds. */
-  timeout: z.number().int().positive().optional(),
-  description: z.string().optional(),
-  /** False: the server's tools and prompts keep their own names instead of `server__name` (one server a client expects by name). */
-  prefix: z.boolean().optional().describe('false: expose this server\'s tools and prompts under their own names, not server__name (a name another server also uses gets a hashed suffix).'),
-  /** "2026-07-28": the gateway opens the connection with server/discover and speaks that revision to the server (downstream/era-2026.ts). */
-  protocolVersion: z.literal('2026-07-28').optional().describe('"2026-07-28": speak MCP 2026-07-28 to this server (server/discover, the per-request envelope, its own input_required relayed to the client). Only for servers that support it: a 2025-era server may fail on a request sent before initialize.'),
-});
-export type StdioServer = z.infer<typeof StdioServerSchema>;
-
-const RemoteServerSchema = z.strictObject({
-  /** `http` (Streamable HTTP, with SSE fallback), `sse` (legacy SSE only). Cursor and VS Code spell the first `streamable-http`/`streamableHttp`. */
-  type: z.enum(['http', 'sse', 'streamable-http', 'streamableHttp']).optional(),
-  url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }),
-  headers: z.record(z.string(), z.string()).optional(),
-  disabled: z.boolean().optional(),
-  timeout: z.number().int().positive().optional(),
-  description: z.string().optional(),
-  /** False: the server's tools and prompts keep their own names instead of `server__name` (one server a client expects by name). */
-  prefix: z.boolean().optional().describe('false: expose this server\'s tools and prompts under their own names, not server__name (a name another server also uses gets a hashed suffix).'),
-});
-export type RemoteServer = z.infer<typeof RemoteServerSchema>;
-
-export const ServerSchema = z.union([StdioServerSchema, RemoteServerSchema]);
-export type ServerConfig = z.infer<typeof ServerSchema>;
-
-const DefaultModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
-
-const PermissionsSchema = z.strictObject({
-  $schema: z.string().optional(),
-  defaultMode: DefaultModeSchema.default('default').describe('What an unmatched subject gets: default (reads in the workspace and read-only commands allowed, the rest asks), acceptEdits, plan, dontAsk, bypassPermissions.'),
-  allow: z.array(z.string()).default([]).describe('Rules that allow, e.g. "Bash(npm run test *)", "Read(src/**)", "mcp__fs__list_directory".'),
-  ask: z.array(z.string()).default([]).describe('Rules that always ask, even when an allow rule matches, e.g. "Bash(git push *)".'),
-  deny: z.array(z.string()).default([]).describe('Rules that deny whatever else matches, e.g. "Read(**/.env)", "Bash(rm *)".'),
-});
-
-const KindSchema = z.enum(['read', 'write', 'command', 'all']);
-
-const ToolOverrideSchema = z.strictObject({
-  kind: KindSchema,
-  /** Argument names holding paths; a bare name gets `write` access for write tools, `read` otherwise. */
-  paths: z
-    .array(z.union([z.string().min(1), z.strictObject({ arg: z.string().min(1), access: z.enum(['read', 'write']) })]))
-    .optional(),
-  /** Argument holding the shell command. */
-  command: z.string().min(1).optional(),
-  /** Argument holding the command's working directory. */
-  cwd: z.string().min(1).optional(),
-  /** Argument whose text goes to the command's stdin (code when the command is a shell). */
-  stdin: z.string().min(1).optional(),
-});
-
-const ApprovalSchema = z.strictObject({
-  /** How long to wait for the human. Below the client's own limit (about 60 s for Claude Desktop). */
-  timeoutSeconds: z.number().positive().max(86_400).default(50),
-  /** What `ask` becomes when the client cannot show a prompt: the approval page opened in the browser (default), the page without opening it, or a denial. */
-  fallback: z.enum(['deny', 'browser', 'browser-manual']).default('browser'),
-  ordering: z.enum(['batch', 'none']).default('batch'),
-  /** How long an approval given on the local page waits for the model to retry the identical call. */
-  retryWindowSeconds: z.number().positive().max(3600).default(120),
-  /** Seconds between `notifications/progress` heartbeats while waiting, when the client sent a progress token. */
-  heartbeatSeconds: z.number().positive().max(60).default(5),
-});
-
-const AuditSchema = z.strictObject({
-  enabled: z.boolean().default(true),
-  /** Defaults to `mcp-latch-audit.jsonl` next to the config file. */
-  file: z.string().optional(),
-});
-
-const LimitsSchema = z.strictObject({
-  /** The largest message the client or a stdio server may send; a bigger one is answered with an error naming this key. */
-  messageMB: z.number().positive().max(MAX_MESSAGE_MB).default(DEFAULT_MESSAGE_MB),
-});
+/** `http.sessionIdleSeconds` unless set. */
+export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 
 /** How long a request naming what a starting server has not listed yet waits for it, in ms. */
 export function startWaitMs(file: ConfigFile): number {
@@ -107,123 +23,220 @@ export function messageBytes(file: ConfigFile): number {
   return file.limits.messageMB * 1024 * 1024;
 }
 
-const TimeoutsSchema = z.strictObject({
-  /** Bound on one forwarded call; reset whenever the server reports progress. */
-  callSeconds: z.number().positive().default(600),
-  /** How long a session's first lists wait for servers still starting (clients known to keep only their first list wait startWaitSeconds). */
-  firstListSeconds: z.number().nonnegative().default(5),
-  /** How long a request naming what a starting server has not listed yet waits for it (and for a remote server's new session). */
-  startWaitSeconds: z.number().nonnegative().default(30),
-  /** Bound on connecting to one server (first `npx -y` downloads are slow). */
-  connectSeconds: z.number().positive().default(120),
-});
-
-/** The servers one wrapped client entry starts (`serve --scope NAME`), and that client's workspace. */
-const ScopeSchema = z.strictObject({
-  servers: z.array(ServerNameSchema).describe('Names from mcpServers this scope starts; the others are not started or listed.'),
-  workspace: z
-    .union([z.string(), z.array(z.string())])
-    .optional()
-    .describe('Replaces the top-level workspace for this scope (a project file\'s servers get their project).'),
-});
-export type ScopeConfig = z.infer<typeof ScopeSchema>;
-
-const PolicySchema = z.strictObject({
-  toolDescriptions: z
-    .enum(['warn', 'hide', 'deny'])
-    .default('warn')
-    .describe('What a tool whose description or schema the scanner flagged (hidden characters, instructions to the model) gets: warn (listed, findings shown with its calls), hide (dropped from the list, calls denied), deny (listed, calls denied).'),
-});
-
-/** A user id of a team gateway: what tokens map to and what `users` overlays are keyed by. */
-export const USER_ID = /^[A-Za-z0-9_.@-]{1,128}$/;
-const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');
-
-const HttpTokenSchema = z.strictObject({
-  user: UserIdSchema,
-  role: z.enum(['admin', 'user']).default('user').describe('admin: may also read every user\'s pending calls and rules.'),
-  sha256: z
+/**
+ * The file's schemas, made at each call and not kept: a read of the config (at start, and when it
+ * changes) makes them, uses them and drops them. Kept for the life of the gateway, they and what zod
+ * adds to them at their first parse were ~0.4 MiB of an idle gateway's memory; making them again
+ * costs a few ms (docs/performance.md, "Round 11: idle memory").
+ */
+export function configSchemas() {
+  /** `[A-Za-z0-9_-]+` and no `__`, because exposed names are `server__tool`. */
+  const ServerNameSchema = z
     .string()
-    .regex(/^[0-9a-f]{64}$/, 'sha256 is the hex SHA-256 of the token (`mcp-latch token` prints it); the token itself is never stored')
-    .describe('Hex SHA-256 of the bearer token.'),
-});
+    .regex(/^[A-Za-z0-9_-]+$/, 'server names may only use letters, digits, "_" and "-"')
+    .refine((name) => !name.includes('__'), 'server names must not contain "__" (it separates server and tool)');
 
-const OAuthSchema = z.strictObject({
-  issuer: z.url().describe('The authorization server; tokens must name it in "iss".'),
-  jwksUrl: z.url().describe("The issuer's JWKS (its public signing keys)."),
-  audience: z.string().min(1).optional().describe('What "aud" must hold; defaults to this gateway\'s resource URL (http.resource).'),
-  userClaim: z.string().min(1).default('sub').describe('The claim holding the user id.'),
-  admins: z.array(UserIdSchema).default([]).describe('User ids with the admin role.'),
-});
+  const StdioServerSchema = z.strictObject({
+    type: z.literal('stdio').optional(),
+    command: z.string().min(1, 'command must not be empty'),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    /** A dotenv file (`NAME=value` lines) read when the server starts; `env` wins over it. VS Code writes it. */
+    envFile: z.string().optional(),
+    cwd: z.string().optional(),
+    disabled: z.boolean().optional(),
+    /** Claude Code writes a per-server call timeout in milliseconds. */
+    timeout: z.number().int().positive().optional(),
+    description: z.string().optional(),
+    /** False: the server's tools and prompts keep their own names instead of `server__name` (one server a client expects by name). */
+    prefix: z.boolean().optional().describe('false: expose this server\'s tools and prompts under their own names, not server__name (a name another server also uses gets a hashed suffix).'),
+    /** "2026-07-28": the gateway opens the connection with server/discover and speaks that revision to the server (downstream/era-2026.ts). */
+    protocolVersion: z.literal('2026-07-28').optional().describe('"2026-07-28": speak MCP 2026-07-28 to this server (server/discover, the per-request envelope, its own input_required relayed to the client). Only for servers that support it: a 2025-era server may fail on a request sent before initialize.'),
+  });
 
-/** `http.sessionIdleSeconds` unless set. */
-export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
+  const RemoteServerSchema = z.strictObject({
+    /** `http` (Streamable HTTP, with SSE fallback), `sse` (legacy SSE only). Cursor and VS Code spell the first `streamable-http`/`streamableHttp`. */
+    type: z.enum(['http', 'sse', 'streamable-http', 'streamableHttp']).optional(),
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http:// or https:// URL' }),
+    headers: z.record(z.string(), z.string()).optional(),
+    disabled: z.boolean().optional(),
+    timeout: z.number().int().positive().optional(),
+    description: z.string().optional(),
+    /** False: the server's tools and prompts keep their own names instead of `server__name` (one server a client expects by name). */
+    prefix: z.boolean().optional().describe('false: expose this server\'s tools and prompts under their own names, not server__name (a name another server also uses gets a hashed suffix).'),
+  });
 
-const HttpSchema = z.strictObject({
-  tokens: z.array(HttpTokenSchema).default([]).describe('Bearer tokens, stored as SHA-256 hashes, each mapped to a user id.'),
-  oauth: OAuthSchema.optional().describe('OAuth 2.1 resource-server mode: JWT access tokens checked against the issuer\'s JWKS.'),
-  resource: z.url().optional().describe('This gateway\'s MCP URL as clients reach it (behind a proxy); defaults to http://HOST:PORT/mcp.'),
-  allowedHosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides the bound address (DNS-rebinding protection).'),
-  allowedOrigins: z.array(z.string().min(1)).default([]).describe('Origin header values accepted (browsers); none by default besides the gateway\'s own.'),
-  sessionIdleSeconds: z
-    .number()
-    .positive()
-    .max(2_592_000)
-    .default(DEFAULT_SESSION_IDLE_SECONDS)
-    .describe('An MCP session with no request open for this long is closed (a client that left without DELETE); its waiting calls are withdrawn and never run.'),
-});
-export type HttpConfig = z.infer<typeof HttpSchema>;
+  const ServerSchema = z.union([StdioServerSchema, RemoteServerSchema]);
 
-/** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */
-const UserOverlaySchema = z.strictObject({
-  permissions: z
-    .strictObject({
-      defaultMode: DefaultModeSchema.optional(),
-      allow: z.array(z.string()).default([]),
-      ask: z.array(z.string()).default([]),
-      deny: z.array(z.string()).default([]),
-    })
-    .default({ allow: [], ask: [], deny: [] }),
-});
+  const DefaultModeSchema = z.enum(['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions']);
 
-const StoreSchema = z.strictObject({
-  url: z.string().min(1).optional().describe('A Redis URL shared by the replicas of a team gateway; without it state stays in this process.'),
-});
+  const PermissionsSchema = z.strictObject({
+    $schema: z.string().optional(),
+    defaultMode: DefaultModeSchema.default('default').describe('What an unmatched subject gets: default (reads in the workspace and read-only commands allowed, the rest asks), acceptEdits, plan, dontAsk, bypassPermissions.'),
+    allow: z.array(z.string()).default([]).describe('Rules that allow, e.g. "Bash(npm run test *)", "Read(src/**)", "mcp__fs__list_directory".'),
+    ask: z.array(z.string()).default([]).describe('Rules that always ask, even when an allow rule matches, e.g. "Bash(git push *)".'),
+    deny: z.array(z.string()).default([]).describe('Rules that deny whatever else matches, e.g. "Read(**/.env)", "Bash(rm *)".'),
+  });
 
-export const ConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
-  mcpServers: z
-    .record(ServerNameSchema, ServerSchema)
-    .default({})
-    .describe('The servers mcp-latch starts or connects to, in the shape Claude Desktop, Cursor and Claude Code use. Their tools are exposed as <server>__<tool>.'),
-  workspace: z
-    .union([z.string(), z.array(z.string())])
-    .default([])
-    .describe('Project roots (relative to this file). Relative rule paths are anchored here; reads inside are allowed by the default mode. The client\'s MCP roots are added.'),
-  scopes: z
-    .record(z.string().min(1), ScopeSchema)
-    .default({})
-    .describe('Server selections per client file, written by `mcp-latch init`: `serve --scope NAME` starts only that scope\'s servers. The rules are shared.'),
-  permissions: PermissionsSchema.default({ defaultMode: 'default', allow: [], ask: [], deny: [] }).describe('Rules, Claude Code syntax: deny, then ask, then allow, then the mode.'),
-  tools: z
-    .record(z.string(), ToolOverrideSchema)
-    .default({})
-    .describe('Per-tool classification by exposed name (server__tool): kind and which arguments hold paths, the command and its working directory. Beats built-in profiles and heuristics.'),
-  approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'browser', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
-  audit: AuditSchema.default({ enabled: true }),
-  timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 5, startWaitSeconds: 30, connectSeconds: 120 }),
-  limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
-  policy: PolicySchema.default({ toolDescriptions: 'warn' }).describe('How the gateway treats what servers say about their tools.'),
-  http: HttpSchema.optional().describe('`serve --http`: who may connect and as whom (docs/team.md).'),
-  users: z.record(UserIdSchema, UserOverlaySchema).default({}).describe('Per-user overlays of a team gateway: their own allow/ask/deny and mode on top of permissions; "Always allow" answers are saved here.'),
-  store: StoreSchema.optional().describe('Where a team gateway keeps pending calls, grants and remembered rules (docs/team.md).'),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
-});
+  const KindSchema = z.enum(['read', 'write', 'command', 'all']);
+
+  const ToolOverrideSchema = z.strictObject({
+    kind: KindSchema,
+    /** Argument names holding paths; a bare name gets `write` access for write tools, `read` otherwise. */
+    paths: z
+      .array(z.union([z.string().min(1), z.strictObject({ arg: z.string().min(1), access: z.enum(['read', 'write']) })]))
+      .optional(),
+    /** Argument holding the shell command. */
+    command: z.string().min(1).optional(),
+    /** Argument holding the command's working directory. */
+    cwd: z.string().min(1).optional(),
+    /** Argument whose text goes to the command's stdin (code when the command is a shell). */
+    stdin: z.string().min(1).optional(),
+  });
+
+  const ApprovalSchema = z.strictObject({
+    /** How long to wait for the human. Below the client's own limit (about 60 s for Claude Desktop). */
+    timeoutSeconds: z.number().positive().max(86_400).default(50),
+    /** What `ask` becomes when the client cannot show a prompt: the approval page opened in the browser (default), the page without opening it, or a denial. */
+    fallback: z.enum(['deny', 'browser', 'browser-manual']).default('browser'),
+    ordering: z.enum(['batch', 'none']).default('batch'),
+    /** How long an approval given on the local page waits for the model to retry the identical call. */
+    retryWindowSeconds: z.number().positive().max(3600).default(120),
+    /** Seconds between `notifications/progress` heartbeats while waiting, when the client sent a progress token. */
+    heartbeatSeconds: z.number().positive().max(60).default(5),
+  });
+
+  const AuditSchema = z.strictObject({
+    enabled: z.boolean().default(true),
+    /** Defaults to `mcp-latch-audit.jsonl` next to the config file. */
+    file: z.string().optional(),
+  });
+
+  const LimitsSchema = z.strictObject({
+    /** The largest message the client or a stdio server may send; a bigger one is answered with an error naming this key. */
+    messageMB: z.number().positive().max(MAX_MESSAGE_MB).default(DEFAULT_MESSAGE_MB),
+  });
+
+  const TimeoutsSchema = z.strictObject({
+    /** Bound on one forwarded call; reset whenever the server reports progress. */
+    callSeconds: z.number().positive().default(600),
+    /** How long a session's first lists wait for servers still starting (clients known to keep only their first list wait startWaitSeconds). */
+    firstListSeconds: z.number().nonnegative().default(5),
+    /** How long a request naming what a starting server has not listed yet waits for it (and for a remote server's new session). */
+    startWaitSeconds: z.number().nonnegative().default(30),
+    /** Bound on connecting to one server (first `npx -y` downloads are slow). */
+    connectSeconds: z.number().positive().default(120),
+  });
+
+  /** The servers one wrapped client entry starts (`serve --scope NAME`), and that client's workspace. */
+  const ScopeSchema = z.strictObject({
+    servers: z.array(ServerNameSchema).describe('Names from mcpServers this scope starts; the others are not started or listed.'),
+    workspace: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .describe('Replaces the top-level workspace for this scope (a project file\'s servers get their project).'),
+  });
+
+  const PolicySchema = z.strictObject({
+    toolDescriptions: z
+      .enum(['warn', 'hide', 'deny'])
+      .default('warn')
+      .describe('What a tool whose description or schema the scanner flagged (hidden characters, instructions to the model) gets: warn (listed, findings shown with its calls), hide (dropped from the list, calls denied), deny (listed, calls denied).'),
+  });
+
+  const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');
+
+  const HttpTokenSchema = z.strictObject({
+    user: UserIdSchema,
+    role: z.enum(['admin', 'user']).default('user').describe('admin: may also read every user\'s pending calls and rules.'),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'sha256 is the hex SHA-256 of the token (`mcp-latch token` prints it); the token itself is never stored')
+      .describe('Hex SHA-256 of the bearer token.'),
+  });
+
+  const OAuthSchema = z.strictObject({
+    issuer: z.url().describe('The authorization server; tokens must name it in "iss".'),
+    jwksUrl: z.url().describe("The issuer's JWKS (its public signing keys)."),
+    audience: z.string().min(1).optional().describe('What "aud" must hold; defaults to this gateway\'s resource URL (http.resource).'),
+    userClaim: z.string().min(1).default('sub').describe('The claim holding the user id.'),
+    admins: z.array(UserIdSchema).default([]).describe('User ids with the admin role.'),
+  });
+
+  const HttpSchema = z.strictObject({
+    tokens: z.array(HttpTokenSchema).default([]).describe('Bearer tokens, stored as SHA-256 hashes, each mapped to a user id.'),
+    oauth: OAuthSchema.optional().describe('OAuth 2.1 resource-server mode: JWT access tokens checked against the issuer\'s JWKS.'),
+    resource: z.url().optional().describe('This gateway\'s MCP URL as clients reach it (behind a proxy); defaults to http://HOST:PORT/mcp.'),
+    allowedHosts: z.array(z.string().min(1)).default([]).describe('Host header values accepted besides the bound address (DNS-rebinding protection).'),
+    allowedOrigins: z.array(z.string().min(1)).default([]).describe('Origin header values accepted (browsers); none by default besides the gateway\'s own.'),
+    sessionIdleSeconds: z
+      .number()
+      .positive()
+      .max(2_592_000)
+      .default(DEFAULT_SESSION_IDLE_SECONDS)
+      .describe('An MCP session with no request open for this long is closed (a client that left without DELETE); its waiting calls are withdrawn and never run.'),
+  });
+
+  /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */
+  const UserOverlaySchema = z.strictObject({
+    permissions: z
+      .strictObject({
+        defaultMode: DefaultModeSchema.optional(),
+        allow: z.array(z.string()).default([]),
+        ask: z.array(z.string()).default([]),
+        deny: z.array(z.string()).default([]),
+      })
+      .default({ allow: [], ask: [], deny: [] }),
+  });
+
+  const StoreSchema = z.strictObject({
+    url: z.string().min(1).optional().describe('A Redis URL shared by the replicas of a team gateway; without it state stays in this process.'),
+  });
+
+  const ConfigSchema = z.strictObject({
+    $schema: z.string().optional(),
+    mcpServers: z
+      .record(ServerNameSchema, ServerSchema)
+      .default({})
+      .describe('The servers mcp-latch starts or connects to, in the shape Claude Desktop, Cursor and Claude Code use. Their tools are exposed as <server>__<tool>.'),
+    workspace: z
+      .union([z.string(), z.array(z.string())])
+      .default([])
+      .describe('Project roots (relative to this file). Relative rule paths are anchored here; reads inside are allowed by the default mode. The client\'s MCP roots are added.'),
+    scopes: z
+      .record(z.string().min(1), ScopeSchema)
+      .default({})
+      .describe('Server selections per client file, written by `mcp-latch init`: `serve --scope NAME` starts only that scope\'s servers. The rules are shared.'),
+    permissions: PermissionsSchema.default({ defaultMode: 'default', allow: [], ask: [], deny: [] }).describe('Rules, Claude Code syntax: deny, then ask, then allow, then the mode.'),
+    tools: z
+      .record(z.string(), ToolOverrideSchema)
+      .default({})
+      .describe('Per-tool classification by exposed name (server__tool): kind and which arguments hold paths, the command and its working directory. Beats built-in profiles and heuristics.'),
+    approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'browser', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
+    audit: AuditSchema.default({ enabled: true }),
+    timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 5, startWaitSeconds: 30, connectSeconds: 120 }),
+    limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
+    policy: PolicySchema.default({ toolDescriptions: 'warn' }).describe('How the gateway treats what servers say about their tools.'),
+    http: HttpSchema.optional().describe('`serve --http`: who may connect and as whom (docs/team.md).'),
+    users: z.record(UserIdSchema, UserOverlaySchema).default({}).describe('Per-user overlays of a team gateway: their own allow/ask/deny and mode on top of permissions; "Always allow" answers are saved here.'),
+    store: StoreSchema.optional().describe('Where a team gateway keeps pending calls, grants and remembered rules (docs/team.md).'),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  });
+
+  return { config: ConfigSchema, stdioServer: StdioServerSchema, remoteServer: RemoteServerSchema, server: ServerSchema, scope: ScopeSchema, http: HttpSchema };
+}
+
+type Schemas = ReturnType<typeof configSchemas>;
+export type StdioServer = z.infer<Schemas['stdioServer']>;
+export type RemoteServer = z.infer<Schemas['remoteServer']>;
+export type ServerConfig = z.infer<Schemas['server']>;
+export type ScopeConfig = z.infer<Schemas['scope']>;
+export type HttpConfig = z.infer<Schemas['http']>;
 
 /** The validated file, defaults applied. */
-export type ConfigFile = z.infer<typeof ConfigSchema>;
+export type ConfigFile = z.infer<Schemas['config']>;
 /** What a user may write (everything optional that has a default). */
-export type ConfigInput = z.input<typeof ConfigSchema>;
+export type ConfigInput = z.input<Schemas['config']>;
 
 export function isRemoteServer(server: ServerConfig): server is RemoteServer {
   return 'url' in server;
@@ -231,7 +244,7 @@ export function isRemoteServer(server: ServerConfig): server is RemoteServer {
 
 /** The JSON Schema shipped in the package (`schema/mcp-latch.schema.json`) so editors complete and check the file. */
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(ConfigSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(configSchemas().config, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return {
     ...schema,
     $id: 'https://github.com/mcp-latch/mcp-latch/schema/mcp-latch.schema.json',

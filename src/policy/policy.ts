@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
 import { codeCacheDirectory, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
-import { ConfigSchema, type ConfigFile } from '../config/schema.js';
+import { configSchemas, type ConfigFile } from '../config/schema.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
 import { RuleSet, type MatchEnv } from './match.js';
@@ -47,7 +47,7 @@ export function ruleIssues(file: ConfigFile): ConfigIssue[] {
 
 /** Every issue of a config given as parsed JSON: schema, then rules. Empty when the config is valid. */
 export function configIssues(data: unknown): ConfigIssue[] {
-  const parsed = ConfigSchema.safeParse(data);
+  const parsed = configSchemas().config.safeParse(data);
   if (!parsed.success) return zodIssues(parsed.error.issues, data);
   return ruleIssues(parsed.data);
 }

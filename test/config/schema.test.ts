@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, test } from 'vitest';
-import { configJsonSchema } from '../../src/config/schema.js';
+import { configJsonSchema, configSchemas } from '../../src/config/schema.js';
+import { fullCollection } from '../../src/gateway/idle-collector.js';
 import { parseConfigText } from '../../src/config/load.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { ROOT } from '../helpers/gateway.js';
@@ -31,5 +32,25 @@ describe('config JSON Schema', () => {
     expect(validate(broken)).toBe(false);
     const paths = (validate.errors ?? []).map((error) => error.instancePath);
     expect(paths).toContain('/permissions/defaultMode');
+  });
+});
+
+describe('the config schema is not kept', () => {
+  // Kept, it and what zod adds at its first parse held ~0.4 MiB of an idle gateway (docs/performance.md, "Round 11: idle memory").
+  test('each read makes its own, and what a read used is collected once the read is over', async () => {
+    // Made and used in a function of its own, so that no variable of this test holds it.
+    const used = (() => {
+      const made = configSchemas().config;
+      expect(made.safeParse({ mcpServers: { fs: { command: 'npx' } } }).success).toBe(true);
+      expect(configSchemas().config === made).toBe(false);
+      return new WeakRef(made);
+    })();
+    const path = join(ROOT, 'examples', examples[0]!);
+    parseConfigText(readFileSync(path, 'utf8'), path, ruleIssues);
+    // A WeakRef's target lives at least until the end of the job that made or read it.
+    await new Promise((resolve) => setImmediate(resolve));
+    fullCollection();
+    fullCollection();
+    expect(used.deref()).toBeUndefined();
   });
 });
