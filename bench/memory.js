@@ -4,7 +4,7 @@
 // Where the gateway's resident memory goes, A/B in one run: each variant (default: this build's
 // bin/mcp-latch.js) is started in front of server-everything (or, with --shell, mcp-server-commands),
 // rounds interleaved, after one unmeasured start of each (which writes its code cache, as a
-// client's first start does). For each start: the gateway's CPU until its first tools/list, its RSS idle
+// client's first start does, into a cache directory of the run's own). For each start: the gateway's CPU until its first tools/list, its RSS idle
 // (1.5 s after that list) split into the node binary's pages, malloc's heap, other anonymous memory
 // (V8's heap, mostly) and other files; then the bench's warm-up (1,500 calls, 3,000 at 16 in
 // flight), N calls one at a time and N at 16 in flight (CPU per call of each, schedstat), and the
@@ -83,6 +83,12 @@ const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
  * a directory per start made each start one without a cache (~61 MiB idle instead of ~54).
  */
 const reports = spaces ? mkdtempSync(join(dir, 'reports-')) : null;
+/**
+ * The gateways' code cache directory, this run's own: each variant's cache is the one its unmeasured
+ * start writes, under the same config, not one a test or another config's start wrote first (an
+ * idle gateway holds what its cache holds).
+ */
+const gatewayEnv = { MCP_LATCH_LOG_LEVEL: 'warn', XDG_CACHE_HOME: join(dir, 'cache') };
 const reportFlags = spaces ? ['--report-on-signal', '--report-signal=SIGUSR2', `--report-directory=${reports}`, '--report-compact'] : [];
 
 /** V8's heap spaces of `pid` (MiB used / committed), from a diagnostic report it writes on SIGUSR2 (its name holds the pid). */
@@ -114,7 +120,7 @@ async function start(variant) {
     args: [...reportFlags, ...variant.flags, variant.bin, 'serve', '--config', config],
     cwd: dir,
     stderr: 'ignore',
-    env: { MCP_LATCH_LOG_LEVEL: 'warn' },
+    env: gatewayEnv,
   });
   const client = new Client({ name: 'mcp-latch-memory', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport, { timeout: 60_000 });
@@ -167,7 +173,7 @@ async function start(variant) {
  * ~61 MiB idle instead of ~54), as every start of a client's but its first does.
  */
 async function writeCodeCache(variant) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...reportFlags, ...variant.flags, variant.bin, 'serve', '--config', config], cwd: dir, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...reportFlags, ...variant.flags, variant.bin, 'serve', '--config', config], cwd: dir, stderr: 'ignore', env: gatewayEnv });
   const client = new Client({ name: 'mcp-latch-memory', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport, { timeout: 60_000 });
   await client.listTools();
