@@ -2489,3 +2489,56 @@ describe("the gateway's secrets are neither read nor written", () => {
     ['echo x > mcp-latch-state.key', 'built-in protection of <W>/mcp-latch-state.key (a secret of the gateway)'],
   ]);
 });
+
+// man-db man(1): `-l, --local-file` "format and display local manual files", and an operand holding
+// a `/` is taken as one; with no terminal the text goes through cat. `man -l ~/.ssh/id_rsa` printed
+// the key, allowed in bypassPermissions and under Bash(man:*) (man-db 2.11, round 11 review).
+describe('3. man shows local files', () => {
+  deniedEverywhere([
+    ['man -l <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['man --local-file <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['man --local-f <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['man <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['man ./.env', 'Read(**/.env)'],
+    ['man -C <H>/.ssh/id_rsa ls', 'Read(~/.ssh/**)'],
+    ['man -P "rm -f x" ls', 'Bash(rm *)'],
+  ], { allow: ['Bash(man:*)'] });
+  neverAllowedAnywhere(['MANOPT="-P rm" man ls', 'export MANOPT="-l"; man .env', 'man -H"rm -f x" ls'], { allow: ['Bash(man:*)'] });
+  allowedByDefault(['man ls', 'man 5 crontab', 'man -k printf'], { allow: ['Bash(man:*)'] });
+});
+
+// GNU sed 4.9 ends a `:` label at a blank, and takes `[/]` in a regex as a bracket expression holding
+// the delimiter; the scanner read `:x e rm …` as one label and ended `s/[/]/x/w F` at the bracket's
+// `/`. Each ran, wrote or read under Bash(sed:*) and in bypassPermissions (bash 5.2, round 11 review).
+describe('8. a sed script read as GNU sed reads it', () => {
+  const sed = { allow: ['Bash(sed:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  deniedEverywhere([
+    ["sed -n ':a r <H>/.ssh/id_rsa' src/a.ts", 'Read(~/.ssh/**)'],
+    ["sed -n ':a r .env' src/a.ts", 'Read(**/.env)'],
+    ["sed -n 's/[/]/x/;r .env' src/a.ts", 'Read(**/.env)'],
+    ["sed -n 's/[]/]/x/;r .env' src/a.ts", 'Read(**/.env)'],
+    ["sed -n '/[[:alpha:]/]/r .env' src/a.ts", 'Read(**/.env)'],
+    ["sed -n ':x w out/table.csv' src/a.ts", 'Edit(<T>/data/table.csv)'],
+    ["sed -n '1bx;:x w out/table.csv' src/a.ts", 'Edit(<T>/data/table.csv)'],
+    ["sed -n 's/[/]/x/w out/table.csv' src/a.ts", 'Edit(<T>/data/table.csv)'],
+  ], sed);
+  neverAllowedAnywhere(["sed ':x e rm -f out/table.csv' src/a.ts", "sed 'b end; :end e rm x' src/a.ts"], sed);
+  allowedByDefault(["sed -n '/[/]/p' src/a.ts", "sed ':a;N;$!ba;s/\\n/ /g' src/a.ts", "sed -n 's/[^/]*$//p' src/a.ts"], sed);
+});
+
+// mawk(1), Debian's awk: `-W exec file` "Program text is read from file and this is the last
+// option" (`-We f`, `-Wexec f`); and a `;`, `{` or `}` in a string hid `print ";" > "F"` from the
+// scan. Each ran or wrote under Bash(awk:*) (bash 5.2, mawk 1.3.4, round 11 review).
+describe('9. awk programs that run or write', () => {
+  const awk = { allow: ['Bash(awk:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  neverAllowedAnywhere([
+    'awk -We p.awk',
+    'awk -W exec p.awk',
+    'awk -Wexec p.awk src/a.ts',
+    'awk \'{print ";" > "out/table.csv"}\' src/a.ts',
+    'awk \'{printf "{%s", $0 > "out/table.csv"}\' src/a.ts',
+    'awk \'{print "}" > "out/table.csv"}\' src/a.ts',
+    'awk \'{print "a" | "sh"}\' src/a.ts',
+  ], awk);
+  allowedByDefault(["awk '{print $1}' src/a.ts", "awk -F: '{print $1 \";\" $2}' src/a.ts", "awk '$3 > 100' src/a.ts"], awk);
+});

@@ -426,11 +426,21 @@ const sed: Handler = (args, cwd, out) => {
   for (const i of operands) push(out, pathOf(words[i]!, inPlace ? WRITE : READ, cwd));
 };
 
-const AWK_EXEC = /\bsystem\s*\(|(^|[^|])\|(?!\|)|\bprintf?\b[^;{}]*>|\bgetline\b/;
+const AWK_EXEC = /\bsystem\s*\(|(^|[^|])\|(?!\|)|\bprintf?\b.*>|\bgetline\b/;
+
+/**
+ * An awk program with its string literals emptied: a `;`, `{` or `}` in a string hid `print ";" >
+ * "F"` from a scan that stops at them (round 11 review). A `>` anywhere after a print on its line
+ * counts: a regex literal may hold those characters too, and a comparison there only asks.
+ */
+const awkCode = (program: string): string => program.replace(/"(?:[^"\\\n]|\\.)*"/g, '""');
 
 /** `awk [-F fs] [-v a=b] [-f prog | 'program'] [var=value | file]…`; a program that can run commands is an interpreter. */
 const awk: Handler = (args, cwd, out) => {
-  const scan = scanOptions(args, 0, { short: 'fvFiIlEe', attached: 'opdM', long: ['file', 'assign', 'field-separator', 'include', 'load', 'exec', 'source'] });
+  const scan = scanOptions(args, 0, { short: 'fvFiIlEeW', attached: 'opdM', long: ['file', 'assign', 'field-separator', 'include', 'load', 'exec', 'source'] });
+  // mawk (Debian's awk): `-W exec FILE` (`-We FILE`, `-Wexec`) runs FILE's program; its other `-W`
+  // words are not worth telling apart.
+  if (hasOption(scan, '-W')) out.reasons.push('interpreter');
   const programFiles = optionValues(scan, '-f', '--file', '-E', '--exec');
   for (const file of programFiles) push(out, pathOf(file, READ, cwd));
   // A program file can call system() or pipe to a command.
@@ -441,7 +451,7 @@ const awk: Handler = (args, cwd, out) => {
     programs.push(args[operands[0]!]!);
     operands = operands.slice(1);
   }
-  for (const program of programs) if (!program.isStatic || AWK_EXEC.test(program.value)) out.reasons.push('interpreter');
+  for (const program of programs) if (!program.isStatic || AWK_EXEC.test(awkCode(program.value))) out.reasons.push('interpreter');
   for (const i of operands) {
     const word = args[i]!;
     if (word.isStatic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(word.value)) continue; // var=value, not a file
@@ -1568,6 +1578,23 @@ const inPlace: Handler = (args, cwd, out) => {
   if (edits) for (const file of code ? operands : operands.slice(1)) push(out, pathOf(file, WRITE, cwd));
 };
 
+/**
+ * man-db's man(1): a page name is looked up, but with `-l`/`--local-file` every operand is a file
+ * shown, and so is an operand holding a `/` (`man ./.env` printed it through cat, man-db 2.11, round 11
+ * review); `-C` reads a config file; `-P`/`--pager` and `-H`/`--html` run a program (`-H`, `-T`, `-X`
+ * take their value attached only).
+ */
+const MAN: OptionSpec = { short: 'CRLmMPprSseE', attached: 'HTX', long: ['config-file', 'manpath', 'systems', 'sections', 'extension', 'preprocessor', 'pager', 'prompt', 'encoding', 'locale', 'recode', 'html', 'troff-device', 'gxditview'] };
+const man: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, MAN);
+  addOptionPaths(scan, { reads: ['-C', '--config-file'], programs: ['-P', '--pager', '-H', '--html'] }, cwd, out);
+  const local = hasOption(scan, '-l', '--local-file');
+  for (const i of scan.operands) {
+    const word = args[i]!;
+    if (local || !word.isStatic || word.value.includes('/')) push(out, pathOf(word, READ, cwd));
+  }
+};
+
 const HANDLERS: Record<string, Handler> = {
   perl: inPlace,
   ruby: inPlace,
@@ -1597,7 +1624,7 @@ const HANDLERS: Record<string, Handler> = {
   curl,
   wget,
   less,
-  man: simple({ access: READ, short: 'PHMmSsCLeE', long: ['pager', 'html', 'manpath', 'sections', 'config-file', 'locale', 'extension', 'encoding'], programs: ['-P', '--pager', '-H', '--html'], max: 0 }),
+  man,
   zip,
   gzip: compressor(GZIP),
   gunzip: compressor({ ...GZIP, decompresses: true }),

@@ -14,15 +14,15 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * Variables that change which program runs or what it loads; exporting one changes every later
  * command (a prefix assignment `PATH=… ls` is on its own segment, for the policy to judge).
  */
-export const ENVIRONMENT = /^(TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG)(\+?=|$)/;
+export const ENVIRONMENT = /^(TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG)(\+?=|$)/;
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
- * ENVIRONMENT, `ZIPOPT` and `ZIP`; cp(1) `SIMPLE_BACKUP_SUFFIX` and `VERSION_CONTROL`, which name the
+ * ENVIRONMENT, `ZIPOPT` and `ZIP`; man(1) `MANOPT`; cp(1) `SIMPLE_BACKUP_SUFFIX` and `VERSION_CONTROL`, which name the
  * backups `cp -b` makes): `TAR_OPTIONS=--remove-files tar -cf a.tar data` removes data. Set for
  * one command they are environment the walk does not read, so that command is not analysed. The
  * compressors' are read (`isOptionEnvironment`).
  */
-const OPTION_VARIABLES = /^(TAR_OPTIONS|ZIPOPT|ZIP|SIMPLE_BACKUP_SUFFIX|VERSION_CONTROL)\+?=/;
+const OPTION_VARIABLES = /^(TAR_OPTIONS|ZIPOPT|ZIP|SIMPLE_BACKUP_SUFFIX|VERSION_CONTROL|MANOPT)\+?=/;
 
 /**
  * The compressors' option variables, with the words each may hold that change no file it writes:
