@@ -2048,6 +2048,16 @@ describe('4. files git writes or reads that an option, a setting or the environm
       ['git -c commit.template=<H>/.ssh/id_rsa commit --allow-empty --allow-empty-message', 'Read(~/.ssh/**)'],
       ['git -c commit.template=~/.ssh/id_rsa commit --allow-empty --allow-empty-message', 'Read(~/.ssh/**)'],
       ['git config commit.template ~/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+      ['git fmt-merge-msg -F <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'], // its error quoted the first line
+      ['git clone -q -c commit.template=<H>/.ssh/id_rsa . c', 'Read(~/.ssh/**)'],
+      // `--output` of the revision and diff options, beyond log/show/diff: each made the file.
+      ['git rev-list --output=<T>/data/o HEAD', 'Edit(<T>/data/**)'],
+      ['git reflog --output <T>/data/o', 'Edit(<T>/data/**)'],
+      ['git stash show -p --output=<T>/data/o', 'Edit(<T>/data/**)'],
+      ['git cherry-pick --no-commit --output=<T>/data/o HEAD', 'Edit(<T>/data/**)'],
+      ['git revert --no-commit --output=<T>/data/o HEAD', 'Edit(<T>/data/**)'],
+      ['git fast-export --output=<T>/data/o HEAD', 'Edit(<T>/data/**)'],
+      ['git bundle create /dev/null HEAD --output=<T>/data/o', 'Edit(<T>/data/**)'],
     ],
     GIT,
   );
@@ -2394,6 +2404,10 @@ describe('4. commands git runs from its own words are decided as commands', () =
     ["git daemon --export-all --access-hook='rm -f data/secret; true' --base-path=. .", 'Bash(rm *)'],
     ["git instaweb --httpd='rm -f data/secret'", 'Bash(rm *)'],
     ["git instaweb -d 'rm -f data/secret'", 'Bash(rm *)'],
+    // git-clone(1) `-c`/`--config` writes the setting into the new repository: `git clone -c
+    // core.fsmonitor='touch p; false' . c && git -C c status` ran it (git 2.39).
+    ["git clone -q -c core.fsmonitor='rm -f data/secret; false' . c && git -C c status", 'Bash(rm *)'],
+    ["git clone -q --config=alias.x='!rm -f data/secret' . c", 'Bash(rm *)'],
   ]);
   neverAllowedAnywhere([
     'git rebase -x "$c" HEAD~1',
@@ -2408,6 +2422,7 @@ describe('4. commands git runs from its own words are decided as commands', () =
     'GIT_EXEC_PATH=t git ls-remote .',
     'export GIT_EXEC_PATH=t; git ls-remote .',
     'git clone -q --template=t . c',
+    'git clone -q --config core.hooksPath=t . c', // ran t/post-checkout (git 2.39)
     'git init --template t r',
     'GIT_TEMPLATE_DIR=t git clone -q . c',
     "GIT_ALLOW_PROTOCOL=ext git ls-remote 'ext::sh -c touch% x'",

@@ -545,6 +545,8 @@ const GIT_MESSAGE_FILES: Record<string, { short: string }> = {
   merge: { short: 'FmsX' },
   notes: { short: 'FmcC' },
   'commit-tree': { short: 'Fmp' },
+  // `git fmt-merge-msg -F F` quoted F's first line in its error (git 2.39, round 11).
+  'fmt-merge-msg': { short: 'Fm' },
 };
 
 /** Subcommands that print what they are pointed at: each operand may be a path (git decides by looking). */
@@ -581,6 +583,7 @@ const git: Handler = (args, cwd, out) => {
   if (sub?.isStatic && sub.value === 'mv') gitMove(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && sub.value === 'merge-file') gitMergeFile(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitOutputs(sub.value, args.slice(scan.end + 1), base, out);
+  if (sub !== undefined && !(sub.isStatic && GIT_OUTPUTS[sub.value]?.files.includes('--output'))) revisionOutput(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitReads(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitStdinPaths(sub.value, args.slice(scan.end + 1), base, out);
   if (sub !== undefined) {
@@ -603,8 +606,6 @@ const git: Handler = (args, cwd, out) => {
   }
   if (!sub?.isStatic || !GIT_SHOWS.has(sub.value)) return;
   const rest = scanOptions(args, scan.end + 1, { short: 'L', long: ['output'] });
-  // Security: `--output=FILE` writes FILE: a write subject, so Edit rules and the mode decide it.
-  for (const file of optionValues(rest, '--output')) push(out, pathOf(file, WRITE, base));
   // `git log -L1,5:FILE` / `-L:func:FILE` prints those lines of FILE.
   for (const range of optionValues(rest, '-L')) {
     const file = range.isStatic ? /:([^:]+)$/.exec(range.value)?.[1] : undefined;
@@ -643,6 +644,9 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
     else if (sub === 'init') made.push(staticWord('.'));
   }
   for (const word of made) push(out, pathOf(word, WRITE, base, GIT_DIRECTORY_MADE));
+  // `clone -c KEY=VALUE` sets KEY in the new repository before its checkout (`--config
+  // core.hooksPath=t` ran t/post-checkout, git 2.39): decided as `git -c` is.
+  for (const setting of optionValues(scan, '-c', '--config')) gitSettingWord(setting, base, out);
   // The clone itself: DIR, or the repository's name in the cwd (`git clone u/x.git` makes x), checked
   // out from the repository as a tree rewrite is (`git clone . data/x` wrote below data, git 2.39).
   const source = args[scan.operands[0]!];
@@ -731,6 +735,24 @@ function gitReads(sub: string, args: readonly Word[], base: string | null, out: 
 function gitStdinPaths(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
   const option = GIT_STDIN_PATHS[sub];
   if (option && args.some((word) => !word.isStatic || word.value === option)) push(out, pathOf(unknownWord(staticWord(`<paths git ${sub} reads from stdin>`)), READ, base));
+}
+
+/**
+ * `--output=FILE` (or `--output FILE`) of git's revision and diff options writes FILE for every
+ * subcommand that takes them: `log`, `show`, `diff`, and also `rev-list`, `reflog`, `stash show`,
+ * `cherry-pick`, `revert`, `fast-export`, `bundle create`, `blame`, `shortlog` (each made FILE under
+ * git 2.39, round 11). Taken wherever it appears; a value of another option taken for it is a
+ * harmless extra write. Those whose GIT_OUTPUTS entry names `--output` are read there.
+ */
+function revisionOutput(args: readonly Word[], base: string | null, out: FileFacts): void {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    // Any prefix of `--output` (`--outp=F`): git 2.39 refuses it, other versions may take it.
+    const option = word.isStatic ? /^--(o[a-z]*)(=?)/.exec(word.value) : null;
+    if (!option || !'output'.startsWith(option[1]!)) continue;
+    const value = option[2] ? { ...word, value: word.value.slice(option[0].length), raw: word.value.slice(option[0].length) } : args[i + 1];
+    if (value !== undefined) push(out, pathOf(value, WRITE, base));
+  }
 }
 
 function gitOutputs(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
