@@ -25,6 +25,7 @@ import { MODERN_VERSION } from '../mcp-2026.js';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Prespawned } from './prespawn.js';
 import type { RecordFailures } from '../store/audit.js';
+import { SchemaValidators } from '../schema-validators.js';
 
 /**
  * Connecting one downstream server: stdio child, Streamable HTTP, or legacy SSE (the fallback when
@@ -168,7 +169,9 @@ function withHeaders(headers: Record<string, string>): typeof fetch {
 
 function newClient(options: ConnectOptions): Client {
   const { name, hooks, capabilities } = options;
-  const client = new Client({ name: 'mcp-latch', version: options.version }, { capabilities });
+  // The SDK's default validator is an Ajv instance built with the Client, used only by Client.listTools
+  // and callTool, which the gateway does not use: ours is built at its first schema (schema-validators.ts).
+  const client = new Client({ name: 'mcp-latch', version: options.version }, { capabilities, jsonSchemaValidator: new SchemaValidators() });
   // Handlers only for what the client above declared: the SDK refuses the others, and declaring
   // a capability we cannot serve would make servers wait on prompts nobody sees.
   if (capabilities.elicitation) {

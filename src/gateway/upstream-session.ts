@@ -272,13 +272,16 @@ export class UpstreamSession {
 
   private tellListsChanged(): void {
     // Whole entries are compared: a restarted server whose schema or description changed is a change.
-    const tools = this.core.toolsList().digest;
-    const resources = this.core.resourcesList().digest;
-    const prompts = this.core.promptsList().digest;
-    if (this.lastSent.tools !== '' && tools !== this.lastSent.tools) void this.server.sendToolListChanged().catch(() => undefined);
-    if (this.lastSent.tools !== '') this.reportUnavailable();
-    if (this.lastSent.resources !== '' && resources !== this.lastSent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
-    if (this.lastSent.prompts !== '' && prompts !== this.lastSent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
+    // Only lists the client was sent: while the servers start, before the first lists are answered,
+    // every server's listing comes here, and the digests of lists nobody was sent were thrown away
+    // (docs/performance.md, "Round 11: the first list").
+    const sent = this.lastSent;
+    if (sent.tools !== '') {
+      if (this.core.toolsList().digest !== sent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+      this.reportUnavailable();
+    }
+    if (sent.resources !== '' && this.core.resourcesList().digest !== sent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
+    if (sent.prompts !== '' && this.core.promptsList().digest !== sent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
   }
 
   async connect(transport: Transport): Promise<void> {

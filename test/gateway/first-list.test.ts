@@ -1,11 +1,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { ListToolsResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { listTools } from '../../src/cli/tools.js';
 import { memoryOutput } from '../../src/cli/output.js';
 import { eventually, fixtureServer, isAlive, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
 import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
+import { GatewayCore } from '../../src/gateway/core.js';
+import { SchemaValidators } from '../../src/schema-validators.js';
 
 /**
  * The first tools/list does not wait for a slow server (docs/config.md#timeouts): it answers with
@@ -95,6 +97,40 @@ describe('the first tools/list', () => {
     expect(first.tools.map((tool) => tool.name)).toContain('slow__echo');
     expect(first._meta).toBeUndefined();
   }, 90_000);
+});
+
+/**
+ * What a start does once per server before the first tools/list competes with the servers' boot for
+ * the cores (docs/performance.md, "Round 11: the first list"): nothing is built or worked out there
+ * that nobody uses.
+ */
+describe('the start before the first tools/list', () => {
+  test("builds no Ajv for a server's Client, and compares no lists before any was sent", async () => {
+    const dir = tempDir();
+    const toolsList = vi.spyOn(GatewayCore.prototype, 'toolsList');
+    try {
+      const mcpServers = { a: fixtureServer('a', join(dir, 'a.log')), b: fixtureServer('b', join(dir, 'b.log')), c: fixtureServer('c', join(dir, 'c.log')) };
+      harness = await inProcessGateway({ mcpServers, permissions: { allow: ['mcp__a'] } }, { dir, capabilities: {} });
+      const registry = harness.gateway.registry;
+      await eventually(() => expect(registry.all().map((supervisor) => supervisor.state)).toEqual(['ready', 'ready', 'ready']), 30_000);
+      // The list-changed check runs 50 ms after a change (upstream-session.ts): let it run.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Nothing was sent to the client yet, so there was nothing to compare with.
+      expect(toolsList).not.toHaveBeenCalled();
+      for (const supervisor of registry.all()) {
+        // The SDK's default is an Ajv instance with its formats, built with each Client and used only by
+        // Client.listTools and callTool, which the gateway does not call.
+        const validator = (supervisor as unknown as { client: { _jsonSchemaValidator: unknown } }).client._jsonSchemaValidator;
+        expect(validator).toBeInstanceOf(SchemaValidators);
+        expect((validator as unknown as { ajv: unknown }).ajv).toBeNull();
+      }
+      const listed = await harness.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+      expect(listed.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['a__echo', 'b__echo', 'c__echo']));
+      expect(toolsList).toHaveBeenCalledTimes(1);
+    } finally {
+      toolsList.mockRestore();
+    }
+  }, 60_000);
 });
 
 describe('mcp-latch tools', () => {
