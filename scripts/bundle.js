@@ -86,6 +86,9 @@ const common = {
 const importMetaUrl = "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 
 // serve.cjs, first to learn which of our modules it holds, then with an entry that also exports them.
+// Each is required when the gateway bundle reads it, not imported by the entry: serve.ts imports the
+// logger, the code-cache loader and the config watcher only after it has spawned the servers, and an
+// import here would evaluate them (pino among them) before (docs/performance.md, "Round 11: the first list").
 const serveEntry = 'src/cli/serve.ts';
 const probe = await build({ ...common, entryPoints: [serveEntry], write: false, outfile: 'dist/serve/serve.cjs', metafile: true });
 const shared = Object.keys(probe.metafile.inputs).filter((file) => file.startsWith('src/'));
@@ -94,8 +97,8 @@ await build({
   stdin: {
     contents: [
       `export * from './${serveEntry}';`,
-      ...shared.map((file, index) => `import * as m${index} from './${file}';`),
-      `export const sharedModules = { ${shared.map((file, index) => `${JSON.stringify(file)}: m${index}`).join(', ')} };`,
+      'export const sharedModules = {};',
+      ...shared.map((file) => `Object.defineProperty(sharedModules, ${JSON.stringify(file)}, { enumerable: true, get: () => require(${JSON.stringify(`./${file}`)}) });`),
     ].join('\n'),
     resolveDir: root,
     sourcefile: 'serve-entry.js',

@@ -1,14 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { loadBundle, type CodeCache } from './code-cache.js';
+import type { CodeCache } from './code-cache.js';
 import type * as GatewayBundle from './serve-gateway.js';
 import { readEarlyConfig } from '../config/early.js';
 import { setServeFlags } from './v8-flags.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
-import { createLogger } from '../log.js';
-import { runUntilStopped } from './run-until-stopped.js';
+import type { Logger } from '../log.js';
 import type { ServeOptions } from './serve-options.js';
 
 /**
@@ -42,12 +41,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   setServeFlags();
   const path = findConfig(options.config);
   const early = readEarlyConfig(path, process.env, options.scope);
-  const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
   // The servers' processes start now and boot while the gateway's own code loads (below) and the
   // client initializes; their MCP handshake waits for the client's capabilities. Spawned before the
-  // gateway's bundle is loaded: a fork costs the more, the larger this process is.
+  // gateway's bundle is loaded (a fork costs the more, the larger this process is), and before the
+  // logger (pino), the code-cache loader and the config watcher, which the bundle evaluates only at
+  // the import() below: the CPU before the first spawn is the one no server's boot overlaps
+  // (docs/performance.md, "Round 11: the first list"). A server's stderr is read from the event
+  // loop, so no line comes before the logger is made.
+  let logger: Logger | undefined;
   const prespawned = new Prespawned();
-  prespawned.spawn(early.servers, logger, early.maxMessageBytes);
+  prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
+  const [{ createLogger }, { loadBundle }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
+  logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
 
   let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
   try {

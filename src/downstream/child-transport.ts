@@ -48,15 +48,15 @@ export function defaultEnvironment(): Record<string, string> {
   return env;
 }
 
-/** The transport of a stdio server: its process, with its stderr lines in the log. */
-export function childTransport(config: StdioServer, logger: Logger, maxMessageBytes: number): ChildTransport {
+/** The transport of a stdio server: its process, with its stderr lines in the log (`logger` is asked for at the first). */
+export function childTransport(config: StdioServer, logger: () => Logger, maxMessageBytes: number): ChildTransport {
   return new ChildTransport({
     maxMessageBytes,
     command: config.command,
     args: config.args ?? [],
     env: config.env ?? {},
     ...(config.cwd ? { cwd: config.cwd } : {}),
-    onStderrLine: (line) => logger.info({ stderr: line }, 'server stderr'),
+    onStderrLine: (line) => logger().info({ stderr: line }, 'server stderr'),
   });
 }
 

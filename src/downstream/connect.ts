@@ -89,7 +89,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   const { config } = options;
   const handshake = { timeout: options.timeoutMs, ...(options.signal ? { signal: options.signal } : {}) };
   if (!isRemoteServer(config)) {
-    const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, options.logger, options.maxMessageBytes);
+    const transport = options.prespawned?.claim(options.name, config) ?? childTransport(config, () => options.logger, options.maxMessageBytes);
     if (options.records) transport.holdCallsOn(options.records);
     const client = newClient(options);
     const era = config.protocolVersion === MODERN_VERSION ? speakModern(transport, options.version, options.timeoutMs, options.logger) : null;

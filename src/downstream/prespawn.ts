@@ -14,11 +14,15 @@ import { childTransport, type ChildTransport } from './child-transport.js';
 export class Prespawned {
   private readonly waiting = new Map<string, { key: string; transport: ChildTransport }>();
 
-  /** Starts the process of each stdio server in `servers` (entries already expanded). */
-  spawn(servers: Record<string, StdioServer>, logger: Logger, maxMessageBytes: number): void {
+  /**
+   * Starts the process of each stdio server in `servers` (entries already expanded). `logger` is
+   * asked for at a server's first stderr line: `serve` spawns before it has loaded its logger.
+   */
+  spawn(servers: Record<string, StdioServer>, logger: () => Logger, maxMessageBytes: number): void {
     for (const [name, config] of Object.entries(servers)) {
       if (this.waiting.has(name)) continue;
-      const transport = childTransport(config, logger.child({ server: name }), maxMessageBytes);
+      let serverLogger: Logger | undefined;
+      const transport = childTransport(config, () => (serverLogger ??= logger().child({ server: name })), maxMessageBytes);
       // A failed spawn is not reported here: the registry's own attempt meets the same error, says so and retries.
       transport.start().catch(() => undefined);
       this.waiting.set(name, { key: processKey(config), transport });

@@ -68,6 +68,28 @@ describe('only serve loads the serve bundle', () => {
   });
 });
 
+describe('what serve does before its first spawn', () => {
+  // Records, in the process itself, the builtin modules loaded when the first server is spawned.
+  const PROBE = `const cp = require('node:child_process'); const fs = require('node:fs'); const spawn = cp.spawn; let first = true;
+    cp.spawn = function (...args) { if (first) { first = false; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)); } return spawn.apply(this, args); };`;
+
+  test('it reads the config and spawns: the logger, the code-cache loader and the gateway come after', () => {
+    const dir = tempDir();
+    const probe = join(dir, 'probe.cjs');
+    const out = join(dir, 'probe.json');
+    writeFileSync(probe, PROBE);
+    const config = writeConfig(dir, { mcpServers: { early: { command: '/bin/sh', args: ['-c', 'exit 0'] } }, permissions: { allow: ['Bash(a * b)'] } });
+    const run = spawnSync(process.execPath, ['--require', probe, BIN, 'serve', '--config', config], { encoding: 'utf8', input: '', env: { ...process.env, PROBE_OUT: out, XDG_CACHE_HOME: join(dir, 'cache') } });
+    // Spawned from the early read; the full check then refuses the rule.
+    expect(run.stderr).toContain('invalid rule "Bash(a * b)"');
+    const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
+    expect(loaded).toContain('NativeModule child_process');
+    // The CPU before the first spawn is the one no server's boot overlaps (docs/performance.md,
+    // "Round 11: the first list"): pino (its sonic-boom loads assert), the code cache's vm and zlib.
+    for (const later of ['NativeModule assert', 'NativeModule vm', 'NativeModule zlib']) expect(loaded).not.toContain(later);
+  });
+});
+
 describe('servers started before the config is fully checked', () => {
   test('a config the full check refuses stops the servers it started and reports every problem', async () => {
     const dir = tempDir();

@@ -61,7 +61,7 @@ describe('servers started before the client initializes', () => {
     const entry = fixtureServer('a', join(dir, 'a.log'), [], { FIXTURE_START_FILE: join(dir, 'a.pid') });
     const other = fixtureServer('b', join(dir, 'b.log'), [], { FIXTURE_START_FILE: join(dir, 'b.pid') });
     const logger = createLogger({ level: 'silent' });
-    pool.spawn({ a: entry, b: other }, logger, 10 * 1024 * 1024);
+    pool.spawn({ a: entry, b: other }, () => logger, 10 * 1024 * 1024);
     const a = await eventually(() => pidIn(join(dir, 'a.pid')));
     const b = await eventually(() => pidIn(join(dir, 'b.pid')));
     // Edited since the process was started: not handed out, and that process is closed.
