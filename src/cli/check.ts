@@ -1,4 +1,5 @@
 import { findConfig, loadConfig, serversToRun, workspaceRoots } from '../config/load.js';
+import { serverStartFiles } from '../config/servers.js';
 import { auditFile } from '../store/audit.js';
 import { escapeText } from '../latch/escape.js';
 import { decide } from '../policy/decide.js';
@@ -64,7 +65,7 @@ export async function check(options: { config?: string | undefined; tool: string
   const pathEnv = defaultPathEnv();
   const roots = workspaceRoots(config).map((root) => canonicalRoot(root, pathEnv));
   const env = { home: pathEnv.home, roots, platform: pathEnv.platform };
-  const policy = policyFor(config.file.permissions, config.path, auditFile(config), env);
+  const policy = policyFor(config.file.permissions, config.path, auditFile(config), env, serverStartFiles(config));
   const facts = inspectCall(server, toolName, args, toolClass, { workspace: roots, clientRoots: [], pathEnv });
   const decision = decide(facts, policy);
 

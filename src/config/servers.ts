@@ -103,3 +103,31 @@ export function serversToRun(config: ServersOf, home: string = homedir()): Recor
   }
   return out;
 }
+
+/** What the gateway starts its stdio servers from, beyond its config (docs/threat-model.md, "What starts a server"). */
+export interface StartFiles {
+  /** Each server's `envFile`: what it holds is the server's environment (`NODE_OPTIONS=--require …`). */
+  envFiles: string[];
+  /** A `command` or argument that names a file (`node tools/server.mjs`, `./run.sh`): code the server runs. */
+  programs: string[];
+}
+
+/**
+ * The files of `serversToRun` a tool call could change to run code at a server's next start (round 11
+ * review: a model wrote a project server's `envFile` with `NODE_OPTIONS=--require pwn.cjs`, which ran
+ * at the next start, outside every rule). A word is a file when it holds a `/` or ends in a script's
+ * extension; it is resolved against the server's `cwd` (or the gateway's own, as the server runs).
+ */
+export function serverStartFiles(config: ServersOf, cwd: string = process.cwd(), home: string = homedir()): StartFiles {
+  const out: StartFiles = { envFiles: [], programs: [] };
+  for (const server of Object.values(serversToRun(config, home))) {
+    if (!('command' in server)) continue;
+    if (server.envFile !== undefined) out.envFiles.push(server.envFile);
+    const base = server.cwd ?? cwd;
+    for (const word of [server.command, ...(server.args ?? [])]) {
+      if (word.startsWith('-') || !(word.includes('/') || /\.(m?[jt]s|c[jt]s|py|sh|rb|pl|php)$/i.test(word))) continue;
+      out.programs.push(resolve(base, expandHome(word, home)));
+    }
+  }
+  return out;
+}

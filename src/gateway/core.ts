@@ -15,6 +15,7 @@ import { configIssues, policyFor, ruleIssues, type PermissionsInput } from '../p
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
 import { PinStore } from '../store/pins.js';
 import { pinsFileFor } from '../config/locate.js';
+import { serverStartFiles } from '../config/servers.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
@@ -131,7 +132,7 @@ export class GatewayCore implements CallContext {
 
   /** The policy of some permissions (a user's: the team's with their overlay), against the same workspace and built-in protections. */
   policyOf(permissions: PermissionsInput): PolicyState {
-    return policyFor(permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv);
+    return policyFor(permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded));
   }
 
   inspectContext(): InspectContext {
@@ -304,7 +305,7 @@ export class GatewayCore implements CallContext {
   private applyPolicy(): void {
     const configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
     this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
-    this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv);
+    this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded));
     for (const listener of this.policyListeners) listener();
   }
 

@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
 import { codeCacheDirectory, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
 import { configSchemas, type ConfigFile } from '../config/schema.js';
+import type { StartFiles } from '../config/servers.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
 import { RuleSet, type MatchEnv } from './match.js';
@@ -58,7 +59,7 @@ export function configIssues(data: unknown): ConfigIssue[] {
  * code cache the next gateway runs), nor read or write the gateway's secrets (the approval page's
  * token, the state key), nor add rules through the CLI from a shell tool.
  */
-export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory()): Rule[] {
+export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory(), start: StartFiles = NO_START_FILES): Rule[] {
   // The config, the temporary file of its atomic write, the audit, `init`'s manifest of wrapped
   // clients, and the lock file (a model that could write it could accept a changed tool itself).
   const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), manifestPath(configPath), pinsFileFor(configPath), ...(auditPath ? [auditPath] : [])];
@@ -87,9 +88,40 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const sub of ['allow', 'deny', 'init', 'tools']) {
     rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
   }
+  // What a server is started from (config/servers.ts serverStartFiles): its envFile is denied like the
+  // config; a script it runs asks even under an Edit allow rule, as git's code files do.
+  for (const file of new Set(start.envFiles.flatMap((each) => [each, ...physicalForms(each)]))) {
+    rules.push({ type: 'path', list: 'deny', access: 'write', pattern: literal(file), text: `built-in protection of ${file} (a server's envFile)` });
+  }
+  for (const file of new Set(start.programs.flatMap((each) => [each, ...physicalForms(each)]))) {
+    rules.push({ type: 'path', list: 'ask', access: 'write', pattern: literal(file), text: `built-in: the gateway starts a server from ${file}`, codeFile: true });
+  }
+  for (const pattern of CLIENT_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   return rules;
 }
+
+const NO_START_FILES: StartFiles = { envFiles: [], programs: [] };
+
+/**
+ * The MCP clients' server lists and settings (clients/discover.ts): a server added there, or a
+ * client told to start every project server (`.claude/settings.local.json`
+ * `enableAllProjectMcpServers`), runs at the client's next start, outside the gateway.
+ */
+const CLIENT_FILES: readonly string[] = [
+  '**/.mcp.json',
+  '**/.cursor/mcp.json',
+  '**/.vscode/mcp.json',
+  '**/.vscode/settings.json',
+  '**/.claude/settings.json',
+  '**/.claude/settings.local.json',
+  '~/.claude.json',
+  '~/.config/Claude/claude_desktop_config.json',
+  '~/Library/Application Support/Claude/claude_desktop_config.json',
+  '~/.config/Code/User/mcp.json',
+  '~/.config/Code/User/settings.json',
+  '~/.codeium/windsurf/mcp_config.json',
+];
 
 /**
  * Files git runs code from (git-config(1): core.fsmonitor, core.hooksPath, core.pager, diff.external,
@@ -113,11 +145,11 @@ const GIT_CODE_FILES: readonly string[] = [
 ];
 
 /** The policy a loaded config gives: built-in protections first, then the user's rules. Throws RULE_INVALID on a bad rule (never drops it). */
-export function policyFor(permissions: PermissionsInput, configPath: string, auditPath: string | null, env: MatchEnv): PolicyState {
+export function policyFor(permissions: PermissionsInput, configPath: string, auditPath: string | null, env: MatchEnv, start: StartFiles = NO_START_FILES): PolicyState {
   const { rules, issues } = parseRules(permissions);
   // Fail closed: a config loaded without the rule check must not lose its bad deny rules silently.
   if (issues.length > 0) throw new LatchError('RULE_INVALID', `invalid rules: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
-  return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath), ...rules], env) };
+  return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath, codeCacheDirectory(), start), ...rules], env) };
 }
 
 /** A path as a rule pattern that matches only it. */
