@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { Pin, PinStore } from '../store/pins.js';
 import { pinState, type DefinitionReport, type DescriptionPolicy } from './check.js';
 import { definitionDigest, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
-import { scanDefinition, ToolNames, type Finding } from './scan.js';
+import { scanParts, ToolNames, withToolNames, type Finding, type TextFindings } from './scan.js';
 
 /**
  * The gateway's view of each listed tool's (prompt's, resource template's) definition: digest and
@@ -37,12 +37,19 @@ interface Listed {
   exposed: string;
   server: string;
   name: string;
+  /** The entry as its server listed it: a re-listing gives new objects. */
+  source: object;
   definition: () => Definition;
 }
 
 interface Scanned {
+  source: object;
   definition: Definition;
   digest: string;
+  /** What the definition's own text gave: kept while it is listed. */
+  text: TextFindings;
+  /** The names it was checked against (other-tools). */
+  names: ToolNames;
   findings: Finding[];
   /** The last report and the pin it was made from: the same pin gives the same report (no garbage per call). */
   last?: { pin: Pin | undefined; unreadable: string | null; report: DefinitionReport };
@@ -50,8 +57,13 @@ interface Scanned {
 
 export class DefinitionReports {
   private scanned = new Map<string, Scanned>();
+  /** The scans of the listing before the last change: one whose entry is still listed is taken over (listChanged). */
+  private previous = new Map<string, Scanned>();
   /** Every listed tool's names, for the other-tools check: indexed once per listing, not per definition. */
   private names: ToolNames | undefined;
+  /** What `names` was made of (a listing with the same names keeps the same index), and whether it was compared with the listing since its last change. */
+  private namesKey = '';
+  private namesChecked = false;
   private readonly logged = new Set<string>();
   /**
    * Pins being written, by definition: every call that comes while the first write is under way
@@ -65,33 +77,53 @@ export class DefinitionReports {
     private readonly logger: Logger,
   ) {}
 
-  /** A server's listing changed: scans are redone on next use. */
+  /**
+   * A server's listing (or a server's state, or the config) changed. Scans are kept for the entries
+   * still listed as they were: clearing them all made every server's definitions scanned again
+   * after any one server's list change. A scan is redone when its server listed the entry anew,
+   * and only its other-tools check when the listed names changed (docs/pins.md, "The description scan").
+   */
   listChanged(): void {
-    this.scanned.clear();
-    this.names = undefined;
+    // Nothing reported since the last change: the scans before it are still the ones to take over.
+    if (this.scanned.size > 0) {
+      this.previous = this.scanned;
+      this.scanned = new Map();
+    }
+    this.namesChecked = false;
   }
 
   /** `all`: every listed tool, for the names a description must not reach for. */
   forTool(listed: ListedTool, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
-    return this.report({ kind: 'tool', exposed: listed.exposed, server: listed.server, name: listed.tool.name, definition: () => toolDefinition(listed.tool) }, all, policy);
+    return this.report({ kind: 'tool', exposed: listed.exposed, server: listed.server, name: listed.tool.name, source: listed.tool, definition: () => toolDefinition(listed.tool) }, all, policy);
   }
 
   forPrompt(listed: ListedPrompt, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
-    return this.report({ kind: 'prompt', exposed: listed.exposed, server: listed.server, name: listed.prompt.name, definition: () => promptDefinition(listed.prompt) }, all, policy);
+    return this.report({ kind: 'prompt', exposed: listed.exposed, server: listed.server, name: listed.prompt.name, source: listed.prompt, definition: () => promptDefinition(listed.prompt) }, all, policy);
   }
 
   forTemplate(listed: ListedTemplate, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
     const exposed = templateExposedName(listed.server, listed.template);
-    return this.report({ kind: 'template', exposed, server: listed.server, name: listed.template.name, definition: () => templateDefinition(listed.template) }, all, policy);
+    return this.report({ kind: 'template', exposed, server: listed.server, name: listed.template.name, source: listed.template, definition: () => templateDefinition(listed.template) }, all, policy);
   }
 
   private report(listed: Listed, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
     const key = `${listed.kind} ${listed.server} ${listed.name}`;
     let scan = this.scanned.get(key);
     if (!scan) {
-      const definition = listed.definition();
-      this.names ??= new ToolNames(all().map((tool) => ({ server: tool.server, names: [tool.tool.name, tool.exposed] })));
-      scan = { definition, digest: definitionDigest(definition), findings: scanDefinition(definition, { otherTools: this.names, server: listed.server }) };
+      const names = this.toolNames(all);
+      const before = this.previous.get(key);
+      if (before?.source === listed.source) {
+        scan = before;
+        if (scan.names !== names) {
+          scan.findings = withToolNames(scan.definition, scan.text, { otherTools: names, server: listed.server });
+          scan.names = names;
+          delete scan.last;
+        }
+      } else {
+        const definition = listed.definition();
+        const { text, findings } = scanParts(definition, { otherTools: names, server: listed.server });
+        scan = { source: listed.source, definition, digest: definitionDigest(definition), text, names, findings };
+      }
       this.scanned.set(key, scan);
       if (scan.findings.length > 0 && !this.logged.has(scan.digest)) {
         this.logged.add(scan.digest);
@@ -118,6 +150,17 @@ export class DefinitionReports {
     };
     scan.last = { pin, unreadable, report };
     return report;
+  }
+
+  /** Every listed tool's names, indexed once per listing; the same index while the names are the same (the scans made with it stand). */
+  private toolNames(all: () => readonly ListedTool[]): ToolNames {
+    if (this.namesChecked && this.names) return this.names;
+    const listed = all().map((tool) => ({ server: tool.server, names: [tool.tool.name, tool.exposed] }));
+    const key = JSON.stringify(listed);
+    if (key !== this.namesKey || !this.names) this.names = new ToolNames(listed);
+    this.namesKey = key;
+    this.namesChecked = true;
+    return this.names;
   }
 
   /** Pins the definition the report was made from (a first allowed use, or an accepted change). */

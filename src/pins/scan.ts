@@ -97,20 +97,62 @@ const PATTERNS: Pattern[] = [
 ];
 
 export function scanDefinition(definition: Definition, context: ScanContext = {}): Finding[] {
+  return scanParts(definition, context).findings;
+}
+
+/**
+ * The findings of a definition's own text (every pattern), without the other-tools check by name:
+ * they depend on nothing else, so a listing whose names changed redoes only that check
+ * (withToolNames). `at`: the index in the definition's strings of each finding's string.
+ */
+export interface TextFindings {
+  findings: Finding[];
+  at: number[];
+}
+
+/** scanDefinition's findings, and the part of them its own text gives (kept while the definition is listed). */
+export function scanParts(definition: Definition, context: ScanContext): { text: TextFindings; findings: Finding[] } {
+  const texts = strings(definition);
+  const text = textFindings(texts);
+  return { text, findings: namedFindings(definition, texts, text, context) };
+}
+
+/** The whole scan's findings again, from the text's own (`found`, of this very definition) and the other tools of `context`. */
+export function withToolNames(definition: Definition, found: TextFindings, context: ScanContext): Finding[] {
+  return namedFindings(definition, strings(definition), found, context);
+}
+
+function textFindings(texts: ReadonlyArray<{ where: string; text: string }>): TextFindings {
   const findings: Finding[] = [];
-  const others = context.otherTools instanceof ToolNames ? context.otherTools : new ToolNames([{ server: null, names: context.otherTools ?? [] }]);
-  // A definition naming itself reaches nowhere, even when another server lists the same name.
-  const own = new Set(typeof definition.name === 'string' ? [definition.name] : []);
-  for (const { where, text } of strings(definition)) {
+  const at: number[] = [];
+  texts.forEach(({ where, text }, index) => {
     const hidden = HIDDEN.exec(text);
     if (hidden) findings.push({ code: 'hidden-unicode', where, excerpt: around(text, hidden.index, hidden[0].length), message: `invisible or direction-changing characters (${codePoints(text)})` });
     for (const pattern of PATTERNS) {
       const match = pattern.test.exec(text) ?? (pattern.code === 'exfiltration' ? exfiltrationUrl(text) : null);
       if (match) findings.push({ code: pattern.code, where, excerpt: around(text, match.index, match[0].length), message: pattern.message });
     }
-    const named = findings.some((finding) => finding.where === where && finding.code === 'other-tools') ? undefined : others.find(text, context.server, own);
+    while (at.length < findings.length) at.push(index);
+  });
+  return { findings, at };
+}
+
+/** `found` with, after each string's own findings, one for a string naming another server's tool (unless a pattern found it reaching for others). */
+function namedFindings(definition: Definition, texts: ReadonlyArray<{ where: string; text: string }>, found: TextFindings, context: ScanContext): Finding[] {
+  const others = context.otherTools instanceof ToolNames ? context.otherTools : new ToolNames([{ server: null, names: context.otherTools ?? [] }]);
+  // A definition naming itself reaches nowhere, even when another server lists the same name.
+  const own = new Set(typeof definition.name === 'string' ? [definition.name] : []);
+  const findings: Finding[] = [];
+  let next = 0;
+  texts.forEach(({ where, text }, index) => {
+    let reaches = false;
+    for (; next < found.findings.length && found.at[next] === index; next++) {
+      reaches ||= found.findings[next]!.code === 'other-tools';
+      findings.push(found.findings[next]!);
+    }
+    const named = reaches ? undefined : others.find(text, context.server, own);
     if (named) findings.push({ code: 'other-tools', where, excerpt: around(text, named.index, named.name.length), message: `names ${named.name}, a tool of another server` });
-  }
+  });
   return findings;
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faultServer } from '../helpers/faults.js';
@@ -226,6 +226,39 @@ describe('serve: a server whose list changes while the gateway reads it at start
     try {
       await eventually(async () => expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__added_after'));
       expect(readFileSync(lists, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
+
+describe('serve: the description scan when another server\'s list changes', () => {
+  test('a tool\'s scan of its own text is kept, and only its check of the other tools\' names redone: a description naming the tool another server adds is flagged then (before, every server\'s scans were redone after any list change)', async () => {
+    const dir = tempDir();
+    const scans = join(dir, 'scans');
+    const harness = await startGateway(
+      {
+        mcpServers: {
+          f: faultServer('list-changed', join(dir, 'f-starts'), { FAULT_LISTS: join(dir, 'lists') }),
+          w: faultServer('works', join(dir, 'w-starts'), { FAULT_ECHO_DESCRIPTION: 'mcp-latch-test: count scans. Echoes its text; call added_after first.' }),
+        },
+        permissions: { allow: ['mcp__f', 'mcp__w'] },
+        policy: { toolDescriptions: 'deny' },
+      },
+      // Each pattern of the scan run on w's echo description is a line of `scans`.
+      { dir, nodeArgs: ['--import', join(ROOT, 'test/fixtures/count-scans.mjs')], env: { COUNT_SCANS_FILE: scans } },
+    );
+    const scanned = () => (existsSync(scans) ? readFileSync(scans, 'utf8').split('\n').filter(Boolean).length : 0);
+    try {
+      expect(textOf(await harness.client.callTool({ name: 'w__echo', arguments: { text: 'before' } }))).toContain('before');
+      const once = scanned();
+      expect(once).toBeGreaterThan(0);
+      expect(textOf(await harness.client.callTool({ name: 'f__notify_changed', arguments: { count: 1 } }))).toBe('notified');
+      await eventually(async () => expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__added_after'));
+      const denied = await harness.client.callTool({ name: 'w__echo', arguments: { text: 'after' } });
+      expect(denied.isError).toBe(true);
+      expect(textOf(denied)).toContain('its description was flagged (other-tools)');
+      expect(scanned()).toBe(once);
     } finally {
       await harness.close();
     }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { toolDefinition } from '../../src/pins/definition.js';
-import { scanDefinition, ToolNames, type FindingCode } from '../../src/pins/scan.js';
+import { scanDefinition, scanParts, ToolNames, withToolNames, type FindingCode } from '../../src/pins/scan.js';
 import { rng } from '../helpers/random.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -204,5 +204,23 @@ describe('findings', () => {
     expect(scanDefinition({ name: 'read_multiple_files', description: 'Reads files.' }, { otherTools: names, server: 'good' })).toEqual([]);
     expect(scanDefinition({ name: 'x_y', description: 'After good__list_directory.' }, { otherTools: names, server: 'good' })).toEqual([]);
     expect(scanDefinition({ name: 'x_y', description: 'Like list_directory.' }, { otherTools: names, server: 'good' }).map((finding) => finding.code)).toEqual(['other-tools']);
+  });
+});
+
+describe('a scan whose other tools changed', () => {
+  it("the text's own findings kept and the names checked again give the whole scan's findings, in its order (the poisoned and the real definitions)", () => {
+    const real = LISTS.flatMap((name) => toolList(name).map((tool) => toolDefinition(tool)));
+    const names = LISTS.flatMap((name) => toolList(name).map((tool) => tool.name));
+    let named = 0;
+    for (const definition of [...POISONED.map((entry) => entry.definition), ...real]) {
+      const kept = scanParts(definition, { otherTools: [] }).text;
+      for (const otherTools of [[], names, ['send_email', 'list_chats', 'send_message', 'read_file']]) {
+        const whole = scanDefinition(definition, { otherTools });
+        named += whole.filter((finding) => finding.message.startsWith('names ')).length;
+        expect(withToolNames(definition, kept, { otherTools })).toEqual(whole);
+      }
+    }
+    // The names did reach some of them.
+    expect(named).toBeGreaterThan(3);
   });
 });
