@@ -713,6 +713,8 @@ describe('6. 7z a reads what it archives', () => {
       ['7z a -tzip <T>/k src/a.ts', 'Edit(<T>/k.zip)'],
       ['7z a <T>/j src/a.ts', 'Edit(<T>/j.7z)'],
       ['cd <T> && 7z a -an -t7z <W>/src/a.ts', 'Edit(<T>/.7z)'],
+      // zip(1) adds `.zip` the same way (bash 5.2, zip 3.0 wrote <T>/k.zip).
+      ['zip -q <T>/k src/a.ts', 'Edit(<T>/k.zip)'],
     ],
     { deny: ['Edit(<T>/k.zip)', 'Edit(<T>/j.7z)', 'Edit(<T>/.7z)'] },
   );

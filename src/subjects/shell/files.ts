@@ -1309,7 +1309,9 @@ const zip: Handler = (args, cwd, out) => {
   scan.operands.forEach((index, n) => {
     const word = words[index]!;
     if (n === 0) push(out, pathOf(word, WRITE, cwd));
-    else push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
+    // zip(1): "If the name of the zip archive does not contain an extension, the extension .zip is added" (bash 5.2, zip 3.0: `zip d/t f` wrote d/t.zip).
+    if (n === 0 && word.isStatic && !posix.basename(word.value).includes('.')) push(out, pathOf(staticWord(`${word.value}.zip`), WRITE, cwd));
+    if (n > 0) push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
     if (n > 0 && moves) push(out, tree ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
   });
 };
