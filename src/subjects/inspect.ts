@@ -1,5 +1,5 @@
 import { basename, dirname, posix, win32 } from 'node:path';
-import { GIT_REWRITE, INTO_DIRECTORY, type CallFacts } from '../policy/decide.js';
+import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, type CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
@@ -96,6 +96,8 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   if (kind === 'all' || subjects.length === 0 || (kind === 'write' && !hasWrite) || (kind === 'command' && !hasCommand)) {
     subjects.push({ type: 'tool', kind });
   }
+  // A profile or the user's `tools` entry says what every argument is; a guess does not (step 5).
+  if (toolClass.source !== 'override' && !toolClass.source.startsWith('profile:')) subjects.push(...candidateSubjects(args, toolClass, kind, commandArg?.arg ?? null, context, cache));
 
   return {
     server,
@@ -110,6 +112,63 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
 
 /** The paths of one call resolved and checked; past them the call asks, naming the limit. */
 export const MAX_CALL_PATHS = 1_000;
+
+/** Path-looking strings of one call's arguments checked against deny rules (step 5), and how deep they are looked for; past either the call asks (docs/config.md "limits"). */
+export const MAX_CANDIDATES = 100;
+export const MAX_CANDIDATE_DEPTH = 32;
+
+/**
+ * A string that may name a file: a separator, a leading `~` or `.`, a `file:` URL, or one word
+ * with an extension (`secrets.txt`, `.env`). Not text over a line or 4,096 characters, nor a URL of another scheme.
+ */
+function looksLikePath(value: string): boolean {
+  if (value.length === 0 || value.length > 4096 || /[\0-\x1f]/.test(value)) return false;
+  if (/^file:/i.test(value)) return true;
+  if (/^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(value)) return false;
+  return /^[~.]|[\\/]/.test(value) || /^[\w-]*\.[\w.-]+$/.test(value);
+}
+
+/**
+ * docs/design.md#classifying-an-unknown-tool-in-order, step 5: for a tool classified by guess,
+ * every string of the arguments that looks like a path, declared or not, at any depth, that is not
+ * already a path or the command, is a deny-only candidate (policy/decide.ts DENY_CANDIDATE: denied
+ * when a deny rule matches one of its readings, otherwise changing nothing), read for a read tool
+ * and written otherwise. `{to: "/w/secret/id"}`, `{opts: {target: "~/.ssh/k"}}`, `{url: "file:///w/.env"}`.
+ */
+function candidateSubjects(args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null): PathSubject[] {
+  const found: string[] = [];
+  let beyond: string | null = null;
+  const visit = (value: unknown, depth: number): void => {
+    if (beyond !== null) return;
+    if (typeof value === 'string') {
+      if (!looksLikePath(value) || found.includes(value)) return;
+      if (found.length === MAX_CANDIDATES) beyond = `the arguments hold more than ${MAX_CANDIDATES} strings that may be paths, the most mcp-latch checks in one call (docs/config.md, "limits")`;
+      else found.push(value);
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    if (depth === MAX_CANDIDATE_DEPTH) {
+      beyond = `the arguments nest deeper than ${MAX_CANDIDATE_DEPTH} levels, the deepest mcp-latch looks for paths (docs/config.md, "limits")`;
+      return;
+    }
+    if (Array.isArray(value)) for (const item of value) visit(item, depth + 1);
+    else for (const key of Object.keys(value)) visit((value as Record<string, unknown>)[key], depth + 1);
+  };
+  visit(args, 0);
+  if (found.length === 0 && beyond === null) return [];
+  // What is already a path or the command (a command's words are the shell analyser's) is not looked at twice.
+  const known = new Set<unknown>([...toolClass.paths.flatMap((pathArg) => valuesAt(args, pathArg.arg)), ...(commandArg ? [args[commandArg]] : []), ...(toolClass.stdin ? [args[toolClass.stdin]] : [])]);
+  const access = kind === 'read' ? 'read' : 'write';
+  const paths = cache ?? new DecisionPaths();
+  const bases = relativeBases(toolClass, args, context, paths);
+  const out: PathSubject[] = [];
+  for (const value of found) {
+    if (known.has(value)) continue;
+    for (const subject of pathSubjects(value, access, bases, DENY_CANDIDATE, context, paths, 'both')) out.push(subject);
+  }
+  if (beyond !== null) out.push({ type: 'path', access, input: '<arguments>', path: null, realPath: null, problem: beyond, inWorkspace: false, via: 'arguments' });
+  return out;
+}
 
 /** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. */
 export function inspectResourceRead(server: string, uri: string, context: InspectContext): CallFacts {

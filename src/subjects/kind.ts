@@ -217,11 +217,32 @@ function typesOf(schema: Record<string, unknown>): string[] {
   return [];
 }
 
-/** Every property at any depth (objects, arrays, anyOf/oneOf/allOf branches), as leaves with pointers. */
+/** Schema nodes one tool's walk visits at most: a `$ref` cycle with several branches (`left`, `right`) doubles them at each level. */
+const MAX_SCHEMA_VISITS = 2_000;
+
+/**
+ * Every property at any depth (objects, arrays, anyOf/oneOf/allOf branches, local `$ref`s into
+ * `$defs`/`definitions`, as FastMCP writes every model argument), as leaves with pointers. Depth
+ * and a visit count bound the walk (a `$ref` may point back up); an argument it does not reach is
+ * still looked at for paths by the call's deny-only candidates (subjects/inspect.ts).
+ */
 function collectLeaves(schema: unknown): Leaf[] {
   const out = new Map<string, Leaf>();
+  let visits = 0;
+  /** The schema a local `$ref` (`#/$defs/Name`, JSON pointer) names, or null. */
+  const target = (s: Record<string, unknown>): Record<string, unknown> | null => {
+    const ref = s['$ref'];
+    if (typeof ref !== 'string' || !ref.startsWith('#')) return null;
+    let node: unknown = schema;
+    for (const part of ref.slice(1).split('/').filter((p) => p !== '')) {
+      node = isPlainObject(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    }
+    return isPlainObject(node) ? node : null;
+  };
   const visitObject = (s: Record<string, unknown>, prefix: string, depth: number): void => {
-    if (depth > 10) return;
+    if (depth > 10 || ++visits > MAX_SCHEMA_VISITS) return;
+    const referenced = target(s);
+    if (referenced) visitObject(referenced, prefix, depth + 1);
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const branches = s[key];
       if (Array.isArray(branches)) for (const b of branches) if (isPlainObject(b)) visitObject(b, prefix, depth + 1);
@@ -234,7 +255,9 @@ function collectLeaves(schema: unknown): Leaf[] {
     }
   };
   const visitValue = (s: Record<string, unknown>, pointer: string, name: string, topLevel: boolean, inArray: boolean, depth: number): void => {
-    if (depth > 10) return;
+    if (depth > 10 || ++visits > MAX_SCHEMA_VISITS) return;
+    const referenced = target(s);
+    if (referenced) visitValue({ ...referenced, ...(typeof s['description'] === 'string' ? { description: s['description'] } : {}) }, pointer, name, topLevel, inArray, depth + 1);
     for (const key of ['anyOf', 'oneOf', 'allOf']) {
       const branches = s[key];
       if (Array.isArray(branches)) for (const b of branches) if (isPlainObject(b)) visitValue(b, pointer, name, topLevel, inArray, depth + 1);
@@ -248,7 +271,7 @@ function collectLeaves(schema: unknown): Leaf[] {
     }
     if (types.includes('object') || isPlainObject(s['properties'])) visitObject(s, pointer, depth + 1);
     // No type at all: could be a string; assume the worst.
-    const untyped = types.length === 0 && !isPlainObject(items) && !isPlainObject(s['properties']) && !Array.isArray(s['anyOf']) && !Array.isArray(s['oneOf']);
+    const untyped = types.length === 0 && !isPlainObject(items) && !isPlainObject(s['properties']) && !Array.isArray(s['anyOf']) && !Array.isArray(s['oneOf']) && referenced === null;
     if (types.includes('string') || untyped) addLeaf(s, pointer, name, topLevel, inArray, true);
   };
   const addLeaf = (s: Record<string, unknown>, pointer: string, name: string, topLevel: boolean, isArray: boolean, isString: boolean): void => {
