@@ -36,7 +36,7 @@ export class Cancellation implements CancelSource {
     return () => {
       const index = this.handlers?.indexOf(handler) ?? -1;
       if (index < 0) return;
-      // Dropped when empty: an answered call's Cancellation may be kept a while longer (stable-map.ts).
+      // Dropped when empty: an answered call's Cancellation may be kept a while longer (id-slots.ts).
       if (this.handlers!.length === 1) this.handlers = null;
       else this.handlers!.splice(index, 1);
     };

@@ -31,7 +31,7 @@ import type { AuditRecord } from '../store/audit.js';
 import { inspectCall, lazyDigest } from '../subjects/inspect.js';
 import { checkToolResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
-import type { CallOrigin } from './running-calls.js';
+import type { CallOrigin, RunningCall } from './running-calls.js';
 import { ProgressRelay } from './progress.js';
 import { ANSWERING, type IncomingCall } from './upstream-calls.js';
 import { ArgsJson } from '../values.js';
@@ -313,8 +313,7 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
   const origin = session.origin(call.extra);
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   recordCall(decided, context, session, Date.now() - decided.started, outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
-  context.running.add(supervisor.name, origin);
-  const answer = new PlainAnswer(call, decided.route, outcome, origin, context.running);
+  const answer = new PlainAnswer(call, decided.route, outcome, context.running.add(supervisor.name, origin));
   let permit: Permit;
   try {
     permit = context.permits.issue(supervisor.name, tool.name, args);
@@ -334,12 +333,11 @@ class PlainAnswer implements CallSettle {
     private readonly call: Pick<IncomingCall, 'answer' | 'fail' | 'answerText'>,
     private readonly route: ToolRoute,
     private readonly outcome: LatchOutcome & { type: 'forward' },
-    private readonly origin: CallOrigin,
-    private readonly running: CallContext['running'],
+    private readonly running: RunningCall,
   ) {}
 
   resolve(answered: unknown): void {
-    this.running.remove(this.route.supervisor.name, this.origin);
+    this.running.end();
     let result: CallToolResult;
     try {
       result = checkedResult(answered, this.route, this.outcome);
@@ -360,12 +358,12 @@ class PlainAnswer implements CallSettle {
       this.resolve(JSON.parse(resultText));
       return;
     }
-    this.running.remove(this.route.supervisor.name, this.origin);
+    this.running.end();
     this.call.answerText(resultText);
   }
 
   reject(error: unknown): void {
-    this.running.remove(this.route.supervisor.name, this.origin);
+    this.running.end();
     this.failed(error);
   }
 
@@ -394,9 +392,9 @@ function callOptions(decided: DecidedCall, progress: ProgressRelay | null, conte
  */
 function finishPlain(decided: DecidedCall, outcome: LatchOutcome & { type: 'forward' }, origin: CallOrigin, callServer: (answers: ServerAnswers | null) => Promise<unknown>, context: CallContext): Promise<CallToolResult> {
   const { supervisor } = decided.route;
-  context.running.add(supervisor.name, origin);
+  const running = context.running.add(supervisor.name, origin);
   return new Promise((resolve, reject) => {
-    const answer = new PlainAnswer({ answer: resolve, fail: reject }, decided.route, outcome, origin, context.running);
+    const answer = new PlainAnswer({ answer: resolve, fail: reject }, decided.route, outcome, running);
     let working: Promise<unknown>;
     try {
       working = callServer(decided.serverAnswers);

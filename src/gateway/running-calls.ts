@@ -1,5 +1,4 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StableMap } from '../stable-map.js';
 import type { ElicitRequestParams, ElicitResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** The client request a downstream server is working for: where that server's own requests and log messages go back. */
@@ -18,10 +17,14 @@ export interface CallOrigin {
  * requests (sampling, elicitation, roots) and log messages carry nothing that links them to the
  * call that caused them (over stdio, nothing on the wire says which), so they can go back only to
  * a session that is alone in having calls running on that server (docs/team.md#what-shared-servers-send-back).
+ *
+ * Each server's calls are a list linked through the calls themselves, not a Map keyed by origin: a
+ * long-lived Map whose entries come and go has its hash table replaced in the old generation, and
+ * the replaced tables kept every call's origin alive until a full collection (docs/performance.md,
+ * "Round 11: the warm path").
  */
 export class RunningCalls {
-  /** Each call's origin, by server (a StableMap: it empties after every call when calls come one at a time). */
-  private readonly byServer = new Map<string, StableMap<CallOrigin, CallOrigin>>();
+  private readonly byServer = new Map<string, RunningList>();
 
   /**
    * Runs `work`, a call forwarded to `server`, with its origin recorded until it settles. Not an
@@ -29,8 +32,8 @@ export class RunningCalls {
    * (docs/performance.md#the-hot-path); the origin is removed before the caller's await resumes.
    */
   during<T>(server: string, origin: CallOrigin, work: () => Promise<T>): Promise<T> {
-    this.add(server, origin);
-    const settled = (): void => this.remove(server, origin);
+    const running = this.add(server, origin);
+    const settled = (): void => running.end();
     let working: Promise<T>;
     try {
       working = work();
@@ -42,22 +45,56 @@ export class RunningCalls {
     return working;
   }
 
-  /** Records a call forwarded to `server`; the caller removes it when the call settles (or use `during`). */
-  add(server: string, origin: CallOrigin): void {
-    let running = this.byServer.get(server);
+  /** Records a call forwarded to `server`; the caller ends it when the call settles (or use `during`). */
+  add(server: string, origin: CallOrigin): RunningCall {
+    let list = this.byServer.get(server);
     // Kept when it empties: the names are the configured servers'.
-    if (!running) this.byServer.set(server, (running = new StableMap()));
-    running.set(origin, origin);
-  }
-
-  remove(server: string, origin: CallOrigin): void {
-    this.byServer.get(server)?.delete(origin);
+    if (!list) this.byServer.set(server, (list = new RunningList()));
+    return list.append(origin);
   }
 
   /** One origin per session with calls running on `server` (its latest call). */
   callers(server: string): CallOrigin[] {
     const bySession = new Map<string, CallOrigin>();
-    for (const origin of this.byServer.get(server)?.keys() ?? []) bySession.set(origin.session, origin);
+    for (let call = this.byServer.get(server)?.first ?? null; call; call = call.next) bySession.set(call.origin.session, call.origin);
     return [...bySession.values()];
+  }
+}
+
+/** A server's running calls, oldest first. */
+class RunningList {
+  first: RunningCall | null = null;
+  last: RunningCall | null = null;
+
+  append(origin: CallOrigin): RunningCall {
+    const call = new RunningCall(this, origin, this.last);
+    if (this.last) this.last.next = call;
+    else this.first = call;
+    this.last = call;
+    return call;
+  }
+}
+
+/** One call in its server's list, until `end()` (which may be called again, to no effect). */
+export class RunningCall {
+  next: RunningCall | null = null;
+
+  constructor(
+    private list: RunningList | null,
+    readonly origin: CallOrigin,
+    private previous: RunningCall | null,
+  ) {}
+
+  end(): void {
+    const list = this.list;
+    if (!list) return;
+    if (this.previous) this.previous.next = this.next;
+    else list.first = this.next;
+    if (this.next) this.next.previous = this.previous;
+    else list.last = this.previous;
+    // Unlinked both ways: an ended call keeps neither neighbour alive, nor they it.
+    this.list = null;
+    this.previous = null;
+    this.next = null;
   }
 }
