@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node bench/callgrind.js --bin A [--bin B]... [--runs N] [--warm N] [--calls N]
+// node bench/callgrind.js --bin A [--bin B]... [--runs N] [--warm N] [--calls N] [--names N]
 //
 // Instructions per warm call, counted by valgrind's callgrind: what moves least when the machine
 // is shared (docs/performance.md, "Measuring"). Each build's gateway runs under callgrind in front
@@ -7,9 +7,11 @@
 // counters are zeroed, `--calls` more are made (1,000) and counted, per thread. The builds take
 // turns, `--runs` times each (2); a run now and then counts ~10% more for the same build (V8's
 // tiers compile at other moments under valgrind), so compare the runs in pairs. Prints, per run,
-// the instructions per call on the main thread and on all threads.
+// the instructions per call on the main thread and on all threads. `--names N`: also the N functions
+// of the main thread with the most instructions per call, their callees included, JavaScript named
+// through V8's perf map (`--perf-basic-prof`; callgrind sees JIT code as bare addresses).
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +22,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const runs = Number(option('--runs', 2));
 const warm = Number(option('--warm', 3000));
 const calls = Number(option('--calls', 1000));
+const names = Number(option('--names', 0));
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 
@@ -30,7 +33,7 @@ writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: proc
 
 async function measure(bin, run) {
   const out = join(dir, `run${run}-${bins.indexOf(bin)}`);
-  const child = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, bin, 'serve', '--config', config], {
+  const child = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...(names > 0 ? ['--perf-basic-prof'] : []), bin, 'serve', '--config', config], {
     cwd: dir,
     stdio: ['pipe', 'pipe', 'ignore'],
     env: { ...process.env, MCP_LATCH_LOG_LEVEL: 'warn' },
@@ -81,7 +84,33 @@ async function measure(bin, run) {
     all += totals;
     if (name.endsWith('-01')) main = totals;
   }
+  if (names > 0) printNames(join(dir, `${prefix}${last}-01`), child.pid);
   return { main: main / calls, all: all / calls };
+}
+
+/** The main thread's functions by inclusive instructions per call; JIT code named from /tmp/perf-PID.map. */
+function printNames(dump, pid) {
+  const mapFile = `/tmp/perf-${pid}.map`;
+  const code = readFileSync(mapFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [start, size, ...name] = line.split(' ');
+      return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') };
+    });
+  rmSync(mapFile, { force: true });
+  const nameOf = (address) => code.findLast((entry) => entry.start <= address && address < entry.end)?.name;
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const rows = new Map();
+  for (const line of annotated.split('\n')) {
+    const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
+    if (!match) continue;
+    const address = /\?\?\?:0x([0-9a-f]+) \[\?\?\?\]/.exec(match[2]);
+    const name = (address ? nameOf(parseInt(address[1], 16)) : null) ?? match[2].replace(/ \[.*\]$/, '');
+    // A function in two tiers (V8's `^` baseline, `*` optimised) is two rows: one may run inside the other.
+    rows.set(name, Math.max(rows.get(name) ?? 0, Number(match[1].replaceAll(',', ''))));
+  }
+  for (const [name, count] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, names)) console.log(`${(count / calls / 1000).toFixed(2).padStart(9)}k  ${name.slice(0, 160)}`);
 }
 
 for (let run = 0; run < runs; run++) {
