@@ -10,4 +10,5 @@ export { messageBytes } from '../config/schema.js';
 export { ruleIssues } from '../policy/policy.js';
 export { Gateway } from '../gateway/server.js';
 export { StdioUpstream } from '../gateway/stdio-upstream.js';
+export { clientInput } from '../gateway/client-input.js';
 export { IdleCollector } from '../gateway/idle-collector.js';

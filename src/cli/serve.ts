@@ -68,7 +68,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     await prespawned.closeAll();
     throw error;
   }
-  const { loadConfig, serversToRun, messageBytes, ruleIssues, Gateway, StdioUpstream, IdleCollector } = loaded.exports;
+  const { loadConfig, serversToRun, messageBytes, ruleIssues, Gateway, StdioUpstream, IdleCollector, clientInput } = loaded.exports;
   let config;
   try {
     config = loadConfig(path, ruleIssues, options.scope);
@@ -80,10 +80,12 @@ export async function serve(options: ServeOptions): Promise<void> {
 
   const gateway = new Gateway({ config, logger, prespawned });
   const shutdown = runUntilStopped(path, gateway, logger);
-  process.stdin.on('end', () => shutdown('stdin closed'));
-  process.stdin.on('close', () => shutdown('stdin closed'));
+  // The one reader of fd 0 (client-input.ts): process.stdin is not touched when it is a socket.
+  const { input, reusedChunks } = clientInput();
+  input.on('end', () => shutdown('stdin closed'));
+  input.on('close', () => shutdown('stdin closed'));
 
-  await gateway.connect(new StdioUpstream(messageBytes(config.file)));
+  await gateway.connect(new StdioUpstream(messageBytes(config.file), input, process.stdout, reusedChunks));
   // The hot path is optimised as before from here on; --max-opt=2 had turned --turbofan off too.
   setFlagsFromString('--max-opt=999');
   setFlagsFromString('--turbofan');
@@ -93,11 +95,11 @@ export async function serve(options: ServeOptions): Promise<void> {
   let startedUp = false;
   void gateway.whenStartedUp().then(() => (startedUp = true));
   const idle = new IdleCollector({
-    input: process.stdin,
+    input,
     inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
     report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
   });
-  process.stdin.once('close', () => idle.close());
+  input.once('close', () => idle.close());
   const { codeCache } = loaded;
   logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status }, 'mcp-latch serving on stdio');
   // After the answer is on its way: the cache then holds what the start-up compiled.

@@ -37,8 +37,14 @@ export class LineReader {
   private partsBytes = 0;
   private over: { bytes: number; head: Buffer; tail: Buffer } | null = null;
 
-  /** `maxBytes`: `limits.messageMB`, in bytes. */
-  constructor(readonly maxBytes: number) {}
+  /**
+   * `maxBytes`: `limits.messageMB`, in bytes. `reusedChunks`: the reader writes its next read over
+   * the chunk once `push` returns (gateway/client-input.ts), so a line's start is copied to be kept.
+   */
+  constructor(
+    readonly maxBytes: number,
+    private readonly reusedChunks = false,
+  ) {}
 
   /** Adds a chunk and calls `onLine` for each complete line, `onOversized` for each line over the limit. */
   push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void): void {
@@ -61,7 +67,7 @@ export class LineReader {
       this.over.tail = Buffer.from(lastBytes(piece.length >= ENDS ? piece : Buffer.concat([this.over.tail, piece])));
       return;
     }
-    this.parts.push(piece);
+    this.parts.push(this.reusedChunks ? Buffer.from(piece) : piece);
     this.partsBytes += piece.length;
     if (this.partsBytes > this.maxBytes) {
       const whole = Buffer.concat(this.parts);

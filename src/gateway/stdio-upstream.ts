@@ -21,13 +21,17 @@ export class StdioUpstream implements Transport, LineSending {
   private scheduled = false;
   private closed = false;
 
-  /** `maxMessageBytes`: `limits.messageMB`, in bytes. */
+  /**
+   * `maxMessageBytes`: `limits.messageMB`, in bytes. `reusedChunks`: `input` writes each read over
+   * the last one's chunk (client-input.ts).
+   */
   constructor(
     maxMessageBytes: number,
     private readonly input: NodeJS.ReadableStream = process.stdin,
     private readonly output: NodeJS.WritableStream = process.stdout,
+    reusedChunks = false,
   ) {
-    this.reader = new LineReader(maxMessageBytes);
+    this.reader = new LineReader(maxMessageBytes, reusedChunks);
   }
 
   async start(): Promise<void> {
@@ -36,6 +40,8 @@ export class StdioUpstream implements Transport, LineSending {
     this.input.on('close', this.onEnd);
     this.input.on('error', this.onError);
     this.output.on('error', this.onError);
+    // A paused input (client-input.ts) starts reading here, with its reader in place.
+    this.input.resume();
   }
 
   private readonly onData = (chunk: Buffer): void => {

@@ -13,6 +13,19 @@ describe('LineReader', () => {
     expect(read(new LineReader(1000), ['ab', 'c\r\nde\nf', 'g\n', '\n']).lines).toEqual(['abc', 'de', 'fg', '']);
   });
 
+  test('chunks written over once pushed (a reader with one buffer): a line across them is whole', () => {
+    const chunks = ['{"a":1}\n{"b"', ':"xy', 'z"}\r', '\n{"c":3}\n'];
+    const buffer = Buffer.alloc(64);
+    const lines: string[] = [];
+    const reader = new LineReader(1000, true);
+    for (const chunk of chunks) {
+      const length = buffer.write(chunk);
+      reader.push(buffer.subarray(0, length), (line) => lines.push(line), () => undefined);
+      buffer.fill(0x21);
+    }
+    expect(lines).toEqual(['{"a":1}', '{"b":"xyz"}', '{"c":3}']);
+  });
+
   test('a line over the limit is reported with its size and id (first or last key), and the next line is whole', () => {
     const reader = new LineReader(100);
     const request = `{"jsonrpc":"2.0","id":7,"method":"x","params":{"text":"${'a'.repeat(300)}"}}`;
