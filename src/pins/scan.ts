@@ -179,16 +179,18 @@ function exfiltrationUrl(text: string): { index: number; 0: string } | null {
  * Every string the model reads, with where it sits. Argument names count too (a parameter called
  * `content_of_ssh_id_rsa` is an instruction), as do enum values and defaults.
  */
-function strings(value: unknown, where = ''): Array<{ where: string; text: string }> {
-  if (typeof value === 'string') return [{ where: where || '(value)', text: value }];
-  if (Array.isArray(value)) return value.flatMap((item, index) => strings(item, `${where}[${index}]`));
-  if (typeof value !== 'object' || value === null) return [];
-  const out: Array<{ where: string; text: string }> = [];
-  for (const [key, item] of Object.entries(value)) {
-    const path = where === '' ? key : `${where}.${key}`;
-    // Property names are free text the model reads; other keys are schema vocabulary.
-    if (where.endsWith('properties')) out.push({ where: `${path} (argument name)`, text: key.replace(/[_-]+/g, ' ') });
-    out.push(...strings(item, path));
+function strings(value: unknown, where = '', out: Array<{ where: string; text: string }> = []): Array<{ where: string; text: string }> {
+  // Into one list: `out.push(...strings(item))` threw a RangeError for an enum of 150,000 values
+  // (a spread of that many arguments), and every client's tools/list failed under "hide".
+  if (typeof value === 'string') out.push({ where: where || '(value)', text: value });
+  else if (Array.isArray(value)) value.forEach((item, index) => strings(item, `${where}[${index}]`, out));
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const path = where === '' ? key : `${where}.${key}`;
+      // Property names are free text the model reads; other keys are schema vocabulary.
+      if (where.endsWith('properties')) out.push({ where: `${path} (argument name)`, text: key.replace(/[_-]+/g, ' ') });
+      strings(item, path, out);
+    }
   }
   return out;
 }

@@ -123,6 +123,26 @@ describe('serve: the servers\' lists together past limits.messageMB', () => {
   }, 60_000);
 });
 
+describe('serve: a tool whose schema holds 150,000 strings', () => {
+  test('under policy.toolDescriptions "hide" the list is answered, the tool scanned and listed, and its call allowed; before, the scan threw (a spread of 150,000 arguments) and every client\'s tools/list failed', async () => {
+    const dir = tempDir();
+    const harness = await startGateway(
+      { mcpServers: { f: faultServer('list-wide', join(dir, 'f-starts')), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] }, policy: { toolDescriptions: 'hide' } },
+      { dir },
+    );
+    try {
+      const names = (await harness.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('w__echo');
+      expect(names).toContain('f__wide_enum');
+      // Forwarded: the fault server has no such tool to run, and says so.
+      await expect(harness.client.callTool({ name: 'f__wide_enum', arguments: { pick: 'v7' } })).rejects.toThrow(/Unknown tool: wide_enum/);
+      await bothServe(harness);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
+
 describe('serve: outputSchemas past the limit, and many to compile', () => {
   test('an outputSchema of 3,000 properties (~170 KB) is dropped uncompiled with one warning naming the limit; its tool is listed and called without it', async () => {
     const dir = tempDir();
