@@ -2060,6 +2060,16 @@ describe('4. files git writes or reads that an option, a setting or the environm
       ['git revert --no-commit --output=<T>/data/o HEAD', 'Edit(<T>/data/**)'],
       ['git fast-export --output=<T>/data/o HEAD', 'Edit(<T>/data/**)'],
       ['git bundle create /dev/null HEAD --output=<T>/data/o', 'Edit(<T>/data/**)'],
+      // A local repository is read by clone, fetch, pull, ls-remote, archive --remote (`git clone
+      // /prot/repo x && cat x/data/secret` printed it, git 2.39) and written by push.
+      ['git clone -q <H>/.ssh x', 'Read(~/.ssh/**)'],
+      ['git clone -q file://<H>/.ssh x', 'Read(~/.ssh/**)'],
+      ['git clone --reference <H>/.ssh https://e.example/x y', 'Read(~/.ssh/**)'],
+      ['git fetch -q <H>/.ssh HEAD', 'Read(~/.ssh/**)'],
+      ['git pull <H>/.ssh HEAD', 'Read(~/.ssh/**)'],
+      ['git ls-remote <H>/.ssh', 'Read(~/.ssh/**)'],
+      ['git archive --remote=<H>/.ssh HEAD', 'Read(~/.ssh/**)'],
+      ['git push <T>/data/r HEAD:main', 'Edit(<T>/data/**)'],
     ],
     GIT,
   );
@@ -2078,6 +2088,11 @@ describe('4. files git writes or reads that an option, a setting or the environm
   // What writes nothing there, or writes where the rules allow, is as before.
   test.each(['git format-patch -1 --stdout', 'git format-patch -1 -o out2', 'GIT_TRACE=1 git status', 'git check-attr --stdin -a < list', 'git -c user.name=x log', 'git send-email --to=a@b.example HEAD~1'])('bypassPermissions: %j is allowed', (command) => {
     const decision = shell(command, 'bypassPermissions', GIT);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  // A remote's name and a URL name no local repository.
+  test.each(['git push origin main', 'git fetch origin', 'git ls-remote https://e.example/x', 'git ls-remote origin'])('default: %j is allowed', (command) => {
+    const decision = shell(command, 'default', GIT);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
   // (In a directory where a deny or ask rule could match below, format-patch asks, as with `-o DIR`: the names are git's.)

@@ -586,6 +586,7 @@ const git: Handler = (args, cwd, out) => {
   if (sub !== undefined && !(sub.isStatic && GIT_OUTPUTS[sub.value]?.files.includes('--output'))) revisionOutput(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitReads(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic) gitStdinPaths(sub.value, args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic) gitRepositories(sub.value, args.slice(scan.end + 1), base, out);
   if (sub !== undefined) {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
@@ -730,6 +731,36 @@ function gitReads(sub: string, args: readonly Word[], base: string | null, out: 
   const scan = scanOptions(args, 0, known.spec);
   for (const file of optionValues(scan, ...known.options)) push(out, pathOf(file, READ, base));
   if (known.operands) for (const i of scan.operands) push(out, pathOf(args[i]!, READ, base));
+}
+
+/**
+ * A local repository another git command reads (its objects, so every file it ever held) or, for
+ * `push`, writes: `git clone /prot/repo x && cat x/data/secret`, `git fetch /prot/repo HEAD && git
+ * show FETCH_HEAD:…`, `git archive --remote=/prot/repo HEAD` printed a file below a Read deny rule
+ * (git 2.39, round 11). A URL with a scheme or `host:` names no local path; `file://` does.
+ */
+const GIT_REPOSITORY: Record<string, { spec: OptionSpec; options: string[]; at: number | null; access: Access }> = {
+  clone: { spec: { short: 'obucj', long: ['separate-git-dir', 'template', 'origin', 'branch', 'upload-pack', 'reference', 'reference-if-able', 'depth', 'shallow-since', 'shallow-exclude', 'config', 'jobs', 'filter', 'server-option', 'bundle-uri', 'ref-format'] }, options: ['--reference', '--reference-if-able'], at: 0, access: READ },
+  fetch: { spec: { short: 'oj', long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'refmap', 'server-option', 'jobs', 'filter', 'negotiation-tip', 'recurse-submodules-default', 'submodule-prefix'] }, options: [], at: 0, access: READ },
+  pull: { spec: { short: 'soXj', long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'strategy', 'strategy-option', 'server-option', 'jobs', 'negotiation-tip'] }, options: [], at: 0, access: READ },
+  'ls-remote': { spec: { long: ['upload-pack', 'sort', 'server-option'] }, options: [], at: 0, access: READ },
+  archive: { spec: { short: 'o', long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file'] }, options: ['--remote'], at: null, access: READ },
+  push: { spec: { short: 'o', long: ['receive-pack', 'exec', 'repo', 'push-option', 'signed', 'force-with-lease'] }, options: ['--repo'], at: 0, access: WRITE },
+};
+
+function gitRepositories(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
+  const known = GIT_REPOSITORY[sub];
+  if (!known) return;
+  const scan = scanOptions(args, 0, known.spec);
+  const url = known.at === null ? undefined : args[scan.operands[known.at]!];
+  for (const word of [...optionValues(scan, ...known.options), ...(url ? [url] : [])]) {
+    if (word.isStatic && /^[a-z][a-z0-9+.-]*:\/\//i.test(word.value) && !/^file:\/\//i.test(word.value)) continue;
+    if (word.isStatic && !/^file:/i.test(word.value) && /^[^/]*:/.test(word.value)) continue;
+    // `git fetch origin` names a remote: beside clone's source, only a word that reads as a path counts.
+    if (sub !== 'clone' && word.isStatic && !/^(file:|\.\.?$)|\//i.test(word.value)) continue;
+    const local = word.isStatic ? { ...word, value: word.value.replace(/^file:\/\//i, '') } : word;
+    push(out, walked(pathOf(local, known.access, base), REMOVED));
+  }
 }
 
 function gitStdinPaths(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
