@@ -2574,3 +2574,25 @@ describe('9. awk programs that run or write', () => {
   ], awk);
   allowedByDefault(["awk '{print $1}' src/a.ts", "awk -F: '{print $1 \";\" $2}' src/a.ts", "awk '$3 > 100' src/a.ts"], awk);
 });
+
+// scp(1), sftp(1): "-o ssh_option … passed to ssh"; ssh_config(5) ProxyCommand, LocalCommand,
+// KnownHostsCommand and Match exec run a local command. Only ssh's -o was read: `scp -o
+// ProxyCommand='rm -f out/secret' a x:y` removed it under Bash(scp:*) (OpenSSH 9.2, round 11 review).
+// sftp runs a local shell for a `!command` in its batch file or standard input.
+describe('16. the ssh clients pass -o to ssh', () => {
+  neverAllowedAnywhere([
+    "scp -o ProxyCommand='rm -f x' src/a.ts h:y",
+    "scp -oProxyCommand='rm -f x' src/a.ts h:y",
+    "scp -o 'ProxyCommand rm -f x' src/a.ts h:y",
+    "scp -rpo LocalCommand=id -o PermitLocalCommand=yes src h:y",
+    'scp -o Match=\'exec "rm x"\' src/a.ts h:y',
+    "scp -o PKCS11Provider=./evil.so src/a.ts h:y",
+    "sftp -o ProxyCommand='rm -f x' h",
+    'sftp h',
+    "echo '!rm -f x' | sftp -b - h",
+    "ssh-copy-id -o ProxyCommand='rm -f x' h",
+    "sshfs -o ssh_command='rm -f x' h: mnt",
+    "sshfs -o reconnect,ProxyCommand='rm -f x' h: mnt",
+  ], { allow: ['Bash(scp:*)', 'Bash(sftp:*)', 'Bash(ssh-copy-id:*)', 'Bash(sshfs:*)'] });
+  allowedByDefault(['scp -o Port=2222 src/a.ts h:y', 'scp -P 22 -i k src/a.ts h:y'], { allow: ['Bash(scp:*)', 'Read(<W>/**)'] });
+});

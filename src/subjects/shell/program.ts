@@ -192,6 +192,11 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       return describeSu(name, args, cwd, built);
     case 'ssh':
       return describeSsh(args, cwd, built);
+    case 'scp':
+    case 'sftp':
+    case 'ssh-copy-id':
+    case 'sshfs':
+      return describeSshClient(name, args, built);
     case 'watch': {
       const scan = scanOptions(args, 0, { short: 'nq', long: ['interval', 'equexit'], stopAtOperand: true });
       const rest = args.slice(scan.end);
@@ -397,12 +402,37 @@ function describeSu(name: string, args: readonly Word[], cwd: string | null, bui
 }
 
 /** `ssh [options] DEST [COMMAND…]`: the remote shell runs the joined words. */
+/**
+ * Security: ssh options that run a local command or load code (ssh_config(5)); sshfs(1) takes
+ * `ssh_command` and `sftp_server` among its `-o` options.
+ */
+const SSH_RUNS = /^\s*(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match|PKCS11Provider|SecurityKeyProvider|ssh_command|ssh_program|sftp_server)\b/i;
+
+/**
+ * scp, sftp, ssh-copy-id and sshfs pass `-o` to ssh unchanged (scp(1), sftp(1)): `scp -o
+ * ProxyCommand='rm f' a x:y` removed f (round 11 review), so the same options are executors. sftp
+ * runs a local shell for a `!command` of its batch file or standard input, and `-S`/`-D` programs:
+ * it is one.
+ */
+function describeSshClient(name: string, args: readonly Word[], built: Built): void {
+  if (name === 'sftp') {
+    built.reasons.push('executor');
+    return;
+  }
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic || !/^-[A-Za-z0-9]*o/.test(word.value)) continue;
+    const rest = word.value.slice(word.value.indexOf('o') + 1);
+    const value = rest !== '' ? { ...word, value: rest } : args[i + 1];
+    if (value !== undefined && (!value.isStatic || SSH_RUNS.test(value.value) || value.value.split(',').some((part) => SSH_RUNS.test(part)))) built.reasons.push('executor');
+  }
+}
+
 function describeSsh(args: readonly Word[], cwd: string | null, built: Built): void {
   const scan = scanOptions(args, 0, { short: 'BbcDEeFIiJLlmOopQRSWw', stopAtOperand: true });
   for (const file of optionValues(scan, '-i', '-F')) pushPath(built.segment.paths, pathOf(file, 'read', cwd));
   for (const option of optionValues(scan, '-o')) {
-    // Security: these run a local command (ssh_config(5)).
-    if (!option.isStatic || /^\s*(ProxyCommand|LocalCommand|PermitLocalCommand|KnownHostsCommand|Match)\b/i.test(option.value)) built.reasons.push('executor');
+    if (!option.isStatic || SSH_RUNS.test(option.value)) built.reasons.push('executor');
   }
   if (scan.end >= args.length) return;
   built.reasons.push('remote-command');
