@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,6 +10,7 @@ import { join } from 'node:path';
  * killed, so a number the system gave again is left alone.
  */
 export default function setup(): () => void {
+  devNullIsADevice('before the run');
   const file = join(tmpdir(), `mcp-latch-test-gateways-${process.pid}`);
   process.env.MCP_LATCH_TEST_GATEWAYS = file;
   return () => {
@@ -27,5 +28,16 @@ export default function setup(): () => void {
       }
     }
     rmSync(file, { force: true });
+    devNullIsADevice('after the run: a test replaced it');
   };
+}
+
+/**
+ * Many cases write to /dev/null through real programs run as this user; one that replaces it (a
+ * `sed -i` or an `install` onto it, as root) leaves a regular file, and bash's `>/dev/null` and tmux's
+ * daemon() then fail elsewhere, far from the cause (round 11: a proof run by hand did this).
+ */
+function devNullIsADevice(when: string): void {
+  if (process.platform === 'win32') return;
+  if (!statSync('/dev/null').isCharacterDevice()) throw new Error(`/dev/null is not a character device ${when} (as root: rm /dev/null && mknod -m 666 /dev/null c 1 3)`);
 }
