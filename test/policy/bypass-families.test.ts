@@ -2596,3 +2596,62 @@ describe('16. the ssh clients pass -o to ssh', () => {
   ], { allow: ['Bash(scp:*)', 'Bash(sftp:*)', 'Bash(ssh-copy-id:*)', 'Bash(sshfs:*)'] });
   allowedByDefault(['scp -o Port=2222 src/a.ts h:y', 'scp -P 22 -i k src/a.ts h:y'], { allow: ['Bash(scp:*)', 'Read(<W>/**)'] });
 });
+
+// bash manual, "Bash Variables": BASH_CMDS — "Elements added to this array appear in the hash table",
+// so a name found there runs that file without a PATH search; BASH_ALIASES — "Elements added to
+// this array appear in the alias list" (expanded in POSIX mode: `set -o posix`, POSIXLY_CORRECT, bash
+// as sh). `printf -v 'BASH_CMDS[ls]' /bin/sh; ls -c CMD` was allowed in every mode with no rule
+// (round 11 review). Every way bash gives a variable a value is here ("Bash Builtin Commands":
+// declare/typeset/local/export/readonly, read, mapfile/readarray, getopts, printf -v, wait -p,
+// unset, namerefs; "Shell Parameter Expansion": `${x:=…}`; "Shell Arithmetic": (( )), $(( )), let,
+// for (( )), subscripts, `[[ -eq ]]`, `declare -i`, values evaluated as expressions; coproc NAME;
+// select/for NAME), each proven with bash 5.2: after it, `ls HIT` ran /bin/echo (BASH_CMDS) or a
+// ./0/ls (PATH=0), and `unset PATH; ls` ran ./ls.
+describe('0. any assignment of a variable that picks the command bash runs', () => {
+  neverAllowedAnywhere([
+    "printf -v 'BASH_CMDS[ls]' /bin/sh; ls -c 'cat <H>/.ssh/id_rsa'",
+    'printf -v "BASH_CMDS[cat]" %s /bin/sh; cat -c id',
+    "builtin printf -v 'BASH_CMDS[ls]' /bin/sh; ls -c id",
+    "command printf -v 'BASH_CMDS[ls]' /bin/sh; ls -c id",
+    "printf -v 'BASH_ALIASES[ls]' %s 'rm -f'\nls out/table.csv",
+    "set -o posix; printf -v 'BASH_ALIASES[ls]' %s 'rm -f'\nls out/table.csv",
+    'POSIXLY_CORRECT=1; ls',
+    "declare 'BASH_CMDS[ls]=/bin/sh'; ls -c id",
+    'typeset -A BASH_CMDS=([ls]=/bin/sh); ls -c id',
+    "f() { local 'BASH_CMDS[ls]=/bin/sh'; ls -c id; }; f",
+    'BASH_CMDS[ls]=/bin/sh; ls -c id',
+    'BASH_CMDS+=([ls]=/bin/sh); ls -c id',
+    "read -r 'BASH_CMDS[ls]' <<< /bin/sh; ls -c id",
+    ': "${BASH_CMDS[ls]:=/bin/sh}"; ls -c id',
+    ': ${PATH:=.}; ls',
+    'declare -n r=BASH_CMDS; r[ls]=/bin/sh; ls -c id',
+    'declare -n r; r=BASH_CMDS; r[ls]=/bin/sh; ls -c id',
+    'declare "$n=1"; ls',
+    "let 'BASH_CMDS[ls]=1'; ls",
+    '(( BASH_CMDS[ls]=1 )); ls',
+    'unset PATH; ls',
+    'unset BASH_CMDS; ls',
+    '(( PATH=0 )); ls',
+    'let PATH=0; ls',
+    'echo $(( PATH=0 )); ls',
+    'x="PATH=0"; (( x )); ls',
+    "x=PA''TH=0; (( x )); ls",
+    "printf -v x '\\x50ATH=0'; (( x )); ls",
+    'n=PATH; (( $n = 0 )); ls',
+    'n=PA; (( ${n}TH = 0 )); ls',
+    '[[ "PATH=0" -eq 0 ]]; ls',
+    'a=(1); : ${a[PATH=0]}; ls',
+    'for ((PATH=0;0;)); do :; done; ls',
+    'declare -i x; x="PATH=0"; ls',
+    'mapfile -t PATH <<< 0; ls',
+    'readarray PATH < src/a.ts; ls',
+    'read PATH <<< 0; ls',
+    'read -a PATH <<< 0; ls',
+    'getopts 0 PATH -0; ls',
+    "wait -n -p 'BASH_CMDS[ls]'; ls",
+    'select PATH in 0; do break; done; ls',
+    'coproc PATH { :; }; ls',
+    'EXECIGNORE=/usr/bin/ls; ls',
+  ]);
+  allowedByDefault(['(( n = 1 + 2 )); echo $n', 'for ((i=0;i<3;i++)); do echo $i; done', 'printf -v x %s 1; echo $x', 'echo $PATH', '(( $a != 1 )) && echo x']);
+});

@@ -327,8 +327,9 @@ describe('§5.2 substitution anywhere (known Claude Code bypasses)', () => {
 
   test('a quoted $( stored in a variable is flagged (it runs when the value is evaluated)', () => {
     expect(analyse("x='$(id)' sh -c 'echo $x'").unanalyzable).toEqual(['stored-substitution', 'interpreter']);
-    // let evaluates it now: the subscript's command is listed too.
-    expect(analyse("let 'a[$(id)]=1'").unanalyzable).toEqual(['stored-substitution', 'arithmetic', 'substitution']);
+    // let evaluates it now: the subscript's command is listed too; an assignment after an
+    // expansion may name any variable (`(( ${n}TH = 0 ))`): environment.
+    expect(analyse("let 'a[$(id)]=1'").unanalyzable).toEqual(['stored-substitution', 'arithmetic', 'substitution', 'environment']);
     expect(analyse("let 'a[$(id)]=1'").segments.map((s) => s.name)).toEqual(['let', 'id']);
     expect(analyse("export PS1='$(id)'").unanalyzable).toEqual(['stored-substitution', 'arithmetic', 'substitution']);
     expect(analyse("echo '$(id)'").unanalyzable).toEqual([]);

@@ -83,7 +83,10 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     if (fetches.includes('') || (index !== null && index >= 0 && fetches.includes(statics[index]!))) reasons.push('executor');
   }
 
-  if (DECLARATIONS.has(name) && args.some((w) => isEnvironment(w) || (w.isStatic && /^-\w*f/.test(w.value)))) reasons.push('environment');
+  // `-f` exports or defines functions; `-n` makes a nameref, whose later assignments go to the name
+  // it holds (`declare -n r=BASH_CMDS; r[ls]=/bin/sh`); a name known only at run time may be any.
+  if (DECLARATIONS.has(name) && args.some((w) => isEnvironment(w) || (w.isStatic ? /^-\w*[fn]/.test(w.value) : !STATIC_NAME.test(w.raw)))) reasons.push('environment');
+  if (assignsShellVariable(name, args)) reasons.push('environment');
   if (DECLARATIONS.has(name)) {
     commandVariables(args, cwd, reasons, nested);
     segment.paths.push(...gitLocations(args, cwd), ...gitWrites(args, cwd));
@@ -225,6 +228,34 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
 }
 
+/** A word that starts with a static variable name (and subscript): `x=$(id)`, `a[1]=$y`. */
+const STATIC_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\[[^$`]*\])?(\+?=|$)/;
+
+/**
+ * Builtins that assign the variables they are given by name (bash manual, "Bash Builtin Commands"):
+ * `read NAME… -a NAME`, `mapfile ARRAY`, `getopts OPTSTRING NAME`, `wait -p NAME`, `unset NAME`
+ * (an unset PATH makes bash look for a program in the cwd). `printf -v` is read in its case. True
+ * when one such name changes what later commands run, or is known only at run time.
+ */
+function assignsShellVariable(name: string, args: readonly Word[]): boolean {
+  let names: Word[];
+  if (name === 'read') {
+    const scan = scanOptions(args, 0, { short: 'adinNptu' });
+    names = [...scan.operands.map((n) => args[n]!), ...optionValues(scan, '-a')];
+  } else if (name === 'mapfile' || name === 'readarray') {
+    const scan = scanOptions(args, 0, { short: 'dnOsuCc' });
+    names = scan.operands.map((n) => args[n]!);
+  } else if (name === 'getopts') {
+    names = scanOptions(args, 0, {}).operands.slice(1, 2).map((n) => args[n]!);
+  } else if (name === 'wait') {
+    names = optionValues(scanOptions(args, 0, { short: 'p' }), '-p');
+  } else if (name === 'unset') {
+    const scan = scanOptions(args, 0, {});
+    names = scan.operands.map((n) => args[n]!);
+  } else return false;
+  return names.some((w) => !w.isStatic || changesLaterCommands(w.value));
+}
+
 /** `sh [-eux] [-o opt] -c STRING [$0 …]`, `bash script.sh`, or a shell reading stdin. */
 function describeShell(name: string, args: readonly Word[], input: SegmentInput, built: Built): void {
   const { reasons, nested, segment } = built;
@@ -362,7 +393,8 @@ function describeSet(args: readonly Word[], built: Built): void {
       continue;
     }
     if (name.value === 'errexit') errexit = on;
-    if (name.value === 'keyword' && on) built.reasons.push('environment');
+    // `keyword`: see above; `posix` makes bash expand aliases (BASH_ALIASES, variables.ts ENVIRONMENT).
+    if ((name.value === 'keyword' || name.value === 'posix') && on) built.reasons.push('environment');
   }
   if (doubt) built.errexit = false;
   else if (errexit !== undefined) built.errexit = errexit;

@@ -12,9 +12,17 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
 /**
  * Variables that change which program runs or what it loads; exporting one changes every later
- * command (a prefix assignment `PATH=… ls` is on its own segment, for the policy to judge).
+ * command (a prefix assignment `PATH=… ls` is on its own segment, for the policy to judge). bash's
+ * own (bash manual, "Bash Variables", "Bourne Shell Variables"): `PATH`, `CDPATH`, `ENV`, and every
+ * `BASH_*` name, among them `BASH_CMDS` (its members are the command hash table: after
+ * `BASH_CMDS[ls]=/bin/sh`, `ls -c CMD` runs sh) and `BASH_ALIASES` (the alias list, expanded in
+ * POSIX mode, which `POSIXLY_CORRECT` turns on); `EXECIGNORE` hides programs from the PATH search;
+ * `HISTFILE` names the file the `history` builtin reads and writes and `HISTFILESIZE` truncates.
+ * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
+ * (docs/threat-model.md#where-bash-evaluates-text).
  */
-export const ENVIRONMENT = /^(TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG)(\+?=|$)/;
+const ENVIRONMENT_NAMES = 'TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
+export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
  * ENVIRONMENT, `ZIPOPT` and `ZIP`; man(1) `MANOPT`; cp(1) `SIMPLE_BACKUP_SUFFIX` and `VERSION_CONTROL`, which name the
@@ -93,10 +101,10 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
 /**
  * True when giving the variable `name` a value (`printf -v NAME`, as `export NAME=…` would) changes
  * which program later commands run, what they load, or what they run: `PATH`, `CDPATH`, `HOME` for
- * git's configuration.
+ * git's configuration. `NAME[sub]` is NAME.
  */
 export function changesLaterCommands(name: string): boolean {
-  const word = `${name}=`;
+  const word = `${name.replace(/\[.*$/s, '')}=`;
   return ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word);
 }
 
@@ -160,3 +168,10 @@ export function gitWrites(words: readonly Word[], cwd: string | null): CommandPa
 }
 
 const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)(\+?)=/;
+
+/**
+ * True when some name in `text` is a variable `changesLaterCommands` names: an arithmetic context
+ * assigns any name it meets (`(( PATH=0 ))`, `x='PATH=0'; (( x ))`, `[[ PATH=0 -eq 0 ]]`,
+ * `${a[PATH=0]}`), and then `ls` runs ./0/ls (bash 5.2).
+ */
+export const namesShellVariable = (text: string): boolean => (text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).some(changesLaterCommands);

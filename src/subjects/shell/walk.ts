@@ -6,7 +6,7 @@ import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations, moveHeredocRest } from './guards.js';
 import { staticWord, type Word } from './options.js';
-import { changesLaterCommands, ENVIRONMENT, isOptionEnvironment } from './variables.js';
+import { changesLaterCommands, ENVIRONMENT, isOptionEnvironment, namesShellVariable } from './variables.js';
 import { readPlain, readTree } from './parser.js';
 import { asBashReads } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
@@ -129,6 +129,12 @@ const DOLLAR_PRODUCERS = /\\(?:x0?(?:24|60)|0{0,2}(?:44|140)|u0{0,3}(?:24|60)|U0
 const DOLLAR_HINT = /\\\$|'[^']*\$|\$(?![A-Za-z_0-9{(\[@*#?!-])/;
 /** Builtins that keep their arguments in variables (`declare x='$'`, `read`, `printf -v`, `set --`, `getopts`). */
 const STORING_COMMANDS = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'read', 'printf', 'mapfile', 'readarray', 'set', 'getopts', 'let', 'alias', 'eval', 'source', '.', 'trap', 'wait']);
+/**
+ * An assignment in an evaluating context whose name is built at run time: an expansion (or a
+ * substitution) before an assignment operator, or `++`/`--` next to one: `(( $n = 0 ))`,
+ * `let "${n}TH=0"`; and printf escapes, which can spell any name (`printf -v x '\x50ATH=0'`).
+ */
+const RUNTIME_NAME = /(\$[A-Za-z_0-9{(]|`)[^=;&|\n]*?(([-+*\/%&^|]|<<|>>)=|[^!<>=]=)(?!=)|(\+\+|--)\s*\$|\\(x[0-9a-fA-F]|[0-7]|u[0-9a-fA-F]|U[0-9a-fA-F])/;
 /** The variable `_` (the last argument of the previous command) used anywhere. */
 const USES_LAST_ARGUMENT = /(^|[^A-Za-z0-9_])_($|[^A-Za-z0-9_])/;
 /** Test operators that evaluate an operand: arithmetic comparisons (inside `[[`), and `-v`/`-R` (a name with a subscript). */
@@ -172,6 +178,8 @@ class Analysis {
   private scanDollar = false;
   /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
   private evaluates = false;
+  /** A static word's value names a variable that changes what later commands run (`changesLaterCommands`), for `evaluates`. */
+  private namesVariable = false;
   /** Functions the text defines, by name: the text of each definition's body (and its redirections). */
   private functions = new Map<string, string[]>();
   /** Calls with static words of a function the text defines, met in the text being walked (read at its end). */
@@ -227,6 +235,12 @@ class Analysis {
       // The substitutions bash may run are commands to decide: deny rules see them.
       for (const code of this.quotedCode.splice(0)) this.walkAsDoubleQuoted(code, null);
     }
+    // Security: an evaluating context assigns the names it meets, also names held in values or
+    // built at run time (`n=PA; (( ${n}TH = 0 ))`, printf escapes): `(( PATH=0 )); ls` ran ./0/ls,
+    // `let 'BASH_CMDS[ls]=1'` filled the command hash table (docs/threat-model.md#where-bash-evaluates-text).
+    // `coproc NAME …` sets NAME (an array of descriptors): `coproc PATH { :; }` makes PATH `63`.
+    if ([...text.matchAll(/\bcoproc\s+([A-Za-z_][A-Za-z0-9_]*)/g)].some((m) => changesLaterCommands(m[1]!))) this.reason('environment');
+    if (this.evaluates && (this.namesVariable || namesShellVariable(text.replace(/['"\\]/g, '')) || RUNTIME_NAME.test(text))) this.reason('environment');
   }
 
   /**
@@ -740,6 +754,7 @@ class Analysis {
       if (word.isStatic || this.scanQuoted) this.noteStatic(word.value);
       // A glob: file names are values (not `$x`, which the caller's environment sets).
       else if (!/[$`]/.test(word.raw)) this.tainted = true;
+      if (word.isStatic && !this.namesVariable && namesShellVariable(word.value)) this.namesVariable = true;
       // `exec {a[i]}>f` names the descriptor variable with a subscript.
       if (/^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = this.evaluates = true;
     }
@@ -1020,6 +1035,9 @@ class Analysis {
     const text = this.slice(node).trim();
     // `${a[i]}`, `${x:offset:length}`, `${!name}`: subscripts and offsets are arithmetic.
     if (/^\$\{[#!]?[A-Za-z_0-9@*]*(\[|:(?![-=?+]))|^\$\{!/.test(text)) this.arithmetic = this.evaluates = true;
+    // `${PATH:=.}`, `${BASH_CMDS[ls]=/bin/sh}` assign when unset (or null).
+    const assigned = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(\[.*\])?:?=/s.exec(text);
+    if (assigned && changesLaterCommands(assigned[1]!)) this.reason('environment');
     if (children[1]?.type === '!') {
       this.info.substitutions.push({ kind: 'indirection', text });
       this.reason('indirection');
