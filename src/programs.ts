@@ -9,8 +9,15 @@
 /** Shells: `NAME -c STRING` runs STRING; without a script they run stdin. */
 export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'csh', 'tcsh', 'fish', 'rbash']);
 
-/** Shells whose language the bash grammar describes (their command strings can be analysed). */
-export const POSIX_SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
+/**
+ * Shells whose language the bash grammar and the model's bash semantics describe (their command
+ * strings can be analysed): bash, and the POSIX shells whose language is a subset of it. zsh, ksh,
+ * mksh and yash are not: each adds its own ways to run code the model does not read (zsh:
+ * `printf -v 'functions[ls]' …` defines a function, `commands[ls]=/bin/rm` is its hash table, `=rm`
+ * expands to /usr/bin/rm, `emulate sh -c CMD`; ksh93 expands aliases in scripts and autoloads
+ * functions from FPATH). Text for them is code in another language (docs/threat-model.md#where-bash-evaluates-text).
+ */
+export const POSIX_SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'ash', 'posh', 'rbash']);
 
 /** How an interpreter takes code on its command line. */
 export interface InterpreterSpec {

@@ -59,6 +59,10 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     if (command !== null) {
       const cwd = commandCwd(toolClass, args, context, cache);
       commandInfo = analyseCommandCached(command, { cwd });
+      // Security: a command tool refined away from `command` (desktop-commander's `shell: zsh`) runs
+      // the text with a shell the model does not read: deny rules still meet the bash reading, and
+      // nothing is allowed on it (docs/threat-model.md#where-bash-evaluates-text).
+      if (toolClass.kind === 'command' && kind !== 'command') commandInfo = { ...commandInfo, unanalyzable: [...new Set([...commandInfo.unanalyzable, 'other-shell'])], rememberable: false };
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
       const budget: WalkBudget = { left: MAX_TREE_ENTRIES };

@@ -4,6 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
 import { ALWAYS_SAFE } from '../../src/policy/safe.js';
+import { decide } from '../../src/policy/decide.js';
+import { RuleSet } from '../../src/policy/match.js';
+import { builtInRules, parseRules } from '../../src/policy/policy.js';
+import { inspectCall } from '../../src/subjects/inspect.js';
+import { classifyTool } from '../../src/subjects/kind.js';
+import { identifyServer } from '../../src/subjects/server-identity.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
@@ -2654,4 +2660,36 @@ describe('0. any assignment of a variable that picks the command bash runs', () 
     'EXECIGNORE=/usr/bin/ls; ls',
   ]);
   allowedByDefault(['(( n = 1 + 2 )); echo $n', 'for ((i=0;i<3;i++)); do echo $i; done', 'printf -v x %s 1; echo $x', 'echo $PATH', '(( $a != 1 )) && echo x']);
+});
+
+// zsh 5.9 (zshmodules(1), zsh/parameter; zshexpn(1) "=" expansion; zshbuiltins(1) emulate): `printf -v
+// 'functions[ls]' BODY` defines a function, `commands[ls]=/bin/rm` is the hash table, `=rm` expands
+// to /usr/bin/rm, `emulate sh -c CMD` runs CMD. With desktop-commander's `start_process` and `shell:
+// zsh` these were read as bash and allowed in every mode with no rule; `zsh -c` removed the file
+// (round 11 review). A shell the model does not read makes the text 'other-shell': deny rules
+// still meet the bash reading, nothing is allowed on it.
+describe('21. text for a shell the model does not read is not allowed on the bash reading', () => {
+  const start = (command: string, shell: string, mode: DefaultMode) => {
+    const { rules } = parseRules({ defaultMode: mode, allow: ['Bash(echo *)', `Edit(${W}/**)`], ask: [], deny: [...BASE_DENY, `Edit(${W}/conf/secret)`] });
+    const env = { home, roots: [W], platform: process.platform };
+    const ruleSet = new RuleSet([...builtInRules(join(W, 'mcp-latch.json'), null), ...rules], env);
+    const tool = classifyTool({ identity: identifyServer({ command: 'npx', args: ['-y', '@wonderwhy-er/desktop-commander'] }, W), tool: { name: 'start_process' } });
+    const facts = inspectCall('dc', 'start_process', { command, shell, timeout_ms: 1000 }, tool, { workspace: [W], clientRoots: [], pathEnv: { home, platform: process.platform } });
+    return decide(facts, { mode, rules: ruleSet });
+  };
+  const ZSH = ["printf -v 'functions[ls]' %s 'rm -f conf/secret'; ls", "printf -v 'commands[ls]' %s /bin/rm; ls -f conf/secret", "printf -v 'functions[cat]' %s 'command cat ~/.ssh/id_rsa'; cat src/a.ts", '=rm -f conf/secret', "emulate sh -c 'rm -f conf/secret'", 'echo =rm'];
+  for (const shell of ['/bin/zsh', 'zsh', '/usr/bin/ksh', 'mksh', 'yash']) {
+    for (const mode of MODES) {
+      test.each(ZSH)(`${mode}, shell ${shell}: %j is not allowed`, (command) => {
+        const decision = start(command, shell, mode);
+        expect(decision.verdict, decision.reason).not.toBe('allow');
+      });
+    }
+  }
+  test('bash and sh text is still read: `ls src` is allowed by default', () => {
+    expect(start('ls src', '/bin/bash', 'default').verdict).toBe('allow');
+    expect(start('ls src', 'sh', 'default').verdict).toBe('allow');
+  });
+  // A zsh nested in bash text is an interpreter already (its string is read as bash for deny rules).
+  neverAllowedAnywhere(["zsh -c \"printf -v 'functions[ls]' %s 'rm -f x'; ls\"", "ksh -c 'ls'"]);
 });

@@ -213,7 +213,10 @@ describe('desktop-commander profile', () => {
     const refine = classify(id, { name: 'start_process' }).refine;
     expect(refine?.({ command: 'ls' })).toBe('command');
     expect(refine?.({ command: 'ls', shell: '/bin/bash' })).toBe('command');
-    expect(refine?.({ command: 'ls', shell: 'zsh' })).toBe('command');
+    // zsh and ksh add their own ways to run code (docs/threat-model.md#where-bash-evaluates-text).
+    expect(refine?.({ command: 'ls', shell: 'zsh' })).toBe('all');
+    expect(refine?.({ command: 'ls', shell: '/bin/ksh' })).toBe('all');
+    expect(refine?.({ command: 'ls', shell: '/bin/sh' })).toBe('command');
     expect(refine?.({ command: 'print(1)', shell: 'python3' })).toBe('all');
     expect(refine?.({ command: 'dir', shell: 'powershell.exe' })).toBe('all');
   });
