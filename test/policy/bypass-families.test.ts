@@ -2076,6 +2076,8 @@ describe('4. files git writes or reads that an option, a setting or the environm
       ['git ls-remote <H>/.ssh', 'Read(~/.ssh/**)'],
       ['git archive --remote=<H>/.ssh HEAD', 'Read(~/.ssh/**)'],
       ['git push <T>/data/r HEAD:main', 'Edit(<T>/data/**)'],
+      ['GIT_ALTERNATE_OBJECT_DIRECTORIES=<H>/.ssh/objects git cat-file -p 0123', 'Read(~/.ssh/**)'],
+      ['GIT_ALTERNATE_OBJECT_DIRECTORIES=/tmp/o:<H>/.ssh/o git cat-file -p 0123', 'Read(~/.ssh/**)'],
     ],
     GIT,
   );

@@ -147,7 +147,8 @@ export function gitLocations(words: readonly Word[], cwd: string | null): Comman
  * Files git writes where the environment says (git(1) ENVIRONMENT; round 11, git 2.39):
  * `GIT_TRACE=/abs/F` (and the other trace targets; a directory gets files) appended to F,
  * `GIT_INDEX_FILE=F git read-tree HEAD` replaced F (a relative F is taken from the working tree's
- * top, not known here), `GIT_OBJECT_DIRECTORY=D` writes objects below D.
+ * top, not known here), `GIT_OBJECT_DIRECTORY=D` writes objects below D; and the object
+ * directories git reads from (`GIT_ALTERNATE_OBJECT_DIRECTORIES`).
  */
 const GIT_WRITES = /^(GIT_TRACE[A-Z0-9_]*|GIT_INDEX_FILE|GIT_OBJECT_DIRECTORY)(\+?)=/;
 
@@ -163,6 +164,18 @@ export function gitWrites(words: readonly Word[], cwd: string | null): CommandPa
     const path = pathOf(known ? staticWord(value) : { value: word.value, raw: word.value, isStatic: false, ansi: false }, 'write', cwd);
     if (path) path.tree = { content: true, follows: false };
     pushPath(paths, path);
+  }
+  // `GIT_ALTERNATE_OBJECT_DIRECTORIES=/prot/repo/.git/objects git cat-file -p ID` printed a file of
+  // that repository (git 2.39): each directory of the list is read with what is below it.
+  for (const word of words) {
+    const match = /^GIT_ALTERNATE_OBJECT_DIRECTORIES\+?=/.exec(word.value);
+    if (!match) continue;
+    const dirs = word.isStatic && !match[0].includes('+') ? word.value.slice(match[0].length).split(':').filter((dir) => dir !== '') : [null];
+    for (const dir of dirs) {
+      const path = pathOf(dir === null ? { value: word.value, raw: word.value, isStatic: false, ansi: false } : staticWord(dir), 'read', cwd);
+      if (path) path.tree = { content: true, follows: false };
+      pushPath(paths, path);
+    }
   }
   return paths;
 }
