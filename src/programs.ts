@@ -136,6 +136,8 @@ export interface WrapperSpec {
   chdir?: readonly string[];
   /** The command runs under another root (paths and cwd unknown). */
   newRoot?: readonly string[] | true;
+  /** The command runs in a directory not known here (`sudo -i CMD`: the target user's home). */
+  elsewhere?: readonly string[];
   reads?: readonly string[];
   writes?: readonly string[];
   /** Run with no command, it starts an interactive shell reading stdin (`sudo -i`, `chroot DIR`). */
@@ -182,6 +184,8 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
     assignments: true,
     chdir: ['-D', '--chdir'],
     newRoot: ['-R', '--chroot'],
+    // sudo(8) -i: "attempts to change to that user's home directory before running the shell".
+    elsewhere: ['-i', '--login'],
     bareShell: ['-i', '--login', '-s', '--shell'],
   },
   doas: { short: 'uC', query: ['-C'], bareShell: ['-s'] },
@@ -226,6 +230,9 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   catchsegv: {},
   'dbus-run-session': { long: ['config-file', 'dbus-daemon'] },
   firejail: {},
+  // bash manual, "Job Control Builtins": `jobs -x COMMAND [ARGS]` runs COMMAND (jobspecs replaced);
+  // without -x it runs nothing (wrappers.ts).
+  jobs: {},
 };
 
 /** Builtins and programs that never run one of their words as a command (beyond what the analyser models). */

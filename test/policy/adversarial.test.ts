@@ -533,7 +533,7 @@ family('§5.6 deny Bash(rm *) meets every spelling bash would run as rm', DENY_R
   ['CMD=$1; $CMD -rf /', 'ask', null], // one it does not: never allowed
   ['{rm,-rf,/}', 'deny', 'Bash(rm *)'], // new: brace expansion as the command (the grammar refuses it; deny rules see the expansion)
   ['valgrind rm x', 'deny', 'Bash(rm *)'], // new: an unknown exec-ing program: its words are tried as the command
-  ["sg wheel 'rm x'", 'ask', null],
+  ["sg wheel 'rm x'", 'deny', 'Bash(rm *)'], // sg(1) runs its string with sh -c: a nested script (round 11)
 ]);
 
 const ALLOW_LS: Setup = { allow: ['Bash(ls)', 'Bash(ls *)', 'Bash(git fetch *)', 'Bash(git log *)'] };

@@ -2695,3 +2695,24 @@ describe('21. text for a shell the model does not read is not allowed on the bas
   // A zsh nested in bash text is an interpreter already (its string is read as bash for deny rules).
   neverAllowedAnywhere(["zsh -c \"printf -v 'functions[ls]' %s 'rm -f x'; ls\"", "ksh -c 'ls'"]);
 });
+
+// bash manual, "Bash History Builtins": `history -r`/`-n FILE` read FILE into the list (`history`
+// prints it), `-a`/`-w FILE` write the list to FILE, without FILE $HISTFILE (else ~/.history, bash
+// 5.2 wrote it); "Job Control Builtins": `jobs -x COMMAND` runs COMMAND; sg(1) runs its COMMAND with
+// sh -c; sudo(8) -i runs the command in the target user's home (`sudo -i pwd` printed /root). Each
+// was allowed in bypassPermissions (round 11 review); bash 5.2 printed the key, wrote the file.
+describe('23. history reads and writes its file; jobs -x and sg run their command; sudo -i runs elsewhere', () => {
+  deniedEverywhere([
+    ['history -r <H>/.ssh/id_rsa; history', 'Read(~/.ssh/**)'],
+    ['history -n <H>/.ssh/id_rsa; history', 'Read(~/.ssh/**)'],
+    ['history -s x; history -w out/table.csv', 'Edit(<T>/data/table.csv)'],
+    ['history -s x; history -a out/table.csv', 'Edit(<T>/data/table.csv)'],
+    ["history -c; history -s '{}'; history -w mcp-latch.json", 'built-in protection of <W>/mcp-latch.json'],
+    ['jobs -x rm -f src/a.ts', 'Bash(rm *)'],
+    ['jobs -x cat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ["sg root -c 'rm -f src/a.ts'", 'Bash(rm *)'],
+    ["sg - root 'rm -f src/a.ts'", 'Bash(rm *)'],
+  ], { deny: ['Edit(<T>/data/table.csv)'] });
+  neverAllowedAnywhere(['HISTFILE=<H>/.ssh/id_rsa; history -r; history', 'history -s x; history -w', 'sudo -i cat .ssh/id_rsa', 'sudo --login cat .ssh/id_rsa', 'sudo -iu root cat .ssh/id_rsa'], { allow: ['Bash(history:*)', 'Bash(sudo:*)', 'Read(<W>/**)'] });
+  allowedByDefault(['history', 'jobs -l'], { allow: ['Bash(history:*)', 'Bash(jobs:*)'] });
+});

@@ -103,6 +103,23 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       }
       return;
     }
+    case 'history': {
+      // bash manual, "Bash History Builtins": -r/-n read FILE into the list (`history` prints it),
+      // -a/-w write the list to FILE; without FILE, $HISTFILE (else ~/.history): not known here.
+      const scan = scanOptions(args, 0, { short: 'd' });
+      const accesses = [...(hasOption(scan, '-r', '-n') ? ['read' as const] : []), ...(hasOption(scan, '-a', '-w') ? ['write' as const] : [])];
+      const file = scan.operands.length > 0 ? args[scan.operands[0]!]! : { value: '$HISTFILE', raw: '$HISTFILE', isStatic: false, ansi: false };
+      for (const access of accesses) pushPath(segment.paths, pathOf(file, access, cwd));
+      return;
+    }
+    case 'sg': {
+      // shadow's sg(1): `sg [-] GROUP [-c] COMMAND` runs COMMAND with /bin/sh -c; without one, a shell.
+      const words = args.filter((w, i) => !(i === 0 && w.isStatic && w.value === '-'));
+      const rest = words.slice(1).filter((w, i) => !(i === 0 && w.isStatic && w.value === '-c'));
+      reasons.push('interpreter');
+      shellString(rest, cwd, built);
+      return;
+    }
     case 'hash':
       if (args.some((w) => !w.isStatic || /^-\w*p/.test(w.value))) reasons.push('environment'); // hash -p /tmp/evil ls
       return;

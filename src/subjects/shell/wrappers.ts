@@ -59,7 +59,7 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     if (name === 'flock') pushPath(paths, pathOf(words[end - 1]!, 'write', cwd));
     const dir = optionValues(scan, ...(spec.chdir ?? []))[0];
     if (dir) cwd = dir.isStatic ? resolveDirectory(cwd, dir.value) : null;
-    if (spec.newRoot === true || (spec.newRoot && hasOption(scan, ...spec.newRoot))) cwd = null;
+    if (spec.newRoot === true || (spec.newRoot && hasOption(scan, ...spec.newRoot)) || (spec.elsewhere && hasOption(scan, ...spec.elsewhere))) cwd = null;
     const split = optionValues(scan, ...(spec.split ?? []))[0];
     if (split) {
       // `env -S 'rm -rf /'`: env splits the string itself; parsed here as a shell string (a superset).
@@ -92,6 +92,7 @@ function stripWrapper(name: string, spec: WrapperSpec, words: readonly Word[], f
   while (name === 'env' && words[start]?.isStatic && words[start]!.value === '-') start++;
   const scan = scanOptions(words, start, { ...spec, stopAtOperand: true });
   if (spec.query && hasOptionAsSpelled(scan, ...spec.query)) return null;
+  if (name === 'jobs' && !hasOption(scan, '-x')) return null;
   if (spec.split && hasOption(scan, ...spec.split)) return { end: scan.end, scan };
   const end = scan.end + (spec.positionals ?? 0);
   if (name === 'flock') {
