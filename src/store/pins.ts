@@ -61,11 +61,11 @@ export class PinStore {
   }
 
   get(kind: PinKind, server: string, name: string): Pin | undefined {
-    return this.data.servers[server]?.[kind]?.[name];
+    return own(own(this.data.servers, server)?.[kind], name);
   }
 
   identity(server: string): string | undefined {
-    return this.data.servers[server]?.identity;
+    return own(this.data.servers, server)?.identity;
   }
 
   /** Every pin, for `mcp-latch tools`. */
@@ -84,11 +84,11 @@ export class PinStore {
         throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${this.problem}; fix or remove ${this.path} and try again`, { cause: error });
       }
       const digest = definitionDigest(definition);
-      const entry = (db.data.servers[server] ??= { identity });
+      const entry = own(db.data.servers, server) ?? setOwn(db.data.servers, server, { identity });
       // Pinned already, by this gateway or another process: the file stays as it is.
-      if (entry.identity !== identity || entry[kind]?.[name]?.digest !== digest) {
+      if (entry.identity !== identity || own(entry[kind], name)?.digest !== digest) {
         entry.identity = identity;
-        (entry[kind] ??= {})[name] = { digest, pinnedAt: isoTime(Date.now()), definition };
+        setOwn((entry[kind] ??= {}), name, { digest, pinnedAt: isoTime(Date.now()), definition });
         await db.write();
       }
       this.data = db.data;
@@ -144,4 +144,18 @@ class PrivateJsonFile implements Adapter<PinsFile> {
       throw new LatchError('STORE_WRITE_FAILED', `cannot write ${this.path}: ${errorMessage(error)}`, { cause: error });
     }
   }
+}
+
+/**
+ * A server or tool name is any string: `constructor` read through `[name]` found Object.prototype's
+ * member (a tool of that name was "changed since it was pinned" and asked for ever), and `__proto__`
+ * assigned set the map's prototype. Only own entries are read and written.
+ */
+function own<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+function setOwn<T>(record: Record<string, T>, key: string, value: T): T {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  return value;
 }

@@ -93,3 +93,18 @@ describe('PinStore', () => {
     expect(expected).toBeGreaterThan(0);
   }, 180_000);
 });
+
+// A tool's name is any string: `constructor` found Object.prototype's member as its pin (every call
+// then asked, "changed since it was pinned"). (A tool named `__proto__` is not kept in the file: its
+// record parse drops it, so it is pinned again at each start.)
+test('names that are Object.prototype members are pins like any other', async () => {
+  const path = join(tempDir(), 'mcp-latch.lock.json');
+  const store = new PinStore(path);
+  await store.pin('tool', 'fs', 'read_file', 'fs', READ_FILE);
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) expect(store.get('tool', 'fs', name)).toBeUndefined();
+  expect(store.get('tool', 'constructor', 'read_file')).toBeUndefined();
+  await store.pin('tool', 'fs', 'constructor', 'fs', READ_FILE);
+  const again = new PinStore(path);
+  expect(again.get('tool', 'fs', 'constructor')?.digest).toBe(definitionDigest(READ_FILE));
+  expect(again.get('tool', 'fs', 'toString')).toBeUndefined();
+});
