@@ -144,6 +144,8 @@ export interface WrapperSpec {
   bareShell?: readonly string[] | true;
   /** Options whose value is split into words and run (`env -S 'cmd args'`). */
   split?: readonly string[];
+  /** Options whose value is a program the wrapper runs or a library it loads (`fakeroot --faked BIN`, `-l LIB`). */
+  code?: readonly string[];
 }
 
 export const WRAPPERS: Record<string, WrapperSpec> = {
@@ -163,7 +165,8 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   eatmydata: {},
   nocache: {},
   'dumb-init': { short: 'r', long: ['rewrite'] },
-  tini: { short: 'pelw', query: ['-h', '--version'] },
+  // tini(1) usage: `-p SIGNAL`, `-e EXIT_CODE` take a value; -s -v -w -g are flags, -l prints the license.
+  tini: { short: 'pe', query: ['-h', '--version', '-l'] },
   // systemd-run starts the command as a unit: in `/` unless --same-dir, `--shell` is an interactive shell.
   'systemd-run': {
     short: 'pEMHu',
@@ -174,7 +177,12 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   },
   prlimit: { short: 'p', query: ['-p', '--pid'] },
   setpriv: { long: ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'pdeathsig', 'selinux-label', 'apparmor-profile', 'landlock-access', 'landlock-rule'], query: ['-d', '--dump'] },
-  numactl: { short: 'ilmCNpPw', long: ['interleave', 'membind', 'cpunodebind', 'physcpubind', 'preferred', 'localalloc'], query: ['-s', '--show', '-H', '--hardware'] },
+  // numactl(8): `-l`/`--localalloc`, `-a`, `-b` take no value (as a value they hid the command, round 11 F10).
+  numactl: {
+    short: 'imCNpPwLoMISf',
+    long: ['interleave', 'membind', 'cpunodebind', 'cpubind', 'physcpubind', 'preferred', 'preferred-many', 'weighted-interleave', 'length', 'offset', 'shmmode', 'shmid', 'shm', 'file'],
+    query: ['-s', '--show', '-H', '--hardware'],
+  },
   'xvfb-run': { short: 'fnpsew', long: ['auth-file', 'server-num', 'xauth-protocol', 'server-args', 'error-file', 'wait'] },
   trickle: { short: 'udwtln' },
   sudo: {
@@ -218,12 +226,22 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   nsenter: { short: 'tSG', attached: 'rw', long: ['target', 'setuid', 'setgid', 'env'], chdir: ['-w', '--wd'], newRoot: ['-r', '--root'], bareShell: true },
   chroot: { long: ['userspec', 'groups'], positionals: 1, newRoot: true, bareShell: true },
   strace: { short: 'abeEIoOpPsSuUX', long: ['output', 'trace', 'signal', 'status', 'string-limit', 'user', 'env', 'attach', 'trace-path'], writes: ['-o', '--output'] },
-  ltrace: { short: 'aAeEFlnopsSuwX', long: ['output', 'library', 'indent', 'align'], writes: ['-o', '--output'] },
+  // ltrace(1): -S (system calls), -b -c -C -f -i -L -r -t -T are flags.
+  ltrace: { short: 'aADeFlnopsuwx', long: ['output', 'library', 'indent', 'align', 'config', 'where', 'debug'], writes: ['-o', '--output'], reads: ['-F', '--config'] },
   caffeinate: { short: 'tw' },
   // Programs that only change how their command's I/O, network or privileges look (a known
   // Claude Code bypass: each exec-ing program outside the strip list hid its command from deny rules).
   unbuffer: {},
-  fakeroot: { short: 'lsib', long: ['lib', 'faked', 'fd-base'], query: ['-h', '--help', '-v', '--version'] },
+  // fakeroot(1) (its getopt string `l:f:i:s:ub:vh`): -s writes the save file, -i reads the load
+  // file, -f/--faked runs a program as the daemon and -l/--lib preloads a library into the command.
+  fakeroot: {
+    short: 'lfsib',
+    long: ['lib', 'faked', 'fd-base'],
+    query: ['-h', '--help', '-v', '--version'],
+    writes: ['-s'],
+    reads: ['-i'],
+    code: ['-l', '--lib', '-f', '--faked'],
+  },
   torsocks: { short: 'upaP', long: ['user', 'pass', 'address', 'port'], query: ['-h', '--help', '--version'] },
   proxychains: { short: 'f' },
   proxychains4: { short: 'f' },

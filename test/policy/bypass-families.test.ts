@@ -2716,3 +2716,22 @@ describe('23. history reads and writes its file; jobs -x and sg run their comman
   neverAllowedAnywhere(['HISTFILE=<H>/.ssh/id_rsa; history -r; history', 'history -s x; history -w', 'sudo -i cat .ssh/id_rsa', 'sudo --login cat .ssh/id_rsa', 'sudo -iu root cat .ssh/id_rsa'], { allow: ['Bash(history:*)', 'Bash(sudo:*)', 'Read(<W>/**)'] });
   allowedByDefault(['history', 'jobs -l'], { allow: ['Bash(history:*)', 'Bash(jobs:*)'] });
 });
+
+describe('10. a wrapper flag is not taken for an option value, and what a wrapper option runs or touches counts', () => {
+  // numactl(8), fakeroot(1) (getopt `l:f:i:s:ub:vh`), ltrace(1), tini's usage: checked against each manual.
+  deniedEverywhere([
+    ['numactl -l rm -f src/a.ts', 'Bash(rm *)'],
+    ['numactl --localalloc rm -f src/a.ts', 'Bash(rm *)'],
+    ['numactl -l cat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['numactl -a -b rm -f src/a.ts', 'Bash(rm *)'],
+    ['numactl -l sh -c "rm -f src/a.ts"', 'Bash(rm *)'],
+    ['fakeroot -s out/table.csv true', 'Edit(<T>/data/table.csv)'],
+    ['fakeroot -i <H>/.ssh/id_rsa true', 'Read(~/.ssh/**)'],
+    ['fakeroot -u rm -f src/a.ts', 'Bash(rm *)'],
+    ['ltrace -S rm -f src/a.ts', 'Bash(rm *)'],
+    ['ltrace -c -f rm -f src/a.ts', 'Bash(rm *)'],
+    ['tini -w rm -f src/a.ts', 'Bash(rm *)'],
+    ['tini -s -g rm -f src/a.ts', 'Bash(rm *)'],
+  ], { deny: ['Edit(<T>/data/table.csv)'] });
+  neverAllowedAnywhere(['fakeroot -f ./f.sh true', 'fakeroot --faked ./f.sh true', 'fakeroot -l ./evil.so true', 'fakeroot --lib=./evil.so true'], { allow: ['Bash(fakeroot:*)'] });
+});

@@ -57,6 +57,7 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     for (const value of optionValues(scan, ...(spec.reads ?? []))) pushPath(paths, pathOf(value, 'read', cwd));
     for (const value of optionValues(scan, ...(spec.writes ?? []))) pushPath(paths, pathOf(value, 'write', cwd));
     if (name === 'flock') pushPath(paths, pathOf(words[end - 1]!, 'write', cwd));
+    if (spec.code && hasOption(scan, ...spec.code)) reasons.push('executor');
     const dir = optionValues(scan, ...(spec.chdir ?? []))[0];
     if (dir) cwd = dir.isStatic ? resolveDirectory(cwd, dir.value) : null;
     if (spec.newRoot === true || (spec.newRoot && hasOption(scan, ...spec.newRoot)) || (spec.elsewhere && hasOption(scan, ...spec.elsewhere))) cwd = null;
