@@ -226,9 +226,10 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
   // those for what may be read (its operand itself still meets both); what is not a directory, or
   // not there, removes nothing below it.
   const removes = subject.access === 'write';
-  const verb = removes ? 'removal' : 'read';
+  const plants = subject.tree?.plants === true;
+  const verb = plants ? 'change' : removes ? 'removal' : 'read';
   for (const form of forms) {
-    const could = rules.matchPathBelow('deny', subject.access, form, removes) ?? rules.matchPathBelow('ask', subject.access, form, removes);
+    const could = rules.matchPathBelow('deny', subject.access, form, removes, plants) ?? rules.matchPathBelow('ask', subject.access, form, removes, plants);
     if (!could) continue;
     // git creates what the tree it checks out holds, absent now or not (`git checkout HEAD -- data`
     // with data/secret deleted made it again): any rule that could match below asks, git's own code
@@ -239,7 +240,7 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
     const lexical = matchForm(subject.path).replace(/\/$/, '');
     for (const entry of subject.tree.entries) {
       for (const path of [`${lexical}/${entry.rel}`, matchForm(entry.real)]) {
-        const rule = rules.matchPath('deny', subject.access, path, !removes) ?? notPlanting(removes, rules.matchPath('ask', subject.access, path, !removes));
+        const rule = rules.matchPath('deny', subject.access, path, !removes) ?? notPlanting(removes && !plants, rules.matchPath('ask', subject.access, path, !removes));
         if (rule) return ruled('ask', rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
       }
     }

@@ -129,12 +129,13 @@ export class RuleSet {
   /**
    * The first deny/ask rule of `list` that could match a path below `dir`, for a read of a whole
    * tree (`grep -r x dir`): minimatch's partial match, "could `dir` start a matching path?". For a
-   * `removal` (a write of the tree), the Edit rules only, less those for git's code files (decide.ts).
+   * `removal` (a write of the tree), the Edit rules only, less those for git's code files (decide.ts)
+   * unless the write `plants` (`chmod -R` can make a hook runnable).
    */
-  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, removal = false): Rule | null {
+  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, removal = false, plants = false): Rule | null {
     const indexes = [this.lists[list].path[access]];
     if (access === 'write' && !removal) indexes.push(this.lists[list].path.read);
-    const counts = (rule: Rule): boolean => !(removal && rule.type === 'path' && rule.codeFile);
+    const counts = (rule: Rule): boolean => !(removal && !plants && rule.type === 'path' && rule.codeFile);
     for (const index of indexes) {
       for (const rule of index.all) if (counts(rule)) return rule;
       for (const group of [...index.byPrefix.values(), ...index.byBasename.values(), index.scan]) {

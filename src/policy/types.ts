@@ -60,6 +60,8 @@ export interface TreeRead {
   follows: boolean;
   /** grep's `--include`/`--exclude`/`--exclude-dir`, in order: files it does not read (subjects/tree-filter.ts). */
   filters?: TreeFilter[];
+  /** A write that changes the files below rather than removing them (`chmod -R`): it can make a planted git hook runnable, so git's code-file rules count. */
+  plants?: true;
 }
 
 export interface TreeFilter {
@@ -77,6 +79,8 @@ export interface TreeWalk {
   complete: boolean;
   /** Links met and not followed, by their name below the root (subjects/links-made.ts: a copy that keeps links makes them again). */
   links?: string[];
+  /** TreeRead.plants: git's code-file rules count below. */
+  plants?: true;
 }
 
 /** One simple command the shell would run. */

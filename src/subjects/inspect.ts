@@ -398,7 +398,7 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (tree.content) {
     const filters = tree.filters;
     const entries = filters ? walk.entries.filter((entry) => !skippedByFilters(filters, subject.input, entry.rel, entry.directory === true)) : walk.entries;
-    subject.tree = { entries, complete: walk.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}) };
+    subject.tree = { entries, complete: walk.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), ...(tree.plants ? { plants: true as const } : {}) };
   }
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.

@@ -2735,3 +2735,26 @@ describe('10. a wrapper flag is not taken for an option value, and what a wrappe
   ], { deny: ['Edit(<T>/data/table.csv)'] });
   neverAllowedAnywhere(['fakeroot -f ./f.sh true', 'fakeroot --faked ./f.sh true', 'fakeroot -l ./evil.so true', 'fakeroot --lib=./evil.so true'], { allow: ['Bash(fakeroot:*)'] });
 });
+
+// chmod(1), chown(1): `-R`, `--recursive` change every file below the operand (a link operand is
+// followed). bash 5.2 with coreutils 9.1: `chmod -R 000 out` made data/secret mode ----------, and
+// `chmod -R u+x .` made the files under .git/hooks executable, each allowed in bypassPermissions
+// (round 11 review, F18). Edit rules below count, and git's code-file rules too.
+describe('3. chmod -R, chown -R and chgrp -R change what is below their operand', () => {
+  beforeAll(() => {
+    mkdirSync(join(T, 'repo', '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(T, 'repo', '.git', 'hooks', 'pre-commit'), 'rm -rf x');
+  });
+  const extra = { allow: ['Bash(chmod *)', 'Bash(chown *)', 'Bash(chgrp *)'], deny: ['Edit(<T>/data/table.csv)'] };
+  neverAllowedAnywhere(['chmod -R 000 out', 'chmod -Rv u+w out/', 'chmod --recursive 000 out', 'chmod --recur 000 out', 'chown -R root out', 'chown -hR root:root out', 'chgrp -R root ../data', 'chown -R --reference=src out'], extra);
+  // The repository is its own workspace, as in the git-directory cases above.
+  const inRepo = (command: string, mode: DefaultMode): Decision =>
+    decideShell(command.replaceAll('<T>', T), { allow: ['Bash(chmod *)', `Edit(${T}/repo/**)`], deny: BASE_DENY, mode, workspace: [join(T, 'repo')], cwd: join(T, 'repo'), home });
+  for (const mode of ['default', 'acceptEdits', 'bypassPermissions'] as const) {
+    test.each(['chmod -R u+x .', 'chmod -R 755 <T>/repo', 'chmod -R +x .git/hooks'])(`${mode}: %j asks (a hook below)`, (command) => {
+      const decision = inRepo(command, mode);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: expect.stringMatching(/^built-in: git runs code named in \*\*\/\.git/) });
+    });
+  }
+  allowedByDefault(['chmod +x src/a.ts', 'chmod -R u+w src', 'chmod -r src/a.ts', 'chown -R me src'], extra);
+});

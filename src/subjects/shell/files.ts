@@ -78,6 +78,15 @@ const READ: Access = 'read';
 const WRITE: Access = 'write';
 /** The tree of a removal: what is below the path goes with it (links in it are removed, not followed). */
 const REMOVED: TreeRead = { content: true, follows: false };
+/**
+ * `chmod -R`, `chown -R`, `chgrp -R` change every file below their operand: the Edit rules below it
+ * count, and git's code-file rules too (`chmod -R u+x .` makes a planted hook runnable;
+ * docs/threat-model.md#recursive-reads). `-r` is chmod's mode, not recursion.
+ */
+function changedTree(scan: ScanResult): TreeRead | null {
+  if (!scan.options.some((o) => o.name === '-R' || (o.name.length > 2 && '--recursive'.startsWith(o.name)))) return null;
+  return { content: true, follows: hasOption(scan, '-L'), plants: true };
+}
 const TARGET: Pick<SimpleSpec, 'targetDir'> = { targetDir: true };
 
 const GREP_LONG = ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'label', 'include', 'exclude', 'exclude-dir', 'exclude-from', 'binary-files', 'devices', 'directories', 'group-separator', 'files0-from'];
@@ -152,8 +161,9 @@ const SIMPLE: Record<string, SimpleSpec> = {
   mkdir: { access: WRITE, short: 'm', long: ['mode', 'context'] },
   tee: { access: WRITE },
   truncate: { access: WRITE, short: 'sr', long: ['size', 'reference'], reads: ['-r', '--reference'] },
-  chown: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference', 'from'], reads: ['--reference'] },
-  chgrp: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] },
+  // `chown -R`/`chgrp -R` change every file below (-L: through the links met there too).
+  chown: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference', 'from'], reads: ['--reference'], tree: changedTree },
+  chgrp: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'], tree: changedTree },
   shred: { access: WRITE, short: 'ns', long: ['iterations', 'size', 'random-source'], reads: ['--random-source'] },
   // `cp -r` copies links as links unless `-L`; the copy is then read through the link by whoever reads it.
   cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), aliases: (scan) => hasOption(scan, '-l', '--link'), parents: true, short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
@@ -489,7 +499,7 @@ const jq: Handler = (args, cwd, out) => {
 /** `chmod [-Rcfv] MODE FILE…`: `-x`, `-w` are modes, not options. */
 const chmod: Handler = (args, cwd, out) => {
   const words = args.map((w) => (w.isStatic && /^-[rwxXstugoa=+,0-7-]+$/.test(w.value) && !/^-[Rcfv]+$/.test(w.value) ? { ...w, value: `\u0000${w.value}` } : w));
-  simple({ access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'] })(words, cwd, out);
+  simple({ access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'], tree: changedTree })(words, cwd, out);
 };
 
 /**
