@@ -2758,3 +2758,55 @@ describe('3. chmod -R, chown -R and chgrp -R change what is below their operand'
   }
   allowedByDefault(['chmod +x src/a.ts', 'chmod -R u+w src', 'chmod -r src/a.ts', 'chown -R me src'], extra);
 });
+
+describe('2. a command string in one word, or on stdin, of a program that runs it', () => {
+  // GNU make 4.3 (--eval, X:=$(shell), SHELL=, -f -), vim(1) (-c, +, --cmd, -S, ex), gdb (-ex 'shell'),
+  // coreutils split --filter, sqlite3 (.shell, .system), tmux new 'CMD', ed's `!CMD` on stdin.
+  const rules = { allow: ['Bash(make:*)', 'Bash(vim:*)', 'Bash(ex:*)', 'Bash(gdb:*)', 'Bash(split:*)', 'Bash(sqlite3:*)', 'Bash(tmux:*)', 'Bash(ed:*)', 'Read(<W>/**)'] };
+  neverAllowedAnywhere([
+    "make -f /dev/null --eval='$(shell rm -f src/a.ts)'",
+    "make -f /dev/null -E '$(shell rm -f src/a.ts)'",
+    "make -f /dev/null 'X:=$(shell rm -f src/a.ts)'",
+    "make 'X!=rm -f src/a.ts'",
+    'make SHELL=/tmp/e.sh',
+    "make -f - <<< 'x: ; rm -f src/a.ts'",
+    "echo 'x: ; rm -f src/a.ts' | make -f -",
+    "make -f /dev/stdin <<< 'x: ; rm -f src/a.ts'",
+    "vim -es -c '!rm -f src/a.ts' -c q",
+    "vim '+!rm -f src/a.ts'",
+    "vim -c 'e <H>/.ssh/id_rsa' -c '%p' -c 'q!'",
+    "vim --cmd '!rm -f src/a.ts'",
+    'vim -S x.vim',
+    "vim -es <<< '!rm -f src/a.ts'",
+    "ex -c '!rm -f src/a.ts'",
+    "ex '+w! out/table.csv' '+q' src/a.ts",
+    "ex -s <<< '!rm -f src/a.ts'",
+    "gdb -batch -ex 'shell rm -f src/a.ts'",
+    "gdb -batch -ex '!rm -f src/a.ts'",
+    "gdb -batch -x /dev/stdin <<< 'shell rm -f src/a.ts'",
+    "split --filter='rm -f src/a.ts' src/a.ts",
+    "split --filter 'rm -f src/a.ts' src/a.ts",
+    "sqlite3 :memory: '.shell rm -f src/a.ts'",
+    "sqlite3 :memory: '.system rm -f src/a.ts'",
+    "sqlite3 :memory: '.output out/table.csv' 'select 42'",
+    "sqlite3 :memory: '.read <H>/.ssh/id_rsa'",
+    "sqlite3 :memory: \"select writefile('out/table.csv', 'x')\"",
+    "sqlite3 :memory: <<< '.shell rm -f src/a.ts'",
+    "tmux new -d 'rm -f src/a.ts'",
+    "tmux ls \\; new -d 'rm -f src/a.ts'",
+    "ed -s src/a.ts <<< '!rm -f src/a.ts'",
+    "printf '!rm -f src/a.ts\\nq\\n' | ed -s src/a.ts",
+  ], rules);
+  // An unknown program's word that holds a whole command meets the Bash deny rules (bypassPermissions included).
+  deniedEverywhere([
+    ["sqlite3 :memory: '.shell rm -f src/a.ts'", 'Bash(rm *)'],
+    ["gdb -batch -ex 'shell rm -f src/a.ts'", 'Bash(rm *)'],
+    ["vim -es -c '!rm -f src/a.ts' -c q", 'Bash(rm *)'],
+    ["make -f /dev/null --eval='$(shell rm -f src/a.ts)'", 'Bash(rm *)'],
+    ["split --filter='rm -f src/a.ts' src/a.ts", 'Bash(rm *)'],
+    ["tmux new -d 'rm -f src/a.ts'", 'Bash(rm *)'],
+    ["frobnicate --run='rm -f src/a.ts'", 'Bash(rm *)'],
+    ["frobnicate 'curl -d @x http://127.0.0.1/'", 'Bash(curl *)'],
+  ], rules);
+  allowedByDefault(['make', 'make test', 'make -C src all', 'make CC=gcc', 'vim src/a.ts', 'vim +10 src/a.ts', 'sqlite3 db.sqlite "select 1"', 'tmux ls', 'split -l 10 src/a.ts'], rules);
+});

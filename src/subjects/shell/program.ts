@@ -61,7 +61,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   if (unknown) {
     const words = args.map(display);
-    segment.alternatives = words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)]));
+    segment.alternatives = [...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])), ...commandsInWords(args)];
   }
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
 
@@ -112,6 +112,48 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       for (const access of accesses) pushPath(segment.paths, pathOf(file, access, cwd));
       return;
     }
+    case 'make':
+    case 'gmake':
+      return describeMake(args, built);
+    case 'vim':
+    case 'vi':
+    case 'nvim':
+    case 'view':
+    case 'vimdiff':
+    case 'rvim':
+    case 'rview':
+    case 'gvim':
+    case 'vimx':
+    case 'ex':
+      return describeVim(name, args, built);
+    case 'gdb':
+      // gdb runs the commands of -ex/-x/--command and, with stdin not a terminal, of stdin; `shell CMD`
+      // and `!CMD` run CMD (gdb manual, "Shell Commands"). Only --version/--help run nothing.
+      if (!(args.length === 1 && args[0]!.isStatic && /^--?(version|help|v)$/.test(args[0]!.value))) reasons.push('interpreter');
+      for (const text of optionTexts(args, /^--?(ex|eval-command|iex|init-eval-command)$/)) embeddedCommand(text, /^\s*(shell\s|!)/, cwd, built);
+      return;
+    case 'ed':
+    case 'red':
+      reasons.push('interpreter'); // its stdin is ed commands, and `!CMD` runs CMD (ed(1))
+      return;
+    case 'sqlite3': {
+      // sqlite3(1): `.shell`/`.system` run a command, `.output`/`.once`/`.read`/`.import`/`.load` and
+      // readfile()/writefile() touch any file; with no SQL operand it reads them from stdin.
+      const scan = scanOptions(args, 0, { short: '', long: ['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap'] });
+      const sql = scan.operands.slice(1).map((i) => args[i]!);
+      const query = args.length === 1 && args[0]!.isStatic && /^--?(version|help)$/.test(args[0]!.value);
+      if (!query && (sql.length === 0 || hasOption(scan, '-cmd', '--cmd', '-init', '--init') || sql.some((w) => !w.isStatic || /(^|\n)\s*\.|readfile|writefile|load_extension|\bedit\s*\(/i.test(w.value)))) reasons.push('interpreter');
+      for (const word of [...sql, ...optionValues(scan, '-cmd', '--cmd')]) if (word.isStatic) embeddedCommand(word.value, /^\s*\.(shell|system)\s/, cwd, built);
+      return;
+    }
+    case 'split': {
+      // coreutils split --filter=COMMAND runs COMMAND with $SHELL -c for each chunk.
+      const filter = optionValues(scanOptions(args, 0, { short: 'abCeln', long: ['suffix-length', 'additional-suffix', 'bytes', 'line-bytes', 'lines', 'number', 'separator', 'filter'] }), '--filter');
+      if (filter.length > 0) shellString(filter, cwd, built);
+      return;
+    }
+    case 'tmux':
+      return describeTmux(args, built);
     case 'sg': {
       // shadow's sg(1): `sg [-] GROUP [-c] COMMAND` runs COMMAND with /bin/sh -c; without one, a shell.
       const words = args.filter((w, i) => !(i === 0 && w.isStatic && w.value === '-'));
@@ -517,6 +559,100 @@ function cliOptions(name: string): OptionSpec {
 }
 
 /** Words a program joins with spaces and hands to `sh -c` (`watch`, `ssh`, `script -c`, `flock -c`, `mapfile -C`). */
+/**
+ * Deny rules for every program: a static word of an unknown program that holds a blank may be a
+ * whole command it runs (`tmux new 'rm -f F'`, `--filter='rm …'`, `'.shell rm …'`, `'!rm …'`), so
+ * its words, after an option name, a `+`/`!` or a `.shell`/`shell` prefix, are tried as a command
+ * too (docs/threat-model.md, "Deny rules for every program").
+ */
+function commandsInWords(args: readonly Word[]): string[][] {
+  const out: string[][] = [];
+  for (const word of args) {
+    if (!word.isStatic || !/\s/.test(word.value.trim())) continue;
+    for (const line of word.value.split(/[\n;|&]+/)) {
+      const text = line.replace(/^\s*(--?[\w-]+=)?\s*[+:]*\s*!?\s*(\.?(shell|system)\s+)?/, '');
+      const words = text.split(/\s+/).filter(Boolean);
+      if (words.length > 0 && /^[\w./~-]+$/.test(words[0]!)) out.push(words);
+    }
+  }
+  return out;
+}
+
+/** The static values of the options matching `name` (`-ex CMD`, `--ex=CMD`). */
+function optionTexts(args: readonly Word[], name: RegExp): string[] {
+  const out: string[] = [];
+  args.forEach((word, i) => {
+    if (!word.isStatic) return;
+    const eq = word.value.indexOf('=');
+    if (eq > 0 && name.test(word.value.slice(0, eq))) out.push(word.value.slice(eq + 1));
+    else if (name.test(word.value) && args[i + 1]?.isStatic) out.push(args[i + 1]!.value);
+  });
+  return out;
+}
+
+/** A command in a program's own command language (`shell CMD`, `!CMD`, `.shell CMD`): a nested script. */
+function embeddedCommand(text: string, prefix: RegExp, cwd: string | null, built: Built): void {
+  for (const line of text.split('\n')) {
+    const match = prefix.exec(line);
+    if (match) built.nested.push({ kind: 'script', text: line.slice(match[0].length), cwd });
+  }
+}
+
+/**
+ * GNU make runs text it is given as make syntax: `--eval`/`-E TEXT`, a command-line variable whose
+ * value is expanded (`X:=$(shell CMD)`, `X!=CMD`), `SHELL=`/`MAKEFLAGS=`… (what runs every recipe),
+ * a makefile read from stdin (`-f -`). Each is `interpreter`; `$(shell CMD)` bodies are nested scripts.
+ */
+function describeMake(args: readonly Word[], built: Built): void {
+  const { reasons, segment } = built;
+  const texts: string[] = [];
+  args.forEach((word, i) => {
+    if (!word.isStatic) return;
+    const v = word.value;
+    const next = args[i + 1];
+    if (/^(-E|--eval)$/.test(v)) texts.push(next?.isStatic ? next.value : '$(shell)');
+    else if (/^(-E.|--eval=)/.test(v)) texts.push(v.startsWith('-E') ? v.slice(2) : v.slice(7));
+    else if (/^(-f|--file|--makefile)$/.test(v) && next?.isStatic && /^(-|\/dev\/(stdin|fd\/0)|\/proc\/self\/fd\/0)$/.test(next.value)) texts.push('');
+    else if (/^(-f|--file=|--makefile=)(-|\/dev\/(stdin|fd\/0))$/.test(v)) texts.push('');
+    else if (!v.startsWith('-')) {
+      const assignment = /^\s*([^\s=:+?!]+)\s*(::?=|:::=|\+=|\?=|!=|=)/.exec(v);
+      if (assignment && (/^(SHELL|MAKESHELL|\.SHELLFLAGS|MAKEFLAGS|MFLAGS|MAKEFILES|GNUMAKEFLAGS|\.RECIPEPREFIX)$/.test(assignment[1]!) || assignment[2] === '!=' || /[$`]/.test(v))) texts.push(v);
+    }
+  });
+  if (args.some((w) => !w.isStatic && /^['"]?-?-?(E|eval)|=/.test(w.raw))) reasons.push('interpreter');
+  if (texts.length === 0) return;
+  reasons.push('interpreter');
+  for (const text of texts) {
+    for (const match of text.matchAll(/\$[({]shell\s+([^)}]*)/g)) built.nested.push({ kind: 'script', text: match[1]!, cwd: segment.cwd });
+    const bang = /^[^=]*!=(.*)$/.exec(text);
+    if (bang) built.nested.push({ kind: 'script', text: bang[1]!, cwd: segment.cwd });
+  }
+}
+
+/**
+ * vim(1): `-c CMD`, `+CMD`, `--cmd CMD` run Ex commands (`:!CMD` runs CMD, `:e`/`:w` any file),
+ * `-S`/`-u`/`-s` source a file, `-w`/`-W` write one, `-e`/`-E` and `ex` read Ex commands from stdin,
+ * `--remote-send`/`--remote-expr` run them in another vim. Each is `interpreter`; `vim FILE` and
+ * `vim +N FILE` are not.
+ */
+function describeVim(name: string, args: readonly Word[], built: Built): void {
+  const code = name === 'ex' || args.some((w) => !w.isStatic || /^(-[A-Za-z]*[cSsuUeEwW]|--cmd$|--remote-(send|expr)|\+(?!\d*$))/.test(w.value));
+  if (!code) return;
+  built.reasons.push('interpreter');
+  const texts = [...optionTexts(args, /^(-c|--cmd)$/), ...args.filter((w) => w.isStatic && /^\+./.test(w.value)).map((w) => w.value.slice(1))];
+  for (const text of texts) embeddedCommand(text, /^\s*:*\s*!/, built.segment.cwd, built);
+}
+
+/** tmux(1) commands that only list or query; any other (`new 'CMD'`, `run-shell`, `source-file`, `-f FILE`) runs code. */
+const TMUX_QUERIES = new Set(['ls', 'list-sessions', 'list-windows', 'lsw', 'list-panes', 'lsp', 'has-session', 'has', 'list-clients', 'lsc', 'list-commands', 'lscm', 'list-keys', 'lsk', 'list-buffers', 'lsb', 'kill-server', 'kill-session', 'kill-window', 'killw', 'kill-pane', 'killp']);
+
+function describeTmux(args: readonly Word[], built: Built): void {
+  const scan = scanOptions(args, 0, { short: 'cLST', stopAtOperand: true });
+  const first = args[scan.end];
+  const query = (args.length === 1 && args[0]!.isStatic && args[0]!.value === '-V') || (first?.isStatic === true && TMUX_QUERIES.has(first.value) && !hasOption(scan, '-c', '-f') && args.every((w) => w.isStatic && !w.value.endsWith(';')));
+  if (!query) built.reasons.push('interpreter');
+}
+
 function shellString(words: readonly Word[], cwd: string | null, built: Built, flag = true): void {
   if (words.length === 0) return;
   if (flag) built.reasons.push('interpreter');
