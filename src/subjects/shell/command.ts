@@ -45,6 +45,8 @@ const PARSE_TIMEOUT_MS = 500;
  *   arithmetic            an arithmetic context that can reach quoted `$(`/backtick text, values from files and globs,
  *                         or a `$` that is data (the pieces of a substitution built at run time)
  *   archive-extract       tar -x, unzip, cpio -i, 7z x, ar x, patch: writes paths the archive or patch names
+ *   unknown-option        curl, wget given an option the model does not know, or options from a file or wgetrc
+ *                         command it does not read (`curl -K F`, `wget --config F`, `wget -e KEY=…`)
  */
 
 export interface AnalyseOptions {

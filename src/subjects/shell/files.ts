@@ -1582,29 +1582,176 @@ function nestScript(text: Word, cwd: string | null, out: FileFacts): void {
   if (text.isStatic) out.nested.push({ kind: 'script', text: text.value, cwd });
 }
 
-/** `curl`: `-o FILE` written, `-T FILE`/`-K FILE`/`-d @FILE` read; URLs are not paths. */
+/** A call given an option the model does not know, or options from a file or command it does not read. */
+const UNKNOWN_OPTION = 'unknown-option';
+
+/**
+ * curl 7.88.1 `--help all`: the long options that take a value, and those that do not. curl takes
+ * any unambiguous prefix of either (`--libc F` wrote F) and `--no-` before a flag; a long option
+ * that is neither may take a file as its value, so the call asks (`unknown-option`).
+ */
+const CURL_LONG = ['abstract-unix-socket', 'alt-svc', 'aws-sigv4', 'cacert', 'capath', 'cert', 'cert-type', 'ciphers', 'config', 'connect-timeout', 'connect-to', 'continue-at', 'cookie', 'cookie-jar', 'create-file-mode', 'crlfile', 'curves', 'data', 'data-ascii', 'data-binary', 'data-raw', 'data-urlencode', 'delegation', 'dns-interface', 'dns-ipv4-addr', 'dns-ipv6-addr', 'dns-servers', 'doh-url', 'dump-header', 'egd-file', 'engine', 'etag-compare', 'etag-save', 'expect100-timeout', 'form', 'form-string', 'ftp-account', 'ftp-alternative-to-user', 'ftp-method', 'ftp-port', 'ftp-ssl-ccc-mode', 'happy-eyeballs-timeout-ms', 'header', 'hostpubmd5', 'hostpubsha256', 'hsts', 'interface', 'json', 'keepalive-time', 'key', 'key-type', 'krb', 'libcurl', 'limit-rate', 'local-port', 'login-options', 'mail-auth', 'mail-from', 'mail-rcpt', 'max-filesize', 'max-redirs', 'max-time', 'netrc-file', 'noproxy', 'oauth2-bearer', 'output', 'output-dir', 'parallel-max', 'pass', 'pinnedpubkey', 'preproxy', 'proto', 'proto-default', 'proto-redir', 'proxy', 'proxy-cacert', 'proxy-capath', 'proxy-cert', 'proxy-cert-type', 'proxy-ciphers', 'proxy-crlfile', 'proxy-header', 'proxy-key', 'proxy-key-type', 'proxy-pass', 'proxy-pinnedpubkey', 'proxy-service-name', 'proxy-tls13-ciphers', 'proxy-tlsauthtype', 'proxy-tlspassword', 'proxy-tlsuser', 'proxy-user', 'proxy1.0', 'pubkey', 'quote', 'random-file', 'range', 'rate', 'referer', 'request', 'request-target', 'resolve', 'retry', 'retry-delay', 'retry-max-time', 'sasl-authzid', 'service-name', 'socks4', 'socks4a', 'socks5', 'socks5-gssapi-service', 'socks5-hostname', 'speed-limit', 'speed-time', 'stderr', 'telnet-option', 'tftp-blksize', 'time-cond', 'tls-max', 'tls13-ciphers', 'tlsauthtype', 'tlspassword', 'tlsuser', 'trace', 'trace-ascii', 'unix-socket', 'upload-file', 'url', 'url-query', 'user', 'user-agent', 'write-out'];
+const CURL_FLAGS = 'anyauth append basic cert-status compressed compressed-ssh create-dirs crlf digest disable disable-eprt disable-epsv disallow-username-in-url doh-cert-status doh-insecure fail fail-early fail-with-body false-start form-escape ftp-create-dirs ftp-pasv ftp-pret ftp-skip-pasv-ip ftp-ssl-ccc ftp-ssl-control get globoff haproxy-protocol head help http0.9 http1.0 http1.1 http2 http2-prior-knowledge http3 http3-only ignore-content-length include insecure ipv4 ipv6 junk-session-cookies list-only location location-trusted mail-rcpt-allowfails manual metalink negotiate netrc netrc-optional next no-alpn no-buffer no-clobber no-keepalive no-npn no-progress-meter no-sessionid ntlm ntlm-wb parallel parallel-immediate path-as-is post301 post302 post303 progress-bar proxy-anyauth proxy-basic proxy-digest proxy-insecure proxy-negotiate proxy-ntlm proxy-ssl-allow-beast proxy-ssl-auto-client-cert proxy-tlsv1 proxytunnel raw remote-header-name remote-name remote-name-all remote-time remove-on-error retry-all-errors retry-connrefused sasl-ir show-error silent socks5-basic socks5-gssapi socks5-gssapi-nec ssl ssl-allow-beast ssl-auto-client-cert ssl-no-revoke ssl-reqd ssl-revoke-best-effort sslv2 sslv3 styled-output suppress-connect-headers tcp-fastopen tcp-nodelay tftp-no-options tlsv1 tlsv1.0 tlsv1.1 tlsv1.2 tlsv1.3 tr-encoding trace-time use-ascii verbose version xattr'.split(' ');
+const CURL: OptionSpec = { short: 'ACDEFHKPQTUXYbcdemortuwxyz', long: CURL_LONG };
+const CURL_FILES = {
+  reads: ['-T', '--upload-file', '-K', '--config', '--etag-compare', '--netrc-file', '--hsts', '--alt-svc', '--cacert', '--capath', '-E', '--cert', '--key', '--crlfile', '--proxy-cacert', '--proxy-capath', '--proxy-cert', '--proxy-key', '--proxy-crlfile', '--egd-file', '--random-file', '--pubkey', '--unix-socket'],
+  writes: ['-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--libcurl', '--hsts', '--alt-svc', '--etag-save', '--output-dir'],
+};
+
+/**
+ * True when a program whose options are all listed takes the unlisted long option `--NAME` as a
+ * flag: one of `flags`, `--no-` before one, or a prefix of one option only, a flag (getopt_long).
+ */
+function longFlag(name: string, flags: readonly string[], valued: readonly string[]): boolean {
+  const given = name.slice(2);
+  for (const candidate of given.startsWith('no-') ? [given, given.slice(3)] : [given]) {
+    if (flags.includes(candidate)) return true;
+    const hits = [...flags, ...valued].filter((option) => option.startsWith(candidate));
+    if (candidate !== '' && hits.length === 1 && flags.includes(hits[0]!)) return true;
+  }
+  return false;
+}
+
+/** NAME in DIR (curl `--output-dir`, wget `-P`); not known when either is not. */
+function inDirectory(dir: Word | undefined, name: Word): Word {
+  return dir === undefined ? name : { ...name, value: `${dir.value}/${name.value}`, raw: `${dir.raw}/${name.raw}`, isStatic: dir.isStatic && name.isStatic };
+}
+
+/** The file a download of URL is saved as: NAME, or when null a name known only at run time. */
+function downloadWord(url: Word, name: string | null): Word {
+  return name === null ? { ...url, value: `<name of ${url.raw}>`, raw: `<name of ${url.raw}>`, isStatic: false } : staticWord(name);
+}
+
+/**
+ * The name `curl -O` gives a URL's download: the last segment of its path, without query or fragment
+ * (curl(1) `--remote-name`); null when it is not known before the run: a word with an expansion, a
+ * glob curl expands (`{a,b}`, `[1-3]`) or no name at all.
+ */
+function remoteName(url: Word, globs: boolean): string | null {
+  if (!url.isStatic || (globs && /[[{]/.test(url.value))) return null;
+  const rest = url.value.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, '');
+  const path = rest.includes('/') ? rest.slice(rest.indexOf('/')).replace(/[?#].*$/, '') : '';
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return name === '' || name === '.' || name === '..' ? null : name;
+}
+
+/**
+ * `curl`: `-o FILE` and the remote name of `-O` written (in `--output-dir DIR` when given), the
+ * cache, log and jar files written, upload, config, certificate and `@FILE` values read; URLs are
+ * not paths. `-J` takes the name from the server: not known (docs/threat-model.md, curl and wget).
+ */
 const curl: Handler = (args, cwd, out) => {
-  const scan = scanOptions(args, 0, {
-    short: 'ACDEFHKPQTUXYbcdemoruwxyz',
-    long: ['output', 'upload-file', 'config', 'cookie-jar', 'dump-header', 'data', 'data-binary', 'data-raw', 'data-ascii', 'data-urlencode', 'form', 'header', 'trace', 'trace-ascii', 'user', 'request', 'url', 'proxy', 'cookie', 'referer', 'user-agent', 'max-time', 'range', 'write-out', 'output-dir', 'cert', 'key', 'cacert', 'connect-timeout', 'retry', 'resolve', 'interface', 'stderr'],
-  });
-  addOptionPaths(scan, { reads: ['-T', '--upload-file', '-K', '--config'], writes: ['-o', '--output', '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--output-dir', '--stderr'] }, cwd, out);
+  const scan = scanOptions(args, 0, CURL);
+  if (scan.options.some((option) => option.unlisted && !longFlag(option.name, CURL_FLAGS, CURL_LONG))) out.reasons.push(UNKNOWN_OPTION);
+  // `-K FILE` holds options (`output = F`) the model does not read.
+  if (hasOption(scan, '-K', '--config')) out.reasons.push(UNKNOWN_OPTION);
+  // `--hsts`, `--alt-svc` caches are read and written: each list on its own.
+  addOptionPaths(scan, { reads: CURL_FILES.reads }, cwd, out);
+  addOptionPaths(scan, { writes: CURL_FILES.writes }, cwd, out);
+  const dir = optionValues(scan, '--output-dir').at(-1);
+  for (const file of optionValues(scan, '-o', '--output')) push(out, pathOf(inDirectory(dir, file), WRITE, cwd));
+  if (hasOption(scan, '-O', '--remote-name', '--remote-name-all')) {
+    const serverNamed = hasOption(scan, '-J', '--remote-header-name');
+    const globs = !hasOption(scan, '-g', '--globoff');
+    for (const url of [...scan.operands.map((i) => args[i]!), ...optionValues(scan, '--url')]) {
+      const name = serverNamed ? null : remoteName(url, globs);
+      push(out, pathOf(inDirectory(dir, downloadWord(url, name)), WRITE, cwd));
+    }
+  }
   for (const option of scan.options) {
     const v = option.value?.isStatic ? option.value.value : null;
     if (v === null) continue;
     let file: string | null = null;
-    if (/^(-d|--data|--data-binary|--data-ascii)$/.test(option.name) && v.startsWith('@')) file = v.slice(1);
-    else if (option.name === '--data-urlencode') file = /^[^=]*@(.+)$/.exec(v)?.[1] ?? null;
+    if (/^(-d|--data|--data-binary|--data-ascii|--json|-H|--header|--proxy-header)$/.test(option.name) && v.startsWith('@')) file = v.slice(1);
+    else if (option.name === '--data-urlencode' || option.name === '--url-query') file = /^[^=]*@(.+)$/.exec(v)?.[1] ?? null;
     else if (option.name === '-F' || option.name === '--form') file = /^[^=]*=[@<]([^;]+)/.exec(v)?.[1] ?? null;
+    // `-b NAME=VALUE` is a cookie; without `=`, a cookie file read (curl(1) `--cookie`).
+    else if ((option.name === '-b' || option.name === '--cookie') && !v.includes('=')) file = v;
+    // curl 8.3 `-w '%output{>>F}'` writes what follows to F.
+    else if (option.name === '-w' || option.name === '--write-out') for (const m of v.matchAll(/%output\{(?:>>)?([^}]*)\}/g)) push(out, pathOf(staticWord(m[1]!), WRITE, cwd));
     if (file) push(out, pathOf(staticWord(file), READ, cwd));
   }
 };
 
-/** `wget`: `-O FILE`, `-o LOG`, `-P DIR` written, `-i LIST` read. */
-const wget: Handler = (args, cwd, out) => {
-  const scan = scanOptions(args, 0, { short: 'OoaiBetTwQlADIXRUP', long: ['output-document', 'output-file', 'append-output', 'input-file', 'base', 'execute', 'tries', 'timeout', 'wait', 'quota', 'level', 'accept', 'reject', 'domains', 'exclude-directories', 'include-directories', 'user-agent', 'directory-prefix', 'user', 'password', 'header', 'post-data', 'post-file', 'body-file'] });
-  addOptionPaths(scan, { reads: ['-i', '--input-file', '--post-file', '--body-file'], writes: ['-O', '--output-document', '-o', '--output-file', '-a', '--append-output', '-P', '--directory-prefix'] }, cwd, out);
+/**
+ * GNU Wget 1.21.3 `--help`: the long options that take a value, and those that do not (getopt_long
+ * also takes an unambiguous prefix, and `--no-` before a flag). Another long option asks (`unknown-option`).
+ */
+const WGET_LONG = ['execute', 'output-file', 'append-output', 'report-speed', 'input-file', 'base', 'config', 'rejected-log', 'tries', 'retry-on-http-error', 'output-document', 'start-pos', 'progress', 'timeout', 'dns-timeout', 'connect-timeout', 'read-timeout', 'wait', 'waitretry', 'quota', 'bind-address', 'limit-rate', 'restrict-file-names', 'prefer-family', 'user', 'password', 'use-askpass', 'local-encoding', 'remote-encoding', 'directory-prefix', 'cut-dirs', 'http-user', 'http-password', 'default-page', 'header', 'compression', 'proxy-user', 'proxy-password', 'referer', 'user-agent', 'load-cookies', 'save-cookies', 'post-data', 'post-file', 'method', 'body-data', 'body-file', 'secure-protocol', 'certificate', 'certificate-type', 'private-key', 'private-key-type', 'ca-certificate', 'ca-directory', 'crl-file', 'pinnedpubkey', 'ciphers', 'ftp-user', 'ftp-password', 'warc-file', 'warc-header', 'warc-max-size', 'warc-dedup', 'warc-tempdir', 'level', 'backups', 'accept', 'reject', 'accept-regex', 'reject-regex', 'regex-type', 'domains', 'exclude-domains', 'follow-tags', 'ignore-tags', 'include-directories', 'exclude-directories', 'max-redirect', 'hsts-file'];
+const WGET_FLAGS = 'version help background debug quiet verbose no-verbose force-html no-config retry-connrefused no-clobber no-netrc continue show-progress timestamping no-if-modified-since no-use-server-timestamps server-response spider random-wait no-proxy no-dns-cache ignore-case inet4-only inet6-only ask-password no-iri unlink xattr no-directories force-directories no-host-directories protocol-directories no-cache adjust-extension ignore-length save-headers no-http-keep-alive no-cookies keep-session-cookies content-disposition content-on-error auth-no-challenge https-only no-check-certificate no-hsts no-remove-listing no-glob no-passive-ftp preserve-permissions retr-symlinks ftps-implicit ftps-resume-ssl ftps-clear-data-connection ftps-fallback-to-ftp warc-cdx no-warc-compression no-warc-digests no-warc-keep-log recursive delete-after convert-links convert-file-only backup-converted mirror page-requisites strict-comments follow-ftp span-hosts relative trust-server-names no-parent'.split(' ');
+const WGET: OptionSpec = { short: 'eoaiBtOTwQPUlARDIXn', long: WGET_LONG };
+const WGET_FILES = {
+  reads: ['-i', '--input-file', '--post-file', '--body-file', '--config', '--load-cookies', '--certificate', '--private-key', '--ca-certificate', '--ca-directory', '--crl-file', '--warc-dedup', '--hsts-file'],
+  writes: ['-O', '--output-document', '-o', '--output-file', '-a', '--append-output', '-P', '--directory-prefix', '--save-cookies', '--rejected-log', '--hsts-file', '--warc-tempdir'],
 };
+/** Options after which the files wget writes are named by the server or the pages it follows. */
+const WGET_SERVER_NAMES = ['-r', '--recursive', '-m', '--mirror', '-p', '--page-requisites', '-x', '--force-directories', '--protocol-directories', '--content-disposition', '--trust-server-names', '-E', '--adjust-extension', '--restrict-file-names', '--default-page', '-i', '--input-file'];
+
+/**
+ * wgetrc commands (wget(1) `-e`, "Wgetrc Commands"; `_` and `-` in a name are ignored): those that
+ * name a file, as the option does; those that change how downloads are named; the others known to
+ * name nothing. Any other asks.
+ */
+const WGETRC: Record<string, string> = {
+  outputdocument: '-O', logfile: '-o', dirprefix: '-P', savecookies: '--save-cookies', loadcookies: '--load-cookies', input: '-i',
+  postfile: '--post-file', bodyfile: '--body-file', rejectedlog: '--rejected-log', warcfile: '--warc-file', hstsfile: '--hsts-file',
+  cacertificate: '--ca-certificate', certificate: '--certificate', privatekey: '--private-key', cadirectory: '--ca-directory', crlfile: '--crl-file', warcdedup: '--warc-dedup',
+  recursive: '-r', mirror: '-m', pagerequisites: '-p', dirstruct: '-x', contentdisposition: '--content-disposition', trustservernames: '--trust-server-names',
+  adjustextension: '-E', restrictfilenames: '--restrict-file-names', protocoldirectories: '--protocol-directories', defaultpage: '--default-page',
+  timestamping: '-N', continue: '-c', spider: '--spider',
+};
+const WGETRC_HARMLESS = new Set('robots tries timeout readtimeout connecttimeout dnstimeout quiet verbose useragent wait waitretry randomwait checkcertificate header limitrate retryconnrefused httpproxy httpsproxy ftpproxy useproxy noproxy serverresponse showprogress progress inet4only inet6only maxredirect httpsonly secureprotocol localencoding remoteencoding iri httpkeepalive cache compression contentonerror debug noclobber cookies'.split(' '));
+
+/**
+ * `wget`: `-O FILE`, `-o LOG`, the cookie, WARC and log files written; without `-O`, each URL's
+ * last path segment (`index.html` when empty) in `-P DIR`, which `-N`/`-c` replace when it exists;
+ * `-e` wgetrc commands read as their options. Names the server or the pages choose (`-r`, `-i`,
+ * `--content-disposition`) are not known (docs/threat-model.md, curl and wget).
+ */
+const wget: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, WGET);
+  if (scan.options.some((option) => option.unlisted && !longFlag(option.name, WGET_FLAGS, WGET_LONG))) out.reasons.push(UNKNOWN_OPTION);
+  // `--config FILE` holds wgetrc commands the model does not read.
+  if (hasOption(scan, '--config')) out.reasons.push(UNKNOWN_OPTION);
+  // Each `-e key=value` is read as the option it stands for.
+  const options: ParsedOption[] = [];
+  for (const option of scan.options) {
+    if (option.name !== '-e' && option.name !== '--execute') {
+      options.push(option);
+      continue;
+    }
+    const command = option.value?.isStatic ? /^\s*([A-Za-z_-]+)\s*=\s*(.*?)\s*$/.exec(option.value.value) : null;
+    const name = command ? WGETRC[command[1]!.toLowerCase().replace(/[-_]/g, '')] : undefined;
+    if (name !== undefined) options.push({ name, value: { ...option.value!, value: command![2]!, raw: command![2]! }, index: option.index });
+    else if (!command || !WGETRC_HARMLESS.has(command[1]!.toLowerCase().replace(/[-_]/g, ''))) out.reasons.push(UNKNOWN_OPTION);
+  }
+  const read: ScanResult = { ...scan, options };
+  addOptionPaths(read, { reads: WGET_FILES.reads }, cwd, out);
+  addOptionPaths(read, { writes: WGET_FILES.writes }, cwd, out);
+  // --warc-file=F writes F.warc.gz (F.warc without compression) and F.cdx with --warc-cdx.
+  for (const warc of optionValues(read, '--warc-file')) for (const suffix of ['.warc.gz', '.warc', '.cdx']) push(out, pathOf({ ...warc, value: warc.value + suffix, raw: warc.raw + suffix }, WRITE, cwd));
+  if (hasOption(read, '-O', '--output-document', '--spider')) return;
+  const dir = optionValues(read, '-P', '--directory-prefix').at(-1);
+  const serverNamed = hasOption(read, ...WGET_SERVER_NAMES);
+  for (const url of scan.operands.map((i) => args[i]!)) {
+    const name = serverNamed ? null : downloadName(url);
+    push(out, pathOf(inDirectory(dir, downloadWord(url, name)), WRITE, cwd));
+  }
+  if (serverNamed && scan.operands.length === 0) push(out, pathOf({ ...staticWord(`${dir?.raw ?? '.'}/<name the server gives>`), isStatic: false }, WRITE, cwd));
+};
+
+/** The name wget saves a URL under: its last path segment with the query (`index.html` when empty); null when not known before the run. */
+function downloadName(url: Word): string | null {
+  if (!url.isStatic) return null;
+  const rest = url.value.replace(/^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//, '').replace(/#.*$/, '');
+  const slash = rest.search(/[/?]/);
+  const path = slash === -1 ? '' : rest.slice(slash);
+  const query = path.indexOf('?');
+  const file = query === -1 ? path : path.slice(0, query);
+  const name = file.slice(file.lastIndexOf('/') + 1) + (query === -1 ? '' : path.slice(query));
+  if (/[*[\]]/.test(name) || name === '.' || name === '..') return null;
+  return name === '' || name.startsWith('?') ? `index.html${name}` : name;
+}
 
 /** `less +!cmd` runs a shell command on start-up; its `-o FILE` writes a log. */
 const less: Handler = (args, cwd, out) => {
