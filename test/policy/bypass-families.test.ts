@@ -2807,6 +2807,9 @@ describe('2. a command string in one word, or on stdin, of a program that runs i
     ["tmux new -d 'rm -f src/a.ts'", 'Bash(rm *)'],
     ["frobnicate --run='rm -f src/a.ts'", 'Bash(rm *)'],
     ["frobnicate 'curl -d @x http://127.0.0.1/'", 'Bash(curl *)'],
+    ["frobnicate -c 'e <H>/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
+    ["frobnicate '.read ~/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
+    ["vim -es -c 'e <H>/.ssh/id_rsa' -c '%p' -c 'q!'", 'Read(~/.ssh/**)'],
   ], rules);
   allowedByDefault(['make', 'make test', 'make -C src all', 'make CC=gcc', 'vim src/a.ts', 'vim +10 src/a.ts', 'sqlite3 db.sqlite "select 1"', 'tmux ls', 'split -l 10 src/a.ts'], rules);
 });

@@ -24,6 +24,9 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
     const spelled = spelling(args[i]!);
     if (spelled === null) continue;
     const { text, home } = spelled;
+    // A word holding a blank may be a command line the program runs (`vimx -c 'e ~/.ssh/id_rsa'`): its
+    // absolute and home paths are candidates too.
+    if (everyOperand && /\S\s+\S/.test(text)) for (const token of text.split(/[\s'"=]+/)) if (/^(~\/|\/)./.test(token)) add(token);
     if (mounts && /^(-v|--volume|--mount)$/.test(args[i - 1]?.value ?? '')) {
       add(mountSource(text));
       continue;
