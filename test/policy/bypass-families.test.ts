@@ -2918,3 +2918,26 @@ describe('24. curl and wget write what their options, configuration commands and
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+// A script the same call writes, then runs: the file is read as a path and its content never seen,
+// as with `source a.sh`. bash 5.2 (GNU make 4.3) removed the file in each case (round 11 review,
+// F12: allowed in bypassPermissions, and under Bash(make:*) in default mode).
+describe('7. a script the same call writes, then runs', () => {
+  const extra = { allow: ['Bash(bash *)', 'Bash(sh *)', 'Bash(make *)', 'Bash(chmod *)', 'Bash(cp *)', 'Bash(printf *)', 'Bash(python3 *)', 'Bash(tee *)'] };
+  neverAllowedAnywhere([
+    "echo 'rm -f out/table.csv' > a.sh && bash a.sh",
+    "echo 'rm -f out/table.csv' > a.sh && chmod +x a.sh && ./a.sh",
+    "printf '%s\\n' '#!/bin/sh' 'rm -f out/table.csv' > a.sh && sh a.sh",
+    "echo 'cat <H>/.ssh/id_rsa' > a.sh && bash ./a.sh",
+    "echo 'x: ; rm -f out/table.csv' > mk && make -f mk",
+    "echo 'x: ; rm -f out/table.csv' > mk && make -fmk",
+    "echo 'x: ; rm -f out/table.csv' | tee mk && make --file=mk",
+    "echo 'x: ; rm -f out/table.csv' > Makefile && make",
+    'cp src/a.ts d/a.sh && bash d/a.sh',
+    'cp -r src d && bash d/a.ts',
+    "echo 'import os' > a.py && python3 a.py",
+    'echo x > "$f"; bash src/a.ts',
+    "bash -c 'echo rm > a.sh; ./a.sh'",
+  ], extra);
+  allowedByDefault(['bash src/a.ts', 'chmod +x src/a.ts && bash src/a.ts', 'echo x > out.txt && bash src/a.ts', 'make -f src/a.ts', 'echo x > out.txt; make -f src/a.ts'], extra);
+});

@@ -2,6 +2,7 @@ import { isSafeCommand } from '../../policy/safe.js';
 import type { CommandInfo } from '../../policy/types.js';
 import { SAFE_WRAPPERS } from '../../programs.js';
 import { loadedParser } from './parser.js';
+import { markScriptsWritten } from './scripts-written.js';
 import { commandSignature } from './signature.js';
 import { addReason, walkCommand } from './walk.js';
 
@@ -37,7 +38,8 @@ const PARSE_TIMEOUT_MS = 500;
  *   prompt-expansion      ${x@P} and the other @ transformations
  *   indirection           ${!x}
  *   dynamic-name          the program is not a static word ($CMD, $(…), $'\x72m', /bin/r?)
- *   interpreter           code given to a shell or interpreter (sh -c, python -c, eval, source, awk system(), sed e, … | sh)
+ *   interpreter           code given to a shell or interpreter (sh -c, python -c, eval, source, awk system(), sed e, … | sh),
+ *                         or a script the same call writes, then runs (scripts-written.ts)
  *   executor              runs a program it fetches or names (npx, npm exec, rg --pre $x, ssh -o ProxyCommand)
  *   remote-command        ssh HOST CMD: parsed, but run by the remote shell
  *   stored-substitution   a quoted `$(`/backtick stored in a variable or given to let/declare (evaluated later)
@@ -73,6 +75,7 @@ export function analyseCommand(command: string, options: AnalyseOptions): Comman
   }
   try {
     walkCommand(parser, info, options.parseTimeoutMs ?? PARSE_TIMEOUT_MS, command, options.cwd);
+    markScriptsWritten(info);
   } catch {
     info.parseOk = false;
     addReason(info, 'internal-error');
