@@ -1623,6 +1623,30 @@ function downloadWord(url: Word, name: string | null): Word {
 }
 
 /**
+ * The local file a curl URL names: `file://[localhost]/PATH`, `%XX` decoded, read, or written by
+ * `-T F` (`-T F file:///D/` writes D/F); bash 5.2, curl 7.88.1 printed `file:///…/%6bey` and
+ * `--proto-default file /…/key`. A URL whose scheme is not fixed (`"$u"`, `--proto-default`, a glob)
+ * may be one: a path not known. Null for a URL of another scheme.
+ */
+function fileUrlPath(url: Word, upload: Word | undefined, anyScheme: boolean, globs: boolean, cwd: string | null): CommandPath | null {
+  const access = upload ? WRITE : READ;
+  const unknown = (): CommandPath | null => pathOf({ ...url, value: `<file named by ${url.raw}>`, raw: `<file named by ${url.raw}>`, isStatic: false }, access, cwd);
+  const scheme = /^["']?([a-zA-Z][a-zA-Z0-9+.-]*):\/\//.exec(url.isStatic ? url.value : url.raw)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'file') return null;
+  if (scheme === undefined) return url.isStatic && !anyScheme ? null : unknown();
+  const local = /^file:\/\/(?:localhost)?(\/[^?#]*)/i.exec(url.value);
+  if (!url.isStatic || !local || (globs && /[[{]/.test(local[1]!))) return unknown();
+  let path: string;
+  try {
+    path = decodeURIComponent(local[1]!);
+  } catch {
+    return unknown();
+  }
+  if (upload && path.endsWith('/')) path += upload.isStatic ? posix.basename(upload.value) : '<upload name>';
+  return pathOf(upload && !upload.isStatic && path.endsWith('<upload name>') ? { ...url, value: path, raw: path, isStatic: false } : staticWord(path), access, cwd);
+}
+
+/**
  * The name `curl -O` gives a URL's download: the last segment of its path, without query or fragment
  * (curl(1) `--remote-name`); null when it is not known before the run: a word with an expansion, a
  * glob curl expands (`{a,b}`, `[1-3]`) or no name at all.
@@ -1649,11 +1673,16 @@ const curl: Handler = (args, cwd, out) => {
   addOptionPaths(scan, { reads: CURL_FILES.reads }, cwd, out);
   addOptionPaths(scan, { writes: CURL_FILES.writes }, cwd, out);
   const dir = optionValues(scan, '--output-dir').at(-1);
-  for (const file of optionValues(scan, '-o', '--output')) push(out, pathOf(inDirectory(dir, file), WRITE, cwd));
+  const globs = !hasOption(scan, '-g', '--globoff');
+  const urls = [...scan.operands.map((i) => args[i]!), ...optionValues(scan, '--url')];
+  // `-o 'out/#1' 'URL/{a,b}'` writes out/a: `#N` is the text a URL glob matched.
+  for (const file of optionValues(scan, '-o', '--output')) push(out, pathOf(inDirectory(dir, globs && /#\d/.test(file.value) ? { ...file, isStatic: false } : file), WRITE, cwd));
+  const upload = optionValues(scan, '-T', '--upload-file')[0];
+  const anyScheme = hasOption(scan, '--proto-default');
+  for (const url of urls) push(out, fileUrlPath(url, upload, anyScheme, globs, cwd));
   if (hasOption(scan, '-O', '--remote-name', '--remote-name-all')) {
     const serverNamed = hasOption(scan, '-J', '--remote-header-name');
-    const globs = !hasOption(scan, '-g', '--globoff');
-    for (const url of [...scan.operands.map((i) => args[i]!), ...optionValues(scan, '--url')]) {
+    for (const url of urls) {
       const name = serverNamed ? null : remoteName(url, globs);
       push(out, pathOf(inDirectory(dir, downloadWord(url, name)), WRITE, cwd));
     }
