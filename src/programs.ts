@@ -31,18 +31,28 @@ export interface InterpreterSpec {
   attached?: string;
   /** Short option naming a module to run: the rest belongs to the module (`python -m pytest`). */
   module?: string;
+  /** Modules run with `module` whose operands or options are code (`python -m timeit 'CODE'`). */
+  codeModules?: ReadonlySet<string>;
+  /** Options whose value is a module to load: a URL there (`data:text/javascript,CODE`) is code. */
+  urlValue?: readonly string[];
+  /** Attached-value letters whose value is a module name, code if it is anything more (perl `-M'strict;CODE'`). */
+  moduleName?: string;
   /** Flags after which it neither runs code nor reads stdin (`--version`, `node --test`). */
   quiet?: readonly string[];
   /** Without a script it prints help instead of reading stdin (`bun`). */
   noStdin?: boolean;
 }
 
-const PYTHON: InterpreterSpec = { code: 'c', value: 'WXQ', module: 'm', quiet: ['-V', '--version', '-h', '--help'] };
+// timeit's statements and `-s SETUP`, pdb's `-c` commands, the REPLs of code and asyncio, IPython's
+// `-c` (docs/threat-model.md#code-in-interpreter-options).
+const PYTHON_CODE_MODULES: ReadonlySet<string> = new Set(['timeit', 'pdb', 'code', 'asyncio', 'IPython']);
+const PYTHON: InterpreterSpec = { code: 'c', value: 'WXQ', module: 'm', codeModules: PYTHON_CODE_MODULES, quiet: ['-V', '--version', '-h', '--help'] };
 const NODE: InterpreterSpec = {
   code: 'ep',
   codeLong: ['--eval', '--print'],
   value: 'rC',
   valueLong: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--title', '--inspect-port', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--run'],
+  urlValue: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
   quiet: ['-v', '--version', '-h', '--help', '--test', '-c', '--check', '--run'],
 };
 
@@ -51,7 +61,7 @@ const INTERPRETERS: Record<string, InterpreterSpec> = {
   nodejs: NODE,
   bun: { code: 'ep', codeLong: ['--eval', '--print'], noStdin: true },
   deno: { code: '', noStdin: true },
-  perl: { code: 'eE', attached: 'IMmlx0CdDiF', quiet: ['-v', '-V', '--version', '-h', '--help'] },
+  perl: { code: 'eE', attached: 'IMmlx0CdDiF', moduleName: 'Mm', quiet: ['-v', '-V', '--version', '-h', '--help'] },
   ruby: { code: 'e', value: 'IrCE', attached: 'xFW0l', quiet: ['-v', '--version', '-h', '--help'] },
   php: { code: 'rBRE', value: 'cdzt', module: 'f', quiet: ['-v', '--version', '-h', '--help', '-m', '-i'] },
   lua: { code: 'e', value: 'l', quiet: ['-v'] },

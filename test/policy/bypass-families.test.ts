@@ -2953,3 +2953,42 @@ describe('7. a script the same call writes, then runs', () => {
   ], extra);
   allowedByDefault(['bash src/a.ts', 'chmod +x src/a.ts && bash src/a.ts', 'echo x > out.txt && bash src/a.ts', 'make -f src/a.ts', 'echo x > out.txt; make -f src/a.ts'], extra);
 });
+
+// Code in interpreter options other than `-e` (round 11 review F11): Node 20 imports a
+// `data:text/javascript,CODE` URL given to `--import`/`--loader`/`--experimental-loader`; perlrun's
+// `-MMODULE` is `use MODULE` with the rest of the word inserted as program text (`-M'strict;CODE'`);
+// `python -m timeit` runs its operands and `-s SETUP`. Node v20.20.2, perl 5.36 and Python 3.11 ran
+// each (`-M strict` with a blank is "Missing argument to -M.").
+describe('24. code in interpreter options is code on the command line', () => {
+  const RUN = { allow: ['Bash(node:*)', 'Bash(perl:*)', 'Bash(python3:*)', 'Read(<W>/**)'] };
+  neverAllowedAnywhere([
+    `node --import 'data:text/javascript,import{execSync}from"node:child_process";execSync("rm -f out/secret")' a.js`,
+    `node --import='data:text/javascript,import("node:fs").then(f=>f.rmSync("out/secret"))' a.js`,
+    `node --experimental-loader='data:text/javascript,1' a.js`,
+    `node --loader 'data:text/javascript,1' a.js`,
+    `node --import "$U" a.js`,
+    `node -r https://x/y a.js`,
+    `perl -M'strict;system("rm -f out/secret")' /dev/null`,
+    `perl '-Mstrict;BEGIN{system("rm -f out/secret")}' a.txt`,
+    `perl -wMstrict\\;1 a.pl`,
+    `perl -m'strict (1)' a.pl`,
+    `python3 -m timeit -n1 -r1 'import os; os.remove("out/secret")'`,
+    `python3 -m timeit -n1 -r1 -s 'import os; os.system("rm -f out/secret")' pass`,
+    `python3 -mtimeit pass`,
+    `python3 -m pdb -c 'import os' a.py`,
+    `python3 -m cProfile -m timeit pass`,
+    `python3 -m "$M" x`,
+  ], RUN);
+  allowedByDefault([
+    'node a.js',
+    'node --import ./setup.js a.js',
+    'node --import=tsx a.js',
+    'node --loader file:///x/loader.mjs a.js',
+    'node -r ts-node/register a.js',
+    'perl -Mstrict a.pl',
+    'perl -Mstrict -MO=Deparse a.pl',
+    'perl -M-warnings -mData::Dumper a.pl',
+    'python3 -m pytest tests',
+    'python3 -m cProfile a.py',
+  ], RUN);
+});

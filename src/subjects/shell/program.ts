@@ -3,7 +3,7 @@ import { CLIS, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, RUNNERS, SHELLS, t
 import { isSafeCommand } from '../../policy/safe.js';
 import { candidatePaths } from './candidates.js';
 import { fileFacts, type Nested } from './files.js';
-import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type OptionSpec, type Word } from './options.js';
+import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
 import { changesLaterCommands, commandVariables, DECLARATIONS, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
@@ -388,9 +388,11 @@ function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): Interpre
     if (v === '--') return i + 1 < args.length ? 'script' : quiet ? 'quiet' : 'stdin';
     if (spec.quiet?.includes(v)) quiet = true;
     if (v.startsWith('--')) {
-      const option = v.split('=')[0]!;
+      const eq = v.indexOf('=');
+      const option = eq === -1 ? v : v.slice(0, eq);
       if (spec.codeLong?.includes(option)) return 'code';
-      if (spec.valueLong?.includes(option) && !v.includes('=')) i++;
+      if (spec.urlValue?.includes(option) && urlIsCode(eq === -1 ? args[i + 1] : staticWord(v.slice(eq + 1)))) return 'code';
+      if (spec.valueLong?.includes(option) && eq === -1) i++;
       continue;
     }
     if (v.length < 2 || v[0] !== '-') return 'script';
@@ -398,16 +400,43 @@ function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): Interpre
     for (let j = 1; j < v.length; j++) {
       const ch = v[j]!;
       if (spec.code.includes(ch)) return 'code';
-      if (spec.module === ch) return 'script';
+      if (spec.module === ch) return moduleIsCode(spec, j === v.length - 1 ? args[i + 1] : staticWord(v.slice(j + 1)), args.slice(i + 1)) ? 'code' : 'script';
+      if (spec.urlValue?.includes(`-${ch}`) && urlIsCode(j === v.length - 1 ? args[i + 1] : staticWord(v.slice(j + 1)))) return 'code';
       if (spec.value?.includes(ch)) {
         if (j === v.length - 1) i++;
         break;
       }
+      // perlrun: `-MMODULE` is `use MODULE;` with the rest of the word inserted as program text.
+      if (spec.moduleName?.includes(ch) && !PERL_MODULE.test(v.slice(j + 1))) return 'code';
       if (spec.attached?.includes(ch)) break;
     }
   }
   if (quiet) return 'quiet';
   return spec.noStdin ? 'quiet' : 'stdin';
+}
+
+/**
+ * A module specifier given to node's `--import`, `--loader`, `-r`: a URL other than `file:` or a
+ * builtin's `node:` is code (`data:text/javascript,CODE` runs CODE); a word known only at run time
+ * may be one (docs/threat-model.md#code-in-interpreter-options).
+ */
+function urlIsCode(word: Word | undefined): boolean {
+  if (word === undefined) return false;
+  if (!word.isStatic) return true;
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(word.value);
+  return scheme !== null && !/^(file|node)$/i.test(scheme[1]!);
+}
+
+/** perl's `-M`/`-m` value that perl.c reads as a module name, with an optional `=LIST` it quotes (`-M-warnings`, `-MO=Deparse`). */
+const PERL_MODULE = /^-?[A-Za-z_]\w*(::\w+)*(=.*)?$/s;
+
+/**
+ * `python -m MODULE` where MODULE takes code in its operands, or is cProfile, profile or trace running
+ * another module with `-m`/`--module` (which may be one); a name known only at run time may be any.
+ */
+function moduleIsCode(spec: InterpreterSpec, module: Word | undefined, rest: readonly Word[]): boolean {
+  if (module === undefined || !spec.codeModules) return false;
+  return !module.isStatic || spec.codeModules.has(module.value) || (rest.some((w) => !w.isStatic || w.value === '-m' || w.value === '--module') && /^(cProfile|profile|trace)$/.test(module.value));
 }
 
 /** `set`'s one-letter options and its `-o` names (bash manual, "The Set Builtin"). */
