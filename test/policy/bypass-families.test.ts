@@ -2992,3 +2992,56 @@ describe('24. code in interpreter options is code on the command line', () => {
     'python3 -m cProfile a.py',
   ], RUN);
 });
+
+// npm and cargo run programs their own words name (round 11 review F15, F24; npm 11.19.1, cargo and
+// bash 5.2 removed the file each time): npm-explore(1) runs the words after PKG in a shell; npm's
+// `script-shell` config (any prefix nopt takes, in `npm_config_*` too) is the shell every script
+// runs with; `npm pkg set scripts.X=CMD` writes a script `npm run X` runs; cargo's `--config`,
+// before or after the subcommand, and RUSTC_WRAPPER name the compiler wrapper, runner, linker.
+describe('25. npm and cargo run the programs their words name', () => {
+  const PM = { allow: ['Bash(npm:*)', 'Bash(cargo:*)', 'Bash(chmod:*)'] };
+  deniedEverywhere([
+    ["npm pkg set scripts.x='rm -f out/secret' && npm run x", 'Bash(rm *)'],
+    ['npm explore x -- rm -f ../../out/secret', 'Bash(rm *)'],
+    ['npm explore x rm -f y', 'Bash(rm *)'],
+    ['npm test --script-shell=rm', 'Bash(rm *)'],
+    ['npm --script-shell rm test', 'Bash(rm *)'],
+    ['npm test --script-sh=rm', 'Bash(rm *)'],
+    ["npm exec -c 'rm -f y'", 'Bash(rm *)'],
+    ["npm config set script-shell 'rm -f y'", 'Bash(rm *)'],
+    ["cargo build --config 'build.rustc-wrapper=\"rm\"'", 'Bash(rm *)'],
+    ["cargo --config 'target.x86_64-unknown-linux-gnu.runner=\"rm\"' test", 'Bash(rm *)'],
+  ], PM);
+  neverAllowedAnywhere([
+    "npm pkg set scripts.x='make x'",
+    'npm explore x',
+    'npm test --script-shell=/tmp/rs/e.sh',
+    "printf '#!/bin/sh\\nrm -f out/secret\\n' > e.sh && chmod +x e.sh && npm test --script-shell=./e.sh",
+    'npm_config_script_shell=/tmp/rs/e.sh npm test',
+    'NPM_CONFIG_SCRIPT_SHELL=/tmp/rs/e.sh npm test',
+    'env npm_config_script-shell=/tmp/rs/e.sh npm test',
+    'npm --userconfig=./x.npmrc test',
+    'npm set script-shell=/tmp/e.sh',
+    "cargo build --offline --config 'build.rustc-wrapper=\"/tmp/rs/e.sh\"'",
+    "cargo test --config='target.x86_64-unknown-linux-gnu.runner=\"/tmp/rs/e.sh\"'",
+    'cargo build --config x.toml',
+    'cargo build --config "$C"',
+    'RUSTC_WRAPPER=/tmp/rs/e.sh cargo build --offline',
+    'CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER=/tmp/e.sh cargo test',
+    'CARGO_BUILD_RUSTC_WRAPPER=/tmp/e.sh cargo build',
+    'RUSTFLAGS="-C linker=/tmp/e.sh" cargo build',
+  ], PM);
+  // Only `npm test:*` allowed: the script shell still asks.
+  neverAllowed(['npm test --script-shell=/tmp/rs/e.sh', 'npm test --script-shell /tmp/rs/e.sh'], { allow: ['Bash(npm test:*)'] });
+  allowedByDefault([
+    'npm test',
+    'npm run build',
+    'npm install --global x',
+    'npm pkg set version=1.2.3',
+    'npm pkg get scripts',
+    'cargo build',
+    'cargo test --release',
+    "cargo build --config 'profile.dev.opt-level=1'",
+    'cargo run -- --config x',
+  ], PM);
+});

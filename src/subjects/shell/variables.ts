@@ -82,6 +82,18 @@ const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH
  */
 const CODE_PLACES = /^(GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_ALLOW_PROTOCOL)\+?=/;
 
+/**
+ * Variables npm and cargo read as settings that name a program, code or more settings
+ * (docs/threat-model.md#package-managers-run-what-their-words-name): npm reads `npm_config_KEY` in
+ * any case with `_` for `-` (@npmcli/config), `script_shell` being the shell every script runs
+ * with; cargo the wrapper, compilers, runners, linkers, flags (`-C linker=`), aliases, credential
+ * providers and CARGO_HOME's config.toml (The Cargo Book, "Environment variables"). An interpreter
+ * reason; the value of one naming a program is a nested script.
+ */
+const anyCase = (text: string): string => text.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replace(/_/g, '[-_]');
+const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('script_shell|shell|editor|browser|viewer|node_gyp|git|call')})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
+const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('node_options|userconfig|globalconfig|init_module|onload_script')})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDER|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
+
 /** `NAME=value` words whose value some program runs: an interpreter reason, and the value as a nested script. */
 export function commandVariables(words: readonly Word[], cwd: string | null, reasons: string[], nested: Nested[]): void {
   for (const word of words) {
@@ -89,7 +101,8 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
     const named = place ? word.value.slice(place[0].length) : '';
     // An empty template directory copies nothing; only `ext` among the protocols runs a command.
     if (place && (!word.isStatic || (place[1] === 'GIT_ALLOW_PROTOCOL' ? named.split(':').includes('ext') : named !== ''))) reasons.push('interpreter');
-    const match = COMMAND_VARIABLES.exec(word.value);
+    if (PACKAGE_MANAGER_SETTINGS.test(word.value)) reasons.push('interpreter');
+    const match = COMMAND_VARIABLES.exec(word.value) ?? PACKAGE_MANAGER_PROGRAMS.exec(word.value);
     if (!match) continue;
     reasons.push('interpreter');
     const value = word.value.slice(match[0].length).replace(/^\|?\s*/, ''); // LESSOPEN='|cmd %s'
@@ -105,7 +118,7 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
  */
 export function changesLaterCommands(name: string): boolean {
   const word = `${name.replace(/\[.*$/s, '')}=`;
-  return ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word);
+  return ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
 }
 
 /** `NAME=value` and `NAME+=value` as a word. */

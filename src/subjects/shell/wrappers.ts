@@ -73,7 +73,7 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     }
     i = end;
     if (spec.assignments) {
-      while (i < words.length && ASSIGNMENT.test(words[i]!.raw)) assignments.push(words[i++]!);
+      while (i < words.length && passesAssignment(words[i]!)) assignments.push(words[i++]!);
     }
   }
   return { wrappers, assignments, cwd, program: i, ...(xargs ? { xargs } : {}) };
@@ -103,7 +103,14 @@ function stripWrapper(name: string, spec: WrapperSpec, words: readonly Word[], f
     if (!lock || (lock.isStatic && /^\d+$/.test(lock.value)) || (next?.isStatic && /^(-c|--command)$/.test(next.value))) return null;
   }
   let command = end;
-  if (spec.assignments) while (command < words.length && ASSIGNMENT.test(words[command]!.raw)) command++;
+  if (spec.assignments) while (command < words.length && passesAssignment(words[command]!)) command++;
   if (command >= words.length) return null;
   return { end, scan };
 }
+
+/**
+ * env(1) and sudo(8) take any word with a `=` after its first character as NAME=VALUE, not only a
+ * shell identifier (coreutils env.c, sudo parse_args.c): `env npm_config_script-shell=F npm test`
+ * sets what npm reads as `script-shell` (docs/threat-model.md#package-managers-run-what-their-words-name).
+ */
+const passesAssignment = (word: Word): boolean => (word.isStatic ? /^[^=]+=/s.test(word.value) : ASSIGNMENT.test(word.raw));

@@ -1,0 +1,119 @@
+import { globalValueOptions } from '../../programs.js';
+import type { FileFacts } from './files.js';
+import type { Word } from './options.js';
+
+/**
+ * Commands npm and cargo run that their own words name (docs/threat-model.md#package-managers-run-what-their-words-name).
+ * Round 11 review, proven with npm 11 and cargo under bash 5.2: `npm explore PKG -- CMD` ran CMD,
+ * `npm test --script-shell=./e.sh` ran e.sh, `npm pkg set scripts.x=CMD && npm run x` ran CMD,
+ * `cargo build --config 'build.rustc-wrapper="./e.sh"'` ran e.sh. Each is an interpreter (the
+ * program's own input is not seen) and its static text a script to decide.
+ *
+ *   npm explore x -- rm -f y              → interpreter; script `rm -f y`, directory not known
+ *   npm pkg set scripts.t='make t'        → interpreter; script `make t`
+ *   cargo test --config target.x.runner=r → interpreter; script `r`
+ */
+
+/**
+ * npm configuration keys (@npmcli/config definitions) whose value is a program npm runs, a file of
+ * more settings, or code: `script-shell` runs every script, `shell` `npm explore`'s, `call` is `npm
+ * exec -c`'s command. nopt takes any unambiguous prefix of a long option (`--script-sh`), so a
+ * prefix of one of these counts.
+ */
+const NPM_PROGRAM_KEYS = ['script-shell', 'shell', 'editor', 'browser', 'viewer', 'node-options', 'node-gyp', 'git', 'userconfig', 'globalconfig', 'init-module', 'onload-script', 'call'];
+
+/** Keys of their own that are prefixes of those (`--global`, `--ca`), or prefixes shared with other keys (`--node`, `--init`). */
+const NPM_OTHER_KEYS = new Set(['global', 'ca', 'node', 'init']);
+
+function namesNpmProgram(key: string): boolean {
+  const name = key.toLowerCase().replace(/_/g, '-');
+  return name.length >= 2 && !NPM_OTHER_KEYS.has(name) && NPM_PROGRAM_KEYS.some((k) => k.startsWith(name));
+}
+
+function codeValue(value: Word | undefined, cwd: string | null, out: FileFacts): void {
+  out.reasons.push('interpreter');
+  if (value?.isStatic && value.value.trim() !== '') out.nested.push({ kind: 'script', text: value.value, cwd });
+}
+
+export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const values = globalValueOptions('npm');
+  const operands: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) {
+      out.reasons.push('interpreter'); // an option or subcommand known only at run time may be any
+      continue;
+    }
+    const v = word.value;
+    if (v === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (v === '-c' || (v.startsWith('--') && namesNpmProgram(v.slice(2).split('=')[0]!))) {
+      const eq = v.indexOf('=');
+      codeValue(eq === -1 ? args[++i] : { ...word, value: v.slice(eq + 1) }, cwd, out);
+      continue;
+    }
+    if (v.startsWith('-') && v !== '-') {
+      if (values.has(v)) i++;
+      continue;
+    }
+    operands.push(word);
+  }
+  const [command, ...rest] = operands.map((w) => (w.isStatic ? w.value : '\u0000'));
+  // npm-explore(1): the words after PKG, joined with blanks, run in the shell inside node_modules/PKG;
+  // without them an interactive shell.
+  if (command === 'explore') {
+    const text = rest.slice(1).join(' ').trim();
+    out.reasons.push('interpreter');
+    if (text !== '' && !text.includes('\u0000')) out.nested.push({ kind: 'script', text, cwd: null });
+  }
+  // `npm pkg set scripts.NAME=CMD` writes a script a later `npm run NAME` runs; `npm set-script NAME
+  // CMD` (npm 7-8) the same; `npm config set KEY VALUE` (and `npm set`) a setting above.
+  if (command === 'pkg' && rest[0] === 'set') {
+    for (const setting of operands.slice(2)) npmSetting(setting, /^scripts\b/i, cwd, out);
+  }
+  if (command === 'set-script') codeValue(operands[2], cwd, out);
+  const config = command === 'config' || command === 'c' ? rest[0] : command === 'set' ? 'set' : undefined;
+  if (config === 'set') {
+    const settings = operands.slice(command === 'set' ? 1 : 2);
+    for (let j = 0; j < settings.length; j++) {
+      const setting = settings[j]!;
+      // `npm config set KEY VALUE` as well as `KEY=VALUE`.
+      if (setting.isStatic && !setting.value.includes('=') && namesNpmProgram(setting.value)) codeValue(settings[++j], cwd, out);
+      else npmSetting(setting, null, cwd, out);
+    }
+  }
+}
+
+function npmSetting(setting: Word, key: RegExp | null, cwd: string | null, out: FileFacts): void {
+  if (!setting.isStatic) return void out.reasons.push('interpreter');
+  const eq = setting.value.indexOf('=');
+  const name = eq === -1 ? setting.value : setting.value.slice(0, eq);
+  if (key ? key.test(name) : namesNpmProgram(name)) codeValue(eq === -1 ? undefined : { ...setting, value: setting.value.slice(eq + 1) }, cwd, out);
+}
+
+/**
+ * cargo configuration keys that change nothing cargo runs (The Cargo Book, "Configuration"); any
+ * other key given with `--config`, or a file of settings, may name a program (`build.rustc-wrapper`,
+ * `target.<triple>.runner`/`linker`, `alias.*`, `build.rustflags` with `-C linker=`).
+ */
+const CARGO_HARMLESS_KEYS = /^(build\.(jobs|incremental)|net\.(offline|retry)|term\.[a-z.-]+|profile\.[a-z0-9_-]+\.(opt-level|debug|debug-assertions|overflow-checks|lto|codegen-units|incremental|panic|strip|split-debuginfo))$/;
+/** Keys whose string value is a program (or an alias, a cargo command line). */
+const CARGO_PROGRAM_KEYS = /^(build\.(rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\..+\.(runner|linker)|host\.linker|alias\..+|doc\.browser)$/;
+
+export function cargo(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.isStatic && word.value === '--') break; // what follows is the program's (`cargo run -- --config x`)
+    if (!word.isStatic || !(word.value === '--config' || word.value.startsWith('--config='))) continue;
+    const value = word.value === '--config' ? args[++i] : { ...word, value: word.value.slice('--config='.length) };
+    if (value === undefined) continue;
+    const eq = value.isStatic ? value.value.indexOf('=') : -1;
+    const key = eq === -1 ? '' : value.value.slice(0, eq).trim();
+    if (CARGO_HARMLESS_KEYS.test(key)) continue;
+    out.reasons.push('interpreter');
+    const program = CARGO_PROGRAM_KEYS.test(key) ? /^\s*"([^"\\]*)"\s*$/.exec(value.value.slice(eq + 1)) : null;
+    if (program && program[1]!.trim() !== '') out.nested.push({ kind: 'script', text: program[1]!, cwd });
+  }
+}
