@@ -28,7 +28,9 @@ export interface SegmentPaths {
 }
 
 /** Whether the command may make a link (only then are the paths of a text compared). */
-export const makesLinks = (segment: Segment): boolean => segment.name === 'ln' || segment.name === 'cp' || segment.name === 'mv' || segment.name === 'rsync' || isGit(segment);
+export const makesLinks = (segment: Segment): boolean => segment.name === 'ln' || segment.name === 'cp' || segment.name === 'mv' || segment.name === 'rsync' || RENAMERS.has(segment.name ?? '') || isGit(segment);
+/** rename moves a link, or (`-s`) re-points it: any name it writes may be a link (round 11 review, F20). */
+const RENAMERS: ReadonlySet<string> = new Set(['rename.ul', 'rename', 'prename', 'file-rename', 'perl-rename']);
 const isGit = (segment: Segment): boolean => segment.name === 'git' || segment.name?.startsWith('git-') === true;
 
 export function markBelowLinksMade(commands: readonly SegmentPaths[]): void {
@@ -49,7 +51,7 @@ function namesMade({ segment, own: operands }: SegmentPaths, links: readonly str
   const own = operands.filter((subject) => subject.via !== INTO_DIRECTORY);
   const forms = (subject: PathSubject | undefined): string[] => (subject === undefined ? [] : [subject.path, subject.realPath].filter((form): form is string => form !== null));
   const writes = own.filter((subject) => subject.access === 'write');
-  if (segment.name === 'ln') return writes.flatMap(forms);
+  if (segment.name === 'ln' || RENAMERS.has(segment.name ?? '')) return writes.flatMap(forms);
   // A checkout may make tracked links anywhere in what it rewrites (`git checkout lnk && echo x >
   // l/secret` wrote through l -> /tmp/prot, git 2.39).
   if (isGit(segment)) return own.filter((subject) => subject.via === GIT_REWRITE).flatMap(forms);

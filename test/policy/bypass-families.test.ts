@@ -3045,3 +3045,20 @@ describe('25. npm and cargo run the programs their words name', () => {
     'cargo run -- --config x',
   ], PM);
 });
+
+// util-linux rename(1) (rename.ul 2.38, bash 5.2): `rename.ul out o2 out && echo x > o2/secret`
+// wrote data/secret through the moved link, `rename.ul -s data home lk` re-pointed lk, and
+// `rename.ul X /../out/secret subX` moved subX onto data/secret, each allowed in bypassPermissions
+// (round 11 review, F20). perl rename's first operand is Perl code.
+describe('6. rename moves and re-points links', () => {
+  const extra = { allow: ['Bash(rename.ul:*)', 'Bash(rename:*)', 'Bash(cat:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  neverAllowedAnywhere([
+    'rename.ul out o2 out && echo x > o2/table.csv',
+    'rename.ul -s data home out && cat out/.ssh/id_rsa',
+    "rename.ul X /../out/table.csv srcX",
+    'rename.ul -l t T out && echo x > ouT/table.csv',
+    "rename 's/a/b/' src/a.ts",
+    'rename.ul "$a" b src/a.ts',
+  ], extra);
+  allowedByDefault(['rename.ul .ts .js src/a.ts', 'rename.ul -a a b src/a.ts'], extra);
+});

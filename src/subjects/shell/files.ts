@@ -1837,7 +1837,52 @@ const man: Handler = (args, cwd, out) => {
   }
 };
 
+/**
+ * util-linux `rename.ul [-s] FROM TO FILE…` renames each FILE to its name with the first FROM (`-l`:
+ * the last, `-a`: every one) replaced by TO; `-s` rewrites a link's target instead. The perl
+ * `rename`/`prename`/`file-rename EXPR FILE…` run EXPR as Perl code (and Fedora's `rename` is
+ * util-linux's: either, so it is decided as both). Each FILE leaves its place with what is below it;
+ * the names made may be links (links-made.ts; docs/threat-model.md#deny-rules-for-every-program).
+ */
+const renameUl: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, {});
+  const [from, to, ...files] = scan.operands.map((i) => args[i]!);
+  if (from === undefined || to === undefined) return;
+  const symbolic = hasOption(scan, '-s', '--symlink');
+  for (const file of files) {
+    if (symbolic) {
+      push(out, pathOf(file, WRITE, cwd));
+      continue;
+    }
+    push(out, walked(pathOf(file, WRITE, cwd), REMOVED));
+    push(out, pathOf(renamedWord(file, from, to, hasOption(scan, '-a', '--all'), hasOption(scan, '-l', '--last')), WRITE, cwd));
+  }
+};
+
+function renamedWord(file: Word, from: Word, to: Word, all: boolean, last: boolean): Word {
+  if (!file.isStatic || !from.isStatic || !to.isStatic) return { ...file, value: `<renamed ${file.raw}>`, raw: `<renamed ${file.raw}>`, isStatic: false };
+  const at = last ? file.value.lastIndexOf(from.value) : file.value.indexOf(from.value);
+  if (at < 0 || from.value === '') return file;
+  const value = all ? file.value.split(from.value).join(to.value) : file.value.slice(0, at) + to.value + file.value.slice(at + from.value.length);
+  return staticWord(value);
+}
+
+const perlRename: Handler = (args, cwd, out) => {
+  out.reasons.push('interpreter');
+  renameUl(args, cwd, out);
+  for (const i of scanOptions(args, 0, {}).operands.slice(1)) {
+    const file = args[i]!;
+    push(out, walked(pathOf(file, WRITE, cwd), REMOVED));
+    push(out, pathOf({ ...file, value: `<renamed ${file.raw}>`, raw: `<renamed ${file.raw}>`, isStatic: false }, WRITE, cwd));
+  }
+};
+
 const HANDLERS: Record<string, Handler> = {
+  'rename.ul': renameUl,
+  rename: perlRename,
+  prename: perlRename,
+  'file-rename': perlRename,
+  'perl-rename': perlRename,
   perl: inPlace,
   ruby: inPlace,
   find,
