@@ -3074,3 +3074,12 @@ describe('6. rename moves and re-points links', () => {
   ], extra);
   allowedByDefault(['rename.ul .ts .js src/a.ts', 'rename.ul -a a b src/a.ts'], extra);
 });
+
+// split(1), csplit(1) write PREFIX and a suffix: coreutils 9.1 and bash 5.2 replaced data/secret with
+// `split -a1 -n 20 n.txt out/secre` and `csplit -s -f out/secr -b 'et%.0d' n.txt 50`, each allowed in
+// bypassPermissions (round 11 review, F19): the words were checked as written.
+describe('6. split and csplit write PREFIX and a suffix', () => {
+  const extra = { allow: ['Bash(split:*)', 'Bash(csplit:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  neverAllowedAnywhere(['split -a1 -n 20 src/a.ts out/table.cs', "csplit -s -f out/table -b '.csv%.0d' src/a.ts 50", 'csplit --prefix=out/t src/a.ts 2', 'split -l 1 -- src/a.ts out/t'], extra);
+  allowedByDefault(['split -l 100 src/a.ts', 'csplit src/a.ts 2'], extra);
+});

@@ -148,8 +148,20 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     }
     case 'split': {
       // coreutils split --filter=COMMAND runs COMMAND with $SHELL -c for each chunk.
-      const filter = optionValues(scanOptions(args, 0, { short: 'abCeln', long: ['suffix-length', 'additional-suffix', 'bytes', 'line-bytes', 'lines', 'number', 'separator', 'filter'] }), '--filter');
+      const scan = scanOptions(args, 0, { short: 'abCeln', long: ['suffix-length', 'additional-suffix', 'bytes', 'line-bytes', 'lines', 'number', 'separator', 'filter'] });
+      const filter = optionValues(scan, '--filter');
       if (filter.length > 0) shellString(filter, cwd, built);
+      // `split [OPTION]… [FILE [PREFIX]]` writes PREFIX and a suffix: names the words do not give
+      // (round 11 review, F19). A prefix given is a write of names known only at run time (asks);
+      // the default `x` is left as before (docs/threat-model.md#deny-rules-for-every-program).
+      const prefix = scan.operands[1];
+      if (prefix !== undefined) pushPath(segment.paths, pathOf(unknownSuffix(args[prefix]!), 'write', cwd));
+      return;
+    }
+    case 'csplit': {
+      // csplit(1) `-f PREFIX` (default `xx`) writes PREFIX and a number (`-b FORMAT`).
+      const scan = scanOptions(args, 0, { short: 'bfn', long: ['suffix-format', 'prefix', 'digits'] });
+      for (const prefix of optionValues(scan, '-f', '--prefix')) pushPath(segment.paths, pathOf(unknownSuffix(prefix), 'write', cwd));
       return;
     }
     case 'tmux':
@@ -698,4 +710,9 @@ function echoText(args: readonly Word[]): string | null {
 /** True when the analyser models what the program runs and reads, or it runs nothing it is given. */
 function isKnownProgram(name: string, segment: Segment): boolean {
   return PLAIN_PROGRAMS.has(name) || isWrapper(name) || SHELLS.has(name) || interpreterSpec(name) !== undefined || isPowerShell(name) || Object.hasOwn(CLIS, name) || Object.hasOwn(RUNNERS, name) || isSafeCommand(segment);
+}
+
+/** PREFIX followed by a suffix the program picks (split, csplit): a name known only at run time. */
+function unknownSuffix(prefix: Word): Word {
+  return { ...prefix, value: `${prefix.value}<suffix>`, raw: `${prefix.raw}<suffix>`, isStatic: false };
 }
