@@ -89,6 +89,8 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
   const toolDeny = rules.matchTool('deny', facts.server, facts.tool);
   const toolAsk = rules.matchTool('ask', facts.server, facts.tool);
   const toolAllow = rules.matchTool('allow', facts.server, facts.tool);
+  // "Allow for this session" on a call with no path or command grants the tool's rule (latch/remember.ts).
+  const toolGrant = grants.rules?.matchTool('allow', facts.server, facts.tool) ?? null;
   const exactGrant = grants.digests.size > 0 && grants.digests.has(facts.digest());
 
   const decisions: SubjectDecision[] = subjects.map((subject) => {
@@ -97,7 +99,7 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
         ? decidePath(subject, rules, mode, toolAllow, grants, exactGrant)
         : subject.type === 'command'
           ? decideCommand(subject, rules, mode, toolAllow, grants, exactGrant)
-          : decideTool(subject, facts.kindTrusted, rules, mode, toolAllow, exactGrant, toolName, facts.commandInfo);
+          : decideTool(subject, facts.kindTrusted, rules, mode, toolAllow, toolGrant !== null, exactGrant, toolName, facts.commandInfo);
     return { subject, verdict: outcome.verdict, rule: outcome.rule, by: outcome.by, reason: outcome.reason };
   });
 
@@ -293,7 +295,7 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
   return unmatched(mode, `no rule matched \`${shown}\``);
 }
 
-function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, exactGrant: boolean, toolName: string, info: CommandInfo | null): Verdictish {
+function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, toolGrant: boolean, exactGrant: boolean, toolName: string, info: CommandInfo | null): Verdictish {
   const bareKind = subject.kind === 'all' ? null : subject.kind;
   if (bareKind) {
     const deny = rules.bareRule('deny', bareKind);
@@ -304,6 +306,7 @@ function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, 
     if (allow) return ruled('allow', allow, `allow rule ${allow.text} matches every ${bareKind}`);
   }
   if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches ${toolName}`);
+  if (toolGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: `allowed for this session: ${toolName}` };
   if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
   const what = `${toolName} (kind ${subject.kind}${kindTrusted ? '' : ', guessed'})`;
   // A command with no simple command in it can still run code (`for f in *; do (( f )); done`
