@@ -48,8 +48,8 @@ export interface CommandPath {
   via: string;
   /** The command reads the whole tree below this path (`grep -r`, `cp -r`, `tar c`, `find`). */
   tree?: TreeRead;
-  /** The path stands for the top of the git working tree it is in, which subjects/inspect.ts finds on disk (`git checkout main`). */
-  workTree?: true;
+  /** The path stands for the top of the git working tree it is in, which subjects/inspect.ts finds on disk (`git checkout main`), or for a directory below it (`checkout-index --prefix=x/`: `x`). */
+  workTree?: true | string;
 }
 
 /** How a command walks a directory tree. */

@@ -49,6 +49,17 @@ export function gitDirectoryOf(path: string): string | null {
   return null;
 }
 
+/** The git directory `path` is in or is (its own name or an ancestor's ends in `.git`, or holds HEAD, objects/ and refs/), or null. */
+export function gitDirectoryAbove(path: string | null): string | null {
+  if (path === null) return null;
+  let dir = path.replace(/\/+$/, '') || '/';
+  for (let depth = 0; depth < MAX_DEPTH && dir !== '/'; depth++) {
+    if (basename(dir).endsWith('.git') || isGitDirectory(dir)) return dir;
+    dir = dirname(dir);
+  }
+  return null;
+}
+
 function isGitDirectory(dir: string): boolean {
   try {
     return statSync(`${dir}/HEAD`).isFile() && statSync(`${dir}/objects`).isDirectory() && statSync(`${dir}/refs`).isDirectory();

@@ -6,7 +6,7 @@ import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
-import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryOf, isGitCodeFile, workTreeOf } from './git-dir.js';
+import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryAbove, gitDirectoryOf, isGitCodeFile, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
@@ -82,6 +82,11 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
           const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
+          // What git checks out under the index's names inside a git directory is its config and hooks (files.ts planting).
+          if (path.via === GIT_REWRITE && path.tree?.plants && !subject.gitDirectory && context.pathEnv.platform !== 'win32') {
+            const dir = gitDirectoryAbove(subject.path) ?? gitDirectoryAbove(subject.realPath);
+            if (dir !== null) subject.gitDirectory = dir;
+          }
           subjects.push(subject);
           own.push(subject);
           // What git rewrites is decided from the rules alone (policy/decide.ts treeRule): never walked.
@@ -280,7 +285,7 @@ function workTreeSubject(path: CommandPath, context: InspectContext, cache: Real
   const start = pathSubject(path.path, path.access, path.base, null, path.via, context, cache);
   const top = start.realPath === null || start.problem ? null : workTreeOf(start.realPath);
   if (top === null) return unknown(`no git working tree whose top is known holds ${start.path ?? path.path} (no .git above it, or core.worktree moves it)`);
-  return pathSubject(top, path.access, null, null, path.via, context, cache);
+  return pathSubject(path.workTree === true ? top : `${top}/${path.workTree}`, path.access, null, null, path.via, context, cache);
 }
 
 /** The problem of a git location the command names with an expansion (`HOME=$PWD`). */

@@ -2336,6 +2336,24 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git fast-import --export-marks=data/secret',
     'git credential-store --file=data/secret store',
   ], ['Edit(<R>/data/**)']);
+  // A checkout under the index's names into a git directory writes its config and hooks (git
+  // 2.39, bash 5.2: `git checkout-index -a -f --prefix=.git/` replaced .git/config and the next
+  // `git status` ran its core.fsmonitor; `git worktree add .git/hooks` and `git clone . .git/hooks`
+  // planted a pre-commit hook that the next commit ran). With no rule below, each was allowed.
+  notAllowed([
+    'git checkout-index -a -f --prefix=.git/',
+    'git checkout-index -a --prefix=.git/hooks/',
+    'git checkout-index --prefix=.git/ -f -- config',
+    'git checkout-index -a --prefix=<R>/.git/worktrees/',
+    'git checkout-index -a --prefix=bare.git/',
+    'git worktree add .git/worktrees/x',
+    'git clone -q . .git/modules/m',
+  ], []);
+  // A copy elsewhere, with no rule below it, is as before.
+  test.each(['git checkout-index -a --prefix=build/', 'git worktree add ../wt', 'git clone -q . c2'])('default, no rule below: %j is allowed', (command) => {
+    const decision = inRepo(command, 'default', { deny: [] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
   // A checkout or merge makes the links the branch tracks (git 2.39: l -> /tmp/prot, then
   // `echo pwn > l/secret` wrote /tmp/prot/secret): later paths below what git rewrote ask.
   notAllowed(['git checkout -q lnk && echo pwn > l/secret', 'git merge -q lnk && echo pwn > l/secret', 'git checkout lnk -- l && echo pwn > l/secret', 'git clone -q . z && echo pwn > z/l/secret'], ['Edit(<T>/prot/**)']);

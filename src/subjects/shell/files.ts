@@ -663,7 +663,7 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
   // out from the repository as a tree rewrite is (`git clone . data/x` wrote below data, git 2.39).
   const source = args[scan.operands[0]!];
   const dir = sub === 'clone' ? (args[scan.operands[1]!] ?? (source === undefined ? undefined : clonedName(source))) : undefined;
-  if (dir !== undefined) push(out, rewriting(pathOf(dir, WRITE, base, GIT_REWRITE)));
+  if (dir !== undefined) push(out, planting(pathOf(dir, WRITE, base, GIT_REWRITE)));
 }
 
 /** The directory `git clone URL` makes: URL's last component without `.git` (git-clone(1)); unknown when URL is. */
@@ -857,7 +857,8 @@ interface GitPlace {
  */
 function rewritten(rewrite: TreeRewrite, place: GitPlace, out: FileFacts): void {
   if (rewrite.anywhere) out.reasons.push(ARCHIVE_EXTRACT);
-  for (const directory of rewrite.directories) push(out, rewriting(pathOf(directory, WRITE, place.base, GIT_REWRITE)));
+  for (const directory of rewrite.directories) push(out, planting(pathOf(directory, WRITE, place.base, GIT_REWRITE)));
+  for (const prefix of rewrite.prefixes) push(out, planting(workTreeTop(place, prefix)));
   const whole = rewrite.whole || ((place.top !== null || place.elsewhere || place.caseless) && rewrite.pathspecs.length > 0) || rewrite.pathspecs.some((word) => !word.isStatic || word.value.startsWith(':'));
   if (whole) {
     push(out, workTreeTop(place));
@@ -875,11 +876,26 @@ function rewriting(path: CommandPath | null): CommandPath | null {
   return path;
 }
 
-/** The whole working tree as a path: `--work-tree`'s, or the one git finds from its working directory (inspect.ts). */
-function workTreeTop(place: GitPlace): CommandPath | null {
-  if (place.top !== null) return rewriting(pathOf(place.top, WRITE, place.base, GIT_REWRITE));
+/**
+ * A directory git checks files out into under their names in the index or a commit (`worktree add
+ * PATH`, `clone URL DIR`, `checkout-index --prefix=P`), not at their place in the working tree:
+ * inside a git directory they are its config and hooks (`git checkout-index -a -f --prefix=.git/`
+ * replaced .git/config, `git worktree add .git/hooks` planted a hook; git 2.39). inspect.ts asks
+ * for such a directory in a git directory (docs/threat-model.md#git-rewrites-tracked-files).
+ */
+function planting(path: CommandPath | null): CommandPath | null {
+  if (path) path.tree = PLANTED;
+  return path;
+}
+const PLANTED: TreeRead = { ...REMOVED, plants: true };
+
+/** The whole working tree as a path, or the directory `below` its top: `--work-tree`'s, or the one git finds from its working directory (inspect.ts). */
+function workTreeTop(place: GitPlace, below?: Word): CommandPath | null {
+  if (below !== undefined && !below.isStatic) return rewriting(pathOf(below, WRITE, null, GIT_REWRITE));
+  const inner = below === undefined || below.value === '.' ? '' : `/${below.value}`;
+  if (place.top !== null) return rewriting(pathOf(place.top.isStatic ? { ...place.top, value: `${place.top.value}${inner}` } : place.top, WRITE, place.base, GIT_REWRITE));
   const path = rewriting(pathOf({ ...staticWord('.'), isStatic: !place.elsewhere, raw: '<git working tree>' }, WRITE, place.base, GIT_REWRITE));
-  if (path) path.workTree = true;
+  if (path) path.workTree = inner === '' ? true : inner.slice(1);
   return path;
 }
 

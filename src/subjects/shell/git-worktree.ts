@@ -23,11 +23,13 @@ export interface TreeRewrite {
   pathspecs: Word[];
   /** Directories outside the pathspec grammar that get a checkout, or lose one (`worktree add PATH`). */
   directories: Word[];
+  /** Directories below the top that get the index's files under new names (`checkout-index --prefix=x/`: x, from the top). */
+  prefixes: Word[];
   /** `apply --unsafe-paths`: the files a patch names, which may lie outside the working tree. */
   anywhere: boolean;
 }
 
-const NOTHING: TreeRewrite = { whole: false, pathspecs: [], directories: [], anywhere: false };
+const NOTHING: TreeRewrite = { whole: false, pathspecs: [], directories: [], prefixes: [], anywhere: false };
 const WHOLE: TreeRewrite = { ...NOTHING, whole: true };
 
 /**
@@ -165,9 +167,9 @@ const checkoutIndex: Model = (args) => {
   const scan = scanOptions(args, 0, { long: ['prefix', 'stage'] });
   const prefix = scan.options.filter((o) => o.name === '--prefix' && o.value !== null).map((o) => o.value!).at(-1);
   // PREFIX is taken from the top, not the cwd (`cd src && git checkout-index -f --prefix=./ --
-  // ../data/secret` wrote data/secret, git 2.39): a relative one without `..` stays in the tree, one
+  // ../data/secret` wrote data/secret, git 2.39): a relative one without `..` is below the top, one
   // with `..` is known only with the top (docs/threat-model.md#git-rewrites-tracked-files).
-  if (prefix?.isStatic && !prefix.value.startsWith('/')) return prefix.value.split('/').includes('..') ? { ...NOTHING, directories: [{ ...prefix, isStatic: false }] } : WHOLE;
+  if (prefix?.isStatic && !prefix.value.startsWith('/')) return prefix.value.split('/').includes('..') ? { ...NOTHING, directories: [{ ...prefix, isStatic: false }] } : { ...NOTHING, prefixes: [prefixDirectory(prefix)] };
   if (prefix) return { ...NOTHING, directories: [prefixDirectory(prefix)] };
   if (widens(scan, '-a', '--all', '--stdin')) return WHOLE;
   return { ...NOTHING, pathspecs: operandsOf(args, scan) };
