@@ -3101,3 +3101,35 @@ describe('6. split and csplit write PREFIX and a suffix', () => {
   neverAllowedAnywhere(['split -a1 -n 20 src/a.ts out/table.cs', "csplit -s -f out/table -b '.csv%.0d' src/a.ts 50", 'csplit --prefix=out/t src/a.ts 2', 'split -l 1 -- src/a.ts out/t'], extra);
   allowedByDefault(['split -l 100 src/a.ts', 'csplit src/a.ts 2'], extra);
 });
+
+// A short option's value attached to it (getopt's `-oFILE`, gcc's `-includeFILE`) is a word that
+// starts with `-`, so it was no candidate path (round 11 review, F17; bash 5.2: `iconv -f utf8 -t
+// utf8 -oout/secret a.txt` and `shuf -oout/secret a.txt` wrote data/secret (glibc iconv, coreutils
+// 9.1), `gcc -E -P -xc /dev/null -include.env` printed .env (gcc 12)); a CLI's option values were none
+// either: `make -p -f .env` prints .env's assignments (GNU make 4.3).
+describe('6. attached option values and a CLI option values are candidates', () => {
+  const extra = { allow: ['Bash(iconv:*)', 'Bash(gcc:*)', 'Bash(cc:*)', 'Bash(shuf:*)', 'Bash(make:*)', 'Bash(docker:*)', 'Bash(npm:*)', 'Bash(foo:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  deniedEverywhere([
+    ['iconv -f utf8 -t utf8 -oout/table.csv src/a.ts', 'Edit(<T>/data/table.csv)'],
+    ['gcc -c -xc /dev/null -oout/table.csv', 'Edit(<T>/data/table.csv)'],
+    ['cc -E -xc -oout/table.csv src/a.ts', 'Edit(<T>/data/table.csv)'],
+    ['shuf -oout/table.csv src/a.ts', 'Edit(<T>/data/table.csv)'],
+    ['foo -xoout/table.csv', 'Edit(<T>/data/table.csv)'],
+    ['gcc -E -P -xc /dev/null -include<H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['gcc -E -P -xc /dev/null -include.env', 'Read(**/.env)'],
+    ['gcc -E -P -xc /dev/null -include$HOME/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['make -p -f .env', 'Read(**/.env)'],
+    ['make -p --file=.env', 'Read(**/.env)'],
+    ['make -p -f.env', 'Read(**/.env)'],
+    ['make -fout/table.csv', 'Edit(<T>/data/table.csv)'],
+  ], extra);
+  allowedByDefault([
+    'gcc -Wall -O2 -Isrc -c src/a.ts -osrc/a.o',
+    'shuf -n1 src/a.ts',
+    'iconv -f utf8 -t utf8 -osrc/b.ts src/a.ts',
+    'make -j4 test',
+    'make -C src',
+    'npm run test',
+    'docker build -f src/a.ts .',
+  ], extra);
+});

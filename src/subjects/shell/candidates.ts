@@ -14,7 +14,7 @@ import type { Word } from './options.js';
  *   curl --data-binary @$HOME/.ssh/k u    → ~/.ssh/k           (any program)
  *   docker run -v ~/.ssh:/k alpine        → ~/.ssh
  */
-export function candidatePaths(name: string, args: readonly Word[], cwd: string | null, everyOperand: boolean): CommandPath[] {
+export function candidatePaths(name: string, args: readonly Word[], cwd: string | null, every: boolean | 'option-values'): CommandPath[] {
   const out: CommandPath[] = [];
   const add = (path: string, access: 'read' | 'write' = 'read'): void => {
     if (path !== '' && path !== '-' && !out.some((p) => p.path === path)) out.push({ path, access, base: cwd, isStatic: true, via: DENY_CANDIDATE });
@@ -24,6 +24,9 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
     const spelled = spelling(args[i]!);
     if (spelled === null) continue;
     const { text, home } = spelled;
+    // 'option-values' (a CLI: make, docker, pip): only option values, the word after an option
+    // included (`make -f FILE`); its subcommands and their operands are not taken for files.
+    const everyOperand = every === true || (every === 'option-values' && (text.startsWith('-') || /^-(?!-$)./.test(args[i - 1]?.value ?? '')));
     // A word holding a blank may be a command line the program runs (`vimx -c 'e ~/.ssh/id_rsa'`): its
     // absolute and home paths are candidates too.
     if (everyOperand && /\S\s+\S/.test(text)) for (const token of text.split(/[\s'"=]+/)) if (/^(~\/|\/)./.test(token)) add(token);
@@ -36,7 +39,16 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
       continue;
     }
     const prefix = /^(--?[A-Za-z][\w-]*=|[A-Za-z_][\w.-]*=)/.exec(text)?.[0] ?? '';
-    if (prefix === '' && text.startsWith('-')) continue; // an option
+    if (prefix === '' && text.startsWith('-')) {
+      // A short option with its value attached (getopt's `-oFILE`, gcc's `-includeFILE`): the value
+      // starts after one of the leading letters, so each such suffix is a candidate
+      // (round 11 review F17: `iconv -oout/secret` wrote, `gcc -include.env` printed).
+      if (everyOperand && /^-[A-Za-z0-9]./.test(text)) {
+        const letters = /^-[A-Za-z0-9]*/.exec(text)![0].length;
+        for (let at = 2; at <= Math.min(letters, text.length - 1); at++) add(text.slice(at), 'write');
+      }
+      continue; // an option
+    }
     let value = text.slice(prefix.length);
     const special = value.startsWith('@') || /^file:\/\//i.test(value) || home;
     if (!special && !everyOperand) continue;

@@ -56,7 +56,10 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
   // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
   const unknown = facts === null && !isKnownProgram(name, segment);
-  for (const candidate of candidatePaths(name, args, cwd, unknown || interpreterSpec(name) !== undefined)) {
+  // A CLI other than git (make, docker, cargo, pip…) reads files its options name too: `make -p
+  // -f .env` prints .env's assignments (GNU make 4.3), so its option values are candidates.
+  const every = unknown || interpreterSpec(name) !== undefined || (Object.hasOwn(CLIS, name) && name !== 'git' ? 'option-values' : false);
+  for (const candidate of candidatePaths(name, args, cwd, every)) {
     if (!segment.paths.some((path) => path.path === candidate.path)) segment.paths.push(candidate);
   }
   if (unknown) {
