@@ -8,9 +8,14 @@ import type { Identity } from './store.js';
  * Who is calling a team gateway (docs/team.md#identity): a bearer token from `http.tokens`, found
  * by its SHA-256 (the config never holds a token), or, in OAuth resource-server mode, a JWT access
  * token signed by a key of the issuer's JWKS, issued by `http.oauth.issuer` for this gateway
- * (`aud`), not expired. Verification is `jose`'s: signature, `iss`, `aud`, `exp`/`nbf`.
+ * (`aud`), not expired. Verification is `jose`'s: signature, `iss`, `aud`, `exp`/`nbf`; `exp` is
+ * required (a token without one would be valid until the key rotates) and an `iat` in the future
+ * is refused, each with `CLOCK_TOLERANCE_SECONDS` of skew.
  */
 export type Authentication = { identity: Identity } | { refused: 'missing' | 'invalid'; detail: string };
+
+/** Clock skew allowed between the issuer and this machine, for `exp`, `nbf` and `iat`. */
+const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** A new bearer token and the line `http.tokens` takes for it. */
 export function newToken(user: string, role: 'admin' | 'user'): { token: string; entry: { user: string; role: 'admin' | 'user'; sha256: string } } {
@@ -53,7 +58,16 @@ export class Authenticator {
   private async verifyJwt(token: string, oauth: NonNullable<HttpConfig['oauth']>): Promise<Authentication> {
     if (this.jwks?.url !== oauth.jwksUrl) this.jwks = { url: oauth.jwksUrl, get: createRemoteJWKSet(new URL(oauth.jwksUrl)) };
     try {
-      const { payload } = await jwtVerify(token, this.jwks.get, { issuer: oauth.issuer, audience: oauth.audience ?? this.resource });
+      const { payload } = await jwtVerify(token, this.jwks.get, {
+        issuer: oauth.issuer,
+        audience: oauth.audience ?? this.resource,
+        requiredClaims: ['exp'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      });
+      // jose checks `iat` only with `maxTokenAge`; a token issued in the future was not issued yet.
+      if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) {
+        return { refused: 'invalid', detail: 'the token\'s "iat" (issued at) is in the future' };
+      }
       const user = payload[oauth.userClaim];
       if (typeof user !== 'string' || !USER_ID.test(user)) return { refused: 'invalid', detail: `the token's "${oauth.userClaim}" claim is not a user id` };
       return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user' } };

@@ -42,15 +42,16 @@ describe('serve --http with http.oauth', () => {
     jwks?.close();
   });
 
-  function token(key: CryptoKey, claims: { sub?: string; aud?: string; exp?: number | string } = {}): Promise<string> {
-    return new SignJWT({})
+  /** `exp: null` signs a token without `exp`. */
+  function token(key: CryptoKey, claims: { sub?: string; aud?: string; exp?: number | string | null; iat?: number } = {}): Promise<string> {
+    const jwt = new SignJWT({})
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(ISSUER)
       .setSubject(claims.sub ?? 'carol')
       .setAudience(claims.aud ?? AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(claims.exp ?? '5m')
-      .sign(key);
+      .setIssuedAt(claims.iat);
+    if (claims.exp !== null) jwt.setExpirationTime(claims.exp ?? '5m');
+    return jwt.sign(key);
   }
 
   test('a valid token is accepted: its subject is the user, and the metadata names the issuer', async () => {
@@ -71,5 +72,15 @@ describe('serve --http with http.oauth', () => {
       expect(answer.status).toBe(401);
       expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource", error="invalid_token"/);
     }
+  });
+
+  // jose checks `exp` only when present and `iat` only with maxTokenAge (round 12 review, F2: both were admin).
+  test('a token without exp, and one issued in the future, are refused with 401', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const refused of [await token(issuerKey, { exp: null }), await token(issuerKey, { exp: null, iat: now + 10 * 365 * 86_400 }), await token(issuerKey, { iat: now + 3_600, exp: now + 7_200 })]) {
+      const answer = await team.api('/api/me', refused);
+      expect(answer.status).toBe(401);
+    }
+    expect((await team.api('/api/me', await token(issuerKey, { iat: now + 10 }))).status).toBe(200);
   });
 });
