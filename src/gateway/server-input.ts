@@ -103,8 +103,22 @@ export async function answerServerQuestions(server: string, first: Record<string
  */
 export function shownQuestion<T extends Record<string, unknown>>(server: string, params: T): T {
   const message = `[${server}] ${escapeText(typeof params.message === 'string' ? params.message : '')}`;
-  return isPlainObject(params.requestedSchema) ? { ...params, message, requestedSchema: escapedSchema(params.requestedSchema) } : { ...params, message };
+  const shown: Record<string, unknown> = { ...params, message };
+  if (isPlainObject(params.requestedSchema)) shown.requestedSchema = escapedSchema(params.requestedSchema);
+  if (isPlainObject(params._meta)) shown._meta = withoutGatewayKeys(params._meta);
+  return shown as T;
 }
+
+/**
+ * A server's `_meta` without the gateway's own keys: `mcp-latch/request` is the gateway's prompt
+ * payload (docs/approval.md), and a server's copy would show its question as the gateway's to a
+ * client that renders or answers from it (round 12 review, F6).
+ */
+function withoutGatewayKeys(meta: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(GATEWAY_META_PREFIX)));
+}
+
+const GATEWAY_META_PREFIX = 'mcp-latch/';
 
 const SHOWN_TEXT = new Set(['title', 'description']);
 
