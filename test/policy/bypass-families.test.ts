@@ -3133,3 +3133,51 @@ describe('6. attached option values and a CLI option values are candidates', () 
     'docker build -f src/a.ts .',
   ], extra);
 });
+
+// Programs whose file options were not read (round 11 review, S1–S3 and the chmod -R leftovers;
+// bash 5.2): `unshare -u bash -c 'hostname -F ~/.ssh/id_rsa; hostname'` printed the key (net-tools
+// hostname); `info -o out/secret ls` replaced data/secret and `info -f F` reads F (texinfo 6.8);
+// `rgrep ENV .` printed ./.env (Debian's rgrep is `exec grep -r "$@"`); `setfacl -R -m u:nobody:r
+// out/` (acl 2.3.1) and `chattr -R +A out/` (e2fsprogs) changed data/secret below their operand.
+describe('6. hostname -F, info, rgrep, setfacl -R, chattr -R', () => {
+  const extra = { allow: ['Bash(hostname:*)', 'Bash(domainname:*)', 'Bash(info:*)', 'Bash(rgrep:*)', 'Bash(setfacl:*)', 'Bash(chattr:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  deniedEverywhere([
+    ['hostname -F <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['hostname --file=<H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['hostname --fi <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['domainname -F .env', 'Read(**/.env)'],
+    ['info -f <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['info --file=.env', 'Read(**/.env)'],
+    ['info ./.env', 'Read(**/.env)'],
+    ['info --init-file .env ls', 'Read(**/.env)'],
+    ['info -o out/table.csv ls', 'Edit(<T>/data/table.csv)'],
+    ['info --out=out/table.csv ls', 'Edit(<T>/data/table.csv)'],
+    ['info --dribble=out/table.csv ls', 'Edit(<T>/data/table.csv)'],
+    ['setfacl -M <H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+    ['setfacl -m u:nobody:r out/table.csv', 'Edit(<T>/data/table.csv)'],
+    ['chattr +A out/table.csv', 'Edit(<T>/data/table.csv)'],
+  ], extra);
+  neverAllowedAnywhere([
+    'rgrep -n KEY <H>',
+    'cd <H> && rgrep KEY .',
+    'cd <H> && rgrep KEY',
+    'setfacl -R -m u:nobody:r out/',
+    'setfacl --recursive -m u:nobody:r out',
+    'setfacl --restore=acl.txt',
+    'chattr -R +A out/',
+    'chattr -RV +A out',
+    'chattr -Ri out',
+  ], extra);
+  allowedByDefault([
+    'hostname',
+    'hostname -f',
+    'info ls',
+    "info coreutils -n 'ls invocation'",
+    'info --subnodes -o src/coreutils.txt coreutils',
+    'rgrep -n TODO src',
+    'setfacl -m u:nobody:r src/a.ts',
+    'setfacl -R -m u:nobody:r src',
+    'chattr +A src/a.ts',
+    'chattr -R -A src',
+  ], extra);
+});

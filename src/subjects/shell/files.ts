@@ -165,6 +165,13 @@ const SIMPLE: Record<string, SimpleSpec> = {
   // `chown -R`/`chgrp -R` change every file below (-L: through the links met there too).
   chown: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference', 'from'], reads: ['--reference'], tree: changedTree },
   chgrp: { access: WRITE, skip: 1, unless: ['--reference'], long: ['reference'], reads: ['--reference'], tree: changedTree },
+  // setfacl(1) (acl 2.3.1): `-R` changes the ACLs below each operand (`-L`: through the links met
+  // there); `-M`/`-X`/`--set-file` read their file; `--restore FILE` sets the ACLs of the files
+  // FILE names, known only at run time (round 11 review, as `chmod -R` was).
+  setfacl: { access: WRITE, short: 'mMxX', long: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file', 'restore'], reads: ['-M', '--modify-file', '-X', '--remove-file', '--set-file', '--restore'], tree: changedTree },
+  // hostname(1) (net-tools): `-F FILE` sets the name from FILE's first line, which `hostname` then
+  // prints (round 11 review, S1); its operand is a name, not a file.
+  hostname: { access: READ, short: 'F', long: ['file'], reads: ['-F', '--file'], max: 0 },
   shred: { access: WRITE, short: 'ns', long: ['iterations', 'size', 'random-source'], reads: ['--random-source'] },
   // `cp -r` copies links as links unless `-L`; the copy is then read through the link by whoever reads it.
   cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), aliases: (scan) => hasOption(scan, '-l', '--link'), parents: true, short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
@@ -173,6 +180,7 @@ const SIMPLE: Record<string, SimpleSpec> = {
   install: { access: READ, short: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'], lastWrite: true, programs: ['--strip-program'], ...TARGET },
 };
 for (const sum of ['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'shasum']) SIMPLE[sum] = { access: READ, short: 'a' };
+for (const name of ['domainname', 'nisdomainname', 'ypdomainname', 'dnsdomainname']) SIMPLE[name] = SIMPLE.hostname!;
 SIMPLE.egrep = SIMPLE.grep!;
 SIMPLE.fgrep = SIMPLE.grep!;
 SIMPLE.gdu = SIMPLE.du!;
@@ -1893,7 +1901,38 @@ const perlRename: Handler = (args, cwd, out) => {
   }
 };
 
+/** Debian's rgrep is `exec grep -r "$@"` (/usr/bin/rgrep): a recursive grep (round 11 review, S2). */
+const rgrep: Handler = (args, cwd, out) => HANDLERS.grep!([staticWord('-r'), ...args], cwd, out);
+
+/**
+ * chattr(1) (e2fsprogs): `-R` changes the attributes below each operand; `+ATTR`, `-ATTR`, `=ATTR`
+ * words are modes, not files (`-p`/`-v` take a value).
+ */
+/** setfacl: SIMPLE's model, and `--restore FILE` writes the files FILE names (known only at run time). */
+const setfacl: Handler = (args, cwd, out) => {
+  simple(SIMPLE.setfacl!)(args, cwd, out);
+  if (hasOption(scanOptions(args, 0, SIMPLE.setfacl!), '--restore')) push(out, pathOf(unknownWord(staticWord('<files --restore names>')), WRITE, cwd));
+};
+
+const chattr: Handler = (args, cwd, out) => simple({ access: WRITE, short: 'pv', tree: changedTree })(args.filter((w) => !(w.isStatic && /^[+=]/.test(w.value))), cwd, out);
+
+/**
+ * info(1) (texinfo 6.8): `-f FILE`/`--file`, `--init-file`, `--restore` read a file, `-d DIR` adds
+ * DIR to the path searched, `-o FILE`/`--output` and `--dribble` write one (`info -o data/secret ls`
+ * replaced it; round 11 review, S3); an operand with a `/` is a file too (`info ./foo.info`).
+ */
+const INFO: OptionSpec = { short: 'kdfnovx', long: ['apropos', 'directory', 'dribble', 'file', 'index-search', 'init-file', 'node', 'output', 'restore', 'variable', 'debug'] };
+const info: Handler = (args, cwd, out) => {
+  const scan = scanOptions(args, 0, INFO);
+  addOptionPaths(scan, { reads: ['-f', '--file', '--init-file', '--restore', '-d', '--directory'], writes: ['-o', '--output', '--dribble'] }, cwd, out);
+  for (const i of scan.operands) if (!args[i]!.isStatic || args[i]!.value.includes('/')) push(out, pathOf(args[i]!, READ, cwd));
+};
+
 const HANDLERS: Record<string, Handler> = {
+  rgrep,
+  chattr,
+  info,
+  setfacl,
   'rename.ul': renameUl,
   rename: perlRename,
   prename: perlRename,
