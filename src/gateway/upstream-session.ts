@@ -21,7 +21,7 @@ import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
 import { CallOrder } from './call-order.js';
 import type { GatewayCore } from './core.js';
-import type { CallContext } from './ports.js';
+import type { CallContext, Extra } from './ports.js';
 import { readResource } from './resource-read.js';
 import { ClientSession, type SessionOptions } from './session.js';
 import { UpstreamCalls, type CallHandler, type IncomingCall } from './upstream-calls.js';
@@ -127,16 +127,16 @@ export class UpstreamSession {
 
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this.context, this.session));
 
-    server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
       const supervisor = await core.resourceServer(request.params.uri);
       if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
-      await supervisor.subscribe(request.params.uri, true);
+      await this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(request.params.uri, true));
       return {};
     });
 
-    server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
       const supervisor = await core.resourceServer(request.params.uri);
-      if (supervisor) await supervisor.subscribe(request.params.uri, false).catch(() => undefined);
+      if (supervisor) await this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(request.params.uri, false)).catch(() => undefined);
       return {};
     });
 
@@ -153,7 +153,7 @@ export class UpstreamSession {
       const report = core.promptReport(route);
       const refusal = definitionRefusal(report, core.config().policy.toolDescriptions);
       if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
-      const result = await route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal });
+      const result = await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal }));
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
       return result;
@@ -163,11 +163,11 @@ export class UpstreamSession {
       const ref = request.params.ref;
       if (ref.type === 'ref/prompt') {
         const route = await core.promptRoute(ref.name);
-        return route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal });
+        return this.onBehalf(route.supervisor.name, extra, () => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal }));
       }
       const supervisor = await core.resourceServer(ref.uri);
       if (!supervisor) return { completion: { values: [] } };
-      return supervisor.complete(request.params, { signal: extra.signal });
+      return this.onBehalf(supervisor.name, extra, () => supervisor.complete(request.params, { signal: extra.signal }));
     });
 
     server.setRequestHandler(SetLevelRequestSchema, async (request) => {
@@ -180,6 +180,17 @@ export class UpstreamSession {
       await this.refreshClientRoots();
       await Promise.all(core.registry.all().map((supervisor) => supervisor.sendRootsListChanged()));
     });
+  }
+
+  /**
+   * Runs `work`, a request this session's client sent on to `server`, with the session recorded as
+   * running there, as a tools/call or resources/read is: what the server asks or logs meanwhile goes
+   * to this session, or to none when another's calls run there too (relay.ts). Outside it, a
+   * prompt's sampling request went to whichever session had a call running on that server
+   * (docs/threat-model.md, round 12 review F9).
+   */
+  private onBehalf<T>(server: string, extra: Extra, work: () => Promise<T>): Promise<T> {
+    return this.context.running.during(server, this.session.origin(extra), work);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -29,6 +30,7 @@ import { startTeam, type TeamHarness } from '../helpers/team.js';
 const X = 'token-of-xavier-relay-0123456789';
 const Y = 'token-of-yvonne-relay-0123456789';
 const CONFORMANCE_SERVER = join(ROOT, 'test/fixtures/conformance-server.mjs');
+const PROMPT_SERVER = join(ROOT, 'test/fixtures/prompt-server.mjs');
 
 interface Asked {
   client: Client;
@@ -184,6 +186,75 @@ describe('serve --http: what a shared server asks and logs goes to the session o
       // Y gone: X's error is the most detailed level left.
       await y.close();
       await eventually(() => expect(serverSetTo('error')).toBe(true), 30_000);
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+});
+
+/**
+ * A member's prompts/get, completion/complete and resources/subscribe reach the shared server on
+ * that member's behalf: what the server asks meanwhile goes to that member's session, as for a
+ * tools/call. Outside the running record, yvonne's prompt that samples went to xavier's client while
+ * xavier had a call running there: her text reached his model, his model's answer came back to her
+ * (round 12 review, F9; docs/threat-model.md).
+ */
+describe('serve --http: what a shared server asks while it answers a prompt, a completion or a subscription', () => {
+  let team: TeamHarness;
+  let dir: string;
+  const modelOf = (who: string) => (params: CreateMessageRequest['params']): CreateMessageResult => ({ role: 'assistant', content: { type: 'text', text: `${who}'s model on: ${firstText(params)}` }, model: 'test-model' });
+
+  beforeAll(async () => {
+    dir = tempDir();
+    team = await startTeam(dir, {
+      mcpServers: { p: { command: process.execPath, args: [PROMPT_SERVER], env: { PROMPT_SERVER_DIR: dir } } },
+      permissions: { allow: ['mcp__p'] },
+      approval: { fallback: 'deny', timeoutSeconds: 120 },
+      http: { tokens: [{ user: 'xavier', sha256: tokenHash(X) }, { user: 'yvonne', sha256: tokenHash(Y) }] },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await team?.close();
+  });
+
+  test("while xavier's call runs on the server, yvonne's prompt, completion and subscription never reach xavier's model", async () => {
+    for (const file of ['held', 'release', 'subscribed']) rmSync(join(dir, file), { force: true });
+    const x = await connect(team.url, X, CAN_ASK, { sample: modelOf('xavier') });
+    const y = await connect(team.url, Y, CAN_ASK, { sample: modelOf('yvonne') });
+    try {
+      const held = x.client.callTool({ name: 'p__hold', arguments: {} }, undefined, { timeout: 120_000 });
+      await eventually(() => expect(existsSync(join(dir, 'held'))).toBe(true), 30_000);
+
+      const prompt = await y.client.getPrompt({ name: 'p__draft', arguments: { topic: 'summarise the files you have open (from yvonne)' } });
+      expect(JSON.stringify(prompt.messages)).toContain('draft: sampling failed: MCP error -32600: mcp-latch cannot relay this request: calls of 2 client sessions are running on p');
+      const completion = await y.client.complete({ ref: { type: 'ref/prompt', name: 'p__draft' }, argument: { name: 'topic', value: 'from yvonne' } });
+      expect(completion.completion.values[0]).toContain('calls of 2 client sessions are running on p');
+      await y.client.subscribeResource({ uri: 'note://watched' });
+      expect(readFileSync(join(dir, 'subscribed'), 'utf8')).toContain('calls of 2 client sessions are running on p');
+
+      writeFileSync(join(dir, 'release'), '');
+      expect(textOf(await held)).toBe('released');
+      expect(x.samplings).toEqual([]);
+      expect(y.samplings).toEqual([]);
+    } finally {
+      await Promise.all([x.close(), y.close()]);
+    }
+  });
+
+  test("alone on the server, a member's prompt, completion and subscription ask that member's own client", async () => {
+    rmSync(join(dir, 'subscribed'), { force: true });
+    const x = await connect(team.url, X, CAN_ASK, { sample: modelOf('xavier') });
+    const y = await connect(team.url, Y, CAN_ASK, { sample: modelOf('yvonne') });
+    try {
+      const prompt = await y.client.getPrompt({ name: 'p__draft', arguments: { topic: 'a haiku' } });
+      expect(prompt.messages).toEqual([{ role: 'assistant', content: { type: 'text', text: "draft: yvonne's model on: a haiku" } }]);
+      const completion = await y.client.complete({ ref: { type: 'ref/prompt', name: 'p__draft' }, argument: { name: 'topic', value: 'hai' } });
+      expect(completion.completion.values).toEqual(["yvonne's model on: complete: hai"]);
+      await y.client.subscribeResource({ uri: 'note://watched' });
+      expect(readFileSync(join(dir, 'subscribed'), 'utf8')).toBe("yvonne's model on: subscribed to note://watched");
+      expect(x.samplings).toEqual([]);
+      expect(y.samplings.map(firstText)).toEqual(['a haiku', 'complete: hai', 'subscribed to note://watched']);
     } finally {
       await Promise.all([x.close(), y.close()]);
     }
