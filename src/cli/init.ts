@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseConfigText, userConfigPath, type LoadedConfig } from '../config/load.js';
@@ -202,7 +202,7 @@ function adopt(options: InitOptions, out: Output, context: InitContext): number 
 
   const now = context.now();
   const configBackup = configChanged && existingText !== undefined ? backupFile(backupsDir(configPath), configPath, now) : null;
-  if (configChanged) writeFileAtomic(configPath, configText, 0o600);
+  const madePrivate = configChanged ? writePrivateConfig(configPath, configText) : null;
   const wrapped = plans.length > 0 ? applyWraps(plans, configPath, backupsDir(configPath), now) : [];
 
   if (options.json) {
@@ -216,6 +216,7 @@ function adopt(options: InitOptions, out: Output, context: InitContext): number 
     const added = result.imported.length;
     const what = existing ? `added ${added} server${added === 1 ? '' : 's'}; your rules and edits are kept` : `${Object.keys(result.servers).length} servers`;
     out.line(`Wrote ${configPath} (${what}). Check it with: mcp-latch validate --config ${quote(configPath)}`);
+    if (madePrivate !== null) out.line(`Made ${configPath} readable by you only (it was ${madePrivate.toString(8).padStart(4, '0')}): it holds your servers' env and headers.`);
   }
   if (wrapped.length > 0) {
     out.line('Wrapped (each block now starts its servers through mcp-latch):');
@@ -317,4 +318,19 @@ function isDirectory(path: string): boolean {
 
 function quote(path: string): string {
   return /^[A-Za-z0-9_\-./:\\]+$/.test(path) ? path : JSON.stringify(path);
+}
+
+/**
+ * Writes the config readable by its owner only: it now holds the servers' `env` and `headers`
+ * (tokens) taken from client files that were private (round 12 review, F4). A new config and its
+ * new folder are made private; an existing one loses group and other access, returning its old
+ * mode when it had any (null when it did not).
+ */
+function writePrivateConfig(configPath: string, configText: string): number | null {
+  mkdirSync(dirname(configPath), { recursive: true, mode: 0o700 });
+  writeFileAtomic(configPath, configText, 0o600);
+  const mode = statSync(configPath).mode & 0o7777;
+  if ((mode & 0o077) === 0) return null;
+  chmodSync(configPath, mode & ~0o077);
+  return mode;
 }

@@ -37,8 +37,10 @@ export function backupFile(folder: string, file: string, date: Date): string {
 /**
  * Replaces `file` with `data` atomically (temp file + rename in the same folder), keeping its mode.
  * A symlinked file is written at its target so the link survives. A new file gets `newFileMode`.
+ * With `unchanged`, asked just before the rename, a `false` leaves the file as it is and returns
+ * false (someone saved it meanwhile: the caller edits their version).
  */
-export function writeFileAtomic(file: string, data: string | Buffer, newFileMode?: number): void {
+export function writeFileAtomic(file: string, data: string | Buffer, newFileMode?: number, unchanged?: () => boolean): boolean {
   let target = file;
   let mode: number | undefined = newFileMode;
   if (existsSync(file)) {
@@ -51,7 +53,12 @@ export function writeFileAtomic(file: string, data: string | Buffer, newFileMode
   try {
     writeFileSync(temp, data, { flag: 'wx', ...(mode === undefined ? {} : { mode }) });
     if (mode !== undefined) chmodSync(temp, mode);
+    if (unchanged && !unchanged()) {
+      rmSync(temp, { force: true });
+      return false;
+    }
     renameSync(temp, target);
+    return true;
   } catch (error) {
     rmSync(temp, { force: true });
     throw error;

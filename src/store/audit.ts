@@ -98,7 +98,8 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     lastFailure = `audit log ${file}: ${errorMessage(error)}`;
     onError(error);
   };
-  const sink = new BufferedFile(openSync(file, 'a'), failed, onError);
+  // Created readable by its owner only: records hold every call's arguments (round 12 review, F10).
+  const sink = new BufferedFile(openSync(file, 'a', 0o600), failed, onError);
   const lines = new RecordText();
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
   let head = '';

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { FormattingOptions } from 'jsonc-parser';
+import { writeFileAtomic } from '../clients/backup.js';
 import { readJson } from '../config/json.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { RuleList } from '../policy/types.js';
@@ -76,15 +75,13 @@ export class RulesFile {
       const text = this.read();
       const { added, next } = this.edited(editor, text, path, rules, edit);
       if (added.length === 0) return { added, text };
-      const temp = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(6).toString('hex')}.tmp`);
-      writeFileSync(temp, next);
-      if (this.read() !== text) {
+      // Through a symlink to its target, keeping the file's mode: a 0600 config holding a secret
+      // stays 0600 (round 12 review, F10).
+      if (!writeFileAtomic(this.path, next, undefined, () => this.read() === text)) {
         // The person saved the file meanwhile: edit their version instead.
-        rmSync(temp, { force: true });
         await new Promise((done) => setTimeout(done, attempt));
         continue;
       }
-      renameSync(temp, this.path);
       return { added, text: next };
     }
     throw new LatchError('STORE_WRITE_FAILED', `cannot add ${rules.join(', ')} to ${this.path}: the file changed every time it was about to be written (${MAX_ATTEMPTS} tries)`);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
@@ -334,6 +334,20 @@ describe('an existing mcp-latch config', () => {
     expect(Object.keys(config.scopes)).toEqual(['claude-desktop', 'windsurf']);
     // Windsurf's hidden tools become deny rules of the new server.
     expect(config.permissions.deny).toEqual(expect.arrayContaining(['mcp__git__git_commit']));
+  });
+
+  // Round 12 review, F4: the servers' env tokens moved from a 0600 client file into a 0644 config.
+  test('made by hand readable by others, becomes readable by its owner only when init writes servers into it', () => {
+    if (process.platform === 'win32') return;
+    const l = layout();
+    mkdirSync(dirname(l.config), { recursive: true });
+    writeFileSync(l.config, JSON.stringify({ mcpServers: {} }), { mode: 0o644 });
+    chmodSync(l.config, 0o644);
+    place(l, 'claude-desktop', 'claude_desktop_config.json');
+    const out = memoryOutput();
+    expect(init({ config: l.config }, out, l.context)).toBe(0);
+    expect(statSync(l.config).mode & 0o777).toBe(0o600);
+    expect(out.stdout.join('\n')).toContain('readable by you only (it was 0644)');
   });
 
   test('that is invalid is left alone, with the way out; --force replaces it after a private backup', () => {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -49,6 +49,15 @@ describe('audit', () => {
       ['deny', 'first'],
       ['allow', 'second'],
     ]);
+  });
+
+  // Round 12 review, F10: made 0644 under the usual umask, every call's arguments readable by other users.
+  test('a new audit file is readable by its owner only', async () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    audit.record(entry({ decision: 'allow', tool: 'x' }));
+    await audit.close();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
   test('the records of calls forwarded together are in the file, in order, when together() returns, and not before', () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { PermitBook } from '../../src/downstream/permit.js';
@@ -21,6 +21,19 @@ describe('RulesFile', () => {
     expect((await file.add('allow', ['Bash(make *)'])).added).toEqual([]);
     const saved = JSON.parse(readFileSync(path, 'utf8'));
     expect(saved.permissions).toEqual({ allow: ['Bash(ls)', 'Bash(make *)'], deny: ['Read(**/.env)'] });
+  });
+
+  // Round 12 review, F10: an "Always allow" rewrote a 0600 config as 0644 and replaced a link with a file.
+  test("keeps the file's mode, and a symlinked config stays a link with its target edited", async () => {
+    const dir = tempDir();
+    const target = configAt(dir);
+    chmodSync(target, 0o600);
+    const link = join(dir, 'linked.json');
+    symlinkSync(target, link);
+    await new RulesFile(link, configIssues).add('allow', ['Bash(make *)']);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(target, 'utf8')).permissions.allow).toEqual(['Bash(make *)']);
   });
 
   test('re-reads the file first, so an edit the user just made is kept', async () => {
