@@ -74,6 +74,12 @@ export function exposeNames(requests: readonly NameRequest[]): Map<string, strin
 }
 
 function compare(a: NameRequest, b: NameRequest, candidate: string): number {
+  // A name under a server's prefix is that server's: a `prefix: false` server's tool named
+  // `fs__write_file` must not take it from server fs, whose calls (and rules) it would receive
+  // (round 12 review, F5).
+  const aUnprefixed = a.prefix === false ? 1 : 0;
+  const bUnprefixed = b.prefix === false ? 1 : 0;
+  if (aUnprefixed !== bUnprefixed) return aUnprefixed - bUnprefixed;
   const aExact = plainName(a) === candidate ? 0 : 1;
   const bExact = plainName(b) === candidate ? 0 : 1;
   if (aExact !== bExact) return aExact - bExact;

@@ -70,8 +70,10 @@ describe('servers with prefix: false', () => {
     expect(new Set(names.values()).size).toBe(requests.length);
     expect(names.get(nameKey('conf', 'test_simple_text'))).toBe('test_simple_text');
     expect(names.get(nameKey('other', 'test_simple_text'))).toMatch(/^test_simple_text_[0-9a-f]{6}$/);
-    // Both claim fs__read_file as they are: the one that needs no change wins by name, then by server.
-    expect([names.get(nameKey('fs', 'read_file')), names.get(nameKey('conf', 'fs__read_file'))]).toContain('fs__read_file');
+    // Both claim fs__read_file: the name under fs's prefix is fs's, so the model's calls for it and
+    // fs's rules are not taken by another server (round 12 review, F5: conf won by name).
+    expect(names.get(nameKey('fs', 'read_file'))).toBe('fs__read_file');
+    expect(names.get(nameKey('conf', 'fs__read_file'))).toMatch(/^fs__read_file_[0-9a-f]{6}$/);
     expect(exposeNames([...requests].reverse())).toEqual(names);
   });
 });
