@@ -150,6 +150,11 @@ export class GatewayCore implements CallContext {
     return toolClass;
   }
 
+  /** How `server` reads arguments no schema describes (a prompt's, a completion's): as an undescribed tool of it, for the base of a relative path. */
+  argumentClass(server: string): ToolClass {
+    return classifyTool({ identity: this.identityOf(server), tool: { name: '' } });
+  }
+
   analysisReady(route: ToolRoute): Promise<void> | null {
     if (this.shellLoaded || !takesShellCommands(this.toolClass(route))) return null;
     return this.loadShell();

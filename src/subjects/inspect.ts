@@ -179,6 +179,17 @@ function candidateSubjects(args: Record<string, unknown>, toolClass: ToolClass, 
   return out;
 }
 
+/**
+ * prompts/get and completion/complete (`method`): a server's prompt may embed a file or run a query
+ * named by its arguments, and no schema says which. Every string of `args` is looked at as step 5
+ * looks at a tool classified by guess: a deny-only candidate, read and written (docs/threat-model.md,
+ * "Requests other than tools/call"). `argumentClass`: how the server resolves a relative path.
+ */
+export function inspectRequestArguments(server: string, method: string, args: Record<string, unknown>, argumentClass: ToolClass, context: InspectContext): CallFacts {
+  const subjects = candidateSubjects(args, argumentClass, 'all', null, context, null);
+  return { server, tool: method, kind: 'all', kindTrusted: false, subjects, commandInfo: null, digest: lazyDigest(server, method, args) };
+}
+
 /** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. */
 export function inspectResourceRead(server: string, uri: string, context: InspectContext): CallFacts {
   const subjects: Subject[] = /^file:/i.test(uri) ? pathSubjects(uri, 'read', NO_BASE, 'uri', context, new DecisionPaths(), 'uri') : [{ type: 'tool', kind: 'read' }];

@@ -1,0 +1,86 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { tokenHash } from '../../src/team/identity.js';
+import { ROOT, eventually, startGateway, tempDir, type Harness } from '../helpers/gateway.js';
+import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * prompts/get and completion/complete through the BUILT gateway with the SDK Client: their string
+ * arguments meet the deny rules as a guessed tool's do (design.md step 5), and every decision is
+ * audited. Before round 12 neither was decided nor recorded: in bypassPermissions a prompt that
+ * embeds a file read the file a `Read` deny rule names, and through `serve --http` any member could
+ * do so past the team's rules (round 12 review, F7; docs/threat-model.md).
+ */
+const PROMPT_SERVER = join(ROOT, 'test/fixtures/prompt-server.mjs');
+const open: Array<Harness | TeamHarness> = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((each) => each.close()));
+});
+
+function setUp(): { dir: string; config: Parameters<typeof startGateway>[0] } {
+  const dir = tempDir();
+  writeFileSync(join(dir, 'secret.txt'), 'TOP-SECRET-KEY\n');
+  writeFileSync(join(dir, 'notes.txt'), 'plain notes\n');
+  return {
+    dir,
+    config: {
+      mcpServers: { p: { command: process.execPath, args: [PROMPT_SERVER], env: { PROMPT_SERVER_DIR: dir } } },
+      workspace: [dir],
+      permissions: { defaultMode: 'bypassPermissions', deny: [`Read(${join(dir, 'secret.txt')})`] },
+    },
+  };
+}
+
+const auditOf = (dir: string) => readFileSync(join(dir, 'mcp-latch-audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+
+test('a prompt or a completion whose argument names a denied file is refused with the rule, and each decision is audited', async () => {
+  const { dir, config } = setUp();
+  const h = await startGateway(config, { dir });
+  open.push(h);
+  const denied = `Denied by mcp-latch: the rule Read(${join(dir, 'secret.txt')}) in the user's mcp-latch config forbids this call`;
+
+  await expect(h.client.getPrompt({ name: 'p__review_file', arguments: { path: join(dir, 'secret.txt') } })).rejects.toThrow(denied);
+  // Relative, against the server's directory (the gateway's, here).
+  await expect(h.client.getPrompt({ name: 'p__review_file', arguments: { path: 'secret.txt' } })).rejects.toThrow(denied);
+  await expect(h.client.complete({ ref: { type: 'ref/prompt', name: 'p__review_file' }, argument: { name: 'path', value: join(dir, 'secret.txt') } })).rejects.toThrow(denied);
+  await expect(h.client.complete({ ref: { type: 'ref/prompt', name: 'p__draft' }, argument: { name: 'topic', value: 'x' }, context: { arguments: { path: `file://${join(dir, 'secret.txt')}` } } })).rejects.toThrow(denied);
+
+  const allowed = await h.client.getPrompt({ name: 'p__review_file', arguments: { path: join(dir, 'notes.txt') } });
+  expect(JSON.stringify(allowed.messages)).toContain('plain notes');
+  expect(JSON.stringify(allowed.messages)).not.toContain('TOP-SECRET');
+
+  const records = await eventually(() => {
+    const lines = auditOf(dir);
+    expect(lines).toHaveLength(5);
+    return lines;
+  });
+  expect(records.map((record) => [record.tool, record.decision])).toEqual([
+    ['prompts/get', 'deny'],
+    ['prompts/get', 'deny'],
+    ['completion/complete', 'deny'],
+    ['completion/complete', 'deny'],
+    ['prompts/get', 'allow'],
+  ]);
+  expect(records[0]).toMatchObject({ server: 'p', kind: 'all', by: 'rule', rule: `Read(${join(dir, 'secret.txt')})` });
+  expect(records[4]).toMatchObject({ server: 'p', by: 'mode', rule: null, reason: 'no deny rule matches its arguments' });
+});
+
+test("serve --http: a member's prompt is held to the team's deny rules and recorded under the member", async () => {
+  const { dir, config } = setUp();
+  const token = 'token-of-walter-prompts-0123456789';
+  const team = await startTeam(dir, { ...config, http: { tokens: [{ user: 'walter', sha256: tokenHash(token) }] } });
+  open.push(team);
+  const walter = await teamClient(team.url, token);
+  try {
+    await expect(walter.client.getPrompt({ name: 'p__review_file', arguments: { path: join(dir, 'secret.txt') } })).rejects.toThrow(`the rule Read(${join(dir, 'secret.txt')})`);
+    const records = await eventually(() => {
+      const lines = auditOf(dir);
+      expect(lines).toHaveLength(1);
+      return lines;
+    });
+    expect(records[0]).toMatchObject({ user: 'walter', server: 'p', tool: 'prompts/get', decision: 'deny' });
+  } finally {
+    await walter.close();
+  }
+});
