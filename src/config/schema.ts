@@ -13,6 +13,13 @@ export const USER_ID = /^[A-Za-z0-9_.@-]{1,128}$/;
 /** `http.sessionIdleSeconds` unless set. */
 export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 
+/**
+ * `http.maxSessions` and `http.maxSessionsPerUser` unless set: a live session costs ~42 KB
+ * (docs/team.md), so 1,000 bound them to ~42 MB; 100 leave one user room for many clients.
+ */
+export const DEFAULT_MAX_SESSIONS = 1000;
+export const DEFAULT_MAX_SESSIONS_PER_USER = 100;
+
 /** How long a request naming what a starting server has not listed yet waits for it, in ms. */
 export function startWaitMs(file: ConfigFile): number {
   return file.timeouts.startWaitSeconds * 1000;
@@ -175,6 +182,18 @@ export function configSchemas() {
       .max(2_592_000)
       .default(DEFAULT_SESSION_IDLE_SECONDS)
       .describe('An MCP session with no request open for this long is closed (a client that left without DELETE); its waiting calls are withdrawn and never run.'),
+    maxSessions: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_MAX_SESSIONS)
+      .describe('Live MCP sessions this gateway keeps at most, all users together; an initialize past it is refused (503).'),
+    maxSessionsPerUser: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_MAX_SESSIONS_PER_USER)
+      .describe('Live MCP sessions one user keeps at most; an initialize past it is refused (429).'),
   });
 
   /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */

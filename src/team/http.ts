@@ -6,7 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
 import type { LoadedConfig } from '../config/load.js';
-import { DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
 import { UpstreamSession } from '../gateway/upstream-session.js';
@@ -29,7 +29,8 @@ import { WaitingRoom } from './waiting-room.js';
  * Security: it binds 127.0.0.1 unless told otherwise and refuses any other address without
  * authentication configured; every request's Host must be one this gateway answers to and an
  * Origin, when a browser sends one, must be allowed (DNS rebinding); a session is bound to the user
- * that opened it, and another user's token gets "session not found".
+ * that opened it, and another user's token gets "session not found"; live sessions are bounded in
+ * all and per user (`http.maxSessions`, `http.maxSessionsPerUser`).
  */
 export interface TeamGatewayOptions {
   config: LoadedConfig;
@@ -224,6 +225,11 @@ export class TeamGateway {
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no Mcp-Session-Id; start with initialize' }, id: null });
     if (this.closed) return json(res, 503, { error: 'shutting down' });
+    const full = this.sessionLimit(identity.user);
+    if (full) {
+      this.core.logger.warn({ user: identity.user, limit: full.key }, full.message);
+      return json(res, full.status, { jsonrpc: '2.0', error: { code: -32000, message: full.message }, id: (body as { id?: string | number }).id ?? null });
+    }
     const session = this.open(identity);
     this.track(session, res);
     await session.transport.handleRequest(req, res, body);
@@ -248,6 +254,19 @@ export class TeamGateway {
       }, seconds * 1000);
       session.idle.unref();
     });
+  }
+
+  /** Why a new session of `user` is refused, when a limit is reached (a session costs ~42 KB; docs/team.md). */
+  private sessionLimit(user: string): { status: number; key: string; message: string } | null {
+    const http = this.core.config().http;
+    const most = http?.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    const mostPerUser = http?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
+    const wait = 'close one (DELETE /mcp), wait for an idle one to end (http.sessionIdleSeconds)';
+    if (this.sessions.size >= most) return { status: 503, key: 'http.maxSessions', message: `too many MCP sessions: ${this.sessions.size} are open, the limit is ${most} (http.maxSessions); ${wait}, or raise http.maxSessions` };
+    let own = 0;
+    for (const session of this.sessions.values()) if (session.user === user) own += 1;
+    if (own >= mostPerUser) return { status: 429, key: 'http.maxSessionsPerUser', message: `too many MCP sessions for user ${user}: ${own} are open, the limit is ${mostPerUser} (http.maxSessionsPerUser); ${wait}, or raise http.maxSessionsPerUser` };
+    return null;
   }
 
   /** A new MCP session for this user: its own upstream Server, latch and waiting room. */
