@@ -27,6 +27,8 @@ export type LatchErrorCode =
   | 'CLIENT_FILE_INVALID'
   /** The gateway's state key (beside the config file) could not be made, others can read it, or it holds no key; paused calls then end with the process. */
   | 'STATE_KEY_UNUSABLE'
+  /** `serve --http` without `http.tokens`/`http.oauth` could not write its secret file (beside the config), or found one there that is a link, another user's, or readable by others. */
+  | 'HTTP_SECRET_UNUSABLE'
   /** Bad command-line or API usage; the message names the option and what it takes. */
   | 'USAGE'
   /** An invariant of mcp-latch itself broke (a bug); the call or command was stopped, nothing was forwarded. */

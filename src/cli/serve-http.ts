@@ -34,6 +34,8 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
   try {
     const url = await gateway.listen();
     logger.info({ config: path, url }, `mcp-latch serving MCP on ${url}`);
+    const secret = gateway.secretFile();
+    if (secret) process.stderr.write(secretHelp(url, secret));
   } catch (error) {
     await gateway.close();
     throw error;
@@ -49,4 +51,17 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
     inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
     report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
   });
+}
+
+/** How a client reaches a gateway that has no `http.tokens` or `http.oauth`: with this run's secret (docs/team.md#identity). */
+function secretHelp(url: string, file: string): string {
+  const page = new URL('/approve', url).href;
+  return [
+    `mcp-latch: no http.tokens or http.oauth: every request must send "Authorization: Bearer <secret>".`,
+    `  The secret is in ${file} (mode 0600, only you can read it; a new one at each start).`,
+    `  Claude Code:  claude mcp add --transport http latch ${url} --header "Authorization: Bearer $(cat '${file}')"`,
+    `  VS Code / .mcp.json:  "latch": { "type": "http", "url": "${url}", "headers": { "Authorization": "Bearer <the file's contents>" } }`,
+    `  The approval page ${page}: sign in with the same secret. For a credential that outlives a restart, use http.tokens (mcp-latch token).`,
+    '',
+  ].join('\n');
 }

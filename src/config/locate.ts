@@ -58,6 +58,14 @@ export function pageStateFile(configPath: string): string {
   return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-pages.json`);
 }
 
+/**
+ * The secret `serve --http` requires when no `http.tokens` or `http.oauth` is configured
+ * (team/local-secret.ts): beside the config, `.NAME-http-secret`, mode 0600, new at each start.
+ */
+export function httpSecretFile(configPath: string): string {
+  return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-http-secret`);
+}
+
 /** The key that signs paused calls' requestState (latch/request-state.ts): beside the config file. */
 export function stateKeyPath(configPath: string): string {
   return join(dirname(configPath), 'mcp-latch-state.key');

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
-import { codeCacheDirectory, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
+import { codeCacheDirectory, httpSecretFile, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
 import { configSchemas, type ConfigFile } from '../config/schema.js';
 import type { StartFiles } from '../config/servers.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
@@ -73,10 +73,11 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
     pattern: literal(file),
     text: `built-in protection of ${file}`,
   }));
-  // The approval page's state file holds the page's secret token, and the state key signs paused
-  // calls: a model that read either could answer its own call on the page or forge one (round 11
-  // review). Neither read nor written by a tool.
-  const secrets = [pageStateFile(configPath), stateKeyPath(configPath)];
+  // The approval page's state file holds the page's secret token, the state key signs paused
+  // calls, and the HTTP gateway's secret is the credential of its `local` user: a model that read
+  // one could answer its own call on the page or forge one (round 11 review). Neither read nor
+  // written by a tool.
+  const secrets = [pageStateFile(configPath), stateKeyPath(configPath), httpSecretFile(configPath)];
   for (const file of new Set(secrets.flatMap((each) => [each, ...physicalForms(each)]))) {
     rules.push({ type: 'path', list: 'deny', access: 'read', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });
     rules.push({ type: 'path', list: 'deny', access: 'write', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });

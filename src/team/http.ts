@@ -6,6 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
 import type { LoadedConfig } from '../config/load.js';
+import { httpSecretFile } from '../config/locate.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
@@ -14,6 +15,7 @@ import { errorMessage, LatchError, usage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { handleApi } from './api.js';
 import { Authenticator } from './identity.js';
+import { LocalSecret } from './local-secret.js';
 import { StoredSessionGrants } from './session-grants.js';
 import type { Identity, TeamStore } from './store.js';
 import { UserPolicies, userContext } from './user-context.js';
@@ -27,10 +29,12 @@ import { WaitingRoom } from './waiting-room.js';
  * the protected-resource metadata of the MCP authorization spec.
  *
  * Security: it binds 127.0.0.1 unless told otherwise and refuses any other address without
- * authentication configured; every request's Host must be one this gateway answers to and an
- * Origin, when a browser sends one, must be allowed (DNS rebinding); a session is bound to the user
- * that opened it, and another user's token gets "session not found"; live sessions are bounded in
- * all and per user (`http.maxSessions`, `http.maxSessionsPerUser`).
+ * authentication configured; without it, every request must carry the secret this run wrote to a
+ * file only the user can read (local-secret.ts), since a loopback port is open to every local user;
+ * every request's Host must be one this gateway answers to and an Origin, when a browser sends one,
+ * must be allowed (DNS rebinding); a session is bound to the user that opened it, and another
+ * user's token gets "session not found"; live sessions are bounded in all and per user
+ * (`http.maxSessions`, `http.maxSessionsPerUser`).
  */
 export interface TeamGatewayOptions {
   config: LoadedConfig;
@@ -57,7 +61,7 @@ const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** The approval page (web/team.html): static, no data in it; the person signs in on it with their token. */
 const PAGE_PATH = '/approve';
 const MAX_API_BODY = 64 * 1024;
-/** Without authentication configured (loopback only) every client is this one user. */
+/** Without authentication configured (loopback only) every client with the run's secret is this one user. */
 const LOCAL_USER: Identity = { user: 'local', role: 'admin' };
 
 export class TeamGateway {
@@ -70,6 +74,8 @@ export class TeamGateway {
   private hosts: string[] = [];
   private closed = false;
   private page: Promise<Map<string, Asset>> | null = null;
+  /** This run's secret, made when no authentication is configured (at start, or at the first request after a reload removed it). */
+  private secret: LocalSecret | null = null;
   /**
    * The requests received so far, with a 'data' event at each: what clients send, for the idle
    * collector (cli/serve-http.ts), which reads the count only to tell whether anything came.
@@ -105,6 +111,7 @@ export class TeamGateway {
     const loopback = isLoopback(host);
     const probe = new Authenticator(() => this.core.config().http, '');
     if (!loopback && !probe.configured()) throw usage(`refusing to listen on ${host}: it is not a loopback address and no authentication is configured (http.tokens or http.oauth; docs/team.md)`);
+    if (!probe.configured()) this.secret = LocalSecret.create(httpSecretFile(this.options.config.path));
     await new Promise<void>((resolve, reject) => {
       this.http.once('error', reject);
       this.http.listen(port, host, () => resolve());
@@ -130,6 +137,11 @@ export class TeamGateway {
   /** Settles when the servers started by `listen` have each listed or failed (bounded by the start wait). */
   whenStartedUp(): Promise<void> {
     return this.core.registry.whenSettled(this.core.config().timeouts.startWaitSeconds * 1000);
+  }
+
+  /** The file holding this run's secret, when the gateway made one (no `http.tokens` or `http.oauth`). */
+  secretFile(): string | null {
+    return this.secret?.file ?? null;
   }
 
   reload(text: string, why: string): boolean {
@@ -197,12 +209,32 @@ export class TeamGateway {
 
   /** The caller's identity, or null after answering 401 with where to find how to get a token. */
   private async identify(req: IncomingMessage, res: ServerResponse): Promise<Identity | null> {
-    if (!this.authenticator.configured()) return LOCAL_USER;
+    if (!this.authenticator.configured()) return this.identifyLocal(req, res);
     const result = await this.authenticator.authenticate(req.headers.authorization);
     if ('identity' in result) return result.identity;
     const challenge = [`resource_metadata="${this.base}${METADATA_PATH}"`, ...(result.refused === 'invalid' ? ['error="invalid_token"', `error_description="${result.detail.replace(/["\\]/g, '')}"`] : [])];
     res.setHeader('WWW-Authenticate', `Bearer ${challenge.join(', ')}`);
     json(res, 401, { error: result.refused === 'missing' ? 'authentication required' : 'invalid token' });
+    return null;
+  }
+
+  /**
+   * Without configured authentication the caller must hold this run's secret: reading its file is
+   * what only the user who started the gateway can do (docs/team.md#identity).
+   */
+  private identifyLocal(req: IncomingMessage, res: ServerResponse): Identity | null {
+    try {
+      this.secret ??= LocalSecret.create(httpSecretFile(this.options.config.path));
+    } catch (error) {
+      this.core.logger.error({ err: errorMessage(error) }, 'no http.tokens or http.oauth, and no secret: every request is refused');
+      json(res, 503, { error: `no http.tokens or http.oauth is configured and this gateway could not make its secret: ${errorMessage(error)}` });
+      return null;
+    }
+    const authorization = req.headers.authorization;
+    if (this.secret.accepts(authorization)) return LOCAL_USER;
+    res.setHeader('WWW-Authenticate', `Bearer realm="mcp-latch"${authorization ? ', error="invalid_token"' : ''}`);
+    const what = authorization ? 'the Authorization header does not hold this run\'s secret' : 'no Authorization header';
+    json(res, 401, { error: `${what}: send "Authorization: Bearer <secret>", the secret being the contents of ${this.secret.file} (readable by the user who started the gateway only, new at each start; docs/team.md#identity)` });
     return null;
   }
 
@@ -306,6 +338,7 @@ export class TeamGateway {
       this.http.closeAllConnections();
     });
     await Promise.all([...this.sessions.values()].map((session) => Promise.all([session.upstream.close(), session.grants.end()])));
+    this.secret?.remove();
     await this.options.store.close();
     await this.core.close();
   }

@@ -2534,8 +2534,8 @@ describe('5. git options that name a file read it', () => {
   ]);
 });
 
-// The approval page's state file holds its secret token; the state key signs paused calls. With the
-// config in the project both were workspace files, read and written by a model's tools in default
+// The approval page's state file holds its secret token; the state key signs paused calls; the
+// HTTP gateway's secret is its `local` user's credential. With the config in the project they were workspace files, read and written by a model's tools in default
 // mode (round 11 review): a model that holds the token answers its own call on the page.
 describe("the gateway's secrets are neither read nor written", () => {
   deniedEverywhere([
@@ -2545,6 +2545,10 @@ describe("the gateway's secrets are neither read nor written", () => {
     ['cat mcp-latch-state.key', 'built-in protection of <W>/mcp-latch-state.key (a secret of the gateway)'],
     ['head -c 32 out/../work/mcp-latch-state.key', 'built-in protection of <W>/mcp-latch-state.key (a secret of the gateway)'],
     ['echo x > mcp-latch-state.key', 'built-in protection of <W>/mcp-latch-state.key (a secret of the gateway)'],
+    // `serve --http` without tokens: the secret that makes a request the admin `local` (round 12).
+    ['cat .mcp-latch-http-secret', 'built-in protection of <W>/.mcp-latch-http-secret (a secret of the gateway)'],
+    ['head -c 43 out/../work/.mcp-latch-http-secret', 'built-in protection of <W>/.mcp-latch-http-secret (a secret of the gateway)'],
+    ['echo x > .mcp-latch-http-secret', 'built-in protection of <W>/.mcp-latch-http-secret (a secret of the gateway)'],
   ]);
 });
 
