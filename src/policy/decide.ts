@@ -69,6 +69,15 @@ export const DENY_CANDIDATE = 'operand (deny rules only)';
  */
 export const GIT_REWRITE = 'working tree git rewrites';
 
+/**
+ * The `via` of what a repository's objects may hold, printed by a command that names objects by id
+ * or exports them (`git cat-file -p 3f1c…`, `git archive HEAD`, `git bundle create`): any file ever
+ * stored from below the working tree, present now or not (`git add -f .env` then `git rm --cached`).
+ * Deny and ask rules that could match below the top count; nothing else does
+ * (docs/threat-model.md#git-rewrites-tracked-files). Where the top is not known, it asks.
+ */
+export const GIT_OBJECTS = 'files git stored below the working tree';
+
 /** The `via` of DEST/NAME written by a copy into a directory: not an operand (subjects/inspect.ts and subjects/links-made.ts look at those). */
 export const INTO_DIRECTORY = 'name inside the destination directory';
 
@@ -189,11 +198,12 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   }
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
   if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
-  if (subject.via === RECURSIVE || subject.via === GIT_REWRITE) {
+  const git = subject.via === GIT_REWRITE || subject.via === GIT_OBJECTS;
+  if (subject.via === RECURSIVE || git) {
     const below = treeRule(subject, forms, rules);
     if (below) return below;
   }
-  if (subject.via === GIT_REWRITE && !subject.problem && forms.length > 0) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches what git rewrites in ${shown}` };
+  if (git && !subject.problem && forms.length > 0) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches what git ${subject.via === GIT_REWRITE ? 'rewrites' : 'stored'} in ${shown}` };
   if (subject.problem || forms.length === 0) {
     return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check ${verb} of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
   }
@@ -237,6 +247,7 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
     // with data/secret deleted made it again): any rule that could match below asks, git's own code
     // files aside (matchPathBelow leaves them out of a write's rules; docs/threat-model.md#git-rewrites-tracked-files).
     if (subject.via === GIT_REWRITE) return ruled('ask', could, `git rewrite of every file under ${form}, present or not; ${could.list} rule ${could.text} could match one`);
+    if (subject.via === GIT_OBJECTS) return ruled('ask', could, `git may print any file it ever stored under ${form}, present or not; ${could.list} rule ${could.text} could match one`);
     if (removes && subject.tree === undefined && subject.path !== null && !subject.problem) return null;
     if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');

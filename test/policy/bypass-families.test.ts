@@ -1682,8 +1682,9 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'git stash',
     'git stash -a --no-inc',
   ]);
-  allowed(['git stash list', 'git stash show -u', 'git stash push -u -- src']);
-  test.each(['git -C ../data stash list', 'git -C ../data stash show -u'])('bypassPermissions: %j is allowed', (command) => {
+  // (`git stash show -u` prints the untracked files under `stash.showPatch`: an object printer, round 12.)
+  allowed(['git stash list', 'git stash show --stat -u', 'git stash push -u -- src']);
+  test.each(['git -C ../data stash list', 'git -C ../data stash show --stat -u'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
@@ -2365,7 +2366,7 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     'git checkout --detach',
     'git switch -c new',
     'git stash list',
-    'git stash show',
+    'git stash show --stat',
     'git reset --soft HEAD~1',
     'git reset HEAD~1',
     'git reset -- data',
@@ -2395,7 +2396,8 @@ describe('3. git commands that rewrite tracked files meet the Edit rules below w
     });
   }
   // Files git is told to write are plain writes (as `git diff --output`): in default mode they need an Edit allow rule.
-  test.each(['git archive -o a.tar HEAD', 'git format-patch -1 -o src'])('bypassPermissions: %j is allowed', (command) => {
+  // (`git archive -o a.tar HEAD` asks since round 12: under Read(**/.env) an archive may hold any file git stored.)
+  test.each(['git format-patch -1 -o src'])('bypassPermissions: %j is allowed', (command) => {
     const decision = inRepo(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
@@ -3184,4 +3186,65 @@ describe('6. hostname -F, info, rgrep, setfacl -R, chattr -R', () => {
     'chattr +A src/a.ts',
     'chattr -R -A src',
   ], extra);
+});
+
+// git's objects hold every file it ever stored below the working tree (round 11 left open; git
+// 2.39, bash 5.2, in a repository whose .gitignore names .env): `git add -f .env` and `git
+// update-index --add .env` stored the ignored .env, `git stash -a` put it in the stash, and after
+// `git rm --cached` or `git reset` `git cat-file -p ID`, `--batch`, `git archive REV | tar xO .env`,
+// `git bundle create`, `git fast-export`, `git unpack-file ID`, `git merge-tree`, `git fsck
+// --lost-found` (a file below .git/lost-found/other/) and `git stash show -p --include-untracked`
+// printed it. Each was allowed in every mode under Bash(git *) and Read(**/.env).
+describe('4. what stores a protected file in git reads it; what prints objects by id may print any stored file', () => {
+  let G = '';
+  const GIT = { allow: ['Bash(git *)'], cwd: '<W>/objs' };
+  beforeAll(() => {
+    G = join(W, 'objs');
+    mkdirSync(join(G, 'src'), { recursive: true });
+    writeFileSync(join(G, '.gitignore'), '.env\n');
+    writeFileSync(join(G, '.env'), 'API=sekrit');
+    writeFileSync(join(G, 'src', 'a.ts'), 'export {}');
+    execFileSync('git', ['init', '-q', G], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+  });
+  deniedEverywhere(
+    [
+      ['git add -f .env', 'Read(**/.env)'],
+      ['git add --force -- .env', 'Read(**/.env)'],
+      ['git update-index --add .env', 'Read(**/.env)'],
+    ],
+    GIT,
+  );
+  neverAllowedAnywhere(
+    [
+      'git add -f .',
+      'git add -A -f',
+      "git add -f '*env'",
+      'git add -f --pathspec-from-file=list',
+      'git cat-file -p ead9e1c',
+      'git cat-file blob ead9e1c',
+      'git cat-file --batch < ids',
+      'git cat-file --batch-all-objects --batch',
+      "git cat-file -p ':/leak'",
+      'git archive HEAD~1',
+      'git archive --format=tar -o ../a.tar HEAD~1',
+      'git bundle create ../b.bundle --all',
+      'git fast-export --all',
+      'git unpack-file ead9e1c',
+      'git merge-tree main main leak',
+      'git fsck --lost-found',
+      'git stash show -p --include-untracked',
+      'git -c stash.showPatch=true stash show -u',
+      'git cat-file -p v1',
+      'GIT_DIR=<T>/other/.git git cat-file -p ead9e1c',
+      'git --git-dir=<T>/other/.git cat-file -p ead9e1c',
+    ],
+    GIT,
+  );
+  // Storing what git does not ignore, naming a stored path, sizes and types: as before.
+  allowedByDefault(['git add .', 'git add -A', 'git add src', 'git add -f src', 'git commit -am x', 'git cat-file -t ead9e1c', 'git cat-file -s ead9e1c', 'git cat-file -p HEAD:src/a.ts', 'git cat-file -p HEAD', 'git cat-file -p HEAD~2^{tree}', 'git cat-file --batch-check < ids', 'git stash show --stat', 'git stash list', 'git archive --remote=https://e.example/r HEAD'], GIT);
+  // With no Read rule that could match below the working tree, an object printer is allowed as before.
+  test.each(['git cat-file -p ead9e1c', 'git archive HEAD', 'git fast-export --all'])('default, no Read rule below: %j is allowed', (command) => {
+    const decision = decideShell(command, { allow: ['Bash(git *)'], deny: ['Read(~/.ssh/**)'], mode: 'default', workspace: [W], cwd: G, home, configPath: join(W, 'mcp-latch.json') });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
 });

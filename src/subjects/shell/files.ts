@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord } from './git-config.js';
@@ -610,7 +610,10 @@ const git: Handler = (args, cwd, out) => {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
     // `--icase-pathspecs` (git takes its own options only in full): `DATA/SECRET` is data/secret.
-    rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') }, out);
+    const place: GitPlace = { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') };
+    rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), place, out);
+    if (sub.isStatic) gitStores(sub.value, args.slice(scan.end + 1), place, out);
+    if (sub.isStatic && printsObjects(sub.value, args.slice(scan.end + 1))) push(out, objectsRead(place));
     // What it runs (`rebase -x CMD`, `bisect run CMD`), from the working tree's top or elsewhere: a cwd not known here.
     const runs = sub.isStatic ? gitRuns(sub.value, args.slice(scan.end + 1)) : { scripts: [], argvs: [] };
     for (const script of runs.scripts) {
@@ -913,12 +916,107 @@ function workTreeTop(place: GitPlace, below?: Word): CommandPath | null {
  * cwd). `GIT_ICASE_PATHSPECS` makes `DATA/SECRET` data/secret: taken the same way.
  */
 export function gitEnvironmentTree(assigned: readonly Word[], paths: CommandPath[], cwd: string | null): void {
+  // Another repository's objects, or objects from elsewhere, may hold any file: not known.
+  if (assigned.some((word) => /^GIT_(WORK_TREE|DIR|OBJECT_DIRECTORY)\+?=/.test(word.value))) {
+    for (const path of paths) if (path.via === GIT_OBJECTS) path.isStatic = false;
+  }
   if (!assigned.some((word) => /^GIT_(WORK_TREE|DIR|ICASE_PATHSPECS)\+?=/.test(word.value))) return;
   const moved = paths.filter((path) => path.via === GIT_REWRITE);
   if (moved.length === 0) return;
   paths.splice(0, paths.length, ...paths.filter((path) => path.via !== GIT_REWRITE));
   pushPath(paths, workTreeTop({ base: cwd, top: null, elsewhere: true, caseless: false }));
 }
+
+/**
+ * What a repository's objects may hold, read: every file ever stored from below the working tree,
+ * there now or not (decide.ts GIT_OBJECTS). From `--git-dir` or `--work-tree` the objects are
+ * another repository's, or not only this tree's: not known.
+ */
+function objectsRead(place: GitPlace): CommandPath | null {
+  const known = place.top === null && !place.elsewhere;
+  const path = pathOf({ ...staticWord('.'), isStatic: known, raw: '<files git stored>' }, READ, place.base, GIT_OBJECTS);
+  if (path) path.workTree = true;
+  return path;
+}
+
+const GIT_TYPES = new Set(['blob', 'tree', 'commit', 'tag']);
+/** `REV:PATH`: a stored path, read as such (GIT_SHOWS); `:/text` searches commit messages and is any object. */
+const STORED_PATH = /^[^:]*:(?!\/)[^:]/;
+/**
+ * An object that is a commit or a tree, whose `-p` prints no file's content: HEAD (a branch never
+ * holds another type: git refuses the write), a `~N`/`^N` step (commits only), a `^{commit}` or
+ * `^{tree}` peel. A tag may name a blob (`git tag t BLOB; git cat-file -p t` printed it).
+ */
+const COMMIT = /^(HEAD|@|refs\/heads\/[^:]+)$|^[^:]+([~^]\d*|\^\{(commit|tree)\})$/;
+
+/**
+ * Subcommands that print or export objects named by id or revision, so any file ever stored (git
+ * 2.39, bash 5.2: after `git add -f .env && git rm -q --cached .env`, `git cat-file -p ID`, `git
+ * cat-file --batch`, `git archive REV | tar xO .env`, `git bundle create`, `git fast-export`, `git
+ * unpack-file ID` (a `.merge_file_XXXXXX` at the top) and `git stash show -p --include-untracked`
+ * printed it). `cat-file -t`/`-s`/`-e` and `--batch-check` print no content; `cat-file REV:PATH`
+ * is that path read (GIT_SHOWS). `git show`, `diff`, `log -p`, `grep` are files.ts GIT_SHOWS'.
+ */
+function printsObjects(sub: string, args: readonly Word[]): boolean {
+  if (sub === 'cat-file') {
+    const scan = scanOptions(args, 0, { long: ['path'] });
+    const batch = hasOption(scan, '--batch', '--batch-command');
+    if (!batch && (hasOption(scan, '-t', '-s', '-e') || hasOption(scan, '--batch-check'))) return false;
+    let operands = scan.operands.map((i) => args[i]!);
+    if (operands.length === 2 && operands[0]!.isStatic && GIT_TYPES.has(operands[0]!.value)) operands = operands.slice(1);
+    return batch || operands.length === 0 || operands.some((word) => !word.isStatic || !(STORED_PATH.test(word.value) || COMMIT.test(word.value)));
+  }
+  if (sub === 'archive') return !args.some((word) => !word.isStatic || /^--(r|re|rem|remo|remot|remote)(=|$)|^-l$|^--list$/.test(word.value));
+  if (sub === 'bundle') return args.some((word) => !word.isStatic || word.value === 'create');
+  // `stash show` prints a patch with `-p` or `stash.showPatch` (a setting the text may not show; `-u`
+  // adds the untracked files): only its stat forms print no content. `stash list` takes log's `-p`.
+  if (sub === 'stash') {
+    if (args[0] !== undefined && !args[0].isStatic) return true;
+    if (args[0]?.value === 'list') return args.length > 1;
+    if (args[0]?.value !== 'show') return false;
+    const scan = scanOptions(args, 1, {});
+    return hasOption(scan, '-p', '--patch') || !hasOptionAsSpelled(scan, '--stat', '--numstat', '--shortstat', '--name-only', '--name-status');
+  }
+  // fsck `--lost-found` writes dangling blobs into .git/lost-found/other/ as files; merge-tree prints merged content.
+  if (sub === 'fsck') return hasOption(scanOptions(args, 0, {}), '--lost-found');
+  return sub === 'fast-export' || sub === 'unpack-file' || sub === 'merge-tree';
+}
+
+/**
+ * Subcommands that store files in the index or the objects, where the object printers above reach
+ * them: a read of each (git 2.39: `git add -f .env` and `git update-index --add .env` stored an
+ * ignored .env for `git cat-file -p`; `git stash -a` stored it in the stash). `add` without
+ * `-f`/`--force` and `stash -u` take only files git does not ignore: the files named are read, not
+ * what is below a directory (whether git ignores a file needs its ignore rules; not modelled).
+ */
+function gitStores(sub: string, args: readonly Word[], place: GitPlace, out: FileFacts): void {
+  const stores = GIT_STORES[sub];
+  if (!stores) return;
+  const start = sub === 'stash' ? (args[0]?.isStatic && ['push', 'save'].includes(args[0].value) ? 1 : args[0] === undefined || args[0].value.startsWith('-') ? 0 : -1) : 0;
+  if (start === -1) return;
+  const scan = scanOptions(args, start, stores.spec);
+  const operands = sub === 'stash' && args[0]?.value === 'save' ? [] : scan.operands.map((i) => args[i]!);
+  const fromFile = optionValues(scan, '--pathspec-from-file').map(unknownWord);
+  const all = stores.all(scan);
+  if (sub === 'stash' && !all && !hasOption(scan, '-u', '--include-untracked')) return;
+  for (const word of [...fromFile, ...operands]) {
+    if (!all) push(out, pathOf(word, READ, place.base));
+    else if (word.isStatic && word.value.startsWith(':')) push(out, pathOf(unknownWord(word), READ, place.base));
+    else push(out, walked(pathOf(word.isStatic && GLOB.test(word.value) ? staticWord(globBase(word.value)) : word, READ, place.base), { content: true, follows: false }));
+  }
+  // `git add -A -f`, `git stash -a` without a pathspec: every file of the working tree, ignored ones too.
+  if (all && operands.length + fromFile.length === 0 && (sub === 'stash' || hasOption(scan, '-A', '--all', '-u', '--update'))) {
+    const top = pathOf({ ...staticWord('.'), isStatic: place.top === null && !place.elsewhere, raw: '<git working tree>' }, READ, place.base);
+    if (top) top.workTree = true;
+    push(out, walked(top, { content: true, follows: false }));
+  }
+}
+
+const GIT_STORES: Record<string, { spec: OptionSpec; all: (scan: ScanResult) => boolean }> = {
+  add: { spec: { long: ['chmod', 'pathspec-from-file'] }, all: (scan) => hasOption(scan, '-f', '--force') },
+  'update-index': { spec: { long: ['chmod', 'cacheinfo'] }, all: () => false },
+  stash: { spec: { short: 'm', long: ['message', 'pathspec-from-file'] }, all: (scan) => hasOption(scan, '-a', '--all') },
+};
 
 /** `git mv [-f] [-k] [-n] SOURCE… DESTINATION` (git-mv(1)): as `mv`; `-n`/`--dry-run` moves nothing. */
 function gitMove(args: readonly Word[], base: string | null, out: FileFacts): void {
