@@ -15,7 +15,11 @@ import { codeCacheDirectory } from '../config/locate.js';
  * `cachedData`.
  *
  * The cache is made on this machine, after the first tools/list of a start that had none (or had
- * one V8 refused), so it holds the functions the start-up compiled. V8 refuses a cache made by
+ * one V8 refused), so it holds the functions the start-up compiled, and made again after the first
+ * tools/call is answered, so it also holds the call path's: compiling those lazily was half of the
+ * gateway's instructions for a client's first call (docs/performance.md, "Round 12: the first shell
+ * command"). Each file says which of the two it is, and a start that loaded one made after a list
+ * only writes it again after its first call. V8 refuses a cache made by
  * another V8 or under other V8 flags, or for a source of another length; the file's name carries
  * a digest of the bundle, the Node version and Node's flags, so another build never meets it.
  * V8 checks no checksum of a code cache in release builds (a damaged one could crash it), so the
@@ -28,13 +32,19 @@ import { codeCacheDirectory } from '../config/locate.js';
  */
 export type CodeCacheStatus = 'accepted' | 'rejected' | 'damaged' | 'absent' | 'unsafe' | 'source-maps';
 
+/** When a cache is made: after the first tools/list, or after the first tools/call was answered (with the call path's code). */
+export type CodeCacheStage = 'list' | 'call';
+
 export interface CodeCache {
   /** What happened to the cache at load: used, refused by V8, not what was written, none yet, not trusted, not used (source maps). */
   readonly status: CodeCacheStatus;
   readonly file: string | undefined;
-  /** Writes the cache now (after the start-up ran) unless the one loaded was used; what happened, in words. */
-  save(): string;
+  /** Writes the cache now, made at `stage`, unless the one loaded (or one written by this start) was made at it or later; what happened, in words. */
+  save(stage: CodeCacheStage): string;
 }
+
+/** A stage's byte in the file; a later stage holds more of the code. */
+const STAGES: Record<CodeCacheStage, number> = { list: 1, call: 2 };
 
 export interface LoadedBundle {
   exports: unknown;
@@ -67,12 +77,26 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env,
     compiled._compile(`${readFileSync(bundle, 'latin1')}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
     return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
   }
-  const { script, status, directory, file } = compileBundle(bundle, env);
+  const { script, status, stage, directory, file } = compileBundle(bundle, env);
   beforeRun?.();
   (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundle, dirname(bundle));
-  // The script is kept only to be saved: an accepted cache is not written again.
-  const toSave = status === 'accepted' || status === 'unsafe' ? null : script;
-  return { exports: module.exports, codeCache: { status, file, save: () => (toSave ? save(toSave, directory, file) : `not written (${status})`) } };
+  // The script is kept only to be saved: a cache made after a call is not written again.
+  let toSave = status === 'unsafe' || stage === STAGES.call ? null : script;
+  let held = stage;
+  return {
+    exports: module.exports,
+    codeCache: {
+      status,
+      file,
+      save: (wanted) => {
+        if (!toSave || STAGES[wanted] <= held) return `not written (${status}, made after the first ${held === STAGES.call ? 'call' : 'list'})`;
+        const outcome = save(toSave, directory, file, STAGES[wanted]);
+        held = STAGES[wanted];
+        if (held === STAGES.call) toSave = null;
+        return outcome;
+      },
+    },
+  };
 }
 
 /**
@@ -82,7 +106,7 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env,
  * stayed resident until the first full collection, ~2 s after the first list (docs/performance.md,
  * "Round 9: the start-up's buffers").
  */
-function compileBundle(bundle: string, env: NodeJS.ProcessEnv): { script: vm.Script; status: CodeCacheStatus; directory: string; file: string } {
+function compileBundle(bundle: string, env: NodeJS.ProcessEnv): { script: vm.Script; status: CodeCacheStatus; stage: number; directory: string; file: string } {
   const text = readFileSync(bundle);
   const source = text.toString('latin1'); // ASCII (scripts/bundle.js)
   const directory = codeCacheDirectory(env);
@@ -96,11 +120,11 @@ function compileBundle(bundle: string, env: NodeJS.ProcessEnv): { script: vm.Scr
   const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
   const trusted = trustedDirectory(directory);
   const read = trusted ? readTrusted(file) : undefined;
-  const cachedData = read && intact(read);
+  const cached = read && intact(read);
   // The bundle has no import() (scripts/bundle.js): Node 20 loses a cached script's dynamic import.
-  const script = new vm.Script(source, { filename: bundle, cachedData });
-  const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cachedData === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
-  return { script, status, directory, file };
+  const script = new vm.Script(source, { filename: bundle, cachedData: cached?.data });
+  const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cached === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
+  return { script, status, stage: status === 'accepted' ? cached!.stage : 0, directory, file };
 }
 
 /** true: the user's own directory nobody else can write; undefined: none yet; false: anything else. */
@@ -135,24 +159,27 @@ function readTrusted(file: string): Buffer | undefined {
   }
 }
 
+/** The file: the CRC-32 of the rest, the stage it was made at (STAGES), V8's data. */
 const CHECK_BYTES = 4;
+const HEADER_BYTES = CHECK_BYTES + 1;
 
-/** The cache without its checksum, when the checksum matches. */
-function intact(file: Buffer): Buffer | undefined {
-  const data = file.subarray(CHECK_BYTES);
-  return file.length > CHECK_BYTES && file.readUInt32BE(0) === crc32(data) ? data : undefined;
+/** V8's data and the stage it was made at, when the checksum matches. */
+function intact(file: Buffer): { data: Buffer; stage: number } | undefined {
+  if (file.length <= HEADER_BYTES || file.readUInt32BE(0) !== crc32(file.subarray(CHECK_BYTES))) return undefined;
+  return { data: file.subarray(HEADER_BYTES), stage: file[CHECK_BYTES]! };
 }
 
 /** Written whole under a temporary name, then renamed: a reader sees the old file or the new one. */
-function save(script: vm.Script, directory: string, file: string): string {
+function save(script: vm.Script, directory: string, file: string, stage: number): string {
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     if (trustedDirectory(directory) !== true) return `not written: ${directory} is not a directory only this user can write`;
     const temporary = `${file}.${process.pid}.tmp`;
-    const data = script.createCachedData();
-    const check = Buffer.alloc(CHECK_BYTES);
-    check.writeUInt32BE(crc32(data));
-    writeFileSync(temporary, Buffer.concat([check, data]), { mode: 0o600, flag: 'wx' });
+    const header = Buffer.alloc(HEADER_BYTES);
+    header[CHECK_BYTES] = stage;
+    const content = Buffer.concat([header, script.createCachedData()]);
+    content.writeUInt32BE(crc32(content.subarray(CHECK_BYTES)));
+    writeFileSync(temporary, content, { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);
     removeStale(directory, basename(file));
     return `written to ${file}`;

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import type { CodeCache } from './code-cache.js';
+import type { CodeCache, CodeCacheStage } from './code-cache.js';
 import type * as GatewayBundle from './serve-gateway.js';
 import { readEarlyConfig } from '../config/early.js';
 import { setServeFlags } from './v8-flags.js';
@@ -102,6 +102,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   input.once('close', () => idle.close());
   const { codeCache } = loaded;
   logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status }, 'mcp-latch serving on stdio');
-  // After the answer is on its way: the cache then holds what the start-up compiled.
-  void gateway.firstToolsList.then(() => setImmediate(() => logger.debug({ file: codeCache.file }, `code cache ${codeCache.save()}`)));
+  // After the answer is on its way: the cache then holds what the start-up compiled, and after the
+  // first call's, what the call path compiled too (code-cache.ts).
+  const saveCodeCache = (stage: CodeCacheStage) => setImmediate(() => logger.debug({ file: codeCache.file }, `code cache ${codeCache.save(stage)}`));
+  void gateway.firstToolsList.then(() => saveCodeCache('list'));
+  void gateway.firstCallAnswered.then(() => saveCodeCache('call'));
 }

@@ -74,6 +74,11 @@ export class Gateway {
     return this.upstream.firstToolsList;
   }
 
+  /** Settles when the client's first tools/call is answered. */
+  get firstCallAnswered(): Promise<void> {
+    return this.upstream.firstCallAnswered;
+  }
+
   /**
    * Settles when the start-up is over: the client's first tools/list is answered, or every server
    * has started or failed (waited for at most `timeouts.startWaitSeconds`), for a client that calls

@@ -49,6 +49,9 @@ export class UpstreamCalls {
   private group: TakenCall[] = [];
 
   private transport: Transport | null = null;
+  private firstAnswer: (() => void) | null = null;
+  /** Settles once the first call is answered (serve then writes its code cache again, with the call path's code). */
+  readonly firstAnswered = new Promise<void>((resolve) => (this.firstAnswer = resolve));
 
   constructor(
     private readonly server: Server,
@@ -120,6 +123,7 @@ export class UpstreamCalls {
   answered(id: RequestId, cancellation: Cancellation, answer: JSONRPCMessage): void {
     if (this.running.get(id) === cancellation) this.running.delete(id);
     if (!cancellation.cancelled) this.reply(answer);
+    this.settleFirst();
   }
 
   /**
@@ -136,6 +140,13 @@ export class UpstreamCalls {
     if (cancellation.cancelled) return;
     const sent = transport.sendLine(`{"jsonrpc":"2.0","id":${typeof id === 'number' ? id : jsonString(id)},"result":${resultText}}\n`, id);
     if (sent !== QUEUED) sent.catch(() => undefined);
+    this.settleFirst();
+  }
+
+  private settleFirst(): void {
+    if (!this.firstAnswer) return;
+    this.firstAnswer();
+    this.firstAnswer = null;
   }
 
   private cancelAll(reason: string): void {

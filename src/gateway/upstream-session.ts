@@ -321,6 +321,11 @@ export class UpstreamSession {
     return this.toolCallsBypassingProtocol.inFlight;
   }
 
+  /** Settles when this session's first tools/call is answered. */
+  get firstCallAnswered(): Promise<void> {
+    return this.toolCallsBypassingProtocol.firstAnswered;
+  }
+
   stop(): void {
     this.closed = true;
     if (this.listChangeTimer) clearTimeout(this.listChangeTimer);

@@ -13,26 +13,37 @@ import { COMMANDS_SERVER, ROOT, eventually, fixtureServer, startGateway, tempDir
  * in a directory others can write is not used, while the gateway serves all the same.
  */
 describe('the serve bundle with its code cache', () => {
-  /** One start: the code cache's status at load, after a list and a call were served (and a shell command: the grammar is loaded outside the bundle). */
-  async function serveOnce(dir: string, cacheHome: string, shell = false): Promise<string> {
+  /**
+   * One start: the code cache's status at load, after a list and a call were served (and a shell
+   * command: the grammar is loaded outside the bundle), or a list only; and what the start did with
+   * the cache after each (serve's log).
+   */
+  async function serveOnce(dir: string, cacheHome: string, options: { shell?: boolean; call?: boolean } = {}): Promise<string> {
+    return (await serveAndSave(dir, cacheHome, options)).status;
+  }
+
+  async function serveAndSave(dir: string, cacheHome: string, { shell = false, call = true } = {}): Promise<{ status: string; saved: string[] }> {
     const servers = { fix: fixtureServer('fix', join(dir, 'log')), ...(shell ? { shell: { command: process.execPath, args: [COMMANDS_SERVER] } } : {}) };
     const gateway = await startGateway({ mcpServers: servers, workspace: [dir], permissions: { allow: ['mcp__fix__echo', 'Bash(echo *)'] } }, { dir, env: { XDG_CACHE_HOME: cacheHome } });
     try {
       expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
-      expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } }))).toContain('hello');
+      if (call) expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } }))).toContain('hello');
       // Allowed only when the grammar loaded: without it every command asks (and is denied here).
       if (shell) expect(textOf(await gateway.client.callTool({ name: 'shell__run_command', arguments: { command: 'echo from-the-shell', workdir: dir } }))).toContain('from-the-shell');
       return await eventually(() => {
         const status = /"codeCache":"([a-z-]+)"/.exec(gateway.stderr())?.[1];
         if (!status) throw new Error(`no code cache status in the gateway's log yet:\n${gateway.stderr()}`);
-        return status;
+        // One line after the first list, one after the first call.
+        const saved = [...gateway.stderr().matchAll(/"msg":"code cache ([^"]*)"/g)].map((match) => match[1]!.replace(/ to .*/, ''));
+        if (saved.length < (call ? 2 : 1)) throw new Error(`the code cache not saved yet:\n${gateway.stderr()}`);
+        return { status, saved };
       });
     } finally {
       await gateway.close();
     }
   }
 
-  /** The cache file once a start has written it (it is written after the first list). */
+  /** The cache file once a start has written it (it is written after the first list, and again after the first call). */
   function cacheFile(cacheHome: string, unlike?: Buffer): Promise<string> {
     return eventually(() => {
       const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
@@ -52,8 +63,33 @@ describe('the serve bundle with its code cache', () => {
     expect(statSync(join(cacheHome, 'mcp-latch')).mode & 0o777).toBe(0o700);
 
     // V8 accepts it: made under the flags the next start compiles with.
-    expect(await serveOnce(dir, cacheHome, true)).toBe('accepted');
+    expect(await serveOnce(dir, cacheHome, { shell: true })).toBe('accepted');
     expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toEqual([file.split('/').pop()]);
+  });
+
+  test("a cache made after the first list only is made again after a start's first call, with the call path's code; then kept", async () => {
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    // The byte after the checksum says when the cache was made: 1 after the first list, 2 after the first call.
+    expect(await serveAndSave(dir, cacheHome, { call: false })).toEqual({ status: 'absent', saved: ['written'] });
+    const file = await cacheFile(cacheHome);
+    const afterList = readFileSync(file);
+    expect(afterList[4]).toBe(1);
+
+    // A client's first call compiled the call path's functions: the cache is written again, and holds them.
+    expect(await serveAndSave(dir, cacheHome)).toEqual({ status: 'accepted', saved: ['not written (accepted, made after the first list)', 'written'] });
+    const afterCall = readFileSync(file);
+    expect(afterCall[4]).toBe(2);
+    expect(afterCall.length).toBeGreaterThan(afterList.length + 10_000);
+
+    // V8 takes it, and it is not written again.
+    expect(await serveAndSave(dir, cacheHome)).toEqual({ status: 'accepted', saved: ['not written (accepted, made after the first call)', 'not written (accepted, made after the first call)'] });
+    expect(readFileSync(file).equals(afterCall)).toBe(true);
+
+    // A start with no cache that serves a call at once writes both: after the list, then after the call.
+    const fresh = join(dir, 'fresh');
+    expect(await serveAndSave(dir, fresh)).toEqual({ status: 'absent', saved: ['written', 'written'] });
+    await eventually(() => expect(readFileSync(join(fresh, 'mcp-latch', file.split('/').pop()!))[4]).toBe(2));
   });
 
   test('a damaged cache and one V8 refuses are not used: the gateway serves and writes a good one', async () => {
@@ -100,7 +136,7 @@ describe('the serve bundle with its code cache', () => {
     // (~2 MB) until the first full collection (docs/performance.md, "Round 9: the start-up's buffers").
     const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
       const { codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/gateway.cjs'))});
-      if (process.argv.includes('save')) console.log(codeCache.save());
+      if (process.argv.includes('save')) console.log(codeCache.save('call'));
       gc({ type: 'minor' });
       gc({ type: 'minor' });
       setTimeout(() => console.log(codeCache.status, process.memoryUsage().arrayBuffers), 50);`;
