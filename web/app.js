@@ -1,12 +1,13 @@
 // The mcp-latch approval page: lists the calls waiting for the person, live, and posts their answers.
-// Two pages share it: the local gateway's (index.html, its secret token in the page) and the team
+// Two pages share it: the local gateway's (index.html: the browser holds its session cookie, the page
+// a CSRF value for answers) and the team
 // gateway's (team.html at /approve), where the person signs in with their own token and the page
 // uses the interactions API (docs/team.md).
 //
 // Security: every value that came from a call or a server is put into the page with textContent
 // only (never innerHTML), after the same escaping the gateway applies to its prompts (escape.js), so
 // a path or command can neither inject markup nor hide or reorder what is shown. Answers carry the
-// token in a header and a JSON body, which a cross-site page or form cannot send. The team page keeps
+// CSRF value or token in a header and a JSON body, which a cross-site page or form cannot send. The team page keeps
 // the person's token in this tab's sessionStorage and sends it only in the Authorization header,
 // never in a URL.
 'use strict';
@@ -17,9 +18,11 @@
   var TEAM_TOKEN_KEY = 'mcp-latch-token';
   /** The team API has no event stream (EventSource cannot send a token header): the list is fetched this often. */
   var TEAM_POLL_MS = 2000;
-  var tokenMeta = document.querySelector('meta[name="mcp-latch-token"]');
-  var token = team ? sessionStorage.getItem(TEAM_TOKEN_KEY) || '' : tokenMeta ? tokenMeta.getAttribute('content') : '';
-  var query = '?token=' + encodeURIComponent(token);
+  var csrfMeta = document.querySelector('meta[name="mcp-latch-csrf"]');
+  var token = team ? sessionStorage.getItem(TEAM_TOKEN_KEY) || '' : csrfMeta ? csrfMeta.getAttribute('content') : '';
+  /** The local page's requests carry its session cookie (HttpOnly, SameSite=Strict); the team page's carry no cookie. */
+  var credentials = team ? 'omit' : 'same-origin';
+  var AGAIN = 'Run mcp-latch page --open for a fresh link.';
   /** The team page's "Recently decided": the answers given in this tab (the local page gets them from its gateway). */
   var teamRecent = [];
 
@@ -402,7 +405,7 @@
       method: 'POST',
       headers: headers,
       body: JSON.stringify(body),
-      credentials: 'omit',
+      credentials: credentials,
       cache: 'no-store',
     })
       .then(function (response) {
@@ -512,15 +515,15 @@
     // The event stream's first message is the whole list too; whichever comes first is shown, and
     // this reply only if no event came before it: it can be older than an event that overtook it.
     var live = false;
-    fetch('/api/pending' + query, { credentials: 'omit', cache: 'no-store' })
+    fetch('/api/pending', { credentials: credentials, cache: 'no-store' })
       .then(function (response) {
         if (!response.ok) throw new Error('HTTP ' + response.status);
         return response.json();
       })
       .then(function (data) { if (!live) render(data.items || [], data.recent || []); })
-      .catch(function () { setConnection('Cannot reach the gateway (has it restarted? Use the new address from its log).', 'down'); });
+      .catch(function () { setConnection('Cannot reach the gateway (has it restarted?). ' + AGAIN, 'down'); });
 
-    var events = new EventSource('/events' + query);
+    var events = new EventSource('/events');
     events.addEventListener('pending', function (event) {
       live = true;
       setConnection('Live: updates as calls arrive', 'live');
@@ -532,7 +535,7 @@
       }
     });
     events.addEventListener('error', function () {
-      if (events.readyState === EventSource.CLOSED) setConnection('Disconnected: the gateway stopped or restarted. Use the address from its log.', 'down');
+      if (events.readyState === EventSource.CLOSED) setConnection('Disconnected: the gateway stopped or restarted. ' + AGAIN, 'down');
       else setConnection('Reconnecting…', 'waiting');
     });
   }
@@ -660,7 +663,7 @@
   }
 
   if (!esc || (!team && !token)) {
-    setConnection('This page could not start (missing script or token).', 'down');
+    setConnection('This page could not start (missing script or CSRF value). ' + AGAIN, 'down');
     return;
   }
   if (team) startTeam();

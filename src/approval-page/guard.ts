@@ -1,31 +1,32 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { PageSession } from './sessions.js';
 
 /**
- * The door checks of the approval page: pure functions over a request's method, headers and query
- * token, so each rule can be read (and tested) on its own. The page is reachable from every web page
- * the person has open (any site can make the browser send requests to 127.0.0.1), so a request must
- * prove it comes from the page itself:
+ * The door checks of the approval page: pure functions over a request's headers and the session its
+ * cookie names (sessions.ts), so each rule can be read (and tested) on its own. The page is
+ * reachable from every web page the person has open (any site can make the browser send requests
+ * to 127.0.0.1) and from every local process, so a request must prove it comes from the page itself:
  *
- *   GET  /?token=T                 Host 127.0.0.1:PORT | localhost:PORT, right token
- *   GET  /events?token=T           … and no foreign Origin / cross-site Sec-Fetch-Site
- *   POST /api/answer?token=T       … and Origin = the page's own origin, Content-Type application/json,
- *                                      X-Mcp-Latch-Token: T
+ *   GET  /?nonce=N                 Host 127.0.0.1:PORT | localhost:PORT; N spent for the cookie (server.ts)
+ *   GET  /, /events, /api/pending  … and the session cookie, and no foreign Origin / cross-site Sec-Fetch-Site
+ *   POST /api/answer               … and Origin = the page's own origin, Content-Type application/json,
+ *                                      X-Mcp-Latch-Token: the session's CSRF value
  *
- * Security: the Host check defeats DNS rebinding (a rebound name still sends its own Host), the
- * token defeats blind cross-site requests (an attacker page cannot read it: no CORS headers, and the
- * page's responses are never readable cross-origin), and the POST rules make a cross-site form post
- * (which can carry neither a JSON content type nor a custom header) fail before it is read.
+ * Security: the Host check defeats DNS rebinding (a rebound name still sends its own Host); the
+ * cookie (HttpOnly, SameSite=Strict) defeats other processes, which never see it, and blind
+ * cross-site requests, which do not carry it; the POST rules make a cross-site form post (which
+ * can carry neither a JSON content type nor a custom header) fail before it is read.
  */
-const TOKEN_HEADER = 'x-mcp-latch-token';
+const CSRF_HEADER = 'x-mcp-latch-token';
 
 /** Why a request was refused; every refusal is a 403 (or 415 for the content type). */
-export type Refusal = 'host' | 'token' | 'origin' | 'fetch-site' | 'content-type' | 'csrf';
+export type Refusal = 'host' | 'session' | 'origin' | 'fetch-site' | 'content-type' | 'csrf';
 
-/** What a request is checked against: the exact Host values the page answers to, and its secret. */
+/** What a request is checked against: the exact Host values the page answers to, and its cookie's name. */
 export interface Door {
   hosts: string[];
-  token: string;
+  cookie: string;
 }
 
 /** The only Host values the page answers to: its loopback address (and `localhost` for 127.0.0.1) with its own port. */
@@ -37,11 +38,11 @@ function isAllowedHost(host: string | undefined, door: Door): boolean {
   return host !== undefined && door.hosts.includes(host);
 }
 
-/** Constant-time token comparison; hashing first keeps the length out of the timing as well. */
-function isToken(candidate: string | null | undefined, token: string): boolean {
+/** Constant-time comparison; hashing first keeps the length out of the timing as well. */
+function isSecret(candidate: string | undefined, secret: string): boolean {
   if (typeof candidate !== 'string' || candidate === '') return false;
   const a = createHash('sha256').update(candidate).digest();
-  const b = createHash('sha256').update(token).digest();
+  const b = createHash('sha256').update(secret).digest();
   return timingSafeEqual(a, b);
 }
 
@@ -55,19 +56,19 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
   return Array.isArray(value) ? value.join(',') : value;
 }
 
+/** Whether the Host is one the page answers to; checked first, before anything else is read. */
+export function checkHost(headers: IncomingHttpHeaders, door: Door): Refusal | null {
+  return isAllowedHost(header(headers, 'host'), door) ? null : 'host';
+}
+
 /**
- * Checks every request: Host, token (query `token` or the token header), and — when the browser says
+ * Checks every request but a one-time link's: Host, the session cookie, and — when the browser says
  * where the request comes from — that it is the page itself. Returns null when the request may proceed.
  */
-export function checkRequest(headers: IncomingHttpHeaders, queryToken: string | null, door: Door): Refusal | null {
-  const { token } = door;
+export function checkRequest(headers: IncomingHttpHeaders, session: PageSession | null, door: Door): Refusal | null {
   const host = header(headers, 'host');
   if (!isAllowedHost(host, door)) return 'host';
-  const headerToken = header(headers, TOKEN_HEADER);
-  // Both places are checked when both are given, so a right token cannot carry a wrong one along.
-  if (queryToken === null && headerToken === undefined) return 'token';
-  if (queryToken !== null && !isToken(queryToken, token)) return 'token';
-  if (headerToken !== undefined && !isToken(headerToken, token)) return 'token';
+  if (!session) return 'session';
   const origin = header(headers, 'origin');
   if (origin !== undefined && origin !== ownOrigin(host as string)) return 'origin';
   return null;
@@ -77,17 +78,30 @@ export function checkRequest(headers: IncomingHttpHeaders, queryToken: string | 
  * The extra rules for a request that changes something (an answer): it must come from the page's
  * own script, which a cross-site page or form cannot imitate.
  */
-export function checkAnswerRequest(headers: IncomingHttpHeaders, door: Door): Refusal | null {
-  const { token } = door;
+export function checkAnswerRequest(headers: IncomingHttpHeaders, session: PageSession, door: Door): Refusal | null {
   const host = header(headers, 'host');
   if (!isAllowedHost(host, door)) return 'host';
   // Security: a missing Origin is refused too; every browser sends it on a POST.
   if (header(headers, 'origin') !== ownOrigin(host as string)) return 'origin';
   const site = header(headers, 'sec-fetch-site');
   if (site !== undefined && site !== 'same-origin') return 'fetch-site';
-  if (!isToken(header(headers, TOKEN_HEADER), token)) return 'csrf';
+  if (!isSecret(header(headers, CSRF_HEADER), session.csrf)) return 'csrf';
   if (!isJsonContentType(header(headers, 'content-type'))) return 'content-type';
   return null;
+}
+
+/**
+ * Every value of the cookie `name` the request carries. A browser sends several when more than one
+ * was set (cookies are not kept apart by port: a server on another loopback port can set one), so
+ * each is tried.
+ */
+export function cookieValues(headers: IncomingHttpHeaders, name: string): string[] {
+  const values: string[] = [];
+  for (const pair of (header(headers, 'cookie') ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === name) values.push(pair.slice(at + 1).trim());
+  }
+  return values;
 }
 
 /**

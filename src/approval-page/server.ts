@@ -6,7 +6,9 @@ import { LatchError, errorMessage } from '../errors.js';
 import type { ApprovalPage, PageItem } from '../latch/page.js';
 import type { PromptAnswer } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
-import { allowedHosts, checkAnswerRequest, checkDataRequest, checkRequest, type Door, type Refusal } from './guard.js';
+import { allowedHosts, checkAnswerRequest, checkDataRequest, checkHost, checkRequest, cookieValues, type Door, type Refusal } from './guard.js';
+import { LINK_TTL_MS, NONCE_PARAM, pageLink } from './link.js';
+import { PageSessions, type PageSession } from './sessions.js';
 import { PendingItems, type AnswerRefusal } from './items.js';
 import { EDIT_REFUSED } from '../latch/edit.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from './assets.js';
@@ -15,17 +17,19 @@ import { SECURITY_HEADERS, loadPage, type Asset } from './assets.js';
  * The local approval page: a node:http server on a loopback address and a random port,
  * serving the static page in `web/` and a small API over the calls waiting for the person.
  *
- *   GET  /?token=T                the page (index.html; its asset links carry the token)
- *   GET  /app.js|/escape.js|/style.css?token=T
- *   GET  /api/pending?token=T     { items: PublicItem[], recent: RecentDecision[] }
- *   GET  /events?token=T          text/event-stream: `event: pending` with { items, recent } on every change
+ *   GET  /?nonce=N                a one-time link (link.ts): sets the session cookie, then on to /
+ *   GET  /                        the page (index.html, with the session's CSRF value)
+ *   GET  /app.js|/escape.js|/style.css
+ *   GET  /api/pending             { items: PublicItem[], recent: RecentDecision[] }
+ *   GET  /events                  text/event-stream: `event: pending` with { items, recent } on every change
  *   POST /api/answer              { id, decision, note?, edit? } | { id, action: 'decline' }
  *                                 (edit: { <argument>: <new text> }, only the fields the item offers)
- *                                 (Origin, Content-Type: application/json, X-Mcp-Latch-Token: T)
+ *                                 (Origin, Content-Type: application/json, X-Mcp-Latch-Token: CSRF)
  *
- * Security: loopback only, one secret token per gateway, exact Host values (DNS rebinding), no CORS
- * headers at all, strict CSP, and answers bound to the random id of the item they were shown for
- * and to that item's own choices (guard.ts and items.ts say how).
+ * Security: loopback only; the page's secret never leaves the gateway but in the state file
+ * (state-file.ts): browsers get one-time links and then a session cookie (sessions.ts); exact Host
+ * values (DNS rebinding), no CORS headers at all, strict CSP, and answers bound to the random id of
+ * the item they were shown for and to that item's own choices (guard.ts and items.ts say how).
  */
 export interface ApprovalPageOptions {
   logger: Logger;
@@ -40,36 +44,42 @@ const MAX_BODY_BYTES = 256 * 1024;
 const REFUSAL_WARN_MS = 10_000;
 const KEEPALIVE_MS = 15_000;
 
-/** Starts the page; resolves once it listens. The returned `url` carries the secret token. */
-export async function startApprovalPage(options: ApprovalPageOptions): Promise<ApprovalPage> {
+/** The local page: its address without a secret (`url`), and its secret, for the state file only. */
+export interface LocalApprovalPage extends ApprovalPage {
+  readonly secret: string;
+}
+
+/** Starts the page; resolves once it listens. */
+export async function startApprovalPage(options: ApprovalPageOptions): Promise<LocalApprovalPage> {
   const address = options.host ?? '127.0.0.1';
   // Security: never anything but loopback; a wildcard or LAN address would expose the page.
   if (!isIPv4(address) || !address.startsWith('127.')) {
     throw new LatchError('USAGE', `the approval page binds only to a loopback IPv4 address, not ${address}`);
   }
-  const token = randomBytes(32).toString('base64url');
-  // The token is base64url, so it is safe inside an attribute; the page reads it from its meta tag.
-  const assets = await loadPage('index.html', '', (html) => html.replaceAll('{{TOKEN}}', token));
-  const page = new PageServer(options.logger, token, assets);
+  const secret = randomBytes(32).toString('base64url');
+  const assets = await loadPage('index.html', '');
+  const page = new PageServer(options.logger, secret, assets);
   await page.listen(address, options.port ?? 0);
   return page;
 }
 
-class PageServer implements ApprovalPage {
+class PageServer implements LocalApprovalPage {
   url = '';
   private readonly server: Server;
   private readonly items: PendingItems;
+  private readonly sessions: PageSessions;
   private readonly streams = new Set<ServerResponse>();
   private readonly keepalive: NodeJS.Timeout;
-  private door: Door = { hosts: [], token: '' };
+  private door: Door = { hosts: [], cookie: '' };
   private closed = false;
   private lastRefusalWarning = 0;
 
   constructor(
     private readonly logger: Logger,
-    private readonly token: string,
+    readonly secret: string,
     private readonly assets: Map<string, Asset>,
   ) {
+    this.sessions = new PageSessions(secret);
     this.items = new PendingItems(() => this.broadcast());
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
@@ -93,11 +103,16 @@ class PageServer implements ApprovalPage {
       });
     });
     const bound = (this.server.address() as AddressInfo).port;
-    this.door = { hosts: allowedHosts(address, bound), token: this.token };
-    this.url = `http://${address}:${bound}/?token=${this.token}`;
+    // Cookies are not kept apart by port: one name per page, so two gateways' pages do not overwrite each other's.
+    this.door = { hosts: allowedHosts(address, bound), cookie: `mcp-latch-${bound}` };
+    this.url = `http://${address}:${bound}/`;
     // Keep the gateway process alive only for its MCP connection, never for the page or an open tab.
     this.server.unref();
     this.server.on('connection', (socket) => socket.unref());
+  }
+
+  link(): string {
+    return pageLink(this.url, this.secret);
   }
 
   /** The bound socket address, for tests. */
@@ -137,18 +152,28 @@ class PageServer implements ApprovalPage {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://page.invalid');
     const method = request.method ?? 'GET';
+    const path = url.pathname;
     const refuse = (why: Refusal) => {
-      // The path only: the query holds the token.
-      this.logRefusal({ method, path: url.pathname, refused: why }, 'approval page refused a request');
+      // The path only: the query may hold a nonce.
+      this.logRefusal({ method, path, refused: why }, 'approval page refused a request');
       this.send(response, why === 'content-type' ? 415 : 403, { error: 'forbidden' });
     };
-    const refusal = checkRequest(request.headers, url.searchParams.get('token'), this.door);
-    if (refusal) return refuse(refusal);
+    const hostRefusal = checkHost(request.headers, this.door);
+    if (hostRefusal) return refuse(hostRefusal);
+    const session = this.sessions.find(cookieValues(request.headers, this.door.cookie));
+    const isPage = method === 'GET' && (path === '/' || path === '/index.html');
+    const nonce = url.searchParams.get(NONCE_PARAM);
+    if (isPage && nonce !== null) return this.open(nonce, session, response);
+    const refusal = checkRequest(request.headers, session, this.door);
+    if (refusal === 'session' && isPage) {
+      this.logRefusal({ method, path, refused: refusal }, 'approval page refused a request');
+      return this.sendLinkPage(response, 'missing');
+    }
+    if (refusal || !session) return refuse(refusal ?? 'session');
 
-    const path = url.pathname;
     if (path === '/api/answer') {
       if (method !== 'POST') return this.send(response, 405, { error: 'method not allowed' }, { Allow: 'POST' });
-      const answerRefusal = checkAnswerRequest(request.headers, this.door);
+      const answerRefusal = checkAnswerRequest(request.headers, session, this.door);
       if (answerRefusal) return refuse(answerRefusal);
       return this.answer(request, response);
     }
@@ -162,7 +187,41 @@ class PageServer implements ApprovalPage {
     const asset = this.assets.get(path === '/index.html' ? '/' : path);
     if (!asset) return this.send(response, 404, { error: 'not found' });
     response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': asset.type });
-    response.end(asset.body);
+    // The CSRF value is base64url, so it is safe inside an attribute; the page reads it from its meta tag.
+    response.end(isPage ? asset.body.replaceAll('{{CSRF}}', session.csrf) : asset.body);
+  }
+
+  /**
+   * A one-time link: spent for a session cookie, then on to the page's address without the nonce.
+   * The way on is a same-origin navigation (meta refresh), not a redirect: after a navigation that
+   * came from another site, a redirect would not carry the SameSite=Strict cookie it just got.
+   */
+  private open(nonce: string, current: PageSession | null, response: ServerResponse): void {
+    const exchange = this.sessions.exchange(nonce, current);
+    if (exchange.outcome === 'opened') {
+      // No Secure: the page is plain http on loopback. No Max-Age: the cookie ends with the browser, the session with the gateway.
+      const cookie = `${this.door.cookie}=${exchange.cookie}; Path=/; HttpOnly; SameSite=Strict`;
+      this.logger.info('approval page opened by a one-time link');
+      return this.sendHtml(response, 200, OPENING_PAGE, { 'Set-Cookie': cookie });
+    }
+    if (exchange.closed) {
+      this.logger.warn(
+        'a one-time link to the approval page was used twice: another program may have read it from the command line of the browser it was given to; the page session its first use opened is closed',
+      );
+    } else {
+      this.logRefusal({ refused: `link ${exchange.why}` }, 'approval page refused a one-time link');
+    }
+    if (current) return this.sendHtml(response, 200, OPENING_PAGE);
+    this.sendLinkPage(response, exchange.why);
+  }
+
+  private sendLinkPage(response: ServerResponse, why: LinkProblem): void {
+    this.sendHtml(response, 403, linkPage(why));
+  }
+
+  private sendHtml(response: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+    response.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', ...headers });
+    response.end(html);
   }
 
   private async answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -226,6 +285,37 @@ const ANSWER_ERROR: Record<Exclude<AnswerRefusal, object>, string> = {
   invalid: 'the answer is not one of the choices offered for this call',
   edit: EDIT_REFUSED,
 };
+
+/** On to the page once the cookie is set; the link is for people whose browser does not follow. */
+const OPENING_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0; url=/">
+<title>mcp-latch · approvals</title></head>
+<body><p>Opening the <a href="/">mcp-latch approval page</a>…</p></body></html>
+`;
+
+type LinkProblem = 'invalid' | 'expired' | 'spent' | 'missing';
+
+const LINK_PROBLEM: Record<LinkProblem, string> = {
+  invalid: 'This is not a link this approval page gave out.',
+  expired: 'This link has expired.',
+  spent:
+    'This link was already used. If you did not open it before, another program on this computer may have: the page session it opened has been closed.',
+  missing: 'This page opens only through a link from its gateway.',
+};
+
+/** What a browser without a session sees: why, and how to get a fresh link (docs/threat-model.md, "The approval page's address"). */
+function linkPage(why: LinkProblem): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><title>mcp-latch · approvals</title></head>
+<body>
+<h1>mcp-latch approvals</h1>
+<p>${LINK_PROBLEM[why]}</p>
+<p>Each link to this page works once, within ${LINK_TTL_MS / 1000} seconds. For a fresh one, run <code>mcp-latch page --open</code>
+(add <code>--config PATH</code> if the gateway uses another config), or wait for the next call that needs your approval:
+the gateway gives a new link with it.</p>
+</body></html>
+`;
+}
 
 class BodyTooLarge extends Error {}
 

@@ -2,21 +2,24 @@ import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 /**
  * Where running gateways say their approval page is: a JSON file next to the config, mode 0600
- * (the addresses carry each page's secret token), read by `mcp-latch page`.
+ * (it holds each page's secret), read by `mcp-latch page`, which makes one-time links with the
+ * secret (link.ts). Built-in rules deny tools every read and write of it (policy/policy.ts).
  *
  *   ~/.config/mcp-latch/.mcp-latch-pages.json
- *   { "pages": [{ "pid": 4242, "url": "http://127.0.0.1:53111/?token=…", "client": "claude-ai 0.14.10", "started": "…" }] }
+ *   { "pages": [{ "pid": 4242, "url": "http://127.0.0.1:53111/", "secret": "…", "client": "claude-ai 0.14.10", "started": "…" }] }
  *
  * Each gateway adds its entry when its page starts and removes it when it closes; entries of
  * processes that are gone are dropped on every write and read.
  */
 export interface PageEntry {
   pid: number;
+  /** The page's address, without a secret. */
   url: string;
+  /** The page's secret: the key of its one-time links. Never printed. */
+  secret: string;
   client: string;
   started: string;
 }
-
 
 /** The pages of gateways still running. */
 export function readPages(file: string, isRunning: (pid: number) => boolean = isProcessRunning): PageEntry[] {
@@ -50,7 +53,15 @@ function writePages(file: string, pages: PageEntry[]): void {
 function isPageEntry(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
-  return Number.isInteger(entry['pid']) && typeof entry['url'] === 'string' && entry['url'].startsWith('http://127.') && typeof entry['client'] === 'string' && typeof entry['started'] === 'string';
+  return (
+    Number.isInteger(entry['pid']) &&
+    typeof entry['url'] === 'string' &&
+    entry['url'].startsWith('http://127.') &&
+    typeof entry['secret'] === 'string' &&
+    entry['secret'] !== '' &&
+    typeof entry['client'] === 'string' &&
+    typeof entry['started'] === 'string'
+  );
 }
 
 function isProcessRunning(pid: number): boolean {

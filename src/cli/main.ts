@@ -49,8 +49,8 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     )
     .command(
       'page',
-      'Print the approval page address of every running gateway (for clients that cannot show prompts)',
-      (y) => y.option('open', { type: 'boolean', describe: 'Open each page in the browser' }).example('$0 page --open', 'Open the page where waiting calls are approved'),
+      'Print a one-time link to the approval page of every running gateway (for clients that cannot show prompts)',
+      (y) => y.option('open', { type: 'boolean', describe: 'Open each page in the browser (with a link of its own)' }).example('$0 page --open', 'Open the page where waiting calls are approved'),
       (args) => run(async () => (await import('./page.js')).page({ config: args.config, open: args.open }, out))(),
     )
     .command(

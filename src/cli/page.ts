@@ -1,13 +1,15 @@
 import { findConfig } from '../config/load.js';
+import { LINK_TTL_MS, pageLink } from '../approval-page/link.js';
 import { readPages } from '../approval-page/state-file.js';
 import { pageStateFile } from '../config/locate.js';
 import { openInBrowser } from '../gateway/announce.js';
 import type { Output } from './output.js';
 
 /**
- * `mcp-latch page`: the approval page of every gateway running with this config, from the state
- * file next to it; `--open` opens each in the browser. A gateway starts its page on the first call
- * that waits for the person, so none may be listed before that.
+ * `mcp-latch page`: a one-time link (approval-page/link.ts) to the approval page of every gateway
+ * running with this config, made with the page's secret from the state file next to it; `--open`
+ * opens each page in the browser with a link of its own and prints only the address. A gateway
+ * starts its page on the first call that waits for the person, so none may be listed before that.
  */
 export function page(options: { config?: string | undefined; open?: boolean | undefined }, out: Output): number {
   const configPath = findConfig(options.config);
@@ -17,8 +19,13 @@ export function page(options: { config?: string | undefined; open?: boolean | un
     return 1;
   }
   for (const entry of pages) {
-    out.line(`${entry.url}  (${entry.client}, gateway pid ${entry.pid}, since ${entry.started})`);
-    if (options.open) openInBrowser(entry.url);
+    const about = `${entry.client}, gateway pid ${entry.pid}, since ${entry.started}`;
+    if (options.open) {
+      openInBrowser(pageLink(entry.url, entry.secret));
+      out.line(`${entry.url}  (${about}; opened in the browser)`);
+    } else {
+      out.line(`${pageLink(entry.url, entry.secret)}  (${about}; the link works once, within ${LINK_TTL_MS / 1000} s)`);
+    }
   }
   return 0;
 }

@@ -51,7 +51,7 @@ export function pinsFileFor(configPath: string): string {
 }
 
 /**
- * The approval page's state file (its URL with the secret token, for `mcp-latch page`): beside the
+ * The approval page's state file (its address and secret, for `mcp-latch page`): beside the
  * config, `.NAME-pages.json`.
  */
 export function pageStateFile(configPath: string): string {

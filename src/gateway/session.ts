@@ -16,6 +16,8 @@ import type { PromptInput } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
 import type { MatchEnv } from '../policy/match.js';
 import { addPage, removePage } from '../approval-page/state-file.js';
+import { LINK_TTL_MS } from '../approval-page/link.js';
+import type { LocalApprovalPage } from '../approval-page/server.js';
 import { SessionGrants, type SessionGrantBook } from '../store/grants.js';
 import { RequestStates, readOrCreateStateKey } from '../latch/request-state.js';
 import { openInBrowser, notify } from './announce.js';
@@ -54,7 +56,7 @@ export class ClientSession implements SessionPort {
   readonly held = new HeldCalls();
   /** Set once connected: what 2026-07-28 requests said about their client. */
   modernWire: ModernWire | null = null;
-  private page: Promise<ApprovalPage> | null = null;
+  private page: Promise<LocalApprovalPage> | null = null;
   /** The state file `mcp-latch page` reads, next to the config. */
   private readonly pageStateFile: string;
   private pageOpened = false;
@@ -147,13 +149,14 @@ export class ClientSession implements SessionPort {
   }
 
   /** The local approval page, started on first use (its code is loaded only then). */
-  private approvalPage(): Promise<ApprovalPage> {
+  private approvalPage(): Promise<LocalApprovalPage> {
     this.page ??= import('../approval-page/server.js')
       .then(async ({ startApprovalPage }) => {
         const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
+        // The address only: the secret goes to the state file, never to the log (docs/threat-model.md).
         this.logger.info({ url: page.url }, `approval page: ${page.url}`);
         const file = this.pageStateFile;
-        if (file) this.recordPage(() => addPage(file, { pid: process.pid, url: page.url, client: this.label(), started: new Date().toISOString() }));
+        if (file) this.recordPage(() => addPage(file, { pid: process.pid, url: page.url, secret: page.secret, client: this.label(), started: new Date().toISOString() }));
         return page;
       })
       .catch((error: unknown) => {
@@ -164,19 +167,29 @@ export class ClientSession implements SessionPort {
     return this.page;
   }
 
+  /**
+   * Points the person at the page. Only one-time links leave the gateway (the browser's command
+   * line, the log of `browser-manual`, a URL elicitation), each its own; the log of `browser` names
+   * the address alone, since the browser got its link.
+   */
   private announcePage(page: ApprovalPage, input: PromptInput, extra: Extra): void {
     const { fallback, timeoutSeconds } = this.config().approval;
-    this.logger.warn({ server: input.server, tool: input.tool }, `a call waits for approval on ${page.url}`);
+    const where = { server: input.server, tool: input.tool };
+    if (fallback === 'browser-manual') {
+      this.logger.warn(where, `a call waits for approval: open ${page.link()} (it works once, within ${LINK_TTL_MS / 1000} s; \`mcp-latch page\` prints a fresh link)`);
+    } else {
+      this.logger.warn(where, `a call waits for approval on ${page.url} (the browser was given a one-time link; \`mcp-latch page --open\` opens a fresh one)`);
+    }
     if (!this.pageOpened && fallback === 'browser') {
       this.pageOpened = true;
-      openInBrowser(page.url);
+      openInBrowser(page.link());
     }
     if (fallback === 'browser') notify('mcp-latch: approval needed', `${input.server} wants to run ${input.tool}`);
     // Clients that declare URL elicitation can offer to open the page themselves (consent only).
     if (this.server.getClientCapabilities()?.elicitation?.url && !NON_RENDERING_CLIENTS.has(this.clientName())) {
       void this.server
         .elicitInput(
-          { mode: 'url', url: page.url, elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
+          { mode: 'url', url: page.link(), elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
           { signal: extra.signal, relatedRequestId: extra.requestId, timeout: timeoutSeconds * 1000 },
         )
         .catch(() => undefined);

@@ -4,8 +4,8 @@ import type { PromptAnswer, PromptInput } from './prompt.js';
  * The approval channel beside elicitation, for clients that cannot show prompts (Claude Desktop,
  * Gemini CLI, Windsurf, Zed): a local web page served by the gateway on 127.0.0.1 that lists the
  * waiting calls with the same payload and the same choices as the prompt. The model cannot reach it:
- * the page needs a per-gateway secret token, checks Host and Origin, and its answers are bound to
- * the call they were shown for.
+ * a browser gets in only through a one-time link and then a session cookie, the page checks Host
+ * and Origin, and its answers are bound to the call they were shown for.
  *
  * The latch does not care how the page is served; it hands items over and waits for answers.
  */
@@ -26,8 +26,10 @@ export interface PageItem {
 }
 
 export interface ApprovalPage {
-  /** The page address including its secret token. */
+  /** The page's address, without any secret in it. */
   readonly url: string;
+  /** An address to give the person: for the local page a fresh one-time link (approval-page/link.ts). */
+  link(): string;
   /**
    * Shows a call on the page until the person answers or `signal` aborts (the item is then
    * withdrawn from the page). Resolves with the answer; never rejects; a withdrawn item resolves

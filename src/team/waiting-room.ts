@@ -23,6 +23,11 @@ export class WaitingRoom implements ApprovalPage {
     readonly url: string,
   ) {}
 
+  /** The interactions API needs the user's own token, so its address holds no secret. */
+  link(): string {
+    return this.url;
+  }
+
   async ask(item: PageItem, signal: AbortSignal): Promise<PromptAnswer> {
     const id = randomBytes(18).toString('base64url');
     this.ids.set(item, id);

@@ -1,8 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { ConfigInput } from '../../src/config/schema.js';
+import { pageLink } from '../../src/approval-page/link.js';
 import { escapeText } from '../../src/latch/escape.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { COMMANDS_SERVER, FS_SERVER, eventually, rawGateway, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
@@ -41,12 +44,13 @@ function config(dir: string, timeoutSeconds: number): ConfigInput {
   };
 }
 
-/** The page address, from the gateway's log (it is started on the first call that waits). */
+/** The latest one-time link to the page in the gateway's log (`browser-manual` logs one with every call that waits). */
 async function pageUrl(h: Harness): Promise<string> {
   return eventually(() => {
-    const match = /"msg":"approval page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43})"/.exec(h.stderr());
-    if (!match?.[1]) throw new Error('the approval page address is not in the log yet');
-    return match[1];
+    const links = [...h.stderr().matchAll(/"msg":"a call waits for approval: open (http:\/\/127\.0\.0\.1:\d+\/\?nonce=[0-9a-z]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}) /g)];
+    const last = links.at(-1)?.[1];
+    if (!last) throw new Error('no link to the approval page in the log yet');
+    return last;
   }, 20_000);
 }
 
@@ -412,7 +416,7 @@ describe('the page opened while a call waits', () => {
       const read = new Promise<void>((resolve) => (captured = resolve));
       let releaseReply!: () => void;
       const held = new Promise<void>((resolve) => (releaseReply = resolve));
-      await tab.route(/\/api\/pending\?/, async (route) => {
+      await tab.route(/\/api\/pending$/, async (route) => {
         const response = await route.fetch();
         captured();
         await held;
@@ -450,11 +454,11 @@ describe('a batch on the page', () => {
         { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fs__write_file', arguments: { path: a, content: 'a' } } },
         { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fs__write_file', arguments: { path: b, content: 'b' } } },
       );
-      // The page's address, from the state file `mcp-latch page` reads.
+      // A link made as `mcp-latch page` makes it, from the state file.
       const url = await eventually(() => {
-        const pages = (JSON.parse(readFileSync(join(dir, '.mcp-latch-pages.json'), 'utf8')) as { pages: Array<{ url: string }> }).pages;
+        const pages = (JSON.parse(readFileSync(join(dir, '.mcp-latch-pages.json'), 'utf8')) as { pages: Array<{ url: string; secret: string }> }).pages;
         expect(pages).toHaveLength(1);
-        return pages[0]!.url;
+        return pageLink(pages[0]!.url, pages[0]!.secret);
       }, 20_000);
       const tab = await (await browser.newContext()).newPage();
       await tab.goto(url);
@@ -470,6 +474,44 @@ describe('a batch on the page', () => {
       expect(existsSync(a) || existsSync(b)).toBe(false);
     } finally {
       await gateway.close();
+    }
+  });
+});
+
+describe('a one-time link followed from another site', () => {
+  test('a link clicked on another site\'s page opens the page (the cookie survives the way on to /); the same link clicked again shows "already used"', async () => {
+    const dir = tempDir();
+    const h = await startGateway(config(dir, 30));
+    // Another site: `localhost` is a different site from 127.0.0.1, where the page's cookie is set.
+    const site = createHttpServer((request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/html' });
+      response.end(`<a id="go" href="${decodeURIComponent(request.url!.slice(1))}">approval page</a>`);
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    try {
+      const call = callLater(h, 'fs__write_file', { path: join(dir, 'from-elsewhere.txt'), content: 'x' });
+      const link = await pageUrl(h);
+      const context = await browser.newContext();
+      const tab = await context.newPage();
+      const sitePage = `http://localhost:${(site.address() as AddressInfo).port}/${encodeURIComponent(link)}`;
+      await tab.goto(sitePage);
+      await tab.click('#go');
+      const item = await card(tab, 'from-elsewhere.txt');
+      expect(new URL(tab.url()).search).toBe('');
+      await tab.locator('#connection').filter({ hasText: 'Live' }).waitFor({ timeout: 15_000 });
+      await item.getByRole('button', { name: 'Deny', exact: true }).click();
+      expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+
+      // The same link from a browser without the cookie: spent.
+      const other = await (await browser.newContext()).newPage();
+      await other.goto(sitePage);
+      await other.click('#go');
+      await other.getByText('This link was already used.').waitFor({ timeout: 15_000 });
+      expect(await other.locator('body').innerText()).toContain('mcp-latch page --open');
+      await context.close();
+    } finally {
+      site.close();
+      await h.close();
     }
   });
 });

@@ -42,20 +42,21 @@ test('no fallback configured: the page is opened once by the launcher, listed by
   for (const name of ['one', 'two', 'three']) expect(existsSync(join(dir, `${name}.txt`))).toBe(false);
   expect(h.elicitations).toHaveLength(0);
 
-  // Opened once, with the page's own address (the one in the log).
-  const url = /"msg":"approval page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43})"/.exec(h.stderr())?.[1];
+  // Opened once, with a one-time link to the page's address (the one in the log).
+  const url = /"msg":"approval page: (http:\/\/127\.0\.0\.1:\d+\/)"/.exec(h.stderr())?.[1];
   expect(url).toBeDefined();
   const launches = await eventually(() => {
     const lines = readFileSync(record, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(1);
     return lines;
   });
-  expect(launches).toEqual([url]);
+  expect(launches[0]!.startsWith(`${url}?nonce=`)).toBe(true);
 
-  // The state file next to the config is private, and `mcp-latch page` prints the address.
+  // The state file next to the config is private, and `mcp-latch page` prints a link of its own.
   const stateFile = join(dir, '.mcp-latch-pages.json');
   expect(statSync(stateFile).mode & 0o777).toBe(0o600);
   const listed = spawnSync(process.execPath, [BIN, 'page', '--config', h.configPath], { encoding: 'utf8' });
   expect(listed.status, listed.stderr).toBe(0);
-  expect(listed.stdout).toContain(`${url}  (claude-ai 1.0.0, gateway pid `);
+  expect(listed.stdout).toMatch(new RegExp(`^${url!.replace(/[.?]/g, '\\$&')}\\?nonce=\\S+  \\(claude-ai 1\\.0\\.0, gateway pid `));
+  expect(listed.stdout).not.toContain(launches[0]);
 });

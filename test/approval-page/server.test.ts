@@ -2,8 +2,8 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startApprovalPage } from '../../src/approval-page/server.js';
-import type { ApprovalPage, PageItem } from '../../src/latch/page.js';
+import { startApprovalPage, type LocalApprovalPage } from '../../src/approval-page/server.js';
+import type { PageItem } from '../../src/latch/page.js';
 import { renderMessage, type PromptAnswer, type PromptInput } from '../../src/latch/prompt.js';
 import { silentLogger } from '../../src/log.js';
 import type { Decision } from '../../src/policy/types.js';
@@ -13,7 +13,7 @@ import type { Decision } from '../../src/policy/types.js';
  * page and its data, who may answer, and what an answer does. Every refusal is checked for having
  * no effect: the item is still waiting and its `ask` has not resolved.
  */
-const pages: ApprovalPage[] = [];
+const pages: LocalApprovalPage[] = [];
 afterEach(async () => {
   await Promise.all(pages.splice(0).map((page) => page.close()));
 });
@@ -47,17 +47,35 @@ function pageItem(input = promptInput()): PageItem {
 }
 
 interface Started {
-  page: ApprovalPage;
+  page: LocalApprovalPage;
   port: number;
-  token: string;
   host: string;
+  /** The session cookie a one-time link got, as the Cookie header sends it. */
+  cookie: string;
+  /** The session's CSRF value, from the page's meta tag. */
+  csrf: string;
 }
 
 async function start(): Promise<Started> {
   const page = await startApprovalPage({ logger: silentLogger() });
   pages.push(page);
   const url = new URL(page.url);
-  return { page, port: Number(url.port), token: url.searchParams.get('token') ?? '', host: `127.0.0.1:${url.port}` };
+  const host = `127.0.0.1:${url.port}`;
+  const port = Number(url.port);
+  const cookie = await exchange(port, host, page.link());
+  const html = await send(port, { path: '/', headers: { Host: host, Cookie: cookie } });
+  const csrf = /<meta name="mcp-latch-csrf" content="([A-Za-z0-9_-]{43})">/.exec(html.body)?.[1];
+  if (!csrf) throw new Error(`no CSRF value in the page: ${html.status} ${html.body.slice(0, 200)}`);
+  return { page, port, host, cookie, csrf };
+}
+
+/** Follows a one-time link as a browser would; returns the cookie it set (name=value). */
+async function exchange(port: number, host: string, link: string): Promise<string> {
+  const { pathname, search } = new URL(link);
+  const reply = await send(port, { path: `${pathname}${search}`, headers: { Host: host } });
+  expect(reply.status, reply.body).toBe(200);
+  const setCookie = reply.headers['set-cookie']?.[0] ?? '';
+  return setCookie.split(';')[0]!;
 }
 
 interface Reply {
@@ -92,11 +110,11 @@ function send(port: number, options: { method?: string; path: string; headers?: 
 
 /** What the page's own script sends with an answer. */
 function answerHeaders(s: Started, extra: Record<string, string> = {}): Record<string, string> {
-  return { Host: s.host, Origin: `http://${s.host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': s.token, 'Sec-Fetch-Site': 'same-origin', ...extra };
+  return { Host: s.host, Origin: `http://${s.host}`, 'Content-Type': 'application/json', Cookie: s.cookie, 'X-Mcp-Latch-Token': s.csrf, 'Sec-Fetch-Site': 'same-origin', ...extra };
 }
 
 async function pendingIds(s: Started): Promise<string[]> {
-  const reply = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } });
+  const reply = await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } });
   expect(reply.status).toBe(200);
   return (JSON.parse(reply.body) as { items: Array<{ id: string }> }).items.map((item) => item.id);
 }
@@ -129,16 +147,27 @@ function reaches(host: string, port: number): Promise<boolean> {
 
 const tick = () => new Promise((done) => setTimeout(done, 20));
 
+const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/** The text with its last character changed. */
+const alter = (text: string): string => `${text.slice(0, -1)}${text.endsWith('A') ? 'B' : 'A'}`;
+
 describe('binds loopback only', () => {
-  test('listens on 127.0.0.1 with a random port and a 256-bit token in the URL', async () => {
+  test('listens on 127.0.0.1 with a random port; its address holds no secret, its links a nonce', async () => {
     const s = await start();
     const address = (s.page as unknown as { address(): { address: string; family: string; port: number } }).address();
     expect(address.address).toBe('127.0.0.1');
     expect(address.family).toBe('IPv4');
     expect(address.port).toBe(s.port);
-    expect(s.page.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    expect(s.page.url).toBe(`http://127.0.0.1:${s.port}/`);
+    expect(s.page.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const link = s.page.link();
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?nonce=[0-9a-z]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    expect(link).not.toContain(s.page.secret);
+    expect(s.page.link()).not.toBe(link);
     const other = await start();
-    expect(other.token).not.toBe(s.token);
+    expect(other.page.secret).not.toBe(s.page.secret);
+    expect(other.cookie.split('=')[0]).toBe(`mcp-latch-${other.port}`);
   });
 
   test('is not reachable through any other address of this machine', async () => {
@@ -178,63 +207,157 @@ describe('binds loopback only', () => {
   });
 });
 
-describe('the token is required', () => {
-  test.each(['/', '/index.html', '/app.js', '/escape.js', '/style.css', '/api/pending', '/events', '/nothing-here'])('GET %s without the token is 403', async (path) => {
+describe('one-time links and the session cookie', () => {
+  test.each(['/', '/index.html', '/app.js', '/escape.js', '/style.css', '/api/pending', '/events', '/nothing-here'])('GET %s without the cookie is 403', async (path) => {
     const s = await start();
-    expect((await send(s.port, { path, headers: { Host: s.host } })).status).toBe(403);
-  });
-
-  test('a wrong token, a truncated token, an empty token or a token in the wrong parameter is 403', async () => {
-    const s = await start();
-    for (const query of [`?token=${s.token.slice(0, -1)}x`, `?token=${s.token.slice(0, 20)}`, '?token=', `?tok=${s.token}`, `?token=${s.token}${s.token}`]) {
-      expect((await send(s.port, { path: `/${query}`, headers: { Host: s.host } })).status, query).toBe(403);
-    }
-  });
-
-  test('a right query token does not carry a wrong header token along', async () => {
-    const s = await start();
-    const reply = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host, 'X-Mcp-Latch-Token': 'wrong' } });
+    const reply = await send(s.port, { path, headers: { Host: s.host } });
     expect(reply.status).toBe(403);
+    expect(reply.headers['set-cookie']).toBeUndefined();
   });
 
-  test('with the token the page, its assets and its data are served', async () => {
+  test('the page without a cookie says how to get a link', async () => {
     const s = await start();
-    const page = await send(s.port, { path: `/?token=${s.token}`, headers: { Host: s.host } });
+    const reply = await send(s.port, { path: '/', headers: { Host: s.host } });
+    expect(reply.status).toBe(403);
+    expect(reply.body).toContain('only through a link from its gateway');
+    expect(reply.body).toContain('mcp-latch page --open');
+    expect(reply.body).not.toContain('mcp-latch-csrf');
+  });
+
+  test('a link works once: it sets an HttpOnly, SameSite=Strict cookie and leads on to the address without the nonce; a second use is refused', async () => {
+    const page = await startApprovalPage({ logger: silentLogger() });
+    pages.push(page);
+    const port = Number(new URL(page.url).port);
+    const host = `127.0.0.1:${port}`;
+    const { pathname, search } = new URL(page.link());
+    const first = await send(port, { path: `${pathname}${search}`, headers: { Host: host } });
+    expect(first.status).toBe(200);
+    expect(first.headers['set-cookie']).toHaveLength(1);
+    expect(first.headers['set-cookie']![0]).toMatch(new RegExp(`^mcp-latch-${port}=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Strict$`));
+    expect(first.body).toContain('<meta http-equiv="refresh" content="0; url=/">');
+    const cookie = first.headers['set-cookie']![0]!.split(';')[0]!;
+    expect((await send(port, { path: '/api/pending', headers: { Host: host, Cookie: cookie } })).status).toBe(200);
+
+    const second = await send(port, { path: `${pathname}${search}`, headers: { Host: host } });
+    expect(second.status).toBe(403);
+    expect(second.headers['set-cookie']).toBeUndefined();
+    expect(second.body).toContain('already used');
+    expect(second.body).toContain('mcp-latch page --open');
+  });
+
+  test('a used link coming back from another browser closes the session its first use opened; the same browser keeps it', async () => {
+    const s = await start();
+    const link = new URL(s.page.link());
+    const path = `${link.pathname}${link.search}`;
+    const first = await exchange(s.port, s.host, link.href);
+    // The same browser, back with its cookie: sent on to the page, its session kept.
+    const again = await send(s.port, { path, headers: { Host: s.host, Cookie: first } });
+    expect(again.status).toBe(200);
+    expect(again.headers['set-cookie']).toBeUndefined();
+    expect((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: first } })).status).toBe(200);
+    // Another browser (no cookie): refused, and the first use's session is closed.
+    expect((await send(s.port, { path, headers: { Host: s.host } })).status).toBe(403);
+    expect((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: first } })).status).toBe(403);
+    // Other sessions are not touched.
+    expect((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } })).status).toBe(200);
+  });
+
+  test('an expired link is refused', async () => {
+    const s = await start();
+    const { pageLink } = await import('../../src/approval-page/link.js');
+    const stale = new URL(pageLink(s.page.url, s.page.secret, Date.now() - 61_000));
+    const reply = await send(s.port, { path: `/${stale.search}`, headers: { Host: s.host } });
+    expect(reply.status).toBe(403);
+    expect(reply.body).toContain('has expired');
+    expect(reply.headers['set-cookie']).toBeUndefined();
+  });
+
+  test('a forged, altered, truncated or empty nonce, a link of another page, or the page secret itself is refused', async () => {
+    const s = await start();
+    const other = await start();
+    const nonce = new URL(s.page.link()).searchParams.get('nonce')!;
+    const [expires, id, mac] = nonce.split('.') as [string, string, string];
+    const later = (parseInt(expires, 36) + 3_600_000).toString(36);
+    const forged = [
+      `${later}.${id}.${mac}`,
+      `${expires}.${alter(id)}.${mac}`,
+      `${expires}.${id}.${alter(mac)}`,
+      // The same MAC bytes spelled otherwise: the last character's two low bits are not data.
+      `${expires}.${id}.${mac.slice(0, -1)}${B64URL[B64URL.indexOf(mac.at(-1)!) ^ 1]}`,
+      nonce.slice(0, -1),
+      '',
+      `${expires}.${id}`,
+      new URL(other.page.link()).searchParams.get('nonce')!,
+      s.page.secret,
+    ];
+    for (const candidate of forged) {
+      const reply = await send(s.port, { path: `/?nonce=${encodeURIComponent(candidate)}`, headers: { Host: s.host } });
+      expect(reply.status, candidate).toBe(403);
+      expect(reply.headers['set-cookie'], candidate).toBeUndefined();
+    }
+    // The old form of address, the secret in `token`, opens nothing either.
+    expect((await send(s.port, { path: `/?token=${s.page.secret}`, headers: { Host: s.host } })).status).toBe(403);
+    expect((await send(s.port, { path: `/api/pending?token=${s.page.secret}`, headers: { Host: s.host, 'X-Mcp-Latch-Token': s.page.secret } })).status).toBe(403);
+    // The untouched nonce still works: the refusals spent nothing.
+    expect((await send(s.port, { path: `/?nonce=${nonce}`, headers: { Host: s.host } })).status).toBe(200);
+  });
+
+  test('a wrong, altered or foreign cookie is 403; a right one among wrong ones of the same name is taken', async () => {
+    const s = await start();
+    const [name, value] = s.cookie.split('=') as [string, string];
+    for (const cookie of [`${name}=${alter(value)}`, `${name}=`, `mcp-latch-1=${value}`, `${name}=${s.page.secret}`, `${name}=${s.csrf}`]) {
+      expect((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: cookie } })).status, cookie).toBe(403);
+    }
+    const tossed = `${name}=junk; ${s.cookie}`;
+    expect((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: tossed } })).status).toBe(200);
+  });
+
+  test('with the cookie the page, its assets and its data are served; the page holds the CSRF value, not the cookie or the secret', async () => {
+    const s = await start();
+    const page = await send(s.port, { path: '/', headers: { Host: s.host, Cookie: s.cookie } });
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
-    // Asset links carry the token; the page holds no call data (that comes as JSON).
-    expect(page.body).toContain(`app.js?token=${s.token}`);
-    expect(page.body).not.toContain('{{TOKEN}}');
+    // The page holds no call data (that comes as JSON), and no secret the browser would not need.
+    expect(page.body).toContain(`<meta name="mcp-latch-csrf" content="${s.csrf}">`);
+    expect(page.body).toContain('src="app.js"');
+    expect(page.body).not.toContain('{{');
+    expect(page.body).not.toContain(s.cookie.split('=')[1]);
+    expect(page.body).not.toContain(s.page.secret);
     for (const [path, type] of [['/app.js', 'text/javascript'], ['/escape.js', 'text/javascript'], ['/style.css', 'text/css']] as const) {
-      const reply = await send(s.port, { path: `${path}?token=${s.token}`, headers: { Host: s.host } });
+      const reply = await send(s.port, { path, headers: { Host: s.host, Cookie: s.cookie } });
       expect(reply.status, path).toBe(200);
       expect(reply.headers['content-type']).toContain(type);
     }
-    expect(JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body)).toEqual({ items: [], recent: [] });
+    expect(JSON.parse((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } })).body)).toEqual({ items: [], recent: [] });
   });
 });
 
 describe('Host header (DNS rebinding)', () => {
   test.each(['evil.example:PORT', 'evil.example', '127.0.0.1', 'localhost', '127.0.0.1:1', 'localhost.evil.example:PORT', '127.0.0.1:PORT.evil.example', '[::1]:PORT', '0.0.0.0:PORT', 'LOCALHOST:PORT'])(
-    'Host %s is refused even with the token',
+    'Host %s is refused even with the cookie, and a link is not spent',
     async (host) => {
       const s = await start();
-      const reply = await send(s.port, { path: `/?token=${s.token}`, headers: { Host: host.replace('PORT', String(s.port)) } });
+      const reply = await send(s.port, { path: '/', headers: { Host: host.replace('PORT', String(s.port)), Cookie: s.cookie } });
       expect(reply.status).toBe(403);
-      expect(reply.body).not.toContain(s.token);
+      expect(reply.body).not.toContain(s.csrf);
+      const link = new URL(s.page.link());
+      const opened = await send(s.port, { path: `/${link.search}`, headers: { Host: host.replace('PORT', String(s.port)) } });
+      expect(opened.status).toBe(403);
+      expect(opened.headers['set-cookie']).toBeUndefined();
+      expect((await send(s.port, { path: `/${link.search}`, headers: { Host: s.host } })).status).toBe(200);
     },
   );
 
   test('a request with no Host header is refused (node answers 400 before the page sees it)', async () => {
     const s = await start();
-    const reply = await send(s.port, { path: `/?token=${s.token}` });
+    const reply = await send(s.port, { path: '/', headers: { Cookie: s.cookie } });
     expect(reply.status).toBe(400);
-    expect(reply.body).not.toContain(s.token);
+    expect(reply.body).not.toContain(s.csrf);
   });
 
   test('localhost with the right port is accepted', async () => {
     const s = await start();
-    expect((await send(s.port, { path: `/?token=${s.token}`, headers: { Host: `localhost:${s.port}` } })).status).toBe(200);
+    expect((await send(s.port, { path: '/', headers: { Host: `localhost:${s.port}`, Cookie: s.cookie } })).status).toBe(200);
   });
 });
 
@@ -250,13 +373,15 @@ describe('response headers', () => {
   test('every response, refused or not, carries the security headers and no CORS header', async () => {
     const s = await start();
     const replies = [
-      await send(s.port, { path: `/?token=${s.token}`, headers: { Host: s.host } }),
-      await send(s.port, { path: `/app.js?token=${s.token}`, headers: { Host: s.host } }),
-      await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } }),
-      await send(s.port, { path: `/events?token=${s.token}`, headers: { Host: s.host } }),
+      await send(s.port, { path: '/', headers: { Host: s.host, Cookie: s.cookie } }),
+      await send(s.port, { path: '/app.js', headers: { Host: s.host, Cookie: s.cookie } }),
+      await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } }),
+      await send(s.port, { path: '/events', headers: { Host: s.host, Cookie: s.cookie } }),
       await send(s.port, { path: '/', headers: { Host: s.host } }),
-      await send(s.port, { path: `/?token=${s.token}`, headers: { Host: 'evil.example' } }),
-      await send(s.port, { method: 'OPTIONS', path: `/api/answer?token=${s.token}`, headers: { Host: s.host, Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } }),
+      await send(s.port, { path: '/', headers: { Host: 'evil.example', Cookie: s.cookie } }),
+      await send(s.port, { path: `/${new URL(s.page.link()).search}`, headers: { Host: s.host } }),
+      await send(s.port, { path: `/${new URL(s.page.link()).search.slice(0, -2)}`, headers: { Host: s.host } }),
+      await send(s.port, { method: 'OPTIONS', path: '/api/answer', headers: { Host: s.host, Cookie: s.cookie, Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } }),
       await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s), body: '{}' }),
     ];
     for (const reply of replies) {
@@ -267,7 +392,7 @@ describe('response headers', () => {
 
   test('a CORS preflight gets no permission', async () => {
     const s = await start();
-    const reply = await send(s.port, { method: 'OPTIONS', path: `/api/answer?token=${s.token}`, headers: { Host: s.host, Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-mcp-latch-token' } });
+    const reply = await send(s.port, { method: 'OPTIONS', path: '/api/answer', headers: { Host: s.host, Cookie: s.cookie, Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-mcp-latch-token' } });
     expect(reply.status).toBe(403);
   });
 });
@@ -300,11 +425,11 @@ describe('answers: only from the page itself', () => {
     const s = await start();
     const item = await askOne(s);
     const formBody = `id=${encodeURIComponent(item.id)}&decision=Allow+once`;
-    // What a hostile page's <form method=post action="http://127.0.0.1:PORT/api/answer?token=…"> sends.
+    // What a hostile page's <form method=post action="http://127.0.0.1:PORT/api/answer"> sends, were the cookie sent along.
     const crossSite = await send(s.port, {
       method: 'POST',
-      path: `/api/answer?token=${s.token}`,
-      headers: { Host: s.host, Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'cross-site' },
+      path: '/api/answer',
+      headers: { Host: s.host, Cookie: s.cookie, Origin: 'https://evil.example', 'Content-Type': 'application/x-www-form-urlencoded', 'Sec-Fetch-Site': 'cross-site' },
       body: formBody,
     });
     expect(crossSite.status).toBe(403);
@@ -318,12 +443,22 @@ describe('answers: only from the page itself', () => {
     expect(await pendingIds(s)).toEqual([item.id]);
   });
 
-  test('an answer without the token header (the CSRF value) is refused even with the query token', async () => {
+  test('an answer without the CSRF header, with another session\'s, or with the cookie or secret in its place, is refused even with the cookie', async () => {
     const s = await start();
+    const other = await start();
     const item = await askOne(s);
-    const { 'X-Mcp-Latch-Token': _token, ...headers } = answerHeaders(s);
-    const reply = await send(s.port, { method: 'POST', path: `/api/answer?token=${s.token}`, headers, body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
-    expect(reply.status).toBe(403);
+    const { 'X-Mcp-Latch-Token': _csrf, ...headers } = answerHeaders(s);
+    const second = await exchange(s.port, s.host, s.page.link());
+    const body = JSON.stringify({ id: item.id, decision: 'Allow once' });
+    expect((await send(s.port, { method: 'POST', path: '/api/answer', headers, body })).status).toBe(403);
+    for (const csrf of [other.csrf, s.page.secret, s.cookie.split('=')[1]!, `${alter(s.csrf)}`]) {
+      expect((await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s, { 'X-Mcp-Latch-Token': csrf }), body })).status).toBe(403);
+    }
+    // A second session's cookie with the first session's CSRF value: each value is bound to its session.
+    expect((await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s, { Cookie: second }), body })).status).toBe(403);
+    // Without a cookie, the right CSRF value is not enough.
+    const { Cookie: _cookie, ...noCookie } = answerHeaders(s);
+    expect((await send(s.port, { method: 'POST', path: '/api/answer', headers: noCookie, body })).status).toBe(403);
     await tick();
     expect(item.answer()).toBeNull();
   });
@@ -334,7 +469,7 @@ describe('answers: only from the page itself', () => {
     for (const site of ['cross-site', 'same-site', 'none']) {
       const answer = await send(s.port, { method: 'POST', path: '/api/answer', headers: answerHeaders(s, { 'Sec-Fetch-Site': site }), body: JSON.stringify({ id: item.id, decision: 'Allow once' }) });
       expect(answer.status, site).toBe(403);
-      const data = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host, 'Sec-Fetch-Site': site } });
+      const data = await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie, 'Sec-Fetch-Site': site } });
       expect(data.status, site).toBe(403);
     }
     await tick();
@@ -344,7 +479,7 @@ describe('answers: only from the page itself', () => {
   test('GET cannot answer', async () => {
     const s = await start();
     const item = await askOne(s);
-    const reply = await send(s.port, { path: `/api/answer?token=${s.token}&id=${item.id}&decision=Allow+once`, headers: { Host: s.host } });
+    const reply = await send(s.port, { path: `/api/answer?id=${item.id}&decision=Allow+once`, headers: { Host: s.host, Cookie: s.cookie } });
     expect(reply.status).toBe(405);
     await tick();
     expect(item.answer()).toBeNull();
@@ -433,7 +568,7 @@ describe('ask()', () => {
   test('the item carries the payload, choices and session the page shows', async () => {
     const s = await start();
     await askOne(s);
-    const reply = await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } });
+    const reply = await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } });
     const [item] = (JSON.parse(reply.body) as { items: Array<Record<string, unknown>> }).items;
     expect(item).toMatchObject({
       session: 'test-client 1.0.0',
@@ -456,7 +591,7 @@ describe('answers with an edit', () => {
   test('the item offers its editable fields; an edit of them resolves with the changed arguments and only what changed', async () => {
     const s = await start();
     const item = await askOne(s, editable);
-    const listed = (JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body) as { items: Array<Record<string, unknown>> }).items[0];
+    const listed = (JSON.parse((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } })).body) as { items: Array<Record<string, unknown>> }).items[0];
     expect(listed!.editable).toEqual([{ arg: 'path', role: 'path', value: '/w/a.txt' }, { arg: 'content', role: 'content', value: 'x' }]);
     expect((await post(s, { id: item.id, decision: 'Allow once', edit: { path: '/w/a.txt', content: 'y\nz' } })).status).toBe(200);
     await item.answered;
@@ -482,7 +617,7 @@ describe('answers with an edit', () => {
     const answered = s.page.ask(pending, new AbortController().signal);
     const id = (await pendingIds(s)).find((candidate) => !before.has(candidate))!;
     s.page.answeredPending(pending, Date.now() + 60_000);
-    const listed = (JSON.parse((await send(s.port, { path: `/api/pending?token=${s.token}`, headers: { Host: s.host } })).body) as { items: Array<Record<string, unknown>> }).items[0];
+    const listed = (JSON.parse((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } })).body) as { items: Array<Record<string, unknown>> }).items[0];
     expect(listed!.editable).toEqual([]);
     expect((await post(s, { id, decision: 'Allow once', edit: { content: 'y' } })).status).toBe(400);
     expect((await post(s, { id, decision: 'Allow once' })).status).toBe(200);
@@ -519,7 +654,7 @@ describe('live updates and close', () => {
   function openEvents(s: Started) {
     const counts: number[] = [];
     let ended = false;
-    const req = httpRequest({ host: '127.0.0.1', port: s.port, path: `/events?token=${s.token}`, headers: { Host: s.host }, setHost: false, agent: false }, (res) => {
+    const req = httpRequest({ host: '127.0.0.1', port: s.port, path: '/events', headers: { Host: s.host, Cookie: s.cookie }, setHost: false, agent: false }, (res) => {
       let buffer = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
@@ -568,7 +703,7 @@ describe('live updates and close', () => {
     await item.answered;
     expect(item.answer()).toEqual({ type: 'dismissed' });
     await until(() => events.ended());
-    await expect(send(s.port, { path: `/?token=${s.token}`, headers: { Host: s.host } })).rejects.toThrow();
+    await expect(send(s.port, { path: '/', headers: { Host: s.host, Cookie: s.cookie } })).rejects.toThrow();
     expect(await s.page.ask(pageItem(), new AbortController().signal)).toEqual({ type: 'dismissed' });
   });
 });

@@ -182,15 +182,15 @@ describe('a 2026-07-28 client whose envelope declares no elicitation', () => {
     open.push(m);
     const target = join(dir, 'on-page.txt');
     const pending = m.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'approved on the page' } });
-    const url = new URL(await eventually(() => /"msg":"approval page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43})"/.exec(m.stderr())![1]!, 60_000));
-    const token = url.searchParams.get('token')!;
+    const url = new URL(await eventually(() => /"msg":"a call waits for approval: open (http:\/\/127\.0\.0\.1:\d+\/\?nonce=\S+) /.exec(m.stderr())![1]!, 60_000));
+    const session = await openPage(url);
     const item = await eventually(async () => {
-      const items = (JSON.parse(await pageRequest(url, `/api/pending?token=${token}`)) as { items: Array<{ id: string; tool: string }> }).items;
+      const items = (JSON.parse((await pageRequest(url, '/api/pending', session)).text) as { items: Array<{ id: string; tool: string }> }).items;
       expect(items).toHaveLength(1);
       return items[0]!;
     }, 60_000);
     expect(item.tool).toBe('write_file');
-    await pageRequest(url, '/api/answer', JSON.stringify({ id: item.id, decision: 'Allow once' }), token);
+    await pageRequest(url, '/api/answer', session, JSON.stringify({ id: item.id, decision: 'Allow once' }));
     const result = await pending;
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('approved on the page');
@@ -198,16 +198,30 @@ describe('a 2026-07-28 client whose envelope declares no elicitation', () => {
   }, 120_000);
 });
 
-/** What the page's own script sends: a GET for data, a POST with the token header for an answer. */
-function pageRequest(url: URL, path: string, body?: string, token?: string): Promise<string> {
+interface PageSession {
+  cookie: string;
+  csrf: string;
+}
+
+/** What a browser does with a one-time link: spends it for the session cookie, then loads the page for its CSRF value. */
+async function openPage(link: URL): Promise<PageSession> {
+  const opened = await pageRequest(link, `/${link.search}`);
+  const cookie = opened.setCookie[0]!.split(';')[0]!;
+  const csrf = /<meta name="mcp-latch-csrf" content="([^"]+)">/.exec((await pageRequest(link, '/', { cookie, csrf: '' })).text)![1]!;
+  return { cookie, csrf };
+}
+
+/** What the page's own script sends: a GET for data, a POST with the CSRF header for an answer. */
+function pageRequest(url: URL, path: string, session?: PageSession, body?: string): Promise<{ text: string; setCookie: string[] }> {
   const host = `127.0.0.1:${url.port}`;
-  const headers: Record<string, string> = body ? { Host: host, Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': token ?? '', 'Sec-Fetch-Site': 'same-origin' } : { Host: host };
+  const headers: Record<string, string> = { Host: host, ...(session ? { Cookie: session.cookie } : {}) };
+  if (body) Object.assign(headers, { Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': session?.csrf ?? '', 'Sec-Fetch-Site': 'same-origin' });
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port: Number(url.port), method: body ? 'POST' : 'GET', path, headers, setHost: false, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`${res.statusCode}: ${text}`))));
+      res.on('end', () => (res.statusCode === 200 ? resolve({ text, setCookie: res.headers['set-cookie'] ?? [] }) : reject(new Error(`${res.statusCode}: ${text}`))));
     });
     req.on('error', reject);
     req.end(body);

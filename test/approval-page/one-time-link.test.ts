@@ -1,0 +1,178 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, test } from 'vitest';
+import { BIN, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+
+/**
+ * What leaves the BUILT gateway for the approval page: only one-time links (round 11 review,
+ * rev-surf F6: the page's secret token was on `xdg-open`'s command line, where every local user
+ * reads it in /proc/PID/cmdline, and `browser-manual` wrote it to the log). Here `xdg-open` is a
+ * stand-in on the gateway's PATH that records its arguments and stays alive, as the real one and
+ * the browser it starts do; `fetch` plays the browser and the other local user. docs/threat-model.md,
+ * "The approval page's address".
+ */
+const harnesses: Harness[] = [];
+const openers: number[] = [];
+afterEach(async () => {
+  await Promise.all(harnesses.splice(0).map((harness) => harness.close()));
+  for (const pid of openers.splice(0)) {
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+const LINK = /^http:\/\/127\.0\.0\.1:\d+\/\?nonce=[0-9a-z]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/;
+
+/** A PATH directory with an `xdg-open` that records its pid and arguments and keeps running. */
+function fakeOpener(dir: string): { path: string; record: string; pids: string } {
+  const bin = join(dir, 'fakebin');
+  mkdirSync(bin);
+  const record = join(dir, 'opened.txt');
+  const pids = join(dir, 'opener-pids.txt');
+  writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$$" >> '${pids}'\nprintf '%s\\n' "$@" >> '${record}'\nsleep 60 &\nwait\n`);
+  // No desktop notification from a test run.
+  writeFileSync(join(bin, 'notify-send'), '#!/bin/sh\nexit 0\n');
+  for (const name of ['xdg-open', 'notify-send']) chmodSync(join(bin, name), 0o755);
+  return { path: `${bin}:${process.env['PATH'] ?? ''}`, record, pids };
+}
+
+/** Every process's command line on this machine, as any local user reads it. */
+function commandLines(): string[] {
+  const lines: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      lines.push(readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return lines;
+}
+
+function pageEntry(dir: string): { url: string; secret: string } {
+  const pages = (JSON.parse(readFileSync(join(dir, '.mcp-latch-pages.json'), 'utf8')) as { pages: Array<{ url: string; secret: string }> }).pages;
+  expect(pages).toHaveLength(1);
+  return pages[0]!;
+}
+
+/** The cookie a response set, as a browser sends it back (name=value), or null. */
+function cookieOf(response: Response): string | null {
+  return response.headers.getSetCookie()[0]?.split(';')[0] ?? null;
+}
+
+test.skipIf(process.platform !== 'linux')(
+  'the browser is given a one-time link, never the secret; the link works once, its cookie authorizes the API, and nothing in argv or the log opens the page again',
+  async () => {
+    const dir = tempDir();
+    const opener = fakeOpener(dir);
+    const h = await startGateway(
+      { mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } }, workspace: [dir], approval: { fallback: 'browser', timeoutSeconds: 60 } },
+      { dir, env: { PATH: opener.path } },
+    );
+    harnesses.push(h);
+    const target = join(dir, 'approved.txt');
+    const call = h.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'yes' } }, undefined, { timeout: 90_000 });
+    call.catch(() => undefined);
+
+    const link = await eventually(() => readFileSync(opener.record, 'utf8').trim(), 20_000);
+    for (const pid of readFileSync(opener.pids, 'utf8').trim().split('\n')) openers.push(Number(pid));
+    const { url, secret } = pageEntry(dir);
+    expect(link).toMatch(LINK);
+    expect(link.startsWith(`${url}?nonce=`)).toBe(true);
+
+    // What another local user sees: the opener's command line holds the link, and no process's holds the secret.
+    const lines = commandLines();
+    expect(lines.some((line) => line.includes(link))).toBe(true);
+    expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+
+    // The browser: the link sets a cookie and leads on to the address without the nonce.
+    const opened = await fetch(link, { redirect: 'manual' });
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain('url=/');
+    const cookie = cookieOf(opened);
+    expect(cookie).toMatch(/^mcp-latch-\d+=[A-Za-z0-9_-]{43}$/);
+    expect(opened.headers.getSetCookie()[0]).toMatch(/; Path=\/; HttpOnly; SameSite=Strict$/);
+
+    // Without the cookie the API refuses, with it it answers.
+    expect((await fetch(`${url}api/pending`)).status).toBe(403);
+    const pending = await fetch(`${url}api/pending`, { headers: { Cookie: cookie! } });
+    expect(pending.status).toBe(200);
+    const items = ((await pending.json()) as { items: Array<{ id: string; tool: string }> }).items;
+    expect(items.map((item) => item.tool)).toEqual(['write_file']);
+    const page = await (await fetch(url, { headers: { Cookie: cookie! } })).text();
+    const csrf = /<meta name="mcp-latch-csrf" content="([A-Za-z0-9_-]{43})">/.exec(page)?.[1];
+    expect(csrf).toBeDefined();
+    const answered = await fetch(`${url}api/answer`, {
+      method: 'POST',
+      headers: { Cookie: cookie!, Origin: url.replace(/\/$/, ''), 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': csrf! },
+      body: JSON.stringify({ id: items[0]!.id, decision: 'Allow once' }),
+    });
+    expect(answered.status, await answered.clone().text()).toBe(200);
+    const result = await call;
+    expect(result.isError, textOf(result)).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('yes');
+
+    // Another local user who read the link from /proc after the browser used it gets nothing; and
+    // since two browsers came with one link, the session it opened is closed (the log says so).
+    const replay = await fetch(link, { redirect: 'manual' });
+    expect(replay.status).toBe(403);
+    expect(cookieOf(replay)).toBeNull();
+    expect(await replay.text()).toContain('already used');
+    expect((await fetch(`${url}api/pending`, { headers: { Cookie: cookie! } })).status).toBe(403);
+    await eventually(() => expect(h.stderr()).toContain('a one-time link to the approval page was used twice'));
+
+    // `mcp-latch page` prints a fresh link of its own (from the state file), which works once.
+    const listed = spawnSync(process.execPath, [BIN, 'page', '--config', h.configPath], { encoding: 'utf8' });
+    expect(listed.status, listed.stderr).toBe(0);
+    const fresh = listed.stdout.split('  ')[0]!;
+    expect(fresh).toMatch(LINK);
+    expect(listed.stdout).not.toContain(secret);
+    const again = await fetch(fresh, { redirect: 'manual' });
+    expect(again.status).toBe(200);
+    expect((await fetch(`${url}api/pending`, { headers: { Cookie: cookieOf(again)! } })).status).toBe(200);
+    expect((await fetch(fresh, { redirect: 'manual' })).status).toBe(403);
+
+    // No log line holds the secret, a session cookie or a CSRF value.
+    const log = h.stderr();
+    expect(log).toContain(`approval page: ${url}`);
+    for (const value of [secret, cookie!.split('=')[1]!, cookieOf(again)!.split('=')[1]!, csrf!]) expect(log).not.toContain(value);
+  },
+  60_000,
+);
+
+test('browser-manual: each waiting call logs a one-time link of its own, never the secret; a used link is refused with how to get a fresh one', async () => {
+  const dir = tempDir();
+  const h = await startGateway({
+    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+    workspace: [dir],
+    approval: { fallback: 'browser-manual', timeoutSeconds: 1, retryWindowSeconds: 60 },
+  }, { dir });
+  harnesses.push(h);
+  for (const name of ['one', 'two']) {
+    const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, `${name}.txt`), content: name } });
+    expect(textOf(result)).toContain("waiting for the user's approval on the mcp-latch approval page");
+  }
+  const links = [...h.stderr().matchAll(/"msg":"a call waits for approval: open (\S+) \(it works once, within 60 s; `mcp-latch page` prints a fresh link\)"/g)].map((match) => match[1]!);
+  expect(links).toHaveLength(2);
+  for (const link of links) expect(link).toMatch(LINK);
+  expect(links[0]).not.toBe(links[1]);
+  const { url, secret } = pageEntry(dir);
+
+  const opened = await fetch(links[0]!, { redirect: 'manual' });
+  expect(opened.status).toBe(200);
+  const cookie = cookieOf(opened)!;
+  const items = ((await (await fetch(`${url}api/pending`, { headers: { Cookie: cookie } })).json()) as { items: Array<{ tool: string }> }).items;
+  expect(items).toHaveLength(2);
+  const used = await fetch(links[0]!, { redirect: 'manual' });
+  expect(used.status).toBe(403);
+  const text = await used.text();
+  expect(text).toContain('already used');
+  expect(text).toContain('mcp-latch page --open');
+  expect(h.stderr()).not.toContain(secret);
+  expect(existsSync(join(dir, 'one.txt'))).toBe(false);
+});
