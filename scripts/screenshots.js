@@ -75,7 +75,8 @@ try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
   const page = await context.newPage();
   const writing = call('fs__write_file', { path: configFile, content: newConfig });
-  const url = await until(() => /"msg":"approval page: (http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+)"/.exec(stderr)?.[1]);
+  // browser-manual logs a one-time link with the waiting call.
+  const url = await until(() => /"msg":"a call waits for approval: open (http:\/\/127\.0\.0\.1:\d+\/\?nonce=\S+) /.exec(stderr)?.[1]);
   await page.goto(url);
   let item = await waitingCard(page, 'config.js');
   await shoot(page, 'approval-page-write.png');
