@@ -62,6 +62,11 @@ export interface TreeRead {
   filters?: TreeFilter[];
   /** A write that changes the files below rather than removing them (`chmod -R`): it can make a planted git hook runnable, so git's code-file rules count. */
   plants?: true;
+  /**
+   * What git prints from its working tree, index and history (`git diff`, `git log -p`, `git grep`):
+   * the files below are those git tracks (its index, subjects/git-index.ts), present on disk or not.
+   */
+  tracked?: true;
 }
 
 export interface TreeFilter {

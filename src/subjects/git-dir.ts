@@ -82,6 +82,20 @@ export function workTreeOf(dir: string): string | null {
   }
 }
 
+/** True when git finds no repository from `dir` (a real path): no `.git` at or above it, and it is not inside a git directory. */
+export function outsideRepositories(dir: string): boolean {
+  if (gitDirectoryAbove(dir) !== null) return false;
+  for (let at = dir; ; at = dirname(at)) {
+    if (gitDirectoryAt(`${at === '/' ? '' : at}/.git`) !== undefined) return false;
+    if (at === '/') return true;
+  }
+}
+
+/** The git directory of the working tree whose top is `top` (its `.git`, or what a `.git` file names); null when none. */
+export function gitDirectoryOfTree(top: string): string | null {
+  return gitDirectoryAt(`${top === '/' ? '' : top}/.git`) ?? null;
+}
+
 /**
  * The git directory a `.git` entry names: itself, the `gitdir:` of a `.git` file; null when unreadable;
  * undefined when absent, or a directory git does not take for one (setup.c: git then walks on up, so

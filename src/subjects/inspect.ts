@@ -1,15 +1,16 @@
 import { basename, dirname, posix, win32 } from 'node:path';
-import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, type CallFacts } from '../policy/decide.js';
+import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, type CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
-import type { CommandInfo, CommandPath, Kind, PathSubject, Subject } from '../policy/types.js';
+import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeWalk } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
-import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryAbove, gitDirectoryOf, isGitCodeFile, workTreeOf } from './git-dir.js';
+import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryAbove, gitDirectoryOf, isGitCodeFile, outsideRepositories, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
+import { trackedPaths } from './git-index.js';
 import { skippedByFilters } from './tree-filter.js';
 
 /**
@@ -295,6 +296,8 @@ function workTreeSubject(path: CommandPath, context: InspectContext, cache: Real
   if (!path.isStatic) return unknown('git is pointed at a working tree known only at run time (--git-dir, GIT_DIR, GIT_WORK_TREE)');
   const start = pathSubject(path.path, path.access, path.base, null, path.via, context, cache);
   const top = start.realPath === null || start.problem ? null : workTreeOf(start.realPath);
+  // What git prints outside any repository: nothing (`git diff` there fails), so the directory alone is read.
+  if (top === null && path.via === RECURSIVE && start.path !== null && !start.problem && outsideRepositories(start.realPath ?? start.path)) return { ...start, tree: { entries: [], complete: true } };
   if (top === null) return unknown(`no git working tree whose top is known holds ${start.path ?? path.path} (no .git above it, or core.worktree moves it)`);
   return pathSubject(path.workTree === true ? top : `${top}/${path.workTree}`, path.access, null, null, path.via, context, cache);
 }
@@ -410,6 +413,10 @@ const LINK_IN_TREE = 'link in a recursive read';
  */
 function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
   if (subject.path === null || subject.realPath === null || subject.problem || !isDirectory(subject.realPath)) return [];
+  if (tree.tracked) {
+    subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform);
+    return [];
+  }
   const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform);
   if (tree.content) {
     const filters = tree.filters;
@@ -419,6 +426,22 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
+}
+
+/**
+ * The files git tracks below `dir` (a real directory), as tree entries: what `git diff`, `git log -p`,
+ * `git grep` may print there (docs/threat-model.md#what-git-prints). Outside a working tree whose top
+ * is known, or past the walk's bound, the list is incomplete (a rule that could match below asks).
+ */
+function trackedBelow(dir: string, budget: WalkBudget, platform: NodeJS.Platform): TreeWalk {
+  const top = platform === 'win32' ? null : workTreeOf(dir);
+  if (top === null) return { entries: [], complete: platform !== 'win32' && outsideRepositories(dir) };
+  const tracked = trackedPaths(top, budget.left);
+  const prefix = dir === top ? '' : `${dir.slice(top === '/' ? 1 : top.length + 1)}/`;
+  const entries: TreeWalk['entries'] = [];
+  for (const rel of tracked.paths) if (rel.startsWith(prefix)) entries.push({ rel: rel.slice(prefix.length), real: `${top === '/' ? '' : top}/${rel}` });
+  budget.left -= tracked.paths.length;
+  return { entries, complete: tracked.complete };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
@@ -3245,6 +3245,57 @@ describe('4. what stores a protected file in git reads it; what prints objects b
   // With no Read rule that could match below the working tree, an object printer is allowed as before.
   test.each(['git cat-file -p ead9e1c', 'git archive HEAD', 'git fast-export --all'])('default, no Read rule below: %j is allowed', (command) => {
     const decision = decideShell(command, { allow: ['Bash(git *)'], deny: ['Read(~/.ssh/**)'], mode: 'default', workspace: [W], cwd: G, home, configPath: join(W, 'mcp-latch.json') });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+// What git prints of the files it tracks (round 11 review, F14; git 2.39, bash 5.2 in a repository
+// tracking .env): `git diff` printed `+API_KEY=sekrit`, `git show`, `git log -p`, `git whatchanged -p`,
+// `git diff-tree -p HEAD --root`, `git format-patch -1 --stdout` the committed `+ENV`, `git grep ENV`
+// `.env:ENV`, `git archive HEAD | tar -xO .env` and `git fast-export --all` its content, and `git
+// diff --no-index sub ~` the key, each safe-listed (or allowed in bypassPermissions) past
+// `Read(**/.env)`. The files git tracks are read from its index.
+describe('4. what git prints of the files it tracks', () => {
+  let R = '';
+  const decided = (command: string, mode: DefaultMode, tracked = true): Decision => {
+    R = join(T, tracked ? 'prints' : 'prints-clean');
+    if (!existsSync(join(R, '.git'))) {
+      const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' };
+      const run = (...args: string[]): void => void execFileSync('git', args, { cwd: R, env });
+      mkdirSync(join(R, 'sub'), { recursive: true });
+      writeFileSync(join(R, 'sub', 'a.txt'), 'hi\n');
+      writeFileSync(join(R, '.env'), 'ENV\n');
+      run('init', '-q');
+      run('add', '-f', tracked ? '.' : 'sub');
+      run('-c', 'user.email=a@b', '-c', 'user.name=n', 'commit', '-qm', 'init');
+      if (!tracked) rmSync(join(R, '.env')); // an untracked .env would be printed by nothing here
+      else writeFileSync(join(R, '.env'), 'ENV\nAPI_KEY=sekrit\n');
+    }
+    return decideShell(fill(command), { allow: ['Bash(git:*)', `Edit(${R}/**)`], deny: BASE_DENY, mode, workspace: [R], cwd: R, home });
+  };
+  const printing = [
+    'git diff', 'git diff HEAD', 'git diff --cached', 'git show', 'git show HEAD --stat -p', 'git log -p', 'git log -p -1',
+    'git log --pat', 'git log --patch-with-stat', 'git log -U5', 'git whatchanged -p', 'git diff-tree -p HEAD --root',
+    'git format-patch -1 --stdout', 'git grep ENV', 'git archive HEAD', 'git fast-export --all', 'git stash show -p',
+    "git diff -- '*env'", 'git log -p -- .', 'git -C sub log -p', 'git diff --no-index sub <H>', 'git "$s"',
+  ];
+  for (const mode of MODES) {
+    test.each(printing)(`${mode}: %j is not allowed`, (command) => {
+      const decision = decided(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  test.each(['git diff -- .env', 'git log -p -- .env', 'git show HEAD:.env', 'git grep ENV -- .env'])('bypassPermissions: %j → deny Read(**/.env)', (command) => {
+    const decision = decided(command, 'bypassPermissions');
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule: 'Read(**/.env)' });
+  });
+  // Names only, pathspecs below which git tracks no protected file, a repository that tracks none.
+  test.each(['git status', 'git log', 'git log --oneline -5', 'git show --stat', 'git show -s', 'git diff --stat', 'git diff --name-only', 'git diff -- sub', 'git log -p -- sub', 'git grep hi -- sub', 'git blame sub/a.txt'])('default: %j is allowed', (command) => {
+    const decision = decided(command, 'default');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each(['git diff', 'git show', 'git log -p', 'git grep hi'])('default, nothing protected tracked: %j is allowed', (command) => {
+    const decision = decided(command, 'default', false);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });

@@ -441,7 +441,7 @@ describe('§5.4 exec-capable options stay visible (known Claude Code bypasses)',
     ["sed -i '' -e s/a/b/ f.txt", ['write:f.txt']],
     ["sed -n 'w /etc/x' f", ['write:/etc/x', 'read:f']],
     ['sort -o /etc/x in', ['write:/etc/x', 'read:in']],
-    ['git diff --output=/tmp/x', ['write:/tmp/x']],
+    ['git diff --output=/tmp/x', ['write:/tmp/x', 'read:.']], // and the tracked files it prints (docs/threat-model.md#what-git-prints)
     ['git log --output /tmp/y', ['write:/tmp/y']],
   ])('option writes %j', (input, paths) => {
     expect(pathsOf(analyse(input))).toEqual(paths);

@@ -609,6 +609,7 @@ const git: Handler = (args, cwd, out) => {
   if (sub !== undefined) {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
+    gitPrints(sub, args.slice(scan.end + 1), { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') }, out);
     // `--icase-pathspecs` (git takes its own options only in full): `DATA/SECRET` is data/secret.
     const place: GitPlace = { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') };
     rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), place, out);
@@ -851,6 +852,61 @@ function gitRemoval(sub: 'clean' | 'rm', args: readonly Word[], base: string | n
 }
 
 /** Where git's working tree is: found on disk from `base` (inspect.ts), `top` when given, unknown when git is pointed `elsewhere`. */
+/**
+ * What git prints of the files it tracks (docs/threat-model.md#what-git-prints): `git diff` the work
+ * tree's and index's, `git show` and `git log -p` the history's, `git grep` the files it searches
+ * (`git archive`, `fast-export`, `stash show`, `cat-file` print objects: `printsObjects`). A Read deny rule on a tracked file must meet them (round 11 review,
+ * F14: `git diff`, `git show`, `git log -p` printed a tracked .env, safe-listed in every mode).
+ * Pathspecs after `--` are read with the tracked files below them; without them the whole tree is
+ * (git takes an operand for a path only when it exists, which a revision may too). `--no-index`
+ * and grep's `--untracked` read what is on disk instead.
+ */
+const GIT_PRINTS = new Set(['diff', 'show', 'grep', 'format-patch', 'range-diff', 'difftool']);
+/** Subcommands that print a patch only when asked (`git log -p`); `git stash show` as well (stash.showPatch may ask for it). */
+const GIT_PATCH_ASKED = new Set(['log', 'whatchanged', 'reflog', 'diff-tree', 'diff-files', 'diff-index', 'request-pull']);
+const PATCH_LONG = ['--patch', '--unified', '--patch-with-stat', '--patch-with-raw', '--cc', '--word-diff', '--word-diff-regex', '--color-words', '--binary', '--diff-merges', '--remerge-diff', '--dd', '--function-context', '--combined-all-paths', '--ext-diff', '--textconv', '--full-diff', '--check'];
+/** Options after which `git diff`/`git show` print names or counts only (unless a patch option is given too). */
+const NO_PATCH_LONG = ['--no-patch', '--stat', '--numstat', '--shortstat', '--name-only', '--name-status', '--raw', '--summary', '--dirstat', '--dirstat-by-file', '--compact-summary', '--cumulative'];
+const TRACKED: TreeRead = { content: true, follows: false, tracked: true };
+
+function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileFacts): void {
+  // An alias or a subcommand known only at run time may print anything.
+  const name = sub.isStatic ? sub.value : null;
+  if (name !== null && !GIT_PRINTS.has(name) && !GIT_PATCH_ASKED.has(name)) return;
+  const words = args.filter((w) => w.isStatic).map((w) => w.value);
+  const dashes = words.indexOf('--');
+  const options = (dashes === -1 ? words : words.slice(0, dashes)).filter((w) => w.startsWith('-'));
+  const long = (names: readonly string[]): boolean => options.some((o) => o.startsWith('--') && names.some((n) => { const given = o.split('=')[0]!; return given.length > 3 && n.startsWith(given); }));
+  const patch = options.some((o) => /^-[A-Za-z0-9]*[pucmUW]/.test(o)) || long(PATCH_LONG) || args.some((w) => !w.isStatic);
+  // `git diff --stat`, `git show -s`: names and counts only, unless a patch is asked for too.
+  const namesOnly = options.some((o) => /^-[A-Za-z0-9]*s/.test(o)) || long(NO_PATCH_LONG);
+  const printsPatch = name === null || (name === 'diff' || name === 'show' ? patch || !namesOnly : GIT_PRINTS.has(name) || patch);
+  if (!printsPatch) return;
+  const disk = options.some((o) => o === '--no-index' || (name === 'grep' && o.length > 3 && '--untracked'.startsWith(o)));
+  const tree: TreeRead = disk ? { content: true, follows: false } : TRACKED;
+  const pathspecs = dashes === -1 ? [] : args.slice(args.findIndex((w) => w.isStatic && w.value === '--') + 1);
+  const exact = pathspecs.length > 0 && pathspecs.every((w) => w.isStatic && !GLOB.test(w.value) && !w.value.startsWith(':')) && place.top === null && !place.elsewhere && !place.caseless;
+  if (exact) {
+    for (const word of pathspecs) push(out, walked(pathOf(word, READ, place.base), tree));
+    return;
+  }
+  if (disk) {
+    // `git diff --no-index A B` compares A and B (directories recursively): its operands are on disk.
+    const operands = dashes === -1 ? [staticWord('.'), ...args.filter((w) => !(w.isStatic && w.value.startsWith('-')))] : pathspecs;
+    for (const word of operands.length > 0 ? operands : [staticWord('.')]) push(out, walked(pathOf(word.isStatic && GLOB.test(word.value) ? staticWord(globBase(word.value)) : word, READ, place.base), tree));
+    return;
+  }
+  push(out, printedTree(place));
+}
+
+/** The whole working tree git prints from, with the files it tracks below it: `--work-tree`'s, or the one git finds (inspect.ts). */
+function printedTree(place: GitPlace): CommandPath | null {
+  if (place.top !== null) return walked(pathOf(place.top, READ, place.base), TRACKED);
+  const path = walked(pathOf({ ...staticWord('.'), isStatic: !place.elsewhere, raw: '<git working tree>' }, READ, place.base), TRACKED);
+  if (path) path.workTree = true;
+  return path;
+}
+
 interface GitPlace {
   base: string | null;
   top: Word | null;

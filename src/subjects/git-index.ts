@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { gitDirectoryOfTree } from './git-dir.js';
+
+/**
+ * The files git tracks in a working tree, read from its index (gitformat-index(5); no git process):
+ * what `git diff`, `git grep` and `git log -p` print comes from them (docs/threat-model.md#what-git-prints).
+ * Versions 2, 3 and 4 (path prefix compression), SHA-1 and SHA-256 entries. An index git splits
+ * (`link` extension), a sparse directory entry, or one past `max` entries leaves the list
+ * incomplete: the caller then asks when a rule could match below.
+ *
+ *   W/.git/index holding .env, src/a.ts   → { paths: ['.env', 'src/a.ts'], complete: true }
+ */
+export interface Tracked {
+  paths: string[];
+  complete: boolean;
+}
+
+const NONE: Tracked = { paths: [], complete: false };
+
+/** The tracked paths (relative to `top`, the working tree's top), at most `max` of them. */
+export function trackedPaths(top: string, max: number): Tracked {
+  const gitDir = gitDirectoryOfTree(top);
+  if (gitDir === null) return NONE;
+  let data: Buffer;
+  try {
+    data = fs.readFileSync(path.join(gitDir, 'index'));
+  } catch (error) {
+    // No index yet (a fresh `git init`): nothing is tracked.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { paths: [], complete: true } : NONE;
+  }
+  return parseIndex(data, max, sha256(gitDir) ? 32 : 20) ?? NONE;
+}
+
+function sha256(gitDir: string): boolean {
+  try {
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(fs.readFileSync(path.join(gitDir, 'config'), 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** The paths of an index file; null when it is not one this parser reads. */
+export function parseIndex(data: Buffer, max: number, hashSize: number): Tracked | null {
+  if (data.length < 12 || data.toString('latin1', 0, 4) !== 'DIRC') return null;
+  const version = data.readUInt32BE(4);
+  if (version < 2 || version > 4) return null;
+  const count = data.readUInt32BE(8);
+  const paths: string[] = [];
+  let complete = true;
+  let at = 12;
+  let previous = '';
+  for (let n = 0; n < count; n++) {
+    const start = at;
+    // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each), the object name, flags (2).
+    const mode = data.readUInt32BE(at + 24);
+    at += 40 + hashSize;
+    if (at + 2 > data.length) return null;
+    const flags = data.readUInt16BE(at);
+    at += 2;
+    if (flags & 0x4000) {
+      if (version < 3) return null;
+      at += 2; // extended flags
+    }
+    let name: string;
+    if (version === 4) {
+      let strip = 0;
+      let byte: number;
+      // gitformat-index(5): an offset-encoded varint, the bytes taken off the previous path.
+      do {
+        if (at >= data.length) return null;
+        byte = data[at++]!;
+        strip = (strip << 7) | (byte & 0x7f);
+        if (byte & 0x80) strip++;
+      } while (byte & 0x80);
+      const end = data.indexOf(0, at);
+      if (end === -1 || strip > previous.length) return null;
+      name = previous.slice(0, previous.length - strip) + data.toString('utf8', at, end);
+      at = end + 1;
+    } else {
+      const end = data.indexOf(0, at);
+      if (end === -1) return null;
+      name = data.toString('utf8', at, end);
+      // Padded with 1-8 NULs to a multiple of eight bytes from the entry's start.
+      at = start + ((end - start + 8) & ~7);
+    }
+    previous = name;
+    // A sparse index keeps a directory as one entry (mode 040000): what it holds is not listed.
+    if ((mode & 0o170000) === 0o040000) complete = false;
+    else if (paths.at(-1) !== name) paths.push(name); // stages 1-3 of a conflict repeat the name
+    if (paths.length > max) return { paths: paths.slice(0, max), complete: false };
+  }
+  // Extensions: a split index keeps most entries in a shared file (`link`).
+  while (at + 8 <= data.length - hashSize) {
+    const signature = data.toString('latin1', at, at + 4);
+    const size = data.readUInt32BE(at + 4);
+    if (signature === 'link' || signature === 'sdir') complete = false;
+    at += 8 + size;
+  }
+  return { paths, complete };
+}
