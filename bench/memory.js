@@ -177,7 +177,9 @@ async function writeCodeCache(variant) {
   const client = new Client({ name: 'mcp-latch-memory', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport, { timeout: 60_000 });
   await client.listTools();
-  await sleep(1000); // the cache is written just after the first list is answered
+  // The cache is written just after the first list is answered, and again after the first call (with the call path's code).
+  await client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(0) } }, CallToolResultSchema);
+  await sleep(1000);
   await client.close();
 }
 
