@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,11 +26,11 @@ interface Loaded {
 }
 
 /** A gateway started with LOADED_PROBE, whose loaded modules are read on demand. */
-function probed(configPath: string, dir: string, out: string): { transport: StdioClientTransport; loaded: () => Promise<Loaded> } {
+function probed(configPath: string, dir: string, out: string, env: Record<string, string> = {}): { transport: StdioClientTransport; loaded: () => Promise<Loaded> } {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', LOADED_PROBE, BIN, 'serve', '--config', configPath],
-    env: { MCP_LATCH_LOG_LEVEL: 'warn', LOADED_MODULES_OUT: out },
+    env: { MCP_LATCH_LOG_LEVEL: 'warn', LOADED_MODULES_OUT: out, ...env },
     stderr: 'pipe',
     cwd: dir,
   });
@@ -104,6 +104,42 @@ describe('the serve path loads what it needs when it needs it', () => {
       expect(parts.some((file) => file.includes('/web-tree-sitter/'))).toBe(true);
     } finally {
       await client.close().catch(() => undefined);
+    }
+  });
+
+  test("a code cache made after a shell command's call holds no shell model: a start without a shell tool still loads none", async () => {
+    // The cache is made again after the first call (src/cli/code-cache.ts), with the code that call
+    // compiled: for a shell command, the gateway's side of the shell model's entry too.
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    const withShell = writeConfig(dir, { mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } }, 'shell.json');
+    const first = probed(withShell, dir, join(dir, 'loaded-shell.json'), { XDG_CACHE_HOME: cacheHome });
+    const client = new Client({ name: 'mcp-latch-test', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await client.connect(first.transport, { timeout: 30_000 });
+      expect(textOf(await client.callTool({ name: 'shell__run_command', arguments: { command: 'echo cached', workdir: dir } }))).toContain('cached');
+      // The byte after the file's checksum: 2 once made after the first call.
+      await eventually(() => {
+        const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
+        expect(names.map((name) => readFileSync(join(cacheHome, 'mcp-latch', name))[4])).toEqual([2]);
+      }, 30_000);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+
+    const without = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } });
+    const second = probed(without, dir, join(dir, 'loaded.json'), { XDG_CACHE_HOME: cacheHome, MCP_LATCH_LOG_LEVEL: 'info' });
+    let stderr = '';
+    second.transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const other = new Client({ name: 'mcp-latch-test', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await other.connect(second.transport, { timeout: 30_000 });
+      expect((await other.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+      expect(textOf(await other.callTool({ name: 'fix__echo', arguments: { text: 'hello' } }))).toContain('hello');
+      expect(stderr).toContain('"codeCache":"accepted"');
+      expect(shellParts(await second.loaded())).toEqual([]);
+    } finally {
+      await other.close().catch(() => undefined);
     }
   });
 
