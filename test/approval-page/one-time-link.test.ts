@@ -137,6 +137,19 @@ test.skipIf(process.platform !== 'linux')(
     expect((await fetch(`${url}api/pending`, { headers: { Cookie: cookieOf(again)! } })).status).toBe(200);
     expect((await fetch(fresh, { redirect: 'manual' })).status).toBe(403);
 
+    // `mcp-latch page --open` gives the browser a link of its own and prints only the address.
+    const launcher = join(dir, 'record-browser.sh');
+    const launched = join(dir, 'browser-launches.txt');
+    writeFileSync(launcher, `#!/bin/sh\nprintf '%s\\n' "$@" >> '${launched}'\n`);
+    chmodSync(launcher, 0o755);
+    const reopened = spawnSync(process.execPath, [BIN, 'page', '--open', '--config', h.configPath], { encoding: 'utf8', env: { ...process.env, BROWSER: launcher } });
+    expect(reopened.status, reopened.stderr).toBe(0);
+    expect(reopened.stdout).toMatch(new RegExp(`^${url.replace(/[.?]/g, '\\$&')}  \\(.*; opened in the browser\\)\n$`));
+    const given = await eventually(() => readFileSync(launched, 'utf8').trim(), 10_000);
+    expect(given).toMatch(LINK);
+    expect(given).not.toContain(secret);
+    expect((await fetch(given, { redirect: 'manual' })).status).toBe(200);
+
     // No log line holds the secret, a session cookie or a CSRF value.
     const log = h.stderr();
     expect(log).toContain(`approval page: ${url}`);
