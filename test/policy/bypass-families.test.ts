@@ -345,6 +345,21 @@ describe('2. arithmetic contexts reach quoted substitutions', () => {
     `for f in *; do (( f )); done`,
     `mapfile -t l < src/a.ts; echo $(( l ))`,
     `while read -r n; do [[ $n -gt 0 ]]; done < src/a.ts`,
+    // The shell sets PWD, OLDPWD and DIRSTACK from directory names the call picks: in a directory
+    // named b[$(rm -f x)] (the call's workdir, or a link cd -P follows) each of these ran the rm in
+    // bash 5.2 (round 12 review, X1).
+    '[[ ${PWD##*/} -eq 0 ]]',
+    'echo $(( ${PWD##*/} ))',
+    '[[ -v ${PWD##*/} ]]',
+    'test -v "${PWD##*/}"',
+    'echo "${a[${PWD##*/}]}"',
+    'echo ${PWD:${PWD##*/}}',
+    'x=${PWD##*/}; (( x ))',
+    'cd -P lnk && [[ ${PWD##*/} -eq 0 ]]',
+    'cd .. && cd - && [[ ${OLDPWD##*/} -eq 0 ]]',
+    'pushd lnk && [[ ${DIRSTACK[0]##*/} -eq 0 ]]',
+    'x=~+; (( ${x##*/} ))',
+    '[[ PWD -eq 0 ]]',
   ]);
   // Without quoted code or outside values, tests and arithmetic are everyday read-only commands.
   allowedByDefault([
@@ -355,6 +370,8 @@ describe('2. arithmetic contexts reach quoted substitutions', () => {
     '(( 2 > 1 )) && echo big',
     "echo 'use $(pwd) here'",
     '[[ 3 -gt 2 ]] && echo ok',
+    'echo $PWD',
+    '[[ $PWD == /* ]] && echo abs',
   ]);
 });
 

@@ -119,6 +119,14 @@ const EVALUATING_COMMANDS = new Set(['let', 'declare', 'typeset', 'local', 'expo
 /** Builtins that put the content of files or of stdin into variables. */
 const READING_COMMANDS = new Set(['read', 'mapfile', 'readarray']);
 /**
+ * Values the shell sets from directory names, which the call chooses (its `workdir`, a `cd`
+ * through a link, a directory another tool made): `PWD`, `OLDPWD`, `DIRSTACK`, by `$`-reference
+ * or by name (an arithmetic context evaluates a bare name's value), and the tilde forms `~+`,
+ * `~-`, `~N` (bash manual, "Tilde Expansion"). `[[ ${PWD##*[/]} -eq 0 ]]` (any `${PWD##…}`) in a directory named
+ * `b[$(rm -f x)]` ran the rm (round 12 review, X1; docs/threat-model.md#where-bash-evaluates-text).
+ */
+const DIRECTORY_NAMES = /(?<![A-Za-z0-9_])(?:PWD|OLDPWD|DIRSTACK)(?![A-Za-z0-9_])|~[+-]|~\d/;
+/**
  * Text that turns into a `$` or a backtick only at run time, where no reading of the text sees it
  * (printf -v y 'a[\x24(cmd)]'; (( y ))): printf, `echo -e` and `$'…'` escapes for them (`\x24`,
  * `\044`, `%b`'s `\0044`, `\u0024`, `\x60`, `\140`), `%q` and `${x@Q}` (they write `$'…'`), and
@@ -230,6 +238,8 @@ class Analysis {
       this.info.parseOk = false;
       this.reason(`${PARSE_TIMEOUT} (${this.timeoutMs} ms for all parses of the text)`);
     }
+    // Anywhere in the text: `x=${PWD##*[/]}` may be evaluated by a later `(( x ))`.
+    if (this.arithmetic && DIRECTORY_NAMES.test(text)) this.tainted = true;
     if ((this.arithmetic && (this.quotedCode.length > 0 || this.tainted)) || (this.evaluates && (this.dollarData || DOLLAR_PRODUCERS.test(text)))) {
       this.reason('arithmetic');
       // The substitutions bash may run are commands to decide: deny rules see them.
