@@ -12,7 +12,7 @@ test('log records: secret-looking keys at any depth and every env and headers va
     },
   });
   const logger = createLogger({ level: 'info', destination: sink });
-  logger.info({ cookie: 'c1', server: { env: { PATH: '/bin' }, headers: { 'X-Custom': 'h1' }, args: ['--verbose'] }, deep: { list: [{ session_id: 's1', apiKey: 'k1' }] }, err: new Error('boom') }, 'hello');
+  logger.info({ cookie: 'secret-c1', server: { env: { PATH: '/secret-bin' }, headers: { 'X-Custom': 'secret-h1' }, args: ['--verbose'] }, deep: { list: [{ session_id: 'secret-s1', apiKey: 'secret-k1' }] }, err: new Error('boom') }, 'hello');
   await new Promise((resolve) => setImmediate(resolve));
   const record = JSON.parse(lines.join('')) as Record<string, unknown>;
   expect(record).toMatchObject({
@@ -22,5 +22,6 @@ test('log records: secret-looking keys at any depth and every env and headers va
     err: { message: 'boom' },
     msg: 'hello',
   });
-  expect(lines.join('')).not.toMatch(/c1|h1|s1|k1|\/bin/);
+  // Values no path holds (the stack names the test's own path, which may hold "c1" or "/bin").
+  expect(lines.join('')).not.toMatch(/secret-/);
 });
