@@ -3316,3 +3316,33 @@ describe('4. what git prints of the files it tracks', () => {
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+// REPLs that run a command their input names (round 11 review, F2's leftovers; bash 5.2): GNU m4
+// 1.4.19 ran `syscmd(CMD)`/`esyscmd(CMD)` from stdin, printed a file `include(F)` named, and wrote
+// data/secret with `-F` (its frozen state) and `--debugfile` (appended); GNU dc ran `!CMD` from `-e`
+// and stdin (dc(1): "! Will run the rest of the line as a system command"). bc(1) has no such
+// command (its files are candidates, as any unknown program's operands).
+describe('6. m4 and dc run the commands of their input', () => {
+  const extra = { allow: ['Bash(m4:*)', 'Bash(dc:*)', 'Bash(bc:*)', 'Bash(printf *)'], deny: ['Edit(<T>/data/table.csv)'] };
+  deniedEverywhere([
+    ["echo 'syscmd(rm -f out/table.csv)' | m4", 'Bash(rm *)'],
+    ["m4 <<< 'esyscmd(rm -f out/table.csv)'", 'Bash(rm *)'],
+    ["printf 'syscmd(rm -f x)\\n' | m4", 'Bash(rm *)'],
+    ["dc -e '!rm -f out/table.csv'", 'Bash(rm *)'],
+    ["echo '!rm -f out/table.csv' | dc", 'Bash(rm *)'],
+    ["dc <<< '1 2 + p !rm -f x'", 'Bash(rm *)'],
+    ['m4 -F out/table.csv src/a.ts', 'Edit(<T>/data/table.csv)'],
+    ['m4 --debugfile=out/table.csv src/a.ts', 'Edit(<T>/data/table.csv)'],
+    ['m4 -R <H>/.ssh/id_rsa src/a.ts', 'Read(~/.ssh/**)'],
+  ], extra);
+  neverAllowedAnywhere([
+    "echo 'include(<H>/.ssh/id_rsa)' | m4",
+    'm4 src/a.ts',
+    'm4 -DX=1 src/a.ts',
+    'm4 < src/a.ts',
+    'dc src/a.ts',
+    'dc -f src/a.ts',
+    'echo "$x" | dc',
+  ], extra);
+  allowedByDefault(['m4 --version', 'dc --version', 'bc src/a.ts', "echo '1+1' | bc"], extra);
+});

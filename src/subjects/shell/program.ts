@@ -139,6 +139,13 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     case 'red':
       reasons.push('interpreter'); // its stdin is ed commands, and `!CMD` runs CMD (ed(1))
       return;
+    case 'm4':
+      return describeM4(args, input, built);
+    case 'dc':
+      // GNU dc(1): `!` runs the rest of the line as a system command, from -e, -f, a file or stdin.
+      if (!isQuery(args)) reasons.push('interpreter');
+      for (const text of [...optionTexts(args, /^(-e|--expression)$/), ...(input.stdin === null ? [] : [input.stdin])]) embeddedCommand(text.replace(/^[^!]*/gm, ''), /^!(?![<=>])/, cwd, built);
+      return;
     case 'sqlite3': {
       // sqlite3(1): `.shell`/`.system` run a command, `.output`/`.once`/`.read`/`.import`/`.load` and
       // readfile()/writefile() touch any file; with no SQL operand it reads them from stdin.
@@ -685,6 +692,28 @@ function describeVim(name: string, args: readonly Word[], built: Built): void {
   built.reasons.push('interpreter');
   const texts = [...optionTexts(args, /^(-c|--cmd)$/), ...args.filter((w) => w.isStatic && /^\+./.test(w.value)).map((w) => w.value.slice(1))];
   for (const text of texts) embeddedCommand(text, /^\s*:*\s*!/, built.segment.cwd, built);
+}
+
+/** `PROGRAM --version` or `--help` alone: it runs nothing it reads. */
+function isQuery(args: readonly Word[]): boolean {
+  return args.length === 1 && args[0]!.isStatic && /^--?(version|help)$/.test(args[0]!.value);
+}
+
+/**
+ * GNU m4 (m4 1.4.19, its info manual): `syscmd(CMD)`/`esyscmd(CMD)` run CMD with /bin/sh, `include`,
+ * `sinclude`, `undivert(FILE)` read any file, from its operands or stdin (`echo 'syscmd(rm -f F)' |
+ * m4` removed F under bash 5.2; round 11 review). Always `interpreter`; the commands of a static
+ * stdin are nested scripts; `-F`/`--freeze-state` and `--debugfile` write, `-R`/`--reload-state` reads.
+ */
+function describeM4(args: readonly Word[], input: SegmentInput, built: Built): void {
+  if (!isQuery(args)) built.reasons.push('interpreter');
+  const scan = scanOptions(args, 0, { short: 'DUsILdtFRo', long: ['define', 'undefine', 'include', 'nesting-limit', 'debug', 'debuglen', 'trace', 'freeze-state', 'reload-state', 'error-output', 'word-regexp'] });
+  for (const file of optionValues(scan, '-F', '--freeze-state', '-o', '--error-output')) pushPath(built.segment.paths, pathOf(file, 'write', built.segment.cwd));
+  for (const option of scan.options) if (option.name.length > 3 && '--debugfile'.startsWith(option.name) && option.value) pushPath(built.segment.paths, pathOf(option.value, 'write', built.segment.cwd));
+  for (const file of optionValues(scan, '-R', '--reload-state')) pushPath(built.segment.paths, pathOf(file, 'read', built.segment.cwd));
+  for (const i of scan.operands) pushPath(built.segment.paths, pathOf(args[i]!, 'read', built.segment.cwd));
+  const texts = [...(input.stdin === null ? [] : [input.stdin]), ...optionValues(scan, '-D', '--define').filter((w) => w.isStatic).map((w) => w.value)];
+  for (const text of texts) for (const match of text.matchAll(/e?syscmd\(\s*\[?([^)\]]*)/g)) built.nested.push({ kind: 'script', text: match[1]!, cwd: built.segment.cwd });
 }
 
 /** tmux(1) commands that only list or query; any other (`new 'CMD'`, `run-shell`, `source-file`, `-f FILE`) runs code. */
