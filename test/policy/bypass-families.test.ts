@@ -3346,3 +3346,23 @@ describe('6. m4 and dc run the commands of their input', () => {
   ], extra);
   allowedByDefault(['m4 --version', 'dc --version', 'bc src/a.ts', "echo '1+1' | bc"], extra);
 });
+
+// Configuration a program reads that names what it runs, written by the same call (round 11 left it
+// open; npm 11.19.1, cargo and bash 5.2): `echo script-shell=/tmp/e.sh > .npmrc && npm test` ran
+// e.sh, `> package.json && npm test` the new test script, `> .cargo/config.toml && cargo build` the
+// rustc wrapper it names, `> build.rs && cargo build` build.rs.
+describe('7. configuration the same call writes, then a program reads', () => {
+  const extra = { allow: ['Bash(npm:*)', 'Bash(cargo:*)', 'Bash(mkdir:*)', 'Bash(printf *)', 'Bash(pytest:*)', 'Bash(pip:*)', 'Bash(cp:*)'] };
+  neverAllowedAnywhere([
+    'echo script-shell=/tmp/e.sh > .npmrc && npm test',
+    'echo script-shell=/tmp/e.sh >> src/.npmrc; cd src && npm test',
+    `echo '{"scripts":{"test":"rm -f out/table.csv"}}' > package.json && npm test`,
+    'cp src/a.ts package.json && npm run build',
+    `mkdir -p .cargo && printf '[build]\\nrustc-wrapper = "/tmp/e.sh"\\n' > .cargo/config.toml && cargo build`,
+    "echo 'fn main(){}' > build.rs && cargo build --offline",
+    "echo 'import os' > conftest.py && pytest",
+    "echo 'import os' > setup.py && pip install .",
+    'echo x > "$f" && npm test',
+  ], extra);
+  allowedByDefault(['echo x > src/b.ts && npm test', 'npm test', 'echo x > src/b.rs && cargo build', 'mkdir -p build && cargo build'], extra);
+});

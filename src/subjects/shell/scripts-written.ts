@@ -19,12 +19,31 @@ export function markScriptsWritten(info: CommandInfo): void {
     // An interpreter's own operands are deny-rule candidates (written or read), not writes before it runs.
     const before = writes.filter((write) => write.segment !== segment || write.path.via !== DENY_CANDIDATE);
     // A write whose name is known only at run time (ANY) may be any script.
-    if (scripts.some((script) => before.some(({ at }) => at === ANY || script === ANY || script === at || script.startsWith(`${at}/`)))) {
+    const config = segment.name === null ? undefined : CONFIGS.get(segment.name);
+    if (scripts.some((script) => before.some(({ at }) => at === ANY || script === ANY || script === at || script.startsWith(`${at}/`))) || (config && before.some(({ at }) => at === ANY || config.test(at)))) {
       if (!info.unanalyzable.includes('interpreter')) info.unanalyzable.push('interpreter');
       return;
     }
   }
 }
+
+/**
+ * Files a program reads from its directory or any above it (or home) that name what it runs:
+ * npm's `.npmrc` (`script-shell=P`) and package.json scripts, cargo's `.cargo/config.toml`
+ * (`build.rustc-wrapper`), Cargo.toml and build.rs, pip's setup.py and pyproject.toml, pytest's
+ * conftest.py. Written by the same call, they are code the analyser never saw: `echo
+ * script-shell=e.sh > .npmrc && npm test` ran e.sh (npm 11.19.1), `> .cargo/config.toml && cargo
+ * build` the wrapper and `> build.rs && cargo build` build.rs (cargo 1.8x, bash 5.2). Any
+ * directory counts: which one the program reads is known only at run time.
+ */
+const NODE_CONFIG = /\/(\.npmrc|package\.json|\.yarnrc(\.yml)?|\.pnpmfile\.c?js|pnpm-workspace\.yaml|bunfig\.toml|\.bunfig\.toml)$/;
+const CARGO_CONFIG = /\/(\.cargo\/config(\.toml)?|Cargo\.toml|build\.rs|rust-toolchain(\.toml)?)$|\/\.cargo\/|^\.cargo(\/|$)/;
+const PYTHON_CONFIG = /\/(setup\.py|setup\.cfg|pyproject\.toml|pip\.conf|conftest\.py|pytest\.ini|tox\.ini|sitecustomize\.py|usercustomize\.py)$/;
+const CONFIGS: ReadonlyMap<string, RegExp> = new Map([
+  ...['npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack'].map((name) => [name, NODE_CONFIG] as const),
+  ...['cargo', 'rustup'].map((name) => [name, CARGO_CONFIG] as const),
+  ...['pip', 'pip3', 'pipx', 'pytest', 'py.test', 'tox', 'uv'].map((name) => [name, PYTHON_CONFIG] as const),
+]);
 
 /** Programs whose writes change a file's metadata, not what it holds. */
 const METADATA_ONLY: ReadonlySet<string> = new Set(['chmod', 'chown', 'chgrp', 'touch', 'mkdir']);
