@@ -3366,3 +3366,21 @@ describe('7. configuration the same call writes, then a program reads', () => {
   ], extra);
   allowedByDefault(['echo x > src/b.ts && npm test', 'npm test', 'echo x > src/b.rs && cargo build', 'mkdir -p build && cargo build'], extra);
 });
+
+// The modules a script imports and the files make includes, written by the same call (round 11 left
+// them open under F12; bash 5.2): `> helper.py && python3 a.py` (a.py imports helper) ran the new
+// code (Python 3.11), `> x.mk && make` the `$(shell)` of a Makefile's `include x.mk` (GNU make 4.3),
+// `> h.js && node m.js` (m.js requires ./h.js) the new module (Node 20).
+describe('7. modules and included makefiles the same call writes', () => {
+  const extra = { allow: ['Bash(python3:*)', 'Bash(make:*)', 'Bash(node:*)', 'Bash(perl:*)', 'Bash(cp:*)'] };
+  neverAllowedAnywhere([
+    "echo 'import os' > helper.py && python3 src/a.ts",
+    "echo 'import os' > src/helper.py; python3 -m pytest",
+    "echo 'x' > x.mk && make",
+    "echo 'x' > rules.make && make -C src",
+    "echo 'x' > h.js && node src/a.ts",
+    'cp src/a.ts src/b.mjs && node src/a.ts',
+    "echo '1;' > Lib.pm && perl src/a.ts",
+  ], extra);
+  allowedByDefault(['echo x > out.txt && python3 src/a.ts', 'echo x > out.txt && make', 'echo x > notes.md && node src/a.ts'], extra);
+});

@@ -19,7 +19,7 @@ export function markScriptsWritten(info: CommandInfo): void {
     // An interpreter's own operands are deny-rule candidates (written or read), not writes before it runs.
     const before = writes.filter((write) => write.segment !== segment || write.path.via !== DENY_CANDIDATE);
     // A write whose name is known only at run time (ANY) may be any script.
-    const config = segment.name === null ? undefined : CONFIGS.get(segment.name);
+    const config = segment.name === null ? undefined : CONFIGS.get(segment.name) ?? CONFIGS.get(segment.name.replace(/[\d.]+$/, ''));
     if (scripts.some((script) => before.some(({ at }) => at === ANY || script === ANY || script === at || script.startsWith(`${at}/`))) || (config && before.some(({ at }) => at === ANY || config.test(at)))) {
       if (!info.unanalyzable.includes('interpreter')) info.unanalyzable.push('interpreter');
       return;
@@ -39,7 +39,18 @@ export function markScriptsWritten(info: CommandInfo): void {
 const NODE_CONFIG = /\/(\.npmrc|package\.json|\.yarnrc(\.yml)?|\.pnpmfile\.c?js|pnpm-workspace\.yaml|bunfig\.toml|\.bunfig\.toml)$/;
 const CARGO_CONFIG = /\/(\.cargo\/config(\.toml)?|Cargo\.toml|build\.rs|rust-toolchain(\.toml)?)$|\/\.cargo\/|^\.cargo(\/|$)/;
 const PYTHON_CONFIG = /\/(setup\.py|setup\.cfg|pyproject\.toml|pip\.conf|conftest\.py|pytest\.ini|tox\.ini|sitecustomize\.py|usercustomize\.py)$/;
+/**
+ * And the modules an interpreter's script imports, the files make includes: `> helper.py && python3
+ * a.py` (a.py imports helper), `> x.mk && make` (the Makefile includes x.mk), `> h.js && node m.js`
+ * ran the new code (Python 3.11, GNU make 4.3, Node 20). A write of the language's files counts.
+ */
 const CONFIGS: ReadonlyMap<string, RegExp> = new Map([
+  ...['python', 'pypy', 'pypy3'].map((name) => [name, /\.(py|pth)$|\/__pycache__\//] as const),
+  ...['node', 'nodejs', 'deno', 'tsx', 'ts-node'].map((name) => [name, /\.([cm]?[jt]sx?|json|node)$/] as const),
+  ['perl', /\.p[lm]$/],
+  ['ruby', /\.rb$/],
+  ['php', /\.(php|inc)$/],
+  ...['make', 'gmake'].map((name) => [name, /\.mk$|\.make$|\/[^/]*[Mm]akefile[^/]*$/] as const),
   ...['npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack'].map((name) => [name, NODE_CONFIG] as const),
   ...['cargo', 'rustup'].map((name) => [name, CARGO_CONFIG] as const),
   ...['pip', 'pip3', 'pipx', 'pytest', 'py.test', 'tox', 'uv'].map((name) => [name, PYTHON_CONFIG] as const),
