@@ -3384,3 +3384,21 @@ describe('7. modules and included makefiles the same call writes', () => {
   ], extra);
   allowedByDefault(['echo x > out.txt && python3 src/a.ts', 'echo x > out.txt && make', 'echo x > notes.md && node src/a.ts'], extra);
 });
+
+// wget(1): a download whose name exists is saved as NAME.1 (wget 1.21.3, bash 5.2: `wget -q
+// URL/f.txt -P out` run twice wrote out/f.txt.1); round 11 checked NAME only. -N, -nc and -c write
+// NAME itself.
+describe('6. wget writes NAME.1 when NAME exists', () => {
+  const wget = (command: string, mode: DefaultMode): Decision =>
+    decideShell(fill(command), { allow: ['Bash(wget:*)', `Edit(${W}/**)`], deny: [...BASE_DENY.filter((rule) => !rule.startsWith('Bash(wget')), `Edit(${T}/data/table.csv.1)`], mode, workspace: [W], cwd: W, home });
+  for (const mode of MODES) {
+    test.each(['wget -q -P out http://x/table.csv', 'cd out && wget -q http://x/a/table.csv'])(`${mode}: %j → deny Edit(<T>/data/table.csv.1)`, (command) => {
+      const decision = wget(command, mode);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule: `Edit(${T}/data/table.csv.1)` });
+    });
+  }
+  test.each(['wget -q -N -P out http://x/table.csv', 'wget -q -nc -P out http://x/table.csv', 'wget -q -c -P out http://x/table.csv', 'wget -q -P src http://x/a.ts'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = wget(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

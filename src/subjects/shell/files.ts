@@ -1941,9 +1941,14 @@ const wget: Handler = (args, cwd, out) => {
   if (hasOption(read, '-O', '--output-document', '--spider')) return;
   const dir = optionValues(read, '-P', '--directory-prefix').at(-1);
   const serverNamed = hasOption(read, ...WGET_SERVER_NAMES);
+  // wget(1): without -N, -nc or -c, a download whose NAME exists is saved as NAME.1 (NAME.2 when that
+  // exists too…): `wget URL/f.txt -P out` twice wrote out/f.txt.1 (wget 1.21.3, bash 5.2).
+  // (`-nc` is read as -n with the value `c`, as WGET lists -n among the options taking one.)
+  const numbered = !hasOption(read, '-N', '--timestamping', '--no-clobber', '-c', '--continue') && !optionValues(read, '-n').some((v) => v.value === 'c');
   for (const url of scan.operands.map((i) => args[i]!)) {
     const name = serverNamed ? null : downloadName(url);
     push(out, pathOf(inDirectory(dir, downloadWord(url, name)), WRITE, cwd));
+    if (numbered && name !== null) push(out, pathOf(inDirectory(dir, downloadWord(url, `${name}.1`)), WRITE, cwd));
   }
   if (serverNamed && scan.operands.length === 0) push(out, pathOf({ ...staticWord(`${dir?.raw ?? '.'}/<name the server gives>`), isStatic: false }, WRITE, cwd));
 };
