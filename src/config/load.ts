@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { expandHome } from '../home.js';
 import type { z } from 'zod';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import { formatKeyPath, readJson } from './json.js';
@@ -132,6 +134,12 @@ function valueAt(input: unknown, path: ReadonlyArray<string | number>): unknown 
     value = (value as Record<string | number, unknown>)[key];
   }
   return value;
+}
+
+/** The file `store.passwordFile` names (relative to the config's directory, `~/…` expanded), or null. */
+export function storePasswordFile(config: LoadedConfig): string | null {
+  const file = config.file.store?.passwordFile;
+  return file === undefined ? null : resolve(config.dir, expandHome(file, homedir()));
 }
 
 /** Workspace roots as written (the scope's when it has its own), resolved against the config file's directory. */

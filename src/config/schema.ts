@@ -208,9 +208,17 @@ export function configSchemas() {
       .default({ allow: [], ask: [], deny: [] }),
   });
 
-  const StoreSchema = z.strictObject({
-    url: z.string().min(1).optional().describe('A Redis URL shared by the replicas of a team gateway; without it state stays in this process.'),
-  });
+  const StoreSchema = z
+    .strictObject({
+      url: z.string().min(1).optional().describe('A Redis URL shared by the replicas of a team gateway; without it state stays in this process. Keep the password out of it: passwordEnv or passwordFile.'),
+      passwordEnv: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'passwordEnv is the name of an environment variable')
+        .optional()
+        .describe("The environment variable holding the Redis password (it replaces one in url)."),
+      passwordFile: z.string().min(1).optional().describe("A file holding the Redis password, relative to this file or ~/…; no tool may read it (it replaces one in url)."),
+    })
+    .refine((store) => store.passwordEnv === undefined || store.passwordFile === undefined, { message: 'give the Redis password by passwordEnv or by passwordFile, not both' });
 
   const ConfigSchema = z.strictObject({
     $schema: z.string().optional(),

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { parseConfigText, serversToRun, workspaceRoots, type LoadedConfig } from '../config/load.js';
+import { parseConfigText, serversToRun, storePasswordFile, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import { messageBytes, startWaitMs, type ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
@@ -42,6 +42,8 @@ export interface GatewayCoreOptions {
   prespawned?: Prespawned;
   /** How servers' own requests and notifications reach the client sessions (relay.ts). */
   hooks: (core: GatewayCore) => RelayHooks;
+  /** Many people's sessions share the gateway (team/http.ts): its audit holds their calls, so no tool reads it. */
+  shared?: boolean;
 }
 
 /**
@@ -80,6 +82,7 @@ export class GatewayCore implements CallContext {
   private shellLoaded = false;
   private decisionWarmed = false;
   private readonly prespawned: Prespawned | undefined;
+  private readonly shared: boolean;
   /** limits.messageMB, read at start: the largest message, and list answer (list-answer.ts). */
   private readonly maxMessageBytes: number;
   /** By list method, what its last answer left out (`listed leftOut`, '' for nothing): warned once per change. */
@@ -89,6 +92,7 @@ export class GatewayCore implements CallContext {
     this.loaded = options.config;
     this.logger = options.logger;
     this.prespawned = options.prespawned;
+    this.shared = options.shared === true;
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
     this.maxMessageBytes = messageBytes(this.loaded.file);
     this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
@@ -132,7 +136,13 @@ export class GatewayCore implements CallContext {
 
   /** The policy of some permissions (a user's: the team's with their overlay), against the same workspace and built-in protections. */
   policyOf(permissions: PermissionsInput): PolicyState {
-    return policyFor(permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded));
+    return policyFor(permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded), this.secretFiles());
+  }
+
+  /** The files besides the config that hold secrets no tool may read or write (policy.ts builtInRules). */
+  private secretFiles(): string[] {
+    const audit = this.shared ? auditFile(this.loaded) : null;
+    return [audit, storePasswordFile(this.loaded)].filter((file): file is string => file !== null);
   }
 
   inspectContext(): InspectContext {
@@ -310,7 +320,7 @@ export class GatewayCore implements CallContext {
   private applyPolicy(): void {
     const configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
     this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
-    this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded));
+    this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded), this.secretFiles());
     for (const listener of this.policyListeners) listener();
   }
 

@@ -56,10 +56,10 @@ export function configIssues(data: unknown): ConfigIssue[] {
 /**
  * Rules no config can remove: the model must not be able to edit the rules that bind it (the config
  * file, the temporary file of an atomic write, the audit), nor the code that applies them (the
- * code cache the next gateway runs), nor read or write the gateway's secrets (the approval page's
- * token, the state key), nor add rules through the CLI from a shell tool.
+ * code cache the next gateway runs), nor read or write the gateway's secrets (the config itself,
+ * the approval page's token, the state key, `secretFiles`), nor add rules through the CLI from a shell tool.
  */
-export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory(), start: StartFiles = NO_START_FILES): Rule[] {
+export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory(), start: StartFiles = NO_START_FILES, secretFiles: readonly string[] = []): Rule[] {
   // The config, the temporary file of its atomic write, the audit, `init`'s manifest of wrapped
   // clients, and the lock file (a model that could write it could accept a changed tool itself).
   const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), manifestPath(configPath), pinsFileFor(configPath), ...(auditPath ? [auditPath] : [])];
@@ -75,9 +75,12 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   }));
   // The approval page's state file holds the page's secret token, the state key signs paused
   // calls, and the HTTP gateway's secret is the credential of its `local` user: a model that read
-  // one could answer its own call on the page or forge one (round 11 review). Neither read nor
-  // written by a tool.
-  const secrets = [pageStateFile(configPath), stateKeyPath(configPath), httpSecretFile(configPath)];
+  // one could answer its own call on the page or forge one (round 11 review). The config holds the
+  // servers' `env` and `headers` secrets and a team's `store.url`, whose Redis password let a
+  // member's model answer other members' calls (round 12 review, F1); `secretFiles` are the
+  // caller's others (a team's audit, the Redis password file). Neither read nor written by a tool
+  // (docs/threat-model.md).
+  const secrets = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), pageStateFile(configPath), stateKeyPath(configPath), httpSecretFile(configPath), ...secretFiles];
   for (const file of new Set(secrets.flatMap((each) => [each, ...physicalForms(each)]))) {
     rules.push({ type: 'path', list: 'deny', access: 'read', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });
     rules.push({ type: 'path', list: 'deny', access: 'write', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });
@@ -146,11 +149,11 @@ const GIT_CODE_FILES: readonly string[] = [
 ];
 
 /** The policy a loaded config gives: built-in protections first, then the user's rules. Throws RULE_INVALID on a bad rule (never drops it). */
-export function policyFor(permissions: PermissionsInput, configPath: string, auditPath: string | null, env: MatchEnv, start: StartFiles = NO_START_FILES): PolicyState {
+export function policyFor(permissions: PermissionsInput, configPath: string, auditPath: string | null, env: MatchEnv, start: StartFiles = NO_START_FILES, secretFiles: readonly string[] = []): PolicyState {
   const { rules, issues } = parseRules(permissions);
   // Fail closed: a config loaded without the rule check must not lose its bad deny rules silently.
   if (issues.length > 0) throw new LatchError('RULE_INVALID', `invalid rules: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
-  return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath, codeCacheDirectory(), start), ...rules], env) };
+  return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath, codeCacheDirectory(), start, secretFiles), ...rules], env) };
 }
 
 /** A path as a rule pattern that matches only it. */

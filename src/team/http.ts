@@ -88,6 +88,7 @@ export class TeamGateway {
       logger: options.logger,
       ...(options.env ? { env: options.env } : {}),
       hooks: (core) => createRelayHooks(core, () => null, () => [...this.sessions.values()].map((session) => session.upstream.server)),
+      shared: true,
     });
     this.policies = new UserPolicies(this.core, options.store);
     options.store.onSessionGrantsChanged((user, session) => {

@@ -1,5 +1,7 @@
 import type { Logger } from '../log.js';
-import type { LoadedConfig } from '../config/load.js';
+import { readFileSync } from 'node:fs';
+import { storePasswordFile, type LoadedConfig } from '../config/load.js';
+import { errorMessage, LatchError } from '../errors.js';
 import { configIssues } from '../policy/policy.js';
 import { RulesFile } from '../store/rules-file.js';
 import { MemoryTeamStore } from './memory-store.js';
@@ -9,11 +11,14 @@ import type { TeamStore } from './store.js';
  * The team store a config asks for: shared (Redis at `store.url`) for several replicas, else the
  * embedded one, whose remembered rules are the users' overlays in the config file itself.
  */
-export async function openTeamStore(config: LoadedConfig, logger: Logger): Promise<TeamStore> {
-  if (config.file.store?.url) {
+export async function openTeamStore(config: LoadedConfig, logger: Logger, env: NodeJS.ProcessEnv = process.env): Promise<TeamStore> {
+  const url = config.file.store?.url;
+  if (url) {
+    const password = storePassword(config, env);
+    if (hasPassword(url)) logger.warn({ key: 'store.url' }, `store.url holds the Redis password, and whoever has it answers every member's calls: give it by store.passwordEnv or store.passwordFile instead (docs/team.md#two-replicas)`);
     // ioredis loads only here, so a single replica never pays for it.
     const { RedisTeamStore } = await import('./redis-store.js');
-    return RedisTeamStore.connect({ url: config.file.store.url, logger });
+    return RedisTeamStore.connect({ url, logger, ...(password !== undefined ? { password } : {}) });
   }
   const file = new RulesFile(config.path, configIssues);
   return new MemoryTeamStore({
@@ -21,4 +26,29 @@ export async function openTeamStore(config: LoadedConfig, logger: Logger): Promi
     add: async (user, rules) => (await file.add('allow', rules, user)).added,
     remove: async (user, rule) => (await file.remove('allow', rule, user)).added.length > 0,
   });
+}
+
+/** The Redis password from `store.passwordEnv` or `store.passwordFile` (its first line), or undefined when neither is given; a LatchError naming the key when it cannot be had. */
+function storePassword(config: LoadedConfig, env: NodeJS.ProcessEnv): string | undefined {
+  const variable = config.file.store?.passwordEnv;
+  if (variable !== undefined) {
+    const value = env[variable];
+    if (value === undefined || value === '') throw new LatchError('STORE_UNAVAILABLE', `store.passwordEnv: the environment variable ${variable} is not set`);
+    return value;
+  }
+  const file = storePasswordFile(config);
+  if (file === null) return undefined;
+  try {
+    return readFileSync(file, 'utf8').split(/\r?\n/)[0]!;
+  } catch (error) {
+    throw new LatchError('STORE_UNAVAILABLE', `store.passwordFile: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+function hasPassword(url: string): boolean {
+  try {
+    return new URL(url).password !== '';
+  } catch {
+    return false;
+  }
 }

@@ -21,6 +21,8 @@ interface Held {
 
 export interface RedisTeamStoreOptions {
   url: string;
+  /** The Redis password, when not in `url` (`store.passwordEnv`, `store.passwordFile`); it replaces one there. */
+  password?: string;
   logger: Logger;
   /** This replica's name (default: random). */
   replica?: string;
@@ -55,6 +57,7 @@ export class RedisTeamStore implements TeamStore {
       // Fail closed and soon: a command that cannot reach Redis errors instead of queueing for long.
       maxRetriesPerRequest: 2,
       connectTimeout: 5_000,
+      ...(options.password !== undefined ? { password: options.password } : {}),
     };
     const redis = defineScripts(new Redis(options.url, settings));
     const subscriber = new Redis(options.url, settings);

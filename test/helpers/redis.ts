@@ -18,11 +18,12 @@ export interface TestRedis {
 export const REDIS_SERVER = process.env.MCP_LATCH_REDIS_SERVER ?? 'redis-server';
 
 
-export async function startRedis(): Promise<TestRedis> {
+/** `password`: the server requires it (`--requirepass`); `url` then holds none. */
+export async function startRedis(options: { password?: string } = {}): Promise<TestRedis> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 5; attempt += 1) {
     try {
-      return await startOnce(await freePort());
+      return await startOnce(await freePort(), options.password);
     } catch (error) {
       lastError = error;
     }
@@ -30,9 +31,9 @@ export async function startRedis(): Promise<TestRedis> {
   throw lastError;
 }
 
-function startOnce(port: number): Promise<TestRedis> {
+function startOnce(port: number, password: string | undefined): Promise<TestRedis> {
   const dir = tempDir('mcp-latch-redis-');
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'yes'], {
+  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'yes', ...(password !== undefined ? ['--requirepass', password] : [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -210,11 +210,15 @@ describe('3. recursive reads through links', () => {
   });
   // Without links, a recursive read asks only when a file a deny rule matches is really there.
   allowedByDefault(['grep -rn TODO src', 'grep -rn TODO docs', 'rg -n TODO docs', "grep -r --include='*.md' TODO docs"]);
+  // Since round 12 the gateway's config (W/mcp-latch.json) is read-denied too (a secret of the
+  // gateway): a recursive read of `.` reaches it and asks about it first; the cases below that read
+  // `.` expect that rule (`configRead`).
+  const configRead = () => `built-in protection of ${join(W, 'mcp-latch.json')} (a secret of the gateway)`;
   for (const mode of MODES) {
     test.each(['grep -rn TODO conf', 'rg TODO conf', 'grep -rn TODO .', 'find conf -type f -exec cat {} +', 'tar -czf c.tgz conf'])(`${mode}: %j asks (conf/.env is there)`, (command) => {
       const decision = shell(command, mode);
       if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
-      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Read(**/.env)' });
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: command.endsWith(' .') ? configRead() : 'Read(**/.env)' });
     });
   }
   // grep(1) --include/--exclude/--exclude-dir: a file grep does not open is not read. Each case
@@ -230,10 +234,13 @@ describe('3. recursive reads through links', () => {
     "grep -r --include='*.md' --exclude='*.ts' TODO .",
     "grep -R --include='*.md' TODO docs conf",
   ];
+  // Their filters let W/mcp-latch.json through: asked about the config, not about conf/.env.
+  const READS_CONFIG = new Set(["grep -r --exclude='.*' TODO .", 'grep -r --exclude-dir=conf TODO .']);
   for (const mode of MODES) {
     test.each(filtered)(`${mode}: %j is not asked about conf/.env`, (command) => {
       const decision = shell(command, mode);
-      if (mode === 'default' || mode === 'acceptEdits' || mode === 'bypassPermissions' || mode === 'plan') expect(decision.verdict, decision.reason).toBe('allow');
+      if (READS_CONFIG.has(command)) expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: configRead() });
+      else if (mode === 'default' || mode === 'acceptEdits' || mode === 'bypassPermissions' || mode === 'plan') expect(decision.verdict, decision.reason).toBe('allow');
       else expect(decision.rule, decision.reason).not.toBe('Read(**/.env)');
     });
   }
@@ -249,7 +256,7 @@ describe('3. recursive reads through links', () => {
     'rg --type ts TODO conf',
   ])('default: %j asks (conf/.env may be read)', (command) => {
     const decision = shell(command, 'default');
-    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Read(**/.env)' });
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: command.endsWith(' .') ? configRead() : 'Read(**/.env)' });
   });
 });
 
