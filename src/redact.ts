@@ -1,10 +1,22 @@
 import { isPlainObject } from './values.js';
 
 /**
- * What is a secret, for logs and the audit alike (docs/design.md#records): the value of any key that
- * looks like one, at any depth, and in logs every value of a server's `env` and `headers`.
+ * What is a secret, for logs and the audit alike (docs/design.md#records, what is recognised and
+ * what is not: docs/threat-model.md "Secrets in records"):
+ * - the value of any key that looks like one, at any depth;
+ * - every value inside an `env`, `environment` or `headers` object or list (a server's config, a
+ *   tool's request), keeping the names (`Authorization: [redacted]`, `KEY=[redacted]`);
+ * - the `value` of a `{name|key: <secret name>, value}` pair;
+ * - inside any string (`redactText`): private key blocks, URL passwords, secret-named values
+ *   (`GITHUB_TOKEN=…`, `Authorization: Bearer …`, `?sig=…`, `--password x`, `mysql -pX`,
+ *   `curl -u user:pass`), `Bearer`/`Basic` credentials, and well-known token shapes.
+ * The person's prompt shows the call as it is: this is for records at rest only.
  */
-const SECRET_KEY = /(token|passw(or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id)/i;
+const SECRET_KEY = /(?:token|passw(?:or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id|bearer)|(?:pass|pwd|passphrase|sig|signature|(?:access|signing|encryption|master|client|app|license|ssh|account)[-_]?key)$/i;
+/** Keys whose every value is a secret when they hold an object or a list. */
+const ALL_VALUES = /^(?:env|environment|headers)$/i;
+/** Either of the above: one test per key on the path with nothing to redact. */
+const MARKED_KEY = new RegExp(`${SECRET_KEY.source}|${ALL_VALUES.source}`, 'i');
 const REDACTED = '[redacted]';
 const MAX_STRING = 300;
 
@@ -13,7 +25,133 @@ function isSecretKey(key: string): boolean {
 }
 
 /**
- * A copy with secret-looking keys replaced and long strings shortened (file contents, scripts): what
+ * A name in text whose value is a secret, by how it ends (`GITHUB_TOKEN`, `X-Api-Key`,
+ * `X-Amz-Signature`, `DB_PASSWORD`, `client_secret`, `sig`): ends rather than contains, so
+ * `token_count` or `author` are kept.
+ */
+const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase)?|key|sig(?:nature)?|auth(?:orization)?|credentials?|cookie|session[-_.]?id)$/i;
+
+/**
+ * Text that may hold something `redactText` replaces, in two tests. Every recogniser below needs one
+ * of these characters or words: most strings (a message, a path, a sentence) have none and are
+ * returned after this one test, a single character class V8 scans quickly; the audit runs it on
+ * every string of every call's arguments (docs/performance.md "Round 12: redacting values").
+ */
+const TRIGGER = /[=:@_-]|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza/;
+/** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|eyJ/i;
+
+/** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
+const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
+/** RFC 3986 userinfo with a password: `scheme://user:password@`. */
+const USERINFO = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s/?#@:'"]*):([^\s/?#@'"]+)@/g;
+/** A name, maybe quoted, then `=` or `:`: each is looked at, and the value after a secret name replaced (see redactNamed). */
+const NAMED = /(?<![\w.-])(\\?["']?)(-{0,2}[A-Za-z_][\w.-]{0,63})\1[ \t]{0,16}([:=])[ \t]*/g;
+/** HTTP authentication schemes (RFC 9110 §11, IANA's registry): kept before the redacted credentials. */
+const SCHEME = /^(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|OAuth|HOBA|Mutual|SCRAM-SHA-\d+|AWS4-HMAC-SHA256)[ \t]+(?=\S)/i;
+/** A long option with a secret name and its value as the next word: `--password hunter2`, `--api-key k`. */
+const LONG_OPTION = /(?<![\w-])(--[A-Za-z][\w-]{0,63})[ \t]+(?!-)("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
+/** MySQL's and MariaDB's clients take the password attached to `-p` (mysql(1): a space means "ask"); sshpass with or without. */
+const PASSWORD_P = /\b((?:mysql\w*|mariadb[\w-]*)\b[^;&|\n]{0,200}?\s-p|\bsshpass\b[^;&|\n]{0,200}?\s-p[ \t]*)(?=[^\s-])("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
+/** curl/wget `-u user:password`, `--user`, `--proxy-user` (`-U`): the password after the first colon. */
+const USER_PASSWORD = /(\b(?:curl|wget)\b[^;&|\n]{0,200}?\s(?:-[uU]|--user|--proxy-user|--http-user)(?:[ \t]+|=)["']?)([^\s:'"]*):([^\s'"]+)/g;
+/** RFC 6750 Bearer credentials (token68), and RFC 7617 Basic ones (base64 of `user:password`). */
+const BEARER = /\b(Bearer)[ \t]+([A-Za-z0-9\-._~+/]+=*)/gi;
+const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
+/**
+ * Token shapes, each from its issuer's documentation; the prefix is kept (`ghp_[redacted]`):
+ * GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`), GitLab (`glpat-`), AWS access key
+ * IDs (`AKIA`, `ASIA`, `ABIA`, `ACCA` + 16), Slack (`xoxb-`, `xoxp-`, `xoxa-`, `xoxr-`, `xoxe-`,
+ * `xoxs-`, `xapp-`), OpenAI and Anthropic (`sk-`, `sk-proj-`, `sk-ant-…`), Stripe (`sk_live_`,
+ * `rk_test_` …), Google API keys (`AIza` + 35), npm (`npm_` + 36).
+ */
+const TOKEN_SHAPES = /(?<![\w-])(gh[pousr]_|github_pat_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza)[A-Za-z0-9_-]{8,}(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+/** A JSON Web Token (RFC 7519: base64url of `{"…` is `eyJ`), whole or cut after its payload. */
+const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
+
+/**
+ * `text` with the secrets it holds replaced, keeping what they were (`Bearer [redacted]`,
+ * `https://user:[redacted]@host`, `GITHUB_TOKEN=[redacted]`, `ghp_[redacted]`); `text` itself when
+ * there are none.
+ */
+export function redactText(text: string): string {
+  if (!TRIGGER.test(text) || !CANDIDATE.test(text)) return text;
+  let out = text;
+  if (out.includes('-----BEGIN')) out = out.replace(PEM, (_all, begin: string, _label, end: string | undefined) => `${begin}${REDACTED}${end ?? ''}`);
+  out = out.replace(USERINFO, `$1$2:${REDACTED}@`);
+  out = redactNamed(out);
+  out = out.replace(LONG_OPTION, (all, option: string, value: string) => (option !== '--key' && SECRET_NAME.test(option) && !value.startsWith('[redacted]') ? `${option} ${quoted(value)}` : all));
+  out = out.replace(PASSWORD_P, (_all, before: string, value: string) => `${before}${quoted(value)}`);
+  out = out.replace(USER_PASSWORD, `$1$2:${REDACTED}`);
+  out = out.replace(BEARER, `$1 ${REDACTED}`);
+  out = out.replace(BASIC, (all, scheme: string, credentials: string) => (Buffer.from(credentials, 'base64').toString('latin1').includes(':') ? `${scheme} ${REDACTED}` : all));
+  out = out.replace(TOKEN_SHAPES, (_all, prefix: string | undefined, aws: string | undefined) => `${prefix ?? aws}${REDACTED}`);
+  out = out.replace(JWT, '[redacted JWT]');
+  return out;
+}
+
+/** `[redacted]` in the quotes `value` had. */
+function quoted(value: string): string {
+  const quote = value[0] === '"' || value[0] === "'" ? value[0] : '';
+  return `${quote}${REDACTED}${quote && value.length > 1 && value.endsWith(quote) ? quote : ''}`;
+}
+
+/**
+ * `name=value` and `name: value` where the name is a secret's (SECRET_NAME): environment and shell
+ * assignments, `.env` lines, query parameters, HTTP header lines, YAML and JSON text. A quoted value
+ * is replaced inside its quotes; after `:` the rest of the line (a header's value has spaces) up to
+ * a quote; after `=` the word. An HTTP authentication scheme is kept (`Authorization: Bearer [redacted]`).
+ * Names are looked at one after the other, so a pair inside a value that is not a secret's
+ * (`https://h/x?token=…`) is found too.
+ */
+function redactNamed(text: string): string {
+  NAMED.lastIndex = 0;
+  let out = '';
+  let copied = 0;
+  for (let match = NAMED.exec(text); match !== null; match = NAMED.exec(text)) {
+    const [whole, , name, separator] = match as unknown as [string, string, string, string];
+    let start = match.index + whole.length;
+    // `https://…`: a scheme, not a name.
+    if (!SECRET_NAME.test(name) || (separator === ':' && text.startsWith('//', start))) continue;
+    const scheme = SCHEME.exec(text.slice(start, start + 40));
+    if (scheme) start += scheme[0].length;
+    const end = valueEnd(text, start, separator);
+    if (end === start || text.startsWith(REDACTED, start)) continue;
+    const quote = text.startsWith('\\"', start) ? '\\"' : text[start] === '"' || text[start] === "'" ? text[start]! : '';
+    const closed = quote !== '' && end - start > quote.length && text.startsWith(quote, end - quote.length);
+    out += `${text.slice(copied, start)}${quote}${REDACTED}${closed ? quote : ''}`;
+    copied = end;
+    NAMED.lastIndex = Math.max(NAMED.lastIndex, end);
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** Where the value starting at `start` ends: its closing quote, else the line (after `:`) or the word (after `=`). */
+function valueEnd(text: string, start: number, separator: string): number {
+  const quote = text.startsWith('\\"', start) ? '\\"' : text[start] === '"' || text[start] === "'" ? text[start]! : null;
+  if (quote !== null) {
+    const newline = text.indexOf('\n', start);
+    const lineEnd = newline === -1 ? text.length : newline;
+    let at = start + quote.length;
+    while (at < lineEnd) {
+      if (quote === '"' && text[at] === '\\') at += 2;
+      else if (text.startsWith(quote, at)) return at + quote.length;
+      else at += 1;
+    }
+    return lineEnd;
+  }
+  const stop = separator === ':' ? /[\r\n'"`]/g : /[\s'"`&;|<>)]/g;
+  stop.lastIndex = start;
+  const found = stop.exec(text);
+  let end = found ? found.index : text.length;
+  // A JSON-escaped quote (`\"`) ends the value too.
+  if (end > start && text[end - 1] === '\\' && text[end] === '"') end -= 1;
+  while (separator === ':' && end > start && /[ \t]/.test(text[end - 1]!)) end -= 1;
+  return end;
+}
+
+/**
+ * A copy with secrets replaced (above) and long strings shortened (file contents, scripts): what
  * the audit records of arguments. Plain data with nothing to replace is returned as it is, not
  * copied: nearly every call's arguments, and the copy was made for every audited call.
  */
@@ -21,10 +159,10 @@ export function redactSecrets(value: unknown): unknown {
   return keptAsIs(value, 0) ? value : redactedCopy(value, 0);
 }
 
-/** True when the copy would serialise as `value` does: plain data, no secret-looking key, no long string, not too deep. */
+/** True when the copy would serialise as `value` does: plain data, nothing to redact, no long string, not too deep. */
 function keptAsIs(value: unknown, depth: number): boolean {
   if (depth > 8) return false;
-  if (typeof value === 'string') return value.length <= MAX_STRING;
+  if (typeof value === 'string') return value.length <= MAX_STRING && redactText(value) === value;
   if (typeof value !== 'object' || value === null) return true;
   if (Array.isArray(value)) {
     if (value.length > 50) return false;
@@ -36,27 +174,63 @@ function keptAsIs(value: unknown, depth: number): boolean {
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
     // The copy drops an own `__proto__` key (assigning it sets the copy's prototype).
-    if (key === '__proto__' || isSecretKey(key) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (key === '__proto__' || MARKED_KEY.test(key) || (key === 'value' && secretPair(value)) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
 }
 
+/** `{name: "GITHUB_TOKEN", value: …}`, `{key: "Authorization", value: …}`: a pair whose value is a secret. */
+function secretPair(object: object): boolean {
+  const name = (object as { name?: unknown }).name ?? (object as { key?: unknown }).key;
+  return typeof name === 'string' && (SECRET_NAME.test(name) || isSecretKey(name));
+}
+
 function redactedCopy(value: unknown, depth: number): unknown {
   if (depth > 8) return '[nested]';
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}…[${value.length - MAX_STRING} more]` : value;
+  if (typeof value === 'string') return value.length > MAX_STRING ? `${redactText(value.slice(0, MAX_STRING))}…[${value.length - MAX_STRING} more]` : redactText(value);
   if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactedCopy(item, depth + 1));
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) copy[key] = isSecretKey(key) ? REDACTED : redactedCopy((value as Record<string, unknown>)[key], depth + 1);
+    const pair = secretPair(value);
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      if (isSecretKey(key) || (pair && key === 'value')) copy[key] = REDACTED;
+      else if (ALL_VALUES.test(key) && typeof item === 'object' && item !== null) copy[key] = everyValue(item, depth + 1);
+      else copy[key] = redactedCopy(item, depth + 1);
+    }
     return copy;
   }
   return value;
 }
 
 /**
- * A log record with secret-looking keys replaced, and every value under `env` or `headers` (a
- * server's config). Only plain objects and arrays are copied: an Error stays an Error for pino's
- * serializer. Strings are kept whole.
+ * An `env` or `headers` object or list with every value replaced and the names kept: object keys,
+ * the `name`/`key` of a pair, and the name of a `NAME=value` or `Name: value` line.
+ */
+function everyValue(value: unknown, depth: number): unknown {
+  if (depth > 8) return '[nested]';
+  if (Array.isArray(value)) return value.slice(0, 50).map((item) => everyValue(item, depth + 1));
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      copy[key] = (key === 'name' || key === 'key') && typeof item === 'string' ? redactedCopy(item, depth + 1) : everyValue(item, depth + 1);
+    }
+    return copy;
+  }
+  if (typeof value === 'string') {
+    const named = /^[A-Za-z_][\w.-]*[ \t]*[:=][ \t]*/.exec(value);
+    return named ? `${named[0]}${REDACTED}` : REDACTED;
+  }
+  return value === null || value === undefined ? value : REDACTED;
+}
+
+/**
+ * A log record with secret-looking keys replaced, every value under `env` or `headers` (a server's
+ * config), and the secrets inside its strings (redactText). Only plain objects and arrays are
+ * copied: an Error stays an Error for pino's serializer. Strings are kept whole. The message is
+ * the gateway's own sentence and is not changed (the approval page's address is in it for
+ * `browser-manual`: docs/approval.md).
  */
 export function redactLogRecord(record: Record<string, unknown>): Record<string, unknown> {
   return redactKeys(record, 0, false) as Record<string, unknown>;
@@ -64,11 +238,12 @@ export function redactLogRecord(record: Record<string, unknown>): Record<string,
 
 function redactKeys(value: unknown, depth: number, all: boolean): unknown {
   if (depth > 8) return value;
+  if (typeof value === 'string') return redactText(value);
   if (Array.isArray(value)) return value.map((item) => redactKeys(item, depth + 1, false));
   if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    copy[key] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, key === 'env' || key === 'headers');
+    copy[key] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key));
   }
   return copy;
 }

@@ -25,3 +25,24 @@ test('log records: secret-looking keys at any depth and every env and headers va
   // Values no path holds (the stack names the test's own path, which may hold "c1" or "/bin").
   expect(lines.join('')).not.toMatch(/secret-/);
 });
+
+/** Round 11 review, finding 14: secrets inside values reached the log (a server's log message, an error naming a URL). */
+test('log records: secrets inside string values are redacted (redactText), the message is kept', async () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'debug', destination: sink });
+  logger.debug({ server: 'a', data: ['Authorization: Bearer sk-live-123', { note: 'clone https://ghp_0123456789abcdefghijABCDEFGHIJ012345@github.com/o/r' }], err: 'connect https://app:hunter2@db.example failed' }, 'log message of a server');
+  await new Promise((resolve) => setImmediate(resolve));
+  const record = JSON.parse(lines.join('')) as Record<string, unknown>;
+  expect(record).toMatchObject({
+    data: ['Authorization: Bearer [redacted]', { note: 'clone https://ghp_[redacted]@github.com/o/r' }],
+    err: 'connect https://app:[redacted]@db.example failed',
+    msg: 'log message of a server',
+  });
+  expect(lines.join('')).not.toMatch(/sk-live|hunter2|ghp_0/);
+});

@@ -1,7 +1,7 @@
 /**
  * The audit trail (docs/design.md#records): one JSON line per decided call (pino's line format), written to a
- * file next to the config by default. Arguments are recorded with secrets redacted and long values
- * cut; the digest identifies the exact call.
+ * file next to the config by default. Arguments, the command and the text quoting them are recorded
+ * with secrets redacted (redact.ts) and long values cut; the digest identifies the exact call.
  *
  * Durability: the record of a call that is forwarded is handed to the OS (written to the file)
  * before the call is sent, so killing the process loses none; what reaches the disk on power loss
@@ -25,7 +25,7 @@ import type { Decision } from '../policy/types.js';
 import { isoTime } from '../iso-time.js';
 import { errorMessage, recordUnwritten } from '../errors.js';
 import { expandHome } from '../home.js';
-import { redactSecrets } from '../redact.js';
+import { redactSecrets, redactText } from '../redact.js';
 import { jsonString, type ArgsJson } from '../values.js';
 
 /** One decided call, as the audit receives it. */
@@ -101,6 +101,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   // Created readable by its owner only: records hold every call's arguments (round 12 review, F10).
   const sink = new BufferedFile(openSync(file, 'a', 0o600), failed, onError);
   const lines = new RecordText();
+  const lastTexts: LastTexts = { reason: null, redactedReason: '', rule: null, redactedRule: '' };
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
   let head = '';
   let timeOf = NaN;
@@ -125,7 +126,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         }
         // The entry belongs to the audit once recorded: completed in place rather than copied.
         if (typeof entry.argsDigest === 'function') entry.argsDigest = entry.argsDigest();
-        entry.args = redactSecrets(entry.args);
+        redactRecord(entry, lastTexts);
         sink.writeRecord(head, lines.fixedFields(entry), lines.callFields(entry));
       } catch (error) {
         // Only an allowed call's record holds its call back: the others did not leave.
@@ -180,6 +181,39 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
       return lastFailure;
     },
   };
+}
+
+/** The last record's reason and rule, as given and redacted. */
+interface LastTexts {
+  reason: string | null;
+  redactedReason: string;
+  rule: string | null;
+  redactedRule: string;
+}
+
+/**
+ * The record's secrets replaced (redact.ts): its arguments, and the text the decision copied from
+ * them (the command, a path as written, a reason or rule quoting either, the person's note). The
+ * decision's own objects are not changed: a copy where a text changes.
+ */
+function redactRecord(entry: AuditRecord, last: LastTexts): void {
+  entry.args = redactSecrets(entry.args);
+  if (entry.command !== null) entry.command = redactText(entry.command);
+  // A tool's calls repeat their reason and rule: the last one's text is reused, not scanned again.
+  if (entry.reason !== last.reason) last.redactedReason = redactText((last.reason = entry.reason));
+  entry.reason = last.redactedReason;
+  if (entry.rule !== null) {
+    if (entry.rule !== last.rule) last.redactedRule = redactText((last.rule = entry.rule));
+    entry.rule = last.redactedRule;
+  }
+  if (entry.note !== undefined) entry.note = redactText(entry.note);
+  if (entry.paths.length > 0) {
+    entry.paths = entry.paths.map((path) => {
+      const input = redactText(path.input);
+      const problem = path.problem === undefined ? undefined : redactText(path.problem);
+      return input === path.input && problem === path.problem ? path : { ...path, input, ...(problem === undefined ? {} : { problem }) };
+    });
+  }
 }
 
 /**

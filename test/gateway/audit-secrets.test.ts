@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, expect, test } from 'vitest';
+import { COMMANDS_SERVER, EVERYTHING_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+
+/**
+ * Round 11 review of the surfaces, finding 14: the audit redacted by key name only, so a token in a
+ * value (a header line, a URL, an `env` map, a shell command) was written in clear to a file that
+ * lives long beside the config. Through the built gateway, real servers, the file on disk; the
+ * person's prompt still shows the call as it is (docs/threat-model.md "Secrets in records").
+ */
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+const GITHUB = 'ghp_R4nd0mT0k3nV4lu3F0rT3st1ngXYZ012345';
+const OPENAI = 'sk-proj-Zq9v8u7t6s5r4q3p2o1nMlKjIhGfEdCb';
+
+test('secrets inside values are not written to the audit file; the prompt shows the command as the model sent it', async () => {
+  const dir = tempDir();
+  const prompts: ElicitRequest['params'][] = [];
+  harness = await startGateway(
+    {
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, shell: { command: process.execPath, args: [COMMANDS_SERVER] } },
+      workspace: [dir],
+      permissions: { allow: ['mcp__everything__echo', 'Bash(echo *)'] },
+    },
+    {
+      dir,
+      onElicit: (params) => {
+        prompts.push(params);
+        return { action: 'accept', content: { decision: 'Allow once' } };
+      },
+    },
+  );
+  const message = `curl -H 'Authorization: Bearer ${OPENAI}' 'https://app:hunter2@api.example.com/v1?access_token=tok123&q=1'`;
+  const echoed = await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
+  expect(textOf(echoed)).toContain(OPENAI);
+  const command = `export GITHUB_TOKEN=${GITHUB}; echo done`;
+  const ran = await harness.client.callTool({ name: 'shell__run_command', arguments: { command, workdir: dir, env: { GITHUB_TOKEN: GITHUB } } });
+  expect(textOf(ran)).toContain('done');
+  // The person judged the real command.
+  expect(prompts).toHaveLength(1);
+  expect(prompts[0]!.message).toContain(GITHUB);
+
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const records = await eventually(() => {
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(2);
+    return lines;
+  });
+  const text = readFileSync(file, 'utf8');
+  for (const secret of [OPENAI, GITHUB, 'hunter2', 'tok123']) expect(text).not.toContain(secret);
+  // What the record keeps: the shape, and every name.
+  expect(records[0]).toMatchObject({ tool: 'echo', decision: 'allow', args: { message: "curl -H 'Authorization: Bearer [redacted]' 'https://app:[redacted]@api.example.com/v1?access_token=[redacted]&q=1'" } });
+  expect(records[1]).toMatchObject({
+    tool: 'run_command',
+    decision: 'allow',
+    by: 'user',
+    command: 'export GITHUB_TOKEN=[redacted]; echo done',
+    args: { command: 'export GITHUB_TOKEN=[redacted]; echo done', workdir: dir, env: { GITHUB_TOKEN: '[redacted]' } },
+  });
+});
