@@ -1,3 +1,5 @@
+import { realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfigText, serversToRun, storePasswordFile, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import { messageBytes, startWaitMs, type ConfigFile } from '../config/schema.js';
@@ -64,6 +66,8 @@ export class GatewayCore implements CallContext {
   private matchEnv!: MatchEnv;
   private readonly pathEnv: PathEnv;
   private clientRoots: string[] = [];
+  /** Per server, the last two lists of roots it was given through the relay (noteServerRoots). */
+  private readonly serverRoots = new Map<string, string[][]>();
   private readonly identities = new Map<string, ServerIdentity>();
   private readonly toolClasses = new Map<string, { tool: ToolRoute['tool']; toolClass: ToolClass }>();
   private readonly rulesFile: RulesFile;
@@ -146,7 +150,7 @@ export class GatewayCore implements CallContext {
   }
 
   inspectContext(): InspectContext {
-    return { workspace: this.matchEnv.roots, clientRoots: this.clientRoots, pathEnv: this.pathEnv };
+    return { workspace: this.matchEnv.roots, clientRoots: this.clientRoots, serverRoots: this.serverRoots, pathEnv: this.pathEnv };
   }
 
   toolClass(route: ToolRoute): ToolClass {
@@ -315,6 +319,33 @@ export class GatewayCore implements CallContext {
       })
       .filter((root): root is string => root !== null);
     this.applyPolicy();
+  }
+
+  /**
+   * The roots a server got from the client through the relay (relay.ts). The gateway's own
+   * `roots/list` may have failed, timed out, or been answered otherwise (the roots changed between
+   * the two requests): relative paths are decided against what the server got too
+   * (docs/threat-model.md "A path the server reads otherwise"). As server-filesystem does
+   * (roots-utils.js): a `file://` URI or a plain path, `~/` expanded, resolved, kept if it is a
+   * directory; an answer with none leaves the server's directories as they were. The list before is
+   * kept with the new one: the server takes the answer in a moment after the gateway sees it.
+   */
+  noteServerRoots(server: string, uris: string[]): void {
+    const valid = uris
+      .map((uri) => {
+        try {
+          const raw = uri.startsWith('file://') ? fileURLToPath(uri) : uri;
+          const expanded = raw === '~' || raw.startsWith('~/') ? join(this.pathEnv.home, raw.slice(1)) : raw;
+          const real = realpathSync(resolve(expanded));
+          return statSync(real).isDirectory() ? real : null;
+        } catch {
+          return null;
+        }
+      })
+      .filter((root): root is string => root !== null);
+    if (valid.length === 0) return;
+    const before = this.serverRoots.get(server) ?? [];
+    this.serverRoots.set(server, [valid, ...before.filter((list) => list.join('\0') !== valid.join('\0'))].slice(0, 2));
   }
 
   private applyPolicy(): void {

@@ -59,9 +59,12 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
       const to = reached(name, 'sampling');
       return to.client.createMessage(params, { ...to.options, signal, timeout: core.config().timeouts.callSeconds * 1000 });
     },
-    listRoots(name, signal) {
+    async listRoots(name, signal) {
       const to = reached(name, 'roots');
-      return to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 });
+      const answer = await to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 });
+      // What the server resolves relative paths against from now on, whatever the gateway's own request got (core.ts noteServerRoots).
+      core.noteServerRoots(name, answer.roots.map((root) => root.uri));
+      return answer;
     },
     onLog(name, params) {
       const to = target(name);

@@ -27,6 +27,8 @@ export interface InspectContext {
   workspace: string[];
   /** Client roots, for servers that take their roots from the client. */
   clientRoots: string[];
+  /** Per server, the roots the client gave it through the gateway's relay (gateway/core.ts noteServerRoots). */
+  serverRoots?: ReadonlyMap<string, string[][]>;
   pathEnv: PathEnv;
 }
 
@@ -39,7 +41,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   const cache = toolClass.paths.length > 0 || commandArg ? new DecisionPaths() : null;
 
   if (cache && toolClass.paths.length > 0) {
-    const bases = relativeBases(toolClass, args, context, cache);
+    const bases = relativeBases(server, toolClass, args, context, cache);
     const fileStrings = toolClass.plainFileStrings ? 'plain' : 'both';
     let left = MAX_CALL_PATHS;
     for (const pathArg of toolClass.paths) {
@@ -107,7 +109,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     subjects.push({ type: 'tool', kind });
   }
   // A profile or the user's `tools` entry says what every argument is; a guess does not (step 5).
-  if (toolClass.source !== 'override' && !toolClass.source.startsWith('profile:')) subjects.push(...candidateSubjects(args, toolClass, kind, commandArg?.arg ?? null, context, cache));
+  if (toolClass.source !== 'override' && !toolClass.source.startsWith('profile:')) subjects.push(...candidateSubjects(server, args, toolClass, kind, commandArg?.arg ?? null, context, cache));
 
   return {
     server,
@@ -145,7 +147,7 @@ function looksLikePath(value: string): boolean {
  * when a deny rule matches one of its readings, otherwise changing nothing), read for a read tool
  * and written otherwise. `{to: "/w/secret/id"}`, `{opts: {target: "~/.ssh/k"}}`, `{url: "file:///w/.env"}`.
  */
-function candidateSubjects(args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null): PathSubject[] {
+function candidateSubjects(server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null): PathSubject[] {
   const found: string[] = [];
   let beyond: string | null = null;
   const visit = (value: unknown, depth: number): void => {
@@ -170,7 +172,7 @@ function candidateSubjects(args: Record<string, unknown>, toolClass: ToolClass, 
   const known = new Set<unknown>([...toolClass.paths.flatMap((pathArg) => valuesAt(args, pathArg.arg)), ...(commandArg ? [args[commandArg]] : []), ...(toolClass.stdin ? [args[toolClass.stdin]] : [])]);
   const access = kind === 'read' ? 'read' : 'write';
   const paths = cache ?? new DecisionPaths();
-  const bases = relativeBases(toolClass, args, context, paths);
+  const bases = relativeBases(server, toolClass, args, context, paths);
   const out: PathSubject[] = [];
   for (const value of found) {
     if (known.has(value)) continue;
@@ -493,9 +495,9 @@ function valuesAt(args: unknown, pointer: string): unknown[] {
   return values;
 }
 
-function relativeBases(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): Bases {
+function relativeBases(server: string, toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): Bases {
   const base = toolClass.base;
-  if (base.type === 'roots') return rootBases(base.roots, context, cache);
+  if (base.type === 'roots') return rootBases(base.roots, context.serverRoots?.get(server) ?? [], context, cache);
   const one = relativeBase(base, args, context, cache);
   const bases = { dirs: [one.dir], problem: one.problem };
   return () => bases;
@@ -516,17 +518,19 @@ function relativeBase(base: Exclude<ToolClass['base'], { type: 'roots' }>, args:
  * server-filesystem's bases for a relative path (lib.js resolveRelativePathAgainstAllowedDirectories):
  * of its allowed directories, the first one the path resolved against lands inside one of them, else
  * the first. Its allowed directories are those of its command line until the client's MCP roots
- * replace them (when the server has asked for them, which the gateway does not see): both lists
- * are decided while the client has roots. Worked out only for a relative path.
+ * replace them (when the server has asked for them): the command line's, the gateway's own view of
+ * the client's roots, and the lists the server was given through the relay (`given`: the gateway's
+ * own request may have failed, timed out or been answered otherwise) are each decided. Worked out
+ * only for a relative path.
  */
-function rootBases(commandLine: string[], context: InspectContext, cache: RealPathCache): Bases {
+function rootBases(commandLine: string[], given: string[][], context: InspectContext, cache: RealPathCache): Bases {
   let lists: string[][] | null = null;
   const P = context.pathEnv.platform === 'win32' ? win32 : posix;
   return (reading) => {
     if (context.pathEnv.platform !== 'win32' && reading.text.startsWith('/')) return { dirs: [null], problem: null };
     if (!needsBase(reading.text, context.pathEnv, reading.plain)) return { dirs: [null], problem: null };
     // The server resolves its directories when it starts (realpath); so are the client's roots here.
-    lists ??= [commandLine.map((root) => canonicalPath(root, null, context.pathEnv, cache)).map((root) => root.realPath ?? root.path).filter((root): root is string => root !== null), context.clientRoots].filter((list) => list.length > 0);
+    lists ??= [commandLine.map((root) => canonicalPath(root, null, context.pathEnv, cache)).map((root) => root.realPath ?? root.path).filter((root): root is string => root !== null), context.clientRoots, ...given].filter((list) => list.length > 0);
     if (lists.length === 0) return { dirs: [null], problem: 'relative path and the server has no roots' };
     const dirs = lists.map((roots) => roots.find((dir) => roots.some((root) => isInside(root, P.resolve(dir, reading.text), context.pathEnv.platform))) ?? (roots[0] as string));
     return { dirs: [...new Set(dirs)], problem: null };

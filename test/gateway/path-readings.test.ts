@@ -118,6 +118,32 @@ describe("server-filesystem: a relative path, with the client's MCP roots (revie
     expect(textOf(read)).toContain(`Denied by mcp-latch: the rule Read(${proj}/secret/**)`);
   }, 60_000);
 
+  test("is decided against the roots the server got, when the gateway's own roots request failed (round 12)", async () => {
+    const { ws, proj } = layout();
+    mkdirSync(join(proj, 'secret'));
+    writeFileSync(join(proj, 'secret', 'id'), 'PROJ-SECRET\n');
+    const dir = tempDir();
+    // Every roots request fails until the client changes its roots; then the first (the gateway's
+    // own refresh, which it awaits before telling the servers) fails too and the server's is answered.
+    let failing = Infinity;
+    const client = new Client({ name: 'ide', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => {
+      if (failing-- > 0) throw new Error('roots are not ready');
+      return { roots: [{ uri: pathToFileURL(proj).href }] };
+    });
+    const config = { mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } }, workspace: [ws], permissions: { deny: [`Read(${proj}/secret/**)`] } };
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', writeConfig(dir, config)], stderr: 'pipe', cwd: dir }), { timeout: 30_000 });
+    harness = { close: () => client.close() } as Harness;
+    expect(textOf(await client.callTool({ name: 'fs__list_allowed_directories', arguments: {} }))).toBe(`Allowed directories:\n${ws}`);
+    failing = 1;
+    await client.sendRootsListChanged();
+    await expect.poll(async () => textOf(await client.callTool({ name: 'fs__list_allowed_directories', arguments: {} })), { timeout: 10_000 }).toBe(`Allowed directories:\n${proj}`);
+    // The gateway's own view has no client roots: `secret/id` was decided as <ws>/secret/id, and the server read <proj>/secret/id.
+    const read = await client.callTool({ name: 'fs__read_text_file', arguments: { path: 'secret/id' } });
+    expect(textOf(read)).not.toContain('PROJ-SECRET');
+    expect(textOf(read)).toContain(`Denied by mcp-latch: the rule Read(${proj}/secret/**)`);
+  }, 60_000);
+
   test('is decided against the allowed directory the server picks: the first one the path lands inside', async () => {
     const top = tempDir('readings-mr-');
     for (const dir of ['a/b', 'c']) mkdirSync(join(top, dir), { recursive: true });
