@@ -129,6 +129,9 @@ export const MAX_CALL_PATHS = 1_000;
 export const MAX_CANDIDATES = 100;
 export const MAX_CANDIDATE_DEPTH = 32;
 
+/** An argument named for a URL: `url`, `uri`, `urls`, `href`, `fileUrl`, `resource_uri`. */
+const URL_ARGUMENT = /(?:url|uri)s?$|^href$/i;
+
 /**
  * A string that may name a file: a separator, a leading `~` or `.`, a `file:` URL, or one word
  * with an extension (`secrets.txt`, `.env`). Not text over a line or 4,096 characters, nor a URL of another scheme.
@@ -147,13 +150,17 @@ function looksLikePath(value: string): boolean {
  * when a deny rule matches one of its readings, otherwise changing nothing), read for a read tool
  * and written otherwise. `{to: "/w/secret/id"}`, `{opts: {target: "~/.ssh/k"}}`, `{url: "file:///w/.env"}`.
  */
-function candidateSubjects(server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null): PathSubject[] {
+function candidateSubjects(server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null, urlReads = true): PathSubject[] {
   const found: string[] = [];
+  // `file:` URLs in an argument named for a URL (`url`, `uri`, `fileUrl`): what a browser or fetch tool opens.
+  const opened: Array<{ value: string; name: string }> = [];
   let beyond: string | null = null;
-  const visit = (value: unknown, depth: number): void => {
+  const visit = (value: unknown, depth: number, name: string): void => {
     if (beyond !== null) return;
     if (typeof value === 'string') {
-      if (!looksLikePath(value) || found.includes(value)) return;
+      if (!looksLikePath(value)) return;
+      if (urlReads && URL_ARGUMENT.test(name) && /^file:/i.test(value) && !opened.some((url) => url.value === value)) opened.push({ value, name });
+      if (found.includes(value)) return;
       if (found.length === MAX_CANDIDATES) beyond = `the arguments hold more than ${MAX_CANDIDATES} strings that may be paths, the most mcp-latch checks in one call (docs/config.md, "limits")`;
       else found.push(value);
       return;
@@ -163,10 +170,11 @@ function candidateSubjects(server: string, args: Record<string, unknown>, toolCl
       beyond = `the arguments nest deeper than ${MAX_CANDIDATE_DEPTH} levels, the deepest mcp-latch looks for paths (docs/config.md, "limits")`;
       return;
     }
-    if (Array.isArray(value)) for (const item of value) visit(item, depth + 1);
-    else for (const key of Object.keys(value)) visit((value as Record<string, unknown>)[key], depth + 1);
+    // An array's items keep the name of the argument that holds them (`urls: [...]`).
+    if (Array.isArray(value)) for (const item of value) visit(item, depth + 1, name);
+    else for (const key of Object.keys(value)) visit((value as Record<string, unknown>)[key], depth + 1, key);
   };
-  visit(args, 0);
+  visit(args, 0, '');
   if (found.length === 0 && beyond === null) return [];
   // What is already a path or the command (a command's words are the shell analyser's) is not looked at twice.
   const known = new Set<unknown>([...toolClass.paths.flatMap((pathArg) => valuesAt(args, pathArg.arg)), ...(commandArg ? [args[commandArg]] : []), ...(toolClass.stdin ? [args[toolClass.stdin]] : [])]);
@@ -177,6 +185,14 @@ function candidateSubjects(server: string, args: Record<string, unknown>, toolCl
   for (const value of found) {
     if (known.has(value)) continue;
     for (const subject of pathSubjects(value, access, bases, DENY_CANDIDATE, context, paths, 'both')) out.push(subject);
+  }
+  // Security: a `file:` URL the tool is asked to open is a read of that file, decided as one (a
+  // read outside the workspace asks), not only against deny rules: `browser_navigate {url:
+  // "file:///home/me/.ssh/id_rsa"}` was allowed under an allow rule for the tool (round 12,
+  // docs/threat-model.md "Path-looking strings of a tool classified by guess").
+  for (const { value, name } of opened) {
+    if (known.has(value)) continue;
+    for (const subject of pathSubjects(value, 'read', bases, name, context, paths, 'both')) out.push(subject);
   }
   if (beyond !== null) out.push({ type: 'path', access, input: '<arguments>', path: null, realPath: null, problem: beyond, inWorkspace: false, via: 'arguments' });
   return out;
@@ -189,7 +205,8 @@ function candidateSubjects(server: string, args: Record<string, unknown>, toolCl
  * "Requests other than tools/call"). `argumentClass`: how the server resolves a relative path.
  */
 export function inspectRequestArguments(server: string, method: string, args: Record<string, unknown>, argumentClass: ToolClass, context: InspectContext): CallFacts {
-  const subjects = candidateSubjects(args, argumentClass, 'all', null, context, null);
+  // Deny-only, as above: a `file:` URL among a prompt's arguments is not a read of its own.
+  const subjects = candidateSubjects(server, args, argumentClass, 'all', null, context, null, false);
   return { server, tool: method, kind: 'all', kindTrusted: false, subjects, commandInfo: null, digest: lazyDigest(server, method, args) };
 }
 

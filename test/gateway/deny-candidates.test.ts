@@ -22,7 +22,7 @@ const TOOLS = [
   { name: 'read_file', inputSchema: { type: 'object', properties: { req: { $ref: '#/$defs/ReadRequest' } }, $defs: { ReadRequest: { type: 'object', properties: { path: { type: 'string' } } } } } },
 ];
 
-async function setUp(mode: 'bypassPermissions' | 'default' = 'bypassPermissions'): Promise<{ dir: string; secret: string; log: string }> {
+async function setUp(mode: 'bypassPermissions' | 'default' = 'bypassPermissions', ask: string[] = []): Promise<{ dir: string; secret: string; log: string }> {
   const dir = tempDir('candidates-');
   const secret = join(dir, 'secret');
   mkdirSync(secret);
@@ -31,7 +31,7 @@ async function setUp(mode: 'bypassPermissions' | 'default' = 'bypassPermissions'
   const definition = join(dir, 'definition.json');
   writeFileSync(definition, JSON.stringify({ $extra: TOOLS }));
   harness = await startGateway(
-    { mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_DEFINITION_FILE: definition }) }, workspace: [dir], permissions: { defaultMode: mode, deny: [`Read(${secret}/**)`] } },
+    { mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_DEFINITION_FILE: definition }) }, workspace: [dir], permissions: { defaultMode: mode, ask, deny: [`Read(${secret}/**)`] } },
     { dir },
   );
   return { dir, secret, log };
@@ -65,6 +65,21 @@ describe('deny rules meet path-looking strings of any argument', () => {
     expect(textOf(await harness!.client.callTool({ name: 'fix__read_file', arguments: { req: { path: join(dir, 'a.txt') } } }))).toBe('called read_file');
     expect(textOf(await harness!.client.callTool({ name: 'fix__read_file', arguments: { req: { path: '/etc/hostname' } } }))).toContain('outside the workspace');
     expect(fixtureCalls(log)).toHaveLength(1);
+  }, 60_000);
+
+  test('a file: URL in a url argument is a read, decided as one: ask rules and a URI that names no local file ask (round 12)', async () => {
+    const dir = tempDir('candidates-ask-');
+    const { log } = await setUp('bypassPermissions', [`Read(${dir}/private/**)`]);
+    mkdirSync(join(dir, 'private'));
+    writeFileSync(join(dir, 'private', 'k'), 'k');
+    writeFileSync(join(dir, 'a.txt'), 'a');
+    expect(textOf(await harness!.client.callTool({ name: 'fix__browser_navigate', arguments: { url: `file://${join(dir, 'a.txt')}` } }))).toBe('called browser_navigate');
+    expect(textOf(await harness!.client.callTool({ name: 'fix__browser_navigate', arguments: { url: 'https://example.com/' } }))).toBe('called browser_navigate');
+    // Each was allowed: only deny rules met it.
+    expect(textOf(await harness!.client.callTool({ name: 'fix__browser_navigate', arguments: { url: `file://${join(dir, 'private', 'k')}` } }))).toContain(`Read(${dir}/private/**)`);
+    expect(textOf(await harness!.client.callTool({ name: 'fix__send', arguments: { to: 'x', opts: { resourceUri: `file://${join(dir, 'private', 'k')}` } } }))).toContain(`Read(${dir}/private/**)`);
+    expect(textOf(await harness!.client.callTool({ name: 'fix__browser_navigate', arguments: { url: 'file://fileserver/share/k' } }))).toContain('bad file: URI');
+    expect(fixtureCalls(log).map((entry) => entry.tool)).toEqual(['browser_navigate', 'browser_navigate']);
   }, 60_000);
 
   test('past the number of strings it checks, the call asks (here: refused, no client prompts)', async () => {
