@@ -229,8 +229,7 @@ function everyValue(value: unknown, depth: number): unknown {
  * A log record with secret-looking keys replaced, every value under `env` or `headers` (a server's
  * config), and the secrets inside its strings (redactText). Only plain objects and arrays are
  * copied: an Error stays an Error for pino's serializer. Strings are kept whole. The message is
- * the gateway's own sentence and is not changed (the approval page's address is in it for
- * `browser-manual`: docs/approval.md).
+ * the gateway's own sentence and is not changed.
  */
 export function redactLogRecord(record: Record<string, unknown>): Record<string, unknown> {
   return redactKeys(record, 0, false) as Record<string, unknown>;
