@@ -94,6 +94,25 @@ describe('server-filesystem: a file: string is a path to it (review §6)', () =>
     const read = await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: 'file:/../secret/id' } });
     expect(textOf(read)).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
   }, 60_000);
+
+  test('file://localhost/PATH (RFC 8089: a local file) is <root>/file:/localhost/PATH to it, which is decided, not PATH (round 12 check)', async () => {
+    const { ws, proj } = layout();
+    // What path.resolve(root, 'file://localhost/<proj>/a.txt') names, as the server resolves it.
+    const opened = join(ws, 'file:', 'localhost', proj, 'a.txt');
+    mkdirSync(join(opened, '..'), { recursive: true });
+    writeFileSync(opened, 'NESTED\n');
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } },
+      workspace: [proj],
+      permissions: { defaultMode: 'bypassPermissions', allow: [`Read(${proj}/**)`], deny: [`Read(${ws}/file:/**)`] },
+    });
+    const denied = await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: `file://localhost${proj}/a.txt` } });
+    expect(textOf(denied)).toContain(`Denied by mcp-latch: the rule Read(${ws}/file:/**)`);
+    // Without the deny rule's directory, the server reads that nested file, not <proj>/a.txt.
+    await harness.close();
+    harness = await startGateway({ mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } }, workspace: [ws], permissions: { defaultMode: 'bypassPermissions' } });
+    expect(textOf(await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: `file://localhost${proj}/a.txt` } }))).toBe('NESTED\n');
+  }, 60_000);
 });
 
 describe("server-filesystem: a relative path, with the client's MCP roots (review §2)", () => {
