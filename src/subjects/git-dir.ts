@@ -27,6 +27,13 @@ const MAX_DEPTH = 4;
 export const GIT_DIRECTORY_MADE = 'git directory made by the command';
 
 /**
+ * The `via` of a word git takes for a remote's name or, when no remote has that name, for a local
+ * repository (`git fetch prot HEAD` read ./prot, git 2.39): a recursive read when it is a
+ * directory on disk, nothing otherwise (subjects/inspect.ts).
+ */
+export const GIT_REMOTE_NAME = 'remote name or local repository';
+
+/**
  * The `via` of a configuration file a command points git at (`GIT_CONFIG_GLOBAL=F`, `HOME=D` for
  * D/.gitconfig, `XDG_CONFIG_HOME=D` for D/git/config): a write of it in the same call asks the same way.
  */

@@ -6,7 +6,7 @@ import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
-import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, gitDirectoryAbove, gitDirectoryOf, isGitCodeFile, outsideRepositories, workTreeOf } from './git-dir.js';
+import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, gitDirectoryAbove, gitDirectoryOf, isGitCodeFile, outsideRepositories, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
@@ -85,6 +85,11 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
           const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
+          // A remote's name names a local repository only when it is a directory (git-dir.ts GIT_REMOTE_NAME).
+          if (path.via === GIT_REMOTE_NAME) {
+            if (subject.realPath === null || !isDirectory(subject.realPath)) continue;
+            subject.via = RECURSIVE;
+          }
           // What git checks out under the index's names inside a git directory is its config and hooks (files.ts planting).
           if (path.via === GIT_REWRITE && path.tree?.plants && !subject.gitDirectory && context.pathEnv.platform !== 'win32') {
             const dir = gitDirectoryAbove(subject.path) ?? gitDirectoryAbove(subject.realPath);

@@ -3409,3 +3409,42 @@ describe('6. wget writes NAME.1 when NAME exists', () => {
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+// A local repository a remote's name, a remote's URL or a setting names is read (round 11 left the
+// bare name open; git 2.39, bash 5.2, each printed a file below Read(/prot/**) and was allowed in
+// every mode under Bash(git *)): `git fetch prot HEAD` from a directory holding ./prot (git takes a
+// name no remote has for a path), `git remote add x /prot/repo && git fetch x`, `git -c
+// remote.y.url=/prot/repo fetch y`, `git -c url./prot/.insteadOf=foo: fetch foo:repo`, `git config
+// remote.z.url /prot/repo && git pull z main`. `git config foo.fsmonitor CMD && git config
+// --rename-section foo core` made CMD the fsmonitor the next `git status` ran; `git maintenance
+// start`/`register` have cron or systemd run git in the repository every hour (git-maintenance(1)).
+describe('4. a local repository named by a remote, a URL setting or a bare name is read; settings renamed or scheduled', () => {
+  const GIT = { allow: ['Bash(git *)', 'Bash(cd *)'] };
+  deniedEverywhere(
+    [
+      ['git -C <H> fetch .ssh HEAD', 'Read(~/.ssh/**)'],
+      ['cd <H> && git pull .ssh main', 'Read(~/.ssh/**)'],
+      ['git -C <H> ls-remote .ssh', 'Read(~/.ssh/**)'],
+      ['git remote add x <H>/.ssh', 'Read(~/.ssh/**)'],
+      ['git remote set-url --push origin <H>/.ssh', 'Read(~/.ssh/**)'],
+      ['git -c remote.y.url=<H>/.ssh fetch y HEAD', 'Read(~/.ssh/**)'],
+      ['git -c url.<H>/.ssh.insteadOf=foo fetch foo HEAD', 'Read(~/.ssh/**)'],
+      ['git config remote.z.url <H>/.ssh', 'Read(~/.ssh/**)'],
+      ['git config --global url.<H>/.ssh.insteadOf foo', 'Read(~/.ssh/**)'],
+    ],
+    GIT,
+  );
+  neverAllowedAnywhere(
+    [
+      `GIT_CONFIG_PARAMETERS="'remote.y.url'='<H>/.ssh'" git fetch y`,
+      'git config --rename-section foo core',
+      'git config --global --rename-section x alias',
+      'git maintenance start',
+      'git maintenance register --config-file=<W>/c',
+      'git maintenance start --scheduler=crontab',
+    ],
+    GIT,
+  );
+  // A remote's name with no directory of that name, a URL, and maintenance run by hand: as before.
+  allowedByDefault(['git fetch origin', 'git remote add x https://e.example/r', 'git config remote.z.url git@e.example:r', 'git -c remote.y.url=https://e.example/r fetch y', 'git maintenance run', 'git config --remove-section foo'], GIT);
+});

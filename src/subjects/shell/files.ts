@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { DENY_CANDIDATE, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
-import { gitSetting, gitSettingWord } from './git-config.js';
+import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
 import { cargo, npm } from './package-managers.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
@@ -594,6 +594,7 @@ const git: Handler = (args, cwd, out) => {
   }
   const sub = args[scan.end];
   if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(args.slice(scan.end + 1), base, out);
   // `--git-dir=D` for any subcommand: git runs D's config and hooks.
   for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base, GIT_DIRECTORY_MADE));
   if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), base, out);
@@ -772,18 +773,28 @@ const GIT_REPOSITORY: Record<string, { spec: OptionSpec; options: string[]; at: 
 };
 
 function gitRepositories(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
+  if (sub === 'remote') return gitRemote(args, base, out);
   const known = GIT_REPOSITORY[sub];
   if (!known) return;
   const scan = scanOptions(args, 0, known.spec);
   const url = known.at === null ? undefined : args[scan.operands[known.at]!];
   for (const word of [...optionValues(scan, ...known.options), ...(url ? [url] : [])]) {
-    if (word.isStatic && /^[a-z][a-z0-9+.-]*:\/\//i.test(word.value) && !/^file:\/\//i.test(word.value)) continue;
-    if (word.isStatic && !/^file:/i.test(word.value) && /^[^/]*:/.test(word.value)) continue;
-    // `git fetch origin` names a remote: beside clone's source, only a word that reads as a path counts.
-    if (sub !== 'clone' && word.isStatic && !/^(file:|\.\.?$)|\//i.test(word.value)) continue;
-    const local = word.isStatic ? { ...word, value: word.value.replace(/^file:\/\//i, '') } : word;
-    push(out, walked(pathOf(local, known.access, base), REMOVED));
+    const local = localRepository(word);
+    // `git fetch origin` names a remote, or ./origin when no remote has that name; clone's source is a path.
+    if (local) push(out, repositoryRead(sub === 'clone' ? { ...local, bare: false } : local, base, known.access));
   }
+}
+
+/**
+ * git-remote(1) `add NAME URL`, `set-url [--push|--add] NAME URL [OLD]`: the repository a later
+ * fetch reads (`git remote add x /prot/repo && git fetch x` printed a file below Read(/prot/**), git 2.39, round 12).
+ */
+function gitRemote(args: readonly Word[], base: string | null, out: FileFacts): void {
+  if (!args[0]?.isStatic || !['add', 'set-url'].includes(args[0].value)) return;
+  const scan = scanOptions(args, 1, { short: 'tm', long: ['track', 'master', 'mirror'] });
+  const word = args[scan.operands[1]!];
+  const local = word === undefined ? null : localRepository(word);
+  if (local) push(out, repositoryRead(local, base));
 }
 
 function gitStdinPaths(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
@@ -1148,6 +1159,19 @@ function globBase(pathspec: string): string {
   return slash === -1 ? '.' : slash === 0 ? '/' : fixed.slice(0, slash);
 }
 
+/**
+ * git-maintenance(1) `start` and `register` add the repository to `maintenance.repo` and (start)
+ * have cron or systemd run `git maintenance run` there every hour, outside any call: git then runs
+ * what the repository's configuration names, which no later call is decided for. `--config-file F`
+ * is the file written.
+ */
+function gitMaintenance(args: readonly Word[], base: string | null, out: FileFacts): void {
+  const scan = scanOptions(args, 0, { long: ['config-file', 'scheduler', 'task', 'schedule'] });
+  for (const file of optionValues(scan, '--config-file')) push(out, pathOf(file, WRITE, base));
+  const verb = args[scan.operands[0]!];
+  if (verb === undefined || !verb.isStatic || ['start', 'register'].includes(verb.value)) out.reasons.push('executor');
+}
+
 /** `git config [--file F|--global|…] KEY VALUE`, `git config set KEY VALUE`, `--edit`: writing a code key is code. */
 function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): void {
   const scan = scanOptions(args, 0, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
@@ -1158,6 +1182,9 @@ function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): 
     if (operands[0].value === 'edit') out.reasons.push('interpreter');
     operands = operands.slice(1);
   }
+  // `git config foo.fsmonitor CMD && git config --rename-section foo core` made CMD core.fsmonitor,
+  // run by the next `git status` (git 2.39, round 12): the keys renamed are not known here.
+  if (hasOption(scan, '--rename-section') || operands[0]?.value === 'rename-section') out.reasons.push('interpreter');
   const reading = hasOptionAsSpelled(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--unset', '--unset-all', '--remove-section', '--rename-section');
   if (!reading && operands.length >= 2) gitSetting(operands[0]!.isStatic ? operands[0]!.value : null, operands[1]!, base, out);
 }

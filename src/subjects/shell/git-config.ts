@@ -1,4 +1,6 @@
+import { RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath } from '../../policy/types.js';
+import { GIT_REMOTE_NAME } from '../git-dir.js';
 import type { FileFacts } from './files.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
@@ -37,11 +39,42 @@ const GIT_PATH_KEYS: ReadonlyArray<[RegExp, Access]> = [
 type Effects = Pick<FileFacts, 'reasons' | 'nested'> & { paths?: CommandPath[] };
 
 /**
+ * The local repository a URL names, or null: a URL with a scheme other than `file://`, or git's
+ * `host:path`, names none (git-fetch(1) GIT URLS). A word without `/` may be a remote's name
+ * (`origin`): `bare` says so, and git takes it for a directory when no such remote is configured.
+ */
+export function localRepository(word: Word): { path: Word; bare: boolean } | null {
+  if (!word.isStatic) return { path: word, bare: false };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(word.value) && !/^file:\/\//i.test(word.value)) return null;
+  if (!/^file:/i.test(word.value) && /^[^/]*:/.test(word.value)) return null;
+  const path = { ...word, value: word.value.replace(/^file:\/\//i, '') };
+  return { path, bare: !/^(file:|\.\.?$)|\//i.test(word.value) };
+}
+
+/**
+ * A repository a setting points a remote at (`remote.NAME.url`, `.pushurl`; `url.BASE.insteadOf`
+ * makes BASE the URL): `git -c remote.x.url=/prot/repo fetch x` and `git -c
+ * url./prot/.insteadOf=foo: fetch foo:repo` printed a file below Read(/prot/**) (git 2.39, round 12).
+ */
+function remoteSetting(key: string, value: Word | null): Word | null | undefined {
+  if (/^remote\..+\.(url|pushurl)$/i.test(key)) return value;
+  const base = /^url\.(.+)\.(insteadof|pushinsteadof)$/i.exec(key)?.[1];
+  return base === undefined ? undefined : staticWord(base);
+}
+
+/**
  * One setting: KEY (null when not known statically) = VALUE (null when it comes from elsewhere).
  * A code key is an interpreter; its static value is a nested script (`alias.x=!cmd` runs cmd). A key
  * naming a file is that file read or written (an interpreter where the caller keeps no paths).
  */
 export function gitSetting(key: string | null, value: Word | null, cwd: string | null, out: Effects): void {
+  const remote = key === null ? undefined : remoteSetting(key, value);
+  if (remote !== undefined) {
+    const local = remote === null ? { path: unknownSetting(key!, null), bare: false } : localRepository(remote);
+    if (local && !out.paths) return void out.reasons.push('interpreter');
+    if (local) pushPath(out.paths!, repositoryRead(local, cwd));
+    return;
+  }
   const file = key === null ? undefined : GIT_PATH_KEYS.find(([pattern]) => pattern.test(key));
   if (file) return settingFile(key!, value, file[1], cwd, out);
   if (key !== null && !GIT_CODE_KEYS.test(key)) return;
@@ -55,10 +88,19 @@ function settingFile(key: string, value: Word | null, access: Access, cwd: strin
   if (value?.isStatic && value.value === '') return;
   // git expands `~/` in these values; a relative one other than format.outputDirectory's is read from the top.
   const fixed = value?.isStatic && (value.value.startsWith('/') || value.value.startsWith('~/') || /^format\./i.test(key));
-  const path = pathOf(fixed ? value! : { ...staticWord(`<${key} ${value?.raw ?? 'from the environment'}>`), isStatic: false }, access, cwd);
+  const path = pathOf(fixed ? value! : unknownSetting(key, value), access, cwd);
   // A directory (format.outputDirectory, a trace2 target) gets files of git's naming below it.
   if (path && access === 'write') path.tree = { content: true, follows: false };
   pushPath(out.paths, path);
+}
+
+const unknownSetting = (key: string, value: Word | null): Word => ({ ...staticWord(`<${key} ${value?.raw ?? 'from the environment'}>`), isStatic: false });
+
+/** A local repository git reads (its objects: every file it ever held), walked as a recursive read. */
+export function repositoryRead(local: { path: Word; bare: boolean }, cwd: string | null, access: Access = 'read'): CommandPath | null {
+  const path = pathOf(local.path, access, cwd, local.bare ? GIT_REMOTE_NAME : RECURSIVE);
+  if (path) path.tree = { content: true, follows: false };
+  return path;
 }
 
 /** A `KEY=VALUE` word (`git -c`); `--config-env=KEY=ENVVAR` takes the value from the environment. */
