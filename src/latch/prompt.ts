@@ -205,7 +205,10 @@ export function renderMessage(input: PromptInput): string {
   lines.push(...renderWhy(input.decision));
   lines.push(`Arguments: ${truncated(escapeJson(argumentsText(input.args)), MAX_ARGS_SHOWN)}`);
   lines.push(...renderDefinition(input.definition));
-  if (input.rememberRules) lines.push(`"Always allow" saves: ${input.rememberRules.map(escapeText).join(', ')}`);
+  // What each broader choice covers: a session grant is the rules "Always allow" would save, or the exact call (latch/ask.ts applyAnswer).
+  const remembered = input.rememberRules?.map(escapeText).join(', ');
+  if (input.offerSession) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
+  if (remembered) lines.push(`"Always allow" saves: ${remembered}`);
   const editable = input.editable ?? [];
   if (editable.length > 0) lines.push(`You may change before approving: ${editable.map((field) => escapeText(field.arg)).join(', ')} (the changed call is checked again and allowed once)`);
   return lines.join('\n');

@@ -28,6 +28,8 @@ test('"Allow for this session" on a tool call with no path or command: the ident
   expect(h.elicitations).toHaveLength(1);
   const offered = (h.elicitations[0] as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum;
   expect(offered).toContain('Allow for this session');
+  // The prompt says what the session choice covers.
+  expect(h.elicitations[0]!.message).toContain('"Allow for this session" allows: mcp__fix__echo (until the client disconnects)');
 
   const second = await h.client.callTool({ name: 'fix__echo', arguments: { text: 'hi' } });
   expect(second.isError, textOf(second)).toBeFalsy();

@@ -105,3 +105,18 @@ test("the decision field's description escapes the server's tool name", () => {
   const description = (prompt.requestedSchema.properties.decision as { description: string }).description;
   expect(description).toBe('Allow or deny fix/rm\\x1b[8m hidden\\x1b[0m\\nok');
 });
+
+describe('what the broader choices cover', () => {
+  test('"Allow for this session" names the rules it grants, or the exact call when there are none; "Always allow" what it saves', () => {
+    const path = `${W}/notes.txt`;
+    const decision = decideFs('write_file', { path, content: 'x' }, [W]);
+    const withRules = renderMessage(input(decision, { path, content: 'x' }, { rememberRules: [`Edit(${path})`] })).split('\n');
+    expect(withRules).toContain(`"Allow for this session" allows: Edit(${path}) (until the client disconnects)`);
+    expect(withRules).toContain(`"Always allow" saves: Edit(${path})`);
+    const exact = renderMessage(input(decision, { path, content: 'x' })).split('\n');
+    expect(exact).toContain('"Allow for this session" allows: this exact call (until the client disconnects)');
+    expect(exact.some((line) => line.startsWith('"Always allow"'))).toBe(false);
+    const neither = renderMessage(input(decision, { path, content: 'x' }, { offerSession: false })).split('\n');
+    expect(neither.some((line) => line.startsWith('"Allow for this session"'))).toBe(false);
+  });
+});
