@@ -187,9 +187,11 @@ await build({
           return {
             contents: [
               ...modules.map((file, index) => `import * as m${index} from './${file}';`),
+              // Compiled with V8's code cache as gateway.cjs is (src/cli/code-cache.ts), its own file.
+              `import { loadBundle } from './src/cli/code-cache.ts';`,
               'let model = null;',
               'function load() {',
-              `  model ??= require('./shell.cjs')({ ${modules.map((file, index) => `${JSON.stringify(file)}: m${index}`).join(', ')} });`,
+              `  model ??= loadBundle(require('node:path').join(__dirname, 'shell.cjs')).exports({ ${modules.map((file, index) => `${JSON.stringify(file)}: m${index}`).join(', ')} });`,
               `  ({ ${shellExports.join(', ')} } = model);`,
               '}',
               ...shellExports.map((name) => `export let ${name} = (...args) => (load(), ${name}(...args));`),
@@ -219,15 +221,15 @@ await build({
 });
 
 // shell.cjs: a function of the gateway's modules, which returns the model's exports (the gateway
-// calls it once); loaded with Node's own CommonJS loader, so its source map works as serve.cjs's.
-// Each of those modules' exports is bound to a constant once, as the gateway binds serve's (none
-// changes).
+// calls it once). The file is one function expression with CommonJS's parameters, as gateway.cjs,
+// which the gateway compiles with V8's code cache (src/cli/code-cache.ts). Each of those modules'
+// exports is bound to a constant once, as the gateway binds serve's (none changes).
 await build({
   ...common,
   entryPoints: [SHELL_ENTRY],
   outfile: 'dist/serve/shell.cjs',
-  banner: { js: `"use strict";${importMetaUrl}module.exports = (gatewayModules) => {const module = { exports: {} };` },
-  footer: { js: 'return module.exports;};' },
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";${importMetaUrl}module.exports = (gatewayModules) => {const module = { exports: {} };` },
+  footer: { js: 'return module.exports;};})' },
   plugins: [
     ...common.plugins,
     {

@@ -64,7 +64,21 @@ type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { expo
  * flags it was made with, so a flag the bundle's start-up should run under but the cache was not
  * made under is set there (cli/serve.ts).
  */
+/** Every bundle this process loaded with a cache, in order: serve saves them all (`saveCodeCaches`). */
+const loadedCaches: CodeCache[] = [];
+
+/** Saves the cache of every bundle loaded so far (the gateway's, the shell model's once loaded); what happened to each. */
+export function saveCodeCaches(stage: CodeCacheStage): Array<{ file: string | undefined; outcome: string }> {
+  return loadedCaches.map((cache) => ({ file: cache.file, outcome: cache.save(stage) }));
+}
+
 export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env, beforeRun?: () => void): LoadedBundle {
+  const loaded = loadBundleOnce(bundle, env, beforeRun);
+  loadedCaches.push(loaded.codeCache);
+  return loaded;
+}
+
+function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, beforeRun?: () => void): LoadedBundle {
   const require = createRequire(bundle);
   const module = { exports: {} as unknown };
   // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with

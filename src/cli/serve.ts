@@ -51,7 +51,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let logger: Logger | undefined;
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
-  const [{ createLogger }, { loadBundle }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
+  const [{ createLogger }, { loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
   logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
 
   let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
@@ -104,7 +104,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status }, 'mcp-latch serving on stdio');
   // After the answer is on its way: the cache then holds what the start-up compiled, and after the
   // first call's, what the call path compiled too (code-cache.ts).
-  const saveCodeCache = (stage: CodeCacheStage) => setImmediate(() => logger.debug({ file: codeCache.file }, `code cache ${codeCache.save(stage)}`));
+  // The shell model's bundle has a cache of its own, saved with the gateway's once it is loaded.
+  const saveCodeCache = (stage: CodeCacheStage) => setImmediate(() => saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`)));
   void gateway.firstToolsList.then(() => saveCodeCache('list'));
   void gateway.firstCallAnswered.then(() => saveCodeCache('call'));
 }

@@ -177,9 +177,13 @@ export class GatewayCore implements CallContext {
   /**
    * Loads the shell grammar in the background and parses one command with it, so that the first
    * call finds the parser and its code compiled. A failure leaves every command unanalyzable: asked.
+   * Started a turn of the event loop later: the gateway is built while serve's start-up V8 flags
+   * are set, and the shell model's bundle is compiled with a code cache, which V8 takes only under
+   * the flags it was made with, those serve keeps once it serves (src/cli/serve.ts, code-cache.ts).
    */
   private loadShell(): Promise<void> {
-    this.shell ??= initShellParser()
+    this.shell ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => initShellParser())
       .then(() => {
         if (!isShellParserReady()) this.logger.error('the shell parser failed to load; shell commands will need approval');
         else analyseCommand('cd src && FOO=1 npm run test -- --run 2>&1 | tail -n 20 > "out.txt"', { cwd: null });

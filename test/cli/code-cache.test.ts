@@ -33,9 +33,9 @@ describe('the serve bundle with its code cache', () => {
       return await eventually(() => {
         const status = /"codeCache":"([a-z-]+)"/.exec(gateway.stderr())?.[1];
         if (!status) throw new Error(`no code cache status in the gateway's log yet:\n${gateway.stderr()}`);
-        // One line after the first list, one after the first call.
+        // One line after the first list, one after the first call; each for the shell model's bundle too.
         const saved = [...gateway.stderr().matchAll(/"msg":"code cache ([^"]*)"/g)].map((match) => match[1]!.replace(/ to .*/, ''));
-        if (saved.length < (call ? 2 : 1)) throw new Error(`the code cache not saved yet:\n${gateway.stderr()}`);
+        if (saved.length < (call ? 2 : 1) * (shell ? 2 : 1)) throw new Error(`the code cache not saved yet:\n${gateway.stderr()}`);
         return { status, saved };
       });
     } finally {
@@ -64,7 +64,10 @@ describe('the serve bundle with its code cache', () => {
 
     // V8 accepts it: made under the flags the next start compiles with.
     expect(await serveOnce(dir, cacheHome, { shell: true })).toBe('accepted');
-    expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toEqual([file.split('/').pop()]);
+    // The gateway's file kept, and the shell model's bundle's beside it.
+    const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
+    expect(names).toHaveLength(2);
+    expect(names).toContain(file.split('/').pop());
   });
 
   test("a cache made after the first list only is made again after a start's first call, with the call path's code; then kept", async () => {
@@ -90,6 +93,19 @@ describe('the serve bundle with its code cache', () => {
     const fresh = join(dir, 'fresh');
     expect(await serveAndSave(dir, fresh)).toEqual({ status: 'absent', saved: ['written', 'written'] });
     await eventually(() => expect(readFileSync(join(fresh, 'mcp-latch', file.split('/').pop()!))[4]).toBe(2));
+  });
+
+  test("the shell model's bundle has a cache of its own, made under the V8 flags serve keeps: the next start takes both and writes neither", async () => {
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    const first = await serveAndSave(dir, cacheHome, { shell: true });
+    expect(first.status).toBe('absent');
+    expect(first.saved.filter((outcome) => outcome === 'written')).toHaveLength(4);
+    expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toHaveLength(2);
+    // Compiled while serve's start-up flags were set, the shell model's cache was refused and written again at every start.
+    const next = await serveAndSave(dir, cacheHome, { shell: true });
+    expect(next.status).toBe('accepted');
+    expect(next.saved).toEqual(Array(4).fill('not written (accepted, made after the first call)'));
   });
 
   test('a damaged cache and one V8 refuses are not used: the gateway serves and writes a good one', async () => {

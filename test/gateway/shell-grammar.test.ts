@@ -36,6 +36,8 @@ describe('the shell grammar', () => {
     const loaded = parseConfigText(JSON.stringify(config), join(dir, 'mcp-latch.json'), ruleIssues);
     const gateway = new Gateway({ config: loaded, logger: silentLogger() });
     try {
+      // A turn of the event loop later (core.ts, loadShell): serve has then set its lasting V8 flags.
+      await new Promise((resolve) => setImmediate(resolve));
       expect(isShellParserRequested()).toBe(true);
     } finally {
       await gateway.close();
