@@ -23,6 +23,8 @@ const TURBOFANNED = 1 << 6;
 interface Loaded {
   builtins: string[];
   commonjs: string[];
+  /** The bundles serve compiled itself (read, then compiled with the code cache). */
+  bundles: string[];
 }
 
 /** A gateway started with LOADED_PROBE, whose loaded modules are read on demand. */
@@ -46,7 +48,7 @@ function probed(configPath: string, dir: string, out: string, env: Record<string
 }
 
 /** The shell model's file and the grammar's package, as the gateway loaded them. */
-const shellParts = (modules: Loaded) => modules.commonjs.filter((file) => file.endsWith('/dist/serve/shell.cjs') || file.includes('/web-tree-sitter/'));
+const shellParts = (modules: Loaded) => [...modules.commonjs, ...modules.bundles].filter((file) => file.endsWith('/dist/serve/shell.cjs') || file.includes('/web-tree-sitter/'));
 
 describe('the serve path loads what it needs when it needs it', () => {
   test('no worker threads ever, jsonc-parser only once a rule is remembered, and no shell model without a shell tool', async () => {
@@ -121,7 +123,8 @@ describe('the serve path loads what it needs when it needs it', () => {
       // The byte after the file's checksum: 2 once made after the first call.
       await eventually(() => {
         const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
-        expect(names.map((name) => readFileSync(join(cacheHome, 'mcp-latch', name))[4])).toEqual([2]);
+        // The gateway's and the shell model's bundle's.
+        expect(names.map((name) => readFileSync(join(cacheHome, 'mcp-latch', name))[4])).toEqual([2, 2]);
       }, 30_000);
     } finally {
       await client.close().catch(() => undefined);
