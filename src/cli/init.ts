@@ -9,6 +9,7 @@ import { backupFile, writeFileAtomic } from '../clients/backup.js';
 import { editJsonc, type ClientLocation, type EntryContext } from '../clients/client-file.js';
 import { unifiedDiff } from '../clients/diff.js';
 import { scopeName, type DiscoveryContext } from '../clients/discover.js';
+import { claudeProjectApproval } from '../clients/claude-approval.js';
 import { importServers, type ImportResult } from '../clients/import.js';
 import { gatewayLaunch, inNpxCache, packageRoot, schemaUrl } from '../clients/launch.js';
 import { manifestPath } from '../config/locate.js';
@@ -123,7 +124,9 @@ function adopt(options: InitOptions, out: Output, context: InitContext): number 
   if (inNpxCache(context.packageRoot)) warnings.push(`this mcp-latch runs from npx's cache (${context.packageRoot}), which npm may clear; the wrapped entries point there. Install it first (see the README) and run init again`);
   const files = selectFiles(options, context, warnings);
   const contextFor = (location: ClientLocation): EntryContext => ({ family: location.family, home: context.home, platform: context.platform, projectDir: location.projectDir });
-  const result = importServers(files, contextFor, existing?.file.mcpServers ?? {});
+  // Claude Code starts a project's .mcp.json servers only once the person approved them there (claude-approval.ts).
+  const approvalFor = (location: ClientLocation) => (location.family === 'claude-code' && location.scope === 'project' && location.projectDir !== undefined ? claudeProjectApproval(location.projectDir, context.home) : null);
+  const result = importServers(files, contextFor, existing?.file.mcpServers ?? {}, approvalFor);
   if (!existing && Object.keys(result.servers).length === 0) throw nothingToImport(files, result);
   warnings.push(...result.warnings);
 
@@ -268,7 +271,7 @@ function mergeConfig(existing: LoadedConfig, result: ImportResult, scopes: Map<s
 function bypassing(result: ImportResult): Bypass[] {
   return result.sources.flatMap((source) =>
     source.skipped
-      .filter((skip) => !skip.self)
+      .filter((skip) => !skip.self && !skip.unapproved)
       .map((skip) => ({ client: source.location.id, label: source.location.label, path: source.location.path, name: skip.name, reason: skip.reason })),
   );
 }
@@ -288,6 +291,11 @@ function printSummary(summary: Summary, result: ImportResult, rules: StarterRule
   if (summary.bypass.length > 0) {
     out.line('Still bypasses mcp-latch (left in the client file, untouched; the client starts it directly):');
     for (const item of summary.bypass) out.line(`  ${item.label} "${item.name}": ${item.reason}`);
+  }
+  const unapproved = result.sources.flatMap((source) => source.skipped.filter((skip) => skip.unapproved).map((skip) => `  ${source.location.label} ${source.location.path} "${skip.name}": ${skip.reason}`));
+  if (unapproved.length > 0) {
+    out.line('Not imported (left in the client file, which decides about it as before):');
+    for (const line of unapproved) out.line(line);
   }
   if (summary.notes.length > 0) {
     out.line('Notes:');

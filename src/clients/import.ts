@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config/schema.js';
 import { canonicalJson } from '../policy/digest.js';
 import { parseRule } from '../policy/rule.js';
+import type { ProjectApproval } from './claude-approval.js';
 import type { ClientFile, ClientLocation, EntryContext } from './client-file.js';
 
 /**
@@ -28,7 +29,8 @@ export interface SourceReport {
   location: ClientLocation;
   /** Final names of the servers taken from this file (including ones merged with an identical server). */
   servers: string[];
-  skipped: Array<{ name: string; reason: string; self: boolean }>;
+  /** `self`: a gateway entry; `unapproved`: a project server the person did not approve in the client (left to it). */
+  skipped: Array<{ name: string; reason: string; self: boolean; unapproved?: true }>;
 }
 
 /** The merged servers, what each file gave, and what to tell the user. */
@@ -52,11 +54,12 @@ function sanitizeServerName(name: string): string {
 }
 
 /**
- * Imports every file in order; `contextFor` gives each file its variable context. `existing` are the
+ * Imports every file in order; `contextFor` gives each file its variable context, `approvalFor` which
+ * of its servers the person approved in the client (null: all). `existing` are the
  * servers of the mcp-latch config already there: an identical server takes its name, a different one
  * with the same name gets a suffix (reported), and only the new ones are in `imported`.
  */
-export function importServers(files: ClientFile[], contextFor: (location: ClientLocation) => EntryContext, existing: Record<string, ServerConfig> = {}): ImportResult {
+export function importServers(files: ClientFile[], contextFor: (location: ClientLocation) => EntryContext, existing: Record<string, ServerConfig> = {}, approvalFor: (location: ClientLocation) => ProjectApproval | null = () => null): ImportResult {
   const servers: Record<string, ServerConfig> = { ...existing };
   const result: ImportResult = { servers, imported: [], sources: [], deny: [], notes: [], warnings: [] };
   for (const file of files) {
@@ -64,7 +67,13 @@ export function importServers(files: ClientFile[], contextFor: (location: Client
     const source: SourceReport = { location, servers: [], skipped: [] };
     result.sources.push(source);
     const context = contextFor(location);
+    const approval = approvalFor(location);
     for (const [originalName, raw] of file.entries) {
+      const approved = approval?.(originalName);
+      if (approved && !approved.approved) {
+        source.skipped.push({ name: originalName, reason: approved.reason, self: false, unapproved: true });
+        continue;
+      }
       const converted = location.format.toServer(originalName, raw, context);
       if (!converted.ok) {
         source.skipped.push({ name: originalName, reason: converted.reason, self: converted.self });

@@ -85,8 +85,9 @@ function buildHome(): Home {
           userID: 'c0ffee',
           mcpServers: { commands: { type: 'stdio', command: NODE, args: [COMMANDS_SERVER], env: {} } },
           projects: {
-            [project]: { allowedTools: [], mcpServers: { 'local-fs': { type: 'stdio', command: NODE, args: [FS_SERVER, '.'], env: {} } }, hasTrustDialogAccepted: true },
-            [other]: { allowedTools: [], mcpServers: {}, hasTrustDialogAccepted: false },
+            // The person approved the project servers (Claude Code starts only those: claude-approval.ts).
+            [project]: { allowedTools: [], mcpServers: { 'local-fs': { type: 'stdio', command: NODE, args: [FS_SERVER, '.'], env: {} } }, hasTrustDialogAccepted: true, enabledMcpjsonServers: ['echo'] },
+            [other]: { allowedTools: [], mcpServers: {}, hasTrustDialogAccepted: false, enabledMcpjsonServers: ['other-fixture'] },
           },
         },
         null,

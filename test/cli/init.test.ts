@@ -61,6 +61,9 @@ const ALL: Array<[ClientId, string]> = [
 ];
 
 function placeAll(l: Layout): Map<ClientId, string> {
+  // The person lets Claude Code start every project server (claude-approval.ts); init imports them.
+  mkdirSync(join(l.home, '.claude'), { recursive: true });
+  writeFileSync(join(l.home, '.claude', 'settings.json'), '{ "enableAllProjectMcpServers": true }\n');
   return new Map(ALL.map(([id, fixture]) => [id, place(l, id, fixture)]));
 }
 
