@@ -252,7 +252,10 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
     if (!subject.tree?.complete || subject.path === null) return ruled('ask', could, `${verb} of every file under ${form}; ${could.list} rule ${could.text} covers some of them`);
     const lexical = matchForm(subject.path).replace(/\/$/, '');
     for (const entry of subject.tree.entries) {
-      for (const path of [`${lexical}/${entry.rel}`, matchForm(entry.real)]) {
+      const spelled = `${lexical}/${entry.rel}`;
+      const real = matchForm(entry.real);
+      // The two forms are one string for most entries (a tracked file below the real top): tried once.
+      for (const path of real === spelled ? [spelled] : [spelled, real]) {
         const rule = rules.matchPath('deny', subject.access, path, !removes) ?? notPlanting(removes && !plants, rules.matchPath('ask', subject.access, path, !removes));
         if (rule) return ruled('ask', rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
       }

@@ -22,14 +22,34 @@ const NONE: Tracked = { paths: [], complete: false };
 export function trackedPaths(top: string, max: number): Tracked {
   const gitDir = gitDirectoryOfTree(top);
   if (gitDir === null) return NONE;
-  let data: Buffer;
+  const file = path.join(gitDir, 'index');
+  let stat: fs.Stats;
   try {
-    data = fs.readFileSync(path.join(gitDir, 'index'));
+    stat = fs.statSync(file);
   } catch (error) {
     // No index yet (a fresh `git init`): nothing is tracked.
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? { paths: [], complete: true } : NONE;
   }
-  return parseIndex(data, max, sha256(gitDir) ? 32 : 20) ?? NONE;
+  // git replaces the index by a rename (a new inode) whenever it writes it: an unchanged stat is the same list.
+  const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
+  const known = READ_BEFORE.get(file);
+  if (known?.key === key && (known.tracked.complete || known.max >= max)) return cut(known.tracked, max);
+  let tracked: Tracked;
+  try {
+    tracked = parseIndex(fs.readFileSync(file), Math.max(max, 0), sha256(gitDir) ? 32 : 20) ?? NONE;
+  } catch {
+    return NONE;
+  }
+  if (READ_BEFORE.size >= 16) READ_BEFORE.delete(READ_BEFORE.keys().next().value!);
+  READ_BEFORE.set(file, { key, max, tracked });
+  return tracked;
+}
+
+/** The last list read from each index file (a few repositories), by the file's stat. */
+const READ_BEFORE = new Map<string, { key: string; max: number; tracked: Tracked }>();
+
+function cut(tracked: Tracked, max: number): Tracked {
+  return tracked.paths.length <= max ? tracked : { paths: tracked.paths.slice(0, max), complete: false };
 }
 
 function sha256(gitDir: string): boolean {
