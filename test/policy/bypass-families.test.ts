@@ -3303,6 +3303,12 @@ describe('4. what git prints of the files it tracks', () => {
     'git format-patch -1 --stdout', 'git grep ENV', 'git archive HEAD', 'git fast-export --all', 'git stash show -p',
     "git diff -- '*env'", 'git log -p -- .', 'git -C sub log -p', 'git diff --no-index sub <H>', 'git "$s"',
   ];
+  // Another index or working tree: what it tracks is not known here, even where this one tracks nothing protected.
+  test.each(['GIT_INDEX_FILE=sub/i git diff', 'GIT_DIR=../prints/.git git log -p', 'GIT_WORK_TREE=../prints git diff -- .env', 'git --work-tree=../prints --git-dir=../prints/.git diff'])('bypassPermissions, another index: %j is not allowed', (command) => {
+    decided('git status', 'default'); // the repository tracking .env, which these point at
+    const decision = decided(command, 'bypassPermissions', false);
+    expect(decision.verdict, decision.reason).not.toBe('allow');
+  });
   for (const mode of MODES) {
     test.each(printing)(`${mode}: %j is not allowed`, (command) => {
       const decision = decided(command, mode);

@@ -912,7 +912,8 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
 
 /** The whole working tree git prints from, with the files it tracks below it: `--work-tree`'s, or the one git finds (inspect.ts). */
 function printedTree(place: GitPlace): CommandPath | null {
-  if (place.top !== null) return walked(pathOf(place.top, READ, place.base), TRACKED);
+  // `--work-tree=D` (with `--git-dir`, or the repository found from the cwd): its index is not D's own.
+  if (place.top !== null) return walked(pathOf({ ...place.top, isStatic: false }, READ, place.base), TRACKED);
   const path = walked(pathOf({ ...staticWord('.'), isStatic: !place.elsewhere, raw: '<git working tree>' }, READ, place.base), TRACKED);
   if (path) path.workTree = true;
   return path;
@@ -986,6 +987,10 @@ export function gitEnvironmentTree(assigned: readonly Word[], paths: CommandPath
   // Another repository's objects, or objects from elsewhere, may hold any file: not known.
   if (assigned.some((word) => /^GIT_(WORK_TREE|DIR|OBJECT_DIRECTORY)\+?=/.test(word.value))) {
     for (const path of paths) if (path.via === GIT_OBJECTS) path.isStatic = false;
+  }
+  // Another working tree or index: which files git tracks there is not known (docs/threat-model.md#what-git-prints).
+  if (assigned.some((word) => /^GIT_(WORK_TREE|DIR|INDEX_FILE|COMMON_DIR)\+?=/.test(word.value))) {
+    for (const path of paths) if (path.tree?.tracked) path.isStatic = false;
   }
   if (!assigned.some((word) => /^GIT_(WORK_TREE|DIR|ICASE_PATHSPECS)\+?=/.test(word.value))) return;
   const moved = paths.filter((path) => path.via === GIT_REWRITE);
