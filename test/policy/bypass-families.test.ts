@@ -3454,3 +3454,20 @@ describe('4. a local repository named by a remote, a URL setting or a bare name 
   // A remote's name with no directory of that name, a URL, and maintenance run by hand: as before.
   allowedByDefault(['git fetch origin', 'git remote add x https://e.example/r', 'git config remote.z.url git@e.example:r', 'git -c remote.y.url=https://e.example/r fetch y', 'git maintenance run', 'git config --remove-section foo'], GIT);
 });
+
+// A recursive copy replaces the files below its destination, git's code files among them (round 11
+// left recursive copies onto protected files open; coreutils 9.1, rsync 3.5, git 2.39, bash 5.2:
+// `cp -r evil/. .` with evil/.git/config naming a core.fsmonitor replaced .git/config, and the next
+// `git status` ran it; allowed in bypassPermissions with the base rules, and under Bash(cp *)).
+describe('6. a recursive copy onto a tree that holds git code files asks', () => {
+  const extra = { allow: ['Bash(cp *)', 'Bash(rsync *)'], cwd: '<W>/cw' };
+  beforeAll(() => {
+    mkdirSync(join(W, 'cw', 'evil', '.git'), { recursive: true });
+    mkdirSync(join(W, 'cw', 'plain'), { recursive: true });
+    execFileSync('git', ['init', '-q', join(W, 'cw')], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    writeFileSync(join(W, 'cw', '.gitattributes'), '');
+  });
+  neverAllowedAnywhere(['cp -r evil/. .', 'cp -rT evil .', 'rsync -a evil/ ./', 'cp -r evil/. plain/..'], extra);
+  // A copy into a tree without git's code files is as before.
+  allowedByDefault(['cp -r evil/. plain', 'cp -r evil fresh', 'rsync -a evil/ plain/'], extra);
+});

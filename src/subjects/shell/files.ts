@@ -276,6 +276,13 @@ const WHOLE_PATH: Placement = (source) => source.replace(/^\/+/, '').replace(/\/
  * `src/`: its content in DEST itself). `tree`: the copy is recursive, so what is below the written
  * name counts too (docs/threat-model.md#recursive-reads). Returns the names written.
  */
+/**
+ * What a recursive copy writes below its destination: the files there are replaced, git's code
+ * files among them (`cp -r evil/. .` replaced .git/config and the next `git status` ran its
+ * core.fsmonitor, coreutils 9.1, git 2.39, round 12), so their built-in rules count as for `chmod -R`.
+ */
+const COPIED: TreeRead = { ...REMOVED, plants: true };
+
 function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd: string | null, out: FileFacts, placed: Placement = LAST_NAME): Word[] {
   if (!dest.isStatic) return []; // DEST itself is already a write known only at run time
   const names: Word[] = [];
@@ -283,7 +290,7 @@ function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd:
     const below = source.isStatic ? placed(source.value) : null;
     if (below === '' && !tree) continue; // DEST itself, already written
     const target = below === null ? { ...dest, value: `${dest.value}/${source.raw}`, raw: `${dest.raw}/${source.raw}`, isStatic: false } : staticWord(below === '' ? dest.value : `${dest.value.replace(/\/+$/, '')}/${below}`);
-    push(out, tree ? walked(pathOf(target, WRITE, cwd), REMOVED) : pathOf(target, WRITE, cwd, INTO_DIRECTORY));
+    push(out, tree ? walked(pathOf(target, WRITE, cwd), COPIED) : pathOf(target, WRITE, cwd, INTO_DIRECTORY));
     names.push(target);
   }
   return names;
