@@ -9,9 +9,8 @@ import { readNeedsRuleDenial, ruleDenial } from '../latch/denial.js';
 import { startWaitMs } from '../config/schema.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { decide } from '../policy/decide.js';
-import { argsDigest } from '../policy/digest.js';
 import type { Decision } from '../policy/types.js';
-import { inspectResourceRead } from '../subjects/inspect.js';
+import { inspectResourceRead, lazyDigest } from '../subjects/inspect.js';
 import { errorDecision } from './call.js';
 import type { CallContext, Extra, SessionPort } from './ports.js';
 
@@ -22,9 +21,12 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   const supervisor = await registry.whenListed(() => registry.resolveResource(uri), waitMs);
   if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
   await supervisor.whenUp(waitMs);
+  // The read's arguments and digest, made once for the decision (an exact-call grant) and the record.
+  const args = { uri };
+  const digest = lazyDigest(supervisor.name, 'resources/read', args);
   let decision: Decision;
   try {
-    decision = decide(inspectResourceRead(supervisor.name, uri, context.inspectContext()), context.policy(), session.grants.current());
+    decision = decide(inspectResourceRead(supervisor.name, uri, context.inspectContext(), digest), context.policy(), session.grants.current());
   } catch (error) {
     decision = errorDecision(error);
   }
@@ -35,7 +37,6 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   // Every decision is audited (docs/design.md#records), an allowed read as an allowed call: its
   // record reaches the OS before the read leaves, and a read whose record cannot be written is
   // refused (record() throws), not forwarded.
-  const args = { uri };
   context.audit.record({
     session: session.id,
     user: session.user,
@@ -48,7 +49,7 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
     reason: decision.reason,
     paths: decision.paths,
     command: null,
-    argsDigest: () => argsDigest(supervisor.name, 'resources/read', args),
+    argsDigest: digest,
     args,
     waitMs: 0,
   });

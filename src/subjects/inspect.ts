@@ -114,13 +114,14 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     subjects.push({ type: 'tool', kind });
   }
   // A profile or the user's `tools` entry says what every argument is; a guess does not (step 5).
-  if (toolClass.source !== 'override' && !toolClass.source.startsWith('profile:')) subjects.push(...candidateSubjects(server, args, toolClass, kind, commandArg?.arg ?? null, context, cache));
+  const kindTrusted = toolClass.source === 'override' || toolClass.source.startsWith('profile:');
+  if (!kindTrusted) addCandidateSubjects(subjects, server, args, toolClass, kind, commandArg?.arg ?? null, context, cache);
 
   return {
     server,
     tool,
     kind,
-    kindTrusted: toolClass.source === 'override' || toolClass.source.startsWith('profile:'),
+    kindTrusted,
     subjects,
     commandInfo,
     digest,
@@ -142,10 +143,65 @@ const URL_ARGUMENT = /(?:url|uri)s?$|^href$/i;
  * with an extension (`secrets.txt`, `.env`). Not text over a line or 4,096 characters, nor a URL of another scheme.
  */
 function looksLikePath(value: string): boolean {
-  if (value.length === 0 || value.length > 4096 || /[\0-\x1f]/.test(value)) return false;
+  if (value.length === 0 || value.length > 4096 || !hasPathCharacter(value) || /[\0-\x1f]/.test(value)) return false;
   if (/^file:/i.test(value)) return true;
   if (/^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(value)) return false;
   return /^[~.]|[\\/]/.test(value) || /^[\w-]*\.[\w.-]+$/.test(value);
+}
+
+/**
+ * What every string looksLikePath accepts holds: a leading `~`, or a `.`, `/`, `\\` or `:` (a `file:`
+ * scheme) anywhere. One pass over the text, no regular expression: most arguments (`ping 1`, a
+ * message, a query) have none, and their calls then pay for nothing else of step 5
+ * (docs/performance.md, "Round 12: the warm path").
+ */
+function hasPathCharacter(value: string): boolean {
+  if (value.charCodeAt(0) === 0x7e) return true;
+  for (let index = 0; index < value.length; index++) {
+    const code = value.charCodeAt(index);
+    if (code === 0x2e || code === 0x2f || code === 0x5c || code === 0x3a) return true;
+  }
+  return false;
+}
+
+/** The path-looking strings of a call's arguments, the `file:` URLs among them in an argument named for a URL, and why the walk stopped short (a limit), if it did. */
+interface PathStrings {
+  strings: string[];
+  opened: Array<{ value: string; name: string }>;
+  beyond: string | null;
+}
+
+/**
+ * Walks the arguments for path-looking strings, to MAX_CANDIDATES of them and MAX_CANDIDATE_DEPTH
+ * levels; `name` is the key that holds `value` (an array's items keep their argument's name, `urls:
+ * [...]`), and with `urlReads` a `file:` URL in an argument named for a URL (`url`, `uri`, `fileUrl`)
+ * is also one the tool opens. Nothing is allocated until the first string: most calls have none,
+ * and then pay only for the walk (docs/performance.md, "Round 12: the warm path"). for…in with the
+ * own-key test visits what Object.keys lists, without making its array.
+ */
+function pathStrings(value: unknown, depth: number, name: string, urlReads: boolean, found: PathStrings | null): PathStrings | null {
+  if (found?.beyond) return found;
+  if (typeof value === 'string') {
+    if (!looksLikePath(value)) return found;
+    found ??= { strings: [], opened: [], beyond: null };
+    if (urlReads && URL_ARGUMENT.test(name) && /^file:/i.test(value) && !found.opened.some((url) => url.value === value)) found.opened.push({ value, name });
+    if (found.strings.includes(value)) return found;
+    if (found.strings.length === MAX_CANDIDATES) found.beyond = `the arguments hold more than ${MAX_CANDIDATES} strings that may be paths, the most mcp-latch checks in one call (docs/config.md, "limits")`;
+    else found.strings.push(value);
+    return found;
+  }
+  if (typeof value !== 'object' || value === null) return found;
+  if (depth === MAX_CANDIDATE_DEPTH) {
+    found ??= { strings: [], opened: [], beyond: null };
+    found.beyond = `the arguments nest deeper than ${MAX_CANDIDATE_DEPTH} levels, the deepest mcp-latch looks for paths (docs/config.md, "limits")`;
+    return found;
+  }
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) found = pathStrings(value[index], depth + 1, name, urlReads, found);
+    return found;
+  }
+  for (const key in value) if (Object.hasOwn(value, key)) found = pathStrings((value as Record<string, unknown>)[key], depth + 1, key, urlReads, found);
+  return found;
 }
 
 /**
@@ -154,53 +210,29 @@ function looksLikePath(value: string): boolean {
  * already a path or the command, is a deny-only candidate (policy/decide.ts DENY_CANDIDATE: denied
  * when a deny rule matches one of its readings, otherwise changing nothing), read for a read tool
  * and written otherwise. `{to: "/w/secret/id"}`, `{opts: {target: "~/.ssh/k"}}`, `{url: "file:///w/.env"}`.
+ * Added to `subjects`.
  */
-function candidateSubjects(server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null, urlReads = true): PathSubject[] {
-  const found: string[] = [];
-  // `file:` URLs in an argument named for a URL (`url`, `uri`, `fileUrl`): what a browser or fetch tool opens.
-  const opened: Array<{ value: string; name: string }> = [];
-  let beyond: string | null = null;
-  const visit = (value: unknown, depth: number, name: string): void => {
-    if (beyond !== null) return;
-    if (typeof value === 'string') {
-      if (!looksLikePath(value)) return;
-      if (urlReads && URL_ARGUMENT.test(name) && /^file:/i.test(value) && !opened.some((url) => url.value === value)) opened.push({ value, name });
-      if (found.includes(value)) return;
-      if (found.length === MAX_CANDIDATES) beyond = `the arguments hold more than ${MAX_CANDIDATES} strings that may be paths, the most mcp-latch checks in one call (docs/config.md, "limits")`;
-      else found.push(value);
-      return;
-    }
-    if (typeof value !== 'object' || value === null) return;
-    if (depth === MAX_CANDIDATE_DEPTH) {
-      beyond = `the arguments nest deeper than ${MAX_CANDIDATE_DEPTH} levels, the deepest mcp-latch looks for paths (docs/config.md, "limits")`;
-      return;
-    }
-    // An array's items keep the name of the argument that holds them (`urls: [...]`).
-    if (Array.isArray(value)) for (const item of value) visit(item, depth + 1, name);
-    else for (const key of Object.keys(value)) visit((value as Record<string, unknown>)[key], depth + 1, key);
-  };
-  visit(args, 0, '');
-  if (found.length === 0 && beyond === null) return [];
+function addCandidateSubjects(subjects: Subject[], server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null, urlReads = true): void {
+  const found = pathStrings(args, 0, '', urlReads, null);
+  if (found === null) return;
   // What is already a path or the command (a command's words are the shell analyser's) is not looked at twice.
   const known = new Set<unknown>([...toolClass.paths.flatMap((pathArg) => valuesAt(args, pathArg.arg)), ...(commandArg ? [args[commandArg]] : []), ...(toolClass.stdin ? [args[toolClass.stdin]] : [])]);
   const access = kind === 'read' ? 'read' : 'write';
   const paths = cache ?? new DecisionPaths();
   const bases = relativeBases(server, toolClass, args, context, paths);
-  const out: PathSubject[] = [];
-  for (const value of found) {
+  for (const value of found.strings) {
     if (known.has(value)) continue;
-    for (const subject of pathSubjects(value, access, bases, DENY_CANDIDATE, context, paths, 'both')) out.push(subject);
+    for (const subject of pathSubjects(value, access, bases, DENY_CANDIDATE, context, paths, 'both')) subjects.push(subject);
   }
   // Security: a `file:` URL the tool is asked to open is a read of that file, decided as one (a
   // read outside the workspace asks), not only against deny rules: `browser_navigate {url:
   // "file:///home/me/.ssh/id_rsa"}` was allowed under an allow rule for the tool (round 12,
   // docs/threat-model.md "Path-looking strings of a tool classified by guess").
-  for (const { value, name } of opened) {
+  for (const { value, name } of found.opened) {
     if (known.has(value)) continue;
-    for (const subject of pathSubjects(value, 'read', bases, name, context, paths, 'both')) out.push(subject);
+    for (const subject of pathSubjects(value, 'read', bases, name, context, paths, 'both')) subjects.push(subject);
   }
-  if (beyond !== null) out.push({ type: 'path', access, input: '<arguments>', path: null, realPath: null, problem: beyond, inWorkspace: false, via: 'arguments' });
-  return out;
+  if (found.beyond !== null) subjects.push({ type: 'path', access, input: '<arguments>', path: null, realPath: null, problem: found.beyond, inWorkspace: false, via: 'arguments' });
 }
 
 /**
@@ -211,14 +243,15 @@ function candidateSubjects(server: string, args: Record<string, unknown>, toolCl
  */
 export function inspectRequestArguments(server: string, method: string, args: Record<string, unknown>, argumentClass: ToolClass, context: InspectContext): CallFacts {
   // Deny-only, as above: a `file:` URL among a prompt's arguments is not a read of its own.
-  const subjects = candidateSubjects(server, args, argumentClass, 'all', null, context, null, false);
+  const subjects: Subject[] = [];
+  addCandidateSubjects(subjects, server, args, argumentClass, 'all', null, context, null, false);
   return { server, tool: method, kind: 'all', kindTrusted: false, subjects, commandInfo: null, digest: lazyDigest(server, method, args) };
 }
 
-/** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. */
-export function inspectResourceRead(server: string, uri: string, context: InspectContext): CallFacts {
+/** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. `digest` is the read's, which its record shares (gateway/resource-read.ts). */
+export function inspectResourceRead(server: string, uri: string, context: InspectContext, digest: () => string): CallFacts {
   const subjects: Subject[] = /^file:/i.test(uri) ? pathSubjects(uri, 'read', NO_BASE, 'uri', context, new DecisionPaths(), 'uri') : [{ type: 'tool', kind: 'read' }];
-  return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest: lazyDigest(server, 'resources/read', { uri }) };
+  return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest };
 }
 
 /** The call's argument digest, computed once, when first needed. */
