@@ -101,7 +101,7 @@ export class Supervisor {
   /** The re-read of the lists under way (refresh()), and whether the server said they changed since it began. */
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
-  /** When the last re-read began (0: none yet), so the next begins MIN_RELIST_MS after it at the soonest. */
+  /** When the last read of the lists began, the start's included (0: none yet), so a re-read begins MIN_RELIST_MS after it at the soonest. */
   private relistedAt = 0;
   /** The server said its lists changed while this connection's first listing was read: read them again once it is ready. */
   private changedWhileStarting = false;
@@ -232,6 +232,10 @@ export class Supervisor {
       };
       current.client.onclose = () => this.lost(generation, 'the server exited', startedAt, current);
       this.serverCapabilities = current.client.getServerCapabilities();
+      // The start's listing is a read like any other: a change announced during it (server-everything
+      // announces one as soon as it is initialized) is read a second after it began, not while the
+      // other servers are still starting (docs/performance.md, "Round 12: the first list").
+      this.relistedAt = Date.now();
       const listing = await readListing(current.client, this.listingOptions(), this.options.logger);
       if (generation !== this.generation) return;
       this.listing = listing;
@@ -371,8 +375,8 @@ export class Supervisor {
   /**
    * Re-reads the lists after the server said they changed: one read at a time, and any number of
    * notifications during it lead to one more read after it, so the last one is always followed by
-   * a read; a read begins MIN_RELIST_MS after the last one began at the soonest, and the
-   * notifications meanwhile are all read by it (docs/config.md, "limits"). Each notification was a
+   * a read; a read begins MIN_RELIST_MS after the last one (the start's included) began at the
+   * soonest, and the notifications meanwhile are all read by it (docs/config.md, "limits"). Each notification was a
    * read of the four lists: 5,000 of them were 5,000 reads, and 200 from a server of 10,000 tools
    * held every call for seconds; a server that sent one more with each list's answer was read
    * back to back for as long as it ran.

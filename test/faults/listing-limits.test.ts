@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faultServer } from '../helpers/faults.js';
+import { MIN_RELIST_MS } from '../../src/downstream/supervisor.js';
 import { eventually, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
@@ -239,13 +240,17 @@ describe('serve: a server that says its list changed, a thousand times', () => {
 });
 
 describe('serve: a server whose list changes while the gateway reads it at start', () => {
-  test('the change is read once the server is ready: the tool it added is listed (before, the notification was dropped and the stale list stayed until the next one)', async () => {
+  test('the change is read once the server is ready: the tool it added is listed (before, the notification was dropped and the stale list stayed until the next one), a second after the start\'s read began as after any read (before, at once, while other servers were still starting)', async () => {
     const dir = tempDir();
     const lists = join(dir, 'lists');
     const harness = await startGateway({ mcpServers: { f: faultServer('list-changed', join(dir, 'f-starts'), { FAULT_LISTS: lists, FAULT_CHANGE_AT_START: '1' }), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] } }, { dir });
     try {
       await eventually(async () => expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__added_after'));
-      expect(readFileSync(lists, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+      const reads = readFileSync(lists, 'utf8').split('\n').filter(Boolean);
+      expect(reads).toHaveLength(2);
+      // When the server got each list request: MIN_RELIST_MS apart, less how long the first took to arrive.
+      const [first, second] = reads.map((line) => Number(line.split(' ')[1]));
+      expect(second! - first!).toBeGreaterThanOrEqual(MIN_RELIST_MS / 2);
     } finally {
       await harness.close();
     }
