@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import { formatKeyPath, readJson } from './json.js';
 import { didYouMean, knownKeys } from './hints.js';
-import { configSchemas, type ConfigFile } from './schema.js';
+import { parseConfigFile, type ConfigFile } from './schema.js';
 
 export { configCandidates, findConfig, userConfigPath } from './locate.js';
 export { expandServerEnv, serversToRun } from './servers.js';
@@ -51,7 +51,7 @@ export function loadConfig(path: string, ruleCheck: RuleCheck, scope?: string): 
 export function parseConfigText(text: string, path: string, ruleCheck: RuleCheck, scope?: string): LoadedConfig {
   const json = readJson(text);
   if (!json.ok) throw invalid(path, json.issues);
-  const parsed = configSchemas().config.safeParse(json.value);
+  const parsed = parseConfigFile(json.value);
   if (!parsed.success) throw invalid(path, zodIssues(parsed.error.issues, json.value));
   const issues = [...scopeIssues(parsed.data, scope), ...ruleCheck(parsed.data)];
   if (issues.length > 0) throw invalid(path, issues);

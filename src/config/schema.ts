@@ -31,6 +31,16 @@ export function messageBytes(file: ConfigFile): number {
 }
 
 /**
+ * One read's parse of a config file. Its schemas are new (configSchemas) and parsed once, so without
+ * zod's compiled fast path: it writes and compiles a function for each object schema at its first
+ * parse, which only a schema parsed again and again pays back (~2.5 ms of a start's ~5 ms config
+ * check; docs/performance.md, "Round 12: the first list").
+ */
+export function parseConfigFile(data: unknown): ReturnType<ReturnType<typeof configSchemas>['config']['safeParse']> {
+  return configSchemas().config.safeParse(data, { jitless: true });
+}
+
+/**
  * The file's schemas, made at each call and not kept: a read of the config (at start, and when it
  * changes) makes them, uses them and drops them. Kept for the life of the gateway, they and what zod
  * adds to them at their first parse were ~0.4 MiB of an idle gateway's memory; making them again

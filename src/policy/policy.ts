@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { zodIssues } from '../config/load.js';
 import { codeCacheDirectory, httpSecretFile, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
-import { configSchemas, type ConfigFile } from '../config/schema.js';
+import { parseConfigFile, type ConfigFile } from '../config/schema.js';
 import type { StartFiles } from '../config/servers.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { PolicyState } from './decide.js';
@@ -48,7 +48,7 @@ export function ruleIssues(file: ConfigFile): ConfigIssue[] {
 
 /** Every issue of a config given as parsed JSON: schema, then rules. Empty when the config is valid. */
 export function configIssues(data: unknown): ConfigIssue[] {
-  const parsed = configSchemas().config.safeParse(data);
+  const parsed = parseConfigFile(data);
   if (!parsed.success) return zodIssues(parsed.error.issues, data);
   return ruleIssues(parsed.data);
 }

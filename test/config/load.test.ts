@@ -136,3 +136,27 @@ describe('scopes', () => {
     expect(() => parseConfigText(bad, '/cfg/mcp-latch.json', ruleIssues)).toThrow(/scopes\.cursor\.servers\[1\]: no server "gone" in mcpServers/);
   });
 });
+
+describe('a read of the config', () => {
+  test('compiles no code: its schemas are new and parsed once, without zod\'s compiled fast path (docs/performance.md, "Round 12: the first list")', () => {
+    const text = JSON.stringify({ mcpServers: { a: { command: 'node', args: ['a.js'], env: { K: 'v' } }, b: { url: 'https://example.com/mcp' } }, permissions: { allow: ['Read(./**)'], deny: ['Bash(rm *)'] }, tools: { 'a__run': { kind: 'command', command: 'cmd' } } });
+    // zod's probe of whether it may compile runs once per process: let it run before counting.
+    parseConfigText(text, '/cfg/mcp-latch.json', ruleIssues);
+    const original = globalThis.Function;
+    let compiled = 0;
+    globalThis.Function = new Proxy(original, {
+      construct(target, args) {
+        compiled += 1;
+        return Reflect.construct(target, args) as object;
+      },
+    });
+    try {
+      const loaded = parseConfigText(text, '/cfg/mcp-latch.json', ruleIssues);
+      expect(Object.keys(loaded.file.mcpServers)).toEqual(['a', 'b']);
+      expect(() => parseConfigText(JSON.stringify({ mcpServers: { a: { command: 'x', typo: 1 } } }), '/cfg/mcp-latch.json', ruleIssues)).toThrow(/typo/);
+    } finally {
+      globalThis.Function = original;
+    }
+    expect(compiled).toBe(0);
+  });
+});
