@@ -67,6 +67,14 @@ export interface TreeRead {
    * the files below are those git tracks (its index, subjects/git-index.ts), present on disk or not.
    */
   tracked?: true;
+  /** It reads below an operand only when that is a directory (`diff` without `-r`): a file there now is read as itself. */
+  onlyDirectories?: true;
+  /**
+   * `git diff A B` (round 12 review, S0): git runs it as `--no-index`, comparing A and B on disk,
+   * outside a working tree or when A or B is outside the one git finds from `from` (git-diff(1));
+   * else it prints tracked files only. `operands`: A and B as written, null when unknown.
+   */
+  noIndex?: { from: string | null; operands: Array<string | null> };
 }
 
 export interface TreeFilter {

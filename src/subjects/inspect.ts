@@ -1,14 +1,15 @@
+import fs from 'node:fs';
 import { basename, dirname, posix, win32 } from 'node:path';
 import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, type CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
-import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeWalk } from '../policy/types.js';
+import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, gitDirectoryAbove, gitDirectoryOf, isGitCodeFile, outsideRepositories, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
-import { isDirectory, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
+import { isDirectory, isFile, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { trackedPaths } from './git-index.js';
 import { skippedByFilters } from './tree-filter.js';
@@ -469,7 +470,16 @@ const LINK_IN_TREE = 'link in a recursive read';
  * A walk cut short by its bound while links are followed cannot tell where the rest leads: ask.
  */
 function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
-  if (subject.path === null || subject.realPath === null || subject.problem || !isDirectory(subject.realPath)) return [];
+  if (subject.path === null || subject.realPath === null || subject.problem) return [];
+  if (tree.noIndex && !noIndex(tree.noIndex)) {
+    subject.tree = { entries: [], complete: true };
+    return [];
+  }
+  if (!isDirectory(subject.realPath)) {
+    // `diff a.ts b.ts` reads the files themselves; what is not there yet may be a directory when it runs.
+    if (tree.onlyDirectories && isFile(subject.realPath)) subject.tree = { entries: [], complete: true };
+    return [];
+  }
   if (tree.tracked) {
     subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform);
     return [];
@@ -483,6 +493,22 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
+}
+
+/** Whether git runs `git diff A B` as `--no-index` (types.ts TreeRead.noIndex): when in doubt, yes. */
+function noIndex(given: NonNullable<TreeRead['noIndex']>): boolean {
+  // git compares the operands as written, against the real directory it runs in (path_inside_repo).
+  const cwd = given.from === null ? null : realPathOr(given.from);
+  const top = cwd === null ? null : workTreeOf(cwd);
+  return cwd === null || top === null || given.operands.some((operand) => operand === null || !isInside(top, posix.resolve(cwd, operand), 'linux'));
+}
+
+function realPathOr(path: string): string {
+  try {
+    return fs.realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /**

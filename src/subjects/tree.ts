@@ -86,6 +86,15 @@ function realTarget(link: string): { path: string; isDirectory: boolean } | null
 }
 
 /** True when `p` is an existing directory (links followed). */
+/** Whether `p` is there and not a directory. */
+export function isFile(p: string): boolean {
+  try {
+    return !fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 export function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();

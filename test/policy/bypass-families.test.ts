@@ -3330,6 +3330,44 @@ describe('4. what git prints of the files it tracks', () => {
   });
 });
 
+// Round 12 review of the commands allowed with no allow rule (S0, S1). Proven with diffutils 3.8,
+// git 2.39 and bash 5.2: `diff -N . src` printed `< TOP=SECRET_ENV` from ./.env, and so did
+// `git diff src .` outside a repository and `git diff ../src .` from inside one.
+describe('6. diff compares the files inside two directories; git diff of two paths may be --no-index', () => {
+  beforeAll(() => {
+    const D = join(W, 'r12');
+    mkdirSync(join(D, 'src'), { recursive: true });
+    mkdirSync(join(D, 'sub'));
+    writeFileSync(join(D, '.env'), 'TOP=SECRET_ENV');
+    writeFileSync(join(D, 'sub', '.env'), 'SUB=1');
+    writeFileSync(join(D, 'src', 'a.ts'), 'a');
+    writeFileSync(join(D, 'src', 'b.ts'), 'b');
+    // A repository tracking no .env, with one ignored beside its files.
+    const R = join(D, 'repo');
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' };
+    const run = (...args: string[]): void => void execFileSync('git', args, { cwd: R, env });
+    mkdirSync(join(R, 'sub'), { recursive: true });
+    writeFileSync(join(R, 'sub', 'a.txt'), 'hi\n');
+    writeFileSync(join(R, '.gitignore'), '.env\n');
+    writeFileSync(join(R, '.env'), 'K=1\n');
+    run('init', '-q');
+    run('add', '.');
+    run('-c', 'user.email=a@b', '-c', 'user.name=n', 'commit', '-qm', 'one');
+    writeFileSync(join(R, 'sub', 'a.txt'), 'hi again\n');
+    run('-c', 'user.email=a@b', '-c', 'user.name=n', 'commit', '-qam', 'two');
+  });
+  // diff(1): "If both FILES are directories, compare the files in them with the same names", with or
+  // without -r; -N prints a file missing on one side whole; `diff DIR FILE` reads DIR/basename(FILE).
+  neverAllowedAnywhere(['diff -N . src', 'diff --new-file src .', 'diff --unidirectional-new-file src .', 'diff -N --from-file=. src', 'diff --from=. src', 'diff --to-file=sub src', 'diff . sub', 'diff sub/.. src/a.ts', 'cd src && diff -N .. .'], { cwd: '<W>/r12' });
+  // git-diff(1): "You can omit the --no-index option when running the command in a working tree
+  // controlled by Git and at least one of the paths points outside the working tree, or when
+  // running the command outside a working tree controlled by Git."
+  neverAllowedAnywhere(['git diff src .', 'git diff -- src .', 'git diff . src'], { cwd: '<W>/r12' });
+  neverAllowedAnywhere(['git diff ../src .', 'git diff .. sub', 'git diff <W>/r12 sub', 'cd sub && git diff ../.. .'], { cwd: '<W>/r12/repo' });
+  allowedByDefault(['diff src/a.ts src/b.ts', 'diff -u src/a.ts src/b.ts', 'cmp src/a.ts src/b.ts'], { cwd: '<W>/r12' });
+  allowedByDefault(['git diff HEAD~1 HEAD', 'git diff HEAD~1 -- sub', 'git diff main sub', 'git diff sub .'], { cwd: '<W>/r12/repo' });
+});
+
 // REPLs that run a command their input names (round 11 review, F2's leftovers; bash 5.2): GNU m4
 // 1.4.19 ran `syscmd(CMD)`/`esyscmd(CMD)` from stdin, printed a file `include(F)` named, and wrote
 // data/secret with `-F` (its frozen state) and `--debugfile` (appended); GNU dc ran `!CMD` from `-e`

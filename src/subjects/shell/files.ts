@@ -128,8 +128,11 @@ const SIMPLE: Record<string, SimpleSpec> = {
   wc: { access: READ, reads: ['--files0-from'], long: ['files0-from'] },
   sort: { access: READ, short: 'kotST', long: ['key', 'field-separator', 'output', 'buffer-size', 'temporary-directory', 'parallel', 'batch-size', 'compress-program', 'files0-from', 'random-source', 'sort'], writes: ['-o', '--output'], reads: ['--files0-from', '--random-source'], programs: ['--compress-program'] },
   uniq: { access: READ, short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'], secondWrite: true },
-  // GNU diff follows links unless told not to.
-  diff: { access: READ, tree: (scan) => (hasOption(scan, '-r', '--recursive') ? { content: true, follows: !hasOptionAsSpelled(scan, '--no-dereference') } : null), short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from', '--from-file', '--to-file'] },
+  // GNU diff follows links unless told not to. Without -r it still compares the files directly
+  // inside two directories (with -N printing each one whole) and `diff DIR FILE` reads
+  // DIR/basename(FILE): a directory operand is read with what is below it (round 12 review, S1;
+  // docs/threat-model.md#deny-rules-for-every-program). --from-file/--to-file: the diff handler.
+  diff: { access: READ, tree: (scan) => ({ content: true, follows: !hasOptionAsSpelled(scan, '--no-dereference'), ...(hasOption(scan, '-r', '--recursive') ? {} : { onlyDirectories: true as const }) }), short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from'] },
   cmp: { access: READ, short: 'in', long: ['ignore-initial', 'bytes'], max: 2 },
   comm: { access: READ, long: ['output-delimiter'] },
   stat: { access: READ, short: 'c', long: ['format', 'printf'] },
@@ -903,6 +906,14 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
   const disk = options.some((o) => o === '--no-index' || (name === 'grep' && o.length > 3 && '--untracked'.startsWith(o)));
   const tree: TreeRead = disk ? { content: true, follows: false } : TRACKED;
   const pathspecs = dashes === -1 ? [] : args.slice(args.findIndex((w) => w.isStatic && w.value === '--') + 1);
+  // git-diff(1): with two paths, outside a working tree or with one of them outside it, git diff
+  // is `--no-index` unasked, which git decides at run time (round 12 review, S0: `git diff src .`
+  // printed .env). Both operands are read on disk with what is below them, as well as the tracked files.
+  const operands = args.filter((w) => !(w.isStatic && w.value.startsWith('-')));
+  if (!disk && name === 'diff' && operands.length === 2) {
+    const noIndex = { from: place.top === null && !place.elsewhere ? place.base : null, operands: operands.map((word) => (word.isStatic && !word.value.startsWith('~') ? word.value : null)) };
+    for (const word of operands) push(out, walked(pathOf(word, READ, place.base), { content: true, follows: false, onlyDirectories: true, noIndex }));
+  }
   const exact = pathspecs.length > 0 && pathspecs.every((w) => w.isStatic && !GLOB.test(w.value) && !w.value.startsWith(':')) && place.top === null && !place.elsewhere && !place.caseless;
   if (exact) {
     for (const word of pathspecs) push(out, walked(pathOf(word, READ, place.base), tree));
@@ -2126,8 +2137,16 @@ const info: Handler = (args, cwd, out) => {
   for (const i of scan.operands) if (!args[i]!.isStatic || args[i]!.value.includes('/')) push(out, pathOf(args[i]!, READ, cwd));
 };
 
+/** diff: SIMPLE's model, and `--from-file=X`/`--to-file=X` are operands compared with every other, directories too. */
+const diff: Handler = (args, cwd, out) => {
+  simple(SIMPLE.diff!)(args, cwd, out);
+  const scan = scanOptions(args, 0, SIMPLE.diff!);
+  for (const word of optionValues(scan, '--from-file', '--to-file')) push(out, walked(pathOf(word, READ, cwd), SIMPLE.diff!.tree!(scan)!));
+};
+
 const HANDLERS: Record<string, Handler> = {
   rgrep,
+  diff,
   chattr,
   info,
   setfacl,
