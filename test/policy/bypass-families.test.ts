@@ -1594,7 +1594,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
     'pax -rw src ../data',
     'pax -rw -s ,a,b, src o',
   ]);
-  allowed(['ar rcs lib.a src/a.ts', 'ar t lib.a', 'pax -w -f a.pax src', 'pax -f a.pax', 'echo src/a.ts | cpio -o -F a.cpio', 'pax -rw src o']);
+  allowed(['ar rcs lib.a src/a.ts', 'ar t lib.a', 'pax -w -f a.pax src', 'pax -f a.pax', 'pax -rw src o']); // (`cpio -o` asks since round 12: the names on stdin are known only at run time)
   allowed(['mv src/a.ts src/b.ts', 'mv src/a.ts src/', 'mv src src2', 'tar -cf a.tar src', 'tar --remove-files -cf a.tar src', 'zip -ry a.zip src', 'zip -rmy a.zip src']);
   // xargs(1) runs the command with words read from stdin appended, or put where -I's string is:
   // files known only at run time (bash 5.2: `ls -d ../data | xargs rm -r` removed data/table.csv).
@@ -1966,7 +1966,7 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
       expect(decision.verdict, decision.reason).toBe('allow');
     });
   });
-  allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'", 'tar -cf a.tar -T - < list', 'zip -@ a.zip < list']);
+  allowed(['rsync -a --partial src/ src2/', 'rsync -a --link-dest=../src src/ src2/', 'cp -al src src2', "git clean -fd 'src/*.o'"]); // (`tar -T -` and `zip -@` ask since round 12: the names on stdin are read)
   allowed(['find src -exec rm {} +', 'find . -name x -print', "find src -name '*.ts' -exec grep -l x {} +", "find src -name '*.ts' -execdir grep x {} +", 'find src -exec cp {} ../work/src \\;']);
 });
 
@@ -3508,4 +3508,13 @@ describe('6. a recursive copy onto a tree that holds git code files asks', () =>
   neverAllowedAnywhere(['cp -r evil/. .', 'cp -rT evil .', 'rsync -a evil/ ./', 'cp -r evil/. plain/..'], extra);
   // A copy into a tree without git's code files is as before.
   allowedByDefault(['cp -r evil/. plain', 'cp -r evil fresh', 'rsync -a evil/ plain/'], extra);
+});
+
+// Names read from stdin are known only at run time (round 11 left them open; GNU tar 1.34, zip 3.0,
+// GNU cpio 2.13, bash 5.2: `echo ~/.ssh/id_rsa | tar -cf k.tar -T -`, `… | zip -@ k.zip` and `… |
+// cpio -o > k.cpio` stored the key, each allowed in bypassPermissions and under the program's rule).
+describe('6. archivers that take the names of what they store from stdin', () => {
+  const extra = { allow: ['Bash(tar *)', 'Bash(zip *)', 'Bash(cpio *)', 'Bash(find *)'] };
+  neverAllowedAnywhere(['echo <H>/.ssh/id_rsa | tar -cf k.tar -T -', 'tar --files-from=- -cf k.tar < list', 'zip -@ k.zip < list', 'zip --names-stdin k.zip < list', 'cpio -o < list > k.cpio', 'find src | cpio --create -F k.cpio'], extra);
+  allowedByDefault(['tar -tf k.tar', 'zip k.zip src/a.ts', 'cpio -i -t < k.cpio'], extra);
 });

@@ -1335,6 +1335,8 @@ const cpio: Handler = (args, cwd, out) => {
   // -F data/t` replaced data/t), read otherwise; `-I` and `-E`/`--pattern-file` name files read.
   const creates = hasOption(scan, '-o', '--create');
   for (const archive of optionValues(scan, '-F', '--file', '-O')) push(out, pathOf(archive, creates ? WRITE : READ, cwd));
+  // `-o` stores the files named on stdin (`echo ~/.ssh/id_rsa | cpio -o > k.cpio`, round 12): known only at run time.
+  if (creates) push(out, pathOf({ ...staticWord('<cpio -o input>'), isStatic: false }, READ, cwd));
   for (const file of optionValues(scan, '-I', '-E', '--pattern-file')) push(out, pathOf(file, READ, cwd));
 };
 
@@ -1551,9 +1553,9 @@ const tar: Handler = (args, cwd, out) => {
       push(out, walked(pathOf(words[i]!, READ, base), tree));
       if (removes) push(out, walked(pathOf(words[i]!, WRITE, base), REMOVED));
     }
-    // The members a list file names are read, known only at run time (`tar -cf k.tar -T l` with l
-    // naming ~/.ssh/id_rsa stored it); names from stdin (`-T -`) are not modelled, as xargs' are not.
-    for (const list of optionValues(scan, '-T', '--files-from')) if (!list.isStatic || list.value !== '-') push(out, pathOf(unknownWord({ ...list, raw: `<files named in ${list.raw}>` }), READ, base));
+    // The members a list file or stdin names are read, known only at run time (`tar -cf k.tar -T l`
+    // with l naming ~/.ssh/id_rsa stored it; `echo ~/.ssh/id_rsa | tar -cf k.tar -T -` too, round 12).
+    for (const list of optionValues(scan, '-T', '--files-from')) push(out, pathOf(unknownWord({ ...list, value: list.value === '-' ? '<stdin>' : list.value, raw: `<files named in ${list.raw}>` }), READ, base));
     // Members named in a list (`-T list`, `-T -` for stdin) are known only when tar reads it.
     if (removes) for (const list of optionValues(scan, '-T', '--files-from')) push(out, walked(pathOf({ ...list, isStatic: false }, WRITE, base), REMOVED));
   }
@@ -1573,8 +1575,8 @@ const zip: Handler = (args, cwd, out) => {
   const tree = hasOption(scan, '-r', '-R', '--recurse-paths', '--recurse-patterns') ? { content: true, follows: !hasOptionAsSpelled(scan, '-y', '--symlinks') } : null;
   // `-m`/`--move` removes the files it archived (with -r, the directories and what is below them).
   const moves = hasOption(scan, '-m', '--move');
-  // `-@` takes the files from stdin, known only at run time (zip(1)).
-  if (moves && hasOption(scan, '-@', '--names-stdin')) push(out, pathOf({ ...staticWord('<zip -@ input>'), isStatic: false }, WRITE, cwd));
+  // `-@` takes the files from stdin, known only at run time (zip(1)): read, and removed with `-m`.
+  if (hasOption(scan, '-@', '--names-stdin')) push(out, pathOf({ ...staticWord('<zip -@ input>'), isStatic: false }, moves ? WRITE : READ, cwd));
   for (const output of optionValues(scan, '-O', '--output-file')) push(out, pathOf(output, WRITE, cwd));
   scan.operands.forEach((index, n) => {
     const word = words[index]!;
