@@ -8,8 +8,14 @@ import type { Segment } from './types.js';
  * whether a segment is plain enough for an allow rule to match it at all.
  */
 
-/** Environment assignments an allow rule may look past: they change formatting, not behaviour. */
-export const SAFE_ASSIGNMENTS = /^(LANG|LANGUAGE|LC_[A-Z]+|TZ|NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|COLUMNS|LINES|TERM|CI|NODE_ENV|RUST_BACKTRACE|PYTHONUNBUFFERED|DEBUG)=/;
+/**
+ * Environment assignments an allow rule may look past: they change formatting, not behaviour. A
+ * locale, TZ or TERM value names a file the C library opens (`LANGUAGE=../../W/mo ls` loaded a
+ * workspace message catalog, whose translations are printf formats; `TZ=~/.ssh/id_rsa date` opened
+ * the key; round 12 review, S3, docs/threat-model.md): only a plain name is looked past, TZ's with
+ * `/` (`Europe/Paris`) but not from `/`, `:/` or `~`, and no value with `..`.
+ */
+export const SAFE_ASSIGNMENTS = /^(?:(?:LANG|LANGUAGE|LC_[A-Z]+|TERM)=(?!.*\.\.)[\w.@:+-]*$|TZ=(?!:?[/~])(?!.*\.\.)[\w.@:+,<>/-]*$|(?:NO_COLOR|FORCE_COLOR|CLICOLOR|CLICOLOR_FORCE|COLUMNS|LINES|CI|NODE_ENV|RUST_BACKTRACE|PYTHONUNBUFFERED|DEBUG)=)/;
 
 export function isNarrowEligible(segment: Segment): boolean {
   if (!segment.isStatic || segment.program === null || segment.name === null) return false;

@@ -34,7 +34,12 @@ const UNSAFE_OPTIONS: Record<string, (arg: string) => boolean> = {
   sort: (arg) => /^-[^-]*[oT]/.test(arg) || isLongOption(arg, ['--output', '--compress-program', '--temporary-directory', '--files0-from']),
   // `rg --pre CMD` runs CMD on every file searched.
   rg: (arg) => isLongOption(arg, ['--pre', '--hostname-bin']),
+  // binutils reads `@FILE` as more arguments, and FILE may name `@OTHER` (libiberty expandargv):
+  // files known only at run time (round 12 review, S4; docs/threat-model.md).
+  strings: (arg) => arg.startsWith('@'),
 };
+// `md5sum -c LIST` reads and hashes each file LIST names (round 12 review, S5).
+for (const sum of ['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum']) UNSAFE_OPTIONS[sum] = (arg) => /^-[^-]*c/.test(arg) || isLongOption(arg, ['--check']);
 
 /** Git subcommands that only read, and options that turn any git command into a writer or executor. */
 const GIT_READ = new Set(['status', 'diff', 'log', 'branch', 'show', 'rev-parse', 'ls-files', 'blame', 'describe', 'shortlog', 'rev-list', 'ls-tree', 'cat-file', 'remote', 'tag', 'stash', 'config']);

@@ -3368,6 +3368,16 @@ describe('6. diff compares the files inside two directories; git diff of two pat
   allowedByDefault(['git diff HEAD~1 HEAD', 'git diff HEAD~1 -- sub', 'git diff main sub', 'git diff sub .'], { cwd: '<W>/r12/repo' });
 });
 
+// Round 12 review (S3-S5; binutils 2.40, coreutils 9.1, glibc 2.36, bash 5.2): `strings @rsp` with rsp
+// holding `@.env` printed `strings: 'TOP=SECRET_ENV': No such file` (response files nest);
+// `md5sum -c <<< 'HASH  .env'` hashed .env; `TZ=../../../../tmp/x/.env date` opened .env (strace) and
+// `LANGUAGE=../../W/mo ls` loaded W/mo/LC_MESSAGES/coreutils.mo, whose strings are printf formats.
+describe('6. response files, checksum lists and locale values name files', () => {
+  neverAllowed(['strings @rsp', 'strings -a @rsp', "md5sum -c <<< 'd41d8cd98f00b204e9800998ecf8427e  .env'", 'sha256sum --check sums', 'sha1sum --ch sums', 'b2sum -bc sums', 'cksum -c sums']);
+  neverAllowed(['LANG=C.UTF-8 LANGUAGE=../../../../<W>/mo ls nonexist', 'LANGUAGE=.. ls', 'LC_MESSAGES=/x ls', 'TZ=<H>/.ssh/id_rsa date', 'TZ=:/etc/x date', 'TZ=~/.ssh/id_rsa date', 'TZ=../../../../<W>/.env date', 'TERM=../x ls']);
+  allowedByDefault(['strings src/a.ts', 'md5sum src/a.ts', 'LANG=C.UTF-8 LANGUAGE=en:fr ls', 'LC_ALL=C sort src/a.ts', 'TZ=Europe/Paris date', 'TZ=UTC0 date', 'TERM=xterm-256color ls']);
+});
+
 // REPLs that run a command their input names (round 11 review, F2's leftovers; bash 5.2): GNU m4
 // 1.4.19 ran `syscmd(CMD)`/`esyscmd(CMD)` from stdin, printed a file `include(F)` named, and wrote
 // data/secret with `-F` (its frozen state) and `--debugfile` (appended); GNU dc ran `!CMD` from `-e`
