@@ -3375,6 +3375,8 @@ describe('6. diff compares the files inside two directories; git diff of two pat
 describe('6. response files, checksum lists and locale values name files', () => {
   neverAllowed(['strings @rsp', 'strings -a @rsp', "md5sum -c <<< 'd41d8cd98f00b204e9800998ecf8427e  .env'", 'sha256sum --check sums', 'sha1sum --ch sums', 'b2sum -bc sums', 'cksum -c sums']);
   neverAllowed(['LANG=C.UTF-8 LANGUAGE=../../../../<W>/mo ls nonexist', 'LANGUAGE=.. ls', 'LC_MESSAGES=/x ls', 'TZ=<H>/.ssh/id_rsa date', 'TZ=:/etc/x date', 'TZ=~/.ssh/id_rsa date', 'TZ=../../../../<W>/.env date', 'TERM=../x ls']);
+  // tree(1) 2.x (not installed here: from its manual): --hintro/--houtro copy FILE into the -H output, --gitfile/--infofile read FILE.
+  deniedEverywhere([['tree -H . --hintro=<W>/.env', 'Read(**/.env)'], ['tree -H . --houtro <W>/.env', 'Read(**/.env)'], ['tree --gitfile=<W>/.env', 'Read(**/.env)'], ['tree --infofile=<W>/.env', 'Read(**/.env)']]);
   allowedByDefault(['strings src/a.ts', 'md5sum src/a.ts', 'LANG=C.UTF-8 LANGUAGE=en:fr ls', 'LC_ALL=C sort src/a.ts', 'TZ=Europe/Paris date', 'TZ=UTC0 date', 'TERM=xterm-256color ls']);
 });
 

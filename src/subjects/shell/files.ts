@@ -139,7 +139,8 @@ const SIMPLE: Record<string, SimpleSpec> = {
   file: { access: READ, short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'exclude-quiet', 'parameter'], reads: ['-m', '--magic-file', '-f', '--files-from'] },
   du: { access: READ, tree: (scan) => ({ content: false, follows: hasOption(scan, '-L', '--dereference') }), searchesCwd: true, short: 'dBtX', long: ['max-depth', 'block-size', 'threshold', 'exclude', 'exclude-from', 'files0-from', 'time', 'time-style'], reads: ['-X', '--exclude-from', '--files0-from'] },
   ls: { access: READ, tree: (scan) => (hasOption(scan, '-R', '--recursive') ? { content: false, follows: hasOption(scan, '-L', '--dereference') } : null), searchesCwd: true, short: 'ITw', long: ['hide', 'ignore', 'block-size', 'format', 'sort', 'time', 'time-style', 'tabsize', 'width', 'indicator-style', 'quoting-style'] },
-  tree: { access: READ, tree: (scan) => ({ content: false, follows: hasOption(scan, '-l') }), searchesCwd: true, short: 'LPIoHT', long: ['filelimit', 'timefmt', 'charset', 'sort', 'gitfile', 'hintro', 'houtro'], writes: ['-o'] },
+  // tree(1) 2.x: --hintro/--houtro copy FILE into the -H output, --gitfile and --infofile read FILE (round 12 review).
+  tree: { access: READ, tree: (scan) => ({ content: false, follows: hasOption(scan, '-l') }), searchesCwd: true, short: 'LPIoHT', long: ['filelimit', 'timefmt', 'charset', 'sort', 'gitfile', 'hintro', 'houtro', 'infofile'], writes: ['-o'], reads: ['--hintro', '--houtro', '--gitfile', '--infofile'] },
   cut: { access: READ, short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] },
   nl: { access: READ, short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] },
   tac: { access: READ, short: 's', long: ['separator'] },
