@@ -3377,6 +3377,9 @@ describe('6. response files, checksum lists and locale values name files', () =>
   neverAllowed(['LANG=C.UTF-8 LANGUAGE=../../../../<W>/mo ls nonexist', 'LANGUAGE=.. ls', 'LC_MESSAGES=/x ls', 'TZ=<H>/.ssh/id_rsa date', 'TZ=:/etc/x date', 'TZ=~/.ssh/id_rsa date', 'TZ=../../../../<W>/.env date', 'TERM=../x ls']);
   // tree(1) 2.x (not installed here: from its manual): --hintro/--houtro copy FILE into the -H output, --gitfile/--infofile read FILE.
   deniedEverywhere([['tree -H . --hintro=<W>/.env', 'Read(**/.env)'], ['tree -H . --houtro <W>/.env', 'Read(**/.env)'], ['tree --gitfile=<W>/.env', 'Read(**/.env)'], ['tree --infofile=<W>/.env', 'Read(**/.env)']]);
+  // nohup(1) (coreutils 9.1 on a pty made nohup.out): "append output to 'nohup.out' if possible, '$HOME/nohup.out' otherwise".
+  deniedEverywhere([['nohup ls', 'Edit(<W>/nohup.out)']], { deny: ['Edit(<W>/nohup.out)'] });
+  deniedEverywhere([['nohup ls', 'Edit(<H>/nohup.out)']], { deny: ['Edit(<H>/nohup.out)'] });
   allowedByDefault(['strings src/a.ts', 'md5sum src/a.ts', 'LANG=C.UTF-8 LANGUAGE=en:fr ls', 'LC_ALL=C sort src/a.ts', 'TZ=Europe/Paris date', 'TZ=UTC0 date', 'TERM=xterm-256color ls']);
 });
 

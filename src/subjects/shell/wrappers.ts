@@ -1,7 +1,7 @@
 import type { CommandPath } from '../../policy/types.js';
 import { WRAPPERS, type WrapperSpec } from '../../programs.js';
 import type { Nested } from './files.js';
-import { baseName, display, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, type Word } from './options.js';
+import { baseName, display, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type Word } from './options.js';
 import { ASSIGNMENT } from './variables.js';
 
 /**
@@ -57,6 +57,9 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     for (const value of optionValues(scan, ...(spec.reads ?? []))) pushPath(paths, pathOf(value, 'read', cwd));
     for (const value of optionValues(scan, ...(spec.writes ?? []))) pushPath(paths, pathOf(value, 'write', cwd));
     if (name === 'flock') pushPath(paths, pathOf(words[end - 1]!, 'write', cwd));
+    // nohup(1): with stdout a terminal it appends to ./nohup.out, else ~/nohup.out (round 12 review,
+    // S7); whether stdout is redirected is not looked at here: both are writes.
+    if (name === 'nohup') for (const file of ['nohup.out', '~/nohup.out']) pushPath(paths, pathOf(staticWord(file), 'write', cwd));
     if (spec.code && hasOption(scan, ...spec.code)) reasons.push('executor');
     const dir = optionValues(scan, ...(spec.chdir ?? []))[0];
     if (dir) cwd = dir.isStatic ? resolveDirectory(cwd, dir.value) : null;
