@@ -3380,6 +3380,8 @@ describe('6. response files, checksum lists and locale values name files', () =>
   // nohup(1) (coreutils 9.1 on a pty made nohup.out): "append output to 'nohup.out' if possible, '$HOME/nohup.out' otherwise".
   deniedEverywhere([['nohup ls', 'Edit(<W>/nohup.out)']], { deny: ['Edit(<W>/nohup.out)'] });
   deniedEverywhere([['nohup ls', 'Edit(<H>/nohup.out)']], { deny: ['Edit(<H>/nohup.out)'] });
+  // bash: "[n]<>word ... opened for both reading and writing"; `echo PWN 1<>f` overwrote f's first bytes.
+  deniedEverywhere([['echo x 1<>out/table.csv', 'Edit(<T>/data/table.csv)'], ['cat 3<>out/table.csv', 'Edit(<T>/data/table.csv)'], ['wc -l 0<>out/table.csv', 'Edit(<T>/data/table.csv)']], { deny: ['Edit(<T>/data/table.csv)'] });
   allowedByDefault(['strings src/a.ts', 'md5sum src/a.ts', 'LANG=C.UTF-8 LANGUAGE=en:fr ls', 'LC_ALL=C sort src/a.ts', 'TZ=Europe/Paris date', 'TZ=UTC0 date', 'TERM=xterm-256color ls']);
 });
 

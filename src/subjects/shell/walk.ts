@@ -1146,6 +1146,9 @@ class Analysis {
     } else if (target && kind !== 'dup' && kind !== 'herestring' && !(target.isStatic && (target.value === '/dev/null' || (kind !== 'read' && NULL_DEVICES.has(target.value))))) {
       const path: CommandPath = { path: target.isStatic ? target.value : target.raw, access: kind === 'read' ? 'read' : 'write', base: cwd, isStatic: target.isStatic, via: op };
       this.attach(path, targets, cwd, ctx);
+      // `[n]<>word` opens word for reading and writing (bash manual); tree-sitter-bash reads it as
+      // `<` and an ERROR node: a write too (round 12 review, S6: `echo x 1<>F` overwrote F).
+      if (op === '<' && /^\d*<>/.test(this.slice(node))) this.attach({ ...path, access: 'write' }, targets, cwd, ctx);
     }
     for (const p of pending) this.visit(p, 'substitution', cwd);
   }
