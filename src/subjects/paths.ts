@@ -312,6 +312,11 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform): Resolved {
  * none when the directory cannot be read (neither can the server). One readdir, only for a missing name.
  */
 function unicodeEquivalents(dir: string, part: string): string[] {
+  // Another spelling NFC-equal to an ASCII name decomposes to it, and only three code points
+  // decompose to ASCII: U+037E to `;`, U+1FEF to a backtick, U+212A (Kelvin) to `K` (checked over
+  // all of Unicode, round 12). Any other ASCII name has no equivalent to list the directory for:
+  // that listing was most of a new missing path's cost (docs/performance.md, "End of round 12").
+  if (ASCII_WITHOUT_DECOMPOSED.test(part)) return [];
   let entries: string[];
   try {
     entries = fs.readdirSync(dir);
@@ -321,6 +326,8 @@ function unicodeEquivalents(dir: string, part: string): string[] {
   const nfc = part.normalize('NFC');
   return entries.filter((entry) => entry !== part && entry.normalize('NFC') === nfc);
 }
+
+const ASCII_WITHOUT_DECOMPOSED = /^[\x00-\x3a\x3c-\x4a\x4c-\x5f\x61-\x7f]*$/;
 
 function splitComponents(p: string, P: path.PlatformPath): string[] {
   const separators = P === path.win32 ? /[\\/]+/ : /\/+/;

@@ -231,6 +231,16 @@ posixOnly('canonicalPath: symlinks', () => {
     expect(c.realPath).toBe(path.join(outside, 'secret'));
   });
 
+  // Only U+037E, U+1FEF and U+212A decompose to ASCII (';', '`', 'K'): an ASCII name holding one of
+  // those has an equivalent on disk to find; any other ASCII name is not looked for (no listing).
+  it.each([['\u212Aey', 'Key'], ['a\u037Eb', 'a;b'], ['x\u1FEF', 'x`']])('a missing ASCII name %j equal in NFC to the link %j on disk reads the link', (onDisk, asked) => {
+    const dir = fs.mkdtempSync(path.join(tmp, "nfc-"));
+    fs.symlinkSync(outside, path.join(dir, onDisk));
+    const c = canonicalPath(path.join(dir, asked, 'secret'), null, env);
+    expect(c.problem).toContain('Unicode NFC');
+    expect(c.realPath).toBe(path.join(outside, 'secret'));
+  });
+
   it('resolves a file below a symlinked directory', () => {
     expect(canonicalPath('linkdir/secret', proj, env).realPath).toBe(path.join(outside, 'secret'));
   });
