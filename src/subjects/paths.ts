@@ -251,12 +251,16 @@ function expandHomeOf(p: string, env: PathEnv): string | { problem: string } {
  * differently). docs/design.md "Paths, step by step", step 6.
  */
 function resolveSymlinks(lexical: string, platform: NodeJS.Platform): Resolved {
-  // Fast path, and on Windows the only way to get OS canonical case and expanded 8.3 names.
-  try {
-    return fs.realpathSync.native(lexical);
-  } catch (error) {
-    const code = codeOf(error);
-    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') throw error;
+  // Fast path, and on Windows the only way to get OS canonical case and expanded 8.3 names. A
+  // missing path (a new file, a word that only may be one) goes to the walk without the thrown
+  // error, which cost more than the lookups themselves (docs/performance.md, "End of round 12").
+  if (existsNoThrow(lexical)) {
+    try {
+      return fs.realpathSync.native(lexical);
+    } catch (error) {
+      const code = codeOf(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'ELOOP') throw error;
+    }
   }
 
   const P = pathApi(platform);
@@ -334,10 +338,19 @@ function splitComponents(p: string, P: path.PlatformPath): string[] {
   return p.split(separators).filter((part) => part !== '');
 }
 
+/** Whether `p` names something stat can reach (false for a dangling link or a loop: the walk reads those). */
+function existsNoThrow(p: string): boolean {
+  try {
+    return fs.statSync(p, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /** lstat that treats "not there" and "cannot look" alike: the server (same user) cannot follow a link there either. */
 function lstatOrNull(p: string): fs.Stats | null {
   try {
-    return fs.lstatSync(p);
+    return fs.lstatSync(p, { throwIfNoEntry: false }) ?? null;
   } catch (error) {
     const code = codeOf(error);
     if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM') return null;
