@@ -338,12 +338,18 @@ function splitComponents(p: string, P: path.PlatformPath): string[] {
   return p.split(separators).filter((part) => part !== '');
 }
 
-/** Whether `p` names something stat can reach (false for a dangling link or a loop: the walk reads those). */
+/**
+ * Whether `p` names something stat can reach (false for a dangling link, a loop or a file where a
+ * directory was expected: the walk reads those). Any other error (EACCES…) is thrown, as realpath's
+ * was before this check: the path cannot be decided, and the call asks.
+ */
 function existsNoThrow(p: string): boolean {
   try {
     return fs.statSync(p, { throwIfNoEntry: false }) !== undefined;
-  } catch {
-    return false;
+  } catch (error) {
+    const code = codeOf(error);
+    if (code === 'ENOTDIR' || code === 'ELOOP') return false;
+    throw error;
   }
 }
 
