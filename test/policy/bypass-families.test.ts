@@ -3535,3 +3535,38 @@ describe('6. archivers that take the names of what they store from stdin', () =>
   neverAllowedAnywhere(['echo <H>/.ssh/id_rsa | tar -cf k.tar -T -', 'tar --files-from=- -cf k.tar < list', 'zip -@ k.zip < list', 'zip --names-stdin k.zip < list', 'cpio -o < list > k.cpio', 'find src | cpio --create -F k.cpio'], extra);
   allowedByDefault(['tar -tf k.tar', 'zip k.zip src/a.ts', 'cpio -i -t < k.cpio'], extra);
 });
+
+// go runs the program its -exec, -toolexec and -vettool flags name, with one or two dashes, before
+// or after the packages (go help testflag, go help build; round 13 review A3, go 1.19.8 under bash
+// 5.2: `go test -exec 'rm -rf d --' .` removed d, `-toolexec 'sh -c "id > f"'` wrote f), and writes
+// what -o and the test profiles name. `go env -w` stores flags every later go command obeys.
+describe('3. go runs the programs its flags name and writes what -o names', () => {
+  const GO = { allow: ['Bash(go test:*)', 'Bash(go build:*)', 'Bash(go vet:*)', 'Bash(go env:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  deniedEverywhere([
+    ["go test -exec 'rm -rf out --' .", 'Bash(rm *)'],
+    ['go test --exec=rm .', 'Bash(rm *)'],
+    ["go test ./... -toolexec 'rm -f x'", 'Bash(rm *)'],
+    ["go test -toolexec 'sh -c \"rm -f x\"' .", 'Bash(rm *)'],
+    ['go vet -vettool=/bin/rm ./...', 'Bash(rm *)'],
+    ["go build -toolexec=\"rm -f x\" ./...", 'Bash(rm *)'],
+    ['go run -exec rm main.go', 'Bash(rm *)'],
+    ['go test -c -o out/table.csv .', 'Edit(<T>/data/table.csv)'],
+    ['go test -coverprofile=table.csv -outputdir out ./...', 'Edit(<T>/data/table.csv)'],
+  ], GO);
+  neverAllowedAnywhere([
+    "go test -exec 'sh -c \"id > /tmp/p\"' .",
+    'go test -exec "$X" .',
+    'go test $FLAGS .',
+    'go env -w GOFLAGS=-toolexec=/tmp/e.sh',
+    'go env -w CC=/tmp/e.sh',
+  ], GO);
+  neverAllowed(['go test -c -o ~/.bashrc .', 'go build -o /tmp/elsewhere/x .', 'go test -cpuprofile=~/.profile .'], GO);
+  allowedByDefault([
+    'go test ./...',
+    'go test -run TestX -count=1 -v ./pkg',
+    'go build ./...',
+    'go vet ./...',
+    'go test ./... -args -exec x',
+    'go env GOPATH',
+  ], GO);
+});

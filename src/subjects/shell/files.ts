@@ -4,7 +4,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
-import { cargo, npm } from './package-managers.js';
+import { cargo, go, npm } from './package-managers.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
@@ -2174,6 +2174,7 @@ const HANDLERS: Record<string, Handler> = {
   git,
   npm,
   cargo,
+  go,
   tar,
   gtar: tar,
   bsdtar: tar,

@@ -1,4 +1,5 @@
 import { globalValueOptions } from '../../programs.js';
+import { pathOf, pushPath, staticWord } from './options.js';
 import type { FileFacts } from './files.js';
 import type { Word } from './options.js';
 
@@ -115,5 +116,65 @@ export function cargo(args: readonly Word[], cwd: string | null, out: FileFacts)
     out.reasons.push('interpreter');
     const program = CARGO_PROGRAM_KEYS.test(key) ? /^\s*"([^"\\]*)"\s*$/.exec(value.value.slice(eq + 1)) : null;
     if (program && program[1]!.trim() !== '') out.nested.push({ kind: 'script', text: program[1]!, cwd });
+  }
+}
+
+/**
+ * go's flags that name a program it runs (`go help testflag`, `go help build`): `-exec xprog` runs
+ * the test binary (go run's program) as `xprog BINARY ARGS`, `-toolexec 'cmd args'` runs every
+ * toolchain program through cmd, `-vettool prog` replaces vet. Round 13 review, proven with go 1.19
+ * under bash 5.2: `go test -exec 'rm -rf d --' .` removed d, and no Bash deny rule saw `rm`.
+ */
+const GO_PROGRAM_FLAGS = new Set(['exec', 'toolexec', 'vettool']);
+/** Flags whose value is a file go writes (`-o`, the test profiles); relative profiles land in `-outputdir`. */
+const GO_WRITE_FLAGS = new Set(['o', 'coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace', 'outputdir']);
+const GO_PROFILES = new Set(['coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace']);
+
+/**
+ * How go splits a program flag's value into words (cmd/internal/quoted.Split): at blanks, a field
+ * may be wrapped in '…' or "…" (no escapes inside).
+ */
+function goFields(text: string): string[] {
+  const fields: string[] = [];
+  const re = /\s*(?:'([^']*)'|"([^"]*)"|(\S+))/gy;
+  for (let m = re.exec(text); m && m[0].trim() !== ''; m = re.exec(text)) fields.push(m[1] ?? m[2] ?? m[3]!);
+  return fields;
+}
+
+export function go(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  // `go env -w GOFLAGS=-toolexec=x` (and CC, GOTOOLCHAIN…) stores a setting every later go command obeys.
+  const first = args.find((w) => !w.isStatic || !w.value.startsWith('-'));
+  if (first?.isStatic && first.value === 'env' && args.some((w) => !w.isStatic || /^--?[wu](=|$)/.test(w.value))) out.reasons.push('interpreter');
+  let outputDir: Word | null = null;
+  const profiles: Word[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) {
+      out.reasons.push('interpreter'); // a flag known only at run time may be -exec
+      continue;
+    }
+    if (word.value === '-args' || word.value === '--args' || word.value === '--') break; // the test binary's own
+    const m = /^--?([^=-][^=]*)(=([\s\S]*))?$/.exec(word.value);
+    if (!m) continue;
+    const name = m[1]!;
+    if (!GO_PROGRAM_FLAGS.has(name) && !GO_WRITE_FLAGS.has(name)) continue; // other flags' values name nothing run or written
+    const value: Word | undefined = m[2] !== undefined ? { ...word, value: m[3]!, raw: m[3]! } : args[++i];
+    if (value === undefined) continue;
+    if (GO_PROGRAM_FLAGS.has(name)) {
+      out.reasons.push('interpreter');
+      if (!value.isStatic) continue;
+      const words = goFields(value.value).map(staticWord);
+      if (words.length > 0) out.nested.push({ kind: 'argv', words, cwd });
+    } else if (GO_WRITE_FLAGS.has(name)) {
+      if (name === 'outputdir') outputDir = value;
+      if (GO_PROFILES.has(name)) profiles.push(value);
+      else pushPath(out.paths, pathOf(value, 'write', cwd));
+    }
+  }
+  for (const profile of profiles) {
+    const relative = profile.isStatic && !profile.value.startsWith('/') && !profile.value.startsWith('~');
+    const base = relative && outputDir ? outputDir : null;
+    const target = base ? (base.isStatic ? staticWord(`${base.value.replace(/\/+$/, '')}/${profile.value}`) : base) : profile;
+    pushPath(out.paths, pathOf(target, 'write', cwd));
   }
 }
