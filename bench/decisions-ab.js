@@ -8,6 +8,7 @@
 // alternate, and the CPU time per decision (process.cpuUsage) is compared: wall time on a loaded
 // machine measures the load. Prints the medians of the blocks and their ratio (this build / DIR).
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,6 +28,9 @@ if (!against || !['dist/index.js', 'package.json', 'node_modules/web-tree-sitter
   process.exit(2);
 }
 
+// The grammar's WASM compiled as serve compiles it (baseline tier only, src/cli/v8-flags.ts), as
+// `npm run bench` part 5 does: set before either build compiles it.
+setFlagsFromString('--liftoff-only');
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const work = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
 const load = async (dir) => decisionCalls(await import(pathToFileURL(join(dir, 'dist', 'index.js')).href), await import(pathToFileURL(join(dir, 'dist', 'subjects', 'paths.js')).href), work);

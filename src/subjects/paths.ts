@@ -19,7 +19,8 @@
  *   canonicalPath('~root/.ssh', …) / 'C:\\x' / NUL  → path null, problem set (the caller asks)
  *
  * Cost: one realpath(3) per path (one readlink per component in glibc), and when a component is
- * missing one lstat per component plus one readlink per link met; results are cached per call.
+ * missing one lstat per component plus one readlink per link met; results are cached per call, and
+ * a name below a directory already walked in the call costs one lstat (walkFromParent).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -85,7 +86,7 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
     const walked = env.platform === 'win32' ? lexical : lex.joined;
     let real = cache?.get(walked);
     if (real === undefined) {
-      real = resolveSymlinks(walked, env.platform);
+      real = (cache instanceof DecisionPaths && env.platform === 'linux' ? walkFromParent(walked, cache) : undefined) ?? resolveSymlinks(walked, env.platform);
       cache?.set(walked, real);
     }
     if (typeof real !== 'string') return { input, path: lexical, realPath: real.realPath ?? null, problem: real.problem };
@@ -309,6 +310,33 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform): Resolved {
     }
   }
   return equivalent === null ? resolved : { problem: equivalent, realPath: resolved };
+}
+
+/**
+ * The walk of `dir/name` when this decision has walked `dir`: it goes through `dir`'s components
+ * as `dir`'s walk did and ends where that one did (or, when a component of `dir` was missing, it
+ * appends the rest as written, `name` too), so `name` costs one lstat instead of a walk from the
+ * root (a command's words below its workdir: docs/performance.md "Round 13: decision time").
+ * Undefined, and the whole walk is done, when `name` is a link (its hops count with `dir`'s), may
+ * have another Unicode spelling on disk, or cannot be looked at. Linux only: on darwin and win32
+ * realpath also gives a name's spelling on disk.
+ */
+function walkFromParent(walked: string, paths: DecisionPaths): string | undefined {
+  const slash = walked.lastIndexOf('/');
+  const name = walked.slice(slash + 1);
+  if (slash <= 0 || name === '' || name === '.' || name === '..') return undefined;
+  const real = paths.get(walked.slice(0, slash));
+  if (typeof real !== 'string') return undefined;
+  const next = real === '/' ? `/${name}` : `${real}/${name}`;
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.lstatSync(next, { throwIfNoEntry: false });
+  } catch (error) {
+    // Not a directory: missing, as the walk takes it. EACCES and the rest: the walk's own answer.
+    if (codeOf(error) !== 'ENOTDIR') return undefined;
+  }
+  if (stat === undefined) return unicodeEquivalents(real, name).length === 0 ? next : undefined;
+  return stat.isSymbolicLink() ? undefined : next;
 }
 
 /**

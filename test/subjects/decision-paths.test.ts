@@ -24,16 +24,31 @@ beforeAll(async () => {
   fs.mkdirSync(path.join(root, 'proj', 'src'), { recursive: true });
   fs.mkdirSync(path.join(root, 'outside'));
   fs.symlinkSync(path.join(root, 'outside'), path.join(root, 'proj', 'out'));
+  // What a name below a directory already walked may be (walkFromParent): a file, links to a file,
+  // to nowhere, up and to themselves, and a name on disk in NFD that a server opens for its NFC spelling.
+  fs.writeFileSync(path.join(root, 'proj', 'f'), 'x');
+  fs.symlinkSync('f', path.join(root, 'proj', 'tofile'));
+  fs.symlinkSync(path.join(root, 'nowhere', 'x'), path.join(root, 'proj', 'dang'));
+  fs.symlinkSync('..', path.join(root, 'proj', 'up'));
+  fs.symlinkSync('loop', path.join(root, 'proj', 'loop'));
+  fs.writeFileSync(path.join(root, 'proj', 'cafe\u0301'), 'x');
   env = { home: path.join(root, 'home'), platform: process.platform };
 });
 
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
+/** One decision's facts for mcp-server-commands' run_command, the workspace `proj`. */
+function runCommand(command: string, workdir: string) {
+  const identity = identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, root);
+  const shell = classifyTool({ identity, tool: { name: 'run_command' } });
+  return inspectCall('shell', 'run_command', { command, workdir }, shell, { workspace: [path.join(root, 'proj')], clientRoots: [], pathEnv: env });
+}
+
 describe('DecisionPaths', () => {
   test('gives what canonicalPath gives without it, for inputs met again with other bases', () => {
     const r = rng(7);
-    const parts = ['proj', 'src', 'out', '..', '.', 'outside', 'missing', 'a.ts', '', '~', 'file:'];
-    const bases = [null, root, `${root}/proj`, `${root}/proj/out/..`, 'relative'];
+    const parts = ['proj', 'src', 'out', '..', '.', 'outside', 'missing', 'a.ts', '', '~', 'file:', 'f', 'tofile', 'dang', 'up', 'loop', 'caf\u00e9'];
+    const bases = [null, root, `${root}/proj`, `${root}/proj/out/..`, `${root}/proj/up/proj`, 'relative'];
     const inputs: string[] = [];
     for (let i = 0; i < 400; i++) {
       let p = r() < 0.6 ? root : '';
@@ -41,41 +56,58 @@ describe('DecisionPaths', () => {
       for (let k = 0; k < n; k++) p += (p === '' && k === 0 ? '' : '/') + parts[Math.floor(r() * parts.length)];
       inputs.push(p);
     }
-    const cache = new DecisionPaths();
-    for (let i = 0; i < 2_000; i++) {
-      const input = inputs[Math.floor(r() * inputs.length)]!;
-      const base = bases[Math.floor(r() * bases.length)]!;
-      expect(canonicalPath(input, base, env, cache)).toEqual(canonicalPath(input, base, env));
+    // 200 decisions of 50 paths, half of them a name below the path before (walkFromParent looks it up from there).
+    let below = 0;
+    for (let decision = 0; decision < 200; decision++) {
+      const cache = new DecisionPaths();
+      let input = '';
+      let base: string | null = null;
+      for (let i = 0; i < 50; i++) {
+        if (i > 0 && r() < 0.5) input = `${input}/${parts[Math.floor(r() * parts.length)]}`;
+        else [input, base] = [inputs[Math.floor(r() * inputs.length)]!, bases[Math.floor(r() * bases.length)]!];
+        const walked = input.startsWith('/') ? input : `${base}/${input}`;
+        if (cache.has(walked.slice(0, walked.lastIndexOf('/'))) && !cache.has(walked)) below++;
+        expect(canonicalPath(input, base, env, cache)).toEqual(canonicalPath(input, base, env));
+      }
+      expect(cache.lexical.size).toBeGreaterThan(5);
     }
-    expect(cache.lexical.size).toBeGreaterThan(50);
+    expect(below).toBeGreaterThan(250);
   });
 
   test('a workdir named as the base, the command cwd and a path is resolved once per decision, and again at the next', () => {
-    const identity = identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, root);
-    const shell = classifyTool({ identity, tool: { name: 'run_command' } });
-    const context = { workspace: [path.join(root, 'proj')], clientRoots: [], pathEnv: env };
     const workdir = path.join(root, 'proj');
     const realpath = vi.spyOn(fs.realpathSync, 'native');
     try {
-      const facts = inspectCall('shell', 'run_command', { command: 'git status && npm run test', workdir }, shell, context);
+      const facts = runCommand('git status && npm run test', workdir);
       expect(facts.subjects.filter((s) => s.type === 'path').map((s) => s.type === 'path' && s.realPath)).toEqual([workdir]);
       // One realpath(3) for the one path the call touches: glibc reads each component's link (two here for /tmp/…, more for deeper paths).
       expect(realpath.mock.calls.map((call) => call[0])).toEqual([workdir]);
-      inspectCall('shell', 'run_command', { command: 'git status && npm run test', workdir }, shell, context);
+      runCommand('git status && npm run test', workdir);
       expect(realpath).toHaveBeenCalledTimes(2);
     } finally {
       realpath.mockRestore();
     }
   });
 
+  test('a workdir through a link retargeted between two decisions: a new name below it is decided against the new target', () => {
+    const link = path.join(root, 'proj', 'here');
+    fs.symlinkSync(path.join(root, 'proj', 'src'), link);
+    const realOf = (name: string) => {
+      const facts = runCommand(`npm run test -- --run ${name}`, link);
+      return facts.subjects.flatMap((s) => (s.type === 'path' && s.input === name ? [s.realPath] : []));
+    };
+    expect(realOf('t1')).toContain(path.join(root, 'proj', 'src', 't1'));
+    fs.unlinkSync(link);
+    fs.symlinkSync(path.join(root, 'outside'), link);
+    expect(realOf('t2')).toContain(path.join(root, 'outside', 't2'));
+    expect(realOf('t1')).toContain(path.join(root, 'outside', 't1'));
+  });
+
   test('a link changed between two decisions is seen by the second', () => {
-    const identity = identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, root);
-    const shell = classifyTool({ identity, tool: { name: 'run_command' } });
-    const context = { workspace: [path.join(root, 'proj')], clientRoots: [], pathEnv: env };
     const link = path.join(root, 'proj', 'moving');
     fs.symlinkSync(path.join(root, 'proj', 'src'), link);
     const realOf = () => {
-      const facts = inspectCall('shell', 'run_command', { command: 'cat moving/a.ts', workdir: path.join(root, 'proj') }, shell, context);
+      const facts = runCommand('cat moving/a.ts', path.join(root, 'proj'));
       return facts.subjects.flatMap((s) => (s.type === 'path' && s.input.startsWith('moving') ? [s.realPath] : []));
     };
     expect(realOf()).toEqual([path.join(root, 'proj', 'src', 'a.ts')]);
