@@ -3385,6 +3385,45 @@ describe('6. response files, checksum lists and locale values name files', () =>
   allowedByDefault(['strings src/a.ts', 'md5sum src/a.ts', 'LANG=C.UTF-8 LANGUAGE=en:fr ls', 'LC_ALL=C sort src/a.ts', 'TZ=Europe/Paris date', 'TZ=UTC0 date', 'TERM=xterm-256color ls']);
 });
 
+// Variables whose value names a file the C library or the program reads (round 12 left them open
+// in bypassPermissions; glibc 2.36, file 5.44, bash 5.2, strace): `TZ=/abs/id_rsa date`, `TZ=:/abs`,
+// `TZDIR=D TZ=id_rsa date` and `TZ=../../../../abs date` (joined to /usr/share/zoneinfo) each opened
+// the key; `MAGIC=F file x` printed F's first line in a warning. tzset(3), locale(7), catopen(3),
+// terminfo(5), hostname(7), file(1), ld.so(8).
+describe('6. variables that name files are reads of them', () => {
+  deniedEverywhere([
+    ['TZ=~/.ssh/id_rsa date', 'Read(~/.ssh/**)'],
+    ['TZ=<H>/.ssh/id_rsa date', 'Read(~/.ssh/**)'],
+    ['TZ=:<H>/.ssh/id_rsa date', 'Read(~/.ssh/**)'],
+    ['TZ=:~/.ssh/id_rsa date', 'Read(~/.ssh/**)'],
+    ['TZ=../../../..<H>/.ssh/id_rsa date', 'Read(~/.ssh/**)'],
+    ['TZDIR=<H>/.ssh TZ=id_rsa date', 'Read(~/.ssh/**)'],
+    ['TZDIR=~/.ssh date', 'Read(~/.ssh/**)'],
+    ['export TZ=~/.ssh/id_rsa; date', 'Read(~/.ssh/**)'],
+    ['TZ=~/.ssh/id_rsa; ls -l', 'Read(~/.ssh/**)'],
+    ['env TZ=~/.ssh/id_rsa date', 'Read(~/.ssh/**)'],
+    ['MAGIC=~/.ssh/id_rsa file src/a.ts', 'Read(~/.ssh/**)'],
+    ['MAGIC=/usr/share/misc/magic:~/.ssh/id_rsa file src/a.ts', 'Read(~/.ssh/**)'],
+    ['LOCPATH=~/.ssh ls', 'Read(~/.ssh/**)'],
+    ['NLSPATH=~/.ssh/%N ls', 'Read(~/.ssh/**)'],
+    ['TERMINFO=~/.ssh less src/a.ts', 'Read(~/.ssh/**)'],
+    ['TERMINFO_DIRS=:~/.ssh tput cols', 'Read(~/.ssh/**)'],
+    ['TERMCAP=~/.ssh/id_rsa tput cols', 'Read(~/.ssh/**)'],
+    ['HOSTALIASES=~/.ssh/id_rsa getent hosts x', 'Read(~/.ssh/**)'],
+    ['INPUTRC=~/.ssh/id_rsa python3', 'Read(~/.ssh/**)'],
+    ['LANGUAGE=../../../..<H>/.ssh ls x', 'Read(~/.ssh/**)'],
+    ['LD_PRELOAD=~/.ssh/id_rsa ls', 'Read(~/.ssh/**)'], // any other variable: its path-like entries, for deny rules
+    ['FOO=x:<H>/.ssh/id_rsa ls', 'Read(~/.ssh/**)'],
+  ]);
+  // A value known only at run time is never allowed (bypassPermissions asks while deny rules exist).
+  neverAllowedAnywhere(['TZ=$x date', 'MAGIC="$m" file src/a.ts', 'TZ+=x date']);
+  allowedByDefault(['TZ=Europe/Paris date', 'TZ=UTC0 date', 'LANG=C.UTF-8 LANGUAGE=en:fr ls', 'LC_ALL=C sort src/a.ts']);
+  test.each(['TZ=Europe/Paris date', 'TZ= date', 'PYTHONPATH=src ls', 'FOO=https://e.example/x ls', 'TERMINFO=/usr/share/terminfo tput cols'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
 // REPLs that run a command their input names (round 11 review, F2's leftovers; bash 5.2): GNU m4
 // 1.4.19 ran `syscmd(CMD)`/`esyscmd(CMD)` from stdin, printed a file `include(F)` named, and wrote
 // data/secret with `-F` (its frozen state) and `--debugfile` (appended); GNU dc ran `!CMD` from `-e`

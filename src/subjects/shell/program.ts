@@ -5,7 +5,7 @@ import { candidatePaths } from './candidates.js';
 import { fileFacts, type Nested } from './files.js';
 import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
-import { changesLaterCommands, commandVariables, DECLARATIONS, gitLocations, gitWrites, isEnvironment } from './variables.js';
+import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 
 /**
@@ -92,7 +92,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (assignsShellVariable(name, args)) reasons.push('environment');
   if (DECLARATIONS.has(name)) {
     commandVariables(args, cwd, reasons, nested);
-    segment.paths.push(...gitLocations(args, cwd), ...gitWrites(args, cwd));
+    segment.paths.push(...gitLocations(args, cwd), ...gitWrites(args, cwd), ...fileVariables(args, cwd));
   }
 
   switch (name) {

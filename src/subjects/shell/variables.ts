@@ -1,3 +1,5 @@
+import { SAFE_ASSIGNMENTS } from '../../policy/command-match.js';
+import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE } from '../git-dir.js';
 import type { Nested } from './files.js';
@@ -201,3 +203,87 @@ const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBA
  * `${a[PATH=0]}`), and then `ls` runs ./0/ls (bash 5.2).
  */
 export const namesShellVariable = (text: string): boolean => (text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []).some(changesLaterCommands);
+
+/**
+ * Variables whose value names a file or directory that a program, or the C library under every
+ * program, reads (round 12 left `TZ=~/.ssh/id_rsa date` allowed in bypassPermissions; glibc 2.36
+ * and bash 5.2 opened the key, strace): tzset(3) `TZ` (`:` dropped; relative to `TZDIR`, default
+ * /usr/share/zoneinfo, `..` kept), `TZDIR`; locale(7) `LOCPATH`, gettext's `LANGUAGE` (each entry
+ * below /usr/share/locale), `LANG`/`LC_*` (below /usr/lib/locale); catopen(3) `NLSPATH` templates;
+ * terminfo(5) `TERMINFO`, `TERMINFO_DIRS`, `TERMCAP` (a file when it starts with `/`); hostname(7)
+ * `HOSTALIASES`; file(1) `MAGIC` (`MAGIC=~/.ssh/id_rsa file x` printed the key's first line in a
+ * warning, file 5.44); readline's `INPUTRC`; iconv(3)'s `GCONV_PATH`; less(1) `LESSKEYIN`,
+ * `LESSKEY`; wget(1) `WGETRC`; curl(1) `CURL_HOME`. A directory is read with what is below it. A value
+ * `SAFE_ASSIGNMENTS` accepts stays below the system's directories and is not a path here. Any other
+ * variable's value entries that look like paths (`/`, `~/`, `./`, a `/` inside) are candidates for
+ * deny rules (`LD_PRELOAD=~/.ssh/id_rsa ls`: ld.so opens it). docs/threat-model.md#variables-that-name-files.
+ */
+export function fileVariables(words: readonly Word[], cwd: string | null): CommandPath[] {
+  const paths: CommandPath[] = [];
+  const tzdir = words.findLast((word) => word.isStatic && word.value.startsWith('TZDIR='))?.value.slice(6) || '/usr/share/zoneinfo';
+  const add = (path: string | null, tree: boolean, word: Word): void => {
+    // A value known only at run time is a path that is not static (it asks; deny rules meet its spelling).
+    const named = path === null ? pathOf({ ...word, isStatic: false }, 'read', cwd) : pathOf(staticWord(path), 'read', cwd, tree ? RECURSIVE : 'environment');
+    if (named === null) return;
+    if (tree) named.tree = { content: true, follows: true };
+    pushPath(paths, named);
+  };
+  for (const word of words) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/.exec(word.value);
+    if (!match) continue;
+    const name = match[1]!;
+    const value = word.value.slice(match[0].length);
+    const known = FILE_VARIABLES[name] ?? (/^LC_[A-Z]+$/.test(name) ? FILE_VARIABLES.LANG : undefined);
+    if (known === undefined) {
+      if (word.isStatic) for (const entry of value.split(':')) if (PATH_LIKE.test(entry) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(entry)) pushCandidate(paths, entry, cwd);
+      continue;
+    }
+    if (SAFE_ASSIGNMENTS.test(word.value)) continue;
+    if (!word.isStatic || match[2] === '+') {
+      add(null, false, word);
+      continue;
+    }
+    for (const entry of known.list ? value.split(':') : [value]) {
+      const path = known.place(entry, tzdir);
+      if (path !== null && path !== '') add(path, known.tree, word);
+    }
+  }
+  return paths;
+}
+
+/** What a file variable's value (or one entry of its `:` list) names: a path, or null for nothing. */
+interface FileVariable {
+  list: boolean;
+  tree: boolean;
+  place: (entry: string, tzdir: string) => string | null;
+}
+const itself = (entry: string): string | null => entry;
+const FILE_VARIABLES: Record<string, FileVariable> = {
+  TZ: { list: false, tree: false, place: (entry, tzdir) => {
+    const file = entry.replace(/^:/, '');
+    return file === '' ? null : file.startsWith('/') || file.startsWith('~/') ? file : `${tzdir.replace(/\/+$/, '')}/${file}`;
+  } },
+  TZDIR: { list: false, tree: true, place: itself },
+  LOCPATH: { list: true, tree: true, place: itself },
+  LANGUAGE: { list: true, tree: true, place: (entry) => (entry === '' ? null : `/usr/share/locale/${entry}`) },
+  LANG: { list: false, tree: true, place: (entry) => (entry === '' ? null : `/usr/lib/locale/${entry}`) },
+  // catopen(3): `%N` is the catalog's name, `%L` the locale…; the directory before the first `%` is read.
+  NLSPATH: { list: true, tree: true, place: (entry) => (entry.includes('%') ? entry.slice(0, entry.indexOf('%')).replace(/[^/]*$/, '') || null : entry) },
+  TERMINFO: { list: false, tree: true, place: itself },
+  TERMINFO_DIRS: { list: true, tree: true, place: itself },
+  TERMCAP: { list: false, tree: false, place: (entry) => (entry.startsWith('/') || entry.startsWith('~/') ? entry : null) },
+  HOSTALIASES: { list: false, tree: false, place: itself },
+  MAGIC: { list: true, tree: true, place: itself },
+  INPUTRC: { list: false, tree: false, place: itself },
+  GCONV_PATH: { list: true, tree: true, place: itself },
+  LESSKEYIN: { list: false, tree: false, place: itself },
+  LESSKEY: { list: false, tree: false, place: itself },
+  WGETRC: { list: false, tree: false, place: itself },
+  CURL_HOME: { list: false, tree: true, place: itself },
+};
+/** A value entry spelled as a path. */
+const PATH_LIKE = /^(\/|~\/|\.\.?(\/|$))|.\//;
+
+function pushCandidate(paths: CommandPath[], path: string, cwd: string | null): void {
+  if (!paths.some((p) => p.path === path)) paths.push({ path, access: 'read', base: cwd, isStatic: true, via: DENY_CANDIDATE });
+}
