@@ -303,10 +303,20 @@ function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd:
 function addOptionPaths(scan: ScanResult, spec: Pick<SimpleSpec, 'reads' | 'writes' | 'programs'>, cwd: string | null, out: FileFacts): void {
   for (const option of scan.options) {
     if (!option.value) continue;
+    if (option.unlisted) unlistedValue(option.value, cwd, out);
     if (spec.reads?.includes(option.name)) push(out, pathOf(option.value, READ, cwd));
     else if (spec.writes?.includes(option.name)) push(out, pathOf(option.value, WRITE, cwd));
     else if (spec.programs?.includes(option.name)) runProgram(option.value, cwd, out);
   }
+}
+
+/**
+ * The value of an option a model does not list, given `--name=VALUE`: it may be a file the program
+ * reads (tar's `--add-file=.env` was one), so it meets the deny rules (docs/threat-model.md#deny-rules-for-every-program).
+ */
+function unlistedValue(value: Word, cwd: string | null, out: FileFacts): void {
+  const path = pathOf(value, READ, cwd);
+  if (path) push(out, { ...path, via: DENY_CANDIDATE });
 }
 
 /** An option naming a program to run (`rg --pre CMD`, `tar -I 'zstd -T0'`): its words (`split`) become a nested command. */
@@ -1309,7 +1319,7 @@ function rsyncMergeFile(rule: Word, cwd: string | null, out: FileFacts): void {
   if (file !== undefined) push(out, pathOf(staticWord(file), READ, cwd));
 }
 
-const RSYNC_LONG = ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address'];
+const RSYNC_LONG = ['rsh', 'filter', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'log-file', 'password-file', 'rsync-path', 'temp-dir', 'compare-dest', 'copy-dest', 'link-dest', 'backup-dir', 'suffix', 'chmod', 'chown', 'block-size', 'max-size', 'min-size', 'partial-dir', 'timeout', 'contimeout', 'port', 'sockopts', 'out-format', 'log-file-format', 'bwlimit', 'info', 'debug', 'usermap', 'groupmap', 'remote-option', 'skip-compress', 'iconv', 'checksum-choice', 'compress-choice', 'compress-level', 'modify-window', 'max-delete', 'outbuf', 'write-batch', 'read-batch', 'only-write-batch', 'stop-after', 'stop-at', 'protocol', 'address', 'early-input'];
 
 /**
  * The reason for programs that write the paths an archive or a patch names (`tar -x`, `unzip`,
@@ -1523,12 +1533,18 @@ function traditionalTar(args: readonly Word[]): Word[] {
 /** `tar` in any spelling (`tar czf a.tgz dir`, `tar -x -f a.tar -C out`): the archive, the members, the extraction directory. */
 const tar: Handler = (args, cwd, out) => {
   const words = traditionalTar(args);
-  const scan = scanOptions(words, 0, { short: TAR_VALUES, long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'format', 'transform', 'use-compress-program', 'to-command', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command', 'index-file', 'owner', 'group', 'mode', 'mtime', 'newer', 'after-date', 'blocking-factor', 'label', 'tape-length', 'checkpoint-action', 'listed-incremental', 'volno-file'] });
+  const scan = scanOptions(words, 0, { short: TAR_VALUES, long: ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'format', 'transform', 'use-compress-program', 'to-command', 'info-script', 'new-volume-script', 'rsh-command', 'rmt-command', 'index-file', 'owner', 'group', 'mode', 'mtime', 'newer', 'after-date', 'blocking-factor', 'label', 'tape-length', 'checkpoint-action', 'listed-incremental', 'volno-file', 'add-file'] });
+  for (const option of scan.options) if (option.unlisted && option.value) unlistedValue(option.value, cwd, out);
   const creates = hasOption(scan, '-c', '-r', '-u', '-A', '--create', '--append', '--update', '--concatenate');
   const extracts = hasOption(scan, '-x', '--extract', '--get');
   // `--delete` rewrites the archive (bash 5.2, GNU tar 1.34: `tar --delete -f data/a.tar m` did).
   const rewrites = creates || hasOption(scan, '--delete');
-  for (const archive of optionValues(scan, '-f', '--file')) push(out, pathOf(archive, rewrites ? WRITE : READ, cwd));
+  for (const archive of optionValues(scan, '-f', '--file')) {
+    push(out, pathOf(archive, rewrites ? WRITE : READ, cwd));
+    // An archive named `HOST:FILE` (a `:` before any `/`) is opened through `rsh HOST rmt` (GNU tar
+    // manual, "Remote Tape Server"; round 13 review A13: strace showed the execve) unless --force-local.
+    if ((!archive.isStatic || /^[^/]*:/.test(archive.value)) && !hasOption(scan, '--force-local')) out.reasons.push('executor');
+  }
   for (const list of optionValues(scan, '-T', '--files-from', '-X', '--exclude-from')) push(out, pathOf(list, READ, cwd));
   // The snapshot file of `-g`/`--listed-incremental` is read and rewritten (`tar -cf a.tar -g
   // data/t src` wrote 82 bytes into an empty data/t), `--volno-file` written (GNU tar manual).
@@ -1550,9 +1566,11 @@ const tar: Handler = (args, cwd, out) => {
     const tree = { content: true, follows: hasOption(scan, '-h', '--dereference') };
     // `--remove-files` (any unambiguous prefix) removes what was archived.
     const removes = scan.options.some((o) => o.name.length > 4 && '--remove-files'.startsWith(o.name));
-    for (const i of scan.operands) {
-      push(out, walked(pathOf(words[i]!, READ, base), tree));
-      if (removes) push(out, walked(pathOf(words[i]!, WRITE, base), REMOVED));
+    // `--add-file=FILE` is a member too, spelled so when its name starts with a dash (tar --help;
+    // round 13 review A11: `tar -cf - --add-file=.env` printed .env).
+    for (const member of [...scan.operands.map((i) => words[i]!), ...optionValues(scan, '--add-file')]) {
+      push(out, walked(pathOf(member, READ, base), tree));
+      if (removes) push(out, walked(pathOf(member, WRITE, base), REMOVED));
     }
     // The members a list file or stdin names are read, known only at run time (`tar -cf k.tar -T l`
     // with l naming ~/.ssh/id_rsa stored it; `echo ~/.ssh/id_rsa | tar -cf k.tar -T -` too, round 12).
@@ -2237,7 +2255,8 @@ const HANDLERS: Record<string, Handler> = {
     // not `--backup-dir`, `--partial-dir`, `--checksum-choice` taking the next word.
     exactLong: true,
     rsync: true,
-    reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch'],
+    // `--early-input=FILE` sends FILE to the daemon before the transfer (rsync 3.5; round 13 review A12: a key went over the wire).
+    reads: ['--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch', '--early-input'],
     writes: ['--log-file', '--write-batch', '--only-write-batch'],
     programs: [],
     // `--copy-unsafe-links` follows exactly the links that leave the tree.
