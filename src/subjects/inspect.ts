@@ -589,7 +589,7 @@ function relativeBase(base: Exclude<ToolClass['base'], { type: 'roots' }>, args:
   const value = args[base.arg];
   if (typeof value === 'string' && value !== '') {
     // Kept with its `..`: a path below it is then walked in kernel order through the whole join.
-    const resolved = canonicalPath(value, base.fallback, context.pathEnv, cache);
+    const resolved = canonicalPath(value, base.fallback, context.pathEnv, cache, false, true);
     return { dir: resolved.problem ? resolved.path : absolutePath(value, base.fallback, context.pathEnv, cache), problem: resolved.problem ?? null };
   }
   return { dir: base.fallback, problem: base.fallback ? null : `relative path and no ${base.arg}` };
@@ -611,7 +611,7 @@ function rootBases(commandLine: string[], given: string[][], context: InspectCon
     if (context.pathEnv.platform !== 'win32' && reading.text.startsWith('/')) return { dirs: [null], problem: null };
     if (!needsBase(reading.text, context.pathEnv, reading.plain)) return { dirs: [null], problem: null };
     // The server resolves its directories when it starts (realpath); so are the client's roots here.
-    lists ??= [commandLine.map((root) => canonicalPath(root, null, context.pathEnv, cache)).map((root) => root.realPath ?? root.path).filter((root): root is string => root !== null), context.clientRoots, ...given].filter((list) => list.length > 0);
+    lists ??= [commandLine.map((root) => canonicalPath(root, null, context.pathEnv, cache, false, true)).map((root) => root.realPath ?? root.path).filter((root): root is string => root !== null), context.clientRoots, ...given].filter((list) => list.length > 0);
     if (lists.length === 0) return { dirs: [null], problem: 'relative path and the server has no roots' };
     const dirs = lists.map((roots) => roots.find((dir) => roots.some((root) => isInside(root, P.resolve(dir, reading.text), context.pathEnv.platform))) ?? (roots[0] as string));
     return { dirs: [...new Set(dirs)], problem: null };

@@ -72,8 +72,10 @@ function problemOf(input: string, problem: string, lexical: string | null = null
  * Turns a path argument into an absolute, normalised lexical path and its kernel-order real path.
  * Relative inputs resolve against `base` (which may itself start with `~`); with `base` null they
  * are a problem. Never throws: anything unexpected becomes `problem`, with the fields it got so far.
+ * `onDisk`: the path is expected to exist (a directory the call runs in), which only makes the
+ * lookup cheaper when it does (resolveSymlinks).
  */
-export function canonicalPath(input: string, base: string | null, env: PathEnv, cache?: RealPathCache, plain = false): CanonicalPath {
+export function canonicalPath(input: string, base: string | null, env: PathEnv, cache?: RealPathCache, plain = false, onDisk = false): CanonicalPath {
   let lexical: string | null = null;
   try {
     const lex = lexicalOf(input, base, env, cache, plain);
@@ -86,7 +88,7 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
     const walked = env.platform === 'win32' ? lexical : lex.joined;
     let real = cache?.get(walked);
     if (real === undefined) {
-      real = (cache instanceof DecisionPaths && env.platform === 'linux' ? walkFromParent(walked, cache) : undefined) ?? resolveSymlinks(walked, env.platform);
+      real = (cache instanceof DecisionPaths && env.platform === 'linux' ? walkFromParent(walked, cache) : undefined) ?? resolveSymlinks(walked, env.platform, onDisk);
       cache?.set(walked, real);
     }
     if (typeof real !== 'string') return { input, path: lexical, realPath: real.realPath ?? null, problem: real.problem };
@@ -251,11 +253,12 @@ function expandHomeOf(p: string, env: PathEnv): string | { problem: string } {
  * that real path (deny rules see it, and the call asks: the kernel and the server read the name
  * differently). docs/design.md "Paths, step by step", step 6.
  */
-function resolveSymlinks(lexical: string, platform: NodeJS.Platform): Resolved {
+function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = false): Resolved {
   // Fast path, and on Windows the only way to get OS canonical case and expanded 8.3 names. A
   // missing path (a new file, a word that only may be one) goes to the walk without the thrown
-  // error, which cost more than the lookups themselves (docs/performance.md, "End of round 12").
-  if (existsNoThrow(lexical)) {
+  // error, which cost more than the lookups themselves (docs/performance.md, "End of round 12");
+  // one expected on disk skips that stat: realpath fails with the same errors stat would.
+  if (onDisk || existsNoThrow(lexical)) {
     try {
       return fs.realpathSync.native(lexical);
     } catch (error) {
@@ -431,7 +434,7 @@ function isPlainAbsolute(p: string): boolean {
  */
 export function canonicalRoot(root: string, env: PathEnv): string {
   const P = pathApi(env.platform);
-  const c = canonicalPath(root, process.cwd(), env);
+  const c = canonicalPath(root, process.cwd(), env, undefined, false, true);
   return c.realPath ?? c.path ?? P.resolve(root);
 }
 

@@ -67,7 +67,10 @@ describe('DecisionPaths', () => {
         else [input, base] = [inputs[Math.floor(r() * inputs.length)]!, bases[Math.floor(r() * bases.length)]!];
         const walked = input.startsWith('/') ? input : `${base}/${input}`;
         if (cache.has(walked.slice(0, walked.lastIndexOf('/'))) && !cache.has(walked)) below++;
-        expect(canonicalPath(input, base, env, cache)).toEqual(canonicalPath(input, base, env));
+        const alone = canonicalPath(input, base, env);
+        expect(canonicalPath(input, base, env, cache)).toEqual(alone);
+        // A path expected on disk (a workdir) is looked up in another order, to the same end.
+        expect(canonicalPath(input, base, env, undefined, false, true)).toEqual(alone);
       }
       expect(cache.lexical.size).toBeGreaterThan(5);
     }
