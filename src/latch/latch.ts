@@ -277,7 +277,11 @@ export class SessionLatch {
       return;
     }
     if (entry.answer) {
-      if (entry.answer.verdict === 'allow') this.finish(entry, { type: 'forward', decision: entry.decision, answer: entry.answer });
+      // A deny rule added while the person was answering beats their "Allow": nothing reaches a
+      // server that a rule in force forbids (docs/approval.md#the-latch; round 13 review R1).
+      if (entry.answer.verdict === 'allow') this.refresh(entry);
+      if (entry.answer.verdict === 'allow' && entry.decision.verdict === 'deny') this.finish(entry, { type: 'deny', decision: entry.decision, answer: null, text: entry.call.denial(entry.decision) });
+      else if (entry.answer.verdict === 'allow') this.finish(entry, { type: 'forward', decision: entry.decision, answer: entry.answer });
       else this.finish(entry, { type: 'deny', decision: entry.decision, answer: entry.answer, text: entry.answer.text ?? entry.call.denial(entry.decision) });
       return;
     }

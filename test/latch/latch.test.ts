@@ -61,6 +61,28 @@ describe('SessionLatch', () => {
     expect(new SessionLatch({ ordering: 'none' }).passNow(decision('allow'), false, false)).not.toBeNull();
   });
 
+  // Round 13 review R1: the person answered "Allow once" after a deny rule was added for the call.
+  test.each(['batch', 'none'] as const)('ordering %s: a deny rule added while the person answers beats their allow', async (ordering) => {
+    const latch = new SessionLatch({ ordering });
+    let verdict: Verdict = 'ask';
+    let answer!: (value: LatchAnswer) => void;
+    const waiting = scripted(latch, () => verdict, () => new Promise((done) => (answer = done)));
+    await tick();
+    await tick();
+    expect(waiting.asked).toBe(1);
+    verdict = 'deny';
+    answer({ verdict: 'allow', by: 'user' });
+    const outcome = await waiting.outcome;
+    expect(outcome.type).toBe('deny');
+    expect(outcome.type === 'deny' ? outcome.text : '').toBe('Denied by mcp-latch: deny');
+  });
+
+  test('an allow answered with no rule change still forwards', async () => {
+    const latch = new SessionLatch({ ordering: 'batch' });
+    const waiting = scripted(latch, () => 'ask', async () => ({ verdict: 'allow', by: 'user' }));
+    expect((await waiting.outcome).type).toBe('forward');
+  });
+
   test('a call cancelled before its batch is released is never asked about and never forwarded', async () => {
     const latch = new SessionLatch({ ordering: 'batch' });
     let asked = 0;
