@@ -8,6 +8,7 @@ import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type
 import { LatchError, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
+import { PipeOut, pipeFd, readIntoSharedBuffer } from './pipes.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -73,7 +74,9 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   takeLine: ((line: string) => boolean) | undefined = undefined;
 
   private child: ChildProcess | undefined;
-  private readonly reader: LineReader;
+  private reader: LineReader;
+  /** The child's stdin, written with one system call when it holds nothing queued (pipes.ts). */
+  private stdin: PipeOut | null = null;
   /** close() was called or the child exited: no more writes. */
   private closed = false;
   private notified = false;
@@ -152,7 +155,10 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('error', (error) => this.onerror?.(error));
-      child.stdout?.on('data', this.onStdout);
+      this.stdin = child.stdin ? new PipeOut(child.stdin, pipeFd(child.stdin)) : null;
+      // Read into the shared buffer when this Node allows it (pipes.ts); its reader then copies the start of a line it keeps.
+      if (child.stdout && readIntoSharedBuffer(child.stdout, this.onStdout)) this.reader = new LineReader(this.options.maxMessageBytes, true);
+      else child.stdout?.on('data', this.onStdout);
       let pending = '';
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (text: string) => {
@@ -215,10 +221,11 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   sendLine(line: string): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${escapeText(this.options.command)}) is not running`));
-    // Messages sent in the same tick go out in one write, joined by hand (docs/performance.md#the-hot-path).
-    // Node buffers what the pipe cannot take yet.
+    // Messages sent in the same turn go out in one write, joined by hand, a microtask later: after
+    // the audit's together() that sent them has written their records (docs/performance.md#the-hot-path,
+    // "Round 13: the warm path"). The stream buffers what the pipe cannot take yet (pipes.ts).
     if (this.outgoing === '') {
-      process.nextTick(this.flushOutgoing);
+      void QUEUED.then(this.flushOutgoing);
       this.failuresAtQueue = this.records?.failures ?? 0;
     }
     this.outgoing += line;
@@ -229,9 +236,13 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     if (this.outgoing === '') return;
     let text = this.outgoing;
     this.outgoing = '';
-    if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
-    const stdin = this.child?.stdin;
-    if (stdin && !this.closed && text !== '') stdin.write(text);
+    try {
+      if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
+      if (this.stdin && this.child?.stdin && !this.closed && text !== '') this.stdin.write(text);
+    } catch (error) {
+      // Run as a microtask: a throw would be an unhandled rejection.
+      this.onerror?.(error as Error);
+    }
   };
 
   /**

@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type Oversized } from '../downstream/lines.js';
 import { errorMessage, LatchError } from '../errors.js';
+import { PipeOut, pipeFd } from '../downstream/pipes.js';
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
@@ -20,6 +21,8 @@ export class StdioUpstream implements Transport, LineSending {
   private pending = '';
   private scheduled = false;
   private closed = false;
+  /** `output`, written with one system call when it holds nothing queued (downstream/pipes.ts). */
+  private readonly out: PipeOut;
 
   /**
    * `maxMessageBytes`: `limits.messageMB`, in bytes. `reusedChunks`: `input` writes each read over
@@ -32,6 +35,7 @@ export class StdioUpstream implements Transport, LineSending {
     reusedChunks = false,
   ) {
     this.reader = new LineReader(maxMessageBytes, reusedChunks);
+    this.out = new PipeOut(output, pipeFd(output));
   }
 
   async start(): Promise<void> {
@@ -96,7 +100,8 @@ export class StdioUpstream implements Transport, LineSending {
     this.pending += line;
     if (!this.scheduled) {
       this.scheduled = true;
-      process.nextTick(this.flush);
+      // A microtask, not a tick: a tick ran Node's unhandled-rejection pass, which makes a Map (docs/performance.md, "Round 13: the warm path").
+      void QUEUED.then(this.flush);
     }
     return QUEUED;
   }
@@ -105,7 +110,13 @@ export class StdioUpstream implements Transport, LineSending {
     this.scheduled = false;
     const text = this.pending;
     this.pending = '';
-    if (!this.closed && text !== '') this.output.write(text);
+    if (this.closed || text === '') return;
+    try {
+      this.out.write(text);
+    } catch (error) {
+      // Run as a microtask: a throw would be an unhandled rejection.
+      this.onerror?.(error as Error);
+    }
   };
 
   async close(): Promise<void> {

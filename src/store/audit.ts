@@ -7,7 +7,7 @@
  * before the call is sent, so killing the process loses none; what reaches the disk on power loss
  * is what the OS had flushed. The calls of one read that go on at once are forwarded inside
  * `together()`: their records are written with one write when it returns, before any of them can
- * leave (a downstream transport writes on a later tick, never inside `send()`). Records of calls
+ * leave (a downstream transport writes in a later microtask, never inside `send()`). Records of calls
  * that were not forwarded (denied, cancelled) are queued and written with the next forwarded
  * call's, 64 at a time, or within 20 ms: record by record, between other processes' turns on the
  * CPU, the same work costs several times more (docs/performance.md#the-hot-path).
