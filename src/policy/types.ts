@@ -75,6 +75,14 @@ export interface TreeRead {
    * else it prints tracked files only. `operands`: A and B as written, null when unknown.
    */
   noIndex?: { from: string | null; operands: Array<string | null> };
+  /**
+   * A recursive copy's destination: what the sources hold is made below it, names it does not hold
+   * yet among them (`cp -r evil/. sub` made sub/.env and sub/.git/hooks/pre-commit; round 13,
+   * docs/threat-model.md#copies-create-files). `sources`: each as written, resolved against the
+   * path's base, null when known only at run time or remote; `follows`: `cp -L`, `rsync -L`;
+   * `absentOnly`: they land there only when the destination is not there yet (`cp -r src new`).
+   */
+  copiedFrom?: { sources: Array<string | null>; follows: boolean; absentOnly?: true };
 }
 
 export interface TreeFilter {

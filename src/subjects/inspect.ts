@@ -99,7 +99,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           subjects.push(subject);
           own.push(subject);
           // What git rewrites is decided from the rules alone (policy/decide.ts treeRule): never walked.
-          if (path.tree && path.via !== GIT_REWRITE) subjects.push(...treeSubjects(subject, path.tree, budget, context, cache));
+          if (path.tree && path.via !== GIT_REWRITE) subjects.push(...treeSubjects(subject, path.tree, path.base, budget, context, cache));
         }
         if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln'));
         commands?.push({ segment, own, all: subjects.slice(first).filter((subject): subject is PathSubject => subject.type === 'path') });
@@ -469,11 +469,25 @@ const LINK_IN_TREE = 'link in a recursive read';
  * there); every followed link leaving the tree is a read of its target, decided like any path.
  * A walk cut short by its bound while links are followed cannot tell where the rest leads: ask.
  */
-function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
+function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
   if (subject.path === null || subject.realPath === null || subject.problem) return [];
   if (tree.noIndex && !noIndex(tree.noIndex)) {
     subject.tree = { entries: [], complete: true };
     return [];
+  }
+  if (tree.copiedFrom) {
+    const there = fs.existsSync(subject.realPath);
+    const made = tree.copiedFrom.absentOnly && there ? null : copiedEntries(subject.realPath, tree.copiedFrom, base, budget, context, cache);
+    if (!there || !isDirectory(subject.realPath)) {
+      if (made) subject.tree = { ...made, plants: true };
+      return [];
+    }
+    if (made) {
+      const walk = walkTree(subject.realPath, false, budget, context.pathEnv.platform);
+      const held = new Set(walk.entries.map((entry) => entry.rel));
+      subject.tree = { entries: [...walk.entries, ...made.entries.filter((entry) => !held.has(entry.rel))], complete: walk.complete && made.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), plants: true };
+      return [];
+    }
   }
   if (!isDirectory(subject.realPath)) {
     // `diff a.ts b.ts` reads the files themselves; what is not there yet may be a directory when it runs.
@@ -493,6 +507,44 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
+}
+
+/**
+ * What a recursive copy makes below `dest` (a real path) from its sources (types.ts TreeRead.copiedFrom):
+ * each file and link a source directory holds, at its name below dest, its real path through what
+ * dest holds now (a link there is written through, as cp does). A source known only at run time,
+ * remote, not there yet (made by the same call) or past the walk's bound leaves the list incomplete:
+ * a rule that could match below dest then asks (docs/threat-model.md#copies-create-files).
+ */
+function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: RealPathCache): TreeWalk {
+  const out: TreeWalk = { entries: [], complete: true };
+  const reals = new Map<string, string>([['', dest]]);
+  const realBelow = (rel: string): string => {
+    const known = reals.get(rel);
+    if (known !== undefined) return known;
+    const slash = rel.lastIndexOf('/');
+    const joined = `${realBelow(slash === -1 ? '' : rel.slice(0, slash))}/${rel.slice(slash + 1)}`;
+    let real = joined;
+    try {
+      real = fs.realpathSync.native(joined);
+    } catch {
+      // not there yet: made where its directory is
+    }
+    reals.set(rel, real);
+    return real;
+  };
+  for (const source of from.sources) {
+    const read = source === null ? null : pathSubject(ownCwd(source, base), 'read', base, null, RECURSIVE, context, cache);
+    if (read === null || read.realPath === null || read.problem || !fs.existsSync(read.realPath)) {
+      out.complete = false;
+      continue;
+    }
+    if (!isDirectory(read.realPath)) continue; // a file is written as the destination's own name, already a subject
+    const walk = walkTree(read.realPath, from.follows, budget, context.pathEnv.platform);
+    if (!walk.complete) out.complete = false;
+    for (const rel of [...walk.entries.filter((entry) => entry.directory !== true).map((entry) => entry.rel), ...walk.links]) out.entries.push({ rel, real: realBelow(rel) });
+  }
+  return out;
 }
 
 /** Whether git runs `git diff A B` as `--no-index` (types.ts TreeRead.noIndex): when in doubt, yes. */

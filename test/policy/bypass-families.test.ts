@@ -1130,7 +1130,6 @@ describe('4. git directories and configuration named by the environment or copie
     "mkdir -p git && echo '[core] fsmonitor = rm -rf x' > git/config && XDG_CONFIG_HOME=. git status",
     'cp -r plain r && echo x >> r/config', // plain is a bare repository on disk
     'cp -r other.git r && echo x >> r/hooks/post-update', // named as one
-    'cp -r .git/. r/ && echo x >> r/config',
     'mv plain r && echo x >> r/config',
     'mkdir r && cp -r plain r && echo x >> r/plain/config', // a copy into an existing directory
     'mkdir r && mv -t r plain && echo x >> r/plain/config',
@@ -1153,6 +1152,11 @@ describe('4. git directories and configuration named by the environment or copie
       else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: DIR });
     });
   }
+  // K holds no .git: what the copy makes is not known now, so the copy itself asks (a rule could
+  // match below r; docs/threat-model.md#copies-create-files), before the write of r/config.
+  test.each(MODES.filter((mode) => mode !== 'plan' && mode !== 'dontAsk'))('%s: "cp -r .git/. r/ && echo x >> r/config" asks', (mode) => {
+    expect(inK('cp -r .git/. r/ && echo x >> r/config', mode).verdict).toBe('ask');
+  });
   // Pointing git elsewhere without writing there, and writing files git is not pointed at, are as
   // before. (`ln -s plain/objects o && echo x > o/f` now asks: a write below a link the text makes,
   // see "removers other than rm -r" below.)
@@ -3564,6 +3568,57 @@ describe('6. a recursive copy onto a tree that holds git code files asks', () =>
   neverAllowedAnywhere(['cp -r evil/. .', 'cp -rT evil .', 'rsync -a evil/ ./', 'cp -r evil/. plain/..'], extra);
   // A copy into a tree without git's code files is as before.
   allowedByDefault(['cp -r evil/. plain', 'cp -r evil fresh', 'rsync -a evil/ plain/'], extra);
+});
+
+// A recursive copy makes what its sources hold, names the destination does not hold yet among them
+// (round 12 left it open; coreutils 9.1, rsync 3.5, git 2.39, bash 5.2: `cp -r evil/. .` made
+// .git/hooks/pre-commit, absent before, and the next `git commit` ran it; `cp -r evil/. sub` made
+// sub/.npmrc under `Edit(**/.npmrc)`). The destination's files to be are its sources' files at their names below it; a source
+// that cannot be listed (made by the same call, remote, known only at run time) asks.
+describe('6. a recursive copy creates what its sources hold', () => {
+  const extra = { allow: ['Bash(cp *)', 'Bash(rsync *)', 'Bash(mkdir *)', 'Bash(tar *)', 'Bash(unzip *)', 'Bash(cpio *)'], deny: ['Edit(**/.npmrc)'], cwd: '<W>/cc' };
+  beforeAll(() => {
+    const cc = join(W, 'cc');
+    mkdirSync(join(cc, 'evil'), { recursive: true });
+    writeFileSync(join(cc, 'evil', '.npmrc'), 'script-shell=./x.sh');
+    mkdirSync(join(cc, 'hooked', '.git', 'hooks'), { recursive: true });
+    writeFileSync(join(cc, 'hooked', '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n');
+    mkdirSync(join(cc, 'hooks'), { recursive: true });
+    writeFileSync(join(cc, 'hooks', 'pre-commit'), '#!/bin/sh\n');
+    mkdirSync(join(cc, 'clean', 'lib'), { recursive: true });
+    writeFileSync(join(cc, 'clean', 'lib', 'a.ts'), '');
+    mkdirSync(join(cc, 'plain'), { recursive: true });
+    mkdirSync(join(cc, 'repo', '.git', 'hooks'), { recursive: true }); // a git directory whose hooks directory is empty
+  });
+  neverAllowedAnywhere(
+    [
+      'cp -r evil/. plain',
+      'cp -rT evil plain',
+      'cp -r evil plain',
+      'cp -r evil fresh',
+      'cp -rt plain evil',
+      'cp -r --parents evil plain',
+      'rsync -a evil/ plain/',
+      'rsync -r evil plain',
+      'cp -r hooked/. plain',
+      'cp -r hooked fresh',
+      'rsync -a hooked/ plain/',
+      // sources that cannot be listed now
+      'mkdir -p s && cp -r s/. plain',
+      'rsync -a host:evil/ plain/',
+      'cp -r "$d"/. plain',
+      // archives: what they hold is known only at run time
+      'tar -xf a.tar -C plain',
+      'unzip a.zip -d plain',
+      'cpio -i < a.cpio',
+    ],
+    extra,
+  );
+  allowedByDefault(['cp -r clean/. plain', 'cp -r clean fresh', 'rsync -a clean/ plain/', 'cp -r clean/lib plain'], extra);
+  test.each(['cp -r clean/. plain', 'cp -r clean fresh', 'rsync -a clean/ plain/'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', extra);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
 });
 
 // Names read from stdin are known only at run time (round 11 left them open; GNU tar 1.34, zip 3.0,

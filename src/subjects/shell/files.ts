@@ -212,16 +212,18 @@ function simple(spec: SimpleSpec): Handler {
     if (target) {
       push(out, pathOf(target, WRITE, cwd));
       for (const i of operands) operand(args[i]!, sources);
-      backups(scan, intoDirectory(operands.map((i) => args[i]!), target, copied, cwd, out, placed), cwd, out);
+      backups(scan, intoDirectory(operands.map((i) => args[i]!), target, copied ? tree : null, cwd, out, placed, staticSource), cwd, out);
       return;
     }
     const directories = spec.lastWrite && hasOption(scan, '-d', '--directory'); // install -d DIR…
     const words = operands.map((i) => args[i]!);
-    const replaced = (spec.lastWrite || spec.moves) && !directories && operands.length > 1 ? [words.at(-1)!, ...intoDirectory(words.slice(0, -1), words.at(-1)!, copied, cwd, out, noTarget ? () => '' : placed)] : [];
+    const replaced = (spec.lastWrite || spec.moves) && !directories && operands.length > 1 ? [words.at(-1)!, ...intoDirectory(words.slice(0, -1), words.at(-1)!, copied ? tree : null, cwd, out, noTarget ? () => '' : placed, staticSource)] : [];
     operands.forEach((index, n) => {
       const last = n === operands.length - 1 && n > 0;
       const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : sources;
       if (spec.moves && last) push(out, pathOf(args[index]!, WRITE, cwd));
+      // `cp -r src new` with no `new` yet makes new a copy of src: what src holds is made below it.
+      else if (copied && spec.lastWrite && tree && last && !noTarget && operands.length === 2 && !directories) push(out, walked(pathOf(args[index]!, WRITE, cwd), copiedTree(tree, staticSource, [words[0]!], true)));
       else operand(args[index]!, access);
     });
     backups(scan, replaced, cwd, out);
@@ -287,14 +289,24 @@ const WHOLE_PATH: Placement = (source) => source.replace(/^\/+/, '').replace(/\/
  */
 const COPIED: TreeRead = { ...REMOVED, plants: true };
 
-function intoDirectory(sources: readonly Word[], dest: Word, tree: boolean, cwd: string | null, out: FileFacts, placed: Placement = LAST_NAME): Word[] {
+/** What a source copied below a destination holds, as the path its content is read from (null: not known here). */
+type CopiedFrom = (source: Word) => string | null;
+const staticSource: CopiedFrom = (source) => (source.isStatic ? source.value : null);
+
+/** A recursive copy's destination tree: COPIED, with the sources whose content it receives when they are known (`from`). */
+function copiedTree(tree: TreeRead, from: CopiedFrom | undefined, sources: readonly Word[], absentOnly = false): TreeRead {
+  if (from === undefined) return COPIED;
+  return { ...COPIED, copiedFrom: { sources: sources.map(from), follows: tree.follows, ...(absentOnly ? { absentOnly: true as const } : {}) } };
+}
+
+function intoDirectory(sources: readonly Word[], dest: Word, tree: TreeRead | null, cwd: string | null, out: FileFacts, placed: Placement = LAST_NAME, from?: CopiedFrom): Word[] {
   if (!dest.isStatic) return []; // DEST itself is already a write known only at run time
   const names: Word[] = [];
   for (const source of sources) {
     const below = source.isStatic ? placed(source.value) : null;
     if (below === '' && !tree) continue; // DEST itself, already written
     const target = below === null ? { ...dest, value: `${dest.value}/${source.raw}`, raw: `${dest.raw}/${source.raw}`, isStatic: false } : staticWord(below === '' ? dest.value : `${dest.value.replace(/\/+$/, '')}/${below}`);
-    push(out, tree ? walked(pathOf(target, WRITE, cwd), COPIED) : pathOf(target, WRITE, cwd, INTO_DIRECTORY));
+    push(out, tree ? walked(pathOf(target, WRITE, cwd), copiedTree(tree, from, [source])) : pathOf(target, WRITE, cwd, INTO_DIRECTORY));
     names.push(target);
   }
   return names;
@@ -552,7 +564,7 @@ const ln: Handler = (args, cwd, out) => {
   if (dir) {
     push(out, pathOf(dir, WRITE, cwd));
     for (const word of operands) source(word, [dir.isStatic ? dir.value : null]);
-    backups(scan, intoDirectory(operands, dir, false, cwd, out), cwd, out);
+    backups(scan, intoDirectory(operands, dir, null, cwd, out), cwd, out);
     return;
   }
   if (operands.length === 1) {
@@ -564,7 +576,7 @@ const ln: Handler = (args, cwd, out) => {
   const link = operands.at(-1);
   const linkDirs = link?.isStatic ? [posix.dirname(link.value), operands.length === 2 ? link.value : null] : [];
   // `ln -f secret data` replaces data/secret when data is a directory (before LINK: the name made is the last write).
-  const names = link && !hasOption(scan, '-T', '--no-target-directory') ? intoDirectory(operands.slice(0, -1), link, false, cwd, out) : [];
+  const names = link && !hasOption(scan, '-T', '--no-target-directory') ? intoDirectory(operands.slice(0, -1), link, null, cwd, out) : [];
   operands.forEach((word, n) => (n === operands.length - 1 ? push(out, pathOf(word, WRITE, cwd)) : source(word, linkDirs)));
   if (link) backups(scan, [link, ...names], cwd, out);
 };
@@ -1254,8 +1266,10 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
       if (n === operands.length - 1 && n > 0) {
         const sources = operands.slice(0, -1).map((source) => (isRemote(source) ? { ...source, value: source.value.replace(/^[^/]*:/, '') } : source)); // host:dir/f → dir/f
         const placed = spec.rsync ? rsyncPlacement(scan) : LAST_NAME;
-        const names = [word, ...intoDirectory(sources, word, tree !== null, cwd, out, placed)];
-        if (spec.rsync) rsyncBackups(scan, names, fromDestination, (dir) => intoDirectory(sources, dir, tree !== null, cwd, out, placed), cwd, out);
+        // A remote source's content is not known here (`rsync -a host:evil/ .`).
+        const remote = new Set(operands.slice(0, -1).filter(isRemote).map((source) => sources[operands.indexOf(source)]!));
+        const names = [word, ...intoDirectory(sources, word, tree, cwd, out, placed, (source) => (remote.has(source) ? null : staticSource(source)))];
+        if (spec.rsync) rsyncBackups(scan, names, fromDestination, (dir) => intoDirectory(sources, dir, tree, cwd, out, placed), cwd, out);
         // The destination last of the writes, as for cp and mv: inspect.ts and links-made.ts take it from there.
         push(out, removes.destination || listed ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
         return;
