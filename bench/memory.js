@@ -14,7 +14,9 @@
 // time move little with other load on the machine; wall time is not reported. --spaces also prints
 // V8's heap spaces (used / committed) at idle, after all the calls and 3 s later, from Node's
 // diagnostic report (the gateway is started with --report-on-signal and sent SIGUSR2). --idle stops after the idle RSS (with --shell, each call
-// runs a process, so the bench's 4,500 warm-up calls take long).
+// runs a process, so the bench's 4,500 warm-up calls take long). --as-run reads idle as bench/run.js
+// does, where the issue's goal is read: after the first list, 20 calls and 3 s without input (the
+// idle collector has run), instead of 1.5 s after the first list.
 //   node bench/memory.js --variant now=bin/mcp-latch.js --variant old=/path/to/other/bin/mcp-latch.js
 //   node bench/memory.js --variant small=bin/mcp-latch.js,--max-semi-space-size=1
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
@@ -34,6 +36,7 @@ const rounds = Number(option('--rounds', 3));
 const shell = argv.includes('--shell');
 const idleOnly = argv.includes('--idle');
 const spaces = argv.includes('--spaces');
+const asRun = argv.includes('--as-run');
 /** The call whose answer the issue's "RSS after 10k calls" is read at. */
 const SAMPLE_AT = 10_000;
 const variants = argv.flatMap((arg, i) => (argv[i - 1] === '--variant' ? [arg] : [])).map((text) => {
@@ -127,7 +130,8 @@ async function start(variant) {
   await client.listTools();
   const pid = transport.pid;
   const startCpuMs = cpuNs(pid) / 1e6;
-  await sleep(1500);
+  if (asRun) for (let i = 0; i < 20; i++) await client.request({ method: 'tools/call', params: { name: tool, arguments: argsOf(i) } }, CallToolResultSchema);
+  await sleep(asRun ? 3000 : 1500);
   const idle = residentMb(pid);
   const idleSpaces = spaces ? await heapSpaces(pid) : null;
   if (idleOnly) {

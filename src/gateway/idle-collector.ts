@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
  * collections, and then ~8 s later (docs/performance.md, "Memory"). Here: once a whole period has
  * passed with nothing read from the client and no tools/call in flight, and the heap is at least
  * `minGrowthBytes` larger than the last collection here left it, two full collections run (the second
- * is what returns the emptied pages). The heap is counted as V8 has it committed, which is what stays
+ * is what returns the emptied pages), the first compacting the old space (`fullCollection`). The heap is counted as V8 has it committed, which is what stays
  * resident: a heap whose used part shrank at V8's own last collection can still hold the pages. What
  * the collection returns is about that growth, since it leaves the heap about where the last one did;
  * V8's memory reducer may shrink it below that on its own, but collecting here would not, so such a
@@ -26,8 +26,8 @@ export interface IdleCollectorParts {
   inFlight(): number;
   /** V8's heap as committed, bytes. */
   heapSize?: () => number;
-  /** A full collection; `fullCollection` unless a test gives its own. */
-  collect?: () => void;
+  /** A full collection, compacting when asked; `fullCollection` unless a test gives its own. */
+  collect?: (compact: boolean) => void;
   /** Told of each quiet period's outcome (for the log). */
   report?: (outcome: IdleOutcome, detail: { inFlight: number; heapBefore: number; heapAfter: number }) => void;
 }
@@ -50,7 +50,7 @@ export class IdleCollector {
   /** No quiet period has ended yet: the next collects, as the start-up's garbage is not in the growth. */
   private started = true;
   private readonly heapSize: () => number;
-  private readonly collect: () => void;
+  private readonly collect: (compact: boolean) => void;
 
   constructor(
     private readonly parts: IdleCollectorParts,
@@ -87,8 +87,8 @@ export class IdleCollector {
       if (!afterStart && heapBefore - this.baseline < this.minGrowthBytes) {
         outcome = 'small';
       } else {
-        this.collect();
-        this.collect();
+        this.collect(true);
+        this.collect(false);
         this.collections++;
         this.baseline = this.heapSize();
         outcome = 'collected';
@@ -130,12 +130,25 @@ let gc: (() => void) | null = null;
  * A full garbage collection. Node offers none without `--expose-gc` on its command line (which
  * MCP clients write, not us); set at run time the flag gives `gc` to contexts made after it, so one
  * is made, once, and the flag is turned off again.
+ *
+ * `compact`: the collection also moves the old space's survivors together. A plain one moves only
+ * those of pages that are mostly garbage, and keeps the others whole: the start-up and a burst leave
+ * ~2 MiB of such pages resident in an idle gateway (docs/performance.md, "Round 13: start and
+ * memory"). Compacting costs CPU (~15-25 ms more in an idle gateway), so only the idle collector's
+ * first collection asks for it; the flag is read at each collection and set back at once, so V8's
+ * own collections during a burst never compact.
  */
-export function fullCollection(): void {
+export function fullCollection(compact = false): void {
   if (!gc) {
     setFlagsFromString('--expose-gc');
     gc = runInNewContext('gc') as () => void;
     setFlagsFromString('--no-expose-gc');
   }
-  gc();
+  if (!compact) return gc();
+  setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    gc();
+  } finally {
+    setFlagsFromString('--no-compact-on-every-full-gc');
+  }
 }
