@@ -1,3 +1,4 @@
+import { write, writeSync } from 'node:fs';
 import pino, { type Logger as PinoLogger, type LevelWithSilent } from 'pino';
 import { redactLogRecord } from './redact.js';
 
@@ -15,11 +16,109 @@ export function createLogger(options: { level?: LevelWithSilent; destination?: N
       base: { name: 'mcp-latch' },
       formatters: { log: redactLogRecord },
     },
-    options.destination ?? pino.destination({ fd: 2, sync: false }),
+    options.destination ?? new StderrSink(2),
   );
 }
 
 /** A logger that drops everything (CLI commands that print their own output, unit tests). */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
+}
+
+/** What the log holds back while stderr's reader is slow, before it drops lines (and says how many). */
+const PENDING_LIMIT = 8 * 1024 * 1024;
+/** At exit, how many times a full pipe (EAGAIN) is tried again before what is left is dropped. */
+const EXIT_TRIES = 20;
+const EXIT_PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * stderr for the log, written in order without blocking the gateway. A write error other than a
+ * full pipe (EPIPE once the client that read stderr is gone) ends logging; at exit what is pending
+ * is written once, synchronously, with a bounded number of tries. pino's own destination
+ * (sonic-boom 4) retried any error for ever at exit, in a synchronous 100 ms sleep no signal could
+ * interrupt: a gateway whose client died stayed alive (round 13 review R16).
+ */
+export class StderrSink {
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private dropped = 0;
+  private writing = false;
+  private dead = false;
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly fd: number) {
+    process.on('exit', () => this.flushSync());
+  }
+
+  write(chunk: string): boolean {
+    if (this.dead) return true;
+    if (this.pendingBytes + chunk.length > PENDING_LIMIT) {
+      this.dropped += 1;
+      return true;
+    }
+    if (this.dropped > 0) {
+      this.queue(`{"level":40,"name":"mcp-latch","msg":"${this.dropped} log lines dropped: stderr was not read"}\n`);
+      this.dropped = 0;
+    }
+    this.queue(chunk);
+    if (!this.writing) this.next();
+    return true;
+  }
+
+  /** Calls `done` once what is pending now has been written (or logging has ended). */
+  flush(done: () => void = () => {}): void {
+    if (!this.writing) done();
+    else this.waiters.push(done);
+  }
+
+  private queue(text: string): void {
+    const buffer = Buffer.from(text);
+    this.pending.push(buffer);
+    this.pendingBytes += buffer.length;
+  }
+
+  private next(): void {
+    if (this.dead || this.pending.length === 0) return this.idle();
+    const buffer = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.writing = true;
+    write(this.fd, buffer, (error, written) => {
+      if (error && error.code !== 'EAGAIN') return this.end();
+      const rest = buffer.subarray(error ? 0 : written);
+      if (rest.length > 0) {
+        this.pending.unshift(rest);
+        this.pendingBytes += rest.length;
+      }
+      if (error) setTimeout(() => this.next(), 10).unref();
+      else this.next();
+    });
+  }
+
+  private idle(): void {
+    this.writing = false;
+    for (const done of this.waiters.splice(0)) done();
+  }
+
+  private end(): void {
+    this.dead = true;
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.idle();
+  }
+
+  /** At exit: one synchronous write of what is pending; a full pipe is tried a few times, any other error ends it. */
+  private flushSync(): void {
+    if (this.dead || this.pending.length === 0) return;
+    let buffer = Buffer.concat(this.pending);
+    this.end();
+    for (let tries = 0; buffer.length > 0 && tries < EXIT_TRIES; tries++) {
+      try {
+        buffer = buffer.subarray(writeSync(this.fd, buffer));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+        Atomics.wait(EXIT_PAUSE, 0, 0, 5); // the reader has 5 ms to make room
+      }
+    }
+  }
 }

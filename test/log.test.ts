@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { Writable } from 'node:stream';
 import { expect, test } from 'vitest';
 import { createLogger } from '../src/log.js';
@@ -45,4 +47,36 @@ test('log records: secrets inside string values are redacted (redactText), the m
     msg: 'log message of a server',
   });
   expect(lines.join('')).not.toMatch(/sk-live|hunter2|ghp_0/);
+});
+
+/**
+ * Round 13 review R16: with stderr's reader gone (the client died), pino's destination retried the
+ * EPIPE of its exit flush for ever, in a synchronous sleep no signal interrupts. The built logger,
+ * with lines pending and the pipe closed, must let the process exit.
+ */
+test('the log lets the process exit when stderr has no reader', async () => {
+  const code = `import(${JSON.stringify(new URL('../dist/log.js', import.meta.url).href)}).then(({ createLogger }) => {
+    const log = createLogger();
+    setTimeout(() => { for (let i = 0; i < 2000; i++) log.info('x'.repeat(2000)); process.exit(0); }, 200);
+  });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr.destroy();
+  const hung = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const [exitCode, signal] = (await once(child, 'exit')) as [number | null, string | null];
+  clearTimeout(hung);
+  expect({ exitCode, signal }).toEqual({ exitCode: 0, signal: null });
+}, 30_000);
+
+test('the log writes every line to stderr in order', async () => {
+  const code = `import(${JSON.stringify(new URL('../dist/log.js', import.meta.url).href)}).then(({ createLogger }) => {
+    const log = createLogger();
+    for (let i = 0; i < 3000; i++) log.info({ i }, 'line');
+    log.flush(() => process.exit(0));
+  });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let text = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+  await once(child, 'exit');
+  const numbers = text.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
+  expect(numbers).toEqual(Array.from({ length: 3000 }, (_, i) => i));
 });
