@@ -17,7 +17,7 @@
  * sees `failures` move before it writes and answers the call with the error instead
  * (downstream/child-transport.ts; a remote server's send waits a microtask for the same check).
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
@@ -326,8 +326,7 @@ class BufferedFile {
   /**
    * Writes `data`'s first `length` bytes (all by default): a length rather than a subarray, no
    * Buffer made per write. A write that failed part way (a disk that filled, a file size limit) cut
-   * a line: the next write ends it first, so the records after it are lines of their own (readAudit
-   * skips the cut one) rather than joined to it.
+   * a line: it is truncated away (uncut).
    */
   private writeAll(data: Buffer, length = data.length): void {
     let offset = 0;
@@ -338,27 +337,61 @@ class BufferedFile {
       }
       while (offset < length) offset += writeSync(this.fd, data, offset, length - offset);
     } catch (error) {
-      if (offset > 0) this.cut = true;
+      if (offset > 0) this.uncut(data, offset);
       this.onFailure(error);
+    }
+  }
+
+  /**
+   * Takes back the part of a line a failed write left (a disk that filled): it read as the start of
+   * an allowed record of a call that was not forwarded (round 13 review R9). When that fails too, the
+   * next write ends the line first.
+   */
+  private uncut(data: Buffer, written: number): void {
+    const partial = written - (data.lastIndexOf(0x0a, written - 1) + 1);
+    if (partial === 0) return;
+    try {
+      ftruncateSync(this.fd, fstatSync(this.fd).size - partial);
+    } catch {
+      this.cut = true;
     }
   }
 }
 
-/** The last `count` records of an audit file, oldest first; unreadable lines are skipped. */
-/** The last `count` records, or the last `count` of one user's calls. */
-export function readAudit(file: string, count: number, user?: string): Array<AuditRecord & { time: string }> {
+/**
+ * The last `count` records, or the last `count` of one user's calls, oldest first. A line that is
+ * not a record (cut by a crash, written by hand or by another program) is skipped and its number
+ * given to `skipped`.
+ */
+export function readAudit(file: string, count: number, user?: string, skipped?: (line: number) => void): Array<AuditRecord & { time: string }> {
   if (!existsSync(file)) return [];
-  const lines = readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const lines = readFileSync(file, 'utf8').split('\n');
   const out: Array<AuditRecord & { time: string }> = [];
-  for (const line of user === undefined ? lines.slice(-count) : lines) {
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    let record: unknown;
     try {
-      const record = JSON.parse(line) as AuditRecord & { time: string };
-      if (user === undefined || record.user === user) out.push(record);
+      record = JSON.parse(line);
     } catch {
-      // A line cut by a crash: skip it.
+      record = null;
     }
-  }
-  return user === undefined ? out : out.slice(-count);
+    if (!isAuditLine(record)) skipped?.(index + 1);
+    else if (user === undefined || record.user === user) out.push(record);
+  });
+  return out.slice(-count);
+}
+
+/** The fields `mcp-latch audit` shows, of the types it shows them as (round 13 review R8: `{}` made it throw). */
+function isAuditLine(value: unknown): value is AuditRecord & { time: string } {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  const text = (key: string): boolean => typeof record[key] === 'string';
+  const optional = (key: string): boolean => record[key] === undefined || typeof record[key] === 'string';
+  return (
+    text('time') && text('server') && text('tool') && text('decision') && text('by') && text('reason') &&
+    (record.rule === null || text('rule')) && (record.command === null || text('command')) && optional('note') && optional('user') &&
+    Array.isArray(record.paths) && record.paths.every((path: unknown) => typeof path === 'object' && path !== null && typeof (path as { access?: unknown }).access === 'string' && typeof (path as { path?: unknown }).path === 'string')
+  );
 }
 
 /**

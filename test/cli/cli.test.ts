@@ -146,6 +146,21 @@ describe('mcp-latch audit', () => {
   });
 });
 
+describe('mcp-latch audit: lines that are not records', () => {
+  // Round 13 review R8: one such line made the command throw and show nothing.
+  test('are skipped and named; the records are shown, a server\'s tool name escaped', () => {
+    const own = tempDir();
+    const path = writeConfig(own, {});
+    const record = { level: 30, time: '2026-11-26T01:00:00.000Z', session: 's', server: 'fs', tool: 'read\u001b[2J', kind: 'read', decision: 'allow', by: 'rule', rule: null, reason: 'x', paths: [{ access: 'read', path: '/w/a' }], command: null, argsDigest: 'd', args: {}, waitMs: 0, event: 'call' };
+    const foreign = ['{"pre":"x"}', '{}', 'null', '[1]', '7', '{"time":5,"decision":"allow"}', '{"time":"x","server":{"a":1},"tool":[1],"decision":"allow"}'];
+    writeFileSync(join(own, 'mcp-latch-audit.jsonl'), [JSON.stringify(record), ...foreign, JSON.stringify({ ...record, tool: 'list' })].join('\n') + '\n');
+    const out = memoryOutput();
+    expect(showAudit({ config: path, limit: 10 }, out)).toBe(0);
+    expect(out.stdout).toEqual(['2026-11-26 01:00:00Z  ALLOW     fs/read\\x1b[2J by rule: read /w/a', '2026-11-26 01:00:00Z  ALLOW     fs/list by rule: read /w/a']);
+    expect(out.stderr).toEqual([`7 lines of ${join(own, 'mcp-latch-audit.jsonl')} are not mcp-latch records and were skipped (lines 2, 3, 4, 5, 6, …).`]);
+  });
+});
+
 describe('mcp-latch validate', () => {
   test('warns on rules naming servers that are not configured and on leftover VS Code inputs', () => {
     const own = tempDir();
