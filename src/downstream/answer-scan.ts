@@ -1,3 +1,5 @@
+import { MAX_ANSWER_ENTRIES } from './answer-entries.js';
+
 /**
  * A server's answer to a tools/call, read without JSON.parse when the gateway would pass its result
  * on unchanged (docs/performance.md, "Round 10: the answer's own bytes").
@@ -142,10 +144,10 @@ function scanResult(line: string, at: number): number {
   }
 }
 
-/** The content array after its `[`: text blocks only. The position after its `]`, or -1. */
+/** The content array after its `[`: text blocks only, at most MAX_ANSWER_ENTRIES (more take the full path, which refuses them). The position after its `]`, or -1. */
 function scanContent(line: string, at: number): number {
   if (line.charCodeAt(at) === CLOSE_BRACKET) return at + 1;
-  for (;;) {
+  for (let blocks = 1; blocks <= MAX_ANSWER_ENTRIES; blocks++) {
     at = scanTextBlock(line, at);
     if (at < 0) return -1;
     const next = line.charCodeAt(at);
@@ -153,6 +155,7 @@ function scanContent(line: string, at: number): number {
     if (next !== COMMA) return -1;
     at++;
   }
+  return -1;
 }
 
 /** `{"type":"text","text":"…"}`, its two keys in either order and nothing else. */

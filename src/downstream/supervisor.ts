@@ -5,8 +5,11 @@ import {
   CompleteResultSchema,
   EmptyResultSchema,
   ErrorCode,
+  BlobResourceContentsSchema,
   GetPromptResultSchema,
+  PromptMessageSchema,
   ReadResourceResultSchema,
+  TextResourceContentsSchema,
   type ClientCapabilities,
   type CompleteRequest,
   type CompleteResult,
@@ -15,6 +18,7 @@ import {
   type ReadResourceResult,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import { asRpcError, errorMessage, internalError, LatchError, recordUnwritten, RpcError } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
@@ -25,7 +29,8 @@ import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 import type { RecordFailures } from '../store/audit.js';
 import { readListing, type ServerListing } from './listing.js';
-import { invalidAnswer, schemaProblem, type InvalidAnswer } from './invalid-answer.js';
+import { checkEntries, type EntrySchema } from './answer-entries.js';
+import { InvalidAnswer, invalidAnswer, schemaProblem } from './invalid-answer.js';
 
 /**
  * One configured server over its lifetime: connect, list, restart with backoff after a failed start
@@ -57,6 +62,11 @@ export interface SupervisorOptions {
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
+
+/** The answers' schemas with their lists left to checkEntries: zod over a whole list built an issue per refused entry (answer-entries.ts). */
+const ReadWithoutContents = ReadResourceResultSchema.extend({ contents: z.array(z.unknown()) });
+const PromptWithoutMessages = GetPromptResultSchema.extend({ messages: z.array(z.unknown()) });
+const ResourceContentsEntry = z.union([TextResourceContentsSchema, BlobResourceContentsSchema]);
 /**
  * How long stop() waits for a start it aborted. A stdio server's ends with its process (killed within
  * the transport's 2 s grace); a remote transport's start() does not take the signal and may wait on
@@ -477,11 +487,24 @@ export class Supervisor {
   /** Forwards one resources/read; spends its permit. */
   async readResource(permit: Permit, uri: string, options: RequestOptions): Promise<ReadResourceResult> {
     this.options.permits.spend(permit, this.name, 'resources/read', uri);
-    return this.request('resources/read', uri, () => this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadResourceResultSchema, options), options);
+    const read = await this.request('resources/read', uri, () => this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadWithoutContents, options), options);
+    return { ...read, contents: this.checkedEntries('resources/read', uri, read.contents, 'contents', ResourceContentsEntry) };
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions): Promise<GetPromptResult> {
-    return this.request('prompts/get', name, () => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, GetPromptResultSchema, options), options);
+    const got = await this.request('prompts/get', name, () => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, PromptWithoutMessages, options), options);
+    return { ...got, messages: this.checkedEntries('prompts/get', name, got.messages, 'messages', PromptMessageSchema) };
+  }
+
+  /** An answer's list of entries checked one by one (answer-entries.ts); throws the -32603 the client gets when one is refused or the list is past its limits. */
+  private checkedEntries<T>(method: string, subject: string, entries: unknown[], key: string, schema: EntrySchema<T>): T[] {
+    const checked = checkEntries(entries, key, schema);
+    if ('entries' in checked) return checked.entries;
+    const invalid = checked.tooMany
+      ? new InvalidAnswer(ErrorCode.InternalError, `mcp-latch: the answer of server "${escapeText(this.name)}" to ${method} "${escapeText(subject)}" was dropped: ${checked.problem} (docs/config.md, "limits").`)
+      : invalidAnswer(this.name, method, subject, checked.problem);
+    this.warnInvalidAnswer(invalid);
+    throw invalid;
   }
 
   async complete(params: CompleteRequest['params'], options: RequestOptions): Promise<CompleteResult> {

@@ -1,4 +1,6 @@
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ContentBlockSchema, type CallToolResult, type ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MAX_ANSWER_ENTRIES, checkEntries } from '../downstream/answer-entries.js';
 import { answerProblem, invalidAnswer } from '../downstream/invalid-answer.js';
 import { escapeText } from '../latch/escape.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
@@ -6,19 +8,29 @@ import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
 /**
  * A server's tools/call result, checked before it is passed to the client: the client must never
  * receive a result that does not have the shape the MCP schema gives. Results made only of plain text blocks — nearly all of them — are checked by
- * hand; anything else gets the SDK's full schema. The hand check accepts only what the schema
+ * hand; anything else gets the SDK's schema, its content blocks one at a time (answer-entries.ts:
+ * bounded, and stopped at the first refused). The hand check accepts only what the schema
  * accepts (test/gateway/call-result.test.ts compares the two). A result the schema refuses throws
- * the -32603 of invalidAnswer, naming `server` and `tool`.
+ * the -32603 of invalidAnswer, naming `server` and `tool`; one past the limits of answer-entries.ts
+ * is a tool error naming them.
  */
 export function checkToolResult(value: unknown, server: string, tool: string): CallToolResult {
   if (nestsDeeperThan(value)) {
     return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} nests deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on; it was dropped.` }], isError: true };
   }
   if (isPlainTextResult(value)) return value;
-  const parsed = CallToolResultSchema.safeParse(value);
+  const parsed = ResultWithoutContent.safeParse(value);
   if (!parsed.success) throw invalidAnswer(server, 'tools/call', tool, answerProblem(parsed.error.issues));
-  return parsed.data;
+  const blocks = checkEntries(parsed.data.content, 'content', ContentBlockSchema, isTextBlock);
+  if ('problem' in blocks) {
+    if (!blocks.tooMany) throw invalidAnswer(server, 'tools/call', tool, blocks.problem);
+    return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} was dropped: ${blocks.problem} (docs/config.md, "limits"). The call was forwarded to the server and may have had effects.` }], isError: true };
+  }
+  return { ...parsed.data, content: blocks.entries };
 }
+
+/** The result's schema with its content blocks left to checkEntries (the content array itself is still required to be one). */
+const ResultWithoutContent = CallToolResultSchema.extend({ content: z.array(z.unknown()).default([]) });
 
 const RESULT_KEYS = new Set(['content', 'isError', 'structuredContent']);
 
@@ -26,12 +38,16 @@ function isPlainTextResult(value: unknown): value is CallToolResult {
   if (!isPlainObject(value)) return false;
   for (const key in value) if (!RESULT_KEYS.has(key)) return false;
   const { content, isError, structuredContent } = value;
-  if (!Array.isArray(content)) return false;
-  for (const block of content) {
-    if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
-    for (const key in block) if (key !== 'type' && key !== 'text') return false;
-  }
+  if (!Array.isArray(content) || content.length > MAX_ANSWER_ENTRIES) return false;
+  for (const block of content) if (!isTextBlock(block)) return false;
   if (isError !== undefined && typeof isError !== 'boolean') return false;
   if (structuredContent !== undefined && !isPlainObject(structuredContent)) return false;
+  return true;
+}
+
+/** A text block of `type` and `text` alone: what the schema takes, checked by hand. */
+function isTextBlock(block: unknown): block is ContentBlock {
+  if (!isPlainObject(block) || block.type !== 'text' || typeof block.text !== 'string') return false;
+  for (const key in block) if (key !== 'type' && key !== 'text') return false;
   return true;
 }

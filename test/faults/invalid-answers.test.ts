@@ -82,6 +82,33 @@ describe('serve: answers the schema refuses', () => {
     await eventually(() => expect(warnings(harness)).toContainEqual(expect.objectContaining({ level: 40, server: 'f', err: `mcp-latch: server "f" ${problem}` })));
     expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
   });
+
+  // 120,000 invalid blocks in one answer held every other call 19 s while zod built an issue for each (round 13 review R12).
+  test.each([
+    ['10,001 text blocks', { count: 10_001 }, '10,001'],
+    ['12,000 image blocks with invalid base64', { count: 12_000, block: { type: 'image', data: '!!', mimeType: 'x' } }, '12,000'],
+  ])('a tools/call result of %s: a tool error naming the limit, not the blocks; the next call works', async (_name, args, count) => {
+    const result = await harness.client.callTool({ name: 'f__wide_result', arguments: args });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: `mcp-latch: the result from f was dropped: it has ${count} entries in content, more than the 10,000 mcp-latch checks and passes on (docs/config.md, "limits"). The call was forwarded to the server and may have had effects.` }]);
+    expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
+  });
+
+  test('10,000 blocks are passed on; an invalid block among them is named by its index', async () => {
+    const result = await harness.client.callTool({ name: 'f__wide_result', arguments: { count: 10_000 } });
+    expect(result.content).toHaveLength(10_000);
+    const error = await rejection(harness.client.callTool({ name: 'f__wide_result', arguments: { count: 2, block: { type: 'resource_link', uri: 'file:///a', name: 7 } } }));
+    expect(error.message).toBe('MCP error -32603: mcp-latch: server "f" answered tools/call "wide_result" with an invalid result: content[0].name: expected string, received number; the call was forwarded to the server and may have had effects.');
+  });
+
+  test.each([
+    ['resources/read', (h: Harness) => h.client.readResource({ uri: 'fault://wide' }), 'the answer of server "f" to resources/read "fault://wide" was dropped: it has 10,001 entries in contents'],
+    ['prompts/get', (h: Harness) => h.client.getPrompt({ name: 'f__wide' }), 'the answer of server "f" to prompts/get "wide" was dropped: it has 10,001 entries in messages'],
+  ])('a %s answer of 10,001 entries: -32603 naming the limit', async (_method, request, said) => {
+    const error = await rejection(request(harness));
+    expect(error.code).toBe(-32603);
+    expect(error.message).toBe(`MCP error -32603: mcp-latch: ${said}, more than the 10,000 mcp-latch checks and passes on (docs/config.md, "limits").`);
+  });
 });
 
 describe('serve: a tools/list the schema refuses', () => {

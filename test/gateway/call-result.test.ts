@@ -127,3 +127,24 @@ describe('what comes back', () => {
     expect(checkToolResult({ structuredContent: { a: 1 } }, 's', 't')).toEqual({ content: [], structuredContent: { a: 1 } });
   });
 });
+
+describe('a result of many blocks (docs/config.md, "limits")', () => {
+  test('the check stops at the first block the schema refuses: the blocks after it are not checked', () => {
+    // zod built an issue for every refused block: 120,000 took 18 s (round 13 review R12).
+    let read = 0;
+    const watched = { get type() { read++; return 'image'; }, data: '!!', mimeType: 'x' };
+    const bad = { type: 'image', data: '!!', mimeType: 'x' };
+    expect(() => checkToolResult({ content: [text('a'), bad, watched, watched] }, 's', 't')).toThrow(/content\[1\]\.data: Invalid Base64 string/);
+    // Each is read once, by the walk that measures how deep the result nests; zod read each again for every form of its union.
+    expect(read).toBe(2);
+  });
+
+  test('more than 10,000 blocks, or more than 100,000 values in the blocks zod checks: a tool error naming the limit', () => {
+    const over = checkToolResult({ content: Array.from({ length: 10_001 }, () => text('x')) }, 's', 't');
+    expect(over).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('it has 10,001 entries in content, more than the 10,000 mcp-latch checks and passes on') }] });
+    const wide = { type: 'resource_link', uri: 'file:///a', name: 'a', annotations: { audience: Array.from({ length: 100_000 }, () => 'robot') } };
+    const values = checkToolResult({ content: [wide] }, 's', 't');
+    expect(values).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('its content hold more than 100,000 values besides plain text, the most mcp-latch checks in one answer') }] });
+    expect(checkToolResult({ content: Array.from({ length: 10_000 }, () => text('x')) }, 's', 't').content).toHaveLength(10_000);
+  });
+});
