@@ -3683,3 +3683,67 @@ describe('6. options that name a file an archiver or rsync reads, and a remote a
   neverAllowedAnywhere(['tar -tf host:a.tar', 'tar tf host:a.tar', 'tar -t --file=u@host:a.tar', 'tar -cf "$A" src'], extra);
   allowedByDefault(['tar -tf k.tar', 'tar -tf ./host:a.tar', 'tar --force-local -tf c:a.tar'], extra);
 });
+
+// Test and build runners write what their options name and load the code they name (round 13
+// review A1, A6, A7; pytest 9.0.3 --help, GNU make 4.3 --help, The Cargo Book "Build Commands"):
+// `pytest --basetemp=DIR` removes DIR ("this directory is removed if it exists"; proven under bash
+// 5.2: DIR/secret was gone), `--junitxml=F` replaced F, `-p NAME` imports NAME, `make -C DIR` and
+// `-f FILE` run another makefile's recipes, `cargo build --manifest-path P` runs P's build.rs,
+// `--target-dir D` fills D.
+describe('3. runners write and load what their options name', () => {
+  const RUN = { allow: ['Bash(python -m pytest:*)', 'Bash(python3 -m pytest:*)', 'Bash(pytest:*)', 'Bash(py.test:*)', 'Bash(make:*)', 'Bash(cargo build:*)', 'Bash(cargo test:*)', 'Bash(cargo run:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  neverAllowedAnywhere([
+    'python -m pytest --basetemp=out',
+    'pytest -q --basetemp out',
+    'py.test --basete=<T>/data',
+    'python3 -m pytest -o cache_dir=out',
+    'pytest --override-ini=cache_dir=<T>/data',
+    'cargo build --target-dir=out',
+    'cargo test --artifact-dir <T>/data -Z unstable-options',
+    'python -m pytest -p src.evil',
+    'pytest -c /tmp/x/pytest.ini',
+    'pytest --config-file=src/p.ini',
+    'pytest --rootdir=/tmp/x',
+    'pytest --confcutdir=/',
+    'pytest --pyargs evilpkg',
+    'pytest -o addopts=-pevil',
+    'pytest -o pythonpath=/tmp/x',
+    'pytest --pastebin=all',
+    'pytest -p "$P"',
+    'make -C /tmp/x',
+    'make --directory=src test',
+    'make --dir=/tmp/x',
+    'make -f src/Makefile',
+    'make --makefile=/tmp/x/mk all',
+    'make -I src test',
+    'cargo build --manifest-path=/tmp/x/Cargo.toml',
+    'cargo test --manifest-path src/x/Cargo.toml',
+  ], RUN);
+  neverAllowed([
+    'pytest --junitxml=~/.bashrc',
+    'python -m pytest --junit-xml ~/.bashrc',
+    'pytest --log-file=<T>/data/x.log',
+    'pytest --debug=<T>/data/d.log',
+    'pytest --debug <T>/data/d.log',
+    'pytest --html=~/r.html',
+    'pytest --cov-report=html:<T>/data/cov',
+    'pytest /tmp/other-project',
+    'cargo build --target-dir=~/.cargo/t',
+  ], RUN);
+  allowedByDefault([
+    'python -m pytest -q tests',
+    "pytest -x -k 'a and not b' tests/test_a.py::test_x -p no:cacheprovider",
+    'pytest --co -q',
+    'pytest -o xfail_strict=true --tb=short --cov=mypkg',
+    'pytest --junitxml=src/report.xml',
+    'pytest --basetemp=.tmp',
+    'make test',
+    'make -j4 all',
+    'make -C . test',
+    'make -f Makefile all',
+    'cargo build --release',
+    'cargo test -p mycrate -- --nocapture',
+    'cargo build --target-dir target/x',
+    'cargo run -- --manifest-path /tmp/x/Cargo.toml',
+  ], RUN);
+});

@@ -5,6 +5,7 @@ import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
 import { cargo, go, npm } from './package-managers.js';
+import { cargoPaths, make, pytest, pythonModule } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
@@ -2205,8 +2206,15 @@ const HANDLERS: Record<string, Handler> = {
   dd,
   git,
   npm,
-  cargo,
+  cargo: (args, cwd, out) => {
+    cargo(args, cwd, out);
+    cargoPaths(args, cwd, out);
+  },
   go,
+  pytest,
+  'py.test': pytest,
+  make,
+  gmake: make,
   tar,
   gtar: tar,
   bsdtar: tar,
@@ -2287,7 +2295,7 @@ for (const [name, spec] of Object.entries(SIMPLE)) HANDLERS[name] ??= simple(spe
 
 /** The paths a program touches and the code it runs, from its arguments; null for programs not known here. */
 export function fileFacts(name: string, args: readonly Word[], cwd: string | null): FileFacts | null {
-  const handler = HANDLERS[name];
+  const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : /^(python[\d.]*|pypy[\d.]*)$/.test(name) ? pythonModule : undefined;
   if (!handler) return null;
   const out: FileFacts = { paths: [], nested: [], reasons: [] };
   handler(args, cwd, out);

@@ -7,6 +7,7 @@ import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirect
 import { subcommandIndex } from './signature.js';
 import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
+import { RUNNER_PROGRAMS } from './runners.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -58,7 +59,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   const unknown = facts === null && !isKnownProgram(name, segment);
   // A CLI other than git (make, docker, cargo, pip…) reads files its options name too: `make -p
   // -f .env` prints .env's assignments (GNU make 4.3), so its option values are candidates.
-  const every = unknown || interpreterSpec(name) !== undefined || (Object.hasOwn(CLIS, name) && name !== 'git' ? 'option-values' : false);
+  // Runners (runners.ts) model what their options write and load, not every file they read: all their words stay candidates.
+  const every = unknown || RUNNER_PROGRAMS.has(name) || interpreterSpec(name) !== undefined || (Object.hasOwn(CLIS, name) && name !== 'git' ? 'option-values' : false);
   for (const candidate of candidatePaths(name, args, cwd, every)) {
     if (!segment.paths.some((path) => path.path === candidate.path)) segment.paths.push(candidate);
   }

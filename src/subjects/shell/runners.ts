@@ -1,0 +1,172 @@
+import { RECURSIVE } from '../../policy/decide.js';
+import type { CommandPath } from '../../policy/types.js';
+import { hasOption, optionValues, pathOf, pushPath, scanOptions, type OptionSpec, type ParsedOption, type Word } from './options.js';
+import type { FileFacts } from './files.js';
+
+/**
+ * Test and build runners an allow rule names (`Bash(python -m pytest:*)`, `Bash(make:*)`, `Bash(cargo
+ * build:*)`): the files their options write, and the options that make them load code other than
+ * the project's own (docs/threat-model.md#runners-write-and-load-what-their-options-name). Round 13
+ * review A1, A6, A7, proven under bash 5.2: `pytest --basetemp=DIR` removed DIR, `--junitxml=F`
+ * replaced F, `make -C DIR` ran DIR's Makefile, `cargo build --manifest-path=P` ran P's build.rs.
+ * A write needs an Edit allow as `sort -o` does; code named by an option is `interpreter` (never
+ * allowed by a rule).
+ *
+ *   pytest --basetemp=/tmp/x      → write /tmp/x and everything below it
+ *   pytest -p evil                → interpreter
+ *   make -C ../other              → interpreter
+ *   cargo build --target-dir=d    → write d and everything below it
+ */
+
+/** A directory the program removes or fills (its old content is replaced): rules below it count, as for `rm -r`. */
+function treeWrite(word: Word, cwd: string | null): CommandPath | null {
+  const path = pathOf(word, 'write', cwd);
+  if (path === null) return null;
+  path.tree = { content: true, follows: false };
+  path.via = RECURSIVE;
+  return path;
+}
+
+/** An option the spec does not list, spelled as a prefix (length 2+) of a listed one: argparse and getopt take it for that one. */
+const named = (option: ParsedOption, ...names: string[]): boolean => names.includes(option.name) || (option.unlisted === true && option.name.length > 3 && !EXACT_FLAGS.has(option.name) && names.some((n) => n.startsWith(option.name)));
+/** pytest's own flags spelled as a prefix of a listed option (`--co` is --collect-only). */
+const EXACT_FLAGS: ReadonlySet<string> = new Set(['--co']);
+
+/**
+ * pytest 9 (`pytest --help`): options taking a value, so that it is not taken for a test path. Plugins
+ * add their own (pytest-cov `--cov=`, pytest-html `--html=`): an unlisted `--name=VALUE` with a
+ * path-like value is a write (below).
+ */
+const PYTEST: OptionSpec = {
+  short: 'kmrWcpo',
+  long: [
+    'maxfail', 'lfnf', 'last-failed-no-failures', 'durations', 'durations-min', 'verbosity', 'tb', 'show-capture', 'color', 'code-highlight', 'pastebin',
+    'junit-xml', 'junitxml', 'junit-prefix', 'junitprefix', 'pythonwarnings', 'ignore', 'ignore-glob', 'deselect', 'confcutdir', 'import-mode', 'doctest-report',
+    'doctest-glob', 'config-file', 'rootdir', 'basetemp', 'override-ini', 'assert', 'capture', 'pdbcls', 'log-level', 'log-format', 'log-date-format',
+    'log-cli-level', 'log-cli-format', 'log-cli-date-format', 'log-file', 'log-file-mode', 'log-file-level', 'log-file-format', 'log-file-date-format',
+    'log-auto-indent', 'log-disable', 'result-log', 'resultlog',
+  ],
+};
+
+/** Files pytest writes: the JUnit report, the log file, the old result log. */
+const PYTEST_WRITES = ['--junit-xml', '--junitxml', '--log-file', '--result-log', '--resultlog'];
+/**
+ * Options that load code or configuration from elsewhere: `-p NAME` imports a plugin module early,
+ * `-c FILE` is an ini file (`addopts`, `pythonpath`, plugins' module settings), `--rootdir` and
+ * `--confcutdir` move where conftest.py files and ini files are found, `--pyargs` imports test
+ * packages by name, `--pdbcls` imports a debugger class.
+ */
+const PYTEST_CODE = ['-c', '--config-file', '--rootdir', '--confcutdir', '--pyargs', '--pdbcls', '--inifile'];
+/**
+ * ini keys `-o KEY=VALUE` may set that only change how tests are selected or reported; any other key
+ * may name code (`addopts`, `pythonpath`, `required_plugins`, pytest-django's settings module) or a
+ * directory (`cache_dir`, a write).
+ */
+const PYTEST_PLAIN_INI = /^(python_(files|classes|functions)|testpaths|markers|filterwarnings|xfail_strict|strict(_markers|_config)?|log_(cli|cli_level|level|format|date_format|cli_format|cli_date_format)|console_output_style|junit_(family|suite_name|logging|duration_report|log_passing_tests)|norecursedirs|minversion|empty_parameter_set_mark|faulthandler_timeout|usefixtures|doctest_(optionflags|encoding)|verbosity_[a-z_]+|asyncio_mode|asyncio_default_fixture_loop_scope|timeout)$/;
+
+export function pytest(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const scan = scanOptions(args, 0, PYTEST);
+  for (const word of optionValues(scan, '--basetemp')) pushPath(out.paths, treeWrite(word, cwd));
+  for (const option of scan.options) {
+    if (named(option, ...PYTEST_WRITES) && option.value) pushPath(out.paths, pathOf(option.value, 'write', cwd));
+    else if (named(option, ...PYTEST_CODE)) out.reasons.push('interpreter');
+    // `-p no:NAME` only turns a plugin off.
+    else if (option.name === '-p' && !(option.value?.isStatic && /^no:[\w.-]+$/.test(option.value.value))) out.reasons.push('interpreter');
+    // --pastebin sends the failures (or the whole session) to bpaste.net: not what a test rule approved.
+    else if (named(option, '--pastebin')) out.reasons.push('executor');
+    else if (named(option, '-o', '--override-ini')) pytestIni(option.value, cwd, out);
+    else if (option.unlisted && option.value) pluginValue(option.value, cwd, out);
+  }
+  // `--debug[=FILE]` (argparse nargs='?'): the next word too when it is no option; pytestdebug.log otherwise (in the cwd).
+  scan.options.forEach((option) => {
+    if (option.name !== '--debug' || option.value) return;
+    const next = args[option.index + 1];
+    if (next && !(next.isStatic && next.value.startsWith('-'))) pushPath(out.paths, pathOf(next, 'write', cwd));
+  });
+  for (const word of optionValues(scan, '--debug')) pushPath(out.paths, pathOf(word, 'write', cwd));
+  // Test paths: pytest imports every test module and conftest.py there (and in the directories up
+  // to the rootdir): reads of another project's tree ask where a read of it would.
+  for (const i of scan.operands) {
+    const word = args[i]!;
+    const path = pathOf(word.isStatic ? { ...word, value: word.value.replace(/::.*$/, '') } : word, 'read', cwd);
+    if (path) path.tree = { content: true, follows: false };
+    pushPath(out.paths, path);
+  }
+}
+
+function pytestIni(value: Word | null, cwd: string | null, out: FileFacts): void {
+  const eq = value?.isStatic ? value.value.indexOf('=') : -1;
+  const key = eq === -1 ? '' : value!.value.slice(0, eq).trim();
+  if (PYTEST_PLAIN_INI.test(key)) return;
+  if (key === 'cache_dir' || key === 'log_file') pushPath(out.paths, (key === 'cache_dir' ? treeWrite : (w: Word, c: string | null) => pathOf(w, 'write', c))({ ...value!, value: value!.value.slice(eq + 1) }, cwd));
+  else out.reasons.push('interpreter');
+}
+
+/** A plugin's `--name=VALUE` with a path-like value (`--html=../r.html`, `--cov-report=html:/tmp/x`): a write, fail closed. */
+function pluginValue(value: Word, cwd: string | null, out: FileFacts): void {
+  if (!value.isStatic) return void out.reasons.push('interpreter');
+  for (const part of new Set([value.value, value.value.slice(value.value.indexOf(':') + 1)])) {
+    if (/^(~|\.|\/)|\//.test(part)) pushPath(out.paths, pathOf({ ...value, value: part }, 'write', cwd));
+  }
+}
+
+/**
+ * `python -m pytest …` (and `python -m py.test`): the module's own words, after python's options
+ * (docs/threat-model.md#runners-write-and-load-what-their-options-name). Other modules are python's.
+ */
+export function pythonModule(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic || !word.value.startsWith('-') || word.value === '-' || word.value === '--') return;
+    // Python's options: -c ends them (code), -W/-X/-Q take a value, -m names the module.
+    const m = /^-([bBdEhiIOPqsSuvVx]*)([cmWXQ])(.*)$/.exec(word.value);
+    if (!m) continue;
+    if (m[2] === 'c') return;
+    const value = m[3] !== '' ? m[3] : args[++i]?.isStatic ? args[i]!.value : undefined;
+    if (m[2] !== 'm') continue;
+    const handler = value === undefined ? undefined : PYTHON_MODULES[value];
+    if (handler) handler(args.slice(i + 1), cwd, out);
+    return;
+  }
+}
+
+const PYTHON_MODULES: Record<string, (args: readonly Word[], cwd: string | null, out: FileFacts) => void> = { pytest, 'py.test': pytest };
+
+/** make's default makefile names (GNU make 4.3, "What Name to Give Your Makefile"). */
+const MAKEFILES = /^(\.\/)?(GNUmakefile|makefile|Makefile)$/;
+const MAKE: OptionSpec = {
+  short: 'CfIoWlj',
+  long: ['directory', 'file', 'makefile', 'include-dir', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'jobs', 'load-average', 'max-load', 'output-sync', 'debug', 'eval', 'shuffle', 'jobserver-style'],
+};
+
+/**
+ * GNU make: `-C DIR` runs DIR's makefile, `-f FILE` runs FILE, `-I DIR` finds included makefiles in
+ * DIR: another project's recipes, which `Bash(make:*)` (approved for this project's) does not cover.
+ * `-C .` and `-f Makefile` name the project's own. What make's text options run is program.ts's.
+ */
+export function make(args: readonly Word[], _cwd: string | null, out: FileFacts): void {
+  const scan = scanOptions(args, 0, MAKE);
+  const own = (values: Word[], pattern: RegExp): boolean => values.every((w) => w.isStatic && pattern.test(w.value));
+  if (!own(optionValues(scan, '-C', '--directory'), /^\.\/?$/) || !own(optionValues(scan, '-f', '--file', '--makefile'), MAKEFILES) || hasOption(scan, '-I', '--include-dir')) out.reasons.push('interpreter');
+  // A listed option given with no value word (`make -C`) is an error; an unlisted prefix is taken as the option.
+  if (scan.options.some((o) => o.unlisted && ['--directory', '--file', '--makefile', '--include-dir'].some((n) => n.startsWith(o.name) && o.name.length > 3))) out.reasons.push('interpreter');
+}
+
+/**
+ * cargo (The Cargo Book, "Build Commands"): `--manifest-path P` builds P's package, running its
+ * build.rs and proc macros; `--target-dir`/`--artifact-dir`/`--out-dir` are directories it fills.
+ * What follows `--` belongs to the program run.
+ */
+export function cargoPaths(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const end = args.findIndex((w) => w.isStatic && w.value === '--');
+  const scan = scanOptions(end === -1 ? args : args.slice(0, end), 0, {
+    short: 'pjFZCe',
+    long: ['manifest-path', 'target-dir', 'artifact-dir', 'out-dir', 'package', 'jobs', 'features', 'target', 'profile', 'config', 'color', 'bin', 'example', 'test', 'bench', 'exclude', 'message-format', 'lockfile-path', 'timings'],
+    exactLong: true,
+  });
+  if (!optionValues(scan, '--manifest-path').every((w) => w.isStatic && /^(\.\/)?Cargo\.toml$/.test(w.value))) out.reasons.push('interpreter');
+  for (const word of optionValues(scan, '--target-dir', '--artifact-dir', '--out-dir')) pushPath(out.paths, treeWrite(word, cwd));
+}
+
+/** Programs modelled here whose every word stays a deny-rule candidate, as an unknown program's (program.ts). */
+export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test']);
