@@ -2863,7 +2863,7 @@ describe('2. a command string in one word, or on stdin, of a program that runs i
     ["frobnicate '.read ~/.ssh/id_rsa'", 'Read(~/.ssh/**)'],
     ["vim -es -c 'e <H>/.ssh/id_rsa' -c '%p' -c 'q!'", 'Read(~/.ssh/**)'],
   ], rules);
-  allowedByDefault(['make', 'make test', 'make -C src all', 'make CC=gcc', 'vim src/a.ts', 'vim +10 src/a.ts', 'sqlite3 db.sqlite "select 1"', 'tmux ls', 'split -l 10 src/a.ts'], rules);
+  allowedByDefault(['make', 'make test', 'make -C . all', 'make CC=gcc', 'vim src/a.ts', 'vim +10 src/a.ts', 'sqlite3 db.sqlite "select 1"', 'tmux ls', 'split -l 10 src/a.ts'], rules);
 });
 
 // curl(1) 7.88.1 and wget(1) 1.21.3 write files their options and URLs name (round 11 review, F6,
@@ -3015,7 +3015,7 @@ describe('7. a script the same call writes, then runs', () => {
     'echo x > "$f"; bash src/a.ts',
     "bash -c 'echo rm > a.sh; ./a.sh'",
   ], extra);
-  allowedByDefault(['bash src/a.ts', 'chmod +x src/a.ts && bash src/a.ts', 'echo x > out.txt && bash src/a.ts', 'make -f src/a.ts', 'echo x > out.txt; make -f src/a.ts'], extra);
+  allowedByDefault(['bash src/a.ts', 'chmod +x src/a.ts && bash src/a.ts', 'echo x > out.txt && bash src/a.ts', 'make -f Makefile', 'echo x > out.txt; make -f Makefile'], extra);
 });
 
 // Code in interpreter options other than `-e` (round 11 review F11): Node 20 imports a
@@ -3162,7 +3162,7 @@ describe('6. attached option values and a CLI option values are candidates', () 
     'shuf -n1 src/a.ts',
     'iconv -f utf8 -t utf8 -osrc/b.ts src/a.ts',
     'make -j4 test',
-    'make -C src',
+    'make -C . test',
     'npm run test',
     'docker build -f src/a.ts .',
   ], extra);
