@@ -125,6 +125,11 @@ export class Supervisor {
   readonly remote: boolean;
   /** A ping is asking a remote server whether it still knows the session. */
   private probing = false;
+  /**
+   * The gateway's own requests to the server (its lists, logging/setLevel) not answered yet: a
+   * request the server makes meanwhile may be for one of them, not for a client's call (gateway/relay.ts).
+   */
+  ownRequestsInFlight = 0;
   private readonly backoff: { initialMs: number; maxMs: number };
   private delayMs: number;
 
@@ -246,7 +251,7 @@ export class Supervisor {
       // announces one as soon as it is initialized) is read a second after it began, not while the
       // other servers are still starting (docs/performance.md, "Round 12: the first list").
       this.relistedAt = Date.now();
-      const listing = await readListing(current.client, this.listingOptions(), this.options.logger);
+      const listing = await this.own(readListing(current.client, this.listingOptions(), this.options.logger));
       if (generation !== this.generation) return;
       this.listing = listing;
       this.state = 'ready';
@@ -321,8 +326,7 @@ export class Supervisor {
   private probeSession(client: Client, drop: (message: string) => void): void {
     if (this.probing) return;
     this.probing = true;
-    client
-      .ping({ timeout: this.options.connectTimeoutMs })
+    this.own(client.ping({ timeout: this.options.connectTimeoutMs }))
       .catch((error: unknown) => {
         const failure = remoteFailure(error);
         if (failure) drop(failure.message);
@@ -422,7 +426,7 @@ export class Supervisor {
     const client = this.client;
     if (!client || this.state !== 'ready') return;
     try {
-      const listing = await readListing(client, this.listingOptions(), this.options.logger);
+      const listing = await this.own(readListing(client, this.listingOptions(), this.options.logger));
       // Restarted meanwhile: the new connection's own listing stands.
       if (client !== this.client) return;
       this.listing = listing;
@@ -543,7 +547,17 @@ export class Supervisor {
 
   async setLoggingLevel(level: LoggingLevel): Promise<void> {
     if (!this.serverCapabilities?.logging || !this.client) return;
-    await this.client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema).catch(() => undefined);
+    await this.own(this.client.request({ method: 'logging/setLevel', params: { level } }, EmptyResultSchema)).catch(() => undefined);
+  }
+
+  /** Counts `request`, one of the gateway's own, as in flight until it settles. */
+  private async own<T>(request: Promise<T>): Promise<T> {
+    this.ownRequestsInFlight++;
+    try {
+      return await request;
+    } finally {
+      this.ownRequestsInFlight--;
+    }
   }
 
   async sendRootsListChanged(): Promise<void> {

@@ -19,21 +19,29 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  *
  * A 2026-07-28 client is sent no request: its call's `hold` keeps the elicitation for its retry (input-required.ts).
  *
- * A request or log message goes to the session whose call is running on that server (running-calls.ts):
- * nothing on the wire links it to a call, so when calls of several sessions run there it goes to
- * none of them (an elicitation is declined, sampling and roots refused, a log message kept in the
- * gateway's log), as one person's question or data must never reach another. With no call running
- * it goes to `client()`, the one client session the servers belong to, or, when many clients share
- * them (HTTP, null), to nobody. A log message below the level its session set is not sent (log-levels.ts).
- * Resource updates go to every session.
+ * A request or log message goes to the session whose call is running on that server (running-calls.ts).
+ * With one client (`client()`, stdio) everything goes to it. With servers shared by many clients
+ * (HTTP, `client()` null) a request goes to a session only when it can be placed there
+ * (docs/team.md#what-shared-servers-send-back); otherwise an elicitation is declined, sampling and
+ * roots refused, a log message kept in the gateway's log, as one person's question or data must
+ * never reach another:
+ * the requests in flight on the server must all be one session's (running-calls.ts), and none of
+ * the gateway's own (its lists, logging/setLevel: Supervisor.ownRequestsInFlight) may be among them.
+ * Nothing on the wire places a server's request otherwise: the SDK's `relatedRequestId` only picks
+ * the HTTP response stream and the SDK client does not pass it on, stdio has one stream, and a
+ * server's request carries no progress token of the call (docs/team.md).
+ * A log message below the level its session set is not sent (log-levels.ts). Resource updates go to every session.
  */
 export function createRelayHooks(core: GatewayCore, client: () => Server | null, sessions: () => Server[]): RelayHooks {
   const target = (name: string): Target => {
+    const one = client();
     const callers = core.running.callers(name);
     const [origin] = callers;
     if (callers.length > 1) return { refused: `calls of ${callers.length} client sessions are running on ${name} and nothing tells which one this is for` };
-    if (origin) return { client: origin.client, options: { relatedRequestId: origin.requestId }, session: origin.session, ...(origin.hold ? { hold: origin.hold } : {}) };
-    const one = client();
+    if (origin) {
+      if (!one && (core.registry.get(name)?.ownRequestsInFlight ?? 0) > 0) return { refused: `a request of the gateway itself is in flight on ${name} besides a client's call, and nothing tells which one this is for` };
+      return { client: origin.client, options: { relatedRequestId: origin.requestId }, session: origin.session, ...(origin.hold ? { hold: origin.hold } : {}) };
+    }
     return one ? { client: one, options: {} } : { refused: `no call of a client session is running on ${name}, and the server is shared by several clients` };
   };
   /** The session for a sampling or roots request, which its client declared it answers; else the server's request fails, saying why. */

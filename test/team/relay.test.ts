@@ -242,6 +242,25 @@ describe('serve --http: what a shared server asks while it answers a prompt, a c
     }
   });
 
+  test("what the server asks while it answers the gateway's own tools/list reaches nobody, even with one member's call running there", async () => {
+    // The sampling request comes while xavier's call and the gateway's re-read of the list are both
+    // in flight on the server: nothing tells which it is for. It went to xavier's model (round 13).
+    for (const file of ['held', 'release', 'listed']) rmSync(join(dir, file), { force: true });
+    writeFileSync(join(dir, 'announce'), '');
+    const x = await connect(team.url, X, CAN_ASK, { sample: modelOf('xavier') });
+    try {
+      const held = x.client.callTool({ name: 'p__hold', arguments: {} }, undefined, { timeout: 120_000 });
+      await eventually(() => expect(existsSync(join(dir, 'listed'))).toBe(true), 30_000);
+      expect(readFileSync(join(dir, 'listed'), 'utf8')).toContain('mcp-latch cannot relay this request: a request of the gateway itself is in flight on p besides a client\'s call');
+      writeFileSync(join(dir, 'release'), '');
+      expect(textOf(await held)).toBe('released');
+      expect(x.samplings).toEqual([]);
+    } finally {
+      rmSync(join(dir, 'announce'), { force: true });
+      await x.close();
+    }
+  });
+
   test("alone on the server, a member's prompt, completion and subscription ask that member's own client", async () => {
     rmSync(join(dir, 'subscribed'), { force: true });
     const x = await connect(team.url, X, CAN_ASK, { sample: modelOf('xavier') });
