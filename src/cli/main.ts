@@ -127,9 +127,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       (y) =>
         y
           .option('user', { type: 'string', demandOption: true, describe: 'The user id the token stands for' })
-          .option('role', { type: 'string', choices: ['user', 'admin'], default: 'user', describe: 'admin may read every user\'s pending calls and rules' })
+          .option('role', { type: 'string', choices: ['user', 'admin', 'approver'], default: 'user', describe: 'admin may read every user\'s pending calls and rules; approver answers the user\'s waiting calls (the page, /api) and makes none' })
           .example('$0 token --user alice', 'A token for alice, and the line to add to http.tokens'),
-      (args) => run(async () => (await import('./token.js')).makeToken({ user: args.user, role: args.role as 'user' | 'admin' }, out))(),
+      (args) => run(async () => (await import('./token.js')).makeToken({ user: args.user, role: args.role as 'user' | 'admin' | 'approver' }, out))(),
     )
     .command(
       'init',

@@ -165,7 +165,10 @@ export function configSchemas() {
 
   const HttpTokenSchema = z.strictObject({
     user: UserIdSchema,
-    role: z.enum(['admin', 'user']).default('user').describe('admin: may also read every user\'s pending calls and rules.'),
+    role: z
+      .enum(['admin', 'user', 'approver'])
+      .default('user')
+      .describe('admin: may also read every user\'s pending calls and rules. approver: answers the user\'s waiting calls through /api and /approve and makes no calls; once a user has one, their other tokens no longer answer.'),
     sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, 'sha256 is the hex SHA-256 of the token (`mcp-latch token` prints it); the token itself is never stored')
@@ -178,6 +181,11 @@ export function configSchemas() {
     audience: z.string().min(1).optional().describe('What "aud" must hold; defaults to this gateway\'s resource URL (http.resource).'),
     userClaim: z.string().min(1).default('sub').describe('The claim holding the user id.'),
     admins: z.array(UserIdSchema).default([]).describe('User ids with the admin role.'),
+    approveScope: z
+      .string()
+      .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'approveScope is one OAuth scope token (no spaces or quotes)')
+      .optional()
+      .describe('A scope that makes a token an approver credential (it answers calls, makes none); when set, a token without it cannot answer.'),
   });
 
   const HttpSchema = z.strictObject({

@@ -5,7 +5,8 @@ import { isPlainObject } from '../values.js';
 /**
  * The interactions API (docs/team.md#the-interactions-api), JSON over the gateway's HTTP server and
  * behind its authentication. A user sees and answers only their own calls and rules; an admin may
- * also read (never answer or change) everyone's.
+ * also read (never answer or change) everyone's. Answering and forgetting take the user's approver
+ * credential once one is configured (Identity.approves; docs/team.md#approvers).
  *
  *   GET    /api/me                    → { user, role }
  *   GET    /api/pending[?user=ID|*]   → { pending: PendingCall[] }   (another user's: admin only)
@@ -22,6 +23,8 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
   const own = identity.user;
   const mayRead = (user: string) => user === own || identity.role === 'admin';
   const forbidden = () => reply(403, { error: 'this belongs to another user' });
+  // Security: a client's token does not answer once its user has an approver credential: a model holding it would answer its own calls.
+  const notApprover = () => reply(403, { error: `this token is ${own}'s client token; answer with ${own}'s approver credential (an http.tokens entry with role "approver", or an OAuth token with http.oauth.approveScope; docs/team.md#approvers)` });
 
   if (path === '/api/me' && method === 'GET') return reply(200, identity);
 
@@ -43,6 +46,7 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
     if (!call) return reply(404, { error: 'no such pending call (it was answered, withdrawn, or never existed)' });
     // Security: only the call's own user answers it; an admin's role is to read.
     if (call.user !== own) return forbidden();
+    if (!identity.approves) return notApprover();
     if (!isPlainObject(answer)) return reply(400, { error: 'the body must be a JSON object: {"decision": "…", "note": "…"}' });
     const { decision, note } = answer;
     if (typeof decision !== 'string' || !(decision === 'decline' || call.choices.includes(decision))) {
@@ -69,6 +73,7 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
 
   if (path === '/api/rules' && method === 'DELETE') {
     const request = body;
+    if (!identity.approves) return notApprover();
     if (!isPlainObject(request) || typeof request.rule !== 'string') return reply(400, { error: 'the body must be {"rule": "…"}' });
     const removed = await store.forget(own, request.rule);
     return removed ? reply(200, { removed: true }) : reply(404, { error: 'you have no such remembered rule' });

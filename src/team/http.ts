@@ -62,7 +62,8 @@ const METADATA_PATH = '/.well-known/oauth-protected-resource';
 const PAGE_PATH = '/approve';
 const MAX_API_BODY = 64 * 1024;
 /** Without authentication configured (loopback only) every client with the run's secret is this one user. */
-const LOCAL_USER: Identity = { user: 'local', role: 'admin' };
+// The run's secret is the client's and the approver's credential at once (docs/team.md#approvers).
+const LOCAL_USER: Identity = { user: 'local', role: 'admin', approves: true };
 
 export class TeamGateway {
   readonly core: GatewayCore;
@@ -124,8 +125,19 @@ export class TeamGateway {
     this.base = configured ? new URL(configured).origin : `http://${shown}:${bound}`;
     const resource = configured ?? `${this.base}/mcp`;
     this.authenticator = new Authenticator(() => this.core.config().http, resource);
+    this.warnClientsThatApprove();
     this.core.start(SHARED_SERVER_CAPABILITIES);
     return resource;
+  }
+
+  /** Names the users whose client tokens still answer their own calls (no approver token; docs/team.md#approvers). */
+  private warnClientsThatApprove(): void {
+    const users = this.authenticator.clientsThatApprove();
+    if (users.length === 0) return;
+    this.core.logger.warn(
+      { users },
+      `http.tokens: ${users.join(', ')} ${users.length === 1 ? 'has' : 'have'} no approver token, so the token their MCP client sends also answers their waiting calls through /api (a model that reads it can approve its own calls); add one per user with \`mcp-latch token --user ID --role approver\` (docs/team.md#approvers)`,
+    );
   }
 
   /** Every session's tools/call requests not answered yet (a call waiting for a person counts). */
@@ -146,7 +158,9 @@ export class TeamGateway {
   }
 
   reload(text: string, why: string): boolean {
-    return this.core.reload(text, why);
+    const reloaded = this.core.reload(text, why);
+    if (reloaded && this.authenticator) this.warnClientsThatApprove();
+    return reloaded;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -159,7 +173,11 @@ export class TeamGateway {
 
     const identity = await this.identify(req, res);
     if (!identity) return;
-    if (url.pathname === '/mcp') return this.handleMcp(req, res, identity);
+    if (url.pathname === '/mcp') {
+      // Security: an approver's credential is the person's, not a client's: a client holding it could answer its own calls.
+      if (identity.role === 'approver') return json(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: `this is an approver credential of ${identity.user}: it answers calls through /api and ${PAGE_PATH}, and makes none; the MCP client uses ${identity.user}'s own token (docs/team.md#approvers)` }, id: null });
+      return this.handleMcp(req, res, identity);
+    }
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
       const method = req.method ?? 'GET';
       let body: unknown;

@@ -18,7 +18,7 @@ export type Authentication = { identity: Identity } | { refused: 'missing' | 'in
 const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** A new bearer token and the line `http.tokens` takes for it. */
-export function newToken(user: string, role: 'admin' | 'user'): { token: string; entry: { user: string; role: 'admin' | 'user'; sha256: string } } {
+export function newToken(user: string, role: Identity['role']): { token: string; entry: { user: string; role: Identity['role']; sha256: string } } {
   const token = `mlt_${randomBytes(32).toString('base64url')}`;
   return { token, entry: { user, role, sha256: tokenHash(token) } };
 }
@@ -43,6 +43,18 @@ export class Authenticator {
     return Boolean(http && (http.tokens.length > 0 || http.oauth));
   }
 
+  /**
+   * The users whose client tokens still answer their calls, as before round 13, because no
+   * approver credential is configured for them: each is warned about at start and reload.
+   */
+  clientsThatApprove(): string[] {
+    const http = this.http();
+    if (!http) return [];
+    const approvers = new Set(http.tokens.filter((entry) => entry.role === 'approver').map((entry) => entry.user));
+    const users = new Set(http.tokens.filter((entry) => entry.role !== 'approver' && !approvers.has(entry.user)).map((entry) => entry.user));
+    return [...users];
+  }
+
   async authenticate(authorization: string | undefined): Promise<Authentication> {
     const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(authorization?.trim() ?? '');
     if (!match) return { refused: authorization ? 'invalid' : 'missing', detail: authorization ? 'the Authorization header is not "Bearer <token>"' : 'no bearer token' };
@@ -50,7 +62,8 @@ export class Authenticator {
     const http = this.http();
     const hash = tokenHash(token);
     const known = http?.tokens.find((entry) => entry.sha256 === hash);
-    if (known) return { identity: { user: known.user, role: known.role } };
+    // Security: a client's token answers calls only while its user has no approver token (docs/team.md#approvers).
+    if (known) return { identity: { user: known.user, role: known.role, approves: known.role === 'approver' || !http!.tokens.some((entry) => entry.user === known.user && entry.role === 'approver') } };
     if (http?.oauth && token.split('.').length === 3) return this.verifyJwt(token, http.oauth);
     return { refused: 'invalid', detail: 'unknown token' };
   }
@@ -70,7 +83,12 @@ export class Authenticator {
       }
       const user = payload[oauth.userClaim];
       if (typeof user !== 'string' || !USER_ID.test(user)) return { refused: 'invalid', detail: `the token's "${oauth.userClaim}" claim is not a user id` };
-      return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user' } };
+      if (oauth.approveScope !== undefined) {
+        const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+        if (scopes.includes(oauth.approveScope)) return { identity: { user, role: 'approver', approves: true } };
+        return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user', approves: false } };
+      }
+      return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user', approves: true } };
     } catch (error) {
       return { refused: 'invalid', detail: error instanceof joseErrors.JOSEError ? error.code : errorMessage(error) };
     }

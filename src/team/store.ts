@@ -15,7 +15,13 @@ import type { EditableField } from '../latch/edit.js';
 /** Who is calling, as the gateway's authentication established it. */
 export interface Identity {
   user: string;
-  role: 'admin' | 'user';
+  /** approver: answers the user's waiting calls, makes none (docs/team.md#approvers). */
+  role: 'admin' | 'user' | 'approver';
+  /**
+   * Whether this credential answers the user's waiting calls and forgets their rules: an approver's,
+   * or a client's of a user with no approver token configured (the behaviour before round 13).
+   */
+  approves: boolean;
 }
 
 /** A call waiting for its person, with everything the person needs to judge it. */

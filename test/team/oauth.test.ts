@@ -43,8 +43,8 @@ describe('serve --http with http.oauth', () => {
   });
 
   /** `exp: null` signs a token without `exp`. */
-  function token(key: CryptoKey, claims: { sub?: string; aud?: string; exp?: number | string | null; iat?: number } = {}): Promise<string> {
-    const jwt = new SignJWT({})
+  function token(key: CryptoKey, claims: { sub?: string; aud?: string; exp?: number | string | null; iat?: number; scope?: string } = {}): Promise<string> {
+    const jwt = new SignJWT(claims.scope !== undefined ? { scope: claims.scope } : {})
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setIssuer(ISSUER)
       .setSubject(claims.sub ?? 'carol')
@@ -61,8 +61,8 @@ describe('serve --http with http.oauth', () => {
     } finally {
       await carol.close();
     }
-    expect((await team.api('/api/me', await token(issuerKey))).body).toEqual({ user: 'carol', role: 'admin' });
-    expect((await team.api('/api/me', await token(issuerKey, { sub: 'dave' }))).body).toEqual({ user: 'dave', role: 'user' });
+    expect((await team.api('/api/me', await token(issuerKey))).body).toEqual({ user: 'carol', role: 'admin', approves: true });
+    expect((await team.api('/api/me', await token(issuerKey, { sub: 'dave' }))).body).toEqual({ user: 'dave', role: 'user', approves: true });
     expect((await team.api('/.well-known/oauth-protected-resource', null)).body.authorization_servers).toEqual([ISSUER]);
   });
 
@@ -83,4 +83,24 @@ describe('serve --http with http.oauth', () => {
     }
     expect((await team.api('/api/me', await token(issuerKey, { iat: now + 10 }))).status).toBe(200);
   });
+
+  test('with oauth.approveScope, a token with the scope is the approver (no MCP calls) and one without it answers nothing', async () => {
+    // Before round 13 every valid token answered its user's calls: the client's own included (docs/team.md#approvers).
+    const scoped = await startTeam(tempDir(), {
+      mcpServers: { every: { command: process.execPath, args: [EVERYTHING_SERVER] } },
+      http: { oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE, approveScope: 'mcp-latch:approve' } },
+    });
+    try {
+      const client = await token(issuerKey, { sub: 'dave', scope: 'mcp' });
+      const approver = await token(issuerKey, { sub: 'dave', scope: 'mcp mcp-latch:approve' });
+      expect((await scoped.api('/api/me', client)).body).toEqual({ user: 'dave', role: 'user', approves: false });
+      expect((await scoped.api('/api/me', approver)).body).toEqual({ user: 'dave', role: 'approver', approves: true });
+      expect((await scoped.api('/api/rules', client, { method: 'DELETE', body: { rule: 'mcp__every' } })).status).toBe(403);
+      expect((await scoped.api('/api/rules', approver, { method: 'DELETE', body: { rule: 'mcp__every' } })).status).toBe(404);
+      await expect(teamClient(scoped.url, approver)).rejects.toThrow(/approver credential of dave/);
+    } finally {
+      await scoped.close();
+    }
+  });
 });
+
