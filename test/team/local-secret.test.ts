@@ -130,7 +130,7 @@ describe('serve --http without http.tokens or http.oauth: the run\'s secret', ()
       const page = await fetch(`${team.base}/approve`);
       expect(page.status).toBe(200);
       expect(await page.text()).not.toContain(secret);
-      expect((await team.api('/api/me', secret)).body).toEqual({ user: 'local', role: 'admin' });
+      expect((await team.api('/api/me', secret)).body).toEqual({ user: 'local', role: 'admin', approves: true });
 
       expect((await team.api(`/api/pending/${pending.id}`, secret, { method: 'POST', body: { decision: 'Deny' } })).status).toBe(200);
       const result = await call;
