@@ -235,7 +235,8 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
   }
 }
 
-function askContext(context: CallContext, session: SessionPort): AskContext {
+/** What asking the person reads and changes, for a call of `session`. */
+export function askContext(context: CallContext, session: SessionPort): AskContext {
   return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), pinDefinition: (report) => context.pinDefinition(report), logger: context.logger };
 }
 

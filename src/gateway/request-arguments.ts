@@ -1,37 +1,54 @@
 /**
- * The arguments of prompts/get and completion/complete, decided against the deny rules and audited
+ * The arguments of prompts/get and completion/complete, decided against the rules and audited
  * before they reach a server. A server's prompt may embed the file its argument names ("review this
  * file"): before round 12 a `Read` deny rule did not stop `prompts/get review_file {path: secret}`,
  * and nothing was recorded (docs/threat-model.md, "Requests other than tools/call").
  *
- * Only a deny counts: a prompt or a completion has no latch to ask through, and neither was ever
- * decided by mode, so a decision other than a rule's deny lets it through. A decision that could not
- * be made (an argument past the limits, a throw) refuses it.
+ *   a deny rule, or no decision (past the limits, a throw)   refused, -32600 naming the rule
+ *   an ask rule, the client shows forms                      the person is asked (Allow once / Deny)
+ *   an ask rule, it does not                                 refused, naming the rule (round 13)
+ *   anything else                                            goes on
+ *
+ * Neither was ever decided by mode (a mode's ask lets it through): a prompt has no latch, no batch
+ * and no retry, so the person is asked at once and an answer is never remembered.
  */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { ruleDenial } from '../latch/denial.js';
+import { askPerson } from '../latch/ask.js';
+import { noPromptDenial, ruleDenial } from '../latch/denial.js';
+import type { LatchAnswer } from '../latch/latch.js';
 import { RpcError } from '../errors.js';
 import { decide } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { Decision } from '../policy/types.js';
 import { inspectRequestArguments } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
-import { errorDecision } from './call.js';
-import type { CallContext, SessionPort } from './ports.js';
+import { askContext, errorDecision } from './call.js';
+import type { CallContext, Extra, SessionPort } from './ports.js';
 
 /**
  * Decides the string arguments `args` of a `method` request to `server` and records the decision
  * with `shown` (what the audit keeps of the request); throws InvalidRequest, naming the rule, when
  * it may not go on, and when its record cannot be written.
  */
-export function checkRequestArguments(server: string, method: 'prompts/get' | 'completion/complete', args: Record<string, unknown>, shown: Record<string, unknown>, argumentClass: ToolClass, context: CallContext, session: SessionPort): void {
+export async function checkRequestArguments(server: string, method: 'prompts/get' | 'completion/complete', args: Record<string, unknown>, shown: Record<string, unknown>, argumentClass: ToolClass, context: CallContext, session: SessionPort, extra: Extra): Promise<void> {
+  const started = Date.now();
   let decision: Decision;
   try {
     decision = decide(inspectRequestArguments(server, method, args, argumentClass, context.inspectContext()), context.policy());
   } catch (error) {
     decision = errorDecision(error);
   }
-  const refused = decision.by === 'error' || (decision.verdict === 'deny' && decision.by === 'rule');
+  const digest = () => argsDigest(server, method, shown);
+  let answer: LatchAnswer | null = null;
+  if (decision.by === 'error' || (decision.verdict === 'deny' && decision.by === 'rule')) answer = { verdict: 'deny', by: decision.by, text: ruleDenial(decision) };
+  else if (decision.verdict === 'ask' && decision.by === 'rule') {
+    const person = session.person(extra);
+    // Security: no page and no "pending" here: a prompt has no retry that a later approval could let through.
+    answer = person.canPrompt()
+      ? await askPerson({ server, tool: method, args: shown, digest: digest(), decision, facts: null, user: session.user }, person, askContext(context, session))
+      : { verdict: 'deny', by: 'fallback', text: noPromptDenial(decision, null) };
+  }
+  const refused = answer !== null && answer.verdict !== 'allow';
   context.audit.record({
     session: session.id,
     user: session.user,
@@ -39,14 +56,15 @@ export function checkRequestArguments(server: string, method: 'prompts/get' | 'c
     tool: method,
     kind: 'all',
     decision: refused ? 'deny' : 'allow',
-    by: refused ? decision.by : 'mode',
-    rule: refused ? decision.rule : null,
-    reason: refused ? decision.reason : 'no deny rule matches its arguments',
+    by: answer ? answer.by : 'mode',
+    rule: answer ? decision.rule : null,
+    reason: answer ? decision.reason : 'no deny or ask rule matches its arguments',
     paths: decision.paths,
     command: null,
-    argsDigest: () => argsDigest(server, method, shown),
+    argsDigest: digest,
     args: shown,
-    waitMs: 0,
+    ...(answer?.note !== undefined ? { note: answer.note } : {}),
+    waitMs: Date.now() - started,
   });
-  if (refused) throw new RpcError(ErrorCode.InvalidRequest, ruleDenial(decision));
+  if (refused) throw new RpcError(ErrorCode.InvalidRequest, answer?.text ?? ruleDenial(decision));
 }

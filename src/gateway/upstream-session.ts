@@ -155,7 +155,7 @@ export class UpstreamSession {
       const refusal = definitionRefusal(report, core.config().policy.toolDescriptions);
       if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
       const args = request.params.arguments ?? {};
-      checkRequestArguments(route.supervisor.name, 'prompts/get', args, { prompt: route.prompt.name, arguments: args }, core.argumentClass(route.supervisor.name), this.context, this.session);
+      await checkRequestArguments(route.supervisor.name, 'prompts/get', args, { prompt: route.prompt.name, arguments: args }, core.argumentClass(route.supervisor.name), this.context, this.session, extra);
       const result = await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal }));
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
@@ -165,15 +165,15 @@ export class UpstreamSession {
     server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
       const ref = request.params.ref;
       // What the client typed so far, and the arguments already filled in, reach the server's completion code.
-      const check = (name: string) => checkRequestArguments(name, 'completion/complete', { value: request.params.argument.value, context: request.params.context?.arguments ?? {} }, request.params, core.argumentClass(name), this.context, this.session);
+      const check = (name: string) => checkRequestArguments(name, 'completion/complete', { value: request.params.argument.value, context: request.params.context?.arguments ?? {} }, request.params, core.argumentClass(name), this.context, this.session, extra);
       if (ref.type === 'ref/prompt') {
         const route = await core.promptRoute(ref.name);
-        check(route.supervisor.name);
+        await check(route.supervisor.name);
         return this.onBehalf(route.supervisor.name, extra, () => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal }));
       }
       const supervisor = await core.resourceServer(ref.uri);
       if (!supervisor) return { completion: { values: [] } };
-      check(supervisor.name);
+      await check(supervisor.name);
       return this.onBehalf(supervisor.name, extra, () => supervisor.complete(request.params, { signal: extra.signal }));
     });
 

@@ -62,6 +62,13 @@ export const RECURSIVE = 'argument (recursive)';
 export const DENY_CANDIDATE = 'operand (deny rules only)';
 
 /**
+ * The `via` of a path-looking string among a prompt's or a completion's arguments
+ * (gateway/request-arguments.ts): deny and ask rules are tried on it, and nothing else (a prompt
+ * was never decided by mode); otherwise it changes nothing.
+ */
+export const RULE_CANDIDATE = 'argument (deny and ask rules only)';
+
+/**
  * The `via` of what git rewrites in a working tree (`git checkout main`, `git restore data`, `git
  * reset --hard`): content git puts back from the repository, which the command's own rule allows
  * (`Bash(git checkout:*)`), as before. Deny and ask rules on it and below it count; nothing else does
@@ -152,7 +159,7 @@ function explainsMore(a: SubjectDecision, b: SubjectDecision): boolean {
 
 function pathReports(subjects: Subject[]): PathReport[] {
   return subjects
-    .filter((subject): subject is PathSubject => subject.type === 'path' && subject.via !== DENY_CANDIDATE)
+    .filter((subject): subject is PathSubject => subject.type === 'path' && subject.via !== DENY_CANDIDATE && subject.via !== RULE_CANDIDATE)
     .map((subject) => ({
       path: subject.path ?? subject.input,
       realPath: subject.realPath,
@@ -181,7 +188,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   const forms = [...new Set([subject.path, subject.realPath].filter((form): form is string => form !== null).map(matchForm))];
   const shown = subject.path ?? subject.input;
   // An unknown program's operand (a candidate written as well as read) is shown as what it may be.
-  const verb = subject.access === 'read' ? 'read' : subject.via === DENY_CANDIDATE ? 'possible read or write' : 'write';
+  const verb = subject.access === 'read' ? 'read' : subject.via === DENY_CANDIDATE || subject.via === RULE_CANDIDATE ? 'possible read or write' : 'write';
 
   // Security: deny if the lexical OR the real path matches; a symlink cannot dodge a deny rule.
   // A relative path whose directory is unknown (`cd /x; cat .env`: cd may have failed) still meets
@@ -196,6 +203,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     const rule = rules.matchPath('ask', subject.access, form);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
+  if (subject.via === RULE_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}` };
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
   if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
   const git = subject.via === GIT_REWRITE || subject.via === GIT_OBJECTS;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { basename, dirname, posix, win32 } from 'node:path';
-import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, type CallFacts } from '../policy/decide.js';
+import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, RULE_CANDIDATE, type CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
 import { POSIX_SHELLS, runsCode } from '../programs.js';
@@ -213,7 +213,7 @@ function pathStrings(value: unknown, depth: number, name: string, urlReads: bool
  * and written otherwise. `{to: "/w/secret/id"}`, `{opts: {target: "~/.ssh/k"}}`, `{url: "file:///w/.env"}`.
  * Added to `subjects`.
  */
-function addCandidateSubjects(subjects: Subject[], server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null, urlReads = true): void {
+function addCandidateSubjects(subjects: Subject[], server: string, args: Record<string, unknown>, toolClass: ToolClass, kind: Kind, commandArg: string | null, context: InspectContext, cache: DecisionPaths | null, urlReads = true, via = DENY_CANDIDATE): void {
   const found = pathStrings(args, 0, '', urlReads, null);
   if (found === null) return;
   // What is already a path or the command (a command's words are the shell analyser's) is not looked at twice.
@@ -223,7 +223,7 @@ function addCandidateSubjects(subjects: Subject[], server: string, args: Record<
   const bases = relativeBases(server, toolClass, args, context, paths);
   for (const value of found.strings) {
     if (known.has(value)) continue;
-    for (const subject of pathSubjects(value, access, bases, DENY_CANDIDATE, context, paths, 'both')) subjects.push(subject);
+    for (const subject of pathSubjects(value, access, bases, via, context, paths, 'both')) subjects.push(subject);
   }
   // Security: a `file:` URL the tool is asked to open is a read of that file, decided as one (a
   // read outside the workspace asks), not only against deny rules: `browser_navigate {url:
@@ -239,13 +239,14 @@ function addCandidateSubjects(subjects: Subject[], server: string, args: Record<
 /**
  * prompts/get and completion/complete (`method`): a server's prompt may embed a file or run a query
  * named by its arguments, and no schema says which. Every string of `args` is looked at as step 5
- * looks at a tool classified by guess: a deny-only candidate, read and written (docs/threat-model.md,
- * "Requests other than tools/call"). `argumentClass`: how the server resolves a relative path.
+ * looks at a tool classified by guess, read and written, but met by deny and ask rules
+ * (RULE_CANDIDATE; docs/threat-model.md, "Requests other than tools/call"). `argumentClass`: how
+ * the server resolves a relative path.
  */
 export function inspectRequestArguments(server: string, method: string, args: Record<string, unknown>, argumentClass: ToolClass, context: InspectContext): CallFacts {
-  // Deny-only, as above: a `file:` URL among a prompt's arguments is not a read of its own.
+  // A `file:` URL among a prompt's arguments is a candidate too, not a read of its own.
   const subjects: Subject[] = [];
-  addCandidateSubjects(subjects, server, args, argumentClass, 'all', null, context, null, false);
+  addCandidateSubjects(subjects, server, args, argumentClass, 'all', null, context, null, false, RULE_CANDIDATE);
   return { server, tool: method, kind: 'all', kindTrusted: false, subjects, commandInfo: null, digest: lazyDigest(server, method, args) };
 }
 

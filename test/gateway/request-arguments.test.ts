@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
@@ -63,7 +63,7 @@ test('a prompt or a completion whose argument names a denied file is refused wit
     ['prompts/get', 'allow'],
   ]);
   expect(records[0]).toMatchObject({ server: 'p', kind: 'all', by: 'rule', rule: `Read(${join(dir, 'secret.txt')})` });
-  expect(records[4]).toMatchObject({ server: 'p', by: 'mode', rule: null, reason: 'no deny rule matches its arguments' });
+  expect(records[4]).toMatchObject({ server: 'p', by: 'mode', rule: null, reason: 'no deny or ask rule matches its arguments' });
 });
 
 test("serve --http: a member's prompt is held to the team's deny rules and recorded under the member", async () => {
@@ -83,4 +83,45 @@ test("serve --http: a member's prompt is held to the team's deny rules and recor
   } finally {
     await walter.close();
   }
+});
+
+/**
+ * An ask rule met by a prompt's or a completion's argument asks the caller, as a tools/call's does
+ * (SPEC §5; a prompt has no batch, no page and no retry, so only Allow once and Deny are offered),
+ * and refuses, naming the rule, when the client shows no forms. Until round 13 only deny rules met
+ * them: `ask: ["Read(<dir>/private/**)"]` let `review_file {path: private/key}` through unasked.
+ */
+test('an ask rule met by a prompt or a completion asks the client; a client without forms is refused, naming the rule', async () => {
+  const { dir, config } = setUp();
+  mkdirSync(join(dir, 'private'));
+  writeFileSync(join(dir, 'private', 'key.txt'), 'PRIVATE-KEY\n');
+  const rule = `Read(${join(dir, 'private')}/**)`;
+  const answers = ['Allow once', 'Deny'];
+  const h = await startGateway({ ...config, permissions: { defaultMode: 'bypassPermissions', ask: [rule] } }, { dir, onElicit: () => ({ action: 'accept', content: { decision: answers.shift()! } }) });
+  open.push(h);
+
+  const allowed = await h.client.getPrompt({ name: 'p__review_file', arguments: { path: join(dir, 'private', 'key.txt') } });
+  expect(JSON.stringify(allowed.messages)).toContain('PRIVATE-KEY');
+  await expect(h.client.complete({ ref: { type: 'ref/prompt', name: 'p__review_file' }, argument: { name: 'path', value: join(dir, 'private', 'key.txt') } })).rejects.toThrow('Denied by mcp-latch: the user denied this call');
+  // Not asked: nothing an ask rule names.
+  await h.client.getPrompt({ name: 'p__review_file', arguments: { path: join(dir, 'notes.txt') } });
+
+  expect(h.elicitations).toHaveLength(2);
+  expect(h.elicitations[0]!.message).toContain('prompts/get');
+  expect(h.elicitations[0]!.message).toContain(rule);
+  expect(h.elicitations[0]).toMatchObject({ requestedSchema: { properties: { decision: { enum: ['Allow once', 'Deny'] } } } });
+  const records = await eventually(() => {
+    const lines = auditOf(dir);
+    expect(lines).toHaveLength(3);
+    return lines;
+  });
+  expect(records.map((record) => [record.tool, record.decision, record.by, record.rule])).toEqual([
+    ['prompts/get', 'allow', 'user', rule],
+    ['completion/complete', 'deny', 'user', rule],
+    ['prompts/get', 'allow', 'mode', null],
+  ]);
+
+  const without = await startGateway({ ...config, permissions: { defaultMode: 'bypassPermissions', ask: [rule] } }, { dir: tempDir() });
+  open.push(without);
+  await expect(without.client.getPrompt({ name: 'p__review_file', arguments: { path: join(dir, 'private', 'key.txt') } })).rejects.toThrow(`this call needs the user's approval (ask rule ${rule} matches`);
 });
