@@ -1,4 +1,4 @@
-import { findConfig, loadConfig, serversToRun, storePasswordFile, workspaceRoots } from '../config/load.js';
+import { findConfig, loadConfig, serversToRun, storeSecretFiles, workspaceRoots } from '../config/load.js';
 import { serverStartFiles } from '../config/servers.js';
 import { auditFile } from '../store/audit.js';
 import { escapeText } from '../latch/escape.js';
@@ -65,8 +65,7 @@ export async function check(options: { config?: string | undefined; tool: string
   const pathEnv = defaultPathEnv();
   const roots = workspaceRoots(config).map((root) => canonicalRoot(root, pathEnv));
   const env = { home: pathEnv.home, roots, platform: pathEnv.platform };
-  const passwordFile = storePasswordFile(config);
-  const policy = policyFor(config.file.permissions, config.path, auditFile(config), env, serverStartFiles(config), passwordFile ? [passwordFile] : []);
+  const policy = policyFor(config.file.permissions, config.path, auditFile(config), env, serverStartFiles(config), storeSecretFiles(config));
   const facts = inspectCall(server, toolName, args, toolClass, { workspace: roots, clientRoots: [], pathEnv });
   const decision = decide(facts, policy);
 

@@ -136,10 +136,15 @@ function valueAt(input: unknown, path: ReadonlyArray<string | number>): unknown 
   return value;
 }
 
-/** The file `store.passwordFile` names (relative to the config's directory, `~/…` expanded), or null. */
-export function storePasswordFile(config: LoadedConfig): string | null {
-  const file = config.file.store?.passwordFile;
+/** The file `store.passwordFile` or `store.signingKeyFile` names (relative to the config's directory, `~/…` expanded), or null. */
+export function storeFile(config: LoadedConfig, key: 'passwordFile' | 'signingKeyFile'): string | null {
+  const file = config.file.store?.[key];
   return file === undefined ? null : resolve(config.dir, expandHome(file, homedir()));
+}
+
+/** The team store's secret files, which no tool may read or write (policy.ts builtInRules). */
+export function storeSecretFiles(config: LoadedConfig): string[] {
+  return [storeFile(config, 'passwordFile'), storeFile(config, 'signingKeyFile')].filter((file): file is string => file !== null);
 }
 
 /** Workspace roots as written (the scope's when it has its own), resolved against the config file's directory. */

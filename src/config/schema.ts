@@ -235,6 +235,11 @@ export function configSchemas() {
         .optional()
         .describe("The environment variable holding the Redis password (it replaces one in url)."),
       passwordFile: z.string().min(1).optional().describe("A file holding the Redis password, relative to this file or ~/…; no tool may read it (it replaces one in url)."),
+      signingKeyFile: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('A file whose first line (32 characters or more) is the key every replica signs and checks answers, remembered rules and session grants in Redis with; relative to this file or ~/…; no tool may read it. Without it they are not signed: whoever can write to Redis answers every member\'s calls.'),
     })
     .refine((store) => store.passwordEnv === undefined || store.passwordFile === undefined, { message: 'give the Redis password by passwordEnv or by passwordFile, not both' });
 

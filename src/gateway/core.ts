@@ -1,7 +1,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfigText, serversToRun, storePasswordFile, workspaceRoots, type LoadedConfig } from '../config/load.js';
+import { parseConfigText, serversToRun, storeSecretFiles, workspaceRoots, type LoadedConfig } from '../config/load.js';
 import { messageBytes, startWaitMs, type ConfigFile } from '../config/schema.js';
 import { PermitBook } from '../downstream/permit.js';
 import type { Prespawned } from '../downstream/prespawn.js';
@@ -146,7 +146,7 @@ export class GatewayCore implements CallContext {
   /** The files besides the config that hold secrets no tool may read or write (policy.ts builtInRules). */
   private secretFiles(): string[] {
     const audit = this.shared ? auditFile(this.loaded) : null;
-    return [audit, storePasswordFile(this.loaded)].filter((file): file is string => file !== null);
+    return [...(audit ? [audit] : []), ...storeSecretFiles(this.loaded)];
   }
 
   inspectContext(): InspectContext {

@@ -4,12 +4,15 @@ import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_GRANTS, CHANNEL_RULES, defineScripts, GRANTS_IDLE_MS, grantsKey, PENDING, REPLICA_PREFIX, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
 import type { DecideOutcome, InteractionAnswer, PendingCall, SessionGrant, TeamStore } from './store.js';
+import { StoreSigner } from './store-signing.js';
 
 /**
  * The team store on a Redis server (`store.url: redis://…`), shared by every replica of the gateway
  * (docs/team.md#two-replicas): pending calls, session grants and remembered rules live in Redis, and
  * an answer given through any replica releases the call held by the replica that has its client.
  * What is kept in Redis and the atomic steps that make each answer apply exactly once: redis-schema.ts.
+ * With `store.signingKeyFile`, every call, answer, grant and rule is signed and checked on read
+ * (store-signing.ts); without it they are kept as before, unsigned.
  */
 
 /** A replica that has not renewed its heartbeat for this long is dead: its calls can no longer be answered. */
@@ -28,6 +31,8 @@ export interface RedisTeamStoreOptions {
   replica?: string;
   /** How long a heartbeat lasts; a shorter one lets tests see a dead replica sooner. */
   heartbeatMs?: number;
+  /** The key of `store.signingKeyFile`; without it nothing is signed. */
+  signingKey?: Buffer;
 }
 
 export class RedisTeamStore implements TeamStore {
@@ -47,6 +52,7 @@ export class RedisTeamStore implements TeamStore {
     private readonly subscriber: RedisClient,
     private readonly logger: Logger,
     private readonly heartbeatMs: number,
+    private readonly signer: StoreSigner | null,
   ) {}
 
   /** Connects (commands and subscriptions) and starts the heartbeat; a LatchError with the reason when Redis cannot be used. */
@@ -64,7 +70,8 @@ export class RedisTeamStore implements TeamStore {
     // Connection errors are logged here and surface as failed commands; ioredis would print unhandled ones.
     redis.on('error', (error: Error) => options.logger.warn({ err: error.message }, 'team store (Redis): connection error'));
     subscriber.on('error', (error: Error) => options.logger.warn({ err: error.message }, 'team store (Redis): subscriber connection error'));
-    const store = new RedisTeamStore(options.replica ?? `replica-${randomBytes(6).toString('hex')}`, redis, subscriber, options.logger, options.heartbeatMs ?? HEARTBEAT_MS);
+    const signer = options.signingKey ? new StoreSigner(options.signingKey) : null;
+    const store = new RedisTeamStore(options.replica ?? `replica-${randomBytes(6).toString('hex')}`, redis, subscriber, options.logger, options.heartbeatMs ?? HEARTBEAT_MS, signer);
     try {
       await Promise.all([redis.connect(), subscriber.connect()]);
       await store.start();
@@ -116,7 +123,7 @@ export class RedisTeamStore implements TeamStore {
       const stored: PendingCall = { ...call, replica: this.replica };
       await this.redis
         .multi()
-        .hset(key, { user: call.user, replica: this.replica, state: 'pending', call: JSON.stringify(stored) })
+        .hset(key, { user: call.user, replica: this.replica, state: 'pending', call: this.sealed(['call', call.id], JSON.stringify(stored)) })
         .pexpire(key, this.lifetimeMs(call.deadline, call.retryUntil))
         .zadd(PENDING, Date.parse(call.created) || Date.now(), call.id)
         .exec();
@@ -152,12 +159,15 @@ export class RedisTeamStore implements TeamStore {
     }
     if (taken === null || this.held.get(id) !== held) return;
     this.held.delete(id);
-    held.resolve(taken === 'withdrawn' ? null : (JSON.parse(taken) as InteractionAnswer));
+    // Security: an answer that does not verify releases nothing; the call ends unanswered (store-signing.ts).
+    const answer = taken === 'withdrawn' ? null : this.opened(['answer', id], taken);
+    held.resolve(answer === null ? null : (JSON.parse(answer) as InteractionAnswer));
   }
 
   async update(id: string, change: { retryUntil: string }): Promise<void> {
     const key = CALL_PREFIX + id;
-    const [state, text] = await this.redis.hmget(key, 'state', 'call');
+    const [state, stored] = await this.redis.hmget(key, 'state', 'call');
+    const text = stored ? this.opened(['call', id], stored) : null;
     if (state !== 'pending' || !text) return;
     const call = JSON.parse(text) as PendingCall;
     await this.redis.multi().hset(key, 'retryUntil', change.retryUntil).pexpire(key, this.lifetimeMs(call.deadline, change.retryUntil)).exec();
@@ -167,18 +177,36 @@ export class RedisTeamStore implements TeamStore {
     const [state, replica, text, retryUntil] = await this.redis.hmget(CALL_PREFIX + id, 'state', 'replica', 'call', 'retryUntil');
     if (state !== 'pending' || !replica || !text) return null;
     if ((await this.redis.exists(REPLICA_PREFIX + replica)) === 0) return null;
-    return withRetry(text, retryUntil ?? '');
+    const call = this.pendingCall(text, retryUntil ?? '');
+    return call?.id === id ? call : null;
   }
 
   async list(user: string | null): Promise<PendingCall[]> {
     const rows = await this.redis.latchList(PENDING, CALL_PREFIX, REPLICA_PREFIX, user ?? '');
     const calls: PendingCall[] = [];
-    for (let index = 0; index + 1 < rows.length; index += 2) calls.push(withRetry(rows[index]!, rows[index + 1]!));
+    for (let index = 0; index + 1 < rows.length; index += 2) {
+      const call = this.pendingCall(rows[index]!, rows[index + 1]!);
+      if (call) calls.push(call);
+    }
     return calls;
   }
 
+  /** A pending call as stored, when it verifies (its id is in what is signed). */
+  private pendingCall(stored: string, retryUntil: string): PendingCall | null {
+    if (!this.signer) return withRetry(stored, retryUntil);
+    const dot = stored.indexOf('.');
+    let id: unknown;
+    try {
+      id = (JSON.parse(stored.slice(dot + 1)) as { id?: unknown }).id;
+    } catch {
+      id = undefined;
+    }
+    const text = typeof id === 'string' ? this.opened(['call', id], stored) : this.opened(['call', ''], stored);
+    return text === null ? null : withRetry(text, retryUntil);
+  }
+
   async decide(id: string, answer: InteractionAnswer): Promise<DecideOutcome> {
-    const outcome = await this.redis.latchDecide(CALL_PREFIX + id, PENDING, id, JSON.stringify(answer), REPLICA_PREFIX, CHANNEL_ANSWERED, SETTLED_MS);
+    const outcome = await this.redis.latchDecide(CALL_PREFIX + id, PENDING, id, this.sealed(['answer', id], JSON.stringify(answer)), REPLICA_PREFIX, CHANNEL_ANSWERED, SETTLED_MS);
     return outcome === 'decided' ? 'decided' : outcome === 'settled' ? 'settled' : 'unknown';
   }
 
@@ -187,7 +215,7 @@ export class RedisTeamStore implements TeamStore {
   async addSessionGrant(user: string, session: string, grant: SessionGrant): Promise<void> {
     const key = grantsKey(user, session);
     this.knownSessions.set(key, [user, session]);
-    const results = await this.redis.multi().rpush(key, JSON.stringify(grant)).pexpire(key, GRANTS_IDLE_MS).publish(CHANNEL_GRANTS, JSON.stringify([user, session])).exec();
+    const results = await this.redis.multi().rpush(key, this.sealed(['grant', user, session], JSON.stringify(grant))).pexpire(key, GRANTS_IDLE_MS).publish(CHANNEL_GRANTS, JSON.stringify([user, session])).exec();
     // exec() reports a failed command in its results, not by rejecting: the grant is not kept then.
     const failed = results?.find(([error]) => error)?.[0];
     if (!results || failed) throw failed ?? new Error('the transaction was discarded');
@@ -196,7 +224,12 @@ export class RedisTeamStore implements TeamStore {
   async sessionGrants(user: string, session: string): Promise<SessionGrant[]> {
     const key = grantsKey(user, session);
     this.knownSessions.set(key, [user, session]);
-    return (await this.redis.lrange(key, 0, -1)).map((text) => JSON.parse(text) as SessionGrant);
+    const grants: SessionGrant[] = [];
+    for (const stored of await this.redis.lrange(key, 0, -1)) {
+      const text = this.opened(['grant', user, session], stored);
+      if (text !== null) grants.push(JSON.parse(text) as SessionGrant);
+    }
+    return grants;
   }
 
   async endSession(user: string, session: string): Promise<void> {
@@ -229,14 +262,19 @@ export class RedisTeamStore implements TeamStore {
 
   async rememberedRules(user: string): Promise<string[]> {
     this.knownUsers.add(user);
-    return this.redis.zrange(rulesKey(user), '0', '-1');
+    const rules: string[] = [];
+    for (const stored of await this.redis.zrange(rulesKey(user), '0', '-1')) {
+      const rule = this.opened(['rule', user], stored);
+      if (rule !== null) rules.push(rule);
+    }
+    return rules;
   }
 
   async remember(user: string, rules: string[]): Promise<string[]> {
     // Scored in microseconds, so rules added together keep their order.
     const now = Date.now() * 1000;
     const multi = this.redis.multi();
-    rules.forEach((rule, index) => multi.zadd(rulesKey(user), 'NX', now + index, rule));
+    rules.forEach((rule, index) => multi.zadd(rulesKey(user), 'NX', now + index, this.sealed(['rule', user], rule)));
     const results = (await multi.exec()) ?? [];
     const added = rules.filter((_, index) => results[index]?.[1] === 1);
     if (added.length > 0) await this.redis.publish(CHANNEL_RULES, user);
@@ -244,7 +282,8 @@ export class RedisTeamStore implements TeamStore {
   }
 
   async forget(user: string, rule: string): Promise<boolean> {
-    const removed = (await this.redis.zrem(rulesKey(user), rule)) === 1;
+    // A rule kept before the key was set (unsigned, ignored) goes too.
+    const removed = (await this.redis.zrem(rulesKey(user), ...new Set([this.sealed(['rule', user], rule), rule]))) >= 1;
     if (removed) await this.redis.publish(CHANNEL_RULES, user);
     return removed;
   }
@@ -256,6 +295,19 @@ export class RedisTeamStore implements TeamStore {
 
   private rulesChanged(user: string): void {
     for (const listener of this.listeners) listener(user);
+  }
+
+  /** `value` as kept in Redis: signed when a key is set. */
+  private sealed(where: readonly string[], value: string): string {
+    return this.signer ? this.signer.seal(where, value) : value;
+  }
+
+  /** A value read from Redis, or null (logged) when a key is set and it does not verify. */
+  private opened(where: readonly string[], stored: string): string | null {
+    if (!this.signer) return stored;
+    const value = this.signer.open(where, stored);
+    if (value === null) this.logger.warn({ kind: where[0], at: where.slice(1) }, 'team store (Redis): a value does not verify against store.signingKeyFile (written by something other than a replica, or before the key was set); it is taken as absent');
+    return value;
   }
 
   /** Withdraws every held call (none can be answered or run later), removes the heartbeat, closes both connections. */

@@ -63,6 +63,8 @@ describe('serve --http with a Redis store that requires a password', () => {
         expect(textOf(result)).toContain(`Denied by mcp-latch: the rule built-in protection of ${file} (a secret of the gateway)`);
       }
       expect(team.stderr()).not.toContain(LITERAL_WARNING);
+      // No store.signingKeyFile: said at start (docs/team.md#two-replicas).
+      expect(team.stderr()).toContain('answers, remembered rules and session grants in Redis are not signed');
     } finally {
       await Promise.all([alice.close(), bob.close()]);
     }
