@@ -99,8 +99,10 @@ export class UpstreamCalls {
     const cancellation = new Cancellation();
     this.running.set(id, cancellation);
     const extra = new CallExtra(this.server, id, request.params._meta, cancellation);
-    // A microtask runs once the transport has handed over every message of the current read.
-    if (this.group.push(new TakenCall(this, id, request, extra, cancellation)) === 1) queueMicrotask(this.dispatch);
+    // A microtask runs once the transport has handed over every message of the current read: a
+    // settled promise's, as queueMicrotask made an AsyncResource and a bound function for each read
+    // (docs/performance.md, "Round 13: the warm path"); dispatch does not throw.
+    if (this.group.push(new TakenCall(this, id, request, extra, cancellation)) === 1) void QUEUED.then(this.dispatch);
   }
 
   private readonly dispatch = (): void => {
