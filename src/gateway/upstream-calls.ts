@@ -90,6 +90,13 @@ export class UpstreamCalls {
   }
 
   private take(id: RequestId, params: unknown): void {
+    // JSON-RPC ids are unique among a sender's requests in flight: a second call under the id of one
+    // still running was a call of its own, and a cancel of that id reached only the second (round 13
+    // review R4; docs/design.md, "The gateway as a proxy"). It is refused, never forwarded.
+    if (this.running.has(id)) {
+      this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: request id ${typeof id === 'number' ? id : jsonString(id)} is already in use by a call in flight` } });
+      return;
+    }
     const problem = paramsProblem(params);
     if (problem) {
       this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for tools/call: ${problem}` } });
