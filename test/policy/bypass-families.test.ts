@@ -3747,3 +3747,53 @@ describe('3. runners write and load what their options name', () => {
     'cargo run -- --manifest-path /tmp/x/Cargo.toml',
   ], RUN);
 });
+
+// npm (nopt) takes --prefix, -C, -w/--workspace, --workspaces/--ws/-ws and prefixes of them after
+// the verb too (round 13 review A4, npm 11.19 under bash 5.2: `npm run test --prefix=DIR` ran DIR's
+// test script, `npm run test -w src` src/package.json's); pnpm's --dir/-C, --filter/-F,
+// --recursive/-r, -w and yarn's --cwd, `yarn workspace(s)` alike (pnpm --help, yarn --help).
+// Cobra/pflag CLIs take their persistent flags after the subcommand (review A8: `kubectl get pods
+// --kubeconfig=F` ran F's exec credential plugin, kubectl 1.x): a kubeconfig, helm's post-renderer,
+// a compose file are code.
+describe('3. package managers and cobra CLIs: options after the verb that move what runs', () => {
+  const PM = { allow: ['Bash(npm run test:*)', 'Bash(npm test:*)', 'Bash(pnpm test:*)', 'Bash(pnpm run test:*)', 'Bash(yarn test:*)', 'Bash(kubectl get:*)', 'Bash(helm template:*)', 'Bash(docker compose up:*)', 'Bash(docker compose ps:*)', 'Bash(docker-compose ps:*)'] };
+  neverAllowedAnywhere([
+    'npm run test --prefix src',
+    'npm run test --prefix=/tmp/x',
+    'npm run test --pref=/tmp/x',
+    'npm run test -C /tmp/x',
+    'npm run test -w src',
+    'npm run test --workspace=src',
+    'npm test --workspaces',
+    'npm run test --ws',
+    'npm run test -ws',
+    'npm run test --include-workspace-root',
+    'pnpm test --dir /tmp/x',
+    'pnpm run test -C /tmp/x',
+    'pnpm test --filter evil',
+    'pnpm test -r',
+    'yarn test --cwd /tmp/x',
+    'kubectl get pods --kubeconfig=src/kc.yaml',
+    'kubectl get pods --kubeconfig src/kc.yaml',
+    'helm template x . --post-renderer ./src/r.sh',
+    'helm template x . --kubeconfig=src/kc.yaml',
+    'docker compose up -f /tmp/x/compose.yml',
+    'docker compose ps --file=/tmp/x.yml',
+    'docker compose up --project-directory /tmp/x',
+    'docker-compose ps -f /tmp/x.yml',
+  ], PM);
+  neverAllowed(['kubectl get pods --cache-dir=<T>/data/k'], PM);
+  allowedByDefault([
+    'npm run test',
+    'npm test',
+    'npm run test -- --run x',
+    'npm run test -- --prefix x -w y',
+    'npm run test --silent',
+    'pnpm test',
+    'yarn test --watch=false',
+    'kubectl get pods -n x',
+    'kubectl get pods --context=dev -o wide',
+    'docker compose ps',
+    'docker compose up -d',
+  ], PM);
+});

@@ -5,7 +5,7 @@ import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
 import { cargo, go, npm } from './package-managers.js';
-import { cargoPaths, make, pytest, pythonModule } from './runners.js';
+import { cargoPaths, cobraFlags, docker, make, movesPackage, pytest, pythonModule } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
@@ -2205,7 +2205,17 @@ const HANDLERS: Record<string, Handler> = {
   ln,
   dd,
   git,
-  npm,
+  npm: (args, cwd, out) => {
+    npm(args, cwd, out);
+    movesPackage('npm', args, out);
+  },
+  pnpm: (args, _cwd, out) => movesPackage('pnpm', args, out),
+  yarn: (args, _cwd, out) => movesPackage('yarn', args, out),
+  kubectl: (args, cwd, out) => cobraFlags('kubectl', args, cwd, out),
+  helm: (args, cwd, out) => cobraFlags('helm', args, cwd, out),
+  docker,
+  podman: docker,
+  'docker-compose': (args, cwd, out) => cobraFlags('compose', args, cwd, out),
   cargo: (args, cwd, out) => {
     cargo(args, cwd, out);
     cargoPaths(args, cwd, out);

@@ -169,4 +169,67 @@ export function cargoPaths(args: readonly Word[], cwd: string | null, out: FileF
 }
 
 /** Programs modelled here whose every word stays a deny-rule candidate, as an unknown program's (program.ts). */
-export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test']);
+export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test', 'helm']);
+
+/**
+ * Package managers' options that move the package whose script runs (round 13 review A4, npm 11.19
+ * under bash 5.2: `npm run test --prefix=DIR` ran DIR/package.json's test script, `-w src` src's):
+ * npm (nopt) takes them after the verb too, and any unambiguous prefix of a long one (`--pref=`). A
+ * rule naming `npm run test` approved the project's own script, so each is `interpreter`.
+ *   npm:  --prefix, -C, --workspace, -w, --workspaces, --ws, -ws, --include-workspace-root
+ *   pnpm: --dir, -C, --filter, -F, --filter-prod, --recursive, -r, --workspace-root, -w
+ *   yarn: --cwd, and `yarn workspace NAME …` / `yarn workspaces …`
+ */
+const PACKAGE_MOVERS: Record<string, { long: readonly string[]; short: RegExp; verbs?: ReadonlySet<string>; keys?: ReadonlySet<string> }> = {
+  // `--include=dev` and `--ws` are npm keys of their own; a prefix of both `include` and the mover counts only when longer.
+  npm: { long: ['prefix', 'workspace', 'workspaces', 'ws', 'include-workspace-root'], short: /^-[A-Za-z]*[wC]/, keys: new Set(['include', 'pre', 'in', 'inc', 'incl', 'inclu', 'includ']) },
+  pnpm: { long: ['dir', 'filter', 'filter-prod', 'recursive', 'workspace-root'], short: /^-[A-Za-z]*[CFrw]/ },
+  yarn: { long: ['cwd'], short: /^-$/, verbs: new Set(['workspace', 'workspaces']) },
+};
+
+export function movesPackage(name: 'npm' | 'pnpm' | 'yarn', args: readonly Word[], out: FileFacts): void {
+  const spec = PACKAGE_MOVERS[name]!;
+  for (const word of args) {
+    if (!word.isStatic) continue; // npm() already takes a word known only at run time for code
+    const v = word.value;
+    if (v === '--') return; // the script's own arguments
+    const long = /^--([^=]+)/.exec(v)?.[1];
+    const moves = long !== undefined
+      ? long.length >= 2 && !spec.keys?.has(long) && spec.long.some((k) => k.startsWith(long))
+      : spec.short.test(v) || (spec.verbs?.has(v) ?? false);
+    if (moves) return void out.reasons.push('interpreter');
+  }
+}
+
+/**
+ * Cobra/pflag CLIs take their persistent flags after the subcommand too (round 13 review A8):
+ * `kubectl get pods --kubeconfig=F` ran F's `exec` credential plugin under `Bash(kubectl get:*)`
+ * (kubectl before its verb asks already: a rule does not match). A kubeconfig names code (client-go
+ * exec plugins, `auth-provider` `cmd-path`); helm's `--post-renderer` is a program; a compose file
+ * (`docker compose up -f F`, `--project-directory`) another project's services, mounts and builds.
+ * Each is `interpreter`; kubectl's `--cache-dir` is a directory it fills.
+ */
+const COBRA_CODE: Record<string, RegExp> = {
+  kubectl: /^--kubeconfig(=|$)/,
+  helm: /^--(kubeconfig|post-renderer|post-renderer-args|plugins?|repository-config|registry-config)(=|$)/,
+  compose: /^(-f|--file|--project-directory|--env-file)(=|$)|^-f./,
+};
+
+export function cobraFlags(name: 'kubectl' | 'helm' | 'compose', args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) continue;
+    if (word.value === '--') return; // `kubectl exec pod -- CMD`: the container's
+    if (COBRA_CODE[name]!.test(word.value)) out.reasons.push('interpreter');
+    if (name === 'kubectl' && /^--cache-dir(=|$)/.test(word.value)) {
+      const value = word.value.includes('=') ? { ...word, value: word.value.slice(word.value.indexOf('=') + 1) } : args[++i];
+      if (value) pushPath(out.paths, treeWrite(value, cwd));
+    }
+  }
+}
+
+/** `docker compose …` (and `docker-compose`): the flags of compose itself, wherever they are. */
+export function docker(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const at = args.findIndex((w) => w.isStatic && w.value === 'compose');
+  if (at !== -1) cobraFlags('compose', args.slice(at + 1), cwd, out);
+}
