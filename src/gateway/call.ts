@@ -480,12 +480,24 @@ export function errorDecision(error: unknown): Decision {
   };
 }
 
+/**
+ * A forwarded call its server did not answer within the limit: the text names the limit and the
+ * key that sets it, and says the call went out (round 13 review R6: it said only "did not answer in
+ * time").
+ */
+function timeoutResult(error: McpError, supervisor: Supervisor): CallToolResult {
+  const ms = (error.data as { timeout?: unknown } | undefined)?.timeout;
+  const own = 'timeout' in supervisor.config && supervisor.config.timeout;
+  const limit = own ? `mcpServers.${supervisor.name}.timeout` : 'timeouts.callSeconds';
+  const seconds = typeof ms === 'number' ? ` (${ms / 1000} s)` : '';
+  const text = `mcp-latch: server "${supervisor.name}" did not answer within ${limit}${seconds}. The call was forwarded and then cancelled at the server: it may have had effects. Raise ${limit} for slow tools.`;
+  return { content: [{ type: 'text', text: escapeText(text) }], isError: true };
+}
+
 /** A failed forward is a tool error naming the server, never a crash; protocol faults keep their code. */
 function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (error instanceof LatchError && error.code === 'SERVER_UNAVAILABLE') return unavailableResult(error.message);
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
-    return { content: [{ type: 'text', text: `mcp-latch: ${supervisor.name} did not answer in time (${escapeText(error.message)}).` }], isError: true };
-  }
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return timeoutResult(error, supervisor);
   if (error instanceof ConnectionLost) {
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
   }

@@ -203,5 +203,8 @@ function promptFailure(error: unknown, signal: AbortSignal): PromptFailure {
   if (signal.aborted) return { failure: 'cancelled', detail };
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { failure: 'timeout', detail };
   if (error instanceof McpError && error.code === ErrorCode.InvalidParams) return { failure: 'invalid', detail };
+  // The client's answer failed the SDK's check of an elicitation result (`content` not an object):
+  // the prompt was shown and answered, not one of its choices (round 13 review R3).
+  if (error instanceof Error && /^\$?ZodError$/.test(error.name)) return { failure: 'invalid', detail };
   return { failure: 'error', detail };
 }

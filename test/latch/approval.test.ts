@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CallToolResultSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { COMMANDS_SERVER, FS_SERVER, eventually, fixtureCalls, fixtureServer, tempDir, textOf, type HarnessOptions } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, FS_SERVER, eventually, fixtureCalls, fixtureServer, rawGateway, tempDir, textOf, writeConfig, type HarnessOptions } from '../helpers/gateway.js';
 import { inProcessGateway, type InProcessHarness as Harness } from '../helpers/in-process.js';
 
 /**
@@ -167,6 +167,30 @@ describe('answers', () => {
     const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'x.txt'), content: 'x' } });
     expect(textOf(result)).toMatch(/^Denied by mcp-latch: the approval prompt returned an answer that was not one of its choices/);
     expect(existsSync(join(dir, 'x.txt'))).toBe(false);
+  });
+
+  // Round 13 review R3, through the built gateway and a raw client (the SDK client checks its own
+  // answers): an answer of the wrong shape was reported as "could not be shown", with the SDK's
+  // check of the result as a multi-line list.
+  test('an answer of the wrong shape is one that is not one of the choices, and the call is not forwarded', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'log');
+    const raw = rawGateway(writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', log) }, approval: { fallback: 'deny' } }));
+    try {
+      await raw.initialize({ elicitation: { form: {} } });
+      const shapes = [{ action: 'accept', content: 'Allow once' }, { action: 'ACCEPT', content: { decision: 'Allow once' } }];
+      for (const [i, shape] of shapes.entries()) {
+        raw.send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name: 'fix__echo', arguments: { text: `t${i}` } } });
+        const asked = await raw.find((message) => message.method === 'elicitation/create' && !raw.messages.some((m) => m.id === 10 + i));
+        raw.send({ jsonrpc: '2.0', id: asked.id, result: shape });
+        const answered = await raw.response(10 + i);
+        expect(textOf(answered.result)).toBe('Denied by mcp-latch: the approval prompt returned an answer that was not one of its choices, so the call was not run.');
+        raw.messages.splice(raw.messages.indexOf(asked), 1);
+      }
+      expect(fixtureCalls(log).filter((entry) => entry.tool === 'echo')).toEqual([]);
+    } finally {
+      await raw.close();
+    }
   });
 
   test('the user\'s note reaches the model, with a denial and with an approval', async () => {
