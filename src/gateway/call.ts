@@ -47,7 +47,8 @@ import { VERSION } from '../version.js';
 /** One call with its route and its decision. */
 export interface DecidedCall {
   readonly call: IncomingCall;
-  readonly route: ToolRoute;
+  /** Made current again when the call is re-checked (currentRoute): a reload may replace its server while it waits. */
+  route: ToolRoute;
   readonly args: Record<string, unknown>;
   /** The text of `args`, made once for the digest, the record and the call sent (values.ts). */
   readonly argsJson: ArgsJson;
@@ -217,7 +218,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
       {
         cancel: call.cancel,
         decision,
-        recheck: () => redecide(decided, context, session),
+        recheck: () => redecide(currentRoute(decided, context), context, session),
         key: decided.digest(),
         ask: (current, clock) =>
           askPerson(
@@ -233,6 +234,23 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
   } finally {
     progress.stopHeartbeat();
   }
+}
+
+/**
+ * `decided` routed to the server now configured under its server's name, when a reload replaced that
+ * server while the call waited: the call approved then went to the replaced, stopped server and
+ * failed "server is stopped" while the new one ran (round 13 review R10). The re-check that follows
+ * decides it against the new config and listing; a server that is still starting, or no longer
+ * lists the tool, answers the call with that (docs/approval.md#the-latch).
+ */
+function currentRoute(decided: DecidedCall, context: CallContext): DecidedCall {
+  const { supervisor, tool, exposed } = decided.route;
+  if (supervisor.state !== 'stopped') return decided;
+  const now = context.registry.get(supervisor.name);
+  if (!now || now === supervisor) return decided;
+  const listed = context.registry.resolveTool(exposed);
+  decided.route = listed?.supervisor === now ? listed : { exposed, supervisor: now, tool };
+  return decided;
 }
 
 /** What asking the person reads and changes, for a call of `session`. */

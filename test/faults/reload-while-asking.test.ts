@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { faultServer, starts } from '../helpers/faults.js';
+import { eventually, startGateway, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { readFileSync, existsSync } from 'node:fs';
+
+/**
+ * A call approved while a config reload restarted its server (round 13 review R10): the call held
+ * the replaced, stopped server and failed "server "f" is stopped" while the new one ran. It goes to
+ * the server now configured under that name, decided again against the new config.
+ */
+describe('a reload restarts the server of a call waiting for its prompt', () => {
+  test('the approved call runs on the new server', async () => {
+    const dir = tempDir();
+    const calls = join(dir, 'calls');
+    let answer: (result: ElicitResult) => void = () => undefined;
+    const config = (generation: string) => ({ mcpServers: { f: faultServer('works', join(dir, 'starts'), { FAULT_CALLS: calls, GENERATION: generation }) }, approval: { fallback: 'deny' as const, timeoutSeconds: 120 } });
+    const harness = await startGateway(config('1'), { dir, onElicit: () => new Promise<ElicitResult>((resolve) => (answer = resolve)) });
+    try {
+      const result = harness.client.callTool({ name: 'f__echo', arguments: { text: 'approved' } }, undefined, { timeout: 120_000 });
+      result.catch(() => undefined);
+      await eventually(() => expect(harness.elicitations).toHaveLength(1));
+      const first = starts(join(dir, 'starts'));
+      writeConfig(dir, config('2'));
+      await eventually(() => expect(harness.stderr()).toMatch(/"restarted":\["f"\],"msg":"config reloaded/));
+      // The new server is up and lists its tools.
+      await eventually(async () => {
+        expect(starts(join(dir, 'starts'))).toHaveLength(first.length + 1);
+        expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('f__echo');
+      }, 20_000);
+      answer({ action: 'accept', content: { decision: 'Allow once' } });
+      expect(textOf(await result)).toContain('approved');
+      expect(existsSync(calls) ? readFileSync(calls, 'utf8') : '').toBe('echo\n');
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
