@@ -102,6 +102,7 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   }
   for (const pattern of CLIENT_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
+  for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
   return rules;
 }
 
@@ -146,6 +147,20 @@ const GIT_CODE_FILES: readonly string[] = [
   '~/.gitconfig',
   '~/.config/git/config',
   '~/.config/git/attributes',
+];
+
+/**
+ * Settings that make a package manager start a program they name on every run, not the project's
+ * code: npm's `.npmrc` (`script-shell`, `node-gyp`, `git`…), yarn's `.yarnrc` (`yarn-path`) and
+ * `.yarnrc.yml` (`yarnPath`), pnpm's `.pnpmfile.cjs` (run at every install), bun's `bunfig.toml`
+ * (`preload`), cargo's `.cargo/config.toml` (`build.rustc-wrapper`, `target.*.runner`, `linker`).
+ * Written by an earlier call, the next `npm run lint` or `cargo check` ran it (npm 11.19.1, bash 5.2;
+ * round 13): asked as git's code files are. The files a runner imports as project code
+ * (`conftest.py`, tests, `build.rs`) are not: docs/threat-model.md#runners-run-what-earlier-calls-wrote.
+ */
+const RUNNER_PROGRAM_FILES: readonly string[] = [
+  ...['.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', 'bunfig.toml', '.bunfig.toml', '.cargo/config', '.cargo/config.toml'].map((file) => `**/${file}`),
+  ...['.npmrc', '.yarnrc', '.yarnrc.yml', '.bunfig.toml', '.cargo/config', '.cargo/config.toml'].map((file) => `~/${file}`),
 ];
 
 /** The policy a loaded config gives: built-in protections first, then the user's rules. Throws RULE_INVALID on a bad rule (never drops it). */

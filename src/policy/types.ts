@@ -48,6 +48,13 @@ export interface CommandPath {
   via: string;
   /** The command reads the whole tree below this path (`grep -r`, `cp -r`, `tar c`, `find`). */
   tree?: TreeRead;
+  /**
+   * GIT_OBJECTS only: the operands of `git show`/`git diff` that may name a blob (any file git ever
+   * stored); the read is dropped when each names a commit, a tree or a file on disk (subjects/git-objects.ts).
+   */
+  revisions?: string[];
+  /** The path is a prefix: the command writes names starting with it in its directory (split, csplit), those there now among them (subjects/inspect.ts lists them). */
+  prefix?: true;
   /** The path stands for the top of the git working tree it is in, which subjects/inspect.ts finds on disk (`git checkout main`), or for a directory below it (`checkout-index --prefix=x/`: `x`). */
   workTree?: true | string;
 }

@@ -7,11 +7,12 @@ import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
-import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, gitDirectoryAbove, gitDirectoryOf, isGitCodeFile, outsideRepositories, workTreeOf } from './git-dir.js';
+import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, isGitCodeFile, outsideRepositories, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, isFile, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { trackedPaths } from './git-index.js';
+import { revisionType } from './git-objects.js';
 import { skippedByFilters } from './tree-filter.js';
 
 /**
@@ -86,6 +87,8 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           // matched as written (for deny rules) but can never be allowed.
           const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
           const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
+          // `git show ID`: what ID names in the object store; a commit, a tree or a file prints no stored file.
+          if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.base)) continue;
           // A remote's name names a local repository only when it is a directory (git-dir.ts GIT_REMOTE_NAME).
           if (path.via === GIT_REMOTE_NAME) {
             if (subject.realPath === null || !isDirectory(subject.realPath)) continue;
@@ -98,6 +101,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
           }
           subjects.push(subject);
           own.push(subject);
+          if (path.prefix) subjects.push(...prefixedSubjects(subject, path, context, cache));
           // What git rewrites is decided from the rules alone (policy/decide.ts treeRule): never walked.
           if (path.tree && path.via !== GIT_REWRITE) subjects.push(...treeSubjects(subject, path.tree, path.base, budget, context, cache));
         }
@@ -546,6 +550,29 @@ function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, 
     for (const rel of [...walk.entries.filter((entry) => entry.directory !== true).map((entry) => entry.rel), ...walk.links]) out.entries.push({ rel, real: realBelow(rel) });
   }
   return out;
+}
+
+/** Each revision names a commit, a tree, (no object) a file on disk, or nothing git can use, in the repository whose working tree's top is `top`. */
+function namesNoStoredFile(top: string, revisions: readonly string[], cwd: string | null): boolean {
+  const gitDir = gitDirectoryOfTree(top);
+  if (gitDir === null) return false;
+  return revisions.every((rev) => {
+    const type = revisionType(gitDir, rev, cwd);
+    return type === 'commit' || type === 'tree' || type === 'path' || type === 'none';
+  });
+}
+
+/** The files there now whose names start with a prefix path's last component, in its directory (types.ts CommandPath.prefix), each as written through. */
+function prefixedSubjects(subject: PathSubject, path: CommandPath, context: InspectContext, cache: RealPathCache): PathSubject[] {
+  if (subject.path === null || subject.realPath === null || subject.problem) return [];
+  const name = basename(subject.path);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dirname(subject.realPath)).filter((entry) => entry.startsWith(name) && entry !== name);
+  } catch {
+    return [];
+  }
+  return names.map((entry) => pathSubject(`${dirname(subject.path!)}/${entry}`, path.access, null, null, path.via, context, cache));
 }
 
 /** Whether git runs `git diff A B` as `--no-index` (types.ts TreeRead.noIndex): when in doubt, yes. */

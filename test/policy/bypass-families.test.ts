@@ -3134,6 +3134,22 @@ describe('6. split and csplit write PREFIX and a suffix', () => {
   const extra = { allow: ['Bash(split:*)', 'Bash(csplit:*)'], deny: ['Edit(<T>/data/table.csv)'] };
   neverAllowedAnywhere(['split -a1 -n 20 src/a.ts out/table.cs', "csplit -s -f out/table -b '.csv%.0d' src/a.ts 50", 'csplit --prefix=out/t src/a.ts 2', 'split -l 1 -- src/a.ts out/t'], extra);
   allowedByDefault(['split -l 100 src/a.ts', 'csplit src/a.ts 2'], extra);
+  // Without a prefix they write x… (csplit xx…) in the working directory (round 12 left it open;
+  // coreutils 9.1, bash 5.2: `split -l 1 f` and `csplit -s f 2` wrote through links named xaa and
+  // xx00 into the file they point to).
+  describe('the default prefix', () => {
+    const inSp = { ...extra, cwd: '<W>/sp' };
+    beforeAll(() => {
+      mkdirSync(join(W, 'sp'), { recursive: true });
+      writeFileSync(join(W, 'sp', 'f'), 'a\nb\n');
+      symlinkSync(join(T, 'data', 'table.csv'), join(W, 'sp', 'xab'));
+      symlinkSync(join(T, 'data', 'table.csv'), join(W, 'sp', 'xx01'));
+    });
+    deniedEverywhere([['split -l 1 f', 'Edit(<T>/data/table.csv)'], ['split -d -a 3 f', 'Edit(<T>/data/table.csv)'], ['split -n 2 < f', 'Edit(<T>/data/table.csv)'], ['csplit -s f 2', 'Edit(<T>/data/table.csv)'], ['csplit -b %02d f 2', 'Edit(<T>/data/table.csv)']], inSp);
+    // A suffix format with a `/` leaves the directory: not known here.
+    neverAllowedAnywhere(["csplit -b '/../x%d' f 2", 'csplit -b "$b" f 2'], inSp);
+    deniedEverywhere([['split -l 1 src/a.ts', 'Edit(<W>/xaa)'], ['csplit src/a.ts 2', 'Edit(<W>/xx00)']], { ...extra, deny: ['Edit(<W>/xaa)', 'Edit(<W>/xx00)'] });
+  });
 });
 
 // A short option's value attached to it (getopt's `-oFILE`, gcc's `-includeFILE`) is a word that
@@ -3478,6 +3494,41 @@ describe('7. configuration the same call writes, then a program reads', () => {
   allowedByDefault(['echo x > src/b.ts && npm test', 'npm test', 'echo x > src/b.rs && cargo build', 'mkdir -p build && cargo build'], extra);
 });
 
+// Settings that make a package manager start the program they name, written by an earlier call
+// (round 12 left it open; npm 11.19.1, bash 5.2: `echo script-shell=/tmp/e.sh > .npmrc` in one call,
+// `npm run lint` in the next ran e.sh). A write of one asks in any call, as git's code files do. What
+// a runner imports as the project's code (conftest.py: `python3 -m pytest` ran one written earlier,
+// pytest 9.0.3) is decided as any write: docs/threat-model.md#runners-run-what-earlier-calls-wrote.
+describe('7. settings a package manager starts a program from ask when written', () => {
+  const RULE = /^built-in: a package manager runs the program /;
+  const cases = [
+    'echo script-shell=/tmp/e.sh > .npmrc',
+    'echo script-shell=/tmp/e.sh >> src/.npmrc',
+    'echo script-shell=/tmp/e.sh >> ~/.npmrc',
+    "echo 'yarnPath: /tmp/e.js' > .yarnrc.yml",
+    'echo yarn-path /tmp/e.js > .yarnrc',
+    "mkdir -p .cargo && printf '[build]\\nrustc-wrapper = \"/tmp/e.sh\"\\n' > .cargo/config.toml",
+    'echo x > .cargo/config',
+    'cp src/a.ts .pnpmfile.cjs',
+    'echo x > src/bunfig.toml',
+  ];
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j asks`, (command) => {
+      const decision = shell(command, mode);
+      if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
+      else {
+        expect(decision.verdict, decision.reason).toBe('ask');
+        expect(decision.rule ?? '').toMatch(RULE);
+      }
+    });
+  }
+  test('a filesystem tool writing .npmrc asks under an Edit allow rule', () => {
+    const decision = decideFs('write_file', { path: join(W, '.npmrc'), content: 'script-shell=/tmp/e.sh' }, [W], { mode: 'acceptEdits', allow: [`Edit(${W}/**)`], home });
+    expect({ verdict: decision.verdict, rule: decision.rule?.replace(/ \*\*.*$/, '') }, decision.reason).toEqual({ verdict: 'ask', rule: 'built-in: a package manager runs the program' });
+  });
+  allowedByDefault(["echo 'import os' > conftest.py", 'echo x > src/build.rs', 'echo x > notes.npmrc', 'echo x > src/a_test.go']);
+});
+
 // The modules a script imports and the files make includes, written by the same call (round 11 left
 // them open under F12; bash 5.2): `> helper.py && python3 a.py` (a.py imports helper) ran the new
 // code (Python 3.11), `> x.mk && make` the `$(shell)` of a Makefile's `include x.mk` (GNU make 4.3),
@@ -3796,4 +3847,39 @@ describe('3. package managers and cobra CLIs: options after the verb that move w
     'docker compose ps',
     'docker compose up -d',
   ], PM);
+});
+
+// What an object id names in the store (round 12 left it open; git 2.39, bash 5.2): after `git
+// hash-object -w .env` (or `git add -f .env && git rm -q --cached .env`) with .env ignored, `git show
+// ID` and `git show TAG` (a tag naming the blob) printed `API_KEY=…`; `git diff BLOB BLOB` printed
+// both. Ids of commits and trees, branch names and paths print no stored file and stay allowed.
+describe('4. git show of an object id prints what the store holds under it', () => {
+  const ids: Record<string, string> = {};
+  const G = (): string => join(W, 'gs');
+  beforeAll(() => {
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (...args: string[]): string => execFileSync('git', args, { cwd: G(), env, encoding: 'utf8' }).trim();
+    mkdirSync(join(G(), 'src'), { recursive: true });
+    git('init', '-q', '-b', 'main');
+    writeFileSync(join(G(), '.gitignore'), '.env\n');
+    writeFileSync(join(G(), 'src', 'a.ts'), 'a\n');
+    git('add', '.gitignore', 'src');
+    git('commit', '-qm', 'one');
+    writeFileSync(join(G(), '.env'), 'API_KEY=REAL-SECRET\n');
+    ids.blob = git('hash-object', '-w', '.env');
+    ids.commit = git('rev-parse', 'HEAD');
+    ids.tree = git('rev-parse', 'HEAD^{tree}');
+    git('tag', 'blobtag', ids.blob);
+    git('tag', 'light');
+  });
+  const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(blob|commit|tree)(7?)>/g, (_, kind: string, short: string) => (short ? ids[kind]!.slice(0, 7) : ids[kind]!)), mode, { allow: ['Bash(git *)'], cwd: '<W>/gs' });
+  for (const mode of MODES) {
+    test.each(['git show <blob>', 'git show <blob7>', 'git show blobtag', 'git show -s <blob>', 'git diff <blob> <blob>', 'git show <commit> <blob7>', 'git show "$id"', 'git show :/one', 'git show v1-0-g<blob7>'])(`${mode}: %j is not allowed`, (command) => {
+      const decision = decideIn(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  test.each(['git show <commit>', 'git show <commit7>', 'git show <tree>', 'git show main', 'git show light', 'git show HEAD', 'git show HEAD~0', 'git diff <commit> src', 'git diff main -- src', 'git show nosuchref'])('default and bypassPermissions: %j is allowed', (command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
+  });
 });

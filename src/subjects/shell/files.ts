@@ -926,8 +926,10 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
   // `git diff --stat`, `git show -s`: names and counts only, unless a patch is asked for too.
   const namesOnly = options.some((o) => /^-[A-Za-z0-9]*s/.test(o)) || long(NO_PATCH_LONG);
   const printsPatch = name === null || (name === 'diff' || name === 'show' ? patch || !namesOnly : GIT_PRINTS.has(name) || patch);
-  if (!printsPatch) return;
   const disk = options.some((o) => o === '--no-index' || (name === 'grep' && o.length > 3 && '--untracked'.startsWith(o)));
+  // `git show BLOB` prints it whatever the options, `git diff BLOB BLOB` with a patch (round 13).
+  if (name === 'show' || (name === 'diff' && printsPatch && !disk)) objectRevisions(dashes === -1 ? args : args.slice(0, args.findIndex((w) => w.isStatic && w.value === '--')), place, out);
+  if (!printsPatch) return;
   const tree: TreeRead = disk ? { content: true, follows: false } : TRACKED;
   const pathspecs = dashes === -1 ? [] : args.slice(args.findIndex((w) => w.isStatic && w.value === '--') + 1);
   // git-diff(1): with two paths, outside a working tree or with one of them outside it, git diff
@@ -950,6 +952,27 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
     return;
   }
   push(out, printedTree(place));
+}
+
+/**
+ * The operands of `git show` and `git diff` that may name a blob: any file git ever stored, under
+ * any name (`git hash-object -w .env`, or `git add -f .env && git rm --cached .env`, then `git show
+ * ID` printed the ignored .env; git 2.39, bash 5.2). Revisions that can only be commits (`HEAD~1`,
+ * ranges, `^{commit}`) and stored paths (`REV:PATH`, read as such) are left out; inspect.ts resolves
+ * the rest in the object store (subjects/git-objects.ts) and keeps the read unless each is a
+ * commit, a tree or a file on disk (docs/threat-model.md#what-git-prints).
+ */
+function objectRevisions(words: readonly Word[], place: GitPlace, out: FileFacts): void {
+  const revisions: string[] = [];
+  let unknown = false;
+  for (const word of words) {
+    if (!word.isStatic) unknown = true;
+    else if (!word.value.startsWith('-') && !COMMIT.test(word.value) && !STORED_PATH.test(word.value) && !/\.\.|^\^|\^[@!]$/.test(word.value)) revisions.push(word.value);
+  }
+  if (!unknown && revisions.length === 0) return;
+  const path = objectsRead(place);
+  if (path && !unknown) path.revisions = revisions;
+  push(out, path);
 }
 
 /** The whole working tree git prints from, with the files it tracks below it: `--work-tree`'s, or the one git finds (inspect.ts). */

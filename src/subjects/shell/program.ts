@@ -1,9 +1,9 @@
-import type { Segment, SegmentContext } from '../../policy/types.js';
+import type { CommandPath, Segment, SegmentContext } from '../../policy/types.js';
 import { CLIS, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
 import { isSafeCommand } from '../../policy/safe.js';
 import { candidatePaths } from './candidates.js';
 import { fileFacts, type Nested } from './files.js';
-import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type Word } from './options.js';
+import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
 import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
@@ -165,15 +165,24 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       if (filter.length > 0) shellString(filter, cwd, built);
       // `split [OPTION]… [FILE [PREFIX]]` writes PREFIX and a suffix: names the words do not give
       // (round 11 review, F19). A prefix given is a write of names known only at run time (asks);
-      // the default `x` is left as before (docs/threat-model.md#deny-rules-for-every-program).
+      // without one, `x` in the working directory (round 13: coreutils 9.1 wrote xaa through a link
+      // named xaa), unless --filter takes the output (docs/threat-model.md#split-default-prefix).
       const prefix = scan.operands[1];
       if (prefix !== undefined) pushPath(segment.paths, pathOf(unknownSuffix(args[prefix]!), 'write', cwd));
+      else if (filter.length === 0) defaultPrefix('x', splitFirst(scan), segment.paths, cwd);
       return;
     }
     case 'csplit': {
       // csplit(1) `-f PREFIX` (default `xx`) writes PREFIX and a number (`-b FORMAT`).
       const scan = scanOptions(args, 0, { short: 'bfn', long: ['suffix-format', 'prefix', 'digits'] });
-      for (const prefix of optionValues(scan, '-f', '--prefix')) pushPath(segment.paths, pathOf(unknownSuffix(prefix), 'write', cwd));
+      const prefixes = optionValues(scan, '-f', '--prefix');
+      for (const prefix of prefixes) pushPath(segment.paths, pathOf(unknownSuffix(prefix), 'write', cwd));
+      // Without -f, `xx` and the suffix -b's format makes: a format that may hold a `/` leaves the directory.
+      const format = optionValues(scan, '-b', '--suffix-format');
+      if (prefixes.length === 0) {
+        if (format.some((word) => !word.isStatic || word.value.includes('/'))) pushPath(segment.paths, pathOf(unknownSuffix(staticWord('xx')), 'write', cwd));
+        else defaultPrefix('xx', format.length === 0 && !hasOption(scan, '-n', '--digits') ? 'xx00' : null, segment.paths, cwd);
+      }
       return;
     }
     case 'tmux':
@@ -744,6 +753,24 @@ function echoText(args: readonly Word[]): string | null {
 /** True when the analyser models what the program runs and reads, or it runs nothing it is given. */
 function isKnownProgram(name: string, segment: Segment): boolean {
   return PLAIN_PROGRAMS.has(name) || isWrapper(name) || SHELLS.has(name) || interpreterSpec(name) !== undefined || isPowerShell(name) || Object.hasOwn(CLIS, name) || Object.hasOwn(RUNNERS, name) || isSafeCommand(segment);
+}
+
+/**
+ * The outputs of split and csplit without a prefix given: every name starting with `prefix` in the
+ * working directory (inspect.ts lists those there now: one may be a link to a protected file), and
+ * `first`, the first name, when the options do not change it.
+ */
+function defaultPrefix(prefix: string, first: string | null, paths: CommandPath[], cwd: string | null): void {
+  const named = pathOf(staticWord(prefix), 'write', cwd);
+  if (named) named.prefix = true;
+  pushPath(paths, named);
+  if (first !== null) pushPath(paths, pathOf(staticWord(first), 'write', cwd));
+}
+
+/** split's first output without a prefix: `xaa`, `x00` with -d or -x; null when -a, --additional-suffix or a start (`-d=FROM`) changes it. */
+function splitFirst(scan: ScanResult): string | null {
+  if (hasOption(scan, '-a', '--suffix-length', '--additional-suffix') || scan.options.some((o) => /^--[nh]/.test(o.name) && (o.value !== null || o.name.includes('=')))) return null;
+  return hasOption(scan, '-d', '-x', '--numeric-suffixes', '--hex-suffixes') ? 'x00' : 'xaa';
 }
 
 /** PREFIX followed by a suffix the program picks (split, csplit): a name known only at run time. */
