@@ -401,7 +401,8 @@
     var headers = { 'Content-Type': 'application/json' };
     if (team) headers.Authorization = 'Bearer ' + token;
     else headers['X-Mcp-Latch-Token'] = token;
-    fetch(team ? '/api/pending/' + encodeURIComponent(item.id) : '/api/answer', {
+    // The local page's URLs are relative: it lives below the path its cookie is scoped to.
+    fetch(team ? '/api/pending/' + encodeURIComponent(item.id) : 'api/answer', {
       method: 'POST',
       headers: headers,
       body: JSON.stringify(body),
@@ -515,7 +516,7 @@
     // The event stream's first message is the whole list too; whichever comes first is shown, and
     // this reply only if no event came before it: it can be older than an event that overtook it.
     var live = false;
-    fetch('/api/pending', { credentials: credentials, cache: 'no-store' })
+    fetch('api/pending', { credentials: credentials, cache: 'no-store' })
       .then(function (response) {
         if (!response.ok) throw new Error('HTTP ' + response.status);
         return response.json();
@@ -523,7 +524,7 @@
       .then(function (data) { if (!live) render(data.items || [], data.recent || []); })
       .catch(function () { setConnection('Cannot reach the gateway (has it restarted?). ' + AGAIN, 'down'); });
 
-    var events = new EventSource('/events');
+    var events = new EventSource('events');
     events.addEventListener('pending', function (event) {
       live = true;
       setConnection('Live: updates as calls arrive', 'live');

@@ -71,6 +71,15 @@ class PageServer implements LocalApprovalPage {
   private readonly streams = new Set<ServerResponse>();
   private readonly keepalive: NodeJS.Timeout;
   private door: Door = { hosts: [], cookie: '' };
+  /**
+   * Where the page lives once a link was spent: `/s/<128 random bits>`, and the session cookie's
+   * `Path`. No cookie attribute keeps a cookie to its port (RFC 6265 §8.5): a browser sends it to
+   * every port of 127.0.0.1, but only for paths below its `Path`, which no other server knows
+   * (docs/threat-model.md, "The approval page's address"). Given to the browser by the link's
+   * exchange, never on a command line; requests at the root are still answered (a client that
+   * sends the cookie there itself), the browser just never sends it there.
+   */
+  private readonly scope = `/s/${randomBytes(16).toString('base64url')}`;
   private closed = false;
   private lastRefusalWarning = 0;
 
@@ -152,7 +161,7 @@ class PageServer implements LocalApprovalPage {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://page.invalid');
     const method = request.method ?? 'GET';
-    const path = url.pathname;
+    const path = url.pathname.startsWith(`${this.scope}/`) ? url.pathname.slice(this.scope.length) : url.pathname;
     const refuse = (why: Refusal) => {
       // The path only: the query may hold a nonce.
       this.logRefusal({ method, path, refused: why }, 'approval page refused a request');
@@ -200,9 +209,9 @@ class PageServer implements LocalApprovalPage {
     const exchange = this.sessions.exchange(nonce, current);
     if (exchange.outcome === 'opened') {
       // No Secure: the page is plain http on loopback. No Max-Age: the cookie ends with the browser, the session with the gateway.
-      const cookie = `${this.door.cookie}=${exchange.cookie}; Path=/; HttpOnly; SameSite=Strict`;
+      const cookie = `${this.door.cookie}=${exchange.cookie}; Path=${this.scope}/; HttpOnly; SameSite=Strict`;
       this.logger.info('approval page opened by a one-time link');
-      return this.sendHtml(response, 200, OPENING_PAGE, { 'Set-Cookie': cookie });
+      return this.sendHtml(response, 200, openingPage(this.scope), { 'Set-Cookie': cookie });
     }
     if (exchange.closed) {
       this.logger.warn(
@@ -211,7 +220,7 @@ class PageServer implements LocalApprovalPage {
     } else {
       this.logRefusal({ refused: `link ${exchange.why}` }, 'approval page refused a one-time link');
     }
-    if (current) return this.sendHtml(response, 200, OPENING_PAGE);
+    if (current) return this.sendHtml(response, 200, openingPage(this.scope));
     this.sendLinkPage(response, exchange.why);
   }
 
@@ -287,10 +296,11 @@ const ANSWER_ERROR: Record<Exclude<AnswerRefusal, object>, string> = {
 };
 
 /** On to the page once the cookie is set; the link is for people whose browser does not follow. */
-const OPENING_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0; url=/">
+/** On to the page below its scope (base64url: nothing to escape). */
+const openingPage = (scope: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0; url=${scope}/">
 <title>mcp-latch · approvals</title></head>
-<body><p>Opening the <a href="/">mcp-latch approval page</a>…</p></body></html>
+<body><p>Opening the <a href="${scope}/">mcp-latch approval page</a>…</p></body></html>
 `;
 
 type LinkProblem = 'invalid' | 'expired' | 'spent' | 'missing';

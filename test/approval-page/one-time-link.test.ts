@@ -96,7 +96,7 @@ test.skipIf(process.platform !== 'linux')(
     expect(await opened.text()).toContain('url=/');
     const cookie = cookieOf(opened);
     expect(cookie).toMatch(/^mcp-latch-\d+=[A-Za-z0-9_-]{43}$/);
-    expect(opened.headers.getSetCookie()[0]).toMatch(/; Path=\/; HttpOnly; SameSite=Strict$/);
+    expect(opened.headers.getSetCookie()[0]).toMatch(/; Path=\/s\/[A-Za-z0-9_-]{22}\/; HttpOnly; SameSite=Strict$/);
 
     // Without the cookie the API refuses, with it it answers.
     expect((await fetch(`${url}api/pending`)).status).toBe(403);

@@ -233,10 +233,24 @@ describe('one-time links and the session cookie', () => {
     const first = await send(port, { path: `${pathname}${search}`, headers: { Host: host } });
     expect(first.status).toBe(200);
     expect(first.headers['set-cookie']).toHaveLength(1);
-    expect(first.headers['set-cookie']![0]).toMatch(new RegExp(`^mcp-latch-${port}=[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Strict$`));
-    expect(first.body).toContain('<meta http-equiv="refresh" content="0; url=/">');
+    // Scoped to a path only this page knows (22 base64url characters, 128 bits): a browser sends
+    // the cookie to every port of 127.0.0.1 (RFC 6265 §8.5), but only for paths below it. Until
+    // round 13 it was Path=/, sent to any server another local user runs on this host.
+    const scoped = new RegExp(`^mcp-latch-${port}=[A-Za-z0-9_-]{43}; Path=(/s/[A-Za-z0-9_-]{22})/; HttpOnly; SameSite=Strict$`).exec(first.headers['set-cookie']![0]!);
+    expect(scoped).not.toBeNull();
+    const scope = scoped![1]!;
+    expect(first.body).toContain(`<meta http-equiv="refresh" content="0; url=${scope}/">`);
     const cookie = first.headers['set-cookie']![0]!.split(';')[0]!;
-    expect((await send(port, { path: '/api/pending', headers: { Host: host, Cookie: cookie } })).status).toBe(200);
+    expect((await send(port, { path: `${scope}/api/pending`, headers: { Host: host, Cookie: cookie } })).status).toBe(200);
+    const shown = await send(port, { path: `${scope}/`, headers: { Host: host, Cookie: cookie } });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toContain('src="app.js"');
+    // Another page's scope is its own.
+    const other = await startApprovalPage({ logger: silentLogger() });
+    pages.push(other);
+    const otherLink = new URL(other.link());
+    const otherFirst = await send(Number(otherLink.port), { path: `${otherLink.pathname}${otherLink.search}`, headers: { Host: otherLink.host } });
+    expect(otherFirst.headers['set-cookie']![0]).not.toContain(`Path=${scope}/`);
 
     const second = await send(port, { path: `${pathname}${search}`, headers: { Host: host } });
     expect(second.status).toBe(403);
