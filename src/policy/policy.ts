@@ -132,17 +132,28 @@ const CLIENT_FILES: readonly string[] = [
  * Files git runs code from (git-config(1): core.fsmonitor, core.hooksPath, core.pager, diff.external,
  * filter.<driver>.clean, alias.x=!cmd, include.path …; githooks(5); gitattributes(5): the filter,
  * diff and merge drivers a path uses): writing one is asked about even under an `Edit` allow rule,
- * since the next `git status` runs what it names. The `.git` directory itself too (`mv evil .git`).
+ * since the next `git status` runs what it names. The `.git` directory itself too (`mv evil .git`),
+ * and the files that tell git where the others are (gitrepository-layout(5): `commondir` moves
+ * config, hooks/ and info/ to the directory it names; `.git/commondir` = `../evil` made evil/config
+ * the repository's, round 13 review A14), or where its objects are (`objects/info/alternates`).
  */
 const GIT_CODE_FILES: readonly string[] = [
   '**/.git',
   '**/.git/config',
   '**/.git/config.worktree',
+  '**/.git/commondir',
   '**/.git/hooks/**',
   '**/.git/info/attributes',
+  '**/.git/objects/info/alternates',
+  '**/.git/objects/info/http-alternates',
   '**/.git/worktrees/*/config.worktree',
+  '**/.git/worktrees/*/commondir',
+  '**/.git/worktrees/*/gitdir',
   '**/.git/modules/**/config',
+  '**/.git/modules/**/config.worktree',
+  '**/.git/modules/**/commondir',
   '**/.git/modules/**/hooks/**',
+  '**/.git/modules/**/info/attributes',
   '**/.gitattributes',
   '~/.gitconfig',
   '~/.config/git/config',

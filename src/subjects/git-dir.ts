@@ -1,4 +1,4 @@
-import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /**
@@ -14,8 +14,22 @@ import { basename, dirname } from 'node:path';
  *   /w/vendor/x/config                → /w/vendor/x, when it holds HEAD, objects/ and refs/
  */
 
-/** The part below the git directory that git runs code from (git-config(1), githooks(5), gitattributes(5)). */
-const CODE_TAIL = /^(|config|config\.worktree|hooks(\/.*)?|info(\/attributes)?|worktrees\/[^/]+\/config\.worktree)$/;
+/**
+ * The part below the git directory that git runs code from (git-config(1), githooks(5), gitattributes(5)),
+ * or that tells git where those are (gitrepository-layout(5): `commondir` moves config, hooks/ and
+ * info/ to the directory it names; a linked worktree's `commondir` and `gitdir`), or where its objects
+ * are (`objects/info/alternates`: another repository's objects, printed as this one's).
+ */
+const CODE_TAIL = /^(|config|config\.worktree|commondir|hooks(\/.*)?|info(\/attributes)?|objects\/info\/(http-)?alternates|worktrees\/[^/]+\/(config\.worktree|commondir|gitdir))$/;
+
+/**
+ * What makes a directory a git directory (setup.c is_git_directory: HEAD, objects/, refs/, or a
+ * commondir naming where objects/ and refs/ are), and what in it is code. Writing one of the first
+ * into a directory that already holds the second turns files written freely before into code (round
+ * 13 review, A10: config and info/attributes planted in src/b, then src/b/HEAD).
+ */
+const ACTIVATES = /^(HEAD|objects|refs|commondir)(\/|$)/;
+const CODE_MARKERS: ReadonlyArray<[string, boolean]> = [['config', false], ['config.worktree', false], ['commondir', false], ['hooks', true], ['info/attributes', false]];
 
 const MAX_DEPTH = 4;
 
@@ -39,21 +53,109 @@ export const GIT_REMOTE_NAME = 'remote name or local repository';
  */
 export const GIT_CONFIG_NAMED = 'git configuration named by the command';
 
+/**
+ * The `via` of the directory a git command runs in (files.ts): subjects/inspect.ts finds the
+ * repository git finds from there (repositoryProblem) and asks when its code files are not ones the
+ * built-in rules protect.
+ */
+export const GIT_REPOSITORY_FOUND = 'repository git finds from its working directory';
+
+/**
+ * Why git run in `dir` (a real path) may run code no rule saw, or null: the git directory and common
+ * directory it finds there as setup.c does (setup_git_directory_gently: `.git` directory or `gitdir:`
+ * file, else the directory itself when it is a git directory — a bare repository — walking up; its
+ * common directory from `commondir`) are not ones whose config, hooks and info/attributes the
+ * built-in rules protect by name (`<x>/.git`, `<x>.git`, `.git/modules/…`, `.git/worktrees/<id>`).
+ * The protection of a git directory known only by its shape starts when it has that shape: files
+ * written before (a config planted in src/b before src/b/HEAD), or in a directory a `commondir`
+ * points at, were never asked about (round 13 review, A10, A14; docs/threat-model.md#files-and-settings-git-runs-code-from).
+ */
+export function repositoryProblem(dir: string): string | null {
+  let found: { gitDir: string; commonDir: string } | null;
+  try {
+    found = repositoryFrom(dir);
+  } catch {
+    return `the repository git finds from ${dir} cannot be read`;
+  }
+  if (found === null) return null;
+  const { gitDir, commonDir } = found;
+  const named = (path: string): boolean => basename(path).endsWith('.git') || MODULE.test(path);
+  if (named(commonDir) && (gitDir === commonDir || named(gitDir) || WORKTREE.test(gitDir))) return null;
+  const where = gitDir === commonDir ? gitDir : `${gitDir} (common directory ${commonDir})`;
+  return `git finds its repository at ${where}: its config, hooks and info/attributes there are not in a .git directory the built-in rules protect, so what git runs from them was never decided`;
+}
+
+const MODULE = /\/\.git\/modules\/./;
+const WORKTREE = /\.git\/worktrees\/[^/]+$/;
+
+/** setup.c's discovery from `dir`: the real paths of the git directory and its common directory, or null when git finds none. Throws when git would stop with an error. */
+function repositoryFrom(dir: string): { gitDir: string; commonDir: string } | null {
+  for (let at = dir; ; at = dirname(at)) {
+    const entry = `${at === '/' ? '' : at}/.git`;
+    // `dir` is a real path: a `.git` that is no link is its own real path (one lookup less).
+    const link = lstatSync(entry, { throwIfNoEntry: false });
+    const stat = link?.isSymbolicLink() ? statSync(entry, { throwIfNoEntry: false }) : link;
+    let gitDir: string | null = null;
+    let common: string | null = null;
+    if (stat?.isFile()) {
+      // read_gitfile_gently: `gitdir: PATH`, relative to the file's directory; not a git directory and git stops.
+      const text = readFileSync(entry, 'utf8');
+      if (!text.startsWith('gitdir: ')) throw new Error('invalid gitfile');
+      const named = text.slice(8).replace(/[\r\n]+$/, '');
+      gitDir = named.startsWith('/') ? named : `${dirname(entry)}/${named}`;
+      common = repositoryCommon(gitDir);
+      if (common === null) throw new Error('gitfile names no repository');
+    } else if (stat !== undefined && (common = repositoryCommon(entry)) !== null) {
+      gitDir = entry;
+    } else if ((common = repositoryCommon(at)) !== null) {
+      gitDir = at;
+    }
+    if (gitDir === null || common === null) {
+      if (at === '/') return null;
+      continue;
+    }
+    const real = gitDir === at || (gitDir === entry && !link!.isSymbolicLink()) ? gitDir : realpathSync.native(gitDir);
+    return { gitDir: real, commonDir: common === gitDir ? real : realpathSync.native(common) };
+  }
+}
+
+/** setup.c is_git_directory: a valid HEAD, and objects/ and refs/ in the common directory; that directory, or null. */
+function repositoryCommon(dir: string): string | null {
+  if (!validHead(dir)) return null;
+  const common = commonDirectory(dir);
+  return statSync(`${common}/objects`, { throwIfNoEntry: false }) !== undefined && statSync(`${common}/refs`, { throwIfNoEntry: false }) !== undefined ? common : null;
+}
+
 /** True when `path` is one of the files git runs code from in the git directory `dir` (or `dir` itself). */
 export function isGitCodeFile(dir: string, path: string): boolean {
   const rel = path === dir ? '' : path.startsWith(`${dir}/`) ? path.slice(dir.length + 1).replace(/\/+$/, '') : null;
   return rel !== null && CODE_TAIL.test(rel);
 }
 
-/** The git directory `path` (absolute, POSIX) is a code file of, or null. */
+/**
+ * The git directory `path` (absolute, POSIX) is a code file of, or null; also the directory a write
+ * of `path` would make a git directory when it already holds code (ACTIVATES).
+ */
 export function gitDirectoryOf(path: string): string | null {
   let dir = path.replace(/\/+$/, '') || '/';
   for (let depth = 0; depth < MAX_DEPTH && dir !== '/'; depth++) {
     const tail = path.slice(dir.length + 1).replace(/\/+$/, '');
     if (CODE_TAIL.test(tail) && (basename(dir).endsWith('.git') || isGitDirectory(dir))) return dir;
+    if (ACTIVATES.test(tail) && holdsCode(dir) && !isGitDirectory(dir)) return dir;
     dir = dirname(dir);
   }
   return null;
+}
+
+function holdsCode(dir: string): boolean {
+  return CODE_MARKERS.some(([name, directory]) => {
+    try {
+      const stat = statSync(`${dir}/${name}`, { throwIfNoEntry: false });
+      return stat !== undefined && (directory ? stat.isDirectory() : stat.isFile());
+    } catch {
+      return true;
+    }
+  });
 }
 
 /** The git directory `path` is in or is (its own name or an ancestor's ends in `.git`, or holds HEAD, objects/ and refs/), or null. */
@@ -74,10 +176,27 @@ function isGitDirectory(dir: string): boolean {
     return stat !== undefined && (directory ? stat.isDirectory() : stat.isFile());
   };
   try {
-    return isA(`${dir}/HEAD`, false) && isA(`${dir}/objects`, true) && isA(`${dir}/refs`, true);
+    if (!isA(`${dir}/HEAD`, false)) return false;
+    if (isA(`${dir}/objects`, true) && isA(`${dir}/refs`, true)) return true;
+    // A linked worktree's git directory, or one planted beside another's: objects/ and refs/ are where commondir says.
+    const common = commonDirectory(dir);
+    return common !== dir && isA(`${common}/objects`, true) && isA(`${common}/refs`, true);
   } catch {
     return false;
   }
+}
+
+/**
+ * The common directory of the git directory `dir` (setup.c get_common_dir_noenv): what its
+ * `commondir` file names, trailing newlines cut, relative to `dir`; `dir` itself without one. Not
+ * resolved through links (callers compare real paths of their own).
+ */
+function commonDirectory(dir: string): string {
+  // Without a thrown error for the usual answer, "no commondir" (docs/performance.md, "End of round 12").
+  const text = readIfThere(`${dir}/commondir`);
+  if (text === null) return dir;
+  const named = text.replace(/[\r\n]+$/, '');
+  return named.startsWith('/') ? named : `${dir}/${named}`;
 }
 
 /**
@@ -128,10 +247,21 @@ function gitDirectoryAt(entry: string): string | null | undefined {
  * id. Anything else and git skips the directory; taking fewer for valid only moves the top up, over
  * more of the tree.
  */
+const HEAD_BUFFER = Buffer.alloc(255);
+
 function validHead(dir: string): boolean {
   try {
-    if (lstatSync(`${dir}/HEAD`).isSymbolicLink()) return readlinkSync(`${dir}/HEAD`).startsWith('refs/');
-    return /^(ref:\s*refs\/|[0-9a-f]{40})/.test(readFileSync(`${dir}/HEAD`, 'utf8'));
+    const stat = lstatSync(`${dir}/HEAD`, { throwIfNoEntry: false });
+    if (stat === undefined) return false;
+    if (stat.isSymbolicLink()) return readlinkSync(`${dir}/HEAD`).startsWith('refs/');
+    // git reads at most 255 bytes of it; one read into a kept buffer costs less than readFileSync.
+    const fd = openSync(`${dir}/HEAD`, 'r');
+    try {
+      const length = readSync(fd, HEAD_BUFFER, 0, HEAD_BUFFER.length, 0);
+      return /^(ref:\s*refs\/|[0-9a-f]{40})/i.test(HEAD_BUFFER.toString('latin1', 0, length));
+    } finally {
+      closeSync(fd);
+    }
   } catch {
     return false;
   }
@@ -143,19 +273,21 @@ function validHead(dir: string): boolean {
  * unreadable one counts.
  */
 function movesWorkTree(gitDir: string, top: string): boolean {
-  const files = [`${gitDir}/config`, `${gitDir}/config.worktree`];
+  let files: string[];
   try {
-    files.push(`${gitDir}/${readFileSync(`${gitDir}/commondir`, 'utf8').trim()}/config`);
+    const common = commonDirectory(gitDir);
+    files = [`${gitDir}/config`, `${gitDir}/config.worktree`, ...(common === gitDir ? [] : [`${common}/config`])];
   } catch {
-    // No commondir: a main working tree.
+    return true;
   }
   return files.some((file) => {
-    let text: string;
+    let text: string | null;
     try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+      text = readIfThere(file);
+    } catch {
+      return true;
     }
+    if (text === null) return false;
     // Any `worktree` key, also on a section's line (`[core] worktree = X`, git accepts it); a value
     // git would unquote or cut at a comment counts as elsewhere.
     return [...text.matchAll(/(?:^|\])[ \t]*worktree[ \t]*(?:=[ \t]*(.*?))?[ \t]*$/gim)].some(([, value]) => {
@@ -167,4 +299,12 @@ function movesWorkTree(gitDir: string, top: string): boolean {
       }
     });
   });
+}
+
+/**
+ * A small file's text, or null when it is not there; other errors are thrown. Without a thrown
+ * error for the usual answer, "not there" (docs/performance.md, "End of round 12").
+ */
+function readIfThere(path: string): string | null {
+  return statSync(path, { throwIfNoEntry: false }) === undefined ? null : readFileSync(path, 'utf8');
 }

@@ -7,7 +7,7 @@ import { POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
-import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, isGitCodeFile, outsideRepositories, workTreeOf } from './git-dir.js';
+import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, isGitCodeFile, outsideRepositories, repositoryProblem, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
 import { isDirectory, isFile, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
@@ -78,6 +78,11 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
         const first = subjects.length;
         const own: PathSubject[] = [];
         for (const path of segment.paths) {
+          if (path.via === GIT_REPOSITORY_FOUND) {
+            const found = repositorySubject(path, context, cache);
+            if (found !== null) subjects.push(found);
+            continue;
+          }
           if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
             const unknown = path.isStatic ? undefined : UNKNOWN_GIT_LOCATION;
             madeGitDirectories.push(pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, unknown));
@@ -363,6 +368,28 @@ function workTreeSubject(path: CommandPath, context: InspectContext, cache: Real
   if (top === null && path.via === RECURSIVE && start.path !== null && !start.problem && outsideRepositories(start.realPath ?? start.path)) return { ...start, tree: { entries: [], complete: true } };
   if (top === null) return unknown(`no git working tree whose top is known holds ${start.path ?? path.path} (no .git above it, or core.worktree moves it)`);
   return pathSubject(path.workTree === true ? top : `${top}/${path.workTree}`, path.access, null, null, path.via, context, cache);
+}
+
+/**
+ * The repository git finds from a git command's working directory, when its code files are not
+ * ones the built-in rules protect (git-dir.ts repositoryProblem): a subject that asks, as
+ * `--git-dir` does. Null for a repository whose code files they protect, or none.
+ */
+function repositorySubject(path: CommandPath, context: InspectContext, cache: RealPathCache): PathSubject | null {
+  if (context.pathEnv.platform === 'win32') return null;
+  // The working directory itself, as the command's other paths resolve it (one lookup per decision).
+  const start = pathSubject(path.base ?? path.path, path.access, null, null, path.via, context, cache);
+  if (path.base === null || start.realPath === null || start.problem) return { ...start, input: '<the repository git finds>', problem: start.problem ?? 'the directory git runs in is not known' };
+  // After a logical `cd link/..` the shell is where the lexical form leads; after `cd -P`, the kernel's.
+  let problem = repositoryProblem(start.realPath);
+  if (problem === null && start.path !== null && start.path !== start.realPath) {
+    try {
+      problem = repositoryProblem(fs.realpathSync.native(start.path));
+    } catch {
+      problem = `the directory git runs in, ${start.path}, cannot be resolved`;
+    }
+  }
+  return problem === null ? null : { ...start, input: '<the repository git finds>', problem };
 }
 
 /** The problem of a git location the command names with an expansion (`HOME=$PWD`). */

@@ -554,6 +554,95 @@ describe('4. a git directory the same call makes: writes to its code files ask',
   );
 });
 
+// gitrepository-layout(5) `commondir` and setup.c's discovery (round 13 review, A14 and A10): git
+// decides when it runs which directory's config, hooks and info/attributes it reads. Proven with git
+// 2.39 and bash 5.2: `.git/commondir` = `../evil` made evil/config the repository's (its textconv ran
+// on `git log -p`), and a config planted in src/b before src/b/HEAD ran on `cd src/b && git log -p`.
+describe('4. the repository git finds from its working directory: code written before it was one', () => {
+  let R = '';
+  let P = '';
+  const RULE = 'built-in: git runs code named in a git directory';
+  const inR = (command: string, mode: DefaultMode, where: string, allow: string[] = []): Decision =>
+    decideShell(command, { allow, deny: BASE_DENY, mode, workspace: [where], cwd: where, home });
+  const git = (cwd: string, ...args: string[]): string =>
+    execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...args], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } }).toString().trim();
+  const plant = (dir: string, objects: string, head: string): void => {
+    mkdirSync(join(dir, 'objects', 'info'), { recursive: true });
+    mkdirSync(join(dir, 'refs', 'heads'), { recursive: true });
+    mkdirSync(join(dir, 'info'), { recursive: true });
+    writeFileSync(join(dir, 'config'), '[core]\n\trepositoryformatversion = 0\n[diff "x"]\n\ttextconv = "rm -rf x; cat"\n');
+    writeFileSync(join(dir, 'info', 'attributes'), '* diff=x\n');
+    writeFileSync(join(dir, 'objects', 'info', 'alternates'), `${objects}\n`);
+    writeFileSync(join(dir, 'refs', 'heads', 'main'), `${head}\n`);
+  };
+  beforeAll(() => {
+    R = join(T, 'found');
+    P = join(T, 'found-commondir');
+    for (const repo of [R, P]) {
+      mkdirSync(join(repo, 'src'), { recursive: true });
+      writeFileSync(join(repo, 'README'), 'hi\n');
+      git(repo, 'init', '-q', '-b', 'main');
+      git(repo, 'add', 'README');
+      git(repo, 'commit', '-qm', 'i');
+    }
+    // A10: a bare repository by shape, its config written first (src/b/HEAD last).
+    plant(join(R, 'src', 'b'), join(R, '.git', 'objects'), git(R, 'rev-parse', 'HEAD'));
+    writeFileSync(join(R, 'src', 'b', 'HEAD'), `${git(R, 'rev-parse', 'HEAD')}\n`);
+    // A14: the repository's own .git points its common directory at evil.
+    plant(join(P, 'evil'), join(P, '.git', 'objects'), git(P, 'rev-parse', 'HEAD'));
+    writeFileSync(join(P, '.git', 'commondir'), '../evil\n');
+    // What stays allowed: a linked worktree, a bare repository named *.git, a plain subdirectory.
+    git(R, 'worktree', 'add', '-q', join(R, 'wt'));
+    git(R, 'init', '-q', '--bare', 'repo.git');
+    mkdirSync(join(R, 'src', 'c'));
+    writeFileSync(join(R, 'src', 'c', 'config'), '[diff "x"]\n\ttextconv = rm -rf x\n');
+  });
+  const planted = ['cd src/b && git log -p', 'cd src/b && git status', 'cd src/b/info && git diff', 'git -C src/b log -p', 'cd src/b && git log -p | head -5', 'cd src && (cd b; git show)'];
+  const moved = ['git log -p', 'git status', 'git diff HEAD', 'cd src && git log -p', 'cd evil && git show'];
+  for (const mode of MODES) {
+    test.each(planted)(`${mode}: %j in a repository with a bare one planted in src/b is not allowed`, (command) => {
+      expect(inR(command, mode, R).verdict).not.toBe('allow');
+      expect(inR(command, mode, R, ['Bash(git *)', 'Bash(cd *)']).verdict).not.toBe('allow');
+    });
+    test.each(moved)(`${mode}: %j in a repository whose .git/commondir names ../evil is not allowed`, (command) => {
+      expect(inR(command, mode, P).verdict).not.toBe('allow');
+      expect(inR(command, mode, P, ['Bash(git *)', 'Bash(cd *)']).verdict).not.toBe('allow');
+    });
+  }
+  test.each(['git log -p', 'git status', 'cd src && git log -p', 'cd src/c && git diff', 'cd wt && git log -p', 'cd wt && git status', 'cd repo.git && git log'])(
+    'default: %j is allowed (the repository found is one whose code files the built-in rules protect)',
+    (command) => {
+      const decision = inR(command, 'default', R);
+      expect(decision.verdict, decision.reason).toBe('allow');
+    },
+  );
+  // The write side: the files that tell git where its directories are, and the write that makes a
+  // directory holding code a git directory, ask as a config does (acceptEdits, no rules).
+  test.each([
+    ['echo ../evil > .git/commondir', 'built-in: git runs code named in **/.git/commondir'],
+    ['echo /x > .git/worktrees/wt/commondir', 'built-in: git runs code named in **/.git/worktrees/*/commondir'],
+    ['echo /x/.git > .git/worktrees/wt/gitdir', 'built-in: git runs code named in **/.git/worktrees/*/gitdir'],
+    ['echo /x/objects > .git/objects/info/alternates', 'built-in: git runs code named in **/.git/objects/info/alternates'],
+    ['echo ../evil > repo.git/commondir', RULE],
+    ['echo 0123456789012345678901234567890123456789 > src/c/HEAD', RULE],
+    ['mkdir -p src/c/objects', RULE],
+  ])('acceptEdits: %j asks (%s)', (command, rule) => {
+    const decision = inR(command, 'acceptEdits', R, ['Bash(mkdir *)']);
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule });
+  });
+  test.each([
+    [`${'<R>'}/.git/commondir`, 'built-in: git runs code named in **/.git/commondir'],
+    [`${'<R>'}/src/c/HEAD`, RULE],
+  ])('acceptEdits: write_file of %s asks', (path, rule) => {
+    const decision = decideFs('write_file', { path: path.replace('<R>', R), content: '../evil\n' }, [R], { mode: 'acceptEdits', home });
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule });
+  });
+  test.each(['echo x > src/c/notes', 'echo x > src/HEAD', 'mkdir -p src/refs'])('acceptEdits: %j is allowed', (command) => {
+    const decision = inR(command, 'acceptEdits', R, ['Bash(mkdir *)']);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
 describe('4. settings and variables whose value git runs are commands to decide', () => {
   const GIT = { allow: ['Bash(git *)', 'Bash(man *)'] };
   deniedEverywhere(

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { Parser, Tree } from 'web-tree-sitter';
 import type { CommandInfo, Segment } from '../../src/policy/types.js';
 import { DENY_CANDIDATE, INTO_DIRECTORY } from '../../src/policy/decide.js';
+import { GIT_REPOSITORY_FOUND } from '../../src/subjects/git-dir.js';
 import { analyseCommand, commandSignature, MAX_COMMAND_LENGTH } from '../../src/subjects/shell/command.js';
 import { initShellParser, isShellParserReady } from '../../src/subjects/shell/parser.js';
 import { SAFE_WRAPPERS } from '../../src/programs.js';
@@ -29,7 +30,8 @@ function commands(info: CommandInfo): string[] {
 const redirectWrites = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.access === 'write' && !p.via.startsWith('argument')).map((p) => p.path));
 /** Every path as `access:path`. */
 /** The paths a command touches (deny-only candidates are tested apart). */
-const pathsOf = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.via !== DENY_CANDIDATE).map((p) => `${p.access}:${p.path}`));
+// The repository every git command finds from its working directory is checked on disk (inspect.ts): not listed here.
+const pathsOf = (info: CommandInfo): string[] => info.segments.flatMap((s) => s.paths.filter((p) => p.via !== DENY_CANDIDATE && p.via !== GIT_REPOSITORY_FOUND).map((p) => `${p.access}:${p.path}`));
 const only = (info: CommandInfo): Segment => {
   expect(info.segments).toHaveLength(1);
   return info.segments[0]!;
@@ -367,7 +369,10 @@ describe('§5.3 redirections (known Claude Code bypasses)', () => {
   test('the redirection names its operator, descriptor and segment', () => {
     const info = analyse('ls; git log 2>> err.log');
     expect(info.redirections).toEqual([{ segment: 1, fd: '2', op: '>>', kind: 'append', target: 'err.log', isStatic: true }]);
-    expect(info.segments[1]!.paths).toEqual([{ path: 'err.log', access: 'write', base: W, isStatic: true, via: '>>' }]);
+    expect(info.segments[1]!.paths).toEqual([
+      { path: '.', access: 'read', base: W, isStatic: true, via: GIT_REPOSITORY_FOUND },
+      { path: 'err.log', access: 'write', base: W, isStatic: true, via: '>>' },
+    ]);
   });
 
   test('a redirect after `cd` is relative to the new directory', () => {

@@ -7,7 +7,7 @@ import { gitRuns } from './git-runs.js';
 import { cargo, go, npm } from './package-managers.js';
 import { cargoPaths, cobraFlags, docker, make, movesPackage, pytest, pythonModule } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
-import { GIT_DIRECTORY_MADE } from '../git-dir.js';
+import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
 
@@ -629,8 +629,10 @@ const git: Handler = (args, cwd, out) => {
   const sub = args[scan.end];
   if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(args.slice(scan.end + 1), base, out);
-  // `--git-dir=D` for any subcommand: git runs D's config and hooks.
+  // `--git-dir=D` for any subcommand: git runs D's config and hooks. Otherwise the repository git
+  // finds from its working directory is checked on disk (inspect.ts, git-dir.ts repositoryProblem).
   for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base, GIT_DIRECTORY_MADE));
+  if (!hasOption(scan, '--git-dir')) push(out, pathOf(staticWord('.'), READ, base, GIT_REPOSITORY_FOUND));
   if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && (sub.value === 'clean' || sub.value === 'rm')) gitRemoval(sub.value, args.slice(scan.end + 1), base, out);
   if (sub?.isStatic && sub.value === 'stash') gitStash(args.slice(scan.end + 1), base, out);
