@@ -3971,4 +3971,66 @@ describe('4. git show of an object id prints what the store holds under it', () 
   test.each(['git show <commit>', 'git show <commit7>', 'git show <tree>', 'git show main', 'git show light', 'git show HEAD', 'git show HEAD~0', 'git diff <commit> src', 'git diff main -- src', 'git show nosuchref'])('default and bypassPermissions: %j is allowed', (command) => {
     for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
   });
+
+});
+
+// The tools people allow by name write what their output options name, rewrite their operands
+// with --write/--fix (black and `ruff format` by default), and load the module or config file an
+// option names (round 13 review A9, each program's --help: tsc 5 `--all`, vitest 4, eslint 9,
+// prettier 3, jest 29, mypy, black, ruff): `vitest run --reporter=./src/e.mjs` ran e.mjs and `tsc
+// --outFile ~/.profile` replaced it (the review, under bash 5.2).
+describe('3. formatters, linters, type checkers and JS test runners', () => {
+  const TOOLS = { allow: ['Bash(tsc:*)', 'Bash(eslint:*)', 'Bash(prettier:*)', 'Bash(vitest:*)', 'Bash(jest:*)', 'Bash(mypy:*)', 'Bash(black:*)', 'Bash(ruff:*)'], deny: ['Edit(<T>/data/table.csv)'] };
+  neverAllowedAnywhere([
+    'tsc --outDir out',
+    'tsc -outdir <T>/data',
+    'tsc -p src/evil.json',
+    'tsc --build /tmp/x',
+    'eslint -f ./src/evil.js src',
+    'eslint -c src/evil.config.js src',
+    'eslint --plugin evil src',
+    'eslint --fix out',
+    'prettier --plugin=./src/evil.mjs src',
+    'prettier --config src/p.mjs --check src',
+    'prettier --write out',
+    'prettier -w <T>/data',
+    'vitest run --reporter=./src/evil.mjs',
+    'vitest run --config src/x.ts',
+    'vitest run --root /tmp/x',
+    'vitest run --environment ./src/env.mjs',
+    'jest --config src/jest.config.js',
+    'jest --testResultsProcessor=./x.js',
+    'jest --test-results-processor ./x.js',
+    'jest --setupFilesAfterEnv ./src/s.js',
+    'mypy --config-file src/mypy.ini src',
+    'mypy --python-executable /tmp/py src',
+    'mypy --cache-dir out src',
+    'mypy @args.txt',
+    'black out',
+    'ruff check --fix out',
+    'ruff format <T>/data',
+    'ruff check --config src/ruff.toml',
+  ], TOOLS);
+  neverAllowed([
+    'tsc --outFile ~/.profile src/a.ts',
+    'tsc --generateCpuProfile ~/.bashrc',
+    'eslint -o ~/.bashrc src',
+    'eslint --fix ~/x.js',
+    'prettier --write ~/.bashrc',
+    'vitest run --outputFile.json=~/.bashrc --reporter=json',
+    'jest --outputFile=~/.bashrc --json',
+    'mypy --junit-xml ~/.bashrc src',
+    'black ~/x.py',
+    'ruff check --fix ~/x.py',
+  ], TOOLS);
+  allowedByDefault([
+    'tsc', 'tsc --noEmit', 'tsc -p .', 'tsc -p tsconfig.json --noEmit', 'tsc --outDir src/dist',
+    'eslint src', 'eslint --fix src', 'eslint -f json src',
+    'prettier --check src', 'prettier --write src', 'prettier --check .',
+    'vitest run', 'vitest run --reporter=verbose', 'vitest run src/a.test.ts -t foo',
+    'jest src -t foo', 'jest --testEnvironment=node',
+    'mypy src', 'mypy --python-version 3.11 src',
+    'black src', 'black --check .',
+    'ruff check src', 'ruff format src', "ruff check --config 'line-length = 100' src",
+  ], TOOLS);
 });

@@ -5,7 +5,7 @@ import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
 import { cargo, go, npm } from './package-managers.js';
-import { cargoPaths, cobraFlags, docker, make, movesPackage, pytest, pythonModule } from './runners.js';
+import { cargoPaths, cobraFlags, docker, make, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
 import { grepFilters } from '../tree-filter.js';
@@ -2248,6 +2248,7 @@ const HANDLERS: Record<string, Handler> = {
   go,
   pytest,
   'py.test': pytest,
+  ...TOOL_HANDLERS,
   make,
   gmake: make,
   tar,

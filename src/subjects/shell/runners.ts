@@ -169,7 +169,7 @@ export function cargoPaths(args: readonly Word[], cwd: string | null, out: FileF
 }
 
 /** Programs modelled here whose every word stays a deny-rule candidate, as an unknown program's (program.ts). */
-export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test', 'helm']);
+export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test', 'helm', 'tsc', 'eslint', 'prettier', 'vitest', 'jest', 'mypy', 'black', 'ruff']);
 
 /**
  * Package managers' options that move the package whose script runs (round 13 review A4, npm 11.19
@@ -233,3 +233,154 @@ export function docker(args: readonly Word[], cwd: string | null, out: FileFacts
   const at = args.findIndex((w) => w.isStatic && w.value === 'compose');
   if (at !== -1) cobraFlags('compose', args.slice(at + 1), cwd, out);
 }
+
+/**
+ * Formatters, linters, type checkers and JS test runners people allow by name (`Bash(prettier:*)`,
+ * `Bash(tsc:*)`): the options that write, the options that load a module or config file, and the
+ * flags that make them rewrite their operands (round 13 review A9; each program's --help: tsc 5
+ * `--all`, vitest 4 `--help`, eslint 9, prettier 3, jest 29, mypy 1.x, black 24, ruff 0.x).
+ * `vitest run --reporter=./src/e.mjs` ran e.mjs and `tsc --outFile ~/.profile` replaced it (proven
+ * by the review). Names are compared as `normal` spells them (tsc: any case; jest: camelCase or
+ * kebab-case); `-`/`--` alike where the program takes both.
+ */
+interface ToolSpec {
+  /** Option names (normalised) whose value is a file written / a directory filled. */
+  writes?: readonly string[];
+  trees?: readonly string[];
+  /** Options naming code, a config file or another root: interpreter (with a value not in `plain`). */
+  code?: readonly string[];
+  plain?: Record<string, RegExp>;
+  /** Flags after which every operand (a file or a directory) is rewritten. */
+  rewrite?: readonly string[];
+  /** Flags that keep `rewrite`'s default from writing (`black --check`). */
+  dryRun?: readonly string[];
+  /** The operands are rewritten unless a dryRun flag is given (black, `ruff format`). */
+  rewritesByDefault?: (operands: readonly string[]) => boolean;
+  /** Other options that take a value (so that it is no operand). */
+  values?: readonly string[];
+  normal?: (name: string) => string;
+  /** A word starting with this reads more arguments from a file (mypy's `@args`). */
+  fromFile?: string;
+}
+
+const lower = (name: string): string => name.toLowerCase();
+const camel = (name: string): string => name.toLowerCase().replace(/-/g, '');
+
+const TOOLS: Record<string, ToolSpec> = {
+  // tsc: option names in any case, one or two dashes; a tsconfig (-p, -b) names outDir and more.
+  tsc: {
+    normal: lower,
+    writes: ['outfile', 'out', 'tsbuildinfofile', 'generatecpuprofile'],
+    trees: ['outdir', 'declarationdir', 'generatetrace'],
+    code: ['p', 'project', 'b', 'build', 'plugins'],
+    plain: { p: /^\.?\/?(tsconfig\.json)?$/, project: /^\.?\/?(tsconfig\.json)?$/ },
+    values: ['target', 'module', 'lib', 'jsx', 'moduleresolution', 'rootdir', 'basedir', 'types', 'typeroots', 'newline', 'locale', 'maxnodemodulejsdepth'],
+  },
+  eslint: {
+    writes: ['o', 'output-file'],
+    trees: ['cache-location'],
+    code: ['c', 'config', 'f', 'format', 'plugin', 'rulesdir', 'resolve-plugins-relative-to', 'parser', 'flag'],
+    plain: { f: /^(stylish|json|json-with-metadata|html|compact|unix|visualstudio|checkstyle|jslint-xml|junit|tap)$/, format: /^(stylish|json|json-with-metadata|html|compact|unix|visualstudio|checkstyle|jslint-xml|junit|tap)$/, flag: /^[a-z_]+$/ },
+    rewrite: ['fix'],
+    values: ['ext', 'env', 'global', 'parser-options', 'rule', 'ignore-pattern', 'ignore-path', 'max-warnings', 'cache-strategy', 'stdin-filename'],
+  },
+  prettier: {
+    trees: ['cache-location'],
+    code: ['plugin', 'config', 'plugin-search-dir', 'config-precedence'],
+    plain: { 'config-precedence': /^(cli-override|file-override|prefer-file)$/ },
+    rewrite: ['write', 'w'],
+    values: ['ignore-path', 'stdin-filepath', 'parser', 'print-width', 'tab-width', 'trailing-comma', 'end-of-line', 'arrow-parens', 'prose-wrap', 'quote-props', 'html-whitespace-sensitivity', 'embedded-language-formatting', 'log-level', 'cache-strategy', 'cursor-offset', 'range-start', 'range-end'],
+  },
+  vitest: {
+    writes: ['outputfile'],
+    trees: ['coverage.reportsdirectory'],
+    code: ['c', 'config', 'r', 'root', 'dir', 'reporter', 'environment', 'pool', 'setupfiles', 'globalsetup', 'workspace', 'configloader', 'api', 'browser', 'ui', 'inspect', 'inspect-brk', 'inspectbrk'],
+    plain: { reporter: /^(default|agent|minimal|basic|blob|verbose|dot|json|tap|tap-flat|junit|tree|hanging-process|github-actions|html)$/, environment: /^(node|jsdom|happy-dom|edge-runtime)$/, pool: /^(forks|threads|vmThreads|vmForks)$/, browser: /^(false)$/ },
+    normal: (name) => name.toLowerCase().replace(/^outputfile\..*/, 'outputfile'),
+    values: ['t', 'testnamepattern', 'project', 'shard', 'maxworkers', 'minworkers', 'testtimeout', 'hooktimeout', 'bail', 'retry', 'mode', 'silent', 'sequence.seed', 'changed'],
+  },
+  jest: {
+    normal: camel,
+    writes: ['outputfile'],
+    trees: ['coveragedirectory', 'cachedirectory'],
+    code: ['c', 'config', 'reporters', 'testresultsprocessor', 'setupfiles', 'setupfilesafterenv', 'globalsetup', 'globalteardown', 'testenvironment', 'testrunner', 'resolver', 'transform', 'preset', 'rootdir', 'roots', 'projects', 'moduledirectories', 'modulepaths', 'snapshotresolver', 'watchplugins', 'testsequencer', 'filter', 'prettierpath', 'runner', 'moduleNameMapper', 'modulenamemapper', 'haste', 'dependencyextractor'],
+    plain: { testenvironment: /^(node|jsdom)$/ },
+    values: ['t', 'testnamepattern', 'maxworkers', 'w', 'shard', 'testtimeout', 'seed', 'selectprojects', 'testpathpattern', 'testpathignorepatterns', 'coverageprovider', 'changedsince'],
+  },
+  mypy: {
+    writes: ['junit-xml'],
+    trees: ['cache-dir', 'html-report', 'xslt-html-report', 'xml-report', 'txt-report', 'xslt-txt-report', 'linecount-report', 'linecoverage-report', 'lineprecision-report', 'cobertura-xml-report', 'any-exprs-report', 'memory-xml-report'],
+    code: ['config-file', 'python-executable', 'shadow-file', 'custom-typeshed-dir', 'python-version'],
+    plain: { 'python-version': /^[\d.]+$/ },
+    fromFile: '@',
+    values: ['m', 'module', 'p', 'package', 'c', 'command', 'platform', 'exclude', 'always-true', 'always-false', 'enable-error-code', 'disable-error-code', 'follow-imports', 'soft-error-limit'],
+  },
+  black: {
+    code: ['config', 'python-cell-magics'],
+    dryRun: ['check', 'diff', 'code', 'c'],
+    rewritesByDefault: () => true,
+    values: ['l', 'line-length', 't', 'target-version', 'include', 'exclude', 'extend-exclude', 'force-exclude', 'stdin-filename', 'w', 'workers', 'required-version'],
+  },
+  ruff: {
+    writes: ['o', 'output-file'],
+    trees: ['cache-dir'],
+    code: ['config'],
+    // `ruff --config 'KEY = VALUE'` sets one option; a file (no `=`) may set cache-dir and more.
+    plain: { config: /=/ },
+    rewrite: ['fix', 'unsafe-fixes', 'add-noqa'],
+    dryRun: ['check', 'diff', 'no-fix'],
+    rewritesByDefault: (operands) => operands[0] === 'format',
+    values: ['select', 'ignore', 'extend-select', 'extend-ignore', 'line-length', 'target-version', 'exclude', 'extend-exclude', 'per-file-ignores', 'output-format', 'stdin-filename', 'fixable', 'unfixable'],
+  },
+};
+
+function tool(spec: ToolSpec): (args: readonly Word[], cwd: string | null, out: FileFacts) => void {
+  const normal = spec.normal ?? ((name: string) => name);
+  const takesValue = new Set([...(spec.writes ?? []), ...(spec.trees ?? []), ...(spec.code ?? []), ...(spec.values ?? [])]);
+  return (args, cwd, out) => {
+    const operands: Word[] = [];
+    const flags = new Set<string>();
+    for (let i = 0; i < args.length; i++) {
+      const word = args[i]!;
+      if (!word.isStatic) {
+        out.reasons.push('interpreter'); // an option known only at run time may be any of these
+        continue;
+      }
+      const v = word.value;
+      if (v === '--') {
+        operands.push(...args.slice(i + 1));
+        break;
+      }
+      if (spec.fromFile && v.startsWith(spec.fromFile)) out.reasons.push('interpreter');
+      if (!v.startsWith('-') || v === '-') {
+        operands.push(word);
+        continue;
+      }
+      const eq = v.indexOf('=');
+      const name = normal(v.slice(v.startsWith('--') ? 2 : 1, eq === -1 ? undefined : eq));
+      flags.add(name);
+      const value: Word | undefined = eq !== -1 ? { ...word, value: v.slice(eq + 1), raw: v.slice(eq + 1) } : takesValue.has(name) ? args[++i] : undefined;
+      if (spec.code?.includes(name)) {
+        const plain = spec.plain?.[name];
+        if (!(plain && value?.isStatic && plain.test(value.value))) out.reasons.push('interpreter');
+      } else if (spec.writes?.includes(name) && value) {
+        pushPath(out.paths, pathOf(value, 'write', cwd));
+      } else if (spec.trees?.includes(name) && value) {
+        pushPath(out.paths, treeWrite(value, cwd));
+      }
+    }
+    const names = operands.map((w) => (w.isStatic ? w.value : ''));
+    const dry = spec.dryRun?.some((f) => flags.has(f)) ?? false;
+    const rewrites = (spec.rewrite?.some((f) => flags.has(f)) ?? false) || (!dry && (spec.rewritesByDefault?.(names) ?? false));
+    // ruff's subcommand is no file.
+    const files = spec === TOOLS.ruff ? operands.slice(1) : operands;
+    for (const word of files) {
+      const path = rewrites && !dry ? treeWrite(word, cwd) : pathOf(word, 'read', cwd);
+      if (path && !rewrites) path.tree = { content: true, follows: false };
+      pushPath(out.paths, path);
+    }
+  };
+}
+
+/** Handlers of the tools above, by program name. */
+export const TOOL_HANDLERS: Record<string, (args: readonly Word[], cwd: string | null, out: FileFacts) => void> = Object.fromEntries(Object.entries(TOOLS).map(([name, spec]) => [name, tool(spec)]));
