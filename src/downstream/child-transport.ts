@@ -139,14 +139,19 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       // The process we started is the server: once it is gone, what is left of its group is not
       // supervised by anyone (a wrapper's child that ignores stdin EOF, commands the server
       // started). The group gets SIGTERM, then SIGKILL if its pipes are still held open.
-      child.once('exit', () => {
+      const stopGroup = () => {
         if (this.closed) return;
         this.closed = true;
         killTree(child, 'SIGTERM');
         const force = setTimeout(() => killTree(child, 'SIGKILL'), GRACE_MS);
         force.unref();
         child.once('close', () => clearTimeout(force));
-      });
+      };
+      child.once('exit', stopGroup);
+      // A server that closed its stdout can answer nothing more: it is stopped as if it had exited,
+      // so its calls are answered when it is gone (close, below) and it is started again with the
+      // backoff. Running on, it held every call for timeouts.callSeconds (round 13 review R11).
+      child.stdout?.once('end', stopGroup);
       child.once('close', () => {
         liveGroups.delete(this);
         this.child = undefined;

@@ -87,6 +87,25 @@ describe('a server that keeps failing', () => {
     const crashed = await harness.client.callTool({ name: 'flaky__crash', arguments: {} });
     expect(textOf(crashed)).toContain('stopped while the call was running: it may have had effects');
   }, 60_000);
+
+  test('a server that closes its stdout and keeps running: its call is answered, the process stopped and started again', async () => {
+    // It held each call for timeouts.callSeconds (600 s by default), and the next call was written to it (round 13 review R11).
+    const dir = tempDir();
+    const file = join(dir, 'starts');
+    harness = await startGateway({ mcpServers: { f: faultServer('closes-stdout', file) }, permissions: { allow: ['mcp__f'] }, timeouts: { callSeconds: 600 } });
+    const [first] = starts(file);
+    const answer = await harness.client.callTool({ name: 'f__echo', arguments: { text: 'then silence' } }, undefined, { timeout: 600_000 });
+    expect(answer.isError).toBe(true);
+    expect(textOf(answer)).toBe('mcp-latch: server "f" stopped while the call was running: it may have had effects.');
+    await eventually(() => expect(isAlive(first!)).toBe(false));
+    const second = await eventually(async () => {
+      const pid = textOf(await harness!.client.callTool({ name: 'f__whoami', arguments: {} }));
+      expect(pid).toMatch(/^\d+$/);
+      return Number(pid);
+    }, 30_000, 200);
+    expect(second).not.toBe(first);
+    expect(starts(file)).toEqual([first, second]);
+  }, 60_000);
 });
 
 describe('processes a server leaves', () => {
