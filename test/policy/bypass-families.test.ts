@@ -4034,3 +4034,16 @@ describe('3. formatters, linters, type checkers and JS test runners', () => {
     'ruff check src', 'ruff format src', "ruff check --config 'line-length = 100' src",
   ], TOOLS);
 });
+
+// A runner's command (`poetry run CMD`, `uv run`, `bundle exec`, `pipenv run`) was not analysed as
+// one, and the runner being a known program its words were no deny-rule candidates: `poetry run cat
+// ~/.ssh/id_rsa` was allowed in bypassPermissions past Read(~/.ssh/**) (found while fixing round 13
+// review A1: `uv run pytest --basetemp=D` was not seen either). Its words are candidates now.
+describe('8. the words of a command a runner runs meet the deny rules', () => {
+  deniedEverywhere([
+    ['poetry run cat <H>/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['uv run cat .env', 'Read(**/.env)'],
+    ['bundle exec cat .env', 'Read(**/.env)'],
+    ['pipenv run sort -o out/table.csv x', 'Edit(<T>/data/table.csv)'],
+  ], { deny: ['Edit(<T>/data/table.csv)'] });
+});

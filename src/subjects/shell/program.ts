@@ -60,7 +60,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   // A CLI other than git (make, docker, cargo, pip…) reads files its options name too: `make -p
   // -f .env` prints .env's assignments (GNU make 4.3), so its option values are candidates.
   // Runners (runners.ts) model what their options write and load, not every file they read: all their words stay candidates.
-  const every = unknown || RUNNER_PROGRAMS.has(name) || interpreterSpec(name) !== undefined || (Object.hasOwn(CLIS, name) && name !== 'git' ? 'option-values' : false);
+  // So are a runner's (`poetry run cat ~/.ssh/id_rsa`, `uv run`, `bundle exec`): the command it runs is not analysed as one.
+  const every = unknown || RUNNER_PROGRAMS.has(name) || runsCommand(name, args) || interpreterSpec(name) !== undefined || (Object.hasOwn(CLIS, name) && name !== 'git' ? 'option-values' : false);
   for (const candidate of candidatePaths(name, args, cwd, every)) {
     if (!segment.paths.some((path) => path.path === candidate.path)) segment.paths.push(candidate);
   }
@@ -748,6 +749,16 @@ function echoText(args: readonly Word[]): string | null {
   while (i < args.length && args[i]!.isStatic && /^-[neE]+$/.test(args[i]!.value)) i++;
   const rest = args.slice(i);
   return rest.every((w) => w.isStatic) ? `${rest.map((w) => w.value).join(' ')}\n` : null;
+}
+
+/** True when a runner (programs.ts RUNNERS) is given the subcommand that runs a command (`uv run`, `npm exec`, `npx`). */
+function runsCommand(name: string, args: readonly Word[]): boolean {
+  if (!Object.hasOwn(RUNNERS, name)) return false;
+  const runs = RUNNERS[name]!.run;
+  if (runs.includes('')) return true;
+  const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
+  const index = subcommandIndex(name, statics);
+  return index !== null && index >= 0 && runs.includes(statics[index]!);
 }
 
 /** True when the analyser models what the program runs and reads, or it runs nothing it is given. */
