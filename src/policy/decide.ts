@@ -350,6 +350,7 @@ const UNKNOWN_DIR = '/\u0000unknown';
 function gitCodeReason(subject: PathSubject): string {
   const dir = subject.gitDirectory!;
   if (subject.gitConfigNamed) return 'git runs code named in this configuration file, which the command points git at';
+  if (subject.gitHooks) return `it is in ${dir}, the hooks directory the repository's core.hooksPath names: git runs the hooks there`;
   if (dir === subject.path || dir === subject.realPath) return `it is the git directory ${dir} itself, and git runs code named in its config, hooks/ and info/attributes`;
   return `git runs code named in the config, hooks/ and info/attributes of the git directory ${dir}`;
 }

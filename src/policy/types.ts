@@ -201,6 +201,8 @@ export interface PathSubject {
   gitDirectory?: string;
   /** `gitDirectory` is a configuration file the same call points git at (`GIT_CONFIG_GLOBAL=F`, `HOME=D`), not a directory. */
   gitConfigNamed?: true;
+  /** `gitDirectory` is the hooks directory the repository's `core.hooksPath` names (subjects/git-dir.ts hooksDirectoryOf). */
+  gitHooks?: true;
 }
 
 /** One shell simple command of a command-kind call. */

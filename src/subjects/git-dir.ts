@@ -71,7 +71,7 @@ export const GIT_REPOSITORY_FOUND = 'repository git finds from its working direc
  * points at, were never asked about (round 13 review, A10, A14; docs/threat-model.md#files-and-settings-git-runs-code-from).
  */
 export function repositoryProblem(dir: string): string | null {
-  let found: { gitDir: string; commonDir: string } | null;
+  let found: ReturnType<typeof repositoryFrom>;
   try {
     found = repositoryFrom(dir);
   } catch {
@@ -88,8 +88,91 @@ export function repositoryProblem(dir: string): string | null {
 const MODULE = /\/\.git\/modules\/./;
 const WORKTREE = /\.git\/worktrees\/[^/]+$/;
 
+/**
+ * The hooks directory `path` (a real path a call writes) is in, when the repository it is in sets
+ * `core.hooksPath` (git-config(1); its local config, config.worktree, the global and system files):
+ * a hook written there runs at the next `git commit` as one in `.git/hooks` does (round 13 review,
+ * A5: `.husky/pre-commit` then `git commit`, husky's `core.hooksPath=.husky`). A relative value is
+ * taken from the working tree's top (from the git directory in a bare one); husky 9's `.husky/_`
+ * runs the scripts of its parent, so that counts too. Null when none; the repository's directory
+ * when it cannot be read (fails closed).
+ */
+export function hooksDirectoryOf(path: string, home: string): string | null {
+  let found: ReturnType<typeof repositoryFrom>;
+  try {
+    found = repositoryFrom(dirname(path));
+  } catch {
+    return dirname(path);
+  }
+  if (found === null) return null;
+  const xdg = process.env.XDG_CONFIG_HOME || `${home}/.config`;
+  const files = [`${found.commonDir}/config`, `${found.gitDir}/config.worktree`, `${home}/.gitconfig`, `${xdg}/git/config`, '/etc/gitconfig'];
+  for (const file of files) {
+    let values: string[];
+    try {
+      values = hooksPathsIn(file);
+    } catch {
+      return found.gitDir;
+    }
+    for (const value of values) {
+      const named = value.startsWith('~/') ? `${home}${value.slice(1)}` : value.startsWith('/') ? value : `${found.top ?? found.gitDir}/${value}`;
+      const dirs = [named.replace(/\/+$/, '')];
+      if (basename(dirs[0]!) === '_') dirs.push(dirname(dirs[0]!));
+      for (const dir of dirs) {
+        let real = dir;
+        try {
+          real = realpathSync.native(dir);
+        } catch {
+          // Not there yet: as named.
+        }
+        for (const form of new Set([dir, real])) if (path === form || path.startsWith(`${form}/`)) return form;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * The `core.hooksPath` values of a config file, kept while its inode, size, mtime and ctime stay (a
+ * write changes ctime, which no one sets by hand): one `stat` per file and write, not a read.
+ */
+function hooksPathsIn(file: string): string[] {
+  const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
+  if (stat === undefined) return [];
+  const key = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  const kept = hooksPathsKept.get(file);
+  if (kept?.key === key) return kept.values;
+  const text = readFileSync(file, 'utf8');
+  const values = /hookspath/i.test(text) ? hooksPathValues(text) : [];
+  if (hooksPathsKept.size > 64) hooksPathsKept.clear();
+  hooksPathsKept.set(file, { key, values });
+  return values;
+}
+
+const hooksPathsKept = new Map<string, { key: string; values: string[] }>();
+
+/** Every `core.hooksPath` value of a config file's text (any of them may be the one git takes: all count). */
+function hooksPathValues(text: string): string[] {
+  const values: string[] = [];
+  let core = false;
+  for (const line of text.split('\n')) {
+    let rest = line;
+    const section = /^\s*\[\s*([^\]\s"]+)[^\]]*\]/.exec(rest);
+    if (section) {
+      core = section[1]!.toLowerCase() === 'core';
+      rest = rest.slice(section[0].length);
+    }
+    const key = /^\s*hookspath\s*=\s*(.*)$/i.exec(rest);
+    if (!core || !key) continue;
+    let value = key[1]!.replace(/\s[#;].*$/, '').trim();
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+    if (value !== '') values.push(value);
+  }
+  return values;
+}
+
 /** setup.c's discovery from `dir`: the real paths of the git directory and its common directory, or null when git finds none. Throws when git would stop with an error. */
-function repositoryFrom(dir: string): { gitDir: string; commonDir: string } | null {
+function repositoryFrom(dir: string): { gitDir: string; commonDir: string; top: string | null } | null {
   for (let at = dir; ; at = dirname(at)) {
     const entry = `${at === '/' ? '' : at}/.git`;
     // `dir` is a real path: a `.git` that is no link is its own real path (one lookup less).
@@ -115,7 +198,7 @@ function repositoryFrom(dir: string): { gitDir: string; commonDir: string } | nu
       continue;
     }
     const real = gitDir === at || (gitDir === entry && !link!.isSymbolicLink()) ? gitDir : realpathSync.native(gitDir);
-    return { gitDir: real, commonDir: common === gitDir ? real : realpathSync.native(common) };
+    return { gitDir: real, commonDir: common === gitDir ? real : realpathSync.native(common), top: gitDir === at ? null : at };
   }
 }
 

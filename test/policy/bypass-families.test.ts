@@ -643,6 +643,33 @@ describe('4. the repository git finds from its working directory: code written b
   });
 });
 
+// git-config(1) core.hooksPath (round 13 review, A5): husky and its kin point git's hooks at a tracked
+// directory. Proven with git 2.39 and bash 5.2: with `core.hooksPath=.husky`, writing
+// .husky/pre-commit and then `git commit` ran it, in one call, under acceptEdits.
+describe('4. a hook in the directory core.hooksPath names asks as one in .git/hooks does', () => {
+  let H = '';
+  const RULE = 'built-in: git runs code named in a git directory';
+  const inH = (command: string, mode: DefaultMode): Decision =>
+    decideShell(command, { allow: ['Bash(git commit *)', 'Bash(echo *)'], deny: BASE_DENY, mode, workspace: [H], cwd: H, home });
+  beforeAll(() => {
+    H = join(T, 'husky');
+    mkdirSync(join(H, '.husky', '_'), { recursive: true });
+    execFileSync('git', ['init', '-q'], { cwd: H, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    execFileSync('git', ['config', 'core.hooksPath', '.husky/_'], { cwd: H, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    writeFileSync(join(H, '.husky', 'pre-commit'), '#!/bin/sh\n');
+  });
+  for (const mode of ['default', 'acceptEdits'] as const) {
+    test.each(["printf '#!/bin/sh\\nid\\n' > .husky/pre-commit && git commit --allow-empty -qm x", 'echo id > .husky/pre-commit', 'echo id > .husky/_/pre-push'])(`${mode}: %j asks`, (command) => {
+      const decision = inH(command, mode);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: RULE });
+    });
+  }
+  test.each(['echo x > src.ts', 'echo x > .huskyrc'])('acceptEdits: %j is allowed', (command) => {
+    const decision = inH(command, 'acceptEdits');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
 describe('4. settings and variables whose value git runs are commands to decide', () => {
   const GIT = { allow: ['Bash(git *)', 'Bash(man *)'] };
   deniedEverywhere(
