@@ -130,6 +130,8 @@ export class DefinitionReports {
         this.logger.warn({ [listed.kind]: listed.exposed, findings: scan.findings.map((finding) => `${finding.code} in ${finding.where}`), policy }, `a ${listed.kind} definition was flagged by the description scan`);
       }
     }
+    // First: a lock file that was unreadable and has changed since is read again here (pins.ts).
+    this.store.unreadable();
     let pin = this.store.get(listed.kind, listed.server, listed.name);
     // A pin that differs may have been accepted meanwhile by `mcp-latch tools --accept`.
     if (pin && pin.digest !== scan.digest) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
@@ -33,6 +33,8 @@ const empty = (): PinsFile => ({ version: 1, servers: {} });
 export class PinStore {
   private data: PinsFile = empty();
   private problem: string | null = null;
+  /** The file as it was when `problem` was found (fileStamp): a change is read again. */
+  private problemStamp: string | null = null;
   /** Writes of this process, one after another, so two pins cannot interleave read-modify-write. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -50,14 +52,25 @@ export class PinStore {
         this.data = empty();
         this.problem = null;
       } else {
-        this.problem = errorMessage(error);
+        this.setProblem(errorMessage(error));
       }
     }
   }
 
-  /** Why the pins cannot be trusted right now (the file is unreadable or invalid); null when they can. */
+  /**
+   * Why the pins cannot be trusted right now (the file is unreadable or invalid); null when they can.
+   * A file that changed since the problem was found (fixed, removed, written by another process) is
+   * read again first: the tool stayed refused, with a reason no longer true, after the user did what
+   * the refusal said (round 13 review R5). Only a stat while there is a problem.
+   */
   unreadable(): string | null {
+    if (this.problem !== null && fileStamp(this.path) !== this.problemStamp) this.reload();
     return this.problem;
+  }
+
+  private setProblem(problem: string): void {
+    this.problem = problem;
+    this.problemStamp = fileStamp(this.path);
   }
 
   get(kind: PinKind, server: string, name: string): Pin | undefined {
@@ -80,7 +93,7 @@ export class PinStore {
       try {
         await db.read();
       } catch (error) {
-        this.problem = errorMessage(error);
+        this.setProblem(errorMessage(error));
         throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${this.problem}; fix or remove ${this.path} and try again`, { cause: error });
       }
       const digest = definitionDigest(definition);
@@ -96,6 +109,16 @@ export class PinStore {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+}
+
+/** The file's identity, size and time of change; `missing` when it is not there, `unknown` when it cannot be stat'ed. */
+function fileStamp(path: string): string {
+  try {
+    const stat = statSync(path, { throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}` : 'missing';
+  } catch {
+    return 'unknown';
   }
 }
 
