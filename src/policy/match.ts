@@ -87,6 +87,12 @@ export class RuleSet {
     const nocase = isCaseInsensitive(this.env.platform);
     for (const glob of anchorGlob(rule.pattern, this.env)) {
       const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase) };
+      // minimatch takes `x/..` out of a glob (`/w/proj/../secret/**` matches /w/secret/x), which the
+      // index by literal prefix does not: such a glob is tried on every path.
+      if (/(^|\/)\.\.(\/|$)/.test(glob)) {
+        index.scan.push(matcher);
+        continue;
+      }
       if (glob.startsWith('/**/')) {
         const name = glob.slice(4);
         if (!/[*?[\]{}]/.test(name) && !name.includes('/')) push(index.byBasename, fold(name, nocase), matcher);

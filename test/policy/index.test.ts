@@ -220,6 +220,32 @@ describe('path rules indexed by literal prefix and name', () => {
   });
 });
 
+describe('literal path rules matched as strings', () => {
+  const LITERAL = ['/w/proj/src', '/w/proj/src/**', '/w/proj/**/.env', '**/.env', './.env', '/w/proj/.env', '/w/proj/..x/**', '/w/proj/..', '/w/proj/../proj/**', '/w/proj/./src/**', '/w/pro/**', '/w/proj/src/**/a.ts', '/w/proj/**/src', '~/.ssh/**', '/w/proj/a(b)/**', '/w/proj/**/..', '/**', '/w/proj/**/.env/**', 'src/', '/w/proj/.env/'];
+  const PARTS = ['w', 'proj', 'pro', 'src', '.env', 'a.ts', '..x', '..', '.', '', 'a(b)', 'home', 'u', '.ssh', 'x', 'projx', '.envx'];
+
+  test('P, P/** and P/**/NAME (literal) match as minimatch does; a rule with `..` (which minimatch takes out) is not skipped by the index', () => {
+    const r = rng(1327);
+    let matched = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const rule = parseRule(`${pick(r, ['Read', 'Edit'])}(${pick(r, LITERAL)})`, 'deny');
+      const parts = [pick(r, ['', '/w/proj', '/home/u', '/w'])];
+      const more = Math.floor(r() * 5);
+      for (let k = 0; k < more; k++) parts.push(pick(r, PARTS));
+      // As decide gives it (normalised), or with a trailing `/` (not plain: minimatch decides).
+      const normal = path.posix.normalize(parts.join('/') || '/');
+      const target = r() < 0.3 && normal !== '/' ? `${normal.replace(/\/+$/, '')}/` : normal.length > 1 ? normal.replace(/\/+$/, '') : normal;
+      const indexed = new RuleSet([rule], env).matchPath('deny', 'write', target) !== null;
+      const every = everyPathRule([rule], 'deny', 'write', target) !== null;
+      if (indexed !== every) expect.fail(`${rule.text} on ${target}: ${indexed ? 'matched' : 'not matched'}, minimatch ${every ? 'matches' : 'does not match'}`);
+      if (indexed) matched++;
+    }
+    expect(matched).toBeGreaterThan(1_000);
+    // A deny rule written through `..` (round 12's index looked it up under /home/u/.ssh/.. and never met it).
+    expect(new RuleSet([parseRule('Read(~/.ssh/../.aws/**)', 'deny')], env).matchPath('deny', 'read', '/home/u/.aws/credentials')?.text).toBe('Read(~/.ssh/../.aws/**)');
+  });
+});
+
 describe('isInside', () => {
   test('compares plain paths as strings exactly as path.relative does, and normalises the others', () => {
     const reference = (root: string, candidate: string): boolean => {
