@@ -3,6 +3,7 @@ import { Minimatch } from 'minimatch';
 import { isBuiltIn, type Rule } from './rule.js';
 import { containsRule, equalWords, isNarrowEligible, startsWith } from './command-match.js';
 import type { Access, RuleList, Segment } from './types.js';
+import { isPlainAbsolute } from '../plain-path.js';
 
 /**
  * Compiled, indexed rules (docs/rules.md). Built once per config load (and when the workspace roots
@@ -23,12 +24,19 @@ export interface MatchEnv {
 
 interface PathMatcher {
   rule: Extract<Rule, { type: 'path' }>;
-  matchers: Minimatch[];
+  matchers: GlobMatcher[];
+}
+
+/** A glob as a path rule tries it: minimatch, or a string test for the shapes most rules have (globMatchers). */
+interface GlobMatcher {
+  match(path: string, partial?: boolean): boolean;
 }
 
 interface PathIndex {
   /** Literal directory prefix (match form) → matchers under it. */
   byPrefix: Map<string, PathMatcher[]>;
+  /** The lengths of byPrefix's keys: an ancestor of another length is not looked up (hashing it cost more than the walk). */
+  prefixLengths: Set<number>;
   /** Bare file-name rules with a literal name, by that name. */
   byBasename: Map<string, PathMatcher[]>;
   /** Rules that can match anywhere and have no literal to index by. */
@@ -41,7 +49,7 @@ type CommandRule = Extract<Rule, { type: 'command' }>;
 type McpRule = Extract<Rule, { type: 'mcp' }>;
 
 function emptyPathIndex(): PathIndex {
-  return { byPrefix: new Map(), byBasename: new Map(), scan: [], all: [] };
+  return { byPrefix: new Map(), byBasename: new Map(), scan: [], all: [], prefixLengths: new Set() };
 }
 
 interface ListIndex {
@@ -99,7 +107,9 @@ export class RuleSet {
         else index.scan.push(matcher);
         continue;
       }
-      push(index.byPrefix, fold(literalPrefix(glob), nocase), matcher);
+      const prefix = fold(literalPrefix(glob), nocase);
+      push(index.byPrefix, prefix, matcher);
+      index.prefixLengths.add(prefix.length);
     }
   }
 
@@ -118,7 +128,7 @@ export class RuleSet {
       // is dropped first, or the walk would step over the directory it names.
       let dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
       for (;;) {
-        const found = index.byPrefix.get(dir);
+        const found = index.prefixLengths.has(dir.length) ? index.byPrefix.get(dir) : undefined;
         if (found) for (const candidate of found) if (candidate.matchers.some((m) => m.match(path))) return candidate.rule;
         if (dir === '/' || dir === '') break;
         const parent = posix.dirname(dir);
@@ -266,13 +276,32 @@ function literalPrefix(glob: string): string {
   return prefix === '' ? '/' : prefix;
 }
 
-function globMatchers(glob: string, nocase: boolean): Minimatch[] {
-  const options = { dot: true, nonegate: true, nocomment: true, noext: true, nocase, optimizationLevel: 2 } as const;
-  const matchers = [new Minimatch(glob, options)];
+function globMatchers(glob: string, nocase: boolean): GlobMatcher[] {
+  const matchers = [globMatcher(glob, nocase)];
   // `dir/**` also matches `dir` itself (deleting or moving the directory).
-  if (glob.endsWith('/**') && glob.length > 3) matchers.push(new Minimatch(glob.slice(0, -3), options));
+  if (glob.endsWith('/**') && glob.length > 3) matchers.push(globMatcher(glob.slice(0, -3), nocase));
   return matchers;
 }
+
+// A literal path `P`, `P/**` and `P/**/NAME` (P and NAME without glob characters, `.` or `..`:
+// `Read(./**)` and `Read(**/.env)` anchored at a root) match a plain absolute path exactly when it
+// is P, is below P, is below P and ends in `/NAME`, as minimatch matches them (dot: true, `**` never
+// takes `.` or `..`): a string test instead of minimatch's walk over the segments, 1–3 µs for each
+// path subject (docs/performance.md "Round 13: decision time"). A path minimatch would normalise
+// (`//`, `.`, `..`, a trailing `/`), a partial match and a case-insensitive platform go to minimatch.
+function globMatcher(glob: string, nocase: boolean): GlobMatcher {
+  const minimatch = new Minimatch(glob, { dot: true, nonegate: true, nocomment: true, noext: true, nocase, optimizationLevel: 2 });
+  const shape = nocase ? null : LITERAL_SHAPE.exec(glob);
+  if (shape === null) return minimatch;
+  const [, dir, tree, name] = shape as unknown as [string, string, string | undefined, string | undefined];
+  const below = `${dir}/`;
+  const tail = name === undefined ? null : `/${name}`;
+  const matches = tree === undefined ? (path: string) => path === dir : tail === null ? (path: string) => path.startsWith(below) : (path: string) => path.length >= dir.length + tail.length && path.startsWith(below) && path.endsWith(tail);
+  return { match: (path, partial = false) => (partial || !isPlainAbsolute(path) ? minimatch.match(path, partial) : matches(path)) };
+}
+
+// `/a/b`, `/a/b/**`, `/a/b/**/NAME`: components without glob or extglob characters or `\`, and no `.` or `..` one.
+const LITERAL_SHAPE = /^((?:\/(?!\.\.?(?:\/|$))[^/*?[\]{}\\()|+@!]+)+)(\/\*\*(?:\/(?!\.\.?$)([^/*?[\]{}\\()|+@!]+))?)?$/;
 
 const globCache = new Map<string, RegExp>();
 

@@ -27,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expandHome, isHomePath } from '../home.js';
+import { isPlainAbsolute } from '../plain-path.js';
 
 /** Where `~` points and which path rules apply; injected so tests can run win32 logic on POSIX. */
 export interface PathEnv {
@@ -419,12 +420,6 @@ export function isInside(root: string, candidate: string, platform: NodeJS.Platf
   if (!P.isAbsolute(r) || !P.isAbsolute(c)) return false;
   const rel = P.relative(r, c);
   return rel === '' || (rel !== '..' && !rel.startsWith('..' + P.sep) && !P.isAbsolute(rel));
-}
-
-const NOT_PLAIN = /\/\/|\/\.\.?(\/|$)|.\/$/;
-
-function isPlainAbsolute(p: string): boolean {
-  return p.startsWith('/') && !NOT_PLAIN.test(p);
 }
 
 /**
