@@ -10,6 +10,7 @@
 import { ErrorCode, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startWaitMs } from '../config/schema.js';
 import type { ToolRoute } from '../downstream/registry.js';
+import type { Supervisor } from '../downstream/supervisor.js';
 import { unavailableResult } from '../latch/denial.js';
 import { decideCall, handleToolCall, redecide, type DecidedCall } from './call.js';
 import type { CallContext, SessionPort } from './ports.js';
@@ -96,7 +97,7 @@ export class CallOrder {
     const registry = this.context.registry;
     const route = registry.resolveTool(request.params.name);
     if (!route) {
-      if (registry.all().some((supervisor) => supervisor.state === 'starting')) return NOT_YET;
+      if (registry.all().some((supervisor) => supervisor.state === 'starting') || this.downServerOf(request.params.name)) return NOT_YET;
       throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     }
     const args = argumentsOf(request);
@@ -108,13 +109,25 @@ export class CallOrder {
   private async decideWhenReady(call: IncomingCall): Promise<Step> {
     const { request } = call;
     const route = await this.routeWhenListed(request.params.name);
-    if (!route) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    if (!route) {
+      const down = this.downServerOf(request.params.name);
+      if (down) return { answer: unavailableResult(down.unavailableReason()) };
+      throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
     const args = argumentsOf(request);
     if (route.supervisor.state !== 'ready' && !(await route.supervisor.whenReady(startWaitMs(this.context.config())))) {
       return { answer: unavailableResult(route.supervisor.unavailableReason()) };
     }
     await this.context.analysisReady(route);
     return decideCall(call, route, args, this.context, this.session);
+  }
+
+  /**
+   * The configured server whose prefix `exposed` has and that is not up (failed, or stopped): a call
+   * of a tool it never listed got "Unknown tool", not the reason it is down (round 13 review R13).
+   */
+  private downServerOf(exposed: string): Supervisor | undefined {
+    return this.context.registry.all().find((supervisor) => supervisor.state !== 'ready' && supervisor.state !== 'starting' && supervisor.config.prefix !== false && exposed.startsWith(`${supervisor.name}__`));
   }
 
   /** A call may come before the first tools/list: wait (bounded) for servers still starting. */

@@ -88,6 +88,17 @@ describe('a server that keeps failing', () => {
     expect(textOf(crashed)).toContain('stopped while the call was running: it may have had effects');
   }, 60_000);
 
+  test('a call of a tool of a server that never started gets the reason it is down, not "Unknown tool"', async () => {
+    // Round 13 review R13: it never listed, so the gateway did not know the tool, and said so.
+    const dir = tempDir();
+    harness = await startGateway({ mcpServers: { bad: faultServer('fail-starts', join(dir, 'starts'), { FAULT_COUNTER: join(dir, 'counter'), FAULT_FAILS: '1000' }) }, permissions: { allow: ['mcp__bad'] }, timeouts: { firstListSeconds: 1 } });
+    await eventually(async () => {
+      const answer = await harness!.client.callTool({ name: 'bad__anything', arguments: {} });
+      expect(answer.isError).toBe(true);
+      expect(textOf(answer)).toMatch(/^mcp-latch: the call was not run because server "bad" is unavailable: failed to start: .*restarting in \d+ s\.$/);
+    }, 30_000, 200);
+  }, 60_000);
+
   test('a server that closes its stdout and keeps running: its call is answered, the process stopped and started again', async () => {
     // It held each call for timeouts.callSeconds (600 s by default), and the next call was written to it (round 13 review R11).
     const dir = tempDir();
