@@ -54,3 +54,6 @@ export class Cancellation implements CancelSource {
 }
 
 function noop(): void {}
+
+/** The reason the calls in flight are cancelled with when the gateway closes (a signal, the client gone): their records say `by: "gateway"`. */
+export const GATEWAY_STOPPING = 'the gateway is stopping';

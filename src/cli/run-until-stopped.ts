@@ -5,7 +5,8 @@ import type { Logger } from '../log.js';
 /** What `serve` and `serve --http` keep running: the config is reloaded on change, closed on stop. */
 export interface Running {
   reload(text: string, why: string): void;
-  close(): Promise<void>;
+  /** `why`: the signal's name, or what else ended it ("stdin closed"). */
+  close(why?: string): Promise<void>;
 }
 
 /**
@@ -27,7 +28,7 @@ export function runUntilStopped(path: string, running: Running, logger: Logger):
     watcher.close();
     const force = setTimeout(() => process.exit(0), 10_000);
     force.unref();
-    void running.close().finally(() => {
+    void running.close(why).finally(() => {
       logger.flush();
       process.exit(0);
     });

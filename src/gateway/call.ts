@@ -17,6 +17,7 @@ import { ConnectionLost, type CallSettle, type DirectCallOptions } from '../down
 import { InvalidAnswer } from '../downstream/invalid-answer.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
+import { GATEWAY_STOPPING } from '../cancellation.js';
 import type { Permit } from '../downstream/permit.js';
 import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext, type Person } from '../latch/ask.js';
@@ -161,7 +162,7 @@ async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, 
   if (outcome.type === 'forward' && !outcome.answer && resumed?.answer) outcome = { ...outcome, answer: resumed.answer };
   const audit = auditor(decided, context, session);
   if (outcome.type === 'cancelled') {
-    audit(decided.decision, 'cancelled', 'client');
+    audit(decided.decision, 'cancelled', decided.call.cancel.reason === GATEWAY_STOPPING ? 'gateway' : 'client');
     return denialResult(cancelledDenial());
   }
   if (outcome.type === 'deny') {

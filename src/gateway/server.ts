@@ -10,6 +10,7 @@ import type { PathEnv } from '../subjects/paths.js';
 import { GatewayCore, mirrorCapabilities } from './core.js';
 import { createRelayHooks } from './relay.js';
 import { UpstreamSession } from './upstream-session.js';
+import { GATEWAY_STOPPING } from '../cancellation.js';
 
 
 export interface GatewayOptions {
@@ -94,7 +95,11 @@ export class Gateway {
   }
 
   /** Closes every server (process trees included) and the upstream connection. */
-  async close(): Promise<void> {
+  async close(why?: string): Promise<void> {
+    // A call waiting for its prompt on a signal got no audit record (round 13 review R2): it is
+    // cancelled through the latch, recorded, before the servers and then the audit close. (The
+    // client gone cancels them itself, recorded `by: "client"`: upstream-calls.ts.)
+    if (why?.startsWith('SIG')) this.upstream.cancelCalls(GATEWAY_STOPPING);
     this.upstream.stop();
     await this.core.close();
     await this.upstream.close();

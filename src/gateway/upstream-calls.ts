@@ -158,7 +158,8 @@ export class UpstreamCalls {
     this.firstAnswer = null;
   }
 
-  private cancelAll(reason: string): void {
+  /** Cancels every call not answered yet: one still waiting is never forwarded, and is recorded cancelled. */
+  cancelAll(reason: string): void {
     for (const call of this.group) call.cancel.cancel(reason);
     for (const cancellation of this.running.values()) cancellation.cancel(reason);
   }

@@ -315,6 +315,11 @@ export class UpstreamSession {
     return this.order.callTools(calls);
   }
 
+  /** Cancels this client's calls not answered yet (the gateway is stopping on a signal). */
+  cancelCalls(reason: string): void {
+    this.toolCallsBypassingProtocol.cancelAll(reason);
+  }
+
   /** The session is ending: nothing more is sent or started for it (its servers may still be closing). */
   /** This client's tools/call requests not answered yet. */
   callsInFlight(): number {
