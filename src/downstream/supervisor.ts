@@ -62,6 +62,8 @@ export interface SupervisorOptions {
 
 /** A server that stays up this long has its backoff reset. */
 const STABLE_MS = 30_000;
+/** At most one transport-error warning a server in this time (warnTransportError). */
+const TRANSPORT_WARN_MS = 10_000;
 
 /** The answers' schemas with their lists left to checkEntries: zod over a whole list built an issue per refused entry (answer-entries.ts). */
 const ReadWithoutContents = ReadResourceResultSchema.extend({ contents: z.array(z.unknown()) });
@@ -86,6 +88,8 @@ export class Supervisor {
   readonly name: string;
   readonly config: ServerConfig;
   state: ServerState = 'starting';
+  private transportWarnedAt = Number.NEGATIVE_INFINITY;
+  private transportHeldBack = 0;
   lastError: string | null = null;
   listing: ServerListing = { tools: [], resources: [], templates: [], prompts: [] };
   serverCapabilities: ServerCapabilities | undefined;
@@ -237,7 +241,7 @@ export class Supervisor {
           logger.debug({ err: errorMessage(error) }, 'server transport error after the connection was closed');
           return;
         }
-        logger.warn({ err: errorMessage(error) }, 'server transport error');
+        this.warnTransportError(errorMessage(error));
         const failure = this.remote && generation === this.generation ? remoteFailure(error) : null;
         // Nothing answers: a new session, after the backoff. A 404 may also be a server's answer to
         // the event stream it does not offer: a ping on the session tells whether the session ended.
@@ -538,6 +542,24 @@ export class Supervisor {
       // The server's own error, passed on with its message as the server sent it.
       throw asRpcError(error);
     }
+  }
+
+  /**
+   * One warning a server per TRANSPORT_WARN_MS, the next one counting those held back (debug lines):
+   * a server's stray messages (responses to ids it was never sent, progress for tokens it was not
+   * given) were one warning each, 66,666 lines and 18 MB on stderr for one call (round 13 review R7).
+   */
+  private warnTransportError(err: string): void {
+    const now = Date.now();
+    if (now - this.transportWarnedAt < TRANSPORT_WARN_MS) {
+      this.transportHeldBack += 1;
+      this.options.logger.debug({ err }, 'server transport error');
+      return;
+    }
+    const more = this.transportHeldBack;
+    this.transportWarnedAt = now;
+    this.transportHeldBack = 0;
+    this.options.logger.warn({ err, ...(more > 0 ? { heldBack: more } : {}) }, `server transport error${more > 0 ? ` (${more.toLocaleString('en-US')} more since the last warning, at debug level)` : ''}`);
   }
 
   /** The server's answer was refused by the MCP schema: the client gets `error`, and the log says so too. */

@@ -88,6 +88,17 @@ describe('a server that keeps failing', () => {
     expect(textOf(crashed)).toContain('stopped while the call was running: it may have had effects');
   }, 60_000);
 
+  test("a server's stray messages: one warning, not one each", async () => {
+    // 66,666 stray messages were 66,666 warnings, 18 MB on stderr (round 13 review R7).
+    const dir = tempDir();
+    harness = await startGateway({ mcpServers: { f: faultServer('stray-flood', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } });
+    expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after strays' } }))).toContain('after strays');
+    // The log reaches the test on stderr, after the answer on stdout.
+    const lines = () => harness!.stderr().split('\n').filter((line) => line.includes('server transport error'));
+    await eventually(() => expect(lines().filter((line) => line.includes('"level":20'))).toHaveLength(999));
+    expect(lines().filter((line) => line.includes('"level":40'))).toHaveLength(1);
+  }, 60_000);
+
   test('a call of a tool of a server that never started gets the reason it is down, not "Unknown tool"', async () => {
     // Round 13 review R13: it never listed, so the gateway did not know the tool, and said so.
     const dir = tempDir();
