@@ -32,6 +32,9 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * server's request carries no progress token of the call (docs/team.md).
  * A log message below the level its session set is not sent (log-levels.ts). Resource updates go to every session.
  */
+/** How many of one server's questions may wait for the person (one shown, the rest behind it); more are declined. */
+const SERVER_QUESTIONS_WAITING = 10;
+
 export function createRelayHooks(core: GatewayCore, client: () => Server | null, sessions: () => Server[]): RelayHooks {
   const target = (name: string): Target => {
     const one = client();
@@ -52,6 +55,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
     core.logger.warn({ server: name, why }, `refused the ${what} request of a server`);
     throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
   };
+  const questions = new Map<string, { turn: Promise<unknown>; waiting: number }>();
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {
       const to = target(name);
@@ -61,7 +65,28 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
       }
       // A 2026-07-28 client is sent no request: its call answers input_required with the question (input-required.ts).
       if (to.hold) return to.hold(shownQuestion(name, params), signal);
-      return to.client.elicitInput(shownQuestion(name, params), { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
+      // A server's questions reach the person one at a time, at most SERVER_QUESTIONS_WAITING
+      // waiting, per session (round 13 review R15: 2,000 at once were all put before the person).
+      const key = `${name}\u0000${to.session ?? ''}`;
+      const queue = questions.get(key) ?? { turn: Promise.resolve(), waiting: 0 };
+      if (queue.waiting >= SERVER_QUESTIONS_WAITING) {
+        core.logger.warn({ server: name, limit: SERVER_QUESTIONS_WAITING }, `declined a question of a server: ${SERVER_QUESTIONS_WAITING} of its questions are waiting for the person already`);
+        return { action: 'decline' };
+      }
+      queue.waiting += 1;
+      questions.set(key, queue);
+      const ask = (): Promise<ElicitResult> => {
+        if (signal?.aborted) return Promise.resolve({ action: 'cancel' });
+        return to.client.elicitInput(shownQuestion(name, params), { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
+      };
+      const asked = queue.turn.then(ask);
+      queue.turn = asked.catch(() => undefined);
+      try {
+        return await asked;
+      } finally {
+        queue.waiting -= 1;
+        if (queue.waiting === 0 && questions.get(key) === queue) questions.delete(key);
+      }
     },
     sample(name, params, signal) {
       const to = reached(name, 'sampling');

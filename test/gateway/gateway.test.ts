@@ -274,6 +274,40 @@ describe('bad configs are refused with a message naming the key', () => {
   });
 });
 
+// Round 13 review R15: a server's 2,000 questions during one call were all put before the person at once.
+test('a server\'s questions reach the person one at a time, at most 10 waiting; the rest are declined', async () => {
+  const dir = tempDir();
+  let open = 0;
+  let most = 0;
+  let shown = 0;
+  const harness = await inProcessGateway(
+    { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix'] } },
+    {
+      dir,
+      onElicit: async () => {
+        open += 1;
+        shown += 1;
+        most = Math.max(most, open);
+        await new Promise((resolve) => setImmediate(resolve));
+        open -= 1;
+        return { action: 'accept', content: { answer: 'yes' } };
+      },
+    },
+  );
+  try {
+    const result = await harness.client.callTool({ name: 'fix__ask_user', arguments: { count: 50 } });
+    const actions = JSON.parse(textOf(result)) as string[];
+    // Ten wait at most at any moment; how many more are taken depends on how fast the person answers.
+    expect(most).toBe(1);
+    expect(actions.filter((action) => action === 'accept')).toHaveLength(shown);
+    expect(shown).toBeGreaterThanOrEqual(10);
+    expect(actions.filter((action) => action === 'decline').length).toBeGreaterThan(0);
+    expect(actions).toHaveLength(50);
+  } finally {
+    await harness.close();
+  }
+});
+
 describe('servers that fail or hang', () => {
   test('a call past its server\'s timeout is a tool error naming the server, and the server is told to stop', async () => {
     const dir = tempDir();
