@@ -33,7 +33,7 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * A log message below the level its session set is not sent (log-levels.ts). Resource updates go to every session.
  */
 /** How many of one server's questions may wait for the person (one shown, the rest behind it); more are declined. */
-const SERVER_QUESTIONS_WAITING = 10;
+const SERVER_QUESTIONS_WAITING = 32;
 
 export function createRelayHooks(core: GatewayCore, client: () => Server | null, sessions: () => Server[]): RelayHooks {
   const target = (name: string): Target => {
