@@ -90,7 +90,8 @@ export class StderrSink {
         this.pending.unshift(rest);
         this.pendingBytes += rest.length;
       }
-      if (error) setTimeout(() => this.next(), 10).unref();
+      // A full pipe: tried again soon; the timer keeps a process that is ending on its own alive until its lines are out.
+      if (error) setTimeout(() => this.next(), 10);
       else this.next();
     });
   }

@@ -76,7 +76,7 @@ test('the log writes every line to stderr in order', async () => {
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'ignore', 'pipe'] });
   let text = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-  await once(child, 'exit');
+  await once(child, 'close'); // 'exit' may come before the last of stderr is read
   const numbers = text.trim().split('\n').map((line) => (JSON.parse(line) as { i: number }).i);
   expect(numbers).toEqual(Array.from({ length: 3000 }, (_, i) => i));
 });
