@@ -8,6 +8,7 @@ import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.
 import type { LoadedConfig } from '../config/load.js';
 import { httpSecretFile } from '../config/locate.js';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
+import { GATEWAY_STOPPING } from '../cancellation.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
 import { UpstreamSession } from '../gateway/upstream-session.js';
@@ -349,9 +350,14 @@ export class TeamGateway {
     return session;
   }
 
-  async close(): Promise<void> {
+  /** `why`: the signal's name, or what else ended it (run-until-stopped.ts). */
+  async close(why?: string): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Calls waiting for a person on a signal were recorded cancelled `by: "client"` once the
+    // connections closed: they are cancelled through the latch first, as the stdio gateway's are
+    // (gateway/server.ts; docs/design.md, "Audited").
+    if (why?.startsWith('SIG')) for (const session of this.sessions.values()) session.upstream.cancelCalls(GATEWAY_STOPPING);
     await new Promise<void>((resolve) => {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
