@@ -28,6 +28,28 @@ export function nestsDeeperThan(value: unknown, limit: number = MAX_DEPTH): bool
   return false;
 }
 
+/**
+ * `budget` less the values in `value` (itself, each array entry and object value below it);
+ * negative once it runs out, and the walk stops there. A stack, not recursion: the budget alone
+ * would let a value nest deeper than the call stack holds.
+ */
+export function valuesLeft(value: unknown, budget: number): number {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (--budget < 0) return budget;
+    if (typeof next !== 'object' || next === null) continue;
+    if (Array.isArray(next)) {
+      for (let index = 0; index < next.length; index++) stack.push(next[index]);
+    } else {
+      for (const key in next) stack.push((next as Record<string, unknown>)[key]);
+    }
+    // An array of a million entries pushed whole would cost what the bound is for.
+    if (stack.length > budget + 1) return -1;
+  }
+  return budget;
+}
+
 /** A string JSON.stringify writes as it is, between quotes: no quote, backslash, control or surrogate. */
 const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 

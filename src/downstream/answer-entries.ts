@@ -1,3 +1,4 @@
+import { valuesLeft } from '../values.js';
 import { answerProblem, type SchemaIssue } from './invalid-answer.js';
 
 /**
@@ -9,8 +10,24 @@ import { answerProblem, type SchemaIssue } from './invalid-answer.js';
  * first is told anyway); the values zod walks are bounded.
  */
 export const MAX_ANSWER_ENTRIES = 10_000;
-/** Of the entries zod checks (plain text blocks are checked by hand), the values walked together. */
+/**
+ * Of the entries zod checks (plain text blocks are checked by hand) and a tools/call result's
+ * structuredContent, the values walked together; a stdio server's tools/call answer is counted
+ * whole as written, before it is parsed (downstream/direct-calls.ts, json-shape.ts).
+ */
 export const MAX_CHECKED_VALUES = 100_000;
+
+/** Why an answer of `values` values as written is dropped unparsed. */
+export function tooManyValues(values: number): string {
+  return `it holds ${values.toLocaleString('en-US')} values as written, more than the ${MAX_CHECKED_VALUES.toLocaleString('en-US')} mcp-latch checks in one answer`;
+}
+
+/** A tools/call answer dropped before it was parsed, for a limit above: the call gets a tool error saying why (gateway/call-result.ts, droppedResult). */
+export class AnswerDropped extends Error {
+  constructor(readonly problem: string) {
+    super(problem);
+  }
+}
 
 /** The SDK schema of one entry. */
 export interface EntrySchema<T> {
@@ -22,15 +39,16 @@ export type CheckedEntries<T> = { entries: T[] } | { problem: string; tooMany: b
 
 /**
  * `entries` (the answer's `key`) checked one by one against `schema`; `byHand` takes an entry
- * without zod (and without counting its values) when it returns true.
+ * without zod (and without counting its values) when it returns true. `budget`: the values left
+ * once the result's structuredContent was counted.
  */
-export function checkEntries<T>(entries: unknown, key: string, schema: EntrySchema<T>, byHand?: (entry: unknown) => entry is T): CheckedEntries<T> {
+export function checkEntries<T>(entries: unknown, key: string, schema: EntrySchema<T>, byHand?: (entry: unknown) => entry is T, budget = MAX_CHECKED_VALUES): CheckedEntries<T> {
   if (!Array.isArray(entries)) return { problem: `${key}: expected array, received ${entries === null ? 'null' : typeof entries}`, tooMany: false };
   if (entries.length > MAX_ANSWER_ENTRIES) {
     return { problem: `it has ${entries.length.toLocaleString('en-US')} entries in ${key}, more than the ${MAX_ANSWER_ENTRIES.toLocaleString('en-US')} mcp-latch checks and passes on`, tooMany: true };
   }
+  const together = budget < MAX_CHECKED_VALUES ? ' and structuredContent' : '';
   const out: T[] = new Array(entries.length);
-  let budget = MAX_CHECKED_VALUES;
   for (let index = 0; index < entries.length; index++) {
     const entry: unknown = entries[index];
     if (byHand?.(entry)) {
@@ -39,33 +57,11 @@ export function checkEntries<T>(entries: unknown, key: string, schema: EntrySche
     }
     budget = valuesLeft(entry, budget);
     if (budget < 0) {
-      return { problem: `its ${key} hold more than ${MAX_CHECKED_VALUES.toLocaleString('en-US')} values besides plain text, the most mcp-latch checks in one answer`, tooMany: true };
+      return { problem: `its ${key}${together} hold more than ${MAX_CHECKED_VALUES.toLocaleString('en-US')} values besides plain text, the most mcp-latch checks in one answer`, tooMany: true };
     }
     const parsed = schema.safeParse(entry);
     if (!parsed.success) return { problem: answerProblem(parsed.error.issues, [key, index]), tooMany: false };
     out[index] = parsed.data;
   }
   return { entries: out };
-}
-
-/**
- * `budget` less the values in `value` (itself, each array entry and object value below it);
- * negative once it runs out, and the walk stops there. A stack, not recursion: the budget alone
- * would let a value nest deeper than the call stack holds.
- */
-function valuesLeft(value: unknown, budget: number): number {
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const next = stack.pop();
-    if (--budget < 0) return budget;
-    if (typeof next !== 'object' || next === null) continue;
-    if (Array.isArray(next)) {
-      for (let index = 0; index < next.length; index++) stack.push(next[index]);
-    } else {
-      for (const key in next) stack.push((next as Record<string, unknown>)[key]);
-    }
-    // An array of a million entries pushed whole would cost what the bound is for.
-    if (stack.length > budget + 1) return -1;
-  }
-  return budget;
 }

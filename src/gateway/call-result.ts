@@ -1,9 +1,9 @@
 import { CallToolResultSchema, ContentBlockSchema, type CallToolResult, type ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MAX_ANSWER_ENTRIES, checkEntries } from '../downstream/answer-entries.js';
+import { MAX_ANSWER_ENTRIES, MAX_CHECKED_VALUES, checkEntries } from '../downstream/answer-entries.js';
 import { answerProblem, invalidAnswer } from '../downstream/invalid-answer.js';
 import { escapeText } from '../latch/escape.js';
-import { MAX_DEPTH, isPlainObject, nestsDeeperThan } from '../values.js';
+import { MAX_DEPTH, isPlainObject, nestsDeeperThan, valuesLeft } from '../values.js';
 
 /**
  * A server's tools/call result, checked before it is passed to the client: the client must never
@@ -18,15 +18,24 @@ export function checkToolResult(value: unknown, server: string, tool: string): C
   if (nestsDeeperThan(value)) {
     return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} nests deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on; it was dropped.` }], isError: true };
   }
+  // A stdio server's answer was counted before it was parsed (json-shape.ts); a remote server's is counted here.
+  const structured = isPlainObject(value) ? value.structuredContent : undefined;
+  const budget = structured === undefined ? MAX_CHECKED_VALUES : valuesLeft(structured, MAX_CHECKED_VALUES);
+  if (budget < 0) return droppedResult(server, `its structuredContent holds more than ${MAX_CHECKED_VALUES.toLocaleString('en-US')} values, the most mcp-latch checks in one answer`);
   if (isPlainTextResult(value)) return value;
   const parsed = ResultWithoutContent.safeParse(value);
   if (!parsed.success) throw invalidAnswer(server, 'tools/call', tool, answerProblem(parsed.error.issues));
-  const blocks = checkEntries(parsed.data.content, 'content', ContentBlockSchema, isTextBlock);
+  const blocks = checkEntries(parsed.data.content, 'content', ContentBlockSchema, isTextBlock, budget);
   if ('problem' in blocks) {
     if (!blocks.tooMany) throw invalidAnswer(server, 'tools/call', tool, blocks.problem);
-    return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} was dropped: ${blocks.problem} (docs/config.md, "limits"). The call was forwarded to the server and may have had effects.` }], isError: true };
+    return droppedResult(server, blocks.problem);
   }
   return { ...parsed.data, content: blocks.entries };
+}
+
+/** What the client gets for a result past a limit of answer-entries.ts (`problem` says which). */
+export function droppedResult(server: string, problem: string): CallToolResult {
+  return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} was dropped: ${problem} (docs/config.md, "limits"). The call was forwarded to the server and may have had effects.` }], isError: true };
 }
 
 /** The result's schema with its content blocks left to checkEntries (the content array itself is still required to be one). */

@@ -14,6 +14,7 @@
  */
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ConnectionLost, type CallSettle, type DirectCallOptions } from '../downstream/direct-calls.js';
+import { AnswerDropped } from '../downstream/answer-entries.js';
 import { InvalidAnswer } from '../downstream/invalid-answer.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
@@ -30,7 +31,7 @@ import { decide, type CallFacts } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import type { AuditRecord } from '../store/audit.js';
 import { inspectCall, lazyDigest } from '../subjects/inspect.js';
-import { checkToolResult } from './call-result.js';
+import { checkToolResult, droppedResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
 import type { CallOrigin, RunningCall } from './running-calls.js';
 import { ProgressRelay } from './progress.js';
@@ -517,6 +518,7 @@ function timeoutResult(error: McpError, supervisor: Supervisor): CallToolResult 
 function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (error instanceof LatchError && error.code === 'SERVER_UNAVAILABLE') return unavailableResult(error.message);
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return timeoutResult(error, supervisor);
+  if (error instanceof AnswerDropped) return droppedResult(supervisor.name, error.problem);
   if (error instanceof ConnectionLost) {
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
   }

@@ -94,6 +94,21 @@ describe('serve: answers the schema refuses', () => {
     expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
   });
 
+  // A structuredContent of 300,000 keys cost the gateway ~1 s of CPU (parsed, walked, written again) while every other call waited (round 13 review R12).
+  test('a tools/call answer of more than 100,000 values: dropped unparsed, a tool error naming the limit; one of 2,000 keys is passed on whole', async () => {
+    const dropped = await harness.client.callTool({ name: 'f__wide_structured', arguments: { keys: 150_000 } });
+    expect(dropped).toEqual({
+      content: [{ type: 'text', text: 'mcp-latch: the result from f was dropped: it holds 150,009 values as written, more than the 100,000 mcp-latch checks in one answer (docs/config.md, "limits"). The call was forwarded to the server and may have had effects.' }],
+      isError: true,
+    });
+    const passed = await harness.client.callTool({ name: 'f__wide_structured', arguments: { keys: 2_000 } });
+    expect(passed.isError).toBeUndefined();
+    expect(Object.keys(passed.structuredContent ?? {})).toHaveLength(2_000);
+    expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'after' } }))).toContain('after');
+    const records = readAudit(join(dir, 'mcp-latch-audit.jsonl'), 100).filter((record) => record.tool === 'wide_structured');
+    expect(records.map((record) => [record.decision, record.args])).toEqual([['allow', { keys: 150_000 }], ['allow', { keys: 2_000 }]]);
+  });
+
   test('10,000 blocks are passed on; an invalid block among them is named by its index', async () => {
     const result = await harness.client.callTool({ name: 'f__wide_result', arguments: { count: 10_000 } });
     expect(result.content).toHaveLength(10_000);

@@ -147,4 +147,15 @@ describe('a result of many blocks (docs/config.md, "limits")', () => {
     expect(values).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('its content hold more than 100,000 values besides plain text, the most mcp-latch checks in one answer') }] });
     expect(checkToolResult({ content: Array.from({ length: 10_000 }, () => text('x')) }, 's', 't').content).toHaveLength(10_000);
   });
+
+  test('a structuredContent counts toward the 100,000 values: alone past them, or with the blocks zod checks (a remote server\'s answer, counted once parsed)', () => {
+    const wide = (keys: number) => Object.fromEntries(Array.from({ length: keys }, (_, index) => [`k${index}`, 1]));
+    expect(checkToolResult({ content: [], structuredContent: wide(100_000) }, 'rf', 't')).toEqual({
+      content: [{ type: 'text', text: 'mcp-latch: the result from rf was dropped: its structuredContent holds more than 100,000 values, the most mcp-latch checks in one answer (docs/config.md, "limits"). The call was forwarded to the server and may have had effects.' }],
+      isError: true,
+    });
+    const link = { type: 'resource_link', uri: 'file:///a', name: 'a', annotations: { audience: Array.from({ length: 60_000 }, () => 'robot') } };
+    expect(checkToolResult({ content: [link], structuredContent: wide(50_000) }, 'rf', 't')).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringContaining('its content and structuredContent hold more than 100,000 values besides plain text') }] });
+    expect(checkToolResult({ content: [text('x')], structuredContent: wide(99_998) }, 'rf', 't').structuredContent).toEqual(wide(99_998));
+  });
 });
