@@ -74,6 +74,12 @@ export interface TreeRead {
    * the files below are those git tracks (its index, subjects/git-index.ts), present on disk or not.
    */
   tracked?: true;
+  /**
+   * `git add` without `-f`, `git stash -u`: only what git does not ignore below (gitignore(5),
+   * subjects/git-ignore.ts) is stored. Dropped when the same call may change what git ignores
+   * (subjects/shell/ignores-changed.ts).
+   */
+  unignored?: true;
   /** It reads below an operand only when that is a directory (`diff` without `-r`): a file there now is read as itself. */
   onlyDirectories?: true;
   /**

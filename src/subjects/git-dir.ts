@@ -305,6 +305,20 @@ export function outsideRepositories(dir: string): boolean {
   }
 }
 
+/**
+ * The `info/exclude` git reads for the working tree whose top is `top` (gitignore(5)): in the
+ * common directory of its git directory. Null when there is no git directory or it cannot be read.
+ */
+export function excludeFileOf(top: string): string | null {
+  const gitDir = gitDirectoryOfTree(top);
+  if (gitDir === null) return null;
+  try {
+    return `${commonDirectory(gitDir)}/info/exclude`;
+  } catch {
+    return null;
+  }
+}
+
 /** The git directory of the working tree whose top is `top` (its `.git`, or what a `.git` file names); null when none. */
 export function gitDirectoryOfTree(top: string): string | null {
   return gitDirectoryAt(`${top === '/' ? '' : top}/.git`) ?? null;

@@ -14,6 +14,7 @@ import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.
 import { trackedPaths } from './git-index.js';
 import { revisionType } from './git-objects.js';
 import { skippedByFilters } from './tree-filter.js';
+import { ignoreRules } from './git-ignore.js';
 
 /**
  * What one call touches (docs/design.md): from the tool's classification and the call's arguments to the
@@ -525,14 +526,15 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   }
   if (!isDirectory(subject.realPath)) {
     // `diff a.ts b.ts` reads the files themselves; what is not there yet may be a directory when it runs.
-    if (tree.onlyDirectories && isFile(subject.realPath)) subject.tree = { entries: [], complete: true };
+    // `git add src/a.ts`: a file stores itself (unless the same call may change the tree: ignores-changed.ts).
+    if ((tree.onlyDirectories || tree.unignored) && isFile(subject.realPath)) subject.tree = { entries: [], complete: true };
     return [];
   }
   if (tree.tracked) {
     subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform);
     return [];
   }
-  const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform);
+  const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform, tree.unignored ? ignoredBelow(subject.realPath, context.pathEnv.platform) : undefined);
   if (tree.content) {
     const filters = tree.filters;
     const entries = filters ? walk.entries.filter((entry) => !skippedByFilters(filters, subject.input, entry.rel, entry.directory === true)) : walk.entries;
@@ -541,6 +543,13 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
+}
+
+/** What git ignores below `dir` (a real directory) in the working tree it is in (git-ignore.ts); nothing outside one. */
+function ignoredBelow(dir: string, platform: NodeJS.Platform): ((rel: string, directory: boolean) => boolean) | undefined {
+  const top = platform === 'win32' ? null : workTreeOf(dir);
+  if (top === null || !isInside(top, dir, platform)) return undefined;
+  return ignoreRules(top, dir).ignored;
 }
 
 /**

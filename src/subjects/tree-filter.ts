@@ -50,6 +50,11 @@ export function globMatches(glob: string, name: string, strict: boolean): boolea
   return tokens !== null && matchTokens(tokens, name, strict);
 }
 
+/** Whether globMatches models the glob (false for `[[:alpha:]]`, a `\\` in a set, an unterminated `[`). */
+export function globModelled(glob: string): boolean {
+  return globTokens(glob) !== null;
+}
+
 /** One element of a glob: a literal character, `?`, a bracket set (`negated`: `!` or `^`), or `*`. */
 type Token = { type: 'char'; char: string } | { type: 'one' } | { type: 'set'; chars: string; negated: boolean } | { type: 'star' };
 

@@ -33,8 +33,11 @@ export interface WalkResult extends TreeWalk {
   links: string[];
 }
 
-/** Walks the tree below `root` (a real path, a directory); never throws. */
-export function walkTree(root: string, follows: boolean, budget: WalkBudget, platform: NodeJS.Platform = process.platform): WalkResult {
+/**
+ * Walks the tree below `root` (a real path, a directory); never throws. An entry `skip` returns
+ * true for is left out (a directory with what is below it) and not counted.
+ */
+export function walkTree(root: string, follows: boolean, budget: WalkBudget, platform: NodeJS.Platform = process.platform, skip?: (rel: string, directory: boolean) => boolean): WalkResult {
   const out: WalkResult = { entries: [], escapes: [], links: [], complete: true };
   const visited = new Set<string>([root]);
   const pending: Array<{ rel: string; real: string }> = [{ rel: '', real: root }];
@@ -47,6 +50,7 @@ export function walkTree(root: string, follows: boolean, budget: WalkBudget, pla
       continue; // unreadable: the server, running as the same user, cannot read it either
     }
     for (const dirent of dirents) {
+      if (skip?.(dir.rel === '' ? dirent.name : `${dir.rel}/${dirent.name}`, dirent.isDirectory())) continue;
       if (budget.left <= 0) {
         out.complete = false;
         return out;

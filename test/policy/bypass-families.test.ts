@@ -4074,3 +4074,58 @@ describe('8. the words of a command a runner runs meet the deny rules', () => {
     ['pipenv run sort -o out/table.csv x', 'Edit(<T>/data/table.csv)'],
   ], { deny: ['Edit(<T>/data/table.csv)'] });
 });
+
+// `git add` without `-f` stores every file git does not ignore, and `git diff`, `git diff --cached`
+// and `git show` then print it (round 13 review A2; git 2.39, bash 5.2, a repository with an
+// untracked .env no ignore rule names: `git add -N . && git diff` and `git add -A && git diff
+// --cached` printed `+TOP=SECRET_ENV`). Each was allowed under Bash(git add:*) past Read(**/.env):
+// only the operands themselves were read. What is below them is read now, less what the
+// .gitignore files and info/exclude ignore (gitignore(5)); an ignored node_modules of 6,000 files
+// is not walked, so the usual `git add .` stays allowed.
+describe('4. git add stores what git does not ignore below its pathspecs', () => {
+  const ADD = (repo: string): Extra => ({ allow: ['Bash(git add:*)', 'Bash(git commit:*)'], cwd: `<W>/${repo}` });
+  const repo = (name: string, files: Record<string, string>, modules = 0): void => {
+    const G = join(W, name);
+    execFileSync('git', ['init', '-q', G], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(join(G, file, '..'), { recursive: true });
+      writeFileSync(join(G, file), text);
+    }
+    for (let i = 0; i < modules; i++) {
+      if (i % 100 === 0) mkdirSync(join(G, 'node_modules', `p${i / 100}`), { recursive: true });
+      writeFileSync(join(G, 'node_modules', `p${Math.floor(i / 100)}`, `f${i}.js`), '');
+    }
+  };
+  beforeAll(() => {
+    // Nothing ignores .env (the review's repository); sub/.env likewise.
+    repo('ign-none', { '.gitignore': 'node_modules/\n', '.env': 'TOP=SECRET_ENV', 'src/a.ts': '', 'sub/.env': 'S=1' }, 6000);
+    // .env ignored at every level, node_modules too: git adds neither.
+    repo('ign-all', { '.gitignore': 'node_modules/\n.env\n# comment\n*.log\n', '.env': 'A=1', 'src/a.ts': '', 'sub/.env': 'S=1', 'sub/.gitignore': '*.tmp\n' }, 6000);
+    // A deeper .gitignore re-includes what a higher one ignores.
+    repo('ign-negated', { '.gitignore': '.env*\n', '.env': 'A=1', 'src/a.ts': '', 'deep/.gitignore': '!.env\n', 'deep/.env': 'D=1' });
+    // A leading slash anchors at the .gitignore's directory: sub/.env is not ignored.
+    repo('ign-anchored', { '.gitignore': '/.env\n', '.env': 'A=1', 'src/a.ts': '', 'sub/.env': 'S=1' });
+    // A trailing slash matches directories only: a file named `secrets` is added, and what it holds.
+    repo('ign-dironly', { '.gitignore': '.env/\n', '.env': 'A=1', 'src/a.ts': '' });
+    // A pattern not modelled (a character class) counts as not ignoring.
+    repo('ign-class', { '.gitignore': '[[:punct:]]env\n', '.env': 'A=1', 'src/a.ts': '' });
+    // The repository's info/exclude ignores .env; a .gitignore that is a link is not read by git.
+    repo('ign-exclude', { '.env': 'A=1', 'src/a.ts': '' });
+    writeFileSync(join(W, 'ign-exclude', '.git', 'info', 'exclude'), '.env\n');
+    repo('ign-link', { 'ignores': '.env\n', '.env': 'A=1', 'src/a.ts': '' });
+    symlinkSync('ignores', join(W, 'ign-link', '.gitignore'));
+  });
+  const STORES = ['git add .', 'git add -A', 'git add --all', 'git add --al', 'git add -N .', 'git add --intent-to-add . && git diff', 'git add -N . && git diff', 'git add -A && git diff --cached', 'git add . && git diff --staged', 'git add -A && git commit -qm x && git show', "git add '*'", 'git add src/..'];
+  neverAllowedAnywhere([...STORES, 'git add sub', 'git add sub/', 'cd sub && git add .', 'git stash -u -- sub'], ADD('ign-none'));
+  neverAllowedAnywhere(['git add .', 'git add -A', 'git add deep'], ADD('ign-negated'));
+  neverAllowedAnywhere(['git add .', 'git add -A', 'git add sub'], ADD('ign-anchored'));
+  neverAllowedAnywhere(['git add .', 'git add -A'], ADD('ign-dironly'));
+  neverAllowedAnywhere(['git add .', 'git add -A'], ADD('ign-class'));
+  neverAllowedAnywhere(['git add .', 'git add -A'], ADD('ign-link'));
+  // A call that may change what git ignores before it adds is decided as if git ignored nothing.
+  neverAllowedAnywhere(["echo '!.env' >> .gitignore && git add . && git diff --cached", 'rm .gitignore && git add -A', 'mv .gitignore x && git add .', 'git checkout -- . && git add .', "printf '!.env' > sub/.gitignore; git add ."], ADD('ign-all'));
+  allowedByDefault([...STORES, 'git add sub', 'cd sub && git add .', 'git add -u', 'git add src/a.ts', 'echo x > src/a.ts && git add .'], ADD('ign-all'));
+  allowedByDefault(['git add src', 'git add -N src && git diff'], ADD('ign-negated'));
+  allowedByDefault(['git add src', 'git add .'], ADD('ign-exclude'));
+  allowedByDefault(['git add src', 'git add -A src', 'git add -u .'], ADD('ign-none'));
+});

@@ -3,6 +3,7 @@ import type { CommandInfo } from '../../policy/types.js';
 import { SAFE_WRAPPERS } from '../../programs.js';
 import { loadedParser } from './parser.js';
 import { markScriptsWritten } from './scripts-written.js';
+import { markIgnoresChanged } from './ignores-changed.js';
 import { commandSignature } from './signature.js';
 import { addReason, walkCommand } from './walk.js';
 
@@ -76,6 +77,7 @@ export function analyseCommand(command: string, options: AnalyseOptions): Comman
   try {
     walkCommand(parser, info, options.parseTimeoutMs ?? PARSE_TIMEOUT_MS, command, options.cwd);
     markScriptsWritten(info);
+    markIgnoresChanged(info);
   } catch {
     info.parseOk = false;
     addReason(info, 'internal-error');

@@ -1125,8 +1125,9 @@ function printsObjects(sub: string, args: readonly Word[]): boolean {
  * Subcommands that store files in the index or the objects, where the object printers above reach
  * them: a read of each (git 2.39: `git add -f .env` and `git update-index --add .env` stored an
  * ignored .env for `git cat-file -p`; `git stash -a` stored it in the stash). `add` without
- * `-f`/`--force` and `stash -u` take only files git does not ignore: the files named are read, not
- * what is below a directory (whether git ignores a file needs its ignore rules; not modelled).
+ * `-f`/`--force` and `stash -u` take what git does not ignore below each pathspec (the whole tree
+ * for `add -A` without one): `git add -N . && git diff` printed an untracked .env no ignore rule
+ * named (round 13 review, A2). docs/threat-model.md#what-git-stores
  */
 function gitStores(sub: string, args: readonly Word[], place: GitPlace, out: FileFacts): void {
   const stores = GIT_STORES[sub];
@@ -1137,17 +1138,24 @@ function gitStores(sub: string, args: readonly Word[], place: GitPlace, out: Fil
   const operands = sub === 'stash' && args[0]?.value === 'save' ? [] : scan.operands.map((i) => args[i]!);
   const fromFile = optionValues(scan, '--pathspec-from-file').map(unknownWord);
   const all = stores.all(scan);
-  if (sub === 'stash' && !all && !hasOption(scan, '-u', '--include-untracked')) return;
-  for (const word of [...fromFile, ...operands]) {
-    if (!all) push(out, pathOf(word, READ, place.base));
-    else if (word.isStatic && word.value.startsWith(':')) push(out, pathOf(unknownWord(word), READ, place.base));
-    else push(out, walked(pathOf(word.isStatic && GLOB.test(word.value) ? staticWord(globBase(word.value)) : word, READ, place.base), { content: true, follows: false }));
+  // `add -u` stages the files git tracks only; `stash` without `-u`/`-a` stores no file of the tree.
+  const untracked = sub === 'stash' ? hasOption(scan, '-u', '--include-untracked') : sub === 'add' && !(hasOption(scan, '-u', '--update') && !hasOption(scan, '-A', '--all', '--no-ignore-removal'));
+  if (sub === 'stash' && !all && !untracked) return;
+  if (!all && !untracked) {
+    for (const word of [...fromFile, ...operands]) push(out, pathOf(word, READ, place.base));
+    return;
   }
-  // `git add -A -f`, `git stash -a` without a pathspec: every file of the working tree, ignored ones too.
-  if (all && operands.length + fromFile.length === 0 && (sub === 'stash' || hasOption(scan, '-A', '--all', '-u', '--update'))) {
+  const tree: TreeRead = all ? { content: true, follows: false } : { content: true, follows: false, unignored: true };
+  for (const word of [...fromFile, ...operands]) {
+    if (word.isStatic && word.value.startsWith(':')) push(out, pathOf(unknownWord(word), READ, place.base));
+    else push(out, walked(pathOf(word.isStatic && GLOB.test(word.value) ? staticWord(globBase(word.value)) : word, READ, place.base), tree));
+  }
+  // `git add -A`, `git add -A -f`, `git stash -u`/`-a` without a pathspec: every file of the working
+  // tree git does not ignore (with `-f`/`-a`, ignored ones too).
+  if (operands.length + fromFile.length === 0 && (sub === 'stash' || hasOption(scan, '-A', '--all', '--no-ignore-removal') || (all && hasOption(scan, '-u', '--update')))) {
     const top = pathOf({ ...staticWord('.'), isStatic: place.top === null && !place.elsewhere, raw: '<git working tree>' }, READ, place.base);
     if (top) top.workTree = true;
-    push(out, walked(top, { content: true, follows: false }));
+    push(out, walked(top, tree));
   }
 }
 
