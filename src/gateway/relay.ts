@@ -22,8 +22,8 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * A request or log message goes to the session whose call is running on that server (running-calls.ts).
  * With one client (`client()`, stdio) everything goes to it. With servers shared by many clients
  * (HTTP, `client()` null) a request goes to a session only when it can be placed there
- * (docs/team.md#what-shared-servers-send-back); otherwise an elicitation is declined, sampling and
- * roots refused, a log message kept in the gateway's log, as one person's question or data must
+ * (docs/team.md#what-shared-servers-send-back); otherwise an elicitation, sampling or roots
+ * request is refused with an error (never a "decline" the person did not give), a log message kept in the gateway's log, as one person's question or data must
  * never reach another:
  * the requests in flight on the server must all be one session's (running-calls.ts), and none of
  * the gateway's own (its lists, logging/setLevel: Supervisor.ownRequestsInFlight) may be among them.
@@ -32,7 +32,7 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * server's request carries no progress token of the call (docs/team.md).
  * A log message below the level its session set is not sent (log-levels.ts). Resource updates go to every session.
  */
-/** How many of one server's questions may wait for the person (one shown, the rest behind it); more are declined. */
+/** How many of one server's questions may wait for the person (one shown, the rest behind it); more are refused. */
 const SERVER_QUESTIONS_WAITING = 32;
 
 export function createRelayHooks(core: GatewayCore, client: () => Server | null, sessions: () => Server[]): RelayHooks {
@@ -59,9 +59,11 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {
       const to = target(name);
+      // Refused with an error, not answered "decline": that would tell the server the person said no
+      // to a question nobody saw (round 14 review Q1).
       if ('refused' in to) {
-        core.logger.warn({ server: name, why: to.refused }, 'declined an elicitation of a server');
-        return { action: 'decline' };
+        core.logger.warn({ server: name, why: to.refused }, 'refused the elicitation request of a server');
+        throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${to.refused}`);
       }
       // A 2026-07-28 client is sent no request: its call answers input_required with the question (input-required.ts).
       if (to.hold) return to.hold(shownQuestion(name, params), signal);
@@ -70,8 +72,9 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
       const key = `${name}\u0000${to.session ?? ''}`;
       const queue = questions.get(key) ?? { turn: Promise.resolve(), waiting: 0 };
       if (queue.waiting >= SERVER_QUESTIONS_WAITING) {
-        core.logger.warn({ server: name, limit: SERVER_QUESTIONS_WAITING }, `declined a question of a server: ${SERVER_QUESTIONS_WAITING} of its questions are waiting for the person already`);
-        return { action: 'decline' };
+        const why = `${SERVER_QUESTIONS_WAITING} of its questions are waiting for the person already (the limit)`;
+        core.logger.warn({ server: name, limit: SERVER_QUESTIONS_WAITING }, `refused a question of a server: ${why}`);
+        throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
       }
       queue.waiting += 1;
       questions.set(key, queue);

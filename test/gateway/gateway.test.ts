@@ -275,7 +275,7 @@ describe('bad configs are refused with a message naming the key', () => {
 });
 
 // Round 13 review R15: a server's 2,000 questions during one call were all put before the person at once.
-test('a server\'s questions reach the person one at a time, at most 32 waiting; the rest are declined', async () => {
+test('a server\'s questions reach the person one at a time, at most 32 waiting; the rest are refused with an error naming the limit, never a "decline" the person did not give', async () => {
   const dir = tempDir();
   let open = 0;
   let most = 0;
@@ -301,7 +301,9 @@ test('a server\'s questions reach the person one at a time, at most 32 waiting; 
     expect(most).toBe(1);
     expect(actions.filter((action) => action === 'accept')).toHaveLength(shown);
     expect(shown).toBeGreaterThanOrEqual(32);
-    expect(actions.filter((action) => action === 'decline').length).toBeGreaterThan(0);
+    const refused = actions.filter((action) => action !== 'accept');
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(refused)).toEqual(new Set(['error: MCP error -32600: mcp-latch cannot relay this request: 32 of its questions are waiting for the person already (the limit)']));
     expect(actions).toHaveLength(200);
   } finally {
     await harness.close();

@@ -22,7 +22,7 @@ import { startTeam, type TeamHarness } from '../helpers/team.js';
  * A server shared by a team's sessions asks "the client" something (sampling, elicitation) and
  * logs while it works on a call: the gateway sends it to the session whose call is running there,
  * on that call's stream, and the answer back to the server. When calls of two sessions run on that
- * server at once nothing says which one asks, and neither is told: the server is declined. Each
+ * server at once nothing says which one asks, and neither is told: the server's request is refused. Each
  * session's log messages respect its own logging/setLevel.
  * The server is the conformance fixture (its test_sampling, test_elicitation and
  * test_tool_with_logging tools) over stdio; the clients are the SDK's over Streamable HTTP.
@@ -131,7 +131,7 @@ describe('serve --http: what a shared server asks and logs goes to the session o
     }
   });
 
-  test("with two users' calls running on the server at once, neither is sent the other's question or log lines: the server is declined", async () => {
+  test("with two users' calls running on the server at once, neither is sent the other's question or log lines: the server's request is refused, saying why", async () => {
     let answerX!: (result: ElicitResult) => void;
     const x = await connect(team.url, X, CAN_ASK, { elicit: () => new Promise<ElicitResult>((resolve) => (answerX = resolve)) });
     const y = await connect(team.url, Y, CAN_ASK, { elicit: () => ({ action: 'accept', content: { response: 'from yvonne' } }) });
@@ -140,8 +140,9 @@ describe('serve --http: what a shared server asks and logs goes to the session o
       const xCall = x.client.callTool({ name: 'conf__test_elicitation', arguments: { message: 'question for xavier' } }, undefined, { timeout: 120_000 });
       await eventually(() => expect(x.elicitations).toHaveLength(1), 30_000);
 
+      // An error, not "decline": nobody said no (round 14 review Q1).
       const declined = await y.client.callTool({ name: 'conf__test_elicitation', arguments: { message: 'question for yvonne' } });
-      expect(textOf(declined)).toBe('User response: action=decline, content={}');
+      expect(textOf(declined)).toBe('Elicitation not supported or error: MCP error -32600: mcp-latch cannot relay this request: calls of 2 client sessions are running on conf and nothing tells which one this is for');
       const refused = await y.client.callTool({ name: 'conf__test_sampling', arguments: { prompt: 'prompt of yvonne' } });
       expect(textOf(refused)).toContain('Sampling not supported or error:');
       expect(textOf(refused)).toContain('calls of 2 client sessions are running on conf');
@@ -155,7 +156,7 @@ describe('serve --http: what a shared server asks and logs goes to the session o
       expect(y.elicitations).toEqual([]);
       expect(y.samplings).toEqual([]);
       expect([...x.logs, ...y.logs]).toEqual([]);
-      expect(team.stderr()).toContain('declined an elicitation of a server');
+      expect(team.stderr()).toContain('refused the elicitation request of a server');
     } finally {
       await Promise.all([x.close(), y.close()]);
     }
