@@ -19,8 +19,9 @@ const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4
 const LOOSE_TYPE = /^(commit|tree|blob|tag) \d+\0/;
 
 /** The type of what `id` (full or abbreviated hex) names in the object store of `gitDir` (its common directory). */
-export function objectType(gitDir: string, id: string): ObjectType | null {
-  if (!/^[0-9a-f]{4,64}$/.test(id)) return null;
+export function objectType(gitDir: string, hex: string): ObjectType | null {
+  if (!/^[0-9a-f]{4,64}$/i.test(hex)) return null;
+  const id = hex.toLowerCase(); // git reads A-F as a-f in ids and abbreviations (hex.c, object-name.c)
   // Objects from elsewhere, or some replaced by others (git-replace(1)): not this store's alone.
   if (fs.existsSync(path.join(gitDir, 'objects', 'info', 'alternates')) || hasReplaceRefs(gitDir)) return null;
   const found = new Map<string, () => ObjectType | null>();
@@ -196,8 +197,8 @@ export function revisionType(gitDir: string, rev: string, cwd: string | null): O
     if (id !== undefined) return id === null ? null : objectType(common, id);
   }
   // git-describe(1) output: `-g` and an abbreviated id names that object.
-  const described = /-g([0-9a-f]{4,64})$/.exec(rev)?.[1];
-  if (described !== undefined || /^[0-9a-f]{4,64}$/.test(rev)) return objectType(common, described ?? rev);
+  const described = /-g([0-9a-f]{4,64})$/i.exec(rev)?.[1];
+  if (described !== undefined || /^[0-9a-f]{4,64}$/i.test(rev)) return objectType(common, described ?? rev);
   if (cwd === null) return null;
   // A file (a word with a revision's syntax aside); a plain name of no ref, no object and no file:
   // git stops ("unknown revision or path") and prints nothing.

@@ -41,6 +41,7 @@ describe('objectType', () => {
       // An abbreviation: the object when one matches, nothing when none does.
       const head = git('rev-parse', 'HEAD');
       expect(objectType(join(R, '.git'), head.slice(0, 12))).toBe('commit');
+      expect(revisionType(join(R, '.git'), head.slice(0, 12).toUpperCase(), R)).toBe('commit'); // git reads A-F as a-f (round 14 review G1)
       expect(revisionType(join(R, '.git'), 'v1', R)).toBe('tag');
       expect(revisionType(join(R, '.git'), 'f.txt', R)).toBe('path');
       expect(revisionType(join(R, '.git'), 'nothing', R)).toBe('none'); // git stops: unknown revision or path
