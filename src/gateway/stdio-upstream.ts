@@ -3,6 +3,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type Oversized } from '../downstream/lines.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { PipeOut, pipeFd } from '../downstream/pipes.js';
+import { wideCallRefusal } from './upstream-calls.js';
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
@@ -55,6 +56,11 @@ export class StdioUpstream implements Transport, LineSending {
   /** Every message gets an answer or is handled: one that is not valid JSON-RPC gets the spec's error. */
   private readonly onLine = (line: string): void => {
     if (line.trim() === '') return;
+    const refusal = wideCallRefusal(line);
+    if (refusal) {
+      void this.send(refusal).catch(() => undefined);
+      return;
+    }
     let message: JSONRPCMessage;
     try {
       message = parseMessage(line);

@@ -19,6 +19,7 @@ import type { Extra } from './ports.js';
 import { asRpcError, internalError } from '../errors.js';
 import { QUEUED, type LineSending } from '../downstream/lines.js';
 import { IdSlots } from '../id-slots.js';
+import { jsonShape, mostCharsFor } from '../json-shape.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -223,6 +224,32 @@ class CallExtra implements Extra {
   sendRequest<U extends AnySchema>(request: Parameters<Extra['sendRequest']>[0], schema: U, options?: Parameters<Extra['sendRequest']>[2]): Promise<SchemaOutput<U>> {
     return this.server.request(request, schema, { ...options, relatedRequestId: this.requestId });
   }
+}
+
+/**
+ * The most values one tools/call request may hold as written (each array entry and object value at
+ * any depth, its arguments with the rest of the message; docs/config.md, "limits"). The decision
+ * walks a call's arguments about ten times (digest, paths, audit, the line to the server…): one
+ * object of 300,000 keys took the gateway ~1.4–4 s of CPU while every other call of every client
+ * waited (round 13 review R12); 10,000 keys take ~45 ms (docs/performance.md, "Round 14: wide
+ * messages").
+ */
+export const MAX_CALL_VALUES = 10_000;
+
+/**
+ * The answer to a message read as `text` (a line of the stdio client, a POST body of the team
+ * gateway's) when it is a tools/call, or a batch, holding more than MAX_CALL_VALUES values: counted
+ * on the text before it is parsed (json-shape.ts), and refused, never run. Null for anything else.
+ */
+export function wideCallRefusal(text: string): JSONRPCMessage | null {
+  if (text.length <= mostCharsFor(MAX_CALL_VALUES)) return null;
+  const shape = jsonShape(text);
+  if (shape.values <= MAX_CALL_VALUES) return null;
+  const batch = text.trimStart().startsWith('[');
+  if (!batch && shape.method !== 'tools/call') return null;
+  const what = batch ? 'Invalid Request: the batch' : 'Invalid params for tools/call: the request';
+  const message = `${what} holds ${shape.values.toLocaleString('en-US')} values as written, more than the ${MAX_CALL_VALUES.toLocaleString('en-US')} mcp-latch checks in one call (docs/config.md, "limits"); it was not run`;
+  return { jsonrpc: '2.0', id: batch ? null : shape.id, error: { code: batch ? ErrorCode.InvalidRequest : ErrorCode.InvalidParams, message } } as unknown as JSONRPCMessage;
 }
 
 /** What is wrong with tools/call params, or null when they have the shape the spec gives. */

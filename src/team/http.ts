@@ -12,6 +12,7 @@ import { GATEWAY_STOPPING } from '../cancellation.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
 import { UpstreamSession } from '../gateway/upstream-session.js';
+import { wideCallRefusal } from '../gateway/upstream-calls.js';
 import { errorMessage, LatchError, usage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { handleApi } from './api.js';
@@ -263,7 +264,11 @@ export class TeamGateway {
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        body = await readJsonBody(req, messageBytes(this.core.config()));
+        const text = await readBody(req, messageBytes(this.core.config()));
+        // A call too wide to decide is refused before it is parsed (gateway/upstream-calls.ts).
+        const refusal = wideCallRefusal(text);
+        if (refusal) return json(res, 200, refusal);
+        body = parseBody(text);
       } catch (error) {
         return json(res, isTooLarge(error) ? 413 : 400, { jsonrpc: '2.0', error: { code: -32700, message: errorMessage(error) }, id: null });
       }
@@ -372,6 +377,10 @@ export class TeamGateway {
 const isTooLarge = (error: unknown): boolean => error instanceof LatchError && error.code === 'MESSAGE_TOO_LARGE';
 
 async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  return parseBody(await readBody(req, limit));
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -379,7 +388,10 @@ async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknow
     if (size > limit) throw new LatchError('MESSAGE_TOO_LARGE', `the request body is larger than ${limit} bytes`);
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text) as unknown;

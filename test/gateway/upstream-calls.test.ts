@@ -17,7 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Extra } from '../../src/gateway/ports.js';
 import type { CancelSource } from '../../src/cancellation.js';
-import { UpstreamCalls, paramsProblem } from '../../src/gateway/upstream-calls.js';
+import { MAX_CALL_VALUES, UpstreamCalls, paramsProblem, wideCallRefusal } from '../../src/gateway/upstream-calls.js';
 
 /** One call's handler, as the tests write it; UpstreamCalls hands calls over in groups. */
 type CallHandler = (request: CallToolRequest, extra: Extra, cancel: CancelSource) => Promise<CallToolResult>;
@@ -415,5 +415,25 @@ describe('paramsProblem', () => {
     expect(paramsProblem(params)).toBe(problem);
     // The structural check says yes exactly where the SDK's params schema (what the Server used) does.
     expect(CallToolRequestParamsSchema.safeParse(params).success).toBe(problem === null);
+  });
+});
+
+describe('wideCallRefusal (docs/config.md, "limits")', () => {
+  const call = (values: number, id: unknown = 4, method = 'tools/call') => JSON.stringify({ jsonrpc: '2.0', id, method, params: { name: 't', arguments: { list: Array.from({ length: values }, () => 1) } } });
+  // The message's own values: the object, jsonrpc, id, method, params, name, arguments and the list.
+  const OWN = 8;
+
+  test('a tools/call of more values than the limit is answered -32602 under its id, saying it was not run; one at the limit is not', () => {
+    expect(wideCallRefusal(call(MAX_CALL_VALUES - OWN))).toBeNull();
+    expect(wideCallRefusal(call(MAX_CALL_VALUES - OWN + 1, 'abc'))).toEqual({
+      jsonrpc: '2.0',
+      id: 'abc',
+      error: { code: -32602, message: 'Invalid params for tools/call: the request holds 10,001 values as written, more than the 10,000 mcp-latch checks in one call (docs/config.md, "limits"); it was not run' },
+    });
+  });
+
+  test('other methods are left to their own checks; a batch past the limit is refused whole', () => {
+    expect(wideCallRefusal(call(20_000, 4, 'prompts/get'))).toBeNull();
+    expect(wideCallRefusal(`[${call(6_000)},${call(6_000, 5)}]`)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringMatching(/^Invalid Request: the batch holds 12,017 values as written, more than the 10,000/) } });
   });
 });
