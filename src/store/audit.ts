@@ -99,7 +99,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     onError(error);
   };
   // Created readable by its owner only: records hold every call's arguments (round 12 review, F10).
-  const sink = new BufferedFile(openSync(file, 'a', 0o600), failed, onError);
+  const sink = new FileSink(openSync(file, 'a', 0o600), failed, onError);
   const lines = new RecordText();
   const lastTexts: LastTexts = { reason: null, redactedReason: '', rule: null, redactedRule: '' };
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
@@ -267,17 +267,18 @@ function field(key: string, value: unknown): string {
 const BATCH_RECORDS = 64;
 const BATCH_MS = 20;
 
-const BUFFER_BYTES = 64 * 1024;
 const RECORD_TAIL = ',"event":"call"}\n';
 
 /**
- * Where audit lines go: copied into one reused 64 KB buffer outside the JS heap and written with
- * one system call per batch of records (see above). A failed write is reported, never thrown into
- * a call.
+ * Where audit lines go: joined as one string and written with one system call per batch of records
+ * (see above). A failed write is reported, never thrown into a call.
+ *
+ * One string, not a reused buffer the pieces are copied into: each `Buffer.write` was a call into
+ * the runtime (~1.4k instructions, four a record), where the string is flattened and encoded once,
+ * by the write (docs/performance.md, "Round 14: the warm path").
  */
-class BufferedFile {
-  private readonly buffer = Buffer.allocUnsafeSlow(BUFFER_BYTES);
-  private used = 0;
+class FileSink {
+  private pending = '';
   /** The last write failed part way through a line (see writeAll). */
   private cut = false;
   constructor(
@@ -286,25 +287,9 @@ class BufferedFile {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /**
-   * Writes the line `head` + `fields` + `callFields` + `,"event":"call"}` and a newline, copied
-   * piece by piece: joining them as strings first made V8 copy the whole line once more
-   * (docs/performance.md#the-hot-path).
-   */
+  /** Queues the line `head` + `fields` + `callFields` + `,"event":"call"}` and a newline. */
   writeRecord(head: string, fields: string, callFields: string): void {
-    // A UTF-16 unit takes at most 3 bytes in UTF-8: check the room before copying.
-    const most = (head.length + fields.length + callFields.length + RECORD_TAIL.length) * 3;
-    if (this.used + most > BUFFER_BYTES) {
-      this.flushSync();
-      if (most > BUFFER_BYTES) {
-        this.writeAll(Buffer.from(`${head}${fields}${callFields}${RECORD_TAIL}`));
-        return;
-      }
-    }
-    this.used += this.buffer.write(head, this.used);
-    this.used += this.buffer.write(fields, this.used);
-    this.used += this.buffer.write(callFields, this.used);
-    this.used += this.buffer.write(RECORD_TAIL, this.used);
+    this.pending += `${head}${fields}${callFields}${RECORD_TAIL}`;
   }
 
   close(): void {
@@ -317,27 +302,31 @@ class BufferedFile {
   }
 
   flushSync(): void {
-    if (this.used === 0) return;
-    const length = this.used;
-    this.used = 0;
-    this.writeAll(this.buffer, length);
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    this.writeAll(text);
   }
 
   /**
-   * Writes `data`'s first `length` bytes (all by default): a length rather than a subarray, no
-   * Buffer made per write. A write that failed part way (a disk that filled, a file size limit) cut
-   * a line: it is truncated away (uncut).
+   * Writes `text` whole. A regular file takes a write whole unless it fails part way (a disk that
+   * filled, a file size limit): the rest is then written from its bytes, and a write that failed
+   * after part of a line was written cut that line, which is truncated away (uncut).
    */
-  private writeAll(data: Buffer, length = data.length): void {
+  private writeAll(text: string): void {
+    let data: Buffer | null = null;
     let offset = 0;
     try {
       if (this.cut) {
         writeSync(this.fd, '\n');
         this.cut = false;
       }
-      while (offset < length) offset += writeSync(this.fd, data, offset, length - offset);
+      offset = writeSync(this.fd, text);
+      if (offset === Buffer.byteLength(text)) return;
+      data = Buffer.from(text);
+      while (offset < data.length) offset += writeSync(this.fd, data, offset, data.length - offset);
     } catch (error) {
-      if (offset > 0) this.uncut(data, offset);
+      if (offset > 0) this.uncut(data ?? Buffer.from(text), offset);
       this.onFailure(error);
     }
   }
