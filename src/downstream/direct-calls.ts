@@ -136,12 +136,24 @@ export class DirectCalls {
       const lines = this.lines;
       const sent =
         argsText !== undefined && lines && typeof params.name === 'string'
-          ? lines.sendLine(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${jsonString(params.name)},"arguments":${argsText},"_meta":{"progressToken":${id}}}}\n`, id)
+          ? lines.sendLine(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${this.nameText(params.name)},"arguments":${argsText},"_meta":{"progressToken":${id}}}}\n`, id)
           : this.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: withProgressToken(params, id) } as JSONRPCMessage);
       if (sent !== QUEUED) sent.catch((error: unknown) => this.deliver(this.remove(id), false, error));
     } catch (error) {
       this.deliver(this.remove(id), false, error);
     }
+  }
+
+  /** The last call's tool name and its JSON text: a tool's calls come one after another. */
+  private lastName = '';
+  private lastNameText = '""';
+
+  private nameText(name: string): string {
+    if (name !== this.lastName) {
+      this.lastNameText = jsonString(name);
+      this.lastName = name;
+    }
+    return this.lastNameText;
   }
 
   private expireAt(due: number): void {

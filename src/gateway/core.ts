@@ -226,7 +226,7 @@ export class GatewayCore implements CallContext {
   }
 
   definitionReport(route: ToolRoute): DefinitionReport {
-    return this.definitions.forTool(listedTool(route), this.listedTools, this.loaded.file.policy.toolDescriptions);
+    return this.definitions.toolReport(route.exposed, route.supervisor.name, route.tool, this.listedTools, this.loaded.file.policy.toolDescriptions);
   }
 
   /** Every listed tool, for the description scan: one function, not one per report (a report is made for every call). */

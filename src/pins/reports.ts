@@ -40,6 +40,8 @@ interface Listed {
   /** The entry as its server listed it: a re-listing gives new objects. */
   source: object;
   definition: () => Definition;
+  /** `kind server name`: where its scan is kept. */
+  key: string;
 }
 
 interface Scanned {
@@ -71,6 +73,12 @@ export class DefinitionReports {
    * of read-write-fsync-rename rounds queued behind each other). They wait for the one write.
    */
   private readonly pinning = new Map<string, Promise<void>>();
+  /**
+   * Each listed tool's Listed, made once for the object its server listed (a re-listing gives new
+   * objects): a report is made for every call, and its key string, object and closure were made
+   * for each (docs/performance.md, "Round 14: the warm path").
+   */
+  private readonly tools = new WeakMap<Tool, Listed>();
 
   constructor(
     private readonly store: PinStore,
@@ -94,20 +102,32 @@ export class DefinitionReports {
 
   /** `all`: every listed tool, for the names a description must not reach for. */
   forTool(listed: ListedTool, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
-    return this.report({ kind: 'tool', exposed: listed.exposed, server: listed.server, name: listed.tool.name, source: listed.tool, definition: () => toolDefinition(listed.tool) }, all, policy);
+    return this.toolReport(listed.exposed, listed.server, listed.tool, all, policy);
+  }
+
+  /** forTool without a ListedTool made for the call. */
+  toolReport(exposed: string, server: string, tool: Tool, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
+    let listed = this.tools.get(tool);
+    if (listed === undefined || listed.exposed !== exposed || listed.server !== server || listed.name !== tool.name) {
+      listed = { kind: 'tool', exposed, server, name: tool.name, source: tool, definition: () => toolDefinition(tool), key: `tool ${server} ${tool.name}` };
+      this.tools.set(tool, listed);
+    }
+    return this.report(listed, all, policy);
   }
 
   forPrompt(listed: ListedPrompt, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
-    return this.report({ kind: 'prompt', exposed: listed.exposed, server: listed.server, name: listed.prompt.name, source: listed.prompt, definition: () => promptDefinition(listed.prompt) }, all, policy);
+    const { exposed, server, prompt } = listed;
+    return this.report({ kind: 'prompt', exposed, server, name: prompt.name, source: prompt, definition: () => promptDefinition(prompt), key: `prompt ${server} ${prompt.name}` }, all, policy);
   }
 
   forTemplate(listed: ListedTemplate, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
-    const exposed = templateExposedName(listed.server, listed.template);
-    return this.report({ kind: 'template', exposed, server: listed.server, name: listed.template.name, source: listed.template, definition: () => templateDefinition(listed.template) }, all, policy);
+    const { server, template } = listed;
+    const exposed = templateExposedName(server, template);
+    return this.report({ kind: 'template', exposed, server, name: template.name, source: template, definition: () => templateDefinition(template), key: `template ${server} ${template.name}` }, all, policy);
   }
 
   private report(listed: Listed, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
-    const key = `${listed.kind} ${listed.server} ${listed.name}`;
+    const key = listed.key;
     let scan = this.scanned.get(key);
     if (!scan) {
       const names = this.toolNames(all);

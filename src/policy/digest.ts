@@ -11,7 +11,21 @@ export function argsDigest(server: string, tool: string, args: unknown, json?: A
   // pieces (docs/performance.md, "Round 10: the answer's own bytes, and each text made once").
   const text = json && isCanonical(args) ? json.textOf(args) : undefined;
   // One-shot hash (Node 20.12+, and package.json's engines asks for 20.19): no Hash object per call.
-  return hash('sha256', text === undefined ? canonicalJson([server, tool, args ?? {}]) : `[${jsonString(server)},${jsonString(tool)},${text}]`);
+  return hash('sha256', text === undefined ? canonicalJson([server, tool, args ?? {}]) : `${namesText(server, tool)}${text}]`);
+}
+
+/** The last call's server and tool, and their text `["server","tool",`: a tool's calls come one after another. */
+let lastServer = '';
+let lastTool = '';
+let lastNames = '["","",';
+
+function namesText(server: string, tool: string): string {
+  if (server !== lastServer || tool !== lastTool) {
+    lastNames = `[${jsonString(server)},${jsonString(tool)},`;
+    lastServer = server;
+    lastTool = tool;
+  }
+  return lastNames;
 }
 
 /** JSON with object keys sorted at every depth. */

@@ -500,8 +500,10 @@ test("a call made from its arguments' text is the line serializeMessage writes f
   const settle = { resolve: () => undefined, reject: () => undefined };
   const cases: Array<[string, Record<string, unknown>]> = [
     ['echo', { message: 'ping 1' }],
+    ['echo', { message: 'ping 2' }],
     ['a "quoted" tool\n', { 'k"': ['é', '\u{1F600}', { deep: null }], __proto__x: 1 }],
     ['\uD800', JSON.parse('{"__proto__":{"a":1},"b":-0}') as Record<string, unknown>],
+    ['echo', { message: 'ping 3' }],
   ];
   for (const [name, args] of cases) {
     direct.send({ name, arguments: args }, { timeout: 60_000 }, settle);

@@ -40,3 +40,20 @@ describe('pinning a new tool', () => {
     expect(reports.forTool(listed, () => [listed], 'warn').pin.state).toBe('pinned');
   });
 });
+
+describe('a report per call', () => {
+  it('is made for the tool object, server and exposed name it is asked for, the same object listed under another name or server included', () => {
+    const store = new PinStore(join(tempDir(), 'mcp-latch.lock.json'));
+    const reports = new DefinitionReports(store, silentLogger());
+    const other = { exposed: 'other__echo', server: 'other', tool: ECHO };
+    const all = () => [listed, other];
+    const first = reports.forTool(listed, all, 'warn');
+    expect(reports.forTool(listed, all, 'warn')).toBe(first);
+    const renamed = reports.forTool({ ...listed, exposed: 'fix__echo_2' }, all, 'warn');
+    expect([renamed.server, renamed.exposed, renamed.name]).toEqual(['fix', 'fix__echo_2', 'echo']);
+    const second = reports.forTool(other, all, 'warn');
+    expect([second.server, second.exposed]).toEqual(['other', 'other__echo']);
+    const sameName = reports.forTool({ ...other, server: 'fix' }, all, 'warn');
+    expect([sameName.server, sameName.exposed]).toEqual(['fix', 'other__echo']);
+  });
+});
