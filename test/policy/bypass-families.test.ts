@@ -4135,3 +4135,33 @@ describe('4. git add stores what git does not ignore below its pathspecs', () =>
   allowedByDefault(['git add src', 'git add .'], ADD('ign-exclude'));
   allowedByDefault(['git add src', 'git add -A src', 'git add -u .'], ADD('ign-none'));
 });
+
+// What a runner runs in its project's environment (`poetry run CMD`, `uv run CMD`, `bundle exec
+// CMD`, `pipenv run CMD`) was not analysed as a command (round 13 left open): `poetry run cp a
+// ~/.bashrc` and `uv run pytest --basetemp=~` were allowed by Bash(poetry run:*)/Bash(uv run:*)
+// with no Edit rule for what they wrote, and `uv run bash -c 'rm -rf x'` passed Bash(rm *). The
+// command after the runner's own options (uv help run, poetry's global options, bundle-exec(1)) is
+// now the segment's: its writes need their rules, its scripts meet the deny rules.
+describe('3. the command a runner runs is analysed as the runner call', () => {
+  const RUN: Extra = { allow: ['Bash(poetry run:*)', 'Bash(uv run:*)', 'Bash(bundle exec:*)', 'Bash(pipenv run:*)'] };
+  neverAllowed([
+    'poetry run cp a <H>/.bashrc',
+    'uv run sed -i s/a/b/ <H>/.profile',
+    'bundle exec tee <H>/.bashrc',
+    'pipenv run sort -o <H>/x a',
+    'uv run pytest --basetemp=<H>',
+    'uv run -m pytest --basetemp <T>/data',
+    'uv run --frozen --with requests cp a <H>/.bashrc',
+    'uv run --directory <T>/data cp a b',
+    'poetry run -C <T>/data cp a b',
+    'uv run --not-an-option cp a b',
+    'bundle exec ruby -e 1',
+    'uv run python -c 1',
+  ], RUN);
+  deniedEverywhere([
+    ["uv run bash -c 'rm -rf x'", 'Bash(rm *)'],
+    ["poetry run sh -c 'cat .env'", 'Read(**/.env)'],
+    ['bundle exec cp .env src/x', 'Read(**/.env)'],
+  ], RUN);
+  allowedByDefault(['uv run pytest -x tests', 'uv run -m pytest -q', 'poetry run pytest', 'bundle exec rake test', 'uv run --frozen --with requests python x.py', 'pipenv run pytest', 'uv run a.py', 'poetry run -q pytest'], RUN);
+});

@@ -7,7 +7,7 @@ import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirect
 import { subcommandIndex } from './signature.js';
 import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
-import { RUNNER_PROGRAMS } from './runners.js';
+import { RUNNER_PROGRAMS, runnerCommand } from './runners.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -41,6 +41,9 @@ export interface Built {
   stdout: string | null;
 }
 
+/** Builtins a runner cannot run (no such program), whose analysis would change the shell's own state. */
+const SHELL_STATE: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd', 'export', 'alias', 'unalias', 'source', '.', 'set', 'unset', 'declare', 'typeset', 'local', 'readonly', 'eval', 'exec', 'shopt', 'trap', 'umask', 'hash', 'enable', 'builtin', 'command']);
+
 /** Builtins that evaluate strings as arithmetic or array subscripts (`let 'a[$(id)]'` runs `id`). */
 const ARITHMETIC_BUILTINS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'unset', 'test', '[', 'mapfile', 'readarray']);
 
@@ -70,6 +73,14 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     segment.alternatives = [...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])), ...commandsInWords(args)];
   }
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
+  // What a runner runs (`poetry run cp a ~/.bashrc`): that command's paths, code and reasons are the segment's (runners.ts runnerCommand).
+  const inner = runnerCommand(name, args);
+  if (inner === 'unknown') reasons.push('interpreter');
+  else if (inner !== null && !SHELL_STATE.has(inner.name)) {
+    const moved: Built = inner.moved ? { ...built, segment: { ...segment, cwd: null } } : built;
+    describeProgram(inner.name, inner.args, inner.moved ? { ...input, cwd: null } : input, moved);
+    if (moved !== built && moved.segment.alternatives) segment.alternatives = [...(segment.alternatives ?? []), ...moved.segment.alternatives];
+  }
 
   if (SHELLS.has(name)) return describeShell(name, args, input, built);
   if (isPowerShell(name)) {

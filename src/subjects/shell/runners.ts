@@ -1,6 +1,6 @@
 import { RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
-import { hasOption, optionValues, pathOf, pushPath, scanOptions, type OptionSpec, type ParsedOption, type Word } from './options.js';
+import { hasOption, optionValues, pathOf, pushPath, scanOptions, staticWord, type OptionSpec, type ParsedOption, type Word } from './options.js';
 import type { FileFacts } from './files.js';
 
 /**
@@ -384,3 +384,56 @@ function tool(spec: ToolSpec): (args: readonly Word[], cwd: string | null, out: 
 
 /** Handlers of the tools above, by program name. */
 export const TOOL_HANDLERS: Record<string, (args: readonly Word[], cwd: string | null, out: FileFacts) => void> = Object.fromEntries(Object.entries(TOOLS).map(([name, spec]) => [name, tool(spec)]));
+
+/**
+ * The command a runner runs in its project's environment, after its own options (`uv run [OPTIONS]
+ * CMD…`, `poetry run CMD…`, `bundle exec CMD…`, `pipenv run CMD…`): what CMD writes, reads and runs
+ * is the runner's own call's, so `poetry run cp a ~/.bashrc` needs the Edit rule `cp a ~/.bashrc`
+ * needs, and `uv run bash -c 'rm -rf x'` meets `Bash(rm *)` (docs/threat-model.md#what-a-runner-runs).
+ * Options from each runner's documentation (`uv help run`, poetry's global options, bundle-exec(1));
+ * one not listed may take the next word: `unknown`, and the call is `interpreter`. `moved`: an option
+ * that changes the working directory (`uv run --directory D`, `poetry -C D`): paths below are then
+ * not known. `uv run F.py` and `uv run -m M` run python.
+ */
+export function runnerCommand(name: string, args: readonly Word[]): { name: string; args: Word[]; moved: boolean } | 'unknown' | null {
+  const spec = RUNNER_COMMANDS[name];
+  if (spec === undefined) return null;
+  let i = args.findIndex((word) => word.isStatic && word.value === spec.sub);
+  // Before the subcommand only the runner's own options may stand (programs.ts runsCommand found it).
+  if (i === -1) return null;
+  let moved = args.slice(0, i).some((word) => !word.isStatic || spec.moves.has(word.value.split('=')[0]!));
+  let module = false;
+  for (i++; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) return 'unknown';
+    if (word.value === '--') {
+      i++;
+      break;
+    }
+    if (!word.value.startsWith('-') || word.value === '-') break;
+    const option = word.value.split('=')[0]!;
+    if (spec.moves.has(option)) moved = true;
+    if (name === 'uv' && (option === '-m' || option === '--module')) module = true;
+    if (spec.values.has(option)) {
+      if (!word.value.includes('=')) i++;
+    } else if (!spec.flags.has(option)) return 'unknown';
+  }
+  const command = args[i];
+  if (command === undefined) return null;
+  if (!command.isStatic || command.value === '-') return 'unknown';
+  const rest = args.slice(i + 1);
+  if (name === 'uv' && module) return { name: 'python', args: [staticWord('-m'), ...args.slice(i)], moved };
+  if (name === 'uv' && /\.py$/.test(command.value)) return { name: 'python', args: args.slice(i), moved };
+  return { name: command.value.slice(command.value.lastIndexOf('/') + 1), args: rest, moved };
+}
+
+const UV_VALUES = ['--extra', '--no-extra', '--group', '--no-group', '--only-group', '--with', '--with-editable', '--with-requirements', '--env-file', '--package', '--python', '-p', '--directory', '--project', '--index', '--default-index', '--index-url', '-i', '--extra-index-url', '--find-links', '-f', '--upgrade-package', '-P', '--reinstall-package', '--no-build-package', '--no-binary-package', '--refresh-package', '--config-setting', '-C', '--config-settings-package', '--resolution', '--prerelease', '--fork-strategy', '--exclude-newer', '--exclude-newer-package', '--index-strategy', '--keyring-provider', '--link-mode', '--cache-dir', '--config-file', '--color', '--allow-insecure-host', '--python-platform'];
+const UV_FLAGS = ['--all-extras', '--all-groups', '--all-packages', '--no-dev', '--dev', '--only-dev', '--no-default-groups', '--module', '-m', '--script', '-s', '--gui-script', '--isolated', '--active', '--no-active', '--no-sync', '--locked', '--frozen', '--no-editable', '--no-project', '--exact', '--upgrade', '-U', '--reinstall', '--refresh', '--no-build', '--no-binary', '--no-build-isolation', '--compile-bytecode', '--offline', '--no-cache', '-n', '--quiet', '-q', '--verbose', '-v', '--native-tls', '--no-progress', '--no-config', '--no-python-downloads', '--managed-python', '--no-managed-python', '--no-env-file', '--help', '-h', '--show-resolution', '--no-install-project', '--no-install-workspace', '--no-install-local'];
+const POETRY_GLOBAL = { values: ['-C', '--directory', '-P', '--project'], flags: ['-q', '--quiet', '-v', '-vv', '-vvv', '--verbose', '-n', '--no-interaction', '--no-plugins', '--no-cache', '--ansi', '--no-ansi', '-h', '--help', '-V', '--version'] };
+
+const RUNNER_COMMANDS: Record<string, { sub: string; values: ReadonlySet<string>; flags: ReadonlySet<string>; moves: ReadonlySet<string> }> = {
+  uv: { sub: 'run', values: new Set(UV_VALUES), flags: new Set(UV_FLAGS), moves: new Set(['--directory']) },
+  poetry: { sub: 'run', values: new Set(POETRY_GLOBAL.values), flags: new Set(POETRY_GLOBAL.flags), moves: new Set(['-C', '--directory']) },
+  pipenv: { sub: 'run', values: new Set(), flags: new Set(), moves: new Set() },
+  bundle: { sub: 'exec', values: new Set(['--gemfile']), flags: new Set(['--keep-file-descriptors']), moves: new Set() },
+};
