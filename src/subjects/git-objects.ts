@@ -18,34 +18,91 @@ export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 const TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
 const LOOSE_TYPE = /^(commit|tree|blob|tag) \d+\0/;
 
-/** The type of what `id` (full or abbreviated hex) names in the object store of `gitDir` (its common directory). */
+/**
+ * Stated bounds on what one lookup reads (docs/threat-model.md#pack-index-bounds): more pack
+ * indexes, or more loose objects under one two-digit directory, and the answer is not known.
+ * Inside them every step is bounded: the fan-out table is checked as git checks it, and an
+ * abbreviation is found by binary search, so one lookup reads a few hundred bytes per pack.
+ */
+const MAX_PACKS = 256;
+const MAX_LOOSE = 10_000;
+
+/** The type of what `hex` (full or abbreviated) names in the object store of `gitDir` (its common directory). */
 export function objectType(gitDir: string, hex: string): ObjectType | null {
   if (!/^[0-9a-f]{4,64}$/i.test(hex)) return null;
   const id = hex.toLowerCase(); // git reads A-F as a-f in ids and abbreviations (hex.c, object-name.c)
-  // Objects from elsewhere, or some replaced by others (git-replace(1)): not this store's alone.
-  if (fs.existsSync(path.join(gitDir, 'objects', 'info', 'alternates')) || hasReplaceRefs(gitDir)) return null;
-  const found = new Map<string, () => ObjectType | null>();
-  const loose = path.join(gitDir, 'objects', id.slice(0, 2));
-  try {
-    for (const name of fs.readdirSync(loose)) if ((id.slice(0, 2) + name).startsWith(id)) found.set(id.slice(0, 2) + name, () => looseType(path.join(loose, name)));
-  } catch {
-    // no loose object under that prefix
-  }
+  const hash = hashSize(gitDir);
+  if (hash === null || id.length > hash * 2) return null;
+  // Objects from elsewhere, or some replaced by others (git-replace(1)), or looked up through a
+  // multi-pack index (gitformat-pack(5)) that may place an id elsewhere than the packs' own indexes.
   const packs = path.join(gitDir, 'objects', 'pack');
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(packs).filter((name) => name.endsWith('.idx'));
-  } catch {
-    // no packs
+  if (fs.existsSync(path.join(gitDir, 'objects', 'info', 'alternates')) || fs.existsSync(path.join(packs, 'multi-pack-index')) || hasReplaceRefs(gitDir)) return null;
+  // Every copy of each matching id: git reads one of them, in an order of its own (packs by age).
+  const found = new Map<string, Array<() => ObjectType | null>>();
+  const add = (full: string, type: () => ObjectType | null): void => {
+    found.set(full, [...(found.get(full) ?? []), type]);
+  };
+  const loose = path.join(gitDir, 'objects', id.slice(0, 2));
+  if (id.length === hash * 2) {
+    if (fs.existsSync(path.join(loose, id.slice(2)))) add(id, () => looseType(path.join(loose, id.slice(2))));
+  } else {
+    const names = boundedList(loose, MAX_LOOSE);
+    if (names === null) return null;
+    for (const name of names) if ((id.slice(0, 2) + name).startsWith(id)) add(id.slice(0, 2) + name, () => looseType(path.join(loose, name)));
   }
-  for (const name of names) {
-    const pack = readPack(path.join(packs, name));
+  const names = boundedList(packs, MAX_PACKS * 8); // a pack has its .idx, .pack, maybe .rev, .bitmap, .keep…
+  const indexes = names?.filter((name) => name.endsWith('.idx')) ?? [];
+  if (names === null || indexes.length > MAX_PACKS) return null;
+  for (const name of indexes) {
+    // git uses an index only beside its pack (packfile.c add_packed_git).
+    if (!fs.existsSync(path.join(packs, name.replace(/\.idx$/, '.pack')))) continue;
+    const pack = readPack(path.join(packs, name), hash);
     if (pack === null) return null;
-    for (const [full, offset] of pack.matching(id)) if (!found.has(full)) found.set(full, () => pack.typeAt(offset, 0));
+    const matches = pack.matching(id);
+    if (matches === null) return null;
+    for (const [full, offset] of matches) add(full, () => pack.typeAt(offset, 0));
     if (found.size > 1) return null;
   }
   if (found.size !== 1) return null;
-  return [...found.values()][0]!();
+  const types = [...found.values()][0]!.map((type) => type());
+  return types.every((type) => type === types[0]) ? types[0]! : null;
+}
+
+/** A directory's names, at most `limit` of them; [] when there is none; null past the limit or unreadable. */
+function boundedList(dir: string, limit: number): string[] | null {
+  let handle: fs.Dir;
+  try {
+    handle = fs.opendirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? [] : null;
+  }
+  const names: string[] = [];
+  try {
+    for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) {
+      if (names.length === limit) return null;
+      names.push(entry.name);
+    }
+  } catch {
+    return null;
+  } finally {
+    handle.closeSync();
+  }
+  return names;
+}
+
+/** The bytes of an object id: 20 (SHA-1), or 32 when `extensions.objectFormat` is sha256; null when the config says something else or cannot be read. */
+function hashSize(gitDir: string): 20 | 32 | null {
+  let config: string;
+  try {
+    config = fs.readFileSync(path.join(gitDir, 'config'), 'latin1');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 20 : null;
+  }
+  if (!/objectformat/i.test(config)) return 20;
+  const values = [...config.matchAll(/^[ \t]*objectformat[ \t]*=[ \t]*"?(sha1|sha256)"?[ \t]*(?:[#;].*)?\r?$/gim)].map((match) => match[1]!.toLowerCase());
+  if (values.length !== (config.match(/objectformat/gi) ?? []).length || new Set(values).size !== 1) return null;
+  return values[0] === 'sha256' ? 32 : 20;
 }
 
 function hasReplaceRefs(gitDir: string): boolean {
@@ -63,100 +120,117 @@ function hasReplaceRefs(gitDir: string): boolean {
 
 /** A loose object's type from the start of its zlib stream ("blob 12\0…"). */
 function looseType(file: string): ObjectType | null {
+  const head = readAt(file, 0, 64);
+  if (head === null) return null;
   try {
-    const fd = fs.openSync(file, 'r');
-    const head = Buffer.alloc(64);
-    let read: number;
-    try {
-      read = fs.readSync(fd, head, 0, 64, 0);
-    } finally {
-      fs.closeSync(fd);
-    }
-    const text = zlib.inflateSync(head.subarray(0, read), { finishFlush: zlib.constants.Z_SYNC_FLUSH }).toString('latin1');
+    const text = zlib.inflateSync(head, { finishFlush: zlib.constants.Z_SYNC_FLUSH }).toString('latin1');
     return (LOOSE_TYPE.exec(text)?.[1] as ObjectType | undefined) ?? null;
   } catch {
     return null;
   }
 }
 
+/** Up to `length` bytes of `file` from `offset` (fewer at its end); null when it cannot be read. */
+function readAt(file: string, offset: number, length: number): Buffer | null {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buffer = Buffer.alloc(length);
+      return buffer.subarray(0, fs.readSync(fd, buffer, 0, length, offset));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return null;
+  }
+}
+
 interface Pack {
-  /** Full ids starting with `prefix`, with their offsets in the pack. */
-  matching(prefix: string): Array<[string, number]>;
+  /** Ids starting with `prefix` (two at most: more is ambiguous anyway), with their offsets in the pack; null when the index is bad there. */
+  matching(prefix: string): Array<[string, number]> | null;
   /** The type of the entry at `offset`, through delta bases; null past a chain this deep or a bad entry. */
   typeAt(offset: number, depth: number): ObjectType | null;
 }
 
-/** A pack index, version 2 (SHA-1 or SHA-256 by its size), and its pack. */
-function readPack(idxFile: string): Pack | null {
-  let idx: Buffer;
+/**
+ * A pack index, version 2, and its pack, read in slices. The index is taken only as git takes it
+ * (packfile.c check_packed_git_idx, open_packed_git_1): a fan-out table that never decreases, its
+ * last entry the object count, the file's size within what that count allows, the pack's header
+ * count and checksum the index's. Anything else: null (git refuses the file; the caller asks).
+ */
+function readPack(idxFile: string, hash: 20 | 32): Pack | null {
+  const packFile = idxFile.replace(/\.idx$/, '.pack');
+  let idxSize: number;
+  let packSize: number;
   try {
-    idx = fs.readFileSync(idxFile);
+    idxSize = fs.statSync(idxFile).size;
+    packSize = fs.statSync(packFile).size;
   } catch {
     return null;
   }
-  if (idx.length < 8 + 1024 || idx.readUInt32BE(0) !== 0xff744f63 || idx.readUInt32BE(4) !== 2) return null;
-  const count = idx.readUInt32BE(8 + 255 * 4);
-  // 8 + 1024 + count × (hash + crc + offset) + large offsets × 8 + 2 × hash, the large ones being
-  // those whose offset has its top bit set: only the true hash size gives that length.
-  const hash = [20, 32].find((size) => {
-    const rest = idx.length - (8 + 1024 + count * (size + 8) + 2 * size);
-    if (rest < 0 || rest % 8 !== 0) return false;
-    let large = 0;
-    for (let i = 0, at = 8 + 1024 + count * (size + 4); i < count; i++, at += 4) if (idx.readUInt32BE(at) & 0x80000000) large++;
-    return rest === large * 8;
-  });
-  if (hash === undefined) return null;
+  const head = readAt(idxFile, 0, 8 + 1024);
+  if (head === null || head.length < 8 + 1024 || head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) return null;
+  const fanout = Array.from({ length: 256 }, (_, i) => head.readUInt32BE(8 + i * 4));
+  if (fanout.some((value, i) => i > 0 && value < fanout[i - 1]!)) return null; // "non-monotonic index"
+  const count = fanout[255]!;
+  const min = 8 + 1024 + count * (hash + 8) + 2 * hash;
+  if (idxSize < min || idxSize > min + Math.max(0, count - 1) * 8) return null; // "wrong index v2 file size"
+  const packHead = readAt(packFile, 0, 12);
+  const packSum = readAt(packFile, packSize - hash, hash);
+  const idxSum = readAt(idxFile, idxSize - 2 * hash, hash);
+  if (packHead === null || packHead.length < 12 || packHead.toString('latin1', 0, 4) !== 'PACK' || ![2, 3].includes(packHead.readUInt32BE(4)) || packHead.readUInt32BE(8) !== count) return null;
+  if (packSum === null || idxSum === null || packSize < 12 + hash || !packSum.equals(idxSum)) return null; // "packfile … does not match index"
   const ids = 8 + 1024;
   const offsets = ids + count * (hash + 4);
   const large = offsets + count * 4;
-  const idAt = (i: number): string => idx.toString('hex', ids + i * hash, ids + (i + 1) * hash);
-  const offsetAt = (i: number): number => {
-    const value = idx.readUInt32BE(offsets + i * 4);
-    return value & 0x80000000 ? Number(idx.readBigUInt64BE(large + (value & 0x7fffffff) * 8)) : value;
+  const largeCount = (idxSize - min) / 8;
+  const idAt = (i: number): string | null => {
+    const bytes = readAt(idxFile, ids + i * hash, hash);
+    return bytes === null || bytes.length < hash ? null : bytes.toString('hex');
   };
-  const find = (full: string): number | null => {
-    let low = 0;
-    let high = count;
+  const offsetAt = (i: number): number | null => {
+    const word = readAt(idxFile, offsets + i * 4, 4);
+    if (word === null || word.length < 4) return null;
+    const value = word.readUInt32BE(0);
+    if (!(value & 0x80000000)) return value;
+    const index = value & 0x7fffffff;
+    const wide = index < largeCount ? readAt(idxFile, large + index * 8, 8) : null;
+    return wide === null || wide.length < 8 ? null : Number(wide.readBigUInt64BE(0));
+  };
+  /** git's bsearch_hash (hash-lookup.c), step for step, so an index out of order leads both to the same entry: [index, found]. */
+  const search = (full: string): [number, boolean] | null => {
+    const first = parseInt(full.slice(0, 2), 16);
+    let low = first === 0 ? 0 : fanout[first - 1]!;
+    let high = fanout[first]!;
     while (low < high) {
-      const mid = (low + high) >>> 1;
+      const mid = low + Math.floor((high - low) / 2);
       const at = idAt(mid);
-      if (at === full) return offsetAt(mid);
-      if (at < full) low = mid + 1;
-      else high = mid;
+      if (at === null) return null;
+      if (at === full) return [mid, true];
+      if (at > full) high = mid;
+      else low = mid + 1;
     }
-    return null;
-  };
-  const packFile = idxFile.replace(/\.idx$/, '.pack');
-  const read = (offset: number, length: number): Buffer | null => {
-    try {
-      const fd = fs.openSync(packFile, 'r');
-      try {
-        const buffer = Buffer.alloc(length);
-        const got = fs.readSync(fd, buffer, 0, length, offset);
-        return buffer.subarray(0, got);
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch {
-      return null;
-    }
+    return [low, false];
   };
   const pack: Pack = {
     matching(prefix) {
+      // find_short_packed_object: from where the prefix padded with zeros would be, while ids match.
+      const start = search(prefix.padEnd(hash * 2, '0'));
+      if (start === null) return null;
       const out: Array<[string, number]> = [];
-      const first = parseInt(prefix.slice(0, 2), 16);
-      let i = first === 0 ? 0 : idx.readUInt32BE(8 + (first - 1) * 4);
-      const end = idx.readUInt32BE(8 + first * 4);
-      for (; i < end; i++) {
+      for (let i = start[0]; i < count && out.length < 2; i++) {
         const full = idAt(i);
-        if (full.startsWith(prefix)) out.push([full, offsetAt(i)]);
-        else if (full > prefix) break;
+        if (full === null) return null;
+        if (!full.startsWith(prefix)) break;
+        const offset = offsetAt(i);
+        if (offset === null) return null;
+        out.push([full, offset]);
       }
       return out;
     },
     typeAt(offset, depth) {
       if (depth > 64) return null;
-      const head = read(offset, 32 + hash);
+      const head = readAt(packFile, offset, 32 + hash);
       if (head === null || head.length === 0) return null;
       const type = (head[0]! >> 4) & 7;
       if (TYPES[type]) return TYPES[type]!;
@@ -174,8 +248,9 @@ function readPack(idxFile: string): Pack | null {
       }
       if (type === 7) {
         // REF_DELTA: the base by its id, in this pack (a thin pack's base elsewhere is not followed).
-        const base = find(head.toString('hex', at, at + hash));
-        return base === null ? null : pack.typeAt(base, depth + 1);
+        const base = search(head.toString('hex', at, at + hash));
+        const baseOffset = base === null || !base[1] ? null : offsetAt(base[0]);
+        return baseOffset === null ? null : pack.typeAt(baseOffset, depth + 1);
       }
       return null;
     },
