@@ -772,5 +772,8 @@ function withStdin(info: CommandInfo, stdin: string, cwd: string | null): Comman
     };
   }
   if (name && runsCode(name)) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'stdin-script'])], rememberable: false };
+  // `xargs cat` with stdin ".env": the words xargs adds are in the call, but not modelled as the
+  // program's (round 14 review T8); such a call asks.
+  if (info.segments.some((segment) => segment.wrappers.some((wrapper) => /^(?:\S*\/)?xargs(?:\s|$)/.test(wrapper)))) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'xargs-input'])], rememberable: false };
   return info;
 }

@@ -1731,8 +1731,24 @@ describe('3. removers other than rm -r meet the Edit rules below what they remov
   // A program the analyser does not know may write the words xargs gives it (bash 5.2: gzip
   // replaced data/table.csv by table.csv.gz; found by the round 9 review).
   notAllowed(['echo ../data | xargs gzip -r', "printf '%s\\0' ../data/table.csv | xargs -0 gzip", 'find ../data -type f | xargs -n1 bzip2']);
+  // The input is any number of words, options among them, not one operand (round 14 review T8; each
+  // proved with bash 5.2 and GNU findutils/coreutils/sed in a scratch directory): a wrapper with no
+  // command of its own runs what the input names (`echo rm -rf ../data | xargs nice` removed data);
+  // find took `-delete` from it, sort `-o`, sed `-i`. Allowed under `Bash(xargs *)`, and in
+  // bypassPermissions, every command deny rule was one `| xargs nice` away.
+  notAllowed([
+    'echo rm -rf ../data | xargs nice',
+    'echo rm -rf ../data | xargs env',
+    'echo rm -rf ../data | xargs timeout 5',
+    'echo rm -rf ../data | xargs -0 sudo',
+    'echo rm -rf ../data | xargs nohup',
+    'echo ../data -delete | xargs find',
+    'echo -o ../data/table.csv src/a.ts | xargs sort',
+    'echo -i s/a/z/ ../data/table.csv | xargs sed -n p',
+    'echo -o../data/table.csv | xargs -I{} sort {}',
+  ]);
   // A read of xargs' input is left as it was (not modelled): these stay allowed where they were.
-  test.each(["find src -name '*.ts' -print0 | xargs -0 grep -l x", 'find src | xargs -I{} wc -l {}'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(["find src -name '*.ts' -print0 | xargs -0 grep -l x", 'find src | xargs -I{} wc -l {}', 'git ls-files | xargs wc -l', 'find src | xargs nice ls -l', 'ls | xargs -n1 basename'])('bypassPermissions: %j is allowed', (command) => {
     const decision = removal(command, 'bypassPermissions');
     expect(decision.verdict, decision.reason).toBe('allow');
   });

@@ -428,7 +428,7 @@ describe('§5.4 exec-capable options stay visible (known Claude Code bypasses)',
     ["awk '{print | \"sh\"}' f", ['awk'], ['interpreter']],
     ["awk '{print > \"/etc/x\"}' f", ['awk'], ['interpreter']],
     ['env rm x', ['rm'], []],
-    ['xargs -0 rm', ['rm'], []],
+    ['xargs -0 rm', ['rm'], ['xargs-input']], // its input may hold any option (round 14 review T8)
     ['sort --compress-program=evil f', ['sort', 'evil'], []],
     ['tar --to-command="sh -c id" -xf a.tar', ['tar', 'sh', 'id'], ['interpreter']],
     ["less '+!id' f", ['less'], ['interpreter']],

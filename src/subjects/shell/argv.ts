@@ -3,7 +3,7 @@ import { gitEnvironmentTree, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { describeProgram, type Built, type SegmentInput } from './program.js';
 import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment } from './variables.js';
-import { stripWrappers } from './wrappers.js';
+import { isWrapper, stripWrappers } from './wrappers.js';
 
 export type { Built } from './program.js';
 
@@ -69,6 +69,13 @@ export function buildSegment(input: SegmentInput): Built {
   // known only at run time. A write of one is unknown and asks (as `rm -r "$f"` does); a read of
   // one is left out, as before (docs/threat-model.md#recursive-reads).
   const { replace } = stripped.xargs;
+  // The input is any number of words, options among them (xargs(1) splits it at blanks), not one
+  // operand: `echo rm -rf src | xargs nice` runs rm, `xargs find` gets `-delete`, `xargs sort` `-o F`
+  // (round 14 review T8). A wrapper here has no command of its own, so the input names the program;
+  // another program asks unless none of its options writes or runs anything.
+  const optionsFromInput = replace === null || replace === undefined || args.some((word) => word.value.startsWith(replace));
+  if (optionsFromInput && isWrapper(dashed.name)) reasons.push('dynamic-name');
+  else if (optionsFromInput && !XARGS_ANY_WORDS.has(dashed.name)) reasons.push('xargs-input');
   const stdin = new Set<string>();
   const unknown = (word: Word): Word => {
     if (word.isStatic) stdin.add(word.raw);
@@ -85,6 +92,14 @@ export function buildSegment(input: SegmentInput): Built {
   if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
   return built;
 }
+
+/**
+ * Programs none of whose options writes a file or runs a program (GNU coreutils, grep, diffutils
+ * manuals), so the words xargs gives them can only make them read, which is not modelled for xargs
+ * (docs/threat-model.md#recursive-reads). Not here, for example: sort (-o), uniq (OUT), file (-C),
+ * rg (--pre), find (-delete, -exec), tee, and every wrapper.
+ */
+const XARGS_ANY_WORDS = new Set(['cat', 'grep', 'egrep', 'fgrep', 'wc', 'head', 'tail', 'ls', 'echo', 'printf', 'basename', 'dirname', 'stat', 'du', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'readlink', 'realpath', 'nl', 'od', 'cut', 'paste', 'tac', 'rev', 'cmp', 'diff', 'comm']);
 
 /** How the input xargs appends to a command's words is shown in a path. */
 const XARGS_INPUT = '<xargs input>';

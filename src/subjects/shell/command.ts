@@ -48,6 +48,8 @@ const PARSE_TIMEOUT_MS = 500;
  *   arithmetic            an arithmetic context that can reach quoted `$(`/backtick text, values from files and globs,
  *                         or a `$` that is data (the pieces of a substitution built at run time)
  *   archive-extract       tar -x, unzip, cpio -i, 7z x, ar x, patch: writes paths the archive or patch names
+ *   xargs-input           xargs gives words known only at run time (options among them) to a program other than
+ *                         the few none of whose options writes or runs (argv.ts XARGS_ANY_WORDS), or names the program
  *   unknown-option        curl, wget given an option the model does not know, or options from a file or wgetrc
  *                         command it does not read (`curl -K F`, `wget --config F`, `wget -e KEY=…`)
  */
