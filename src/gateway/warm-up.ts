@@ -91,18 +91,28 @@ function warmUpAudit(records: AuditRecord[]): void {
 const filler: { last: unknown } = { last: null };
 
 /**
- * Sets off a scavenge now, while nothing waits, by allocating small objects until V8 empties the
- * young generation: the start-up and the decisions above leave it part full, and the first call's
- * own allocations then set off a scavenge of 2-12 ms in 3 of 6 traced starts (docs/performance.md).
+ * Elements of one filler array: 16 KiB, so that filling the young generation (1 MiB a semi-space)
+ * takes a few dozen turns of the loop below, and still under the 128 KiB above which V8 allocates
+ * outside the young generation. With arrays of one element the loop turned thousands of times and
+ * got hot: V8 compiled it with TurboFan on a worker thread (milliseconds of CPU, done ~40 ms after the
+ * first list, while a client's first command arrived) for a function that runs once
+ * (docs/performance.md, "Round 14: start").
+ */
+const FILLER_ELEMENTS = 2048;
+
+/**
+ * Sets off a scavenge now, while nothing waits, by allocating until V8 empties the young
+ * generation: the start-up and the decisions above leave it part full, and the first call's own
+ * allocations then set off a scavenge of 2-12 ms in 3 of 6 traced starts (docs/performance.md).
  * Stops after allocating four times the room that was left, whatever happened.
  */
-function emptyYoungGeneration(): void {
+export function emptyYoungGeneration(): void {
   const newSpace = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space');
   const used = (): number => newSpace()?.space_used_size ?? 0;
   const room = newSpace()?.space_available_size ?? 0;
   let last = used();
-  for (let made = 0; made < 4 * room; made += 1024 * 24) {
-    for (let index = 0; index < 1024; index++) filler.last = [index];
+  for (let made = 0; made < 4 * room; made += FILLER_ELEMENTS * 8) {
+    filler.last = new Array(FILLER_ELEMENTS);
     const now = used();
     if (now < last) break;
     last = now;
