@@ -194,13 +194,16 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   // A relative path whose directory is unknown (`cd /x; cat .env`: cd may have failed) still meets
   // the rules that match at any depth (`Read(.env)`), tried on a stand-in directory.
   const ruleForms = forms.length > 0 ? forms : unknownBaseForms(subject.input);
+  // A removal (`rm -r`, a move's source) takes what is below the path with it: the rules on the
+  // directories above a protected file count (policy.ts ancestorRules); a write into it does not.
+  const removes = subject.via === RECURSIVE && subject.access === 'write' && subject.tree?.plants !== true;
   for (const form of ruleForms) {
-    const rule = rules.matchPath('deny', subject.access, form);
+    const rule = rules.matchPath('deny', subject.access, form, true, removes);
     if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   if (subject.via === DENY_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny rule matches ${shown}` };
   for (const form of ruleForms) {
-    const rule = rules.matchPath('ask', subject.access, form);
+    const rule = rules.matchPath('ask', subject.access, form, true, removes);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   if (subject.via === RULE_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}` };
@@ -247,9 +250,12 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
   // not there, removes nothing below it.
   const removes = subject.access === 'write';
   const plants = subject.tree?.plants === true;
-  const verb = plants ? 'change' : removes ? 'removal' : 'read';
+  // A move takes what is below to a new name, where it is read (docs/threat-model.md#moving-a-directory-moves-what-is-below-it):
+  // the rules on reading count, as they do for a write of the path itself.
+  const reads = !removes || subject.tree?.moved === true;
+  const verb = plants ? 'change' : subject.tree?.moved ? 'move' : removes ? 'removal' : 'read';
   for (const form of forms) {
-    const could = rules.matchPathBelow('deny', subject.access, form, removes, plants) ?? rules.matchPathBelow('ask', subject.access, form, removes, plants);
+    const could = rules.matchPathBelow('deny', subject.access, form, removes, plants, reads) ?? rules.matchPathBelow('ask', subject.access, form, removes, plants, reads);
     if (!could) continue;
     // git creates what the tree it checks out holds, absent now or not (`git checkout HEAD -- data`
     // with data/secret deleted made it again): any rule that could match below asks, git's own code
@@ -264,7 +270,7 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
       const real = matchForm(entry.real);
       // The two forms are one string for most entries (a tracked file below the real top): tried once.
       for (const path of real === spelled ? [spelled] : [spelled, real]) {
-        const rule = rules.matchPath('deny', subject.access, path, !removes) ?? notPlanting(removes && !plants, rules.matchPath('ask', subject.access, path, !removes));
+        const rule = rules.matchPath('deny', subject.access, path, reads) ?? notPlanting(removes && !plants, rules.matchPath('ask', subject.access, path, reads));
         if (rule) return ruled('ask', rule, `${verb} of every file under ${form}, ${path} among them; ${rule.list} rule ${rule.text} matches it`);
       }
     }

@@ -117,7 +117,10 @@ export class RuleSet {
    * The first rule of `list` matching a path (match form: absolute, forward slashes). For deny and
    * ask, rules about reading also cover writing the same path (a Read deny also denies writing it).
    */
-  matchPath(list: RuleList, access: Access, path: string, withReads = true): Rule | null {
+  matchPath(list: RuleList, access: Access, path: string, withReads = true, removes = false): Rule | null {
+    // The rules on the directories above a protected file (policy.ts ancestorRules) count only for
+    // a write that moves or removes the path with what is below it (`removes`), not one into it.
+    const counts = (candidate: PathMatcher): boolean => (removes || candidate.rule.holds === undefined) && candidate.matchers.some((m) => m.match(path));
     const indexes = [this.lists[list].path[access]];
     if (list !== 'allow' && access === 'write' && withReads) indexes.push(this.lists[list].path.read);
     const nocase = isCaseInsensitive(this.env.platform);
@@ -129,15 +132,15 @@ export class RuleSet {
       let dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
       for (;;) {
         const found = index.prefixLengths.has(dir.length) ? index.byPrefix.get(dir) : undefined;
-        if (found) for (const candidate of found) if (candidate.matchers.some((m) => m.match(path))) return candidate.rule;
+        if (found) for (const candidate of found) if (counts(candidate)) return candidate.rule;
         if (dir === '/' || dir === '') break;
         const parent = posix.dirname(dir);
         dir = parent === dir ? '/' : parent;
         if (dir === '/' && index.byPrefix.size === 0) break;
       }
       const byName = index.byBasename.get(fold(posix.basename(path), nocase));
-      if (byName) for (const candidate of byName) if (candidate.matchers.some((m) => m.match(path))) return candidate.rule;
-      for (const candidate of index.scan) if (candidate.matchers.some((m) => m.match(path))) return candidate.rule;
+      if (byName) for (const candidate of byName) if (counts(candidate)) return candidate.rule;
+      for (const candidate of index.scan) if (counts(candidate)) return candidate.rule;
     }
     return null;
   }
@@ -146,11 +149,12 @@ export class RuleSet {
    * The first deny/ask rule of `list` that could match a path below `dir`, for a read of a whole
    * tree (`grep -r x dir`): minimatch's partial match, "could `dir` start a matching path?". For a
    * `removal` (a write of the tree), the Edit rules only, less those for git's code files (decide.ts)
-   * unless the write `plants` (`chmod -R` can make a hook runnable).
+   * unless the write `plants` (`chmod -R` can make a hook runnable); with `reads` the Read rules
+   * too (a move: what is below is read under its new name).
    */
-  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, removal = false, plants = false): Rule | null {
+  matchPathBelow(list: 'deny' | 'ask', access: Access, dir: string, removal = false, plants = false, reads = !removal): Rule | null {
     const indexes = [this.lists[list].path[access]];
-    if (access === 'write' && !removal) indexes.push(this.lists[list].path.read);
+    if (access === 'write' && reads) indexes.push(this.lists[list].path.read);
     const counts = (rule: Rule): boolean => !(removal && !plants && rule.type === 'path' && rule.codeFile);
     for (const index of indexes) {
       for (const rule of index.all) if (counts(rule)) return rule;

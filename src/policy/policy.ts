@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, posix } from 'node:path';
 import { zodIssues } from '../config/load.js';
 import { codeCacheDirectory, httpSecretFile, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
 import { parseConfigFile, type ConfigFile } from '../config/schema.js';
@@ -100,10 +100,42 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const file of new Set(start.programs.flatMap((each) => [each, ...physicalForms(each)]))) {
     rules.push({ type: 'path', list: 'ask', access: 'write', pattern: literal(file), text: `built-in: the gateway starts a server from ${file}`, codeFile: true });
   }
+  rules.push(...ancestorRules(rules));
   for (const pattern of CLIENT_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
   return rules;
+}
+
+/**
+ * A write of a directory above a file the rules above protect by name moves, removes or replaces the
+ * file with it (`move_file .latch l2`, a write of l2/mcp-latch.json, `move_file l2 .latch` rewrote
+ * the config and the gateway reloaded it with no rules; round 14 review T1): each such rule also
+ * holds for every ancestor of its file, lexical and physical (the file list holds both forms), for
+ * writes only (docs/threat-model.md#moving-a-directory-moves-what-is-below-it).
+ */
+function ancestorRules(rules: readonly Rule[]): Rule[] {
+  const out: Rule[] = [];
+  const seen = new Set<string>();
+  for (const rule of rules) {
+    // A server's start script (an ask, codeFile) is planted by a move back, which the arrivals below the destination meet.
+    if (rule.type !== 'path' || rule.access !== 'write' || rule.pattern === null || rule.holds !== undefined || rule.codeFile) continue;
+    const file = unliteral(rule.pattern);
+    if (file === null) continue; // the code cache's `dir/**`: its own directory is a literal rule too
+    for (let dir = posix.dirname(file), below = file; dir !== below && dir !== '.'; below = dir, dir = posix.dirname(dir)) {
+      const key = `${rule.list}\0${dir}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ type: 'path', list: rule.list, access: 'write', pattern: literal(dir), text: `${rule.text}, which a write of ${dir} moves or removes`, holds: file });
+    }
+  }
+  return out;
+}
+
+/** The path a literal() pattern names; null for a glob. */
+function unliteral(pattern: string): string | null {
+  if (/(?<!\\)[*?[\]{}()!]/.test(pattern)) return null;
+  return pattern.replace(/\\([*?[\]{}()!])/g, '$1');
 }
 
 const NO_START_FILES: StartFiles = { envFiles: [], programs: [] };

@@ -22,6 +22,12 @@ export type Rule =
       pattern: string | null;
       /** A built-in rule for a file git runs code from (policy.ts): writing one plants code, removing one does not. */
       codeFile?: true;
+      /**
+       * A built-in rule on a directory above this protected file (policy.ts ancestorRules): moving
+       * or removing the directory moves or removes the file. Met only by such a write (decide.ts),
+       * not by one into the directory (`cp a.txt .`).
+       */
+      holds?: string;
     }
   | { type: 'command'; text: RuleText; list: RuleList; words: string[] | null; prefix: boolean }
   | { type: 'mcp'; text: RuleText; list: RuleList; server: string; toolGlob: string | null };

@@ -70,6 +70,12 @@ export interface TreeRead {
   /** A write that changes the files below rather than removing them (`chmod -R`): it can make a planted git hook runnable, so git's code-file rules count. */
   plants?: true;
   /**
+   * A move's source (`mv`, a file tool's `move_file`): what is below leaves its place and is read
+   * under its new name, so the rules on reading it count too, as for the path itself
+   * (docs/threat-model.md#moving-a-directory-moves-what-is-below-it).
+   */
+  moved?: true;
+  /**
    * What git prints from its working tree, index and history (`git diff`, `git log -p`, `git grep`):
    * the files below are those git tracks (its index, subjects/git-index.ts), present on disk or not.
    */
@@ -115,6 +121,8 @@ export interface TreeWalk {
   links?: string[];
   /** TreeRead.plants: git's code-file rules count below. */
   plants?: true;
+  /** TreeRead.moved: the rules on reading count below. */
+  moved?: true;
 }
 
 /** One simple command the shell would run. */

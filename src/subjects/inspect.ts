@@ -9,7 +9,7 @@ import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryProblem, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
-import { isDirectory, isFile, MAX_TREE_ENTRIES, walkTree, type WalkBudget } from './tree.js';
+import { arrivals, isDirectory, isFile, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { trackedPaths } from './git-index.js';
 import { revisionType } from './git-objects.js';
@@ -47,11 +47,17 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     const bases = relativeBases(server, toolClass, args, context, cache);
     const fileStrings = toolClass.plainFileStrings ? 'plain' : 'both';
     let left = MAX_CALL_PATHS;
+    const moved: Array<string | null> = [];
+    const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
     for (const pathArg of toolClass.paths) {
       // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
       const access = kind === 'read' ? 'read' : pathArg.access;
       const values = valuesAt(args, pathArg.arg);
-      for (const value of values.slice(0, Math.max(left, 0))) subjects.push(...pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings));
+      for (const value of values.slice(0, Math.max(left, 0))) {
+        const found = pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings);
+        subjects.push(...found);
+        if (pathArg.moves && access === 'write') for (const subject of found) subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
+      }
       left -= values.length;
       // Each path is resolved on disk while every call waits: 100,000 of them stalled the gateway 14 s.
       if (left < 0) subjects.push({ type: 'path', access, input: `<${(-left).toLocaleString('en-US')} more in ${pathArg.arg}>`, path: null, realPath: null, problem: `the call names more than ${MAX_CALL_PATHS.toLocaleString('en-US')} paths, the most mcp-latch checks in one call (docs/config.md, "limits")`, inWorkspace: false, via: pathArg.arg });
@@ -512,15 +518,20 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   }
   if (tree.copiedFrom) {
     const there = fs.existsSync(subject.realPath);
+    // `mv src dir` with dir there: src arrives at dir/src, its own subject; dir keeps what it holds.
+    if (tree.copiedFrom.absentOnly && there && tree.moved) {
+      subject.tree = { entries: [], complete: true, plants: true };
+      return [];
+    }
     const made = tree.copiedFrom.absentOnly && there ? null : copiedEntries(subject.realPath, tree.copiedFrom, base, budget, context, cache);
     if (!there || !isDirectory(subject.realPath)) {
-      if (made) subject.tree = { ...made, plants: true };
+      if (made) subject.tree = { ...made, plants: true, ...(tree.moved ? { moved: true as const } : {}) };
       return [];
     }
     if (made) {
       const walk = walkTree(subject.realPath, false, budget, context.pathEnv.platform);
       const held = new Set(walk.entries.map((entry) => entry.rel));
-      subject.tree = { entries: [...walk.entries, ...made.entries.filter((entry) => !held.has(entry.rel))], complete: walk.complete && made.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), plants: true };
+      subject.tree = { entries: [...walk.entries, ...made.entries.filter((entry) => !held.has(entry.rel))], complete: walk.complete && made.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), plants: true, ...(tree.moved ? { moved: true as const } : {}) };
       return [];
     }
   }
@@ -538,11 +549,23 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
   if (tree.content) {
     const filters = tree.filters;
     const entries = filters ? walk.entries.filter((entry) => !skippedByFilters(filters, subject.input, entry.rel, entry.directory === true)) : walk.entries;
-    subject.tree = { entries, complete: walk.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), ...(tree.plants ? { plants: true as const } : {}) };
+    subject.tree = { entries, complete: walk.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), ...(tree.plants ? { plants: true as const } : {}), ...(tree.moved ? { moved: true as const } : {}) };
   }
   if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
+}
+
+/**
+ * One end of a file tool's move, as the shell's `mv -T SOURCE DESTINATION` (round 14 review T1/T2:
+ * `move_file conf pub` was one write of conf, and pub/secret/db.txt then read a file under
+ * `Read(./conf/secret/**)`): the source's tree leaves its place (MOVED), and what the sources hold
+ * arrives below the destination (arrivals). `sources` collects the sources, named before the destination.
+ */
+function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sources: Array<string | null>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
+  if (end === 'source') sources.push(subject.problem ? null : subject.path);
+  subject.via = RECURSIVE;
+  return treeSubjects(subject, end === 'source' ? MOVED : arrivals([...sources]), null, budget, context, cache);
 }
 
 /** What git ignores below `dir` (a real directory) in the working tree it is in (git-ignore.ts); nothing outside one. */

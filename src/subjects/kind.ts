@@ -22,6 +22,12 @@ import { internalError } from '../errors.js';
 export interface PathArg {
   arg: string;
   access: Access;
+  /**
+   * A move's ends (`move_file {source, destination}`), decided as the shell's `mv -T` is: the
+   * source leaves its place with what is below it, which arrives below the destination
+   * (subjects/shell/files.ts MOVED and arrivals).
+   */
+  moves?: 'source' | 'destination';
 }
 
 /** How a tool was classified, for the policy engine and `mcp-latch tools`. */

@@ -55,6 +55,11 @@ export interface Profile {
 
 const read = (arg: string): PathArg => ({ arg, access: 'read' });
 const write = (arg: string): PathArg => ({ arg, access: 'write' });
+/** A rename (fs.rename): both ends are written, and what is below the source moves with it (kind.ts PathArg.moves). */
+const MOVE: PathArg[] = [
+  { arg: 'source', access: 'write', moves: 'source' },
+  { arg: 'destination', access: 'write', moves: 'destination' },
+];
 
 // ---------------------------------------------------------------------------------------------
 // @modelcontextprotocol/server-filesystem (2026.8.31, verified by tools/list)
@@ -80,8 +85,8 @@ const FILESYSTEM: Profile = {
     list_directory: { kind: 'read', paths: [read('path')] },
     list_directory_with_sizes: { kind: 'read', paths: [read('path')] },
     directory_tree: { kind: 'read', paths: [read('path')] }, // excludePatterns are globs, not paths
-    // Security: the source is removed by a move, so both ends are writes.
-    move_file: { kind: 'write', paths: [write('source'), write('destination')] },
+    // Security: the source is removed by a move, so both ends are writes; a directory takes what is below it along.
+    move_file: { kind: 'write', paths: MOVE },
     search_files: { kind: 'read', paths: [read('path')] }, // pattern / excludePatterns are globs
     get_file_info: { kind: 'read', paths: [read('path')] },
     list_allowed_directories: { kind: 'read' },
@@ -127,7 +132,7 @@ const DESKTOP_COMMANDER: Profile = {
     write_pdf: { kind: 'write', paths: [write('path'), write('outputPath'), read('content[].sourcePdfPath')] },
     create_directory: { kind: 'write', paths: [write('path')] },
     list_directory: { kind: 'read', paths: [read('path')] },
-    move_file: { kind: 'write', paths: [write('source'), write('destination')] },
+    move_file: { kind: 'write', paths: MOVE },
     start_search: { kind: 'read', paths: [read('path')] }, // pattern / filePattern are regexes and globs
     get_more_search_results: { kind: 'read' },
     // Only ends the server's own background search; nothing on disk changes.

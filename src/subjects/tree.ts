@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TreeWalk } from '../policy/types.js';
+import type { TreeRead, TreeWalk } from '../policy/types.js';
 import { isInside } from './paths.js';
 
 /**
@@ -17,6 +17,30 @@ import { isInside } from './paths.js';
  * Cost: one readdir per directory (the entry types come with it), one realpath and one stat per
  * link followed; never more than MAX_TREE_ENTRIES entries per call.
  */
+
+/** The tree of a removal: what is below the path goes with it (links in it are removed, not followed). */
+export const REMOVED: TreeRead = { content: true, follows: false };
+
+/**
+ * The tree of a move's source (`mv`, a file tool's `move_file`): removed from its place, and what
+ * it holds arrives below the destination (`arrivals`).
+ */
+export const MOVED: TreeRead = { ...REMOVED, moved: true };
+
+/**
+ * What a recursive copy writes below its destination: the files there are replaced, git's code
+ * files among them (`cp -r evil/. .` replaced .git/config and the next `git status` ran its
+ * core.fsmonitor, coreutils 9.1, git 2.39, round 12), so their built-in rules count as for `chmod -R`.
+ */
+export const COPIED: TreeRead = { ...REMOVED, plants: true };
+
+/**
+ * What a copy or a move makes below its destination: what the sources hold (each as written,
+ * null when not known here), re-rooted there (subjects/inspect.ts copiedEntries).
+ */
+export function arrivals(sources: Array<string | null>, follows = false, absentOnly = false, moved = false): TreeRead {
+  return { ...COPIED, ...(moved ? { moved: true as const } : {}), copiedFrom: { sources, follows, ...(absentOnly ? { absentOnly: true as const } : {}) } };
+}
 
 /** Entries one call's walks may visit together; past it a walk is incomplete (and the caller asks when that matters). */
 export const MAX_TREE_ENTRIES = 5_000;

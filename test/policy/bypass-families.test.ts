@@ -1229,7 +1229,8 @@ describe('4. git directories and configuration named by the environment or copie
   const inK = (command: string, mode: DefaultMode): Decision => decideShell(command.replaceAll('<K>', K), { allow: ['Bash(echo *)', `Edit(${K}/**)`], deny: BASE_DENY, mode, workspace: [K], cwd: K, home });
   beforeAll(() => {
     K = join(T, 'gitenv');
-    mkdirSync(K);
+    // `mv src plain`: a source the walk finds (one not there leaves what arrives in plain/src unknown, which asks first).
+    mkdirSync(join(K, 'src'), { recursive: true });
     execFileSync('git', ['init', '-q', '--bare', 'plain'], { cwd: K, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
   });
   const DIR = 'built-in: git runs code named in a git directory';

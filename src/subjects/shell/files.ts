@@ -8,6 +8,7 @@ import { cargo, go, npm } from './package-managers.js';
 import { cargoPaths, cobraFlags, docker, make, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
+import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
 
@@ -78,8 +79,6 @@ interface SimpleSpec extends OptionSpec {
 
 const READ: Access = 'read';
 const WRITE: Access = 'write';
-/** The tree of a removal: what is below the path goes with it (links in it are removed, not followed). */
-const REMOVED: TreeRead = { content: true, follows: false };
 /**
  * `chmod -R`, `chown -R`, `chgrp -R` change every file below their operand: the Edit rules below it
  * count, and git's code-file rules too (`chmod -R u+x .` makes a planted hook runnable;
@@ -181,7 +180,7 @@ const SIMPLE: Record<string, SimpleSpec> = {
   // `cp -r` copies links as links unless `-L`; the copy is then read through the link by whoever reads it.
   cp: { access: READ, tree: (scan) => (hasOption(scan, '-r', '-R', '-a', '--recursive', '--archive') ? { content: true, follows: hasOption(scan, '-L', '--dereference') } : null), aliases: (scan) => hasOption(scan, '-l', '--link'), parents: true, short: 'St', long: ['suffix', 'target-directory'], lastWrite: true, ...TARGET },
   // `mv data elsewhere` takes away everything below data: rules below it count, as for `rm -r`.
-  mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], tree: () => REMOVED, moves: true, ...TARGET },
+  mv: { access: WRITE, short: 'St', long: ['suffix', 'target-directory'], tree: () => MOVED, moves: true, ...TARGET },
   install: { access: READ, short: 'mogSt', long: ['mode', 'owner', 'group', 'suffix', 'target-directory', 'strip-program'], lastWrite: true, programs: ['--strip-program'], ...TARGET },
 };
 for (const sum of ['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'shasum']) SIMPLE[sum] = { access: READ, short: 'a' };
@@ -206,7 +205,9 @@ function simple(spec: SimpleSpec): Handler {
     const target = spec.targetDir ? optionValues(scan, '-t', '--target-directory')[0] : undefined;
     // cp, mv, install into a directory write DIR/NAME (cp -r: with what is below it); with -T the
     // destination is the name itself (cp -rT src data: what src holds goes into data).
-    const copied = tree !== null && spec.access === READ;
+    // mv too: what a source holds arrives below the destination (`mv evil .vscode` made
+    // .vscode/mcp.json; round 14 review T2).
+    const copied = tree !== null && (spec.access === READ || spec.moves === true);
     const noTarget = hasOption(scan, '-T', '--no-target-directory');
     // `cp --parents a/b d` writes d/a/b (cp(1)).
     const placed = spec.parents && scan.options.some((o) => o.name.length > 3 && '--parents'.startsWith(o.name)) ? WHOLE_PATH : LAST_NAME;
@@ -222,9 +223,9 @@ function simple(spec: SimpleSpec): Handler {
     operands.forEach((index, n) => {
       const last = n === operands.length - 1 && n > 0;
       const access = directories || (spec.lastWrite && last) || (spec.secondWrite && n === 1) ? WRITE : sources;
-      if (spec.moves && last) push(out, pathOf(args[index]!, WRITE, cwd));
-      // `cp -r src new` with no `new` yet makes new a copy of src: what src holds is made below it.
-      else if (copied && spec.lastWrite && tree && last && !noTarget && operands.length === 2 && !directories) push(out, walked(pathOf(args[index]!, WRITE, cwd), copiedTree(tree, staticSource, [words[0]!], true)));
+      // `cp -r src new` (`mv src new`) with no `new` yet makes new a copy of src: what src holds is made below it.
+      if (copied && (spec.lastWrite || spec.moves) && tree && last && !noTarget && operands.length === 2 && !directories) push(out, walked(pathOf(args[index]!, WRITE, cwd), copiedTree(tree, staticSource, [words[0]!], true)));
+      else if (spec.moves && last) push(out, pathOf(args[index]!, WRITE, cwd));
       else operand(args[index]!, access);
     });
     backups(scan, replaced, cwd, out);
@@ -283,12 +284,6 @@ const WHOLE_PATH: Placement = (source) => source.replace(/^\/+/, '').replace(/\/
  * `src/`: its content in DEST itself). `tree`: the copy is recursive, so what is below the written
  * name counts too (docs/threat-model.md#recursive-reads). Returns the names written.
  */
-/**
- * What a recursive copy writes below its destination: the files there are replaced, git's code
- * files among them (`cp -r evil/. .` replaced .git/config and the next `git status` ran its
- * core.fsmonitor, coreutils 9.1, git 2.39, round 12), so their built-in rules count as for `chmod -R`.
- */
-const COPIED: TreeRead = { ...REMOVED, plants: true };
 
 /** What a source copied below a destination holds, as the path its content is read from (null: not known here). */
 type CopiedFrom = (source: Word) => string | null;
@@ -297,8 +292,9 @@ const staticSource: CopiedFrom = (source) => (source.isStatic ? source.value : n
 /** A recursive copy's destination tree: COPIED, with the sources whose content it receives when they are known (`from`). */
 function copiedTree(tree: TreeRead, from: CopiedFrom | undefined, sources: readonly Word[], absentOnly = false): TreeRead {
   if (from === undefined) return COPIED;
-  return { ...COPIED, copiedFrom: { sources: sources.map(from), follows: tree.follows, ...(absentOnly ? { absentOnly: true as const } : {}) } };
+  return arrivals(sources.map(from), tree.follows, absentOnly, tree.moved === true);
 }
+
 
 function intoDirectory(sources: readonly Word[], dest: Word, tree: TreeRead | null, cwd: string | null, out: FileFacts, placed: Placement = LAST_NAME, from?: CopiedFrom): Word[] {
   if (!dest.isStatic) return []; // DEST itself is already a write known only at run time
@@ -1168,7 +1164,7 @@ const GIT_STORES: Record<string, { spec: OptionSpec; all: (scan: ScanResult) => 
 /** `git mv [-f] [-k] [-n] SOURCE… DESTINATION` (git-mv(1)): as `mv`; `-n`/`--dry-run` moves nothing. */
 function gitMove(args: readonly Word[], base: string | null, out: FileFacts): void {
   const scan = scanOptions(args, 0, {});
-  if (!scan.options.some((o) => o.name === '-n' || (o.name.length > 3 && '--dry-run'.startsWith(o.name)))) simple({ access: WRITE, tree: () => REMOVED, moves: true })(args, base, out);
+  if (!scan.options.some((o) => o.name === '-n' || (o.name.length > 3 && '--dry-run'.startsWith(o.name)))) simple({ access: WRITE, tree: () => MOVED, moves: true })(args, base, out);
 }
 
 /** `git merge-file [-p|--stdout] [-L name]… CURRENT BASE OTHER` (git-merge-file(1)): CURRENT is written unless `-p`. */
