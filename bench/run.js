@@ -349,7 +349,7 @@ function printCold(runs) {
   if (against) {
     console.log(
       `  --against: first / warm ${f(shellOf('shellB', 'firstMs'), 1)} / ${f(shellOf('shellB', 'warmMs'), 1)} ms, added to direct ${f(median(runs.map((run) => run.shellB.firstMs - run.shellDirect.firstMs)), 1)} ms, ` +
-        `gateway CPU first command ${f(shellOf('shellB', 'firstGatewayCpuMs'), 1)}, 60 commands ${f(shellOf('shellB', 'cpu60Ms'), 0)} ms, RSS idle ${f(shellOf('shellB', 'rssIdleMb'), 1)} MiB`,
+        `gateway CPU first / warm command ${f(shellOf('shellB', 'firstGatewayCpuMs'))} / ${f(shellOf('shellB', 'warmGatewayCpuMs'))}, 60 commands ${f(shellOf('shellB', 'cpu60Ms'), 0)} ms, RSS idle ${f(shellOf('shellB', 'rssIdleMb'), 1)} MiB`,
     );
   }
   console.log('  per round: 10 servers direct / latch' + (against ? ' / against' : '') + ' ms (gateway CPU ms); shell first / warm direct, via latch ms (gateway CPU first / warm, 60 commands)');
@@ -357,7 +357,7 @@ function printCold(runs) {
     console.log(
       `  round ${index + 1}: ${f(run.ten.directMs, 0)} / ${f(run.ten.gatewayMs, 0)}${against ? ` / ${f(run.ten.gatewayMsB, 0)}` : ''} (${f(run.ten.gatewayCpuMs, 0)}${against ? ` / ${f(run.ten.gatewayCpuMsB, 0)}` : ''});  ` +
         `${f(run.shellDirect.firstMs, 1)} / ${f(run.shellDirect.warmMs, 1)}, ${f(run.shell.firstMs, 1)} / ${f(run.shell.warmMs, 1)} (${f(run.shell.firstGatewayCpuMs, 1)} / ${f(run.shell.warmGatewayCpuMs, 2)}, ${f(run.shell.cpu60Ms, 0)})` +
-        (against ? `, against ${f(run.shellB.firstMs, 1)} / ${f(run.shellB.warmMs, 1)} (${f(run.shellB.firstGatewayCpuMs, 1)}, ${f(run.shellB.cpu60Ms, 0)})` : ''),
+        (against ? `, against ${f(run.shellB.firstMs, 1)} / ${f(run.shellB.warmMs, 1)} (${f(run.shellB.firstGatewayCpuMs, 1)} / ${f(run.shellB.warmGatewayCpuMs, 2)}, ${f(run.shellB.cpu60Ms, 0)})` : ''),
     ),
   );
 }
