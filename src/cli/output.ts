@@ -9,10 +9,25 @@ export interface Output {
 }
 
 export const processOutput: Output = {
-  line: (text) => process.stdout.write(`${text}\n`),
-  json: (value) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+  line: (text) => toStdout(`${text}\n`),
+  json: (value) => toStdout(`${JSON.stringify(value, null, 2)}\n`),
   error: (text) => process.stderr.write(`${text}\n`),
 };
+
+// `mcp-latch check … | head`: a reader that leaves ends the output, not the command with an EPIPE
+// stack trace; the command still ends with its own exit code.
+let stdoutState: 'unwatched' | 'open' | 'gone' = 'unwatched';
+function toStdout(text: string): void {
+  if (stdoutState === 'gone') return;
+  if (stdoutState === 'unwatched') {
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      stdoutState = 'gone';
+    });
+    stdoutState = 'open';
+  }
+  process.stdout.write(text);
+}
 
 /** Collects output in memory (tests). */
 export function memoryOutput(): Output & { stdout: string[]; stderr: string[] } {

@@ -192,6 +192,15 @@ describe('exit codes', () => {
     expect(run.stderr).toContain('nope.json does not exist');
   });
 
+  test('a reader that leaves early (`| true`, `| head`) ends the output, not the command: its exit code, no EPIPE trace', () => {
+    // The reader is gone before node has started, so the first write meets a closed pipe (round 14 review).
+    const errors = join(dir, 'check-stderr');
+    const script = '"$0" "$1" check --config "$2" --tool shell__run_command --args \'{"command":"rm -rf build"}\' --exit-code 2>"$3" | true; echo "${PIPESTATUS[0]}"';
+    const run = spawnSync('bash', ['-c', script, process.execPath, BIN, config, errors], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.stdout.trim()).toBe('3');
+    expect(readFileSync(errors, 'utf8')).toBe('');
+  });
+
   test('validate prints a summary and exits 0 on a good file', () => {
     const run = spawnSync(process.execPath, [BIN, 'validate', '--config', config], { encoding: 'utf8', timeout: 20_000 });
     expect(run.status).toBe(0);
