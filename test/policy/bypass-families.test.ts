@@ -3902,6 +3902,25 @@ describe('3. runners write and load what their options name', () => {
     'make -I src test',
     'cargo build --manifest-path=/tmp/x/Cargo.toml',
     'cargo test --manifest-path src/x/Cargo.toml',
+    // make's options as getopt_long reads them (round 14 review M1, make 4.3 under bash 5.2: -sE, --ev=, -kE… ran CMD).
+    "make -sE '$(shell id)'",
+    "make --ev='$(shell id)'",
+    "make -kE'$(shell id)'",
+    "make --eva '$(info x)'",
+    "make -j -E '$(shell id)'",
+    "make all -wE '$(shell id)'",
+    'make -sC /tmp/x',
+    'make -kfsrc/mk',
+    'make --fi=src/Makefile',
+    'make --inc=src',
+    'make --foo',
+    'make "$FLAGS"',
+  ], RUN);
+  deniedEverywhere([
+    ["make -sE '$(shell rm -rf out)'", 'Bash(rm *)'],
+    ["make --ev='$(shell rm -rf out)'", 'Bash(rm *)'],
+    ["make -kE'$(shell rm -rf out)'", 'Bash(rm *)'],
+    ["make -j4 --eval '$(shell rm -rf out)' all", 'Bash(rm *)'],
   ], RUN);
   neverAllowed([
     'pytest --junitxml=~/.bashrc',
@@ -3925,6 +3944,11 @@ describe('3. runners write and load what their options name', () => {
     'make -j4 all',
     'make -C . test',
     'make -f Makefile all',
+    'make -sj4 all',
+    'make -j 4 test',
+    'make -l 2.5 -k all',
+    'make --no-print-directory -s test',
+    'make --dry-run X=1 all',
     'cargo build --release',
     'cargo test -p mycrate -- --nocapture',
     'cargo build --target-dir target/x',

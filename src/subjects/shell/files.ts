@@ -5,7 +5,8 @@ import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
 import { cargo, go, npm } from './package-managers.js';
-import { cargoPaths, cobraFlags, docker, make, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
+import { make } from './make.js';
+import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';

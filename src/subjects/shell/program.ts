@@ -129,9 +129,6 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       for (const access of accesses) pushPath(segment.paths, pathOf(file, access, cwd));
       return;
     }
-    case 'make':
-    case 'gmake':
-      return describeMake(args, built);
     case 'vim':
     case 'vi':
     case 'nvim':
@@ -669,37 +666,6 @@ function embeddedCommand(text: string, prefix: RegExp, cwd: string | null, built
   for (const line of text.split('\n')) {
     const match = prefix.exec(line);
     if (match) built.nested.push({ kind: 'script', text: line.slice(match[0].length), cwd });
-  }
-}
-
-/**
- * GNU make runs text it is given as make syntax: `--eval`/`-E TEXT`, a command-line variable whose
- * value is expanded (`X:=$(shell CMD)`, `X!=CMD`), `SHELL=`/`MAKEFLAGS=`… (what runs every recipe),
- * a makefile read from stdin (`-f -`). Each is `interpreter`; `$(shell CMD)` bodies are nested scripts.
- */
-function describeMake(args: readonly Word[], built: Built): void {
-  const { reasons, segment } = built;
-  const texts: string[] = [];
-  args.forEach((word, i) => {
-    if (!word.isStatic) return;
-    const v = word.value;
-    const next = args[i + 1];
-    if (/^(-E|--eval)$/.test(v)) texts.push(next?.isStatic ? next.value : '$(shell)');
-    else if (/^(-E.|--eval=)/.test(v)) texts.push(v.startsWith('-E') ? v.slice(2) : v.slice(7));
-    else if (/^(-f|--file|--makefile)$/.test(v) && next?.isStatic && /^(-|\/dev\/(stdin|fd\/0)|\/proc\/self\/fd\/0)$/.test(next.value)) texts.push('');
-    else if (/^(-f|--file=|--makefile=)(-|\/dev\/(stdin|fd\/0))$/.test(v)) texts.push('');
-    else if (!v.startsWith('-')) {
-      const assignment = /^\s*([^\s=:+?!]+)\s*(::?=|:::=|\+=|\?=|!=|=)/.exec(v);
-      if (assignment && (/^(SHELL|MAKESHELL|\.SHELLFLAGS|MAKEFLAGS|MFLAGS|MAKEFILES|GNUMAKEFLAGS|\.RECIPEPREFIX)$/.test(assignment[1]!) || assignment[2] === '!=' || /[$`]/.test(v))) texts.push(v);
-    }
-  });
-  if (args.some((w) => !w.isStatic && /^['"]?-?-?(E|eval)|=/.test(w.raw))) reasons.push('interpreter');
-  if (texts.length === 0) return;
-  reasons.push('interpreter');
-  for (const text of texts) {
-    for (const match of text.matchAll(/\$[({]shell\s+([^)}]*)/g)) built.nested.push({ kind: 'script', text: match[1]!, cwd: segment.cwd });
-    const bang = /^[^=]*!=(.*)$/.exec(text);
-    if (bang) built.nested.push({ kind: 'script', text: bang[1]!, cwd: segment.cwd });
   }
 }
 

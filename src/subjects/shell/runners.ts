@@ -1,6 +1,6 @@
 import { RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
-import { hasOption, optionValues, pathOf, pushPath, scanOptions, staticWord, type OptionSpec, type ParsedOption, type Word } from './options.js';
+import { optionValues, pathOf, pushPath, scanOptions, staticWord, type OptionSpec, type ParsedOption, type Word } from './options.js';
 import type { FileFacts } from './files.js';
 
 /**
@@ -14,7 +14,6 @@ import type { FileFacts } from './files.js';
  *
  *   pytest --basetemp=/tmp/x      → write /tmp/x and everything below it
  *   pytest -p evil                → interpreter
- *   make -C ../other              → interpreter
  *   cargo build --target-dir=d    → write d and everything below it
  */
 
@@ -131,26 +130,6 @@ export function pythonModule(args: readonly Word[], cwd: string | null, out: Fil
 }
 
 const PYTHON_MODULES: Record<string, (args: readonly Word[], cwd: string | null, out: FileFacts) => void> = { pytest, 'py.test': pytest };
-
-/** make's default makefile names (GNU make 4.3, "What Name to Give Your Makefile"). */
-const MAKEFILES = /^(\.\/)?(GNUmakefile|makefile|Makefile)$/;
-const MAKE: OptionSpec = {
-  short: 'CfIoWlj',
-  long: ['directory', 'file', 'makefile', 'include-dir', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'jobs', 'load-average', 'max-load', 'output-sync', 'debug', 'eval', 'shuffle', 'jobserver-style'],
-};
-
-/**
- * GNU make: `-C DIR` runs DIR's makefile, `-f FILE` runs FILE, `-I DIR` finds included makefiles in
- * DIR: another project's recipes, which `Bash(make:*)` (approved for this project's) does not cover.
- * `-C .` and `-f Makefile` name the project's own. What make's text options run is program.ts's.
- */
-export function make(args: readonly Word[], _cwd: string | null, out: FileFacts): void {
-  const scan = scanOptions(args, 0, MAKE);
-  const own = (values: Word[], pattern: RegExp): boolean => values.every((w) => w.isStatic && pattern.test(w.value));
-  if (!own(optionValues(scan, '-C', '--directory'), /^\.\/?$/) || !own(optionValues(scan, '-f', '--file', '--makefile'), MAKEFILES) || hasOption(scan, '-I', '--include-dir')) out.reasons.push('interpreter');
-  // A listed option given with no value word (`make -C`) is an error; an unlisted prefix is taken as the option.
-  if (scan.options.some((o) => o.unlisted && ['--directory', '--file', '--makefile', '--include-dir'].some((n) => n.startsWith(o.name) && o.name.length > 3))) out.reasons.push('interpreter');
-}
 
 /**
  * cargo (The Cargo Book, "Build Commands"): `--manifest-path P` builds P's package, running its

@@ -2,6 +2,8 @@ import { posix } from 'node:path';
 import type { CommandInfo, CommandPath, Segment } from '../../policy/types.js';
 import { DENY_CANDIDATE } from '../../policy/decide.js';
 import { interpreterSpec, SHELLS } from '../../programs.js';
+import { makefilesRead } from './make.js';
+import { staticWord } from './options.js';
 
 /**
  * A script the same call writes, then runs: `echo 'rm -f x' > a.sh && bash a.sh`, `./a.sh`,
@@ -76,17 +78,9 @@ function scriptsRun(segment: Segment): string[] {
   if (SHELLS.has(name) || interpreterSpec(name) !== undefined) scripts.push(...segment.paths.map(absolute));
   if (name === 'make' || name === 'gmake') {
     if (!segment.isStatic) return [ANY];
-    const files: string[] = [];
-    const args = segment.args;
-    for (let i = 0; i < args.length; i++) {
-      const arg = args[i]!;
-      // `-C DIR` moves make: its makefile is known only relative to DIR, so any write may be it.
-      if (/^(-C|--directory)/.test(arg)) return [ANY];
-      const long = /^--(?:file|makefile)=(.*)$/.exec(arg);
-      if (long) files.push(long[1]!);
-      else if (arg === '-f' || arg === '--file' || arg === '--makefile') files.push(args[++i] ?? '');
-      else if (/^-f./.test(arg)) files.push(arg.slice(2));
-    }
+    // `-C DIR` moves make: its makefile is known only relative to DIR, so any write may be it.
+    const files = makefilesRead(segment.args.map(staticWord));
+    if (files === null) return [ANY];
     scripts.push(...(files.length > 0 ? files : MAKEFILES).map(resolve));
   }
   return scripts;

@@ -1,0 +1,81 @@
+import { getoptLong, type Parsed, type Switch } from './getopt.js';
+import type { Word } from './options.js';
+import type { FileFacts } from './files.js';
+
+/**
+ * GNU make (`make`, `gmake`) as `Bash(make:*)` approved it: the project's own makefile's recipes.
+ * It runs other text when it is given some: `--eval`/`-E TEXT`, a command-line variable whose value
+ * is expanded (`X:=$(shell CMD)`, `X!=CMD`), `SHELL=`/`MAKEFLAGS=`… (what runs every recipe); and
+ * another project's recipes with `-C DIR`, `-f FILE` (stdin too), `-I DIR`. Each is `interpreter`;
+ * `$(shell CMD)` bodies and `!=` commands are nested scripts, so Bash deny rules see them
+ * (docs/threat-model.md#runners-write-and-load-what-their-options-name).
+ *
+ * The options are read as make reads them (getopt_long over its whole table, getopt.ts): round 14
+ * review M1, GNU make 4.3 under bash 5.2, `make -sE '$(shell CMD)'`, `make --ev='…'` and `make
+ * -kE'…'` ran CMD, since only `-E`/`--eval` as spelled were looked for. An option make would refuse,
+ * or a word known only at run time, is `interpreter` too.
+ *
+ *   make -j4 test                  → nothing
+ *   make -sE '$(shell rm -rf d)'   → interpreter; script `rm -rf d`
+ *   make -C ../other               → interpreter
+ */
+
+/** GNU make 4.3's switches (main.c `switches`, `long_option_aliases`) and 4.4's `--shuffle`, `--jobserver-style`. */
+const MAKE_SWITCHES: readonly Switch[] = [
+  ...['b', 'm', 'd'].map((short): Switch => ({ name: `-${short}`, short, arg: 'none' })),
+  ...([
+    ['B', 'always-make'], ['e', 'environment-overrides'], ['h', 'help'], ['i', 'ignore-errors'], ['k', 'keep-going'],
+    ['L', 'check-symlink-times'], ['n', 'just-print', 'dry-run', 'recon'], ['p', 'print-data-base'], ['q', 'question'],
+    ['r', 'no-builtin-rules'], ['R', 'no-builtin-variables'], ['s', 'silent', 'quiet'], ['S', 'no-keep-going', 'stop'],
+    ['t', 'touch'], ['v', 'version'], ['w', 'print-directory'],
+  ] as const).map(([short, ...long]): Switch => ({ name: `-${short}`, short, long, arg: 'none' })),
+  ...['trace', 'no-print-directory', 'warn-undefined-variables', 'no-silent'].map((long): Switch => ({ name: `--${long}`, long: [long], arg: 'none' })),
+  ...([['C', 'directory'], ['f', 'file', 'makefile'], ['I', 'include-dir'], ['o', 'old-file', 'assume-old'], ['W', 'what-if', 'new-file', 'assume-new'], ['E', 'eval']] as const)
+    .map(([short, ...long]): Switch => ({ name: `-${short}`, short, long, arg: 'required' })),
+  ...['jobserver-auth', 'jobserver-fds', 'sync-mutex', 'jobserver-style'].map((long): Switch => ({ name: `--${long}`, long: [long], arg: 'required' })),
+  // make takes -j's and -l's value from the next word too when it is a number (decode_switches).
+  { name: '-j', short: 'j', long: ['jobs'], arg: 'optional', next: /^\d*$/ },
+  { name: '-l', short: 'l', long: ['load-average', 'max-load'], arg: 'optional', next: /^[\d.]/ },
+  { name: '-O', short: 'O', long: ['output-sync'], arg: 'optional' },
+  ...['debug', 'shuffle'].map((long): Switch => ({ name: `--${long}`, long: [long], arg: 'optional' })),
+];
+
+/** make's default makefile names (GNU make 4.3, "What Name to Give Your Makefile"). */
+const MAKEFILES = /^(\.\/)?(GNUmakefile|makefile|Makefile)$/;
+/** Variables that change what runs every recipe or how make reads its arguments. */
+const RUNS_RECIPES = /^(SHELL|MAKESHELL|\.SHELLFLAGS|MAKEFLAGS|MFLAGS|MAKEFILES|GNUMAKEFLAGS|\.RECIPEPREFIX)$/;
+
+const values = (parsed: Parsed, name: string): Word[] => parsed.found.flatMap((f) => (f.name === name && f.value ? [f.value] : []));
+
+export function make(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const parsed = getoptLong(args, MAKE_SWITCHES);
+  const own = (words: Word[], pattern: RegExp): boolean => words.every((w) => w.isStatic && pattern.test(w.value));
+  if (parsed.unknown.length > 0 || !own(values(parsed, '-C'), /^\.\/?$/) || !own(values(parsed, '-f'), MAKEFILES) || values(parsed, '-I').length > 0) out.reasons.push('interpreter');
+  const texts: string[] = [];
+  for (const text of values(parsed, '-E')) {
+    out.reasons.push('interpreter');
+    if (text.isStatic) texts.push(text.value);
+  }
+  for (const i of parsed.operands) {
+    const v = args[i]!.value;
+    const assignment = /^\s*([^\s=:+?!]+)\s*(::?=|:::=|\+=|\?=|!=|=)/.exec(v);
+    if (!assignment || !(RUNS_RECIPES.test(assignment[1]!) || assignment[2] === '!=' || /[$`]/.test(v))) continue;
+    out.reasons.push('interpreter');
+    texts.push(v);
+  }
+  for (const text of texts) {
+    for (const match of text.matchAll(/\$[({]shell\s+([^)}]*)/g)) out.nested.push({ kind: 'script', text: match[1]!, cwd });
+    const bang = /^[^=]*!=(.*)$/.exec(text);
+    if (bang) out.nested.push({ kind: 'script', text: bang[1]!, cwd });
+  }
+}
+
+/**
+ * The makefiles make reads (`-f` values), [] for the default names, null when `-C` moves it (any
+ * file may then be one): for scripts-written.ts.
+ */
+export function makefilesRead(args: readonly Word[]): string[] | null {
+  const parsed = getoptLong(args, MAKE_SWITCHES);
+  if (parsed.found.some((f) => f.name === '-C')) return null;
+  return values(parsed, '-f').map((w) => w.value);
+}
