@@ -194,16 +194,32 @@ const COBRA_CODE: Record<string, RegExp> = {
   compose: /^(-f|--file|--project-directory|--env-file)(=|$)|^-f./,
 };
 
+/**
+ * kubectl's global flags that send the request elsewhere or as someone else (`kubectl options`):
+ * after the verb a rule `Bash(kubectl get:*)` matched them, and `kubectl get pods
+ * --server=https://host --insecure-skip-tls-verify` sent the kubeconfig's bearer token to host
+ * (kubectl 1.32, bash 5.2). Before the verb a rule does not match them already. `--context`,
+ * `--cluster`, `--user` pick entries of the user's own kubeconfig: as before. `-s` may end a
+ * group of boolean short flags (`-As URL`).
+ */
+const KUBECTL_ELSEWHERE = /^--(server|token|as|as-group|as-uid|username|password|insecure-skip-tls-verify|tls-server-name|certificate-authority|client-certificate|client-key)(=|$)|^-[AwitRhq]*s/;
+
 export function cobraFlags(name: 'kubectl' | 'helm' | 'compose', args: readonly Word[], cwd: string | null, out: FileFacts): void {
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) continue;
     if (word.value === '--') return; // `kubectl exec pod -- CMD`: the container's
     if (COBRA_CODE[name]!.test(word.value)) out.reasons.push('interpreter');
-    if (name === 'kubectl' && /^--cache-dir(=|$)/.test(word.value)) {
+    if (name !== 'kubectl') continue;
+    if (KUBECTL_ELSEWHERE.test(word.value) && !out.reasons.includes('kubectl-server-or-identity')) out.reasons.push('kubectl-server-or-identity');
+    const output = /^--(cache-dir|profile-output)(=|$)/.exec(word.value)?.[1];
+    if (output !== undefined) {
       const value = word.value.includes('=') ? { ...word, value: word.value.slice(word.value.indexOf('=') + 1) } : args[++i];
-      if (value) pushPath(out.paths, treeWrite(value, cwd));
+      if (value) pushPath(out.paths, output === 'cache-dir' ? treeWrite(value, cwd) : pathOf(value, 'write', cwd));
     }
+    // `--profile=cpu` without `--profile-output` writes ./profile.pprof (kubectl options).
+    const profile = /^--profile(?:=(.*))?$/.exec(word.value);
+    if (profile && (profile[1] ?? args[i + 1]?.value) !== 'none' && !args.some((w) => /^--profile-output(=|$)/.test(w.value))) pushPath(out.paths, pathOf(staticWord('profile.pprof'), 'write', cwd));
   }
 }
 
