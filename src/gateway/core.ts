@@ -22,7 +22,7 @@ import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
-import { classifyTool, type ToolClass } from '../subjects/kind.js';
+import { classifyPrompt, classifyTool, type ToolClass } from '../subjects/kind.js';
 import { identifyServer, type ServerIdentity } from '../subjects/server-identity.js';
 import { shellToolsExpected } from '../subjects/shell-tools.js';
 import { analyseCommand, initShellParser, isShellParserReady } from '../subjects/shell/index.js';
@@ -170,8 +170,19 @@ export class GatewayCore implements CallContext {
   }
 
   analysisReady(route: ToolRoute): Promise<void> | null {
-    if (this.shellLoaded || !takesShellCommands(this.toolClass(route))) return null;
+    return this.commandsReady(this.toolClass(route));
+  }
+
+  /** What deciding a call of this class must wait for first (the shell grammar, still loading), or null. */
+  commandsReady(toolClass: ToolClass): Promise<void> | null {
+    if (this.shellLoaded || !takesShellCommands(toolClass)) return null;
     return this.loadShell();
+  }
+
+  /** How a prompts/get of `route` with `args` is decided (subjects/kind.ts classifyPrompt): null for candidates only. */
+  promptClass(route: PromptRoute, args: Record<string, unknown>): ToolClass | null {
+    const runsCommands = this.registry.toolRoutesList().some((tool) => tool.supervisor === route.supervisor && takesShellCommands(this.toolClass(tool)));
+    return classifyPrompt(this.identityOf(route.supervisor.name), route.prompt.name, args, runsCommands);
   }
 
   /**

@@ -10,7 +10,10 @@
  *   anything else                                            goes on
  *
  * Neither was ever decided by mode (a mode's ask lets it through): a prompt has no latch, no batch
- * and no retry, so the person is asked at once and an answer is never remembered.
+ * and no retry, so the person is asked at once and an answer is never remembered. A prompt that does
+ * what a tool does (`promptClass`: mcp-server-commands' `run_command` prompt runs its command; round
+ * 14 review T3) is decided as that tool is, mode included: its deny and its ask, by a rule or by the
+ * mode, refuse or ask (docs/rules.md "Prompts").
  */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { askPerson } from '../latch/ask.js';
@@ -20,7 +23,7 @@ import { RpcError } from '../errors.js';
 import { decide } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { Decision } from '../policy/types.js';
-import { inspectRequestArguments } from '../subjects/inspect.js';
+import { inspectCall, inspectRequestArguments } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { askContext, errorDecision } from './call.js';
 import type { CallContext, Extra, SessionPort } from './ports.js';
@@ -30,18 +33,23 @@ import type { CallContext, Extra, SessionPort } from './ports.js';
  * with `shown` (what the audit keeps of the request); throws InvalidRequest, naming the rule, when
  * it may not go on, and when its record cannot be written.
  */
-export async function checkRequestArguments(server: string, method: 'prompts/get' | 'completion/complete', args: Record<string, unknown>, shown: Record<string, unknown>, argumentClass: ToolClass, context: CallContext, session: SessionPort, extra: Extra): Promise<void> {
+export async function checkRequestArguments(server: string, method: 'prompts/get' | 'completion/complete', args: Record<string, unknown>, shown: Record<string, unknown>, argumentClass: ToolClass, context: CallContext, session: SessionPort, extra: Extra, prompt: { name: string; toolClass: ToolClass } | null = null): Promise<void> {
   const started = Date.now();
   let decision: Decision;
   try {
-    decision = decide(inspectRequestArguments(server, method, args, argumentClass, context.inspectContext()), context.policy());
+    const candidates = inspectRequestArguments(server, method, args, argumentClass, context.inspectContext());
+    // The prompt's own name meets mcp__server__name rules, as a tool of that name does.
+    const facts = prompt ? inspectCall(server, prompt.name, args, prompt.toolClass, context.inspectContext()) : candidates;
+    if (prompt) facts.subjects.push(...candidates.subjects);
+    decision = decide(facts, context.policy());
   } catch (error) {
     decision = errorDecision(error);
   }
   const digest = () => argsDigest(server, method, shown);
+  const counts = decision.by === 'rule' || prompt !== null;
   let answer: LatchAnswer | null = null;
-  if (decision.by === 'error' || (decision.verdict === 'deny' && decision.by === 'rule')) answer = { verdict: 'deny', by: decision.by, text: ruleDenial(decision) };
-  else if (decision.verdict === 'ask' && decision.by === 'rule') {
+  if (decision.by === 'error' || (decision.verdict === 'deny' && counts)) answer = { verdict: 'deny', by: decision.by, text: ruleDenial(decision) };
+  else if (decision.verdict === 'ask' && counts) {
     const person = session.person(extra);
     // Security: no page and no "pending" here: a prompt has no retry that a later approval could let through.
     answer = person.canPrompt()
@@ -56,9 +64,9 @@ export async function checkRequestArguments(server: string, method: 'prompts/get
     tool: method,
     kind: 'all',
     decision: refused ? 'deny' : 'allow',
-    by: answer ? answer.by : 'mode',
-    rule: answer ? decision.rule : null,
-    reason: answer ? decision.reason : 'no deny or ask rule matches its arguments',
+    by: answer ? answer.by : prompt ? decision.by : 'mode',
+    rule: answer || prompt ? decision.rule : null,
+    reason: answer || prompt ? decision.reason : 'no deny or ask rule matches its arguments',
     paths: decision.paths,
     command: null,
     argsDigest: digest,

@@ -155,7 +155,9 @@ export class UpstreamSession {
       const refusal = definitionRefusal(report, core.config().policy.toolDescriptions);
       if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
       const args = request.params.arguments ?? {};
-      await checkRequestArguments(route.supervisor.name, 'prompts/get', args, { prompt: route.prompt.name, arguments: args }, core.argumentClass(route.supervisor.name), this.context, this.session, extra);
+      const promptClass = core.promptClass(route, args);
+      if (promptClass) await core.commandsReady(promptClass);
+      await checkRequestArguments(route.supervisor.name, 'prompts/get', args, { prompt: route.prompt.name, arguments: args }, core.argumentClass(route.supervisor.name), this.context, this.session, extra, promptClass && { name: route.prompt.name, toolClass: promptClass });
       const result = await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal }));
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));

@@ -15,8 +15,7 @@ import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { profileByName } from './profiles.js';
 import type { ServerIdentity } from './server-identity.js';
-import type { Profile, ProfileBase } from './profiles.js';
-import { internalError } from '../errors.js';
+import type { Profile, ProfileBase, ProfileTool } from './profiles.js';
 
 /** A path argument: dotted pointer into the arguments (`path`, `paths[]`, `edits[].file`) and how it is touched. */
 export interface PathArg {
@@ -95,7 +94,7 @@ export function classifyTool(input: {
   const { identity, tool, override } = input;
   const profile = identity.profile === null ? undefined : profileByName(identity.profile);
   const entry = profile?.tools[tool.name];
-  const underlying = entry && profile ? fromProfile(profile, tool.name, identity) : classifyUnknown(tool, identity, profile);
+  const underlying = entry && profile ? fromProfile(profile, entry, identity) : classifyUnknown(tool, identity, profile);
   return override ? applyOverride(override, underlying, identity) : underlying;
 }
 
@@ -110,9 +109,21 @@ function baseFor(b: ProfileBase, identity: ServerIdentity): ToolClass['base'] {
   return { type: 'arg', arg: b.arg, fallback: identity.cwd };
 }
 
-function fromProfile(profile: Profile, name: string, identity: ServerIdentity): ToolClass {
-  const t = profile.tools[name];
-  if (!t) throw internalError(`profile ${profile.name} has no tool ${name}`);
+/**
+ * How a server's prompt is decided (docs/rules.md "Prompts"): as its profile says (a prompt that
+ * runs a command is a command); any other prompt given arguments, of a server with a tool that
+ * runs commands, as a tool nothing describes (kind `all`: the mode decides, as for a tool);
+ * null for the rest, whose arguments are candidates for the deny and ask rules only.
+ */
+export function classifyPrompt(identity: ServerIdentity, name: string, args: Record<string, unknown>, serverRunsCommands: boolean): ToolClass | null {
+  const profile = identity.profile === null ? undefined : profileByName(identity.profile);
+  const entry = profile?.prompts?.[name];
+  if (entry && profile) return fromProfile(profile, entry, identity);
+  if (!serverRunsCommands || Object.values(args).every((value) => value === undefined || value === '')) return null;
+  return { kind: 'all', source: 'prompt of a server that runs commands', paths: [], command: null, cwd: null, base: baseFor(profile?.base ?? 'server-cwd', identity) };
+}
+
+function fromProfile(profile: Profile, t: ProfileTool, identity: ServerIdentity): ToolClass {
   const cls: ToolClass = {
     kind: t.kind,
     source: `profile:${profile.name}`,

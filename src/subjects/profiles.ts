@@ -51,6 +51,11 @@ export interface Profile {
   packages: string[];
   base: ProfileBase;
   tools: Record<string, ProfileTool>;
+  /**
+   * Prompts whose `prompts/get` does what a tool does (mcp-server-commands' `run_command` prompt runs
+   * its `command`): decided as that tool is (gateway/request-arguments.ts, docs/rules.md "Prompts").
+   */
+  prompts?: Record<string, ProfileTool>;
 }
 
 const read = (arg: string): PathArg => ({ arg, access: 'read' });
@@ -200,6 +205,10 @@ const COMMANDS: Profile = {
       paths: [read('cwd')],
       base: { arg: 'cwd' },
     },
+  },
+  prompts: {
+    // prompts/get runs `command` with child_process.exec in the server's own directory and returns its output (0.5.0 build/index.js).
+    run_command: { kind: 'command', command: { arg: 'command', mode: 'shell' } },
   },
 };
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Kind } from '../../src/policy/types.js';
-import { classifyTool, type ToolClass } from '../../src/subjects/kind.js';
+import { classifyPrompt, classifyTool, type ToolClass } from '../../src/subjects/kind.js';
 import { identifyServer, type ServerIdentity } from '../../src/subjects/server-identity.js';
 import { PROFILES } from '../../src/subjects/profiles.js';
 
@@ -695,5 +695,25 @@ describe('identifyServer', () => {
 
   it('gives an unknown stdio server the gateway cwd', () => {
     expect(identifyServer({ command: 'my-server' }, GW)).toEqual({ profile: null, roots: [], cwd: GW });
+  });
+});
+
+describe('prompts (docs/rules.md "Prompts"; round 14 review T3)', () => {
+  const commands = identifyServer({ command: 'npx', args: ['-y', 'mcp-server-commands'] }, GW);
+  const unknown = identifyServer({ command: 'node', args: ['my-shell-server.js'] }, GW);
+
+  it("mcp-server-commands' run_command prompt is its command, from the profile", () => {
+    expect(classifyPrompt(commands, 'run_command', { command: 'ls' }, true)).toMatchObject({ kind: 'command', command: { arg: 'command', mode: 'shell' }, source: 'profile:commands' });
+  });
+
+  it('any other prompt given arguments, of a server with a tool that runs commands, is a tool nothing describes (kind all)', () => {
+    expect(classifyPrompt(unknown, 'deploy', { target: 'prod' }, true)).toMatchObject({ kind: 'all', command: null });
+    expect(classifyPrompt(commands, 'other', { x: 'y' }, true)).toMatchObject({ kind: 'all' });
+  });
+
+  it('no arguments, or a server without command tools: candidates only (null)', () => {
+    expect(classifyPrompt(unknown, 'deploy', {}, true)).toBeNull();
+    expect(classifyPrompt(unknown, 'deploy', { target: '' }, true)).toBeNull();
+    expect(classifyPrompt(unknown, 'review_file', { path: 'a.ts' }, false)).toBeNull();
   });
 });
