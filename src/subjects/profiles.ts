@@ -10,6 +10,7 @@
  */
 import type { Kind } from '../policy/types.js';
 import { POSIX_SHELLS } from '../programs.js';
+import { isPlainObject } from '../values.js';
 import type { PathArg } from './kind.js';
 
 /** The profiles mcp-latch knows, by the name `mcp-latch tools` shows (`profile:<name>`). */
@@ -111,6 +112,34 @@ function shellRefine(args: Record<string, unknown>): Kind {
   return POSIX_SHELLS.has(name.replace(/\.exe$/i, '').toLowerCase()) ? 'command' : 'all';
 }
 
+/**
+ * md-to-pdf options that only shape the page (Puppeteer's PDFOptions): `pdf_options` with these
+ * keys. Any other option is given to md-to-pdf (DC 0.2.52 tools/pdf/markdown.js), which launches
+ * Chromium with `launch_options` (`--renderer-cmd-prefix=CMD` ran `id`; round 14 review T0), writes
+ * `dest`/`pdf_options.path` and reads `basedir`, `stylesheet`, `script`: files and programs no
+ * argument names, so the call is decided as kind `all` (docs/threat-model.md#desktop-commanders-write_pdf).
+ */
+const PDF_PAGE_OPTIONS: Record<string, (value: unknown) => boolean> = {
+  format: (value) => typeof value === 'string',
+  landscape: (value) => typeof value === 'boolean',
+  printBackground: (value) => typeof value === 'boolean',
+  scale: (value) => typeof value === 'number',
+  margin: (value) => isPlainObject(value) && Object.entries(value).every(([side, size]) => ['top', 'right', 'bottom', 'left'].includes(side) && (typeof size === 'string' || typeof size === 'number')),
+};
+
+function pdfRefine(args: Record<string, unknown>): Kind {
+  // The server parses a string starting with `[` as its operations, whose sourcePdfPath no pointer reaches.
+  if (typeof args['content'] === 'string' && args['content'].trim().startsWith('[')) return 'all';
+  const options = args['options'];
+  if (options === undefined || options === null) return 'write';
+  if (!isPlainObject(options)) return 'all';
+  for (const [key, value] of Object.entries(options)) {
+    if (key !== 'pdf_options' || !isPlainObject(value)) return 'all';
+    for (const [name, setting] of Object.entries(value)) if (!PDF_PAGE_OPTIONS[name]?.(setting)) return 'all';
+  }
+  return 'write';
+}
+
 const DESKTOP_COMMANDER: Profile = {
   name: 'desktop-commander',
   packages: ['@wonderwhy-er/desktop-commander', 'desktop-commander'],
@@ -134,7 +163,7 @@ const DESKTOP_COMMANDER: Profile = {
     },
     read_multiple_files: { kind: 'read', paths: [read('paths[]')] },
     write_file: { kind: 'write', paths: [write('path')] },
-    write_pdf: { kind: 'write', paths: [write('path'), write('outputPath'), read('content[].sourcePdfPath')] },
+    write_pdf: { kind: 'write', paths: [write('path'), write('outputPath'), read('content[].sourcePdfPath')], refine: pdfRefine },
     create_directory: { kind: 'write', paths: [write('path')] },
     list_directory: { kind: 'read', paths: [read('path')] },
     move_file: { kind: 'write', paths: MOVE },

@@ -242,6 +242,31 @@ describe('desktop-commander profile', () => {
     ]);
   });
 
+  // Round 14 review T0: options.launch_options.args `--renderer-cmd-prefix=…` ran `id` as a "write inside the workspace".
+  it('write_pdf: options beyond the page settings, or operations given as a JSON string, make it all', () => {
+    const refine = classify(id, { name: 'write_pdf' }).refine!;
+    const call = (extra: Record<string, unknown>) => refine({ path: '/w/out.pdf', content: '# hi', ...extra });
+    expect(call({})).toBe('write');
+    expect(call({ options: {} })).toBe('write');
+    expect(call({ options: { pdf_options: { format: 'A4', landscape: true, printBackground: false, scale: 0.9, margin: { top: '1cm', left: 10 } } } })).toBe('write');
+    for (const options of [
+      { launch_options: { args: ['--no-sandbox', '--renderer-cmd-prefix=/usr/bin/python3 -cexec("import\\x20os")'] } },
+      { pdf_options: { path: '/w/.bashrc' } },
+      { pdf_options: { format: 'A4', headerTemplate: '<img src="file:///etc/passwd">' } },
+      { pdf_options: { margin: { top: '1cm', extra: 'x' } } },
+      { pdf_options: { format: 1 } },
+      { dest: '/w/.bashrc' },
+      { basedir: '/' },
+      { stylesheet: ['/home/u/.ssh/id_rsa'] },
+      { script: [{ path: '/tmp/x.js' }] },
+      'launch',
+    ]) {
+      expect(call({ options }), JSON.stringify(options)).toBe('all');
+    }
+    expect(refine({ path: '/w/out.pdf', content: ' [{"type":"insert","sourcePdfPath":"/secret.pdf"}]' })).toBe('all');
+    expect(refine({ path: '/w/out.pdf', content: [{ type: 'insert', sourcePdfPath: '/w/a.pdf' }] })).toBe('write');
+  });
+
   it('treats legacy edit_block without file_path (path inside blockContent) as all', () => {
     const c = classify(id, { name: 'edit_block' });
     expect(c.paths).toEqual([{ arg: 'file_path', access: 'write' }]);
