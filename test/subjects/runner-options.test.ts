@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { fileFacts } from '../../src/subjects/shell/files.js';
@@ -66,5 +66,32 @@ describe.skipIf(!has('make'))('GNU make: the model sees every option that makes 
       expect(execFileSync('sh', ['-c', 'make "$@" 2>&1; true', 'sh', ...argv], { cwd: dir, encoding: 'utf8' })).not.toMatch(/EVAL-RAN/);
       expect(reasons('make', argv, dir)).toContain('interpreter');
     }
+  });
+});
+
+/** A program reads more arguments from `@FILE` (tsc's response files, pytest's argparse): what the file holds is not seen. */
+describe('argument files: a word @FILE the program expands asks', () => {
+  const dir = join(root, 'argfiles');
+  mkdirSync(dir, { recursive: true });
+  const written = join(dir, 'written');
+  writeFileSync(join(dir, 'a.ts'), 'export const x = 1;\n');
+  writeFileSync(join(dir, 'test_a.py'), 'def test_a():\n    assert True\n');
+  writeFileSync(join(dir, 'tsc.txt'), `--outFile\n${written}\n--module\namd\na.ts\n`);
+  writeFileSync(join(dir, 'py.txt'), `--junitxml=${written}\n`);
+  const wrote = (program: string, argv: readonly string[]): boolean => {
+    rmSync(written, { force: true });
+    spawnSync(program, argv, { cwd: dir, timeout: 60_000, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
+    return existsSync(written);
+  };
+  const tsc = join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'tsc');
+  test.each([['@tsc.txt'], ['--noEmit', 'false', '@tsc.txt']])('tsc %s …', (...argv) => {
+    expect(wrote(tsc, argv)).toBe(true);
+    expect(reasons('tsc', argv, dir)).toContain('interpreter');
+  });
+  // After `--` argparse still reads the file (pytest then takes its option for a test path: nothing written).
+  test.skipIf(!has('pytest')).each([[true, '-q @py.txt test_a.py'], [true, '-q test_a.py @py.txt'], [false, '-q test_a.py -- @py.txt']])('pytest wrote %s: %s', (writes, line) => {
+    const argv = line.split(' ');
+    expect(wrote('pytest', argv)).toBe(writes);
+    expect(reasons('pytest', argv, dir)).toContain('interpreter');
   });
 });

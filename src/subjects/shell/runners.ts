@@ -64,6 +64,10 @@ const PYTEST_CODE = ['-c', '--config-file', '--rootdir', '--confcutdir', '--pyar
 const PYTEST_PLAIN_INI = /^(python_(files|classes|functions)|testpaths|markers|filterwarnings|xfail_strict|strict(_markers|_config)?|log_(cli|cli_level|level|format|date_format|cli_format|cli_date_format)|console_output_style|junit_(family|suite_name|logging|duration_report|log_passing_tests)|norecursedirs|minversion|empty_parameter_set_mark|faulthandler_timeout|usefixtures|doctest_(optionflags|encoding)|verbosity_[a-z_]+|asyncio_mode|asyncio_default_fixture_loop_scope|timeout)$/;
 
 export function pytest(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  // pytest 8.2+ (argparse's fromfile_prefix_chars) reads any word `@FILE` as more arguments, an
+  // option's value and after `--` too (pytest 9.0.3: `pytest -q @a.txt` wrote the --junitxml it
+  // held; round 14 review C1); a word known only at run time may be one, or any option.
+  if (args.some((w) => !w.isStatic || w.value.startsWith('@'))) out.reasons.push('interpreter');
   const scan = scanOptions(args, 0, PYTEST);
   for (const word of optionValues(scan, '--basetemp')) pushPath(out.paths, treeWrite(word, cwd));
   for (const option of scan.options) {
@@ -254,7 +258,10 @@ interface ToolSpec {
   /** Other options that take a value (so that it is no operand). */
   values?: readonly string[];
   normal?: (name: string) => string;
-  /** A word starting with this reads more arguments from a file (mypy's `@args`). */
+  /**
+   * A word starting with this reads more arguments from a file (mypy's argparse `@args`, tsc's
+   * response files): options the model cannot see, so `interpreter` (round 14 review C1).
+   */
   fromFile?: string;
 }
 
@@ -265,6 +272,7 @@ const TOOLS: Record<string, ToolSpec> = {
   // tsc: option names in any case, one or two dashes; a tsconfig (-p, -b) names outDir and more.
   tsc: {
     normal: lower,
+    fromFile: '@',
     writes: ['outfile', 'out', 'tsbuildinfofile', 'generatecpuprofile'],
     trees: ['outdir', 'declarationdir', 'generatetrace'],
     code: ['p', 'project', 'b', 'build', 'plugins'],
@@ -355,6 +363,8 @@ function tool(spec: ToolSpec): (args: readonly Word[], cwd: string | null, out: 
       const name = normal(v.slice(v.startsWith('--') ? 2 : 1, eq === -1 ? undefined : eq));
       flags.add(name);
       const value: Word | undefined = eq !== -1 ? { ...word, value: v.slice(eq + 1), raw: v.slice(eq + 1) } : takesValue.has(name) ? args[++i] : undefined;
+      // argparse reads `@FILE` wherever it stands, an option's value too (`mypy -m @args`).
+      if (spec.fromFile && eq === -1 && value?.isStatic && value.value.startsWith(spec.fromFile)) out.reasons.push('interpreter');
       if (spec.code?.includes(name)) {
         const plain = spec.plain?.[name];
         if (!(plain && value?.isStatic && plain.test(value.value))) out.reasons.push('interpreter');
