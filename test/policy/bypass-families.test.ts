@@ -4234,3 +4234,23 @@ describe('3. kubectl flags after the verb that send the request elsewhere or wri
   neverAllowed(['kubectl get pods --profile=cpu --profile-output=<H>/.bashrc', 'kubectl get pods --profile-output <H>/.bashrc --profile=heap'], KUBE);
   allowedByDefault(['kubectl get pods', 'kubectl get pods -n kube-system', 'kubectl get pods -nsystem', 'kubectl get pods -o yaml -A -w', 'kubectl get pods -l app=s', 'kubectl get pods --sort-by=.metadata.name', 'kubectl get pods --profile=none', 'kubectl get pods --context=dev'], KUBE);
 });
+
+// A variable that makes the program load code, set for one command (round 13 left open):
+// `LD_PRELOAD=./x.so ls` ran x.so's constructor (glibc 2.36 under bash 5.2, a file written by it),
+// and was allowed in bypassPermissions while no deny rule matched, as a read-only `ls`. It is a
+// command the walk cannot see now: asked while deny or ask rules exist.
+describe('2. variables that load code make the command unanalysable', () => {
+  neverAllowedAnywhere([
+    'LD_PRELOAD=./x.so ls',
+    'LD_LIBRARY_PATH=. ls',
+    'LD_AUDIT=./a.so cat src/a.ts',
+    'env LD_PRELOAD=./x.so ls',
+    'DYLD_INSERT_LIBRARIES=./x.dylib ls',
+    'GCONV_PATH=. iconv -f x a',
+    'PATH=./bin:/usr/bin ls',
+  ]);
+  test.each(['LD_PRELOAD=./x.so ls', 'PATH=./bin ls'])('bypassPermissions, no deny or ask rule: %j is allowed', (command) => {
+    const decision = decideShell(command, { mode: 'bypassPermissions', workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

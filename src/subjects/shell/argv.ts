@@ -2,7 +2,7 @@ import type { CommandPath, Segment } from '../../policy/types.js';
 import { gitEnvironmentTree, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { describeProgram, type Built, type SegmentInput } from './program.js';
-import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment } from './variables.js';
+import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode } from './variables.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 
 export type { Built } from './program.js';
@@ -29,7 +29,7 @@ export function buildSegment(input: SegmentInput): Built {
   if (assigned.some((word) => word.isStatic && /\$\(|`/.test(word.value))) reasons.push('stored-substitution');
   // Once for all of them: `GIT_CONFIG_VALUE_<n>` is read with the `GIT_CONFIG_KEY_<n>` beside it.
   commandVariables(assigned, cwd, reasons, nested);
-  if (assigned.some(isOptionEnvironment)) reasons.push('environment');
+  if (assigned.some((word) => isOptionEnvironment(word) || loadsCode(word))) reasons.push('environment');
   paths.push(...gitLocations(assigned, cwd), ...gitWrites(assigned, cwd), ...fileVariables(assigned, cwd));
   const assignments = assigned.map(display);
 

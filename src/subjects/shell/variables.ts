@@ -62,6 +62,16 @@ export function isOptionEnvironment(word: Word): boolean {
   if (!word.isStatic || /^[A-Z0-9_]+\+=/.test(word.value)) return true;
   return word.value.slice(word.value.indexOf('=') + 1).split(/[ \t\n]+/).some((option) => option !== '' && !variable[1].test(option));
 }
+/**
+ * Variables that make any program load code from where they say (ld.so(8): `LD_PRELOAD`,
+ * `LD_LIBRARY_PATH`, `LD_AUDIT`; dyld's `DYLD_*`; iconv's `GCONV_PATH`; the PATH search). Set for
+ * one command (`LD_PRELOAD=./x.so ls` ran x.so's constructor, glibc 2.36 under bash 5.2) the
+ * command runs code the walk never sees: it is not a read-only `ls`. An interpreter's own variables
+ * (`PYTHONPATH=src ls`) change only that interpreter (docs/threat-model.md#variables-that-load-code).
+ */
+const LOADS_CODE = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|GCONV_PATH|PATH)(\[.*\])?\+?=/s;
+export const loadsCode = (word: Word): boolean => LOADS_CODE.test(word.value);
+
 /** A word that assigns (or, after `export`, names) a variable that changes what later commands do, options included. */
 export const isEnvironment = (word: Word): boolean => ENVIRONMENT.test(word.value) || isOptionEnvironment(word);
 
