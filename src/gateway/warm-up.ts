@@ -8,6 +8,10 @@ import { createAudit, type AuditRecord } from '../store/audit.js';
 import { inspectCall, type InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { checkToolResult } from './call-result.js';
+import { parseMessage } from '../downstream/lines.js';
+import { scanAnswer } from '../downstream/answer-scan.js';
+import { ArgsJson, jsonString } from '../values.js';
+import { paramsProblem, wideCallRefusal } from './upstream-calls.js';
 
 /** What a shell tool's warm-up decisions need: the tool as listed, and what deciding a call to it reads. */
 export interface WarmUpTool {
@@ -43,6 +47,7 @@ export function warmUpShellDecisions(target: WarmUpTool): number {
   for (const text of WARM_UP_COMMANDS) {
     // With a working directory when the tool takes one, as clients send it: resolving it is part of the path.
     const args: Record<string, unknown> = { [command.arg]: text, ...(toolClass.cwd ? { [toolClass.cwd]: inspect.workspace[0] ?? process.cwd() } : {}) };
+    const argsJson = warmUpMessages(target.tool, args);
     const facts = inspectCall(target.server, target.tool, args, toolClass, inspect);
     const decision = checkDefinition(decide(facts, target.policy), target.definition(), target.toolDescriptions);
     // The fields in the order the call pipeline's auditor gives them (gateway/call.ts): the write is warmed for that shape.
@@ -60,6 +65,7 @@ export function warmUpShellDecisions(target: WarmUpTool): number {
       command: decision.commandInfo?.raw ?? null,
       argsDigest: facts.digest,
       args,
+      argsJson,
       waitMs: 0,
       note: undefined,
       editedFrom: undefined,
@@ -69,6 +75,22 @@ export function warmUpShellDecisions(target: WarmUpTool): number {
   checkToolResult({ content: [{ type: 'text', text: '', name: 'stdout' }] }, target.server, target.tool);
   emptyYoungGeneration();
   return records.length;
+}
+
+/**
+ * The call's text as the pipeline reads it before the decision (the client's line counted, parsed,
+ * its params checked; the arguments' JSON made once) and a server's plain answer scanned as
+ * downstream/answer-scan.ts reads it: pure functions, run on lines made here, their results
+ * dropped (scanAnswer's `scanned` is read by its caller right after its own scan, never later).
+ * Their first runs were part of the first command's extra CPU (docs/performance.md, "Round 14: start").
+ */
+function warmUpMessages(tool: string, args: Record<string, unknown>): ArgsJson {
+  const line = `{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":${jsonString(tool)},"arguments":${JSON.stringify(args)}}}`;
+  if (wideCallRefusal(line) === null) paramsProblem((parseMessage(line) as { params?: unknown }).params);
+  const argsJson = new ArgsJson(args);
+  argsJson.textOf(args);
+  scanAnswer(`{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"text","text":${jsonString(`${tool}\n`)}}]}}`);
+  return argsJson;
 }
 
 /**

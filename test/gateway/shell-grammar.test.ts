@@ -64,6 +64,8 @@ describe('the shell grammar', () => {
       expect(existsSync(audit) ? readFileSync(audit, 'utf8') : '').toBe('');
       expect(existsSync(join(dir, 'mcp-latch.lock.json'))).toBe(false);
       expect(readdirSync(scratch)).toEqual([]);
+      // Nor logged (the log is at debug level here): no line names the tool or a warm-up command but the warm-up's own.
+      expect(harness.stderr().split('\n').filter((line) => /echo|ls -la|git status|README/.test(line) && !line.includes('warmed the decision path'))).toEqual([]);
 
       // The client's own first command is decided, forwarded and audited as usual.
       const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'echo first' } });
