@@ -254,6 +254,7 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
   // the rules on reading count, as they do for a write of the path itself.
   const reads = !removes || subject.tree?.moved === true;
   const verb = plants ? 'change' : subject.tree?.moved ? 'move' : removes ? 'removal' : 'read';
+  if (subject.tree?.names) return listedRule(subject, forms, rules);
   for (const form of forms) {
     const could = rules.matchPathBelow('deny', subject.access, form, removes, plants, reads) ?? rules.matchPathBelow('ask', subject.access, form, removes, plants, reads);
     if (!could) continue;
@@ -275,6 +276,30 @@ function treeRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdic
       }
     }
     return null;
+  }
+  return null;
+}
+
+/**
+ * A listing of the names below a directory (types.ts TreeWalk.names): each directory below is read
+ * as `list_directory` reads it; a deny or ask rule on one asks. A name a rule matches in a
+ * directory no rule covers is listed as `ls` lists it (`Read(**\/.env)` protects the content).
+ */
+function listedRule(subject: PathSubject, forms: string[], rules: RuleSet): Verdictish | null {
+  const tree = subject.tree!;
+  for (const form of forms) {
+    if (!tree.complete) {
+      const could = rules.matchPathBelow('deny', 'read', form) ?? rules.matchPathBelow('ask', 'read', form);
+      if (could) return ruled('ask', could, `listing of every name under ${form}; ${could.list} rule ${could.text} covers some of them`);
+      continue;
+    }
+    const lexical = matchForm(subject.path ?? form).replace(/\/$/, '');
+    for (const entry of tree.entries) {
+      for (const path of new Set([`${lexical}/${entry.rel}`, matchForm(entry.real)])) {
+        const rule = rules.matchPath('deny', 'read', path) ?? rules.matchPath('ask', 'read', path);
+        if (rule) return ruled('ask', rule, `listing of every name under ${form}, the directory ${path} among them; ${rule.list} rule ${rule.text} matches it`);
+      }
+    }
   }
   return null;
 }

@@ -123,6 +123,8 @@ export interface TreeWalk {
   plants?: true;
   /** TreeRead.moved: the rules on reading count below. */
   moved?: true;
+  /** A listing of names (server-filesystem's directory_tree): what a rule denies is reading a directory below, which lists its names. */
+  names?: true;
 }
 
 /** One simple command the shell would run. */

@@ -57,6 +57,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
         const found = pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings);
         subjects.push(...found);
         if (pathArg.moves && access === 'write') for (const subject of found) subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
+        if (pathArg.names) for (const subject of found) listedNames(subject, budget, context);
       }
       left -= values.length;
       // Each path is resolved on disk while every call waits: 100,000 of them stalled the gateway 14 s.
@@ -566,6 +567,18 @@ function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sour
   if (end === 'source') sources.push(subject.problem ? null : subject.path);
   subject.via = RECURSIVE;
   return treeSubjects(subject, end === 'source' ? MOVED : arrivals([...sources]), null, budget, context, cache);
+}
+
+/**
+ * A tool that lists every name below a directory (PathArg.names): the directories below, each read
+ * as a listing of it (policy/decide.ts treeRule), so `Read(./conf/secret/**)` asks for
+ * `directory_tree conf` as it denies `list_directory conf/secret`.
+ */
+function listedNames(subject: PathSubject, budget: WalkBudget, context: InspectContext): void {
+  if (subject.realPath === null || subject.problem || !isDirectory(subject.realPath)) return;
+  const walk = walkTree(subject.realPath, false, budget, context.pathEnv.platform);
+  subject.via = RECURSIVE;
+  subject.tree = { entries: walk.entries.filter((entry) => entry.directory === true), complete: walk.complete, names: true };
 }
 
 /** What git ignores below `dir` (a real directory) in the working tree it is in (git-ignore.ts); nothing outside one. */

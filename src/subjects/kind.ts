@@ -27,6 +27,11 @@ export interface PathArg {
    * (subjects/shell/files.ts MOVED and arrivals).
    */
   moves?: 'source' | 'destination';
+  /**
+   * The tool lists the names below the directory (directory_tree, search_files): each directory
+   * below is read as `list_directory` reads it, so a `Read` rule on one asks (round 14 review T11).
+   */
+  names?: true;
 }
 
 /** How a tool was classified, for the policy engine and `mcp-latch tools`. */

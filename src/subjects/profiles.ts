@@ -62,6 +62,8 @@ export interface Profile {
 const read = (arg: string): PathArg => ({ arg, access: 'read' });
 const write = (arg: string): PathArg => ({ arg, access: 'write' });
 /** A rename (fs.rename): both ends are written, and what is below the source moves with it (kind.ts PathArg.moves). */
+/** A listing of every name below `path` (kind.ts PathArg.names). */
+const NAMES: PathArg = { arg: 'path', access: 'read', names: true };
 const MOVE: PathArg[] = [
   { arg: 'source', access: 'write', moves: 'source' },
   { arg: 'destination', access: 'write', moves: 'destination' },
@@ -90,10 +92,10 @@ const FILESYSTEM: Profile = {
     create_directory: { kind: 'write', paths: [write('path')] },
     list_directory: { kind: 'read', paths: [read('path')] },
     list_directory_with_sizes: { kind: 'read', paths: [read('path')] },
-    directory_tree: { kind: 'read', paths: [read('path')] }, // excludePatterns are globs, not paths
+    directory_tree: { kind: 'read', paths: [NAMES] }, // excludePatterns are globs, not paths
     // Security: the source is removed by a move, so both ends are writes; a directory takes what is below it along.
     move_file: { kind: 'write', paths: MOVE },
-    search_files: { kind: 'read', paths: [read('path')] }, // pattern / excludePatterns are globs
+    search_files: { kind: 'read', paths: [NAMES] }, // pattern / excludePatterns are globs
     get_file_info: { kind: 'read', paths: [read('path')] },
     list_allowed_directories: { kind: 'read' },
   },
