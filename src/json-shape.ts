@@ -12,7 +12,7 @@ export interface JsonShape {
   values: number;
   /** The top-level `id`: a number or a string, as JSON.parse reads it; null when there is none or it is neither. */
   id: string | number | null;
-  /** The top-level `method` when it is a string written without escapes; else null. */
+  /** The top-level `method` when it is a string, as JSON.parse reads it; else null. */
   method: string | null;
 }
 
@@ -128,7 +128,8 @@ function topValue(shape: JsonShape, key: string, text: string, start: number, en
   if (key !== 'id' && key !== 'method') return;
   const written = text.slice(start, end);
   if (key === 'method') {
-    shape.method = written.length >= 2 && written.charCodeAt(0) === QUOTE && !written.includes('\\') ? written.slice(1, -1) : null;
+    // Decoded as JSON.parse reads it: `"tools\/call"` is a tools/call (round 14 review W1).
+    shape.method = written.length >= 2 && written.charCodeAt(0) === QUOTE ? keyOf(written) : null;
     return;
   }
   try {

@@ -16,6 +16,9 @@ describe('jsonShape', () => {
     '"just a string"',
     '12',
     '{"a":{"b":{"c":[[[["\\u0022",{"":""}]]]]}}}',
+    // An escaped method is the method JSON.parse reads (round 14 review W1: `tools\/call` skipped the count).
+    '{"jsonrpc":"2.0","id":1,"method":"tools\\/call","params":{}}',
+    '{"jsonrpc":"2.0","id":1,"method":"\\u0074ools/call","params":{}}',
   ])('counts as the parsed value does, and finds the id and method: %s', (text) => {
     const parsed = JSON.parse(text) as Record<string, unknown>;
     const shape = jsonShape(text);
