@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import type { ConfigIssue } from '../errors.js';
@@ -126,8 +126,20 @@ export function serverStartFiles(config: ServersOf, cwd: string = process.cwd(),
     const base = server.cwd ?? cwd;
     for (const word of [server.command, ...(server.args ?? [])]) {
       if (word.startsWith('-') || !(word.includes('/') || /\.(m?[jt]s|c[jt]s|py|sh|rb|pl|php)$/i.test(word))) continue;
-      out.programs.push(resolve(base, expandHome(word, home)));
+      const file = resolve(base, expandHome(word, home));
+      // A directory (mcp-server-git's `--repository P`, server-filesystem's roots) is where the server
+      // works, not what it runs: as a start file every write tool acting on it asked (round 14 review T4).
+      if (isDirectory(file)) continue;
+      out.programs.push(file);
     }
   }
   return out;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }

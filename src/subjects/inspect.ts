@@ -41,7 +41,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   const subjects: Subject[] = [];
   const commandArg = toolClass.selectCommand ? toolClass.selectCommand(args) : toolClass.command;
   // Only a call with paths or a command to resolve makes the path cache (most calls by count are neither).
-  const cache = toolClass.paths.length > 0 || commandArg ? new DecisionPaths() : null;
+  const cache = toolClass.paths.length > 0 || commandArg || toolClass.runs ? new DecisionPaths() : null;
 
   if (cache && toolClass.paths.length > 0) {
     const bases = relativeBases(server, toolClass, args, context, cache);
@@ -53,11 +53,14 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
       const access = kind === 'read' ? 'read' : pathArg.access;
       const values = valuesAt(args, pathArg.arg);
+      const tree = pathArg.tree?.(args) ?? null;
       for (const value of values.slice(0, Math.max(left, 0))) {
         const found = pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings);
         subjects.push(...found);
         if (pathArg.moves && access === 'write') for (const subject of found) subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
         if (pathArg.names) for (const subject of found) listedNames(subject, budget, context);
+        // A tool that reads the tree below its path (Desktop Commander's content search): the shell's recursive read.
+        if (tree !== null) for (const subject of found) subjects.push(...recursiveSubjects(subject, tree, budget, context, cache));
       }
       left -= values.length;
       // Each path is resolved on disk while every call waits: 100,000 of them stalled the gateway 14 s.
@@ -78,53 +81,12 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       if (toolClass.kind === 'command' && kind !== 'command') commandInfo = { ...commandInfo, unanalyzable: [...new Set([...commandInfo.unanalyzable, 'other-shell'])], rememberable: false };
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
-      const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
-      const madeGitDirectories: PathSubject[] = [];
-      const commands: SegmentPaths[] | null = commandInfo.segments.some(makesLinks) ? [] : null;
-      for (const segment of commandInfo.segments) {
-        subjects.push({ type: 'command', segment, info: commandInfo });
-        const first = subjects.length;
-        const own: PathSubject[] = [];
-        for (const path of segment.paths) {
-          if (path.via === GIT_REPOSITORY_FOUND) {
-            const found = repositorySubject(path, context, cache);
-            if (found !== null) subjects.push(found);
-            continue;
-          }
-          if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
-            const unknown = path.isStatic ? undefined : UNKNOWN_GIT_LOCATION;
-            madeGitDirectories.push(pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, unknown));
-            continue;
-          }
-          // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
-          // matched as written (for deny rules) but can never be allowed.
-          const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
-          const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
-          // `git show ID`: what ID names in the object store; a commit, a tree or a file prints no stored file.
-          if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.base)) continue;
-          // A remote's name names a local repository only when it is a directory (git-dir.ts GIT_REMOTE_NAME).
-          if (path.via === GIT_REMOTE_NAME) {
-            if (subject.realPath === null || !isDirectory(subject.realPath)) continue;
-            subject.via = RECURSIVE;
-          }
-          // What git checks out under the index's names inside a git directory is its config and hooks (files.ts planting).
-          if (path.via === GIT_REWRITE && path.tree?.plants && !subject.gitDirectory && context.pathEnv.platform !== 'win32') {
-            const dir = gitDirectoryAbove(subject.path) ?? gitDirectoryAbove(subject.realPath);
-            if (dir !== null) subject.gitDirectory = dir;
-          }
-          subjects.push(subject);
-          own.push(subject);
-          if (path.prefix) subjects.push(...prefixedSubjects(subject, path, context, cache));
-          // What git rewrites is decided from the rules alone (policy/decide.ts treeRule): never walked.
-          if (path.tree && path.via !== GIT_REWRITE) subjects.push(...treeSubjects(subject, path.tree, path.base, budget, context, cache));
-        }
-        if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln'));
-        commands?.push({ segment, own, all: subjects.slice(first).filter((subject): subject is PathSubject => subject.type === 'path') });
-      }
-      if (commands) markBelowLinksMade(commands);
-      if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
+      addSegmentSubjects(commandInfo, true, subjects, context, cache);
     }
   }
+
+  // A tool that runs a fixed git or other command line: what that touches, as the shell model reads it.
+  if (cache && toolClass.runs) addRunSubjects(toolClass, args, kind === 'read' ? 'read' : 'write', subjects, context, cache);
 
   const hasWrite = subjects.some((subject) => subject.type === 'path' && subject.access === 'write');
   const hasCommand = subjects.some((subject) => subject.type === 'command');
@@ -144,6 +106,88 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     commandInfo,
     digest,
   };
+}
+
+/**
+ * The subjects of an analysed command line: each simple command (unless `asCommands` is false: a
+ * tool that runs a fixed program, whose own kind and rules decide it) and the paths it touches.
+ */
+function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Subject[], context: InspectContext, cache: DecisionPaths): void {
+  const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
+  const madeGitDirectories: PathSubject[] = [];
+  const commands: SegmentPaths[] | null = info.segments.some(makesLinks) ? [] : null;
+  for (const segment of info.segments) {
+    if (asCommands) subjects.push({ type: 'command', segment, info });
+    const first = subjects.length;
+    const own: PathSubject[] = [];
+    for (const path of segment.paths) {
+      if (path.via === GIT_REPOSITORY_FOUND) {
+        const found = repositorySubject(path, context, cache);
+        if (found !== null) subjects.push(found);
+        continue;
+      }
+      if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
+        const unknown = path.isStatic ? undefined : UNKNOWN_GIT_LOCATION;
+        madeGitDirectories.push(pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, unknown));
+        continue;
+      }
+      // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
+      // matched as written (for deny rules) but can never be allowed.
+      const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
+      const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
+      // `git show ID`: what ID names in the object store; a commit, a tree or a file prints no stored file.
+      if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.base)) continue;
+      // A remote's name names a local repository only when it is a directory (git-dir.ts GIT_REMOTE_NAME).
+      if (path.via === GIT_REMOTE_NAME) {
+        if (subject.realPath === null || !isDirectory(subject.realPath)) continue;
+        subject.via = RECURSIVE;
+      }
+      // What git checks out under the index's names inside a git directory is its config and hooks (files.ts planting).
+      if (path.via === GIT_REWRITE && path.tree?.plants && !subject.gitDirectory && context.pathEnv.platform !== 'win32') {
+        const dir = gitDirectoryAbove(subject.path) ?? gitDirectoryAbove(subject.realPath);
+        if (dir !== null) subject.gitDirectory = dir;
+      }
+      subjects.push(subject);
+      own.push(subject);
+      if (path.prefix) subjects.push(...prefixedSubjects(subject, path, context, cache));
+      // What git rewrites is decided from the rules alone (policy/decide.ts treeRule): never walked.
+      if (path.tree && path.via !== GIT_REWRITE) subjects.push(...treeSubjects(subject, path.tree, path.base, budget, context, cache));
+    }
+    if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln'));
+    commands?.push({ segment, own, all: subjects.slice(first).filter((subject): subject is PathSubject => subject.type === 'path') });
+  }
+  if (commands) markBelowLinksMade(commands);
+  if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
+}
+
+/** The `via` of what a tool's fixed command line touches when it cannot be described (kind.ts ToolClass.runs). */
+const RUNS_UNKNOWN = 'the command the server runs';
+
+/**
+ * The paths of the command line a tool runs (`git_diff_unstaged` is `git diff`, profiles.ts), read
+ * by the shell model with the tool's working directory: one home for what `git diff` prints, whoever
+ * runs it. Its commands are not subjects: the tool's kind and its mcp__ rules decide the call.
+ */
+function addRunSubjects(toolClass: ToolClass, args: Record<string, unknown>, access: 'read' | 'write', subjects: Subject[], context: InspectContext, cache: DecisionPaths): void {
+  let argv: string[] | null;
+  try {
+    argv = toolClass.runs!(args);
+  } catch {
+    argv = null;
+  }
+  const text = argv !== null && argv.length <= MAX_CALL_PATHS ? commandText(argv, 'argv') : null;
+  const info = text === null ? null : analyseCommandCached(text, { cwd: commandCwd(toolClass, args, context, cache) });
+  if (info === null || info.unanalyzable.length > 0 || !info.parseOk) {
+    subjects.push({ type: 'path', access, input: '<what the tool runs>', path: null, realPath: null, problem: 'the command the server runs for this call cannot be described from its arguments', inWorkspace: false, via: RUNS_UNKNOWN });
+    return;
+  }
+  addSegmentSubjects(info, false, subjects, context, cache);
+}
+
+/** A path a tool reads recursively: decided as the shell's `grep -r` operand (policy/decide.ts treeRule). */
+function recursiveSubjects(subject: PathSubject, tree: TreeRead, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
+  subject.via = RECURSIVE;
+  return treeSubjects(subject, tree, null, budget, context, cache);
 }
 
 /** The paths of one call resolved and checked; past them the call asks, naming the limit. */

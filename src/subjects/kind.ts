@@ -10,7 +10,7 @@
  * cwd 'workdir', paths [workdir: read], base { type: 'arg', arg: 'workdir' }, source 'heuristic'.
  * Had it also taken `env`, it would be 'all': an environment can change what any command does.
  */
-import type { Access, Kind } from '../policy/types.js';
+import type { Access, Kind, TreeRead } from '../policy/types.js';
 import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { profileByName } from './profiles.js';
@@ -32,6 +32,8 @@ export interface PathArg {
    * below is read as `list_directory` reads it, so a `Read` rule on one asks (round 14 review T11).
    */
   names?: true;
+  /** Per call: the tool reads the whole tree below the path, as the shell's `grep -r` does (null: the path alone). */
+  tree?: (args: Record<string, unknown>) => TreeRead | null;
 }
 
 /** How a tool was classified, for the policy engine and `mcp-latch tools`. */
@@ -53,6 +55,12 @@ export interface ToolClass {
    * `command_line` in shell mode, `argv` in executable mode). When present it supersedes `command`.
    */
   selectCommand?: (args: Record<string, unknown>) => { arg: string; mode: 'shell' | 'argv' } | null;
+  /**
+   * Per call: the command line the server runs, as words (mcp-server-git's `git_diff_unstaged` runs
+   * `git diff`), in the `cwd` argument's directory. The shell model reads what it touches; null: not
+   * describable, and the call asks.
+   */
+  runs?: (args: Record<string, unknown>) => string[] | null;
   /**
    * How a relative path argument is resolved. With type 'arg' the named argument is itself resolved
    * against `fallback`. Roots `[]` means the server takes its roots from the client's MCP roots.
@@ -140,6 +148,7 @@ function fromProfile(profile: Profile, t: ProfileTool, identity: ServerIdentity)
   };
   if (t.refine) cls.refine = t.refine;
   if (t.selectCommand) cls.selectCommand = t.selectCommand;
+  if (t.runs) cls.runs = t.runs;
   if (takesPlainPaths(t.base ?? profile.base)) cls.plainFileStrings = true;
   return cls;
 }
@@ -167,6 +176,11 @@ function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerI
     base: o.cwd !== undefined ? { type: 'arg', arg: o.cwd, fallback: identity.cwd } : underlying.base,
   };
   if (inheritCommand && underlying.selectCommand) cls.selectCommand = underlying.selectCommand;
+  // Security: what the server runs for the call stays in view of deny rules, as the inherited paths do.
+  if (underlying.runs) {
+    cls.runs = underlying.runs;
+    cls.cwd ??= underlying.cwd;
+  }
   if (underlying.plainFileStrings) cls.plainFileStrings = true;
   return cls;
 }

@@ -37,6 +37,8 @@ export interface ProfileTool {
   stdin?: string;
   refine?: (args: Record<string, unknown>) => Kind;
   selectCommand?: (args: Record<string, unknown>) => CommandArg | null;
+  /** The command line the server runs for the call (kind.ts ToolClass.runs), in the `cwd` argument's directory. */
+  runs?: (args: Record<string, unknown>) => string[] | null;
   /** Overrides the profile's base for this tool. */
   base?: ProfileBase;
 }
@@ -255,9 +257,23 @@ function gitRefine(kind: Kind): (args: Record<string, unknown>) => Kind {
   return (args) => (GIT_REF_ARGS.some((name) => typeof args[name] === 'string' && (args[name] as string).startsWith('-')) ? 'all' : kind);
 }
 
-function gitTool(kind: 'read' | 'write', extra: PathArg[] = []): ProfileTool {
+function gitTool(kind: Kind, runs?: (args: Record<string, unknown>) => string[] | null): ProfileTool {
   // repo_path is the repository the tool acts on; itself relative to the server's cwd.
-  return { kind, paths: [{ arg: 'repo_path', access: kind }, ...extra], cwd: 'repo_path', refine: gitRefine(kind) };
+  return { kind, paths: [{ arg: 'repo_path', access: kind === 'read' ? 'read' : 'write' }], cwd: 'repo_path', refine: gitRefine(kind), ...(runs ? { runs } : {}) };
+}
+
+/** `git WORDS…`, with the named string arguments after them; null when one is not a string. */
+function git(words: string[], ...args: string[]): (args: Record<string, unknown>) => string[] | null {
+  return (given) => {
+    const values = args.map((name) => given[name]);
+    return values.every((value): value is string => typeof value === 'string') ? ['git', ...words, ...values] : null;
+  };
+}
+
+/** git_add: `git add -- FILE…` (server.py runs `git add .` for `["."]`, the same). */
+function gitAdd(args: Record<string, unknown>): string[] | null {
+  const files = args['files'];
+  return Array.isArray(files) && files.every((file) => typeof file === 'string') ? ['git', 'add', '--', ...files] : null;
 }
 
 const GIT: Profile = {
@@ -266,19 +282,27 @@ const GIT: Profile = {
   base: { arg: 'repo_path' },
   tools: {
     git_status: gitTool('read'),
-    git_diff_unstaged: gitTool('read'),
-    git_diff_staged: gitTool('read'),
-    git_diff: gitTool('read'),
+    // Security: what these print is what the shell's `git diff`/`git show` print (round 14 review T4,
+    // docs/threat-model.md "What git prints"): server.py runs exactly these (git_show: the commit's patch).
+    git_diff_unstaged: gitTool('read', git(['diff'])),
+    git_diff_staged: gitTool('read', git(['diff', '--cached'])),
+    git_diff: gitTool('read', git(['diff'], 'target')),
     git_log: gitTool('read'),
-    git_show: gitTool('read'),
+    git_show: gitTool('read', git(['show'], 'revision')),
     git_branch: gitTool('read'),
     git_commit: gitTool('write'),
     git_commit_signed: gitTool('write'),
-    // The files are read into the index; what changes is the repository (repo_path, write).
-    git_add: gitTool('write', [read('files[]')]),
+    // The files are read into the index, a directory's unignored files among them (`git add .`);
+    // what changes is the repository (repo_path, write).
+    git_add: gitTool('write', gitAdd),
+    // index.reset(): the index only, the working tree stays.
     git_reset: gitTool('write'),
     git_create_branch: gitTool('write'),
-    git_checkout: gitTool('write'),
+    // Security: a branch switch rewrites the working tree, client settings and code files among it,
+    // and runs the post-checkout hook: as the shell's `git checkout`, it needs a rule of its own
+    // (mcp__git__git_checkout) outside bypassPermissions, and deny and ask rules that could match
+    // below the tree ask in every mode (round 14 review T9, docs/threat-model.md#git-rewrites-tracked-files).
+    git_checkout: gitTool('all', git(['checkout'], 'branch_name')),
     git_init: gitTool('write'),
   },
 };

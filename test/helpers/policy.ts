@@ -68,3 +68,11 @@ export function decideTool(server: string, tool: { name: string; inputSchema?: u
   const facts = inspectCall(server, tool.name, args, toolClass, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
   return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
 }
+
+/** A call to a tool of the server a config entry starts (its built-in profile when it has one), relative paths against `cwd`. */
+export function decideServerTool(entry: { command: string; args?: string[] }, tool: string, args: Record<string, unknown>, cwd: string, options: PolicyCase = {}): Decision {
+  const policy = policyOf(options);
+  const toolClass = classifyTool({ identity: identifyServer(entry, cwd), tool: { name: tool } });
+  const facts = inspectCall('srv', tool, args, toolClass, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
+  return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
+}

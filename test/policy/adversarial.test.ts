@@ -813,7 +813,8 @@ describe('§5.9 MCP argument injection into mcp-server-git (CVE-2026-27735 class
     ['git_status', { repo_path: '<P>/../<OUT>' }, 'ask', null],
     ['git_log', { repo_path: '<O>' }, 'deny', 'Read(<O>/**)', { deny: ['Read(<O>/**)'] }],
     ['git_add', { repo_path: '<P>', files: ['.env'] }, 'deny', 'Read(.env)', { deny: ['Read(.env)'] }],
-    ['git_diff', { repo_path: '<P>', target: 'main' }, 'allow', null], // controls
+    ['git_diff', { repo_path: '<P>', target: 'main' }, 'ask', null], // <P> is no repository: what `git diff main` may print is unknown, as in the shell (round 14 T4)
+    ['git_diff_unstaged', { repo_path: '<P>' }, 'allow', null], // controls
     ['git_log', { repo_path: '<P>', max_count: 5 }, 'allow', null],
     ['git_diff_unstaged', { repo_path: '<P>', context_lines: 3 }, 'allow', null],
     ['git_commit', { repo_path: '<P>', message: 'x' }, 'allow', null, { mode: 'acceptEdits' }],

@@ -26,6 +26,7 @@ function write(path: string) {
       fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', dir] },
       mine: { command: 'node', args: ['tools/server.mjs', '--port', '3'], envFile: 'tools/server.env', cwd: '.' },
       script: { command: './run.sh', cwd: 'bin' },
+      git: { command: 'uvx', args: ['mcp-server-git', '--repository', dir] },
     },
   };
   const loaded = parseConfigText(JSON.stringify(config), join(dir, 'mcp-latch.json'), ruleIssues);
@@ -51,6 +52,10 @@ describe('what starts a server is not changed by a tool call', () => {
   });
   test.each([['.mcp.json'], ['.cursor/mcp.json'], ['.vscode/mcp.json'], ['.claude/settings.local.json']])("a client's %s asks", (file) => {
     expect(write(join(dir, file)).verdict).toBe('ask');
+  });
+  // Round 14 review T4: the repository named on mcp-server-git's command line made every git_add ask.
+  test('a directory a server is started with is not a file it starts from', () => {
+    expect(write(dir).verdict).toBe('allow');
   });
   test('other files are written as the rules say', () => {
     expect(write(join(dir, 'tools/notes.md')).verdict).toBe('allow');

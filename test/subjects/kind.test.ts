@@ -313,22 +313,21 @@ describe('git profile', () => {
     git_add: 'write',
     git_reset: 'write',
     git_create_branch: 'write',
-    git_checkout: 'write',
+    git_checkout: 'all', // rewrites the working tree and runs a hook: a rule of its own (round 14 T9)
     git_init: 'write',
   };
 
   it.each(Object.entries(kinds))('classifies %s as %s with repo_path as path and base', (name, kind) => {
     const c = classify(id, { name });
     expect(c).toMatchObject({ kind, source: 'profile:git', cwd: 'repo_path', command: null });
-    expect(c.paths[0]).toEqual({ arg: 'repo_path', access: kind });
+    expect(c.paths[0]).toEqual({ arg: 'repo_path', access: kind === 'read' ? 'read' : 'write' });
     expect(c.base).toEqual({ type: 'arg', arg: 'repo_path', fallback: '/srv' });
   });
 
-  it('reads git_add files relative to repo_path', () => {
-    expect(classify(id, { name: 'git_add' }).paths).toEqual([
-      { arg: 'repo_path', access: 'write' },
-      { arg: 'files[]', access: 'read' },
-    ]);
+  it('reads git_add files as `git add -- FILE…` in repo_path (round 14 T4: a directory is walked)', () => {
+    const c = classify(id, { name: 'git_add' });
+    expect(c.paths).toEqual([{ arg: 'repo_path', access: 'write' }]);
+    expect(c.runs?.({ repo_path: '/repo', files: ['.', '-x'] })).toEqual(['git', 'add', '--', '.', '-x']);
   });
 
   it('treats a ref starting with - as all (option injection: target="--output=/tmp/x")', () => {
