@@ -259,21 +259,33 @@ function readPack(idxFile: string, hash: 20 | 32): Pack | null {
 }
 
 /**
- * What `rev`, an operand of `git show` or `git diff`, names (gitrevisions(7)): an object's type, by
- * the ref it names ($GIT_DIR/NAME for HEAD-like names, then refs/NAME, refs/tags/NAME,
- * refs/heads/NAME, refs/remotes/NAME, refs/remotes/NAME/HEAD) or as a hex id; 'path' when it names
- * nothing but a file there (git takes it for a pathspec); 'none' for a plain name of nothing (git stops); null when not sure.
+ * What `rev`, an operand of `git show`, `git diff` or `git cat-file`, names (gitrevisions(7)): an
+ * object's type, 'path' when it names nothing but a file there (git takes it for a pathspec), 'none'
+ * when nothing by any of git's rules has that name (git stops); null when not sure. git's order:
+ * a full-length hex id is the object before any ref (object-name.c get_oid_basic); then the refs
+ * $GIT_DIR/NAME, refs/NAME, refs/tags/NAME, refs/heads/NAME, refs/remotes/NAME,
+ * refs/remotes/NAME/HEAD; then an abbreviated id or a describe name. Every rule that finds a ref must
+ * agree (git versions differ on the first), and any ref that cannot be read for sure, a reftable, or
+ * another worktree's refs make the answer null (docs/threat-model.md#how-git-finds-a-name).
  */
 export function revisionType(gitDir: string, rev: string, cwd: string | null): ObjectType | 'path' | 'none' | null {
+  if (rev === '@') return revisionType(gitDir, 'HEAD', cwd); // `@` alone is HEAD
   const common = commonDirectory(gitDir);
+  if (fs.existsSync(path.join(common, 'reftable'))) return null; // refs in a reftable (git 2.45+): not read here
+  const hex = /^[0-9a-f]{4,64}$/i.test(rev);
   const plain = PLAIN_REF.test(rev) && !/\.\.|\/\/|\.lock$|\/$|\.$/.test(rev);
+  const types: Array<ObjectType | null> = [];
+  if (hex && (rev.length === 40 || rev.length === 64)) types.push(objectType(common, rev));
   if (plain) {
-    const id = refId(gitDir, common, rev);
-    if (id !== undefined) return id === null ? null : objectType(common, id);
+    if (/^(main-worktree|worktrees)\//.test(rev)) return null; // another worktree's refs, read differently by git versions
+    const found = refTypes(gitDir, common, rev);
+    if (found === null) return null;
+    types.push(...found);
   }
+  if (types.length > 0) return types.every((type) => type === types[0]) ? types[0]! : null;
   // git-describe(1) output: `-g` and an abbreviated id names that object.
   const described = /-g([0-9a-f]{4,64})$/i.exec(rev)?.[1];
-  if (described !== undefined || /^[0-9a-f]{4,64}$/i.test(rev)) return objectType(common, described ?? rev);
+  if (described !== undefined || hex) return objectType(common, described ?? rev);
   if (cwd === null) return null;
   // A file (a word with a revision's syntax aside); a plain name of no ref, no object and no file:
   // git stops ("unknown revision or path") and prints nothing.
@@ -283,7 +295,7 @@ export function revisionType(gitDir: string, rev: string, cwd: string | null): O
 
 const PLAIN_REF = /^[A-Za-z0-9][A-Za-z0-9._/-]*$/;
 
-/** A linked working tree's git directory keeps its refs and objects in the common one (gitrepository-layout(5) `commondir`). */
+/** A linked working tree's git directory keeps its shared refs and objects in the common one (gitrepository-layout(5) `commondir`). */
 function commonDirectory(gitDir: string): string {
   try {
     return path.resolve(gitDir, fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim());
@@ -292,42 +304,75 @@ function commonDirectory(gitDir: string): string {
   }
 }
 
-/** The id a plain name resolves to as a ref, by git's rules in order; undefined when no rule finds it; null when a ref cannot be read for sure. */
-function refId(gitDir: string, common: string, name: string): string | null | undefined {
-  const rules = [...(/^[A-Z_]+$/.test(name) ? [name] : []), `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`];
-  for (const ref of rules) {
-    const id = readRef(gitDir, common, ref, 0);
-    if (id !== undefined) return id;
+/** The types of what each of git's rules finds for `name` (refs.c ref_rev_parse_rules); null when a ref cannot be read for sure. */
+function refTypes(gitDir: string, common: string, name: string): Array<ObjectType | null> | null {
+  const packed = packedRefs(common);
+  if (packed === null) return null;
+  const types: Array<ObjectType | null> = [];
+  for (const ref of [name, `refs/${name}`, `refs/tags/${name}`, `refs/heads/${name}`, `refs/remotes/${name}`, `refs/remotes/${name}/HEAD`]) {
+    const id = readRef(gitDir, common, packed, ref, 0);
+    if (id === null) return null;
+    if (id !== undefined) types.push(objectType(common, id));
   }
-  return undefined;
+  return types;
 }
 
-/** A ref's id: its loose file (`ref: OTHER` followed), else packed-refs; undefined when it does not exist, null when it cannot be read for sure. */
-function readRef(gitDir: string, common: string, ref: string, depth: number): string | null | undefined {
+/** packed-refs' names and ids; empty when there is none; null when it cannot be read. */
+function packedRefs(common: string): Map<string, string> | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(common, 'packed-refs'), 'latin1');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? new Map() : null;
+  }
+  const refs = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const match = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64}) (\S+)\r?$/.exec(line);
+    if (match) refs.set(match[2]!, match[1]!.toLowerCase());
+  }
+  return refs;
+}
+
+/**
+ * A ref's id, as git's files backend reads it (refs/files-backend.c files_ref_path): HEAD-like names
+ * (`[A-Z_-]+`) and refs/worktree/, refs/bisect/, refs/rewritten/ in the worktree's own git directory
+ * (gitrepository-layout(5)), every other name in the common one; a loose file (`ref: OTHER` followed)
+ * before packed-refs. Undefined when it does not exist (a directory, or a symbolic ref to nothing:
+ * git's lookup goes on); null when it cannot be read for sure.
+ */
+function readRef(gitDir: string, common: string, packed: Map<string, string>, ref: string, depth: number): string | null | undefined {
   if (depth > 5) return null;
-  for (const dir of ref.startsWith('refs/') ? [common] : [gitDir, common]) {
+  const perWorktree = /^[A-Z_-]+$/.test(ref) || /^refs\/(worktree|bisect|rewritten)\//.test(ref);
+  // Per-worktree refs in the common directory too when they differ: git before 2.25 read them there.
+  const dirs = !perWorktree ? [common] : ref.startsWith('refs/') && gitDir !== common ? [gitDir, common] : [gitDir];
+  const ids = new Set<string | undefined>();
+  for (const dir of dirs) {
+    const file = path.join(dir, ref);
     let text: string;
     try {
-      text = fs.readFileSync(path.join(dir, ref), 'utf8');
+      const stat = fs.lstatSync(file);
+      if (stat.isDirectory()) continue;
+      if (!stat.isFile()) return null; // a link: not followed here
+      text = fs.readFileSync(file, 'latin1');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') continue;
       return null;
     }
-    const symbolic = /^ref:\s*(refs\/\S+)/.exec(text);
-    if (symbolic) return readRef(gitDir, common, symbolic[1]!, depth + 1) ?? null;
-    return /^([0-9a-f]{40}|[0-9a-f]{64})\b/.exec(text)?.[1] ?? null;
+    const symbolic = /^ref:\s*(\S+)\s*$/.exec(text);
+    if (symbolic) {
+      const target = symbolic[1]!;
+      if (!/^refs\/|^[A-Z_-]+$/.test(target)) return null;
+      const id = readRef(gitDir, common, packed, target, depth + 1);
+      if (id === null) return null;
+      ids.add(id);
+      continue;
+    }
+    const id = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})(\s|$)/.exec(text)?.[1];
+    if (id === undefined) return null;
+    ids.add(id.toLowerCase());
   }
-  if (!ref.startsWith('refs/')) return undefined;
-  let packed: string;
-  try {
-    packed = fs.readFileSync(path.join(common, 'packed-refs'), 'utf8');
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? undefined : null;
-  }
-  for (const line of packed.split('\n')) {
-    const match = /^([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/.exec(line);
-    if (match && match[2] === ref) return match[1]!;
-  }
-  return undefined;
+  if (ids.size > 1) return null;
+  if (ids.size === 1) return [...ids][0];
+  return packed.get(ref);
 }

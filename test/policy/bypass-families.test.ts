@@ -4042,7 +4042,7 @@ describe('4. git show of an object id prints what the store holds under it', () 
       return short ? id.slice(0, 7) : id;
     }), mode, { allow: ['Bash(git *)'], cwd: '<W>/gs' });
   for (const mode of MODES) {
-    test.each(['git show <blob>', 'git show <blob7>', 'git show blobtag', 'git show -s <blob>', 'git diff <blob> <blob>', 'git show <commit> <blob7>', 'git show "$id"', 'git show :/one', 'git show v1-0-g<blob7>', 'git show <BLOB>', 'git show <BLOB7>', 'git diff <BLOB7> <blob7>', 'git show v1-0-g<BLOB7>'])(`${mode}: %j is not allowed`, (command) => {
+    test.each(['git show <blob>', 'git show <blob7>', 'git show blobtag', 'git show -s <blob>', 'git diff <blob> <blob>', 'git show <commit> <blob7>', 'git show "$id"', 'git show :/one', 'git show v1-0-g<blob7>', 'git show <BLOB>', 'git show <BLOB7>', 'git diff <BLOB7> <blob7>', 'git show v1-0-g<BLOB7>', 'git diff <blob7>..<blob7>', 'git diff ^<blob7> <blob7>'])(`${mode}: %j is not allowed`, (command) => {
       const decision = decideIn(command, mode);
       expect(decision.verdict, decision.reason).not.toBe('allow');
     });
@@ -4051,6 +4051,69 @@ describe('4. git show of an object id prints what the store holds under it', () 
     for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
   });
 
+});
+
+// What a name resolves to, as git finds it (round 14 review G2-G4, G6; git 2.39): HEAD made a
+// symbolic ref to a tag of the blob (`git symbolic-ref` allows it; so a branch), a tag named by the
+// blob's full id (the id wins over refs), a one-level name in .git (`git update-ref lowername`), a
+// per-worktree ref of a linked worktree, and each of these made earlier in the same call: git printed
+// the blob; each was allowed past Read(**/.env).
+describe('4. git show of a name that resolves to a blob', () => {
+  const ids: Record<string, string> = {};
+  const R = (): string => join(W, 'gr');
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+  const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, env, encoding: 'utf8' }).trim();
+  beforeAll(() => {
+    mkdirSync(R(), { recursive: true });
+    git(R(), 'init', '-q', '-b', 'main');
+    writeFileSync(join(R(), '.gitignore'), '.env\n');
+    writeFileSync(join(R(), 'a.ts'), 'a\n');
+    git(R(), 'add', '.');
+    git(R(), 'commit', '-qm', 'one');
+    writeFileSync(join(R(), '.env'), 'API_KEY=REAL-SECRET\n');
+    ids.blob = git(R(), 'hash-object', '-w', '.env');
+    git(R(), 'tag', 'blobtag', ids.blob);
+    git(R(), 'worktree', 'add', '-q', '../gr-wt');
+    git(join(W, 'gr-wt'), 'update-ref', 'refs/worktree/x', ids.blob);
+    git(join(W, 'gr-wt'), 'update-ref', 'refs/bisect/y', ids.blob);
+    git(R(), 'tag', ids.blob, 'HEAD');
+    git(R(), 'update-ref', 'lowername', ids.blob);
+    git(R(), 'symbolic-ref', 'refs/heads/foo', 'refs/tags/blobtag');
+    git(R(), 'symbolic-ref', 'HEAD', 'refs/tags/blobtag');
+    // The main worktree's HEAD and the other's: git 2.39 prints the blob for each name below.
+    git(join(W, 'gr-wt'), 'symbolic-ref', 'HEAD', 'refs/heads/gr-wt');
+  });
+  const decideIn = (command: string, mode: DefaultMode, cwd: string): Decision => shell(command.replace(/<blob>/g, ids.blob!), mode, { allow: ['Bash(git *)'], cwd });
+  const BLOBS: Array<[string, string]> = [
+    ['git show', '<W>/gr'],
+    ['git show HEAD', '<W>/gr'],
+    ['git show @', '<W>/gr'],
+    ['git show --stat', '<W>/gr'],
+    ['git cat-file -p HEAD', '<W>/gr'],
+    ['git show refs/heads/foo', '<W>/gr'],
+    ['git cat-file -p refs/heads/foo', '<W>/gr'],
+    ['git show <blob>', '<W>/gr'],
+    ['git show lowername', '<W>/gr'],
+    ['git show worktree/x', '<W>/gr-wt'],
+    ['git show bisect/y', '<W>/gr-wt'],
+    ['git show refs/worktree/x', '<W>/gr-wt'],
+  ];
+  test.each(BLOBS)('git 2.39 prints the blob: %j in %s', (command, cwd) => {
+    expect(execFileSync('bash', ['-c', command.replace(/<blob>/g, ids.blob!)], { cwd: cwd.replace('<W>', W), env, encoding: 'utf8' })).toContain('API_KEY=REAL-SECRET');
+  });
+  for (const mode of MODES) {
+    test.each(BLOBS)(`${mode}: %j in %s is not allowed`, (command, cwd) => {
+      const decision = decideIn(command, mode, cwd);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  // Made by the same call, before git show reads them: the names are not resolved ahead.
+  test.each(['git tag t2 <blob> && git show t2', 'git update-ref lower2 <blob>; git show lower2', 'git symbolic-ref HEAD refs/tags/blobtag && git show', 'git branch -f b2 main && git show b2'])('%j is not allowed', (command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode, '<W>/gr-wt').verdict).not.toBe('allow');
+  });
+  test.each(['git show', 'git show HEAD', 'git show @', 'git cat-file -p HEAD', 'git show gr-wt', 'git show main | head -5', 'git add -A && git commit -qm x && git show'])('default and bypassPermissions in the linked worktree: %j is allowed', (command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode, '<W>/gr-wt').verdict, `${mode}: ${decideIn(command, mode, '<W>/gr-wt').reason}`).toBe('allow');
+  });
 });
 
 // The tools people allow by name write what their output options name, rewrite their operands

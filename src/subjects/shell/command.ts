@@ -4,6 +4,7 @@ import { SAFE_WRAPPERS } from '../../programs.js';
 import { loadedParser } from './parser.js';
 import { markScriptsWritten } from './scripts-written.js';
 import { markIgnoresChanged } from './ignores-changed.js';
+import { markRefsChanged } from './refs-changed.js';
 import { commandSignature } from './signature.js';
 import { addReason, walkCommand } from './walk.js';
 
@@ -80,6 +81,7 @@ export function analyseCommand(command: string, options: AnalyseOptions): Comman
     walkCommand(parser, info, options.parseTimeoutMs ?? PARSE_TIMEOUT_MS, command, options.cwd);
     markScriptsWritten(info);
     markIgnoresChanged(info);
+    markRefsChanged(info);
   } catch {
     info.parseOk = false;
     addReason(info, 'internal-error');

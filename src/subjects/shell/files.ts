@@ -648,7 +648,13 @@ const git: Handler = (args, cwd, out) => {
     const place: GitPlace = { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') };
     rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), place, out);
     if (sub.isStatic) gitStores(sub.value, args.slice(scan.end + 1), place, out);
-    if (sub.isStatic && printsObjects(sub.value, args.slice(scan.end + 1))) push(out, objectsRead(place));
+    const objects = sub.isStatic && printsObjects(sub.value, args.slice(scan.end + 1));
+    if (objects) {
+      // `cat-file -p NAME`: what NAME resolves to decides, as for `git show` (inspect.ts).
+      const path = objectsRead(place);
+      if (path && Array.isArray(objects)) path.revisions = objects;
+      push(out, path);
+    }
     // What it runs (`rebase -x CMD`, `bisect run CMD`), from the working tree's top or elsewhere: a cwd not known here.
     const runs = sub.isStatic ? gitRuns(sub.value, args.slice(scan.end + 1)) : { scripts: [], argvs: [] };
     for (const script of runs.scripts) {
@@ -927,7 +933,7 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
   const printsPatch = name === null || (name === 'diff' || name === 'show' ? patch || !namesOnly : GIT_PRINTS.has(name) || patch);
   const disk = options.some((o) => o === '--no-index' || (name === 'grep' && o.length > 3 && '--untracked'.startsWith(o)));
   // `git show BLOB` prints it whatever the options, `git diff BLOB BLOB` with a patch (round 13).
-  if (name === 'show' || (name === 'diff' && printsPatch && !disk)) objectRevisions(dashes === -1 ? args : args.slice(0, args.findIndex((w) => w.isStatic && w.value === '--')), place, out);
+  if (name === 'show' || (name === 'diff' && printsPatch && !disk)) objectRevisions(dashes === -1 ? args : args.slice(0, args.findIndex((w) => w.isStatic && w.value === '--')), place, out, name === 'show');
   if (!printsPatch) return;
   const tree: TreeRead = disk ? { content: true, follows: false } : TRACKED;
   const pathspecs = dashes === -1 ? [] : args.slice(args.findIndex((w) => w.isStatic && w.value === '--') + 1);
@@ -961,17 +967,32 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
  * the rest in the object store (subjects/git-objects.ts) and keeps the read unless each is a
  * commit, a tree or a file on disk (docs/threat-model.md#what-git-prints).
  */
-function objectRevisions(words: readonly Word[], place: GitPlace, out: FileFacts): void {
+function objectRevisions(words: readonly Word[], place: GitPlace, out: FileFacts, show: boolean): void {
   const revisions: string[] = [];
   let unknown = false;
+  let operands = 0;
   for (const word of words) {
     if (!word.isStatic) unknown = true;
-    else if (!word.value.startsWith('-') && !COMMIT.test(word.value) && !STORED_PATH.test(word.value) && !/\.\.|^\^|\^[@!]$/.test(word.value)) revisions.push(word.value);
+    else if (!word.value.startsWith('-')) {
+      operands++;
+      if (!STORED_PATH.test(word.value) && !/^\.{0,2}\//.test(word.value)) revisions.push(...revisionEnds(word.value).filter((end) => !COMMIT.test(end)));
+    }
   }
+  // `git show` alone shows HEAD, which may name any object (round 14 review G6).
+  if (show && operands === 0) revisions.push('HEAD');
   if (!unknown && revisions.length === 0) return;
   const path = objectsRead(place);
   if (path && !unknown) path.revisions = revisions;
   push(out, path);
+}
+
+/**
+ * The objects a revision operand names (gitrevisions(7)): both ends of `A..B` and `A...B` (an empty
+ * end is HEAD), `A` of `^A`, `A^@`, `A^!`. git 2.39 printed both blobs for `git diff BLOB..BLOB` and
+ * `git diff ^BLOB BLOB` (round 14).
+ */
+function revisionEnds(word: string): string[] {
+  return word.replace(/\^[@!]$/, '').replace(/^\^/, '').split(/\.\.\.?/).map((end) => (end === '' ? 'HEAD' : end));
 }
 
 /** The whole working tree git prints from, with the files it tracks below it: `--work-tree`'s, or the one git finds (inspect.ts). */
@@ -1079,11 +1100,15 @@ const GIT_TYPES = new Set(['blob', 'tree', 'commit', 'tag']);
 /** `REV:PATH`: a stored path, read as such (GIT_SHOWS); `:/text` searches commit messages and is any object. */
 const STORED_PATH = /^[^:]*:(?!\/)[^:]/;
 /**
- * An object that is a commit or a tree, whose `-p` prints no file's content: HEAD (a branch never
- * holds another type: git refuses the write), a `~N`/`^N` step (commits only), a `^{commit}` or
- * `^{tree}` peel. A tag may name a blob (`git tag t BLOB; git cat-file -p t` printed it).
+ * An object that is a commit or a tree by its spelling, whose `-p` prints no file's content: a
+ * `~N`/`^N` step (commits only), a `^{commit}` or `^{tree}` peel. A tag may name a blob (`git tag t
+ * BLOB; git cat-file -p t` printed it), and so may HEAD or a branch: `git symbolic-ref HEAD
+ * refs/tags/t` (or `refs/heads/b`) is allowed by git, then `git show HEAD` printed the blob (round 14
+ * review G6); they are resolved in the store like any name (git-objects.ts).
  */
-const COMMIT = /^(HEAD|@|refs\/heads\/[^:]+)$|^[^:]+([~^]\d*|\^\{(commit|tree)\})$/;
+const COMMIT = /^[^:]+([~^]\d*|\^\{(commit|tree)\})$/;
+/** What `cat-file` took for a commit by its spelling before round 14; it is resolved instead. */
+const HEAD_LIKE = /^(HEAD|@|refs\/heads\/[^:]+)$/;
 
 /**
  * Subcommands that print or export objects named by id or revision, so any file ever stored (git
@@ -1093,14 +1118,17 @@ const COMMIT = /^(HEAD|@|refs\/heads\/[^:]+)$|^[^:]+([~^]\d*|\^\{(commit|tree)\}
  * printed it). `cat-file -t`/`-s`/`-e` and `--batch-check` print no content; `cat-file REV:PATH`
  * is that path read (GIT_SHOWS). `git show`, `diff`, `log -p`, `grep` are files.ts GIT_SHOWS'.
  */
-function printsObjects(sub: string, args: readonly Word[]): boolean {
+function printsObjects(sub: string, args: readonly Word[]): boolean | string[] {
   if (sub === 'cat-file') {
     const scan = scanOptions(args, 0, { long: ['path'] });
     const batch = hasOption(scan, '--batch', '--batch-command');
     if (!batch && (hasOption(scan, '-t', '-s', '-e') || hasOption(scan, '--batch-check'))) return false;
     let operands = scan.operands.map((i) => args[i]!);
     if (operands.length === 2 && operands[0]!.isStatic && GIT_TYPES.has(operands[0]!.value)) operands = operands.slice(1);
-    return batch || operands.length === 0 || operands.some((word) => !word.isStatic || !(STORED_PATH.test(word.value) || COMMIT.test(word.value)));
+    if (batch || operands.length === 0 || operands.some((word) => !word.isStatic || !(STORED_PATH.test(word.value) || COMMIT.test(word.value) || HEAD_LIKE.test(word.value)))) return true;
+    // HEAD and branches must be resolved: a symbolic ref may name a tag of a blob (round 14 review G6).
+    const revisions = operands.map((word) => word.value).filter((value) => HEAD_LIKE.test(value));
+    return revisions.length > 0 && revisions;
   }
   if (sub === 'archive') return !args.some((word) => !word.isStatic || /^--(r|re|rem|remo|remot|remote)(=|$)|^-l$|^--list$/.test(word.value));
   if (sub === 'bundle') return args.some((word) => !word.isStatic || word.value === 'create');
