@@ -4317,3 +4317,18 @@ describe('2. variables that load code make the command unanalysable', () => {
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+// A file variable set where its value is not seen (round 13 left open): with TZ exported, `printf -v
+// TZ %s FILE; date` and `read TZ <<< FILE; date` made date open FILE (bash 5.2, glibc 2.36, strace),
+// past Read(~/.ssh/**) in bypassPermissions, as `TZ=FILE date` is not (variables-that-name-files).
+describe('2. file variables set by printf -v, read, a for loop', () => {
+  neverAllowedAnywhere([
+    'printf -v TZ %s <H>/.ssh/id_rsa; date',
+    'printf -v LANGUAGE %s ../../x; ls',
+    'read TZ <<< x; date',
+    'for TZ in a; do date; done',
+    'printf -v LC_ALL %s x; ls',
+    ': ${TZ:=x}; date',
+  ]);
+  allowedByDefault(['printf -v x %s 1; echo $x', 'TZ=UTC date']);
+});

@@ -129,8 +129,11 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
  * git's configuration. `NAME[sub]` is NAME.
  */
 export function changesLaterCommands(name: string): boolean {
-  const word = `${name.replace(/\[.*$/s, '')}=`;
-  return ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
+  const base = name.replace(/\[.*$/s, '');
+  const word = `${base}=`;
+  // A file variable set where its value is not seen (`printf -v TZ %s ~/.ssh/id_rsa; date`, `read
+  // TZ`: glibc opened the file, bash 5.2, TZ exported) is read by what runs next: fileVariables cannot meet it.
+  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
 }
 
 /** `NAME=value` and `NAME+=value` as a word. */
