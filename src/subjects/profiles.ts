@@ -8,7 +8,7 @@
  *   { kind: 'write', paths: [source: write, destination: write], base: 'roots' }
  * (the source is written too: moving deletes it), and `edit_file` with `dryRun: true` is a read.
  */
-import type { Kind } from '../policy/types.js';
+import type { Kind, TreeRead } from '../policy/types.js';
 import { POSIX_SHELLS } from '../programs.js';
 import { isPlainObject } from '../values.js';
 import type { PathArg } from './kind.js';
@@ -144,6 +144,9 @@ function pdfRefine(args: Record<string, unknown>): Kind {
   return 'write';
 }
 
+/** ripgrep over a tree: contents, links not followed (filePattern may only narrow it, as rg -g: not modelled). */
+const CONTENT_SEARCH: TreeRead = { content: true, follows: false };
+
 const DESKTOP_COMMANDER: Profile = {
   name: 'desktop-commander',
   packages: ['@wonderwhy-er/desktop-commander', 'desktop-commander'],
@@ -171,7 +174,10 @@ const DESKTOP_COMMANDER: Profile = {
     create_directory: { kind: 'write', paths: [write('path')] },
     list_directory: { kind: 'read', paths: [read('path')] },
     move_file: { kind: 'write', paths: MOVE },
-    start_search: { kind: 'read', paths: [read('path')] }, // pattern / filePattern are regexes and globs
+    // Security: a content search prints lines of every file below `path` (ripgrep, search-manager.js),
+    // as the shell's `grep -r` does (round 14 review T5); `files` (the default) lists names only.
+    // pattern / filePattern are regexes and globs.
+    start_search: { kind: 'read', paths: [{ arg: 'path', access: 'read', tree: (args) => (args['searchType'] === 'files' || args['searchType'] === undefined ? null : CONTENT_SEARCH) }] },
     get_more_search_results: { kind: 'read' },
     // Only ends the server's own background search; nothing on disk changes.
     stop_search: { kind: 'read' },

@@ -97,3 +97,20 @@ describe('mcp-server-git tools print and rewrite what the shell\'s git commands 
     expectVerdict(call('git_add', { files: '.' }, { deny: [] }), 'ask', /cannot check/);
   });
 });
+
+describe('Desktop Commander (round 14 review T5–T7)', () => {
+  const DC = { command: 'npx', args: ['-y', '@wonderwhy-er/desktop-commander'] };
+  const call = (tool: string, args: Record<string, unknown>, setup: Setup = {}): Decision =>
+    decideServerTool(DC, tool, args, project, { workspace: [project], home, mode: setup.mode ?? 'default', deny: setup.deny ?? SECRETS, allow: setup.allow ?? [] });
+
+  // T5: a content search prints the lines of every file below its path, as `grep -r` does.
+  test.each([
+    [{ path: '.', pattern: 'API_KEY=.*', searchType: 'content', includeHidden: true }, 'ask', /\.env.*Read\(\*\*\/\.env\)/],
+    [{ path: 'conf', pattern: 'db-password', searchType: 'content' }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
+    [{ path: 'conf', pattern: 'x', searchType: 'other' }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
+    [{ path: 'src', pattern: 'export', searchType: 'content' }, 'allow', /read inside the workspace/],
+    [{ path: '.', pattern: 'db', searchType: 'files' }, 'allow', /read inside the workspace/],
+  ] as Array<[Record<string, unknown>, Verdict, RegExp]>)('start_search %j → %s', (args, verdict, reason) => {
+    expectVerdict(call('start_search', args), verdict, reason);
+  });
+});
