@@ -6,6 +6,7 @@ import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './g
 import { gitRuns } from './git-runs.js';
 import { cargo, go, npm } from './package-managers.js';
 import { make } from './make.js';
+import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
@@ -2282,6 +2283,7 @@ const HANDLERS: Record<string, Handler> = {
   pytest,
   'py.test': pytest,
   ...TOOL_HANDLERS,
+  vitest,
   make,
   gmake: make,
   tar,

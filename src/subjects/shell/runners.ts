@@ -18,7 +18,7 @@ import type { FileFacts } from './files.js';
  */
 
 /** A directory the program removes or fills (its old content is replaced): rules below it count, as for `rm -r`. */
-function treeWrite(word: Word, cwd: string | null): CommandPath | null {
+export function treeWrite(word: Word, cwd: string | null): CommandPath | null {
   const path = pathOf(word, 'write', cwd);
   if (path === null) return null;
   path.tree = { content: true, follows: false };
@@ -237,10 +237,10 @@ export function docker(args: readonly Word[], cwd: string | null, out: FileFacts
  * Formatters, linters, type checkers and JS test runners people allow by name (`Bash(prettier:*)`,
  * `Bash(tsc:*)`): the options that write, the options that load a module or config file, and the
  * flags that make them rewrite their operands (round 13 review A9; each program's --help: tsc 5
- * `--all`, vitest 4 `--help`, eslint 9, prettier 3, jest 29, mypy 1.x, black 24, ruff 0.x).
- * `vitest run --reporter=./src/e.mjs` ran e.mjs and `tsc --outFile ~/.profile` replaced it (proven
- * by the review). Names are compared as `normal` spells them (tsc: any case; jest: camelCase or
- * kebab-case); `-`/`--` alike where the program takes both.
+ * `--all`, eslint 9, prettier 3, jest 29, mypy 1.x, black 24, ruff 0.x; vitest: vitest.ts).
+ * `tsc --outFile ~/.profile` replaced it (proven by the review). Names are compared as `normal`
+ * spells them (tsc: any case; jest: camelCase or kebab-case); `-`/`--` alike where the program
+ * takes both.
  */
 interface ToolSpec {
   /** Option names (normalised) whose value is a file written / a directory filled. */
@@ -293,14 +293,6 @@ const TOOLS: Record<string, ToolSpec> = {
     plain: { 'config-precedence': /^(cli-override|file-override|prefer-file)$/ },
     rewrite: ['write', 'w'],
     values: ['ignore-path', 'stdin-filepath', 'parser', 'print-width', 'tab-width', 'trailing-comma', 'end-of-line', 'arrow-parens', 'prose-wrap', 'quote-props', 'html-whitespace-sensitivity', 'embedded-language-formatting', 'log-level', 'cache-strategy', 'cursor-offset', 'range-start', 'range-end'],
-  },
-  vitest: {
-    writes: ['outputfile'],
-    trees: ['coverage.reportsdirectory'],
-    code: ['c', 'config', 'r', 'root', 'dir', 'reporter', 'environment', 'pool', 'setupfiles', 'globalsetup', 'workspace', 'configloader', 'api', 'browser', 'ui', 'inspect', 'inspect-brk', 'inspectbrk'],
-    plain: { reporter: /^(default|agent|minimal|basic|blob|verbose|dot|json|tap|tap-flat|junit|tree|hanging-process|github-actions|html)$/, environment: /^(node|jsdom|happy-dom|edge-runtime)$/, pool: /^(forks|threads|vmThreads|vmForks)$/, browser: /^(false)$/ },
-    normal: (name) => name.toLowerCase().replace(/^outputfile\..*/, 'outputfile'),
-    values: ['t', 'testnamepattern', 'project', 'shard', 'maxworkers', 'minworkers', 'testtimeout', 'hooktimeout', 'bail', 'retry', 'mode', 'silent', 'sequence.seed', 'changed'],
   },
   jest: {
     normal: camel,
