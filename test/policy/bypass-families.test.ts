@@ -4167,6 +4167,8 @@ describe('3. formatters, linters, type checkers and JS test runners', () => {
     'ruff check --fix out',
     'ruff format <T>/data',
     'ruff check --config src/ruff.toml',
+    'ruff check --config "cache-dir = \'out\'" .',
+    'ruff check --config "extend = \'/tmp/x.toml\'" .',
   ], TOOLS);
   neverAllowed([
     'tsc --outFile ~/.profile src/a.ts',

@@ -320,8 +320,10 @@ const TOOLS: Record<string, ToolSpec> = {
     writes: ['o', 'output-file'],
     trees: ['cache-dir'],
     code: ['config'],
-    // `ruff --config 'KEY = VALUE'` sets one option; a file (no `=`) may set cache-dir and more.
-    plain: { config: /=/ },
+    // `ruff --config 'KEY = VALUE'` sets one option: plain for keys that only change what is
+    // reported or how; `cache-dir` is a directory ruff fills, `extend` another config file (round 14
+    // review C4, ruff 0.16.9: `--config "cache-dir = 'D'"` made D/CACHEDIR.TAG), any other key or a file asks.
+    plain: { config: /^\s*(line-length|indent-width|target-version|preview|fix|unsafe-fixes|show-fixes|output-format|(lint\.)?(select|ignore|extend-select|extend-ignore|fixable|unfixable|extend-fixable|extend-safe-fixes|extend-unsafe-fixes)|format\.(quote-style|indent-style|line-ending|skip-magic-trailing-comma|docstring-code-format|docstring-code-line-length|preview))\s*=[^\n]*$/ },
     rewrite: ['fix', 'unsafe-fixes', 'add-noqa'],
     dryRun: ['check', 'diff', 'no-fix'],
     rewritesByDefault: (operands) => operands[0] === 'format',
