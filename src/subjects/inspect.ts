@@ -419,7 +419,7 @@ function workTreeSubject(path: CommandPath, context: InspectContext, cache: Real
   const start = pathSubject(path.path, path.access, path.base, null, path.via, context, cache);
   const top = start.realPath === null || start.problem ? null : workTreeOf(start.realPath);
   // What git prints outside any repository: nothing (`git diff` there fails), so the directory alone is read.
-  if (top === null && (path.via === RECURSIVE || path.revisions !== undefined) && start.path !== null && !start.problem && outsideRepositories(start.realPath ?? start.path)) return { ...start, tree: { entries: [], complete: true } };
+  if (top === null && path.via === RECURSIVE && start.path !== null && !start.problem && outsideRepositories(start.realPath ?? start.path)) return { ...start, tree: { entries: [], complete: true } };
   if (top === null) return unknown(`no git working tree whose top is known holds ${start.path ?? path.path} (no .git above it, or core.worktree moves it)`);
   return pathSubject(path.workTree === true ? top : `${top}/${path.workTree}`, path.access, null, null, path.via, context, cache);
 }
@@ -670,11 +670,10 @@ function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, 
   return out;
 }
 
-/** Each revision names a commit, a tree, (no object) a file on disk, or nothing git can use, in the repository whose working tree's top is `top` (or `top` is in none). */
+/** Each revision names a commit, a tree, (no object) a file on disk, or nothing git can use, in the repository whose working tree's top is `top`. */
 function namesNoStoredFile(top: string, revisions: readonly string[], cwd: string | null): boolean {
   const gitDir = gitDirectoryOfTree(top);
-  // Outside any repository (workTreeSubject) git prints no object.
-  if (gitDir === null) return outsideRepositories(top);
+  if (gitDir === null) return false;
   return revisions.every((rev) => {
     const type = revisionType(gitDir, rev, cwd);
     return type === 'commit' || type === 'tree' || type === 'path' || type === 'none';

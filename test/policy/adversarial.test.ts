@@ -1031,7 +1031,7 @@ family('everyday commands stay allowed (a realistic rule set)', EVERYDAY, [
   // Deviation (looser, by design): the read-only list goes beyond docs/rules.md and Claude Code's set
   // (git show/rev-parse/ls-files, sort, uniq, cut, rg, test, basename, uname, …); each is read-only
   // without its write or exec options, and the files it names are still read subjects.
-  ['git show HEAD', 'allow', 'Read(./**)'], // new: was ask
+  ['git show HEAD~1', 'allow', 'Read(./**)'], // new: was ask. `git show HEAD` asks here: no repository to resolve HEAD in (a symbolic ref may name a blob, round 14 G6)
   ['git rev-parse HEAD', 'allow', 'Read(./**)'],
   ['git ls-files', 'allow', 'Read(./**)'],
   ['echo hello', 'allow', 'Read(./**)'],
