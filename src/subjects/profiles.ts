@@ -192,8 +192,10 @@ const DESKTOP_COMMANDER: Profile = {
     get_config: { kind: 'read' },
     // Security: rewrites the server's own sandbox (allowedDirectories, blockedCommands, defaultShell).
     set_config_value: { kind: 'all' },
-    get_usage_stats: { kind: 'read' },
-    get_recent_tool_calls: { kind: 'read' },
+    // Security: the server's history of every call it ran, arguments and output, kept on disk across
+    // sessions and shared by a team gateway's members: content no path rule describes (round 14 review T12).
+    get_usage_stats: { kind: 'all' },
+    get_recent_tool_calls: { kind: 'all' },
     get_prompts: { kind: 'read' },
     give_feedback_to_desktop_commander: { kind: 'read' },
     // Legacy (≤0.1.x) names.

@@ -113,4 +113,9 @@ describe('Desktop Commander (round 14 review T5–T7)', () => {
   ] as Array<[Record<string, unknown>, Verdict, RegExp]>)('start_search %j → %s', (args, verdict, reason) => {
     expectVerdict(call('start_search', args), verdict, reason);
   });
+
+  // T12: the history holds other calls' outputs (another member's on a team gateway, another session's on stdio).
+  test.each([['get_recent_tool_calls'], ['get_usage_stats']])('%s asks in default mode', (tool) => {
+    expectVerdict(call(tool, { maxResults: 3 }), 'ask', /kind all/);
+  });
 });
