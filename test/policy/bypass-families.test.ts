@@ -4286,6 +4286,25 @@ describe('3. the command a runner runs is analysed as the runner call', () => {
     'uv run --not-an-option cp a b',
     'bundle exec ruby -e 1',
     'uv run python -c 1',
+    // The runner's own options that load code or files (round 14 review W2, from `uv help run` and
+    // bundle-exec(1)): another interpreter, a local package built, a Gemfile (Ruby), an index, a
+    // config, a file read into the command's environment (`--env-file .env printenv`).
+    'uv run --python <T>/evil echo hi',
+    'uv run -p <T>/evil echo hi',
+    'uv run --with ./pkg echo hi',
+    'uv run --with=<T>/pkg echo hi',
+    'uv run --with a.whl echo hi',
+    'uv run --with git+https://x.example/y echo hi',
+    'uv run --with-editable . echo hi',
+    'uv run --with-requirements r.txt echo hi',
+    'uv run --env-file=.env printenv SECRET',
+    'uv run --env-file .env printenv SECRET',
+    'uv run --index-url https://x.example echo hi',
+    'uv run --find-links <T> echo hi',
+    'uv run --config-file <T>/uv.toml echo hi',
+    'uv run --project <T>/data echo hi',
+    'bundle exec --gemfile=<T>/G echo hi',
+    'poetry run --project <T>/data echo hi',
   ], RUN);
   deniedEverywhere([
     ["uv run bash -c 'rm -rf x'", 'Bash(rm *)'],

@@ -415,6 +415,11 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
     if (name === 'uv' && (option === '-m' || option === '--module')) module = true;
     if (spec.values.has(option)) {
       if (!word.value.includes('=')) i++;
+    } else if (name === 'uv' && option === '--with') {
+      // Packages by name (`--with requests,rich>=13`) are plain; a path, URL or archive is built here.
+      const value = word.value.includes('=') ? word : args[++i];
+      const text = value === undefined ? '' : value.value.slice(word.value.includes('=') ? '--with='.length : 0);
+      if (value === undefined || !value.isStatic || !/^[A-Za-z0-9][\w.\-[\],<>=!~* ]*$/.test(text) || /\.(?:whl|zip|tar|tgz|tar\.\w+)$/i.test(text)) return 'unknown';
     } else if (!spec.flags.has(option)) return 'unknown';
   }
   const command = args[i];
@@ -426,13 +431,20 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
   return { name: command.value.slice(command.value.lastIndexOf('/') + 1), args: rest, moved };
 }
 
-const UV_VALUES = ['--extra', '--no-extra', '--group', '--no-group', '--only-group', '--with', '--with-editable', '--with-requirements', '--env-file', '--package', '--python', '-p', '--directory', '--project', '--index', '--default-index', '--index-url', '-i', '--extra-index-url', '--find-links', '-f', '--upgrade-package', '-P', '--reinstall-package', '--no-build-package', '--no-binary-package', '--refresh-package', '--config-setting', '-C', '--config-settings-package', '--resolution', '--prerelease', '--fork-strategy', '--exclude-newer', '--exclude-newer-package', '--index-strategy', '--keyring-provider', '--link-mode', '--cache-dir', '--config-file', '--color', '--allow-insecure-host', '--python-platform'];
+// Options whose value is plain data. Those naming code or files the runner loads or writes are left
+// out, so they ask as unlisted ones do (round 14 review W2, from `uv help run` and bundle-exec(1)):
+// --python/-p (runs that interpreter), --with-editable/--with-requirements and --with but for
+// package names (builds local packages), the index and find-links options (packages from anywhere), --config-file,
+// --config-setting/-C, --cache-dir, --project, --env-file (reads the file into the command's
+// environment: `--env-file .env printenv`), --keyring-provider, --allow-insecure-host; poetry's
+// -P/--project; bundle's --gemfile (a Gemfile is Ruby code).
+const UV_VALUES = ['--extra', '--no-extra', '--group', '--no-group', '--only-group', '--package', '--directory', '--upgrade-package', '-P', '--reinstall-package', '--no-build-package', '--no-binary-package', '--refresh-package', '--resolution', '--prerelease', '--fork-strategy', '--exclude-newer', '--exclude-newer-package', '--index-strategy', '--link-mode', '--color', '--python-platform'];
 const UV_FLAGS = ['--all-extras', '--all-groups', '--all-packages', '--no-dev', '--dev', '--only-dev', '--no-default-groups', '--module', '-m', '--script', '-s', '--gui-script', '--isolated', '--active', '--no-active', '--no-sync', '--locked', '--frozen', '--no-editable', '--no-project', '--exact', '--upgrade', '-U', '--reinstall', '--refresh', '--no-build', '--no-binary', '--no-build-isolation', '--compile-bytecode', '--offline', '--no-cache', '-n', '--quiet', '-q', '--verbose', '-v', '--native-tls', '--no-progress', '--no-config', '--no-python-downloads', '--managed-python', '--no-managed-python', '--no-env-file', '--help', '-h', '--show-resolution', '--no-install-project', '--no-install-workspace', '--no-install-local'];
-const POETRY_GLOBAL = { values: ['-C', '--directory', '-P', '--project'], flags: ['-q', '--quiet', '-v', '-vv', '-vvv', '--verbose', '-n', '--no-interaction', '--no-plugins', '--no-cache', '--ansi', '--no-ansi', '-h', '--help', '-V', '--version'] };
+const POETRY_GLOBAL = { values: ['-C', '--directory'], flags: ['-q', '--quiet', '-v', '-vv', '-vvv', '--verbose', '-n', '--no-interaction', '--no-plugins', '--no-cache', '--ansi', '--no-ansi', '-h', '--help', '-V', '--version'] };
 
 const RUNNER_COMMANDS: Record<string, { sub: string; values: ReadonlySet<string>; flags: ReadonlySet<string>; moves: ReadonlySet<string> }> = {
   uv: { sub: 'run', values: new Set(UV_VALUES), flags: new Set(UV_FLAGS), moves: new Set(['--directory']) },
   poetry: { sub: 'run', values: new Set(POETRY_GLOBAL.values), flags: new Set(POETRY_GLOBAL.flags), moves: new Set(['-C', '--directory']) },
   pipenv: { sub: 'run', values: new Set(), flags: new Set(), moves: new Set() },
-  bundle: { sub: 'exec', values: new Set(['--gemfile']), flags: new Set(['--keep-file-descriptors']), moves: new Set() },
+  bundle: { sub: 'exec', values: new Set(), flags: new Set(['--keep-file-descriptors']), moves: new Set() },
 };
