@@ -3837,6 +3837,10 @@ describe('3. go runs the programs its flags name and writes what -o names', () =
     'go test $FLAGS .',
     'go env -w GOFLAGS=-toolexec=/tmp/e.sh',
     'go env -w CC=/tmp/e.sh',
+    "go test -ldflags='-linkmode=external -extld=/tmp/e.sh' .",
+    'go build -ldflags "-extldflags=-fuse-ld=/tmp/e" .',
+    'go build -gcflags=@/tmp/flags .',
+    'go test -gcflags=all=-importcfg=/tmp/c .',
   ], GO);
   neverAllowed(['go test -c -o ~/.bashrc .', 'go build -o /tmp/elsewhere/x .', 'go test -cpuprofile=~/.profile .'], GO);
   allowedByDefault([

@@ -128,6 +128,8 @@ export function cargo(args: readonly Word[], cwd: string | null, out: FileFacts)
 const GO_PROGRAM_FLAGS = new Set(['exec', 'toolexec', 'vettool']);
 /** Flags whose value is a file go writes (`-o`, the test profiles); relative profiles land in `-outputdir`. */
 const GO_WRITE_FLAGS = new Set(['o', 'coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace', 'outputdir']);
+/** Flags passed on to the compiler, assembler and linker (`go help build`), `pattern=` prefixes included. */
+const GO_TOOL_FLAGS = /^(ldflags|gcflags|asmflags|gccgoflags)$/;
 const GO_PROFILES = new Set(['coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace']);
 
 /**
@@ -157,6 +159,13 @@ export function go(args: readonly Word[], cwd: string | null, out: FileFacts): v
     const m = /^--?([^=-][^=]*)(=([\s\S]*))?$/.exec(word.value);
     if (!m) continue;
     const name = m[1]!;
+    // The compiler's and linker's flags (round 14 review C3, go 1.19.8: `-ldflags='-linkmode=external
+    // -extld=P'` ran P): a program (-extld, -extldflags' -fuse-ld), a file of flags (@F) or an import config.
+    if (GO_TOOL_FLAGS.test(name)) {
+      const value = m[2] !== undefined ? m[3]! : args[++i]?.isStatic ? args[i]!.value : '@';
+      if (/(^|\s|['"=])(-?-(extld|extldflags|importcfg|tmpdir)|@)/.test(value)) out.reasons.push('interpreter');
+      continue;
+    }
     if (!GO_PROGRAM_FLAGS.has(name) && !GO_WRITE_FLAGS.has(name)) continue; // other flags' values name nothing run or written
     const value: Word | undefined = m[2] !== undefined ? { ...word, value: m[3]!, raw: m[3]! } : args[++i];
     if (value === undefined) continue;
