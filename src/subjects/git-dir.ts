@@ -1,5 +1,6 @@
-import { closeSync, lstatSync, openSync, readFileSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import type { DiskLookups } from './disk-lookups.js';
 
 /**
  * Files git runs code from inside any git directory, not only `<worktree>/.git` (which the built-in
@@ -70,10 +71,10 @@ export const GIT_REPOSITORY_FOUND = 'repository git finds from its working direc
  * written before (a config planted in src/b before src/b/HEAD), or in a directory a `commondir`
  * points at, were never asked about (round 13 review, A10, A14; docs/threat-model.md#files-and-settings-git-runs-code-from).
  */
-export function repositoryProblem(dir: string): string | null {
-  let found: ReturnType<typeof repositoryFrom>;
+export function repositoryProblem(dir: string, disk: DiskLookups): string | null {
+  let found: Repository | null;
   try {
-    found = repositoryFrom(dir);
+    found = repositoryFrom(dir, disk);
   } catch {
     return `the repository git finds from ${dir} cannot be read`;
   }
@@ -97,39 +98,57 @@ const WORKTREE = /\.git\/worktrees\/[^/]+$/;
  * runs the scripts of its parent, so that counts too. Null when none; the repository's directory
  * when it cannot be read (fails closed).
  */
-export function hooksDirectoryOf(path: string, home: string): string | null {
-  let found: ReturnType<typeof repositoryFrom>;
+export function hooksDirectoryOf(path: string, home: string, disk: DiskLookups): string | null {
+  let found: Repository | null;
   try {
-    found = repositoryFrom(dirname(path));
+    found = repositoryFrom(dirname(path), disk);
   } catch {
     return dirname(path);
   }
   if (found === null) return null;
-  const xdg = process.env.XDG_CONFIG_HOME || `${home}/.config`;
-  const files = [`${found.commonDir}/config`, `${found.gitDir}/config.worktree`, `${home}/.gitconfig`, `${xdg}/git/config`, '/etc/gitconfig'];
-  for (const file of files) {
-    let values: string[];
-    try {
-      values = hooksPathsIn(file);
-    } catch {
-      return found.gitDir;
-    }
-    for (const value of values) {
-      const named = value.startsWith('~/') ? `${home}${value.slice(1)}` : value.startsWith('/') ? value : `${found.top ?? found.gitDir}/${value}`;
-      const dirs = [named.replace(/\/+$/, '')];
-      if (basename(dirs[0]!) === '_') dirs.push(dirname(dirs[0]!));
-      for (const dir of dirs) {
-        let real = dir;
-        try {
-          real = realpathSync.native(dir);
-        } catch {
-          // Not there yet: as named.
-        }
-        for (const form of new Set([dir, real])) if (path === form || path.startsWith(`${form}/`)) return form;
-      }
-    }
+  for (const hooks of hooksDirectories(found, home, disk)) {
+    if (hooks === null) return found.gitDir;
+    if (path === hooks || path.startsWith(`${hooks}/`)) return hooks;
   }
   return null;
+}
+
+/**
+ * The directories the `core.hooksPath` values of a repository's config files name (its local
+ * config, config.worktree, the global and system files), each as named and as real, in the order
+ * git reads the files; null where a file cannot be read (then the hooks path is unknown). Worked out once per repository in
+ * a decision, however many paths it writes.
+ */
+function hooksDirectories(found: Repository, home: string, disk: DiskLookups): Array<string | null> {
+  return disk.once(`H${home}\0${found.gitDir}\0${found.commonDir}\0${found.top}`, () => {
+    const out: Array<string | null> = [];
+    const xdg = process.env.XDG_CONFIG_HOME || `${home}/.config`;
+    for (const file of [`${found.commonDir}/config`, `${found.gitDir}/config.worktree`, `${home}/.gitconfig`, `${xdg}/git/config`, '/etc/gitconfig']) {
+      let values: string[];
+      try {
+        values = hooksPathsIn(file);
+      } catch {
+        out.push(null);
+        return out;
+      }
+      for (const value of values) {
+        const named = value.startsWith('~/') ? `${home}${value.slice(1)}` : value.startsWith('/') ? value : `${found.top ?? found.gitDir}/${value}`;
+        const dirs = [named.replace(/\/+$/, '')];
+        if (basename(dirs[0]!) === '_') dirs.push(dirname(dirs[0]!));
+        for (const dir of dirs) {
+          let real = dir;
+          try {
+            real = disk.realpath(dir);
+          } catch {
+            // Not there yet: as named.
+          }
+          out.push(dir);
+          if (real !== dir) out.push(real);
+        }
+      }
+    }
+    return out;
+  });
 }
 
 /**
@@ -171,42 +190,54 @@ function hooksPathValues(text: string): string[] {
   return values;
 }
 
-/** setup.c's discovery from `dir`: the real paths of the git directory and its common directory, or null when git finds none. Throws when git would stop with an error. */
-function repositoryFrom(dir: string): { gitDir: string; commonDir: string; top: string | null } | null {
-  for (let at = dir; ; at = dirname(at)) {
-    const entry = `${at === '/' ? '' : at}/.git`;
-    // `dir` is a real path: a `.git` that is no link is its own real path (one lookup less).
-    const link = lstatSync(entry, { throwIfNoEntry: false });
-    const stat = link?.isSymbolicLink() ? statSync(entry, { throwIfNoEntry: false }) : link;
-    let gitDir: string | null = null;
-    let common: string | null = null;
-    if (stat?.isFile()) {
-      // read_gitfile_gently: `gitdir: PATH`, relative to the file's directory; not a git directory and git stops.
-      const text = readFileSync(entry, 'utf8');
-      if (!text.startsWith('gitdir: ')) throw new Error('invalid gitfile');
-      const named = text.slice(8).replace(/[\r\n]+$/, '');
-      gitDir = named.startsWith('/') ? named : `${dirname(entry)}/${named}`;
-      common = repositoryCommon(gitDir);
-      if (common === null) throw new Error('gitfile names no repository');
-    } else if (stat !== undefined && (common = repositoryCommon(entry)) !== null) {
-      gitDir = entry;
-    } else if ((common = repositoryCommon(at)) !== null) {
-      gitDir = at;
+/** A repository git finds: the real paths of its git directory and common directory, and the working tree's top (null for a bare one). */
+interface Repository {
+  gitDir: string;
+  commonDir: string;
+  top: string | null;
+}
+
+/**
+ * setup.c's discovery from `dir`: the repository git finds, or null when it finds none. Throws when
+ * git would stop with an error (the same error for every ask of the decision: DiskLookups.once).
+ */
+function repositoryFrom(dir: string, disk: DiskLookups): Repository | null {
+  return disk.once(`R${dir}`, () => {
+    for (let at = dir; ; at = dirname(at)) {
+      const entry = `${at === '/' ? '' : at}/.git`;
+      // `dir` is a real path: a `.git` that is no link is its own real path (one lookup less).
+      const link = disk.lstat(entry);
+      const stat = link?.isSymbolicLink() ? disk.stat(entry) : link;
+      let gitDir: string | null = null;
+      let common: string | null = null;
+      if (stat?.isFile()) {
+        // read_gitfile_gently: `gitdir: PATH`, relative to the file's directory; not a git directory and git stops.
+        const text = disk.text(entry);
+        if (!text.startsWith('gitdir: ')) throw new Error('invalid gitfile');
+        const named = text.slice(8).replace(/[\r\n]+$/, '');
+        gitDir = named.startsWith('/') ? named : `${dirname(entry)}/${named}`;
+        common = repositoryCommon(gitDir, disk);
+        if (common === null) throw new Error('gitfile names no repository');
+      } else if (stat !== undefined && (common = repositoryCommon(entry, disk)) !== null) {
+        gitDir = entry;
+      } else if ((common = repositoryCommon(at, disk)) !== null) {
+        gitDir = at;
+      }
+      if (gitDir === null || common === null) {
+        if (at === '/') return null;
+        continue;
+      }
+      const real = gitDir === at || (gitDir === entry && !link!.isSymbolicLink()) ? gitDir : disk.realpath(gitDir);
+      return { gitDir: real, commonDir: common === gitDir ? real : disk.realpath(common), top: gitDir === at ? null : at };
     }
-    if (gitDir === null || common === null) {
-      if (at === '/') return null;
-      continue;
-    }
-    const real = gitDir === at || (gitDir === entry && !link!.isSymbolicLink()) ? gitDir : realpathSync.native(gitDir);
-    return { gitDir: real, commonDir: common === gitDir ? real : realpathSync.native(common), top: gitDir === at ? null : at };
-  }
+  });
 }
 
 /** setup.c is_git_directory: a valid HEAD, and objects/ and refs/ in the common directory; that directory, or null. */
-function repositoryCommon(dir: string): string | null {
-  if (!validHead(dir)) return null;
-  const common = commonDirectory(dir);
-  return statSync(`${common}/objects`, { throwIfNoEntry: false }) !== undefined && statSync(`${common}/refs`, { throwIfNoEntry: false }) !== undefined ? common : null;
+function repositoryCommon(dir: string, disk: DiskLookups): string | null {
+  if (!validHead(dir, disk)) return null;
+  const common = commonDirectory(dir, disk);
+  return disk.stat(`${common}/objects`) !== undefined && disk.stat(`${common}/refs`) !== undefined ? common : null;
 }
 
 /** True when `path` is one of the files git runs code from in the git directory `dir` (or `dir` itself). */
@@ -219,21 +250,21 @@ export function isGitCodeFile(dir: string, path: string): boolean {
  * The git directory `path` (absolute, POSIX) is a code file of, or null; also the directory a write
  * of `path` would make a git directory when it already holds code (ACTIVATES).
  */
-export function gitDirectoryOf(path: string): string | null {
+export function gitDirectoryOf(path: string, disk: DiskLookups): string | null {
   let dir = path.replace(/\/+$/, '') || '/';
   for (let depth = 0; depth < MAX_DEPTH && dir !== '/'; depth++) {
     const tail = path.slice(dir.length + 1).replace(/\/+$/, '');
-    if (CODE_TAIL.test(tail) && (basename(dir).endsWith('.git') || isGitDirectory(dir))) return dir;
-    if (ACTIVATES.test(tail) && holdsCode(dir) && !isGitDirectory(dir)) return dir;
+    if (CODE_TAIL.test(tail) && (basename(dir).endsWith('.git') || isGitDirectory(dir, disk))) return dir;
+    if (ACTIVATES.test(tail) && holdsCode(dir, disk) && !isGitDirectory(dir, disk)) return dir;
     dir = dirname(dir);
   }
   return null;
 }
 
-function holdsCode(dir: string): boolean {
+function holdsCode(dir: string, disk: DiskLookups): boolean {
   return CODE_MARKERS.some(([name, directory]) => {
     try {
-      const stat = statSync(`${dir}/${name}`, { throwIfNoEntry: false });
+      const stat = disk.stat(`${dir}/${name}`);
       return stat !== undefined && (directory ? stat.isDirectory() : stat.isFile());
     } catch {
       return true;
@@ -242,27 +273,27 @@ function holdsCode(dir: string): boolean {
 }
 
 /** The git directory `path` is in or is (its own name or an ancestor's ends in `.git`, or holds HEAD, objects/ and refs/), or null. */
-export function gitDirectoryAbove(path: string | null): string | null {
+export function gitDirectoryAbove(path: string | null, disk: DiskLookups): string | null {
   if (path === null) return null;
   let dir = path.replace(/\/+$/, '') || '/';
   for (let depth = 0; depth < MAX_DEPTH && dir !== '/'; depth++) {
-    if (basename(dir).endsWith('.git') || isGitDirectory(dir)) return dir;
+    if (basename(dir).endsWith('.git') || isGitDirectory(dir, disk)) return dir;
     dir = dirname(dir);
   }
   return null;
 }
 
-function isGitDirectory(dir: string): boolean {
+function isGitDirectory(dir: string, disk: DiskLookups): boolean {
   // Without a thrown error for the usual answer, "not there" (docs/performance.md, "End of round 12").
   const isA = (path: string, directory: boolean): boolean => {
-    const stat = statSync(path, { throwIfNoEntry: false });
+    const stat = disk.stat(path);
     return stat !== undefined && (directory ? stat.isDirectory() : stat.isFile());
   };
   try {
     if (!isA(`${dir}/HEAD`, false)) return false;
     if (isA(`${dir}/objects`, true) && isA(`${dir}/refs`, true)) return true;
     // A linked worktree's git directory, or one planted beside another's: objects/ and refs/ are where commondir says.
-    const common = commonDirectory(dir);
+    const common = commonDirectory(dir, disk);
     return common !== dir && isA(`${common}/objects`, true) && isA(`${common}/refs`, true);
   } catch {
     return false;
@@ -274,9 +305,9 @@ function isGitDirectory(dir: string): boolean {
  * `commondir` file names, trailing newlines cut, relative to `dir`; `dir` itself without one. Not
  * resolved through links (callers compare real paths of their own).
  */
-function commonDirectory(dir: string): string {
+function commonDirectory(dir: string, disk: DiskLookups): string {
   // Without a thrown error for the usual answer, "no commondir" (docs/performance.md, "End of round 12").
-  const text = readIfThere(`${dir}/commondir`);
+  const text = readIfThere(`${dir}/commondir`, disk);
   if (text === null) return dir;
   const named = text.replace(/[\r\n]+$/, '');
   return named.startsWith('/') ? named : `${dir}/${named}`;
@@ -288,19 +319,21 @@ function commonDirectory(dir: string): string {
  * discovery walks (git(1), setup.c). Null when there is none, or when `core.worktree` in the
  * repository's config moves the tree elsewhere (git-config(1)): then only git knows it.
  */
-export function workTreeOf(dir: string): string | null {
-  for (let at = dir; ; at = dirname(at)) {
-    const gitDir = gitDirectoryAt(`${at === '/' ? '' : at}/.git`);
-    if (gitDir !== undefined) return gitDir === null || movesWorkTree(gitDir, at) ? null : at;
-    if (at === '/') return null;
-  }
+export function workTreeOf(dir: string, disk: DiskLookups): string | null {
+  return disk.once(`W${dir}`, () => {
+    for (let at = dir; ; at = dirname(at)) {
+      const gitDir = gitDirectoryAt(`${at === '/' ? '' : at}/.git`, disk);
+      if (gitDir !== undefined) return gitDir === null || movesWorkTree(gitDir, at, disk) ? null : at;
+      if (at === '/') return null;
+    }
+  });
 }
 
 /** True when git finds no repository from `dir` (a real path): no `.git` at or above it, and it is not inside a git directory. */
-export function outsideRepositories(dir: string): boolean {
-  if (gitDirectoryAbove(dir) !== null) return false;
+export function outsideRepositories(dir: string, disk: DiskLookups): boolean {
+  if (gitDirectoryAbove(dir, disk) !== null) return false;
   for (let at = dir; ; at = dirname(at)) {
-    if (gitDirectoryAt(`${at === '/' ? '' : at}/.git`) !== undefined) return false;
+    if (gitDirectoryAt(`${at === '/' ? '' : at}/.git`, disk) !== undefined) return false;
     if (at === '/') return true;
   }
 }
@@ -320,8 +353,8 @@ export function excludeFileOf(top: string): string | null {
 }
 
 /** The git directory of the working tree whose top is `top` (its `.git`, or what a `.git` file names); null when none. */
-export function gitDirectoryOfTree(top: string): string | null {
-  return gitDirectoryAt(`${top === '/' ? '' : top}/.git`) ?? null;
+export function gitDirectoryOfTree(top: string, disk: DiskLookups): string | null {
+  return gitDirectoryAt(`${top === '/' ? '' : top}/.git`, disk) ?? null;
 }
 
 /**
@@ -329,10 +362,12 @@ export function gitDirectoryOfTree(top: string): string | null {
  * undefined when absent, or a directory git does not take for one (setup.c: git then walks on up, so
  * `mkdir -p src/.git/x; cd src; git reset --hard` rewrote the outer tree: docs/threat-model.md#git-rewrites-tracked-files).
  */
-function gitDirectoryAt(entry: string): string | null | undefined {
+function gitDirectoryAt(entry: string, disk: DiskLookups): string | null | undefined {
   try {
-    if (lstatSync(entry).isDirectory()) return isGitDirectory(entry) && validHead(entry) ? entry : undefined;
-    const named = /^gitdir: (.+)$/m.exec(readFileSync(entry, 'utf8'))?.[1]?.trim();
+    const stat = disk.lstat(entry);
+    if (stat === undefined) return undefined;
+    if (stat.isDirectory()) return isGitDirectory(entry, disk) && validHead(entry, disk) ? entry : undefined;
+    const named = /^gitdir: (.+)$/m.exec(disk.text(entry))?.[1]?.trim();
     return named === undefined ? null : named.startsWith('/') ? named : `${dirname(entry)}/${named}`;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR' ? undefined : null;
@@ -344,21 +379,13 @@ function gitDirectoryAt(entry: string): string | null | undefined {
  * id. Anything else and git skips the directory; taking fewer for valid only moves the top up, over
  * more of the tree.
  */
-const HEAD_BUFFER = Buffer.alloc(255);
-
-function validHead(dir: string): boolean {
+function validHead(dir: string, disk: DiskLookups): boolean {
   try {
-    const stat = lstatSync(`${dir}/HEAD`, { throwIfNoEntry: false });
+    const stat = disk.lstat(`${dir}/HEAD`);
     if (stat === undefined) return false;
-    if (stat.isSymbolicLink()) return readlinkSync(`${dir}/HEAD`).startsWith('refs/');
-    // git reads at most 255 bytes of it; one read into a kept buffer costs less than readFileSync.
-    const fd = openSync(`${dir}/HEAD`, 'r');
-    try {
-      const length = readSync(fd, HEAD_BUFFER, 0, HEAD_BUFFER.length, 0);
-      return /^(ref:\s*refs\/|[0-9a-f]{40})/i.test(HEAD_BUFFER.toString('latin1', 0, length));
-    } finally {
-      closeSync(fd);
-    }
+    if (stat.isSymbolicLink()) return disk.readlink(`${dir}/HEAD`).startsWith('refs/');
+    // git reads at most 255 bytes of it.
+    return /^(ref:\s*refs\/|[0-9a-f]{40})/i.test(disk.head(`${dir}/HEAD`));
   } catch {
     return false;
   }
@@ -369,10 +396,10 @@ function validHead(dir: string): boolean {
  * sets core.worktree to another directory than `top` (a submodule's points back at itself); an
  * unreadable one counts.
  */
-function movesWorkTree(gitDir: string, top: string): boolean {
+function movesWorkTree(gitDir: string, top: string, disk: DiskLookups): boolean {
   let files: string[];
   try {
-    const common = commonDirectory(gitDir);
+    const common = commonDirectory(gitDir, disk);
     files = [`${gitDir}/config`, `${gitDir}/config.worktree`, ...(common === gitDir ? [] : [`${common}/config`])];
   } catch {
     return true;
@@ -380,7 +407,7 @@ function movesWorkTree(gitDir: string, top: string): boolean {
   return files.some((file) => {
     let text: string | null;
     try {
-      text = readIfThere(file);
+      text = readIfThere(file, disk);
     } catch {
       return true;
     }
@@ -402,6 +429,6 @@ function movesWorkTree(gitDir: string, top: string): boolean {
  * A small file's text, or null when it is not there; other errors are thrown. Without a thrown
  * error for the usual answer, "not there" (docs/performance.md, "End of round 12").
  */
-function readIfThere(path: string): string | null {
-  return statSync(path, { throwIfNoEntry: false }) === undefined ? null : readFileSync(path, 'utf8');
+function readIfThere(path: string, disk: DiskLookups): string | null {
+  return disk.stat(path) === undefined ? null : disk.text(path);
 }

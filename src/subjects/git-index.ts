@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { DiskLookups } from './disk-lookups.js';
 import { gitDirectoryOfTree } from './git-dir.js';
 
 /**
@@ -18,9 +19,9 @@ export interface Tracked {
 
 const NONE: Tracked = { paths: [], complete: false };
 
-/** The tracked paths (relative to `top`, the working tree's top), at most `max` of them. */
-export function trackedPaths(top: string, max: number): Tracked {
-  const gitDir = gitDirectoryOfTree(top);
+/** The tracked paths (relative to `top`, the working tree's top), at most `max` of them; `disk`: the decision's lookups. */
+export function trackedPaths(top: string, max: number, disk: DiskLookups): Tracked {
+  const gitDir = gitDirectoryOfTree(top, disk);
   if (gitDir === null) return NONE;
   const file = path.join(gitDir, 'index');
   let stat: fs.Stats;

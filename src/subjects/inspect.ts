@@ -8,7 +8,7 @@ import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryProblem, workTreeOf } from './git-dir.js';
-import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv, type RealPathCache } from './paths.js';
+import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv } from './paths.js';
 import { arrivals, isDirectory, isFile, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { trackedPaths } from './git-index.js';
@@ -136,7 +136,7 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
       const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
       // `git show ID`: what ID names in the object store; a commit, a tree or a file prints no stored file.
-      if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.base)) continue;
+      if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.base, cache)) continue;
       // A remote's name names a local repository only when it is a directory (git-dir.ts GIT_REMOTE_NAME).
       if (path.via === GIT_REMOTE_NAME) {
         if (subject.realPath === null || !isDirectory(subject.realPath)) continue;
@@ -144,7 +144,7 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       }
       // What git checks out under the index's names inside a git directory is its config and hooks (files.ts planting).
       if (path.via === GIT_REWRITE && path.tree?.plants && !subject.gitDirectory && context.pathEnv.platform !== 'win32') {
-        const dir = gitDirectoryAbove(subject.path) ?? gitDirectoryAbove(subject.realPath);
+        const dir = gitDirectoryAbove(subject.path, cache.disk) ?? gitDirectoryAbove(subject.realPath, cache.disk);
         if (dir !== null) subject.gitDirectory = dir;
       }
       subjects.push(subject);
@@ -153,11 +153,11 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       // What git rewrites is decided from the rules alone (policy/decide.ts treeRule): never walked.
       if (path.tree && path.via !== GIT_REWRITE) subjects.push(...treeSubjects(subject, path.tree, path.base, budget, context, cache));
     }
-    if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln'));
+    if (segment.name !== null && COPIERS.has(segment.name)) madeGitDirectories.push(...copiedGitDirectories(own, TARGET_OPTION.has(segment.name) && segment.args.some((arg) => /^(-[A-Za-z]*t|--target-directory)/.test(arg)), segment.name === 'ln', cache));
     commands?.push({ segment, own, all: subjects.slice(first).filter((subject): subject is PathSubject => subject.type === 'path') });
   }
   if (commands) markBelowLinksMade(commands);
-  if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories);
+  if (context.pathEnv.platform !== 'win32') markGitDirectoriesMade(subjects, madeGitDirectories, cache);
 }
 
 /** The `via` of what a tool's fixed command line touches when it cannot be described (kind.ts ToolClass.runs). */
@@ -185,7 +185,7 @@ function addRunSubjects(toolClass: ToolClass, args: Record<string, unknown>, acc
 }
 
 /** A path a tool reads recursively: decided as the shell's `grep -r` operand (policy/decide.ts treeRule). */
-function recursiveSubjects(subject: PathSubject, tree: TreeRead, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
+function recursiveSubjects(subject: PathSubject, tree: TreeRead, budget: WalkBudget, context: InspectContext, cache: DecisionPaths): PathSubject[] {
   subject.via = RECURSIVE;
   return treeSubjects(subject, tree, null, budget, context, cache);
 }
@@ -374,7 +374,7 @@ const NO_BASE: Bases = () => ({ dirs: [null], problem: null });
  * reading, against each base it may use). Deny rules match any of them; the call is allowed
  * only if every one is (docs/threat-model.md "A path the server reads otherwise").
  */
-function pathSubjects(value: unknown, access: 'read' | 'write', bases: Bases, via: string, context: InspectContext, cache: RealPathCache, fileStrings: 'plain' | 'uri' | 'both'): PathSubject[] {
+function pathSubjects(value: unknown, access: 'read' | 'write', bases: Bases, via: string, context: InspectContext, cache: DecisionPaths, fileStrings: 'plain' | 'uri' | 'both'): PathSubject[] {
   if (typeof value !== 'string') return [pathSubject(value, access, null, null, via, context, cache)];
   const readings = readingsOf(value, fileStrings);
   const out: PathSubject[] = [];
@@ -388,7 +388,7 @@ function pathSubjects(value: unknown, access: 'read' | 'write', bases: Bases, vi
   return out;
 }
 
-function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext, cache?: RealPathCache, valueProblem: string | null = null, reading?: Reading): PathSubject {
+function pathSubject(value: unknown, access: 'read' | 'write', base: string | null, baseProblem: string | null, via: string, context: InspectContext, cache: DecisionPaths, valueProblem: string | null = null, reading?: Reading): PathSubject {
   if (typeof value !== 'string') {
     return { type: 'path', access, input: String(JSON.stringify(value)), path: null, realPath: null, problem: 'the path argument is not a string', inWorkspace: false, via };
   }
@@ -401,9 +401,9 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     canonical.realPath !== null &&
     context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
-  const gitDirectory = access === 'write' && context.pathEnv.platform !== 'win32' ? gitCodeDirectory(canonical.path, canonical.realPath) : null;
+  const gitDirectory = access === 'write' && context.pathEnv.platform !== 'win32' ? gitCodeDirectory(canonical.path, canonical.realPath, cache) : null;
   // A hook in the directory the repository's core.hooksPath names (`.husky/pre-commit`): git runs it as one in .git/hooks.
-  const hooks = access === 'write' && gitDirectory === null && canonical.realPath !== null && context.pathEnv.platform !== 'win32' ? hooksDirectoryOf(canonical.realPath, context.pathEnv.home) : null;
+  const hooks = access === 'write' && gitDirectory === null && canonical.realPath !== null && context.pathEnv.platform !== 'win32' ? hooksDirectoryOf(canonical.realPath, context.pathEnv.home, cache.disk) : null;
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : hooks ? { gitDirectory: hooks, gitHooks: true as const } : {}) };
 }
 
@@ -413,13 +413,13 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
  * no git process). Not found, or moved by `core.worktree` in that repository's config, or git
  * pointed elsewhere (`--git-dir`, `GIT_DIR`): the top is unknown, and the write asks.
  */
-function workTreeSubject(path: CommandPath, context: InspectContext, cache: RealPathCache): PathSubject {
+function workTreeSubject(path: CommandPath, context: InspectContext, cache: DecisionPaths): PathSubject {
   const unknown = (why: string): PathSubject => ({ type: 'path', access: path.access, input: '<git working tree>', path: null, realPath: null, problem: why, inWorkspace: false, via: path.via });
   if (!path.isStatic) return unknown('git is pointed at a working tree known only at run time (--git-dir, GIT_DIR, GIT_WORK_TREE)');
   const start = pathSubject(path.path, path.access, path.base, null, path.via, context, cache);
-  const top = start.realPath === null || start.problem ? null : workTreeOf(start.realPath);
+  const top = start.realPath === null || start.problem ? null : workTreeOf(start.realPath, cache.disk);
   // What git prints outside any repository: nothing (`git diff` there fails), so the directory alone is read.
-  if (top === null && path.via === RECURSIVE && start.path !== null && !start.problem && outsideRepositories(start.realPath ?? start.path)) return { ...start, tree: { entries: [], complete: true } };
+  if (top === null && path.via === RECURSIVE && start.path !== null && !start.problem && outsideRepositories(start.realPath ?? start.path, cache.disk)) return { ...start, tree: { entries: [], complete: true } };
   if (top === null) return unknown(`no git working tree whose top is known holds ${start.path ?? path.path} (no .git above it, or core.worktree moves it)`);
   return pathSubject(path.workTree === true ? top : `${top}/${path.workTree}`, path.access, null, null, path.via, context, cache);
 }
@@ -429,16 +429,16 @@ function workTreeSubject(path: CommandPath, context: InspectContext, cache: Real
  * ones the built-in rules protect (git-dir.ts repositoryProblem): a subject that asks, as
  * `--git-dir` does. Null for a repository whose code files they protect, or none.
  */
-function repositorySubject(path: CommandPath, context: InspectContext, cache: RealPathCache): PathSubject | null {
+function repositorySubject(path: CommandPath, context: InspectContext, cache: DecisionPaths): PathSubject | null {
   if (context.pathEnv.platform === 'win32') return null;
   // The working directory itself, as the command's other paths resolve it (one lookup per decision).
   const start = pathSubject(path.base ?? path.path, path.access, null, null, path.via, context, cache);
   if (path.base === null || start.realPath === null || start.problem) return { ...start, input: '<the repository git finds>', problem: start.problem ?? 'the directory git runs in is not known' };
   // After a logical `cd link/..` the shell is where the lexical form leads; after `cd -P`, the kernel's.
-  let problem = repositoryProblem(start.realPath);
+  let problem = repositoryProblem(start.realPath, cache.disk);
   if (problem === null && start.path !== null && start.path !== start.realPath) {
     try {
-      problem = repositoryProblem(fs.realpathSync.native(start.path));
+      problem = repositoryProblem(fs.realpathSync.native(start.path), cache.disk);
     } catch {
       problem = `the directory git runs in, ${start.path}, cannot be resolved`;
     }
@@ -454,7 +454,7 @@ const UNKNOWN_GIT_LOCATION = 'a git location known only at run time';
  * hand: a `HEAD` file written beside the config) is not on disk when the call is decided: writes
  * to its code files are matched against it by path. The order of the commands is not considered.
  */
-function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void {
+function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[], cache: DecisionPaths): void {
   const writes = subjects.filter((subject): subject is PathSubject => subject.type === 'path' && subject.access === 'write');
   const dirs = new Set<string>();
   const files = new Set<string>();
@@ -476,7 +476,7 @@ function markGitDirectoriesMade(subjects: Subject[], made: PathSubject[]): void 
       write.gitConfigNamed = true;
       continue;
     }
-    const linked = throughLink(write, links);
+    const linked = throughLink(write, links, cache);
     if (linked) {
       write.gitDirectory = linked;
       continue;
@@ -498,7 +498,7 @@ const TARGET_OPTION: ReadonlySet<string> = new Set(['cp', 'mv', 'install', 'ln']
  * an existing directory) are git directories made by the call. The destination is the last path
  * written (the first with `-t DIR`, which files.ts records first); the sources are the others.
  */
-function copiedGitDirectories(operands: PathSubject[], targetFirst: boolean, link: boolean): PathSubject[] {
+function copiedGitDirectories(operands: PathSubject[], targetFirst: boolean, link: boolean, cache: DecisionPaths): PathSubject[] {
   // `ln -s plain r` into a directory r makes r/plain a link: its write is the name's own, not one through r.
   if (link) for (const name of operands) if (name.via === INTO_DIRECTORY) linkNames.add(name);
   const own = operands.filter((subject) => subject.via !== INTO_DIRECTORY);
@@ -514,7 +514,7 @@ function copiedGitDirectories(operands: PathSubject[], targetFirst: boolean, lin
       linkNames.add(destination);
       for (const form of [source.path, source.realPath]) if (form !== null) made.push({ ...destination, realPath: form, via: LINK_MADE }, { ...destination, path: inside(destination.path), realPath: form, via: LINK_MADE });
     }
-    if (![source.path, source.realPath].some((form) => form !== null && gitDirectoryOf(form) === form)) continue;
+    if (![source.path, source.realPath].some((form) => form !== null && gitDirectoryOf(form, cache.disk) === form)) continue;
     made.push({ ...destination, via: GIT_DIRECTORY_MADE }, { ...destination, path: inside(destination.path), realPath: inside(destination.realPath), via: GIT_DIRECTORY_MADE });
   }
   return made;
@@ -527,14 +527,14 @@ const LINK_MADE = 'link made by the command';
 const linkNames = new WeakSet<PathSubject>();
 
 /** The git directory a write of or below a link the call makes reaches a code file of (`ln -s .git/hooks h && echo x > h/pre-commit`), or null. */
-function throughLink(write: PathSubject, links: PathSubject[]): string | null {
+function throughLink(write: PathSubject, links: PathSubject[], cache: DecisionPaths): string | null {
   if (write.via === INTO_DIRECTORY && linkNames.has(write)) return null;
   for (const link of links) {
     for (const form of [write.path, write.realPath]) {
       if (form === null || link.path === null || link.realPath === null) continue;
       // A write of the link itself (`ln -s .git/config c && echo x >> c`) or of a path below it.
       if (form === link.path ? linkNames.has(write) : !form.startsWith(`${link.path}/`)) continue;
-      const dir = gitDirectoryOf(`${link.realPath}${form.slice(link.path.length)}`);
+      const dir = gitDirectoryOf(`${link.realPath}${form.slice(link.path.length)}`, cache.disk);
       if (dir !== null) return dir;
     }
   }
@@ -542,8 +542,8 @@ function throughLink(write: PathSubject, links: PathSubject[]): string | null {
 }
 
 /** The git directory a written path is a code file of, by its lexical or its real path. */
-function gitCodeDirectory(path: string | null, realPath: string | null): string | null {
-  return (path !== null ? gitDirectoryOf(path) : null) ?? (realPath !== null && realPath !== path ? gitDirectoryOf(realPath) : null);
+function gitCodeDirectory(path: string | null, realPath: string | null, cache: DecisionPaths): string | null {
+  return (path !== null ? gitDirectoryOf(path, cache.disk) : null) ?? (realPath !== null && realPath !== path ? gitDirectoryOf(realPath, cache.disk) : null);
 }
 
 /** The `via` of a link met inside a recursive read whose target is outside the tree. */
@@ -555,9 +555,9 @@ const LINK_IN_TREE = 'link in a recursive read';
  * there); every followed link leaving the tree is a read of its target, decided like any path.
  * A walk cut short by its bound while links are followed cannot tell where the rest leads: ask.
  */
-function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
+function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: DecisionPaths): PathSubject[] {
   if (subject.path === null || subject.realPath === null || subject.problem) return [];
-  if (tree.noIndex && !noIndex(tree.noIndex)) {
+  if (tree.noIndex && !noIndex(tree.noIndex, cache)) {
     subject.tree = { entries: [], complete: true };
     return [];
   }
@@ -587,7 +587,7 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
     return [];
   }
   if (tree.tracked) {
-    subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform);
+    subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform, cache);
     return [];
   }
   const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform, tree.unignored ? ignoredBelow(subject.realPath, context.pathEnv.platform) : undefined);
@@ -607,7 +607,7 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
  * `Read(./conf/secret/**)`): the source's tree leaves its place (MOVED), and what the sources hold
  * arrives below the destination (arrivals). `sources` collects the sources, named before the destination.
  */
-function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sources: Array<string | null>, budget: WalkBudget, context: InspectContext, cache: RealPathCache): PathSubject[] {
+function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sources: Array<string | null>, budget: WalkBudget, context: InspectContext, cache: DecisionPaths): PathSubject[] {
   if (end === 'source') sources.push(subject.problem ? null : subject.path);
   subject.via = RECURSIVE;
   return treeSubjects(subject, end === 'source' ? MOVED : arrivals([...sources]), null, budget, context, cache);
@@ -639,7 +639,7 @@ function ignoredBelow(dir: string, platform: NodeJS.Platform): ((rel: string, di
  * remote, not there yet (made by the same call) or past the walk's bound leaves the list incomplete:
  * a rule that could match below dest then asks (docs/threat-model.md#copies-create-files).
  */
-function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: RealPathCache): TreeWalk {
+function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, base: string | null, budget: WalkBudget, context: InspectContext, cache: DecisionPaths): TreeWalk {
   const out: TreeWalk = { entries: [], complete: true };
   const reals = new Map<string, string>([['', dest]]);
   const realBelow = (rel: string): string => {
@@ -671,8 +671,8 @@ function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, 
 }
 
 /** Each revision names a commit, a tree, (no object) a file on disk, or nothing git can use, in the repository whose working tree's top is `top`. */
-function namesNoStoredFile(top: string, revisions: readonly string[], cwd: string | null): boolean {
-  const gitDir = gitDirectoryOfTree(top);
+function namesNoStoredFile(top: string, revisions: readonly string[], cwd: string | null, cache: DecisionPaths): boolean {
+  const gitDir = gitDirectoryOfTree(top, cache.disk);
   if (gitDir === null) return false;
   return revisions.every((rev) => {
     const type = revisionType(gitDir, rev, cwd);
@@ -681,7 +681,7 @@ function namesNoStoredFile(top: string, revisions: readonly string[], cwd: strin
 }
 
 /** The files there now whose names start with a prefix path's last component, in its directory (types.ts CommandPath.prefix), each as written through. */
-function prefixedSubjects(subject: PathSubject, path: CommandPath, context: InspectContext, cache: RealPathCache): PathSubject[] {
+function prefixedSubjects(subject: PathSubject, path: CommandPath, context: InspectContext, cache: DecisionPaths): PathSubject[] {
   if (subject.path === null || subject.realPath === null || subject.problem) return [];
   const name = basename(subject.path);
   let names: string[];
@@ -694,10 +694,10 @@ function prefixedSubjects(subject: PathSubject, path: CommandPath, context: Insp
 }
 
 /** Whether git runs `git diff A B` as `--no-index` (types.ts TreeRead.noIndex): when in doubt, yes. */
-function noIndex(given: NonNullable<TreeRead['noIndex']>): boolean {
+function noIndex(given: NonNullable<TreeRead['noIndex']>, cache: DecisionPaths): boolean {
   // git compares the operands as written, against the real directory it runs in (path_inside_repo).
   const cwd = given.from === null ? null : realPathOr(given.from);
-  const top = cwd === null ? null : workTreeOf(cwd);
+  const top = cwd === null ? null : workTreeOf(cwd, cache.disk);
   return cwd === null || top === null || given.operands.some((operand) => operand === null || !isInside(top, posix.resolve(cwd, operand), 'linux'));
 }
 
@@ -714,10 +714,10 @@ function realPathOr(path: string): string {
  * `git grep` may print there (docs/threat-model.md#what-git-prints). Outside a working tree whose top
  * is known, or past the walk's bound, the list is incomplete (a rule that could match below asks).
  */
-function trackedBelow(dir: string, budget: WalkBudget, platform: NodeJS.Platform): TreeWalk {
-  const top = platform === 'win32' ? null : workTreeOf(dir);
-  if (top === null) return { entries: [], complete: platform !== 'win32' && outsideRepositories(dir) };
-  const tracked = trackedPaths(top, budget.left);
+function trackedBelow(dir: string, budget: WalkBudget, platform: NodeJS.Platform, cache: DecisionPaths): TreeWalk {
+  const top = platform === 'win32' ? null : workTreeOf(dir, cache.disk);
+  if (top === null) return { entries: [], complete: platform !== 'win32' && outsideRepositories(dir, cache.disk) };
+  const tracked = trackedPaths(top, budget.left, cache.disk);
   const prefix = dir === top ? '' : `${dir.slice(top === '/' ? 1 : top.length + 1)}/`;
   const entries: TreeWalk['entries'] = [];
   for (const rel of tracked.paths) if (rel.startsWith(prefix)) entries.push({ rel: rel.slice(prefix.length), real: `${top === '/' ? '' : top}/${rel}` });
@@ -774,7 +774,7 @@ function valuesAt(args: unknown, pointer: string): unknown[] {
   return values;
 }
 
-function relativeBases(server: string, toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): Bases {
+function relativeBases(server: string, toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: DecisionPaths): Bases {
   const base = toolClass.base;
   if (base.type === 'roots') return rootBases(base.roots, context.serverRoots?.get(server) ?? [], context, cache);
   const one = relativeBase(base, args, context, cache);
@@ -782,7 +782,7 @@ function relativeBases(server: string, toolClass: ToolClass, args: Record<string
   return () => bases;
 }
 
-function relativeBase(base: Exclude<ToolClass['base'], { type: 'roots' }>, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): { dir: string | null; problem: string | null } {
+function relativeBase(base: Exclude<ToolClass['base'], { type: 'roots' }>, args: Record<string, unknown>, context: InspectContext, cache: DecisionPaths): { dir: string | null; problem: string | null } {
   if (base.type === 'dir') return { dir: base.dir, problem: base.dir ? null : 'relative path and the server directory is unknown' };
   const value = args[base.arg];
   if (typeof value === 'string' && value !== '') {
@@ -802,7 +802,7 @@ function relativeBase(base: Exclude<ToolClass['base'], { type: 'roots' }>, args:
  * own request may have failed, timed out or been answered otherwise) are each decided. Worked out
  * only for a relative path.
  */
-function rootBases(commandLine: string[], given: string[][], context: InspectContext, cache: RealPathCache): Bases {
+function rootBases(commandLine: string[], given: string[][], context: InspectContext, cache: DecisionPaths): Bases {
   let lists: string[][] | null = null;
   const P = context.pathEnv.platform === 'win32' ? win32 : posix;
   return (reading) => {
@@ -816,7 +816,7 @@ function rootBases(commandLine: string[], given: string[][], context: InspectCon
   };
 }
 
-function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: RealPathCache): string | null {
+function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: DecisionPaths): string | null {
   const fallback = toolClass.base.type === 'dir' ? toolClass.base.dir : toolClass.base.type === 'arg' ? toolClass.base.fallback : null;
   if (toolClass.cwd) {
     const value = args[toolClass.cwd];

@@ -28,6 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expandHome, isHomePath } from '../home.js';
 import { isPlainAbsolute } from '../plain-path.js';
+import { DiskLookups } from './disk-lookups.js';
 
 /** Where `~` points and which path rules apply; injected so tests can run win32 logic on POSIX. */
 export interface PathEnv {
@@ -113,6 +114,8 @@ type Resolved = string | { problem: string; realPath?: string };
 export class DecisionPaths extends Map<string, Resolved> {
   /** Lexical forms of absolute POSIX inputs, which do not depend on the base. */
   readonly lexical = new Map<string, Lexical | CanonicalPath>();
+  /** The lookups of this decision in git's directories, and of the names walkFromParent looked at (a name not there has no `HEAD` below it). */
+  readonly disk = new DiskLookups();
 }
 
 type Lexical = { lexical: string; joined: string };
@@ -334,7 +337,7 @@ function walkFromParent(walked: string, paths: DecisionPaths): string | undefine
   const next = real === '/' ? `/${name}` : `${real}/${name}`;
   let stat: fs.Stats | undefined;
   try {
-    stat = fs.lstatSync(next, { throwIfNoEntry: false });
+    stat = paths.disk.lstat(next);
   } catch (error) {
     // Not a directory: missing, as the walk takes it. EACCES and the rest: the walk's own answer.
     if (codeOf(error) !== 'ENOTDIR') return undefined;

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { DiskLookups } from '../../src/subjects/disk-lookups.js';
 import { trackedPaths } from '../../src/subjects/git-index.js';
 import { tempDir } from '../helpers/gateway.js';
 
@@ -28,12 +29,12 @@ describe('trackedPaths', () => {
     for (const format of ['sha1', 'sha256']) {
       test(`version ${version}, ${format}: the paths git ls-files lists`, () => {
         const R = repo(version, format);
-        expect(trackedPaths(R, 1_000)).toEqual({ paths: listed(R), complete: true });
+        expect(trackedPaths(R, 1_000, new DiskLookups())).toEqual({ paths: listed(R), complete: true });
       });
     }
   }
   test('past max, or a split index: incomplete', () => {
-    expect(trackedPaths(repo('2', 'sha1'), 3).complete).toBe(false);
-    expect(trackedPaths(repo('2', 'sha1', true), 1_000).complete).toBe(false);
+    expect(trackedPaths(repo('2', 'sha1'), 3, new DiskLookups()).complete).toBe(false);
+    expect(trackedPaths(repo('2', 'sha1', true), 1_000, new DiskLookups()).complete).toBe(false);
   });
 });
