@@ -679,6 +679,12 @@ describe('§5.6 name and wrapper obfuscation (known Claude Code bypasses)', () =
     expect(analyse(input).unanalyzable).toEqual(reasons);
   });
 
+  // An evaluating context assigns a name held only in a word's value: the line continuation joins
+  // `PA\<newline>TH`, which the text never spells (bash 5.2: `x=PA\<newline>TH=0; (( x ))` set PATH to 0).
+  test.each(['x=PA\\\nTH=0; (( x )); ls', 'x="PA\\\nTH=0"; let x; ls'])('a variable named only in a word value, evaluated: %j', (input) => {
+    expect(analyse(input).unanalyzable).toEqual(['environment']);
+  });
+
   test('man -P names a program: it is a nested command', () => {
     expect(commands(analyse("man -P 'less -R' ls"))).toEqual(['man', 'less']);
   });

@@ -186,8 +186,12 @@ class Analysis {
   private scanDollar = false;
   /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
   private evaluates = false;
-  /** A static word's value names a variable that changes what later commands run (`changesLaterCommands`), for `evaluates`. */
-  private namesVariable = false;
+  /**
+   * The static words' values, for `evaluates`: one naming a variable that changes what later
+   * commands run (`namesShellVariable`) is looked for only in a text that evaluates values, at its
+   * end (docs/performance.md, "Round 14: decision time").
+   */
+  private staticValues: string[] = [];
   /** Functions the text defines, by name: the text of each definition's body (and its redirections). */
   private functions = new Map<string, string[]>();
   /** Calls with static words of a function the text defines, met in the text being walked (read at its end). */
@@ -250,7 +254,7 @@ class Analysis {
     // `let 'BASH_CMDS[ls]=1'` filled the command hash table (docs/threat-model.md#where-bash-evaluates-text).
     // `coproc NAME …` sets NAME (an array of descriptors): `coproc PATH { :; }` makes PATH `63`.
     if ([...text.matchAll(/\bcoproc\s+([A-Za-z_][A-Za-z0-9_]*)/g)].some((m) => changesLaterCommands(m[1]!))) this.reason('environment');
-    if (this.evaluates && (this.namesVariable || namesShellVariable(text.replace(/['"\\]/g, '')) || RUNTIME_NAME.test(text))) this.reason('environment');
+    if (this.evaluates && (this.staticValues.some(namesShellVariable) || namesShellVariable(text.replace(/['"\\]/g, '')) || RUNTIME_NAME.test(text))) this.reason('environment');
   }
 
   /**
@@ -764,7 +768,7 @@ class Analysis {
       if (word.isStatic || this.scanQuoted) this.noteStatic(word.value);
       // A glob: file names are values (not `$x`, which the caller's environment sets).
       else if (!/[$`]/.test(word.raw)) this.tainted = true;
-      if (word.isStatic && !this.namesVariable && namesShellVariable(word.value)) this.namesVariable = true;
+      if (word.isStatic) this.staticValues.push(word.value);
       // `exec {a[i]}>f` names the descriptor variable with a subscript.
       if (/^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = this.evaluates = true;
     }
