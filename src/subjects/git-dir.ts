@@ -342,11 +342,11 @@ export function outsideRepositories(dir: string, disk: DiskLookups): boolean {
  * The `info/exclude` git reads for the working tree whose top is `top` (gitignore(5)): in the
  * common directory of its git directory. Null when there is no git directory or it cannot be read.
  */
-export function excludeFileOf(top: string): string | null {
-  const gitDir = gitDirectoryOfTree(top);
+export function excludeFileOf(top: string, disk: DiskLookups): string | null {
+  const gitDir = gitDirectoryOfTree(top, disk);
   if (gitDir === null) return null;
   try {
-    return `${commonDirectory(gitDir)}/info/exclude`;
+    return `${commonDirectory(gitDir, disk)}/info/exclude`;
   } catch {
     return null;
   }

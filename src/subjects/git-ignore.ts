@@ -1,4 +1,5 @@
 import { lstatSync, readFileSync } from 'node:fs';
+import type { DiskLookups } from './disk-lookups.js';
 import { excludeFileOf } from './git-dir.js';
 import { globMatches, globModelled } from './tree-filter.js';
 
@@ -55,12 +56,12 @@ export interface IgnoreRules {
 
 /**
  * The ignore rules for a walk of `root` (a real directory) inside the working tree whose top is
- * `top` (a real path at or above it).
+ * `top` (a real path at or above it); `disk`: the decision's lookups.
  */
-export function ignoreRules(top: string, root: string): IgnoreRules {
+export function ignoreRules(top: string, root: string, disk: DiskLookups): IgnoreRules {
   const rootRel = root === top ? '' : root.slice(top === '/' ? 1 : top.length + 1);
   const lists = new Map<string, PatternList>();
-  const exclude = excludeFileOf(top);
+  const exclude = excludeFileOf(top, disk);
   const excludeList = exclude === null ? null : readList(exclude, '', false);
   const listOf = (dir: string): PatternList => {
     let list = lists.get(dir);

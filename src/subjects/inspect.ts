@@ -590,7 +590,7 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
     subject.tree = trackedBelow(subject.realPath, budget, context.pathEnv.platform, cache);
     return [];
   }
-  const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform, tree.unignored ? ignoredBelow(subject.realPath, context.pathEnv.platform) : undefined);
+  const walk = walkTree(subject.realPath, tree.follows, budget, context.pathEnv.platform, tree.unignored ? ignoredBelow(subject.realPath, context.pathEnv.platform, cache) : undefined);
   if (tree.content) {
     const filters = tree.filters;
     const entries = filters ? walk.entries.filter((entry) => !skippedByFilters(filters, subject.input, entry.rel, entry.directory === true)) : walk.entries;
@@ -626,10 +626,10 @@ function listedNames(subject: PathSubject, budget: WalkBudget, context: InspectC
 }
 
 /** What git ignores below `dir` (a real directory) in the working tree it is in (git-ignore.ts); nothing outside one. */
-function ignoredBelow(dir: string, platform: NodeJS.Platform): ((rel: string, directory: boolean) => boolean) | undefined {
-  const top = platform === 'win32' ? null : workTreeOf(dir);
+function ignoredBelow(dir: string, platform: NodeJS.Platform, cache: DecisionPaths): ((rel: string, directory: boolean) => boolean) | undefined {
+  const top = platform === 'win32' ? null : workTreeOf(dir, cache.disk);
   if (top === null || !isInside(top, dir, platform)) return undefined;
-  return ignoreRules(top, dir).ignored;
+  return ignoreRules(top, dir, cache.disk).ignored;
 }
 
 /**

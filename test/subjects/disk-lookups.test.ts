@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DiskLookups } from '../../src/subjects/disk-lookups.js';
-import { gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, outsideRepositories, repositoryProblem, workTreeOf } from '../../src/subjects/git-dir.js';
+import { excludeFileOf, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, outsideRepositories, repositoryProblem, workTreeOf } from '../../src/subjects/git-dir.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { shellDecider } from '../helpers/policy.js';
@@ -86,7 +86,8 @@ function outcome(look: () => unknown): Outcome {
   }
 }
 
-const direct: Record<string, (path: string) => unknown> = {
+type Lookup = 'lstat' | 'stat' | 'text' | 'readlink' | 'realpath' | 'head';
+const direct: Record<Lookup, (path: string) => unknown> = {
   lstat: (path) => fs.lstatSync(path, { throwIfNoEntry: false }),
   stat: (path) => fs.statSync(path, { throwIfNoEntry: false }),
   text: (path) => fs.readFileSync(path, 'utf8'),
@@ -103,9 +104,9 @@ describe('DiskLookups', () => {
       paths.push(join(T, 'none', a));
       for (const b of [...names, 'HEAD']) paths.push(join(T, 'none', a, b));
     }
-    const ops = Object.keys(direct) as Array<keyof typeof direct>;
+    const ops = Object.keys(direct) as Lookup[];
     const expected = new Map<string, Outcome>();
-    for (const path of paths) for (const op of ops) expected.set(`${op} ${path}`, outcome(() => direct[op]!(path)));
+    for (const path of paths) for (const op of ops) expected.set(`${op} ${path}`, outcome(() => direct[op](path)));
     // Lookups asked in random orders, each several times, by one DiskLookups per round (one decision).
     const r = rng(14);
     let inferred = 0;
@@ -151,6 +152,7 @@ describe('the git checks with one DiskLookups per decision', () => {
         [`outsideRepositories ${dir}`, (disk) => outsideRepositories(dir, disk)],
         [`gitDirectoryOfTree ${dir}`, (disk) => gitDirectoryOfTree(dir, disk)],
         [`gitDirectoryAbove ${dir}`, (disk) => gitDirectoryAbove(dir, disk)],
+        [`excludeFileOf ${dir}`, (disk) => excludeFileOf(dir, disk)],
       ]),
       ...paths.flatMap((path): Array<[string, (disk: DiskLookups) => unknown]> => [
         [`hooksDirectoryOf ${path}`, (disk) => hooksDirectoryOf(path, home, disk)],
@@ -175,6 +177,7 @@ describe('the git checks with one DiskLookups per decision', () => {
     expect(alone.get(`gitDirectoryOfTree ${join(T, 'sub')}`)).toBe(JSON.stringify(`${T}/sub/../plain/.git`));
     expect(alone.get(`gitDirectoryOf ${join(T, 'planted', 'src', 'b', 'config')}`)).toBe(JSON.stringify(join(T, 'planted', 'src', 'b')));
     expect(alone.get(`outsideRepositories ${join(T, 'none', 'src')}`)).toBe('true');
+    expect(alone.get(`excludeFileOf ${join(T, 'moved')}`)).toBe(JSON.stringify(`${T}/moved/.git/../evil/info/exclude`));
     // The same checks sharing one DiskLookups in random orders, each asked twice or more.
     const r = rng(15);
     for (let round = 0; round < 30; round++) {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { DiskLookups } from '../../src/subjects/disk-lookups.js';
 import { ignoreRules } from '../../src/subjects/git-ignore.js';
 import { walkTree } from '../../src/subjects/tree.js';
 import { tempDir } from '../helpers/gateway.js';
@@ -31,7 +32,7 @@ function repository(name: string, files: Record<string, string>): string {
 function compare(top: string, dir = top): { git: string[]; walked: string[] } {
   const git = execFileSync('git', ['ls-files', '-z', '-o', '--exclude-standard', '--', '.'], { cwd: dir, env: ENV, encoding: 'utf8' }).split('\0').filter(Boolean);
   const prefix = dir === top ? '' : `${dir.slice(top.length + 1)}/`;
-  const rules = ignoreRules(top, dir);
+  const rules = ignoreRules(top, dir, new DiskLookups());
   const walk = walkTree(dir, false, { left: 100_000 }, 'linux', rules.ignored);
   // git stores a link as its target's name: the walk lists links apart.
   const walked = [...walk.entries.filter((entry) => entry.directory !== true).map((entry) => entry.rel), ...walk.links].map((rel) => prefix + rel);
