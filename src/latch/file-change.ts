@@ -64,8 +64,9 @@ export function planChange(facts: CallFacts, args: Record<string, unknown>): Cha
   if (writes.some((subject) => subject.path === null || subject.problem)) return null;
 
   if (facts.tool === 'move_file') {
-    const source = writes.find((subject) => subject.via === 'source');
-    const target = writes.find((subject) => subject.via === 'destination');
+    // Found by the text given: each end's `via` names the tree it moves (inspect.ts movedSubjects).
+    const source = writes.find((subject) => subject.input === args.source);
+    const target = writes.find((subject) => subject.input === args.destination);
     return source && target && writes.length === 2 ? { action: 'move', source, target } : null;
   }
   const [target] = writes;
