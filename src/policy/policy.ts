@@ -104,6 +104,7 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const pattern of CLIENT_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
+  for (const pattern of HOOK_FRAMEWORK_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a git hook framework runs the commands ${pattern} names`, codeFile: true });
   return rules;
 }
 
@@ -204,6 +205,18 @@ const GIT_CODE_FILES: readonly string[] = [
 const RUNNER_PROGRAM_FILES: readonly string[] = [
   ...['.npmrc', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', 'bunfig.toml', '.bunfig.toml', '.cargo/config', '.cargo/config.toml'].map((file) => `**/${file}`),
   ...['.npmrc', '.yarnrc', '.yarnrc.yml', '.bunfig.toml', '.cargo/config', '.cargo/config.toml'].map((file) => `~/${file}`),
+];
+
+/**
+ * What git hook frameworks run at the next `git commit` once installed (`pre-commit install`,
+ * `lefthook install`, husky's `prepare`): pre-commit's `.pre-commit-config.yaml` (a `repo: local`
+ * hook's `entry` is any command), lefthook's `lefthook.yml` and its variants, husky's `.husky/`
+ * scripts. Written by one call, a `git commit` allowed by `Bash(git commit:*)` in the next runs
+ * them, as a `.git/hooks` file: asked as git's code files are (docs/threat-model.md#hook-frameworks).
+ */
+const HOOK_FRAMEWORK_FILES: readonly string[] = [
+  ...['.pre-commit-config.yaml', '.pre-commit-config.yml', 'lefthook.yml', 'lefthook.yaml', '.lefthook.yml', '.lefthook.yaml', 'lefthook-local.yml', 'lefthook-local.yaml', '.lefthook-local.yml', '.lefthook-local.yaml'].map((file) => `**/${file}`),
+  '**/.husky/**',
 ];
 
 /** The policy a loaded config gives: built-in protections first, then the user's rules. Throws RULE_INVALID on a bad rule (never drops it). */

@@ -4372,3 +4372,26 @@ describe('2. file variables set by printf -v, read, a for loop', () => {
   ]);
   allowedByDefault(['printf -v x %s 1; echo $x', 'TZ=UTC date']);
 });
+
+// Files a git hook framework runs at the next commit once installed (round 13 left open):
+// `.pre-commit-config.yaml` (a local hook's `entry`), `lefthook.yml`, `.husky/pre-commit`. Written
+// in one call under Edit(<W>/**), they ran at a `git commit` allowed in the next: they ask as
+// `.git/hooks` does.
+describe('7. hook framework files ask when written', () => {
+  const cases = [
+    "printf 'repos:\\n- repo: local\\n  hooks: []\\n' > .pre-commit-config.yaml",
+    'echo x > lefthook.yml',
+    'echo x > src/.lefthook.yaml',
+    'echo x > lefthook-local.yml',
+    "mkdir -p .husky && echo 'rm -rf x' > .husky/pre-commit",
+    'cp src/a.ts .husky/pre-push',
+  ];
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j is not allowed`, (command) => {
+      const decision = shell(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+      if (mode !== 'plan' && mode !== 'dontAsk') expect(decision.rule ?? '').toMatch(/^built-in: a git hook framework runs/);
+    });
+  }
+  allowedByDefault(['echo x > notes.yml', 'echo x > src/husky.ts']);
+});
