@@ -645,7 +645,8 @@ describe('4. the repository git finds from its working directory: code written b
 
 // git-config(1) core.hooksPath (round 13 review, A5): husky and its kin point git's hooks at a tracked
 // directory. Proven with git 2.39 and bash 5.2: with `core.hooksPath=.husky`, writing
-// .husky/pre-commit and then `git commit` ran it, in one call, under acceptEdits.
+// .husky/pre-commit and then `git commit` ran it, in one call, under acceptEdits. Tested with a
+// `.githooks` directory, as `.husky/**` has a built-in rule of its own (docs/threat-model.md#hook-frameworks).
 describe('4. a hook in the directory core.hooksPath names asks as one in .git/hooks does', () => {
   let H = '';
   const RULE = 'built-in: git runs code named in a git directory';
@@ -653,18 +654,18 @@ describe('4. a hook in the directory core.hooksPath names asks as one in .git/ho
     decideShell(command, { allow: ['Bash(git commit *)', 'Bash(echo *)'], deny: BASE_DENY, mode, workspace: [H], cwd: H, home });
   beforeAll(() => {
     H = join(T, 'husky');
-    mkdirSync(join(H, '.husky', '_'), { recursive: true });
+    mkdirSync(join(H, '.githooks', '_'), { recursive: true });
     execFileSync('git', ['init', '-q'], { cwd: H, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
-    execFileSync('git', ['config', 'core.hooksPath', '.husky/_'], { cwd: H, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
-    writeFileSync(join(H, '.husky', 'pre-commit'), '#!/bin/sh\n');
+    execFileSync('git', ['config', 'core.hooksPath', '.githooks/_'], { cwd: H, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    writeFileSync(join(H, '.githooks', 'pre-commit'), '#!/bin/sh\n');
   });
   for (const mode of ['default', 'acceptEdits'] as const) {
-    test.each(["printf '#!/bin/sh\\nid\\n' > .husky/pre-commit && git commit --allow-empty -qm x", 'echo id > .husky/pre-commit', 'echo id > .husky/_/pre-push'])(`${mode}: %j asks`, (command) => {
+    test.each(["printf '#!/bin/sh\\nid\\n' > .githooks/pre-commit && git commit --allow-empty -qm x", 'echo id > .githooks/pre-commit', 'echo id > .githooks/_/pre-push'])(`${mode}: %j asks`, (command) => {
       const decision = inH(command, mode);
       expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: RULE });
     });
   }
-  test.each(['echo x > src.ts', 'echo x > .huskyrc'])('acceptEdits: %j is allowed', (command) => {
+  test.each(['echo x > src.ts', 'echo x > .githooksrc'])('acceptEdits: %j is allowed', (command) => {
     const decision = inH(command, 'acceptEdits');
     expect(decision.verdict, decision.reason).toBe('allow');
   });
