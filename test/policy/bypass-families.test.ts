@@ -4300,6 +4300,10 @@ describe('3. the command a runner runs is analysed as the runner call', () => {
     'uv run --with=<T>/pkg echo hi',
     'uv run --with a.whl echo hi',
     'uv run --with git+https://x.example/y echo hi',
+    // A value with a space is no plain package list (round 14's last re-read: `--with "x -e ."`).
+    "uv run --with 'x -e .' echo hi",
+    "uv run --with='x --index-url=https://x.example' echo hi",
+    "uv run --with 'rich >= 13' echo hi",
     'uv run --with-editable . echo hi',
     'uv run --with-requirements r.txt echo hi',
     'uv run --env-file=.env printenv SECRET',
@@ -4316,7 +4320,7 @@ describe('3. the command a runner runs is analysed as the runner call', () => {
     ["poetry run sh -c 'cat .env'", 'Read(**/.env)'],
     ['bundle exec cp .env src/x', 'Read(**/.env)'],
   ], RUN);
-  allowedByDefault(['uv run pytest -x tests', 'uv run -m pytest -q', 'poetry run pytest', 'bundle exec rake test', 'uv run --frozen --with requests python x.py', 'pipenv run pytest', 'uv run a.py', 'poetry run -q pytest'], RUN);
+  allowedByDefault(['uv run pytest -x tests', 'uv run -m pytest -q', 'poetry run pytest', 'bundle exec rake test', 'uv run --frozen --with requests python x.py', 'uv run --with requests,rich>=13 pytest', "uv run --with='rich[jupyter]~=13.0' pytest", 'pipenv run pytest', 'uv run a.py', 'poetry run -q pytest'], RUN);
 });
 
 // pdm run, hatch run, rye run and mise run were not modelled (round 14 left open): pdm 2.2.1 under

@@ -421,9 +421,11 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
       if (!word.value.includes('=')) i++;
     } else if (name === 'uv' && option === '--with') {
       // Packages by name (`--with requests,rich>=13`) are plain; a path, URL or archive is built here.
+      // No space: a PEP 508 string with one (`rich >= 13`) asks, so a value that another parser might
+      // split into options (`"x -e ."`) is never plain (round 14's last re-read).
       const value = word.value.includes('=') ? word : args[++i];
       const text = value === undefined ? '' : value.value.slice(word.value.includes('=') ? '--with='.length : 0);
-      if (value === undefined || !value.isStatic || !/^[A-Za-z0-9][\w.\-[\],<>=!~* ]*$/.test(text) || /\.(?:whl|zip|tar|tgz|tar\.\w+)$/i.test(text)) return 'unknown';
+      if (value === undefined || !value.isStatic || !/^[A-Za-z0-9][\w.\-[\],<>=!~*]*$/.test(text) || /\.(?:whl|zip|tar|tgz|tar\.\w+)$/i.test(text)) return 'unknown';
     } else if (!spec.flags.has(option)) return 'unknown';
   }
   const word = args[i];
