@@ -3854,6 +3854,37 @@ describe('3. go runs the programs its flags name and writes what -o names', () =
   ], GO);
 });
 
+// go's flags that read a file deciding what code is built, and the test binary's own writing flags
+// (round 14 left open C3's `-overlay/-modfile/-pgo`; go 1.19.8 under bash 5.2: `go run
+// -overlay=F .` ran another directory's main.go in place of ./main.go, `go test .
+// -test.testlogfile=F`, `go test -test.coverprofile=F .` and `go test . -args -test.cpuprofile=F`
+// wrote F). Each was allowed by Bash(go run:*)/Bash(go test:*)/Bash(go build:*); so was `go run
+// example.com/x@latest`, which downloads and runs a module (`go help run`).
+describe('3. go reads the files that decide what it builds; the test binary writes its profiles', () => {
+  const GO = { allow: ['Bash(go test:*)', 'Bash(go build:*)', 'Bash(go run:*)'], deny: ['Edit(<T>/data/table.csv)', 'Read(<T>/data/secret)'] };
+  neverAllowedAnywhere([
+    'go run -overlay=<T>/ov.json .',
+    'go build -overlay <T>/ov.json .',
+    'go test --overlay=<T>/ov.json ./...',
+    'go build -modfile=<T>/go.mod .',
+    'go test -modfile <T>/go.mod .',
+    'go build -pkgdir <T>/pk .',
+    'go test -C <T>/other ./...',
+    'go build -C=<T>/other .',
+    'go run example.com/x@latest',
+    'go run -tags t example.com/x@v1.2.3 arg',
+  ], GO);
+  deniedEverywhere([
+    ['go test . -args -test.cpuprofile=out/table.csv', 'Edit(<T>/data/table.csv)'],
+    ['go test -test.coverprofile=out/table.csv .', 'Edit(<T>/data/table.csv)'],
+    ['go test . -test.testlogfile=out/table.csv', 'Edit(<T>/data/table.csv)'],
+    ['go test . -args -test.outputdir=out -test.memprofile=table.csv', 'Edit(<T>/data/table.csv)'],
+    ['go build -pgo=out/secret .', 'Read(<T>/data/secret)'],
+  ], GO);
+  neverAllowed(['go test . -args -test.cpuprofile=<H>/.bashrc', 'go test -test.testlogfile <H>/.profile .', 'go build -pgo <H>/x.pprof .', 'go test -fuzz=F -test.fuzzcachedir=<H>/c .', 'go test . -args -test.gocoverdir=<H>/c'], GO);
+  allowedByDefault(['go test . -args -test.v -test.run=TestA', 'go test . -args -v -x=1', 'go build -pgo=auto .', 'go build -pgo=off ./...', 'go run .', 'go run ./cmd/x a b', 'go test -test.count=1 ./...'], GO);
+});
+
 // tar's `--add-file=FILE` is a member (tar --help: "add given FILE to the archive"), `--owner-map=F`
 // reads F; rsync's `--early-input=FILE` sends FILE to the daemon; `tar -f HOST:FILE` runs `rsh HOST
 // rmt` (round 13 review A11-A13: GNU tar 1.34 printed .env and the key, rsync 3.5 sent the key to a

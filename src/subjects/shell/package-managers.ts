@@ -1,5 +1,6 @@
 import { globalValueOptions } from '../../programs.js';
 import { pathOf, pushPath, staticWord } from './options.js';
+import { treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
 import type { Word } from './options.js';
 
@@ -126,8 +127,21 @@ export function cargo(args: readonly Word[], cwd: string | null, out: FileFacts)
  * under bash 5.2: `go test -exec 'rm -rf d --' .` removed d, and no Bash deny rule saw `rm`.
  */
 const GO_PROGRAM_FLAGS = new Set(['exec', 'toolexec', 'vettool']);
-/** Flags whose value is a file go writes (`-o`, the test profiles); relative profiles land in `-outputdir`. */
-const GO_WRITE_FLAGS = new Set(['o', 'coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace', 'outputdir']);
+/**
+ * Flags whose value is a file go writes (`-o`, the test profiles, the test log); relative profiles
+ * land in `-outputdir`. `go test` takes the test binary's flags with their `-test.` prefix too, and
+ * after `-args` passes them on: `go test . -args -test.cpuprofile=F` and `go test -test.testlogfile=F .`
+ * wrote F (go 1.19.8); `-test.fuzzcachedir`/`-test.gocoverdir` are directories the binary fills.
+ */
+const GO_WRITE_FLAGS = new Set(['o', 'coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace', 'outputdir', 'testlogfile', 'fuzzcachedir', 'gocoverdir']);
+const GO_TREES = new Set(['fuzzcachedir', 'gocoverdir']);
+/**
+ * Flags naming a file or directory that decides what code is built (`go help build`): `-overlay F`
+ * (a JSON map replacing source files: `go run -overlay=F .` ran another directory's main.go, go
+ * 1.19.8), `-modfile F` (another go.mod: its replace and toolchain directives), `-pkgdir D`
+ * (packages loaded from D), `-C D` (another module, its tests). Each is `interpreter`.
+ */
+const GO_CODE_FLAGS = new Set(['overlay', 'modfile', 'pkgdir', 'C']);
 /** Flags passed on to the compiler, assembler and linker (`go help build`), `pattern=` prefixes included. */
 const GO_TOOL_FLAGS = /^(ldflags|gcflags|asmflags|gccgoflags)$/;
 const GO_PROFILES = new Set(['coverprofile', 'cpuprofile', 'memprofile', 'blockprofile', 'mutexprofile', 'trace']);
@@ -147,18 +161,36 @@ export function go(args: readonly Word[], cwd: string | null, out: FileFacts): v
   // `go env -w GOFLAGS=-toolexec=x` (and CC, GOTOOLCHAIN…) stores a setting every later go command obeys.
   const first = args.find((w) => !w.isStatic || !w.value.startsWith('-'));
   if (first?.isStatic && first.value === 'env' && args.some((w) => !w.isStatic || /^--?[wu](=|$)/.test(w.value))) out.reasons.push('interpreter');
+  // `go run PKG@VERSION` downloads the module and runs it (`go help run`), as npx does; any word
+  // with an `@` after the verb counts (a program argument too: telling them apart needs every flag's arity).
+  if (first?.isStatic && first.value === 'run' && args.some((w) => w.isStatic && !w.value.startsWith('-') && w.value.includes('@'))) out.reasons.push('executor');
   let outputDir: Word | null = null;
   const profiles: Word[] = [];
+  let binary = false; // after `-args`: only the testing package's `-test.` flags are read
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) {
       out.reasons.push('interpreter'); // a flag known only at run time may be -exec
       continue;
     }
-    if (word.value === '-args' || word.value === '--args' || word.value === '--') break; // the test binary's own
+    if (word.value === '-args' || word.value === '--args' || word.value === '--') {
+      binary = true;
+      continue;
+    }
+    if (binary && !/^--?test\./.test(word.value)) continue;
     const m = /^--?([^=-][^=]*)(=([\s\S]*))?$/.exec(word.value);
     if (!m) continue;
-    const name = m[1]!;
+    const name = m[1]!.replace(/^test\./, '');
+    if (GO_CODE_FLAGS.has(name)) {
+      out.reasons.push('interpreter');
+      continue;
+    }
+    // `-pgo FILE` (go 1.21) reads a profile; `auto`, `off` and `default` name none.
+    if (name === 'pgo') {
+      const value: Word | undefined = m[2] !== undefined ? { ...word, value: m[3]!, raw: m[3]! } : args[++i];
+      if (value && !(value.isStatic && /^(auto|off|default)$/.test(value.value))) pushPath(out.paths, pathOf(value, 'read', cwd));
+      continue;
+    }
     // The compiler's and linker's flags (round 14 review C3, go 1.19.8: `-ldflags='-linkmode=external
     // -extld=P'` ran P): a program (-extld, -extldflags' -fuse-ld), a file of flags (@F) or an import config.
     if (GO_TOOL_FLAGS.test(name)) {
@@ -177,7 +209,7 @@ export function go(args: readonly Word[], cwd: string | null, out: FileFacts): v
     } else if (GO_WRITE_FLAGS.has(name)) {
       if (name === 'outputdir') outputDir = value;
       if (GO_PROFILES.has(name)) profiles.push(value);
-      else pushPath(out.paths, pathOf(value, 'write', cwd));
+      else pushPath(out.paths, GO_TREES.has(name) ? treeWrite(value, cwd) : pathOf(value, 'write', cwd));
     }
   }
   for (const profile of profiles) {
