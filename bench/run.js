@@ -21,7 +21,7 @@
 // --json (print one JSON object at the end), --decisions (only part 4), --cold (only the ten
 // servers and the shell), --against BIN (another build's bin/mcp-latch.js in the ten-server part,
 // same rounds), --shell-pause MS (wait between the first list and the first shell command).
-import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { decisionCalls } from './decisions.js';
 import { cpuNs, median, percentile } from './measure.js';
+import { childrenOf, rssMb, shellAdded, shellStart } from './shell-start.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -74,11 +75,11 @@ async function primeCodeCache(dir) {
     await connection.client.request({ method: 'tools/call', params: { name: 'everything__echo', arguments: { message: 'prime' } } }, CallToolResultSchema);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     await connection.client.close();
-    // The shell model has a cache file of its own (shell.cjs), written by the first start that
-    // loads it: without this start, the first round's shell start compiled the model without a
-    // cache and wrote its cache just as its first command arrived (docs/performance.md, "Round 13:
-    // start and memory").
-    await shellStart(dir, gatewayBin, 0);
+    // The shell part's starts have a cache directory of their own, written by a start whose first
+    // call is a shell command, as bench/first-shell.js does (docs/performance.md, "Round 15: the
+    // first shell command"); without it, the first round's shell start compiled the shell model
+    // without a cache and wrote it as its first command arrived ("Round 13: start and memory").
+    await shellRun(dir, gatewayBin, 0);
   }
 }
 
@@ -130,86 +131,16 @@ async function tenServers(dir, gateways = [bin]) {
   return result;
 }
 
-/** The child processes of `pid`. */
-function childrenOf(pid) {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
-  } catch {
-    return [];
-  }
-}
 
 /**
- * mcp-server-commands started afresh, directly (`gatewayBin` null) or behind a fresh gateway: its first
- * shell command, a warm one, the CPU of the server and of the gateway for the first command and
- * for the first 60. The two are measured in the same round so that the gateway's share of the
- * first command (first via the gateway − first direct) can be told from the server's own.
+ * mcp-server-commands started afresh, directly (`gatewayBin` null) or behind a fresh gateway
+ * (bench/shell-start.js): its first 60 commands, and its RSS after the first list and 3 s after the
+ * commands. The shell starts' code caches are in a directory of the run's own (primeCodeCache).
  */
-async function shellStart(dir, gatewayBin, pauseMs = shellPauseMs) {
-  const viaGateway = gatewayBin !== null;
-  let command = process.execPath;
-  let args = [commandsServer];
-  let tool = 'run_command';
-  if (viaGateway) {
-    const config = join(dir, 'shell.json');
-    writeFileSync(config, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: [commandsServer] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } }));
-    args = [gatewayBin, 'serve', '--config', config];
-    tool = 'shell__run_command';
-  }
-  const connection = await connect(command, args, dir);
-  const pid = connection.transport.pid;
-  const serverPid = viaGateway ? childrenOf(pid)[0] : pid;
-  if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs));
-  const rssIdleMb = rssMb(pid);
-  const gatewayStart = viaGateway ? cpuNs(pid) : NaN;
-  const serverStart = cpuNs(serverPid);
-  const walls = [];
-  let firstGatewayCpuMs = NaN;
-  let firstServerCpuMs = NaN;
-  let warmGatewayStart = NaN;
-  let warmServerStart = NaN;
-  for (let i = 0; i < 60; i++) {
-    if (i === WARM_FROM) {
-      warmGatewayStart = viaGateway ? cpuNs(pid) : NaN;
-      warmServerStart = cpuNs(serverPid);
-    }
-    const t = performance.now();
-    const result = await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: { command: `echo call ${i}`, workdir: dir } } }, CallToolResultSchema);
-    walls.push(performance.now() - t);
-    if (i === 0) {
-      firstGatewayCpuMs = (cpuNs(pid) - gatewayStart) / 1e6;
-      firstServerCpuMs = (cpuNs(serverPid) - serverStart) / 1e6;
-    }
-    if (!JSON.stringify(result).includes(`call ${i}`)) throw new Error(`shell command ${i} did not run: ${JSON.stringify(result).slice(0, 300)}`);
-  }
-  const cpu60Ms = viaGateway ? (cpuNs(pid) - gatewayStart) / 1e6 : NaN;
-  const serverCpu60Ms = (cpuNs(serverPid) - serverStart) / 1e6;
-  // The CPU of a warm command: commands 41-60 together, per command (read around each, the reads would be most of it).
-  const warmGatewayCpuMs = viaGateway ? (cpuNs(pid) - warmGatewayStart) / 1e6 / (60 - WARM_FROM) : NaN;
-  const warmServerCpuMs = (cpuNs(serverPid) - warmServerStart) / 1e6 / (60 - WARM_FROM);
-  await quiet();
-  const rssQuietMb = rssMb(pid);
-  await connection.client.close();
-  const warm = walls.slice(WARM_FROM).sort((a, b) => a - b);
-  return { firstMs: walls[0], warmMs: percentile(warm, 50), firstGatewayCpuMs, firstServerCpuMs, warmGatewayCpuMs, warmServerCpuMs, cpu60Ms, serverCpu60Ms, rssIdleMb, rssQuietMb };
-}
-
-/** The first of the shell commands counted as warm (41-60). */
-const WARM_FROM = 40;
-
-/**
- * The first shell command's goal as the gateway can meet it (docs/performance.md, "Round 14: start"):
- * the time the gateway adds to the server's own first command (via − direct, same round) against
- * the time it adds to a warm one, a ratio of the medians over the rounds (a round's warm difference
- * is a fraction of a millisecond and may come out at or below zero). Beside it the same for the
- * gateway's own CPU, which a shared machine moves much less.
- */
-function shellAdded(runs) {
-  const addedFirstMs = median(runs.map((run) => run.shell.firstMs - run.shellDirect.firstMs));
-  const addedWarmMs = median(runs.map((run) => run.shell.warmMs - run.shellDirect.warmMs));
-  const gatewayCpuFirstMs = median(runs.map((run) => run.shell.firstGatewayCpuMs));
-  const gatewayCpuWarmMs = median(runs.map((run) => run.shell.warmGatewayCpuMs));
-  return { addedFirstMs, addedWarmMs, addedRatio: addedFirstMs / addedWarmMs, gatewayCpuFirstMs, gatewayCpuWarmMs, gatewayCpuRatio: gatewayCpuFirstMs / gatewayCpuWarmMs };
+function shellRun(dir, gatewayBin, pauseMs = shellPauseMs) {
+  const cacheHome = join(dir, 'shell-cache');
+  mkdirSync(cacheHome, { recursive: true, mode: 0o700 });
+  return shellStart({ server: commandsServer, bin: gatewayBin, dir, cacheHome, calls: 60, pauseMs, quietMs: QUIET_MS });
 }
 
 /** `pid`: the process the client talks to (the server itself when direct, else the process in the middle). */
@@ -268,15 +199,6 @@ async function measure(client, tool, pid) {
   };
 }
 
-function rssMb(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
-    return kb / 1024;
-  } catch {
-    return NaN;
-  }
-}
 
 async function decisionBench() {
   // The grammar's WASM is compiled as serve compiles it (baseline tier only, src/cli/serve.ts), so
@@ -313,7 +235,7 @@ async function coldParts(dir, round) {
   const shells = new Map();
   for (let i = 0; i < order.length; i++) {
     const gatewayBin = order[(i + round) % order.length];
-    shells.set(gatewayBin, await shellStart(dir, gatewayBin));
+    shells.set(gatewayBin, await shellRun(dir, gatewayBin));
   }
   return { ten, shellDirect: shells.get(null), shell: shells.get(bin), ...(against ? { shellB: shells.get(against) } : {}) };
 }
@@ -324,7 +246,7 @@ const f = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 function printCold(runs) {
   const ten = (key) => median(runs.map((run) => run.ten[key]));
   const shellOf = (pick, key) => median(runs.map((run) => run[pick][key]));
-  const added = shellAdded(runs);
+  const added = shellAdded(runs.map((run) => run.shell), runs.map((run) => run.shellDirect));
   console.log(
     'first list, 10 servers (ms)'.padEnd(28) + `a client starting all ten ${f(ten('directMs'), 0)}, mcp-latch ${f(ten('gatewayMs'), 0)} (${f(median(runs.map((run) => run.ten.gatewayMs / run.ten.directMs)))}x)` +
       (against ? `, --against ${f(ten('gatewayMsB'), 0)} (${f(median(runs.map((run) => run.ten.gatewayMsB / run.ten.directMs)))}x)` : ''),
@@ -345,19 +267,19 @@ function printCold(runs) {
     `  the server's CPU, first / warm command: ${f(shellOf('shellDirect', 'firstServerCpuMs'), 1)} / ${f(shellOf('shellDirect', 'warmServerCpuMs'), 1)} ms direct, ` +
       `${f(shellOf('shell', 'firstServerCpuMs'), 1)} / ${f(shellOf('shell', 'warmServerCpuMs'), 1)} behind mcp-latch`,
   );
-  console.log(`  gateway CPU for the first 60 commands ${f(shellOf('shell', 'cpu60Ms'), 0)} ms; gateway RSS with a shell tool after the first list ${f(shellOf('shell', 'rssIdleMb'), 1)} MiB, idle after the 60 commands (3 s quiet) ${f(shellOf('shell', 'rssQuietMb'), 1)} MiB`);
+  console.log(`  gateway CPU for the first 60 commands ${f(shellOf('shell', 'cpuAllMs'), 0)} ms; gateway RSS with a shell tool after the first list ${f(shellOf('shell', 'rssIdleMb'), 1)} MiB, idle after the 60 commands (3 s quiet) ${f(shellOf('shell', 'rssQuietMb'), 1)} MiB`);
   if (against) {
     console.log(
       `  --against: first / warm ${f(shellOf('shellB', 'firstMs'), 1)} / ${f(shellOf('shellB', 'warmMs'), 1)} ms, added to direct ${f(median(runs.map((run) => run.shellB.firstMs - run.shellDirect.firstMs)), 1)} ms, ` +
-        `gateway CPU first / warm command ${f(shellOf('shellB', 'firstGatewayCpuMs'))} / ${f(shellOf('shellB', 'warmGatewayCpuMs'))}, 60 commands ${f(shellOf('shellB', 'cpu60Ms'), 0)} ms, RSS idle ${f(shellOf('shellB', 'rssIdleMb'), 1)} MiB`,
+        `gateway CPU first / warm command ${f(shellOf('shellB', 'firstGatewayCpuMs'))} / ${f(shellOf('shellB', 'warmGatewayCpuMs'))}, 60 commands ${f(shellOf('shellB', 'cpuAllMs'), 0)} ms, RSS idle ${f(shellOf('shellB', 'rssIdleMb'), 1)} MiB`,
     );
   }
   console.log('  per round: 10 servers direct / latch' + (against ? ' / against' : '') + ' ms (gateway CPU ms); shell first / warm direct, via latch ms (gateway CPU first / warm, 60 commands)');
   runs.forEach((run, index) =>
     console.log(
       `  round ${index + 1}: ${f(run.ten.directMs, 0)} / ${f(run.ten.gatewayMs, 0)}${against ? ` / ${f(run.ten.gatewayMsB, 0)}` : ''} (${f(run.ten.gatewayCpuMs, 0)}${against ? ` / ${f(run.ten.gatewayCpuMsB, 0)}` : ''});  ` +
-        `${f(run.shellDirect.firstMs, 1)} / ${f(run.shellDirect.warmMs, 1)}, ${f(run.shell.firstMs, 1)} / ${f(run.shell.warmMs, 1)} (${f(run.shell.firstGatewayCpuMs, 1)} / ${f(run.shell.warmGatewayCpuMs, 2)}, ${f(run.shell.cpu60Ms, 0)})` +
-        (against ? `, against ${f(run.shellB.firstMs, 1)} / ${f(run.shellB.warmMs, 1)} (${f(run.shellB.firstGatewayCpuMs, 1)} / ${f(run.shellB.warmGatewayCpuMs, 2)}, ${f(run.shellB.cpu60Ms, 0)})` : ''),
+        `${f(run.shellDirect.firstMs, 1)} / ${f(run.shellDirect.warmMs, 1)}, ${f(run.shell.firstMs, 1)} / ${f(run.shell.warmMs, 1)} (${f(run.shell.firstGatewayCpuMs, 1)} / ${f(run.shell.warmGatewayCpuMs, 2)}, ${f(run.shell.cpuAllMs, 0)})` +
+        (against ? `, against ${f(run.shellB.firstMs, 1)} / ${f(run.shellB.warmMs, 1)} (${f(run.shellB.firstGatewayCpuMs, 1)} / ${f(run.shellB.warmGatewayCpuMs, 2)}, ${f(run.shellB.cpuAllMs, 0)})` : ''),
     ),
   );
 }
@@ -445,7 +367,7 @@ async function main() {
       firstShellToWarm: median(runs.map((run) => run.shell.firstMs / run.shell.warmMs)),
       firstShellAddedMs: median(runs.map((run) => run.shell.firstMs - run.shellDirect.firstMs)),
       // The goal as restated (docs/performance.md, "Round 14: start"): the gateway's added time, first command against a warm one.
-      firstShellAdded: shellAdded(runs),
+      firstShellAdded: shellAdded(runs.map((run) => run.shell), runs.map((run) => run.shellDirect)),
     },
     rssGrowth10kMb: { gateway: growth('gateway'), byteRelay: growth('relay'), sdkProxy: growth('sdkProxy') },
     tenServers: summarise('ten'),
