@@ -473,7 +473,7 @@ function checkedResult(answered: unknown, route: ToolRoute, outcome: LatchOutcom
 function withPageApproval(decision: Decision, decided: Omit<DecidedCall, 'decision'>, session: SessionPort): Decision {
   if (decision.verdict !== 'ask') return decision;
   if (decided.approvedInState) return { ...decision, verdict: 'allow', by: 'user', reason: 'approved by the user' };
-  if (!decided.approvedOnPage && !session.retryApprovals.take(decided.digest())) return decision;
+  if (!decided.approvedOnPage && !session.retryApprovals.take(decided.digest(), decision)) return decision;
   decided.approvedOnPage = true;
   return { ...decision, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
 }

@@ -3,6 +3,7 @@ import { escapeText } from '../latch/escape.js';
 import type { HeldCall, HeldQuestion } from './held-calls.js';
 import { applyAnswer, promptInput, type AskContext, type AskedCall } from '../latch/ask.js';
 import type { LatchAnswer } from '../latch/latch.js';
+import { changedReason, pathNotShown, pathsPicture, pictureOf } from '../latch/picture.js';
 import { buildPrompt, readAnswer } from '../latch/prompt.js';
 import { editableFields } from '../latch/edit.js';
 import { MAX_REQUEST_STATE_CHARS, type StateBinding } from '../latch/request-state.js';
@@ -46,6 +47,9 @@ interface ServerInputState {
   edit?: CallEdit;
 }
 
+/** What a state sealed by pauseCall holds: where the call's paths led in the prompt it carries (picture.ts). */
+type PromptState = { shown: string[] };
+
 const NOTHING: Resumed = { answer: null, problem: null, server: null, held: null };
 
 /** Verifies and spends the state of a retry and applies the answer it brings. */
@@ -67,6 +71,9 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
     return { ...NOTHING, answer: pending.approved ? { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) } : null, server };
   }
   if (!response) return { ...NOTHING, problem: 'the answer to the prompt was missing' };
+  // The answer holds for the call as the prompt showed it: a path that now leads elsewhere asks again (round 15 review, A5).
+  const moved = pathNotShown(pictureOf((opened.data as Partial<PromptState>).shown) ?? [], decided.decision);
+  if (moved) return { ...NOTHING, problem: changedReason(moved) };
   const input = promptInput(asked(decided, toolClass, session), context.policy);
   return { ...NOTHING, answer: await applyAnswer(readAnswer(response, input), input, context), server };
 }
@@ -79,7 +86,7 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
 export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: ServerInput | null = null): CallToolResult {
   const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route), session), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
-  const data: Partial<ServerInputState> = server ? { server, approved: false } : {};
+  const data: Partial<ServerInputState> & PromptState = { ...(server ? { server, approved: false } : {}), shown: pathsPicture(decided.decision) };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data);
   const result = inputRequiredResult(prompt, state);
   if (server) result.inputRequests = { ...server.requests, ...(result.inputRequests as Record<string, unknown>) };

@@ -21,6 +21,7 @@ import { changedToolDenial } from './definition-prompt.js';
 import { declinedDenial, dismissedDenial, invalidAnswerDenial, noPromptDenial, pendingDenial, promptFailedDenial, timeoutDenial, userDenial, waitCancelledDenial } from './denial.js';
 import type { EditableField } from './edit.js';
 import { fileChangeOf } from './file-change.js';
+import { pathsPicture } from './picture.js';
 import type { BatchClock, LatchAnswer } from './latch.js';
 import type { ApprovalPage, PageItem, RetryApprovals } from './page.js';
 import type { ToolClass } from '../subjects/kind.js';
@@ -196,7 +197,7 @@ async function askOnPage(input: PromptInput, person: Person, context: AskContext
     clearTimeout(expiry);
     const applied = await applyAnswer(answer, input, context);
     // The page takes no edit once the client was answered; were one to come, it grants nothing.
-    if (applied.verdict === 'allow' && !applied.edit) context.retryApprovals.grant(input.argsDigest, windowMs);
+    if (applied.verdict === 'allow' && !applied.edit) context.retryApprovals.grant(input.argsDigest, windowMs, pathsPicture(input.decision));
     context.logger.info({ server: input.server, tool: input.tool, verdict: applied.verdict }, 'answer on the approval page for a pending call');
   });
   return { verdict: 'deny', by: 'fallback', text: pendingDenial(approval.retryWindowSeconds) };

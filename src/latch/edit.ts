@@ -70,7 +70,7 @@ export const EDIT_REFUSED = `the edit is refused: only the fields offered for th
 
 /**
  * The person's edit from their answer: `given` maps argument names to new values. Null when nothing
- * changed; 'invalid' when it names an argument not offered, or a value that is not a string or is
+ * changed (an empty or blank value changes nothing); 'invalid' when it names an argument not offered, or a value that is not a string or is
  * too long (the answer is then refused: a half-read edit must not run).
  */
 export function readEdit(given: unknown, fields: EditableField[], args: Record<string, unknown>): CallEdit | null | 'invalid' {
@@ -80,6 +80,9 @@ export function readEdit(given: unknown, fields: EditableField[], args: Record<s
   for (const [arg, after] of Object.entries(given)) {
     const field = fields.find((candidate) => candidate.arg === arg);
     if (!field || typeof after !== 'string' || after.length > MAX_EDIT_CHARS) return 'invalid';
+    // A box left empty is not an edit: a form client that does not fill in a string's default (new
+    // in MCP 2025-11-25) sends "" for a field the person never touched (round 15 review, A7).
+    if (after.trim() === '') continue;
     if (after !== field.value) changes.push({ arg, before: field.value, after });
   }
   if (changes.length === 0) return null;

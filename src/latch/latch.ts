@@ -2,6 +2,7 @@ import type { CancelSource } from '../cancellation.js';
 import type { Decision } from '../policy/types.js';
 import { askFailedDenial } from './denial.js';
 import type { CallEdit } from './edit.js';
+import { changedDecision, pathNotShown, pathsPicture } from './picture.js';
 
 /**
  * The latch of one client session (docs/approval.md#the-latch): pause, decide, resume exactly once.
@@ -39,7 +40,11 @@ export interface LatchCall {
   recheck(): Decision;
   /** Shows the prompt; resolves after any grant or rule of the answer has been saved. Should not throw. */
   ask(decision: Decision, clock: BatchClock): Promise<LatchAnswer>;
-  /** Identical calls (same server, tool, canonical arguments) share one key: one prompt answers them all. */
+  /**
+   * Identical calls (same server, tool, canonical arguments) share one key: one prompt serves them,
+   * and a "Deny" answers them all; an "Allow once" runs only the call it was given for (round 15
+   * review, A6), the others are re-checked (a grant the answer saved may allow them) or asked.
+   */
   key?: string;
   /** The denial text for a decision that is `deny` without a prompt. */
   denial(decision: Decision): string;
@@ -65,6 +70,8 @@ interface Entry {
   call: LatchCall;
   decision: Decision;
   answer: LatchAnswer | null;
+  /** Where the call's paths led in the prompt the answer was given to (picture.ts). */
+  shown: string[] | null;
   done: boolean;
   resolve: (outcome: LatchOutcome) => void;
   stopListening: () => void;
@@ -107,7 +114,7 @@ export class SessionLatch {
    */
   submit(call: LatchCall, alone = false): Promise<LatchOutcome> {
     return new Promise<LatchOutcome>((resolve) => {
-      const entry: Entry = { call, decision: call.decision, answer: null, done: false, resolve, stopListening: noop };
+      const entry: Entry = { call, decision: call.decision, answer: null, shown: null, done: false, resolve, stopListening: noop };
       if (call.cancel.cancelled) {
         this.cancel(entry);
         return;
@@ -165,8 +172,14 @@ export class SessionLatch {
     const open = key === undefined ? undefined : this.openPrompts.get(key);
     if (open) {
       void open.then((answer) => {
-        entry.answer = answer;
-        this.release(entry, false);
+        if (answer?.verdict !== 'allow') {
+          entry.answer = answer;
+          this.release(entry, false);
+          return;
+        }
+        // Allowed once for the call shown, not for its copies: a grant the answer saved may allow this one.
+        this.refresh(entry);
+        this.submitUnordered(entry);
       });
       return;
     }
@@ -213,9 +226,11 @@ export class SessionLatch {
         }
         await this.settleAsk(next, { started: batch.started, more: this.waitingAfter(batch, next) });
         batch.prompted = true;
-        // An identical call waiting in the batch gets the same answer instead of a second prompt.
-        for (const entry of batch.entries) {
-          if (entry !== next && !entry.done && !entry.answer && next.call.key !== undefined && entry.call.key === next.call.key) entry.answer = next.answer;
+        // An identical call waiting in the batch is denied with it; an allow is re-checked below (key).
+        if (next.answer?.verdict === 'deny') {
+          for (const entry of batch.entries) {
+            if (entry !== next && !entry.done && !entry.answer && next.call.key !== undefined && entry.call.key === next.call.key) entry.answer = next.answer;
+          }
         }
       }
     } finally {
@@ -234,17 +249,11 @@ export class SessionLatch {
     return undefined;
   }
 
-  /** Calls after `current` that still wait for the person, identical calls counted once. */
+  /** Calls after `current` that still wait for the person (identical ones too: each is asked for itself). */
   private waitingAfter(batch: Batch, current: Entry): number {
-    const keys = new Set<string>();
     let count = 0;
     for (const entry of batch.entries.slice(batch.entries.indexOf(current) + 1)) {
-      if (entry.done || entry.answer || entry.decision.verdict !== 'ask' || (entry.call.key !== undefined && entry.call.key === current.call.key)) continue;
-      if (entry.call.key !== undefined) {
-        if (keys.has(entry.call.key)) continue;
-        keys.add(entry.call.key);
-      }
-      count += 1;
+      if (!entry.done && !entry.answer && entry.decision.verdict === 'ask') count += 1;
     }
     return count;
   }
@@ -261,8 +270,10 @@ export class SessionLatch {
 
   private async settleAsk(entry: Entry, clock: BatchClock): Promise<void> {
     if (entry.done) return;
+    const shown = entry.decision;
     try {
-      entry.answer = await entry.call.ask(entry.decision, clock);
+      entry.shown = pathsPicture(shown);
+      entry.answer = await entry.call.ask(shown, clock);
     } catch (error) {
       this.options.onError?.(error);
       entry.answer = { verdict: 'deny', by: 'error', text: askFailedDenial() };
@@ -280,6 +291,10 @@ export class SessionLatch {
       // A deny rule added while the person was answering beats their "Allow": nothing reaches a
       // server that a rule in force forbids (docs/approval.md#the-latch; round 13 review R1).
       if (entry.answer.verdict === 'allow') this.refresh(entry);
+      // A path that leads elsewhere than the prompt showed (a link made while it was open) was not
+      // what the person allowed (round 15 review, A5).
+      const moved = entry.answer.verdict === 'allow' && entry.decision.verdict !== 'deny' && entry.shown !== null ? pathNotShown(entry.shown, entry.decision) : null;
+      if (moved) entry.decision = changedDecision(entry.decision, moved);
       if (entry.answer.verdict === 'allow' && entry.decision.verdict === 'deny') this.finish(entry, { type: 'deny', decision: entry.decision, answer: null, text: entry.call.denial(entry.decision) });
       else if (entry.answer.verdict === 'allow') this.finish(entry, { type: 'forward', decision: entry.decision, answer: entry.answer });
       else this.finish(entry, { type: 'deny', decision: entry.decision, answer: entry.answer, text: entry.answer.text ?? entry.call.denial(entry.decision) });

@@ -1,3 +1,5 @@
+import type { Decision } from '../policy/types.js';
+import { pathNotShown } from './picture.js';
 import type { PromptAnswer, PromptInput } from './prompt.js';
 
 /**
@@ -47,17 +49,18 @@ export interface ApprovalPage {
  * window, spent by the first identical retry. Nothing the model sends can create or widen one.
  */
 export class RetryApprovals {
-  private readonly approvals = new Map<string, number>();
+  private readonly approvals = new Map<string, { expires: number; shown: string[] }>();
 
-  grant(digest: string, windowMs: number, now = Date.now()): void {
-    this.approvals.set(digest, now + windowMs);
+  /** `shown`: where the call's paths led in the prompt answered (picture.ts). */
+  grant(digest: string, windowMs: number, shown: string[], now = Date.now()): void {
+    this.approvals.set(digest, { expires: now + windowMs, shown });
   }
 
-  /** Spends the approval for this exact call; false when there is none or it expired. */
-  take(digest: string, now = Date.now()): boolean {
-    const expires = this.approvals.get(digest);
-    if (expires === undefined) return false;
+  /** Spends the approval for this exact call; false when there is none, it expired, or a path of `decision` leads elsewhere than the prompt showed. */
+  take(digest: string, decision: Decision, now = Date.now()): boolean {
+    const approval = this.approvals.get(digest);
+    if (approval === undefined) return false;
     this.approvals.delete(digest);
-    return expires >= now;
+    return approval.expires >= now && pathNotShown(approval.shown, decision) === null;
   }
 }

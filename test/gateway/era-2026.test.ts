@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -113,6 +113,29 @@ describe('a 2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     expect((await round(m.client, retry)).resultType).toBe('input_required');
     expect(calls('once')).toHaveLength(1);
   });
+
+  // Round 15 review of the approvals, A5: the answer comes back on the retry, after the model chose what to do on disk meanwhile.
+  test('an approval whose file became a link since the prompt is not used: the retry asks again, naming the change; the call does not run', async () => {
+    const own = tempDir();
+    // The fixture's echo with a path argument (server-filesystem's write_file has an output schema the v2 client checks on an input_required result).
+    const swap = await modernGateway(own, null, { tools: { fix__echo: { kind: 'write', paths: ['path'] } } });
+    const target = join(own, 'swapped.txt');
+    const other = join(own, 'other.txt');
+    writeFileSync(target, 'old');
+    writeFileSync(other, 'PRECIOUS');
+    const call = { name: 'fix__echo', arguments: { text: 'swapped', path: target } };
+    const first = await round(swap.client, call);
+    expect(first.resultType).toBe('input_required');
+    rmSync(target);
+    symlinkSync(other, target);
+    const retry = await round(swap.client, { ...call, inputResponses: approval('Allow once'), requestState: first.requestState });
+    expect(retry.resultType, JSON.stringify(retry).slice(0, 600)).toBe('input_required');
+    expect(JSON.stringify(retry.inputRequests)).toContain(`Your earlier answer to this prompt was not used: ${target} changed while the person was asked: it now leads to ${other}`);
+    expect(fixtureCalls(join(own, 'fixture.log'))).toHaveLength(0);
+    // Answered again for the call as it is now, it runs.
+    const again = await round(swap.client, { ...call, inputResponses: approval('Allow once'), requestState: retry.requestState });
+    expect(textOf(again)).toContain('swapped');
+  }, 120_000);
 
   test('a tampered state is refused and asks again; nothing runs', async () => {
     const call = { name: 'fix__echo', arguments: { text: 'tampered' } };

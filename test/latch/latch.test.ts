@@ -40,6 +40,11 @@ function scripted(latch: SessionLatch, verdict: () => Verdict, ask: (decision: D
 
 const tick = () => new Promise((done) => setImmediate(done));
 
+async function eventuallyAsked(check: () => boolean): Promise<void> {
+  for (let turn = 0; turn < 50 && !check(); turn += 1) await tick();
+  expect(check()).toBe(true);
+}
+
 describe('SessionLatch', () => {
   test('passNow lets through only an allowed call with nothing to wait for', async () => {
     const latch = new SessionLatch({ ordering: 'batch' });
@@ -142,6 +147,61 @@ describe('SessionLatch', () => {
     expect((await allowed.outcome).type).toBe('forward');
     answer({ verdict: 'deny', by: 'user', text: 'Denied by mcp-latch: no' });
     expect(await asking.outcome).toMatchObject({ type: 'deny', text: 'Denied by mcp-latch: no' });
+  });
+
+  // Round 15 review, A6: five identical appends answered "Allow once" in one prompt ran five times.
+  test.each(['batch', 'none'] as const)('ordering %s: "Allow once" runs the call it was given for; an identical call is asked for itself, a deny answers both', async (ordering) => {
+    const latch = new SessionLatch({ ordering });
+    const answers: Array<(value: LatchAnswer) => void> = [];
+    const submit = (): { asked: () => number; outcome: Promise<LatchOutcome> } => {
+      let asked = 0;
+      const call: LatchCall = { cancel: fromSignal(new AbortController().signal), decision: decision('ask'), recheck: () => decision('ask'), key: 'the same call', ask: () => ((asked += 1), new Promise((done) => answers.push(done))), denial: (d) => `Denied by mcp-latch: ${d.reason}` };
+      return { asked: () => asked, outcome: latch.submit(call) };
+    };
+    const one = submit();
+    const two = submit();
+    await tick();
+    await tick();
+    expect(answers).toHaveLength(1);
+    answers[0]!({ verdict: 'allow', by: 'user' });
+    // (With ordering "batch" the first is released with its batch, after the second's answer.)
+    await eventuallyAsked(() => answers.length === 2);
+    expect(one.asked() + two.asked()).toBe(2);
+    answers[1]!({ verdict: 'allow', by: 'user' });
+    expect((await one.outcome).type).toBe('forward');
+    expect((await two.outcome).type).toBe('forward');
+
+    const three = submit();
+    const four = submit();
+    await eventuallyAsked(() => answers.length === 3);
+    answers[2]!({ verdict: 'deny', by: 'user', text: 'Denied by mcp-latch: no' });
+    expect(await three.outcome).toMatchObject({ type: 'deny', text: 'Denied by mcp-latch: no' });
+    expect(await four.outcome).toMatchObject({ type: 'deny', text: 'Denied by mcp-latch: no' });
+    expect(three.asked() + four.asked()).toBe(1);
+  });
+
+  // Round 15 review, A5: the file was replaced by a link to one outside the workspace while the prompt was open.
+  test.each(['batch', 'none'] as const)('ordering %s: an allow given for one picture of the paths does not run the call in another', async (ordering) => {
+    const latch = new SessionLatch({ ordering });
+    const at = (realPath: string, inWorkspace: boolean): Decision => ({ ...decision('ask'), paths: [{ path: '/w/notes.txt', realPath, access: 'write', inWorkspace, input: '/w/notes.txt', via: 'path' }] });
+    let now = at('/w/notes.txt', true);
+    let answer!: (value: LatchAnswer) => void;
+    const call: LatchCall = { cancel: fromSignal(new AbortController().signal), decision: now, recheck: () => now, ask: () => new Promise((done) => (answer = done)), denial: (d) => `Denied by mcp-latch: ${d.reason}` };
+    const outcome = latch.submit(call);
+    await tick();
+    await tick();
+    now = at('/outside/victim.txt', false);
+    answer({ verdict: 'allow', by: 'user' });
+    expect(await outcome).toMatchObject({ type: 'deny', decision: { verdict: 'deny', by: 'error' }, text: 'Denied by mcp-latch: /w/notes.txt changed while the person was asked: it now leads to /outside/victim.txt (outside the workspace), which the prompt did not show; ask again to see the call as it is now' });
+
+    // The same paths as shown: the allow stands.
+    const same = at('/w/notes.txt', true);
+    let again!: (value: LatchAnswer) => void;
+    const kept = latch.submit({ ...call, decision: same, recheck: () => same, ask: () => new Promise((done) => (again = done)) });
+    await tick();
+    await tick();
+    again({ verdict: 'allow', by: 'user' });
+    expect((await kept).type).toBe('forward');
   });
 
   test('an ask that throws denies (fail closed)', async () => {
