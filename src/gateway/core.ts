@@ -31,7 +31,7 @@ import { ErrorCode, type ClientCapabilities, type LoggingLevel, type Prompt, typ
 import { megabytes } from '../downstream/lines.js';
 import { listAnswer, type ListAnswer } from './list-answer.js';
 import { LogLevels } from './log-levels.js';
-import { warmUpShellDecisions } from './warm-up.js';
+import { emptyYoungGeneration, warmUpCallPipeline, warmUpShellDecisions } from './warm-up.js';
 import type { CallContext } from './ports.js';
 import { RunningCalls } from './running-calls.js';
 
@@ -85,6 +85,8 @@ export class GatewayCore implements CallContext {
   private shell: Promise<void> | null = null;
   private shellLoaded = false;
   private decisionWarmed = false;
+  /** The warm-up's call through the pipeline and the scavenge after it, once started (warmDecision); null before. Never rejects. */
+  private warming: Promise<void> | null = null;
   private readonly prespawned: Prespawned | undefined;
   private readonly shared: boolean;
   /** limits.messageMB, read at start: the largest message, and list answer (list-answer.ts). */
@@ -212,28 +214,51 @@ export class GatewayCore implements CallContext {
   }
 
   /**
-   * Decides a few commands through the first listed shell tool, the results dropped, once: the
-   * decision path's code is then compiled before a client's first command needs it (warm-up.ts).
+   * Decides a few commands through the first listed shell tool, the results dropped, once, then
+   * runs one the user's rules allow through the call pipeline for nothing: the code of both is then
+   * compiled and run before a client's first command needs it (warm-up.ts). Started from the
+   * server's listing, never from a client's message.
    */
   private warmDecision(): void {
     if (this.decisionWarmed || this.closed || !isShellParserReady()) return;
     const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
     if (!route || this.toolClass(route).command?.mode !== 'shell') return;
     this.decisionWarmed = true;
+    const tool = {
+      server: route.supervisor.name,
+      tool: route.tool.name,
+      toolClass: this.toolClass(route),
+      inspect: this.inspectContext(),
+      policy: this.policyState,
+      definition: () => this.definitionReport(route),
+      toolDescriptions: this.loaded.file.policy.toolDescriptions,
+    };
+    let allowed: Record<string, unknown> | null = null;
     try {
-      const decided = warmUpShellDecisions({
-        server: route.supervisor.name,
-        tool: route.tool.name,
-        toolClass: this.toolClass(route),
-        inspect: this.inspectContext(),
-        policy: this.policyState,
-        definition: () => this.definitionReport(route),
-        toolDescriptions: this.loaded.file.policy.toolDescriptions,
-      });
-      this.logger.debug({ tool: route.exposed, decided }, 'warmed the decision path');
+      const decisions = warmUpShellDecisions(tool);
+      allowed = decisions.allowed;
+      this.logger.debug({ tool: route.exposed, decided: decisions.decided }, 'warmed the decision path');
     } catch (error) {
       this.logger.debug({ err: errorMessage(error) }, 'warming the decision path failed');
     }
+    const args = allowed;
+    // A throw of its own (a temporary directory that cannot be made) becomes a rejection, logged, as a failed call does.
+    const pipeline = args
+      ? new Promise<boolean>((resolve) => resolve(warmUpCallPipeline({ ...tool, route, args, config: () => this.loaded.file, matchEnv: this.matchEnv, configPath: this.loaded.path, maxMessageBytes: this.maxMessageBytes }))).then(
+          (answered) => this.logger.debug({ tool: route.exposed, answered }, 'warmed the call pipeline'),
+          (error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'warming the call pipeline failed'),
+        )
+      : Promise.resolve();
+    this.warming = pipeline.then(emptyYoungGeneration).catch(() => undefined);
+  }
+
+  /**
+   * The warm-up, when it has started: the first lists wait for it with the grammar, so that it is
+   * over before a client's first command arrives (its pipeline call runs in microtasks that would
+   * otherwise run on after the list is sent, into the first command's time).
+   */
+  warmedUp(): Promise<void> {
+    return this.warming ?? Promise.resolve();
   }
 
   definitionReport(route: ToolRoute): DefinitionReport {

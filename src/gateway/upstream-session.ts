@@ -232,7 +232,8 @@ export class UpstreamSession {
           resolve();
         });
       });
-      this.firstLists = Promise.all([this.core.registry.whenSettled(seconds * 1000), grammar]).then(() => undefined);
+      // And the warm-up once the grammar is in (core.ts, warmDecision): its call through the pipeline is then over too.
+      this.firstLists = Promise.all([this.core.registry.whenSettled(seconds * 1000), grammar]).then(() => this.core.warmedUp());
     }
     return this.firstLists;
   }

@@ -1,14 +1,30 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import { getHeapSpaceStatistics } from 'node:v8';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfigFile } from '../config/schema.js';
+import { DirectCalls } from '../downstream/direct-calls.js';
+import { PermitBook } from '../downstream/permit.js';
+import type { ToolRoute } from '../downstream/registry.js';
+import { Supervisor } from '../downstream/supervisor.js';
+import { silentLogger } from '../log.js';
+import type { MatchEnv } from '../policy/match.js';
+import { CallOrder } from './call-order.js';
+import type { CallContext } from './ports.js';
+import { RunningCalls } from './running-calls.js';
+import { ClientSession } from './session.js';
+import { StdioUpstream } from './stdio-upstream.js';
+import { UpstreamCalls } from './upstream-calls.js';
 import { checkDefinition, type DefinitionReport, type DescriptionPolicy } from '../pins/check.js';
 import { decide, type PolicyState } from '../policy/decide.js';
 import { createAudit, type AuditRecord } from '../store/audit.js';
 import { inspectCall, type InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { checkToolResult } from './call-result.js';
-import { parseMessage } from '../downstream/lines.js';
+import { parseMessage, QUEUED } from '../downstream/lines.js';
 import { scanAnswer } from '../downstream/answer-scan.js';
 import { ArgsJson, jsonString } from '../values.js';
 import { paramsProblem, wideCallRefusal } from './upstream-calls.js';
@@ -32,24 +48,32 @@ export interface WarmUpTool {
  */
 const WARM_UP_COMMANDS = ['echo warm-up', 'ls -la', 'git status && npm run test -- --run 2>&1 | tail -n 20', 'cat README.md | grep -n "x" > out.txt'];
 
+/** What warmUpShellDecisions did: how many commands it decided, and the arguments of the first the user's rules allow (null: none). */
+export interface WarmUpDecisions {
+  decided: number;
+  allowed: Record<string, unknown> | null;
+}
+
 /**
  * Runs the gateway's side of a first shell call for nothing, before a client's first call needs
  * it: inspected and decided (the command analysed, its working directory resolved, the rules
  * matched, the pin checked), recorded in an audit of its own in a temporary directory (removed at
  * once), a result that is not plain text checked. Nothing is forwarded, asked, pinned or
- * remembered, and the gateway's audit gets nothing; the decisions are dropped. Returns how many were decided.
+ * remembered, and the gateway's audit gets nothing; the decisions are dropped.
  */
-export function warmUpShellDecisions(target: WarmUpTool): number {
+export function warmUpShellDecisions(target: WarmUpTool): WarmUpDecisions {
   const { toolClass, inspect } = target;
   const command = toolClass.command;
-  if (command?.mode !== 'shell') return 0;
+  if (command?.mode !== 'shell') return { decided: 0, allowed: null };
   const records: AuditRecord[] = [];
+  let allowed: Record<string, unknown> | null = null;
   for (const text of WARM_UP_COMMANDS) {
     // With a working directory when the tool takes one, as clients send it: resolving it is part of the path.
     const args: Record<string, unknown> = { [command.arg]: text, ...(toolClass.cwd ? { [toolClass.cwd]: inspect.workspace[0] ?? process.cwd() } : {}) };
     const argsJson = warmUpMessages(target.tool, args);
     const facts = inspectCall(target.server, target.tool, args, toolClass, inspect);
     const decision = checkDefinition(decide(facts, target.policy), target.definition(), target.toolDescriptions);
+    if (decision.verdict === 'allow') allowed ??= args;
     // The fields in the order the call pipeline's auditor gives them (gateway/call.ts): the write is warmed for that shape.
     records.push({
       session: 'warm-up',
@@ -73,8 +97,147 @@ export function warmUpShellDecisions(target: WarmUpTool): number {
   }
   warmUpAudit(records);
   checkToolResult({ content: [{ type: 'text', text: '', name: 'stdout' }] }, target.server, target.tool);
-  emptyYoungGeneration();
-  return records.length;
+  return { decided: records.length, allowed };
+}
+
+/** What running one call through the pipeline for nothing needs besides WarmUpTool's (warmUpCallPipeline). */
+export interface WarmUpPipeline extends WarmUpTool {
+  /** The tool's route: its exposed name and definition are used, never its server. */
+  route: ToolRoute;
+  /** A call of it the user's rules allow (warmUpShellDecisions). */
+  args: Record<string, unknown>;
+  config: () => ConfigFile;
+  matchEnv: MatchEnv;
+  configPath: string;
+  maxMessageBytes: number;
+}
+
+/**
+ * The client side of the warm-up's session: nothing to ask and nobody to tell. The session's
+ * person reads the client's capabilities (none: no form) and its page is refused, so a call the
+ * rules did not allow would be denied here, never shown to anyone.
+ */
+const NOBODY = {
+  getClientCapabilities: () => undefined,
+  getClientVersion: () => undefined,
+  elicitInput: () => Promise.reject(new Error('the warm-up asks nobody')),
+  notification: () => Promise.resolve(),
+  request: () => Promise.reject(new Error('the warm-up asks nobody')),
+} as unknown as Server;
+
+/**
+ * Runs one allowed call through the whole call pipeline for nothing, before a client's first call
+ * needs it: the stateful steps the decision warm-up cannot reach, each of which V8 ran for the first
+ * time in the client's first command (docs/performance.md, "Round 15: the first shell command"): the
+ * line read and taken off an upstream transport, the call order and decision, the session's latch,
+ * the audit record, the running-calls list, a permit issued and spent, the server's line and its
+ * pending entry, the answer's scan, the reply's line. Everything it runs on is made here and
+ * dropped: an upstream transport over in-memory streams that nothing else reads or writes, a
+ * session of its own (its own latch and grants; its client asks nobody), a permit book of its own
+ * (a permit from it is refused by every real server), an audit in a temporary directory (removed at
+ * once), a silent logger, and a server that is a Supervisor never started, whose direct calls go
+ * to a line sink here that answers with a plain text. No real server, client, audit, pin or rule
+ * is reached, and no client message can reach any of it: the only input is the line written below.
+ * Resolves with whether the reply came back as the pipeline writes it.
+ */
+export function warmUpCallPipeline(target: WarmUpPipeline): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-latch-warm-up-'));
+  const audit = createAudit(join(dir, 'audit.jsonl'));
+  const logger = silentLogger();
+  const permits = new PermitBook();
+  const sink = new WarmUpServer();
+  const direct = new DirectCalls(sink);
+  // A Supervisor never started: the pipeline calls it as it calls a server's, and its calls go to the sink.
+  const supervisor = new Supervisor({ name: target.server, config: target.route.supervisor.config, capabilities: {}, hooks: {} as never, logger, permits, connectTimeoutMs: 0, maxMessageBytes: target.maxMessageBytes, version: '', onChange: () => undefined });
+  supervisor.state = 'ready';
+  (supervisor as unknown as { direct: DirectCalls }).direct = direct;
+  const route: ToolRoute = { exposed: target.route.exposed, tool: target.route.tool, supervisor };
+  const registry = { resolveTool: (name: string) => (name === route.exposed ? route : undefined), all: () => [supervisor] };
+  const context: CallContext = {
+    registry: registry as unknown as CallContext['registry'],
+    permits,
+    running: new RunningCalls(),
+    audit,
+    logger,
+    config: target.config,
+    policy: () => target.policy,
+    toolClass: () => target.toolClass,
+    analysisReady: () => null,
+    inspectContext: () => target.inspect,
+    rememberAlways: () => Promise.reject(new Error('the warm-up remembers nothing')),
+    definitionReport: target.definition,
+    templateReport: () => null,
+    pinDefinition: () => Promise.resolve(),
+    pinAfter: () => undefined,
+  };
+  const session = new ClientSession(NOBODY, target.config, logger, target.matchEnv, target.configPath, { page: () => Promise.reject(new Error('the warm-up asks nobody')) });
+  const order = new CallOrder(context, session);
+  const calls = new UpstreamCalls(NOBODY, (taken) => order.callTools(taken));
+  const input = new PassThrough();
+  let replied: (line: string) => void = () => undefined;
+  const reply = new Promise<string>((resolve) => (replied = resolve));
+  const output = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      replied(String(chunk));
+      done();
+    },
+  });
+  const upstream = new StdioUpstream(target.maxMessageBytes, input, output);
+  const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${jsonString(route.exposed)},"arguments":${JSON.stringify(target.args)}}}\n`;
+  const done = (): void => {
+    void upstream.close();
+    void audit
+      .close()
+      .catch(() => undefined)
+      .then(() => rmSync(dir, { recursive: true, force: true }))
+      .catch(() => undefined);
+  };
+  return upstream
+    .start()
+    .then(() => {
+      calls.attach(upstream);
+      input.emit('data', Buffer.from(line));
+      // The pipeline answers within microtasks; a timer bounds a warm-up that did not (it then only ends).
+      return Promise.race([reply, new Promise<string>((resolve) => setTimeout(resolve, 1000, '').unref())]);
+    })
+    .then((text) => text.startsWith('{"jsonrpc":"2.0","id":1,"result":') && text.includes(WARM_UP_ANSWER))
+    .finally(done);
+}
+
+/** The text the warm-up's server answers with. */
+const WARM_UP_ANSWER = 'warm-up answer';
+
+/**
+ * The warm-up's server: a transport that takes what DirectCalls sends (a line it made, or a
+ * message) and answers each call with a plain text result a microtask later, through `takeLine`
+ * as a server's line is read.
+ */
+class WarmUpServer {
+  onmessage?: (message: JSONRPCMessage) => void;
+  takeLine: ((line: string) => boolean) | undefined = undefined;
+
+  start(): Promise<void> {
+    return QUEUED;
+  }
+
+  close(): Promise<void> {
+    return QUEUED;
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const id = (message as { id?: unknown }).id;
+    if (typeof id === 'number') this.answer(id);
+    return QUEUED;
+  }
+
+  sendLine(_line: string, id: string | number): Promise<void> {
+    if (typeof id === 'number') this.answer(id);
+    return QUEUED;
+  }
+
+  private answer(id: number): void {
+    void QUEUED.then(() => this.takeLine?.(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${jsonString(`${WARM_UP_ANSWER}\n`)}}]}}`));
+  }
 }
 
 /**
