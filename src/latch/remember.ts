@@ -3,7 +3,8 @@ import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
 import { RuleSet } from '../policy/match.js';
 import { parseRule, quoteRuleWord, type Rule } from '../policy/rule.js';
 import type { Decision, Segment } from '../policy/types.js';
-import { commandSignature } from '../subjects/shell/index.js';
+import { DELETERS } from '../programs.js';
+import { writesOnlyNamedPaths } from '../subjects/shell/index.js';
 import { isPlainText } from './escape.js';
 
 /**
@@ -12,14 +13,19 @@ import { isPlainText } from './escape.js';
  * not be analysed, an ask rule or a problem (not a missing rule) made it ask, or the candidate rules
  * would not actually allow the call when re-decided.
  *
- *   `npm run test -- --run`      → Bash(npm run test *)
+ *   `npm run test -- --run`      → Bash(npm run test -- --run)   (the exact command)
+ *   `mkdir -p build/out`         → Bash(mkdir *), Edit(/p/build/out)
  *   write_file /p/notes.txt      → Edit(/p/notes.txt)
  *   memory create_entities       → mcp__memory__create_entities
+ *
+ * Security: a remembered rule covers no more than the person saw (docs/approval.md#answers). A
+ * command is remembered as itself, word for word, unless its program is one whose later words the
+ * analyser decides again on every call: the file programs that write only the paths they name
+ * (subjects/shell/files.ts writesOnlyNamedPaths: touch, mkdir, cp, mv, tee), less the deleters. Any
+ * other prefix lets later words choose the code or the target (`ipython -c CODE`, `go run URL@latest`,
+ * `git push --force`, `aws ssm send-command`, `npm run test -- --reporter=./x.mjs`; round 15 review A1).
  */
 const MAX_RULES = 5;
-
-/** Programs that run other code: remembered only as the exact command, never as a prefix. */
-const EXACT_ONLY = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'fish', 'python', 'python3', 'node', 'deno', 'bun', 'perl', 'ruby', 'php', 'env', 'sudo', 'doas', 'su', 'xargs', 'find', 'make', 'npx', 'pnpx', 'bunx', 'uvx', 'eval', 'exec', 'source', '.', 'ssh', 'docker', 'kubectl', 'watch', 'awk', 'gawk', 'sed']);
 
 export function rememberRules(facts: CallFacts, decision: Decision, policy: PolicyState): string[] | null {
   const texts: string[] = [];
@@ -56,16 +62,15 @@ export function rememberRules(facts: CallFacts, decision: Decision, policy: Poli
   return after.verdict === 'allow' ? unique : null;
 }
 
-/** `Bash(npm run test *)` from the signature when it is a safe prefix, else the exact command. */
+/**
+ * The exact command (`Bash(npm run test -- --run)`), or `Bash(touch *)` for a program whose every
+ * later word is a path decided on each call; a deleter stays exact (one `rm -rf build` approved is not
+ * every removal the mode lets through).
+ */
 function commandRule(segment: Segment): string | null {
   if (!segment.isStatic || segment.program === null || segment.name === null || segment.program !== segment.name) return null;
+  if (writesOnlyNamedPaths(segment.name) && !DELETERS.has(segment.name)) return `Bash(${quoteRuleWord(segment.program)} *)`;
   const words = [segment.program, ...segment.args];
-  const signature = commandSignature(segment);
-  const signatureWords = signature ? signature.split(' ') : null;
-  const isPrefix = signatureWords !== null && signatureWords.every((word, index) => words[index] === word);
-  if (isPrefix && !EXACT_ONLY.has(segment.name) && signatureWords.length >= 1) {
-    return `Bash(${signatureWords.map(quoteRuleWord).join(' ')} *)`;
-  }
   if (words.some((word) => word.includes('*'))) return null;
   return `Bash(${words.map(quoteRuleWord).join(' ')})`;
 }

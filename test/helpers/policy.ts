@@ -2,6 +2,8 @@ import { homedir } from 'node:os';
 import { decide, type Grants } from '../../src/policy/decide.js';
 import { RuleSet, type MatchEnv } from '../../src/policy/match.js';
 import { builtInRules, parseRules } from '../../src/policy/policy.js';
+import { parseRule } from '../../src/policy/rule.js';
+import { rememberRules } from '../../src/latch/remember.js';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
 import { inspectCall } from '../../src/subjects/inspect.js';
 import { classifyTool, type ToolClass } from '../../src/subjects/kind.js';
@@ -50,6 +52,17 @@ export function shellDecider(options: PolicyCase & { cwd?: string } = {}): (comm
     const facts = inspectCall('shell', 'run_command', args, SHELL_TOOL, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
     return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
   };
+}
+
+/** What "Always allow" would save for a shell command (latch/remember.ts), and the decision a later command gets once it is saved. */
+export function rememberedShell(command: string, options: PolicyCase & { cwd?: string } = {}): { rules: string[] | null; after: (later: string) => Decision } {
+  const policy = policyOf(options);
+  const facts = (text: string) => inspectCall('shell', 'run_command', { command: text, ...(options.cwd ? { workdir: options.cwd } : {}) }, SHELL_TOOL, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
+  const first = facts(command);
+  const state = { mode: policy.mode, rules: policy.rules };
+  const rules = rememberRules(first, decide(first, state), state);
+  const saved = new RuleSet([...policy.rules.rules, ...(rules ?? []).map((text) => parseRule(text, 'allow'))], policy.env);
+  return { rules, after: (later) => decide(facts(later), { mode: policy.mode, rules: saved }) };
 }
 
 /** A call to a server-filesystem tool with these roots. */

@@ -149,6 +149,23 @@ describe('answers', () => {
     expect(again.elicitations).toHaveLength(0);
   });
 
+  // Round 15 review A1: "Always allow" on `ssh-agent ls` saved Bash(ssh-agent *), and the next
+  // `ssh-agent sh -c CMD` ran CMD with no prompt (ssh-agent(1): "ssh-agent [...] command [arg ...]").
+  test('Always allow on a program that runs other commands saves the exact command: the next, different one asks', async () => {
+    const dir = tempDir();
+    const made = join(dir, 'PWNED_AGENT');
+    let asked = 0;
+    const h = await gateway(dir, (params) => ({ action: 'accept', content: { decision: ++asked === 1 ? choiceStartingWith(params, 'Always allow: ') : 'Deny' } }));
+    await h.client.callTool({ name: 'shell__run_command', arguments: { command: 'ssh-agent ls', workdir: dir } });
+    expect(h.elicitations[0]!.message).toContain('"Always allow" saves: Bash(ssh-agent ls)');
+    const saved = JSON.parse(readFileSync(h.configPath, 'utf8')) as { permissions: { allow: string[] } };
+    expect(saved.permissions.allow).toContain('Bash(ssh-agent ls)');
+    const later = await h.client.callTool({ name: 'shell__run_command', arguments: { command: `ssh-agent sh -c 'touch ${made}'`, workdir: dir } });
+    expect(textOf(later)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(h.elicitations).toHaveLength(2);
+    expect(existsSync(made)).toBe(false);
+  });
+
   test('decline and cancel deny with distinct texts', async () => {
     const dir = tempDir();
     const declined = await gateway(dir, () => ({ action: 'decline' }));
@@ -327,7 +344,7 @@ describe('no prompt possible', () => {
     const text = textOf(result);
     expect(text).toMatch(/^Denied by mcp-latch: this call needs the user's approval/);
     expect(text).toContain('this client cannot show approval prompts');
-    expect(text).toContain(`mcp-latch allow 'Bash(npm run test *)'`);
+    expect(text).toContain(`mcp-latch allow 'Bash(npm run test -- --run)'`);
   });
 
   test('Claude Desktop declares elicitation but never renders it: treated as no prompt', async () => {

@@ -2362,7 +2362,33 @@ const HANDLERS: Record<string, Handler> = {
   // `scp -r` follows the links it meets.
   scp: copier({ short: 'cFiJlmoPSDX', reads: ['-i', '-F'], programs: ['-S'], tree: (scan) => (hasOption(scan, '-r') ? { content: true, follows: true } : null) }),
 };
-for (const [name, spec] of Object.entries(SIMPLE)) HANDLERS[name] ??= simple(spec);
+/** Names read by their SIMPLE entry (a handler of their own reads the others). */
+const READ_AS_SIMPLE = new Set<string>();
+for (const [name, spec] of Object.entries(SIMPLE)) {
+  if (Object.hasOwn(HANDLERS, name)) continue;
+  HANDLERS[name] = simple(spec);
+  READ_AS_SIMPLE.add(name);
+}
+
+/**
+ * File programs whose every word the model reads as an option it lists or a path it writes: read by
+ * their SIMPLE entry, each operand a path decided as a subject on every call, every option that
+ * takes a value listed, none naming a program (`install --strip-program`), and no operand that is
+ * not a path (an owner, a pattern, a count) or permission change (`setfacl`). A later call of one
+ * can only do the same to paths the rules and the mode decide again: what "Always allow" may
+ * remember as a prefix (latch/remember.ts, docs/approval.md#answers).
+ */
+const WRITES_ONLY_NAMED = new Set(
+  [...READ_AS_SIMPLE].filter((name) => {
+    const spec = SIMPLE[name]!;
+    return (spec.access === WRITE || spec.lastWrite === true) && spec.skip === undefined && spec.max === undefined && spec.programs === undefined && spec.tree !== changedTree;
+  }),
+);
+
+/** True when `name` is one of the file programs that write only the paths they name (WRITES_ONLY_NAMED). */
+export function writesOnlyNamedPaths(name: string): boolean {
+  return WRITES_ONLY_NAMED.has(name);
+}
 
 /** The paths a program touches and the code it runs, from its arguments; null for programs not known here. */
 export function fileFacts(name: string, args: readonly Word[], cwd: string | null): FileFacts | null {

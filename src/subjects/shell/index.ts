@@ -7,5 +7,6 @@
  */
 export { analyseCommandCached } from './analysis-cache.js';
 export { analyseCommand, commandSignature } from './command.js';
+export { writesOnlyNamedPaths } from './files.js';
 export { initShellParser, isShellParserReady } from './parser.js';
 export type { AnalyseOptions } from './command.js';
