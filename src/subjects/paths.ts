@@ -94,10 +94,36 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
       cache?.set(walked, real);
     }
     if (typeof real !== 'string') return { input, path: lexical, realPath: real.realPath ?? null, problem: real.problem };
+    if (walked !== lexical && DOT_DOT.test(walked)) {
+      const twice = twoReadings(input, lexical, real, env, cache);
+      if (twice) return { input, path: lexical, realPath: real, problem: twice };
+    }
     return { input, path: lexical, realPath: real };
   } catch (error) {
     return problemOf(String(input), `could not canonicalise: ${messageOf(error)}`, lexical);
   }
+}
+
+/** A `..` component in a path as written. */
+const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
+
+/**
+ * Why a path with `..` after a link names two files, or null: the kernel goes up from what the link
+ * points to (`real`), a server that takes `..` as text first goes up from the link's own directory
+ * and then follows links (server-filesystem: path.resolve, then realpath). `a/../b/key` with
+ * `a -> sub/deep` and `b -> conf/secret` is the kernel's `sub/b/key` and server-filesystem's
+ * `conf/secret/key` (round 15 review of paths, P1c). Which one the call's server opens is not known
+ * here, so the call asks, naming both.
+ */
+function twoReadings(input: string, lexical: string, real: string, env: PathEnv, cache?: RealPathCache): string | null {
+  let textual = cache?.get(lexical);
+  if (textual === undefined) {
+    textual = resolveSymlinks(lexical, env.platform);
+    cache?.set(lexical, textual);
+  }
+  const other = typeof textual === 'string' ? textual : (textual.realPath ?? null);
+  if (other === real) return null;
+  return `${JSON.stringify(input)} names two files: the kernel, going up from where a link before ".." points, reaches ${real}; a server that takes ".." as text first (server-filesystem) opens ${other ?? 'a path that cannot be resolved'}`;
 }
 
 /** Real paths already worked out during one decision, by the absolute path walked. */
@@ -248,7 +274,8 @@ function expandHomeOf(p: string, env: PathEnv): string | { problem: string } {
  * The kernel's own walk over an absolute path that still has its `..`: each component is
  * lstat'ed from the root; an existing symlink is replaced by its target (relative targets from the
  * link's real directory) and `..` goes up from what has been resolved. A missing component ends
- * the walk and the rest is appended as written. Unlike "realpath the parent, append the basename",
+ * the walk and the rest is appended as written (unless a `..` is in the rest: then the walk goes on
+ * as if the missing name were a directory made before the path is used). Unlike "realpath the parent, append the basename",
  * this follows a dangling leaf link, so `proj/new -> /outside/x` reports `/outside/x`.
  *
  * Except when the missing component has a Unicode-equivalent entry (`li\u0308nk` for `l\u00efnk`, or
@@ -291,6 +318,14 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = fa
       const found = unicodeEquivalents(resolved, part);
       if (found.length === 0) {
         const real = P.join(next, ...pending);
+        // `nx/../b/key`: a directory the same command makes first (`mkdir nx && cat nx/../b/key`),
+        // or a server that takes `..` as text, goes up from `nx` and on through the links after
+        // it, so the walk goes on as if `nx` were a directory (round 15 review of paths, P1). A
+        // link the command makes there instead is links-made.ts's.
+        if (pending.includes('..')) {
+          resolved = next;
+          continue;
+        }
         return equivalent === null ? real : { problem: equivalent, realPath: real };
       }
       const why = `the name ${JSON.stringify(part)} is not on disk, but ${found.map((entry) => JSON.stringify(entry)).join(' and ')} equal to it in Unicode NFC ${found.length > 1 ? 'are' : 'is'}`;

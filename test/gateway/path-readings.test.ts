@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -174,5 +174,42 @@ describe("server-filesystem: a relative path, with the client's MCP roots (revie
     });
     const read = await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: '../c/k' } });
     expect(textOf(read)).toContain(`Denied by mcp-latch: the rule Read(${top}/c/**)`);
+  }, 60_000);
+});
+
+describe('`..` after a missing name or a link: the kernel and server-filesystem read two files (round 15 review of paths, P1)', () => {
+  /** `<ws>/b` → the denied `<ws>/conf/secret`; `<ws>/a` → `<ws>/sub/deep`, with a decoy `<ws>/sub/b/key`. */
+  function linked(): { ws: string; secret: string } {
+    const ws = tempDir('dotdot-');
+    const secret = join(ws, 'conf', 'secret');
+    mkdirSync(secret, { recursive: true });
+    mkdirSync(join(ws, 'sub', 'deep'), { recursive: true });
+    mkdirSync(join(ws, 'sub', 'b'));
+    writeFileSync(join(secret, 'key'), 'TOPSECRET\n');
+    writeFileSync(join(ws, 'sub', 'b', 'key'), 'decoy\n');
+    symlinkSync(secret, join(ws, 'b'));
+    symlinkSync(join(ws, 'sub', 'deep'), join(ws, 'a'));
+    return { ws, secret };
+  }
+
+  test.each(['default', 'bypassPermissions'] as const)('%s: nx/../b/key and a/../b/key are not read or written; b/key is denied', async (mode) => {
+    const { ws, secret } = linked();
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws] } },
+      workspace: [ws],
+      approval: { fallback: 'deny' },
+      permissions: { defaultMode: mode, deny: [`Read(${secret}/**)`] },
+    });
+    expect(textOf(await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: join(ws, 'b', 'key') } }))).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    // Before the fix: allowed, and the server printed TOPSECRET (it takes `..` as text, then realpaths).
+    const missing = textOf(await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: `${ws}/nx/../b/key` } }));
+    expect(missing).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    expect(missing).not.toContain('TOPSECRET');
+    const linkedUp = textOf(await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: `${join(ws, 'a')}/../b/key` } }));
+    expect(linkedUp).toContain(`names two files: the kernel, going up from where a link before ".." points, reaches ${join(ws, 'sub', 'b', 'key')}; a server that takes ".." as text first (server-filesystem) opens ${join(secret, 'key')}`);
+    expect(linkedUp).not.toContain('TOPSECRET');
+    const write = textOf(await harness.client.callTool({ name: 'fs__write_file', arguments: { path: `${ws}/nx/../b/key`, content: 'OVERWRITTEN\n' } }));
+    expect(write).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    expect(readFileSync(join(secret, 'key'), 'utf8')).toBe('TOPSECRET\n');
   }, 60_000);
 });

@@ -148,6 +148,34 @@ describe('1. kernel-order paths', () => {
   allowedByDefault(['cat src/a.ts', 'echo ok > src/new.txt', 'cat src/../src/a.ts', 'ls']);
 });
 
+// Round 15 review of paths, P1: a missing name before `..` ended the walk (a directory the same
+// command makes is there when the reader runs), and a server that takes `..` as text first
+// (server-filesystem: path.resolve, then realpath) reads another file than the kernel after a link.
+describe('1. `..` after a missing name or a link names what is made first, or two files', () => {
+  beforeAll(() => {
+    mkdirSync(join(T, 'data', 'deep', 'sshl'), { recursive: true });
+    writeFileSync(join(T, 'data', 'sshl-decoy'), 'decoy');
+    symlinkSync(join(T, 'data', 'deep'), join(W, 'dd')); // dd/.. is T/data for the kernel, W for text
+    symlinkSync(join(home, '.ssh'), join(W, 'sshl')); // W/sshl/id_rsa is the denied key
+    mkdirSync(join(T, 'data', 'sshl'));
+    writeFileSync(join(T, 'data', 'sshl', 'id_rsa'), 'decoy'); // what the kernel reads for dd/../sshl/id_rsa
+  });
+  neverAllowedAnywhere(['mkdir d && cat d/../sshl/id_rsa', `mkdir d && echo '{}' > d/../mcp-latch.json`, 'cat dd/../sshl/id_rsa']);
+  test.each(MODES)('%s: read_text_file of nx/../sshl/id_rsa and dd/../sshl/id_rsa is not allowed', (mode) => {
+    for (const path of [`${W}/nx/../sshl/id_rsa`, `${W}/dd/../sshl/id_rsa`]) {
+      const decision = decideFs('read_text_file', { path }, [W], { deny: BASE_DENY, mode, home });
+      expect(decision.verdict, `${path}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+  // Both readings the same file: nothing to ask about.
+  allowedByDefault(['cat src/../src/a.ts', 'echo ok > n/../src/new.txt']);
+  // What the walk reaches after the missing name meets the deny rules.
+  deniedEverywhere([
+    ['mkdir d && cat d/../out/../home/.ssh/id_rsa', 'Read(~/.ssh/**)'],
+    ['mkdir -p e && cd e && cat ../sshl/id_rsa', 'Read(~/.ssh/**)'],
+  ]);
+});
+
 describe('1. filesystem tools walk the same way', () => {
   test.each(MODES)('%s: read_text_file of out/../home/.ssh/id_rsa is denied', (mode) => {
     const decision = decideFs('read_text_file', { path: `${W}/out/../home/.ssh/id_rsa` }, [W], { deny: BASE_DENY, mode, home });

@@ -456,14 +456,24 @@ posixOnly('canonicalPath: `..` in kernel order (path_resolution(7))', () => {
     expect(c.realPath).toBe(path.join(outside, 'secret'));
   });
 
-  it('.. after a missing component ends the walk; the rest is joined as written', () => {
+  it('.. after a missing component: the walk goes on as if it were a directory made first, through the links after it (round 15 review, P1)', () => {
     expect(canonicalPath('nothere/../src/a.ts', proj, env).realPath).toBe(path.join(proj, 'src', 'a.ts'));
+    expect(canonicalPath('nothere/deeper/../../linkdir/secret', proj, env)).toMatchObject({ realPath: path.join(outside, 'secret') });
+    expect(canonicalPath('nothere/../linkdir/secret', proj, env).problem).toBeUndefined();
+  });
+
+  it('.. after a link names two files when the text and the kernel disagree: a problem naming both (round 15 review, P1c)', () => {
+    // linkdir/.. is the link target's parent for the kernel, proj for a server that takes `..` as text.
+    const c = canonicalPath('linkdir/../linkdir/secret', proj, env);
+    expect(c.problem).toContain('names two files');
+    expect(canonicalPath('src/../src/a.ts', proj, env).problem).toBeUndefined();
   });
 
   it('one decision walks each path once (the cache is keyed by the absolute path walked)', () => {
     const cache = new Map();
     canonicalPath('linkdir/../proj/.env', proj, env, cache);
     canonicalPath(`${proj}/linkdir/../proj/.env`, null, env, cache);
-    expect([...cache.keys()]).toEqual([`${proj}/linkdir/../proj/.env`]);
+    // The kernel's walk, and the reading of a server that takes `..` as text (one each).
+    expect([...cache.keys()]).toEqual([`${proj}/linkdir/../proj/.env`, `${proj}/proj/.env`]);
   });
 });
