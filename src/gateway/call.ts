@@ -44,6 +44,7 @@ import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverIn
 import { envelopeMeta } from '../downstream/era-2026.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import { MAX_REQUEST_STATE_CHARS } from '../latch/request-state.js';
+import { withoutAllowRules } from '../latch/remember.js';
 import { VERSION } from '../version.js';
 
 /** One call with its route and its decision. */
@@ -88,18 +89,19 @@ export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<st
 }
 
 /** Inspects and decides against the current rules and grants: first, and again after an answer or a wait. */
-export function redecide(decided: Omit<DecidedCall, 'decision'>, context: CallContext, session: SessionPort): Decision {
-  const decision = inspectAndDecide(decided, context, session);
+export function redecide(decided: Omit<DecidedCall, 'decision'>, context: CallContext, session: SessionPort, withheld?: ReadonlySet<string>): Decision {
+  const decision = inspectAndDecide(decided, context, session, withheld);
   return decided.facts ? withPageApproval(decision, decided, session) : decision;
 }
 
-/** The policy's decision alone, from scratch: no approval given for the call is taken into account. */
-function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallContext, session: SessionPort): Decision {
+/** The policy's decision alone, from scratch: no approval given for the call is taken into account; nor the allow rules `withheld` (latch.ts withheldFor). */
+function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallContext, session: SessionPort, withheld?: ReadonlySet<string>): Decision {
   const { supervisor, tool } = decided.route;
   try {
     decided.facts = inspectCall(supervisor.name, tool.name, decided.args, context.toolClass(decided.route), context.inspectContext(), decided.digest);
     decided.definition = context.definitionReport(decided.route);
-    return checkDefinition(decide(decided.facts, context.policy(), session.grants.current()), decided.definition, context.config().policy.toolDescriptions);
+    const state = withheld ? withoutAllowRules(context.policy(), session.grants.current(), withheld) : { policy: context.policy(), grants: session.grants.current() };
+    return checkDefinition(decide(decided.facts, state.policy, state.grants), decided.definition, context.config().policy.toolDescriptions);
   } catch (error) {
     // Fail closed: a call that could not be analysed needs the person.
     context.logger.error({ err: errorMessage(error), tool: decided.call.request.params.name }, 'could not analyse a call');
@@ -220,7 +222,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
       {
         cancel: call.cancel,
         decision,
-        recheck: () => redecide(currentRoute(decided, context), context, session),
+        recheck: (withheld) => redecide(currentRoute(decided, context), context, session, withheld),
         key: decided.digest(),
         ask: (current, clock) =>
           askPerson(

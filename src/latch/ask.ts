@@ -26,7 +26,7 @@ import type { BatchClock, LatchAnswer } from './latch.js';
 import type { ApprovalPage, PageItem, RetryApprovals } from './page.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput, type RunsIn } from './prompt.js';
-import { rememberRules } from './remember.js';
+import { broaderRules, rememberRules } from './remember.js';
 
 /** Why a prompt gave no result: the gateway maps the client's errors to one of these. */
 export interface PromptFailure {
@@ -232,7 +232,7 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
         const notice = `mcp-latch could not keep "Allow for this session" (${errorMessage(error)}); this call was allowed, the next one like it will be asked again.`;
         return { verdict: 'allow', by: 'user', ...withNote, notice };
       }
-      return { verdict: 'allow', by: 'user', ...withNote };
+      return { verdict: 'allow', by: 'user', ...withNote, ...broader(input.rememberRules ?? []) };
     case 'always':
       try {
         await context.rememberAlways(choice.rules);
@@ -246,9 +246,9 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
           kept = false;
         }
         const notice = `mcp-latch could not save ${choice.rules.join(', ')} to the config (${errorMessage(error)}); ${kept ? 'it holds only for this session' : 'this call was allowed, the next one like it will be asked again'}.`;
-        return { verdict: 'allow', by: 'user', ...withNote, notice };
+        return { verdict: 'allow', by: 'user', ...withNote, notice, ...broader(choice.rules) };
       }
-      return { verdict: 'allow', by: 'user', ...withNote };
+      return { verdict: 'allow', by: 'user', ...withNote, ...broader(choice.rules) };
     case 'accept':
       if (input.definition) {
         try {
@@ -260,4 +260,10 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
       }
       return { verdict: 'allow', by: 'user', ...withNote };
   }
+}
+
+/** The answer's `broader` field: the rules it put in force that cover more than its own call (latch.ts withheldFor). */
+function broader(rules: readonly string[]): Pick<LatchAnswer, 'broader'> {
+  const found = broaderRules(rules);
+  return found.length > 0 ? { broader: found } : {};
 }

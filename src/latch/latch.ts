@@ -13,7 +13,8 @@ import { changedDecision, pathNotShown, pathsPicture } from './picture.js';
  *   t0  call 1 (allow)  call 2 (ask)      ← same read: one batch
  *   t1  prompt for call 2 shown           ← call 1 has NOT been forwarded
  *   t2  call 3 (ask) arrives              ← joins the batch, prompted after call 2
- *   t3  "Always allow" on call 2          ← written first; call 3 re-checked, now allow, no prompt
+ *   t3  "Always allow" on call 2          ← written first; call 3 re-checked: allowed if the rule is
+ *                                           exact for it (`Bash(git status)`), else asked (a prefix)
  *   t4  batch released: 1, 2, 3 forwarded in arrival order
  *
  * The latch knows nothing of MCP: a call brings its decision, a way to re-check it and a way to
@@ -30,14 +31,20 @@ export interface LatchAnswer {
   notice?: string;
   /** The person changed the call before approving it: the gateway decides the edited call again, and runs only that. */
   edit?: CallEdit;
+  /**
+   * Rules the answer put in force that cover more than the call it was given for (a prefix, a
+   * tool; remember.ts broaderRules): the other calls of its batch, which the person did not see,
+   * are decided without them and keep their own question (round 15 review A1).
+   */
+  broader?: string[];
 }
 
 export interface LatchCall {
   cancel: CancelSource;
   /** The decision when the call arrived. */
   decision: Decision;
-  /** Decides again against the current rules and grants (after another answer or a reload). */
-  recheck(): Decision;
+  /** Decides again against the current rules and grants (after another answer or a reload), less the allow rules `withheld`. */
+  recheck(withheld?: ReadonlySet<string>): Decision;
   /** Shows the prompt; resolves after any grant or rule of the answer has been saved. Should not throw. */
   ask(decision: Decision, clock: BatchClock): Promise<LatchAnswer>;
   /**
@@ -85,6 +92,8 @@ interface Batch {
   waiting: boolean;
   /** When it started waiting: its one clock. */
   started: number;
+  /** The broader rules its answers put in force, with the key of the call each was given for (withheldFor()). */
+  broader: Array<{ key: string | undefined; rules: readonly string[] }>;
 }
 
 export interface SessionLatchOptions {
@@ -204,7 +213,7 @@ export class SessionLatch {
       this.release(entry, false);
       return;
     }
-    const batch: Batch = { entries: [entry], prompted: false, waiting: false, started: 0 };
+    const batch: Batch = { entries: [entry], prompted: false, waiting: false, started: 0, broader: [] };
     this.batch = batch;
     if (alone) void this.run(batch);
     // Everything in the same read from the transport has been handed over once the loop turns.
@@ -226,6 +235,7 @@ export class SessionLatch {
         }
         await this.settleAsk(next, { started: batch.started, more: this.waitingAfter(batch, next) });
         batch.prompted = true;
+        if (next.answer?.broader?.length) batch.broader.push({ key: next.call.key, rules: next.answer.broader });
         // An identical call waiting in the batch is denied with it; an allow is re-checked below (key).
         if (next.answer?.verdict === 'deny') {
           for (const entry of batch.entries) {
@@ -235,15 +245,27 @@ export class SessionLatch {
       }
     } finally {
       if (this.batch === batch) this.batch = null;
-      for (const entry of batch.entries) this.release(entry, batch.prompted);
+      for (const entry of batch.entries) this.release(entry, batch.prompted, this.withheldFor(batch, entry));
     }
+  }
+
+  /**
+   * The rules a call of the batch is re-checked without: those an answer in the batch put in force
+   * that cover more than the call it was given for, unless this call is identical to that one. A
+   * call the person never saw is released by a new grant only where the grant is exact for it
+   * (`Bash(git status)`, `Edit(/p/a.txt)`); otherwise it keeps its own question (round 15 review A1:
+   * "Allow for this session" on `ipython app.py` released `ipython -c CODE` of the same read unseen).
+   */
+  private withheldFor(batch: Batch, entry: Entry): ReadonlySet<string> | undefined {
+    const withheld = batch.broader.filter((grant) => grant.key === undefined || grant.key !== entry.call.key).flatMap((grant) => grant.rules);
+    return withheld.length > 0 ? new Set(withheld) : undefined;
   }
 
   /** The first undecided call, in arrival order, that still needs the human after a re-check. */
   private nextToAsk(batch: Batch): Entry | undefined {
     for (const entry of batch.entries) {
       if (entry.done || entry.answer) continue;
-      if (batch.prompted) this.refresh(entry);
+      if (batch.prompted) this.refresh(entry, this.withheldFor(batch, entry));
       if (entry.decision.verdict === 'ask') return entry;
     }
     return undefined;
@@ -258,9 +280,9 @@ export class SessionLatch {
     return count;
   }
 
-  private refresh(entry: Entry): void {
+  private refresh(entry: Entry, withheld?: ReadonlySet<string>): void {
     try {
-      entry.decision = entry.call.recheck();
+      entry.decision = entry.call.recheck(withheld);
     } catch (error) {
       // Fail closed: a decision that cannot be recomputed is not allowed to stand.
       this.options.onError?.(error);
@@ -280,7 +302,7 @@ export class SessionLatch {
     }
   }
 
-  private release(entry: Entry, recheck: boolean): void {
+  private release(entry: Entry, recheck: boolean, withheld?: ReadonlySet<string>): void {
     if (entry.done) return;
     // A call that did not listen (its batch never waited) may have been cancelled meanwhile.
     if (entry.call.cancel.cancelled) {
@@ -300,7 +322,7 @@ export class SessionLatch {
       else this.finish(entry, { type: 'deny', decision: entry.decision, answer: entry.answer, text: entry.answer.text ?? entry.call.denial(entry.decision) });
       return;
     }
-    if (recheck) this.refresh(entry);
+    if (recheck) this.refresh(entry, withheld);
     const decision = entry.decision;
     if (decision.verdict === 'allow') this.finish(entry, { type: 'forward', decision, answer: null });
     else if (decision.verdict === 'deny') this.finish(entry, { type: 'deny', decision, answer: null, text: entry.call.denial(decision) });

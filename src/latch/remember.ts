@@ -1,5 +1,5 @@
-import { escape as escapeMinimatch } from 'minimatch';
-import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
+import { escape as escapeMinimatch, Minimatch } from 'minimatch';
+import { decide, type CallFacts, type Grants, type PolicyState } from '../policy/decide.js';
 import { RuleSet } from '../policy/match.js';
 import { parseRule, quoteRuleWord, type Rule } from '../policy/rule.js';
 import type { Decision, Segment } from '../policy/types.js';
@@ -73,6 +73,40 @@ function commandRule(segment: Segment): string | null {
   const words = [segment.program, ...segment.args];
   if (words.some((word) => word.includes('*'))) return null;
   return `Bash(${words.map(quoteRuleWord).join(' ')})`;
+}
+
+/**
+ * The rules of `texts` that cover more than one exact subject: a command prefix (`Bash(touch *)`), a
+ * tool (`mcp__s__t`, whatever its arguments), any glob. Exact are a command word for word and one
+ * absolute path (remember.ts makes no others); anything that does not parse counts as broader.
+ */
+export function broaderRules(texts: readonly string[]): string[] {
+  return texts.filter((text) => {
+    let rule: Rule;
+    try {
+      rule = parseRule(text, 'allow');
+    } catch {
+      return true;
+    }
+    if (rule.type === 'command') return rule.prefix || rule.words === null;
+    if (rule.type === 'path') return rule.pattern === null || !rule.pattern.startsWith('/') || !isOnePath(rule.pattern);
+    return true;
+  });
+}
+
+/** The policy and grants less the allow rules `withheld` (the latch's re-check of a call the person did not see). */
+export function withoutAllowRules(policy: PolicyState, grants: Grants, withheld: ReadonlySet<string>): { policy: PolicyState; grants: Grants } {
+  const keep = (rule: Rule) => rule.list !== 'allow' || !withheld.has(rule.text);
+  return {
+    policy: { ...policy, rules: new RuleSet(policy.rules.rules.filter(keep), policy.rules.env) },
+    grants: { ...grants, rules: grants.rules ? new RuleSet(grants.rules.rules.filter(keep), grants.rules.env) : null },
+  };
+}
+
+/** A glob without wildcards or braces: it names one path. */
+function isOnePath(glob: string): boolean {
+  const compiled = new Minimatch(glob, { dot: true });
+  return !compiled.hasMagic() && compiled.set.length === 1;
 }
 
 /** A literal path as a glob that matches only itself. */

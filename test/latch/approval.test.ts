@@ -291,6 +291,26 @@ describe('the latch: batches, cancellation, exactly once', () => {
     expect(h.elicitations).toHaveLength(1);
   });
 
+  // Round 15 review A1 (t3b-batch): "Allow for this session" on the first call of a read released
+  // a different second call of the same read by the new grant, never shown. Now only a grant exact
+  // for it does (`Bash(ssh-agent true)` for the same words); a prefix (`Bash(touch *)`) leaves it
+  // its own question, and holds for later calls as before.
+  test('a grant made in a batch releases a waiting call the person did not see only when it is exact for that call', async () => {
+    const dir = tempDir();
+    const h = await gateway(dir, answer('Allow for this session'), { permissions: { defaultMode: 'acceptEdits', allow: [], deny: [] } });
+    const run = (command: string) => h.client.callTool({ name: 'shell__run_command', arguments: { command, workdir: dir } });
+    const prefixed = await Promise.all([run(`touch ${dir}/a.txt`), run(`touch ${dir}/b.txt`)]);
+    expect(prefixed.every((result) => !result.isError)).toBe(true);
+    expect(h.elicitations.map((params) => params.message.split('\n').find((line) => line.startsWith('Command:')))).toEqual([`Command: touch ${dir}/a.txt`, `Command: touch ${dir}/b.txt`]);
+    await run(`touch ${dir}/c.txt`);
+    expect(h.elicitations).toHaveLength(2);
+    expect(existsSync(join(dir, 'c.txt'))).toBe(true);
+
+    const exact = await Promise.all([run('ssh-agent true'), run('ssh-agent  true')]);
+    expect(exact.every((result) => !result.isError)).toBe(true);
+    expect(h.elicitations).toHaveLength(3);
+  });
+
   test('a call cancelled while it waits is never forwarded, even if approved afterwards', async () => {
     const dir = tempDir();
     let release!: () => void;

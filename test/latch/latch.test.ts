@@ -66,6 +66,35 @@ describe('SessionLatch', () => {
     expect(new SessionLatch({ ordering: 'none' }).passNow(decision('allow'), false, false)).not.toBeNull();
   });
 
+  // Round 15 review A1: a broader rule an answer put in force released the other calls of its batch unseen.
+  test('calls of a batch are re-checked without the broader rules an answer gave another call, unless identical to it', async () => {
+    const latch = new SessionLatch({ ordering: 'batch' });
+    const seen: Array<[string, string[] | null]> = [];
+    const call = (name: string, key: string, answer: LatchAnswer): LatchCall & { outcome?: Promise<LatchOutcome> } => ({
+      cancel: fromSignal(new AbortController().signal),
+      decision: decision('ask'),
+      key,
+      // Allowed once a rule of the answer is in force, unless the latch withholds it.
+      recheck: (withheld) => {
+        seen.push([name, withheld ? [...withheld] : null]);
+        return decision(withheld?.has('Bash(touch *)') ? 'ask' : 'allow');
+      },
+      ask: async () => answer,
+      denial: (d) => `Denied by mcp-latch: ${d.reason}`,
+    });
+    const granted: LatchAnswer = { verdict: 'allow', by: 'user', broader: ['Bash(touch *)'] };
+    const first = call('first', 'k1', granted);
+    const copy = call('copy', 'k1', { verdict: 'deny', by: 'user', text: 'Denied by mcp-latch: asked' });
+    const other = call('other', 'k2', { verdict: 'deny', by: 'user', text: 'Denied by mcp-latch: asked' });
+    const outcomes = [first, copy, other].map((entry) => latch.submit(entry));
+    const [a, b, c] = await Promise.all(outcomes);
+    expect(a!.type).toBe('forward');
+    expect(b!.type).toBe('forward');
+    expect(c).toMatchObject({ type: 'deny', text: 'Denied by mcp-latch: asked' });
+    expect(seen.filter(([name]) => name === 'copy').every(([, withheld]) => withheld === null)).toBe(true);
+    expect(seen.filter(([name]) => name === 'other').every(([, withheld]) => withheld?.includes('Bash(touch *)'))).toBe(true);
+  });
+
   // Round 13 review R1: the person answered "Allow once" after a deny rule was added for the call.
   test.each(['batch', 'none'] as const)('ordering %s: a deny rule added while the person answers beats their allow', async (ordering) => {
     const latch = new SessionLatch({ ordering });
