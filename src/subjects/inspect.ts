@@ -785,6 +785,7 @@ function relativeBases(server: string, toolClass: ToolClass, args: Record<string
 function relativeBase(base: Exclude<ToolClass['base'], { type: 'roots' }>, args: Record<string, unknown>, context: InspectContext, cache: DecisionPaths): { dir: string | null; problem: string | null } {
   if (base.type === 'dir') return { dir: base.dir, problem: base.dir ? null : 'relative path and the server directory is unknown' };
   const value = args[base.arg];
+  if (typeof value === 'string' && tildeDirectory(value)) return { dir: null, problem: tildeProblem(base.arg) };
   if (typeof value === 'string' && value !== '') {
     // Kept with its `..`: a path below it is then walked in kernel order through the whole join.
     const resolved = canonicalPath(value, base.fallback, context.pathEnv, cache, false, true);
@@ -816,10 +817,26 @@ function rootBases(commandLine: string[], given: string[][], context: InspectCon
   };
 }
 
+/**
+ * A directory argument spelled with a leading `~`: mcp-server-commands hands `workdir` to
+ * child_process as written (`~` is then a directory named `~` below its own cwd), other servers
+ * expand it. Which one a server does is not known here, so the call's directory is unknown and its
+ * relative paths ask (round 15 review of paths, P3: `workdir: "~/../conf"` with a `./~` made first
+ * read a Read-denied file in bypassPermissions, the prompt naming `/conf/secret/key`).
+ */
+function tildeDirectory(value: string): boolean {
+  return value.startsWith('~');
+}
+
+function tildeProblem(arg: string): string {
+  return `${arg} starts with "~", which some servers take as a directory named "~" and others as the home directory`;
+}
+
 function commandCwd(toolClass: ToolClass, args: Record<string, unknown>, context: InspectContext, cache: DecisionPaths): string | null {
   const fallback = toolClass.base.type === 'dir' ? toolClass.base.dir : toolClass.base.type === 'arg' ? toolClass.base.fallback : null;
   if (toolClass.cwd) {
     const value = args[toolClass.cwd];
+    if (typeof value === 'string' && tildeDirectory(value)) return null;
     if (typeof value === 'string' && value !== '') return absolutePath(value, fallback, context.pathEnv, cache);
   }
   return fallback;

@@ -176,6 +176,13 @@ describe('1. `..` after a missing name or a link names what is made first, or tw
   ]);
 });
 
+// Round 15 review of paths, P3: mcp-server-commands hands `workdir` to child_process as written, so
+// `~/../conf` is `<its cwd>/~/../conf` (a `./~` the model made first), not `$HOME/../conf`.
+describe('1. a workdir spelled with ~ is a directory the server may read otherwise', () => {
+  neverAllowedAnywhere(['cat secret/key', 'pwd; cat src/a.ts', 'echo x > out.txt'], { cwd: '~/../work' });
+  neverAllowedAnywhere(['cat .ssh/id_rsa'], { cwd: '~' });
+});
+
 describe('1. filesystem tools walk the same way', () => {
   test.each(MODES)('%s: read_text_file of out/../home/.ssh/id_rsa is denied', (mode) => {
     const decision = decideFs('read_text_file', { path: `${W}/out/../home/.ssh/id_rsa` }, [W], { deny: BASE_DENY, mode, home });
