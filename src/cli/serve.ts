@@ -86,14 +86,24 @@ export async function serve(options: ServeOptions): Promise<void> {
   input.on('close', () => shutdown('stdin closed'));
 
   await gateway.connect(new StdioUpstream(messageBytes(config.file), input, process.stdout, reusedChunks));
-  // The hot path is optimised as before from here on; --max-opt=2 had turned --turbofan off too.
-  setFlagsFromString('--max-opt=999');
-  setFlagsFromString('--turbofan');
+  // The hot path is optimised as before once the start-up is over; --max-opt=2 had turned --turbofan
+  // off too. Not at connect: the servers' handshakes and listings then got TurboFan compiles on V8's
+  // worker threads, CPU the booting servers wanted (docs/performance.md, "Round 15: the ten-server start").
+  let optimising = false;
+  const optimise = (): void => {
+    if (optimising) return;
+    optimising = true;
+    setFlagsFromString('--max-opt=999');
+    setFlagsFromString('--turbofan');
+  };
   // Memory promoted during a burst of calls is given back once the client has been quiet for a second.
   // The start-up counts as in flight until it is over: the client is quiet while the servers boot,
   // and a collection then would take the cores from them.
   let startedUp = false;
-  void gateway.whenStartedUp().then(() => (startedUp = true));
+  void gateway.whenStartedUp().then(() => {
+    startedUp = true;
+    optimise();
+  });
   const idle = new IdleCollector({
     input,
     inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
@@ -105,7 +115,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   // After the answer is on its way: the cache then holds what the start-up compiled, and after the
   // first call's, what the call path compiled too (code-cache.ts).
   // The shell model's bundle has a cache of its own, saved with the gateway's once it is loaded.
-  const saveCodeCache = (stage: CodeCacheStage) => setImmediate(() => saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`)));
+  // V8 takes a cache only under the flags it was made with: the compile's, which optimise() restores.
+  const saveCodeCache = (stage: CodeCacheStage) =>
+    setImmediate(() => {
+      optimise();
+      saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`));
+    });
   void gateway.firstToolsList.then(() => saveCodeCache('list'));
   void gateway.firstCallAnswered.then(() => saveCodeCache('call'));
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { serveOptions } from '../../src/cli/serve-options.js';
 import { readEarlyConfig } from '../../src/config/early.js';
-import { BIN, eventually, isAlive, tempDir, writeConfig } from '../helpers/gateway.js';
+import { BIN, EVERYTHING_SERVER, eventually, isAlive, startGateway, tempDir, writeConfig } from '../helpers/gateway.js';
 
 describe('a plain serve command line skips the command-line library', () => {
   test('the forms clients write are read directly', () => {
@@ -108,4 +108,36 @@ describe('servers started before the config is fully checked', () => {
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await eventually(() => expect(isAlive(pid)).toBe(false), 15_000);
   });
+});
+
+describe('TurboFan during the start', () => {
+  // Records, in the gateway's process, the V8 flags serve sets and the requests it writes to its servers.
+  const PROBE = `const v8 = require('node:v8'); const fs = require('node:fs'); const net = require('node:net');
+    const set = v8.setFlagsFromString; v8.setFlagsFromString = (flag) => { fs.appendFileSync(process.env.PROBE_OUT, 'flag ' + flag + '\\n'); return set(flag); };
+    const seen = (data) => { if (String(data).includes('"method":"tools/list"')) fs.appendFileSync(process.env.PROBE_OUT, 'server list\\n'); };
+    const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
+    const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`;
+
+  test('is turned on once the first list is answered, not while the servers are listed', async () => {
+    const dir = tempDir();
+    const probe = join(dir, 'probe.cjs');
+    const out = join(dir, 'events.txt');
+    writeFileSync(probe, PROBE);
+    const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
+    const harness = await startGateway({ mcpServers: { a: everything, b: everything } }, { dir, nodeArgs: ['--require', probe], env: { PROBE_OUT: out } });
+    try {
+      expect((await harness.client.listTools()).tools.length).toBeGreaterThan(0);
+      // TurboFan's compiles of the listings' parsers ran on V8's worker threads while ten servers
+      // booted (docs/performance.md, "Round 15: the ten-server start").
+      const events = await eventually(() => {
+        const lines = readFileSync(out, 'utf8').split('\n');
+        expect(lines).toContain('flag --max-opt=999');
+        return lines;
+      });
+      expect(events.indexOf('flag --max-opt=2')).toBeLessThan(events.indexOf('server list'));
+      expect(events.indexOf('flag --max-opt=999')).toBeGreaterThan(events.lastIndexOf('server list'));
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
 });
