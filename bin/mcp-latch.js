@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-import { createRequire } from 'node:module';
-import { setFlagsFromString } from 'node:v8';
+'use strict';
+const { setFlagsFromString } = require('node:v8');
 
 // The young generation stays at its first size (1 MiB a semi-space): V8 doubles it up to 16 MiB
 // under load, which was most of the gateway's growth in resident memory over 10,000 calls, and a
@@ -10,9 +10,11 @@ setFlagsFromString('--semi-space-growth-factor=1');
 
 // A plain `serve` (what MCP clients start) goes straight to the gateway, without the command-line
 // library; every other command goes to the command line, without the serve bundles (serve-options.ts).
-// serve's bundle reads the config and spawns the servers, then loads the gateway's (src/cli/serve.ts);
-// require(), not import(): Node's ESM loader takes ~3x the CPU to load a CommonJS file.
+// serve's bundle reads the config and spawns the servers, then loads the gateway's (src/cli/serve.ts).
+// This file is CommonJS (bin/package.json) and serve's path loads no ES module: Node's ES module
+// loader cost ~5 ms of CPU before the first server was spawned (docs/performance.md, "Round 15: the
+// ten-server start").
 const argv = process.argv.slice(2);
-const options = (await import('../dist/cli/serve-options.js')).serveOptions(argv);
-if (options) createRequire(import.meta.url)('../dist/serve/serve.cjs').runServe(options);
-else (await import('../dist/cli/main.js')).main(argv);
+const options = require('../dist/cli/serve-options.cjs').serveOptions(argv);
+if (options) require('../dist/serve/serve.cjs').runServe(options);
+else import('../dist/cli/main.js').then(({ main }) => main(argv));

@@ -83,6 +83,11 @@ const common = {
   ],
 };
 
+// bin/ (CommonJS) reads the command line with serve-options.ts, built on its own (no imports): as
+// an ES module it loaded Node's ES module loader before serve's first spawn. Outside dist/serve/,
+// which only serve loads.
+await build({ ...common, entryPoints: ['src/cli/serve-options.ts'], outfile: 'dist/cli/serve-options.cjs', sourcemap: false });
+
 const importMetaUrl = "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 
 // serve.cjs, first to learn which of our modules it holds, then with an entry that also exports them.

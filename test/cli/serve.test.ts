@@ -87,6 +87,9 @@ describe('what serve does before its first spawn', () => {
     // The CPU before the first spawn is the one no server's boot overlaps (docs/performance.md,
     // "Round 11: the first list"): pino (its sonic-boom loads assert), the code cache's vm and zlib.
     for (const later of ['NativeModule assert', 'NativeModule vm', 'NativeModule zlib']) expect(loaded).not.toContain(later);
+    // No ES module either: Node's ES module loader (module jobs, its fs/promises) cost ~5 ms of CPU
+    // before the first spawn (bin/ is CommonJS; "Round 15: the ten-server start").
+    for (const esm of ['NativeModule internal/modules/esm/module_job', 'NativeModule internal/modules/esm/translators', 'NativeModule fs/promises']) expect(loaded).not.toContain(esm);
   });
 });
 
