@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { codeCacheDirectory } from '../config/locate.js';
+import { underLastingFlags } from './v8-flags.js';
 
 /**
  * Loads the gateway's bundle (dist/serve/gateway.cjs, what `serve` loads once its servers are
@@ -136,7 +137,7 @@ function compileBundle(bundle: string, env: NodeJS.ProcessEnv): { script: vm.Scr
   const read = trusted ? readTrusted(file) : undefined;
   const cached = read && intact(read);
   // The bundle has no import() (scripts/bundle.js): Node 20 loses a cached script's dynamic import.
-  const script = new vm.Script(source, { filename: bundle, cachedData: cached?.data });
+  const script = underLastingFlags(() => new vm.Script(source, { filename: bundle, cachedData: cached?.data }));
   const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cached === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
   return { script, status, stage: status === 'accepted' ? cached!.stage : 0, directory, file };
 }

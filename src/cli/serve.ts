@@ -1,9 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
 import type { CodeCache, CodeCacheStage } from './code-cache.js';
 import type * as GatewayBundle from './serve-gateway.js';
 import { readEarlyConfig } from '../config/early.js';
-import { setServeFlags } from './v8-flags.js';
+import { setServeFlags, setStartUpFlags } from './v8-flags.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
@@ -56,13 +55,9 @@ export async function serve(options: ServeOptions): Promise<void> {
 
   let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
   try {
-    const bundle = loadBundle(fileURLToPath(new URL('../serve/gateway.cjs', import.meta.url)), process.env, () =>
-      // TurboFan waits until the gateway is up: start-up code runs once (imports, schemas, the
-      // config), and optimising the little of it that got hot made the node binary's compiler
-      // pages resident, ~4 MiB of an idle gateway's memory (docs/performance.md, "Memory"). Set
-      // after the compile: the code cache is made without it.
-      setFlagsFromString('--max-opt=2'),
-    );
+    // TurboFan waits until the start-up is over (v8-flags.ts). Set after the compile: the code
+    // cache is made without it.
+    const bundle = loadBundle(fileURLToPath(new URL('../serve/gateway.cjs', import.meta.url)), process.env, () => setStartUpFlags(true));
     loaded = { exports: bundle.exports as typeof GatewayBundle, codeCache: bundle.codeCache };
   } catch (error) {
     await prespawned.closeAll();
@@ -86,23 +81,13 @@ export async function serve(options: ServeOptions): Promise<void> {
   input.on('close', () => shutdown('stdin closed'));
 
   await gateway.connect(new StdioUpstream(messageBytes(config.file), input, process.stdout, reusedChunks));
-  // The hot path is optimised as before once the start-up is over; --max-opt=2 had turned --turbofan
-  // off too. Not at connect: the servers' handshakes and listings then got TurboFan compiles on V8's
-  // worker threads, CPU the booting servers wanted (docs/performance.md, "Round 15: the ten-server start").
-  let optimising = false;
-  const optimise = (): void => {
-    if (optimising) return;
-    optimising = true;
-    setFlagsFromString('--max-opt=999');
-    setFlagsFromString('--turbofan');
-  };
   // Memory promoted during a burst of calls is given back once the client has been quiet for a second.
   // The start-up counts as in flight until it is over: the client is quiet while the servers boot,
   // and a collection then would take the cores from them.
   let startedUp = false;
   void gateway.whenStartedUp().then(() => {
     startedUp = true;
-    optimise();
+    setStartUpFlags(false);
   });
   const idle = new IdleCollector({
     input,
@@ -115,10 +100,10 @@ export async function serve(options: ServeOptions): Promise<void> {
   // After the answer is on its way: the cache then holds what the start-up compiled, and after the
   // first call's, what the call path compiled too (code-cache.ts).
   // The shell model's bundle has a cache of its own, saved with the gateway's once it is loaded.
-  // V8 takes a cache only under the flags it was made with: the compile's, which optimise() restores.
+  // V8 takes a cache only under the flags it was made with: serve's lasting ones (v8-flags.ts).
   const saveCodeCache = (stage: CodeCacheStage) =>
     setImmediate(() => {
-      optimise();
+      setStartUpFlags(false);
       saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`));
     });
   void gateway.firstToolsList.then(() => saveCodeCache('list'));

@@ -22,3 +22,37 @@ export function setServeFlags(): void {
   // memory outside V8's heap after a burst"). Read at each TurboFan compile.
   setFlagsFromString('--max-inlined-bytecode-size-cumulative=460');
 }
+
+/**
+ * While serve starts up, TurboFan waits (`--max-opt=2`, which turns `--turbofan` off too): start-up
+ * code runs once, optimising the little of it that got hot made the node binary's compiler pages
+ * resident (~4 MiB of an idle gateway, docs/performance.md "Memory"), and its compiles of the
+ * servers' listings ran on V8's worker threads while the servers booted ("Round 15: the ten-server
+ * start"). Set on after the gateway's bundle is compiled, off once the start-up is over (cli/serve.ts).
+ */
+let startingUp = false;
+
+export function setStartUpFlags(on: boolean): void {
+  if (on === startingUp) return;
+  startingUp = on;
+  if (on) setFlagsFromString('--max-opt=2');
+  else {
+    setFlagsFromString('--max-opt=999');
+    setFlagsFromString('--turbofan');
+  }
+}
+
+/**
+ * Runs `compile` under the flags serve keeps: V8 takes a code cache only under the flags it was made
+ * with, and serve writes its caches once the start-up is over (code-cache.ts). The shell model's
+ * bundle is compiled while the start-up's are set when a shell tool is expected.
+ */
+export function underLastingFlags<T>(compile: () => T): T {
+  if (!startingUp) return compile();
+  setStartUpFlags(false);
+  try {
+    return compile();
+  } finally {
+    setStartUpFlags(true);
+  }
+}

@@ -190,9 +190,9 @@ export class GatewayCore implements CallContext {
   /**
    * Loads the shell grammar in the background and parses one command with it, so that the first
    * call finds the parser and its code compiled. A failure leaves every command unanalyzable: asked.
-   * Started a turn of the event loop later: the gateway is built while serve's start-up V8 flags
-   * are set, and the shell model's bundle is compiled with a code cache, which V8 takes only under
-   * the flags it was made with, those serve keeps once it serves (src/cli/serve.ts, code-cache.ts).
+   * Started a turn of the event loop later, once the gateway is built. The shell model's bundle is
+   * compiled under the V8 flags serve keeps (its code cache is made under them), also while the
+   * start-up's are set (src/cli/v8-flags.ts, code-cache.ts).
    */
   private loadShell(): Promise<void> {
     this.shell ??= new Promise<void>((resolve) => setImmediate(resolve))
