@@ -144,3 +144,27 @@ describe('TurboFan during the start', () => {
     }
   }, 60_000);
 });
+
+describe('what serve loads by its first list', () => {
+  // Records, in the gateway's process, Node's modules loaded when the first tools/list answer is written.
+  const PROBE = `const fs = require('node:fs'); const net = require('node:net'); let done = false;
+    const seen = (data) => { if (!done && String(data).includes('"tools":[')) { done = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)); } };
+    const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
+    const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`;
+
+  test('not node:assert: sonic-boom, pino\'s destination, is bundled with its one check written out', async () => {
+    const dir = tempDir();
+    const probe = join(dir, 'probe.cjs');
+    const out = join(dir, 'modules.json');
+    writeFileSync(probe, PROBE);
+    const harness = await startGateway({ mcpServers: { e: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } }, { dir, nodeArgs: ['--require', probe], env: { PROBE_OUT: out } });
+    try {
+      expect((await harness.client.listTools()).tools.length).toBeGreaterThan(0);
+      const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
+      expect(loaded).toContain('NativeModule child_process');
+      expect(loaded).not.toContain('NativeModule assert');
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
