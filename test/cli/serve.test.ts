@@ -113,60 +113,59 @@ describe('servers started before the config is fully checked', () => {
   });
 });
 
+/** A --require probe's first part: `seen(text)`, which the probe defines, gets everything the gateway writes to a pipe or a descriptor. */
+const WRITES = `const fs = require('node:fs'); const net = require('node:net');
+  const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
+  const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`;
+
+/** The gateway in front of `servers` server-everything, run with `probe` (after WRITES), its tools listed; `check` reads what the probe wrote to PROBE_OUT. */
+async function listedWithProbe<T>(probe: string, servers: number, check: (out: string) => T | Promise<T>): Promise<T> {
+  const dir = tempDir();
+  const file = join(dir, 'probe.cjs');
+  const out = join(dir, 'probe.out');
+  writeFileSync(file, `${WRITES}\n${probe}`);
+  const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
+  const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, index) => [`s${index}`, everything]));
+  const harness = await startGateway({ mcpServers }, { dir, nodeArgs: ['--require', file], env: { PROBE_OUT: out } });
+  try {
+    expect((await harness.client.listTools()).tools.length).toBeGreaterThan(0);
+    return await check(out);
+  } finally {
+    await harness.close();
+  }
+}
+
 describe('TurboFan during the start', () => {
-  // Records, in the gateway's process, the V8 flags serve sets and the requests it writes to its servers.
-  const PROBE = `const v8 = require('node:v8'); const fs = require('node:fs'); const net = require('node:net');
+  // Records the V8 flags serve sets and the tools/list requests it writes to its servers.
+  const PROBE = `const v8 = require('node:v8');
     const set = v8.setFlagsFromString; v8.setFlagsFromString = (flag) => { fs.appendFileSync(process.env.PROBE_OUT, 'flag ' + flag + '\\n'); return set(flag); };
-    const seen = (data) => { if (String(data).includes('"method":"tools/list"')) fs.appendFileSync(process.env.PROBE_OUT, 'server list\\n'); };
-    const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
-    const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`;
+    function seen(data) { if (String(data).includes('"method":"tools/list"')) fs.appendFileSync(process.env.PROBE_OUT, 'server list\\n'); }`;
 
   test('is turned on once the start-up is over, not before the servers are listed', async () => {
-    const dir = tempDir();
-    const probe = join(dir, 'probe.cjs');
-    const out = join(dir, 'events.txt');
-    writeFileSync(probe, PROBE);
-    const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
-    const harness = await startGateway({ mcpServers: { a: everything, b: everything } }, { dir, nodeArgs: ['--require', probe], env: { PROBE_OUT: out } });
-    try {
-      expect((await harness.client.listTools()).tools.length).toBeGreaterThan(0);
-      // TurboFan's compiles of the listings' parsers ran on V8's worker threads while ten servers
-      // booted (docs/performance.md, "Round 15: the ten-server start").
-      const events = await eventually(() => {
+    // TurboFan's compiles of the listings' parsers ran on V8's worker threads while ten servers
+    // booted (docs/performance.md, "Round 15: the ten-server start").
+    const events = await listedWithProbe(PROBE, 2, (out) =>
+      eventually(() => {
         const lines = readFileSync(out, 'utf8').split('\n');
         expect(lines).toContain('flag --max-opt=999');
         return lines;
-      });
-      // After the servers' listings: a server that notifies a change once ready is listed again
-      // later, which may come after the start-up is over (its first list answered or every server settled).
-      expect(events.indexOf('flag --max-opt=2')).toBeLessThan(events.indexOf('server list'));
-      expect(events.indexOf('flag --max-opt=999')).toBeGreaterThan(events.indexOf('server list'));
-    } finally {
-      await harness.close();
-    }
+      }),
+    );
+    // After the servers' listings: a server that notifies a change once ready is listed again
+    // later, which may come after the start-up is over (its first list answered or every server settled).
+    expect(events.indexOf('flag --max-opt=2')).toBeLessThan(events.indexOf('server list'));
+    expect(events.indexOf('flag --max-opt=999')).toBeGreaterThan(events.indexOf('server list'));
   }, 60_000);
 });
 
 describe('what serve loads by its first list', () => {
-  // Records, in the gateway's process, Node's modules loaded when the first tools/list answer is written.
-  const PROBE = `const fs = require('node:fs'); const net = require('node:net'); let done = false;
-    const seen = (data) => { if (!done && String(data).includes('"tools":[')) { done = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)); } };
-    const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
-    const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`;
+  // Records Node's modules loaded when the first tools/list answer is written.
+  const PROBE = `let done = false;
+    function seen(data) { if (!done && String(data).includes('"tools":[')) { done = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList)); } }`;
 
   test('not node:assert: sonic-boom, pino\'s destination, is bundled with its one check written out', async () => {
-    const dir = tempDir();
-    const probe = join(dir, 'probe.cjs');
-    const out = join(dir, 'modules.json');
-    writeFileSync(probe, PROBE);
-    const harness = await startGateway({ mcpServers: { e: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } }, { dir, nodeArgs: ['--require', probe], env: { PROBE_OUT: out } });
-    try {
-      expect((await harness.client.listTools()).tools.length).toBeGreaterThan(0);
-      const loaded = JSON.parse(readFileSync(out, 'utf8')) as string[];
-      expect(loaded).toContain('NativeModule child_process');
-      expect(loaded).not.toContain('NativeModule assert');
-    } finally {
-      await harness.close();
-    }
+    const loaded = await listedWithProbe(PROBE, 1, (out) => JSON.parse(readFileSync(out, 'utf8')) as string[]);
+    expect(loaded).toContain('NativeModule child_process');
+    expect(loaded).not.toContain('NativeModule assert');
   }, 60_000);
 });
