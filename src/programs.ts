@@ -11,13 +11,18 @@ export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash',
 
 /**
  * Shells whose language the bash grammar and the model's bash semantics describe (their command
- * strings can be analysed): bash, and the POSIX shells whose language is a subset of it. zsh, ksh,
+ * strings can be analysed): bash, and the POSIX shells. These are not a subset of bash: dash reads
+ * `$'…'`, `((…))`, `[[…]]`, `&>` and more otherwise, so a text for any but BASH_SHELLS is checked for
+ * those forms (subjects/shell/dialect.ts, docs/threat-model.md#the-shell-that-reads-the-text). zsh, ksh,
  * mksh and yash are not: each adds its own ways to run code the model does not read (zsh:
  * `printf -v 'functions[ls]' …` defines a function, `commands[ls]=/bin/rm` is its hash table, `=rm`
  * expands to /usr/bin/rm, `emulate sh -c CMD`; ksh93 expands aliases in scripts and autoloads
  * functions from FPATH). Text for them is code in another language (docs/threat-model.md#where-bash-evaluates-text).
  */
 export const POSIX_SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'dash', 'ash', 'posh', 'rbash']);
+
+/** The POSIX_SHELLS that are bash: the text they run is read by bash itself; any other may be dash. */
+export const BASH_SHELLS: ReadonlySet<string> = new Set(['bash', 'rbash']);
 
 /** How an interpreter takes code on its command line. */
 export interface InterpreterSpec {

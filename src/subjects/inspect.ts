@@ -3,7 +3,7 @@ import { basename, dirname, posix, win32 } from 'node:path';
 import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, RULE_CANDIDATE, type CallFacts } from '../policy/decide.js';
 import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
-import { POSIX_SHELLS, runsCode } from '../programs.js';
+import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
 import type { ArgsJson } from '../values.js';
@@ -74,7 +74,9 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     const command = commandText(args[commandArg.arg], commandArg.mode);
     if (command !== null) {
       const cwd = commandCwd(toolClass, args, context, cache);
-      commandInfo = analyseCommandCached(command, { cwd });
+      // Security: a server's shell string goes to a `sh` that may be dash, not bash (shell/dialect.ts);
+      // argv words are single-quoted, read alike by both.
+      commandInfo = analyseCommandCached(command, { cwd, shell: commandArg.mode === 'shell' ? 'sh' : 'bash' });
       // Security: a command tool refined away from `command` (desktop-commander's `shell: zsh`) runs
       // the text with a shell the model does not read: deny rules still meet the bash reading, and
       // nothing is allowed on it (docs/threat-model.md#where-bash-evaluates-text).
@@ -858,7 +860,7 @@ function withStdin(info: CommandInfo, stdin: string, cwd: string | null): Comman
   const last = info.segments[info.segments.length - 1];
   const name = last?.name ?? null;
   if (name && POSIX_SHELLS.has(name)) {
-    const script = analyseCommandCached(stdin, { cwd });
+    const script = analyseCommandCached(stdin, { cwd, shell: BASH_SHELLS.has(name) ? 'bash' : 'sh' });
     return {
       ...info,
       segments: [...info.segments, ...script.segments.map((segment) => ({ ...segment, context: 'nested' as const }))],

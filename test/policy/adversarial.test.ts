@@ -254,7 +254,7 @@ family('§5.3 redirections: a target is a write subject, an input a read subject
   ['cat < $F', 'ask', null], // new: was allowed as a read "inside the workspace"
   ['git status > /dev/null', 'allow', null], // CC docs: /dev/null is exempt
   ['git status 2>/dev/null', 'allow', null],
-  ['git status &>/dev/null', 'allow', null],
+  ['git status &>/dev/null', 'ask', null], // sh-dialect: mcp-server-commands' /bin/sh may be dash, which runs `git status &` then `>/dev/null` (dash-dialect.test.ts)
   ['echo x >/dev/stderr', 'allow', null],
   ['git status 2>&1', 'allow', null], // a descriptor, not a file
   ['git status >&2', 'allow', null],
@@ -582,7 +582,7 @@ family('§5.6 allow rules match the literal program, with harmless wrappers only
   ['TZ=UTC ls -la', 'allow', 'Bash(ls *)'],
   ['NO_COLOR=1 git log --oneline', 'allow', 'Bash(git log *)'],
   ['timeout 5 ls', 'allow', 'Bash(ls)'], // CC docs: timeout, time, nice, nohup, stdbuf
-  ['time ls', 'allow', 'Bash(ls)'],
+  ['time ls', 'ask', null], // sh-dialect: mcp-server-commands' /bin/sh may be dash, which runs the program time (dash-dialect.test.ts)
   ['nice ls', 'allow', 'Bash(ls)'],
   ['nohup ls', 'ask', null], // nohup writes ./nohup.out or ~/nohup.out, which Bash(ls) does not cover (round 12 review, S7)
   ['stdbuf -o0 ls', 'allow', 'Bash(ls)'],
@@ -621,8 +621,8 @@ family('§5.7 lexer differentials: bash joins and splits, so does the analysis',
   ['echo ok \\# rm -rf /', 'allow', null], // an escaped # is a word
   ['echo "a\nrm -rf /"', 'allow', null], // a newline inside quotes
   ["echo 'a\\\nrm -rf /'", 'allow', null], // single quotes keep backslash-newline
-  ["echo $'a\\nrm -rf /'", 'allow', null],
-  ["echo $'\\x3b' rm", 'allow', null],
+  ["echo $'a\\nrm -rf /'", 'ask', null], // sh-dialect: mcp-server-commands' /bin/sh may be dash, which reads it otherwise (dash-dialect.test.ts)
+  ["echo $'\\x3b' rm", 'ask', null],
   ['ec\\\nho ok', 'allow', null], // joined: echo ok
   ['ls \\\n -la', 'allow', null],
   ['e\\cho hi', 'allow', null],
@@ -726,8 +726,8 @@ family('§5.9 compound structures: every body is walked', DENY_RM, [
   ['test -f x || rm x', 'deny', 'Bash(rm *)'],
   ['true && { false || rm x; }', 'deny', 'Bash(rm *)'],
   ['for i in 1; do for j in 2; do rm x; done; done', 'deny', 'Bash(rm *)'],
-  ['time { ls; }', 'allow', null], // guard (d) keeps read-only bodies allowed
-  ['coproc { ls; }', 'allow', null],
+  ['time { ls; }', 'ask', null], // sh-dialect: mcp-server-commands' /bin/sh may be dash, which reads it otherwise (dash-dialect.test.ts)
+  ['coproc { ls; }', 'ask', null],
 ]);
 
 family('§5.9 deny rules match flags in any order and spelling (known Claude Code bypasses)', { deny: ['Bash(rm -rf *)'] }, [
@@ -1070,7 +1070,7 @@ family('everyday commands stay allowed (a realistic rule set)', EVERYDAY, [
   ['uname -a', 'allow', 'Read(./**)'], // new
   ['whoami', 'allow', 'Read(./**)'], // new
   ['sleep 1', 'allow', 'Read(./**)'], // new
-  ['time ls', 'allow', 'Read(./**)'], // new: a harmless wrapper
+  ['time ls', 'ask', null], // sh-dialect: mcp-server-commands' /bin/sh may be dash, which runs the program time (dash-dialect.test.ts)
   ['cat ../README.md', 'allow', 'Read(./**)', { ...EVERYDAY, cwd: '<P>/src' }], // cwd inside the project
   ['git status', 'allow', 'Read(./**)', { ...EVERYDAY, cwd: '<P>/src' }],
   // What still asks or is denied under the same rules, by design:

@@ -10,6 +10,7 @@ import { builtInRules, parseRules } from '../../src/policy/policy.js';
 import { inspectCall } from '../../src/subjects/inspect.js';
 import { classifyTool } from '../../src/subjects/kind.js';
 import { identifyServer } from '../../src/subjects/server-identity.js';
+import { analyseCommand } from '../../src/subjects/shell/command.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell, rememberedShell } from '../helpers/policy.js';
@@ -93,6 +94,18 @@ function allowedByDefault(cases: string[], extra?: Extra): void {
   test.each(cases)('default: %j is allowed', (command) => {
     const decision = shell(command, 'default', extra);
     expect(decision.verdict, decision.reason).toBe('allow');
+  });
+}
+
+/**
+ * Forms only bash has: bash's own reading of each needs no reason, and on mcp-server-commands,
+ * whose `sh` may be dash, each asks (sh-dialect, dash-dialect.test.ts).
+ */
+function bashOnly(cases: string[]): void {
+  test.each(cases)('bash reads %j fully; sh (maybe dash) asks', (command) => {
+    expect(analyseCommand(fill(command), { cwd: W }).unanalyzable).toEqual([]);
+    const decision = shell(command, 'default');
+    expect(decision.verdict, decision.reason).toBe('ask');
   });
 }
 
@@ -406,17 +419,8 @@ describe('2. arithmetic contexts reach quoted substitutions', () => {
     '[[ PWD -eq 0 ]]',
   ]);
   // Without quoted code or outside values, tests and arithmetic are everyday read-only commands.
-  allowedByDefault([
-    '[[ -f src/a.ts ]] && echo yes',
-    '[ -d src ] || echo no',
-    '[[ $HOME == /* ]] && echo abs',
-    'echo $(( 1 + 2 ))',
-    '(( 2 > 1 )) && echo big',
-    "echo 'use $(pwd) here'",
-    '[[ 3 -gt 2 ]] && echo ok',
-    'echo $PWD',
-    '[[ $PWD == /* ]] && echo abs',
-  ]);
+  allowedByDefault(['[ -d src ] || echo no', 'echo $(( 1 + 2 ))', "echo 'use $(pwd) here'", 'echo $PWD']);
+  bashOnly(['[[ -f src/a.ts ]] && echo yes', '[[ $HOME == /* ]] && echo abs', '(( 2 > 1 )) && echo big', '[[ 3 -gt 2 ]] && echo ok', '[[ $PWD == /* ]] && echo abs']);
 });
 
 // -------------------------------------------------------------------------------------------------
@@ -850,7 +854,8 @@ describe('6. deny rules see what unknown programs may read and run', () => {
     },
   );
   // …and a word that only might name a file never asks by itself.
-  allowedByDefault(['echo {a,b}', 'mytool build src/a.ts ../elsewhere https://x', 'mytool --out=/tmp/x'], { allow: ['Bash(mytool *)'] });
+  allowedByDefault(['mytool build src/a.ts ../elsewhere https://x', 'mytool --out=/tmp/x'], { allow: ['Bash(mytool *)'] });
+  bashOnly(['echo {a,b}']);
 });
 
 // bash manual, "Simple Command Expansion": parameter expansion, command substitution and word
@@ -1152,7 +1157,8 @@ describe('2. a substitution built at run time reaches an arithmetic context', ()
     ].map((command) => [command, 'Bash(rm *)']),
   );
   // A `$` that is data where nothing evaluates values, or that no value keeps, changes nothing.
-  allowedByDefault(['for ((i = 0; i < 3; i++)); do echo "$i"; done', 'echo "cost: $" $(( 2 * 3 ))', "echo $(( 2 * 3 )) '$HOME'", '[[ -f src/a.ts ]] && echo "ok $"']);
+  allowedByDefault(['echo "cost: $" $(( 2 * 3 ))', "echo $(( 2 * 3 )) '$HOME'"]);
+  bashOnly(['for ((i = 0; i < 3; i++)); do echo "$i"; done', '[[ -f src/a.ts ]] && echo "ok $"']);
 });
 
 // -------------------------------------------------------------------------------------------------
@@ -2219,7 +2225,7 @@ describe('2. `! (( … ))` and `time (( … ))` are arithmetic commands', () => 
     ["y='a[$(rm -rf q)]'; ! (( y )) | cat", 'Bash(rm *)'],
     ['! ((rm -rf q); (echo b))', 'Bash(rm *)'],
   ]);
-  allowedByDefault(['! (( 1 > 2 )) && echo y', 'if ! (( $# )); then echo none; fi', 'time (( 2 > 1 )) && echo y', '! (( 1 )) || echo y']);
+  bashOnly(['! (( 1 > 2 )) && echo y', 'if ! (( $# )); then echo none; fi', 'time (( 2 > 1 )) && echo y', '! (( 1 )) || echo y']);
 });
 
 // Files git writes or reads that an option, a setting or the environment names (round 11, what
@@ -2884,7 +2890,8 @@ describe('0. any assignment of a variable that picks the command bash runs', () 
     'coproc PATH { :; }; ls',
     'EXECIGNORE=/usr/bin/ls; ls',
   ]);
-  allowedByDefault(['(( n = 1 + 2 )); echo $n', 'for ((i=0;i<3;i++)); do echo $i; done', 'printf -v x %s 1; echo $x', 'echo $PATH', '(( $a != 1 )) && echo x']);
+  allowedByDefault(['printf -v x %s 1; echo $x', 'echo $PATH']);
+  bashOnly(['(( n = 1 + 2 )); echo $n', 'for ((i=0;i<3;i++)); do echo $i; done', '(( $a != 1 )) && echo x']);
 });
 
 // zsh 5.9 (zshmodules(1), zsh/parameter; zshexpn(1) "=" expansion; zshbuiltins(1) emulate): `printf -v
@@ -2937,7 +2944,9 @@ describe('23. history reads and writes its file; jobs -x and sg run their comman
     ["sg - root 'rm -f src/a.ts'", 'Bash(rm *)'],
   ], { deny: ['Edit(<T>/data/table.csv)'] });
   neverAllowedAnywhere(['HISTFILE=<H>/.ssh/id_rsa; history -r; history', 'history -s x; history -w', 'sudo -i cat .ssh/id_rsa', 'sudo --login cat .ssh/id_rsa', 'sudo -iu root cat .ssh/id_rsa'], { allow: ['Bash(history:*)', 'Bash(sudo:*)', 'Read(<W>/**)'] });
-  allowedByDefault(['history', 'jobs -l'], { allow: ['Bash(history:*)', 'Bash(jobs:*)'] });
+  allowedByDefault(['jobs -l'], { allow: ['Bash(history:*)', 'Bash(jobs:*)'] });
+  // `history` is a bash builtin; dash runs a program of that name from PATH.
+  bashOnly(['history']);
 });
 
 describe('10. a wrapper flag is not taken for an option value, and what a wrapper option runs or touches counts', () => {

@@ -21,7 +21,7 @@ const recent = new Map<string, CommandInfo | null>();
 export function analyseCommandCached(command: string, options: AnalyseOptions): CommandInfo {
   if (command.length > MAX_TEXT || options.parseTimeoutMs !== undefined) return analyseCommand(command, options);
   // A directory never holds NUL (paths with one are refused), so the key is unambiguous.
-  const key = `${options.cwd ?? ''}\0${command}`;
+  const key = `${options.shell ?? 'bash'}\0${options.cwd ?? ''}\0${command}`;
   const found = recent.get(key);
   if (found) {
     recent.delete(key);

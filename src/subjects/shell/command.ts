@@ -1,6 +1,7 @@
 import { isSafeCommand } from '../../policy/safe.js';
 import type { CommandInfo } from '../../policy/types.js';
 import { SAFE_WRAPPERS } from '../../programs.js';
+import type { Dialect } from './dialect.js';
 import { loadedParser } from './parser.js';
 import { markScriptsWritten } from './scripts-written.js';
 import { markIgnoresChanged } from './ignores-changed.js';
@@ -51,6 +52,8 @@ const PARSE_TIMEOUT_MS = 500;
  *   archive-extract       tar -x, unzip, cpio -i, 7z x, ar x, patch: writes paths the archive or patch names
  *   xargs-input           xargs gives words known only at run time (options among them) to a program other than
  *                         the few none of whose options writes or runs (argv.ts XARGS_ANY_WORDS), or names the program
+ *   sh-dialect            the text is read by `sh`, which may be dash, and bash's reading holds a form dash reads
+ *                         otherwise (`$'…'`, `((…))`, `[[…]]`, `&>`, …; dialect.ts), named in the reason
  *   unknown-option        curl, wget given an option the model does not know, or options from a file or wgetrc
  *                         command it does not read (`curl -K F`, `wget --config F`, `wget -e KEY=…`)
  */
@@ -58,6 +61,11 @@ const PARSE_TIMEOUT_MS = 500;
 export interface AnalyseOptions {
   /** The directory the command starts in (the tool's cwd argument or the server's cwd); null = unknown. */
   cwd: string | null;
+  /**
+   * The shell that reads the text (default bash): `sh` may be dash, and a form dash reads
+   * otherwise is `sh-dialect` (dialect.ts).
+   */
+  shell?: Dialect;
   /** Parse budget of the whole text in milliseconds (default PARSE_TIMEOUT_MS); for tests. */
   parseTimeoutMs?: number;
 }
@@ -78,7 +86,7 @@ export function analyseCommand(command: string, options: AnalyseOptions): Comman
     return reject(info, 'parser-unavailable');
   }
   try {
-    walkCommand(parser, info, options.parseTimeoutMs ?? PARSE_TIMEOUT_MS, command, options.cwd);
+    walkCommand(parser, info, options.parseTimeoutMs ?? PARSE_TIMEOUT_MS, command, options.cwd, options.shell);
     markScriptsWritten(info);
     markIgnoresChanged(info);
     markRefsChanged(info);

@@ -1,3 +1,4 @@
+import type { Dialect } from './dialect.js';
 import { posix } from 'node:path';
 import { DENY_CANDIDATE, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
@@ -28,7 +29,7 @@ import { scanSedScript } from './sed-script.js';
 
 /** Code a command runs on behalf of its caller: a shell string, or an argv run directly. */
 export type Nested =
-  | { kind: 'script'; text: string; cwd: string | null; errexit?: boolean }
+  | { kind: 'script'; text: string; cwd: string | null; errexit?: boolean; /** The shell that reads it; absent: a `sh` that may be dash (dialect.ts). */ shell?: Dialect }
   | { kind: 'argv'; words: Word[]; cwd: string | null; found?: Found };
 
 /** What `{}` stands for in a command `find -exec` runs: every file found below the starting points. */

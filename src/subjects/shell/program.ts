@@ -1,7 +1,8 @@
 import type { CommandPath, Segment, SegmentContext } from '../../policy/types.js';
-import { CLIS, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
+import { BASH_SHELLS, CLIS, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
 import { isSafeCommand } from '../../policy/safe.js';
 import { candidatePaths } from './candidates.js';
+import type { Dialect } from './dialect.js';
 import { fileFacts, type Nested } from './files.js';
 import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
@@ -405,7 +406,7 @@ function describeShell(name: string, args: readonly Word[], input: SegmentInput,
   if (command) {
     reasons.push('interpreter');
     payload ??= operands[0] ?? null;
-    if (payload?.isStatic) nested.push({ kind: 'script', text: payload.value, cwd: segment.cwd, errexit });
+    if (payload?.isStatic) nested.push({ kind: 'script', text: payload.value, cwd: segment.cwd, errexit, shell: shellDialect(name) });
     return;
   }
   if (!stdin && operands.length > 0) {
@@ -415,7 +416,12 @@ function describeShell(name: string, args: readonly Word[], input: SegmentInput,
   if (quiet) return;
   // Security: a shell without -c or a script runs whatever arrives on stdin (`curl … | sh`).
   reasons.push('interpreter');
-  if (input.stdin !== null) nested.push({ kind: 'script', text: input.stdin, cwd: segment.cwd, errexit });
+  if (input.stdin !== null) nested.push({ kind: 'script', text: input.stdin, cwd: segment.cwd, errexit, shell: shellDialect(name) });
+}
+
+/** bash reads what `bash`/`rbash` run; any other shell's text is read as a `sh` that may be dash (dialect.ts). */
+function shellDialect(name: string): Dialect {
+  return BASH_SHELLS.has(name) ? 'bash' : 'sh';
 }
 
 type InterpreterMode = 'code' | 'script' | 'stdin' | 'quiet';

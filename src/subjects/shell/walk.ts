@@ -1,6 +1,7 @@
 import type { Parser } from 'web-tree-sitter';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
 import { buildSegment, type Built } from './argv.js';
+import { dashReadsOtherwise, SH_DIALECT, type Dialect } from './dialect.js';
 import { foundPaths, type Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
@@ -65,8 +66,8 @@ const MAX_CALL_READINGS = 32;
 const MAX_DEFINITIONS = 8;
 
 /** Walks one command string into `info` (parse, guards, every statement at any depth). Throws only on an internal failure. */
-export function walkCommand(parser: Parser, info: CommandInfo, timeoutMs: number, text: string, cwd: string | null): void {
-  new Analysis(parser, info, timeoutMs).run(text, cwd);
+export function walkCommand(parser: Parser, info: CommandInfo, timeoutMs: number, text: string, cwd: string | null, shell: Dialect = 'bash'): void {
+  new Analysis(parser, info, timeoutMs, shell).run(text, cwd);
 }
 
 export function addReason(info: CommandInfo, reason: string): void {
@@ -225,6 +226,8 @@ class Analysis {
     private readonly parser: Parser,
     private readonly info: CommandInfo,
     private readonly timeoutMs: number,
+    /** The shell reading the text being walked: a nested payload sets its own (walkNested). */
+    private shell: Dialect,
   ) {
     this.deadline = performance.now() + timeoutMs;
   }
@@ -267,7 +270,7 @@ class Analysis {
     const { parseOk, unanalyzable, redirections, substitutions } = this.info;
     const saved = { parseOk, unanalyzable: [...unanalyzable], redirections: redirections.length, substitutions: substitutions.length };
     const first = this.info.segments.length;
-    this.walkNested([{ kind: 'script', text, cwd }]);
+    this.walkNested([{ kind: 'script', text, cwd, shell: this.shell }]);
     this.info.parseOk = saved.parseOk;
     this.info.unanalyzable = saved.unanalyzable;
     this.info.redirections.length = saved.redirections;
@@ -325,6 +328,7 @@ class Analysis {
   private parseAndWalk(text: string, cwd: Cwd): void {
     let tree = this.parse(text);
     if (tree === null) return;
+    this.checkDialect(tree, text);
     let alternate: string | null = null;
     if (text.includes('\\\n') || text.includes('\\\r\n')) {
       const joined = joinContinuations(text, tree);
@@ -338,6 +342,7 @@ class Analysis {
         tree = this.parse(joined.lf);
         if (tree === null) return;
         text = joined.lf;
+        this.checkDialect(tree, text);
       }
     }
     // Guard (e): each heredoc line ending in an operator gets the command line after its bodies.
@@ -347,6 +352,7 @@ class Analysis {
       tree = this.parse(moved);
       if (tree === null) return;
       text = moved;
+      this.checkDialect(tree, text);
     }
     // Guard (d), again on each new parse: a keyword blanked may uncover another (`! { ! if …`).
     const background: number[] = [];
@@ -357,6 +363,7 @@ class Analysis {
       tree = this.parse(blanked.text);
       if (tree === null) return;
       text = blanked.text;
+      this.checkDialect(tree, text);
       background.push(...blanked.background);
       negated.push(...blanked.negated);
     }
@@ -387,13 +394,24 @@ class Analysis {
     }
     // After the whole text: a loop may call a function defined later in the text.
     this.readCalls(calls);
-    if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd }]);
+    if (alternate !== null) this.walkNested([{ kind: 'script', text: alternate, cwd, shell: this.shell }]);
     const spelled = expandForDenyRules(text);
     if (spelled !== null) this.walkForDenyRules(spelled, cwd);
     for (const reading of readingsWithValues(text)) {
       if (this.readings++ >= MAX_VALUE_READINGS) break;
       this.walkForDenyRules(reading, cwd);
     }
+  }
+
+  /**
+   * Security: a form dash reads otherwise makes bash's reading not the one that runs (dialect.ts).
+   * Every tree of the text is checked: the grammar's first may read `! (( 1 > 2 ))` as dash does
+   * (subshells) and guard (d)'s as bash does (arithmetic).
+   */
+  private checkDialect(tree: SyntaxTree, text: string): void {
+    if (this.shell !== 'sh' || this.info.unanalyzable.some((reason) => reason.startsWith(SH_DIALECT))) return;
+    const form = dashReadsOtherwise(tree.rootNode, text);
+    if (form !== null) this.reason(`${SH_DIALECT}: sh may be dash (Debian's and Ubuntu's /bin/sh), which does not read ${form} as bash does`);
   }
 
   private slice(node: SyntaxNode): string {
@@ -1259,6 +1277,7 @@ class Analysis {
       const forced = this.forced;
       const errexit = this.errexit;
       const stdout = this.stdout;
+      const shell = this.shell;
       this.forced = 'nested';
       try {
         if (nested.kind === 'argv') {
@@ -1269,6 +1288,7 @@ class Analysis {
           this.walkNested(built.nested);
         } else {
           this.errexit = nested.errexit ?? false;
+          this.shell = nested.shell ?? 'sh';
           this.parseAndWalk(nested.text, nested.cwd);
         }
       } finally {
@@ -1276,6 +1296,7 @@ class Analysis {
         this.forced = forced;
         this.errexit = errexit;
         this.stdout = stdout;
+        this.shell = shell;
       }
     }
   }

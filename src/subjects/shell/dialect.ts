@@ -1,0 +1,141 @@
+import type { SyntaxNode } from './syntax.js';
+
+/**
+ * Which shell reads a command text. The model reads bash; `sh` is a POSIX shell that may be dash
+ * (Debian's and Ubuntu's /bin/sh, which mcp-server-commands' `child_process.exec` runs), whose
+ * language is not a subset of bash's: `echo $'\'; rm -rf x; #'` is one echo to bash and runs rm in
+ * dash, `((rm -rf *x))` is arithmetic to bash and two subshells running rm in dash
+ * (docs/threat-model.md#the-shell-that-reads-the-text).
+ */
+export type Dialect = 'bash' | 'sh';
+
+/** The reason a text for a shell that may be dash gets when bash's reading holds a form dash reads otherwise. */
+export const SH_DIALECT = 'sh-dialect';
+
+/**
+ * Named nodes of tree-sitter-bash that only bash reads so (bash manual "Bash POSIX Mode" and
+ * "Major Differences From The Bourne Shell", against dash(1)); dash reads each as other words,
+ * other commands or a syntax error after the commands before it ran.
+ */
+const BASH_NODES: Record<string, string> = {
+  ansi_c_string: "$'…' (ANSI-C quoting)",
+  translated_string: '$"…" (locale quoting)',
+  process_substitution: '<(…)/>(…) (process substitution)',
+  brace_expression: '{a,b}/{a..b} (brace expansion)',
+  herestring_redirect: '<<< (a here-string)',
+  array: 'an array assignment',
+  subscript: 'an array subscript',
+  c_style_for_statement: 'for ((…)) (an arithmetic for loop)',
+  postfix_expression: '++/-- in arithmetic',
+};
+
+/** Tokens only bash has. `((` and `[[` start bash's arithmetic and conditional commands. */
+const BASH_TOKENS: Record<string, string> = {
+  '((': '((…)) (an arithmetic command)',
+  '[[': '[[…]] (a conditional command)',
+  '$[': '$[…] (old arithmetic expansion)',
+  '&>': '&> (a redirection of both outputs)',
+  '&>>': '&>> (a redirection of both outputs)',
+  '|&': '|& (a pipe of both outputs)',
+  ';&': ';& in case',
+  ';;&': ';;& in case',
+  '+=': '+= (an appending assignment)',
+  '<<<': '<<< (a here-string)',
+  '<(': '<(…) (process substitution)',
+  '>(': '>(…) (process substitution)',
+  function: 'the function keyword',
+  select: 'select',
+  declare: 'declare',
+  typeset: 'typeset',
+  '=~': '=~ (a regular expression match)',
+  '**': '** in arithmetic',
+  '**=': '**= in arithmetic',
+  '++': '++ in arithmetic',
+  '--': '-- in arithmetic',
+};
+
+/**
+ * bash's keywords and builtins dash does not have: in dash each is a program looked up in PATH
+ * (`time -o FILE cmd` is GNU time writing FILE; bash's `time` keyword times the pipeline).
+ */
+const BASH_COMMANDS: ReadonlySet<string> = new Set(['time', 'coproc', 'let', 'source', 'declare', 'typeset', 'shopt', 'enable', 'mapfile', 'readarray', 'pushd', 'popd', 'dirs', 'disown', 'caller', 'compgen', 'complete', 'compopt', 'bind', 'builtin', 'help', 'history', 'logout', 'suspend']);
+
+/** `${name}`, `${#name}`, `${name<op>word}` with POSIX's operators; anything else (`${x/a/b}`, `${x:1}`, `${!x}`, `${x^^}`, `${x@Q}`) is bash's. */
+const POSIX_EXPANSION = /^\$\{(?:#?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[-@*#?$!])|#)(?:\}|:?[-=?+]|##?|%%?)/;
+
+/** Parts of a word whose text bash and dash both take as it is (quoted) or that the checks above see (expansions). */
+const OPAQUE_PARTS: ReadonlySet<string> = new Set(['string', 'raw_string', 'ansi_c_string', 'translated_string', 'expansion', 'simple_expansion', 'command_substitution', 'arithmetic_expansion', 'process_substitution']);
+
+/**
+ * The first form in `root` (bash's reading of `text`) that dash reads otherwise, described for the
+ * reason; null when none. Up to the first such form both shells split the text alike, so a text
+ * with none is one reading for both.
+ */
+export function dashReadsOtherwise(root: SyntaxNode, text: string): string | null {
+  const stack: SyntaxNode[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const found = bashForm(node, text);
+    if (found !== null) return found;
+    for (let k = node.children.length - 1; k >= 0; k--) stack.push(node.children[k]!);
+  }
+  return null;
+}
+
+function bashForm(node: SyntaxNode, text: string): string | null {
+  const type = node.type;
+  if (node.isNamed) {
+    if (Object.hasOwn(BASH_NODES, type)) return BASH_NODES[type]!;
+    const slice = text.slice(node.startIndex, node.endIndex);
+    // The grammar reads `$"…"` as a string that starts at the `$`.
+    // After a word (`a$"x"`) the `$` ends that word; an odd run of backslashes before it escapes it.
+    if (type === 'string' && (slice.startsWith('$"') || /(?:^|[^\\])(?:\\\\)*\$$/.test(text.slice(node.previousSibling?.startIndex ?? node.startIndex, node.startIndex)))) return BASH_NODES['translated_string']!;
+    if (type === 'expansion' && !POSIX_EXPANSION.test(slice)) return `${slice.slice(0, 24)} (a bash parameter expansion)`;
+    if (type === 'arithmetic_expansion' && slice.includes('#')) return 'base# or # in arithmetic';
+    if (type === 'command_name' && BASH_COMMANDS.has(slice)) return `${slice} (a bash keyword or builtin; a program in dash)`;
+    if (type === 'file_redirect') return redirectForm(node, text);
+    // The grammar names any case or `==` pattern so (`*)` too); only `?(`, `*(`, `+(`, `@(`, `!(` are bash's extglob.
+    if (type === 'extglob_pattern' && /[?*+@!]\(/.test(slice)) return '?(…)/*(…)/@(…) (an extended glob)';
+    if ((type === 'word' || type === 'concatenation' || type === 'extglob_pattern') && node.parent?.type !== 'concatenation') return wordForm(node, text);
+    return null;
+  }
+  if (Object.hasOwn(BASH_TOKENS, type)) return BASH_TOKENS[type]!;
+  // dash's test knows `=` only: `[ a == a ] || CMD` runs CMD in dash.
+  if (type === '==' && node.parent?.type === 'binary_expression' && node.parent.parent?.type === 'test_command') return '== in [ ] (dash knows only =)';
+  return null;
+}
+
+/** `>&FILE`/`<&FILE` with a word that is not a descriptor: bash's `&>FILE`, a syntax error in dash. */
+function redirectForm(node: SyntaxNode, text: string): string | null {
+  const op = node.children.find((child) => child.type === '>&' || child.type === '<&');
+  if (!op) return null;
+  const target = node.children[node.children.indexOf(op) + 1];
+  if (target && !/^(?:[0-9]+|-)$/.test(text.slice(target.startIndex, target.endIndex))) return `${op.type}WORD (bash's redirection of both outputs to a file)`;
+  return null;
+}
+
+/**
+ * A word's unquoted text (quoted parts and expansions replaced by `x`, escaped characters too),
+ * checked for what bash expands and dash does not, or the reverse.
+ */
+function wordForm(node: SyntaxNode, text: string): string | null {
+  let skeleton = '';
+  let at = node.startIndex;
+  const parts = node.type === 'concatenation' ? node.children : [];
+  for (const part of parts) {
+    if (!OPAQUE_PARTS.has(part.type)) continue;
+    skeleton += text.slice(at, part.startIndex) + 'x';
+    at = part.endIndex;
+  }
+  skeleton += text.slice(at, node.endIndex);
+  skeleton = skeleton.replace(/\\[\s\S]/g, 'x');
+  if (/\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(skeleton)) return BASH_NODES['brace_expression']!;
+  if (/^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(skeleton) && /^[<>]/.test(text.slice(node.endIndex))) return '{NAME}> (a named descriptor)';
+  // bash reads `[^s]` as "not s"; dash as the set of `^` and `s` (`cat [^s]ecret` reads secret in dash).
+  if (skeleton.includes('[^')) return '[^…] (a negated bracket in bash, a plain one in dash)';
+  // bash expands `~` after `=` and `:` in any word that looks like an assignment; dash only in assignments.
+  if (node.parent?.type !== 'variable_assignment' && /[=:]~/.test(skeleton)) return '=~/ or :~/ in an argument (bash expands that ~, dash does not)';
+  // bash 5.2 (globskipdots) never matches `.` and `..` with `.*`; dash does.
+  if (/(?:^|\/)\.[^/]*[*?[]/.test(skeleton)) return '.* (a glob that matches . and .. in dash)';
+  return null;
+}

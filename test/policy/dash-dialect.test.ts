@@ -1,0 +1,222 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { decide } from '../../src/policy/decide.js';
+import { RuleSet } from '../../src/policy/match.js';
+import { builtInRules, parseRules } from '../../src/policy/policy.js';
+import type { Decision, DefaultMode } from '../../src/policy/types.js';
+import type { CallFacts } from '../../src/policy/decide.js';
+import { inspectCall } from '../../src/subjects/inspect.js';
+import { analyseCommand } from '../../src/subjects/shell/command.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
+import { tempDir } from '../helpers/gateway.js';
+import { SHELL_TOOL } from '../helpers/policy.js';
+
+/**
+ * Round 15 review P6/P7: mcp-server-commands runs its command with `/bin/sh -c`, and /bin/sh is
+ * dash on Debian and Ubuntu; the model reads bash, and dash's language is not a subset of bash's.
+ * `echo $'\'; rm -rf pub; #'` was one allowed echo to the model and ran rm in dash; `((rm -rf *pub))`
+ * was arithmetic to the model and two subshells running rm in dash. Every form of bash's that dash
+ * reads otherwise (bash manual, "Bash POSIX Mode" and "Major Differences From The Bourne Shell";
+ * dash(1)) makes a text for `sh` not fully analysable (`sh-dialect`, naming the form): never
+ * allowed, and it asks in bypassPermissions while deny rules exist
+ * (docs/threat-model.md#the-shell-that-reads-the-text).
+ *
+ * Each case is run by bash and by dash in a scratch directory (`conf/secret/key`, `pub/f`) and the
+ * two must differ (output or files left), so the case is a real difference, not a guess.
+ */
+
+const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
+const DENY = ['Bash(rm:*)', 'Bash(curl:*)'];
+
+let T = '';
+let W = '';
+const dash = spawnSync('dash', ['-c', 'exit 0']).status === 0;
+
+beforeAll(async () => {
+  await initShellParser();
+  T = realpathSync(tempDir('dash-dialect-'));
+  W = join(T, 'work');
+  mkdirSync(join(W, 'conf', 'secret'), { recursive: true });
+  writeFileSync(join(W, 'conf', 'secret', 'key'), 'TOPSECRET\n');
+});
+
+function facts(command: string, extra: Record<string, unknown> = {}): CallFacts {
+  return inspectCall('shell', 'run_command', { command, workdir: W, ...extra }, SHELL_TOOL, { workspace: [W], clientRoots: [], pathEnv: { home: join(T, 'home'), platform: process.platform } });
+}
+
+function decision(command: string, mode: DefaultMode, extra: Record<string, unknown> = {}): Decision {
+  const { rules } = parseRules({ defaultMode: mode, allow: [], ask: [], deny: [...DENY, `Read(${W}/conf/secret/**)`] });
+  const all = [...builtInRules('/etc/mcp-latch-test/mcp-latch.json', null), ...rules];
+  return decide(facts(command, extra), { mode, rules: new RuleSet(all, { home: join(T, 'home'), roots: [W], platform: process.platform }) });
+}
+
+/** stdout+stderr and the files left, of `shell -c text` in a fresh scratch copy of the tree. */
+function run(shell: string, text: string): string {
+  const dir = join(T, `run-${shell}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, 'conf', 'secret'), { recursive: true });
+  mkdirSync(join(dir, 'pub'));
+  writeFileSync(join(dir, 'conf', 'secret', 'key'), 'TOPSECRET\n');
+  writeFileSync(join(dir, 'pub', 'f'), 'keep\n');
+  const result = spawnSync(shell, ['-c', text], { cwd: dir, input: '', encoding: 'utf8', timeout: 5000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir } });
+  const files = (sub: string): string[] => readdirSync(join(dir, sub), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? [`${sub}${entry.name}/`, ...files(`${sub}${entry.name}/`)] : [`${sub}${entry.name}`]));
+  return `${result.stdout.replace(new RegExp(dir, 'g'), 'D')}|${result.stderr.replace(/^(bash|dash)(: line)? [0-9]+:|[0-9.]+(user|system|elapsed)/gm, '').replace(/[0-9.]+s/g, '')}|${files('').join(' ')}`;
+}
+
+/** [text, the form the reason names]: bash and dash read each otherwise. */
+const CASES: Record<string, Array<[string, string]>> = {
+  'ANSI-C and locale quoting (P7)': [
+    [`echo $'\\'; touch pwned; cat conf/secret/key; #'`, "$'…'"],
+    [`echo $'\\'; rm -rf pub; #'`, "$'…'"],
+    [`cat $'conf'/secret/key`, "$'…'"],
+    [`echo $"x"; touch pwned`, '$"…"'],
+    [`echo a$"x"b`, '$"…"'],
+  ],
+  'arithmetic and conditional commands (P6)': [
+    ['((touch *pwned))', '((…))'],
+    ['((rm -rf *pub))', '((…))'],
+    ['((cat *conf/secret/key))', '((…))'],
+    ['[[ a > conf/secret/key ]]', '[[…]]'],
+    // The grammar reads these as dash does, guard (d) as bash does: every reading is checked.
+    ['! (( 1 > 2 )) && echo y', '((…))'],
+    ['if ! (( $# )); then echo none; fi', '((…))'],
+    ['time (( 2 > 1 )) && echo y', 'time'],
+    ['[[ -f pub/f ]] || touch pwned', '[[…]]'],
+    ['for ((i=0; i<1; i++)); do touch pwned; done', 'for ((…))'],
+    ['echo $((x++)) $x', '++/--'],
+    ['echo $((2**3))', '** in arithmetic'],
+    ['echo $((16#ff))', 'base#'],
+    ['echo $[1+1]', '$[…]'],
+  ],
+  'redirections and pipes': [
+    ['echo &>out touch pwned', '&>'],
+    ['echo x &>>out', '&>>'],
+    ['echo x >&out', '>&WORD'],
+    ['echo x |& cat', '|&'],
+    ['cat <<< x', '<<<'],
+    ['cat <(echo x)', 'process substitution'],
+    ['echo x > >(cat)', 'process substitution'],
+    ['exec {fd}>out; echo ok', '{NAME}>'],
+  ],
+  expansions: [
+    ['echo {a,b}', 'brace expansion'],
+    ['touch {pwned,x}', 'brace expansion'],
+    ['echo x{1..3}', 'brace expansion'],
+    ['x=abc; echo ${x/a/b}', 'bash parameter expansion'],
+    ['x=abc; echo ${x:1:1}', 'bash parameter expansion'],
+    ['x=y; y=1; echo ${!x}', 'bash parameter expansion'],
+    ['x=abc; echo ${x^^}', 'bash parameter expansion'],
+    ['x=ABC; echo ${x,,}', 'bash parameter expansion'],
+    ['x=abc; echo ${x@Q}', 'bash parameter expansion'],
+    ['echo a=~/x', '=~/'],
+    ['echo a=b:~/x', '=~/'],
+    ['cat conf/[^s]ecret/key', '[^…]'],
+    ['case secret in [^s]*) touch pwned;; esac', '[^…]'],
+    ['echo .*', '.*'],
+  ],
+  'arrays and assignments': [
+    ['a=(1 2); echo ${a[1]}', 'array'],
+    ['a[1]=2; echo ok', 'array subscript'],
+    ['a=1; a+=2; echo $a', '+='],
+    ['declare x=1; echo $x', 'declare'],
+    ['typeset x=1; echo $x', 'typeset'],
+  ],
+  'keywords and builtins dash does not have': [
+    ['function f { echo ran; }; f', 'function keyword'],
+    ['echo 1 > in; select x in a; do echo ran; break; done < in', 'select'],
+    ['coproc echo ran', 'coproc'],
+    ['time -o timed true', 'time'],
+    ['let x=1; echo $x', 'let'],
+    ['echo echo ran > s; source ./s', 'source'],
+    ['shopt -s nullglob; echo ok', 'shopt'],
+    ['case a in a) echo 1;& b) echo 2;; esac', ';&'],
+    ['case a in a) echo 1;;& *) echo 2;; esac', ';;&'],
+    ['[ a == a ] || touch pwned', '=='],
+  ],
+};
+
+for (const [family, cases] of Object.entries(CASES)) {
+  describe(family, () => {
+    test.skipIf(!dash).each(cases)('bash and dash read %j otherwise', (text) => {
+      expect(run('dash', text)).not.toBe(run('bash', text));
+    });
+    test.each(cases)('%j is sh-dialect, naming %s', (text, form) => {
+      const reasons = facts(text).commandInfo?.unanalyzable ?? [];
+      const reason = reasons.find((r) => r.startsWith('sh-dialect')) ?? '';
+      expect(reason, reasons.join('; ')).toContain(form);
+      expect(reason).toContain('dash');
+    });
+    for (const mode of MODES) {
+      test.each(cases)(`${mode}: %j is not allowed`, (text) => {
+        const decided = decision(text, mode);
+        expect(decided.verdict, decided.reason).not.toBe('allow');
+      });
+    }
+  });
+}
+
+describe('the reported texts, as the review ran them', () => {
+  test.each(MODES)('%s: P7 `echo $\'\\\'; rm -rf pub; id > pwned; #\'` is not allowed', (mode) => {
+    expect(decision(`echo $'\\'; rm -rf pub; id > pwned; #'`, mode).verdict).not.toBe('allow');
+  });
+  test('P6 in bypassPermissions with deny rules: `((rm -rf *pub))` asks', () => {
+    expect(decision('((rm -rf *pub))', 'bypassPermissions').verdict).toBe('ask');
+    expect(decision('((cat *conf/secret/key))', 'bypassPermissions').verdict).toBe('ask');
+  });
+  test('plan mode: `[[ a > conf/secret/key ]]` is denied', () => {
+    expect(decision('[[ a > conf/secret/key ]]', 'plan').verdict).toBe('deny');
+  });
+});
+
+describe('payloads for a shell inside the command', () => {
+  test.each([
+    [`sh -c "echo \\$'\\\\'; touch pwned; #'"`, "$'…'"],
+    [`dash -c '((touch *pwned))'`, '((…))'],
+    [`find . -exec sh -c '[[ -f x ]]' \\;`, '[[…]]'],
+    [`bash -c 'sh -c "cat <<< x"'`, '<<<'],
+  ])('%j: the payload is sh-dialect (%s)', (text, form) => {
+    const reasons = facts(text).commandInfo?.unanalyzable ?? [];
+    expect(reasons.find((r) => r.startsWith('sh-dialect')) ?? '', reasons.join('; ')).toContain(form);
+  });
+  test.each([`bash -c '[[ -f x ]] && echo $"y"'`, `rbash -c 'cat <<< x'`])('%j: bash reads its own payload', (text) => {
+    expect(facts(text).commandInfo?.unanalyzable.filter((r) => r.startsWith('sh-dialect'))).toEqual([]);
+  });
+  test('a script on stdin of `sh` is read as sh, of `bash` as bash', () => {
+    const script = `echo $'\\'; touch pwned; #'`;
+    expect(facts('sh', { stdin: script }).commandInfo?.unanalyzable.some((r) => r.startsWith('sh-dialect'))).toBe(true);
+    expect(facts('bash', { stdin: script }).commandInfo?.unanalyzable.some((r) => r.startsWith('sh-dialect'))).toBe(false);
+  });
+  test('the model itself still reads bash when told so (the default of analyseCommand)', () => {
+    expect(analyseCommand(`echo $'\\'; touch pwned; #'`, { cwd: W }).unanalyzable).toEqual([]);
+    expect(analyseCommand(`echo $'\\'; touch pwned; #'`, { cwd: W, shell: 'sh' }).unanalyzable.some((r) => r.startsWith('sh-dialect'))).toBe(true);
+  });
+});
+
+describe('the same reading in both shells: no sh-dialect', () => {
+  const same = [
+    'ls -la',
+    'git status',
+    'echo "a b" \'c\' d',
+    'x=abc; echo ${x:-def} ${#x} ${x##*b} ${x%c} ${x:+y} ${x#a}',
+    'echo $((1 + 2 * 3)) $((7 % 3))',
+    "awk '{print $1,$2}' conf/secret/key",
+    "echo '{a,b}' \"{a,b}\" '$'\"'\"'x'",
+    'ls 2>&1 >out; cat out >&2',
+    '[ -f pub/f ] && echo yes; test a = a && echo eq',
+    'for f in pub/*; do echo "$f"; done',
+    'f() { echo ran; }; f',
+    "case a in a) echo 1;; *) echo 2;; esac",
+    'echo "$(echo x)" `echo y`',
+    'cat <<EOF\na $HOME\nEOF',
+    'echo a=b ~/x',
+    'ls ./pub ../work',
+  ];
+  test.skipIf(!dash).each(same)('bash and dash read %j alike', (text) => {
+    expect(run('dash', text)).toBe(run('bash', text));
+  });
+  test.each(same)('%j is not sh-dialect', (text) => {
+    expect(facts(text).commandInfo?.unanalyzable.filter((r) => r.startsWith('sh-dialect'))).toEqual([]);
+  });
+});
