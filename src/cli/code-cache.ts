@@ -192,7 +192,7 @@ function save(script: vm.Script, directory: string, file: string, stage: number)
     const temporary = `${file}.${process.pid}.tmp`;
     const header = Buffer.alloc(HEADER_BYTES);
     header[CHECK_BYTES] = stage;
-    const content = Buffer.concat([header, script.createCachedData()]);
+    const content = Buffer.concat([header, underLastingFlags(() => script.createCachedData())]);
     content.writeUInt32BE(crc32(content.subarray(CHECK_BYTES)));
     writeFileSync(temporary, content, { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { CodeCache, CodeCacheStage } from './code-cache.js';
 import type * as GatewayBundle from './serve-gateway.js';
 import { readEarlyConfig } from '../config/early.js';
-import { setServeFlags, setStartUpFlags } from './v8-flags.js';
+import { setServeFlags, setServingFlags, setStartUpFlags } from './v8-flags.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
@@ -105,6 +105,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     setImmediate(() => {
       setStartUpFlags(false);
       saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`));
+      // Then TurboFan may optimise sooner: the start-up is over and the caches are made (v8-flags.ts).
+      if (stage === 'call') {
+        setServingFlags(true);
+        logger.debug('serving flags set');
+      }
     });
   void gateway.firstToolsList.then(() => saveCodeCache('list'));
   void gateway.firstCallAnswered.then(() => saveCodeCache('call'));

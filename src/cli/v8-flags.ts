@@ -43,16 +43,42 @@ export function setStartUpFlags(on: boolean): void {
 }
 
 /**
- * Runs `compile` under the flags serve keeps: V8 takes a code cache only under the flags it was made
- * with, and serve writes its caches once the start-up is over (code-cache.ts). The shell model's
- * bundle is compiled while the start-up's are set when a shell tool is expected.
+ * TurboFan sooner once `serve` serves: V8 11.3 optimises a function after three or more ticks of
+ * 66 KB of its bytecode run (the interrupt budget), so the gateway's per-call functions were
+ * optimised between its ~1,000th and ~9,000th call; at 16 KB, mostly between the ~100th and the
+ * ~1,000th (docs/performance.md, "Round 15: the warm path"). Lowered once the first call is
+ * answered and the code caches are written (cli/serve.ts), not at start: set from the start, the
+ * start-up's own code got optimised (CPU by the first list, and TurboFan's pages resident in an
+ * idle gateway, +8 MiB). Put back to V8's default while a cache is used or made
+ * (`underLastingFlags`): a flag set back to its default value is not in V8's flag hash. That
+ * default is V8 11.3's (Node 20's); under another V8 the budget is left alone.
  */
-export function underLastingFlags<T>(compile: () => T): T {
-  if (!startingUp) return compile();
+const BUDGET = process.versions.v8.startsWith('11.3.') ? { serving: '--interrupt-budget=16384', default: '--interrupt-budget=67584' } : null;
+let serving = false;
+
+export function setServingFlags(on: boolean): void {
+  if (on === serving || !BUDGET) return;
+  serving = on;
+  setFlagsFromString(on ? BUDGET.serving : BUDGET.default);
+}
+
+/**
+ * Runs `run` under the flags serve keeps, without those it sets for a while (the start-up's, the
+ * serving budget): V8 takes a code cache only under the flags it was made with (its flag hash
+ * counts every flag not at its default, computed again after each change), and serve's caches are
+ * made and used under these (code-cache.ts). The shell model's bundle is compiled while the
+ * start-up's are set when a shell tool is expected, or after the budget is lowered when a shell
+ * tool is first listed later.
+ */
+export function underLastingFlags<T>(run: () => T): T {
+  const [wasStartingUp, wasServing] = [startingUp, serving];
+  if (!wasStartingUp && !wasServing) return run();
   setStartUpFlags(false);
+  setServingFlags(false);
   try {
-    return compile();
+    return run();
   } finally {
-    setStartUpFlags(true);
+    setStartUpFlags(wasStartingUp);
+    setServingFlags(wasServing);
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
@@ -36,6 +36,8 @@ describe('the serve bundle with its code cache', () => {
         // One line after the first list, one after the first call; each for the shell model's bundle too.
         const saved = [...gateway.stderr().matchAll(/"msg":"code cache ([^"]*)"/g)].map((match) => match[1]!.replace(/ to .*/, ''));
         if (saved.length < (call ? 2 : 1) * (shell ? 2 : 1)) throw new Error(`the code cache not saved yet:\n${gateway.stderr()}`);
+        // After the first call's save, serve lowers V8's interrupt budget (v8-flags.ts): every next start here runs after one that did.
+        if (call && !gateway.stderr().includes('"msg":"serving flags set"')) throw new Error(`the serving flags not set yet:\n${gateway.stderr()}`);
         return { status, saved };
       });
     } finally {
@@ -164,6 +166,29 @@ describe('the serve bundle with its code cache', () => {
     expect(status, next.stderr).toBe('accepted');
     // The bundle is 1.1 MB and its cache 1.1 MB; what is left is Node's own.
     expect(Number(arrayBuffers)).toBeLessThan(256 * 1024);
+  });
+
+  test("a bundle compiled after serve set its serving flags takes the cache of the start's flags, and the cache it makes is taken by the next start", () => {
+    const dir = tempDir();
+    // serve lowers V8's interrupt budget once the first call is answered (v8-flags.ts); the shell
+    // model's bundle may load later (a shell tool listed after it), and any flag not at its default
+    // changes V8's flag hash, under which a cache is refused and made.
+    const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
+      const { setServingFlags } = await import(${JSON.stringify(join(ROOT, 'dist/cli/v8-flags.js'))});
+      if (process.argv.includes('serving')) setServingFlags(true);
+      const { codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/gateway.cjs'))});
+      console.log(codeCache.status);
+      if (process.argv.includes('save')) console.log(codeCache.save('call'));`;
+    const run = (...args: string[]) => {
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', probe, '--', ...args], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
+      return result.stdout.trim().split('\n').map((line) => line.replace(/ to .*/, '')).join(', ') || result.stderr;
+    };
+    expect(run('save')).toBe('absent, written');
+    expect(run('serving')).toBe('accepted');
+    // Made while the serving flags were set (the start's first save can come after them: a client that calls before it lists).
+    rmSync(join(dir, 'cache'), { recursive: true });
+    expect(run('serving', 'save')).toBe('absent, written');
+    expect(run()).toBe('accepted');
   });
 
   test('a cache directory others can write is not read and not written', async () => {
