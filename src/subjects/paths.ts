@@ -104,6 +104,20 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
   }
 }
 
+/**
+ * `/proc/self`, `/proc/thread-self`, `/proc/<pid>` (and `/dev/fd`, `/dev/stdin`…, links into them):
+ * each process sees its own cwd, root and open files there, so their links resolve here as the
+ * gateway's and at run time as the server's. Reached through a link (`pr -> /proc`, or `t -> /tmp`
+ * then `t/../proc`), `cat ../pr/self/cwd/secret/key` read a Read-denied file in default mode: the
+ * gateway's walk followed `/proc/self/cwd` to its own directory (round 15 review of paths, P2). A
+ * walk that reaches one of them is a problem (it asks; deny rules still see where the gateway's own
+ * reading leads: `/proc/self/root/etc/passwd` is `/etc/passwd`); a path whose words may be one of
+ * them takes the walk (PROCESS_NAME), not realpath, which would follow them silently.
+ */
+const PROCESS_VIEW = /^\/proc\/(?:self|thread-self|\d+)(?:\/|$)/;
+const PROCESS_NAME = /\/(?:self|thread-self|\d+|fd|stdin|stdout|stderr)(?:\/|$)/;
+const PROCESS_PROBLEM = 'the path passes through /proc/self, /proc/<pid> or /dev/fd, where each process sees its own files: it resolves differently for the server';
+
 /** A `..` component in a path as written. */
 const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
 
@@ -289,7 +303,9 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = fa
   // missing path (a new file, a word that only may be one) goes to the walk without the thrown
   // error, which cost more than the lookups themselves (docs/performance.md, "End of round 12");
   // one expected on disk skips that stat: realpath fails with the same errors stat would.
-  if (onDisk || existsNoThrow(lexical)) {
+  // A name procfs gives a process (`self`, a pid, `fd`…) may be reached through a link to `/proc`
+  // or `/dev`: only the walk sees where it passes (PROCESS_VIEW).
+  if ((onDisk || existsNoThrow(lexical)) && !PROCESS_NAME.test(lexical)) {
     try {
       return fs.realpathSync.native(lexical);
     } catch (error) {
@@ -303,7 +319,8 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = fa
   let resolved = root;
   const pending = splitComponents(lexical.slice(root.length), P);
   let hops = 0;
-  let equivalent: string | null = null;
+  /** Why the end of the walk cannot be trusted, once known; the walk goes on so deny rules see where it leads here. */
+  let problem: string | null = null;
   while (pending.length > 0) {
     const part = pending.shift() as string;
     if (part === '.') continue;
@@ -326,16 +343,17 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = fa
           resolved = next;
           continue;
         }
-        return equivalent === null ? real : { problem: equivalent, realPath: real };
+        return problem === null ? real : { problem, realPath: real };
       }
       const why = `the name ${JSON.stringify(part)} is not on disk, but ${found.map((entry) => JSON.stringify(entry)).join(' and ')} equal to it in Unicode NFC ${found.length > 1 ? 'are' : 'is'}`;
       // server-filesystem refuses an ambiguous name; the kernel makes a new one: ask, with that reading.
       if (found.length > 1) return { problem: `${why} (which one a server opens is unknown)`, realPath: P.join(next, ...pending) };
-      equivalent ??= `${why}: server-filesystem opens that entry, the kernel a new name`;
+      problem ??= `${why}: server-filesystem opens that entry, the kernel a new name`;
       next = P.join(resolved, found[0] as string);
       stat = lstatOrNull(next);
-      if (stat === null) return { problem: equivalent, realPath: P.join(next, ...pending) };
+      if (stat === null) return { problem, realPath: P.join(next, ...pending) };
     }
+    if (PROCESS_VIEW.test(next)) problem ??= PROCESS_PROBLEM;
     if (!stat.isSymbolicLink()) {
       resolved = next;
       continue;
@@ -351,7 +369,7 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = fa
       pending.unshift(...splitComponents(target, P));
     }
   }
-  return equivalent === null ? resolved : { problem: equivalent, realPath: resolved };
+  return problem === null ? resolved : { problem, realPath: resolved };
 }
 
 /**

@@ -196,6 +196,21 @@ describe('1. a workdir spelled with ~ is a directory the server may read otherwi
   neverAllowedAnywhere(['cat .ssh/id_rsa'], { cwd: '~' });
 });
 
+// Round 15 review of paths, P2: /proc/self (and /proc/<pid>, /dev/fd) reached through a link was
+// resolved as the gateway's own process: `cat ../pr/self/cwd/secret/key` read a Read-denied file.
+describe('1. /proc/self, /proc/<pid> and /dev/fd reached through a link resolve differently for the server', () => {
+  beforeAll(() => {
+    symlinkSync('/proc', join(W, 'pr'));
+    symlinkSync('/dev', join(W, 'dv'));
+    symlinkSync('/tmp', join(W, 'tl'));
+    mkdirSync(join(W, 'src', '2024'));
+    writeFileSync(join(W, 'src', '2024', 'a.txt'), 'a');
+  });
+  neverAllowedAnywhere(['cat pr/self/cwd/src/a.ts', 'cat pr/self/environ', 'cat pr/thread-self/cwd/src/a.ts', `cat pr/${process.pid}/cwd/src/a.ts`, `cat pr/${process.pid}/environ`, 'cat dv/fd/3', 'cat dv/stdin', 'cat tl/../proc/self/cwd/src/a.ts', 'echo x > pr/self/cwd/src/b.ts']);
+  // A name that looks like a pid below an ordinary directory is walked, and reads as before.
+  allowedByDefault(['cat src/2024/a.txt']);
+});
+
 describe('1. filesystem tools walk the same way', () => {
   test.each(MODES)('%s: read_text_file of out/../home/.ssh/id_rsa is denied', (mode) => {
     const decision = decideFs('read_text_file', { path: `${W}/out/../home/.ssh/id_rsa` }, [W], { deny: BASE_DENY, mode, home });
