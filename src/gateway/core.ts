@@ -241,6 +241,10 @@ export class GatewayCore implements CallContext {
     } catch (error) {
       this.logger.debug({ err: errorMessage(error) }, 'warming the decision path failed');
     }
+    // The warm-up's call runs on a context of its own: what the real call asks of this one first is run here once.
+    this.registry.resolveTool(route.exposed);
+    this.analysisReady(route);
+    this.policy();
     const args = allowed;
     // A throw of its own (a temporary directory that cannot be made) becomes a rejection, logged, as a failed call does.
     const pipeline = args

@@ -174,16 +174,23 @@ export function warmUpCallPipeline(target: WarmUpPipeline): Promise<boolean> {
   const order = new CallOrder(context, session);
   const calls = new UpstreamCalls(NOBODY, (taken) => order.callTools(taken));
   const input = new PassThrough();
-  let replied: (line: string) => void = () => undefined;
+  // The two replies, as the pipeline writes them (one write or two).
+  let written = '';
+  let replied: (text: string) => void = () => undefined;
   const reply = new Promise<string>((resolve) => (replied = resolve));
   const output = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
-      replied(String(chunk));
+      written += String(chunk);
+      if (written.split('\n').length > WARM_UP_CALLS) replied(written);
       done();
     },
   });
   const upstream = new StdioUpstream(target.maxMessageBytes, input, output);
-  const line = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":${jsonString(route.exposed)},"arguments":${JSON.stringify(target.args)}}}\n`;
+  // Two calls in one read (one batch): the server answers the first as plain text, which is passed
+  // on as written, and the second with a block the answer's scan refuses (as mcp-server-commands
+  // answers: a text block with a `name`), which is parsed, checked and written again.
+  const params = `"params":{"name":${jsonString(route.exposed)},"arguments":${JSON.stringify(target.args)}}}\n`;
+  const lines = Array.from({ length: WARM_UP_CALLS }, (_, index) => `{"jsonrpc":"2.0","id":${index + 1},"method":"tools/call",${params}`).join('');
   const done = (): void => {
     void upstream.close();
     void audit
@@ -196,21 +203,27 @@ export function warmUpCallPipeline(target: WarmUpPipeline): Promise<boolean> {
     .start()
     .then(() => {
       calls.attach(upstream);
-      input.emit('data', Buffer.from(line));
+      input.emit('data', Buffer.from(lines));
       // The pipeline answers within microtasks; a timer bounds a warm-up that did not (it then only ends).
       return Promise.race([reply, new Promise<string>((resolve) => setTimeout(resolve, 1000, '').unref())]);
     })
-    .then((text) => text.startsWith('{"jsonrpc":"2.0","id":1,"result":') && text.includes(WARM_UP_ANSWER))
+    .then((text) => {
+      const answers = text.split('\n').filter((answer) => answer !== '');
+      return answers.length === WARM_UP_CALLS && answers.every((answer) => /^\{"jsonrpc":"2\.0","id":\d,"result":/.test(answer) && answer.includes(WARM_UP_ANSWER));
+    })
     .finally(done);
 }
 
 /** The text the warm-up's server answers with. */
 const WARM_UP_ANSWER = 'warm-up answer';
+/** How many calls the warm-up sends: one answered as plain text, one not. */
+const WARM_UP_CALLS = 2;
 
 /**
  * The warm-up's server: a transport that takes what DirectCalls sends (a line it made, or a
- * message) and answers each call with a plain text result a microtask later, through `takeLine`
- * as a server's line is read.
+ * message) and answers each call a microtask later as a server's line is read (ChildTransport):
+ * offered to `takeLine`, and parsed and given to `onmessage` when it is not taken. Odd ids get a
+ * plain text, even ids a text block with a `name`, which the answer's scan does not pass as written.
  */
 class WarmUpServer {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -236,7 +249,11 @@ class WarmUpServer {
   }
 
   private answer(id: number): void {
-    void QUEUED.then(() => this.takeLine?.(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${jsonString(`${WARM_UP_ANSWER}\n`)}}]}}`));
+    const block = `{"type":"text","text":${jsonString(`${WARM_UP_ANSWER}\n`)}${id % 2 === 0 ? ',"name":"STDOUT"' : ''}}`;
+    const line = `{"jsonrpc":"2.0","id":${id},"result":{"content":[${block}]}}`;
+    void QUEUED.then(() => {
+      if (!this.takeLine?.(line)) this.onmessage?.(parseMessage(line));
+    });
   }
 }
 
