@@ -111,6 +111,9 @@ const CASES: Record<string, Array<[string, string]>> = {
     ['x=ABC; echo ${x,,}', 'bash parameter expansion'],
     ['x=abc; echo ${x@Q}', 'bash parameter expansion'],
     ['echo a=~/x', '=~/'],
+    ['echo ~+/x ~-/y', '~+'],
+    ['mkdir -p "~+"; echo linked > "~+/x"; cat ~+/x', '~+'],
+    ['x=~+/y; echo $x', '~+'],
     ['echo a=b:~/x', '=~/'],
     ['cat conf/[^s]ecret/key', '[^…]'],
     ['case secret in [^s]*) touch pwned;; esac', '[^…]'],
@@ -196,7 +199,7 @@ describe('payloads for a shell inside the command', () => {
 
 describe('the same reading in both shells: no sh-dialect', () => {
   const same = [
-    'ls -la',
+    'ls -a pub conf',
     'git status',
     'echo "a b" \'c\' d',
     'x=abc; echo ${x:-def} ${#x} ${x##*b} ${x%c} ${x:+y} ${x#a}',

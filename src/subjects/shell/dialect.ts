@@ -133,6 +133,9 @@ function wordForm(node: SyntaxNode, text: string): string | null {
   if (/^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(skeleton) && /^[<>]/.test(text.slice(node.endIndex))) return '{NAME}> (a named descriptor)';
   // bash reads `[^s]` as "not s"; dash as the set of `^` and `s` (`cat [^s]ecret` reads secret in dash).
   if (skeleton.includes('[^')) return '[^…] (a negated bracket in bash, a plain one in dash)';
+  // bash's `~+` is $PWD, `~-` $OLDPWD, `~N` the directory stack; dash looks up a user named `+` and
+  // keeps the word: `cat ~+/x` reads ./~+/x, a directory or link of that name, in dash.
+  if (/(?:^|[=:])~[-+0-9]/.test(skeleton)) return '~+, ~- or ~N (bash\'s directory tilde; a plain name in dash)';
   // bash expands `~` after `=` and `:` in any word that looks like an assignment; dash only in assignments.
   if (node.parent?.type !== 'variable_assignment' && /[=:]~/.test(skeleton)) return '=~/ or :~/ in an argument (bash expands that ~, dash does not)';
   // bash 5.2 (globskipdots) never matches `.` and `..` with `.*`; dash does.
