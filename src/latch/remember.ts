@@ -4,6 +4,7 @@ import { RuleSet } from '../policy/match.js';
 import { parseRule, quoteRuleWord, type Rule } from '../policy/rule.js';
 import type { Decision, Segment } from '../policy/types.js';
 import { DELETERS } from '../programs.js';
+import { isInside } from '../subjects/paths.js';
 import { writesOnlyNamedPaths } from '../subjects/shell/index.js';
 import { isPlainText } from './escape.js';
 
@@ -13,8 +14,8 @@ import { isPlainText } from './escape.js';
  * not be analysed, an ask rule or a problem (not a missing rule) made it ask, or the candidate rules
  * would not actually allow the call when re-decided.
  *
- *   `npm run test -- --run`      → Bash(npm run test -- --run)   (the exact command)
- *   `mkdir -p build/out`         → Bash(mkdir *), Edit(/p/build/out)
+ *   `npm run test -- --run` in /p → Bash(npm run test -- --run) in /p   (the exact command, where it ran)
+ *   `mkdir -p build/out` in /p   → Bash(mkdir *) in /p, Edit(/p/build/out)
  *   write_file /p/notes.txt      → Edit(/p/notes.txt)
  *   memory create_entities       → mcp__memory__create_entities
  *
@@ -39,7 +40,7 @@ export function rememberRules(facts: CallFacts, decision: Decision, policy: Poli
       for (const form of new Set([subject.path, subject.realPath ?? subject.path])) texts.push(`${tool}(${escapeGlob(form)})`);
     } else if (subject.type === 'command') {
       if (!subject.info.rememberable || subject.info.unanalyzable.length > 0) return null;
-      const rule = commandRule(subject.segment);
+      const rule = commandRule(subject.segment, policy.rules.env.roots);
       if (!rule) return null;
       texts.push(rule);
     } else {
@@ -63,16 +64,22 @@ export function rememberRules(facts: CallFacts, decision: Decision, policy: Poli
 }
 
 /**
- * The exact command (`Bash(npm run test -- --run)`), or `Bash(touch *)` for a program whose every
- * later word is a path decided on each call; a deleter stays exact (one `rm -rf build` approved is not
- * every removal the mode lets through).
+ * The exact command (`Bash(npm run test -- --run) in /p`), or `Bash(touch *) in /p` for a program
+ * whose every later word is a path decided on each call; a deleter stays exact (one `rm -rf build`
+ * approved is not every removal the mode lets through). Bound to the workspace root the command ran
+ * in: what `npm run test`, `make` or `./build.sh` do is that project's files, and the person approved
+ * this project's (round 15 review A4: an "Always allow" from project A ran a cloned repository's own
+ * `npm run test`). Null when it ran outside every root, or where is not known.
  */
-function commandRule(segment: Segment): string | null {
+function commandRule(segment: Segment, roots: readonly string[]): string | null {
   if (!segment.isStatic || segment.program === null || segment.name === null || segment.program !== segment.name) return null;
-  if (writesOnlyNamedPaths(segment.name) && !DELETERS.has(segment.name)) return `Bash(${quoteRuleWord(segment.program)} *)`;
+  const root = segment.cwd === null ? undefined : roots.filter((dir) => isInside(dir, segment.cwd!)).sort((a, b) => b.length - a.length)[0];
+  if (root === undefined) return null;
+  const where = ` in ${root}`;
+  if (writesOnlyNamedPaths(segment.name) && !DELETERS.has(segment.name)) return `Bash(${quoteRuleWord(segment.program)} *)${where}`;
   const words = [segment.program, ...segment.args];
   if (words.some((word) => word.includes('*'))) return null;
-  return `Bash(${words.map(quoteRuleWord).join(' ')})`;
+  return `Bash(${words.map(quoteRuleWord).join(' ')})${where}`;
 }
 
 /**

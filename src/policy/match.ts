@@ -185,16 +185,24 @@ export class RuleSet {
   matchCommandNarrow(segment: Segment): Rule | null {
     const rules = this.lists.allow.command;
     if (!isNarrowEligible(segment)) return null;
-    const bare = rules.get('');
-    if (bare && bare.length > 0) return bare[0]!;
+    for (const rule of rules.get('') ?? []) if (rule.within === undefined || this.runsWithin(segment.cwd, rule.within)) return rule;
     const words = [segment.program!, ...segment.args];
     const found = rules.get(words[0]!);
     if (!found) return null;
     for (const rule of found) {
       const ruleWords = rule.words!;
+      if (rule.within !== undefined && !this.runsWithin(segment.cwd, rule.within)) continue;
       if (rule.prefix ? startsWith(words, ruleWords) : equalWords(words, ruleWords)) return rule;
     }
     return null;
+  }
+
+  /** A `Bash(…) in DIR` rule's condition: the command runs in DIR or below; an unknown directory is not there. */
+  private runsWithin(cwd: string | null, within: string): boolean {
+    if (cwd === null) return false;
+    const dir = posix.normalize(within === '~' ? this.env.home : within.startsWith('~/') ? posix.join(this.env.home, within.slice(2)) : within);
+    const rel = posix.relative(dir, posix.normalize(cwd));
+    return rel === '' || (!rel.startsWith('..') && !posix.isAbsolute(rel));
   }
 
   /** The first mcp__ rule of `list` for this server and tool (the server's own tool name). */

@@ -8,6 +8,7 @@ import type { RuleList, RuleText } from './types.js';
  *   Edit(src/**)          write subjects (alias Write(…), file_write(…))
  *   Bash(npm run test *)  shell commands starting with the words `npm run test`
  *   Bash(git status)      exactly `git status`
+ *   Bash(npm test) in /p  `npm test` run in /p or below (allow rules only; what "Always allow" saves)
  *   Read | Edit | Bash    every subject of that kind
  *   mcp__fs__read_*       the whole call to matching tools of server `fs`
  *
@@ -29,7 +30,18 @@ export type Rule =
        */
       holds?: string;
     }
-  | { type: 'command'; text: RuleText; list: RuleList; words: string[] | null; prefix: boolean }
+  | {
+      type: 'command';
+      text: RuleText;
+      list: RuleList;
+      words: string[] | null;
+      prefix: boolean;
+      /**
+       * `Bash(…) in DIR`: the rule holds only for a command whose working directory is DIR or below
+       * (`~/` is the home directory), as written; an unknown directory is not in it (match.ts).
+       */
+      within?: string;
+    }
   | { type: 'mcp'; text: RuleText; list: RuleList; server: string; toolGlob: string | null };
 
 const PATH_TOOLS: Record<string, 'read' | 'write'> = {
@@ -59,6 +71,14 @@ export function parseRule(text: RuleText, list: RuleList): Rule {
   if (/[\0\r\n]/.test(text)) throw ruleError(text, 'a rule must be on one line');
 
   if (text.startsWith('mcp__')) return parseMcpRule(text, list);
+
+  // `Bash(npm test) in /home/me/app`: the last ") in " followed by an absolute or ~/ path.
+  const scoped = /^(.*\)) in ((?:\/|~\/|~$).*)$/.exec(text);
+  if (scoped) {
+    const rule = parseRule(scoped[1]!, list);
+    if (rule.type !== 'command' || list !== 'allow' || rule.within !== undefined) throw ruleError(text, 'only Bash allow rules take a directory (" in DIR"), and only one');
+    return { ...rule, text, within: scoped[2]! };
+  }
 
   const open = text.indexOf('(');
   const tool = open === -1 ? text : text.slice(0, open);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CallToolResultSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -137,7 +137,7 @@ describe('answers', () => {
     expect(existsSync(join(dir, 'a.txt'))).toBe(true);
     const saved = JSON.parse(readFileSync(h.configPath, 'utf8')) as { permissions: { allow: string[] } };
     // One rule per subject that asked: the command by its signature, the file it writes exactly.
-    expect(saved.permissions.allow).toEqual(expect.arrayContaining(['Bash(touch *)', `Edit(${dir}/a.txt)`]));
+    expect(saved.permissions.allow).toEqual(expect.arrayContaining([`Bash(touch *) in ${dir}`, `Edit(${dir}/a.txt)`]));
     await h.client.callTool({ name: 'shell__run_command', arguments: { command: `touch ${dir}/a.txt`, workdir: dir } });
     expect(h.elicitations).toHaveLength(1);
     await h.close();
@@ -157,11 +157,34 @@ describe('answers', () => {
     let asked = 0;
     const h = await gateway(dir, (params) => ({ action: 'accept', content: { decision: ++asked === 1 ? choiceStartingWith(params, 'Always allow: ') : 'Deny' } }));
     await h.client.callTool({ name: 'shell__run_command', arguments: { command: 'ssh-agent ls', workdir: dir } });
-    expect(h.elicitations[0]!.message).toContain('"Always allow" saves: Bash(ssh-agent ls)');
+    expect(h.elicitations[0]!.message).toContain(`"Always allow" saves: Bash(ssh-agent ls) in ${dir}`);
     const saved = JSON.parse(readFileSync(h.configPath, 'utf8')) as { permissions: { allow: string[] } };
-    expect(saved.permissions.allow).toContain('Bash(ssh-agent ls)');
+    expect(saved.permissions.allow).toContain(`Bash(ssh-agent ls) in ${dir}`);
     const later = await h.client.callTool({ name: 'shell__run_command', arguments: { command: `ssh-agent sh -c 'touch ${made}'`, workdir: dir } });
     expect(textOf(later)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(h.elicitations).toHaveLength(2);
+    expect(existsSync(made)).toBe(false);
+  });
+
+  // Round 15 review A4 (t6-scopes.mjs): "Always allow" on project A's `npm run test` saved a rule
+  // that named no directory, and a cloned repository's own `npm run test` then ran unasked.
+  test('Always allow on a command holds in the workspace root it ran in, not in another project', async () => {
+    const dir = tempDir();
+    const [projA, projB] = [join(dir, 'projA'), join(dir, 'projB')];
+    mkdirSync(join(projA, 'sub'), { recursive: true });
+    mkdirSync(projB);
+    const made = join(dir, 'PWNED_B');
+    writeFileSync(join(projA, 'package.json'), JSON.stringify({ scripts: { test: 'echo tests of A pass' } }));
+    writeFileSync(join(projA, 'sub', 'package.json'), JSON.stringify({ scripts: { test: 'echo tests of A/sub pass' } }));
+    writeFileSync(join(projB, 'package.json'), JSON.stringify({ scripts: { test: `touch ${made}` } }));
+    let asked = 0;
+    const h = await gateway(dir, (params) => ({ action: 'accept', content: { decision: ++asked === 1 ? choiceStartingWith(params, 'Always allow: ') : 'Deny' } }), { workspace: [projA, projB] });
+    const run = (workdir: string) => h.client.callTool({ name: 'shell__run_command', arguments: { command: 'npm run test', workdir } });
+    expect(textOf(await run(projA))).toContain('tests of A pass');
+    expect(h.elicitations[0]!.message).toContain(`"Always allow" saves: Bash(npm run test) in ${projA}`);
+    expect(textOf(await run(join(projA, 'sub')))).toContain('tests of A/sub pass');
+    expect(h.elicitations).toHaveLength(1);
+    expect(textOf(await run(projB))).toMatch(/^Denied by mcp-latch: the user denied this call/);
     expect(h.elicitations).toHaveLength(2);
     expect(existsSync(made)).toBe(false);
   });
@@ -364,7 +387,7 @@ describe('no prompt possible', () => {
     const text = textOf(result);
     expect(text).toMatch(/^Denied by mcp-latch: this call needs the user's approval/);
     expect(text).toContain('this client cannot show approval prompts');
-    expect(text).toContain(`mcp-latch allow 'Bash(npm run test -- --run)'`);
+    expect(text).toContain(`mcp-latch allow 'Bash(npm run test -- --run) in ${dir}'`);
   });
 
   test('Claude Desktop declares elicitation but never renders it: treated as no prompt', async () => {

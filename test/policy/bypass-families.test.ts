@@ -14,7 +14,7 @@ import { analyseCommand } from '../../src/subjects/shell/command.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideFs, decideShell, rememberedShell } from '../helpers/policy.js';
-import { quoteRuleWord } from '../../src/policy/rule.js';
+import { parseRule, quoteRuleWord } from '../../src/policy/rule.js';
 import { CLIS, DELETERS, NETWORK_PROGRAMS, PLAIN_PROGRAMS, RUNNERS, SHELLS, WRAPPERS } from '../../src/programs.js';
 
 /**
@@ -4581,14 +4581,14 @@ describe('14. the rule remembered for one approved command covers no more than t
   ];
   test.each(laterCalls)('%j remembered allows no different later call (%j)', (approved, later) => {
     const { rules, after } = remembered(approved);
-    expect(rules?.every((rule) => !rule.startsWith('Bash(') || !rule.endsWith(' *)')), String(rules)).toBe(true);
+    expect(rules?.every((rule) => !rule.startsWith('Bash(') || !rule.endsWith(` *) in ${W}`)), String(rules)).toBe(true);
     const decision = after(later);
     expect(decision.verdict, `${String(rules)} → ${decision.reason}`).not.toBe('allow');
   });
 
   test.each(laterCalls)('%j is still offered, as the exact command', (approved) => {
     const { rules, after } = remembered(approved);
-    expect(rules).toContain(`Bash(${approved.split(' ').map(quoteRuleWord).join(' ')})`);
+    expect(rules).toContain(`Bash(${approved.split(' ').map(quoteRuleWord).join(' ')}) in ${W}`);
     expect(after(approved).verdict).toBe('allow');
   });
 
@@ -4598,20 +4598,43 @@ describe('14. the rule remembered for one approved command covers no more than t
   const prefixed = ['touch', 'mkdir', 'cp', 'mv', 'tee'];
   test.each([...new Set(known)].filter((name) => /^[a-z][\w.-]*$/i.test(name) && !prefixed.includes(name)))('%s is remembered as the exact command', (name) => {
     const { rules } = remembered(`${name} arg1`);
-    for (const rule of rules ?? []) expect(rule.endsWith(' *)'), rule).toBe(false);
+    for (const rule of rules ?? []) expect(rule.includes(' *)'), rule).toBe(false);
   });
 
   // The reviewed allow-list: file programs that write only the paths they name, less the deleters.
   test('a prefix is remembered only for touch, mkdir, cp, mv and tee', () => {
     const found = ['touch', 'mkdir', 'cp', 'mv', 'tee', 'cat', 'ls', 'rm', 'rmdir', 'unlink', 'shred', 'truncate', 'chown', 'chgrp', 'setfacl', 'install', 'sort', 'link', 'ln', 'chmod', 'dd', 'base64']
-      .filter((name) => remembered(`${name} -v new.txt`, 'default').rules?.includes(`Bash(${name} *)`));
+      .filter((name) => remembered(`${name} -v new.txt`, 'default').rules?.includes(`Bash(${name} *) in ${W}`));
     expect(found.sort()).toEqual([...prefixed].sort());
+  });
+
+  // Round 15 review A4: the rule names the workspace root the command ran in (what `npm run test`
+  // runs is that project's package.json); elsewhere, or where the directory is not known, it is no rule.
+  test('a remembered command holds in its workspace root and below, nowhere else', () => {
+    mkdirSync(join(W, 'projA', 'sub'), { recursive: true });
+    mkdirSync(join(W, 'projB'), { recursive: true });
+    const under = (cwd: string, command = 'npm run test') => decideShell(command, { allow: [`Bash(npm run test) in ${W}/projA`], mode: 'default', workspace: [W], cwd: fill(cwd), home, configPath: join(W, 'mcp-latch.json') });
+    expect(under('<W>/projA').verdict).toBe('allow');
+    expect(under('<W>/projA/sub').verdict).toBe('allow');
+    expect(under('<W>/projA', 'cd sub && npm run test').verdict).toBe('allow');
+    for (const [cwd, command] of [['<W>/projB', 'npm run test'], ['<W>', 'npm run test'], ['<W>/projA', `cd ${W}/projB && npm run test`], ['<W>/projA', 'cd ../projB && npm run test'], ['<W>/projA', 'cd "$X" && npm run test'], ['<W>/projA', 'cd .. && npm run test']]) {
+      expect(under(cwd!, command).verdict, `${command} in ${cwd}`).not.toBe('allow');
+    }
+    const prefixed = (command: string) => decideShell(command, { allow: [`Bash(touch *) in ${W}/projA`, `Edit(${W}/**)`], mode: 'default', workspace: [W], cwd: `${W}/projA`, home, configPath: join(W, 'mcp-latch.json') });
+    expect(prefixed('touch a.txt').verdict).toBe('allow');
+    expect(prefixed(`cd ${W}/projB && touch a.txt`).verdict).not.toBe('allow');
+  });
+
+  // A directory is only for Bash allow rules: a deny or ask rule that held only where the directory is known would fail open.
+  test.each([['Bash(npm test) in /p', 'allow', true], ['Bash(npm test *) in ~/p', 'allow', true], ['Bash(npm test) in /p', 'deny', false], ['Bash(npm test) in /p', 'ask', false], ['Read(/x) in /p', 'allow', false], ['Bash(npm test) in /p in /q', 'allow', true], ['Bash(a) in /p) in /q', 'allow', false]] as const)('%s as a %s rule parses: %s', (text, list, ok) => {
+    if (ok) expect(() => parseRule(text, list)).not.toThrow();
+    else expect(() => parseRule(text, list)).toThrow();
   });
 
   // Their later words are paths decided on every call: an Edit deny below still denies.
   test('a remembered `Bash(touch *)` still meets the rules on the paths it writes', () => {
     const { rules, after } = remembered('touch a.txt');
-    expect(rules).toContain('Bash(touch *)');
+    expect(rules).toContain(`Bash(touch *) in ${W}`);
     expect(after(`touch ${home}/.bashrc`).verdict).not.toBe('allow');
   });
 });
