@@ -8,7 +8,7 @@ import type { Decision } from '../policy/types.js';
 import { initShellParser } from '../subjects/shell/index.js';
 import { inspectCall } from '../subjects/inspect.js';
 import { classifyTool, type ToolClass } from '../subjects/kind.js';
-import { identifyServer } from '../subjects/server-identity.js';
+import { identifyServerEntry } from '../subjects/server-identity.js';
 import { canonicalRoot, defaultPathEnv } from '../subjects/paths.js';
 import type { Output } from './output.js';
 import { usage } from '../errors.js';
@@ -45,7 +45,7 @@ export async function check(options: { config?: string | undefined; tool: string
   }
 
   await initShellParser();
-  const identity = identifyServer((serversToRun(config)[server] ?? serverConfig) as { command?: string; args?: string[]; cwd?: string; url?: string }, process.cwd());
+  const identity = identifyServerEntry(server, serversToRun(config)[server] ?? serverConfig, process.cwd());
   const override = config.file.tools[options.tool];
   let toolClass: ToolClass = classifyTool({ identity, tool: { name: toolName }, ...(override ? { override } : {}) });
   let started = false;

@@ -23,7 +23,7 @@ import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyPrompt, classifyTool, type ToolClass } from '../subjects/kind.js';
-import { identifyServer, type ServerIdentity } from '../subjects/server-identity.js';
+import { identifyServer, identifyServerEntry, type ServerIdentity } from '../subjects/server-identity.js';
 import { shellToolsExpected } from '../subjects/shell-tools.js';
 import { analyseCommand, initShellParser, isShellParserReady } from '../subjects/shell/index.js';
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
@@ -307,8 +307,8 @@ export class GatewayCore implements CallContext {
   private identityOf(server: string): ServerIdentity {
     let identity = this.identities.get(server);
     if (!identity) {
-      const config = serversToRun(this.loaded)[server] ?? {};
-      identity = identifyServer(config as { command?: string; args?: string[]; cwd?: string; url?: string }, process.cwd());
+      const config = serversToRun(this.loaded)[server];
+      identity = config ? identifyServerEntry(server, config, process.cwd()) : identifyServer({}, process.cwd());
       this.identities.set(server, identity);
     }
     return identity;

@@ -349,6 +349,8 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
 }
 
 function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, toolGrant: boolean, exactGrant: boolean, toolName: string, info: CommandInfo | null): Verdictish {
+  const { refused } = subject;
+  if (refused) return { verdict: refused.verdict === 'ask' && mode === 'dontAsk' ? 'deny' : refused.verdict, rule: refused.rule, by: 'rule', reason: refused.reason };
   const bareKind = subject.kind === 'all' ? null : subject.kind;
   if (bareKind) {
     const deny = rules.bareRule('deny', bareKind);

@@ -105,6 +105,8 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
   for (const pattern of HOOK_FRAMEWORK_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a git hook framework runs the commands ${pattern} names`, codeFile: true });
+  // Removing it asks too: Desktop Commander keeps the old config in memory while mcp-latch, finding no file, would take $SHELL for its shell.
+  rules.push({ type: 'path', list: 'ask', access: 'write', pattern: DESKTOP_COMMANDER_CONFIG, text: `built-in: Desktop Commander runs commands in the shell and directories ${DESKTOP_COMMANDER_CONFIG} names` });
   return rules;
 }
 
@@ -160,6 +162,14 @@ const CLIENT_FILES: readonly string[] = [
   '~/.config/Code/User/settings.json',
   '~/.codeium/windsurf/mcp_config.json',
 ];
+
+/**
+ * Desktop Commander's config (subjects/desktop-commander.ts): its defaultShell is the shell every
+ * start_process runs in, and its allowedDirectories and blockedCommands its own sandbox (round 14
+ * review T6; its set_config_value asks on its own: profiles.ts configAsks). A server given another
+ * HOME keeps it elsewhere, which this rule does not name (docs/threat-model.md#desktop-commanders-shell).
+ */
+const DESKTOP_COMMANDER_CONFIG = '~/.claude-server-commander/config.json';
 
 /**
  * Files git runs code from (git-config(1): core.fsmonitor, core.hooksPath, core.pager, diff.external,

@@ -233,6 +233,11 @@ export interface CommandSubject {
 export interface ToolSubject {
   type: 'tool';
   kind: Kind;
+  /**
+   * A verdict the gateway's own knowledge gives the call in every mode, before rules and grants
+   * (Desktop Commander's set_config_value of defaultShell asks: kind.ts ToolClass.asks); `ask` is a denial in dontAsk.
+   */
+  refused?: { verdict: 'deny' | 'ask'; rule: string; reason: string };
 }
 
 export type Subject = PathSubject | CommandSubject | ToolSubject;

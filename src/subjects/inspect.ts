@@ -37,11 +37,15 @@ export interface InspectContext {
 
 
 export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
-  const kind = effectiveKind(toolClass, args);
   const subjects: Subject[] = [];
+  // Security: text run by a shell other than bash is not what the analyser reads (docs/threat-model.md#desktop-commanders-shell).
+  const notBash = toolClass.otherShell ? reasonFrom(toolClass.otherShell, args) : null;
+  const kind = notBash === null ? effectiveKind(toolClass, args) : 'all';
   const commandArg = toolClass.selectCommand ? toolClass.selectCommand(args) : toolClass.command;
   // Only a call with paths or a command to resolve makes the path cache (most calls by count are neither).
   const cache = toolClass.paths.length > 0 || commandArg || toolClass.runs ? new DecisionPaths() : null;
+  const asks = toolClass.asks ? reasonFrom(toolClass.asks, args) : null;
+  if (asks !== null) subjects.push({ type: 'tool', kind, refused: { verdict: 'ask', rule: `built-in: ${tool} asks`, reason: asks } });
 
   if (cache && toolClass.paths.length > 0) {
     const bases = relativeBases(server, toolClass, args, context, cache);
@@ -80,7 +84,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       // Security: a command tool refined away from `command` (desktop-commander's `shell: zsh`) runs
       // the text with a shell the model does not read: deny rules still meet the bash reading, and
       // nothing is allowed on it (docs/threat-model.md#where-bash-evaluates-text).
-      if (toolClass.kind === 'command' && kind !== 'command') commandInfo = { ...commandInfo, unanalyzable: [...new Set([...commandInfo.unanalyzable, 'other-shell'])], rememberable: false };
+      if (toolClass.kind === 'command' && kind !== 'command') commandInfo = { ...commandInfo, unanalyzable: [...new Set([...commandInfo.unanalyzable, notBash ?? 'other-shell'])], rememberable: false };
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
       if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
       addSegmentSubjects(commandInfo, true, subjects, context, cache);
@@ -323,6 +327,15 @@ export function inspectResourceRead(server: string, uri: string, context: Inspec
 export function lazyDigest(server: string, tool: string, args: unknown, json?: ArgsJson): () => string {
   let value: string | undefined;
   return () => (value ??= argsDigest(server, tool, args, json));
+}
+
+/** A profile's reason for the call (ToolClass.otherShell, asks), or null; a failure to tell is a reason too (fail closed). */
+function reasonFrom(problem: (args: Record<string, unknown>) => string | null, args: Record<string, unknown>): string | null {
+  try {
+    return problem(args);
+  } catch (error) {
+    return `mcp-latch could not tell what the call runs (${error instanceof Error ? error.message : String(error)})`;
+  }
 }
 
 function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kind {

@@ -72,6 +72,14 @@ export interface ToolClass {
    * is decided as a URI and as a path (docs/design.md "Paths, step by step", step 2).
    */
   plainFileStrings?: true;
+  /**
+   * Per call: why the command runs in a shell mcp-latch does not read (Desktop Commander's
+   * defaultShell is zsh; subjects/desktop-commander.ts), or null. The call is then kind `all` and its
+   * command, read as bash for deny rules, is never allowed.
+   */
+  otherShell?: (args: Record<string, unknown>) => string | null;
+  /** Per call: why the call asks in every mode, before rules and grants (Desktop Commander's set_config_value of defaultShell); null when it need not. */
+  asks?: (args: Record<string, unknown>) => string | null;
 }
 
 /** A `tools` entry of the config (docs/config.md). */
@@ -150,6 +158,9 @@ function fromProfile(profile: Profile, t: ProfileTool, identity: ServerIdentity)
   if (t.selectCommand) cls.selectCommand = t.selectCommand;
   if (t.runs) cls.runs = t.runs;
   if (takesPlainPaths(t.base ?? profile.base)) cls.plainFileStrings = true;
+  const { shell } = t;
+  if (shell) cls.otherShell = (args) => shell(args, identity);
+  if (t.asks) cls.asks = t.asks;
   return cls;
 }
 
@@ -182,6 +193,9 @@ function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerI
     cls.cwd ??= underlying.cwd;
   }
   if (underlying.plainFileStrings) cls.plainFileStrings = true;
+  // Security: the shell that runs the command and what makes the call ask stay as the server has them.
+  if (inheritCommand && underlying.otherShell) cls.otherShell = underlying.otherShell;
+  if (underlying.asks) cls.asks = underlying.asks;
   return cls;
 }
 

@@ -9,9 +9,10 @@
  * (the source is written too: moving deletes it), and `edit_file` with `dryRun: true` is a read.
  */
 import type { Kind, TreeRead } from '../policy/types.js';
-import { POSIX_SHELLS } from '../programs.js';
 import { isPlainObject } from '../values.js';
+import { DC_INERT_KEYS, shellProblem } from './desktop-commander.js';
 import type { PathArg } from './kind.js';
+import type { ServerIdentity } from './server-identity.js';
 
 /** The profiles mcp-latch knows, by the name `mcp-latch tools` shows (`profile:<name>`). */
 export type ProfileName = 'filesystem' | 'desktop-commander' | 'commands' | 'git' | 'memory';
@@ -41,6 +42,10 @@ export interface ProfileTool {
   runs?: (args: Record<string, unknown>) => string[] | null;
   /** Overrides the profile's base for this tool. */
   base?: ProfileBase;
+  /** Per call: why the command's shell is not one mcp-latch reads (kind.ts ToolClass.otherShell); null when it is. */
+  shell?: (args: Record<string, unknown>, server: ServerIdentity) => string | null;
+  /** Per call: why the call asks in every mode, whatever the rules (kind.ts ToolClass.asks); null when it need not. */
+  asks?: (args: Record<string, unknown>) => string | null;
 }
 
 /** A server profile: how to recognise the server from its command line, and its tools. */
@@ -107,13 +112,17 @@ const FILESYSTEM: Profile = {
 // @wonderwhy-er/desktop-commander (0.2.x server.ts + tools/schemas.ts; legacy ≤0.1.x names kept)
 // ---------------------------------------------------------------------------------------------
 
-
-function shellRefine(args: Record<string, unknown>): Kind {
-  const shell = args['shell'];
-  if (shell === undefined || shell === null || shell === '') return 'command';
-  if (typeof shell !== 'string') return 'all';
-  const name = shell.split(/[\\/]/).pop() ?? '';
-  return POSIX_SHELLS.has(name.replace(/\.exe$/i, '').toLowerCase()) ? 'command' : 'all';
+/**
+ * set_config_value rewrites the server's config (config.json): defaultShell is the shell every
+ * start_process runs in, allowedDirectories and blockedCommands its own sandbox. Any key but those
+ * that change nothing a command meets asks in every mode (a direct write of the file meets the
+ * built-in rule of policy.ts DESKTOP_COMMANDER_CONFIG).
+ */
+function configAsks(args: Record<string, unknown>): string | null {
+  const key = args['key'];
+  if (typeof key === 'string' && DC_INERT_KEYS.has(key)) return null;
+  const what = key === 'defaultShell' ? 'the shell every later start_process runs in' : key === 'allowedDirectories' || key === 'blockedCommands' ? "the server's own limits on paths and commands" : 'a setting mcp-latch does not know to be harmless';
+  return `it sets Desktop Commander's ${typeof key === 'string' ? key.slice(0, 60) : JSON.stringify(key)?.slice(0, 60)}, ${what}`;
 }
 
 /**
@@ -153,8 +162,9 @@ const DESKTOP_COMMANDER: Profile = {
   // It resolves relative paths against its own process.cwd() (as server-filesystem does).
   base: 'server-cwd',
   tools: {
-    // Security: `shell` picks the interpreter; a non-POSIX one means `command` is code in another language.
-    start_process: { kind: 'command', command: { arg: 'command', mode: 'shell' }, refine: shellRefine },
+    // Security: the command runs in the `shell` argument or the server's defaultShell, which may not be
+    // bash (zsh on macOS, PowerShell on Windows; round 14 review T6): desktop-commander.ts.
+    start_process: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem },
     // Text typed into a running process: a shell or a REPL, so it is treated as a command to analyse.
     interact_with_process: { kind: 'command', command: { arg: 'input', mode: 'shell' } },
     read_process_output: { kind: 'read' },
@@ -190,8 +200,9 @@ const DESKTOP_COMMANDER: Profile = {
       refine: (args) => (typeof args['file_path'] === 'string' ? 'write' : 'all'),
     },
     get_config: { kind: 'read' },
-    // Security: rewrites the server's own sandbox (allowedDirectories, blockedCommands, defaultShell).
-    set_config_value: { kind: 'all' },
+    // Security: rewrites the server's own sandbox (allowedDirectories, blockedCommands) and the shell
+    // start_process runs in (defaultShell: round 14 review T6), through its config file.
+    set_config_value: { kind: 'all', asks: configAsks },
     // Security: the server's history of every call it ran, arguments and output, kept on disk across
     // sessions and shared by a team gateway's members: content no path rule describes (round 14 review T12).
     get_usage_stats: { kind: 'all' },
@@ -199,7 +210,7 @@ const DESKTOP_COMMANDER: Profile = {
     get_prompts: { kind: 'read' },
     give_feedback_to_desktop_commander: { kind: 'read' },
     // Legacy (≤0.1.x) names.
-    execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, refine: shellRefine },
+    execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem },
     read_output: { kind: 'read' },
     list_allowed_directories: { kind: 'read' },
     search_files: { kind: 'read', paths: [read('path')] },

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { isHomePath } from '../home.js';
+import { expandServerEnv } from '../config/servers.js';
+import type { ServerConfig } from '../config/schema.js';
 import { PROFILES, type Profile } from './profiles.js';
 
 /** Which built-in profile a server matches, its allowed roots from the command line, and its cwd. */
@@ -7,6 +9,11 @@ export interface ServerIdentity {
   profile: string | null;
   roots: string[];
   cwd: string | null;
+  /**
+   * The server's own `env` (its envFile and `${env:…}` read: identifyServerEntry), given when the
+   * entry has one; null when it could not be read. The rest it inherits from the gateway.
+   */
+  env?: Readonly<Record<string, string>> | null;
 }
 
 /**
@@ -17,19 +24,27 @@ export interface ServerIdentity {
  * relative ones resolved against the server's cwd.
  */
 export function identifyServer(
-  server: { command?: string; args?: string[]; cwd?: string; url?: string },
+  server: { command?: string; args?: string[]; cwd?: string; url?: string; env?: Record<string, string>; envFile?: string },
   gatewayCwd: string,
 ): ServerIdentity {
   if (server.url !== undefined && server.command === undefined) return { profile: null, roots: [], cwd: null };
   const cwd = server.cwd === undefined ? gatewayCwd : resolveKeepingHome(gatewayCwd, server.cwd);
+  // An envFile not read, or a `${env:…}` not expanded, leaves the server's environment unknown.
+  const env = server.envFile !== undefined || Object.values(server.env ?? {}).some((value) => value.includes('${env:')) ? { env: null } : server.env ? { env: server.env } : {};
   const words = [server.command ?? '', ...(server.args ?? [])];
   for (let i = 0; i < words.length; i++) {
     const profile = PROFILES.find((p) => matchesPackage(words[i] as string, i, p));
     if (!profile) continue;
     const rest = words.slice(i + 1);
-    return { profile: profile.name, roots: rootsFor(profile, rest, cwd), cwd };
+    return { profile: profile.name, roots: rootsFor(profile, rest, cwd), cwd, ...env };
   }
-  return { profile: null, roots: [], cwd };
+  return { profile: null, roots: [], cwd, ...env };
+}
+
+/** identifyServer of a server entry as it is run (serversToRun): `${env:…}` expanded and its envFile read into its env. */
+export function identifyServerEntry(name: string, server: ServerConfig, gatewayCwd: string): ServerIdentity {
+  const expanded = 'command' in server ? expandServerEnv(name, server) : null;
+  return identifyServer((expanded?.ok ? expanded.server : server) as Parameters<typeof identifyServer>[0], gatewayCwd);
 }
 
 /**

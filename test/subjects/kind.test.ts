@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -209,16 +210,36 @@ describe('desktop-commander profile', () => {
     expect(classify(id, { name: 'start_process' }).command).toEqual({ arg: 'command', mode: 'shell' });
   });
 
-  it('treats start_process with a non-POSIX shell as all (the command is code we cannot parse)', () => {
-    const refine = classify(id, { name: 'start_process' }).refine;
-    expect(refine?.({ command: 'ls' })).toBe('command');
-    expect(refine?.({ command: 'ls', shell: '/bin/bash' })).toBe('command');
+  it("reads start_process as bash only in a bash or sh: its `shell` argument, else the config's defaultShell, else $SHELL (round 14 review T6)", () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-home-'));
+    const shellOf = (env: ServerIdentity['env'], args: Record<string, unknown> = { command: 'ls' }) => classify({ ...id, env }, { name: 'start_process' }).otherShell?.(args);
+    const bash = { HOME: home, SHELL: '/bin/bash' };
+    expect(shellOf(bash)).toBeNull();
+    expect(shellOf(bash, { command: 'ls', shell: '/bin/sh' })).toBeNull();
+    expect(shellOf(bash, { command: 'ls', shell: 'dash' })).toBeNull();
     // zsh and ksh add their own ways to run code (docs/threat-model.md#where-bash-evaluates-text).
-    expect(refine?.({ command: 'ls', shell: 'zsh' })).toBe('all');
-    expect(refine?.({ command: 'ls', shell: '/bin/ksh' })).toBe('all');
-    expect(refine?.({ command: 'ls', shell: '/bin/sh' })).toBe('command');
-    expect(refine?.({ command: 'print(1)', shell: 'python3' })).toBe('all');
-    expect(refine?.({ command: 'dir', shell: 'powershell.exe' })).toBe('all');
+    for (const shell of ['zsh', '/bin/ksh', 'python3', 'powershell.exe', '/tmp/evil/bash', './bash', 7]) expect(shellOf(bash, { command: 'ls', shell }), String(shell)).toMatch(/^Desktop Commander runs it in/);
+    // No config file yet: the one it makes at its first start takes $SHELL.
+    expect(shellOf({ HOME: home, SHELL: '/usr/bin/zsh' })).toContain('/usr/bin/zsh (its defaultShell, from $SHELL)');
+    fs.mkdirSync(path.join(home, '.claude-server-commander'));
+    const file = path.join(home, '.claude-server-commander', 'config.json');
+    fs.writeFileSync(file, JSON.stringify({ defaultShell: '/bin/zsh' }));
+    expect(shellOf(bash)).toContain(`/bin/zsh (its defaultShell in ${file})`);
+    fs.writeFileSync(file, JSON.stringify({ defaultShell: '/usr/bin/bash' }));
+    expect(shellOf({ HOME: home, SHELL: '/usr/bin/zsh' })).toBeNull();
+    fs.writeFileSync(file, '{ not json');
+    expect(shellOf(bash)).toContain('is not JSON');
+    // An envFile or a `${env:…}` left unread: its HOME and SHELL are not known.
+    expect(shellOf(null)).toContain('environment is not known');
+    expect(identifyServer({ command: 'npx', args: ['@wonderwhy-er/desktop-commander'], envFile: '/x/.env' }, '/').env).toBeNull();
+  });
+
+  it("asks in every mode for set_config_value of a key that changes what runs (defaultShell, allowedDirectories, …), not for a line limit", () => {
+    const asks = classify(id, { name: 'set_config_value' }).asks!;
+    expect(asks({ key: 'defaultShell', value: '/bin/zsh' })).toContain('the shell every later start_process runs in');
+    expect(asks({ key: 'allowedDirectories', value: [] })).toContain("the server's own limits");
+    expect(asks({ key: 'somethingNew', value: 1 })).toContain('does not know to be harmless');
+    expect(asks({ key: 'fileReadLineLimit', value: 5 })).toBeNull();
   });
 
   it('analyses interact_with_process input as a command', () => {
