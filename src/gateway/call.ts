@@ -22,7 +22,7 @@ import { GATEWAY_STOPPING } from '../cancellation.js';
 import type { Permit } from '../downstream/permit.js';
 import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext, type Person } from '../latch/ask.js';
-import { cancelledDenial, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
+import { cancelledDenial, DENIED_PREFIX, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
@@ -30,6 +30,7 @@ import { checkDefinition, type DefinitionReport } from '../pins/check.js';
 import { decide, type CallFacts } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import type { AuditRecord } from '../store/audit.js';
+import type { ProcessUse } from '../subjects/profiles.js';
 import { inspectCall, lazyDigest } from '../subjects/inspect.js';
 import { checkToolResult, droppedResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
@@ -98,7 +99,10 @@ export function redecide(decided: Omit<DecidedCall, 'decision'>, context: CallCo
 function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallContext, session: SessionPort, withheld?: ReadonlySet<string>): Decision {
   const { supervisor, tool } = decided.route;
   try {
-    decided.facts = inspectCall(supervisor.name, tool.name, decided.args, context.toolClass(decided.route), context.inspectContext(), decided.digest);
+    const toolClass = context.toolClass(decided.route);
+    // The server's processes as this session knows them, for a call that uses one (processes.ts).
+    const inspect = toolClass.process ? { ...context.inspectContext(), processes: context.processes.view(supervisor, session) } : context.inspectContext();
+    decided.facts = inspectCall(supervisor.name, tool.name, decided.args, toolClass, inspect, decided.digest);
     decided.definition = context.definitionReport(decided.route);
     const state = withheld ? withoutAllowRules(context.policy(), session.grants.current(), withheld) : { policy: context.policy(), grants: session.grants.current() };
     return checkDefinition(decide(decided.facts, state.policy, state.grants), decided.definition, context.config().policy.toolDescriptions);
@@ -127,7 +131,8 @@ export function handleToolCall(decided: DecidedCall, context: CallContext, sessi
   try {
     const { supervisor } = decided.route;
     // A new tool's pin waits for the answer's promise; a 2026-07-28 server's answer may be questions; a remote server's call may be sent again.
-    if (!supervisor.modern && !supervisor.remote && decided.definition?.pin.state !== 'new') {
+    // A call on one of the server's processes is noted with its answer (processes.ts), in forward().
+    if (!supervisor.modern && !supervisor.remote && decided.definition?.pin.state !== 'new' && !context.toolClass(decided.route).process) {
       forwardNow(decided, outcome, context, session);
       return ANSWERING;
     }
@@ -311,15 +316,38 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   if (held) origin.hold = held.ask;
   const options = callOptions(decided, progress, context);
   const callServer = (answers: ServerAnswers | null) => supervisor.callTool(context.permits.issue(supervisor.name, tool.name, decided.args), tool.name, decided.args, meta, options, answers ?? undefined);
+  const use = context.toolClass(decided.route).process;
+  // A line decided for a shell that an earlier line of its batch, sent first, may have left to another reader (processes.ts).
+  if (use === 'input' && !context.processes.sending(supervisor, decided.args, decided.facts?.kind === 'command')) {
+    audit({ ...outcome.decision, verdict: 'deny', reason: 'the process was decided as a shell reading lines, and an earlier line sent to it is still running or changed what reads its input' }, 'deny', 'gateway');
+    return Promise.resolve(denialResult(`${DENIED_PREFIX} an earlier line sent to process ${String(decided.args['pid'])} is still running or changed what reads its input, so this line, decided as a command for its shell, was not sent. Send it again to have it decided anew.`));
+  }
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
-  const finished = modern ? finishModern(decided, outcome, modern, (answers) => context.running.during(supervisor.name, origin, () => callServer(answers)), context, session) : finishPlain(decided, outcome, origin, callServer, context);
+  const answered = modern ? finishModern(decided, outcome, modern, (answers) => context.running.during(supervisor.name, origin, () => callServer(answers)), context, session) : finishPlain(decided, outcome, origin, callServer, context);
+  // Noted before the client sees the answer, so the pid it names is known to the next call.
+  const finished = use ? noteProcess(answered, use, decided, context, session) : answered;
   // A new tool is pinned as listed on its first allowed call, after that call's answer.
   if (decided.definition?.pin.state === 'new') context.pinAfter(decided.definition, finished);
   if (!held) return finished;
   held.settle(finished);
   return nextHeldRound(decided, held, context, session);
+}
+
+/** The call's answer, once the server's processes book has noted what it did to one (processes.ts). */
+function noteProcess(answered: Promise<CallToolResult>, use: ProcessUse, decided: DecidedCall, context: CallContext, session: SessionPort): Promise<CallToolResult> {
+  const note = (result: CallToolResult | null) => context.processes.answered(decided.route.supervisor, session, use, decided.args, decided.facts, result);
+  return answered.then(
+    (result) => {
+      note(result);
+      return result;
+    },
+    (error: unknown) => {
+      note(null);
+      throw error;
+    },
+  );
 }
 
 /**

@@ -23,6 +23,7 @@ import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyPrompt, classifyTool, type ToolClass } from '../subjects/kind.js';
+import { ProcessBook } from './processes.js';
 import { identifyServer, identifyServerEntry, type ServerIdentity } from '../subjects/server-identity.js';
 import { shellToolsExpected } from '../subjects/shell-tools.js';
 import { analyseCommand, initShellParser, isShellParserReady } from '../subjects/shell/index.js';
@@ -57,6 +58,7 @@ export interface GatewayCoreOptions {
 export class GatewayCore implements CallContext {
   readonly permits = new PermitBook();
   readonly running = new RunningCalls();
+  readonly processes = new ProcessBook();
   readonly registry: ServerRegistry;
   readonly logger: Logger;
   audit: Audit;

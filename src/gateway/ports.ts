@@ -20,6 +20,7 @@ import type { InspectContext } from '../subjects/inspect.js';
 import type { ToolClass } from '../subjects/kind.js';
 import type { CallOrigin, RunningCalls } from './running-calls.js';
 import type { HeldCalls } from './held-calls.js';
+import type { ProcessBook } from './processes.js';
 
 /** The SDK's per-request context, as handlers receive it (signal, request id, related notifications). */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -32,6 +33,8 @@ export interface CallContext {
   running: RunningCalls;
   audit: Audit;
   logger: Logger;
+  /** The processes the servers started for forwarded calls (processes.ts). */
+  processes: ProcessBook;
   config(): ConfigFile;
   policy(): PolicyState;
   toolClass(route: ToolRoute): ToolClass;

@@ -15,6 +15,7 @@ import type { MatchEnv } from '../policy/match.js';
 import { CallOrder } from './call-order.js';
 import type { CallContext } from './ports.js';
 import { RunningCalls } from './running-calls.js';
+import { ProcessBook } from './processes.js';
 import { ClientSession } from './session.js';
 import { StdioUpstream } from './stdio-upstream.js';
 import { UpstreamCalls } from './upstream-calls.js';
@@ -157,6 +158,7 @@ export function warmUpCallPipeline(target: WarmUpPipeline): Promise<boolean> {
     registry: registry as unknown as CallContext['registry'],
     permits,
     running: new RunningCalls(),
+    processes: new ProcessBook(),
     audit,
     logger,
     config: target.config,

@@ -235,7 +235,8 @@ export interface ToolSubject {
   kind: Kind;
   /**
    * A verdict the gateway's own knowledge gives the call in every mode, before rules and grants
-   * (Desktop Commander's set_config_value of defaultShell asks: kind.ts ToolClass.asks); `ask` is a denial in dontAsk.
+   * (Desktop Commander's set_config_value of defaultShell asks: kind.ts ToolClass.asks; another team
+   * member's process is refused: subjects/inspect.ts processUse); `ask` is a denial in dontAsk.
    */
   refused?: { verdict: 'deny' | 'ask'; rule: string; reason: string };
 }

@@ -6,6 +6,7 @@ import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, Tr
 import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { ToolClass } from './kind.js';
+import type { ProcessUse } from './profiles.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryProblem, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv } from './paths.js';
@@ -33,13 +34,28 @@ export interface InspectContext {
   /** Per server, the roots the client gave it through the gateway's relay (gateway/core.ts noteServerRoots). */
   serverRoots?: ReadonlyMap<string, string[][]>;
   pathEnv: PathEnv;
+  /** The server's processes as the calling session knows them (gateway/processes.ts); absent: none known. */
+  processes?: ProcessView;
+}
+
+/** A server's processes, as one session sees them (gateway/processes.ts). */
+export interface ProcessView {
+  /** A team gateway: another member's process is refused, and one nobody started through the gateway asks. */
+  team: boolean;
+  /**
+   * `pid` as a start_process this gateway forwarded answered it: started by this session, by another
+   * session of the same user, or by another member; `reads`: null for a bash or sh reading commands
+   * from its input, else what reads it. Null when no forwarded call started it.
+   */
+  find(pid: number): { owner: 'session' | 'user' | 'member'; reads: string | null } | null;
 }
 
 
 export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
   const subjects: Subject[] = [];
-  // Security: text run by a shell other than bash is not what the analyser reads (docs/threat-model.md#desktop-commanders-shell).
-  const notBash = toolClass.otherShell ? reasonFrom(toolClass.otherShell, args) : null;
+  // Security: text run by a shell other than bash, or typed into a process that is not a bash this
+  // session started, is not what the analyser reads (docs/threat-model.md#desktop-commanders-shell).
+  const notBash = toolClass.otherShell ? reasonFrom(toolClass.otherShell, args) : toolClass.process ? processUse(toolClass.process, args, context.processes, subjects) : null;
   const kind = notBash === null ? effectiveKind(toolClass, args) : 'all';
   const commandArg = toolClass.selectCommand ? toolClass.selectCommand(args) : toolClass.command;
   // Only a call with paths or a command to resolve makes the path cache (most calls by count are neither).
@@ -336,6 +352,29 @@ function reasonFrom(problem: (args: Record<string, unknown>) => string | null, a
   } catch (error) {
     return `mcp-latch could not tell what the call runs (${error instanceof Error ? error.message : String(error)})`;
   }
+}
+
+/**
+ * A call on one of the server's processes (Desktop Commander's `pid`): for input, why it is not a
+ * command for bash (null when the process is a bash or sh this session started); another member's
+ * process is refused, and on a team gateway one nobody started through it asks, for every use
+ * (round 14 review T7, T12; docs/threat-model.md#desktop-commanders-processes).
+ */
+function processUse(use: ProcessUse, args: Record<string, unknown>, processes: ProcessView | undefined, subjects: Subject[]): string | null {
+  if (use === 'starts') return null;
+  const pid = args['pid'];
+  const known = typeof pid === 'number' && Number.isSafeInteger(pid) ? (processes?.find(pid) ?? null) : null;
+  const named = `process ${typeof pid === 'number' ? pid : JSON.stringify(pid)?.slice(0, 40)}`;
+  if (known?.owner === 'member') {
+    subjects.push({ type: 'tool', kind: 'all', refused: { verdict: 'deny', rule: "built-in: a team member's processes are theirs", reason: `${named} was started by another member's session` } });
+    return use === 'input' ? `input to another member's ${named}` : null;
+  }
+  if (processes?.team && known === null && use !== 'input') {
+    subjects.push({ type: 'tool', kind: 'all', refused: { verdict: 'ask', rule: "built-in: a team member's processes are theirs", reason: `${named} was not started by this member's sessions through this gateway, so whose it is is not known` } });
+  }
+  if (use !== 'input') return null;
+  if (known === null || known.owner !== 'session') return `input to ${named}, which this session did not start, so what reads it is not known`;
+  return known.reads === null ? null : `input to ${named}, \`${known.reads}\`, which is not a bash or sh reading commands`;
 }
 
 function effectiveKind(toolClass: ToolClass, args: Record<string, unknown>): Kind {

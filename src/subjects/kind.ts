@@ -15,7 +15,7 @@ import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { profileByName } from './profiles.js';
 import type { ServerIdentity } from './server-identity.js';
-import type { Profile, ProfileBase, ProfileTool } from './profiles.js';
+import type { ProcessUse, Profile, ProfileBase, ProfileTool } from './profiles.js';
 
 /** A path argument: dotted pointer into the arguments (`path`, `paths[]`, `edits[].file`) and how it is touched. */
 export interface PathArg {
@@ -80,6 +80,8 @@ export interface ToolClass {
   otherShell?: (args: Record<string, unknown>) => string | null;
   /** Per call: why the call asks in every mode, before rules and grants (Desktop Commander's set_config_value of defaultShell); null when it need not. */
   asks?: (args: Record<string, unknown>) => string | null;
+  /** What the call does with one of the server's processes (gateway/processes.ts). */
+  process?: ProcessUse;
 }
 
 /** A `tools` entry of the config (docs/config.md). */
@@ -161,6 +163,7 @@ function fromProfile(profile: Profile, t: ProfileTool, identity: ServerIdentity)
   const { shell } = t;
   if (shell) cls.otherShell = (args) => shell(args, identity);
   if (t.asks) cls.asks = t.asks;
+  if (t.process) cls.process = t.process;
   return cls;
 }
 
@@ -193,9 +196,10 @@ function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerI
     cls.cwd ??= underlying.cwd;
   }
   if (underlying.plainFileStrings) cls.plainFileStrings = true;
-  // Security: the shell that runs the command and what makes the call ask stay as the server has them.
+  // Security: the shell that runs the command, the server's files written and the process used stay as the server has them.
   if (inheritCommand && underlying.otherShell) cls.otherShell = underlying.otherShell;
   if (underlying.asks) cls.asks = underlying.asks;
+  if (underlying.process) cls.process = underlying.process;
   return cls;
 }
 

@@ -46,7 +46,12 @@ export interface ProfileTool {
   shell?: (args: Record<string, unknown>, server: ServerIdentity) => string | null;
   /** Per call: why the call asks in every mode, whatever the rules (kind.ts ToolClass.asks); null when it need not. */
   asks?: (args: Record<string, unknown>) => string | null;
+  /** The process the call starts, types into, reads or ends, by the pid its answer or `pid` argument names (kind.ts ToolClass.process). */
+  process?: ProcessUse;
 }
+
+/** What a tool does with one of the server's processes (gateway/processes.ts). */
+export type ProcessUse = 'starts' | 'input' | 'reads' | 'ends';
 
 /** A server profile: how to recognise the server from its command line, and its tools. */
 export interface Profile {
@@ -164,11 +169,13 @@ const DESKTOP_COMMANDER: Profile = {
   tools: {
     // Security: the command runs in the `shell` argument or the server's defaultShell, which may not be
     // bash (zsh on macOS, PowerShell on Windows; round 14 review T6): desktop-commander.ts.
-    start_process: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem },
-    // Text typed into a running process: a shell or a REPL, so it is treated as a command to analyse.
-    interact_with_process: { kind: 'command', command: { arg: 'input', mode: 'shell' } },
-    read_process_output: { kind: 'read' },
-    force_terminate: { kind: 'write' },
+    start_process: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem, process: 'starts' },
+    // Text typed into a running process: read as a command only when the process is a bash or sh this
+    // session started; anything else (a REPL, xargs, ssh) or a pid it did not start asks (round 14 review T7).
+    interact_with_process: { kind: 'command', command: { arg: 'input', mode: 'shell' }, process: 'input' },
+    // Another team member's process is not this member's to read, type into or end (round 14 review T12).
+    read_process_output: { kind: 'read', process: 'reads' },
+    force_terminate: { kind: 'write', process: 'ends' },
     kill_process: { kind: 'write' },
     list_sessions: { kind: 'read' },
     list_processes: { kind: 'read' },
@@ -210,8 +217,8 @@ const DESKTOP_COMMANDER: Profile = {
     get_prompts: { kind: 'read' },
     give_feedback_to_desktop_commander: { kind: 'read' },
     // Legacy (≤0.1.x) names.
-    execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem },
-    read_output: { kind: 'read' },
+    execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem, process: 'starts' },
+    read_output: { kind: 'read', process: 'reads' },
     list_allowed_directories: { kind: 'read' },
     search_files: { kind: 'read', paths: [read('path')] },
     search_code: { kind: 'read', paths: [read('path')] },

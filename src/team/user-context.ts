@@ -70,6 +70,7 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
     registry: core.registry,
     permits: core.permits,
     running: core.running,
+    processes: core.processes,
     get audit() {
       return core.audit;
     },

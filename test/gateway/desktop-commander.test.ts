@@ -1,18 +1,21 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
+import { tokenHash } from '../../src/team/identity.js';
 import { ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 
 /**
- * Desktop Commander's processes through the built gateway (round 14 review T6;
- * docs/threat-model.md#desktop-commanders-shell). Desktop
+ * Desktop Commander's processes through the built gateway (round 14 review T6, T7, T12;
+ * docs/threat-model.md#desktop-commanders-shell and #desktop-commanders-processes). Desktop
  * Commander is not a devDependency: test/fixtures/desktop-commander.mjs runs its process tools as
  * 0.2.52 does (its shell choice, `SHELL -l -c`, stdin lines), and real shells run the commands.
  */
 const DC = join(ROOT, 'test/fixtures/desktop-commander.mjs');
 const ZSH = '/usr/bin/zsh';
-const open: Harness[] = [];
+const open: Array<Harness | TeamHarness> = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((each) => each.close()));
 });
@@ -38,6 +41,7 @@ function config(proj: string, home: string, shell: string, mode: 'bypassPermissi
 }
 
 const call = async (h: { client: Harness['client'] }, name: string, args: Record<string, unknown>) => textOf(await h.client.callTool({ name: `dc__${name}`, arguments: args }));
+const pidOf = (answer: string) => Number(/started with PID (\d+)/.exec(answer)?.[1]);
 
 test.skipIf(!existsSync(ZSH))("start_process reads the command as bash only when Desktop Commander's shell is bash or sh; setting defaultShell asks", async () => {
   const { dir, proj, home } = project();
@@ -67,4 +71,61 @@ test('with /bin/sh as its shell, start_process is read as bash and allowed as be
   open.push(h);
   expect(await call(h, 'start_process', { command: 'echo ok' })).toMatch(/started with PID \d+ \(shell: \/bin\/sh\)\nInitial output:\nok/);
   expect(await call(h, 'start_process', { command: 'rm -rf victimdir' })).toContain('deny rule Bash(rm:*)');
+}, 60_000);
+
+test('interact_with_process: input to a process that is not a bash this session started asks; a bash whose state changed asks too', async () => {
+  const { dir, proj, home } = project();
+  // The person allows each start_process and denies anything else asked.
+  const answer = (params: ElicitRequest['params']) => ({ action: 'accept' as const, content: { decision: 'message' in params && params.message.includes('start_process') ? 'Allow once' : 'Deny' } });
+  const h = await startGateway(config(proj, home, '/bin/bash'), { dir, onElicit: answer });
+  open.push(h);
+  // xargs runs find with each line as its arguments: `conf/secret -delete` is find's, not a program's.
+  const xargs = pidOf(await call(h, 'start_process', { command: 'xargs -L1 find' }));
+  expect(xargs).toBeGreaterThan(0);
+  const typed = await call(h, 'interact_with_process', { pid: xargs, input: 'conf/secret -delete' });
+  expect(typed).toMatch(/^Denied by mcp-latch/);
+  expect(h.elicitations.at(-1)).toMatchObject({ message: expect.stringContaining('xargs -L1 find') });
+  expect(existsSync(join(proj, 'conf/secret/db.txt'))).toBe(true);
+  // A pid this session did not start.
+  expect(await call(h, 'interact_with_process', { pid: 999_999_999, input: 'echo hi' })).toMatch(/^Denied by mcp-latch/);
+
+  // A bash reading lines: each is analysed as a command, from the directory it started in.
+  const bash = pidOf(await call(h, 'start_process', { command: 'bash' }));
+  expect(await call(h, 'interact_with_process', { pid: bash, input: 'echo hi' })).toBe('Output:\nhi\n');
+  expect(await call(h, 'interact_with_process', { pid: bash, input: 'cat conf/secret/db.txt' })).toContain('Read(./conf/secret/**)');
+  // After `cd conf` its relative paths are not the ones the next line would be analysed against.
+  const asked = h.elicitations.length;
+  expect(await call(h, 'interact_with_process', { pid: bash, input: 'cd conf' })).toMatch(/^Output:/);
+  const after = await call(h, 'interact_with_process', { pid: bash, input: 'cat secret/db.txt' });
+  expect(after).toMatch(/^Denied by mcp-latch/);
+  expect(after).not.toContain('hunter2');
+  expect(h.elicitations.length).toBe(asked + 1);
+}, 60_000);
+
+test("team gateway: a member's process is refused to another member; one nobody started through the gateway asks", async () => {
+  const { dir, proj, home } = project();
+  const tokens = { alice: 'token-of-alice-dc-0123456789', bob: 'token-of-bob-dc-0123456789' };
+  const team = await startTeam(dir, { ...config(proj, home, '/bin/bash'), http: { tokens: Object.entries(tokens).map(([user, token]) => ({ user, sha256: tokenHash(token) })) } });
+  open.push(team);
+  const alice = await teamClient(team.url, tokens.alice);
+  const bob = await teamClient(team.url, tokens.bob);
+  try {
+    const pid = pidOf(await call(alice, 'start_process', { command: 'sleep 1; echo alice-output; sleep 30' }));
+    expect(pid).toBeGreaterThan(0);
+    for (const [name, args] of [
+      ['read_process_output', { pid }],
+      ['interact_with_process', { pid, input: 'echo hi' }],
+      ['force_terminate', { pid }],
+    ] as const) {
+      const refused = await call(bob, name, args);
+      expect(refused, name).toMatch(/^Denied by mcp-latch/);
+      expect(refused).toContain("was started by another member's session");
+    }
+    expect(await call(bob, 'read_process_output', { pid: 999_999_999 })).toContain("was not started by this member's sessions");
+    await new Promise((done) => setTimeout(done, 1500));
+    expect(await call(alice, 'read_process_output', { pid })).toContain('alice-output');
+    expect(await call(alice, 'force_terminate', { pid })).toContain('Successfully');
+  } finally {
+    await Promise.all([alice.close(), bob.close()]);
+  }
 }, 60_000);
