@@ -5,7 +5,7 @@ import { argsDigest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
 import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
-import type { ToolClass } from './kind.js';
+import type { PathArg, ToolClass } from './kind.js';
 import type { ProcessUse } from './profiles.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryProblem, workTreeOf } from './git-dir.js';
@@ -74,11 +74,12 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       const access = kind === 'read' ? 'read' : pathArg.access;
       const values = valuesAt(args, pathArg.arg);
       const tree = pathArg.tree?.(args) ?? null;
+      const names = listingDepth(pathArg, args);
       for (const value of values.slice(0, Math.max(left, 0))) {
         const found = pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings);
         subjects.push(...found);
         if (pathArg.moves && access === 'write') for (const subject of found) subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
-        if (pathArg.names) for (const subject of found) listedNames(subject, budget, context);
+        if (names > 0) for (const subject of found) listedNames(subject, names, budget, context);
         // A tool that reads the tree below its path (Desktop Commander's content search): the shell's recursive read.
         if (tree !== null) for (const subject of found) subjects.push(...recursiveSubjects(subject, tree, budget, context, cache));
       }
@@ -672,11 +673,23 @@ function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sour
  * as a listing of it (policy/decide.ts treeRule), so `Read(./conf/secret/**)` asks for
  * `directory_tree conf` as it denies `list_directory conf/secret`.
  */
-function listedNames(subject: PathSubject, budget: WalkBudget, context: InspectContext): void {
+function listedNames(subject: PathSubject, depth: number, budget: WalkBudget, context: InspectContext): void {
   if (subject.realPath === null || subject.problem || !isDirectory(subject.realPath)) return;
   const walk = walkTree(subject.realPath, false, budget, context.pathEnv.platform);
   subject.via = RECURSIVE;
-  subject.tree = { entries: walk.entries.filter((entry) => entry.directory === true), complete: walk.complete, names: true };
+  subject.tree = { entries: walk.entries.filter((entry) => entry.directory === true && (depth === Infinity || entry.rel.split('/').length < depth)), complete: walk.complete, names: true };
+}
+
+/** How many levels below its path a names-listing argument lists (PathArg.names): 0 for none, Infinity for all, and when it cannot be told. */
+function listingDepth(pathArg: PathArg, args: Record<string, unknown>): number {
+  if (pathArg.names === undefined) return 0;
+  if (pathArg.names === true) return Infinity;
+  try {
+    const depth = pathArg.names(args);
+    return Number.isNaN(depth) ? Infinity : depth;
+  } catch {
+    return Infinity;
+  }
 }
 
 /** What git ignores below `dir` (a real directory) in the working tree it is in (git-ignore.ts); nothing outside one. */

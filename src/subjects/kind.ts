@@ -30,8 +30,10 @@ export interface PathArg {
   /**
    * The tool lists the names below the directory (directory_tree, search_files): each directory
    * below is read as `list_directory` reads it, so a `Read` rule on one asks (round 14 review T11).
+   * A function gives, per call, how deep: the directories fewer levels below than that are listed
+   * (Desktop Commander's `list_directory {depth}`; 0 lists none below).
    */
-  names?: true;
+  names?: true | ((args: Record<string, unknown>) => number);
   /** Per call: the tool reads the whole tree below the path, as the shell's `grep -r` does (null: the path alone). */
   tree?: (args: Record<string, unknown>) => TreeRead | null;
 }

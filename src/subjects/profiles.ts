@@ -161,6 +161,20 @@ function pdfRefine(args: Record<string, unknown>): Kind {
 /** ripgrep over a tree: contents, links not followed (filePattern may only narrow it, as rg -g: not modelled). */
 const CONTENT_SEARCH: TreeRead = { content: true, follows: false };
 
+/** A search of file names (`files`, the default searchType): every name below; a content search is CONTENT_SEARCH's. */
+const filesSearch = (args: Record<string, unknown>): boolean => args['searchType'] === 'files' || args['searchType'] === undefined;
+
+/**
+ * list_directory reads the directories fewer than `depth` levels below its path (filesystem.js
+ * listDirectory: recurse while currentDepth > 1; default 2); a depth not a number is refused by
+ * the server, read here as every level.
+ */
+function listingDepth(args: Record<string, unknown>): number {
+  const depth = args['depth'];
+  if (depth === undefined) return 2;
+  return typeof depth === 'number' ? depth : Infinity;
+}
+
 const DESKTOP_COMMANDER: Profile = {
   name: 'desktop-commander',
   packages: ['@wonderwhy-er/desktop-commander', 'desktop-commander'],
@@ -189,12 +203,13 @@ const DESKTOP_COMMANDER: Profile = {
     write_file: { kind: 'write', paths: [write('path')] },
     write_pdf: { kind: 'write', paths: [write('path'), write('outputPath'), read('content[].sourcePdfPath')], refine: pdfRefine },
     create_directory: { kind: 'write', paths: [write('path')] },
-    list_directory: { kind: 'read', paths: [read('path')] },
+    // Security: the names below its path, to `depth` levels, as directory_tree's (round 14 review T11).
+    list_directory: { kind: 'read', paths: [{ arg: 'path', access: 'read', names: listingDepth }] },
     move_file: { kind: 'write', paths: MOVE },
     // Security: a content search prints lines of every file below `path` (ripgrep, search-manager.js),
-    // as the shell's `grep -r` does (round 14 review T5); `files` (the default) lists names only.
-    // pattern / filePattern are regexes and globs.
-    start_search: { kind: 'read', paths: [{ arg: 'path', access: 'read', tree: (args) => (args['searchType'] === 'files' || args['searchType'] === undefined ? null : CONTENT_SEARCH) }] },
+    // as the shell's `grep -r` does (round 14 review T5); `files` (the default) lists the names of
+    // every file below, as search_files does (T11). pattern / filePattern are regexes and globs.
+    start_search: { kind: 'read', paths: [{ arg: 'path', access: 'read', tree: (args) => (filesSearch(args) ? null : CONTENT_SEARCH), names: (args) => (filesSearch(args) ? Infinity : 0) }] },
     get_more_search_results: { kind: 'read' },
     // Only ends the server's own background search; nothing on disk changes.
     stop_search: { kind: 'read' },
@@ -220,8 +235,8 @@ const DESKTOP_COMMANDER: Profile = {
     execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem, process: 'starts' },
     read_output: { kind: 'read', process: 'reads' },
     list_allowed_directories: { kind: 'read' },
-    search_files: { kind: 'read', paths: [read('path')] },
-    search_code: { kind: 'read', paths: [read('path')] },
+    search_files: { kind: 'read', paths: [NAMES] },
+    search_code: { kind: 'read', paths: [{ arg: 'path', access: 'read', tree: () => CONTENT_SEARCH }] },
     block_command: { kind: 'all' },
     unblock_command: { kind: 'all' },
   },

@@ -109,9 +109,24 @@ describe('Desktop Commander (round 14 review T5–T7)', () => {
     [{ path: 'conf', pattern: 'db-password', searchType: 'content' }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
     [{ path: 'conf', pattern: 'x', searchType: 'other' }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
     [{ path: 'src', pattern: 'export', searchType: 'content' }, 'allow', /read inside the workspace/],
-    [{ path: '.', pattern: 'db', searchType: 'files' }, 'allow', /read inside the workspace/],
+    [{ path: 'src', pattern: 'a', searchType: 'files' }, 'allow', /read inside the workspace/],
   ] as Array<[Record<string, unknown>, Verdict, RegExp]>)('start_search %j → %s', (args, verdict, reason) => {
     expectVerdict(call('start_search', args), verdict, reason);
+  });
+
+  // T11's names: a search of file names and list_directory {depth} list the names below a directory
+  // a Read rule covers, as server-filesystem's directory_tree did.
+  test.each([
+    ['start_search', { path: '.', pattern: 'db', searchType: 'files' }, 'ask', /listing of every name under .*conf\/secret.*Read\(\.\/conf\/secret\/\*\*\)/],
+    ['start_search', { path: 'conf', pattern: 'db' }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
+    ['list_directory', { path: 'conf' }, 'ask', /the directory .*conf\/secret among them/],
+    ['list_directory', { path: '.', depth: 3 }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
+    ['list_directory', { path: 'conf', depth: 1 }, 'allow', /read inside the workspace/],
+    ['list_directory', { path: '.', depth: 2 }, 'allow', /read inside the workspace/],
+    ['list_directory', { path: '.', depth: 'all' }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
+    ['search_files', { path: 'conf', pattern: 'db' }, 'ask', /Read\(\.\/conf\/secret\/\*\*\)/],
+  ] as Array<[string, Record<string, unknown>, Verdict, RegExp]>)('%s %j → %s', (tool, args, verdict, reason) => {
+    expectVerdict(call(tool, args), verdict, reason);
   });
 
   // T12: the history holds other calls' outputs (another member's on a team gateway, another session's on stdio).
