@@ -16,6 +16,8 @@ export class StdioUpstream implements Transport, LineSending {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Told of each tools/call refused before it is parsed (wideCallRefusal), with the reason sent: its audit record. */
+  onrefused?: (reason: string) => void;
 
   private readonly reader: LineReader;
   /** The lines sent in this tick, joined as they come (a list emptied per write allocated its storage again for every message). */
@@ -58,6 +60,7 @@ export class StdioUpstream implements Transport, LineSending {
     if (line.trim() === '') return;
     const refusal = wideCallRefusal(line);
     if (refusal) {
+      this.onrefused?.((refusal as { error: { message: string } }).error.message);
       void this.send(refusal).catch(() => undefined);
       return;
     }

@@ -20,6 +20,7 @@ import { asRpcError, internalError } from '../errors.js';
 import { QUEUED, type LineSending } from '../downstream/lines.js';
 import { IdSlots } from '../id-slots.js';
 import { jsonShape, mostCharsFor } from '../json-shape.js';
+import type { AuditRecord } from '../store/audit.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -54,9 +55,11 @@ export class UpstreamCalls {
   /** Settles once the first call is answered (serve then writes its code cache again, with the call path's code). */
   readonly firstAnswered = new Promise<void>((resolve) => (this.firstAnswer = resolve));
 
+  /** `refused`: told of each call refused here before it is decided, with the reason sent (its audit record). */
   constructor(
     private readonly server: Server,
     private readonly handler: CallHandler,
+    private readonly refused: (reason: string) => void = () => undefined,
   ) {}
 
   /** Calls taken and not answered yet. */
@@ -95,12 +98,16 @@ export class UpstreamCalls {
     // still running was a call of its own, and a cancel of that id reached only the second (round 13
     // review R4; docs/design.md, "The gateway as a proxy"). It is refused, never forwarded.
     if (this.running.has(id)) {
-      this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `Invalid request: request id ${typeof id === 'number' ? id : jsonString(id)} is already in use by a call in flight` } });
+      const message = `Invalid request: request id ${typeof id === 'number' ? id : jsonString(id)} is already in use by a call in flight`;
+      this.refused(message);
+      this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } });
       return;
     }
     const problem = paramsProblem(params);
     if (problem) {
-      this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message: `Invalid params for tools/call: ${problem}` } });
+      const message = `Invalid params for tools/call: ${problem}`;
+      this.refused(message);
+      this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidParams, message } });
       return;
     }
     const request = { method: 'tools/call', params } as CallToolRequest;
@@ -250,6 +257,16 @@ export function wideCallRefusal(text: string): JSONRPCMessage | null {
   const what = batch ? 'Invalid Request: the batch' : 'Invalid params for tools/call: the request';
   const message = `${what} holds ${shape.values.toLocaleString('en-US')} values as written, more than the ${MAX_CALL_VALUES.toLocaleString('en-US')} mcp-latch checks in one call (docs/config.md, "limits"); it was not run`;
   return { jsonrpc: '2.0', id: batch ? null : shape.id, error: { code: batch ? ErrorCode.InvalidRequest : ErrorCode.InvalidParams, message } } as unknown as JSONRPCMessage;
+}
+
+/**
+ * The audit record of a client's tools/call refused before it was decided (wideCallRefusal, its
+ * params' shape, an id in use): every refusal is recorded (round 14 left: the wide call's was not).
+ * A refused call's text is not parsed, or not trusted: its tool is recorded as `tools/call`, with
+ * no server and no arguments.
+ */
+export function refusedCallRecord(session: string, user: string | undefined, reason: string): AuditRecord {
+  return { session, ...(user === undefined ? {} : { user }), server: '', tool: 'tools/call', kind: 'all', decision: 'deny', by: 'gateway', rule: null, reason, paths: [], command: null, argsDigest: '', args: null, waitMs: 0 };
 }
 
 /** What is wrong with tools/call params, or null when they have the shape the spec gives. */

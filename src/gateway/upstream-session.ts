@@ -25,7 +25,8 @@ import type { CallContext, Extra } from './ports.js';
 import { checkRequestArguments } from './request-arguments.js';
 import { readResource } from './resource-read.js';
 import { ClientSession, type SessionOptions } from './session.js';
-import { UpstreamCalls, type CallHandler, type IncomingCall } from './upstream-calls.js';
+import { refusedCallRecord, UpstreamCalls, type CallHandler, type IncomingCall } from './upstream-calls.js';
+import { StdioUpstream } from './stdio-upstream.js';
 import type { UnavailableServer } from '../downstream/registry.js';
 import type { ServerState } from '../downstream/supervisor.js';
 import { canShowForm, ModernWire } from './era-2026.js';
@@ -76,7 +77,7 @@ export class UpstreamSession {
     this.server = new Server({ name: 'mcp-latch', version: VERSION }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, jsonSchemaValidator: new SchemaValidators() });
     this.session = new ClientSession(this.server, () => this.core.config(), this.core.logger, this.core.matchEnvNow(), this.core.configPath, options.session);
     this.order = new CallOrder(this.context, this.session);
-    this.toolCallsBypassingProtocol = new UpstreamCalls(this.server, (calls) => this.callTools(calls));
+    this.toolCallsBypassingProtocol = new UpstreamCalls(this.server, (calls) => this.callTools(calls), (reason) => this.recordRefusal(reason));
     this.unsubscribe.push(
       this.core.onListsChanged(() => this.scheduleListChanged()),
       this.core.onPolicyChange(() => {
@@ -324,7 +325,14 @@ export class UpstreamSession {
     if (sent.prompts !== '' && this.core.promptsList().digest !== sent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
   }
 
+  /** A tools/call refused before it was decided (upstream-calls.ts refusedCallRecord). */
+  recordRefusal(reason: string): void {
+    this.core.audit.record(refusedCallRecord(this.session.id, this.session.user, reason));
+  }
+
   async connect(transport: Transport): Promise<void> {
+    // A call too wide to parse is refused by the stdio transport itself (stdio-upstream.ts).
+    if (transport instanceof StdioUpstream) transport.onrefused = (reason) => this.recordRefusal(reason);
     await this.server.connect(transport);
     this.server.onerror = (error) => this.core.logger.warn({ err: errorMessage(error) }, 'client transport error');
     this.toolCallsBypassingProtocol.attach(transport);

@@ -12,7 +12,7 @@ import { GATEWAY_STOPPING } from '../cancellation.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
 import { UpstreamSession } from '../gateway/upstream-session.js';
-import { wideCallRefusal } from '../gateway/upstream-calls.js';
+import { refusedCallRecord, wideCallRefusal } from '../gateway/upstream-calls.js';
 import { errorMessage, LatchError, usage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { handleApi } from './api.js';
@@ -267,7 +267,10 @@ export class TeamGateway {
         const text = await readBody(req, messageBytes(this.core.config()));
         // A call too wide to decide is refused before it is parsed (gateway/upstream-calls.ts).
         const refusal = wideCallRefusal(text);
-        if (refusal) return json(res, 200, refusal);
+        if (refusal) {
+          this.core.audit.record(refusedCallRecord(typeof sessionId === 'string' ? sessionId : '', identity.user, (refusal as { error: { message: string } }).error.message));
+          return json(res, 200, refusal);
+        }
         body = parseBody(text);
       } catch (error) {
         return json(res, isTooLarge(error) ? 413 : 400, { jsonrpc: '2.0', error: { code: -32700, message: errorMessage(error) }, id: null });

@@ -44,8 +44,15 @@ async function checkRefusedAndRun(client: Client, dir: string): Promise<void> {
   const under = await client.callTool({ name: 'f__echo', arguments: { text: 'under', wide: wide(9_000) } });
   expect(JSON.parse(textOf(under))).toEqual({ text: 'under', wide: wide(9_000) });
   expect(calledTools(join(dir, 'calls'))).toEqual(['echo']);
+  // Every refusal is recorded (round 14 left: the wide call's was not), its text not parsed.
   const records = readAudit(join(dir, 'mcp-latch-audit.jsonl'), 100);
-  expect(records.map((record) => [record.tool, record.decision, (record.args as { text?: string }).text])).toEqual([['echo', 'allow', 'under']]);
+  expect(records.map((record) => [record.tool, record.decision, record.by, (record.args as { text?: string } | null)?.text ?? null])).toEqual([
+    ['tools/call', 'deny', 'gateway', null],
+    ['tools/call', 'deny', 'gateway', null],
+    ['echo', 'allow', 'rule', 'under'],
+  ]);
+  expect(records[0]!.reason).toBe(error.message.replace('MCP error -32602: ', ''));
+  expect(records[1]!.reason).toBe(deep.message.replace('MCP error -32602: ', ''));
 }
 
 describe('a tools/call of more than 10,000 values', () => {
