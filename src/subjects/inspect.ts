@@ -651,7 +651,8 @@ function treeSubjects(subject: PathSubject, tree: NonNullable<CommandPath['tree'
     const entries = filters ? walk.entries.filter((entry) => !skippedByFilters(filters, subject.input, entry.rel, entry.directory === true)) : walk.entries;
     subject.tree = { entries, complete: walk.complete, ...(walk.links.length > 0 ? { links: walk.links } : {}), ...(tree.plants ? { plants: true as const } : {}), ...(tree.moved ? { moved: true as const } : {}) };
   }
-  if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
+  if (walk.undecodable !== undefined) subject.problem = `the name ${JSON.stringify(walk.undecodable)} below it is not UTF-8 (shown with U+FFFD): what it is and what is below it is unknown`;
+  else if (!walk.complete && tree.follows) subject.problem = `the tree has more than ${MAX_TREE_ENTRIES} entries to check and the command follows symbolic links: where the rest leads is unknown`;
   // A link followed out of the tree is read, or written below (`find -L … -delete`), where it leads.
   return walk.escapes.map((escape) => pathSubject(`${subject.path}/${escape.rel}`, subject.access, null, null, LINK_IN_TREE, context, cache));
 }

@@ -211,6 +211,24 @@ describe('1. /proc/self, /proc/<pid> and /dev/fd reached through a link resolve 
   allowedByDefault(['cat src/2024/a.txt']);
 });
 
+// Round 15 review of paths, P9: a name that is not UTF-8 (as git and tar store it) was decoded with
+// U+FFFD, named no file, and the link or directory there was skipped by a walk called complete.
+describe('3. a name below a tree that is not UTF-8 makes its walk incomplete', () => {
+  beforeAll(() => {
+    mkdirSync(join(W, 'd9'));
+    symlinkSync(join(home, '.ssh'), Buffer.concat([Buffer.from(`${join(W, 'd9')}/y`), Buffer.from([0xfe])]));
+    mkdirSync(join(W, 'd8'));
+    mkdirSync(Buffer.concat([Buffer.from(`${join(W, 'd8')}/x`), Buffer.from([0xff])]));
+  });
+  neverAllowedAnywhere(['grep -R . d9', 'rg -L x d9', 'cp -rL d9 copy9', 'find -L d9 -type f']);
+  neverAllowed(['rm -r d8', 'grep -r x d8']);
+});
+
+// Round 15 review of paths, P8: `~` was expanded with the gateway's home after the text set HOME.
+describe('1. ~ after the text sets HOME is not the home directory the gateway knows', () => {
+  neverAllowedAnywhere(['HOME=<W>/src; cat ~/a.ts', 'export HOME=<T>; cat ~/home/.ssh/id_rsa', 'declare HOME=<T>/data; echo x > ~/table.csv', 'HOME=<T>/data; cd; cat table.csv', 'read HOME <<< <T>; cat ~/home/.ssh/id_rsa', 'printf -v HOME %s <T>; cat ~/data/table.csv']);
+});
+
 describe('1. filesystem tools walk the same way', () => {
   test.each(MODES)('%s: read_text_file of out/../home/.ssh/id_rsa is denied', (mode) => {
     const decision = decideFs('read_text_file', { path: `${W}/out/../home/.ssh/id_rsa` }, [W], { deny: BASE_DENY, mode, home });

@@ -19,11 +19,14 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * `BASH_*` name, among them `BASH_CMDS` (its members are the command hash table: after
  * `BASH_CMDS[ls]=/bin/sh`, `ls -c CMD` runs sh) and `BASH_ALIASES` (the alias list, expanded in
  * POSIX mode, which `POSIXLY_CORRECT` turns on); `EXECIGNORE` hides programs from the PATH search;
- * `HISTFILE` names the file the `history` builtin reads and writes and `HISTFILESIZE` truncates.
+ * `HISTFILE` names the file the `history` builtin reads and writes and `HISTFILESIZE` truncates;
+ * `HOME` is what `~` and a bare `cd` expand to, while the analysis expands them with the gateway's
+ * own home (round 15 review of paths, P8: `HOME=W/conf; cat ~/secret/key` read a Read-denied file
+ * in bypassPermissions, the prompt naming `<home>/secret/key`).
  * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
  * (docs/threat-model.md#where-bash-evaluates-text).
  */
-const ENVIRONMENT_NAMES = 'TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
+const ENVIRONMENT_NAMES = 'TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
 export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
