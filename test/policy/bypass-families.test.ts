@@ -173,6 +173,10 @@ describe('1. `..` after a missing name or a link names what is made first, or tw
     mkdirSync(join(T, 'data', 'sshl'));
     writeFileSync(join(T, 'data', 'sshl', 'id_rsa'), 'decoy'); // what the kernel reads for dd/../sshl/id_rsa
   });
+  // Gone before the later families walk W.
+  afterAll(() => {
+    for (const name of ['dd', 'sshl']) rmSync(join(W, name));
+  });
   neverAllowedAnywhere(['mkdir d && cat d/../sshl/id_rsa', `mkdir d && echo '{}' > d/../mcp-latch.json`, 'cat dd/../sshl/id_rsa']);
   test.each(MODES)('%s: read_text_file of nx/../sshl/id_rsa and dd/../sshl/id_rsa is not allowed', (mode) => {
     for (const path of [`${W}/nx/../sshl/id_rsa`, `${W}/dd/../sshl/id_rsa`]) {
@@ -206,6 +210,10 @@ describe('1. /proc/self, /proc/<pid> and /dev/fd reached through a link resolve 
     mkdirSync(join(W, 'src', '2024'));
     writeFileSync(join(W, 'src', '2024', 'a.txt'), 'a');
   });
+  afterAll(() => {
+    for (const name of ['pr', 'dv', 'tl']) rmSync(join(W, name));
+    rmSync(join(W, 'src', '2024'), { recursive: true });
+  });
   neverAllowedAnywhere(['cat pr/self/cwd/src/a.ts', 'cat pr/self/environ', 'cat pr/thread-self/cwd/src/a.ts', `cat pr/${process.pid}/cwd/src/a.ts`, `cat pr/${process.pid}/environ`, 'cat dv/fd/3', 'cat dv/stdin', 'cat tl/../proc/self/cwd/src/a.ts', 'echo x > pr/self/cwd/src/b.ts']);
   // A name that looks like a pid below an ordinary directory is walked, and reads as before.
   allowedByDefault(['cat src/2024/a.txt']);
@@ -219,6 +227,9 @@ describe('3. a name below a tree that is not UTF-8 makes its walk incomplete', (
     symlinkSync(join(home, '.ssh'), Buffer.concat([Buffer.from(`${join(W, 'd9')}/y`), Buffer.from([0xfe])]));
     mkdirSync(join(W, 'd8'));
     mkdirSync(Buffer.concat([Buffer.from(`${join(W, 'd8')}/x`), Buffer.from([0xff])]));
+  });
+  afterAll(() => {
+    for (const name of ['d9', 'd8']) rmSync(join(W, name), { recursive: true });
   });
   neverAllowedAnywhere(['grep -R . d9', 'rg -L x d9', 'cp -rL d9 copy9', 'find -L d9 -type f']);
   neverAllowed(['rm -r d8', 'grep -r x d8']);
