@@ -383,6 +383,7 @@ const UNKNOWN_DIR = '/\u0000unknown';
 function gitCodeReason(subject: PathSubject): string {
   const dir = subject.gitDirectory!;
   if (subject.gitConfigNamed) return 'git runs code named in this configuration file, which the command points git at';
+  if (subject.gitInclude) return `the repository's git config includes ${dir}: git runs code its settings name (core.fsmonitor, core.hooksPath, aliases)`;
   if (subject.gitHooks) return `it is in ${dir}, the hooks directory the repository's core.hooksPath names: git runs the hooks there`;
   if (dir === subject.path || dir === subject.realPath) return `it is the git directory ${dir} itself, and git runs code named in its config, hooks/ and info/attributes`;
   return `git runs code named in the config, hooks/ and info/attributes of the git directory ${dir}`;

@@ -219,6 +219,8 @@ export interface PathSubject {
   gitConfigNamed?: true;
   /** `gitDirectory` is the hooks directory the repository's `core.hooksPath` names (subjects/git-dir.ts hooksDirectoryOf). */
   gitHooks?: true;
+  /** `gitDirectory` is a file the repository's git config includes (`include.path`, `includeIf.*.path`; subjects/git-dir.ts hooksDirectoryOf). */
+  gitInclude?: true;
 }
 
 /** One shell simple command of a command-kind call. */

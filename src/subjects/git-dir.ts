@@ -1,5 +1,5 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, normalize } from 'node:path';
 import type { DiskLookups } from './disk-lookups.js';
 
 /**
@@ -90,46 +90,74 @@ const MODULE = /\/\.git\/modules\/./;
 const WORKTREE = /\.git\/worktrees\/[^/]+$/;
 
 /**
- * The hooks directory `path` (a real path a call writes) is in, when the repository it is in sets
- * `core.hooksPath` (git-config(1); its local config, config.worktree, the global and system files):
- * a hook written there runs at the next `git commit` as one in `.git/hooks` does (round 13 review,
- * A5: `.husky/pre-commit` then `git commit`, husky's `core.hooksPath=.husky`). A relative value is
- * taken from the working tree's top (from the git directory in a bare one); husky 9's `.husky/_`
- * runs the scripts of its parent, so that counts too. Null when none; the repository's directory
- * when it cannot be read (fails closed).
+ * Where a path a call writes (a real path) is code of the repository it is in: `hooks`, in the
+ * hooks directory its `core.hooksPath` names (git-config(1); its local config, config.worktree, the
+ * global and system files): a hook written there runs at the next `git commit` as one in
+ * `.git/hooks` does (round 13 review, A5: `.husky/pre-commit` then `git commit`, husky's
+ * `core.hooksPath=.husky`); `include`, a file one of those configs includes (`include.path`,
+ * `includeIf.<condition>.path`): its settings are the repository's (`core.fsmonitor` runs at the next
+ * `git status`). A relative hooks path is taken from the working tree's top (from the git directory
+ * in a bare one); husky 9's `.husky/_` runs the scripts of its parent, so that counts too. Null when
+ * none; the repository's directory when a config cannot be read (fails closed).
  */
-export function hooksDirectoryOf(path: string, home: string, disk: DiskLookups): string | null {
+export function hooksDirectoryOf(path: string, home: string, disk: DiskLookups): { dir: string; include: boolean } | null {
   let found: Repository | null;
   try {
     found = repositoryFrom(dirname(path), disk);
   } catch {
-    return dirname(path);
+    return { dir: dirname(path), include: false };
   }
   if (found === null) return null;
-  for (const hooks of hooksDirectories(found, home, disk)) {
-    if (hooks === null) return found.gitDir;
-    if (path === hooks || path.startsWith(`${hooks}/`)) return hooks;
+  const { hooks: directories, includes } = hooksDirectories(found, home, disk);
+  if (includes.includes(path)) return { dir: path, include: true };
+  for (const hooks of directories) {
+    if (hooks === null) return { dir: found.gitDir, include: false };
+    if (path === hooks || path.startsWith(`${hooks}/`)) return { dir: hooks, include: false };
   }
   return null;
 }
 
 /**
  * The directories the `core.hooksPath` values of a repository's config files name (its local
- * config, config.worktree, the global and system files), each as named and as real, in the order
- * git reads the files; null where a file cannot be read (then the hooks path is unknown). Worked out once per repository in
- * a decision, however many paths it writes.
+ * config, config.worktree, the global and system files, and the files they include), each as named
+ * and as real, in the order git reads the files; null where a file cannot be read (then the hooks
+ * path is unknown). `includes`: the files included, as named and as real, there or not. Worked out
+ * once per repository in a decision, however many paths it writes.
  */
-function hooksDirectories(found: Repository, home: string, disk: DiskLookups): Array<string | null> {
+function hooksDirectories(found: Repository, home: string, disk: DiskLookups): { hooks: Array<string | null>; includes: string[] } {
   return disk.once(`H${home}\0${found.gitDir}\0${found.commonDir}\0${found.top}`, () => {
     const out: Array<string | null> = [];
+    const includes: string[] = [];
     const xdg = process.env.XDG_CONFIG_HOME || `${home}/.config`;
-    for (const file of [`${found.commonDir}/config`, `${found.gitDir}/config.worktree`, `${home}/.gitconfig`, `${xdg}/git/config`, '/etc/gitconfig']) {
+    const queue = [`${found.commonDir}/config`, `${found.gitDir}/config.worktree`, `${home}/.gitconfig`, `${xdg}/git/config`, '/etc/gitconfig'].map((file) => ({ file, depth: 0 }));
+    for (let i = 0; i < queue.length; i++) {
+      const { file, depth } = queue[i]!;
       let values: string[];
       try {
-        values = hooksPathsIn(file);
+        const facts = configFactsIn(file);
+        values = facts.hooks;
+        // git-config(1) "Includes": a relative path from the including file's directory, `~/` from
+        // the home; every condition taken as true (one git skips only adds a file). git stops past
+        // 10 levels, and `%(prefix)/` is its install's: unknown, as an unreadable file.
+        for (const value of facts.includes) {
+          if (depth >= 10 || value.startsWith('%(')) throw new Error('include not followed');
+          const named = normalize(value.startsWith('~/') ? `${home}${value.slice(1)}` : value.startsWith('/') ? value : `${dirname(file)}/${value}`);
+          includes.push(named);
+          try {
+            includes.push(disk.realpath(named));
+          } catch {
+            // Not there yet: where its directory really is.
+            try {
+              includes.push(`${disk.realpath(dirname(named))}/${basename(named)}`);
+            } catch {
+              // Nor its directory: as named.
+            }
+          }
+          queue.push({ file: named, depth: depth + 1 });
+        }
       } catch {
         out.push(null);
-        return out;
+        return { hooks: out, includes };
       }
       for (const value of values) {
         const named = value.startsWith('~/') ? `${home}${value.slice(1)}` : value.startsWith('/') ? value : `${found.top ?? found.gitDir}/${value}`;
@@ -147,47 +175,61 @@ function hooksDirectories(found: Repository, home: string, disk: DiskLookups): A
         }
       }
     }
-    return out;
+    return { hooks: out, includes };
   });
 }
 
-/**
- * The `core.hooksPath` values of a config file, kept while its inode, size, mtime and ctime stay (a
- * write changes ctime, which no one sets by hand): one `stat` per file and write, not a read.
- */
-function hooksPathsIn(file: string): string[] {
-  const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
-  if (stat === undefined) return [];
-  const key = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-  const kept = hooksPathsKept.get(file);
-  if (kept?.key === key) return kept.values;
-  const text = readFileSync(file, 'utf8');
-  const values = /hookspath/i.test(text) ? hooksPathValues(text) : [];
-  if (hooksPathsKept.size > 64) hooksPathsKept.clear();
-  hooksPathsKept.set(file, { key, values });
-  return values;
+interface ConfigFacts {
+  hooks: string[];
+  includes: string[];
 }
 
-const hooksPathsKept = new Map<string, { key: string; values: string[] }>();
+/**
+ * The `core.hooksPath` values and the included paths of a config file, kept while its inode, size,
+ * mtime and ctime stay (a write changes ctime, which no one sets by hand): one `stat` per file and
+ * write, not a read.
+ */
+function configFactsIn(file: string): ConfigFacts {
+  const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
+  if (stat === undefined) return NO_FACTS;
+  const key = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  const kept = configFactsKept.get(file);
+  if (kept?.key === key) return kept.facts;
+  const text = readFileSync(file, 'utf8');
+  const facts = /path/i.test(text) ? configFacts(text) : NO_FACTS;
+  if (configFactsKept.size > 64) configFactsKept.clear();
+  configFactsKept.set(file, { key, facts });
+  return facts;
+}
 
-/** Every `core.hooksPath` value of a config file's text (any of them may be the one git takes: all count). */
-function hooksPathValues(text: string): string[] {
-  const values: string[] = [];
-  let core = false;
+const NO_FACTS: ConfigFacts = { hooks: [], includes: [] };
+const configFactsKept = new Map<string, { key: string; facts: ConfigFacts }>();
+
+/**
+ * Every `core.hooksPath` value of a config file's text (any of them may be the one git takes: all
+ * count), and every `path` of an `[include]` or `[includeIf "…"]` section. A value continued on the
+ * next line or with escapes is not read here: it throws (the file counts as unreadable).
+ */
+function configFacts(text: string): ConfigFacts {
+  const facts: ConfigFacts = { hooks: [], includes: [] };
+  let section = '';
   for (const line of text.split('\n')) {
     let rest = line;
-    const section = /^\s*\[\s*([^\]\s"]+)[^\]]*\]/.exec(rest);
-    if (section) {
-      core = section[1]!.toLowerCase() === 'core';
-      rest = rest.slice(section[0].length);
+    const header = /^\s*\[\s*([^\]\s"]+)[^\]]*\]/.exec(rest);
+    if (header) {
+      section = header[1]!.toLowerCase();
+      rest = rest.slice(header[0].length);
     }
-    const key = /^\s*hookspath\s*=\s*(.*)$/i.exec(rest);
-    if (!core || !key) continue;
-    let value = key[1]!.replace(/\s[#;].*$/, '').trim();
+    const entry = /^\s*(hookspath|path)\s*=\s*(.*)$/i.exec(rest);
+    if (!entry) continue;
+    const list = entry[1]!.toLowerCase() === 'hookspath' ? (section === 'core' ? facts.hooks : null) : /^include(if)?(\.|$)/.test(section) ? facts.includes : null;
+    if (list === null) continue;
+    let value = entry[2]!.replace(/\s[#;].*$/, '').trim();
     if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
-    if (value !== '') values.push(value);
+    if (value.includes('\\') || value.includes('"')) throw new Error('a config value not read here');
+    if (value !== '') list.push(value);
   }
-  return values;
+  return facts;
 }
 
 /** A repository git finds: the real paths of its git directory and common directory, and the working tree's top (null for a bare one). */

@@ -457,9 +457,10 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
   const gitDirectory = access === 'write' && context.pathEnv.platform !== 'win32' ? gitCodeDirectory(canonical.path, canonical.realPath, cache) : null;
-  // A hook in the directory the repository's core.hooksPath names (`.husky/pre-commit`): git runs it as one in .git/hooks.
+  // A hook in the directory the repository's core.hooksPath names (`.husky/pre-commit`): git runs it as one in .git/hooks;
+  // a file the repository's config includes is its config.
   const hooks = access === 'write' && gitDirectory === null && canonical.realPath !== null && context.pathEnv.platform !== 'win32' ? hooksDirectoryOf(canonical.realPath, context.pathEnv.home, cache.disk) : null;
-  return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : hooks ? { gitDirectory: hooks, gitHooks: true as const } : {}) };
+  return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : hooks ? { gitDirectory: hooks.dir, ...(hooks.include ? { gitInclude: true as const } : { gitHooks: true as const }) } : {}) };
 }
 
 /**

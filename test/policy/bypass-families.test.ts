@@ -756,6 +756,49 @@ describe('4. a hook in the directory core.hooksPath names asks as one in .git/ho
   });
 });
 
+// git-config(1) "Includes": a repository's config (or the global one) may include other files
+// (`include.path`, `includeIf "gitdir:…".path`), whose settings are the repository's (round 14 left
+// open). Proven with git 2.39 and bash 5.2: with `.git/config` including ../shared.gitconfig that
+// sets `core.hooksPath = myhooks`, a written myhooks/pre-commit ran at `git commit`; writing
+// `[core] fsmonitor = CMD` into shared.gitconfig ran CMD at the next `git status`. The gateway read
+// core.hooksPath without following includes, and the included file was an ordinary write: both
+// were allowed under Edit. A file any include names (whatever its condition, there or not, to any
+// depth git follows) is now the repository's config, and the hooks path it sets counts.
+describe('4. a file a git config includes is that config; the hooks path it sets counts', () => {
+  let I = '';
+  const RULE = 'built-in: git runs code named in a git directory';
+  const inI = (command: string, mode: DefaultMode): Decision =>
+    decideShell(command, { allow: ['Bash(git commit *)', 'Bash(git status)', 'Bash(echo *)'], deny: BASE_DENY, mode, workspace: [I], cwd: I, home });
+  beforeAll(() => {
+    I = join(T, 'includes');
+    mkdirSync(join(I, 'conf'), { recursive: true });
+    const git = (...args: string[]): void => void execFileSync('git', args, { cwd: I, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q');
+    git('config', 'include.path', '../shared.gitconfig');
+    git('config', 'includeIf.gitdir:/nowhere/.path', `${I}/conf/when.inc`);
+    // Included from the included file, relative to its directory; not there yet.
+    writeFileSync(join(I, 'shared.gitconfig'), '[core]\n\thooksPath = myhooks\n[include]\n\tpath = conf/nested.inc\n');
+  });
+  for (const mode of ['default', 'acceptEdits'] as const) {
+    test.each([
+      'echo id > myhooks/pre-commit',
+      "printf '#!/bin/sh\\nid\\n' > myhooks/pre-commit && git commit --allow-empty -qm x",
+      "echo '[core] fsmonitor = id' > shared.gitconfig && git status",
+      'echo x >> shared.gitconfig',
+      'echo x > conf/when.inc',
+      'echo x > conf/nested.inc',
+      'echo x > conf/../shared.gitconfig',
+    ])(`${mode}: %j asks`, (command) => {
+      const decision = inI(command, mode);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: RULE });
+    });
+  }
+  test.each(['echo x > src.ts', 'echo x > conf/other.inc', 'echo x > myhooksrc'])('acceptEdits: %j is allowed', (command) => {
+    const decision = inI(command, 'acceptEdits');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
 describe('4. settings and variables whose value git runs are commands to decide', () => {
   const GIT = { allow: ['Bash(git *)', 'Bash(man *)'] };
   deniedEverywhere(

@@ -169,9 +169,9 @@ describe('the git checks with one DiskLookups per decision', () => {
     expect(alone.get(`repositoryProblem ${join(T, 'loop', 'src')}`)).toContain('cannot be read');
     expect(alone.get(`repositoryProblem ${join(T, 'badfile')}`)).toContain('cannot be read');
     expect(alone.get(`repositoryProblem ${join(T, 'none', 'src')}`)).toBe('null');
-    expect(alone.get(`hooksDirectoryOf ${join(T, 'husky', '.husky', '_', 'pre-commit')}`)).toBe(JSON.stringify(join(T, 'husky', '.husky', '_')));
+    expect(alone.get(`hooksDirectoryOf ${join(T, 'husky', '.husky', '_', 'pre-commit')}`)).toBe(JSON.stringify({ dir: join(T, 'husky', '.husky', '_'), include: false }));
     expect(alone.get(`hooksDirectoryOf ${join(T, 'husky', 'src', 'pre-commit')}`)).toBe('null');
-    expect(alone.get(`hooksDirectoryOf ${join(T, 'loop', 'src', 'new.ts')}`)).toBe(JSON.stringify(join(T, 'loop', 'src')));
+    expect(alone.get(`hooksDirectoryOf ${join(T, 'loop', 'src', 'new.ts')}`)).toBe(JSON.stringify({ dir: join(T, 'loop', 'src'), include: false }));
     expect(alone.get(`workTreeOf ${join(T, 'linked', 'src')}`)).toBe(JSON.stringify(join(T, 'linked')));
     expect(alone.get(`workTreeOf ${join(T, 'linkdir', 'src')}`)).toBe('null');
     expect(alone.get(`gitDirectoryOfTree ${join(T, 'sub')}`)).toBe(JSON.stringify(`${T}/sub/../plain/.git`));
