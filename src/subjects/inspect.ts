@@ -159,7 +159,7 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
       const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
       // `git show ID`: what ID names in the object store; a commit, a tree or a file prints no stored file.
-      if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.base, cache)) continue;
+      if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.treesPrinted === true, path.base, cache)) continue;
       // A remote's name names a local repository only when it is a directory (git-dir.ts GIT_REMOTE_NAME).
       if (path.via === GIT_REMOTE_NAME) {
         if (subject.realPath === null || !isDirectory(subject.realPath)) continue;
@@ -739,13 +739,16 @@ function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, 
   return out;
 }
 
-/** Each revision names a commit, a tree, (no object) a file on disk, or nothing git can use, in the repository whose working tree's top is `top`. */
-function namesNoStoredFile(top: string, revisions: readonly string[], cwd: string | null, cache: DecisionPaths): boolean {
+/**
+ * Each revision names a commit, a tree (unless `trees`: the command prints its files), (no object) a
+ * file on disk, or nothing git can use, in the repository whose working tree's top is `top`.
+ */
+function namesNoStoredFile(top: string, revisions: readonly string[], trees: boolean, cwd: string | null, cache: DecisionPaths): boolean {
   const gitDir = gitDirectoryOfTree(top, cache.disk);
   if (gitDir === null) return false;
   return revisions.every((rev) => {
     const type = revisionType(gitDir, rev, cwd);
-    return type === 'commit' || type === 'tree' || type === 'path' || type === 'none';
+    return type === 'commit' || (type === 'tree' && !trees) || type === 'path' || type === 'none';
   });
 }
 

@@ -4222,6 +4222,42 @@ describe('4. git show of an object id prints what the store holds under it', () 
 
 });
 
+// A tree prints its files in a diff (round 14 left open; git 2.39, bash 5.2): with an ignored .env
+// stored (`git hash-object -w .env`), `printf '100644 blob ID\tx' | git mktree` made a tree T holding
+// it under the name x, and `git diff EMPTY T`, `git diff-tree -p EMPTY T` printed `API_KEY=…`; `git
+// diff T` prints it as a file deleted from the working tree. A tree counted as printing no stored
+// file, so each was allowed past Read(**/.env). `git show T` lists names only and stays allowed.
+describe('4. git diff of trees prints the files they hold', () => {
+  const ids: Record<string, string> = {};
+  const G = (): string => join(W, 'gt');
+  beforeAll(() => {
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (input: string, ...args: string[]): string => execFileSync('git', args, { cwd: G(), env, encoding: 'utf8', input }).trim();
+    mkdirSync(join(G(), 'src'), { recursive: true });
+    git('', 'init', '-q', '-b', 'main');
+    writeFileSync(join(G(), '.gitignore'), '.env\n');
+    writeFileSync(join(G(), 'src', 'a.ts'), 'a\n');
+    git('', 'add', '.gitignore', 'src');
+    git('', 'commit', '-qm', 'one');
+    writeFileSync(join(G(), '.env'), 'API_KEY=REAL-SECRET\n');
+    const blob = git('', 'hash-object', '-w', '.env');
+    ids.tree = git(`100644 blob ${blob}\tx\n`, 'mktree');
+    ids.empty = git('', 'mktree');
+    ids.commit = git('', 'rev-parse', 'HEAD');
+    git('', 'tag', 'treetag', ids.tree);
+  });
+  const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(tree|empty|commit)>/g, (_, kind: string) => ids[kind]!), mode, { allow: ['Bash(git *)'], cwd: '<W>/gt' });
+  for (const mode of MODES) {
+    test.each(['git diff <empty> <tree>', 'git diff <empty>..<tree>', 'git diff <tree>', 'git diff -p treetag', 'git diff <empty>^{tree} <tree>^{tree}', 'git diff-tree -p <empty> <tree>', 'git diff-index -p <tree>', 'git difftool -y <empty> <tree>'])(`${mode}: %j is not allowed`, (command) => {
+      const decision = decideIn(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  test.each(['git show <tree>', 'git diff HEAD~0 HEAD', 'git diff <commit>^{tree} HEAD', 'git diff HEAD^{tree}', 'git diff-tree -p HEAD', 'git diff-tree --stat <empty> <tree>', 'git diff main -- src', 'git diff <commit>'])('default and bypassPermissions: %j is allowed', (command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
+  });
+});
+
 // What a name resolves to, as git finds it (round 14 review G2-G4, G6; git 2.39): HEAD made a
 // symbolic ref to a tag of the blob (`git symbolic-ref` allows it; so a branch), a tag named by the
 // blob's full id (the id wins over refs), a one-level name in .git (`git update-ref lowername`), a

@@ -920,6 +920,14 @@ const PATCH_LONG = ['--patch', '--unified', '--patch-with-stat', '--patch-with-r
 /** Options after which `git diff`/`git show` print names or counts only (unless a patch option is given too). */
 const NO_PATCH_LONG = ['--no-patch', '--stat', '--numstat', '--shortstat', '--name-only', '--name-status', '--raw', '--summary', '--dirstat', '--dirstat-by-file', '--compact-summary', '--cumulative'];
 const TRACKED: TreeRead = { content: true, follows: false, tracked: true };
+/**
+ * Subcommands that compare tree-ish operands and print the files that differ (git-diff(1),
+ * git-diff-tree(1), git-diff-index(1), git-difftool(1)): a tree's files are printed as a commit's
+ * are. A tree made with `git mktree` around any stored blob (`printf '100644 blob ID\tx' | git
+ * mktree`) printed an ignored .env's blob in `git diff EMPTY T` and `git diff-tree -p EMPTY T`
+ * (git 2.39, round 14 left open).
+ */
+const TREE_DIFFS: ReadonlySet<string> = new Set(['diff', 'diff-tree', 'diff-index', 'difftool']);
 
 function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileFacts): void {
   // An alias or a subcommand known only at run time may print anything.
@@ -934,8 +942,9 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
   const namesOnly = options.some((o) => /^-[A-Za-z0-9]*s/.test(o)) || long(NO_PATCH_LONG);
   const printsPatch = name === null || (name === 'diff' || name === 'show' ? patch || !namesOnly : GIT_PRINTS.has(name) || patch);
   const disk = options.some((o) => o === '--no-index' || (name === 'grep' && o.length > 3 && '--untracked'.startsWith(o)));
-  // `git show BLOB` prints it whatever the options, `git diff BLOB BLOB` with a patch (round 13).
-  if (name === 'show' || (name === 'diff' && printsPatch && !disk)) objectRevisions(dashes === -1 ? args : args.slice(0, args.findIndex((w) => w.isStatic && w.value === '--')), place, out, name === 'show');
+  // `git show BLOB` prints it whatever the options, `git diff BLOB BLOB` with a patch (round 13);
+  // `git diff T1 T2` (and diff-tree, diff-index, difftool) the files of trees T1 and T2.
+  if (name === 'show' || (name !== null && TREE_DIFFS.has(name) && printsPatch && !disk)) objectRevisions(dashes === -1 ? args : args.slice(0, args.findIndex((w) => w.isStatic && w.value === '--')), place, out, name === 'show');
   if (!printsPatch) return;
   const tree: TreeRead = disk ? { content: true, follows: false } : TRACKED;
   const pathspecs = dashes === -1 ? [] : args.slice(args.findIndex((w) => w.isStatic && w.value === '--') + 1);
@@ -973,18 +982,24 @@ function objectRevisions(words: readonly Word[], place: GitPlace, out: FileFacts
   const revisions: string[] = [];
   let unknown = false;
   let operands = 0;
+  // `git show TREE` lists names; a diff prints a tree's files: `X^{tree}` is X's tree, so X is
+  // resolved (a commit's tree is its files, a tree itself, anything else not known).
+  const ends = (value: string): string[] => (show ? revisionEnds(value).filter((end) => !COMMIT.test(end)) : revisionEnds(value).map((end) => end.replace(/\^\{tree\}$/, '')).filter((end) => !COMMIT_ONLY.test(end)));
   for (const word of words) {
     if (!word.isStatic) unknown = true;
     else if (!word.value.startsWith('-')) {
       operands++;
-      if (!STORED_PATH.test(word.value) && !/^\.{0,2}\//.test(word.value)) revisions.push(...revisionEnds(word.value).filter((end) => !COMMIT.test(end)));
+      if (!STORED_PATH.test(word.value) && !/^\.{0,2}\//.test(word.value)) revisions.push(...ends(word.value));
     }
   }
   // `git show` alone shows HEAD, which may name any object (round 14 review G6).
   if (show && operands === 0) revisions.push('HEAD');
   if (!unknown && revisions.length === 0) return;
   const path = objectsRead(place);
-  if (path && !unknown) path.revisions = revisions;
+  if (path && !unknown) {
+    path.revisions = revisions;
+    if (!show) path.treesPrinted = true;
+  }
   push(out, path);
 }
 
@@ -1109,6 +1124,8 @@ const STORED_PATH = /^[^:]*:(?!\/)[^:]/;
  * review G6); they are resolved in the store like any name (git-objects.ts).
  */
 const COMMIT = /^[^:]+([~^]\d*|\^\{(commit|tree)\})$/;
+/** What can only be a commit by its spelling (`X^{tree}` is a tree: X's, whatever X is). */
+const COMMIT_ONLY = /^[^:]+([~^]\d*|\^\{commit\})$/;
 /** What `cat-file` took for a commit by its spelling before round 14; it is resolved instead. */
 const HEAD_LIKE = /^(HEAD|@|refs\/heads\/[^:]+)$/;
 
