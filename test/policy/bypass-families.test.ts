@@ -1747,6 +1747,34 @@ describe('6. rsync writes a batch file\'s script', () => {
   );
 });
 
+// Archivers and copiers that remove what they archived or sent (zip(1) -m, tar(1) --remove-files,
+// rsync(1) --remove-source-files, 7-Zip's -sdel; zip 3.0, GNU tar 1.34, rsync 3.2, 7-Zip 16 under bash
+// 5.2 in /tmp each removed its source) met the Edit rules only (round 14 left open): `Bash(rm *)`
+// never saw the removal, and an allow for the archiver allowed it. The removal is now also `rm
+// [-r] SOURCES`, decided as `find -exec rm {}` is.
+describe('3. a removal by an archiver or a copier meets the rules on rm', () => {
+  const ARCHIVERS: Extra = { allow: ['Bash(zip *)', 'Bash(tar *)', 'Bash(rsync *)', 'Bash(7z *)'] };
+  deniedEverywhere([
+    ['zip -m a.zip src/a.ts', 'Bash(rm *)'],
+    ['zip -rm a.zip src', 'Bash(rm *)'],
+    ['zip --move a.zip src/a.ts', 'Bash(rm *)'],
+    ['tar --remove-files -cf a.tar src', 'Bash(rm *)'],
+    ['tar -cf a.tar --remove src/a.ts', 'Bash(rm *)'],
+    ['rsync --remove-source-files src/a.ts src2/', 'Bash(rm *)'],
+    ['rsync -a --remove-sent-files src/ src2/', 'Bash(rm *)'],
+    ['7z a -sdel a.7z src', 'Bash(rm *)'],
+    ['7z a a.7z src/a.ts -SDEL', 'Bash(rm *)'],
+  ], ARCHIVERS);
+  // Without a deny rule on rm, the archiver's rule alone does not allow the removal; rm's does.
+  const inW = (command: string, allow: string[]): Decision => decideShell(fill(command), { allow: [...allow, `Edit(${W}/**)`], deny: [], mode: 'default', workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+  test.each(['zip -m a.zip src/a.ts', 'tar --remove-files -cf a.tar src', 'rsync --remove-source-files src/a.ts src2/', '7z a -sdel a.7z src', 'echo src/a.ts | zip -m -@ a.zip'])('default: %j asks under the archiver rule alone, and is allowed with rm allowed', (command) => {
+    const alone = inW(command, ARCHIVERS.allow!);
+    expect(alone.verdict, alone.reason).toBe('ask');
+    if (!command.includes('-@')) expect(inW(command, [...ARCHIVERS.allow!, 'Bash(rm *)']).verdict).toBe('allow');
+  });
+  allowedByDefault(['zip a.zip src/a.ts', 'rsync -a src/ src2/', 'rsync src/a.ts src2/'], ARCHIVERS);
+});
+
 // Programs that remove (or change) what is below a directory without `rm -r`: each removed
 // <T>/data/table.csv under bash 5.2 while the walk saw no write below <T>/data, so a deny rule
 // `Edit(<T>/data/table.csv)` did not stop them (allowed in bypassPermissions; found by the round 8

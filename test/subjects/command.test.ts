@@ -1022,7 +1022,7 @@ describe('paths of known file commands', () => {
     ['mv -b a b', ['write:b/a', 'write:a', 'write:b', 'write:b~', 'write:b/a~']],
     ['rsync -b --suffix=.old a b', ['read:a', 'write:b/a', 'write:b.old', 'write:b/a.old', 'write:b']],
     // 7-Zip: `a` writes the archive and reads the files; -sdel removes them.
-    ['7z a -sdel x.7z d', ['write:x.7z', 'read:d', 'write:d']],
+    ['7z a -sdel x.7z d', ['write:x.7z', 'read:d', 'write:d', 'write:d']], // the last: the removal as `rm -r d` (files.ts removedAsRm)
     ['7z x x.7z -oout', ['write:out', 'read:x.7z']],
     // Decompressing: FILE without each suffix the program takes off (gzip: -gz, _z, .tgz → .tar); the reads are deny-only.
     ['gunzip a-gz b.tgz', ['write:a-gz', 'write:a', 'write:b.tgz', 'write:b.tar']],

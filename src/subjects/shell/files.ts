@@ -1355,6 +1355,7 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
       push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
       if (removes.sources) push(out, tree ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
     });
+    if (removes.sources) removedAsRm(operands.slice(0, -1).filter((word) => !isRemote(word)), tree !== null, cwd, out);
   };
 }
 
@@ -1566,6 +1567,7 @@ const sevenZip: Handler = (args, cwd, out) => {
   }
   for (const list of lists) sevenZipList(list, cwd, out);
   if (files.length === 0 && lists.length === 0) files.push([staticWord('.'), '-']);
+  const removed: Word[] = [];
   for (const [file, recurses] of files) {
     // A 7-Zip wildcard matches below its fixed leading directories; with `-r` a name is looked for in
     // every directory below its own (`cd ~ && 7z a -r k.7z id_rsa` stored .ssh/id_rsa).
@@ -1573,8 +1575,10 @@ const sevenZip: Handler = (args, cwd, out) => {
     const word = !file.isStatic ? file : wildcard ? staticWord(globBase(file.value)) : recurses === '' ? staticWord(posix.dirname(file.value)) : file;
     push(out, walked(pathOf(word, READ, cwd), tree));
     if (removes) push(out, walked(pathOf(word, WRITE, cwd), REMOVED));
+    removed.push(word);
   }
   if (removes && lists.length > 0) push(out, pathOf(unknownWord(staticWord('<files 7z is given at run time>')), WRITE, cwd));
+  if (removes) removedAsRm([...removed, ...(lists.length > 0 ? [unknownWord(staticWord('<files 7z is given at run time>'))] : [])], true, cwd, out);
 };
 
 /** 7-Zip's `-i`/`-ai` (include) switches: `[r[-|0]][m[-|2]][w[-]]`, then `!NAME` or `@LIST`. */
@@ -1660,7 +1664,8 @@ const tar: Handler = (args, cwd, out) => {
     const removes = scan.options.some((o) => o.name.length > 4 && '--remove-files'.startsWith(o.name));
     // `--add-file=FILE` is a member too, spelled so when its name starts with a dash (tar --help;
     // round 13 review A11: `tar -cf - --add-file=.env` printed .env).
-    for (const member of [...scan.operands.map((i) => words[i]!), ...optionValues(scan, '--add-file')]) {
+    const members = [...scan.operands.map((i) => words[i]!), ...optionValues(scan, '--add-file')];
+    for (const member of members) {
       push(out, walked(pathOf(member, READ, base), tree));
       if (removes) push(out, walked(pathOf(member, WRITE, base), REMOVED));
     }
@@ -1669,6 +1674,7 @@ const tar: Handler = (args, cwd, out) => {
     for (const list of optionValues(scan, '-T', '--files-from')) push(out, pathOf(unknownWord({ ...list, value: list.value === '-' ? '<stdin>' : list.value, raw: `<files named in ${list.raw}>` }), READ, base));
     // Members named in a list (`-T list`, `-T -` for stdin) are known only when tar reads it.
     if (removes) for (const list of optionValues(scan, '-T', '--files-from')) push(out, walked(pathOf({ ...list, isStatic: false }, WRITE, base), REMOVED));
+    if (removes) removedAsRm([...members, ...optionValues(scan, '-T', '--files-from').map((list) => ({ ...list, isStatic: false }))], true, base, out);
   }
 };
 
@@ -1697,7 +1703,18 @@ const zip: Handler = (args, cwd, out) => {
     if (n > 0) push(out, tree ? walked(pathOf(word, READ, cwd), tree) : pathOf(word, READ, cwd));
     if (n > 0 && moves) push(out, tree ? walked(pathOf(word, WRITE, cwd), REMOVED) : pathOf(word, WRITE, cwd));
   });
+  if (moves) removedAsRm([...scan.operands.slice(1).map((i) => words[i]!), ...(hasOption(scan, '-@', '--names-stdin') ? [unknownWord(staticWord('<zip -@ input>'))] : [])], tree !== null, cwd, out);
 };
+
+/**
+ * What a program removes after archiving or sending it (`zip -m`, `tar --remove-files`, `rsync
+ * --remove-source-files`, `7z a -sdel`) is also a command `rm [-r] SOURCES` (round 14 left open:
+ * the sources met the Edit rules only): the rules on `rm` meet it as they meet `find -exec rm {}`,
+ * so `Bash(rm *)` denies it, and an allow for the archiver alone does not allow the removal.
+ */
+function removedAsRm(sources: readonly Word[], recursive: boolean, cwd: string | null, out: FileFacts): void {
+  if (sources.length > 0) out.nested.push({ kind: 'argv', words: [staticWord('rm'), ...(recursive ? [staticWord('-r')] : []), ...sources], cwd });
+}
 
 interface CompressorSpec extends OptionSpec {
   /** What a compressed file's name ends with (`-S`/`--suffix` changes it). */
