@@ -4117,14 +4117,21 @@ describe('3. runners write and load what their options name', () => {
     'make --inc=src',
     'make --foo',
     'make "$FLAGS"',
+    'make --jobserver-auth="$P" all',
+    'make --jobserver-auth -E x',
   ], RUN);
   deniedEverywhere([
     ["make -sE '$(shell rm -rf out)'", 'Bash(rm *)'],
     ["make --ev='$(shell rm -rf out)'", 'Bash(rm *)'],
     ["make -kE'$(shell rm -rf out)'", 'Bash(rm *)'],
     ["make -j4 --eval '$(shell rm -rf out)' all", 'Bash(rm *)'],
+    // GNU make 4.4's `--jobserver-auth=fifo:PATH` opens PATH (make(1); round 14 review W3): a read and a write of it.
+    ['make --jobserver-auth=fifo:.env all', 'Read(**/.env)'],
+    ['make --jobserver-auth fifo:.env all', 'Read(**/.env)'],
+    ['make --jobserver-fds=fifo:sub/.env', 'Read(**/.env)'],
   ], RUN);
   neverAllowed([
+    'make --jobserver-auth=fifo:<H>/.bashrc all',
     'pytest --junitxml=~/.bashrc',
     'python -m pytest --junit-xml ~/.bashrc',
     'pytest --log-file=<T>/data/x.log',
@@ -4136,6 +4143,9 @@ describe('3. runners write and load what their options name', () => {
     'cargo build --target-dir=~/.cargo/t',
   ], RUN);
   allowedByDefault([
+    'make --jobserver-auth=3,4 all',
+    'make --jobserver-style=fifo -j4 all',
+    'make --jobserver-auth=fifo:src/jobs all',
     'python -m pytest -q tests',
     "pytest -x -k 'a and not b' tests/test_a.py::test_x -p no:cacheprovider",
     'pytest --co -q',

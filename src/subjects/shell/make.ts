@@ -1,5 +1,5 @@
 import { getoptLong, type Parsed, type Switch } from './getopt.js';
-import type { Word } from './options.js';
+import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
 
 /**
@@ -55,6 +55,14 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
   for (const text of values(parsed, '-E')) {
     out.reasons.push('interpreter');
     if (text.isStatic) texts.push(text.value);
+  }
+  // GNU make 4.4's `--jobserver-auth=fifo:PATH` opens PATH, a named pipe it reads and writes job
+  // tokens through (make(1), "--jobserver-style"; round 14 review W3): PATH is read and written.
+  // `R,W` (4.3's pipe: two inherited descriptors) names no file; any other value is not known here.
+  for (const value of [...values(parsed, '--jobserver-auth'), ...values(parsed, '--jobserver-fds')]) {
+    const fifo = value.isStatic ? /^fifo:(.+)$/.exec(value.value)?.[1] : undefined;
+    if (fifo !== undefined) for (const access of ['read', 'write'] as const) pushPath(out.paths, pathOf(staticWord(fifo), access, cwd));
+    else if (!(value.isStatic && /^-?\d+,-?\d+$/.test(value.value))) out.reasons.push('interpreter');
   }
   for (const i of parsed.operands) {
     const v = args[i]!.value;
