@@ -1,5 +1,5 @@
 // Decision time of two builds in one process, for an A/B on a shared machine:
-//   node bench/decisions-ab.js --against DIR [--rounds N] [--block N]
+//   node bench/decisions-ab.js --against DIR [--rounds N] [--block N] [--text TEXT]...
 // DIR holds another build's dist/ and package.json, and its own node_modules/web-tree-sitter (each
 // build needs its own WASM module), inside this repository so the rest of its imports resolve, e.g.
 //   mkdir -p .ab/node_modules && git worktree add /tmp/old main && (cd /tmp/old && npm ci && npm run build) \
@@ -7,6 +7,7 @@
 // Both builds decide the calls of `npm run bench` part 5 (bench/decisions.js) in blocks that
 // alternate, and the CPU time per decision (process.cpuUsage) is compared: wall time on a loaded
 // machine measures the load. Prints the medians of the blocks and their ratio (this build / DIR).
+// Each `--text TEXT` adds a command text decided the same way, new each time: `{n}` in it is a counter.
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { tmpdir } from 'node:os';
@@ -38,7 +39,9 @@ const builds = [
   { name: against, calls: await load(resolve(against)) },
   { name: 'this build', calls: await load(root) },
 ];
-const kinds = ['fresh', 'command', 'path'];
+const texts = argv.flatMap((arg, i) => (arg === '--text' && argv[i + 1] !== undefined ? [argv[i + 1]] : []));
+for (const build of builds) texts.forEach((text, i) => (build.calls[`text${i}`] = build.calls.text(text)));
+const kinds = ['fresh', 'command', 'path', ...texts.map((_, i) => `text${i}`)];
 for (const build of builds) for (const kind of kinds) for (let i = 0; i < 3000; i++) build.calls[kind]();
 
 const cpu = builds.map(() => Object.fromEntries(kinds.map((kind) => [kind, []])));
@@ -54,7 +57,7 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
-const labels = { fresh: 'new text', command: 'repeated command', path: 'path-only' };
+const labels = { fresh: 'new text', command: 'repeated command', path: 'path-only', ...Object.fromEntries(texts.map((text, i) => [`text${i}`, text])) };
 console.log(`CPU per decision (µs), ${builds[0].calls.rules} rules, medians of ${rounds} blocks of ${block}:`);
 for (const kind of kinds) {
   const [a, b] = [median(cpu[0][kind]), median(cpu[1][kind])];

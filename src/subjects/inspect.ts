@@ -456,10 +456,14 @@ function pathSubject(value: unknown, access: 'read' | 'write', base: string | nu
     canonical.realPath !== null &&
     context.workspace.some((root) => isInside(root, canonical.path!, context.pathEnv.platform)) &&
     context.workspace.some((root) => isInside(root, canonical.realPath!, context.pathEnv.platform));
-  const gitDirectory = access === 'write' && context.pathEnv.platform !== 'win32' ? gitCodeDirectory(canonical.path, canonical.realPath, cache) : null;
+  // A deny-only or rule-only candidate (`npm test -- t1`'s t1) is decided by rules alone, before
+  // any git directory is looked at (policy/decide.ts decidePath): finding its repository only cost
+  // lookups (docs/performance.md, "Round 15: decision time").
+  const gitChecked = access === 'write' && via !== DENY_CANDIDATE && via !== RULE_CANDIDATE && context.pathEnv.platform !== 'win32';
+  const gitDirectory = gitChecked ? gitCodeDirectory(canonical.path, canonical.realPath, cache) : null;
   // A hook in the directory the repository's core.hooksPath names (`.husky/pre-commit`): git runs it as one in .git/hooks;
   // a file the repository's config includes is its config.
-  const hooks = access === 'write' && gitDirectory === null && canonical.realPath !== null && context.pathEnv.platform !== 'win32' ? hooksDirectoryOf(canonical.realPath, context.pathEnv.home, cache.disk) : null;
+  const hooks = gitChecked && gitDirectory === null && canonical.realPath !== null ? hooksDirectoryOf(canonical.realPath, context.pathEnv.home, cache.disk) : null;
   return { type: 'path', access, input: value, path: canonical.path, realPath: canonical.realPath, ...(problem ? { problem } : {}), inWorkspace, via, ...(gitDirectory ? { gitDirectory } : hooks ? { gitDirectory: hooks.dir, ...(hooks.include ? { gitInclude: true as const } : { gitHooks: true as const }) } : {}) };
 }
 

@@ -189,6 +189,16 @@ describe('the git checks with one DiskLookups per decision', () => {
     }
   });
 
+  test('a deny-only candidate is decided by the rules alone, in a hooks directory or a git directory as elsewhere (no git lookup is made for it)', () => {
+    const repo = join(T, 'husky');
+    const decideIn = shellDecider({ allow: ['Bash(frob *)', 'Bash(echo *)'], mode: 'acceptEdits', workspace: [repo], cwd: repo, home });
+    for (const name of ['.husky/_/pre-commit', '.git/config', '.git/hooks/pre-commit', 'src/x']) expect(decideIn(`frob ${name}`).verdict, name).toBe('allow');
+    // A write the command makes is still a write into the hooks directory.
+    expect(decideIn('echo x > .husky/_/pre-commit').verdict).toBe('ask');
+    const denied = shellDecider({ allow: ['Bash(frob *)'], deny: ['Edit(.husky/**)'], mode: 'acceptEdits', workspace: [repo], cwd: repo, home });
+    expect(denied('frob .husky/_/pre-commit').verdict).toBe('deny');
+  });
+
   test('nothing is kept across decisions: a commondir or a hooksPath written between two calls is seen by the second', () => {
     const repo = join(T, 'between');
     repository(repo);
