@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { CommandInfo } from '../../policy/types.js';
+import type { CommandInfo, CommandPath } from '../../policy/types.js';
 
 /**
  * What `git add` leaves out as ignored is read from the `.gitignore` files on disk when the call is
@@ -10,7 +10,8 @@ import type { CommandInfo } from '../../policy/types.js';
  * analyser does not know (docs/threat-model.md#what-git-stores).
  */
 export function markIgnoresChanged(info: CommandInfo): void {
-  const stores = info.segments.flatMap((segment) => segment.paths.filter((path) => path.tree?.unignored));
+  const stores: CommandPath[] = [];
+  for (const segment of info.segments) for (const path of segment.paths) if (path.tree?.unignored) stores.push(path);
   if (stores.length === 0) return;
   const changes = info.segments.some(
     (segment) =>

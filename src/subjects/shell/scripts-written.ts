@@ -12,21 +12,49 @@ import { staticWord } from './options.js';
  * Such a call is `interpreter`. Writes that change no content (`chmod +x a.sh && ./a.sh`) do not count.
  */
 export function markScriptsWritten(info: CommandInfo): void {
-  const writes = info.segments
-    .filter((segment) => segment.name === null || !METADATA_ONLY.has(segment.name))
-    .flatMap((segment) => segment.paths.filter((path) => path.access === 'write').map((path) => ({ segment, path, at: path.isStatic ? absolute(path) : ANY })));
+  const writes: Write[] = [];
+  for (const segment of info.segments) {
+    if (segment.name !== null && METADATA_ONLY.has(segment.name)) continue;
+    for (const path of segment.paths) if (path.access === 'write') writes.push({ segment, path, at: null });
+  }
   if (writes.length === 0) return;
   for (const segment of info.segments) {
     const scripts = scriptsRun(segment);
+    const config = configOf(segment.name);
+    if (scripts.length === 0 && config === undefined) continue;
     // An interpreter's own operands are deny-rule candidates (written or read), not writes before it runs.
     const before = writes.filter((write) => write.segment !== segment || write.path.via !== DENY_CANDIDATE);
     // A write whose name is known only at run time (ANY) may be any script.
-    const config = segment.name === null ? undefined : CONFIGS.get(segment.name) ?? CONFIGS.get(segment.name.replace(/[\d.]+$/, ''));
-    if (scripts.some((script) => before.some(({ at }) => at === ANY || script === ANY || script === at || script.startsWith(`${at}/`))) || (config && before.some(({ at }) => at === ANY || config.test(at)))) {
+    if (scripts.some((script) => before.some((write) => mayHold(placeOf(write), script))) || (config && before.some((write) => placeOf(write) === ANY || config.test(placeOf(write))))) {
       if (!info.unanalyzable.includes('interpreter')) info.unanalyzable.push('interpreter');
       return;
     }
   }
+}
+
+/** A write of one segment: where it lands is worked out only when a script or a config file is compared with it (most calls run none). */
+interface Write {
+  segment: Segment;
+  path: CommandPath;
+  at: string | null;
+}
+
+function placeOf(write: Write): string {
+  return (write.at ??= write.path.isStatic ? absolute(write.path) : ANY);
+}
+
+/** Whether a write at `at` may be the script `script` or hold it. */
+function mayHold(at: string, script: string): boolean {
+  return at === ANY || script === ANY || script === at || script.startsWith(`${at}/`);
+}
+
+/** The files `name` reads that name what it runs (CONFIGS), `python3.11` as `python`. */
+function configOf(name: string | null): RegExp | undefined {
+  if (name === null) return undefined;
+  const found = CONFIGS.get(name);
+  if (found !== undefined) return found;
+  const last = name.charCodeAt(name.length - 1);
+  return (last >= 48 && last <= 57) || last === 46 ? CONFIGS.get(name.replace(/[\d.]+$/, '')) : undefined;
 }
 
 /**

@@ -256,7 +256,8 @@ class Analysis {
     // built at run time (`n=PA; (( ${n}TH = 0 ))`, printf escapes): `(( PATH=0 )); ls` ran ./0/ls,
     // `let 'BASH_CMDS[ls]=1'` filled the command hash table (docs/threat-model.md#where-bash-evaluates-text).
     // `coproc NAME …` sets NAME (an array of descriptors): `coproc PATH { :; }` makes PATH `63`.
-    if ([...text.matchAll(/\bcoproc\s+([A-Za-z_][A-Za-z0-9_]*)/g)].some((m) => changesLaterCommands(m[1]!))) this.reason('environment');
+    // (Looked for only in a text that holds the word: matchAll clones the expression for every text.)
+    if (text.includes('coproc') && [...text.matchAll(/\bcoproc\s+([A-Za-z_][A-Za-z0-9_]*)/g)].some((m) => changesLaterCommands(m[1]!))) this.reason('environment');
     if (this.evaluates && (this.staticValues.some(namesShellVariable) || namesShellVariable(text.replace(/['"\\]/g, '')) || RUNTIME_NAME.test(text))) this.reason('environment');
   }
 
