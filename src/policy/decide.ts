@@ -185,7 +185,7 @@ function byMode(verdict: Verdict, mode: DefaultMode, what: string): Verdictish {
 // ---------------------------------------------------------------------------------------------
 
 function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
-  const forms = [...new Set([subject.path, subject.realPath].filter((form): form is string => form !== null).map(matchForm))];
+  const forms = formsOf(subject);
   const shown = subject.path ?? subject.input;
   // An unknown program's operand (a candidate written as well as read) is shown as what it may be.
   const verb = subject.access === 'read' ? 'read' : subject.via === DENY_CANDIDATE || subject.via === RULE_CANDIDATE ? 'possible read or write' : 'write';
@@ -395,6 +395,14 @@ function unknownBaseForms(input: string): string[] {
   // `..` above the unknown directory leads to another unknown one.
   const relative = posix.normalize(matchForm(input)).replace(/^(\.\.(\/|$))+/, '');
   return relative === '' || relative === '.' ? [] : [`${UNKNOWN_DIR}/${relative.replace(/\/+$/, '')}`];
+}
+
+/** The lexical and the real path in match form, each once (most paths are one string). */
+function formsOf(subject: PathSubject): string[] {
+  const forms = subject.path === null ? [] : [matchForm(subject.path)];
+  const real = subject.realPath === null ? null : matchForm(subject.realPath);
+  if (real !== null && real !== forms[0]) forms.push(real);
+  return forms;
 }
 
 /** Paths are matched in forward-slash form (Windows paths included). */

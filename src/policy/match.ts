@@ -118,31 +118,10 @@ export class RuleSet {
    * ask, rules about reading also cover writing the same path (a Read deny also denies writing it).
    */
   matchPath(list: RuleList, access: Access, path: string, withReads = true, removes = false): Rule | null {
-    // The rules on the directories above a protected file (policy.ts ancestorRules) count only for
-    // a write that moves or removes the path with what is below it (`removes`), not one into it.
-    const counts = (candidate: PathMatcher): boolean => (removes || candidate.rule.holds === undefined) && candidate.matchers.some((m) => m.match(path));
-    const indexes = [this.lists[list].path[access]];
-    if (list !== 'allow' && access === 'write' && withReads) indexes.push(this.lists[list].path.read);
+    const paths = this.lists[list].path;
     const nocase = isCaseInsensitive(this.env.platform);
     const folded = fold(path, nocase);
-    for (const index of indexes) {
-      if (index.all.length > 0) return index.all[0]!;
-      // Walk the path's ancestors (and the path itself) through the prefix index; a trailing slash
-      // is dropped first, or the walk would step over the directory it names.
-      let dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
-      for (;;) {
-        const found = index.prefixLengths.has(dir.length) ? index.byPrefix.get(dir) : undefined;
-        if (found) for (const candidate of found) if (counts(candidate)) return candidate.rule;
-        if (dir === '/' || dir === '') break;
-        const parent = posix.dirname(dir);
-        dir = parent === dir ? '/' : parent;
-        if (dir === '/' && index.byPrefix.size === 0) break;
-      }
-      const byName = index.byBasename.get(fold(posix.basename(path), nocase));
-      if (byName) for (const candidate of byName) if (counts(candidate)) return candidate.rule;
-      for (const candidate of index.scan) if (counts(candidate)) return candidate.rule;
-    }
-    return null;
+    return matchIn(paths[access], path, folded, nocase, removes) ?? (list !== 'allow' && access === 'write' && withReads ? matchIn(paths.read, path, folded, nocase, removes) : null);
   }
 
   /**
@@ -218,6 +197,37 @@ export class RuleSet {
     if (kind === 'command') return this.lists[list].command.get('')?.[0] ?? null;
     return this.lists[list].path[kind].all[0] ?? null;
   }
+}
+
+/** The first rule of one index matching a path (RuleSet.matchPath; `folded`, the path as the index keys it). */
+function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean, removes: boolean): Rule | null {
+  if (index.all.length > 0) return index.all[0]!;
+  // Walk the path's ancestors (and the path itself) through the prefix index; a trailing slash
+  // is dropped first, or the walk would step over the directory it names.
+  let dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
+  for (;;) {
+    const found = index.prefixLengths.has(dir.length) ? index.byPrefix.get(dir) : undefined;
+    if (found) for (const candidate of found) if (counts(candidate, path, removes)) return candidate.rule;
+    if (dir === '/' || dir === '') break;
+    const parent = posix.dirname(dir);
+    dir = parent === dir ? '/' : parent;
+    if (dir === '/' && index.byPrefix.size === 0) break;
+  }
+  const byName = index.byBasename.get(fold(posix.basename(path), nocase));
+  if (byName) for (const candidate of byName) if (counts(candidate, path, removes)) return candidate.rule;
+  for (const candidate of index.scan) if (counts(candidate, path, removes)) return candidate.rule;
+  return null;
+}
+
+/**
+ * Whether a rule's globs match a path. The rules on the directories above a protected file
+ * (policy.ts ancestorRules) count only for a write that moves or removes the path with what is
+ * below it (`removes`), not one into it.
+ */
+function counts(candidate: PathMatcher, path: string, removes: boolean): boolean {
+  if (!removes && candidate.rule.holds !== undefined) return false;
+  for (const matcher of candidate.matchers) if (matcher.match(path)) return true;
+  return false;
 }
 
 function newList(): ListIndex {
