@@ -84,8 +84,10 @@ export function choiceLabels(input: PromptInput): string[] {
   // A changed tool: accepting its new definition, or this call only; nothing broader is remembered.
   if (offersAccept(input.definition)) return [ACCEPT_DEFINITION, ALLOW_ONCE, DENY];
   const labels = [ALLOW_ONCE];
-  if (input.offerSession) labels.push(ALLOW_SESSION);
-  if (input.rememberRules) labels.push(ALWAYS_PREFIX + input.rememberRules.join(', '));
+  // A call the text does not show in full is allowed once at most: nothing broader than what was read (docs/approval.md).
+  const whole = notShown(input).length === 0;
+  if (input.offerSession && whole) labels.push(ALLOW_SESSION);
+  if (input.rememberRules && whole) labels.push(ALWAYS_PREFIX + input.rememberRules.join(', '));
   labels.push(DENY);
   return labels;
 }
@@ -166,6 +168,7 @@ export function requestPayload(input: PromptInput): Record<string, unknown> {
     commandSignature: info?.signature ?? null,
     commandInfo: info,
     rememberable: input.rememberRules !== null,
+    notShown: notShown(input),
     argsDigest: input.argsDigest,
     risk,
     runsIn: input.runsIn ?? null,
@@ -188,7 +191,8 @@ export function renderMessage(input: PromptInput): string {
   const lines: string[] = [];
   lines.push(`${escapeText(input.server)} wants to run the tool ${escapeText(input.tool)} (kind: ${input.kind}).`);
   lines.push('');
-  lines.push(`Risk: ${riskLine(riskOf(input))}`);
+  const hidden = notShown(input);
+  lines.push(hidden.length === 0 ? `Risk: ${riskLine(riskOf(input))}` : `Risk: high — part of this call is not shown (${hidden.join(', ')}); review it on the approval page or deny`);
   if (input.change) lines.push(...renderChange(input.change));
   const info = input.decision.commandInfo;
   if (info) lines.push(...renderCommand(info));
@@ -206,13 +210,38 @@ export function renderMessage(input: PromptInput): string {
   lines.push(`Arguments: ${truncated(escapeJson(argumentsText(input.args)), MAX_ARGS_SHOWN)}`);
   lines.push(...renderDefinition(input.definition));
   // What each broader choice covers: a session grant is the rules "Always allow" would save, or the exact call (latch/ask.ts applyAnswer).
-  const remembered = input.rememberRules?.map(escapeText).join(', ');
-  if (input.offerSession) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
+  const remembered = hidden.length === 0 ? input.rememberRules?.map(escapeText).join(', ') : undefined;
+  if (input.offerSession && hidden.length === 0) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
   if (remembered) lines.push(`"Always allow" saves: ${remembered}`);
   const editable = input.editable ?? [];
   if (editable.length > 0) lines.push(`You may change before approving: ${editable.map((field) => escapeText(field.arg)).join(', ')} (the changed call is checked again and allowed once)`);
   return lines.join('\n');
 }
+
+const MAX_COMMAND_SHOWN = 400;
+const MAX_SUBSTITUTIONS_SHOWN = 5;
+const CUT_LINE = /… \(\d+ more characters\)$/; // file-change.ts diffText's mark on a cut diff line
+
+/** Which parts of the call the prompt text cuts (each bound below); empty when it shows everything that decides. */
+export function notShown(input: PromptInput): string[] {
+  const hidden: string[] = [];
+  const info = input.decision.commandInfo;
+  if (info) {
+    if (escapeText(info.raw).length > MAX_COMMAND_SHOWN) hidden.push('command text');
+    if (info.segments.length > MAX_SEGMENTS_SHOWN || info.segments.some((segment) => escapeText(segment.words.join(' ')).length > MAX_SEGMENT_SHOWN)) hidden.push('commands');
+    if (info.substitutions.length > MAX_SUBSTITUTIONS_SHOWN || info.substitutions.some((substitution) => escapeText(substitution.text).length > MAX_SUBSTITUTION_SHOWN)) hidden.push('substitutions');
+  }
+  if (input.decision.subjects.filter((subject) => subject.verdict !== 'allow').length > MAX_REASONS_SHOWN) hidden.push('reasons');
+  if (escapeJson(argumentsText(input.args)).length > MAX_ARGS_SHOWN) hidden.push('arguments');
+  const change = input.change;
+  if (change?.diff) {
+    const diff = change.diff.split('\n');
+    if (diff.length > MAX_DIFF_LINES_IN_PROMPT || change.diffMore > 0 || diff.some((line) => CUT_LINE.test(line))) hidden.push('diff');
+  }
+  return hidden;
+}
+const MAX_SEGMENT_SHOWN = 200;
+const MAX_SUBSTITUTION_SHOWN = 120;
 
 function renderChange(change: FileChange): string[] {
   const lines = [`Change: ${changeSummary(change)}${change.from ? ` from ${escapeText(change.from)}` : ''}: ${escapeText(change.path)}`];
@@ -243,17 +272,17 @@ function renderWhy(decision: Decision): string[] {
 }
 
 function renderCommand(info: CommandInfo): string[] {
-  const lines = [`Command: ${escapeTruncated(info.raw, 400)}`];
+  const lines = [`Command: ${escapeTruncated(info.raw, MAX_COMMAND_SHOWN)}`];
   info.segments.slice(0, MAX_SEGMENTS_SHOWN).forEach((segment, index) => {
-    lines.push(`  ${index + 1}. ${escapeTruncated(segment.words.join(' '), 200)}${segmentNotes(segment)}`);
+    lines.push(`  ${index + 1}. ${escapeTruncated(segment.words.join(' '), MAX_SEGMENT_SHOWN)}${segmentNotes(segment)}`);
     for (const path of segment.paths) {
       if (path.via === 'argument') continue;
       lines.push(`     ${path.access === 'write' ? 'writes' : 'reads'} ${escapeText(path.path)} (redirection ${escapeText(path.via)})`);
     }
   });
   if (info.segments.length > MAX_SEGMENTS_SHOWN) lines.push(`  … and ${info.segments.length - MAX_SEGMENTS_SHOWN} more commands`);
-  for (const substitution of info.substitutions.slice(0, 5)) {
-    lines.push(`  ! ${substitution.kind} substitution runs: ${escapeTruncated(substitution.text, 120)}`);
+  for (const substitution of info.substitutions.slice(0, MAX_SUBSTITUTIONS_SHOWN)) {
+    lines.push(`  ! ${substitution.kind} substitution runs: ${escapeTruncated(substitution.text, MAX_SUBSTITUTION_SHOWN)}`);
   }
   if (info.unanalyzable.length > 0) lines.push(`  ! cannot be fully analysed: ${info.unanalyzable.map(escapeText).join(', ')}`);
   return lines;
