@@ -86,18 +86,36 @@ function bashForm(node: SyntaxNode, text: string): string | null {
   const type = node.type;
   if (node.isNamed) {
     if (Object.hasOwn(BASH_NODES, type)) return BASH_NODES[type]!;
-    const slice = text.slice(node.startIndex, node.endIndex);
-    // The grammar reads `$"…"` as a string that starts at the `$`.
-    // After a word (`a$"x"`) the `$` ends that word; an odd run of backslashes before it escapes it.
-    if (type === 'string' && (slice.startsWith('$"') || /(?:^|[^\\])(?:\\\\)*\$$/.test(text.slice(node.previousSibling?.startIndex ?? node.startIndex, node.startIndex)))) return BASH_NODES['translated_string']!;
-    if (type === 'expansion' && !POSIX_EXPANSION.test(slice)) return `${slice.slice(0, 24)} (a bash parameter expansion)`;
-    if (type === 'arithmetic_expansion' && slice.includes('#')) return 'base# or # in arithmetic';
-    if (type === 'command_name' && BASH_COMMANDS.has(slice)) return `${slice} (a bash keyword or builtin; a program in dash)`;
-    if (type === 'file_redirect') return redirectForm(node, text);
-    // The grammar names any case or `==` pattern so (`*)` too); only `?(`, `*(`, `+(`, `@(`, `!(` are bash's extglob.
-    if (type === 'extglob_pattern' && /[?*+@!]\(/.test(slice)) return '?(…)/*(…)/@(…) (an extended glob)';
-    if ((type === 'word' || type === 'concatenation' || type === 'extglob_pattern') && node.parent?.type !== 'concatenation') return wordForm(node, text);
-    return null;
+    // The node's text only for the types read below (a slice per node was most of this walk's allocation).
+    switch (type) {
+      case 'string': {
+        // The grammar reads `$"…"` as a string that starts at the `$`.
+        // After a word (`a$"x"`) the `$` ends that word; an odd run of backslashes before it escapes it.
+        const translated = (node.endIndex - node.startIndex >= 2 && text.startsWith('$"', node.startIndex)) || /(?:^|[^\\])(?:\\\\)*\$$/.test(text.slice(node.previousSibling?.startIndex ?? node.startIndex, node.startIndex));
+        return translated ? BASH_NODES['translated_string']! : null;
+      }
+      case 'expansion': {
+        const slice = text.slice(node.startIndex, node.endIndex);
+        return POSIX_EXPANSION.test(slice) ? null : `${slice.slice(0, 24)} (a bash parameter expansion)`;
+      }
+      case 'arithmetic_expansion':
+        return text.slice(node.startIndex, node.endIndex).includes('#') ? 'base# or # in arithmetic' : null;
+      case 'command_name': {
+        const slice = text.slice(node.startIndex, node.endIndex);
+        return BASH_COMMANDS.has(slice) ? `${slice} (a bash keyword or builtin; a program in dash)` : null;
+      }
+      case 'file_redirect':
+        return redirectForm(node, text);
+      case 'extglob_pattern':
+        // The grammar names any case or `==` pattern so (`*)` too); only `?(`, `*(`, `+(`, `@(`, `!(` are bash's extglob.
+        if (/[?*+@!]\(/.test(text.slice(node.startIndex, node.endIndex))) return '?(…)/*(…)/@(…) (an extended glob)';
+        return node.parent?.type !== 'concatenation' ? wordForm(node, text) : null;
+      case 'word':
+      case 'concatenation':
+        return node.parent?.type !== 'concatenation' ? wordForm(node, text) : null;
+      default:
+        return null;
+    }
   }
   if (Object.hasOwn(BASH_TOKENS, type)) return BASH_TOKENS[type]!;
   // dash's test knows `=` only: `[ a == a ] || CMD` runs CMD in dash.
@@ -119,6 +137,9 @@ function redirectForm(node: SyntaxNode, text: string): string | null {
  * checked for what bash expands and dash does not, or the reverse.
  */
 function wordForm(node: SyntaxNode, text: string): string | null {
+  // Every check below needs one of `{ [ ~ .` in the skeleton, made of this text and `x`s: a word
+  // without them (most words) has none of the forms.
+  if (!holdsAny(text, node.startIndex, node.endIndex)) return null;
   let skeleton = '';
   let at = node.startIndex;
   const parts = node.type === 'concatenation' ? node.children : [];
@@ -141,4 +162,13 @@ function wordForm(node: SyntaxNode, text: string): string | null {
   // bash 5.2 (globskipdots) never matches `.` and `..` with `.*`; dash does.
   if (/(?:^|\/)\.[^/]*[*?[]/.test(skeleton)) return '.* (a glob that matches . and .. in dash)';
   return null;
+}
+
+/** Whether `text` between `start` and `end` holds `{`, `[`, `~` or `.`. */
+function holdsAny(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b || c === 0x7e || c === 0x2e) return true;
+  }
+  return false;
 }
