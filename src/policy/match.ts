@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { isBuiltIn, type Rule } from './rule.js';
@@ -70,12 +71,14 @@ export class RuleSet {
     readonly env: MatchEnv,
   ) {
     this.lists = { allow: newList(), ask: newList(), deny: newList() };
-    for (const rule of rules) this.add(rule);
+    const real = new Map<string, string | null>();
+    for (const rule of rules) this.add(rule, real);
     this.size = rules.length;
     this.limited = rules.some((rule) => rule.list !== 'allow' && !isBuiltIn(rule));
   }
 
-  private add(rule: Rule): void {
+  /** `real`: the real paths of rule directories found so far in this build (realGlob). */
+  private add(rule: Rule, real: Map<string, string | null>): void {
     const list = this.lists[rule.list];
     if (rule.type === 'mcp') {
       push(list.mcp, rule.server, rule);
@@ -93,7 +96,16 @@ export class RuleSet {
       return;
     }
     const nocase = isCaseInsensitive(this.env.platform);
-    for (const glob of anchorGlob(rule.pattern, this.env)) {
+    const globs = anchorGlob(rule.pattern, this.env);
+    // A deny or ask rule whose own path goes through a link (a stow-managed `~/.ssh -> dotfiles/ssh`)
+    // holds for the target under its real name too; an allow rule is not widened (round 15 review P4).
+    if (rule.list !== 'allow' && rule.holds === undefined && this.env.platform === process.platform) {
+      for (const glob of [...globs]) {
+        const resolved = realGlob(glob, real);
+        if (resolved !== null && !globs.includes(resolved)) globs.push(resolved);
+      }
+    }
+    for (const glob of globs) {
       const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase) };
       // minimatch takes `x/..` out of a glob (`/w/proj/../secret/**` matches /w/secret/x), which the
       // index by literal prefix does not: such a glob is tried on every path.
@@ -268,6 +280,42 @@ export function anchorGlob(pattern: string, env: MatchEnv): string[] {
   if (!glob.includes('/')) return [`/**/${glob}`];
   const relative = glob.startsWith('./') ? glob.slice(2) : glob;
   return env.roots.map((root) => joinGlob(toForward(root), relative));
+}
+
+/**
+ * `glob` with its literal directory part (the whole path when it has no wildcard) as the kernel
+ * resolves it now, when a link on it leads elsewhere: `/h/.ssh/**` → `/h/dotfiles/ssh/**`. A part
+ * not there yet is kept under its parent's real path. Null when nothing on it is a link, or it
+ * starts with a wildcard. Read when the rules are built (load, reload, a change of roots): a link
+ * made later is not seen until then (docs/rules.md#links-in-rule-paths).
+ */
+function realGlob(glob: string, real: Map<string, string | null>): string | null {
+  if (!glob.startsWith('/')) return null;
+  const parts = glob.split('/');
+  let literal = 1;
+  while (literal < parts.length && parts[literal] !== '' && !/[*?[\]{}\\]/.test(parts[literal]!) && parts[literal] !== '.' && parts[literal] !== '..') literal += 1;
+  const dir = parts.slice(0, literal).join('/');
+  if (dir === '') return null;
+  const resolved = realPathOf(dir, real);
+  if (resolved === null || resolved === dir) return null;
+  const escaped = resolved.replace(/[*?[\]{}()!\\]/g, '\\$&');
+  return literal === parts.length ? escaped : `${escaped === '/' ? '' : escaped}/${parts.slice(literal).join('/')}`;
+}
+
+/** The real path of `path`, or of its nearest existing ancestor with the rest of the names below it; null when none resolves. */
+function realPathOf(path: string, real: Map<string, string | null>): string | null {
+  const known = real.get(path);
+  if (known !== undefined) return known;
+  let found: string | null;
+  try {
+    found = realpathSync.native(path);
+  } catch {
+    const parent = posix.dirname(path);
+    const above = parent === path ? null : realPathOf(parent, real);
+    found = above === null ? null : posix.join(above, posix.basename(path));
+  }
+  real.set(path, found);
+  return found;
 }
 
 function toForward(path: string): string {
