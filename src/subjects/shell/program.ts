@@ -71,13 +71,15 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   if (unknown) {
     const words = args.map(display);
-    segment.alternatives = [...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])), ...commandsInWords(args)];
+    // Added to, not replaced: a runner's command (below) is described into the same segment.
+    segment.alternatives = [...(segment.alternatives ?? []), ...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])), ...commandsInWords(args)];
   }
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
   // What a runner runs (`poetry run cp a ~/.bashrc`): that command's paths, code and reasons are the segment's (runners.ts runnerCommand).
   const inner = runnerCommand(name, args);
   if (inner === 'unknown') reasons.push('interpreter');
-  else if (inner !== null && !SHELL_STATE.has(inner.name)) {
+  else if (inner?.fetches) reasons.push('executor');
+  if (inner !== null && inner !== 'unknown' && !SHELL_STATE.has(inner.name)) {
     const moved: Built = inner.moved ? { ...built, segment: { ...segment, cwd: null } } : built;
     describeProgram(inner.name, inner.args, inner.moved ? { ...input, cwd: null } : input, moved);
     if (moved !== built && moved.segment.alternatives) segment.alternatives = [...(segment.alternatives ?? []), ...moved.segment.alternatives];

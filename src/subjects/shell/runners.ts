@@ -397,12 +397,17 @@ export const TOOL_HANDLERS: Record<string, (args: readonly Word[], cwd: string |
  * takes no options: leading `+`/`-` words select matrix variables, an `ENV:` prefix the environment.
  * `mise run TASK` runs a task of the project's mise.toml, not a command: only its options are read.
  */
-export function runnerCommand(name: string, args: readonly Word[]): { name: string; args: Word[]; moved: boolean } | 'unknown' | null {
-  const spec = RUNNER_COMMANDS[name];
-  if (spec === undefined) return null;
-  let i = args.findIndex((word) => word.isStatic && word.value === spec.sub);
+export function runnerCommand(name: string, args: readonly Word[]): RunnerCommand | 'unknown' | null {
+  if (name === 'nix' || name === 'nix-shell') return nixCommand(name, args);
+  const lead = args.findIndex((word) => !word.isStatic || !word.value.startsWith('-'));
+  const key = Object.hasOwn(RUNNER_COMMANDS, name) ? name : lead !== -1 && args[lead]!.isStatic && Object.hasOwn(RUNNER_COMMANDS, `${name} ${args[lead]!.value}`) ? `${name} ${args[lead]!.value}` : null;
+  // `conda $verb …`: the subcommand is not known, so neither is whether a command runs.
+  if (key === null) return lead !== -1 && !args[lead]!.isStatic && LEAD_RUNNERS.has(name) ? 'unknown' : null;
+  const spec = RUNNER_COMMANDS[key]!;
+  let i = spec.lead ? lead : args.findIndex((word) => word.isStatic && word.value === spec.sub);
   // Before the subcommand only the runner's own options may stand (programs.ts runsCommand found it).
   if (i === -1) return null;
+  if (spec.lead && args.slice(0, i).some((word) => !LEAD_FLAGS.has(word.value))) return 'unknown';
   let moved = args.slice(0, i).some((word) => !word.isStatic || spec.moves.has(word.value.split('=')[0]!));
   let module = false;
   for (i++; i < args.length; i++) {
@@ -415,6 +420,7 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
     }
     if (!word.value.startsWith('-') || word.value === '-') break;
     const option = word.value.split('=')[0]!;
+    if (spec.lead && word.value.includes('=') && !spec.values.has(option)) return 'unknown'; // `--flag=x` of a flag
     if (spec.moves.has(option)) moved = true;
     if (name === 'uv' && (option === '-m' || option === '--module')) module = true;
     if (spec.values.has(option)) {
@@ -428,15 +434,28 @@ export function runnerCommand(name: string, args: readonly Word[]): { name: stri
       if (value === undefined || !value.isStatic || !/^[A-Za-z0-9][\w.\-[\],<>=!~*]*$/.test(text) || /\.(?:whl|zip|tar|tgz|tar\.\w+)$/i.test(text)) return 'unknown';
     } else if (!spec.flags.has(option)) return 'unknown';
   }
+  // `direnv exec DIR CMD`: DIR's .envrc (one `direnv allow` approved) sets the environment; CMD runs here.
+  if (spec.dir) i++;
   const word = args[i];
   if (word === undefined || spec.task) return null;
+  // pixi and devbox join the words into one text for their own shell (deno_task_shell, sh -c):
+  // a word that shell reads otherwise than one plain word is not known here.
+  if (spec.joined && !args.slice(i).every((w) => w.isStatic && /^[\w@%+=:,./-]+$/.test(w.value))) return 'unknown';
   // `hatch run test:cov`: the environment `test`, the command `cov` (hatch splits at the last colon).
   const command = name === 'hatch' ? { ...word, value: word.value.slice(word.value.lastIndexOf(':') + 1) } : word;
   if (!command.isStatic || command.value === '-' || command.value === '') return 'unknown';
   const rest = args.slice(i + 1);
   if (name === 'uv' && module) return { name: 'python', args: [staticWord('-m'), ...args.slice(i)], moved };
   if (/\.py$/.test(command.value) && PYTHON_SCRIPTS.has(name)) return { name: 'python', args: [command, ...rest], moved };
-  return { name: command.value.slice(command.value.lastIndexOf('/') + 1), args: rest, moved };
+  return { name: command.value.slice(command.value.lastIndexOf('/') + 1), args: rest, moved, ...(spec.fetches ? { fetches: true as const } : {}) };
+}
+
+/** The command a runner runs; `fetches`: from packages the call itself names (`executor`). */
+export interface RunnerCommand {
+  name: string;
+  args: Word[];
+  moved: boolean;
+  fetches?: true;
 }
 
 /** Runners that run a `.py` command as a python script (with its PEP 723 dependencies). */
@@ -462,7 +481,56 @@ const PDM_FLAGS = ['-v', '-vv', '-vvv', '--verbose', '-q', '--quiet', '-l', '--l
 const MISE_RUN_VALUES = ['-j', '--jobs', '-o', '--output', '--timeout', '--task-cache', '--affected-base', '--affected-head', '--allow-env', '--allow-net', '--allow-read', '--allow-write'];
 const MISE_RUN_FLAGS = ['--affected', '--affected-explain', '--affected-json', '--all', '-c', '--continue-on-error', '-f', '--force', '-n', '--dry-run', '-q', '--quiet', '-r', '--raw', '-S', '--silent', '--deny-all', '--deny-env', '--deny-net', '--deny-read', '--deny-write', '--fresh-env', '--no-cache', '--no-deps', '--no-timings', '--skip-deps', '--skip-tools', '--task-cache-explain', '--task-cache-explain-json', '--task-cache-stats', '-v', '--verbose', '-y', '--yes', '--locked', '-h', '--help'];
 
-const RUNNER_COMMANDS: Record<string, { sub: string; values: ReadonlySet<string>; flags: ReadonlySet<string>; moves: ReadonlySet<string>; task?: true }> = {
+// conda run (conda's `run` page, 26.x): -n/--name picks one of the user's environments; left out
+// are -p/--prefix (an environment anywhere: its bin/ comes first in PATH) and --dev (runs conda
+// from the working directory's sources).
+const CONDA_FLAGS = ['-v', '-vv', '-vvv', '--verbose', '--debug-wrapper-scripts', '--no-capture-output', '--live-stream', '-s', '-h', '--help'];
+// micromamba run (`micromamba run --help`, 2.x): left out are -p/--prefix and -r/--root-prefix (an
+// environment anywhere), -e/--env (sets a variable for the command: `-e LD_PRELOAD=…`) and --rc-file.
+const MICROMAMBA_VALUES = ['-n', '--name', '--cwd', '-a', '--attach', '--label', '--log-level'];
+const MICROMAMBA_FLAGS = ['-d', '--detach', '--clean-env', '-v', '-vv', '-vvv', '--verbose', '-q', '--quiet', '--no-rc', '--no-env', '--json', '--offline', '-y', '--yes', '-h', '--help'];
+// pixi run and exec (pixi's CLI reference, 0.6x-0.8x): left out are --manifest-path (another
+// project's tasks), --config-file, --auth-file, --templated (renders the words as templates),
+// --experimental, --run-post-link-scripts (packages' scripts), --tls-no-verify and the keyring options.
+const PIXI_COMMON = ['-v', '-vv', '-vvv', '--verbose', '-q', '--quiet', '--no-progress', '--no-config', '-h', '--help'];
+const PIXI_RUN_VALUES = ['-e', '--environment', '-p', '--platform', '--color', '--concurrent-downloads', '--concurrent-solves', '--pinning-strategy'];
+const PIXI_RUN_FLAGS = [...PIXI_COMMON, '-x', '--executable', '--clean-env', '--skip-deps', '-n', '--dry-run', '--frozen', '--locked', '--no-install', '--as-is', '--no-lockfile-update', '--revalidate', '--force-activate', '--no-completions'];
+const PIXI_EXEC_VALUES = ['-s', '--spec', '-w', '--with', '-c', '--channel', '-p', '--platform', '--color'];
+// devbox run (`devbox run --help`): left out are -c/--config (another project's devbox.json), -e/--env,
+// --env-file and --allow-insecure.
+const DEVBOX_FLAGS = ['--pure', '--omit-nix-env', '-q', '--quiet', '-l', '--list', '--recompute', '-h', '--help'];
+/** Runners whose subcommand is their first word that is no option. */
+const LEAD_RUNNERS: ReadonlySet<string> = new Set(['conda', 'micromamba', 'pixi', 'devbox', 'direnv']);
+/** The only words that may stand before the subcommand of a `lead` runner (`conda -v run`). */
+const LEAD_FLAGS: ReadonlySet<string> = new Set(['-v', '-vv', '-vvv', '--verbose', '-q', '--quiet', '--no-progress']);
+
+interface RunnerSpec {
+  sub: string;
+  values: ReadonlySet<string>;
+  flags: ReadonlySet<string>;
+  moves: ReadonlySet<string>;
+  /** Runs a task of the project's file, not a command. */
+  task?: true;
+  /** The subcommand is the first word that is no option (keyed `name sub` in RUNNER_COMMANDS); `--flag=x` of a flag is unknown. */
+  lead?: true;
+  /** The command's words are joined into one text for the runner's own shell. */
+  joined?: true;
+  /** A directory operand stands before the command. */
+  dir?: true;
+  /** Installs packages named on the command line first (`pixi exec -s PKG`): `executor`, as uvx. */
+  fetches?: true;
+}
+
+const RUNNER_COMMANDS: Record<string, RunnerSpec> = {
+  'conda run': { sub: 'run', values: new Set(['-n', '--name', '--cwd']), flags: new Set(CONDA_FLAGS), moves: new Set(['--cwd']), lead: true },
+  'micromamba run': { sub: 'run', values: new Set(MICROMAMBA_VALUES), flags: new Set(MICROMAMBA_FLAGS), moves: new Set(['--cwd']), lead: true },
+  'pixi run': { sub: 'run', values: new Set(PIXI_RUN_VALUES), flags: new Set(PIXI_RUN_FLAGS), moves: new Set(), lead: true, joined: true },
+  'pixi r': { sub: 'r', values: new Set(PIXI_RUN_VALUES), flags: new Set(PIXI_RUN_FLAGS), moves: new Set(), lead: true, joined: true },
+  'pixi exec': { sub: 'exec', values: new Set(PIXI_EXEC_VALUES), flags: new Set([...PIXI_COMMON, '--force-reinstall', '-l', '--list']), moves: new Set(), lead: true, fetches: true },
+  'pixi x': { sub: 'x', values: new Set(PIXI_EXEC_VALUES), flags: new Set([...PIXI_COMMON, '--force-reinstall', '-l', '--list']), moves: new Set(), lead: true, fetches: true },
+  'devbox run': { sub: 'run', values: new Set(['--environment']), flags: new Set(DEVBOX_FLAGS), moves: new Set(), lead: true, joined: true },
+  // direnv exec DIR COMMAND [ARGS] (direnv(1)): no options.
+  'direnv exec': { sub: 'exec', values: new Set(), flags: new Set(), moves: new Set(), lead: true, dir: true },
   uv: { sub: 'run', values: new Set(UV_VALUES), flags: new Set(UV_FLAGS), moves: new Set(['--directory']) },
   poetry: { sub: 'run', values: new Set(POETRY_GLOBAL.values), flags: new Set(POETRY_GLOBAL.flags), moves: new Set(['-C', '--directory']) },
   pipenv: { sub: 'run', values: new Set(), flags: new Set(), moves: new Set() },
@@ -473,3 +541,36 @@ const RUNNER_COMMANDS: Record<string, { sub: string; values: ReadonlySet<string>
   hatch: { sub: 'run', values: new Set(), flags: new Set(), moves: new Set() },
   mise: { sub: 'run', values: new Set(MISE_RUN_VALUES), flags: new Set(MISE_RUN_FLAGS), moves: new Set(), task: true },
 };
+
+/**
+ * nix(1): `nix shell INSTALLABLES… --command CMD ARGS…` and `nix develop … -c CMD ARGS…` run CMD
+ * (everything after the option); `nix run INSTALLABLE [--] ARGS…` runs the installable's program
+ * (`nixpkgs#bash` → bash, a guess for deny rules: the flake's own `mainProgram` is not known, and
+ * `executor` asks for every nix run anyway). nix-shell(1): `--run CMD` and `--command CMD` are bash
+ * text. Without a command (an interactive shell) null.
+ */
+function nixCommand(name: string, args: readonly Word[]): RunnerCommand | 'unknown' | null {
+  if (name === 'nix-shell') {
+    const at = args.findIndex((w) => w.isStatic && (w.value === '--run' || w.value === '--command'));
+    const text = args[at + 1];
+    if (at === -1 || text === undefined) return null;
+    return text.isStatic ? { name: 'bash', args: [staticWord('-c'), text], moved: false } : 'unknown';
+  }
+  const sub = args.findIndex((w) => !w.isStatic || !w.value.startsWith('-'));
+  const verb = args[sub];
+  if (verb === undefined || !verb.isStatic) return verb === undefined ? null : 'unknown';
+  if (verb.value === 'shell' || verb.value === 'develop') {
+    const at = args.findIndex((w, k) => k > sub && w.isStatic && (w.value === '--command' || w.value === '-c'));
+    if (at === -1) return args.slice(sub + 1).some((w) => !w.isStatic) ? 'unknown' : null;
+    const command = args[at + 1];
+    if (command === undefined) return null;
+    if (!command.isStatic) return 'unknown';
+    return { name: command.value.slice(command.value.lastIndexOf('/') + 1), args: args.slice(at + 2), moved: false };
+  }
+  if (verb.value !== 'run') return null;
+  const installable = args[sub + 1];
+  const attr = installable?.isStatic ? /#(?:.*\.)?([\w-]+)$/.exec(installable.value)?.[1] : undefined;
+  if (attr === undefined) return installable === undefined ? null : 'unknown';
+  const rest = args.slice(sub + 2);
+  return { name: attr, args: rest[0]?.isStatic && rest[0].value === '--' ? rest.slice(1) : rest, moved: false };
+}
