@@ -6,13 +6,18 @@
  * macOS, `powershell.exe` on Windows), else `$SHELL`/`/bin/sh`. zsh expanded `=rm -rf d` past
  * `Bash(rm:*)` (round 14 review T6).
  *
- *   shellProblem({}, identity with SHELL=/usr/bin/zsh and no config file)
- *     → 'Desktop Commander runs it in /usr/bin/zsh (its defaultShell, from $SHELL), which mcp-latch does not read'
+ * A bash (BASH_SHELLS) runs the text as `bash -c` (Node's spawn with `shell`), so it is read as
+ * bash; sh and dash as a `sh` that may be dash (shell/dialect.ts).
+ *
+ *   commandShell({}, identity with SHELL=/usr/bin/zsh and no config file)
+ *     → { problem: 'Desktop Commander runs it in /usr/bin/zsh (its defaultShell, from $SHELL), …' }
+ *   commandShell({ shell: '/bin/bash' }, identity) → { dialect: 'bash' }
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { POSIX_SHELLS } from '../programs.js';
+import { BASH_SHELLS, POSIX_SHELLS } from '../programs.js';
+import type { Dialect } from './shell/dialect.js';
 import { isPlainObject } from '../values.js';
 import type { ServerIdentity } from './server-identity.js';
 
@@ -35,48 +40,52 @@ export function desktopCommanderConfig(identity: ServerIdentity): string | null 
   return path.join(home || os.homedir(), '.claude-server-commander', 'config.json');
 }
 
+/** The shell a command tool runs its text in: a reason when mcp-latch does not read that shell, else the dialect it is read as. */
+export type ShellReading = { problem: string; dialect?: undefined } | { dialect: Dialect; problem?: undefined };
+
 /**
- * Why the command of `args` is not read as the shell that runs it: null when that shell is known
- * to be bash or a POSIX sh (POSIX_SHELLS), by name or at a system path; else the reason, naming
- * the shell and where it comes from.
+ * The shell that runs the command of `args`: its dialect when that shell is known to be bash or a
+ * POSIX sh (POSIX_SHELLS), by name or at a system path; else the reason, naming the shell and where
+ * it comes from.
  */
-export function shellProblem(args: Record<string, unknown>, identity: ServerIdentity): string | null {
+export function commandShell(args: Record<string, unknown>, identity: ServerIdentity): ShellReading {
   const given = args['shell'];
   if (given !== undefined && given !== null && given !== '') return readShell(given, 'its `shell` argument');
   const file = desktopCommanderConfig(identity);
-  if (file === null) return "Desktop Commander's environment is not known here (an envFile or a variable mcp-latch could not read), so neither is its shell";
+  if (file === null) return { problem: "Desktop Commander's environment is not known here (an envFile or a variable mcp-latch could not read), so neither is its shell" };
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return `Desktop Commander's config file ${file} could not be read, so its shell is not known`;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return { problem: `Desktop Commander's config file ${file} could not be read, so its shell is not known` };
     // Made at the server's first start (config-manager.js getDefaultConfig).
     if (process.platform === 'win32') return readShell('powershell.exe', 'its defaultShell on Windows');
     const shell = serverVariable(identity, 'SHELL');
-    if (shell === null) return "Desktop Commander's environment is not known here, so neither is its shell";
+    if (shell === null) return { problem: "Desktop Commander's environment is not known here, so neither is its shell" };
     return shell ? readShell(shell, 'its defaultShell, from $SHELL') : readShell(process.platform === 'darwin' ? '/bin/zsh' : '/bin/sh', `its defaultShell on ${process.platform}`);
   }
   let config: unknown;
   try {
     config = JSON.parse(text);
   } catch {
-    return `Desktop Commander's config file ${file} is not JSON, so its shell is not known`;
+    return { problem: `Desktop Commander's config file ${file} is not JSON, so its shell is not known` };
   }
   const shell = isPlainObject(config) ? config['defaultShell'] : undefined;
   if (shell) return readShell(shell, `its defaultShell in ${file}`);
   // An empty defaultShell: startProcess takes $SHELL, else /bin/sh (cmd.exe on Windows).
   if (process.platform === 'win32') return readShell('cmd.exe', 'its shell on Windows');
   const variable = serverVariable(identity, 'SHELL');
-  if (variable === null) return "Desktop Commander's environment is not known here, so neither is its shell";
+  if (variable === null) return { problem: "Desktop Commander's environment is not known here, so neither is its shell" };
   return readShell(variable || '/bin/sh', variable ? '$SHELL' : 'its shell');
 }
 
-function readShell(shell: unknown, from: string): string | null {
-  if (typeof shell !== 'string') return `Desktop Commander runs it in a shell given as ${JSON.stringify(shell)?.slice(0, 80)} (${from}), which mcp-latch does not read`;
+function readShell(shell: unknown, from: string): ShellReading {
+  if (typeof shell !== 'string') return { problem: `Desktop Commander runs it in a shell given as ${JSON.stringify(shell)?.slice(0, 80)} (${from}), which mcp-latch does not read` };
   const slashed = shell.replace(/\\/g, '/');
   const name = (slashed.split('/').pop() ?? '').replace(/\.exe$/i, '').toLowerCase();
   const dir = slashed.includes('/') ? path.posix.dirname(path.posix.normalize(slashed)) : null;
-  if (POSIX_SHELLS.has(name) && (dir === null || SYSTEM_BIN.has(dir))) return null;
+  // `sh` may be dash, or bash in POSIX mode: read as a sh that may be dash (shell/dialect.ts).
+  if (POSIX_SHELLS.has(name) && (dir === null || SYSTEM_BIN.has(dir))) return { dialect: BASH_SHELLS.has(name) ? 'bash' : 'sh' };
   const why = POSIX_SHELLS.has(name) ? ', a program of that name outside the system directories' : '';
-  return `Desktop Commander runs it in ${shell.slice(0, 200)} (${from})${why}; mcp-latch reads commands as bash and sh only`;
+  return { problem: `Desktop Commander runs it in ${shell.slice(0, 200)} (${from})${why}; mcp-latch reads commands as bash and sh only` };
 }

@@ -7,6 +7,7 @@ import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import type { PathArg, ToolClass } from './kind.js';
 import type { ProcessUse } from './profiles.js';
+import type { ShellReading } from './desktop-commander.js';
 import type { ArgsJson } from '../values.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryProblem, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv } from './paths.js';
@@ -55,7 +56,8 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
   const subjects: Subject[] = [];
   // Security: text run by a shell other than bash, or typed into a process that is not a bash this
   // session started, is not what the analyser reads (docs/threat-model.md#desktop-commanders-shell).
-  const notBash = toolClass.otherShell ? reasonFrom(toolClass.otherShell, args) : toolClass.process ? processUse(toolClass.process, args, context.processes, subjects) : null;
+  const shell = toolClass.shell ? shellFrom(toolClass.shell, args) : null;
+  const notBash = shell !== null ? (shell.problem ?? null) : toolClass.process ? processUse(toolClass.process, args, context.processes, subjects) : null;
   const kind = notBash === null ? effectiveKind(toolClass, args) : 'all';
   const commandArg = toolClass.selectCommand ? toolClass.selectCommand(args) : toolClass.command;
   // Only a call with paths or a command to resolve makes the path cache (most calls by count are neither).
@@ -95,9 +97,9 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     const command = commandText(args[commandArg.arg], commandArg.mode);
     if (command !== null) {
       const cwd = commandCwd(toolClass, args, context, cache);
-      // Security: a server's shell string goes to a `sh` that may be dash, not bash (shell/dialect.ts);
-      // argv words are single-quoted, read alike by both.
-      commandInfo = analyseCommandCached(command, { cwd, shell: commandArg.mode === 'shell' ? 'sh' : 'bash' });
+      // Security: a server's shell string goes to a `sh` that may be dash, not bash (shell/dialect.ts),
+      // unless the profile knows the shell is a bash; argv words are single-quoted, read alike by both.
+      commandInfo = analyseCommandCached(command, { cwd, shell: shell?.dialect ?? (commandArg.mode === 'shell' ? 'sh' : 'bash') });
       // Security: a command tool refined away from `command` (desktop-commander's `shell: zsh`) runs
       // the text with a shell the model does not read: deny rules still meet the bash reading, and
       // nothing is allowed on it (docs/threat-model.md#where-bash-evaluates-text).
@@ -346,7 +348,16 @@ export function lazyDigest(server: string, tool: string, args: unknown, json?: A
   return () => (value ??= argsDigest(server, tool, args, json));
 }
 
-/** A profile's reason for the call (ToolClass.otherShell, asks), or null; a failure to tell is a reason too (fail closed). */
+/** The shell a profile says runs the command (ToolClass.shell); a failure to tell is a reason (fail closed). */
+function shellFrom(reading: (args: Record<string, unknown>) => ShellReading, args: Record<string, unknown>): ShellReading {
+  try {
+    return reading(args);
+  } catch (error) {
+    return { problem: `mcp-latch could not tell what the call runs (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+/** A profile's reason for the call (ToolClass.asks), or null; a failure to tell is a reason too (fail closed). */
 function reasonFrom(problem: (args: Record<string, unknown>) => string | null, args: Record<string, unknown>): string | null {
   try {
     return problem(args);

@@ -15,6 +15,7 @@ import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { profileByName } from './profiles.js';
 import type { ServerIdentity } from './server-identity.js';
+import type { ShellReading } from './desktop-commander.js';
 import type { ProcessUse, Profile, ProfileBase, ProfileTool } from './profiles.js';
 
 /** A path argument: dotted pointer into the arguments (`path`, `paths[]`, `edits[].file`) and how it is touched. */
@@ -75,11 +76,12 @@ export interface ToolClass {
    */
   plainFileStrings?: true;
   /**
-   * Per call: why the command runs in a shell mcp-latch does not read (Desktop Commander's
-   * defaultShell is zsh; subjects/desktop-commander.ts), or null. The call is then kind `all` and its
-   * command, read as bash for deny rules, is never allowed.
+   * Per call: the shell the command runs in (subjects/desktop-commander.ts): the dialect it is read
+   * as (a bash's text as bash), or why it is a shell mcp-latch does not read (Desktop Commander's
+   * defaultShell is zsh). The call is then kind `all` and its command, read for deny rules, is never
+   * allowed. Absent: a `shell` command is read as a sh that may be dash.
    */
-  otherShell?: (args: Record<string, unknown>) => string | null;
+  shell?: (args: Record<string, unknown>) => ShellReading;
   /** Per call: why the call asks in every mode, before rules and grants (Desktop Commander's set_config_value of defaultShell); null when it need not. */
   asks?: (args: Record<string, unknown>) => string | null;
   /** What the call does with one of the server's processes (gateway/processes.ts). */
@@ -163,7 +165,7 @@ function fromProfile(profile: Profile, t: ProfileTool, identity: ServerIdentity)
   if (t.runs) cls.runs = t.runs;
   if (takesPlainPaths(t.base ?? profile.base)) cls.plainFileStrings = true;
   const { shell } = t;
-  if (shell) cls.otherShell = (args) => shell(args, identity);
+  if (shell) cls.shell = (args) => shell(args, identity);
   if (t.asks) cls.asks = t.asks;
   if (t.process) cls.process = t.process;
   return cls;
@@ -199,7 +201,7 @@ function applyOverride(o: ToolOverride, underlying: ToolClass, identity: ServerI
   }
   if (underlying.plainFileStrings) cls.plainFileStrings = true;
   // Security: the shell that runs the command, the server's files written and the process used stay as the server has them.
-  if (inheritCommand && underlying.otherShell) cls.otherShell = underlying.otherShell;
+  if (inheritCommand && underlying.shell) cls.shell = underlying.shell;
   if (underlying.asks) cls.asks = underlying.asks;
   if (underlying.process) cls.process = underlying.process;
   return cls;

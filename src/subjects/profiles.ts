@@ -10,7 +10,7 @@
  */
 import type { Kind, TreeRead } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
-import { DC_INERT_KEYS, shellProblem } from './desktop-commander.js';
+import { commandShell, DC_INERT_KEYS, type ShellReading } from './desktop-commander.js';
 import type { PathArg } from './kind.js';
 import type { ServerIdentity } from './server-identity.js';
 
@@ -42,8 +42,8 @@ export interface ProfileTool {
   runs?: (args: Record<string, unknown>) => string[] | null;
   /** Overrides the profile's base for this tool. */
   base?: ProfileBase;
-  /** Per call: why the command's shell is not one mcp-latch reads (kind.ts ToolClass.otherShell); null when it is. */
-  shell?: (args: Record<string, unknown>, server: ServerIdentity) => string | null;
+  /** Per call: the shell the command runs in (kind.ts ToolClass.shell). */
+  shell?: (args: Record<string, unknown>, server: ServerIdentity) => ShellReading;
   /** Per call: why the call asks in every mode, whatever the rules (kind.ts ToolClass.asks); null when it need not. */
   asks?: (args: Record<string, unknown>) => string | null;
   /** The process the call starts, types into, reads or ends, by the pid its answer or `pid` argument names (kind.ts ToolClass.process). */
@@ -183,7 +183,7 @@ const DESKTOP_COMMANDER: Profile = {
   tools: {
     // Security: the command runs in the `shell` argument or the server's defaultShell, which may not be
     // bash (zsh on macOS, PowerShell on Windows; round 14 review T6): desktop-commander.ts.
-    start_process: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem, process: 'starts' },
+    start_process: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: commandShell, process: 'starts' },
     // Text typed into a running process: read as a command only when the process is a bash or sh this
     // session started; anything else (a REPL, xargs, ssh) or a pid it did not start asks (round 14 review T7).
     interact_with_process: { kind: 'command', command: { arg: 'input', mode: 'shell' }, process: 'input' },
@@ -232,7 +232,7 @@ const DESKTOP_COMMANDER: Profile = {
     get_prompts: { kind: 'read' },
     give_feedback_to_desktop_commander: { kind: 'read' },
     // Legacy (≤0.1.x) names.
-    execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: shellProblem, process: 'starts' },
+    execute_command: { kind: 'command', command: { arg: 'command', mode: 'shell' }, shell: commandShell, process: 'starts' },
     read_output: { kind: 'read', process: 'reads' },
     list_allowed_directories: { kind: 'read' },
     search_files: { kind: 'read', paths: [NAMES] },

@@ -129,6 +129,22 @@ describe('Desktop Commander (round 14 review T5–T7)', () => {
     expectVerdict(call(tool, args), verdict, reason);
   });
 
+  // Round 15 left open: start_process's text was read as a sh that may be dash even when Desktop
+  // Commander runs it with bash (`spawn(command, { shell })` is `bash -c`), so bash's own forms
+  // asked there. A bash's text is read as bash now; sh and dash stay a sh that may be dash (each
+  // form proven with bash 5.2 and dash in dash-dialect.test.ts).
+  test.each([
+    [{ command: 'echo {a,b}', shell: '/bin/bash' }, 'allow', /allow rule Bash\(echo \*\)/],
+    [{ command: '[[ -f x ]] && echo y', shell: 'bash' }, 'allow', /allow rule Bash\(echo \*\)/],
+    [{ command: "echo $'\\'; rm -rf pub; #'", shell: '/usr/bin/bash' }, 'allow', /allow rule Bash\(echo \*\)/],
+    [{ command: '[[ -f x ]] && rm -rf pub', shell: '/bin/bash' }, 'deny', /Bash\(rm \*\)/],
+    [{ command: 'echo {a,b}', shell: '/bin/sh' }, 'ask', /sh-dialect/],
+    [{ command: "echo $'\\'; rm -rf pub; #'", shell: 'dash' }, 'ask', /sh-dialect/],
+    [{ command: 'echo {a,b}', shell: '/tmp/x/bash' }, 'ask', /outside the system directories/],
+  ] as Array<[Record<string, unknown>, Verdict, RegExp]>)('start_process %j → %s', (args, verdict, reason) => {
+    expectVerdict(call('start_process', { timeout_ms: 1000, ...args }, { allow: ['Bash(echo *)'], deny: [...SECRETS, 'Bash(rm *)'] }), verdict, reason);
+  });
+
   // T12: the history holds other calls' outputs (another member's on a team gateway, another session's on stdio).
   test.each([['get_recent_tool_calls'], ['get_usage_stats']])('%s asks in default mode', (tool) => {
     expectVerdict(call(tool, { maxResults: 3 }), 'ask', /kind all/);

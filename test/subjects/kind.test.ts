@@ -212,25 +212,27 @@ describe('desktop-commander profile', () => {
 
   it("reads start_process as bash only in a bash or sh: its `shell` argument, else the config's defaultShell, else $SHELL (round 14 review T6)", () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'dc-home-'));
-    const shellOf = (env: ServerIdentity['env'], args: Record<string, unknown> = { command: 'ls' }) => classify({ ...id, env }, { name: 'start_process' }).otherShell?.(args);
+    const shellOf = (env: ServerIdentity['env'], args: Record<string, unknown> = { command: 'ls' }) => classify({ ...id, env }, { name: 'start_process' }).shell?.(args);
     const bash = { HOME: home, SHELL: '/bin/bash' };
-    expect(shellOf(bash)).toBeNull();
-    expect(shellOf(bash, { command: 'ls', shell: '/bin/sh' })).toBeNull();
-    expect(shellOf(bash, { command: 'ls', shell: 'dash' })).toBeNull();
+    // A bash runs the text as `bash -c`: read as bash; sh and dash as a sh that may be dash.
+    expect(shellOf(bash)).toEqual({ dialect: 'bash' });
+    expect(shellOf(bash, { command: 'ls', shell: '/bin/sh' })).toEqual({ dialect: 'sh' });
+    expect(shellOf(bash, { command: 'ls', shell: 'dash' })).toEqual({ dialect: 'sh' });
+    expect(shellOf(bash, { command: 'ls', shell: '/usr/bin/rbash' })).toEqual({ dialect: 'bash' });
     // zsh and ksh add their own ways to run code (docs/threat-model.md#where-bash-evaluates-text).
-    for (const shell of ['zsh', '/bin/ksh', 'python3', 'powershell.exe', '/tmp/evil/bash', './bash', 7]) expect(shellOf(bash, { command: 'ls', shell }), String(shell)).toMatch(/^Desktop Commander runs it in/);
+    for (const shell of ['zsh', '/bin/ksh', 'python3', 'powershell.exe', '/tmp/evil/bash', './bash', 7]) expect(shellOf(bash, { command: 'ls', shell })?.problem, String(shell)).toMatch(/^Desktop Commander runs it in/);
     // No config file yet: the one it makes at its first start takes $SHELL.
-    expect(shellOf({ HOME: home, SHELL: '/usr/bin/zsh' })).toContain('/usr/bin/zsh (its defaultShell, from $SHELL)');
+    expect(shellOf({ HOME: home, SHELL: '/usr/bin/zsh' })?.problem).toContain('/usr/bin/zsh (its defaultShell, from $SHELL)');
     fs.mkdirSync(path.join(home, '.claude-server-commander'));
     const file = path.join(home, '.claude-server-commander', 'config.json');
     fs.writeFileSync(file, JSON.stringify({ defaultShell: '/bin/zsh' }));
-    expect(shellOf(bash)).toContain(`/bin/zsh (its defaultShell in ${file})`);
+    expect(shellOf(bash)?.problem).toContain(`/bin/zsh (its defaultShell in ${file})`);
     fs.writeFileSync(file, JSON.stringify({ defaultShell: '/usr/bin/bash' }));
-    expect(shellOf({ HOME: home, SHELL: '/usr/bin/zsh' })).toBeNull();
+    expect(shellOf({ HOME: home, SHELL: '/usr/bin/zsh' })).toEqual({ dialect: 'bash' });
     fs.writeFileSync(file, '{ not json');
-    expect(shellOf(bash)).toContain('is not JSON');
+    expect(shellOf(bash)?.problem).toContain('is not JSON');
     // An envFile or a `${env:…}` left unread: its HOME and SHELL are not known.
-    expect(shellOf(null)).toContain('environment is not known');
+    expect(shellOf(null)?.problem).toContain('environment is not known');
     expect(identifyServer({ command: 'npx', args: ['@wonderwhy-er/desktop-commander'], envFile: '/x/.env' }, '/').env).toBeNull();
   });
 
