@@ -223,3 +223,51 @@ describe('the same reading in both shells: no sh-dialect', () => {
     expect(facts(text).commandInfo?.unanalyzable.filter((r) => r.startsWith('sh-dialect'))).toEqual([]);
   });
 });
+
+// Round 15 left open: the script a shell reads from a producer (`echo … | sh`) was what bash's echo
+// prints, but the shell running the pipeline on mcp-server-commands may be dash, whose echo decodes
+// `\n`, `\c`, `\0NNN` and takes no `-e` (dash(1)); printf's `\\n` was decoded twice. Deny rules then
+// met another script than the one that ran: `echo 'echo hi\nrm -rf pub' | sh` was one echo to the
+// model and ran rm in dash. The script the model holds is now exactly the producer's output in that
+// shell, or none (the call asks as an interpreter with unknown input).
+describe('a producer piped into a shell: the script is what that shell\'s producer prints, or unknown', () => {
+  const stdinScript = (text: string, shell: 'sh' | 'bash'): string[][] => analyseCommand(text, { cwd: W, shell }).segments.filter((s) => s.context === 'nested').map((s) => [s.name ?? '', ...s.args]);
+  const producer = (text: string): string => text.slice(0, text.lastIndexOf('|'));
+  const printed = (shell: string, text: string): string => spawnSync(shell, ['-c', producer(text)], { encoding: 'utf8' }).stdout;
+  const DIFFER = [
+    "echo 'echo hi\\nrm -rf pub' | sh",
+    "echo 'echo hi\\0012rm -rf pub' | sh",
+    "echo 'rm -rf pub\\c; echo' | sh",
+    "echo -e 'rm -rf pub' | sh",
+    "echo -n -n 'rm -rf pub' | sh",
+    "printf 'echo \\x41; rm -rf pub\\n' | sh",
+  ];
+  test.skipIf(!dash).each(DIFFER)('bash and dash print %j otherwise', (text) => {
+    expect(printed('dash', text)).not.toBe(printed('bash', text));
+  });
+  test.each(DIFFER)('%j on a sh: the model holds no script for it', (text) => {
+    expect(stdinScript(text, 'sh')).toEqual([]);
+  });
+  for (const mode of MODES) {
+    test.each(DIFFER)(`${mode}: %j is not allowed`, (text) => {
+      expect(decision(text, mode).verdict).not.toBe('allow');
+    });
+  }
+  // Where the model holds a script, it is the one the shell gets: the producer run by that shell.
+  const KNOWN: Array<[string, 'sh' | 'bash']> = [
+    ["echo 'rm -rf pub' | sh", 'sh'],
+    ["echo -n 'rm -rf pub' | sh", 'sh'],
+    ["printf 'echo a\\\\nrm b\\n' | sh", 'sh'],
+    ["printf 'echo a\\\\nrm b\\n' | bash", 'bash'],
+    ["printf 'echo a\\trm b\\n' | sh", 'sh'],
+    ["echo 'echo a\\nrm b' | bash", 'bash'],
+    ["echo -E 'echo a\\nrm b' | bash", 'bash'],
+  ];
+  test.skipIf(!dash).each(KNOWN)('%j (%s): the script held is the one the shell prints', (text, shell) => {
+    const output = printed(shell === 'sh' ? 'dash' : 'bash', text);
+    expect(stdinScript(text, shell)).toEqual(analyseCommand(output, { cwd: W, shell }).segments.map((s) => [s.name ?? '', ...s.args]));
+  });
+  test.each(["echo -e 'echo a\\nrm b' | bash", "printf 'echo \\x41\\n' | bash"])('%j: an escape bash decodes is not modelled, so no script', (text) => {
+    expect(stdinScript(text, 'bash')).toEqual([]);
+  });
+});

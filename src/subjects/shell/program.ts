@@ -28,6 +28,8 @@ export interface SegmentInput {
   cwd: string | null;
   /** Static text on the command's stdin (heredoc, here-string, `echo …|`), for a shell reading it. */
   stdin: string | null;
+  /** The shell running the command (its echo is that shell's); absent: bash. */
+  shell?: Dialect;
 }
 
 export interface Built {
@@ -318,13 +320,13 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     case 'kubectl':
       return describeContainer(name, args, built);
     case 'echo':
-      built.stdout = echoText(args);
+      built.stdout = echoText(args, input.shell ?? 'bash');
       return;
     case 'printf':
       // Security: bash's `printf -v NAME` sets NAME, exported if it was: `printf -v PATH %s . && ls`
       // runs ./ls, `printf -v CDPATH %s ~ && cd .ssh` leaves the workspace.
       if (optionValues(scanOptions(args, 0, { short: 'v', stopAtOperand: true }), '-v').some((w) => !w.isStatic || changesLaterCommands(w.value))) reasons.push('environment');
-      if (args.length === 1 && args[0]!.isStatic && !args[0]!.value.includes('%')) built.stdout = args[0]!.value.replace(/\\n/g, '\n').replace(/\\t/g, '\t').replace(/\\\\/g, '\\');
+      if (args.length === 1 && args[0]!.isStatic && !args[0]!.value.includes('%')) built.stdout = printfText(args[0]!.value);
       return;
     case 'cat':
       if (args.length === 0) built.stdout = input.stdin;
@@ -729,11 +731,34 @@ function shellString(words: readonly Word[], cwd: string | null, built: Built, f
   if (words.every((w) => w.isStatic)) built.nested.push({ kind: 'script', text: words.map((w) => w.value).join(' '), cwd });
 }
 
-function echoText(args: readonly Word[]): string | null {
+/**
+ * What echo prints, for a shell reading it next (`echo … | sh`); null when that is not known for
+ * certain (docs/threat-model.md#what-echo-prints). bash's echo takes `-n`, `-e`, `-E` and decodes
+ * backslash escapes only with `-e`; dash's takes only `-n` (`echo -e x` prints `-e x`) and always
+ * decodes `\n`, `\c`, `\0NNN` (dash(1)); busybox's is bash's. So for a `sh`, a word with a backslash
+ * or an option other than one leading `-n` gives null.
+ */
+function echoText(args: readonly Word[], shell: Dialect): string | null {
   let i = 0;
-  while (i < args.length && args[i]!.isStatic && /^-[neE]+$/.test(args[i]!.value)) i++;
+  let escapes = false;
+  let newline = true;
+  for (; i < args.length && args[i]!.isStatic && /^-[neE]+$/.test(args[i]!.value); i++) {
+    const flags = args[i]!.value;
+    if (shell === 'sh' && (flags !== '-n' || i > 0 || /^-/.test(args[i + 1]?.value ?? ''))) return null;
+    if (flags.includes('n')) newline = false;
+    for (const flag of flags.slice(1)) if (flag !== 'n') escapes = flag === 'e';
+  }
   const rest = args.slice(i);
-  return rest.every((w) => w.isStatic) ? `${rest.map((w) => w.value).join(' ')}\n` : null;
+  if (!rest.every((w) => w.isStatic)) return null;
+  const text = rest.map((w) => w.value).join(' ');
+  if (text.includes('\\') && (shell === 'sh' || escapes)) return null;
+  return newline ? `${text}\n` : text;
+}
+
+/** A printf format with no conversion: `\n`, `\t`, `\\` decoded as bash and dash both do; any other escape (`\x41` is bash's only) null. */
+function printfText(format: string): string | null {
+  if (format.replace(/\\[nt\\]/g, '').includes('\\')) return null;
+  return format.replace(/\\([nt\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
 }
 
 /** True when a runner (programs.ts RUNNERS) is given the subcommand that runs a command (`uv run`, `npm exec`, `npx`). */

@@ -746,7 +746,7 @@ class Analysis {
 
   private finish(assignments: Word[], words: Word[], redirects: SyntaxNode[], pending: SyntaxNode[], ctx: SegmentContext, cwd: Cwd, stdin: string | null): Flow {
     const input = this.stdinOf(redirects, stdin);
-    const built = buildSegment({ assignments, words, context: this.forced ?? ctx, cwd, stdin: input });
+    const built = buildSegment({ assignments, words, context: this.forced ?? ctx, cwd, stdin: input, shell: this.shell });
     this.noteEvaluation(assignments, words, built.segment.name);
     const index = this.info.segments.push(built.segment) - 1;
     for (const reason of built.reasons) this.reason(reason);
