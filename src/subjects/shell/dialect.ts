@@ -117,10 +117,21 @@ function bashForm(node: SyntaxNode, text: string): string | null {
         return null;
     }
   }
+  // POSIX arithmetic has the assignment operators: `$((x+=2))` is the same in dash (round 16, both shells run).
+  if (type === '+=' && inArithmetic(node)) return null;
   if (Object.hasOwn(BASH_TOKENS, type)) return BASH_TOKENS[type]!;
   // dash's test knows `=` only: `[ a == a ] || CMD` runs CMD in dash.
   if (type === '==' && node.parent?.type === 'binary_expression' && node.parent.parent?.type === 'test_command') return '== in [ ] (dash knows only =)';
   return null;
+}
+
+/** Whether `node` is inside `$((…))` of the same command text (not inside a substitution in it). */
+function inArithmetic(node: SyntaxNode): boolean {
+  for (let p = node.parent; p !== null; p = p.parent) {
+    if (p.type === 'arithmetic_expansion') return true;
+    if (p.type === 'command_substitution' || p.type === 'subscript') return false;
+  }
+  return false;
 }
 
 /** `>&FILE`/`<&FILE` with a word that is not a descriptor: bash's `&>FILE`, a syntax error in dash. */
@@ -152,16 +163,64 @@ function wordForm(node: SyntaxNode, text: string): string | null {
   skeleton = skeleton.replace(/\\[\s\S]/g, 'x');
   if (/\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(skeleton)) return BASH_NODES['brace_expression']!;
   if (/^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(skeleton) && /^[<>]/.test(text.slice(node.endIndex))) return '{NAME}> (a named descriptor)';
-  // bash reads `[^s]` as "not s"; dash as the set of `^` and `s` (`cat [^s]ecret` reads secret in dash).
-  if (skeleton.includes('[^')) return '[^…] (a negated bracket in bash, a plain one in dash)';
+  // Neither shell expands pathnames in an assignment's value (`x=[^a]`, `x=.*`): the glob forms below are words' only.
+  const globbed = node.parent?.type !== 'variable_assignment';
+  // bash reads `[^s]` as "not s"; dash as the set of `^` and `s` (`cat [^s]ecret` reads secret in
+  // dash). Without a closing `]` (`a[^b`) it is no bracket in either.
+  if (globbed && /\[\^[\s\S][\s\S]*\]/.test(skeleton)) return '[^…] (a negated bracket in bash, a plain one in dash)';
   // bash's `~+` is $PWD, `~-` $OLDPWD, `~N` the directory stack; dash looks up a user named `+` and
   // keeps the word: `cat ~+/x` reads ./~+/x, a directory or link of that name, in dash.
   if (/(?:^|[=:])~[-+0-9]/.test(skeleton)) return '~+, ~- or ~N (bash\'s directory tilde; a plain name in dash)';
   // bash expands `~` after `=` and `:` in any word that looks like an assignment; dash only in assignments.
   if (node.parent?.type !== 'variable_assignment' && /[=:]~/.test(skeleton)) return '=~/ or :~/ in an argument (bash expands that ~, dash does not)';
-  // bash 5.2 (globskipdots) never matches `.` and `..` with `.*`; dash does.
-  if (/(?:^|\/)\.[^/]*[*?[]/.test(skeleton)) return '.* (a glob that matches . and .. in dash)';
+  // bash 5.2 (globskipdots) never matches `.` and `..` with `.*`; dash does. A pattern that cannot
+  // match them (`.g*`, `./*.ts`, `.*.ts`) is read alike.
+  if (globbed && skeleton.split('/').some(matchesDots)) return '.* (a glob that matches . and .. in dash)';
   return null;
+}
+
+/**
+ * Whether a path component that starts with `.` and holds a glob (`.*`, `.?`, `.[!a]`) can match
+ * `.` or `..`: the rest matches "" or "." (each `*` anything, `?` one character, a bracket `.` when
+ * it may hold it). A bracket with a character class, or with `^` (two readings), counts as holding it.
+ */
+function matchesDots(component: string): boolean {
+  if (!component.startsWith('.') || !/[*?[]/.test(component)) return false;
+  let others = 0;
+  let dot = true;
+  for (let i = 1; i < component.length; i++) {
+    const c = component[i]!;
+    if (c === '*') continue;
+    others++;
+    if (c === '?') continue;
+    if (c !== '[') {
+      dot &&= c === '.';
+      continue;
+    }
+    const close = component.indexOf(']', i + (/[!^]/.test(component[i + 1] ?? '') ? 3 : 2));
+    if (close === -1) {
+      dot = false; // a literal `[`
+      continue;
+    }
+    const body = component.slice(i + 1, close);
+    i = close;
+    dot &&= bracketHoldsDot(body);
+  }
+  return others === 0 || (others === 1 && dot);
+}
+
+function bracketHoldsDot(body: string): boolean {
+  if (body.startsWith('^') || body.includes('[:')) return true;
+  const negated = body.startsWith('!');
+  const set = negated ? body.slice(1) : body;
+  let holds = false;
+  for (let k = 0; k < set.length; k++) {
+    if (set[k + 1] === '-' && k + 2 < set.length) {
+      if (set[k]! <= '.' && '.' <= set[k + 2]!) holds = true;
+      k += 2;
+    } else if (set[k] === '.') holds = true;
+  }
+  return negated ? !holds : holds;
 }
 
 /** Whether `text` between `start` and `end` holds `{`, `[`, `~` or `.`. */
