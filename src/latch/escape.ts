@@ -48,3 +48,22 @@ export function escapeTruncated(text: string, max: number): string {
   if (escaped.length <= max) return escaped;
   return `${escaped.slice(0, max)}… (${escaped.length - max} more characters)`;
 }
+
+/**
+ * Blank characters a run of which pushes what follows off a terminal line (spaces, no-break and
+ * typographic spaces, U+3000, U+2800 BRAILLE PATTERN BLANK): a `postinstall` line after 520 spaces
+ * read as a version bump (review-approve15 A3).
+ */
+const BLANK_RUN = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800]{24,}/gu;
+
+/**
+ * The prompt's form of a call-supplied text (docs/approval.md "What the prompt shows"): escaped, a
+ * run of 24 or more blanks shown as its length (`⟨520 spaces⟩`), and cut at `max` characters of
+ * that form with the count of what was cut. `cut` tells the caller that part of the text is not shown.
+ * `json`: the text is JSON (escapeJson).
+ */
+export function escapeShown(text: string, max: number, json = false): { text: string; cut: boolean } {
+  const shown = (json ? escapeJson(text) : escapeText(text)).replace(BLANK_RUN, (run) => `⟨${run.length} ${/^ +$/.test(run) ? 'spaces' : 'blank characters'}⟩`);
+  if (shown.length <= max) return { text: shown, cut: false };
+  return { text: `${shown.slice(0, max)}… (${shown.length - max} more characters)`, cut: true };
+}

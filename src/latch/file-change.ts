@@ -33,6 +33,8 @@ export interface FileChange {
   diff: string | null;
   /** Diff lines left out. */
   diffMore: number;
+  /** Diff lines cut at MAX_LINE characters (each ends "… (N more characters)"): the prompt then says the diff is not shown in full. */
+  cutLines: number;
   /** Why there is no diff, or what to keep in mind ("reading it is denied by a rule"). */
   note: string | null;
 }
@@ -48,7 +50,8 @@ export type CurrentFile =
   | { state: 'unreadable'; bytes: number | null; note: string };
 
 export const MAX_DIFF_LINES = 200;
-const MAX_LINE = 500;
+/** Characters kept of a diff line; the prompt shows fewer, once runs of blanks are shortened (docs/approval.md "What the prompt shows"). */
+const MAX_LINE = 2000;
 /** Files and contents above this are not compared (the diff would not be read anyway). */
 const MAX_COMPARE_BYTES = 512 * 1024;
 /** Bounds on the diff algorithm's work (changed lines, milliseconds); beyond them the change is summarised by sizes only. */
@@ -149,9 +152,9 @@ export function describeChange(plan: ChangePlan, current: CurrentFile, source: C
   if (plan.action === 'move') {
     const moved = source && source.state !== 'missing' ? source.bytes : null;
     const note = current.state === 'unreadable' ? current.note : null;
-    return { action: 'move', path, from: plan.source.path ?? plan.source.input, bytesBefore: before, bytesAfter: moved, diff: null, diffMore: 0, note };
+    return { action: 'move', path, from: plan.source.path ?? plan.source.input, bytesBefore: before, bytesAfter: moved, diff: null, diffMore: 0, cutLines: 0, note };
   }
-  const base: Omit<FileChange, 'bytesAfter' | 'diff' | 'diffMore' | 'note'> = {
+  const base: Omit<FileChange, 'bytesAfter' | 'diff' | 'diffMore' | 'cutLines' | 'note'> = {
     action: plan.action === 'edit' ? 'edit' : current.state === 'missing' ? 'create' : 'replace',
     path,
     from: null,
@@ -159,24 +162,24 @@ export function describeChange(plan: ChangePlan, current: CurrentFile, source: C
   };
   if (current.state === 'unreadable') {
     const after = plan.action === 'write' && !plan.append ? Buffer.byteLength(plan.content) : null;
-    return { ...base, bytesAfter: after, diff: null, diffMore: 0, note: current.note };
+    return { ...base, bytesAfter: after, diff: null, diffMore: 0, cutLines: 0, note: current.note };
   }
   const oldText = current.state === 'file' ? current.text : '';
   let newText: string;
   if (plan.action === 'write') newText = plan.append ? oldText + plan.content : plan.content;
   else {
-    if (current.state === 'missing') return { ...base, bytesAfter: null, diff: null, diffMore: 0, note: 'the file does not exist, so the edit will fail' };
+    if (current.state === 'missing') return { ...base, bytesAfter: null, diff: null, diffMore: 0, cutLines: 0, note: 'the file does not exist, so the edit will fail' };
     const edited = applyEdits(oldText, plan.edits);
     if (edited === null) {
-      return { ...base, bytesAfter: null, diff: null, diffMore: 0, note: 'an edit\'s old text is not in the file exactly (the server may still match it ignoring indentation); no diff is shown' };
+      return { ...base, bytesAfter: null, diff: null, diffMore: 0, cutLines: 0, note: 'an edit\'s old text is not in the file exactly (the server may still match it ignoring indentation); no diff is shown' };
     }
     newText = edited;
   }
   const bytesAfter = Buffer.byteLength(newText);
-  if (bytesAfter > MAX_COMPARE_BYTES) return { ...base, bytesAfter, diff: null, diffMore: 0, note: `the new content is too large to compare (over ${MAX_COMPARE_BYTES} bytes)` };
+  if (bytesAfter > MAX_COMPARE_BYTES) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: `the new content is too large to compare (over ${MAX_COMPARE_BYTES} bytes)` };
   const diff = unifiedDiff(path, oldText, newText);
-  if (!diff) return { ...base, bytesAfter, diff: null, diffMore: 0, note: 'too many changes to compare line by line' };
-  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, note: diff.text === '' ? 'the content stays the same' : null };
+  if (!diff) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: 'too many changes to compare line by line' };
+  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: diff.text === '' ? 'the content stays the same' : null };
 }
 
 /** Edits applied in order to a copy, each replacing the first exact occurrence (line endings normalised as the server does); null when one does not match. */
@@ -197,11 +200,11 @@ function normalizeLineEndings(text: string): string {
 
 /**
  * A unified diff of two texts (3 lines of context), cut at MAX_DIFF_LINES lines of at most MAX_LINE
- * characters; `more` counts the lines left out. '' when the texts are equal; null when the texts
+ * characters; `more` counts the lines left out, `cutLines` the lines cut. '' when the texts are equal; null when the texts
  * differ too much for the bounded algorithm.
  */
-export function unifiedDiff(path: string, oldText: string, newText: string): { text: string; more: number } | null {
-  if (oldText === newText) return { text: '', more: 0 };
+export function unifiedDiff(path: string, oldText: string, newText: string): { text: string; more: number; cutLines: number } | null {
+  if (oldText === newText) return { text: '', more: 0, cutLines: 0 };
   const patch = structuredPatch(path, path, oldText, newText, undefined, undefined, { context: 3, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
   if (!patch) return null;
   const lines = [`--- ${oldText === '' ? '/dev/null' : path}`, `+++ ${path}`];
@@ -209,8 +212,10 @@ export function unifiedDiff(path: string, oldText: string, newText: string): { t
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
     lines.push(...hunk.lines);
   }
-  const kept = lines.slice(0, MAX_DIFF_LINES).map((line) => (line.length <= MAX_LINE ? line : `${line.slice(0, MAX_LINE)}… (${line.length - MAX_LINE} more characters)`));
-  return { text: kept.join('\n'), more: Math.max(0, lines.length - MAX_DIFF_LINES) };
+  const kept = lines.slice(0, MAX_DIFF_LINES);
+  const cutLines = kept.filter((line) => line.length > MAX_LINE).length;
+  const text = kept.map((line) => (line.length <= MAX_LINE ? line : `${line.slice(0, MAX_LINE)}… (${line.length - MAX_LINE} more characters)`)).join('\n');
+  return { text, more: Math.max(0, lines.length - MAX_DIFF_LINES), cutLines };
 }
 
 /** "creates a new file of 98 bytes", "replaces a file of 120 bytes (new size 98 bytes)", for the prompt and the page. */

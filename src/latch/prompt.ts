@@ -1,8 +1,9 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DefinitionReport } from '../pins/check.js';
-import type { CommandInfo, Decision, Kind, Segment } from '../policy/types.js';
+import { VERDICT_RANK, type CommandInfo, type Decision, type Kind, type Segment, type Verdict } from '../policy/types.js';
+import { isSafeCommand } from '../policy/safe.js';
 import { ACCEPT_DEFINITION, definitionPayload, offersAccept, renderDefinition } from './definition-prompt.js';
-import { escapeJson, escapeText, escapeTruncated } from './escape.js';
+import { escapeShown, escapeText } from './escape.js';
 import { readEdit, showsAsTyped, type CallEdit, type EditableField } from './edit.js';
 import { changeSummary, type FileChange } from './file-change.js';
 import { PRIVILEGE } from '../programs.js';
@@ -38,11 +39,8 @@ const ALLOW_SESSION = 'Allow for this session';
 const ALWAYS_PREFIX = 'Always allow: ';
 const DENY = 'Deny';
 
-const MAX_ARGS_SHOWN = 600;
-const MAX_SEGMENTS_SHOWN = 12;
 /** Diff lines in the prompt text; the page and `_meta` carry more. */
 export const MAX_DIFF_LINES_IN_PROMPT = 20;
-const MAX_REASONS_SHOWN = 12;
 
 export interface PromptInput {
   server: string;
@@ -188,70 +186,89 @@ export function riskOf(input: PromptInput): Risk {
 }
 
 export function renderMessage(input: PromptInput): string {
-  const lines: string[] = [];
-  lines.push(`${escapeText(input.server)} wants to run the tool ${escapeText(input.tool)} (kind: ${input.kind}).`);
-  lines.push('');
-  const hidden = notShown(input);
-  lines.push(hidden.length === 0 ? `Risk: ${riskLine(riskOf(input))}` : `Risk: high — part of this call is not shown (${hidden.join(', ')}); review it on the approval page or deny`);
-  if (input.change) lines.push(...renderChange(input.change));
+  return rendered(input).text;
+}
+
+/** Which parts of the call the prompt text cuts (the bounds below); empty when it shows everything that decides. */
+export function notShown(input: PromptInput): string[] {
+  return rendered(input).hidden;
+}
+
+/**
+ * The prompt's bounds (docs/approval.md "What the prompt shows"). Each is applied where the text is
+ * built, and what it cut is recorded there: the Risk line, the choices and `_meta` report the same cuts.
+ */
+const MAX_ARGS_SHOWN = 600;
+const MAX_COMMAND_SHOWN = 400;
+/** Commands listed (identical ones merged), those that decide first. */
+const MAX_SEGMENTS_SHOWN = 12;
+const MAX_SEGMENT_SHOWN = 200;
+const MAX_SUBSTITUTIONS_SHOWN = 5;
+const MAX_SUBSTITUTION_SHOWN = 120;
+/** Distinct reasons listed (identical ones merged), denials first. */
+const MAX_REASONS_SHOWN = 12;
+/** Characters of a diff line shown, after runs of blanks are shortened. */
+const MAX_DIFF_LINE_SHOWN = 500;
+
+/** The message and what it cut; one per input (choiceLabels, the message and `_meta` all read it). */
+const renderings = new WeakMap<PromptInput, { text: string; hidden: string[] }>();
+
+function rendered(input: PromptInput): { text: string; hidden: string[] } {
+  const known = renderings.get(input);
+  if (known) return known;
+  const cuts = new Set<string>();
+  const shown = (text: string, max: number, part: string, json = false): string => {
+    const bounded = escapeShown(text, max, json);
+    if (bounded.cut) cuts.add(part);
+    return bounded.text;
+  };
+  const body: string[] = [];
+  if (input.change) body.push(...renderChange(input.change, shown, cuts));
   const info = input.decision.commandInfo;
-  if (info) lines.push(...renderCommand(info));
-  if (input.runsIn) lines.push(`  Runs in: ${renderRunsIn(input.runsIn)}`);
+  if (info) body.push(...renderCommand(info, input.decision, shown, cuts));
+  if (input.runsIn) body.push(`  Runs in: ${renderRunsIn(input.runsIn)}`);
   if (input.decision.paths.length > 0) {
-    lines.push('Paths:');
+    body.push('Paths:');
     for (const path of input.decision.paths) {
       const where = path.inWorkspace ? 'inside the workspace' : 'OUTSIDE the workspace';
       const real = path.realPath && path.realPath !== path.path ? ` -> real path ${escapeText(path.realPath)}` : '';
       const problem = path.problem ? ` [${escapeText(path.problem)}]` : '';
-      lines.push(`  ${path.access === 'write' ? 'write' : 'read '} ${escapeText(path.path)}${real} (${where})${problem}`);
+      body.push(`  ${path.access === 'write' ? 'write' : 'read '} ${escapeText(path.path)}${real} (${where})${problem}`);
     }
   }
-  lines.push(...renderWhy(input.decision));
-  lines.push(`Arguments: ${truncated(escapeJson(argumentsText(input.args)), MAX_ARGS_SHOWN)}`);
-  lines.push(...renderDefinition(input.definition));
+  body.push(...renderWhy(input.decision, cuts));
+  body.push(`Arguments: ${shown(argumentsText(input.args), MAX_ARGS_SHOWN, 'arguments', true)}`);
+  body.push(...renderDefinition(input.definition));
+  const hidden = [...cuts];
+  const lines: string[] = [];
+  lines.push(`${escapeText(input.server)} wants to run the tool ${escapeText(input.tool)} (kind: ${input.kind}).`);
+  lines.push('');
+  lines.push(hidden.length === 0 ? `Risk: ${riskLine(riskOf(input))}` : `Risk: high — part of this call is not shown (${hidden.join(', ')}); review it on the approval page or deny`);
+  lines.push(...body);
   // What each broader choice covers: a session grant is the rules "Always allow" would save, or the exact call (latch/ask.ts applyAnswer).
   const remembered = hidden.length === 0 ? input.rememberRules?.map(escapeText).join(', ') : undefined;
   if (input.offerSession && hidden.length === 0) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
   if (remembered) lines.push(`"Always allow" saves: ${remembered}`);
   const editable = input.editable ?? [];
   if (editable.length > 0) lines.push(`You may change before approving: ${editable.map((field) => escapeText(field.arg)).join(', ')} (the changed call is checked again and allowed once)`);
-  return lines.join('\n');
+  const result = { text: lines.join('\n'), hidden };
+  renderings.set(input, result);
+  return result;
 }
 
-const MAX_COMMAND_SHOWN = 400;
-const MAX_SUBSTITUTIONS_SHOWN = 5;
-const CUT_LINE = /… \(\d+ more characters\)$/; // file-change.ts diffText's mark on a cut diff line
+/** Escapes, shortens runs of blanks and cuts a call-supplied text at `max`, recording `part` as not shown when it cuts. */
+type Shown = (text: string, max: number, part: string) => string;
 
-/** Which parts of the call the prompt text cuts (each bound below); empty when it shows everything that decides. */
-export function notShown(input: PromptInput): string[] {
-  const hidden: string[] = [];
-  const info = input.decision.commandInfo;
-  if (info) {
-    if (escapeText(info.raw).length > MAX_COMMAND_SHOWN) hidden.push('command text');
-    if (info.segments.length > MAX_SEGMENTS_SHOWN || info.segments.some((segment) => escapeText(segment.words.join(' ')).length > MAX_SEGMENT_SHOWN)) hidden.push('commands');
-    if (info.substitutions.length > MAX_SUBSTITUTIONS_SHOWN || info.substitutions.some((substitution) => escapeText(substitution.text).length > MAX_SUBSTITUTION_SHOWN)) hidden.push('substitutions');
-  }
-  if (input.decision.subjects.filter((subject) => subject.verdict !== 'allow').length > MAX_REASONS_SHOWN) hidden.push('reasons');
-  if (escapeJson(argumentsText(input.args)).length > MAX_ARGS_SHOWN) hidden.push('arguments');
-  const change = input.change;
-  if (change?.diff) {
-    const diff = change.diff.split('\n');
-    if (diff.length > MAX_DIFF_LINES_IN_PROMPT || change.diffMore > 0 || diff.some((line) => CUT_LINE.test(line))) hidden.push('diff');
-  }
-  return hidden;
-}
-const MAX_SEGMENT_SHOWN = 200;
-const MAX_SUBSTITUTION_SHOWN = 120;
-
-function renderChange(change: FileChange): string[] {
+function renderChange(change: FileChange, shown: Shown, cuts: Set<string>): string[] {
   const lines = [`Change: ${changeSummary(change)}${change.from ? ` from ${escapeText(change.from)}` : ''}: ${escapeText(change.path)}`];
   if (change.note) lines.push(`  (${change.note})`);
   if (change.diff) {
     const diff = change.diff.split('\n');
     // Each line escaped on its own and indented: a diff line cannot forge a line of the prompt.
-    for (const line of diff.slice(0, MAX_DIFF_LINES_IN_PROMPT)) lines.push(`    ${escapeText(line)}`);
+    for (const line of diff.slice(0, MAX_DIFF_LINES_IN_PROMPT)) lines.push(`    ${shown(line, MAX_DIFF_LINE_SHOWN, 'diff')}`);
     const more = Math.max(0, diff.length - MAX_DIFF_LINES_IN_PROMPT) + change.diffMore;
     if (more > 0) lines.push(`    … ${more} more diff line${more === 1 ? '' : 's'}`);
+    if (more > 0 || change.cutLines > 0) cuts.add('diff');
   }
   return lines;
 }
@@ -261,28 +278,78 @@ function renderRunsIn(runsIn: RunsIn): string {
   return `${escapeText(runsIn.dir)}${runsIn.given ? '' : " (the server's default)"}`;
 }
 
-/** Every part that needs the person, with its verdict (each reason names its part); the call's one reason when no part is named. */
-function renderWhy(decision: Decision): string[] {
+/** " (×3)" after a line shown once for several identical ones. */
+function times(count: number): string {
+  return count > 1 ? ` (×${count})` : '';
+}
+
+/** Identical items as one, in the order of their first one, with their count. */
+function merged<T>(items: T[], key: (item: T) => string): Array<{ item: T; count: number }> {
+  const groups = new Map<string, { item: T; count: number }>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.count++;
+    else groups.set(k, { item, count: 1 });
+  }
+  return [...groups.values()];
+}
+
+/** Every part that needs the person, with its verdict; identical reasons once with their count, denials first. */
+function renderWhy(decision: Decision, cuts: Set<string>): string[] {
   const parts = decision.subjects.filter((subject) => subject.verdict !== 'allow');
   if (parts.length <= 1) return [`Why it asks: ${escapeText(decision.reason)}`];
+  const reasons = merged(parts, (part) => `${part.verdict} ${part.reason}`).sort((a, b) => VERDICT_RANK[b.item.verdict] - VERDICT_RANK[a.item.verdict]);
+  if (reasons.length === 1) return [`Why it asks: ${escapeText(reasons[0]!.item.reason)}${times(reasons[0]!.count)}`];
   const lines = ['Why it asks:'];
-  for (const part of parts.slice(0, MAX_REASONS_SHOWN)) lines.push(`  - ${escapeText(part.reason)} → ${part.verdict}`);
-  if (parts.length > MAX_REASONS_SHOWN) lines.push(`  … and ${parts.length - MAX_REASONS_SHOWN} more`);
+  for (const { item, count } of reasons.slice(0, MAX_REASONS_SHOWN)) lines.push(`  - ${escapeText(item.reason)} → ${item.verdict}${times(count)}`);
+  if (reasons.length > MAX_REASONS_SHOWN) {
+    lines.push(`  … and ${reasons.length - MAX_REASONS_SHOWN} more`);
+    cuts.add('reasons');
+  }
   return lines;
 }
 
-function renderCommand(info: CommandInfo): string[] {
-  const lines = [`Command: ${escapeTruncated(info.raw, MAX_COMMAND_SHOWN)}`];
-  info.segments.slice(0, MAX_SEGMENTS_SHOWN).forEach((segment, index) => {
-    lines.push(`  ${index + 1}. ${escapeTruncated(segment.words.join(' '), MAX_SEGMENT_SHOWN)}${segmentNotes(segment)}`);
+/**
+ * How much a command decides the call, for the order of the list (lower first): denied; unanalysable
+ * by itself; asking and not read-only; asking only because the whole text is unanalysable; allowed.
+ */
+function weight(segment: Segment, verdict: Verdict | undefined): number {
+  if (verdict === 'deny') return 0;
+  if ((segment.unanalyzable?.length ?? 0) > 0) return 1;
+  if (verdict === 'allow') return 4;
+  return isSafeCommand(segment) ? 3 : 2;
+}
+
+function renderCommand(info: CommandInfo, decision: Decision, shown: Shown, cuts: Set<string>): string[] {
+  const lines = [`Command: ${shown(info.raw, MAX_COMMAND_SHOWN, 'command text')}`];
+  const verdicts = new Map<Segment, Verdict>();
+  for (const part of decision.subjects) if (part.subject.type === 'command') verdicts.set(part.subject.segment, part.verdict);
+  // Each command as its lines (numbered by its place in the text); identical ones once, the deciding ones first.
+  const blocks = info.segments.map((segment, index) => {
+    const text = [`${shown(segment.words.join(' '), MAX_SEGMENT_SHOWN, 'commands')}${segmentNotes(segment)}`];
     for (const path of segment.paths) {
       if (path.via === 'argument') continue;
-      lines.push(`     ${path.access === 'write' ? 'writes' : 'reads'} ${escapeText(path.path)} (redirection ${escapeText(path.via)})`);
+      text.push(`     ${path.access === 'write' ? 'writes' : 'reads'} ${escapeText(path.path)} (redirection ${escapeText(path.via)})`);
     }
+    return { index, text, weight: weight(segment, verdicts.get(segment)) };
   });
-  if (info.segments.length > MAX_SEGMENTS_SHOWN) lines.push(`  … and ${info.segments.length - MAX_SEGMENTS_SHOWN} more commands`);
-  for (const substitution of info.substitutions.slice(0, MAX_SUBSTITUTIONS_SHOWN)) {
-    lines.push(`  ! ${substitution.kind} substitution runs: ${escapeTruncated(substitution.text, MAX_SUBSTITUTION_SHOWN)}`);
+  const groups = merged(blocks, (block) => block.text.join('\n')).sort((a, b) => a.item.weight - b.item.weight || a.item.index - b.item.index);
+  for (const { item, count } of groups.slice(0, MAX_SEGMENTS_SHOWN)) {
+    lines.push(`  ${item.index + 1}. ${item.text[0]}${times(count)}`, ...item.text.slice(1));
+  }
+  if (groups.length > MAX_SEGMENTS_SHOWN) {
+    const left = groups.slice(MAX_SEGMENTS_SHOWN).reduce((sum, group) => sum + group.count, 0);
+    lines.push(`  … and ${left} more commands`);
+    cuts.add('commands');
+  }
+  const substitutions = merged(info.substitutions, (substitution) => `${substitution.kind} ${substitution.text}`);
+  for (const { item, count } of substitutions.slice(0, MAX_SUBSTITUTIONS_SHOWN)) {
+    lines.push(`  ! ${item.kind} substitution runs: ${shown(item.text, MAX_SUBSTITUTION_SHOWN, 'substitutions')}${times(count)}`);
+  }
+  if (substitutions.length > MAX_SUBSTITUTIONS_SHOWN) {
+    lines.push(`  … and ${substitutions.length - MAX_SUBSTITUTIONS_SHOWN} more substitutions`);
+    cuts.add('substitutions');
   }
   if (info.unanalyzable.length > 0) lines.push(`  ! cannot be fully analysed: ${info.unanalyzable.map(escapeText).join(', ')}`);
   return lines;
@@ -294,12 +361,9 @@ function segmentNotes(segment: Segment): string {
   if (wrappers.some((name) => PRIVILEGE.has(name)) || (segment.name && PRIVILEGE.has(segment.name))) notes.push('! runs as another user');
   if (segment.context === 'nested') notes.push('! run by another command');
   if (segment.context === 'substitution') notes.push('! inside a substitution');
+  if ((segment.unanalyzable?.length ?? 0) > 0) notes.push(`! cannot be fully analysed: ${segment.unanalyzable!.map(escapeText).join(', ')}`);
   if (segment.assignments.length > 0) notes.push(`sets ${segment.assignments.map((a) => escapeText(a.split('=')[0] ?? '')).join(', ')}`);
   return notes.length > 0 ? `   [${notes.join('; ')}]` : '';
-}
-
-function truncated(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /** The arguments as JSON text for a person to read (the prompt and the approval page); escape before showing. */

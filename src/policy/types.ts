@@ -155,6 +155,8 @@ export interface Segment {
    * each of its words as the start of a command it may run (`parallel rm ::: x`, `toybox rm x`).
    */
   alternatives?: string[][];
+  /** Why this command itself cannot be fully analysed (a subset of `CommandInfo.unanalyzable`); absent when it gives no reason. */
+  unanalyzable?: string[];
 }
 
 export type RedirectionKind = 'write' | 'append' | 'read' | 'dup' | 'heredoc' | 'herestring';

@@ -121,7 +121,7 @@ describe('edit_file and move_file', () => {
 
 describe('unifiedDiff', () => {
   test('equal texts give an empty diff; very different large texts are summarised, not compared', () => {
-    expect(unifiedDiff('/f', 'same', 'same')).toEqual({ text: '', more: 0 });
+    expect(unifiedDiff('/f', 'same', 'same')).toEqual({ text: '', more: 0, cutLines: 0 });
     const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join('\n');
     const b = Array.from({ length: 3000 }, (_, i) => `b${i}`).join('\n');
     expect(unifiedDiff('/f', a, b)).toBeNull();

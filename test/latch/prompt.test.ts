@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { escapeText } from '../../src/latch/escape.js';
 import { unifiedDiff, type FileChange } from '../../src/latch/file-change.js';
-import { MAX_DIFF_LINES_IN_PROMPT, buildPrompt, renderMessage, requestPayload, type PromptInput } from '../../src/latch/prompt.js';
+import { MAX_DIFF_LINES_IN_PROMPT, buildPrompt, notShown, renderMessage, requestPayload, type PromptInput } from '../../src/latch/prompt.js';
 import type { Decision } from '../../src/policy/types.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { decideFs, decideShell } from '../helpers/policy.js';
@@ -21,7 +21,7 @@ function input(decision: Decision, args: Record<string, unknown>, extra: Partial
 
 function writeChange(path: string, before: string, after: string): FileChange {
   const diff = unifiedDiff(path, before, after)!;
-  return { action: 'replace', path, from: null, bytesBefore: Buffer.byteLength(before), bytesAfter: Buffer.byteLength(after), diff: diff.text, diffMore: diff.more, note: null };
+  return { action: 'replace', path, from: null, bytesBefore: Buffer.byteLength(before), bytesAfter: Buffer.byteLength(after), diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: null };
 }
 
 /** Lines of the prompt that start at the left margin: the only ones that can look like a heading. */
@@ -131,5 +131,27 @@ describe('a call the prompt cuts (review-approve15 A3)', () => {
     expect(buildPrompt(prompt).requestedSchema.properties.decision).toMatchObject({ enum: ['Allow once', 'Deny'] });
     expect(requestPayload(prompt).notShown).toContain('commands');
     expect(message).not.toContain('Allow for this session');
+  });
+});
+
+describe('what the prompt cuts is reported by the part that cut it (review-approve15 A3)', () => {
+  const path = `${W}/notes.txt`;
+  const decision = () => decideFs('write_file', { path, content: 'b\n' }, [W]);
+
+  test('a diff line file-change.ts cut is reported from its flag, whatever the line says', () => {
+    const change = { ...writeChange(path, 'a\n', 'b\n'), cutLines: 1 };
+    expect(notShown(input(decision(), { path, content: 'b\n' }, { change }))).toEqual(['diff']);
+    // The text of the mark alone is the call's text, not a cut: a line may say it.
+    const marked = writeChange(path, 'a\n', 'b… (12 more characters)\n');
+    expect(notShown(input(decision(), { path, content: 'b\n' }, { change: marked }))).toEqual([]);
+  });
+
+  test('a run of blanks is shown as its length; a line still longer than the bound is cut and reported', () => {
+    const spaced = writeChange(path, 'a\n', `x${' '.repeat(520)}y\n`);
+    const shown = input(decision(), { path, content: 'b\n' }, { change: spaced });
+    expect(renderMessage(shown).split('\n')).toContain('    +x⟨520 spaces⟩y');
+    expect(notShown(shown)).toEqual([]);
+    const long = writeChange(path, 'a\n', `${'z'.repeat(700)}\n`);
+    expect(notShown(input(decision(), { path, content: 'b\n' }, { change: long }))).toEqual(['diff']);
   });
 });

@@ -10,7 +10,7 @@ beforeAll(initShellParser);
 const W = '/w/proj';
 const shell = (command: string) => assessRisk('run_command', decideShell(command, { workspace: [W], cwd: W }));
 
-const change = (overrides: Partial<FileChange>): FileChange => ({ action: 'create', path: `${W}/a`, from: null, bytesBefore: null, bytesAfter: 1, diff: null, diffMore: 0, note: null, ...overrides });
+const change = (overrides: Partial<FileChange>): FileChange => ({ action: 'create', path: `${W}/a`, from: null, bytesBefore: null, bytesAfter: 1, diff: null, diffMore: 0, cutLines: 0, note: null, ...overrides });
 
 describe('assessRisk', () => {
   test.each([

@@ -748,7 +748,7 @@ class Analysis {
     const input = this.stdinOf(redirects, stdin);
     const built = buildSegment({ assignments, words, context: this.forced ?? ctx, cwd, stdin: input, shell: this.shell });
     this.noteEvaluation(assignments, words, built.segment.name);
-    const index = this.info.segments.push(built.segment) - 1;
+    const index = this.info.segments.push(ownReasons(built).segment) - 1;
     for (const reason of built.reasons) this.reason(reason);
     for (const node of pending) this.visit(node, 'substitution', cwd);
     for (const redirect of redirects) this.redirect(redirect, index, [built.segment], cwd);
@@ -1284,7 +1284,7 @@ class Analysis {
         if (nested.kind === 'argv') {
           const built = buildSegment({ assignments: [], words: nested.words, context: 'nested', cwd: nested.cwd, stdin: null });
           if (nested.found) built.segment.paths = foundPaths(built.segment.paths, nested.found);
-          this.info.segments.push(built.segment);
+          this.info.segments.push(ownReasons(built).segment);
           for (const reason of built.reasons) this.reason(reason);
           this.walkNested(built.nested);
         } else {
@@ -1309,6 +1309,12 @@ function segmentKey(segment: Segment): string {
 
 /** Wrappers that run a builtin in this shell (`command cd x`, `time cd x`). */
 const CWD_WRAPPERS: ReadonlySet<string> = new Set(['command', 'builtin', 'time']);
+
+/** The segment keeps the reasons it gave itself: the prompt lists such a command first (docs/approval.md "What the prompt shows"). */
+function ownReasons(built: Built): Built {
+  if (built.reasons.length > 0) built.segment.unanalyzable = [...new Set(built.reasons)];
+  return built;
+}
 
 function flowOf(built: Built, cwd: Cwd): Flow {
   if (built.cwdAfter === undefined) return same(cwd);
