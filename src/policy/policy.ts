@@ -92,10 +92,12 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const sub of ['allow', 'deny', 'init', 'tools']) {
     rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
   }
-  // What a server is started from (config/servers.ts serverStartFiles): its envFile is denied like the
-  // config; a script it runs asks even under an Edit allow rule, as git's code files do.
+  // What a server is started from (config/servers.ts serverStartFiles): its envFile holds the
+  // same secrets as the config's `env`, so it is denied like the config, read and write (a
+  // member's model read the team servers' credentials from it: round 16 review T3); a script it
+  // runs asks even under an Edit allow rule, as git's code files do.
   for (const file of new Set(start.envFiles.flatMap((each) => [each, ...physicalForms(each)]))) {
-    rules.push({ type: 'path', list: 'deny', access: 'write', pattern: literal(file), text: `built-in protection of ${file} (a server's envFile)` });
+    for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern: literal(file), text: `built-in protection of ${file} (a server's envFile)` });
   }
   for (const file of new Set(start.programs.flatMap((each) => [each, ...physicalForms(each)]))) {
     rules.push({ type: 'path', list: 'ask', access: 'write', pattern: literal(file), text: `built-in: the gateway starts a server from ${file}`, codeFile: true });

@@ -20,8 +20,12 @@ let dir = '';
 const home = '/nonexistent-home';
 
 function write(path: string) {
+  return call('write_file', { path, content: 'x' }, 'acceptEdits');
+}
+
+function call(tool: string, args: Record<string, unknown>, mode: string) {
   const config = {
-    permissions: { defaultMode: 'acceptEdits', allow: [`Edit(${dir}/**)`] },
+    permissions: { defaultMode: mode, allow: [`Edit(${dir}/**)`] },
     mcpServers: {
       fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', dir] },
       mine: { command: 'node', args: ['tools/server.mjs', '--port', '3'], envFile: 'tools/server.env', cwd: '.' },
@@ -33,7 +37,7 @@ function write(path: string) {
   const env = { home, roots: [dir], platform: process.platform };
   const policy = policyFor(loaded.file.permissions, loaded.path, null, env, serverStartFiles(loaded, '/elsewhere', home));
   const identity = identifyServer(config.mcpServers.fs, '/');
-  const facts = inspectCall('fs', 'write_file', { path, content: 'x' }, classifyTool({ identity, tool: { name: 'write_file' } }), { workspace: [dir], clientRoots: [], pathEnv: { home, platform: process.platform } });
+  const facts = inspectCall('fs', tool, args, classifyTool({ identity, tool: { name: tool } }), { workspace: [dir], clientRoots: [], pathEnv: { home, platform: process.platform } });
   return decide(facts, policy);
 }
 
@@ -46,6 +50,11 @@ beforeAll(() => {
 describe('what starts a server is not changed by a tool call', () => {
   test("a server's envFile is denied", () => {
     expect(write(join(dir, 'tools/server.env'))).toMatchObject({ verdict: 'deny', rule: `built-in protection of ${dir}/tools/server.env (a server's envFile)` });
+  });
+  // Round 16 review T3: it holds the secrets the config's `env` would (a team's servers'
+  // credentials); it was only write-protected and a member's model read it in default mode.
+  test.each([['default'], ['bypassPermissions']])("a server's envFile is not read (%s)", (mode) => {
+    expect(call('read_text_file', { path: join(dir, 'tools/server.env') }, mode)).toMatchObject({ verdict: 'deny', rule: `built-in protection of ${dir}/tools/server.env (a server's envFile)` });
   });
   test.each([['tools/server.mjs'], ['bin/run.sh']])('the script %s a server runs asks, under an Edit allow rule', (file) => {
     expect(write(join(dir, file))).toMatchObject({ verdict: 'ask', rule: `built-in: the gateway starts a server from ${dir}/${file}` });
