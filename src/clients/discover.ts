@@ -3,6 +3,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { clientBlock, type ClientFamily, type ClientFile, type ClientFormat, type ClientId, type ClientLocation } from './client-file.js';
 import { mcpServersFormat } from './mcp-servers.js';
 import { vscodeFormat } from './vscode.js';
+import { baseDirectory } from '../config/locate.js';
 import { isPlainObject } from '../values.js';
 import { windsurfFormat } from './windsurf.js';
 
@@ -56,8 +57,8 @@ const LABELS: Record<ClientId, string> = {
 /** The per-user application data folder: `~/Library/Application Support`, `%APPDATA%`, `$XDG_CONFIG_HOME`. */
 function appDataDir(context: DiscoveryContext): string {
   if (context.platform === 'darwin') return join(context.home, 'Library', 'Application Support');
-  if (context.platform === 'win32') return context.env.APPDATA ?? join(context.home, 'AppData', 'Roaming');
-  return context.env.XDG_CONFIG_HOME ?? join(context.home, '.config');
+  if (context.platform === 'win32') return baseDirectory(context.env.APPDATA, join(context.home, 'AppData', 'Roaming'), 'win32');
+  return baseDirectory(context.env.XDG_CONFIG_HOME, join(context.home, '.config'), context.platform);
 }
 
 function location(id: ClientId, family: ClientFamily, path: string, format: ClientFormat, projectDir?: string): ClientLocation {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, posix, resolve, win32 } from 'node:path';
 import { LatchError } from '../errors.js';
 
 /**
@@ -15,10 +15,20 @@ export function configCandidates(explicit: string | undefined, env: NodeJS.Proce
   return [join(cwd, 'mcp-latch.json'), userConfigPath(env)];
 }
 
+/**
+ * A base folder named by the environment (`XDG_CONFIG_HOME`, `APPDATA`, …), read as the XDG Base
+ * Directory spec reads one: empty or relative means unset. An exported but empty XDG_CONFIG_HOME
+ * put the config and the backups of `~/.claude.json` in the project folder and a relative
+ * `--config` in every client (round 16 review H1).
+ */
+export function baseDirectory(value: string | undefined, fallback: string, platform: NodeJS.Platform = process.platform): string {
+  return value !== undefined && (platform === 'win32' ? win32 : posix).isAbsolute(value) ? value : fallback;
+}
+
 /** `~/.config/mcp-latch/mcp-latch.json`, or `%APPDATA%\mcp-latch\mcp-latch.json` on Windows. */
 export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (process.platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'mcp-latch', 'mcp-latch.json');
-  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'mcp-latch', 'mcp-latch.json');
+  if (process.platform === 'win32') return join(baseDirectory(env.APPDATA, join(homedir(), 'AppData', 'Roaming')), 'mcp-latch', 'mcp-latch.json');
+  return join(baseDirectory(env.XDG_CONFIG_HOME, join(homedir(), '.config')), 'mcp-latch', 'mcp-latch.json');
 }
 
 /**
@@ -27,9 +37,9 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
  * writes of the config (policy/policy.ts): the cache is code the gateway runs.
  */
 export function codeCacheDirectory(env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  if (process.platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'mcp-latch');
+  if (process.platform === 'win32') return join(baseDirectory(env.LOCALAPPDATA, join(home, 'AppData', 'Local')), 'mcp-latch');
   if (process.platform === 'darwin') return join(home, 'Library', 'Caches', 'mcp-latch');
-  return join(env.XDG_CACHE_HOME || join(home, '.cache'), 'mcp-latch');
+  return join(baseDirectory(env.XDG_CACHE_HOME, join(home, '.cache')), 'mcp-latch');
 }
 
 /**

@@ -204,3 +204,20 @@ describe('init --wrap on a realistic home with all five clients', () => {
     for (const [id, path] of Object.entries(h.files)) expect(readFileSync(path).equals(original[id]!), id).toBe(true);
   });
 });
+
+// Round 16 review H1: an exported but empty XDG_CONFIG_HOME (`??` kept "") wrote the config and the
+// backups of ~/.claude.json into the project and a relative `--config` into every client, whose
+// gateway then found no config from the client's own folder; Claude Desktop's file was not found.
+describe.each([[''], ['relative/config']])('init --wrap with XDG_CONFIG_HOME=%j', (xdg) => {
+  test('takes ~/.config as the spec says, writes absolute --config paths and nothing into the project', () => {
+    const h = buildHome();
+    const wrap = spawnSync(NODE, [BIN, 'init', '--wrap'], { cwd: h.project, env: { ...h.env, XDG_CONFIG_HOME: xdg }, encoding: 'utf8', timeout: 60_000 });
+    expect(wrap.status, wrap.stderr).toBe(0);
+    expect(existsSync(join(h.home, '.config', 'mcp-latch', 'mcp-latch.json'))).toBe(true);
+    expect(readdirSync(h.project).sort()).toEqual(['.cursor', '.env', '.mcp.json', '.vscode']);
+    const desktop = block(h.files['claude-desktop']!, ['mcpServers']);
+    expect(Object.keys(desktop)).toEqual(['latch']);
+    const args = desktop.latch.args as string[];
+    expect(args[args.indexOf('--config') + 1]).toBe(join(h.home, '.config', 'mcp-latch', 'mcp-latch.json'));
+  });
+});
