@@ -45,7 +45,7 @@ import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverIn
 import { envelopeMeta } from '../downstream/era-2026.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import { MAX_REQUEST_STATE_CHARS } from '../latch/request-state.js';
-import { withoutAllowRules } from '../latch/remember.js';
+import { argumentsCannotMatter, withoutAllowRules } from '../latch/remember.js';
 import { VERSION } from '../version.js';
 
 /** One call with its route and its decision. */
@@ -231,7 +231,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         key: decided.digest(),
         ask: (current, clock) =>
           askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user },
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user, wholeTool: argumentsCannotMatter(route.tool.inputSchema, decided.args) },
             session.person(call.extra),
             askContext(context, session),
             clock,

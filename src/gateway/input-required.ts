@@ -10,6 +10,7 @@ import { MAX_REQUEST_STATE_CHARS, type StateBinding } from '../latch/request-sta
 import type { CallEdit } from '../latch/edit.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { ToolClass } from '../subjects/kind.js';
+import { argumentsCannotMatter } from '../latch/remember.js';
 import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
@@ -142,7 +143,7 @@ function holdQuestion(decided: DecidedCall, call: HeldCall, question: HeldQuesti
 /** The call as the person is asked about it; the arguments they may change are read back from the same list. */
 function asked(decided: DecidedCall, toolClass: ToolClass, session: SessionPort): AskedCall {
   const { decision, args } = decided;
-  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, editable: editableFields(toolClass, decision.kind, args), user: session.user };
+  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, editable: editableFields(toolClass, decision.kind, args), user: session.user, wholeTool: argumentsCannotMatter(decided.route.tool.inputSchema, args) };
 }
 
 /** A state is bound to the call as the client sent it: its retry brings those arguments, whatever the person changed. */

@@ -90,6 +90,8 @@ export interface AskedCall {
   checkEdit?: (args: Record<string, unknown>) => string | null;
   /** The user whose call it is, on a team gateway. */
   user?: string | undefined;
+  /** The tool's arguments cannot matter (remember.ts argumentsCannotMatter): a call decided as the whole tool may be remembered as it. */
+  wholeTool?: boolean;
 }
 
 /** Where a command-kind call runs: the directory it names, or the server's own (`base`) when it names none. */
@@ -146,7 +148,7 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
     decision,
     args: call.args,
     argsDigest: call.digest,
-    rememberRules: facts && !changed ? rememberRules(facts, decision, policy) : null,
+    rememberRules: facts && !changed ? rememberRules(facts, decision, policy, call.wholeTool === true) : null,
     offerSession: onlyModeAsks && facts !== null,
     ...(definition ? { definition } : {}),
     runsIn: call.runsIn ?? null,

@@ -6,6 +6,7 @@ import type { Decision, Segment } from '../policy/types.js';
 import { DELETERS } from '../programs.js';
 import { isInside } from '../subjects/paths.js';
 import { writesOnlyNamedPaths } from '../subjects/shell/index.js';
+import { isPlainObject } from '../values.js';
 import { isPlainText } from './escape.js';
 
 /**
@@ -17,7 +18,8 @@ import { isPlainText } from './escape.js';
  *   `npm run test -- --run` in /p → Bash(npm run test -- --run) in /p   (the exact command, where it ran)
  *   `mkdir -p build/out` in /p   → Bash(mkdir *) in /p, Edit(/p/build/out)
  *   write_file /p/notes.txt      → Edit(/p/notes.txt)
- *   memory create_entities       → mcp__memory__create_entities
+ *   everything toggle-simulated-logging {} → mcp__everything__toggle-simulated-logging (no arguments)
+ *   memory create_entities {…}   → null: the session grant is the exact call
  *
  * Security: a remembered rule covers no more than the person saw (docs/approval.md#answers). A
  * command is remembered as itself, word for word, unless its program is one whose later words the
@@ -28,7 +30,13 @@ import { isPlainText } from './escape.js';
  */
 const MAX_RULES = 5;
 
-export function rememberRules(facts: CallFacts, decision: Decision, policy: PolicyState): string[] | null {
+/**
+ * `wholeTool`: the tool's arguments cannot matter (argumentsCannotMatter), so its rule
+ * (`mcp__server__tool`) is what the person saw. A call decided as the whole tool otherwise is not
+ * remembered: its rule would allow every other argument (round 15 left: "Always allow" on one
+ * `gzip-file-as-resource` of a data: URI allowed fetching any URL).
+ */
+export function rememberRules(facts: CallFacts, decision: Decision, policy: PolicyState, wholeTool = false): string[] | null {
   const texts: string[] = [];
   for (const subjectDecision of decision.subjects) {
     if (subjectDecision.verdict !== 'ask') continue;
@@ -44,7 +52,7 @@ export function rememberRules(facts: CallFacts, decision: Decision, policy: Poli
       if (!rule) return null;
       texts.push(rule);
     } else {
-      if (!/^[A-Za-z0-9_.-]+$/.test(facts.tool)) return null;
+      if (!wholeTool || !/^[A-Za-z0-9_.-]+$/.test(facts.tool)) return null;
       texts.push(`mcp__${facts.server}__${facts.tool}`);
     }
   }
@@ -61,6 +69,25 @@ export function rememberRules(facts: CallFacts, decision: Decision, policy: Poli
   const rules = new RuleSet([...policy.rules.rules, ...parsed], policy.rules.env);
   const after = decide(facts, { mode: policy.mode, rules });
   return after.verdict === 'allow' ? unique : null;
+}
+
+/**
+ * The call sent no arguments and the tool's input schema declares none (no properties, nothing
+ * that could add one): remembering the tool whole remembers no more than the call shown. Its
+ * definition is pinned (docs/pins.md): one that starts declaring arguments asks again, under the
+ * rule too. Not modelled: a server that reads arguments its definition does not declare.
+ */
+export function argumentsCannotMatter(inputSchema: unknown, args: Record<string, unknown>): boolean {
+  if (Object.keys(args).length > 0 || !isPlainObject(inputSchema)) return false;
+  for (const [key, value] of Object.entries(inputSchema)) {
+    if (key === 'type' && value === 'object') continue;
+    if ((key === 'properties' || key === 'definitions' || key === '$defs') && isPlainObject(value) && Object.keys(value).length === 0) continue;
+    if (key === 'required' && Array.isArray(value) && value.length === 0) continue;
+    if (key === 'additionalProperties' && value === false) continue;
+    if (key === '$schema' || key === 'title' || key === 'description') continue;
+    return false;
+  }
+  return true;
 }
 
 /**
