@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node bench/callgrind.js --bin A [--bin B]... [--runs N] [--warm N] [--calls N] [--names N]
+// node bench/callgrind.js --bin A [--bin B]... [--runs N] [--warm N] [--calls N] [--names N] [--in-flight N]
 //
 // Instructions per warm call, counted by valgrind's callgrind: what moves least when the machine
 // is shared (docs/performance.md, "Measuring"). Each build's gateway runs under callgrind in front
@@ -10,6 +10,8 @@
 // the instructions per call on the main thread and on all threads. `--names N`: also the N functions
 // of the main thread with the most instructions per call, their callees included, JavaScript named
 // through V8's perf map (`--perf-basic-prof`; callgrind sees JIT code as bare addresses).
+// `--in-flight N`: the counted calls (and as many warm ones again) go N at a time, each in its own
+// write as the SDK client sends them: the 16-in-flight path, where a read holds several calls.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ const runs = Number(option('--runs', 2));
 const warm = Number(option('--warm', 3000));
 const calls = Number(option('--calls', 1000));
 const names = Number(option('--names', 0));
+const inFlight = Number(option('--in-flight', 1));
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 
@@ -61,13 +64,20 @@ async function measure(bin, run) {
   await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'callgrind', version: '1.0.0' } });
   child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   await request('tools/list', {});
-  const call = async (count) => {
-    for (let i = 0; i < count; i++) {
-      const answer = await request('tools/call', { name: 'everything__echo', arguments: { message: `ping ${i}` } });
-      if (answer.result?.content?.[0]?.text !== `Echo: ping ${i}`) throw new Error(`unexpected answer: ${JSON.stringify(answer)}`);
-    }
+  const call = async (count, width = inFlight) => {
+    let i = 0;
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        while (i < count) {
+          const n = i++;
+          const answer = await request('tools/call', { name: 'everything__echo', arguments: { message: `ping ${n}` } });
+          if (answer.result?.content?.[0]?.text !== `Echo: ping ${n}`) throw new Error(`unexpected answer: ${JSON.stringify(answer)}`);
+        }
+      }),
+    );
   };
-  await call(warm);
+  await call(warm, 1);
+  if (inFlight > 1) await call(warm);
   execFileSync('callgrind_control', ['-z', String(child.pid)], { stdio: 'ignore' });
   await call(calls);
   execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' });

@@ -1,5 +1,6 @@
 import { fstatSync, writeSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { encodeShared, sharedBytes } from '../text-bytes.js';
 
 /**
  * The pipes of the warm path without Node's stream machinery per message (docs/performance.md,
@@ -27,15 +28,19 @@ export class PipeOut {
       this.stream.write(text);
       return;
     }
+    // Encoded once into the shared buffer (text-bytes.ts); a text too long for it is written as a string.
+    const bytes = encodeShared(text);
     let written: number;
     try {
-      written = writeSync(this.fd, text);
+      written = bytes === -1 ? writeSync(this.fd, text) : writeSync(this.fd, sharedBytes(), 0, bytes);
     } catch {
       // EAGAIN (the reader is behind) or the stream's own error to meet (EPIPE: the reader is gone).
       this.stream.write(text);
       return;
     }
-    if (written !== Buffer.byteLength(text)) this.stream.write(Buffer.from(text).subarray(written));
+    // The rest is copied out of the shared buffer, which the next write reuses.
+    if (bytes === -1 && written !== Buffer.byteLength(text)) this.stream.write(Buffer.from(text).subarray(written));
+    else if (bytes !== -1 && written !== bytes) this.stream.write(Buffer.from(sharedBytes().subarray(written, bytes)));
   }
 }
 

@@ -27,6 +27,7 @@ import { errorMessage, recordUnwritten } from '../errors.js';
 import { expandHome } from '../home.js';
 import { redactSecrets, redactText } from '../redact.js';
 import { jsonString, type ArgsJson } from '../values.js';
+import { encodeShared, sharedBytes } from '../text-bytes.js';
 
 /** One decided call, as the audit receives it. */
 export interface AuditRecord {
@@ -274,8 +275,8 @@ const RECORD_TAIL = ',"event":"call"}\n';
  * (see above). A failed write is reported, never thrown into a call.
  *
  * One string, not a reused buffer the pieces are copied into: each `Buffer.write` was a call into
- * the runtime (~1.4k instructions, four a record), where the string is flattened and encoded once,
- * by the write (docs/performance.md, "Round 14: the warm path").
+ * the runtime (~1.4k instructions, four a record), where the string is flattened and encoded once
+ * per batch, at the write (docs/performance.md, "Round 14: the warm path"; text-bytes.ts).
  */
 class FileSink {
   private pending = '';
@@ -321,8 +322,10 @@ class FileSink {
         writeSync(this.fd, '\n');
         this.cut = false;
       }
-      offset = writeSync(this.fd, text);
-      if (offset === Buffer.byteLength(text)) return;
+      // Encoded once into the shared buffer (text-bytes.ts); a text too long for it is written as a string.
+      const bytes = encodeShared(text);
+      offset = bytes === -1 ? writeSync(this.fd, text) : writeSync(this.fd, sharedBytes(), 0, bytes);
+      if (offset === (bytes === -1 ? Buffer.byteLength(text) : bytes)) return;
       data = Buffer.from(text);
       while (offset < data.length) offset += writeSync(this.fd, data, offset, data.length - offset);
     } catch (error) {

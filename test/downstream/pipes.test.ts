@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer } from '../../src/downstream/pipes.js';
+import { encodeShared } from '../../src/text-bytes.js';
 import { eventually, tempDir } from '../helpers/gateway.js';
 
 /**
@@ -22,7 +23,13 @@ afterEach(async () => {
 const received = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 
 describe('PipeOut', () => {
-  test('a reader that is behind gets every byte in order: the part the pipe did not take, and what was written after, go through the stream', async () => {
+  // Texts over 21,845 UTF-16 units are written as strings; shorter ones are encoded into the
+  // buffer the process shares (src/text-bytes.ts), which the next write reuses: the part the pipe
+  // did not take must have been copied out of it.
+  test.each([
+    ['written as strings', 65_535, 9_000],
+    ['encoded into the shared buffer', 50_000, 4_000],
+  ])('a reader that is behind gets every byte in order: the part the pipe did not take, and what was written after, go through the stream (%s)', async (_, filler, repeats) => {
     const file = join(tempDir(), 'out.txt');
     // Reads nothing for 400 ms: the pipe (64 KB) fills, a write is taken in part, then not at all (EAGAIN).
     const child = spawn(process.execPath, ['-e', `setTimeout(() => process.stdin.pipe(require('fs').createWriteStream(${JSON.stringify(file)})), 400)`], { stdio: ['pipe', 'ignore', 'ignore'] });
@@ -30,11 +37,14 @@ describe('PipeOut', () => {
     const fd = pipeFd(child.stdin);
     expect(fd).toEqual(expect.any(Number));
     const out = new PipeOut(child.stdin!, fd);
-    // The first fills the pipe (64 KB): the second is not taken at all (EAGAIN). Then characters of 1
-    // to 4 bytes in UTF-8, so a write taken in part ends inside one (a byte offset, not a character's).
-    const texts = [`${'f'.repeat(65_535)}\n`, ...Array.from({ length: 12 }, (_, index) => `${index}:${'aé€😀'.repeat(9_000 + index)}\n`)];
+    // The first fills the pipe (64 KB; or all but ~15 KB, so the second is taken in part): the next is
+    // not taken at all (EAGAIN). Then characters of 1 to 4 bytes in UTF-8, so a write taken in part
+    // ends inside one (a byte offset, not a character's).
+    const texts = [`${'f'.repeat(filler)}\n`, ...Array.from({ length: 12 }, (_, index) => `${index}:${'aé€😀'.repeat(repeats + index)}\n`)];
     for (const text of texts) {
       out.write(text);
+      // Another writer (the audit, another pipe) encodes its text over the whole shared buffer meanwhile.
+      encodeShared('€'.repeat(21_845));
       await new Promise((resolve) => setImmediate(resolve));
     }
     child.stdin!.end();
