@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { watch, type FSWatcher } from 'node:fs';
+import { lstatSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /**
@@ -10,7 +10,10 @@ import { basename, dirname } from 'node:path';
  * and a folder watch woke the gateway for each write. Editors and our own atomic writes replace
  * the file by renaming another one over it, which ends a watch on the old file: after each change
  * the watch is made again, on what is there now (before the file is read, so no write is missed).
- * While the file is missing, the folder is watched for it to come back.
+ * While the file is missing, the folder is watched for it to come back. A config that is a symlink
+ * (home-manager, stow, `ln -sf`) is re-pointed without any change to the file watched, so its
+ * folder is watched for its name too (a re-pointed link's deny rules were never loaded: round 16
+ * review H3).
  */
 export interface ConfigWatcher {
   close(): void;
@@ -20,7 +23,12 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
   const name = basename(path);
   let timer: NodeJS.Timeout | null = null;
   let watcher: FSWatcher | null = null;
+  let linkWatcher: FSWatcher | null = null;
   let closed = false;
+  const watchFolder = () =>
+    watch(dirname(path), { persistent: false }, (_event, file) => {
+      if (file === null || file === name) changed();
+    });
   const changed = () => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(fire, debounceMs);
@@ -36,15 +44,20 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
   const arm = () => {
     if (closed) return;
     watcher?.close();
+    linkWatcher?.close();
     watcher = null;
+    linkWatcher = null;
     try {
       try {
         watcher = watch(path, { persistent: false }, changed);
+        if (lstatSync(path).isSymbolicLink()) {
+          linkWatcher = watchFolder();
+          linkWatcher.on('error', onError);
+        }
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
-          if (file === null || file === name) changed();
-        });
+        watcher?.close();
+        watcher = watchFolder();
       }
       watcher.on('error', onError);
     } catch (error) {
@@ -57,6 +70,7 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
       closed = true;
       if (timer) clearTimeout(timer);
       watcher?.close();
+      linkWatcher?.close();
     },
   };
 }
