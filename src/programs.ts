@@ -83,11 +83,11 @@ const INTERPRETERS: Record<string, InterpreterSpec> = {
 
 /** The interpreter spec of a program name (`python3.12` and `pypy3` included); undefined for others. */
 export function interpreterSpec(name: string): InterpreterSpec | undefined {
-  return Object.hasOwn(INTERPRETERS, name) ? INTERPRETERS[name] : /^(python[\d.]*|pypy[\d.]*)$/.test(name) ? PYTHON : undefined;
+  return Object.hasOwn(INTERPRETERS, name) ? INTERPRETERS[name] : name.startsWith('p') && /^(python[\d.]*|pypy[\d.]*)$/.test(name) ? PYTHON : undefined;
 }
 
 /** PowerShell: its options are words (`-Command`), so it has no InterpreterSpec. */
-export const isPowerShell = (name: string): boolean => /^(pwsh|powershell)(\.exe)?$/i.test(name);
+export const isPowerShell = (name: string): boolean => (name.startsWith('p') || name.startsWith('P')) && /^(pwsh|powershell)(\.exe)?$/i.test(name);
 
 /** Shells, interpreters and PowerShell: text given to them on stdin is code. */
 export function runsCode(name: string): boolean {

@@ -25,7 +25,7 @@ export function buildSegment(input: SegmentInput): Built {
   const paths: CommandPath[] = [];
   const stripped = stripWrappers(words, input.cwd, { paths, reasons, nested });
   const { wrappers, cwd } = stripped;
-  const assigned = [...input.assignments, ...stripped.assignments];
+  const assigned = stripped.assignments.length === 0 ? input.assignments : [...input.assignments, ...stripped.assignments];
   if (assigned.some((word) => word.isStatic && /\$\(|`/.test(word.value))) reasons.push('stored-substitution');
   // Once for all of them: `GIT_CONFIG_VALUE_<n>` is read with the `GIT_CONFIG_KEY_<n>` beside it.
   commandVariables(assigned, cwd, reasons, nested);
@@ -42,7 +42,8 @@ export function buildSegment(input: SegmentInput): Built {
 
   // `$'\x72m'` stays a dynamic name, but its decoded spelling is in `words` for deny rules. The
   // assignments come first (also those given to a wrapper, which are in `words` too): rules match after them.
-  const allWords = [...assignments, ...words.map(display)];
+  const allWords = assignments.slice();
+  for (const word of words) allWords.push(display(word));
   const isStatic = words.every((w) => w.isStatic) && input.assignments.every((w) => w.isStatic);
   const segment: Segment = {
     words: allWords,
@@ -50,7 +51,7 @@ export function buildSegment(input: SegmentInput): Built {
     wrappers,
     program,
     name,
-    args: args.map(display),
+    args: allWords.slice(allWords.length - args.length),
     isStatic: isStatic && (programWord === undefined || nameable),
     context,
     cwd,
@@ -59,7 +60,7 @@ export function buildSegment(input: SegmentInput): Built {
   const built: Built = { segment, nested, reasons, stdout: null };
   if (name === null) return built;
   // git's dashed form (`/usr/lib/git-core/git-reset --hard`) is `git reset --hard` (git(1)).
-  const dashed = /^git-[a-z]/.test(name) ? { name: 'git', args: [staticWord(name.slice(4)), ...args] } : { name, args };
+  const dashed = name.startsWith('git-') && /^git-[a-z]/.test(name) ? { name: 'git', args: [staticWord(name.slice(4)), ...args] } : { name, args };
   if (!stripped.xargs) {
     describeProgram(dashed.name, dashed.args, input, built);
     if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);

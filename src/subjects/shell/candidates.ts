@@ -21,12 +21,15 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
   };
   const mounts = name === 'docker' || name === 'podman';
   for (let i = 0; i < args.length; i++) {
-    const spelled = spelling(args[i]!);
-    if (spelled === null) continue;
-    const { text, home } = spelled;
+    const word = args[i]!;
+    const text = word.isStatic ? word.value : homeSpelling(word);
+    if (text === null) continue;
+    const home = !word.isStatic;
     // 'option-values' (a CLI: make, docker, pip): only option values, the word after an option
     // included (`make -f FILE`); its subcommands and their operands are not taken for files.
     const everyOperand = every === true || (every === 'option-values' && (text.startsWith('-') || /^-(?!-$)./.test(args[i - 1]?.value ?? '')));
+    // Of any other word only an `@…` or `file://…` value is one (below): most words hold neither.
+    if (!everyOperand && !mounts && !home && !text.includes('@') && !text.includes(':')) continue;
     // A word holding a blank may be a command line the program runs (`vimx -c 'e ~/.ssh/id_rsa'`): its
     // absolute and home paths are candidates too.
     if (everyOperand && /\S\s+\S/.test(text)) for (const token of text.split(/[\s'"=]+/)) if (/^(~\/|\/)./.test(token)) add(token);
@@ -38,7 +41,7 @@ export function candidatePaths(name: string, args: readonly Word[], cwd: string 
       add(mountSource(text.slice(text.indexOf('=') + 1)));
       continue;
     }
-    const prefix = /^(--?[A-Za-z][\w-]*=|[A-Za-z_][\w.-]*=)/.exec(text)?.[0] ?? '';
+    const prefix = text.includes('=') ? (/^(--?[A-Za-z][\w-]*=|[A-Za-z_][\w.-]*=)/.exec(text)?.[0] ?? '') : '';
     if (prefix === '' && text.startsWith('-')) {
       // A short option with its value attached (getopt's `-oFILE`, gcc's `-includeFILE`): the value
       // starts after one of the leading letters, so each such suffix is a candidate
@@ -67,10 +70,9 @@ function mountSource(text: string): string {
   return source ?? text.split(':')[0]!;
 }
 
-/** The word's value, with `$HOME` written out as `~` when that is its only expansion; null when unknown. */
-function spelling(word: Word): { text: string; home: boolean } | null {
-  if (word.isStatic) return { text: word.value, home: false };
+/** A word that is not static, with `$HOME` written out as `~` when that is its only expansion; null when unknown. */
+function homeSpelling(word: Word): string | null {
   if (!/\$(HOME\b|\{HOME\})/.test(word.raw)) return null;
   const text = word.raw.replace(/\$(HOME\b|\{HOME\})/g, '~').replace(/["']/g, '');
-  return /[$`*?[\\]/.test(text) ? null : { text, home: true };
+  return /[$`*?[\\]/.test(text) ? null : text;
 }

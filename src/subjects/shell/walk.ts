@@ -783,14 +783,8 @@ class Analysis {
 
   /** Where a simple command makes bash evaluate text (see `arithmetic`). */
   private noteEvaluation(assignments: Word[], words: Word[], name: string | null): void {
-    for (const word of [...assignments, ...words]) {
-      if (word.isStatic || this.scanQuoted) this.noteStatic(word.value);
-      // A glob: file names are values (not `$x`, which the caller's environment sets).
-      else if (!/[$`]/.test(word.raw)) this.tainted = true;
-      if (word.isStatic) this.staticValues.push(word.value);
-      // `exec {a[i]}>f` names the descriptor variable with a subscript.
-      if (/^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = this.evaluates = true;
-    }
+    for (const word of assignments) this.noteWord(word);
+    for (const word of words) this.noteWord(word);
     if (name !== null && EVALUATING_COMMANDS.has(name)) {
       this.arithmetic = true;
       if (evaluatesArguments(name, words)) this.evaluates = true;
@@ -804,6 +798,16 @@ class Analysis {
       const kept = name === null || STORING_COMMANDS.has(name) || this.functions.has(name) ? words : USES_LAST_ARGUMENT.test(this.src) ? words.slice(-1) : [];
       if ([...assignments, ...kept].some((word) => (word.isStatic ? /[$`]/.test(word.value) : DOLLAR_HINT.test(word.raw)))) this.dollarData = true;
     }
+  }
+
+  /** One word of a simple command, for noteEvaluation. */
+  private noteWord(word: Word): void {
+    if (word.isStatic || this.scanQuoted) this.noteStatic(word.value);
+    // A glob: file names are values (not `$x`, which the caller's environment sets).
+    else if (!/[$`]/.test(word.raw)) this.tainted = true;
+    if (word.isStatic) this.staticValues.push(word.value);
+    // `exec {a[i]}>f` names the descriptor variable with a subscript.
+    if (word.value.startsWith('{') && /^\{[A-Za-z_][A-Za-z0-9_]*\[/.test(word.value)) this.arithmetic = this.evaluates = true;
   }
 
   /**
