@@ -111,7 +111,7 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
   return rows.problems.length > 0 || unreadable ? 1 : 0;
 }
 
-/** The diff and findings, as the prompt shows them, without the prompt's closing hint. */
+/** The diff and findings, in full: what a person reads before `tools --accept` (docs/approval.md "What the prompt shows"). */
 function detail(report: DefinitionReport): string[] {
-  return renderDefinition(report).filter((line) => !line.startsWith('"Accept'));
+  return renderDefinition(report, new Set(), true);
 }

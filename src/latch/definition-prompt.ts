@@ -1,7 +1,7 @@
 import type { DefinitionReport } from '../pins/check.js';
 import { textChange, type DefinitionChange } from '../pins/definition.js';
 import { DENIED_PREFIX, shellQuote } from './denial.js';
-import { escapeText, escapeTruncated } from './escape.js';
+import { escapeShown, escapeText, escapeTruncated } from './escape.js';
 
 /**
  * What the prompt, the approval page, `_meta["mcp-latch/request"]` and the denials say about a
@@ -20,21 +20,32 @@ export const ACCEPT_DEFINITION = 'Accept the new definition';
 
 const MAX_CHANGES_SHOWN = 12;
 const MAX_VALUE_SHOWN = 300;
+/** A changed text (a description): its head and its last TEXT_TAIL_SHOWN characters, the count between them (review-approve15 A8). */
+const MAX_TEXT_SHOWN = 1200;
+const TEXT_TAIL_SHOWN = 600;
 
 /** True when the call's prompt offers "Accept the new definition". */
 export function offersAccept(report: DefinitionReport | undefined): boolean {
   return report?.pin.state === 'changed';
 }
 
-export function renderDefinition(report: DefinitionReport | undefined): string[] {
+/**
+ * What the prompt and `mcp-latch tools --changed` show of the definition; `cuts` gets "definition"
+ * when a change is not shown whole (the prompt then does not offer to accept it: docs/approval.md
+ * "What the prompt shows"). `whole`: every change in full, for `tools --changed`, read before `tools --accept`.
+ */
+export function renderDefinition(report: DefinitionReport | undefined, cuts: Set<string> = new Set(), whole = false): string[] {
   if (!report) return [];
   const lines: string[] = [];
   const pin = report.pin;
   if (pin.state === 'changed') {
     lines.push(`The definition of this tool CHANGED since it was pinned on ${escapeText(pin.pinnedAt.slice(0, 10))}:`);
-    for (const change of pin.changes.slice(0, MAX_CHANGES_SHOWN)) lines.push(...renderChange(change));
-    if (pin.changes.length > MAX_CHANGES_SHOWN) lines.push(`  … and ${pin.changes.length - MAX_CHANGES_SHOWN} more changes`);
-    lines.push(`"${ACCEPT_DEFINITION}" pins it as it is now and allows this call.`);
+    const shown = whole ? pin.changes : pin.changes.slice(0, MAX_CHANGES_SHOWN);
+    for (const change of shown) lines.push(...renderChange(change, cuts, whole));
+    if (shown.length < pin.changes.length) {
+      lines.push(`  … and ${pin.changes.length - MAX_CHANGES_SHOWN} more changes`);
+      cuts.add('definition');
+    }
   } else if (pin.state === 'new') {
     lines.push('This tool is new: it is pinned as it is now once a call to it is allowed.');
   } else if (pin.state === 'unknown') {
@@ -47,19 +58,21 @@ export function renderDefinition(report: DefinitionReport | undefined): string[]
   return lines;
 }
 
-function renderChange(change: DefinitionChange): string[] {
+function renderChange(change: DefinitionChange, cuts: Set<string>, whole: boolean): string[] {
+  const bounded = (text: string, max: number, keepEnd = 0) => {
+    const result = escapeShown(text, whole ? Infinity : max, false, keepEnd);
+    if (result.cut) cuts.add('definition');
+    return result.text;
+  };
+  const value = (value: unknown) => bounded(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined'), MAX_VALUE_SHOWN);
   const path = escapeText(change.path);
-  if (change.before === undefined) return [`  ${path}: added ${shown(change.after)}`];
-  if (change.after === undefined) return [`  ${path}: removed (was ${shown(change.before)})`];
+  if (change.before === undefined) return [`  ${path}: added ${value(change.after)}`];
+  if (change.after === undefined) return [`  ${path}: removed (was ${value(change.before)})`];
   if (typeof change.before === 'string' && typeof change.after === 'string') {
     const text = textChange(change.before, change.after);
-    return [`  ${path}:`, `    before: ${escapeTruncated(text.before, MAX_VALUE_SHOWN * 2)}`, `    after:  ${escapeTruncated(text.after, MAX_VALUE_SHOWN * 2)}`];
+    return [`  ${path}:`, `    before: ${bounded(text.before, MAX_TEXT_SHOWN, TEXT_TAIL_SHOWN)}`, `    after:  ${bounded(text.after, MAX_TEXT_SHOWN, TEXT_TAIL_SHOWN)}`];
   }
-  return [`  ${path}: ${shown(change.before)} -> ${shown(change.after)}`];
-}
-
-function shown(value: unknown): string {
-  return escapeTruncated(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'undefined'), MAX_VALUE_SHOWN);
+  return [`  ${path}: ${value(change.before)} -> ${value(change.after)}`];
 }
 
 /** The `definition` member of `_meta["mcp-latch/request"]`: raw values (a program reads them). */

@@ -60,10 +60,13 @@ const BLANK_RUN = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800]{24,}/gu;
  * The prompt's form of a call-supplied text (docs/approval.md "What the prompt shows"): escaped, a
  * run of 24 or more blanks shown as its length (`⟨520 spaces⟩`), and cut at `max` characters of
  * that form with the count of what was cut. `cut` tells the caller that part of the text is not shown.
- * `json`: the text is JSON (escapeJson).
+ * `json`: the text is JSON (escapeJson). `keepEnd`: a cut text keeps its last `keepEnd` characters too
+ * (head and tail, the count between them).
  */
-export function escapeShown(text: string, max: number, json = false): { text: string; cut: boolean } {
+export function escapeShown(text: string, max: number, json = false, keepEnd = 0): { text: string; cut: boolean } {
   const shown = (json ? escapeJson(text) : escapeText(text)).replace(BLANK_RUN, (run) => `⟨${run.length} ${/^ +$/.test(run) ? 'spaces' : 'blank characters'}⟩`);
   if (shown.length <= max) return { text: shown, cut: false };
-  return { text: `${shown.slice(0, max)}… (${shown.length - max} more characters)`, cut: true };
+  if (keepEnd <= 0) return { text: `${shown.slice(0, max)}… (${shown.length - max} more characters)`, cut: true };
+  const head = max - keepEnd;
+  return { text: `${shown.slice(0, head)}… (${shown.length - max} characters not shown) …${shown.slice(shown.length - keepEnd)}`, cut: true };
 }

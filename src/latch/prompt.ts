@@ -79,11 +79,11 @@ const MAX_FORM_EDIT_CHARS = 2000;
 export type PromptChoice = { type: 'once' } | { type: 'session' } | { type: 'always'; rules: string[] } | { type: 'accept' } | { type: 'deny' };
 
 export function choiceLabels(input: PromptInput): string[] {
-  // A changed tool: accepting its new definition, or this call only; nothing broader is remembered.
-  if (offersAccept(input.definition)) return [ACCEPT_DEFINITION, ALLOW_ONCE, DENY];
-  const labels = [ALLOW_ONCE];
   // A call the text does not show in full is allowed once at most: nothing broader than what was read (docs/approval.md).
   const whole = notShown(input).length === 0;
+  // A changed tool: accepting its new definition, or this call only; nothing broader is remembered.
+  if (offersAccept(input.definition)) return whole ? [ACCEPT_DEFINITION, ALLOW_ONCE, DENY] : [ALLOW_ONCE, DENY];
+  const labels = [ALLOW_ONCE];
   if (input.offerSession && whole) labels.push(ALLOW_SESSION);
   if (input.rememberRules && whole) labels.push(ALWAYS_PREFIX + input.rememberRules.join(', '));
   labels.push(DENY);
@@ -238,13 +238,14 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   }
   body.push(...renderWhy(input.decision, cuts));
   body.push(`Arguments: ${shown(argumentsText(input.args), MAX_ARGS_SHOWN, 'arguments', true)}`);
-  body.push(...renderDefinition(input.definition));
+  body.push(...renderDefinition(input.definition, cuts));
   const hidden = [...cuts];
   const lines: string[] = [];
   lines.push(`${escapeText(input.server)} wants to run the tool ${escapeText(input.tool)} (kind: ${input.kind}).`);
   lines.push('');
   lines.push(hidden.length === 0 ? `Risk: ${riskLine(riskOf(input))}` : `Risk: high — part of this call is not shown (${hidden.join(', ')}); review it on the approval page or deny`);
   lines.push(...body);
+  if (offersAccept(input.definition) && hidden.length === 0) lines.push(`"${ACCEPT_DEFINITION}" pins it as it is now and allows this call.`);
   // What each broader choice covers: a session grant is the rules "Always allow" would save, or the exact call (latch/ask.ts applyAnswer).
   const remembered = hidden.length === 0 ? input.rememberRules?.map(escapeText).join(', ') : undefined;
   if (input.offerSession && hidden.length === 0) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
