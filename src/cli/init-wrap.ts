@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { LatchError } from '../errors.js';
 import { isPlainObject } from '../values.js';
 import { backupFile, writeFileAtomic } from '../clients/backup.js';
 import type { ClientFile } from '../clients/client-file.js';
@@ -68,22 +67,45 @@ export function planWraps(files: ClientFile[], result: ImportResult, config: Loa
   return plans;
 }
 
-/** Backs up and rewrites each client file, recording each block's edit in the manifest as it happens. */
-export function applyWraps(plans: WrapPlan[], configPath: string, backups: string, now: Date): WrapRecord[] {
+/** A client file `applyWraps` left as it was, and why. */
+export interface WrapFailure {
+  label: string;
+  file: string;
+  reason: string;
+}
+
+/**
+ * Backs up and rewrites each client file, recording each block's edit in the manifest as it happens.
+ * A file that cannot be written is left as it was and reported, and the others are still done: a
+ * first failure used to end init with a bare error after it had rewritten earlier files, naming none
+ * of them (round 16 review H2).
+ */
+export function applyWraps(plans: WrapPlan[], configPath: string, backups: string, now: Date): { wrapped: WrapRecord[]; failed: WrapFailure[] } {
   const file = manifestPath(configPath);
   const manifest: InitManifest = readManifest(file) ?? { version: 2, config: configPath, wrapped: [] };
-  const records: WrapRecord[] = [];
+  const wrapped: WrapRecord[] = [];
+  const failed: WrapFailure[] = [];
   for (const plan of plans) {
     // Security: the file is re-read so an edit made while init ran is never overwritten unseen.
-    if (!readFileSync(plan.path).equals(plan.bytes)) throw new LatchError('STORE_WRITE_FAILED', `${plan.path} changed while init was running; it was left as is (run init again)`);
-    const backup = backupFile(backups, plan.path, now);
-    writeFileAtomic(plan.path, plan.text);
+    if (!readFileSync(plan.path).equals(plan.bytes)) {
+      failed.push({ label: plan.label, file: plan.path, reason: 'it changed while init was running' });
+      continue;
+    }
+    let backup: string;
+    try {
+      backup = backupFile(backups, plan.path, now);
+      writeFileAtomic(plan.path, plan.text);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      failed.push({ label: plan.label, file: plan.path, reason: code === undefined ? String((error as Error).message ?? error) : `it could not be written (${code})` });
+      continue;
+    }
     for (const partial of plan.records) {
       const record: WrapRecord = { ...partial, backup, wrappedAt: now.toISOString() };
       manifest.wrapped.push(record);
-      records.push(record);
+      wrapped.push(record);
     }
     writeManifest(file, manifest);
   }
-  return records;
+  return { wrapped, failed };
 }

@@ -206,11 +206,12 @@ function adopt(options: InitOptions, out: Output, context: InitContext): number 
   const now = context.now();
   const configBackup = configChanged && existingText !== undefined ? backupFile(backupsDir(configPath), configPath, now) : null;
   const madePrivate = configChanged ? writePrivateConfig(configPath, configText) : null;
-  const wrapped = plans.length > 0 ? applyWraps(plans, configPath, backupsDir(configPath), now) : [];
+  const { wrapped, failed } = plans.length > 0 ? applyWraps(plans, configPath, backupsDir(configPath), now) : { wrapped: [], failed: [] };
+  const status = failed.length > 0 ? 1 : 0;
 
   if (options.json) {
-    out.json({ ...summary, configBackup, wrapped, manifest: wrapped.length > 0 ? manifestPath(configPath) : null });
-    return 0;
+    out.json({ ...summary, configBackup, wrapped, notWrapped: failed, manifest: wrapped.length > 0 ? manifestPath(configPath) : null });
+    return status;
   }
   printSummary(summary, result, rules, out);
   out.line('');
@@ -230,7 +231,11 @@ function adopt(options: InitOptions, out: Output, context: InitContext): number 
   } else if (!options.wrap) {
     printRegisterHint(written, configPath, context, out);
   }
-  return 0;
+  if (failed.length > 0) {
+    out.error('Not changed (their servers still start directly, outside mcp-latch; run init --wrap again once fixed):');
+    for (const failure of failed) out.error(`  ${failure.label}  ${failure.file}: ${failure.reason}`);
+  }
+  return status;
 }
 
 /** Which servers each block gave, as `scopes` entries; a project block's scope gets its project as workspace. */

@@ -526,6 +526,31 @@ describe('init --wrap and --undo', () => {
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
   });
 
+  // Round 16 review H2: the first file that could not be written ended init with a bare error naming
+  // a temporary file, after earlier files had been rewritten; none of them was reported.
+  test('a file it cannot write, or one edited while it ran, is left as it was and named; the others are wrapped and reported', () => {
+    const l = layout();
+    const paths = placeAll(l);
+    const cursor = paths.get('cursor')!;
+    const vscode = paths.get('vscode')!;
+    const edited = `${readFileSync(vscode, 'utf8')}\n`;
+    // The file's temporary twin is already there: the write fails (EEXIST), as a read-only folder does.
+    writeFileSync(`${cursor}.mcp-latch-tmp-${process.pid}`, '');
+    l.context.now = () => {
+      writeFileSync(vscode, edited); // the person saves it between init's plan and its writes
+      return NOW;
+    };
+    const { code, stdout, stderr } = run(l, { wrap: true });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`  Cursor  ${cursor}: it could not be written (EEXIST)`);
+    expect(stderr).toMatch(new RegExp(`VS Code[^\n]*${vscode.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it changed while init was running`));
+    expect(readFileSync(cursor).equals(readFileSync(join(FIXTURES, 'cursor-mcp.json')))).toBe(true);
+    expect(readFileSync(vscode, 'utf8')).toBe(edited);
+    expect(readFileSync(paths.get('claude-desktop')!, 'utf8')).toContain('"latch"');
+    expect(stdout).toMatch(/Wrapped[^\n]*\n(.*\n)*.*claude_desktop_config\.json/);
+    expect(stdout).toContain('Undo with: mcp-latch init --undo');
+  });
+
   test('never imports mcp-latch itself', () => {
     const other = layout();
     const file = join(other.root, 'mixed.json');
