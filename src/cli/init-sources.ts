@@ -26,13 +26,16 @@ export function selectFiles(options: { from?: string | undefined; client?: strin
   if (unknown.length > 0) throw usage(`unknown client ${unknown.map((name) => JSON.stringify(name)).join(', ')} (known: ${CLIENT_NAMES.join(', ')})`);
   const wanted = (location: ClientLocation) => names.length === 0 || names.some((name) => matchesClient(location, name));
   const files: ClientFile[] = [];
+  const unreadable: string[] = [];
   const read = (location: ClientLocation): ClientFile | undefined => {
     try {
       return readClientFile(location);
     } catch (error) {
       // A file the user picked must be readable; a broken file merely found is skipped, loudly.
       if (names.length > 0) throw error;
-      warnings.push(`skipped ${location.label} ${location.path}: ${(error as Error).message}`);
+      const skipped = `${location.label} ${location.path}: ${(error as Error).message}`;
+      unreadable.push(skipped);
+      warnings.push(`skipped ${skipped}`);
       return undefined;
     }
   };
@@ -52,6 +55,9 @@ export function selectFiles(options: { from?: string | undefined; client?: strin
       if (other) files.push(other);
     }
   }
+  // Found but none readable (a UTF-16 file from Notepad, one cut off mid-save): saying "none found"
+  // sent the person looking in the wrong place (round 16 review H6).
+  if (files.length === 0 && unreadable.length > 0) throw usage(`no client config could be read: ${unreadable.join(' | ')}; fix the file or pass --from FILE to import another one`);
   if (files.length === 0) {
     const looked = clientLocations(context).filter(wanted).map((location) => location.path);
     const what = names.length > 0 ? `no ${names.join(' or ')} config found` : 'no MCP client config found';

@@ -121,6 +121,14 @@ describe('discovery of client configs', () => {
     expect(discoverClients(l.context)).toEqual([]);
     expect(() => run(l, {})).toThrow(/no MCP client config found \(looked at .*claude_desktop_config\.json.*\); pass --from FILE/);
   });
+
+  // Round 16 review H6: found but unreadable files were reported as none found.
+  test('names each file it found but could not read when none could be read', () => {
+    const l = layout();
+    const cursor = place(l, 'cursor', 'cursor-mcp.json');
+    writeFileSync(cursor, '{ "mcpServers": { "a": { "command": "x" ');
+    expect(() => run(l, {})).toThrow(new RegExp(`no client config could be read: Cursor[^:]* ${cursor.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
+  });
 });
 
 describe('importing servers', () => {
