@@ -177,9 +177,20 @@ async function measure(client, tool, pid) {
   const sequentialMs = performance.now() - sequentialStart;
   latencies.sort((a, b) => a - b);
 
+  // 16 in flight, the CPU of each process of the chain: on two cores the chain is CPU-bound when
+  // the machine is quiet, so a process in the middle costs throughput by its own CPU per call and
+  // by what it adds to the server's (docs/performance.md, "Round 16: 16 in flight").
+  const server = serverOf(pid);
+  const chainStart = { client: process.cpuUsage(), middle: server === pid ? 0 : cpuNs(pid), server: cpuNs(server) };
   const parallelStart = performance.now();
   await inFlight(calls);
   const parallelMs = performance.now() - parallelStart;
+  const clientCpu = process.cpuUsage(chainStart.client);
+  const flightCpu = {
+    client: (clientCpu.user + clientCpu.system) / calls,
+    middle: server === pid ? 0 : (cpuNs(pid) - chainStart.middle) / 1000 / calls,
+    server: (cpuNs(server) - chainStart.server) / 1000 / calls,
+  };
   const cpuUsPerCall = (cpuNs(pid) - cpuStart) / 1000 / (2 * calls);
   // After the warm-up (4,500 calls) and both timed patterns.
   const rssAfterMb = rssMb(pid);
@@ -196,7 +207,18 @@ async function measure(client, tool, pid) {
     p99Ms: percentile(latencies, 99),
     sequentialPerSec: (calls / sequentialMs) * 1000,
     inFlight16PerSec: (calls / parallelMs) * 1000,
+    inFlightClientCpuUs: flightCpu.client,
+    inFlightMiddleCpuUs: flightCpu.middle,
+    inFlightServerCpuUs: flightCpu.server,
+    // Cores the chain kept busy: its CPU over the wall time, per call.
+    inFlightCores: (flightCpu.client + flightCpu.middle + flightCpu.server) / ((parallelMs * 1000) / calls),
   };
+}
+
+/** The server a connection reaches: the process itself when direct, else the child of the process in the middle. */
+function serverOf(pid) {
+  const children = childrenOf(pid);
+  return children.length === 1 ? children[0] : pid;
 }
 
 
@@ -406,6 +428,10 @@ async function main() {
   row('p99 latency (ms)', 'p99Ms', 3);
   row('sequential (calls/s)', 'sequentialPerSec', 0);
   row('16 in flight (calls/s)', 'inFlight16PerSec', 0);
+  row('  CPU/call: client (µs)', 'inFlightClientCpuUs', 1, NaN);
+  row('  CPU/call: server (µs)', 'inFlightServerCpuUs', 1, NaN);
+  row('  CPU/call: middle (µs)', 'inFlightMiddleCpuUs', 1, NaN);
+  row('  cores busy', 'inFlightCores', 2, NaN);
   // The server's own CPU when direct; otherwise the CPU of the process in the middle alone.
   row('CPU per call (µs)', 'cpuUsPerCall', 1, NaN);
   row('RSS after 20 calls (MiB)', 'rssFirst20Mb', 1, NaN);
