@@ -19,6 +19,8 @@ export function runUntilStopped(path: string, running: Running, logger: Logger):
     path,
     (text) => running.reload(text, 'file changed'),
     (error) => logger.warn({ err: errorMessage(error) }, 'config watch error'),
+    undefined,
+    () => logger.warn({ path }, 'config file removed; the last good config stays in force until it is back'),
   );
   let closing = false;
   const shutdown = (why: string) => {

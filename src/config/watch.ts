@@ -19,7 +19,7 @@ export interface ConfigWatcher {
   close(): void;
 }
 
-export function watchConfig(path: string, onText: (text: string) => void, onError: (error: unknown) => void, debounceMs = 150): ConfigWatcher {
+export function watchConfig(path: string, onText: (text: string) => void, onError: (error: unknown) => void, debounceMs = 150, onMissing: () => void = () => undefined): ConfigWatcher {
   const name = basename(path);
   let timer: NodeJS.Timeout | null = null;
   let watcher: FSWatcher | null = null;
@@ -37,8 +37,10 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
     timer = null;
     arm();
     readFile(path, 'utf8').then(onText, (error: unknown) => {
-      // Mid-rename the file can be missing for a moment; the next event brings the new one.
+      // Mid-rename the file can be missing for a moment; the next event brings the new one. Still
+      // missing after the debounce, the person is told the last good config stays in force.
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onError(error);
+      else onMissing();
     });
   };
   const arm = () => {

@@ -35,4 +35,22 @@ describe('config watcher', () => {
       watcher.close();
     }
   });
+
+  // Round 16 review, H3's note: a deleted config kept the last good rules without a word.
+  test('tells when the file is gone, and reads it again when it is back', async () => {
+    const dir = tempDir();
+    const path = join(dir, 'mcp-latch.json');
+    writeFileSync(path, 'v0');
+    const texts: string[] = [];
+    let missing = 0;
+    const watcher = watchConfig(path, (text) => texts.push(text), () => undefined, 10, () => missing++);
+    try {
+      unlinkSync(path);
+      await vi.waitFor(() => expect(missing).toBeGreaterThan(0), { timeout: 20_000, interval: 20 });
+      writeFileSync(path, 'back');
+      await vi.waitFor(() => expect(texts.at(-1)).toBe('back'), { timeout: 20_000, interval: 20 });
+    } finally {
+      watcher.close();
+    }
+  });
 });
