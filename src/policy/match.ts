@@ -182,18 +182,33 @@ export class RuleSet {
     if (!found) return null;
     for (const rule of found) {
       const ruleWords = rule.words!;
-      if (rule.within !== undefined && !this.runsWithin(segment.cwd, rule.within)) continue;
-      if (rule.prefix ? startsWith(words, ruleWords) : equalWords(words, ruleWords)) return rule;
+      if (!(rule.prefix ? startsWith(words, ruleWords) : equalWords(words, ruleWords))) continue;
+      if (rule.within === undefined || this.runsWithin(segment.cwd, rule.within)) return rule;
     }
     return null;
   }
 
-  /** A `Bash(…) in DIR` rule's condition: the command runs in DIR or below; an unknown directory is not there. */
+  /**
+   * A `Bash(…) in DIR` rule's condition: the command runs in DIR or below, compared as the kernel
+   * finds the directory now. The working directory is resolved through links (the same project
+   * reached through a link to it holds; a link inside DIR leading out, or DIR replaced by a link
+   * since the rule was saved, does not), and DIR must be its own real path (what "Always allow"
+   * saves: a workspace root is real); an unknown directory, one not there, or one whose readings
+   * differ is not in it (docs/rules.md, round 15 left: compared as written).
+   */
   private runsWithin(cwd: string | null, within: string): boolean {
     if (cwd === null) return false;
     const dir = posix.normalize(within === '~' ? this.env.home : within.startsWith('~/') ? posix.join(this.env.home, within.slice(2)) : within);
-    const rel = posix.relative(dir, posix.normalize(cwd));
-    return rel === '' || (!rel.startsWith('..') && !posix.isAbsolute(rel));
+    const real = realDirectory(dir);
+    if (real !== dir) return false;
+    // `cd link/..` is the workspace to bash's logical cd and link's parent to the kernel: both must be in DIR.
+    for (const form of new Set([cwd, posix.normalize(cwd)])) {
+      const resolved = realDirectory(form);
+      if (resolved === null) return false;
+      const rel = posix.relative(dir, resolved);
+      if (!(rel === '' || (!rel.startsWith('..') && !posix.isAbsolute(rel)))) return false;
+    }
+    return true;
   }
 
   /** The first mcp__ rule of `list` for this server and tool (the server's own tool name). */
@@ -300,6 +315,15 @@ function realGlob(glob: string, real: Map<string, string | null>): string | null
   if (resolved === null || resolved === dir) return null;
   const escaped = resolved.replace(/[*?[\]{}()!\\]/g, '\\$&');
   return literal === parts.length ? escaped : `${escaped === '/' ? '' : escaped}/${parts.slice(literal).join('/')}`;
+}
+
+/** The real path of a directory that is there now; null otherwise. */
+function realDirectory(path: string): string | null {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return null;
+  }
 }
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest of the names below it; null when none resolves. */

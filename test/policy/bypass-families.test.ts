@@ -4835,6 +4835,26 @@ describe('14. the rule remembered for one approved command covers no more than t
     expect(prefixed(`cd ${W}/projB && touch a.txt`).verdict).not.toBe('allow');
   });
 
+  // Round 15 left: the directory was compared as written. A link inside the root that leads to
+  // another project is not the root; the root reached through a link is (round 16).
+  test('a remembered command holds where its directory really is: not through a link leading out, yes through a link leading in', () => {
+    mkdirSync(join(W, 'projA'), { recursive: true });
+    mkdirSync(join(W, 'projB'), { recursive: true });
+    const [out, viaA] = [join(W, 'projA', 'out'), join(W, 'viaA')];
+    symlinkSync(join(W, 'projB'), out);
+    symlinkSync(join(W, 'projA'), viaA);
+    try {
+      const under = (cwd: string, command = 'npm run test') => decideShell(command, { allow: [`Bash(npm run test) in ${W}/projA`], mode: 'default', workspace: [W], cwd, home, configPath: join(W, 'mcp-latch.json') });
+      expect(under(out).verdict).not.toBe('allow');
+      expect(under(join(W, 'projA'), 'cd out && npm run test').verdict).not.toBe('allow');
+      expect(under(viaA).verdict).toBe('allow');
+      expect(under(W, 'cd viaA && npm run test').verdict).toBe('allow');
+    } finally {
+      rmSync(out);
+      rmSync(viaA);
+    }
+  });
+
   // A directory is only for Bash allow rules: a deny or ask rule that held only where the directory is known would fail open.
   test.each([['Bash(npm test) in /p', 'allow', true], ['Bash(npm test *) in ~/p', 'allow', true], ['Bash(npm test) in /p', 'deny', false], ['Bash(npm test) in /p', 'ask', false], ['Read(/x) in /p', 'allow', false], ['Bash(npm test) in /p in /q', 'allow', true], ['Bash(a) in /p) in /q', 'allow', false]] as const)('%s as a %s rule parses: %s', (text, list, ok) => {
     if (ok) expect(() => parseRule(text, list)).not.toThrow();
