@@ -66,7 +66,8 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   // The call already runs (it was let through before its server asked): the answer goes to it, not to the latch.
   if (typeof pending.held === 'string') return { ...NOTHING, held: pending.held };
   const server = pending.server ? { input: pending.server, answers: serverAnswers(pending.server, params.inputResponses) } : null;
-  const response = approvalResponse(params.inputResponses);
+  // Security: the client's answer to the gateway's prompt is not the person's once they have an approver credential (docs/team.md#approvers).
+  const response = session.answersInClient() ? approvalResponse(params.inputResponses) : null;
   if (server && !response) {
     // The call was let through before its server asked: approved by the person, it stays approved.
     return { ...NOTHING, answer: pending.approved ? { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) } : null, server };

@@ -65,6 +65,8 @@ export interface SessionPort {
   requestStates: RequestStates;
   /** A 2025 server's questions waiting for the retry of a 2026-07-28 client (held-calls.ts). */
   held: HeldCalls;
+  /** Whether the person answers the gateway's prompts in this session's client (not once they have an approver credential: docs/team.md#approvers). */
+  answersInClient(): boolean;
   /** The person behind the session, reached for one call (its cancellation, its request id). */
   person(extra: Extra): Person;
   /** Where a server working on this call sends its own requests and log messages (running-calls.ts). */

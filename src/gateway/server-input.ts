@@ -67,7 +67,7 @@ export function serverAnswers(input: Pick<ServerInput, 'keys' | 'state'>, inputR
  */
 export function capabilitiesForServer(envelope: Envelope | null, person: Person): ClientCapabilities {
   if (envelope) return envelope.capabilities;
-  return person.canPrompt() ? { elicitation: { form: {} } } : {};
+  return person.showsForms() ? { elicitation: { form: {} } } : {};
 }
 
 /**
@@ -84,7 +84,7 @@ export async function answerServerQuestions(server: string, first: Record<string
     const responses: Record<string, ElicitResult> = {};
     for (const key of input.keys) {
       const request = input.requests[KEY_PREFIX + key] as { method: string; params?: Record<string, unknown> };
-      if (request.method !== 'elicitation/create' || !request.params || (request.params.mode ?? 'form') !== 'form' || !person.canPrompt()) {
+      if (request.method !== 'elicitation/create' || !request.params || (request.params.mode ?? 'form') !== 'form' || !person.showsForms()) {
         return serverInputError(server, `it asked for ${escapeText(request.method)}${request.params?.mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
       }
       const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, timeoutMs);

@@ -43,6 +43,11 @@ export interface SessionOptions {
   page?: () => Promise<ApprovalPage>;
   /** The session's grants, when they live elsewhere than in this process only (team/session-grants.ts). */
   grants?: SessionGrantBook;
+  /**
+   * Whether the person answers the gateway's prompts in this session's client; false once the user
+   * has an approver credential, which the client's token must not stand in for (docs/team.md#approvers).
+   */
+  answersInClient?: () => boolean;
 }
 
 export class ClientSession implements SessionPort {
@@ -83,7 +88,9 @@ export class ClientSession implements SessionPort {
         return extra.signal;
       },
       // A 2026-07-28 client is never sent a request: without the form in its envelope it gets the page or the fallback.
-      canPrompt: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt(),
+      showsForms: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt(),
+      // Security: a user with an approver credential answers only with it: their client's token opened this session (docs/team.md#approvers).
+      canPrompt: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt() && this.answersInClient(),
       prompt: (params, timeoutMs) =>
         this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).then(
           (result) => ({ result }),
@@ -94,6 +101,10 @@ export class ClientSession implements SessionPort {
       announcePage: (page, input) => (this.options.page ? this.logger.info({ user: this.user, server: input.server, tool: input.tool }, 'a call waits for its user') : this.announcePage(page, input, extra)),
       clientWaitLimitMs: () => CLIENT_WAIT_LIMIT_MS[this.clientName()] ?? Number.POSITIVE_INFINITY,
     };
+  }
+
+  answersInClient(): boolean {
+    return this.options.answersInClient ? this.options.answersInClient() : true;
   }
 
   origin(extra: Extra): CallOrigin {

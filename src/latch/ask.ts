@@ -38,8 +38,10 @@ export interface PromptFailure {
 export interface Person {
   /** Aborts when the call is cancelled. */
   readonly signal: AbortSignal;
-  /** True when the client declared form elicitation and is not known to ignore it. */
+  /** True when the gateway's prompt may be shown in the client: it shows forms, and the person answers there (not with an approver credential of their own). */
   canPrompt(): boolean;
+  /** True when the client declared form elicitation and is not known to ignore it: a server's own questions may be asked there. */
+  showsForms(): boolean;
   /** Shows the form; never rejects. */
   prompt(params: ElicitRequestFormParams, timeoutMs: number): Promise<{ result: ElicitResult } | PromptFailure>;
   /** How the person sees this session on the approval page ("claude-ai 0.1.0"). */

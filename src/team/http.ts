@@ -341,7 +341,8 @@ export class TeamGateway {
       context: userContext(this.core, this.policies, store, identity.user),
       mirror: () => SHARED_SERVER_CAPABILITIES,
       roots: false,
-      session: { id, user: identity.user, grants, page: async () => room },
+      // Security: the client's token opened the session; once the user has an approver credential, the client is not where they answer (docs/team.md#approvers).
+      session: { id, user: identity.user, grants, page: async () => room, answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
     const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null };

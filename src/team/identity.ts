@@ -55,6 +55,16 @@ export class Authenticator {
     return [...users];
   }
 
+  /**
+   * Whether `user` has an approver credential now: an approver token, or any OAuth token once
+   * `http.oauth.approveScope` is set. Read at each prompt, so a reload that adds one applies to
+   * the sessions already open (their client is then no longer where the person answers).
+   */
+  hasApprover(user: string): boolean {
+    const http = this.http();
+    return Boolean(http && (http.oauth?.approveScope !== undefined || http.tokens.some((entry) => entry.user === user && entry.role === 'approver')));
+  }
+
   async authenticate(authorization: string | undefined): Promise<Authentication> {
     const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(authorization?.trim() ?? '');
     if (!match) return { refused: authorization ? 'invalid' : 'missing', detail: authorization ? 'the Authorization header is not "Bearer <token>"' : 'no bearer token' };

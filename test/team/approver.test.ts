@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
@@ -16,6 +16,11 @@ import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 const X = 'token-of-xavier-client-0123456789';
 const X_APPROVER = 'token-of-xavier-approver-012345';
 const Y = 'token-of-yvonne-client-0123456789';
+const Z = 'token-of-zoe-client-0123456789abc';
+const Z_APPROVER = 'token-of-zoe-approver-0123456789';
+/** The 2026-07-28 envelope of a client that shows forms (src/mcp-2026.ts). */
+const MODERN = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+const ALLOW_ONCE = { 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } };
 
 describe('serve --http: approver tokens', () => {
   let dir: string;
@@ -32,6 +37,7 @@ describe('serve --http: approver tokens', () => {
           { user: 'xavier', sha256: tokenHash(X) },
           { user: 'xavier', role: 'approver', sha256: tokenHash(X_APPROVER) },
           { user: 'yvonne', sha256: tokenHash(Y) },
+          { user: 'zoe', sha256: tokenHash(Z) },
         ],
       },
     });
@@ -41,16 +47,39 @@ describe('serve --http: approver tokens', () => {
     await team?.close();
   });
 
+  /** One JSON-RPC request to /mcp as `token`, in session `session` (none: a new session's initialize); the SSE answer read. */
+  let nextId = 1;
+  async function rpc(token: string, session: string | null, method: string, params: Record<string, unknown>) {
+    const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    if (session) Object.assign(headers, { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' });
+    const response = await fetch(team.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }) });
+    const text = await response.text();
+    const data = /^data: (.*)$/m.exec(text)?.[1] ?? text;
+    return { session: response.headers.get('mcp-session-id'), body: JSON.parse(data) as { result?: Record<string, any>; error?: unknown } };
+  }
+
+  /** A session opened by hand, that declares no forms in its handshake (its 2026-07-28 requests may in their envelope). */
+  async function rawSession(token: string): Promise<string> {
+    const opened = await rpc(token, null, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': opened.session! };
+    await fetch(team.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+    return opened.session!;
+  }
+
   /** A write that asks and waits in the store (the client shows no forms); resolves with its pending id. */
   async function waiting(token: string, user: string, file: string) {
     const x = await teamClient(team.url, token);
     const call = x.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: `written for ${user}` } }, undefined, { timeout: 60_000 });
-    const pending = await eventually(async () => {
+    return { client: x, call, id: (await onePending(token)).id };
+  }
+
+  /** The one call waiting for the user of `token`, once it waits. */
+  function onePending(token: string) {
+    return eventually(async () => {
       const listed = (await team.api('/api/pending', token)).body.pending as Array<{ id: string }>;
       expect(listed).toHaveLength(1);
       return listed[0]!;
     }, 30_000);
-    return { client: x, call, id: pending.id };
   }
 
   test("the client's token of a user with an approver token cannot answer that user's call; the approver's can", async () => {
@@ -79,7 +108,7 @@ describe('serve --http: approver tokens', () => {
   });
 
   test('a user with no approver token answers with the client token, as before, and the start log names that user', async () => {
-    expect(team.stderr()).toContain('http.tokens: yvonne has no approver token');
+    expect(team.stderr()).toContain('http.tokens: yvonne, zoe have no approver token');
     expect(team.stderr()).not.toMatch(/http\.tokens: [^"]*xavier/);
     const file = join(dir, 'yvonne.txt');
     const { client, call, id } = await waiting(Y, 'yvonne', file);
@@ -90,5 +119,59 @@ describe('serve --http: approver tokens', () => {
     } finally {
       await client.close();
     }
+  });
+
+  // Round 16 review T1: the client's token opened a second session that declared forms, and
+  // answered the gateway's prompt there itself ("Always allow" written to the config, audited `by:
+  // user`). A user with an approver credential is never shown the gateway's prompt in a client.
+  test('a session of a user with an approver token is not shown the prompt, even when its client shows forms: the call waits for the approver', async () => {
+    const file = join(dir, 'self.txt');
+    const self = await teamClient(team.url, X, () => ({ action: 'accept', content: { decision: 'Allow once' } }));
+    try {
+      const call = self.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'approved by the model itself' } }, undefined, { timeout: 60_000 });
+      const pending = await onePending(X_APPROVER);
+      expect(self.elicitations).toEqual([]);
+      expect(existsSync(file)).toBe(false);
+      expect((await team.api(`/api/pending/${pending.id}`, X_APPROVER, { method: 'POST', body: { decision: 'Deny' } })).status).toBe(200);
+      expect(textOf(await call)).toContain('Denied by mcp-latch');
+      expect(existsSync(file)).toBe(false);
+      expect(JSON.parse(readFileSync(team.configPath, 'utf8')).users).toBeUndefined();
+    } finally {
+      await self.close();
+    }
+  });
+
+  test('a 2026-07-28 request whose envelope shows forms is not paused as input_required for a user with an approver token: it waits for the approver', async () => {
+    const file = join(dir, 'modern-self.txt');
+    const session = await rawSession(X);
+    const call = rpc(X, session, 'tools/call', { name: 'fs__write_file', arguments: { path: file, content: 'x' }, _meta: MODERN });
+    const pending = await onePending(X_APPROVER);
+    expect(existsSync(file)).toBe(false);
+    expect((await team.api(`/api/pending/${pending.id}`, X_APPROVER, { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
+    const answered = await call;
+    expect(answered.body.result?.resultType).not.toBe('input_required');
+    expect(JSON.stringify(answered.body.result?.content)).toContain('Successfully wrote');
+  });
+
+  // Last: it adds an approver token for zoe to the config.
+  test("a retry's answer to a prompt issued before the user got an approver token is ignored: the call waits for the approver", async () => {
+    const file = join(dir, 'zoe.txt');
+    const session = await rawSession(Z);
+    const args = { path: file, content: 'for zoe' };
+    const first = await rpc(Z, session, 'tools/call', { name: 'fs__write_file', arguments: args, _meta: MODERN });
+    expect(first.body.result?.resultType).toBe('input_required');
+    const config = JSON.parse(readFileSync(team.configPath, 'utf8'));
+    config.http.tokens.push({ user: 'zoe', role: 'approver', sha256: tokenHash(Z_APPROVER) });
+    const reloads = () => team.stderr().split('config reloaded').length;
+    const before = reloads();
+    writeFileSync(team.configPath, JSON.stringify(config, null, 2));
+    await eventually(() => expect(reloads()).toBeGreaterThan(before), 30_000);
+
+    const retry = rpc(Z, session, 'tools/call', { name: 'fs__write_file', arguments: args, requestState: first.body.result!.requestState, inputResponses: ALLOW_ONCE, _meta: MODERN });
+    const pending = await onePending(Z_APPROVER);
+    expect(existsSync(file)).toBe(false);
+    expect((await team.api(`/api/pending/${pending.id}`, Z_APPROVER, { method: 'POST', body: { decision: 'Deny' } })).status).toBe(200);
+    expect(JSON.stringify((await retry).body.result?.content)).toContain('Denied by mcp-latch');
+    expect(existsSync(file)).toBe(false);
   });
 });
