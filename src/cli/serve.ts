@@ -92,6 +92,8 @@ export async function serve(options: ServeOptions): Promise<void> {
   const idle = new IdleCollector({
     input,
     inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
+    // A full collection drops what the warm-up left warm; the client's next command is often its first (core.ts, warmAgain).
+    collected: () => gateway.core.warmAgain(),
     report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
   });
   input.once('close', () => idle.close());

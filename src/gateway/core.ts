@@ -89,6 +89,8 @@ export class GatewayCore implements CallContext {
   private decisionWarmed = false;
   /** The warm-up's call through the pipeline and the scavenge after it, once started (warmDecision); null before. Never rejects. */
   private warming: Promise<void> | null = null;
+  /** No warm-up is running (warmAgain does not start one beside another). */
+  private warmedOver = false;
   private readonly prespawned: Prespawned | undefined;
   private readonly shared: boolean;
   /** limits.messageMB, read at start: the largest message, and list answer (list-answer.ts). */
@@ -226,6 +228,27 @@ export class GatewayCore implements CallContext {
     const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
     if (!route || this.toolClass(route).command?.mode !== 'shell') return;
     this.decisionWarmed = true;
+    this.warming = this.warm(route);
+  }
+
+  /**
+   * The warm-up again, after a full collection the idle collector ran (cli/serve.ts): V8 drops at a
+   * full collection what only the warm-up's own objects held (the maps of the shapes a call makes,
+   * the inline caches' feedback for them, the compiled regular expressions whose objects died), so
+   * a client's next command, typically its first, sent seconds after the list, paid for all of it
+   * again: 4.8 M instructions instead of 2.2 M (docs/performance.md, "Round 16: the first shell
+   * command"). Only once the first warm-up ran and is over; the same calls on objects of their own.
+   */
+  warmAgain(): void {
+    if (!this.decisionWarmed || this.closed || !this.warmedOver) return;
+    const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
+    if (!route || this.toolClass(route).command?.mode !== 'shell') return;
+    this.warming = this.warm(route);
+  }
+
+  /** The decisions, then the call through the pipeline, then the scavenge (warmDecision). Never rejects. */
+  private warm(route: ToolRoute): Promise<void> {
+    this.warmedOver = false;
     const tool = {
       server: route.supervisor.name,
       tool: route.tool.name,
@@ -255,7 +278,10 @@ export class GatewayCore implements CallContext {
           (error: unknown) => this.logger.debug({ err: errorMessage(error) }, 'warming the call pipeline failed'),
         )
       : Promise.resolve();
-    this.warming = pipeline.then(emptyYoungGeneration).catch(() => undefined);
+    return pipeline
+      .then(emptyYoungGeneration)
+      .catch(() => undefined)
+      .finally(() => (this.warmedOver = true));
   }
 
   /**

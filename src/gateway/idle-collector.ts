@@ -28,6 +28,8 @@ export interface IdleCollectorParts {
   heapSize?: () => number;
   /** A full collection, compacting when asked; `fullCollection` unless a test gives its own. */
   collect?: (compact: boolean) => void;
+  /** Called after each collection, once the baseline is read: serve warms the call path again (core.ts, warmAgain). */
+  collected?: () => void;
   /** Told of each quiet period's outcome (for the log). */
   report?: (outcome: IdleOutcome, detail: { inFlight: number; heapBefore: number; heapAfter: number }) => void;
 }
@@ -92,6 +94,7 @@ export class IdleCollector {
         this.collections++;
         this.baseline = this.heapSize();
         outcome = 'collected';
+        this.parts.collected?.();
       }
     }
     // 'active' is every period of a burst: only changes are told.

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { describe, expect, test } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { IDLE_MIN_GROWTH_BYTES, IdleCollector, fullCollection, type IdleOutcome } from '../../src/gateway/idle-collector.js';
-import { EVERYTHING_SERVER, ROOT, eventually, fixtureServer, startGateway, tempDir } from '../helpers/gateway.js';
+import { EVERYTHING_SERVER, ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir } from '../helpers/gateway.js';
 
 const MiB = 1024 * 1024;
 
@@ -16,7 +16,7 @@ const MiB = 1024 * 1024;
  */
 function setup() {
   const input = Object.assign(new EventEmitter(), { bytesRead: 0 });
-  const state = { inFlight: 0, heap: 10 * MiB, collected: 0, compacted: 0 };
+  const state = { inFlight: 0, heap: 10 * MiB, collected: 0, compacted: 0, told: [] as number[] };
   const reports: Array<{ outcome: IdleOutcome; inFlight: number }> = [];
   const collector = new IdleCollector(
     {
@@ -28,6 +28,8 @@ function setup() {
         state.compacted += compact ? 1 : 0;
         state.heap = 10 * MiB;
       },
+      // What the collections had done when it was told of them.
+      collected: () => state.told.push(state.collected),
       report: (outcome, detail) => reports.push({ outcome, inFlight: detail.inFlight }),
     },
     3_600_000,
@@ -56,6 +58,27 @@ describe('IdleCollector', () => {
     expect(state.compacted).toBe(1);
     expect(collector.collections).toBe(1);
     expect(collector.watching).toBe(false);
+  });
+
+  test('tells of each collection once both have run, and of nothing else (serve warms the call path again then)', () => {
+    const { state, collector, read } = setup();
+    read(100);
+    expect(collector.tick()).toBe('collected');
+    expect(state.told).toEqual([2]);
+    read(100);
+    read(100);
+    state.heap = 10.5 * MiB;
+    expect(collector.tick()).toBe('active');
+    state.inFlight = 1;
+    expect(collector.tick()).toBe('in-flight');
+    state.inFlight = 0;
+    expect(collector.tick()).toBe('small');
+    read(100);
+    read(100);
+    state.heap = 12 * MiB;
+    expect(collector.tick()).toBe('active');
+    expect(collector.tick()).toBe('collected');
+    expect(state.told).toEqual([2, 4]);
   });
 
   test('never collects while a call is in flight, however long it stays quiet', () => {
@@ -193,6 +216,32 @@ describe('IdleCollector', () => {
 });
 
 describe('the idle collector in a real gateway', () => {
+  test('after its collection the shell warm-up runs again, reaching no server and no audit', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'log');
+    const gateway = await startGateway(
+      { mcpServers: { fix: fixtureServer('fix', log) }, tools: { fix__echo: { kind: 'command' as const, command: 'text' } }, workspace: [dir], audit: { enabled: true }, permissions: { allow: ['Bash(echo *)'] } },
+      { dir },
+    );
+    try {
+      await gateway.client.listTools();
+      const lines = () => gateway.stderr().split('\n');
+      const at = (pattern: RegExp) => lines().flatMap((line, index) => (pattern.test(line) ? [index] : []));
+      // The first quiet period after start collects; the warm-up, which ran before the first list, runs once more after it.
+      await eventually(() => {
+        const collected = at(/"outcome":"collected"/);
+        expect(collected.length).toBeGreaterThan(0);
+        expect(at(/warmed the call pipeline/).filter((index) => index > collected[0]!).length).toBeGreaterThan(0);
+      }, 30_000);
+      expect(at(/warmed the call pipeline/).every((index) => (JSON.parse(lines()[index]!) as { answered: boolean }).answered)).toBe(true);
+      expect(fixtureCalls(log)).toEqual([]);
+      const audit = join(dir, 'mcp-latch-audit.jsonl');
+      expect(existsSync(audit) ? readFileSync(audit, 'utf8') : '').toBe('');
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
   const checks = (stderr: string) =>
     stderr
       .split('\n')

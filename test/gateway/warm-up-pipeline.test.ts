@@ -73,4 +73,53 @@ describe('the warm-up call pipeline', () => {
       await harness.close();
     }
   });
+  test('the warm-up again after an idle collection (core.ts, warmAgain) reaches nothing either, and never runs before the first', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'log');
+    const plainDir = tempDir();
+    const scratch = tempDir();
+    const tmp = process.env.TMPDIR;
+    process.env.TMPDIR = scratch;
+    const warmed = (harness: InProcessHarness) => harness.stderr().split('\n').filter((line) => line.includes('warmed the call pipeline'));
+    const plain = await inProcessGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'plain-log')) }, workspace: [dir], permissions: { allow: ['mcp__fix__echo'] } }, { dir: plainDir });
+    const harness = await inProcessGateway(
+      { mcpServers: { fix: fixtureServer('fix', log) }, tools: { fix__echo: { kind: 'command' as const, command: 'text' } }, workspace: [dir], audit: { enabled: true }, permissions: { allow: ['Bash(echo *)'] } },
+      { dir },
+    );
+    try {
+      // No shell tool: no first warm-up, so none again.
+      await plain.client.listTools();
+      plain.gateway.core.warmAgain();
+      await plain.gateway.core.warmedUp();
+      expect(warmed(plain)).toEqual([]);
+
+      await harness.client.listTools();
+      await harness.gateway.core.warmedUp();
+      expect(warmed(harness)).toHaveLength(1);
+      const pins = join(dir, 'mcp-latch.lock.json');
+      const pinned = existsSync(pins) ? readFileSync(pins, 'utf8') : null;
+      harness.gateway.core.warmAgain();
+      // One at a time: asked again while it runs, nothing more starts.
+      harness.gateway.core.warmAgain();
+      await harness.gateway.core.warmedUp();
+      expect(warmed(harness)).toHaveLength(2);
+      expect(warmed(harness).map((line) => (JSON.parse(line) as { answered: boolean }).answered)).toEqual([true, true]);
+      expect(fixtureCalls(log)).toEqual([]);
+      const audit = join(dir, 'mcp-latch-audit.jsonl');
+      expect(existsSync(audit) ? readFileSync(audit, 'utf8') : '').toBe('');
+      expect(existsSync(pins) ? readFileSync(pins, 'utf8') : null).toBe(pinned);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(readdirSync(scratch)).toEqual([]);
+
+      const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'echo real' } });
+      expect(textOf(result)).toContain('echo real');
+      expect(fixtureCalls(log)).toHaveLength(1);
+      expect(readFileSync(audit, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { command: string }).command)).toEqual(['echo real']);
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+      await harness.close();
+      await plain.close();
+    }
+  });
 });
