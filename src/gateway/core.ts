@@ -236,7 +236,7 @@ export class GatewayCore implements CallContext {
    * full collection what only the warm-up's own objects held (the maps of the shapes a call makes,
    * the inline caches' feedback for them, the compiled regular expressions whose objects died), so
    * a client's next command, typically its first, sent seconds after the list, paid for all of it
-   * again: 4.8 M instructions instead of 2.2 M (docs/performance.md, "Round 16: the first shell
+   * again: 5.0 M instructions instead of 2.2 M (docs/performance.md, "Round 16: the first shell
    * command"). Only once the first warm-up ran and is over; the same calls on objects of their own.
    */
   warmAgain(): void {
