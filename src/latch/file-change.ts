@@ -41,7 +41,7 @@ export interface FileChange {
 
 export type ChangePlan =
   | { action: 'write'; target: PathSubject; content: string; append: boolean }
-  | { action: 'edit'; target: PathSubject; edits: Array<{ oldText: string; newText: string }> }
+  | { action: 'edit'; target: PathSubject; edits: Array<{ oldText: string; newText: string }>; byLines: boolean }
   | { action: 'move'; source: PathSubject; target: PathSubject };
 
 export type CurrentFile =
@@ -75,20 +75,23 @@ export function planChange(facts: CallFacts, args: Record<string, unknown>): Cha
   const [target] = writes;
   if (!target || writes.length !== 1) return null;
   const edits = editsOf(args);
-  if (edits) return { action: 'edit', target, edits };
+  if (edits) return { action: 'edit', target, ...edits };
   const contentArg = CONTENT_ARGS.find((name) => typeof args[name] === 'string');
   if (!contentArg) return null;
   return { action: 'write', target, content: args[contentArg] as string, append: args['mode'] === 'append' };
 }
 
-/** server-filesystem `edit_file` edits, or desktop-commander's single `edit_block` replacement. */
-function editsOf(args: Record<string, unknown>): Array<{ oldText: string; newText: string }> | null {
+/**
+ * server-filesystem `edit_file` edits (`byLines`: it also matches line by line ignoring each line's
+ * blanks), or desktop-commander's single `edit_block` replacement (exact only: a near match is reported, not applied).
+ */
+function editsOf(args: Record<string, unknown>): { edits: Array<{ oldText: string; newText: string }>; byLines: boolean } | null {
   const edits = args['edits'];
   if (Array.isArray(edits) && edits.length > 0 && edits.every((edit) => isPlainObject(edit) && typeof edit['oldText'] === 'string' && typeof edit['newText'] === 'string')) {
-    return edits.map((edit) => ({ oldText: (edit as Record<string, string>)['oldText']!, newText: (edit as Record<string, string>)['newText']! }));
+    return { edits: edits.map((edit) => ({ oldText: (edit as Record<string, string>)['oldText']!, newText: (edit as Record<string, string>)['newText']! })), byLines: true };
   }
   const { old_string: oldText, new_string: newText, expected_replacements: count } = args;
-  if (typeof oldText === 'string' && typeof newText === 'string' && (count === undefined || count === 1)) return [{ oldText, newText }];
+  if (typeof oldText === 'string' && typeof newText === 'string' && (count === undefined || count === 1)) return { edits: [{ oldText, newText }], byLines: false };
   return null;
 }
 
@@ -166,32 +169,68 @@ export function describeChange(plan: ChangePlan, current: CurrentFile, source: C
   }
   const oldText = current.state === 'file' ? current.text : '';
   let newText: string;
+  let note: string | null = null;
   if (plan.action === 'write') newText = plan.append ? oldText + plan.content : plan.content;
   else {
     if (current.state === 'missing') return { ...base, bytesAfter: null, diff: null, diffMore: 0, cutLines: 0, note: 'the file does not exist, so the edit will fail' };
-    const edited = applyEdits(oldText, plan.edits);
+    const edited = applyEdits(oldText, plan.edits, plan.byLines);
     if (edited === null) {
-      return { ...base, bytesAfter: null, diff: null, diffMore: 0, cutLines: 0, note: 'an edit\'s old text is not in the file exactly (the server may still match it ignoring indentation); no diff is shown' };
+      return { ...base, bytesAfter: null, diff: null, diffMore: 0, cutLines: 0, note: `an edit's old text is not in the file${plan.byLines ? ', not even ignoring indentation' : ' exactly'}, so what it would change cannot be shown (the server should refuse it)` };
     }
-    newText = edited;
+    newText = edited.text;
+    if (edited.byLines) note = 'an edit matched only ignoring indentation, as the server matches it: the diff shows the indentation the server gives the new text';
   }
   const bytesAfter = Buffer.byteLength(newText);
   if (bytesAfter > MAX_COMPARE_BYTES) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: `the new content is too large to compare (over ${MAX_COMPARE_BYTES} bytes)` };
   const diff = unifiedDiff(path, oldText, newText);
   if (!diff) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: 'too many changes to compare line by line' };
-  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: diff.text === '' ? 'the content stays the same' : null };
+  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: diff.text === '' ? 'the content stays the same' : note };
 }
 
-/** Edits applied in order to a copy, each replacing the first exact occurrence (line endings normalised as the server does); null when one does not match. */
-export function applyEdits(text: string, edits: Array<{ oldText: string; newText: string }>): string | null {
+/**
+ * Edits applied in order to a copy, each replacing the first exact occurrence (line endings
+ * normalised as the server does); null when one does not match. `byLines`: server-filesystem's
+ * fallback (its lib.js applyFileEdits, 2026.8.31), followed step for step: the first run of lines
+ * equal to the old text's lines once each is trimmed, replaced by the new text's lines re-indented
+ * from the first matched line (review-approve15 A2: such an edit was shown as "no diff, Risk: low"
+ * and wrote a `curl … | sh` line).
+ */
+export function applyEdits(text: string, edits: Array<{ oldText: string; newText: string }>, byLines = false): { text: string; byLines: boolean } | null {
   let result = normalizeLineEndings(text);
+  let matchedByLines = false;
   for (const edit of edits) {
     const oldText = normalizeLineEndings(edit.oldText);
-    if (oldText === '' || !result.includes(oldText)) return null;
     const newText = normalizeLineEndings(edit.newText);
-    result = result.replace(oldText, () => newText);
+    if (oldText !== '' && result.includes(oldText)) {
+      result = result.replace(oldText, () => newText);
+      continue;
+    }
+    const lines = byLines && oldText !== '' ? replaceLines(result, oldText, newText) : null;
+    if (lines === null) return null;
+    result = lines;
+    matchedByLines = true;
   }
-  return result;
+  return { text: result, byLines: matchedByLines };
+}
+
+/** server-filesystem's line-by-line match ignoring each line's surrounding blanks; null when no run of lines matches. */
+function replaceLines(content: string, oldText: string, newText: string): string | null {
+  const oldLines = oldText.split('\n');
+  const contentLines = content.split('\n');
+  for (let i = 0; i <= contentLines.length - oldLines.length; i++) {
+    if (!oldLines.every((oldLine, j) => oldLine.trim() === contentLines[i + j]!.trim())) continue;
+    const originalIndent = /^\s*/.exec(contentLines[i]!)?.[0] ?? '';
+    const newLines = newText.split('\n').map((line, j) => {
+      if (j === 0) return originalIndent + line.trimStart();
+      const oldIndent = /^\s*/.exec(oldLines[j] ?? '')?.[0] ?? '';
+      const newIndent = /^\s*/.exec(line)?.[0] ?? '';
+      if (oldIndent && newIndent) return originalIndent + ' '.repeat(Math.max(0, newIndent.length - oldIndent.length)) + line.trimStart();
+      return line;
+    });
+    contentLines.splice(i, oldLines.length, ...newLines);
+    return contentLines.join('\n');
+  }
+  return null;
 }
 
 function normalizeLineEndings(text: string): string {

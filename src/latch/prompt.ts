@@ -209,6 +209,11 @@ const MAX_SUBSTITUTION_SHOWN = 120;
 const MAX_REASONS_SHOWN = 12;
 /** Characters of a diff line shown, after runs of blanks are shortened. */
 const MAX_DIFF_LINE_SHOWN = 500;
+/** Lines of a stdin text shown: all up to this many, else the first 30 and the last STDIN_TAIL_LINES; 200 characters each. */
+const MAX_STDIN_LINES_SHOWN = 40;
+const STDIN_TAIL_LINES = 10;
+const MAX_STDIN_LINE_SHOWN = 200;
+const STDIN_ABOVE = '(shown above under Stdin)';
 
 /** The message and what it cut; one per input (choiceLabels, the message and `_meta` all read it). */
 const renderings = new WeakMap<PromptInput, { text: string; hidden: string[] }>();
@@ -226,6 +231,7 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   if (input.change) body.push(...renderChange(input.change, shown, cuts));
   const info = input.decision.commandInfo;
   if (info) body.push(...renderCommand(info, input.decision, shown, cuts));
+  if (info?.stdin) body.push(...renderStdin(info.stdin, shown, cuts));
   if (input.runsIn) body.push(`  Runs in: ${renderRunsIn(input.runsIn)}`);
   if (input.decision.paths.length > 0) {
     body.push('Paths:');
@@ -237,7 +243,9 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
     }
   }
   body.push(...renderWhy(input.decision, cuts));
-  body.push(`Arguments: ${shown(argumentsText(input.args), MAX_ARGS_SHOWN, 'arguments', true)}`);
+  // The stdin text is shown above, line by line: once is enough, and it must not fill this bound.
+  const args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
+  body.push(`Arguments: ${shown(argumentsText(args), MAX_ARGS_SHOWN, 'arguments', true)}`);
   body.push(...renderDefinition(input.definition, cuts));
   const hidden = [...cuts];
   const lines: string[] = [];
@@ -260,6 +268,19 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
 /** Escapes, shortens runs of blanks and cuts a call-supplied text at `max`, recording `part` as not shown when it cuts. */
 type Shown = (text: string, max: number, part: string) => string;
 
+/** The text a command reads as code (or xargs as words) from the call's stdin argument, line by line (review-approve15 A2). */
+function renderStdin(stdin: NonNullable<CommandInfo['stdin']>, shown: Shown, cuts: Set<string>): string[] {
+  const text = stdin.text.split('\n');
+  if (text.length > 1 && text.at(-1) === '') text.pop();
+  const what = stdin.reader === 'xargs' ? 'the words xargs adds' : `code run by ${escapeText(stdin.reader)}`;
+  const lines = [`  Stdin (argument ${escapeText(stdin.arg)}, ${text.length} line${text.length === 1 ? '' : 's'}), ${what}:`];
+  const line = (value: string) => `    | ${shown(value, MAX_STDIN_LINE_SHOWN, 'stdin')}`;
+  if (text.length <= MAX_STDIN_LINES_SHOWN) return [...lines, ...text.map(line)];
+  cuts.add('stdin');
+  const head = MAX_STDIN_LINES_SHOWN - STDIN_TAIL_LINES;
+  return [...lines, ...text.slice(0, head).map(line), `    … ${text.length - MAX_STDIN_LINES_SHOWN} lines not shown …`, ...text.slice(text.length - STDIN_TAIL_LINES).map(line)];
+}
+
 function renderChange(change: FileChange, shown: Shown, cuts: Set<string>): string[] {
   const lines = [`Change: ${changeSummary(change)}${change.from ? ` from ${escapeText(change.from)}` : ''}: ${escapeText(change.path)}`];
   if (change.note) lines.push(`  (${change.note})`);
@@ -271,6 +292,8 @@ function renderChange(change: FileChange, shown: Shown, cuts: Set<string>): stri
     if (more > 0) lines.push(`    … ${more} more diff line${more === 1 ? '' : 's'}`);
     if (more > 0 || change.cutLines > 0) cuts.add('diff');
   }
+  // An edit whose result could not be worked out: the text does not show what it changes.
+  if (change.action === 'edit' && change.diff === null) cuts.add('change');
   return lines;
 }
 

@@ -193,6 +193,11 @@ export interface CommandInfo {
   signature: string | null;
   /** True when a rule can be saved for this command (fully analysed, no interpreters or substitutions). */
   rememberable: boolean;
+  /**
+   * The call's stdin argument when what reads it runs it or takes words from it (`python3`, `bash`, `xargs`):
+   * `arg` names the argument, `reader` the program. The prompt shows it (docs/approval.md "What the prompt shows").
+   */
+  stdin?: { arg: string; text: string; reader: string };
 }
 
 // ---------------------------------------------------------------------------------------------

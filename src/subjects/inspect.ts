@@ -105,7 +105,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       // nothing is allowed on it (docs/threat-model.md#where-bash-evaluates-text).
       if (toolClass.kind === 'command' && kind !== 'command') commandInfo = { ...commandInfo, unanalyzable: [...new Set([...commandInfo.unanalyzable, notBash ?? 'other-shell'])], rememberable: false };
       const stdin = toolClass.stdin ? args[toolClass.stdin] : undefined;
-      if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, stdin, cwd);
+      if (typeof stdin === 'string' && stdin.trim() !== '') commandInfo = withStdin(commandInfo, { arg: toolClass.stdin!, text: stdin, reader: '' }, cwd);
       addSegmentSubjects(commandInfo, true, subjects, context, cache);
     }
   }
@@ -939,9 +939,11 @@ function commandText(value: unknown, mode: 'shell' | 'argv'): string | null {
 /**
  * Text fed to a command's stdin is code when the command is a shell or an interpreter
  * (mcp-server-commands: `bash` with the script on stdin). A shell script is analysed too, so deny
- * rules still see its commands; either way it is never auto-allowed.
+ * rules still see its commands; either way it is never auto-allowed, and the prompt shows the text
+ * (`CommandInfo.stdin`, docs/approval.md "What the prompt shows").
  */
-function withStdin(info: CommandInfo, stdin: string, cwd: string | null): CommandInfo {
+function withStdin(info: CommandInfo, given: NonNullable<CommandInfo['stdin']>, cwd: string | null): CommandInfo {
+  const stdin = given.text;
   const last = info.segments[info.segments.length - 1];
   const name = last?.name ?? null;
   if (name && POSIX_SHELLS.has(name)) {
@@ -953,11 +955,12 @@ function withStdin(info: CommandInfo, stdin: string, cwd: string | null): Comman
       substitutions: [...info.substitutions, ...script.substitutions],
       unanalyzable: [...new Set([...info.unanalyzable, ...script.unanalyzable, 'stdin-script'])],
       rememberable: false,
+      stdin: { ...given, reader: name },
     };
   }
-  if (name && runsCode(name)) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'stdin-script'])], rememberable: false };
+  if (name && runsCode(name)) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'stdin-script'])], rememberable: false, stdin: { ...given, reader: name } };
   // `xargs cat` with stdin ".env": the words xargs adds are in the call, but not modelled as the
   // program's (round 14 review T8); such a call asks.
-  if (info.segments.some((segment) => segment.wrappers.some((wrapper) => /^(?:\S*\/)?xargs(?:\s|$)/.test(wrapper)))) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'xargs-input'])], rememberable: false };
+  if (info.segments.some((segment) => segment.wrappers.some((wrapper) => /^(?:\S*\/)?xargs(?:\s|$)/.test(wrapper)))) return { ...info, unanalyzable: [...new Set([...info.unanalyzable, 'xargs-input'])], rememberable: false, stdin: { ...given, reader: 'xargs' } };
   return info;
 }

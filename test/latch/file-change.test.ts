@@ -99,7 +99,7 @@ describe('edit_file and move_file', () => {
 
   test('an edit whose old text is not in the file says so instead of guessing', () => {
     expect(applyEdits('a\nb\n', [{ oldText: 'c', newText: 'd' }])).toBeNull();
-    expect(applyEdits('a\r\nb\r\n', [{ oldText: 'a\nb', newText: 'x' }])).toBe('x\n');
+    expect(applyEdits('a\r\nb\r\n', [{ oldText: 'a\nb', newText: 'x' }])).toEqual({ text: 'x\n', byLines: false });
   });
 
   test('move_file names both ends and what it replaces', async () => {
