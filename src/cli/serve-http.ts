@@ -49,6 +49,8 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
   new IdleCollector({
     input: gateway.received,
     inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
+    // As in `serve`: a full collection drops what the shell warm-up left warm (core.ts, warmAgain).
+    collected: () => gateway.core.warmAgain(),
     report: (outcome, detail) => logger.debug({ ...detail, outcome }, 'idle: heap checked after a burst'),
   });
 }

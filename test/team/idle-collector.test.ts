@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
-import { EVERYTHING_SERVER, FS_SERVER, eventually, tempDir, textOf } from '../helpers/gateway.js';
+import { EVERYTHING_SERVER, FS_SERVER, eventually, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
 import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 
 /**
@@ -69,4 +69,39 @@ describe('the team gateway collects when its clients are quiet', () => {
       await x.close();
     }
   });
+});
+
+describe('the team gateway warms its shell path again after a collection', () => {
+  test('the warm-up runs once more after the first collection, reaching no server and no audit', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'log');
+    const team = await startTeam(dir, {
+      mcpServers: { fix: fixtureServer('fix', log) },
+      tools: { fix__echo: { kind: 'command' as const, command: 'text' } },
+      workspace: [dir],
+      audit: { enabled: true },
+      permissions: { allow: ['Bash(echo *)'] },
+      http: { tokens: [{ user: 'xavier', sha256: tokenHash(X) }] },
+    });
+    try {
+      const x = await teamClient(team.url, X);
+      try {
+        await x.client.listTools();
+        const lines = () => team.stderr().split('\n');
+        const at = (pattern: RegExp) => lines().flatMap((line, index) => (pattern.test(line) ? [index] : []));
+        await eventually(() => {
+          const collected = at(/"outcome":"collected"/);
+          expect(collected.length).toBeGreaterThan(0);
+          expect(at(/warmed the call pipeline/).filter((index) => index > collected[0]!).length).toBeGreaterThan(0);
+        }, 60_000);
+        expect(fixtureCalls(log)).toEqual([]);
+        const audit = join(dir, 'mcp-latch-audit.jsonl');
+        expect(existsSync(audit) ? readFileSync(audit, 'utf8') : '').toBe('');
+      } finally {
+        await x.close();
+      }
+    } finally {
+      await team.close();
+    }
+  }, 90_000);
 });
