@@ -626,31 +626,33 @@ const git: Handler = (args, cwd, out) => {
     if (option.name === '--config-env' && option.value) gitSettingWord(option.value, base, out, true);
   }
   const sub = args[scan.end];
-  if (sub?.isStatic && sub.value === 'config') gitConfig(args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(args.slice(scan.end + 1), base, out);
+  // The subcommand's words, read by each model below (none changes them).
+  const after = args.slice(scan.end + 1);
+  if (sub?.isStatic && sub.value === 'config') gitConfig(after, base, out);
+  if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(after, base, out);
   // `--git-dir=D` for any subcommand: git runs D's config and hooks. Otherwise the repository git
   // finds from its working directory is checked on disk (inspect.ts, git-dir.ts repositoryProblem).
   for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base, GIT_DIRECTORY_MADE));
   if (!hasOption(scan, '--git-dir')) push(out, pathOf(staticWord('.'), READ, base, GIT_REPOSITORY_FOUND));
-  if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic && (sub.value === 'clean' || sub.value === 'rm')) gitRemoval(sub.value, args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic && sub.value === 'stash') gitStash(args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic && sub.value === 'mv') gitMove(args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic && sub.value === 'merge-file') gitMergeFile(args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic) gitOutputs(sub.value, args.slice(scan.end + 1), base, out);
-  if (sub !== undefined && !(sub.isStatic && GIT_OUTPUTS[sub.value]?.files.includes('--output'))) revisionOutput(args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic) gitReads(sub.value, args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic) gitStdinPaths(sub.value, args.slice(scan.end + 1), base, out);
-  if (sub?.isStatic) gitRepositories(sub.value, args.slice(scan.end + 1), base, out);
+  if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, after, base, out);
+  if (sub?.isStatic && (sub.value === 'clean' || sub.value === 'rm')) gitRemoval(sub.value, after, base, out);
+  if (sub?.isStatic && sub.value === 'stash') gitStash(after, base, out);
+  if (sub?.isStatic && sub.value === 'mv') gitMove(after, base, out);
+  if (sub?.isStatic && sub.value === 'merge-file') gitMergeFile(after, base, out);
+  if (sub?.isStatic) gitOutputs(sub.value, after, base, out);
+  if (sub !== undefined && !(sub.isStatic && GIT_OUTPUTS[sub.value]?.files.includes('--output'))) revisionOutput(after, base, out);
+  if (sub?.isStatic) gitReads(sub.value, after, base, out);
+  if (sub?.isStatic) gitStdinPaths(sub.value, after, base, out);
+  if (sub?.isStatic) gitRepositories(sub.value, after, base, out);
   if (sub !== undefined) {
     // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
     const top = optionValues(scan, '--work-tree').at(-1) ?? null;
-    gitPrints(sub, args.slice(scan.end + 1), { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') }, out);
+    gitPrints(sub, after, { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') }, out);
     // `--icase-pathspecs` (git takes its own options only in full): `DATA/SECRET` is data/secret.
     const place: GitPlace = { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') };
-    rewritten(treeRewrite(sub.isStatic ? sub.value : null, args.slice(scan.end + 1)), place, out);
-    if (sub.isStatic) gitStores(sub.value, args.slice(scan.end + 1), place, out);
-    const objects = sub.isStatic && printsObjects(sub.value, args.slice(scan.end + 1));
+    rewritten(treeRewrite(sub.isStatic ? sub.value : null, after), place, out);
+    if (sub.isStatic) gitStores(sub.value, after, place, out);
+    const objects = sub.isStatic && printsObjects(sub.value, after);
     if (objects) {
       // `cat-file -p NAME`: what NAME resolves to decides, as for `git show` (inspect.ts).
       const path = objectsRead(place);
@@ -658,7 +660,7 @@ const git: Handler = (args, cwd, out) => {
       push(out, path);
     }
     // What it runs (`rebase -x CMD`, `bisect run CMD`), from the working tree's top or elsewhere: a cwd not known here.
-    const runs = sub.isStatic ? gitRuns(sub.value, args.slice(scan.end + 1)) : { scripts: [], argvs: [] };
+    const runs = sub.isStatic ? gitRuns(sub.value, after) : { scripts: [], argvs: [] };
     for (const script of runs.scripts) {
       if (script.isStatic) out.nested.push({ kind: 'script', text: script.value, cwd: null });
       else out.reasons.push('executor');
