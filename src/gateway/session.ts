@@ -212,10 +212,14 @@ export class ClientSession implements SessionPort {
 function promptFailure(error: unknown, signal: AbortSignal): PromptFailure {
   const detail = errorMessage(error);
   if (signal.aborted) return { failure: 'cancelled', detail };
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return { failure: 'timeout', detail };
-  if (error instanceof McpError && error.code === ErrorCode.InvalidParams) return { failure: 'invalid', detail };
-  // The client's answer failed the SDK's check of an elicitation result (`content` not an object):
-  // the prompt was shown and answered, not one of its choices (round 13 review R3).
+  // The client's answer failed the SDK's check of an elicitation result (`content` not an object;
+  // round 13 review R3), or of its content against the form (Server.elicitInput): it answered, with
+  // something the form does not allow.
   if (error instanceof Error && /^\$?ZodError$/.test(error.name)) return { failure: 'invalid', detail };
-  return { failure: 'error', detail };
+  if (!(error instanceof McpError)) return { failure: 'unsent', detail };
+  if (error.code === ErrorCode.RequestTimeout) return { failure: 'timeout', detail };
+  if (/Elicitation response content does not match requested schema|Error validating elicitation response/.test(error.message)) return { failure: 'invalid', detail };
+  if (error.code === ErrorCode.ConnectionClosed && /Connection closed$/.test(error.message)) return { failure: 'closed', detail };
+  // Any other McpError is the client's own JSON-RPC error answer (Protocol's _onresponse): it may have shown the form.
+  return { failure: 'client-error', detail };
 }

@@ -1,5 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { LineSending } from '../downstream/lines.js';
+import type { Audit } from '../store/audit.js';
 import {
   CompleteRequestSchema,
   ErrorCode,
@@ -338,6 +340,7 @@ export class UpstreamSession {
     this.toolCallsBypassingProtocol.attach(transport);
     // MCP 2026-07-28 clients (era-2026.ts): attached last, it sees each message first and each answer last.
     this.session.modernWire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+    flushRecordsBeforeSending(transport, this.core.audit);
   }
 
   private callTools(calls: IncomingCall[]): ReturnType<CallHandler> {
@@ -387,3 +390,23 @@ const CAPABILITIES = {
 /** The servers not ready when a tools/list was answered, on its `_meta` (docs/config.md#timeouts). */
 const UNAVAILABLE_META = 'mcp-latch/unavailable';
 const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.';
+
+/**
+ * Every message to the client goes out after the audit's queued records are written: a denial's
+ * result was sent before its record, which a gateway killed right after lost (round 15 review A9;
+ * docs/design.md#records). Wrapped last, so it runs first.
+ */
+function flushRecordsBeforeSending(transport: Transport & Partial<LineSending>, audit: Audit): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    audit.flush();
+    return send(message, options);
+  };
+  const sendLine = transport.sendLine?.bind(transport);
+  if (sendLine) {
+    transport.sendLine = (line, id) => {
+      audit.flush();
+      return sendLine(line, id);
+    };
+  }
+}

@@ -18,7 +18,7 @@ import type { DefinitionReport } from '../pins/check.js';
 import type { CallFacts, PolicyState } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import { changedToolDenial } from './definition-prompt.js';
-import { declinedDenial, dismissedDenial, invalidAnswerDenial, noPromptDenial, pendingDenial, promptFailedDenial, timeoutDenial, userDenial, waitCancelledDenial } from './denial.js';
+import { clientErrorDenial, closedDenial, declinedDenial, dismissedDenial, invalidAnswerDenial, noPromptDenial, pendingDenial, promptFailedDenial, timeoutDenial, userDenial, waitCancelledDenial } from './denial.js';
 import type { EditableField } from './edit.js';
 import { fileChangeOf } from './file-change.js';
 import { pathsPicture } from './picture.js';
@@ -28,9 +28,14 @@ import type { ToolClass } from '../subjects/kind.js';
 import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput, type RunsIn } from './prompt.js';
 import { broaderRules, rememberRules } from './remember.js';
 
-/** Why a prompt gave no result: the gateway maps the client's errors to one of these. */
+/**
+ * Why a prompt gave no result, as far as the gateway knows: the gateway maps the client's errors to
+ * one of these. `invalid`: the client answered with something that does not fit the form;
+ * `client-error`: it answered with an error; `closed`: the connection closed first; `unsent`: the
+ * request could not be sent. Only the last is known not to have been shown (round 15 review A9).
+ */
 export interface PromptFailure {
-  failure: 'cancelled' | 'timeout' | 'invalid' | 'error';
+  failure: 'cancelled' | 'timeout' | 'invalid' | 'client-error' | 'closed' | 'unsent';
   detail: string;
 }
 
@@ -129,8 +134,12 @@ export async function askPerson(call: AskedCall, person: Person, context: AskCon
       case 'timeout':
         return { verdict: 'deny', by: 'timeout', text: timeoutDenial(timeoutSeconds) };
       case 'invalid':
-        return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
-      case 'error':
+        return { verdict: 'deny', by: 'client', text: invalidAnswerDenial() };
+      case 'client-error':
+        return { verdict: 'deny', by: 'client', text: clientErrorDenial(prompted.detail) };
+      case 'closed':
+        return { verdict: 'deny', by: 'client', text: closedDenial() };
+      case 'unsent':
         return { verdict: 'deny', by: 'error', text: promptFailedDenial(prompted.detail) };
     }
   }
@@ -215,7 +224,8 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
     case 'dismissed':
       return { verdict: 'deny', by: 'user', text: dismissedDenial() };
     case 'invalid':
-      return { verdict: 'deny', by: 'user', text: invalidAnswerDenial() };
+      // Not the person's decision: what the client sent is not an answer the form allows.
+      return { verdict: 'deny', by: 'client', text: invalidAnswerDenial() };
   }
   const { choice, note, edit } = answer;
   const withNote = note && note.trim() !== '' ? { note: note.trim() } : {};

@@ -68,10 +68,21 @@ export function timeoutDenial(seconds: number): string {
   return `${DENIED_PREFIX} no answer to the approval prompt within ${formatSeconds(seconds)}, so the call was not run.`;
 }
 
+/** The client's answer does not fit the form (a choice not offered, a field of the wrong type): not known to be the person's. */
 export function invalidAnswerDenial(): string {
-  return `${DENIED_PREFIX} the approval prompt returned an answer that was not one of its choices, so the call was not run.`;
+  return `${DENIED_PREFIX} the client returned an answer to the approval prompt that does not fit its form, so the call was not run.`;
 }
 
+/** The client answered the prompt's request with an error: whether the person saw the prompt is not known. */
+export function clientErrorDenial(detail: string): string {
+  return `${DENIED_PREFIX} the client returned an error instead of an answer to the approval prompt (${escapeText(detail)}), so the call was not run.`;
+}
+
+export function closedDenial(): string {
+  return `${DENIED_PREFIX} the connection to the client closed before the approval prompt was answered, so the call was not run.`;
+}
+
+/** The prompt could not be sent, or the approval page could not be started. */
 export function promptFailedDenial(detail: string): string {
   return `${DENIED_PREFIX} the approval prompt could not be shown (${escapeText(detail)}), so the call was not run.`;
 }

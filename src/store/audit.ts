@@ -9,8 +9,9 @@
  * `together()`: their records are written with one write when it returns, before any of them can
  * leave (a downstream transport writes in a later microtask, never inside `send()`). Records of calls
  * that were not forwarded (denied, cancelled) are queued and written with the next forwarded
- * call's, 64 at a time, or within 20 ms: record by record, between other processes' turns on the
- * CPU, the same work costs several times more (docs/performance.md#the-hot-path).
+ * call's, 64 at a time, within 20 ms, or when anything is sent to a client (`flush`), whichever
+ * comes first: before a denial's result leaves. Record by record, between other processes' turns
+ * on the CPU, the same work costs several times more (docs/performance.md#the-hot-path).
  *
  * Fail closed: a call whose record could not be written does not leave. Outside `together()`,
  * `record()` throws for it; inside, its message is already queued at its server's transport, which
@@ -67,6 +68,12 @@ export interface Audit {
    * one write before returning: nothing it sends may reach the OS before it returns.
    */
   together<T>(forwardAll: () => T): T;
+  /**
+   * Writes the records queued (denials, cancellations) now: called before anything is sent to a
+   * client, so a denial's record reaches the OS before its result leaves, as a forward's does
+   * before its call (round 15 review A9). Nothing to do when none is queued.
+   */
+  flush(): void;
   /** Writes what is queued and closes the file; nothing may be recorded after. */
   close(): Promise<void>;
   /**
@@ -86,7 +93,7 @@ export interface RecordFailures {
 }
 
 export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined): Audit {
-  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), close: async () => undefined, failures: 0, lastFailure: null };
+  if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), flush: () => undefined, close: async () => undefined, failures: 0, lastFailure: null };
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
   // Writes the OS refused and allowed records that could not be made (`failures`), and the last
@@ -169,6 +176,9 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
           writeQueued();
         }
       }
+    },
+    flush() {
+      if (count > 0 && depth === 0) writeQueued();
     },
     async close() {
       writeQueued();

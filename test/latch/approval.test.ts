@@ -205,7 +205,7 @@ describe('answers', () => {
     const dir = tempDir();
     const h = await gateway(dir, () => ({ action: 'accept', content: {} }));
     const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'x.txt'), content: 'x' } });
-    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the approval prompt returned an answer that was not one of its choices/);
+    expect(textOf(result)).toMatch(/^Denied by mcp-latch: the client returned an answer to the approval prompt that does not fit its form/);
     expect(existsSync(join(dir, 'x.txt'))).toBe(false);
   });
 
@@ -224,7 +224,7 @@ describe('answers', () => {
         const asked = await raw.find((message) => message.method === 'elicitation/create' && !raw.messages.some((m) => m.id === 10 + i));
         raw.send({ jsonrpc: '2.0', id: asked.id, result: shape });
         const answered = await raw.response(10 + i);
-        expect(textOf(answered.result)).toBe('Denied by mcp-latch: the approval prompt returned an answer that was not one of its choices, so the call was not run.');
+        expect(textOf(answered.result)).toBe('Denied by mcp-latch: the client returned an answer to the approval prompt that does not fit its form, so the call was not run.');
         raw.messages.splice(raw.messages.indexOf(asked), 1);
       }
       expect(fixtureCalls(log).filter((entry) => entry.tool === 'echo')).toEqual([]);
