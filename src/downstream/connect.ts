@@ -26,6 +26,7 @@ import { errorMessage, LatchError } from '../errors.js';
 import type { Prespawned } from './prespawn.js';
 import type { RecordFailures } from '../store/audit.js';
 import { SchemaValidators } from '../schema-validators.js';
+import { RemoteBounds } from './remote-bounds.js';
 
 /**
  * Connecting one downstream server: stdio child, Streamable HTTP, or legacy SSE (the fallback when
@@ -61,7 +62,7 @@ export interface ConnectOptions {
   hooks: RelayHooks;
   logger: Logger;
   timeoutMs: number;
-  /** `limits.messageMB` in bytes, for stdio servers. */
+  /** `limits.messageMB` in bytes: the largest message a server may send. */
   maxMessageBytes: number;
   version: string;
   /** Servers whose processes were started before the client initialized (see prespawn.ts). */
@@ -104,9 +105,12 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   const { SSEClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } = await remoteTransports();
   const url = new URL(config.url);
   const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+  // Answers held to limits.messageMB, and a request left unanswered answered (remote-bounds.ts).
+  const bounds = new RemoteBounds(options.maxMessageBytes);
   if (config.type !== 'sse') {
     const client = newClient(options);
-    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch: bounds.fetch(fetch) });
+    bounds.attach(transport);
     try {
       await client.connect(transport, handshake);
       return { client, transport, pid: null, modern: false };
@@ -118,7 +122,8 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
     }
   }
   const client = newClient(options);
-  const transport = new SSEClientTransport(url, { requestInit, eventSourceInit: config.headers ? { fetch: withHeaders(config.headers) } : {} });
+  const transport = new SSEClientTransport(url, { requestInit, fetch: bounds.fetch(fetch), eventSourceInit: { fetch: bounds.fetch(config.headers ? withHeaders(config.headers) : fetch) } });
+  bounds.attach(transport);
   await client.connect(transport, handshake);
   return { client, transport, pid: null, modern: false };
 }

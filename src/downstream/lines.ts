@@ -15,8 +15,8 @@ export interface Oversized {
 }
 
 /** What a message over the limit is told, for both directions. */
-export function oversizedText(what: string, oversized: Oversized, limitBytes: number): string {
-  return `${what} of ${megabytes(oversized.bytes)} MB exceeds the limit of ${megabytes(limitBytes)} MB; raise \`limits.messageMB\` in the mcp-latch config to accept it`;
+export function oversizedText(what: string, oversized: { bytes: number | null }, limitBytes: number): string {
+  return `${what}${oversized.bytes === null ? '' : ` of ${megabytes(oversized.bytes)} MB`} exceeds the limit of ${megabytes(limitBytes)} MB; raise \`limits.messageMB\` in the mcp-latch config to accept it`;
 }
 
 /** Bytes as MB (MiB) with at most one decimal, as the limits are stated. */
@@ -103,7 +103,7 @@ const HEAD_ID = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)
 const TAIL_ID = new RegExp(String.raw`"id"\s*:\s*${ID}\s*\}\s*$`);
 
 /** The id of a message known only by its two ends, or null. */
-function sniffId(head: string, tail: string): string | number | null {
+export function sniffId(head: string, tail: string): string | number | null {
   const found = HEAD_ID.exec(head)?.[1] ?? TAIL_ID.exec(tail)?.[1];
   if (found === undefined) return null;
   try {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MAX_ANSWER_ENTRIES, MAX_CHECKED_VALUES, checkEntries } from '../downstream/answer-entries.js';
 import { answerProblem, invalidAnswer } from '../downstream/invalid-answer.js';
 import { escapeText } from '../latch/escape.js';
-import { MAX_DEPTH, isPlainObject, nestsDeeperThan, valuesLeft } from '../values.js';
+import { MAX_DEPTH, isPlainObject, nestsDeeperWithin, valuesLeft } from '../values.js';
 
 /**
  * A server's tools/call result, checked before it is passed to the client: the client must never
@@ -15,13 +15,14 @@ import { MAX_DEPTH, isPlainObject, nestsDeeperThan, valuesLeft } from '../values
  * is a tool error naming them.
  */
 export function checkToolResult(value: unknown, server: string, tool: string): CallToolResult {
-  if (nestsDeeperThan(value)) {
-    return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} nests deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on; it was dropped.` }], isError: true };
-  }
-  // A stdio server's answer was counted before it was parsed (json-shape.ts); a remote server's is counted here.
+  // A tools/call answer was counted before it was parsed (json-shape.ts: direct-calls.ts, remote-bounds.ts); one of the SDK's ways in is counted here.
   const structured = isPlainObject(value) ? value.structuredContent : undefined;
   const budget = structured === undefined ? MAX_CHECKED_VALUES : valuesLeft(structured, MAX_CHECKED_VALUES);
   if (budget < 0) return droppedResult(server, `its structuredContent holds more than ${MAX_CHECKED_VALUES.toLocaleString('en-US')} values, the most mcp-latch checks in one answer`);
+  // Past the values checked and every entry's few own, the walk stops: such a result is dropped below anyway.
+  const deep = nestsDeeperWithin(value, MAX_WALKED_VALUES);
+  if (deep === null) return droppedResult(server, `it holds more than ${MAX_WALKED_VALUES.toLocaleString('en-US')} values, the most mcp-latch checks in one answer`);
+  if (deep) return droppedResult(server, `it nests deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on`);
   if (isPlainTextResult(value)) return value;
   const parsed = ResultWithoutContent.safeParse(value);
   if (!parsed.success) throw invalidAnswer(server, 'tools/call', tool, answerProblem(parsed.error.issues));
@@ -32,6 +33,9 @@ export function checkToolResult(value: unknown, server: string, tool: string): C
   }
   return { ...parsed.data, content: blocks.entries };
 }
+
+/** The values of one result walked for its depth: the structuredContent's and four for each entry of the longest content. */
+const MAX_WALKED_VALUES = MAX_CHECKED_VALUES + 4 * MAX_ANSWER_ENTRIES;
 
 /** What the client gets for a result past a limit of answer-entries.ts (`problem` says which). */
 export function droppedResult(server: string, problem: string): CallToolResult {

@@ -15,7 +15,8 @@
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ConnectionLost, type CallSettle, type DirectCallOptions } from '../downstream/direct-calls.js';
 import { AnswerDropped } from '../downstream/answer-entries.js';
-import { InvalidAnswer } from '../downstream/invalid-answer.js';
+import { InvalidAnswer, schemaProblem } from '../downstream/invalid-answer.js';
+import { gatewayAnswer } from '../downstream/remote-bounds.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import { GATEWAY_STOPPING } from '../cancellation.js';
@@ -550,11 +551,22 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   if (error instanceof LatchError && error.code === 'SERVER_UNAVAILABLE') return unavailableResult(error.message);
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return timeoutResult(error, supervisor);
   if (error instanceof AnswerDropped) return droppedResult(supervisor.name, error.problem);
+  // The gateway's own answer in the server's place (remote-bounds.ts, child-transport.ts): the call was forwarded.
+  const ours = error instanceof McpError || error instanceof RpcError ? gatewayAnswer(error.data) : null;
+  if (ours?.mcpLatch === 'too-large') return droppedResult(supervisor.name, escapeText(ours.text));
+  if (ours) return forwardedFailure(supervisor.name, escapeText(ours.text));
+  const unreadable = schemaProblem(error);
+  if (unreadable) return forwardedFailure(supervisor.name, `its answer could not be read: ${unreadable}`);
   if (error instanceof ConnectionLost) {
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
   }
   if (error instanceof InvalidAnswer) supervisor.warnInvalidAnswer(error);
   if (error instanceof RpcError) throw error;
   if (error instanceof McpError) throw asRpcError(error);
-  return { content: [{ type: 'text', text: `mcp-latch: the call to ${supervisor.name} failed: ${escapeText(errorMessage(error))}` }], isError: true };
+  return { content: [{ type: 'text', text: `mcp-latch: the call to ${supervisor.name} failed: ${escapeText(errorMessage(error))}. The call was forwarded to the server and may have had effects.` }], isError: true };
+}
+
+/** A forwarded call whose answer the gateway could not pass on (`why`, escaped): it may have run. */
+function forwardedFailure(server: string, why: string): CallToolResult {
+  return { content: [{ type: 'text', text: `mcp-latch: the call to server "${escapeText(server)}" failed: ${why}. The call was forwarded to the server and may have had effects.` }], isError: true };
 }

@@ -75,10 +75,13 @@ describe('values nested thousands of levels deep', () => {
 });
 
 describe('messages over limits.messageMB', () => {
-  test('a result over the limit answers its call at once, naming the limit and the key; the next call works', async () => {
+  test('a result over the limit answers its call at once, naming the limit and the key, and saying it was forwarded; the next call works', async () => {
     const { gateway } = await start({ messageMB: 2 });
     const answer = await call(gateway, 'f__huge_result', { mb: 3 });
     expect(text(answer)).toContain('exceeds the limit of 2 MB; raise `limits.messageMB`');
+    // A tool error, not a protocol error a model may simply retry: the call ran (round 16 review H7).
+    expect((answer.result as { isError?: boolean }).isError).toBe(true);
+    expect(text(answer)).toContain('The call was forwarded to the server and may have had effects.');
     expect(text(await call(gateway, 'f__echo', { text: 'after' }))).toContain('after');
   });
 

@@ -8,10 +8,13 @@ const HTTP_SERVER = join(ROOT, 'test/fixtures/http-server.mjs');
 /** Every server started here and not stopped yet: a test's afterEach stops them (stopHttpServers). */
 const started: ChildProcess[] = [];
 
-/** Starts the fixture on 127.0.0.1:`port`; resolves once it accepts connections. */
-export function startHttpServer(port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+/** test/fixtures/remote-fault-server.mjs: a remote server that misbehaves (its header says how). */
+export const REMOTE_FAULT_SERVER = join(ROOT, 'test/fixtures/remote-fault-server.mjs');
+
+/** Starts the fixture (or another server of the same contract: `args` to node) on 127.0.0.1:`port`; resolves once it accepts connections. */
+export function startHttpServer(port: number, env: Record<string, string> = {}, args: string[] = [HTTP_SERVER]): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HTTP_SERVER], { env: { ...process.env, PORT: String(port), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: { ...process.env, PORT: String(port), ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     started.push(child);
     let seen = '';
     child.stderr!.on('data', (chunk: Buffer) => {
