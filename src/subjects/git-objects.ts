@@ -376,3 +376,55 @@ function readRef(gitDir: string, common: string, packed: Map<string, string>, re
   if (ids.size === 1) return [...ids][0];
   return packed.get(ref);
 }
+
+/** A revision spelled as an object id: hex (full or abbreviated) or git-describe's `…-gHEX`; the hex part, else null. */
+export function objectIdOf(rev: string): string | null {
+  return /^[0-9a-f]{4,64}$/i.test(rev) ? rev.toLowerCase() : (/-g([0-9a-f]{4,64})$/i.exec(rev)?.[1]?.toLowerCase() ?? null);
+}
+
+/** Bounds on the reflogs read for one id (docs/threat-model.md#what-git-prints): past them the answer is no. */
+const MAX_REFLOGS = 256;
+const MAX_REFLOG_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Whether a ref ever pointed at the commit `hex` (an id, maybe abbreviated): a new value in a reflog
+ * of the repository (`logs/HEAD`, `logs/refs/**`, gitrepository-layout(5)) or of this working tree.
+ * A commit made with `git commit-tree` around any stored blob (`git show C` printed an ignored .env
+ * under the name x; git 2.39) is in none until a ref is moved to it, and then it is as any ref's
+ * commit. False when not sure (bounds, unreadable files).
+ */
+export function refsEverNamed(gitDir: string, hex: string): boolean {
+  const id = hex.toLowerCase();
+  const common = commonDirectory(gitDir);
+  const files: string[] = [];
+  for (const head of new Set([path.join(gitDir, 'logs', 'HEAD'), path.join(common, 'logs', 'HEAD')])) if (fs.existsSync(head)) files.push(head);
+  const stack = [path.join(common, 'logs', 'refs')];
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) stack.push(path.join(dir, entry.name));
+      else if (entry.isFile()) files.push(path.join(dir, entry.name));
+      if (files.length > MAX_REFLOGS) return false;
+    }
+  }
+  let bytes = 0;
+  for (const file of files) {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'latin1');
+    } catch {
+      return false;
+    }
+    bytes += text.length;
+    if (bytes > MAX_REFLOG_BYTES) return false;
+    // `<old> <new> <who> <when>\t<message>`: the new value is what the ref was set to.
+    for (const line of text.split('\n')) if (line.slice(line.indexOf(' ') + 1).startsWith(id)) return true;
+  }
+  return false;
+}

@@ -14,7 +14,7 @@ import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type P
 import { arrivals, isDirectory, isFile, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
 import { trackedPaths } from './git-index.js';
-import { revisionType } from './git-objects.js';
+import { objectIdOf, refsEverNamed, revisionType } from './git-objects.js';
 import { skippedByFilters } from './tree-filter.js';
 import { ignoreRules } from './git-ignore.js';
 
@@ -756,14 +756,17 @@ function copiedEntries(dest: string, from: NonNullable<TreeRead['copiedFrom']>, 
 
 /**
  * Each revision names a commit, a tree (unless `trees`: the command prints its files), (no object) a
- * file on disk, or nothing git can use, in the repository whose working tree's top is `top`.
+ * file on disk, or nothing git can use, in the repository whose working tree's top is `top`. A commit
+ * named by its id counts only when a ref ever pointed at it: `git commit-tree T` makes one around any
+ * stored blob, which no ref names (docs/threat-model.md#what-git-prints).
  */
 function namesNoStoredFile(top: string, revisions: readonly string[], trees: boolean, cwd: string | null, cache: DecisionPaths): boolean {
   const gitDir = gitDirectoryOfTree(top, cache.disk);
   if (gitDir === null) return false;
   return revisions.every((rev) => {
     const type = revisionType(gitDir, rev, cwd);
-    return type === 'commit' || (type === 'tree' && !trees) || type === 'path' || type === 'none';
+    const id = type === 'commit' ? objectIdOf(rev) : null;
+    return (type === 'commit' && (id === null || refsEverNamed(gitDir, id))) || (type === 'tree' && !trees) || type === 'path' || type === 'none';
   });
 }
 

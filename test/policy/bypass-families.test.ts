@@ -4283,8 +4283,23 @@ describe('4. git diff of trees prints the files they hold', () => {
     ids.empty = git('', 'mktree');
     ids.commit = git('', 'rev-parse', 'HEAD');
     git('', 'tag', 'treetag', ids.tree);
+    // Round 15 left open: a commit around T (git-commit-tree(1)); git 2.39 printed API_KEY=… for
+    // `git show C`, `git show C~0`, `git log -p -1 C` (bash 5.2). No ref ever named it.
+    ids.made = git('', 'commit-tree', ids.tree, '-m', 'x');
+    ids.made7 = ids.made.slice(0, 7);
+    ids.parented = git('', 'commit-tree', ids.tree, '-p', ids.commit, '-m', 'y');
   });
-  const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(tree|empty|commit)>/g, (_, kind: string) => ids[kind]!), mode, { allow: ['Bash(git *)'], cwd: '<W>/gt' });
+  const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(tree|empty|commit|made|made7|parented)>/g, (_, kind: string) => ids[kind]!), mode, { allow: ['Bash(git *)'], cwd: '<W>/gt' });
+  for (const mode of MODES) {
+    test.each(['git show <made>', 'git show <made7>', 'git show <made>~0', 'git show <made>^{commit}', 'git show <parented>', 'git show v1-1-g<made7>', 'git diff <commit> <made>', 'git diff <commit>..<made>', 'git diff <empty> <made>^{tree}', 'git log -p -1 <made>', 'git log -p <commit>..<parented>', 'git whatchanged -p -1 <made>', 'git format-patch --stdout -1 <made>', 'git diff-tree -p <made>'])(`${mode}: a commit git commit-tree made, %j, is not allowed`, (command) => {
+      const decision = decideIn(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  // A commit a ref names, or ever named (its reflog), is as before: `git show <commit>` of HEAD's commit by id.
+  test.each(['git show <commit>', 'git log -p -1 <commit>', 'git log -p main', 'git log -p', 'git show HEAD~0', 'git log --stat <made>'])('default and bypassPermissions: %j is allowed', (command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
+  });
   for (const mode of MODES) {
     test.each(['git diff <empty> <tree>', 'git diff <empty>..<tree>', 'git diff <tree>', 'git diff -p treetag', 'git diff <empty>^{tree} <tree>^{tree}', 'git diff-tree -p <empty> <tree>', 'git diff-index -p <tree>', 'git difftool -y <empty> <tree>'])(`${mode}: %j is not allowed`, (command) => {
       const decision = decideIn(command, mode);

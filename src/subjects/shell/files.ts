@@ -11,6 +11,7 @@ import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
+import { objectIdOf } from '../git-objects.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
@@ -930,6 +931,8 @@ const TRACKED: TreeRead = { content: true, follows: false, tracked: true };
  * (git 2.39, round 14 left open).
  */
 const TREE_DIFFS: ReadonlySet<string> = new Set(['diff', 'diff-tree', 'diff-index', 'difftool']);
+/** Subcommands that print commits' patches (`git log -p C`, `git format-patch -1 C`): a commit by id may be one `git commit-tree` made around any blob. */
+const COMMIT_PATCHES: ReadonlySet<string> = new Set(['log', 'whatchanged', 'format-patch']);
 
 function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileFacts): void {
   // An alias or a subcommand known only at run time may print anything.
@@ -946,7 +949,9 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
   const disk = options.some((o) => o === '--no-index' || (name === 'grep' && o.length > 3 && '--untracked'.startsWith(o)));
   // `git show BLOB` prints it whatever the options, `git diff BLOB BLOB` with a patch (round 13);
   // `git diff T1 T2` (and diff-tree, diff-index, difftool) the files of trees T1 and T2.
-  if (name === 'show' || (name !== null && TREE_DIFFS.has(name) && printsPatch && !disk)) objectRevisions(dashes === -1 ? args : args.slice(0, args.findIndex((w) => w.isStatic && w.value === '--')), place, out, name === 'show');
+  const revisionWords = dashes === -1 ? args : args.slice(0, args.findIndex((w) => w.isStatic && w.value === '--'));
+  if (name === 'show' || (name !== null && TREE_DIFFS.has(name) && printsPatch && !disk)) objectRevisions(revisionWords, place, out, name === 'show' ? 'show' : 'diff');
+  else if (name !== null && COMMIT_PATCHES.has(name) && printsPatch) objectRevisions(revisionWords, place, out, 'log');
   if (!printsPatch) return;
   const tree: TreeRead = disk ? { content: true, follows: false } : TRACKED;
   const pathspecs = dashes === -1 ? [] : args.slice(args.findIndex((w) => w.isStatic && w.value === '--') + 1);
@@ -980,13 +985,23 @@ function gitPrints(sub: Word, args: readonly Word[], place: GitPlace, out: FileF
  * the rest in the object store (subjects/git-objects.ts) and keeps the read unless each is a
  * commit, a tree or a file on disk (docs/threat-model.md#what-git-prints).
  */
-function objectRevisions(words: readonly Word[], place: GitPlace, out: FileFacts, show: boolean): void {
+function objectRevisions(words: readonly Word[], place: GitPlace, out: FileFacts, how: 'show' | 'diff' | 'log'): void {
+  const show = how === 'show';
   const revisions: string[] = [];
   let unknown = false;
   let operands = 0;
   // `git show TREE` lists names; a diff prints a tree's files: `X^{tree}` is X's tree, so X is
-  // resolved (a commit's tree is its files, a tree itself, anything else not known).
-  const ends = (value: string): string[] => (show ? revisionEnds(value).filter((end) => !COMMIT.test(end)) : revisionEnds(value).map((end) => end.replace(/\^\{tree\}$/, '')).filter((end) => !COMMIT_ONLY.test(end)));
+  // resolved (a commit's tree is its files, a tree itself, anything else not known). A commit by
+  // its spelling from an id (`C~0`, `C^`) is C's: resolved as C (inspect.ts, a commit by id).
+  // `git log -p` prints commits only: the ids among its operands are resolved.
+  const commitOf = (end: string): string[] => {
+    const base = end.replace(/(?:[~^]\d*|\^\{commit\})+$/, '');
+    return objectIdOf(base) !== null ? [base] : [];
+  };
+  const ends = (value: string): string[] =>
+    how === 'log' ? revisionEnds(value).flatMap(commitOf)
+    : show ? revisionEnds(value).flatMap((end) => (COMMIT.test(end) ? commitOf(end) : [end]))
+    : revisionEnds(value).map((end) => end.replace(/\^\{tree\}$/, '')).flatMap((end) => (COMMIT_ONLY.test(end) ? commitOf(end) : [end]));
   for (const word of words) {
     if (!word.isStatic) unknown = true;
     else if (!word.value.startsWith('-')) {
