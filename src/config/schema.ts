@@ -20,6 +20,14 @@ export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 export const DEFAULT_MAX_SESSIONS = 1000;
 export const DEFAULT_MAX_SESSIONS_PER_USER = 100;
 
+/**
+ * `http.maxWaitingCallsPerUser` and `http.maxWaitingMBPerUser` unless set: a waiting call keeps
+ * ~2.5× its arguments (round 16 review T2: 10 calls of 9 MB, RSS 86 → 339 MiB), so one user's
+ * 50 MB hold ~125 MiB; 20 calls are more than a client asks at once.
+ */
+export const DEFAULT_MAX_WAITING_CALLS_PER_USER = 20;
+export const DEFAULT_MAX_WAITING_MB_PER_USER = 50;
+
 /** How long a request naming what a starting server has not listed yet waits for it, in ms. */
 export function startWaitMs(file: ConfigFile): number {
   return file.timeouts.startWaitSeconds * 1000;
@@ -212,6 +220,17 @@ export function configSchemas() {
       .positive()
       .default(DEFAULT_MAX_SESSIONS_PER_USER)
       .describe('Live MCP sessions one user keeps at most; an initialize past it is refused (429).'),
+    maxWaitingCallsPerUser: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_MAX_WAITING_CALLS_PER_USER)
+      .describe('Calls of one user waiting for approval (or behind one) at once, all their sessions together; a call past it is denied at once.'),
+    maxWaitingMBPerUser: z
+      .number()
+      .positive()
+      .default(DEFAULT_MAX_WAITING_MB_PER_USER)
+      .describe('MiB of arguments the waiting calls of one user hold together; a call past it is denied at once.'),
   });
 
   /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */

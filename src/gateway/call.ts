@@ -223,6 +223,14 @@ function editRefusal(edited: DecidedCall): string | null {
 /** The latch's slow path: the call joins its session's batch, where the person may be asked. */
 async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<LatchOutcome> {
   const { call, route, decision } = decided;
+  // Security: one member's waiting calls are bounded, or their arguments fill the shared gateway's heap (docs/team.md, round 16 review T2).
+  const waiting = decision.verdict === 'deny' ? undefined : session.waiting;
+  const bytes = waiting ? Buffer.byteLength(decided.argsJson.textOf(decided.args) ?? '') : 0;
+  const refusal = waiting?.take(bytes) ?? null;
+  if (refusal !== null) {
+    const text = `${DENIED_PREFIX} this call may not wait for approval: ${escapeText(refusal)}.`;
+    return { type: 'deny', decision: { ...decision, verdict: 'deny', reason: refusal }, text, answer: { verdict: 'deny', by: 'gateway', text } };
+  }
   if (decision.verdict !== 'allow') progress.startHeartbeat(context.config().approval.heartbeatSeconds * 1000, `Waiting for approval: ${route.supervisor.name}/${route.tool.name}`);
   try {
     return await session.latch.submit(
@@ -244,6 +252,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
     );
   } finally {
     progress.stopHeartbeat();
+    waiting?.give(bytes);
   }
 }
 

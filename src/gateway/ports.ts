@@ -53,6 +53,12 @@ export interface CallContext {
   pinAfter(report: DefinitionReport, answered: Promise<unknown>): void;
 }
 
+/** Places for waiting calls: `take` answers why a call may not wait (null: it may), `give` returns its place. */
+export interface WaitingPlaces {
+  take(bytes: number): string | null;
+  give(bytes: number): void;
+}
+
 /** One client session: its latch, its grants, and how to reach its person. */
 export interface SessionPort {
   id: string;
@@ -67,6 +73,8 @@ export interface SessionPort {
   held: HeldCalls;
   /** Whether the person answers the gateway's prompts in this session's client (not once they have an approver credential: docs/team.md#approvers). */
   answersInClient(): boolean;
+  /** What the user's calls waiting in the latch may hold on a team gateway (team/waiting-budget.ts); none over stdio. */
+  waiting?: WaitingPlaces | undefined;
   /** The person behind the session, reached for one call (its cancellation, its request id). */
   person(extra: Extra): Person;
   /** Where a server working on this call sends its own requests and log messages (running-calls.ts). */

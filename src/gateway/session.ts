@@ -22,7 +22,7 @@ import { SessionGrants, type SessionGrantBook } from '../store/grants.js';
 import { RequestStates, readOrCreateStateKey } from '../latch/request-state.js';
 import { openInBrowser, notify } from './announce.js';
 import { envelopeOf, type ModernWire } from './era-2026.js';
-import type { Extra, SessionPort } from './ports.js';
+import type { Extra, SessionPort, WaitingPlaces } from './ports.js';
 import type { CallOrigin } from './running-calls.js';
 import { HeldCalls } from './held-calls.js';
 
@@ -48,11 +48,14 @@ export interface SessionOptions {
    * has an approver credential, which the client's token must not stand in for (docs/team.md#approvers).
    */
   answersInClient?: () => boolean;
+  /** What the user's waiting calls may hold, shared by their sessions (team/waiting-budget.ts). */
+  waiting?: WaitingPlaces;
 }
 
 export class ClientSession implements SessionPort {
   readonly id: string;
   readonly user: string | undefined;
+  readonly waiting: WaitingPlaces | undefined;
   readonly latch: SessionLatch;
   readonly grants: SessionGrantBook;
   readonly retryApprovals = new RetryApprovals();
@@ -76,6 +79,7 @@ export class ClientSession implements SessionPort {
   ) {
     this.id = options.id ?? `s-${process.pid}-${Date.now().toString(36)}`;
     this.user = options.user;
+    this.waiting = options.waiting;
     this.requestStates = new RequestStates(() => this.stateKey(stateKeyPath(configPath)));
     this.pageStateFile = pageStateFile(configPath);
     this.latch = new SessionLatch({ ordering: config().approval.ordering, onError: (error) => logger.error({ err: errorMessage(error) }, 'latch error') });

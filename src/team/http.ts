@@ -7,7 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
 import type { LoadedConfig } from '../config/load.js';
 import { httpSecretFile } from '../config/locate.js';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_MAX_WAITING_CALLS_PER_USER, DEFAULT_MAX_WAITING_MB_PER_USER, DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
 import { GATEWAY_STOPPING } from '../cancellation.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
@@ -21,6 +21,7 @@ import { LocalSecret } from './local-secret.js';
 import { StoredSessionGrants } from './session-grants.js';
 import type { Identity, TeamStore } from './store.js';
 import { UserPolicies, userContext } from './user-context.js';
+import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 
 /**
@@ -71,6 +72,8 @@ export class TeamGateway {
   readonly core: GatewayCore;
   private readonly http: HttpServer;
   private readonly sessions = new Map<string, LiveSession>();
+  /** Each user's waiting calls, all their sessions of this replica together (waiting-budget.ts). */
+  private readonly waiting = new Map<string, WaitingBudget>();
   private readonly policies: UserPolicies;
   private authenticator!: Authenticator;
   private base = '';
@@ -329,6 +332,19 @@ export class TeamGateway {
     return null;
   }
 
+  private waitingBudget(user: string): WaitingBudget {
+    let budget = this.waiting.get(user);
+    if (!budget) {
+      const limits = () => {
+        const http = this.core.config().http;
+        return { calls: http?.maxWaitingCallsPerUser ?? DEFAULT_MAX_WAITING_CALLS_PER_USER, bytes: (http?.maxWaitingMBPerUser ?? DEFAULT_MAX_WAITING_MB_PER_USER) * 1024 * 1024 };
+      };
+      budget = new WaitingBudget(user, limits);
+      this.waiting.set(user, budget);
+    }
+    return budget;
+  }
+
   /** A new MCP session for this user: its own upstream Server, latch and waiting room. */
   private open(identity: Identity): LiveSession {
     const id = randomUUID();
@@ -342,7 +358,7 @@ export class TeamGateway {
       mirror: () => SHARED_SERVER_CAPABILITIES,
       roots: false,
       // Security: the client's token opened the session; once the user has an approver credential, the client is not where they answer (docs/team.md#approvers).
-      session: { id, user: identity.user, grants, page: async () => room, answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
+      session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
     const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null };
