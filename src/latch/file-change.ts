@@ -37,10 +37,12 @@ export interface FileChange {
   cutLines: number;
   /** Why there is no diff, or what to keep in mind ("reading it is denied by a rule"). */
   note: string | null;
+  /** The argument holding the whole new content, when the diff shows it (a write): the prompt shows it once. */
+  contentArg?: string;
 }
 
 export type ChangePlan =
-  | { action: 'write'; target: PathSubject; content: string; append: boolean }
+  | { action: 'write'; target: PathSubject; content: string; append: boolean; arg: string }
   | { action: 'edit'; target: PathSubject; edits: Array<{ oldText: string; newText: string }>; byLines: boolean }
   | { action: 'move'; source: PathSubject; target: PathSubject };
 
@@ -78,7 +80,7 @@ export function planChange(facts: CallFacts, args: Record<string, unknown>): Cha
   if (edits) return { action: 'edit', target, ...edits };
   const contentArg = CONTENT_ARGS.find((name) => typeof args[name] === 'string');
   if (!contentArg) return null;
-  return { action: 'write', target, content: args[contentArg] as string, append: args['mode'] === 'append' };
+  return { action: 'write', target, content: args[contentArg] as string, append: args['mode'] === 'append', arg: contentArg };
 }
 
 /**
@@ -184,7 +186,7 @@ export function describeChange(plan: ChangePlan, current: CurrentFile, source: C
   if (bytesAfter > MAX_COMPARE_BYTES) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: `the new content is too large to compare (over ${MAX_COMPARE_BYTES} bytes)` };
   const diff = unifiedDiff(path, oldText, newText);
   if (!diff) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: 'too many changes to compare line by line' };
-  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: diff.text === '' ? 'the content stays the same' : note };
+  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: diff.text === '' ? 'the content stays the same' : note, ...(plan.action === 'write' ? { contentArg: plan.arg } : {}) };
 }
 
 /**

@@ -214,6 +214,7 @@ const MAX_STDIN_LINES_SHOWN = 40;
 const STDIN_TAIL_LINES = 10;
 const MAX_STDIN_LINE_SHOWN = 200;
 const STDIN_ABOVE = '(shown above under Stdin)';
+const DIFF_ABOVE = '(shown above as the diff)';
 
 /** The message and what it cut; one per input (choiceLabels, the message and `_meta` all read it). */
 const renderings = new WeakMap<PromptInput, { text: string; hidden: string[] }>();
@@ -243,8 +244,11 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
     }
   }
   body.push(...renderWhy(input.decision, cuts));
-  // The stdin text is shown above, line by line: once is enough, and it must not fill this bound.
-  const args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
+  // The stdin text is shown above, line by line, and a write's new content as a diff shown whole:
+  // once is enough, and they must not fill this bound (a write of over 600 characters was "not shown").
+  let args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
+  const contentArg = input.change?.contentArg;
+  if (contentArg !== undefined && !cuts.has('diff') && isPlainObject(args) && typeof args[contentArg] === 'string') args = { ...args, [contentArg]: DIFF_ABOVE };
   body.push(`Arguments: ${shown(argumentsText(args), MAX_ARGS_SHOWN, 'arguments', true)}`);
   body.push(...renderDefinition(input.definition, cuts));
   const hidden = [...cuts];

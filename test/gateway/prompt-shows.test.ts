@@ -116,6 +116,23 @@ describe('a changed description (A8)', () => {
 });
 
 describe('code the call runs that is not in its command (A2)', () => {
+  // A write of over 600 characters was "not shown" (arguments) though its diff showed all of it:
+  // Risk high and only Allow once / Deny for every sizeable file written.
+  test('a write whose diff is shown whole: the Arguments line points at it, nothing is marked not shown', async () => {
+    const ws = workspace();
+    const file = join(ws, 'notes.md');
+    const h = await gateway({ fs: { command: process.execPath, args: [FS_SERVER, ws] } }, ws);
+    const content = Array.from({ length: 14 }, (_, i) => `line ${i} of the meeting notes, written by the assistant`).join('\n') + '\n';
+    await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content } });
+    const prompt = lastPrompt(h);
+    const lines = prompt.message.split('\n');
+    expect(lines).toContain(`Arguments: {"path":${JSON.stringify(file)},"content":"(shown above as the diff)"}`);
+    expect(content.length).toBeGreaterThan(600);
+    expect(lines).toContain('    +line 13 of the meeting notes, written by the assistant');
+    expect(lines[2]).not.toMatch(/not shown/);
+    expect(readFileSync(file, 'utf8')).toBe(content);
+  }, 60_000);
+
   test('a python3 script on stdin behind 12 comment lines is shown line by line; the Arguments line does not repeat it', async () => {
     const ws = workspace();
     const h = await gateway({ shell: { command: process.execPath, args: [COMMANDS_SERVER], cwd: ws } }, ws);

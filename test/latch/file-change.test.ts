@@ -125,7 +125,7 @@ describe('unifiedDiff', () => {
     const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join('\n');
     const b = Array.from({ length: 3000 }, (_, i) => `b${i}`).join('\n');
     expect(unifiedDiff('/f', a, b)).toBeNull();
-    const plan = { action: 'write' as const, target: { type: 'path' as const, access: 'write' as const, input: '/f', path: '/f', realPath: '/f', inWorkspace: true, via: 'path' }, content: b, append: false };
+    const plan = { action: 'write' as const, target: { type: 'path' as const, access: 'write' as const, input: '/f', path: '/f', realPath: '/f', inWorkspace: true, via: 'path' }, content: b, append: false, arg: 'content' };
     expect(describeChange(plan, { state: 'file', text: a, bytes: a.length }).note).toMatch(/too many changes/);
   });
 });
