@@ -286,7 +286,8 @@ export function configSchemas() {
     timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 5, startWaitSeconds: 30, connectSeconds: 120 }),
     limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
     policy: PolicySchema.default({ toolDescriptions: 'warn' }).describe('How the gateway treats what servers say about their tools.'),
-    http: HttpSchema.optional().describe('`serve --http`: who may connect and as whom (docs/team.md).'),
+    // Absent: its defaults (no tokens, the limits), so the schema is the one home of each default.
+    http: HttpSchema.prefault({}).describe('`serve --http`: who may connect and as whom (docs/team.md).'),
     users: z.record(UserIdSchema, UserOverlaySchema).default({}).describe('Per-user overlays of a team gateway: their own allow/ask/deny and mode on top of permissions; "Always allow" answers are saved here.'),
     store: StoreSchema.optional().describe('Where a team gateway keeps pending calls, grants and remembered rules (docs/team.md).'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),

@@ -7,7 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
 import type { LoadedConfig } from '../config/load.js';
 import { httpSecretFile } from '../config/locate.js';
-import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_USER, DEFAULT_MAX_WAITING_CALLS_PER_USER, DEFAULT_MAX_WAITING_MB_PER_USER, DEFAULT_SESSION_IDLE_SECONDS, messageBytes } from '../config/schema.js';
+import { messageBytes } from '../config/schema.js';
 import { GATEWAY_STOPPING } from '../cancellation.js';
 import { GatewayCore } from '../gateway/core.js';
 import { createRelayHooks, SHARED_SERVER_CAPABILITIES } from '../gateway/relay.js';
@@ -126,7 +126,7 @@ export class TeamGateway {
     const bound = (this.http.address() as AddressInfo).port;
     const shown = host.includes(':') ? `[${host}]` : host;
     this.hosts = [`${shown}:${bound}`, ...(loopback ? [`localhost:${bound}`, `127.0.0.1:${bound}`, `[::1]:${bound}`] : [])];
-    const configured = this.core.config().http?.resource;
+    const configured = this.core.config().http.resource;
     this.base = configured ? new URL(configured).origin : `http://${shown}:${bound}`;
     const resource = configured ?? `${this.base}/mcp`;
     this.authenticator = new Authenticator(() => this.core.config().http, resource);
@@ -214,21 +214,21 @@ export class TeamGateway {
   private doorProblem(req: IncomingMessage): string | null {
     const http = this.core.config().http;
     const host = req.headers.host;
-    const configuredHost = http?.resource ? new URL(http.resource).host : null;
-    const hosts = [...this.hosts, ...(configuredHost ? [configuredHost] : []), ...(http?.allowedHosts ?? [])];
+    const configuredHost = http.resource ? new URL(http.resource).host : null;
+    const hosts = [...this.hosts, ...(configuredHost ? [configuredHost] : []), ...http.allowedHosts];
     if (!host || !hosts.includes(host)) return `Invalid Host header: ${host ?? '(none)'}`;
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== `http://${host}` && origin !== this.base && !(http?.allowedOrigins ?? []).includes(origin)) return `Invalid Origin header: ${origin}`;
+    if (origin !== undefined && origin !== `http://${host}` && origin !== this.base && !http.allowedOrigins.includes(origin)) return `Invalid Origin header: ${origin}`;
     return null;
   }
 
   private metadata(): Record<string, unknown> {
-    const oauth = this.core.config().http?.oauth;
+    const oauth = this.core.config().http.oauth;
     return { resource: this.authenticatorResource(), authorization_servers: oauth ? [oauth.issuer] : [], bearer_methods_supported: ['header'], resource_name: 'mcp-latch' };
   }
 
   private authenticatorResource(): string {
-    return this.core.config().http?.resource ?? `${this.base}/mcp`;
+    return this.core.config().http.resource ?? `${this.base}/mcp`;
   }
 
   /** The caller's identity, or null after answering 401 with where to find how to get a token. */
@@ -309,7 +309,7 @@ export class TeamGateway {
     res.once('close', () => {
       session.open -= 1;
       if (session.open > 0 || this.sessions.get(session.id) !== session) return;
-      const seconds = this.core.config().http?.sessionIdleSeconds ?? DEFAULT_SESSION_IDLE_SECONDS;
+      const seconds = this.core.config().http.sessionIdleSeconds;
       session.idle = setTimeout(() => {
         if (this.sessions.get(session.id) !== session || session.open > 0) return;
         this.core.logger.info({ user: session.user, session: session.id, idleSeconds: seconds }, 'client session closed: no request for http.sessionIdleSeconds; its waiting calls are withdrawn and will not run');
@@ -322,8 +322,8 @@ export class TeamGateway {
   /** Why a new session of `user` is refused, when a limit is reached (a session costs ~42 KB; docs/team.md). */
   private sessionLimit(user: string): { status: number; key: string; message: string } | null {
     const http = this.core.config().http;
-    const most = http?.maxSessions ?? DEFAULT_MAX_SESSIONS;
-    const mostPerUser = http?.maxSessionsPerUser ?? DEFAULT_MAX_SESSIONS_PER_USER;
+    const most = http.maxSessions;
+    const mostPerUser = http.maxSessionsPerUser;
     const wait = 'close one (DELETE /mcp), wait for an idle one to end (http.sessionIdleSeconds)';
     if (this.sessions.size >= most) return { status: 503, key: 'http.maxSessions', message: `too many MCP sessions: ${this.sessions.size} are open, the limit is ${most} (http.maxSessions); ${wait}, or raise http.maxSessions` };
     let own = 0;
@@ -337,7 +337,7 @@ export class TeamGateway {
     if (!budget) {
       const limits = () => {
         const http = this.core.config().http;
-        return { calls: http?.maxWaitingCallsPerUser ?? DEFAULT_MAX_WAITING_CALLS_PER_USER, bytes: (http?.maxWaitingMBPerUser ?? DEFAULT_MAX_WAITING_MB_PER_USER) * 1024 * 1024 };
+        return { calls: http.maxWaitingCallsPerUser, bytes: http.maxWaitingMBPerUser * 1024 * 1024 };
       };
       budget = new WaitingBudget(user, limits);
       this.waiting.set(user, budget);

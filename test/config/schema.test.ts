@@ -27,6 +27,11 @@ describe('config JSON Schema', () => {
     expect(() => parseConfigText(text, path, ruleIssues)).not.toThrow();
   });
 
+  test('a config without http has its defaults, the only place they are written (src/team/http.ts reads them)', () => {
+    const parsed = configSchemas().config.parse({ mcpServers: {} });
+    expect(parsed.http).toMatchObject({ tokens: [], sessionIdleSeconds: 3600, maxSessions: 1000, maxSessionsPerUser: 100, maxWaitingCallsPerUser: 20, maxWaitingMBPerUser: 50 });
+  });
+
   test('rejects a broken config', () => {
     const broken = { mcpServers: { fs: { command: 'npx', args: 'not-a-list' } }, permissions: { defaultMode: 'yolo' }, unknownKey: true };
     expect(validate(broken)).toBe(false);
