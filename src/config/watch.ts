@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { lstatSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { lstatSync, readlinkSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, join, parse, resolve } from 'node:path';
 
 /**
  * Hot reload: calls `onText` with the file's new text after it changes. Changes within `debounceMs`
@@ -11,9 +11,10 @@ import { basename, dirname } from 'node:path';
  * the file by renaming another one over it, which ends a watch on the old file: after each change
  * the watch is made again, on what is there now (before the file is read, so no write is missed).
  * While the file is missing, the folder is watched for it to come back. A config that is a symlink
- * (home-manager, stow, `ln -sf`) is re-pointed without any change to the file watched, so its
- * folder is watched for its name too (a re-pointed link's deny rules were never loaded: round 16
- * review H3).
+ * (home-manager, stow, `ln -sf`) is re-pointed without any change to the file watched, so the
+ * folder of every link met on the way to the file (the file itself, a folder above it that stow
+ * folded into one link, a link to a link) is watched for that link's name too (a re-pointed link's
+ * deny rules were never loaded: round 16 review H3).
  */
 export interface ConfigWatcher {
   close(): void;
@@ -23,11 +24,11 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
   const name = basename(path);
   let timer: NodeJS.Timeout | null = null;
   let watcher: FSWatcher | null = null;
-  let linkWatcher: FSWatcher | null = null;
+  let linkWatchers: FSWatcher[] = [];
   let closed = false;
-  const watchFolder = () =>
-    watch(dirname(path), { persistent: false }, (_event, file) => {
-      if (file === null || file === name) changed();
+  const watchFolder = (folder: string, entry: string) =>
+    watch(folder, { persistent: false }, (_event, file) => {
+      if (file === null || file === entry) changed();
     });
   const changed = () => {
     if (timer) clearTimeout(timer);
@@ -46,20 +47,21 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
   const arm = () => {
     if (closed) return;
     watcher?.close();
-    linkWatcher?.close();
+    for (const link of linkWatchers) link.close();
     watcher = null;
-    linkWatcher = null;
+    linkWatchers = [];
     try {
       try {
         watcher = watch(path, { persistent: false }, changed);
-        if (lstatSync(path).isSymbolicLink()) {
-          linkWatcher = watchFolder();
+        for (const link of linksOnTheWay(path)) {
+          const linkWatcher = watchFolder(link.folder, link.name);
+          linkWatchers.push(linkWatcher);
           linkWatcher.on('error', onError);
         }
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
         watcher?.close();
-        watcher = watchFolder();
+        watcher = watchFolder(dirname(path), name);
       }
       watcher.on('error', onError);
     } catch (error) {
@@ -72,7 +74,51 @@ export function watchConfig(path: string, onText: (text: string) => void, onErro
       closed = true;
       if (timer) clearTimeout(timer);
       watcher?.close();
-      linkWatcher?.close();
+      for (const link of linkWatchers) link.close();
     },
   };
+}
+
+/** A symlink met on the way to a file: the folder it is in (itself reached without links) and its name. */
+export interface LinkOnTheWay {
+  folder: string;
+  name: string;
+}
+
+/**
+ * Every symlink met while resolving `path`, as the kernel walks it (path_resolution(7)): each
+ * component in turn, a link's target put in its place (relative to the link's folder), `..` after
+ * a link taken from the real folder; at most 40 links, as the kernel's own bound. Stops at the
+ * first component that cannot be read (a missing one is watched for by its folder).
+ */
+export function linksOnTheWay(path: string): LinkOnTheWay[] {
+  const links: LinkOnTheWay[] = [];
+  const absolute = resolve(path);
+  const root = parse(absolute).root;
+  const components = (text: string) => text.split(/[\\/]+/).filter((part) => part !== '');
+  let rest = components(absolute.slice(root.length));
+  let current = root;
+  while (rest.length > 0 && links.length < 40) {
+    const part = rest.shift()!;
+    const next = join(current, part);
+    if (part === '.' || part === '..') {
+      current = next;
+      continue;
+    }
+    let target: string;
+    try {
+      if (!lstatSync(next).isSymbolicLink()) {
+        current = next;
+        continue;
+      }
+      target = readlinkSync(next);
+    } catch {
+      break;
+    }
+    links.push({ folder: current, name: part });
+    const targetRoot = parse(target).root;
+    if (targetRoot !== '') current = resolve(targetRoot);
+    rest = [...components(target.slice(targetRoot.length)), ...rest];
+  }
+  return links;
 }

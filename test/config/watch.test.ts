@@ -1,7 +1,7 @@
-import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { watchConfig } from '../../src/config/watch.js';
+import { linksOnTheWay, watchConfig } from '../../src/config/watch.js';
 import { tempDir } from '../helpers/gateway.js';
 
 /** The watcher follows the file through every way it is replaced: each change below must arrive. */
@@ -52,5 +52,30 @@ describe('config watcher', () => {
     } finally {
       watcher.close();
     }
+  });
+});
+
+/** The links whose re-pointing changes which file the config is, as path_resolution(7) meets them. */
+describe('links on the way to the config', () => {
+  test('a folder link above the file, a link to a link, `..` from a link target, and none', () => {
+    const dir = realpathSync(tempDir());
+    mkdirSync(join(dir, 'dotfiles', 'latch'), { recursive: true });
+    mkdirSync(join(dir, 'home', '.config'), { recursive: true });
+    writeFileSync(join(dir, 'dotfiles', 'latch', 'real.json'), '{}');
+    symlinkSync('../../dotfiles/latch', join(dir, 'home', '.config', 'mcp-latch'));
+    expect(linksOnTheWay(join(dir, 'home', '.config', 'mcp-latch', 'real.json'))).toEqual([{ folder: join(dir, 'home', '.config'), name: 'mcp-latch' }]);
+    // The file a link to a link (home-manager: a link into the store), the second link's target relative with `..`.
+    symlinkSync(join(dir, 'home', '.config', 'mcp-latch', 'real.json'), join(dir, 'dotfiles', 'hop.json'));
+    symlinkSync('../dotfiles/hop.json', join(dir, 'home', 'config.json'));
+    expect(linksOnTheWay(join(dir, 'home', 'config.json'))).toEqual([
+      { folder: join(dir, 'home'), name: 'config.json' },
+      { folder: join(dir, 'dotfiles'), name: 'hop.json' },
+      { folder: join(dir, 'home', '.config'), name: 'mcp-latch' },
+    ]);
+    expect(linksOnTheWay(join(dir, 'dotfiles', 'latch', 'real.json'))).toEqual([]);
+    // A loop ends at the kernel's bound, a missing part at the part.
+    symlinkSync('loop', join(dir, 'loop'));
+    expect(linksOnTheWay(join(dir, 'loop', 'x.json'))).toHaveLength(40);
+    expect(linksOnTheWay(join(dir, 'missing', 'x.json'))).toEqual([]);
   });
 });

@@ -46,3 +46,39 @@ describe('a config that is a symlink', () => {
     expect(await ran('f__whoami')).toBe(true);
   });
 });
+
+/**
+ * The folder holding the config is the link (stow folds `~/.config/mcp-latch` into one link to the
+ * dotfiles repository; a switch re-points it). The file watched never changes, so only the link's
+ * own folder says the config is another one now.
+ */
+describe('a config in a folder that is a symlink', () => {
+  let harness: Harness;
+  let root: string;
+  const ran = async (name: string) => !(await harness.client.callTool({ name, arguments: { text: 'x' } })).isError;
+
+  beforeAll(async () => {
+    root = tempDir();
+    mkdirSync(join(root, 'dot-a'));
+    mkdirSync(join(root, 'dot-b'));
+    symlinkSync('dot-a', join(root, 'conf'));
+    harness = await startGateway(
+      { mcpServers: { f: fixtureServer('f', join(tempDir(), 'f.log')) }, permissions: { defaultMode: 'dontAsk', allow: ['mcp__f'], deny: ['mcp__f__whoami'] } },
+      { dir: join(root, 'conf') },
+    );
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+
+  test('is reloaded when the folder link is re-pointed', async () => {
+    expect(await ran('f__echo')).toBe(true);
+    const written = JSON.parse(readFileSync(join(root, 'dot-a', 'mcp-latch.json'), 'utf8')) as { permissions: { deny: string[] } };
+    written.permissions.deny = ['mcp__f__echo'];
+    writeFileSync(join(root, 'dot-b', 'mcp-latch.json'), JSON.stringify(written, null, 2));
+    symlinkSync('dot-b', join(root, 'conf.tmp'));
+    renameSync(join(root, 'conf.tmp'), join(root, 'conf'));
+    await eventually(async () => expect(await ran('f__echo')).toBe(false), 20_000, 100);
+    expect(await ran('f__whoami')).toBe(true);
+  });
+});
