@@ -275,7 +275,7 @@ function currentRoute(decided: DecidedCall, context: CallContext): DecidedCall {
 
 /** What asking the person reads and changes, for a call of `session`. */
 export function askContext(context: CallContext, session: SessionPort): AskContext {
-  return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), pinDefinition: (report) => context.pinDefinition(report), logger: context.logger };
+  return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), acceptDefinition: (report) => context.acceptDefinition(report), logger: context.logger };
 }
 
 type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, note?: string) => void;

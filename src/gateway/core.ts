@@ -293,8 +293,9 @@ export class GatewayCore implements CallContext {
     return this.warming ?? Promise.resolve();
   }
 
-  definitionReport(route: ToolRoute): DefinitionReport {
-    return this.definitions.toolReport(route.exposed, route.supervisor.name, route.tool, this.listedTools, this.loaded.file.policy.toolDescriptions);
+  /** `user`: a team gateway's member, for whom a definition they accepted is pinned. */
+  definitionReport(route: ToolRoute, user?: string): DefinitionReport {
+    return this.definitions.toolReport(route.exposed, route.supervisor.name, route.tool, this.listedTools, this.loaded.file.policy.toolDescriptions, user);
   }
 
   /** Every listed tool, for the description scan: one function, not one per report (a report is made for every call). */
@@ -315,6 +316,11 @@ export class GatewayCore implements CallContext {
 
   async pinDefinition(report: DefinitionReport): Promise<void> {
     await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {});
+  }
+
+  /** `user`: a team gateway's member; their acceptance is theirs only, the team's pin stays (docs/team.md, "Pins"). */
+  async acceptDefinition(report: DefinitionReport, user?: string): Promise<void> {
+    await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {}, user);
   }
 
   /**

@@ -49,6 +49,11 @@ export interface CallContext {
   templateReport(uri: string): DefinitionReport | null;
   /** Records the definition in the lock file; in force when it resolves. */
   pinDefinition(report: DefinitionReport): Promise<void>;
+  /**
+   * "Accept the new definition": in force when it resolves. Over stdio the lock file's pin; on a team
+   * gateway for the member who answered only (docs/team.md, "Pins").
+   */
+  acceptDefinition(report: DefinitionReport): Promise<void>;
   /** Pins a new definition once its first call's answer has gone out; close() waits for it. */
   pinAfter(report: DefinitionReport, answered: Promise<unknown>): void;
 }

@@ -170,6 +170,7 @@ export function warmUpCallPipeline(target: WarmUpPipeline): Promise<boolean> {
     definitionReport: target.definition,
     templateReport: () => null,
     pinDefinition: () => Promise.resolve(),
+    acceptDefinition: () => Promise.resolve(),
     pinAfter: () => undefined,
   };
   const session = new ClientSession(NOBODY, target.config, logger, target.matchEnv, target.configPath, { page: () => Promise.reject(new Error('the warm-up asks nobody')) });

@@ -73,8 +73,8 @@ export interface AskContext {
   retryApprovals: RetryApprovals;
   /** Adds rules to permissions.allow in the config file and applies them before returning. */
   rememberAlways(rules: string[]): Promise<void>;
-  /** Records the definition in the lock file ("Accept the new definition"); in force when it resolves. */
-  pinDefinition(report: DefinitionReport): Promise<void>;
+  /** Records the definition in the lock file ("Accept the new definition"; on a team gateway for the asking member only); in force when it resolves. */
+  acceptDefinition(report: DefinitionReport): Promise<void>;
   logger: Logger;
 }
 
@@ -266,7 +266,7 @@ export async function applyAnswer(answer: PromptAnswer, input: PromptInput, cont
     case 'accept':
       if (input.definition) {
         try {
-          await context.pinDefinition(input.definition);
+          await context.acceptDefinition(input.definition);
         } catch (error) {
           // The person allowed the call; only pinning failed: forward it once, the next call asks again.
           context.logger.error({ err: errorMessage(error) }, 'could not pin the accepted tool definition');

@@ -105,14 +105,17 @@ export class DefinitionReports {
     return this.toolReport(listed.exposed, listed.server, listed.tool, all, policy);
   }
 
-  /** forTool without a ListedTool made for the call. */
-  toolReport(exposed: string, server: string, tool: Tool, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
+  /**
+   * forTool without a ListedTool made for the call. `user`: a member of a team gateway, for whom a
+   * definition they accepted themselves is pinned (docs/team.md, "Pins").
+   */
+  toolReport(exposed: string, server: string, tool: Tool, all: () => readonly ListedTool[], policy: DescriptionPolicy, user?: string): DefinitionReport {
     let listed = this.tools.get(tool);
     if (listed === undefined || listed.exposed !== exposed || listed.server !== server || listed.name !== tool.name) {
       listed = { kind: 'tool', exposed, server, name: tool.name, source: tool, definition: () => toolDefinition(tool), key: `tool ${server} ${tool.name}` };
       this.tools.set(tool, listed);
     }
-    return this.report(listed, all, policy);
+    return this.report(listed, all, policy, user);
   }
 
   forPrompt(listed: ListedPrompt, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
@@ -126,7 +129,7 @@ export class DefinitionReports {
     return this.report({ kind: 'template', exposed, server, name: template.name, source: template, definition: () => templateDefinition(template), key: `template ${server} ${template.name}` }, all, policy);
   }
 
-  private report(listed: Listed, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
+  private report(listed: Listed, all: () => readonly ListedTool[], policy: DescriptionPolicy, user?: string): DefinitionReport {
     const key = listed.key;
     let scan = this.scanned.get(key);
     if (!scan) {
@@ -152,11 +155,11 @@ export class DefinitionReports {
     }
     // First: a lock file that was unreadable and has changed since is read again here (pins.ts).
     this.store.unreadable();
-    let pin = this.store.get(listed.kind, listed.server, listed.name);
+    let pin = this.currentPin(listed, scan.digest, user);
     // A pin that differs may have been accepted meanwhile by `mcp-latch tools --accept`.
     if (pin && pin.digest !== scan.digest) {
       this.store.reload();
-      pin = this.store.get(listed.kind, listed.server, listed.name);
+      pin = this.currentPin(listed, scan.digest, user);
     }
     const unreadable = this.store.unreadable();
     if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed) return scan.last.report;
@@ -174,6 +177,14 @@ export class DefinitionReports {
     return report;
   }
 
+  /** The team's pin; when it differs, the definition `user` accepted for themselves, if it is this one (docs/team.md, "Pins"). */
+  private currentPin(listed: Listed, digest: string, user: string | undefined): Pin | undefined {
+    const team = this.store.get(listed.kind, listed.server, listed.name);
+    if (!team || team.digest === digest || user === undefined) return team;
+    const accepted = this.store.get(listed.kind, listed.server, listed.name, user);
+    return accepted?.digest === digest ? accepted : team;
+  }
+
   /** Every listed tool's names, indexed once per listing; the same index while the names are the same (the scans made with it stand). */
   private toolNames(all: () => readonly ListedTool[]): ToolNames {
     if (this.namesChecked && this.names) return this.names;
@@ -185,17 +196,20 @@ export class DefinitionReports {
     return this.names;
   }
 
-  /** Pins the definition the report was made from (a first allowed use, or an accepted change). */
-  pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }): Promise<void> {
+  /**
+   * Pins the definition the report was made from (a first allowed use, or an accepted change), for
+   * the team, or for one member only (`user`: their "Accept the new definition" on a team gateway).
+   */
+  pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }, user?: string): Promise<void> {
     const identity = serverIdentity(server);
     // Calls that started while the tool was new each ask for its pin after their own answer.
-    if (this.store.get(report.kind, report.server, report.name)?.digest === report.digest && this.store.identity(report.server) === identity) return Promise.resolve();
-    const key = `${report.kind} ${report.server} ${report.name} ${report.digest} ${identity}`;
+    if (this.store.get(report.kind, report.server, report.name, user)?.digest === report.digest && this.store.identity(report.server, user) === identity) return Promise.resolve();
+    const key = `${user ?? ''} ${report.kind} ${report.server} ${report.name} ${report.digest} ${identity}`;
     let written = this.pinning.get(key);
     if (!written) {
       written = this.store
-        .pin(report.kind, report.server, report.name, identity, report.definition)
-        .then(() => this.logger.info({ [report.kind]: report.exposed, digest: report.digest, was: report.pin.state }, `${report.kind} definition pinned`))
+        .pin(report.kind, report.server, report.name, identity, report.definition, user)
+        .then(() => this.logger.info({ [report.kind]: report.exposed, digest: report.digest, was: report.pin.state, ...(user !== undefined ? { forUser: user } : {}) }, user !== undefined ? `${report.kind} definition accepted for one user` : `${report.kind} definition pinned`))
         .finally(() => this.pinning.delete(key));
       this.pinning.set(key, written);
     }

@@ -16,6 +16,11 @@ import { definitionDigest, type Definition, type Pin, type PinKind } from '../pi
  *     "servers": { "fs": { "identity": "npx -y @modelcontextprotocol/server-filesystem /home/me",
  *                          "tool": { "read_file": { "digest": "sha256:…", "pinnedAt": "…", "definition": {…} } } } } }
  *
+ * On a team gateway a member's "Accept the new definition" holds for that member only (docs/team.md,
+ * "Pins"): it is kept under `users`, the same shape per member, and never changes `servers`:
+ *
+ *     "users": { "bob": { "servers": { "fs": { "identity": "…", "tool": { "read_file": {…} } } } } }
+ *
  * The definition is kept whole so a later change can be shown as a diff. Reads are synchronous (the
  * decision is), writes re-read the file first so pins another process (a second client, `mcp-latch
  * tools --accept`) wrote meanwhile are kept, then replace it atomically: a crash leaves the old or
@@ -24,7 +29,8 @@ import { definitionDigest, type Definition, type Pin, type PinKind } from '../pi
 const PinSchema = z.object({ digest: z.string(), pinnedAt: z.string(), definition: z.record(z.string(), z.unknown()) });
 const PinMapSchema = z.record(z.string(), PinSchema);
 const ServerPinsSchema = z.object({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional() });
-const PinsFileSchema = z.object({ version: z.literal(1), servers: z.record(z.string(), ServerPinsSchema) });
+const ServersSchema = z.record(z.string(), ServerPinsSchema);
+const PinsFileSchema = z.object({ version: z.literal(1), servers: ServersSchema, users: z.record(z.string(), z.object({ servers: ServersSchema })).optional() });
 export type PinsFile = z.infer<typeof PinsFileSchema>;
 export type { Pin };
 
@@ -73,12 +79,19 @@ export class PinStore {
     this.problemStamp = fileStamp(this.path);
   }
 
-  get(kind: PinKind, server: string, name: string): Pin | undefined {
-    return own(own(this.data.servers, server)?.[kind], name);
+  /** The team's pin, or with `user` the definition that member accepted for themselves. */
+  get(kind: PinKind, server: string, name: string, user?: string): Pin | undefined {
+    return own(own(this.servers(user), server)?.[kind], name);
   }
 
-  identity(server: string): string | undefined {
-    return own(this.data.servers, server)?.identity;
+  identity(server: string, user?: string): string | undefined {
+    return own(this.servers(user), server)?.identity;
+  }
+
+  /** The team's pins, or one member's acceptances (none yet: an empty map, not written). */
+  private servers(user: string | undefined): PinsFile['servers'] {
+    if (user === undefined) return this.data.servers;
+    return own(this.data.users, user)?.servers ?? {};
   }
 
   /** Every pin, for `mcp-latch tools`. */
@@ -86,8 +99,11 @@ export class PinStore {
     return this.data;
   }
 
-  /** Records `definition` as what `server`'s `name` is; in force (in memory and on disk) when it resolves. */
-  pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition): Promise<void> {
+  /**
+   * Records `definition` as what `server`'s `name` is, for the team or (`user`) for that member
+   * only; in force (in memory and on disk) when it resolves.
+   */
+  pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition, user?: string): Promise<void> {
     const run = this.queue.then(async () => {
       const db = new Low<PinsFile>(new PrivateJsonFile(this.path), empty());
       try {
@@ -97,7 +113,8 @@ export class PinStore {
         throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${this.problem}; fix or remove ${this.path} and try again`, { cause: error });
       }
       const digest = definitionDigest(definition);
-      const entry = own(db.data.servers, server) ?? setOwn(db.data.servers, server, { identity });
+      const servers = user === undefined ? db.data.servers : (own(db.data.users, user) ?? setOwn((db.data.users ??= {}), user, { servers: {} })).servers;
+      const entry = own(servers, server) ?? setOwn(servers, server, { identity });
       // Pinned already, by this gateway or another process: the file stays as it is.
       if (entry.identity !== identity || own(entry[kind], name)?.digest !== digest) {
         entry.identity = identity;

@@ -85,9 +85,11 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
       await store.remember(user, rules);
       await policies.load(user);
     },
-    definitionReport: (route) => core.definitionReport(route),
+    // A definition this member accepted holds for them only: another member is still asked (docs/team.md, "Pins").
+    definitionReport: (route) => core.definitionReport(route, user),
     templateReport: (uri) => core.templateReport(uri),
     pinDefinition: (report) => core.pinDefinition(report),
+    acceptDefinition: (report) => core.acceptDefinition(report, user),
     pinAfter: (report, answered) => core.pinAfter(report, answered),
   };
 }
