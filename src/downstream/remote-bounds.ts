@@ -44,18 +44,22 @@ export class RemoteBounds {
   /** Requests whose event stream is being read, and of those, the ones the SDK delivered an answer to. */
   private readonly open = new Set<RequestId>();
   private readonly answered = new Set<RequestId>();
+  /** tools/call requests sent and not yet answered: their answers on a stream not the request's own (legacy SSE, the GET stream) are counted before parse too. */
+  private readonly calls = new Set<RequestId>();
   /** The last answer the SDK could not read (its schema refused it), for the text of the call it left unanswered. */
   private unreadable: string | null = null;
 
   constructor(private readonly maxBytes: number) {}
 
   readonly fetch = (base: typeof fetch): typeof fetch => async (input, init) => {
+    const sent = typeof init?.body === 'string' ? requestOf(init.body) : null;
+    if (sent?.call) this.calls.add(sent.id);
     const response = await base(input, init);
     const body = response.body;
     // A redirect is read by the SDK's own fetch wrapper (its url and type would be lost here); 202 has no answer.
     if (!body || response.status === 202 || (response.status >= 300 && response.status < 400)) return response;
     // An error status's body is read by the SDK for its message: over the limit, it fails as a whole.
-    const request = response.ok && typeof init?.body === 'string' ? requestOf(init.body) : null;
+    const request = response.ok ? sent : null;
     const media = (response.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
     const bounded = media === 'text/event-stream' ? this.events(body, request) : this.whole(body, request);
     try {
@@ -89,6 +93,7 @@ export class RemoteBounds {
   private filter(deliver: NonNullable<Transport['onmessage']>): NonNullable<Transport['onmessage']> {
     return (message, extra) => {
       const id = 'id' in message && !('method' in message) ? message.id : undefined;
+      if (id !== undefined) this.calls.delete(id);
       if (id === undefined || !this.open.has(id)) return deliver(message, extra);
       const ours = 'error' in message ? gatewayAnswer(message.error.data) : null;
       if (ours?.mcpLatch !== 'unanswered') {
@@ -145,7 +150,7 @@ export class RemoteBounds {
    */
   private events(body: ReadableStream<Uint8Array>, request: Request | null): ReadableStream<Uint8Array> {
     const reader = body.getReader();
-    const { maxBytes, open } = this;
+    const { maxBytes, open, calls } = this;
     let held: Uint8Array[] = [];
     let heldBytes = 0;
     let lineStart = true;
@@ -212,10 +217,17 @@ export class RemoteBounds {
         held = [];
         heldBytes = 0;
         if (!resumable && request && /^id:/m.test(Buffer.from(event.buffer, event.byteOffset, Math.min(event.length, 4096)).toString('utf8'))) resumable = true;
-        const refused = request?.call ? tooMany([event], event.length, request.id) : null;
+        if (!request) {
+          // Not a request's stream: an answer to a call sent on another is counted by the id it gives.
+          const id = event.length > mostCharsFor(MAX_CHECKED_VALUES) ? eventId(event) : null;
+          const refused = id !== null && calls.has(id) ? tooMany([event], event.length, id) : null;
+          put(controller, refused ? eventOf(refused) : event);
+          continue;
+        }
+        const refused = request.call ? tooMany([event], event.length, request.id) : null;
         if (refused) {
           void reader.cancel().catch(() => undefined);
-          open.delete(request!.id);
+          open.delete(request.id);
           put(controller, eventOf(refused));
           finished = true;
           return controller.close();
@@ -283,6 +295,12 @@ function tooMany(parts: readonly Uint8Array[], bytes: number, id: RequestId): st
   const text = Buffer.concat(parts).toString('utf8');
   const shape = jsonShape(dataOf(text));
   return shape.values > MAX_CHECKED_VALUES ? answer(id, 'too-large', tooManyValues(shape.values)) : null;
+}
+
+/** The id an event's message gives, read from its ends as an oversized one's is. */
+function eventId(event: Uint8Array): RequestId | null {
+  const bytes = Buffer.from(event.buffer, event.byteOffset, event.byteLength);
+  return sniffId(dataOf(bytes.subarray(0, 512).toString('utf8')), dataOf(bytes.subarray(-256).toString('utf8')));
 }
 
 /** The JSON of an event's data lines (or the text itself when it is not an event). */

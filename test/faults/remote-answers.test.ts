@@ -130,6 +130,20 @@ describe('a remote server answering over legacy SSE', () => {
     expect(peakMiB(pid) - before).toBeLessThan(150);
     expect(textOf(await harness.client.callTool({ name: 'r__echo', arguments: { text: 'still here' } }))).toBe('still here');
   }, 120_000);
+
+  // Round 16's note: on legacy SSE every answer comes on the one GET stream, where the request an
+  // event answers is known only by the id it gives; the values were counted only after the parse.
+  test('an answer of more values than the gateway checks is dropped before it is parsed; the stream goes on', async () => {
+    const { harness } = await start('legacy');
+    const wide = harness.client.callTool({ name: 'r__wide_object', arguments: { keys: 700_000 } }, undefined, { timeout: 120_000 });
+    const meanwhile = await echoesDuring(harness, wide);
+    const answer = await wide;
+    expect(answer.isError).toBe(true);
+    expect(textOf(answer)).toMatch(/it holds 700,0\d\d values as written, more than the 100,000 mcp-latch checks in one answer/);
+    expect(textOf(answer)).toContain(FORWARDED);
+    expect(meanwhile.calls).toBeGreaterThan(0);
+    expect(textOf(await harness.client.callTool({ name: 'r__echo', arguments: { text: 'still here' } }))).toBe('still here');
+  }, 120_000);
 });
 
 async function eventuallyExists(file: string): Promise<void> {
