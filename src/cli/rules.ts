@@ -6,7 +6,7 @@ import type { Output } from './output.js';
 
 /**
  * `mcp-latch allow RULE` / `mcp-latch deny RULE`: adds a rule to the config file (checked, atomic
- * write); a running gateway picks it up through hot reload.
+ * write); a running gateway picks it up through hot reload, about 0.2 s later (docs/config.md).
  */
 export async function addRule(list: 'allow' | 'deny' | 'ask', rule: string, options: { config?: string | undefined }, out: Output): Promise<number> {
   parseRule(rule, list);
