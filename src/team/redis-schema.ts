@@ -23,6 +23,7 @@ import type { Redis as RedisClient } from 'ioredis';
  *   replica:<name>            heartbeat, expires after `heartbeatMs`
  *   grants:<user>:<session>   list of a session's grants (JSON)
  *   rules:<user>              sorted set of a user's remembered allow rules, by time added
+ *   rules:<user>:gen          the generation of that set, bumped by each forget (signed; absent: 0)
  *
  * Channels: `mcp-latch:answered` (a call id), `mcp-latch:rules` (a user id whose rules changed),
  * `mcp-latch:grants` (`[user, session]` as JSON, whose grants changed).
@@ -109,10 +110,43 @@ end
 return out
 `;
 
+/**
+ * KEYS: rules:<user>, rules:<user>:gen. ARGV: the generation as read ('' when absent), then score,
+ * rule pairs. Adds the rules (NX) only while the generation is still the one they were signed for
+ * (a forget in between would leave them signed for the old one: they would not hold). Returns 1 or
+ * 0 for each rule (added or there already), or -1 when the generation changed: read it again.
+ */
+const REMEMBER = `
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
+local added = {}
+for i = 2, #ARGV, 2 do added[#added + 1] = redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
+return added
+`;
+
+/**
+ * KEYS: rules:<user>, rules:<user>:gen. ARGV: the generation as read ('' when absent), the next
+ * generation, n, the n members as read (in ZRANGE order), then score, member pairs of the set to
+ * keep. Replaces the set and bumps the generation only while both are as read; returns 1, or 0 when
+ * either changed meanwhile (read again).
+ */
+const REPLACE_RULES = `
+if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return 0 end
+local n = tonumber(ARGV[3])
+local now = redis.call('ZRANGE', KEYS[1], 0, -1)
+if #now ~= n then return 0 end
+for i = 1, n do if now[i] ~= ARGV[3 + i] then return 0 end end
+redis.call('DEL', KEYS[1])
+for i = 4 + n, #ARGV, 2 do redis.call('ZADD', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('SET', KEYS[2], ARGV[2])
+return 1
+`;
+
 interface Scripts {
   latchDecide(call: string, pending: string, id: string, answer: string, replicaPrefix: string, channel: string, settledMs: number): Promise<string>;
   latchTake(call: string, pending: string, id: string, replica: string, withdraw: string, settledMs: number): Promise<string | null>;
   latchList(pending: string, callPrefix: string, replicaPrefix: string, user: string): Promise<string[]>;
+  latchRemember(rules: string, generation: string, ...args: Array<string | number>): Promise<number[] | number>;
+  latchReplaceRules(rules: string, generation: string, ...args: Array<string | number>): Promise<number>;
 }
 
 export type Client = RedisClient & Scripts;
@@ -122,6 +156,8 @@ export function defineScripts(redis: RedisClient): Client {
   redis.defineCommand('latchDecide', { numberOfKeys: 2, lua: DECIDE });
   redis.defineCommand('latchTake', { numberOfKeys: 2, lua: TAKE });
   redis.defineCommand('latchList', { numberOfKeys: 1, lua: LIST });
+  redis.defineCommand('latchRemember', { numberOfKeys: 2, lua: REMEMBER });
+  redis.defineCommand('latchReplaceRules', { numberOfKeys: 2, lua: REPLACE_RULES });
   return redis as Client;
 }
 
@@ -131,4 +167,9 @@ export function grantsKey(user: string, session: string): string {
 
 export function rulesKey(user: string): string {
   return `${PREFIX}rules:${encodeURIComponent(user)}`;
+}
+
+/** Where the generation of a user's remembered rules is kept (`:` never occurs in an encoded user id). */
+export function rulesGenerationKey(user: string): string {
+  return `${rulesKey(user)}:gen`;
 }

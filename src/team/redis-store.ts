@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_GRANTS, CHANNEL_RULES, defineScripts, GRANTS_IDLE_MS, grantsKey, PENDING, REPLICA_PREFIX, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
+import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_GRANTS, CHANNEL_RULES, defineScripts, GRANTS_IDLE_MS, grantsKey, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
 import type { DecideOutcome, InteractionAnswer, PendingCall, SessionGrant, TeamStore } from './store.js';
 import { StoreSigner } from './store-signing.js';
 
@@ -43,6 +43,8 @@ export class RedisTeamStore implements TeamStore {
   private readonly grantListeners = new Set<(user: string, session: string) => void>();
   /** Sessions whose grants this replica read or wrote, by key: after a reconnect, read again. */
   private readonly knownSessions = new Map<string, [user: string, session: string]>();
+  /** The newest generation of each user's remembered rules this replica has verified: an older one is refused. */
+  private readonly generations = new Map<string, number>();
   private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -259,33 +261,109 @@ export class RedisTeamStore implements TeamStore {
   }
 
   // ---- remembered rules ----
+  //
+  // Signed, a rule is sealed for its user and the generation of their set (store-signing.ts), and
+  // forget re-seals the rules kept for the next generation: the old value of a forgotten rule,
+  // written back, no longer verifies (round 16 review T6: it did, for ever). The generation is
+  // signed too, and a replica never takes one older than it has verified: the whole set written
+  // back with its old generation is refused, and then none of the user's remembered rules hold.
 
   async rememberedRules(user: string): Promise<string[]> {
     this.knownUsers.add(user);
+    const [stored, members] = await this.readRules(user);
+    const generation = this.generation(user, stored);
+    if (generation === null) return [];
     const rules: string[] = [];
-    for (const stored of await this.redis.zrange(rulesKey(user), '0', '-1')) {
-      const rule = this.opened(['rule', user], stored);
+    for (const [member] of members) {
+      const rule = this.opened(ruleWhere(user, generation), member);
       if (rule !== null) rules.push(rule);
     }
     return rules;
   }
 
   async remember(user: string, rules: string[]): Promise<string[]> {
-    // Scored in microseconds, so rules added together keep their order.
-    const now = Date.now() * 1000;
-    const multi = this.redis.multi();
-    rules.forEach((rule, index) => multi.zadd(rulesKey(user), 'NX', now + index, this.sealed(['rule', user], rule)));
-    const results = (await multi.exec()) ?? [];
-    const added = rules.filter((_, index) => results[index]?.[1] === 1);
-    if (added.length > 0) await this.redis.publish(CHANNEL_RULES, user);
-    return added;
+    for (let attempt = 0; attempt < RULES_ATTEMPTS; attempt += 1) {
+      const stored = await this.redis.get(rulesGenerationKey(user));
+      const generation = this.generation(user, stored);
+      if (generation === null) throw new LatchError('STORE_WRITE_FAILED', `the remembered rules of ${user} in the team store do not verify against store.signingKeyFile (see the log); nothing is added to them until ${rulesKey(user)} and ${rulesGenerationKey(user)} are removed`);
+      // Scored in microseconds, so rules added together keep their order.
+      const now = Date.now() * 1000;
+      const added = await this.redis.latchRemember(rulesKey(user), rulesGenerationKey(user), stored ?? '', ...rules.flatMap((rule, index) => [now + index, this.sealed(ruleWhere(user, generation), rule)]));
+      // A forget on another replica bumped the generation between the read and the write.
+      if (!Array.isArray(added)) continue;
+      const fresh = rules.filter((_, index) => added[index] === 1);
+      if (fresh.length > 0) await this.redis.publish(CHANNEL_RULES, user);
+      return fresh;
+    }
+    throw new LatchError('STORE_WRITE_FAILED', `could not remember the rules of ${user}: their remembered rules changed at each of ${RULES_ATTEMPTS} tries`);
   }
 
   async forget(user: string, rule: string): Promise<boolean> {
-    // A rule kept before the key was set (unsigned, ignored) goes too.
-    const removed = (await this.redis.zrem(rulesKey(user), ...new Set([this.sealed(['rule', user], rule), rule]))) >= 1;
-    if (removed) await this.redis.publish(CHANNEL_RULES, user);
-    return removed;
+    if (!this.signer) {
+      const removed = (await this.redis.zrem(rulesKey(user), rule)) >= 1;
+      if (removed) await this.redis.publish(CHANNEL_RULES, user);
+      return removed;
+    }
+    for (let attempt = 0; attempt < RULES_ATTEMPTS; attempt += 1) {
+      const [stored, members] = await this.readRules(user);
+      const generation = this.generation(user, stored);
+      // None of their rules holds (logged): there is nothing to forget.
+      if (generation === null) return false;
+      const next = generation + 1;
+      let removed = false;
+      const kept: Array<string | number> = [];
+      for (const [member, score] of members) {
+        // A rule kept before the key was set (unsigned, ignored) goes too.
+        if (member === rule) {
+          removed = true;
+          continue;
+        }
+        const value = this.opened(ruleWhere(user, generation), member);
+        if (value === rule) removed = true;
+        // One that does not verify (logged) holds nothing and is not carried over.
+        else if (value !== null) kept.push(score, this.sealed(ruleWhere(user, next), value));
+      }
+      if (!removed) return false;
+      const replaced = await this.redis.latchReplaceRules(rulesKey(user), rulesGenerationKey(user), stored ?? '', this.sealed(['rules-gen', user], String(next)), members.length, ...members.map(([member]) => member), ...kept);
+      if (replaced !== 1) continue;
+      this.generations.set(user, next);
+      await this.redis.publish(CHANNEL_RULES, user);
+      return true;
+    }
+    throw new LatchError('STORE_WRITE_FAILED', `could not forget ${rule} of ${user}: their remembered rules changed at each of ${RULES_ATTEMPTS} tries`);
+  }
+
+  /** The generation of a user's rules as stored, and the set (member, score), read together. */
+  private async readRules(user: string): Promise<[string | null, Array<[string, string]>]> {
+    const results = await this.redis.multi().get(rulesGenerationKey(user)).zrange(rulesKey(user), '0', '-1', 'WITHSCORES').exec();
+    const failed = results?.find(([error]) => error)?.[0];
+    if (!results || failed) throw failed ?? new Error('the transaction was discarded');
+    const flat = results[1]![1] as string[];
+    const members: Array<[string, string]> = [];
+    for (let index = 0; index + 1 < flat.length; index += 2) members.push([flat[index]!, flat[index + 1]!]);
+    return [results[0]![1] as string | null, members];
+  }
+
+  /**
+   * The generation of a user's rules (0 while absent: before their first forget), or null when it
+   * does not verify or is older than one this replica verified (logged): then none of their rules
+   * holds. Unsigned, the generation is not kept and every rule is as stored.
+   */
+  private generation(user: string, stored: string | null): number | null {
+    if (!this.signer) return 0;
+    let generation = 0;
+    if (stored !== null) {
+      const text = this.opened(['rules-gen', user], stored);
+      if (text === null) return null;
+      generation = Number(text);
+    }
+    const seen = this.generations.get(user) ?? 0;
+    if (generation < seen) {
+      this.logger.warn({ user, generation, seen }, 'team store (Redis): the remembered rules of a user are of an older generation than this replica has seen (written back from a copy); none of them holds');
+      return null;
+    }
+    this.generations.set(user, generation);
+    return generation;
   }
 
   onRulesChanged(listener: (user: string) => void): () => void {
@@ -324,6 +402,14 @@ export class RedisTeamStore implements TeamStore {
     this.subscriber.disconnect();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
+}
+
+/** How often remember and forget read a user's rules again when another replica changed them meanwhile. */
+const RULES_ATTEMPTS = 5;
+
+/** Where a remembered rule of `generation` is signed for; generation 0 as before round 17, so rules kept then still hold. */
+function ruleWhere(user: string, generation: number): string[] {
+  return generation === 0 ? ['rule', user] : ['rule', user, String(generation)];
 }
 
 function withRetry(text: string, retryUntil: string): PendingCall {

@@ -10,9 +10,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  *   call:<id>.call          'call', id                  the pending call as the page and API show it
  *   call:<id>.answer        'answer', id                the person's answer (edit included)
  *   grants:<user>:<session> 'grant', user, session      each grant
- *   rules:<user>            'rule', user                each remembered rule
+ *   rules:<user>            'rule', user, generation    each remembered rule (generation 0: 'rule', user)
+ *   rules:<user>:gen        'rules-gen', user           the generation of the user's rules, bumped by forget
  *
- * so a signed value moved to another call, user or session does not verify. A value that does not
+ * so a signed value moved to another call, user or session does not verify, nor a forgotten rule
+ * written back (redis-store.ts, "remembered rules"). A value that does not
  * verify is taken as absent: a call is not shown, an answer releases nothing (the call ends
  * unanswered), a rule or grant does not hold, and each is logged.
  */

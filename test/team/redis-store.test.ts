@@ -187,4 +187,22 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
     await eventually(() => expect(told.filter((user) => user === 'gina')).toHaveLength(2));
     stop();
   });
+
+  test('signed: a rule remembered on one replica while another forgets one, 10 times, is kept and holds (forget re-signs the set for its next generation)', async () => {
+    const key = randomBytes(32);
+    const sa = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'SA', signingKey: key });
+    const sb = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'SB', signingKey: key });
+    try {
+      await sa.remember('ivy', ['Edit(/w/0)', 'Edit(/w/keep)']);
+      for (let index = 1; index <= 10; index += 1) {
+        const [added, forgotten] = await Promise.all([sa.remember('ivy', [`Edit(/w/${index})`]), sb.forget('ivy', `Edit(/w/${index - 1})`)]);
+        expect([added, forgotten]).toEqual([[`Edit(/w/${index})`], true]);
+        expect((await sb.rememberedRules('ivy')).sort()).toEqual([`Edit(/w/${index})`, 'Edit(/w/keep)']);
+      }
+      expect(await sa.rememberedRules('ivy')).toEqual(['Edit(/w/keep)', 'Edit(/w/10)']);
+    } finally {
+      await sa.close();
+      await sb.close();
+    }
+  });
 });

@@ -106,4 +106,58 @@ describe('serve --http with store.signingKeyFile', () => {
       await x.close();
     }
   });
+
+  test('a forgotten rule written back (its old signed value) does not hold, nor the whole set written back with its generation; the rules kept still do', async () => {
+    // Two "Always allow" answers, by the person through the API.
+    const always = async (name: string) => {
+      const file = join(dir, name);
+      const { x, call, pending } = await waiting(file);
+      try {
+        const choice = (pending as unknown as { choices: string[] }).choices.find((each) => each.startsWith('Always allow'))!;
+        expect(choice).toBe(`Always allow: Edit(${file})`);
+        expect((await team.api(`/api/pending/${pending.id}`, X, { method: 'POST', body: { decision: choice } })).status).toBe(200);
+        expect(textOf(await call)).toContain('Successfully wrote');
+      } finally {
+        await x.close();
+      }
+      return `Edit(${file})`;
+    };
+    const forgotten = await always('forgotten.txt');
+    const kept = await always('kept.txt');
+    // What whoever can read Redis copies now (a backup, a replica, MONITOR).
+    const copy = await raw.zrange('mcp-latch:rules:xavier', '0', '-1', 'WITHSCORES');
+    const copiedGeneration = await raw.get('mcp-latch:rules:xavier:gen');
+    const writeBack = async () => {
+      for (let index = 0; index + 1 < copy.length; index += 2) await raw.zadd('mcp-latch:rules:xavier', copy[index + 1]!, copy[index]!);
+      await raw.publish('mcp-latch:rules', 'xavier');
+    };
+
+    expect((await team.api('/api/rules', X, { method: 'DELETE', body: { rule: forgotten } })).status).toBe(200);
+    expect((await team.api('/api/rules', X)).body.rules).toEqual([kept]);
+
+    // The forgotten rule's old value written back: it does not verify, the write asks again.
+    const verifyWarnings = () => team.stderr().split('\n').filter((line) => line.includes('does not verify against store.signingKeyFile')).length;
+    const before = verifyWarnings();
+    await writeBack();
+    await eventually(() => expect(verifyWarnings()).toBeGreaterThan(before), 10_000);
+    expect((await team.api('/api/rules', X)).body.rules).toEqual([kept]);
+    const again = await waiting(join(dir, 'forgotten.txt'));
+    await again.x.close();
+    // The rule kept still holds: a write under it runs unasked.
+    const x = await teamClient(team.url, X);
+    try {
+      expect(textOf(await x.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'kept.txt'), content: 'again' } }))).toContain('Successfully wrote');
+    } finally {
+      await x.close();
+    }
+
+    // The whole set written back as it was, generation and all: older than the replica has seen; none holds.
+    await raw.del('mcp-latch:rules:xavier', 'mcp-latch:rules:xavier:gen');
+    if (copiedGeneration !== null) await raw.set('mcp-latch:rules:xavier:gen', copiedGeneration);
+    await writeBack();
+    await eventually(() => expect(team.stderr()).toContain('of an older generation than this replica has seen'), 10_000);
+    expect((await team.api('/api/rules', X)).body.rules).toEqual([]);
+    const rolledBack = await waiting(join(dir, 'forgotten.txt'));
+    await rolledBack.x.close();
+  });
 });
