@@ -18,7 +18,7 @@
  * sees `failures` move before it writes and answers the call with the error instead
  * (downstream/child-transport.ts; a remote server's send waits a microtask for the same check).
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
@@ -106,8 +106,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     lastFailure = `audit log ${file}: ${errorMessage(error)}`;
     onError(error);
   };
-  // Created readable by its owner only: records hold every call's arguments (round 12 review, F10).
-  const sink = new FileSink(openSync(file, 'a', 0o600), failed, onError);
+  const sink = new FileSink(file, failed, onError);
   const lines = new RecordText();
   const lastTexts: LastTexts = { reason: null, redactedReason: '', rule: null, redactedRule: '' };
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
@@ -292,11 +291,53 @@ class FileSink {
   private pending = '';
   /** The last write failed part way through a line (see writeAll). */
   private cut = false;
+  private fd: number;
+  /** The file `fd` is, to see whether `path` still names it. */
+  private ino: number;
+  private dev: number;
+  /** When `path` was last compared with `fd` (ms). */
+  private followedAt = 0;
   constructor(
-    private readonly fd: number,
+    private readonly path: string,
     private readonly onFailure: (error: unknown) => void,
     private readonly onError: (error: unknown) => void,
-  ) {}
+  ) {
+    this.fd = this.open();
+    ({ ino: this.ino, dev: this.dev } = fstatSync(this.fd));
+  }
+
+  /** Created readable by its owner only: records hold every call's arguments (round 12 review, F10). */
+  private open(): number {
+    return openSync(this.path, 'a+', 0o600);
+  }
+
+  /**
+   * The file the config names, opened again when that name is now another file or none: rotated by
+   * rename (logrotate's default), deleted, or replaced by another gateway's new file. Records went
+   * to the renamed file or to a deleted one, while their calls were forwarded (round 17 review S2).
+   * One stat per millisecond at most (~1-2 µs each: per batch it was a few percent of a warm call's
+   * CPU), so a batch written in the millisecond a file was deleted can still go to it.
+   */
+  private follow(): void {
+    const time = Date.now();
+    if (time === this.followedAt) return;
+    this.followedAt = time;
+    const now = statSync(this.path, { throwIfNoEntry: false });
+    if (now && now.ino === this.ino && now.dev === this.dev) return;
+    if (!now) mkdirSync(dirname(this.path), { recursive: true });
+    const fd = this.open();
+    const opened = fstatSync(fd);
+    try {
+      closeSync(this.fd);
+    } catch (error) {
+      this.onError(error);
+    }
+    this.fd = fd;
+    this.ino = opened.ino;
+    this.dev = opened.dev;
+    // A line the old file was left cut in stays there; this one starts whole.
+    this.cut = false;
+  }
 
   /** Queues the line `head` + `fields` + `callFields` + `,"event":"call"}` and a newline. */
   writeRecord(head: string, fields: string, callFields: string): void {
@@ -328,6 +369,7 @@ class FileSink {
     let data: Buffer | null = null;
     let offset = 0;
     try {
+      this.follow();
       if (this.cut) {
         writeSync(this.fd, '\n');
         this.cut = false;
@@ -346,14 +388,20 @@ class FileSink {
 
   /**
    * Takes back the part of a line a failed write left (a disk that filled): it read as the start of
-   * an allowed record of a call that was not forwarded (round 13 review R9). When that fails too, the
-   * next write ends the line first.
+   * an allowed record of a call that was not forwarded (round 13 review R9). Only when the file ends
+   * with that part: another gateway appending to the same file may have written after it (round 17
+   * review S2), and its record is not this one's to cut. Otherwise, or when that fails too, the next
+   * write ends the line first.
    */
   private uncut(data: Buffer, written: number): void {
     const partial = written - (data.lastIndexOf(0x0a, written - 1) + 1);
     if (partial === 0) return;
     try {
-      ftruncateSync(this.fd, fstatSync(this.fd).size - partial);
+      const size = fstatSync(this.fd).size;
+      const end = Buffer.alloc(partial);
+      const read = size >= partial ? readSync(this.fd, end, 0, partial, size - partial) : 0;
+      if (read === partial && end.equals(data.subarray(written - partial, written))) ftruncateSync(this.fd, size - partial);
+      else this.cut = true;
     } catch {
       this.cut = true;
     }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -50,6 +50,34 @@ describe('audit', () => {
       ['deny', 'first'],
       ['allow', 'second'],
     ]);
+  });
+
+  // Round 17 review S2: the file was opened once; after a rotation by rename its records went to the
+  // renamed file, after a delete to a deleted one, while the calls were forwarded.
+  test('records go to the file the config names after it is renamed away, deleted, or replaced by another', async () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    // The file is looked at again once a millisecond at most (audit.ts, FileSink.follow).
+    const aMoment = () => new Promise((resolve) => setTimeout(resolve, 3));
+    audit.record(entry({ tool: 'before' }));
+    renameSync(file, `${file}.1`); // logrotate's default
+    await aMoment();
+    audit.record(entry({ tool: 'after-rename' }));
+    expect(lines(`${file}.1`).map((line) => line.tool)).toEqual(['before']);
+    expect(lines(file).map((line) => line.tool)).toEqual(['after-rename']);
+    unlinkSync(file);
+    unlinkSync(`${file}.1`);
+    await aMoment();
+    audit.record(entry({ tool: 'after-delete' }));
+    expect(lines(file).map((line) => line.tool)).toEqual(['after-delete']);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    // Another gateway put a new file in its place (its own rotation): both write to the one named.
+    renameSync(file, `${file}.2`);
+    appendFileSync(file, `${JSON.stringify({ level: 30, time: new Date().toISOString(), ...entry({ tool: 'other-gateway' }), event: 'call' })}\n`);
+    await aMoment();
+    audit.record(entry({ tool: 'after-replace' }));
+    expect(lines(file).map((line) => line.tool)).toEqual(['other-gateway', 'after-replace']);
+    await audit.close();
   });
 
   // Round 12 review, F10: made 0644 under the usual umask, every call's arguments readable by other users.
