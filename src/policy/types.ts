@@ -55,6 +55,8 @@ export interface CommandPath {
   revisions?: string[];
   /** With `revisions`: the command prints a tree's files (`git diff T1 T2`), so only a commit or a file on disk drops the read. */
   treesPrinted?: true;
+  /** With `revisions`: what a ref is set to (`git branch x C`, files.ts git-targets.ts), resolved as the call starts even when it changes refs (refs-changed.ts). */
+  refTarget?: true;
   /** The path is a prefix: the command writes names starting with it in its directory (split, csplit), those there now among them (subjects/inspect.ts lists them). */
   prefix?: true;
   /** The path stands for the top of the git working tree it is in, which subjects/inspect.ts finds on disk (`git checkout main`), or for a directory below it (`checkout-index --prefix=x/`: `x`). */

@@ -159,6 +159,8 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
       // matched as written (for deny rules) but can never be allowed.
       const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
+      // What a ref is set to (`git branch x C`): outside any repository git stops and sets nothing.
+      if (path.refTarget && path.isStatic && outsideRepository(path, context, cache)) continue;
       const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
       // `git show ID`: what ID names in the object store; a commit, a tree or a file prints no stored file.
       if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.treesPrinted === true, path.base, cache)) continue;
@@ -493,6 +495,12 @@ function workTreeSubject(path: CommandPath, context: InspectContext, cache: Deci
   if (top === null && path.via === RECURSIVE && start.path !== null && !start.problem && outsideRepositories(start.realPath ?? start.path, cache.disk)) return { ...start, tree: { entries: [], complete: true } };
   if (top === null) return unknown(`no git working tree whose top is known holds ${start.path ?? path.path} (no .git above it, or core.worktree moves it)`);
   return pathSubject(path.workTree === true ? top : `${top}/${path.workTree}`, path.access, null, null, path.via, context, cache);
+}
+
+/** Whether git run from the path's directory finds no repository (resolved through links, as git does). */
+function outsideRepository(path: CommandPath, context: InspectContext, cache: DecisionPaths): boolean {
+  const start = pathSubject(path.path, path.access, path.base, null, path.via, context, cache);
+  return start.realPath !== null && !start.problem && context.pathEnv.platform !== 'win32' && outsideRepositories(start.realPath, cache.disk);
 }
 
 /**

@@ -4279,6 +4279,7 @@ describe('4. git diff of trees prints the files they hold', () => {
     git('', 'commit', '-qm', 'one');
     writeFileSync(join(G(), '.env'), 'API_KEY=REAL-SECRET\n');
     const blob = git('', 'hash-object', '-w', '.env');
+    ids.blob = blob;
     ids.tree = git(`100644 blob ${blob}\tx\n`, 'mktree');
     ids.empty = git('', 'mktree');
     ids.commit = git('', 'rev-parse', 'HEAD');
@@ -4289,7 +4290,7 @@ describe('4. git diff of trees prints the files they hold', () => {
     ids.made7 = ids.made.slice(0, 7);
     ids.parented = git('', 'commit-tree', ids.tree, '-p', ids.commit, '-m', 'y');
   });
-  const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(tree|empty|commit|made|made7|parented)>/g, (_, kind: string) => ids[kind]!), mode, { allow: ['Bash(git *)'], cwd: '<W>/gt' });
+  const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(tree|empty|commit|made|made7|parented|blob)>/g, (_, kind: string) => ids[kind]!), mode, { allow: ['Bash(git *)'], cwd: '<W>/gt' });
   for (const mode of MODES) {
     test.each(['git show <made>', 'git show <made7>', 'git show <made>~0', 'git show <made>^{commit}', 'git show <parented>', 'git show v1-1-g<made7>', 'git diff <commit> <made>', 'git diff <commit>..<made>', 'git diff <empty> <made>^{tree}', 'git log -p -1 <made>', 'git log -p <commit>..<parented>', 'git whatchanged -p -1 <made>', 'git format-patch --stdout -1 <made>', 'git diff-tree -p <made>'])(`${mode}: a commit git commit-tree made, %j, is not allowed`, (command) => {
       const decision = decideIn(command, mode);
@@ -4307,6 +4308,24 @@ describe('4. git diff of trees prints the files they hold', () => {
     });
   }
   test.each(['git show <tree>', 'git diff HEAD~0 HEAD', 'git diff <commit>^{tree} HEAD', 'git diff HEAD^{tree}', 'git diff-tree -p HEAD', 'git diff-tree --stat <empty> <tree>', 'git diff main -- src', 'git diff <commit>'])('default and bypassPermissions: %j is allowed', (command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
+  });
+  // Round 16 left open: a command that makes a commit a ref's value (git-branch(1), git-tag(1),
+  // git-update-ref(1), git-reset(1), git-checkout(1), git-switch(1), git-stash(1) `store`,
+  // git-replace(1), git-bisect(1), git-push(1)/git-fetch(1) refspecs) logs it, or names it: after
+  // `git branch x C` or `git reset --soft C`, `git show x`/`git show HEAD` printed API_KEY=… (git
+  // 2.39, bash 5.2). What puts a commit's or a tree's files in the index or the tree (git-read-tree(1),
+  // git-restore(1) `--source`, `checkout T -- x`, merge, cherry-pick, rebase, worktree add,
+  // update-index `--cacheinfo`) puts them where `cat x` reads them. Each target is resolved as `git
+  // show`'s operands are: a commit no ref named, a tree, a blob or an unknown word keep the read.
+  for (const mode of MODES) {
+    test.each(['git branch x <made>', 'git branch -f main <made>', 'git branch --force x <made>~0', 'git branch x <made>^{commit}', 'git branch x <made>^{/x}', 'git branch x "$c"', 'git tag t <made>', 'git tag -a -m m t <made>', 'git tag t <tree>', 'git update-ref refs/heads/x <made>', 'git update-ref -m m refs/heads/x <made> <commit>', 'git update-ref --stdin', 'git reset --soft <made>', 'git reset <made> -- x', 'git reset --hard <made>', 'git reset -q <made>', 'git checkout <made>', 'git checkout -b x <made>', 'git checkout -B x <made>', 'git checkout --orphan x <made>', 'git checkout <made> -- x', 'git checkout <tree> -- x', 'git switch -c x <made>', 'git switch --detach <made>', 'git restore --source=<made> x', 'git restore -s <tree> x', 'git restore -s<made> x', 'git worktree add -b x ../wt <made>', 'git worktree add ../wt <made>', 'git merge <made>', 'git merge -m m <made>', 'git rebase --onto <made> main', 'git rebase main <made>', 'git cherry-pick <made>', 'git cherry-pick <commit>..<parented>', 'git revert <made>', 'git stash store <made>', 'git stash store -m m <made>', 'git stash apply <made>', 'git stash branch x <made>', 'git replace <commit> <made>', 'git replace --graft <made>', 'git notes add -C <blob> HEAD', 'git notes --ref=n add -c <blob>', 'git bisect start <made> <commit>', 'git bisect reset <made>', 'git read-tree <tree>', 'git read-tree -u -m <made>', 'git update-index --add --cacheinfo 100644,<blob>,x', 'git update-index --add --cacheinfo 100644 <blob> x', 'git update-index --index-info', 'git update-index --cachei 100644,<blob>,x', 'git push . <made>:refs/heads/x', 'git push origin +<made>:x', 'git fetch . <made>:refs/heads/x', 'git pull . <made>', 'git fast-import', 'git branch x <made> && git show x', 'git reset --soft <made>; git show', 'git subtree add -P d <made>'])(`${mode}: a commit no ref named or a tree made a ref's or the tree's, %j, is not allowed`, (command) => {
+      const decision = decideIn(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  // The everyday forms: a branch, HEAD, a commit a ref names, a reflog entry, pathspecs.
+  test.each(['git branch x', 'git branch x main', 'git branch x <commit>', 'git branch -f x HEAD~0', 'git branch -d x', 'git branch -m x y', 'git branch --list "f*"', 'git tag v2 <commit>', 'git tag -l "v*"', 'git reset --soft HEAD~0', 'git reset --hard', 'git reset HEAD -- src', 'git reset src/a.ts', 'git checkout main', 'git checkout -b feat', 'git checkout -- src/a.ts', 'git checkout -', 'git switch -c feat main', 'git switch main', 'git restore --source=HEAD src', 'git restore src/a.ts', 'git merge main', 'git stash', 'git stash apply stash@{0}', 'git stash pop', 'git rebase main', 'git cherry-pick main', 'git update-ref refs/heads/y HEAD', 'git worktree add ../wt', 'git read-tree --empty', 'git read-tree HEAD', 'git update-index --refresh', 'git bisect start main <commit>', 'git checkout -b feat && git add src && git commit -m x'])('default and bypassPermissions: %j is allowed', (command) => {
     for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
   });
 });

@@ -12,6 +12,7 @@ import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOO
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
 import { objectIdOf } from '../git-objects.js';
+import { pointedRevisions } from './git-targets.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
@@ -658,6 +659,18 @@ const git: Handler = (args, cwd, out) => {
       // `cat-file -p NAME`: what NAME resolves to decides, as for `git show` (inspect.ts).
       const path = objectsRead(place);
       if (path && Array.isArray(objects)) path.revisions = objects;
+      push(out, path);
+    }
+    // What a ref, the index or the tree is set to (`git branch x C`, `git reset --soft C`): a commit
+    // no ref named may hold any stored file; a tree holds its files (git-targets.ts).
+    const pointed = sub.isStatic ? pointedRevisions(sub.value, after) : undefined;
+    if (pointed !== undefined) {
+      const path = objectsRead(place);
+      if (path && pointed !== null) {
+        path.revisions = pointed;
+        path.treesPrinted = true;
+        path.refTarget = true;
+      }
       push(out, path);
     }
     // What it runs (`rebase -x CMD`, `bisect run CMD`), from the working tree's top or elsewhere: a cwd not known here.

@@ -6,13 +6,15 @@ import type { CommandInfo, Segment } from '../../policy/types.js';
  * `git symbolic-ref HEAD refs/tags/t && git show`, `git update-ref x BLOB; git show x`: each printed
  * the blob, git 2.39, round 14) leaves its names unresolved: the read is decided from the rules alone.
  * Only git's reading subcommands and programs that change nothing may stand beside it
- * (docs/threat-model.md#refs-changed-by-the-call).
+ * (docs/threat-model.md#refs-changed-by-the-call). What a ref is set to (`refTarget`, git-targets.ts)
+ * is kept: every ref setter's target is checked, so a name one sets earlier in the call holds what
+ * was checked; a call that sets a ref is not one that changes nothing.
  */
 export function markRefsChanged(info: CommandInfo): void {
-  const resolving = info.segments.filter((segment) => segment.paths.some((path) => path.revisions));
+  const resolving = info.segments.filter((segment) => segment.paths.some((path) => path.revisions && !path.refTarget));
   if (resolving.length === 0) return;
   if (info.segments.every((segment) => resolving.includes(segment) || changesNothing(segment))) return;
-  for (const segment of resolving) for (const path of segment.paths) delete path.revisions;
+  for (const segment of resolving) for (const path of segment.paths) if (!path.refTarget) delete path.revisions;
 }
 
 function changesNothing(segment: Segment): boolean {
