@@ -111,6 +111,11 @@ export class Supervisor {
   private handshake: AbortController | null = null;
   /** Which connection attempt is current; see lost(). */
   private generation = 0;
+
+  /** Which connection is current: one made after a restart holds none of the resource subscriptions made before (gateway/subscriptions.ts). */
+  get connection(): number {
+    return this.generation;
+  }
   private restartTimer: NodeJS.Timeout | null = null;
   /** The re-read of the lists under way (refresh()), and whether the server said they changed since it began. */
   private refreshing: Promise<void> | null = null;

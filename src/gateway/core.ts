@@ -8,6 +8,7 @@ import type { Prespawned } from '../downstream/prespawn.js';
 import { ServerRegistry, type PromptRoute, type ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import type { RelayHooks } from '../downstream/connect.js';
+import { ResourceSubscriptions } from './subscriptions.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
@@ -79,6 +80,8 @@ export class GatewayCore implements CallContext {
   private started = false;
   /** Each session's log level; `loggingLevel` is what the servers were last set to. */
   readonly logLevels = new LogLevels();
+  /** Each session's resource subscriptions, one at each server per resource (subscriptions.ts). */
+  readonly subscriptions = new ResourceSubscriptions();
   private loggingLevel: LoggingLevel | null = null;
   private closed = false;
   /** Pins of new definitions waiting for their first call's answer, or being written: close() waits for them. */

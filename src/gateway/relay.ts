@@ -30,12 +30,13 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * Nothing on the wire places a server's request otherwise: the SDK's `relatedRequestId` only picks
  * the HTTP response stream and the SDK client does not pass it on, stdio has one stream, and a
  * server's request carries no progress token of the call (docs/team.md).
- * A log message below the level its session set is not sent (log-levels.ts). Resource updates go to every session.
+ * A log message below the level its session set is not sent (log-levels.ts). A resource update goes to the
+ * sessions subscribed to it (subscriptions.ts).
  */
 /** How many of one server's questions may wait for the person (one shown, the rest behind it); more are refused. */
 const SERVER_QUESTIONS_WAITING = 32;
 
-export function createRelayHooks(core: GatewayCore, client: () => Server | null, sessions: () => Server[]): RelayHooks {
+export function createRelayHooks(core: GatewayCore, client: () => Server | null): RelayHooks {
   const target = (name: string): Target => {
     const one = client();
     const callers = core.running.callers(name);
@@ -115,8 +116,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null,
         .notification({ method: 'notifications/message', params: { ...params, logger } }, to.options)
         .catch((error: unknown) => core.logger.debug({ err: errorMessage(error) }, 'could not relay a log message'));
     },
-    onResourceUpdated(_name, uri) {
-      for (const each of sessions()) void each.sendResourceUpdated({ uri }).catch(() => undefined);
+    onResourceUpdated(name, uri) {
+      for (const each of core.subscriptions.subscribers(name, uri)) void each.sendResourceUpdated({ uri }).catch(() => undefined);
     },
     onListChanged(name) {
       void core.registry.get(name)?.refresh();

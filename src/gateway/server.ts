@@ -33,7 +33,7 @@ export class Gateway {
   private readonly upstream: UpstreamSession;
 
   constructor(options: GatewayOptions) {
-    this.core = new GatewayCore({ ...options, hooks: (core) => createRelayHooks(core, () => this.upstream.server, () => [this.upstream.server]) });
+    this.core = new GatewayCore({ ...options, hooks: (core) => createRelayHooks(core, () => this.upstream.server) });
     this.upstream = new UpstreamSession({ core: this.core, context: this.core, mirror: mirrorCapabilities, roots: true });
   }
 

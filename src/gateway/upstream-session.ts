@@ -131,16 +131,19 @@ export class UpstreamSession {
 
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this.context, this.session));
 
+    // Subscriptions are this session's: the server is sent the first subscribe and the last unsubscribe (subscriptions.ts).
     server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-      const supervisor = await core.resourceServer(request.params.uri);
-      if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`);
-      await this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(request.params.uri, true));
+      const uri = request.params.uri;
+      const supervisor = await core.resourceServer(uri);
+      if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+      await core.subscriptions.subscribe(supervisor, uri, this.session.id, this.server, () => this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(uri, true)));
       return {};
     });
 
     server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
-      const supervisor = await core.resourceServer(request.params.uri);
-      if (supervisor) await this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(request.params.uri, false)).catch(() => undefined);
+      const uri = request.params.uri;
+      const supervisor = await core.resourceServer(uri);
+      if (supervisor) await core.subscriptions.unsubscribe(supervisor.name, uri, this.session.id, () => this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(uri, false))).catch(() => undefined);
       return {};
     });
 
@@ -375,6 +378,7 @@ export class UpstreamSession {
     this.stop();
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     void this.core.setLoggingLevel(this.session.id, null);
+    this.core.subscriptions.endSession(this.session.id, (server, uri) => this.core.registry.get(server)?.subscribe(uri, false) ?? Promise.resolve());
     await this.session.close();
     await this.server.close().catch(() => undefined);
   }

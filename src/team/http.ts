@@ -93,7 +93,7 @@ export class TeamGateway {
       config: options.config,
       logger: options.logger,
       ...(options.env ? { env: options.env } : {}),
-      hooks: (core) => createRelayHooks(core, () => null, () => [...this.sessions.values()].map((session) => session.upstream.server)),
+      hooks: (core) => createRelayHooks(core, () => null),
       shared: true,
     });
     this.policies = new UserPolicies(this.core, options.store);
