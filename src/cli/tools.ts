@@ -76,7 +76,9 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
       const override = config.file.tools[entry.exposed];
       const toolClass = classifyTool({ identity, tool: entry.tool, ...(override ? { override } : {}) });
       const report = reports.forTool(entry, () => listed, policy);
-      return { type: 'tool', name: entry.exposed, server: entry.server, tool: entry.tool.name, kind: toolClass.kind as string, source: toolClass.source as string, pin: report.pin.state, listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report };
+      // On a team gateway members may have accepted the change for themselves (docs/team.md#pins).
+      const acceptedBy = report.pin.state === 'changed' ? store.acceptedBy('tool', entry.server, entry.tool.name, report.digest) : [];
+      return { type: 'tool', name: entry.exposed, server: entry.server, tool: entry.tool.name, kind: toolClass.kind as string, source: toolClass.source as string, pin: report.pin.state, ...(acceptedBy.length > 0 ? { acceptedBy } : {}), listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report };
     });
     const rest = others().map((report) => ({ type: report.kind, name: report.exposed, server: report.server, tool: report.name, kind: report.kind, source: '-', pin: report.pin.state, listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report }));
     const prefix = clientPrefix(options.scope);
@@ -100,6 +102,7 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
     for (const row of rows.tools) {
       out.line(`${row.name.padEnd(width)}  ${row.kind.padEnd(7)}  ${row.pin.padEnd(7)}  ${row.source}${row.listed ? '' : '  (hidden: policy.toolDescriptions)'}`);
       if (row.pin === 'changed' || row.findings.length > 0) for (const line of detail(row.report)) out.line(`    ${line}`);
+      if ('acceptedBy' in row && row.acceptedBy) out.line(`    accepted for themselves by ${row.acceptedBy.join(', ')}; --accept accepts it for every member`);
     }
     if (options.changed && rows.tools.length > 0) out.line(`Accept a change with: mcp-latch tools --accept ${rows.tools.map((row) => row.name).join(' --accept ')}`);
     if (unreadable) out.error(`The lock file ${store.path} cannot be read: ${escapeText(unreadable)}`);

@@ -94,6 +94,11 @@ export class PinStore {
     return own(this.data.users, user)?.servers ?? {};
   }
 
+  /** The members who accepted this very definition for themselves (team gateway), for `mcp-latch tools`. */
+  acceptedBy(kind: PinKind, server: string, name: string, digest: string): string[] {
+    return Object.keys(this.data.users ?? {}).filter((user) => this.get(kind, server, name, user)?.digest === digest);
+  }
+
   /** Every pin, for `mcp-latch tools`. */
   all(): PinsFile {
     return this.data;

@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { listTools } from '../../src/cli/tools.js';
+import { memoryOutput } from '../../src/cli/output.js';
 import { tokenHash } from '../../src/team/identity.js';
 import { eventually, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
 import { startTeam, teamClient, type TeamClient, type TeamHarness } from '../helpers/team.js';
@@ -96,6 +98,12 @@ describe('serve --http: a changed tool definition accepted by one member', () =>
     expect(bob.elicitations).toHaveLength(2);
     expect(lock().users?.bob?.servers.fix.tool.echo.definition.description).toBe(POISONED);
     expect(lock().servers.fix.tool.echo.definition.description).toBe('Returns its arguments');
+
+    // The operator sees who accepted it; the team's pin is still the old definition.
+    const listed = memoryOutput();
+    await listTools({ config: team.configPath, changed: true }, listed);
+    expect(listed.stdout.join('\n')).toMatch(/fix__echo +all +changed/);
+    expect(listed.stdout.join('\n')).toContain('accepted for themselves by alice, bob; --accept accepts it for every member');
 
     const records = readFileSync(join(dir, 'mcp-latch-audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { user: string; tool: string; decision: string; by: string });
     expect(records.filter((record) => record.tool === 'echo').map((record) => `${record.user} ${record.decision} ${record.by}`)).toEqual([
