@@ -159,8 +159,9 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       // Security: a word like `$F` or `"$HOME/x"` names a path only known at run time; it is
       // matched as written (for deny rules) but can never be allowed.
       const problem = path.isStatic ? null : 'the path is not a fixed string (it contains an expansion)';
-      // What a ref is set to (`git branch x C`): outside any repository git stops and sets nothing.
-      if (path.refTarget && path.isStatic && outsideRepository(path, context, cache)) continue;
+      // What a ref is set to (`git branch x C`), a stored path from the top (`git show HEAD:a`,
+      // files.ts storedPath): outside any repository git stops, and sets or reads nothing.
+      if ((path.refTarget || (path.access === 'read' && typeof path.workTree === 'string')) && path.isStatic && outsideRepository(path, context, cache)) continue;
       const subject = path.workTree ? workTreeSubject(path, context, cache) : pathSubject(ownCwd(path.path, path.base), path.access, path.base, null, path.via, context, cache, problem);
       // `git show ID`: what ID names in the object store; a commit, a tree or a file prints no stored file.
       if (path.revisions && subject.path !== null && !subject.problem && namesNoStoredFile(subject.path, path.revisions, path.treesPrinted === true, path.base, cache)) continue;

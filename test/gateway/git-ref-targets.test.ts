@@ -53,3 +53,37 @@ test('git branch x C, git reset --soft C and the like are refused for a commit n
   expect(await run('git show y')).toContain('+a');
   expect(git('', 'rev-parse', 'y')).toBe(git('', 'rev-parse', 'main'));
 }, 60_000);
+
+/**
+ * `REV:PATH` is from the top of the working tree in REV's tree (gitrevisions(7)): `cd src && git
+ * cat-file -p HEAD:config/prod.json` printed the top's config/prod.json (git 2.39), read until
+ * round 17 as src/config/prod.json; `git show T:x` of a tree made around a stored .env printed it.
+ */
+test('REV:PATH: the path from the top meets the rule; a tree made around a stored blob is refused', async () => {
+  const work = join(realpathSync(tempDir('git-stored-')), 'w');
+  mkdirSync(join(work, 'src'), { recursive: true });
+  mkdirSync(join(work, 'config'));
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+  const git = (input: string, ...args: string[]): string => execFileSync('git', args, { cwd: work, env, encoding: 'utf8', input }).trim();
+  git('', 'init', '-q', '-b', 'main');
+  writeFileSync(join(work, '.gitignore'), '.env\n');
+  writeFileSync(join(work, 'src', 'a.ts'), 'a\n');
+  writeFileSync(join(work, 'config', 'prod.json'), 'db=prod-pass\n');
+  git('', 'add', '.');
+  git('', 'commit', '-qm', 'one');
+  writeFileSync(join(work, '.env'), `${SECRET}\n`);
+  const tree = git(`100644 blob ${git('', 'hash-object', '-w', '.env')}\tx\n`, 'mktree');
+  harness = await startGateway({
+    mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } },
+    workspace: [work],
+    permissions: { defaultMode: 'default', allow: ['Bash(git *)'], deny: ['Read(**/.env)', `Read(${work}/config/**)`] },
+  });
+  const run = async (command: string, workdir = work): Promise<string> => textOf(await harness!.client.callTool({ name: 'shell__run_command', arguments: { command, workdir } }));
+  for (const command of ['git cat-file -p HEAD:config/prod.json', 'git cat-file -p :config/prod.json']) {
+    const printed = await run(command, join(work, 'src'));
+    expect(printed, command).toMatch(DENIED);
+    expect(printed, command).not.toContain('prod-pass');
+  }
+  for (const command of [`git show ${tree}:x`, `git cat-file -p ${tree}:x`]) expect(await run(command), command).toMatch(DENIED);
+  expect(await run('git cat-file -p HEAD:src/a.ts', join(work, 'src'))).toBe('a\n');
+}, 60_000);

@@ -4330,6 +4330,56 @@ describe('4. git diff of trees prints the files they hold', () => {
   });
 });
 
+// `REV:PATH` (gitrevisions(7)): git splits at the first `:` outside braces, and PATH is from the top
+// of the working tree (`./`, `../` from the working directory), in REV's tree or the index (`:PATH`,
+// `:N:PATH`). Round 16 left it read as PATH from the cwd whatever REV held (git 2.39, bash 5.2): `cd
+// src && git show HEAD:config/prod.json` printed the top's config/prod.json past
+// Read(<W>/gp/config/**); `git show T:x` (T made by git mktree around a stored .env), `git show C:x`
+// (C by git commit-tree around T) and `git show S:prod.json` (S the id of HEAD:config) printed files
+// no rule met.
+describe('4. REV:PATH is the path git reads from the top, in the tree REV names', () => {
+  const ids: Record<string, string> = {};
+  const G = (): string => join(W, 'gp');
+  beforeAll(() => {
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: T, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (input: string, ...args: string[]): string => execFileSync('git', args, { cwd: G(), env, encoding: 'utf8', input }).trim();
+    mkdirSync(join(G(), 'src'), { recursive: true });
+    mkdirSync(join(G(), 'config'), { recursive: true });
+    git('', 'init', '-q', '-b', 'main');
+    writeFileSync(join(G(), '.gitignore'), '.env\n');
+    writeFileSync(join(G(), 'src', 'a.ts'), 'a\n');
+    writeFileSync(join(G(), 'config', 'prod.json'), 'db=prod-pass\n');
+    git('', 'add', '.');
+    git('', 'commit', '-qm', 'one');
+    writeFileSync(join(G(), '.env'), 'API_KEY=REAL-SECRET\n');
+    const blob = git('', 'hash-object', '-w', '.env');
+    ids.tree = git(`100644 blob ${blob}\tx\n`, 'mktree');
+    ids.made = git('', 'commit-tree', ids.tree, '-m', 'x');
+    ids.sub = git('', 'rev-parse', 'HEAD:config');
+    ids.commit = git('', 'rev-parse', 'HEAD');
+  });
+  const extra = { allow: ['Bash(git *)'], deny: ['Read(<W>/gp/config/**)'], cwd: '<W>/gp' };
+  const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(tree|made|sub|commit)>/g, (_, kind: string) => ids[kind]!), mode, extra);
+  for (const mode of MODES) {
+    // cat-file prints no patch of the tracked files: only the path it names meets the rule.
+    test.each(['cd src && git cat-file -p HEAD:config/prod.json', 'git -C src cat-file -p HEAD:config/prod.json', 'cd src && git cat-file -p :config/prod.json', 'cd src && git cat-file -p :0:config/prod.json', 'cd src && git cat-file blob HEAD~0:config/prod.json', "cd src && git cat-file -p 'HEAD^{/on: e}:config/prod.json'", 'cd src && git cat-file -p <commit>:config/prod.json', 'git cat-file -p <sub>:prod.json', 'cd src && git show HEAD:config/prod.json', 'cd src && git show HEAD:../config/prod.json', 'cd src && git show HEAD:./../config/prod.json', 'cd src && git diff HEAD:config/prod.json HEAD:src/a.ts'])(`${mode}: %j is not allowed`, (command) => {
+      const decision = decideIn(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+    // Under the base rules only (.env untracked, ignored): a tree or a commit no ref named holds any stored file.
+    test.each(['git show <tree>:x', 'git show <made>:x', 'git cat-file -p <tree>:x', 'git cat-file blob <made>:x', 'git show <made>^{tree}:x', 'git diff HEAD:src/a.ts <tree>:x', 'git cat-file -p <made>~0:x', 'GIT_WORK_TREE=.. git cat-file -p HEAD:x', 'GIT_INDEX_FILE=i git cat-file -p :x', 'git --work-tree=.. cat-file -p HEAD:x'])(`${mode}: %j is not allowed under the base rules`, (command) => {
+      const decision = shell(command.replace(/<(tree|made|sub|commit)>/g, (_, kind: string) => ids[kind]!), mode, { ...extra, deny: [] });
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  // The top's files by their names from anywhere, `./` from the working directory, any ref's commit.
+  // (Under the base rules: a deny rule on a tracked file asks for any `git show`, whose patch may print it.)
+  test.each(['git show HEAD:src/a.ts', 'cd src && git show HEAD:src/a.ts', 'cd src && git show HEAD:./a.ts', 'cd src && git show :src/a.ts', 'git show main:src/a.ts', 'git show <commit>:src/a.ts', 'git show HEAD@{0}:src/a.ts', 'git cat-file -p HEAD:src/a.ts', 'git show HEAD~0:src', "git show 'HEAD^{/on: e}:src/a.ts'"])('default and bypassPermissions: %j is allowed', (command) => {
+    const decideBase = (mode: DefaultMode): Decision => shell(command.replace(/<commit>/g, ids.commit!), mode, { ...extra, deny: [] });
+    for (const mode of ['default', 'bypassPermissions'] as const) expect(decideBase(mode).verdict, `${mode}: ${decideBase(mode).reason}`).toBe('allow');
+  });
+});
+
 // What a name resolves to, as git finds it (round 14 review G2-G4, G6; git 2.39): HEAD made a
 // symbolic ref to a tag of the blob (`git symbolic-ref` allows it; so a branch), a tag named by the
 // blob's full id (the id wins over refs), a one-level name in .git (`git update-ref lowername`), a

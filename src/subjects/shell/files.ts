@@ -12,7 +12,7 @@ import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOO
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
 import { objectIdOf } from '../git-objects.js';
-import { pointedRevisions } from './git-targets.js';
+import { pointedRevisions, revisionRoot } from './git-targets.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
@@ -646,12 +646,12 @@ const git: Handler = (args, cwd, out) => {
   if (sub?.isStatic) gitReads(sub.value, after, base, out);
   if (sub?.isStatic) gitStdinPaths(sub.value, after, base, out);
   if (sub?.isStatic) gitRepositories(sub.value, after, base, out);
+  // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
+  // `--icase-pathspecs` (git takes its own options only in full): `DATA/SECRET` is data/secret.
+  const top = optionValues(scan, '--work-tree').at(-1) ?? null;
+  const place: GitPlace = { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') };
   if (sub !== undefined) {
-    // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
-    const top = optionValues(scan, '--work-tree').at(-1) ?? null;
-    gitPrints(sub, after, { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') }, out);
-    // `--icase-pathspecs` (git takes its own options only in full): `DATA/SECRET` is data/secret.
-    const place: GitPlace = { base, top, elsewhere: top === null && hasOption(scan, '--git-dir'), caseless: hasOption(scan, '--icase-pathspecs') };
+    gitPrints(sub, after, place, out);
     rewritten(treeRewrite(sub.isStatic ? sub.value : null, after), place, out);
     if (sub.isStatic) gitStores(sub.value, after, place, out);
     const objects = sub.isStatic && printsObjects(sub.value, after);
@@ -695,16 +695,56 @@ const git: Handler = (args, cwd, out) => {
   }
   for (const index of rest.operands) {
     const word = args[index]!;
-    // `HEAD:path`, `origin/main:path`, `HEAD@{1}:path`, `:0:path`: a file as stored in git. The
-    // revision may itself hold `:` or `/`, so every text after a `:` is a candidate path.
     push(out, pathOf(word, READ, base));
-    if (!word.isStatic) continue;
-    for (let at = word.value.indexOf(':'); at !== -1; at = word.value.indexOf(':', at + 1)) {
-      const candidate = word.value.slice(at + 1).replace(/^[0-3]:/, '');
-      if (candidate !== '') push(out, pathOf(staticWord(candidate), READ, base));
-    }
+    if (word.isStatic) storedPath(word.value, place, out);
   }
 };
+
+/**
+ * `REV:PATH`, `:PATH`, `:N:PATH` (gitrevisions(7)): a file as stored in REV's tree or the index.
+ * git splits at the first `:` outside braces (`HEAD^{/fix: x}:a` is HEAD^{/fix: x}'s a), and PATH is
+ * from the top of the working tree, `./` and `../` from git's working directory: `cd src && git show
+ * HEAD:config/prod.json` printed the top's config/prod.json (git 2.39), which was read as
+ * src/config/prod.json. What REV starts from is resolved as `git show`'s operands are (inspect.ts):
+ * PATH is a path of the working tree only in a commit's tree; in a tree (a subdirectory's, or one
+ * `git mktree` made around any stored blob: `git show T:x` printed an ignored .env) or a commit no
+ * ref named it is any stored file, and the read of every stored file stays.
+ */
+function storedPath(value: string, place: GitPlace, out: FileFacts): void {
+  let depth = 0;
+  let colon = -1;
+  for (let i = 0; i < value.length && colon === -1; i++) {
+    const c = value[i];
+    if (c === '{') depth++;
+    else if (depth > 0 && c === '}') depth--;
+    else if (depth === 0 && c === ':') colon = i;
+  }
+  if (colon === -1) return;
+  let file = value.slice(colon + 1);
+  if (colon === 0) {
+    // `:/text` searches the commit messages; `:N:PATH` is stage N's.
+    if (file.startsWith('/')) return;
+    file = file.replace(/^[0-3]:/, '');
+  } else {
+    const roots = revisionRoot(value.slice(0, colon));
+    const path = roots === null || roots.length > 0 ? objectsRead(place) : null;
+    if (path && roots !== null) {
+      path.revisions = roots;
+      path.treesPrinted = true;
+    }
+    push(out, path);
+  }
+  if (file === '') return;
+  // From git's working directory: `./`, `../`; any other PATH too, a harmless extra read (outside a
+  // repository git stops; a deny rule on the name as written is met there too).
+  push(out, pathOf(staticWord(file), READ, place.base));
+  if (/^\.\.?(\/|$)/.test(file)) return;
+  // From the top: the one git finds from its working directory (inspect.ts), or not known.
+  const known = place.top === null && !place.elsewhere;
+  const path = pathOf({ ...staticWord('.'), isStatic: known, raw: file }, READ, place.base);
+  if (path) path.workTree = file;
+  push(out, path);
+}
 
 /**
  * The git directory `git init` or `git clone` makes where its name does not say so (git-init(1),
@@ -1122,7 +1162,7 @@ export function gitEnvironmentTree(assigned: readonly Word[], paths: CommandPath
   }
   // Another working tree or index: which files git tracks there is not known (docs/threat-model.md#what-git-prints).
   if (assigned.some((word) => /^GIT_(WORK_TREE|DIR|INDEX_FILE|COMMON_DIR)\+?=/.test(word.value))) {
-    for (const path of paths) if (path.tree?.tracked) path.isStatic = false;
+    for (const path of paths) if (path.tree?.tracked || (path.access === READ && path.workTree !== undefined)) path.isStatic = false;
   }
   if (!assigned.some((word) => /^GIT_(WORK_TREE|DIR|ICASE_PATHSPECS)\+?=/.test(word.value))) return;
   const moved = paths.filter((path) => path.via === GIT_REWRITE);

@@ -29,7 +29,7 @@ export function pointedRevisions(sub: string, args: readonly Word[]): string[] |
   for (const word of words) {
     if (!word.isStatic) return null;
     for (const end of word.value.replace(/\^[@!]$/, '').split(/\.\.\.?/)) {
-      const root = pointedRoot(end === '' ? 'HEAD' : end);
+      const root = revisionRoot(end === '' ? 'HEAD' : end);
       if (root === null) return null;
       roots.push(...root);
     }
@@ -38,12 +38,13 @@ export function pointedRevisions(sub: string, args: readonly Word[]): string[] |
 }
 
 /**
- * The object a revision starts from (gitrevisions(7)): a name or an id, past its steps. A ref's
+ * The object a revision starts from (gitrevisions(7)), for what a ref is set to and for `REV:PATH`
+ * (files.ts storedPath): a name or an id, past its steps. A ref's
  * earlier value (`NAME@{1}`, `@{-1}`, `-`), the index (`:PATH`) and a message search (`:/text`) were
  * a ref's or the index's already: nothing to resolve. An id followed by anything but commit steps
  * (`~N`, `^N`, `^{commit}`, `^{}`) is not known here; a name's tree or path is the name's history.
  */
-function pointedRoot(end: string): string[] | null {
+export function revisionRoot(end: string): string[] | null {
   if (end === '-' || end.startsWith(':')) return [];
   const at = end.search(/@\{|[~^:]/);
   const root = at === -1 ? end : end.slice(0, at);
