@@ -7,6 +7,7 @@ import { LatchError, type ConfigIssue } from '../errors.js';
 import { formatKeyPath, readJson } from './json.js';
 import { didYouMean, knownKeys } from './hints.js';
 import { parseConfigFile, type ConfigFile } from './schema.js';
+import { rulesGenerationsFile } from './locate.js';
 
 export { configCandidates, findConfig, userConfigPath } from './locate.js';
 export { expandServerEnv, serversToRun } from './servers.js';
@@ -142,9 +143,10 @@ export function storeFile(config: LoadedConfig, key: 'passwordFile' | 'signingKe
   return file === undefined ? null : resolve(config.dir, expandHome(file, homedir()));
 }
 
-/** The team store's secret files, which no tool may read or write (policy.ts builtInRules). */
+/** The team store's secret files, which no tool may read or write (policy.ts builtInRules); the rules' generations, which no tool may lower. */
 export function storeSecretFiles(config: LoadedConfig): string[] {
-  return [storeFile(config, 'passwordFile'), storeFile(config, 'signingKeyFile')].filter((file): file is string => file !== null);
+  const generations = config.file.store?.url !== undefined ? rulesGenerationsFile(config.path) : null;
+  return [storeFile(config, 'passwordFile'), storeFile(config, 'signingKeyFile'), generations].filter((file): file is string => file !== null);
 }
 
 /** Workspace roots as written (the scope's when it has its own), resolved against the config file's directory. */

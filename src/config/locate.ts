@@ -76,6 +76,15 @@ export function httpSecretFile(configPath: string): string {
   return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-http-secret`);
 }
 
+/**
+ * The newest generation of each user's remembered rules a team gateway on Redis has verified
+ * (team/redis-store.ts): beside the config, `.NAME-rules-generations.json`, mode 0600, so a
+ * restarted replica still refuses an older copy of the rules written back into Redis.
+ */
+export function rulesGenerationsFile(configPath: string): string {
+  return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-rules-generations.json`);
+}
+
 /** The key that signs paused calls' requestState (latch/request-state.ts): beside the config file. */
 export function stateKeyPath(configPath: string): string {
   return join(dirname(configPath), 'mcp-latch-state.key');

@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import { readFileSync, statSync } from 'node:fs';
 import { storeFile, type LoadedConfig } from '../config/load.js';
+import { rulesGenerationsFile } from '../config/locate.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { configIssues } from '../policy/policy.js';
 import { RulesFile } from '../store/rules-file.js';
@@ -21,7 +22,7 @@ export async function openTeamStore(config: LoadedConfig, logger: Logger, env: N
     if (!signingKey) logger.warn({ key: 'store.signingKeyFile' }, 'answers, remembered rules and session grants in Redis are not signed: whoever can write to Redis answers every member\'s calls; set store.signingKeyFile in every replica\'s config (docs/team.md#two-replicas)');
     // ioredis loads only here, so a single replica never pays for it.
     const { RedisTeamStore } = await import('./redis-store.js');
-    return RedisTeamStore.connect({ url, logger, ...(password !== undefined ? { password } : {}), ...(signingKey ? { signingKey } : {}) });
+    return RedisTeamStore.connect({ url, logger, ...(password !== undefined ? { password } : {}), ...(signingKey ? { signingKey, generationsFile: rulesGenerationsFile(config.path) } : {}) });
   }
   const file = new RulesFile(config.path, configIssues);
   return new MemoryTeamStore({

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -33,6 +34,8 @@ export interface RedisTeamStoreOptions {
   heartbeatMs?: number;
   /** The key of `store.signingKeyFile`; without it nothing is signed. */
   signingKey?: Buffer;
+  /** Where the newest generation of each user's rules this replica verified is kept across restarts (config/locate.ts rulesGenerationsFile). */
+  generationsFile?: string;
 }
 
 export class RedisTeamStore implements TeamStore {
@@ -55,7 +58,10 @@ export class RedisTeamStore implements TeamStore {
     private readonly logger: Logger,
     private readonly heartbeatMs: number,
     private readonly signer: StoreSigner | null,
-  ) {}
+    private readonly generationsFile: string | null,
+  ) {
+    if (generationsFile !== null) for (const [user, generation] of Object.entries(readGenerations(generationsFile))) this.generations.set(user, generation);
+  }
 
   /** Connects (commands and subscriptions) and starts the heartbeat; a LatchError with the reason when Redis cannot be used. */
   static async connect(options: RedisTeamStoreOptions): Promise<RedisTeamStore> {
@@ -73,7 +79,14 @@ export class RedisTeamStore implements TeamStore {
     redis.on('error', (error: Error) => options.logger.warn({ err: error.message }, 'team store (Redis): connection error'));
     subscriber.on('error', (error: Error) => options.logger.warn({ err: error.message }, 'team store (Redis): subscriber connection error'));
     const signer = options.signingKey ? new StoreSigner(options.signingKey) : null;
-    const store = new RedisTeamStore(options.replica ?? `replica-${randomBytes(6).toString('hex')}`, redis, subscriber, options.logger, options.heartbeatMs ?? HEARTBEAT_MS, signer);
+    let store: RedisTeamStore;
+    try {
+      store = new RedisTeamStore(options.replica ?? `replica-${randomBytes(6).toString('hex')}`, redis, subscriber, options.logger, options.heartbeatMs ?? HEARTBEAT_MS, signer, signer ? (options.generationsFile ?? null) : null);
+    } catch (error) {
+      redis.disconnect();
+      subscriber.disconnect();
+      throw error;
+    }
     try {
       await Promise.all([redis.connect(), subscriber.connect()]);
       await store.start();
@@ -285,7 +298,7 @@ export class RedisTeamStore implements TeamStore {
     for (let attempt = 0; attempt < RULES_ATTEMPTS; attempt += 1) {
       const stored = await this.redis.get(rulesGenerationKey(user));
       const generation = this.generation(user, stored);
-      if (generation === null) throw new LatchError('STORE_WRITE_FAILED', `the remembered rules of ${user} in the team store do not verify against store.signingKeyFile (see the log); nothing is added to them until ${rulesKey(user)} and ${rulesGenerationKey(user)} are removed`);
+      if (generation === null) throw new LatchError('STORE_WRITE_FAILED', `the remembered rules of ${user} in the team store do not verify against store.signingKeyFile, or are older than this replica has seen (see the log); nothing is added to them until ${rulesKey(user)} and ${rulesGenerationKey(user)} are removed`);
       // Scored in microseconds, so rules added together keep their order.
       const now = Date.now() * 1000;
       const added = await this.redis.latchRemember(rulesKey(user), rulesGenerationKey(user), stored ?? '', ...rules.flatMap((rule, index) => [now + index, this.sealed(ruleWhere(user, generation), rule)]));
@@ -326,7 +339,7 @@ export class RedisTeamStore implements TeamStore {
       if (!removed) return false;
       const replaced = await this.redis.latchReplaceRules(rulesKey(user), rulesGenerationKey(user), stored ?? '', this.sealed(['rules-gen', user], String(next)), members.length, ...members.map(([member]) => member), ...kept);
       if (replaced !== 1) continue;
-      this.generations.set(user, next);
+      this.raiseGeneration(user, next);
       await this.redis.publish(CHANNEL_RULES, user);
       return true;
     }
@@ -362,8 +375,25 @@ export class RedisTeamStore implements TeamStore {
       this.logger.warn({ user, generation, seen }, 'team store (Redis): the remembered rules of a user are of an older generation than this replica has seen (written back from a copy); none of them holds');
       return null;
     }
-    this.generations.set(user, generation);
+    this.raiseGeneration(user, generation);
     return generation;
+  }
+
+  /** Records a newer generation of a user's rules, here and in the generations file (merged with what other replicas of this host wrote). */
+  private raiseGeneration(user: string, generation: number): void {
+    if ((this.generations.get(user) ?? 0) >= generation) return;
+    this.generations.set(user, generation);
+    if (this.generationsFile === null) return;
+    try {
+      const kept = readGenerations(this.generationsFile);
+      for (const [each, value] of this.generations) if (value > (kept[each] ?? 0)) kept[each] = value;
+      const temp = `${this.generationsFile}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+      writeFileSync(temp, `${JSON.stringify(kept)}\n`, { mode: 0o600, flag: 'wx' });
+      renameSync(temp, this.generationsFile);
+    } catch (error) {
+      // Kept in memory still: only a restart before the next write would forget it.
+      this.logger.error({ err: errorMessage(error), file: this.generationsFile }, 'team store (Redis): could not keep the generation of remembered rules');
+    }
   }
 
   onRulesChanged(listener: (user: string) => void): () => void {
@@ -402,6 +432,26 @@ export class RedisTeamStore implements TeamStore {
     this.subscriber.disconnect();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
+}
+
+/** The generations file as kept (absent: none yet); a LatchError naming it when it cannot be read or is not one: fail closed, never start without it. */
+function readGenerations(file: string): Record<string, number> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new LatchError('STORE_UNAVAILABLE', `cannot read ${file}: ${errorMessage(error)}`, { cause: error });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  const valid = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every((value) => Number.isSafeInteger(value) && (value as number) >= 0);
+  if (!valid) throw new LatchError('STORE_UNAVAILABLE', `${file} is not a generations file of remembered rules (a JSON object of user ids to whole numbers); restore it, or remove it to start without (docs/team.md, "Forgetting is final")`);
+  return Object.assign(Object.create(null) as Record<string, number>, parsed);
 }
 
 /** How often remember and forget read a user's rules again when another replica changed them meanwhile. */

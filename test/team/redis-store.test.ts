@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { silentLogger } from '../../src/log.js';
 import { RedisTeamStore } from '../../src/team/redis-store.js';
 import type { InteractionAnswer, PendingCall } from '../../src/team/store.js';
-import { eventually, ROOT } from '../helpers/gateway.js';
+import { eventually, ROOT, tempDir } from '../helpers/gateway.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
 
 /** Two stores on one real redis-server stand for two replicas of the gateway. */
@@ -203,6 +205,41 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
     } finally {
       await sa.close();
       await sb.close();
+    }
+  });
+
+  test('signed: a replica restarted after a forget still refuses the older set written back, with its generation, by its generations file', async () => {
+    const key = randomBytes(32);
+    const file = join(tempDir(), '.mcp-latch-rules-generations.json');
+    const connect = (replica: string, generationsFile?: string) => RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica, signingKey: key, ...(generationsFile ? { generationsFile } : {}) });
+    const raw = new Redis(redis.url);
+    try {
+      const first = await connect('R1', file);
+      await first.remember('jo', ['Edit(/w/a)', 'Edit(/w/b)']);
+      const copy = await raw.zrange('mcp-latch:rules:jo', '0', '-1', 'WITHSCORES');
+      expect(await first.forget('jo', 'Edit(/w/a)')).toBe(true);
+      await first.close();
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ jo: 1 });
+
+      // Written back whole: the set as copied, and no generation (0).
+      await raw.del('mcp-latch:rules:jo', 'mcp-latch:rules:jo:gen');
+      await raw.zadd('mcp-latch:rules:jo', copy[1]!, copy[0]!, copy[3]!, copy[2]!);
+      const restarted = await connect('R2', file);
+      const fresh = await connect('R3');
+      try {
+        expect(await restarted.rememberedRules('jo')).toEqual([]);
+        await expect(restarted.remember('jo', ['Edit(/w/c)'])).rejects.toThrow('do not verify against store.signingKeyFile');
+        // What the file adds: a replica without one takes the older copy.
+        expect(await fresh.rememberedRules('jo')).toEqual(['Edit(/w/a)', 'Edit(/w/b)']);
+      } finally {
+        await restarted.close();
+        await fresh.close();
+      }
+
+      writeFileSync(file, '{"jo": "x"}');
+      await expect(connect('R4', file)).rejects.toThrow('is not a generations file of remembered rules');
+    } finally {
+      raw.disconnect();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -76,6 +76,9 @@ describe('serve --http with store.signingKeyFile', () => {
     try {
       const key = join(dir, '.team-signing-key');
       expect(textOf(await x.client.callTool({ name: 'fs__read_text_file', arguments: { path: key } }))).toContain(`Denied by mcp-latch: the rule built-in protection of ${key} (a secret of the gateway)`);
+      // Nor may a tool lower the generations of remembered rules this replica keeps (docs/team.md, "Forgetting is final").
+      const generations = join(dir, '.mcp-latch-rules-generations.json');
+      expect(textOf(await x.client.callTool({ name: 'fs__write_file', arguments: { path: generations, content: '{}' } }))).toContain(`Denied by mcp-latch: the rule built-in protection of ${generations}`);
       expect(team.stderr()).not.toContain('are not signed');
     } finally {
       await x.close();
@@ -134,6 +137,7 @@ describe('serve --http with store.signingKeyFile', () => {
 
     expect((await team.api('/api/rules', X, { method: 'DELETE', body: { rule: forgotten } })).status).toBe(200);
     expect((await team.api('/api/rules', X)).body.rules).toEqual([kept]);
+    expect(JSON.parse(readFileSync(join(dir, '.mcp-latch-rules-generations.json'), 'utf8'))).toEqual({ xavier: 1 });
 
     // The forgotten rule's old value written back: it does not verify, the write asks again.
     const verifyWarnings = () => team.stderr().split('\n').filter((line) => line.includes('does not verify against store.signingKeyFile')).length;
