@@ -932,6 +932,15 @@ describe('6. deny rules see what unknown programs may read and run', () => {
     ['sh -c "{rm,-rf,x}"', RM],
     ['echo ok; {rm,-rf,x} && echo done', RM],
   ]);
+  // An assignment's value is not brace-expanded (bash manual "Simple Command Expansion"; bash 5.2
+  // and dash 0.5.12: `x={a,b}` is `{a,b}`, `x=a{1,2}b env` gives x=a{1,2}b); a declaration builtin's
+  // argument is (`export x={a,b}` set x=b in bash, `{a,b}` in dash). Round 16 left these asking.
+  // (An assignment needs a rule of its own outside bypassPermissions; there, what is not fully read asks while deny rules exist.)
+  test.each(['x={a,b}; echo "$x"', 'x=a{1,2}b ls', 'x={1..3} ls', 'x={src,lib}/*.ts; echo "$x"'])('bypassPermissions: %j is allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  neverAllowedAnywhere(['export x={a,b}; echo "$x"', 'f() { local x={a,b}; echo "$x"; }; f']);
   // What the analyser knows is not widened: these name no denied file or program.
   test.each(['mytool build --out dist', 'echo rm -rf x', 'which rm', 'npm run rm', 'grep -e .env src/a.ts', "git log --grep='.env'", 'mytool --input=src/a.ts'])(
     'bypassPermissions: %j is allowed',

@@ -106,6 +106,9 @@ const CASES: Record<string, Array<[string, string]>> = {
     ['echo {a,b}', 'brace expansion'],
     ['touch {pwned,x}', 'brace expansion'],
     ['echo x{1..3}', 'brace expansion'],
+    // A declaration builtin's argument is a word to bash (brace-expanded: x=b), an assignment to dash.
+    ['export x={a,b}; echo "$x"', 'brace expansion'],
+    ['f() { local x={a,b}; echo "$x"; }; f', 'brace expansion'],
     ['x=abc; echo ${x/a/b}', 'bash parameter expansion'],
     ['x=abc; echo ${x:1:1}', 'bash parameter expansion'],
     ['x=y; y=1; echo ${!x}', 'bash parameter expansion'],
@@ -230,6 +233,13 @@ describe('the same reading in both shells: no sh-dialect', () => {
     'x=[^a]; echo "$x"',
     'echo a[^b',
     'x=.*; echo "$x"',
+    // Round 17: neither shell brace-expands an assignment's value (bash manual "Simple Command
+    // Expansion": tilde, parameter, command and arithmetic expansion, quote removal), alone or before a command.
+    'x={a,b}; echo "$x"',
+    'x=a{1,2}b; echo "$x"',
+    'x={1..3}; echo "$x"',
+    'x={pub,conf}/f; cat "$x"',
+    'x={a,b} sh -c \'echo "$x"\'',
     'touch .gx .gy; echo .g* ./.g? .*.ts pub/.f*',
     'touch .ab; echo .[a-z]? .[!.]?',
   ];

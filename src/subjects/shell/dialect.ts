@@ -85,7 +85,7 @@ export function dashReadsOtherwise(root: SyntaxNode, text: string): string | nul
 function bashForm(node: SyntaxNode, text: string): string | null {
   const type = node.type;
   if (node.isNamed) {
-    if (Object.hasOwn(BASH_NODES, type)) return BASH_NODES[type]!;
+    if (Object.hasOwn(BASH_NODES, type) && !(type === 'brace_expression' && isAssignedValue(node))) return BASH_NODES[type]!;
     // The node's text only for the types read below (a slice per node was most of this walk's allocation).
     switch (type) {
       case 'string': {
@@ -125,6 +125,12 @@ function bashForm(node: SyntaxNode, text: string): string | null {
   return null;
 }
 
+/** Whether `node` is (a part of) an assignment's value, which neither shell brace-expands, outside a declaration builtin (see wordForm). */
+function isAssignedValue(node: SyntaxNode): boolean {
+  const value = node.parent?.type === 'concatenation' ? node.parent : node;
+  return value.parent?.type === 'variable_assignment' && value.parent.parent?.type !== 'declaration_command';
+}
+
 /** Whether `node` is inside `$((…))` of the same command text (not inside a substitution in it). */
 function inArithmetic(node: SyntaxNode): boolean {
   for (let p = node.parent; p !== null; p = p.parent) {
@@ -161,10 +167,12 @@ function wordForm(node: SyntaxNode, text: string): string | null {
   }
   skeleton += text.slice(at, node.endIndex);
   skeleton = skeleton.replace(/\\[\s\S]/g, 'x');
-  if (/\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(skeleton)) return BASH_NODES['brace_expression']!;
-  if (/^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(skeleton) && /^[<>]/.test(text.slice(node.endIndex))) return '{NAME}> (a named descriptor)';
-  // Neither shell expands pathnames in an assignment's value (`x=[^a]`, `x=.*`): the glob forms below are words' only.
+  // Neither shell expands braces or pathnames in an assignment's value (`x={a,b}`, `x=[^a]`, `x=.*`;
+  // bash manual "Simple Command Expansion"): those forms are words' only. bash brace-expands a
+  // declaration builtin's argument (`export x={a,b}` set x=b, bash 5.2), dash does not.
   const globbed = node.parent?.type !== 'variable_assignment';
+  if (!isAssignedValue(node) && /\{[^{}\s]*(?:,|\.\.)[^{}\s]*\}/.test(skeleton)) return BASH_NODES['brace_expression']!;
+  if (/^\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(skeleton) && /^[<>]/.test(text.slice(node.endIndex))) return '{NAME}> (a named descriptor)';
   // bash reads `[^s]` as "not s"; dash as the set of `^` and `s` (`cat [^s]ecret` reads secret in
   // dash). Without a closing `]` (`a[^b`) it is no bracket in either.
   if (globbed && /\[\^[\s\S][\s\S]*\]/.test(skeleton)) return '[^…] (a negated bracket in bash, a plain one in dash)';

@@ -423,8 +423,8 @@ class Analysis {
     return readWord(this.src, node, pending, from);
   }
 
-  private readAssignment(node: SyntaxNode, pending: SyntaxNode[]): Word {
-    return readAssignment(this.src, node, pending);
+  private readAssignment(node: SyntaxNode, pending: SyntaxNode[], declared = false): Word {
+    return readAssignment(this.src, node, pending, declared);
   }
 
   private visit(node: SyntaxNode, ctx: SegmentContext, cwd: Cwd, stdin: string | null = null): Flow {
@@ -891,7 +891,7 @@ class Analysis {
     for (const child of node.children) {
       const type = child.type;
       if (REDIRECTS.has(type)) redirects.push(child);
-      else if (type === 'variable_assignment') words.push(this.readAssignment(child, pending));
+      else if (type === 'variable_assignment') words.push(this.readAssignment(child, pending, true));
       else if (type === 'comment') continue;
       else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(staticWord(this.slice(child)));
       else words.push(this.readWord(child, pending));

@@ -18,14 +18,20 @@ interface WordBuilder {
   mask: string;
   isStatic: boolean;
   ansi: boolean;
+  /** An assigned value: `{1..3}` is its text. */
+  assigned?: boolean;
 }
 
-/** The word spelled by `node` (from `from`, for `$"…"`, whose `$` is a separate token). */
-export function readWord(src: string, node: Node, pending: Node[], from = node.startIndex): Word {
+/**
+ * The word spelled by `node` (from `from`, for `$"…"`, whose `$` is a separate token). An assigned
+ * value (`assigned`) is neither brace-expanded nor globbed (bash manual, "Simple Command Expansion":
+ * tilde, parameter, command and arithmetic expansion and quote removal only): `A={x,y}` is `{x,y}`.
+ */
+export function readWord(src: string, node: Node, pending: Node[], from = node.startIndex, assigned = false): Word {
   const raw = src.slice(from, node.endIndex);
-  const b: WordBuilder = { value: '', mask: '', isStatic: true, ansi: false };
+  const b: WordBuilder = { value: '', mask: '', isStatic: true, ansi: false, assigned };
   readPart(src, node, b, pending);
-  if (b.isStatic && isPattern(b.mask)) b.isStatic = false;
+  if (b.isStatic && !assigned && isPattern(b.mask)) b.isStatic = false;
   return { value: b.isStatic ? b.value : raw, raw, isStatic: b.isStatic, ansi: b.ansi };
 }
 
@@ -89,14 +95,28 @@ function readPart(src: string, node: Node, b: WordBuilder, pending: Node[]): voi
       for (const child of node.namedChildren) readPart(src, child, b, pending);
       b.ansi = true;
       return;
+    case 'brace_expression':
+      if (b.assigned) {
+        const text = src.slice(node.startIndex, node.endIndex);
+        b.value += text;
+        b.mask += text;
+        return;
+      }
+      b.isStatic = false;
+      pending.push(node);
+      return;
     default:
       b.isStatic = false;
       pending.push(node);
   }
 }
 
-/** `NAME=value`, `NAME+=value`, `a[i]=v`, `a=(x y)` as one word. */
-export function readAssignment(src: string, node: Node, pending: Node[]): Word {
+/**
+ * `NAME=value`, `NAME+=value`, `a[i]=v`, `a=(x y)` as one word. The argument of a declaration
+ * builtin (`declared`: `export A={x,y}`) is a word bash brace-expands (bash 5.2 set A=y): its
+ * patterns count.
+ */
+export function readAssignment(src: string, node: Node, pending: Node[], declared = false): Word {
   const raw = src.slice(node.startIndex, node.endIndex);
   const children = node.children;
   let value: Word | null = null;
@@ -112,7 +132,7 @@ export function readAssignment(src: string, node: Node, pending: Node[]): Word {
         isStatic = false;
         pending.push(child);
       } else {
-        value = readWord(src, child, pending);
+        value = readWord(src, child, pending, child.startIndex, !declared);
       }
     }
   }
