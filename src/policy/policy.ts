@@ -105,6 +105,7 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   rules.push(...ancestorRules(rules));
   for (const pattern of CLIENT_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
+  for (const pattern of GIT_REF_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git reads refs, their logs and the index from ${pattern}`, codeFile: true });
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
   for (const pattern of HOOK_FRAMEWORK_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a git hook framework runs the commands ${pattern} names`, codeFile: true });
   // Removing it asks too: Desktop Commander keeps the old config in memory while mcp-latch, finding no file, would take $SHELL for its shell.
@@ -203,6 +204,29 @@ const GIT_CODE_FILES: readonly string[] = [
   '~/.gitconfig',
   '~/.config/git/config',
   '~/.config/git/attributes',
+];
+
+/**
+ * Files git takes for refs, reflogs and the index (gitrepository-layout(5); any one-level name in
+ * the git directory is a ref for `git show NAME`, git-objects.ts readRef). What `git show NAME`
+ * prints is decided from them (docs/threat-model.md#what-git-prints): a ref written as a file
+ * (`echo C > .git/refs/heads/x`) names any object, a reflog line (`>> .git/logs/HEAD`) makes a
+ * commit `git commit-tree` made around a stored blob one a ref named, an index written whole holds
+ * any blob under any name; then `git show x` printed an ignored .env (git 2.39, round 17). git's
+ * own updates are not writes the rules see. Removing them plants nothing (`codeFile`).
+ */
+const GIT_REF_FILES: readonly string[] = [
+  '**/.git/*',
+  '**/.git/refs/**',
+  '**/.git/logs/**',
+  '**/.git/worktrees/*/*',
+  '**/.git/worktrees/*/refs/**',
+  '**/.git/worktrees/*/logs/**',
+  '**/.git/modules/**/HEAD',
+  '**/.git/modules/**/packed-refs',
+  '**/.git/modules/**/index',
+  '**/.git/modules/**/refs/**',
+  '**/.git/modules/**/logs/**',
 ];
 
 /**

@@ -514,7 +514,8 @@ describe('4. writes to the files git runs code from ask, even under Edit(<W>/**)
     ["echo '* diff=x' >> src/.gitattributes", '**/.gitattributes'],
     ["echo '* diff=x' >> .git/info/attributes", '**/.git/info/attributes'],
     ['echo x > .git/modules/sub/hooks/pre-commit', '**/.git/modules/**/hooks/**'],
-    ['mv src .git', '**/.git'],
+    // .git is there: src goes to .git/src, a name git takes for a ref (round 17).
+    ['mv src .git', 'built-in: git reads refs, their logs and the index from **/.git/*'],
     ['echo x >> out/../work/.git/config', '**/.git/config'], // the kernel-order form
     ['echo x >> <H>/.gitconfig', '~/.gitconfig'],
   ];
@@ -523,7 +524,7 @@ describe('4. writes to the files git runs code from ask, even under Edit(<W>/**)
     test.each(cases)(`${mode}: %j asks (%s)`, (command, pattern) => {
       const decision = shell(command, mode);
       if (mode === 'plan' || mode === 'dontAsk') expect(decision.verdict, decision.reason).not.toBe('allow');
-      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: `built-in: git runs code named in ${pattern}` });
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: pattern.startsWith('built-in:') ? pattern : `built-in: git runs code named in ${pattern}` });
     });
   }
   test.each(MODES)('%s: write_file of .git/hooks/pre-commit asks under Edit(<W>/**)', (mode) => {
@@ -4333,6 +4334,18 @@ describe('4. git diff of trees prints the files they hold', () => {
       expect(decision.verdict, decision.reason).not.toBe('allow');
     });
   }
+  // The same by writing the files git reads refs and reflogs from (gitrepository-layout(5)), under
+  // Edit(<W>/**): `echo C > .git/refs/heads/x` (or `.git/lowername`, packed-refs), a reflog line
+  // naming C; then `git show x`/`git show C` printed API_KEY=… (git 2.39, bash 5.2).
+  for (const mode of MODES) {
+    test.each(['echo <made> > .git/refs/heads/x', 'printf "%s <made> a <a@b> 0 +0000\tx\n" 0 >> .git/logs/HEAD', 'echo <made> > .git/X', 'echo <made> > .git/lowername', 'echo <made> refs/heads/x >> .git/packed-refs', 'echo ref: refs/tags/t > .git/HEAD', 'mkdir -p .git/logs/refs/heads && echo "0 <made> a <a@b> 0 +0000" > .git/logs/refs/heads/x', 'cp /tmp/i .git/index', 'echo <made> > .git/worktrees/w/HEAD'])(`${mode}: a ref or reflog written as a file, %j, is not allowed`, (command) => {
+      const decision = decideIn(command, mode);
+      expect(decision.verdict, decision.reason).not.toBe('allow');
+    });
+  }
+  test.each(['cat .git/HEAD', 'cat .git/logs/HEAD', 'echo x >> .git/info/exclude'])('default: %j is allowed', (command) => {
+    expect(decideIn(command, 'default').verdict, decideIn(command, 'default').reason).toBe('allow');
+  });
   // The everyday forms: a branch, HEAD, a commit a ref names, a reflog entry, pathspecs.
   test.each(['git branch x', 'git branch x main', 'git branch x <commit>', 'git branch -f x HEAD~0', 'git branch -d x', 'git branch -m x y', 'git branch --list "f*"', 'git tag v2 <commit>', 'git tag -l "v*"', 'git reset --soft HEAD~0', 'git reset --hard', 'git reset HEAD -- src', 'git reset src/a.ts', 'git checkout main', 'git checkout -b feat', 'git checkout -- src/a.ts', 'git checkout -', 'git switch -c feat main', 'git switch main', 'git restore --source=HEAD src', 'git restore src/a.ts', 'git merge main', 'git stash', 'git stash apply stash@{0}', 'git stash pop', 'git rebase main', 'git cherry-pick main', 'git update-ref refs/heads/y HEAD', 'git worktree add ../wt', 'git read-tree --empty', 'git read-tree HEAD', 'git update-index --refresh', 'git bisect start main <commit>', 'git checkout -b feat && git add src && git commit -m x'])('default and bypassPermissions: %j is allowed', (command) => {
     for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
