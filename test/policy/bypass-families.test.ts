@@ -4302,13 +4302,13 @@ describe('4. git diff of trees prints the files they hold', () => {
   });
   const decideIn = (command: string, mode: DefaultMode): Decision => shell(command.replace(/<(tree|empty|commit|made|made7|parented|blob)>/g, (_, kind: string) => ids[kind]!), mode, { allow: ['Bash(git *)'], cwd: '<W>/gt' });
   for (const mode of MODES) {
-    test.each(['git show <made>', 'git show <made7>', 'git show <made>~0', 'git show <made>^{commit}', 'git show <parented>', 'git show v1-1-g<made7>', 'git diff <commit> <made>', 'git diff <commit>..<made>', 'git diff <empty> <made>^{tree}', 'git log -p -1 <made>', 'git log -p <commit>..<parented>', 'git whatchanged -p -1 <made>', 'git format-patch --stdout -1 <made>', 'git diff-tree -p <made>'])(`${mode}: a commit git commit-tree made, %j, is not allowed`, (command) => {
+    test.each(['git show <made>', 'git show <made7>', 'git show <made>~0', 'git show <made>^{commit}', 'git show <parented>', 'git show v1-1-g<made7>', 'git diff <commit> <made>', 'git diff <commit>..<made>', 'git diff <empty> <made>^{tree}', 'git log -p -1 <made>', 'git log -p -1 <made>^{}', 'git log -p -1 <made>^{/x}', 'git log -p <parented>^-1', 'git log -p <parented>^-', 'git log -p <commit>..<parented>', 'git whatchanged -p -1 <made>', 'git format-patch --stdout -1 <made>', 'git diff-tree -p <made>'])(`${mode}: a commit git commit-tree made, %j, is not allowed`, (command) => {
       const decision = decideIn(command, mode);
       expect(decision.verdict, decision.reason).not.toBe('allow');
     });
   }
   // A commit a ref names, or ever named (its reflog), is as before: `git show <commit>` of HEAD's commit by id.
-  test.each(['git show <commit>', 'git log -p -1 <commit>', 'git log -p main', 'git log -p', 'git show HEAD~0', 'git log --stat <made>'])('default and bypassPermissions: %j is allowed', (command) => {
+  test.each(['git show <commit>', 'git log -p -1 <commit>', 'git log -p main', 'git log -p', 'git show HEAD~0', 'git log --stat <made>', 'git log -p -1 main^{}', 'git log -p HEAD^{/one}', 'git log -p HEAD@{0}', 'git log -p -1 <commit>^{}'])('default and bypassPermissions: %j is allowed', (command) => {
     for (const mode of ['default', 'bypassPermissions'] as const) expect(decideIn(command, mode).verdict, `${mode}: ${decideIn(command, mode).reason}`).toBe('allow');
   });
   for (const mode of MODES) {

@@ -1051,8 +1051,15 @@ function objectRevisions(words: readonly Word[], place: GitPlace, out: FileFacts
     const base = end.replace(/(?:[~^]\d*|\^\{commit\})+$/, '');
     return objectIdOf(base) !== null ? [base] : [];
   };
+  // `git log -p` peels names to commits (a ref's); an id with steps other than a commit's
+  // (`C^{}`, `C^{/x}`, `C^-1`: git 2.39 printed C's patch) is not known.
+  const loggedIds = (end: string): string[] => {
+    const roots = revisionRoot(end);
+    if (roots === null) unknown = true;
+    return (roots ?? []).filter((root) => objectIdOf(root) !== null);
+  };
   const ends = (value: string): string[] =>
-    how === 'log' ? revisionEnds(value).flatMap(commitOf)
+    how === 'log' ? revisionEnds(value).flatMap(loggedIds)
     : show ? revisionEnds(value).flatMap((end) => (COMMIT.test(end) ? commitOf(end) : [end]))
     : revisionEnds(value).map((end) => end.replace(/\^\{tree\}$/, '')).flatMap((end) => (COMMIT_ONLY.test(end) ? commitOf(end) : [end]));
   for (const word of words) {
