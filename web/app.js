@@ -263,6 +263,7 @@
     children.push(heading(4, 'Its parts'), parts);
     var more = (info.segments || []).length - MAX_SEGMENTS_SHOWN;
     if (more > 0) children.push(el('p', 'more', ['… and ' + more + ' more commands']));
+    if (info.stdin) children.push.apply(children, stdinParts(info.stdin));
     var general = el('ul', 'notes');
     (info.redirections || []).forEach(function (redirection) {
       if (redirection.segment === null || redirection.segment === undefined) general.appendChild(redirectionNote(redirection));
@@ -277,6 +278,22 @@
     }
     if (general.childNodes.length > 0) children.push(general);
     return el('section', 'command', children);
+  }
+
+  // The text a command reads from the call's stdin argument as code (or xargs as words), line by
+  // line as the prompt shows it (docs/approval.md): `bash` with a script on stdin showed only `bash`.
+  function stdinParts(stdin) {
+    var lines = String(stdin.text).split('\n');
+    var what = stdin.reader === 'xargs' ? ['the words xargs adds'] : ['code run by ', escaped(stdin.reader)];
+    var pre = el('pre', 'stdin');
+    lines.slice(0, MAX_DIFF_LINES_SHOWN).forEach(function (line) {
+      // Each line escaped on its own: the script cannot forge a line of the page.
+      pre.appendChild(el('span', 'line', [escaped(line)]));
+    });
+    var title = ['Stdin (argument ', escaped(stdin.arg), ', ' + lines.length + ' line' + (lines.length === 1 ? '' : 's') + '), '].concat(what);
+    var parts = [el('h4', null, title), pre];
+    if (lines.length > MAX_DIFF_LINES_SHOWN) parts.push(el('p', 'more', ['… ' + (lines.length - MAX_DIFF_LINES_SHOWN) + ' more lines']));
+    return parts;
   }
 
   function redirectionNote(redirection) {

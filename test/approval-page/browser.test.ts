@@ -186,6 +186,23 @@ describe('approving on the page (call waits for the answer)', () => {
     await gone(item);
   });
 
+  // Round 16's note: the prompt showed a script given on stdin line by line (A2), the page only `bash`.
+  test('a script given on stdin is shown as the code bash runs, line by line, escaped; Deny runs nothing', async () => {
+    const made = join(dir, 'from-stdin.txt');
+    const script = `echo one\ntouch ${made}\nprintf '\x1b[31m<b>x</b>'`;
+    const call = callLater(h, 'shell__run_command', { command: 'bash', workdir: dir, stdin: script });
+    await openPage();
+
+    const item = await card(tab, 'from-stdin.txt');
+    expect(await item.locator('.command h4', { hasText: 'Stdin' }).innerText()).toBe('Stdin (argument stdin, 3 lines), code run by bash');
+    expect(await item.locator('.command pre.stdin .line').allTextContents()).toEqual(['echo one', `touch ${made}`, escapeText("printf '\x1b[31m<b>x</b>'")]);
+    expect(await item.locator('.command pre.stdin b').count()).toBe(0);
+    await item.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+    expect(existsSync(made)).toBe(false);
+    await gone(item);
+  });
+
   test('(e) control, ANSI, bidi and markup characters in a path are shown escaped, never obeyed', async () => {
     const name = 'evil\n\x1b[31mred\u202Etxt.sh<img src=x onerror=alert(1)>';
     const target = join(dir, name);
