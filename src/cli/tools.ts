@@ -67,7 +67,7 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
       const matching = entry ? [reports.forTool(entry, () => listed, policy)] : others().filter((report) => report.exposed === name);
       if (matching.length === 0) throw new LatchError('USAGE', `--accept ${name}: no listed tool, prompt or resource template has that name (run \`mcp-latch tools\` to see the names)`);
       for (const report of matching) {
-        await reports.pin(report, servers[report.server] ?? {});
+        await reports.pin(report, servers[report.server] ?? {}, undefined, true);
         accepted.push(`${name} (${report.digest})`);
       }
     }

@@ -323,7 +323,7 @@ export class GatewayCore implements CallContext {
 
   /** `user`: a team gateway's member; their acceptance is theirs only, the team's pin stays (docs/team.md, "Pins"). */
   async acceptDefinition(report: DefinitionReport, user?: string): Promise<void> {
-    await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {}, user);
+    await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {}, user, true);
   }
 
   /**

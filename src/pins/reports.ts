@@ -161,6 +161,9 @@ export class DefinitionReports {
       this.store.reload();
       pin = this.currentPin(listed, scan.digest, user);
     }
+    // No pin here: another gateway of this config may have pinned it since the file was read, and
+    // a pin it wrote is a pin (docs/pins.md, "Several gateways"). One stat while the tool is new.
+    if (!pin && this.store.refresh()) pin = this.currentPin(listed, scan.digest, user);
     const unreadable = this.store.unreadable();
     if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed) return scan.last.report;
     const report: DefinitionReport = {
@@ -197,18 +200,19 @@ export class DefinitionReports {
   }
 
   /**
-   * Pins the definition the report was made from (a first allowed use, or an accepted change), for
-   * the team, or for one member only (`user`: their "Accept the new definition" on a team gateway).
+   * Pins the definition the report was made from (a first allowed use, or with `accept` a change a
+   * person accepted: only that replaces a pin of another definition), for the team, or for one
+   * member only (`user`: their "Accept the new definition" on a team gateway).
    */
-  pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }, user?: string): Promise<void> {
+  pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }, user?: string, accept = false): Promise<void> {
     const identity = serverIdentity(server);
     // Calls that started while the tool was new each ask for its pin after their own answer.
     if (this.store.get(report.kind, report.server, report.name, user)?.digest === report.digest && this.store.identity(report.server, user) === identity) return Promise.resolve();
-    const key = `${user ?? ''} ${report.kind} ${report.server} ${report.name} ${report.digest} ${identity}`;
+    const key = `${user ?? ''} ${report.kind} ${report.server} ${report.name} ${report.digest} ${identity} ${accept}`;
     let written = this.pinning.get(key);
     if (!written) {
       written = this.store
-        .pin(report.kind, report.server, report.name, identity, report.definition, user)
+        .pin(report.kind, report.server, report.name, identity, report.definition, user, accept)
         .then(() => this.logger.info({ [report.kind]: report.exposed, digest: report.digest, was: report.pin.state, ...(user !== undefined ? { forUser: user } : {}) }, user !== undefined ? `${report.kind} definition accepted for one user` : `${report.kind} definition pinned`))
         .finally(() => this.pinning.delete(key));
       this.pinning.set(key, written);

@@ -39,8 +39,8 @@ const empty = (): PinsFile => ({ version: 1, servers: {} });
 export class PinStore {
   private data: PinsFile = empty();
   private problem: string | null = null;
-  /** The file as it was when `problem` was found (fileStamp): a change is read again. */
-  private problemStamp: string | null = null;
+  /** The file as it was when last read (fileStamp), taken before the read: a change is read again. */
+  private stamp: string | null = null;
   /** Writes of this process, one after another, so two pins cannot interleave read-modify-write. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -50,6 +50,7 @@ export class PinStore {
 
   /** Reads the file again (another process may have accepted a definition). */
   reload(): void {
+    this.stamp = fileStamp(this.path);
     try {
       this.data = parsePins(readFileSync(this.path, 'utf8'), this.path);
       this.problem = null;
@@ -58,7 +59,7 @@ export class PinStore {
         this.data = empty();
         this.problem = null;
       } else {
-        this.setProblem(errorMessage(error));
+        this.problem = errorMessage(error);
       }
     }
   }
@@ -70,13 +71,20 @@ export class PinStore {
    * the refusal said (round 13 review R5). Only a stat while there is a problem.
    */
   unreadable(): string | null {
-    if (this.problem !== null && fileStamp(this.path) !== this.problemStamp) this.reload();
+    if (this.problem !== null) this.refresh();
     return this.problem;
   }
 
-  private setProblem(problem: string): void {
-    this.problem = problem;
-    this.problemStamp = fileStamp(this.path);
+  /**
+   * Reads the file again when it changed since it was last read (one stat): a tool with no pin in
+   * memory may have been pinned by another gateway of the same config since (round 17 review S1:
+   * it was taken as new, forwarded under an allow rule unasked, its changed definition pinned).
+   * True when it was read again.
+   */
+  refresh(): boolean {
+    if (fileStamp(this.path) === this.stamp) return false;
+    this.reload();
+    return true;
   }
 
   /** The team's pin, or with `user` the definition that member accepted for themselves. */
@@ -106,27 +114,41 @@ export class PinStore {
 
   /**
    * Records `definition` as what `server`'s `name` is, for the team or (`user`) for that member
-   * only; in force (in memory and on disk) when it resolves.
+   * only; in force (in memory and on disk) when it resolves. `replace`: a person accepted this
+   * definition over the pin they were shown ("Accept the new definition", `tools --accept`). A first
+   * use does not replace: a pin of another definition found in the file (another gateway pinned
+   * it meanwhile) stays, and the pin fails; the next call sees the tool changed and asks.
    */
-  pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition, user?: string): Promise<void> {
+  pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition, user?: string, replace = false): Promise<void> {
     const run = this.queue.then(async () => {
       const db = new Low<PinsFile>(new PrivateJsonFile(this.path), empty());
+      const stamp = fileStamp(this.path);
       try {
         await db.read();
       } catch (error) {
-        this.setProblem(errorMessage(error));
+        this.problem = errorMessage(error);
+        this.stamp = stamp;
         throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${this.problem}; fix or remove ${this.path} and try again`, { cause: error });
       }
       const digest = definitionDigest(definition);
       const servers = user === undefined ? db.data.servers : (own(db.data.users, user) ?? setOwn((db.data.users ??= {}), user, { servers: {} })).servers;
       const entry = own(servers, server) ?? setOwn(servers, server, { identity });
+      const pinned = own(entry[kind], name);
+      if (pinned !== undefined && pinned.digest !== digest && !replace) {
+        this.data = db.data;
+        this.stamp = stamp;
+        this.problem = null;
+        throw new LatchError('STORE_WRITE_FAILED', `not pinning ${server}/${name}: another process pinned a different definition of it meanwhile; its next call asks with the change`);
+      }
       // Pinned already, by this gateway or another process: the file stays as it is.
-      if (entry.identity !== identity || own(entry[kind], name)?.digest !== digest) {
+      if (entry.identity !== identity || pinned?.digest !== digest) {
         entry.identity = identity;
         setOwn((entry[kind] ??= {}), name, { digest, pinnedAt: isoTime(Date.now()), definition });
         await db.write();
       }
       this.data = db.data;
+      // As read: the file changed since (this write, or another process's) is read again at refresh().
+      this.stamp = stamp;
       this.problem = null;
     });
     this.queue = run.catch(() => undefined);
