@@ -26,11 +26,13 @@ import { definitionDigest, type Definition, type Pin, type PinKind } from '../pi
  * tools --accept`) wrote meanwhile are kept, then replace it atomically: a crash leaves the old or
  * the new file, never half of one. A file that cannot be read is never overwritten.
  */
-const PinSchema = z.object({ digest: z.string(), pinnedAt: z.string(), definition: z.record(z.string(), z.unknown()) });
+// Loose objects: members this version does not know (a newer mcp-latch's, a hand edit's) are kept
+// when a pin rewrites the file; z.object dropped them (round 17 review S7).
+const PinSchema = z.looseObject({ digest: z.string(), pinnedAt: z.string(), definition: z.record(z.string(), z.unknown()) });
 const PinMapSchema = z.record(z.string(), PinSchema);
-const ServerPinsSchema = z.object({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional() });
+const ServerPinsSchema = z.looseObject({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional() });
 const ServersSchema = z.record(z.string(), ServerPinsSchema);
-const PinsFileSchema = z.object({ version: z.literal(1), servers: ServersSchema, users: z.record(z.string(), z.object({ servers: ServersSchema })).optional() });
+const PinsFileSchema = z.looseObject({ version: z.literal(1), servers: ServersSchema, users: z.record(z.string(), z.looseObject({ servers: ServersSchema })).optional() });
 export type PinsFile = z.infer<typeof PinsFileSchema>;
 export type { Pin };
 

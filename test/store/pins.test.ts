@@ -56,6 +56,15 @@ describe('PinStore', () => {
     expect(new PinStore(path).get('tool', 'fs', 'read_file')?.digest).toBe(definitionDigest(poisoned));
   });
 
+  test('members this version does not know are kept when a pin rewrites the file (round 17 review S7)', async () => {
+    const path = join(tempDir(), 'mcp-latch.lock.json');
+    const pin = { digest: definitionDigest(READ_FILE), pinnedAt: '2026-11-26T08:00:00.000Z', definition: READ_FILE, acceptedFrom: 'desktop' };
+    writeFileSync(path, JSON.stringify({ version: 1, note: 'kept', servers: { fs: { identity: 'fs', acceptedBy: 'me', tool: { read_file: pin } } }, users: { bob: { servers: {}, since: 'x' } } }));
+    await new PinStore(path).pin('prompt', 'docs', 'summarise', 'docs', { name: 'summarise' });
+    const written = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    expect(written).toMatchObject({ note: 'kept', servers: { fs: { acceptedBy: 'me', tool: { read_file: { acceptedFrom: 'desktop' } } }, docs: { prompt: { summarise: {} } } }, users: { bob: { since: 'x' } } });
+  });
+
   test('refresh() reads the file again only when it changed: a pin another process wrote is seen', async () => {
     const path = join(tempDir(), 'mcp-latch.lock.json');
     const store = new PinStore(path);
