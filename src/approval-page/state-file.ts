@@ -1,4 +1,5 @@
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { withFileLock } from '../store/file-lock.js';
 
 /**
  * Where running gateways say their approval page is: a JSON file next to the config, mode 0600
@@ -34,12 +35,13 @@ export function readPages(file: string, isRunning: (pid: number) => boolean = is
   return pages.filter((entry): entry is PageEntry => isPageEntry(entry) && isRunning(entry.pid));
 }
 
-export function addPage(file: string, entry: PageEntry): void {
-  writePages(file, [...readPages(file).filter((page) => page.pid !== entry.pid), entry]);
+/** Under the file's lock: gateways starting their pages together lost each other's entry (round 17 review S4). */
+export function addPage(file: string, entry: PageEntry): Promise<void> {
+  return withFileLock(file, async () => writePages(file, [...readPages(file).filter((page) => page.pid !== entry.pid), entry]));
 }
 
-export function removePage(file: string, pid: number): void {
-  writePages(file, readPages(file).filter((page) => page.pid !== pid));
+export function removePage(file: string, pid: number): Promise<void> {
+  return withFileLock(file, async () => writePages(file, readPages(file).filter((page) => page.pid !== pid)));
 }
 
 function writePages(file: string, pages: PageEntry[]): void {

@@ -122,13 +122,13 @@ export class ClientSession implements SessionPort {
     const page = await this.page.catch(() => null);
     if (!page) return;
     await page.close();
-    this.recordPage(() => removePage(this.pageStateFile, process.pid));
+    await this.recordPage(() => removePage(this.pageStateFile, process.pid));
   }
 
   /** Best effort: the page works without the state file; only `mcp-latch page` would not list it. */
-  private recordPage(write: () => void): void {
+  private async recordPage(write: () => Promise<void>): Promise<void> {
     try {
-      write();
+      await write();
     } catch (error) {
       this.logger.warn({ err: errorMessage(error) }, 'could not update the approval page state file');
     }
@@ -171,7 +171,7 @@ export class ClientSession implements SessionPort {
         // The address only: the secret goes to the state file, never to the log (docs/threat-model.md).
         this.logger.info({ url: page.url }, `approval page: ${page.url}`);
         const file = this.pageStateFile;
-        if (file) this.recordPage(() => addPage(file, { pid: process.pid, url: page.url, secret: page.secret, client: this.label(), started: new Date().toISOString() }));
+        if (file) await this.recordPage(() => addPage(file, { pid: process.pid, url: page.url, secret: page.secret, client: this.label(), started: new Date().toISOString() }));
         return page;
       })
       .catch((error: unknown) => {

@@ -6,6 +6,7 @@ import { Low, type Adapter } from 'lowdb';
 import { z } from 'zod';
 import { LatchError, errorMessage } from '../errors.js';
 import { isoTime } from '../iso-time.js';
+import { withFileLock } from './file-lock.js';
 import { definitionDigest, type Definition, type Pin, type PinKind } from '../pins/definition.js';
 
 /**
@@ -122,7 +123,7 @@ export class PinStore {
    * it meanwhile) stays, and the pin fails; the next call sees the tool changed and asks.
    */
   pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition, user?: string, replace = false): Promise<void> {
-    const run = this.queue.then(async () => {
+    const run = this.queue.then(() => withFileLock(this.path, async () => {
       const db = new Low<PinsFile>(new PrivateJsonFile(this.path), empty());
       const stamp = fileStamp(this.path);
       try {
@@ -152,7 +153,7 @@ export class PinStore {
       // As read: the file changed since (this write, or another process's) is read again at refresh().
       this.stamp = stamp;
       this.problem = null;
-    });
+    }));
     this.queue = run.catch(() => undefined);
     return run;
   }

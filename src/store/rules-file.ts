@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FormattingOptions } from 'jsonc-parser';
 import { writeFileAtomic } from '../clients/backup.js';
+import { withFileLock } from './file-lock.js';
 import { readJson } from '../config/json.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { RuleList } from '../policy/types.js';
@@ -63,8 +64,9 @@ export class RulesFile {
     return Array.isArray(value) ? value.filter((rule): rule is string => typeof rule === 'string') : [];
   }
 
+  /** One after another in this process, and under the file's lock across processes (file-lock.ts). */
   private queued(write: () => Promise<RulesWrite>): Promise<RulesWrite> {
-    const run = this.queue.then(write);
+    const run = this.queue.then(() => withFileLock(this.path, write));
     this.queue = run.catch(() => undefined);
     return run;
   }

@@ -1,0 +1,85 @@
+import { hostname } from 'node:os';
+import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { LatchError, errorMessage } from '../errors.js';
+
+/**
+ * A lock across processes around a read-modify-write of one file (the config's rules, the pins
+ * lock file, the approval page state file): several gateways of one config (`init --wrap`) and the
+ * CLI write them, and each re-read then rename let a write made in between be lost, a deny rule
+ * `mcp-latch deny` reported as added included (round 17 review S3, S4; docs/rules.md).
+ *
+ * `FILE.lock` is created with O_EXCL and holds `pid host time`. A lock whose holder is gone (same
+ * host, its pid not running: a kill -9 mid-write) or that is older than STALE_MS (every write under
+ * it takes milliseconds) is broken. A lock that cannot be taken within WAIT_MS fails with an error
+ * naming the file: never a write without it. Hand-written rather than proper-lockfile: that one
+ * holds a refresh timer per lock, recovers a dead holder's lock only after its stale time (≥ 2 s, a
+ * gateway restarted after a crash waits that long) and hooks process exit and signals through
+ * signal-exit; here the dead holder is seen at once, and there is no timer and no hook.
+ */
+const WAIT_MS = 20_000;
+const STALE_MS = 10_000;
+
+/** `limits`: for tests. A wait longer than the stale time lets a lock no holder can be checked for be broken before giving up. */
+export async function withFileLock<T>(file: string, work: () => Promise<T>, limits = { waitMs: WAIT_MS, staleMs: STALE_MS }): Promise<T> {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + limits.waitMs;
+  const mine = `${process.pid} ${hostname()} ${Date.now()}`;
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const handle = await open(lock, 'wx', 0o600);
+      try {
+        await handle.writeFile(mine);
+      } finally {
+        await handle.close();
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LatchError('STORE_WRITE_FAILED', `cannot lock ${file} (${lock}): ${errorMessage(error)}`, { cause: error });
+    }
+    if (await breakStale(lock, limits.staleMs)) continue;
+    if (Date.now() > deadline) throw new LatchError('STORE_WRITE_FAILED', `cannot write ${file}: ${lock} is held by another process (waited ${limits.waitMs / 1000} s); if no mcp-latch is writing, remove it`);
+    await new Promise((done) => setTimeout(done, Math.min(5 + attempt * 5, 50) * (0.5 + Math.random())));
+  }
+  try {
+    return await work();
+  } finally {
+    // Only our own lock: one broken as stale and taken by another stays theirs.
+    if ((await readFile(lock, 'utf8').catch(() => '')) === mine) await unlink(lock).catch(() => undefined);
+  }
+}
+
+/** Removes the lock when its holder is gone or it is older than STALE_MS; true when it did. */
+async function breakStale(lock: string, staleMs: number): Promise<boolean> {
+  let text: string;
+  let age: number;
+  try {
+    text = await readFile(lock, 'utf8');
+    age = Date.now() - (await stat(lock)).mtimeMs;
+  } catch {
+    return true; // released meanwhile: try again
+  }
+  const [pid, host] = text.split(' ');
+  const dead = host === hostname() && pid !== undefined && /^\d+$/.test(pid) && !running(Number(pid));
+  // A lock being written has no text yet: only its age makes it stale.
+  if (!dead && age < staleMs) return false;
+  // Moved aside first, so that of two processes breaking it only one removes it, and compared
+  // after: a fresh lock taken meanwhile by a third is put back.
+  const aside = `${lock}.${process.pid}.stale`;
+  try {
+    await rename(lock, aside);
+  } catch {
+    return true;
+  }
+  if ((await readFile(aside, 'utf8').catch(() => '')) !== text) await rename(aside, lock).catch(() => undefined);
+  else await unlink(aside).catch(() => undefined);
+  return true;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
