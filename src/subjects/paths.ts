@@ -88,11 +88,7 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
     if (env.platform !== process.platform) return { input, path: lexical, realPath: lexical };
     // Windows applies `..` lexically before the filesystem sees the path; POSIX kernels do not.
     const walked = env.platform === 'win32' ? lexical : lex.joined;
-    let real = cache?.get(walked);
-    if (real === undefined) {
-      real = (cache instanceof DecisionPaths && env.platform === 'linux' ? walkFromParent(walked, cache) : undefined) ?? resolveSymlinks(walked, env.platform, onDisk);
-      cache?.set(walked, real);
-    }
+    const real = resolvedOnce(walked, env, cache, onDisk);
     if (typeof real !== 'string') return { input, path: lexical, realPath: real.realPath ?? null, problem: real.problem };
     if (walked !== lexical && DOT_DOT.test(walked)) {
       const twice = twoReadings(input, lexical, real, env, cache);
@@ -102,6 +98,16 @@ export function canonicalPath(input: string, base: string | null, env: PathEnv, 
   } catch (error) {
     return problemOf(String(input), `could not canonicalise: ${messageOf(error)}`, lexical);
   }
+}
+
+/** The walk of `walked`, once per decision: from a directory it walked when it has one (walkFromParent). */
+function resolvedOnce(walked: string, env: PathEnv, cache?: RealPathCache, onDisk = false): Resolved {
+  let real = cache?.get(walked);
+  if (real === undefined) {
+    real = (cache instanceof DecisionPaths && env.platform === 'linux' ? walkFromParent(walked, cache) : undefined) ?? resolveSymlinks(walked, env.platform, onDisk);
+    cache?.set(walked, real);
+  }
+  return real;
 }
 
 /**
@@ -130,11 +136,7 @@ const DOT_DOT = /(?:^|\/)\.\.(?:\/|$)/;
  * here, so the call asks, naming both.
  */
 function twoReadings(input: string, lexical: string, real: string, env: PathEnv, cache?: RealPathCache): string | null {
-  let textual = cache?.get(lexical);
-  if (textual === undefined) {
-    textual = resolveSymlinks(lexical, env.platform);
-    cache?.set(lexical, textual);
-  }
+  const textual = resolvedOnce(lexical, env, cache);
   const other = typeof textual === 'string' ? textual : (textual.realPath ?? null);
   if (other === real) return null;
   return `${JSON.stringify(input)} names two files: the kernel, going up from where a link before ".." points, reaches ${real}; a server that takes ".." as text first (server-filesystem) opens ${other ?? 'a path that cannot be resolved'}`;
@@ -373,21 +375,44 @@ function resolveSymlinks(lexical: string, platform: NodeJS.Platform, onDisk = fa
 }
 
 /**
- * The walk of `dir/name` when this decision has walked `dir`: it goes through `dir`'s components
- * as `dir`'s walk did and ends where that one did (or, when a component of `dir` was missing, it
- * appends the rest as written, `name` too), so `name` costs one lstat instead of a walk from the
- * root (a command's words below its workdir: docs/performance.md "Round 13: decision time").
- * Undefined, and the whole walk is done, when `name` is a link (its hops count with `dir`'s), may
- * have another Unicode spelling on disk, or cannot be looked at. Linux only: on darwin and win32
- * realpath also gives a name's spelling on disk.
+ * The walk of `dir/a/b/name` when this decision has walked `dir`: it goes through `dir`'s
+ * components as `dir`'s walk did and ends where that one did (or, when a component of `dir` was
+ * missing, it appends the rest as written), then looks at each name below it with one lstat, and
+ * keeps each directory it passes for the next path (a command's words below its workdir, `cat
+ * src/a.ts src/b.ts`: docs/performance.md "Round 13: decision time", "Round 17: decision time").
+ * `.`, `..` and empty names step as the walk steps. Undefined, and the whole walk is done, when a
+ * name is a link (its hops count with `dir`'s), may have another Unicode spelling on disk, cannot
+ * be looked at, or is a process's view in /proc (the walk flags it: PROCESS_VIEW). Linux only: on
+ * darwin and win32 realpath also gives a name's spelling on disk.
  */
 function walkFromParent(walked: string, paths: DecisionPaths): string | undefined {
-  const slash = walked.lastIndexOf('/');
-  const name = walked.slice(slash + 1);
-  if (slash <= 0 || name === '' || name === '.' || name === '..') return undefined;
-  const real = paths.get(walked.slice(0, slash));
+  // The nearest directory above this decision has walked.
+  let slash = walked.lastIndexOf('/');
+  let real: Resolved | undefined;
+  while (slash > 0) {
+    real = paths.get(walked.slice(0, slash));
+    if (real !== undefined) break;
+    slash = walked.lastIndexOf('/', slash - 1);
+  }
   if (typeof real !== 'string') return undefined;
-  const next = real === '/' ? `/${name}` : `${real}/${name}`;
+  for (;;) {
+    const end = walked.indexOf('/', slash + 1);
+    const next = nameBelow(real, walked.slice(slash + 1, end === -1 ? walked.length : end), paths);
+    if (next === undefined || end === -1) return next;
+    // What the walk of this directory gives: its own lookups would find the same.
+    paths.set(walked.slice(0, end), next);
+    real = next;
+    slash = end;
+  }
+}
+
+/** The walk's step from the walked `real` to `name` below it (walkFromParent), or undefined for the whole walk. */
+function nameBelow(real: string, name: string, paths: DecisionPaths): string | undefined {
+  // As the walk takes them: `real` has no links left in it, so its lexical parent is its real parent.
+  if (name === '' || name === '.') return real;
+  const next = name === '..' ? path.posix.dirname(real) : real === '/' ? `/${name}` : `${real}/${name}`;
+  if (PROCESS_VIEW.test(next)) return undefined;
+  if (name === '..') return next;
   let stat: fs.Stats | undefined;
   try {
     stat = paths.disk.lstat(next);

@@ -47,8 +47,9 @@ function runCommand(command: string, workdir: string) {
 describe('DecisionPaths', () => {
   test('gives what canonicalPath gives without it, for inputs met again with other bases', () => {
     const r = rng(7);
-    const parts = ['proj', 'src', 'out', '..', '.', 'outside', 'missing', 'a.ts', '', '~', 'file:', 'f', 'tofile', 'dang', 'up', 'loop', 'caf\u00e9'];
-    const bases = [null, root, `${root}/proj`, `${root}/proj/out/..`, `${root}/proj/up/proj`, 'relative'];
+    // A process's own view in /proc (`/proc/<pid>/environ`) is a problem the walk reports, below /proc walked or not.
+    const parts = ['proj', 'src', 'out', '..', '.', 'outside', 'missing', 'a.ts', '', '~', 'file:', 'f', 'tofile', 'dang', 'up', 'loop', 'caf\u00e9', String(process.pid), 'environ'];
+    const bases = [null, root, `${root}/proj`, `${root}/proj/out/..`, `${root}/proj/up/proj`, 'relative', '/proc'];
     const inputs: string[] = [];
     for (let i = 0; i < 400; i++) {
       let p = r() < 0.6 ? root : '';
@@ -56,17 +57,20 @@ describe('DecisionPaths', () => {
       for (let k = 0; k < n; k++) p += (p === '' && k === 0 ? '' : '/') + parts[Math.floor(r() * parts.length)];
       inputs.push(p);
     }
-    // 200 decisions of 50 paths, half of them a name below the path before (walkFromParent looks it up from there).
+    // 200 decisions of 50 paths, half of them one to three names below the path before (walkFromParent looks them up from there).
     let below = 0;
+    let deeper = 0;
     for (let decision = 0; decision < 200; decision++) {
       const cache = new DecisionPaths();
       let input = '';
       let base: string | null = null;
       for (let i = 0; i < 50; i++) {
-        if (i > 0 && r() < 0.5) input = `${input}/${parts[Math.floor(r() * parts.length)]}`;
-        else [input, base] = [inputs[Math.floor(r() * inputs.length)]!, bases[Math.floor(r() * bases.length)]!];
+        const names = i > 0 && r() < 0.5 ? 1 + Math.floor(r() * 3) : 0;
+        if (names === 0) [input, base] = [inputs[Math.floor(r() * inputs.length)]!, bases[Math.floor(r() * bases.length)]!];
+        for (let k = 0; k < names; k++) input = `${input}/${parts[Math.floor(r() * parts.length)]}`;
         const walked = input.startsWith('/') ? input : `${base}/${input}`;
         if (cache.has(walked.slice(0, walked.lastIndexOf('/'))) && !cache.has(walked)) below++;
+        else if (names > 1 && !cache.has(walked)) deeper++;
         const alone = canonicalPath(input, base, env);
         expect(canonicalPath(input, base, env, cache)).toEqual(alone);
         // A path expected on disk (a workdir) is looked up in another order, to the same end.
@@ -75,6 +79,24 @@ describe('DecisionPaths', () => {
       expect(cache.lexical.size).toBeGreaterThan(5);
     }
     expect(below).toBeGreaterThan(250);
+    expect(deeper).toBeGreaterThan(250);
+  });
+
+  test('the paths below a workdir are walked from it, each directory once: realpath(3) only for the workdir', () => {
+    const workdir = path.join(root, 'proj');
+    fs.mkdirSync(path.join(workdir, 'src', 'lib'), { recursive: true });
+    const realpath = vi.spyOn(fs.realpathSync, 'native');
+    const stat = vi.spyOn(fs, 'statSync');
+    try {
+      const facts = runCommand('cat src/lib/a.ts src/lib/b.ts ./src/../f', workdir);
+      expect(facts.subjects.flatMap((s) => (s.type === 'path' && s.access === 'read' ? [s.realPath] : []))).toEqual([workdir, ...['src/lib/a.ts', 'src/lib/b.ts', 'f'].map((name) => path.join(workdir, name))]);
+      expect(realpath.mock.calls.map((call) => call[0])).toEqual([workdir]);
+      // Nor the stat that sends a missing path to the walk: each name below is one lstat (DiskLookups).
+      expect(stat.mock.calls.map((call) => String(call[0])).filter((p) => p.startsWith(`${workdir}/`))).toEqual([]);
+    } finally {
+      realpath.mockRestore();
+      stat.mockRestore();
+    }
   });
 
   test('a workdir named as the base, the command cwd and a path is resolved once per decision, and again at the next', () => {
