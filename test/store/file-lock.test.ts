@@ -60,3 +60,26 @@ test("a lock left by a process killed mid-write (kill -9) is taken over; a live 
   await expect(withFileLock(file, async () => (ran = true), { waitMs: 500, staleMs: 10_000 })).rejects.toThrow(/state\.json\.lock is held by another process/);
   expect(ran).toBe(false);
 }, 30_000);
+
+const PAGES = `
+import { addPage, readPages, removePage } from ${JSON.stringify(join(ROOT, 'dist/approval-page/state-file.js'))};
+const [file] = process.argv.slice(1);
+const entry = { pid: process.pid, url: 'http://127.0.0.1:1/', secret: 's', client: 'c', started: 'now' };
+for (let i = 0; i < 150; i++) { await addPage(file, entry); await removePage(file, process.pid); }
+await addPage(file, entry);
+process.stdout.write('added\\n');
+// Kept running until the file is read: entries of gone processes are not listed.
+await new Promise((done) => process.stdin.on('close', done).resume());
+`;
+
+test('four gateways adding and removing their approval page entries at once: each running one stays listed (round 17 review S4)', async () => {
+  const file = join(tempDir(), '.mcp-latch-pages.json');
+  const { readPages } = await import('../../src/approval-page/state-file.js');
+  const children = Array.from({ length: 4 }, () => spawn(process.execPath, ['--input-type=module', '-e', PAGES, file], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  try {
+    await Promise.all(children.map((child) => new Promise((done) => child.stdout.once('data', done))));
+    expect(readPages(file).map((page) => page.pid).sort()).toEqual(children.map((child) => child.pid).sort());
+  } finally {
+    for (const child of children) child.stdin.end();
+  }
+}, 120_000);
