@@ -229,17 +229,19 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   sendLine(line: string): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${escapeText(this.options.command)}) is not running`));
-    // Messages sent in the same turn go out in one write, joined by hand, a microtask later: after
-    // the audit's together() that sent them has written their records (docs/performance.md#the-hot-path,
-    // "Round 13: the warm path"). The stream buffers what the pipe cannot take yet (pipes.ts).
+    // Messages sent in the same turn go out in one write, joined by hand: as the audit's together()
+    // that sent them returns, right after it has written their records, or else a microtask later
+    // (docs/performance.md#the-hot-path, "Round 13: the warm path", "Round 17: the warm path"). The
+    // stream buffers what the pipe cannot take yet (pipes.ts).
     if (this.outgoing === '') {
-      void QUEUED.then(this.flushOutgoing);
+      if (!this.records?.afterRecords?.(this.flushOutgoing)) void QUEUED.then(this.flushOutgoing);
       this.failuresAtQueue = this.records?.failures ?? 0;
     }
     this.outgoing += line;
     return QUEUED;
   }
 
+  /** Writes what was queued; never throws (run by the audit's together() or as a microtask). */
   private readonly flushOutgoing = (): void => {
     if (this.outgoing === '') return;
     let text = this.outgoing;
@@ -248,7 +250,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
       if (this.stdin && this.child?.stdin && !this.closed && text !== '') this.stdin.write(text);
     } catch (error) {
-      // Run as a microtask: a throw would be an unhandled rejection.
+      // A throw would be an unhandled rejection (a microtask) or end the audit's together().
       this.onerror?.(error as Error);
     }
   };

@@ -56,7 +56,7 @@ export interface AuditRecord {
   editedFrom?: string;
 }
 
-export interface Audit {
+export interface Audit extends RecordFailures {
   /**
    * Records a decided call; one that is allowed is written to the file before this returns (so
    * before the call is forwarded), or inside `together()` when that returns. The audit owns
@@ -90,6 +90,13 @@ export interface Audit {
 export interface RecordFailures {
   readonly failures: number;
   readonly lastFailure: string | null;
+  /**
+   * Inside `together()`: runs `write` once its records are written, as together() returns (before
+   * any other code of the turn), and answers true; outside it answers false and runs nothing. A
+   * transport's queued lines leave there instead of a microtask later (docs/performance.md, "Round
+   * 17: the warm path"); `write` still checks `failures`.
+   */
+  afterRecords?(write: () => void): boolean;
 }
 
 export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined): Audit {
@@ -145,9 +152,12 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     sink.flushSync();
   };
   process.on('exit', writeQueued);
-  // Inside together(): allowed records wait for its end, where they are written at once.
+  // Inside together(): allowed records wait for its end, where they are written at once, and then
+  // the transports' writes registered by afterRecords run.
   let depth = 0;
   let allowedWaiting = false;
+  const writers: Array<(() => void) | null> = [];
+  let writerCount = 0;
   return {
     record(entry) {
       queuedAt[count] = Date.now();
@@ -170,11 +180,30 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         return forwardAll();
       } finally {
         depth -= 1;
-        if (depth === 0 && allowedWaiting) {
-          allowedWaiting = false;
-          writeQueued();
+        if (depth === 0) {
+          if (allowedWaiting) {
+            allowedWaiting = false;
+            writeQueued();
+          }
+          // After the write, failed or not: each writer checks `failures` and withholds the calls
+          // whose records may be missing. Each runs, whatever another one throws.
+          for (let index = 0; index < writerCount; index++) {
+            const write = writers[index]!;
+            writers[index] = null;
+            try {
+              write();
+            } catch (error) {
+              onError(error);
+            }
+          }
+          writerCount = 0;
         }
       }
+    },
+    afterRecords(write) {
+      if (depth === 0) return false;
+      writers[writerCount++] = write;
+      return true;
     },
     flush() {
       if (count > 0 && depth === 0) writeQueued();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
+import { createAudit } from '../../src/store/audit.js';
 import { eventually, tempDir } from '../helpers/gateway.js';
 
 /**
@@ -36,6 +37,44 @@ describe('ChildTransport writes', () => {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
     expect(received(file)).toBe('');
     await eventually(() => expect(received(file)).toBe(`${JSON.stringify(call(1))}\n`));
+  });
+
+  test("a call sent inside the audit's together() is written as together() returns, after its record, without waiting for the turn to end", async () => {
+    const file = join(tempDir(), 'stdin.txt');
+    const auditPath = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(auditPath);
+    const child = await recordingChild(file);
+    child.holdCallsOn(audit);
+    audit.together(() => {
+      void child.send(call(1));
+      audit.record({ session: 's', server: 'x', tool: 'echo', kind: 'all', decision: 'allow', by: 'rule', rule: null, reason: 'r', paths: [], command: null, argsDigest: 'd', args: { id: 1 }, waitMs: 0 });
+    });
+    expect(readFileSync(auditPath, 'utf8')).toContain('"tool":"echo"');
+    // The turn does not end while this waits (no microtask runs): the child gets the line only if
+    // together() wrote it (docs/performance.md, "Round 17: the warm path").
+    const line = `${JSON.stringify(call(1))}\n`;
+    for (let waited = 0; waited < 10_000 && received(file) !== line; waited += 50) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    expect(received(file)).toBe(line);
+    await audit.close();
+  });
+
+  test("inside together(), a call whose record's write failed is withheld all the same", async () => {
+    const file = join(tempDir(), 'stdin.txt');
+    const child = await recordingChild(file);
+    const writers: Array<() => void> = [];
+    const records = { failures: 0, lastFailure: null as string | null, afterRecords: (write: () => void) => writers.push(write) > 0 };
+    child.holdCallsOn(records);
+    const answers: JSONRPCMessage[] = [];
+    child.onmessage = (message) => answers.push(message);
+    void child.send(call(1));
+    expect(writers).toHaveLength(1);
+    records.failures += 1;
+    records.lastFailure = 'audit log /x/a.jsonl: EIO: i/o error, write';
+    writers[0]!();
+    expect(answers.map((answer) => (answer as { id: number }).id)).toEqual([1]);
+    void child.send(call(2));
+    writers[1]!();
+    await eventually(() => expect(received(file)).toBe(`${JSON.stringify(call(2))}\n`));
   });
 
   test('calls queued before a write of audit records failed are answered with the error, not written; the other messages are written', async () => {

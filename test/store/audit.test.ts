@@ -105,6 +105,37 @@ describe('audit', () => {
     expect(lines(file).at(-1)?.tool).toBe('alone');
   });
 
+  test("afterRecords: inside together() a transport's write runs once the records are in the file, before together() returns; outside it, it is refused", () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    const seen: string[][] = [];
+    const writer = (name: string) => () => seen.push([name, ...lines(file).map((line) => line.tool as string)]);
+    audit.together(() => {
+      audit.record(entry({ tool: 'call 1' }));
+      expect(audit.afterRecords?.(writer('a'))).toBe(true);
+      // A writer that throws does not keep the next one from running (it would never write its lines).
+      expect(
+        audit.afterRecords?.(() => {
+          throw new Error('boom');
+        }),
+      ).toBe(true);
+      audit.together(() => {
+        audit.record(entry({ tool: 'call 2' }));
+        expect(audit.afterRecords?.(writer('b'))).toBe(true);
+      });
+      // Nested: nothing runs before the outer together() ends.
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual([
+      ['a', 'call 1', 'call 2'],
+      ['b', 'call 1', 'call 2'],
+    ]);
+    // Outside together() a transport writes a microtask later, as before.
+    expect(audit.afterRecords?.(writer('c'))).toBe(false);
+    audit.together(() => undefined);
+    expect(seen).toHaveLength(2);
+  });
+
   test('together() writes what was recorded even when the forwarding throws', () => {
     const file = join(tempDir(), 'audit.jsonl');
     const audit = createAudit(file);
