@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faultServer } from '../helpers/faults.js';
-import { eventually, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { startGateway, tempDir, textOf } from '../helpers/gateway.js';
 
 /**
  * A lock file that could not be read once (a write cut short) kept the tool refused after the user
@@ -20,11 +20,12 @@ describe('a lock file unreadable once, then fixed', () => {
     try {
       await harness.client.listTools();
       writeFileSync(lock, '{"version": 1, "serv');
-      // A new tool runs (it is pinned after its answer); the pin fails on the file.
-      expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'first' } }))).toContain('first');
-      await eventually(() => expect(harness.stderr()).toContain('cannot pin f/echo'));
-      const refused = await harness.client.callTool({ name: 'f__echo', arguments: { text: 'second' } });
-      expect(textOf(refused)).toContain('the lock file cannot be read');
+      // A tool with no pin here is looked up in the changed file first (another gateway of the
+      // config may have pinned it: round 17 review S1); a file that cannot be read refuses it.
+      for (const text of ['first', 'second']) {
+        const refused = await harness.client.callTool({ name: 'f__echo', arguments: { text } });
+        expect(textOf(refused)).toContain('the lock file cannot be read');
+      }
       fix(lock);
       expect(textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'third' } }))).toContain('third');
     } finally {
