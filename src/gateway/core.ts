@@ -76,6 +76,8 @@ export class GatewayCore implements CallContext {
   private readonly rulesFile: RulesFile;
   private readonly definitions: DefinitionReports;
   private readonly listeners = new Set<() => void>();
+  /** Changed definitions already logged (toolsList), by digest. */
+  private readonly changedLogged = new Set<string>();
   private readonly policyListeners = new Set<() => void>();
   private started = false;
   /** Each session's log level; `loggingLevel` is what the servers were last set to. */
@@ -324,6 +326,8 @@ export class GatewayCore implements CallContext {
   /** `user`: a team gateway's member; their acceptance is theirs only, the team's pin stays (docs/team.md, "Pins"). */
   async acceptDefinition(report: DefinitionReport, user?: string): Promise<void> {
     await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {}, user, true);
+    // The accepted definition is listed from now on: clients are told their list changed.
+    this.listsChanged();
   }
 
   /**
@@ -489,11 +493,28 @@ export class GatewayCore implements CallContext {
     await Promise.all(this.registry.all().map((supervisor) => supervisor.setLoggingLevel(detailed)));
   }
 
-  /** The tools as listed to clients (policy.toolDescriptions "hide" drops flagged ones), within limits.messageMB of JSON. */
+  /**
+   * The tools as listed to clients (policy.toolDescriptions "hide" drops flagged ones), within
+   * limits.messageMB of JSON. A pinned tool whose server now lists another definition is listed as
+   * pinned until the person accepts the new one: the changed description is what a rug pull
+   * instructs the model with, and it reached the model before any call of that tool asked (round 17
+   * review of hostile servers, 1; docs/pins.md).
+   */
   toolsList(): ListAnswer<Tool> {
-    const routes = this.registry.toolRoutesList();
-    const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.definitionReport(route).findings.length === 0) : routes;
-    return this.withinLimit('tools/list', shown.map((route) => ({ ...route.tool, name: route.exposed })), shown.map((route) => route.supervisor));
+    const hide = this.loaded.file.policy.toolDescriptions === 'hide';
+    const tools: Tool[] = [];
+    const servers: Supervisor[] = [];
+    for (const route of this.registry.toolRoutesList()) {
+      const report = hide || this.definitions.hasPin('tool', route.supervisor.name, route.tool.name) ? this.definitionReport(route) : null;
+      if (hide && report!.findings.length > 0) continue;
+      if (report?.pinned && !this.changedLogged.has(report.digest)) {
+        this.changedLogged.add(report.digest);
+        this.logger.warn({ tool: route.exposed }, `${route.exposed}: the server lists a changed definition; clients are listed the pinned one until it is accepted (mcp-latch tools --changed)`);
+      }
+      tools.push(report?.pinned ? { ...(report.pinned as Tool), name: route.exposed } : { ...route.tool, name: route.exposed });
+      servers.push(route.supervisor);
+    }
+    return this.withinLimit('tools/list', tools, servers);
   }
 
   promptsList(): ListAnswer<Prompt> {

@@ -32,6 +32,8 @@ export interface DefinitionReport {
   definition: Definition;
   digest: string;
   pin: PinState;
+  /** While `pin` is `changed`: the definition pinned, which is what clients are listed (core.ts toolsList). */
+  pinned?: Definition;
   findings: Finding[];
 }
 

@@ -101,6 +101,11 @@ export class DefinitionReports {
   }
 
   /** `all`: every listed tool, for the names a description must not reach for. */
+  /** Whether a tool of `server` has a pin (only such a tool can have changed), one another gateway of the config wrote included (a stat). */
+  hasPin(kind: PinKind, server: string, name: string): boolean {
+    return this.store.get(kind, server, name) !== undefined || (this.store.refresh() && this.store.get(kind, server, name) !== undefined);
+  }
+
   forTool(listed: ListedTool, all: () => readonly ListedTool[], policy: DescriptionPolicy): DefinitionReport {
     return this.toolReport(listed.exposed, listed.server, listed.tool, all, policy);
   }
@@ -174,6 +179,7 @@ export class DefinitionReports {
       definition: scan.definition,
       digest: scan.digest,
       pin: pinState(pin, scan.definition, scan.digest, unreadable),
+      ...(unreadable === null && pin && pin.digest !== scan.digest ? { pinned: pin.definition } : {}),
       findings: scan.findings,
     };
     scan.last = { pin, unreadable, report };

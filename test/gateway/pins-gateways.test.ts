@@ -30,8 +30,12 @@ test('a tool another gateway pinned, then changed: the second gateway asks with 
   };
   const pinned = () => (JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: { tool: { echo?: { definition: { description: string } } } } } }).servers.fix.tool.echo?.definition.description;
   const echoCalls = () => fixtureCalls(log).filter((entry) => entry.tool === 'echo').length;
-  const describedAs = async (gateway: { client: { listTools(): Promise<{ tools: Array<{ name: string; description?: string }> }> } }, description: string) =>
-    eventually(async () => expect((await gateway.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description).toBe(description));
+  // The gateway saw the change: it says so, and keeps listing the pinned definition (round 17, hostile servers 1).
+  const sawChange = async (gateway: { client: { listTools(): Promise<{ tools: Array<{ name: string; description?: string }> }> }; stderr(): string }) =>
+    eventually(async () => {
+      expect((await gateway.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description).toBe('Returns its arguments');
+      expect(gateway.stderr()).toContain('fix__echo: the server lists a changed definition');
+    });
 
   const a = await startGateway(config, { dir, onElicit: denyAll });
   onTestFinished(() => a.close());
@@ -47,7 +51,7 @@ test('a tool another gateway pinned, then changed: the second gateway asks with 
   // The server changes echo (a rug pull); B's server tells B.
   writeFileSync(definitionFile, JSON.stringify({ description: POISONED }));
   await b.client.callTool({ name: 'fix__relist', arguments: {} });
-  await describedAs(b, POISONED);
+  await sawChange(b);
   const calls = echoCalls();
   const fromB = await b.client.callTool({ name: 'fix__echo', arguments: { text: 'b1' } });
   expect(b.elicitations).toHaveLength(1);
@@ -58,7 +62,7 @@ test('a tool another gateway pinned, then changed: the second gateway asks with 
 
   // A's server changes the same way: A asks too, and the pin is still the one A's user saw.
   await a.client.callTool({ name: 'fix__relist', arguments: {} });
-  await describedAs(a, POISONED);
+  await sawChange(a);
   const fromA = await a.client.callTool({ name: 'fix__echo', arguments: { text: 'a2' } });
   expect(a.elicitations).toHaveLength(1);
   expect(fromA.isError).toBe(true);

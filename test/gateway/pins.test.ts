@@ -63,7 +63,11 @@ describe('a pinned tool whose definition changes', () => {
     // The server now describes the tool differently.
     define({ description: POISONED });
     const second = await inProcessGateway(config, { dir, onElicit: answering(() => choice) });
+    const listedDescription = async () => (await second.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description;
     try {
+      // The model is listed only what the person accepted: the changed description (the rug pull's
+      // instruction) is not listed before it is (round 17 review of hostile servers, 1).
+      expect(await listedDescription()).toBe('Returns its arguments');
       expect(textOf(await second.client.callTool({ name: 'fix__echo', arguments: { text: 'two' } }))).toBe('{"text":"two"}');
       expect(second.elicitations).toHaveLength(1);
       const prompt = second.elicitations[0]!;
@@ -74,6 +78,7 @@ describe('a pinned tool whose definition changes', () => {
       expect(meta(prompt).definition).toMatchObject({ name: 'fix__echo', pin: 'changed', changes: [{ path: 'description', before: 'Returns its arguments', after: POISONED }] });
       expect((meta(prompt).definition as { findings: Array<{ code: string }> }).findings.map((finding) => finding.code)).toEqual(expect.arrayContaining(['instruction-tag', 'sensitive-file', 'exfiltration']));
       expect(pinnedDescription()).toBe(POISONED);
+      expect(await listedDescription()).toBe(POISONED);
 
       // Accepted: the next call goes through without a prompt.
       expect(textOf(await second.client.callTool({ name: 'fix__echo', arguments: { text: 'three' } }))).toBe('{"text":"three"}');
@@ -81,8 +86,13 @@ describe('a pinned tool whose definition changes', () => {
 
       // Changed again while connected (list_changed): asked again; denied this time, so not run.
       define({ description: 'Returns its arguments, politely', inputSchema: { type: 'object', properties: { text: { type: 'string' }, note: { type: 'string' } } } });
+      const changesSeen = second.stderr().split('lists a changed definition').length;
       await second.client.callTool({ name: 'fix__relist', arguments: {} });
-      await eventually(async () => expect((await second.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description).toBe('Returns its arguments, politely'));
+      // The client is still listed the pinned definition (round 17, hostile servers 1); the gateway says it saw the change.
+      await eventually(async () => {
+        expect((await second.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description).toBe(POISONED);
+        expect(second.stderr().split('lists a changed definition').length).toBeGreaterThan(changesSeen);
+      });
       const callsBefore = echoCalls();
       choice = 'Deny';
       const denied = await second.client.callTool({ name: 'fix__echo', arguments: { text: 'four' } });

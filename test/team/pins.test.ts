@@ -81,7 +81,11 @@ describe('serve --http: a changed tool definition accepted by one member', () =>
     // The server changes the tool while both are connected.
     writeFileSync(definitionFile, JSON.stringify({ description: POISONED }));
     await alice.client.callTool({ name: 'fix__relist', arguments: {} });
-    await eventually(async () => expect((await alice.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description).toBe(POISONED));
+    // Listed as pinned until accepted (round 17, hostile servers 1); the gateway says it saw the change.
+    await eventually(async () => {
+      expect((await alice.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description).toBe('Returns its arguments');
+      expect(team.stderr()).toContain('fix__echo: the server lists a changed definition');
+    });
 
     // Alice is asked and accepts: her call runs, and her next one is not asked.
     expect(textOf(await echo(alice, 'two'))).toBe('{"text":"two"}');
