@@ -31,6 +31,7 @@ import { analyseCommand, initShellParser, isShellParserReady } from '../subjects
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { ErrorCode, type ClientCapabilities, type LoggingLevel, type Prompt, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { megabytes } from '../downstream/lines.js';
+import { withEscapedTitles } from './listed-titles.js';
 import { listAnswer, type ListAnswer } from './list-answer.js';
 import { LogLevels } from './log-levels.js';
 import { emptyYoungGeneration, warmUpCallPipeline, warmUpShellDecisions } from './warm-up.js';
@@ -511,7 +512,7 @@ export class GatewayCore implements CallContext {
         this.changedLogged.add(report.digest);
         this.logger.warn({ tool: route.exposed }, `${route.exposed}: the server lists a changed definition; clients are listed the pinned one until it is accepted (mcp-latch tools --changed)`);
       }
-      tools.push(report?.pinned ? { ...(report.pinned as Tool), name: route.exposed } : { ...route.tool, name: route.exposed });
+      tools.push(withEscapedTitles(report?.pinned ? { ...(report.pinned as Tool), name: route.exposed } : { ...route.tool, name: route.exposed }));
       servers.push(route.supervisor);
     }
     return this.withinLimit('tools/list', tools, servers);
@@ -520,18 +521,18 @@ export class GatewayCore implements CallContext {
   promptsList(): ListAnswer<Prompt> {
     const routes = this.registry.promptRoutesList();
     const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.promptReport(route).findings.length === 0) : routes;
-    return this.withinLimit('prompts/list', shown.map((route) => ({ ...route.prompt, name: route.exposed })), shown.map((route) => route.supervisor));
+    return this.withinLimit('prompts/list', shown.map((route) => withEscapedTitles({ ...route.prompt, name: route.exposed })), shown.map((route) => route.supervisor));
   }
 
   resourcesList(): ListAnswer<Resource> {
     const entries = this.registry.resources();
-    return this.withinLimit('resources/list', entries.map((entry) => entry.resource), entries.map((entry) => entry.supervisor));
+    return this.withinLimit('resources/list', entries.map((entry) => withEscapedTitles(entry.resource)), entries.map((entry) => entry.supervisor));
   }
 
   templatesList(): ListAnswer<ResourceTemplate> {
     const hide = this.loaded.file.policy.toolDescriptions === 'hide';
     const shown = hide ? this.registry.templates().filter((entry) => this.templateEntryReport(entry).findings.length === 0) : this.registry.templates();
-    return this.withinLimit('resources/templates/list', shown.map((entry) => entry.template), shown.map((entry) => entry.supervisor));
+    return this.withinLimit('resources/templates/list', shown.map((entry) => withEscapedTitles(entry.template)), shown.map((entry) => entry.supervisor));
   }
 
   /**

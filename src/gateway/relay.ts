@@ -66,8 +66,14 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         core.logger.warn({ server: name, why: to.refused }, 'refused the elicitation request of a server');
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${to.refused}`);
       }
+      // A value the answer sends back that cannot be shown safely: refused, naming the server (docs/approval.md).
+      const shown = shownQuestion(name, params);
+      if (typeof shown === 'string') {
+        core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
+        throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);
+      }
       // A 2026-07-28 client is sent no request: its call answers input_required with the question (input-required.ts).
-      if (to.hold) return to.hold(shownQuestion(name, params), signal);
+      if (to.hold) return to.hold(shown, signal);
       // A server's questions reach the person one at a time, at most SERVER_QUESTIONS_WAITING
       // waiting, per session (round 13 review R15: 2,000 at once were all put before the person).
       const key = `${name}\u0000${to.session ?? ''}`;
@@ -81,7 +87,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       questions.set(key, queue);
       const ask = (): Promise<ElicitResult> => {
         if (signal?.aborted) return Promise.resolve({ action: 'cancel' });
-        return to.client.elicitInput(shownQuestion(name, params), { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
+        return to.client.elicitInput(shown, { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
       };
       const asked = queue.turn.then(ask);
       queue.turn = asked.catch(() => undefined);

@@ -1,7 +1,7 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
-import { escapeText } from '../latch/escape.js';
+import { escapeText, isPlainText } from '../latch/escape.js';
 import { isPlainObject } from '../values.js';
 import type { Envelope } from './era-2026.js';
 
@@ -48,7 +48,13 @@ export function serverInput(server: string, result: Record<string, unknown>): Se
   const requests: Record<string, unknown> = {};
   for (const [key, request] of Object.entries(inputRequests)) {
     if (!isPlainObject(request) || typeof request.method !== 'string' || (request.params !== undefined && !isPlainObject(request.params))) return `its input request "${escapeText(key)}" is not a request`;
-    requests[KEY_PREFIX + key] = request.method === 'elicitation/create' && isPlainObject(request.params) ? { ...request, params: shownQuestion(server, request.params) } : request;
+    if (request.method !== 'elicitation/create' || !isPlainObject(request.params)) {
+      requests[KEY_PREFIX + key] = request;
+      continue;
+    }
+    const shown = shownQuestion(server, request.params);
+    if (typeof shown === 'string') return shown;
+    requests[KEY_PREFIX + key] = { ...request, params: shown };
   }
   return { keys: Object.keys(inputRequests), ...(requestState !== undefined ? { state: requestState } : {}), requests };
 }
@@ -99,14 +105,56 @@ export async function answerServerQuestions(server: string, first: Record<string
 /**
  * A server's question as the person sees it, in either era: the server named first, its text
  * escaped, and so are the form's titles, descriptions and enum labels (the server wrote them too).
- * Values the client sends back (`const`, `enum`, `default`) are left as they are.
+ * Values the client sends back (`const`, `enum`, `default`) and property names cannot be escaped
+ * without changing the answer, and clients show them (a choice with no label, a field with no
+ * title, a prefilled default): one that holds a control, bidi or invisible character or a line
+ * break makes the question refused, a string saying why (docs/approval.md, "A server's own
+ * questions"; round 17 review of hostile servers, 5).
  */
-export function shownQuestion<T extends Record<string, unknown>>(server: string, params: T): T {
+export function shownQuestion<T extends Record<string, unknown>>(server: string, params: T): T | string {
   const message = `[${server}] ${escapeText(typeof params.message === 'string' ? params.message : '')}`;
   const shown: Record<string, unknown> = { ...params, message };
-  if (isPlainObject(params.requestedSchema)) shown.requestedSchema = escapedSchema(params.requestedSchema);
+  if (isPlainObject(params.requestedSchema)) {
+    const unshowable = unshowableValue(params.requestedSchema);
+    if (unshowable !== undefined) return `its question's ${unshowable} holds characters that cannot be shown as they are (a control, bidi or invisible character, or a line break), and the answer would have to send it back unchanged`;
+    shown.requestedSchema = escapedSchema(params.requestedSchema);
+  }
   if (isPlainObject(params._meta)) shown._meta = withoutGatewayKeys(params._meta);
   return shown as T;
+}
+
+/** The first value sent back or property name in a form's schema that is not plain text, described (escaped); undefined when none. */
+function unshowableValue(value: unknown, key = ''): string | undefined {
+  if (key === 'const' || key === 'enum' || key === 'default') {
+    const text = firstUnplain(value);
+    return text === undefined ? undefined : `${key} value "${escapeText(text)}"`;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = unshowableValue(item);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  for (const [name, item] of Object.entries(value)) {
+    if (key === 'properties' && !isPlainText(name)) return `property name "${escapeText(name)}"`;
+    const found = unshowableValue(item, key === 'properties' ? '' : name);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The first string in a value (any depth) that is not plain text. */
+function firstUnplain(value: unknown): string | undefined {
+  if (typeof value === 'string') return isPlainText(value) ? undefined : value;
+  if (Array.isArray(value) || isPlainObject(value)) {
+    for (const item of Object.values(value)) {
+      const found = firstUnplain(item);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -126,7 +174,8 @@ function escapedSchema(value: unknown, key = ''): unknown {
   if (typeof value === 'string') return SHOWN_TEXT.has(key) ? escapeText(value) : value;
   if (Array.isArray(value)) return key === 'enumNames' ? value.map((item) => (typeof item === 'string' ? escapeText(item) : item)) : value.map((item) => escapedSchema(item));
   if (!isPlainObject(value) || key === 'const' || key === 'enum' || key === 'default') return value;
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, escapedSchema(item, name)]));
+  // The members of `properties` are schemas under the server's names: a property named `default` is not a default.
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, escapedSchema(item, key === 'properties' ? '' : name)]));
 }
 
 /** The tool error that ends a call whose server asked for what the gateway could not pass on. */

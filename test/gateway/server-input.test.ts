@@ -48,8 +48,8 @@ test("shownQuestion: the form's titles, descriptions and enum labels are escaped
     requestedSchema: {
       type: 'object',
       properties: {
-        color: { type: 'string', title: 'Colour\u202E', description: 'line\nline', enum: ['r\nx'], enumNames: ['Red\u200b'], default: 'r\nx' },
-        size: { type: 'string', oneOf: [{ const: 'l\tx', title: 'Large\r' }] },
+        color: { type: 'string', title: 'Colour\u202E', description: 'line\nline', enum: ['r\\x'], enumNames: ['Red\u200b'], default: 'r\\x' },
+        size: { type: 'string', oneOf: [{ const: 'l x', title: 'Large\r' }] },
       },
     },
   });
@@ -58,9 +58,21 @@ test("shownQuestion: the form's titles, descriptions and enum labels are escaped
     requestedSchema: {
       type: 'object',
       properties: {
-        color: { type: 'string', title: 'Colour\\u202e', description: 'line\\nline', enum: ['r\nx'], enumNames: ['Red\\u200b'], default: 'r\nx' },
-        size: { type: 'string', oneOf: [{ const: 'l\tx', title: 'Large\\r' }] },
+        color: { type: 'string', title: 'Colour\\u202e', description: 'line\\nline', enum: ['r\\x'], enumNames: ['Red\\u200b'], default: 'r\\x' },
+        size: { type: 'string', oneOf: [{ const: 'l x', title: 'Large\\r' }] },
       },
     },
   });
+});
+
+test.each([
+  [{ color: { type: 'string', enum: ['r\nx'] } }, 'enum value "r\\nx"'],
+  [{ color: { type: 'string', default: 'r\u202ex' } }, 'default value "r\\u202ex"'],
+  [{ size: { type: 'string', oneOf: [{ const: 'l\tx', title: 'Large' }] } }, 'const value "l\\tx"'],
+  [{ tags: { type: 'array', items: { anyOf: [{ const: 'a\u001bb', title: 'A' }] } } }, 'const value "a\\x1bb"'],
+  [{ 'a\u200bb': { type: 'string' } }, 'property name "a\\u200bb"'],
+])("shownQuestion: a value sent back or a property name that cannot be shown refuses the question: %j", (properties, what) => {
+  expect(shownQuestion('s', { message: 'Pick', requestedSchema: { type: 'object', properties } })).toMatch(new RegExp(`^its question's ${what.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')} holds characters`));
+  const input = serverInput('s', { resultType: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: { message: 'Pick', requestedSchema: { type: 'object', properties } } } } });
+  expect(input).toMatch(/^its question's /);
 });
