@@ -39,8 +39,12 @@ const ALLOW_SESSION = 'Allow for this session';
 const ALWAYS_PREFIX = 'Always allow: ';
 const DENY = 'Deny';
 
-/** Diff lines in the prompt text; the page and `_meta` carry more. */
-export const MAX_DIFF_LINES_IN_PROMPT = 20;
+/**
+ * Diff lines in the prompt text; the page and `_meta` carry more. Claude Code's form does not scroll
+ * (its buttons fall below a short terminal), so the text stays bounded; 40 lines shows an ordinary
+ * edit whole (docs/approval.md "What the prompt shows": at 20, most edits were "not shown").
+ */
+export const MAX_DIFF_LINES_IN_PROMPT = 40;
 
 export interface PromptInput {
   server: string;
@@ -244,11 +248,12 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
     }
   }
   body.push(...renderWhy(input.decision, cuts));
-  // The stdin text is shown above, line by line, and a write's new content as a diff shown whole:
-  // once is enough, and they must not fill this bound (a write of over 600 characters was "not shown").
+  // The stdin text is shown above, line by line, and a write's new content (an edit_file's edits) as
+  // a diff shown whole: once is enough, and they must not fill this bound (a write of over 600
+  // characters, edits of over 600, were "not shown").
   let args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
   const contentArg = input.change?.contentArg;
-  if (contentArg !== undefined && !cuts.has('diff') && isPlainObject(args) && typeof args[contentArg] === 'string') args = { ...args, [contentArg]: DIFF_ABOVE };
+  if (contentArg !== undefined && !cuts.has('diff') && isPlainObject(args) && args[contentArg] !== undefined) args = { ...args, [contentArg]: DIFF_ABOVE };
   body.push(`Arguments: ${shown(argumentsText(args), MAX_ARGS_SHOWN, 'arguments', true)}`);
   body.push(...renderDefinition(input.definition, cuts));
   const hidden = [...cuts];
