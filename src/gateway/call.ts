@@ -27,7 +27,7 @@ import { cancelledDenial, DENIED_PREFIX, denialResult, editedDenial, ruleDenial,
 import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
-import { checkDefinition, type DefinitionReport } from '../pins/check.js';
+import { checkDefinition, definitionMoved, type DefinitionReport } from '../pins/check.js';
 import { decide, type CallFacts } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import type { AuditRecord } from '../store/audit.js';
@@ -103,8 +103,9 @@ function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallC
     const toolClass = context.toolClass(decided.route);
     // The server's processes as this session knows them, for a call that uses one (processes.ts).
     const inspect = toolClass.process ? { ...context.inspectContext(), processes: context.processes.view(supervisor, session) } : context.inspectContext();
-    decided.facts = inspectCall(supervisor.name, tool.name, decided.args, toolClass, inspect, decided.digest);
+    // First: a call that cannot be analysed still shows, and is held to, the tool's definition (latch.ts shownDefinition).
     decided.definition = context.definitionReport(decided.route);
+    decided.facts = inspectCall(supervisor.name, tool.name, decided.args, toolClass, inspect, decided.digest);
     const state = withheld ? withoutAllowRules(context.policy(), session.grants.current(), withheld) : { policy: context.policy(), grants: session.grants.current() };
     return checkDefinition(decide(decided.facts, state.policy, state.grants), decided.definition, context.config().policy.toolDescriptions);
   } catch (error) {
@@ -239,13 +240,27 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         decision,
         recheck: (withheld) => redecide(currentRoute(decided, context), context, session, withheld),
         key: decided.digest(),
-        ask: (current, clock) =>
-          askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user, wholeTool: argumentsCannotMatter(route.tool.inputSchema, decided.args) },
+        ask: async (current, clock) => {
+          const shown = decided.definition;
+          const answer = await askPerson(
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: shown, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user, wholeTool: argumentsCannotMatter(route.tool.inputSchema, decided.args) },
             session.person(call.extra),
             askContext(context, session),
             clock,
-          ),
+          );
+          // A new tool the person allowed is pinned as they were shown it, before the call goes on: a
+          // definition its server lists after (even while they answered) is then a change, and asks
+          // with the diff whatever grant or rule the answer saved (round 18, hostile servers #6).
+          if (answer.verdict === 'allow' && shown?.pin.state === 'new') await pinShown(shown, context);
+          return answer;
+        },
+        shownDefinition: () => {
+          const shown = decided.definition;
+          return () => {
+            const now = context.definitionReport(currentRoute(decided, context).route);
+            return shown ? definitionMoved(shown, now) : `the tool's definition could not be worked out when the person was asked, so their answer cannot be said to be for ${now.exposed} as it is now`;
+          };
+        },
         denial: ruleDenial,
       },
       batch.alone,
@@ -253,6 +268,15 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
   } finally {
     progress.stopHeartbeat();
     waiting?.give(bytes);
+  }
+}
+
+/** Pins a new definition the person allowed; a failure is logged (the next call then finds the tool changed, or new, and is decided so). */
+async function pinShown(shown: DefinitionReport, context: CallContext): Promise<void> {
+  try {
+    await context.pinDefinition(shown);
+  } catch (error) {
+    context.logger.error({ err: errorMessage(error), tool: shown.exposed }, 'could not pin the tool definition');
   }
 }
 
@@ -265,10 +289,16 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
  */
 function currentRoute(decided: DecidedCall, context: CallContext): DecidedCall {
   const { supervisor, tool, exposed } = decided.route;
+  const listed = context.registry.resolveTool(exposed);
+  // Its server listed the tool anew while the call waited (list_changed): it is decided, and held to
+  // what the prompt showed, as listed now; the route kept the definition of its arrival (round 18, hostile servers #6).
+  if (listed !== undefined && listed.supervisor === supervisor) {
+    decided.route = listed;
+    return decided;
+  }
   if (supervisor.state !== 'stopped') return decided;
   const now = context.registry.get(supervisor.name);
   if (!now || now === supervisor) return decided;
-  const listed = context.registry.resolveTool(exposed);
   decided.route = listed?.supervisor === now ? listed : { exposed, supervisor: now, tool };
   return decided;
 }

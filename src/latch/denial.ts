@@ -27,6 +27,14 @@ export function ruleDenial(decision: Decision): string {
   return `${DENIED_PREFIX} no rule allows this call (${reason}). It was not run.`;
 }
 
+/**
+ * The person allowed the call, but its tool is no longer the one the prompt showed (latch.ts
+ * release; docs/approval.md#what-an-approval-covers): nothing ran, and the next call asks with the change.
+ */
+export function definitionMovedDenial(reason: string): string {
+  return `${DENIED_PREFIX} ${escapeText(reason)}. It was not run; call it again to have the user asked about the tool as it is now.`;
+}
+
 /** The person changed the call, and the changed call is not allowed: neither version runs. */
 export function editedDenial(edit: CallEdit, decision: Decision): string {
   const why = decision.by === 'rule' && decision.rule ? `the rule ${escapeText(decision.rule)} in the user's mcp-latch config forbids it (${escapeText(decision.reason)})` : `it could not be allowed (${escapeText(decision.reason)})`;

@@ -1,6 +1,6 @@
 import type { CancelSource } from '../cancellation.js';
 import type { Decision } from '../policy/types.js';
-import { askFailedDenial } from './denial.js';
+import { askFailedDenial, definitionMovedDenial } from './denial.js';
 import type { CallEdit } from './edit.js';
 import { changedDecision, pathNotShown, pathsPicture } from './picture.js';
 
@@ -55,6 +55,13 @@ export interface LatchCall {
   key?: string;
   /** The denial text for a decision that is `deny` without a prompt. */
   denial(decision: Decision): string;
+  /**
+   * Taken when the person is asked: what the prompt shows of the tool itself (its definition
+   * against its pin). The function it returns is called at release and says why an allow given for
+   * that does not hold for the tool as it is now (its server changed it while the prompt was open),
+   * or null (docs/approval.md#what-an-approval-covers; round 18, hostile servers #6). Should not throw.
+   */
+  shownDefinition?(): () => string | null;
 }
 
 /**
@@ -79,6 +86,8 @@ interface Entry {
   answer: LatchAnswer | null;
   /** Where the call's paths led in the prompt the answer was given to (picture.ts). */
   shown: string[] | null;
+  /** Whether the tool is still the one the prompt showed (LatchCall.shownDefinition); null before it is asked. */
+  definitionMoved: (() => string | null) | null;
   done: boolean;
   resolve: (outcome: LatchOutcome) => void;
   stopListening: () => void;
@@ -123,7 +132,7 @@ export class SessionLatch {
    */
   submit(call: LatchCall, alone = false): Promise<LatchOutcome> {
     return new Promise<LatchOutcome>((resolve) => {
-      const entry: Entry = { call, decision: call.decision, answer: null, shown: null, done: false, resolve, stopListening: noop };
+      const entry: Entry = { call, decision: call.decision, answer: null, shown: null, definitionMoved: null, done: false, resolve, stopListening: noop };
       if (call.cancel.cancelled) {
         this.cancel(entry);
         return;
@@ -295,10 +304,22 @@ export class SessionLatch {
     const shown = entry.decision;
     try {
       entry.shown = pathsPicture(shown);
+      entry.definitionMoved = entry.call.shownDefinition?.() ?? null;
       entry.answer = await entry.call.ask(shown, clock);
     } catch (error) {
       this.options.onError?.(error);
       entry.answer = { verdict: 'deny', by: 'error', text: askFailedDenial() };
+    }
+  }
+
+  /** Why the tool is no longer the one the prompt showed, or null; a check that throws is a change (fail closed). */
+  private definitionMoved(entry: Entry): string | null {
+    if (!entry.definitionMoved) return null;
+    try {
+      return entry.definitionMoved();
+    } catch (error) {
+      this.options.onError?.(error);
+      return `the tool's definition could not be compared with the one the person was shown (${String(error)})`;
     }
   }
 
@@ -317,7 +338,11 @@ export class SessionLatch {
       // what the person allowed (round 15 review, A5).
       const moved = entry.answer.verdict === 'allow' && entry.decision.verdict !== 'deny' && entry.shown !== null ? pathNotShown(entry.shown, entry.decision) : null;
       if (moved) entry.decision = changedDecision(entry.decision, moved);
-      if (entry.answer.verdict === 'allow' && entry.decision.verdict === 'deny') this.finish(entry, { type: 'deny', decision: entry.decision, answer: null, text: entry.call.denial(entry.decision) });
+      // The tool's server changed its definition while the prompt was open: the person approved the
+      // definition shown, not this one (round 18, hostile servers #6). Denied; the next call asks with the change.
+      const redefined = entry.answer.verdict === 'allow' && entry.decision.verdict !== 'deny' ? this.definitionMoved(entry) : null;
+      if (redefined) entry.decision = { ...entry.decision, verdict: 'deny', by: 'pin', rule: null, reason: redefined };
+      if (entry.answer.verdict === 'allow' && entry.decision.verdict === 'deny') this.finish(entry, { type: 'deny', decision: entry.decision, answer: null, text: redefined ? definitionMovedDenial(redefined) : entry.call.denial(entry.decision) });
       else if (entry.answer.verdict === 'allow') this.finish(entry, { type: 'forward', decision: entry.decision, answer: entry.answer });
       else this.finish(entry, { type: 'deny', decision: entry.decision, answer: entry.answer, text: entry.answer.text ?? entry.call.denial(entry.decision) });
       return;

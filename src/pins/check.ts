@@ -1,5 +1,5 @@
 import type { Decision } from '../policy/types.js';
-import { diffDefinitions, type Definition, type DefinitionChange, type Pin, type PinKind } from './definition.js';
+import { definitionDigest, diffDefinitions, type Definition, type DefinitionChange, type Pin, type PinKind } from './definition.js';
 import type { Finding } from './scan.js';
 
 /**
@@ -61,4 +61,28 @@ export function checkDefinition(decision: Decision, report: DefinitionReport, po
     return { ...decision, verdict: 'ask', by: 'pin', rule: null, reason: `the lock file cannot be read, so the tool's definition cannot be checked (${pin.problem})` };
   }
   return decision;
+}
+
+/**
+ * Why an answer the person gave for the tool as `shown` does not hold for it as it is `now`, or
+ * null when it does (docs/approval.md#what-an-approval-covers): its server listed another
+ * definition while the prompt was open (list_changed), or its pin changed under it other than to
+ * exactly what was shown (another gateway pinned another definition, or `tools --accept` did).
+ * The approval of definition A never runs the call on definition B (round 18, hostile servers #6).
+ */
+export function definitionMoved(shown: DefinitionReport, now: DefinitionReport): string | null {
+  if (now.digest !== shown.digest) {
+    const what = [...new Set(diffDefinitions(shown.definition, now.definition).map((change) => change.path.split('.')[0]))].join(', ');
+    return `the server changed the definition of ${now.exposed} while the person was being asked (${what || 'its digest'}), so their answer, given for the definition shown, does not hold for it`;
+  }
+  // Pinned now exactly as listed and shown ("Accept the new definition" of this answer, or a first use).
+  if (now.pin.state === 'pinned' || samePin(shown, now)) return null;
+  return `the pin of ${now.exposed} changed while the person was being asked (${shown.pin.state} when asked, ${now.pin.state} now), so their answer, given for the pin state shown, does not hold for it`;
+}
+
+function samePin(shown: DefinitionReport, now: DefinitionReport): boolean {
+  if (shown.pin.state !== now.pin.state) return false;
+  if (shown.pin.state !== 'changed') return true;
+  // Changed against the same pin: the diff the person read is the diff now.
+  return shown.pinned !== undefined && now.pinned !== undefined && definitionDigest(shown.pinned) === definitionDigest(now.pinned);
 }
