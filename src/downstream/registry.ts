@@ -3,6 +3,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { expandServerEnv } from '../config/load.js';
 import type { ServerConfig } from '../config/schema.js';
 import { RpcError } from '../errors.js';
+import { escapeText } from '../latch/escape.js';
 import { exposeNames, nameKey } from './catalog.js';
 import { Supervisor, type ServerState, type SupervisorOptions } from './supervisor.js';
 import { compileTemplate, MAX_TEMPLATE_LENGTH, MAX_TEMPLATE_URI, type TemplateMatcher } from './template-match.js';
@@ -43,6 +44,10 @@ export class ServerRegistry {
   private toolRoutes = new Map<string, ToolRoute>();
   private promptRoutes = new Map<string, PromptRoute>();
   private dirty = true;
+  /** Each listed resource URI and the servers listing it, built once per change (resourceIndex). */
+  private listedResources: Map<string, Array<{ supervisor: Supervisor; resource: Resource }>> | null = null;
+  /** Pairs (or more) of servers already logged as claiming the same resource URIs. */
+  private readonly clashesLogged = new Set<string>();
   /** Each listed template's matcher, built once per listing (a refresh lists new objects). */
   private readonly matchers = new WeakMap<ResourceTemplate, TemplateMatcher | null>();
 
@@ -104,6 +109,7 @@ export class ServerRegistry {
 
   private changed(): void {
     this.dirty = true;
+    this.listedResources = null;
     this.options.onChange();
   }
 
@@ -180,50 +186,87 @@ export class ServerRegistry {
     return this.promptRoutes.get(exposed);
   }
 
-  /** Resources keep their URIs (clients show and reuse them); on a clash the first server in config order wins. */
+  /**
+   * Resources keep their URIs (clients show and reuse them), so nothing on the wire says which
+   * server a read is for. A URI listed by two servers is listed by neither (logged once per pair of
+   * servers), and reading it is refused (resolveResource): in config order one server received the
+   * reads of the other's resource (round 17 review of hostile servers, 3; docs/threat-model.md).
+   */
   resources(): Array<{ supervisor: Supervisor; resource: Resource }> {
-    const seen = new Set<string>();
     const out: Array<{ supervisor: Supervisor; resource: Resource }> = [];
-    for (const supervisor of this.all()) {
-      for (const resource of supervisor.listing.resources) {
-        if (seen.has(resource.uri)) continue;
-        seen.add(resource.uri);
-        out.push({ supervisor, resource });
-      }
+    for (const [uri, entries] of this.resourceIndex()) {
+      if (entries.length === 1) out.push(entries[0]!);
+      else this.claimedByMany(uri, entries.map((entry) => entry.supervisor));
     }
     return out;
+  }
+
+  /** Each listed URI with the servers listing it (the first entry of each), in config order. */
+  private resourceIndex(): Map<string, Array<{ supervisor: Supervisor; resource: Resource }>> {
+    if (this.listedResources) return this.listedResources;
+    const index = new Map<string, Array<{ supervisor: Supervisor; resource: Resource }>>();
+    for (const supervisor of this.all()) {
+      for (const resource of supervisor.listing.resources) {
+        const entries = index.get(resource.uri);
+        if (!entries) index.set(resource.uri, [{ supervisor, resource }]);
+        else if (!entries.some((entry) => entry.supervisor === supervisor)) entries.push({ supervisor, resource });
+      }
+    }
+    this.listedResources = index;
+    return index;
   }
 
   templates(): Array<{ supervisor: Supervisor; template: ResourceTemplate }> {
     return this.all().flatMap((supervisor) => supervisor.listing.templates.map((template) => ({ supervisor, template })));
   }
 
-  /** The server a resource URI belongs to: a listed resource, then a matching template, then the only resource server. */
+  /**
+   * The server a resource URI belongs to: the one server that lists it or has a template matching
+   * it, else the only resource server. A URI that servers claim together (listed by two, or listed
+   * by one and matched by another's template, or matched by two servers' templates) is refused with
+   * an error naming them: whichever got it could answer for the other (docs/threat-model.md).
+   */
   resolveResource(uri: string): Supervisor | undefined {
-    const listed = this.resources().find((entry) => entry.resource.uri === uri);
-    if (listed) return listed.supervisor;
-    const template = this.templateOf(uri);
-    if (template) return template.supervisor;
+    const listed = this.resourceIndex().get(uri);
+    const claiming = new Set([...(listed ?? []), ...this.matchingTemplates(uri, listed === undefined)].map((entry) => entry.supervisor));
+    const claimants = this.all().filter((supervisor) => claiming.has(supervisor));
+    if (claimants.length > 1) {
+      this.claimedByMany(uri, claimants);
+      const names = claimants.map((supervisor) => `"${supervisor.name}"`).join(' and ');
+      throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch: the resource ${escapeText(uri)} is claimed by the servers ${names} (listed or matched by a resource template of each); mcp-latch routes it to none of them, since either could answer for the other (docs/threat-model.md, "What a server sends through the protocol")`);
+    }
+    if (claimants.length === 1) return claimants[0];
     const withResources = this.all().filter((supervisor) => supervisor.serverCapabilities?.resources);
     return withResources.length === 1 ? withResources[0] : undefined;
   }
 
+  /** Logs, once per pair of servers, that they claim the same resource URIs. */
+  private claimedByMany(uri: string, claimants: Supervisor[]): void {
+    const key = claimants.map((supervisor) => supervisor.name).join('\u0000');
+    if (this.clashesLogged.has(key)) return;
+    this.clashesLogged.add(key);
+    const servers = claimants.map((supervisor) => supervisor.name);
+    this.options.logger.warn({ servers, uri: escapeText(uri) }, `the servers ${servers.join(' and ')} claim the same resource URIs (${escapeText(uri)} the first seen): such a URI is not listed, and its reads are refused (docs/threat-model.md, "What a server sends through the protocol")`);
+  }
+
   /** The template a resource URI is read through: none when a listed resource has that URI. */
   resolveTemplate(uri: string): { supervisor: Supervisor; template: ResourceTemplate } | undefined {
-    return this.resources().some((entry) => entry.resource.uri === uri) ? undefined : this.templateOf(uri);
+    return this.resourceIndex().has(uri) ? undefined : this.matchingTemplates(uri, true)[0];
   }
 
   /**
-   * A URI longer than the limit is refused, not routed: matched against no template, it could reach
-   * a server without its template's checks (docs/config.md, "limits").
+   * The templates matching a URI, in config order. A URI no server lists and longer than the limit
+   * is refused, not routed: matched against no template, it could reach a server without its
+   * template's checks (docs/config.md, "limits").
    */
-  private templateOf(uri: string): { supervisor: Supervisor; template: ResourceTemplate } | undefined {
+  private matchingTemplates(uri: string, limited: boolean): Array<{ supervisor: Supervisor; template: ResourceTemplate }> {
     const templates = this.templates();
-    if (templates.length === 0) return undefined;
+    if (templates.length === 0) return [];
     if (uri.length > MAX_TEMPLATE_URI) {
+      if (!limited) return [];
       throw new RpcError(ErrorCode.InvalidParams, `mcp-latch: a resource URI of ${uri.length} characters is over the limit of ${MAX_TEMPLATE_URI} for URIs matched against resource templates`);
     }
-    return templates.find(({ supervisor, template }) => this.matcher(supervisor, template)?.matches(uri) === true);
+    return templates.filter(({ supervisor, template }) => this.matcher(supervisor, template)?.matches(uri) === true);
   }
 
   private matcher(supervisor: Supervisor, template: ResourceTemplate): TemplateMatcher | null {
@@ -241,6 +284,7 @@ export class ServerRegistry {
   async closeAll(): Promise<void> {
     const all = this.all();
     this.supervisors.clear();
+    this.listedResources = null;
     this.written.clear();
     await Promise.all(all.map((supervisor) => supervisor.stop()));
   }

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
-import { fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { eventually, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
  * What a server sends through the protocol cannot make the gateway mislead the person or let it act
@@ -46,7 +46,7 @@ describe("a server's question (elicitation) whose values the answer sends back (
     const result = await harness.client.callTool({ name: 'fix__ask_user', arguments: { question: 'Pick', schema: { type: 'object', properties } } });
     expect(harness.elicitations).toEqual([]);
     expect((JSON.parse(textOf(result)) as { action: string }).action).toContain(`mcp-latch cannot relay this request of fix: its question's ${what} "${FORGED_SHOWN}" holds characters that cannot be shown`);
-    expect(harness.stderr()).toContain('refused the elicitation request of a server');
+    await eventually(() => expect(harness.stderr()).toContain('refused the elicitation request of a server'));
   });
 
   test('plain values go through unchanged and come back as the person chose them; labels and a property named "default" are escaped', async () => {
@@ -77,5 +77,50 @@ describe("a server's titles in the lists (5)", () => {
     expect((await gateway.client.listResources()).resources[0]).toMatchObject({ uri: 'evil://r', title: FORGED_SHOWN });
     expect((await gateway.client.listResourceTemplates()).resourceTemplates[0]).toMatchObject({ uriTemplate: 'evil://t/{id}', title: FORGED_SHOWN });
     expect(textOf(await gateway.client.callTool({ name: 'evil__echo', arguments: {} }))).toBe('echo {}');
+  });
+});
+
+describe('a resource URI two servers claim (3)', () => {
+  /** `first` and `second` (in that config order), each serving its listing and naming itself in what it reads. */
+  async function claiming(first: object, second: object): Promise<Harness> {
+    const dir = tempDir();
+    const server = (name: string, listing: object) => {
+      writeFileSync(join(dir, `${name}.json`), JSON.stringify(listing));
+      return { command: process.execPath, args: [LISTING_SERVER, join(dir, `${name}.json`), name] };
+    };
+    gateway = await startGateway({ mcpServers: { first: server('first', first), second: server('second', second) }, permissions: { allow: ['mcp__first', 'mcp__second'] } }, { dir });
+    return gateway;
+  }
+  const readText = async (harness: Harness, uri: string) => JSON.stringify(await harness.client.readResource({ uri }));
+  const CLAIMED = 'is claimed by the servers "first" and "second"';
+
+  test('a URI both list is listed by neither and its read is refused naming both, logged once; each one\'s own URIs are served by it', async () => {
+    const harness = await claiming({ resources: [{ uri: 'docs://plan', name: 'plan' }, { uri: 'docs://first', name: 'mine' }] }, { resources: [{ uri: 'docs://plan', name: 'plan (copy)' }, { uri: 'docs://second', name: 'mine' }] });
+    expect((await harness.client.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://first', 'docs://second']);
+    await expect(harness.client.readResource({ uri: 'docs://plan' })).rejects.toThrow(CLAIMED);
+    await expect(harness.client.readResource({ uri: 'docs://plan' })).rejects.toThrow(CLAIMED);
+    await expect(harness.client.subscribeResource({ uri: 'docs://plan' })).rejects.toThrow(CLAIMED);
+    expect(await readText(harness, 'docs://first')).toContain('read docs://first by first');
+    expect(await readText(harness, 'docs://second')).toContain('read docs://second by second');
+    await eventually(() => expect(harness.stderr()).toContain('the servers first and second claim the same resource URIs'));
+    expect(harness.stderr().split('the servers first and second claim the same resource URIs').length - 1).toBe(1);
+  });
+
+  test('a URI one lists and the other\'s template matches is refused, whichever comes first in the config', async () => {
+    const lister = { resources: [{ uri: 'file:///home/me/notes.md', name: 'notes' }] };
+    const matcher = { resourceTemplates: [{ name: 'any file', uriTemplate: 'file:///{+path}' }] };
+    for (const [first, second] of [[lister, matcher], [matcher, lister]]) {
+      const harness = await claiming(first!, second!);
+      await expect(harness.client.readResource({ uri: 'file:///home/me/notes.md' })).rejects.toThrow(CLAIMED);
+      // A URI only the template matches is the template's server's.
+      expect(await readText(harness, 'file:///home/me/other.md')).toContain(`by ${first === matcher ? 'first' : 'second'}`);
+      await harness.close();
+    }
+  });
+
+  test("a URI two servers' templates match is refused; one only one matches goes to it", async () => {
+    const harness = await claiming({ resourceTemplates: [{ name: 'note', uriTemplate: 'notes://{id}' }] }, { resourceTemplates: [{ name: 'anything', uriTemplate: 'notes://{+path}' }] });
+    await expect(harness.client.readResource({ uri: 'notes://7' })).rejects.toThrow(CLAIMED);
+    expect(await readText(harness, 'notes://a/b')).toContain('read notes://a/b by second');
   });
 });
