@@ -83,11 +83,11 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
           .option('json', { type: 'boolean', describe: 'Print JSON' })
           .option('scope', { type: 'string', describe: 'Only the servers of this scope, as `serve --scope` exposes them' })
           .option('changed', { type: 'boolean', describe: 'Only tools whose definition changed since it was pinned, with the diff' })
-          .option('accept', { type: 'string', array: true, describe: 'Pin this tool (SERVER__TOOL) as it is listed now: accepts a changed definition' })
+          .option('accept', { type: 'string', array: true, describe: 'Pin this tool (SERVER__TOOL@DIGEST, as --changed shows it): accepts a changed definition, or refuses when the server lists another than the digest; SERVER__TOOL alone pins what is listed now and prints it' })
           .option('wait', { type: 'number', describe: 'Seconds to wait for servers still starting (default: timeouts.firstListSeconds)' })
           .example('$0 tools', 'Start every server, list its tools with their kind (read, write, command, all) and pin state')
           .example('$0 tools --changed', 'Tools that changed since they were pinned, and how')
-          .example('$0 tools --accept fs__read_file', 'Accept the new definition of fs__read_file')
+          .example('$0 tools --accept fs__read_file@sha256:…', 'Accept the new definition of fs__read_file that --changed showed')
           .example('$0 tools --json | jq \'.tools[] | select(.kind == "all")\'', 'Tools mcp-latch knows nothing about: give them a "tools" entry'),
       (args) => run(async () => (await import('./tools.js')).listTools({ config: args.config, json: args.json, scope: args.scope, changed: args.changed, accept: args.accept, wait: args.wait }, out))(),
     )

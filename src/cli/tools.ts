@@ -2,6 +2,7 @@ import { findConfig, loadConfig, serversToRun } from '../config/load.js';
 import { LatchError } from '../errors.js';
 import { renderDefinition } from '../latch/definition-prompt.js';
 import { escapeText } from '../latch/escape.js';
+import { shellQuote } from '../latch/denial.js';
 import { silentLogger } from '../log.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { DefinitionReports } from '../pins/reports.js';
@@ -61,15 +62,29 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
       ...registry.promptRoutesList().map((route) => reports.forPrompt({ exposed: route.exposed, server: route.supervisor.name, prompt: route.prompt }, () => listed, policy)),
       ...registry.templates().map((entry) => reports.forTemplate({ server: entry.supervisor.name, template: entry.template }, () => listed, policy)),
     ];
-    const accepted: string[] = [];
-    for (const name of options.accept ?? []) {
+    // Every name is checked before anything is pinned: a refused one pins none of them.
+    const toPin: Array<{ report: DefinitionReport; reviewed: boolean }> = [];
+    for (const text of options.accept ?? []) {
+      const { name, digest } = acceptTarget(text);
       const entry = listed.find((each) => each.exposed === name);
       const matching = entry ? [reports.forTool(entry, () => listed, policy)] : others().filter((report) => report.exposed === name);
-      if (matching.length === 0) throw new LatchError('USAGE', `--accept ${name}: no listed tool, prompt or resource template has that name (run \`mcp-latch tools\` to see the names)`);
-      for (const report of matching) {
-        await reports.pin(report, servers[report.server] ?? {}, undefined, true);
-        accepted.push(`${name} (${report.digest})`);
+      if (matching.length === 0) throw new LatchError('USAGE', `--accept ${escapeText(name)}: no listed tool, prompt or resource template has that name (run \`mcp-latch tools\` to see the names)`);
+      if (digest === undefined) {
+        for (const report of matching) toPin.push({ report, reviewed: false });
+        continue;
       }
+      // The definition reviewed, or none: the server may have changed it since `--changed` showed it (round 18, hostile servers #2).
+      const reviewed = matching.filter((report) => report.digest === digest);
+      if (reviewed.length === 0) {
+        const now = matching.map((report) => report.digest).join(', ');
+        throw new LatchError('USAGE', `--accept ${escapeText(text)}: the server no longer lists the definition reviewed (${escapeText(digest)}) but ${now}, so nothing was pinned; review it again with \`mcp-latch tools --changed\` and accept the digest it shows`);
+      }
+      for (const report of reviewed) toPin.push({ report, reviewed: true });
+    }
+    const accepted: Array<{ text: string; report: DefinitionReport; reviewed: boolean }> = [];
+    for (const { report, reviewed } of toPin) {
+      await reports.pin(report, servers[report.server] ?? {}, undefined, true);
+      accepted.push({ text: `${report.exposed}@${report.digest}`, report, reviewed });
     }
     const tools = listed.map((entry) => {
       const identity = identifyServer(servers[entry.server] as { command?: string; args?: string[]; cwd?: string }, process.cwd());
@@ -90,21 +105,27 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
     out.json({
       lockFile: store.path,
       ...(unreadable ? { lockFileProblem: unreadable } : {}),
-      accepted: rows.accepted,
-      tools: rows.tools.map(({ report, ...row }) => ({ ...row, ...(report.pin.state === 'changed' ? { changes: report.pin.changes } : {}) })),
+      accepted: rows.accepted.map((entry) => entry.text),
+      tools: rows.tools.map(({ report, ...row }) => ({ ...row, digest: report.digest, ...(report.pin.state === 'changed' ? { changes: report.pin.changes } : {}) })),
       problems: rows.problems,
       tooLong: rows.tooLong,
     });
   } else {
-    for (const line of rows.accepted) out.line(`Pinned ${line} in ${store.path}.`);
+    for (const entry of rows.accepted) {
+      out.line(`Pinned ${escapeText(entry.text)} in ${store.path}.`);
+      // Named without the digest reviewed: what was pinned is shown, as it was listed in this run (docs/pins.md, "Accepting a change").
+      if (!entry.reviewed) for (const line of [...detail(entry.report), ...definitionLines(entry.report)]) out.line(`    ${line}`);
+    }
     const width = Math.max(4, ...rows.tools.map((row) => row.name.length));
     out.line(`${'TOOL'.padEnd(width)}  ${'KIND'.padEnd(7)}  ${'PIN'.padEnd(7)}  FROM`);
     for (const row of rows.tools) {
       out.line(`${row.name.padEnd(width)}  ${row.kind.padEnd(7)}  ${row.pin.padEnd(7)}  ${row.source}${row.listed ? '' : '  (hidden: policy.toolDescriptions)'}`);
       if (row.pin === 'changed' || row.findings.length > 0) for (const line of detail(row.report)) out.line(`    ${line}`);
+      if (row.pin === 'changed') out.line(`    listed now: ${row.report.digest}`);
       if ('acceptedBy' in row && row.acceptedBy) out.line(`    accepted for themselves by ${row.acceptedBy.join(', ')}; --accept accepts it for every member`);
     }
-    if (options.changed && rows.tools.length > 0) out.line(`Accept a change with: mcp-latch tools --accept ${rows.tools.map((row) => row.name).join(' --accept ')}`);
+    // The digest of the definition shown: an accept of it pins that one, or nothing if the server changed it since (round 18, #2).
+    if (options.changed && rows.tools.length > 0) out.line(`Accept a change with: mcp-latch tools --accept ${rows.tools.map((row) => shellQuote(`${row.name}@${row.report.digest}`)).join(' --accept ')}`);
     if (unreadable) out.error(`The lock file ${store.path} cannot be read: ${escapeText(unreadable)}`);
     for (const problem of rows.problems) out.error(escapeText(problem.problem));
     for (const name of rows.tooLong) {
@@ -112,6 +133,17 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
     }
   }
   return rows.problems.length > 0 || unreadable ? 1 : 0;
+}
+
+/** `NAME@sha256:HEX`: the name and the digest the person reviewed; a bare `NAME`: no digest. */
+function acceptTarget(text: string): { name: string; digest?: string } {
+  const at = text.lastIndexOf('@sha256:');
+  return at < 0 ? { name: text } : { name: text.slice(0, at), digest: text.slice(at + 1) };
+}
+
+/** The definition pinned, whole and escaped: what an accept without a digest pinned, for the person to read. */
+function definitionLines(report: DefinitionReport): string[] {
+  return ['pinned definition:', ...JSON.stringify(report.definition, null, 2).split('\n').map((line) => `  ${escapeText(line)}`)];
 }
 
 /** The diff and findings, in full: what a person reads before `tools --accept` (docs/approval.md "What the prompt shows"). */

@@ -89,10 +89,18 @@ export function definitionPayload(report: DefinitionReport | undefined): Record<
   };
 }
 
+/**
+ * The definition refused, by name and digest: accepting it pins that definition, or nothing if the
+ * server lists another by then (cli/tools.ts; round 18, hostile servers #2).
+ */
+function acceptArgument(report: DefinitionReport): string {
+  return shellQuote(`${report.exposed}@${report.digest}`);
+}
+
 /** `ask` for a changed tool on a client that cannot show prompts: the command the USER runs to accept it. */
 export function changedToolDenial(report: DefinitionReport): string {
   const what = report.pin.state === 'changed' ? [...new Set(report.pin.changes.map((change) => change.path.split('.')[0] ?? change.path))].join(', ') : 'definition';
-  return `${DENIED_PREFIX} the definition of the tool ${escapeText(report.exposed)} changed since the user approved it (${escapeText(what)}), and this client cannot show approval prompts, so the call was not run. The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${shellQuote(report.exposed)}`;
+  return `${DENIED_PREFIX} the definition of the tool ${escapeText(report.exposed)} changed since the user approved it (${escapeText(what)}), and this client cannot show approval prompts, so the call was not run. The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${acceptArgument(report)}`;
 }
 
 /**
@@ -111,7 +119,7 @@ export function definitionRefusal(report: DefinitionReport, policy: 'warn' | 'hi
   const pin = report.pin;
   if (pin.state === 'changed') {
     const changed = [...new Set(pin.changes.map((change) => change.path.split('.')[0] ?? change.path))].join(', ');
-    return `${DENIED_PREFIX} the definition of the ${what} ${name} changed since it was pinned (${escapeText(changed)}). The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${shellQuote(report.exposed)}`;
+    return `${DENIED_PREFIX} the definition of the ${what} ${name} changed since it was pinned (${escapeText(changed)}). The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${acceptArgument(report)}`;
   }
   if (pin.state === 'unknown') return `${DENIED_PREFIX} the lock file cannot be read, so the ${what} ${name} cannot be checked against its pin (${escapeText(pin.problem)}).`;
   return null;

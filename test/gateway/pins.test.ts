@@ -122,7 +122,7 @@ describe('a pinned tool whose definition changes', () => {
       const denied = await second.client.callTool({ name: 'fix__echo', arguments: { text: 'two' } });
       expect(denied.isError).toBe(true);
       expect(textOf(denied)).toMatch(/^Denied by mcp-latch: the definition of the tool fix__echo changed since the user approved it \(description\)/);
-      expect(textOf(denied)).toContain("mcp-latch tools --accept 'fix__echo'");
+      expect(textOf(denied)).toMatch(/mcp-latch tools --accept 'fix__echo@sha256:[0-9a-f]{64}'$/);
       expect(echoCalls()).toBe(1);
 
       const changed = memoryOutput();
@@ -244,9 +244,9 @@ describe('prompts and resource templates', () => {
       await second.client.listResourceTemplates();
       const before = { prompt: received('prompt'), resource: received('resource') };
       await expect(second.client.getPrompt({ name: 'fix__greet', arguments: { who: 'Ada' } })).rejects.toThrow(
-        /Denied by mcp-latch: the definition of the prompt fix__greet changed since it was pinned \(description\).*mcp-latch tools --accept 'fix__greet'/,
+        /Denied by mcp-latch: the definition of the prompt fix__greet changed since it was pinned \(description\).*mcp-latch tools --accept 'fix__greet@sha256:[0-9a-f]{64}'/,
       );
-      await expect(second.client.readResource({ uri: 'note://1/x' })).rejects.toThrow(/the definition of the resource template fix__note changed since it was pinned \(uriTemplate\).*--accept 'fix__note'/);
+      await expect(second.client.readResource({ uri: 'note://1/x' })).rejects.toThrow(/the definition of the resource template fix__note changed since it was pinned \(uriTemplate\).*--accept 'fix__note@sha256:[0-9a-f]{64}'/);
       expect(received('prompt')).toBe(before.prompt);
       expect(received('resource')).toBe(before.resource);
 
