@@ -1,6 +1,6 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DefinitionReport } from '../pins/check.js';
-import { VERDICT_RANK, type CommandInfo, type Decision, type Kind, type Segment, type Verdict } from '../policy/types.js';
+import { VERDICT_RANK, type CommandInfo, type Decision, type Kind, type Segment, type SubjectDecision, type Verdict } from '../policy/types.js';
 import { isSafeCommand } from '../policy/safe.js';
 import { ACCEPT_DEFINITION, definitionPayload, offersAccept, renderDefinition } from './definition-prompt.js';
 import { escapeShown, escapeText } from './escape.js';
@@ -207,6 +207,8 @@ const MAX_COMMAND_SHOWN = 400;
 /** Commands listed (identical ones merged), those that decide first. */
 const MAX_SEGMENTS_SHOWN = 12;
 const MAX_SEGMENT_SHOWN = 200;
+/** The line summing up the allowed commands past the list. */
+const MAX_ALLOWED_SUMMARY = 400;
 const MAX_SUBSTITUTIONS_SHOWN = 5;
 const MAX_SUBSTITUTION_SHOWN = 120;
 /** Distinct reasons listed (identical ones merged), denials first. */
@@ -343,6 +345,9 @@ function renderWhy(decision: Decision, cuts: Set<string>): string[] {
   return lines;
 }
 
+/** The weight of a command its rules (or the mode) allow: last in the list, and not counted against its bound. */
+const ALLOWED = 4;
+
 /**
  * How much a command decides the call, for the order of the list (lower first): denied; unanalysable
  * by itself; asking and not read-only; asking only because the whole text is unanalysable; allowed.
@@ -350,32 +355,67 @@ function renderWhy(decision: Decision, cuts: Set<string>): string[] {
 function weight(segment: Segment, verdict: Verdict | undefined): number {
   if (verdict === 'deny') return 0;
   if ((segment.unanalyzable?.length ?? 0) > 0) return 1;
-  if (verdict === 'allow') return 4;
+  if (verdict === 'allow') return ALLOWED;
   return isSafeCommand(segment) ? 3 : 2;
 }
 
 function renderCommand(info: CommandInfo, decision: Decision, shown: Shown, cuts: Set<string>): string[] {
   const lines = [`Command: ${shown(info.raw, MAX_COMMAND_SHOWN, 'command text')}`];
-  const verdicts = new Map<Segment, Verdict>();
-  for (const part of decision.subjects) if (part.subject.type === 'command') verdicts.set(part.subject.segment, part.verdict);
+  const verdicts = new Map<Segment, SubjectDecision>();
+  for (const part of decision.subjects) if (part.subject.type === 'command') verdicts.set(part.subject.segment, part);
   // Each command as its lines (numbered by its place in the text); identical ones once, the deciding ones first.
   const blocks = info.segments.map((segment, index) => {
-    const text = [`${shown(segment.words.join(' '), MAX_SEGMENT_SHOWN, 'commands')}${segmentNotes(segment)}`];
+    const words = escapeShown(segment.words.join(' '), MAX_SEGMENT_SHOWN);
+    const text = [`${words.text}${segmentNotes(segment)}`];
     for (const path of segment.paths) {
       if (path.via === 'argument') continue;
       text.push(`     ${path.access === 'write' ? 'writes' : 'reads'} ${escapeText(path.path)} (redirection ${escapeText(path.via)})`);
     }
-    return { index, text, weight: weight(segment, verdicts.get(segment)) };
+    const part = verdicts.get(segment);
+    return { index, text, cut: words.cut, weight: weight(segment, part?.verdict), byRule: part?.by === 'rule' };
   });
-  const groups = merged(blocks, (block) => block.text.join('\n')).sort((a, b) => a.item.weight - b.item.weight || a.item.index - b.item.index);
-  for (const { item, count } of groups.slice(0, MAX_SEGMENTS_SHOWN)) {
+  // A command allowed and one that asks are never merged: the allowed ones may be summarised below.
+  const groups = merged(blocks, (block) => `${block.weight === ALLOWED ? 'allowed' : 'asks'}\n${block.text.join('\n')}`).sort((a, b) => a.item.weight - b.item.weight || a.item.index - b.item.index);
+  // Only the commands that need the person count against the bound (a list of 12 that ask and 3 the
+  // rules allow was "not shown"); the allowed ones fill what room is left, the rest on one line.
+  const asking = groups.filter((group) => group.item.weight !== ALLOWED);
+  const allowed = groups.filter((group) => group.item.weight === ALLOWED);
+  const room = Math.max(0, MAX_SEGMENTS_SHOWN - asking.length);
+  const listed = [...asking.slice(0, MAX_SEGMENTS_SHOWN), ...allowed.slice(0, room)];
+  for (const { item, count } of listed) {
     lines.push(`  ${item.index + 1}. ${item.text[0]}${times(count)}`, ...item.text.slice(1));
+    if (item.cut && item.weight !== ALLOWED) cuts.add('commands');
   }
-  if (groups.length > MAX_SEGMENTS_SHOWN) {
-    const left = groups.slice(MAX_SEGMENTS_SHOWN).reduce((sum, group) => sum + group.count, 0);
-    lines.push(`  … and ${left} more commands`);
+  if (asking.length > MAX_SEGMENTS_SHOWN) {
+    const left = asking.slice(MAX_SEGMENTS_SHOWN).reduce((sum, group) => sum + group.count, 0);
+    lines.push(`  … and ${left} more command${left === 1 ? '' : 's'}`);
     cuts.add('commands');
   }
+  if (allowed.length > room) lines.push(allowedSummary(allowed.slice(room)));
+  return [...lines, ...renderSubstitutions(info, shown, cuts)];
+}
+
+/**
+ * The allowed commands past the list, on one line of at most MAX_ALLOWED_SUMMARY characters: they
+ * need no one, so what does not fit is counted, not marked not shown. Their paths and redirections
+ * are decided on their own and listed under Paths and "Why it asks" when they need the person.
+ */
+function allowedSummary(groups: Array<{ item: { index: number; text: string[]; byRule: boolean }; count: number }>): string {
+  const total = groups.reduce((sum, group) => sum + group.count, 0);
+  const who = groups.every((group) => group.item.byRule) ? 'your rules allow' : 'allowed without asking';
+  let line = `  … and ${total} command${total === 1 ? '' : 's'} ${who}: `;
+  let left = total;
+  for (const [i, { item, count }] of groups.entries()) {
+    const entry = `${i === 0 ? '' : '; '}${item.index + 1}. ${item.text[0]}${times(count)}`;
+    if (line.length + entry.length > MAX_ALLOWED_SUMMARY) return `${line}${i === 0 ? '' : '; '}and ${left} more`;
+    line += entry;
+    left -= count;
+  }
+  return line;
+}
+
+function renderSubstitutions(info: CommandInfo, shown: Shown, cuts: Set<string>): string[] {
+  const lines: string[] = [];
   const substitutions = merged(info.substitutions, (substitution) => `${substitution.kind} ${substitution.text}`);
   for (const { item, count } of substitutions.slice(0, MAX_SUBSTITUTIONS_SHOWN)) {
     lines.push(`  ! ${item.kind} substitution runs: ${shown(item.text, MAX_SUBSTITUTION_SHOWN, 'substitutions')}${times(count)}`);

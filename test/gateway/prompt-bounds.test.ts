@@ -1,9 +1,9 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { FS_SERVER, startGateway, tempDir, type Harness } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, FS_SERVER, startGateway, tempDir, type Harness } from '../helpers/gateway.js';
 
 /**
  * The prompt's bounds on a write (docs/approval.md "What the prompt shows"): a diff of up to 40
@@ -119,5 +119,41 @@ describe('edit_file', () => {
     expect(choices(prompt)).toEqual(['Allow once', 'Deny']);
     expect(readFileSync(file, 'utf8')).toBe(original.replace(/ = off/g, ' = on'));
     expect(savedRules(h)).toEqual([]);
+  }, 60_000);
+});
+
+describe('a command list', () => {
+  /** mcp-server-commands with writes in the workspace allowed, `mkdir` allowed by a rule and the person answering `answer`. */
+  async function shell(ws: string, answer: string): Promise<Harness> {
+    const config: ConfigInput = { mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER], cwd: ws } }, workspace: [ws], permissions: { defaultMode: 'default', allow: [`Edit(${ws}/**)`, 'Bash(mkdir *)'] } };
+    harness = await startGateway(config, { onElicit: () => ({ action: 'accept', content: { decision: answer } }) });
+    return harness;
+  }
+  const commandLines = (message: string) => message.split('\n').filter((line) => /^ {2}(\d+\. |… and \d+ (more )?command)/.test(line));
+
+  test('12 commands that ask and 3 the rules allow: the 12 listed, the 3 summarised, nothing marked not shown', async () => {
+    const ws = workspace();
+    const h = await shell(ws, 'Allow for this session');
+    const command = [...numbered(12, 'touch f').map((c) => c.replace('f ', 'f')), ...numbered(3, 'mkdir -p made').map((c) => c.replace('made ', 'made'))].join('; ');
+    await h.client.callTool({ name: 'shell__run_command', arguments: { command } });
+    const prompt = lastPrompt(h);
+    expect(prompt.message.split('\n')[2]).not.toMatch(/not shown/);
+    expect(commandLines(prompt.message)).toEqual([...numbered(12, 'touch f').map((c, i) => `  ${i + 1}. ${c.replace('f ', 'f')}`), '  … and 3 commands your rules allow: 13. mkdir -p made1; 14. mkdir -p made2; 15. mkdir -p made3']);
+    expect(choices(prompt)).toContain('Allow for this session');
+    for (let i = 1; i <= 12; i++) expect(existsSync(join(ws, `f${i}`))).toBe(true);
+    for (let i = 1; i <= 3; i++) expect(existsSync(join(ws, `made${i}`))).toBe(true);
+  }, 60_000);
+
+  test('13 commands that ask: the 13th is cut with its count whatever the rules allow; Allow once / Deny only', async () => {
+    const ws = workspace();
+    const h = await shell(ws, 'Deny');
+    const command = [...numbered(13, 'touch f').map((c) => c.replace('f ', 'f')), 'mkdir -p made1'].join('; ');
+    await h.client.callTool({ name: 'shell__run_command', arguments: { command } });
+    const prompt = lastPrompt(h);
+    // 13 distinct reasons are over their bound of 12 too.
+    expect(prompt.message.split('\n')[2]).toBe('Risk: high — part of this call is not shown (commands, reasons); review it on the approval page or deny');
+    expect(commandLines(prompt.message).slice(11)).toEqual(['  12. touch f12', '  … and 1 more command', '  … and 1 command your rules allow: 14. mkdir -p made1']);
+    expect(choices(prompt)).toEqual(['Allow once', 'Deny']);
+    expect(existsSync(join(ws, 'f1'))).toBe(false);
   }, 60_000);
 });

@@ -65,6 +65,31 @@ describe('the change in the prompt', () => {
 });
 
 describe('commands in the prompt', () => {
+  // Round 18: only the commands that need the person count against the list's bound (docs/approval.md "What the prompt shows").
+  test('the allowed commands past the list are one line of at most 400 characters, with the count of those left off; nothing is not shown', () => {
+    const asking = Array.from({ length: 12 }, (_, i) => `npm run task${i + 1}`);
+    const allowed = Array.from({ length: 30 }, (_, i) => `git log --oneline --max-count=${i + 1}`);
+    const command = [...asking, ...allowed].join('; ');
+    const decision = decideShell(command, { workspace: [W], cwd: W, allow: ['Bash(git log *)'] });
+    const shown = input(decision, { command }, { server: 'shell', tool: 'run_command' });
+    const lines = renderMessage(shown).split('\n');
+    const summary = lines.find((line) => line.startsWith('  … and 30 commands your rules allow: 13. git log --oneline --max-count=1; 14. '))!;
+    const listed = summary.split('; ').length - 1;
+    expect(summary.endsWith(`; and ${30 - listed} more`)).toBe(true);
+    expect(summary.length).toBeLessThanOrEqual(400 + '; and 30 more'.length);
+    expect(lines.filter((line) => /^ {2}\d+\. /.test(line))).toHaveLength(12);
+    // The text itself (1,100 characters) is over the Command: and Arguments: bounds; the list is not a cut.
+    expect(notShown(shown)).toEqual(['command text', 'arguments']);
+  });
+
+  test('an allowed command is never merged into an identical one that asks', () => {
+    const decision = decideShell('make; make', { workspace: [W], cwd: W });
+    const second = decision.subjects.filter((part) => part.subject.type === 'command')[1]!;
+    const mixed: Decision = { ...decision, subjects: decision.subjects.map((part) => (part === second ? { ...part, verdict: 'allow' as const, by: 'rule' as const, rule: 'Bash(make)' } : part)) };
+    const lines = renderMessage(input(mixed, { command: 'make; make' }, { server: 'shell', tool: 'run_command' })).split('\n');
+    expect(lines.filter((line) => /^ {2}\d+\. /.test(line))).toEqual(['  1. make', '  2. make']);
+  });
+
   test('a command without a directory says where it runs; every part that asks is listed with its verdict', () => {
     const command = 'rm -rf build/ && git push';
     const decision = decideShell(command, { workspace: [W], cwd: W });
