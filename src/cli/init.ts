@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseConfigText, userConfigPath, type LoadedConfig } from '../config/load.js';
 import type { ScopeConfig } from '../config/schema.js';
 import { errorMessage, usage } from '../errors.js';
@@ -12,7 +12,7 @@ import { scopeName, type DiscoveryContext } from '../clients/discover.js';
 import { claudeProjectApproval } from '../clients/claude-approval.js';
 import { importServers, type ImportResult } from '../clients/import.js';
 import { gatewayLaunch, inNpxCache, packageRoot, schemaUrl } from '../clients/launch.js';
-import { manifestPath } from '../config/locate.js';
+import { backupsDir, manifestPath } from '../config/locate.js';
 import { starterRules, type StarterRules } from '../clients/starter-rules.js';
 import { nothingToImport, selectFiles } from './init-sources.js';
 import { undo } from './init-undo.js';
@@ -86,11 +86,6 @@ export function init(options: InitOptions, out: Output, context: InitContext = d
 
 function configPathOf(options: InitOptions, context: InitContext): string {
   return options.config ? resolve(context.cwd, options.config) : userConfigPath(context.env);
-}
-
-/** The private folder beside the config where copies of changed files go. */
-function backupsDir(configPath: string): string {
-  return join(dirname(configPath), 'backups');
 }
 
 // ---------------------------------------------------------------------------------------------

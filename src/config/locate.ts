@@ -55,6 +55,11 @@ export function manifestPath(configPath: string): string {
   return sibling(configPath, '-init.json');
 }
 
+/** Where `init` keeps byte copies of the client files it changes (tokens included): `backups/` beside the config. */
+export function backupsDir(configPath: string): string {
+  return join(dirname(configPath), 'backups');
+}
+
 /** The lock file of pinned tool definitions: `mcp-latch.json` → `mcp-latch.lock.json`. */
 export function pinsFileFor(configPath: string): string {
   return sibling(configPath, '.lock.json');

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { zodIssues } from '../config/load.js';
-import { codeCacheDirectory, httpSecretFile, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
+import { backupsDir, codeCacheDirectory, httpSecretFile, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
 import { parseConfigFile, type ConfigFile } from '../config/schema.js';
 import type { StartFiles } from '../config/servers.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
@@ -60,30 +60,32 @@ export function configIssues(data: unknown): ConfigIssue[] {
  * the approval page's token, the state key, `secretFiles`), nor add rules through the CLI from a shell tool.
  */
 export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory(), start: StartFiles = NO_START_FILES, secretFiles: readonly string[] = []): Rule[] {
-  // The config, the temporary file of its atomic write, the audit, `init`'s manifest of wrapped
-  // clients, and the lock file (a model that could write it could accept a changed tool itself).
-  const named = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), manifestPath(configPath), pinsFileFor(configPath), ...(auditPath ? [auditPath] : [])];
-  // The files may be reached through a symlinked directory or be links themselves: protect the
-  // physical targets too (a write subject's real path is walked in kernel order, so it meets them).
-  const files = [...new Set(named.flatMap((file) => [file, ...physicalForms(file)]))];
-  const rules: Rule[] = files.map((file) => ({
-    type: 'path',
-    list: 'deny',
-    access: 'write',
-    pattern: literal(file),
-    text: `built-in protection of ${file}`,
-  }));
+  // The config, the audit and the lock file (a model that could write it could accept a changed
+  // tool itself). The physical targets too: the files may be reached through a symlinked
+  // directory or be links themselves (a write subject's real path is walked in kernel order).
+  const rules: Rule[] = [];
+  for (const file of new Set([configPath, pinsFileFor(configPath), ...(auditPath ? [auditPath] : [])].flatMap((each) => [each, ...physicalForms(each)]))) {
+    for (const pattern of [literal(file), ...siblingPatterns(file)]) rules.push({ type: 'path', list: 'deny', access: 'write', pattern, text: `built-in protection of ${file}` });
+  }
   // The approval page's state file holds the page's secret token, the state key signs paused
   // calls, and the HTTP gateway's secret is the credential of its `local` user: a model that read
   // one could answer its own call on the page or forge one (round 11 review). The config holds the
   // servers' `env` and `headers` secrets and a team's `store.url`, whose Redis password let a
-  // member's model answer other members' calls (round 12 review, F1); `secretFiles` are the
+  // member's model answer other members' calls (round 12 review, F1); `init`'s manifest and its
+  // backups of client files hold the same tokens (round 18 review, L12); `secretFiles` are the
   // caller's others (a team's audit, the Redis password file). Neither read nor written by a tool
   // (docs/threat-model.md).
-  const secrets = [configPath, join(dirname(configPath), `.${basename(configPath)}.tmp`), pageStateFile(configPath), stateKeyPath(configPath), httpSecretFile(configPath), ...secretFiles];
+  const secrets = [configPath, manifestPath(configPath), pageStateFile(configPath), stateKeyPath(configPath), httpSecretFile(configPath), ...secretFiles];
   for (const file of new Set(secrets.flatMap((each) => [each, ...physicalForms(each)]))) {
-    rules.push({ type: 'path', list: 'deny', access: 'read', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });
-    rules.push({ type: 'path', list: 'deny', access: 'write', pattern: literal(file), text: `built-in protection of ${file} (a secret of the gateway)` });
+    for (const pattern of [literal(file), ...siblingPatterns(file)]) {
+      for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern, text: `built-in protection of ${file} (a secret of the gateway)` });
+    }
+  }
+  const backups = backupsDir(configPath);
+  for (const directory of new Set([backups, ...physicalForms(backups)])) {
+    for (const pattern of [literal(directory), `${literal(directory)}/**`]) {
+      for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern, text: `built-in protection of ${directory} (init's copies of client files, tokens included)` });
+    }
   }
   for (const directory of new Set([cacheDirectory, ...physicalForms(cacheDirectory)])) {
     for (const each of [literal(directory), `${literal(directory)}/**`]) rules.push({ type: 'path', list: 'deny', access: 'write', pattern: each, text: `built-in protection of ${directory} (the gateway's code cache)` });
@@ -261,6 +263,16 @@ export function policyFor(permissions: PermissionsInput, configPath: string, aud
   // Fail closed: a config loaded without the rule check must not lose its bad deny rules silently.
   if (issues.length > 0) throw new LatchError('RULE_INVALID', `invalid rules: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
   return { mode: permissions.defaultMode, rules: new RuleSet([...builtInRules(configPath, auditPath, codeCacheDirectory(), start, secretFiles), ...rules], env) };
+}
+
+/**
+ * The names a protected file's copies take beside it: the atomic writes' temporary files
+ * (`F.mcp-latch-tmp-PID`, `F.PID.tmp`, `.F.PID-N.tmp`) hold the same text while they exist, and a
+ * rotated or saved copy (`F.1`, `F.bak`) holds the text before (round 18 review, L12).
+ */
+function siblingPatterns(file: string): string[] {
+  const slashed = file.replace(/\\/g, '/');
+  return [`${literal(slashed)}.*`, `${literal(posix.dirname(slashed))}/.${literal(posix.basename(slashed))}.*`];
 }
 
 /** A path as a rule pattern that matches only it. */

@@ -2884,6 +2884,24 @@ describe("the gateway's secrets are neither read nor written", () => {
   ]);
 });
 
+// `init --wrap` copies each client's server entries, tokens included, into its manifest and byte
+// copies of the client files into `backups/`; the config is rewritten through a temporary file
+// beside it. A model read both in default mode with the workspace at home (round 18 review, L12).
+describe("init's manifest, its backups and the config's temporary files are neither read nor written", () => {
+  deniedEverywhere([
+    ['cat mcp-latch-init.json', 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
+    ['grep TOKEN out/../work/mcp-latch-init.json', 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
+    ['echo x > mcp-latch-init.json', 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
+    ['cat backups/20261128T101751Z_home_.cursor_mcp.json', "built-in protection of <W>/backups (init's copies of client files, tokens included)"],
+    ['grep -r TOKEN backups', "built-in protection of <W>/backups (init's copies of client files, tokens included)"],
+    ['echo x > backups/a.json', "built-in protection of <W>/backups (init's copies of client files, tokens included)"],
+    ['cat mcp-latch.json.mcp-latch-tmp-4242', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
+    ['cat .mcp-latch-pages.json.4242.tmp', 'built-in protection of <W>/.mcp-latch-pages.json (a secret of the gateway)'],
+    ['cat mcp-latch.json.bak', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
+    ['echo x > .mcp-latch.lock.json.4242-ab12cd34.tmp', 'built-in protection of <W>/mcp-latch.lock.json'],
+  ]);
+});
+
 // man-db man(1): `-l, --local-file` "format and display local manual files", and an operand holding
 // a `/` is taken as one; with no terminal the text goes through cat. `man -l ~/.ssh/id_rsa` printed
 // the key, allowed in bypassPermissions and under Bash(man:*) (man-db 2.11, round 11 review).
