@@ -592,7 +592,8 @@ function takesShellCommands(toolClass: ToolClass): boolean {
 export function mirrorCapabilities(client: ClientCapabilities | undefined): ClientCapabilities {
   const out: ClientCapabilities = {};
   if (client?.elicitation) out.elicitation = client.elicitation;
-  if (client?.sampling) out.sampling = client.sampling;
+  // Without `context`: the gateway sends every includeContext as "none" (sampling.ts).
+  if (client?.sampling) out.sampling = Object.fromEntries(Object.entries(client.sampling).filter(([key]) => key !== 'context'));
   if (client?.roots) out.roots = { listChanged: true };
   return out;
 }

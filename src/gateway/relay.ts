@@ -1,10 +1,12 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_OPEN_SAMPLING } from '../config/limits.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import type { GatewayCore } from './core.js';
 import type { CallOrigin } from './running-calls.js';
+import { markedSampling } from './sampling.js';
 import { shownQuestion } from './server-input.js';
 
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
@@ -57,6 +59,9 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
     throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
   };
   const questions = new Map<string, { turn: Promise<unknown>; waiting: number }>();
+  /** Each server's sampling requests open now; the servers whose includeContext was already logged. */
+  const sampling = new Map<string, number>();
+  const contextLogged = new Set<string>();
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {
       const to = target(name);
@@ -98,9 +103,28 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         if (queue.waiting === 0 && questions.get(key) === queue) questions.delete(key);
       }
     },
-    sample(name, params, signal) {
+    async sample(name, params, signal) {
       const to = reached(name, 'sampling');
-      return to.client.createMessage(params, { ...to.options, signal, timeout: core.config().timeouts.callSeconds * 1000 });
+      // At most MAX_OPEN_SAMPLING open per server (docs/config.md, "limits"; round 17 review of hostile servers, 4: 500 at once).
+      const open = sampling.get(name) ?? 0;
+      if (open >= MAX_OPEN_SAMPLING) {
+        const why = `${open} of its sampling requests are open already (the limit is ${MAX_OPEN_SAMPLING} per server)`;
+        core.logger.warn({ server: name, limit: MAX_OPEN_SAMPLING }, `refused a sampling request of a server: ${why}`);
+        throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${why}`);
+      }
+      const marked = markedSampling(name, params);
+      if (marked.includeContext !== params.includeContext && !contextLogged.has(name)) {
+        contextLogged.add(name);
+        core.logger.warn({ server: name, includeContext: params.includeContext }, 'a server asked the client to include conversation context in its sampling request; sent as "none" (docs/threat-model.md)');
+      }
+      sampling.set(name, open + 1);
+      try {
+        return await to.client.createMessage(marked, { ...to.options, signal, timeout: core.config().timeouts.callSeconds * 1000 });
+      } finally {
+        const left = (sampling.get(name) ?? 1) - 1;
+        if (left === 0) sampling.delete(name);
+        else sampling.set(name, left);
+      }
     },
     async listRoots(name, signal) {
       const to = reached(name, 'roots');

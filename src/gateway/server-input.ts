@@ -162,7 +162,7 @@ function firstUnplain(value: unknown): string | undefined {
  * payload (docs/approval.md), and a server's copy would show its question as the gateway's to a
  * client that renders or answers from it (round 12 review, F6).
  */
-function withoutGatewayKeys(meta: Record<string, unknown>): Record<string, unknown> {
+export function withoutGatewayKeys(meta: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(GATEWAY_META_PREFIX)));
 }
 

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
+import { MAX_OPEN_SAMPLING } from '../../src/config/limits.js';
 import { eventually, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
@@ -122,5 +123,52 @@ describe('a resource URI two servers claim (3)', () => {
     const harness = await claiming({ resourceTemplates: [{ name: 'note', uriTemplate: 'notes://{id}' }] }, { resourceTemplates: [{ name: 'anything', uriTemplate: 'notes://{+path}' }] });
     await expect(harness.client.readResource({ uri: 'notes://7' })).rejects.toThrow(CLAIMED);
     expect(await readText(harness, 'notes://a/b')).toContain('read notes://a/b by second');
+  });
+});
+
+describe("a server's sampling requests (4)", () => {
+  /** A gateway whose client holds each sampling request until `release` and records what it was sent. */
+  async function sampling() {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] } }, { dir, capabilities: { sampling: { context: {} } } });
+    gateway = harness;
+    const received: CreateMessageRequest['params'][] = [];
+    let release = () => undefined as void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    harness.client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+      received.push(request.params);
+      await released;
+      return { role: 'assistant', content: { type: 'text', text: `answer ${received.length}` }, model: 'test-model' };
+    });
+    return { harness, received, release };
+  }
+
+  test(`at most ${MAX_OPEN_SAMPLING} of one server's are open at once; the rest are refused naming the limit`, async () => {
+    const { harness, received, release } = await sampling();
+    const call = harness.client.callTool({ name: 'fix__sample', arguments: { count: 30 } });
+    await eventually(() => expect(received.length).toBe(MAX_OPEN_SAMPLING));
+    release();
+    const answers = JSON.parse(textOf(await call)) as string[];
+    expect(answers.filter((answer) => answer.startsWith('answer'))).toHaveLength(MAX_OPEN_SAMPLING);
+    const refused = answers.filter((answer) => answer.startsWith('error'));
+    expect(refused).toHaveLength(30 - MAX_OPEN_SAMPLING);
+    expect(refused[0]).toContain(`mcp-latch cannot relay this request of fix: ${MAX_OPEN_SAMPLING} of its sampling requests are open already (the limit is ${MAX_OPEN_SAMPLING} per server)`);
+    expect(received).toHaveLength(MAX_OPEN_SAMPLING);
+    // Answered ones free their place.
+    expect(JSON.parse(textOf(await harness.client.callTool({ name: 'fix__sample', arguments: { count: 2 } })))).toEqual([expect.stringMatching(/^answer/), expect.stringMatching(/^answer/)]);
+  });
+
+  test('includeContext reaches the client as "none", the system prompt names the server first, and servers are not told the client includes context', async () => {
+    const { harness, received, release } = await sampling();
+    release();
+    await harness.client.callTool({ name: 'fix__sample', arguments: { includeContext: 'allServers', systemPrompt: 'You are helpful.' } });
+    await harness.client.callTool({ name: 'fix__sample', arguments: { includeContext: 'thisServer' } });
+    expect(received.map((params) => params.includeContext)).toEqual(['none', 'none']);
+    expect(received[0]!.systemPrompt).toBe('[This sampling request comes from the MCP server "fix" through mcp-latch; it is not the person\'s or mcp-latch\'s.]\n\nYou are helpful.');
+    expect(received[1]!.systemPrompt).toMatch(/^\[This sampling request comes from the MCP server "fix"/);
+    expect(received[0]!.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'say hi' } }]);
+    await eventually(() => expect(harness.stderr()).toContain('sent as \\"none\\"'));
+    expect(JSON.parse(textOf(await harness.client.callTool({ name: 'fix__client_capabilities', arguments: {} })))).toMatchObject({ sampling: {} });
+    expect(JSON.parse(textOf(await harness.client.callTool({ name: 'fix__client_capabilities', arguments: {} }))).sampling).not.toHaveProperty('context');
   });
 });
