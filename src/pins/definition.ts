@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Prompt, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson } from '../policy/digest.js';
+import { redactText } from '../redact.js';
 import { isPlainObject } from '../values.js';
 
 /**
@@ -89,8 +90,11 @@ export function textChange(before: string, after: string, context = 20): { befor
   return { before: cut(before), after: cut(after) };
 }
 
-/** Who a server is, for the lock file: its command line, or its URL. */
+/**
+ * Who a server is, for the person reading the lock file: its command line, or its URL, redacted
+ * (an `--api-key KEY`, a `?api_key=` or a `user:pass@` is the config's secret, not the lock
+ * file's; round 18 review, L14). Compared only with itself, to know when to rewrite an entry.
+ */
 export function serverIdentity(config: { command?: string; args?: string[]; url?: string }): string {
-  if (config.url !== undefined) return config.url;
-  return [config.command ?? '', ...(config.args ?? [])].join(' ');
+  return redactText(config.url ?? [config.command ?? '', ...(config.args ?? [])].join(' '));
 }

@@ -60,11 +60,10 @@ export function configIssues(data: unknown): ConfigIssue[] {
  * the approval page's token, the state key, `secretFiles`), nor add rules through the CLI from a shell tool.
  */
 export function builtInRules(configPath: string, auditPath: string | null, cacheDirectory: string = codeCacheDirectory(), start: StartFiles = NO_START_FILES, secretFiles: readonly string[] = []): Rule[] {
-  // The config, the audit and the lock file (a model that could write it could accept a changed
-  // tool itself). The physical targets too: the files may be reached through a symlinked
+  // The config and the audit. The physical targets too: the files may be reached through a symlinked
   // directory or be links themselves (a write subject's real path is walked in kernel order).
   const rules: Rule[] = [];
-  for (const file of new Set([configPath, pinsFileFor(configPath), ...(auditPath ? [auditPath] : [])].flatMap((each) => [each, ...physicalForms(each)]))) {
+  for (const file of new Set([configPath, ...(auditPath ? [auditPath] : [])].flatMap((each) => [each, ...physicalForms(each)]))) {
     for (const pattern of [literal(file), ...siblingPatterns(file)]) rules.push({ type: 'path', list: 'deny', access: 'write', pattern, text: `built-in protection of ${file}` });
   }
   // The approval page's state file holds the page's secret token, the state key signs paused
@@ -72,10 +71,12 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   // one could answer its own call on the page or forge one (round 11 review). The config holds the
   // servers' `env` and `headers` secrets and a team's `store.url`, whose Redis password let a
   // member's model answer other members' calls (round 12 review, F1); `init`'s manifest and its
-  // backups of client files hold the same tokens (round 18 review, L12); `secretFiles` are the
+  // backups of client files hold the same tokens (round 18 review, L12); the lock file names each
+  // server by its command line or URL, and a model that wrote it could accept a changed tool
+  // itself (round 18 review, L14); `secretFiles` are the
   // caller's others (a team's audit, the Redis password file). Neither read nor written by a tool
   // (docs/threat-model.md).
-  const secrets = [configPath, manifestPath(configPath), pageStateFile(configPath), stateKeyPath(configPath), httpSecretFile(configPath), ...secretFiles];
+  const secrets = [configPath, manifestPath(configPath), pinsFileFor(configPath), pageStateFile(configPath), stateKeyPath(configPath), httpSecretFile(configPath), ...secretFiles];
   for (const file of new Set(secrets.flatMap((each) => [each, ...physicalForms(each)]))) {
     for (const pattern of [literal(file), ...siblingPatterns(file)]) {
       for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern, text: `built-in protection of ${file} (a secret of the gateway)` });
@@ -90,8 +91,10 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const directory of new Set([cacheDirectory, ...physicalForms(cacheDirectory)])) {
     for (const each of [literal(directory), `${literal(directory)}/**`]) rules.push({ type: 'path', list: 'deny', access: 'write', pattern: each, text: `built-in protection of ${directory} (the gateway's code cache)` });
   }
-  // `tools` accepts changed tool definitions (`--accept`): the user's decision, like a rule.
-  for (const sub of ['allow', 'deny', 'init', 'tools']) {
+  // `tools` accepts changed tool definitions (`--accept`): the user's decision, like a rule; `page`
+  // prints a link that opens an approving page session and `token` makes a member's credential
+  // (round 18 review, L13): a model holding either answers its own calls.
+  for (const sub of ['allow', 'deny', 'init', 'tools', 'page', 'token']) {
     rules.push({ type: 'command', list: 'deny', words: ['mcp-latch', sub], prefix: true, text: `built-in: only the user runs mcp-latch ${sub}` });
   }
   // What a server is started from (config/servers.ts serverStartFiles): its envFile holds the

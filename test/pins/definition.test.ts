@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkDefinition, pinState, type DefinitionReport } from '../../src/pins/check.js';
-import { definitionDigest, diffDefinitions, textChange, toolDefinition } from '../../src/pins/definition.js';
+import { definitionDigest, diffDefinitions, serverIdentity, textChange, toolDefinition } from '../../src/pins/definition.js';
 import type { Decision } from '../../src/policy/types.js';
 
 const ECHO = { name: 'echo', description: 'Returns its arguments', inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } } };
@@ -63,5 +63,18 @@ describe('the decision for a call, given the tool\'s pin', () => {
     expect(checkDefinition(allow, flagged, 'warn')).toBe(allow);
     expect(checkDefinition(allow, flagged, 'deny')).toMatchObject({ verdict: 'deny', by: 'pin', reason: 'its description was flagged (instruction-tag) and policy.toolDescriptions is "deny"' });
     expect(checkDefinition(allow, flagged, 'hide')).toMatchObject({ verdict: 'deny' });
+  });
+});
+
+// The lock file names each server for the person reading it; a credential on the server's command
+// line or in its URL is the config's secret and stays out of it (round 18 review, L14).
+describe('a server as the lock file names it', () => {
+  it.each([
+    [{ command: 'node', args: ['server.mjs', '--api-key', 'S3cretV4lue98'] }, 'node server.mjs --api-key [redacted]'],
+    [{ command: 'npx', args: ['mcp-remote', 'https://mcp.example.com/sse', '--header', 'Authorization: Bearer S3cretV4lue99'] }, 'npx mcp-remote https://mcp.example.com/sse --header Authorization: Bearer [redacted]'],
+    [{ url: 'https://user:S3cretV4lue97@mcp.example.com/mcp?api_key=S3cretV4lue96' }, 'https://user:[redacted]@mcp.example.com/mcp?api_key=[redacted]'],
+    [{ command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me'] }, 'npx -y @modelcontextprotocol/server-filesystem /home/me'],
+  ])('%j → %s', (config, shown) => {
+    expect(serverIdentity(config)).toBe(shown);
   });
 });

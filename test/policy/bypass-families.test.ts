@@ -2898,7 +2898,13 @@ describe("init's manifest, its backups and the config's temporary files are neit
     ['cat mcp-latch.json.mcp-latch-tmp-4242', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
     ['cat .mcp-latch-pages.json.4242.tmp', 'built-in protection of <W>/.mcp-latch-pages.json (a secret of the gateway)'],
     ['cat mcp-latch.json.bak', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
-    ['echo x > .mcp-latch.lock.json.4242-ab12cd34.tmp', 'built-in protection of <W>/mcp-latch.lock.json'],
+    ['echo x > .mcp-latch.lock.json.4242-ab12cd34.tmp', 'built-in protection of <W>/mcp-latch.lock.json (a secret of the gateway)'],
+    // The lock file names each server by its command line or URL (round 18 review, L14).
+    ['cat mcp-latch.lock.json', 'built-in protection of <W>/mcp-latch.lock.json (a secret of the gateway)'],
+    // `page` prints a link to an approving page session, `token` makes a member's credential (L13).
+    ['mcp-latch page', 'built-in: only the user runs mcp-latch page'],
+    ['mcp-latch --config <W>/mcp-latch.json page --open', 'built-in: only the user runs mcp-latch page'],
+    ['mcp-latch token --user alice --role admin', 'built-in: only the user runs mcp-latch token'],
   ]);
 });
 
