@@ -113,6 +113,11 @@ export async function serve(options: ServeOptions): Promise<void> {
         logger.debug('serving flags set');
       }
     });
-  void gateway.firstToolsList.then(() => saveCodeCache('list'));
+  void gateway.firstToolsList.then(() => {
+    saveCodeCache('list');
+    // What the start-up left for later (the policy's build), once the list is on its way: with
+    // ten servers booting, the gateway's CPU before the first list is taken from them (core.ts).
+    setImmediate(() => gateway.core.prepare());
+  });
   void gateway.firstCallAnswered.then(() => saveCodeCache('call'));
 }

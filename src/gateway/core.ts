@@ -66,7 +66,8 @@ export class GatewayCore implements CallContext {
   audit: Audit;
 
   private loaded: LoadedConfig;
-  private policyState!: PolicyState;
+  /** Built at its first use, not at start (policy()): nothing before the first list decides. */
+  private policyState: PolicyState | null = null;
   private matchEnv!: MatchEnv;
   private readonly pathEnv: PathEnv;
   private clientRoots: string[] = [];
@@ -146,8 +147,19 @@ export class GatewayCore implements CallContext {
     return this.loaded.path;
   }
 
+  /**
+   * The rules and built-in protections, built when first needed: with ten servers the build was
+   * ~4 ms of the gateway's CPU before the first list, while the servers boot on the same cores, and
+   * nothing before that list decides a call (docs/performance.md, "Round 18: start"). serve builds it
+   * right after the first list (`prepare`); a call that comes first builds it itself.
+   */
   policy(): PolicyState {
-    return this.policyState;
+    return (this.policyState ??= policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded), this.secretFiles()));
+  }
+
+  /** What the start-up left for later (the policy), done now: called once the first list is answered. */
+  prepare(): void {
+    this.policy();
   }
 
   /** The policy of some permissions (a user's: the team's with their overlay), against the same workspace and built-in protections. */
@@ -260,7 +272,7 @@ export class GatewayCore implements CallContext {
       tool: route.tool.name,
       toolClass: this.toolClass(route),
       inspect: this.inspectContext(),
-      policy: this.policyState,
+      policy: this.policy(),
       definition: () => this.definitionReport(route),
       toolDescriptions: this.loaded.file.policy.toolDescriptions,
     };
@@ -437,7 +449,8 @@ export class GatewayCore implements CallContext {
   private applyPolicy(): void {
     const configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
     this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
-    this.policyState = policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded), this.secretFiles());
+    // Built again at its next use, from this config and these roots.
+    this.policyState = null;
     for (const listener of this.policyListeners) listener();
   }
 

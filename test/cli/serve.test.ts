@@ -169,3 +169,26 @@ describe('what serve loads by its first list', () => {
     expect(loaded).not.toContain('NativeModule assert');
   }, 60_000);
 });
+
+describe('what serve leaves until its first list is answered', () => {
+  // Records the first tools/list answer and every path the process resolves with realpathSync.native.
+  const PROBE = `const realpath = fs.realpathSync.native;
+    fs.realpathSync.native = function (path, ...rest) { fs.appendFileSync(process.env.PROBE_OUT, 'realpath ' + path + '\\n'); return realpath.call(this, path, ...rest); };
+    function seen(data) { if (String(data).includes('"tools":[')) fs.appendFileSync(process.env.PROBE_OUT, 'list\\n'); }`;
+
+  test('the rules: the built-in protections resolve the audit file after the list, not while the servers boot', async () => {
+    // With ten servers booting on two cores, the policy's build (~4 ms of CPU, these realpaths
+    // among it) was taken from them before the first list; it is built once the list is answered,
+    // or by a call that comes first (docs/performance.md, "Round 18: start").
+    const lines = await listedWithProbe(PROBE, 1, (out) =>
+      eventually(() => {
+        const lines = readFileSync(out, 'utf8').split('\n');
+        expect(lines.some((line) => line.startsWith('realpath ') && line.endsWith('audit.jsonl'))).toBe(true);
+        return lines;
+      }),
+    );
+    const listed = lines.indexOf('list');
+    expect(listed).toBeGreaterThanOrEqual(0);
+    expect(lines.findIndex((line) => line.startsWith('realpath ') && line.endsWith('audit.jsonl'))).toBeGreaterThan(listed);
+  }, 60_000);
+});
