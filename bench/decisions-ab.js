@@ -8,6 +8,7 @@
 // alternate, and the CPU time per decision (process.cpuUsage) is compared: wall time on a loaded
 // machine measures the load. Prints the medians of the blocks and their ratio (this build / DIR).
 // Each `--text TEXT` adds a command text decided the same way, new each time: `{n}` in it is a counter.
+// `decide alone` decides the facts of one new text, inspected once, again and again: decide's own share.
 import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { tmpdir } from 'node:os';
@@ -41,7 +42,7 @@ const builds = [
 ];
 const texts = argv.flatMap((arg, i) => (arg === '--text' && argv[i + 1] !== undefined ? [argv[i + 1]] : []));
 for (const build of builds) texts.forEach((text, i) => (build.calls[`text${i}`] = build.calls.text(text)));
-const kinds = ['fresh', 'command', 'path', ...texts.map((_, i) => `text${i}`)];
+const kinds = ['fresh', 'command', 'path', 'decideOnly', ...texts.map((_, i) => `text${i}`)];
 for (const build of builds) for (const kind of kinds) for (let i = 0; i < 3000; i++) build.calls[kind]();
 
 const cpu = builds.map(() => Object.fromEntries(kinds.map((kind) => [kind, []])));
@@ -57,7 +58,7 @@ for (let round = 0; round < rounds; round++) {
     }
   }
 }
-const labels = { fresh: 'new text', command: 'repeated command', path: 'path-only', ...Object.fromEntries(texts.map((text, i) => [`text${i}`, text])) };
+const labels = { fresh: 'new text', command: 'repeated command', path: 'path-only', decideOnly: 'decide alone', ...Object.fromEntries(texts.map((text, i) => [`text${i}`, text])) };
 console.log(`CPU per decision (µs), ${builds[0].calls.rules} rules, medians of ${rounds} blocks of ${block}:`);
 for (const kind of kinds) {
   const [a, b] = [median(cpu[0][kind]), median(cpu[1][kind])];

@@ -7,8 +7,8 @@ import { join } from 'node:path';
  * The calls decided with 1,005 rules, using the build whose `dist/index.js` and
  * `dist/subjects/paths.js` are given (as imported modules); `work` is a real, existing directory.
  * Returns `command` (a shell command met before), `fresh` (the same with a new word each time, so
- * analysed in full), `path` (a path-only read), `text(template)` (another text, new each time) and
- * the rule count.
+ * analysed in full), `path` (a path-only read), `decideOnly` (decide alone, on the facts of one new
+ * text inspected once), `text(template)` (another text, new each time) and the rule count.
  */
 export async function decisionCalls(api, paths, work) {
   const { decide, inspectCall, initShellParser, RuleSet, parseRule, classifyTool, identifyServer } = api;
@@ -47,11 +47,14 @@ export async function decisionCalls(api, paths, work) {
   const commandArgs = { command: 'git status && npm run test -- --run 2>&1 | tail -n 20', workdir: work };
   const pathArgs = { path: join(work, 'notes.md') };
   let fresh = 0;
+  // The new text's facts, inspected once: deciding them again measures decide alone (its analysis is not kept, so not frozen).
+  const freshFacts = inspectCall('shell', 'run_command', { command: 'git status && npm run test -- --run once 2>&1 | tail -n 20', workdir: work }, shellClass, context);
   return {
     rules: rules.size,
     command: () => decide(inspectCall('shell', 'run_command', commandArgs, shellClass, context), policy),
     fresh: () => decide(inspectCall('shell', 'run_command', { command: `git status && npm run test -- --run t${fresh++} 2>&1 | tail -n 20`, workdir: work }, shellClass, context), policy),
     path: () => decide(inspectCall('fs', 'read_text_file', pathArgs, fsClass, context), policy),
+    decideOnly: () => decide(freshFacts, policy),
     // Another command text, new each time: `{n}` in it is a counter (bench/decisions-ab.js --text).
     text: (template) => {
       let n = 0;

@@ -38,7 +38,7 @@ export function wideCandidates(segment: Segment): string[][] {
     out.push(...runnerPayloads(segment.name, segment.args));
     // `node …/bin/mcp-latch.js allow`: the script is the program a deny rule names.
     const script = isScriptRunner(segment.name) ? segment.args.findIndex((arg) => !arg.startsWith('-')) : -1;
-    if (script >= 0) out.push([posix.basename(segment.args[script]!).replace(/\.(c?js|mjs|ts|py|rb|pl|php|sh)$/, ''), ...segment.args.slice(script + 1)]);
+    if (script >= 0) out.push([scriptName(segment.args[script]!), ...segment.args.slice(script + 1)]);
   }
   const written = segment.words.slice(segment.assignments.length);
   if (written.length > 0) {
@@ -57,21 +57,58 @@ function sameAfterFirst(written: readonly string[], args: readonly string[]): bo
   return true;
 }
 
+/**
+ * The program names deny and ask rules are looked up by (RuleSet.matchCommandWide): the first word
+ * of each of wideCandidates' lists, in their order, found without making the lists. Most segments
+ * have no deny or ask rule for any of them, and then the lists are not made (policy/decide.ts,
+ * docs/performance.md "Round 18: decision time").
+ */
+export function wideHeads(segment: Segment): string[] {
+  const out: string[] = [];
+  if (segment.name !== null) {
+    out.push(baseOf(segment.name));
+    const args = segment.args;
+    const from = runnerPayloadStart(segment.name, args);
+    if (from >= 0) for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push(baseOf(args[j]!));
+    const script = isScriptRunner(segment.name) ? args.findIndex((arg) => !arg.startsWith('-')) : -1;
+    if (script >= 0) out.push(scriptName(args[script]!));
+  }
+  // The written words' list is left out when it is the first one again; its head is then the first head.
+  const first = segment.words[segment.assignments.length];
+  if (first !== undefined) out.push(posix.basename(stripQuotesForDeny(first)));
+  if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push(baseOf(words[0]!));
+  return out;
+}
+
+/** `posix.basename`, which returns a name without `/` as it is. */
+function baseOf(word: string): string {
+  return word.includes('/') ? posix.basename(word) : word;
+}
+
+/** `…/bin/mcp-latch.js` → `mcp-latch`: a script runner's script as the program a deny rule names. */
+function scriptName(script: string): string {
+  return posix.basename(script).replace(/\.(c?js|mjs|ts|py|rb|pl|php|sh)$/, '');
+}
+
 /** Each non-option word after a runner's subcommand, with the words after it. */
 function runnerPayloads(name: string, args: readonly string[]): string[][] {
-  const subcommands = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.run : [];
-  if (subcommands.length === 0) return [];
-  let from = 0;
-  if (!subcommands.includes('')) {
-    const valueOptions = globalValueOptions(name);
-    let i = 0;
-    while (i < args.length && args[i]!.startsWith('-')) i += valueOptions.has(args[i]!) ? 2 : 1;
-    if (i >= args.length || !subcommands.includes(args[i]!)) return [];
-    from = i + 1;
-  }
+  const from = runnerPayloadStart(name, args);
+  if (from < 0) return [];
   const out: string[][] = [];
   for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push([posix.basename(args[j]!), ...args.slice(j + 1)]);
   return out;
+}
+
+/** Where a runner's command may start in its arguments (after its subcommand); -1 when it runs none. */
+function runnerPayloadStart(name: string, args: readonly string[]): number {
+  const subcommands = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.run : [];
+  if (subcommands.length === 0) return -1;
+  if (subcommands.includes('')) return 0;
+  const valueOptions = globalValueOptions(name);
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) i += valueOptions.has(args[i]!) ? 2 : 1;
+  if (i >= args.length || !subcommands.includes(args[i]!)) return -1;
+  return i + 1;
 }
 
 /** `\rm`, `"rm"`, `r''m` are already unquoted by the analyser; a raw dynamic word keeps only its letters. */

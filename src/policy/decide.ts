@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { wideCandidates } from './command-match.js';
+import { wideCandidates, wideHeads } from './command-match.js';
 import type { RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
@@ -317,11 +317,13 @@ function unmatched(mode: DefaultMode, what: string): Verdictish {
 function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMode, toolAllow: Rule | null, grants: Grants, exactGrant: boolean): Verdictish {
   const { segment, info } = subject;
   const shown = joinWords(segment.words);
-  const candidates = candidatesOf(segment);
-  const deny = rules.matchCommandWide('deny', candidates);
-  if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches \`${shown}\``);
-  const ask = rules.matchCommandWide('ask', candidates);
-  if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
+  const candidates = candidatesOf(segment, rules);
+  if (candidates !== null) {
+    const deny = rules.matchCommandWide('deny', candidates);
+    if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches \`${shown}\``);
+    const ask = rules.matchCommandWide('ask', candidates);
+    if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
+  }
 
   // Security: nothing that could not be fully analysed is allowed by a rule or the safe list. In
   // bypassPermissions only deny and ask rules stop a call, and they can only meet what the analyser
@@ -422,14 +424,16 @@ function joinWords(words: readonly string[]): string {
 }
 
 /**
- * The wide candidates of a segment. A frozen segment belongs to an analysis kept for texts met
- * again (subjects/shell/analysis-cache.ts) and never changes, so its candidates are made once and
- * kept with it; slicing frozen arrays is also several times slower than slicing others.
+ * The wide candidates of a segment; null when no deny or ask rule is filed under any of their
+ * programs (wideHeads), which is most segments: their lists are then not made. A frozen segment
+ * belongs to an analysis kept for texts met again (subjects/shell/analysis-cache.ts) and never
+ * changes, so its candidates are made once and kept with it; slicing frozen arrays is also several
+ * times slower than slicing others.
  */
 const keptCandidates = new WeakMap<CommandSubject['segment'], string[][]>();
 
-function candidatesOf(segment: CommandSubject['segment']): string[][] {
-  if (!Object.isFrozen(segment)) return wideCandidates(segment);
+function candidatesOf(segment: CommandSubject['segment'], rules: RuleSet): string[][] | null {
+  if (!Object.isFrozen(segment)) return rules.wideRulesFor(wideHeads(segment)) ? wideCandidates(segment) : null;
   let kept = keptCandidates.get(segment);
   if (kept === undefined) {
     kept = wideCandidates(segment);

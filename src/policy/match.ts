@@ -156,6 +156,21 @@ export class RuleSet {
     return null;
   }
 
+  /**
+   * Whether a deny or an ask rule may match a shell command widely: a bare `Bash` rule, or one
+   * filed under one of `heads` (its wideHeads). When not, matchCommandWide finds nothing in either
+   * list whatever the candidates, and they need not be made.
+   */
+  wideRulesFor(heads: readonly string[]): boolean {
+    for (const list of ['deny', 'ask'] as const) {
+      const rules = this.lists[list].command;
+      if (rules.size === 0) continue;
+      if (rules.has('')) return true;
+      for (const head of heads) if (rules.has(head)) return true;
+    }
+    return false;
+  }
+
   /** The first deny/ask rule matching a shell command, matched widely: `candidates` are its wideCandidates (made once for both lists). */
   matchCommandWide(list: 'deny' | 'ask', candidates: readonly string[][]): Rule | null {
     const rules = this.lists[list].command;

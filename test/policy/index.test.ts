@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Minimatch } from 'minimatch';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { containsRule, wideCandidates } from '../../src/policy/command-match.js';
+import { containsRule, wideCandidates, wideHeads } from '../../src/policy/command-match.js';
 import { decide } from '../../src/policy/decide.js';
 import { anchorGlob, RuleSet, type MatchEnv } from '../../src/policy/match.js';
 import { parseRule, type Rule } from '../../src/policy/rule.js';
@@ -91,6 +91,8 @@ describe('command rules indexed by program', () => {
           for (const list of ['deny', 'ask'] as const) {
             const indexed = set.matchCommandWide(list, wideCandidates(segment));
             const every = everyCommandRule(rules, list, segment);
+            // decide.ts makes the candidates only when a rule is filed under one of the heads.
+            if (every !== null && !set.wideRulesFor(wideHeads(segment))) expect.fail(`${list}: ${JSON.stringify(segment.words)}: heads ${JSON.stringify(wideHeads(segment))} miss ${every.text}`);
             if (indexed !== every) expect.fail(`${list}: ${JSON.stringify(segment.words)} under ${rules.map((rule) => `${rule.list}:${rule.text}`).join(', ')}: indexed ${indexed?.text ?? 'none'}, every rule ${every?.text ?? 'none'}`);
             if (indexed) matched++;
           }
