@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import { asRpcError, errorMessage, internalError, LatchError, recordUnwritten, RpcError } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
+import { redactText } from '../redact.js';
 import type { Logger } from '../log.js';
 import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } from './direct-calls.js';
@@ -300,9 +301,10 @@ export class Supervisor {
   }
 
   private fail(reason: string, retry: boolean): void {
-    // The reason holds what the server chose (its error message, its stderr): escaped once here,
-    // for the log, the list's _meta and the tool error alike.
-    const message = escapeText(reason);
+    // The reason holds what the server chose (its error message, its stderr): redacted and escaped
+    // once here, for the log, the list's _meta and the tool error alike (a server prints the
+    // credentials it was given on a failed start; the model reads the tool error).
+    const message = escapeText(redactText(reason));
     this.state = 'failed';
     this.lastError = message;
     if (this.restartTimer) clearTimeout(this.restartTimer);

@@ -313,3 +313,24 @@ describe("serve: a server's own text in the reason it is unavailable", () => {
     }
   }, 60_000);
 });
+
+// The reason a server is down is shown to the model (the tool error, the list's _meta) as well as
+// logged; a server's stderr on a failed start holds the credentials the person gave it, which the
+// gateway otherwise keeps from the model (round 18 review of the local surface, L11).
+describe("serve: a server's credentials in the reason it is unavailable", () => {
+  test('its stderr lines are redacted in the list\'s _meta, the tool error and the log', async () => {
+    const dir = tempDir();
+    const harness = await startGateway({ mcpServers: { f: faultServer('secret-stderr', join(dir, 'starts')) }, permissions: { allow: ['mcp__f'] } }, { dir });
+    try {
+      const listed = await harness.client.listTools();
+      const [unavailable] = (listed._meta?.['mcp-latch/unavailable'] ?? []) as Array<{ reason: string }>;
+      expect(unavailable?.reason).toContain('its last stderr lines: config: GITHUB_TOKEN=[redacted]');
+      expect(unavailable?.reason).toContain('postgres://app:[redacted]@db.internal/app');
+      const error = textOf(await harness.client.callTool({ name: 'f__echo', arguments: { text: 'x' } }));
+      expect(error).toContain('unavailable');
+      for (const shown of [unavailable!.reason, error, harness.stderr()]) expect(shown).not.toMatch(/S3cretV4lue8/);
+    } finally {
+      await harness.close();
+    }
+  }, 60_000);
+});
