@@ -9,6 +9,7 @@ import { LatchError, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer } from './pipes.js';
+import { readEnded, readStarted } from '../read-end.js';
 import type { GatewayAnswer } from './remote-bounds.js';
 
 /**
@@ -190,10 +191,19 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     this.options.onStderrLine?.(line);
   }
 
-  /** The reader's callbacks are made once, not two closures for every read (docs/performance.md, "Round 10"). */
+  /**
+   * The reader's callbacks are made once, not two closures for every read (docs/performance.md,
+   * "Round 10"). The replies this read's answers make for the client are written as it returns
+   * (read-end.ts).
+   */
   private readonly onStdout = (chunk: Buffer): void => {
     try {
-      this.reader.push(chunk, this.receive, this.refuse);
+      readStarted();
+      try {
+        this.reader.push(chunk, this.receive, this.refuse);
+      } finally {
+        readEnded();
+      }
     } catch (error) {
       this.onerror?.(error as Error);
     }

@@ -4,6 +4,7 @@ import { InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serial
 import { errorMessage, LatchError } from '../errors.js';
 import { PipeOut, pipeFd } from '../downstream/pipes.js';
 import { wideCallRefusal } from './upstream-calls.js';
+import { atReadEnd, readEnded, readStarted } from '../read-end.js';
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
@@ -51,8 +52,14 @@ export class StdioUpstream implements Transport, LineSending {
     this.input.resume();
   }
 
+  /** The calls of a read are handed over, and what is sent meanwhile written, as it returns (read-end.ts). */
   private readonly onData = (chunk: Buffer): void => {
-    this.reader.push(chunk, this.onLine, this.onOversized);
+    readStarted();
+    try {
+      this.reader.push(chunk, this.onLine, this.onOversized);
+    } finally {
+      readEnded();
+    }
   };
 
   /** Every message gets an answer or is handled: one that is not valid JSON-RPC gets the spec's error. */
@@ -109,8 +116,11 @@ export class StdioUpstream implements Transport, LineSending {
     this.pending += line;
     if (!this.scheduled) {
       this.scheduled = true;
-      // A microtask, not a tick: a tick ran Node's unhandled-rejection pass, which makes a Map (docs/performance.md, "Round 13: the warm path").
-      void QUEUED.then(this.flush);
+      // Written when the read being handled (a server's answers, the client's own calls) returns, or
+      // else a microtask later (read-end.ts; docs/performance.md, "Round 18: the warm path"). A
+      // microtask, not a tick: a tick ran Node's unhandled-rejection pass, which makes a Map
+      // (docs/performance.md, "Round 13: the warm path").
+      if (!atReadEnd(this.flush)) void QUEUED.then(this.flush);
     }
     return QUEUED;
   }

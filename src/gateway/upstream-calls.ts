@@ -5,9 +5,10 @@
  *
  * The params get a structural check (a bad one is -32602 naming what is wrong). Cancellation
  * (`notifications/cancelled`) cancels the call; a cancelled call gets no response, as the MCP spec
- * asks. The calls of one read from the transport are handed over together, a microtask later: they
- * are one batch for the latch (docs/approval.md#the-latch), and a batch of allowed calls can go at
- * once instead of waiting for the event loop to turn.
+ * asks. The calls of one read from the transport are handed over together, as the read's handling
+ * returns (read-end.ts), or a microtask later: they are one batch for the latch
+ * (docs/approval.md#the-latch), and a batch of allowed calls can go at once instead of waiting for
+ * the event loop to turn.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -21,6 +22,7 @@ import { QUEUED, type LineSending } from '../downstream/lines.js';
 import { IdSlots } from '../id-slots.js';
 import { jsonShape, mostCharsFor } from '../json-shape.js';
 import type { AuditRecord } from '../store/audit.js';
+import { atReadEnd } from '../read-end.js';
 
 /** One tools/call as the pipeline receives it. */
 export interface IncomingCall {
@@ -51,6 +53,15 @@ export class UpstreamCalls {
   private group: TakenCall[] = [];
 
   private transport: Transport | null = null;
+  /**
+   * A message went to the Server in this turn: its handler runs a microtask later (the SDK's
+   * Protocol), and calls read after it are handed over after that handler, as before read ends
+   * were used (a roots change is known before the calls that follow it are decided).
+   */
+  private serverHandling = false;
+  private readonly serverHandled = (): void => {
+    this.serverHandling = false;
+  };
   private firstAnswer: (() => void) | null = null;
   /** Settles once the first call is answered (serve then writes its code cache again, with the call path's code). */
   readonly firstAnswered = new Promise<void>((resolve) => (this.firstAnswer = resolve));
@@ -89,6 +100,10 @@ export class UpstreamCalls {
         const running = params?.requestId !== undefined ? this.running.get(params.requestId) : undefined;
         running?.cancel(params?.reason ?? 'cancelled by the client');
       }
+      if (!this.serverHandling) {
+        this.serverHandling = true;
+        void QUEUED.then(this.serverHandled);
+      }
       toServer?.(message, extra);
     };
   }
@@ -114,10 +129,12 @@ export class UpstreamCalls {
     const cancellation = new Cancellation();
     this.running.set(id, cancellation);
     const extra = new CallExtra(this.server, id, request.params._meta, cancellation);
-    // A microtask runs once the transport has handed over every message of the current read: a
-    // settled promise's, as queueMicrotask made an AsyncResource and a bound function for each read
-    // (docs/performance.md, "Round 13: the warm path"); dispatch does not throw.
-    if (this.group.push(new TakenCall(this, id, request, extra, cancellation)) === 1) void QUEUED.then(this.dispatch);
+    // Handed over once the transport has handed over every message of the current read: as the
+    // read returns (docs/performance.md, "Round 18: the warm path"), or after the Server's handlers
+    // of this turn, in a microtask: a settled promise's, as queueMicrotask made an AsyncResource and
+    // a bound function for each read (docs/performance.md, "Round 13: the warm path"). dispatch
+    // does not throw.
+    if (this.group.push(new TakenCall(this, id, request, extra, cancellation)) === 1 && (this.serverHandling || !atReadEnd(this.dispatch))) void QUEUED.then(this.dispatch);
   }
 
   private readonly dispatch = (): void => {
