@@ -57,7 +57,7 @@ describe("a server's read", () => {
       handled += 1;
       // Queued before the reply: the reply's microtask would have run after it, and it would have seen no write yet.
       if (handled === 1) queueMicrotask(() => seenByMicrotask.push(writes.length));
-      void client.sendLine(`${JSON.stringify({ relayed: (message as { params: { data: number } }).params.data })}\n`);
+      void client.sendLine(`${JSON.stringify({ relayed: (message as unknown as { params: { data: number } }).params.data })}\n`);
     };
     await child.start();
     await eventually(() => expect(handled).toBe(3));
