@@ -14,7 +14,7 @@ import { VERSION } from '../version.js';
 import type { Logger } from '../log.js';
 import type { PolicyState } from '../policy/decide.js';
 import type { MatchEnv } from '../policy/match.js';
-import { configIssues, policyFor, ruleIssues, type PermissionsInput } from '../policy/policy.js';
+import { addedRuleIssues, configIssues, policyFor, ruleIssues, type PermissionsInput } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
 import { PinStore } from '../store/pins.js';
 import { pinsFileFor } from '../config/locate.js';
@@ -113,7 +113,7 @@ export class GatewayCore implements CallContext {
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
     this.maxMessageBytes = messageBytes(this.loaded.file);
     this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
-    this.rulesFile = new RulesFile(this.loaded.path, configIssues);
+    this.rulesFile = new RulesFile(this.loaded.path, configIssues, { text: () => this.loaded.text, rules: addedRuleIssues });
     this.definitions = new DefinitionReports(new PinStore(pinsFileFor(this.loaded.path)), this.logger);
     this.applyPolicy();
 
@@ -169,8 +169,12 @@ export class GatewayCore implements CallContext {
 
   /** The files besides the config that hold secrets no tool may read or write (policy.ts builtInRules). */
   private secretFiles(): string[] {
-    const audit = this.shared ? auditFile(this.loaded) : null;
-    return [...(audit ? [audit] : []), ...storeSecretFiles(this.loaded)];
+    return this.secretFilesOf(this.loaded);
+  }
+
+  private secretFilesOf(config: LoadedConfig): string[] {
+    const audit = this.shared ? auditFile(config) : null;
+    return [...(audit ? [audit] : []), ...storeSecretFiles(config)];
   }
 
   inspectContext(): InspectContext {
@@ -383,8 +387,13 @@ export class GatewayCore implements CallContext {
   reload(text: string, why: string): boolean {
     if (text === this.loaded.text) return false;
     let next: LoadedConfig;
+    let built: { matchEnv: MatchEnv; policy: PolicyState };
+    // The new policy is built whole before anything changes: until then the old config and policy
+    // answer every call, and a build that fails leaves them in force (fail closed: never a config
+    // without its policy, nor a policy partly built).
     try {
       next = parseConfigText(text, this.loaded.path, ruleIssues, this.loaded.scope);
+      built = this.buildPolicy(next);
     } catch (error) {
       this.logger.error({ err: errorMessage(error) }, `config reload refused (${why}); keeping the last good config`);
       return false;
@@ -392,7 +401,7 @@ export class GatewayCore implements CallContext {
     this.loaded = next;
     this.identities.clear();
     this.toolClasses.clear();
-    this.applyPolicy();
+    this.usePolicy(built);
     if (this.loaded.file.logLevel) this.logger.level = this.loaded.file.logLevel;
     if (this.started) {
       void this.registry.apply(serversToRun(this.loaded)).then((changes) => this.logger.info(changes, `config reloaded (${why})`));
@@ -451,6 +460,23 @@ export class GatewayCore implements CallContext {
     this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
     // Built again at its next use, from this config and these roots.
     this.policyState = null;
+    for (const listener of this.policyListeners) listener();
+  }
+
+  /**
+   * The policy of `config` with the current client roots; changes nothing. Throws as policyFor
+   * does. A reload builds it before it changes anything (reload), so the new config never waits
+   * for its policy on a call's path.
+   */
+  private buildPolicy(config: LoadedConfig): { matchEnv: MatchEnv; policy: PolicyState } {
+    const configRoots = workspaceRoots(config).map((root) => canonicalRoot(root, this.pathEnv));
+    const matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
+    return { matchEnv, policy: policyFor(config.file.permissions, config.path, auditFile(config), matchEnv, serverStartFiles(config), this.secretFilesOf(config)) };
+  }
+
+  private usePolicy(built: { matchEnv: MatchEnv; policy: PolicyState }): void {
+    this.matchEnv = built.matchEnv;
+    this.policyState = built.policy;
     for (const listener of this.policyListeners) listener();
   }
 

@@ -5,6 +5,7 @@ import { isBuiltIn, type Rule } from './rule.js';
 import { containsRule, equalWords, isNarrowEligible, startsWith } from './command-match.js';
 import type { Access, RuleList, Segment } from './types.js';
 import { isPlainAbsolute } from '../plain-path.js';
+import { BUILD_CACHE_LIMIT, BuildCache } from './build-cache.js';
 
 /**
  * Compiled, indexed rules (docs/rules.md). Built once per config load (and when the workspace roots
@@ -47,6 +48,22 @@ interface PathIndex {
 }
 
 type CommandRule = Extract<Rule, { type: 'command' }>;
+type PathRule = Extract<Rule, { type: 'path' }>;
+
+/** One anchored glob of a path rule, and the index it goes in under which key. */
+interface Place {
+  where: 'prefix' | 'basename' | 'scan';
+  key: string;
+  matcher: PathMatcher;
+}
+
+/**
+ * The places of each path rule in the last build, with the environment they were made for: a
+ * rule parsed once (policy.ts) is the same object in the next build, which a reload after "Always
+ * allow" makes with thousands of rules unchanged (docs/performance.md, "Round 18: remembered rules
+ * at scale"). Shared read-only by every build; weak, so a rule no policy holds goes.
+ */
+const placements = new WeakMap<Rule, { env: string; places: Place[] }>();
 type McpRule = Extract<Rule, { type: 'mcp' }>;
 
 function emptyPathIndex(): PathIndex {
@@ -65,12 +82,15 @@ export class RuleSet {
   readonly size: number;
   /** The user's rules hold a deny or an ask rule (of any type): something `bypassPermissions` must still stop. */
   readonly limited: boolean;
+  /** What a rule's places depend on besides the rule (placements). */
+  private readonly envKey: string;
 
   constructor(
     readonly rules: readonly Rule[],
     readonly env: MatchEnv,
   ) {
     this.lists = { allow: newList(), ask: newList(), deny: newList() };
+    this.envKey = [env.platform, env.home, ...env.roots].join('\0');
     const real = new Map<string, string | null>();
     for (const rule of rules) this.add(rule, real);
     this.size = rules.length;
@@ -95,34 +115,47 @@ export class RuleSet {
       index.all.push(rule);
       return;
     }
-    const nocase = isCaseInsensitive(this.env.platform);
-    const globs = anchorGlob(rule.pattern, this.env);
     // A deny or ask rule whose own path goes through a link (a stow-managed `~/.ssh -> dotfiles/ssh`)
     // holds for the target under its real name too; an allow rule is not widened (round 15 review P4).
-    if (rule.list !== 'allow' && rule.holds === undefined && this.env.platform === process.platform) {
+    // Read from the disk at each build, such a rule's places are made again each time; any other's
+    // are a function of the rule and the environment, kept with the rule for the next build.
+    const linked = rule.list !== 'allow' && rule.holds === undefined && this.env.platform === process.platform;
+    let placed = linked ? undefined : placements.get(rule);
+    if (placed?.env !== this.envKey) {
+      placed = { env: this.envKey, places: this.places(rule, linked, real) };
+      if (!linked) placements.set(rule, placed);
+    }
+    for (const place of placed.places) {
+      if (place.where === 'scan') index.scan.push(place.matcher);
+      else if (place.where === 'basename') push(index.byBasename, place.key, place.matcher);
+      else {
+        push(index.byPrefix, place.key, place.matcher);
+        index.prefixLengths.add(place.key.length);
+      }
+    }
+  }
+
+  /** Where a path rule goes in the index: one place for each of its anchored globs. */
+  private places(rule: PathRule, linked: boolean, real: Map<string, string | null>): Place[] {
+    const nocase = isCaseInsensitive(this.env.platform);
+    const globs = anchorGlob(rule.pattern!, this.env);
+    if (linked) {
       for (const glob of [...globs]) {
         const resolved = realGlob(glob, real);
         if (resolved !== null && !globs.includes(resolved)) globs.push(resolved);
       }
     }
-    for (const glob of globs) {
+    return globs.map((glob): Place => {
       const matcher: PathMatcher = { rule, matchers: globMatchers(glob, nocase) };
       // minimatch takes `x/..` out of a glob (`/w/proj/../secret/**` matches /w/secret/x), which the
       // index by literal prefix does not: such a glob is tried on every path.
-      if (/(^|\/)\.\.(\/|$)/.test(glob)) {
-        index.scan.push(matcher);
-        continue;
-      }
+      if (/(^|\/)\.\.(\/|$)/.test(glob)) return { where: 'scan', key: '', matcher };
       if (glob.startsWith('/**/')) {
         const name = glob.slice(4);
-        if (!/[*?[\]{}]/.test(name) && !name.includes('/')) push(index.byBasename, fold(name, nocase), matcher);
-        else index.scan.push(matcher);
-        continue;
+        return !/[*?[\]{}]/.test(name) && !name.includes('/') ? { where: 'basename', key: fold(name, nocase), matcher } : { where: 'scan', key: '', matcher };
       }
-      const prefix = fold(literalPrefix(glob), nocase);
-      push(index.byPrefix, prefix, matcher);
-      index.prefixLengths.add(prefix.length);
-    }
+      return { where: 'prefix', key: fold(literalPrefix(glob), nocase), matcher };
+    });
   }
 
   /**
@@ -386,11 +419,20 @@ function literalPrefix(glob: string): string {
 }
 
 function globMatchers(glob: string, nocase: boolean): GlobMatcher[] {
-  const matchers = [globMatcher(glob, nocase)];
-  // `dir/**` also matches `dir` itself (deleting or moving the directory).
-  if (glob.endsWith('/**') && glob.length > 3) matchers.push(globMatcher(glob.slice(0, -3), nocase));
-  return matchers;
+  return compiledGlobs.get(`${nocase ? 'i' : 's'}${glob}`, () => {
+    const matchers = [globMatcher(glob, nocase)];
+    // `dir/**` also matches `dir` itself (deleting or moving the directory).
+    if (glob.endsWith('/**') && glob.length > 3) matchers.push(globMatcher(glob.slice(0, -3), nocase));
+    return Object.freeze(matchers) as GlobMatcher[];
+  });
 }
+
+/**
+ * Globs compiled by earlier builds: a matcher is a function of the glob and the case rule alone,
+ * and answers without changing (build-cache.ts). Compiling every path rule again took most of a
+ * reload with thousands of remembered rules (docs/performance.md, "Round 18: remembered rules at scale").
+ */
+const compiledGlobs = new BuildCache<string, GlobMatcher[]>(BUILD_CACHE_LIMIT);
 
 // A literal path `P`, `P/**` and `P/**/NAME` (P and NAME without glob characters, `.` or `..`:
 // `Read(./**)` and `Read(**/.env)` anchored at a root) match a plain absolute path exactly when it

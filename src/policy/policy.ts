@@ -5,6 +5,7 @@ import { backupsDir, codeCacheDirectory, httpSecretFile, manifestPath, pageState
 import { parseConfigFile, type ConfigFile } from '../config/schema.js';
 import type { StartFiles } from '../config/servers.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
+import { BUILD_CACHE_LIMIT, BuildCache } from './build-cache.js';
 import type { PolicyState } from './decide.js';
 import { RuleSet, type MatchEnv } from './match.js';
 import { parseRule, type Rule } from './rule.js';
@@ -23,6 +24,22 @@ export interface PermissionsInput {
 
 const LISTS: RuleList[] = ['deny', 'ask', 'allow'];
 
+/**
+ * Rules parsed by earlier loads, by list and text: a rule is a function of these two alone
+ * (build-cache.ts). Frozen, as every policy holding one shares it; the same object each time, so
+ * RuleSet keeps what it made of it (match.ts placements).
+ */
+const parsed: Record<RuleList, BuildCache<string, Rule>> = { allow: new BuildCache(BUILD_CACHE_LIMIT), ask: new BuildCache(BUILD_CACHE_LIMIT), deny: new BuildCache(BUILD_CACHE_LIMIT) };
+
+function parseRuleOnce(text: RuleText, list: RuleList): Rule {
+  if (typeof text !== 'string') return parseRule(text, list);
+  return parsed[list].get(text, () => {
+    const rule = parseRule(text, list);
+    if (rule.type === 'command' && rule.words !== null) Object.freeze(rule.words);
+    return Object.freeze(rule);
+  });
+}
+
 /** Parses every rule; returns the rules and one issue per bad rule (`permissions.allow[2]: …`). */
 export function parseRules(permissions: Pick<PermissionsInput, RuleList> & { defaultMode?: unknown }, where = 'permissions'): { rules: Rule[]; issues: ConfigIssue[] } {
   const rules: Rule[] = [];
@@ -30,7 +47,7 @@ export function parseRules(permissions: Pick<PermissionsInput, RuleList> & { def
   for (const list of LISTS) {
     permissions[list].forEach((text, index) => {
       try {
-        rules.push(parseRule(text, list));
+        rules.push(parseRuleOnce(text, list));
       } catch (error) {
         const message = error instanceof LatchError ? error.message : String(error);
         issues.push({ path: `${where}.${list}[${index}]`, message });
@@ -44,6 +61,19 @@ export function parseRules(permissions: Pick<PermissionsInput, RuleList> & { def
 export function ruleIssues(file: ConfigFile): ConfigIssue[] {
   const overlays = Object.entries(file.users).flatMap(([user, overlay]) => parseRules(overlay.permissions, `users.${user}.permissions`).issues);
   return [...parseRules(file.permissions).issues, ...overlays];
+}
+
+/** Issues of rules added to the list at `where` (`permissions.allow`, `users.U.permissions.allow`) from index `first` on (store/rules-file.ts KnownValid). */
+export function addedRuleIssues(list: RuleList, texts: RuleText[], where: string, first: number): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  texts.forEach((text, index) => {
+    try {
+      parseRuleOnce(text, list);
+    } catch (error) {
+      issues.push({ path: `${where}[${first + index}]`, message: error instanceof LatchError ? error.message : String(error) });
+    }
+  });
+  return issues;
 }
 
 /** Every issue of a config given as parsed JSON: schema, then rules. Empty when the config is valid. */

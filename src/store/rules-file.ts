@@ -26,6 +26,19 @@ export interface RulesWrite {
 
 export type ConfigCheck = (data: unknown) => ConfigIssue[];
 
+/**
+ * What the caller already checked (a gateway: the config it runs): text that passed the whole
+ * check, and the check of rules alone. An edit of that very text that only adds rules to a list
+ * already there (or removes one) is checked by its rules alone: the rest is the text that passed.
+ * The whole check of a config of thousands of remembered rules, before the gateway checked it again
+ * to load it, was a good part of each "Always allow" (docs/performance.md, "Round 18: remembered
+ * rules at scale").
+ */
+export interface KnownValid {
+  text(): string;
+  rules(list: RuleList, rules: string[], where: string, firstIndex: number): ConfigIssue[];
+}
+
 const MAX_ATTEMPTS = 20;
 
 /** jsonc-parser loads with the first write: most gateways never remember a rule (docs/performance.md, "Memory"). */
@@ -38,6 +51,7 @@ export class RulesFile {
   constructor(
     readonly path: string,
     private readonly check: ConfigCheck,
+    private readonly known?: KnownValid,
   ) {}
 
   /** Adds rules to `permissions.<list>`, or with `user` to that user's overlay `users.<user>.permissions.<list>`. */
@@ -97,7 +111,7 @@ export class RulesFile {
     }
   }
 
-  /** The text with the missing rules appended to the list at `path` (or the rule removed), checked as a whole config. */
+  /** The text with the missing rules appended to the list at `path` (or the rule removed), checked as a whole config (or, from text known valid, by what changed: KnownValid). */
   private edited(editor: typeof import('jsonc-parser'), text: string, path: string[], rules: string[], edit: 'add' | 'remove'): { added: string[]; next: string } {
     const { applyEdits, modify } = editor;
     const read = readJson(text);
@@ -107,7 +121,9 @@ export class RulesFile {
     }
     if (!isPlainObject(read.value)) throw new LatchError('STORE_WRITE_FAILED', `cannot add rules to ${this.path}: the file does not hold a JSON object`);
     let current: unknown = read.value;
+    let there = true;
     path.forEach((key, index) => {
+      there &&= (current as Record<string, unknown>)[key] !== undefined;
       const value = (current as Record<string, unknown>)[key] ?? (index === path.length - 1 ? [] : {});
       const shape = index === path.length - 1 ? Array.isArray(value) : isPlainObject(value);
       if (!shape) throw new LatchError('STORE_WRITE_FAILED', `cannot change rules in ${this.path}: "${path.slice(0, index + 1).join('.')}" is not ${index === path.length - 1 ? 'a list' : 'an object'}`);
@@ -126,12 +142,27 @@ export class RulesFile {
       if (index >= 0) next = applyEdits(next, modify(next, [...path, index], undefined, { formattingOptions: formatting }));
     }
     const result = readJson(next);
-    const issues = result.ok ? this.check(result.value) : result.issues;
+    const issues = !result.ok ? result.issues : there && text === this.known?.text() ? this.changedIssues(result.value, path, list, added, edit) : this.check(result.value);
     if (issues.length > 0) {
       const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
       throw new LatchError('STORE_WRITE_FAILED', `not adding ${rules.join(', ')} to ${this.path}: the result would be invalid (${detail})`, { issues });
     }
     return { added, next };
+  }
+
+  /**
+   * The issues of an edit of text known valid (KnownValid): the list edited must hold what it held
+   * with the rules added (or the rule removed), and each rule added must be a valid rule.
+   */
+  private changedIssues(value: unknown, path: string[], before: unknown[], added: string[], edit: 'add' | 'remove'): ConfigIssue[] {
+    let after: unknown = value;
+    for (const key of path) after = isPlainObject(after) ? after[key] : undefined;
+    const expected = edit === 'add' ? [...before, ...added] : before.filter((_rule, index) => index !== before.indexOf(added[0]));
+    const where = path.join('.');
+    if (!Array.isArray(after) || after.length !== expected.length || after.some((rule, index) => rule !== expected[index])) {
+      return [{ path: where, message: 'the edit did not give the list expected' }];
+    }
+    return edit === 'add' ? this.known!.rules(path[path.length - 1] as RuleList, added, where, before.length) : [];
   }
 }
 
