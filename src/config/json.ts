@@ -36,6 +36,18 @@ export function formatKeyPath(path: ReadonlyArray<string | number>): string {
   return out === '' ? '(root)' : out;
 }
 
+/**
+ * Where the value at `path` (object keys) is in `text`, which readJson read without issues: its
+ * first character and the one after its last; null when a key on the way is missing or not an
+ * object's. For an edit that changes only that value (store/rules-file.ts).
+ */
+export function valueRange(text: string, path: readonly string[]): { start: number; end: number } | null {
+  const offset = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const scanner = new Scanner(offset === 0 ? text : text.slice(1));
+  const range = scanner.find(path);
+  return range === null ? null : { start: range.start + offset, end: range.end + offset };
+}
+
 class JsonSyntaxError extends Error {}
 
 class Scanner {
@@ -50,6 +62,33 @@ class Scanner {
     const column = this.pos - before.lastIndexOf('\n');
     const hint = this.text.startsWith('//', this.pos) || this.text.startsWith('/*', this.pos) ? ' (comments are not allowed in mcp-latch.json)' : '';
     throw new JsonSyntaxError(`invalid JSON at line ${line}, column ${column}: ${message}${hint}`);
+  }
+
+  /** The range of the value at `path` (valueRange); every value passed on the way is scanned, not kept. */
+  find(path: readonly string[]): { start: number; end: number } | null {
+    const scratch: Array<string | number> = [];
+    this.skipSpace();
+    for (const wanted of path) {
+      if (this.text[this.pos] !== '{') return null;
+      this.pos++;
+      for (;;) {
+        this.skipSpace();
+        if (this.text[this.pos] !== '"') return null;
+        const key = this.string();
+        this.skipSpace();
+        this.pos++; // ':'
+        this.skipSpace();
+        // The first of duplicate keys would do, but readJson refuses a text with any.
+        if (key === wanted) break;
+        this.value(scratch);
+        this.skipSpace();
+        if (this.text[this.pos] !== ',') return null;
+        this.pos++;
+      }
+    }
+    const start = this.pos;
+    this.value(scratch);
+    return { start, end: this.pos };
   }
 
   skipSpace(): void {
@@ -69,6 +108,7 @@ class Scanner {
     this.pos += literal[0].length;
   }
 
+  /** `path`: where this value is, as a stack the walk pushes to and pops (copied only for an issue). */
   object(path: Array<string | number>): void {
     this.pos++;
     const seen = new Set<string>();
@@ -87,7 +127,9 @@ class Scanner {
       if (this.text[this.pos] !== ':') this.fail('expected ":" after a key');
       this.pos++;
       this.skipSpace();
-      this.value([...path, key]);
+      path.push(key);
+      this.value(path);
+      path.pop();
       this.skipSpace();
       const next = this.text[this.pos];
       this.pos++;
@@ -110,7 +152,9 @@ class Scanner {
     }
     for (let index = 0; ; index++) {
       this.skipSpace();
-      this.value([...path, index]);
+      path.push(index);
+      this.value(path);
+      path.pop();
       this.skipSpace();
       const next = this.text[this.pos];
       this.pos++;

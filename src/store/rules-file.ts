@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FormattingOptions } from 'jsonc-parser';
 import { writeFileAtomic } from '../clients/backup.js';
 import { withFileLock } from './file-lock.js';
-import { readJson } from '../config/json.js';
+import { readJson, valueRange } from '../config/json.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
 import type { RuleList } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
@@ -86,10 +86,17 @@ export class RulesFile {
   }
 
   private async write(path: string[], rules: string[], edit: 'add' | 'remove'): Promise<RulesWrite> {
-    const editor = await (jsonc ??= import('jsonc-parser'));
+    let editor: typeof import('jsonc-parser') | null = null;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
       const text = this.read();
-      const { added, next } = this.edited(editor, text, path, rules, edit);
+      const made = this.edited(editor, text, path, rules, edit);
+      if (made === null) {
+        // An edit appendToList does not make: jsonc-parser's (read with the first such edit).
+        editor = await (jsonc ??= import('jsonc-parser'));
+        // Awaited: the file may have changed meanwhile, and is read again.
+        continue;
+      }
+      const { added, next } = made;
       if (added.length === 0) return { added, text };
       // Through a symlink to its target, keeping the file's mode: a 0600 config holding a secret
       // stays 0600 (round 12 review, F10).
@@ -112,8 +119,7 @@ export class RulesFile {
   }
 
   /** The text with the missing rules appended to the list at `path` (or the rule removed), checked as a whole config (or, from text known valid, by what changed: KnownValid). */
-  private edited(editor: typeof import('jsonc-parser'), text: string, path: string[], rules: string[], edit: 'add' | 'remove'): { added: string[]; next: string } {
-    const { applyEdits, modify } = editor;
+  private edited(editor: typeof import('jsonc-parser') | null, text: string, path: string[], rules: string[], edit: 'add' | 'remove'): { added: string[]; next: string } | null {
     const read = readJson(text);
     if (!read.ok) {
       const detail = read.issues.map((issue) => issue.message).join('; ');
@@ -130,40 +136,56 @@ export class RulesFile {
       current = value;
     });
     const list = current as unknown[];
-    const formatting = formattingOf(text);
-    let next = text;
-    let added: string[];
-    if (edit === 'add') {
-      added = [...new Set(rules)].filter((rule) => !list.includes(rule));
-      for (const rule of added) next = applyEdits(next, modify(next, [...path, -1], rule, { formattingOptions: formatting, isArrayInsertion: true }));
-    } else {
-      const index = list.indexOf(rules[0]);
-      added = index < 0 ? [] : [rules[0]!];
-      if (index >= 0) next = applyEdits(next, modify(next, [...path, index], undefined, { formattingOptions: formatting }));
+    const index = edit === 'remove' ? list.indexOf(rules[0]) : -1;
+    const added = edit === 'add' ? [...new Set(rules)].filter((rule) => !list.includes(rule)) : index < 0 ? [] : [rules[0]!];
+    if (added.length === 0) return { added, next: text };
+    let next = edit === 'add' && there ? appendToList(text, path, added) : null;
+    if (next === null) {
+      if (editor === null) return null;
+      const { applyEdits, modify } = editor;
+      const formatting = formattingOf(text);
+      next = text;
+      if (edit === 'add') for (const rule of added) next = applyEdits(next, modify(next, [...path, -1], rule, { formattingOptions: formatting, isArrayInsertion: true }));
+      else next = applyEdits(next, modify(next, [...path, index], undefined, { formattingOptions: formatting }));
     }
     const result = readJson(next);
-    const issues = !result.ok ? result.issues : there && text === this.known?.text() ? this.changedIssues(result.value, path, list, added, edit) : this.check(result.value);
+    const issues = !result.ok ? result.issues : listIssues(result.value, path, list, added, edit) ?? (there && text === this.known?.text() ? this.known.rules(path[path.length - 1] as RuleList, added, path.join('.'), list.length) : this.check(result.value));
     if (issues.length > 0) {
       const detail = issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
       throw new LatchError('STORE_WRITE_FAILED', `not adding ${rules.join(', ')} to ${this.path}: the result would be invalid (${detail})`, { issues });
     }
     return { added, next };
   }
+}
 
-  /**
-   * The issues of an edit of text known valid (KnownValid): the list edited must hold what it held
-   * with the rules added (or the rule removed), and each rule added must be a valid rule.
-   */
-  private changedIssues(value: unknown, path: string[], before: unknown[], added: string[], edit: 'add' | 'remove'): ConfigIssue[] {
-    let after: unknown = value;
-    for (const key of path) after = isPlainObject(after) ? after[key] : undefined;
-    const expected = edit === 'add' ? [...before, ...added] : before.filter((_rule, index) => index !== before.indexOf(added[0]));
-    const where = path.join('.');
-    if (!Array.isArray(after) || after.length !== expected.length || after.some((rule, index) => rule !== expected[index])) {
-      return [{ path: where, message: 'the edit did not give the list expected' }];
-    }
-    return edit === 'add' ? this.known!.rules(path[path.length - 1] as RuleList, added, where, before.length) : [];
-  }
+/**
+ * An issue when the list at `path` of the edited file is not what it was with `added` appended (or
+ * removed): the edit touched something else. Null when it is.
+ */
+function listIssues(value: unknown, path: string[], before: unknown[], added: string[], edit: 'add' | 'remove'): ConfigIssue[] | null {
+  let after: unknown = value;
+  for (const key of path) after = isPlainObject(after) ? after[key] : undefined;
+  const removed = edit === 'remove' ? before.indexOf(added[0]) : -1;
+  const expected = edit === 'add' ? [...before, ...added] : before.filter((_rule, index) => index !== removed);
+  if (Array.isArray(after) && after.length === expected.length && after.every((rule, index) => rule === expected[index])) return null;
+  return [{ path: path.join('.'), message: 'the edit did not give the list expected' }];
+}
+
+/**
+ * `text` with `rules` appended to the list at `path`, each on a line of its own indented as the
+ * list's first entry is: the edit "Always allow" makes, without jsonc-parser's tree of the whole
+ * file (~25 ms of a first remember with 5,000 rules; docs/performance.md, "Round 18: remembered
+ * rules at scale"). Null when the list is empty or not one entry a line (jsonc-parser lays it out).
+ */
+function appendToList(text: string, path: string[], rules: string[]): string | null {
+  const range = valueRange(text, path);
+  if (range === null || text[range.start] !== '[') return null;
+  const lead = /^\[(\r?\n[ \t]*)[^\s\]]/.exec(text.slice(range.start, range.start + 256));
+  if (lead === null) return null;
+  let last = range.end - 2;
+  while (' \t\r\n'.includes(text[last]!)) last -= 1;
+  const lines = rules.map((rule) => `,${lead[1]}${JSON.stringify(rule)}`).join('');
+  return `${text.slice(0, last + 1)}${lines}${text.slice(last + 1)}`;
 }
 
 function keyPath(list: RuleList, user: string | undefined): string[] {

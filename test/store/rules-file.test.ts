@@ -64,6 +64,24 @@ describe('RulesFile', () => {
     expect(readFileSync(path, 'utf8')).toBe('{"permissions": {"allow": [');
   });
 
+  test('rules are appended each on a line of its own, indented as the list is, the rest of the text as it was (CRLF, tabs, a BOM, entries sharing a line)', async () => {
+    const cases: Array<[string, string]> = [
+      ['{\n  "permissions": {\n    "allow": [\n      "Bash(a)"\n    ]\n  }\n}\n', '{\n  "permissions": {\n    "allow": [\n      "Bash(a)",\n      "Bash(n1)",\n      "Bash(n2)"\n    ]\n  }\n}\n'],
+      ['\ufeff{\r\n\t"permissions": {\r\n\t\t"deny": ["Bash(z)"],\r\n\t\t"allow": [\r\n\t\t\t"Bash(a)", "Bash(b)"\r\n\t\t]\r\n\t}\r\n}', '\ufeff{\r\n\t"permissions": {\r\n\t\t"deny": ["Bash(z)"],\r\n\t\t"allow": [\r\n\t\t\t"Bash(a)", "Bash(b)",\r\n\t\t\t"Bash(n1)",\r\n\t\t\t"Bash(n2)"\r\n\t\t]\r\n\t}\r\n}'],
+      // A one-line or empty list: laid out by jsonc-parser, as before.
+      ['{"permissions": {"allow": ["Bash(a)"]}}', ''],
+      ['{\n  "permissions": {\n    "allow": []\n  }\n}\n', ''],
+    ];
+    for (const [before, after] of cases) {
+      const path = join(tempDir(), 'mcp-latch.json');
+      writeFileSync(path, before);
+      expect((await new RulesFile(path, configIssues).add('allow', ['Bash(n1)', 'Bash(n2)'])).added).toEqual(['Bash(n1)', 'Bash(n2)']);
+      if (after !== '') expect(readFileSync(path, 'utf8')).toBe(after);
+      const allow = (JSON.parse(readFileSync(path, 'utf8').replace(/^\ufeff/, '')) as { permissions: { allow: string[] } }).permissions.allow;
+      expect(allow.slice(-2)).toEqual(['Bash(n1)', 'Bash(n2)']);
+    }
+  });
+
   test('two answers at once do not lose either rule', async () => {
     const path = configAt(tempDir());
     const file = new RulesFile(path, configIssues);
