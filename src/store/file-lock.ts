@@ -1,4 +1,6 @@
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
 import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { LatchError, errorMessage } from '../errors.js';
 
@@ -8,7 +10,10 @@ import { LatchError, errorMessage } from '../errors.js';
  * CLI write them, and each re-read then rename let a write made in between be lost, a deny rule
  * `mcp-latch deny` reported as added included (round 17 review S3, S4; docs/rules.md).
  *
- * `FILE.lock` is created with O_EXCL and holds `pid host time`. A lock whose holder is gone (same
+ * `FILE.lock` is created with O_EXCL and holds `pid host time`, FILE being the file's real path
+ * (lockName): a config reached through a link, or as `./x` and as `/abs/x`, is one file, and the
+ * processes writing it through different spellings took different locks and lost each other's
+ * writes (round 17 review, "Several gateways on one config"; docs/threat-model.md). A lock whose holder is gone (same
  * host, its pid not running: a kill -9 mid-write) or that is older than STALE_MS (every write under
  * it takes milliseconds) is broken. A lock that cannot be taken within WAIT_MS fails with an error
  * naming the file: never a write without it. Hand-written rather than proper-lockfile: that one
@@ -21,7 +26,7 @@ const STALE_MS = 10_000;
 
 /** `limits`: for tests. A wait longer than the stale time lets a lock no holder can be checked for be broken before giving up. */
 export async function withFileLock<T>(file: string, work: () => Promise<T>, limits = { waitMs: WAIT_MS, staleMs: STALE_MS }): Promise<T> {
-  const lock = `${file}.lock`;
+  const lock = lockName(file);
   const deadline = Date.now() + limits.waitMs;
   const mine = `${process.pid} ${hostname()} ${Date.now()}`;
   for (let attempt = 0; ; attempt += 1) {
@@ -45,6 +50,37 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>, limi
   } finally {
     // Only our own lock: one broken as stale and taken by another stays theirs.
     if ((await readFile(lock, 'utf8').catch(() => '')) === mine) await unlink(lock).catch(() => undefined);
+  }
+}
+
+/**
+ * The lock of `file`: `REAL.lock`, REAL the file's real path (every link followed, `.` and `..`
+ * taken out, relative to the working directory). A file not there yet (the pins' lock file before
+ * the first pin) is named by its folder's real path; a link to a target not there yet is followed
+ * to that target's name (at most 40 links, the kernel's bound), so every spelling of one file
+ * takes one lock, also before the file is made. Exported for tests.
+ */
+export function lockName(file: string): string {
+  let path = resolve(file);
+  for (let links = 0; links < 40; links += 1) {
+    try {
+      return `${realpathSync.native(path)}.lock`;
+    } catch {
+      // Not there: a dangling link is followed by hand, anything else named by its folder.
+    }
+    let target: string;
+    try {
+      if (!lstatSync(path).isSymbolicLink()) break;
+      target = readlinkSync(path);
+    } catch {
+      break;
+    }
+    path = resolve(dirname(path), target);
+  }
+  try {
+    return `${resolve(realpathSync.native(dirname(path)), basename(path))}.lock`;
+  } catch {
+    return `${path}.lock`;
   }
 }
 

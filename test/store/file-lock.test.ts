@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
-import { withFileLock } from '../../src/store/file-lock.js';
+import { lockName, withFileLock } from '../../src/store/file-lock.js';
 import { ROOT, tempDir } from '../helpers/gateway.js';
 
 /**
@@ -10,9 +10,9 @@ import { ROOT, tempDir } from '../helpers/gateway.js';
  * processes each adding 300 rules through RulesFile.add (the code behind "Always allow" and
  * `mcp-latch allow/deny`), built code, lost 8 of 900 ("Added" printed, not in the file).
  */
-function run(script: string, args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+function run(script: string, args: string[], cwd?: string): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(cwd ? { cwd } : {}) });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -44,6 +44,51 @@ test('three processes adding 300 rules each at once: every rule reported added i
   expect(config.permissions.deny).toEqual(reported(2));
   expect(existsSync(`${path}.lock`)).toBe(false);
 }, 180_000);
+
+test('three processes adding 300 rules each to one config through three spellings (a link, a relative path, the real path): every rule reported added is in the file', async () => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'real'));
+  mkdirSync(join(dir, 'elsewhere'));
+  const path = join(dir, 'real', 'mcp-latch.json');
+  writeFileSync(path, '{\n  "mcpServers": {},\n  "permissions": {\n    "allow": [],\n    "deny": []\n  }\n}\n');
+  // A link from another folder (an `init --wrap` config reached through ~/.config linked elsewhere), and `./`.
+  symlinkSync(path, join(dir, 'elsewhere', 'linked.json'));
+  const runs = await Promise.all([
+    run(WRITER, [join(dir, 'elsewhere', 'linked.json'), 'L', '300', 'allow']),
+    run(WRITER, ['./mcp-latch.json', 'R', '300', 'allow'], join(dir, 'real')),
+    run(WRITER, [path, 'D', '300', 'deny']),
+  ]);
+  for (const each of runs) expect(each.err).toBe('');
+  const reported = (index: number) => runs[index]!.out.trim().split('\n');
+  const config = JSON.parse(readFileSync(path, 'utf8')) as { permissions: { allow: string[]; deny: string[] } };
+  expect(lstatSync(join(dir, 'elsewhere', 'linked.json')).isSymbolicLink()).toBe(true);
+  expect(config.permissions.allow.length).toBe(600);
+  expect(new Set(config.permissions.allow)).toEqual(new Set([...reported(0), ...reported(1)]));
+  expect(config.permissions.deny).toEqual(reported(2));
+  expect(readdirSync(join(dir, 'real')).filter((name) => name.endsWith('.lock'))).toEqual([]);
+  expect(readdirSync(join(dir, 'elsewhere'))).toEqual(['linked.json']);
+}, 180_000);
+
+test('every spelling of one file names one lock: a link, a chain of links, ./ and .., a link to a file not made yet, a file not made yet in a linked folder', () => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'real'));
+  const file = join(dir, 'real', 'state.json');
+  writeFileSync(file, '{}');
+  symlinkSync(file, join(dir, 'one.json'));
+  symlinkSync(join(dir, 'one.json'), join(dir, 'two.json'));
+  symlinkSync(join(dir, 'real'), join(dir, 'folder'));
+  const cwd = process.cwd();
+  try {
+    process.chdir(join(dir, 'real'));
+    for (const spelling of [file, join(dir, 'one.json'), join(dir, 'two.json'), './state.json', '../real/./state.json', join(dir, 'folder', 'state.json')]) expect(lockName(spelling)).toBe(`${file}.lock`);
+  } finally {
+    process.chdir(cwd);
+  }
+  // Not made yet: the pins' lock file before the first pin, reached through a linked folder or a link to it.
+  const later = join(dir, 'real', 'later.json');
+  symlinkSync(later, join(dir, 'later-link.json'));
+  for (const spelling of [later, join(dir, 'folder', 'later.json'), join(dir, 'later-link.json')]) expect(lockName(spelling)).toBe(`${later}.lock`);
+});
 
 test("a lock left by a process killed mid-write (kill -9) is taken over; a live holder's lock fails with a clear error, nothing written", async () => {
   const dir = tempDir();
