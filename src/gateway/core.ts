@@ -17,6 +17,7 @@ import type { MatchEnv } from '../policy/match.js';
 import { addedRuleIssues, configIssues, policyFor, ruleIssues, type PermissionsInput } from '../policy/policy.js';
 import { auditFile, createAudit, type Audit } from '../store/audit.js';
 import { PinStore } from '../store/pins.js';
+import { watchConfig, type ConfigWatcher } from '../config/watch.js';
 import { pinsFileFor } from '../config/locate.js';
 import { serverStartFiles } from '../config/servers.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
@@ -90,6 +91,8 @@ export class GatewayCore implements CallContext {
   private closed = false;
   /** Pins of new definitions waiting for their first call's answer, or being written: close() waits for them. */
   private readonly pendingPins = new Set<Promise<void>>();
+  /** Watches the lock file once the servers start (pinsChanged); null before. */
+  private pinsWatcher: ConfigWatcher | null = null;
   /** The shell grammar loading, started once a tool takes shell commands; null before. */
   private shell: Promise<void> | null = null;
   private shellLoaded = false;
@@ -497,6 +500,15 @@ export class GatewayCore implements CallContext {
   start(capabilities: ClientCapabilities): void {
     if (this.started || this.closed) return;
     this.started = true;
+    // `mcp-latch tools --accept` (or another gateway's Accept) changes what is listed: clients are
+    // told at once, not at their next list (round 18, hostile servers #3; docs/pins.md "A changed tool").
+    this.pinsWatcher = watchConfig(
+      this.definitions.path,
+      () => this.pinsChanged(),
+      (error) => this.logger.debug({ err: errorMessage(error) }, 'could not watch the lock file; an accepted change is listed at the next list'),
+      100,
+      () => this.pinsChanged(),
+    );
     this.registry.setCapabilities(capabilities);
     const applied = this.registry.apply(serversToRun(this.loaded));
     // Every server has claimed its early process by now (synchronously, as it started): close the rest.
@@ -607,10 +619,22 @@ export class GatewayCore implements CallContext {
     for (const listener of this.listeners) listener();
   }
 
+  /**
+   * The lock file changed: read again, and each session compares what it would list now with what
+   * it sent (a notification only if that changed). Whether this gateway had read the change already
+   * (a call to the tool reads a pin that differs) does not matter: its clients were not told.
+   */
+  private pinsChanged(): void {
+    if (this.closed) return;
+    this.definitions.refreshPins();
+    this.listsChanged();
+  }
+
   /** Closes every server (process trees included) and flushes the audit. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.pinsWatcher?.close();
     await Promise.all([this.registry.closeAll(), this.prespawned?.closeAll()]);
     // The servers are closed, so every call has settled and its pin is under way.
     await Promise.all(this.pendingPins);

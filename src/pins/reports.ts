@@ -100,6 +100,16 @@ export class DefinitionReports {
     this.namesChecked = false;
   }
 
+  /** The lock file's path. */
+  get path(): string {
+    return this.store.path;
+  }
+
+  /** Reads the lock file again if it changed since it was last read; true when it was. */
+  refreshPins(): boolean {
+    return this.store.refresh();
+  }
+
   /** `all`: every listed tool, for the names a description must not reach for. */
   /** Whether a tool of `server` has a pin (only such a tool can have changed), one another gateway of the config wrote included (a stat). */
   hasPin(kind: PinKind, server: string, name: string): boolean {

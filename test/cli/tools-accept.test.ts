@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { BIN, eventually, fixtureServer, startGateway, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
@@ -68,6 +69,35 @@ describe('mcp-latch tools --accept', () => {
     expect(accepted.status).toBe(0);
     expect(accepted.stdout).toContain(`Pinned ${again.argument} in `);
     expect(pinned().digest).toBe(again.digest);
+  }, 180_000);
+
+  test('a running gateway tells its client at once that the accepted definition is listed (tools/list_changed)', async () => {
+    const { dir, config, define, pinned, cli, reviewed } = setup();
+    define('Returns its arguments');
+    const gateway = await startGateway(config, { dir });
+    let notified = 0;
+    gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      notified += 1;
+    });
+    const listed = async () => (await gateway.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description;
+    try {
+      expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
+      await eventually(() => expect(pinned().definition.description).toBe('Returns its arguments'));
+      expect(await listed()).toBe('Returns its arguments');
+
+      // The server changes the tool (and says so): the gateway sees it, its client is still listed the pin.
+      define('Echoes its arguments back');
+      await eventually(() => expect(gateway.stderr()).toContain('fix__echo: the server lists a changed definition'));
+      expect(await listed()).toBe('Returns its arguments');
+      const before = notified;
+
+      // Accepted in the person's terminal: the gateway's client is told, without listing first.
+      expect(cli('--accept', reviewed().argument).status).toBe(0);
+      await eventually(() => expect(notified).toBeGreaterThan(before));
+      expect(await listed()).toBe('Echoes its arguments back');
+    } finally {
+      await gateway.close();
+    }
   }, 180_000);
 
   test('NAME without a digest shows what it pinned: the change, the digest and the definition', async () => {
