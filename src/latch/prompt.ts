@@ -221,6 +221,7 @@ const STDIN_TAIL_LINES = 10;
 const MAX_STDIN_LINE_SHOWN = 200;
 const STDIN_ABOVE = '(shown above under Stdin)';
 const DIFF_ABOVE = '(shown above as the diff)';
+const COMMAND_ABOVE = '(shown above as the Command)';
 
 /** The message and what it cut; one per input (choiceLabels, the message and `_meta` all read it). */
 const renderings = new WeakMap<PromptInput, { text: string; hidden: string[] }>();
@@ -256,6 +257,8 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   let args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
   const contentArg = input.change?.contentArg;
   if (contentArg !== undefined && !cuts.has('diff') && isPlainObject(args) && args[contentArg] !== undefined) args = { ...args, [contentArg]: DIFF_ABOVE };
+  // The command text shown whole on its Command line: the argument that carries it, once.
+  if (info && !cuts.has('command text') && isPlainObject(args)) args = withCommandAbove(args, info.raw);
   body.push(`Arguments: ${shown(argumentsText(args), MAX_ARGS_SHOWN, 'arguments', true)}`);
   body.push(...renderDefinition(input.definition, cuts));
   const hidden = [...cuts];
@@ -274,6 +277,15 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   const result = { text: lines.join('\n'), hidden };
   renderings.set(input, result);
   return result;
+}
+
+/** The arguments with each one whose value is the command's text, as sent, pointing at the Command line. */
+function withCommandAbove(args: Record<string, unknown>, raw: string): Record<string, unknown> {
+  let out = args;
+  // A short one is shorter than the pointer.
+  if (raw.length <= COMMAND_ABOVE.length) return args;
+  for (const [key, value] of Object.entries(args)) if (value === raw) out = { ...out, [key]: COMMAND_ABOVE };
+  return out;
 }
 
 /** Escapes, shortens runs of blanks and cuts a call-supplied text at `max`, recording `part` as not shown when it cuts. */

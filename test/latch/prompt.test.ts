@@ -82,6 +82,23 @@ describe('commands in the prompt', () => {
     expect(notShown(shown)).toEqual(['command text', 'arguments']);
   });
 
+  test('a command shown whole on its Command line is not repeated in Arguments, so its other arguments are not cut by it', () => {
+    // 382 characters of commands and a 300-character environment value: once each, under both bounds.
+    const command = Array.from({ length: 12 }, (_, i) => `touch build/output-file-${String(i).padStart(2, '0')}.txt`).join('; ');
+    expect(command.length).toBeLessThanOrEqual(400);
+    const env = { NOTE: 'x'.repeat(300) };
+    const decision = decideShell(command, { workspace: [W], cwd: W });
+    const shown = input(decision, { command, env }, { server: 'shell', tool: 'run_command' });
+    const lines = renderMessage(shown).split('\n');
+    expect(lines).toContain(`Command: ${command}`);
+    expect(lines).toContain(`Arguments: {"command":"(shown above as the Command)","env":{"NOTE":"${env.NOTE}"}}`);
+    expect(notShown(shown)).not.toContain('arguments');
+    expect(notShown(shown)).not.toContain('command text');
+    // A short command is its own pointer.
+    const short = decideShell('ls -la', { workspace: [W], cwd: W });
+    expect(renderMessage(input(short, { command: 'ls -la' }, { server: 'shell', tool: 'run_command' }))).toContain('Arguments: {"command":"ls -la"}');
+  });
+
   test('an allowed command is never merged into an identical one that asks', () => {
     const decision = decideShell('make; make', { workspace: [W], cwd: W });
     const second = decision.subjects.filter((part) => part.subject.type === 'command')[1]!;
