@@ -78,6 +78,13 @@ const ResourceContentsEntry = z.union([TextResourceContentsSchema, BlobResourceC
 const ABORTED_START_WAIT_MS = 5_000;
 /** The least time between the starts of two re-reads of a server's lists after its list_changed (docs/config.md, "limits"). */
 export const MIN_RELIST_MS = 1_000;
+/**
+ * The most that time grows to while a server keeps saying its lists changed (it doubles with each
+ * read a notification asked for within it, and is back to MIN_RELIST_MS after one quiet interval): each
+ * read of 10,000 tools cost the gateway ~300 ms of CPU, once a second for as long as the storm went
+ * on (docs/performance.md, "Round 18: list_changed storms").
+ */
+export const MAX_RELIST_MS = 16_000;
 
 /** What a 2026-07-28 server's own `input_required` asked for, answered: sent back with the call again. */
 export interface ServerAnswers {
@@ -121,8 +128,13 @@ export class Supervisor {
   /** The re-read of the lists under way (refresh()), and whether the server said they changed since it began. */
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
-  /** When the last read of the lists began, the start's included (0: none yet), so a re-read begins MIN_RELIST_MS after it at the soonest. */
+  /** When the last read of the lists began, the start's included (0: none yet), so a re-read begins `relistMs` after it at the soonest. */
   private relistedAt = 0;
+  /** The least time before the next re-read: MIN_RELIST_MS, doubled with each read asked for within it, to MAX_RELIST_MS; back after a quiet interval. */
+  private relistMs = MIN_RELIST_MS;
+  /** Notifications since the last re-read began, for the log; whether a storm was logged already (once a supervisor, later ones at debug). */
+  private changesSinceRead = 0;
+  private stormLogged = false;
   /** The server said its lists changed while this connection's first listing was read: read them again once it is ready. */
   private changedWhileStarting = false;
   private readonly settledWaiters = new Set<() => void>();
@@ -401,7 +413,8 @@ export class Supervisor {
    * Re-reads the lists after the server said they changed: one read at a time, and any number of
    * notifications during it lead to one more read after it, so the last one is always followed by
    * a read; a read begins MIN_RELIST_MS after the last one (the start's included) began at the
-   * soonest, and the notifications meanwhile are all read by it (docs/config.md, "limits"). Each notification was a
+   * soonest, and the notifications meanwhile are all read by it (docs/config.md, "limits"). While
+   * the server keeps asking sooner than that, the time doubles, to MAX_RELIST_MS. Each notification was a
    * read of the four lists: 5,000 of them were 5,000 reads, and 200 from a server of 10,000 tools
    * held every call for seconds; a server that sent one more with each list's answer was read
    * back to back for as long as it ran.
@@ -412,6 +425,7 @@ export class Supervisor {
       this.changedWhileStarting = true;
       return Promise.resolve();
     }
+    this.changesSinceRead += 1;
     if (this.refreshing) {
       this.refreshAgain = true;
       return this.refreshing;
@@ -419,11 +433,17 @@ export class Supervisor {
     const reads = async () => {
       try {
         do {
-          const wait = this.relistedAt + MIN_RELIST_MS - Date.now();
+          // Quiet for the whole interval since the last read: back to the least interval.
+          if (Date.now() - this.relistedAt >= this.relistMs) this.relistMs = MIN_RELIST_MS;
+          const wait = this.relistedAt + this.relistMs - Date.now();
           if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
           this.refreshAgain = false;
           this.relistedAt = Date.now();
+          const changes = this.changesSinceRead;
+          this.changesSinceRead = 0;
           await this.readListingAgain();
+          // It changed again sooner than the interval after the last read: the next read waits longer.
+          if (wait > 0) this.slowRelisting(changes);
         } while (this.refreshAgain);
       } finally {
         this.refreshing = null;
@@ -431,6 +451,17 @@ export class Supervisor {
     };
     this.refreshing = reads();
     return this.refreshing;
+  }
+
+  /** A server whose lists changed again within the interval: the next read waits twice as long (to MAX_RELIST_MS), and a storm is logged once. */
+  private slowRelisting(changes: number): void {
+    if (this.relistMs >= MAX_RELIST_MS) return;
+    this.relistMs = Math.min(this.relistMs * 2, MAX_RELIST_MS);
+    if (this.relistMs < 4 * MIN_RELIST_MS) return;
+    const message = `the server keeps saying its lists changed (list_changed notifications; ${changes.toLocaleString('en-US')} came before the last read): while it goes on its lists are read at most every ${MAX_RELIST_MS / 1000} s, the last change always read (docs/config.md, "limits")`;
+    if (this.stormLogged) this.options.logger.debug({ relistMs: this.relistMs }, message);
+    else this.options.logger.warn({ relistMs: this.relistMs }, message);
+    this.stormLogged = true;
   }
 
   private async readListingAgain(): Promise<void> {

@@ -556,8 +556,9 @@ export class GatewayCore implements CallContext {
     const hide = this.loaded.file.policy.toolDescriptions === 'hide';
     const tools: Tool[] = [];
     const servers: Supervisor[] = [];
+    const hasPin = this.definitions.pinLookup();
     for (const route of this.registry.toolRoutesList()) {
-      const report = hide || this.definitions.hasPin('tool', route.supervisor.name, route.tool.name) ? this.definitionReport(route) : null;
+      const report = hide || hasPin('tool', route.supervisor.name, route.tool.name) ? this.definitionReport(route) : null;
       if (hide && report!.findings.length > 0) continue;
       if (report?.pinned && !this.changedLogged.has(report.digest)) {
         this.changedLogged.add(report.digest);

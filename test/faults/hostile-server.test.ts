@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateMessageRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -172,3 +172,29 @@ describe("a server's sampling requests (4)", () => {
     expect(JSON.parse(textOf(await harness.client.callTool({ name: 'fix__client_capabilities', arguments: {} }))).sampling).not.toHaveProperty('context');
   });
 });
+
+describe('a server that storms list_changed (7)', () => {
+  test('its lists are read less often while it goes on, said once in the log, and its last change is read', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const lists = join(dir, 'lists');
+    writeFileSync(lists, '');
+    const server = { command: process.execPath, args: [join(ROOT, 'test/fixtures/storm-server.mjs')], env: { STORM_TOOLS: '200', STORM_LISTS: lists } };
+    gateway = await startGateway({ mcpServers: { s: server, w: { command: process.execPath, args: [LISTING_SERVER, writeListing(dir)] } }, permissions: { allow: ['mcp__s', 'mcp__w'] } }, { dir });
+    const harness = gateway;
+    await harness.client.callTool({ name: 's__storm', arguments: { ms: 5000, every: 5 } });
+    // Another server's calls are served meanwhile.
+    expect(textOf(await harness.client.callTool({ name: 'w__echo', arguments: { text: 'hi' } }))).toBe('echo {"text":"hi"}');
+    const last = textOf(await harness.client.callTool({ name: 's__generation', arguments: {} })).replace('stormed ', '');
+    await eventually(async () => expect((await harness.client.listTools()).tools.find((tool) => tool.name === 's__tool_0')?.description).toBe(`Tool 0, generation ${last}.`), 30_000, 200);
+    const storms = harness.stderr().split('the server keeps saying its lists changed').length - 1;
+    expect(storms).toBe(1);
+    // ~1,000 notifications, each a change: far fewer reads (the number depends on the machine's speed, so only its order is checked).
+    expect(readFileSync(lists, 'utf8').split('\n').filter(Boolean).length).toBeLessThan(20);
+  });
+});
+
+function writeListing(dir: string): string {
+  const path = join(dir, 'w.json');
+  writeFileSync(path, JSON.stringify({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }));
+  return path;
+}
