@@ -132,7 +132,7 @@ export class Supervisor {
   private relistedAt = 0;
   /** The least time before the next re-read: MIN_RELIST_MS, doubled with each read asked for within it, to MAX_RELIST_MS; back after a quiet interval. */
   private relistMs = MIN_RELIST_MS;
-  /** Notifications since the last re-read began, for the log; whether a storm was logged already (once a supervisor, later ones at debug). */
+  /** Notifications since the last re-read began, for the log; whether a storm was logged already (once a supervisor). */
   private changesSinceRead = 0;
   private stormLogged = false;
   /** The server said its lists changed while this connection's first listing was read: read them again once it is ready. */
@@ -457,11 +457,12 @@ export class Supervisor {
   private slowRelisting(changes: number): void {
     if (this.relistMs >= MAX_RELIST_MS) return;
     this.relistMs = Math.min(this.relistMs * 2, MAX_RELIST_MS);
-    if (this.relistMs < 4 * MIN_RELIST_MS) return;
-    const message = `the server keeps saying its lists changed (list_changed notifications; ${changes.toLocaleString('en-US')} came before the last read): while it goes on its lists are read at most every ${MAX_RELIST_MS / 1000} s, the last change always read (docs/config.md, "limits")`;
-    if (this.stormLogged) this.options.logger.debug({ relistMs: this.relistMs }, message);
-    else this.options.logger.warn({ relistMs: this.relistMs }, message);
+    if (this.relistMs < 4 * MIN_RELIST_MS || this.stormLogged) return;
     this.stormLogged = true;
+    this.options.logger.warn(
+      { relistMs: this.relistMs },
+      `the server keeps saying its lists changed (list_changed notifications; ${changes.toLocaleString('en-US')} came before the last read): while it goes on its lists are read less often, at most every ${MAX_RELIST_MS / 1000} s, the last change always read (docs/config.md, "limits")`,
+    );
   }
 
   private async readListingAgain(): Promise<void> {
