@@ -248,9 +248,13 @@ function redactRecord(entry: AuditRecord, last: LastTexts): void {
   if (entry.note !== undefined) entry.note = redactText(entry.note);
   if (entry.paths.length > 0) {
     entry.paths = entry.paths.map((path) => {
+      // The resolved path and real path are the input made absolute: the same secret (round 18 review, L7).
       const input = redactText(path.input);
+      const resolved = redactText(path.path);
+      const realPath = path.realPath === null ? null : redactText(path.realPath);
       const problem = path.problem === undefined ? undefined : redactText(path.problem);
-      return input === path.input && problem === path.problem ? path : { ...path, input, ...(problem === undefined ? {} : { problem }) };
+      if (input === path.input && resolved === path.path && realPath === path.realPath && problem === path.problem) return path;
+      return { ...path, input, path: resolved, realPath, ...(problem === undefined ? {} : { problem }) };
     });
   }
 }

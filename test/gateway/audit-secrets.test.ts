@@ -64,3 +64,22 @@ test('secrets inside values are not written to the audit file; the prompt shows 
     args: { command: 'export GITHUB_TOKEN=[redacted]; echo done', workdir: dir, env: { GITHUB_TOKEN: '[redacted]' } },
   });
 });
+
+test("a path's resolved path and realPath are redacted as its input is: wget saves under a name holding the query (round 18 review, L7)", async () => {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, workspace: [dir] },
+    { dir, onElicit: () => ({ action: 'accept', content: { decision: 'Deny' } }) },
+  );
+  const secret = 'S3cretV4lue71';
+  await harness.client.callTool({ name: 'shell__run_command', arguments: { command: `wget 'https://files.example.com/export.csv?access_token=${secret}'`, workdir: dir } });
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const record = await eventually(() => {
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { paths: Array<{ path: string; realPath?: string; input: string }> });
+    expect(lines).toHaveLength(1);
+    return lines[0]!;
+  });
+  expect(readFileSync(file, 'utf8')).not.toContain(secret);
+  // The analyser listed the write, and the record keeps its shape.
+  expect(record.paths.some((path) => path.path.endsWith('export.csv?access_token=[redacted]'))).toBe(true);
+});
