@@ -56,6 +56,8 @@ export interface LoadedBundle {
 const STALE_MS = 30 * 24 * 3600 * 1000;
 const PREFIX = 'serve-';
 const SUFFIX = '.v8cache';
+/** A note's file (`besideCache`): `serve-<kind>-<build>.json`. */
+const NOTE_SUFFIX = '.json';
 
 /** The bundle is one function expression taking CommonJS's parameters (scripts/bundle.js). */
 type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
@@ -123,6 +125,8 @@ function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, beforeRun?: () =
  */
 function compileBundle(bundle: string, env: NodeJS.ProcessEnv): { script: vm.Script; status: CodeCacheStatus; stage: number; directory: string; file: string } {
   const text = readFileSync(bundle);
+  // The first bundle loaded is the gateway's: its build names the notes kept beside the caches.
+  notesOf ??= { directory: codeCacheDirectory(env), build: `${text.length.toString(16)}-${crc32(text).toString(16)}` };
   const source = text.toString('latin1'); // ASCII (scripts/bundle.js)
   const directory = codeCacheDirectory(env);
   // V8 refuses a cache made under other flags: each set of them (Node's command line, NODE_OPTIONS)
@@ -205,8 +209,49 @@ function save(script: vm.Script, directory: string, file: string, stage: number)
 
 function removeStale(directory: string, keep: string): void {
   for (const name of readdirSync(directory)) {
-    if (name === keep || !name.startsWith(PREFIX) || !(name.endsWith(SUFFIX) || name.endsWith('.tmp'))) continue;
+    if (name === keep || !name.startsWith(PREFIX) || !(name.endsWith(SUFFIX) || name.endsWith(NOTE_SUFFIX) || name.endsWith('.tmp'))) continue;
     const path = join(directory, name);
     if (Date.now() - statSync(path).mtimeMs > STALE_MS) rmSync(path, { force: true });
   }
+}
+
+/** Where the notes of the build loaded live (`besideCache`); undefined before a bundle is loaded with a cache. */
+let notesOf: { directory: string; build: string } | undefined;
+
+/** A small text file of this build, kept beside its code cache with the same trust. */
+export interface CacheNote {
+  /** Its text, when the file is there and is a regular file of the user's nobody else can write in a directory nobody else can write. */
+  read(): string | undefined;
+  /** Written whole (a temporary file renamed over it); what happened, in words. */
+  write(text: string): string;
+}
+
+/**
+ * A note of `kind` for the gateway's build loaded in this process, beside its code cache: what an
+ * earlier start of the same build worked out and a later one need not work out again (which
+ * outputSchemas compile, downstream/listing.ts). Undefined when no bundle was loaded with a cache
+ * (source maps on, or the gateway's code run from dist/ as a library or by the tests). Files of
+ * other builds are removed as stale caches are. Security: read under the code cache's own rules
+ * (the user's directory and file, nobody else can write either), and a note only spares work that
+ * gives the same answer.
+ */
+export function besideCache(kind: string): CacheNote | undefined {
+  if (!notesOf || process.sourceMapsEnabled) return undefined;
+  const { directory } = notesOf;
+  const file = join(directory, `${PREFIX}${kind}-${notesOf.build}${NOTE_SUFFIX}`);
+  return {
+    read: () => (trustedDirectory(directory) === true ? readTrusted(file)?.toString('utf8') : undefined),
+    write: (text) => {
+      try {
+        mkdirSync(directory, { recursive: true, mode: 0o700 });
+        if (trustedDirectory(directory) !== true) return `not written: ${directory} is not a directory only this user can write`;
+        const temporary = `${file}.${process.pid}.tmp`;
+        writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+        renameSync(temporary, file);
+        return `written to ${file}`;
+      } catch (error) {
+        return `not written: ${(error as Error).message}`;
+      }
+    },
+  };
 }

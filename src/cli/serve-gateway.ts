@@ -12,3 +12,4 @@ export { Gateway } from '../gateway/server.js';
 export { StdioUpstream } from '../gateway/stdio-upstream.js';
 export { clientInput } from '../gateway/client-input.js';
 export { IdleCollector } from '../gateway/idle-collector.js';
+export { noteCompiledSchemas } from '../downstream/listing.js';

@@ -63,7 +63,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     await prespawned.closeAll();
     throw error;
   }
-  const { loadConfig, serversToRun, messageBytes, ruleIssues, Gateway, StdioUpstream, IdleCollector, clientInput } = loaded.exports;
+  const { loadConfig, serversToRun, messageBytes, ruleIssues, Gateway, StdioUpstream, IdleCollector, clientInput, noteCompiledSchemas } = loaded.exports;
   let config;
   try {
     config = loadConfig(path, ruleIssues, options.scope);
@@ -107,6 +107,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     setImmediate(() => {
       setStartUpFlags(false);
       saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`));
+      // Beside them, which outputSchemas compile (downstream/listing.ts).
+      const schemas = noteCompiledSchemas();
+      if (schemas) logger.debug(`compiled outputSchemas ${schemas}`);
       // Then TurboFan may optimise sooner: the start-up is over and the caches are made (v8-flags.ts).
       if (stage === 'call') {
         setServingFlags(true);

@@ -17,6 +17,7 @@ import {
   type ResourceTemplate,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { besideCache, type CacheNote } from '../cli/code-cache.js';
 import { errorMessage } from '../errors.js';
 import { escapeText, escapeTruncated } from '../latch/escape.js';
 import type { Logger } from '../log.js';
@@ -191,6 +192,7 @@ async function checkedTools(tools: Tool[], logger: Logger): Promise<Tool[]> {
   let ajv: AjvJsonSchemaValidator | null = null;
   const oversized: string[] = [];
   const out: Tool[] = [];
+  if (tools.some((tool) => tool.outputSchema)) recallCompiledSchemas();
   for (const tool of tools) {
     if (!tool.outputSchema) {
       out.push(tool);
@@ -209,6 +211,7 @@ async function checkedTools(tools: Tool[], logger: Logger): Promise<Tool[]> {
       try {
         ajv.getValidator(tool.outputSchema as never);
         problem = null;
+        compiledSince.add(key);
       } catch (error) {
         problem = errorMessage(error);
       }
@@ -235,6 +238,40 @@ export const MAX_OUTPUT_SCHEMA_BYTES = 16 * 1024;
 
 /** By the SHA-256 of a schema's JSON, what compiling it gave (null: it compiles); one list's worth, least recently used forgotten. */
 const compiledSchemas = new Map<string, string | null>();
+
+/**
+ * Which outputSchemas compiled in an earlier start of this build, by the same key: a note kept
+ * beside the code cache (cli/code-cache.ts besideCache). Each start of a gateway in front of
+ * servers with outputSchemas made an Ajv instance and compiled them again before its first list
+ * (~3.7 ms of CPU with ten server-everything, while the servers boot on the same cores:
+ * docs/performance.md, "Round 18: start"); a schema it lists already compiled then costs its
+ * digest. Only schemas that compiled are noted; one that did not is compiled again at each start.
+ */
+let compiledNote: CacheNote | undefined | null = null;
+/** Schemas found to compile since the note was read or written. */
+const compiledSince = new Set<string>();
+/** A note's digests: base64 SHA-256, as `key` in checkedTools. */
+const NOTED_DIGEST = /^[A-Za-z0-9+/]{43}=$/;
+
+function recallCompiledSchemas(): void {
+  if (compiledNote !== null) return;
+  compiledNote = besideCache('schemas');
+  let noted: unknown;
+  try {
+    noted = JSON.parse(compiledNote?.read() ?? '[]');
+  } catch {
+    return;
+  }
+  if (!Array.isArray(noted)) return;
+  for (const key of noted.slice(0, MAX_LIST_ENTRIES)) if (typeof key === 'string' && NOTED_DIGEST.test(key) && !compiledSchemas.has(key)) compiledSchemas.set(key, null);
+}
+
+/** Writes the note of schemas that compile when this start found new ones (serve calls it once a list is answered); what happened, or null for nothing to write. */
+export function noteCompiledSchemas(): string | null {
+  if (!compiledNote || compiledSince.size === 0) return null;
+  compiledSince.clear();
+  return compiledNote.write(JSON.stringify([...compiledSchemas].filter(([, problem]) => problem === null).map(([key]) => key)));
+}
 
 function withoutOutputSchema(tool: Tool): Tool {
   const { outputSchema: _dropped, ...rest } = tool;

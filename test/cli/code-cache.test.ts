@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writ
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { COMMANDS_SERVER, ROOT, eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { COMMANDS_SERVER, EVERYTHING_SERVER, ROOT, eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 
 /**
  * serve compiles the gateway's bundle with V8's code cache, made after the first tools/list of a start
@@ -190,6 +190,44 @@ describe('the serve bundle with its code cache', () => {
     expect(run('serving', 'save')).toBe('absent, written');
     expect(run()).toBe('accepted');
   });
+
+  test('which outputSchemas compile is noted beside the cache: the next start compiles none of them before its first list', async () => {
+    // server-everything lists tools with an outputSchema, which the listing compiles with Ajv to drop
+    // one that does not compile (downstream/listing.ts); Ajv compiles with \`new Function\`. The probe
+    // counts those calls until the first tools/list answer is written (docs/performance.md, "Round 18: start").
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      `const fs = require('node:fs'); const net = require('node:net'); let made = 0; let listed = false;
+      globalThis.Function = new Proxy(globalThis.Function, { construct(target, args) { if (!listed) made++; return Reflect.construct(target, args); } });
+      function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, String(made)); } }
+      const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
+      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
+    );
+    const start = async (n: number): Promise<number> => {
+      const out = join(dir, `made-${n}`);
+      const gateway = await startGateway({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } }, { dir, nodeArgs: ['--require', probe], env: { XDG_CACHE_HOME: cacheHome, PROBE_OUT: out } });
+      try {
+        const tools = (await gateway.client.listTools()).tools;
+        expect(tools.some((tool) => tool.outputSchema)).toBe(true);
+        // The note is written with the code cache, once the list is answered.
+        await eventually(() => expect(gateway.stderr()).toMatch(n === 1 ? /"msg":"compiled outputSchemas written to [^"]*serve-schemas-[0-9a-f]+-[0-9a-f]+\.json"/ : /"msg":"code cache /), 30_000);
+        return Number(readFileSync(out, 'utf8'));
+      } finally {
+        await gateway.close();
+      }
+    };
+    expect(await start(1)).toBeGreaterThan(0);
+    const notes = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith('serve-schemas-'));
+    expect(notes).toHaveLength(1);
+    expect((statSync(join(cacheHome, 'mcp-latch', notes[0]!)).mode & 0o777).toString(8)).toBe('600');
+    expect(await start(2)).toBe(0);
+    // A note that is not the user's alone is not read: the schemas are compiled again.
+    chmodSync(join(cacheHome, 'mcp-latch', notes[0]!), 0o666);
+    expect(await start(3)).toBeGreaterThan(0);
+  }, 120_000);
 
   test('a cache directory others can write is not read and not written', async () => {
     const dir = tempDir();
