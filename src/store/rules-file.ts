@@ -9,8 +9,9 @@ import { isPlainObject } from '../values.js';
 
 /**
  * Rules remembered in the user's own config file (docs/rules.md): the file is read, only the rules
- * added are edited into its text (`jsonc-parser` edits: the user's formatting, order and other
- * entries stay as they were), the result is checked as a whole, and written to a temporary file
+ * added are edited into its text (appended on lines of their own, or `jsonc-parser` edits: the
+ * user's formatting, order and other entries stay as they were), the result is checked as a whole
+ * (or by what changed, from text the caller checked: KnownValid), and written to a temporary file
  * that replaces the config by rename, so a crash leaves the old or the new file, never half of one.
  *
  * The person's editor may save the same file meanwhile: just before the rename the file is read
@@ -41,7 +42,7 @@ export interface KnownValid {
 
 const MAX_ATTEMPTS = 20;
 
-/** jsonc-parser loads with the first write: most gateways never remember a rule (docs/performance.md, "Memory"). */
+/** jsonc-parser loads with the first edit appendToList does not make: most gateways never need it (docs/performance.md, "Memory"). */
 let jsonc: Promise<typeof import('jsonc-parser')> | undefined;
 
 export class RulesFile {

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -51,9 +51,9 @@ function probed(configPath: string, dir: string, out: string, env: Record<string
 const shellParts = (modules: Loaded) => [...modules.commonjs, ...modules.bundles].filter((file) => file.endsWith('/dist/serve/shell.cjs') || file.includes('/web-tree-sitter/'));
 
 describe('the serve path loads what it needs when it needs it', () => {
-  test('no worker threads ever, jsonc-parser only once a rule is remembered, and no shell model without a shell tool', async () => {
+  test('no worker threads ever, jsonc-parser neither for a rule appended to a list laid out one a line nor before one is remembered into an empty list, and no shell model without a shell tool', async () => {
     const dir = tempDir();
-    const configPath = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] }, tools: { fix__whoami: { kind: 'write' as const } } });
+    const configPath = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] }, tools: { fix__whoami: { kind: 'write' as const }, fix__client_capabilities: { kind: 'write' as const } } });
     const { transport, loaded } = probed(configPath, dir, join(dir, 'loaded.json'));
     const client = new Client({ name: 'mcp-latch-test', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
     client.setRequestHandler(ElicitRequestSchema, (request: ElicitRequest) => {
@@ -72,11 +72,19 @@ describe('the serve path loads what it needs when it needs it', () => {
       expect(jsonc(before)).toEqual([]);
       expect(shellParts(before)).toEqual([]);
 
-      // "Always allow" writes the rule into the config file, with jsonc-parser loaded for it.
+      // "Always allow" appends the rule to the list in the config file's text, without jsonc-parser.
       const asked = await client.callTool({ name: 'fix__whoami', arguments: {} });
       expect(asked.isError, textOf(asked)).toBeFalsy();
       const saved = JSON.parse(readFileSync(configPath, 'utf8')) as { permissions: { allow: string[] } };
       expect(saved.permissions.allow).toContain('mcp__fix__whoami');
+      const appended = await loaded();
+      expect(jsonc(appended)).toEqual([]);
+
+      // Into an empty list (laid out by jsonc-parser), jsonc-parser is loaded for it.
+      writeFileSync(configPath, JSON.stringify({ ...saved, permissions: { ...saved.permissions, allow: [] } }, null, 2));
+      const second = await client.callTool({ name: 'fix__client_capabilities', arguments: {} });
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect((JSON.parse(readFileSync(configPath, 'utf8')) as { permissions: { allow: string[] } }).permissions.allow).toEqual(['mcp__fix__client_capabilities']);
       const after = await loaded();
       expect(jsonc(after).length).toBeGreaterThan(0);
       expect(after.builtins).not.toContain('NativeModule worker_threads');
