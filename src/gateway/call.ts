@@ -240,20 +240,13 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         decision,
         recheck: (withheld) => redecide(currentRoute(decided, context), context, session, withheld),
         key: decided.digest(),
-        ask: async (current, clock) => {
-          const shown = decided.definition;
-          const answer = await askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: shown, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user, wholeTool: argumentsCannotMatter(route.tool.inputSchema, decided.args) },
+        ask: (current, clock) =>
+          askPerson(
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user, wholeTool: argumentsCannotMatter(route.tool.inputSchema, decided.args) },
             session.person(call.extra),
             askContext(context, session),
             clock,
-          );
-          // A new tool the person allowed is pinned as they were shown it, before the call goes on: a
-          // definition its server lists after (even while they answered) is then a change, and asks
-          // with the diff whatever grant or rule the answer saved (round 18, hostile servers #6).
-          if (answer.verdict === 'allow' && shown?.pin.state === 'new') await pinShown(shown, context);
-          return answer;
-        },
+          ),
         shownDefinition: () => {
           const shown = decided.definition;
           return () => {
@@ -268,15 +261,6 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
   } finally {
     progress.stopHeartbeat();
     waiting?.give(bytes);
-  }
-}
-
-/** Pins a new definition the person allowed; a failure is logged (the next call then finds the tool changed, or new, and is decided so). */
-async function pinShown(shown: DefinitionReport, context: CallContext): Promise<void> {
-  try {
-    await context.pinDefinition(shown);
-  } catch (error) {
-    context.logger.error({ err: errorMessage(error), tool: shown.exposed }, 'could not pin the tool definition');
   }
 }
 
@@ -305,7 +289,7 @@ function currentRoute(decided: DecidedCall, context: CallContext): DecidedCall {
 
 /** What asking the person reads and changes, for a call of `session`. */
 export function askContext(context: CallContext, session: SessionPort): AskContext {
-  return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), acceptDefinition: (report) => context.acceptDefinition(report), logger: context.logger };
+  return { approval: context.config().approval, policy: context.policy(), grants: session.grants, retryApprovals: session.retryApprovals, rememberAlways: (rules) => context.rememberAlways(rules), acceptDefinition: (report) => context.acceptDefinition(report), pinDefinition: (report) => context.pinDefinition(report), logger: context.logger };
 }
 
 type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, note?: string) => void;
@@ -544,7 +528,7 @@ function checkedResult(answered: unknown, route: ToolRoute, outcome: LatchOutcom
 function withPageApproval(decision: Decision, decided: Omit<DecidedCall, 'decision'>, session: SessionPort): Decision {
   if (decision.verdict !== 'ask') return decision;
   if (decided.approvedInState) return { ...decision, verdict: 'allow', by: 'user', reason: 'approved by the user' };
-  if (!decided.approvedOnPage && !session.retryApprovals.take(decided.digest(), decision)) return decision;
+  if (!decided.approvedOnPage && !session.retryApprovals.take(decided.digest(), decision, decided.definition)) return decision;
   decided.approvedOnPage = true;
   return { ...decision, verdict: 'allow', by: 'user', reason: 'approved by the user on the approval page' };
 }

@@ -4,6 +4,7 @@ import type { HeldCall, HeldQuestion } from './held-calls.js';
 import { applyAnswer, promptInput, type AskContext, type AskedCall } from '../latch/ask.js';
 import type { LatchAnswer } from '../latch/latch.js';
 import { changedReason, pathNotShown, pathsPicture, pictureOf } from '../latch/picture.js';
+import { definitionMoved, definitionSeen, definitionSeenOf, type DefinitionReport, type DefinitionSeen } from '../pins/check.js';
 import { buildPrompt, readAnswer } from '../latch/prompt.js';
 import { editableFields } from '../latch/edit.js';
 import { MAX_REQUEST_STATE_CHARS, type StateBinding } from '../latch/request-state.js';
@@ -48,8 +49,8 @@ interface ServerInputState {
   edit?: CallEdit;
 }
 
-/** What a state sealed by pauseCall holds: where the call's paths led in the prompt it carries (picture.ts). */
-type PromptState = { shown: string[] };
+/** What a state sealed by pauseCall holds: where the call's paths led in the prompt it carries (picture.ts), and the tool's definition it showed (pins/check.ts). */
+type PromptState = { shown: string[]; definition?: DefinitionSeen | null };
 
 const NOTHING: Resumed = { answer: null, problem: null, server: null, held: null };
 
@@ -76,8 +77,19 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   // The answer holds for the call as the prompt showed it: a path that now leads elsewhere asks again (round 15 review, A5).
   const moved = pathNotShown(pictureOf((opened.data as Partial<PromptState>).shown) ?? [], decided.decision);
   if (moved) return { ...NOTHING, problem: changedReason(moved) };
+  // And for the tool as the prompt showed it: a definition its server listed since asks again (round 18, hostile servers #6).
+  const redefined = definitionChange((opened.data as Partial<PromptState>).definition, decided.definition);
+  if (redefined) return { ...NOTHING, problem: redefined };
   const input = promptInput(asked(decided, toolClass, session), context.policy);
   return { ...NOTHING, answer: await applyAnswer(readAnswer(response, input), input, context), server };
+}
+
+/** Why the answer a state brings does not hold for the tool as listed now (`now`), or null; a state that names no definition holds only for a call with none. */
+function definitionChange(value: unknown, now: DefinitionReport | null): string | null {
+  const seen = definitionSeenOf(value);
+  if (now === null) return seen === null ? null : 'the tool\'s definition could not be worked out now';
+  if (seen === null) return `the prompt's state does not say which definition of ${now.exposed} it showed`;
+  return definitionMoved(seen, now, 'since the person was asked');
 }
 
 /**
@@ -88,7 +100,7 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
 export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: ServerInput | null = null): CallToolResult {
   const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route), session), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
-  const data: Partial<ServerInputState> & PromptState = { ...(server ? { server, approved: false } : {}), shown: pathsPicture(decided.decision) };
+  const data: Partial<ServerInputState> & PromptState = { ...(server ? { server, approved: false } : {}), shown: pathsPicture(decided.decision), definition: decided.definition ? definitionSeen(decided.definition) : null };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data);
   const result = inputRequiredResult(prompt, state);
   if (server) result.inputRequests = { ...server.requests, ...(result.inputRequests as Record<string, unknown>) };
@@ -144,7 +156,8 @@ function holdQuestion(decided: DecidedCall, call: HeldCall, question: HeldQuesti
 /** The call as the person is asked about it; the arguments they may change are read back from the same list. */
 function asked(decided: DecidedCall, toolClass: ToolClass, session: SessionPort): AskedCall {
   const { decision, args } = decided;
-  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, editable: editableFields(toolClass, decision.kind, args), user: session.user, wholeTool: argumentsCannotMatter(decided.route.tool.inputSchema, args) };
+  // With the definition: a changed tool's prompt shows the diff and offers to accept it, as a 2025 prompt does (round 18: it showed neither, and offered "Allow for this session").
+  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, definition: decided.definition, editable: editableFields(toolClass, decision.kind, args), user: session.user, wholeTool: argumentsCannotMatter(decided.route.tool.inputSchema, args) };
 }
 
 /** A state is bound to the call as the client sent it: its retry brings those arguments, whatever the person changed. */

@@ -14,7 +14,7 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import type { ConfigFile } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { DefinitionReport } from '../pins/check.js';
+import { definitionSeen, type DefinitionReport } from '../pins/check.js';
 import type { CallFacts, PolicyState } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import { changedToolDenial } from './definition-prompt.js';
@@ -75,6 +75,8 @@ export interface AskContext {
   rememberAlways(rules: string[]): Promise<void>;
   /** Records the definition in the lock file ("Accept the new definition"; on a team gateway for the asking member only); in force when it resolves. */
   acceptDefinition(report: DefinitionReport): Promise<void>;
+  /** Records a new definition in the lock file as the person was shown it, when they allow a call of it; in force when it resolves. */
+  pinDefinition?(report: DefinitionReport): Promise<void>;
   logger: Logger;
 }
 
@@ -210,14 +212,34 @@ async function askOnPage(input: PromptInput, person: Person, context: AskContext
     clearTimeout(expiry);
     const applied = await applyAnswer(answer, input, context);
     // The page takes no edit once the client was answered; were one to come, it grants nothing.
-    if (applied.verdict === 'allow' && !applied.edit) context.retryApprovals.grant(input.argsDigest, windowMs, pathsPicture(input.decision));
+    if (applied.verdict === 'allow' && !applied.edit) context.retryApprovals.grant(input.argsDigest, windowMs, pathsPicture(input.decision), input.definition ? definitionSeen(input.definition) : null);
     context.logger.info({ server: input.server, tool: input.tool, verdict: applied.verdict }, 'answer on the approval page for a pending call');
   });
   return { verdict: 'deny', by: 'fallback', text: pendingDenial(approval.retryWindowSeconds) };
 }
 
-/** What an answer means for the call; grants and saved rules are in force before it returns. */
+/**
+ * What an answer means for the call; grants, saved rules and the pin are in force before it returns.
+ * A new tool the person allowed is pinned as they were shown it, before the call goes on (in a
+ * prompt, on the page, in a 2026-07-28 retry): a definition its server lists after, even while they
+ * answered, is then a change, and asks with the diff whatever grant or rule the answer saved (round
+ * 18, hostile servers #6; docs/pins.md "A tool changed while a prompt is open").
+ */
 export async function applyAnswer(answer: PromptAnswer, input: PromptInput, context: AskContext): Promise<LatchAnswer> {
+  const applied = await applyChoice(answer, input, context);
+  const shown = input.definition;
+  if (applied.verdict === 'allow' && shown?.pin.state === 'new' && context.pinDefinition) {
+    try {
+      await context.pinDefinition(shown);
+    } catch (error) {
+      // Another gateway pinned another definition meanwhile (the call is then denied at release, the next asks with the change), or the file cannot be written.
+      context.logger.error({ err: errorMessage(error), tool: shown.exposed }, 'could not pin the tool definition');
+    }
+  }
+  return applied;
+}
+
+async function applyChoice(answer: PromptAnswer, input: PromptInput, context: AskContext): Promise<LatchAnswer> {
   switch (answer.type) {
     case 'declined':
       return { verdict: 'deny', by: 'user', text: declinedDenial() };

@@ -1,4 +1,5 @@
 import type { Decision } from '../policy/types.js';
+import { definitionMoved, type DefinitionReport, type DefinitionSeen } from '../pins/check.js';
 import { pathNotShown } from './picture.js';
 import type { PromptAnswer, PromptInput } from './prompt.js';
 
@@ -49,18 +50,25 @@ export interface ApprovalPage {
  * window, spent by the first identical retry. Nothing the model sends can create or widen one.
  */
 export class RetryApprovals {
-  private readonly approvals = new Map<string, { expires: number; shown: string[] }>();
+  private readonly approvals = new Map<string, { expires: number; shown: string[]; definition: DefinitionSeen | null }>();
 
-  /** `shown`: where the call's paths led in the prompt answered (picture.ts). */
-  grant(digest: string, windowMs: number, shown: string[], now = Date.now()): void {
-    this.approvals.set(digest, { expires: now + windowMs, shown });
+  /** `shown`: where the call's paths led in the prompt answered (picture.ts); `definition`: the tool's definition it showed (pins/check.ts). */
+  grant(digest: string, windowMs: number, shown: string[], definition: DefinitionSeen | null = null, now = Date.now()): void {
+    this.approvals.set(digest, { expires: now + windowMs, shown, definition });
   }
 
-  /** Spends the approval for this exact call; false when there is none, it expired, or a path of `decision` leads elsewhere than the prompt showed. */
-  take(digest: string, decision: Decision, now = Date.now()): boolean {
+  /**
+   * Spends the approval for this exact call; false when there is none, it expired, a path of
+   * `decision` leads elsewhere than the prompt showed, or the tool (`definition`, as listed now) is
+   * not the one the prompt showed (round 18, hostile servers #6): the retry is then asked again.
+   */
+  take(digest: string, decision: Decision, definition: DefinitionReport | null = null, now = Date.now()): boolean {
     const approval = this.approvals.get(digest);
     if (approval === undefined) return false;
     this.approvals.delete(digest);
+    if (approval.definition !== null || definition !== null) {
+      if (approval.definition === null || definition === null || definitionMoved(approval.definition, definition) !== null) return false;
+    }
     return approval.expires >= now && pathNotShown(approval.shown, decision) === null;
   }
 }

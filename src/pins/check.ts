@@ -64,25 +64,45 @@ export function checkDefinition(decision: Decision, report: DefinitionReport, po
 }
 
 /**
+ * What a person was shown of a tool's definition, compact enough to travel in an approval (a page
+ * approval kept for the retry, a 2026-07-28 request state): its digest, its pin state, and the
+ * digest of the pin it was shown changed against.
+ */
+export interface DefinitionSeen {
+  digest: string;
+  pin: PinState['state'];
+  pinned: string | null;
+}
+
+export function definitionSeen(report: DefinitionReport): DefinitionSeen {
+  return { digest: report.digest, pin: report.pin.state, pinned: report.pinned ? definitionDigest(report.pinned) : null };
+}
+
+/** `value` read back from a state the client returned: a DefinitionSeen, or null when it is not one. */
+export function definitionSeenOf(value: unknown): DefinitionSeen | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { digest, pin, pinned } = value as Record<string, unknown>;
+  if (typeof digest !== 'string' || !['new', 'pinned', 'changed', 'unknown'].includes(pin as string) || !(typeof pinned === 'string' || pinned === null)) return null;
+  return { digest, pin: pin as PinState['state'], pinned };
+}
+
+/**
  * Why an answer the person gave for the tool as `shown` does not hold for it as it is `now`, or
  * null when it does (docs/approval.md#what-an-approval-covers): its server listed another
  * definition while the prompt was open (list_changed), or its pin changed under it other than to
  * exactly what was shown (another gateway pinned another definition, or `tools --accept` did).
  * The approval of definition A never runs the call on definition B (round 18, hostile servers #6).
+ * `when`: when the change came, for the reason.
  */
-export function definitionMoved(shown: DefinitionReport, now: DefinitionReport): string | null {
-  if (now.digest !== shown.digest) {
-    const what = [...new Set(diffDefinitions(shown.definition, now.definition).map((change) => change.path.split('.')[0]))].join(', ');
-    return `the server changed the definition of ${now.exposed} while the person was being asked (${what || 'its digest'}), so their answer, given for the definition shown, does not hold for it`;
+export function definitionMoved(shown: DefinitionReport | DefinitionSeen, now: DefinitionReport, when = 'while the person was being asked'): string | null {
+  const seen = 'exposed' in shown ? definitionSeen(shown) : shown;
+  if (now.digest !== seen.digest) {
+    const what = 'exposed' in shown ? [...new Set(diffDefinitions(shown.definition, now.definition).map((change) => change.path.split('.')[0]))].join(', ') : '';
+    return `the server changed the definition of ${now.exposed} ${when} (${what || `${seen.digest} then, ${now.digest} now`}), so their answer, given for the definition shown, does not hold for it`;
   }
   // Pinned now exactly as listed and shown ("Accept the new definition" of this answer, or a first use).
-  if (now.pin.state === 'pinned' || samePin(shown, now)) return null;
-  return `the pin of ${now.exposed} changed while the person was being asked (${shown.pin.state} when asked, ${now.pin.state} now), so their answer, given for the pin state shown, does not hold for it`;
-}
-
-function samePin(shown: DefinitionReport, now: DefinitionReport): boolean {
-  if (shown.pin.state !== now.pin.state) return false;
-  if (shown.pin.state !== 'changed') return true;
-  // Changed against the same pin: the diff the person read is the diff now.
-  return shown.pinned !== undefined && now.pinned !== undefined && definitionDigest(shown.pinned) === definitionDigest(now.pinned);
+  if (now.pin.state === 'pinned') return null;
+  const samePin = seen.pin === now.pin.state && (seen.pin !== 'changed' || (seen.pinned !== null && now.pinned !== undefined && seen.pinned === definitionDigest(now.pinned)));
+  if (samePin) return null;
+  return `the pin of ${now.exposed} changed ${when} (${seen.pin} when asked, ${now.pin.state} now), so their answer, given for the pin state shown, does not hold for it`;
 }

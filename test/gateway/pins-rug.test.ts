@@ -1,9 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { round, startModernClient } from '../helpers/modern-client.js';
 
 /**
  * Rug pulls against pins, through the built gateway (round 18, review of hostile servers): the
@@ -107,3 +109,94 @@ describe('a tool whose server changes it while the prompt for a call of it is op
     }
   }, 120_000);
 });
+
+describe('a 2026-07-28 client retrying with its answer after the server changed the tool', () => {
+  const approval = (decision: string) => ({ 'mcp-latch/approval': { action: 'accept', content: { decision } } });
+
+  test('the answer carried in the request state is not used for the changed tool: asked again, naming the change; not run', async () => {
+    const { dir, config, define, echoed, pinnedDescription } = setup();
+    const m = await startModernClient(dir, config, { onElicit: null });
+    try {
+      await m.client.listTools();
+      // Asked, allowed once in the retry: run, and pinned as shown.
+      const call = { name: 'fix__echo', arguments: { text: 'one' } };
+      const first = await round(m.client, call);
+      expect(first.resultType).toBe('input_required');
+      expect(textOf(await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState: first.requestState }))).toBe('{"text":"one"}');
+      await eventually(() => expect(pinnedDescription()).toBe('Returns its arguments'));
+
+      // The next call is paused for the person; the server changes the tool before the retry brings the answer.
+      const second = { name: 'fix__echo', arguments: { text: 'two' } };
+      const paused = await round(m.client, second);
+      expect(paused.resultType).toBe('input_required');
+      define({ description: POISONED });
+      await eventually(() => expect(m.stderr()).toContain('fix__echo: the server lists a changed definition'));
+      const retried = await round(m.client, { ...second, inputResponses: approval('Allow once'), requestState: paused.requestState });
+      expect(retried.resultType).toBe('input_required');
+      const asked = JSON.stringify(retried.inputRequests);
+      expect(asked).toContain('Your earlier answer to this prompt was not used: the server changed the definition of fix__echo since the person was asked');
+      expect(asked).toContain('The definition of this tool CHANGED since it was pinned');
+      expect(echoed()).toEqual([{ text: 'one' }]);
+    } finally {
+      await m.close();
+    }
+  }, 120_000);
+});
+
+describe('an approval given on the page after the call was answered "pending"', () => {
+  test('does not let the retry run once the server changed the tool: the retry waits on the page again', async () => {
+    const { dir, config, define, echoed, pinnedDescription } = setup();
+    const gateway = await startGateway({ ...config, approval: { fallback: 'browser-manual', timeoutSeconds: 2, retryWindowSeconds: 60 } }, { dir });
+    try {
+      await gateway.client.listTools();
+      const call = { name: 'fix__echo', arguments: { text: 'later' } };
+      const first = await gateway.client.callTool(call);
+      expect(textOf(first)).toMatch(/^Denied by mcp-latch: this call is waiting for the user's approval on the mcp-latch approval page/);
+      const url = new URL(await eventually(() => /"msg":"a call waits for approval: open (http:\/\/127\.0\.0\.1:\d+\/\?nonce=\S+) /.exec(gateway.stderr())![1]!, 60_000));
+      const session = await openPage(url);
+      const item = await eventually(async () => (JSON.parse((await pageRequest(url, '/api/pending', session)).text) as { items: Array<{ id: string }> }).items[0]!);
+      await pageRequest(url, '/api/answer', session, JSON.stringify({ id: item.id, decision: 'Allow once' }));
+      await eventually(() => expect(gateway.stderr()).toContain('answer on the approval page for a pending call'));
+      // Allowed as shown: pinned as shown.
+      expect(pinnedDescription()).toBe('Returns its arguments');
+
+      define({ description: POISONED });
+      await eventually(() => expect(gateway.stderr()).toContain('fix__echo: the server lists a changed definition'));
+      const retry = await gateway.client.callTool(call);
+      expect(retry.isError).toBe(true);
+      expect(textOf(retry)).toMatch(/^Denied by mcp-latch: this call is waiting for the user's approval on the mcp-latch approval page/);
+      expect(echoed()).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+});
+
+interface PageSession {
+  cookie: string;
+  csrf: string;
+}
+
+/** What a browser does with a one-time link: spends it for the session cookie, then loads the page for its CSRF value (as test/gateway/era-2026.test.ts). */
+async function openPage(link: URL): Promise<PageSession> {
+  const opened = await pageRequest(link, `/${link.search}`);
+  const cookie = opened.setCookie[0]!.split(';')[0]!;
+  const csrf = /<meta name="mcp-latch-csrf" content="([^"]+)">/.exec((await pageRequest(link, '/', { cookie, csrf: '' })).text)![1]!;
+  return { cookie, csrf };
+}
+
+function pageRequest(url: URL, path: string, session?: PageSession, body?: string): Promise<{ text: string; setCookie: string[] }> {
+  const host = `127.0.0.1:${url.port}`;
+  const headers: Record<string, string> = { Host: host, ...(session ? { Cookie: session.cookie } : {}) };
+  if (body) Object.assign(headers, { Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': session?.csrf ?? '', 'Sec-Fetch-Site': 'same-origin' });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: Number(url.port), method: body ? 'POST' : 'GET', path, headers, setHost: false, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => (res.statusCode === 200 ? resolve({ text, setCookie: res.headers['set-cookie'] ?? [] }) : reject(new Error(`${res.statusCode}: ${text}`))));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

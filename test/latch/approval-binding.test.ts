@@ -66,12 +66,12 @@ describe('an approval is bound to the paths the prompt showed', () => {
   test('an approval on the page is spent only by the identical call whose paths lead where they did', () => {
     const at = (realPath: string): Decision => ({ verdict: 'ask', kind: 'write', rule: null, by: 'mode', reason: 'ask', subjects: [], commandInfo: null, paths: [{ path: '/w/notes.txt', realPath, access: 'write', inWorkspace: realPath.startsWith('/w/'), input: '/w/notes.txt', via: 'path' }] });
     const approvals = new RetryApprovals();
-    approvals.grant('digest', 60_000, pathsPicture(at('/w/notes.txt')), 0);
-    expect(approvals.take('digest', at('/outside/victim.txt'), 1)).toBe(false);
+    approvals.grant('digest', 60_000, pathsPicture(at('/w/notes.txt')), null, 0);
+    expect(approvals.take('digest', at('/outside/victim.txt'), null, 1)).toBe(false);
     // Spent by that attempt: the person is asked again.
-    expect(approvals.take('digest', at('/w/notes.txt'), 1)).toBe(false);
-    approvals.grant('digest', 60_000, pathsPicture(at('/w/notes.txt')), 0);
-    expect(approvals.take('digest', at('/w/notes.txt'), 1)).toBe(true);
+    expect(approvals.take('digest', at('/w/notes.txt'), null, 1)).toBe(false);
+    approvals.grant('digest', 60_000, pathsPicture(at('/w/notes.txt')), null, 0);
+    expect(approvals.take('digest', at('/w/notes.txt'), null, 1)).toBe(true);
   });
 });
 
