@@ -12,8 +12,20 @@
 // through V8's perf map (`--perf-basic-prof`; callgrind sees JIT code as bare addresses).
 // `--in-flight N`: the counted calls (and as many warm ones again) go N at a time, each in its own
 // write as the SDK client sends them: the 16-in-flight path, where a read holds several calls.
+// `--first-shell`: instead, the first shell command of a fresh gateway against a warm one
+// (docs/performance.md, "Round 18: start"): each build's gateway in front of mcp-server-commands
+// (not instrumented), its code cache written by a start outside valgrind under the same flags, the
+// first list waited for whatever valgrind's slowness does to the grammar's load
+// (`timeouts.firstListSeconds` 120); then `echo call N` commands one at a time, as bench/shell-start.js
+// sends them, the counters zeroed before and dumped at the answer of commands 1, 2, 3 and 41.
+// Each build runs from a copy whose idle collector waits 60 s, not 1 s: under valgrind the zeroing
+// waits for the gateway's next timer, and its first idle collection (and the warm-up run again
+// after it) then fell inside the first command's count (80 M instead of ~3 M). The bench's case is
+// the command right after the list, before any collection.
+// Prints each one's instructions (main thread, all threads); with `--names N`, the N functions of
+// the main thread with the most instructions in the first command, each beside its count in the 41st.
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +38,7 @@ const warm = Number(option('--warm', 3000));
 const calls = Number(option('--calls', 1000));
 const names = Number(option('--names', 0));
 const inFlight = Number(option('--in-flight', 1));
+const firstShell = argv.includes('--first-shell');
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 
@@ -123,8 +136,140 @@ function printNames(dump, pid) {
   for (const [name, count] of [...rows].sort((a, b) => b[1] - a[1]).slice(0, names)) console.log(`${(count / calls / 1000).toFixed(2).padStart(9)}k  ${name.slice(0, 160)}`);
 }
 
+/** The instructions of one dump, per thread file: main thread and all. */
+function dumpTotals(prefix, dump) {
+  let main = 0;
+  let all = 0;
+  for (const name of readdirSync(dir).filter((entry) => entry.startsWith(`${prefix}${dump}-`))) {
+    const totals = Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, name), 'utf8'))?.[1] ?? 0);
+    all += totals;
+    if (name.endsWith('-01')) main = totals;
+  }
+  return { main, all };
+}
+
+/**
+ * The main thread's functions by instructions, JIT code named as printNames does: name → count,
+ * inclusive (`inclusive`) or their own (exclusive, the tiers and copies of one name added up).
+ */
+function namedCounts(dump, mapFile, inclusive) {
+  const code = readFileSync(mapFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [start, size, ...name] = line.split(' ');
+      return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') };
+    });
+  const nameOf = (address) => code.findLast((entry) => entry.start <= address && address < entry.end)?.name;
+  const annotated = execFileSync('callgrind_annotate', [`--inclusive=${inclusive ? 'yes' : 'no'}`, '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const rows = new Map();
+  for (const line of annotated.split('\n')) {
+    const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);
+    if (!match) continue;
+    const address = /\?\?\?:0x([0-9a-f]+) \[\?\?\?\]/.exec(match[2]);
+    // A name called from itself shows a second row ('2): callgrind's count of the cycle, not of the function.
+    if (/'\d+$/.test(match[2])) continue;
+    const name = ((address ? nameOf(parseInt(address[1], 16)) : null) ?? match[2].replace(/ \[.*\]$/, '')).replace(/^JS:[~^*+]/, 'JS:');
+    const count = Number(match[1].replaceAll(',', ''));
+    rows.set(name, inclusive ? Math.max(rows.get(name) ?? 0, count) : (rows.get(name) ?? 0) + count);
+  }
+  return rows;
+}
+
+/** Commands whose instructions are counted (0-based): the first three and the 41st. */
+const COUNTED = [0, 1, 2, 40];
+
+/** A copy of `bin`'s build (bin/, dist/, its node_modules linked) whose idle collector waits 60 s (the same length of text). */
+function withLongIdlePeriod(bin, index) {
+  const build = dirname(dirname(bin));
+  const copy = join(dir, `build-${index}`);
+  for (const part of ['bin', 'dist', 'package.json']) cpSync(join(build, part), join(copy, part), { recursive: true });
+  symlinkSync(join(build, 'node_modules'), join(copy, 'node_modules'));
+  const bundle = join(copy, 'dist/serve/gateway.cjs');
+  const text = readFileSync(bundle, 'latin1');
+  if (!text.includes('IDLE_PERIOD_MS=1e3')) throw new Error(`${bundle}: no IDLE_PERIOD_MS=1e3 to lengthen`);
+  writeFileSync(bundle, text.replace('IDLE_PERIOD_MS=1e3', 'IDLE_PERIOD_MS=6e4'), 'latin1');
+  return join(copy, 'bin/mcp-latch.js');
+}
+const copies = new Map();
+
+async function measureFirstShell(bin, run) {
+  if (!copies.has(bin)) copies.set(bin, withLongIdlePeriod(bin, copies.size));
+  const copy = copies.get(bin);
+  const commands = join(root, 'node_modules/mcp-server-commands/build/index.js');
+  const shellConfig = join(dir, 'shell.json');
+  writeFileSync(shellConfig, JSON.stringify({ mcpServers: { shell: { command: process.execPath, args: [commands] } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] }, timeouts: { firstListSeconds: 120 } }));
+  const nodeArgs = [...(names > 0 ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []), copy, 'serve', '--config', shellConfig];
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: join(dir, 'cache'), MCP_LATCH_LOG_LEVEL: 'warn' };
+  const out = join(dir, `shell${run}-${bins.indexOf(bin)}`);
+  const start = (valgrind) =>
+    valgrind
+      ? spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...nodeArgs], { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'], env })
+      : spawn(process.execPath, nodeArgs, { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'], env });
+  const session = async (child, count, onCommand) => {
+    const waiting = new Map();
+    let rest = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop();
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        const message = JSON.parse(line);
+        waiting.get(message.id)?.(message);
+        waiting.delete(message.id);
+      }
+    });
+    let nextId = 1;
+    const request = (method, params) => {
+      const id = nextId++;
+      const answered = new Promise((done) => waiting.set(id, done));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      return answered;
+    };
+    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'callgrind', version: '1.0.0' } });
+    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    await request('tools/list', {});
+    for (let i = 0; i < count; i++) {
+      onCommand(i, 'before');
+      const answer = await request('tools/call', { name: 'shell__run_command', arguments: { command: `echo call ${i}`, workdir: dir } });
+      if (!JSON.stringify(answer).includes(`call ${i}`)) throw new Error(`shell command ${i} did not run: ${JSON.stringify(answer).slice(0, 300)}`);
+      onCommand(i, 'after');
+    }
+    child.stdin.end();
+    await new Promise((done) => child.once('exit', done));
+  };
+  // The code caches (the gateway's and the shell model's), written after the first call, outside valgrind.
+  await session(start(false), 1, () => undefined);
+  await new Promise((done) => setTimeout(done, 1500));
+  const child = start(true);
+  await session(child, COUNTED.at(-1) + 1, (i, when) => {
+    if (COUNTED.includes(i)) execFileSync('callgrind_control', [when === 'before' ? '-z' : '-d', String(child.pid)], { stdio: 'ignore' });
+  });
+  const prefix = `${out.split('/').pop()}.${child.pid}.`;
+  const dumps = [...new Set(readdirSync(dir).filter((name) => name.startsWith(prefix) && /\.\d+-\d+$/.test(name)).map((name) => Number(name.slice(prefix.length).split('-')[0])))].sort((a, b) => a - b);
+  const counts = dumps.map((dump) => dumpTotals(prefix, dump));
+  console.log(`run ${run + 1}: ${bin}: commands ${COUNTED.map((i) => i + 1).join(', ')}: ${counts.map((c) => `${(c.main / 1e6).toFixed(2)} M`).join(' / ')} on the main thread, ${counts.map((c) => `${(c.all / 1e6).toFixed(2)} M`).join(' / ')} on all threads`);
+  if (names > 0) {
+    const mapFile = `/tmp/perf-${child.pid}.map`;
+    for (const inclusive of [false, true]) {
+      const first = namedCounts(`${join(dir, prefix)}${dumps[0]}-01`, mapFile, inclusive);
+      const warm = namedCounts(`${join(dir, prefix)}${dumps.at(-1)}-01`, mapFile, inclusive);
+      // Inclusive: JavaScript functions only (the builtins' rows hold whole call trees).
+      const rows = [...first].filter(([name]) => !inclusive || name.startsWith('JS:')).sort((a, b) => b[1] - a[1] - ((warm.get(b[0]) ?? 0) - (warm.get(a[0]) ?? 0)));
+      console.log(`  first command / 41st, the main thread, ${inclusive ? "JavaScript functions with their callees" : 'own instructions'}, by the difference:`);
+      for (const [name, count] of rows.slice(0, names)) console.log(`${(count / 1e3).toFixed(0).padStart(9)}k ${((warm.get(name) ?? 0) / 1e3).toFixed(0).padStart(8)}k  ${name.slice(0, 150)}`);
+    }
+    rmSync(mapFile, { force: true });
+  }
+}
+
 for (let run = 0; run < runs; run++) {
   for (const bin of run % 2 ? [...bins].reverse() : bins) {
+    if (firstShell) {
+      await measureFirstShell(bin, run);
+      continue;
+    }
     const { main, all } = await measure(bin, run);
     console.log(`run ${run + 1}: ${bin}: ${(main / 1000).toFixed(1)}k instructions per call on the main thread, ${(all / 1000).toFixed(1)}k on all threads`);
   }
