@@ -68,7 +68,8 @@ class PageServer implements LocalApprovalPage {
   private readonly server: Server;
   private readonly items: PendingItems;
   private readonly sessions: PageSessions;
-  private readonly streams = new Set<ServerResponse>();
+  /** Open `/events` streams → the key of the session that opened each: a stream lives no longer than its session. */
+  private readonly streams = new Map<ServerResponse, string>();
   private readonly keepalive: NodeJS.Timeout;
   private door: Door = { hosts: [], cookie: '' };
   /**
@@ -88,7 +89,7 @@ class PageServer implements LocalApprovalPage {
     readonly secret: string,
     private readonly assets: Map<string, Asset>,
   ) {
-    this.sessions = new PageSessions(secret);
+    this.sessions = new PageSessions(secret, (key) => this.endStreams(key));
     this.items = new PendingItems(() => this.broadcast());
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
@@ -98,7 +99,7 @@ class PageServer implements LocalApprovalPage {
       });
     });
     this.keepalive = setInterval(() => {
-      for (const stream of this.streams) stream.write(': keepalive\n\n');
+      for (const stream of this.streams.keys()) stream.write(': keepalive\n\n');
     }, KEEPALIVE_MS);
     this.keepalive.unref();
   }
@@ -150,7 +151,7 @@ class PageServer implements LocalApprovalPage {
     this.closed = true;
     clearInterval(this.keepalive);
     this.items.withdrawAll();
-    for (const stream of this.streams) stream.end();
+    for (const stream of this.streams.keys()) stream.end();
     this.streams.clear();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -190,7 +191,7 @@ class PageServer implements LocalApprovalPage {
     if (path === '/api/pending' || path === '/events') {
       const dataRefusal = checkDataRequest(request.headers);
       if (dataRefusal) return refuse(dataRefusal);
-      if (path === '/events') return this.openStream(response);
+      if (path === '/events') return this.openStream(response, session);
       return this.send(response, 200, { items: this.items.list(), recent: this.items.recent() });
     }
     const asset = this.assets.get(path === '/index.html' ? '/' : path);
@@ -263,11 +264,20 @@ class PageServer implements LocalApprovalPage {
     }
   }
 
-  private openStream(response: ServerResponse): void {
+  private openStream(response: ServerResponse, session: PageSession): void {
     response.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     response.write(`retry: 2000\n\n${this.event()}`);
-    this.streams.add(response);
+    this.streams.set(response, session.key);
     response.on('close', () => this.streams.delete(response));
+  }
+
+  /** Ends the streams of a session that was closed or evicted (sessions.ts): the browser reconnects, and is refused. */
+  private endStreams(key: string): void {
+    for (const [stream, owner] of this.streams) {
+      if (owner !== key) continue;
+      this.streams.delete(stream);
+      stream.end();
+    }
   }
 
   private event(): string {
@@ -277,7 +287,14 @@ class PageServer implements LocalApprovalPage {
 
   private broadcast(): void {
     const event = this.event();
-    for (const stream of this.streams) stream.write(event);
+    // Only to streams whose session still exists (endStreams ends the others; this holds if one was missed).
+    for (const [stream, key] of this.streams) {
+      if (this.sessions.has(key)) stream.write(event);
+      else {
+        this.streams.delete(stream);
+        stream.end();
+      }
+    }
   }
 
   private send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -32,7 +32,20 @@ export class PageSessions {
   /** Spent nonce id → the key of the session it opened, oldest first. */
   private readonly spent = new Map<string, string>();
 
-  constructor(private readonly secret: string) {}
+  /**
+   * `onClose` hears of every session that ends (closed by a link used twice, or evicted past
+   * MAX_SESSIONS), so what the session holds open (its event streams) ends with it (review
+   * round 18, L15: a closed session's stream went on receiving every waiting call).
+   */
+  constructor(
+    private readonly secret: string,
+    private readonly onClose: (key: string) => void = () => undefined,
+  ) {}
+
+  /** Whether the session of this key still exists. */
+  has(key: string): boolean {
+    return this.sessions.has(key);
+  }
 
   /** The session of the first of these cookie values that names one, or null. */
   find(cookies: string[]): PageSession | null {
@@ -51,13 +64,15 @@ export class PageSessions {
     const opened = this.spent.get(read.id);
     if (opened !== undefined) {
       const closed = opened !== current?.key && this.sessions.delete(opened);
+      if (closed) this.onClose(opened);
       return { outcome: 'refused', why: 'spent', closed };
     }
     if (read.expires < now) return { outcome: 'refused', why: 'expired', closed: false };
     const cookie = randomBytes(32).toString('base64url');
     const key = keyOf(cookie);
     const csrf = createHmac('sha256', this.secret).update(`mcp-latch page csrf\0${key}`).digest('base64url');
-    remember(this.sessions, key, csrf, MAX_SESSIONS);
+    const evicted = remember(this.sessions, key, csrf, MAX_SESSIONS);
+    if (evicted !== undefined) this.onClose(evicted);
     remember(this.spent, read.id, key, MAX_SPENT);
     return { outcome: 'opened', cookie, session: { key, csrf } };
   }
@@ -67,7 +82,11 @@ function keyOf(cookie: string): string {
   return createHash('sha256').update(cookie).digest('hex');
 }
 
-function remember(map: Map<string, string>, key: string, value: string, max: number): void {
+/** Adds an entry; returns the key of the oldest one when it was dropped to keep `max`. */
+function remember(map: Map<string, string>, key: string, value: string, max: number): string | undefined {
   map.set(key, value);
-  if (map.size > max) map.delete(map.keys().next().value as string);
+  if (map.size <= max) return undefined;
+  const oldest = map.keys().next().value as string;
+  map.delete(oldest);
+  return oldest;
 }

@@ -189,3 +189,46 @@ test('browser-manual: each waiting call logs a one-time link of its own, never t
   expect(h.stderr()).not.toContain(secret);
   expect(existsSync(join(dir, 'one.txt'))).toBe(false);
 });
+
+// The threat model's answer to a raced link is that the browser's arrival closes the session the
+// race opened; its `/events` stream stayed open and went on receiving every later waiting call in
+// full (round 18 review of the local surface, L15).
+test('a page session closed because its link was used twice loses its event stream: no later call reaches it', async () => {
+  const dir = tempDir();
+  const h = await startGateway({
+    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+    workspace: [dir],
+    approval: { fallback: 'browser-manual', timeoutSeconds: 1, retryWindowSeconds: 60 },
+  }, { dir });
+  harnesses.push(h);
+  const first = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'first.txt'), content: 'first' } });
+  expect(textOf(first)).toContain("waiting for the user's approval on the mcp-latch approval page");
+  const link = /"msg":"a call waits for approval: open (\S+) /.exec(h.stderr())![1]!;
+  const { url } = pageEntry(dir);
+
+  // Another process spends the link first and opens the event stream.
+  const raced = await fetch(link, { redirect: 'manual' });
+  expect(raced.status).toBe(200);
+  const stream = await fetch(`${url}events`, { headers: { Cookie: cookieOf(raced)! } });
+  expect(stream.status).toBe(200);
+  let seen = '';
+  let ended = false;
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream.body! as unknown as AsyncIterable<Uint8Array>) seen += decoder.decode(chunk, { stream: true });
+    ended = true;
+  })();
+  await eventually(() => expect(seen).toContain('first.txt'));
+
+  // The person's browser arrives with the same link: the raced session is closed, its stream with it.
+  expect((await fetch(link, { redirect: 'manual' })).status).toBe(403);
+  await eventually(() => expect(ended).toBe(true));
+  const second = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'second.txt'), content: 'DB_PASSWORD=hunter2' } });
+  expect(textOf(second)).toContain("waiting for the user's approval on the mcp-latch approval page");
+  const listed = spawnSync(process.execPath, [BIN, 'page', '--config', h.configPath], { encoding: 'utf8' });
+  const fresh = await fetch(listed.stdout.split('  ')[0]!, { redirect: 'manual' });
+  const items = ((await (await fetch(`${url}api/pending`, { headers: { Cookie: cookieOf(fresh)! } })).json()) as { items: Array<{ tool: string }> }).items;
+  expect(items).toHaveLength(2);
+  expect(seen).not.toContain('second.txt');
+  await reading;
+});
