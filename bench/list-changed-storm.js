@@ -1,8 +1,9 @@
 // node bench/list-changed-storm.js [rounds] [stormMs]: a server of 10,000 tools changes them all and
 // sends notifications/tools/list_changed every 5 ms for stormMs (default 10,000) ms; the client
 // (SDK) lists again at each list_changed it is sent, as clients do. Reports, per build, the
-// gateway's CPU (user + system, /proc/<pid>/stat) from the storm's start until 3 s after it ends,
-// how many times the server was listed and how many list_changed the client got; the two builds
+// gateway's CPU (user + system, /proc/<pid>/stat) from the storm's start until the client has listed
+// its last change (+0.5 s), how many times the server was listed, how many list_changed the client
+// got, and how long after the storm the client had the last change; the two builds
 // alternate (round 17's at $A, default /work/wt/r17, and this one), medians at the end
 // (docs/performance.md, "Round 18: list_changed storms").
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -54,13 +55,23 @@ async function once(root) {
   const pid = transport.pid;
   const listedBefore = readFileSync(lists, 'utf8').split('\n').filter(Boolean).length;
   const before = cpuMs(pid);
+  const started = Date.now();
   await client.callTool({ name: 's__storm', arguments: { ms: stormMs, every: 5 } });
-  await new Promise((done) => setTimeout(done, stormMs + 3000));
-  await relisting;
+  // Answered once the storm is over: the generation its last change made.
+  const last = (await client.callTool({ name: 's__generation', arguments: {} }, undefined, { timeout: stormMs + 60_000 })).content[0].text.replace('stormed ', '');
+  // Until the client has the last change (the gateway read it and told the client, which listed), and the gateway is idle after it.
+  for (;;) {
+    await relisting;
+    const tools = (await client.listTools()).tools;
+    if (tools.find((tool) => tool.name === 's__tool_0')?.description === `Tool 0, generation ${last}.`) break;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  const seenAfterMs = Date.now() - started - stormMs;
+  await new Promise((done) => setTimeout(done, 500));
   const used = cpuMs(pid) - before;
   const listed = readFileSync(lists, 'utf8').split('\n').filter(Boolean).length - listedBefore;
   await client.close();
-  return { cpu: used, listed, notified };
+  return { cpu: used, listed, notified, seenAfterMs };
 }
 
 const results = { r17: [], new: [] };
@@ -69,8 +80,8 @@ for (let round = 0; round < rounds; round++) {
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const result = await once(builds[name]);
     results[name].push(result);
-    console.log(`round ${round + 1} ${name}: gateway CPU ${result.cpu} ms, server listed ${result.listed} times, client sent ${result.notified} list_changed (load ${load})`);
+    console.log(`round ${round + 1} ${name}: gateway CPU ${result.cpu} ms, server listed ${result.listed} times, client sent ${result.notified} list_changed, last change listed by the client ${result.seenAfterMs} ms after the storm (load ${load})`);
   }
 }
 const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
-for (const name of ['r17', 'new']) console.log(`${name} median: CPU ${median(results[name].map((r) => r.cpu))} ms, listed ${median(results[name].map((r) => r.listed))}, list_changed ${median(results[name].map((r) => r.notified))}`);
+for (const name of ['r17', 'new']) console.log(`${name} median: CPU ${median(results[name].map((r) => r.cpu))} ms, listed ${median(results[name].map((r) => r.listed))}, list_changed ${median(results[name].map((r) => r.notified))}, last change after ${median(results[name].map((r) => r.seenAfterMs))} ms`);

@@ -132,6 +132,8 @@ export class Supervisor {
   private relistedAt = 0;
   /** The least time before the next re-read: MIN_RELIST_MS, doubled with each read asked for within it, to MAX_RELIST_MS; back after a quiet interval. */
   private relistMs = MIN_RELIST_MS;
+  /** When the last read of the lists ended (the start's included): a notification a whole `relistMs` after it is not part of a storm. */
+  private relistEndedAt = 0;
   /** Notifications since the last re-read began, for the log; whether a storm was logged already (once a supervisor). */
   private changesSinceRead = 0;
   private stormLogged = false;
@@ -276,6 +278,7 @@ export class Supervisor {
       const listing = await this.own(readListing(current.client, this.listingOptions(), this.options.logger));
       if (generation !== this.generation) return;
       this.listing = listing;
+      this.relistEndedAt = Date.now();
       this.state = 'ready';
       this.slow = false;
       this.lastError = null;
@@ -431,10 +434,10 @@ export class Supervisor {
       return this.refreshing;
     }
     const reads = async () => {
+      // Quiet for a whole interval since the last read ended: back to the least interval.
+      if (Date.now() - this.relistEndedAt >= this.relistMs) this.relistMs = MIN_RELIST_MS;
       try {
         do {
-          // Quiet for the whole interval since the last read: back to the least interval.
-          if (Date.now() - this.relistedAt >= this.relistMs) this.relistMs = MIN_RELIST_MS;
           const wait = this.relistedAt + this.relistMs - Date.now();
           if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
           this.refreshAgain = false;
@@ -442,8 +445,9 @@ export class Supervisor {
           const changes = this.changesSinceRead;
           this.changesSinceRead = 0;
           await this.readListingAgain();
-          // It changed again sooner than the interval after the last read: the next read waits longer.
-          if (wait > 0) this.slowRelisting(changes);
+          this.relistEndedAt = Date.now();
+          // It asked again within the interval after the last read, or during this one: the next read waits longer.
+          if (wait > 0 || this.refreshAgain) this.slowRelisting(changes);
         } while (this.refreshAgain);
       } finally {
         this.refreshing = null;
