@@ -76,7 +76,7 @@ async function once(root) {
 
 const results = { r17: [], new: [] };
 for (let round = 0; round < rounds; round++) {
-  for (const name of round % 2 === 0 ? ['r17', 'new'] : ['new', 'r17']) {
+  for (const name of (round % 2 === 0 ? ['r17', 'new'] : ['new', 'r17']).filter((name) => !process.env.ONLY || name === process.env.ONLY)) {
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     const result = await once(builds[name]);
     results[name].push(result);
