@@ -119,7 +119,7 @@ describe('a resource URI two servers claim (3)', () => {
     }
   });
 
-  test("a URI two servers' templates match is refused; one only one matches goes to it", async () => {
+  test("a URI two servers' templates match is refused; one that only one matches goes to it", async () => {
     const harness = await claiming({ resourceTemplates: [{ name: 'note', uriTemplate: 'notes://{id}' }] }, { resourceTemplates: [{ name: 'anything', uriTemplate: 'notes://{+path}' }] });
     await expect(harness.client.readResource({ uri: 'notes://7' })).rejects.toThrow(CLAIMED);
     expect(await readText(harness, 'notes://a/b')).toContain('read notes://a/b by second');
