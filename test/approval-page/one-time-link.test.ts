@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, test } from 'vitest';
-import { BIN, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { BIN, FS_SERVER, ROOT, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
  * What leaves the BUILT gateway for the approval page: only one-time links (round 11 review,
@@ -230,5 +230,42 @@ test('a page session closed because its link was used twice loses its event stre
   const items = ((await (await fetch(`${url}api/pending`, { headers: { Cookie: cookieOf(fresh)! } })).json()) as { items: Array<{ tool: string }> }).items;
   expect(items).toHaveLength(2);
   expect(seen).not.toContain('second.txt');
+  await reading;
+});
+
+test('a page session evicted past the page\'s 64 sessions loses its event stream too: no later call reaches it', async () => {
+  const dir = tempDir();
+  const h = await startGateway({
+    mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+    workspace: [dir],
+    approval: { fallback: 'browser-manual', timeoutSeconds: 1, retryWindowSeconds: 60 },
+  }, { dir });
+  harnesses.push(h);
+  const first = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'first.txt'), content: 'first' } });
+  expect(textOf(first)).toContain("waiting for the user's approval on the mcp-latch approval page");
+  const { url, secret } = pageEntry(dir);
+  // Links minted with the page's secret from the state file, as `mcp-latch page` does, 65 of them.
+  const { pageLink } = (await import(join(ROOT, 'dist/approval-page/link.js'))) as { pageLink: (base: string, secret: string) => string };
+  const own = await fetch(pageLink(url, secret), { redirect: 'manual' });
+  const ownCookie = cookieOf(own)!;
+  const stream = await fetch(`${url}events`, { headers: { Cookie: ownCookie } });
+  expect(stream.status).toBe(200);
+  let seen = '';
+  let ended = false;
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream.body! as unknown as AsyncIterable<Uint8Array>) seen += decoder.decode(chunk, { stream: true });
+    ended = true;
+  })();
+  await eventually(() => expect(seen).toContain('first.txt'));
+
+  for (let i = 0; i < 64; i += 1) expect((await fetch(pageLink(url, secret), { redirect: 'manual' })).status).toBe(200);
+  await eventually(() => expect(ended).toBe(true));
+  expect((await fetch(`${url}api/pending`, { headers: { Cookie: ownCookie } })).status).toBe(403);
+  const later = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'later.txt'), content: 'DB_PASSWORD=hunter2-after-eviction' } });
+  expect(textOf(later)).toContain("waiting for the user's approval on the mcp-latch approval page");
+  const fresh = await fetch(pageLink(url, secret), { redirect: 'manual' });
+  expect(await (await fetch(`${url}api/pending`, { headers: { Cookie: cookieOf(fresh)! } })).text()).toContain('hunter2-after-eviction');
+  expect(seen).not.toContain('hunter2-after-eviction');
   await reading;
 });
