@@ -12,7 +12,7 @@ import { isPlainObject } from './values.js';
  *   `curl -u user:pass`), `Bearer`/`Basic` credentials, and well-known token shapes.
  * The person's prompt shows the call as it is: this is for records at rest only.
  */
-const SECRET_KEY = /(?:token|passw(?:or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id|bearer)|(?:pass|pwd|passphrase|sig|signature|(?:access|signing|encryption|master|client|app|license|ssh|account)[-_]?key)$/i;
+const SECRET_KEY = /(?:token|passw(?:or)?d|secret|api[-_]?key|authorization|auth|credential|private[-_]?key|cookie|session[-_]?id|bearer)|(?:pass|pwd|passphrase|passcode|creds|sig|signature|(?:access|signing|encryption|master|client|app|license|ssh|account)[-_]?key)$|(?:^|[-_.])(?:pin|otp|totp|mfa)(?:[-_]?code)?$/i;
 /** Keys whose every value is a secret when they hold an object or a list. */
 const ALL_VALUES = /^(?:env|environment|headers)$/i;
 /** Either of the above: one test per key on the path with nothing to redact. */
@@ -20,16 +20,32 @@ const MARKED_KEY = new RegExp(`${SECRET_KEY.source}|${ALL_VALUES.source}`, 'i');
 const REDACTED = '[redacted]';
 const MAX_STRING = 300;
 
+/**
+ * `redactText(key)`, remembered: a tool's calls repeat the same few keys, and every key of every
+ * call's arguments is looked at (round 18 review, L4 f). Emptied when full, so it stays bounded.
+ */
+const keyTexts = new Map<string, string>();
+function redactKey(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    if (keyTexts.size >= 4096) keyTexts.clear();
+    keyTexts.set(key, (text = redactText(key)));
+  }
+  return text;
+}
+
 function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
 /**
  * A name in text whose value is a secret, by how it ends (`GITHUB_TOKEN`, `X-Api-Key`,
- * `X-Amz-Signature`, `DB_PASSWORD`, `client_secret`, `sig`): ends rather than contains, so
- * `token_count` or `author` are kept.
+ * `X-Amz-Signature`, `DB_PASSWORD`, `client_secret`, `sig`), maybe then a suffix from a short list
+ * (`SECRET_KEY_BASE`, `GITHUB_TOKEN_PROD`, `DB_PASSWORD_OLD`, `PASSWORD1`, `API_KEY_2`: round 18
+ * review, L4): ends rather than contains, and a listed suffix rather than any, so `token_count` or
+ * `author` are kept.
  */
-const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase)?|key|sig(?:nature)?|auth(?:orization)?|credentials?|cookie|session[-_.]?id)$/i;
+const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|sig(?:nature)?|auth(?:orization)?|credentials?|creds|cookie|session[-_.]?id)(?:[-_.]?(?:prod|production|dev|development|test|testing|live|old|new|base|stage|staging|qa|local|v?\d{1,3}))?$/i;
 
 /**
  * Text that may hold something `redactText` replaces, in two tests. Every recogniser below needs one
@@ -37,9 +53,9 @@ const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase)?|key|sig(?
  * returned after this one test, a single character class V8 scans quickly; the audit runs it on
  * every string of every call's arguments (docs/performance.md "Round 12: redacting values").
  */
-const TRIGGER = /[=:@_-]|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza/;
+const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|config|hooks\.slack/;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|eyJ/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
@@ -51,8 +67,37 @@ const NAMED = /(?<![\w.-])(\\?["']?)(-{0,2}[A-Za-z_][\w.-]{0,63})\1[ \t]{0,16}([
 const SCHEME = /^(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|OAuth|HOBA|Mutual|SCRAM-SHA-\d+|AWS4-HMAC-SHA256)[ \t]+(?=\S)/i;
 /** A long option with a secret name and its value as the next word: `--password hunter2`, `--api-key k`. */
 const LONG_OPTION = /(?<![\w-])(--[A-Za-z][\w-]{0,63})[ \t]+(?!-)("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
-/** MySQL's and MariaDB's clients take the password attached to `-p` (mysql(1): a space means "ask"); sshpass with or without. */
-const PASSWORD_P = /\b((?:mysql\w*|mariadb[\w-]*)\b[^;&|\n]{0,200}?\s-p|\bsshpass\b[^;&|\n]{0,200}?\s-p[ \t]*)(?=[^\s-])("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
+/**
+ * Programs' own short password options, from each one's manual: the program, the option, and whether
+ * the value is attached (`mysql -pX`: a space means "ask"), after a space, or either.
+ */
+const PASSWORD_OPTIONS: ReadonlyArray<readonly [program: string, option: string, value: 'attached' | 'spaced' | 'either']> = [
+  ['mysql\\w*|mariadb[\\w-]*', 'p', 'attached'],
+  ['sshpass', 'p', 'either'],
+  ['redis-cli', 'a', 'spaced'],
+  ['(?:docker|podman|nerdctl|buildah)[ \\t]+login', 'p', 'spaced'],
+  ['zip|unzip|zipcloak', 'P', 'spaced'],
+  ['7z[arz]?', 'p', 'attached'],
+  ['ldap(?:search|add|modify|delete|modrdn|compare|whoami|passwd|exop)', 'w', 'spaced'],
+  ['sqlcmd|bcp', 'P', 'either'],
+  ['mongo(?:sh|dump|restore|export|import|stat|top|files)?', 'p', 'spaced'],
+];
+const PASSWORD_P = new RegExp(
+  `\\b((?:${PASSWORD_OPTIONS.map(([program, option, value]) => `(?:${program})\\b[^;&|\\n]{0,200}?\\s-${option}${value === 'attached' ? '' : value === 'spaced' ? '[ \\t]+' : '[ \\t]*'}`).join('|')}))(?=[^\\s-])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`,
+  'g',
+);
+/** Samba's clients take `-U user%password` (smbclient(1)): the password after the `%`. */
+const SMB_USER = /(\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree)\b[^;&|\n]{0,200}?\s(?:-U|--user)(?:[ \t]*|=)["']?)([^\s%'"]*)%([^\s'"]+)/g;
+/**
+ * `tool config set NAME VALUE`, `aws configure set NAME VALUE`, `git config --global NAME VALUE`:
+ * a name then its value as the next word, no `=` between (NAMED needs one); the value replaced when
+ * the name is a secret's (`user.password`, `aws_secret_access_key`, `//registry/:_authToken`).
+ */
+const CONFIG_SET = /(\bconfig(?:ure)?[ \t]+(?:set[ \t]+)?(?:--?[\w-]+[ \t]+){0,4})([^\s=;&|'"]{1,200})([ \t]+)(?![-;&|])("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
+/** An XML or HTML element named for a secret: `<password>…</password>` (Maven's settings.xml), `<apiToken>`. */
+const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})((?:\s[^<>]{0,200})?)>([^<]{1,4000})<\/\1>/g;
+/** Webhook URLs: the address is the credential (Slack incoming webhooks, Discord webhooks). */
+const WEBHOOK = /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/|\bdiscord(?:app)?\.com\/api\/webhooks\/)[\w\/-]+/g;
 /** curl/wget `-u user:password`, `--user`, `--proxy-user` (`-U`): the password after the first colon. */
 const USER_PASSWORD = /(\b(?:curl|wget)\b[^;&|\n]{0,200}?\s(?:-[uU]|--user|--proxy-user|--http-user)(?:[ \t]+|=)["']?)([^\s:'"]*):([^\s'"]+)/g;
 /** RFC 6750 Bearer credentials (token68), and RFC 7617 Basic ones (base64 of `user:password`). */
@@ -63,9 +108,12 @@ const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
  * GitHub (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`), GitLab (`glpat-`), AWS access key
  * IDs (`AKIA`, `ASIA`, `ABIA`, `ACCA` + 16), Slack (`xoxb-`, `xoxp-`, `xoxa-`, `xoxr-`, `xoxe-`,
  * `xoxs-`, `xapp-`), OpenAI and Anthropic (`sk-`, `sk-proj-`, `sk-ant-…`), Stripe (`sk_live_`,
- * `rk_test_` …), Google API keys (`AIza` + 35), npm (`npm_` + 36).
+ * `rk_test_` …), Google API keys (`AIza` + 35), npm (`npm_` + 36), Docker Hub (`dckr_pat_`), Shopify
+ * (`shpat_`, `shpss_`, `shpca_`, `shppa_`), DigitalOcean (`dop_v1_`, `doo_v1_`, `dor_v1_`); Hugging
+ * Face (`hf_` + letters and digits, so `hf_hub_download` is kept), PyPI (`pypi-` + 40 or more),
+ * Google OAuth access tokens (`ya29.`), SendGrid (`SG.` + 22 `.` + 43).
  */
-const TOKEN_SHAPES = /(?<![\w-])(gh[pousr]_|github_pat_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza)[A-Za-z0-9_-]{8,}(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
 /** A JSON Web Token (RFC 7519: base64url of `{"…` is `eyJ`), whole or cut after its payload. */
 const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
 
@@ -80,12 +128,16 @@ export function redactText(text: string): string {
   if (out.includes('-----BEGIN')) out = out.replace(PEM, (_all, begin: string, _label, end: string | undefined) => `${begin}${REDACTED}${end ?? ''}`);
   out = out.replace(USERINFO, `$1$2:${REDACTED}@`);
   out = redactNamed(out);
+  if (out.includes('</')) out = out.replace(ELEMENT, (all, name: string, attributes: string, value: string) => (name !== 'key' && SECRET_NAME.test(name) && value !== REDACTED ? `<${name}${attributes}>${REDACTED}</${name}>` : all));
+  out = out.replace(CONFIG_SET, (all, before: string, name: string, space: string, value: string) => (SECRET_NAME.test(name) && !value.startsWith(REDACTED) ? `${before}${name}${space}${quoted(value)}` : all));
   out = out.replace(LONG_OPTION, (all, option: string, value: string) => (option !== '--key' && SECRET_NAME.test(option) && !value.startsWith('[redacted]') ? `${option} ${quoted(value)}` : all));
   out = out.replace(PASSWORD_P, (_all, before: string, value: string) => `${before}${quoted(value)}`);
   out = out.replace(USER_PASSWORD, `$1$2:${REDACTED}`);
+  out = out.replace(SMB_USER, `$1$2%${REDACTED}`);
+  out = out.replace(WEBHOOK, `$1${REDACTED}`);
   out = out.replace(BEARER, `$1 ${REDACTED}`);
   out = out.replace(BASIC, (all, scheme: string, credentials: string) => (Buffer.from(credentials, 'base64').toString('latin1').includes(':') ? `${scheme} ${REDACTED}` : all));
-  out = out.replace(TOKEN_SHAPES, (_all, prefix: string | undefined, aws: string | undefined) => `${prefix ?? aws}${REDACTED}`);
+  out = out.replace(TOKEN_SHAPES, (_all, ...groups: unknown[]) => `${groups.find((group) => typeof group === 'string') as string}${REDACTED}`);
   out = out.replace(JWT, '[redacted JWT]');
   return out;
 }
@@ -174,7 +226,7 @@ function keptAsIs(value: unknown, depth: number): boolean {
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
     // The copy drops an own `__proto__` key (assigning it sets the copy's prototype).
-    if (key === '__proto__' || MARKED_KEY.test(key) || (key === 'value' && secretPair(value)) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (key === '__proto__' || MARKED_KEY.test(key) || (key === 'value' && secretPair(value)) || redactKey(key) !== key || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
 }
@@ -194,9 +246,11 @@ function redactedCopy(value: unknown, depth: number): unknown {
     const pair = secretPair(value);
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
-      if (isSecretKey(key) || (pair && key === 'value')) copy[key] = REDACTED;
-      else if (ALL_VALUES.test(key) && typeof item === 'object' && item !== null) copy[key] = everyValue(item, depth + 1);
-      else copy[key] = redactedCopy(item, depth + 1);
+      // A key is data too: `{"ghp_…": true}` (round 18 review, L4).
+      const name = redactKey(key);
+      if (isSecretKey(key) || (pair && key === 'value')) copy[name] = REDACTED;
+      else if (ALL_VALUES.test(key) && typeof item === 'object' && item !== null) copy[name] = everyValue(item, depth + 1);
+      else copy[name] = redactedCopy(item, depth + 1);
     }
     return copy;
   }
@@ -236,13 +290,14 @@ export function redactLogRecord(record: Record<string, unknown>): Record<string,
 }
 
 function redactKeys(value: unknown, depth: number, all: boolean): unknown {
-  if (depth > 8) return value;
+  // Past the depth nothing is looked at, so nothing is written (as the audit's redactedCopy; round 18 review, L10).
+  if (depth > 8) return '[nested]';
   if (typeof value === 'string') return redactText(value);
   if (Array.isArray(value)) return value.map((item) => redactKeys(item, depth + 1, false));
   if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    copy[key] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key));
+    copy[redactKey(key)] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key));
   }
   return copy;
 }

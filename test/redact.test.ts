@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { redactSecrets, redactText } from '../src/redact.js';
+import { redactLogRecord, redactSecrets, redactText } from '../src/redact.js';
 
 /**
  * Secrets inside values (round 11 review of the surfaces, finding 14: the audit redacted by key
@@ -64,6 +64,45 @@ describe('redactText: secrets inside a string', () => {
     ['OpenSSH key, cut', 'cat > k <<E\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA', 'cat > k <<E\n-----BEGIN OPENSSH PRIVATE KEY-----[redacted]'],
     ['a public key is kept', '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----', '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----'],
     ['words that only contain a name', 'the author wrote token_count=5', 'the author wrote token_count=5'],
+    // Round 18 review, L4 (a): a secret word then a suffix from a short list; other suffixes kept.
+    ['Rails SECRET_KEY_BASE', 'SECRET_KEY_BASE=9f3a0c1d2e', 'SECRET_KEY_BASE=[redacted]'],
+    ['names with a suffix in a .env', 'GITHUB_TOKEN_PROD=a1\nDB_PASSWORD_OLD=a2\nPASSWORD1=a3\nAPI_KEY_2=a4\nSTRIPE_SECRET_KEY_LIVE=a5\nAPI_KEY_V2=a6\nREGION=eu\n', 'GITHUB_TOKEN_PROD=[redacted]\nDB_PASSWORD_OLD=[redacted]\nPASSWORD1=[redacted]\nAPI_KEY_2=[redacted]\nSTRIPE_SECRET_KEY_LIVE=[redacted]\nAPI_KEY_V2=[redacted]\nREGION=eu\n'],
+    ['suffixes not on the list are kept', 'token_count=5 author=me key_id=k1 AWS_ACCESS_KEY_ID=x1 password_file=/p', 'token_count=5 author=me key_id=k1 AWS_ACCESS_KEY_ID=x1 password_file=/p'],
+    // (b) XML elements named for a secret (Maven's settings.xml).
+    ['XML elements', '<server><id>x</id><username>u</username><password>hunter2</password><apiToken>t0k</apiToken></server>', '<server><id>x</id><username>u</username><password>[redacted]</password><apiToken>[redacted]</apiToken></server>'],
+    ['an XML element with attributes', '<secret type="a">s3</secret>', '<secret type="a">[redacted]</secret>'],
+    ["a plist's <key> names a value and is kept", '<key>Label</key><string>x</string>', '<key>Label</key><string>x</string>'],
+    // (c) a name and its value as the next word.
+    ['aws configure set', 'aws configure set aws_secret_access_key wJalrXUtnFEMI', 'aws configure set aws_secret_access_key [redacted]'],
+    ['git config --global', 'git config --global user.password hunter2', 'git config --global user.password [redacted]'],
+    ['git config, no option', 'git config user.password "a b"', 'git config user.password "[redacted]"'],
+    ['npm config set', 'npm config set //registry.npmjs.org/:_authToken npmT0k', 'npm config set //registry.npmjs.org/:_authToken [redacted]'],
+    ['git config user.name is kept', 'git config user.name "Ada Lovelace" && git config --global user.email a@b.c', 'git config user.name "Ada Lovelace" && git config --global user.email a@b.c'],
+    ['reading a config value is kept', 'git config --get user.password', 'git config --get user.password'],
+    // (d) programs' short password options.
+    ['redis-cli -a', 'redis-cli -h db -a hunter2 ping', 'redis-cli -h db -a [redacted] ping'],
+    ['docker login -p', 'docker login -u me -p hunter2 registry.example.com', 'docker login -u me -p [redacted] registry.example.com'],
+    ['zip -P', 'zip -P hunter2 out.zip a.txt', 'zip -P [redacted] out.zip a.txt'],
+    ['unzip -P', 'unzip -P hunter2 out.zip', 'unzip -P [redacted] out.zip'],
+    ['7z -p, attached', '7z a -phunter2 out.7z a.txt', '7z a -p[redacted] out.7z a.txt'],
+    ['7z -p alone asks', '7z a -p out.7z a.txt', '7z a -p out.7z a.txt'],
+    ['ldapsearch -w', 'ldapsearch -x -D cn=admin -w hunter2 -b dc=x', 'ldapsearch -x -D cn=admin -w [redacted] -b dc=x'],
+    ['sqlcmd -P', 'sqlcmd -S db -U sa -P hunter2 -Q "select 1"', 'sqlcmd -S db -U sa -P [redacted] -Q "select 1"'],
+    ['smbclient -U user%pass', 'smbclient //srv/share -U admin%hunter2', 'smbclient //srv/share -U admin%[redacted]'],
+    ['mongo -p', 'mongosh --host db -u admin -p hunter2', 'mongosh --host db -u admin -p [redacted]'],
+    ['mysql -P is a port', 'mysql -h db -P 3306 -u root', 'mysql -h db -P 3306 -u root'],
+    ['docker run -p is a port', 'docker run -p 8080:80 nginx', 'docker run -p 8080:80 nginx'],
+    // (g) more token shapes, and webhook URLs (the address is the credential).
+    ['Hugging Face token', 'hf_abcdefghijklmnopqrstuvwxyzABCDEFGH', 'hf_[redacted]'],
+    ['a Hugging Face function name is kept', 'from huggingface_hub import hf_hub_download', 'from huggingface_hub import hf_hub_download'],
+    ['PyPI token', `pypi-AgEIcHlwaS5vcmc${'A'.repeat(60)}`, 'pypi-[redacted]'],
+    ['Docker Hub token', 'dckr_pat_2b3e36beeb386dfdaacb9b46004', 'dckr_pat_[redacted]'],
+    ['Google OAuth access token', 'Authorization header ya29.a0AfH6SMBx3kLmNoPqRsTuVwXyZ0123456789', 'Authorization header ya29.[redacted]'],
+    ['Shopify token', 'shpat_0123456789abcdef0123456789abcdef', 'shpat_[redacted]'],
+    ['DigitalOcean token', `dop_v1_${'a1'.repeat(32)}`, 'dop_v1_[redacted]'],
+    ['SendGrid key', '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', 'SG.[redacted]'],
+    ['Slack webhook', 'curl -X POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d x', 'curl -X POST https://hooks.slack.com/services/[redacted] -d x'],
+    ['Discord webhook', 'https://discord.com/api/webhooks/123456789012345678/AbC-dEf_gHi', 'https://discord.com/api/webhooks/[redacted]'],
   ];
   test.each(cases)('%s', (_source, text, recorded) => {
     expect(redactText(text)).toBe(recorded);
@@ -77,7 +116,7 @@ describe('redactText: secrets inside a string', () => {
 
   test('texts built to make a scan start again at every character end (the command of a call is recorded whole)', () => {
     // With a scan unbounded from every start each of these takes minutes (the test's timeout ends it).
-    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000)]) {
+    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000)]) {
       expect(redactText(text).length).toBeGreaterThan(0);
     }
   });
@@ -98,6 +137,9 @@ describe('redactSecrets: the arguments of a record', () => {
     ['a written .env', { path: '/p/.env', content: 'OPENAI_API_KEY=sk-abc\n' }, { path: '/p/.env', content: 'OPENAI_API_KEY=[redacted]\n' }],
     ['a URL', { url: 'https://user:hunter2@host/x' }, { url: 'https://user:[redacted]@host/x' }],
     ['a key that is data', { key: 'users/42', value: 'x' }, { key: 'users/42', value: 'x' }],
+    // Round 18 review, L4 (e) and (f).
+    ['pin, otp, passcode, creds, mfa', { pin: '1234', otp: '123456', passcode: 'p', creds: 'c', mfa_code: '1', user_pin: '9', pinned: true, spinner: 'x' }, { pin: '[redacted]', otp: '[redacted]', passcode: '[redacted]', creds: '[redacted]', mfa_code: '[redacted]', user_pin: '[redacted]', pinned: true, spinner: 'x' }],
+    ['a key holding a secret', { extra: { ghp_0123456789abcdefghijABCDEFGHIJ012345: true, 'GITHUB_TOKEN=abc': 1 } }, { extra: { 'ghp_[redacted]': true, 'GITHUB_TOKEN=[redacted]': '[redacted]' } }],
   ])('%s', (_what, args, recorded) => {
     expect(redactSecrets(args)).toEqual(recorded);
   });
@@ -114,5 +156,19 @@ describe('redactSecrets: the arguments of a record', () => {
     const plain = { message: 'ping 7', path: '/work/a.txt', list: [1, 'two'] };
     expect(redactSecrets(plain)).toBe(plain);
     expect(redactSecrets(args)).not.toBe(args);
+  });
+});
+
+describe('redactLogRecord: a log record', () => {
+  test('a value deeper than it looks is written as [nested], as the audit does, not as it is (round 18 review, L10)', () => {
+    let data: unknown = { password: 'S3cretDeep' };
+    for (let level = 0; level < 9; level++) data = { x: data };
+    const text = JSON.stringify(redactLogRecord({ data }));
+    expect(text).not.toContain('S3cretDeep');
+    expect(text).toContain('[nested]');
+  });
+
+  test('a key holding a secret is redacted as a value would be (round 18 review, L4 f)', () => {
+    expect(redactLogRecord({ data: { ghp_0123456789abcdefghijABCDEFGHIJ012345: true } })).toEqual({ data: { 'ghp_[redacted]': true } });
   });
 });

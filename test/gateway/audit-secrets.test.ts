@@ -83,3 +83,25 @@ test("a path's resolved path and realPath are redacted as its input is: wget sav
   // The analyser listed the write, and the record keeps its shape.
   expect(record.paths.some((path) => path.path.endsWith('export.csv?access_token=[redacted]'))).toBe(true);
 });
+
+test('credential forms the round 18 review found in clear are not written to the audit file (L4)', async () => {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] }, shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, workspace: [dir] },
+    { dir, onElicit: () => ({ action: 'accept', content: { decision: 'Deny' } }) },
+  );
+  const commands = [
+    'printf "SECRET_KEY_BASE=S3cretV4lue01\\nGITHUB_TOKEN_PROD=S3cretV4lue02\\n" > .env',
+    "printf '<password>S3cretV4lue11</password>' > settings.xml",
+    'aws configure set aws_secret_access_key S3cretV4lue21',
+    'redis-cli -h db -a S3cretV4lue22 ping',
+    'git config --global user.password S3cretV4lue26',
+    'smbclient //srv/share -U admin%S3cretV4lue28',
+    'curl -X POST https://hooks.slack.com/services/T000/B000/S3cretV4lue31 -d x',
+  ];
+  for (const command of commands) await harness.client.callTool({ name: 'shell__run_command', arguments: { command, workdir: dir } });
+  await harness.client.callTool({ name: 'everything__echo', arguments: { message: 'hi', extra: { ghp_S3cretV4lue41abcdefghij: true, pin: 'S3cretV4lue42' } } });
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  await eventually(() => expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(commands.length + 1));
+  expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
+});
