@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 
 /** What `serve` and `serve --http` keep running: the config is reloaded on change, closed on stop. */
 export interface Running {
-  reload(text: string, why: string): void;
+  reload(text: string, why: string): unknown;
   /** `why`: the signal's name, or what else ended it ("stdin closed"). */
   close(why?: string): Promise<void>;
 }
@@ -17,7 +17,7 @@ export interface Running {
 export function runUntilStopped(path: string, running: Running, logger: Logger): (why: string) => void {
   const watcher = watchConfig(
     path,
-    (text) => running.reload(text, 'file changed'),
+    (text) => void running.reload(text, 'file changed'),
     (error) => logger.warn({ err: errorMessage(error) }, 'config watch error'),
     undefined,
     () => logger.warn({ path }, 'config file removed; the last good config stays in force until it is back'),

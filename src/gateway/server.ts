@@ -57,8 +57,9 @@ export class Gateway {
     return this.core.config();
   }
 
-  reload(text: string, why: string): boolean {
-    return this.core.reload(text, why);
+  /** The config file's new text, from its watcher: applied in two turns (GatewayCore.reloadInTurns). */
+  reload(text: string, why: string): Promise<boolean> {
+    return this.core.reloadInTurns(text, why);
   }
 
   currentText(): string {

@@ -162,8 +162,9 @@ export class TeamGateway {
     return this.secret?.file ?? null;
   }
 
-  reload(text: string, why: string): boolean {
-    const reloaded = this.core.reload(text, why);
+  /** The config file's new text, from its watcher: applied in two turns (GatewayCore.reloadInTurns). */
+  async reload(text: string, why: string): Promise<boolean> {
+    const reloaded = await this.core.reloadInTurns(text, why);
     if (reloaded && this.authenticator) this.warnClientsThatApprove();
     return reloaded;
   }

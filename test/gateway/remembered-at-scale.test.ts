@@ -104,3 +104,54 @@ test('"Always allow" on a file the person made invalid after the gateway loaded 
   expect(textOf(await read(writer, join(files, 'new.txt')))).toContain('the text of new.txt');
   expect(writer.elicitations).toHaveLength(1);
 }, 120_000);
+
+/**
+ * The watcher's reload in two turns (GatewayCore.reloadInTurns): checked in one, the policy built
+ * and put in force in the next. Until then the old config and policy answer; a reload started
+ * later (another change, the gateway's own "Always allow") wins; an invalid text changes nothing.
+ */
+test('a reload from the file: the old config and policy answer until the new policy is built, a later reload wins, an invalid one changes nothing', async () => {
+  const { inProcessGateway } = await import('../helpers/in-process.js');
+  const { fixtureServer } = await import('../helpers/gateway.js');
+  const dir = tempDir('reload-in-turns-');
+  const config = { mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: [] as string[] } };
+  const harness = await inProcessGateway(config, { dir });
+  try {
+    const { gateway, client } = harness;
+    await client.listTools();
+    const echo = () => client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } });
+    expect(textOf(await echo())).toMatch(/^Denied by mcp-latch/);
+    const text = (allow: string[]) => JSON.stringify({ ...JSON.parse(readFileSync(harness.configPath, 'utf8')), permissions: { allow } }, null, 2);
+
+    const before = gateway.core.policy();
+    const reloading = gateway.reload(text(['mcp__fix__echo']), 'test');
+    // Checked, not yet in force: the old config and policy answer.
+    expect(gateway.core.config().permissions.allow).toEqual([]);
+    expect(gateway.core.policy()).toBe(before);
+    expect(await reloading).toBe(true);
+    expect(gateway.core.config().permissions.allow).toEqual(['mcp__fix__echo']);
+    expect(gateway.core.policy()).not.toBe(before);
+    expect(textOf(await echo())).toContain('hello');
+
+    // Two changes in a row: the second wins, the first is dropped.
+    const first = gateway.reload(text(['mcp__fix__whoami']), 'test');
+    const second = gateway.reload(text(['mcp__fix__echo', 'mcp__fix__slow']), 'test');
+    expect([await first, await second]).toEqual([false, true]);
+    expect(gateway.core.config().permissions.allow).toEqual(['mcp__fix__echo', 'mcp__fix__slow']);
+
+    // The gateway's own write (a remembered rule, applied at once) wins over a reload under way.
+    const stale = gateway.reload(text([]), 'test');
+    expect(gateway.core.reload(text(['mcp__fix__echo', 'mcp__fix__slow', 'mcp__fix__whoami']), 'remembered rule')).toBe(true);
+    expect(await stale).toBe(false);
+    expect(gateway.core.config().permissions.allow).toEqual(['mcp__fix__echo', 'mcp__fix__slow', 'mcp__fix__whoami']);
+
+    // An invalid text: refused, the last good config and its policy stay.
+    const kept = gateway.core.policy();
+    expect(await gateway.reload(text(['Bash(git * main)']), 'test')).toBe(false);
+    expect(gateway.core.policy()).toBe(kept);
+    expect(harness.stderr()).toMatch(/config reload refused \(test\)/);
+    expect(textOf(await echo())).toContain('hello');
+  } finally {
+    await harness.close();
+  }
+}, 60_000);
