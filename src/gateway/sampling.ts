@@ -1,6 +1,6 @@
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../values.js';
-import { withoutGatewayKeys } from './server-input.js';
+import { withoutGatewayKeys } from './server-meta.js';
 
 /**
  * A server's `sampling/createMessage` as the client is sent it (docs/threat-model.md, "What a server

@@ -1,9 +1,12 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_OPEN_SAMPLING } from '../config/limits.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
 import { escapeText, isPlainText } from '../latch/escape.js';
 import { isPlainObject } from '../values.js';
 import type { Envelope } from './era-2026.js';
+import { markedSampling } from './sampling.js';
+import { withoutGatewayKeys } from './server-meta.js';
 
 /**
  * A 2026-07-28 server's own questions (downstream/era-2026.ts): its tools/call answers
@@ -46,8 +49,15 @@ export function serverInput(server: string, result: Record<string, unknown>): Se
   if (!isPlainObject(inputRequests) || Object.keys(inputRequests).length === 0) return 'it asked for input without naming any input request';
   if (requestState !== undefined && typeof requestState !== 'string') return 'its requestState is not a string';
   const requests: Record<string, unknown> = {};
+  let samplings = 0;
   for (const [key, request] of Object.entries(inputRequests)) {
     if (!isPlainObject(request) || typeof request.method !== 'string' || (request.params !== undefined && !isPlainObject(request.params))) return `its input request "${escapeText(key)}" is not a request`;
+    // Its sampling requests as a 2025 server's are relayed (relay.ts, sampling.ts): marked as its own, no context, at most MAX_OPEN_SAMPLING at once.
+    if (request.method === 'sampling/createMessage' && isPlainObject(request.params)) {
+      if (++samplings > MAX_OPEN_SAMPLING) return `it asked for more than ${MAX_OPEN_SAMPLING} sampling requests at once (the limit is ${MAX_OPEN_SAMPLING} per server)`;
+      requests[KEY_PREFIX + key] = { ...request, params: markedSampling(server, request.params as Parameters<typeof markedSampling>[1]) };
+      continue;
+    }
     if (request.method !== 'elicitation/create' || !isPlainObject(request.params)) {
       requests[KEY_PREFIX + key] = request;
       continue;
@@ -72,7 +82,8 @@ export function serverAnswers(input: Pick<ServerInput, 'keys' | 'state'>, inputR
  * gateway's elicitation only, when it shows forms.
  */
 export function capabilitiesForServer(envelope: Envelope | null, person: Person): ClientCapabilities {
-  if (envelope) return envelope.capabilities;
+  // Without sampling.context: every includeContext is sent as "none" (sampling.ts).
+  if (envelope) return envelope.capabilities.sampling ? { ...envelope.capabilities, sampling: Object.fromEntries(Object.entries(envelope.capabilities.sampling).filter(([name]) => name !== 'context')) } : envelope.capabilities;
   return person.showsForms() ? { elicitation: { form: {} } } : {};
 }
 
@@ -156,17 +167,6 @@ function firstUnplain(value: unknown): string | undefined {
   }
   return undefined;
 }
-
-/**
- * A server's `_meta` without the gateway's own keys: `mcp-latch/request` is the gateway's prompt
- * payload (docs/approval.md), and a server's copy would show its question as the gateway's to a
- * client that renders or answers from it (round 12 review, F6).
- */
-export function withoutGatewayKeys(meta: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(GATEWAY_META_PREFIX)));
-}
-
-const GATEWAY_META_PREFIX = 'mcp-latch/';
 
 const SHOWN_TEXT = new Set(['title', 'description']);
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CreateMessageRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { MAX_OPEN_SAMPLING } from '../../src/config/limits.js';
+import { round, startModernClient } from '../helpers/modern-client.js';
 import { eventually, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
@@ -198,3 +199,24 @@ function writeListing(dir: string): string {
   writeFileSync(path, JSON.stringify({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }));
   return path;
 }
+
+describe("a 2026-07-28 server's sampling requests, relayed to a 2026-07-28 client in input_required (4)", () => {
+  const MODERN = join(ROOT, 'test/fixtures/modern-server.mjs');
+  test(`marked as the server's, includeContext "none", at most ${MAX_OPEN_SAMPLING} at once`, { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    const m = await startModernClient(dir, { mcpServers: { modern: { command: process.execPath, args: [MODERN], protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__modern__summarise'] } }, { capabilities: { elicitation: { form: {} }, sampling: { context: {} } } });
+    try {
+      const asked = await round(m.client, { name: 'modern__summarise', arguments: {} });
+      expect(asked.resultType).toBe('input_required');
+      const request = (asked.inputRequests as Record<string, { method: string; params: CreateMessageRequest['params'] }>)['mcp-latch/server/s0']!;
+      expect(request.method).toBe('sampling/createMessage');
+      expect(request.params.includeContext).toBe('none');
+      expect(request.params.systemPrompt).toBe('[This sampling request comes from the MCP server "modern" through mcp-latch; it is not the person\'s or mcp-latch\'s.]\n\nBe brief.');
+      const many = await round(m.client, { name: 'modern__summarise', arguments: { count: MAX_OPEN_SAMPLING + 1 } });
+      expect(many.isError).toBe(true);
+      expect(textOf(many)).toContain(`mcp-latch: modern asked for input the gateway could not pass on: it asked for more than ${MAX_OPEN_SAMPLING} sampling requests at once (the limit is ${MAX_OPEN_SAMPLING} per server)`);
+    } finally {
+      await m.close();
+    }
+  });
+});
