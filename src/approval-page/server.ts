@@ -7,7 +7,8 @@ import type { ApprovalPage, PageItem } from '../latch/page.js';
 import type { PromptAnswer } from '../latch/prompt.js';
 import type { Logger } from '../log.js';
 import { allowedHosts, checkAnswerRequest, checkDataRequest, checkHost, checkRequest, cookieValues, type Door, type Refusal } from './guard.js';
-import { LINK_TTL_MS, NONCE_PARAM, pageLink } from './link.js';
+import { LINK_TTL_MS, NONCE_PARAM, pageLink, readNonce } from './link.js';
+import { removeOpener } from './opener.js';
 import { PageSessions, type PageSession } from './sessions.js';
 import { PendingItems, type AnswerRefusal } from './items.js';
 import { EDIT_REFUSED } from '../latch/edit.js';
@@ -37,6 +38,8 @@ export interface ApprovalPageOptions {
   host?: string;
   /** 0 (default) picks a free port. */
   port?: number;
+  /** Where links given to a browser wait in files (opener.ts): the file of a spent nonce is removed. */
+  openerDir?: string;
 }
 
 const MAX_BODY_BYTES = 256 * 1024;
@@ -58,7 +61,7 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<L
   }
   const secret = randomBytes(32).toString('base64url');
   const assets = await loadPage('index.html', '');
-  const page = new PageServer(options.logger, secret, assets);
+  const page = new PageServer(options.logger, secret, assets, options.openerDir ?? null);
   await page.listen(address, options.port ?? 0);
   return page;
 }
@@ -88,6 +91,7 @@ class PageServer implements LocalApprovalPage {
     private readonly logger: Logger,
     readonly secret: string,
     private readonly assets: Map<string, Asset>,
+    private readonly openerDir: string | null,
   ) {
     this.sessions = new PageSessions(secret, (key) => this.endStreams(key));
     this.items = new PendingItems(() => this.broadcast());
@@ -208,6 +212,9 @@ class PageServer implements LocalApprovalPage {
    */
   private open(nonce: string, current: PageSession | null, response: ServerResponse): void {
     const exchange = this.sessions.exchange(nonce, current);
+    // A link that reached the browser through a file (opener.ts) is spent: its file goes now.
+    const read = this.openerDir ? readNonce(nonce, this.secret) : null;
+    if (read && this.openerDir) removeOpener(this.openerDir, read.expires, read.id);
     if (exchange.outcome === 'opened') {
       // No Secure: the page is plain http on loopback. No Max-Age: the cookie ends with the browser, the session with the gateway.
       const cookie = `${this.door.cookie}=${exchange.cookie}; Path=${this.scope}/; HttpOnly; SameSite=Strict`;

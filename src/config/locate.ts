@@ -74,6 +74,15 @@ export function pageStateFile(configPath: string): string {
 }
 
 /**
+ * Where the one-time links given to a browser wait, each in a file of its own (approval-page/opener.ts):
+ * beside the config, `.NAME-open/`, mode 0700. The browser is given the file's path, never the
+ * link: a command line is read by every local user (round 18 review, L1).
+ */
+export function pageOpenerDir(configPath: string): string {
+  return join(dirname(configPath), `.${basename(configPath).replace(/\.jsonc?$/i, '')}-open`);
+}
+
+/**
  * The secret `serve --http` requires when no `http.tokens` or `http.oauth` is configured
  * (team/local-secret.ts): beside the config, `.NAME-http-secret`, mode 0600, new at each start.
  */

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { pageStateFile, stateKeyPath } from '../config/locate.js';
+import { pageOpenerDir, pageStateFile, stateKeyPath } from '../config/locate.js';
 import type { ConfigFile } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Person, PromptFailure } from '../latch/ask.js';
@@ -20,7 +20,7 @@ import { LINK_TTL_MS } from '../approval-page/link.js';
 import type { LocalApprovalPage } from '../approval-page/server.js';
 import { SessionGrants, type SessionGrantBook } from '../store/grants.js';
 import { RequestStates, readOrCreateStateKey } from '../latch/request-state.js';
-import { openInBrowser, notify } from './announce.js';
+import { openLinkInBrowser, notify } from './announce.js';
 import { envelopeOf, type ModernWire } from './era-2026.js';
 import type { Extra, SessionPort, WaitingPlaces } from './ports.js';
 import type { CallOrigin } from './running-calls.js';
@@ -67,6 +67,8 @@ export class ClientSession implements SessionPort {
   private page: Promise<LocalApprovalPage> | null = null;
   /** The state file `mcp-latch page` reads, next to the config. */
   private readonly pageStateFile: string;
+  /** Where a link for the browser waits in a file (approval-page/opener.ts), next to the config. */
+  private readonly pageOpenerDir: string;
   private pageOpened = false;
 
   constructor(
@@ -82,6 +84,7 @@ export class ClientSession implements SessionPort {
     this.waiting = options.waiting;
     this.requestStates = new RequestStates(() => this.stateKey(stateKeyPath(configPath)));
     this.pageStateFile = pageStateFile(configPath);
+    this.pageOpenerDir = pageOpenerDir(configPath);
     this.latch = new SessionLatch({ ordering: config().approval.ordering, onError: (error) => logger.error({ err: errorMessage(error) }, 'latch error') });
     this.grants = options.grants ?? new SessionGrants(matchEnv);
   }
@@ -167,7 +170,7 @@ export class ClientSession implements SessionPort {
   private approvalPage(): Promise<LocalApprovalPage> {
     this.page ??= import('../approval-page/server.js')
       .then(async ({ startApprovalPage }) => {
-        const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }) });
+        const page = await startApprovalPage({ logger: this.logger.child({ component: 'approval-page' }), openerDir: this.pageOpenerDir });
         // The address only: the secret goes to the state file, never to the log (docs/threat-model.md).
         this.logger.info({ url: page.url }, `approval page: ${page.url}`);
         const file = this.pageStateFile;
@@ -197,7 +200,9 @@ export class ClientSession implements SessionPort {
     }
     if (!this.pageOpened && fallback === 'browser') {
       this.pageOpened = true;
-      openInBrowser(page.link());
+      // Through a file, never on the opener's command line (round 18 review, L1).
+      const failed = openLinkInBrowser(page.link(), this.pageOpenerDir);
+      if (failed) this.logger.warn({ err: failed }, 'the browser was not opened: its link could not be written to a file of yours; `mcp-latch page` prints one');
     }
     if (fallback === 'browser') notify('mcp-latch: approval needed', `${input.server} wants to run ${input.tool}`);
     // Clients that declare URL elicitation can offer to open the page themselves (consent only).

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { zodIssues } from '../config/load.js';
-import { backupsDir, codeCacheDirectory, httpSecretFile, manifestPath, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
+import { backupsDir, codeCacheDirectory, httpSecretFile, manifestPath, pageOpenerDir, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
 import { parseConfigFile, type ConfigFile } from '../config/schema.js';
 import type { StartFiles } from '../config/servers.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
@@ -116,6 +116,13 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
   for (const directory of new Set([backups, ...physicalForms(backups)])) {
     for (const pattern of [literal(directory), `${literal(directory)}/**`]) {
       for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern, text: `built-in protection of ${directory} (init's copies of client files, tokens included)` });
+    }
+  }
+  // The files that lead a browser to the approval page each hold a one-time link (round 18 review, L1).
+  const openers = pageOpenerDir(configPath);
+  for (const directory of new Set([openers, ...physicalForms(openers)])) {
+    for (const pattern of [literal(directory), `${literal(directory)}/**`]) {
+      for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern, text: `built-in protection of ${directory} (one-time links to the approval page)` });
     }
   }
   for (const directory of new Set([cacheDirectory, ...physicalForms(cacheDirectory)])) {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, FS_SERVER, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
@@ -50,7 +51,10 @@ test('no fallback configured: the page is opened once by the launcher, listed by
     expect(lines).toHaveLength(1);
     return lines;
   });
-  expect(launches[0]!.startsWith(`${url}?nonce=`)).toBe(true);
+  // The launcher gets a file of the person's holding the link, never the link itself (round 18 review, L1).
+  expect(launches[0]).toMatch(/^file:\/\/\/.*\/\.mcp-latch-open\/open-[0-9a-z]+\.[A-Za-z0-9_-]{22}\.html$/);
+  const opened = /content="0; url=([^"]+)"/.exec(readFileSync(fileURLToPath(launches[0]!), 'utf8'))?.[1];
+  expect(opened?.startsWith(`${url}?nonce=`)).toBe(true);
 
   // The state file next to the config is private, and `mcp-latch page` prints a link of its own.
   const stateFile = join(dir, '.mcp-latch-pages.json');
@@ -58,5 +62,5 @@ test('no fallback configured: the page is opened once by the launcher, listed by
   const listed = spawnSync(process.execPath, [BIN, 'page', '--config', h.configPath], { encoding: 'utf8' });
   expect(listed.status, listed.stderr).toBe(0);
   expect(listed.stdout).toMatch(new RegExp(`^${url!.replace(/[.?]/g, '\\$&')}\\?nonce=\\S+  \\(claude-ai 1\\.0\\.0, gateway pid `));
-  expect(listed.stdout).not.toContain(launches[0]);
+  expect(listed.stdout).not.toContain(opened);
 });

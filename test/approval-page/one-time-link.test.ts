@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { BIN, FS_SERVER, ROOT, eventually, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
@@ -60,13 +61,29 @@ function pageEntry(dir: string): { url: string; secret: string } {
   return pages[0]!;
 }
 
+/**
+ * The link in the file an opener was given: `file:///…/.mcp-latch-open/open-EXPIRES.ID.html`, a file
+ * of the person's only (0600 in a 0700 directory beside the config) holding a meta refresh to it.
+ */
+function linkInOpenerFile(dir: string, given: string): string {
+  expect(given).toMatch(/^file:\/\/\/.*\/\.mcp-latch-open\/open-[0-9a-z]+\.[A-Za-z0-9_-]{22}\.html$/);
+  const file = fileURLToPath(given);
+  expect(dirname(file)).toBe(join(dir, '.mcp-latch-open'));
+  expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(statSync(file).uid).toBe(process.getuid!());
+  const link = /<meta http-equiv="refresh" content="0; url=([^"]+)">/.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+  expect(link).toMatch(LINK);
+  return link;
+}
+
 /** The cookie a response set, as a browser sends it back (name=value), or null. */
 function cookieOf(response: Response): string | null {
   return response.headers.getSetCookie()[0]?.split(';')[0] ?? null;
 }
 
 test.skipIf(process.platform !== 'linux')(
-  'the browser is given a one-time link, never the secret; the link works once, its cookie authorizes the API, and nothing in argv or the log opens the page again',
+  "the browser is given a file of the person's leading to a one-time link, never the link or the secret on a command line; the link works once (its file goes), its cookie authorizes the API, and nothing in argv or the log opens the page again",
   async () => {
     const dir = tempDir();
     const opener = fakeOpener(dir);
@@ -79,21 +96,25 @@ test.skipIf(process.platform !== 'linux')(
     const call = h.client.callTool({ name: 'fs__write_file', arguments: { path: target, content: 'yes' } }, undefined, { timeout: 90_000 });
     call.catch(() => undefined);
 
-    const link = await eventually(() => readFileSync(opener.record, 'utf8').trim(), 20_000);
+    const given = await eventually(() => readFileSync(opener.record, 'utf8').trim(), 20_000);
     for (const pid of readFileSync(opener.pids, 'utf8').trim().split('\n')) openers.push(Number(pid));
     const { url, secret } = pageEntry(dir);
-    expect(link).toMatch(LINK);
+    // The opener is given a file of the person's, never the link (round 18 review, L1): the link is in the file.
+    const link = linkInOpenerFile(dir, given);
     expect(link.startsWith(`${url}?nonce=`)).toBe(true);
 
-    // What another local user sees: the opener's command line holds the link, and no process's holds the secret.
+    // What another local user sees: no process's command line holds the link, its nonce or the secret.
     const lines = commandLines();
-    expect(lines.some((line) => line.includes(link))).toBe(true);
-    expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+    expect(lines.some((line) => line.includes(given))).toBe(true);
+    const nonce = link.split('?nonce=')[1]!;
+    expect(lines.filter((line) => line.includes(nonce) || line.includes(secret))).toEqual([]);
 
     // The browser: the link sets a cookie and leads on to the address without the nonce.
     const opened = await fetch(link, { redirect: 'manual' });
     expect(opened.status).toBe(200);
     expect(await opened.text()).toContain('url=/');
+    // Spent: its file is gone.
+    expect(existsSync(fileURLToPath(given))).toBe(false);
     const cookie = cookieOf(opened);
     expect(cookie).toMatch(/^mcp-latch-\d+=[A-Za-z0-9_-]{43}$/);
     expect(opened.headers.getSetCookie()[0]).toMatch(/; Path=\/s\/[A-Za-z0-9_-]{22}\/; HttpOnly; SameSite=Strict$/);
@@ -145,10 +166,11 @@ test.skipIf(process.platform !== 'linux')(
     const reopened = spawnSync(process.execPath, [BIN, 'page', '--open', '--config', h.configPath], { encoding: 'utf8', env: { ...process.env, BROWSER: launcher } });
     expect(reopened.status, reopened.stderr).toBe(0);
     expect(reopened.stdout).toMatch(new RegExp(`^${url.replace(/[.?]/g, '\\$&')}  \\(.*; opened in the browser\\)\n$`));
-    const given = await eventually(() => readFileSync(launched, 'utf8').trim(), 10_000);
-    expect(given).toMatch(LINK);
-    expect(given).not.toContain(secret);
-    expect((await fetch(given, { redirect: 'manual' })).status).toBe(200);
+    const launchedWith = await eventually(() => readFileSync(launched, 'utf8').trim(), 10_000);
+    const viaFile = linkInOpenerFile(dir, launchedWith);
+    expect(viaFile).not.toContain(secret);
+    expect((await fetch(viaFile, { redirect: 'manual' })).status).toBe(200);
+    expect(existsSync(fileURLToPath(launchedWith))).toBe(false);
 
     // No log line holds the secret, a session cookie or a CSRF value.
     const log = h.stderr();

@@ -2881,6 +2881,9 @@ describe("the gateway's secrets are neither read nor written", () => {
     ['cat .mcp-latch-http-secret', 'built-in protection of <W>/.mcp-latch-http-secret (a secret of the gateway)'],
     ['head -c 43 out/../work/.mcp-latch-http-secret', 'built-in protection of <W>/.mcp-latch-http-secret (a secret of the gateway)'],
     ['echo x > .mcp-latch-http-secret', 'built-in protection of <W>/.mcp-latch-http-secret (a secret of the gateway)'],
+    // The files that lead the browser to the page hold one-time links (round 18 review, L1).
+    ['cat .mcp-latch-open/open-mi1abc.AAAAAAAAAAAAAAAAAAAAAA.html', 'built-in protection of <W>/.mcp-latch-open (one-time links to the approval page)'],
+    ['grep -r nonce .mcp-latch-open', 'built-in protection of <W>/.mcp-latch-open (one-time links to the approval page)'],
   ]);
 });
 
