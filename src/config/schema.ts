@@ -167,6 +167,10 @@ export function configSchemas() {
       .enum(['warn', 'hide', 'deny'])
       .default('warn')
       .describe('What a tool whose description or schema the scanner flagged (hidden characters, instructions to the model) gets: warn (listed, findings shown with its calls), hide (dropped from the list, calls denied), deny (listed, calls denied).'),
+    addedTools: z
+      .enum(['hold', 'ask'])
+      .default('hold')
+      .describe('A tool a server with pins adds after its first listing (a renamed or slipped-in tool): hold (not listed until accepted; a call of it asks) or ask (listed at once; its first call asks, even under an allow rule), for servers that add tools as they run.'),
   });
 
   const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');
@@ -285,7 +289,7 @@ export function configSchemas() {
     audit: AuditSchema.default({ enabled: true }),
     timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 5, startWaitSeconds: 30, connectSeconds: 120 }),
     limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
-    policy: PolicySchema.default({ toolDescriptions: 'warn' }).describe('How the gateway treats what servers say about their tools.'),
+    policy: PolicySchema.default({ toolDescriptions: 'warn', addedTools: 'hold' }).describe('How the gateway treats what servers say about their tools.'),
     // Absent: its defaults (no tokens, the limits), so the schema is the one home of each default.
     http: HttpSchema.prefault({}).describe('`serve --http`: who may connect and as whom (docs/team.md).'),
     users: z.record(UserIdSchema, UserOverlaySchema).default({}).describe('Per-user overlays of a team gateway: their own allow/ask/deny and mode on top of permissions; "Always allow" answers are saved here.'),

@@ -83,6 +83,11 @@ export class GatewayCore implements CallContext {
   private readonly listeners = new Set<() => void>();
   /** Changed definitions already logged (toolsList), by digest. */
   private readonly changedLogged = new Set<string>();
+  /**
+   * Each server's tool names as it first listed them in this run (addedLater); kept across its
+   * restarts, made anew for a server a reload replaced (another Supervisor).
+   */
+  private readonly firstListings = new WeakMap<Supervisor, Set<string>>();
   private readonly policyListeners = new Set<() => void>();
   private started = false;
   /** Each session's log level; `loggingLevel` is what the servers were last set to. */
@@ -139,6 +144,18 @@ export class GatewayCore implements CallContext {
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
     if (shellToolsExpected(serversToRun(this.loaded), Object.values(this.loaded.file.tools), process.cwd())) void this.loadShell();
+    this.definitions.addedLater = (server, name) => this.addedLater(server, name);
+  }
+
+  /**
+   * Whether `server` added the tool `name` after its first listing in this run while it has pins: a
+   * renamed or slipped-in tool, whose description the model would read at once (round 18, hostile
+   * servers #4; docs/pins.md "A tool added later"). Not listed, and asked, until a person accepts it.
+   */
+  private addedLater(server: string, name: string): boolean {
+    const supervisor = this.registry.get(server);
+    const first = supervisor ? this.firstListings.get(supervisor) : undefined;
+    return first !== undefined && !first.has(name) && this.definitions.serverHasPins('tool', server);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -601,8 +618,14 @@ export class GatewayCore implements CallContext {
     const tools: Tool[] = [];
     const servers: Supervisor[] = [];
     const hasPin = this.definitions.pinLookup();
+    const holdAdded = this.loaded.file.policy.addedTools === 'hold';
     for (const route of this.registry.toolRoutesList()) {
-      const report = hide || hasPin('tool', route.supervisor.name, route.tool.name) ? this.definitionReport(route) : null;
+      const pinned = hasPin('tool', route.supervisor.name, route.tool.name);
+      if (!pinned && holdAdded && this.definitions.addedLater(route.supervisor.name, route.tool.name)) {
+        this.logAdded(route);
+        continue;
+      }
+      const report = hide || pinned ? this.definitionReport(route) : null;
       if (hide && report!.findings.length > 0) continue;
       if (report?.pinned && !this.changedLogged.has(report.digest)) {
         this.changedLogged.add(report.digest);
@@ -612,6 +635,14 @@ export class GatewayCore implements CallContext {
       servers.push(route.supervisor);
     }
     return this.withinLimit('tools/list', tools, servers);
+  }
+
+  /** Logs once per definition that a tool added later is held back, with the command that accepts it. */
+  private logAdded(route: ToolRoute): void {
+    const digest = this.definitionReport(route).digest;
+    if (this.changedLogged.has(`added ${digest}`)) return;
+    this.changedLogged.add(`added ${digest}`);
+    this.logger.warn({ tool: route.exposed, digest }, `${route.exposed}: the server added this tool after its first listing; it is not listed to clients until accepted (mcp-latch tools --changed, then --accept ${route.exposed}@${digest})`);
   }
 
   promptsList(): ListAnswer<Prompt> {
@@ -660,6 +691,9 @@ export class GatewayCore implements CallContext {
     // changed made a start with n servers classify every tool again n times (10 servers: 715
     // classifications instead of 130, ~15% of the gateway's CPU between connecting and the first list).
     for (const [exposed, entry] of this.toolClasses) if (this.registry.resolveTool(exposed)?.tool !== entry.tool) this.toolClasses.delete(exposed);
+    for (const supervisor of this.registry.all()) {
+      if (supervisor.state === 'ready' && !this.firstListings.has(supervisor)) this.firstListings.set(supervisor, new Set(supervisor.listing.tools.map((tool) => tool.name)));
+    }
     this.definitions.listChanged();
     for (const listener of this.listeners) listener();
   }

@@ -115,7 +115,7 @@ export function commandRunsIn(toolClass: ToolClass, args: Record<string, unknown
 /** Asks the person about one call; grants and saved rules of the answer are in force before it resolves. */
 export async function askPerson(call: AskedCall, person: Person, context: AskContext, clock: BatchClock = { started: Date.now(), more: 0 }): Promise<LatchAnswer> {
   const { decision, definition } = call;
-  const changed = definition?.pin.state === 'changed';
+  const changed = definition?.pin.state === 'changed' || (definition?.pin.state === 'new' && definition.pin.added === true);
   const input: PromptInput = { ...promptInput(call, context.policy), change: call.facts ? await fileChangeOf(call.facts, call.args, context.policy) : null };
   const remember = input.rememberRules;
 

@@ -46,6 +46,8 @@ export function renderDefinition(report: DefinitionReport | undefined, cuts: Set
       lines.push(`  … and ${pin.changes.length - MAX_CHANGES_SHOWN} more changes`);
       cuts.add('definition');
     }
+  } else if (pin.state === 'new' && pin.added) {
+    lines.push('This tool is NEW: its server ADDED it after its first listing (a renamed tool, or one slipped in?). It is not listed to the assistant until accepted; allowing this call pins it as it is now.');
   } else if (pin.state === 'new') {
     lines.push('This tool is new: it is pinned as it is now once a call to it is allowed.');
   } else if (pin.state === 'unknown') {
@@ -83,6 +85,7 @@ export function definitionPayload(report: DefinitionReport | undefined): Record<
     name: report.exposed,
     digest: report.digest,
     pin: pin.state,
+    ...(pin.state === 'new' && pin.added ? { added: true } : {}),
     ...(pin.state === 'changed' || pin.state === 'pinned' ? { pinnedAt: pin.pinnedAt } : {}),
     ...(pin.state === 'changed' ? { changes: pin.changes } : {}),
     findings: report.findings,
@@ -99,6 +102,9 @@ function acceptArgument(report: DefinitionReport): string {
 
 /** `ask` for a changed tool on a client that cannot show prompts: the command the USER runs to accept it. */
 export function changedToolDenial(report: DefinitionReport): string {
+  if (report.pin.state === 'new' && report.pin.added) {
+    return `${DENIED_PREFIX} the tool ${escapeText(report.exposed)} was added by its server after its first listing (a renamed or slipped-in tool is not listed or run until the user accepts it), and this client cannot show approval prompts, so the call was not run. The user (not the assistant) can review it with \`mcp-latch tools\` and accept it by running in their own terminal: mcp-latch tools --accept ${acceptArgument(report)}`;
+  }
   const what = report.pin.state === 'changed' ? [...new Set(report.pin.changes.map((change) => change.path.split('.')[0] ?? change.path))].join(', ') : 'definition';
   return `${DENIED_PREFIX} the definition of the tool ${escapeText(report.exposed)} changed since the user approved it (${escapeText(what)}), and this client cannot show approval prompts, so the call was not run. The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${acceptArgument(report)}`;
 }

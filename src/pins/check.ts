@@ -16,7 +16,8 @@ import type { Finding } from './scan.js';
 export type DescriptionPolicy = 'warn' | 'hide' | 'deny';
 
 export type PinState =
-  | { state: 'new' }
+  /** `added`: its server added the tool after its first listing in this gateway's run, and has pins (docs/pins.md, "A tool added later"). */
+  | { state: 'new'; added?: true }
   | { state: 'pinned'; pinnedAt: string }
   | { state: 'changed'; pinnedAt: string; changes: DefinitionChange[] }
   | { state: 'unknown'; problem: string };
@@ -37,9 +38,9 @@ export interface DefinitionReport {
   findings: Finding[];
 }
 
-export function pinState(pin: Pin | undefined, definition: Definition, digest: string, unreadable: string | null): PinState {
+export function pinState(pin: Pin | undefined, definition: Definition, digest: string, unreadable: string | null, added = false): PinState {
   if (unreadable !== null) return { state: 'unknown', problem: unreadable };
-  if (!pin) return { state: 'new' };
+  if (!pin) return added ? { state: 'new', added: true } : { state: 'new' };
   if (pin.digest === digest) return { state: 'pinned', pinnedAt: pin.pinnedAt };
   return { state: 'changed', pinnedAt: pin.pinnedAt, changes: diffDefinitions(pin.definition, definition) };
 }
@@ -52,6 +53,11 @@ export function checkDefinition(decision: Decision, report: DefinitionReport, po
     return { ...decision, verdict: 'deny', by: 'pin', rule: null, reason: `its description was flagged (${codes}) and policy.toolDescriptions is "${policy}"` };
   }
   const pin = report.pin;
+  // A tool its server added after its first listing is a rename or a slipped-in tool until a person accepts it: no rule answers that.
+  if (pin.state === 'new' && pin.added && decision.verdict !== 'deny') {
+    const otherwise = decision.verdict === 'ask' ? `; also: ${decision.reason}` : '';
+    return { ...decision, verdict: 'ask', by: 'pin', rule: decision.verdict === 'ask' ? decision.rule : null, reason: `the server added this tool after its first listing, and it is not listed until accepted${otherwise}` };
+  }
   if (pin.state === 'changed' && decision.verdict !== 'deny') {
     const what = [...new Set(pin.changes.map((change) => change.path.split('.')[0]))].join(', ');
     const otherwise = decision.verdict === 'ask' ? `; also: ${decision.reason}` : '';

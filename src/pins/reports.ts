@@ -54,7 +54,7 @@ interface Scanned {
   names: ToolNames;
   findings: Finding[];
   /** The last report and the pin it was made from: the same pin gives the same report (no garbage per call). */
-  last?: { pin: Pin | undefined; unreadable: string | null; report: DefinitionReport };
+  last?: { pin: Pin | undefined; unreadable: string | null; added: boolean; report: DefinitionReport };
 }
 
 export class DefinitionReports {
@@ -80,10 +80,21 @@ export class DefinitionReports {
    */
   private readonly tools = new WeakMap<Tool, Listed>();
 
+  /**
+   * Whether a tool with no pin was added by its server after its first listing (the gateway knows its
+   * servers' listings: core.ts addedLater); none in `mcp-latch tools`, whose run lists each server once.
+   */
+  addedLater: (server: string, name: string) => boolean = () => false;
+
   constructor(
     private readonly store: PinStore,
     private readonly logger: Logger,
   ) {}
+
+  /** Whether the lock file holds a pin of any `kind` of `server` (the team's). */
+  serverHasPins(kind: PinKind, server: string): boolean {
+    return this.store.hasAny(kind, server);
+  }
 
   /**
    * A server's listing (or a server's state, or the config) changed. Scans are kept for the entries
@@ -190,7 +201,8 @@ export class DefinitionReports {
     // a pin it wrote is a pin (docs/pins.md, "Several gateways"). One stat while the tool is new.
     if (!pin && this.store.refresh()) pin = this.currentPin(listed, scan.digest, user);
     const unreadable = this.store.unreadable();
-    if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed) return scan.last.report;
+    const added = pin === undefined && listed.kind === 'tool' && this.addedLater(listed.server, listed.name);
+    if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed && scan.last.added === added) return scan.last.report;
     const report: DefinitionReport = {
       kind: listed.kind,
       server: listed.server,
@@ -198,11 +210,11 @@ export class DefinitionReports {
       exposed: listed.exposed,
       definition: scan.definition,
       digest: scan.digest,
-      pin: pinState(pin, scan.definition, scan.digest, unreadable),
+      pin: pinState(pin, scan.definition, scan.digest, unreadable, added),
       ...(unreadable === null && pin && pin.digest !== scan.digest ? { pinned: pin.definition } : {}),
       findings: scan.findings,
     };
-    scan.last = { pin, unreadable, report };
+    scan.last = { pin, unreadable, added, report };
     return report;
   }
 

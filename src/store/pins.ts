@@ -95,6 +95,14 @@ export class PinStore {
     return own(own(this.servers(user), server)?.[kind], name);
   }
 
+  /** Whether the team's pins hold any `kind` of `server`. */
+  hasAny(kind: PinKind, server: string): boolean {
+    const pins = own(this.data.servers, server)?.[kind];
+    // Asked per unpinned tool at each list: no array of the names made.
+    for (const name in pins) if (Object.hasOwn(pins, name)) return true;
+    return false;
+  }
+
   identity(server: string, user?: string): string | undefined {
     return own(this.servers(user), server)?.identity;
   }

@@ -199,7 +199,8 @@ describe('serve: a server that says its list changed, a thousand times', () => {
   test('one read of its lists at a time, and one after the notifications that came during it: 1,000 notifications are 2 reads, and a change during a read is listed', async () => {
     const dir = tempDir();
     const lists = join(dir, 'lists');
-    const harness = await startGateway({ mcpServers: { f: faultServer('list-changed', join(dir, 'f-starts'), { FAULT_LISTS: lists }), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] } }, { dir });
+    // addedTools "ask": f adds a tool as it runs, which is listed at once (docs/pins.md, "A tool added later").
+    const harness = await startGateway({ mcpServers: { f: faultServer('list-changed', join(dir, 'f-starts'), { FAULT_LISTS: lists }), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__f', 'mcp__w'] }, policy: { addedTools: 'ask' } }, { dir });
     const reads = () => readFileSync(lists, 'utf8').split('\n').filter(Boolean).length;
     try {
       expect((await harness.client.listTools()).tools.map((tool) => tool.name)).not.toContain('f__added_after');
@@ -268,7 +269,8 @@ describe('serve: the description scan when another server\'s list changes', () =
           w: faultServer('works', join(dir, 'w-starts'), { FAULT_ECHO_DESCRIPTION: 'mcp-latch-test: count scans. Echoes its text; call added_after first.' }),
         },
         permissions: { allow: ['mcp__f', 'mcp__w'] },
-        policy: { toolDescriptions: 'deny' },
+        // addedTools "ask": the tool f adds is listed at once (docs/pins.md, "A tool added later").
+        policy: { toolDescriptions: 'deny', addedTools: 'ask' },
       },
       // Each pattern of the scan run on w's echo description is a line of `scans`.
       { dir, nodeArgs: ['--import', join(ROOT, 'test/fixtures/count-scans.mjs')], env: { COUNT_SCANS_FILE: scans } },

@@ -172,6 +172,74 @@ describe('an approval given on the page after the call was answered "pending"', 
   }, 120_000);
 });
 
+describe('a tool its server adds after its first listing (a rename is the same rug pull)', () => {
+  test('on a server with pins: not listed, and asked even under an allow rule, until a person accepts it; then listed, and the client told', async () => {
+    const { dir, define } = setup();
+    const log = join(dir, 'calls.log');
+    const config: ConfigInput = {
+      mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_DEFINITION_FILE: join(dir, 'echo-definition.json'), FIXTURE_RELIST_ON_CHANGE: '1' }) },
+      permissions: { allow: ['mcp__fix__echo', 'mcp__fix__late'] },
+    };
+    let decision = 'Deny';
+    const gateway = await startGateway(config, { dir, onElicit: async () => ({ action: 'accept', content: { decision } }) });
+    const changes = listChanges(gateway);
+    const names = async () => (await gateway.client.listTools()).tools.map((tool) => tool.name);
+    const lateCalls = () => fixtureCalls(log).filter((entry) => entry.tool === 'late').length;
+    try {
+      expect(await names()).not.toContain('fix__late');
+      expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
+      await eventually(() => expect(readFileSync(join(dir, 'mcp-latch.lock.json'), 'utf8')).toContain('"echo"'));
+
+      // The server adds a tool, its description written to steer the model.
+      define({ $extra: [{ name: 'late', description: POISONED, inputSchema: { type: 'object' } }] });
+      await eventually(() => expect(gateway.stderr()).toContain('fix__late: the server added this tool after its first listing; it is not listed to clients until accepted'));
+      expect(await names()).not.toContain('fix__late');
+
+      // Called anyway (the model guessed the name): asked, although a rule allows it; denied, so not run.
+      const denied = await gateway.client.callTool({ name: 'fix__late', arguments: {} });
+      expect(denied.isError).toBe(true);
+      expect(gateway.elicitations).toHaveLength(1);
+      expect(gateway.elicitations[0]!.message).toContain('This tool is NEW: its server ADDED it after its first listing');
+      expect(gateway.elicitations[0]!.message).toContain('the server added this tool after its first listing');
+      expect(lateCalls()).toBe(0);
+
+      // Allowed by the person: run, pinned as shown, and listed from now on; the client is told.
+      decision = 'Allow once';
+      const before = changes();
+      expect(textOf(await gateway.client.callTool({ name: 'fix__late', arguments: {} }))).toBe('called late');
+      expect(lateCalls()).toBe(1);
+      await eventually(() => expect(changes()).toBeGreaterThan(before));
+      expect(await names()).toContain('fix__late');
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+
+  test('with policy.addedTools "ask": listed at once, and its first call asks even under an allow rule', async () => {
+    const { dir, define } = setup();
+    const log = join(dir, 'calls.log');
+    const config: ConfigInput = {
+      mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_DEFINITION_FILE: join(dir, 'echo-definition.json'), FIXTURE_RELIST_ON_CHANGE: '1' }) },
+      permissions: { allow: ['mcp__fix__echo', 'mcp__fix__late'] },
+      policy: { addedTools: 'ask' },
+    };
+    const gateway = await startGateway(config, { dir, onElicit: async () => ({ action: 'accept', content: { decision: 'Deny' } }) });
+    try {
+      await gateway.client.listTools();
+      expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
+      await eventually(() => expect(readFileSync(join(dir, 'mcp-latch.lock.json'), 'utf8')).toContain('"echo"'));
+      define({ $extra: [{ name: 'late', description: 'Counts to three', inputSchema: { type: 'object' } }] });
+      await eventually(async () => expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__late'));
+      const denied = await gateway.client.callTool({ name: 'fix__late', arguments: {} });
+      expect(denied.isError).toBe(true);
+      expect(gateway.elicitations.at(-1)!.message).toContain('This tool is NEW: its server ADDED it after its first listing');
+      expect(fixtureCalls(log).filter((entry) => entry.tool === 'late')).toHaveLength(0);
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+});
+
 interface PageSession {
   cookie: string;
   csrf: string;

@@ -202,17 +202,21 @@ describe('tools that come and go', () => {
       expect(lock().servers.fix.tool!.echo!.pinnedAt).toBe(pinnedAt);
       expect(await pinShown(gateway.configPath, 'fix__echo')).toBe('pinned');
 
-      // A tool the server did not have before: new, decided by the policy (no rule: asked), pinned once allowed.
+      // A tool the server did not have at its first listing, on a server with pins: not listed until
+      // accepted (round 18, hostile servers #4; test/gateway/pins-rug.test.ts); a call of it asks,
+      // saying so, and is pinned once allowed. `mcp-latch tools` (its own first listing) shows it new.
       define({ $extra: [{ name: 'fresh', description: 'Counts to three', inputSchema: { type: 'object' } }] });
       await gateway.client.callTool({ name: 'fix__relist', arguments: {} });
-      await eventually(async () => expect(await listed()).toContain('fix__fresh'));
+      await eventually(() => expect(gateway.stderr()).toContain('fix__fresh: the server added this tool after its first listing'));
+      expect(await listed()).not.toContain('fix__fresh');
       expect(await pinShown(gateway.configPath, 'fix__fresh')).toBe('new');
       expect(textOf(await gateway.client.callTool({ name: 'fix__fresh', arguments: {} }))).toBe('called fresh');
       expect(gateway.elicitations).toHaveLength(1);
-      expect(gateway.elicitations[0]!.message).toContain('This tool is new');
-      expect(meta(gateway.elicitations[0]!).definition).toMatchObject({ name: 'fix__fresh', pin: 'new' });
+      expect(gateway.elicitations[0]!.message).toContain('This tool is NEW: its server ADDED it after its first listing');
+      expect(meta(gateway.elicitations[0]!).definition).toMatchObject({ name: 'fix__fresh', pin: 'new', added: true });
       await eventually(() => expect(lock().servers.fix.tool?.fresh).toBeDefined());
       expect(await pinShown(gateway.configPath, 'fix__fresh')).toBe('pinned');
+      await eventually(async () => expect(await listed()).toContain('fix__fresh'));
     } finally {
       await gateway.close();
     }
