@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { Minimatch } from 'minimatch';
 import { isBuiltIn, type Rule } from './rule.js';
-import { containsRule, equalWords, isNarrowEligible, startsWith } from './command-match.js';
+import { containsRule, isNarrowEligible } from './command-match.js';
 import type { Access, RuleList, Segment } from './types.js';
 import { isPlainAbsolute } from '../plain-path.js';
 import { BUILD_CACHE_LIMIT, BuildCache } from './build-cache.js';
@@ -225,12 +225,10 @@ export class RuleSet {
     const rules = this.lists.allow.command;
     if (!isNarrowEligible(segment)) return null;
     for (const rule of rules.get('') ?? []) if (rule.within === undefined || this.runsWithin(segment.cwd, rule.within)) return rule;
-    const words = [segment.program!, ...segment.args];
-    const found = rules.get(words[0]!);
+    const found = rules.get(segment.program!);
     if (!found) return null;
     for (const rule of found) {
-      const ruleWords = rule.words!;
-      if (!(rule.prefix ? startsWith(words, ruleWords) : equalWords(words, ruleWords))) continue;
+      if (!programWords(segment.program!, segment.args, rule.words!, !rule.prefix)) continue;
       if (rule.within === undefined || this.runsWithin(segment.cwd, rule.within)) return rule;
     }
     return null;
@@ -272,6 +270,18 @@ export class RuleSet {
     if (kind === 'command') return this.lists[list].command.get('')?.[0] ?? null;
     return this.lists[list].path[kind].all[0] ?? null;
   }
+}
+
+/**
+ * Whether `[program, ...args]` starts with `words` (is `words`, when `whole`), as startsWith and
+ * equalWords compare them, without making that list: spreading a kept analysis's frozen `args`
+ * took the slow path for every allow lookup (docs/performance.md "Round 18: decision time").
+ */
+function programWords(program: string, args: readonly string[], words: readonly string[], whole: boolean): boolean {
+  if (whole ? words.length !== args.length + 1 : words.length > args.length + 1) return false;
+  if (words.length > 0 && words[0] !== program) return false;
+  for (let i = 1; i < words.length; i++) if (args[i - 1] !== words[i]) return false;
+  return true;
 }
 
 /** The first rule of one index matching a path (RuleSet.matchPath; `folded`, the path as the index keys it). */

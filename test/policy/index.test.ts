@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Minimatch } from 'minimatch';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { containsRule, wideCandidates, wideHeads } from '../../src/policy/command-match.js';
+import { containsRule, equalWords, isNarrowEligible, startsWith, wideCandidates, wideHeads } from '../../src/policy/command-match.js';
 import { decide } from '../../src/policy/decide.js';
 import { anchorGlob, RuleSet, type MatchEnv } from '../../src/policy/match.js';
 import { parseRule, type Rule } from '../../src/policy/rule.js';
@@ -69,6 +69,17 @@ function everyCommandRule(rules: readonly Rule[], list: 'deny' | 'ask', segment:
   return null;
 }
 
+/** The first allow rule in order whose words the segment's program and arguments are (or start with, for a prefix rule); a bare `Bash` first. */
+function everyAllowRule(rules: readonly Rule[], segment: Segment): Rule | null {
+  if (!isNarrowEligible(segment)) return null;
+  const allow = rules.filter((rule): rule is Extract<Rule, { type: 'command' }> => rule.type === 'command' && rule.list === 'allow');
+  const bare = allow.find((rule) => rule.words === null || rule.words === undefined || rule.words.length === 0);
+  if (bare) return bare;
+  const words = [segment.program!, ...segment.args];
+  for (const rule of allow) if (rule.prefix ? startsWith(words, rule.words!) : equalWords(words, rule.words!)) return rule;
+  return null;
+}
+
 function referenceCandidates(segment: Segment): string[][] {
   const out = wideCandidates(segment);
   const written = segment.words.slice(segment.assignments.length);
@@ -80,6 +91,7 @@ describe('command rules indexed by program', () => {
   test('on 2,000 seeded commands, the indexed deny/ask lookup finds the rule trying every rule finds', () => {
     const r = rng(20261126);
     let matched = 0;
+    let allowed = 0;
     let segments = 0;
     for (let round = 0; round < 100; round++) {
       const rules = commandRules(r);
@@ -96,12 +108,17 @@ describe('command rules indexed by program', () => {
             if (indexed !== every) expect.fail(`${list}: ${JSON.stringify(segment.words)} under ${rules.map((rule) => `${rule.list}:${rule.text}`).join(', ')}: indexed ${indexed?.text ?? 'none'}, every rule ${every?.text ?? 'none'}`);
             if (indexed) matched++;
           }
+          const narrow = set.matchCommandNarrow(segment);
+          const everyAllow = everyAllowRule(rules, segment);
+          if (narrow !== everyAllow) expect.fail(`allow: ${JSON.stringify(segment.words)} under ${rules.map((rule) => `${rule.list}:${rule.text}`).join(', ')}: indexed ${narrow?.text ?? 'none'}, every rule ${everyAllow?.text ?? 'none'}`);
+          if (narrow) allowed++;
         }
       }
     }
     // The seeds exercise both outcomes.
     expect(segments).toBeGreaterThan(3_000);
     expect(matched).toBeGreaterThan(400);
+    expect(allowed).toBeGreaterThan(20);
   }, 120_000);
 
   test('a kept (frozen) analysis is decided as its fresh copy is, and its candidates are reused', () => {
