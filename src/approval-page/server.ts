@@ -129,6 +129,16 @@ class PageServer implements LocalApprovalPage {
     return pageLink(this.url, this.secret);
   }
 
+  /**
+   * The page under its scope, with no nonce: a browser holding this page's session cookie opens it
+   * (the cookie's Path is the scope); any other gets the page that says how to get a link. What a
+   * URL elicitation carries, since a pre-authenticated URL there would hand the client (and the model
+   * it may show URLs to) a session that approves its own calls (round 18 review, L8).
+   */
+  plainAddress(): string {
+    return `${this.url.slice(0, -1)}${this.scope}/`;
+  }
+
   /** The bound socket address, for tests. */
   address(): AddressInfo {
     return this.server.address() as AddressInfo;

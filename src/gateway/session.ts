@@ -186,9 +186,9 @@ export class ClientSession implements SessionPort {
   }
 
   /**
-   * Points the person at the page. Only one-time links leave the gateway (the browser's command
-   * line, the log of `browser-manual`, a URL elicitation), each its own; the log of `browser` names
-   * the address alone, since the browser got its link.
+   * Points the person at the page. Only one-time links leave the gateway (through a file for the
+   * browser, in the log of `browser-manual`), each its own; the log of `browser` names the address
+   * alone, since the browser got its link, and a URL elicitation the address without a nonce.
    */
   private announcePage(page: ApprovalPage, input: PromptInput, extra: Extra): void {
     const { fallback, timeoutSeconds } = this.config().approval;
@@ -205,11 +205,14 @@ export class ClientSession implements SessionPort {
       if (failed) this.logger.warn({ err: failed }, 'the browser was not opened: its link could not be written to a file of yours; `mcp-latch page` prints one');
     }
     if (fallback === 'browser') notify('mcp-latch: approval needed', `${input.server} wants to run ${input.tool}`);
-    // Clients that declare URL elicitation can offer to open the page themselves (consent only).
+    // Clients that declare URL elicitation can offer to open the page themselves (consent only). Never
+    // a one-time link: the MCP spec forbids a pre-authenticated URL there, and with one the client
+    // approved its own calls as the person (round 18 review, L8). The plain address opens the page in
+    // a browser that holds its session; any other browser is told to run `mcp-latch page --open`.
     if (this.server.getClientCapabilities()?.elicitation?.url && !NON_RENDERING_CLIENTS.has(this.clientName())) {
       void this.server
         .elicitInput(
-          { mode: 'url', url: page.link(), elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
+          { mode: 'url', url: page.plainAddress(), elicitationId: `${input.argsDigest.slice(0, 16)}-${Date.now().toString(36)}`, message: `mcp-latch: ${input.server} wants to run ${input.tool}. Open the approval page to decide.` },
           { signal: extra.signal, relatedRequestId: extra.requestId, timeout: timeoutSeconds * 1000 },
         )
         .catch(() => undefined);

@@ -34,6 +34,11 @@ export interface ApprovalPage {
   /** An address to give the person: for the local page a fresh one-time link (approval-page/link.ts). */
   link(): string;
   /**
+   * An address with no credential in it, for a party that must not be handed a session (a URL
+   * elicitation: round 18 review, L8): it opens the page in a browser that already holds one.
+   */
+  plainAddress(): string;
+  /**
    * Shows a call on the page until the person answers or `signal` aborts (the item is then
    * withdrawn from the page). Resolves with the answer; never rejects; a withdrawn item resolves
    * `{ type: 'dismissed' }`.

@@ -28,6 +28,10 @@ export class WaitingRoom implements ApprovalPage {
     return this.url;
   }
 
+  plainAddress(): string {
+    return this.url;
+  }
+
   async ask(item: PageItem, signal: AbortSignal): Promise<PromptAnswer> {
     const id = randomBytes(18).toString('base64url');
     this.ids.set(item, id);

@@ -420,7 +420,7 @@ describe('audit', () => {
 });
 
 describe('approval page offered through URL elicitation', () => {
-  test('a client that declares only URL elicitation is offered a one-time link to the page, and the call is answered "pending"', async () => {
+  test('a client that declares only URL elicitation is offered the page\'s address without a nonce, and the call is answered "pending"', async () => {
     const dir = tempDir();
     const h = await gateway(dir, () => ({ action: 'accept' }), { approval: { fallback: 'browser-manual', timeoutSeconds: 1 } }, { capabilities: { elicitation: { url: {} } } });
     const result = await h.client.callTool({ name: 'fs__write_file', arguments: { path: join(dir, 'p.txt'), content: 'x' } });
@@ -428,7 +428,8 @@ describe('approval page offered through URL elicitation', () => {
     expect(textOf(result)).not.toContain('http://');
     const offered = h.elicitations[0] as { mode?: string; url?: string };
     expect(offered.mode).toBe('url');
-    expect(offered.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?nonce=[0-9a-z]+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    // Not pre-authenticated (MCP spec, URL elicitation; round 18 review, L8): test/approval-page/url-elicitation.test.ts.
+    expect(offered.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/$/);
     expect(existsSync(join(dir, 'p.txt'))).toBe(false);
   });
 });
