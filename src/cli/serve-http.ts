@@ -55,14 +55,25 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
   });
 }
 
-/** How a client reaches a gateway that has no `http.tokens` or `http.oauth`: with this run's secret (docs/team.md#identity). */
+/**
+ * How a client reaches a gateway that has no `http.tokens` or `http.oauth`: with this run's secret
+ * (docs/team.md#identity), through a variable the client expands. Never a command line holding the
+ * secret (`--header "Authorization: Bearer $(cat FILE)"`: the shell expands it into the client's
+ * argv, which every local user reads in /proc) nor the secret in a project `.mcp.json`, often
+ * committed and 0644 (round 18 review, L2).
+ */
 function secretHelp(url: string, file: string): string {
   const page = new URL('/approve', url).href;
+  const quoted = `'${file.replaceAll("'", "'\\''")}'`;
   return [
     `mcp-latch: no http.tokens or http.oauth: every request must send "Authorization: Bearer <secret>".`,
     `  The secret is in ${file} (mode 0600, only you can read it; a new one at each start).`,
-    `  Claude Code:  claude mcp add --transport http latch ${url} --header "Authorization: Bearer $(cat '${file}')"`,
-    `  VS Code / .mcp.json:  "latch": { "type": "http", "url": "${url}", "headers": { "Authorization": "Bearer <the file's contents>" } }`,
+    `  Never put the secret itself on a command line (every local user can read those) or in a project file: give the client a variable it expands.`,
+    `  Claude Code, in .mcp.json or ~/.claude.json:  "latch": { "type": "http", "url": "${url}", "headers": { "Authorization": "Bearer \${MCP_LATCH_SECRET}" } }`,
+    `    and start claude from a shell where:  export MCP_LATCH_SECRET="$(cat ${quoted})"`,
+    `  VS Code, in .vscode/mcp.json (it asks for the value once and keeps it in its secret storage):`,
+    `    "inputs": [{ "type": "promptString", "id": "mcp-latch-secret", "description": ${JSON.stringify(`mcp-latch secret (${file})`)}, "password": true }],`,
+    `    "servers": { "latch": { "type": "http", "url": "${url}", "headers": { "Authorization": "Bearer \${input:mcp-latch-secret}" } } }`,
     `  The approval page ${page}: sign in with the same secret. For a credential that outlives a restart, use http.tokens (mcp-latch token).`,
     '',
   ].join('\n');

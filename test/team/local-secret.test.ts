@@ -48,7 +48,17 @@ describe('serve --http without http.tokens or http.oauth: the run\'s secret', ()
     expect(stat.uid).toBe(process.getuid!());
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(team.stderr()).toContain(`The secret is in ${secretFile}`);
-    expect(team.stderr()).toContain('"headers": { "Authorization": "Bearer <the file\'s contents>" }');
+    // Through a variable the client expands, never the secret on a command line or in a project
+    // file (round 18 review, L2: `--header "Authorization: Bearer $(cat FILE)"` put it in the
+    // client's argv, read by every local user in /proc).
+    const help = team.stderr().slice(team.stderr().indexOf('no http.tokens or http.oauth'));
+    expect(help).toContain('"headers": { "Authorization": "Bearer ${MCP_LATCH_SECRET}" }');
+    expect(help).toContain(`export MCP_LATCH_SECRET="$(cat '${secretFile}')"`);
+    expect(help).toContain('"password": true');
+    expect(help).toContain('"Authorization": "Bearer ${input:mcp-latch-secret}"');
+    expect(help).not.toContain('--header');
+    expect(help).not.toContain('Bearer $(');
+    expect(help).not.toContain(secret);
   });
 
   test('without the secret, or with another, the SDK client is refused 401 naming what is missing and the file', async () => {
