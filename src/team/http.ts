@@ -15,6 +15,7 @@ import { UpstreamSession } from '../gateway/upstream-session.js';
 import { refusedCallRecord, wideCallRefusal } from '../gateway/upstream-calls.js';
 import { errorMessage, LatchError, usage } from '../errors.js';
 import type { Logger } from '../log.js';
+import { portHolder, portInUseMessage } from './port-holder.js';
 import { handleApi } from './api.js';
 import { Authenticator } from './identity.js';
 import { LocalSecret } from './local-secret.js';
@@ -120,7 +121,11 @@ export class TeamGateway {
     if (!loopback && !probe.configured()) throw usage(`refusing to listen on ${host}: it is not a loopback address and no authentication is configured (http.tokens or http.oauth; docs/team.md)`);
     if (!probe.configured()) this.secret = LocalSecret.create(httpSecretFile(this.options.config.path));
     await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
+      this.http.once('error', (error: NodeJS.ErrnoException) => {
+        // A taken loopback port may be another user's listener receiving our clients' tokens (round 18 review, L6).
+        if (error.code === 'EADDRINUSE' && loopback) reject(usage(portInUseMessage(host, port, portHolder(host, port))));
+        else reject(error);
+      });
       this.http.listen(port, host, () => resolve());
     });
     const bound = (this.http.address() as AddressInfo).port;
