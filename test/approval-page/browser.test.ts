@@ -1,14 +1,16 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { pageLink } from '../../src/approval-page/link.js';
 import { escapeText } from '../../src/latch/escape.js';
 import { launchChromium } from '../helpers/chromium.js';
-import { COMMANDS_SERVER, FS_SERVER, eventually, rawGateway, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+import { BIN, COMMANDS_SERVER, FS_SERVER, eventually, rawGateway, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
 
 /**
  * The approval page end to end: the BUILT gateway under an SDK client that declares no
@@ -528,6 +530,46 @@ describe('a one-time link followed from another site', () => {
       await context.close();
     } finally {
       site.close();
+      await h.close();
+    }
+  });
+});
+
+describe('the browser opened through a file, never a link on its command line', () => {
+  test('`mcp-latch page --open` gives the browser a file of the person\'s; Chromium follows it to the page (cookie set, file gone), and the address a URL elicitation carries opens the page in that browser', async () => {
+    const dir = tempDir();
+    const h = await startGateway(config(dir, 30));
+    try {
+      const call = callLater(h, 'fs__write_file', { path: join(dir, 'via-file.txt'), content: 'x' });
+      await pageUrl(h);
+      const launcher = join(dir, 'record-browser.sh');
+      const launched = join(dir, 'browser-launches.txt');
+      writeFileSync(launcher, `#!/bin/sh\nprintf '%s\\n' "$@" >> '${launched}'\n`, { mode: 0o755 });
+      const opened = spawnSync(process.execPath, [BIN, 'page', '--open', '--config', h.configPath], { encoding: 'utf8', env: { ...process.env, BROWSER: launcher } });
+      expect(opened.status, opened.stderr).toBe(0);
+      const fileUrl = await eventually(() => readFileSync(launched, 'utf8').trim(), 10_000);
+      expect(fileUrl).toMatch(/^file:\/\/\/.*\/\.mcp-latch-open\/open-[0-9a-z]+\.[A-Za-z0-9_-]{22}\.html$/);
+      expect(fileUrl).not.toContain('nonce');
+
+      const context = await browser.newContext();
+      const tab = await context.newPage();
+      await tab.goto(fileUrl);
+      const item = await card(tab, 'via-file.txt');
+      expect(new URL(tab.url()).protocol).toBe('http:');
+      expect(new URL(tab.url()).search).toBe('');
+      await eventually(() => expect(existsSync(fileURLToPath(fileUrl))).toBe(false));
+
+      // What a URL elicitation carries (the page under its scope, no nonce) opens the page in this browser.
+      const plain = `${new URL(tab.url()).origin}${new URL(tab.url()).pathname}`;
+      expect(plain).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/s\/[A-Za-z0-9_-]{22}\/$/);
+      const second = await context.newPage();
+      await second.goto(plain);
+      await card(second, 'via-file.txt');
+
+      await item.getByRole('button', { name: 'Deny', exact: true }).click();
+      expect(textOf(await call)).toMatch(/^Denied by mcp-latch: the user denied this call/);
+      await context.close();
+    } finally {
       await h.close();
     }
   });
