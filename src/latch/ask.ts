@@ -26,6 +26,7 @@ import type { BatchClock, LatchAnswer } from './latch.js';
 import type { ApprovalPage, PageItem, RetryApprovals } from './page.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { buildPrompt, readAnswer, renderMessage, type PromptAnswer, type PromptInput, type RunsIn } from './prompt.js';
+import { redactText } from '../redact.js';
 import { broaderRules, rememberRules } from './remember.js';
 
 /**
@@ -154,6 +155,11 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
   // A changed tool is asked about as such: no saved rule or session grant would answer it.
   const changed = definition?.pin.state === 'changed';
   const onlyModeAsks = !changed && decision.subjects.every((subject) => subject.verdict !== 'ask' || subject.by === 'mode');
+  const rules = facts && !changed ? rememberRules(facts, decision, policy, call.wholeTool === true) : null;
+  // A rule is saved in clear in the config (often shared or committed): one that would carry a
+  // credential (redact.ts recognises one in it) is not offered; the session grant, kept in memory,
+  // is (round 18 review, L5).
+  const withCredential = rules !== null && rules.some((rule) => redactText(rule) !== rule);
   return {
     server: call.server,
     tool: call.tool,
@@ -161,7 +167,8 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
     decision,
     args: call.args,
     argsDigest: call.digest,
-    rememberRules: facts && !changed ? rememberRules(facts, decision, policy, call.wholeTool === true) : null,
+    rememberRules: withCredential ? null : rules,
+    ...(withCredential ? { rememberHoldsCredential: true } : {}),
     offerSession: onlyModeAsks && facts !== null,
     ...(definition ? { definition } : {}),
     runsIn: call.runsIn ?? null,

@@ -55,6 +55,8 @@ export interface PromptInput {
   argsDigest: string;
   /** Rules "Always allow" would save; null when the call cannot be remembered. */
   rememberRules: string[] | null;
+  /** "Always allow" is not offered because its rule would hold a credential (ask.ts promptInput). */
+  rememberHoldsCredential?: boolean;
   /** Whether "Allow for this session" is offered (not when an ask rule made it ask). */
   offerSession: boolean;
   /** What a write will change (file-change.ts); absent or null when it is not a file write. */
@@ -272,6 +274,7 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   const remembered = hidden.length === 0 ? input.rememberRules?.map(escapeText).join(', ') : undefined;
   if (input.offerSession && hidden.length === 0) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
   if (remembered) lines.push(`"Always allow" saves: ${remembered}`);
+  else if (input.rememberHoldsCredential && hidden.length === 0) lines.push(`"Always allow" is not offered: its rule would hold a credential, and rules are saved in clear in the config. To remember this call, put the credential in an environment variable.`);
   const editable = input.editable ?? [];
   if (editable.length > 0) lines.push(`You may change before approving: ${editable.map((field) => escapeText(field.arg)).join(', ')} (the changed call is checked again and allowed once)`);
   const result = { text: lines.join('\n'), hidden };

@@ -59,3 +59,30 @@ test('a command remembered in projA holds in projA reached through a link, not t
   expect(h.elicitations).toHaveLength(4);
   expect(existsSync(made)).toBe(false);
 }, 90_000);
+
+test('"Always allow" is not offered for a command carrying a credential: the config on disk never holds it, the session grant does the work (round 18 review, L5)', async () => {
+  const dir = tempDir('remembered-secret-');
+  const secret = 'S3cretV4lue61REMEMBERME';
+  harness = await startGateway(
+    { mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, workspace: [dir] },
+    {
+      dir,
+      // The client takes the broadest choice offered.
+      onElicit: (params) => {
+        const choices = (params as unknown as { requestedSchema: { properties: { decision: { enum: string[] } } } }).requestedSchema.properties.decision.enum;
+        return { action: 'accept', content: { decision: choices.find((choice) => choice.startsWith('Always allow: ')) ?? 'Allow for this session' } };
+      },
+    },
+  );
+  const h = harness;
+  const command = `curl -s -m 2 -H 'Authorization: Bearer ${secret}' http://127.0.0.1:9/v1/models; echo ran`;
+  const run = () => h.client.callTool({ name: 'shell__run_command', arguments: { command, workdir: dir } });
+  expect(textOf(await run())).toContain('ran');
+  expect(h.elicitations).toHaveLength(1);
+  expect(h.elicitations[0]!.message).toContain('"Always allow" is not offered: its rule would hold a credential');
+  expect(readFileSync(h.configPath, 'utf8')).not.toContain(secret);
+  // The session grant answers the same call again without a prompt.
+  expect(textOf(await run())).toContain('ran');
+  expect(h.elicitations).toHaveLength(1);
+  expect(readFileSync(h.configPath, 'utf8')).not.toContain(secret);
+}, 60_000);
