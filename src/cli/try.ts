@@ -1,4 +1,4 @@
-import { closeSync, openSync, rmSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +21,13 @@ const BIN = fileURLToPath(new URL('../../bin/mcp-latch.js', import.meta.url));
 
 export async function tryGateway(options: { config?: string | undefined; log?: string | undefined }, terminal: Terminal = createTerminal()): Promise<number> {
   const configPath = findConfig(options.config);
-  // Without --log the gateway's log is a temp file, removed when try ends.
-  const logPath = options.log ?? join(tmpdir(), `mcp-latch-try-${process.pid}.log`);
-  const logFd = openSync(logPath, 'a');
+  // Without --log the gateway's log is a new file in a new private directory (0700, random name),
+  // removed when try ends. It was /tmp/mcp-latch-try-PID.log, opened as found: 0644, and a file or
+  // link another local user made there first got the log or had it appended to a file of the
+  // person's (round 18 review, L3). --log FILE: created 0600, never through a link.
+  const logDir = options.log ? null : mkdtempSync(join(tmpdir(), 'mcp-latch-try-'));
+  const logPath = options.log ?? join(logDir!, 'gateway.log');
+  const logFd = openSync(logPath, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW | (logDir ? constants.O_EXCL : 0), 0o600);
   const client = new Client({ name: 'mcp-latch-try', version: VERSION }, { capabilities: { elicitation: { form: {} } } });
   client.setRequestHandler(ElicitRequestSchema, (request) => answerPrompt(request.params, terminal));
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', configPath], stderr: logFd });
@@ -72,7 +76,7 @@ export async function tryGateway(options: { config?: string | undefined; log?: s
     terminal.close();
     await client.close().catch(() => undefined);
     closeSync(logFd);
-    if (!options.log) rmSync(logPath, { force: true });
+    if (logDir) rmSync(logDir, { recursive: true, force: true });
   }
 }
 

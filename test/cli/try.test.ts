@@ -1,6 +1,6 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BIN, FS_SERVER, eventually, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
 
@@ -145,6 +145,10 @@ describe('mcp-latch try with a server that cannot start', () => {
     const logPath = /its log: (\S+), removed on exit/.exec(shown())?.[1];
     expect(logPath).toBeDefined();
     expect(existsSync(logPath!)).toBe(true);
+    // In a private directory of its own, readable by the person only (round 18 review, L3).
+    expect(statSync(logPath!).mode & 0o777).toBe(0o600);
+    expect(statSync(dirname(logPath!)).mode & 0o777).toBe(0o700);
+    expect(dirname(logPath!)).toMatch(/mcp-latch-try-[^/]{6}$/);
     // `list` asks the gateway again, which names the server and why it is not ready. On a loaded
     // machine the server may not have crashed yet when `list` is first typed ("still starting"):
     // typed again until its failure is shown.
@@ -157,6 +161,21 @@ describe('mcp-latch try with a server that cannot start', () => {
       expect(shown()).toMatch(failed);
     }, 30_000, 1_500);
     tmux('send-keys', '-t', broken, 'C-d');
-    await eventually(() => expect(existsSync(logPath!)).toBe(false), 20_000, 100);
+    await eventually(() => expect(existsSync(dirname(logPath!))).toBe(false), 20_000, 100);
+  }, 60_000);
+
+  test('--log FILE is created readable by the person only, and a link there is refused, its target left as it was (round 18 review, L3)', () => {
+    const own = tempDir();
+    const config = writeConfig(own, { mcpServers: {} });
+    const target = join(own, 'victim.txt');
+    writeFileSync(target, 'victim content\n');
+    const link = join(own, 'link.log');
+    symlinkSync(target, link);
+    const refused = spawnSync(process.execPath, [BIN, 'try', '--config', config, '--log', link], { input: '', encoding: 'utf8', timeout: 30_000 });
+    expect(refused.status).not.toBe(0);
+    expect(readFileSync(target, 'utf8')).toBe('victim content\n');
+    const file = join(own, 'kept.log');
+    spawnSync(process.execPath, [BIN, 'try', '--config', config, '--log', file], { input: '', encoding: 'utf8', timeout: 30_000 });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   }, 60_000);
 });
