@@ -122,7 +122,11 @@ export class GatewayCore implements CallContext {
     this.shared = options.shared === true;
     this.pathEnv = options.pathEnv ?? defaultPathEnv();
     this.maxMessageBytes = messageBytes(this.loaded.file);
-    this.audit = createAudit(auditFile(this.loaded), (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'));
+    this.audit = createAudit(
+      auditFile(this.loaded),
+      (error) => this.logger.error({ err: errorMessage(error) }, 'could not write the audit file'),
+      (message) => this.logger.warn(message),
+    );
     this.rulesFile = new RulesFile(this.loaded.path, configIssues, { text: () => this.loaded.text, rules: addedRuleIssues });
     this.definitions = new DefinitionReports(new PinStore(pinsFileFor(this.loaded.path)), this.logger);
     this.applyPolicy();

@@ -18,7 +18,7 @@
  * sees `failures` move before it writes and answers the call with the error instead
  * (downstream/child-transport.ts; a remote server's send waits a microtask for the same check).
  */
-import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { LoadedConfig } from '../config/load.js';
@@ -99,7 +99,7 @@ export interface RecordFailures {
   afterRecords?(write: () => void): boolean;
 }
 
-export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined): Audit {
+export function createAudit(file: string | null, onError: (error: unknown) => void = () => undefined, onNotice: (message: string) => void = () => undefined): Audit {
   if (!file) return { record: () => undefined, together: (forwardAll) => forwardAll(), flush: () => undefined, close: async () => undefined, failures: 0, lastFailure: null };
   // The file is opened here, synchronously: a record made right after start must have somewhere to go.
   mkdirSync(dirname(file), { recursive: true });
@@ -113,7 +113,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     lastFailure = `audit log ${file}: ${errorMessage(error)}`;
     onError(error);
   };
-  const sink = new FileSink(file, failed, onError);
+  const sink = new FileSink(file, failed, onError, onNotice);
   const lines = new RecordText();
   const lastTexts: LastTexts = { reason: null, redactedReason: '', rule: null, redactedRule: '' };
   // The time is the decision's, taken when the record is queued (formatted once per millisecond).
@@ -334,14 +334,35 @@ class FileSink {
     private readonly path: string,
     private readonly onFailure: (error: unknown) => void,
     private readonly onError: (error: unknown) => void,
+    private readonly onNotice: (message: string) => void,
   ) {
     this.fd = this.open();
     ({ ino: this.ino, dev: this.dev } = fstatSync(this.fd));
   }
 
-  /** Created readable by its owner only: records hold every call's arguments (round 12 review, F10). */
+  /**
+   * Created readable by its owner only: records hold every call's arguments (round 12 review, F10).
+   * An existing file was used whatever it was (round 18 review, L9): a link is not followed, a file
+   * another user owns is refused (they could read, truncate and forge the trail; the error reaches
+   * the start, or fails the write, and a call whose record is not written is not forwarded), and
+   * group or other bits (a file made before round 12, or by hand) are dropped, with a log line.
+   */
   private open(): number {
-    return openSync(this.path, 'a+', 0o600);
+    const fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW, 0o600);
+    try {
+      const stat = fstatSync(fd);
+      const uid = process.getuid?.();
+      if (uid !== undefined && stat.uid !== uid) throw new Error(`the audit file ${this.path} belongs to uid ${stat.uid}, not to this user (uid ${uid}): refused, since its owner could read and rewrite the records; remove it or set audit.file to a file of yours`);
+      // A device (/dev/null, /dev/full in a test) keeps its mode: it is not a file of records.
+      if (stat.isFile() && (stat.mode & 0o077) !== 0) {
+        fchmodSync(fd, stat.mode & 0o700);
+        this.onNotice(`the audit file ${this.path} was readable or writable by others (mode ${(stat.mode & 0o777).toString(8)}): made ${(stat.mode & 0o700).toString(8)}`);
+      }
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+    return fd;
   }
 
   /**

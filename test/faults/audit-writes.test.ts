@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { readAudit } from '../../src/store/audit.js';
@@ -113,11 +113,11 @@ describe('an audit file that cannot be written', () => {
   function fullDisk(env: Record<string, string> = {}) {
     // (the fixture does not read the audit file here: /dev/full reads as endless zeros)
     const setup = echoGateway(env);
-    symlinkSync('/dev/full', join(setup.dir, AUDIT));
+    makeFullDevice(join(setup.dir, AUDIT));
     return setup;
   }
 
-  test.skipIf(!existsSync('/dev/full'))('the calls of a read are answered with an error and never reach the server', async () => {
+  test.skipIf(!canMakeFullDevice)('the calls of a read are answered with an error and never reach the server', async () => {
     const { dir, log, config } = fullDisk();
     const gateway = rawGateway(config);
     await gateway.initialize();
@@ -138,7 +138,7 @@ describe('an audit file that cannot be written', () => {
     expect(fixtureCalls(log).filter((entry) => entry.tool === 'echo')).toEqual([]);
   }, 30_000);
 
-  test.skipIf(!existsSync('/dev/full'))('a call that waited for its server to start is answered with an error and never reaches it', async () => {
+  test.skipIf(!canMakeFullDevice)('a call that waited for its server to start is answered with an error and never reaches it', async () => {
     const dir = tempDir();
     const gate = join(dir, 'gate');
     const { dir: auditDir, log, config } = fullDisk({ FIXTURE_GATE: gate });
@@ -154,11 +154,11 @@ describe('an audit file that cannot be written', () => {
     await eventually(() => expect(fixtureCalls(log).filter((entry) => entry.tool === 'echo')).toEqual([]));
   }, 30_000);
 
-  test.skipIf(!existsSync('/dev/full'))('the calls of a read to a remote server are answered with an error, not the server\'s answer', async () => {
+  test.skipIf(!canMakeFullDevice)('the calls of a read to a remote server are answered with an error, not the server\'s answer', async () => {
     const port = await freePort();
     await startHttpServer(port);
     const dir = tempDir();
-    symlinkSync('/dev/full', join(dir, AUDIT));
+    makeFullDevice(join(dir, AUDIT));
     const gateway = rawGateway(writeConfig(dir, { mcpServers: { web: { url: `http://127.0.0.1:${port}/mcp`, type: 'http' } }, permissions: { allow: ['mcp__web__echo'] } }));
     await gateway.initialize();
     gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
@@ -222,9 +222,9 @@ describe('resources/read in the audit', () => {
     ]);
   }, 30_000);
 
-  test.skipIf(!existsSync('/dev/full'))('an allowed read whose record cannot be written is refused with the cause and never reaches the server', async () => {
+  test.skipIf(!canMakeFullDevice)('an allowed read whose record cannot be written is refused with the cause and never reaches the server', async () => {
     const dir = tempDir();
-    symlinkSync('/dev/full', join(dir, AUDIT));
+    makeFullDevice(join(dir, AUDIT));
     const { harness, log } = await readingGateway(dir);
     try {
       await expect(harness.client.readResource({ uri: `file://${join(dir, 'hello.txt')}` })).rejects.toThrow(fullDiskError(dir));
@@ -234,6 +234,15 @@ describe('resources/read in the audit', () => {
     }
   }, 30_000);
 });
+
+/**
+ * /dev/full's device made at `path` (mknod: root only). A link to /dev/full was used until round 18:
+ * the audit file is no longer opened through a link (review L9).
+ */
+const canMakeFullDevice = existsSync('/dev/full') && process.getuid?.() === 0;
+function makeFullDevice(path: string): void {
+  execFileSync('mknod', [path, 'c', '1', '7']);
+}
 
 /** The error of a call kept back because the audit file in `dir` is /dev/full. */
 function fullDiskError(dir: string): string {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, readFileSync, renameSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -87,6 +87,51 @@ describe('audit', () => {
     audit.record(entry({ decision: 'allow', tool: 'x' }));
     await audit.close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  test("an existing audit file is used only when it is the user's own regular file; group and other bits are dropped, with a notice (round 18 review, L9)", async () => {
+    const dir = tempDir();
+    // A link: not followed, its target left as it was.
+    const target = join(dir, 'target.txt');
+    writeFileSync(target, 'kept\n');
+    const link = join(dir, 'link.jsonl');
+    symlinkSync(target, link);
+    expect(() => createAudit(link)).toThrow();
+    expect(readFileSync(target, 'utf8')).toBe('kept\n');
+    // Another user's file, writable by all (made first in a shared folder): refused, naming the file.
+    const foreign = join(dir, 'foreign.jsonl');
+    writeFileSync(foreign, '', { mode: 0o666 });
+    chmodSync(foreign, 0o666);
+    chownSync(foreign, 65534, 65534);
+    expect(() => createAudit(foreign)).toThrow(/foreign\.jsonl belongs to uid 65534/);
+    expect(readFileSync(foreign, 'utf8')).toBe('');
+    // The user's own file, 0644: made 0600, and said so.
+    const wide = join(dir, 'wide.jsonl');
+    writeFileSync(wide, '');
+    chmodSync(wide, 0o644);
+    const notices: string[] = [];
+    const audit = createAudit(wide, undefined, (message) => notices.push(message));
+    audit.record(entry({ decision: 'allow', tool: 'x' }));
+    await audit.close();
+    expect(statSync(wide).mode & 0o777).toBe(0o600);
+    expect(notices).toEqual([expect.stringContaining('mode 644): made 600')]);
+    expect(lines(wide)).toHaveLength(1);
+  });
+
+  test('a link put where the audit file was, after it was rotated, is not followed: the allowed call is refused (round 18 review, L9)', () => {
+    const dir = tempDir();
+    const file = join(dir, 'audit.jsonl');
+    const target = join(dir, 'target.txt');
+    writeFileSync(target, 'kept\n');
+    const audit = createAudit(file);
+    renameSync(file, join(dir, 'audit.jsonl.1'));
+    symlinkSync(target, file);
+    // The sink compares the name with its file at most once a millisecond.
+    const until = Date.now() + 5;
+    while (Date.now() < until);
+    expect(() => audit.record(entry({ decision: 'allow', tool: 'x' }))).toThrow();
+    expect(readFileSync(target, 'utf8')).toBe('kept\n');
+    expect(audit.failures).toBeGreaterThan(0);
   });
 
   test('the records of calls forwarded together are in the file, in order, when together() returns, and not before', () => {
@@ -230,10 +275,9 @@ describe('audit', () => {
     expect(errors.map((error) => (error as Error).message)).toEqual(['digest of a deny failed', 'digest of a allow failed']);
   });
 
-  test.skipIf(!existsSync('/dev/full'))('a write the OS refuses: an allowed record throws outside together(), and counts as a failure inside it', () => {
-    const dir = tempDir();
-    const file = join(dir, 'audit.jsonl');
-    symlinkSync('/dev/full', file);
+  // /dev/full named itself: a link to it is not followed (L9 above), and a device of another user's is refused.
+  test.skipIf(!existsSync('/dev/full') || statSync('/dev/full').uid !== process.getuid?.())('a write the OS refuses: an allowed record throws outside together(), and counts as a failure inside it', () => {
+    const file = '/dev/full';
     const errors: unknown[] = [];
     const audit = createAudit(file, (error) => errors.push(error));
     expect(() => audit.record(entry())).toThrow(`mcp-latch: the audit record of this call could not be written (audit log ${file}: ENOSPC: no space left on device, write); the call was not forwarded`);
