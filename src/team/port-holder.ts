@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { endianness } from 'node:os';
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -12,6 +12,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 export interface PortHolder {
   uid: number;
   user: string | null;
+  /** The process with the socket open, when /proc lets us see its fds (our own, or root); else null. */
+  pid: number | null;
 }
 
 const LISTEN = '0A';
@@ -35,7 +37,7 @@ export function portHolder(host: string, port: number): PortHolder | null {
       if (!hexAddress || !hexPort || parseInt(hexPort, 16) !== port) continue;
       if (!wanted.has(addressOf(hexAddress))) continue;
       const uid = Number(uidText);
-      return { uid, user: userName(uid) };
+      return { uid, user: userName(uid), pid: socketOwner(fields[9]) };
     }
   }
   return null;
@@ -66,6 +68,34 @@ function addressOf(hex: string): string {
   return bytes.map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
+/** The pid with `socket:[inode]` among its fds: best effort, another user's fds are unreadable unless root. */
+function socketOwner(inode: string | undefined): number | null {
+  if (!inode || inode === '0') return null;
+  const target = `socket:[${inode}]`;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return null;
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return Number(pid);
+      } catch {
+        // Closed meanwhile.
+      }
+    }
+  }
+  return null;
+}
+
 function userName(uid: number): string | null {
   try {
     for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
@@ -82,12 +112,12 @@ function userName(uid: number): string | null {
 export function portInUseMessage(host: string, port: number, holder: PortHolder | null, ownUid = process.getuid?.()): string {
   const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
   if (holder && holder.uid !== ownUid) {
-    const who = `uid ${holder.uid}${holder.user ? ` (${holder.user})` : ''}`;
+    const who = `${holder.pid !== null ? `process ${holder.pid}, ` : ''}uid ${holder.uid}${holder.user ? ` (${holder.user})` : ''}`;
     return (
       `${where} is in use by ${who}, not by you: MCP clients configured for this address may have sent their Authorization header to that process. ` +
       `If they carry http.tokens tokens, make new ones (mcp-latch token) and remove the old entries; run the gateway as a service that holds the port (docs/team.md#listening)`
     );
   }
-  if (holder) return `${where} is in use by another process of yours (another gateway?); stop it or choose another --port`;
+  if (holder) return `${where} is in use by another process of yours${holder.pid !== null ? ` (process ${holder.pid})` : ''} (another gateway?); stop it or choose another --port`;
   return `${where} is in use (listen EADDRINUSE). If another user holds it, MCP clients configured for this address may be sending their token there (docs/team.md#listening)`;
 }

@@ -30,7 +30,7 @@ test.runIf(process.platform === 'linux' && process.getuid?.() === 0)('a port hel
 
   const run = serveOn(port);
   expect(run.status).toBe(1);
-  expect(run.stderr).toContain(`127.0.0.1:${port} is in use by uid 65534`);
+  expect(run.stderr).toContain(`127.0.0.1:${port} is in use by process ${squatter.pid}, uid 65534`);
   expect(run.stderr).toContain('not by you: MCP clients configured for this address may have sent their Authorization header to that process');
   expect(run.stderr).toContain('mcp-latch token');
 });
@@ -43,6 +43,6 @@ test.runIf(process.platform === 'linux')('a port held by a process of the same u
 
   const run = serveOn(port);
   expect(run.status).toBe(1);
-  expect(run.stderr).toContain(`127.0.0.1:${port} is in use by another process of yours`);
+  expect(run.stderr).toContain(`127.0.0.1:${port} is in use by another process of yours (process ${process.pid})`);
   expect(run.stderr).not.toContain('uid ');
 });
