@@ -47,13 +47,11 @@ const config = join(dir, 'mcp-latch.json');
 const server = [join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'];
 writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: server } }, permissions: { allow: ['mcp__everything__echo'] } }));
 
-async function measure(bin, run) {
-  const out = join(dir, `run${run}-${bins.indexOf(bin)}`);
-  const child = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...(names > 0 ? ['--perf-basic-prof'] : []), bin, 'serve', '--config', config], {
-    cwd: dir,
-    stdio: ['pipe', 'pipe', 'ignore'],
-    env: { ...process.env, MCP_LATCH_LOG_LEVEL: 'warn' },
-  });
+/**
+ * A JSON-RPC client on a gateway's stdio: initialised, its tools listed; returns `request(method,
+ * params)`, which resolves with the answer of that id.
+ */
+async function listedSession(child) {
   const waiting = new Map();
   let rest = '';
   child.stdout.setEncoding('utf8');
@@ -77,6 +75,17 @@ async function measure(bin, run) {
   await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'callgrind', version: '1.0.0' } });
   child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
   await request('tools/list', {});
+  return request;
+}
+
+async function measure(bin, run) {
+  const out = join(dir, `run${run}-${bins.indexOf(bin)}`);
+  const child = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...(names > 0 ? ['--perf-basic-prof'] : []), bin, 'serve', '--config', config], {
+    cwd: dir,
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { ...process.env, MCP_LATCH_LOG_LEVEL: 'warn' },
+  });
+  const request = await listedSession(child);
   const call = async (count, width = inFlight) => {
     let i = 0;
     await Promise.all(
@@ -207,29 +216,7 @@ async function measureFirstShell(bin, run) {
       ? spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...nodeArgs], { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'], env })
       : spawn(process.execPath, nodeArgs, { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'], env });
   const session = async (child, count, onCommand) => {
-    const waiting = new Map();
-    let rest = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      const lines = (rest + chunk).split('\n');
-      rest = lines.pop();
-      for (const line of lines) {
-        if (!line.startsWith('{')) continue;
-        const message = JSON.parse(line);
-        waiting.get(message.id)?.(message);
-        waiting.delete(message.id);
-      }
-    });
-    let nextId = 1;
-    const request = (method, params) => {
-      const id = nextId++;
-      const answered = new Promise((done) => waiting.set(id, done));
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-      return answered;
-    };
-    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'callgrind', version: '1.0.0' } });
-    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    await request('tools/list', {});
+    const request = await listedSession(child);
     for (let i = 0; i < count; i++) {
       onCommand(i, 'before');
       const answer = await request('tools/call', { name: 'shell__run_command', arguments: { command: `echo call ${i}`, workdir: dir } });
