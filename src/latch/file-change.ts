@@ -38,16 +38,17 @@ export interface FileChange {
   /** Why there is no diff, or what to keep in mind ("reading it is denied by a rule"). */
   note: string | null;
   /**
-   * The argument the diff stands for, when the diff is worked out from it alone: a write's whole new
-   * content, or server-filesystem `edit_file`'s `edits`. The prompt shows it once, as the diff, when
-   * the diff is shown whole (docs/approval.md "What the prompt shows").
+   * The arguments the diff stands for, when the diff is worked out from them alone: a write's whole
+   * new content, server-filesystem `edit_file`'s `edits`, Desktop Commander `edit_block`'s
+   * `old_string` and `new_string`. The prompt shows them once, as the diff, when the diff is shown
+   * whole (docs/approval.md "What the prompt shows").
    */
-  contentArg?: string;
+  contentArgs?: readonly string[];
 }
 
 export type ChangePlan =
-  | { action: 'write'; target: PathSubject; content: string; append: boolean; arg: string }
-  | { action: 'edit'; target: PathSubject; edits: Array<{ oldText: string; newText: string }>; byLines: boolean; arg: string | null }
+  | { action: 'write'; target: PathSubject; content: string; append: boolean; args: readonly string[] }
+  | { action: 'edit'; target: PathSubject; edits: Array<{ oldText: string; newText: string }>; byLines: boolean; args: readonly string[] }
   | { action: 'move'; source: PathSubject; target: PathSubject };
 
 export type CurrentFile =
@@ -84,20 +85,20 @@ export function planChange(facts: CallFacts, args: Record<string, unknown>): Cha
   if (edits) return { action: 'edit', target, ...edits };
   const contentArg = CONTENT_ARGS.find((name) => typeof args[name] === 'string');
   if (!contentArg) return null;
-  return { action: 'write', target, content: args[contentArg] as string, append: args['mode'] === 'append', arg: contentArg };
+  return { action: 'write', target, content: args[contentArg] as string, append: args['mode'] === 'append', args: [contentArg] };
 }
 
 /**
  * server-filesystem `edit_file` edits (`byLines`: it also matches line by line ignoring each line's
  * blanks), or desktop-commander's single `edit_block` replacement (exact only: a near match is reported, not applied).
  */
-function editsOf(args: Record<string, unknown>): { edits: Array<{ oldText: string; newText: string }>; byLines: boolean; arg: string | null } | null {
+function editsOf(args: Record<string, unknown>): { edits: Array<{ oldText: string; newText: string }>; byLines: boolean; args: readonly string[] } | null {
   const edits = args['edits'];
   if (Array.isArray(edits) && edits.length > 0 && edits.every((edit) => isPlainObject(edit) && typeof edit['oldText'] === 'string' && typeof edit['newText'] === 'string')) {
-    return { edits: edits.map((edit) => ({ oldText: (edit as Record<string, string>)['oldText']!, newText: (edit as Record<string, string>)['newText']! })), byLines: true, arg: 'edits' };
+    return { edits: edits.map((edit) => ({ oldText: (edit as Record<string, string>)['oldText']!, newText: (edit as Record<string, string>)['newText']! })), byLines: true, args: ['edits'] };
   }
   const { old_string: oldText, new_string: newText, expected_replacements: count } = args;
-  if (typeof oldText === 'string' && typeof newText === 'string' && (count === undefined || count === 1)) return { edits: [{ oldText, newText }], byLines: false, arg: null };
+  if (typeof oldText === 'string' && typeof newText === 'string' && (count === undefined || count === 1)) return { edits: [{ oldText, newText }], byLines: false, args: ['old_string', 'new_string'] };
   return null;
 }
 
@@ -190,7 +191,7 @@ export function describeChange(plan: ChangePlan, current: CurrentFile, source: C
   if (bytesAfter > MAX_COMPARE_BYTES) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: `the new content is too large to compare (over ${MAX_COMPARE_BYTES} bytes)` };
   const diff = unifiedDiff(path, oldText, newText);
   if (!diff) return { ...base, bytesAfter, diff: null, diffMore: 0, cutLines: 0, note: 'too many changes to compare line by line' };
-  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: diff.text === '' ? 'the content stays the same' : note, ...(plan.arg !== null ? { contentArg: plan.arg } : {}) };
+  return { ...base, bytesAfter, diff: diff.text, diffMore: diff.more, cutLines: diff.cutLines, note: diff.text === '' ? 'the content stays the same' : note, contentArgs: plan.args };
 }
 
 /**

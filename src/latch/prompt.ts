@@ -257,8 +257,7 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   // a diff shown whole: once is enough, and they must not fill this bound (a write of over 600
   // characters, edits of over 600, were "not shown").
   let args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
-  const contentArg = input.change?.contentArg;
-  if (contentArg !== undefined && !cuts.has('diff') && isPlainObject(args) && args[contentArg] !== undefined) args = { ...args, [contentArg]: DIFF_ABOVE };
+  for (const name of cuts.has('diff') ? [] : (input.change?.contentArgs ?? [])) if (isPlainObject(args) && args[name] !== undefined) args = { ...args, [name]: DIFF_ABOVE };
   // The command text shown whole on its Command line: the argument that carries it, once.
   if (info && !cuts.has('command text') && isPlainObject(args)) args = withCommandAbove(args, info.raw);
   body.push(`Arguments: ${shown(argumentsText(args), MAX_ARGS_SHOWN, 'arguments', true)}`);

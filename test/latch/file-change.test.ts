@@ -97,6 +97,22 @@ describe('edit_file and move_file', () => {
     expect(change?.diff).toContain('-const b = 2;\n+const b = 3;');
   });
 
+  // Desktop Commander's edit_block: old_string and new_string are what the diff shows, so the
+  // prompt shows them once, as the diff (their raw text counted against the Arguments bound twice).
+  test("Desktop Commander edit_block: the diff stands for old_string and new_string", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'a.ts');
+    writeFileSync(file, 'const a = 1;\nconst b = 2;\n');
+    const args = { file_path: file, old_string: 'const b = 2;', new_string: 'const b = 3;' };
+    const identity = identifyServer({ command: 'npx', args: ['-y', '@wonderwhy-er/desktop-commander'] }, '/');
+    const facts = inspectCall('dc', 'edit_block', args, classifyTool({ identity, tool: { name: 'edit_block' } }), { workspace: [dir], clientRoots: [], pathEnv: { home: '/nonexistent-home', platform: process.platform } });
+    const policy = policyFor({ defaultMode: 'default', allow: [], ask: [], deny: [] }, join(dir, 'mcp-latch.json'), null, { home: '/nonexistent-home', roots: [dir], platform: process.platform });
+    const change = await fileChangeOf(facts, args, policy);
+    expect(change).toMatchObject({ action: 'edit', contentArgs: ['old_string', 'new_string'] });
+    expect(change?.diff).toContain('-const b = 2;\n+const b = 3;');
+    expect((await changeOf(dir, 'edit_file', { path: file, edits: [{ oldText: 'const b = 2;', newText: 'const b = 3;' }] }))?.contentArgs).toEqual(['edits']);
+  });
+
   test('an edit whose old text is not in the file says so instead of guessing', () => {
     expect(applyEdits('a\nb\n', [{ oldText: 'c', newText: 'd' }])).toBeNull();
     expect(applyEdits('a\r\nb\r\n', [{ oldText: 'a\nb', newText: 'x' }])).toEqual({ text: 'x\n', byLines: false });
@@ -125,7 +141,7 @@ describe('unifiedDiff', () => {
     const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join('\n');
     const b = Array.from({ length: 3000 }, (_, i) => `b${i}`).join('\n');
     expect(unifiedDiff('/f', a, b)).toBeNull();
-    const plan = { action: 'write' as const, target: { type: 'path' as const, access: 'write' as const, input: '/f', path: '/f', realPath: '/f', inWorkspace: true, via: 'path' }, content: b, append: false, arg: 'content' };
+    const plan = { action: 'write' as const, target: { type: 'path' as const, access: 'write' as const, input: '/f', path: '/f', realPath: '/f', inWorkspace: true, via: 'path' }, content: b, append: false, args: ['content'] };
     expect(describeChange(plan, { state: 'file', text: a, bytes: a.length }).note).toMatch(/too many changes/);
   });
 });

@@ -28,6 +28,16 @@ function writeChange(path: string, before: string, after: string): FileChange {
 const topLines = (message: string) => message.split('\n').filter((line) => line !== '' && !line.startsWith(' '));
 
 describe('the change in the prompt', () => {
+  test('every argument the diff stands for is shown once, as the diff, when the diff is whole (edit_block: old_string and new_string)', () => {
+    const path = `${W}/a.ts`;
+    const args = { file_path: path, old_string: 'x'.repeat(400), new_string: 'y'.repeat(400) };
+    const decision = decideFs('write_file', { path, content: 'y\n' }, [W]);
+    const change = { ...writeChange(path, 'x\n', 'y\n'), action: 'edit' as const, contentArgs: ['old_string', 'new_string'] };
+    const shown = input(decision, args, { tool: 'edit_block', change });
+    expect(renderMessage(shown).split('\n')).toContain(`Arguments: {"file_path":${JSON.stringify(path)},"old_string":"(shown above as the diff)","new_string":"(shown above as the diff)"}`);
+    expect(notShown(shown)).not.toContain('arguments');
+  });
+
   test('a write over a file: risk, the summary and the first diff lines', () => {
     const path = `${W}/notes.txt`;
     const decision = decideFs('write_file', { path, content: 'b\n' }, [W]);
