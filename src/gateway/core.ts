@@ -180,7 +180,7 @@ export class GatewayCore implements CallContext {
    * right after the first list (`prepare`); a call that comes first builds it itself.
    */
   policy(): PolicyState {
-    return (this.policyState ??= policyFor(this.loaded.file.permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded), this.secretFiles()));
+    return (this.policyState ??= this.policyWith(this.loaded, this.matchEnv, this.loaded.file.permissions));
   }
 
   /** What the start-up left for later (the policy), done now: called once the first list is answered. */
@@ -190,15 +190,11 @@ export class GatewayCore implements CallContext {
 
   /** The policy of some permissions (a user's: the team's with their overlay), against the same workspace and built-in protections. */
   policyOf(permissions: PermissionsInput): PolicyState {
-    return policyFor(permissions, this.loaded.path, auditFile(this.loaded), this.matchEnv, serverStartFiles(this.loaded), this.secretFiles());
+    return this.policyWith(this.loaded, this.matchEnv, permissions);
   }
 
   /** The files besides the config that hold secrets no tool may read or write (policy.ts builtInRules). */
-  private secretFiles(): string[] {
-    return this.secretFilesOf(this.loaded);
-  }
-
-  private secretFilesOf(config: LoadedConfig): string[] {
+  private secretFiles(config: LoadedConfig): string[] {
     const audit = this.shared ? auditFile(config) : null;
     return [...(audit ? [audit] : []), ...storeSecretFiles(config)];
   }
@@ -524,8 +520,7 @@ export class GatewayCore implements CallContext {
   }
 
   private applyPolicy(): void {
-    const configRoots = workspaceRoots(this.loaded).map((root) => canonicalRoot(root, this.pathEnv));
-    this.matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
+    this.matchEnv = this.matchEnvOf(this.loaded);
     // Built again at its next use, from this config and these roots.
     this.policyState = null;
     for (const listener of this.policyListeners) listener();
@@ -537,9 +532,19 @@ export class GatewayCore implements CallContext {
    * for its policy on a call's path.
    */
   private buildPolicy(config: LoadedConfig): { matchEnv: MatchEnv; policy: PolicyState } {
+    const matchEnv = this.matchEnvOf(config);
+    return { matchEnv, policy: this.policyWith(config, matchEnv, config.file.permissions) };
+  }
+
+  /** The workspace a config's rules are matched against: its roots and the client's. */
+  private matchEnvOf(config: LoadedConfig): MatchEnv {
     const configRoots = workspaceRoots(config).map((root) => canonicalRoot(root, this.pathEnv));
-    const matchEnv = { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
-    return { matchEnv, policy: policyFor(config.file.permissions, config.path, auditFile(config), matchEnv, serverStartFiles(config), this.secretFilesOf(config)) };
+    return { home: this.pathEnv.home, roots: [...new Set([...configRoots, ...this.clientRoots])], platform: this.pathEnv.platform };
+  }
+
+  /** Some permissions of a config as a policy, with that config's built-in protections. */
+  private policyWith(config: LoadedConfig, matchEnv: MatchEnv, permissions: PermissionsInput): PolicyState {
+    return policyFor(permissions, config.path, auditFile(config), matchEnv, serverStartFiles(config), this.secretFiles(config));
   }
 
   private usePolicy(built: { matchEnv: MatchEnv; policy: PolicyState }): void {
