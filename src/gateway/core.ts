@@ -103,6 +103,8 @@ export class GatewayCore implements CallContext {
   /** The shell grammar loading, started once a tool takes shell commands; null before. */
   private shell: Promise<void> | null = null;
   private shellLoaded = false;
+  /** Each server's tools list as last looked at for shell tools (newListsTakeShellCommands). */
+  private readonly shellChecked = new WeakMap<Supervisor, readonly Tool[]>();
   private decisionWarmed = false;
   /** The warm-up's call through the pipeline and the scavenge after it, once started (warmDecision); null before. Never rejects. */
   private warming: Promise<void> | null = null;
@@ -142,7 +144,7 @@ export class GatewayCore implements CallContext {
       version: VERSION,
       onChange: () => {
         this.listsChanged();
-        if (this.registry.toolRoutesList().some((route) => takesShellCommands(this.toolClass(route)))) void this.loadShell().then(() => this.warmDecision());
+        if (this.newListsTakeShellCommands()) void this.loadShell().then(() => this.warmDecision());
       },
       ...(options.env ? { env: options.env } : {}),
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
@@ -254,6 +256,28 @@ export class GatewayCore implements CallContext {
         this.shellLoaded = true;
       });
     return this.shell;
+  }
+
+  /**
+   * Whether a server's tools list, new since the last look, has a tool that takes shell commands:
+   * the grammar then loads (and the decision path warms) before a client's first command. Only the
+   * lists that changed are looked at, each tool classified from its server's identity: classifying
+   * through every route at each server's readiness rebuilt the routes once a server, 11 times in a
+   * ten-server start, before the first list (docs/performance.md, "Round 19: start"). A tool
+   * override is keyed by the exposed name, which only the routes give: with overrides in the
+   * config, every route is classified as before.
+   */
+  private newListsTakeShellCommands(): boolean {
+    if (Object.keys(this.loaded.file.tools).length > 0) return this.registry.toolRoutesList().some((route) => takesShellCommands(this.toolClass(route)));
+    let found = false;
+    for (const supervisor of this.registry.all()) {
+      const tools = supervisor.listing.tools;
+      if (this.shellChecked.get(supervisor) === tools) continue;
+      this.shellChecked.set(supervisor, tools);
+      const identity = this.identityOf(supervisor.name);
+      if (tools.some((tool) => takesShellCommands(classifyTool({ identity, tool })))) found = true;
+    }
+    return found;
   }
 
   /** The shell grammar's load and first parse, when started (a tool takes shell commands); resolved otherwise. Never rejects. */
