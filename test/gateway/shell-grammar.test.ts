@@ -9,6 +9,7 @@ import { isShellParserRequested } from '../../src/subjects/shell/parser.js';
 import { shellToolsExpected } from '../../src/subjects/shell-tools.js';
 import { COMMANDS_SERVER, fixtureCalls, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 import { inProcessGateway } from '../helpers/in-process.js';
+import { ServerRegistry } from '../../src/downstream/registry.js';
 
 /**
  * The shell grammar (WASM, about 30 MiB) is loaded only when some tool takes shell commands, and
@@ -154,6 +155,41 @@ describe('tool classes across list changes', () => {
       expect(textOf(denied)).toMatch(/^Denied by mcp-latch/);
       expect(textOf(denied)).toContain('Bash(rm *)');
       expect(textOf(await harness.client.callTool({ name: 'other__echo', arguments: { text: 'rm -rf y' } }))).toContain('rm -rf y');
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe('the shell-tool check at each server\'s readiness', () => {
+  // After the first describe: the second test loads the grammar in this process.
+  test('looks at the servers whose list changed, without the routes: the first list builds them once', async () => {
+    const dir = tempDir();
+    const toolRoutesList = vi.spyOn(ServerRegistry.prototype, 'toolRoutesList');
+    const harness = await inProcessGateway({ mcpServers: Object.fromEntries(['a', 'b', 'c', 'd'].map((name) => [name, fixtureServer(name, join(dir, `${name}-log`))])), permissions: { allow: ['mcp__a__echo'] } }, { dir });
+    try {
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['a__echo', 'd__echo']));
+      // Each server's readiness looked up every route (a rebuild of them all each time): 4 calls and more before the list's own.
+      expect(toolRoutesList).toHaveBeenCalledTimes(1);
+    } finally {
+      toolRoutesList.mockRestore();
+      await harness.close();
+    }
+  });
+
+  test('a tool that takes commands, known only from its server\'s list, loads the grammar and warms the decision path before any call', async () => {
+    const dir = tempDir();
+    const definitionFile = join(dir, 'echo-definition.json');
+    writeFileSync(definitionFile, JSON.stringify({ inputSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } }));
+    const harness = await inProcessGateway(
+      { mcpServers: { plain: fixtureServer('plain', join(dir, 'plain-log')), sh: fixtureServer('sh', join(dir, 'log'), [], { FIXTURE_DEFINITION_FILE: definitionFile }) }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } },
+      { dir },
+    );
+    try {
+      expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('sh__echo');
+      // Not waited for by this first list, asked for before the server was ready (upstream-session.ts, whenFirstListsReady).
+      await vi.waitFor(() => expect(harness.stderr()).toContain('warmed the decision path'), { timeout: 30_000, interval: 20 });
+      expect(textOf(await harness.client.callTool({ name: 'sh__echo', arguments: { command: 'echo listed' } }))).toContain('echo listed');
     } finally {
       await harness.close();
     }
