@@ -32,7 +32,8 @@ import { analyseCommand, initShellParser, isShellParserReady } from '../subjects
 import { canonicalRoot, defaultPathEnv, type PathEnv } from '../subjects/paths.js';
 import { ErrorCode, type ClientCapabilities, type LoggingLevel, type Prompt, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { megabytes } from '../downstream/lines.js';
-import { withEscapedTitles } from './listed-titles.js';
+import { shownEntry } from './listed-text.js';
+import { escapeText } from '../latch/escape.js';
 import { listAnswer, type ListAnswer } from './list-answer.js';
 import { LogLevels } from './log-levels.js';
 import { emptyYoungGeneration, warmUpCallPipeline, warmUpShellDecisions } from './warm-up.js';
@@ -664,7 +665,9 @@ export class GatewayCore implements CallContext {
         this.changedLogged.add(report.digest);
         this.logger.warn({ tool: route.exposed }, `${route.exposed}: the server lists a changed definition; clients are listed the pinned one until it is accepted (mcp-latch tools --changed)`);
       }
-      tools.push(withEscapedTitles(report?.pinned ? { ...(report.pinned as Tool), name: route.exposed } : { ...route.tool, name: route.exposed }));
+      const shown = this.shown('tools/list', route.supervisor.name, route.exposed, report?.pinned ? (report.pinned as Tool) : route.tool);
+      if (shown === null) continue;
+      tools.push({ ...shown, name: route.exposed });
       servers.push(route.supervisor);
     }
     return this.withinLimit('tools/list', tools, servers);
@@ -679,20 +682,58 @@ export class GatewayCore implements CallContext {
   }
 
   promptsList(): ListAnswer<Prompt> {
-    const routes = this.registry.promptRoutesList();
-    const shown = this.loaded.file.policy.toolDescriptions === 'hide' ? routes.filter((route) => this.promptReport(route).findings.length === 0) : routes;
-    return this.withinLimit('prompts/list', shown.map((route) => withEscapedTitles({ ...route.prompt, name: route.exposed })), shown.map((route) => route.supervisor));
+    const hide = this.loaded.file.policy.toolDescriptions === 'hide';
+    const prompts: Prompt[] = [];
+    const servers: Supervisor[] = [];
+    for (const route of this.registry.promptRoutesList()) {
+      if (hide && this.promptReport(route).findings.length > 0) continue;
+      const shown = this.shown('prompts/list', route.supervisor.name, route.exposed, route.prompt);
+      if (shown === null) continue;
+      prompts.push({ ...shown, name: route.exposed });
+      servers.push(route.supervisor);
+    }
+    return this.withinLimit('prompts/list', prompts, servers);
   }
 
   resourcesList(): ListAnswer<Resource> {
-    const entries = this.registry.resources();
-    return this.withinLimit('resources/list', entries.map((entry) => withEscapedTitles(entry.resource)), entries.map((entry) => entry.supervisor));
+    const resources: Resource[] = [];
+    const servers: Supervisor[] = [];
+    for (const entry of this.registry.resources()) {
+      const shown = this.shown('resources/list', entry.supervisor.name, entry.resource.name, entry.resource);
+      if (shown === null) continue;
+      resources.push(shown);
+      servers.push(entry.supervisor);
+    }
+    return this.withinLimit('resources/list', resources, servers);
   }
 
   templatesList(): ListAnswer<ResourceTemplate> {
     const hide = this.loaded.file.policy.toolDescriptions === 'hide';
-    const shown = hide ? this.registry.templates().filter((entry) => this.templateEntryReport(entry).findings.length === 0) : this.registry.templates();
-    return this.withinLimit('resources/templates/list', shown.map((entry) => withEscapedTitles(entry.template)), shown.map((entry) => entry.supervisor));
+    const templates: ResourceTemplate[] = [];
+    const servers: Supervisor[] = [];
+    for (const entry of this.registry.templates()) {
+      if (hide && this.templateEntryReport(entry).findings.length > 0) continue;
+      const shown = this.shown('resources/templates/list', entry.supervisor.name, entry.template.name, entry.template);
+      if (shown === null) continue;
+      templates.push(shown);
+      servers.push(entry.supervisor);
+    }
+    return this.withinLimit('resources/templates/list', templates, servers);
+  }
+
+  /**
+   * A server's entry as clients are shown it (listed-text.ts: its display text escaped), or null
+   * when a value the client sends back cannot be shown as it is: then it is not listed, logged once.
+   */
+  private shown<T extends object>(method: string, server: string, name: string, entry: T): T | null {
+    const shown = shownEntry(entry);
+    if ('entry' in shown) return shown.entry;
+    const key = `unshowable ${method} ${server} ${shown.unshowable}`;
+    if (!this.changedLogged.has(key)) {
+      this.changedLogged.add(key);
+      this.logger.warn({ server, entry: escapeText(name) }, `${method}: an entry of ${server} is not listed to clients: ${shown.unshowable} holds characters that cannot be shown as they are (a control, bidi or invisible character, or a line break), and the client would send it back unchanged`);
+    }
+    return null;
   }
 
   /**

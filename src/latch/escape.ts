@@ -21,6 +21,21 @@ export function escapeText(text: string): string {
   return text.replace(UNSAFE, (ch) => NAMED[ch] ?? unicodeEscape(ch));
 }
 
+/** What escapeLines leaves as it is besides escapeText's set: line breaks, tabs and backslashes. */
+const UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu;
+
+/**
+ * Escaping for a server's paragraph a client shows as a block and a model reads (a description in
+ * a listing): what escapeText escapes, except that line breaks and tabs stay (a description has
+ * lines, and it shows as the server's block, never as a line of the gateway's prompt) and
+ * backslashes are not doubled (a regex or a Windows path in it reads as written). An ANSI escape,
+ * a carriage return, a bidi control or a hidden tag character is shown, not obeyed
+ * (docs/threat-model.md, "What a server sends through the protocol").
+ */
+export function escapeLines(text: string): string {
+  return text.replace(UNSAFE_IN_LINES, (ch) => NAMED[ch] ?? unicodeEscape(ch));
+}
+
 function unicodeEscape(ch: string): string {
   const code = ch.codePointAt(0)!;
   if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { escapeJson, escapeText, isPlainText } from '../../src/latch/escape.js';
+import { escapeJson, escapeLines, escapeText, isPlainText } from '../../src/latch/escape.js';
 
 // docs/approval.md: call-supplied strings cannot forge a line, hide text or reorder what a person reads.
 describe('escapeText', () => {
@@ -41,5 +41,19 @@ describe('escapeJson', () => {
     const shown = escapeJson(json);
     expect(shown).toBe('{"command":"git commit -m \\"x\\"","path":"a\\u202eb\\u2028c\\u0085"}');
     expect(JSON.parse(shown)).toEqual(JSON.parse(json));
+  });
+});
+
+// A server's paragraph (a listed description): the same characters shown, except line breaks, tabs and backslashes.
+describe('escapeLines', () => {
+  test.each([
+    ['two\nlines\tand a tab', 'two\nlines\tand a tab'],
+    ['C:\\Users\\me', 'C:\\Users\\me'],
+    ['\u001b[2Jcleared\r', '\\x1b[2Jcleared\\r'],
+    ['evil\u202Etxt', 'evil\\u202etxt'],
+    ['noon?\u{E0049}', 'noon?\\u{e0049}'],
+    ['line\u2028sep', 'line\\u2028sep'],
+  ])('%j → %j', (input, output) => {
+    expect(escapeLines(input)).toBe(output);
   });
 });

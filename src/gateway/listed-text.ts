@@ -1,0 +1,85 @@
+import { escapeLines, escapeText, isPlainText } from '../latch/escape.js';
+import { isPlainObject } from '../values.js';
+
+/**
+ * A listed tool, prompt, resource or template as a client shows it to a person: every text the
+ * server wrote for display escaped, and refused when a value the client sends back cannot be shown
+ * as it is (docs/threat-model.md, "What a server sends through the protocol"; round 17 review of
+ * hostile servers, 5, and round 19):
+ *
+ *   escaped (escapeText)     `title`, `annotations.title`, a resource's or template's `name` (a
+ *                            display name: reads go by URI), `mimeType`, a prompt argument's `title`
+ *   escaped (escapeLines)    `description`, a prompt argument's `description`: paragraphs the model
+ *                            reads too, so their line breaks stay
+ *   must be plain text       a prompt argument's `name` (the client sends it back as the key of
+ *                            its value), a resource's `uri`, a template's `uriTemplate`: escaping
+ *                            them would change what the server gets, so an entry with one holding
+ *                            a control, bidi or invisible character or a line break is not listed
+ *
+ * Tool and prompt names are the gateway's exposed names (catalog.ts: letters, digits, `_`, `-`).
+ * Not covered: a tool's inputSchema (read by the model; its strings are scanned, docs/pins.md).
+ */
+export type ShownEntry<T> = { entry: T } | { unshowable: string };
+
+/**
+ * Each server entry's shown form, made once per entry object: a listing is kept until it changes,
+ * and clients list it again and again (a 10,000-tool listing would be escaped at every tools/list).
+ */
+const shownForms = new WeakMap<object, ShownEntry<object>>();
+
+export function shownEntry<T extends object>(entry: T): ShownEntry<T> {
+  let shown = shownForms.get(entry);
+  if (shown === undefined) {
+    shown = shownFormOf(entry);
+    shownForms.set(entry, shown);
+  }
+  return shown as ShownEntry<T>;
+}
+
+function shownFormOf<T extends object>(entry: T): ShownEntry<T> {
+  const source = entry as Record<string, unknown>;
+  const unshowable = sentBackProblem(source);
+  if (unshowable !== null) return { unshowable };
+  const changes: Record<string, unknown> = {};
+  const display = 'uri' in source || 'uriTemplate' in source ? DISPLAY_OF_RESOURCE : DISPLAY;
+  for (const key of display) if (typeof source[key] === 'string') changed(changes, key, source[key], escapeText(source[key]));
+  if (typeof source.description === 'string') changed(changes, 'description', source.description, escapeLines(source.description));
+  const { annotations, arguments: args } = source;
+  if (isPlainObject(annotations) && typeof annotations.title === 'string') {
+    const title = escapeText(annotations.title);
+    if (title !== annotations.title) changes.annotations = { ...annotations, title };
+  }
+  if (Array.isArray(args)) {
+    const shownArgs = args.map((arg) => (isPlainObject(arg) ? shownArgument(arg) : arg));
+    if (shownArgs.some((arg, index) => arg !== args[index])) changes.arguments = shownArgs;
+  }
+  return { entry: Object.keys(changes).length === 0 ? entry : { ...entry, ...changes } };
+}
+
+const DISPLAY = ['title', 'mimeType'] as const;
+const DISPLAY_OF_RESOURCE = ['title', 'mimeType', 'name'] as const;
+
+function changed(changes: Record<string, unknown>, key: string, before: string, after: string): void {
+  if (after !== before) changes[key] = after;
+}
+
+function shownArgument(arg: Record<string, unknown>): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  if (typeof arg.title === 'string') changed(changes, 'title', arg.title, escapeText(arg.title));
+  if (typeof arg.description === 'string') changed(changes, 'description', arg.description, escapeLines(arg.description));
+  return Object.keys(changes).length === 0 ? arg : { ...arg, ...changes };
+}
+
+/** Which value the client sends back cannot be shown as it is, described (escaped); null when none. */
+function sentBackProblem(source: Record<string, unknown>): string | null {
+  for (const key of ['uri', 'uriTemplate'] as const) {
+    const value = source[key];
+    if (typeof value === 'string' && !isPlainText(value)) return `its ${key} "${escapeText(value)}"`;
+  }
+  if (Array.isArray(source.arguments)) {
+    for (const arg of source.arguments) {
+      if (isPlainObject(arg) && typeof arg.name === 'string' && !isPlainText(arg.name)) return `its argument name "${escapeText(arg.name)}"`;
+    }
+  }
+  return null;
+}
