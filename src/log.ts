@@ -1,5 +1,5 @@
 import { write, writeSync } from 'node:fs';
-import pino, { type Logger as PinoLogger, type LevelWithSilent } from 'pino';
+import pino, { stdSerializers, type Logger as PinoLogger, type LevelWithSilent } from 'pino';
 import { redactLogRecord } from './redact.js';
 
 /** The logger every module receives; created once, here. */
@@ -14,7 +14,10 @@ export function createLogger(options: { level?: LevelWithSilent; destination?: N
     {
       level: options.level ?? (process.env.MCP_LATCH_LOG_LEVEL as LevelWithSilent | undefined) ?? 'info',
       base: { name: 'mcp-latch' },
-      formatters: { log: redactLogRecord },
+      // An error is made the record pino writes, then redacted like the rest (redact.ts).
+      formatters: { log: (record) => redactLogRecord(record, stdSerializers.err) },
+      // Made already: pino's would take the copy for an error again ("type": "Object").
+      serializers: { err: (value: unknown) => value },
     },
     options.destination ?? new StderrSink(2),
   );

@@ -43,9 +43,10 @@ function isSecretKey(key: string): boolean {
  * `X-Amz-Signature`, `DB_PASSWORD`, `client_secret`, `sig`), maybe then a suffix from a short list
  * (`SECRET_KEY_BASE`, `GITHUB_TOKEN_PROD`, `DB_PASSWORD_OLD`, `PASSWORD1`, `API_KEY_2`: round 18
  * review, L4): ends rather than contains, and a listed suffix rather than any, so `token_count` or
- * `author` are kept.
+ * `author` are kept. `nonce` is for the approval page's one-time links (`?nonce=…`,
+ * approval-page/link.ts; round 19).
  */
-const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|sig(?:nature)?|auth(?:orization)?|credentials?|creds|cookie|session[-_.]?id)(?:[-_.]?(?:prod|production|dev|development|test|testing|live|old|new|base|stage|staging|qa|local|v?\d{1,3}))?$/i;
+const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|sig(?:nature)?|auth(?:orization)?|credentials?|creds|cookie|session[-_.]?id|nonce)(?:[-_.]?(?:prod|production|dev|development|test|testing|live|old|new|base|stage|staging|qa|local|v?\d{1,3}))?$/i;
 
 /**
  * Text that may hold something `redactText` replaces, in two tests. Every recogniser below needs one
@@ -55,7 +56,7 @@ const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|
  */
 const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|config|hooks\.slack/;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|mlt_|nonce/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
@@ -91,9 +92,16 @@ const SMB_USER = /(\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree)\b[^;&|\n]{0
 /**
  * `tool config set NAME VALUE`, `aws configure set NAME VALUE`, `git config --global NAME VALUE`:
  * a name then its value as the next word, no `=` between (NAMED needs one); the value replaced when
- * the name is a secret's (`user.password`, `aws_secret_access_key`, `//registry/:_authToken`).
+ * the name is a secret's (`sendemail.smtpPass`, `aws_secret_access_key`, `//registry/:_authToken`).
+ * Before the name up to 6 options, those that take a value as the next word with it: git-config(1)'s
+ * `-f FILE`/`--file FILE`, `--blob B`, `--type T`, `--default D`, `--comment C`, `--value V` (and
+ * `--file=F`, `--global`, `--system`, `--local`, `--worktree`, `--add`, `--replace-all`, `--unset`
+ * as any option), aws's `--profile P`, kubectl's `--kubeconfig F`, npm's `--location L`, gh's
+ * `-h HOST`/`--host HOST` (round 19: `git config -f FILE NAME VALUE` took FILE for the name).
  */
-const CONFIG_SET = /(\bconfig(?:ure)?[ \t]+(?:set[ \t]+)?(?:--?[\w-]+[ \t]+){0,4})([^\s=;&|'"]{1,200})([ \t]+)(?![-;&|])("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
+const CONFIG_WORD = `(?:"[^"\\n]{0,200}"|'[^'\\n]{0,200}'|[^\\s;&|'"]{1,200})`;
+const CONFIG_OPTIONS = `(?:(?:-f|--file|--blob|--type|--default|--comment|--value|--profile|--kubeconfig|--location|-h|--host)[ \\t]+${CONFIG_WORD}[ \\t]+|-[^\\s;&|'"=]{1,60}(?:=${CONFIG_WORD})?[ \\t]+){0,6}`;
+const CONFIG_SET = new RegExp(`(\\bconfig(?:ure)?[ \\t]+(?:set[ \\t]+)?${CONFIG_OPTIONS})([^\\s=;&|'"]{1,200})([ \\t]+)(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`, 'g');
 /** An XML or HTML element named for a secret: `<password>…</password>` (Maven's settings.xml), `<apiToken>`. */
 const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})((?:\s[^<>]{0,200})?)>([^<]{1,4000})<\/\1>/g;
 /** Webhook URLs: the address is the credential (Slack incoming webhooks, Discord webhooks). */
@@ -111,9 +119,10 @@ const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
  * `rk_test_` …), Google API keys (`AIza` + 35), npm (`npm_` + 36), Docker Hub (`dckr_pat_`), Shopify
  * (`shpat_`, `shpss_`, `shpca_`, `shppa_`), DigitalOcean (`dop_v1_`, `doo_v1_`, `dor_v1_`); Hugging
  * Face (`hf_` + letters and digits, so `hf_hub_download` is kept), PyPI (`pypi-` + 40 or more),
- * Google OAuth access tokens (`ya29.`), SendGrid (`SG.` + 22 `.` + 43).
+ * Google OAuth access tokens (`ya29.`), SendGrid (`SG.` + 22 `.` + 43); and the gateway's own team
+ * tokens (`mlt_`, team/identity.ts newToken; round 19).
  */
-const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|mlt_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
 /** A JSON Web Token (RFC 7519: base64url of `{"…` is `eyJ`), whole or cut after its payload. */
 const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
 
@@ -282,22 +291,26 @@ function everyValue(value: unknown, depth: number): unknown {
 /**
  * A log record with secret-looking keys replaced, every value under `env` or `headers` (a server's
  * config), and the secrets inside its strings (redactText). Only plain objects and arrays are
- * copied: an Error stays an Error for pino's serializer. Strings are kept whole. The message is
- * the gateway's own sentence and is not changed.
+ * copied, and errors: `serializeError` (pino's own, from log.ts) makes each the record pino would
+ * write (type, message and stack with their causes), and that is redacted; until round 19 an error
+ * was passed on as it was and its message and stack written in clear. Strings are kept whole. The
+ * message is the gateway's own sentence and is not changed.
  */
-export function redactLogRecord(record: Record<string, unknown>): Record<string, unknown> {
-  return redactKeys(record, 0, false) as Record<string, unknown>;
+export function redactLogRecord(record: Record<string, unknown>, serializeError?: (error: Error) => unknown): Record<string, unknown> {
+  return redactKeys(record, 0, false, serializeError) as Record<string, unknown>;
 }
 
-function redactKeys(value: unknown, depth: number, all: boolean): unknown {
+function redactKeys(value: unknown, depth: number, all: boolean, serializeError: ((error: Error) => unknown) | undefined): unknown {
   // Past the depth nothing is looked at, so nothing is written (as the audit's redactedCopy; round 18 review, L10).
   if (depth > 8) return '[nested]';
   if (typeof value === 'string') return redactText(value);
-  if (Array.isArray(value)) return value.map((item) => redactKeys(item, depth + 1, false));
+  if (Array.isArray(value)) return value.map((item) => redactKeys(item, depth + 1, false, serializeError));
+  // Its own fields in a plain object: pino's record of an error has a prototype of its own.
+  if (value instanceof Error && serializeError) return redactKeys({ ...(serializeError(value) as object) }, depth, false, undefined);
   if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    copy[redactKey(key)] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key));
+    copy[redactKey(key)] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key), serializeError);
   }
   return copy;
 }

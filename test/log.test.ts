@@ -49,6 +49,25 @@ test('log records: secrets inside string values are redacted (redactText), the m
   expect(lines.join('')).not.toMatch(/sk-live|hunter2|ghp_0/);
 });
 
+/** Round 19: an error in a record was handed to pino as it was, and its message, stack and causes written in clear. */
+test("log records: an error's message, stack and causes are redacted, at any key, its fields kept", async () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'info', destination: sink });
+  const error = Object.assign(new Error('cannot reach https://app:S3cretA@db.example', { cause: new Error('echo mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_') }), { code: 'ECONNREFUSED' });
+  logger.warn({ err: error, detail: { error } }, 'a server failed');
+  await new Promise((resolve) => setImmediate(resolve));
+  const record = JSON.parse(lines.join('')) as { err: Record<string, unknown>; detail: { error: { stack: string } } };
+  expect(lines.join('')).not.toMatch(/S3cretA|mlt_Q2/);
+  expect(record.err).toMatchObject({ type: 'Error', message: 'cannot reach https://app:[redacted]@db.example: echo mlt_[redacted]', code: 'ECONNREFUSED' });
+  expect(record.detail.error.stack).toContain('caused by: Error: echo mlt_[redacted]');
+});
+
 /**
  * Round 13 review R16: with stderr's reader gone (the client died), pino's destination retried the
  * EPIPE of its exit flush for ever, in a synchronous sleep no signal interrupts. The built logger,

@@ -79,6 +79,20 @@ describe('redactText: secrets inside a string', () => {
     ['npm config set', 'npm config set //registry.npmjs.org/:_authToken npmT0k', 'npm config set //registry.npmjs.org/:_authToken [redacted]'],
     ['git config user.name is kept', 'git config user.name "Ada Lovelace" && git config --global user.email a@b.c', 'git config user.name "Ada Lovelace" && git config --global user.email a@b.c'],
     ['reading a config value is kept', 'git config --get user.password', 'git config --get user.password'],
+    // Round 19: every form git-config(1) takes a name and a value in, with its options before the name
+    // (`-f FILE` took FILE for the name, and the value was kept). `sendemail.smtpPass` is git's own.
+    ['git config -f FILE', 'git config -f ~/.gitconfig.local sendemail.smtpPass hunter2', 'git config -f ~/.gitconfig.local sendemail.smtpPass [redacted]'],
+    ['git config --file FILE', 'git config --file .git/config user.password hunter2', 'git config --file .git/config user.password [redacted]'],
+    ['git config --file=FILE', 'git config --file=.git/config user.password hunter2', 'git config --file=.git/config user.password [redacted]'],
+    ['git config --system --add', 'git config --system --add sendemail.smtpPass hunter2', 'git config --system --add sendemail.smtpPass [redacted]'],
+    ['git config --local --replace-all', 'git config --local --replace-all sendemail.smtpPass hunter2 old-pattern', 'git config --local --replace-all sendemail.smtpPass [redacted] old-pattern'],
+    ['git config -f FILE --type T --replace-all', 'git config -f "my cfg" --type string --replace-all user.password "a b"', 'git config -f "my cfg" --type string --replace-all user.password "[redacted]"'],
+    ['git config set --global', 'git config set --global sendemail.smtpPass hunter2', 'git config set --global sendemail.smtpPass [redacted]'],
+    ['git config set --file F --comment C', `git config set --file F --comment 'rotated monthly' --value=old sendemail.smtpPass hunter2`, `git config set --file F --comment 'rotated monthly' --value=old sendemail.smtpPass [redacted]`],
+    ['git -C DIR config --worktree', 'git -C repo config --worktree user.password hunter2 && git push', 'git -C repo config --worktree user.password [redacted] && git push'],
+    ['git config -f FILE user.name is kept', 'git config -f F user.name "Ada Lovelace"; git config -f F --get sendemail.smtpPass', 'git config -f F user.name "Ada Lovelace"; git config -f F --get sendemail.smtpPass'],
+    ['aws configure set --profile P', 'aws configure set --profile prod aws_secret_access_key wJalrXUtnFEMI', 'aws configure set --profile prod aws_secret_access_key [redacted]'],
+    ['gh config set -h HOST', 'gh config set -h github.com oauth_token gho_x1', 'gh config set -h github.com oauth_token [redacted]'],
     // (d) programs' short password options.
     ['redis-cli -a', 'redis-cli -h db -a hunter2 ping', 'redis-cli -h db -a [redacted] ping'],
     ['docker login -p', 'docker login -u me -p hunter2 registry.example.com', 'docker login -u me -p [redacted] registry.example.com'],
@@ -103,6 +117,12 @@ describe('redactText: secrets inside a string', () => {
     ['SendGrid key', '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', 'SG.[redacted]'],
     ['Slack webhook', 'curl -X POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d x', 'curl -X POST https://hooks.slack.com/services/[redacted] -d x'],
     ['Discord webhook', 'https://discord.com/api/webhooks/123456789012345678/AbC-dEf_gHi', 'https://discord.com/api/webhooks/[redacted]'],
+    // Round 19: the gateway's own credentials. A team token (team/identity.ts newToken: `mlt_` + 32
+    // random bytes in base64url) and a one-time link's nonce (approval-page/link.ts: EXPIRES.RANDOM.MAC).
+    ['mcp-latch team token', 'echo mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_ > ~/.latch-token', 'echo mlt_[redacted] > ~/.latch-token'],
+    ['mcp-latch team token in JSON text', '{"user":"ada","token":"x","note":"mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_"}', '{"user":"ada","token":"[redacted]","note":"mlt_[redacted]"}'],
+    ['approval page one-time link', "curl 'http://127.0.0.1:43117/?nonce=mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2lnbmF0dXJlLW9mLXRoZS1saW5rLWJ5LXRoZS1wYWdl' -c jar", "curl 'http://127.0.0.1:43117/?nonce=[redacted]' -c jar"],
+    ['a nonce in a header line', 'nonce: mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2ln', 'nonce: [redacted]'],
   ];
   test.each(cases)('%s', (_source, text, recorded) => {
     expect(redactText(text)).toBe(recorded);
@@ -116,7 +136,7 @@ describe('redactText: secrets inside a string', () => {
 
   test('texts built to make a scan start again at every character end (the command of a call is recorded whole)', () => {
     // With a scan unbounded from every start each of these takes minutes (the test's timeout ends it).
-    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000)]) {
+    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000), 'config -f x '.repeat(30_000), `config --comment '`.repeat(25_000), 'config set -x="a '.repeat(25_000), 'nonce='.repeat(60_000), 'mlt_'.repeat(80_000)]) {
       expect(redactText(text).length).toBeGreaterThan(0);
     }
   });

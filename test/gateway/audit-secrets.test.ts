@@ -105,3 +105,26 @@ test('credential forms the round 18 review found in clear are not written to the
   await eventually(() => expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(commands.length + 1));
   expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
 });
+
+test("round 19: git config -f FILE NAME VALUE, the gateway's own team token and a one-time link's nonce are not written to the audit", async () => {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
+    { dir },
+  );
+  // Shapes of team/identity.ts newToken and approval-page/link.ts pageLink.
+  const token = 'mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_';
+  const nonce = 'mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2lnbmF0dXJlLW9mLXRoZS1saW5rLWJ5LXRoZS1wYWdl';
+  for (const message of [`git config -f ~/.gitconfig.local sendemail.smtpPass S3cretV4lue91`, `echo ${token} > ~/.latch-token`, `open http://127.0.0.1:43117/?nonce=${nonce}`]) {
+    await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
+  }
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const records = await eventually(() => {
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
+    expect(lines).toHaveLength(3);
+    return lines;
+  });
+  const text = readFileSync(file, 'utf8');
+  for (const secret of ['S3cretV4lue91', token.slice(4), nonce]) expect(text).not.toContain(secret);
+  expect(records.map((record) => record.args.message)).toEqual(['git config -f ~/.gitconfig.local sendemail.smtpPass [redacted]', 'echo mlt_[redacted] > ~/.latch-token', 'open http://127.0.0.1:43117/?nonce=[redacted]']);
+});
