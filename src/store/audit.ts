@@ -352,6 +352,9 @@ class FileSink {
     try {
       const stat = fstatSync(fd);
       const uid = process.getuid?.();
+      // A device is held to the same rule: `/dev/null` is root's, and records sent there are not
+      // kept; the way to keep none is said (round 19; docs/config.md#audit).
+      if (uid !== undefined && stat.uid !== uid && !stat.isFile()) throw new Error(`the audit file ${this.path} is ${stat.isCharacterDevice() ? 'a device' : 'not a regular file'} of uid ${stat.uid}, not this user's (uid ${uid}): refused. To keep no audit trail, set "audit": { "enabled": false } in the config; otherwise set audit.file to a file of yours`);
       if (uid !== undefined && stat.uid !== uid) throw new Error(`the audit file ${this.path} belongs to uid ${stat.uid}, not to this user (uid ${uid}): refused, since its owner could read and rewrite the records; remove it or set audit.file to a file of yours`);
       // A device (/dev/null, /dev/full in a test) keeps its mode: it is not a file of records.
       if (stat.isFile() && (stat.mode & 0o077) !== 0) {

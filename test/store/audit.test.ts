@@ -8,7 +8,7 @@ import { ruleIssues } from '../../src/policy/policy.js';
 import { auditFile, createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
 import { redactSecrets } from '../../src/redact.js';
 import { ArgsJson } from '../../src/values.js';
-import { eventually, tempDir } from '../helpers/gateway.js';
+import { BIN, eventually, tempDir } from '../helpers/gateway.js';
 
 /**
  * The audit writer on its own: records are queued when a call is decided and written in batches,
@@ -116,6 +116,24 @@ describe('audit', () => {
     expect(statSync(wide).mode & 0o777).toBe(0o600);
     expect(notices).toEqual([expect.stringContaining('mode 644): made 600')]);
     expect(lines(wide)).toHaveLength(1);
+  });
+
+  // Round 19: the refusal of another user's file told a user who set audit.file to /dev/null (root's)
+  // to "remove it". The built gateway, started as uid 65534, says how to keep no audit instead.
+  test.runIf(process.getuid?.() === 0 && existsSync('/dev/null'))('an audit file at /dev/null (a device of root\'s) is refused for another user, saying to set audit.enabled: false', () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o755);
+    const config = join(dir, 'mcp-latch.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, audit: { file: '/dev/null' } }), { mode: 0o644 });
+    const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, '--config', config], { input: '', encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: dir }, cwd: dir, timeout: 30_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('the audit file /dev/null is a device of uid 0, not this user\'s (uid 65534): refused. To keep no audit trail, set "audit": { "enabled": false } in the config');
+    expect(run.stderr).not.toContain('remove it');
+    // And that is what it says: with audit.enabled false the same user's gateway starts and serves.
+    writeFileSync(config, JSON.stringify({ mcpServers: {}, audit: { enabled: false, file: '/dev/null' } }));
+    const init = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`;
+    const served = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, BIN, '--config', config], { input: init, encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', HOME: dir }, cwd: dir, timeout: 30_000 });
+    expect(served.stdout).toContain('"serverInfo"');
   });
 
   test('a link put where the audit file was, after it was rotated, is not followed: the allowed call is refused (round 18 review, L9)', () => {
