@@ -24,7 +24,7 @@ import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
-import { classifyPrompt, classifyTool, type ToolClass } from '../subjects/kind.js';
+import { classifyPrompt, classifyTool, mayTakeCommands, type ToolClass } from '../subjects/kind.js';
 import { ProcessBook } from './processes.js';
 import { identifyServer, identifyServerEntry, type ServerIdentity } from '../subjects/server-identity.js';
 import { shellToolsExpected } from '../subjects/shell-tools.js';
@@ -262,7 +262,8 @@ export class GatewayCore implements CallContext {
   /**
    * Whether a server's tools list, new since the last look, has a tool that takes shell commands:
    * the grammar then loads (and the decision path warms) before a client's first command. Only the
-   * lists that changed are looked at, each tool classified from its server's identity: classifying
+   * lists that changed are looked at, each tool that may take commands (kind.ts mayTakeCommands)
+   * classified from its server's identity: classifying
    * through every route at each server's readiness rebuilt the routes once a server, 11 times in a
    * ten-server start, before the first list (docs/performance.md, "Round 19: start"). A tool
    * override is keyed by the exposed name, which only the routes give: with overrides in the
@@ -276,7 +277,7 @@ export class GatewayCore implements CallContext {
       if (this.shellChecked.get(supervisor) === tools) continue;
       this.shellChecked.set(supervisor, tools);
       const identity = this.identityOf(supervisor.name);
-      if (tools.some((tool) => takesShellCommands(classifyTool({ identity, tool })))) found = true;
+      if (tools.some((tool) => mayTakeCommands(identity, tool) && takesShellCommands(classifyTool({ identity, tool })))) found = true;
     }
     return found;
   }

@@ -125,6 +125,30 @@ export function classifyTool(input: {
   return override ? applyOverride(override, underlying, identity) : underlying;
 }
 
+/**
+ * Whether classifyTool (without an override) could give `tool` a class that takes commands: false
+ * only when none can, so that a server's readiness classifies just the tools that may
+ * (gateway/core.ts, newListsTakeShellCommands; docs/performance.md, "Round 19: start"). A profile's
+ * own entry is classified. Otherwise a command, a stdin or a command chosen per call comes only
+ * from a top-level argument named as a command, an interpreter or an argument list
+ * (classifyUnknown), and every argument's name is a key of some `properties` object in the schema:
+ * a schema with none of those names anywhere cannot take commands.
+ */
+export function mayTakeCommands(identity: ServerIdentity, tool: { name: string; inputSchema?: unknown }): boolean {
+  const profile = identity.profile === null ? undefined : profileByName(identity.profile);
+  if (profile?.tools[tool.name]) return true;
+  let visits = 0;
+  const named = (node: unknown, depth: number): boolean => {
+    if (depth > 12 || ++visits > MAX_SCHEMA_VISITS) return true;
+    if (Array.isArray(node)) return node.some((item) => named(item, depth + 1));
+    if (!isPlainObject(node)) return false;
+    const props = node['properties'];
+    if (isPlainObject(props) && Object.keys(props).some((name) => COMMAND_ARGUMENT_KEYS.has(name.toLowerCase().replace(/[_-]/g, '')))) return true;
+    return Object.values(node).some((value) => typeof value === 'object' && value !== null && named(value, depth + 1));
+  };
+  return named(tool.inputSchema, 0);
+}
+
 /** Profiles whose server resolves paths itself with no URI handling. */
 function takesPlainPaths(b: ProfileBase): boolean {
   return b === 'roots' || b === 'server-cwd';
@@ -245,6 +269,8 @@ const COMMAND_NAMES = ['command', 'cmd', 'commandline', 'cmdline', 'shellcommand
 const STDIN_NAMES = ['stdin', 'stdintext', 'input', 'script', 'code'];
 /** An array of words run without a shell. */
 const ARGV_NAMES = ['argv', 'args', 'arguments'];
+/** The names (as `Leaf.key`) of the arguments a command can come from: mayTakeCommands looks for them. */
+const COMMAND_ARGUMENT_KEYS = new Set([...COMMAND_NAMES, 'interpreter', ...ARGV_NAMES]);
 /** Arguments that change what any command does (interpreter choice, environment): we cannot analyse those. */
 const COMMAND_CHANGERS = new Set(['env', 'environment', 'envvars', 'shell', 'executable']);
 const URL_NAMES = new Set(['url', 'urls', 'uri', 'uris', 'href', 'endpoint', 'link']);

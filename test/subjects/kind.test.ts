@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Kind } from '../../src/policy/types.js';
-import { classifyPrompt, classifyTool, type ToolClass } from '../../src/subjects/kind.js';
+import { classifyPrompt, classifyTool, mayTakeCommands, type ToolClass } from '../../src/subjects/kind.js';
 import { identifyServer, type ServerIdentity } from '../../src/subjects/server-identity.js';
 import { PROFILES } from '../../src/subjects/profiles.js';
 
@@ -762,5 +762,41 @@ describe('prompts (docs/rules.md "Prompts"; round 14 review T3)', () => {
     expect(classifyPrompt(unknown, 'deploy', {}, true)).toBeNull();
     expect(classifyPrompt(unknown, 'deploy', { target: '' }, true)).toBeNull();
     expect(classifyPrompt(unknown, 'review_file', { path: 'a.ts' }, false)).toBeNull();
+  });
+});
+
+describe('mayTakeCommands: which tools a server\'s readiness classifies for the shell grammar', () => {
+  const takesCommands = (cls: ToolClass) => cls.kind === 'command' || cls.command !== null || cls.selectCommand !== undefined || Boolean(cls.stdin);
+  const shapes: FixtureTool[] = [
+    { name: 'run', inputSchema: { type: 'object', properties: { command: { type: 'string' } } } },
+    { name: 'exec', inputSchema: { type: 'object', properties: { Shell_Command: { type: 'string' }, cwd: { type: 'string' } } } },
+    { name: 'run_script', inputSchema: { type: 'object', properties: { interpreter: { type: 'string' }, code: { type: 'string' } } } },
+    { name: 'execute', inputSchema: { type: 'object', properties: { argv: { type: 'array', items: { type: 'string' } } } } },
+    { name: 'spawn', inputSchema: { anyOf: [{ type: 'object', properties: { cmd: { type: 'string' } } }] } },
+    { name: 'launch', inputSchema: { $ref: '#/$defs/Input', $defs: { Input: { type: 'object', properties: { 'command-line': { type: 'string' } } } } } },
+    { name: 'run', inputSchema: { type: 'object', properties: { args: { type: 'array', items: { type: 'string' } } } } },
+    { name: 'run', inputSchema: { type: 'object', properties: { request: { type: 'object', properties: { command: { type: 'string' } } } } } },
+    { name: 'run_command', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    { name: 'write_file', inputSchema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } } } },
+  ];
+  const lists = ['commands', 'everything', 'filesystem', 'git', 'memory'].map(toolList);
+  const identities: ServerIdentity[] = [NO_PROFILE, ...PROFILES.map((profile) => ({ profile: profile.name, roots: ['/home/me/code'], cwd: GW }))];
+
+  it('is true for every tool classifyTool gives a class that takes commands, whatever the server', () => {
+    let taking = 0;
+    for (const identity of identities) {
+      for (const tool of [...shapes, ...lists.flat()]) {
+        if (!takesCommands(classify(identity, tool))) continue;
+        taking += 1;
+        expect(mayTakeCommands(identity, tool), `${identity.profile ?? 'no profile'}: ${tool.name} ${JSON.stringify(tool.inputSchema)}`).toBe(true);
+      }
+    }
+    expect(taking).toBeGreaterThan(12);
+  });
+
+  it('is false for a tool no argument of which is named as a command, so it is not classified', () => {
+    expect(toolList('everything').filter((tool) => mayTakeCommands(NO_PROFILE, tool))).toEqual([]);
+    expect(mayTakeCommands(NO_PROFILE, shapes[9]!)).toBe(false);
+    expect(mayTakeCommands(NO_PROFILE, { name: 'run_command' })).toBe(false);
   });
 });
