@@ -35,13 +35,13 @@ export function readPages(file: string, isRunning: (pid: number) => boolean = is
   return pages.filter((entry): entry is PageEntry => isPageEntry(entry) && isRunning(entry.pid));
 }
 
-/** Under the file's lock: gateways starting their pages together lost each other's entry (round 17 review S4). */
+/** Under the file's lock, on the file it is of (file-lock.ts): gateways starting their pages together lost each other's entry (round 17 review S4). */
 export function addPage(file: string, entry: PageEntry): Promise<void> {
-  return withFileLock(file, async () => writePages(file, [...readPages(file).filter((page) => page.pid !== entry.pid), entry]));
+  return withFileLock(file, async (real) => writePages(real, [...readPages(real).filter((page) => page.pid !== entry.pid), entry]));
 }
 
 export function removePage(file: string, pid: number): Promise<void> {
-  return withFileLock(file, async () => writePages(file, readPages(file).filter((page) => page.pid !== pid)));
+  return withFileLock(file, async (real) => writePages(real, readPages(real).filter((page) => page.pid !== pid)));
 }
 
 function writePages(file: string, pages: PageEntry[]): void {

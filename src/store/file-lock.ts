@@ -24,10 +24,38 @@ import { LatchError, errorMessage } from '../errors.js';
 const WAIT_MS = 20_000;
 const STALE_MS = 10_000;
 
-/** `limits`: for tests. A wait longer than the stale time lets a lock no holder can be checked for be broken before giving up. */
-export async function withFileLock<T>(file: string, work: () => Promise<T>, limits = { waitMs: WAIT_MS, staleMs: STALE_MS }): Promise<T> {
-  const lock = lockName(file);
+/**
+ * `work` is given the file's real path, and reads and writes that path only, never `file` again.
+ * A link re-pointed while another process held the old target's lock (or while this one waited)
+ * split the writers in two: one read the old target through the link and wrote the new one,
+ * another took the new target's lock, and rules each reported added were lost or copied between
+ * the two files (round 19; test/store/file-lock.test.ts "re-pointed"). Now the name is resolved,
+ * its lock taken, the name resolved again, and when it moved meanwhile the lock is let go and the
+ * new target's taken instead; whatever the link does after that, the work is on the file whose lock
+ * it holds, so every writer of one file holds that file's lock (docs/threat-model.md, "Several
+ * gateways on one config").
+ * `limits`: for tests. A wait longer than the stale time lets a lock no holder can be checked for be broken before giving up.
+ */
+export async function withFileLock<T>(file: string, work: (real: string) => Promise<T>, limits = { waitMs: WAIT_MS, staleMs: STALE_MS }): Promise<T> {
   const deadline = Date.now() + limits.waitMs;
+  for (;;) {
+    const lock = lockName(file);
+    const mine = await take(file, lock, deadline, limits);
+    if (lockName(file) === lock) {
+      try {
+        return await work(lock.slice(0, -'.lock'.length));
+      } finally {
+        await release(lock, mine);
+      }
+    }
+    // Re-pointed while the lock was taken: that file is no longer the one named.
+    await release(lock, mine);
+    if (Date.now() > deadline) throw new LatchError('STORE_WRITE_FAILED', `cannot write ${file}: the file it names changed every time its lock was taken (waited ${limits.waitMs / 1000} s)`);
+  }
+}
+
+/** Takes `lock` (O_EXCL), waiting for its holder and breaking a stale one; returns what it wrote in it. */
+async function take(file: string, lock: string, deadline: number, limits: { waitMs: number; staleMs: number }): Promise<string> {
   const mine = `${process.pid} ${hostname()} ${Date.now()}`;
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -37,7 +65,7 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>, limi
       } finally {
         await handle.close();
       }
-      break;
+      return mine;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LatchError('STORE_WRITE_FAILED', `cannot lock ${file} (${lock}): ${errorMessage(error)}`, { cause: error });
     }
@@ -45,12 +73,11 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>, limi
     if (Date.now() > deadline) throw new LatchError('STORE_WRITE_FAILED', `cannot write ${file}: ${lock} is held by another process (waited ${limits.waitMs / 1000} s); if no mcp-latch is writing, remove it`);
     await new Promise((done) => setTimeout(done, Math.min(5 + attempt * 5, 50) * (0.5 + Math.random())));
   }
-  try {
-    return await work();
-  } finally {
-    // Only our own lock: one broken as stale and taken by another stays theirs.
-    if ((await readFile(lock, 'utf8').catch(() => '')) === mine) await unlink(lock).catch(() => undefined);
-  }
+}
+
+/** Only our own lock: one broken as stale and taken by another stays theirs. */
+async function release(lock: string, mine: string): Promise<void> {
+  if ((await readFile(lock, 'utf8').catch(() => '')) === mine) await unlink(lock).catch(() => undefined);
 }
 
 /**

@@ -131,9 +131,10 @@ export class PinStore {
    * it meanwhile) stays, and the pin fails; the next call sees the tool changed and asks.
    */
   pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition, user?: string, replace = false): Promise<void> {
-    const run = this.queue.then(() => withFileLock(this.path, async () => {
-      const db = new Low<PinsFile>(new PrivateJsonFile(this.path), empty());
-      const stamp = fileStamp(this.path);
+    // The file its lock is of, never the name again: a link re-pointed meanwhile is another file (file-lock.ts).
+    const run = this.queue.then(() => withFileLock(this.path, async (real) => {
+      const db = new Low<PinsFile>(new PrivateJsonFile(real), empty());
+      const stamp = fileStamp(real);
       try {
         await db.read();
       } catch (error) {

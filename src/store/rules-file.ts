@@ -57,12 +57,12 @@ export class RulesFile {
 
   /** Adds rules to `permissions.<list>`, or with `user` to that user's overlay `users.<user>.permissions.<list>`. */
   add(list: RuleList, rules: string[], user?: string): Promise<RulesWrite> {
-    return this.queued(() => this.write(keyPath(list, user), rules, 'add'));
+    return this.queued((real) => this.write(real, keyPath(list, user), rules, 'add'));
   }
 
   /** Removes one rule from the same list; `added` holds it when it was there. */
   remove(list: RuleList, rule: string, user?: string): Promise<RulesWrite> {
-    return this.queued(() => this.write(keyPath(list, user), [rule], 'remove'));
+    return this.queued((real) => this.write(real, keyPath(list, user), [rule], 'remove'));
   }
 
   /** The rules of a list as the file holds them now (empty when it has none or cannot be read). */
@@ -79,17 +79,21 @@ export class RulesFile {
     return Array.isArray(value) ? value.filter((rule): rule is string => typeof rule === 'string') : [];
   }
 
-  /** One after another in this process, and under the file's lock across processes (file-lock.ts). */
-  private queued(write: () => Promise<RulesWrite>): Promise<RulesWrite> {
+  /**
+   * One after another in this process, and under the file's lock across processes (file-lock.ts),
+   * read and written at the real path that lock is of: through the name, a link re-pointed during
+   * the write made it read one file and write another (round 19).
+   */
+  private queued(write: (real: string) => Promise<RulesWrite>): Promise<RulesWrite> {
     const run = this.queue.then(() => withFileLock(this.path, write));
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async write(path: string[], rules: string[], edit: 'add' | 'remove'): Promise<RulesWrite> {
+  private async write(real: string, path: string[], rules: string[], edit: 'add' | 'remove'): Promise<RulesWrite> {
     let editor: typeof import('jsonc-parser') | null = null;
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
-      const text = this.read();
+      const text = this.read(real);
       const made = this.edited(editor, text, path, rules, edit);
       if (made === null) {
         // An edit appendToList does not make: jsonc-parser's (read with the first such edit).
@@ -101,7 +105,7 @@ export class RulesFile {
       if (added.length === 0) return { added, text };
       // Through a symlink to its target, keeping the file's mode: a 0600 config holding a secret
       // stays 0600 (round 12 review, F10).
-      if (!writeFileAtomic(this.path, next, undefined, () => this.read() === text)) {
+      if (!writeFileAtomic(real, next, undefined, () => this.read(real) === text)) {
         // The person saved the file meanwhile: edit their version instead.
         await new Promise((done) => setTimeout(done, attempt));
         continue;
@@ -111,9 +115,9 @@ export class RulesFile {
     throw new LatchError('STORE_WRITE_FAILED', `cannot add ${rules.join(', ')} to ${this.path}: the file changed every time it was about to be written (${MAX_ATTEMPTS} tries)`);
   }
 
-  private read(): string {
+  private read(real: string): string {
     try {
-      return readFileSync(this.path, 'utf8');
+      return readFileSync(real, 'utf8');
     } catch (error) {
       throw new LatchError('STORE_WRITE_FAILED', `cannot add rules to ${this.path}: ${(error as Error).message}`, { cause: error });
     }

@@ -69,6 +69,50 @@ test('three processes adding 300 rules each to one config through three spelling
   expect(readdirSync(join(dir, 'elsewhere'))).toEqual(['linked.json']);
 }, 180_000);
 
+/** Re-points LINK between two targets until killed, each time atomically (a new link renamed over it), as `ln -sfn` and stow do. */
+const REPOINTER = `
+import { renameSync, symlinkSync } from 'node:fs';
+const [link, a, b] = process.argv.slice(1);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+for (let i = 0; ; i++) {
+  const temp = link + '.repoint';
+  symlinkSync(i % 2 ? a : b, temp);
+  renameSync(temp, link);
+  process.stdout.write('.');
+  Atomics.wait(pause, 0, 0, 2);
+}`;
+
+test('three processes adding 200 rules each through a link that is re-pointed between two configs all the while: every rule reported added is in one of them, once, and the link stays a link (round 19)', async () => {
+  const dir = tempDir();
+  const empty = '{\n  "mcpServers": {},\n  "permissions": {\n    "allow": [],\n    "deny": []\n  }\n}\n';
+  const one = join(dir, 'one.json');
+  const two = join(dir, 'two.json');
+  writeFileSync(one, empty);
+  writeFileSync(two, empty);
+  const link = join(dir, 'mcp-latch.json');
+  symlinkSync(one, link);
+  const repointer = spawn(process.execPath, ['--input-type=module', '-e', REPOINTER, link, one, two], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let repointed = 0;
+  repointer.stdout.on('data', (chunk: Buffer) => (repointed += chunk.length));
+  let runs;
+  try {
+    await new Promise((done) => repointer.stdout.once('data', done));
+    runs = await Promise.all([run(WRITER, [link, '1', '200', 'allow']), run(WRITER, [link, '2', '200', 'allow']), run(WRITER, [link, 'D', '200', 'deny'])]);
+  } finally {
+    repointer.kill();
+  }
+  for (const each of runs) expect(each.err).toBe('');
+  // The race ran: the link moved many times while the rules were written.
+  expect(repointed).toBeGreaterThan(20);
+  const reported = runs.flatMap((each) => each.out.trim().split('\n'));
+  expect(reported).toHaveLength(600);
+  const configs = [one, two].map((path) => JSON.parse(readFileSync(path, 'utf8')) as { permissions: { allow: string[]; deny: string[] } });
+  const written = configs.flatMap((config) => [...config.permissions.allow, ...config.permissions.deny]);
+  expect(written.sort()).toEqual([...reported].sort());
+  expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  expect(readdirSync(dir).filter((name) => name.includes('.lock') || name.includes('tmp'))).toEqual([]);
+}, 180_000);
+
 test('every spelling of one file names one lock: a link, a chain of links, ./ and .., a link to a file not made yet, a file not made yet in a linked folder', () => {
   const dir = tempDir();
   mkdirSync(join(dir, 'real'));
