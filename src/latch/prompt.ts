@@ -1,6 +1,6 @@
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { DefinitionReport } from '../pins/check.js';
-import { VERDICT_RANK, type CommandInfo, type Decision, type Kind, type Segment, type SubjectDecision, type Verdict } from '../policy/types.js';
+import { VERDICT_RANK, type CommandInfo, type Decision, type Kind, type PathReport, type Segment, type SubjectDecision, type Verdict } from '../policy/types.js';
 import { isSafeCommand } from '../policy/safe.js';
 import { ACCEPT_DEFINITION, definitionPayload, offersAccept, renderDefinition } from './definition-prompt.js';
 import { escapeShown, escapeText } from './escape.js';
@@ -9,6 +9,7 @@ import { changeSummary, type FileChange } from './file-change.js';
 import { PRIVILEGE } from '../programs.js';
 import { isPlainObject } from '../values.js';
 import { assessRisk, riskLine, type Risk } from './risk.js';
+import { HEIGHT_BOUND, MAX_PROMPT_ROWS, columnsOf, fieldWithin, fitSections, listWithin, rowsOf, type Section } from './prompt-height.js';
 
 /**
  * The approval prompt (docs/approval.md): an `elicitation/create` form whose message a person can judge at a
@@ -228,6 +229,23 @@ const COMMAND_ABOVE = '(shown above as the Command)';
 /** The message and what it cut; one per input (choiceLabels, the message and `_meta` all read it). */
 const renderings = new WeakMap<PromptInput, { text: string; hidden: string[] }>();
 
+/**
+ * Which parts get the message's rows first (prompt-height.ts): the command and the resolved paths
+ * carry the risk, and are never cut for the diff, the reasons or the arguments.
+ */
+const RANK = { notes: 0, commandText: 1, paths: 2, commands: 3, substitutions: 4, change: 5, stdin: 6, definition: 7, reasons: 8, allowed: 9, arguments: 10 } as const;
+
+/** The parts the Risk line names, in the order the message shows them. */
+const PARTS = ['tool name', 'diff', 'change', 'command text', 'commands', 'substitutions', 'stdin', 'paths', 'reasons', 'arguments', 'definition'];
+/** The longest Risk line: its rows are kept for it before the parts are fitted. */
+const LONGEST_RISK = riskCut(PARTS, true);
+/** The server's and the tool's names in the first line (a name of 5,000 characters took 50 rows). */
+const MAX_NAME_SHOWN = 200;
+
+function riskCut(hidden: string[], byHeight: boolean): string {
+  return `Risk: high — part of this call is not shown (${hidden.join(', ')}${byHeight ? `; ${HEIGHT_BOUND}` : ''}); review it on the approval page or deny`;
+}
+
 function rendered(input: PromptInput): { text: string; hidden: string[] } {
   const known = renderings.get(input);
   if (known) return known;
@@ -237,48 +255,71 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
     if (bounded.cut) cuts.add(part);
     return bounded.text;
   };
-  const body: string[] = [];
-  if (input.change) body.push(...renderChange(input.change, shown, cuts));
   const info = input.decision.commandInfo;
-  if (info) body.push(...renderCommand(info, input.decision, shown, cuts));
-  if (info?.stdin) body.push(...renderStdin(info.stdin, shown, cuts));
-  if (input.runsIn) body.push(`  Runs in: ${renderRunsIn(input.runsIn)}`);
-  if (input.decision.paths.length > 0) {
-    body.push('Paths:');
-    for (const path of input.decision.paths) {
-      const where = path.inWorkspace ? 'inside the workspace' : 'OUTSIDE the workspace';
-      const real = path.realPath && path.realPath !== path.path ? ` -> real path ${escapeText(path.realPath)}` : '';
-      const problem = path.problem ? ` [${escapeText(path.problem)}]` : '';
-      body.push(`  ${path.access === 'write' ? 'write' : 'read '} ${escapeText(path.path)}${real} (${where})${problem}`);
-    }
-  }
-  body.push(...renderWhy(input.decision, cuts));
-  // The stdin text is shown above, line by line, and a write's new content (an edit_file's edits) as
-  // a diff shown whole: once is enough, and they must not fill this bound (a write of over 600
-  // characters, edits of over 600, were "not shown").
-  let args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
-  for (const name of cuts.has('diff') ? [] : (input.change?.contentArgs ?? [])) if (isPlainObject(args) && args[name] !== undefined) args = { ...args, [name]: DIFF_ABOVE };
-  // The command text shown whole on its Command line: the argument that carries it, once.
-  if (info && !cuts.has('command text') && isPlainObject(args)) args = withCommandAbove(args, info.raw);
-  body.push(`Arguments: ${shown(argumentsText(args), MAX_ARGS_SHOWN, 'arguments', true)}`);
-  body.push(...renderDefinition(input.definition, cuts));
-  const hidden = [...cuts];
-  const lines: string[] = [];
-  lines.push(`${escapeText(input.server)} wants to run the tool ${escapeText(input.tool)} (kind: ${input.kind}).`);
-  lines.push('');
-  lines.push(hidden.length === 0 ? `Risk: ${riskLine(riskOf(input))}` : `Risk: high — part of this call is not shown (${hidden.join(', ')}); review it on the approval page or deny`);
-  lines.push(...body);
-  if (offersAccept(input.definition) && hidden.length === 0) lines.push(`"${ACCEPT_DEFINITION}" pins it as it is now and allows this call.`);
-  // What each broader choice covers: a session grant is the rules "Always allow" would save, or the exact call (latch/ask.ts applyAnswer).
-  const remembered = hidden.length === 0 ? input.rememberRules?.map(escapeText).join(', ') : undefined;
-  if (input.offerSession && hidden.length === 0) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
-  if (remembered) lines.push(`"Always allow" saves: ${remembered}`);
-  else if (input.rememberHoldsCredential && hidden.length === 0) lines.push(`"Always allow" is not offered: its rule would hold a credential, and rules are saved in clear in the config. To remember this call, put the credential in an environment variable.`);
-  const editable = input.editable ?? [];
-  if (editable.length > 0) lines.push(`You may change before approving: ${editable.map((field) => escapeText(field.arg)).join(', ')} (the changed call is checked again and allowed once)`);
+  const sections: Section[] = [];
+  if (input.change) sections.push(changeSection(input.change, shown, cuts));
+  if (info) sections.push(...commandSections(info, input.decision, shown, cuts));
+  if (info?.stdin) sections.push(stdinSection(info.stdin, cuts));
+  if (input.runsIn) sections.push(lineSection(`  Runs in: ${renderRunsIn(input.runsIn)}`, 'paths', RANK.paths));
+  if (input.decision.paths.length > 0) sections.push(pathsSection(input.decision.paths));
+  sections.push(whySection(input.decision, cuts));
+  sections.push(argumentsSection(input, cuts));
+  const definition = renderDefinition(input.definition, cuts);
+  if (definition.length > 0) sections.push({ part: 'definition', rank: RANK.definition, fit: (rows) => listWithin(definition, rows, (left) => (left > 0 ? `  … ${left} more line${left === 1 ? '' : 's'} about the definition` : null), (left) => `The tool's definition: ${left} lines about it not shown`) });
+
+  const first = `${shown(input.server, MAX_NAME_SHOWN, 'tool name')} wants to run the tool ${shown(input.tool, MAX_NAME_SHOWN, 'tool name')} (kind: ${input.kind}).`;
+  const whole = `Risk: ${riskLine(riskOf(input))}`;
+  // Rows kept for the lines around the parts, as tall as they can be: the bound holds whatever is cut.
+  const around = rowsOf([first, '', rowsOf(whole) > rowsOf(LONGEST_RISK) ? whole : LONGEST_RISK, ...choiceLines(input, true)].join('\n'));
+  const fitted = fitSections(sections, MAX_PROMPT_ROWS - around, cuts);
+  const hidden = PARTS.filter((part) => cuts.has(part));
+  const lines = [first, '', hidden.length === 0 ? whole : riskCut(hidden, fitted.byHeight), ...fitted.lines.flat(), ...choiceLines(input, hidden.length === 0)];
   const result = { text: lines.join('\n'), hidden };
   renderings.set(input, result);
   return result;
+}
+
+/** What each broader choice covers, and what may be edited; `whole`: nothing of the call is cut. */
+function choiceLines(input: PromptInput, whole: boolean): string[] {
+  const lines: string[] = [];
+  if (offersAccept(input.definition) && whole) lines.push(`"${ACCEPT_DEFINITION}" pins it as it is now and allows this call.`);
+  // A session grant is the rules "Always allow" would save, or the exact call (latch/ask.ts applyAnswer).
+  const remembered = whole ? input.rememberRules?.map(escapeText).join(', ') : undefined;
+  if (input.offerSession && whole) lines.push(`"Allow for this session" allows: ${remembered ?? 'this exact call'} (until the client disconnects)`);
+  if (remembered) lines.push(`"Always allow" saves: ${remembered}`);
+  else if (input.rememberHoldsCredential && whole) lines.push(`"Always allow" is not offered: its rule would hold a credential, and rules are saved in clear in the config. To remember this call, put the credential in an environment variable.`);
+  const editable = input.editable ?? [];
+  if (editable.length > 0) lines.push(`You may change before approving: ${editable.map((field) => escapeText(field.arg)).join(', ')} (the changed call is checked again and allowed once)`);
+  return lines;
+}
+
+/** One line that is shown whole or not at all (it says so). */
+function lineSection(line: string, part: string, rank: number): Section {
+  return { part, rank, fit: (rows) => listWithin([line], rows, (left) => (left > 0 ? `${line.slice(0, line.indexOf(':') + 1)} not shown (${columnsOf(line)} characters)` : null)) };
+}
+
+/**
+ * The arguments, fitted last: an argument shown above (as the diff, the Command or under Stdin) is
+ * named so only when that part was shown whole, which the parts fitted before it decided.
+ */
+function argumentsSection(input: PromptInput, cuts: Set<string>): Section {
+  return {
+    part: 'arguments',
+    rank: RANK.arguments,
+    fit: (rows) => {
+      const info = input.decision.commandInfo;
+      // The stdin text is shown above, line by line, and a write's new content (an edit_file's edits)
+      // as a diff shown whole: once is enough, and they must not fill this bound (a write of over 600
+      // characters, edits of over 600, were "not shown").
+      let args = info?.stdin && isPlainObject(input.args) ? { ...input.args, [info.stdin.arg]: STDIN_ABOVE } : input.args;
+      for (const name of cuts.has('diff') ? [] : (input.change?.contentArgs ?? [])) if (isPlainObject(args) && args[name] !== undefined) args = { ...args, [name]: DIFF_ABOVE };
+      // The command text shown whole on its Command line: the argument that carries it, once.
+      if (info && !cuts.has('command text') && isPlainObject(args)) args = withCommandAbove(args, info.raw);
+      const field = fieldWithin('Arguments: ', argumentsText(args), MAX_ARGS_SHOWN, rows, true);
+      if (field.bounded) cuts.add('arguments');
+      return field;
+    },
+  };
 }
 
 /** The arguments with each one whose value is the command's text, as sent, pointing at the Command line. */
@@ -293,38 +334,90 @@ function withCommandAbove(args: Record<string, unknown>, raw: string): Record<st
 /** Escapes, shortens runs of blanks and cuts a call-supplied text at `max`, recording `part` as not shown when it cuts. */
 type Shown = (text: string, max: number, part: string) => string;
 
-/** The text a command reads as code (or xargs as words) from the call's stdin argument, line by line (review-approve15 A2). */
-function renderStdin(stdin: NonNullable<CommandInfo['stdin']>, shown: Shown, cuts: Set<string>): string[] {
+/**
+ * The text a command reads as code (or xargs as words) from the call's stdin argument, line by line
+ * (review-approve15 A2): all of it up to 40 lines, else the first 30 and the last 10; fewer from the
+ * first when the rows left are fewer.
+ */
+function stdinSection(stdin: NonNullable<CommandInfo['stdin']>, cuts: Set<string>): Section {
   const text = stdin.text.split('\n');
   if (text.length > 1 && text.at(-1) === '') text.pop();
   const what = stdin.reader === 'xargs' ? 'the words xargs adds' : `code run by ${escapeText(stdin.reader)}`;
-  const lines = [`  Stdin (argument ${escapeText(stdin.arg)}, ${text.length} line${text.length === 1 ? '' : 's'}), ${what}:`];
-  const line = (value: string) => `    | ${shown(value, MAX_STDIN_LINE_SHOWN, 'stdin')}`;
-  if (text.length <= MAX_STDIN_LINES_SHOWN) return [...lines, ...text.map(line)];
-  cuts.add('stdin');
-  const head = MAX_STDIN_LINES_SHOWN - STDIN_TAIL_LINES;
-  return [...lines, ...text.slice(0, head).map(line), `    … ${text.length - MAX_STDIN_LINES_SHOWN} lines not shown …`, ...text.slice(text.length - STDIN_TAIL_LINES).map(line)];
+  const header = `  Stdin (argument ${escapeText(stdin.arg)}, ${text.length} line${text.length === 1 ? '' : 's'}), ${what}:`;
+  const line = (value: string) => escapeShown(value, MAX_STDIN_LINE_SHOWN);
+  const show = (values: string[]) => values.map((value) => `    | ${line(value).text}`);
+  const cutIn = (values: string[]) => values.some((value) => line(value).cut);
+  return {
+    part: 'stdin',
+    rank: RANK.stdin,
+    fit: (rows) => {
+      const head = text.length <= MAX_STDIN_LINES_SHOWN ? text : text.slice(0, MAX_STDIN_LINES_SHOWN - STDIN_TAIL_LINES);
+      const tail = text.length <= MAX_STDIN_LINES_SHOWN ? [] : text.slice(text.length - STDIN_TAIL_LINES);
+      const between = text.length - head.length - tail.length;
+      const usual = [header, ...show(head), ...(between > 0 ? [`    … ${between} lines not shown …`, ...show(tail)] : [])];
+      if (rowsOf(usual.join('\n')) <= rows) {
+        if (between > 0 || cutIn([...head, ...tail])) cuts.add('stdin');
+        return { lines: usual, cut: false };
+      }
+      const first = listWithin([header, ...show(head)], rows, (left) => {
+        const count = text.length - Math.max(0, head.length - left);
+        return count > 0 ? `    … ${count} more lines not shown` : null;
+      }, () => `  Stdin (argument ${escapeText(stdin.arg)}): ${text.length} lines not shown`);
+      if (cutIn(text.slice(0, Math.max(0, first.lines.length - 2)))) cuts.add('stdin');
+      return first;
+    },
+  };
 }
 
-function renderChange(change: FileChange, shown: Shown, cuts: Set<string>): string[] {
+function changeSection(change: FileChange, shown: Shown, cuts: Set<string>): Section {
   const lines = [`Change: ${changeSummary(change)}${change.from ? ` from ${escapeText(change.from)}` : ''}: ${escapeText(change.path)}`];
   if (change.note) lines.push(`  (${change.note})`);
+  let diffLines = 0;
+  let beyond = 0;
   if (change.diff) {
     const diff = change.diff.split('\n');
     // Each line escaped on its own and indented: a diff line cannot forge a line of the prompt.
     for (const line of diff.slice(0, MAX_DIFF_LINES_IN_PROMPT)) lines.push(`    ${shown(line, MAX_DIFF_LINE_SHOWN, 'diff')}`);
-    const more = Math.max(0, diff.length - MAX_DIFF_LINES_IN_PROMPT) + change.diffMore;
-    if (more > 0) lines.push(`    … ${more} more diff line${more === 1 ? '' : 's'}`);
-    if (more > 0 || change.cutLines > 0) cuts.add('diff');
+    diffLines = Math.min(diff.length, MAX_DIFF_LINES_IN_PROMPT);
+    beyond = Math.max(0, diff.length - MAX_DIFF_LINES_IN_PROMPT) + change.diffMore;
+    if (beyond > 0 || change.cutLines > 0) cuts.add('diff');
   }
   // An edit whose result could not be worked out: the text does not show what it changes.
   if (change.action === 'edit' && change.diff === null) cuts.add('change');
-  return lines;
+  const more = (left: number) => {
+    const count = Math.min(left, diffLines) + beyond;
+    return count > 0 ? `    … ${count} more diff line${count === 1 ? '' : 's'}` : left > 0 ? '  … the change is not shown' : null;
+  };
+  return { part: change.diff ? 'diff' : 'change', rank: RANK.change, fit: (rows) => listWithin(lines, rows, more, (left) => `Change: not shown (${left + beyond} lines)`) };
 }
 
 function renderRunsIn(runsIn: RunsIn): string {
   if (runsIn.dir === null) return "the server's own working directory (not known to mcp-latch)";
   return `${escapeText(runsIn.dir)}${runsIn.given ? '' : " (the server's default)"}`;
+}
+
+/**
+ * Every path with its access and workspace side, in the call's order; when they do not all fit,
+ * those that decide first (a problem, outside the workspace, a write), then how many more.
+ */
+function pathsSection(paths: PathReport[]): Section {
+  const lines = paths.map((path) => {
+    const where = path.inWorkspace ? 'inside the workspace' : 'OUTSIDE the workspace';
+    const real = path.realPath && path.realPath !== path.path ? ` -> real path ${escapeText(path.realPath)}` : '';
+    const problem = path.problem ? ` [${escapeText(path.problem)}]` : '';
+    return `  ${path.access === 'write' ? 'write' : 'read '} ${escapeText(path.path)}${real} (${where})${problem}`;
+  });
+  const weight = (path: PathReport) => (path.problem ? 0 : !path.inWorkspace ? 1 : path.access === 'write' ? 2 : 3);
+  const decidingFirst = paths.map((path, index) => ({ line: lines[index]!, weight: weight(path), index })).sort((a, b) => a.weight - b.weight || a.index - b.index);
+  return {
+    part: 'paths',
+    rank: RANK.paths,
+    fit: (rows) => {
+      const all = ['Paths:', ...lines];
+      if (rowsOf(all.join('\n')) <= rows) return { lines: all, cut: false };
+      return listWithin(['Paths:', ...decidingFirst.map((entry) => entry.line)], rows, (left) => `  … and ${Math.min(left, paths.length)} more path${left === 1 ? '' : 's'}`, () => `Paths: ${paths.length} not shown`);
+    },
+  };
 }
 
 /** " (×3)" after a line shown once for several identical ones. */
@@ -345,18 +438,18 @@ function merged<T>(items: T[], key: (item: T) => string): Array<{ item: T; count
 }
 
 /** Every part that needs the person, with its verdict; identical reasons once with their count, denials first. */
-function renderWhy(decision: Decision, cuts: Set<string>): string[] {
+function whySection(decision: Decision, cuts: Set<string>): Section {
   const parts = decision.subjects.filter((subject) => subject.verdict !== 'allow');
-  if (parts.length <= 1) return [`Why it asks: ${escapeText(decision.reason)}`];
   const reasons = merged(parts, (part) => `${part.verdict} ${part.reason}`).sort((a, b) => VERDICT_RANK[b.item.verdict] - VERDICT_RANK[a.item.verdict]);
-  if (reasons.length === 1) return [`Why it asks: ${escapeText(reasons[0]!.item.reason)}${times(reasons[0]!.count)}`];
-  const lines = ['Why it asks:'];
-  for (const { item, count } of reasons.slice(0, MAX_REASONS_SHOWN)) lines.push(`  - ${escapeText(item.reason)} → ${item.verdict}${times(count)}`);
-  if (reasons.length > MAX_REASONS_SHOWN) {
-    lines.push(`  … and ${reasons.length - MAX_REASONS_SHOWN} more`);
-    cuts.add('reasons');
+  if (reasons.length <= 1) {
+    const only = reasons.length === 1 && parts.length > 1 ? `${reasons[0]!.item.reason}${times(reasons[0]!.count)}` : decision.reason;
+    return { part: 'reasons', rank: RANK.reasons, fit: (rows) => fieldWithin('Why it asks: ', only, Infinity, rows) };
   }
-  return lines;
+  const lines = ['Why it asks:', ...reasons.slice(0, MAX_REASONS_SHOWN).map(({ item, count }) => `  - ${escapeText(item.reason)} → ${item.verdict}${times(count)}`)];
+  const beyond = Math.max(0, reasons.length - MAX_REASONS_SHOWN);
+  if (beyond > 0) cuts.add('reasons');
+  const more = (left: number) => (left + beyond > 0 ? `  … and ${Math.min(left, lines.length - 1) + beyond} more` : null);
+  return { part: 'reasons', rank: RANK.reasons, fit: (rows) => listWithin(lines, rows, more, () => `Why it asks: ${reasons.length} reasons not shown`) };
 }
 
 /** The weight of a command its rules (or the mode) allow: last in the list, and not counted against its bound. */
@@ -373,8 +466,24 @@ function weight(segment: Segment, verdict: Verdict | undefined): number {
   return isSafeCommand(segment) ? 3 : 2;
 }
 
-function renderCommand(info: CommandInfo, decision: Decision, shown: Shown, cuts: Set<string>): string[] {
-  const lines = [`Command: ${shown(info.raw, MAX_COMMAND_SHOWN, 'command text')}`];
+type CommandGroup = { item: { index: number; text: string[]; cut: boolean; weight: number; byRule: boolean }; count: number };
+
+/** A command of the list as its lines: its number, words and notes, then its redirections. */
+function commandBlock({ item, count }: CommandGroup): string {
+  return [`  ${item.index + 1}. ${item.text[0]}${times(count)}`, ...item.text.slice(1)].join('\n');
+}
+
+/** The Command line, the commands that need the person, those the rules allow, the substitutions and what cannot be analysed, each a part fitted on its own. */
+function commandSections(info: CommandInfo, decision: Decision, shown: Shown, cuts: Set<string>): Section[] {
+  const commandText: Section = {
+    part: 'command text',
+    rank: RANK.commandText,
+    fit: (rows) => {
+      const field = fieldWithin('Command: ', info.raw, MAX_COMMAND_SHOWN, rows);
+      if (field.bounded) cuts.add('command text');
+      return field;
+    },
+  };
   const verdicts = new Map<Segment, SubjectDecision>();
   for (const part of decision.subjects) if (part.subject.type === 'command') verdicts.set(part.subject.segment, part);
   // Each command as its lines (numbered by its place in the text); identical ones once, the deciding ones first.
@@ -394,29 +503,57 @@ function renderCommand(info: CommandInfo, decision: Decision, shown: Shown, cuts
   // rules allow was "not shown"); the allowed ones fill what room is left, the rest on one line.
   const asking = groups.filter((group) => group.item.weight !== ALLOWED);
   const allowed = groups.filter((group) => group.item.weight === ALLOWED);
+  const listed = asking.slice(0, MAX_SEGMENTS_SHOWN);
+  if (listed.some((group) => group.item.cut) || asking.length > MAX_SEGMENTS_SHOWN) cuts.add('commands');
+  const left = (from: number) => asking.slice(from).reduce((sum, group) => sum + group.count, 0);
+  const commands: Section = {
+    part: 'commands',
+    rank: RANK.commands,
+    fit: (rows) =>
+      listWithin(listed.map(commandBlock), rows, (dropped) => {
+        const count = left(listed.length - dropped);
+        return count > 0 ? `  … and ${count} more command${count === 1 ? '' : 's'}` : null;
+      }),
+  };
   const room = Math.max(0, MAX_SEGMENTS_SHOWN - asking.length);
-  const listed = [...asking.slice(0, MAX_SEGMENTS_SHOWN), ...allowed.slice(0, room)];
-  for (const { item, count } of listed) {
-    lines.push(`  ${item.index + 1}. ${item.text[0]}${times(count)}`, ...item.text.slice(1));
-    if (item.cut && item.weight !== ALLOWED) cuts.add('commands');
+  const sections = [commandText, commands];
+  if (allowed.length > 0) sections.push(allowedSection(allowed, room));
+  const substitutions = merged(info.substitutions, (substitution) => `${substitution.kind} ${substitution.text}`);
+  if (substitutions.length > 0) {
+    const lines = substitutions.slice(0, MAX_SUBSTITUTIONS_SHOWN).map(({ item, count }) => `  ! ${item.kind} substitution runs: ${shown(item.text, MAX_SUBSTITUTION_SHOWN, 'substitutions')}${times(count)}`);
+    const beyond = Math.max(0, substitutions.length - MAX_SUBSTITUTIONS_SHOWN);
+    if (beyond > 0) cuts.add('substitutions');
+    sections.push({ part: 'substitutions', rank: RANK.substitutions, fit: (rows) => listWithin(lines, rows, (dropped) => (dropped + beyond > 0 ? `  … and ${dropped + beyond} more substitutions` : null)) });
   }
-  if (asking.length > MAX_SEGMENTS_SHOWN) {
-    const left = asking.slice(MAX_SEGMENTS_SHOWN).reduce((sum, group) => sum + group.count, 0);
-    lines.push(`  … and ${left} more command${left === 1 ? '' : 's'}`);
-    cuts.add('commands');
-  }
-  if (allowed.length > room) lines.push(allowedSummary(allowed.slice(room)));
-  return [...lines, ...renderSubstitutions(info, shown, cuts)];
+  if (info.unanalyzable.length > 0) sections.push(lineSection(`  ! cannot be fully analysed: ${info.unanalyzable.map(escapeText).join(', ')}`, 'commands', RANK.notes));
+  return sections;
 }
 
 /**
- * The allowed commands past the list, on one line of at most MAX_ALLOWED_SUMMARY characters: they
- * need no one, so what does not fit is counted, not marked not shown. Their paths and redirections
- * are decided on their own and listed under Paths and "Why it asks" when they need the person.
+ * The commands the rules (or the mode) allow: listed in the room the 12 leave, the rest summed up on
+ * one line of at most MAX_ALLOWED_SUMMARY characters. They need no one, so what does not fit is
+ * counted, never marked not shown; their paths and redirections are decided on their own and listed
+ * under Paths and "Why it asks" when they need the person.
  */
-function allowedSummary(groups: Array<{ item: { index: number; text: string[]; byRule: boolean }; count: number }>): string {
+function allowedSection(allowed: CommandGroup[], room: number): Section {
+  const total = allowed.reduce((sum, group) => sum + group.count, 0);
+  const who = allowed.every((group) => group.item.byRule) ? 'your rules allow' : 'allowed without asking';
+  return {
+    part: null,
+    rank: RANK.allowed,
+    fit: (rows) => {
+      for (let listed = Math.min(room, allowed.length); listed >= 0; listed--) {
+        const lines = allowed.slice(0, listed).map(commandBlock);
+        if (listed < allowed.length) lines.push(allowedSummary(allowed.slice(listed), who));
+        if (rowsOf(lines.join('\n')) <= rows) return { lines, cut: false };
+      }
+      return { lines: [`  … and ${total} command${total === 1 ? '' : 's'} ${who}`], cut: false };
+    },
+  };
+}
+
+function allowedSummary(groups: CommandGroup[], who: string): string {
   const total = groups.reduce((sum, group) => sum + group.count, 0);
-  const who = groups.every((group) => group.item.byRule) ? 'your rules allow' : 'allowed without asking';
   let line = `  … and ${total} command${total === 1 ? '' : 's'} ${who}: `;
   let left = total;
   for (const [i, { item, count }] of groups.entries()) {
@@ -426,20 +563,6 @@ function allowedSummary(groups: Array<{ item: { index: number; text: string[]; b
     left -= count;
   }
   return line;
-}
-
-function renderSubstitutions(info: CommandInfo, shown: Shown, cuts: Set<string>): string[] {
-  const lines: string[] = [];
-  const substitutions = merged(info.substitutions, (substitution) => `${substitution.kind} ${substitution.text}`);
-  for (const { item, count } of substitutions.slice(0, MAX_SUBSTITUTIONS_SHOWN)) {
-    lines.push(`  ! ${item.kind} substitution runs: ${shown(item.text, MAX_SUBSTITUTION_SHOWN, 'substitutions')}${times(count)}`);
-  }
-  if (substitutions.length > MAX_SUBSTITUTIONS_SHOWN) {
-    lines.push(`  … and ${substitutions.length - MAX_SUBSTITUTIONS_SHOWN} more substitutions`);
-    cuts.add('substitutions');
-  }
-  if (info.unanalyzable.length > 0) lines.push(`  ! cannot be fully analysed: ${info.unanalyzable.map(escapeText).join(', ')}`);
-  return lines;
 }
 
 function segmentNotes(segment: Segment): string {

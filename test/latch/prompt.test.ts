@@ -93,8 +93,9 @@ describe('commands in the prompt', () => {
   });
 
   test('a command shown whole on its Command line is not repeated in Arguments, so its other arguments are not cut by it', () => {
-    // 382 characters of commands and a 300-character environment value: once each, under both bounds.
-    const command = Array.from({ length: 12 }, (_, i) => `touch build/output-file-${String(i).padStart(2, '0')}.txt`).join('; ');
+    // 376 characters of commands and a 300-character environment value: once each, under both bounds
+    // (and under the message's height: 12 such commands, 13 paths and 24 reasons are over it).
+    const command = Array.from({ length: 6 }, (_, i) => `touch build/the-output-file-of-the-release-build-${String(i).padStart(2, '0')}.txt`).join('; ');
     expect(command.length).toBeLessThanOrEqual(400);
     const env = { NOTE: 'x'.repeat(300) };
     const decision = decideShell(command, { workspace: [W], cwd: W });
