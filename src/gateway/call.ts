@@ -350,7 +350,7 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   audit(outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   // While it runs, the server's own requests and log messages can be sent back to this call's session (relay.ts).
-  const answered = modern ? finishModern(decided, outcome, modern, (answers) => context.running.during(supervisor.name, origin, () => callServer(answers)), context, session) : finishPlain(decided, outcome, origin, callServer, context);
+  const answered = modern ? finishModern(decided, outcome, modern, (answers) => context.running.during(supervisor.name, origin, () => callServer(answers)), context, session, audit) : finishPlain(decided, outcome, origin, callServer, context);
   // Noted before the client sees the answer, so the pid it names is known to the next call.
   const finished = use ? noteProcess(answered, use, decided, context, session) : answered;
   // A new tool is pinned as listed on its first allowed call, after that call's answer.
@@ -493,6 +493,7 @@ async function finishModern(
   send: (answers: ServerAnswers | null) => Promise<unknown>,
   context: CallContext,
   session: SessionPort,
+  audit: Audit,
 ): Promise<CallToolResult> {
   const { supervisor } = decided.route;
   try {
@@ -505,12 +506,39 @@ async function finishModern(
         if (relayed) return relayed;
         answered = serverInputError(supervisor.name, typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`);
       } else {
-        answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, send);
+        // The call goes to its server again with the answers: only for the tool it was let through for (round 19).
+        let moved: string | null = null;
+        const again = (answers: ServerAnswers) => {
+          moved = definitionMovedSince(decided, context);
+          return moved === null ? send(answers) : Promise.resolve(null);
+        };
+        answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, again);
+        if (moved !== null) {
+          audit({ ...outcome.decision, verdict: 'deny', by: 'pin', reason: moved }, 'deny', 'pin');
+          return denialResult(`${DENIED_PREFIX} ${escapeText(moved)}. Its server asked a question while the call ran, and the call was not sent to it again with the answer. Call the tool again to have it decided as it is now.`);
+        }
       }
     }
     return checkedResult(answered, decided.route, outcome);
   } catch (error) {
     return forwardError(error, supervisor);
+  }
+}
+
+/**
+ * Why the call may not go to its server again after the server's own question (a 2026-07-28 server
+ * asks by answering, and is called again with the answers): the server changed the tool's
+ * definition, or its pin, since the call was let through; null when it did not. As the latch's
+ * release re-check (latch.ts shownDefinition), and failing closed (docs/pins.md, "A tool changed
+ * while a prompt is open").
+ */
+function definitionMovedSince(decided: DecidedCall, context: CallContext): string | null {
+  const then = decided.definition;
+  try {
+    const now = context.definitionReport(currentRoute(decided, context).route);
+    return then ? definitionMoved(then, now, "while its server's question was open") : `the tool's definition could not be worked out when the call was let through, so it cannot be said to be ${now.exposed} as it is now`;
+  } catch (error) {
+    return `the tool's definition could not be worked out (${errorMessage(error)})`;
   }
 }
 

@@ -47,6 +47,8 @@ interface ServerInputState {
   approved: boolean;
   /** The person's change to the call: the retry runs the changed call again. */
   edit?: CallEdit;
+  /** The tool's definition the call was let through for: an approval holds on the retry only for it (round 19). */
+  definition?: DefinitionSeen | null;
 }
 
 /** What a state sealed by pauseCall holds: where the call's paths led in the prompt it carries (picture.ts), and the tool's definition it showed (pins/check.ts). */
@@ -70,8 +72,13 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   // Security: the client's answer to the gateway's prompt is not the person's once they have an approver credential (docs/team.md#approvers).
   const response = session.answersInClient() ? approvalResponse(params.inputResponses) : null;
   if (server && !response) {
-    // The call was let through before its server asked: approved by the person, it stays approved.
-    return { ...NOTHING, answer: pending.approved ? { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) } : null, server };
+    if (!pending.approved) return { ...NOTHING, server };
+    // The call was let through before its server asked: approved by the person, it stays approved,
+    // for the tool as it was then. A definition its server listed while its question was open is
+    // decided anew, the person asked again with the diff (round 19; docs/pins.md, "A tool changed while a prompt is open").
+    const redefined = definitionChange(pending.definition, decided.definition, "while its server's question was open");
+    if (redefined) return { ...NOTHING, problem: redefined, server };
+    return { ...NOTHING, answer: { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) }, server };
   }
   if (!response) return { ...NOTHING, problem: 'the answer to the prompt was missing' };
   // The answer holds for the call as the prompt showed it: a path that now leads elsewhere asks again (round 15 review, A5).
@@ -85,11 +92,11 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
 }
 
 /** Why the answer a state brings does not hold for the tool as listed now (`now`), or null; a state that names no definition holds only for a call with none. */
-function definitionChange(value: unknown, now: DefinitionReport | null): string | null {
+function definitionChange(value: unknown, now: DefinitionReport | null, when = 'since the person was asked'): string | null {
   const seen = definitionSeenOf(value);
   if (now === null) return seen === null ? null : 'the tool\'s definition could not be worked out now';
   if (seen === null) return `the prompt's state does not say which definition of ${now.exposed} it showed`;
-  return definitionMoved(seen, now, 'since the person was asked');
+  return definitionMoved(seen, now, when);
 }
 
 /**
@@ -113,7 +120,7 @@ export function pauseCall(decided: DecidedCall, context: CallContext, session: S
  * answer is not a usable input_required (the caller reports it).
  */
 export function relayServerInput(decided: DecidedCall, input: ServerInput, approved: boolean, edit: CallEdit | undefined, context: CallContext, session: SessionPort): CallToolResult | null {
-  const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}) };
+  const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}), definition: decided.definition ? definitionSeen(decided.definition) : null };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data as unknown as Record<string, unknown>);
   if (state.length > MAX_REQUEST_STATE_CHARS) return null;
   return { resultType: 'input_required', inputRequests: input.requests, requestState: state } as unknown as CallToolResult;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 import { round, startModernClient } from '../helpers/modern-client.js';
 
 /**
@@ -137,6 +137,69 @@ describe('a 2026-07-28 client retrying with its answer after the server changed 
       expect(asked).toContain('Your earlier answer to this prompt was not used: the server changed the definition of fix__echo since the person was asked');
       expect(asked).toContain('The definition of this tool CHANGED since it was pinned');
       expect(echoed()).toEqual([{ text: 'one' }]);
+    } finally {
+      await m.close();
+    }
+  }, 120_000);
+});
+
+describe("an approval carried across its server's own question, while the server changes the tool (round 19)", () => {
+  /** The 2026-07-28 fixture server: its `deploy` asks `confirm` first; when it asks, it exits, and is started again with POISONED as its description. */
+  function modernSetup() {
+    const dir = tempDir();
+    const log = join(dir, 'modern.log');
+    const config: ConfigInput = { mcpServers: { modern: { command: process.execPath, args: [join(ROOT, 'test/fixtures/modern-server.mjs')], env: { FIXTURE_LOG: log, MODERN_REDEFINE_ON_ASK: POISONED, MODERN_STATE_FILE: join(dir, 'modern-state') }, protocolVersion: '2026-07-28' } } };
+    const deployed = () => fixtureCalls(log).filter((entry) => entry.tool === 'deploy');
+    return { dir, config, deployed };
+  }
+  const CHANGED = 'modern__deploy: the server lists a changed definition';
+
+  test('a handshake-era client: the answer to the server\'s question is not sent with the changed tool; denied naming the change', async () => {
+    const { dir, config, deployed } = modernSetup();
+    let gateway: Harness | undefined;
+    const onElicit = async (params: ElicitRequest['params']): Promise<ElicitResult> => {
+      if (!params.message.startsWith('[modern]')) return { action: 'accept', content: { decision: 'Allow once' } };
+      // The person answers the server's question after the server changed the tool (and the gateway read it).
+      await eventually(async () => {
+        await gateway!.client.listTools();
+        expect(gateway!.stderr()).toContain(CHANGED);
+      });
+      return { action: 'accept', content: { confirm: true } };
+    };
+    gateway = await startGateway(config, { dir, onElicit });
+    try {
+      await gateway.client.listTools();
+      const result = await gateway.client.callTool({ name: 'modern__deploy', arguments: { env: 'prod' } });
+      expect(gateway.elicitations.map((params) => params.message.split('\n')[0])).toEqual([expect.any(String), '[modern] Deploy to prod?']);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^Denied by mcp-latch: the server changed the definition of modern__deploy while its server's question was open \(description\)/);
+      expect(deployed()).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+
+  test('a 2026-07-28 client: the approval sealed with the server\'s question does not hold for the changed tool; asked again, naming the change, with the question', async () => {
+    const { dir, config, deployed } = modernSetup();
+    const m = await startModernClient(dir, config, { onElicit: null });
+    try {
+      await m.client.listTools();
+      const call = { name: 'modern__deploy', arguments: { env: 'prod' } };
+      const asked = await round(m.client, call);
+      expect(Object.keys(asked.inputRequests as object)).toEqual(['mcp-latch/approval']);
+      const question = await round(m.client, { ...call, inputResponses: { 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } }, requestState: asked.requestState });
+      expect(Object.keys(question.inputRequests as object)).toEqual(['mcp-latch/server/confirm']);
+      await eventually(async () => {
+        await m.client.listTools();
+        expect(m.stderr()).toContain(CHANGED);
+      });
+      const retried = await round(m.client, { ...call, inputResponses: { 'mcp-latch/server/confirm': { action: 'accept', content: { confirm: true } } }, requestState: question.requestState });
+      expect(retried.resultType).toBe('input_required');
+      expect(Object.keys(retried.inputRequests as object).sort()).toEqual(['mcp-latch/approval', 'mcp-latch/server/confirm']);
+      const shown = JSON.stringify(retried.inputRequests);
+      expect(shown).toContain("Your earlier answer to this prompt was not used: the server changed the definition of modern__deploy while its server's question was open");
+      expect(shown).toContain('The definition of this tool CHANGED since it was pinned');
+      expect(deployed()).toEqual([]);
     } finally {
       await m.close();
     }
