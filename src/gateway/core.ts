@@ -761,7 +761,14 @@ export class GatewayCore implements CallContext {
     return () => this.listeners.delete(listener);
   }
 
+  /** How many times what is listed may have changed (listsChanged): a session that answered a list at this count need not compare it again. */
+  get listsVersion(): number {
+    return this.listsChangedTimes;
+  }
+  private listsChangedTimes = 0;
+
   private listsChanged(): void {
+    this.listsChangedTimes += 1;
     // Only what is no longer listed as it was is dropped: clearing every class when one server
     // changed made a start with n servers classify every tool again n times (10 servers: 715
     // classifications instead of 130, ~15% of the gateway's CPU between connecting and the first list).

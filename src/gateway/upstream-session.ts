@@ -62,6 +62,13 @@ export class UpstreamSession {
   private readonly reported = new Map<string, Set<ServerState>>();
   private listChangeTimer: NodeJS.Timeout | null = null;
   private lastSent = { tools: '', resources: '', prompts: '' };
+  /**
+   * The core's listsVersion at which each list was answered, or found unchanged since: a change
+   * that came before the answer (every server's readiness, at a start) is in it already, and
+   * comparing again built the whole list and hashed it once more just after the first answer,
+   * when a client's first call comes (docs/performance.md, "Round 19: start").
+   */
+  private readonly sentVersion = { tools: -1, resources: -1, prompts: -1 };
   private toolsListed: () => void = () => undefined;
   /** Settles when this session's first tools/list is answered (serve then writes its code cache). */
   readonly firstToolsList = new Promise<void>((resolve) => (this.toolsListed = resolve));
@@ -108,8 +115,10 @@ export class UpstreamSession {
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       this.start();
       await settled();
+      const version = core.listsVersion;
       const { entries: tools, digest } = core.toolsList();
       this.lastSent.tools = digest;
+      this.sentVersion.tools = version;
       this.toolsListed();
       const unavailable = this.reportUnavailable();
       return unavailable.length > 0 ? { tools, _meta: { [UNAVAILABLE_META]: unavailable } } : { tools };
@@ -118,8 +127,10 @@ export class UpstreamSession {
     server.setRequestHandler(ListResourcesRequestSchema, async () => {
       this.start();
       await settled();
+      const version = core.listsVersion;
       const { entries: resources, digest } = core.resourcesList();
       this.lastSent.resources = digest;
+      this.sentVersion.resources = version;
       return { resources };
     });
 
@@ -150,8 +161,10 @@ export class UpstreamSession {
     server.setRequestHandler(ListPromptsRequestSchema, async () => {
       this.start();
       await settled();
+      const version = core.listsVersion;
       const { entries: prompts, digest } = core.promptsList();
       this.lastSent.prompts = digest;
+      this.sentVersion.prompts = version;
       return { prompts };
     });
 
@@ -322,12 +335,21 @@ export class UpstreamSession {
     // every server's listing comes here, and the digests of lists nobody was sent were thrown away
     // (docs/performance.md, "Round 11: the first list").
     const sent = this.lastSent;
-    if (sent.tools !== '') {
+    const version = this.core.listsVersion;
+    const unchanged = this.sentVersion;
+    if (sent.tools !== '' && unchanged.tools !== version) {
       if (this.core.toolsList().digest !== sent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+      else unchanged.tools = version;
       this.reportUnavailable();
     }
-    if (sent.resources !== '' && this.core.resourcesList().digest !== sent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
-    if (sent.prompts !== '' && this.core.promptsList().digest !== sent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
+    if (sent.resources !== '' && unchanged.resources !== version) {
+      if (this.core.resourcesList().digest !== sent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
+      else unchanged.resources = version;
+    }
+    if (sent.prompts !== '' && unchanged.prompts !== version) {
+      if (this.core.promptsList().digest !== sent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
+      else unchanged.prompts = version;
+    }
   }
 
   /** A tools/call refused before it was decided (upstream-calls.ts refusedCallRecord). */

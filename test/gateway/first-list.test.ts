@@ -133,6 +133,28 @@ describe('the start before the first tools/list', () => {
   }, 60_000);
 });
 
+describe('just after the first tools/list', () => {
+  test('the servers\' readiness, which the list already holds, is not compared with it again', async () => {
+    const dir = tempDir();
+    const toolsList = vi.spyOn(GatewayCore.prototype, 'toolsList');
+    try {
+      const mcpServers = { a: fixtureServer('a', join(dir, 'a.log')), b: fixtureServer('b', join(dir, 'b.log')), c: fixtureServer('c', join(dir, 'c.log')) };
+      harness = await inProcessGateway({ mcpServers, permissions: { allow: ['mcp__a'] } }, { dir, capabilities: {} });
+      const changed: unknown[] = [];
+      harness.client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => void changed.push(notification));
+      // Asked at once, as clients do: answered once the three are ready, their readiness' check (50 ms later, upstream-session.ts) still to come.
+      const listed = await harness.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+      expect(listed.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['a__echo', 'b__echo', 'c__echo']));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Built once, for the answer: the check found nothing changed since (it built the list again, and hashed it, before).
+      expect(toolsList).toHaveBeenCalledTimes(1);
+      expect(changed).toEqual([]);
+    } finally {
+      toolsList.mockRestore();
+    }
+  }, 60_000);
+});
+
 describe('mcp-latch tools', () => {
   test('waits timeouts.firstListSeconds, not until a slow server is up, and names what is not ready', async () => {
     const dir = tempDir();
