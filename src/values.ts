@@ -92,9 +92,14 @@ export function jsonString(value: string): string {
  * arguments never get the old text.
  */
 export class ArgsJson {
-  private made: string | undefined;
-
-  constructor(readonly args: Record<string, unknown>) {}
+  /**
+   * `made`: JSON.stringify(args), when it is known already (a client's own text, checked canonical:
+   * gateway/call-scan.ts).
+   */
+  constructor(
+    readonly args: Record<string, unknown>,
+    private made?: string,
+  ) {}
 
   /** JSON.stringify(args) when `args` is this one's object; else undefined. */
   textOf(args: unknown): string | undefined {

@@ -230,7 +230,7 @@ export function scanString(line: string, at: number): number {
 }
 
 /** Any JSON value at `at`, canonical, objects and arrays at most MAX_SCAN_DEPTH deep: the position after it, or -1. */
-function scanValue(line: string, at: number, depth: number): number {
+export function scanValue(line: string, at: number, depth: number): number {
   const code = line.charCodeAt(at);
   if (code === QUOTE) return scanString(line, at);
   if (code === OPEN_BRACE) return depth > MAX_SCAN_DEPTH ? -1 : scanObject(line, at, depth);

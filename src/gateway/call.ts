@@ -84,7 +84,8 @@ export interface BatchPosition {
 
 /** Inspects and decides a call routed to its server. */
 export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
-  const argsJson = new ArgsJson(args);
+  // The client's own text of these very arguments when the scanner read it (call-scan.ts).
+  const argsJson = call.argsJson?.args === args ? call.argsJson : new ArgsJson(args);
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args, argsJson);
   const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });

@@ -5,6 +5,7 @@ import { errorMessage, LatchError } from '../errors.js';
 import { PipeOut, pipeFd } from '../downstream/pipes.js';
 import { wideCallRefusal } from './upstream-calls.js';
 import { atReadEnd, readEnded, readStarted } from '../read-end.js';
+import { scanCall } from './call-scan.js';
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
@@ -71,7 +72,12 @@ export class StdioUpstream implements Transport, LineSending {
       void this.send(refusal).catch(() => undefined);
       return;
     }
-    let message: JSONRPCMessage;
+    // A tools/call in the shape clients write is read by a scanner; anything else is parsed (call-scan.ts).
+    let message = scanCall(line);
+    if (message) {
+      this.onmessage?.(message);
+      return;
+    }
     try {
       message = parseMessage(line);
     } catch (error) {

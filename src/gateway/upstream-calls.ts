@@ -15,7 +15,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { ErrorCode, type CallToolRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { Cancellation, type CancelSource } from '../cancellation.js';
-import { MAX_DEPTH, isPlainObject, jsonString, nestsDeeperThan } from '../values.js';
+import { ArgsJson, MAX_DEPTH, isPlainObject, jsonString, nestsDeeperThan } from '../values.js';
+import { scannedCall } from './call-scan.js';
 import type { Extra } from './ports.js';
 import { asRpcError, internalError } from '../errors.js';
 import { QUEUED, type LineSending } from '../downstream/lines.js';
@@ -36,6 +37,8 @@ export interface IncomingCall {
   fail(error: unknown): void;
   /** Answers the call with a result's JSON text, written as JSON.stringify would write it (downstream/answer-scan.ts). */
   answerText?(resultText: string): void;
+  /** The arguments' JSON text as the client wrote it, when that is JSON.stringify's text of them (call-scan.ts). */
+  readonly argsJson?: ArgsJson;
 }
 
 /**
@@ -109,6 +112,10 @@ export class UpstreamCalls {
   }
 
   private take(id: RequestId, params: unknown): void {
+    // A call the scanner read (call-scan.ts) has the shape paramsProblem checks, proven by the scan,
+    // and its arguments' text is kept.
+    const scanned = params === scannedCall.params;
+    scannedCall.params = null;
     // JSON-RPC ids are unique among a sender's requests in flight: a second call under the id of one
     // still running was a call of its own, and a cancel of that id reached only the second (round 13
     // review R4; docs/design.md, "The gateway as a proxy"). It is refused, never forwarded.
@@ -118,7 +125,7 @@ export class UpstreamCalls {
       this.reply({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message } });
       return;
     }
-    const problem = paramsProblem(params);
+    const problem = scanned ? null : paramsProblem(params);
     if (problem) {
       const message = `Invalid params for tools/call: ${problem}`;
       this.refused(message);
@@ -134,7 +141,8 @@ export class UpstreamCalls {
     // of this turn, in a microtask: a settled promise's, as queueMicrotask made an AsyncResource and
     // a bound function for each read (docs/performance.md, "Round 13: the warm path"). dispatch
     // does not throw.
-    if (this.group.push(new TakenCall(this, id, request, extra, cancellation)) === 1 && (this.serverHandling || !atReadEnd(this.dispatch))) void QUEUED.then(this.dispatch);
+    const argsJson = scanned ? new ArgsJson(request.params.arguments!, scannedCall.argsText) : undefined;
+    if (this.group.push(new TakenCall(this, id, request, extra, cancellation, argsJson)) === 1 && (this.serverHandling || !atReadEnd(this.dispatch))) void QUEUED.then(this.dispatch);
   }
 
   private readonly dispatch = (): void => {
@@ -204,6 +212,7 @@ class TakenCall implements IncomingCall {
     readonly request: CallToolRequest,
     readonly extra: Extra,
     readonly cancel: Cancellation,
+    readonly argsJson: ArgsJson | undefined,
   ) {}
 
   answer(result: CallToolResult): void {
