@@ -9,7 +9,10 @@
 // tiers compile at other moments under valgrind), so compare the runs in pairs. Prints, per run,
 // the instructions per call on the main thread and on all threads. `--names N`: also the N functions
 // of the main thread with the most instructions per call, their callees included, JavaScript named
-// through V8's perf map (`--perf-basic-prof`; callgrind sees JIT code as bare addresses).
+// through V8's perf map (`--perf-basic-prof`; callgrind sees JIT code as bare addresses). `--self`:
+// with `--names`, by their own instructions instead (a scavenge counts in the inclusive count of
+// whatever function allocated when it began, so an allocating function's inclusive count moves with
+// where the scavenges fell).
 // `--in-flight N`: the counted calls (and as many warm ones again) go N at a time, each in its own
 // write as the SDK client sends them: the 16-in-flight path, where a read holds several calls.
 // `--first-shell`: instead, the first shell command of a fresh gateway against a warm one
@@ -37,6 +40,7 @@ const runs = Number(option('--runs', 2));
 const warm = Number(option('--warm', 3000));
 const calls = Number(option('--calls', 1000));
 const names = Number(option('--names', 0));
+const selfOnly = argv.includes('--self');
 const inFlight = Number(option('--in-flight', 1));
 const firstShell = argv.includes('--first-shell');
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
@@ -132,7 +136,7 @@ function printNames(dump, pid) {
     });
   rmSync(mapFile, { force: true });
   const nameOf = (address) => code.findLast((entry) => entry.start <= address && address < entry.end)?.name;
-  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const annotated = execFileSync('callgrind_annotate', [`--inclusive=${selfOnly ? 'no' : 'yes'}`, '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const rows = new Map();
   for (const line of annotated.split('\n')) {
     const match = /^\s*([\d,]+) \([\s\d.]+%\)\s+(.*)$/.exec(line);

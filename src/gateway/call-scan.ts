@@ -10,11 +10,12 @@ import { scanString, scanValue } from '../downstream/answer-scan.js';
  * recognises, only the arguments' text is parsed, and that text is kept as the arguments' JSON: it
  * is checked to be what JSON.stringify writes for the parsed object, so every later use reads the
  * same text the full path would have made. It accepts a line only when
- * - it is one object with exactly the keys `jsonrpc` ("2.0"), `id` (a non-negative integer of at
- *   most 15 digits, written plainly), `method` ("tools/call") and `params`, each once, in any order,
- *   with JSON's whitespace between them;
- * - `params` has exactly `name` (a string) and `arguments` (an object), each once (a `_meta`, or no
- *   `arguments`, takes the full path);
+ * - it is written as the TypeScript SDK's Client writes a call,
+ *   `{"method":"tools/call","params":{"name":…,"arguments":{…}},"jsonrpc":"2.0","id":…}`, or as the
+ *   Python SDK's does, `{"jsonrpc":"2.0","id":…,"method":"tools/call","params":{"name":…,"arguments":{…}}}`,
+ *   with no whitespace and nothing else (so every key is there once); the id a non-negative integer
+ *   of at most 15 digits written plainly (a `_meta`, no `arguments`, another order of keys or a
+ *   string id takes the full path);
  * - the arguments' text is canonical (answer-scan.ts scanValue): no whitespace, JSON.stringify's
  *   escapes only, integers only, no repeated key, no key starting with a digit, no `__proto__`,
  *   at most MAX_SCAN_DEPTH levels (so never deeper than the full path's MAX_DEPTH check allows);
@@ -30,117 +31,156 @@ import { scanString, scanValue } from '../downstream/answer-scan.js';
 /** The last call scanned: its params object, and its arguments' text (read by UpstreamCalls.take, keyed by the object). */
 export const scannedCall: { params: object | null; argsText: string } = { params: null, argsText: '' };
 
+const MINUS = 45;
 const ZERO = 48;
 const NINE = 57;
 
+/** How the TypeScript SDK's Client writes a call (`{...request, jsonrpc, id}`), up to the name, and after the arguments. */
+const SDK_HEAD = '{"method":"tools/call","params":{"name":';
+const SDK_TAIL = '},"jsonrpc":"2.0","id":';
+/** How the Python SDK writes one (its fields in order: jsonrpc, id, method, params), up to the id, and from the id to the name. */
+const PYTHON_HEAD = '{"jsonrpc":"2.0","id":';
+const PYTHON_MIDDLE = ',"method":"tools/call","params":{"name":';
+const ARGUMENTS = ',"arguments":';
+
 /** The message of a tools/call line this scanner fully recognises (scannedCall then holds its arguments' text), or null. */
 export function scanCall(line: string): JSONRPCMessage | null {
-  let at = skipSpace(line, 0);
-  if (line.charCodeAt(at) !== OPEN_BRACE) return null;
-  let seen = 0;
-  let id = 0;
-  let name = '';
-  let argsStart = 0;
-  let argsEnd = 0;
-  for (;;) {
-    at = skipSpace(line, at + 1);
-    if (line.charCodeAt(at) !== QUOTE) return null;
-    if (line.startsWith('jsonrpc"', at + 1)) {
-      if (seen & 1) return null;
-      seen |= 1;
-      at = afterColon(line, at + 9);
-      if (at < 0 || !line.startsWith('"2.0"', at)) return null;
-      at += 5;
-    } else if (line.startsWith('id"', at + 1)) {
-      if (seen & 2) return null;
-      seen |= 2;
-      at = afterColon(line, at + 4);
-      if (at < 0) return null;
-      const start = at;
-      const first = line.charCodeAt(at);
-      if (first === ZERO) at++;
-      else if (first > ZERO && first <= NINE) {
-        for (let code = first; isDigit(code); code = line.charCodeAt(++at)) id = id * 10 + code - ZERO;
-      } else return null;
-      // A leading zero, a fraction or an exponent is not taken here (the full path parses or refuses it).
-      if (at - start > 15 || isNumberPart(line.charCodeAt(at))) return null;
-    } else if (line.startsWith('method"', at + 1)) {
-      if (seen & 4) return null;
-      seen |= 4;
-      at = afterColon(line, at + 8);
-      if (at < 0 || !line.startsWith('"tools/call"', at)) return null;
-      at += 12;
-    } else if (line.startsWith('params"', at + 1)) {
-      if (seen & 8) return null;
-      seen |= 8;
-      at = afterColon(line, at + 8);
-      if (at < 0 || line.charCodeAt(at) !== OPEN_BRACE) return null;
-      let inner = 0;
-      for (;;) {
-        at = skipSpace(line, at + 1);
-        if (line.charCodeAt(at) !== QUOTE) return null;
-        if (line.startsWith('name"', at + 1)) {
-          if (inner & 1) return null;
-          inner |= 1;
-          at = afterColon(line, at + 6);
-          if (at < 0) return null;
-          const end = scanString(line, at);
-          if (end < 0) return null;
-          const text = line.slice(at + 1, end - 1);
-          name = text.includes('\\') ? (JSON.parse(line.slice(at, end)) as string) : text;
-          at = end;
-        } else if (line.startsWith('arguments"', at + 1)) {
-          if (inner & 2) return null;
-          inner |= 2;
-          at = afterColon(line, at + 11);
-          if (at < 0 || line.charCodeAt(at) !== OPEN_BRACE) return null;
-          argsStart = at;
-          at = scanValue(line, at, 1);
-          if (at < 0) return null;
-          argsEnd = at;
-        } else {
-          return null;
-        }
-        at = skipSpace(line, at);
-        const next = line.charCodeAt(at);
-        if (next === CLOSE_BRACE) break;
-        if (next !== COMMA) return null;
-      }
-      if (inner !== 3) return null;
-      at++;
-    } else {
-      return null;
-    }
-    at = skipSpace(line, at);
-    const next = line.charCodeAt(at);
-    if (next === CLOSE_BRACE) break;
-    if (next !== COMMA) return null;
-  }
-  if (seen !== 15 || skipSpace(line, at + 1) !== line.length) return null;
-  const argsText = line.slice(argsStart, argsEnd);
-  let args: unknown;
-  try {
-    args = JSON.parse(argsText);
-  } catch {
+  let id = -1;
+  let at: number;
+  // The fixed parts are compared whole: a comparison per key and value cost several times more
+  // (docs/performance.md, "Round 19: the warm path").
+  if (line.startsWith(SDK_HEAD)) {
+    at = SDK_HEAD.length;
+  } else if (line.startsWith(PYTHON_HEAD)) {
+    at = idAt(line, PYTHON_HEAD.length);
+    if (at < 0 || !line.startsWith(PYTHON_MIDDLE, at)) return null;
+    id = scannedId;
+    at += PYTHON_MIDDLE.length;
+  } else {
     return null;
   }
-  const params = { name, arguments: args as Record<string, unknown> };
+  const nameEnd = scanString(line, at);
+  if (nameEnd < 0 || !line.startsWith(ARGUMENTS, nameEnd)) return null;
+  const name = stringAt(line, at, nameEnd);
+  const argsStart = nameEnd + ARGUMENTS.length;
+  if (line.charCodeAt(argsStart) !== OPEN_BRACE) return null;
+  let args = flatObject(line, argsStart);
+  const argsEnd = args ? flatEnd : scanValue(line, argsStart, 1);
+  if (argsEnd < 0) return null;
+  if (id < 0) {
+    if (!line.startsWith(SDK_TAIL, argsEnd)) return null;
+    at = idAt(line, argsEnd + SDK_TAIL.length);
+    if (at < 0 || at !== line.length - 1 || line.charCodeAt(at) !== CLOSE_BRACE) return null;
+    id = scannedId;
+  } else if (argsEnd !== line.length - 2 || line.charCodeAt(argsEnd) !== CLOSE_BRACE || line.charCodeAt(argsEnd + 1) !== CLOSE_BRACE) {
+    return null;
+  }
+  const argsText = line.slice(argsStart, argsEnd);
+  if (args === null) {
+    try {
+      args = JSON.parse(argsText) as Record<string, unknown>;
+    } catch {
+      return null;
+    }
+  }
+  const params = { name, arguments: args };
   scannedCall.params = params;
   scannedCall.argsText = argsText;
   return { jsonrpc: '2.0', id, method: 'tools/call', params } as JSONRPCMessage;
 }
 
-/** After a key's closing quote at `at - 1`: the position of its value, or -1. */
-function afterColon(line: string, at: number): number {
-  at = skipSpace(line, at);
-  if (line.charCodeAt(at) !== COLON) return -1;
-  return skipSpace(line, at + 1);
+/** The id idAt read. */
+let scannedId = 0;
+
+/** A non-negative integer id of at most 15 digits at `at`, written plainly: the position after it (its value in scannedId), or -1. */
+function idAt(line: string, at: number): number {
+  const start = at;
+  const first = line.charCodeAt(at);
+  let id = 0;
+  if (first === ZERO) at++;
+  else if (first > ZERO && first <= NINE) {
+    for (let code = first; isDigit(code); code = line.charCodeAt(++at)) id = id * 10 + code - ZERO;
+  } else return -1;
+  // A leading zero, a fraction or an exponent is not taken here (the full path parses or refuses it).
+  if (at - start > 15 || isNumberPart(line.charCodeAt(at))) return -1;
+  scannedId = id;
+  return at;
 }
 
-function skipSpace(line: string, at: number): number {
+
+/** The value of the string from `at` (its opening quote) to `end` (after its closing quote), both found by scanString. */
+function stringAt(line: string, at: number, end: number): string {
+  const text = line.slice(at + 1, end - 1);
+  return text.indexOf('\\') === -1 ? text : (JSON.parse(line.slice(at, end)) as string);
+}
+
+/** Where flatObject's object ended: read only after it returned one. */
+let flatEnd = 0;
+
+/**
+ * The arguments at `at` (their `{`) made here, when they are one level of strings, integers,
+ * booleans and nulls written canonically (what most tools take; the same checks as scanValue's),
+ * with the keys and values JSON.parse makes: JSON.parse's own cost per call was most of what it
+ * took for a short object. Null for anything else: scanValue then checks the text and JSON.parse
+ * makes the object, or the line is refused.
+ */
+function flatObject(line: string, at: number): Record<string, unknown> | null {
+  const object: Record<string, unknown> = {};
+  at++;
+  if (line.charCodeAt(at) === CLOSE_BRACE) {
+    flatEnd = at + 1;
+    return object;
+  }
   for (;;) {
+    const keyEnd = scanString(line, at);
+    // Integer keys come first in JSON.stringify's order: a digit first is refused (answer-scan.ts scanObject).
+    if (keyEnd < 0 || isDigit(line.charCodeAt(at + 1)) || line.charCodeAt(keyEnd) !== COLON) return null;
+    const key = stringAt(line, at, keyEnd);
+    // Canonical escapes write equal keys alike, so a repeated key is a repeated value here.
+    if (key === '__proto__' || Object.hasOwn(object, key)) return null;
+    at = keyEnd + 1;
     const code = line.charCodeAt(at);
-    if (code !== 32 && code !== 10 && code !== 13 && code !== 9) return at;
+    let value: unknown;
+    if (code === QUOTE) {
+      const end = scanString(line, at);
+      if (end < 0) return null;
+      value = stringAt(line, at, end);
+      at = end;
+    } else if (code === MINUS || isDigit(code)) {
+      // An integer as JSON.stringify writes it: no -0, no leading zero, at most 15 characters (exact as a double).
+      const start = at;
+      if (code === MINUS) at++;
+      const first = line.charCodeAt(at);
+      let number = 0;
+      if (first === ZERO) {
+        if (code === MINUS) return null;
+        at++;
+      } else if (isDigit(first)) {
+        for (let digit = first; isDigit(digit); digit = line.charCodeAt(++at)) number = number * 10 + digit - ZERO;
+      } else {
+        return null;
+      }
+      if (at - start > 15 || isNumberPart(line.charCodeAt(at))) return null;
+      value = code === MINUS ? -number : number;
+    } else if (code === 116 && line.startsWith('true', at)) {
+      value = true;
+      at += 4;
+    } else if (code === 102 && line.startsWith('false', at)) {
+      value = false;
+      at += 5;
+    } else if (code === 110 && line.startsWith('null', at)) {
+      value = null;
+      at += 4;
+    } else {
+      return null;
+    }
+    object[key] = value;
+    const next = line.charCodeAt(at);
+    if (next === CLOSE_BRACE) {
+      flatEnd = at + 1;
+      return object;
+    }
+    if (next !== COMMA) return null;
     at++;
   }
 }

@@ -36,8 +36,8 @@ const call = (args: string, name = '"everything__echo"', id = '7') => `{"method"
 describe('call-scan: what it takes', () => {
   const taken: Array<[string, string]> = [
     ['an echo, as the SDK writes it', call('{"message":"hello"}')],
-    ['keys in another order', `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{"a":1},"name":"t"}}`],
-    ['whitespace around the envelope', ` { "jsonrpc" : "2.0" ,\t"id" : 3 , "method" : "tools/call" , "params" : { "name" : "t" , "arguments" : {} } } `],
+    ['as the Python SDK writes it', `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"a":1,"b":[{"c":"d"}]}}}`],
+    ['as the Python SDK writes it, id 0', `{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"t","arguments":{}}}`],
     ['id 0', call('{}', '"t"', '0')],
     ['an id of 15 digits', call('{}', '"t"', '999999999999999')],
     ['empty arguments', call('{}')],
@@ -59,6 +59,17 @@ describe('call-scan: what it takes', () => {
 describe('call-scan: what it refuses (the full path parses it, or answers its error)', () => {
   const refused: Array<[string, string]> = [
     // Not a tools/call as clients write it.
+    ['arguments before the name', `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{"a":1},"name":"t"}}`],
+    ['another order of the envelope', `{"id":3,"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{}}}`],
+    ['whitespace around the envelope', ` {"method":"tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0","id":3}`],
+    ['whitespace inside the envelope', `{"method": "tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0","id":3}`],
+    ['whitespace after it', `${call('{}')} `],
+    ['a Python call with trailing text', `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{}}}}`],
+    ['a Python call cut short', `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{}}`],
+    ['a Python call with a float id', `{"jsonrpc":"2.0","id":3.5,"method":"tools/call","params":{"name":"t","arguments":{}}}`],
+    ['a Python call with a string id', `{"jsonrpc":"2.0","id":"3","method":"tools/call","params":{"name":"t","arguments":{}}}`],
+    ['a Python call with more after the params', `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{}},"method":"x"}`],
+    ['a key after the id', `${call('{}').slice(0, -1)},"method":"tools/list"}`],
     ['another method', call('{}').replace('tools/call', 'tools/list')],
     ['a notification (no id)', `{"method":"tools/call","params":{"name":"t","arguments":{}},"jsonrpc":"2.0"}`],
     ['a string id', call('{}', '"t"', '"7"')],
@@ -234,8 +245,11 @@ describe('call-scan: seeded random calls agree with the full path', () => {
       const args = object(random, 0);
       const name = random() < 0.9 ? 'srv__tool' : STRINGS[Math.floor(random() * STRINGS.length)]!;
       const id = random() < 0.9 ? String(index) : ['"7"', '0', '-3', '1.5', '1e9', 'null', '007'][index % 7]!;
-      const parts = [`"method":"tools/call"`, `"params":${JSON.stringify(random() < 0.5 ? { name, arguments: args } : { arguments: args, name })}`, `"jsonrpc":"2.0"`, `"id":${id}`];
-      if (random() < 0.5) parts.sort(() => random() - 0.5);
+      const parts = [`"method":"tools/call"`, `"params":${JSON.stringify(random() < 0.85 ? { name, arguments: args } : { arguments: args, name })}`, `"jsonrpc":"2.0"`, `"id":${id}`];
+      // The TypeScript SDK's order, the Python SDK's, or any.
+      const order = random();
+      if (order < 0.3) parts.push(...parts.splice(0, 2));
+      else if (order < 0.45) parts.sort(() => random() - 0.5);
       const line = mutate(random, `{${parts.join(',')}}`);
       let full: unknown = null;
       try {
