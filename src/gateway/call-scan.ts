@@ -64,7 +64,9 @@ export function scanCall(line: string): JSONRPCMessage | null {
   const name = stringAt(line, at, nameEnd);
   const argsStart = nameEnd + ARGUMENTS.length;
   if (line.charCodeAt(argsStart) !== OPEN_BRACE) return null;
-  let args = flatObject(line, argsStart);
+  // A value taken here may be a slice of the line, which keeps the line alive as long as the value:
+  // bounded by taking only short lines, where JSON.parse's fixed cost is most of its cost anyway.
+  let args = line.length <= FLAT_LINE_CHARS ? flatObject(line, argsStart) : null;
   const argsEnd = args ? flatEnd : scanValue(line, argsStart, 1);
   if (argsEnd < 0) return null;
   if (id < 0) {
@@ -113,6 +115,9 @@ function stringAt(line: string, at: number, end: number): string {
   const text = line.slice(at + 1, end - 1);
   return text.indexOf('\\') === -1 ? text : (JSON.parse(line.slice(at, end)) as string);
 }
+
+/** The longest line whose arguments flatObject makes (longer ones are parsed by JSON.parse). */
+const FLAT_LINE_CHARS = 4096;
 
 /** Where flatObject's object ended: read only after it returned one. */
 let flatEnd = 0;
