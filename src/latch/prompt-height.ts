@@ -74,7 +74,8 @@ export interface Section {
   part: string | null;
   /** Lower first: the parts that carry the risk. */
   rank: number;
-  fit(rows: number): Fitted;
+  /** `cuts`: the parts cut so far (the arguments point at a diff only when it was shown whole); a part cut by its own bound is added. */
+  fit(rows: number, cuts: Set<string>): Fitted;
 }
 
 /**
@@ -89,7 +90,7 @@ export function fitSections(sections: Section[], budget: number, cuts: Set<strin
   let left = budget;
   for (const [order, { section, index }] of byRank.entries()) {
     const after = byRank.length - order - 1;
-    const fitted = section.fit(Math.max(1, left - after));
+    const fitted = section.fit(Math.max(1, left - after), cuts);
     lines[index] = fitted.lines;
     if (fitted.cut && section.part !== null) {
       cuts.add(section.part);

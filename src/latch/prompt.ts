@@ -259,24 +259,43 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   const sections: Section[] = [];
   if (input.change) sections.push(changeSection(input.change, shown, cuts));
   if (info) sections.push(...commandSections(info, input.decision, shown, cuts));
-  if (info?.stdin) sections.push(stdinSection(info.stdin, cuts));
+  if (info?.stdin) sections.push(stdinSection(info.stdin));
   if (input.runsIn) sections.push(lineSection(`  Runs in: ${renderRunsIn(input.runsIn)}`, 'paths', RANK.paths));
   if (input.decision.paths.length > 0) sections.push(pathsSection(input.decision.paths));
   sections.push(whySection(input.decision, cuts));
-  sections.push(argumentsSection(input, cuts));
+  sections.push(argumentsSection(input));
   const definition = renderDefinition(input.definition, cuts);
   if (definition.length > 0) sections.push({ part: 'definition', rank: RANK.definition, fit: (rows) => listWithin(definition, rows, (left) => (left > 0 ? `  … ${left} more line${left === 1 ? '' : 's'} about the definition` : null), (left) => `The tool's definition: ${left} lines about it not shown`) });
 
   const first = `${shown(input.server, MAX_NAME_SHOWN, 'tool name')} wants to run the tool ${shown(input.tool, MAX_NAME_SHOWN, 'tool name')} (kind: ${input.kind}).`;
   const whole = `Risk: ${riskLine(riskOf(input))}`;
   // Rows kept for the lines around the parts, as tall as they can be: the bound holds whatever is cut.
-  const around = rowsOf([first, '', rowsOf(whole) > rowsOf(LONGEST_RISK) ? whole : LONGEST_RISK, ...choiceLines(input, true)].join('\n'));
-  const fitted = fitSections(sections, MAX_PROMPT_ROWS - around, cuts);
-  const hidden = PARTS.filter((part) => cuts.has(part));
+  const head = rowsOf([first, '', rowsOf(whole) > rowsOf(LONGEST_RISK) ? whole : LONGEST_RISK].join('\n'));
+  const fit = (showsWhole: boolean) => {
+    const fitCuts = new Set(cuts);
+    return { ...fitSections(sections, MAX_PROMPT_ROWS - head - choiceRows(input, showsWhole), fitCuts), cuts: fitCuts };
+  };
+  // The lines of the broader choices are there only when nothing is cut: a fit that cuts anyway is
+  // fitted again without them (three rules of 100 characters took six rows from the parts).
+  let fitted = fit(cuts.size === 0);
+  if (cuts.size === 0 && fitted.cuts.size > 0) {
+    const without = fit(false);
+    if (without.cuts.size > 0) fitted = without;
+  }
+  const hidden = PARTS.filter((part) => fitted.cuts.has(part));
   const lines = [first, '', hidden.length === 0 ? whole : riskCut(hidden, fitted.byHeight), ...fitted.lines.flat(), ...choiceLines(input, hidden.length === 0)];
   const result = { text: lines.join('\n'), hidden };
   renderings.set(input, result);
   return result;
+}
+
+/**
+ * Rows of the lines under the parts and, when nothing is cut, of the "Always allow" choice, which
+ * names every rule it saves: the form shows it with the message.
+ */
+function choiceRows(input: PromptInput, whole: boolean): number {
+  const lines = [...choiceLines(input, whole), ...(whole && input.rememberRules ? [ALWAYS_PREFIX + input.rememberRules.join(', ')] : [])];
+  return lines.length === 0 ? 0 : rowsOf(lines.join('\n'));
 }
 
 /** What each broader choice covers, and what may be edited; `whole`: nothing of the call is cut. */
@@ -302,11 +321,11 @@ function lineSection(line: string, part: string, rank: number): Section {
  * The arguments, fitted last: an argument shown above (as the diff, the Command or under Stdin) is
  * named so only when that part was shown whole, which the parts fitted before it decided.
  */
-function argumentsSection(input: PromptInput, cuts: Set<string>): Section {
+function argumentsSection(input: PromptInput): Section {
   return {
     part: 'arguments',
     rank: RANK.arguments,
-    fit: (rows) => {
+    fit: (rows, cuts) => {
       const info = input.decision.commandInfo;
       // The stdin text is shown above, line by line, and a write's new content (an edit_file's edits)
       // as a diff shown whole: once is enough, and they must not fill this bound (a write of over 600
@@ -339,7 +358,7 @@ type Shown = (text: string, max: number, part: string) => string;
  * (review-approve15 A2): all of it up to 40 lines, else the first 30 and the last 10; fewer from the
  * first when the rows left are fewer.
  */
-function stdinSection(stdin: NonNullable<CommandInfo['stdin']>, cuts: Set<string>): Section {
+function stdinSection(stdin: NonNullable<CommandInfo['stdin']>): Section {
   const text = stdin.text.split('\n');
   if (text.length > 1 && text.at(-1) === '') text.pop();
   const what = stdin.reader === 'xargs' ? 'the words xargs adds' : `code run by ${escapeText(stdin.reader)}`;
@@ -350,7 +369,7 @@ function stdinSection(stdin: NonNullable<CommandInfo['stdin']>, cuts: Set<string
   return {
     part: 'stdin',
     rank: RANK.stdin,
-    fit: (rows) => {
+    fit: (rows, cuts) => {
       const head = text.length <= MAX_STDIN_LINES_SHOWN ? text : text.slice(0, MAX_STDIN_LINES_SHOWN - STDIN_TAIL_LINES);
       const tail = text.length <= MAX_STDIN_LINES_SHOWN ? [] : text.slice(text.length - STDIN_TAIL_LINES);
       const between = text.length - head.length - tail.length;
@@ -466,6 +485,9 @@ function weight(segment: Segment, verdict: Verdict | undefined): number {
   return isSafeCommand(segment) ? 3 : 2;
 }
 
+/** A redirection's operator (`>`, `2>>`, `&>`, `<<<`): the `via` of a path a redirection names (subjects/shell/walk.ts). */
+const REDIRECTION = /^\d*[<>&]/;
+
 type CommandGroup = { item: { index: number; text: string[]; cut: boolean; weight: number; byRule: boolean }; count: number };
 
 /** A command of the list as its lines: its number, words and notes, then its redirections. */
@@ -478,7 +500,7 @@ function commandSections(info: CommandInfo, decision: Decision, shown: Shown, cu
   const commandText: Section = {
     part: 'command text',
     rank: RANK.commandText,
-    fit: (rows) => {
+    fit: (rows, cuts) => {
       const field = fieldWithin('Command: ', info.raw, MAX_COMMAND_SHOWN, rows);
       if (field.bounded) cuts.add('command text');
       return field;
@@ -491,7 +513,9 @@ function commandSections(info: CommandInfo, decision: Decision, shown: Shown, cu
     const words = escapeShown(segment.words.join(' '), MAX_SEGMENT_SHOWN);
     const text = [`${words.text}${segmentNotes(segment)}`];
     for (const path of segment.paths) {
-      if (path.via === 'argument') continue;
+      // Only a redirection (`via` is its operator): a path from a word, a recursive copy's files or a
+      // rule's candidate is listed under Paths, and "(redirection argument (recursive))" said what is not.
+      if (!REDIRECTION.test(path.via)) continue;
       text.push(`     ${path.access === 'write' ? 'writes' : 'reads'} ${escapeText(path.path)} (redirection ${escapeText(path.via)})`);
     }
     const part = verdicts.get(segment);

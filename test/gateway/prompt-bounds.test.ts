@@ -68,8 +68,7 @@ describe('write_file', () => {
     await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
-    // The arguments, cut at 600 characters, are cut further to keep the message within its height.
-    expect(lines[2]).toBe('Risk: high — part of this call is not shown (diff, arguments; the prompt shows at most 60 rows of 100 columns); review it on the approval page or deny');
+    expect(lines[2]).toBe('Risk: high — part of this call is not shown (diff, arguments); review it on the approval page or deny');
     // The diff is 2 headers, 1 hunk line and 250 added lines: 40 shown, 213 not.
     const first = lines.indexOf('    --- /dev/null');
     expect(lines[first + 39]).toBe('    +line 37');
@@ -113,8 +112,7 @@ describe('edit_file', () => {
     await h.client.callTool({ name: 'fs__edit_file', arguments: { path: file, edits } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
-    // The arguments, cut at 600 characters, are cut further to keep the message within its height.
-    expect(lines[2]).toBe('Risk: high — part of this call is not shown (diff, arguments; the prompt shows at most 60 rows of 100 columns); review it on the approval page or deny');
+    expect(lines[2]).toBe('Risk: high — part of this call is not shown (diff, arguments); review it on the approval page or deny');
     // 2 headers, 1 hunk line, 40 removed and 40 added lines: 40 shown, 43 not.
     expect(lines).toContain('    … 43 more diff lines');
     expect(lines.find((line) => line.startsWith('Arguments: '))).toContain('"edits":[{"oldText":"setting_1 = off\\nsetting_2 = off');

@@ -84,6 +84,15 @@ describe('the bound across parts', () => {
     expect(buildPrompt(shown).requestedSchema.properties.decision).toMatchObject({ enum: ['Allow once', 'Deny'] });
   });
 
+  test('the rows of the broader choices, shown only when nothing is cut, are not taken from a message cut anyway', () => {
+    const decision = decideShell('ls', { workspace: [W], cwd: W });
+    const paths: PathReport[] = Array.from({ length: 120 }, (_, i) => ({ path: `/elsewhere/${i}`, realPath: null, access: 'read', inWorkspace: false, input: 'x', via: 'argument' }));
+    const listed = (extra: Partial<PromptInput>) => renderMessage(input({ ...decision, paths }, { command: 'ls' }, extra)).split('\n').filter((line) => line.startsWith('  read  /elsewhere/')).length;
+    const rules = Array.from({ length: 12 }, (_, i) => `Read(/elsewhere/${i}/${'x'.repeat(80)})`);
+    expect(listed({ rememberRules: rules })).toBe(listed({ rememberRules: null, offerSession: false }));
+    expect(listed({ rememberRules: null, offerSession: false })).toBeGreaterThan(30);
+  });
+
   test('an ordinary write is as before: whole, nothing cut', () => {
     const path = `${W}/notes.txt`;
     const decision = decideFs('write_file', { path, content: 'b\n' }, [W]);
@@ -91,4 +100,12 @@ describe('the bound across parts', () => {
     expect(notShown(shown)).toEqual([]);
     expect(renderMessage(shown).split('\n')[2]).toBe('Risk: medium — overwrites an existing file');
   });
+});
+
+test('a command lists under it only its redirections: a recursive copy\'s paths are under Paths, not called redirections', () => {
+  const decision = decideShell('cp -r build/out dist/rc > log.txt', { workspace: [W], cwd: W });
+  const message = renderMessage(input(decision, { command: 'cp -r build/out dist/rc > log.txt' }, { server: 'shell', tool: 'run_command' }));
+  expect(message).not.toContain('(redirection argument');
+  expect(message.split('\n')).toContain('     writes log.txt (redirection >)');
+  expect(message.split('\n')).toContain(`  write ${W}/dist/rc (inside the workspace)`);
 });
