@@ -80,12 +80,19 @@ const BLANK_RUN = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u2800]{24,}/gu;
  */
 export function escapeShown(text: string, max: number, json = false, keepEnd = 0): { text: string; cut: boolean } {
   const shown = (json ? escapeJson(text) : escapeText(text)).replace(BLANK_RUN, (run) => `⟨${run.length} ${/^ +$/.test(run) ? 'spaces' : 'blank characters'}⟩`);
+  if (keepEnd <= 0) return cutShown(shown, max);
   if (shown.length <= max) return { text: shown, cut: false };
-  // A cut between the two halves of a character past U+FFFF would leave half of it: cut before it.
-  if (keepEnd <= 0) {
-    const end = /[\ud800-\udbff]/.test(shown[max - 1] ?? '') ? max - 1 : max;
-    return { text: `${shown.slice(0, end)}… (${shown.length - end} more characters)`, cut: true };
-  }
   const head = max - keepEnd;
   return { text: `${shown.slice(0, head)}… (${shown.length - max} characters not shown) …${shown.slice(shown.length - keepEnd)}`, cut: true };
+}
+
+/**
+ * A text already in its shown form (escapeShown with no bound) cut at `max` characters with the
+ * count of the rest: to cut one text at several lengths without escaping it again.
+ */
+export function cutShown(shown: string, max: number): { text: string; cut: boolean } {
+  if (shown.length <= max) return { text: shown, cut: false };
+  // A cut between the two halves of a character past U+FFFF would leave half of it: cut before it.
+  const end = /[\ud800-\udbff]/.test(shown[max - 1] ?? '') ? max - 1 : max;
+  return { text: `${shown.slice(0, end)}… (${shown.length - end} more characters)`, cut: true };
 }

@@ -1,4 +1,4 @@
-import { escapeShown } from './escape.js';
+import { cutShown, escapeShown } from './escape.js';
 
 /**
  * The approval prompt's height (docs/approval.md "How tall the prompt is"): its message is at most
@@ -33,7 +33,7 @@ const ZERO_WIDTH = /[\p{Mn}\p{Me}]/u;
 export function columnsOf(text: string): number {
   if (PRINTABLE_ASCII.test(text)) return text.length;
   let columns = 0;
-  for (const ch of text) columns += WIDE.test(ch) ? 2 : ZERO_WIDTH.test(ch) ? 0 : 1;
+  for (const ch of text) columns += ch.charCodeAt(0) < 0x300 ? 1 : WIDE.test(ch) ? 2 : ZERO_WIDTH.test(ch) ? 0 : 1;
   return columns;
 }
 
@@ -44,20 +44,28 @@ export function columnsOf(text: string): number {
  */
 export function rowsOf(text: string): number {
   let rows = 0;
-  for (const line of text.split('\n')) {
-    rows++;
-    let column = 0;
-    for (const [index, word] of line.split(' ').entries()) {
-      const width = columnsOf(word);
-      const needed = index === 0 ? width : column + 1 + width;
-      if (needed <= PROMPT_COLUMNS) {
-        column = needed;
-        continue;
-      }
-      if (column > 0) rows++;
-      rows += Math.max(0, Math.ceil(width / PROMPT_COLUMNS) - 1);
-      column = width === 0 ? 0 : width % PROMPT_COLUMNS || PROMPT_COLUMNS;
+  for (const line of text.split('\n')) rows += rowsOfLine(line);
+  return rows;
+}
+
+function rowsOfLine(line: string): number {
+  // Most lines: one column a character, shorter than a row.
+  const ascii = PRINTABLE_ASCII.test(line);
+  if (ascii && line.length <= PROMPT_COLUMNS) return 1;
+  let rows = 1;
+  let column = 0;
+  const words = line.split(' ');
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index]!;
+    const width = ascii ? word.length : columnsOf(word);
+    const needed = index === 0 ? width : column + 1 + width;
+    if (needed <= PROMPT_COLUMNS) {
+      column = needed;
+      continue;
     }
+    if (column > 0) rows++;
+    rows += Math.max(0, Math.ceil(width / PROMPT_COLUMNS) - 1);
+    column = width === 0 ? 0 : width % PROMPT_COLUMNS || PROMPT_COLUMNS;
   }
   return rows;
 }
@@ -110,12 +118,12 @@ export function fitSections(sections: Section[], budget: number, cuts: Set<strin
  */
 export function listWithin(lines: string[], rows: number, marker: (left: number) => string | null, alone: (left: number) => string = (left) => marker(left) ?? ''): Fitted {
   const last = marker(0);
-  const whole = last === null ? lines : [...lines, last];
-  if (rowsOf(whole.join('\n')) <= rows) return { lines: whole, cut: false };
+  const each = lines.map(rowsOf);
+  if (each.reduce((sum, n) => sum + n, 0) + (last === null ? 0 : rowsOf(last)) <= rows) return { lines: last === null ? lines : [...lines, last], cut: false };
   let kept = 0;
   let used = 0;
   while (kept < lines.length) {
-    const next = used + rowsOf(lines[kept]!);
+    const next = used + each[kept]!;
     if (next + rowsOf(marker(lines.length - kept - 1) ?? '') > rows) break;
     used = next;
     kept++;
@@ -131,7 +139,8 @@ export function listWithin(lines: string[], rows: number, marker: (left: number)
  * says so.
  */
 export function fieldWithin(head: string, text: string, max: number, rows: number, json = false): Fitted & { bounded: boolean } {
-  const shown = (limit: number) => escapeShown(text, limit, json);
+  const whole = escapeShown(text, Infinity, json).text;
+  const shown = (limit: number) => cutShown(whole, limit);
   const full = shown(max);
   if (rowsOf(head + full.text) <= rows) return { lines: [head + full.text], cut: false, bounded: full.cut };
   // The longest cut that fits: rows of a cut grow with its length.
