@@ -170,7 +170,7 @@ export function configSchemas() {
     addedTools: z
       .enum(['hold', 'ask'])
       .default('hold')
-      .describe('A tool a server with pins adds after its first listing (a renamed or slipped-in tool): hold (not listed until accepted; a call of it asks) or ask (listed at once; its first call asks, even under an allow rule), for servers that add tools as they run.'),
+      .describe('A tool, prompt or resource template a server with pins adds after its first listing (a renamed or slipped-in one): hold (not listed until accepted; a call of the tool asks, a prompt or template is refused) or ask (listed at once; the tool\'s first call asks, even under an allow rule; a prompt or template is used as new), for servers that add them as they run.'),
   });
 
   const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');

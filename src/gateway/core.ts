@@ -22,6 +22,7 @@ import { pinsFileFor } from '../config/locate.js';
 import { serverStartFiles } from '../config/servers.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import type { DefinitionReport } from '../pins/check.js';
+import type { PinKind } from '../pins/definition.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyPrompt, classifyTool, mayTakeCommands, type ToolClass } from '../subjects/kind.js';
@@ -85,8 +86,8 @@ export class GatewayCore implements CallContext {
   /** Changed definitions already logged (toolsList), by digest. */
   private readonly changedLogged = new Set<string>();
   /**
-   * Each server's tool names as it first listed them in this run (addedLater); kept across its
-   * restarts, made anew for a server a reload replaced (another Supervisor).
+   * Each server's tool, prompt and template names as it first listed them in this run (addedLater),
+   * by kind and name; kept across its restarts, made anew for a server a reload replaced (another Supervisor).
    */
   private readonly firstListings = new WeakMap<Supervisor, Set<string>>();
   private readonly policyListeners = new Set<() => void>();
@@ -151,18 +152,19 @@ export class GatewayCore implements CallContext {
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
     if (shellToolsExpected(serversToRun(this.loaded), Object.values(this.loaded.file.tools), process.cwd())) void this.loadShell();
-    this.definitions.addedLater = (server, name) => this.addedLater(server, name);
+    this.definitions.addedLater = (kind, server, name) => this.addedLater(kind, server, name);
   }
 
   /**
-   * Whether `server` added the tool `name` after its first listing in this run while it has pins: a
-   * renamed or slipped-in tool, whose description the model would read at once (round 18, hostile
-   * servers #4; docs/pins.md "A tool added later"). Not listed, and asked, until a person accepts it.
+   * Whether `server` added the tool, prompt or template `name` after its first listing in this run
+   * while it has pins: a renamed or slipped-in one, whose description the model or the person would
+   * read at once (round 18, hostile servers #4, tools; round 19, prompts and templates; docs/pins.md
+   * "A tool added later"). Under policy.addedTools "hold" not listed until a person accepts it.
    */
-  private addedLater(server: string, name: string): boolean {
+  private addedLater(kind: PinKind, server: string, name: string): boolean {
     const supervisor = this.registry.get(server);
     const first = supervisor ? this.firstListings.get(supervisor) : undefined;
-    return first !== undefined && !first.has(name) && this.definitions.serverHasPins('tool', server);
+    return first !== undefined && !first.has(`${kind} ${name}`) && this.definitions.serverHasPins(server);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -656,8 +658,8 @@ export class GatewayCore implements CallContext {
     const holdAdded = this.loaded.file.policy.addedTools === 'hold';
     for (const route of this.registry.toolRoutesList()) {
       const pinned = hasPin('tool', route.supervisor.name, route.tool.name);
-      if (!pinned && holdAdded && this.definitions.addedLater(route.supervisor.name, route.tool.name)) {
-        this.logAdded(route);
+      if (!pinned && holdAdded && this.definitions.addedLater('tool', route.supervisor.name, route.tool.name)) {
+        this.logAdded(this.definitionReport(route), 'tool');
         continue;
       }
       const report = hide || pinned ? this.definitionReport(route) : null;
@@ -674,20 +676,37 @@ export class GatewayCore implements CallContext {
     return this.withinLimit('tools/list', tools, servers);
   }
 
-  /** Logs once per definition that a tool added later is held back, with the command that accepts it. */
-  private logAdded(route: ToolRoute): void {
-    const digest = this.definitionReport(route).digest;
+  /**
+   * Logs once per definition that a tool, prompt or template its server added later is held back
+   * (`hold`), or listed as new (`ask`), with the command that accepts it.
+   */
+  private logAdded(report: DefinitionReport, what: string, held = true): void {
+    const { digest, exposed } = report;
     if (this.changedLogged.has(`added ${digest}`)) return;
     this.changedLogged.add(`added ${digest}`);
-    this.logger.warn({ tool: route.exposed, digest }, `${route.exposed}: the server added this tool after its first listing; it is not listed to clients until accepted (mcp-latch tools --changed, then --accept ${route.exposed}@${digest})`);
+    const then = held ? 'it is not listed to clients until accepted' : 'it is listed as new (policy.addedTools "ask")';
+    this.logger.warn({ [what]: exposed, digest }, `${exposed}: the server added this ${what} after its first listing; ${then} (mcp-latch tools --changed, then --accept ${exposed}@${digest})`);
+  }
+
+  /**
+   * Whether a prompt or template its server added later is left out of the list (logged either
+   * way). The report (a scan) is made only for one with no pin that is not of the first listing.
+   */
+  private heldAdded(kind: 'prompt' | 'template', server: string, name: string, hasPin: (kind: PinKind, server: string, name: string) => boolean, report: () => DefinitionReport): boolean {
+    if (!this.definitions.addedLater(kind, server, name) || hasPin(kind, server, name)) return false;
+    const held = this.loaded.file.policy.addedTools === 'hold';
+    this.logAdded(report(), kind === 'prompt' ? 'prompt' : 'resource template', held);
+    return held;
   }
 
   promptsList(): ListAnswer<Prompt> {
     const hide = this.loaded.file.policy.toolDescriptions === 'hide';
+    const hasPin = this.definitions.pinLookup();
     const prompts: Prompt[] = [];
     const servers: Supervisor[] = [];
     for (const route of this.registry.promptRoutesList()) {
       if (hide && this.promptReport(route).findings.length > 0) continue;
+      if (this.heldAdded('prompt', route.supervisor.name, route.prompt.name, hasPin, () => this.promptReport(route))) continue;
       const shown = this.shown('prompts/list', route.supervisor.name, route.exposed, route.prompt);
       if (shown === null) continue;
       prompts.push({ ...shown, name: route.exposed });
@@ -710,10 +729,12 @@ export class GatewayCore implements CallContext {
 
   templatesList(): ListAnswer<ResourceTemplate> {
     const hide = this.loaded.file.policy.toolDescriptions === 'hide';
+    const hasPin = this.definitions.pinLookup();
     const templates: ResourceTemplate[] = [];
     const servers: Supervisor[] = [];
     for (const entry of this.registry.templates()) {
       if (hide && this.templateEntryReport(entry).findings.length > 0) continue;
+      if (this.heldAdded('template', entry.supervisor.name, entry.template.name, hasPin, () => this.templateEntryReport(entry))) continue;
       const shown = this.shown('resources/templates/list', entry.supervisor.name, entry.template.name, entry.template);
       if (shown === null) continue;
       templates.push(shown);
@@ -774,7 +795,10 @@ export class GatewayCore implements CallContext {
     // classifications instead of 130, ~15% of the gateway's CPU between connecting and the first list).
     for (const [exposed, entry] of this.toolClasses) if (this.registry.resolveTool(exposed)?.tool !== entry.tool) this.toolClasses.delete(exposed);
     for (const supervisor of this.registry.all()) {
-      if (supervisor.state === 'ready' && !this.firstListings.has(supervisor)) this.firstListings.set(supervisor, new Set(supervisor.listing.tools.map((tool) => tool.name)));
+      if (supervisor.state === 'ready' && !this.firstListings.has(supervisor)) {
+        const { tools, prompts, templates } = supervisor.listing;
+        this.firstListings.set(supervisor, new Set([...tools.map((tool) => `tool ${tool.name}`), ...prompts.map((prompt) => `prompt ${prompt.name}`), ...templates.map((template) => `template ${template.name}`)]));
+      }
     }
     this.definitions.listChanged();
     for (const listener of this.listeners) listener();

@@ -32,7 +32,7 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   }
   // A read through a resource template is refused, like a prompt, when the template changed since it was pinned or was flagged.
   const template = decision.verdict === 'allow' ? context.templateReport(uri) : null;
-  const refusal = template ? definitionRefusal(template, context.config().policy.toolDescriptions) : null;
+  const refusal = template ? definitionRefusal(template, context.config().policy) : null;
   if (refusal) decision = { ...decision, verdict: 'deny', by: 'pin', rule: null, reason: refusal };
   // Every decision is audited (docs/design.md#records), an allowed read as an allowed call: its
   // record reaches the OS before the read leaves, and a read whose record cannot be written is

@@ -61,14 +61,14 @@ export class UpstreamSession {
   /** The states in which each unavailable server was reported to this client; cleared once it is ready. */
   private readonly reported = new Map<string, Set<ServerState>>();
   private listChangeTimer: NodeJS.Timeout | null = null;
-  private lastSent = { tools: '', resources: '', prompts: '' };
+  private lastSent = { tools: '', resources: '', templates: '', prompts: '' };
   /**
    * The core's listsVersion at which each list was answered, or found unchanged since: a change
    * that came before the answer (every server's readiness, at a start) is in it already, and
    * comparing again built the whole list and hashed it once more just after the first answer,
    * when a client's first call comes (docs/performance.md, "Round 19: start").
    */
-  private readonly sentVersion = { tools: -1, resources: -1, prompts: -1 };
+  private readonly sentVersion = { tools: -1, resources: -1, templates: -1, prompts: -1 };
   private toolsListed: () => void = () => undefined;
   /** Settles when this session's first tools/list is answered (serve then writes its code cache). */
   readonly firstToolsList = new Promise<void>((resolve) => (this.toolsListed = resolve));
@@ -137,7 +137,11 @@ export class UpstreamSession {
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
       this.start();
       await settled();
-      return { resourceTemplates: core.templatesList().entries };
+      const version = core.listsVersion;
+      const { entries: resourceTemplates, digest } = core.templatesList();
+      this.lastSent.templates = digest;
+      this.sentVersion.templates = version;
+      return { resourceTemplates };
     });
 
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this.context, this.session));
@@ -171,7 +175,7 @@ export class UpstreamSession {
     server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
       const route = await core.promptRoute(request.params.name);
       const report = core.promptReport(route);
-      const refusal = definitionRefusal(report, core.config().policy.toolDescriptions);
+      const refusal = definitionRefusal(report, core.config().policy);
       if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
       const args = request.params.arguments ?? {};
       const promptClass = core.promptClass(route, args);
@@ -345,6 +349,11 @@ export class UpstreamSession {
     if (sent.resources !== '' && unchanged.resources !== version) {
       if (this.core.resourcesList().digest !== sent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
       else unchanged.resources = version;
+    }
+    // Templates are told as resources (MCP has one list_changed for both): one accepted is listed from then on.
+    if (sent.templates !== '' && unchanged.templates !== version) {
+      if (this.core.templatesList().digest !== sent.templates) void this.server.sendResourceListChanged().catch(() => undefined);
+      else unchanged.templates = version;
     }
     if (sent.prompts !== '' && unchanged.prompts !== version) {
       if (this.core.promptsList().digest !== sent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);

@@ -112,12 +112,14 @@ export function changedToolDenial(report: DefinitionReport): string {
 /**
  * Why a prompt or a resource template may not be used as it is listed now, or null. They are
  * fetched without the latch (prompts/get, resources/read), so what asks for a tool call refuses
- * here: a changed definition names the command the user runs to accept it; a flagged one is refused
+ * here: a changed definition, or one its server added after its first listing (under
+ * policy.addedTools "hold"), names the command the user runs to accept it; a flagged one is refused
  * under `policy.toolDescriptions` "hide" or "deny"; an unreadable lock file refuses (fail closed).
  */
-export function definitionRefusal(report: DefinitionReport, policy: 'warn' | 'hide' | 'deny'): string | null {
+export function definitionRefusal(report: DefinitionReport, policies: { toolDescriptions: 'warn' | 'hide' | 'deny'; addedTools: 'hold' | 'ask' }): string | null {
   const what = report.kind === 'prompt' ? 'prompt' : 'resource template';
   const name = escapeText(report.exposed);
+  const policy = policies.toolDescriptions;
   if (report.findings.length > 0 && policy !== 'warn') {
     const codes = [...new Set(report.findings.map((finding) => finding.code))].join(', ');
     return `${DENIED_PREFIX} the ${what} ${name} was flagged by the description scan (${codes}) and the user's policy.toolDescriptions is "${policy}".`;
@@ -128,5 +130,9 @@ export function definitionRefusal(report: DefinitionReport, policy: 'warn' | 'hi
     return `${DENIED_PREFIX} the definition of the ${what} ${name} changed since it was pinned (${escapeText(changed)}). The user (not the assistant) can review the change with \`mcp-latch tools --changed\` and accept it by running in their own terminal: mcp-latch tools --accept ${acceptArgument(report)}`;
   }
   if (pin.state === 'unknown') return `${DENIED_PREFIX} the lock file cannot be read, so the ${what} ${name} cannot be checked against its pin (${escapeText(pin.problem)}).`;
+  // Held as a tool is (policy.addedTools "hold"), and with no prompt to ask in, refused until the user accepts it (docs/pins.md, "A tool added later").
+  if (pin.state === 'new' && pin.added && policies.addedTools === 'hold') {
+    return `${DENIED_PREFIX} the ${what} ${name} was added by its server after its first listing (a renamed or slipped-in ${what} is not listed or used until the user accepts it). The user (not the assistant) can review it with \`mcp-latch tools\` and accept it by running in their own terminal: mcp-latch tools --accept ${acceptArgument(report)}`;
+  }
   return null;
 }

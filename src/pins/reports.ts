@@ -81,19 +81,20 @@ export class DefinitionReports {
   private readonly tools = new WeakMap<Tool, Listed>();
 
   /**
-   * Whether a tool with no pin was added by its server after its first listing (the gateway knows its
-   * servers' listings: core.ts addedLater); none in `mcp-latch tools`, whose run lists each server once.
+   * Whether a tool, prompt or template with no pin was added by its server after its first listing
+   * (the gateway knows its servers' listings: core.ts addedLater); none in `mcp-latch tools`, whose
+   * run lists each server once.
    */
-  addedLater: (server: string, name: string) => boolean = () => false;
+  addedLater: (kind: PinKind, server: string, name: string) => boolean = () => false;
 
   constructor(
     private readonly store: PinStore,
     private readonly logger: Logger,
   ) {}
 
-  /** Whether the lock file holds a pin of any `kind` of `server` (the team's). */
-  serverHasPins(kind: PinKind, server: string): boolean {
-    return this.store.hasAny(kind, server);
+  /** Whether the lock file holds a pin of any tool, prompt or template of `server` (the team's): something of it was allowed. */
+  serverHasPins(server: string): boolean {
+    return this.store.hasAny('tool', server) || this.store.hasAny('prompt', server) || this.store.hasAny('template', server);
   }
 
   /**
@@ -201,7 +202,7 @@ export class DefinitionReports {
     // a pin it wrote is a pin (docs/pins.md, "Several gateways"). One stat while the tool is new.
     if (!pin && this.store.refresh()) pin = this.currentPin(listed, scan.digest, user);
     const unreadable = this.store.unreadable();
-    const added = pin === undefined && listed.kind === 'tool' && this.addedLater(listed.server, listed.name);
+    const added = pin === undefined && this.addedLater(listed.kind, listed.server, listed.name);
     if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed && scan.last.added === added) return scan.last.report;
     const report: DefinitionReport = {
       kind: listed.kind,

@@ -268,6 +268,52 @@ describe('prompts and resource templates', () => {
     }
   }, 120_000);
 
+  for (const addedTools of ['hold', 'ask'] as const) {
+    test(`one its server adds after its first listing (a rename), policy.addedTools "${addedTools}": logged as added; ${addedTools === 'hold' ? 'not listed and refused with the accept command until the user accepts it, then listed' : 'listed and used as new'}`, async () => {
+      const { dir, config, define, received } = setup();
+      const gateway = await inProcessGateway({ ...config, policy: { addedTools } }, { dir });
+      const prompts = async () => (await gateway.client.listPrompts()).prompts.map((prompt) => prompt.name);
+      const templates = async () => (await gateway.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate);
+      try {
+        expect(await prompts()).toEqual(['fix__greet']);
+        expect(await templates()).toEqual(['note://{id}']);
+        // Something of the server allowed: it has pins.
+        expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
+        define({ $prompt: { name: 'greet_v2', description: POISONED }, $template: { name: 'note_v2', uriTemplate: 'note2://{id}', description: POISONED } });
+        await gateway.client.callTool({ name: 'fix__relist', arguments: {} });
+        const then = addedTools === 'hold' ? 'it is not listed to clients until accepted' : 'it is listed as new';
+        await eventually(async () => {
+          await prompts();
+          await templates();
+          expect(gateway.stderr()).toContain(`fix__greet_v2: the server added this prompt after its first listing; ${then}`);
+          expect(gateway.stderr()).toContain(`fix__note_v2: the server added this resource template after its first listing; ${then}`);
+        });
+        if (addedTools === 'ask') {
+          expect(await prompts()).toEqual(['fix__greet_v2']);
+          expect(await templates()).toEqual(['note2://{id}']);
+          expect(JSON.stringify((await gateway.client.getPrompt({ name: 'fix__greet_v2', arguments: { who: 'Ada' } })).messages)).toContain('Hello, Ada');
+          return;
+        }
+        expect(await prompts()).toEqual([]);
+        expect(await templates()).toEqual([]);
+        const before = { prompt: received('prompt'), resource: received('resource') };
+        await expect(gateway.client.getPrompt({ name: 'fix__greet_v2', arguments: { who: 'Ada' } })).rejects.toThrow(
+          /Denied by mcp-latch: the prompt fix__greet_v2 was added by its server after its first listing .*mcp-latch tools --accept 'fix__greet_v2@sha256:[0-9a-f]{64}'/,
+        );
+        await expect(gateway.client.readResource({ uri: 'note2://1' })).rejects.toThrow(/the resource template fix__note_v2 was added by its server after its first listing .*--accept 'fix__note_v2@sha256:[0-9a-f]{64}'/);
+        expect(received('prompt')).toBe(before.prompt);
+        expect(received('resource')).toBe(before.resource);
+
+        expect(await listTools({ config: gateway.configPath, accept: ['fix__greet_v2', 'fix__note_v2'] }, memoryOutput())).toBe(0);
+        await eventually(async () => expect(await prompts()).toEqual(['fix__greet_v2']));
+        expect(await templates()).toEqual(['note2://{id}']);
+        expect(JSON.stringify((await gateway.client.getPrompt({ name: 'fix__greet_v2', arguments: { who: 'Ada' } })).messages)).toContain('Hello, Ada');
+      } finally {
+        await gateway.close();
+      }
+    }, 120_000);
+  }
+
   test('"hide" drops a flagged prompt and template from their lists and refuses them', async () => {
     const { dir, config, define, received } = setup('hide');
     define({ $prompt: { description: POISONED }, $template: { description: POISONED } });
