@@ -82,6 +82,24 @@ export function dashReadsOtherwise(root: SyntaxNode, text: string): string | nul
   return null;
 }
 
+/**
+ * dashReadsOtherwise of a tree the plain-text reader built (plain-text.ts), from its command names
+ * in text order: of that subset's nodes only a command name can be a form dash reads otherwise.
+ * The others, by bashForm below: no type of BASH_NODES or BASH_TOKENS is built; a `string` is a
+ * whole double-quoted word after a space, so neither `$"` nor a `$` before it; a `>&` target is one
+ * digit; a word holds no `{ [ ~` and no glob, so wordForm finds none of its forms. Walking the
+ * tree's nodes for this cost ~1 µs of the bench's new text (docs/performance.md "Round 19:
+ * decision time"); plain-text.test.ts compares both on every accepted seeded text.
+ */
+export function dashReadsPlainOtherwise(names: readonly string[]): string | null {
+  for (const name of names) if (BASH_COMMANDS.has(name)) return commandForm(name);
+  return null;
+}
+
+function commandForm(name: string): string {
+  return `${name} (a bash keyword or builtin; a program in dash)`;
+}
+
 function bashForm(node: SyntaxNode, text: string): string | null {
   const type = node.type;
   if (node.isNamed) {
@@ -102,7 +120,7 @@ function bashForm(node: SyntaxNode, text: string): string | null {
         return text.slice(node.startIndex, node.endIndex).includes('#') ? 'base# or # in arithmetic' : null;
       case 'command_name': {
         const slice = text.slice(node.startIndex, node.endIndex);
-        return BASH_COMMANDS.has(slice) ? `${slice} (a bash keyword or builtin; a program in dash)` : null;
+        return BASH_COMMANDS.has(slice) ? commandForm(slice) : null;
       }
       case 'file_redirect':
         return redirectForm(node, text);

@@ -29,6 +29,11 @@ import { SyntaxNode, type SyntaxTree } from './syntax.js';
  * redirections is a `redirected_statement` of the command and them; stages joined by `|` are one
  * flat `pipeline`; pipelines joined by `&&`/`||` are left-nested `list`s; statements joined by `;`
  * are the program's children.
+ *
+ * The sh-dialect check reads only the command names of such a tree (dialect.ts
+ * dashReadsPlainOtherwise): widening the subset to a form dash reads otherwise (`$'…'`, braces,
+ * `&>`, `|&`, `[`, `~`, globs, a `>&` target that is not a digit) must widen that check too
+ * (plain-text.test.ts compares the two on every accepted seeded text).
  */
 
 /** Words the grammar or bash treat as something other than a command name when they come first. */
@@ -203,6 +208,7 @@ export function readPlainText(text: string): SyntaxTree | null {
   if (tokens === null || tokens.length === 0) return null;
   const count = tokens.length;
   const program = new SyntaxNode('program', true, tokens[0]!.start, text.length, null, 0);
+  const names: string[] = [];
   let k = 0;
   for (;;) {
     // One statement: pipelines joined by && and ||, nested to the left.
@@ -212,7 +218,7 @@ export function readPlainText(text: string): SyntaxTree | null {
       // One pipeline: stages joined by |.
       const stages: SyntaxNode[] = [];
       for (;;) {
-        const stage = readStage(text, tokens, k);
+        const stage = readStage(text, tokens, k, names);
         if (stage === null) return null;
         stages.push(stage.node);
         k = stage.next;
@@ -229,7 +235,7 @@ export function readPlainText(text: string): SyntaxTree | null {
       k++;
     }
     program.append(statement);
-    if (k === count) return { rootNode: program, hasError: false };
+    if (k === count) return { rootNode: program, hasError: false, commandNames: names };
     // A `;` with a command after it.
     if (tokens[k]!.kind !== Kind.Semicolon) return null;
     program.append(leaf(';', false, tokens[k]!));
@@ -240,14 +246,16 @@ export function readPlainText(text: string): SyntaxTree | null {
 
 /**
  * The stage at tokens[k]: a simple command, in a `redirected_statement` with the redirections
- * written after it; and the index of the token after it. Null outside the subset.
+ * written after it; and the index of the token after it. Null outside the subset. Its command's
+ * name goes into `names`.
  */
-function readStage(text: string, tokens: Token[], k: number): { node: SyntaxNode; next: number } | null {
+function readStage(text: string, tokens: Token[], k: number, names: string[]): { node: SyntaxNode; next: number } | null {
   const count = tokens.length;
   const name = tokens[k];
   if (name === undefined || name.kind !== Kind.Word) return null;
   const first = text.slice(name.start, name.end);
   if (!COMMAND_NAME.test(first) || RESERVED.has(first) || NUMBER.test(first)) return null;
+  names.push(first);
   let last = k + 1;
   while (last < count && isArgument(tokens[last])) {
     const arg = tokens[last]!;

@@ -70,6 +70,11 @@ export interface SyntaxTree {
   readonly rootNode: SyntaxNode;
   /** An ERROR or MISSING node somewhere in the tree. */
   readonly hasError: boolean;
+  /**
+   * Set by the plain-text reader only (plain-text.ts): its command names in text order, all the
+   * sh-dialect check needs of a tree in that subset (dialect.ts dashReadsPlainOtherwise).
+   */
+  readonly commandNames?: readonly string[];
 }
 
 /**
