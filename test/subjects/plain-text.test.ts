@@ -6,6 +6,7 @@ import { beforeAll, expect, test } from 'vitest';
 import { analyseCommand } from '../../src/subjects/shell/command.js';
 import { initShellParser, isPlainTextReader, usePlainTextReader } from '../../src/subjects/shell/parser.js';
 import { readPlainText } from '../../src/subjects/shell/plain-text.js';
+import { dashReadsOtherwise, dashReadsPlainOtherwise } from '../../src/subjects/shell/dialect.js';
 import { sameTree, type SyntaxNode, type SyntaxTree } from '../../src/subjects/shell/syntax.js';
 import { shellDecider } from '../helpers/policy.js';
 import { grammarPath } from '../helpers/grammar-tree.js';
@@ -125,6 +126,37 @@ test('on 20,000 seeded texts in and around the subset, every tree the reader bui
   expect([...shapes].sort()).toEqual(['"', '&&', ';', '>', '>&', '>>', 'command', 'command_name', 'file_descriptor', 'file_redirect', 'list', 'number', 'pipeline', 'program', 'raw_string', 'redirected_statement', 'string', 'string_content', 'word', '|', '||'].sort());
 });
 
+/** Builtins and keywords of bash that dash runs as programs (dialect.ts BASH_COMMANDS), and names near them. */
+const BASH_ONLY = ['let', 'source', 'shopt', 'enable', 'mapfile', 'readarray', 'pushd', 'popd', 'dirs', 'disown', 'caller', 'compgen', 'complete', 'compopt', 'bind', 'builtin', 'help', 'history', 'logout', 'suspend', 'Let', 'lets', 'sources', './source', 'history.sh', 'pushd-x'];
+
+test('the sh-dialect check of an accepted text reads its command names alone, and answers as the walk over every node does', () => {
+  // dashReadsPlainOtherwise (what checkDialect runs on the reader's trees) against dashReadsOtherwise
+  // (the walk over every node, which grammar trees still get): the same answer, reason text included.
+  const r = rng(20261128);
+  const mixed = Array.from({ length: 6_000 }, () => {
+    let out = pick(r, [...NAMES, ...BASH_ONLY]);
+    for (let i = Math.floor(r() * 4); i > 0; i--) out += space(r) + pick(r, [...ARGS, ...BASH_ONLY]);
+    if (r() < 0.3) out += pick(r, REDIRECTS);
+    for (let i = Math.floor(r() * 4); i > 0; i--) out += pick(r, OPS) + pick(r, [...NAMES, ...BASH_ONLY]) + space(r) + pick(r, ARGS);
+    return out;
+  });
+  let accepted = 0;
+  let found = 0;
+  const wrong: string[] = [];
+  for (const text of [...texts(20261127, 20_000), ...texts(9, 3_000, PIPE_OPS), ...shortTexts(), ...mixed]) {
+    const tree = readPlainText(text);
+    if (tree === null) continue;
+    accepted++;
+    const names = tree.rootNode.descendantsOfType('command_name').map((node) => text.slice(node.startIndex, node.endIndex));
+    const walked = dashReadsOtherwise(tree.rootNode, text);
+    if (walked !== null) found++;
+    if (JSON.stringify(tree.commandNames) !== JSON.stringify(names) || dashReadsPlainOtherwise(tree.commandNames!) !== walked) wrong.push(text);
+  }
+  expect(wrong.slice(0, 10)).toEqual([]);
+  expect(accepted).toBeGreaterThan(10_000);
+  expect(found).toBeGreaterThan(1_000);
+});
+
 test('on 5,000 seeded texts of long pipelines, every tree the reader builds is the grammar path’s', () => {
   // The grammar nests these otherwise (`a | b | c && d` as `a | ((b | c) && d)`, `a | b 2>&1 | c`
   // as `(a | b) 2>&1 | c`); the walk reads them rebuilt into bash's precedence, as the reader builds them.
@@ -227,18 +259,22 @@ test('the analysis and the decision of every accepted text are the grammar’s',
   const decideShell = shellDecider({ allow: ['Bash(git status)', 'Bash(npm run test *)', 'Bash(echo *)', `Edit(${W}/**)`], deny: ['Bash(rm *)', 'Bash(curl *)', 'Read(**/.env)'], workspace: [W], cwd: W, home: '/home/u' });
   let compared = 0;
   try {
-    for (const text of [...texts(7, 2_000), ...texts(8, 1_000, PIPE_OPS)]) {
+    for (const text of [...texts(7, 2_000), ...texts(8, 1_000, PIPE_OPS), ...BASH_ONLY.map((name) => `git status && ${name} x 2>&1 | tail -n 20`)]) {
       const tree = readPlainText(text);
       if (tree === null) continue;
       expect(sameAsGrammar(tree, text), text).toBe(true);
       usePlainTextReader(true);
       const ours = analyseCommand(text, { cwd: W });
       const oursDecision = decideShell(text);
+      // Read as sh too: its dialect check takes the reader's command names (dialect.ts dashReadsPlainOtherwise).
+      const oursSh = analyseCommand(text, { cwd: W, shell: 'sh' });
       usePlainTextReader(false);
       const theirs = analyseCommand(text, { cwd: W });
       const theirsDecision = decideShell(text);
+      const theirsSh = analyseCommand(text, { cwd: W, shell: 'sh' });
       expect(ours, text).toEqual(theirs);
       expect(oursDecision, text).toEqual(theirsDecision);
+      expect(oursSh, text).toEqual(theirsSh);
       compared++;
     }
   } finally {
