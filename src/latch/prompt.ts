@@ -235,8 +235,10 @@ const renderings = new WeakMap<PromptInput, { text: string; hidden: string[] }>(
  */
 const RANK = { notes: 0, commandText: 1, paths: 2, commands: 3, substitutions: 4, change: 5, stdin: 6, definition: 7, reasons: 8, allowed: 9, arguments: 10 } as const;
 
+/** What the broader choices would save or allow, when the lines saying it do not fit with the rest. */
+const CHOICES = 'what the broader choices cover';
 /** The parts the Risk line names, in the order the message shows them. */
-const PARTS = ['tool name', 'diff', 'change', 'command text', 'commands', 'substitutions', 'stdin', 'paths', 'reasons', 'arguments', 'definition'];
+const PARTS = ['tool name', 'diff', 'change', 'command text', 'commands', 'substitutions', 'stdin', 'paths', 'reasons', 'arguments', 'definition', CHOICES];
 /** The longest Risk line: its rows are kept for it before the parts are fitted. */
 const LONGEST_RISK = riskCut(PARTS, true);
 /** The server's and the tool's names in the first line (a name of 5,000 characters took 50 rows). */
@@ -268,22 +270,24 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   if (definition.length > 0) sections.push({ part: 'definition', rank: RANK.definition, fit: (rows) => listWithin(definition, rows, (left) => (left > 0 ? `  … ${left} more line${left === 1 ? '' : 's'} about the definition` : null), (left) => `The tool's definition: ${left} lines about it not shown`) });
 
   const first = `${shown(input.server, MAX_NAME_SHOWN, 'tool name')} wants to run the tool ${shown(input.tool, MAX_NAME_SHOWN, 'tool name')} (kind: ${input.kind}).`;
-  const whole = `Risk: ${riskLine(riskOf(input))}`;
+  const riskWhole = `Risk: ${riskLine(riskOf(input))}`;
   // Rows kept for the lines around the parts, as tall as they can be: the bound holds whatever is cut.
-  const head = rowsOf([first, '', rowsOf(whole) > rowsOf(LONGEST_RISK) ? whole : LONGEST_RISK].join('\n'));
+  const head = rowsOf([first, '', rowsOf(riskWhole) > rowsOf(LONGEST_RISK) ? riskWhole : LONGEST_RISK].join('\n'));
   const fit = (showsWhole: boolean) => {
     const fitCuts = new Set(cuts);
     return { ...fitSections(sections, MAX_PROMPT_ROWS - head - choiceRows(input, showsWhole), fitCuts), cuts: fitCuts };
   };
-  // The lines of the broader choices are there only when nothing is cut: a fit that cuts anyway is
-  // fitted again without them (three rules of 100 characters took six rows from the parts).
-  let fitted = fit(cuts.size === 0);
-  if (cuts.size === 0 && fitted.cuts.size > 0) {
-    const without = fit(false);
-    if (without.cuts.size > 0) fitted = without;
+  // The lines of the broader choices are there only when nothing is cut: a fit that cuts anyway (or
+  // has not a row for each part) is fitted again without them, so they take no rows from the parts.
+  // When every part then fits, the choices are what does not: they are not offered (allowed once at most).
+  const whole = cuts.size === 0;
+  let fitted = whole && MAX_PROMPT_ROWS - head - choiceRows(input, true) >= sections.length ? fit(true) : null;
+  if (fitted === null || fitted.cuts.size > 0) {
+    fitted = fit(false);
+    if (whole && fitted.cuts.size === 0) fitted = { ...fitted, byHeight: true, cuts: new Set([CHOICES]) };
   }
   const hidden = PARTS.filter((part) => fitted.cuts.has(part));
-  const lines = [first, '', hidden.length === 0 ? whole : riskCut(hidden, fitted.byHeight), ...fitted.lines.flat(), ...choiceLines(input, hidden.length === 0)];
+  const lines = [first, '', hidden.length === 0 ? riskWhole : riskCut(hidden, fitted.byHeight), ...fitted.lines.flat(), ...choiceLines(input, hidden.length === 0)];
   const result = { text: lines.join('\n'), hidden };
   renderings.set(input, result);
   return result;

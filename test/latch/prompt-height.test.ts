@@ -93,6 +93,23 @@ describe('the bound across parts', () => {
     expect(listed({ rememberRules: null, offerSession: false })).toBeGreaterThan(30);
   });
 
+  test('every part fits but not with the lines of the broader choices: the parts are shown whole, the choices not offered', () => {
+    const decision = decideShell('ls', { workspace: [W], cwd: W });
+    const paths: PathReport[] = Array.from({ length: 30 }, (_, i) => ({ path: `/elsewhere/${i}`, realPath: null, access: 'read', inWorkspace: false, input: 'x', via: 'argument' }));
+    const rules = Array.from({ length: 30 }, (_, i) => `Read(/elsewhere/${i}/${'x'.repeat(80)})`);
+    const shown = input({ ...decision, paths }, { command: 'ls' }, { rememberRules: rules });
+    const message = renderMessage(shown);
+    expect(rowsOf(message)).toBeLessThanOrEqual(MAX_PROMPT_ROWS);
+    expect(message.split('\n').filter((line) => line.startsWith('  read  /elsewhere/'))).toHaveLength(30);
+    expect(notShown(shown)).toEqual(['what the broader choices cover']);
+    expect(message).not.toContain('"Always allow" saves');
+    expect(buildPrompt(shown).requestedSchema.properties.decision).toMatchObject({ enum: ['Allow once', 'Deny'] });
+    // With 3 of the rules, the choices fit too and are offered.
+    const fewer = input({ ...decision, paths }, { command: 'ls' }, { rememberRules: rules.slice(0, 3) });
+    expect(notShown(fewer)).toEqual([]);
+    expect(rowsOf(renderMessage(fewer))).toBeLessThanOrEqual(MAX_PROMPT_ROWS);
+  });
+
   test('an ordinary write is as before: whole, nothing cut', () => {
     const path = `${W}/notes.txt`;
     const decision = decideFs('write_file', { path, content: 'b\n' }, [W]);
