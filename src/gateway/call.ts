@@ -502,7 +502,7 @@ async function finishModern(
     if (isInputRequired(answered)) {
       if (modern.envelope) {
         const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
-        const input = serverInput(supervisor.name, answered as Record<string, unknown>);
+        const input = serverInput(supervisor.name, answered as Record<string, unknown>, modern.envelope.capabilities);
         const relayed = typeof input === 'string' ? null : relayServerInput(decided, input, approved, outcome.answer?.edit, context, session);
         if (relayed) return relayed;
         answered = serverInputError(supervisor.name, typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`);

@@ -15,7 +15,8 @@ import type { LineSending } from '../downstream/lines.js';
  * `ModernWire` sits on the upstream transport, outside the SDK Server and UpstreamCalls: it answers
  * `server/discover`, refuses a modern version it does not speak (-32022, naming the ones it does),
  * and stamps what this revision requires on the results of modern requests (`resultType`, and
- * `ttlMs`/`cacheScope` on cacheable results: 0 and private, so nothing is cached). Requests without
+ * `ttlMs`/`cacheScope` on cacheable results: 0 and private, so nothing is cached; a server's own
+ * values for these keys are not passed on, completeResult). Requests without
  * the envelope pass untouched: a 2025 client sees the gateway exactly as before.
  */
 const FIRST_MODERN_VERSION = '2026-07-28';
@@ -75,13 +76,23 @@ export function approvalResponse(inputResponses: unknown, key = APPROVAL_INPUT):
   return response as ElicitResult;
 }
 
+/**
+ * The `input_required` results the gateway made. Only these reach a 2026-07-28 client as such: a
+ * server's result holding `resultType: "input_required"` would otherwise pass as the gateway's own
+ * prompt, unescaped, under its keys (round 19 review of the 2026-07-28 path, F1).
+ */
+const OWN_INPUT_REQUIRED = new WeakSet<object>();
+
+/** An `input_required` result of the gateway's own: the input requests it built, and its sealed state. */
+export function ownInputRequired(inputRequests: Record<string, unknown>, requestState: string): Record<string, unknown> {
+  const result = { resultType: 'input_required', inputRequests, requestState };
+  OWN_INPUT_REQUIRED.add(result);
+  return result;
+}
+
 /** The result that pauses a call: the prompt as one input request, the pending call in the state. */
 export function inputRequiredResult(prompt: ElicitRequestFormParams, requestState: string): Record<string, unknown> {
-  return {
-    resultType: 'input_required',
-    inputRequests: { [APPROVAL_INPUT]: { method: 'elicitation/create', params: prompt } },
-    requestState,
-  };
+  return ownInputRequired({ [APPROVAL_INPUT]: { method: 'elicitation/create', params: prompt } }, requestState);
 }
 
 export class ModernWire {
@@ -147,12 +158,19 @@ export class ModernWire {
     if (method === undefined) return message;
     this.open.delete(record.id);
     if (!isPlainObject(record.result)) return message;
-    const result: Record<string, unknown> = { resultType: 'complete', ...record.result };
-    if (CACHEABLE.has(method) && result.resultType === 'complete') {
-      result.ttlMs ??= 0;
-      result.cacheScope ??= 'private';
-    }
+    const result = OWN_INPUT_REQUIRED.has(record.result) ? { ...record.result } : completeResult(record.result, method);
     result._meta = { ...(isPlainObject(result._meta) ? result._meta : {}), [SERVER_INFO_KEY]: this.info.serverInfo };
     return { ...record, result } as JSONRPCMessage;
   }
+}
+
+/**
+ * A result as complete, whoever made it: what a server wrote under the revision's own keys is not
+ * passed on (its `input_required` would be shown as the gateway's prompt), and a cacheable one is
+ * cached by nobody, whatever the server said: each read and list is decided per call and per person,
+ * and a "public" answer may be served past a later deny rule or to another team member (F1, F8).
+ */
+function completeResult(answered: Record<string, unknown>, method: string): Record<string, unknown> {
+  const { resultType: _type, inputRequests: _requests, requestState: _state, ttlMs: _ttl, cacheScope: _scope, ...rest } = answered;
+  return CACHEABLE.has(method) ? { resultType: 'complete', ...rest, ttlMs: 0, cacheScope: 'private' } : { resultType: 'complete', ...rest };
 }

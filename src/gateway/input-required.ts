@@ -13,7 +13,7 @@ import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { ToolClass } from '../subjects/kind.js';
 import { argumentsCannotMatter } from '../latch/remember.js';
 import type { DecidedCall } from './call.js';
-import { approvalResponse, inputRequiredResult } from './era-2026.js';
+import { approvalResponse, inputRequiredResult, ownInputRequired } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
 import { HELD_INPUT, serverAnswers, type ServerInput } from './server-input.js';
 
@@ -123,7 +123,7 @@ export function relayServerInput(decided: DecidedCall, input: ServerInput, appro
   const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}), definition: decided.definition ? definitionSeen(decided.definition) : null };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data as unknown as Record<string, unknown>);
   if (state.length > MAX_REQUEST_STATE_CHARS) return null;
-  return { resultType: 'input_required', inputRequests: input.requests, requestState: state } as unknown as CallToolResult;
+  return ownInputRequired(input.requests, state) as unknown as CallToolResult;
 }
 
 /**
@@ -157,7 +157,7 @@ function holdQuestion(decided: DecidedCall, call: HeldCall, question: HeldQuesti
   const id = session.held.hold(call, question, ttlMs);
   const state = session.requestStates.seal(binding(decided, session), ttlMs, { held: id });
   const params = problem ? { ...question.params, message: `Your earlier answer to this question was not used: ${problem}.\n\n${question.params.message}` } : question.params;
-  return { resultType: 'input_required', inputRequests: { [HELD_INPUT]: { method: 'elicitation/create', params } }, requestState: state } as unknown as CallToolResult;
+  return ownInputRequired({ [HELD_INPUT]: { method: 'elicitation/create', params } }, state) as unknown as CallToolResult;
 }
 
 /** The call as the person is asked about it; the arguments they may change are read back from the same list. */

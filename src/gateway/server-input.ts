@@ -4,7 +4,7 @@ import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
 import { escapeText, isPlainText } from '../latch/escape.js';
 import { isPlainObject } from '../values.js';
-import type { Envelope } from './era-2026.js';
+import { canShowForm, type Envelope } from './era-2026.js';
 import { markedSampling } from './sampling.js';
 import { withoutGatewayKeys } from './server-meta.js';
 
@@ -43,8 +43,12 @@ export function isInputRequired(value: unknown): boolean {
   return isPlainObject(value) && value.resultType === 'input_required';
 }
 
-/** The server's input_required read and wrapped for the client; a string says what is wrong with it. */
-export function serverInput(server: string, result: Record<string, unknown>): ServerInput | string {
+/**
+ * The server's input_required read and wrapped for the client; a string says what is wrong with it.
+ * With `client` (a 2026-07-28 client's capabilities, which relays the requests itself), a request
+ * that client cannot be sent is refused here; without it the caller asks each question itself.
+ */
+export function serverInput(server: string, result: Record<string, unknown>, client: ClientCapabilities | null = null): ServerInput | string {
   const { inputRequests, requestState } = result;
   if (!isPlainObject(inputRequests) || Object.keys(inputRequests).length === 0) return 'it asked for input without naming any input request';
   if (requestState !== undefined && typeof requestState !== 'string') return 'its requestState is not a string';
@@ -52,6 +56,8 @@ export function serverInput(server: string, result: Record<string, unknown>): Se
   let samplings = 0;
   for (const [key, request] of Object.entries(inputRequests)) {
     if (!isPlainObject(request) || typeof request.method !== 'string' || (request.params !== undefined && !isPlainObject(request.params))) return `its input request "${escapeText(key)}" is not a request`;
+    const unsent = client && unrelayable(request as { method: string; params?: Record<string, unknown> }, client);
+    if (unsent) return unsent;
     // Its sampling requests as a 2025 server's are relayed (relay.ts, sampling.ts): marked as its own, no context, at most MAX_OPEN_SAMPLING at once.
     if (request.method === 'sampling/createMessage' && isPlainObject(request.params)) {
       if (++samplings > MAX_OPEN_SAMPLING) return `it asked for more than ${MAX_OPEN_SAMPLING} sampling requests at once (the limit is ${MAX_OPEN_SAMPLING} per server)`;
@@ -67,6 +73,24 @@ export function serverInput(server: string, result: Record<string, unknown>): Se
     requests[KEY_PREFIX + key] = { ...request, params: shown };
   }
   return { keys: Object.keys(inputRequests), ...(requestState !== undefined ? { state: requestState } : {}), requests };
+}
+
+/**
+ * Why a server's input request is not relayed to a 2026-07-28 client, or null. The revision lets a
+ * server ask only for elicitation, sampling and roots, each only of a client that declared it; the
+ * gateway relays no URL mode and no `roots/list` yet (the roots a client answers would not reach
+ * what the gateway knows of the server's roots, core.ts noteServerRoots; docs/approval.md). Round 19
+ * review of the 2026-07-28 path, F5: any method went to the client as the gateway's own request.
+ */
+function unrelayable(request: { method: string; params?: Record<string, unknown> }, client: ClientCapabilities): string | null {
+  const cannot = `it asked for ${escapeText(request.method)}`;
+  if (request.method === 'elicitation/create') {
+    const mode = request.params?.mode ?? 'form';
+    if (mode !== 'form') return `${cannot} (${escapeText(String(mode))} mode), which mcp-latch does not relay`;
+    return canShowForm(client) ? null : `${cannot}, which this client did not declare (it shows no forms)`;
+  }
+  if (request.method === 'sampling/createMessage') return client.sampling ? null : `${cannot}, which this client did not declare`;
+  return `${cannot}, which mcp-latch does not relay to a 2026-07-28 client`;
 }
 
 /** The client's answers to the server's questions, under the server's own keys, with its state. */

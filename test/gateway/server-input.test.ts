@@ -76,3 +76,25 @@ test.each([
   const input = serverInput('s', { resultType: 'input_required', inputRequests: { q: { method: 'elicitation/create', params: { message: 'Pick', requestedSchema: { type: 'object', properties } } } } });
   expect(input).toMatch(/^its question's /);
 });
+
+describe("serverInput for a 2026-07-28 client: only what the revision lets a server ask, of a client that declared it (round 19 review, F5)", () => {
+  const ask = (request: Record<string, unknown>, client: Record<string, unknown>) => serverInput('s', { resultType: 'input_required', inputRequests: { q: request } }, client);
+  const form = { method: 'elicitation/create', params: { mode: 'form', message: 'Ok?', requestedSchema: { type: 'object', properties: {} } } };
+  const sampling = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } };
+  test.each([
+    [{ method: 'tools/call', params: { name: 'delete_everything' } }, { elicitation: { form: {} } }, 'it asked for tools/call, which mcp-latch does not relay to a 2026-07-28 client'],
+    [{ method: 'roots/list' }, { roots: {} }, 'it asked for roots/list, which mcp-latch does not relay to a 2026-07-28 client'],
+    [{ method: 'elicitation/create', params: { mode: 'url', url: 'https://x', message: 'm', elicitationId: 'e' } }, { elicitation: { url: {} } }, 'it asked for elicitation/create (url mode), which mcp-latch does not relay'],
+    [form, { elicitation: { url: {} } }, 'it asked for elicitation/create, which this client did not declare (it shows no forms)'],
+    [form, {}, 'it asked for elicitation/create, which this client did not declare (it shows no forms)'],
+    [sampling, { elicitation: { form: {} } }, 'it asked for sampling/createMessage, which this client did not declare'],
+    [{ method: 'x\u001b[2J' }, {}, 'it asked for x\\x1b[2J, which mcp-latch does not relay to a 2026-07-28 client'],
+  ])('refused: %j to a client declaring %j', (request, client, problem) => {
+    expect(ask(request, client)).toBe(problem);
+  });
+  test('a form to a client that shows forms, and sampling to one that declared it, are relayed', () => {
+    expect(ask(form, { elicitation: { form: {} } })).toMatchObject({ keys: ['q'] });
+    expect(ask(form, { elicitation: {} })).toMatchObject({ keys: ['q'] });
+    expect(ask(sampling, { sampling: {} })).toMatchObject({ keys: ['q'] });
+  });
+});
