@@ -85,10 +85,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   // The start-up counts as in flight until it is over: the client is quiet while the servers boot,
   // and a collection then would take the cores from them.
   let startedUp = false;
-  void gateway.whenStartedUp().then(() => {
-    startedUp = true;
-    setStartUpFlags(false);
-  });
+  void gateway.whenStartedUp().then(() => (startedUp = true));
   const idle = new IdleCollector({
     input,
     inFlight: () => gateway.callsInFlight() + (startedUp ? 0 : 1),
@@ -103,8 +100,14 @@ export async function serve(options: ServeOptions): Promise<void> {
   // first call's, what the call path compiled too (code-cache.ts).
   // The shell model's bundle has a cache of its own, saved with the gateway's once it is loaded.
   // V8 takes a cache only under the flags it was made with: serve's lasting ones (v8-flags.ts).
+  // TurboFan waits until the first call is answered, not only the first list: turned on at the
+  // list, it compiled what the start-up and the shell warm-up had made hot on the first call's
+  // own path, ~2.5 ms of a worker thread's CPU inside the client's first command, beside the
+  // server's work on two cores (docs/performance.md, "Round 19: start").
+  let callAnswered = false;
   const saveCodeCache = (stage: CodeCacheStage) =>
     setImmediate(() => {
+      if (stage === 'call') callAnswered = true;
       setStartUpFlags(false);
       saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`));
       // Beside them, which outputSchemas compile (downstream/listing.ts).
@@ -114,7 +117,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       if (stage === 'call') {
         setServingFlags(true);
         logger.debug('serving flags set');
-      }
+      } else if (!callAnswered) setStartUpFlags(true);
     });
   void gateway.firstToolsList.then(() => {
     saveCodeCache('list');

@@ -28,15 +28,19 @@ export function setServeFlags(): void {
  * code runs once, optimising the little of it that got hot made the node binary's compiler pages
  * resident (~4 MiB of an idle gateway, docs/performance.md "Memory"), and its compiles of the
  * servers' listings ran on V8's worker threads while the servers booted ("Round 15: the ten-server
- * start"). Set on after the gateway's bundle is compiled, off once the start-up is over (cli/serve.ts).
+ * start"). Set on after the gateway's bundle is compiled, off once the first call is answered (cli/serve.ts;
+ * "Round 19: start": turned off at the first list, TurboFan compiled inside the first command).
  */
 let startingUp = false;
 
 export function setStartUpFlags(on: boolean): void {
   if (on === startingUp) return;
   startingUp = on;
-  if (on) setFlagsFromString('--max-opt=2');
-  else {
+  if (on) {
+    setFlagsFromString('--max-opt=2');
+    // Once `--turbofan` was set (below), `--max-opt=2` no longer implies it off: V8 leaves a flag set by hand as it is.
+    setFlagsFromString('--no-turbofan');
+  } else {
     setFlagsFromString('--max-opt=999');
     setFlagsFromString('--turbofan');
   }
