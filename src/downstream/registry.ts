@@ -145,6 +145,31 @@ export class ServerRegistry {
     return find();
   }
 
+  /**
+   * `find` for a resource URI, once every server has listed in this run, waiting up to `timeoutMs`
+   * for those still starting. Which server a URI is read from depends on every server's listing
+   * (resolveResource refuses a URI two claim): routed among those that had listed, a read went to a
+   * fast server that claimed a slow one's URI, or to the one server with resources while the other
+   * had not said it has any (round 18 review of hostile servers, left by round 18). A server that has
+   * not listed after the wait (still starting, or failed before its first listing) refuses the
+   * read, naming it: fail closed (docs/threat-model.md, "Round 19").
+   */
+  async whenAllListed<T>(find: () => T | undefined, timeoutMs: number, uri: string): Promise<T | undefined> {
+    if (this.unlisted().length > 0) await this.whenSettled(timeoutMs);
+    const unlisted = this.unlisted();
+    if (unlisted.length === 0) return find();
+    const which = unlisted.map((supervisor) => supervisor.unavailableReason()).join('; ');
+    throw new RpcError(
+      ErrorCode.InvalidRequest,
+      `mcp-latch: the resource ${escapeText(uri)} is not read yet: not every server has listed its resources (${which}), and one of them may claim this URI, so its server cannot be told; try again once it has started (docs/threat-model.md, "Round 19")`,
+    );
+  }
+
+  /** The servers with no listing in this run (a stopped one, replaced by a reload, is none of them). */
+  private unlisted(): Supervisor[] {
+    return this.all().filter((supervisor) => !supervisor.hasListed && supervisor.state !== 'stopped');
+  }
+
   private rebuild(): void {
     if (!this.dirty) return;
     this.dirty = false;

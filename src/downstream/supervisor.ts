@@ -101,6 +101,8 @@ export class Supervisor {
   private transportHeldBack = 0;
   lastError: string | null = null;
   listing: ServerListing = { tools: [], resources: [], templates: [], prompts: [] };
+  /** Whether a listing was read in this run (a start's or a re-read's): before, what it claims is not known (registry.ts whenAllListed). */
+  hasListed = false;
   serverCapabilities: ServerCapabilities | undefined;
   pid: number | null = null;
   /** The gateway speaks MCP 2026-07-28 to it on the current connection (era-2026.ts). */
@@ -279,6 +281,7 @@ export class Supervisor {
       const listing = await this.own(readListing(current.client, this.listingOptions(), this.options.logger));
       if (generation !== this.generation) return;
       this.listing = listing;
+      this.hasListed = true;
       this.relistEndedAt = Date.now();
       this.state = 'ready';
       this.slow = false;

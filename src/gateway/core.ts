@@ -625,10 +625,10 @@ export class GatewayCore implements CallContext {
     return route;
   }
 
-  /** The server a resource URI routes to, waiting (bounded) for servers still starting; it is up. */
+  /** The server a resource URI routes to, once every server has listed (waiting, bounded, for those still starting); it is up. */
   async resourceServer(uri: string): Promise<Supervisor | undefined> {
     const waitMs = startWaitMs(this.loaded.file);
-    const supervisor = await this.registry.whenListed(() => this.registry.resolveResource(uri), waitMs);
+    const supervisor = await this.registry.whenAllListed(() => this.registry.resolveResource(uri), waitMs, uri);
     if (supervisor) await supervisor.whenUp(waitMs);
     return supervisor;
   }

@@ -17,8 +17,8 @@ import type { CallContext, Extra, SessionPort } from './ports.js';
 export async function readResource(uri: string, extra: Extra, context: CallContext, session: SessionPort): Promise<ReadResourceResult> {
   const registry = context.registry;
   const waitMs = startWaitMs(context.config());
-  // A read can come before any list: servers still starting are waited for before "unknown".
-  const supervisor = await registry.whenListed(() => registry.resolveResource(uri), waitMs);
+  // A read can come before any list: every server is waited for (bounded) before one is chosen, or the read refused.
+  const supervisor = await registry.whenAllListed(() => registry.resolveResource(uri), waitMs, uri);
   if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
   await supervisor.whenUp(waitMs);
   // The read's arguments and digest, made once for the decision (an exact-call grant) and the record.

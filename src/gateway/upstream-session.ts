@@ -144,10 +144,15 @@ export class UpstreamSession {
       return { resourceTemplates };
     });
 
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => readResource(request.params.uri, extra, this.context, this.session));
+    // A read or subscribe can come before any list: it starts the servers, whose listings it waits for (registry.ts whenAllListed).
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+      this.start();
+      return readResource(request.params.uri, extra, this.context, this.session);
+    });
 
     // Subscriptions are this session's: the server is sent the first subscribe and the last unsubscribe (subscriptions.ts).
     server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+      this.start();
       const uri = request.params.uri;
       const supervisor = await core.resourceServer(uri);
       if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);

@@ -166,6 +166,34 @@ describe('a resource URI two servers claim (3)', () => {
     }
   });
 
+  describe('read before every server has listed (round 19)', () => {
+    /** `fast`, then `slow` (which answers its start `delayMs` late), each serving its listing; nothing listed before the reads. */
+    async function racing(fast: object, slow: object, delayMs: number, timeouts: object = {}): Promise<Harness> {
+      const dir = tempDir();
+      const server = (name: string, listing: object, env: Record<string, string> = {}) => {
+        writeFileSync(join(dir, `${name}.json`), JSON.stringify(listing));
+        return { command: process.execPath, args: [LISTING_SERVER, join(dir, `${name}.json`), name], env };
+      };
+      gateway = await startGateway({ mcpServers: { fast: server('fast', fast), slow: server('slow', slow, { LISTING_DELAY_MS: String(delayMs) }) }, timeouts, permissions: { allow: ['mcp__fast', 'mcp__slow'] } }, { dir });
+      return gateway;
+    }
+
+    test("a slow server's URI is not pre-empted by a fast one that claims it: the read waits for it, then goes to it, or is refused as claimed by both", async () => {
+      const harness = await racing({ resources: [{ uri: 'docs://plan', name: 'plan (copy)' }] }, { resources: [{ uri: 'docs://plan', name: 'plan' }, { uri: 'docs://slow', name: 'mine' }] }, 3000, { firstListSeconds: 0 });
+      // The fast one has listed (the first list does not wait), the slow one not yet.
+      await eventually(async () => expect((await harness.client.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://plan']));
+      // The fast one has resources and the slow one has not said yet: an unknown URI went to the fast one.
+      expect(await readText(harness, 'docs://slow')).toContain('read docs://slow by slow');
+      await expect(harness.client.readResource({ uri: 'docs://plan' })).rejects.toThrow(CLAIMED.replace('"first" and "second"', '"fast" and "slow"'));
+    });
+
+    test('a server still starting after timeouts.startWaitSeconds: the read is refused naming it, not routed to the others', async () => {
+      const harness = await racing({ resourceTemplates: [{ name: 'any', uriTemplate: 'docs://{+path}' }] }, { resources: [{ uri: 'docs://plan', name: 'plan' }] }, 30_000, { startWaitSeconds: 1 });
+      await expect(harness.client.readResource({ uri: 'docs://plan' })).rejects.toThrow('mcp-latch: the resource docs://plan is not read yet: not every server has listed its resources (server "slow" is still starting)');
+      await expect(harness.client.subscribeResource({ uri: 'docs://plan' })).rejects.toThrow('not every server has listed its resources');
+    });
+  });
+
   test("a URI two servers' templates match is refused; one that only one matches goes to it", async () => {
     const harness = await claiming({ resourceTemplates: [{ name: 'note', uriTemplate: 'notes://{id}' }] }, { resourceTemplates: [{ name: 'anything', uriTemplate: 'notes://{+path}' }] });
     await expect(harness.client.readResource({ uri: 'notes://7' })).rejects.toThrow(CLAIMED);
