@@ -298,7 +298,8 @@ function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean
     dir = parent === dir ? '/' : parent;
     if (dir === '/' && index.byPrefix.size === 0) break;
   }
-  const byName = index.byBasename.get(fold(posix.basename(path), nocase));
+  // Most rule sets file no rule by name alone: the path's name is then not made (a slice and its hash per lookup).
+  const byName = index.byBasename.size === 0 ? undefined : index.byBasename.get(fold(posix.basename(path), nocase));
   if (byName) for (const candidate of byName) if (counts(candidate, path, removes)) return candidate.rule;
   for (const candidate of index.scan) if (counts(candidate, path, removes)) return candidate.rule;
   return null;
