@@ -89,7 +89,7 @@ export class GatewayCore implements CallContext {
    * Each server's tool, prompt and template names as it first listed them in this run (addedLater),
    * by kind and name; kept across its restarts, made anew for a server a reload replaced (another Supervisor).
    */
-  private readonly firstListings = new WeakMap<Supervisor, Set<string>>();
+  private readonly firstListings = new WeakMap<Supervisor, Record<PinKind, ReadonlySet<string>>>();
   private readonly policyListeners = new Set<() => void>();
   private started = false;
   /** Each session's log level; `loggingLevel` is what the servers were last set to. */
@@ -162,9 +162,46 @@ export class GatewayCore implements CallContext {
    * "A tool added later"). Under policy.addedTools "hold" not listed until a person accepts it.
    */
   private addedLater(kind: PinKind, server: string, name: string): boolean {
+    const baseline = this.baseline(kind, server);
+    return baseline !== undefined && !baseline.has(name) && this.definitions.serverHasPins(server);
+  }
+
+  /**
+   * The names of `kind` that `server` is not taken to have added: those recorded in the lock file
+   * at its last listing, in this run or an earlier one (a rename between two starts is an addition:
+   * round 19), or, with none recorded, those of its first listing in this run. Undefined before it
+   * has listed.
+   */
+  private baseline(kind: PinKind, server: string): ReadonlySet<string> | undefined {
     const supervisor = this.registry.get(server);
     const first = supervisor ? this.firstListings.get(supervisor) : undefined;
-    return first !== undefined && !first.has(`${kind} ${name}`) && this.definitions.serverHasPins(server);
+    if (first === undefined) return undefined;
+    return this.definitions.recordedNames(kind, server) ?? first[kind];
+  }
+
+  /**
+   * Records in the lock file, for each listed server with pins, the names it is not taken to have
+   * added (its baseline and those pinned since), so its next start knows them (store/pins.ts
+   * recordListed). Written only when they changed; a failure is logged, and the next start falls
+   * back to its first listing.
+   */
+  private recordListings(): void {
+    const hasPin = this.definitions.pinLookup();
+    for (const supervisor of this.registry.all()) {
+      if (supervisor.state !== 'ready' || !this.firstListings.has(supervisor) || !this.definitions.serverHasPins(supervisor.name)) continue;
+      const server = supervisor.name;
+      const kept = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
+        const baseline = this.baseline(kind, server) ?? new Set<string>();
+        return [...new Set([...baseline, ...listed.map((entry) => entry.name).filter((name) => hasPin(kind, server, name))])];
+      };
+      const { tools, prompts, templates } = supervisor.listing;
+      const recorded: Promise<void> = this.definitions
+        .recordListed(server, { tool: kept('tool', tools), prompt: kept('prompt', prompts), template: kept('template', templates) })
+        .catch((error: unknown) => this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file; its next start takes its first listing as known'))
+        .finally(() => this.pendingPins.delete(recorded));
+      // Kept until written, as a pin is: a gateway stopped right after still records them.
+      this.pendingPins.add(recorded);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -388,6 +425,8 @@ export class GatewayCore implements CallContext {
 
   async pinDefinition(report: DefinitionReport): Promise<void> {
     await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {});
+    // A server's first pin: its names are recorded now, not at its next list change (a rename before the next start is then caught).
+    this.recordListings();
   }
 
   /** `user`: a team gateway's member; their acceptance is theirs only, the team's pin stays (docs/team.md, "Pins"). */
@@ -797,10 +836,11 @@ export class GatewayCore implements CallContext {
     for (const supervisor of this.registry.all()) {
       if (supervisor.state === 'ready' && !this.firstListings.has(supervisor)) {
         const { tools, prompts, templates } = supervisor.listing;
-        this.firstListings.set(supervisor, new Set([...tools.map((tool) => `tool ${tool.name}`), ...prompts.map((prompt) => `prompt ${prompt.name}`), ...templates.map((template) => `template ${template.name}`)]));
+        this.firstListings.set(supervisor, { tool: new Set(tools.map((tool) => tool.name)), prompt: new Set(prompts.map((prompt) => prompt.name)), template: new Set(templates.map((template) => template.name)) });
       }
     }
     this.definitions.listChanged();
+    this.recordListings();
     for (const listener of this.listeners) listener();
   }
 

@@ -92,6 +92,16 @@ export class DefinitionReports {
     private readonly logger: Logger,
   ) {}
 
+  /** The names of `kind` recorded for `server` at its last listing (store/pins.ts listedNames); undefined when none. */
+  recordedNames(kind: PinKind, server: string): ReadonlySet<string> | undefined {
+    return this.store.listedNames(kind, server);
+  }
+
+  /** Records the names `server` was listed under without being held (store/pins.ts recordListed). */
+  recordListed(server: string, names: Record<PinKind, string[]>): Promise<void> {
+    return this.store.recordListed(server, names);
+  }
+
   /** Whether the lock file holds a pin of any tool, prompt or template of `server` (the team's): something of it was allowed. */
   serverHasPins(server: string): boolean {
     return this.store.hasAny('tool', server) || this.store.hasAny('prompt', server) || this.store.hasAny('template', server);

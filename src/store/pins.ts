@@ -31,7 +31,9 @@ import { definitionDigest, type Definition, type Pin, type PinKind } from '../pi
 // when a pin rewrites the file; z.object dropped them (round 17 review S7).
 const PinSchema = z.looseObject({ digest: z.string(), pinnedAt: z.string(), definition: z.record(z.string(), z.unknown()) });
 const PinMapSchema = z.record(z.string(), PinSchema);
-const ServerPinsSchema = z.looseObject({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional() });
+/** The names a server's tools, prompts and templates were listed under, kept for the next start (`listed`; docs/pins.md, "A tool added later"). */
+const ListedNamesSchema = z.looseObject({ tool: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), template: z.array(z.string()).optional() });
+const ServerPinsSchema = z.looseObject({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional(), listed: ListedNamesSchema.optional() });
 const ServersSchema = z.record(z.string(), ServerPinsSchema);
 const PinsFileSchema = z.looseObject({ version: z.literal(1), servers: ServersSchema, users: z.record(z.string(), z.looseObject({ servers: ServersSchema })).optional() });
 export type PinsFile = z.infer<typeof PinsFileSchema>;
@@ -46,6 +48,8 @@ export class PinStore {
   private stamp: string | null = null;
   /** Writes of this process, one after another, so two pins cannot interleave read-modify-write. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Each `listed` array read, as a set (listedNames is asked per unpinned entry at each list). */
+  private readonly listedSets = new WeakMap<string[], ReadonlySet<string>>();
 
   constructor(readonly path: string) {
     this.reload();
@@ -101,6 +105,49 @@ export class PinStore {
     // Asked per unpinned tool at each list: no array of the names made.
     for (const name in pins) if (Object.hasOwn(pins, name)) return true;
     return false;
+  }
+
+  /**
+   * The names of `kind` that `server` was listed under, as recorded for the team (recordListed);
+   * undefined when none is recorded (a lock file of before round 19, or a server with no pins).
+   */
+  listedNames(kind: PinKind, server: string): ReadonlySet<string> | undefined {
+    const names = own(this.data.servers, server)?.listed?.[kind];
+    if (names === undefined) return undefined;
+    let set = this.listedSets.get(names);
+    if (set === undefined) {
+      set = new Set(names);
+      this.listedSets.set(names, set);
+    }
+    return set;
+  }
+
+  /**
+   * Records the names of a server with pins that were listed without being held (core.ts
+   * addedLater), so a name its next start lists and these lack is one it added between the two
+   * starts: a rename while the gateway was not running (docs/pins.md, "A tool added later"). Only a
+   * server the file has pins of; written only when the names differ.
+   */
+  recordListed(server: string, names: Record<PinKind, string[]>): Promise<void> {
+    const listed = { tool: [...names.tool].sort(), prompt: [...names.prompt].sort(), template: [...names.template].sort() };
+    const text = JSON.stringify(listed);
+    // Asked at every list change: the file is locked and read only when the names in memory differ.
+    const known = own(this.data.servers, server);
+    if (known === undefined || JSON.stringify(known.listed) === text) return Promise.resolve();
+    const run = this.queue.then(() => withFileLock(this.path, async (real) => {
+      const db = new Low<PinsFile>(new PrivateJsonFile(real), empty());
+      const stamp = fileStamp(real);
+      await db.read();
+      const entry = own(db.data.servers, server);
+      if (entry === undefined || JSON.stringify(entry.listed) === text) return;
+      entry.listed = listed;
+      await db.write();
+      this.data = db.data;
+      this.stamp = stamp;
+      this.problem = null;
+    }));
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   identity(server: string, user?: string): string | undefined {

@@ -278,6 +278,39 @@ describe('a tool its server adds after its first listing (a rename is the same r
     }
   }, 120_000);
 
+  test('renamed between two starts of the gateway: the lock file keeps the names it was listed under, so the new name is held at the next start', async () => {
+    const { dir, define } = setup();
+    const log = join(dir, 'calls.log');
+    const config: ConfigInput = {
+      mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_DEFINITION_FILE: join(dir, 'echo-definition.json') }) },
+      permissions: { allow: ['mcp__fix'] },
+    };
+    const lockFile = join(dir, 'mcp-latch.lock.json');
+    const first = await startGateway(config, { dir });
+    try {
+      expect(textOf(await first.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
+      await eventually(() => expect((JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: { listed?: { tool: string[] } } } }).servers.fix.listed?.tool).toContain('echo'));
+    } finally {
+      await first.close();
+    }
+
+    // While no gateway runs, the server renames its tool, the new one written to steer the model.
+    define({ $removed: true, $extra: [{ name: 'echo_v2', description: POISONED, inputSchema: { type: 'object' } }] });
+    const second = await startGateway(config, { dir, onElicit: async () => ({ action: 'accept', content: { decision: 'Deny' } }) });
+    try {
+      const names = (await second.client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('fix__relist');
+      expect(names).not.toContain('fix__echo_v2');
+      await eventually(() => expect(second.stderr()).toContain('fix__echo_v2: the server added this tool after its first listing; it is not listed to clients until accepted'));
+      const denied = await second.client.callTool({ name: 'fix__echo_v2', arguments: {} });
+      expect(denied.isError).toBe(true);
+      expect(second.elicitations[0]!.message).toContain('This tool is NEW: its server ADDED it after its first listing');
+      expect(fixtureCalls(log).filter((entry) => entry.tool === 'echo_v2')).toHaveLength(0);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
+
   test('with policy.addedTools "ask": listed at once, and its first call asks even under an allow rule', async () => {
     const { dir, define } = setup();
     const log = join(dir, 'calls.log');
