@@ -229,7 +229,10 @@ async function decisionBench() {
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-bench-')));
   const calls = await decisionCalls(await import('../dist/index.js'), await import('../dist/subjects/paths.js'), work);
   const time = (fn, n) => {
-    for (let i = 0; i < 2000; i++) fn(); // warm-up
+    // Warm-up until V8 has optimised what the samples run: after 2,000 new texts 36 functions were
+    // still optimised inside the timed samples, their first quarter ~2.5 µs slower than the rest
+    // (docs/performance.md, "Round 19: decision time").
+    for (let i = 0; i < 10_000; i++) fn();
     const samples = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const t = process.hrtime.bigint();
