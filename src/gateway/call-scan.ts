@@ -7,9 +7,10 @@ import { scanString, scanValue } from '../downstream/answer-scan.js';
  * client writes (docs/performance.md, "Round 19: the warm path"). The full path (lines.ts
  * parseMessage) parses the line, and the call's arguments are written again with JSON.stringify for
  * the digest, the audit record and the line to the server. For a line this scanner fully
- * recognises, only the arguments' text is parsed, and that text is kept as the arguments' JSON: it
- * is checked to be what JSON.stringify writes for the parsed object, so every later use reads the
- * same text the full path would have made. It accepts a line only when
+ * recognises, the arguments are made by the scanner (one level of plain values: flatObject) or by
+ * JSON.parse of their text alone, and that text is kept as the arguments' JSON: it is checked to be
+ * what JSON.stringify writes for the object, so every later use reads the same text the full path
+ * would have made. It accepts a line only when
  * - it is written as the TypeScript SDK's Client writes a call,
  *   `{"method":"tools/call","params":{"name":…,"arguments":{…}},"jsonrpc":"2.0","id":…}`, or as the
  *   Python SDK's does, `{"jsonrpc":"2.0","id":…,"method":"tools/call","params":{"name":…,"arguments":{…}}}`,
