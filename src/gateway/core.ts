@@ -190,11 +190,17 @@ export class GatewayCore implements CallContext {
     for (const supervisor of this.registry.all()) {
       if (supervisor.state !== 'ready' || !this.firstListings.has(supervisor) || !this.definitions.serverHasPins(supervisor.name)) continue;
       const server = supervisor.name;
+      const { tools, prompts, templates } = supervisor.listing;
+      // The common case, at every list change: recorded already, and each pinned name among them (lookups only, nothing built).
+      const current = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
+        const recorded = this.definitions.recordedNames(kind, server);
+        return recorded !== undefined && listed.every((entry) => recorded.has(entry.name) || !hasPin(kind, server, entry.name));
+      };
+      if (current('tool', tools) && current('prompt', prompts) && current('template', templates)) continue;
       const kept = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
         const baseline = this.baseline(kind, server) ?? new Set<string>();
         return [...new Set([...baseline, ...listed.map((entry) => entry.name).filter((name) => hasPin(kind, server, name))])];
       };
-      const { tools, prompts, templates } = supervisor.listing;
       const recorded: Promise<void> = this.definitions
         .recordListed(server, { tool: kept('tool', tools), prompt: kept('prompt', prompts), template: kept('template', templates) })
         .catch((error: unknown) => this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file; its next start takes its first listing as known'))
