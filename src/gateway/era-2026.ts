@@ -100,15 +100,21 @@ export class ModernWire {
   private readonly open = new Map<RequestId, string>();
   /** The last envelope a modern request brought (for what the gateway shows of its client). */
   lastEnvelope: Envelope | null = null;
+  /** The client sent `initialize`: the session is of the handshake era, whatever a request's `_meta` says later (legacyRequest). */
+  private legacy = false;
 
   /** Attach after the SDK Server and UpstreamCalls: it sees each message first and each answer last. */
   constructor(
     private readonly transport: Transport,
     private readonly info: ModernServerInfo,
+    /** Whether the SDK Server answered an `initialize` (HTTP: before this wire was attached). */
+    initialized: () => boolean = () => false,
   ) {
     const inner = transport.onmessage;
     transport.onmessage = (message, extra) => {
-      if (!this.take(message)) inner?.(message, extra);
+      if ((message as { method?: unknown }).method === 'initialize' || initialized()) this.legacy = true;
+      const taken = this.legacy ? legacyRequest(message) : message;
+      if (!this.take(taken)) inner?.(taken, extra);
     };
     const send = transport.send.bind(transport);
     transport.send = (message, options) => send(this.stamp(message), options);
@@ -162,6 +168,20 @@ export class ModernWire {
     result._meta = { ...(isPlainObject(result._meta) ? result._meta : {}), [SERVER_INFO_KEY]: this.info.serverInfo };
     return { ...record, result } as JSONRPCMessage;
   }
+}
+
+/**
+ * A request of a session that did `initialize`, without the 2026-07-28 envelope its `_meta` may
+ * carry: the handshake selected the 2025 era for the whole session (2026-07-28 basic/versioning,
+ * "Backward Compatibility": "An initialize request selects legacy semantics, scoped to the stdio
+ * process (stdio) or the session (HTTP)"). Kept, one envelope made the call pause as a result the
+ * caller could answer itself, past the person's elicitation and `approval.fallback` (round 19
+ * review of the 2026-07-28 path, F6; docs/threat-model.md).
+ */
+function legacyRequest(message: JSONRPCMessage): JSONRPCMessage {
+  const params = (message as { params?: unknown }).params;
+  if (!isPlainObject(params) || !isPlainObject(params._meta) || !(VERSION_KEY in params._meta || CLIENT_INFO_KEY in params._meta || CAPABILITIES_KEY in params._meta)) return message;
+  return { ...message, params: { ...params, _meta: withoutEnvelope(params._meta) } } as JSONRPCMessage;
 }
 
 /**

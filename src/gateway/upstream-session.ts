@@ -378,7 +378,7 @@ export class UpstreamSession {
     this.server.onerror = (error) => this.core.logger.warn({ err: errorMessage(error) }, 'client transport error');
     this.toolCallsBypassingProtocol.attach(transport);
     // MCP 2026-07-28 clients (era-2026.ts): attached last, it sees each message first and each answer last.
-    this.session.modernWire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+    this.session.modernWire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS }, () => this.server.getClientVersion() !== undefined);
     flushRecordsBeforeSending(transport, this.core.audit);
   }
 

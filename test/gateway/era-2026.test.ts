@@ -3,7 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { FS_SERVER, eventually, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { FS_SERVER, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
 /**
@@ -218,6 +219,54 @@ describe('a 2026-07-28 client whose envelope declares no elicitation', () => {
     expect(result.isError, textOf(result)).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('approved on the page');
     expect(m.prompts).toHaveLength(0);
+  }, 120_000);
+});
+
+/**
+ * Mixed framing (round 19 review of the 2026-07-28 path, F6): a session that did `initialize` is of
+ * the handshake era (2026-07-28 basic/versioning, "Backward Compatibility"). One call whose `_meta`
+ * carries the 2026-07-28 envelope was answered input_required, the prompt in the result, and the
+ * caller's own retry with "Allow once" wrote the file: no prompt was shown to the person.
+ */
+describe('a session that did initialize: a 2026-07-28 envelope in a call is ignored', () => {
+  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+  const selfApproval = { 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } };
+  const harnesses: Harness[] = [];
+  afterAll(async () => {
+    await Promise.all(harnesses.splice(0).map((h) => h.close()));
+  });
+
+  /** The call with the envelope, then (if it was paused as a result) the caller's own "Allow once" with its state. */
+  async function mixedCall(h: Harness, args: Record<string, unknown>): Promise<Array<Record<string, unknown>>> {
+    const first = (await h.client.request({ method: 'tools/call', params: { name: 'fs__write_file', arguments: args, _meta: envelope } }, ResultSchema)) as Record<string, unknown>;
+    if (first.resultType !== 'input_required') return [first];
+    const second = await h.client.request({ method: 'tools/call', params: { name: 'fs__write_file', arguments: args, _meta: envelope, inputResponses: selfApproval, requestState: first.requestState } }, ResultSchema);
+    return [first, second as Record<string, unknown>];
+  }
+
+  test('a client showing forms: the person is asked through elicitation (answers Deny); nothing is written', async () => {
+    const dir = tempDir();
+    const h = await startGateway({ mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } }, workspace: [dir] }, { dir, onElicit: () => ({ action: 'accept', content: { decision: 'Deny' } }) });
+    harnesses.push(h);
+    const target = join(dir, 'mixed.txt');
+    const answers = await mixedCall(h, { path: target, content: 'no person saw this' });
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.resultType).toBeUndefined();
+    expect(textOf(answers[0])).toMatch(/^Denied by mcp-latch/);
+    expect(h.elicitations).toHaveLength(1);
+    expect(h.elicitations[0]!.message).toContain('write_file');
+    expect(existsSync(target)).toBe(false);
+  }, 120_000);
+
+  test('a client showing no forms, fallback "deny": denied as without the envelope; nothing is written', async () => {
+    const dir = tempDir();
+    const h = await startGateway({ mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } }, workspace: [dir], approval: { fallback: 'deny' } }, { dir });
+    harnesses.push(h);
+    const target = join(dir, 'mixed-no-forms.txt');
+    const answers = await mixedCall(h, { path: target, content: 'no person saw this' });
+    expect(answers).toHaveLength(1);
+    expect(textOf(answers[0])).toMatch(/^Denied by mcp-latch: this call needs the user's approval/);
+    expect(existsSync(target)).toBe(false);
   }, 120_000);
 });
 
