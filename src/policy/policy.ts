@@ -307,12 +307,16 @@ export function policyFor(permissions: PermissionsInput, configPath: string, aud
 
 /**
  * The names a protected file's copies take beside it: the atomic writes' temporary files
- * (`F.mcp-latch-tmp-PID`, `F.PID.tmp`, `.F.PID-N.tmp`) hold the same text while they exist, and a
- * rotated or saved copy (`F.1`, `F.bak`) holds the text before (round 18 review, L12).
+ * (`F.mcp-latch-tmp-PID`, `F.PID.tmp`, `.F.PID-N.tmp`) hold the same text while they exist, a
+ * rotated or saved copy (`F.1`, `F.bak`) holds the text before (round 18 review, L12), and so do an
+ * editor's backup and auto-save files: Emacs's `F~` (first save of a session; vim's with `backup`)
+ * and `#F#` (while the buffer is modified), vim's swap `.F.swp` (round 19 review, F-sib).
  */
 function siblingPatterns(file: string): string[] {
   const slashed = file.replace(/\\/g, '/');
-  return [`${literal(slashed)}.*`, `${literal(posix.dirname(slashed))}/.${literal(posix.basename(slashed))}.*`];
+  const dir = literal(posix.dirname(slashed));
+  const name = literal(posix.basename(slashed));
+  return [`${literal(slashed)}.*`, `${dir}/.${name}.*`, `${literal(slashed)}~`, `${dir}/#${name}#`];
 }
 
 /** A path as a rule pattern that matches only it. */

@@ -2901,6 +2901,14 @@ describe("init's manifest, its backups and the config's temporary files are neit
     ['cat mcp-latch.json.mcp-latch-tmp-4242', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
     ['cat .mcp-latch-pages.json.4242.tmp', 'built-in protection of <W>/.mcp-latch-pages.json (a secret of the gateway)'],
     ['cat mcp-latch.json.bak', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
+    // An editor's copies: Emacs's backup `F~` and auto-save `#F#`, vim's swap (round 19 review, F-sib).
+    ['cat mcp-latch.json~', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
+    ["cat '#mcp-latch.json#'", 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
+    ['cat mcp-latch-init.json~', 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
+    ["grep TOKEN '#mcp-latch-init.json#'", 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
+    ['cat mcp-latch.lock.json~', 'built-in protection of <W>/mcp-latch.lock.json (a secret of the gateway)'],
+    ['cat .mcp-latch.json.swp', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
+    ['echo x > mcp-latch.json~', 'built-in protection of <W>/mcp-latch.json'],
     ['echo x > .mcp-latch.lock.json.4242-ab12cd34.tmp', 'built-in protection of <W>/mcp-latch.lock.json (a secret of the gateway)'],
     // The lock file names each server by its command line or URL (round 18 review, L14).
     ['cat mcp-latch.lock.json', 'built-in protection of <W>/mcp-latch.lock.json (a secret of the gateway)'],
