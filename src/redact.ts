@@ -56,7 +56,7 @@ const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|
  */
 const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|config|hooks\.slack/;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|mlt_|nonce/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
@@ -120,9 +120,10 @@ const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
  * (`shpat_`, `shpss_`, `shpca_`, `shppa_`), DigitalOcean (`dop_v1_`, `doo_v1_`, `dor_v1_`); Hugging
  * Face (`hf_` + letters and digits, so `hf_hub_download` is kept), PyPI (`pypi-` + 40 or more),
  * Google OAuth access tokens (`ya29.`), SendGrid (`SG.` + 22 `.` + 43); and the gateway's own team
- * tokens (`mlt_`, team/identity.ts newToken; round 19).
+ * tokens (`mlt_`, team/identity.ts newToken) and an HTTP run's secret (`mls_`, team/local-secret.ts;
+ * round 19).
  */
-const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|mlt_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
 /** A JSON Web Token (RFC 7519: base64url of `{"…` is `eyJ`), whole or cut after its payload. */
 const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
 

@@ -121,6 +121,7 @@ describe('redactText: secrets inside a string', () => {
     // random bytes in base64url) and a one-time link's nonce (approval-page/link.ts: EXPIRES.RANDOM.MAC).
     ['mcp-latch team token', 'echo mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_ > ~/.latch-token', 'echo mlt_[redacted] > ~/.latch-token'],
     ['mcp-latch team token in JSON text', '{"user":"ada","token":"x","note":"mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_"}', '{"user":"ada","token":"[redacted]","note":"mlt_[redacted]"}'],
+    ['HTTP run secret (team/local-secret.ts: `mls_` + 32 random bytes)', 'export MCP_LATCH_SECRET=mls_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_; echo mls_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_ | pbcopy', 'export MCP_LATCH_SECRET=[redacted]; echo mls_[redacted] | pbcopy'],
     ['approval page one-time link', "curl 'http://127.0.0.1:43117/?nonce=mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2lnbmF0dXJlLW9mLXRoZS1saW5rLWJ5LXRoZS1wYWdl' -c jar", "curl 'http://127.0.0.1:43117/?nonce=[redacted]' -c jar"],
     ['a nonce in a header line', 'nonce: mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2ln', 'nonce: [redacted]'],
   ];

@@ -23,7 +23,8 @@ export class LocalSecret {
   static create(file: string, platform: NodeJS.Platform = process.platform): LocalSecret {
     const posix = platform !== 'win32';
     if (posix) refuseUnsafe(file);
-    const text = randomBytes(32).toString('base64url');
+    // A prefix gives it a shape the redaction knows (`mls_[redacted]`, redact.ts TOKEN_SHAPES; round 19).
+    const text = `mls_${randomBytes(32).toString('base64url')}`;
     const temp = `${file}.${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
     try {
       writeFileSync(temp, `${text}\n`, { mode: 0o600, flag: 'wx' });

@@ -42,11 +42,11 @@ describe('serve --http without http.tokens or http.oauth: the run\'s secret', ()
     expect(existsSync(secretFile)).toBe(false);
   });
 
-  test('the secret is 32 random bytes in a file of mode 0600 owned by the gateway\'s user, and stderr says how a client sends it', () => {
+  test('the secret is mls_ and 32 random bytes (a shape the redaction knows) in a file of mode 0600 owned by the gateway\'s user, and stderr says how a client sends it', () => {
     const stat = statSync(secretFile);
     expect(stat.mode & 0o777).toBe(0o600);
     expect(stat.uid).toBe(process.getuid!());
-    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^mls_[A-Za-z0-9_-]{43}$/);
     expect(team.stderr()).toContain(`The secret is in ${secretFile}`);
     // Through a variable the client expands, never the secret on a command line or in a project
     // file (round 18 review, L2: `--header "Authorization: Bearer $(cat FILE)"` put it in the
