@@ -20,6 +20,10 @@ import { isPlainObject } from '../values.js';
  */
 /** An id the SDK Client (numbers from 0) and direct calls (numbers from 1e9) never use. */
 const DISCOVER_ID = 'mcp-latch/discover';
+/** The id of the gateway's `subscriptions/listen` to a modern server: open for the connection's life. */
+const LISTEN_ID = 'mcp-latch/listen';
+/** The changes a modern server tells only on a subscription: without one, a tool it changed was seen at its next start (round 19). */
+const LISTENED = { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true };
 
 /** The request envelope of 2026-07-28: who asks, on which revision, and what it can answer. */
 export function envelopeMeta(version: string, capabilities: ClientCapabilities): Record<string, unknown> {
@@ -62,7 +66,11 @@ export function speakModern(transport: Transport, version: string, timeoutMs: nu
       transport.onmessage = toClient;
       transport.onclose = closed;
     }
-    if (!discovered) logger.warn({ protocolVersion: MODERN_VERSION }, 'the server did not take MCP 2026-07-28 (server/discover); speaking the 2025 era to it');
+    if (!discovered) {
+      logger.warn({ protocolVersion: MODERN_VERSION }, 'the server did not take MCP 2026-07-28 (server/discover); speaking the 2025 era to it');
+      return;
+    }
+    listen(transport, send, version, logger);
   };
 
   transport.send = async (message, options) => {
@@ -83,6 +91,29 @@ export function speakModern(transport: Transport, version: string, timeoutMs: nu
   };
 
   return { modern: () => discovered !== null };
+}
+
+/**
+ * Opens the connection's `subscriptions/listen` for list changes: in 2026-07-28 a server sends
+ * `list_changed` notifications only on such a subscription, and the SDK's server drops them
+ * otherwise, so a modern server that changed or added a tool (a rug pull) was not re-read until it
+ * restarted (docs/threat-model.md, "Round 19"). The notifications go on to the SDK Client as a 2025
+ * server's do (connect.ts); the subscription's own answer and acknowledgement are taken here. A
+ * refused subscription is logged: the server's changes are then seen at its restart.
+ */
+function listen(transport: Transport, send: Transport['send'], version: string, logger: Logger): void {
+  const toClient = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const record = message as Record<string, unknown>;
+    if (record.id === LISTEN_ID) {
+      if (record.error !== undefined) logger.warn({ error: record.error }, 'the server refused subscriptions/listen: a change of its lists is seen when it starts again');
+      return;
+    }
+    if (record.method === 'notifications/subscriptions/acknowledged') return;
+    toClient?.(message, extra);
+  };
+  const request = { jsonrpc: '2.0', id: LISTEN_ID, method: 'subscriptions/listen', params: { notifications: LISTENED, _meta: envelopeMeta(version, {}) } } as unknown as JSONRPCMessage;
+  send(request).catch((error: unknown) => logger.warn({ err: String(error) }, 'could not open subscriptions/listen: a change of the server\'s lists is seen when it starts again'));
 }
 
 function serverInfoOf(discovered: Record<string, unknown>): { name: string; version: string } {

@@ -206,6 +206,34 @@ describe("an approval carried across its server's own question, while the server
   }, 120_000);
 });
 
+describe('a 2026-07-28 server that changes a tool while it runs (round 19)', () => {
+  test('the gateway listens for its list changes: the changed tool is seen at once, listed pinned, and its next call asks with the diff', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'modern.log');
+    const config: ConfigInput = { mcpServers: { modern: { command: process.execPath, args: [join(ROOT, 'test/fixtures/modern-server.mjs')], env: { FIXTURE_LOG: log }, protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__modern'] } };
+    const gateway = await startGateway(config, { dir, onElicit: (params) => (params.message.startsWith('[modern]') ? { action: 'accept', content: { confirm: true } } : { action: 'accept', content: { decision: 'Deny' } }) });
+    try {
+      await gateway.client.listTools();
+      // Allowed by the rule, run, and pinned.
+      expect(textOf(await gateway.client.callTool({ name: 'modern__deploy', arguments: { env: 'prod' } }))).toBe('deployed to prod');
+      await eventually(() => expect(readFileSync(join(dir, 'mcp-latch.lock.json'), 'utf8')).toContain('"deploy"'));
+      expect(textOf(await gateway.client.callTool({ name: 'modern__redefine', arguments: { description: POISONED } }))).toBe('redefined');
+      await eventually(async () => {
+        await gateway.client.listTools();
+        expect(gateway.stderr()).toContain('modern__deploy: the server lists a changed definition');
+      });
+      // Clients are listed the pinned definition still (docs/pins.md, "A changed tool").
+      expect((await gateway.client.listTools()).tools.find((tool) => tool.name === 'modern__deploy')?.description).toBe('Deploys after the user confirms');
+      const asked = await gateway.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
+      expect(asked.isError).toBe(true);
+      expect(gateway.elicitations.at(-1)!.message).toContain('The definition of this tool CHANGED since it was pinned');
+      expect(fixtureCalls(log).filter((entry) => entry.env === 'staging')).toHaveLength(0);
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+});
+
 describe('an approval given on the page after the call was answered "pending"', () => {
   test('does not let the retry run once the server changed the tool: the retry waits on the page again', async () => {
     const { dir, config, define, echoed, pinnedDescription } = setup();
