@@ -28,6 +28,7 @@ import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
 import { checkDefinition, definitionMoved, type DefinitionReport } from '../pins/check.js';
+import { changedReason, pathNotShown, pathsPicture } from '../latch/picture.js';
 import { decide, type CallFacts } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import type { AuditRecord } from '../store/audit.js';
@@ -72,6 +73,8 @@ export interface DecidedCall {
   approvedInState: boolean;
   /** The tool's definition against its pin, and the description scan's findings. */
   definition: DefinitionReport | null;
+  /** An edit approved before its server's question, resumed by a 2026-07-28 retry: where the edited call's paths led then (let-through.ts); null otherwise. */
+  editShown: string[] | null;
 }
 
 /** Where a call stands in its read: what lets it skip the latch's batch. */
@@ -87,7 +90,7 @@ export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<st
   // The client's own text of these very arguments when the scanner read it (call-scan.ts).
   const argsJson = call.argsJson?.args === args ? call.argsJson : new ArgsJson(args);
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args, argsJson);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null };
+  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null, editShown: null };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });
 }
 
@@ -156,6 +159,7 @@ async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, 
     return denialResult(ruleDenial(decided.decision));
   }
   if (resumed?.server) decided.serverAnswers = resumed.server.answers;
+  if (resumed?.editShown) decided.editShown = resumed.editShown;
   if (resumed?.answer?.verdict === 'allow') {
     decided.approvedInState = true;
     decided.decision = redecide(decided, context, session);
@@ -199,6 +203,13 @@ async function forwardEdited(original: DecidedCall, envelope: Envelope | null, e
   if (editRefusal(edited) !== null) {
     audit(decision, 'deny', decision.verdict === 'deny' ? decision.by : 'error', note);
     return denialResult(editedDenial(edit, decision));
+  }
+  // Resumed after its server's question: the edit was approved for its paths as they led then (let-through.ts; round 19 review of the 2026-07-28 path, F2).
+  const moved = original.editShown ? pathNotShown(original.editShown, decision) : null;
+  if (moved) {
+    const reason = changedReason(moved, "while its server's question was open");
+    audit({ ...decision, verdict: 'deny', by: 'error', reason }, 'deny', 'error', note);
+    return denialResult(`${DENIED_PREFIX} ${escapeText(reason)}. Call the tool again to have it decided as it is now.`);
   }
   const approved = decision.verdict === 'ask' ? { ...decision, verdict: 'allow' as const, by: 'user' as const, reason: 'changed and approved by the user' } : decision;
   const result = await forward({ ...edited, decision: approved }, envelope, { ...outcome, decision: approved }, progress, context, session, audit);
@@ -503,20 +514,21 @@ async function finishModern(
       if (modern.envelope) {
         const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
         const input = serverInput(supervisor.name, answered as Record<string, unknown>, modern.envelope.capabilities);
-        const relayed = typeof input === 'string' ? null : relayServerInput(decided, input, approved, outcome.answer?.edit, context, session);
+        const relayed = typeof input === 'string' ? null : relayServerInput(decided, outcome.decision, input, approved, outcome.answer?.edit, context, session);
         if (relayed) return relayed;
         answered = serverInputError(supervisor.name, typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`);
       } else {
-        // The call goes to its server again with the answers: only for the tool it was let through for (round 19).
-        let moved: string | null = null;
+        // The call goes to its server again with the answers: only as it was let through (round 19; let-through.ts).
+        let moved: { reason: string; by: string } | null = null;
         const again = (answers: ServerAnswers) => {
-          moved = definitionMovedSince(decided, context);
+          moved = movedSince(decided, outcome.decision, context, session);
           return moved === null ? send(answers) : Promise.resolve(null);
         };
         answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, again);
         if (moved !== null) {
-          audit({ ...outcome.decision, verdict: 'deny', by: 'pin', reason: moved }, 'deny', 'pin');
-          return denialResult(`${DENIED_PREFIX} ${escapeText(moved)}. Its server asked a question while the call ran, and the call was not sent to it again with the answer. Call the tool again to have it decided as it is now.`);
+          const { reason, by } = moved;
+          audit({ ...outcome.decision, verdict: 'deny', by, reason }, 'deny', by);
+          return denialResult(`${DENIED_PREFIX} ${escapeText(reason)}. Its server asked a question while the call ran, and the call was not sent to it again with the answer. Call the tool again to have it decided as it is now.`);
         }
       }
     }
@@ -528,18 +540,28 @@ async function finishModern(
 
 /**
  * Why the call may not go to its server again after the server's own question (a 2026-07-28 server
- * asks by answering, and is called again with the answers): the server changed the tool's
- * definition, or its pin, since the call was let through; null when it did not. As the latch's
- * release re-check (latch.ts shownDefinition), and failing closed (docs/pins.md, "A tool changed
- * while a prompt is open").
+ * asks by answering, and is called again with the answers; each round is a request the server acts
+ * on anew), or null: it is decided again, and a deny now, a call that cannot be analysed now, a path
+ * that leads elsewhere than when it was let through (`released`), or another definition or pin of
+ * the tool (round 19: 4abfa0e; round 19 review of the 2026-07-28 path, F2) stops it, failing
+ * closed. As the latch's release re-check (let-through.ts; docs/pins.md, "A tool changed while a
+ * prompt is open"). `by`: what the audit record names.
  */
-function definitionMovedSince(decided: DecidedCall, context: CallContext): string | null {
-  const then = decided.definition;
+function movedSince(decided: DecidedCall, released: Decision, context: CallContext, session: SessionPort): { reason: string; by: string } | null {
+  const when = "while its server's question was open";
   try {
-    const now = context.definitionReport(currentRoute(decided, context).route);
-    return then ? definitionMoved(then, now, "while its server's question was open") : `the tool's definition could not be worked out when the call was let through, so it cannot be said to be ${now.exposed} as it is now`;
+    const now: Omit<DecidedCall, 'decision'> = { ...decided, route: currentRoute(decided, context).route };
+    const decision = inspectAndDecide(now, context, session);
+    if (decision.verdict === 'deny') return { reason: `it is denied now (${decision.reason})`, by: decision.by };
+    if (now.facts === null) return { reason: `it could not be analysed again (${decision.reason})`, by: 'error' };
+    const moved = pathNotShown(pathsPicture(released), decision);
+    if (moved) return { reason: changedReason(moved, when), by: 'error' };
+    if (!decided.definition) return { reason: `the tool's definition could not be worked out when the call was let through, so it cannot be said to be ${now.definition?.exposed ?? decided.route.exposed} as it is now`, by: 'pin' };
+    // The report itself (not the state's DefinitionSeen): the reason names what changed.
+    const redefined = now.definition ? definitionMoved(decided.definition, now.definition, when) : "the tool's definition could not be worked out now";
+    return redefined === null ? null : { reason: redefined, by: 'pin' };
   } catch (error) {
-    return `the tool's definition could not be worked out (${errorMessage(error)})`;
+    return { reason: `the call could not be checked again (${errorMessage(error)})`, by: 'error' };
   }
 }
 

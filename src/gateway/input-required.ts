@@ -3,8 +3,9 @@ import { escapeText } from '../latch/escape.js';
 import type { HeldCall, HeldQuestion } from './held-calls.js';
 import { applyAnswer, promptInput, type AskContext, type AskedCall } from '../latch/ask.js';
 import type { LatchAnswer } from '../latch/latch.js';
-import { changedReason, pathNotShown, pathsPicture, pictureOf } from '../latch/picture.js';
-import { definitionMoved, definitionSeen, definitionSeenOf, type DefinitionReport, type DefinitionSeen } from '../pins/check.js';
+import { pictureOf } from '../latch/picture.js';
+import type { DefinitionSeen } from '../pins/check.js';
+import type { Decision } from '../policy/types.js';
 import { buildPrompt, readAnswer } from '../latch/prompt.js';
 import { editableFields } from '../latch/edit.js';
 import { MAX_REQUEST_STATE_CHARS, type StateBinding } from '../latch/request-state.js';
@@ -16,6 +17,7 @@ import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult, ownInputRequired } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
 import { HELD_INPUT, serverAnswers, type ServerInput } from './server-input.js';
+import { definitionChange, letThrough, notAsLetThrough } from './let-through.js';
 
 /**
  * The latch's pause and resume for a 2026-07-28 client, which the gateway may not send a request:
@@ -38,6 +40,8 @@ export interface Resumed {
   server: { input: ServerInput; answers: ServerAnswers } | null;
   /** The id of the held call (held-calls.ts) whose question the retry answers; null when none. */
   held: string | null;
+  /** With an approved edit: where the edited call's paths led when it was let through (its retry runs it decided anew, call.ts forwardEdited). */
+  editShown?: string[];
 }
 
 /** What the state of a call paused for its server's questions holds besides the binding. */
@@ -49,6 +53,8 @@ interface ServerInputState {
   edit?: CallEdit;
   /** The tool's definition the call was let through for: an approval holds on the retry only for it (round 19). */
   definition?: DefinitionSeen | null;
+  /** Where the call's paths led when it was let through (picture.ts): an approval holds on the retry only for that (round 19 review of the 2026-07-28 path, F2). */
+  shown?: string[];
 }
 
 /** What a state sealed by pauseCall holds: where the call's paths led in the prompt it carries (picture.ts), and the tool's definition it showed (pins/check.ts). */
@@ -74,29 +80,23 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   if (server && !response) {
     if (!pending.approved) return { ...NOTHING, server };
     // The call was let through before its server asked: approved by the person, it stays approved,
-    // for the tool as it was then. A definition its server listed while its question was open is
-    // decided anew, the person asked again with the diff (round 19; docs/pins.md, "A tool changed while a prompt is open").
-    const redefined = definitionChange(pending.definition, decided.definition, "while its server's question was open");
-    if (redefined) return { ...NOTHING, problem: redefined, server };
-    return { ...NOTHING, answer: { verdict: 'allow', by: 'user', ...(pending.edit ? { edit: pending.edit } : {}) }, server };
+    // for the call as it was then (let-through.ts). A path that leads elsewhere now, or a definition
+    // its server listed while its question was open, is decided anew, the person asked again with the
+    // server's question (round 19; docs/pins.md, "A tool changed while a prompt is open"). An edited
+    // call's paths are the edit's: compared once it is decided (call.ts forwardEdited).
+    const when = "while its server's question was open";
+    const moved = pending.edit ? definitionChange(pending.definition, decided.definition, when) : notAsLetThrough(pending, decided.decision, decided.definition, when);
+    if (moved) return { ...NOTHING, problem: moved, server };
+    if (pending.edit) return { ...NOTHING, answer: { verdict: 'allow', by: 'user', edit: pending.edit }, server, editShown: pictureOf(pending.shown) ?? [] };
+    return { ...NOTHING, answer: { verdict: 'allow', by: 'user' }, server };
   }
   if (!response) return { ...NOTHING, problem: 'the answer to the prompt was missing' };
-  // The answer holds for the call as the prompt showed it: a path that now leads elsewhere asks again (round 15 review, A5).
-  const moved = pathNotShown(pictureOf((opened.data as Partial<PromptState>).shown) ?? [], decided.decision);
-  if (moved) return { ...NOTHING, problem: changedReason(moved) };
-  // And for the tool as the prompt showed it: a definition its server listed since asks again (round 18, hostile servers #6).
-  const redefined = definitionChange((opened.data as Partial<PromptState>).definition, decided.definition);
-  if (redefined) return { ...NOTHING, problem: redefined };
+  // The answer holds for the call as the prompt showed it: a path that now leads elsewhere asks again (round 15 review, A5),
+  // and so does a definition its server listed since (round 18, hostile servers #6).
+  const moved = notAsLetThrough(opened.data as Partial<PromptState>, decided.decision, decided.definition);
+  if (moved) return { ...NOTHING, problem: moved };
   const input = promptInput(asked(decided, toolClass, session), context.policy);
   return { ...NOTHING, answer: await applyAnswer(readAnswer(response, input), input, context), server };
-}
-
-/** Why the answer a state brings does not hold for the tool as listed now (`now`), or null; a state that names no definition holds only for a call with none. */
-function definitionChange(value: unknown, now: DefinitionReport | null, when = 'since the person was asked'): string | null {
-  const seen = definitionSeenOf(value);
-  if (now === null) return seen === null ? null : 'the tool\'s definition could not be worked out now';
-  if (seen === null) return `the prompt's state does not say which definition of ${now.exposed} it showed`;
-  return definitionMoved(seen, now, when);
 }
 
 /**
@@ -107,7 +107,7 @@ function definitionChange(value: unknown, now: DefinitionReport | null, when = '
 export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: ServerInput | null = null): CallToolResult {
   const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route), session), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
-  const data: Partial<ServerInputState> & PromptState = { ...(server ? { server, approved: false } : {}), shown: pathsPicture(decided.decision), definition: decided.definition ? definitionSeen(decided.definition) : null };
+  const data: Partial<ServerInputState> & PromptState = { ...(server ? { server, approved: false } : {}), ...letThrough(decided.decision, decided.definition) };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data);
   const result = inputRequiredResult(prompt, state);
   if (server) result.inputRequests = { ...server.requests, ...(result.inputRequests as Record<string, unknown>) };
@@ -119,8 +119,9 @@ export function pauseCall(decided: DecidedCall, context: CallContext, session: S
  * state sealed in the gateway's, bound to the call as the client sent it. Null when the server's
  * answer is not a usable input_required (the caller reports it).
  */
-export function relayServerInput(decided: DecidedCall, input: ServerInput, approved: boolean, edit: CallEdit | undefined, context: CallContext, session: SessionPort): CallToolResult | null {
-  const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}), definition: decided.definition ? definitionSeen(decided.definition) : null };
+export function relayServerInput(decided: DecidedCall, released: Decision, input: ServerInput, approved: boolean, edit: CallEdit | undefined, context: CallContext, session: SessionPort): CallToolResult | null {
+  // `released`: the call as the latch let it through (of the edited call, for an edit).
+  const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}), ...letThrough(released, decided.definition) };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data as unknown as Record<string, unknown>);
   if (state.length > MAX_REQUEST_STATE_CHARS) return null;
   return ownInputRequired(input.requests, state) as unknown as CallToolResult;

@@ -18,9 +18,9 @@ export function pathNotShown(shown: readonly string[], now: Decision): PathRepor
 }
 
 /** Why an answer does not hold for the call now: the path it names leads elsewhere than the prompt showed. */
-export function changedReason(path: PathReport): string {
+export function changedReason(path: PathReport, when = 'while the person was asked'): string {
   const where = path.realPath === null ? 'cannot be resolved now' : `now leads to ${path.realPath}${path.inWorkspace ? '' : ' (outside the workspace)'}`;
-  return `${path.path ?? path.input} changed while the person was asked: it ${where}, which the prompt did not show`;
+  return `${path.path ?? path.input} changed ${when}: it ${where}, which the prompt did not show`;
 }
 
 /** The decision that denies a call whose paths changed since the person was asked; its reason names the path. */

@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { ROOT, eventually, fixtureCalls, fixtureServer, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
 import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 
@@ -219,6 +219,69 @@ describe('2026-07-28 client (TypeScript SDK v2, pinned)', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/^Denied by mcp-latch: the user denied this call/);
     expect(m.prompts).toHaveLength(1);
+    expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
+  }, 120_000);
+});
+
+/**
+ * An approval carried across the server's own question holds for the call as it was let through
+ * (round 19 review of the 2026-07-28 path, F2): the person allowed save(ws/note.txt), the server
+ * asked `confirm`, and ws/note.txt became a link to a file outside the workspace before the call
+ * went to the server again. The retry was forwarded on the approval and the server wrote through
+ * the link (outside/victim.txt "PWNED").
+ */
+describe("an approval carried across the server's question, a path moved meanwhile", () => {
+  const closing: Array<{ close(): Promise<void> }> = [];
+  afterAll(async () => {
+    await Promise.all(closing.splice(0).map((each) => each.close()));
+  });
+  function layout() {
+    const dir = tempDir();
+    const ws = join(dir, 'ws');
+    const outside = join(dir, 'outside');
+    mkdirSync(ws);
+    mkdirSync(outside);
+    const victim = join(outside, 'victim.txt');
+    writeFileSync(victim, 'original\n');
+    const cfg: ConfigInput = { ...config(dir, true, false), workspace: [ws] };
+    return { dir, ws, victim, cfg, note: join(ws, 'note.txt') };
+  }
+
+  test('2026-07-28 client: the retry answering the server is asked again, naming the change; nothing is written through the link', async () => {
+    const { ws, victim, cfg, note } = layout();
+    const m = await startModernClient(ws, cfg, { onElicit: null });
+    closing.push(m);
+    const call = { name: 'modern__save', arguments: { path: note, content: 'PWNED\n' } };
+    const first = await round(m.client, call);
+    expect(Object.keys(first.inputRequests as object)).toEqual(['mcp-latch/approval']);
+    const second = await round(m.client, { ...call, inputResponses: { 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } }, requestState: first.requestState });
+    expect(Object.keys(second.inputRequests as object)).toEqual([KEY]);
+    symlinkSync(victim, note);
+    const third = await round(m.client, { ...call, inputResponses: { [KEY]: { action: 'accept', content: { confirm: true } } }, requestState: second.requestState });
+    expect(third.resultType).toBe('input_required');
+    expect(Object.keys(third.inputRequests as object).sort()).toEqual(['mcp-latch/approval', KEY]);
+    const asked = (third.inputRequests as Record<string, { params: { message: string } }>)['mcp-latch/approval']!.params.message;
+    expect(asked).toContain(`Your earlier answer to this prompt was not used: ${note} changed while its server's question was open: it now leads to ${victim} (outside the workspace)`);
+    expect(readFileSync(victim, 'utf8')).toBe('original\n');
+  }, 120_000);
+
+  test('handshake-era client: the call is not sent to the server again and is denied, naming the change; nothing is written through the link', async () => {
+    const { dir, ws, victim, cfg, note } = layout();
+    let h: Harness | null = null;
+    h = await startGateway(cfg, {
+      dir: ws,
+      onElicit: (params) => {
+        if (!params.message.startsWith('[modern]')) return { action: 'accept' as const, content: { decision: 'Allow once' } as Record<string, string | boolean> };
+        symlinkSync(victim, note);
+        return { action: 'accept' as const, content: { confirm: true } as Record<string, string | boolean> };
+      },
+    });
+    closing.push(h);
+    const result = await h.client.callTool({ name: 'modern__save', arguments: { path: note, content: 'PWNED\n' } });
+    expect(h.elicitations.map((params) => params.message.startsWith('[modern]'))).toEqual([false, true]);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain(`Denied by mcp-latch: ${note} changed while its server's question was open: it now leads to ${victim} (outside the workspace)`);
+    expect(readFileSync(victim, 'utf8')).toBe('original\n');
     expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
   }, 120_000);
 });
