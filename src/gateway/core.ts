@@ -22,7 +22,7 @@ import { pinsFileFor } from '../config/locate.js';
 import { serverStartFiles } from '../config/servers.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import type { DefinitionReport } from '../pins/check.js';
-import type { PinKind } from '../pins/definition.js';
+import { definitionDigest, promptDefinition, templateDefinition, toolDefinition, type PinKind } from '../pins/definition.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyPrompt, classifyTool, mayTakeCommands, type ToolClass } from '../subjects/kind.js';
@@ -90,6 +90,14 @@ export class GatewayCore implements CallContext {
    * by kind and name; kept across its restarts, made anew for a server a reload replaced (another Supervisor).
    */
   private readonly firstListings = new WeakMap<Supervisor, Record<PinKind, ReadonlySet<string>>>();
+  /**
+   * The entries of each server's first listing in this run, by kind and name: one listed under a
+   * first-listed name with another definition (never allowed, so no pin) is held as an added one
+   * (changedSinceFirst; round 19 review, F-predecl).
+   */
+  private readonly firstEntries = new WeakMap<Supervisor, Record<PinKind, ReadonlyMap<string, object>>>();
+  /** Definition digests of listed entries (changedSinceFirst), made once per object its server listed. */
+  private readonly entryDigests = new WeakMap<object, string>();
   private readonly policyListeners = new Set<() => void>();
   private started = false;
   /** Each session's log level; `loggingLevel` is what the servers were last set to. */
@@ -152,7 +160,7 @@ export class GatewayCore implements CallContext {
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
     });
     if (shellToolsExpected(serversToRun(this.loaded), Object.values(this.loaded.file.tools), process.cwd())) void this.loadShell();
-    this.definitions.addedLater = (kind, server, name) => this.addedLater(kind, server, name);
+    this.definitions.addedLater = (kind, server, name, entry) => this.addedLater(kind, server, name, entry);
   }
 
   /**
@@ -160,10 +168,36 @@ export class GatewayCore implements CallContext {
    * while it has pins: a renamed or slipped-in one, whose description the model or the person would
    * read at once (round 18, hostile servers #4, tools; round 19, prompts and templates; docs/pins.md
    * "A tool added later"). Under policy.addedTools "hold" not listed until a person accepts it.
+   * `entry` (as listed now) under a name of the first listing is taken as added when its definition
+   * differs from the first-listed one: a benign placeholder listed first and changed before any use
+   * was allowed is the same rug pull as a rename (round 19 review, F-predecl).
    */
-  private addedLater(kind: PinKind, server: string, name: string): boolean {
+  private addedLater(kind: PinKind, server: string, name: string, entry: object): boolean {
     const baseline = this.baseline(kind, server);
-    return baseline !== undefined && !baseline.has(name) && this.definitions.serverHasPins(server);
+    if (baseline === undefined || !this.definitions.serverHasPins(server)) return false;
+    return !baseline.has(name) || this.changedSinceFirst(kind, server, name, entry);
+  }
+
+  /**
+   * Whether `entry` differs in definition from what `server` first listed under `name` in this run.
+   * False for a name not of this run's first listing (one recorded at an earlier start: no definition
+   * of it is kept), and at once for the very object first listed (a server that did not list again).
+   */
+  private changedSinceFirst(kind: PinKind, server: string, name: string, entry: object): boolean {
+    const supervisor = this.registry.get(server);
+    const first = supervisor ? this.firstEntries.get(supervisor)?.[kind].get(name) : undefined;
+    if (first === undefined || first === entry) return false;
+    return this.entryDigest(kind, first) !== this.entryDigest(kind, entry);
+  }
+
+  private entryDigest(kind: PinKind, entry: object): string {
+    let digest = this.entryDigests.get(entry);
+    if (digest === undefined) {
+      const definition = kind === 'tool' ? toolDefinition(entry as Tool) : kind === 'prompt' ? promptDefinition(entry as Prompt) : templateDefinition(entry as ResourceTemplate);
+      digest = definitionDigest(definition);
+      this.entryDigests.set(entry, digest);
+    }
+    return digest;
   }
 
   /**
@@ -703,7 +737,7 @@ export class GatewayCore implements CallContext {
     const holdAdded = this.loaded.file.policy.addedTools === 'hold';
     for (const route of this.registry.toolRoutesList()) {
       const pinned = hasPin('tool', route.supervisor.name, route.tool.name);
-      if (!pinned && holdAdded && this.definitions.addedLater('tool', route.supervisor.name, route.tool.name)) {
+      if (!pinned && holdAdded && this.definitions.addedLater('tool', route.supervisor.name, route.tool.name, route.tool)) {
         this.logAdded(this.definitionReport(route), 'tool');
         continue;
       }
@@ -737,8 +771,8 @@ export class GatewayCore implements CallContext {
    * Whether a prompt or template its server added later is left out of the list (logged either
    * way). The report (a scan) is made only for one with no pin that is not of the first listing.
    */
-  private heldAdded(kind: 'prompt' | 'template', server: string, name: string, hasPin: (kind: PinKind, server: string, name: string) => boolean, report: () => DefinitionReport): boolean {
-    if (!this.definitions.addedLater(kind, server, name) || hasPin(kind, server, name)) return false;
+  private heldAdded(kind: 'prompt' | 'template', server: string, entry: Prompt | ResourceTemplate, hasPin: (kind: PinKind, server: string, name: string) => boolean, report: () => DefinitionReport): boolean {
+    if (hasPin(kind, server, entry.name) || !this.definitions.addedLater(kind, server, entry.name, entry)) return false;
     const held = this.loaded.file.policy.addedTools === 'hold';
     this.logAdded(report(), kind === 'prompt' ? 'prompt' : 'resource template', held);
     return held;
@@ -751,7 +785,7 @@ export class GatewayCore implements CallContext {
     const servers: Supervisor[] = [];
     for (const route of this.registry.promptRoutesList()) {
       if (hide && this.promptReport(route).findings.length > 0) continue;
-      if (this.heldAdded('prompt', route.supervisor.name, route.prompt.name, hasPin, () => this.promptReport(route))) continue;
+      if (this.heldAdded('prompt', route.supervisor.name, route.prompt, hasPin, () => this.promptReport(route))) continue;
       const shown = this.shown('prompts/list', route.supervisor.name, route.exposed, route.prompt);
       if (shown === null) continue;
       prompts.push({ ...shown, name: route.exposed });
@@ -779,7 +813,7 @@ export class GatewayCore implements CallContext {
     const servers: Supervisor[] = [];
     for (const entry of this.registry.templates()) {
       if (hide && this.templateEntryReport(entry).findings.length > 0) continue;
-      if (this.heldAdded('template', entry.supervisor.name, entry.template.name, hasPin, () => this.templateEntryReport(entry))) continue;
+      if (this.heldAdded('template', entry.supervisor.name, entry.template, hasPin, () => this.templateEntryReport(entry))) continue;
       const shown = this.shown('resources/templates/list', entry.supervisor.name, entry.template.name, entry.template);
       if (shown === null) continue;
       templates.push(shown);
@@ -843,6 +877,7 @@ export class GatewayCore implements CallContext {
       if (supervisor.state === 'ready' && !this.firstListings.has(supervisor)) {
         const { tools, prompts, templates } = supervisor.listing;
         this.firstListings.set(supervisor, { tool: new Set(tools.map((tool) => tool.name)), prompt: new Set(prompts.map((prompt) => prompt.name)), template: new Set(templates.map((template) => template.name)) });
+        this.firstEntries.set(supervisor, { tool: new Map(tools.map((tool) => [tool.name, tool])), prompt: new Map(prompts.map((prompt) => [prompt.name, prompt])), template: new Map(templates.map((template) => [template.name, template])) });
       }
     }
     this.definitions.listChanged();

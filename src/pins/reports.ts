@@ -81,11 +81,12 @@ export class DefinitionReports {
   private readonly tools = new WeakMap<Tool, Listed>();
 
   /**
-   * Whether a tool, prompt or template with no pin was added by its server after its first listing
+   * Whether a tool, prompt or template with no pin was added by its server after its first listing,
+   * or `entry` differs from the definition first listed under its name
    * (the gateway knows its servers' listings: core.ts addedLater); none in `mcp-latch tools`, whose
    * run lists each server once.
    */
-  addedLater: (kind: PinKind, server: string, name: string) => boolean = () => false;
+  addedLater: (kind: PinKind, server: string, name: string, entry: object) => boolean = () => false;
 
   constructor(
     private readonly store: PinStore,
@@ -212,7 +213,7 @@ export class DefinitionReports {
     // a pin it wrote is a pin (docs/pins.md, "Several gateways"). One stat while the tool is new.
     if (!pin && this.store.refresh()) pin = this.currentPin(listed, scan.digest, user);
     const unreadable = this.store.unreadable();
-    const added = pin === undefined && this.addedLater(listed.kind, listed.server, listed.name);
+    const added = pin === undefined && this.addedLater(listed.kind, listed.server, listed.name, listed.source);
     if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed && scan.last.added === added) return scan.last.report;
     const report: DefinitionReport = {
       kind: listed.kind,
