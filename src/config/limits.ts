@@ -8,3 +8,13 @@ export const MAX_MESSAGE_MB = 1024;
  * a server had 500 open at once, each a model call the client pays for or a person is asked about.
  */
 export const MAX_OPEN_SAMPLING = 8;
+/**
+ * The most questions of one server before the person at once, in either era (docs/config.md,
+ * "limits"); more are refused with an error naming this limit:
+ * - a 2025 server's `elicitation/create` waiting in one client session (relay.ts; round 13 review
+ *   R15: 2,000 at once were all put before the person), also while held for a 2026-07-28 client;
+ * - the input requests of one `input_required` of a 2026-07-28 server, and those asked of a
+ *   handshake-era client over all the rounds of one call (server-input.ts; round 19 review of the
+ *   2026-07-28 path, F3: 1,600 prompts for one call).
+ */
+export const MAX_SERVER_QUESTIONS = 32;

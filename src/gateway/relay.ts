@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_OPEN_SAMPLING } from '../config/limits.js';
+import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import type { GatewayCore } from './core.js';
@@ -35,9 +35,6 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * A log message below the level its session set is not sent (log-levels.ts). A resource update goes to the
  * sessions subscribed to it (subscriptions.ts).
  */
-/** How many of one server's questions may wait for the person (one shown, the rest behind it); more are refused. */
-const SERVER_QUESTIONS_WAITING = 32;
-
 export function createRelayHooks(core: GatewayCore, client: () => Server | null): RelayHooks {
   const target = (name: string): Target => {
     const one = client();
@@ -77,15 +74,14 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);
       }
-      // A 2026-07-28 client is sent no request: its call answers input_required with the question (input-required.ts).
-      if (to.hold) return to.hold(shown, signal);
-      // A server's questions reach the person one at a time, at most SERVER_QUESTIONS_WAITING
-      // waiting, per session (round 13 review R15: 2,000 at once were all put before the person).
+      // A server's questions reach the person one at a time, at most MAX_SERVER_QUESTIONS waiting,
+      // per session (round 13 review R15: 2,000 at once were all put before the person); held ones
+      // for a 2026-07-28 client count too (round 19 review of the 2026-07-28 path, F3).
       const key = `${name}\u0000${to.session ?? ''}`;
       const queue = questions.get(key) ?? { turn: Promise.resolve(), waiting: 0 };
-      if (queue.waiting >= SERVER_QUESTIONS_WAITING) {
-        const why = `${SERVER_QUESTIONS_WAITING} of its questions are waiting for the person already (the limit)`;
-        core.logger.warn({ server: name, limit: SERVER_QUESTIONS_WAITING }, `refused a question of a server: ${why}`);
+      if (queue.waiting >= MAX_SERVER_QUESTIONS) {
+        const why = `${MAX_SERVER_QUESTIONS} of its questions are waiting for the person already (the limit)`;
+        core.logger.warn({ server: name, limit: MAX_SERVER_QUESTIONS }, `refused a question of a server: ${why}`);
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
       }
       queue.waiting += 1;
@@ -94,9 +90,11 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         if (signal?.aborted) return Promise.resolve({ action: 'cancel' });
         return to.client.elicitInput(shown, { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
       };
-      const asked = queue.turn.then(ask);
-      queue.turn = asked.catch(() => undefined);
       try {
+        // A 2026-07-28 client is sent no request: its call answers input_required with the question (input-required.ts).
+        if (to.hold) return await to.hold(shown, signal);
+        const asked = queue.turn.then(ask);
+        queue.turn = asked.catch(() => undefined);
         return await asked;
       } finally {
         queue.waiting -= 1;

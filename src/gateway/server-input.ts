@@ -1,5 +1,5 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_OPEN_SAMPLING } from '../config/limits.js';
+import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
 import { escapeText, isPlainText } from '../latch/escape.js';
@@ -52,6 +52,9 @@ export function serverInput(server: string, result: Record<string, unknown>, cli
   const { inputRequests, requestState } = result;
   if (!isPlainObject(inputRequests) || Object.keys(inputRequests).length === 0) return 'it asked for input without naming any input request';
   if (requestState !== undefined && typeof requestState !== 'string') return 'its requestState is not a string';
+  // Round 19 review of the 2026-07-28 path, F3: 200 in one answer were all put before the person.
+  const count = Object.keys(inputRequests).length;
+  if (count > MAX_SERVER_QUESTIONS) return `it asked ${count} questions at once (the limit is ${MAX_SERVER_QUESTIONS} of one server at once)`;
   const requests: Record<string, unknown> = {};
   let samplings = 0;
   for (const [key, request] of Object.entries(inputRequests)) {
@@ -118,10 +121,14 @@ export function capabilitiesForServer(envelope: Envelope | null, person: Person)
  */
 export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, timeoutMs: number, callAgain: (answers: ServerAnswers) => Promise<unknown>): Promise<unknown> {
   let result: unknown = first;
+  let asked = 0;
   for (let round = 0; isInputRequired(result); round++) {
     if (round === MAX_SERVER_ROUNDS) return serverInputError(server, `it asked again after ${MAX_SERVER_ROUNDS} rounds of answers, the most mcp-latch relays for one call`);
     const input = serverInput(server, result as Record<string, unknown>);
     if (typeof input === 'string') return serverInputError(server, input);
+    // Over all the rounds of one call too: 8 rounds of 200 were 1,600 prompts (round 19 review of the 2026-07-28 path, F3).
+    asked += input.keys.length;
+    if (asked > MAX_SERVER_QUESTIONS) return serverInputError(server, `it asked ${asked} questions in ${round + 1} rounds of one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call)`);
     const responses: Record<string, ElicitResult> = {};
     for (const key of input.keys) {
       const request = input.requests[KEY_PREFIX + key] as { method: string; params?: Record<string, unknown> };

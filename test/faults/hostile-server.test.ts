@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateMessageRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
-import { MAX_OPEN_SAMPLING } from '../../src/config/limits.js';
+import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../../src/config/limits.js';
 import { round, startModernClient } from '../helpers/modern-client.js';
-import { eventually, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
  * What a server sends through the protocol cannot make the gateway mislead the person or let it act
@@ -289,6 +289,63 @@ describe("a 2026-07-28 server's sampling requests, relayed to a 2026-07-28 clien
       const many = await round(m.client, { name: 'modern__summarise', arguments: { count: MAX_OPEN_SAMPLING + 1 } });
       expect(many.isError).toBe(true);
       expect(textOf(many)).toContain(`mcp-latch: modern asked for input the gateway could not pass on: it asked for more than ${MAX_OPEN_SAMPLING} sampling requests at once (the limit is ${MAX_OPEN_SAMPLING} per server)`);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+/**
+ * A server's questions are put before the person at most MAX_SERVER_QUESTIONS at once, in either
+ * era and either client (round 19 review of the 2026-07-28 path, F3): a 2026-07-28 server asking
+ * 200 questions per round got 1,600 prompts for one call of a handshake-era client (8 rounds), 200
+ * relayed at once to a 2026-07-28 client; a 2025 server's questions held for a 2026-07-28 client
+ * were not counted at all.
+ */
+describe(`a server's questions: at most ${MAX_SERVER_QUESTIONS} before the person (F3)`, () => {
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const questions = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`q${index}`, { method: 'elicitation/create', params: { message: `Question ${index}`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } }]));
+  const raw = (dir: string, count: number, env: Record<string, string> = {}) => ({ command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(questions(count)), FIXTURE_LOG: join(dir, 'raw.log'), ...env }, protocolVersion: '2026-07-28' as const });
+
+  test('a 2026-07-28 client: more in one answer are not relayed; the call ends naming the limit', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    const m = await startModernClient(dir, { mcpServers: { raw: raw(dir, MAX_SERVER_QUESTIONS + 1) }, permissions: { allow: ['mcp__raw'] } });
+    try {
+      const result = await round(m.client, { name: 'raw__go', arguments: {} });
+      expect(result.resultType ?? 'complete').toBe('complete');
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(`mcp-latch: raw asked for input the gateway could not pass on: it asked ${MAX_SERVER_QUESTIONS + 1} questions at once (the limit is ${MAX_SERVER_QUESTIONS} of one server at once). The call did not complete.`);
+      expect(m.prompts).toHaveLength(0);
+    } finally {
+      await m.close();
+    }
+  });
+
+  test('a handshake-era client: counted over the rounds of one call; the call ends naming the limit', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    gateway = await startGateway({ mcpServers: { raw: raw(dir, 20, { ASK_AGAIN: '1' }) }, permissions: { allow: ['mcp__raw'] } }, { dir, onElicit: () => ({ action: 'accept', content: { ok: true } }) });
+    const result = await gateway.client.callTool({ name: 'raw__go', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(`mcp-latch: raw asked for input the gateway could not pass on: it asked 40 questions in 2 rounds of one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call). The call did not complete.`);
+    expect(gateway.elicitations).toHaveLength(20);
+    expect(fixtureCalls(join(dir, 'raw.log'))).toHaveLength(2);
+  });
+
+  test('a 2025 server\'s questions held for a 2026-07-28 client count as waiting; past the limit they are refused naming it', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    const m = await startModernClient(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] } });
+    try {
+      const call = { name: 'fix__ask_user', arguments: { count: MAX_SERVER_QUESTIONS + 8 } };
+      let result = await round(m.client, call);
+      let rounds = 0;
+      while (result.resultType === 'input_required' && rounds < 100) {
+        rounds += 1;
+        result = await round(m.client, { ...call, inputResponses: { 'mcp-latch/server/elicitation': { action: 'cancel' } }, requestState: result.requestState });
+      }
+      const answers = JSON.parse(textOf(result)) as string[];
+      expect(answers.filter((answer) => answer === 'cancel')).toHaveLength(MAX_SERVER_QUESTIONS);
+      expect(answers.filter((answer) => answer.includes(`${MAX_SERVER_QUESTIONS} of its questions are waiting for the person already (the limit)`))).toHaveLength(8);
+      expect(rounds).toBe(MAX_SERVER_QUESTIONS);
     } finally {
       await m.close();
     }
