@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from '../node-crypto.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PageSession } from './sessions.js';
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../node-crypto.js';
 import type { PageItem } from '../latch/page.js';
 import { argumentsText, choiceLabels, parseChoice, requestPayload, riskOf, type PromptAnswer } from '../latch/prompt.js';
 import { readEdit, type EditableField } from '../latch/edit.js';

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from '../node-crypto.js';
 
 /**
  * One-time links to the approval page (docs/threat-model.md, "The approval page's address"). What

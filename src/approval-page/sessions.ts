@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from '../node-crypto.js';
 import { readNonce } from './link.js';
 
 /**

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../node-crypto.js';
 
 /**
  * Exposed names for aggregated tools and prompts (docs/design.md#the-gateway-as-a-proxy). Claude Desktop rejects the WHOLE tool

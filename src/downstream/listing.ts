@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../node-crypto.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
@@ -204,6 +204,10 @@ async function checkedTools(tools: Tool[], logger: Logger): Promise<Tool[]> {
       out.push(withoutOutputSchema(tool));
       continue;
     }
+    if (notedSchemas.has(text)) {
+      out.push(tool);
+      continue;
+    }
     const key = createHash('sha256').update(text).digest('base64');
     let problem = compiledSchemas.get(key);
     if (problem === undefined) {
@@ -211,7 +215,7 @@ async function checkedTools(tools: Tool[], logger: Logger): Promise<Tool[]> {
       try {
         ajv.getValidator(tool.outputSchema as never);
         problem = null;
-        compiledSince.add(key);
+        noteCompiled(text);
       } catch (error) {
         problem = errorMessage(error);
       }
@@ -240,18 +244,30 @@ export const MAX_OUTPUT_SCHEMA_BYTES = 16 * 1024;
 const compiledSchemas = new Map<string, string | null>();
 
 /**
- * Which outputSchemas compiled in an earlier start of this build, by the same key: a note kept
- * beside the code cache (cli/code-cache.ts besideCache). Each start of a gateway in front of
- * servers with outputSchemas made an Ajv instance and compiled them again before its first list
- * (~3.7 ms of CPU with ten server-everything, while the servers boot on the same cores:
- * docs/performance.md, "Round 18: start"); a schema it lists already compiled then costs its
- * digest. Only schemas that compiled are noted; one that did not is compiled again at each start.
+ * The JSON of the outputSchemas that compiled in an earlier start of this build: a note kept beside
+ * the code cache (cli/code-cache.ts besideCache). Each start of a gateway in front of servers with
+ * outputSchemas made an Ajv instance and compiled them again before its first list (~3.7 ms of CPU
+ * with ten server-everything, while the servers boot on the same cores: docs/performance.md,
+ * "Round 18: start"). The note holds the schemas' JSON, not their digests, so a schema found in it
+ * is taken as compiled without hashing it: node:crypto (~2 ms to load) then waits until after the
+ * first list ("Round 19: start"). Only schemas that compiled are noted; one that did not is
+ * compiled again at each start. At most MAX_NOTED_BYTES of JSON are noted; past it, schemas are
+ * compiled at each start as before.
  */
 let compiledNote: CacheNote | undefined | null = null;
+const notedSchemas = new Set<string>();
 /** Schemas found to compile since the note was read or written. */
 const compiledSince = new Set<string>();
-/** A note's digests: base64 SHA-256, as `key` in checkedTools. */
-const NOTED_DIGEST = /^[A-Za-z0-9+/]{43}=$/;
+let notedBytes = 0;
+/** The most JSON the note of compiled schemas holds: a start reads it whole before its first list. */
+export const MAX_NOTED_BYTES = 256 * 1024;
+
+function noteCompiled(text: string): void {
+  const bytes = Buffer.byteLength(text);
+  if (notedSchemas.has(text) || compiledSince.has(text) || notedBytes + bytes > MAX_NOTED_BYTES) return;
+  notedBytes += bytes;
+  compiledSince.add(text);
+}
 
 function recallCompiledSchemas(): void {
   if (compiledNote !== null) return;
@@ -263,14 +279,21 @@ function recallCompiledSchemas(): void {
     return;
   }
   if (!Array.isArray(noted)) return;
-  for (const key of noted.slice(0, MAX_LIST_ENTRIES)) if (typeof key === 'string' && NOTED_DIGEST.test(key) && !compiledSchemas.has(key)) compiledSchemas.set(key, null);
+  for (const text of noted) {
+    if (typeof text !== 'string' || notedSchemas.has(text)) continue;
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_OUTPUT_SCHEMA_BYTES || notedBytes + bytes > MAX_NOTED_BYTES) break;
+    notedBytes += bytes;
+    notedSchemas.add(text);
+  }
 }
 
 /** Writes the note of schemas that compile when this start found new ones (serve calls it once a list is answered); what happened, or null for nothing to write. */
 export function noteCompiledSchemas(): string | null {
   if (!compiledNote || compiledSince.size === 0) return null;
+  for (const text of compiledSince) notedSchemas.add(text);
   compiledSince.clear();
-  return compiledNote.write(JSON.stringify([...compiledSchemas].filter(([, problem]) => problem === null).map(([key]) => key)));
+  return compiledNote.write(JSON.stringify([...notedSchemas]));
 }
 
 function withoutOutputSchema(tool: Tool): Tool {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../node-crypto.js';
 import type { CallToolResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
 /**

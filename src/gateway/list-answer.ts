@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../node-crypto.js';
 
 /**
  * One list as the gateway answers it to clients (`tools/list`, `resources/list`, …): every server's
@@ -12,24 +12,39 @@ import { createHash } from 'node:crypto';
  */
 export interface ListAnswer<T> {
   entries: T[];
-  /** A hash of each entry's JSON, one entry at a time (the JSON of a whole list was one string, which a few large servers made longer than V8 allows). */
-  digest: string;
+  /** A hash of each entry's JSON, one entry at a time (the JSON of a whole list was one string, which a few large servers made longer than V8 allows); made when first read. */
+  readonly digest: string;
   /** How many entries were left out (0: none). */
   leftOut: number;
 }
 
 export function listAnswer<T>(entries: readonly T[], maxBytes: number): ListAnswer<T> {
-  const hash = createHash('sha256');
+  const jsons: string[] = [];
   let bytes = 0;
-  let count = 0;
   for (const entry of entries) {
     const json = JSON.stringify(entry);
     // The comma between entries counts too.
     bytes += Buffer.byteLength(json) + 1;
     if (bytes > maxBytes) break;
-    // JSON holds no raw newline: the entries cannot run into each other.
-    hash.update(json).update('\n');
-    count += 1;
+    jsons.push(json);
   }
-  return { entries: count === entries.length ? (entries as T[]) : entries.slice(0, count), digest: hash.digest('base64'), leftOut: entries.length - count };
+  const count = jsons.length;
+  // The digest is made when first read, from the JSON taken here: a client's first list is written
+  // before it is (upstream-session.ts), so node:crypto need not load before it (docs/performance.md,
+  // "Round 19: start").
+  let digest: string | null = null;
+  return {
+    entries: count === entries.length ? (entries as T[]) : entries.slice(0, count),
+    get digest(): string {
+      if (digest === null) {
+        const hash = createHash('sha256');
+        // JSON holds no raw newline: the entries cannot run into each other.
+        for (const json of jsons) hash.update(json).update('\n');
+        digest = hash.digest('base64');
+        jsons.length = 0;
+      }
+      return digest;
+    },
+    leftOut: entries.length - count,
+  };
 }

@@ -3,7 +3,7 @@
  * its person — an elicitation form in the client, or the local approval page for clients that
  * cannot show one. Client errors are mapped to `PromptFailure`s here, so `latch/` knows no SDK.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../node-crypto.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { pageOpenerDir, pageStateFile, stateKeyPath } from '../config/locate.js';

@@ -61,7 +61,9 @@ export class UpstreamSession {
   /** The states in which each unavailable server was reported to this client; cleared once it is ready. */
   private readonly reported = new Map<string, Set<ServerState>>();
   private listChangeTimer: NodeJS.Timeout | null = null;
-  private lastSent = { tools: '', resources: '', templates: '', prompts: '' };
+  // The answers themselves: each one's digest is made when first read, after the answer is written
+  // (list-answer.ts), so the first list does not wait for node:crypto (docs/performance.md, "Round 19: start").
+  private lastSent: Record<'tools' | 'resources' | 'templates' | 'prompts', { readonly digest: string } | null> = { tools: null, resources: null, templates: null, prompts: null };
   /**
    * The core's listsVersion at which each list was answered, or found unchanged since: a change
    * that came before the answer (every server's readiness, at a start) is in it already, and
@@ -116,8 +118,10 @@ export class UpstreamSession {
       this.start();
       await settled();
       const version = core.listsVersion;
-      const { entries: tools, digest } = core.toolsList();
-      this.lastSent.tools = digest;
+      const answer = core.toolsList();
+      const tools = answer.entries;
+      this.lastSent.tools = answer;
+      setImmediate(() => answer.digest);
       this.sentVersion.tools = version;
       this.toolsListed();
       const unavailable = this.reportUnavailable();
@@ -128,8 +132,10 @@ export class UpstreamSession {
       this.start();
       await settled();
       const version = core.listsVersion;
-      const { entries: resources, digest } = core.resourcesList();
-      this.lastSent.resources = digest;
+      const answer = core.resourcesList();
+      const resources = answer.entries;
+      this.lastSent.resources = answer;
+      setImmediate(() => answer.digest);
       this.sentVersion.resources = version;
       return { resources };
     });
@@ -138,8 +144,10 @@ export class UpstreamSession {
       this.start();
       await settled();
       const version = core.listsVersion;
-      const { entries: resourceTemplates, digest } = core.templatesList();
-      this.lastSent.templates = digest;
+      const answer = core.templatesList();
+      const resourceTemplates = answer.entries;
+      this.lastSent.templates = answer;
+      setImmediate(() => answer.digest);
       this.sentVersion.templates = version;
       return { resourceTemplates };
     });
@@ -171,8 +179,10 @@ export class UpstreamSession {
       this.start();
       await settled();
       const version = core.listsVersion;
-      const { entries: prompts, digest } = core.promptsList();
-      this.lastSent.prompts = digest;
+      const answer = core.promptsList();
+      const prompts = answer.entries;
+      this.lastSent.prompts = answer;
+      setImmediate(() => answer.digest);
       this.sentVersion.prompts = version;
       return { prompts };
     });
@@ -346,22 +356,22 @@ export class UpstreamSession {
     const sent = this.lastSent;
     const version = this.core.listsVersion;
     const unchanged = this.sentVersion;
-    if (sent.tools !== '' && unchanged.tools !== version) {
-      if (this.core.toolsList().digest !== sent.tools) void this.server.sendToolListChanged().catch(() => undefined);
+    if (sent.tools && unchanged.tools !== version) {
+      if (this.core.toolsList().digest !== sent.tools.digest) void this.server.sendToolListChanged().catch(() => undefined);
       else unchanged.tools = version;
       this.reportUnavailable();
     }
-    if (sent.resources !== '' && unchanged.resources !== version) {
-      if (this.core.resourcesList().digest !== sent.resources) void this.server.sendResourceListChanged().catch(() => undefined);
+    if (sent.resources && unchanged.resources !== version) {
+      if (this.core.resourcesList().digest !== sent.resources.digest) void this.server.sendResourceListChanged().catch(() => undefined);
       else unchanged.resources = version;
     }
     // Templates are told as resources (MCP has one list_changed for both): one accepted is listed from then on.
-    if (sent.templates !== '' && unchanged.templates !== version) {
-      if (this.core.templatesList().digest !== sent.templates) void this.server.sendResourceListChanged().catch(() => undefined);
+    if (sent.templates && unchanged.templates !== version) {
+      if (this.core.templatesList().digest !== sent.templates.digest) void this.server.sendResourceListChanged().catch(() => undefined);
       else unchanged.templates = version;
     }
-    if (sent.prompts !== '' && unchanged.prompts !== version) {
-      if (this.core.promptsList().digest !== sent.prompts) void this.server.sendPromptListChanged().catch(() => undefined);
+    if (sent.prompts && unchanged.prompts !== version) {
+      if (this.core.promptsList().digest !== sent.prompts.digest) void this.server.sendPromptListChanged().catch(() => undefined);
       else unchanged.prompts = version;
     }
   }

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from '../node-crypto.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { LatchError } from '../errors.js';
 

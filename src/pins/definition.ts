@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../node-crypto.js';
 import type { Prompt, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson } from '../policy/digest.js';
 import { redactText } from '../redact.js';

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { hash } from '../node-crypto.js';
 import { jsonString, type ArgsJson } from '../values.js';
 
 /**

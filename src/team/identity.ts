@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from '../node-crypto.js';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import { USER_ID, type HttpConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from '../node-crypto.js';
 
 /**
  * What the Redis team store writes is signed with a key every replica has and Redis does not

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from '../node-crypto.js';
 import type { ApprovalPage, PageItem } from '../latch/page.js';
 import { readEdit } from '../latch/edit.js';
 import { choiceLabels, parseChoice, requestPayload, type PromptAnswer } from '../latch/prompt.js';
