@@ -191,10 +191,12 @@ describe('the serve bundle with its code cache', () => {
     expect(run()).toBe('accepted');
   });
 
-  test('which outputSchemas compile is noted beside the cache: the next start compiles none of them before its first list', async () => {
+  test('which outputSchemas compile is noted beside the cache: the next start compiles none of them, nor loads node:crypto, before its first list', async () => {
     // server-everything lists tools with an outputSchema, which the listing compiles with Ajv to drop
     // one that does not compile (downstream/listing.ts); Ajv compiles with \`new Function\`. The probe
-    // counts those calls until the first tools/list answer is written (docs/performance.md, "Round 18: start").
+    // counts those calls until the first tools/list answer is written (docs/performance.md, "Round 18: start"),
+    // and notes whether node:crypto was loaded by then: a noted schema is not hashed, and the list's
+    // digest is made after the answer is written ("Round 19: start").
     const dir = tempDir();
     const cacheHome = join(dir, 'cache');
     const probe = join(dir, 'probe.cjs');
@@ -202,11 +204,11 @@ describe('the serve bundle with its code cache', () => {
       probe,
       `const fs = require('node:fs'); const net = require('node:net'); let made = 0; let listed = false;
       globalThis.Function = new Proxy(globalThis.Function, { construct(target, args) { if (!listed) made++; return Reflect.construct(target, args); } });
-      function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, String(made)); } }
+      function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ made, crypto: process.moduleLoadList.includes('NativeModule crypto') })); } }
       const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
       const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
     );
-    const start = async (n: number): Promise<number> => {
+    const start = async (n: number): Promise<{ made: number; crypto: boolean }> => {
       const out = join(dir, `made-${n}`);
       const gateway = await startGateway({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } }, { dir, nodeArgs: ['--require', probe], env: { XDG_CACHE_HOME: cacheHome, PROBE_OUT: out } });
       try {
@@ -214,19 +216,23 @@ describe('the serve bundle with its code cache', () => {
         expect(tools.some((tool) => tool.outputSchema)).toBe(true);
         // The note is written with the code cache, once the list is answered.
         await eventually(() => expect(gateway.stderr()).toMatch(n === 1 ? /"msg":"compiled outputSchemas written to [^"]*serve-schemas-[0-9a-f]+-[0-9a-f]+\.json"/ : /"msg":"code cache /), 30_000);
-        return Number(readFileSync(out, 'utf8'));
+        return JSON.parse(readFileSync(out, 'utf8')) as { made: number; crypto: boolean };
       } finally {
         await gateway.close();
       }
     };
-    expect(await start(1)).toBeGreaterThan(0);
+    const first = await start(1);
+    expect(first.made).toBeGreaterThan(0);
+    expect(first.crypto).toBe(true);
     const notes = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith('serve-schemas-'));
     expect(notes).toHaveLength(1);
     expect((statSync(join(cacheHome, 'mcp-latch', notes[0]!)).mode & 0o777).toString(8)).toBe('600');
-    expect(await start(2)).toBe(0);
+    expect(await start(2)).toEqual({ made: 0, crypto: false });
     // A note that is not the user's alone is not read: the schemas are compiled again.
     chmodSync(join(cacheHome, 'mcp-latch', notes[0]!), 0o666);
-    expect(await start(3)).toBeGreaterThan(0);
+    const third = await start(3);
+    expect(third.made).toBeGreaterThan(0);
+    expect(third.crypto).toBe(true);
   }, 120_000);
 
   test('a cache directory others can write is not read and not written', async () => {
