@@ -92,17 +92,18 @@ const hex = (code: number, upper = false) => {
 };
 
 describe('call-scan differential: every code unit and escape', () => {
-  test('each of the 65,536 code units raw in a value, a key and the name, and escaped in a value', () => {
+  test('each of the 65,536 code units raw in a value, a key (flat and nested) and the name, and escaped in a value', () => {
     let taken = 0;
     for (let code = 0; code <= 0xffff; code++) {
       const unit = String.fromCharCode(code);
       // Raw: JSON.parse refuses controls and a quote or backslash alone; the scanner must too.
-      for (const line of [sdk('"t"', `{"a":"x${unit}y"}`), sdk('"t"', `{"k${unit}":1,"b":[{"c${unit}":"${unit}"}]}`), python(`"n${unit}"`, '{}', String(code))]) {
+      // (Flat arguments in one line, the name and nested ones in the other: every place is read by scanString.)
+      for (const line of [sdk('"t"', `{"a":"x${unit}y","k${unit}":1}`), python(`"n${unit}"`, `{"b":[{"c${unit}":"${unit}"}]}`, String(code))]) {
         if (differential(line) === 'taken') taken++;
       }
       // Escaped: only what JSON.stringify writes is taken (lowercase \u00xx for controls).
       differential(sdk('"t"', `{"a":"${hex(code)}"}`));
-      differential(python('"t"', `{"e${hex(code)}":[${hex(code).length}]}`));
+      if (code < 0x100 || (code & 0xff) === 0) differential(python('"t"', `{"e${hex(code)}":[${hex(code).length}]}`));
       if (code < 0x100) {
         differential(sdk('"t"', `{"a":"${hex(code, true)}"}`));
         differential(sdk(`"${hex(code)}"`, '{}'));
@@ -111,7 +112,7 @@ describe('call-scan differential: every code unit and escape', () => {
       }
     }
     // Not vacuous: nearly every non-control, non-surrogate unit is taken raw.
-    expect(taken).toBeGreaterThan(3 * (0x10000 - 0x800 - 0x20 - 2) - 100);
+    expect(taken).toBeGreaterThan(2 * (0x10000 - 0x800 - 0x20 - 2) - 100);
   });
 
   test('surrogates: pairs, lone halves, reversed pairs, at the end of a string and of the line, raw and escaped', () => {
