@@ -148,8 +148,16 @@ describe("the scanner's differential cases through the built gateway", () => {
       child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n');
       const list = (await response(2)) as { result: { tools: Array<{ name: string }> } };
       expect(list.result.tools.map((tool) => tool.name).sort()).toEqual([ALLOWED, DENIED]);
-      // In writes of a few lines each: one read at the gateway may hold several calls.
-      for (let index = 0; index < lines.length; index += 4) child.stdin.write(lines.slice(index, index + 4).map(({ line }) => `${line}\n`).join(''));
+      // The allowed name's lines one at a time (a call alone in its read is forwarded at once, its
+      // line made from the kept text: call.ts forwardNow), then the rest in writes of a few lines
+      // each (one read may hold several calls, which go through the latch's batch).
+      const single = 2 * ARGS.length;
+      for (const { line } of lines.slice(0, single)) {
+        child.stdin.write(`${line}\n`);
+        const call = expectedCall(line);
+        if (call) await response(call.id);
+      }
+      for (let index = single; index < lines.length; index += 4) child.stdin.write(lines.slice(index, index + 4).map(({ line }) => `${line}\n`).join(''));
       child.stdin.write(`${sdk(`"name":"${ALLOWED}","arguments":{"tag":"last"}`, '99')}\n`);
       await response(99);
       // Every call JSON.parse reads is answered under its id (a refused line under null, or as a parse error).
