@@ -16,8 +16,12 @@ import { isPlainObject } from '../values.js';
  *                            them would change what the server gets, so an entry with one holding
  *                            a control, bidi or invisible character or a line break is not listed
  *
+ *   in a tool's inputSchema and outputSchema (schemaText): every `title` (escapeText) and
+ *                            `description` (escapeLines) at any depth, and `enumNames` labels
+ *
  * Tool and prompt names are the gateway's exposed names (catalog.ts: letters, digits, `_`, `-`).
- * Not covered: a tool's inputSchema (read by the model; its strings are scanned, docs/pins.md).
+ * Not covered: a tool schema's property names and enum, const and default values, which the call
+ * sends back (the model reads them; their strings are scanned, docs/pins.md).
  */
 export type ShownEntry<T> = { entry: T } | { unshowable: string };
 
@@ -48,6 +52,11 @@ function shownFormOf<T extends object>(entry: T): ShownEntry<T> {
   if (isPlainObject(annotations) && typeof annotations.title === 'string') {
     const title = escapeText(annotations.title);
     if (title !== annotations.title) changes.annotations = { ...annotations, title };
+  }
+  for (const key of ['inputSchema', 'outputSchema'] as const) {
+    if (!isPlainObject(source[key])) continue;
+    const schema = schemaText(source[key], escapeText, escapeLines);
+    if (schema !== source[key]) changes[key] = schema;
   }
   if (Array.isArray(args)) {
     const shownArgs = args.map((arg) => (isPlainObject(arg) ? shownArgument(arg) : arg));
@@ -82,4 +91,26 @@ function sentBackProblem(source: Record<string, unknown>): string | null {
     }
   }
   return null;
+}
+
+/**
+ * A JSON Schema (a tool's, or the form of a server's question: server-input.ts) with the text a
+ * client shows escaped: every `title` (`title`), `description` (`description`) and `enumNames`
+ * label (`title`), at any depth; values the answer sends back (`const`, `enum`, `default`) and
+ * property names are left as they are. The same object when nothing in it changes.
+ */
+export function schemaText(value: unknown, title: (text: string) => string, description: (text: string) => string, key = ''): unknown {
+  if (typeof value === 'string') return key === 'title' ? title(value) : key === 'description' ? description(value) : value;
+  if (Array.isArray(value)) {
+    const items = key === 'enumNames' ? value.map((item) => (typeof item === 'string' ? title(item) : item)) : value.map((item) => schemaText(item, title, description));
+    return items.some((item, index) => item !== value[index]) ? items : value;
+  }
+  if (!isPlainObject(value) || key === 'const' || key === 'enum' || key === 'default') return value;
+  let changed: Record<string, unknown> | null = null;
+  for (const [name, item] of Object.entries(value)) {
+    // The members of `properties` are schemas under the server's names: a property named `description` is not a description.
+    const shown = schemaText(item, title, description, key === 'properties' ? '' : name);
+    if (shown !== item) (changed ??= { ...value })[name] = shown;
+  }
+  return changed ?? value;
 }

@@ -7,6 +7,7 @@ import { isPlainObject } from '../values.js';
 import { canShowForm, type Envelope } from './era-2026.js';
 import { markedSampling } from './sampling.js';
 import { withoutGatewayKeys } from './server-meta.js';
+import { schemaText } from './listed-text.js';
 
 /**
  * A 2026-07-28 server's own questions (downstream/era-2026.ts): its tools/call answers
@@ -159,7 +160,7 @@ export function shownQuestion<T extends Record<string, unknown>>(server: string,
   if (isPlainObject(params.requestedSchema)) {
     const unshowable = unshowableValue(params.requestedSchema);
     if (unshowable !== undefined) return `its question's ${unshowable} holds characters that cannot be shown as they are (a control, bidi or invisible character, or a line break), and the answer would have to send it back unchanged`;
-    shown.requestedSchema = escapedSchema(params.requestedSchema);
+    shown.requestedSchema = schemaText(params.requestedSchema, escapeText, escapeText);
   }
   if (isPlainObject(params._meta)) shown._meta = withoutGatewayKeys(params._meta);
   return shown as T;
@@ -197,16 +198,6 @@ function firstUnplain(value: unknown): string | undefined {
     }
   }
   return undefined;
-}
-
-const SHOWN_TEXT = new Set(['title', 'description']);
-
-function escapedSchema(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') return SHOWN_TEXT.has(key) ? escapeText(value) : value;
-  if (Array.isArray(value)) return key === 'enumNames' ? value.map((item) => (typeof item === 'string' ? escapeText(item) : item)) : value.map((item) => escapedSchema(item));
-  if (!isPlainObject(value) || key === 'const' || key === 'enum' || key === 'default') return value;
-  // The members of `properties` are schemas under the server's names: a property named `default` is not a default.
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [name, escapedSchema(item, key === 'properties' ? '' : name)]));
 }
 
 /** The tool error that ends a call whose server asked for what the gateway could not pass on. */

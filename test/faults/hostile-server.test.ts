@@ -94,14 +94,19 @@ describe("every text of a server's lists a person is shown (round 19)", () => {
   }
 
   // A prompt argument's title is not read (the SDK's PromptArgument has none): it never reaches the client.
-  test("prompt arguments' descriptions, names of resources and templates, descriptions and MIME types reach the client escaped", async () => {
+  test("descriptions (a tool schema's too), prompt arguments' descriptions, names of resources and templates and MIME types reach the client escaped", async () => {
     const harness = await listing({
-      tools: [{ name: 'echo', description: FORGED, inputSchema: { type: 'object' } }],
+      tools: [{ name: 'echo', description: FORGED, inputSchema: { type: 'object', properties: { path: { type: 'string', title: FORGED, description: FORGED, enum: ['a', 'b'] }, description: { type: 'string' } } } }],
       prompts: [{ name: 'p', description: FORGED, arguments: [{ name: 'path', title: FORGED, description: FORGED, required: true }] }],
       resources: [{ uri: 'evil://r', name: FORGED, description: FORGED, mimeType: FORGED }],
       resourceTemplates: [{ name: FORGED, description: FORGED, uriTemplate: 'evil://t/{id}', mimeType: FORGED }],
     });
-    expect((await harness.client.listTools()).tools[0]).toMatchObject({ name: 'evil__echo', description: FORGED_PARAGRAPH });
+    expect((await harness.client.listTools()).tools[0]).toEqual({
+      name: 'evil__echo',
+      description: FORGED_PARAGRAPH,
+      // A property named `description` is no description; enum values are sent back, and stay.
+      inputSchema: { type: 'object', properties: { path: { type: 'string', title: FORGED_SHOWN, description: FORGED_PARAGRAPH, enum: ['a', 'b'] }, description: { type: 'string' } } },
+    });
     expect((await harness.client.listPrompts()).prompts[0]).toEqual({ name: 'evil__p', description: FORGED_PARAGRAPH, arguments: [{ name: 'path', description: FORGED_PARAGRAPH, required: true }] });
     expect((await harness.client.listResources()).resources[0]).toEqual({ uri: 'evil://r', name: FORGED_SHOWN, description: FORGED_PARAGRAPH, mimeType: FORGED_SHOWN });
     expect((await harness.client.listResourceTemplates()).resourceTemplates[0]).toEqual({ uriTemplate: 'evil://t/{id}', name: FORGED_SHOWN, description: FORGED_PARAGRAPH, mimeType: FORGED_SHOWN });
