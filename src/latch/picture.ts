@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Decision, PathReport } from '../policy/types.js';
 
 /**
@@ -33,6 +34,12 @@ export function pictureOf(value: unknown): string[] | null {
   return Array.isArray(value) && value.every((line) => typeof line === 'string') ? (value as string[]) : null;
 }
 
+/**
+ * One path as the person was shown it, as a digest: the picture travels in a 2026-07-28 prompt's
+ * requestState, which holds at most MAX_REQUEST_STATE_CHARS (request-state.ts); the lines
+ * themselves (two absolute paths each) made a call showing ~400 paths one that could never be
+ * approved (round 19 review of the 2026-07-28 path, F7). 128 bits of SHA-256: only equality is asked.
+ */
 function pictureLine(path: PathReport): string {
-  return `${path.access}\0${path.path}\0${path.realPath}\0${path.inWorkspace}\0${path.problem ?? ''}`;
+  return createHash('sha256').update(`${path.access}\0${path.path}\0${path.realPath}\0${path.inWorkspace}\0${path.problem ?? ''}`).digest('base64url').slice(0, 22);
 }

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { MAX_REQUEST_STATE_CHARS } from '../../src/latch/request-state.js';
+import { MAX_CALL_PATHS } from '../../src/subjects/inspect.js';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -221,6 +223,31 @@ describe('a 2026-07-28 client whose envelope declares no elicitation', () => {
     expect(m.prompts).toHaveLength(0);
   }, 120_000);
 });
+
+/**
+ * The gateway's own state must fit its own limit (round 19 review of the 2026-07-28 path, F7): the
+ * picture of where a call's paths led (two absolute paths a line) made the state of a read of ~400
+ * files outside the workspace 85,512 characters, refused by its own retry ("longer than 65536
+ * characters") and asked again, forever. Now each path is a digest: the most paths a call may
+ * have (MAX_CALL_PATHS) fit, and the approval runs the call.
+ */
+test(`a 2026-07-28 client: a call showing ${MAX_CALL_PATHS} paths can be approved (its state fits MAX_REQUEST_STATE_CHARS)`, async () => {
+  const dir = tempDir();
+  const ws = join(dir, 'ws');
+  const outside = join(dir, 'outside');
+  mkdirSync(ws);
+  mkdirSync(outside);
+  writeFileSync(join(outside, 'some-longish-file-name-number-0.txt'), 'read through the approval');
+  const m = await startModernClient(ws, { mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws, outside] } }, workspace: [ws] }, { onElicit: null });
+  open.push(m);
+  const call = { name: 'fs__read_multiple_files', arguments: { paths: Array.from({ length: MAX_CALL_PATHS }, (_, i) => join(outside, `some-longish-file-name-number-${i}.txt`)) } };
+  const first = await round(m.client, call);
+  expect(first.resultType).toBe('input_required');
+  expect((first.requestState as string).length).toBeLessThanOrEqual(MAX_REQUEST_STATE_CHARS);
+  const second = await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState: first.requestState });
+  expect(second.resultType ?? 'complete').toBe('complete');
+  expect(textOf(second)).toContain('read through the approval');
+}, 120_000);
 
 /**
  * Mixed framing (round 19 review of the 2026-07-28 path, F6): a session that did `initialize` is of
