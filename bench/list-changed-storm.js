@@ -29,7 +29,11 @@ async function once(root) {
   const lists = join(dir, 'lists');
   writeFileSync(lists, '');
   const config = join(dir, 'mcp-latch.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { s: { command: process.execPath, args: [SERVER], env: { STORM_LISTS: lists } } }, permissions: { allow: ['mcp__s'] }, approval: { fallback: 'deny' }, timeouts: { firstListSeconds: 60 } }));
+  // addedTools "ask" for this build (round 19 on: older ones hold only added names, or do not know the
+  // setting): the storm changes tools never called on a server with pins (its storm tool is), which
+  // "hold" keeps out of the list as changed before any use (docs/pins.md, "A tool added later").
+  const policy = root === here ? { policy: { addedTools: 'ask' } } : {};
+  writeFileSync(config, JSON.stringify({ mcpServers: { s: { command: process.execPath, args: [SERVER], env: { STORM_LISTS: lists } } }, permissions: { allow: ['mcp__s'] }, approval: { fallback: 'deny' }, timeouts: { firstListSeconds: 60 }, ...policy }));
   const client = new Client({ name: 'storm-bench', version: '1' });
   let notified = 0;
   let relisting = null;

@@ -259,7 +259,9 @@ describe('a server that storms list_changed (7)', () => {
     const lists = join(dir, 'lists');
     writeFileSync(lists, '');
     const server = { command: process.execPath, args: [join(ROOT, 'test/fixtures/storm-server.mjs')], env: { STORM_TOOLS: '200', STORM_LISTS: lists } };
-    gateway = await startGateway({ mcpServers: { s: server, w: { command: process.execPath, args: [LISTING_SERVER, writeListing(dir)] } }, permissions: { allow: ['mcp__s', 'mcp__w'] } }, { dir });
+    // addedTools "ask": the storm changes tools never called on a server with pins (s__storm is pinned
+    // by its call), which "hold" keeps out of the list as changed before any use (docs/pins.md, "A tool added later").
+    gateway = await startGateway({ mcpServers: { s: server, w: { command: process.execPath, args: [LISTING_SERVER, writeListing(dir)] } }, permissions: { allow: ['mcp__s', 'mcp__w'] }, policy: { addedTools: 'ask' } }, { dir });
     const harness = gateway;
     await harness.client.callTool({ name: 's__storm', arguments: { ms: 5000, every: 5 } });
     // Another server's calls are served meanwhile.

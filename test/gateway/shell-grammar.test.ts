@@ -141,6 +141,8 @@ describe('tool classes across list changes', () => {
         mcpServers: { fix: fixtureServer('fix', join(dir, 'log'), [], { FIXTURE_DEFINITION_FILE: definitionFile }), other: fixtureServer('other', join(dir, 'other-log')) },
         workspace: [dir],
         permissions: { allow: ['mcp__fix__echo', 'mcp__fix__relist', 'mcp__other__echo'], deny: ['Bash(rm *)'] },
+        // fix has a pin (relist's call) and echo none: under "hold" its changed echo is held as changed before any use (docs/pins.md, "A tool added later").
+        policy: { addedTools: 'ask' },
       },
       { dir },
     );
