@@ -21,6 +21,7 @@ import { watchConfig, type ConfigWatcher } from '../config/watch.js';
 import { pinsFileFor } from '../config/locate.js';
 import { serverStartFiles } from '../config/servers.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
+import { ListingNotes, NAMED_IN_LINE, namedAndCounted, type ListingPass } from './listing-notes.js';
 import type { DefinitionReport } from '../pins/check.js';
 import { definitionDigest, promptDefinition, templateDefinition, toolDefinition, type PinKind } from '../pins/definition.js';
 import { RulesFile } from '../store/rules-file.js';
@@ -83,8 +84,8 @@ export class GatewayCore implements CallContext {
   private readonly rulesFile: RulesFile;
   private readonly definitions: DefinitionReports;
   private readonly listeners = new Set<() => void>();
-  /** Changed definitions already logged (toolsList), by digest. */
-  private readonly changedLogged = new Set<string>();
+  /** What the lists held back, listed as pinned or left out, told once per server and change (listing-notes.ts). */
+  private readonly listingNotes = new ListingNotes();
   /**
    * Each server's tool, prompt and template names as it first listed them in this run (addedLater),
    * by kind and name; kept across its restarts, made anew for a server a reload replaced (another Supervisor).
@@ -735,46 +736,72 @@ export class GatewayCore implements CallContext {
     const servers: Supervisor[] = [];
     const hasPin = this.definitions.pinLookup();
     const holdAdded = this.loaded.file.policy.addedTools === 'hold';
+    const notes = this.listingNotes.pass('tools/list');
     for (const route of this.registry.toolRoutesList()) {
       const pinned = hasPin('tool', route.supervisor.name, route.tool.name);
       if (!pinned && holdAdded && this.definitions.addedLater('tool', route.supervisor.name, route.tool.name, route.tool)) {
-        this.logAdded(this.definitionReport(route), 'tool');
+        this.noteAdded(notes, route.supervisor.name, route.exposed, () => this.definitionReport(route), 'tool', true);
         continue;
       }
       const report = hide || pinned ? this.definitionReport(route) : null;
       if (hide && report!.findings.length > 0) continue;
-      if (report?.pinned && !this.changedLogged.has(report.digest)) {
-        this.changedLogged.add(report.digest);
-        this.logger.warn({ tool: route.exposed }, `${route.exposed}: the server lists a changed definition; clients are listed the pinned one until it is accepted (mcp-latch tools --changed)`);
-      }
-      const shown = this.shown('tools/list', route.supervisor.name, route.exposed, report?.pinned ? (report.pinned as Tool) : route.tool);
+      if (report?.pinned) notes.note('changed', route.supervisor.name, route.exposed, `${route.exposed} ${report.digest}`, () => route.exposed);
+      const shown = this.shown(notes, route.supervisor.name, route.exposed, report?.pinned ? (report.pinned as Tool) : route.tool);
       if (shown === null) continue;
       tools.push({ ...shown, name: route.exposed });
       servers.push(route.supervisor);
     }
+    this.tellNotes(notes);
     return this.withinLimit('tools/list', tools, servers);
   }
 
   /**
-   * Logs once per definition that a tool, prompt or template its server added later is held back
-   * (`hold`), or listed as new (`ask`), with the command that accepts it.
+   * Notes a tool, prompt or template its server added later (or changed before any use was
+   * allowed), held back (`hold`) or listed as new (`ask`); its report (a scan, for the digest of the
+   * accept command) is made only for the first few of its server, which the log line names.
    */
-  private logAdded(report: DefinitionReport, what: string, held = true): void {
-    const { digest, exposed } = report;
-    if (this.changedLogged.has(`added ${digest}`)) return;
-    this.changedLogged.add(`added ${digest}`);
-    const then = held ? 'it is not listed to clients until accepted' : 'it is listed as new (policy.addedTools "ask")';
-    this.logger.warn({ [what]: exposed, digest }, `${exposed}: the server added this ${what} after its first listing; ${then} (mcp-latch tools --changed, then --accept ${exposed}@${digest})`);
+  private noteAdded(notes: ListingPass, server: string, exposed: string, report: () => DefinitionReport, what: string, held: boolean): void {
+    notes.note(`${held ? 'held' : 'listed'} ${what}`, server, exposed, exposed, () => `${exposed}@${report().digest}`);
+  }
+
+  /** Logs what a list answer's notes hold that differs from its last (listing-notes.ts): one line per server and kind of note. */
+  private tellNotes(notes: ListingPass): void {
+    for (const { kind, group } of notes.end()) {
+      const count = group.names.length;
+      const { server } = group;
+      if (kind === 'changed') {
+        const message = count === 1
+          ? `${group.names[0]}: the server lists a changed definition; clients are listed the pinned one until it is accepted (mcp-latch tools --changed)`
+          : `${server}: the server lists changed definitions of ${count.toLocaleString('en-US')} tools (${namedAndCounted(group)}); clients are listed the pinned ones until they are accepted (mcp-latch tools --changed)`;
+        this.logger.warn(count === 1 ? { tool: group.names[0] } : { server, tools: count }, message);
+      } else if (kind === 'unshowable') {
+        const message = count === 1
+          ? `${notes.method}: an entry of ${server} is not listed to clients: ${group.details[0]} holds characters that cannot be shown as they are (a control, bidi or invisible character, or a line break), and the client would send it back unchanged`
+          : `${notes.method}: ${count.toLocaleString('en-US')} entries of ${server} are not listed to clients (${namedAndCounted(group)}): ${group.details[0]}, and a value of each other, holds characters that cannot be shown as they are (a control, bidi or invisible character, or a line break), and the client would send it back unchanged`;
+        this.logger.warn({ server, entry: group.names[0], entries: count }, message);
+      } else {
+        const held = kind.startsWith('held ');
+        const what = kind.slice(kind.indexOf(' ') + 1);
+        const accept = group.details.join(', ');
+        if (count === 1) {
+          const then = held ? 'it is not listed to clients until accepted' : 'it is listed as new (policy.addedTools "ask")';
+          this.logger.warn({ [what]: group.names[0], digest: accept.slice(accept.indexOf('@') + 1) }, `${group.names[0]}: the server added this ${what} after its first listing; ${then} (mcp-latch tools --changed, then --accept ${accept})`);
+        } else {
+          const then = held ? 'they are not listed to clients until accepted' : 'they are listed as new (policy.addedTools "ask")';
+          this.logger.warn({ server, [`${what}s`]: count }, `${server}: the server added ${count.toLocaleString('en-US')} ${what}s after its first listing (${namedAndCounted(group)}); ${then} (mcp-latch tools --changed, then --accept NAME@DIGEST for each: ${accept}${count > NAMED_IN_LINE ? ', …' : ''})`);
+        }
+      }
+    }
   }
 
   /**
-   * Whether a prompt or template its server added later is left out of the list (logged either
+   * Whether a prompt or template its server added later is left out of the list (noted either
    * way). The report (a scan) is made only for one with no pin that is not of the first listing.
    */
-  private heldAdded(kind: 'prompt' | 'template', server: string, entry: Prompt | ResourceTemplate, hasPin: (kind: PinKind, server: string, name: string) => boolean, report: () => DefinitionReport): boolean {
+  private heldAdded(notes: ListingPass, kind: 'prompt' | 'template', server: string, exposed: string, entry: Prompt | ResourceTemplate, hasPin: (kind: PinKind, server: string, name: string) => boolean, report: () => DefinitionReport): boolean {
     if (hasPin(kind, server, entry.name) || !this.definitions.addedLater(kind, server, entry.name, entry)) return false;
     const held = this.loaded.file.policy.addedTools === 'hold';
-    this.logAdded(report(), kind === 'prompt' ? 'prompt' : 'resource template', held);
+    this.noteAdded(notes, server, exposed, report, kind === 'prompt' ? 'prompt' : 'resource template', held);
     return held;
   }
 
@@ -783,26 +810,30 @@ export class GatewayCore implements CallContext {
     const hasPin = this.definitions.pinLookup();
     const prompts: Prompt[] = [];
     const servers: Supervisor[] = [];
+    const notes = this.listingNotes.pass('prompts/list');
     for (const route of this.registry.promptRoutesList()) {
       if (hide && this.promptReport(route).findings.length > 0) continue;
-      if (this.heldAdded('prompt', route.supervisor.name, route.prompt, hasPin, () => this.promptReport(route))) continue;
-      const shown = this.shown('prompts/list', route.supervisor.name, route.exposed, route.prompt);
+      if (this.heldAdded(notes, 'prompt', route.supervisor.name, route.exposed, route.prompt, hasPin, () => this.promptReport(route))) continue;
+      const shown = this.shown(notes, route.supervisor.name, route.exposed, route.prompt);
       if (shown === null) continue;
       prompts.push({ ...shown, name: route.exposed });
       servers.push(route.supervisor);
     }
+    this.tellNotes(notes);
     return this.withinLimit('prompts/list', prompts, servers);
   }
 
   resourcesList(): ListAnswer<Resource> {
     const resources: Resource[] = [];
     const servers: Supervisor[] = [];
+    const notes = this.listingNotes.pass('resources/list');
     for (const entry of this.registry.resources()) {
-      const shown = this.shown('resources/list', entry.supervisor.name, entry.resource.name, entry.resource);
+      const shown = this.shown(notes, entry.supervisor.name, entry.resource.name, entry.resource);
       if (shown === null) continue;
       resources.push(shown);
       servers.push(entry.supervisor);
     }
+    this.tellNotes(notes);
     return this.withinLimit('resources/list', resources, servers);
   }
 
@@ -811,29 +842,27 @@ export class GatewayCore implements CallContext {
     const hasPin = this.definitions.pinLookup();
     const templates: ResourceTemplate[] = [];
     const servers: Supervisor[] = [];
+    const notes = this.listingNotes.pass('resources/templates/list');
     for (const entry of this.registry.templates()) {
       if (hide && this.templateEntryReport(entry).findings.length > 0) continue;
-      if (this.heldAdded('template', entry.supervisor.name, entry.template, hasPin, () => this.templateEntryReport(entry))) continue;
-      const shown = this.shown('resources/templates/list', entry.supervisor.name, entry.template.name, entry.template);
+      if (this.heldAdded(notes, 'template', entry.supervisor.name, `${entry.supervisor.name}__${entry.template.name}`, entry.template, hasPin, () => this.templateEntryReport(entry))) continue;
+      const shown = this.shown(notes, entry.supervisor.name, entry.template.name, entry.template);
       if (shown === null) continue;
       templates.push(shown);
       servers.push(entry.supervisor);
     }
+    this.tellNotes(notes);
     return this.withinLimit('resources/templates/list', templates, servers);
   }
 
   /**
    * A server's entry as clients are shown it (listed-text.ts: its display text escaped), or null
-   * when a value the client sends back cannot be shown as it is: then it is not listed, logged once.
+   * when a value the client sends back cannot be shown as it is: then it is not listed, noted.
    */
-  private shown<T extends object>(method: string, server: string, name: string, entry: T): T | null {
+  private shown<T extends object>(notes: ListingPass, server: string, name: string, entry: T): T | null {
     const shown = shownEntry(entry);
     if ('entry' in shown) return shown.entry;
-    const key = `unshowable ${method} ${server} ${shown.unshowable}`;
-    if (!this.changedLogged.has(key)) {
-      this.changedLogged.add(key);
-      this.logger.warn({ server, entry: escapeText(name) }, `${method}: an entry of ${server} is not listed to clients: ${shown.unshowable} holds characters that cannot be shown as they are (a control, bidi or invisible character, or a line break), and the client would send it back unchanged`);
-    }
+    notes.note('unshowable', server, escapeText(name), shown.unshowable, () => shown.unshowable);
     return null;
   }
 
