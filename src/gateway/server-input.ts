@@ -3,7 +3,8 @@ import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
 import { escapeText, isPlainText } from '../latch/escape.js';
-import { isPlainObject } from '../values.js';
+import { MAX_CHECKED_VALUES } from '../downstream/answer-entries.js';
+import { MAX_DEPTH, isPlainObject, nestsDeeperWithin } from '../values.js';
 import { canShowForm, type Envelope } from './era-2026.js';
 import { markedSampling } from './sampling.js';
 import { withoutGatewayKeys } from './server-meta.js';
@@ -56,6 +57,12 @@ export function serverInput(server: string, result: Record<string, unknown>, cli
   // Round 19 review of the 2026-07-28 path, F3: 200 in one answer were all put before the person.
   const count = Object.keys(inputRequests).length;
   if (count > MAX_SERVER_QUESTIONS) return `it asked ${count} questions at once (the limit is ${MAX_SERVER_QUESTIONS} of one server at once)`;
+  // Before anything walks them (shownQuestion and the schema's text recurse): a question 5,000 levels
+  // deep overflowed the stack, "Maximum call stack size exceeded" (round 19 review of the
+  // 2026-07-28 path, F4). The bounds a server's complete result is held to (call-result.ts).
+  const deep = nestsDeeperWithin(inputRequests, MAX_CHECKED_VALUES);
+  if (deep === null) return `its input requests hold more than ${MAX_CHECKED_VALUES.toLocaleString('en-US')} values, the most mcp-latch checks in one answer`;
+  if (deep) return `its input requests nest deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on`;
   const requests: Record<string, unknown> = {};
   let samplings = 0;
   for (const [key, request] of Object.entries(inputRequests)) {

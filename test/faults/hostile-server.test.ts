@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CreateMessageRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
 import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../../src/config/limits.js';
+import { MAX_DEPTH } from '../../src/values.js';
 import { round, startModernClient } from '../helpers/modern-client.js';
 import { eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
@@ -356,5 +357,37 @@ describe(`a server's questions: at most ${MAX_SERVER_QUESTIONS} before the perso
     } finally {
       await m.close();
     }
+  });
+});
+
+/**
+ * A 2026-07-28 server's question nested 5,000 levels deep (round 19 review of the 2026-07-28 path,
+ * F4): the gateway's walk of it overflowed the stack ("Maximum call stack size exceeded", caught),
+ * with no stated limit. Now refused before it is walked, naming the depth limit, for either client.
+ */
+describe(`a 2026-07-28 server's question nested deeper than ${MAX_DEPTH} levels (F4)`, () => {
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const refused = `mcp-latch: raw asked for input the gateway could not pass on: its input requests nest deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on. The call did not complete.`;
+  const config = (dir: string) => ({ mcpServers: { raw: { command: process.execPath, args: [RAW], env: { DEEP: '5000', FIXTURE_LOG: join(dir, 'raw.log') }, protocolVersion: '2026-07-28' as const } }, permissions: { allow: ['mcp__raw'] } });
+
+  test('a 2026-07-28 client: the call ends naming the limit; nothing is relayed', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    const m = await startModernClient(dir, config(dir));
+    try {
+      const result = await round(m.client, { name: 'raw__go', arguments: {} });
+      expect(result.resultType ?? 'complete').toBe('complete');
+      expect(textOf(result)).toBe(refused);
+      expect(m.stderr()).not.toContain('Maximum call stack');
+    } finally {
+      await m.close();
+    }
+  });
+
+  test('a handshake-era client: the call ends naming the limit; nothing is asked', { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    gateway = await startGateway(config(dir), { dir, onElicit: () => ({ action: 'accept', content: {} }) });
+    const result = await gateway.client.callTool({ name: 'raw__go', arguments: {} });
+    expect(textOf(result)).toBe(refused);
+    expect(gateway.elicitations).toHaveLength(0);
   });
 });
