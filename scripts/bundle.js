@@ -87,6 +87,24 @@ const common = {
       },
     },
     {
+      // Ajv (with ajv-formats and fast-uri: ~90 modules) is evaluated only when the first
+      // AjvJsonSchemaValidator is made: a start whose outputSchemas the note beside the code cache
+      // holds makes none before its first list (src/downstream/listing.ts; every SDK Client and Server
+      // is given src/schema-validators.ts, which makes one at its first schema), yet the SDK's
+      // client, server and our listing import it, so it was evaluated with the bundle
+      // (docs/performance.md, "Round 19: start"). The stand-in makes the SDK's own class.
+      name: 'ajv-at-first-use',
+      setup(context) {
+        const real = `${root}node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js`;
+        context.onResolve({ filter: /[\\/]validation[\\/]ajv-provider\.js$/ }, (args) => (args.namespace === 'lazy-ajv' ? undefined : { path: 'ajv-provider', namespace: 'lazy-ajv' }));
+        context.onLoad({ filter: /^ajv-provider$/, namespace: 'lazy-ajv' }, () => ({
+          contents: `let Real; export class AjvJsonSchemaValidator { constructor(...args) { Real ??= require(${JSON.stringify(real)}).AjvJsonSchemaValidator; return new Real(...args); } }`,
+          loader: 'js',
+          resolveDir: root,
+        }));
+      },
+    },
+    {
       // src/version.ts reads ../package.json relative to its own file, which the bundle moves.
       name: 'version',
       setup(context) {

@@ -191,24 +191,26 @@ describe('the serve bundle with its code cache', () => {
     expect(run()).toBe('accepted');
   });
 
-  test('which outputSchemas compile is noted beside the cache: the next start compiles none of them, nor loads node:crypto, before its first list', async () => {
+  test('which outputSchemas compile is noted beside the cache: the next start compiles none of them, nor loads node:crypto or Ajv, before its first list', async () => {
     // server-everything lists tools with an outputSchema, which the listing compiles with Ajv to drop
     // one that does not compile (downstream/listing.ts); Ajv compiles with \`new Function\`. The probe
     // counts those calls until the first tools/list answer is written (docs/performance.md, "Round 18: start"),
     // and notes whether node:crypto was loaded by then: a noted schema is not hashed, and the list's
-    // digest is made after the answer is written ("Round 19: start").
+    // digest is made after the answer is written ("Round 19: start"); and whether Ajv was evaluated,
+    // seen by fast-uri's \`RegExp.prototype.test.bind\` calls (its URI library, evaluated with it alone).
     const dir = tempDir();
     const cacheHome = join(dir, 'cache');
     const probe = join(dir, 'probe.cjs');
     writeFileSync(
       probe,
-      `const fs = require('node:fs'); const net = require('node:net'); let made = 0; let listed = false;
+      `const fs = require('node:fs'); const net = require('node:net'); let made = 0; let listed = false; let binds = 0;
+      const bind = Function.prototype.bind; Function.prototype.bind = function (...args) { if (!listed && this === RegExp.prototype.test) binds++; return bind.apply(this, args); };
       globalThis.Function = new Proxy(globalThis.Function, { construct(target, args) { if (!listed) made++; return Reflect.construct(target, args); } });
-      function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ made, crypto: process.moduleLoadList.includes('NativeModule crypto') })); } }
+      function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ made, crypto: process.moduleLoadList.includes('NativeModule crypto'), ajv: binds > 0 })); } }
       const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
       const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
     );
-    const start = async (n: number): Promise<{ made: number; crypto: boolean }> => {
+    const start = async (n: number): Promise<{ made: number; crypto: boolean; ajv: boolean }> => {
       const out = join(dir, `made-${n}`);
       const gateway = await startGateway({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } } }, { dir, nodeArgs: ['--require', probe], env: { XDG_CACHE_HOME: cacheHome, PROBE_OUT: out } });
       try {
@@ -216,7 +218,7 @@ describe('the serve bundle with its code cache', () => {
         expect(tools.some((tool) => tool.outputSchema)).toBe(true);
         // The note is written with the code cache, once the list is answered.
         await eventually(() => expect(gateway.stderr()).toMatch(n === 1 ? /"msg":"compiled outputSchemas written to [^"]*serve-schemas-[0-9a-f]+-[0-9a-f]+\.json"/ : /"msg":"code cache /), 30_000);
-        return JSON.parse(readFileSync(out, 'utf8')) as { made: number; crypto: boolean };
+        return JSON.parse(readFileSync(out, 'utf8')) as { made: number; crypto: boolean; ajv: boolean };
       } finally {
         await gateway.close();
       }
@@ -224,15 +226,17 @@ describe('the serve bundle with its code cache', () => {
     const first = await start(1);
     expect(first.made).toBeGreaterThan(0);
     expect(first.crypto).toBe(true);
+    expect(first.ajv).toBe(true);
     const notes = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith('serve-schemas-'));
     expect(notes).toHaveLength(1);
     expect((statSync(join(cacheHome, 'mcp-latch', notes[0]!)).mode & 0o777).toString(8)).toBe('600');
-    expect(await start(2)).toEqual({ made: 0, crypto: false });
+    expect(await start(2)).toEqual({ made: 0, crypto: false, ajv: false });
     // A note that is not the user's alone is not read: the schemas are compiled again.
     chmodSync(join(cacheHome, 'mcp-latch', notes[0]!), 0o666);
     const third = await start(3);
     expect(third.made).toBeGreaterThan(0);
     expect(third.crypto).toBe(true);
+    expect(third.ajv).toBe(true);
   }, 120_000);
 
   test('a cache directory others can write is not read and not written', async () => {
