@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash } from '../node-crypto.js';
 import type { Decision, PathReport } from '../policy/types.js';
 
 /**
