@@ -265,6 +265,22 @@ describe("an approval carried across the server's question, a path moved meanwhi
     expect(readFileSync(victim, 'utf8')).toBe('original\n');
   }, 120_000);
 
+  test('2026-07-28 client, an edited call: the retry answering the server is denied, naming the change; nothing is written through the link', async () => {
+    const { ws, victim, cfg, note } = layout();
+    const edited = join(ws, 'edited.txt');
+    const m = await startModernClient(ws, cfg, { onElicit: null });
+    closing.push(m);
+    const call = { name: 'modern__save', arguments: { path: note, content: 'PWNED\n' } };
+    const first = await round(m.client, call);
+    const second = await round(m.client, { ...call, inputResponses: { 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once', edit_path: edited } } }, requestState: first.requestState });
+    expect(Object.keys(second.inputRequests as object)).toEqual([KEY]);
+    symlinkSync(victim, edited);
+    const third = await round(m.client, { ...call, inputResponses: { [KEY]: { action: 'accept', content: { confirm: true } } }, requestState: second.requestState });
+    expect(third.isError).toBe(true);
+    expect(textOf(third)).toContain(`Denied by mcp-latch: ${edited} changed while its server's question was open: it now leads to ${victim} (outside the workspace)`);
+    expect(readFileSync(victim, 'utf8')).toBe('original\n');
+  }, 120_000);
+
   test('handshake-era client: the call is not sent to the server again and is denied, naming the change; nothing is written through the link', async () => {
     const { dir, ws, victim, cfg, note } = layout();
     let h: Harness | null = null;
