@@ -42,6 +42,8 @@ export interface CodeCache {
   readonly file: string | undefined;
   /** Writes the cache now, made at `stage`, unless the one loaded (or one written by this start) was made at it or later; what happened, in words. */
   save(stage: CodeCacheStage): string;
+  /** Whether `save(stage)` would write it (and so needs serve's lasting flags, v8-flags.ts). */
+  writes(stage: CodeCacheStage): boolean;
 }
 
 /** A stage's byte in the file; a later stage holds more of the code. */
@@ -75,6 +77,11 @@ export function saveCodeCaches(stage: CodeCacheStage): Array<{ file: string | un
   return loadedCaches.map((cache) => ({ file: cache.file, outcome: cache.save(stage) }));
 }
 
+/** Whether saveCodeCaches(stage) would write any cache: serve sets its flags back for a write only (cli/serve.ts). */
+export function codeCachesWrite(stage: CodeCacheStage): boolean {
+  return loadedCaches.some((cache) => cache.writes(stage));
+}
+
 export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env, beforeRun?: () => void): LoadedBundle {
   const loaded = loadBundleOnce(bundle, env, beforeRun);
   loadedCaches.push(loaded.codeCache);
@@ -92,7 +99,7 @@ function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, beforeRun?: () =
     compiled.paths = require.resolve.paths('x') ?? [];
     beforeRun?.();
     compiled._compile(`${readFileSync(bundle, 'latin1')}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
-    return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
+    return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps', writes: () => false } };
   }
   const { script, status, stage, directory, file } = compileBundle(bundle, env);
   beforeRun?.();
@@ -112,6 +119,7 @@ function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, beforeRun?: () =
         if (held === STAGES.call) toSave = null;
         return outcome;
       },
+      writes: (wanted) => toSave !== null && STAGES[wanted] > held,
     },
   };
 }

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { CodeCache, CodeCacheStage } from './code-cache.js';
 import type * as GatewayBundle from './serve-gateway.js';
 import { readEarlyConfig } from '../config/early.js';
-import { setServeFlags, setServingFlags, setStartUpFlags } from './v8-flags.js';
+import { setFlags, setServeFlags, setStartUpFlags } from './v8-flags.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
 import { errorMessage, LatchError } from '../errors.js';
@@ -50,7 +50,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let logger: Logger | undefined;
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
-  const [{ createLogger }, { loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
+  const [{ createLogger }, { codeCachesWrite, loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
   logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
 
   let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
@@ -108,16 +108,19 @@ export async function serve(options: ServeOptions): Promise<void> {
   const saveCodeCache = (stage: CodeCacheStage) =>
     setImmediate(() => {
       if (stage === 'call') callAnswered = true;
-      setStartUpFlags(false);
+      // The flags are set back for a cache that is written only: each change of them costs ~20 µs,
+      // and at a start whose caches were made after a call nothing is written, so the list's save
+      // changes none and the call's one, from the start-up's to the serving ones (v8-flags.ts;
+      // docs/performance.md, "Round 19: the first shell command").
+      if (codeCachesWrite(stage)) setFlags(false, false);
       saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`));
       // Beside them, which outputSchemas compile (downstream/listing.ts).
       const schemas = noteCompiledSchemas();
       if (schemas) logger.debug(`compiled outputSchemas ${schemas}`);
-      // Then TurboFan may optimise sooner: the start-up is over and the caches are made (v8-flags.ts).
-      if (stage === 'call') {
-        setServingFlags(true);
-        logger.debug('serving flags set');
-      } else if (!callAnswered) setStartUpFlags(true);
+      // The start-up's flags until the first call is answered; then TurboFan may optimise sooner:
+      // the start-up is over and the caches are made (v8-flags.ts).
+      setFlags(!callAnswered, callAnswered);
+      if (stage === 'call') logger.debug('serving flags set');
     });
   void gateway.firstToolsList.then(() => {
     saveCodeCache('list');

@@ -34,16 +34,7 @@ export function setServeFlags(): void {
 let startingUp = false;
 
 export function setStartUpFlags(on: boolean): void {
-  if (on === startingUp) return;
-  startingUp = on;
-  if (on) {
-    setFlagsFromString('--max-opt=2');
-    // Once `--turbofan` was set (below), `--max-opt=2` no longer implies it off: V8 leaves a flag set by hand as it is.
-    setFlagsFromString('--no-turbofan');
-  } else {
-    setFlagsFromString('--max-opt=999');
-    setFlagsFromString('--turbofan');
-  }
+  setFlags(on, serving);
 }
 
 /**
@@ -61,9 +52,28 @@ const BUDGET = process.versions.v8.startsWith('11.3.') ? { serving: '--interrupt
 let serving = false;
 
 export function setServingFlags(on: boolean): void {
-  if (on === serving || !BUDGET) return;
-  serving = on;
-  setFlagsFromString(on ? BUDGET.serving : BUDGET.default);
+  setFlags(startingUp, on);
+}
+
+/**
+ * The start-up's flags and the serving budget as asked, in one `setFlagsFromString`: each call
+ * costs ~17-20 µs in a serving gateway (V8 processes its flag implications and hashes every
+ * flag again), and serve's change at the first call's answer (start-up off, budget on) ran as
+ * three, ~60 µs inside the first command (docs/performance.md, "Round 19: the first shell command").
+ */
+export function setFlags(startUp: boolean, serve: boolean): void {
+  const changes: string[] = [];
+  if (startUp !== startingUp) {
+    startingUp = startUp;
+    // With `--max-opt=2`, `--no-turbofan` too: once `--turbofan` was set (below), `--max-opt=2` no
+    // longer implies it off (V8 leaves a flag set by hand as it is).
+    changes.push(...(startUp ? ['--max-opt=2', '--no-turbofan'] : ['--max-opt=999', '--turbofan']));
+  }
+  if (BUDGET && serve !== serving) {
+    serving = serve;
+    changes.push(serve ? BUDGET.serving : BUDGET.default);
+  }
+  if (changes.length > 0) setFlagsFromString(changes.join(' '));
 }
 
 /**
@@ -77,12 +87,10 @@ export function setServingFlags(on: boolean): void {
 export function underLastingFlags<T>(run: () => T): T {
   const [wasStartingUp, wasServing] = [startingUp, serving];
   if (!wasStartingUp && !wasServing) return run();
-  setStartUpFlags(false);
-  setServingFlags(false);
+  setFlags(false, false);
   try {
     return run();
   } finally {
-    setStartUpFlags(wasStartingUp);
-    setServingFlags(wasServing);
+    setFlags(wasStartingUp, wasServing);
   }
 }

@@ -239,6 +239,43 @@ describe('the serve bundle with its code cache', () => {
     expect(third.ajv).toBe(true);
   }, 120_000);
 
+  test("a start whose caches were made after a call changes V8's flags once, at its first call's answer, and not at its list", async () => {
+    // Each setFlagsFromString costs ~20 µs in a serving gateway; with nothing to write, the list's
+    // save changed four flags and set them back, the call's made three changes inside the first
+    // command (docs/performance.md, "Round 19: the first shell command"). The probe notes each
+    // change the serve bundle makes, and the list and the first answer as they are written.
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      `const fs = require('node:fs'); const net = require('node:net'); const v8 = require('node:v8');
+      const note = (line) => fs.appendFileSync(process.env.PROBE_OUT, line + '\\n');
+      const set = v8.setFlagsFromString; v8.setFlagsFromString = function (flags) { note('flags ' + flags); return set.call(this, flags); };
+      function seen(data) { const text = String(data); if (text.includes('"tools":[')) note('listed'); else if (text.includes('"result":{"content"')) note('answered'); }
+      const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
+      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
+    );
+    const start = async (n: number): Promise<string[]> => {
+      const out = join(dir, `flags-${n}`);
+      const gateway = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } }, { dir, nodeArgs: ['--require', probe], env: { XDG_CACHE_HOME: cacheHome, PROBE_OUT: out } });
+      try {
+        await gateway.client.listTools();
+        expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'once' } }))).toContain('once');
+        await eventually(() => expect(gateway.stderr()).toContain('"msg":"serving flags set"'), 30_000);
+        const lines = readFileSync(out, 'utf8').split('\n').filter(Boolean);
+        return lines.slice(lines.indexOf('listed'));
+      } finally {
+        await gateway.close();
+      }
+    };
+    // The first start writes the cache at its list and at its call, under serve's lasting flags.
+    expect(await start(1)).toContain('flags --max-opt=999 --turbofan');
+    const second = await start(2);
+    expect(second.filter((line) => line.startsWith('flags '))).toEqual(['flags --max-opt=999 --turbofan --interrupt-budget=16384']);
+    expect(second.indexOf('flags --max-opt=999 --turbofan --interrupt-budget=16384')).toBeGreaterThan(second.indexOf('answered'));
+  }, 120_000);
+
   test('a cache directory others can write is not read and not written', async () => {
     const dir = tempDir();
     const cacheHome = join(dir, 'cache');
