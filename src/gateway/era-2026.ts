@@ -20,6 +20,8 @@ import type { LineSending } from '../downstream/lines.js';
  * the envelope pass untouched: a 2025 client sees the gateway exactly as before.
  */
 const FIRST_MODERN_VERSION = '2026-07-28';
+/** JSON-RPC's Invalid Request. */
+const INVALID_REQUEST = -32600;
 /** UnsupportedProtocolVersionError of 2026-07-28. */
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Results a modern client may cache: they must say for how long. */
@@ -100,6 +102,8 @@ export class ModernWire {
   private readonly open = new Map<RequestId, string>();
   /** The last envelope a modern request brought (for what the gateway shows of its client). */
   lastEnvelope: Envelope | null = null;
+  /** The transport's own send: an answer that must not end an open request's entry (take). */
+  private readonly sendUnstamped: Transport['send'];
   /** The client sent `initialize`: the session is of the handshake era, whatever a request's `_meta` says later (legacyRequest). */
   private legacy = false;
 
@@ -117,6 +121,7 @@ export class ModernWire {
       if (!this.take(taken)) inner?.(taken, extra);
     };
     const send = transport.send.bind(transport);
+    this.sendUnstamped = send;
     transport.send = (message, options) => send(this.stamp(message), options);
     // An answer sent as a line (upstream-calls.ts, answeredText) to a modern request is stamped as any other.
     const lines = transport as Transport & Partial<LineSending>;
@@ -144,6 +149,14 @@ export class ModernWire {
     if (!MODERN_VERSIONS.includes(envelope.version)) {
       void this.transport
         .send({ jsonrpc: '2.0', id, error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: 'Unsupported protocol version', data: { supported: [...MODERN_VERSIONS], requested: envelope.version } } })
+        .catch(() => undefined);
+      return true;
+    }
+    // An id still open is refused here: the refusal sent on would end the first request's entry,
+    // and that request's answer would go out unstamped, a server's input_required with it (round
+    // 19 review of late commits, F3).
+    if (this.open.has(id)) {
+      void this.sendUnstamped({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid request: request id ${JSON.stringify(id)} is already in use by a request in flight` } })
         .catch(() => undefined);
       return true;
     }

@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
-import { fixtureCalls, fixtureServer, ROOT, tempDir, textOf } from '../helpers/gateway.js';
+import { BIN, eventually, fixtureCalls, fixtureServer, ROOT, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
 
 /**
  * What a server writes under the 2026-07-28 revision's own keys never speaks for the gateway to a
@@ -61,6 +63,35 @@ describe("a 2025-era server's result holding the revision's keys (F1)", () => {
     await expect(send(m)).rejects.toThrow(`answered ${method} "${method === 'prompts/get' ? 'greet' : 'note://1'}" with an invalid result: it asked for input (input_required), which mcp-latch relays only in tools/call`);
     expect(m.prompts).toEqual([]);
   });
+});
+
+test("a request id reused while its request runs is refused without ending the first one's stamp: the server's input_required still goes out complete", { timeout: 60_000 }, async () => {
+  const dir = tempDir();
+  const definitions = join(dir, 'definition.json');
+  writeFileSync(definitions, '{}');
+  const config = writeConfig(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log'), [], { FIXTURE_RESULT_EXTRA: JSON.stringify(SPOOF), FIXTURE_DEFINITION_FILE: definitions }) }, permissions: { allow: ['mcp__fix'] } });
+  const gateway = spawn(process.execPath, [BIN, 'serve', '--config', config], { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'] });
+  const answers = new Map<number, Array<Record<string, unknown>>>();
+  createInterface({ input: gateway.stdout }).on('line', (line) => {
+    const message = JSON.parse(line) as { id: number };
+    answers.set(message.id, [...(answers.get(message.id) ?? []), message as never]);
+  });
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } } };
+  const send = (message: Record<string, unknown>) => gateway.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  try {
+    send({ id: 1, method: 'tools/list', params: { _meta: meta } });
+    await eventually(() => expect(answers.get(1)).toBeDefined(), 30_000);
+    send({ id: 5, method: 'tools/call', params: { name: 'fix__slow', arguments: { ms: 800 }, _meta: meta } });
+    send({ id: 5, method: 'tools/call', params: { name: 'fix__echo', arguments: { text: 'x' }, _meta: meta } });
+    await eventually(() => expect(answers.get(5)).toHaveLength(2), 30_000);
+    const [refusal, answer] = answers.get(5)! as [{ error?: { code: number; message: string } }, { result: Record<string, unknown> }];
+    expect(refusal.error).toEqual({ code: -32600, message: 'Invalid request: request id 5 is already in use by a request in flight' });
+    expect(answer.result.resultType).toBe('complete');
+    expect(answer.result.inputRequests).toBeUndefined();
+    expect(answer.result.requestState).toBeUndefined();
+  } finally {
+    gateway.kill();
+  }
 });
 
 test("a server's caching hints are not passed on: its read is cached by nobody (F8)", { timeout: 60_000 }, async () => {

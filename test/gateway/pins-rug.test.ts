@@ -211,7 +211,7 @@ describe('a 2026-07-28 server that changes a tool while it runs (round 19)', () 
     const dir = tempDir();
     const log = join(dir, 'modern.log');
     const config: ConfigInput = { mcpServers: { modern: { command: process.execPath, args: [join(ROOT, 'test/fixtures/modern-server.mjs')], env: { FIXTURE_LOG: log }, protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__modern'] } };
-    const gateway = await startGateway(config, { dir, onElicit: (params) => (params.message.startsWith('[modern]') ? { action: 'accept', content: { confirm: true } } : { action: 'accept', content: { decision: 'Deny' } }) });
+    const gateway = await startGateway(config, { dir, onElicit: (params) => ({ action: 'accept', content: (params.message.startsWith('[modern]') ? { confirm: true } : { decision: 'Deny' }) as Record<string, string | boolean> }) });
     try {
       await gateway.client.listTools();
       // Allowed by the rule, run, and pinned.

@@ -151,6 +151,12 @@ const CASES: Record<string, Array<[string, string]>> = {
     ['case a in a) echo 1;;& *) echo 2;; esac', ';;&'],
     ['[ a == a ] || touch pwned', '=='],
   ],
+  // dash(1) lists `chdir` with `cd`; bash has no such builtin, so its reading misses the directory
+  // change: `chdir d && cat secrets/key` read a Read-denied file under Bash(chdir *) (round 19 review).
+  'builtins bash does not have': [
+    ['mkdir -p d; chdir d && pwd', 'chdir'],
+    ['mkdir -p d; command chdir d; pwd', 'chdir'],
+  ],
 };
 
 for (const [family, cases] of Object.entries(CASES)) {

@@ -60,6 +60,19 @@ const BASH_TOKENS: Record<string, string> = {
  */
 const BASH_COMMANDS: ReadonlySet<string> = new Set(['time', 'coproc', 'let', 'source', 'declare', 'typeset', 'shopt', 'enable', 'mapfile', 'readarray', 'pushd', 'popd', 'dirs', 'disown', 'caller', 'compgen', 'complete', 'compopt', 'bind', 'builtin', 'help', 'history', 'logout', 'suspend']);
 
+/**
+ * dash's builtins bash does not have: `chdir` is dash's `cd`, a program (mostly not installed) in
+ * bash, so bash's reading misses the directory change (round 19 review of late commits, F1). Found
+ * as any word, not only a command name: `command chdir d` runs the builtin too; a text holding the
+ * word elsewhere (`echo chdir`) is read as dash-only as well, which only asks.
+ */
+const DASH_ONLY_WORD = /(?:^|[^\w./-])chdir(?:$|[^\w./-])/;
+
+/** The dash-only builtin `text` names, described for the reason; null when none. */
+export function dashOnlyWord(text: string): string | null {
+  return text.includes('chdir') && DASH_ONLY_WORD.test(text) ? 'chdir (a dash builtin that changes directory like cd; a program in bash)' : null;
+}
+
 /** `${name}`, `${#name}`, `${name<op>word}` with POSIX's operators; anything else (`${x/a/b}`, `${x:1}`, `${!x}`, `${x^^}`, `${x@Q}`) is bash's. */
 const POSIX_EXPANSION = /^\$\{(?:#?(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[-@*#?$!])|#)(?:\}|:?[-=?+]|##?|%%?)/;
 
