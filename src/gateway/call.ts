@@ -75,6 +75,8 @@ export interface DecidedCall {
   definition: DefinitionReport | null;
   /** An edit approved before its server's question, resumed by a 2026-07-28 retry: where the edited call's paths led then (let-through.ts); null otherwise. */
   editShown: string[] | null;
+  /** An approval carried across its server's question by a 2026-07-28 retry: when it ends (epoch ms, input-required.ts); null otherwise. */
+  approvedUntil: number | null;
 }
 
 /** Where a call stands in its read: what lets it skip the latch's batch. */
@@ -90,7 +92,7 @@ export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<st
   // The client's own text of these very arguments when the scanner read it (call-scan.ts).
   const argsJson = call.argsJson?.args === args ? call.argsJson : new ArgsJson(args);
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args, argsJson);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null, editShown: null };
+  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null, editShown: null, approvedUntil: null };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });
 }
 
@@ -160,6 +162,7 @@ async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, 
   }
   if (resumed?.server) decided.serverAnswers = resumed.server.answers;
   if (resumed?.editShown) decided.editShown = resumed.editShown;
+  if (resumed?.approvedUntil !== undefined) decided.approvedUntil = resumed.approvedUntil;
   if (resumed?.answer?.verdict === 'allow') {
     decided.approvedInState = true;
     decided.decision = redecide(decided, context, session);

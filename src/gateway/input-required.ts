@@ -42,6 +42,8 @@ export interface Resumed {
   held: string | null;
   /** With an approved edit: where the edited call's paths led when it was let through (its retry runs it decided anew, call.ts forwardEdited). */
   editShown?: string[];
+  /** With an approval carried across its server's question: when that approval ends (epoch ms), whatever the rounds. */
+  approvedUntil?: number;
 }
 
 /** What the state of a call paused for its server's questions holds besides the binding. */
@@ -55,6 +57,8 @@ interface ServerInputState {
   definition?: DefinitionSeen | null;
   /** Where the call's paths led when it was let through (picture.ts): an approval holds on the retry only for that (round 19 review of the 2026-07-28 path, F2). */
   shown?: string[];
+  /** When the approval ends (epoch ms): one `approval.timeoutSeconds` from when it was given, not renewed by the server's rounds. */
+  approvedUntil?: number;
 }
 
 /** What a state sealed by pauseCall holds: where the call's paths led in the prompt it carries (picture.ts), and the tool's definition it showed (pins/check.ts). */
@@ -85,10 +89,13 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
     // server's question (round 19; docs/pins.md, "A tool changed while a prompt is open"). An edited
     // call's paths are the edit's: compared once it is decided (call.ts forwardEdited).
     const when = "while its server's question was open";
+    // Each round's state expires, but the approval it carries does not start again with it: a server that kept asking kept one approval alive for good (round 19 review of the 2026-07-28 path, F2).
+    const until = typeof pending.approvedUntil === 'number' ? pending.approvedUntil : 0;
+    if (until <= Date.now()) return { ...NOTHING, problem: "the approval given before its server's questions expired (approval.timeoutSeconds), whatever rounds of questions came since", server };
     const moved = pending.edit ? definitionChange(pending.definition, decided.definition, when) : notAsLetThrough(pending, decided.decision, decided.definition, when);
     if (moved) return { ...NOTHING, problem: moved, server };
-    if (pending.edit) return { ...NOTHING, answer: { verdict: 'allow', by: 'user', edit: pending.edit }, server, editShown: pictureOf(pending.shown) ?? [] };
-    return { ...NOTHING, answer: { verdict: 'allow', by: 'user' }, server };
+    if (pending.edit) return { ...NOTHING, answer: { verdict: 'allow', by: 'user', edit: pending.edit }, server, editShown: pictureOf(pending.shown) ?? [], approvedUntil: until };
+    return { ...NOTHING, answer: { verdict: 'allow', by: 'user' }, server, approvedUntil: until };
   }
   if (!response) return { ...NOTHING, problem: 'the answer to the prompt was missing' };
   // The answer holds for the call as the prompt showed it: a path that now leads elsewhere asks again (round 15 review, A5),
@@ -132,8 +139,9 @@ function stateTooLong(decided: DecidedCall, length: number): CallToolResult {
  */
 export function relayServerInput(decided: DecidedCall, released: Decision, input: ServerInput, approved: boolean, edit: CallEdit | undefined, context: CallContext, session: SessionPort): CallToolResult | null {
   // `released`: the call as the latch let it through (of the edited call, for an edit).
-  const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}), ...letThrough(released, decided.definition) };
-  const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data as unknown as Record<string, unknown>);
+  const ttlMs = context.config().approval.timeoutSeconds * 1000;
+  const data: ServerInputState = { server: input, approved, ...(edit ? { edit } : {}), ...letThrough(released, decided.definition), ...(approved ? { approvedUntil: decided.approvedUntil ?? Date.now() + ttlMs } : {}) };
+  const state = session.requestStates.seal(binding(decided, session), ttlMs, data as unknown as Record<string, unknown>);
   if (state.length > MAX_REQUEST_STATE_CHARS) return null;
   return ownInputRequired(input.requests, state) as unknown as CallToolResult;
 }

@@ -301,3 +301,35 @@ describe("an approval carried across the server's question, a path moved meanwhi
     expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
   }, 120_000);
 });
+
+/**
+ * The approval a 2026-07-28 retry carries across its server's questions ends one
+ * `approval.timeoutSeconds` after it was given (round 19 review of the 2026-07-28 path, F2): each
+ * round's state was sealed anew with it, so a server that kept asking kept the approval alive for good.
+ */
+test("2026-07-28 client: an approval carried across its server's questions is not renewed by each round; once it ends the person is asked again", async () => {
+  const dir = tempDir();
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const question = { q: { method: 'elicitation/create', params: { message: 'Again?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } };
+  const m = await startModernClient(dir, { mcpServers: { raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(question), ASK_AGAIN: '1', FIXTURE_LOG: join(dir, 'raw.log') }, protocolVersion: '2026-07-28' } }, approval: { timeoutSeconds: 2 } }, { onElicit: null });
+  try {
+    const call = { name: 'raw__go', arguments: {} };
+    const answer = { 'mcp-latch/server/q': { action: 'accept', content: { ok: true } } };
+    const first = await round(m.client, call);
+    expect(Object.keys(first.inputRequests as object)).toEqual(['mcp-latch/approval']);
+    const second = await round(m.client, { ...call, inputResponses: { 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } }, requestState: first.requestState });
+    expect(Object.keys(second.inputRequests as object)).toEqual(['mcp-latch/server/q']);
+    await new Promise((done) => setTimeout(done, 1200));
+    // Within the approval's time: the answer goes to the server, which asks again.
+    const third = await round(m.client, { ...call, inputResponses: answer, requestState: second.requestState });
+    expect(Object.keys(third.inputRequests as object)).toEqual(['mcp-latch/server/q']);
+    await new Promise((done) => setTimeout(done, 1200));
+    // The third round's state is still valid; the approval it carries is not.
+    const fourth = await round(m.client, { ...call, inputResponses: answer, requestState: third.requestState });
+    expect(Object.keys(fourth.inputRequests as object).sort()).toEqual(['mcp-latch/approval', 'mcp-latch/server/q']);
+    expect(JSON.stringify(fourth.inputRequests)).toContain("the approval given before its server's questions expired");
+    expect(fixtureCalls(join(dir, 'raw.log'))).toHaveLength(2);
+  } finally {
+    await m.close();
+  }
+}, 120_000);
