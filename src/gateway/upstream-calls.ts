@@ -301,10 +301,36 @@ export function paramsProblem(params: unknown): string | null {
   if (typeof params.name !== 'string') return 'name must be a string';
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) return 'arguments must be an object';
   if (nestsDeeperThan(params.arguments)) return `arguments nest deeper than ${MAX_DEPTH} levels, the most mcp-latch checks`;
+  const proto = protoKeyIn(params.arguments, 'arguments');
+  if (proto !== null) return `${proto} holds a key named __proto__, which mcp-latch does not forward (a JavaScript server may take it as the object's prototype, and the arguments then hold what no rule saw)`;
   if (params._meta !== undefined) {
     if (!isPlainObject(params._meta)) return '_meta must be an object';
     const token = params._meta.progressToken;
     if (token !== undefined && typeof token !== 'string' && !Number.isSafeInteger(token)) return '_meta.progressToken must be a string or an integer';
+  }
+  return null;
+}
+
+/**
+ * Where `value` holds an own key `__proto__` (JSON.parse makes it a plain key; `Object.assign` or
+ * `obj[key] =` in a server makes it the prototype, so `args.path` can come from it), or null. The
+ * scanner refuses such lines (call-scan.ts); the full parse's calls are checked here (round 19
+ * review of the call scanner: the key reached the server and was missing from the audit record).
+ * Only called after nestsDeeperThan, so the walk is bounded.
+ */
+function protoKeyIn(value: unknown, at: string): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = protoKeyIn(value[i], `${at}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (Object.hasOwn(value, '__proto__')) return at;
+  for (const key of Object.keys(value)) {
+    const found = protoKeyIn((value as Record<string, unknown>)[key], `${at}.${key}`);
+    if (found !== null) return found;
   }
   return null;
 }

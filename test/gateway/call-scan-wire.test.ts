@@ -84,7 +84,13 @@ function expectedCall(line: string): { id: string | number; arguments: Record<st
   if (message.jsonrpc !== '2.0' || message.method !== 'tools/call' || !params || params.name !== ALLOWED) return null;
   const args = params.arguments;
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return null;
+  // Refused: an own `__proto__` key anywhere in the arguments (upstream-calls.ts paramsProblem, round 19).
+  if (holdsProto(args)) return null;
   return { id: message.id as string | number, arguments: args as Record<string, unknown> };
+}
+
+function holdsProto(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (Object.hasOwn(value, '__proto__') || Object.values(value).some(holdsProto));
 }
 
 describe("the scanner's differential cases through the built gateway", () => {
@@ -199,7 +205,7 @@ describe("the scanner's differential cases through the built gateway", () => {
         continue;
       }
       forwarded++;
-      // Exactly once, with JSON.parse's arguments key for key (the last of repeated keys, own __proto__ kept).
+      // Exactly once, with JSON.parse's arguments key for key (the last of repeated keys).
       expect(got.map((args) => JSON.stringify(args)), line.slice(0, 300)).toEqual([JSON.stringify(call.arguments)]);
       const digest = argsDigest('w', 'allowed_tool', call.arguments);
       const record = records.find((entry) => entry.tool === 'allowed_tool' && entry.argsDigest === digest);
