@@ -268,6 +268,34 @@ describe('prompts and resource templates', () => {
     }
   }, 120_000);
 
+  test('one listed first and changed before any use was allowed (round 19 review, F-predecl): held as an added one, refused with the accept command', async () => {
+    const { dir, config, define, received } = setup();
+    const gateway = await inProcessGateway(config, { dir });
+    const prompts = async () => (await gateway.client.listPrompts()).prompts.map((prompt) => prompt.name);
+    const templates = async () => (await gateway.client.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate);
+    try {
+      expect(await prompts()).toEqual(['fix__greet']);
+      expect(await templates()).toEqual(['note://{id}']);
+      expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
+      // Listed again as it was: still listed.
+      await gateway.client.callTool({ name: 'fix__relist', arguments: {} });
+      expect(await prompts()).toEqual(['fix__greet']);
+      // The same names, other definitions.
+      define({ $prompt: { description: POISONED }, $template: { description: POISONED } });
+      await gateway.client.callTool({ name: 'fix__relist', arguments: {} });
+      await eventually(async () => {
+        expect(await prompts()).toEqual([]);
+        expect(await templates()).toEqual([]);
+      });
+      expect(gateway.stderr()).toContain('fix__greet: the server added this prompt after its first listing; it is not listed to clients until accepted');
+      const before = received('prompt');
+      await expect(gateway.client.getPrompt({ name: 'fix__greet', arguments: { who: 'Ada' } })).rejects.toThrow(/mcp-latch tools --accept 'fix__greet@sha256:[0-9a-f]{64}'/);
+      expect(received('prompt')).toBe(before);
+    } finally {
+      await gateway.close();
+    }
+  }, 120_000);
+
   for (const addedTools of ['hold', 'ask'] as const) {
     test(`one its server adds after its first listing (a rename), policy.addedTools "${addedTools}": logged as added; ${addedTools === 'hold' ? 'not listed and refused with the accept command until the user accepts it, then listed' : 'listed and used as new'}`, async () => {
       const { dir, config, define, received } = setup();
