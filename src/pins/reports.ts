@@ -119,6 +119,12 @@ export class DefinitionReports {
     if (this.scanned.size > 0) {
       this.previous = this.scanned;
       this.scanned = new Map();
+      // Flagged definitions are remembered as logged only while listed: a server listing fresh
+      // flagged tools at each listing grew the set for the gateway's life (round 19 review, as
+      // F-heldlog for held tools). One that comes back is logged again.
+      const listed = new Set<string>();
+      for (const scan of this.previous.values()) listed.add(scan.digest);
+      for (const digest of this.logged) if (!listed.has(digest)) this.logged.delete(digest);
     }
     this.namesChecked = false;
   }
