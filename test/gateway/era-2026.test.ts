@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { MAX_REQUEST_STATE_CHARS } from '../../src/latch/request-state.js';
 import { MAX_CALL_PATHS } from '../../src/subjects/inspect.js';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { FS_SERVER, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
+import { openPage, pageRequest } from '../helpers/page-session.js';
 
 /**
  * MCP 2026-07-28 end to end: the official TypeScript SDK v2 client, pinned to 2026-07-28, in front
@@ -296,33 +296,3 @@ describe('a session that did initialize: a 2026-07-28 envelope in a call is igno
     expect(existsSync(target)).toBe(false);
   }, 120_000);
 });
-
-interface PageSession {
-  cookie: string;
-  csrf: string;
-}
-
-/** What a browser does with a one-time link: spends it for the session cookie, then loads the page for its CSRF value. */
-async function openPage(link: URL): Promise<PageSession> {
-  const opened = await pageRequest(link, `/${link.search}`);
-  const cookie = opened.setCookie[0]!.split(';')[0]!;
-  const csrf = /<meta name="mcp-latch-csrf" content="([^"]+)">/.exec((await pageRequest(link, '/', { cookie, csrf: '' })).text)![1]!;
-  return { cookie, csrf };
-}
-
-/** What the page's own script sends: a GET for data, a POST with the CSRF header for an answer. */
-function pageRequest(url: URL, path: string, session?: PageSession, body?: string): Promise<{ text: string; setCookie: string[] }> {
-  const host = `127.0.0.1:${url.port}`;
-  const headers: Record<string, string> = { Host: host, ...(session ? { Cookie: session.cookie } : {}) };
-  if (body) Object.assign(headers, { Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': session?.csrf ?? '', 'Sec-Fetch-Site': 'same-origin' });
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: Number(url.port), method: body ? 'POST' : 'GET', path, headers, setHost: false, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve({ text, setCookie: res.headers['set-cookie'] ?? [] }) : reject(new Error(`${res.statusCode}: ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}

@@ -1,11 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 import { round, startModernClient } from '../helpers/modern-client.js';
+import { openPage, pageRequest } from '../helpers/page-session.js';
 
 /**
  * Rug pulls against pins, through the built gateway (round 18, review of hostile servers): the
@@ -408,32 +408,3 @@ describe('a tool its server adds after its first listing (a rename is the same r
     }
   }, 120_000);
 });
-
-interface PageSession {
-  cookie: string;
-  csrf: string;
-}
-
-/** What a browser does with a one-time link: spends it for the session cookie, then loads the page for its CSRF value (as test/gateway/era-2026.test.ts). */
-async function openPage(link: URL): Promise<PageSession> {
-  const opened = await pageRequest(link, `/${link.search}`);
-  const cookie = opened.setCookie[0]!.split(';')[0]!;
-  const csrf = /<meta name="mcp-latch-csrf" content="([^"]+)">/.exec((await pageRequest(link, '/', { cookie, csrf: '' })).text)![1]!;
-  return { cookie, csrf };
-}
-
-function pageRequest(url: URL, path: string, session?: PageSession, body?: string): Promise<{ text: string; setCookie: string[] }> {
-  const host = `127.0.0.1:${url.port}`;
-  const headers: Record<string, string> = { Host: host, ...(session ? { Cookie: session.cookie } : {}) };
-  if (body) Object.assign(headers, { Origin: `http://${host}`, 'Content-Type': 'application/json', 'X-Mcp-Latch-Token': session?.csrf ?? '', 'Sec-Fetch-Site': 'same-origin' });
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: Number(url.port), method: body ? 'POST' : 'GET', path, headers, setHost: false, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve({ text, setCookie: res.headers['set-cookie'] ?? [] }) : reject(new Error(`${res.statusCode}: ${text}`))));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
