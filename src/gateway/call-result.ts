@@ -31,7 +31,13 @@ export function checkToolResult(value: unknown, server: string, tool: string): C
     if (!blocks.tooMany) throw invalidAnswer(server, 'tools/call', tool, blocks.problem);
     return droppedResult(server, blocks.problem);
   }
-  return { ...parsed.data, content: blocks.entries };
+  // A server's keys of the 2026-07-28 revision are never passed on, whatever the client's era: only
+  // the gateway's own input_required may reach a client as such (era-2026.ts ownInputRequired, built
+  // apart from this check). Kept, a session that did `initialize` got a server's `input_required`
+  // (a URL-mode "sign in again" under `mcp-latch/approval`) as it was, for a dual-era client to act
+  // on (round 19 late review, F4; docs/threat-model.md, "The 2026-07-28 path").
+  const { resultType: _type, inputRequests: _requests, requestState: _state, ttlMs: _ttl, cacheScope: _scope, ...result } = parsed.data as Record<string, unknown>;
+  return { ...(result as CallToolResult), content: blocks.entries };
 }
 
 /** The values of one result walked for its depth: the structuredContent's and four for each entry of the longest content. */

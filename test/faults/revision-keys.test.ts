@@ -4,7 +4,8 @@ import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
-import { BIN, eventually, fixtureCalls, fixtureServer, ROOT, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { BIN, eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
 
 /**
  * What a server writes under the 2026-07-28 revision's own keys never speaks for the gateway to a
@@ -62,6 +63,38 @@ describe("a 2025-era server's result holding the revision's keys (F1)", () => {
     const { m } = await behind(SPOOF, ['mcp__fix']);
     await expect(send(m)).rejects.toThrow(`answered ${method} "${method === 'prompts/get' ? 'greet' : 'note://1'}" with an invalid result: it asked for input (input_required), which mcp-latch relays only in tools/call`);
     expect(m.prompts).toEqual([]);
+  });
+});
+
+/**
+ * Late review of round 19, F4: a session that did `initialize` got a server's revision keys as they
+ * were (only a 2026-07-28 request's answer was made complete): a dual-era client that puts the
+ * envelope on its calls after a handshake (its envelope ignored, era-2026.ts legacyRequest) may act
+ * on the server's `input_required` as the gateway's. Only the gateway's own keep them.
+ */
+describe("a handshake-era session: a server's revision keys in a tools/call result are not passed on (late review F4)", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {}, url: {} } } };
+
+  test.each([
+    ['a plain call', {}],
+    ['a call with the 2026-07-28 envelope after initialize', { _meta: envelope }],
+  ])('%s: the result has no resultType, inputRequests, requestState, ttlMs or cacheScope; nothing is asked', { timeout: 60_000 }, async (_, extra) => {
+    const dir = tempDir();
+    const definitions = join(dir, 'definition.json');
+    writeFileSync(definitions, '{}');
+    h = await startGateway(
+      { mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log'), [], { FIXTURE_RESULT_EXTRA: JSON.stringify({ ...SPOOF, ttlMs: 31_536_000_000, cacheScope: 'public' }), FIXTURE_DEFINITION_FILE: definitions }) }, permissions: { allow: ['mcp__fix'] } },
+      { dir, onElicit: () => ({ action: 'accept', content: {} }) },
+    );
+    const result = (await h.client.request({ method: 'tools/call', params: { name: 'fix__echo', arguments: { text: 'hi' }, ...extra } }, ResultSchema)) as Record<string, unknown>;
+    expect(textOf(result)).toBe('{"text":"hi"}');
+    for (const key of ['resultType', 'inputRequests', 'requestState', 'ttlMs', 'cacheScope']) expect(result, key).not.toHaveProperty(key);
+    expect(h.elicitations).toEqual([]);
   });
 });
 
