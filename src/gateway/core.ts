@@ -87,17 +87,16 @@ export class GatewayCore implements CallContext {
   /** What the lists held back, listed as pinned or left out, told once per server and change (listing-notes.ts). */
   private readonly listingNotes = new ListingNotes();
   /**
-   * Each server's tool, prompt and template names as it first listed them in this run (addedLater),
-   * by kind and name; kept across its restarts, made anew for a server a reload replaced (another Supervisor).
-   */
-  private readonly firstListings = new WeakMap<Supervisor, Record<PinKind, ReadonlySet<string>>>();
-  /**
-   * The entries of each server's first listing in this run, by kind and name: one listed under a
-   * first-listed name with another definition (never allowed, so no pin) is held as an added one
-   * (changedSinceFirst; round 19 review, F-predecl).
+   * The entries of each server's first listing in this run, by kind and name; kept across its
+   * restarts, made anew for a server a reload replaced (another Supervisor). With nothing recorded
+   * in the lock file they are its baseline (addedLater): one listed later under another name, or
+   * under one of these with another definition (never allowed, so no pin), is held as added
+   * (round 19 review, F-predecl).
    */
   private readonly firstEntries = new WeakMap<Supervisor, Record<PinKind, ReadonlyMap<string, object>>>();
-  /** Definition digests of listed entries (changedSinceFirst), made once per object its server listed. */
+  /** Servers whose lock file record has names without digests, told once (addedLater). */
+  private readonly undigestedTold = new Set<string>();
+  /** Definition digests of listed entries (addedLater), made once per object its server listed. */
   private readonly entryDigests = new WeakMap<object, string>();
   private readonly policyListeners = new Set<() => void>();
   private started = false;
@@ -165,30 +164,49 @@ export class GatewayCore implements CallContext {
   }
 
   /**
-   * Whether `server` added the tool, prompt or template `name` after its first listing in this run
-   * while it has pins: a renamed or slipped-in one, whose description the model or the person would
-   * read at once (round 18, hostile servers #4, tools; round 19, prompts and templates; docs/pins.md
-   * "A tool added later"). Under policy.addedTools "hold" not listed until a person accepts it.
-   * `entry` (as listed now) under a name of the first listing is taken as added when its definition
-   * differs from the first-listed one: a benign placeholder listed first and changed before any use
-   * was allowed is the same rug pull as a rename (round 19 review, F-predecl).
+   * Whether `server` added the tool, prompt or template `name` after its first listing while it has
+   * pins: a renamed or slipped-in one, whose description the model or the person would read at once
+   * (round 18, hostile servers #4, tools; round 19, prompts and templates; docs/pins.md "A tool
+   * added later"). Under policy.addedTools "hold" not listed until a person accepts it. `entry` (as
+   * listed now) under a known name is taken as added when its definition differs from the one known:
+   * a benign placeholder listed first and changed before any use was allowed is the same rug pull as
+   * a rename (round 19 review, F-predecl), in a run or between two starts (round 20: the lock file
+   * records digests). A name recorded without a digest (a lock file of before round 20) has no
+   * definition known, so it is held too (fail closed).
    */
   private addedLater(kind: PinKind, server: string, name: string, entry: object): boolean {
-    const baseline = this.baseline(kind, server);
-    if (baseline === undefined || !this.definitions.serverHasPins(server)) return false;
-    return !baseline.has(name) || this.changedSinceFirst(kind, server, name, entry);
+    const supervisor = this.registry.get(server);
+    const first = supervisor ? this.firstEntries.get(supervisor) : undefined;
+    if (first === undefined || !this.definitions.serverHasPins(server)) return false;
+    const known = this.knownAs(kind, server, name, first[kind]);
+    if (known === undefined) return true;
+    if (known === null) {
+      this.tellUndigested(server);
+      return true;
+    }
+    // The very object first listed (a server that did not list again): nothing to digest.
+    if (known === entry) return false;
+    return this.entryDigest(kind, entry) !== (typeof known === 'string' ? known : this.entryDigest(kind, known));
   }
 
   /**
-   * Whether `entry` differs in definition from what `server` first listed under `name` in this run.
-   * False for a name not of this run's first listing (one recorded at an earlier start: no definition
-   * of it is kept), and at once for the very object first listed (a server that did not list again).
+   * What `server`'s `name` of `kind` is known to have been listed as: the digest the lock file
+   * records for it (null: recorded without one), or with nothing recorded for the server, the entry
+   * it first listed in this run. Undefined: not a name it is known to have listed.
    */
-  private changedSinceFirst(kind: PinKind, server: string, name: string, entry: object): boolean {
-    const supervisor = this.registry.get(server);
-    const first = supervisor ? this.firstEntries.get(supervisor)?.[kind].get(name) : undefined;
-    if (first === undefined || first === entry) return false;
-    return this.entryDigest(kind, first) !== this.entryDigest(kind, entry);
+  private knownAs(kind: PinKind, server: string, name: string, first: ReadonlyMap<string, object>): string | object | null | undefined {
+    const names = this.definitions.recordedNames(kind, server);
+    const digests = this.definitions.recordedDigests(kind, server);
+    if (names === undefined && digests === undefined) return first.get(name);
+    const digest = digests?.get(name);
+    if (digest !== undefined) return digest;
+    return names?.has(name) === true ? null : undefined;
+  }
+
+  private tellUndigested(server: string): void {
+    if (this.undigestedTold.has(server)) return;
+    this.undigestedTold.add(server);
+    this.logger.warn({ server, lockFile: this.definitions.path }, `${server}: the lock file records the names this server was listed under but not their definitions (written before round 20), so whether one it lists with no pin changed since cannot be told: each is held as added until accepted (mcp-latch tools --changed; docs/pins.md, "A tool added later")`);
   }
 
   private entryDigest(kind: PinKind, entry: object): string {
@@ -202,43 +220,55 @@ export class GatewayCore implements CallContext {
   }
 
   /**
-   * The names of `kind` that `server` is not taken to have added: those recorded in the lock file
-   * at its last listing, in this run or an earlier one (a rename between two starts is an addition:
-   * round 19), or, with none recorded, those of its first listing in this run. Undefined before it
-   * has listed.
-   */
-  private baseline(kind: PinKind, server: string): ReadonlySet<string> | undefined {
-    const supervisor = this.registry.get(server);
-    const first = supervisor ? this.firstListings.get(supervisor) : undefined;
-    if (first === undefined) return undefined;
-    return this.definitions.recordedNames(kind, server) ?? first[kind];
-  }
-
-  /**
    * Records in the lock file, for each listed server with pins, the names it is not taken to have
-   * added (its baseline and those pinned since), so its next start knows them (store/pins.ts
-   * recordListed). Written only when they changed; a failure is logged, and the next start falls
-   * back to its first listing.
+   * added and the digest each was known with (its baseline and those pinned since), so its next
+   * start knows them (store/pins.ts recordListed). Written only when they changed; a failure is
+   * logged, and the next start falls back to its first listing (or to the record as it was).
    */
   private recordListings(): void {
     const hasPin = this.definitions.pinLookup();
     for (const supervisor of this.registry.all()) {
-      if (supervisor.state !== 'ready' || !this.firstListings.has(supervisor) || !this.definitions.serverHasPins(supervisor.name)) continue;
+      const first = this.firstEntries.get(supervisor);
+      if (supervisor.state !== 'ready' || first === undefined || !this.definitions.serverHasPins(supervisor.name)) continue;
       const server = supervisor.name;
       const { tools, prompts, templates } = supervisor.listing;
-      // The common case, at every list change: recorded already, and each pinned name among them (lookups only, nothing built).
+      // The common case, at every list change: recorded already, each pinned name with a digest (lookups only, nothing built).
       const current = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
-        const recorded = this.definitions.recordedNames(kind, server);
-        return recorded !== undefined && listed.every((entry) => recorded.has(entry.name) || !hasPin(kind, server, entry.name));
+        const digests = this.definitions.recordedDigests(kind, server);
+        const names = this.definitions.recordedNames(kind, server);
+        return digests !== undefined && names !== undefined && listed.every((entry) => (names.has(entry.name) && digests.has(entry.name)) || !hasPin(kind, server, entry.name));
       };
       if (current('tool', tools) && current('prompt', prompts) && current('template', templates)) continue;
       const kept = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
-        const baseline = this.baseline(kind, server) ?? new Set<string>();
-        return [...new Set([...baseline, ...listed.map((entry) => entry.name).filter((name) => hasPin(kind, server, name))])];
+        const names = new Set<string>();
+        const digests = new Map<string, string>();
+        const recordedNames = this.definitions.recordedNames(kind, server);
+        const recordedDigests = this.definitions.recordedDigests(kind, server);
+        if (recordedNames === undefined && recordedDigests === undefined) {
+          for (const [name, entry] of first[kind]) {
+            names.add(name);
+            digests.set(name, this.entryDigest(kind, entry));
+          }
+        } else {
+          // A name recorded without a digest stays without one (held): this run's listing of it is not known to be what was listed then.
+          for (const name of recordedNames ?? []) names.add(name);
+          for (const [name, digest] of recordedDigests ?? []) {
+            names.add(name);
+            digests.set(name, digest);
+          }
+        }
+        for (const { name } of listed) {
+          const pinned = hasPin(kind, server, name) ? this.definitions.pinDigest(kind, server, name) : undefined;
+          if (pinned === undefined) continue;
+          names.add(name);
+          if (!digests.has(name)) digests.set(name, pinned);
+        }
+        return { names: [...names], digests };
       };
+      const each = { tool: kept('tool', tools), prompt: kept('prompt', prompts), template: kept('template', templates) };
       const recorded: Promise<void> = this.definitions
-        .recordListed(server, { tool: kept('tool', tools), prompt: kept('prompt', prompts), template: kept('template', templates) })
-        .catch((error: unknown) => this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file; its next start takes its first listing as known'))
+        .recordListed(server, { tool: each.tool.names, prompt: each.prompt.names, template: each.template.names }, { tool: each.tool.digests, prompt: each.prompt.digests, template: each.template.digests })
+        .catch((error: unknown) => this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file; its next start takes the record as it was (or, with none, its first listing) as known'))
         .finally(() => this.pendingPins.delete(recorded));
       // Kept until written, as a pin is: a gateway stopped right after still records them.
       this.pendingPins.add(recorded);
@@ -903,9 +933,8 @@ export class GatewayCore implements CallContext {
     // classifications instead of 130, ~15% of the gateway's CPU between connecting and the first list).
     for (const [exposed, entry] of this.toolClasses) if (this.registry.resolveTool(exposed)?.tool !== entry.tool) this.toolClasses.delete(exposed);
     for (const supervisor of this.registry.all()) {
-      if (supervisor.state === 'ready' && !this.firstListings.has(supervisor)) {
+      if (supervisor.state === 'ready' && !this.firstEntries.has(supervisor)) {
         const { tools, prompts, templates } = supervisor.listing;
-        this.firstListings.set(supervisor, { tool: new Set(tools.map((tool) => tool.name)), prompt: new Set(prompts.map((prompt) => prompt.name)), template: new Set(templates.map((template) => template.name)) });
         this.firstEntries.set(supervisor, { tool: new Map(tools.map((tool) => [tool.name, tool])), prompt: new Map(prompts.map((prompt) => [prompt.name, prompt])), template: new Map(templates.map((template) => [template.name, template])) });
       }
     }

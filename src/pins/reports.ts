@@ -98,9 +98,19 @@ export class DefinitionReports {
     return this.store.listedNames(kind, server);
   }
 
-  /** Records the names `server` was listed under without being held (store/pins.ts recordListed). */
-  recordListed(server: string, names: Record<PinKind, string[]>): Promise<void> {
-    return this.store.recordListed(server, names);
+  /** The digest each name of `kind` was recorded with for `server` (store/pins.ts listedDigests); undefined when the file has none for it. */
+  recordedDigests(kind: PinKind, server: string): ReadonlyMap<string, string> | undefined {
+    return this.store.listedDigests(kind, server);
+  }
+
+  /** The digest of the team's pin of `name`, if any. */
+  pinDigest(kind: PinKind, server: string, name: string): string | undefined {
+    return this.store.get(kind, server, name)?.digest;
+  }
+
+  /** Records the names `server` was listed under without being held, with their digests (store/pins.ts recordListed). */
+  recordListed(server: string, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
+    return this.store.recordListed(server, names, digests);
   }
 
   /** Whether the lock file holds a pin of any tool, prompt or template of `server` (the team's): something of it was allowed. */

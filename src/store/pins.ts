@@ -33,13 +33,21 @@ const PinSchema = z.looseObject({ digest: z.string(), pinnedAt: z.string(), defi
 const PinMapSchema = z.record(z.string(), PinSchema);
 /** The names a server's tools, prompts and templates were listed under, kept for the next start (`listed`; docs/pins.md, "A tool added later"). */
 const ListedNamesSchema = z.looseObject({ tool: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), template: z.array(z.string()).optional() });
-const ServerPinsSchema = z.looseObject({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional(), listed: ListedNamesSchema.optional() });
+/**
+ * The definition digest each of those names was listed with (`listedDigests`, round 20): a
+ * never-called entry changed while no gateway ran differs from it at the next start. A member of its
+ * own, beside `listed`, so a gateway of round 19 that rewrites `listed` keeps it (a loose object).
+ */
+const DigestMapSchema = z.record(z.string(), z.string());
+const ListedDigestsSchema = z.looseObject({ tool: DigestMapSchema.optional(), prompt: DigestMapSchema.optional(), template: DigestMapSchema.optional() });
+const ServerPinsSchema = z.looseObject({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional(), listed: ListedNamesSchema.optional(), listedDigests: ListedDigestsSchema.optional() });
 const ServersSchema = z.record(z.string(), ServerPinsSchema);
 const PinsFileSchema = z.looseObject({ version: z.literal(1), servers: ServersSchema, users: z.record(z.string(), z.looseObject({ servers: ServersSchema })).optional() });
 export type PinsFile = z.infer<typeof PinsFileSchema>;
 export type { Pin };
 
 const empty = (): PinsFile => ({ version: 1, servers: {} });
+const NO_DIGESTS: ReadonlyMap<string, string> = new Map();
 
 export class PinStore {
   private data: PinsFile = empty();
@@ -50,6 +58,8 @@ export class PinStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** Each `listed` array read, as a set (listedNames is asked per unpinned entry at each list). */
   private readonly listedSets = new WeakMap<string[], ReadonlySet<string>>();
+  /** Each `listedDigests` map read, as a Map of its own members (asked per unpinned entry at each list). */
+  private readonly digestMaps = new WeakMap<Record<string, string>, ReadonlyMap<string, string>>();
 
   constructor(readonly path: string) {
     this.reload();
@@ -123,28 +133,73 @@ export class PinStore {
   }
 
   /**
-   * Records the names of a server with pins that were listed without being held (core.ts
-   * addedLater), so a name its next start lists and these lack is one it added between the two
-   * starts: a rename while the gateway was not running (docs/pins.md, "A tool added later"). Only a
-   * server the file has pins of; written only when the names differ.
+   * The definition digest each name of `kind` was recorded with for `server` (recordListed), or
+   * undefined when the file has none for the server (written before round 20, or by a gateway of
+   * round 19 only): then no recorded name's definition is known.
    */
-  recordListed(server: string, names: Record<PinKind, string[]>): Promise<void> {
+  listedDigests(kind: PinKind, server: string): ReadonlyMap<string, string> | undefined {
+    const digests = own(this.data.servers, server)?.listedDigests;
+    if (digests === undefined) return undefined;
+    const record = digests[kind];
+    if (record === undefined) return NO_DIGESTS;
+    let map = this.digestMaps.get(record);
+    if (map === undefined) {
+      map = new Map(Object.keys(record).map((name) => [name, record[name]!]));
+      this.digestMaps.set(record, map);
+    }
+    return map;
+  }
+
+  /**
+   * Records the names of a server with pins that were listed without being held (core.ts
+   * addedLater), each with the digest of the definition it was listed with when known, so a name its
+   * next start lists and these lack is one it added between the two starts (a rename while the
+   * gateway was not running), and one listed with another digest was changed meanwhile (docs/pins.md,
+   * "A tool added later"). Only a server the file has pins of; written only when they differ.
+   */
+  recordListed(server: string, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
     const listed = { tool: [...names.tool].sort(), prompt: [...names.prompt].sort(), template: [...names.template].sort() };
-    const text = JSON.stringify(listed);
-    // Asked at every list change: the file is locked and read only when the names in memory differ.
+    const listedDigests = { tool: sortedRecord(digests.tool), prompt: sortedRecord(digests.prompt), template: sortedRecord(digests.template) };
+    const text = JSON.stringify([listed, listedDigests]);
+    const same = (entry: { listed?: unknown; listedDigests?: unknown }) => JSON.stringify([entry.listed, entry.listedDigests]) === text;
+    // Asked at every list change: the file is locked and read only when what is in memory differs.
     const known = own(this.data.servers, server);
-    if (known === undefined || JSON.stringify(known.listed) === text) return Promise.resolve();
+    if (known === undefined || same(known)) return Promise.resolve();
+    return this.write((data) => {
+      const entry = own(data.servers, server);
+      if (entry === undefined || same(entry)) return false;
+      entry.listed = listed;
+      entry.listedDigests = listedDigests;
+      return true;
+    });
+  }
+
+  /**
+   * The write tail of recordListed and pin: one write of this process at a time, under the lock
+   * across processes, the file read again first; `change` edits what was read (true: write it) or
+   * throws. What was read becomes what is in memory, the stamp the one taken before the read.
+   */
+  private write(change: (data: PinsFile) => boolean, unreadable?: (problem: string, error: unknown) => never): Promise<void> {
+    // The file its lock is of, never the name again: a link re-pointed meanwhile is another file (file-lock.ts).
     const run = this.queue.then(() => withFileLock(this.path, async (real) => {
       const db = new Low<PinsFile>(new PrivateJsonFile(real), empty());
       const stamp = fileStamp(real);
-      await db.read();
-      const entry = own(db.data.servers, server);
-      if (entry === undefined || JSON.stringify(entry.listed) === text) return;
-      entry.listed = listed;
-      await db.write();
-      this.data = db.data;
-      this.stamp = stamp;
-      this.problem = null;
+      try {
+        await db.read();
+      } catch (error) {
+        if (unreadable === undefined) throw error;
+        this.problem = errorMessage(error);
+        this.stamp = stamp;
+        unreadable(this.problem, error);
+      }
+      try {
+        if (change(db.data)) await db.write();
+      } finally {
+        // As read: the file changed since (this write, or another process's) is read again at refresh().
+        this.data = db.data;
+        this.stamp = stamp;
+        this.problem = null;
+      }
     }));
     this.queue = run.catch(() => undefined);
     return run;
@@ -178,41 +233,31 @@ export class PinStore {
    * it meanwhile) stays, and the pin fails; the next call sees the tool changed and asks.
    */
   pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition, user?: string, replace = false): Promise<void> {
-    // The file its lock is of, never the name again: a link re-pointed meanwhile is another file (file-lock.ts).
-    const run = this.queue.then(() => withFileLock(this.path, async (real) => {
-      const db = new Low<PinsFile>(new PrivateJsonFile(real), empty());
-      const stamp = fileStamp(real);
-      try {
-        await db.read();
-      } catch (error) {
-        this.problem = errorMessage(error);
-        this.stamp = stamp;
-        throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${this.problem}; fix or remove ${this.path} and try again`, { cause: error });
-      }
+    const unreadable = (problem: string, error: unknown): never => {
+      throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${problem}; fix or remove ${this.path} and try again`, { cause: error });
+    };
+    return this.write((data) => {
       const digest = definitionDigest(definition);
-      const servers = user === undefined ? db.data.servers : (own(db.data.users, user) ?? setOwn((db.data.users ??= {}), user, { servers: {} })).servers;
+      const servers = user === undefined ? data.servers : (own(data.users, user) ?? setOwn((data.users ??= {}), user, { servers: {} })).servers;
       const entry = own(servers, server) ?? setOwn(servers, server, { identity });
       const pinned = own(entry[kind], name);
       if (pinned !== undefined && pinned.digest !== digest && !replace) {
-        this.data = db.data;
-        this.stamp = stamp;
-        this.problem = null;
         throw new LatchError('STORE_WRITE_FAILED', `not pinning ${server}/${name}: another process pinned a different definition of it meanwhile; its next call asks with the change`);
       }
       // Pinned already, by this gateway or another process: the file stays as it is.
-      if (entry.identity !== identity || pinned?.digest !== digest) {
-        entry.identity = identity;
-        setOwn((entry[kind] ??= {}), name, { digest, pinnedAt: isoTime(Date.now()), definition });
-        await db.write();
-      }
-      this.data = db.data;
-      // As read: the file changed since (this write, or another process's) is read again at refresh().
-      this.stamp = stamp;
-      this.problem = null;
-    }));
-    this.queue = run.catch(() => undefined);
-    return run;
+      if (entry.identity === identity && pinned?.digest === digest) return false;
+      entry.identity = identity;
+      setOwn((entry[kind] ??= {}), name, { digest, pinnedAt: isoTime(Date.now()), definition });
+      return true;
+    }, unreadable);
   }
+}
+
+/** `digests` as a record, its members in name order (the file's text does not depend on listing order). */
+function sortedRecord(digests: ReadonlyMap<string, string>): Record<string, string> {
+  const sorted: Record<string, string> = {};
+  for (const name of [...digests.keys()].sort()) setOwn(sorted, name, digests.get(name)!);
+  return sorted;
 }
 
 /** The file's identity, size and time of change; `missing` when it is not there, `unknown` when it cannot be stat'ed. */

@@ -65,6 +65,27 @@ describe('PinStore', () => {
     expect(written).toMatchObject({ note: 'kept', servers: { fs: { acceptedBy: 'me', tool: { read_file: { acceptedFrom: 'desktop' } } }, docs: { prompt: { summarise: {} } } }, users: { bob: { since: 'x' } } });
   });
 
+  test("the names a server was listed under are recorded with their digests, read back by another store; a file of before round 20 has names and no digests", async () => {
+    const path = join(tempDir(), 'mcp-latch.lock.json');
+    const store = new PinStore(path);
+    await store.pin('tool', 'fs', 'read_file', 'fs', READ_FILE);
+    const digest = definitionDigest(READ_FILE);
+    const none = new Map<string, string>();
+    await store.recordListed('fs', { tool: ['write_file', 'read_file'], prompt: [], template: [] }, { tool: new Map([['write_file', 'sha256:w'], ['read_file', digest]]), prompt: none, template: none });
+    const again = new PinStore(path);
+    expect([...again.listedNames('tool', 'fs')!]).toEqual(['read_file', 'write_file']);
+    expect([...again.listedDigests('tool', 'fs')!]).toEqual([['read_file', digest], ['write_file', 'sha256:w']]);
+    expect(again.listedDigests('prompt', 'fs')!.size).toBe(0);
+
+    const old = JSON.parse(readFileSync(path, 'utf8')) as { servers: { fs: { listedDigests?: unknown } } };
+    delete old.servers.fs.listedDigests;
+    writeFileSync(path, JSON.stringify(old));
+    const before20 = new PinStore(path);
+    expect(before20.unreadable()).toBeNull();
+    expect([...before20.listedNames('tool', 'fs')!]).toEqual(['read_file', 'write_file']);
+    expect(before20.listedDigests('tool', 'fs')).toBeUndefined();
+  });
+
   test('refresh() reads the file again only when it changed: a pin another process wrote is seen', async () => {
     const path = join(tempDir(), 'mcp-latch.lock.json');
     const store = new PinStore(path);
