@@ -173,7 +173,9 @@ async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, 
   }
   // A 2026-07-28 client is never sent a request: its call pauses as `input_required` instead of waiting;
   // for a user with an approver credential it waits for that credential's answer (docs/team.md#approvers).
-  if (envelope && decided.decision.verdict === 'ask' && canShowForm(envelope.capabilities) && session.answersInClient()) return pauseCall(decided, context, session, resumed?.problem ?? null, resumed?.server?.input ?? null);
+  if (envelope && decided.decision.verdict === 'ask' && canShowForm(envelope.capabilities) && session.answersInClient()) {
+    return pauseCall(decided, context, session, resumed?.problem ?? null, resumed?.server?.input ?? null, (final) => auditor(decided, context, session)(final, 'deny', 'gateway'));
+  }
 
   const progress = new ProgressRelay(decided.call.extra);
   // A resumed call's decision may have changed since handleToolCall; any other was refused the pass there.

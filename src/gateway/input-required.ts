@@ -111,14 +111,16 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
  * server's questions are still open (a retry that needs the gateway's approval again) asks both in
  * this one round.
  */
-export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: ServerInput | null = null): CallToolResult {
+export function pauseCall(decided: DecidedCall, context: CallContext, session: SessionPort, problem: string | null, server: ServerInput | null, refused: (final: Decision) => void): CallToolResult {
   const prompt = buildPrompt(promptInput(asked(decided, context.toolClass(decided.route), session), context.policy()));
   if (problem) prompt.message = `Your earlier answer to this prompt was not used: ${problem}.\n\n${prompt.message}`;
   const data: Partial<ServerInputState> & PromptState = { ...(server ? { server, approved: false } : {}), ...letThrough(decided.decision, decided.definition) };
   const state = session.requestStates.seal(binding(decided, session), context.config().approval.timeoutSeconds * 1000, data);
   // A state its retry could never bring back (request-state.ts refuses it unread) would ask forever: the call ends here, naming the limit (round 19 review of the 2026-07-28 path, F7).
+  // Audited as denied by the gateway: the trail shows the call that was not run and why (round 20).
   if (state.length > MAX_REQUEST_STATE_CHARS) {
     context.logger.warn({ server: decided.route.supervisor.name, tool: decided.route.tool.name, chars: state.length, limit: MAX_REQUEST_STATE_CHARS }, "a call's prompt state would be too long; the call was not run");
+    refused({ ...decided.decision, verdict: 'deny', reason: stateTooLongReason(state.length) });
     return stateTooLong(decided, state.length);
   }
   const result = inputRequiredResult(prompt, state);
@@ -126,9 +128,13 @@ export function pauseCall(decided: DecidedCall, context: CallContext, session: S
   return result as unknown as CallToolResult;
 }
 
+function stateTooLongReason(length: number): string {
+  return `its prompt's requestState would be ${length} characters, more than the ${MAX_REQUEST_STATE_CHARS} a requestState may hold (the limit)`;
+}
+
 /** The call's end when the state of its prompt would not fit MAX_REQUEST_STATE_CHARS: not run, nothing asked. */
 function stateTooLong(decided: DecidedCall, length: number): CallToolResult {
-  const text = `mcp-latch: the call to ${escapeText(decided.route.supervisor.name)}/${escapeText(decided.route.tool.name)} needs the user's approval, but its prompt's requestState would be ${length} characters, more than the ${MAX_REQUEST_STATE_CHARS} a requestState may hold (the limit). The call was not run; split it into smaller calls.`;
+  const text = `mcp-latch: the call to ${escapeText(decided.route.supervisor.name)}/${escapeText(decided.route.tool.name)} needs the user's approval, but ${stateTooLongReason(length)}. The call was not run; split it into smaller calls.`;
   return { content: [{ type: 'text', text }], isError: true };
 }
 

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { FS_SERVER, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { FS_SERVER, ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+import { readAudit } from '../../src/store/audit.js';
 import { round, startModernClient, type Answer, type Elicit, type Modern } from '../helpers/modern-client.js';
 import { openPage, pageRequest } from '../helpers/page-session.js';
 
@@ -247,6 +248,44 @@ test(`a 2026-07-28 client: a call showing ${MAX_CALL_PATHS} paths can be approve
   const second = await round(m.client, { ...call, inputResponses: approval('Allow once'), requestState: first.requestState });
   expect(second.resultType ?? 'complete').toBe('complete');
   expect(textOf(second)).toContain('read through the approval');
+}, 120_000);
+
+/**
+ * A prompt state that would still not fit (round 19 review of the 2026-07-28 path, F7): the call
+ * ends unrun with a tool error naming the limit, never an approval loop, and the audit trail says
+ * so. Reached when the state carries a server's questions and the call's paths grew meanwhile: the
+ * first round, allowed by a rule, relays the server's question (its own state 30,000 characters;
+ * the call's 1,000 paths not yet read as paths); a reload then reads them as paths outside the
+ * workspace and drops the rule, so the retry needs the person, with the server's question carried.
+ */
+test(`a 2026-07-28 client: a prompt state still longer than ${MAX_REQUEST_STATE_CHARS} characters ends the call unrun, naming the limit, audited`, async () => {
+  const dir = tempDir();
+  const ws = join(dir, 'ws');
+  mkdirSync(ws);
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const question = { q: { method: 'elicitation/create', params: { message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } };
+  const log = join(dir, 'raw.log');
+  const server = { raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(question), STATE_CHARS: '30000', FIXTURE_LOG: log }, protocolVersion: '2026-07-28' as const } };
+  const m = await startModernClient(ws, { mcpServers: server, workspace: [ws], audit: { file: join(dir, 'audit.jsonl') }, tools: { raw__go: { kind: 'read', paths: [] } }, permissions: { allow: ['mcp__raw__go'] } }, { onElicit: null });
+  open.push(m);
+  const call = { name: 'raw__go', arguments: { items: Array.from({ length: MAX_CALL_PATHS }, (_, i) => join(dir, 'outside', `file-${i}.txt`)) } };
+  const first = await round(m.client, call);
+  expect(Object.keys(first.inputRequests as object)).toEqual(['mcp-latch/server/q']);
+  expect((first.requestState as string).length).toBeLessThanOrEqual(MAX_REQUEST_STATE_CHARS);
+  const reloads = () => m.stderr().split('config reloaded').length;
+  const before = reloads();
+  writeConfig(ws, { mcpServers: server, workspace: [ws], audit: { file: join(dir, 'audit.jsonl') }, tools: { raw__go: { kind: 'read', paths: ['items[]'] } } });
+  await eventually(() => expect(reloads()).toBeGreaterThan(before), 30_000);
+  const second = await round(m.client, { ...call, inputResponses: { 'mcp-latch/server/q': { action: 'accept', content: { ok: true } } }, requestState: first.requestState });
+  expect(second.resultType ?? 'complete').toBe('complete');
+  expect(second.isError).toBe(true);
+  expect(textOf(second)).toMatch(new RegExp(`^mcp-latch: the call to raw/go needs the user's approval, but its prompt's requestState would be \\d+ characters, more than the ${MAX_REQUEST_STATE_CHARS} a requestState may hold \\(the limit\\)\\. The call was not run`));
+  // Only the first round reached the server.
+  expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }]);
+  await eventually(() => expect(m.stderr()).toContain("a call's prompt state would be too long; the call was not run"), 30_000);
+  const records = readAudit(join(dir, 'audit.jsonl'), 100).filter((record) => record.tool === 'go');
+  expect(records.map((record) => [record.decision, record.by])).toEqual([['allow', 'rule'], ['deny', 'gateway']]);
+  expect(records[1]!.reason).toContain(`more than the ${MAX_REQUEST_STATE_CHARS} a requestState may hold (the limit)`);
 }, 120_000);
 
 /**
