@@ -588,6 +588,27 @@ family('§5.6 allow rules match the literal program, with harmless wrappers only
   ['stdbuf -o0 ls', 'allow', 'Bash(ls)'],
 ]);
 
+// bash's exec takes `-a NAME`, `-c`, `-l`, `--` before the command; dash's (mcp-server-commands'
+// /bin/sh on Debian and Ubuntu) takes none and runs `-a` from PATH (round 19 review, F2): bash's
+// program is not the one that runs, so an exec with an option asks, also where a rule names both.
+// In bypassPermissions with deny rules, where bash's reading alone would allow.
+const EXEC_BYPASS: Setup = { allow: ['Bash(ls *)'], deny: ['Bash(rm *)'], mode: 'bypassPermissions' };
+
+family("§5.6 exec's options: bash reads them, dash runs them as the program", EXEC_BYPASS, [
+  ['exec ls x', 'allow', null], // both shells run ls
+  ['exec -a foo ls x', 'ask', null], // sh-dialect (dash-dialect.test.ts)
+  ['exec -c ls x', 'ask', null],
+  ['exec -l ls x', 'ask', null],
+  ['exec -cla foo ls x', 'ask', null],
+  ['exec -- ls x', 'ask', null],
+  ["exec '-a' foo ls x", 'ask', null],
+  ['command exec -a foo ls x', 'ask', null],
+  ['exec -a foo', 'ask', null], // no command: a no-op to bash, the program `-a` to dash
+  ['exec -a foo ls x', 'ask', null, { ...EXEC_BYPASS, mode: 'default' }],
+  ['exec -a foo rm x', 'deny', 'Bash(rm *)'], // bash's reading still meets deny rules
+  ['exec -c rm x', 'deny', 'Bash(rm *)', { ...EXEC_BYPASS, mode: 'default' }],
+]);
+
 // -------------------------------------------------------------------------------------------------
 // §5.7 Lexer differentials
 // -------------------------------------------------------------------------------------------------

@@ -157,6 +157,18 @@ const CASES: Record<string, Array<[string, string]>> = {
     ['mkdir -p d; chdir d && pwd', 'chdir'],
     ['mkdir -p d; command chdir d; pwd', 'chdir'],
   ],
+  // bash's exec takes `-a NAME`, `-c`, `-l` and `--` (bash manual, "Bourne Shell Builtins"); dash's
+  // takes no options (dash(1): `exec [command arg ...]`) and runs the word as a program from PATH
+  // ("exec: -a: not found"): bash's reading of the program is not dash's (round 19 review, F2).
+  "exec's options": [
+    ['exec -a foo echo hi', 'exec -a/-c/-l/--'],
+    ['exec -c echo hi', 'exec -a/-c/-l/--'],
+    ['exec -la x echo hi', 'exec -a/-c/-l/--'],
+    ['exec -- echo hi', 'exec -a/-c/-l/--'],
+    ["exec '-c' echo hi", 'exec -a/-c/-l/--'],
+    ['command exec -l echo hi', 'exec -a/-c/-l/--'],
+    ['exec -a foo; echo after', 'exec -a/-c/-l/--'],
+  ],
 };
 
 for (const [family, cases] of Object.entries(CASES)) {
@@ -210,6 +222,15 @@ describe('payloads for a shell inside the command', () => {
     expect(facts('sh', { stdin: script }).commandInfo?.unanalyzable.some((r) => r.startsWith('sh-dialect'))).toBe(true);
     expect(facts('bash', { stdin: script }).commandInfo?.unanalyzable.some((r) => r.startsWith('sh-dialect'))).toBe(false);
   });
+  test("bash reads exec's options: the program after them, no sh-dialect", () => {
+    for (const text of ['exec -a foo rm x', 'exec -cl -- rm x', 'exec -cla foo rm x', 'exec -afoo rm x', 'command exec -c rm x']) {
+      const info = analyseCommand(text, { cwd: W, shell: 'bash' });
+      expect(info.unanalyzable, text).toEqual([]);
+      expect(info.segments.map((s) => [s.name, ...s.args]), text).toEqual([['rm', 'x']]);
+    }
+    expect(facts(`bash -c 'exec -a foo ls pub'`).commandInfo?.unanalyzable.filter((r) => r.startsWith('sh-dialect'))).toEqual([]);
+    expect(facts(`sh -c 'exec -a foo ls pub'`).commandInfo?.unanalyzable.some((r) => r.startsWith('sh-dialect'))).toBe(true);
+  });
   test('the model itself still reads bash when told so (the default of analyseCommand)', () => {
     expect(analyseCommand(`echo $'\\'; touch pwned; #'`, { cwd: W }).unanalyzable).toEqual([]);
     expect(analyseCommand(`echo $'\\'; touch pwned; #'`, { cwd: W, shell: 'sh' }).unanalyzable.some((r) => r.startsWith('sh-dialect'))).toBe(true);
@@ -248,6 +269,9 @@ describe('the same reading in both shells: no sh-dialect', () => {
     'x={a,b} sh -c \'echo "$x"\'',
     'touch .gx .gy; echo .g* ./.g? .*.ts pub/.f*',
     'touch .ab; echo .[a-z]? .[!.]?',
+    // exec with no option.
+    'exec echo hi',
+    'exec >out; echo hi',
   ];
   test.skipIf(!dash).each(same)('bash and dash read %j alike', (text) => {
     expect(run('dash', text)).toBe(run('bash', text));

@@ -23,7 +23,7 @@ export function buildSegment(input: SegmentInput): Built {
   const reasons: string[] = [];
   const nested: Nested[] = [];
   const paths: CommandPath[] = [];
-  const stripped = stripWrappers(words, input.cwd, { paths, reasons, nested });
+  const stripped = stripWrappers(words, input.cwd, { paths, reasons, nested }, input.shell);
   const { wrappers, cwd } = stripped;
   const assigned = stripped.assignments.length === 0 ? input.assignments : [...input.assignments, ...stripped.assignments];
   if (assigned.some((word) => word.isStatic && /\$\(|`/.test(word.value))) reasons.push('stored-substitution');

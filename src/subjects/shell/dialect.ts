@@ -68,6 +68,22 @@ const BASH_COMMANDS: ReadonlySet<string> = new Set(['time', 'coproc', 'let', 'so
  */
 const DASH_ONLY_WORD = /(?:^|[^\w./-])chdir(?:$|[^\w./-])/;
 
+/** The reason a text for `sh` gets for `form`, a form dash reads otherwise (named for the person). */
+export function shDialectReason(form: string): string {
+  return `${SH_DIALECT}: sh may be dash (Debian's and Ubuntu's /bin/sh), which does not read ${form} as bash does`;
+}
+
+/**
+ * `exec` followed by a word that starts with `-`: bash's exec takes `-a NAME`, `-c`, `-l` and `--`
+ * before the command (bash manual, "Bourne Shell Builtins"); dash's takes no options (dash(1):
+ * `exec [command arg ...]`), so it looks the word up in PATH as the program: `exec -a foo echo hi`
+ * prints hi in bash, "exec: -a: not found" in dash (round 19 review of late commits, F2). A lone
+ * `-` is a program to both.
+ */
+export function dashExecForm(first: { isStatic: boolean; value: string } | undefined): string | null {
+  return first !== undefined && first.isStatic && first.value.length > 1 && first.value.startsWith('-') ? "exec -a/-c/-l/-- (bash's exec options; dash's exec runs a program of that name from PATH)" : null;
+}
+
 /** The dash-only builtin `text` names, described for the reason; null when none. */
 export function dashOnlyWord(text: string): string | null {
   return text.includes('chdir') && DASH_ONLY_WORD.test(text) ? 'chdir (a dash builtin that changes directory like cd; a program in bash)' : null;

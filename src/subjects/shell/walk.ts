@@ -1,7 +1,7 @@
 import type { Parser } from 'web-tree-sitter';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
 import { buildSegment, type Built } from './argv.js';
-import { dashOnlyWord, dashReadsOtherwise, dashReadsPlainOtherwise, SH_DIALECT, type Dialect } from './dialect.js';
+import { dashOnlyWord, dashReadsOtherwise, dashReadsPlainOtherwise, SH_DIALECT, shDialectReason, type Dialect } from './dialect.js';
 import { foundPaths, type Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
@@ -412,7 +412,7 @@ class Analysis {
   private checkDialect(tree: SyntaxTree, text: string): void {
     if (this.shell !== 'sh' || this.info.unanalyzable.some((reason) => reason.startsWith(SH_DIALECT))) return;
     const form = (tree.commandNames !== undefined ? dashReadsPlainOtherwise(tree.commandNames) : dashReadsOtherwise(tree.rootNode, text)) ?? dashOnlyWord(text);
-    if (form !== null) this.reason(`${SH_DIALECT}: sh may be dash (Debian's and Ubuntu's /bin/sh), which does not read ${form} as bash does`);
+    if (form !== null) this.reason(shDialectReason(form));
   }
 
   private slice(node: SyntaxNode): string {

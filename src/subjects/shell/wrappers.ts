@@ -1,5 +1,6 @@
 import type { CommandPath } from '../../policy/types.js';
 import { WRAPPERS, type WrapperSpec } from '../../programs.js';
+import { dashExecForm, shDialectReason, type Dialect } from './dialect.js';
 import type { Nested } from './files.js';
 import { baseName, display, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type Word } from './options.js';
 import { ASSIGNMENT } from './variables.js';
@@ -30,8 +31,11 @@ export interface Stripped {
   xargs?: { replace: string | null | undefined };
 }
 
-/** Strips the wrappers from `words`; their paths, reasons and nested scripts go to `out`. */
-export function stripWrappers(words: readonly Word[], cwd: string | null, out: { paths: CommandPath[]; reasons: string[]; nested: Nested[] }): Stripped {
+/**
+ * Strips the wrappers from `words`; their paths, reasons and nested scripts go to `out`. `shell`
+ * is the shell that reads them (absent: bash); options are read as bash reads them.
+ */
+export function stripWrappers(words: readonly Word[], cwd: string | null, out: { paths: CommandPath[]; reasons: string[]; nested: Nested[] }, shell?: Dialect): Stripped {
   const { paths, reasons, nested } = out;
   const wrappers: string[] = [];
   const assignments: Word[] = [];
@@ -43,6 +47,9 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     const name = baseName(word.value);
     const spec = Object.hasOwn(WRAPPERS, name) ? WRAPPERS[name] : undefined;
     if (!spec) break;
+    // Security: a `sh` that may be dash runs `-a` from PATH where bash reads exec's option (dialect.ts).
+    const dashExec = name === 'exec' && shell === 'sh' ? dashExecForm(words[i + 1]) : null;
+    if (dashExec !== null) reasons.push(shDialectReason(dashExec));
     const stripped = stripWrapper(name, spec, words, i + 1);
     if (stripped === null) {
       if (spec.bareShell === true || (spec.bareShell && hasWrapperOption(words, i + 1, spec, spec.bareShell))) reasons.push('interpreter');
