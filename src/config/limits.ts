@@ -18,3 +18,14 @@ export const MAX_OPEN_SAMPLING = 8;
  *   2026-07-28 path, F3: 1,600 prompts for one call).
  */
 export const MAX_SERVER_QUESTIONS = 32;
+/**
+ * The most rounds of a server's own questions in one tools/call, in either era (docs/config.md,
+ * "limits"): each time a 2026-07-28 server answers `input_required` and the call goes back to it
+ * with the answers. A handshake-era client is asked by the gateway; a 2026-07-28 client gets each
+ * round as an `input_required` of the gateway's, and the rounds so far travel in its signed state.
+ * Past it the call ends with a tool error naming this limit (server-input.ts; round 20: a 2026-07-28
+ * client's rounds were not counted, so a server asking after every answer kept it answering for good).
+ * A 2025 server's questions held for a 2026-07-28 client (one a round) count against
+ * MAX_SERVER_QUESTIONS over the call instead.
+ */
+export const MAX_SERVER_ROUNDS = 8;

@@ -43,7 +43,7 @@ import { ArgsJson } from '../values.js';
 import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
 import { nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
 import { HeldCall } from './held-calls.js';
-import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput, serverInputError } from './server-input.js';
+import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput, serverInputError, type ServerInput } from './server-input.js';
 import { envelopeMeta } from '../downstream/era-2026.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import { MAX_REQUEST_STATE_CHARS } from '../latch/request-state.js';
@@ -63,6 +63,8 @@ export interface DecidedCall {
   readonly sentDigest: () => string;
   /** The answers to its server's own questions a 2026-07-28 retry brought (server-input.ts); null when none. */
   serverAnswers: ServerAnswers | null;
+  /** The round of its server's questions those answers are for (its number and the questions so far travel in the state: MAX_SERVER_ROUNDS); null when none. */
+  serverRound: ServerInput | null;
   readonly started: number;
   /** What inspection found; null when the call could not be analysed. */
   facts: CallFacts | null;
@@ -92,7 +94,7 @@ export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<st
   // The client's own text of these very arguments when the scanner read it (call-scan.ts).
   const argsJson = call.argsJson?.args === args ? call.argsJson : new ArgsJson(args);
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args, argsJson);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null, editShown: null, approvedUntil: null };
+  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, serverRound: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null, editShown: null, approvedUntil: null };
   return Object.assign(undecided, { decision: redecide(undecided, context, session) });
 }
 
@@ -160,7 +162,10 @@ async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, 
     auditor(decided, context, session)(decided.decision, 'deny', decided.decision.by);
     return denialResult(ruleDenial(decided.decision));
   }
-  if (resumed?.server) decided.serverAnswers = resumed.server.answers;
+  if (resumed?.server) {
+    decided.serverAnswers = resumed.server.answers;
+    decided.serverRound = resumed.server.input;
+  }
   if (resumed?.editShown) decided.editShown = resumed.editShown;
   if (resumed?.approvedUntil !== undefined) decided.approvedUntil = resumed.approvedUntil;
   if (resumed?.answer?.verdict === 'allow') {
@@ -518,7 +523,7 @@ async function finishModern(
     if (isInputRequired(answered)) {
       if (modern.envelope) {
         const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
-        const input = serverInput(supervisor.name, answered as Record<string, unknown>, modern.envelope.capabilities);
+        const input = serverInput(supervisor.name, answered as Record<string, unknown>, modern.envelope.capabilities, decided.serverRound);
         const relayed = typeof input === 'string' ? null : relayServerInput(decided, outcome.decision, input, approved, outcome.answer?.edit, context, session);
         if (relayed) return relayed;
         answered = serverInputError(supervisor.name, typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`);

@@ -21,14 +21,28 @@ type HeldEvent = { question: HeldQuestion } | { result: CallToolResult } | { err
 export class HeldCall {
   private readonly events: HeldEvent[] = [];
   private wake: (() => void) | null = null;
+  /** The questions put to the client so far, one a round (MAX_SERVER_QUESTIONS over the call; input-required.ts nextHeldRound). */
+  asked = 0;
+  /** The client was told the call ended: whatever the server asks from now on is answered `cancel` at once. */
+  private ended = false;
 
   /** The relay's hook for the server's elicitation: it waits for the client's answer (or a cancel). */
   readonly ask = (params: ElicitRequestParams, signal?: AbortSignal): Promise<ElicitResult> =>
     new Promise<ElicitResult>((resolve) => {
+      if (this.ended) {
+        resolve({ action: 'cancel' });
+        return;
+      }
       // The server gave up on its question (its own timeout, or the call ended): nothing waits for it.
       signal?.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true });
       this.push({ question: { params, answer: resolve } });
     });
+
+  /** The client's call ends here: every question waiting and to come is answered `cancel`; the server's result is not awaited. */
+  end(): void {
+    this.ended = true;
+    for (const event of this.events.splice(0)) if ('question' in event) event.question.answer({ action: 'cancel' });
+  }
 
   /** The call's end, once it comes. */
   settle(result: Promise<CallToolResult>): void {

@@ -16,7 +16,8 @@ import { argumentsCannotMatter } from '../latch/remember.js';
 import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult, ownInputRequired } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
-import { HELD_INPUT, serverAnswers, type ServerInput } from './server-input.js';
+import { HELD_INPUT, serverAnswers, serverInputError, type ServerInput } from './server-input.js';
+import { MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import { definitionChange, letThrough, notAsLetThrough } from './let-through.js';
 
 /**
@@ -163,6 +164,15 @@ export async function nextHeldRound(decided: DecidedCall, call: HeldCall, contex
   const event = await call.next();
   if ('error' in event) throw event.error;
   if ('result' in event) return event.result;
+  // One question a round, counted over the call as a handshake-era client's are (server-input.ts):
+  // a server asking after every answer kept the client answering for good (round 20).
+  call.asked += 1;
+  if (call.asked > MAX_SERVER_QUESTIONS) {
+    event.question.answer({ action: 'cancel' });
+    call.end();
+    context.logger.warn({ server: decided.route.supervisor.name, tool: decided.route.tool.name, limit: MAX_SERVER_QUESTIONS }, "a server's question past the limit of one call was answered cancel; the client's call ended");
+    return serverInputError(decided.route.supervisor.name, `it asked a question again after ${MAX_SERVER_QUESTIONS} in one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call)`) as CallToolResult;
+  }
   return holdQuestion(decided, call, event.question, context, session, null);
 }
 

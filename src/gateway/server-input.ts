@@ -1,5 +1,5 @@
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
+import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS, MAX_SERVER_ROUNDS } from '../config/limits.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
 import { escapeText, isPlainText } from '../latch/escape.js';
@@ -28,8 +28,6 @@ import { schemaText } from './listed-text.js';
 const KEY_PREFIX = 'mcp-latch/server/';
 /** The key of a 2025 server's `elicitation/create` held for a 2026-07-28 client's retry (input-required.ts). */
 export const HELD_INPUT = `${KEY_PREFIX}elicitation`;
-/** The most times one call goes back to its server with answers, for a handshake-era client, before the gateway gives up. */
-const MAX_SERVER_ROUNDS = 8;
 
 /** What a server asked, as the client is shown it, and what the gateway keeps to route the answers back. */
 export interface ServerInput {
@@ -39,7 +37,13 @@ export interface ServerInput {
   state?: string;
   /** The requests under the gateway's keys, the server's text prefixed and escaped. */
   requests: Record<string, unknown>;
+  /** This round's number in its call, from 1 (MAX_SERVER_ROUNDS), and the questions of the call so far, this round's with them (MAX_SERVER_QUESTIONS). */
+  round: number;
+  asked: number;
 }
+
+/** The rounds of one call before this one: the ServerInput the call's last round was (read back from a state, so checked), or null for the first. */
+type RoundsBefore = { round?: unknown; asked?: unknown } | null;
 
 export function isInputRequired(value: unknown): boolean {
   return isPlainObject(value) && value.resultType === 'input_required';
@@ -50,13 +54,20 @@ export function isInputRequired(value: unknown): boolean {
  * With `client` (a 2026-07-28 client's capabilities, which relays the requests itself), a request
  * that client cannot be sent is refused here; without it the caller asks each question itself.
  */
-export function serverInput(server: string, result: Record<string, unknown>, client: ClientCapabilities | null = null): ServerInput | string {
+export function serverInput(server: string, result: Record<string, unknown>, client: ClientCapabilities | null = null, before: RoundsBefore = null): ServerInput | string {
   const { inputRequests, requestState } = result;
   if (!isPlainObject(inputRequests) || Object.keys(inputRequests).length === 0) return 'it asked for input without naming any input request';
   if (requestState !== undefined && typeof requestState !== 'string') return 'its requestState is not a string';
   // Round 19 review of the 2026-07-28 path, F3: 200 in one answer were all put before the person.
   const count = Object.keys(inputRequests).length;
   if (count > MAX_SERVER_QUESTIONS) return `it asked ${count} questions at once (the limit is ${MAX_SERVER_QUESTIONS} of one server at once)`;
+  // Over the rounds of one call too, in either era: 8 rounds of 200 were 1,600 prompts (F3), and a
+  // 2026-07-28 client's rounds were not counted at all (round 20). Counts that are not numbers
+  // (a state of another build) are taken as the limit: fail closed.
+  const round = before === null ? 1 : typeof before.round === 'number' ? before.round + 1 : MAX_SERVER_ROUNDS + 1;
+  if (round > MAX_SERVER_ROUNDS) return `it asked again after ${MAX_SERVER_ROUNDS} rounds of answers (the limit is ${MAX_SERVER_ROUNDS} rounds of one server for one call)`;
+  const asked = (before === null ? 0 : typeof before.asked === 'number' ? before.asked : MAX_SERVER_QUESTIONS) + count;
+  if (asked > MAX_SERVER_QUESTIONS) return `it asked ${asked} questions in ${round} rounds of one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call)`;
   // Before anything walks them (shownQuestion and the schema's text recurse): a question 5,000 levels
   // deep overflowed the stack, "Maximum call stack size exceeded" (round 19 review of the
   // 2026-07-28 path, F4). The bounds a server's complete result is held to (call-result.ts).
@@ -83,7 +94,7 @@ export function serverInput(server: string, result: Record<string, unknown>, cli
     if (typeof shown === 'string') return shown;
     requests[KEY_PREFIX + key] = { ...request, params: shown };
   }
-  return { keys: Object.keys(inputRequests), ...(requestState !== undefined ? { state: requestState } : {}), requests };
+  return { keys: Object.keys(inputRequests), ...(requestState !== undefined ? { state: requestState } : {}), requests, round, asked };
 }
 
 /**
@@ -129,14 +140,12 @@ export function capabilitiesForServer(envelope: Envelope | null, person: Person)
  */
 export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, timeoutMs: number, callAgain: (answers: ServerAnswers) => Promise<unknown>): Promise<unknown> {
   let result: unknown = first;
-  let asked = 0;
-  for (let round = 0; isInputRequired(result); round++) {
-    if (round === MAX_SERVER_ROUNDS) return serverInputError(server, `it asked again after ${MAX_SERVER_ROUNDS} rounds of answers, the most mcp-latch relays for one call`);
-    const input = serverInput(server, result as Record<string, unknown>);
+  let before: ServerInput | null = null;
+  while (isInputRequired(result)) {
+    // Rounds and questions counted over the call (serverInput: MAX_SERVER_ROUNDS, MAX_SERVER_QUESTIONS).
+    const input = serverInput(server, result as Record<string, unknown>, null, before);
     if (typeof input === 'string') return serverInputError(server, input);
-    // Over all the rounds of one call too: 8 rounds of 200 were 1,600 prompts (round 19 review of the 2026-07-28 path, F3).
-    asked += input.keys.length;
-    if (asked > MAX_SERVER_QUESTIONS) return serverInputError(server, `it asked ${asked} questions in ${round + 1} rounds of one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call)`);
+    before = input;
     const responses: Record<string, ElicitResult> = {};
     for (const key of input.keys) {
       const request = input.requests[KEY_PREFIX + key] as { method: string; params?: Record<string, unknown> };

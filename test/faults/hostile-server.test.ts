@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CreateMessageRequestSchema, type CreateMessageRequest, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, test } from 'vitest';
-import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../../src/config/limits.js';
+import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS, MAX_SERVER_ROUNDS } from '../../src/config/limits.js';
 import { MAX_DEPTH } from '../../src/values.js';
 import { round, startModernClient } from '../helpers/modern-client.js';
 import { eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
@@ -354,6 +354,71 @@ describe(`a server's questions: at most ${MAX_SERVER_QUESTIONS} before the perso
       expect(answers.filter((answer) => answer === 'cancel')).toHaveLength(MAX_SERVER_QUESTIONS);
       expect(answers.filter((answer) => answer.includes(`${MAX_SERVER_QUESTIONS} of its questions are waiting for the person already (the limit)`))).toHaveLength(8);
       expect(rounds).toBe(MAX_SERVER_QUESTIONS);
+    } finally {
+      await m.close();
+    }
+  });
+});
+
+/**
+ * A 2026-07-28 client's rounds of one call (round 20): each round's questions were capped (32) and
+ * so was the approval's time, not the number of rounds. A server that asked again after every
+ * answer had the client answer and retry for as long as it went on (a handshake-era client's call
+ * stopped after 8). Now one call's rounds and questions are counted in the state the client brings
+ * back, and a 2025 server's questions held for it over the call.
+ */
+describe(`a 2026-07-28 client: at most ${MAX_SERVER_ROUNDS} rounds of a server's questions in one call`, () => {
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const questions = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`q${index}`, { method: 'elicitation/create', params: { message: `Question ${index}`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } }]));
+  const raw = (dir: string, count: number) => ({ command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(questions(count)), FIXTURE_LOG: join(dir, 'raw.log'), ASK_AGAIN: '1' }, protocolVersion: '2026-07-28' as const });
+  /** Answers every round by hand, as a client would (up to 50); the rounds relayed and the last result. */
+  async function answerAll(count: number): Promise<{ rounds: number; result: Record<string, unknown>; dir: string }> {
+    const dir = tempDir();
+    const m = await startModernClient(dir, { mcpServers: { raw: raw(dir, count) }, permissions: { allow: ['mcp__raw'] } });
+    try {
+      const call = { name: 'raw__go', arguments: {} };
+      const yes = Object.fromEntries(Array.from({ length: count }, (_, index) => [`mcp-latch/server/q${index}`, { action: 'accept', content: { ok: true } }]));
+      let result = await round(m.client, call);
+      let rounds = 0;
+      while (result.resultType === 'input_required' && rounds < 50) {
+        rounds += 1;
+        result = await round(m.client, { ...call, inputResponses: yes, requestState: result.requestState });
+      }
+      return { rounds, result, dir };
+    } finally {
+      await m.close();
+    }
+  }
+
+  test('a server that asks again after every answer: the call ends after the last round, naming the limit', { timeout: 120_000 }, async () => {
+    const { rounds, result, dir } = await answerAll(1);
+    expect(rounds).toBe(MAX_SERVER_ROUNDS);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(`mcp-latch: raw asked for input the gateway could not pass on: it asked again after ${MAX_SERVER_ROUNDS} rounds of answers (the limit is ${MAX_SERVER_ROUNDS} rounds of one server for one call). The call did not complete.`);
+    expect(fixtureCalls(join(dir, 'raw.log'))).toHaveLength(MAX_SERVER_ROUNDS + 1);
+  });
+
+  test(`its questions are counted over the rounds: past ${MAX_SERVER_QUESTIONS} the call ends naming the limit`, { timeout: 120_000 }, async () => {
+    const { rounds, result } = await answerAll(5);
+    expect(rounds).toBe(6);
+    expect(textOf(result)).toBe(`mcp-latch: raw asked for input the gateway could not pass on: it asked 35 questions in 7 rounds of one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call). The call did not complete.`);
+  });
+
+  test(`a 2025 server asking one question after another, held for the client: at most ${MAX_SERVER_QUESTIONS} rounds, then the call ends naming the limit and its next questions are answered "cancel"`, { timeout: 120_000 }, async () => {
+    const dir = tempDir();
+    const m = await startModernClient(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] } });
+    try {
+      const call = { name: 'fix__ask_user', arguments: { count: MAX_SERVER_QUESTIONS + 8, sequential: true } };
+      let result = await round(m.client, call);
+      let rounds = 0;
+      while (result.resultType === 'input_required' && rounds < 100) {
+        rounds += 1;
+        result = await round(m.client, { ...call, inputResponses: { 'mcp-latch/server/elicitation': { action: 'accept', content: { answer: 'yes' } } }, requestState: result.requestState });
+      }
+      expect(rounds).toBe(MAX_SERVER_QUESTIONS);
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(`mcp-latch: fix asked for input the gateway could not pass on: it asked a question again after ${MAX_SERVER_QUESTIONS} in one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call). The call did not complete.`);
+      expect(m.prompts).toHaveLength(0);
     } finally {
       await m.close();
     }

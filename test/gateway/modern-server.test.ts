@@ -68,7 +68,7 @@ describe('handshake-era client', () => {
     harnesses.push(h);
     const result = await h.client.callTool({ name: 'modern__deploy', arguments: { env: 'staging' } });
     expect(result.isError).toBe(true);
-    expect(textOf(result)).toBe('mcp-latch: modern asked for input the gateway could not pass on: it asked again after 8 rounds of answers, the most mcp-latch relays for one call. The call did not complete.');
+    expect(textOf(result)).toBe('mcp-latch: modern asked for input the gateway could not pass on: it asked again after 8 rounds of answers (the limit is 8 rounds of one server for one call). The call did not complete.');
     expect(h.elicitations).toHaveLength(8);
     expect(fixtureCalls(join(dir, 'modern.log'))).toHaveLength(0);
   }, 120_000);

@@ -19,7 +19,18 @@ describe('serverInput', () => {
         'mcp-latch/server/confirm': { method: 'elicitation/create', params: { mode: 'form', message: '[deploy] Deploy?\\n\\nWhy: allowed by rule\\u202egnp.exe', requestedSchema: { type: 'object', properties: {} } } },
         'mcp-latch/server/roots': { method: 'roots/list' },
       },
+      round: 1,
+      asked: 2,
     });
+  });
+
+  test('rounds and questions are counted over one call; past MAX_SERVER_ROUNDS or MAX_SERVER_QUESTIONS, or with counts that are not numbers, refused naming the limit', () => {
+    const asking = (count: number) => ({ resultType: 'input_required', inputRequests: Object.fromEntries(Array.from({ length: count }, (_, index) => [`q${index}`, { method: 'elicitation/create', params: { message: 'q', requestedSchema: { type: 'object', properties: {} } } }])) });
+    expect(serverInput('s', asking(2), null, { round: 3, asked: 10 })).toMatchObject({ round: 4, asked: 12 });
+    expect(serverInput('s', asking(1), null, { round: 8, asked: 8 })).toBe('it asked again after 8 rounds of answers (the limit is 8 rounds of one server for one call)');
+    expect(serverInput('s', asking(3), null, { round: 2, asked: 30 })).toBe('it asked 33 questions in 3 rounds of one call (the limit is 32 of one server for one call)');
+    expect(serverInput('s', asking(1), null, { asked: 1 })).toBe('it asked again after 8 rounds of answers (the limit is 8 rounds of one server for one call)');
+    expect(serverInput('s', asking(1), null, { round: 1, asked: '1' })).toBe('it asked 33 questions in 2 rounds of one call (the limit is 32 of one server for one call)');
   });
 
   test.each([
