@@ -220,16 +220,18 @@ export class GatewayCore implements CallContext {
   }
 
   /**
-   * Records in the lock file, for each listed server with pins, the names it is not taken to have
-   * added and the digest each was known with (its baseline and those pinned since), so its next
-   * start knows them (store/pins.ts recordListed). Written only when they changed; a failure is
-   * logged, and the next start falls back to its first listing (or to the record as it was).
+   * Records in the lock file, for each listed server, the names it is not taken to have added and
+   * the digest each was known with (its baseline and those pinned since), so its next start knows
+   * them (store/pins.ts recordListed). Every server, pins or not (round 20): one whose first pin
+   * comes in a later run than a rename is checked against what it listed before, not against that
+   * run's first listing. Written only when they changed; a failure is logged, and the next start
+   * falls back to its first listing (or to the record as it was).
    */
   private recordListings(): void {
     const hasPin = this.definitions.pinLookup();
     for (const supervisor of this.registry.all()) {
       const first = this.firstEntries.get(supervisor);
-      if (supervisor.state !== 'ready' || first === undefined || !this.definitions.serverHasPins(supervisor.name)) continue;
+      if (supervisor.state !== 'ready' || first === undefined) continue;
       const server = supervisor.name;
       const { tools, prompts, templates } = supervisor.listing;
       // The common case, at every list change: recorded already, each pinned name with a digest (lookups only, nothing built).
@@ -267,7 +269,7 @@ export class GatewayCore implements CallContext {
       };
       const each = { tool: kept('tool', tools), prompt: kept('prompt', prompts), template: kept('template', templates) };
       const recorded: Promise<void> = this.definitions
-        .recordListed(server, { tool: each.tool.names, prompt: each.prompt.names, template: each.template.names }, { tool: each.tool.digests, prompt: each.prompt.digests, template: each.template.digests })
+        .recordListed(server, serversToRun(this.loaded)[server] ?? {}, { tool: each.tool.names, prompt: each.prompt.names, template: each.template.names }, { tool: each.tool.digests, prompt: each.prompt.digests, template: each.template.digests })
         .catch((error: unknown) => this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file; its next start takes the record as it was (or, with none, its first listing) as known'))
         .finally(() => this.pendingPins.delete(recorded));
       // Kept until written, as a pin is: a gateway stopped right after still records them.
@@ -496,7 +498,7 @@ export class GatewayCore implements CallContext {
 
   async pinDefinition(report: DefinitionReport): Promise<void> {
     await this.definitions.pin(report, serversToRun(this.loaded)[report.server] ?? {});
-    // A server's first pin: its names are recorded now, not at its next list change (a rename before the next start is then caught).
+    // The pinned name is recorded now, not at its next list change (a rename of it before the next start is then caught).
     this.recordListings();
   }
 

@@ -109,8 +109,8 @@ export class DefinitionReports {
   }
 
   /** Records the names `server` was listed under without being held, with their digests (store/pins.ts recordListed). */
-  recordListed(server: string, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
-    return this.store.recordListed(server, names, digests);
+  recordListed(server: string, config: { command?: string; args?: string[]; url?: string }, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
+    return this.store.recordListed(server, serverIdentity(config), names, digests);
   }
 
   /** Whether the lock file holds a pin of any tool, prompt or template of `server` (the team's): something of it was allowed. */

@@ -151,23 +151,25 @@ export class PinStore {
   }
 
   /**
-   * Records the names of a server with pins that were listed without being held (core.ts
-   * addedLater), each with the digest of the definition it was listed with when known, so a name its
-   * next start lists and these lack is one it added between the two starts (a rename while the
-   * gateway was not running), and one listed with another digest was changed meanwhile (docs/pins.md,
-   * "A tool added later"). Only a server the file has pins of; written only when they differ.
+   * Records the names a server was listed under without being held (core.ts addedLater), each with
+   * the digest of the definition it was listed with when known, so a name its next start lists and
+   * these lack is one it added between the two starts (a rename while the gateway was not running),
+   * and one listed with another digest was changed meanwhile (docs/pins.md, "A tool added later").
+   * Every server is recorded, pins or not (round 20): a server whose first pin comes in a later run
+   * is checked against what it listed before. `identity`: for a server the file has nothing of yet.
+   * Written only when they differ.
    */
-  recordListed(server: string, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
+  recordListed(server: string, identity: string, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
     const listed = { tool: [...names.tool].sort(), prompt: [...names.prompt].sort(), template: [...names.template].sort() };
     const listedDigests = { tool: sortedRecord(digests.tool), prompt: sortedRecord(digests.prompt), template: sortedRecord(digests.template) };
     const text = JSON.stringify([listed, listedDigests]);
     const same = (entry: { listed?: unknown; listedDigests?: unknown }) => JSON.stringify([entry.listed, entry.listedDigests]) === text;
     // Asked at every list change: the file is locked and read only when what is in memory differs.
     const known = own(this.data.servers, server);
-    if (known === undefined || same(known)) return Promise.resolve();
+    if (known !== undefined && same(known)) return Promise.resolve();
     return this.write((data) => {
-      const entry = own(data.servers, server);
-      if (entry === undefined || same(entry)) return false;
+      const entry = own(data.servers, server) ?? setOwn(data.servers, server, { identity });
+      if (same(entry)) return false;
       entry.listed = listed;
       entry.listedDigests = listedDigests;
       return true;

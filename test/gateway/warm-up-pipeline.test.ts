@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { warmUpCallPipeline, type WarmUpPipeline } from '../../src/gateway/warm-up.js';
-import { fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
+import { eventually, fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
 import { inProcessGateway, type InProcessHarness } from '../helpers/in-process.js';
 
 /**
@@ -46,6 +46,8 @@ describe('the warm-up call pipeline', () => {
       expect((await harness.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
       await harness.gateway.core.warmedUp();
       const pins = join(dir, 'mcp-latch.lock.json');
+      // What the server listed is recorded at its first listing (round 20): written before the warm-up is compared.
+      await eventually(() => expect(existsSync(pins) ? readFileSync(pins, 'utf8') : '').toContain('listedDigests'));
       const pinned = existsSync(pins) ? readFileSync(pins, 'utf8') : null;
       process.env.TMPDIR = scratch;
       expect(await warmUpCallPipeline(target(harness, { text: 'echo warm' }))).toBe(true);

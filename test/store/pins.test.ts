@@ -71,7 +71,7 @@ describe('PinStore', () => {
     await store.pin('tool', 'fs', 'read_file', 'fs', READ_FILE);
     const digest = definitionDigest(READ_FILE);
     const none = new Map<string, string>();
-    await store.recordListed('fs', { tool: ['write_file', 'read_file'], prompt: [], template: [] }, { tool: new Map([['write_file', 'sha256:w'], ['read_file', digest]]), prompt: none, template: none });
+    await store.recordListed('fs', 'fs', { tool: ['write_file', 'read_file'], prompt: [], template: [] }, { tool: new Map([['write_file', 'sha256:w'], ['read_file', digest]]), prompt: none, template: none });
     const again = new PinStore(path);
     expect([...again.listedNames('tool', 'fs')!]).toEqual(['read_file', 'write_file']);
     expect([...again.listedDigests('tool', 'fs')!]).toEqual([['read_file', digest], ['write_file', 'sha256:w']]);
