@@ -5,6 +5,9 @@ import { pinState, type DefinitionReport, type DescriptionPolicy } from './check
 import { definitionDigest, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
 import { scanParts, ToolNames, withToolNames, type Finding, type TextFindings } from './scan.js';
 
+/** How many flagged definitions a log line names; the rest are counted (as gateway/listing-notes.ts). */
+const NAMED_IN_LINE = 3;
+
 /**
  * The gateway's view of each listed tool's (prompt's, resource template's) definition: digest and
  * scan findings worked out once per listing (they depend on every server's tools), the pin state
@@ -67,6 +70,8 @@ export class DefinitionReports {
   private namesKey = '';
   private namesChecked = false;
   private readonly logged = new Set<string>();
+  /** Flagged definitions not logged yet, by `kind server`: told together once the pass that scanned them is over (noteFlagged). */
+  private readonly flagged = new Map<string, { kind: PinKind; server: string; policy: DescriptionPolicy; count: number; named: Array<{ exposed: string; findings: string[] }> }>();
   /**
    * Pins being written, by definition: every call that comes while the first write is under way
    * sees the tool still "new" and would write the lock file again (at 16 calls in flight, dozens
@@ -214,7 +219,7 @@ export class DefinitionReports {
       this.scanned.set(key, scan);
       if (scan.findings.length > 0 && !this.logged.has(scan.digest)) {
         this.logged.add(scan.digest);
-        this.logger.warn({ [listed.kind]: listed.exposed, findings: scan.findings.map((finding) => `${finding.code} in ${finding.where}`), policy }, `a ${listed.kind} definition was flagged by the description scan`);
+        this.noteFlagged(listed, scan.findings, policy);
       }
     }
     // First: a lock file that was unreadable and has changed since is read again here (pins.ts).
@@ -244,6 +249,43 @@ export class DefinitionReports {
     };
     scan.last = { pin, unreadable, added, report };
     return report;
+  }
+
+  /**
+   * Logs a flagged definition with the others of its server and kind flagged in the same pass (a
+   * list answer, a listing's calls): one line for them, told once the pass is over (a microtask).
+   * A line per definition made a server listing fresh flagged tools at each listing write a line for
+   * each, each time (round 20, as round 19's F-heldlog for held ones; docs/pins.md, "The description
+   * scan"). Only the first few are named.
+   */
+  private noteFlagged(listed: Listed, findings: readonly Finding[], policy: DescriptionPolicy): void {
+    const key = `${listed.kind} ${listed.server}`;
+    let group = this.flagged.get(key);
+    if (group === undefined) {
+      group = { kind: listed.kind, server: listed.server, policy, count: 0, named: [] };
+      this.flagged.set(key, group);
+    }
+    group.count += 1;
+    if (group.named.length < NAMED_IN_LINE) group.named.push({ exposed: listed.exposed, findings: findings.map((finding) => `${finding.code} in ${finding.where}`) });
+    if (this.flagged.size === 1 && group.count === 1) queueMicrotask(() => this.tellFlagged());
+  }
+
+  private tellFlagged(): void {
+    const groups = [...this.flagged.values()];
+    this.flagged.clear();
+    for (const { kind, server, policy, count, named } of groups) {
+      const first = named[0]!;
+      if (count === 1) {
+        this.logger.warn({ [kind]: first.exposed, findings: first.findings, policy }, `a ${kind} definition was flagged by the description scan`);
+        continue;
+      }
+      const names = named.map((entry) => entry.exposed).join(', ');
+      const more = count > named.length ? ` and ${(count - named.length).toLocaleString('en-US')} more` : '';
+      this.logger.warn(
+        { server, [`${kind}s`]: count, named: named.map((entry) => entry.exposed), findings: first.findings, policy },
+        `${server}: ${count.toLocaleString('en-US')} ${kind} definitions were flagged by the description scan (${names}${more}); ${first.exposed}'s findings: ${first.findings.join(', ')} (mcp-latch tools shows each)`,
+      );
+    }
   }
 
   /** The team's pin; when it differs, the definition `user` accepted for themselves, if it is this one (docs/team.md, "Pins"). */
