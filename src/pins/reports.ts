@@ -315,7 +315,7 @@ export class DefinitionReports {
   pin(report: DefinitionReport, server: { command?: string; args?: string[]; url?: string }, user?: string, accept = false): Promise<void> {
     const identity = serverIdentity(server);
     // Calls that started while the tool was new each ask for its pin after their own answer.
-    if (this.store.get(report.kind, report.server, report.name, user)?.digest === report.digest && this.store.identity(report.server, user) === identity) return Promise.resolve();
+    if (this.store.get(report.kind, report.server, report.name, user)?.digest === report.digest && this.store.identity(report.server, user, report.kind, report.name) === identity) return Promise.resolve();
     const key = `${user ?? ''} ${report.kind} ${report.server} ${report.name} ${report.digest} ${identity} ${accept}`;
     let written = this.pinning.get(key);
     if (!written) {

@@ -60,6 +60,15 @@ export class PinStore {
   private readonly listedSets = new WeakMap<string[], ReadonlySet<string>>();
   /** Each `listedDigests` map read, as a Map of its own members (asked per unpinned entry at each list). */
   private readonly digestMaps = new WeakMap<Record<string, string>, ReadonlyMap<string, string>>();
+  /**
+   * Pins that could not be written (the lock file's folder read-only, the disk full), each with its
+   * server's identity: in force for this run all the same. Written nowhere, a first use stayed `new`
+   * for ever, and a definition the server changed after it was listed and run unasked (review of
+   * round 20 faults, F3; docs/pins.md, "Pin states"). A pin in the file comes first.
+   */
+  private readonly unwritten = new Map<string, { pin: Pin; identity: string }>();
+  /** `kind server` of the team's pins held in `unwritten` (hasAny). */
+  private readonly unwrittenKinds = new Set<string>();
 
   constructor(readonly path: string) {
     this.reload();
@@ -106,7 +115,9 @@ export class PinStore {
 
   /** The team's pin, or with `user` the definition that member accepted for themselves. */
   get(kind: PinKind, server: string, name: string, user?: string): Pin | undefined {
-    return own(own(this.servers(user), server)?.[kind], name);
+    const pin = own(own(this.servers(user), server)?.[kind], name);
+    if (pin !== undefined || this.unwritten.size === 0) return pin;
+    return this.unwritten.get(unwrittenKey(kind, server, name, user))?.pin;
   }
 
   /** Whether the team's pins hold any `kind` of `server`. */
@@ -114,7 +125,7 @@ export class PinStore {
     const pins = own(this.data.servers, server)?.[kind];
     // Asked per unpinned tool at each list: no array of the names made.
     for (const name in pins) if (Object.hasOwn(pins, name)) return true;
-    return false;
+    return this.unwrittenKinds.size > 0 && this.unwrittenKinds.has(`${kind} ${server}`);
   }
 
   /**
@@ -207,8 +218,11 @@ export class PinStore {
     return run;
   }
 
-  identity(server: string, user?: string): string | undefined {
-    return own(this.servers(user), server)?.identity;
+  /** `name`: of the entry asked about, whose pin may be one of this run only (`unwritten`). */
+  identity(server: string, user?: string, kind?: PinKind, name?: string): string | undefined {
+    const identity = own(this.servers(user), server)?.identity;
+    if (identity !== undefined || this.unwritten.size === 0 || kind === undefined || name === undefined) return identity;
+    return this.unwritten.get(unwrittenKey(kind, server, name, user))?.identity;
   }
 
   /** The team's pins, or one member's acceptances (none yet: an empty map, not written). */
@@ -235,15 +249,20 @@ export class PinStore {
    * it meanwhile) stays, and the pin fails; the next call sees the tool changed and asks.
    */
   pin(kind: PinKind, server: string, name: string, identity: string, definition: Definition, user?: string, replace = false): Promise<void> {
+    const digest = definitionDigest(definition);
+    // The file was read and holds something else than this pin should be written over: no pin of this run either.
+    let refused = false;
     const unreadable = (problem: string, error: unknown): never => {
+      refused = true;
       throw new LatchError('STORE_WRITE_FAILED', `cannot pin ${server}/${name}: ${problem}; fix or remove ${this.path} and try again`, { cause: error });
     };
-    return this.write((data) => {
-      const digest = definitionDigest(definition);
+    const key = unwrittenKey(kind, server, name, user);
+    const written = this.write((data) => {
       const servers = user === undefined ? data.servers : (own(data.users, user) ?? setOwn((data.users ??= {}), user, { servers: {} })).servers;
       const entry = own(servers, server) ?? setOwn(servers, server, { identity });
       const pinned = own(entry[kind], name);
       if (pinned !== undefined && pinned.digest !== digest && !replace) {
+        refused = true;
         throw new LatchError('STORE_WRITE_FAILED', `not pinning ${server}/${name}: another process pinned a different definition of it meanwhile; its next call asks with the change`);
       }
       // Pinned already, by this gateway or another process: the file stays as it is.
@@ -252,7 +271,24 @@ export class PinStore {
       setOwn((entry[kind] ??= {}), name, { digest, pinnedAt: isoTime(Date.now()), definition });
       return true;
     }, unreadable);
+    return written.then(
+      () => {
+        this.unwritten.delete(key);
+      },
+      (error: unknown) => {
+        if (refused) throw error;
+        // The lock or the write failed: the pin holds in memory for this run (see `unwritten`).
+        this.unwritten.set(key, { pin: { digest, pinnedAt: isoTime(Date.now()), definition }, identity });
+        if (user === undefined) this.unwrittenKinds.add(`${kind} ${server}`);
+        throw new LatchError('STORE_WRITE_FAILED', `${errorMessage(error)}; pinned in memory for this run (a change of its definition still asks)`, { cause: error });
+      },
+    );
   }
+}
+
+/** The key of an entry's pin in `unwritten`: its member's, or the team's. */
+function unwrittenKey(kind: PinKind, server: string, name: string, user: string | undefined): string {
+  return JSON.stringify([user ?? null, kind, server, name]);
 }
 
 /** `digests` as a record, its members in name order (the file's text does not depend on listing order). */
