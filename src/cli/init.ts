@@ -31,7 +31,7 @@ import type { Output } from './output.js';
  * had, and each wrapped entry serves one scope (`serve --scope cursor`), so every client starts
  * exactly the servers it had, project servers in their project. Run again, init adds what the
  * clients gained since and changes nothing else; with nothing new it writes nothing. Copies of
- * every file it changes go to `backups/` beside the config (owner-only), and
+ * every file it changes go to `mcp-latch-backups/` beside the config (owner-only; config/locate.ts), and
  * `mcp-latch-init.json` records each edit so --undo can reverse it.
  */
 

@@ -151,7 +151,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
           .example('$0 init --undo', 'Put the client configs back as they were')
           .epilog(
             'Writes the config to --config FILE, else the per-user config (~/.config/mcp-latch/mcp-latch.json; %APPDATA%\\mcp-latch\\mcp-latch.json on Windows). ' +
-              'With --wrap each client file is first copied into backups/ next to the config (owner-only, timestamped), and what was written is recorded in mcp-latch-init.json next to the config for --undo.',
+              'With --wrap each client file is first copied into mcp-latch-backups/ next to the config (owner-only, timestamped), and what was written is recorded in mcp-latch-init.json next to the config for --undo.',
           ),
       (args) =>
         run(async () =>

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /**
@@ -23,6 +23,24 @@ function backupPath(folder: string, file: string, date: Date): string {
   let candidate = base;
   for (let n = 2; existsSync(candidate); n++) candidate = `${base}-${n}`;
   return candidate;
+}
+
+/** The names backupPath gives: the stamp first (`20260314T093005Z_…`). */
+const BACKUP_NAME = /^\d{8}T\d{6}Z/;
+
+/**
+ * The paths in `folder` that are init's copies (named as backupPath names them); null when the folder
+ * cannot be read, so the caller protects all of it (fail closed). A folder that is not there holds none.
+ */
+export function initCopiesIn(folder: string): string[] | null {
+  try {
+    return readdirSync(folder)
+      .filter((name) => BACKUP_NAME.test(name))
+      .map((name) => join(folder, name));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? [] : null;
+  }
 }
 
 /** Copies `file` byte for byte to a new backup in `folder` (made private), readable only by its owner; returns its path. */

@@ -55,8 +55,21 @@ export function manifestPath(configPath: string): string {
   return sibling(configPath, '-init.json');
 }
 
-/** Where `init` keeps byte copies of the client files it changes (tokens included): `backups/` beside the config. */
+/**
+ * Where `init` keeps byte copies of the client files it changes (tokens included): `mcp-latch.json`
+ * → `mcp-latch-backups/` beside the config, a name that says whose it is, so the whole folder is
+ * protected (policy/policy.ts) without taking a project's own `backups/`.
+ */
 export function backupsDir(configPath: string): string {
+  return sibling(configPath, '-backups');
+}
+
+/**
+ * Where `init` kept them before round 20: `backups/` beside the config. A project's own folder of
+ * that name was then denied to every tool (round 19 review, F-backups); now only init's copies in
+ * it are (clients/backup.ts `initCopiesIn`), which stay where the manifest names them.
+ */
+export function legacyBackupsDir(configPath: string): string {
   return join(dirname(configPath), 'backups');
 }
 

@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, posix } from 'node:path';
 import { zodIssues } from '../config/load.js';
-import { backupsDir, codeCacheDirectory, httpSecretFile, manifestPath, pageOpenerDir, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
+import { initCopiesIn } from '../clients/backup.js';
+import { backupsDir, codeCacheDirectory, httpSecretFile, legacyBackupsDir, manifestPath, pageOpenerDir, pageStateFile, pinsFileFor, stateKeyPath } from '../config/locate.js';
 import { parseConfigFile, type ConfigFile } from '../config/schema.js';
 import type { StartFiles } from '../config/servers.js';
 import { LatchError, type ConfigIssue } from '../errors.js';
@@ -112,11 +113,19 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
       for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern, text: `built-in protection of ${file} (a secret of the gateway)` });
     }
   }
-  const backups = backupsDir(configPath);
-  for (const directory of new Set([backups, ...physicalForms(backups)])) {
+  // Before round 20 init kept them in `backups/`, which a project may have of its own (round 19
+  // review, F-backups): of that folder only init's copies are protected, each where the manifest
+  // names it; all of it when it cannot be listed.
+  const legacy = legacyBackupsDir(configPath);
+  const copies = initCopiesIn(legacy);
+  const folders = copies === null ? [backupsDir(configPath), legacy] : [backupsDir(configPath)];
+  for (const directory of new Set(folders.flatMap((each) => [each, ...physicalForms(each)]))) {
     for (const pattern of [literal(directory), `${literal(directory)}/**`]) {
       for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern, text: `built-in protection of ${directory} (init's copies of client files, tokens included)` });
     }
+  }
+  for (const file of new Set((copies ?? []).flatMap((each) => [each, ...physicalForms(each)]))) {
+    for (const access of ['read', 'write'] as const) rules.push({ type: 'path', list: 'deny', access, pattern: literal(file), text: `built-in protection of ${file} (init's copy of a client file, tokens included)` });
   }
   // The files that lead a browser to the approval page each hold a one-time link (round 18 review, L1).
   const openers = pageOpenerDir(configPath);

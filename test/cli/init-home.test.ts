@@ -161,7 +161,7 @@ describe('init --wrap on a realistic home with all five clients', () => {
     expect(vscodeUser.prompted.headers.Authorization).toBe('Bearer ${input:token}');
     // Backups are in the config's private folder, none in the projects.
     expect(readdirSync(h.project).sort()).toEqual(['.cursor', '.env', '.mcp.json', '.vscode']);
-    expect(readdirSync(join(h.home, '.config', 'mcp-latch', 'backups'))).toHaveLength(9);
+    expect(readdirSync(join(h.home, '.config', 'mcp-latch', 'mcp-latch-backups'))).toHaveLength(9);
   });
 
   test('a second init --wrap writes nothing', () => {

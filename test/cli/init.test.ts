@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
@@ -370,7 +370,7 @@ describe('an existing mcp-latch config', () => {
     expect(readFileSync(l.config, 'utf8')).toBe('{ "mine": true }\n');
 
     const { summary } = runJson(l, { force: true });
-    const backup = join(dirname(l.config), 'backups', `${STAMP}${l.config.replace(/[\\/:]+/g, '_')}`);
+    const backup = join(dirname(l.config), 'mcp-latch-backups', `${STAMP}${l.config.replace(/[\\/:]+/g, '_')}`);
     expect(summary.configBackup).toBe(backup);
     expect(readFileSync(backup, 'utf8')).toBe('{ "mine": true }\n');
     if (process.platform !== 'win32') expect(statSync(backup).mode & 0o777).toBe(0o600);
@@ -392,7 +392,7 @@ describe('init --wrap and --undo', () => {
       // The copies are in the config's private folder, never next to a project file.
       expect(existsSync(join(dirname(path), `${path.split(/[\\/]/).pop()}.mcp-latch-backup-${STAMP}`))).toBe(false);
     }
-    expect(readdirSync(join(dirname(l.config), 'backups'))).toHaveLength(7);
+    expect(readdirSync(join(dirname(l.config), 'mcp-latch-backups'))).toHaveLength(7);
 
     const undone = run(l, { undo: true });
     expect(undone.code).toBe(0);
@@ -402,6 +402,49 @@ describe('init --wrap and --undo', () => {
     expect(existsSync(join(dirname(l.config), 'mcp-latch-init.json'))).toBe(false);
     expect(() => run(l, { undo: true })).toThrow(/nothing to undo/);
   });
+
+  // Round 19 review F-backups: init kept its copies in `backups/` beside the config and the whole
+  // folder was denied to every tool, so a project config at the repo root took the project's own
+  // `backups/` away. The copies now go to `mcp-latch-backups/` (all of it denied); of `backups/` only
+  // the copies an earlier init left there are, where its manifest names them, and --undo still works.
+  test("a project config: copies in mcp-latch-backups/; in backups/ only an earlier init's copies are denied, and --undo restores", () => {
+    const base = layout();
+    const l = { ...base, config: join(base.project, 'mcp-latch.json') };
+    const paths = placeAll(l);
+    const before = new Map([...paths].map(([id, path]) => [id, readFileSync(path)]));
+    expect(run(l, { wrap: true }).code).toBe(0);
+    const folder = join(l.project, 'mcp-latch-backups');
+    const copies = readdirSync(folder);
+    expect(copies).toHaveLength(7);
+    expect(existsSync(join(l.project, 'backups'))).toBe(false);
+    const decided = (tool: string, args: Record<string, unknown>) => {
+      const result = spawnSync(process.execPath, [BIN, 'check', '--config', l.config, '--tool', tool, '--args', JSON.stringify(args), '--json'], { encoding: 'utf8', timeout: 20_000 });
+      const json = JSON.parse(result.stdout) as { decision: string; rule: string | null };
+      return [json.decision, json.rule];
+    };
+    const read = (path: string) => decided('filesystem__read_text_file', { path });
+    const copy = join(folder, copies.find((name) => name.endsWith('claude_desktop_config.json'))!);
+    expect(read(copy)).toEqual(['deny', `built-in protection of ${folder} (init's copies of client files, tokens included)`]);
+
+    // An install from before round 20: the copies in backups/, where the manifest names them.
+    const legacy = join(l.project, 'backups');
+    mkdirSync(legacy);
+    for (const name of copies) renameSync(join(folder, name), join(legacy, name));
+    rmdirSync(folder);
+    const manifest = join(l.project, 'mcp-latch-init.json');
+    writeFileSync(manifest, readFileSync(manifest, 'utf8').replaceAll(`${folder}/`, `${legacy}/`));
+    writeFileSync(join(legacy, 'notes.txt'), 'the project\'s own\n');
+    const old = join(legacy, copies.find((name) => name.endsWith('claude_desktop_config.json'))!);
+    expect(readFileSync(manifest, 'utf8')).toContain(old);
+    expect(read(old)).toEqual(['deny', `built-in protection of ${old} (init's copy of a client file, tokens included)`]);
+    expect(decided('shell__run_command', { command: `grep ghp_ ${old}` })).toEqual(['deny', `built-in protection of ${old} (init's copy of a client file, tokens included)`]);
+    expect(read(join(legacy, 'notes.txt'))[0]).not.toBe('deny');
+    expect(decided('filesystem__write_file', { path: join(legacy, 'notes.txt'), content: 'x' })[0]).not.toBe('deny');
+
+    const undone = run(l, { undo: true });
+    expect(undone.code).toBe(0);
+    for (const [id, path] of paths) expect(readFileSync(path).equals(before.get(id)!), id).toBe(true);
+  }, 120_000); // five starts of the built CLI
 
   test('changes only the servers block: other settings, comments, indentation, line ends and unimportable servers stay', () => {
     const l = layout();

@@ -2895,9 +2895,9 @@ describe("init's manifest, its backups and the config's temporary files are neit
     ['cat mcp-latch-init.json', 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
     ['grep TOKEN out/../work/mcp-latch-init.json', 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
     ['echo x > mcp-latch-init.json', 'built-in protection of <W>/mcp-latch-init.json (a secret of the gateway)'],
-    ['cat backups/20261128T101751Z_home_.cursor_mcp.json', "built-in protection of <W>/backups (init's copies of client files, tokens included)"],
-    ['grep -r TOKEN backups', "built-in protection of <W>/backups (init's copies of client files, tokens included)"],
-    ['echo x > backups/a.json', "built-in protection of <W>/backups (init's copies of client files, tokens included)"],
+    ['cat mcp-latch-backups/20261128T101751Z_home_.cursor_mcp.json', "built-in protection of <W>/mcp-latch-backups (init's copies of client files, tokens included)"],
+    ['grep -r TOKEN mcp-latch-backups', "built-in protection of <W>/mcp-latch-backups (init's copies of client files, tokens included)"],
+    ['echo x > mcp-latch-backups/a.json', "built-in protection of <W>/mcp-latch-backups (init's copies of client files, tokens included)"],
     ['cat mcp-latch.json.mcp-latch-tmp-4242', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
     ['cat .mcp-latch-pages.json.4242.tmp', 'built-in protection of <W>/.mcp-latch-pages.json (a secret of the gateway)'],
     ['cat mcp-latch.json.bak', 'built-in protection of <W>/mcp-latch.json (a secret of the gateway)'],
@@ -2917,6 +2917,34 @@ describe("init's manifest, its backups and the config's temporary files are neit
     ['mcp-latch --config <W>/mcp-latch.json page --open', 'built-in: only the user runs mcp-latch page'],
     ['mcp-latch token --user alice --role admin', 'built-in: only the user runs mcp-latch token'],
   ]);
+});
+
+// Before round 20 init kept its copies in `backups/` beside the config, and all of that folder was
+// denied: a project config at the repo root took the project's own `backups/` from every tool
+// (round 19 review, F-backups). Of `backups/` only init's copies (named by its stamp) are now
+// denied, in every path form; the rest of the folder is the project's.
+describe("an earlier init's copies in backups/ are neither read nor written; the project's own files there are", () => {
+  const COPY = 'backups/20261128T101751Z_home_.cursor_mcp.json';
+  const RULE = `built-in protection of <W>/${COPY} (init's copy of a client file, tokens included)`;
+  beforeAll(() => {
+    mkdirSync(join(W, 'backups'));
+    writeFileSync(join(W, COPY), '{ "token": "TOKEN" }');
+    writeFileSync(join(W, 'backups', 'notes.txt'), 'ours');
+    symlinkSync('backups', join(W, 'saved'));
+  });
+  afterAll(() => {
+    rmSync(join(W, 'backups'), { recursive: true, force: true });
+    rmSync(join(W, 'saved'), { force: true });
+  });
+  deniedEverywhere([
+    [`cat ${COPY}`, RULE],
+    [`grep TOKEN out/../work/${COPY}`, RULE],
+    ['cat saved/20261128T101751Z_home_.cursor_mcp.json', RULE],
+    [`echo x > ${COPY}`, RULE],
+    ['mv backups elsewhere', `${RULE}, which a write of <W>/backups moves or removes`],
+  ]);
+  neverAllowedAnywhere(['grep -r TOKEN backups', 'cat backups/*']);
+  allowedByDefault(['cat backups/notes.txt', 'echo x > backups/notes.txt', 'ls backups', 'echo x > backups/new.txt'], { allow: ['Bash(cat *)', 'Bash(ls *)'] });
 });
 
 // man-db man(1): `-l, --local-file` "format and display local manual files", and an operand holding
