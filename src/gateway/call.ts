@@ -154,7 +154,7 @@ export function handleToolCall(decided: DecidedCall, context: CallContext, sessi
 
 /** `envelope`: the call's 2026-07-28 envelope; without one, the latch's synchronous pass was tried already and refused. */
 async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
-  const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route)) : null;
+  const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route), (lists) => rootsGiven(decided, lists, context, session)) : null;
   if (resumed?.held) {
     if (decided.decision.verdict !== 'deny') return resumeHeld(decided, resumed.held, context, session);
     // A deny rule added while the question waited: the server's question is cancelled, its result never reaches the client.
@@ -198,6 +198,17 @@ async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, 
   const edit = outcome.answer?.edit;
   if (edit) return forwardEdited(decided, envelope, edit, outcome, progress, context, session);
   return forward(decided, envelope, outcome, progress, context, session, audit);
+}
+
+/**
+ * A 2026-07-28 retry answers its server's `roots/list`: the roots are noted as the server's (every
+ * list the server was given is decided, core.ts noteServerRoots) and the call is decided again with
+ * them, so its relative paths are read where the server will read them (round 20; before, the
+ * gateway did not relay `roots/list` to a 2026-07-28 client at all).
+ */
+function rootsGiven(decided: DecidedCall, lists: string[][], context: CallContext, session: SessionPort): void {
+  for (const uris of lists) context.noteServerRoots(decided.route.supervisor.name, uris);
+  decided.decision = redecide(decided, context, session);
 }
 
 /**
@@ -358,7 +369,7 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   const modern = supervisor.modern ? { envelope, person: session.person(decided.call.extra) } : null;
   const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(modern.envelope, modern.person)) : undefined);
   // A 2025 server's elicitation cannot be sent to a 2026-07-28 client: it is held and asked as input_required (input-required.ts).
-  const held = !supervisor.modern && envelope && canShowForm(envelope.capabilities) ? new HeldCall() : null;
+  const held = !supervisor.modern && envelope && canShowForm(envelope.capabilities) ? new HeldCall(envelope.capabilities) : null;
   const origin = session.origin(decided.call.extra);
   if (held) origin.hold = held.ask;
   const options = callOptions(decided, progress, context);

@@ -1,5 +1,6 @@
 import { randomBytes } from '../node-crypto.js';
-import type { CallToolResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult, type ClientCapabilities, type ElicitRequestParams, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { RpcError } from '../errors.js';
 
 /**
  * A 2025-era server's `elicitation/create` during the call of a 2026-07-28 client, which the gateway
@@ -26,9 +27,17 @@ export class HeldCall {
   /** The client was told the call ended: whatever the server asks from now on is answered `cancel` at once. */
   private ended = false;
 
+  /** `client`: what the 2026-07-28 client's envelope declares (a URL-mode question goes only to one declaring it). */
+  constructor(private readonly client: ClientCapabilities) {}
+
   /** The relay's hook for the server's elicitation: it waits for the client's answer (or a cancel). */
   readonly ask = (params: ElicitRequestParams, signal?: AbortSignal): Promise<ElicitResult> =>
-    new Promise<ElicitResult>((resolve) => {
+    new Promise<ElicitResult>((resolve, reject) => {
+      // Refused as the SDK refuses it to a handshake-era client (2026-07-28 client/elicitation: "Servers MUST NOT send elicitation requests with modes that are not supported by the client").
+      if (params.mode === 'url' && !(this.client.elicitation as Record<string, unknown> | undefined)?.url) {
+        reject(new RpcError(ErrorCode.InvalidRequest, 'mcp-latch cannot relay this request: the client of this call does not support URL-mode elicitation'));
+        return;
+      }
       if (this.ended) {
         resolve({ action: 'cancel' });
         return;

@@ -16,7 +16,7 @@ import { argumentsCannotMatter } from '../latch/remember.js';
 import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult, ownInputRequired } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
-import { HELD_INPUT, serverAnswers, serverInputError, type ServerInput } from './server-input.js';
+import { HELD_INPUT, rootsAnswered, serverAnswers, serverInputError, type ServerInput } from './server-input.js';
 import { MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import { definitionChange, letThrough, notAsLetThrough } from './let-through.js';
 
@@ -68,7 +68,7 @@ type PromptState = { shown: string[]; definition?: DefinitionSeen | null };
 const NOTHING: Resumed = { answer: null, problem: null, server: null, held: null };
 
 /** Verifies and spends the state of a retry and applies the answer it brings. */
-export async function resumeCall(decided: DecidedCall, session: SessionPort, context: AskContext, toolClass: ToolClass): Promise<Resumed> {
+export async function resumeCall(decided: DecidedCall, session: SessionPort, context: AskContext, toolClass: ToolClass, rootsGiven: (lists: string[][]) => void): Promise<Resumed> {
   const params = decided.call.request.params as Record<string, unknown>;
   if (params.requestState === undefined) return NOTHING;
   const opened = session.requestStates.open(params.requestState, binding(decided, session));
@@ -80,6 +80,11 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   // The call already runs (it was let through before its server asked): the answer goes to it, not to the latch.
   if (typeof pending.held === 'string') return { ...NOTHING, held: pending.held };
   const server = pending.server ? { input: pending.server, answers: serverAnswers(pending.server, params.inputResponses) } : null;
+  // The roots the client gave its server's `roots/list`: what the server resolves relative paths
+  // against in this call. Noted, and the call decided again with them, before anything below reads
+  // its decision (call.ts; docs/threat-model.md "A path the server reads otherwise").
+  const roots = server ? rootsAnswered(server.input, params.inputResponses) : [];
+  if (roots.length > 0) rootsGiven(roots);
   // Security: the client's answer to the gateway's prompt is not the person's once they have an approver credential (docs/team.md#approvers).
   const response = session.answersInClient() ? approvalResponse(params.inputResponses) : null;
   if (server && !response) {

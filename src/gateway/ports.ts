@@ -56,6 +56,8 @@ export interface CallContext {
   acceptDefinition(report: DefinitionReport): Promise<void>;
   /** Pins a new definition once its first call's answer has gone out; close() waits for it. */
   pinAfter(report: DefinitionReport, answered: Promise<unknown>): void;
+  /** The roots a server was given through the gateway (a 2026-07-28 client's answer to its `roots/list`): decided against from now on. */
+  noteServerRoots(server: string, uris: string[]): void;
 }
 
 /** Places for waiting calls: `take` answers why a call may not wait (null: it may), `give` returns its place. */

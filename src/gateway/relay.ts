@@ -7,7 +7,7 @@ import { errorMessage, RpcError } from '../errors.js';
 import type { GatewayCore } from './core.js';
 import type { CallOrigin } from './running-calls.js';
 import { markedSampling } from './sampling.js';
-import { shownQuestion } from './server-input.js';
+import { shownQuestion, urlQuestionProblem } from './server-input.js';
 
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
 export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
@@ -69,7 +69,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${to.refused}`);
       }
       // A value the answer sends back that cannot be shown safely: refused, naming the server (docs/approval.md).
-      const shown = shownQuestion(name, params);
+      // A URL-mode question only to https hosts other than this machine: it must not pass as mcp-latch's own page (server-input.ts urlQuestionProblem).
+      const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? shownQuestion(name, params)) : shownQuestion(name, params);
       if (typeof shown === 'string') {
         core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);

@@ -86,6 +86,11 @@ export function serverInput(server: string, result: Record<string, unknown>, cli
       requests[KEY_PREFIX + key] = { ...request, params: markedSampling(server, request.params as Parameters<typeof markedSampling>[1]) };
       continue;
     }
+    // Relayed bare: the answer's roots are noted before the retry is decided (rootsAnswered).
+    if (request.method === 'roots/list') {
+      requests[KEY_PREFIX + key] = { method: 'roots/list' };
+      continue;
+    }
     if (request.method !== 'elicitation/create' || !isPlainObject(request.params)) {
       requests[KEY_PREFIX + key] = request;
       continue;
@@ -99,26 +104,104 @@ export function serverInput(server: string, result: Record<string, unknown>, cli
 
 /**
  * Why a server's input request is not relayed to a 2026-07-28 client, or null. The revision lets a
- * server ask only for elicitation, sampling and roots, each only of a client that declared it; the
- * gateway relays no URL mode and no `roots/list` yet (the roots a client answers would not reach
- * what the gateway knows of the server's roots, core.ts noteServerRoots; docs/approval.md). Round 19
- * review of the 2026-07-28 path, F5: any method went to the client as the gateway's own request.
+ * server ask only for elicitation, sampling and roots, each only of a client that declared it
+ * (2026-07-28 basic/patterns/mrtr, Server Requirements 2 and 7). A URL-mode question must pass
+ * urlQuestionProblem; the roots a client answers are noted as the server's before its retry is
+ * decided (rootsAnswered; round 20). Round 19 review of the 2026-07-28 path, F5: any method went to
+ * the client as the gateway's own request.
  */
 function unrelayable(request: { method: string; params?: Record<string, unknown> }, client: ClientCapabilities): string | null {
   const cannot = `it asked for ${escapeText(request.method)}`;
   if (request.method === 'elicitation/create') {
     const mode = request.params?.mode ?? 'form';
+    if (mode === 'url') return (client.elicitation as Record<string, unknown> | undefined)?.url ? urlQuestionProblem(request.params ?? {}) : `${cannot} (url mode), which this client did not declare`;
     if (mode !== 'form') return `${cannot} (${escapeText(String(mode))} mode), which mcp-latch does not relay`;
     return canShowForm(client) ? null : `${cannot}, which this client did not declare (it shows no forms)`;
   }
   if (request.method === 'sampling/createMessage') return client.sampling ? null : `${cannot}, which this client did not declare`;
+  if (request.method === 'roots/list') return client.roots ? null : `${cannot}, which this client did not declare`;
   return `${cannot}, which mcp-latch does not relay to a 2026-07-28 client`;
 }
 
+/**
+ * Why a server's URL-mode question is not put before the person, or null (either era; relay.ts too).
+ * The client shows the URL as mcp-latch's and offers to open it, and the URL cannot be prefixed or
+ * escaped without changing it: only an `https:` URL of plain text, naming no user or password, to
+ * a host that is not this machine. mcp-latch's own URL question (the approval page, to a handshake
+ * client) is always `http://127.…`: a server's cannot pass as it (round 19 review of the 2026-07-28
+ * path, F1; docs/threat-model.md, "The 2026-07-28 path"). The message is prefixed with the server's
+ * name and escaped as any other (shownQuestion).
+ */
+export function urlQuestionProblem(params: Record<string, unknown>): string | null {
+  const { url } = params;
+  if (typeof url !== 'string') return 'its URL-mode question has no url';
+  if (!isPlainText(url)) return `its URL-mode question's url "${escapeText(url)}" holds characters that cannot be shown as they are`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `its URL-mode question's url "${escapeText(url)}" is not a URL`;
+  }
+  if (parsed.protocol !== 'https:') return `its URL-mode question's url "${escapeText(url)}" is not https (mcp-latch passes on only https URLs of other hosts)`;
+  if (parsed.username !== '' || parsed.password !== '') return `its URL-mode question's url "${escapeText(url)}" names a user or password`;
+  if (isThisMachine(parsed.hostname)) return `its URL-mode question's url "${escapeText(url)}" leads to this machine (mcp-latch passes on only https URLs of other hosts)`;
+  return null;
+}
+
+/** A host name that is this machine: localhost, a loopback or unspecified address. */
+function isThisMachine(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true;
+  // IPv6 in brackets: ::1, ::, and IPv4-mapped loopback (the URL parser writes them in hex).
+  return host === '[::1]' || host === '[::]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) || host === '[::ffff:0:0]';
+}
+
+/**
+ * The roots a 2026-07-28 client's retry answers its server's `roots/list` with, one list per such
+ * request: each `{ roots: [{ uri: string, name?: string }] }`. They are what the server resolves
+ * relative paths against in this call, so they are noted as the server's (core.ts noteServerRoots)
+ * and the retry decided with them before anything is forwarded; an answer of another shape is not
+ * forwarded at all (serverAnswers), so the server never gets roots the gateway did not see.
+ */
+export function rootsAnswered(input: Pick<ServerInput, 'keys' | 'requests'>, inputResponses: unknown): string[][] {
+  const lists: string[][] = [];
+  if (!isPlainObject(inputResponses)) return lists;
+  for (const key of input.keys) {
+    if ((input.requests[KEY_PREFIX + key] as { method?: unknown } | undefined)?.method !== 'roots/list') continue;
+    const roots = rootsOf(inputResponses[KEY_PREFIX + key]);
+    if (roots) lists.push(roots.map((root) => root.uri));
+  }
+  return lists;
+}
+
+/** A ListRootsResult rebuilt from what was checked, or null when it is not one. */
+function rootsOf(answer: unknown): Array<{ uri: string; name?: string }> | null {
+  if (!isPlainObject(answer) || !Array.isArray(answer.roots)) return null;
+  const roots: Array<{ uri: string; name?: string }> = [];
+  for (const root of answer.roots) {
+    if (!isPlainObject(root) || typeof root.uri !== 'string') return null;
+    roots.push({ uri: root.uri, ...(typeof root.name === 'string' ? { name: root.name } : {}) });
+  }
+  return roots;
+}
+
 /** The client's answers to the server's questions, under the server's own keys, with its state. */
-export function serverAnswers(input: Pick<ServerInput, 'keys' | 'state'>, inputResponses: unknown): ServerAnswers {
+export function serverAnswers(input: Pick<ServerInput, 'keys' | 'state'> & Partial<Pick<ServerInput, 'requests'>>, inputResponses: unknown): ServerAnswers {
   const responses: Record<string, unknown> = {};
-  if (isPlainObject(inputResponses)) for (const key of input.keys) if (inputResponses[KEY_PREFIX + key] !== undefined) responses[key] = inputResponses[KEY_PREFIX + key];
+  if (isPlainObject(inputResponses)) {
+    for (const key of input.keys) {
+      const answer = inputResponses[KEY_PREFIX + key];
+      if (answer === undefined) continue;
+      // A roots answer goes on only as the gateway read it (rootsAnswered): what was noted is what the server gets.
+      if ((input.requests?.[KEY_PREFIX + key] as { method?: unknown } | undefined)?.method === 'roots/list') {
+        const roots = rootsOf(answer);
+        if (roots) responses[key] = { roots };
+        continue;
+      }
+      responses[key] = answer;
+    }
+  }
   return { inputResponses: responses, ...(input.state !== undefined ? { requestState: input.state } : {}) };
 }
 

@@ -244,9 +244,11 @@ export class UpstreamSession {
   private start(): void {
     if (this.closed || this.startedHere) return;
     this.startedHere = true;
-    // A 2026-07-28 client has no handshake: a 2025 server may ask it forms, held for its retry (input-required.ts), when its first envelope says it shows them.
+    // A 2026-07-28 client has no handshake: a 2025 server may ask it forms, held for its retry (input-required.ts), when its first envelope says it shows them;
+    // URL-mode questions too when it declares them (each call's own envelope is checked again: held-calls.ts; round 20).
     const envelope = this.session.modernWire?.lastEnvelope;
-    const client = this.server.getClientCapabilities() ?? (envelope && canShowForm(envelope.capabilities) ? { elicitation: { form: {} } } : undefined);
+    const url = (envelope?.capabilities.elicitation as Record<string, unknown> | undefined)?.url !== undefined;
+    const client = this.server.getClientCapabilities() ?? (envelope && canShowForm(envelope.capabilities) ? { elicitation: { form: {}, ...(url ? { url: {} } : {}) } } : undefined);
     this.core.start(this.options.mirror ? this.options.mirror(client) : {});
     this.serversStarted();
   }

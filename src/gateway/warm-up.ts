@@ -172,6 +172,7 @@ export function warmUpCallPipeline(target: WarmUpPipeline): Promise<boolean> {
     pinDefinition: () => Promise.resolve(),
     acceptDefinition: () => Promise.resolve(),
     pinAfter: () => undefined,
+    noteServerRoots: () => undefined,
   };
   const session = new ClientSession(NOBODY, target.config, logger, target.matchEnv, target.configPath, { page: () => Promise.reject(new Error('the warm-up asks nobody')) });
   const order = new CallOrder(context, session);

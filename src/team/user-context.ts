@@ -91,5 +91,7 @@ export function userContext(core: GatewayCore, policies: UserPolicies, store: Te
     pinDefinition: (report) => core.pinDefinition(report),
     acceptDefinition: (report) => core.acceptDefinition(report, user),
     pinAfter: (report, answered) => core.pinAfter(report, answered),
+    // Shared by every member: another list only adds readings each call is decided against (docs/threat-model.md).
+    noteServerRoots: (server, uris) => core.noteServerRoots(server, uris),
   };
 }

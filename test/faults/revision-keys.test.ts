@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
@@ -138,19 +139,19 @@ test("a server's caching hints are not passed on: its read is cached by nobody (
 
 describe("a 2026-07-28 server's input requests, relayed to a 2026-07-28 client (F5)", () => {
   const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
-  async function asking(requests: Record<string, unknown>): Promise<{ result: Record<string, unknown>; log: string }> {
+  async function asking(requests: Record<string, unknown>, capabilities?: Record<string, unknown>): Promise<{ result: Record<string, unknown>; log: string }> {
     const dir = tempDir();
     const log = join(dir, 'raw.log');
-    modern = await startModernClient(dir, { mcpServers: { raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(requests), FIXTURE_LOG: log }, protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__raw'] } });
+    modern = await startModernClient(dir, { mcpServers: { raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(requests), FIXTURE_LOG: log }, protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__raw'] } }, capabilities ? { capabilities } : {});
     return { result: await round(modern.client, { name: 'raw__go', arguments: {} }), log };
   }
   const refused = (problem: string) => `mcp-latch: raw asked for input the gateway could not pass on: ${problem}. The call did not complete.`;
 
   test.each([
     ['a tools/call', { call: { method: 'tools/call', params: { name: 'delete_everything', arguments: {} } } }, 'it asked for tools/call, which mcp-latch does not relay to a 2026-07-28 client'],
-    ['roots/list', { roots: { method: 'roots/list' } }, 'it asked for roots/list, which mcp-latch does not relay to a 2026-07-28 client'],
+    ['roots/list the client did not declare', { roots: { method: 'roots/list' } }, 'it asked for roots/list, which this client did not declare'],
     ['sampling the client did not declare', { s: { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } } }, 'it asked for sampling/createMessage, which this client did not declare'],
-    ['a URL-mode question', { u: { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: 'Sign in', url: 'https://evil.example/login' } } }, 'it asked for elicitation/create (url mode), which mcp-latch does not relay'],
+    ['a URL-mode question the client did not declare', { u: { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: 'Sign in', url: 'https://evil.example/login' } } }, 'it asked for elicitation/create (url mode), which this client did not declare'],
   ])('%s: never sent to the client as the gateway\'s request; the call ends naming it', { timeout: 60_000 }, async (_, requests, problem) => {
     const { result, log } = await asking(requests);
     expect(result.resultType ?? 'complete').toBe('complete');
@@ -159,10 +160,146 @@ describe("a 2026-07-28 server's input requests, relayed to a 2026-07-28 client (
     expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }]);
   });
 
+  const urlQuestion = (url: string) => ({ u: { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: 'Connect\nyour account', url } } });
+  const withUrl = { elicitation: { form: {}, url: {} } };
+
+  test('a URL-mode question to a client declaring URL mode: relayed under the gateway\'s key, its message named as the server\'s and escaped, the https URL unchanged; the answer reaches the server', { timeout: 60_000 }, async () => {
+    const { result, log } = await asking(urlQuestion('https://accounts.example.com/connect?x=1'), withUrl);
+    expect(result.resultType).toBe('input_required');
+    expect(result.inputRequests).toEqual({ 'mcp-latch/server/u': { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: '[raw] Connect\\nyour account', url: 'https://accounts.example.com/connect?x=1' } } });
+    const done = await round(modern!.client, { name: 'raw__go', arguments: {}, inputResponses: { 'mcp-latch/server/u': { action: 'accept' } }, requestState: result.requestState });
+    expect(textOf(done as never)).toBe('done');
+    expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }, { tool: 'go', answers: { u: { action: 'accept' } } }]);
+  });
+
+  test.each([
+    ['http://127.0.0.1:7331/s/abc/', 'is not https'],
+    ['https://localhost:7331/s/abc/', 'leads to this machine'],
+    ['https://127.0.0.1/s/abc/', 'leads to this machine'],
+    ['https://[::1]/approve', 'leads to this machine'],
+    ['https://user:pw@accounts.example.com/', 'names a user or password'],
+    ['https://accounts.example.com/\u202egnp', 'holds characters that cannot be shown as they are'],
+    ['javascript:alert(1)', 'is not https'],
+  ])('a URL-mode question to %s is not relayed (it could pass as mcp-latch\'s own approval page); the call ends naming why', { timeout: 60_000 }, async (url, why) => {
+    const { result, log } = await asking(urlQuestion(url), withUrl);
+    expect(result.isError).toBe(true);
+    expect(textOf(result as never)).toContain(why);
+    expect(textOf(result as never)).toMatch(/^mcp-latch: raw asked for input the gateway could not pass on: its URL-mode question's url /);
+    expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }]);
+  });
+
   test('a form question the client shows is relayed, named as the server\'s', { timeout: 60_000 }, async () => {
     const { result } = await asking({ q: { method: 'elicitation/create', params: { mode: 'form', message: 'Go on?', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } } } });
     expect(result.resultType).toBe('input_required');
     expect(Object.keys(result.inputRequests as object)).toEqual(['mcp-latch/server/q']);
     expect((result.inputRequests as Record<string, { params: { message: string } }>)['mcp-latch/server/q']!.params.message).toBe('[raw] Go on?');
+  });
+});
+
+/**
+ * A 2026-07-28 server's `roots/list`, relayed to a 2026-07-28 client that declares roots (round 20;
+ * F5 refused it): the roots the client answers are what the server resolves relative paths against
+ * in the retry, so they are noted as the server's and the retry is decided with them before it is
+ * forwarded (docs/threat-model.md, "A path the server reads otherwise"). The hand-written server runs
+ * as a file named like server-filesystem, so the gateway reads its relative paths against its roots.
+ */
+describe("a 2026-07-28 server's roots/list, relayed to a 2026-07-28 client declaring roots", () => {
+  async function filesystemLike(dir: string) {
+    const ws = join(dir, 'ws');
+    const other = join(dir, 'other');
+    mkdirSync(join(other, 'secret'), { recursive: true });
+    mkdirSync(ws);
+    writeFileSync(join(other, 'secret', 'key'), 'KEY');
+    const script = join(dir, 'mcp-server-filesystem.mjs');
+    copyFileSync(join(ROOT, 'test/fixtures/raw-modern-server.mjs'), script);
+    const log = join(dir, 'raw.log');
+    modern = await startModernClient(
+      ws,
+      { mcpServers: { fs: { command: process.execPath, args: [script, ws], env: { INPUT_REQUESTS: JSON.stringify({ r: { method: 'roots/list' } }), FIXTURE_LOG: log, TOOL_NAME: 'read_text_file' }, protocolVersion: '2026-07-28' } }, workspace: [ws], permissions: { allow: ['mcp__fs__read_text_file'], deny: [`Read(${other}/secret/**)`] } },
+      { capabilities: { elicitation: { form: {} }, roots: {} } },
+    );
+    return { other, log };
+  }
+  const call = { name: 'fs__read_text_file', arguments: { path: 'secret/key' } };
+
+  test("the retry is decided against the roots it gives: a relative path the server would read under them, denied there by a rule, is denied; the server is not called again", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const { other, log } = await filesystemLike(dir);
+    const first = await round(modern!.client, call);
+    expect(first.inputRequests).toEqual({ 'mcp-latch/server/r': { method: 'roots/list' } });
+    const retry = await round(modern!.client, { ...call, inputResponses: { 'mcp-latch/server/r': { roots: [{ uri: pathToFileURL(other).href, name: 'other' }] } }, requestState: first.requestState });
+    expect(retry.isError).toBe(true);
+    expect(textOf(retry as never)).toMatch(/^Denied by mcp-latch/);
+    expect(textOf(retry as never)).toContain(`${other}/secret/key`);
+    expect(fixtureCalls(log)).toEqual([{ tool: 'read_text_file', answers: null }]);
+  });
+
+  test('roots the rules allow reach the server as the gateway read them (an answer of another shape is not passed on)', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const { log } = await filesystemLike(dir);
+    const ws = join(dir, 'ws');
+    for (const answer of [{ roots: [{ uri: 7 }] }, { roots: [{ uri: pathToFileURL(ws).href, extra: 'dropped' }] }]) {
+      const first = await round(modern!.client, call);
+      const done = await round(modern!.client, { ...call, inputResponses: { 'mcp-latch/server/r': answer }, requestState: first.requestState });
+      expect(textOf(done as never)).toBe('done');
+    }
+    expect(fixtureCalls(log)).toEqual([
+      { tool: 'read_text_file', answers: null },
+      { tool: 'read_text_file', answers: {} },
+      { tool: 'read_text_file', answers: null },
+      { tool: 'read_text_file', answers: { r: { roots: [{ uri: pathToFileURL(ws).href }] } } },
+    ]);
+  });
+});
+
+/**
+ * A 2025 server's URL-mode question (elicitation/create, mode "url"), to either client (round 20):
+ * mcp-latch's own URL question is its approval page, `http://127.…`, so a server's may not lead to
+ * this machine or be other than https (it was relayed whatever its URL); and it goes to a
+ * 2026-07-28 client only when its envelope declares URL mode (it was held and relayed to any).
+ */
+describe("a 2025 server's URL-mode question", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  const fix = (dir: string) => ({ fix: fixtureServer('fix', join(dir, 'fixture.log')) });
+
+  test.each([
+    ['http://127.0.0.1:7331/s/abc/', 'is not https'],
+    ['https://localhost/s/abc/', 'leads to this machine'],
+  ])('handshake-era client: one to %s is refused to the server naming why; the person is not asked', { timeout: 60_000 }, async (url, why) => {
+    const dir = tempDir();
+    h = await startGateway({ mcpServers: fix(dir), permissions: { allow: ['mcp__fix'] } }, { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: () => ({ action: 'accept' }) });
+    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { url } });
+    expect(textOf(result)).toBe(`error: MCP error -32600: mcp-latch cannot relay this request of fix: its URL-mode question's url "${url}" ${why} (mcp-latch passes on only https URLs of other hosts)`);
+    expect(h.elicitations).toEqual([]);
+  });
+
+  test('handshake-era client: an https one to another host is relayed, its message named as the server\'s', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    h = await startGateway({ mcpServers: fix(dir), permissions: { allow: ['mcp__fix'] } }, { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: () => ({ action: 'accept' }) });
+    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { url: 'https://accounts.example.com/connect' } });
+    expect(textOf(result)).toBe('accept');
+    expect(h.elicitations).toEqual([{ mode: 'url', elicitationId: 'e1', message: '[fix] Connect your account', url: 'https://accounts.example.com/connect' }]);
+  });
+
+  test('2026-07-28 client not declaring URL mode: the server is not told it may ask one, and none is held for the client', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    modern = await startModernClient(dir, { mcpServers: fix(dir), permissions: { allow: ['mcp__fix'] } });
+    const result = await round(modern.client, { name: 'fix__ask_user', arguments: { url: 'https://accounts.example.com/connect' } });
+    expect(result.resultType ?? 'complete').toBe('complete');
+    expect(textOf(result as never)).toContain('does not support URL-mode elicitation');
+  });
+
+  test('2026-07-28 client declaring URL mode: held and relayed as input_required, named as the server\'s', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    modern = await startModernClient(dir, { mcpServers: fix(dir), permissions: { allow: ['mcp__fix'] } }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const call = { name: 'fix__ask_user', arguments: { url: 'https://accounts.example.com/connect' } };
+    const first = await round(modern.client, call);
+    expect(first.inputRequests).toEqual({ 'mcp-latch/server/elicitation': { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: '[fix] Connect your account', url: 'https://accounts.example.com/connect' } } });
+    const done = await round(modern.client, { ...call, inputResponses: { 'mcp-latch/server/elicitation': { action: 'accept' } }, requestState: first.requestState });
+    expect(textOf(done as never)).toBe('accept');
   });
 });
