@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { serverAnswers, serverInput, shownQuestion } from '../../src/gateway/server-input.js';
+import { rootsAnswered, serverAnswers, serverInput, shownQuestion } from '../../src/gateway/server-input.js';
 
 /** A 2026-07-28 server's input_required as the gateway wraps it for the client, and the answers it routes back. */
 describe('serverInput', () => {
@@ -94,8 +94,9 @@ describe("serverInput for a 2026-07-28 client: only what the revision lets a ser
   const sampling = { method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } };
   test.each([
     [{ method: 'tools/call', params: { name: 'delete_everything' } }, { elicitation: { form: {} } }, 'it asked for tools/call, which mcp-latch does not relay to a 2026-07-28 client'],
-    [{ method: 'roots/list' }, { roots: {} }, 'it asked for roots/list, which mcp-latch does not relay to a 2026-07-28 client'],
-    [{ method: 'elicitation/create', params: { mode: 'url', url: 'https://x', message: 'm', elicitationId: 'e' } }, { elicitation: { url: {} } }, 'it asked for elicitation/create (url mode), which mcp-latch does not relay'],
+    [{ method: 'roots/list' }, { elicitation: { form: {} } }, 'it asked for roots/list, which this client did not declare'],
+    [{ method: 'elicitation/create', params: { mode: 'url', url: 'https://x', message: 'm', elicitationId: 'e' } }, { elicitation: { form: {} } }, 'it asked for elicitation/create (url mode), which this client did not declare'],
+    [{ method: 'elicitation/create', params: { mode: 'url', url: 'http://127.0.0.1:8/s/a/', message: 'm', elicitationId: 'e' } }, { elicitation: { url: {} } }, 'its URL-mode question\'s url "http://127.0.0.1:8/s/a/" is not https (mcp-latch passes on only https URLs of other hosts)'],
     [form, { elicitation: { url: {} } }, 'it asked for elicitation/create, which this client did not declare (it shows no forms)'],
     [form, {}, 'it asked for elicitation/create, which this client did not declare (it shows no forms)'],
     [sampling, { elicitation: { form: {} } }, 'it asked for sampling/createMessage, which this client did not declare'],
@@ -107,5 +108,18 @@ describe("serverInput for a 2026-07-28 client: only what the revision lets a ser
     expect(ask(form, { elicitation: { form: {} } })).toMatchObject({ keys: ['q'] });
     expect(ask(form, { elicitation: {} })).toMatchObject({ keys: ['q'] });
     expect(ask(sampling, { sampling: {} })).toMatchObject({ keys: ['q'] });
+  });
+  test('roots/list to a client declaring roots, bare; a URL-mode https question to one declaring URL mode (round 20)', () => {
+    expect(ask({ method: 'roots/list', params: { _meta: { x: 1 } } }, { roots: {} })).toMatchObject({ requests: { 'mcp-latch/server/q': { method: 'roots/list' } } });
+    expect(ask({ method: 'elicitation/create', params: { mode: 'url', url: 'https://x.example/a', message: 'm', elicitationId: 'e' } }, { elicitation: { url: {} } })).toMatchObject({ requests: { 'mcp-latch/server/q': { params: { mode: 'url', url: 'https://x.example/a', message: '[s] m' } } } });
+  });
+  test('the roots a retry answers with: read as the server gets them; another shape is not passed on', () => {
+    const input = { keys: ['r', 'q'], requests: { 'mcp-latch/server/r': { method: 'roots/list' }, 'mcp-latch/server/q': form } };
+    const responses = { 'mcp-latch/server/r': { roots: [{ uri: 'file:///a', name: 'A', extra: 1 }] }, 'mcp-latch/server/q': { action: 'accept' } };
+    expect(rootsAnswered(input, responses)).toEqual([['file:///a']]);
+    expect(serverAnswers(input, responses)).toEqual({ inputResponses: { r: { roots: [{ uri: 'file:///a', name: 'A' }] }, q: { action: 'accept' } } });
+    const bad = { 'mcp-latch/server/r': { roots: [{ uri: 'file:///a' }, { name: 'no uri' }] } };
+    expect(rootsAnswered(input, bad)).toEqual([]);
+    expect(serverAnswers(input, bad)).toEqual({ inputResponses: {} });
   });
 });
