@@ -98,10 +98,31 @@ const SMB_USER = /(\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree)\b[^;&|\n]{0
  * `--file=F`, `--global`, `--system`, `--local`, `--worktree`, `--add`, `--replace-all`, `--unset`
  * as any option), aws's `--profile P`, kubectl's `--kubeconfig F`, npm's `--location L`, gh's
  * `-h HOST`/`--host HOST` (round 19: `git config -f FILE NAME VALUE` took FILE for the name).
+ * Not git's: GIT_CONFIG below reads `git config` as git does.
  */
 const CONFIG_WORD = `(?:"[^"\\n]{0,200}"|'[^'\\n]{0,200}'|[^\\s;&|'"]{1,200})`;
 const CONFIG_OPTIONS = `(?:(?:-f|--file|--blob|--type|--default|--comment|--value|--profile|--kubeconfig|--location|-h|--host)[ \\t]+${CONFIG_WORD}[ \\t]+|-[^\\s;&|'"=]{1,60}(?:=${CONFIG_WORD})?[ \\t]+){0,6}`;
-const CONFIG_SET = new RegExp(`(\\bconfig(?:ure)?[ \\t]+(?:set[ \\t]+)?${CONFIG_OPTIONS})([^\\s=;&|'"]{1,200})([ \\t]+)(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`, 'g');
+const CONFIG_SET = new RegExp(`(?<!\\bgit(?:-|\\b[^;&|\\n]{0,200}?[ \\t]))(\\bconfig(?:ure)?[ \\t]+(?:set[ \\t]+)?${CONFIG_OPTIONS})([^\\s=;&|'"]{1,200})([ \\t]+)(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`, 'g');
+/**
+ * git-config(1) (git 2.46's `get`/`set`/`unset`/… subcommands and the older action options): git
+ * reads options up to the name and every word after it as an operand (PARSE_OPT_STOP_AT_NON_OPTION
+ * in builtin/config.c), a `-`-led word too. With a secret's name, every operand after it is a value
+ * or a pattern matched against the value (`set NAME VALUE`, `NAME VALUE VALUE-PATTERN`, `--get NAME
+ * VALUE-PATTERN`, `--replace-all NAME VALUE VALUE-PATTERN`), and so are `--value=PATTERN` and
+ * `--default=VALUE`. Found where CONFIG_SET cannot: an option value it does not list (`-t T`, `--url
+ * U`, an abbreviation git takes, `--typ T`), a pattern, a value led by `-`. Not values: `list`, `edit`,
+ * `rename-section`, `remove-section`, `--get-color`, `--get-colorbool`, `--get-urlmatch`'s operands, `--comment`.
+ */
+const GIT_CONFIG = /\bgit(?:-config|\b[^;&|\n]{0,200}?[ \t]config)(?=[ \t])/g;
+/** Long options that take a value (git-config(1)), and those that do not, for git's unique-prefix abbreviations. */
+const GIT_CONFIG_VALUED = ['file', 'blob', 'type', 'default', 'comment', 'value', 'url'];
+const GIT_CONFIG_FLAGS = ['global', 'system', 'local', 'worktree', 'includes', 'all', 'regexp', 'fixed-value', 'name-only', 'show-origin', 'show-scope', 'show-names', 'null', 'bool', 'int', 'bool-or-int', 'bool-or-str', 'path', 'expiry-date', 'append', 'replace-all', 'add', 'get', 'get-all', 'get-regexp', 'get-urlmatch', 'unset', 'unset-all', 'rename-section', 'remove-section', 'list', 'edit', 'get-color', 'get-colorbool'];
+const GIT_CONFIG_SUBCOMMANDS: ReadonlySet<string> = new Set(['list', 'get', 'set', 'unset', 'rename-section', 'remove-section', 'edit']);
+/** Modes whose operands are names, a colour slot, a URL: no value. */
+const GIT_CONFIG_NO_VALUES: ReadonlySet<string> = new Set(['list', 'edit', 'rename-section', 'remove-section', 'get-color', 'get-colorbool', 'get-urlmatch']);
+/** Words looked at after `config`: more than git-config(1) ever takes. */
+const MAX_GIT_CONFIG_WORDS = 32;
+
 /** An XML or HTML element named for a secret: `<password>…</password>` (Maven's settings.xml), `<apiToken>`. */
 const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})((?:\s[^<>]{0,200})?)>([^<]{1,4000})<\/\1>/g;
 /** Webhook URLs: the address is the credential (Slack incoming webhooks, Discord webhooks). */
@@ -139,6 +160,7 @@ export function redactText(text: string): string {
   out = out.replace(USERINFO, `$1$2:${REDACTED}@`);
   out = redactNamed(out);
   if (out.includes('</')) out = out.replace(ELEMENT, (all, name: string, attributes: string, value: string) => (name !== 'key' && SECRET_NAME.test(name) && value !== REDACTED ? `<${name}${attributes}>${REDACTED}</${name}>` : all));
+  if (out.includes('config')) out = redactGitConfig(out);
   out = out.replace(CONFIG_SET, (all, before: string, name: string, space: string, value: string) => (SECRET_NAME.test(name) && !value.startsWith(REDACTED) ? `${before}${name}${space}${quoted(value)}` : all));
   out = out.replace(LONG_OPTION, (all, option: string, value: string) => (option !== '--key' && SECRET_NAME.test(option) && !value.startsWith('[redacted]') ? `${option} ${quoted(value)}` : all));
   out = out.replace(PASSWORD_P, (_all, before: string, value: string) => `${before}${quoted(value)}`);
@@ -150,6 +172,136 @@ export function redactText(text: string): string {
   out = out.replace(TOKEN_SHAPES, (_all, ...groups: unknown[]) => `${groups.find((group) => typeof group === 'string') as string}${REDACTED}`);
   out = out.replace(JWT, '[redacted JWT]');
   return out;
+}
+
+/** A shell word of a text: where it is, and its text with the quotes removed. */
+interface TextWord {
+  start: number;
+  end: number;
+  raw: string;
+  value: string;
+}
+
+/** The words from `from` to the end of the command (`;`, `&`, `|`, a newline), at most `max`. */
+function shellWords(text: string, from: number, max: number): TextWord[] {
+  const words: TextWord[] = [];
+  let at = from;
+  while (words.length < max) {
+    while (text[at] === ' ' || text[at] === '\t') at++;
+    if (at >= text.length || ';&|\n'.includes(text[at]!)) break;
+    const start = at;
+    let value = '';
+    while (at < text.length && !' \t;&|\n'.includes(text[at]!)) {
+      const c = text[at]!;
+      if (c === '"' || c === "'") {
+        // To the closing quote, or the line's end for one left open.
+        let close = at + 1;
+        while (close < text.length && text[close] !== c && text[close] !== '\n') close += c === '"' && text[close] === '\\' ? 2 : 1;
+        value += text.slice(at + 1, Math.min(close, text.length));
+        at = text[close] === c ? close + 1 : Math.min(close, text.length);
+      } else if (c === '\\' && at + 1 < text.length) {
+        value += text[at + 1];
+        at += 2;
+      } else {
+        value += c;
+        at += 1;
+      }
+    }
+    words.push({ start, end: at, raw: text.slice(start, at), value });
+  }
+  return words;
+}
+
+/** A long option of git config as git reads it: exact, or the one option the prefix names; null when unknown, `ambiguous` when it names several. */
+function gitConfigOption(given: string): string | null {
+  if (given.startsWith('no-')) return 'no';
+  if (GIT_CONFIG_VALUED.includes(given) || GIT_CONFIG_FLAGS.includes(given)) return given;
+  const named = [...GIT_CONFIG_VALUED, ...GIT_CONFIG_FLAGS].filter((option) => given !== '' && option.startsWith(given));
+  return named.length === 1 ? named[0]! : named.length > 1 ? 'ambiguous' : null;
+}
+
+/** Each `git config` command of `text` with the values of a secret's name replaced (see GIT_CONFIG). */
+function redactGitConfig(text: string): string {
+  const replaced: Array<[start: number, end: number]> = [];
+  GIT_CONFIG.lastIndex = 0;
+  for (let match = GIT_CONFIG.exec(text); match !== null; match = GIT_CONFIG.exec(text)) {
+    const words = shellWords(text, match.index + match[0].length, MAX_GIT_CONFIG_WORDS);
+    replaced.push(...gitConfigValues(words));
+    if (words.length > 0) GIT_CONFIG.lastIndex = Math.max(GIT_CONFIG.lastIndex, words[words.length - 1]!.end);
+  }
+  if (replaced.length === 0) return text;
+  let out = '';
+  let copied = 0;
+  for (const [start, end] of replaced.sort((a, b) => a[0] - b[0])) {
+    if (start < copied) continue;
+    const raw = text.slice(start, end);
+    if (raw === REDACTED || raw.startsWith(`"${REDACTED}`) || raw.startsWith(`'${REDACTED}`)) continue;
+    out += `${text.slice(copied, start)}${quoted(raw)}`;
+    copied = end;
+  }
+  return out + text.slice(copied);
+}
+
+/** The spans of `words` (after `config`) that hold a secret's value or value pattern. */
+function gitConfigValues(words: readonly TextWord[]): Array<[number, number]> {
+  let mode: string | null = null;
+  const patterns: Array<[number, number]> = [];
+  // An abbreviation git finds ambiguous ends the command with an error; its word may be a value or not.
+  let unsure = false;
+  let at = 0;
+  for (; at < words.length; at++) {
+    const { value, start, end } = words[at]!;
+    if (value === '--') {
+      at += 1;
+      break;
+    }
+    if (mode === null && at === 0 && GIT_CONFIG_SUBCOMMANDS.has(value)) {
+      mode = value;
+      continue;
+    }
+    if (value.length < 2 || value[0] !== '-') {
+      // `git config --global set …`: the subcommand after an option.
+      if (mode === null && GIT_CONFIG_SUBCOMMANDS.has(value) && words[at + 1] !== undefined && !words[at + 1]!.value.startsWith('-')) {
+        mode = value;
+        continue;
+      }
+      break;
+    }
+    if (value.startsWith('--')) {
+      const eq = value.indexOf('=');
+      const option = gitConfigOption(value.slice(2, eq === -1 ? undefined : eq));
+      if (option === 'ambiguous') {
+        unsure = true;
+        continue;
+      }
+      if (option === null || option === 'no' || !GIT_CONFIG_VALUED.includes(option)) {
+        if (option !== null && GIT_CONFIG_NO_VALUES.has(option)) mode ??= option;
+        continue;
+      }
+      // The option's value: after `=` (the whole word when the name is quoted), else the next word.
+      const rawEq = words[at]!.raw.indexOf('=');
+      const span: [number, number] | null = eq !== -1 ? (/^[\w-]+$/.test(words[at]!.raw.slice(0, rawEq)) ? [start + rawEq + 1, end] : [start, end]) : words[at + 1] ? [words[at + 1]!.start, words[at + 1]!.end] : null;
+      if (eq === -1) at += 1;
+      if (span && (option === 'value' || option === 'default')) patterns.push(span);
+      continue;
+    }
+    // Short options: `-f FILE` and `-t TYPE` take a value (attached or the next word), `-l`, `-e`, `-z` do not.
+    for (let k = 1; k < value.length; k++) {
+      if (value[k] === 'l') mode ??= 'list';
+      if (value[k] === 'e') mode ??= 'edit';
+      if (value[k] === 'f' || value[k] === 't') {
+        if (k === value.length - 1) at += 1;
+        break;
+      }
+    }
+  }
+  const name = words[at];
+  if (name === undefined || (mode !== null && GIT_CONFIG_NO_VALUES.has(mode))) return [];
+  if (SECRET_NAME.test(name.value)) return [...patterns, ...words.slice(at + 1).map((word): [number, number] => [word.start, word.end])];
+  // Unsure whether the word was the ambiguous option's value: the next may be the name.
+  const next = words[at + 1];
+  if (unsure && next !== undefined && SECRET_NAME.test(next.value)) return [...patterns, ...words.slice(at + 2).map((word): [number, number] => [word.start, word.end])];
+  return [];
 }
 
 /** `[redacted]` in the quotes `value` had. */

@@ -85,14 +85,41 @@ describe('redactText: secrets inside a string', () => {
     ['git config --file FILE', 'git config --file .git/config user.password hunter2', 'git config --file .git/config user.password [redacted]'],
     ['git config --file=FILE', 'git config --file=.git/config user.password hunter2', 'git config --file=.git/config user.password [redacted]'],
     ['git config --system --add', 'git config --system --add sendemail.smtpPass hunter2', 'git config --system --add sendemail.smtpPass [redacted]'],
-    ['git config --local --replace-all', 'git config --local --replace-all sendemail.smtpPass hunter2 old-pattern', 'git config --local --replace-all sendemail.smtpPass [redacted] old-pattern'],
+    // The value-pattern matches the old value (git-config(1): "only the existing values that match the pattern are updated"): the old secret.
+    ['git config --local --replace-all', 'git config --local --replace-all sendemail.smtpPass hunter2 old-pattern', 'git config --local --replace-all sendemail.smtpPass [redacted] [redacted]'],
     ['git config -f FILE --type T --replace-all', 'git config -f "my cfg" --type string --replace-all user.password "a b"', 'git config -f "my cfg" --type string --replace-all user.password "[redacted]"'],
     ['git config set --global', 'git config set --global sendemail.smtpPass hunter2', 'git config set --global sendemail.smtpPass [redacted]'],
-    ['git config set --file F --comment C', `git config set --file F --comment 'rotated monthly' --value=old sendemail.smtpPass hunter2`, `git config set --file F --comment 'rotated monthly' --value=old sendemail.smtpPass [redacted]`],
+    ['git config set --file F --comment C', `git config set --file F --comment 'rotated monthly' --value=old sendemail.smtpPass hunter2`, `git config set --file F --comment 'rotated monthly' --value=[redacted] sendemail.smtpPass [redacted]`],
     ['git -C DIR config --worktree', 'git -C repo config --worktree user.password hunter2 && git push', 'git -C repo config --worktree user.password [redacted] && git push'],
     ['git config -f FILE user.name is kept', 'git config -f F user.name "Ada Lovelace"; git config -f F --get sendemail.smtpPass', 'git config -f F user.name "Ada Lovelace"; git config -f F --get sendemail.smtpPass'],
     ['aws configure set --profile P', 'aws configure set --profile prod aws_secret_access_key wJalrXUtnFEMI', 'aws configure set --profile prod aws_secret_access_key [redacted]'],
     ['gh config set -h HOST', 'gh config set -h github.com oauth_token gho_x1', 'gh config set -h github.com oauth_token [redacted]'],
+    // Round 20: git-config(1)'s subcommands (git 2.46) and every option it lists. Options come
+    // before the name and every word after it is an operand (builtin/config.c parses with
+    // PARSE_OPT_STOP_AT_NON_OPTION); `--value=PATTERN` matches the value ("match only against
+    // <pattern>"), `--default` is one ("behave as if <value> were the value assigned").
+    ['git config get --value=PATTERN', 'git config get --value=hunter2 user.password', 'git config get --value=[redacted] user.password'],
+    ['git config get --value PATTERN', 'git config get --all --fixed-value --value hunter2 sendemail.smtpPass', 'git config get --all --fixed-value --value [redacted] sendemail.smtpPass'],
+    ['git config get --value="A B"', 'git config get --value="a b" user.password', 'git config get --value="[redacted]" user.password'],
+    ['git config get --default=VALUE', 'git config get --show-origin --default=hunter2 user.password', 'git config get --show-origin --default=[redacted] user.password'],
+    ['git config get --url URL --default VALUE', 'git config get --url https://example.com --default hunter2 http.token', 'git config get --url https://example.com --default [redacted] http.token'],
+    ['git config unset --value=PATTERN', 'git config unset --all --value=hunter2 user.password', 'git config unset --all --value=[redacted] user.password'],
+    ['git config set --value=OLD --all', 'git config set --value=old --all sendemail.smtpPass new', 'git config set --value=[redacted] --all sendemail.smtpPass [redacted]'],
+    ['git config set -t TYPE (short --type)', 'git config set -t string user.password hunter2', 'git config set -t string user.password [redacted]'],
+    ['git config -tTYPE', 'git config -tstring user.password hunter2', 'git config -tstring user.password [redacted]'],
+    ['git config -zf FILE', 'git config -zf F user.password hunter2', 'git config -zf F user.password [redacted]'],
+    ["git config --typ TYPE (git takes a unique prefix)", 'git config --typ string user.password hunter2', 'git config --typ string user.password [redacted]'],
+    ['git config --defa VALUE --get', 'git config --defa hunter2 --get user.password', 'git config --defa [redacted] --get user.password'],
+    ['git config --get NAME VALUE-PATTERN', 'git config --get-all user.password hunter2', 'git config --get-all user.password [redacted]'],
+    ['git config --unset NAME VALUE-PATTERN', 'git config --unset-all sendemail.smtpPass hunter2', 'git config --unset-all sendemail.smtpPass [redacted]'],
+    ['git config NAME VALUE VALUE-PATTERN', 'git config user.password new old', 'git config user.password [redacted] [redacted]'],
+    ['a value led by -', 'git config user.password -hunter2-', 'git config user.password [redacted]'],
+    ['git config -- NAME VALUE', 'git config --global -- user.password hunter2', 'git config --global -- user.password [redacted]'],
+    ['git-config, the dashed form', 'git-config set user.password hunter2', 'git-config set user.password [redacted]'],
+    ['git config get --value=V of a name that is no secret is kept', 'git config get --value=Ada user.name && git config set --value=main --all init.defaultBranch trunk', 'git config get --value=Ada user.name && git config set --value=main --all init.defaultBranch trunk'],
+    ['--comment and --file are kept', `git config set --comment 'pass rotated' --file token.key user.name Ada`, `git config set --comment 'pass rotated' --file token.key user.name Ada`],
+    ['section names are kept', 'git config rename-section sendemail.token sendemail.tokens; git config --remove-section credential.token', 'git config rename-section sendemail.token sendemail.tokens; git config --remove-section credential.token'],
+    ['--get-colorbool and --get-urlmatch take no value', 'git config --get-colorbool color.token true; git config --get-urlmatch http.token https://example.com', 'git config --get-colorbool color.token true; git config --get-urlmatch http.token https://example.com'],
     // (d) programs' short password options.
     ['redis-cli -a', 'redis-cli -h db -a hunter2 ping', 'redis-cli -h db -a [redacted] ping'],
     ['docker login -p', 'docker login -u me -p hunter2 registry.example.com', 'docker login -u me -p [redacted] registry.example.com'],
@@ -137,7 +164,7 @@ describe('redactText: secrets inside a string', () => {
 
   test('texts built to make a scan start again at every character end (the command of a call is recorded whole)', () => {
     // With a scan unbounded from every start each of these takes minutes (the test's timeout ends it).
-    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000), 'config -f x '.repeat(30_000), `config --comment '`.repeat(25_000), 'config set -x="a '.repeat(25_000), 'nonce='.repeat(60_000), 'mlt_'.repeat(80_000)]) {
+    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000), 'config -f x '.repeat(30_000), `config --comment '`.repeat(25_000), 'config set -x="a '.repeat(25_000), 'nonce='.repeat(60_000), 'mlt_'.repeat(80_000), 'git '.repeat(80_000), 'git config '.repeat(30_000), 'git config -f '.repeat(25_000), 'git config "'.repeat(25_000), 'git config user.password '.repeat(15_000)]) {
       expect(redactText(text).length).toBeGreaterThan(0);
     }
   });

@@ -128,3 +128,40 @@ test("round 19: git config -f FILE NAME VALUE, the gateway's own team token and 
   for (const secret of ['S3cretV4lue91', token.slice(4), nonce]) expect(text).not.toContain(secret);
   expect(records.map((record) => record.args.message)).toEqual(['git config -f ~/.gitconfig.local sendemail.smtpPass [redacted]', 'echo mlt_[redacted] > ~/.latch-token', 'open http://127.0.0.1:43117/?nonce=[redacted]']);
 });
+
+// Round 20: git-config(1)'s subcommands (git 2.46) and the options CONFIG_SET did not list: the
+// pattern `--value=` matches the secret, `--default` is one, `-t T` and `--typ T` (a prefix git
+// takes) hid the name, a value-pattern operand and a `-`-led value were kept.
+test('round 20: git config get --value=, --default, -t, abbreviations and value patterns are not written to the audit', async () => {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
+    { dir },
+  );
+  const messages = [
+    'git config get --value=S3cretV4lue01 sendemail.smtpPass',
+    'git config get --default S3cretV4lue02 user.password',
+    'git config set -t string user.password S3cretV4lue03',
+    'git config --typ string user.password S3cretV4lue04',
+    'git config --replace-all user.password S3cretV4lue05 S3cretV4lue06',
+    'git config user.password -S3cretV4lue07',
+    'git config get --value=Ada user.name',
+  ];
+  for (const message of messages) await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const records = await eventually(() => {
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
+    expect(lines).toHaveLength(messages.length);
+    return lines;
+  });
+  expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(records.map((record) => record.args.message)).toEqual([
+    'git config get --value=[redacted] sendemail.smtpPass',
+    'git config get --default [redacted] user.password',
+    'git config set -t string user.password [redacted]',
+    'git config --typ string user.password [redacted]',
+    'git config --replace-all user.password [redacted] [redacted]',
+    'git config user.password [redacted]',
+    'git config get --value=Ada user.name',
+  ]);
+});
