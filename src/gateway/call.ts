@@ -28,7 +28,8 @@ import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
 import { escapeText } from '../latch/escape.js';
 import type { LatchOutcome } from '../latch/latch.js';
 import { checkDefinition, definitionMoved, type DefinitionReport } from '../pins/check.js';
-import { changedReason, pathNotShown, pathsPicture } from '../latch/picture.js';
+import { pathsPicture } from '../latch/picture.js';
+import { definitionChange, pathsMoved } from './let-through.js';
 import { decide, type CallFacts } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
 import type { AuditRecord } from '../store/audit.js';
@@ -226,9 +227,8 @@ async function forwardEdited(original: DecidedCall, envelope: Envelope | null, e
     return denialResult(editedDenial(edit, decision));
   }
   // Resumed after its server's question: the edit was approved for its paths as they led then (let-through.ts; round 19 review of the 2026-07-28 path, F2).
-  const moved = original.editShown ? pathNotShown(original.editShown, decision) : null;
-  if (moved) {
-    const reason = changedReason(moved, "while its server's question was open");
+  const reason = original.editShown ? pathsMoved(original.editShown, decision, "while its server's question was open") : null;
+  if (reason) {
     audit({ ...decision, verdict: 'deny', by: 'error', reason }, 'deny', 'error', note);
     return denialResult(`${DENIED_PREFIX} ${escapeText(reason)}. Call the tool again to have it decided as it is now.`);
   }
@@ -575,11 +575,10 @@ function movedSince(decided: DecidedCall, released: Decision, context: CallConte
     const decision = inspectAndDecide(now, context, session);
     if (decision.verdict === 'deny') return { reason: `it is denied now (${decision.reason})`, by: decision.by };
     if (now.facts === null) return { reason: `it could not be analysed again (${decision.reason})`, by: 'error' };
-    const moved = pathNotShown(pathsPicture(released), decision);
-    if (moved) return { reason: changedReason(moved, when), by: 'error' };
-    if (!decided.definition) return { reason: `the tool's definition could not be worked out when the call was let through, so it cannot be said to be ${now.definition?.exposed ?? decided.route.exposed} as it is now`, by: 'pin' };
-    // The report itself (not the state's DefinitionSeen): the reason names what changed.
-    const redefined = now.definition ? definitionMoved(decided.definition, now.definition, when) : "the tool's definition could not be worked out now";
+    // The checks of a retry after the gateway's prompt (let-through.ts), with the report itself (not a state's DefinitionSeen): the reason names what changed.
+    const moved = pathsMoved(pathsPicture(released), decision, when);
+    if (moved) return { reason: moved, by: 'error' };
+    const redefined = definitionChange(decided.definition, now.definition, when);
     return redefined === null ? null : { reason: redefined, by: 'pin' };
   } catch (error) {
     return { reason: `the call could not be checked again (${errorMessage(error)})`, by: 'error' };

@@ -27,15 +27,27 @@ export function letThrough(decision: Decision, definition: DefinitionReport | nu
  * counts as changed (fail closed). `when` says when the change happened, for the reason's text.
  */
 export function notAsLetThrough(then: { shown?: unknown; definition?: unknown }, now: Decision, definition: DefinitionReport | null, when?: string): string | null {
-  const moved = pathNotShown(pictureOf(then.shown) ?? [], now);
-  if (moved) return changedReason(moved, when);
-  return definitionChange(then.definition, definition, when);
+  return pathsMoved(pictureOf(then.shown) ?? [], now, when) ?? definitionChange(then.definition, definition, when);
 }
 
-/** Why the answer given for the definition `value` (a DefinitionSeen, or null) does not hold for the tool as listed now (`now`), or null. */
+/** Why a path of the call as decided `now` leads elsewhere than in the picture `shown` it was let through with, or null. */
+export function pathsMoved(shown: readonly string[], now: Decision, when?: string): string | null {
+  const moved = pathNotShown(shown, now);
+  return moved ? changedReason(moved, when) : null;
+}
+
+/**
+ * Why the answer given for the definition `value` (the report itself, whose change the reason then
+ * names, or a DefinitionSeen from a state, or null) does not hold for the tool as listed now
+ * (`now`), or null. Not known then or now is a change (fail closed).
+ */
 export function definitionChange(value: unknown, now: DefinitionReport | null, when = 'since the person was asked'): string | null {
-  const seen = definitionSeenOf(value);
-  if (now === null) return seen === null ? null : "the tool's definition could not be worked out now";
+  const seen = isReport(value) ? value : definitionSeenOf(value);
+  if (now === null) return "the tool's definition could not be worked out now";
   if (seen === null) return `it is not known which definition of ${now.exposed} the call was let through for`;
   return definitionMoved(seen, now, when);
+}
+
+function isReport(value: unknown): value is DefinitionReport {
+  return typeof value === 'object' && value !== null && 'exposed' in value && 'definition' in value;
 }
