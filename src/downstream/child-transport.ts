@@ -89,6 +89,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   private records: RecordFailures | null = null;
   private failuresAtQueue = 0;
   private starting: Promise<void> | null = null;
+  /** The server's process group (its pid), while what is left of it may still have to be killed. */
+  private group: number | null = null;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
 
@@ -129,25 +131,32 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         detached: process.platform !== 'win32',
       });
       this.child = child;
+      // Counted from here, not from 'spawn': a gateway stopped before that event still kills the group (exit hook).
+      this.group = child.pid ?? null;
+      if (this.group !== null) liveGroups.add(this);
       this.exited = new Promise((done) => child.once('close', () => done()));
       child.once('error', (error) => {
+        liveGroups.delete(this);
         rejectStart(error);
         this.onerror?.(error);
       });
-      child.once('spawn', () => {
-        liveGroups.add(this);
-        resolveStart();
-      });
+      child.once('spawn', () => resolveStart());
       // The process we started is the server: once it is gone, what is left of its group is not
       // supervised by anyone (a wrapper's child that ignores stdin EOF, commands the server
-      // started). The group gets SIGTERM, then SIGKILL if its pipes are still held open.
+      // started). The group gets SIGTERM, then SIGKILL after the grace, whatever its pipes do: a
+      // command that ignores SIGTERM and does not hold them ran on for ever once the pipes closed
+      // at once (review of round 20 faults, F9). Until then it stays in `liveGroups`, so a gateway
+      // exiting meanwhile kills it too.
       const stopGroup = () => {
         if (this.closed) return;
         this.closed = true;
         killTree(child, 'SIGTERM');
-        const force = setTimeout(() => killTree(child, 'SIGKILL'), GRACE_MS);
+        const force = setTimeout(() => {
+          killTree(child, 'SIGKILL');
+          liveGroups.delete(this);
+          this.group = null;
+        }, GRACE_MS);
         force.unref();
-        child.once('close', () => clearTimeout(force));
       };
       child.once('exit', stopGroup);
       // A server that closed its stdout can answer nothing more: it is stopped as if it had exited,
@@ -155,7 +164,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       // backoff. Running on, it held every call for timeouts.callSeconds (round 13 review R11).
       child.stdout?.once('end', stopGroup);
       child.once('close', () => {
-        liveGroups.delete(this);
+        // Its group is let go by stopGroup's SIGKILL, or by close() below.
+        if (!this.closed) liveGroups.delete(this);
         this.child = undefined;
         this.closed = true;
         this.notifyClosed();
@@ -312,6 +322,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     // The leader may be gone while descendants linger in its group (a server that forked workers).
     killTree(child, 'SIGKILL');
     liveGroups.delete(this);
+    this.group = null;
     this.notifyClosed();
   }
 
@@ -323,11 +334,11 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
 
   /** Kill immediately, synchronously: used when the gateway itself is exiting. */
   killNow(): void {
-    if (this.child) killTree(this.child, 'SIGKILL');
+    if (this.group !== null) killTree({ pid: this.group }, 'SIGKILL');
   }
 }
 
-function killTree(child: ChildProcess, signal: NodeJS.Signals): void {
+function killTree(child: { readonly pid?: number | undefined }, signal: NodeJS.Signals): void {
   const pid = child.pid;
   if (pid === undefined) return;
   if (process.platform === 'win32') {

@@ -167,4 +167,20 @@ describe('processes a server leaves', () => {
     harness = null;
     await eventually(() => expect(isAlive(again)).toBe(false), 15_000);
   }, 60_000);
+
+  // Its group got SIGTERM, and the SIGKILL after the grace was called off as soon as the server's
+  // pipes closed: a command that ignores SIGTERM and does not hold them ran on for ever, the gateway's
+  // exit included (round 20 review of faults, F9).
+  test('a command that ignores SIGTERM dies with the server that started it when the server crashes', async () => {
+    const dir = tempDir();
+    harness = await startGateway({ mcpServers: { s: faultServer('works', join(dir, 'starts')) }, permissions: { allow: ['mcp__s'] } });
+    const stubborn = Number(textOf(await harness.client.callTool({ name: 's__spawn_sleeper', arguments: { ignoreTerm: true } })));
+    expect(isAlive(stubborn)).toBe(true);
+    await harness.client.callTool({ name: 's__crash', arguments: {} });
+    try {
+      await eventually(() => expect(isAlive(stubborn)).toBe(false), 15_000);
+    } finally {
+      if (isAlive(stubborn)) process.kill(stubborn, 'SIGKILL');
+    }
+  }, 60_000);
 });
