@@ -18,6 +18,9 @@ import type { ServeOptions } from './serve-options.js';
  * dist/serve/serve.cjs (scripts/bundle.js).
  */
 
+/** What run-until-stopped.ts's STOP_SIGNALS are (that module is loaded after the servers are spawned). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 /** Runs `serve`; a failure to start is one line on stderr and exit code 1. */
 export function runServe(options: ServeOptions): void {
   serve(options).catch((error: unknown) => {
@@ -48,6 +51,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   // (docs/performance.md, "Round 11: the first list"). A server's stderr is read from the event
   // loop, so no line comes before the logger is made.
   let logger: Logger | undefined;
+  // Until the gateway's own handlers are in place (runUntilStopped), a signal exits at once, and the
+  // exit kills the process group of every server started so far (downstream/child-transport.ts).
+  // Node's default action ended the gateway without that, and the servers ran on: a client that
+  // stopped it within its first ~100 ms left them (review of round 20 faults, F7).
+  const stopEarly = () => process.exit(0);
+  for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
   const prespawned = new Prespawned();
   prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
   const [{ createLogger }, { codeCachesWrite, loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
@@ -75,6 +84,7 @@ export async function serve(options: ServeOptions): Promise<void> {
 
   const gateway = new Gateway({ config, logger, prespawned });
   const shutdown = runUntilStopped(path, gateway, logger);
+  for (const signal of STOP_SIGNALS) process.off(signal, stopEarly);
   // The one reader of fd 0 (client-input.ts): process.stdin is not touched when it is a socket.
   const { input, reusedChunks } = clientInput();
   input.on('end', () => shutdown('stdin closed'));
