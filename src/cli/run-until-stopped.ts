@@ -44,7 +44,7 @@ export function runUntilStopped(path: string, running: Running, logger: Logger):
     });
   };
   const now = (signal: string) => {
-    logger.warn({ signal }, 'a signal while stopping: stopping now, every server process group killed');
+    logger.info({ signal }, 'a signal while stopping: stopping now, every server process group killed');
     process.exit(0);
   };
   for (const signal of STOP_SIGNALS) process.on(signal, () => (closing ? now(signal) : shutdown(signal)));
