@@ -4,6 +4,8 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainObject } from '../values.js';
+import { envelopeOf } from '../gateway/era-2026.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
 import type { LoadedConfig } from '../config/load.js';
 import { httpSecretFile } from '../config/locate.js';
@@ -292,7 +294,7 @@ export class TeamGateway {
       this.track(session, res);
       return session.transport.handleRequest(req, res, body);
     }
-    if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no Mcp-Session-Id; start with initialize' }, id: null });
+    if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, noSession(req, body));
     if (this.closed) return json(res, 503, { error: 'shutting down' });
     const full = this.sessionLimit(identity.user);
     if (full) {
@@ -438,3 +440,22 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
+
+/**
+ * The answer to a request without a session that is not `initialize`. The team gateway serves MCP
+ * only in sessions (the handshake era, up to 2025-11-25): a request of MCP 2026-07-28 (stateless,
+ * per-request `_meta`, no `initialize`) is not served yet, and the answer says so. Its code stays
+ * one of no modern error (not -32022): a dual-era client reads such a 400 as a server of the
+ * handshake era and falls back to `initialize`, which works (2026-07-28 basic/transports/
+ * streamable-http, "Backward Compatibility"); a modern error would stop that fallback. What is
+ * missing: docs/team.md, "MCP 2026-07-28 clients".
+ */
+function noSession(req: IncomingMessage, body: unknown): Record<string, unknown> {
+  const id = isPlainObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+  const modern = req.headers['mcp-protocol-version'] === '2026-07-28' || envelopeOf(isPlainObject(body) ? body.params : undefined) !== null;
+  const message = modern
+    ? 'Bad Request: this mcp-latch team gateway serves MCP over HTTP only in sessions opened by initialize (protocol versions up to 2025-11-25); MCP 2026-07-28 requests without a session (no initialize) are not served yet. Connect with initialize (a dual-era client falls back to it on this answer); docs/team.md, "MCP 2026-07-28 clients"'
+    : 'Bad Request: no Mcp-Session-Id; start with initialize';
+  return { jsonrpc: '2.0', error: { code: -32000, message }, id };
+}
+
