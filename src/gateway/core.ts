@@ -94,6 +94,12 @@ export class GatewayCore implements CallContext {
    * (round 19 review, F-predecl).
    */
   private readonly firstEntries = new WeakMap<Supervisor, Record<PinKind, ReadonlyMap<string, object>>>();
+  /**
+   * Servers whose record could not be written in this run (the lock file unreadable, its folder
+   * read-only): not tried again at each list change, which logged a line each time for every server
+   * (round 20, now that every server is recorded); tried again once the lock file changes (pinsChanged).
+   */
+  private recordRefused = new WeakSet<Supervisor>();
   /** Servers whose lock file record has names without digests, told once (addedLater). */
   private readonly undigestedTold = new Set<string>();
   /** Definition digests of listed entries (addedLater), made once per object its server listed. */
@@ -231,7 +237,7 @@ export class GatewayCore implements CallContext {
     const hasPin = this.definitions.pinLookup();
     for (const supervisor of this.registry.all()) {
       const first = this.firstEntries.get(supervisor);
-      if (supervisor.state !== 'ready' || first === undefined) continue;
+      if (supervisor.state !== 'ready' || first === undefined || this.recordRefused.has(supervisor)) continue;
       const server = supervisor.name;
       const { tools, prompts, templates } = supervisor.listing;
       // The common case, at every list change: recorded already, each pinned name with a digest (lookups only, nothing built).
@@ -270,7 +276,10 @@ export class GatewayCore implements CallContext {
       const each = { tool: kept('tool', tools), prompt: kept('prompt', prompts), template: kept('template', templates) };
       const recorded: Promise<void> = this.definitions
         .recordListed(server, serversToRun(this.loaded)[server] ?? {}, { tool: each.tool.names, prompt: each.prompt.names, template: each.template.names }, { tool: each.tool.digests, prompt: each.prompt.digests, template: each.template.digests })
-        .catch((error: unknown) => this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file; its next start takes the record as it was (or, with none, its first listing) as known'))
+        .catch((error: unknown) => {
+          this.recordRefused.add(supervisor);
+          this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file (tried again once the file changes); its next start takes the record as it was (or, with none, its first listing) as known');
+        })
         .finally(() => this.pendingPins.delete(recorded));
       // Kept until written, as a pin is: a gateway stopped right after still records them.
       this.pendingPins.add(recorded);
@@ -952,6 +961,7 @@ export class GatewayCore implements CallContext {
    */
   private pinsChanged(): void {
     if (this.closed) return;
+    this.recordRefused = new WeakSet();
     this.definitions.refreshPins();
     this.listsChanged();
   }

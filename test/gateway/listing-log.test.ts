@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { ROOT, eventually, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
@@ -79,3 +79,23 @@ test('a server listing fresh tools with flagged descriptions at each listing: on
     await gateway.close();
   }
 }, 180_000);
+
+test('a lock file that cannot be read or written: the names a server listed are not recorded, logged once, not at each list change (round 20)', async () => {
+  const dir = tempDir();
+  const definitionFile = join(dir, 'echo-definition.json');
+  // A folder where the lock file should be: every read of it fails (EISDIR).
+  mkdirSync(join(dir, 'mcp-latch.lock.json'));
+  const gateway = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'calls.log'), [], { FIXTURE_DEFINITION_FILE: definitionFile, FIXTURE_RELIST_ON_CHANGE: '1' }) } }, { dir });
+  const refused = () => lines(gateway.stderr(), 'could not record the names a server listed');
+  try {
+    await gateway.client.listTools();
+    await eventually(() => expect(refused()).toHaveLength(1));
+    for (let round = 1; round <= 4; round++) {
+      writeFileSync(definitionFile, JSON.stringify({ description: `Echoes (${round})` }));
+      await eventually(async () => expect((await gateway.client.listTools()).tools.find((tool) => tool.name === 'fix__echo')?.description).toBe(`Echoes (${round})`), 20_000);
+    }
+    expect(refused()).toHaveLength(1);
+  } finally {
+    await gateway.close();
+  }
+}, 120_000);
