@@ -22,6 +22,7 @@ interface Held {
 
 export class MemoryTeamStore implements TeamStore {
   readonly replica: string;
+  readonly remembersInConfig = true;
   private readonly pending = new Map<string, Held>();
   private readonly settled = new SettledIds(REMEMBERED_SETTLED);
   private readonly grants = new Map<string, SessionGrant[]>();

@@ -39,6 +39,7 @@ export interface RedisTeamStoreOptions {
 }
 
 export class RedisTeamStore implements TeamStore {
+  readonly remembersInConfig = false;
   private readonly held = new Map<string, Held>();
   private readonly listeners = new Set<(user: string) => void>();
   /** Users whose rules this replica read: after a reconnect, their rules may have changed unseen. */

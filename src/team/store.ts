@@ -80,6 +80,11 @@ export interface SessionGrant {
 export interface TeamStore {
   /** This replica's name, stamped on the calls it holds. */
   readonly replica: string;
+  /**
+   * The remembered rules are the config's `users.<id>.permissions.allow` (the embedded store): a
+   * config reload is then a change of them, which a copy read before it must not outlive.
+   */
+  readonly remembersInConfig: boolean;
 
   /**
    * Puts a call up for its person and waits for the answer given through any replica. Resolves

@@ -19,7 +19,13 @@ export class UserPolicies {
     private readonly core: GatewayCore,
     private readonly store: TeamStore,
   ) {
-    core.onPolicyChange(() => this.built.clear());
+    core.onPolicyChange(() => {
+      this.built.clear();
+      // Security: the embedded store's remembered rules are the config's overlay, which the reload
+      // just read: a copy from before it kept a rule the operator removed in every open session
+      // (round 20 review, T20-7). Read again on the next remember, forget or session.
+      if (store.remembersInConfig) this.remembered.clear();
+    });
     store.onRulesChanged((user) => void this.load(user));
   }
 
