@@ -213,7 +213,9 @@ export function serverAnswers(input: Pick<ServerInput, 'keys' | 'state'> & Parti
 export function capabilitiesForServer(envelope: Envelope | null, person: Person): ClientCapabilities {
   // Without sampling.context: every includeContext is sent as "none" (sampling.ts).
   if (envelope) return envelope.capabilities.sampling ? { ...envelope.capabilities, sampling: Object.fromEntries(Object.entries(envelope.capabilities.sampling).filter(([name]) => name !== 'context')) } : envelope.capabilities;
-  return person.showsForms() ? { elicitation: { form: {} } } : {};
+  const form = person.showsForms() ? { form: {} } : {};
+  const url = person.showsUrls() ? { url: {} } : {};
+  return person.showsForms() || person.showsUrls() ? { elicitation: { ...form, ...url } } : {};
 }
 
 /**
@@ -232,9 +234,12 @@ export async function answerServerQuestions(server: string, first: Record<string
     const responses: Record<string, ElicitResult> = {};
     for (const key of input.keys) {
       const request = input.requests[KEY_PREFIX + key] as { method: string; params?: Record<string, unknown> };
-      if (request.method !== 'elicitation/create' || !request.params || (request.params.mode ?? 'form') !== 'form' || !person.showsForms()) {
-        return serverInputError(server, `it asked for ${escapeText(request.method)}${request.params?.mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
-      }
+      const mode = request.params?.mode ?? 'form';
+      const askable = request.method === 'elicitation/create' && request.params !== undefined && ((mode === 'form' && person.showsForms()) || (mode === 'url' && person.showsUrls()));
+      if (!askable) return serverInputError(server, `it asked for ${escapeText(request.method)}${mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
+      // A URL-mode question as a 2026-07-28 client gets it: an https URL of another host, the message named (round 20).
+      const url = mode === 'url' ? urlQuestionProblem(request.params!) : null;
+      if (url) return serverInputError(server, url);
       const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, timeoutMs);
       // The server decides what a question nobody answered means, as it would with its own client.
       responses[key] = 'result' in asked ? asked.result : { action: 'cancel' };

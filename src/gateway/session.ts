@@ -96,6 +96,7 @@ export class ClientSession implements SessionPort {
       },
       // A 2026-07-28 client is never sent a request: without the form in its envelope it gets the page or the fallback.
       showsForms: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt(),
+      showsUrls: () => !envelopeOf({ _meta: extra._meta }) && Boolean(this.server.getClientCapabilities()?.elicitation?.url) && !NON_RENDERING_CLIENTS.has(this.clientName()),
       // Security: a user with an approver credential answers only with it: their client's token opened this session (docs/team.md#approvers).
       canPrompt: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt() && this.answersInClient(),
       prompt: (params, timeoutMs) =>

@@ -10,7 +10,7 @@
  * file; either is in force before the answer is returned, so the latch's re-check sees it. Nothing
  * here knows MCP: the gateway binds a `Person` to the client session and maps its errors.
  */
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigFile } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -48,8 +48,10 @@ export interface Person {
   canPrompt(): boolean;
   /** True when the client declared form elicitation and is not known to ignore it: a server's own questions may be asked there. */
   showsForms(): boolean;
-  /** Shows the form; never rejects. */
-  prompt(params: ElicitRequestFormParams, timeoutMs: number): Promise<{ result: ElicitResult } | PromptFailure>;
+  /** True when the client declared URL-mode elicitation (a handshake-era client): a server's URL-mode question may be asked there (server-input.ts). */
+  showsUrls(): boolean;
+  /** Shows the form, or a server's URL-mode question (checked and named first: server-input.ts); never rejects. */
+  prompt(params: ElicitRequestFormParams | ElicitRequestURLParams, timeoutMs: number): Promise<{ result: ElicitResult } | PromptFailure>;
   /** How the person sees this session on the approval page ("claude-ai 0.1.0"). */
   label(): string;
   /** The local approval page (started on first use). */

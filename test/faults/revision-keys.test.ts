@@ -303,3 +303,42 @@ describe("a 2025 server's URL-mode question", () => {
     expect(textOf(done as never)).toBe('accept');
   });
 });
+
+/**
+ * A 2026-07-28 server's URL-mode question to a handshake-era client (round 20; it ended the call):
+ * asked through elicitation when the client declares URL mode, held to the same check as to a
+ * 2026-07-28 client (an https URL of another host, the message named as the server's).
+ */
+describe("a 2026-07-28 server's URL-mode question, handshake-era client", () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const start = async (url: string, capabilities: Record<string, unknown>) => {
+    const dir = tempDir();
+    const log = join(dir, 'raw.log');
+    const requests = { u: { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: 'Connect your account', url } } };
+    h = await startGateway({ mcpServers: { raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify(requests), FIXTURE_LOG: log }, protocolVersion: '2026-07-28' } }, permissions: { allow: ['mcp__raw'] } }, { dir, capabilities, onElicit: () => ({ action: 'accept' }) });
+    return { log, result: await h.client.callTool({ name: 'raw__go', arguments: {} }) };
+  };
+
+  test('a client declaring URL mode is asked it, named as the server\'s; its answer reaches the server', { timeout: 60_000 }, async () => {
+    const { log, result } = await start('https://accounts.example.com/connect', { elicitation: { form: {}, url: {} } });
+    expect(textOf(result)).toBe('done');
+    expect(h!.elicitations).toEqual([{ mode: 'url', elicitationId: 'e1', message: '[raw] Connect your account', url: 'https://accounts.example.com/connect' }]);
+    expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }, { tool: 'go', answers: { u: { action: 'accept' } } }]);
+  });
+
+  test.each([
+    ['http://127.0.0.1:7331/s/abc/', { elicitation: { form: {}, url: {} } }, `its URL-mode question's url "http://127.0.0.1:7331/s/abc/" is not https (mcp-latch passes on only https URLs of other hosts)`],
+    ['https://accounts.example.com/connect', { elicitation: { form: {} } }, 'it asked for elicitation/create (URL mode), which mcp-latch cannot ask this client'],
+  ])('%s to a client declaring %j: the call ends naming why; nothing is asked', { timeout: 60_000 }, async (url, capabilities, problem) => {
+    const { log, result } = await start(url, capabilities);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(`mcp-latch: raw asked for input the gateway could not pass on: ${problem}. The call did not complete.`);
+    expect(h!.elicitations).toEqual([]);
+    expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }]);
+  });
+});
