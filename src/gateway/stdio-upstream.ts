@@ -28,6 +28,8 @@ export class StdioUpstream implements Transport, LineSending {
   private closed = false;
   /** `output`, written with one system call when it holds nothing queued (downstream/pipes.ts). */
   private readonly out: PipeOut;
+  /** Notifications dropped since the client fell behind (see `send`). */
+  private dropped = 0;
 
   /**
    * `maxMessageBytes`: `limits.messageMB`, in bytes. `reusedChunks`: `input` writes each read over
@@ -103,9 +105,37 @@ export class StdioUpstream implements Transport, LineSending {
     this.onerror?.(error);
   };
 
+  /**
+   * While more than `limits.messageMB` waits for the client (it does not read its input), progress
+   * and log notifications are dropped, with one line in the log when it starts and one when it
+   * ends; answers and requests are never dropped. A server streaming progress to a client that did
+   * not read grew the gateway ~50 MB a second, 900 MB in 18 s, until the OOM killer took every
+   * server with it (review of round 20 faults, F1; docs/config.md, "limits"). A dropped progress
+   * update is superseded by the next one.
+   */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return this.refused();
+    if (this.behind()) {
+      if (mayBeDropped(message)) return this.drop();
+    } else if (this.dropped > 0) {
+      this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.dropped.toLocaleString('en-US')} progress and log notifications were dropped while it was behind`));
+      this.dropped = 0;
+    }
     return this.queue(safeSerialize(message, this.onerror));
+  }
+
+  /** More than `limits.messageMB` is waiting for the client: what this tick queued, and what the stream holds. */
+  private behind(): boolean {
+    const waiting = this.pending.length + ((this.output as { writableLength?: number }).writableLength ?? 0);
+    return waiting > this.reader.maxBytes;
+  }
+
+  private drop(): Promise<void> {
+    if (this.dropped++ === 0) {
+      const mb = Math.round((this.reader.maxBytes / 1024 / 1024) * 10) / 10;
+      this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client is behind: more than limits.messageMB (${mb} MB) waits for it to read, so progress and log notifications are dropped until it has read it (docs/config.md, "limits")`));
+    }
+    return QUEUED;
   }
 
   /** A line made elsewhere (downstream/lines.ts, LineSending), written with this tick's others. */
@@ -153,6 +183,12 @@ export class StdioUpstream implements Transport, LineSending {
     this.input.off('close', this.onEnd);
     this.onclose?.();
   }
+}
+
+/** A notification the client may miss: a progress update (the next one supersedes it) or a log message. */
+function mayBeDropped(message: JSONRPCMessage): boolean {
+  const method = (message as { method?: unknown; id?: unknown }).method;
+  return (method === 'notifications/progress' || method === 'notifications/message') && !('id' in message);
 }
 
 /**
