@@ -28,6 +28,13 @@ export const DEFAULT_MAX_SESSIONS_PER_USER = 100;
 export const DEFAULT_MAX_WAITING_CALLS_PER_USER = 20;
 export const DEFAULT_MAX_WAITING_MB_PER_USER = 50;
 
+/**
+ * `http.maxReadingMBPerUser` unless set: the request bodies one user sends at once, each kept whole
+ * until parsed (round 20 review T20-6: +10 MiB of RSS per 10 MB body held one byte short); one body
+ * alone may always reach `limits.messageMB`.
+ */
+export const DEFAULT_MAX_READING_MB_PER_USER = 50;
+
 /** How long a request naming what a starting server has not listed yet waits for it, in ms. */
 export function startWaitMs(file: ConfigFile): number {
   return file.timeouts.startWaitSeconds * 1000;
@@ -235,6 +242,11 @@ export function configSchemas() {
       .positive()
       .default(DEFAULT_MAX_WAITING_MB_PER_USER)
       .describe('MiB of arguments the waiting calls of one user hold together; a call past it is denied at once.'),
+    maxReadingMBPerUser: z
+      .number()
+      .positive()
+      .default(DEFAULT_MAX_READING_MB_PER_USER)
+      .describe('MiB of request bodies one user sends at once, all their connections together (one body alone may always reach limits.messageMB); a request past it is refused (429).'),
   });
 
   /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */

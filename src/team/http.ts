@@ -24,6 +24,7 @@ import { LocalSecret } from './local-secret.js';
 import { StoredSessionGrants } from './session-grants.js';
 import type { Identity, TeamStore } from './store.js';
 import { UserPolicies, userContext } from './user-context.js';
+import { ReadingBudget, ReadingLimit } from './reading-budget.js';
 import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 
@@ -77,6 +78,8 @@ export class TeamGateway {
   private readonly sessions = new Map<string, LiveSession>();
   /** Each user's waiting calls, all their sessions of this replica together (waiting-budget.ts). */
   private readonly waiting = new Map<string, WaitingBudget>();
+  /** Each user's request bodies being read, all their connections together (reading-budget.ts). */
+  private readonly reading = new Map<string, ReadingBudget>();
   private readonly policies: UserPolicies;
   private authenticator!: Authenticator;
   private base = '';
@@ -198,9 +201,9 @@ export class TeamGateway {
         // A browser cannot send JSON cross-site without a preflight this server never grants.
         if (!isJson(req)) return json(res, 415, { error: 'send the body as application/json' });
         try {
-          body = await readJsonBody(req, MAX_API_BODY);
+          body = parseBody(await this.readBody(req, MAX_API_BODY, identity.user));
         } catch (error) {
-          return json(res, isTooLarge(error) ? 413 : 400, { error: errorMessage(error) });
+          return json(res, bodyStatus(error), { error: errorMessage(error) });
         }
       }
       return handleApi(url.pathname, url.searchParams, method, body, identity, this.options.store, (status, answer) => json(res, status, answer));
@@ -275,7 +278,7 @@ export class TeamGateway {
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        const text = await readBody(req, messageBytes(this.core.config()));
+        const text = await this.readBody(req, messageBytes(this.core.config()), identity.user);
         // A call too wide to decide is refused before it is parsed (gateway/upstream-calls.ts).
         const refusal = wideCallRefusal(text);
         if (refusal) {
@@ -284,7 +287,7 @@ export class TeamGateway {
         }
         body = parseBody(text);
       } catch (error) {
-        return json(res, isTooLarge(error) ? 413 : 400, { jsonrpc: '2.0', error: { code: -32700, message: errorMessage(error) }, id: null });
+        return json(res, bodyStatus(error), { jsonrpc: '2.0', error: { code: bodyStatus(error) === 429 ? -32000 : -32700, message: errorMessage(error) }, id: null });
       }
     }
     if (typeof sessionId === 'string') {
@@ -338,6 +341,24 @@ export class TeamGateway {
     for (const session of this.sessions.values()) if (session.user === user) own += 1;
     if (own >= mostPerUser) return { status: 429, key: 'http.maxSessionsPerUser', message: `too many MCP sessions for user ${user}: ${own} are open, the limit is ${mostPerUser} (http.maxSessionsPerUser); ${wait}, or raise http.maxSessionsPerUser` };
     return null;
+  }
+
+  /** A request's body, within `limit` and the user's budget of bodies being read (http.maxReadingMBPerUser). */
+  private async readBody(req: IncomingMessage, limit: number, user: string): Promise<string> {
+    let budget = this.reading.get(user);
+    if (!budget) {
+      budget = new ReadingBudget(user, () => this.core.config().http.maxReadingMBPerUser * 1024 * 1024);
+      this.reading.set(user, budget);
+    }
+    const body = budget.start();
+    try {
+      return await readBody(req, limit, (bytes) => body.take(bytes));
+    } catch (error) {
+      if (error instanceof ReadingLimit) this.core.logger.warn({ user, limit: 'http.maxReadingMBPerUser' }, error.message);
+      throw error;
+    } finally {
+      body.end();
+    }
   }
 
   private waitingBudget(user: string): WaitingBudget {
@@ -402,18 +423,19 @@ export class TeamGateway {
   }
 }
 
-const isTooLarge = (error: unknown): boolean => error instanceof LatchError && error.code === 'MESSAGE_TOO_LARGE';
-
-async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  return parseBody(await readBody(req, limit));
+/** 413 for a body past its size limit, 429 past the user's budget of bodies being read, else 400. */
+function bodyStatus(error: unknown): number {
+  if (error instanceof ReadingLimit) return 429;
+  return error instanceof LatchError && error.code === 'MESSAGE_TOO_LARGE' ? 413 : 400;
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+async function readBody(req: IncomingMessage, limit: number, take: (bytes: number) => void): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) throw new LatchError('MESSAGE_TOO_LARGE', `the request body is larger than ${limit} bytes`);
+    take(chunk.length);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
