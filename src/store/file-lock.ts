@@ -62,9 +62,15 @@ async function take(file: string, lock: string, deadline: number, limits: { wait
       const handle = await open(lock, 'wx', 0o600);
       try {
         await handle.writeFile(mine);
-      } finally {
-        await handle.close();
+      } catch (error) {
+        // Made but not written (a full disk: an empty file needs no block): an empty lock names no
+        // holder, so every later taker waited STALE_MS for it, an approved call with its pin
+        // (review of round 20 faults, F6). Ours: removed.
+        await handle.close().catch(() => undefined);
+        await unlink(lock).catch(() => undefined);
+        throw error;
       }
+      await handle.close();
       return mine;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LatchError('STORE_WRITE_FAILED', `cannot lock ${file} (${lock}): ${errorMessage(error)}`, { cause: error });

@@ -172,3 +172,27 @@ test('four gateways adding and removing their approval page entries at once: eac
     for (const child of children) child.stdin.end();
   }
 }, 120_000);
+
+// A lock made but not written (a full disk: the empty file needs no block) was left behind, empty:
+// it names no holder, so every later write of the file waited STALE_MS (10 s) for it to go stale,
+// and a call the person approved waited with its pin (round 20 review of faults, F6). Here the
+// process may write no byte to any file (ulimit -f 0), so its lock text fails as on a full disk.
+test('a lock whose holder text cannot be written is removed, not left for the next writer to wait on', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'pins.json');
+  const script = `
+process.on('SIGXFSZ', () => undefined);
+const { withFileLock } = await import(${JSON.stringify(join(ROOT, 'dist/store/file-lock.js'))});
+try {
+  await withFileLock(${JSON.stringify(file)}, async () => 'ran');
+  console.log('ran');
+} catch (error) {
+  console.log('error: ' + error.message);
+}`;
+  const child = spawn('sh', ['-c', `ulimit -f 0; exec "${process.execPath}" --input-type=module -e "$SCRIPT"`], { env: { ...process.env, SCRIPT: script }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  await new Promise<void>((done) => child.once('exit', () => done()));
+  expect(out).toMatch(/^error: cannot lock .*pins\.json/);
+  expect(readdirSync(dir)).toEqual([]);
+}, 30_000);
