@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// node bench/first-shell.js [--rounds N] [--calls N] [--pause MS] [--direct] [--json FILE] LABEL=BIN...
+// node bench/first-shell.js [--rounds N] [--calls N] [--pause MS] [--direct] [--per-round] [--json FILE] LABEL=BIN...
 //
 // The first shell command of fresh gateways, builds side by side (docs/performance.md, "Round 15:
 // the first shell command"): each round starts mcp-server-commands behind a fresh gateway of each
@@ -54,14 +54,27 @@ for (const [label] of order) {
   const runs = results[label];
   let line = `${label}: ${runs.length} starts; wall first / warm ${f(of(runs, (r) => r.firstMs))} / ${f(of(runs, (r) => r.warmMs))} ms (${f(of(runs, (r) => r.firstMs) / of(runs, (r) => r.warmMs))}x)`;
   line += `; server CPU first / warm ${f(of(runs, (r) => r.firstServerCpuMs))} / ${f(of(runs, (r) => r.warmServerCpuMs))} ms`;
+  line += `; the server's own span first / warm ${f(of(runs, (r) => r.firstServerOwnMs))} / ${f(of(runs, (r) => r.warmServerOwnMs))} ms, outside it ${f(of(runs, (r) => r.firstOutsideMs))} / ${f(of(runs, (r) => r.warmOutsideMs))}`;
+  line += `; client CPU first / warm ${f(of(runs, (r) => r.firstClientCpuMs))} / ${f(of(runs, (r) => r.warmClientCpuMs))} ms`;
   if (label !== 'direct') {
     // The same figures as bench/run.js prints, computed by the same function (shell-start.js).
     const added = shellAdded(runs, direct ?? null);
     line += `; gateway CPU first / warm ${f(added.gatewayCpuFirstMs)} / ${f(added.gatewayCpuWarmMs)} ms (${f(added.gatewayCpuRatio)}x, first - warm ${f(added.gatewayCpuFirstMinusWarmMs)}), main thread ${f(of(runs, (r) => r.firstMainCpuMs))} / ${f(of(runs, (r) => r.warmMainCpuMs))}`;
     line += `; gateway CPU for the ${calls} commands ${f(of(runs, (r) => r.cpuAllMs), 1)} ms`;
-    if (direct) line += `; added to direct, first / warm ${f(added.addedFirstMs)} / ${f(added.addedWarmMs)} ms (${f(added.addedRatio)}x)`;
+    if (direct) {
+      line += `; added to direct outside the server, first / warm ${f(added.addedFirstMs)} / ${f(added.addedWarmMs)} ms (${f(added.addedRatio)}x)`;
+      line += `; the whole call's ${f(added.wholeAddedFirstMs)} / ${f(added.wholeAddedWarmMs)} ms (${f(added.wholeAddedRatio)}x), the server's own span ${f(added.serverOwnAddedFirstMs)} / ${f(added.serverOwnAddedWarmMs)}`;
+    }
   }
   console.log(line);
+}
+// Per round, first / warm (ms): wall, the server's own span, outside it; the gateway's CPU.
+if (argv.includes('--per-round')) {
+  for (const [label] of order) {
+    results[label].forEach((r, i) =>
+      console.log(`  ${label} round ${i + 1}: wall ${f(r.firstMs)} / ${f(r.warmMs)}, server own ${f(r.firstServerOwnMs)} / ${f(r.warmServerOwnMs)}, outside ${f(r.firstOutsideMs)} / ${f(r.warmOutsideMs)}, server CPU ${f(r.firstServerCpuMs)} / ${f(r.warmServerCpuMs)}, client CPU ${f(r.firstClientCpuMs)} / ${f(r.warmClientCpuMs)}${label === 'direct' ? '' : `, gateway CPU ${f(r.firstGatewayCpuMs)} / ${f(r.warmGatewayCpuMs)}`}`),
+    );
+  }
 }
 // Paired by round: each build against the first one named (the rounds' differences, their median).
 for (const [label] of builds.slice(1)) {
