@@ -1,4 +1,5 @@
 import { realpathSync, statSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseConfigText, serversToRun, storeSecretFiles, workspaceRoots, type LoadedConfig } from '../config/load.js';
@@ -419,7 +420,13 @@ export class GatewayCore implements CallContext {
     const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
     if (!route || this.toolClass(route).command?.mode !== 'shell') return;
     this.decisionWarmed = true;
-    this.warming = this.warm(route);
+    // Feedback vectors from their first run for the functions the warm-up runs first (the call
+    // path's): without them the client's first commands ran in V8's lowest tier, each ~2x a warm one
+    // (docs/performance.md, "Round 20: first shell command"). Only for the first warm-up: the first
+    // lists wait for it (warmedUp), so no code cache is made or used while it is set (V8 takes a
+    // cache only under the flags it was made with, cli/v8-flags.ts); set back when it is over.
+    setFlagsFromString('--no-lazy-feedback-allocation');
+    this.warming = this.warm(route).finally(() => setFlagsFromString('--lazy-feedback-allocation'));
   }
 
   /**
