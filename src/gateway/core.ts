@@ -62,6 +62,20 @@ export interface GatewayCoreOptions {
  * (server.ts); over HTTP many do (team/http.ts), each with its own latch and, per user, its own
  * rules (`permissionsFor`).
  */
+/**
+ * V8 flags for the first shell warm-up (warmDecision): a function it runs first gets its feedback
+ * vector after about one run instead of eight times its bytecode, and its baseline (Sparkplug) code
+ * at once instead of in a batch (V8 enqueues a function for Sparkplug when its vector is made). Set
+ * back to V8 11.3's defaults (Node 20's): a flag at its default is not in V8's flag hash, which code
+ * caches are checked against. Under another V8 nothing is set.
+ */
+const WARM_UP_TIERS = process.versions.v8.startsWith('11.3.')
+  ? {
+      warming: '--interrupt-budget-factor-for-feedback-allocation=1 --interrupt-budget-for-feedback-allocation=64 --no-baseline-batch-compilation',
+      after: '--interrupt-budget-factor-for-feedback-allocation=8 --interrupt-budget-for-feedback-allocation=940 --baseline-batch-compilation',
+    }
+  : null;
+
 export class GatewayCore implements CallContext {
   readonly permits = new PermitBook();
   readonly running = new RunningCalls();
@@ -420,13 +434,14 @@ export class GatewayCore implements CallContext {
     const route = this.registry.toolRoutesList().find((candidate) => takesShellCommands(this.toolClass(candidate)));
     if (!route || this.toolClass(route).command?.mode !== 'shell') return;
     this.decisionWarmed = true;
-    // Feedback vectors from their first run for the functions the warm-up runs first (the call
-    // path's): without them the client's first commands ran in V8's lowest tier, each ~2x a warm one
-    // (docs/performance.md, "Round 20: first shell command"). Only for the first warm-up: the first
-    // lists wait for it (warmedUp), so no code cache is made or used while it is set (V8 takes a
-    // cache only under the flags it was made with, cli/v8-flags.ts); set back when it is over.
-    setFlagsFromString('--no-lazy-feedback-allocation');
-    this.warming = this.warm(route).finally(() => setFlagsFromString('--lazy-feedback-allocation'));
+    // The functions the warm-up runs first (the call path's) get their feedback vectors and
+    // baseline code in it: without them a client's first ~10 commands ran in V8's interpreter
+    // without feedback, 2.3-3.1 M instructions each against 0.8-1.1 M by the 41st (docs/performance.md,
+    // "Round 20: first shell command"). Only for the first warm-up: the first lists wait for it
+    // (warmedUp), so no code cache is made or used while they are set (V8 takes a cache only under
+    // the flags it was made with, cli/v8-flags.ts); set back when it is over.
+    if (WARM_UP_TIERS) setFlagsFromString(WARM_UP_TIERS.warming);
+    this.warming = this.warm(route).finally(() => WARM_UP_TIERS && setFlagsFromString(WARM_UP_TIERS.after));
   }
 
   /**
