@@ -1,10 +1,11 @@
 import { cutShown, escapeShown } from './escape.js';
 
 /**
- * The approval prompt's height (docs/approval.md "How tall the prompt is"): its message is at most
- * MAX_PROMPT_ROWS rows when its lines are wrapped at PROMPT_COLUMNS columns, as a terminal wraps
- * them (a word that does not fit starts a new row, a word longer than a row is broken). Claude
- * Code's form does not scroll: a message taller than the terminal puts the choices out of reach.
+ * The approval prompt's height (docs/approval.md "How tall the prompt is"): its message and the form's
+ * fields under it (formRows) are at most MAX_PROMPT_ROWS rows when their lines are wrapped at
+ * PROMPT_COLUMNS columns, as a terminal wraps them (a word that does not fit starts a new row, a word
+ * longer than a row is broken). Claude Code's form does not scroll: a form taller than the terminal
+ * puts the choices out of reach.
  *
  * The message is built as parts (sections), each able to show itself within a number of rows. The
  * parts that carry the risk get their rows first (the command, the resolved paths), the others
@@ -66,6 +67,34 @@ function rowsOfLine(line: string): number {
     if (column > 0) rows++;
     rows += Math.max(0, Math.ceil(width / PROMPT_COLUMNS) - 1);
     column = width === 0 ? 0 : width % PROMPT_COLUMNS || PROMPT_COLUMNS;
+  }
+  return rows;
+}
+
+/** A field of the form under the message, as an elicitation's requestedSchema property gives it. */
+export interface FormField {
+  title?: string;
+  description?: string;
+  enum?: readonly string[];
+  default?: unknown;
+}
+
+/** The form's rows that are no field's: one between the message and the fields, one for its buttons. */
+export const FORM_FRAME_ROWS = 2;
+/** Before each choice, room for a marker and its number (`❯ 1.`). */
+const CHOICE_INDENT = '     ';
+
+/**
+ * Rows the form takes under the message (docs/approval.md "How tall the prompt is"): each field its
+ * title, its description and its choices, each on rows of its own, or its value (at least a row),
+ * wrapped as the message is; and FORM_FRAME_ROWS. The message gets what is left of MAX_PROMPT_ROWS.
+ */
+export function formRows(fields: Iterable<FormField>): number {
+  let rows = FORM_FRAME_ROWS;
+  for (const field of fields) {
+    rows += rowsOf(field.title ?? '');
+    if (field.description !== undefined) rows += rowsOf(field.description);
+    rows += field.enum ? field.enum.reduce((sum, label) => sum + rowsOf(CHOICE_INDENT + label), 0) : rowsOf(typeof field.default === 'string' ? field.default : '');
   }
   return rows;
 }

@@ -9,7 +9,7 @@ import { changeSummary, type FileChange } from './file-change.js';
 import { PRIVILEGE } from '../programs.js';
 import { isPlainObject } from '../values.js';
 import { assessRisk, riskLine, type Risk } from './risk.js';
-import { HEIGHT_BOUND, MAX_PROMPT_ROWS, columnsOf, fieldWithin, fitSections, listWithin, rowsOf, type Section } from './prompt-height.js';
+import { HEIGHT_BOUND, MAX_PROMPT_ROWS, columnsOf, fieldWithin, fitSections, formRows, listWithin, rowsOf, type Section } from './prompt-height.js';
 
 /**
  * The approval prompt (docs/approval.md): an `elicitation/create` form whose message a person can judge at a
@@ -87,7 +87,11 @@ export type PromptChoice = { type: 'once' } | { type: 'session' } | { type: 'alw
 
 export function choiceLabels(input: PromptInput): string[] {
   // A call the text does not show in full is allowed once at most: nothing broader than what was read (docs/approval.md).
-  const whole = notShown(input).length === 0;
+  return labelsFor(input, notShown(input).length === 0);
+}
+
+/** The choices when the call is shown whole (`whole`) or not. */
+function labelsFor(input: PromptInput, whole: boolean): string[] {
   // A changed tool: accepting its new definition, or this call only; nothing broader is remembered.
   if (offersAccept(input.definition)) return whole ? [ACCEPT_DEFINITION, ALLOW_ONCE, DENY] : [ALLOW_ONCE, DENY];
   const labels = [ALLOW_ONCE];
@@ -108,48 +112,56 @@ export function parseChoice(value: unknown, input: PromptInput): PromptChoice | 
 }
 
 export function buildPrompt(input: PromptInput): ElicitRequestFormParams {
-  const labels = choiceLabels(input);
   return {
     mode: 'form',
     message: renderMessage(input),
-    requestedSchema: {
-      type: 'object',
-      properties: {
-        decision: {
-          type: 'string',
-          title: 'Decision',
-          description: `Allow or deny ${escapeText(input.server)}/${escapeText(input.tool)}`, // a server names its tools: escaped as in the message
-          enum: labels,
-        },
-        note: {
-          type: 'string',
-          title: 'Message to the assistant',
-          description: 'Optional. Sent to the assistant with your decision.',
-          maxLength: 2000,
-        },
-        ...editProperties(input),
-      },
-      required: ['decision'],
-    },
+    requestedSchema: { type: 'object', properties: formProperties(input, choiceLabels(input), rendered(input).edits), required: ['decision'] },
     _meta: { 'mcp-latch/request': requestPayload(input) },
   };
 }
 
+/** The form's fields under the message: the choices, the note, the edit fields (their rows count against the height: prompt-height.ts formRows). */
+function formProperties(input: PromptInput, labels: string[], edits: readonly EditableField[]): FormProperties {
+  return {
+    decision: {
+      type: 'string',
+      title: 'Decision',
+      // A server names its tools: escaped as in the message, and as short.
+      description: `Allow or deny ${escapeShown(input.server, MAX_NAME_SHOWN).text}/${escapeShown(input.tool, MAX_NAME_SHOWN).text}`,
+      enum: labels,
+    },
+    note: {
+      type: 'string',
+      title: 'Message to the assistant',
+      description: 'Optional. Sent to the assistant with your decision.',
+      maxLength: 2000,
+    },
+    ...editProperties(edits),
+  };
+}
+
+type FormProperties = ElicitRequestFormParams['requestedSchema']['properties'];
+
 const ROLE_TITLES: Record<EditableField['role'], string> = { command: 'Command', cwd: 'Working directory', path: 'Path', content: 'Content' };
 
-/** The fields a form offers for editing: one-line values a text field shows as they are. */
-function formEditFields(input: PromptInput): EditableField[] {
+/** The arguments a form field could edit: one-line values a text field shows as they are. */
+function editCandidates(input: PromptInput): EditableField[] {
   return (input.editable ?? []).filter((field) => field.value.length <= MAX_FORM_EDIT_CHARS && showsAsTyped(field.value, false));
 }
 
+/** The fields the form offers for editing: the candidates its height leaves room for (see `rendered`). */
+function formEditFields(input: PromptInput): readonly EditableField[] {
+  return rendered(input).edits;
+}
+
 /** One string field per editable argument, prefilled with the call's value: an unchanged value is no edit. */
-function editProperties(input: PromptInput): Record<string, Record<string, unknown>> {
-  const properties: Record<string, Record<string, unknown>> = {};
-  for (const field of formEditFields(input)) {
+function editProperties(edits: readonly EditableField[]): FormProperties {
+  const properties: FormProperties = {};
+  for (const field of edits) {
     properties[EDIT_FIELD_PREFIX + field.arg] = {
       type: 'string',
       title: `${ROLE_TITLES[field.role]} (${field.arg})`,
-      description: 'Change it to run the changed call instead, once: mcp-latch checks it against your rules again. Leave it as it is to answer about the call as shown.',
+      description: 'Change it to run that call once instead (checked against your rules again), or leave it.',
       default: field.value,
       maxLength: MAX_FORM_EDIT_CHARS,
     };
@@ -218,16 +230,26 @@ const MAX_SUBSTITUTION_SHOWN = 120;
 const MAX_REASONS_SHOWN = 12;
 /** Characters of a diff line shown, after runs of blanks are shortened. */
 const MAX_DIFF_LINE_SHOWN = 500;
-/** Lines of a stdin text shown: all up to this many, else the first 30 and the last STDIN_TAIL_LINES; 200 characters each. */
-const MAX_STDIN_LINES_SHOWN = 40;
+/**
+ * Lines of a stdin text shown: all up to this many, else the first 20 and the last STDIN_TAIL_LINES;
+ * 200 characters each. 30, not 40 since round 20: with the form's rows counted in the height, a
+ * head and tail of 41 lines no longer fit beside a command's other parts.
+ */
+const MAX_STDIN_LINES_SHOWN = 30;
 const STDIN_TAIL_LINES = 10;
 const MAX_STDIN_LINE_SHOWN = 200;
 const STDIN_ABOVE = '(shown above under Stdin)';
 const DIFF_ABOVE = '(shown above as the diff)';
 const COMMAND_ABOVE = '(shown above as the Command)';
 
-/** The message and what it cut; one per input (choiceLabels, the message and `_meta` all read it). */
-const renderings = new WeakMap<PromptInput, { text: string; hidden: string[] }>();
+/** The message, what it cut and the form's edit fields; one per input (choiceLabels, the message, the form and `_meta` all read it). */
+const renderings = new WeakMap<PromptInput, Rendered>();
+
+interface Rendered {
+  text: string;
+  hidden: string[];
+  edits: readonly EditableField[];
+}
 
 /**
  * Which parts get the message's rows first (prompt-height.ts): the command and the resolved paths
@@ -248,7 +270,7 @@ function riskCut(hidden: string[], byHeight: boolean): string {
   return `Risk: high — part of this call is not shown (${hidden.join(', ')}${byHeight ? `; ${HEIGHT_BOUND}` : ''}); review it on the approval page or deny`;
 }
 
-function rendered(input: PromptInput): { text: string; hidden: string[] } {
+function rendered(input: PromptInput): Rendered {
   const known = renderings.get(input);
   if (known) return known;
   const cuts = new Set<string>();
@@ -273,32 +295,37 @@ function rendered(input: PromptInput): { text: string; hidden: string[] } {
   const riskWhole = `Risk: ${riskLine(riskOf(input))}`;
   // Rows kept for the lines around the parts, as tall as they can be: the bound holds whatever is cut.
   const head = rowsOf([first, '', rowsOf(riskWhole) > rowsOf(LONGEST_RISK) ? riskWhole : LONGEST_RISK].join('\n'));
+  // The rows the parts share: what the lines under them and the form (its choices, the note, the
+  // edit fields) leave of the bound (round 19's leftover: the form's rows were not counted).
+  const rowsFor = (showsWhole: boolean, edits: readonly EditableField[]) => MAX_PROMPT_ROWS - head - choiceRows(input, showsWhole) - formRows(Object.values(formProperties(input, labelsFor(input, showsWhole), edits)));
+  // An edit field is offered in the form while each part keeps a row with the fewest choices; the
+  // others are edited on the approval page.
+  const edits = editCandidates(input);
+  while (edits.length > 0 && rowsFor(false, edits) < sections.length) edits.pop();
   const fit = (showsWhole: boolean) => {
     const fitCuts = new Set(cuts);
-    return { ...fitSections(sections, MAX_PROMPT_ROWS - head - choiceRows(input, showsWhole), fitCuts), cuts: fitCuts };
+    return { ...fitSections(sections, rowsFor(showsWhole, edits), fitCuts), cuts: fitCuts };
   };
-  // The lines of the broader choices are there only when nothing is cut: a fit that cuts anyway (or
-  // has not a row for each part) is fitted again without them, so they take no rows from the parts.
-  // When every part then fits, the choices are what does not: they are not offered (allowed once at most).
+  // The lines and choices of the broader choices are there only when nothing is cut: a fit that cuts
+  // anyway (or has not a row for each part) is fitted again without them, so they take no rows from
+  // the parts. When every part then fits, the choices are what does not: they are not offered
+  // (allowed once at most).
   const whole = cuts.size === 0;
-  let fitted = whole && MAX_PROMPT_ROWS - head - choiceRows(input, true) >= sections.length ? fit(true) : null;
+  let fitted = whole && rowsFor(true, edits) >= sections.length ? fit(true) : null;
   if (fitted === null || fitted.cuts.size > 0) {
     fitted = fit(false);
     if (whole && fitted.cuts.size === 0) fitted = { ...fitted, byHeight: true, cuts: new Set([CHOICES]) };
   }
   const hidden = PARTS.filter((part) => fitted.cuts.has(part));
   const lines = [first, '', hidden.length === 0 ? riskWhole : riskCut(hidden, fitted.byHeight), ...fitted.lines.flat(), ...choiceLines(input, hidden.length === 0)];
-  const result = { text: lines.join('\n'), hidden };
+  const result = { text: lines.join('\n'), hidden, edits };
   renderings.set(input, result);
   return result;
 }
 
-/**
- * Rows of the lines under the parts and, when nothing is cut, of the "Always allow" choice, which
- * names every rule it saves: the form shows it with the message.
- */
+/** Rows of the lines under the parts (the choices themselves are the form's: formRows). */
 function choiceRows(input: PromptInput, whole: boolean): number {
-  const lines = [...choiceLines(input, whole), ...(whole && input.rememberRules ? [ALWAYS_PREFIX + input.rememberRules.join(', ')] : [])];
+  const lines = choiceLines(input, whole);
   return lines.length === 0 ? 0 : rowsOf(lines.join('\n'));
 }
 
@@ -359,7 +386,7 @@ type Shown = (text: string, max: number, part: string) => string;
 
 /**
  * The text a command reads as code (or xargs as words) from the call's stdin argument, line by line
- * (review-approve15 A2): all of it up to 40 lines, else the first 30 and the last 10; fewer from the
+ * (review-approve15 A2): all of it up to 30 lines, else the first 20 and the last 10; fewer from the
  * first when the rows left are fewer.
  */
 function stdinSection(stdin: NonNullable<CommandInfo['stdin']>): Section {
@@ -633,7 +660,7 @@ export function readAnswer(result: ElicitResult, input: PromptInput): PromptAnsw
     const value = result.content[EDIT_FIELD_PREFIX + field.arg];
     if (value !== undefined) given[field.arg] = value;
   }
-  const edit = readEdit(given, fields, isPlainObject(input.args) ? input.args : {});
+  const edit = readEdit(given, [...fields], isPlainObject(input.args) ? input.args : {});
   if (edit === 'invalid') return { type: 'invalid' };
   return { type: 'choice', choice, note, ...(edit ? { edit } : {}) };
 }

@@ -42,17 +42,18 @@ const savedRules = (h: Harness): string[] => (JSON.parse(readFileSync(h.configPa
 const numbered = (count: number, text: string) => Array.from({ length: count }, (_, i) => `${text} ${i + 1}`);
 
 describe('write_file', () => {
-  test('a new file of 30 lines (a diff of 33): shown whole, Risk as it is, "Always allow" offered and saved', async () => {
+  // Round 20: with the form's rows counted in the prompt's 60 rows, 26 lines (not 30) fit whole.
+  test('a new file of 26 lines (a diff of 29): shown whole, Risk as it is, "Always allow" offered and saved', async () => {
     const ws = workspace();
     const file = join(ws, 'notes.md');
     const h = await filesystem(ws);
-    const content = `${numbered(30, 'a line of the meeting notes the assistant wrote, number').join('\n')}\n`;
+    const content = `${numbered(26, 'a line of the meeting notes the assistant wrote, number').join('\n')}\n`;
     await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
     expect(lines[2]).toBe('Risk: low');
     expect(lines).toContain('    --- /dev/null');
-    expect(lines).toContain('    +a line of the meeting notes the assistant wrote, number 30');
+    expect(lines).toContain('    +a line of the meeting notes the assistant wrote, number 26');
     expect(lines.some((line) => line.includes('more diff line'))).toBe(false);
     expect(lines).toContain(`Arguments: {"path":${JSON.stringify(file)},"content":"(shown above as the diff)"}`);
     expect(choices(prompt)).toEqual(['Allow once', 'Allow for this session', `Always allow: Edit(${file})`, 'Deny']);
@@ -60,7 +61,7 @@ describe('write_file', () => {
     expect(savedRules(h)).toContain(`Edit(${file})`);
   }, 60_000);
 
-  test('a new file of 250 lines: 40 diff lines, then the true count of the rest; Allow once / Deny only, nothing saved', async () => {
+  test('a new file of 250 lines: the diff lines that fit, then the true count of the rest; Allow once / Deny only, nothing saved', async () => {
     const ws = workspace();
     const file = join(ws, 'long.md');
     const h = await filesystem(ws, 'Allow once');
@@ -68,11 +69,15 @@ describe('write_file', () => {
     await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
-    expect(lines[2]).toBe('Risk: high — part of this call is not shown (diff, arguments); review it on the approval page or deny');
-    // The diff is 2 headers, 1 hunk line and 250 added lines: 40 shown, 213 not.
+    // Since round 20 the height also leaves the reasons one line ("Why it asks: … not shown").
+    expect(lines[2]).toMatch(/^Risk: high — part of this call is not shown \(diff, (reasons, )?arguments; the prompt shows at most 60 rows of 100 columns\); review it on the approval page or deny$/);
+    // The diff is 2 headers, 1 hunk line and 250 added lines: those that fit the height (fewer than
+    // 40 since round 20 counts the form's rows), then the count of all the others.
     const first = lines.indexOf('    --- /dev/null');
-    expect(lines[first + 39]).toBe('    +line 37');
-    expect(lines[first + 40]).toBe('    … 213 more diff lines');
+    const shown = lines.filter((line) => /^ {4}\+line \d+$/.test(line)).length;
+    expect(shown).toBeGreaterThan(20);
+    expect(lines[first + 2 + shown]).toBe(`    +line ${shown}`);
+    expect(lines[first + 3 + shown]).toBe(`    … ${250 - shown} more diff lines`);
     expect(choices(prompt)).toEqual(['Allow once', 'Deny']);
     expect(readFileSync(file, 'utf8')).toBe(content);
     expect(savedRules(h)).toEqual([]);
@@ -88,18 +93,19 @@ describe('edit_file', () => {
     writeFileSync(file, original);
     const h = await filesystem(ws);
     const comment = '  # turned on for the release: the team asked for it in the planning meeting';
-    const edits = [5, 20, 35].map((n) => ({ oldText: `setting_${n} = off`, newText: `setting_${n} = on${comment}\nsetting_${n}_level = 3${comment}` }));
+    // Three edits side by side: one hunk (round 20: three hunks no longer fit beside the form's rows).
+    const edits = [5, 6, 7].map((n) => ({ oldText: `setting_${n} = off`, newText: `setting_${n} = on${comment}\nsetting_${n}_level = 3${comment}` }));
     expect(JSON.stringify(edits).length).toBeGreaterThan(600);
     await h.client.callTool({ name: 'fs__edit_file', arguments: { path: file, edits } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
     expect(lines).toContain(`Arguments: {"path":${JSON.stringify(file)},"edits":"(shown above as the diff)"}`);
     expect(lines[2]).not.toMatch(/not shown/);
-    expect(lines).toContain(`    +setting_35_level = 3${comment}`);
+    expect(lines).toContain(`    +setting_7_level = 3${comment}`);
     expect(choices(prompt)).toEqual(['Allow once', 'Allow for this session', `Always allow: Edit(${file})`, 'Deny']);
     // What the diff showed is what the server wrote.
     const written = readFileSync(file, 'utf8');
-    expect(written).toBe(original.replace(/^setting_(5|20|35) = off$/gm, (_, n: string) => `setting_${n} = on${comment}\nsetting_${n}_level = 3${comment}`));
+    expect(written).toBe(original.replace(/^setting_(5|6|7) = off$/gm, (_, n: string) => `setting_${n} = on${comment}\nsetting_${n}_level = 3${comment}`));
     expect(savedRules(h)).toContain(`Edit(${file})`);
   }, 60_000);
 
@@ -112,10 +118,15 @@ describe('edit_file', () => {
     await h.client.callTool({ name: 'fs__edit_file', arguments: { path: file, edits } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
-    expect(lines[2]).toBe('Risk: high — part of this call is not shown (diff, arguments); review it on the approval page or deny');
-    // 2 headers, 1 hunk line, 40 removed and 40 added lines: 40 shown, 43 not.
-    expect(lines).toContain('    … 43 more diff lines');
-    expect(lines.find((line) => line.startsWith('Arguments: '))).toContain('"edits":[{"oldText":"setting_1 = off\\nsetting_2 = off');
+    expect(lines[2]).toMatch(/^Risk: high — part of this call is not shown \(diff, (reasons, )?arguments; the prompt shows at most 60 rows of 100 columns\); review it on the approval page or deny$/);
+    // 2 headers, 1 hunk line, 40 removed and 40 added lines: those that fit, then the count of the others.
+    const shown = lines.filter((line) => /^ {4}[-+ @]/.test(line)).length;
+    expect(shown).toBeGreaterThan(20);
+    expect(lines).toContain(`    … ${83 - shown} more diff lines`);
+    // As sent, from its start (cut to the row the height leaves it since round 20).
+    const args = lines.find((line) => line.startsWith('Arguments: '))!;
+    expect(args).toContain('"edits":[{"old');
+    expect(args).not.toContain('(shown above as the diff)');
     expect(choices(prompt)).toEqual(['Allow once', 'Deny']);
     expect(readFileSync(file, 'utf8')).toBe(original.replace(/ = off/g, ' = on'));
     expect(savedRules(h)).toEqual([]);
@@ -131,16 +142,21 @@ describe('a command list', () => {
   }
   const commandLines = (message: string) => message.split('\n').filter((line) => /^ {2}(\d+\. |… and \d+ (more )?command)/.test(line));
 
-  test('12 commands that ask and 3 the rules allow: the 12 listed, the 3 summarised, nothing marked not shown', async () => {
+  // Round 20: 8, not 12: with the form's rows counted in the 60, 12 touch commands with their paths and reasons no longer fit.
+  test('8 commands that ask and 3 the rules allow: the 8 listed, the 3 summarised, nothing marked not shown', async () => {
     const ws = workspace();
     const h = await shell(ws, 'Allow for this session');
-    const command = [...numbered(12, 'touch f').map((c) => c.replace('f ', 'f')), ...numbered(3, 'mkdir -p made').map((c) => c.replace('made ', 'made'))].join('; ');
+    const command = [...numbered(8, 'touch f').map((c) => c.replace('f ', 'f')), ...numbered(3, 'mkdir -p made').map((c) => c.replace('made ', 'made'))].join('; ');
     await h.client.callTool({ name: 'shell__run_command', arguments: { command } });
     const prompt = lastPrompt(h);
     expect(prompt.message.split('\n')[2]).not.toMatch(/not shown/);
-    expect(commandLines(prompt.message)).toEqual([...numbered(12, 'touch f').map((c, i) => `  ${i + 1}. ${c.replace('f ', 'f')}`), '  … and 3 commands your rules allow: 13. mkdir -p made1; 14. mkdir -p made2; 15. mkdir -p made3']);
+    // The 8 that ask listed first; the allowed ones after them as rows allow, the rest summed up.
+    const listed = commandLines(prompt.message);
+    expect(listed.slice(0, 8)).toEqual(numbered(8, 'touch f').map((c, i) => `  ${i + 1}. ${c.replace('f ', 'f')}`));
+    expect(listed.at(-1)).toMatch(/^ {2}… and \d commands? your rules allow: .*11\. mkdir -p made3$/);
+    expect(listed.join('\n').match(/mkdir -p made\d/g)).toEqual(['mkdir -p made1', 'mkdir -p made2', 'mkdir -p made3']);
     expect(choices(prompt)).toContain('Allow for this session');
-    for (let i = 1; i <= 12; i++) expect(existsSync(join(ws, `f${i}`))).toBe(true);
+    for (let i = 1; i <= 8; i++) expect(existsSync(join(ws, `f${i}`))).toBe(true);
     for (let i = 1; i <= 3; i++) expect(existsSync(join(ws, `made${i}`))).toBe(true);
   }, 60_000);
 
@@ -150,9 +166,12 @@ describe('a command list', () => {
     const command = [...numbered(13, 'touch f').map((c) => c.replace('f ', 'f')), 'mkdir -p made1'].join('; ');
     await h.client.callTool({ name: 'shell__run_command', arguments: { command } });
     const prompt = lastPrompt(h);
-    // 13 distinct reasons are over their bound of 12 too.
-    expect(prompt.message.split('\n')[2]).toBe('Risk: high — part of this call is not shown (commands, reasons); review it on the approval page or deny');
-    expect(commandLines(prompt.message).slice(11)).toEqual(['  12. touch f12', '  … and 1 more command', '  … and 1 command your rules allow: 14. mkdir -p made1']);
+    // 13 distinct reasons are over their bound of 12 too; since round 20 the height (the form's rows
+    // counted) cuts the list before its bound of 12.
+    expect(prompt.message.split('\n')[2]).toBe('Risk: high — part of this call is not shown (commands, reasons; the prompt shows at most 60 rows of 100 columns); review it on the approval page or deny');
+    const listed = commandLines(prompt.message).filter((line) => /^ {2}\d+\. touch f\d+$/.test(line)).length;
+    expect(listed).toBeGreaterThan(4);
+    expect(commandLines(prompt.message).slice(listed - 1)).toEqual([`  ${listed}. touch f${listed}`, `  … and ${13 - listed} more command${13 - listed === 1 ? '' : 's'}`, '  … and 1 command your rules allow: 14. mkdir -p made1']);
     expect(choices(prompt)).toEqual(['Allow once', 'Deny']);
     expect(existsSync(join(ws, 'f1'))).toBe(false);
   }, 60_000);

@@ -7,8 +7,8 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { COMMANDS_SERVER, FS_SERVER, startGateway, tempDir, type Harness } from '../helpers/gateway.js';
 
 /**
- * The approval prompt's height (docs/approval.md "How tall the prompt is"): its message is at most
- * 60 rows when wrapped at 100 columns, whatever the call, the command and the resolved paths first;
+ * The approval prompt's height (docs/approval.md "How tall the prompt is"): its message and its form
+ * (the choices, the note, the edit fields; since round 20) are at most 60 rows when wrapped at 100 columns, whatever the call, the command and the resolved paths first;
  * what does not fit is cut with a line saying so, the Risk line names the bound, and only "Allow
  * once" and "Deny" are offered. The built gateway, server-filesystem or mcp-server-commands, and the
  * SDK Client receiving the elicitation. Rows are counted as Claude Code's renderer (Ink) wraps them:
@@ -24,6 +24,15 @@ type Params = ElicitRequest['params'] & { message: string; requestedSchema: { pr
 const lastPrompt = (h: Harness): Params => h.elicitations.at(-1) as Params;
 const choices = (params: Params) => params.requestedSchema.properties.decision.enum;
 const rows = (message: string) => wrapAnsi(message, 100, { hard: true, trim: false }).split('\n').length;
+type Field = { title?: string; description?: string; enum?: string[]; default?: unknown };
+/**
+ * The whole elicitation's rows (docs/approval.md "How tall the prompt is", round 20): the message,
+ * then each field of the form its title, its description and its choices (after 5 columns for a
+ * marker) or its value, and 2 (a row after the message, the buttons).
+ */
+const formRows = (params: Params) =>
+  2 + Object.values(params.requestedSchema.properties as Record<string, Field>).reduce((sum, field) => sum + rows(field.title ?? '') + (field.description === undefined ? 0 : rows(field.description)) + (field.enum ? field.enum.reduce((each, label) => each + rows(`     ${label}`), 0) : rows(typeof field.default === 'string' ? field.default : '')), 0);
+const height = (params: Params) => rows(params.message) + formRows(params);
 const BOUND = 'the prompt shows at most 60 rows of 100 columns';
 
 async function gateway(servers: ConfigInput['mcpServers'], ws: string, answer: string): Promise<Harness> {
@@ -51,7 +60,7 @@ describe('a diff of long lines', () => {
     await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
-    expect(rows(prompt.message)).toBeLessThanOrEqual(60);
+    expect(height(prompt)).toBeLessThanOrEqual(60);
     expect(lines[2]).toBe(`Risk: high — part of this call is not shown (diff, arguments; ${BOUND}); review it on the approval page or deny`);
     expect(lines).toContain(`Change: creates a new file (${Buffer.byteLength(content)} bytes): ${file}`);
     expect(lines).toContain(`  write ${file} (inside the workspace)`);
@@ -66,14 +75,15 @@ describe('a diff of long lines', () => {
     expect(readFileSync(file, 'utf8')).toBe(content);
   }, 60_000);
 
-  test('a diff of 40 short lines still fits whole: "Always allow" is offered as before', async () => {
+  // Round 20: the form's rows count in the 60 (about 14 for a write), so 26 such lines fit whole, not 37.
+  test('a diff of 29 short lines still fits whole: "Always allow" is offered as before', async () => {
     const ws = workspace();
     const file = join(ws, 'short.md');
     const h = await gateway({ fs: { command: process.execPath, args: [FS_SERVER, ws] } }, ws, 'Deny');
-    const content = `${Array.from({ length: 37 }, (_, i) => wordy(i + 1, 60)).join('\n')}\n`;
+    const content = `${Array.from({ length: 26 }, (_, i) => wordy(i + 1, 60)).join('\n')}\n`;
     await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content } });
     const prompt = lastPrompt(h);
-    expect(rows(prompt.message)).toBeLessThanOrEqual(60);
+    expect(height(prompt)).toBeLessThanOrEqual(60);
     expect(prompt.message.split('\n')[2]).toBe('Risk: low');
     expect(choices(prompt)).toEqual(['Allow once', 'Allow for this session', `Always allow: Edit(${file})`, 'Deny']);
     expect(existsSync(file)).toBe(false);
@@ -91,7 +101,7 @@ describe('a long command', () => {
     await h.client.callTool({ name: 'shell__run_command', arguments: { command, stdin: script } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
-    expect(rows(prompt.message)).toBeLessThanOrEqual(60);
+    expect(height(prompt)).toBeLessThanOrEqual(60);
     expect(lines).toContain(`Command: ${command}`);
     parts.forEach((part, i) => expect(lines).toContain(`  ${i + 1}. ${part}`));
     for (let i = 0; i < 7; i++) expect(lines).toContain(`  write ${join(ws, `build/report-of-the-nightly-build-no-${i}.txt`)} (inside the workspace)`);
@@ -120,7 +130,7 @@ describe('many paths', () => {
     await h.client.callTool({ name: 'fs__read_multiple_files', arguments: { paths: [...files, outside] } });
     const prompt = lastPrompt(h);
     const lines = prompt.message.split('\n');
-    expect(rows(prompt.message)).toBeLessThanOrEqual(60);
+    expect(height(prompt)).toBeLessThanOrEqual(60);
     const listed = lines.slice(lines.indexOf('Paths:') + 1).filter((line) => line.startsWith('  read  '));
     expect(listed[0]).toBe(`  read  ${outside} (OUTSIDE the workspace)`);
     expect(listed.slice(1)).toEqual(files.slice(0, listed.length - 1).map((file) => `  read  ${file} (inside the workspace)`));
@@ -128,5 +138,35 @@ describe('many paths', () => {
     expect(prompt._meta['mcp-latch/request']!.notShown).toContain('paths');
     expect(lines[2]).toMatch(new RegExp(`^Risk: high — part of this call is not shown \\(.*paths.*; ${BOUND}\\)`));
     expect(choices(prompt)).toEqual(['Allow once', 'Deny']);
+  }, 60_000);
+});
+
+// Round 20: the bound counted the message only; the form under it (its choices, the note and the
+// edit fields, each prefilled with the argument's value) came on top: a write of a one-line
+// 1,900-character content offered it in an edit field of 19 rows under a message of 60.
+describe("the form's own rows", () => {
+  test('a write of a one-line 1,900-character content (its edit field 19 rows): message and form within 60 rows together', async () => {
+    const ws = workspace();
+    const file = join(ws, 'one-line.txt');
+    const h = await gateway({ fs: { command: process.execPath, args: [FS_SERVER, ws] } }, ws, 'Deny');
+    const content = wordy(1, 1900);
+    await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content } });
+    const prompt = lastPrompt(h);
+    expect(Object.keys(prompt.requestedSchema.properties)).toEqual(['decision', 'note', 'edit_path', 'edit_content']);
+    expect(rows(prompt.message)).toBeLessThan(60);
+    expect(height(prompt)).toBeLessThanOrEqual(60);
+    expect(prompt._meta['mcp-latch/request']!.notShown).toContain('diff');
+    expect(choices(prompt)).toEqual(['Allow once', 'Deny']);
+    expect(existsSync(file)).toBe(false);
+  }, 60_000);
+
+  test('an ordinary write keeps its choices: the whole elicitation of a short write is within 60 rows and offers "Always allow"', async () => {
+    const ws = workspace();
+    const file = join(ws, 'short.txt');
+    const h = await gateway({ fs: { command: process.execPath, args: [FS_SERVER, ws] } }, ws, 'Deny');
+    await h.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'hello\n' } });
+    const prompt = lastPrompt(h);
+    expect(height(prompt)).toBeLessThanOrEqual(60);
+    expect(choices(prompt)).toEqual(['Allow once', 'Allow for this session', `Always allow: Edit(${file})`, 'Deny']);
   }, 60_000);
 });

@@ -147,15 +147,16 @@ describe('code the call runs that is not in its command (A2)', () => {
     expect(existsSync(join(ws, 'PWNED_PY'))).toBe(true);
   }, 60_000);
 
-  test('a stdin script past 40 lines: its head and tail, and the cut on the Risk line', async () => {
+  test('a stdin script past 30 lines: its head and tail, and the cut on the Risk line', async () => {
     const ws = workspace();
     const h = await gateway({ shell: { command: process.execPath, args: [COMMANDS_SERVER], cwd: ws } }, ws);
     const script = `${'pass\n'.repeat(45)}${"print('x')\n".repeat(14)}print('last')\n`;
     await h.client.callTool({ name: 'shell__run_command', arguments: { command: 'python3', stdin: script } });
     const lines = lastPrompt(h).message.split('\n');
     expect(lines[2]).toBe('Risk: high — part of this call is not shown (stdin); review it on the approval page or deny');
-    expect(lines).toContain('    … 20 lines not shown …');
-    expect(lines.at(lines.indexOf('    … 20 lines not shown …') + 10)).toBe("    | print('last')");
+    // 60 lines: the first 20 and the last 10 (round 20: 30 lines, the form's rows counted in the height).
+    expect(lines).toContain('    … 30 lines not shown …');
+    expect(lines.at(lines.indexOf('    … 30 lines not shown …') + 10)).toBe("    | print('last')");
   }, 60_000);
 
   test("edit_file whose old text matches only ignoring indentation: the diff is the server's result, the curl line in it", async () => {

@@ -16,6 +16,10 @@ beforeAll(initShellParser);
 
 const W = '/w/proj';
 const inkRows = (text: string) => wrapAnsi(text, 100, { hard: true, trim: false }).split('\n').length;
+type Field = { title?: string; description?: string; enum?: string[]; default?: unknown };
+/** The whole elicitation's rows as docs/approval.md counts them, with Ink's wrapping: the message, each field's title, description, choices (after 5 columns) or value, and 2. */
+const elicitationRows = (prompt: ReturnType<typeof buildPrompt>) =>
+  inkRows(prompt.message) + 2 + Object.values(prompt.requestedSchema.properties as Record<string, Field>).reduce((sum, field) => sum + inkRows(field.title ?? '') + (field.description === undefined ? 0 : inkRows(field.description)) + (field.enum ? field.enum.reduce((each, label) => each + inkRows(`     ${label}`), 0) : inkRows(typeof field.default === 'string' ? field.default : '')), 0);
 
 function input(decision: Decision, args: Record<string, unknown>, extra: Partial<PromptInput> = {}): PromptInput {
   return { server: 'fs', tool: 'write_file', kind: decision.kind, decision, args, argsDigest: 'd', rememberRules: null, offerSession: true, ...extra };
@@ -95,12 +99,12 @@ describe('the bound across parts', () => {
 
   test('every part fits but not with the lines of the broader choices: the parts are shown whole, the choices not offered', () => {
     const decision = decideShell('ls', { workspace: [W], cwd: W });
-    const paths: PathReport[] = Array.from({ length: 30 }, (_, i) => ({ path: `/elsewhere/${i}`, realPath: null, access: 'read', inWorkspace: false, input: 'x', via: 'argument' }));
+    const paths: PathReport[] = Array.from({ length: 20 }, (_, i) => ({ path: `/elsewhere/${i}`, realPath: null, access: 'read', inWorkspace: false, input: 'x', via: 'argument' }));
     const rules = Array.from({ length: 30 }, (_, i) => `Read(/elsewhere/${i}/${'x'.repeat(80)})`);
     const shown = input({ ...decision, paths }, { command: 'ls' }, { rememberRules: rules });
     const message = renderMessage(shown);
     expect(rowsOf(message)).toBeLessThanOrEqual(MAX_PROMPT_ROWS);
-    expect(message.split('\n').filter((line) => line.startsWith('  read  /elsewhere/'))).toHaveLength(30);
+    expect(message.split('\n').filter((line) => line.startsWith('  read  /elsewhere/'))).toHaveLength(20);
     expect(notShown(shown)).toEqual(['what the broader choices cover']);
     expect(message).not.toContain('"Always allow" saves');
     expect(buildPrompt(shown).requestedSchema.properties.decision).toMatchObject({ enum: ['Allow once', 'Deny'] });
@@ -116,6 +120,29 @@ describe('the bound across parts', () => {
     const shown = input(decision, { path, content: 'b\n' }, { change: writeChange(path, 'a\n', 'b\n'), rememberRules: [`Edit(${path})`] });
     expect(notShown(shown)).toEqual([]);
     expect(renderMessage(shown).split('\n')[2]).toBe('Risk: medium — overwrites an existing file');
+  });
+});
+
+// Round 20: the 60 rows held the message alone; the form's choices, note and edit fields came on top.
+describe('the message and the form together', () => {
+  const decision = () => decideShell('ls', { workspace: [W], cwd: W });
+  const many = (n: number): PathReport[] => Array.from({ length: n }, (_, i) => ({ path: `/elsewhere/${words(130)}/${i}`, realPath: null, access: 'write', inWorkspace: false, input: 'x', via: 'argument' }));
+  const cases: Array<[string, () => PromptInput]> = [
+    ['300 paths, 5,000-character names, a 2,000-character one-line command to edit', () => input({ ...decision(), paths: many(300) }, { command: words(1990) }, { server: 's'.repeat(5000), tool: 't'.repeat(5000), rememberRules: ['Bash(ls)'], editable: [{ arg: 'command', role: 'command', value: words(1990) }] })],
+    ['four edit fields of 1,900 characters each', () => input({ ...decision(), paths: many(10) }, { command: 'ls' }, { editable: ['command', 'cwd', 'path', 'content'].map((arg, i) => ({ arg, role: (['command', 'cwd', 'path', 'content'] as const)[i]!, value: words(1900) })) })],
+    ['30 rules of 100 characters, nothing cut', () => input({ ...decision(), paths: many(3) }, { command: 'ls' }, { rememberRules: Array.from({ length: 30 }, (_, i) => `Read(/elsewhere/${i}/${'x'.repeat(80)})`) })],
+    ['a short call, every choice offered', () => input(decision(), { command: 'ls' }, { rememberRules: ['Bash(ls)'], editable: [{ arg: 'command', role: 'command', value: 'ls' }] })],
+  ];
+  test.each(cases)('%s: at most 60 rows, counted as Ink wraps them', (_, make) => {
+    const prompt = buildPrompt(make());
+    expect(elicitationRows(prompt)).toBeLessThanOrEqual(MAX_PROMPT_ROWS);
+  });
+  test('an edit field the height has no room for is left to the approval page; the short call keeps all four choices', () => {
+    const crowded = buildPrompt(cases[1]![1]());
+    expect(Object.keys(crowded.requestedSchema.properties).length).toBeLessThan(6);
+    const short = buildPrompt(cases[3]![1]());
+    expect(Object.keys(short.requestedSchema.properties)).toEqual(['decision', 'note', 'edit_command']);
+    expect(short.requestedSchema.properties.decision).toMatchObject({ enum: ['Allow once', 'Allow for this session', 'Always allow: Bash(ls)', 'Deny'] });
   });
 });
 
