@@ -35,6 +35,13 @@ export const DEFAULT_MAX_WAITING_MB_PER_USER = 50;
  */
 export const DEFAULT_MAX_READING_MB_PER_USER = 50;
 
+/**
+ * `http.maxUnauthenticatedConnections` unless set: connections that made no authenticated request
+ * yet (round 20 review T20-2: 30,000 idle ones took every descriptor); a member's leaves the count
+ * with its first request, so this is room for page loads and clients signing in, not for members.
+ */
+export const DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 256;
+
 /** How long a request naming what a starting server has not listed yet waits for it, in ms. */
 export function startWaitMs(file: ConfigFile): number {
   return file.timeouts.startWaitSeconds * 1000;
@@ -247,6 +254,12 @@ export function configSchemas() {
       .positive()
       .default(DEFAULT_MAX_READING_MB_PER_USER)
       .describe('MiB of request bodies one user sends at once, all their connections together (one body alone may always reach limits.messageMB); a request past it is refused (429).'),
+    maxUnauthenticatedConnections: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS)
+      .describe('Connections that have made no authenticated request yet, kept at most; a new one past it closes the oldest (a member\'s connection leaves the count with its first request).'),
   });
 
   /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */

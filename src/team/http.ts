@@ -1,7 +1,7 @@
 import { randomUUID } from '../node-crypto.js';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../values.js';
@@ -27,6 +27,7 @@ import { UserPolicies, userContext } from './user-context.js';
 import { ReadingBudget, ReadingLimit } from './reading-budget.js';
 import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
+import { UnprovenConnections } from './unproven-connections.js';
 
 /**
  * `mcp-latch serve --http` (docs/team.md): one gateway for a team. Clients connect over Streamable
@@ -80,6 +81,8 @@ export class TeamGateway {
   private readonly waiting = new Map<string, WaitingBudget>();
   /** Each user's request bodies being read, all their connections together (reading-budget.ts). */
   private readonly reading = new Map<string, ReadingBudget>();
+  /** Connections that made no authenticated request yet, bounded (unproven-connections.ts). */
+  private readonly unproven: UnprovenConnections;
   private readonly policies: UserPolicies;
   private authenticator!: Authenticator;
   private base = '';
@@ -116,6 +119,11 @@ export class TeamGateway {
         else res.end();
       });
     });
+    this.unproven = new UnprovenConnections(
+      () => this.core.config().http.maxUnauthenticatedConnections,
+      (closed, most) => this.core.logger.warn({ closed, limit: 'http.maxUnauthenticatedConnections' }, `${closed} connection(s) that had made no authenticated request were closed: more than ${most} were open (http.maxUnauthenticatedConnections); someone who reaches the port may be flooding it`),
+    );
+    this.http.on('connection', (socket: Socket) => this.unproven.admit(socket));
   }
 
   /** Listens; refuses a non-loopback address without authentication. Resolves with the MCP URL. */
@@ -189,6 +197,7 @@ export class TeamGateway {
 
     const identity = await this.identify(req, res);
     if (!identity) return;
+    this.unproven.proven(req.socket);
     if (url.pathname === '/mcp') {
       // Security: an approver's credential is the person's, not a client's: a client holding it could answer its own calls.
       if (identity.role === 'approver') return json(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: `this is an approver credential of ${identity.user}: it answers calls through /api and ${PAGE_PATH}, and makes none; the MCP client uses ${identity.user}'s own token (docs/team.md#approvers)` }, id: null });
