@@ -100,12 +100,29 @@ export function applyWraps(plans: WrapPlan[], configPath: string, backups: strin
       failed.push({ label: plan.label, file: plan.path, reason: code === undefined ? String((error as Error).message ?? error) : `it could not be written (${code})` });
       continue;
     }
-    for (const partial of plan.records) {
-      const record: WrapRecord = { ...partial, backup, wrappedAt: now.toISOString() };
-      manifest.wrapped.push(record);
-      wrapped.push(record);
+    const records: WrapRecord[] = plan.records.map((partial) => ({ ...partial, backup, wrappedAt: now.toISOString() }));
+    try {
+      writeManifest(file, { ...manifest, wrapped: [...manifest.wrapped, ...records] });
+    } catch (error) {
+      // Unrecorded, the change would be one `--undo` does not know: the file is put back. A full
+      // disk there ended init with a bare "ENOSPC" after a client file was rewritten, unrecorded
+      // and unnamed (review of round 20 faults, F8).
+      let reason = `its change could not be recorded in ${file} (${why(error)}), so it was put back as it was`;
+      try {
+        writeFileAtomic(plan.path, plan.bytes);
+      } catch (undoError) {
+        reason = `its change could not be recorded in ${file} (${why(error)}) nor undone (${why(undoError)}): it is wrapped; its backup is ${backup}`;
+      }
+      failed.push({ label: plan.label, file: plan.path, reason });
+      continue;
     }
-    writeManifest(file, manifest);
+    manifest.wrapped.push(...records);
+    wrapped.push(...records);
   }
   return { wrapped, failed };
+}
+
+/** An error's system code (`ENOSPC`), or its message. */
+function why(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? String((error as Error).message ?? error);
 }

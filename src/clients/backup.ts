@@ -48,7 +48,14 @@ export function backupFile(folder: string, file: string, date: Date): string {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const target = backupPath(folder, file, date);
   // Created 0600 from the start: a copy would carry the original's mode until a chmod.
-  writeFileSync(target, readFileSync(file), { flag: 'wx', mode: 0o600 });
+  const bytes = readFileSync(file);
+  try {
+    writeFileSync(target, bytes, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    // A copy cut short (a full disk) is no backup: it is not left to be taken for one.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(target, { force: true });
+    throw error;
+  }
   return target;
 }
 

@@ -602,6 +602,30 @@ describe('init --wrap and --undo', () => {
     expect(stdout).toContain('Undo with: mcp-latch init --undo');
   });
 
+  // Round 20 review of faults, F8: the manifest that lets --undo restore a wrapped file could not be
+  // written (a full disk beside the config) after the file was rewritten: init ended with a bare
+  // "ENOSPC", the change unrecorded (--undo knew nothing of it) and unnamed, the other files untried.
+  test('a change whose record cannot be written is put back and named; the others are wrapped, recorded, and undone by --undo', () => {
+    const l = layout();
+    const paths = placeAll(l);
+    const manifest = join(dirname(l.config), 'mcp-latch-init.json');
+    mkdirSync(dirname(l.config), { recursive: true });
+    // The manifest's temporary twin is already there: its first write fails (EEXIST), as a full disk does.
+    writeFileSync(`${manifest}.mcp-latch-tmp-${process.pid}`, '');
+    const before = new Map([...paths].map(([id, path]) => [id, readFileSync(path)]));
+    const { code, stdout, stderr } = run(l, { wrap: true });
+    expect(code).toBe(1);
+    const putBack = [...paths].filter(([id, path]) => readFileSync(path).equals(before.get(id)!));
+    expect(putBack).toHaveLength(1);
+    const [, first] = putBack[0]!;
+    expect(stderr).toContain(`${first}: its change could not be recorded in ${manifest} (EEXIST), so it was put back as it was`);
+    const recorded = (JSON.parse(readFileSync(manifest, 'utf8')) as { wrapped: Array<{ file: string }> }).wrapped.map((record) => record.file);
+    for (const [, path] of paths) expect(recorded.includes(path)).toBe(path !== first);
+    expect(stdout).toContain('Undo with: mcp-latch init --undo');
+    run(l, { undo: true });
+    for (const [id, path] of paths) expect(readFileSync(path).equals(before.get(id)!)).toBe(true);
+  });
+
   test('never imports mcp-latch itself', () => {
     const other = layout();
     const file = join(other.root, 'mixed.json');
