@@ -44,34 +44,66 @@ const PYTHON_HEAD = '{"jsonrpc":"2.0","id":';
 const PYTHON_MIDDLE = ',"method":"tools/call","params":{"name":';
 const ARGUMENTS = ',"arguments":';
 
+/**
+ * The two envelopes up to the arguments' `{`, with a name of plain characters (no quote, escape,
+ * control or surrogate: the name is then its text), matched by one sticky regular expression each.
+ * A name or an id that does not match takes the comparisons below, which read the same lines (and
+ * escaped names): this only finds the common case sooner. `startsWith` compared the fixed parts at
+ * ~30 instructions a character, the regular expression's compiled code at a few (docs/performance.md,
+ * "Round 20: warm path").
+ */
+const SDK_FAST = /\{"method":"tools\/call","params":\{"name":"[^"\\\u0000-\u001f\ud800-\udfff]*","arguments":\{/y;
+const PYTHON_FAST = /\{"jsonrpc":"2\.0","id":(?:0|[1-9][0-9]{0,14}),"method":"tools\/call","params":\{"name":"[^"\\\u0000-\u001f\ud800-\udfff]*","arguments":\{/y;
+/** From the end of a name to the arguments' `{`, as the fast expressions end. */
+const NAME_TO_ARGUMENTS = '","arguments":{'.length;
+/** The SDK's envelope after the arguments, to the end of the line, its id as idAt reads it. */
+const SDK_TAIL_FAST = /\},"jsonrpc":"2\.0","id":(?:0|[1-9][0-9]{0,14})\}$/y;
+
 /** The message of a tools/call line this scanner fully recognises (scannedCall then holds its arguments' text), or null. */
 export function scanCall(line: string): JSONRPCMessage | null {
   let id = -1;
   let at: number;
-  // The fixed parts are compared whole: a comparison per key and value cost several times more
-  // (docs/performance.md, "Round 19: the warm path").
-  if (line.startsWith(SDK_HEAD)) {
-    at = SDK_HEAD.length;
-  } else if (line.startsWith(PYTHON_HEAD)) {
+  let name: string;
+  let argsStart: number;
+  SDK_FAST.lastIndex = 0;
+  PYTHON_FAST.lastIndex = 0;
+  if (SDK_FAST.test(line)) {
+    argsStart = SDK_FAST.lastIndex - 1;
+    name = line.slice(SDK_HEAD.length + 1, argsStart - NAME_TO_ARGUMENTS + 1);
+  } else if (PYTHON_FAST.test(line)) {
+    // The expression proved the id's form; idAt reads its value.
     at = idAt(line, PYTHON_HEAD.length);
-    if (at < 0 || !line.startsWith(PYTHON_MIDDLE, at)) return null;
+    if (at < 0) return null;
     id = scannedId;
-    at += PYTHON_MIDDLE.length;
+    argsStart = PYTHON_FAST.lastIndex - 1;
+    name = line.slice(at + PYTHON_MIDDLE.length + 1, argsStart - NAME_TO_ARGUMENTS + 1);
   } else {
-    return null;
+    // The fixed parts are compared whole: a comparison per key and value cost several times more
+    // (docs/performance.md, "Round 19: the warm path").
+    if (line.startsWith(SDK_HEAD)) {
+      at = SDK_HEAD.length;
+    } else if (line.startsWith(PYTHON_HEAD)) {
+      at = idAt(line, PYTHON_HEAD.length);
+      if (at < 0 || !line.startsWith(PYTHON_MIDDLE, at)) return null;
+      id = scannedId;
+      at += PYTHON_MIDDLE.length;
+    } else {
+      return null;
+    }
+    const nameEnd = scanString(line, at);
+    if (nameEnd < 0 || !line.startsWith(ARGUMENTS, nameEnd)) return null;
+    name = stringAt(line, at, nameEnd);
+    argsStart = nameEnd + ARGUMENTS.length;
+    if (line.charCodeAt(argsStart) !== OPEN_BRACE) return null;
   }
-  const nameEnd = scanString(line, at);
-  if (nameEnd < 0 || !line.startsWith(ARGUMENTS, nameEnd)) return null;
-  const name = stringAt(line, at, nameEnd);
-  const argsStart = nameEnd + ARGUMENTS.length;
-  if (line.charCodeAt(argsStart) !== OPEN_BRACE) return null;
   // A value taken here may be a slice of the line, which keeps the line alive as long as the value:
   // bounded by taking only short lines, where JSON.parse's fixed cost is most of its cost anyway.
   let args = line.length <= FLAT_LINE_CHARS ? flatObject(line, argsStart) : null;
   const argsEnd = args ? flatEnd : scanValue(line, argsStart, 1);
   if (argsEnd < 0) return null;
   if (id < 0) {
-    if (!line.startsWith(SDK_TAIL, argsEnd)) return null;
+    SDK_TAIL_FAST.lastIndex = argsEnd;
+    if (!SDK_TAIL_FAST.test(line)) return null;
     at = idAt(line, argsEnd + SDK_TAIL.length);
     if (at < 0 || at !== line.length - 1 || line.charCodeAt(at) !== CLOSE_BRACE) return null;
     id = scannedId;
@@ -138,19 +170,19 @@ function flatObject(line: string, at: number): Record<string, unknown> | null {
     return object;
   }
   for (;;) {
-    const keyEnd = scanString(line, at);
+    const keyEnd = plainEnd(line, at);
     // Integer keys come first in JSON.stringify's order: a digit first is refused (answer-scan.ts scanObject).
     if (keyEnd < 0 || isDigit(line.charCodeAt(at + 1)) || line.charCodeAt(keyEnd) !== COLON) return null;
-    const key = stringAt(line, at, keyEnd);
+    const key = plain ? line.slice(at + 1, keyEnd - 1) : stringAt(line, at, keyEnd);
     // Canonical escapes write equal keys alike, so a repeated key is a repeated value here.
     if (key === '__proto__' || Object.hasOwn(object, key)) return null;
     at = keyEnd + 1;
     const code = line.charCodeAt(at);
     let value: unknown;
     if (code === QUOTE) {
-      const end = scanString(line, at);
+      const end = plainEnd(line, at);
       if (end < 0) return null;
-      value = stringAt(line, at, end);
+      value = plain ? line.slice(at + 1, end - 1) : stringAt(line, at, end);
       at = end;
     } else if (code === MINUS || isDigit(code)) {
       // An integer as JSON.stringify writes it: no -0, no leading zero, at most 15 characters (exact as a double).
@@ -189,6 +221,18 @@ function flatObject(line: string, at: number): Record<string, unknown> | null {
     if (next !== COMMA) return null;
     at++;
   }
+}
+
+/** A string of plain characters (as the fast expressions' names): its text is its value. */
+const PLAIN = /"[^"\\\u0000-\u001f\ud800-\udfff]*"/y;
+/** Whether the string plainEnd last found was plain. */
+let plain = false;
+
+/** scanString, trying PLAIN first: the position after the string at `at`, or -1; `plain` says which. */
+function plainEnd(line: string, at: number): number {
+  PLAIN.lastIndex = at;
+  plain = PLAIN.test(line);
+  return plain ? PLAIN.lastIndex : scanString(line, at);
 }
 
 function isDigit(code: number): boolean {
