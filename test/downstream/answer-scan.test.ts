@@ -179,6 +179,46 @@ describe('answer-scan: what it refuses (the full path decides)', () => {
  * scanner takes must agree with the full path, and every one the full path refuses or replaces must
  * be refused.
  */
+describe('answer-scan: one text block in the SDK order (its regular expressions, round 20)', () => {
+  /**
+   * The scanner against the full path on one line: taken only where the full path passes the same
+   * text on; true when taken. Plain checks, not expect(): the 65,536 units' lines took minutes so.
+   */
+  function same(text: string): boolean {
+    const full = fullPath(text);
+    const took = scanAnswer(text);
+    if (full === null || full === 'refused') {
+      if (took) throw new Error(`taken, but the full path refuses it: ${JSON.stringify(text)}`);
+      return false;
+    }
+    if (!took) return false;
+    if (scanned.id !== full.id || text.slice(scanned.resultStart, scanned.resultEnd) !== full.text) throw new Error(`taken otherwise than the full path reads it: ${JSON.stringify(text)}`);
+    const keys = Object.keys(JSON.parse(text) as object).sort().join();
+    if (keys !== 'id,jsonrpc,result') throw new Error(`taken with the keys ${keys}: ${JSON.stringify(text)}`);
+    return true;
+  }
+  const one = (text: string, id = String(ID), after = '') => `{"result":{"content":[{"type":"text","text":"${text}"}]${after}},"jsonrpc":"2.0","id":${id}}`;
+
+  test('each of the 65,536 code units raw in the text, alone, after a plain run and after an escape; escaped', () => {
+    let taken = 0;
+    for (let code = 0; code <= 0xffff; code++) {
+      const unit = String.fromCharCode(code);
+      for (const text of [unit, `${'a'.repeat(40)}${unit}b`, `\\n${unit}`]) if (same(one(text))) taken++;
+      if (code < 0x100 || (code & 0xff) === 0 || (code >= 0xd800 && code <= 0xdfff && (code & 0x3f) === 0)) same(one(`\\u${code.toString(16).padStart(4, '0')}`));
+    }
+    // Not vacuous: nearly every non-control, non-surrogate unit is taken (a quote or backslash alone is not JSON).
+    expect(taken).toBeGreaterThan(3 * (0x10000 - 0x800 - 0x20 - 2) - 100);
+  }, 60_000);
+
+  test('ids, and what may follow the text block', () => {
+    for (const id of ['0', '1', '7', '01', '-1', '1.0', '1e3', '123456789012345', '1234567890123456', '"7"', 'null', `${ID} `, `${ID}}`, `${ID},"x":1`]) same(one('x', id));
+    for (const after of ['', ',"isError":false', ',"isError":true,"isError":false', ',"structuredContent":{}', ',"x":1']) same(one('x', String(ID), after));
+    for (const line of [one('x').replace('}]}', '},{"type":"text","text":"y"}]}'), one('x').replace('"text":"x"', '"text":"x","text":"y"'), one('x').replace('"text":"x"', '"text":"x","type":"text"'), `${one('x')} `, `${one('x')}\t`, `${one('x')}}`, one('x').slice(0, -1), one('😀'), one('\ud83d'), one('\ud83d\\n'), one('\\u0041')]) same(line);
+    expect(same(one('Echo: ping 12'))).toBe(true);
+    expect(scanned.id).toBe(ID);
+  });
+});
+
 describe('answer-scan: seeded random answers agree with the full path', () => {
   const STRINGS = ['', 'a', 'Echo: hello', '"', '\\', '\n\t\r\b\f', '\u0000\u001f\u007f', '\u2028\u2029', 'é日本', '😀', '\ud83d', '\ude00', '/', '</script>', '__proto__', '1', 'text', 'type'];
   const KEYS = ['a', 'b', 'text', 'type', 'content', '__proto__', '1', '01', '-1', 'a"b', 'k\n', 'é', '😀', 'constructor', 'toString'];
