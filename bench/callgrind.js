@@ -15,6 +15,8 @@
 // where the scavenges fell).
 // `--in-flight N`: the counted calls (and as many warm ones again) go N at a time, each in its own
 // write as the SDK client sends them: the 16-in-flight path, where a read holds several calls.
+// `--progress`: every call carries `_meta: {progressToken}` after its arguments, as a client asking
+// for progress writes it (docs/performance.md, "Round 20: warm path").
 // `--first-shell`: instead, the first shell command of a fresh gateway against a warm one
 // (docs/performance.md, "Round 18: start"): each build's gateway in front of mcp-server-commands
 // (not instrumented), its code cache written by a start outside valgrind under the same flags, the
@@ -43,6 +45,7 @@ const names = Number(option('--names', 0));
 const selfOnly = argv.includes('--self');
 const inFlight = Number(option('--in-flight', 1));
 const firstShell = argv.includes('--first-shell');
+const progress = argv.includes('--progress');
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 
@@ -96,7 +99,7 @@ async function measure(bin, run) {
       Array.from({ length: width }, async () => {
         while (i < count) {
           const n = i++;
-          const answer = await request('tools/call', { name: 'everything__echo', arguments: { message: `ping ${n}` } });
+          const answer = await request('tools/call', { name: 'everything__echo', arguments: { message: `ping ${n}` }, ...(progress ? { _meta: { progressToken: n } } : {}) });
           if (answer.result?.content?.[0]?.text !== `Echo: ping ${n}`) throw new Error(`unexpected answer: ${JSON.stringify(answer)}`);
         }
       }),

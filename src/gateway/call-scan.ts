@@ -14,9 +14,10 @@ import { scanString, scanValue } from '../downstream/answer-scan.js';
  * - it is written as the TypeScript SDK's Client writes a call,
  *   `{"method":"tools/call","params":{"name":…,"arguments":{…}},"jsonrpc":"2.0","id":…}`, or as the
  *   Python SDK's does, `{"jsonrpc":"2.0","id":…,"method":"tools/call","params":{"name":…,"arguments":{…}}}`,
- *   with no whitespace and nothing else (so every key is there once); the id a non-negative integer
- *   of at most 15 digits written plainly (a `_meta`, no `arguments`, another order of keys or a
- *   string id takes the full path);
+ *   with no whitespace and nothing else (so every key is there once), except a progress token
+ *   after the arguments, `,"_meta":{"progressToken":…}` (META); the id a non-negative integer
+ *   of at most 15 digits written plainly (any other `_meta`, no `arguments`, another order of keys or
+ *   a string id takes the full path);
  * - the arguments' text is canonical (answer-scan.ts scanValue): no whitespace, JSON.stringify's
  *   escapes only, integers only, no repeated key, no key starting with a digit, no `__proto__`,
  *   at most MAX_SCAN_DEPTH levels (so never deeper than the full path's MAX_DEPTH check allows);
@@ -58,6 +59,15 @@ const PYTHON_FAST = /\{"jsonrpc":"2\.0","id":(?:0|[1-9][0-9]{0,14}),"method":"to
 const NAME_TO_ARGUMENTS = '","arguments":{'.length;
 /** The SDK's envelope after the arguments, to the end of the line, its id as idAt reads it. */
 const SDK_TAIL_FAST = /\},"jsonrpc":"2\.0","id":(?:0|[1-9][0-9]{0,14})\}$/y;
+
+/**
+ * `,"_meta":{"progressToken":…}` right after the arguments, as both SDKs write a call whose client
+ * asks for progress (the TypeScript SDK's Client with `onprogress`): the token a non-negative integer
+ * of at most 15 digits written plainly, or a string of plain characters. Any other `_meta` (another
+ * key, an escape, a float, a repeated key) takes the full path (docs/performance.md, "Round 20: warm path").
+ */
+const META = /,"_meta":\{"progressToken":(?:0|[1-9][0-9]{0,14}|"[^"\\\u0000-\u001f\ud800-\udfff]*")\}/y;
+const META_TO_TOKEN = ',"_meta":{"progressToken":'.length;
 
 /** The message of a tools/call line this scanner fully recognises (scannedCall then holds its arguments' text), or null. */
 export function scanCall(line: string): JSONRPCMessage | null {
@@ -101,13 +111,22 @@ export function scanCall(line: string): JSONRPCMessage | null {
   let args = line.length <= FLAT_LINE_CHARS ? flatObject(line, argsStart) : null;
   const argsEnd = args ? flatEnd : scanValue(line, argsStart, 1);
   if (argsEnd < 0) return null;
+  // The progress token a client asking for progress sends, after the arguments (both SDKs).
+  let paramsEnd = argsEnd;
+  let meta: { progressToken: string | number } | null = null;
+  META.lastIndex = argsEnd;
+  if (META.test(line)) {
+    paramsEnd = META.lastIndex;
+    const tokenAt = argsEnd + META_TO_TOKEN;
+    meta = { progressToken: line.charCodeAt(tokenAt) === QUOTE ? line.slice(tokenAt + 1, paramsEnd - 2) : integerAt(line, tokenAt, paramsEnd - 1) };
+  }
   if (id < 0) {
-    SDK_TAIL_FAST.lastIndex = argsEnd;
+    SDK_TAIL_FAST.lastIndex = paramsEnd;
     if (!SDK_TAIL_FAST.test(line)) return null;
-    at = idAt(line, argsEnd + SDK_TAIL.length);
+    at = idAt(line, paramsEnd + SDK_TAIL.length);
     if (at < 0 || at !== line.length - 1 || line.charCodeAt(at) !== CLOSE_BRACE) return null;
     id = scannedId;
-  } else if (argsEnd !== line.length - 2 || line.charCodeAt(argsEnd) !== CLOSE_BRACE || line.charCodeAt(argsEnd + 1) !== CLOSE_BRACE) {
+  } else if (paramsEnd !== line.length - 2 || line.charCodeAt(paramsEnd) !== CLOSE_BRACE || line.charCodeAt(paramsEnd + 1) !== CLOSE_BRACE) {
     return null;
   }
   const argsText = line.slice(argsStart, argsEnd);
@@ -118,10 +137,17 @@ export function scanCall(line: string): JSONRPCMessage | null {
       return null;
     }
   }
-  const params = { name, arguments: args };
+  const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
   scannedCall.params = params;
   scannedCall.argsText = argsText;
   return { jsonrpc: '2.0', id, method: 'tools/call', params } as JSONRPCMessage;
+}
+
+/** The value of the digits from `at` to `end`, which META proved to be an integer of at most 15 digits. */
+function integerAt(line: string, at: number, end: number): number {
+  let value = 0;
+  for (; at < end; at++) value = value * 10 + line.charCodeAt(at) - ZERO;
+  return value;
 }
 
 /** The id idAt read. */

@@ -25,6 +25,9 @@ const SCANNED: Array<[number, string]> = [
   [11, line(11, `{"text":"${mark('nested')}","list":[1,{"x":null,"y":"日本😀"}]}`)],
   [12, line(12, `{"text":"${mark('escapes')} \\" \\\\ \\n \\u0001"}`)],
   [13, `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"fix__echo","arguments":{"text":"${mark('python')}","list":[{}]}}}`],
+  // A client asking for progress (round 20): its token after the arguments, in both SDKs' envelopes.
+  [14, line(14, `{"text":"${mark('meta')}"}`, `"name":"fix__echo","arguments":{"text":"${mark('meta')}"},"_meta":{"progressToken":"p"}`)],
+  [15, `{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"fix__echo","arguments":{"text":"${mark('python meta')}"},"_meta":{"progressToken":15}}}`],
 ];
 /** Lines it refuses: parsed whole, as before. */
 const PARSED: Array<[number, string]> = [
@@ -32,7 +35,7 @@ const PARSED: Array<[number, string]> = [
   [21, line(21, `{"text":"${mark('proto')}","__proto__":{"polluted":1}}`)],
   [22, line(22, `{ "text" : "${mark('whitespace')} \\u0065\\/" }`)],
   [23, line(23, `{"text":"${mark('float')}","n":1.5,"big":1234567890123456}`)],
-  [24, line(24, `{"text":"${mark('meta')}"}`, `"name":"fix__echo","arguments":{"text":"${mark('meta')}"},"_meta":{"progressToken":"p"}`)],
+  [24, line(24, `{"text":"${mark('other meta')}"}`, `"name":"fix__echo","arguments":{"text":"${mark('other meta')}"},"_meta":{"progressToken":"p","x":1}`)],
   [25, line(25, `{"text":"${mark('repeated arguments, first')}"}`, `"name":"fix__echo","arguments":{"text":"${mark('x')}"},"arguments":{"text":"${mark('repeated arguments, last')}"}`)],
   [26, `{"method":"tools/call","params":{"name":"fix__echo","arguments":{"text":"${mark('string id')}"}},"jsonrpc":"2.0","id":"26"}`],
   [27, ` { "jsonrpc" : "2.0" , "id" : 27 , "method" : "tools/call" , "params" : { "arguments" : {"text":"${mark('spaced envelope')}"} , "name" : "fix__echo" } } `],
@@ -94,7 +97,7 @@ describe("a client's tools/call lines, scanned or parsed", () => {
     // The scanned lines never reached JSON.parse whole; the others did.
     const parsed = existsSync(parses) ? readFileSync(parses, 'utf8').split('\n').filter(Boolean).map((entry) => JSON.parse(entry) as { whole: boolean; text: string }) : [];
     const wholeFor = (what: string) => parsed.filter((entry) => entry.whole && entry.text.includes(mark(what))).length;
-    for (const what of ['flat', 'nested', 'escapes', 'python']) expect(wholeFor(what), what).toBe(0);
-    for (const what of ['repeated key, last', 'proto', 'whitespace', 'float', 'meta', 'repeated arguments, last', 'string id', 'spaced envelope', 'cut short']) expect(wholeFor(what), what).toBeGreaterThan(0);
+    for (const what of ['flat', 'nested', 'escapes', 'python', 'meta', 'python meta']) expect(wholeFor(what), what).toBe(0);
+    for (const what of ['repeated key, last', 'proto', 'whitespace', 'float', 'other meta', 'repeated arguments, last', 'string id', 'spaced envelope', 'cut short']) expect(wholeFor(what), what).toBeGreaterThan(0);
   }, 60_000);
 });

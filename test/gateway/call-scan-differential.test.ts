@@ -69,12 +69,18 @@ function differential(line: string): 'taken' | 'refused' {
   if (JSON.stringify(parsed) !== line) disagree('taken, but not canonical', line);
   if (Object.keys(parsed).sort().join() !== 'id,jsonrpc,method,params') disagree(`envelope keys ${Object.keys(parsed).join()}`, line);
   const params = parsed.params as Record<string, unknown>;
-  if (Object.keys(params).join() !== 'name,arguments') disagree(`params keys ${Object.keys(params).join()}`, line);
+  const paramsKeys = Object.keys(params).join();
+  if (paramsKeys !== 'name,arguments' && paramsKeys !== 'name,arguments,_meta') disagree(`params keys ${paramsKeys}`, line);
   if (message.jsonrpc !== parsed.jsonrpc || message.method !== parsed.method) disagree('jsonrpc or method', line);
   if (!Object.is(message.id, parsed.id)) disagree(`id ${String(message.id)} vs ${String(parsed.id)}`, line);
   if (message.params.name !== params.name) disagree(`name ${String(message.params.name)} vs ${String(params.name)}`, line);
-  if (Object.keys(message).sort().join() !== 'id,jsonrpc,method,params' || Object.keys(message.params).join() !== 'name,arguments') disagree('the message made has other keys', line);
-  const problem = sameValue(message.params.arguments, params.arguments, 'arguments');
+  if (Object.keys(message).sort().join() !== 'id,jsonrpc,method,params' || Object.keys(message.params).join() !== paramsKeys) disagree('the message made has other keys', line);
+  // A progress token taken (round 20): `_meta` holds it alone, a string or a safe integer, as JSON.parse reads it.
+  if (params._meta !== undefined) {
+    const meta = params._meta as Record<string, unknown>;
+    if (Object.keys(meta).join() !== 'progressToken' || !(typeof meta.progressToken === 'string' || Number.isSafeInteger(meta.progressToken))) disagree('taken with another _meta', line);
+  }
+  const problem = sameValue(message.params, params, 'params');
   if (problem) disagree(`arguments: ${problem}`, line);
   if (scannedCall.params !== message.params) disagree('scannedCall.params is not the message\'s', line);
   if (scannedCall.argsText !== JSON.stringify(params.arguments)) disagree('the kept text is not JSON.stringify of the arguments', line);
@@ -84,8 +90,9 @@ function differential(line: string): 'taken' | 'refused' {
   return 'taken';
 }
 
-const sdk = (name: string, args: string, id = '7') => `{"method":"tools/call","params":{"name":${name},"arguments":${args}},"jsonrpc":"2.0","id":${id}}`;
-const python = (name: string, args: string, id = '7') => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${name},"arguments":${args}}}`;
+/** `meta`: what follows the arguments in the params (`,"_meta":{"progressToken":1}` as a client asking for progress writes it). */
+const sdk = (name: string, args: string, id = '7', meta = '') => `{"method":"tools/call","params":{"name":${name},"arguments":${args}${meta}},"jsonrpc":"2.0","id":${id}}`;
+const python = (name: string, args: string, id = '7', meta = '') => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${name},"arguments":${args}${meta}}}`;
 const hex = (code: number, upper = false) => {
   const text = code.toString(16).padStart(4, '0');
   return `\\u${upper ? text.toUpperCase() : text}`;
@@ -246,6 +253,35 @@ describe('call-scan differential: seeded hostile lines', () => {
     return pick(random, ['"7"', 'null', 'true', '[]', '{}', '"\\u0037"']);
   }
 
+  /** `,"_meta":…` after the arguments: mostly a token as the SDKs write it, else every way one could be read otherwise. */
+  function metaMember(random: () => number): string {
+    const token = random() < 1 - hostility * 0.6 ? (random() < 0.5 ? String(Math.floor(random() * 1000)) : string(random)) : random() < 0.5 ? pick(random, NUMBERS) : pick(random, STRINGS.map((text) => `"${text}"`));
+    const roll = random();
+    if (roll < 1 - hostility * 0.5) return `,"_meta":{"progressToken":${token}}`;
+    return pick(random, [
+      `,"_meta":{"progressToken":${token},"progressToken":${token}}`,
+      `,"_meta":{"progressToken":1,"progressToken":${token}}`,
+      `,"_meta":{"progressToken":${token},"other":1}`,
+      `,"_meta":{"other":1,"progressToken":${token}}`,
+      `,"_meta":{"__proto__":{"progressToken":1}}`,
+      `,"_meta":{"progressToken":${token}},"_meta":{"progressToken":2}`,
+      `,"_meta":{"progressToken":${token}},"name":"fix__whoami"`,
+      `,"_meta":{"progressToken":${token}},"arguments":{"command":"rm"}`,
+      `,"_meta":{"progress\u0054oken":${token}}`,
+      `,"_m\u0065ta":{"progressToken":${token}}`,
+      `,"_meta":{"progressToken":{"a":${token}}}`,
+      `,"_meta":{"progressToken":[${token}]}`,
+      `,"_meta":{"progressToken":null}`,
+      `,"_meta":{}`,
+      `,"_meta":null`,
+      `,"_meta":[]`,
+      `,"_meta":"x"`,
+      `, "_meta":{"progressToken":${token}}`,
+      `,"_meta":{ "progressToken":${token}}`,
+      `,"_meta":{"progressToken":${token} }`,
+    ]);
+  }
+
   /** How often a piece is written hostile rather than as JSON.stringify writes it: per line, from 0 to 1. */
   let hostility = 1;
   /** How many byte edits the last line got. */
@@ -259,9 +295,11 @@ describe('call-scan differential: seeded hostile lines', () => {
     const args = random() < 1 - hostility * 0.1 ? object(random, 1) : value(random, 1);
     const theId = id(random, index);
     const roll = random();
+    // A progress token after the arguments, as clients asking for progress write it, or hostile ones around it.
+    const meta = random() < 0.35 ? metaMember(random) : '';
     let text: string;
-    if (roll < 0.45) text = sdk(name, args, theId);
-    else if (roll < 0.9) text = python(name, args, theId);
+    if (roll < 0.45) text = sdk(name, args, theId, meta);
+    else if (roll < 0.9) text = python(name, args, theId, meta);
     else {
       const params = [`"name":${name}`, `"arguments":${args}`];
       if (random() < 0.3) params.push(pick(random, ['"_meta":{"progressToken":1}', '"name":"fix__whoami"', '"arguments":{}', '"__proto__":{"name":"x"}', '"task":{}']));
@@ -291,7 +329,7 @@ describe('call-scan differential: seeded hostile lines', () => {
 
   test('seeded lines: every one the scanner takes reads as JSON.parse reads it', () => {
     const random = rng(0x5ca1_1919);
-    const counts = { taken: 0, refused: 0, takenPython: 0, takenDeep: 0, takenEdited: 0 };
+    const counts = { taken: 0, refused: 0, takenPython: 0, takenDeep: 0, takenEdited: 0, takenMeta: 0, takenMetaString: 0 };
     // ~1.5 s on a loaded 2-core machine; a failure names its line, which the seed replays.
     for (let index = 0; index < 100_000; index++) {
       const text = line(random, index);
@@ -301,6 +339,8 @@ describe('call-scan differential: seeded hostile lines', () => {
         if (text.startsWith('{"jsonrpc"')) counts.takenPython++;
         if (/"arguments":\{[^}]*[[{]/.test(text)) counts.takenDeep++;
         if (lastEdits > 0) counts.takenEdited++;
+        if (text.includes('"_meta":{"progressToken":')) counts.takenMeta++;
+        if (text.includes('"_meta":{"progressToken":"')) counts.takenMetaString++;
       }
     }
     if (process.env.CALL_SCAN_COUNTS) console.log(counts);
@@ -310,5 +350,7 @@ describe('call-scan differential: seeded hostile lines', () => {
     expect(counts.takenPython).toBeGreaterThan(500);
     expect(counts.takenDeep).toBeGreaterThan(200);
     expect(counts.takenEdited).toBeGreaterThan(200);
+    expect(counts.takenMeta).toBeGreaterThan(500);
+    expect(counts.takenMetaString).toBeGreaterThan(200);
   }, 30_000);
 });

@@ -45,6 +45,14 @@ const NAMES: Array<(args: string) => string> = [
   (args) => `"_meta":{"progressToken":1},"name":"${ALLOWED}","arguments":${args}`,
   (args) => `"arguments":${args},"name":"${ALLOWED}"`,
   (args) => `"name": "${ALLOWED}" ,"arguments":\t${args}`,
+  // A progress token after the arguments, as clients asking for progress write it (the scanner takes these since round 20), and around it.
+  (args) => `"name":"${ALLOWED}","arguments":${args},"_meta":{"progressToken":7}`,
+  (args) => `"name":"${ALLOWED}","arguments":${args},"_meta":{"progressToken":"tok"}`,
+  (args) => `"name":"${DENIED}","arguments":${args},"_meta":{"progressToken":8}`,
+  (args) => `"name":"${ALLOWED}","arguments":${args},"_meta":{"progressToken":9},"name":"${DENIED}"`,
+  (args) => `"name":"${DENIED}","arguments":${args},"_meta":{"progressToken":9},"name":"${ALLOWED}"`,
+  (args) => `"name":"${DENIED}","arguments":${args},"_meta":{"progressToken":9,"progressToken":"x"}`,
+  (args) => `"name":"${ALLOWED}","arguments":${args},"_meta":{"progressToken":1},"_meta":{"progressToken":2}`,
 ];
 
 /** The arguments, each holding the line's tag where JSON.parse reads it. */
@@ -183,8 +191,11 @@ describe("the scanner's differential cases through the built gateway", () => {
       .map((entry) => JSON.parse(entry) as string)
       .filter((text) => text.includes('"tools/call"'));
     const calls = received.map((text) => {
-      const message = JSON.parse(text) as { params: { name: string; arguments: Record<string, unknown> } };
+      const message = JSON.parse(text) as { params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> } };
       expect(JSON.stringify(message), 'the server got a line two parsers may read otherwise').toBe(text);
+      // The server gets the gateway's own progress token only, never the client's (call.ts forwardedMeta).
+      expect(Object.keys(message.params._meta ?? {}), text).toEqual(['progressToken']);
+      expect(message.params._meta?.progressToken, text).toBeGreaterThanOrEqual(1_000_000_000);
       return message.params;
     });
     expect(calls.every((call) => call.name === 'allowed_tool'), 'the denied tool reached the server').toBe(true);
@@ -218,6 +229,7 @@ describe("the scanner's differential cases through the built gateway", () => {
     // Both paths: the scanner takes a good share of the lines (the rest are parsed whole).
     const scanned = lines.filter(({ line }) => scanCall(line) !== null).length;
     expect(scanned).toBeGreaterThan(20);
+    expect(lines.filter(({ line }) => line.includes('"_meta":{"progressToken"') && scanCall(line) !== null).length).toBeGreaterThan(10);
     expect(lines.length - scanned).toBeGreaterThan(100);
     expect(lines.length - forwarded).toBeGreaterThan(100);
     expect(records.filter((entry) => entry.tool === 'denied_tool' && entry.decision === 'deny').length).toBeGreaterThan(30);

@@ -22,7 +22,8 @@ function agrees(line: string): boolean {
   expect(Object.keys(message).sort()).toEqual(['id', 'jsonrpc', 'method', 'params']);
   const params = (message as unknown as { params: Record<string, unknown> }).params;
   expect(scannedCall.params, line).toBe(params);
-  expect(Object.keys(params).sort()).toEqual(['arguments', 'name']);
+  expect(Object.keys(params)).toEqual(Object.keys(full.params as object));
+  expect(['name,arguments', 'name,arguments,_meta']).toContain(Object.keys(params).join());
   expect(paramsProblem(params), line).toBeNull();
   expect(scannedCall.argsText, line).toBe(JSON.stringify((full.params as Record<string, unknown>).arguments));
   // The parsed arguments hold own data only: no prototype was set through a key.
@@ -50,6 +51,13 @@ describe('call-scan: what it takes', () => {
     ['a command', call('{"command":"rm -rf /tmp/x; echo \\"done\\""}', '"shell__run"')],
     ['keys named like the envelope', call('{"jsonrpc":"1.0","id":"x","method":"m","params":{},"name":"n","arguments":[]}')],
     ['keys named after Object.prototype', call('{"constructor":1,"toString":"x","hasOwnProperty":null,"valueOf":{}}')],
+    // A client asking for progress (round 20): its token after the arguments, as both SDKs write it.
+    ['a progress token', `{"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":1}},"jsonrpc":"2.0","id":1}`],
+    ['a progress token of 15 digits', call('{"a":1},"_meta":{"progressToken":999999999999999}')],
+    ['a progress token 0', call('{"a":1},"_meta":{"progressToken":0}')],
+    ['a string progress token', call('{"a":[1]},"_meta":{"progressToken":"tok-1"}')],
+    ['an empty string progress token', call('{},"_meta":{"progressToken":""}')],
+    ['a progress token, as the Python SDK writes it', `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{"a":1},"_meta":{"progressToken":3}}}`],
   ];
   test.each(taken)('%s', (_name, text) => {
     expect(agrees(text)).toBe(true);
@@ -105,7 +113,24 @@ describe('call-scan: what it refuses (the full path parses it, or answers its er
     ['arguments an array', call('[]')],
     ['arguments a string', call('"x"')],
     ['arguments null', call('null')],
-    ['a _meta', `{"method":"tools/call","params":{"name":"t","arguments":{},"_meta":{"progressToken":1}},"jsonrpc":"2.0","id":1}`],
+    ['a _meta before the name', `{"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"t","arguments":{}},"jsonrpc":"2.0","id":1}`],
+    ['a _meta with another key', call('{},"_meta":{"progressToken":1,"x":2}')],
+    ['a _meta with another key first', call('{},"_meta":{"x":2,"progressToken":1}')],
+    ['a _meta without a token', call('{},"_meta":{}')],
+    ['a repeated progress token', call('{},"_meta":{"progressToken":1,"progressToken":2}')],
+    ['a repeated _meta', call('{},"_meta":{"progressToken":1},"_meta":{"progressToken":2}')],
+    ['a name after the _meta', call('{},"_meta":{"progressToken":1},"name":"rm"')],
+    ['an escaped _meta key', call(String.raw`{},"_m\u0065ta":{"progressToken":1}`)],
+    ['an escaped progressToken key', call(String.raw`{},"_meta":{"progress\u0054oken":1}`)],
+    ['a float progress token', call('{},"_meta":{"progressToken":1.5}')],
+    ['a negative progress token', call('{},"_meta":{"progressToken":-1}')],
+    ['a progress token of 16 digits', call('{},"_meta":{"progressToken":1234567890123456}')],
+    ['a progress token with a leading zero', call('{},"_meta":{"progressToken":01}')],
+    ['an escaped progress token', call(String.raw`{},"_meta":{"progressToken":"a\nb"}`)],
+    ['a null progress token', call('{},"_meta":{"progressToken":null}')],
+    ['an object progress token', call('{},"_meta":{"progressToken":{}}')],
+    ['a _meta not an object', call('{},"_meta":1')],
+    ['whitespace in the _meta', call('{},"_meta":{ "progressToken":1}')],
     ['a repeated name', `{"method":"tools/call","params":{"name":"rm","name":"t","arguments":{}},"jsonrpc":"2.0","id":1}`],
     ['a repeated arguments', `{"method":"tools/call","params":{"name":"t","arguments":{"command":"rm -rf /"},"arguments":{"command":"ls"}},"jsonrpc":"2.0","id":1}`],
     ['an extra params key', `{"method":"tools/call","params":{"name":"t","arguments":{},"task":{}},"jsonrpc":"2.0","id":1}`],
