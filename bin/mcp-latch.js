@@ -10,11 +10,12 @@ setFlagsFromString('--semi-space-growth-factor=1');
 
 // A plain `serve` (what MCP clients start) goes straight to the gateway, without the command-line
 // library; every other command goes to the command line, without the serve bundles (serve-options.ts).
-// serve's bundle reads the config and spawns the servers, then loads the gateway's (src/cli/serve.ts).
+// boot.cjs reads the config and spawns the servers, then loads serve's bundle with V8's code cache
+// (src/cli/serve-boot.ts), which loads the gateway's (src/cli/serve.ts).
 // This file is CommonJS (bin/package.json) and serve's path loads no ES module: Node's ES module
 // loader cost ~5 ms of CPU before the first server was spawned (docs/performance.md, "Round 15: the
 // ten-server start").
 const argv = process.argv.slice(2);
 const options = require('../dist/cli/serve-options.cjs').serveOptions(argv);
-if (options) require('../dist/serve/serve.cjs').runServe(options);
+if (options) require('../dist/serve/boot.cjs').runServe(options);
 else import('../dist/cli/main.js').then(({ main }) => main(argv));

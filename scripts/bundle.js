@@ -2,10 +2,13 @@
 // Bundles the `serve` path into dist/serve/, run by `npm run build`. Every MCP client session starts
 // `serve`, and the client waits for its first tools/list: loading the ~300 modules of the module
 // graph one by one costs more than loading a file (docs/performance.md has the measurements).
-// Two CommonJS files:
-// - serve.cjs (src/cli/serve.ts): reads the config and spawns the servers; bin/ loads it with
-//   Node's own loader. It is small (pino, the early read, the child transport), so the servers are
-//   spawned early and from a small process (a fork costs the more, the larger the process).
+// CommonJS files:
+// - boot.cjs (src/cli/serve-boot.ts): the code-cache loader, which bin/ loads with Node's own loader;
+//   it loads serve.cjs with V8's code cache (src/cli/code-cache.ts) and puts it in the require cache.
+//   serve.cjs takes the modules it shares with boot.cjs from it (boot's `sharedModules`).
+// - serve.cjs (src/cli/serve.ts): reads the config and spawns the servers. It is small (pino, the
+//   early read, the child transport), so the servers are spawned early and from a small process (a
+//   fork costs the more, the larger the process is). One function expression, as gateway.cjs.
 // - gateway.cjs (src/cli/serve-gateway.ts): the schema, the policy and the gateway, which serve.ts
 //   compiles with V8's code cache (src/cli/code-cache.ts). A module both use is taken from serve.cjs
 //   (its `sharedModules`), so each exists once: one LatchError, one ChildTransport class.
@@ -119,29 +122,65 @@ const common = {
 // which only serve loads.
 await build({ ...common, entryPoints: ['src/cli/serve-options.ts'], outfile: 'dist/cli/serve-options.cjs', sourcemap: false });
 
+const fileOf = (path) => relative(root, path).split('\\').join('/');
 const importMetaUrl = "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;";
 
-// serve.cjs, first to learn which of our modules it holds, then with an entry that also exports them.
+// An entry that exports `file`'s exports and, for the bundles loaded after it, each of `modules` (a getter
+// that requires it when read).
+const withSharedModules = (file, modules) =>
+  [
+    `export * from './${file}';`,
+    'export const sharedModules = {};',
+    ...modules.map((module) => `Object.defineProperty(sharedModules, ${JSON.stringify(module)}, { enumerable: true, get: () => require(${JSON.stringify(`./${module}`)}) });`),
+  ].join('\n');
+
+// A plugin that takes each of `shared` (our modules, by path) from an earlier bundle's `sharedModules`,
+// its exports bound to constants by name (`exportsByFile`).
+const sharedFrom = (name, earlier, shared, exportsByFile) => ({
+  name,
+  setup(context) {
+    context.onResolve({ filter: /^\./ }, async (args) => {
+      if (args.namespace !== 'file' || args.pluginData?.inner) return undefined;
+      const resolved = await context.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
+      const file = fileOf(resolved.path);
+      return shared.has(file) ? { path: file, namespace: name } : resolved.errors.length ? undefined : { path: resolved.path, namespace: resolved.namespace, external: resolved.external, sideEffects: resolved.sideEffects };
+    });
+    context.onLoad({ filter: /.*/, namespace: name }, (args) => ({
+      contents: `export const { ${exportsByFile.get(args.path).join(', ')} } = require('./${earlier}').sharedModules[${JSON.stringify(args.path)}];`,
+      loader: 'js',
+    }));
+  },
+});
+
+// boot.cjs: first to learn which of our modules it holds, then with an entry that also exports them.
+const bootEntry = 'src/cli/serve-boot.ts';
+const bootProbe = await build({ ...common, entryPoints: [bootEntry], write: false, outfile: 'dist/serve/boot.cjs', metafile: true });
+const bootShared = Object.keys(bootProbe.metafile.inputs).filter((file) => file.startsWith('src/'));
+await build({
+  ...common,
+  stdin: { contents: withSharedModules(bootEntry, bootShared), resolveDir: root, sourcefile: 'boot-entry.js', loader: 'js' },
+  outfile: 'dist/serve/boot.cjs',
+  banner: { js: `"use strict";${importMetaUrl}` },
+});
+const bootExports = new Map(await Promise.all(bootShared.map(async (file) => [file, await exportsOf(file)])));
+
+// serve.cjs, first to learn which of our modules it holds (boot's among them), then with an entry that also exports them.
 // Each is required when the gateway bundle reads it, not imported by the entry: serve.ts imports the
 // logger, the code-cache loader and the config watcher only after it has spawned the servers, and an
 // import here would evaluate them (pino among them) before (docs/performance.md, "Round 11: the first list").
 const serveEntry = 'src/cli/serve.ts';
 const probe = await build({ ...common, entryPoints: [serveEntry], write: false, outfile: 'dist/serve/serve.cjs', metafile: true });
-const shared = Object.keys(probe.metafile.inputs).filter((file) => file.startsWith('src/'));
+// boot's modules too: the gateway takes them through serve.cjs, which takes them from boot.cjs.
+const shared = [...new Set([...bootShared, ...Object.keys(probe.metafile.inputs).filter((file) => file.startsWith('src/'))])];
+// One function expression with CommonJS's parameters, as gateway.cjs: boot.cjs compiles it (src/cli/code-cache.ts).
 await build({
   ...common,
-  stdin: {
-    contents: [
-      `export * from './${serveEntry}';`,
-      'export const sharedModules = {};',
-      ...shared.map((file) => `Object.defineProperty(sharedModules, ${JSON.stringify(file)}, { enumerable: true, get: () => require(${JSON.stringify(`./${file}`)}) });`),
-    ].join('\n'),
-    resolveDir: root,
-    sourcefile: 'serve-entry.js',
-    loader: 'js',
-  },
+  stdin: { contents: withSharedModules(serveEntry, shared), resolveDir: root, sourcefile: 'serve-entry.js', loader: 'js' },
   outfile: 'dist/serve/serve.cjs',
-  banner: { js: `"use strict";${importMetaUrl}` },
+  external: [...common.external, './boot.cjs'],
+  plugins: [...common.plugins, sharedFrom('shared-with-boot', 'boot.cjs', new Set(bootShared), bootExports)],
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";${importMetaUrl}` },
+  footer: { js: '})' },
 });
 
 // gateway.cjs: one function expression with CommonJS's parameters, which serve.ts compiles and
@@ -159,7 +198,6 @@ const sharedExports = new Map(await Promise.all(shared.map(async (file) => [file
 const SHELL_DIR = 'src/subjects/shell/';
 const SHELL_ENTRY = `${SHELL_DIR}index.ts`;
 const inShell = (file) => file.startsWith(SHELL_DIR);
-const fileOf = (path) => relative(root, path).split('\\').join('/');
 const gatewayModules = new Set();
 const shellProbe = await build({
   ...common,

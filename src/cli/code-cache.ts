@@ -64,44 +64,72 @@ const NOTE_SUFFIX = '.json';
 /** The bundle is one function expression taking CommonJS's parameters (scripts/bundle.js). */
 type BundleFunction = (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
 
-/**
- * `beforeRun` is called once the bundle is compiled, before it runs: V8 takes a cache only under the
- * flags it was made with, so a flag the bundle's start-up should run under but the cache was not
- * made under is set there (cli/serve.ts).
- */
 /** Every bundle this process loaded with a cache, in order: serve saves them all (`saveCodeCaches`). */
-const loadedCaches: CodeCache[] = [];
+const loadedCaches: Array<{ bundle: string; codeCache: CodeCache }> = [];
 
 /** Saves the cache of every bundle loaded so far (the gateway's, the shell model's once loaded); what happened to each. */
 export function saveCodeCaches(stage: CodeCacheStage): Array<{ file: string | undefined; outcome: string }> {
-  return loadedCaches.map((cache) => ({ file: cache.file, outcome: cache.save(stage) }));
+  return loadedCaches.map(({ codeCache }) => ({ file: codeCache.file, outcome: codeCache.save(stage) }));
 }
 
 /** Whether saveCodeCaches(stage) would write any cache: serve sets its flags back for a write only (cli/serve.ts). */
 export function codeCachesWrite(stage: CodeCacheStage): boolean {
-  return loadedCaches.some((cache) => cache.writes(stage));
+  return loadedCaches.some(({ codeCache }) => codeCache.writes(stage));
 }
 
-export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env, beforeRun?: () => void): LoadedBundle {
-  const loaded = loadBundleOnce(bundle, env, beforeRun);
-  loadedCaches.push(loaded.codeCache);
+/** What happened at load to the cache of the bundle loaded from `bundle` (a path), if this process loaded it with loadBundle. */
+export function codeCacheStatusOf(bundle: string): CodeCacheStatus | undefined {
+  return loadedCaches.find((loaded) => loaded.bundle === bundle)?.codeCache.status;
+}
+
+export interface LoadOptions {
+  /**
+   * Called once the bundle is compiled, before it runs: V8 takes a cache only under the flags it was
+   * made with, so a flag the bundle's start-up should run under but the cache was not made under is
+   * set there (cli/serve.ts).
+   */
+  beforeRun?: () => void;
+  /**
+   * The bundle is a CommonJS module others `require` (serve.cjs, whose modules the gateway's bundle
+   * takes from it): it is put in the require cache under its path, as Node's loader would.
+   */
+  asModule?: boolean;
+  /** The notes kept beside the caches (`besideCache`) are this bundle's build's: the gateway's. */
+  notes?: boolean;
+}
+
+export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env, options: LoadOptions = {}): LoadedBundle {
+  const loaded = loadBundleOnce(bundle, env, options);
+  loadedCaches.push({ bundle, codeCache: loaded.codeCache });
   return loaded;
 }
 
-function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, beforeRun?: () => void): LoadedBundle {
+function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, { beforeRun, asModule = false, notes = false }: LoadOptions): LoadedBundle {
   const require = createRequire(bundle);
-  const module = { exports: {} as unknown };
-  // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
-  // source maps on, Node's own CommonJS loader compiles it, calling the function, without the cache.
-  if (process.sourceMapsEnabled) {
-    const compiled = new Module(bundle) as Module & { _compile(source: string, filename: string): void };
-    compiled.filename = bundle;
-    compiled.paths = require.resolve.paths('x') ?? [];
-    beforeRun?.();
-    compiled._compile(`${readFileSync(bundle, 'latin1')}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
-    return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps', writes: () => false } };
+  const compiled = new Module(bundle) as Module & { _compile(source: string, filename: string): void };
+  compiled.filename = bundle;
+  compiled.paths = require.resolve.paths('x') ?? [];
+  if (asModule) require.cache[bundle] = compiled;
+  try {
+    // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
+    // source maps on, Node's own CommonJS loader compiles it, calling the function, without the cache.
+    if (process.sourceMapsEnabled) {
+      beforeRun?.();
+      compiled._compile(`${readFileSync(bundle, 'latin1')}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
+      compiled.loaded = true;
+      return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps', writes: () => false } };
+    }
+    const loaded = runCompiled(bundle, env, compiled, require, beforeRun, notes);
+    compiled.loaded = true;
+    return loaded;
+  } catch (error) {
+    if (asModule) delete require.cache[bundle];
+    throw error;
   }
-  const { script, status, stage, directory, file } = compileBundle(bundle, env);
+}
+
+function runCompiled(bundle: string, env: NodeJS.ProcessEnv, module: Module, require: NodeJS.Require, beforeRun: (() => void) | undefined, notes: boolean): LoadedBundle {
+  const { script, status, stage, directory, file } = compileBundle(bundle, env, notes);
   beforeRun?.();
   (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundle, dirname(bundle));
   // The script is kept only to be saved: a cache made after a call is not written again.
@@ -131,20 +159,22 @@ function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, beforeRun?: () =
  * stayed resident until the first full collection, ~2 s after the first list (docs/performance.md,
  * "Round 9: the start-up's buffers").
  */
-function compileBundle(bundle: string, env: NodeJS.ProcessEnv): { script: vm.Script; status: CodeCacheStatus; stage: number; directory: string; file: string } {
+function compileBundle(bundle: string, env: NodeJS.ProcessEnv, notes: boolean): { script: vm.Script; status: CodeCacheStatus; stage: number; directory: string; file: string } {
   const text = readFileSync(bundle);
-  // The first bundle loaded is the gateway's: its build names the notes kept beside the caches.
-  notesOf ??= { directory: codeCacheDirectory(env), build: `${text.length.toString(16)}-${crc32(text).toString(16)}` };
+  // Once: a CRC-32 of the gateway's 1.2 MB costs ~0.3 ms of CPU (docs/performance.md, "Round 20: start").
+  const build = `${text.length.toString(16)}-${crc32(text).toString(16)}`;
   const source = text.toString('latin1'); // ASCII (scripts/bundle.js)
   const directory = codeCacheDirectory(env);
+  // The gateway's build names the notes kept beside the caches.
+  if (notes) notesOf ??= { directory, build };
   // V8 refuses a cache made under other flags: each set of them (Node's command line, NODE_OPTIONS)
   // has its own file, or starts with and without a flag would rewrite one file in turn.
   // CRC-32 of the file's bytes, not a SHA-256 of its text: that made a 1.2 MB buffer freed at once,
   // which raised glibc's mmap threshold, and a gateway with a shell tool then kept +6 MiB resident
   // (docs/performance.md). The name only picks the file; V8 and the cache's checksum check the rest.
   const flags = `${process.version}\0${process.arch}\0${process.execArgv.join('\0')}\0${env.NODE_OPTIONS ?? ''}`;
-  const digest = `${text.length.toString(16)}-${crc32(text).toString(16)}-${crc32(flags).toString(16)}`;
-  const file = join(directory, `${PREFIX}${digest}${SUFFIX}`);
+  // The bundle's name too: serve's, the gateway's and the shell model's caches are told apart by it.
+  const file = join(directory, `${PREFIX}${basename(bundle, '.cjs')}-${build}-${crc32(flags).toString(16)}${SUFFIX}`);
   const trusted = trustedDirectory(directory);
   const read = trusted ? readTrusted(file) : undefined;
   const cached = read && intact(read);

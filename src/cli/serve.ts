@@ -1,72 +1,39 @@
 import { fileURLToPath } from 'node:url';
 import type { CodeCache, CodeCacheStage } from './code-cache.js';
 import type * as GatewayBundle from './serve-gateway.js';
-import { readEarlyConfig } from '../config/early.js';
+import type { ServeStart } from './serve-boot.js';
 import { setFlags, setServeFlags, setStartUpFlags } from './v8-flags.js';
-import { findConfig } from '../config/locate.js';
-import { Prespawned } from '../downstream/prespawn.js';
-import { errorMessage, LatchError } from '../errors.js';
-import type { Logger } from '../log.js';
 import type { ServeOptions } from './serve-options.js';
 
 /**
  * `mcp-latch serve`: the stdio gateway, what every MCP client session starts. It is on the clock
  * (the client waits for the first tools/list), so it starts its servers first and loads the rest
- * while they boot: this module imports only what reading the file and spawning need; the schema,
- * the policy and the gateway are loaded after, from a bundle of their own compiled with V8's code
- * cache (serve-gateway.ts). bin/ loads this module without the command-line library, as
- * dist/serve/serve.cjs (scripts/bundle.js).
+ * while they boot: serve-boot.ts reads the file leniently, spawns the servers and loads this module
+ * (dist/serve/serve.cjs, with V8's code cache; scripts/bundle.js); the schema, the policy and the
+ * gateway are loaded here, from a bundle of their own compiled with V8's code cache too
+ * (serve-gateway.ts). bin/ starts it without the command-line library.
  */
-
-/** What run-until-stopped.ts's STOP_SIGNALS are (that module is loaded after the servers are spawned). */
-const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
-/** Runs `serve`; a failure to start is one line on stderr and exit code 1. */
-export function runServe(options: ServeOptions): void {
-  serve(options).catch((error: unknown) => {
-    process.stderr.write(`mcp-latch: ${error instanceof LatchError ? error.message : errorMessage(error)}\n`);
-    process.exit(1);
-  });
-}
 
 /**
  * Refuses an invalid config like `validate` does. Exits, after closing every server's process tree,
  * on stdin EOF (the client went away; the SDK transport does not notice, https://github.com/modelcontextprotocol/typescript-sdk/issues/2002),
  * SIGINT, SIGTERM or SIGHUP.
  */
-export async function serve(options: ServeOptions): Promise<void> {
-  // Security: stdout is the MCP channel; a stray console.log from any library would corrupt it.
-  console.log = console.error;
-  console.info = console.error;
-  // serve's lasting flags, before the gateway's bundle is compiled: V8 uses a code cache only
-  // under the flags it was made with (v8-flags.ts).
+export async function serve(options: ServeOptions, { path, early, prespawned, useLogger, endEarlyStop }: ServeStart): Promise<void> {
+  // Set by serve-boot.ts already (once: v8-flags.ts); here too for whoever calls serve otherwise.
   setServeFlags();
-  const path = findConfig(options.config);
-  const early = readEarlyConfig(path, process.env, options.scope);
-  // The servers' processes start now and boot while the gateway's own code loads (below) and the
-  // client initializes; their MCP handshake waits for the client's capabilities. Spawned before the
-  // gateway's bundle is loaded (a fork costs the more, the larger this process is), and before the
-  // logger (pino), the code-cache loader and the config watcher, which the bundle evaluates only at
-  // the import() below: the CPU before the first spawn is the one no server's boot overlaps
-  // (docs/performance.md, "Round 11: the first list"). A server's stderr is read from the event
-  // loop, so no line comes before the logger is made.
-  let logger: Logger | undefined;
-  // Until the gateway's own handlers are in place (runUntilStopped), a signal exits at once, and the
-  // exit kills the process group of every server started so far (downstream/child-transport.ts).
-  // Node's default action ended the gateway without that, and the servers ran on: a client that
-  // stopped it within its first ~100 ms left them (review of round 20 faults, F7).
-  const stopEarly = () => process.exit(0);
-  for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
-  const prespawned = new Prespawned();
-  prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
-  const [{ createLogger }, { codeCachesWrite, loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
-  logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
+  // The logger (pino), the code-cache loader and the config watcher are evaluated only here, after
+  // the spawns (docs/performance.md, "Round 11: the first list"). A server's stderr is read from
+  // the event loop, so no line comes before the logger is made.
+  const [{ createLogger }, { codeCachesWrite, codeCacheStatusOf, loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
+  const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
+  useLogger(logger);
 
   let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
   try {
     // TurboFan waits until the start-up is over (v8-flags.ts). Set after the compile: the code
     // cache is made without it.
-    const bundle = loadBundle(fileURLToPath(new URL('../serve/gateway.cjs', import.meta.url)), process.env, () => setStartUpFlags(true));
+    const bundle = loadBundle(fileURLToPath(new URL('../serve/gateway.cjs', import.meta.url)), process.env, { beforeRun: () => setStartUpFlags(true), notes: true });
     loaded = { exports: bundle.exports as typeof GatewayBundle, codeCache: bundle.codeCache };
   } catch (error) {
     await prespawned.closeAll();
@@ -84,7 +51,7 @@ export async function serve(options: ServeOptions): Promise<void> {
 
   const gateway = new Gateway({ config, logger, prespawned });
   const shutdown = runUntilStopped(path, gateway, logger);
-  for (const signal of STOP_SIGNALS) process.off(signal, stopEarly);
+  endEarlyStop();
   // The one reader of fd 0 (client-input.ts): process.stdin is not touched when it is a socket.
   const { input, reusedChunks } = clientInput();
   input.on('end', () => shutdown('stdin closed'));
@@ -105,7 +72,9 @@ export async function serve(options: ServeOptions): Promise<void> {
   });
   input.once('close', () => idle.close());
   const { codeCache } = loaded;
-  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status }, 'mcp-latch serving on stdio');
+  // serve's own bundle's cache too, when bin/ loaded it with one (serve-boot.ts).
+  const serveCodeCache = codeCacheStatusOf(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)));
+  logger.info({ config: path, scope: options.scope, servers: Object.keys(serversToRun(config)), codeCache: codeCache.status, serveCodeCache }, 'mcp-latch serving on stdio');
   // After the answer is on its way: the cache then holds what the start-up compiled, and after the
   // first call's, what the call path compiled too (code-cache.ts).
   // The shell model's bundle has a cache of its own, saved with the gateway's once it is loaded.

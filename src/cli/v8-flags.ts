@@ -6,7 +6,12 @@ import { setFlagsFromString } from 'node:v8';
  * cache only under the flags it was made with (code-cache.ts), and the cache is written after
  * `serve` has set these. A flag `serve` sets only for a while is set back before that.
  */
+let serveFlagsSet = false;
+
 export function setServeFlags(): void {
+  // Set once: bin/ sets them before it compiles serve's bundle (serve-boot.ts), and serve again.
+  if (serveFlagsSet) return;
+  serveFlagsSet = true;
   // The shell grammar is WASM: V8's baseline compiler alone spares the optimising recompiles that
   // made the first 60 commands cost ~1.7 s of CPU instead of ~0.2 s, for ~8 µs more per new command
   // text once warm (docs/performance.md). Set before anything compiles WASM; this process only.

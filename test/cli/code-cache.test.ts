@@ -13,6 +13,9 @@ import { COMMANDS_SERVER, EVERYTHING_SERVER, ROOT, eventually, fixtureServer, st
  * in a directory others can write is not used, while the gateway serves all the same.
  */
 describe('the serve bundle with its code cache', () => {
+  // The gateway's bundle takes the modules it shares with serve from serve's (dist/serve/serve.cjs), which serve-boot.ts loads first.
+  const LOAD_SERVE = `loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/serve.cjs'))}, process.env, { asModule: true });`;
+
   /**
    * One start: the code cache's status at load, after a list and a call were served (and a shell
    * command: the grammar is loaded outside the bundle), or a list only; and what the start did with
@@ -34,7 +37,8 @@ describe('the serve bundle with its code cache', () => {
         const status = /"codeCache":"([a-z-]+)"/.exec(gateway.stderr())?.[1];
         if (!status) throw new Error(`no code cache status in the gateway's log yet:\n${gateway.stderr()}`);
         // One line after the first list, one after the first call; each for the shell model's bundle too.
-        const saved = [...gateway.stderr().matchAll(/"msg":"code cache ([^"]*)"/g)].map((match) => match[1]!.replace(/ to .*/, ''));
+        // The gateway's and the shell model's (serve's own is checked on its own, below).
+        const saved = [...gateway.stderr().matchAll(/"file":"[^"]*\/serve-(?:gateway|shell)-[^"]*","msg":"code cache ([^"]*)"/g)].map((match) => match[1]!.replace(/ to .*/, ''));
         if (saved.length < (call ? 2 : 1) * (shell ? 2 : 1)) throw new Error(`the code cache not saved yet:\n${gateway.stderr()}`);
         // After the first call's save, serve lowers V8's interrupt budget (v8-flags.ts): every next start here runs after one that did.
         if (call && !gateway.stderr().includes('"msg":"serving flags set"')) throw new Error(`the serving flags not set yet:\n${gateway.stderr()}`);
@@ -48,7 +52,7 @@ describe('the serve bundle with its code cache', () => {
   /** The cache file once a start has written it (it is written after the first list, and again after the first call). */
   function cacheFile(cacheHome: string, unlike?: Buffer): Promise<string> {
     return eventually(() => {
-      const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
+      const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith('serve-gateway-') && name.endsWith('.v8cache'));
       expect(names).toHaveLength(1);
       const file = join(cacheHome, 'mcp-latch', names[0]!);
       if (unlike) expect(readFileSync(file).equals(unlike)).toBe(false);
@@ -66,9 +70,9 @@ describe('the serve bundle with its code cache', () => {
 
     // V8 accepts it: made under the flags the next start compiles with.
     expect(await serveOnce(dir, cacheHome, { shell: true })).toBe('accepted');
-    // The gateway's file kept, and the shell model's bundle's beside it.
+    // The gateway's file kept, and the shell model's bundle's beside it (and serve's own).
     const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'));
-    expect(names).toHaveLength(2);
+    expect(names).toHaveLength(3);
     expect(names).toContain(file.split('/').pop());
   });
 
@@ -103,7 +107,7 @@ describe('the serve bundle with its code cache', () => {
     const first = await serveAndSave(dir, cacheHome, { shell: true });
     expect(first.status).toBe('absent');
     expect(first.saved.filter((outcome) => outcome === 'written')).toHaveLength(4);
-    expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toHaveLength(2);
+    expect(readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.endsWith('.v8cache'))).toHaveLength(3);
     // Compiled while serve's start-up flags were set, the shell model's cache was refused and written again at every start.
     const next = await serveAndSave(dir, cacheHome, { shell: true });
     expect(next.status).toBe('accepted');
@@ -139,6 +143,7 @@ describe('the serve bundle with its code cache', () => {
     const dir = tempDir();
     // A TypeError thrown inside the gateway's bundle, from messageBytes given no config.
     const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
+      ${LOAD_SERVE}
       const { exports, codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/gateway.cjs'))});
       try { exports.messageBytes({}); } catch (error) { console.log(codeCache.status, error.stack.split('\\n')[1]); }`;
     const run = (flags: string[]) => spawnSync(process.execPath, [...flags, '--input-type=module', '-e', probe], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
@@ -153,6 +158,7 @@ describe('the serve bundle with its code cache', () => {
     // Held across the bundle's start-up, they were promoted by its collections and stayed resident
     // (~2 MB) until the first full collection (docs/performance.md, "Round 9: the start-up's buffers").
     const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
+      ${LOAD_SERVE}
       const { codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/gateway.cjs'))});
       if (process.argv.includes('save')) console.log(codeCache.save('call'));
       gc({ type: 'minor' });
@@ -174,6 +180,7 @@ describe('the serve bundle with its code cache', () => {
     // model's bundle may load later (a shell tool listed after it), and any flag not at its default
     // changes V8's flag hash, under which a cache is refused and made.
     const probe = `const { loadBundle } = await import(${JSON.stringify(join(ROOT, 'dist/cli/code-cache.js'))});
+      ${LOAD_SERVE}
       const { setServingFlags } = await import(${JSON.stringify(join(ROOT, 'dist/cli/v8-flags.js'))});
       if (process.argv.includes('serving')) setServingFlags(true);
       const { codeCache } = loadBundle(${JSON.stringify(join(ROOT, 'dist/serve/gateway.cjs'))});
@@ -275,6 +282,40 @@ describe('the serve bundle with its code cache', () => {
     expect(second.filter((line) => line.startsWith('flags '))).toEqual(['flags --max-opt=999 --turbofan --interrupt-budget=16384']);
     expect(second.indexOf('flags --max-opt=999 --turbofan --interrupt-budget=16384')).toBeGreaterThan(second.indexOf('answered'));
   }, 120_000);
+
+  test("serve's own bundle (serve.cjs, loaded by boot.cjs after the spawns) has a cache of its own: the next start takes it; a damaged one is not used", async () => {
+    const dir = tempDir();
+    const cacheHome = join(dir, 'cache');
+    const serveStatus = async (): Promise<{ status: string | undefined; saved: string[] }> => {
+      const gateway = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'log')) }, permissions: { allow: ['mcp__fix__echo'] } }, { dir, env: { XDG_CACHE_HOME: cacheHome } });
+      try {
+        // A list, then a call: the cache is saved after each.
+        expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+        await eventually(() => expect(gateway.stderr()).toMatch(/serve-serve-[^"]*","msg":"code cache /));
+        expect(textOf(await gateway.client.callTool({ name: 'fix__echo', arguments: { text: 'hello' } }))).toContain('hello');
+        return await eventually(() => {
+          const saved = [...gateway.stderr().matchAll(/"file":"[^"]*\/serve-serve-[^"]*","msg":"code cache ([^"]*)"/g)].map((match) => match[1]!.replace(/ to .*/, ''));
+          if (saved.length < 2) throw new Error(`serve's code cache not saved yet:\n${gateway.stderr()}`);
+          return { status: /"serveCodeCache":"([a-z-]+)"/.exec(gateway.stderr())?.[1], saved };
+        });
+      } finally {
+        await gateway.close();
+      }
+    };
+    expect(await serveStatus()).toEqual({ status: 'absent', saved: ['written', 'written'] });
+    const names = readdirSync(join(cacheHome, 'mcp-latch')).filter((name) => name.startsWith('serve-serve-') && name.endsWith('.v8cache'));
+    expect(names).toHaveLength(1);
+    const file = join(cacheHome, 'mcp-latch', names[0]!);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(await serveStatus()).toEqual({ status: 'accepted', saved: ['not written (accepted, made after the first call)', 'not written (accepted, made after the first call)'] });
+
+    // Under the same checks as the gateway's: a damaged file never reaches V8, and serve serves without it.
+    const damaged = readFileSync(file);
+    damaged[damaged.length >> 1]! ^= 0xff;
+    writeFileSync(file, damaged);
+    expect((await serveStatus()).status).toBe('damaged');
+    expect((await serveStatus()).status).toBe('accepted');
+  });
 
   test('a cache directory others can write is not read and not written', async () => {
     const dir = tempDir();

@@ -1,0 +1,95 @@
+import { fileURLToPath } from 'node:url';
+import { readEarlyConfig, type EarlyConfig } from '../config/early.js';
+import { findConfig } from '../config/locate.js';
+import { Prespawned } from '../downstream/prespawn.js';
+import { errorMessage, LatchError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type * as Serve from './serve.js';
+import type { ServeOptions } from './serve-options.js';
+import { setServeFlags } from './v8-flags.js';
+
+/**
+ * What `serve` runs first (dist/serve/boot.cjs, scripts/bundle.js; bin/ and main.ts load it with
+ * Node's own loader): it reads the config leniently and spawns the stdio servers, then loads serve's
+ * bundle (dist/serve/serve.cjs: the logger, the code-cache loader, the watcher, the gateway's
+ * loading) with V8's code cache, as that one loads the gateway's. Compiled by Node's loader,
+ * serve.cjs's ~150 KB and the functions its start ran were compiled at every start; this file holds
+ * only what the spawns need, so they come no later, and the code cache's modules (vm, zlib) are
+ * loaded after them (docs/performance.md, "Round 20: start"). serve.cjs goes into the require cache,
+ * where the gateway's bundle finds it (it takes the modules it shares with serve from it).
+ */
+
+/** What serve did before its bundle loaded: the servers' processes are starting. */
+export interface ServeStart {
+  path: string;
+  early: EarlyConfig;
+  prespawned: Prespawned;
+  /** The logger the servers' stderr lines go to, once serve has made it (none comes before: they are read from the event loop). */
+  useLogger(logger: Logger): void;
+  /** Called once the gateway's own stop handlers are in place (runUntilStopped): the early ones go. */
+  endEarlyStop(): void;
+}
+
+/** What run-until-stopped.ts's STOP_SIGNALS are (that module is loaded after the servers are spawned). */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Runs `serve`; a failure to start is one line on stderr and exit code 1, after closing what was spawned. */
+export function runServe(options: ServeOptions): void {
+  let start: ServeStart;
+  try {
+    start = startServers(options);
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  loadServe().then(
+    ({ serve }) => serve(options, start).catch(fail),
+    (error: unknown) => void start.prespawned.closeAll().finally(() => fail(error)),
+  );
+}
+
+function fail(error: unknown): void {
+  process.stderr.write(`mcp-latch: ${error instanceof LatchError ? error.message : errorMessage(error)}\n`);
+  process.exit(1);
+}
+
+/**
+ * The servers' processes start now and boot while the gateway's own code loads and the client
+ * initializes; their MCP handshake waits for the client's capabilities. Spawned before anything else
+ * is loaded (a fork costs the more, the larger this process is): the CPU before the first spawn is
+ * the one no server's boot overlaps (docs/performance.md, "Round 11: the first list").
+ */
+function startServers(options: ServeOptions): ServeStart {
+  // Security: stdout is the MCP channel; a stray console.log from any library would corrupt it.
+  console.log = console.error;
+  console.info = console.error;
+  // serve's lasting flags, before any bundle is compiled: V8 uses a code cache only under the flags
+  // it was made with (v8-flags.ts).
+  setServeFlags();
+  const path = findConfig(options.config);
+  const early = readEarlyConfig(path, process.env, options.scope);
+  let logger: Logger | undefined;
+  // Until the gateway's own handlers are in place (runUntilStopped), a signal exits at once, and the
+  // exit kills the process group of every server started so far (downstream/child-transport.ts).
+  // Node's default action ended the gateway without that, and the servers ran on: a client that
+  // stopped it within its first ~100 ms left them (review of round 20 faults, F7).
+  const stopEarly = () => process.exit(0);
+  for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
+  const prespawned = new Prespawned();
+  prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
+  return {
+    path,
+    early,
+    prespawned,
+    useLogger: (made) => (logger = made),
+    endEarlyStop: () => {
+      for (const signal of STOP_SIGNALS) process.off(signal, stopEarly);
+    },
+  };
+}
+
+/** serve's bundle, compiled with its code cache; the loader (vm, zlib) is evaluated only now, after the spawns. */
+async function loadServe(): Promise<typeof Serve> {
+  const { loadBundle } = await import('./code-cache.js');
+  return loadBundle(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)), process.env, { asModule: true }).exports as typeof Serve;
+}
