@@ -50,6 +50,8 @@ export class Authenticator {
   clientsThatApprove(): string[] {
     const http = this.http();
     if (!http) return [];
+    // With approveScope every user's answer takes an approver credential: no client token answers.
+    if (http.oauth?.approveScope !== undefined) return [];
     const approvers = new Set(http.tokens.filter((entry) => entry.role === 'approver').map((entry) => entry.user));
     const users = new Set(http.tokens.filter((entry) => entry.role !== 'approver' && !approvers.has(entry.user)).map((entry) => entry.user));
     return [...users];
@@ -72,8 +74,9 @@ export class Authenticator {
     const http = this.http();
     const hash = tokenHash(token);
     const known = http?.tokens.find((entry) => entry.sha256 === hash);
-    // Security: a client's token answers calls only while its user has no approver token (docs/team.md#approvers).
-    if (known) return { identity: { user: known.user, role: known.role, approves: known.role === 'approver' || !http!.tokens.some((entry) => entry.user === known.user && entry.role === 'approver') } };
+    // Security: a client's token answers calls only while its user has no approver credential (docs/team.md#approvers):
+    // an approver token, or any user once oauth.approveScope is set (round 20 review, T20-3: it answered then).
+    if (known) return { identity: { user: known.user, role: known.role, approves: known.role === 'approver' || !this.hasApprover(known.user) } };
     if (http?.oauth && token.split('.').length === 3) return this.verifyJwt(token, http.oauth);
     return { refused: 'invalid', detail: 'unknown token' };
   }

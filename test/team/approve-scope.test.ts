@@ -1,0 +1,86 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { tokenHash } from '../../src/team/identity.js';
+import { FS_SERVER, eventually, tempDir, textOf } from '../helpers/gateway.js';
+import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * `http.oauth.approveScope` with `http.tokens` beside it (a script's token, say): once the key is
+ * set, a token without the scope does not answer (docs/team.md#approvers). Until round 20 an
+ * `http.tokens` client token still answered its user's calls, while the gateway already treated
+ * that user as having an approver (no prompt in the client): the model holding the token approved
+ * its own write through /api (round 20 review, T20-3). The built gateway, a JWKS this test serves,
+ * the SDK client, the real filesystem server.
+ */
+const ISSUER = 'https://issuer.test';
+const SCRIPT = 'token-of-alice-script-0123456789';
+const SCOPE = 'mcp-latch:approve';
+const AUDIENCE = 'https://latch.test/mcp';
+
+describe('serve --http: approveScope and an http.tokens client token', () => {
+  let dir: string;
+  let jwks: Server;
+  let key: CryptoKey;
+  let team: TeamHarness;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    key = pair.privateKey;
+    const published = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
+    jwks = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(published));
+    });
+    await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
+    dir = tempDir();
+    team = await startTeam(dir, {
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+      workspace: [dir],
+      approval: { fallback: 'browser-manual', timeoutSeconds: 60 },
+      http: {
+        tokens: [{ user: 'alice', sha256: tokenHash(SCRIPT) }],
+        oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE, approveScope: SCOPE },
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await team?.close();
+    jwks?.close();
+  });
+
+  function token(scope?: string): Promise<string> {
+    return new SignJWT(scope ? { scope } : {}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject('alice').setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(key);
+  }
+
+  test("the client token does not answer; alice's approver credential does", async () => {
+    expect((await team.api('/api/me', SCRIPT)).body).toEqual({ user: 'alice', role: 'user', approves: false });
+    expect(team.stderr()).not.toContain('alice has no approver token');
+    const client = await teamClient(team.url, SCRIPT, () => ({ action: 'decline' }));
+    try {
+      const file = join(dir, 'self-approved.txt');
+      const call = client.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'by the model' } }, undefined, { timeout: 90_000 });
+      call.catch(() => undefined);
+      const waiting = await eventually(async () => {
+        const [pending] = (await team.api('/api/pending', SCRIPT)).body.pending as Array<{ id: string }>;
+        expect(pending).toBeDefined();
+        return pending!;
+      }, 30_000);
+      // Not asked in the client: alice answers with her approver credential only.
+      expect(client.elicitations).toHaveLength(0);
+      const refused = await team.api(`/api/pending/${waiting.id}`, SCRIPT, { method: 'POST', body: { decision: 'Allow once' } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toContain('approver credential');
+      expect(existsSync(file)).toBe(false);
+      expect((await team.api(`/api/pending/${waiting.id}`, await token(SCOPE), { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
+      expect(textOf(await call)).toContain('Successfully wrote');
+      expect(existsSync(file)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
