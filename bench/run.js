@@ -300,6 +300,10 @@ function printCold(runs) {
   );
   console.log(`  gateway CPU for the first 60 commands ${f(shellOf('shell', 'cpuAllMs'), 0)} ms; gateway RSS with a shell tool after the first list ${f(shellOf('shell', 'rssIdleMb'), 1)} MiB, idle after the 60 commands (3 s quiet) ${f(shellOf('shell', 'rssQuietMb'), 1)} MiB`);
   if (against) {
+    const addedB = shellAdded(runs.map((run) => run.shellB), runs.map((run) => run.shellDirect));
+    console.log(
+      `  --against: added outside the server, first ${f(addedB.addedFirstMs, 2)} ms, warm ${f(addedB.addedWarmMs, 2)} ms: ${f(addedB.addedRatio)}x; the whole call's ${f(addedB.wholeAddedFirstMs, 2)} / ${f(addedB.wholeAddedWarmMs, 2)} ms (${f(addedB.wholeAddedRatio)}x)`,
+    );
     console.log(
       `  --against: first / warm ${f(shellOf('shellB', 'firstMs'), 1)} / ${f(shellOf('shellB', 'warmMs'), 1)} ms, added to direct ${f(median(runs.map((run) => run.shellB.firstMs - run.shellDirect.firstMs)), 1)} ms, ` +
         `gateway CPU first / warm command ${f(shellOf('shellB', 'firstGatewayCpuMs'))} / ${f(shellOf('shellB', 'warmGatewayCpuMs'))}, 60 commands ${f(shellOf('shellB', 'cpuAllMs'), 0)} ms, RSS idle ${f(shellOf('shellB', 'rssIdleMb'), 1)} MiB`,
