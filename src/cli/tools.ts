@@ -48,6 +48,8 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
   const servers = serversToRun(config);
   const store = new PinStore(pinsFileFor(config.path));
   const reports = new DefinitionReports(store, silentLogger());
+  // What a gateway holds (added or changed since the lock file's record) shows as held, and `--changed` lists it with its accept command.
+  reports.addedLater = (kind, server, name, entry) => reports.addedSinceRecorded(kind, server, name, entry);
   const policy = config.file.policy.toolDescriptions;
   if (options.wait !== undefined && !(Number.isFinite(options.wait) && options.wait >= 0)) throw new LatchError('USAGE', '--wait takes a number of seconds, 0 or more');
   const waitSeconds = options.wait ?? config.file.timeouts.firstListSeconds;
@@ -93,12 +95,12 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
       const report = reports.forTool(entry, () => listed, policy);
       // On a team gateway members may have accepted the change for themselves (docs/team.md#pins).
       const acceptedBy = report.pin.state === 'changed' ? store.acceptedBy('tool', entry.server, entry.tool.name, report.digest) : [];
-      return { type: 'tool', name: entry.exposed, server: entry.server, tool: entry.tool.name, kind: toolClass.kind as string, source: toolClass.source as string, pin: report.pin.state, ...(acceptedBy.length > 0 ? { acceptedBy } : {}), listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report };
+      return { type: 'tool', name: entry.exposed, server: entry.server, tool: entry.tool.name, kind: toolClass.kind as string, source: toolClass.source as string, pin: report.pin.state, ...heldOf(report), ...(acceptedBy.length > 0 ? { acceptedBy } : {}), listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report };
     });
-    const rest = others().map((report) => ({ type: report.kind, name: report.exposed, server: report.server, tool: report.name, kind: report.kind, source: '-', pin: report.pin.state, listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report }));
+    const rest = others().map((report) => ({ type: report.kind, name: report.exposed, server: report.server, tool: report.name, kind: report.kind, source: '-', pin: report.pin.state, ...heldOf(report), listed: !(policy === 'hide' && report.findings.length > 0), findings: report.findings, report }));
     const prefix = clientPrefix(options.scope);
     const tooLong = tools.filter((tool) => prefix.length + tool.name.length > CLIENT_NAME_LIMIT).map((tool) => `${prefix}${tool.name}`);
-    return { tools: [...tools, ...rest].filter((row) => !options.changed || row.pin === 'changed'), problems, tooLong, accepted };
+    return { tools: [...tools, ...rest].filter((row) => !options.changed || row.pin === 'changed' || row.added === true), problems, tooLong, accepted };
   }, { waitMs: waitSeconds * 1000 });
   const unreadable = store.unreadable();
   if (options.json) {
@@ -120,8 +122,9 @@ export async function listTools(options: ToolsOptions, out: Output): Promise<num
     out.line(`${'TOOL'.padEnd(width)}  ${'KIND'.padEnd(7)}  ${'PIN'.padEnd(7)}  FROM`);
     for (const row of rows.tools) {
       out.line(`${row.name.padEnd(width)}  ${row.kind.padEnd(7)}  ${row.pin.padEnd(7)}  ${row.source}${row.listed ? '' : '  (hidden: policy.toolDescriptions)'}`);
+      if (row.added === true) out.line('    held by the gateway: added or changed by its server since the listing the lock file records (docs/pins.md, "A tool added later")');
       if (row.pin === 'changed' || row.findings.length > 0) for (const line of detail(row.report)) out.line(`    ${line}`);
-      if (row.pin === 'changed') out.line(`    listed now: ${row.report.digest}`);
+      if (row.pin === 'changed' || row.added === true) out.line(`    listed now: ${row.report.digest}`);
       if ('acceptedBy' in row && row.acceptedBy) out.line(`    accepted for themselves by ${row.acceptedBy.join(', ')}; --accept accepts it for every member`);
     }
     // The digest of the definition shown: an accept of it pins that one, or nothing if the server changed it since (round 18, #2).
@@ -149,4 +152,9 @@ function definitionLines(report: DefinitionReport): string[] {
 /** The diff and findings, in full: what a person reads before `tools --accept` (docs/approval.md "What the prompt shows"). */
 function detail(report: DefinitionReport): string[] {
   return renderDefinition(report, new Set(), true);
+}
+
+/** `added: true` for an entry a gateway holds (added or changed since the lock file's record), for the row. */
+function heldOf(report: DefinitionReport): { added?: true } {
+  return report.pin.state === 'new' && report.pin.added === true ? { added: true } : {};
 }

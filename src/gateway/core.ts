@@ -24,7 +24,7 @@ import { serverStartFiles } from '../config/servers.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import { ListingNotes, NAMED_IN_LINE, namedAndCounted, type ListingPass } from './listing-notes.js';
 import type { DefinitionReport } from '../pins/check.js';
-import { definitionDigest, promptDefinition, templateDefinition, toolDefinition, type PinKind } from '../pins/definition.js';
+import { definitionDigest, entryDefinition, type PinKind } from '../pins/definition.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyPrompt, classifyTool, mayTakeCommands, type ToolClass } from '../subjects/kind.js';
@@ -216,12 +216,8 @@ export class GatewayCore implements CallContext {
    * it first listed in this run. Undefined: not a name it is known to have listed.
    */
   private knownAs(kind: PinKind, server: string, name: string, first: ReadonlyMap<string, object>): string | object | null | undefined {
-    const names = this.definitions.recordedNames(kind, server);
-    const digests = this.definitions.recordedDigests(kind, server);
-    if (names === undefined && digests === undefined) return first.get(name);
-    const digest = digests?.get(name);
-    if (digest !== undefined) return digest;
-    return names?.has(name) === true ? null : undefined;
+    const recorded = this.definitions.recordedAs(kind, server, name);
+    return recorded === false ? first.get(name) : recorded;
   }
 
   private tellUndigested(server: string): void {
@@ -233,8 +229,7 @@ export class GatewayCore implements CallContext {
   private entryDigest(kind: PinKind, entry: object): string {
     let digest = this.entryDigests.get(entry);
     if (digest === undefined) {
-      const definition = kind === 'tool' ? toolDefinition(entry as Tool) : kind === 'prompt' ? promptDefinition(entry as Prompt) : templateDefinition(entry as ResourceTemplate);
-      digest = definitionDigest(definition);
+      digest = definitionDigest(entryDefinition(kind, entry));
       this.entryDigests.set(entry, digest);
     }
     return digest;
@@ -983,9 +978,14 @@ export class GatewayCore implements CallContext {
    */
   private pinsChanged(): void {
     if (this.closed) return;
-    this.recordRefused = new WeakSet();
-    this.definitions.refreshPins();
-    this.listsChanged();
+    // Looked at once this gateway's own writes are over: its own record of what its servers listed
+    // lists nothing differently, and at each first start made every session compare its lists again.
+    void this.definitions.writesSettled().then(() => {
+      if (this.closed || !this.definitions.changedForWatcher()) return;
+      this.recordRefused = new WeakSet();
+      this.definitions.refreshPins();
+      this.listsChanged();
+    });
   }
 
   /** Closes every server (process trees included) and flushes the audit. */

@@ -36,6 +36,11 @@ export function templateDefinition(template: ResourceTemplate): Definition {
   return pick(template, ['name', 'title', 'uriTemplate', 'description', 'mimeType', 'annotations']);
 }
 
+/** The definition of a listed tool, prompt or template of `kind`. */
+export function entryDefinition(kind: PinKind, entry: object): Definition {
+  return kind === 'tool' ? toolDefinition(entry as Tool) : kind === 'prompt' ? promptDefinition(entry as Prompt) : templateDefinition(entry as ResourceTemplate);
+}
+
 function pick(source: object, keys: string[]): Definition {
   const out: Definition = {};
   for (const key of keys) {

@@ -2,7 +2,7 @@ import type { Prompt, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/t
 import type { Logger } from '../log.js';
 import type { Pin, PinStore } from '../store/pins.js';
 import { pinState, type DefinitionReport, type DescriptionPolicy } from './check.js';
-import { definitionDigest, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
+import { definitionDigest, entryDefinition, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
 import { scanParts, ToolNames, withToolNames, type Finding, type TextFindings } from './scan.js';
 
 /** How many flagged definitions a log line names; the rest are counted (as gateway/listing-notes.ts). */
@@ -108,6 +108,32 @@ export class DefinitionReports {
     return this.store.listedDigests(kind, server);
   }
 
+  /**
+   * What the lock file records `server`'s `name` of `kind` as listed with (docs/pins.md, "A tool
+   * added later"): its digest; null when recorded without one (a lock file of before round 20);
+   * undefined when not recorded; false when nothing is recorded for the server.
+   */
+  recordedAs(kind: PinKind, server: string, name: string): string | null | undefined | false {
+    const names = this.store.listedNames(kind, server);
+    const digests = this.store.listedDigests(kind, server);
+    if (names === undefined && digests === undefined) return false;
+    const digest = digests?.get(name);
+    if (digest !== undefined) return digest;
+    return names?.has(name) === true ? null : undefined;
+  }
+
+  /**
+   * addedLater for a run that lists each server once (`mcp-latch tools`): that listing is checked
+   * against the lock file's record only, as a gateway's first listing is (a server with no record is
+   * its own baseline). An entry held by a gateway shows as held here too, so `--changed` lists it.
+   */
+  addedSinceRecorded(kind: PinKind, server: string, name: string, entry: object): boolean {
+    if (!this.serverHasPins(server)) return false;
+    const known = this.recordedAs(kind, server, name);
+    if (known === false) return false;
+    return typeof known !== 'string' || definitionDigest(entryDefinition(kind, entry)) !== known;
+  }
+
   /** The digest of the team's pin of `name`, if any. */
   pinDigest(kind: PinKind, server: string, name: string): string | undefined {
     return this.store.get(kind, server, name)?.digest;
@@ -147,6 +173,16 @@ export class DefinitionReports {
   /** The lock file's path. */
   get path(): string {
     return this.store.path;
+  }
+
+  /** Whether the lock file changed since a watcher last asked, other than by this process's record of listings (store/pins.ts changedForWatcher). */
+  changedForWatcher(): boolean {
+    return this.store.changedForWatcher();
+  }
+
+  /** Once this process's lock file writes queued so far are over. */
+  writesSettled(): Promise<unknown> {
+    return this.store.settled();
   }
 
   /** Reads the lock file again if it changed since it was last read; true when it was. */

@@ -54,6 +54,10 @@ export class PinStore {
   private problem: string | null = null;
   /** The file as it was when last read (fileStamp), taken before the read: a change is read again. */
   private stamp: string | null = null;
+  /** The file before and after this process's last write, when that write recorded listings only (recordListed); null otherwise. */
+  private record: { before: string; after: string } | null = null;
+  /** The file as changedForWatcher last saw it. */
+  private watched: string | null = null;
   /** Writes of this process, one after another, so two pins cannot interleave read-modify-write. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Each `listed` array read, as a set (listedNames is asked per unpinned entry at each list). */
@@ -72,6 +76,7 @@ export class PinStore {
 
   constructor(readonly path: string) {
     this.reload();
+    this.watched = this.stamp;
   }
 
   /** Reads the file again (another process may have accepted a definition). */
@@ -111,6 +116,25 @@ export class PinStore {
     if (fileStamp(this.path) === this.stamp) return false;
     this.reload();
     return true;
+  }
+
+  /**
+   * Whether the file changed since this was last asked (a watcher of it: core.ts pinsChanged), other
+   * than by this process's own record of what its servers listed, which lists nothing differently.
+   * Since round 20 every server is recorded at its first listing, and that write made every session
+   * build and compare its lists again at each start. Asked once this process's writes are over (settled).
+   */
+  changedForWatcher(): boolean {
+    const now = fileStamp(this.path);
+    const since = this.watched;
+    this.watched = now;
+    if (now === since) return false;
+    return !(this.record !== null && this.record.before === since && this.record.after === now);
+  }
+
+  /** Once this process's writes queued so far are over. */
+  settled(): Promise<unknown> {
+    return this.queue;
   }
 
   /** The team's pin, or with `user` the definition that member accepted for themselves. */
@@ -184,7 +208,7 @@ export class PinStore {
       entry.listed = listed;
       entry.listedDigests = listedDigests;
       return true;
-    });
+    }, undefined, true);
   }
 
   /**
@@ -192,11 +216,12 @@ export class PinStore {
    * across processes, the file read again first; `change` edits what was read (true: write it) or
    * throws. What was read becomes what is in memory, the stamp the one taken before the read.
    */
-  private write(change: (data: PinsFile) => boolean, unreadable?: (problem: string, error: unknown) => never): Promise<void> {
+  private write(change: (data: PinsFile) => boolean, unreadable?: (problem: string, error: unknown) => never, recordOnly = false): Promise<void> {
     // The file its lock is of, never the name again: a link re-pointed meanwhile is another file (file-lock.ts).
     const run = this.queue.then(() => withFileLock(this.path, async (real) => {
       const db = new Low<PinsFile>(new PrivateJsonFile(real), empty());
       const stamp = fileStamp(real);
+      this.record = null;
       try {
         await db.read();
       } catch (error) {
@@ -206,7 +231,11 @@ export class PinStore {
         unreadable(this.problem, error);
       }
       try {
-        if (change(db.data)) await db.write();
+        if (change(db.data)) {
+          await db.write();
+          // Still under the lock: no other gateway has written since (changedForWatcher).
+          if (recordOnly) this.record = { before: stamp, after: fileStamp(real) };
+        }
       } finally {
         // As read: the file changed since (this write, or another process's) is read again at refresh().
         this.data = db.data;
