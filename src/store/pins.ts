@@ -48,14 +48,20 @@ export type { Pin };
 
 const empty = (): PinsFile => ({ version: 1, servers: {} });
 const NO_DIGESTS: ReadonlyMap<string, string> = new Map();
+/** How many stamps of own listing records in a row changedForWatcher knows (one per server at a start); past it, a compare more. */
+const RECORD_CHAIN = 64;
 
 export class PinStore {
   private data: PinsFile = empty();
   private problem: string | null = null;
   /** The file as it was when last read (fileStamp), taken before the read: a change is read again. */
   private stamp: string | null = null;
-  /** The file before and after this process's last write, when that write recorded listings only (recordListed); null otherwise. */
-  private record: { before: string; after: string } | null = null;
+  /**
+   * The file's stamps before and after each of this process's last writes, while they recorded
+   * listings only (recordListed) one after another, nothing else between: the last is the file now
+   * if no one else wrote. Reset by any other write; at most RECORD_CHAIN kept.
+   */
+  private recordChain: string[] = [];
   /** The file as changedForWatcher last saw it. */
   private watched: string | null = null;
   /** Writes of this process, one after another, so two pins cannot interleave read-modify-write. */
@@ -129,7 +135,7 @@ export class PinStore {
     const since = this.watched;
     this.watched = now;
     if (now === since) return false;
-    return !(this.record !== null && this.record.before === since && this.record.after === now);
+    return !(this.recordChain.at(-1) === now && since !== null && this.recordChain.includes(since));
   }
 
   /** Once this process's writes queued so far are over. */
@@ -221,7 +227,8 @@ export class PinStore {
     const run = this.queue.then(() => withFileLock(this.path, async (real) => {
       const db = new Low<PinsFile>(new PrivateJsonFile(real), empty());
       const stamp = fileStamp(real);
-      this.record = null;
+      // Own records of listings one after another (a server at a time, at a start) make one chain.
+      if (this.recordChain.at(-1) !== stamp) this.recordChain = [stamp];
       try {
         await db.read();
       } catch (error) {
@@ -232,9 +239,11 @@ export class PinStore {
       }
       try {
         if (change(db.data)) {
+          const chain = this.recordChain;
+          this.recordChain = [];
           await db.write();
           // Still under the lock: no other gateway has written since (changedForWatcher).
-          if (recordOnly) this.record = { before: stamp, after: fileStamp(real) };
+          if (recordOnly) this.recordChain = [...chain.slice(-RECORD_CHAIN), fileStamp(real)];
         }
       } finally {
         // As read: the file changed since (this write, or another process's) is read again at refresh().
