@@ -284,6 +284,12 @@ export class TeamGateway {
 
   private async handleMcp(req: IncomingMessage, res: ServerResponse, identity: Identity): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
+    // Security: another user's session is answered as if it did not exist, before its body is read or
+    // anything is recorded under its id (round 20 review, T20-1: bob's refused call went to the audit
+    // under alice's session id, and any text was taken as one).
+    const notFound = () => json(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    const named = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    if (typeof sessionId === 'string' && named?.user !== identity.user) return notFound();
     let body: unknown;
     if (req.method === 'POST') {
       try {
@@ -291,7 +297,7 @@ export class TeamGateway {
         // A call too wide to decide is refused before it is parsed (gateway/upstream-calls.ts).
         const refusal = wideCallRefusal(text);
         if (refusal) {
-          this.core.audit.record(refusedCallRecord(typeof sessionId === 'string' ? sessionId : '', identity.user, (refusal as { error: { message: string } }).error.message));
+          this.core.audit.record(refusedCallRecord(named?.id ?? '', identity.user, (refusal as { error: { message: string } }).error.message));
           return json(res, 200, refusal);
         }
         body = parseBody(text);
@@ -299,12 +305,11 @@ export class TeamGateway {
         return json(res, bodyStatus(error), { jsonrpc: '2.0', error: { code: bodyStatus(error) === 429 ? -32000 : -32700, message: errorMessage(error) }, id: null });
       }
     }
-    if (typeof sessionId === 'string') {
-      const session = this.sessions.get(sessionId);
-      // Security: another user's session is answered as if it did not exist.
-      if (!session || session.user !== identity.user) return json(res, 404, { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
-      this.track(session, res);
-      return session.transport.handleRequest(req, res, body);
+    if (named) {
+      // It may have ended while its body was read.
+      if (this.sessions.get(named.id) !== named) return notFound();
+      this.track(named, res);
+      return named.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, noSession(req, body));
     if (this.closed) return json(res, 503, { error: 'shutting down' });

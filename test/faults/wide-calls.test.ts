@@ -77,4 +77,31 @@ describe('a tools/call of more than 10,000 values', () => {
       await team.close();
     }
   }, 60_000);
+
+  // Round 20 review, T20-1: the refusal was audited under whatever Mcp-Session-Id came, before the
+  // session was looked up: yvonne's record carried xavier's session id, or any text, answered 200.
+  test("serve --http: a wide call naming another member's session, or none that exists, is 404 and recorded nowhere", async () => {
+    const dir = tempDir();
+    const YVONNE = 'token-of-yvonne-0123456789';
+    const team = await startTeam(dir, { mcpServers: { f: faultServer('works', join(dir, 'starts'), { FAULT_CALLS: join(dir, 'calls') }) }, permissions: { allow: ['mcp__f'] }, http: { tokens: [{ user: 'xavier', sha256: tokenHash(TOKEN) }, { user: 'yvonne', sha256: tokenHash(YVONNE) }] } });
+    const x = await teamClient(team.url, TOKEN);
+    try {
+      const xavierSession = (x.client.transport as { sessionId?: string }).sessionId!;
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'f__echo', arguments: wide(10_050) } });
+      for (const session of [xavierSession, 'made-up-session <b>']) {
+        const answer = await fetch(team.url, { method: 'POST', headers: { authorization: `Bearer ${YVONNE}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session }, body });
+        expect(answer.status).toBe(404);
+        expect(await answer.text()).toContain('Session not found');
+      }
+      // Xavier's own wide call in his session is refused and recorded under it, as before.
+      await refusal(x.client, wide(10_050));
+    } finally {
+      await x.close();
+      await team.close();
+    }
+    const records = readAudit(join(dir, 'mcp-latch-audit.jsonl'), 100);
+    expect(records.filter((record) => record.user === 'yvonne')).toEqual([]);
+    expect(records.filter((record) => record.session === 'made-up-session <b>')).toEqual([]);
+    expect(records.filter((record) => record.tool === 'tools/call' && record.user === 'xavier')).toHaveLength(1);
+  }, 60_000);
 });
