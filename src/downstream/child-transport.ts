@@ -245,6 +245,15 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     return this.sendLine(serializeMessage(message));
   }
 
+  /** What the server has not read of what was written to its stdin yet (lines.ts, LineSending). */
+  unread(): number {
+    return (this.child?.stdin?.writableLength ?? 0) + this.outgoing.length;
+  }
+
+  get unreadLimit(): number {
+    return this.options.maxMessageBytes;
+  }
+
   /** A line made elsewhere (lines.ts, LineSending: a call made from its arguments' text, direct-calls.ts). */
   sendLine(line: string): Promise<void> {
     const stdin = this.child?.stdin;

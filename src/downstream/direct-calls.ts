@@ -120,6 +120,15 @@ export class DirectCalls {
       this.deliver(settle, false, cancel.reason);
       return;
     }
+    // A server that stopped reading its input: the call is not written behind what it has not read
+    // (40 calls of 5 MB to one were held in the gateway, 715 MB, each answered after callSeconds
+    // as "forwarded and then cancelled at the server"; review of round 20 faults, F4).
+    const unread = this.lines?.unread?.() ?? 0;
+    const limit = this.lines?.unreadLimit ?? Infinity;
+    if (unread > limit) {
+      this.deliver(settle, false, new LatchError('SERVER_UNAVAILABLE', `the server is not reading its input: ${megabytes(unread)} MB written to it are still unread, more than limits.messageMB (${megabytes(limit)} MB)`));
+      return;
+    }
     const id = this.nextId++;
     const deadline = Date.now() + options.timeout;
     const entry: Pending = { settle, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };
@@ -175,7 +184,9 @@ export class DirectCalls {
         continue;
       }
       this.cancel(id, 'timeout');
-      this.deliver(this.remove(id), false, McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout }));
+      // What the server had not read then: the call, and its cancellation, may not have reached it (gateway/call.ts timeoutResult).
+      const unread = this.lines?.unread?.() ?? 0;
+      this.deliver(this.remove(id), false, McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout, unread }));
     }
     if (next < Infinity) this.expireAt(next);
   };
@@ -320,6 +331,11 @@ function withProgressToken(params: Record<string, unknown>, id: number): Record<
   }
   copy._meta = token;
   return copy;
+}
+
+/** Bytes as megabytes, one decimal. */
+function megabytes(bytes: number): number {
+  return Math.round((bytes / 1024 / 1024) * 10) / 10;
 }
 
 /**

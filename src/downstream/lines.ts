@@ -164,6 +164,14 @@ export interface LineTaking {
  */
 export interface LineSending {
   sendLine(line: string, id: string | number): Promise<void>;
+  /**
+   * The bytes written to the peer that it has not read yet, when the transport can tell (a stdio
+   * server's stdin): a server that stops reading is not sent more calls past `limits.messageMB`
+   * of them (docs/config.md, "limits").
+   */
+  unread?(): number;
+  /** The most `unread()` may be before calls are refused (`limits.messageMB`, in bytes). */
+  readonly unreadLimit?: number;
 }
 
 /**

@@ -636,7 +636,12 @@ function timeoutResult(error: McpError, supervisor: Supervisor): CallToolResult 
   const own = 'timeout' in supervisor.config && supervisor.config.timeout;
   const limit = own ? `mcpServers.${supervisor.name}.timeout` : 'timeouts.callSeconds';
   const seconds = typeof ms === 'number' ? ` (${ms / 1000} s)` : '';
-  const text = `mcp-latch: server "${supervisor.name}" did not answer within ${limit}${seconds}. The call was forwarded and then cancelled at the server: it may have had effects. Raise ${limit} for slow tools.`;
+  const unread = (error.data as { unread?: unknown } | undefined)?.unread;
+  // The server had stopped reading its input: whether the call (or its cancellation) reached it is not known (review of round 20 faults, F4).
+  const text =
+    typeof unread === 'number' && unread > 0
+      ? `mcp-latch: server "${supervisor.name}" did not answer within ${limit}${seconds}, and it was not reading its input (${unread.toLocaleString('en-US')} bytes written to it were still unread): the call was sent and then cancelled, and may not have reached it, or may yet; it may have had effects.`
+      : `mcp-latch: server "${supervisor.name}" did not answer within ${limit}${seconds}. The call was forwarded and then cancelled at the server: it may have had effects. Raise ${limit} for slow tools.`;
   return { content: [{ type: 'text', text: escapeText(text) }], isError: true };
 }
 

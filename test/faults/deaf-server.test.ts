@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { faultServer } from '../helpers/faults.js';
+import { rawGateway, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+
+/**
+ * A server that stops reading its stdin (stuck): the gateway held every call to it in its own
+ * memory without bound (40 calls of 5 MB, 715 MB), each answered after timeouts.callSeconds as
+ * "forwarded and then cancelled at the server", though neither had left the gateway (round 20
+ * review of faults, F4).
+ */
+describe('a server that stops reading its input', () => {
+  test('past limits.messageMB unread, a call is not written to it and says so; one that timed out does not claim it reached the server', async () => {
+    const dir = tempDir();
+    const calls = join(dir, 'calls');
+    const config = writeConfig(dir, { mcpServers: { s: faultServer('deaf', join(dir, 'starts'), { FAULT_CALLS: calls }) }, permissions: { allow: ['mcp__s__echo'] }, limits: { messageMB: 1 }, timeouts: { callSeconds: 2 } });
+    const gateway = rawGateway(config);
+    try {
+      await gateway.initialize();
+      gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      await gateway.response(2);
+      // Three calls of 0.6 MB: past the pipes' buffers, well over 1 MB waits unread; the next is refused.
+      const text = 'x'.repeat(600 * 1024);
+      for (const id of [10, 11, 13]) gateway.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 's__echo', arguments: { text } } });
+      // Sent after them: the gateway reads it after them, and writes (or refuses) it after them.
+      gateway.send({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 's__echo', arguments: { text: 'small' } } });
+      const refused = textOf((await gateway.response(12)).result);
+      expect(refused).toMatch(/^mcp-latch: the call was not run because the server is not reading its input: 1\.\d MB written to it are still unread, more than limits\.messageMB \(1 MB\)/);
+      const timedOut = textOf((await gateway.response(10)).result);
+      expect(timedOut).toContain('it was not reading its input');
+      expect(timedOut).not.toContain('cancelled at the server');
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+});
