@@ -70,11 +70,24 @@ export function undo(options: UndoOptions, out: Output, now: Date): number {
           refused.push({ file: path, reason: 'it changed while init ran; run init --undo again' });
           continue;
         }
-        item.backup = backupFile(options.backups, path, now);
-        writeFileAtomic(path, text);
+        try {
+          item.backup = backupFile(options.backups, path, now);
+          writeFileAtomic(path, text);
+        } catch (error) {
+          // Named, and the other files still restored: a full disk ended --undo with a bare error
+          // after earlier files were restored, naming none (review of round 20 faults).
+          refused.push({ file: path, reason: `it could not be written (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}); it is as it was` });
+          continue;
+        }
       }
-      manifest.wrapped = manifest.wrapped.filter((record) => record.file !== path);
-      writeManifest(file, manifest);
+      const left = manifest.wrapped.filter((record) => record.file !== path);
+      try {
+        writeManifest(file, { ...manifest, wrapped: left });
+      } catch (error) {
+        refused.push({ file: path, reason: `it was restored, but ${file} could not be updated (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}): it still lists the file` });
+        continue;
+      }
+      manifest.wrapped = left;
     }
     restored.push(item);
   }

@@ -626,6 +626,28 @@ describe('init --wrap and --undo', () => {
     for (const [id, path] of paths) expect(readFileSync(path).equals(before.get(id)!)).toBe(true);
   });
 
+  // The same review: --undo on a full disk ended with a bare error at the first file it could not
+  // write, after earlier ones were restored, naming none of them.
+  test('--undo: a file it cannot write is named and left as it was; the others are restored and reported', () => {
+    const l = layout();
+    const paths = placeAll(l);
+    const before = new Map([...paths].map(([id, path]) => [id, readFileSync(path)]));
+    expect(run(l, { wrap: true }).code).toBe(0);
+    const cursor = paths.get('cursor')!;
+    const wrapped = readFileSync(cursor);
+    // The file's temporary twin is already there: its write fails (EEXIST), as a full disk does.
+    writeFileSync(`${cursor}.mcp-latch-tmp-${process.pid}`, '');
+    const { code, stdout, stderr } = run(l, { undo: true });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`mcp-latch: could not restore ${cursor}: it could not be written (EEXIST); it is as it was`);
+    expect(readFileSync(cursor).equals(wrapped)).toBe(true);
+    for (const [id, path] of paths) if (path !== cursor) expect(readFileSync(path).equals(before.get(id)!)).toBe(true);
+    expect(stdout).toMatch(/Restored \d+ servers? .* in .*claude_desktop_config\.json/);
+    // Once it can be written, --undo restores it too.
+    expect(run(l, { undo: true }).code).toBe(0);
+    expect(readFileSync(cursor).equals(before.get('cursor')!)).toBe(true);
+  });
+
   test('never imports mcp-latch itself', () => {
     const other = layout();
     const file = join(other.root, 'mixed.json');
