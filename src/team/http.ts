@@ -63,7 +63,12 @@ interface LiveSession {
   /** Requests of this session whose response is still open (a call, the client's event stream). */
   open: number;
   idle: NodeJS.Timeout | null;
+  /** The `Authorization` of the request that holds its event stream (GET /mcp), checked again later (recheckStreams). */
+  stream: { authorization: string | undefined } | null;
 }
+
+/** How often the credentials of held event streams are checked again (an OAuth token expires on its own). */
+const STREAM_RECHECK_MS = 60_000;
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** The approval page (web/team.html): static, no data in it; the person signs in on it with their token. */
@@ -88,6 +93,7 @@ export class TeamGateway {
   private base = '';
   private hosts: string[] = [];
   private closed = false;
+  private recheck: NodeJS.Timeout | undefined;
   private page: Promise<Map<string, Asset>> | null = null;
   /** This run's secret, made when no authentication is configured (at start, or at the first request after a reload removed it). */
   private secret: LocalSecret | null = null;
@@ -150,6 +156,8 @@ export class TeamGateway {
     this.authenticator = new Authenticator(() => this.core.config().http, resource);
     this.warnClientsThatApprove();
     this.core.start(SHARED_SERVER_CAPABILITIES);
+    this.recheck = setInterval(() => void this.recheckStreams().catch((error: unknown) => this.core.logger.warn({ err: errorMessage(error) }, 'could not check the credentials of event streams')), STREAM_RECHECK_MS);
+    this.recheck.unref();
     return resource;
   }
 
@@ -183,8 +191,35 @@ export class TeamGateway {
   /** The config file's new text, from its watcher: applied in two turns (GatewayCore.reloadInTurns). */
   async reload(text: string, why: string): Promise<boolean> {
     const reloaded = await this.core.reloadInTurns(text, why);
-    if (reloaded && this.authenticator) this.warnClientsThatApprove();
+    if (reloaded && this.authenticator) {
+      this.warnClientsThatApprove();
+      await this.recheckStreams();
+    }
     return reloaded;
+  }
+
+  /**
+   * Ends each session's event stream whose credential no longer names the session's user (a token
+   * removed from http.tokens, an OAuth token past its exp): it was checked once, when the stream
+   * opened, and a revoked token's stream kept receiving for as long as its holder kept it (round 20
+   * review, T20-4). The client opens it again with the credential it has now, or is refused (401).
+   */
+  private async recheckStreams(): Promise<void> {
+    for (const session of [...this.sessions.values()]) {
+      const stream = session.stream;
+      if (!stream) continue;
+      if ((await this.currentUser(stream.authorization)) === session.user || session.stream !== stream) continue;
+      session.stream = null;
+      this.core.logger.info({ user: session.user, session: session.id }, "event stream ended: the credential that opened it is no longer accepted (revoked or expired); the client's next request needs a valid one");
+      session.transport.closeStandaloneSSEStream();
+    }
+  }
+
+  /** The user an Authorization header names now, for a request to /mcp (an approver's credential names none there). */
+  private async currentUser(authorization: string | undefined): Promise<string | null> {
+    if (!this.authenticator.configured()) return this.secret?.accepts(authorization) ? LOCAL_USER.user : null;
+    const result = await this.authenticator.authenticate(authorization);
+    return 'identity' in result && result.identity.role !== 'approver' ? result.identity.user : null;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -309,6 +344,7 @@ export class TeamGateway {
       // It may have ended while its body was read.
       if (this.sessions.get(named.id) !== named) return notFound();
       this.track(named, res);
+      if (req.method === 'GET') this.holdsStream(named, req, res);
       return named.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, noSession(req, body));
@@ -321,6 +357,15 @@ export class TeamGateway {
     const session = this.open(identity);
     this.track(session, res);
     await session.transport.handleRequest(req, res, body);
+  }
+
+  /** Remembers the credential of the session's event stream while it is open (recheckStreams). */
+  private holdsStream(session: LiveSession, req: IncomingMessage, res: ServerResponse): void {
+    const stream = { authorization: req.headers.authorization };
+    session.stream = stream;
+    res.once('close', () => {
+      if (session.stream === stream) session.stream = null;
+    });
   }
 
   /**
@@ -404,7 +449,7 @@ export class TeamGateway {
       session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
-    const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null };
+    const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null, stream: null };
     this.sessions.set(id, session);
     transport.onclose = () => {
       this.sessions.delete(id);
@@ -422,6 +467,7 @@ export class TeamGateway {
   async close(why?: string): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.recheck);
     // Calls waiting for a person on a signal were recorded cancelled `by: "client"` once the
     // connections closed: they are cancelled through the latch first, as the stdio gateway's are
     // (gateway/server.ts; docs/design.md, "Audited").
