@@ -34,6 +34,7 @@ import { scanString, scanValue } from '../downstream/answer-scan.js';
 export const scannedCall: { params: object | null; argsText: string } = { params: null, argsText: '' };
 
 const MINUS = 45;
+const LETTER_M = 109;
 const ZERO = 48;
 const NINE = 57;
 
@@ -77,7 +78,8 @@ export function scanCall(line: string): JSONRPCMessage | null {
   let argsStart: number;
   SDK_FAST.lastIndex = 0;
   PYTHON_FAST.lastIndex = 0;
-  if (SDK_FAST.test(line)) {
+  // The third character tells the envelopes apart (`{"m…`, `{"j…`): a failed expression still cost ~200 instructions.
+  if (line.charCodeAt(2) === LETTER_M && SDK_FAST.test(line)) {
     argsStart = SDK_FAST.lastIndex - 1;
     name = line.slice(SDK_HEAD.length + 1, argsStart - NAME_TO_ARGUMENTS + 1);
   } else if (PYTHON_FAST.test(line)) {
@@ -115,7 +117,7 @@ export function scanCall(line: string): JSONRPCMessage | null {
   let paramsEnd = argsEnd;
   let meta: { progressToken: string | number } | null = null;
   META.lastIndex = argsEnd;
-  if (META.test(line)) {
+  if (line.charCodeAt(argsEnd) === COMMA && META.test(line)) {
     paramsEnd = META.lastIndex;
     const tokenAt = argsEnd + META_TO_TOKEN;
     meta = { progressToken: line.charCodeAt(tokenAt) === QUOTE ? line.slice(tokenAt + 1, paramsEnd - 2) : integerAt(line, tokenAt, paramsEnd - 1) };
