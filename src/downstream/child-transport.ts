@@ -64,6 +64,8 @@ export function childTransport(config: StdioServer, logger: () => Logger, maxMes
 }
 
 const GRACE_MS = 2_000;
+/** How long what was written to a server must wait unread, without emptying, before the server counts as not reading its input (direct-calls.ts). */
+const STALL_MS = 1_000;
 const STDERR_TAIL_LINES = 5;
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
@@ -91,6 +93,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   private starting: Promise<void> | null = null;
   /** The server's process group (its pid), while what is left of it may still have to be killed. */
   private group: number | null = null;
+  /** Since when what was written to the server's stdin has waited unread without emptying (null: it is empty). */
+  private backlogSince: number | null = null;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
 
@@ -247,7 +251,11 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
 
   /** What the server has not read of what was written to its stdin yet (lines.ts, LineSending). */
   unread(): number {
-    return (this.child?.stdin?.writableLength ?? 0) + this.outgoing.length;
+    const waiting = this.child?.stdin?.writableLength ?? 0;
+    // Only a backlog that has not emptied for STALL_MS: one burst of large calls waits a few ms
+    // for a server that reads, and is no sign it stopped.
+    if (waiting === 0 || this.backlogSince === null || Date.now() - this.backlogSince < STALL_MS) return 0;
+    return waiting;
   }
 
   get unreadLimit(): number {
@@ -277,7 +285,13 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     this.outgoing = '';
     try {
       if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
-      if (this.stdin && this.child?.stdin && !this.closed && text !== '') this.stdin.write(text);
+      const stdin = this.child?.stdin;
+      if (this.stdin && stdin && !this.closed && text !== '') {
+        // When the server's input began to wait unread, and has not emptied since (unread()).
+        if (stdin.writableLength === 0) this.backlogSince = null;
+        this.stdin.write(text);
+        if (stdin.writableLength > 0) this.backlogSince ??= Date.now();
+      }
     } catch (error) {
       // A throw would be an unhandled rejection (a microtask) or end the audit's together().
       this.onerror?.(error as Error);

@@ -126,7 +126,7 @@ export class DirectCalls {
     const unread = this.lines?.unread?.() ?? 0;
     const limit = this.lines?.unreadLimit ?? Infinity;
     if (unread > limit) {
-      this.deliver(settle, false, new LatchError('SERVER_UNAVAILABLE', `the server is not reading its input: ${megabytes(unread)} MB written to it are still unread, more than limits.messageMB (${megabytes(limit)} MB)`));
+      this.deliver(settle, false, new LatchError('SERVER_UNAVAILABLE', `the server is not reading its input: ${megabytes(unread)} MB written to it have waited unread for over a second, more than limits.messageMB (${megabytes(limit)} MB)`));
       return;
     }
     const id = this.nextId++;

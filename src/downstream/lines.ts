@@ -165,9 +165,10 @@ export interface LineTaking {
 export interface LineSending {
   sendLine(line: string, id: string | number): Promise<void>;
   /**
-   * The bytes written to the peer that it has not read yet, when the transport can tell (a stdio
-   * server's stdin): a server that stops reading is not sent more calls past `limits.messageMB`
-   * of them (docs/config.md, "limits").
+   * The bytes written to the peer that it has not read yet and that have waited without the
+   * backlog emptying for a second, when the transport can tell (a stdio server's stdin), else 0: a
+   * server that stopped reading is not sent more calls past `limits.messageMB` of them
+   * (docs/config.md, "limits").
    */
   unread?(): number;
   /** The most `unread()` may be before calls are refused (`limits.messageMB`, in bytes). */

@@ -22,13 +22,32 @@ describe('a server that stops reading its input', () => {
       // Three calls of 0.6 MB: past the pipes' buffers, well over 1 MB waits unread; the next is refused.
       const text = 'x'.repeat(600 * 1024);
       for (const id of [10, 11, 13]) gateway.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 's__echo', arguments: { text } } });
-      // Sent after them: the gateway reads it after them, and writes (or refuses) it after them.
+      // A backlog counts once it has not emptied for a second (a burst to a server that reads is no sign).
+      await new Promise((done) => setTimeout(done, 1_500));
       gateway.send({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 's__echo', arguments: { text: 'small' } } });
       const refused = textOf((await gateway.response(12)).result);
-      expect(refused).toMatch(/^mcp-latch: the call was not run because the server is not reading its input: 1\.\d MB written to it are still unread, more than limits\.messageMB \(1 MB\)/);
+      expect(refused).toMatch(/^mcp-latch: the call was not run because the server is not reading its input: 1\.\d MB written to it have waited unread for over a second, more than limits\.messageMB \(1 MB\)/);
       const timedOut = textOf((await gateway.response(10)).result);
       expect(timedOut).toContain('it was not reading its input');
       expect(timedOut).not.toContain('cancelled at the server');
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
+  test('a burst of large calls to a server that reads is written whole: none refused', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { mcpServers: { s: faultServer('works', join(dir, 'starts')) }, permissions: { allow: ['mcp__s__echo'] }, limits: { messageMB: 1 } });
+    const gateway = rawGateway(config);
+    try {
+      await gateway.initialize();
+      gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      await gateway.response(2);
+      // 16 calls of 0.9 MB in one write: 14 MB go to the server at once, past limits.messageMB.
+      const text = 'y'.repeat(900 * 1024);
+      const ids = Array.from({ length: 16 }, (_, index) => 10 + index);
+      gateway.send(...ids.map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 's__echo', arguments: { text, id } } })));
+      for (const id of ids) expect(JSON.parse(textOf((await gateway.response(id)).result)).id).toBe(id);
     } finally {
       await gateway.close();
     }
