@@ -123,6 +123,9 @@ function unrelayable(request: { method: string; params?: Record<string, unknown>
   return `${cannot}, which mcp-latch does not relay to a 2026-07-28 client`;
 }
 
+/** The longest URL-mode question's url passed on: a browser's address bar and a terminal show no more usefully. */
+const MAX_QUESTION_URL_CHARS = 8192;
+
 /**
  * Why a server's URL-mode question is not put before the person, or null (either era; relay.ts too).
  * The client shows the URL as mcp-latch's and offers to open it, and the URL cannot be prefixed or
@@ -142,6 +145,10 @@ export function urlQuestionProblem(params: Record<string, unknown>): string | nu
   } catch {
     return `its URL-mode question's url "${escapeText(url)}" is not a URL`;
   }
+  // Only as the WHATWG parser writes it back: a URL read one way and shown another (`https://evil.example\@127.0.0.1/`,
+  // which RFC 3986 readers take for 127.0.0.1; `https://0x7f.1/`) is not put before the person (round 20 review, D1).
+  if (url.length > MAX_QUESTION_URL_CHARS) return `its URL-mode question's url is ${url.length.toLocaleString('en-US')} characters, more than the ${MAX_QUESTION_URL_CHARS.toLocaleString('en-US')} (MAX_QUESTION_URL_CHARS) mcp-latch passes on`;
+  if (parsed.href !== url && !(parsed.href === `${url}/` && parsed.pathname === '/')) return `its URL-mode question's url "${escapeText(url)}" is not written as it is read ("${escapeText(parsed.href)}"; mcp-latch passes on a URL only in that form)`;
   if (parsed.protocol !== 'https:') return `its URL-mode question's url "${escapeText(url)}" is not https (mcp-latch passes on only https URLs of other hosts)`;
   if (parsed.username !== '' || parsed.password !== '') return `its URL-mode question's url "${escapeText(url)}" names a user or password`;
   if (isThisMachine(parsed.hostname)) return `its URL-mode question's url "${escapeText(url)}" leads to this machine (mcp-latch passes on only https URLs of other hosts)`;
@@ -150,11 +157,12 @@ export function urlQuestionProblem(params: Record<string, unknown>): string | nu
 
 /** A host name that is this machine: localhost, a loopback or unspecified address. */
 function isThisMachine(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.$/, '');
+  const host = hostname.toLowerCase().replace(/\.+$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true;
   // IPv6 in brackets: ::1, ::, and IPv4-mapped loopback (the URL parser writes them in hex).
-  return host === '[::1]' || host === '[::]' || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) || host === '[::ffff:0:0]';
+  // And the forms that carry 127/8 in their last 32 bits: IPv4-compatible, SIIT and NAT64 (round 20 review, D1).
+  return host === '[::1]' || host === '[::]' || /^\[(::ffff:|::|::ffff:0:|64:ff9b::)7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) || host === '[::ffff:0:0]';
 }
 
 /**

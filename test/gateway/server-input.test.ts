@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { rootsAnswered, serverAnswers, serverInput, shownQuestion } from '../../src/gateway/server-input.js';
+import { rootsAnswered, serverAnswers, serverInput, shownQuestion, urlQuestionProblem } from '../../src/gateway/server-input.js';
 
 /** A 2026-07-28 server's input_required as the gateway wraps it for the client, and the answers it routes back. */
 describe('serverInput', () => {
@@ -121,5 +121,28 @@ describe("serverInput for a 2026-07-28 client: only what the revision lets a ser
     const bad = { 'mcp-latch/server/r': { roots: [{ uri: 'file:///a' }, { name: 'no uri' }] } };
     expect(rootsAnswered(input, bad)).toEqual([]);
     expect(serverAnswers(input, bad)).toEqual({ inputResponses: {} });
+  });
+});
+
+// Round 20 review (review-diff20, D1): a URL read one way and shown another, loopback in IPv6 forms
+// the check did not list, a run of trailing dots, and a URL of any length were passed on.
+describe('urlQuestionProblem: a URL only as it is read, to another host, of bounded length', () => {
+  test.each([
+    ['https://evil.example\\@127.0.0.1/', 'is not written as it is read'],
+    ['https://0x7f.1/s/x', 'is not written as it is read'],
+    ['HTTPS://accounts.example.com/', 'is not written as it is read'],
+    ['https://[::127.0.0.1]/', 'is not written as it is read'],
+    ['https://[::7f00:1]/', 'leads to this machine'],
+    ['https://[::ffff:0:7f00:1]/', 'leads to this machine'],
+    ['https://[64:ff9b::7f00:1]/', 'leads to this machine'],
+    ['https://localhost../', 'leads to this machine'],
+  ])('%s is refused', (url, why) => {
+    expect(urlQuestionProblem({ url })).toContain(why);
+  });
+  test('a url of 9,000 characters is refused naming MAX_QUESTION_URL_CHARS', () => {
+    expect(urlQuestionProblem({ url: `https://accounts.example.com/${'a'.repeat(9000)}` })).toContain('MAX_QUESTION_URL_CHARS');
+  });
+  test.each(['https://accounts.example.com/connect?x=1', 'https://accounts.example.com'])('%s is passed on', (url) => {
+    expect(urlQuestionProblem({ url })).toBeNull();
   });
 });
