@@ -111,15 +111,21 @@ return out
 `;
 
 /**
- * KEYS: rules:<user>, rules:<user>:gen. ARGV: the generation as read ('' when absent), then score,
- * rule pairs. Adds the rules (NX) only while the generation is still the one they were signed for
- * (a forget in between would leave them signed for the old one: they would not hold). Returns 1 or
- * 0 for each rule (added or there already), or -1 when the generation changed: read it again.
+ * KEYS: rules:<user>, rules:<user>:gen. ARGV: the generation as read ('' when absent), the
+ * generation to set first ('' for none: only when the store lost the user's rules, the set then
+ * empty), then score, rule pairs. Adds the rules (NX) only while the generation is still the one
+ * they were signed for (a forget in between would leave them signed for the old one: they would not
+ * hold). Returns 1 or 0 for each rule (added or there already), or -1 when the generation (or the
+ * lost set) changed: read it again.
  */
 const REMEMBER = `
 if (redis.call('GET', KEYS[2]) or '') ~= ARGV[1] then return -1 end
+if ARGV[2] ~= '' then
+  if redis.call('ZCARD', KEYS[1]) ~= 0 then return -1 end
+  redis.call('SET', KEYS[2], ARGV[2])
+end
 local added = {}
-for i = 2, #ARGV, 2 do added[#added + 1] = redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
+for i = 3, #ARGV, 2 do added[#added + 1] = redis.call('ZADD', KEYS[1], 'NX', ARGV[i], ARGV[i + 1]) end
 return added
 `;
 

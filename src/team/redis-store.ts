@@ -298,13 +298,16 @@ export class RedisTeamStore implements TeamStore {
   async remember(user: string, rules: string[]): Promise<string[]> {
     for (let attempt = 0; attempt < RULES_ATTEMPTS; attempt += 1) {
       const stored = await this.redis.get(rulesGenerationKey(user));
-      const generation = this.generation(user, stored);
+      const lost = await this.lostGeneration(user, stored);
+      const generation = lost ?? this.generation(user, stored);
       if (generation === null) throw new LatchError('STORE_WRITE_FAILED', `the remembered rules of ${user} in the team store do not verify against store.signingKeyFile, or are older than this replica has seen (see the log); nothing is added to them until ${rulesKey(user)} and ${rulesGenerationKey(user)} are removed`);
       // Scored in microseconds, so rules added together keep their order.
       const now = Date.now() * 1000;
-      const added = await this.redis.latchRemember(rulesKey(user), rulesGenerationKey(user), stored ?? '', ...rules.flatMap((rule, index) => [now + index, this.sealed(ruleWhere(user, generation), rule)]));
+      const next = lost === null ? '' : this.sealed(['rules-gen', user], String(lost));
+      const added = await this.redis.latchRemember(rulesKey(user), rulesGenerationKey(user), stored ?? '', next, ...rules.flatMap((rule, index) => [now + index, this.sealed(ruleWhere(user, generation), rule)]));
       // A forget on another replica bumped the generation between the read and the write.
       if (!Array.isArray(added)) continue;
+      if (lost !== null) this.raiseGeneration(user, lost);
       const fresh = rules.filter((_, index) => added[index] === 1);
       if (fresh.length > 0) await this.redis.publish(CHANNEL_RULES, user);
       return fresh;
@@ -345,6 +348,21 @@ export class RedisTeamStore implements TeamStore {
       return true;
     }
     throw new LatchError('STORE_WRITE_FAILED', `could not forget ${rule} of ${user}: their remembered rules changed at each of ${RULES_ATTEMPTS} tries`);
+  }
+
+  /**
+   * The generation to start a user's rules at when the store lost them (FLUSHALL, a Redis restarted
+   * without persistence: no generation and no rules, though this replica saw a later generation):
+   * one past the newest seen, so no value of an older one verifies again. Null otherwise. Until
+   * round 20 such a user could never remember a rule again (each "Always allow" failed, "older
+   * generation than this replica has seen"), and the message named keys that were already gone
+   * (round 20 review, T20-5). A set written back with no generation is still refused (not empty).
+   */
+  private async lostGeneration(user: string, stored: string | null): Promise<number | null> {
+    const seen = this.generations.get(user) ?? 0;
+    if (!this.signer || stored !== null || seen === 0) return null;
+    if ((await this.redis.zcard(rulesKey(user))) !== 0) return null;
+    return seen + 1;
   }
 
   /** The generation of a user's rules as stored, and the set (member, score), read together. */

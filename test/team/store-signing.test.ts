@@ -164,4 +164,36 @@ describe('serve --http with store.signingKeyFile', () => {
     const rolledBack = await waiting(join(dir, 'forgotten.txt'));
     await rolledBack.x.close();
   });
+
+  // Round 20 review, T20-5: after Redis lost xavier's rules (FLUSHALL, a restart without persistence)
+  // each "Always allow" failed for good ("older generation than this replica has seen") and the
+  // message named keys already gone. Now his rules start one generation past the newest seen.
+  test('after Redis lost the rules (FLUSHALL), "Always allow" holds again; values of before the loss, written back, do not', async () => {
+    const before = await raw.zrange('mcp-latch:rules:xavier', '0', '-1', 'WITHSCORES');
+    expect(before.length).toBeGreaterThan(0);
+    await raw.flushall();
+    const file = join(dir, 'after-loss.txt');
+    // The replica's heartbeat went with the rest: its calls are listed once it is renewed.
+    await eventually(async () => expect(await raw.keys('mcp-latch:replica:*')).toHaveLength(1), 20_000);
+    const { x, call, pending } = await waiting(file);
+    try {
+      const choice = (pending as unknown as { choices: string[] }).choices.find((each) => each.startsWith('Always allow'))!;
+      expect((await team.api(`/api/pending/${pending.id}`, X, { method: 'POST', body: { decision: choice } })).status).toBe(200);
+      expect(textOf(await call)).toContain('Successfully wrote');
+    } finally {
+      await x.close();
+    }
+    expect((await team.api('/api/rules', X)).body.rules).toEqual([`Edit(${file})`]);
+    expect(JSON.parse(readFileSync(join(dir, '.mcp-latch-rules-generations.json'), 'utf8'))).toEqual({ xavier: 2 });
+    const again = await teamClient(team.url, X);
+    try {
+      expect(textOf(await again.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'again' } }))).toContain('Successfully wrote');
+    } finally {
+      await again.close();
+    }
+    // What was kept before the loss, written back: of an older generation, it does not verify.
+    for (let index = 0; index + 1 < before.length; index += 2) await raw.zadd('mcp-latch:rules:xavier', before[index + 1]!, before[index]!);
+    await raw.publish('mcp-latch:rules', 'xavier');
+    await eventually(async () => expect((await team.api('/api/rules', X)).body.rules).toEqual([`Edit(${file})`]), 10_000);
+  }, 120_000);
 });
