@@ -220,3 +220,18 @@ describe('redactLogRecord: a log record', () => {
     expect(redactLogRecord({ data: { ghp_0123456789abcdefghijABCDEFGHIJ012345: true } })).toEqual({ data: { 'ghp_[redacted]': true } });
   });
 });
+
+// Round 20 review (review-diff20, D3): sh removes a backslash-newline before it reads words, so
+// each of these sets the secret; the git config readings took the continuation for a word.
+describe('a line continuation in a git config text', () => {
+  test.each([
+    ['git config \\\n sendemail.smtpPass S3cretV4lue11', 'git config  sendemail.smtpPass [redacted]'],
+    ['git -c sendemail.smtpPass=\\\nS3cretV4lue12 send-email x', 'git -c sendemail.smtpPass=[redacted] send-email x'],
+    ['git config set \\\n --value=S3cretV4lue13 sendemail.smtpPass', 'git config set  --value=[redacted] sendemail.smtpPass'],
+  ])('%j is redacted as sh reads it', (text, shown) => {
+    expect(redactText(text)).toBe(shown);
+  });
+  test('a text with a continuation and no secret is kept as written', () => {
+    expect(redactText('git config \\\n user.name Ada')).toBe('git config \\\n user.name Ada');
+  });
+});
