@@ -1,3 +1,6 @@
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS, MAX_SERVER_ROUNDS } from '../config/limits.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
@@ -189,9 +192,24 @@ function rootsOf(answer: unknown): Array<{ uri: string; name?: string }> | null 
   const roots: Array<{ uri: string; name?: string }> = [];
   for (const root of answer.roots) {
     if (!isPlainObject(root) || typeof root.uri !== 'string') return null;
+    // Only a root the gateway can note (core.ts noteServerRoots: a directory there now) goes to the
+    // server: one it could not (not yet made, a file, a relative or non-file URI, which the server
+    // resolves against its own cwd) was passed on while the retry was decided without it (round 20
+    // review, review-diff20 D2).
+    if (!isDirectoryUri(root.uri)) continue;
     roots.push({ uri: root.uri, ...(typeof root.name === 'string' ? { name: root.name } : {}) });
   }
   return roots;
+}
+
+/** True when `uri` is a file: URI of an absolute path that is a directory now. */
+function isDirectoryUri(uri: string): boolean {
+  try {
+    const path = uri.startsWith('file://') ? fileURLToPath(uri) : null;
+    return path !== null && isAbsolute(path) && statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The client's answers to the server's questions, under the server's own keys, with its state. */

@@ -1,3 +1,7 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { rootsAnswered, serverAnswers, serverInput, shownQuestion, urlQuestionProblem } from '../../src/gateway/server-input.js';
 
@@ -115,10 +119,11 @@ describe("serverInput for a 2026-07-28 client: only what the revision lets a ser
   });
   test('the roots a retry answers with: read as the server gets them; another shape is not passed on', () => {
     const input = { keys: ['r', 'q'], requests: { 'mcp-latch/server/r': { method: 'roots/list' }, 'mcp-latch/server/q': form } };
-    const responses = { 'mcp-latch/server/r': { roots: [{ uri: 'file:///a', name: 'A', extra: 1 }] }, 'mcp-latch/server/q': { action: 'accept' } };
-    expect(rootsAnswered(input, responses)).toEqual([['file:///a']]);
-    expect(serverAnswers(input, responses)).toEqual({ inputResponses: { r: { roots: [{ uri: 'file:///a', name: 'A' }] }, q: { action: 'accept' } } });
-    const bad = { 'mcp-latch/server/r': { roots: [{ uri: 'file:///a' }, { name: 'no uri' }] } };
+    const a = pathToFileURL(tmpdir()).href;
+    const responses = { 'mcp-latch/server/r': { roots: [{ uri: a, name: 'A', extra: 1 }] }, 'mcp-latch/server/q': { action: 'accept' } };
+    expect(rootsAnswered(input, responses)).toEqual([[a]]);
+    expect(serverAnswers(input, responses)).toEqual({ inputResponses: { r: { roots: [{ uri: a, name: 'A' }] }, q: { action: 'accept' } } });
+    const bad = { 'mcp-latch/server/r': { roots: [{ uri: a }, { name: 'no uri' }] } };
     expect(rootsAnswered(input, bad)).toEqual([]);
     expect(serverAnswers(input, bad)).toEqual({ inputResponses: {} });
   });
@@ -145,4 +150,16 @@ describe('urlQuestionProblem: a URL only as it is read, to another host, of boun
   test.each(['https://accounts.example.com/connect?x=1', 'https://accounts.example.com'])('%s is passed on', (url) => {
     expect(urlQuestionProblem({ url })).toBeNull();
   });
+});
+
+// Round 20 review (review-diff20, D2): roots the gateway cannot note (core.ts noteServerRoots) went
+// to the server while the retry was decided without them.
+test('roots the gateway cannot note are not passed on: not yet made, a file, relative, another scheme', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'roots-'));
+  writeFileSync(join(dir, 'f'), '');
+  const input = { keys: ['r'], requests: { 'mcp-latch/server/r': { method: 'roots/list' } } };
+  const given = [pathToFileURL(dir).href, pathToFileURL(join(dir, 'not-yet-made')).href, pathToFileURL(join(dir, 'f')).href, 'secret-parent', 'https://x.example/'];
+  const responses = { 'mcp-latch/server/r': { roots: given.map((uri) => ({ uri })) } };
+  expect(rootsAnswered(input, responses)).toEqual([[given[0]]]);
+  expect(serverAnswers(input, responses)).toEqual({ inputResponses: { r: { roots: [{ uri: given[0] }] } } });
 });
