@@ -249,6 +249,11 @@ export class GatewayCore implements CallContext {
       const first = this.firstEntries.get(supervisor);
       if (supervisor.state !== 'ready' || first === undefined || this.recordRefused.has(supervisor)) continue;
       const server = supervisor.name;
+      // A server without pins is recorded once a tools/list was answered, not before: at a config's
+      // first start its digests (node:crypto) and the lock file's write were ~30 ms of the gateway's
+      // CPU before the ten-server list (docs/performance.md, "End of round 20"). A server with pins
+      // is recorded as before.
+      if (!this.toolsListed && !this.definitions.serverHasPins(server)) continue;
       const { tools, prompts, templates } = supervisor.listing;
       // The common case, at every list change: recorded already, each pinned name with a digest (lookups only, nothing built).
       const current = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
@@ -810,8 +815,18 @@ export class GatewayCore implements CallContext {
       servers.push(route.supervisor);
     }
     this.tellNotes(notes);
+    if (!this.toolsListed) {
+      this.toolsListed = true;
+      // Once this answer is written: the servers without pins are recorded then (recordListings).
+      setImmediate(() => {
+        if (!this.closed) this.recordListings();
+      });
+    }
     return this.withinLimit('tools/list', tools, servers);
   }
+
+  /** Whether a tools/list was answered in this run: recordListings waits for it for servers without pins. */
+  private toolsListed = false;
 
   /**
    * Notes a tool, prompt or template its server added later (or changed before any use was

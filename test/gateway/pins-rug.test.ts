@@ -339,6 +339,42 @@ describe('a tool its server adds after its first listing (a rename is the same r
     }
   }, 120_000);
 
+  test("a config's first start records a server without pins after the first tools/list answer, not before it (round 20: ~30 ms of the start's CPU)", async () => {
+    // The record makes a digest of each listed tool and writes the lock file: ~30 ms of the gateway's
+    // CPU before a ten-server list. A probe notes the stack of every hash made before the first
+    // tools/list answer is written, and whether the lock file existed then.
+    const { dir } = setup();
+    const lockFile = join(dir, 'mcp-latch.lock.json');
+    const out = join(dir, 'probe-out.json');
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(
+      probe,
+      `const fs = require('node:fs'); const net = require('node:net'); let listed = false; const stacks = [];
+      const get = process.getBuiltinModule;
+      process.getBuiltinModule = function (name) {
+        const module = get.call(this, name);
+        if (!/crypto/.test(name)) return module;
+        return new Proxy(module, { get(target, key) { const value = target[key]; if (key !== 'createHash') return value; return function (...args) { if (!listed) stacks.push(new Error().stack); return value.apply(target, args); }; } });
+      };
+      function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ recordHashes: stacks.filter((stack) => stack.includes('recordListings')).length, lock: fs.existsSync(process.env.PROBE_LOCK) })); } }
+      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };
+      const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };`,
+    );
+    const gateway = await startGateway(
+      { mcpServers: { fix: fixtureServer('fix', join(dir, 'calls.log')) }, permissions: { allow: ['mcp__fix__echo'] } },
+      { dir, nodeArgs: ['--require', probe], env: { PROBE_OUT: out, PROBE_LOCK: lockFile } },
+    );
+    try {
+      // Listed only once the server is ready (the gateway's first list waits for it): a record made at its readiness came before.
+      expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ recordHashes: 0, lock: false });
+      // And it is recorded right after.
+      await eventually(() => expect((JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: { listed?: { tool: string[] } } } }).servers.fix.listed?.tool).toContain('echo'));
+    } finally {
+      await gateway.close();
+    }
+  });
+
   test('renamed between two starts of a server with no pins yet, whose first pin comes in the next run: the name added is held from that pin on', async () => {
     // Round 20: only a server with pins was recorded, so the run of its first pin took its own first
     // listing as the baseline, the renamed tool in it: listed, and run under the allow rule unasked.
