@@ -43,7 +43,7 @@ import { ANSWERING, type IncomingCall } from './upstream-calls.js';
 import { ArgsJson } from '../values.js';
 import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
 import { nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
-import { HeldCall } from './held-calls.js';
+import { HeldCall, unanswered } from './held-calls.js';
 import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput, serverInputError, type ServerInput } from './server-input.js';
 import { envelopeMeta } from '../downstream/era-2026.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
@@ -157,9 +157,10 @@ export function handleToolCall(decided: DecidedCall, context: CallContext, sessi
 async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
   const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route), (lists) => rootsGiven(decided, lists, context, session)) : null;
   if (resumed?.held) {
-    if (decided.decision.verdict !== 'deny') return resumeHeld(decided, resumed.held, context, session);
+    if (decided.decision.verdict !== 'deny') return resumeHeld(decided, resumed.held, context, session, (lists) => rootsGiven(decided, lists, context, session), (final) => auditor(decided, context, session)(final, 'deny', 'gateway'));
     // A deny rule added while the question waited: the server's question is cancelled, its result never reaches the client.
-    session.held.take(resumed.held)?.question.answer({ action: 'cancel' });
+    const taken = session.held.take(resumed.held);
+    if (taken) unanswered(taken.question, 'the call is denied now');
     auditor(decided, context, session)(decided.decision, 'deny', decided.decision.by);
     return denialResult(ruleDenial(decided.decision));
   }
@@ -368,10 +369,13 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   // Only a 2026-07-28 server needs the client's era and its person here (off the path of every other call).
   const modern = supervisor.modern ? { envelope, person: session.person(decided.call.extra) } : null;
   const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(modern.envelope, modern.person)) : undefined);
-  // A 2025 server's elicitation cannot be sent to a 2026-07-28 client: it is held and asked as input_required (input-required.ts).
-  const held = !supervisor.modern && envelope && canShowForm(envelope.capabilities) ? new HeldCall(envelope.capabilities) : null;
+  // A 2025 server's elicitation or roots/list cannot be sent to a 2026-07-28 client: it is held and asked as input_required (input-required.ts).
+  const held = !supervisor.modern && envelope && (canShowForm(envelope.capabilities) || envelope.capabilities.roots) ? new HeldCall(envelope.capabilities, { shown: pathsPicture(outcome.decision), approved: outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage }) : null;
   const origin = session.origin(decided.call.extra);
-  if (held) origin.hold = held.ask;
+  if (held) {
+    origin.hold = held.ask;
+    origin.holdRoots = held.roots;
+  }
   const options = callOptions(decided, progress, context);
   const callServer = (answers: ServerAnswers | null) => supervisor.callTool(context.permits.issue(supervisor.name, tool.name, decided.args), tool.name, decided.args, meta, options, answers ?? undefined);
   const use = context.toolClass(decided.route).process;
@@ -545,7 +549,11 @@ async function finishModern(
           moved = movedSince(decided, outcome.decision, context, session);
           return moved === null ? send(answers) : Promise.resolve(null);
         };
-        answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, again);
+        // Roots the client gave are noted as the server's before `again` decides the call with them (rootsGiven's reading, for a handshake-era client).
+        const noteRoots = (lists: string[][]) => {
+          for (const uris of lists) context.noteServerRoots(supervisor.name, uris);
+        };
+        answered = await answerServerQuestions(supervisor.name, answered as Record<string, unknown>, modern.person, context.config().approval.timeoutSeconds * 1000, again, noteRoots);
         if (moved !== null) {
           const { reason, by } = moved;
           audit({ ...outcome.decision, verdict: 'deny', by, reason }, 'deny', by);

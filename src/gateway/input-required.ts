@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { escapeText } from '../latch/escape.js';
-import type { HeldCall, HeldQuestion } from './held-calls.js';
+import { unanswered, type HeldCall, type HeldQuestion } from './held-calls.js';
 import { applyAnswer, promptInput, type AskContext, type AskedCall } from '../latch/ask.js';
 import type { LatchAnswer } from '../latch/latch.js';
 import { pictureOf } from '../latch/picture.js';
@@ -16,9 +16,11 @@ import { argumentsCannotMatter } from '../latch/remember.js';
 import type { DecidedCall } from './call.js';
 import { approvalResponse, inputRequiredResult, ownInputRequired } from './era-2026.js';
 import type { CallContext, SessionPort } from './ports.js';
-import { HELD_INPUT, rootsAnswered, serverAnswers, serverInputError, type ServerInput } from './server-input.js';
+import { HELD_INPUT, HELD_ROOTS, rootsAnswered, rootsOf, serverAnswers, serverInputError, type ServerInput } from './server-input.js';
 import { MAX_SERVER_QUESTIONS } from '../config/limits.js';
-import { definitionChange, letThrough, notAsLetThrough } from './let-through.js';
+import { definitionChange, letThrough, notAsLetThrough, pathsMoved } from './let-through.js';
+import { denialResult, DENIED_PREFIX } from '../latch/denial.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * The latch's pause and resume for a 2026-07-28 client, which the gateway may not send a request:
@@ -173,7 +175,7 @@ export async function nextHeldRound(decided: DecidedCall, call: HeldCall, contex
   // a server asking after every answer kept the client answering for good (round 20).
   call.asked += 1;
   if (call.asked > MAX_SERVER_QUESTIONS) {
-    event.question.answer({ action: 'cancel' });
+    unanswered(event.question, `it asked again after ${MAX_SERVER_QUESTIONS} questions in one call (the limit)`);
     call.end();
     context.logger.warn({ server: decided.route.supervisor.name, tool: decided.route.tool.name, limit: MAX_SERVER_QUESTIONS }, "a server's question past the limit of one call was answered cancel; the client's call ended");
     return serverInputError(decided.route.supervisor.name, `it asked a question again after ${MAX_SERVER_QUESTIONS} in one call (the limit is ${MAX_SERVER_QUESTIONS} of one server for one call)`) as CallToolResult;
@@ -181,22 +183,62 @@ export async function nextHeldRound(decided: DecidedCall, call: HeldCall, contex
   return holdQuestion(decided, call, event.question, context, session, null);
 }
 
-/** The retry of a held call: its answer goes to the waiting question, then the call's next event comes back. */
-export function resumeHeld(decided: DecidedCall, id: string, context: CallContext, session: SessionPort): Promise<CallToolResult> | CallToolResult {
+/**
+ * The retry of a held call: its answer goes to the waiting question, then the call's next event
+ * comes back. A held roots/list gets the roots as read (server-input.ts rootsOf: absolute file:
+ * directories), noted as the server's and the call decided again with them (`rootsGiven`) before the
+ * server has them: it resolves this very call's paths against them. The call goes on when the rules
+ * allow it now, or when the person approved it and its paths lead where they did; otherwise the
+ * server's request is refused and the client's call ends, denied (`refused` audits it).
+ */
+export function resumeHeld(decided: DecidedCall, id: string, context: CallContext, session: SessionPort, rootsGiven: (lists: string[][]) => void, refused: (final: Decision) => void): Promise<CallToolResult> | CallToolResult {
   const held = session.held.take(id);
   if (!held) {
     return { content: [{ type: 'text', text: `mcp-latch: the question of ${escapeText(decided.route.supervisor.name)} this answer was for is no longer waiting (it expired, or its session closed, and was answered "cancel"). Call the tool again to run it anew.` }], isError: true };
   }
-  const answer = approvalResponse((decided.call.request.params as Record<string, unknown>).inputResponses, HELD_INPUT);
-  if (!answer) return holdQuestion(decided, held.call, held.question, context, session, 'the answer to the question was missing');
-  held.question.answer(answer);
+  const { inputResponses } = decided.call.request.params as Record<string, unknown>;
+  const { question } = held;
+  if (question.roots) {
+    const server = decided.route.supervisor.name;
+    const roots = rootsOf(isPlainObject(inputResponses) ? inputResponses[HELD_ROOTS] : undefined);
+    if (!roots) {
+      question.refuse('the client answered it with no list of roots');
+      held.call.end();
+      return serverInputError(server, "it asked for the client's roots, and the retry brought no list of roots under mcp-latch/server/roots") as CallToolResult;
+    }
+    rootsGiven([roots.map((root) => root.uri)]);
+    const why = rootsRefusal(decided.decision, held.call.released);
+    if (why) {
+      question.refuse(`with the roots the client gave, ${why}`);
+      held.call.end();
+      const reason = `with the roots its server asked for while the call ran, ${why}`;
+      context.logger.warn({ server, tool: decided.route.tool.name, why }, "a server's roots/list was refused: the running call is not as it was let through with those roots");
+      refused({ ...decided.decision, verdict: 'deny', reason });
+      return denialResult(`${DENIED_PREFIX} ${escapeText(reason)}. The server was not given those roots and may still finish the call with the roots it had. Call the tool again to have it decided with them.`);
+    }
+    question.answer({ roots });
+    return nextHeldRound(decided, held.call, context, session);
+  }
+  const answer = approvalResponse(inputResponses, HELD_INPUT);
+  if (!answer) return holdQuestion(decided, held.call, question, context, session, 'the answer to the question was missing');
+  question.answer(answer);
   return nextHeldRound(decided, held.call, context, session);
+}
+
+/** Why a held call may not go on with roots its client gave (its decision `now`, made with them), or null. */
+function rootsRefusal(now: Decision, released: HeldCall['released']): string | null {
+  if (now.verdict === 'allow') return null;
+  if (now.verdict === 'deny') return `the call is denied (${now.reason})`;
+  if (!released.approved) return `the call needs the user's approval (${now.reason})`;
+  // Approved by the person: for its paths as they led then (let-through.ts).
+  return pathsMoved(released.shown, now, 'with the roots its server was given');
 }
 
 function holdQuestion(decided: DecidedCall, call: HeldCall, question: HeldQuestion, context: CallContext, session: SessionPort, problem: string | null): CallToolResult {
   const ttlMs = context.config().approval.timeoutSeconds * 1000;
   const id = session.held.hold(call, question, ttlMs);
   const state = session.requestStates.seal(binding(decided, session), ttlMs, { held: id });
+  if (question.roots) return ownInputRequired({ [HELD_ROOTS]: { method: 'roots/list' } }, state) as unknown as CallToolResult;
   const params = problem ? { ...question.params, message: `Your earlier answer to this question was not used: ${problem}.\n\n${question.params.message}` } : question.params;
   return ownInputRequired({ [HELD_INPUT]: { method: 'elicitation/create', params } }, state) as unknown as CallToolResult;
 }

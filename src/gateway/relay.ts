@@ -13,7 +13,7 @@ import { shownQuestion, urlQuestionProblem } from './server-input.js';
 export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
 
 /** Where one message of a server goes: a client session (on the response stream of the call it serves; `session` when known), or nowhere, and why. */
-type Target = { client: Server; options: RequestOptions; session?: string; hold?: CallOrigin['hold'] } | { refused: string };
+type Target = { client: Server; options: RequestOptions; session?: string; hold?: CallOrigin['hold']; holdRoots?: CallOrigin['holdRoots'] } | { refused: string };
 
 /**
  * A server's own requests and notifications, passed up to the client (docs/design.md#the-gateway-as-a-proxy). Its elicitation is
@@ -43,7 +43,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
     if (callers.length > 1) return { refused: `calls of ${callers.length} client sessions are running on ${name} and nothing tells which one this is for` };
     if (origin) {
       if (!one && (core.registry.get(name)?.ownRequestsInFlight ?? 0) > 0) return { refused: `a request of the gateway itself is in flight on ${name} besides a client's call, and nothing tells which one this is for` };
-      return { client: origin.client, options: { relatedRequestId: origin.requestId }, session: origin.session, ...(origin.hold ? { hold: origin.hold } : {}) };
+      return { client: origin.client, options: { relatedRequestId: origin.requestId }, session: origin.session, ...(origin.hold ? { hold: origin.hold } : {}), ...(origin.holdRoots ? { holdRoots: origin.holdRoots } : {}) };
     }
     return one ? { client: one, options: {} } : { refused: `no call of a client session is running on ${name}, and the server is shared by several clients` };
   };
@@ -51,7 +51,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
   const reached = (name: string, what: 'sampling' | 'roots'): Exclude<Target, { refused: string }> => {
     const to = target(name);
     if (!('refused' in to) && to.client.getClientCapabilities()?.[what]) return to;
-    const why = 'refused' in to ? to.refused : `the client of this call does not support ${what}`;
+    // A 2026-07-28 client (no initialize) answers a server's requests only inside a call of its own, as input_required (2026-07-28 client/roots, basic/patterns/mrtr): one outside its calls has nowhere to go.
+    const why = 'refused' in to ? to.refused : to.client.getClientVersion() === undefined ? modernRefusal(what, name, core.running.callers(name).length > 0) : `the client of this call does not support ${what}`;
     core.logger.warn({ server: name, why }, `refused the ${what} request of a server`);
     throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
   };
@@ -126,6 +127,9 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       }
     },
     async listRoots(name, signal) {
+      // A 2026-07-28 client's call: held for its retry, whose roots are noted before the server gets them (input-required.ts resumeHeld).
+      const call = target(name);
+      if (!('refused' in call) && call.holdRoots) return call.holdRoots(signal);
       const to = reached(name, 'roots');
       const answer = await to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 });
       // What the server resolves relative paths against from now on, whatever the gateway's own request got (core.ts noteServerRoots).
@@ -152,4 +156,10 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       void core.registry.get(name)?.refresh();
     },
   };
+}
+
+/** Why a 2025 server's sampling or roots request does not reach a 2026-07-28 client (it has no handshake, so it is sent no request; held-calls.ts holds roots within its calls). */
+function modernRefusal(what: 'sampling' | 'roots', name: string, during: boolean): string {
+  if (!during) return `the client speaks MCP 2026-07-28, which answers ${what} requests only within a call of its own (as input_required), and no call of it is running on ${name}`;
+  return what === 'roots' ? 'the client of this call did not declare roots' : 'mcp-latch does not pass a 2025 server\'s sampling requests on to a 2026-07-28 client';
 }

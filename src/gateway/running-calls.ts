@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ElicitRequestParams, ElicitResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestParams, ElicitResult, ListRootsResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** The client request a downstream server is working for: where that server's own requests and log messages go back. */
 export interface CallOrigin {
@@ -10,6 +10,8 @@ export interface CallOrigin {
   session: string;
   /** Set for a 2026-07-28 client's call: a 2025 server's elicitation is held for the client's retry (held-calls.ts). */
   hold?: (params: ElicitRequestParams, signal?: AbortSignal) => Promise<ElicitResult>;
+  /** The same for a 2025 server's roots/list (held-calls.ts roots). */
+  holdRoots?: (signal?: AbortSignal) => Promise<ListRootsResult>;
 }
 
 /**

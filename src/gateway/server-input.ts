@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, ListRootsResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS, MAX_SERVER_ROUNDS } from '../config/limits.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import type { Person } from '../latch/ask.js';
@@ -29,8 +29,12 @@ import { schemaText } from './listed-text.js';
  * escaped, since the client shows the gateway as the one asking.
  */
 const KEY_PREFIX = 'mcp-latch/server/';
+/** How long a handshake-era client may take to answer a roots/list the gateway sends it for a server (as relay.ts waits). */
+export const ROOTS_ANSWER_MS = 30_000;
 /** The key of a 2025 server's `elicitation/create` held for a 2026-07-28 client's retry (input-required.ts). */
 export const HELD_INPUT = `${KEY_PREFIX}elicitation`;
+/** The key of a 2025 server's `roots/list` held for a 2026-07-28 client's retry (input-required.ts resumeHeld). */
+export const HELD_ROOTS = `${KEY_PREFIX}roots`;
 
 /** What a server asked, as the client is shown it, and what the gateway keeps to route the answers back. */
 export interface ServerInput {
@@ -187,7 +191,7 @@ export function rootsAnswered(input: Pick<ServerInput, 'keys' | 'requests'>, inp
 }
 
 /** A ListRootsResult rebuilt from what was checked, or null when it is not one. */
-function rootsOf(answer: unknown): Array<{ uri: string; name?: string }> | null {
+export function rootsOf(answer: unknown): Array<{ uri: string; name?: string }> | null {
   if (!isPlainObject(answer) || !Array.isArray(answer.roots)) return null;
   const roots: Array<{ uri: string; name?: string }> = [];
   for (const root of answer.roots) {
@@ -241,15 +245,19 @@ export function capabilitiesForServer(envelope: Envelope | null, person: Person)
   if (envelope) return envelope.capabilities.sampling ? { ...envelope.capabilities, sampling: Object.fromEntries(Object.entries(envelope.capabilities.sampling).filter(([name]) => name !== 'context')) } : envelope.capabilities;
   const form = person.showsForms() ? { form: {} } : {};
   const url = person.showsUrls() ? { url: {} } : {};
-  return person.showsForms() || person.showsUrls() ? { elicitation: { ...form, ...url } } : {};
+  // Roots too when the client declared them: the gateway asks it roots/list (answerServerQuestions).
+  const roots = person.listsRoots() ? { roots: {} } : {};
+  return { ...(person.showsForms() || person.showsUrls() ? { elicitation: { ...form, ...url } } : {}), ...roots };
 }
 
 /**
  * For a handshake-era client: asks the person each of the server's questions and calls the server
  * again with the answers (`callAgain`), until it answers something else. A question the gateway
- * cannot show ends the call with a tool error naming it.
+ * cannot show ends the call with a tool error naming it. A `roots/list` goes to the client as its
+ * own request (the client declared roots at initialize); the roots as read (rootsOf) are noted as
+ * the server's (`rootsGiven`) before `callAgain` decides the call again and sends them.
  */
-export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, timeoutMs: number, callAgain: (answers: ServerAnswers) => Promise<unknown>): Promise<unknown> {
+export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, timeoutMs: number, callAgain: (answers: ServerAnswers) => Promise<unknown>, rootsGiven: (lists: string[][]) => void = () => undefined): Promise<unknown> {
   let result: unknown = first;
   let before: ServerInput | null = null;
   while (isInputRequired(result)) {
@@ -257,9 +265,16 @@ export async function answerServerQuestions(server: string, first: Record<string
     const input = serverInput(server, result as Record<string, unknown>, null, before);
     if (typeof input === 'string') return serverInputError(server, input);
     before = input;
-    const responses: Record<string, ElicitResult> = {};
+    const responses: Record<string, ElicitResult | ListRootsResult> = {};
     for (const key of input.keys) {
       const request = input.requests[KEY_PREFIX + key] as { method: string; params?: Record<string, unknown> };
+      if (request.method === 'roots/list') {
+        if (!person.listsRoots()) return serverInputError(server, 'it asked for roots/list, which this client did not declare');
+        const listed = await person.listRoots(ROOTS_ANSWER_MS);
+        if (typeof listed === 'string') return serverInputError(server, `it asked for roots/list, and the client did not answer it (${escapeText(listed)})`);
+        responses[key] = listed;
+        continue;
+      }
       const mode = request.params?.mode ?? 'form';
       const askable = request.method === 'elicitation/create' && request.params !== undefined && ((mode === 'form' && person.showsForms()) || (mode === 'url' && person.showsUrls()));
       if (!askable) return serverInputError(server, `it asked for ${escapeText(request.method)}${mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
@@ -270,7 +285,10 @@ export async function answerServerQuestions(server: string, first: Record<string
       // The server decides what a question nobody answered means, as it would with its own client.
       responses[key] = 'result' in asked ? asked.result : { action: 'cancel' };
     }
-    result = await callAgain(serverAnswers(input, Object.fromEntries(Object.entries(responses).map(([key, value]) => [KEY_PREFIX + key, value]))));
+    const answered = Object.fromEntries(Object.entries(responses).map(([key, value]) => [KEY_PREFIX + key, value]));
+    const roots = rootsAnswered(input, answered);
+    if (roots.length > 0) rootsGiven(roots);
+    result = await callAgain(serverAnswers(input, answered));
   }
   return result;
 }

@@ -246,9 +246,11 @@ export class UpstreamSession {
     this.startedHere = true;
     // A 2026-07-28 client has no handshake: a 2025 server may ask it forms, held for its retry (input-required.ts), when its first envelope says it shows them;
     // URL-mode questions too when it declares them (each call's own envelope is checked again: held-calls.ts; round 20).
+    // Roots too when it declares them: a 2025 server's roots/list during its call is held the same (round 21); one outside its calls is refused, naming why (relay.ts).
     const envelope = this.session.modernWire?.lastEnvelope;
     const url = (envelope?.capabilities.elicitation as Record<string, unknown> | undefined)?.url !== undefined;
-    const client = this.server.getClientCapabilities() ?? (envelope && canShowForm(envelope.capabilities) ? { elicitation: { form: {}, ...(url ? { url: {} } : {}) } } : undefined);
+    const modern: ClientCapabilities = { ...(envelope && canShowForm(envelope.capabilities) ? { elicitation: { form: {}, ...(url ? { url: {} } : {}) } } : {}), ...(envelope?.capabilities.roots ? { roots: {} } : {}) };
+    const client = this.server.getClientCapabilities() ?? (Object.keys(modern).length > 0 ? modern : undefined);
     this.core.start(this.options.mirror ? this.options.mirror(client) : {});
     this.serversStarted();
   }

@@ -10,7 +10,7 @@
  * file; either is in force before the answer is returned, so the latch's re-check sees it. Nothing
  * here knows MCP: the gateway binds a `Person` to the client session and maps its errors.
  */
-import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult, ListRootsResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigFile } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -50,6 +50,10 @@ export interface Person {
   showsForms(): boolean;
   /** True when the client declared URL-mode elicitation (a handshake-era client): a server's URL-mode question may be asked there (server-input.ts). */
   showsUrls(): boolean;
+  /** True when the client declared roots at initialize (a handshake-era client): a 2026-07-28 server's roots/list may be asked of it (server-input.ts). */
+  listsRoots(): boolean;
+  /** The client's roots/list answer, or why there is none (an error, a timeout, the call cancelled); never rejects. */
+  listRoots(timeoutMs: number): Promise<ListRootsResult | string>;
   /** Shows the form, or a server's URL-mode question (checked and named first: server-input.ts); never rejects. */
   prompt(params: ElicitRequestFormParams | ElicitRequestURLParams, timeoutMs: number): Promise<{ result: ElicitResult } | PromptFailure>;
   /** How the person sees this session on the approval page ("claude-ai 0.1.0"). */

@@ -8,9 +8,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
   ElicitRequestSchema,
+  ListRootsRequestSchema,
   type ClientCapabilities,
   type ElicitRequest,
   type ElicitResult,
+  type ListRootsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 
@@ -60,6 +62,8 @@ export interface HarnessOptions {
   capabilities?: ClientCapabilities;
   /** Answers elicitation requests; declaring it declares form elicitation. */
   onElicit?: (params: ElicitRequest['params']) => Promise<ElicitResult> | ElicitResult;
+  /** Answers roots/list requests; declaring it declares roots. */
+  onListRoots?: () => ListRootsResult;
   clientName?: string;
   env?: Record<string, string>;
   /** Extra gateway arguments. */
@@ -90,6 +94,7 @@ export function writeConfig(dir: string, config: ConfigInput, name = 'mcp-latch.
 export function testClient(options: HarnessOptions, keep = true): { client: Client; elicitations: ElicitRequest['params'][] } {
   const capabilities: ClientCapabilities = { ...(options.capabilities ?? {}) };
   if (options.onElicit && !capabilities.elicitation) capabilities.elicitation = { form: {} };
+  if (options.onListRoots && !capabilities.roots) capabilities.roots = {};
   const client = new Client({ name: options.clientName ?? 'mcp-latch-test', version: '1.0.0' }, { capabilities });
   const elicitations: ElicitRequest['params'][] = [];
   if (capabilities.elicitation) {
@@ -99,6 +104,8 @@ export function testClient(options: HarnessOptions, keep = true): { client: Clie
       return options.onElicit(request.params);
     });
   }
+  const { onListRoots } = options;
+  if (onListRoots) client.setRequestHandler(ListRootsRequestSchema, () => onListRoots());
   return { client, elicitations };
 }
 

@@ -26,6 +26,8 @@ export interface ModernOptions {
   onElicit?: ((params: Elicit) => Answer | Promise<Answer>) | null;
   /** The capabilities the envelope declares; form elicitation by default. */
   capabilities?: Record<string, unknown>;
+  /** Answers a roots/list input request (the SDK answers it and retries); with `capabilities.roots`. */
+  onListRoots?: () => { roots: Array<{ uri: string; name?: string }> };
 }
 
 export async function startModernClient(dir: string, config: ConfigInput, options: ModernOptions = {}): Promise<Modern> {
@@ -42,6 +44,8 @@ export async function startModernClient(dir: string, config: ConfigInput, option
       return (onElicit ? await onElicit(params) : { action: 'cancel' }) as never;
     });
   }
+  const { onListRoots } = options;
+  if (capabilities.roots && onListRoots) client.setRequestHandler('roots/list', async () => onListRoots() as never);
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', configPath], stderr: 'pipe', cwd: dir, env: { MCP_LATCH_LOG_LEVEL: 'debug', PATH: process.env.PATH ?? '' } });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
