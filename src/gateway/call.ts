@@ -44,7 +44,7 @@ import { ArgsJson } from '../values.js';
 import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
 import { nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
 import { HeldCall, unanswered } from './held-calls.js';
-import { answerServerQuestions, capabilitiesForServer, isInputRequired, serverInput, serverInputError, type ServerInput } from './server-input.js';
+import { answerServerQuestions, capabilitiesForServer, isInputRequired, resolvedQuestionsProblem, serverInput, serverInputError, type ServerInput } from './server-input.js';
 import { envelopeMeta } from '../downstream/era-2026.js';
 import type { ServerAnswers } from '../downstream/supervisor.js';
 import { MAX_REQUEST_STATE_CHARS } from '../latch/request-state.js';
@@ -538,7 +538,9 @@ async function finishModern(
     if (isInputRequired(answered)) {
       if (modern.envelope) {
         const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
-        const input = serverInput(supervisor.name, answered as Record<string, unknown>, modern.envelope.capabilities, decided.serverRound);
+        const read = serverInput(supervisor.name, answered as Record<string, unknown>, modern.envelope.capabilities, decided.serverRound);
+        // A URL-mode question's host resolved (url-host.ts; round 21): as written it was checked in serverInput.
+        const input = typeof read === 'string' ? read : ((await resolvedQuestionsProblem(read.requests)) ?? read);
         const relayed = typeof input === 'string' ? null : relayServerInput(decided, outcome.decision, input, approved, outcome.answer?.edit, context, session);
         if (relayed) return relayed;
         answered = serverInputError(supervisor.name, typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`);

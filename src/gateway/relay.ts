@@ -8,6 +8,7 @@ import type { GatewayCore } from './core.js';
 import type { CallOrigin } from './running-calls.js';
 import { markedSampling } from './sampling.js';
 import { shownQuestion, urlQuestionProblem } from './server-input.js';
+import { resolvedHostProblem } from './url-host.js';
 
 /** What servers shared by many clients (HTTP) may ask: each request goes to the session whose call it serves, if that client can answer it. */
 export const SHARED_SERVER_CAPABILITIES: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} } };
@@ -71,7 +72,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       }
       // A value the answer sends back that cannot be shown safely: refused, naming the server (docs/approval.md).
       // A URL-mode question only to https hosts other than this machine: it must not pass as mcp-latch's own page (server-input.ts urlQuestionProblem).
-      const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? shownQuestion(name, params)) : shownQuestion(name, params);
+      // Its host resolved too: a name whose addresses are this machine's is refused as 127.0.0.1 is (url-host.ts; round 21).
+      const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? (await resolvedHostProblem(params.url)) ?? shownQuestion(name, params)) : shownQuestion(name, params);
       if (typeof shown === 'string') {
         core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);

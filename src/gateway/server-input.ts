@@ -12,6 +12,7 @@ import { canShowForm, type Envelope } from './era-2026.js';
 import { markedSampling } from './sampling.js';
 import { withoutGatewayKeys } from './server-meta.js';
 import { schemaText } from './listed-text.js';
+import { isThisMachine, resolvedHostProblem, type HostLookup } from './url-host.js';
 
 /**
  * A 2026-07-28 server's own questions (downstream/era-2026.ts): its tools/call answers
@@ -162,14 +163,19 @@ export function urlQuestionProblem(params: Record<string, unknown>): string | nu
   return null;
 }
 
-/** A host name that is this machine: localhost, a loopback or unspecified address. */
-function isThisMachine(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/\.+$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true;
-  // IPv6 in brackets: ::1, ::, and IPv4-mapped loopback (the URL parser writes them in hex).
-  // And the forms that carry 127/8 in their last 32 bits: IPv4-compatible, SIIT and NAT64 (round 20 review, D1).
-  return host === '[::1]' || host === '[::]' || /^\[(::ffff:|::|::ffff:0:|64:ff9b::)7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) || host === '[::ffff:0:0]';
+/**
+ * Why one of a server's URL-mode questions (relayed to a 2026-07-28 client, already checked as
+ * written by serverInput) is not put before the person once its host is resolved, or null: it leads
+ * to this machine, or where it leads cannot be told (url-host.ts; round 21).
+ */
+export async function resolvedQuestionsProblem(requests: Record<string, unknown>, lookup?: HostLookup): Promise<string | null> {
+  for (const request of Object.values(requests)) {
+    const { method, params } = request as { method?: unknown; params?: Record<string, unknown> };
+    if (method !== 'elicitation/create' || params?.mode !== 'url' || typeof params.url !== 'string') continue;
+    const problem = await resolvedHostProblem(params.url, lookup);
+    if (problem) return problem;
+  }
+  return null;
 }
 
 /**
@@ -279,7 +285,7 @@ export async function answerServerQuestions(server: string, first: Record<string
       const askable = request.method === 'elicitation/create' && request.params !== undefined && ((mode === 'form' && person.showsForms()) || (mode === 'url' && person.showsUrls()));
       if (!askable) return serverInputError(server, `it asked for ${escapeText(request.method)}${mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
       // A URL-mode question as a 2026-07-28 client gets it: an https URL of another host, the message named (round 20).
-      const url = mode === 'url' ? urlQuestionProblem(request.params!) : null;
+      const url = mode === 'url' ? (urlQuestionProblem(request.params!) ?? (await resolvedHostProblem(request.params!.url as string))) : null;
       if (url) return serverInputError(server, url);
       const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, timeoutMs);
       // The server decides what a question nobody answered means, as it would with its own client.

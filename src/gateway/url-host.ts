@@ -1,0 +1,85 @@
+import { BlockList, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { escapeText } from '../latch/escape.js';
+
+/**
+ * Where a server's URL-mode question leads (docs/threat-model.md, "The 2026-07-28 path"): the client
+ * shows its URL as mcp-latch's and offers to open it, so it must lead to another machine than this
+ * one, where mcp-latch's own approval page and the person's local services listen. The host is read
+ * as written (isThisMachine: names and address forms of this machine) and, since round 21, resolved:
+ * a name whose addresses include one of this machine's (`127.0.0.1.nip.io`, a name in /etc/hosts,
+ * the machine's own LAN address) is refused too, showing the address. A name that does not resolve
+ * within MAX_URL_LOOKUP_MS, or at all, is refused: the gateway cannot say where it leads (fail closed).
+ *
+ * Not covered, by its nature: a name whose answer changes between this lookup and the browser's (DNS
+ * rebinding), or that the person's browser resolves with another resolver (split DNS). The https the
+ * check requires means a page reached that way must still hold a certificate for that name.
+ */
+
+/** How long a URL-mode question's host may take to resolve before the question is refused. */
+export const MAX_URL_LOOKUP_MS = 3000;
+
+/** Resolves a host name to all its addresses (node:dns lookup, as a browser's getaddrinfo would). */
+export type HostLookup = (hostname: string) => Promise<Array<{ address: string }>>;
+
+// node:dns is loaded at the first URL-mode question, not at the gateway's start (docs/performance.md, the start's modules).
+const systemLookup: HostLookup = async (hostname) => (await import('node:dns/promises')).lookup(hostname, { all: true, verbatim: true });
+
+/** A host name that is this machine as written: localhost, a loopback or unspecified address. */
+export function isThisMachine(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.+$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true;
+  // IPv6 in brackets: ::1, ::, and IPv4-mapped loopback (the URL parser writes them in hex).
+  // And the forms that carry 127/8 in their last 32 bits: IPv4-compatible, SIIT and NAT64 (round 20 review, D1).
+  return host === '[::1]' || host === '[::]' || /^\[(::ffff:|::|::ffff:0:|64:ff9b::)7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) || host === '[::ffff:0:0]';
+}
+
+/** This machine's addresses: loopback, unspecified, 127/8 in IPv6's forms, and each address of its interfaces now. */
+function thisMachine(): BlockList {
+  const list = new BlockList();
+  list.addSubnet('127.0.0.0', 8, 'ipv4');
+  list.addSubnet('0.0.0.0', 8, 'ipv4');
+  list.addAddress('::1', 'ipv6');
+  list.addAddress('::', 'ipv6');
+  for (const prefix of ['::ffff:7f00:0', '::7f00:0', '::ffff:0:7f00:0', '64:ff9b::7f00:0']) list.addSubnet(prefix, 104, 'ipv6');
+  for (const addresses of Object.values(networkInterfaces())) {
+    for (const { address, family } of addresses ?? []) {
+      // A link-local IPv6 address names its interface after '%' (fe80::1%eth0): the address alone is compared.
+      const plain = address.split('%')[0]!;
+      if (isIP(plain)) list.addAddress(plain, family === 'IPv6' ? 'ipv6' : 'ipv4');
+    }
+  }
+  return list;
+}
+
+/**
+ * Why the host of `url` (already checked as written: urlQuestionProblem) leads to this machine or
+ * cannot be told, or null when every address it resolves to is another machine's.
+ */
+export async function resolvedHostProblem(url: string, lookup: HostLookup = systemLookup): Promise<string | null> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  let timer: NodeJS.Timeout | undefined;
+  let addresses: Array<{ address: string }>;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${MAX_URL_LOOKUP_MS} ms (MAX_URL_LOOKUP_MS)`)), MAX_URL_LOOKUP_MS);
+    });
+    addresses = await Promise.race([lookup(host), timeout]);
+  } catch (error) {
+    const why = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
+    return `its URL-mode question's url "${escapeText(url)}" names a host that could not be resolved (${escapeText(why)}), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (addresses.length === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to no address (mcp-latch passes on only https URLs of other hosts)`;
+  const list = thisMachine();
+  for (const { address } of addresses) {
+    const family = isIP(address);
+    if (family === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to "${escapeText(address)}", which is not an address (mcp-latch passes on only https URLs of other hosts)`;
+    if (list.check(address, family === 6 ? 'ipv6' : 'ipv4')) {
+      return `its URL-mode question's url "${escapeText(url)}" leads to this machine: ${escapeText(host)} resolves to ${escapeText(address)} (mcp-latch passes on only https URLs of other hosts)`;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,115 @@
+import { lookup } from 'node:dns/promises';
+import { hostname, networkInterfaces } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
+import { MAX_URL_LOOKUP_MS, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
+import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
+import { fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+
+/**
+ * A server's URL-mode question leads to another machine only if its host resolves to one (round 21;
+ * round 20 checked the host as written, so a name whose DNS answer is 127.0.0.1 passed, shown with
+ * that name): docs/threat-model.md, "The 2026-07-28 path". In process with a resolver given to the
+ * check, and through the built gateway with the system's resolver and this machine's own name (which
+ * resolves to one of its addresses, or not at all: refused either way).
+ */
+const answering = (addresses: string[]): HostLookup => async () => addresses.map((address) => ({ address }));
+
+describe('resolvedHostProblem', () => {
+  const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => !entry.internal && entry.family === 'IPv4')?.address ?? '127.0.0.1';
+
+  test.each([
+    ['127.0.0.1', ['127.0.0.1']],
+    ['127.5.6.7', ['127.5.6.7']],
+    ['::1', ['::1']],
+    ['an IPv4-mapped loopback', ['::ffff:127.0.0.1']],
+    ['0.0.0.0', ['0.0.0.0']],
+    ["this machine's own interface address", [own]],
+    ['another address and a loopback one (every address counts)', ['192.0.2.10', '127.0.0.1']],
+  ])('a name resolving to %s is refused, showing the name and the address', async (_, addresses) => {
+    const problem = await resolvedHostProblem('https://evil.example/login', answering(addresses));
+    expect(problem).toMatch(/^its URL-mode question's url "https:\/\/evil\.example\/login" leads to this machine: evil\.example resolves to /);
+    expect(problem).toContain(addresses.find((address) => address !== '192.0.2.10'));
+  });
+
+  test('a name resolving only to other machines is passed on', async () => {
+    expect(await resolvedHostProblem('https://accounts.example.com/connect', answering(['192.0.2.10', '2001:db8::1']))).toBeNull();
+  });
+
+  test('a name that does not resolve, or resolves to nothing, is refused: where it leads is not known (fail closed)', async () => {
+    const missing: HostLookup = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND evil.example'), { code: 'ENOTFOUND' }));
+    expect(await resolvedHostProblem('https://evil.example/', missing)).toBe('its URL-mode question\'s url "https://evil.example/" names a host that could not be resolved (ENOTFOUND), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)');
+    expect(await resolvedHostProblem('https://evil.example/', answering([]))).toContain('resolves to no address');
+  });
+
+  test(`a lookup with no answer within MAX_URL_LOOKUP_MS (${MAX_URL_LOOKUP_MS} ms) is refused naming the limit`, async () => {
+    vi.useFakeTimers();
+    try {
+      const problem = resolvedHostProblem('https://slow.example/', () => new Promise(() => undefined));
+      await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS);
+      expect(await problem).toContain(`could not be resolved (no answer within ${MAX_URL_LOOKUP_MS} ms (MAX_URL_LOOKUP_MS))`);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test("the system's resolver: this machine's own name is refused", async () => {
+    expect(await resolvedHostProblem(`https://${hostname()}/connect`)).not.toBeNull();
+  });
+});
+
+describe("a URL-mode question to a name of this machine, through the built gateway", () => {
+  const name = hostname();
+  const url = `https://${name}/connect`;
+  /** What the refusal says: the system's resolver, read here as the gateway reads it. */
+  let why: string;
+  beforeAll(async () => {
+    const addresses = await lookup(name, { all: true }).catch(() => null);
+    why = addresses ? `leads to this machine: ${name} resolves to ` : 'names a host that could not be resolved';
+  });
+  let h: Harness | undefined;
+  let modern: Modern | undefined;
+  afterEach(async () => {
+    await h?.close();
+    await modern?.close();
+    h = undefined;
+    modern = undefined;
+  });
+
+  test("a 2025 server's, to a handshake-era client (SDK 1.x) declaring URL mode: refused to the server, the person not asked", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    h = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] } }, { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: () => ({ action: 'accept' }) });
+    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { url } });
+    expect(textOf(result)).toContain(`error: MCP error -32600: mcp-latch cannot relay this request of fix: its URL-mode question's url "${url}" ${why}`);
+    expect(h.elicitations).toEqual([]);
+  });
+
+  test("a 2025 server's, to a 2026-07-28 client (v2 Client) declaring URL mode: not held for the client", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    modern = await startModernClient(dir, { mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] } }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const result = await round(modern.client, { name: 'fix__ask_user', arguments: { url } });
+    expect(result.resultType ?? 'complete').toBe('complete');
+    expect(textOf(result as never)).toContain(why);
+  });
+
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const asking = (dir: string) => ({ raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify({ u: { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: 'Connect', url } } }), FIXTURE_LOG: join(dir, 'raw.log') }, protocolVersion: '2026-07-28' as const } });
+
+  test("a 2026-07-28 server's, relayed to a 2026-07-28 client (v2 Client) declaring URL mode: the call ends naming why", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    modern = await startModernClient(dir, { mcpServers: asking(dir), permissions: { allow: ['mcp__raw'] } }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const result = await round(modern.client, { name: 'raw__go', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(textOf(result as never)).toContain(`mcp-latch: raw asked for input the gateway could not pass on: its URL-mode question's url "${url}" ${why}`);
+    expect(fixtureCalls(join(dir, 'raw.log'))).toEqual([{ tool: 'go', answers: null }]);
+  });
+
+  test("a 2026-07-28 server's, asked of a handshake-era client (SDK 1.x) declaring URL mode: the call ends naming why, nothing asked", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    h = await startGateway({ mcpServers: asking(dir), permissions: { allow: ['mcp__raw'] } }, { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: () => ({ action: 'accept' }) });
+    const result = await h.client.callTool({ name: 'raw__go', arguments: {} });
+    expect(textOf(result)).toContain(`its URL-mode question's url "${url}" ${why}`);
+    expect(h.elicitations).toEqual([]);
+    expect(fixtureCalls(join(dir, 'raw.log'))).toEqual([{ tool: 'go', answers: null }]);
+  });
+});
