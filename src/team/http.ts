@@ -28,6 +28,8 @@ import { ReadingBudget, ReadingLimit } from './reading-budget.js';
 import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 import { UnprovenConnections } from './unproven-connections.js';
+import { HEADER_MISMATCH, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, headerMismatch, modernVersion, speaks } from './stateless.js';
+import { MODERN_VERSIONS } from '../mcp-2026.js';
 
 /**
  * `mcp-latch serve --http` (docs/team.md): one gateway for a team. Clients connect over Streamable
@@ -67,6 +69,24 @@ interface LiveSession {
   stream: { authorization: string | undefined } | null;
 }
 
+/**
+ * A member's standing upstream session for their MCP 2026-07-28 requests, which carry no session
+ * (team/stateless.ts): one per member (and kind of client credential) on this replica, counted as
+ * one of their sessions, closed as a session is after http.sessionIdleSeconds without a request.
+ */
+interface ModernChannel {
+  id: string;
+  user: string;
+  transport: StatelessPipe;
+  upstream: UpstreamSession;
+  room: WaitingRoom;
+  grants: StoredSessionGrants;
+  open: number;
+  idle: NodeJS.Timeout | null;
+  /** Settles once the upstream session is connected to the pipe. */
+  ready: Promise<void>;
+}
+
 /** How often the credentials of held event streams are checked again (an OAuth token expires on its own). */
 const STREAM_RECHECK_MS = 60_000;
 
@@ -82,6 +102,8 @@ export class TeamGateway {
   readonly core: GatewayCore;
   private readonly http: HttpServer;
   private readonly sessions = new Map<string, LiveSession>();
+  /** Members' sessions of MCP 2026-07-28 requests, by user and whether their client's credential approves (modernChannel). */
+  private readonly modern = new Map<string, ModernChannel>();
   /** Each user's waiting calls, all their sessions of this replica together (waiting-budget.ts). */
   private readonly waiting = new Map<string, WaitingBudget>();
   /** Each user's request bodies being read, all their connections together (reading-budget.ts). */
@@ -113,7 +135,7 @@ export class TeamGateway {
     });
     this.policies = new UserPolicies(this.core, options.store);
     options.store.onSessionGrantsChanged((user, session) => {
-      const live = this.sessions.get(session);
+      const live = this.sessions.get(session) ?? [...this.modern.values()].find((channel) => channel.id === session);
       if (live?.user === user) void live.grants.refresh();
     });
     this.http = createServer((req, res) => {
@@ -175,6 +197,7 @@ export class TeamGateway {
   callsInFlight(): number {
     let calls = 0;
     for (const session of this.sessions.values()) calls += session.upstream.callsInFlight();
+    for (const channel of this.modern.values()) calls += channel.upstream.callsInFlight();
     return calls;
   }
 
@@ -347,6 +370,10 @@ export class TeamGateway {
       if (req.method === 'GET') this.holdsStream(named, req, res);
       return named.transport.handleRequest(req, res, body);
     }
+    // MCP 2026-07-28: a request without a session, its version in MCP-Protocol-Version (round 21; docs/team.md, "MCP 2026-07-28 clients").
+    const version = typeof sessionId === 'string' ? null : modernVersion(req);
+    if (version !== null && req.method !== 'POST') return json(res, 405, { jsonrpc: '2.0', error: { code: -32000, message: `Method Not Allowed: MCP ${version} over HTTP has no ${req.method ?? ''} on the MCP endpoint, only POST (no sessions, no event stream)` }, id: null });
+    if (version !== null && !isInitializeRequest(body)) return this.handleModern(req, res, identity, body, version);
     if (req.method !== 'POST' || !isInitializeRequest(body)) return json(res, 400, noSession(req, body));
     if (this.closed) return json(res, 503, { error: 'shutting down' });
     const full = this.sessionLimit(identity.user);
@@ -357,6 +384,79 @@ export class TeamGateway {
     const session = this.open(identity);
     this.track(session, res);
     await session.transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * One MCP 2026-07-28 request (team/stateless.ts): its headers checked against its body and its
+   * version against the ones spoken (2026-07-28 basic/transports/streamable-http), then run in the
+   * member's standing session; its answer is this POST's response, and closing the POST cancels it.
+   */
+  private async handleModern(req: IncomingMessage, res: ServerResponse, identity: Identity, body: unknown, version: string): Promise<void> {
+    const id = isPlainObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
+    const refuse = (status: number, code: number, message: string, data?: unknown) => json(res, status, { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+    if (!speaks(version)) return refuse(400, UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: [...MODERN_VERSIONS], requested: version });
+    if (!isPlainObject(body) || typeof body.method !== 'string') return refuse(400, -32600, 'Invalid Request: the body is not one JSON-RPC request');
+    const mismatch = headerMismatch(req, body, version);
+    if (mismatch) return refuse(400, HEADER_MISMATCH, `Header mismatch: ${mismatch}`);
+    // A notification: the revision defines none a client sends over HTTP.
+    if (id === null) {
+      res.writeHead(202).end();
+      return;
+    }
+    if (this.closed) return json(res, 503, { error: 'shutting down' });
+    const channel = this.modernChannel(identity);
+    if ('key' in channel) {
+      this.core.logger.warn({ user: identity.user, limit: channel.key }, channel.message);
+      return refuse(channel.status, -32000, channel.message);
+    }
+    this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
+    await channel.ready;
+    await new Promise<void>((resolve) => {
+      const cancel = channel.transport.request({ ...body, id }, (answer) => {
+        const code = (answer as { error?: { code?: unknown } }).error?.code;
+        // The revision's statuses: an unknown method 404, an unsupported version 400 (streamable-http, "Protocol Version Header").
+        json(res, code === -32601 ? 404 : code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200, answer);
+        resolve();
+      });
+      res.once('close', () => {
+        cancel();
+        resolve();
+      });
+    });
+  }
+
+  /** The member's standing session for their MCP 2026-07-28 requests, made at their first; or the session limit that refuses it. */
+  private modernChannel(identity: Identity): ModernChannel | { status: number; key: string; message: string } {
+    const key = channelKey(identity);
+    const have = this.modern.get(key);
+    if (have) return have;
+    const full = this.sessionLimit(identity.user);
+    if (full) return full;
+    const id = randomUUID();
+    const store = this.options.store;
+    const transport = new StatelessPipe();
+    const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`);
+    const grants = new StoredSessionGrants(store, { user: identity.user, session: id }, this.core.matchEnvNow(), this.core.logger);
+    const upstream = new UpstreamSession({
+      core: this.core,
+      context: userContext(this.core, this.policies, store, identity.user),
+      mirror: () => SHARED_SERVER_CAPABILITIES,
+      roots: false,
+      // As open(): once the user has an approver credential, the client is not where they answer (docs/team.md#approvers).
+      session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
+    });
+    upstream.holdCallsUntil(this.policies.load(identity.user));
+    transport.onclose = () => {
+      if (this.modern.get(key) === channel) this.modern.delete(key);
+      if (channel.idle) clearTimeout(channel.idle);
+      void room.close();
+      void upstream.close();
+      void grants.end();
+    };
+    const channel: ModernChannel = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null, ready: upstream.connect(transport) };
+    this.modern.set(key, channel);
+    this.core.logger.info({ user: identity.user, session: id }, 'client session opened for MCP 2026-07-28 requests (no initialize)');
+    return channel;
   }
 
   /** Remembers the credential of the session's event stream while it is open (recheckStreams). */
@@ -372,16 +472,16 @@ export class TeamGateway {
    * A session is idle while none of its requests is open; after `http.sessionIdleSeconds` of that
    * its client is taken to have left without DELETE, and the session is closed as DELETE would.
    */
-  private track(session: LiveSession, res: ServerResponse): void {
+  private track(session: LiveSession | ModernChannel, res: ServerResponse, live: () => boolean = () => this.sessions.get(session.id) === session): void {
     session.open += 1;
     if (session.idle) clearTimeout(session.idle);
     session.idle = null;
     res.once('close', () => {
       session.open -= 1;
-      if (session.open > 0 || this.sessions.get(session.id) !== session) return;
+      if (session.open > 0 || !live()) return;
       const seconds = this.core.config().http.sessionIdleSeconds;
       session.idle = setTimeout(() => {
-        if (this.sessions.get(session.id) !== session || session.open > 0) return;
+        if (!live() || session.open > 0) return;
         this.core.logger.info({ user: session.user, session: session.id, idleSeconds: seconds }, 'client session closed: no request for http.sessionIdleSeconds; its waiting calls are withdrawn and will not run');
         void session.transport.close();
       }, seconds * 1000);
@@ -395,9 +495,11 @@ export class TeamGateway {
     const most = http.maxSessions;
     const mostPerUser = http.maxSessionsPerUser;
     const wait = 'close one (DELETE /mcp), wait for an idle one to end (http.sessionIdleSeconds)';
-    if (this.sessions.size >= most) return { status: 503, key: 'http.maxSessions', message: `too many MCP sessions: ${this.sessions.size} are open, the limit is ${most} (http.maxSessions); ${wait}, or raise http.maxSessions` };
+    // A member's session of 2026-07-28 requests counts as one of theirs (modernChannel).
+    const open = this.sessions.size + this.modern.size;
+    if (open >= most) return { status: 503, key: 'http.maxSessions', message: `too many MCP sessions: ${open} are open, the limit is ${most} (http.maxSessions); ${wait}, or raise http.maxSessions` };
     let own = 0;
-    for (const session of this.sessions.values()) if (session.user === user) own += 1;
+    for (const session of [...this.sessions.values(), ...this.modern.values()]) if (session.user === user) own += 1;
     if (own >= mostPerUser) return { status: 429, key: 'http.maxSessionsPerUser', message: `too many MCP sessions for user ${user}: ${own} are open, the limit is ${mostPerUser} (http.maxSessionsPerUser); ${wait}, or raise http.maxSessionsPerUser` };
     return null;
   }
@@ -471,12 +573,12 @@ export class TeamGateway {
     // Calls waiting for a person on a signal were recorded cancelled `by: "client"` once the
     // connections closed: they are cancelled through the latch first, as the stdio gateway's are
     // (gateway/server.ts; docs/design.md, "Audited").
-    if (why?.startsWith('SIG')) for (const session of this.sessions.values()) session.upstream.cancelCalls(GATEWAY_STOPPING);
+    if (why?.startsWith('SIG')) for (const session of [...this.sessions.values(), ...this.modern.values()]) session.upstream.cancelCalls(GATEWAY_STOPPING);
     await new Promise<void>((resolve) => {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
     });
-    await Promise.all([...this.sessions.values()].map((session) => Promise.all([session.upstream.close(), session.grants.end()])));
+    await Promise.all([...this.sessions.values(), ...this.modern.values()].map((session) => Promise.all([session.upstream.close(), session.grants.end()])));
     this.secret?.remove();
     await this.options.store.close();
     await this.core.close();
@@ -519,25 +621,28 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+/** A member's 2026-07-28 session is theirs per kind of client credential: whether it answers their calls is part of the session (answersInClient). */
+function channelKey(identity: Identity): string {
+  return `${identity.user}\u0000${identity.approves ? 'approves' : 'client'}`;
+}
+
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**
- * The answer to a request without a session that is not `initialize`. The team gateway serves MCP
- * only in sessions (the handshake era, up to 2025-11-25): a request of MCP 2026-07-28 (stateless,
- * per-request `_meta`, no `initialize`) is not served yet, and the answer says so. Its code stays
- * one of no modern error (not -32022): a dual-era client reads such a 400 as a server of the
- * handshake era and falls back to `initialize`, which works (2026-07-28 basic/transports/
- * streamable-http, "Backward Compatibility"); a modern error would stop that fallback. What is
- * missing: docs/team.md, "MCP 2026-07-28 clients".
+ * The answer to a request without a session that is neither `initialize` nor one of MCP 2026-07-28
+ * (those carry `MCP-Protocol-Version: 2026-07-28` and are served, handleModern). A body that claims
+ * the revision in its `_meta` without the header is told the header is required (2026-07-28
+ * basic/transports/streamable-http, "Protocol Version Header"). The code is no modern error: a
+ * dual-era client reads such a 400 as a server of the handshake era and falls back to
+ * `initialize`, which works ("Backward Compatibility").
  */
 function noSession(req: IncomingMessage, body: unknown): Record<string, unknown> {
   const id = isPlainObject(body) && (typeof body.id === 'string' || typeof body.id === 'number') ? body.id : null;
-  const modern = req.headers['mcp-protocol-version'] === '2026-07-28' || envelopeOf(isPlainObject(body) ? body.params : undefined) !== null;
+  const modern = envelopeOf(isPlainObject(body) ? body.params : undefined) !== null;
   const message = modern
-    ? 'Bad Request: this mcp-latch team gateway serves MCP over HTTP only in sessions opened by initialize (protocol versions up to 2025-11-25); MCP 2026-07-28 requests without a session (no initialize) are not served yet. Connect with initialize (a dual-era client falls back to it on this answer); docs/team.md, "MCP 2026-07-28 clients"'
+    ? 'Bad Request: an MCP 2026-07-28 request (no session, its version in _meta) must carry the header MCP-Protocol-Version: 2026-07-28, and Mcp-Method (2026-07-28 basic/transports/streamable-http); a client of protocol versions up to 2025-11-25 starts with initialize; docs/team.md, "MCP 2026-07-28 clients"'
     : 'Bad Request: no Mcp-Session-Id; start with initialize';
   return { jsonrpc: '2.0', error: { code: -32000, message }, id };
 }
-
