@@ -370,7 +370,7 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
   const modern = supervisor.modern ? { envelope, person: session.person(decided.call.extra) } : null;
   const meta = forwardedMeta(request.params._meta, modern ? envelopeMeta(VERSION, capabilitiesForServer(modern.envelope, modern.person)) : undefined);
   // A 2025 server's elicitation or roots/list cannot be sent to a 2026-07-28 client: it is held and asked as input_required (input-required.ts).
-  const held = !supervisor.modern && envelope && (canShowForm(envelope.capabilities) || envelope.capabilities.roots) ? new HeldCall(envelope.capabilities, { shown: pathsPicture(outcome.decision), approved: outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage }) : null;
+  const held = !supervisor.modern && envelope && (canShowForm(envelope.capabilities) || envelope.capabilities.roots) ? new HeldCall(envelope.capabilities, { shown: () => pathsPicture(outcome.decision), approved: outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage }) : null;
   const origin = session.origin(decided.call.extra);
   if (held) {
     origin.hold = held.ask;

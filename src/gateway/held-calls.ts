@@ -46,12 +46,12 @@ export class HeldCall {
   /**
    * `client`: what the 2026-07-28 client's envelope declares (a URL-mode question goes only to one
    * declaring it, roots only to one declaring roots). `released`: where the call's paths led when it
-   * was let through (latch/picture.ts) and whether the person approved it, for the roots its retry
-   * brings (input-required.ts resumeHeld).
+   * was let through (latch/picture.ts; made only if asked, when its server asks for roots) and
+   * whether the person approved it, for the roots its retry brings (input-required.ts resumeHeld).
    */
   constructor(
     private readonly client: ClientCapabilities,
-    readonly released: { shown: readonly string[]; approved: boolean } = { shown: [], approved: false },
+    readonly released: { shown: () => readonly string[]; approved: boolean } = { shown: () => [], approved: false },
   ) {}
 
   /** The relay's hook for the server's elicitation: it waits for the client's answer (or a cancel). */

@@ -231,7 +231,7 @@ function rootsRefusal(now: Decision, released: HeldCall['released']): string | n
   if (now.verdict === 'deny') return `the call is denied (${now.reason})`;
   if (!released.approved) return `the call needs the user's approval (${now.reason})`;
   // Approved by the person: for its paths as they led then (let-through.ts).
-  return pathsMoved(released.shown, now, 'with the roots its server was given');
+  return pathsMoved(released.shown(), now, 'with the roots its server was given');
 }
 
 function holdQuestion(decided: DecidedCall, call: HeldCall, question: HeldQuestion, context: CallContext, session: SessionPort, problem: string | null): CallToolResult {

@@ -123,4 +123,31 @@ describe("a 2026-07-28 client with roots, a 2025 server's roots/list while the c
     // The server was refused the roots: it read nothing.
     await eventually(() => expect(fixtureCalls(started.log)).toEqual([{ tool: 'read_text_file', roots: null, read: null }]));
   });
+
+  test("a call the person approved goes on with the roots only while its paths lead where they did when approved: roots that move them refuse the server and end the call", { timeout: 60_000 }, async () => {
+    const { dir, ws, other, log } = layout();
+    writeFileSync(join(other, 'note.txt'), 'OTHER');
+    const script = join(dir, 'mcp-server-filesystem.mjs');
+    symlinkSync(join(ROOT, 'test/fixtures/roots-server.mjs'), script);
+    // No rule allows the read (the workspace is another directory): it asks.
+    mkdirSync(join(dir, 'project'));
+    modern = await startModernClient(ws, { mcpServers: { fs: { command: process.execPath, args: [script, ws], env: { FIXTURE_LOG: log } } }, workspace: [join(dir, 'project')] }, { capabilities: { elicitation: { form: {} }, roots: {} } });
+    const call = { name: 'fs__read_text_file', arguments: { path: 'note.txt' } };
+    const approve = { 'mcp-latch/approval': { action: 'accept', content: { decision: 'Allow once' } } };
+    const rootsOf = (path: string) => ({ 'mcp-latch/server/roots': { roots: [{ uri: uri(path) }] } });
+    for (const [root, expected] of [
+      [ws, 'NOTE'],
+      [other, /^Denied by mcp-latch: with the roots its server asked for while the call ran, .* it now leads to .*other\/note\.txt \(outside the workspace\), which the prompt did not show\. The server was not given those roots/],
+    ] as const) {
+      const asked = await round(modern.client, call);
+      expect(Object.keys(asked.inputRequests as object)).toEqual(['mcp-latch/approval']);
+      const held = await round(modern.client, { ...call, inputResponses: approve, requestState: asked.requestState });
+      expect(held.inputRequests).toEqual({ 'mcp-latch/server/roots': { method: 'roots/list' } });
+      const done = await round(modern.client, { ...call, inputResponses: rootsOf(root), requestState: held.requestState });
+      if (typeof expected === 'string') expect(textOf(done as never)).toBe(expected);
+      else expect(textOf(done as never)).toMatch(expected);
+    }
+    // The server read ws/note.txt under the root that led where the approval was for, and was refused the other.
+    await eventually(() => expect(fixtureCalls(log)).toEqual([{ tool: 'read_text_file', roots: [{ uri: uri(ws) }], read: join(ws, 'note.txt') }, { tool: 'read_text_file', roots: null, read: null }]));
+  });
 });
