@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
 import { FS_SERVER, eventually, tempDir, textOf } from '../helpers/gateway.js';
@@ -166,5 +167,28 @@ describe('serve --http: approver tokens', () => {
     expect(answered.body.result?.resultType).toBeUndefined();
     expect(JSON.stringify(answered.body.result?.content)).toContain('Denied by mcp-latch');
     expect(existsSync(file)).toBe(false);
+  });
+
+  // Round 21: 2026-07-28 requests without a session are served (docs/team.md, "MCP 2026-07-28 clients"); the approver's credential still answers.
+  test('a stateless 2026-07-28 client (v2 Client pinned) of a user with an approver token is not shown the prompt: its call waits for the approver', async () => {
+    const file = join(dir, 'stateless-xavier.txt');
+    const client = new Client({ name: 'stateless', version: '1' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const shown: unknown[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      shown.push(request.params);
+      return { action: 'accept', content: { decision: 'Allow once' } } as never;
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(team.url), { requestInit: { headers: { authorization: `Bearer ${X}` } } }));
+    try {
+      const call = client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'x' } }, { timeout: 60_000 });
+      const pending = await onePending(X_APPROVER);
+      expect(existsSync(file)).toBe(false);
+      expect((await team.api(`/api/pending/${pending.id}`, X, { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(403);
+      expect((await team.api(`/api/pending/${pending.id}`, X_APPROVER, { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
+      expect(JSON.stringify((await call).content)).toContain('Successfully wrote');
+      expect(shown).toEqual([]);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
   });
 });
