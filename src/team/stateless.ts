@@ -94,8 +94,10 @@ export function modernVersion(req: IncomingMessage): string | null {
  * on the body). An unsupported version is the caller's to answer first.
  */
 export function headerMismatch(req: IncomingMessage, body: Record<string, unknown>, version: string): string | null {
+  // Without the envelope the request would be served as one of the handshake era in a session that never shook hands.
   const envelope = envelopeOf(body.params);
-  if (envelope && envelope.version !== version) return `MCP-Protocol-Version is ${version} but the request's _meta says ${envelope.version}`;
+  if (!envelope) return `MCP-Protocol-Version is ${version} but the request's _meta names no io.modelcontextprotocol/protocolVersion of that era`;
+  if (envelope.version !== version) return `MCP-Protocol-Version is ${version} but the request's _meta says ${envelope.version}`;
   const method = req.headers['mcp-method'];
   if (method !== body.method) return typeof method === 'string' ? `Mcp-Method is ${method} but the request's method is ${String(body.method)}` : 'the Mcp-Method header is missing';
   if (body.method === 'tools/call' || body.method === 'prompts/get' || body.method === 'resources/read') {

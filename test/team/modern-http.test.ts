@@ -108,6 +108,9 @@ describe("a 2026-07-28 client over the team gateway's HTTP", () => {
     const named = await post(XAVIER, { id: 5, method: 'tools/call', params: { name: 'fix__echo', arguments: {}, _meta: ENVELOPE } }, { 'mcp-name': 'fs__write_file' });
     expect(named.status).toBe(400);
     expect(((await named.json()) as { error: { code: number; message: string } }).error).toEqual({ code: -32020, message: "Header mismatch: Mcp-Name does not match the request's params.name" });
+    const bare = await post(XAVIER, { id: 6, method: 'tools/list', params: {} });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { error: { code: number; message: string } }).error).toEqual({ code: -32020, message: "Header mismatch: MCP-Protocol-Version is 2026-07-28 but the request's _meta names no io.modelcontextprotocol/protocolVersion of that era" });
     const later = await post(XAVIER, { ...list, params: { _meta: { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' } } }, { 'mcp-protocol-version': '2027-01-01' });
     expect(later.status).toBe(400);
     expect(((await later.json()) as { error: { code: number; data: unknown } }).error).toMatchObject({ code: -32022, data: { supported: ['2026-07-28'], requested: '2027-01-01' } });
