@@ -20,9 +20,11 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * alias.<name>=!cmd, credential.helper, gpg.program, sequence.editor, include.path, …; also
  * imap.tunnel (git-imap-send(1)), trailer.<token>.command (git-interpret-trailers(1)),
  * init.templateDir (copies hooks into new repositories) and safe.directory (lets git run the hooks
- * of a repository owned by someone else; honoured from the command line).
+ * of a repository owned by someone else; honoured from the command line); tar.<format>.command
+ * (git-archive(1) CONFIGURATION: the shell command `git archive --format=<format>`, or `-o x.<format>`,
+ * pipes its tar through; documented there only, not in git-config(1); round 21 review, B3).
  */
-const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|guitool\..+\.cmd|instaweb\.(browser|httpd)|help\.browser|imap\.tunnel|trailer\..+\.(command|cmd)|init\.templatedir|safe\.directory|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant)$/i;
+const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|guitool\..+\.cmd|instaweb\.(browser|httpd)|help\.browser|imap\.tunnel|trailer\..+\.(command|cmd)|init\.templatedir|safe\.directory|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant|tar\..+\.command)$/i;
 
 /**
  * git-config(1) keys whose value is a file git reads or writes (round 11, git 2.39, bash 5.2: `git
