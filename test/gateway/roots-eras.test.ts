@@ -150,4 +150,21 @@ describe("a 2026-07-28 client with roots, a 2025 server's roots/list while the c
     // The server read ws/note.txt under the root that led where the approval was for, and was refused the other.
     await eventually(() => expect(fixtureCalls(log)).toEqual([{ tool: 'read_text_file', roots: [{ uri: uri(ws) }], read: join(ws, 'note.txt') }, { tool: 'read_text_file', roots: null, read: null }]));
   });
+
+  test('a call a rule allowed that needs the person with the roots the client gives is not answered with them: the server is refused the roots and the call ends denied, naming why', { timeout: 60_000 }, async () => {
+    const { dir, ws, other, log } = layout();
+    writeFileSync(join(other, 'note.txt'), 'OTHER');
+    const script = join(dir, 'mcp-server-filesystem.mjs');
+    symlinkSync(join(ROOT, 'test/fixtures/roots-server.mjs'), script);
+    mkdirSync(join(dir, 'project'));
+    // Reads under ws are allowed by rule; other/ is neither allowed nor denied (the workspace is another directory): it asks.
+    modern = await startModernClient(ws, { mcpServers: { fs: { command: process.execPath, args: [script, ws], env: { FIXTURE_LOG: log } } }, workspace: [join(dir, 'project')], permissions: { allow: [`Read(${ws}/**)`] } }, { capabilities: { roots: {} } });
+    const call = { name: 'fs__read_text_file', arguments: { path: 'note.txt' } };
+    const held = await round(modern.client, call);
+    expect(held.inputRequests).toEqual({ 'mcp-latch/server/roots': { method: 'roots/list' } });
+    const done = await round(modern.client, { ...call, inputResponses: { 'mcp-latch/server/roots': { roots: [{ uri: uri(other) }] } }, requestState: held.requestState });
+    expect(done.isError).toBe(true);
+    expect(textOf(done as never)).toMatch(/^Denied by mcp-latch: with the roots its server asked for while the call ran, the call needs the user's approval/);
+    await eventually(() => expect(fixtureCalls(log)).toEqual([{ tool: 'read_text_file', roots: null, read: null }]));
+  });
 });
