@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideShell } from '../helpers/policy.js';
+import { npmCommand } from '../../src/subjects/shell/npm-commands.js';
 
 /**
  * Round 21 review (review-bypass21): the program a command runs is not always the word written.
@@ -15,6 +17,7 @@ import { decideShell } from '../helpers/policy.js';
  * a guess. docs/threat-model.md, "Round 21: the command a word names".
  *
  *   B3: git-archive(1) tar.<format>.command is a shell command git runs (`-c`, `git config`, environment).
+ *   B4: npm reads its command word through aliases and abbreviations (`npm exe` is `npm exec`).
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -89,5 +92,70 @@ describe('B3. tar.<format>.command is a command git archive runs', () => {
   test('tar.umask stays a harmless key', () => {
     const decision = shell('git -c tar.umask=022 status', 'default', { allow: ['Bash(git:*)'] });
     expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('B4. npm reads its command word through aliases and abbreviations', () => {
+  // The installed npm's own table, when it is the version npm-commands.ts copies.
+  const npmRoot = ((): string | null => {
+    try {
+      return execFileSync('npm', ['root', '-g']).toString().trim();
+    } catch {
+      return null;
+    }
+  })();
+  const npmVersion = npmRoot && existsSync(join(npmRoot, 'npm', 'package.json')) ? (JSON.parse(readFileSync(join(npmRoot, 'npm', 'package.json'), 'utf8')) as { version: string }).version : null;
+
+  test.skipIf(npmVersion !== '11.19.1')('npmCommand reads every prefix of every name as npm 11.19.1 deref does', () => {
+    const { deref, commands, aliases } = createRequire(import.meta.url)(join(npmRoot!, 'npm', 'lib', 'utils', 'cmd-list.js')) as { deref: (c: string) => string | undefined; commands: string[]; aliases: Record<string, string> };
+    const words = new Set(['runScript', 'installTest', 'EXec', 'Run', 'ex', 'sta']);
+    for (const name of [...commands, ...Object.keys(aliases)]) for (let i = 1; i <= name.length; i++) words.add(name.slice(0, i)).add(`${name.slice(0, i)}q`);
+    const differ = [...words].filter((word) => (deref(word) ?? null) !== npmCommand(word));
+    expect(differ).toEqual([]);
+  });
+
+  test('premise: `npm exe` runs its command and `npm rum` a script', () => {
+    const P = join(T, 'npm-project');
+    mkdirSync(P, { recursive: true });
+    writeFileSync(join(P, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { deploy: 'node -e "require(\'fs\').writeFileSync(\'deployed\', \'\')"' } }));
+    run('npm', ['exe', '--', 'node', '-e', "require('fs').writeFileSync('ran-by-exe', '')"], P);
+    expect(existsSync(join(P, 'ran-by-exe'))).toBe(true);
+    run('npm', ['rum', 'deploy'], P);
+    expect(existsSync(join(P, 'deployed'))).toBe(true);
+  });
+
+  const RULES = { allow: ['Bash(npm:*)'], ask: ['Bash(npm publish *)'], deny: ['Bash(rm *)', 'Bash(npm run deploy *)', 'Bash(npm unpublish *)'] };
+  const denied: Array<[string, string]> = [
+    ['npm exe -- rm -rf victim', 'Bash(rm *)'],
+    ['npm --loglevel silent exe -- rm -rf victim', 'Bash(rm *)'],
+    ['npm rum deploy', 'Bash(npm run deploy *)'],
+    ['npm urn deploy', 'Bash(npm run deploy *)'],
+    ['npm run-script deploy', 'Bash(npm run deploy *)'],
+    ['npm runScript deploy', 'Bash(npm run deploy *)'],
+    ['npm unpub pkg', 'Bash(npm unpublish *)'],
+    ['npm unpublis pkg', 'Bash(npm unpublish *)'],
+    ['npm explor pkg -- rm -rf victim', 'Bash(rm *)'],
+    ["npm pk set scripts.x='rm -rf victim'", 'Bash(rm *)'],
+  ];
+  for (const mode of MODES) {
+    test.each(denied)(`${mode}: %j → deny %s`, (command, rule) => {
+      const decision = shell(command, mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule });
+    });
+    test.each(['npm pub', 'npm publi --tag next', 'npm --loglevel silent pub'])(`${mode}: %j meets the ask rule on npm publish`, (command) => {
+      const decision = shell(command, mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Bash(npm publish *)' });
+    });
+  }
+  // What runs code npm names is read as in its full spelling.
+  test.each(['npm exe cowsay', 'npm confi set script-shell ./e.sh', 'npm c set script-shell ./e.sh', 'npm tst --script-sh=./e.sh'])('default: %j is never allowed by Bash(npm:*)', (command) => {
+    const decision = shell(command, 'default', { allow: ['Bash(npm:*)'] });
+    expect(decision.verdict, decision.reason).not.toBe('allow');
+  });
+  // An allow rule meets the command npm runs, whatever its spelling; the person is shown the words written.
+  test.each(['npm rum test', 'npm run-script test', 'npm urn test'])('default: %j is allowed by Bash(npm run test)', (command) => {
+    const decision = shell(command, 'default', { allow: ['Bash(npm run test)'] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+    expect(decision.reason).toContain(command);
   });
 });

@@ -4,6 +4,8 @@ import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { describeProgram, type Built, type SegmentInput } from './program.js';
 import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode } from './variables.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
+import { npmCommand } from './npm-commands.js';
+import { npmCommandAt } from './package-managers.js';
 
 export type { Built } from './program.js';
 
@@ -61,6 +63,7 @@ export function buildSegment(input: SegmentInput): Built {
   if (name === null) return built;
   // git's dashed form (`/usr/lib/git-core/git-reset --hard`) is `git reset --hard` (git(1)).
   const dashed = name.startsWith('git-') && /^git-[a-z]/.test(name) ? { name: 'git', args: [staticWord(name.slice(4)), ...args] } : { name, args };
+  if (name === 'npm') npmCommandWord(dashed, segment);
   if (!stripped.xargs) {
     describeProgram(dashed.name, dashed.args, input, built);
     if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
@@ -92,6 +95,21 @@ export function buildSegment(input: SegmentInput): Built {
   if (written) segment.paths.push(written);
   if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
   return built;
+}
+
+/**
+ * npm's command word as npm reads it (npm-commands.ts: `exe` is exec, `rum` run, `pub` publish), in
+ * what the program is described with and in the segment's args, which the rules meet; the words
+ * shown to the person stay as written (round 21 review, B4).
+ */
+function npmCommandWord(dashed: { name: string; args: Word[] }, segment: Segment): void {
+  const at = npmCommandAt(dashed.args);
+  if (at < 0) return;
+  const word = dashed.args[at]!;
+  const command = npmCommand(word.value);
+  if (command === null || command === word.value) return;
+  dashed.args = dashed.args.map((given, i) => (i === at ? { ...given, value: command } : given));
+  segment.args = segment.args.map((given, i) => (i === at ? command : given));
 }
 
 /**

@@ -37,6 +37,30 @@ function codeValue(value: Word | undefined, cwd: string | null, out: FileFacts):
   if (value?.isStatic && value.value.trim() !== '') out.nested.push({ kind: 'script', text: value.value, cwd });
 }
 
+/**
+ * Where npm's command word stands in its arguments (the first operand, read as npm() below reads
+ * them), or -1 when there is none or a word before it is known only at run time.
+ */
+export function npmCommandAt(args: readonly Word[]): number {
+  const values = globalValueOptions('npm');
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) return -1;
+    const v = word.value;
+    if (v === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (v === '-c' || (v.startsWith('--') && namesNpmProgram(v.slice(2).split('=')[0]!))) {
+      if (!v.includes('=')) i++;
+      continue;
+    }
+    if (v.startsWith('-') && v !== '-') {
+      if (values.has(v)) i++;
+      continue;
+    }
+    return i;
+  }
+  return -1;
+}
+
 export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): void {
   const values = globalValueOptions('npm');
   const operands: Word[] = [];
