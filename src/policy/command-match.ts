@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { globalValueOptions, isScriptRunner, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { GIT_COMMANDS, globalValueOptions, isScriptRunner, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -78,6 +78,26 @@ export function wideHeads(segment: Segment): string[] {
   if (first !== undefined) out.push(posix.basename(stripQuotesForDeny(first)));
   if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push(baseOf(words[0]!));
   return out;
+}
+
+/**
+ * The word of a git command that is not one of git's own commands (programs.ts GIT_COMMANDS), from
+ * its wide candidates; null when there is none. git runs such a word as an alias from the user's
+ * config (which may add any options: `p = push --force`), a `git-<word>` program, or, with
+ * `help.autocorrect` set (by the user, or `-c` in the call), the command it is taken for a typo of:
+ * `git -c help.autocorrect=immediate psuh` pushed and `cleab -fdx` cleaned (git 2.39, round 21
+ * review B1). So deny and ask rules naming git may name what it runs (policy/decide.ts).
+ */
+export function otherGitCommand(candidates: readonly string[][]): string | null {
+  for (const words of candidates) {
+    if (words.length < 2 || posix.basename(words[0]!) !== 'git') continue;
+    const values = globalValueOptions('git');
+    let i = 1;
+    while (i < words.length && words[i]!.startsWith('-')) i += values.has(words[i]!) ? 2 : 1;
+    const word = words[i];
+    if (word !== undefined && !GIT_COMMANDS.has(word)) return word;
+  }
+  return null;
 }
 
 /** `posix.basename`, which returns a name without `/` as it is. */

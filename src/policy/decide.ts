@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { wideCandidates, wideHeads } from './command-match.js';
+import { otherGitCommand, wideCandidates, wideHeads } from './command-match.js';
 import type { RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
@@ -323,6 +323,10 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
     if (deny) return ruled('deny', deny, `deny rule ${deny.text} matches \`${shown}\``);
     const ask = rules.matchCommandWide('ask', candidates);
     if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
+    // git may run another command than the word names: any rule naming git may name it (round 21 review, B1).
+    const other = otherGitCommand(candidates);
+    const named = other === null ? null : rules.firstCommandRule('git');
+    if (named) return ruled('ask', named, `\`${other}\` in \`${shown}\` is not one of git's commands: git runs it as an alias from its config, a git-${other} program, or the command help.autocorrect takes it for, which ${named.list} rule ${named.text} may name`);
   }
 
   // Security: nothing that could not be fully analysed is allowed by a rule or the safe list. In

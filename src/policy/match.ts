@@ -204,6 +204,15 @@ export class RuleSet {
     return false;
   }
 
+  /** The first deny or ask rule (deny first) filed under the program `name` (`Bash(git push *)` under git); null when none. */
+  firstCommandRule(name: string): Rule | null {
+    for (const list of ['deny', 'ask'] as const) {
+      const found = this.lists[list].command.get(name);
+      if (found && found.length > 0) return found[0]!;
+    }
+    return null;
+  }
+
   /** The first deny/ask rule matching a shell command, matched widely: `candidates` are its wideCandidates (made once for both lists). */
   matchCommandWide(list: 'deny' | 'ask', candidates: readonly string[][]): Rule | null {
     const rules = this.lists[list].command;

@@ -8,6 +8,7 @@ import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
 import { decideShell } from '../helpers/policy.js';
 import { npmCommand } from '../../src/subjects/shell/npm-commands.js';
+import { GIT_COMMANDS } from '../../src/programs.js';
 
 /**
  * Round 21 review (review-bypass21): the program a command runs is not always the word written.
@@ -18,6 +19,7 @@ import { npmCommand } from '../../src/subjects/shell/npm-commands.js';
  *
  *   B3: git-archive(1) tar.<format>.command is a shell command git runs (`-c`, `git config`, environment).
  *   B4: npm reads its command word through aliases and abbreviations (`npm exe` is `npm exec`).
+ *   B1: git runs a word that is not one of its commands as an alias or the command help.autocorrect picks.
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -157,5 +159,60 @@ describe('B4. npm reads its command word through aliases and abbreviations', () 
     const decision = shell(command, 'default', { allow: ['Bash(npm run test)'] });
     expect(decision.verdict, decision.reason).toBe('allow');
     expect(decision.reason).toContain(command);
+  });
+});
+
+describe('B1. a word that is not one of git\'s commands may be any of them', () => {
+  test('premise: with help.autocorrect, git pushes for `psuh` and cleans for `cleab`; an alias runs what it names', () => {
+    const remote = join(T, 'remote.git');
+    run('git', ['init', '-q', '--bare', remote]);
+    const said = execFileSync('git', ['-c', 'help.autocorrect=immediate', 'psuh', remote, 'main'], { cwd: W, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    void said;
+    expect(run('git', ['rev-parse', 'main'], remote).trim()).toBe(run('git', ['rev-parse', 'HEAD']).trim());
+    writeFileSync(join(W, 'scratch.txt'), 'x');
+    run('git', ['-c', 'help.autocorrect=immediate', 'cleab', '-f', 'scratch.txt']);
+    expect(existsSync(join(W, 'scratch.txt'))).toBe(false);
+    writeFileSync(join(W, 'scratch.txt'), 'x');
+    run('git', ['-c', 'alias.sweep=clean -f', 'sweep', 'scratch.txt']);
+    expect(existsSync(join(W, 'scratch.txt'))).toBe(false);
+  });
+
+  test('premise: GIT_COMMANDS holds every command of the installed git', () => {
+    const listed = run('git', ['--list-cmds=main']).split('\n').filter((name) => name !== '');
+    expect(listed.filter((name) => !GIT_COMMANDS.has(name))).toEqual([]);
+  });
+
+  const RULES = { allow: ['Bash(git:*)'], ask: ['Bash(git push *)'], deny: ['Bash(git clean *)'] };
+  const cases = [
+    'git -c help.autocorrect=immediate psuh origin main',
+    'git psuh origin main',
+    'git p origin main', // an alias of the user's
+    'git -C . psuh',
+    'git --no-pager cleab -fdx',
+    'env git cleab -fdx',
+    'git -c help.autocorrect=1 reest --hard',
+    'git lfs push origin main', // git-lfs may not be there; then help.autocorrect picks
+  ];
+  for (const mode of MODES) {
+    test.each(cases)(`${mode}: %j asks, naming a rule on git`, (command) => {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, decision.reason).toBe('ask');
+      expect(['Bash(git clean *)', 'Bash(git push *)']).toContain(decision.rule);
+      expect(decision.reason).toContain("is not one of git's commands");
+    });
+  }
+  test.each(['git -c help.autocorrect=immediate psuh origin main', 'git sweep'])('an ask rule alone on git counts: %j', (command) => {
+    const decision = shell(command, 'bypassPermissions', { ask: ['Bash(git push --force *)'] });
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Bash(git push --force *)' });
+  });
+  // git's own commands are read as before; with no rule naming git, an alias is as any git command.
+  test.each(['git status', 'git log -1', 'git -c color.ui=always diff', 'git --version', 'git help push', 'git stage README'])('default: %j is allowed by Bash(git:*) beside rules on git', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  // (An alias may still rewrite any tracked file: that is decided as before, docs/threat-model.md#git-rewrites-tracked-files.)
+  test.each(['git lg', 'git lfs pull'])('bypassPermissions: %j is not asked about as another command when no rule names git', (command) => {
+    const decision = shell(command, 'bypassPermissions', { deny: ['Bash(rm *)'] });
+    expect(decision.reason).not.toContain("is not one of git's commands");
   });
 });
