@@ -47,8 +47,39 @@ export function wideCandidates(segment: Segment): string[][] {
     if (!(first === segment.name && sameAfterFirst(written, segment.args))) out.push([first, ...written.slice(1)]);
   }
   if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push([posix.basename(words[0]!), ...words.slice(1)]);
+  if (segment.name === 'git') {
+    const pushed = gitPushSpelling(segment.args);
+    if (pushed) out.push(['git', ...pushed]);
+  }
+  // rustup's `cargo +nightly run` is `cargo run` with another toolchain (round 21 review, B4's family).
+  if (segment.name === 'cargo' && segment.args[0]?.startsWith('+')) out.push(['cargo', ...segment.args.slice(1)]);
   return out;
 }
+
+/**
+ * git's other commands that push, as `push` with the same words: `send-pack` (git-send-pack(1):
+ * "Usually you would want to use git push, which is a higher-level wrapper of this command"),
+ * `http-push`, and contrib's `subtree push`. `git send-pack ../r main` updated the remote past
+ * `ask: Bash(git push *)` (git 2.39, round 21 review B5): a deny or ask rule on `git push` is
+ * there for what a push does. Null for any other command.
+ */
+function gitPushSpelling(args: readonly string[]): string[] | null {
+  const values = globalValueOptions('git');
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) i += values.has(args[i]!) ? 2 : 1;
+  const sub = args[i];
+  if (sub === 'send-pack' || sub === 'http-push') return [...args.slice(0, i), 'push', ...args.slice(i + 1)];
+  if (sub !== 'subtree') return null;
+  // git-subtree(1): its options may come before its own command; -P and -m take the next word.
+  for (let j = i + 1; j < args.length; j++) {
+    const arg = args[j]!;
+    if (SUBTREE_VALUE.has(arg)) j++;
+    else if (!arg.startsWith('-')) return arg === 'push' ? [...args.slice(0, i), 'push', ...args.slice(i + 1, j), ...args.slice(j + 1)] : null;
+  }
+  return null;
+}
+
+const SUBTREE_VALUE = new Set(['-P', '--prefix', '-m', '--message']);
 
 /** `written` is one word followed by exactly `args`. */
 function sameAfterFirst(written: readonly string[], args: readonly string[]): boolean {

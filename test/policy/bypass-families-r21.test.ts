@@ -20,6 +20,8 @@ import { GIT_COMMANDS } from '../../src/programs.js';
  *   B3: git-archive(1) tar.<format>.command is a shell command git runs (`-c`, `git config`, environment).
  *   B4: npm reads its command word through aliases and abbreviations (`npm exe` is `npm exec`).
  *   B1: git runs a word that is not one of its commands as an alias or the command help.autocorrect picks.
+ *   B5: git's other commands that push (send-pack, http-push, subtree push) meet rules on `git push`.
+ *   B4's family: cargo's built-in aliases (`cargo r` is run) and rustup's `+toolchain` word.
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -214,5 +216,50 @@ describe('B1. a word that is not one of git\'s commands may be any of them', () 
   test.each(['git lg', 'git lfs pull'])('bypassPermissions: %j is not asked about as another command when no rule names git', (command) => {
     const decision = shell(command, 'bypassPermissions', { deny: ['Bash(rm *)'] });
     expect(decision.reason).not.toContain("is not one of git's commands");
+  });
+});
+
+describe('B5. git\'s other commands that push meet rules on git push', () => {
+  test('premise: git send-pack updates the remote as git push does', () => {
+    const remote = join(T, 'send-pack.git');
+    run('git', ['init', '-q', '--bare', remote]);
+    run('git', ['send-pack', remote, 'main']);
+    expect(run('git', ['rev-parse', 'main'], remote).trim()).toBe(run('git', ['rev-parse', 'HEAD']).trim());
+  });
+  const RULES = { allow: ['Bash(git:*)'], ask: ['Bash(git push *)'], deny: ['Bash(git push --force *)'] };
+  for (const mode of MODES) {
+    test.each(['git send-pack ../r main', 'git -C . send-pack ../r main', 'git http-push https://h/r main', 'git subtree push -P lib r main', 'git subtree -P lib push r main'])(`${mode}: %j asks as a push`, (command) => {
+      const decision = shell(command, mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Bash(git push *)' });
+    });
+    test.each(['git send-pack --force ../r main', 'git subtree push -P lib r +main --force'])(`${mode}: %j is denied as a forced push`, (command) => {
+      const decision = shell(command, mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule: 'Bash(git push --force *)' });
+    });
+  }
+  test.each(['git subtree split -P lib', 'git subtree add -P lib r main --squash', 'git status'])('default: %j is not a push', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.reason).not.toContain('Bash(git push');
+  });
+});
+
+describe('B4\'s family: cargo reads its built-in aliases and rustup\'s +toolchain', () => {
+  const RULES = { deny: ['Bash(cargo run *)', 'Bash(cargo remove *)', 'Bash(rm *)'] };
+  for (const mode of MODES) {
+    test.each([
+      ['cargo r', 'Bash(cargo run *)'],
+      ['cargo r --bin x', 'Bash(cargo run *)'],
+      ['cargo +nightly run', 'Bash(cargo run *)'],
+      ['cargo +nightly r --release', 'Bash(cargo run *)'],
+      ['cargo -Z unstable-options r', 'Bash(cargo run *)'],
+      ['cargo rm serde', 'Bash(cargo remove *)'],
+    ])(`${mode}: %j → deny %s`, (command, rule) => {
+      const decision = shell(command, mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule });
+    });
+  }
+  test.each(['cargo b', 'cargo t', 'cargo +stable build'])('bypassPermissions: %j meets no rule', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
   });
 });

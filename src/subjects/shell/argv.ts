@@ -5,7 +5,7 @@ import { describeProgram, type Built, type SegmentInput } from './program.js';
 import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode } from './variables.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
-import { npmCommandAt } from './package-managers.js';
+import { cargoCommand, cargoCommandAt, npmCommandAt } from './package-managers.js';
 
 export type { Built } from './program.js';
 
@@ -63,7 +63,7 @@ export function buildSegment(input: SegmentInput): Built {
   if (name === null) return built;
   // git's dashed form (`/usr/lib/git-core/git-reset --hard`) is `git reset --hard` (git(1)).
   const dashed = name.startsWith('git-') && /^git-[a-z]/.test(name) ? { name: 'git', args: [staticWord(name.slice(4)), ...args] } : { name, args };
-  if (name === 'npm') npmCommandWord(dashed, segment);
+  if (name === 'npm' || name === 'cargo') commandWord(name, dashed, segment);
   if (!stripped.xargs) {
     describeProgram(dashed.name, dashed.args, input, built);
     if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
@@ -98,15 +98,16 @@ export function buildSegment(input: SegmentInput): Built {
 }
 
 /**
- * npm's command word as npm reads it (npm-commands.ts: `exe` is exec, `rum` run, `pub` publish), in
- * what the program is described with and in the segment's args, which the rules meet; the words
- * shown to the person stay as written (round 21 review, B4).
+ * A CLI's command word as the CLI reads it (npm-commands.ts: `npm exe` is exec, `rum` run, `pub`
+ * publish; cargo's built-in aliases: `cargo r` is run), in what the program is described with and
+ * in the segment's args, which the rules meet; the words shown to the person stay as written
+ * (round 21 review, B4).
  */
-function npmCommandWord(dashed: { name: string; args: Word[] }, segment: Segment): void {
-  const at = npmCommandAt(dashed.args);
+function commandWord(name: 'npm' | 'cargo', dashed: { name: string; args: Word[] }, segment: Segment): void {
+  const at = name === 'npm' ? npmCommandAt(dashed.args) : cargoCommandAt(dashed.args);
   if (at < 0) return;
   const word = dashed.args[at]!;
-  const command = npmCommand(word.value);
+  const command = name === 'npm' ? npmCommand(word.value) : cargoCommand(word.value);
   if (command === null || command === word.value) return;
   dashed.args = dashed.args.map((given, i) => (i === at ? { ...given, value: command } : given));
   segment.args = segment.args.map((given, i) => (i === at ? command : given));

@@ -128,6 +128,30 @@ const CARGO_HARMLESS_KEYS = /^(build\.(jobs|incremental)|net\.(offline|retry)|te
 /** Keys whose string value is a program (or an alias, a cargo command line). */
 const CARGO_PROGRAM_KEYS = /^(build\.(rustc|rustc-wrapper|rustc-workspace-wrapper|rustdoc)|target\..+\.(runner|linker)|host\.linker|alias\..+|doc\.browser)$/;
 
+/** cargo's built-in aliases (cargo 1.x, `cargo b --help` is build's; round 21 review, B4's family): `cargo r` is `cargo run`. */
+const CARGO_ALIASES: Readonly<Record<string, string>> = { b: 'build', c: 'check', d: 'doc', r: 'run', t: 'test', rm: 'remove' };
+
+/** The command cargo runs for `word` when it is one of its built-in aliases, else the word. */
+export function cargoCommand(word: string): string {
+  return Object.hasOwn(CARGO_ALIASES, word) ? CARGO_ALIASES[word]! : word;
+}
+
+/** Where cargo's command word stands (after `+toolchain` and global options), or -1. */
+export function cargoCommandAt(args: readonly Word[]): number {
+  const values = globalValueOptions('cargo');
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) return -1;
+    if (i === 0 && word.value.startsWith('+')) continue;
+    if (word.value.startsWith('-')) {
+      if (values.has(word.value)) i++;
+      continue;
+    }
+    return i;
+  }
+  return -1;
+}
+
 export function cargo(args: readonly Word[], cwd: string | null, out: FileFacts): void {
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
