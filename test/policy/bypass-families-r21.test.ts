@@ -22,6 +22,7 @@ import { GIT_COMMANDS } from '../../src/programs.js';
  *   B1: git runs a word that is not one of its commands as an alias or the command help.autocorrect picks.
  *   B5: git's other commands that push (send-pack, http-push, subtree push) meet rules on `git push`.
  *   B4's family: cargo's built-in aliases (`cargo r` is run) and rustup's `+toolchain` word.
+ *   B6: `npm init <initializer>`/`npm create` and `yarn|pnpm|bun create` fetch and run a package, as `npm exec` does.
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -260,6 +261,21 @@ describe('B4\'s family: cargo reads its built-in aliases and rustup\'s +toolchai
   }
   test.each(['cargo b', 'cargo t', 'cargo +stable build'])('bypassPermissions: %j meets no rule', (command) => {
     const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('B6. npm init <initializer> and create fetch and run a package, as npm exec does', () => {
+  // npm-init(1): "initializer in this case is an npm package named create-<initializer>, which will be
+  // installed by npm-exec, and then have its main bin executed".
+  const ALLOW = { allow: ['Bash(npm:*)', 'Bash(yarn:*)', 'Bash(pnpm:*)', 'Bash(bun:*)'] };
+  test.each(['npm exec cowsay', 'npm init vite', 'npm create vite', 'npm innit vite', 'npm init @scope', 'npm --loglevel silent init vite', 'yarn create vite', 'pnpm create vite', 'bun create vite', 'npm init "$x"'])('default: %j is never allowed by the runner\'s rule', (command) => {
+    const decision = shell(command, 'default', ALLOW);
+    expect(decision.verdict, decision.reason).toBe('ask');
+    expect(decision.reason).toContain('executor');
+  });
+  test.each(['npm init', 'npm init -y', 'npm init --yes'])('default: %j writes package.json and stays allowed', (command) => {
+    const decision = shell(command, 'default', ALLOW);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });

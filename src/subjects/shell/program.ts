@@ -102,7 +102,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (fetches.length > 0) {
     const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
     const index = subcommandIndex(name, statics);
-    if (fetches.includes('') || (index !== null && index >= 0 && fetches.includes(statics[index]!))) reasons.push('executor');
+    if (fetches.includes('') || (index !== null && index >= 0 && (fetches.includes(statics[index]!) || initializes(name, statics, index)))) reasons.push('executor');
   }
 
   // `-f` exports or defines functions; `-n` makes a nameref, whose later assignments go to the name
@@ -759,6 +759,18 @@ function echoText(args: readonly Word[], shell: Dialect): string | null {
 function printfText(format: string): string | null {
   if (format.replace(/\\[nt\\]/g, '').includes('\\')) return null;
   return format.replace(/\\([nt\\])/g, (_, c: string) => (c === 'n' ? '\n' : c === 't' ? '\t' : '\\'));
+}
+
+/**
+ * `npm init <initializer>` (npm-init(1): "an npm package named create-<initializer>, which will be
+ * installed by npm-exec, and then have its main bin executed"; `npm create` is its alias) and
+ * `yarn`/`pnpm`/`bun create <x>` fetch and run a package as `npm exec` does (round 21 review, B6).
+ * Without an operand `npm init` only writes package.json.
+ */
+function initializes(name: string, statics: readonly string[], index: number): boolean {
+  const sub = statics[index];
+  if (name === 'npm' ? sub !== 'init' : sub !== 'create' || !['yarn', 'pnpm', 'bun'].includes(name)) return false;
+  return statics.slice(index + 1).some((word) => word === '\u0000' || (!word.startsWith('-') && word !== ''));
 }
 
 /** True when a runner (programs.ts RUNNERS) is given the subcommand that runs a command (`uv run`, `npm exec`, `npx`). */
