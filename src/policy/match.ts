@@ -152,7 +152,7 @@ export class RuleSet {
       if (/(^|\/)\.\.(\/|$)/.test(glob)) return { where: 'scan', key: '', matcher };
       if (glob.startsWith('/**/')) {
         const name = glob.slice(4);
-        return !/[*?[\]{}]/.test(name) && !name.includes('/') ? { where: 'basename', key: fold(name, nocase), matcher } : { where: 'scan', key: '', matcher };
+        return !/[*?[\]{}\\]/.test(name) && !name.includes('/') ? { where: 'basename', key: fold(name, nocase), matcher } : { where: 'scan', key: '', matcher };
       }
       return { where: 'prefix', key: fold(literalPrefix(glob), nocase), matcher };
     });
@@ -353,16 +353,29 @@ function fold(text: string, nocase: boolean): string {
  *   .env (a bare name) → /**\/.env, at any depth   x/ → x/** (a directory)
  */
 export function anchorGlob(pattern: string, env: MatchEnv): string[] {
-  let glob = pattern.replace(/\\/g, '/');
+  // A `\` before a glob character escapes it (the gateway's own rules name their files so, policy.ts
+  // literal; remembered paths too): only on Windows is any other `\` a separator. Until round 21 every
+  // `\` became `/`, so the built-in protection of a config in `~/work (2)/` or `/srv/app[1]/` named
+  // another path and the file was written freely (review-bypass21 B8).
+  let glob = env.platform === 'win32' ? pattern.replace(/\\(?![*?[\]{}()!])/g, '/') : pattern;
   if (glob.endsWith('/') && glob.length > 1) glob += '**';
-  if (glob === '~') return [toForward(env.home)];
-  if (glob.startsWith('~/')) return [joinGlob(toForward(env.home), glob.slice(2))];
+  if (glob === '~') return [baseGlob(env.home, env)];
+  if (glob.startsWith('~/')) return [joinGlob(baseGlob(env.home, env), glob.slice(2))];
   if (glob.startsWith('//')) return [normaliseGlob(glob.slice(1))];
   if (glob.startsWith('/')) return [normaliseGlob(glob)];
   if (/^[A-Za-z]:\//.test(glob)) return [normaliseGlob(glob)];
   if (!glob.includes('/')) return [`/**/${glob}`];
   const relative = glob.startsWith('./') ? glob.slice(2) : glob;
-  return env.roots.map((root) => joinGlob(toForward(root), relative));
+  return env.roots.map((root) => joinGlob(baseGlob(root, env), relative));
+}
+
+/**
+ * The home directory or a workspace root as the start of a glob: its glob characters escaped, so
+ * `Read(./.env)` in a workspace `/w/app[v2]` names `/w/app[v2]/.env`, not `/w/appv/.env` (round 21
+ * review, B8). On Windows, where `\` is a separator in rules, the path is kept as it is.
+ */
+function baseGlob(path: string, env: MatchEnv): string {
+  return env.platform === 'win32' ? toForward(path) : path.replace(/[*?[\]{}()!\\]/g, '\\$&');
 }
 
 /**
@@ -430,7 +443,8 @@ function literalPrefix(glob: string): string {
   const parts = glob.split('/');
   const literal: string[] = [];
   for (const part of parts) {
-    if (/[*?[\]{}]/.test(part)) break;
+    // An escaped character (`cfg \(2\)`) is matched by the glob, not by the index's key.
+    if (/[*?[\]{}\\]/.test(part)) break;
     literal.push(part);
   }
   if (literal.length === parts.length) literal.pop(); // the whole glob is literal: index under its parent

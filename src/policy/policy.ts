@@ -154,7 +154,7 @@ export function builtInRules(configPath: string, auditPath: string | null, cache
     rules.push({ type: 'path', list: 'ask', access: 'write', pattern: literal(file), text: `built-in: the gateway starts a server from ${file}`, codeFile: true });
   }
   rules.push(...ancestorRules(rules));
-  for (const pattern of CLIENT_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
+  for (const pattern of [...CLIENT_FILES, ...clientDataFiles()]) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: an MCP client starts the servers ${pattern} names`, codeFile: true });
   for (const pattern of GIT_CODE_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git runs code named in ${pattern}`, codeFile: true });
   for (const pattern of GIT_REF_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: git reads refs, their logs and the index from ${pattern}`, codeFile: true });
   for (const pattern of RUNNER_PROGRAM_FILES) rules.push({ type: 'path', list: 'ask', access: 'write', pattern, text: `built-in: a package manager runs the program ${pattern} names`, codeFile: true });
@@ -210,12 +210,23 @@ const CLIENT_FILES: readonly string[] = [
   '**/.claude/settings.json',
   '**/.claude/settings.local.json',
   '~/.claude.json',
-  '~/.config/Claude/claude_desktop_config.json',
-  '~/Library/Application Support/Claude/claude_desktop_config.json',
-  '~/.config/Code/User/mcp.json',
-  '~/.config/Code/User/settings.json',
   '~/.codeium/windsurf/mcp_config.json',
 ];
+
+/**
+ * The clients' per-user files below the application data folder clients/discover.ts reads them from
+ * (appDataDir: `~/Library/Application Support` on macOS, `%APPDATA%` on Windows, `$XDG_CONFIG_HOME`
+ * or `~/.config` elsewhere): each platform's default, and the folder the environment names. Until
+ * round 21 only `~/.config` and Claude's macOS folder were named, so VS Code's user `mcp.json` on
+ * macOS or Windows, or below a `$XDG_CONFIG_HOME` of its own, was written with no ask (review-bypass21).
+ */
+function clientDataFiles(): string[] {
+  const dirs = new Set(['~/.config', '~/Library/Application Support', '~/AppData/Roaming']);
+  for (const value of [process.env.XDG_CONFIG_HOME, process.env.APPDATA]) {
+    if (value && (value.startsWith('/') || /^[A-Za-z]:[\\/]/.test(value))) dirs.add(literal(value.replace(/[\\/]+$/, '')));
+  }
+  return [...dirs].flatMap((dir) => ['Claude/claude_desktop_config.json', 'Code/User/mcp.json', 'Code/User/settings.json'].map((file) => `${dir}/${file}`));
+}
 
 /**
  * Desktop Commander's config (subjects/desktop-commander.ts): its defaultShell is the shell every

@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import type { Decision, DefaultMode } from '../../src/policy/types.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
-import { decideShell } from '../helpers/policy.js';
+import { decideFs, decideShell } from '../helpers/policy.js';
 import { npmCommand } from '../../src/subjects/shell/npm-commands.js';
 import { GIT_COMMANDS } from '../../src/programs.js';
 
@@ -23,6 +23,8 @@ import { GIT_COMMANDS } from '../../src/programs.js';
  *   B5: git's other commands that push (send-pack, http-push, subtree push) meet rules on `git push`.
  *   B4's family: cargo's built-in aliases (`cargo r` is run) and rustup's `+toolchain` word.
  *   B6: `npm init <initializer>`/`npm create` and `yarn|pnpm|bun create` fetch and run a package, as `npm exec` does.
+ *   Client files: the MCP clients' user files below every application data folder clients/discover.ts reads.
+ *   B8: a rule names its path whatever characters the path holds (the built-in ones, home, roots).
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -277,5 +279,73 @@ describe('B6. npm init <initializer> and create fetch and run a package, as npm 
   test.each(['npm init', 'npm init -y', 'npm init --yes'])('default: %j writes package.json and stays allowed', (command) => {
     const decision = shell(command, 'default', ALLOW);
     expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('the MCP clients\' user files ask below every application data folder the clients use', () => {
+  const write = (path: string) => decideFs('write_file', { path, content: '{"mcpServers":{"x":{"command":"sh"}}}' }, [W], { mode: 'bypassPermissions', home, deny: ['Bash(rm *)'], configPath: join(W, 'mcp-latch.json') });
+  test.each([
+    '<H>/Library/Application Support/Code/User/mcp.json', // VS Code on macOS
+    '<H>/Library/Application Support/Code/User/settings.json',
+    '<H>/AppData/Roaming/Code/User/mcp.json', // VS Code on Windows (%APPDATA%'s default)
+    '<H>/AppData/Roaming/Claude/claude_desktop_config.json',
+    '<H>/.config/Code/User/mcp.json',
+    '<H>/.config/Claude/claude_desktop_config.json',
+    '<H>/Library/Application Support/Claude/claude_desktop_config.json',
+  ])('bypassPermissions: writing %s asks', (path) => {
+    const decision = write(fill(path));
+    expect({ verdict: decision.verdict, rule: decision.rule?.startsWith('built-in: an MCP client starts the servers') }, decision.reason).toEqual({ verdict: 'ask', rule: true });
+  });
+  test('a $XDG_CONFIG_HOME of its own is where the clients are looked for, and asked about', () => {
+    const before = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = join(T, 'xdg-own');
+    try {
+      const decision = write(join(T, 'xdg-own', 'Code', 'User', 'mcp.json'));
+      expect(decision.verdict, decision.reason).toBe('ask');
+    } finally {
+      if (before === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = before;
+    }
+  });
+  test('another file there is not', () => {
+    expect(write(fill('<H>/Library/Application Support/Code/User/keybindings.json')).verdict).toBe('allow');
+  });
+});
+
+describe('B8. the gateway\'s own files, the home and the roots are named whatever characters their names hold', () => {
+  // Every character a POSIX name may hold that a glob reads otherwise (minimatch: classes, braces, `*`, `?`,
+  // `!`; extglob's parentheses, though rules are compiled without extglobs). A backslash is not among
+  // them: paths are matched in forward-slash form (decide.ts matchForm), so `a\b` is read as `a/b`.
+  const NAMES = ['proj (copy)', 'app[v2]', 'a{b,c}', 'x!y', 'star*', 'q?', '(x)', '[1]'];
+  test.each(NAMES)('bypassPermissions: the config, its lock file and audit in %j are not written', (name) => {
+    const dir = join(T, 'cfg', name);
+    mkdirSync(dir, { recursive: true });
+    const config = join(dir, 'mcp-latch.json');
+    writeFileSync(config, '{}');
+    for (const file of [config, join(dir, 'mcp-latch.lock.json'), join(dir, 'mcp-latch-init.json'), join(dir, '.mcp-latch-pages.json')]) {
+      const decision = decideFs('write_file', { path: file, content: '{}' }, [dir], { mode: 'bypassPermissions', home, configPath: config });
+      expect({ verdict: decision.verdict, builtIn: decision.rule?.startsWith('built-in protection of') }, `${file}: ${decision.reason}`).toEqual({ verdict: 'deny', builtIn: true });
+    }
+    // What the protection names is that file: a sibling is written.
+    expect(decideFs('write_file', { path: join(dir, 'notes.txt'), content: 'x' }, [dir], { mode: 'bypassPermissions', home, configPath: config }).verdict).toBe('allow');
+  });
+  test.each(NAMES)('every mode: Read(./.env) in a workspace %j and Read(~/.ssh/**) in a home %j deny', (name) => {
+    const root = join(T, 'roots', name);
+    const own = join(T, 'homes', name);
+    mkdirSync(root, { recursive: true });
+    mkdirSync(join(own, '.ssh'), { recursive: true });
+    for (const mode of MODES) {
+      const env = decideFs('read_text_file', { path: join(root, '.env') }, [root], { mode, home: own, deny: ['Read(./.env)', 'Read(~/.ssh/**)'], configPath: join(root, 'mcp-latch.json') });
+      expect({ verdict: env.verdict, rule: env.rule }, env.reason).toEqual({ verdict: 'deny', rule: 'Read(./.env)' });
+      const key = decideFs('read_text_file', { path: join(own, '.ssh', 'id_rsa') }, [root], { mode, home: own, deny: ['Read(./.env)', 'Read(~/.ssh/**)'], configPath: join(root, 'mcp-latch.json') });
+      expect({ verdict: key.verdict, rule: key.rule }, key.reason).toEqual({ verdict: 'deny', rule: 'Read(~/.ssh/**)' });
+    }
+  });
+  // Allow rules anchored there hold too (before, they fell to the mode: asked, never allowed wrongly).
+  test('default: Read(./**) allows a read in a workspace named app[v2]', () => {
+    const root = join(T, 'roots', 'app[v2]');
+    mkdirSync(root, { recursive: true });
+    const decision = decideFs('read_text_file', { path: join(root, 'a.txt') }, [root], { mode: 'default', home, allow: ['Read(./**)'], configPath: join(root, 'mcp-latch.json') });
+    expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'allow', rule: 'Read(./**)' });
   });
 });
