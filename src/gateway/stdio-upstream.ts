@@ -30,6 +30,16 @@ export class StdioUpstream implements Transport, LineSending {
   private readonly out: PipeOut;
   /** Notifications dropped since the client fell behind (see `send`). */
   private dropped = 0;
+  /**
+   * The resources told updated while the client was behind, each told once when it has read (see
+   * `send`); their uris' characters together at most `limits.messageMB`.
+   */
+  private readonly updated = new Set<string>();
+  private updatedChars = 0;
+  /** Resource updates dropped while behind, past `limits.messageMB` of kept uris. */
+  private updatesLost = 0;
+  /** The client's falling behind was logged (noteBehind). */
+  private behindNoted = false;
 
   /**
    * `maxMessageBytes`: `limits.messageMB`, in bytes. `reusedChunks`: `input` writes each read over
@@ -111,17 +121,59 @@ export class StdioUpstream implements Transport, LineSending {
    * ends; answers and requests are never dropped. A server streaming progress to a client that did
    * not read grew the gateway ~50 MB a second, 900 MB in 18 s, until the OOM killer took every
    * server with it (review of round 20 faults, F1; docs/config.md, "limits"). A dropped progress
-   * update is superseded by the next one.
+   * update is superseded by the next one. A resource's `notifications/resources/updated` ("read it
+   * again") is not queued either: its uri is kept, and told once when the client has read, however
+   * many updates came meanwhile; they were held without bound too, a subscribed resource's 3,000
+   * updates took the gateway to 321 MB (round 21 review, review-diff21 R1). Past `limits.messageMB`
+   * of kept uris an update is dropped.
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return this.refused();
     if (this.behind()) {
       if (mayBeDropped(message)) return this.drop();
-    } else if (this.dropped > 0) {
-      this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.dropped.toLocaleString('en-US')} progress and log notifications were dropped while it was behind`));
-      this.dropped = 0;
+      const uri = updatedUri(message);
+      if (uri !== null) return this.keepUpdated(uri);
+    } else if (this.behindNoted) {
+      this.caughtUp();
     }
     return this.queue(safeSerialize(message, this.onerror));
+  }
+
+  /** A resource updated while the client is behind: told once when it has read (its stream drains). */
+  private keepUpdated(uri: string): Promise<void> {
+    if (this.updated.has(uri)) return QUEUED;
+    if (this.updatedChars + uri.length > this.reader.maxBytes) {
+      this.noteBehind();
+      this.updatesLost += 1;
+      return QUEUED;
+    }
+    if (this.updated.size === 0) this.output.once('drain', this.onDrain);
+    this.noteBehind();
+    this.updated.add(uri);
+    this.updatedChars += uri.length;
+    return QUEUED;
+  }
+
+  /** The client's stream emptied: what was kept is told, or, still behind (this tick queued more), at the next drain. */
+  private readonly onDrain = (): void => {
+    if (this.closed || this.updated.size === 0) return;
+    if (this.behind()) this.output.once('drain', this.onDrain);
+    else this.caughtUp();
+  };
+
+  /** The client has read what waited: the log says what it missed, and each resource kept is told updated. */
+  private caughtUp(): void {
+    if (this.dropped > 0) this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.dropped.toLocaleString('en-US')} progress and log notifications were dropped while it was behind`));
+    if (this.updated.size > 0) this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.updated.size.toLocaleString('en-US')} resource(s) updated while it was behind are told updated once each`));
+    if (this.updatesLost > 0) this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.updatesLost.toLocaleString('en-US')} resource update notifications were dropped while it was behind, past limits.messageMB of resources kept to tell it of`));
+    this.dropped = 0;
+    this.updatesLost = 0;
+    this.behindNoted = false;
+    const uris = [...this.updated];
+    this.updated.clear();
+    this.updatedChars = 0;
+    this.output.off('drain', this.onDrain);
+    for (const uri of uris) this.queue(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":${JSON.stringify(uri)}}}\n`);
   }
 
   /** More than `limits.messageMB` is waiting for the client: what this tick queued, and what the stream holds. */
@@ -131,11 +183,17 @@ export class StdioUpstream implements Transport, LineSending {
   }
 
   private drop(): Promise<void> {
-    if (this.dropped++ === 0) {
-      const mb = Math.round((this.reader.maxBytes / 1024 / 1024) * 10) / 10;
-      this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client is behind: more than limits.messageMB (${mb} MB) waits for it to read, so progress and log notifications are dropped until it has read it (docs/config.md, "limits")`));
-    }
+    this.noteBehind();
+    this.dropped += 1;
     return QUEUED;
+  }
+
+  /** The log's line when the client falls behind: once until it has caught up. */
+  private noteBehind(): void {
+    if (this.behindNoted) return;
+    this.behindNoted = true;
+    const mb = Math.round((this.reader.maxBytes / 1024 / 1024) * 10) / 10;
+    this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client is behind: more than limits.messageMB (${mb} MB) waits for it to read, so progress and log notifications are dropped until it has read it, and each resource updated meanwhile is told once then (docs/config.md, "limits")`));
   }
 
   /** A line made elsewhere (downstream/lines.ts, LineSending), written with this tick's others. */
@@ -178,6 +236,7 @@ export class StdioUpstream implements Transport, LineSending {
     if (this.closed) return;
     if (this.scheduled) this.flush();
     this.closed = true;
+    this.output.off('drain', this.onDrain);
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
     this.input.off('close', this.onEnd);
@@ -189,6 +248,12 @@ export class StdioUpstream implements Transport, LineSending {
 function mayBeDropped(message: JSONRPCMessage): boolean {
   const method = (message as { method?: unknown; id?: unknown }).method;
   return (method === 'notifications/progress' || method === 'notifications/message') && !('id' in message);
+}
+
+/** The uri of a `notifications/resources/updated`; null for any other message. */
+function updatedUri(message: JSONRPCMessage): string | null {
+  const { method, params } = message as { method?: unknown; params?: { uri?: unknown } };
+  return method === 'notifications/resources/updated' && !('id' in message) && typeof params?.uri === 'string' ? params.uri : null;
 }
 
 /**

@@ -39,4 +39,43 @@ describe('a client that falls behind while a server streams progress', () => {
       await gateway.close();
     }
   }, 60_000);
+
+  // A subscribed resource's updates were held for such a client without bound: 3,000 of 64 KB took
+  // the gateway to 321 MB (round 21 review, review-diff21 R1). While it is behind each resource
+  // updated is kept once and told when it has read; past limits.messageMB of kept uris, dropped.
+  test("a subscribed resource's updates are not held for it: each updated resource is told once when it has read", async () => {
+    const dir = tempDir();
+    const flooded = join(dir, 'flooded');
+    const count = 300;
+    const config = writeConfig(dir, { mcpServers: { f: faultServer('progress-flood', join(dir, 'starts'), { FAULT_FLOODED: flooded }) }, permissions: { allow: ['mcp__f__flood'] }, limits: { messageMB: 1 } });
+    const gateway = rawGateway(config);
+    let stderr = '';
+    gateway.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await gateway.initialize();
+      gateway.send({ jsonrpc: '2.0', id: 2, method: 'resources/list' });
+      const listed = (await gateway.response(2)).result as { resources: Array<{ uri: string }> };
+      const uri = listed.resources[0]!.uri;
+      gateway.send({ jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri } });
+      await gateway.response(3);
+      gateway.child.stdout.pause();
+      gateway.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64, updates: true } } });
+      await eventually(() => expect(existsSync(flooded)).toBe(true), 30_000);
+      gateway.child.stdout.resume();
+      const answer = await gateway.response(4);
+      expect(textOf(answer.result)).toBe(`sent ${count}`);
+      await eventually(() => expect(stderr).toMatch(/the client has caught up: \d+ resource\(s\) updated while it was behind are told updated once each/));
+      const updates = gateway.messages.filter((message) => message.method === 'notifications/resources/updated');
+      // What the pipe took before the client stopped, the uris kept within 1 MB (15 of 64 KB), not all 300.
+      expect(updates.length).toBeGreaterThan(0);
+      expect(updates.length).toBeLessThan(count / 2);
+      // Each one told is of the resource subscribed to, and none twice.
+      const uris = updates.map((message) => (message.params as { uri: string }).uri);
+      expect(uris.every((each) => each.startsWith(`${uri}/`))).toBe(true);
+      expect(new Set(uris).size).toBe(uris.length);
+      expect(stderr).toMatch(/the client has caught up: [\d,]+ resource update notifications were dropped while it was behind, past limits.messageMB/);
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
 });
