@@ -53,6 +53,7 @@ export function wideCandidates(segment: Segment): string[][] {
   }
   // rustup's `cargo +nightly run` is `cargo run` with another toolchain (round 21 review, B4's family).
   if (segment.name === 'cargo' && segment.args[0]?.startsWith('+')) out.push(['cargo', ...segment.args.slice(1)]);
+  if (segment.name === 'docker' || segment.name === 'podman') out.push(...dockerSpellings(segment.name, segment.args));
   return out;
 }
 
@@ -80,6 +81,37 @@ function gitPushSpelling(args: readonly string[]): string[] | null {
 }
 
 const SUBTREE_VALUE = new Set(['-P', '--prefix', '-m', '--message']);
+
+/**
+ * docker's spellings of one command (docker 28.2.2, each command's `Aliases:` in its --help):
+ * `docker exec` is `docker container exec`, `docker push` is `docker image push`, `docker rmi` is
+ * `docker image rm` and `docker image remove`. A deny or ask rule written in one spelling meets the
+ * others (`docker container exec` passed `Bash(docker exec *)`; round 21 review, B4's family).
+ */
+const DOCKER_SPELLINGS: readonly string[][][] = [
+  ...['attach', 'commit', 'cp', 'create', 'diff', 'exec', 'export', 'kill', 'logs', 'pause', 'port', 'rename', 'restart', 'run', 'start', 'stats', 'stop', 'top', 'unpause', 'update', 'wait'].map((command) => [[command], ['container', command]]),
+  [['ps'], ['container', 'ls'], ['container', 'list'], ['container', 'ps']],
+  [['rm'], ['container', 'rm'], ['container', 'remove']],
+  [['build'], ['image', 'build'], ['builder', 'build']],
+  ...['history', 'import', 'load', 'pull', 'push', 'save', 'tag'].map((command) => [[command], ['image', command]]),
+  [['images'], ['image', 'ls'], ['image', 'list']],
+  [['rmi'], ['image', 'rm'], ['image', 'remove']],
+];
+
+/** The command's words in each other spelling docker has for its command (after the global options). */
+function dockerSpellings(name: string, args: readonly string[]): string[][] {
+  const values = globalValueOptions(name);
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-')) i += values.has(args[i]!) && !args[i]!.includes('=') ? 2 : 1;
+  const out: string[][] = [];
+  for (const group of DOCKER_SPELLINGS) {
+    const given = group.find((spelling) => spelling.every((word, j) => args[i + j] === word));
+    if (!given) continue;
+    for (const other of group) if (other !== given) out.push([name, ...args.slice(0, i), ...other, ...args.slice(i + given.length)]);
+    break;
+  }
+  return out;
+}
 
 /** `written` is one word followed by exactly `args`. */
 function sameAfterFirst(written: readonly string[], args: readonly string[]): boolean {

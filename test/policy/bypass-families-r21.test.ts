@@ -25,6 +25,7 @@ import { GIT_COMMANDS } from '../../src/programs.js';
  *   B6: `npm init <initializer>`/`npm create` and `yarn|pnpm|bun create` fetch and run a package, as `npm exec` does.
  *   Client files: the MCP clients' user files below every application data folder clients/discover.ts reads.
  *   B8: a rule names its path whatever characters the path holds (the built-in ones, home, roots).
+ *   B4's family: docker's spellings of one command (`docker container exec` is `docker exec`).
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -348,4 +349,49 @@ describe('B8. the gateway\'s own files, the home and the roots are named whateve
     const decision = decideFs('read_text_file', { path: join(root, 'a.txt') }, [root], { mode: 'default', home, allow: ['Read(./**)'], configPath: join(root, 'mcp-latch.json') });
     expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'allow', rule: 'Read(./**)' });
   });
+});
+
+describe('B4\'s family: docker\'s spellings of one command meet a rule written in any of them', () => {
+  const docker = ((): boolean => {
+    try {
+      execFileSync('docker', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  // Each command's --help lists its other spellings under "Aliases:" (no daemon needed).
+  test.skipIf(!docker).each([
+    ['container exec', ['docker container exec', 'docker exec']],
+    ['image push', ['docker image push', 'docker push']],
+    ['image rm', ['docker image rm', 'docker image remove', 'docker rmi']],
+    ['container rm', ['docker container rm', 'docker container remove', 'docker rm']],
+    ['container run', ['docker container run', 'docker run']],
+    ['image build', ['docker image build', 'docker build', 'docker builder build']],
+  ])('premise: docker %s --help names its spellings', (command, spellings) => {
+    const help = execFileSync('docker', [...command.split(' '), '--help']).toString();
+    const aliases = /Aliases:\s*\n\s*(.+)/.exec(help)?.[1]?.split(', ').map((alias) => alias.trim());
+    expect(aliases).toEqual(spellings);
+  });
+  const RULES = { ask: ['Bash(docker push *)'], deny: ['Bash(docker exec *)', 'Bash(docker container rm *)', 'Bash(docker rmi *)', 'Bash(docker run --privileged *)'] };
+  for (const mode of MODES) {
+    test.each([
+      ['docker container exec web sh', 'Bash(docker exec *)'],
+      ['docker --context prod container exec web sh', 'Bash(docker exec *)'],
+      ['docker rm web', 'Bash(docker container rm *)'],
+      ['docker container remove web', 'Bash(docker container rm *)'],
+      ['docker image rm app', 'Bash(docker rmi *)'],
+      ['docker image remove app', 'Bash(docker rmi *)'],
+      ['docker container run --privileged app', 'Bash(docker run --privileged *)'],
+      ['podman container exec web sh', null],
+    ])(`${mode}: %j → deny %s`, (command, rule) => {
+      const decision = shell(command, mode, RULES);
+      if (rule === null) expect(decision.rule).toBeNull();
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule });
+    });
+    test(`${mode}: docker image push meets the ask rule on docker push`, () => {
+      const decision = shell('docker image push registry/app', mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Bash(docker push *)' });
+    });
+  }
 });
