@@ -54,7 +54,7 @@ const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|
  * returned after this one test, a single character class V8 scans quickly; the audit runs it on
  * every string of every call's arguments (docs/performance.md "Round 12: redacting values").
  */
-const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|config|hooks\.slack/;
+const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|config|git[ \t]|hooks\.slack/;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
 const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce/i;
 
@@ -174,9 +174,10 @@ function redactJoined(text: string): string {
   let out = text;
   if (out.includes('-----BEGIN')) out = out.replace(PEM, (_all, begin: string, _label, end: string | undefined) => `${begin}${REDACTED}${end ?? ''}`);
   out = out.replace(USERINFO, `$1$2:${REDACTED}@`);
+  if (out.includes('GIT_CONFIG_VALUE_')) out = redactGitConfigEnvironment(out);
   out = redactNamed(out);
   if (out.includes('</')) out = out.replace(ELEMENT, (all, name: string, attributes: string, value: string) => (name !== 'key' && SECRET_NAME.test(name) && value !== REDACTED ? `<${name}${attributes}>${REDACTED}</${name}>` : all));
-  if (out.includes('config')) out = redactGitConfig(out);
+  if (out.includes('git')) out = redactGitConfig(out);
   out = out.replace(CONFIG_SET, (all, before: string, name: string, space: string, value: string) => (SECRET_NAME.test(name) && !value.startsWith(REDACTED) ? `${before}${name}${space}${quoted(value)}` : all));
   out = out.replace(LONG_OPTION, (all, option: string, value: string) => (option !== '--key' && SECRET_NAME.test(option) && !value.startsWith('[redacted]') ? `${option} ${quoted(value)}` : all));
   out = out.replace(PASSWORD_P, (_all, before: string, value: string) => `${before}${quoted(value)}`);
@@ -236,6 +237,40 @@ function gitConfigOption(given: string): string | null {
   return named.length === 1 ? named[0]! : named.length > 1 ? 'ambiguous' : null;
 }
 
+/** `git` as a command word, for a `config` spelled with quotes or backslashes after it. */
+const GIT_WORD = /\bgit(?=[ \t])/g;
+/** Words of git's own options looked at before `config` (`-C DIR`, `-c NAME=VALUE`, `--git-dir=D`…). */
+const MAX_GIT_OPTION_WORDS = 16;
+
+/**
+ * `GIT_CONFIG_KEY_<n>=NAME … GIT_CONFIG_VALUE_<n>=VALUE` (git-config(1), ENVIRONMENT: git reads the
+ * pairs as `-c NAME=VALUE`) with VALUE replaced when NAME is a secret's. The key's own word was
+ * taken for a secret's value (`…_KEY`) and VALUE kept in clear (round 21 review, review-diff21 R2).
+ */
+function redactGitConfigEnvironment(text: string): string {
+  const secret = new Set<string>();
+  for (const match of text.matchAll(GIT_CONFIG_ENV_KEY)) {
+    const at = match.index + match[0].length;
+    const word = text[at] === undefined || ' \t;&|\n'.includes(text[at]!) ? undefined : shellWords(text, at, 1)[0];
+    if (word !== undefined && SECRET_NAME.test(word.value)) secret.add(match[1]!);
+  }
+  if (secret.size === 0) return text;
+  let out = '';
+  let copied = 0;
+  for (const match of text.matchAll(GIT_CONFIG_ENV_VALUE)) {
+    const at = match.index + match[0].length;
+    if (!secret.has(match[1]!) || at < copied || text[at] === undefined || ' \t;&|\n'.includes(text[at]!)) continue;
+    const word = shellWords(text, at, 1)[0]!;
+    if (word.raw === REDACTED || word.raw.startsWith(`"${REDACTED}`) || word.raw.startsWith(`'${REDACTED}`)) continue;
+    out += `${text.slice(copied, word.start)}${quoted(word.raw)}`;
+    copied = word.end;
+  }
+  return out + text.slice(copied);
+}
+
+const GIT_CONFIG_ENV_KEY = /\bGIT_CONFIG_KEY_(\d+)=/g;
+const GIT_CONFIG_ENV_VALUE = /\bGIT_CONFIG_VALUE_(\d+)=/g;
+
 /** Each `git config` command of `text` with the values of a secret's name replaced (see GIT_CONFIG). */
 function redactGitConfig(text: string): string {
   const replaced: Array<[start: number, end: number]> = [];
@@ -244,6 +279,14 @@ function redactGitConfig(text: string): string {
     const words = shellWords(text, match.index + match[0].length, MAX_GIT_CONFIG_WORDS);
     replaced.push(...gitConfigValues(words));
     if (words.length > 0) GIT_CONFIG.lastIndex = Math.max(GIT_CONFIG.lastIndex, words[words.length - 1]!.end);
+  }
+  // `git 'config'`, `git "config"`, `git con\fig`, `git c''onfig`: sh reads `config`, GIT_CONFIG above
+  // only the word as written (round 21 review, review-diff21 R2: the secret went to the audit).
+  GIT_WORD.lastIndex = 0;
+  for (let match = GIT_WORD.exec(text); match !== null; match = GIT_WORD.exec(text)) {
+    const words = shellWords(text, match.index + match[0].length, MAX_GIT_OPTION_WORDS + MAX_GIT_CONFIG_WORDS);
+    const at = words.findIndex((word) => word.value === 'config');
+    if (at !== -1 && at < MAX_GIT_OPTION_WORDS && words[at]!.raw !== 'config') replaced.push(...gitConfigValues(words.slice(at + 1)));
   }
   if (replaced.length === 0) return text;
   let out = '';

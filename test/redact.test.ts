@@ -235,3 +235,28 @@ describe('a line continuation in a git config text', () => {
     expect(redactText('git config \\\n user.name Ada')).toBe('git config \\\n user.name Ada');
   });
 });
+
+// Round 21 review, review-diff21 R2: git reads GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n> as `-c
+// NAME=VALUE` (git-config(1), ENVIRONMENT), and sh reads `'config'`, `"config"`, `con\fig` and
+// `c''onfig` as `config`: each value was kept in clear.
+describe('git config: the environment pairs and a config word spelled with quotes', () => {
+  test.each([
+    ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=sendemail.smtpPass GIT_CONFIG_VALUE_0=S3cretV4lue21 git send-email x', 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=[redacted] GIT_CONFIG_VALUE_0=[redacted] git send-email x'],
+    ["export GIT_CONFIG_KEY_1='user.password' GIT_CONFIG_VALUE_1='S3cretV4lue22'", "export GIT_CONFIG_KEY_1='[redacted]' GIT_CONFIG_VALUE_1='[redacted]'"],
+    ["git 'config' sendemail.smtpPass S3cretV4lue23", "git 'config' sendemail.smtpPass [redacted]"],
+    ['git "config" --global user.password S3cretV4lue24', 'git "config" --global user.password [redacted]'],
+    ['git con\\fig user.password S3cretV4lue25', 'git con\\fig user.password [redacted]'],
+    ["git -C repo c''onfig set user.password S3cretV4lue26", "git -C repo c''onfig set user.password [redacted]"],
+  ])('%j', (text, shown) => {
+    expect(redactText(text)).toBe(shown);
+  });
+  // A value kept: its key is no secret's, or names another pair (the key's own word is redacted as any `…_KEY=` is).
+  test.each([
+    ['GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=Ada git commit', 'GIT_CONFIG_VALUE_0=Ada git commit'],
+    ['GIT_CONFIG_KEY_0=user.password GIT_CONFIG_VALUE_1=Ada git commit', 'GIT_CONFIG_VALUE_1=Ada git commit'],
+    ["git 'config' user.name Ada", "git 'config' user.name Ada"],
+    ['git status', 'git status'],
+  ])('%j keeps its value', (text, kept) => {
+    expect(redactText(text)).toContain(kept);
+  });
+});

@@ -165,3 +165,33 @@ test('round 20: git config get --value=, --default, -t, abbreviations and value 
     'git config get --value=Ada user.name',
   ]);
 });
+
+// Round 21 review, review-diff21 R2: git reads GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n> as `-c
+// NAME=VALUE`, and sh reads `'config'` and `con\fig` as `config`: each secret went to the audit in clear.
+test('round 21: git config values through GIT_CONFIG_VALUE_<n> and a quoted config word are not written to the audit', async () => {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
+    { dir },
+  );
+  const messages = [
+    'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=sendemail.smtpPass GIT_CONFIG_VALUE_0=S3cretV4lue31 git send-email x.patch',
+    "git 'config' sendemail.smtpPass S3cretV4lue32",
+    'git con\\fig user.password S3cretV4lue33',
+    "git 'config' user.name Ada",
+  ];
+  for (const message of messages) await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const records = await eventually(() => {
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
+    expect(lines).toHaveLength(messages.length);
+    return lines;
+  });
+  expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(records.map((record) => record.args.message)).toEqual([
+    'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=[redacted] GIT_CONFIG_VALUE_0=[redacted] git send-email x.patch',
+    "git 'config' sendemail.smtpPass [redacted]",
+    'git con\\fig user.password [redacted]',
+    "git 'config' user.name Ada",
+  ]);
+});
