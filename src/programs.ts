@@ -376,6 +376,23 @@ export const GIT_COMMANDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/**
+ * pnpm 9's own commands and their aliases, and the npm commands it passes on to npm (pnpm 9.15.9
+ * `pnpm help`; each printed its own help). Any other first word pnpm runs as the project's script of
+ * that name or, with none, as a program (pnpm 6.6.1: "When pnpm is executed with an unknown command,
+ * it is considered a shell command"): `pnpm sh -c 'rm -rf victim'` removed victim (round 21 review, B7).
+ */
+export const PNPM_COMMANDS: ReadonlySet<string> = new Set(
+  (
+    'add audit bin c cat-file cat-index completion config create dedupe deploy dlx doctor env exec fetch find-hash get help ' +
+    'i import init install install-completion install-test it la licenses link list ll ln ls m multi outdated pack patch ' +
+    'patch-commit patch-remove prune publish rb rebuild recursive remove restart rm root run run-script self-update server set ' +
+    'setup start store t test tst un uni uninstall unlink up update upgrade why ' +
+    'access adduser bugs deprecate dist-tag docs edit home info issues login logout owner ping prefix profile pkg repo s se ' +
+    'search set-script show star stars team token unpublish unstar v version view whoami xmas'
+  ).split(' '),
+);
+
 /** Programs and wrappers that run a command as another user. */
 export const PRIVILEGE: ReadonlySet<string> = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas']);
 

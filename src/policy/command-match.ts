@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { GIT_COMMANDS, globalValueOptions, isScriptRunner, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { GIT_COMMANDS, globalValueOptions, isScriptRunner, PNPM_COMMANDS, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -54,6 +54,9 @@ export function wideCandidates(segment: Segment): string[][] {
   // rustup's `cargo +nightly run` is `cargo run` with another toolchain (round 21 review, B4's family).
   if (segment.name === 'cargo' && segment.args[0]?.startsWith('+')) out.push(['cargo', ...segment.args.slice(1)]);
   if (segment.name === 'docker' || segment.name === 'podman') out.push(...dockerSpellings(segment.name, segment.args));
+  // pnpm runs a word that is not one of its commands as a script or that program (programs.ts PNPM_COMMANDS; round 21 review, B7).
+  const ran = segment.name === 'pnpm' ? pnpmRunsWord(segment.args) : -1;
+  if (ran >= 0) out.push([posix.basename(segment.args[ran]!), ...segment.args.slice(ran + 1)], ['pnpm', 'run', ...segment.args.slice(ran)]);
   return out;
 }
 
@@ -113,6 +116,15 @@ function dockerSpellings(name: string, args: readonly string[]): string[][] {
   return out;
 }
 
+/** Where pnpm's first word stands when it is not one of pnpm's commands (it runs a script or that program), else -1. */
+function pnpmRunsWord(args: readonly string[]): number {
+  const values = globalValueOptions('pnpm');
+  let i = 0;
+  while (i < args.length && args[i]!.startsWith('-') && args[i] !== '--') i += values.has(args[i]!) ? 2 : 1;
+  const word = args[i];
+  return word !== undefined && word !== '--' && !PNPM_COMMANDS.has(word) ? i : -1;
+}
+
 /** `written` is one word followed by exactly `args`. */
 function sameAfterFirst(written: readonly string[], args: readonly string[]): boolean {
   if (written.length !== args.length + 1) return false;
@@ -135,6 +147,8 @@ export function wideHeads(segment: Segment): string[] {
     if (from >= 0) for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push(baseOf(args[j]!));
     const script = isScriptRunner(segment.name) ? args.findIndex((arg) => !arg.startsWith('-')) : -1;
     if (script >= 0) out.push(scriptName(args[script]!));
+    const ran = segment.name === 'pnpm' ? pnpmRunsWord(args) : -1;
+    if (ran >= 0) out.push(baseOf(args[ran]!));
   }
   // The written words' list is left out when it is the first one again; its head is then the first head.
   const first = segment.words[segment.assignments.length];

@@ -26,6 +26,7 @@ import { GIT_COMMANDS } from '../../src/programs.js';
  *   Client files: the MCP clients' user files below every application data folder clients/discover.ts reads.
  *   B8: a rule names its path whatever characters the path holds (the built-in ones, home, roots).
  *   B4's family: docker's spellings of one command (`docker container exec` is `docker exec`).
+ *   B7: pnpm runs a first word that is not one of its commands as a script or that program.
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -394,4 +395,47 @@ describe('B4\'s family: docker\'s spellings of one command meet a rule written i
       expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'ask', rule: 'Bash(docker push *)' });
     });
   }
+});
+
+describe('B7. pnpm runs a word that is not one of its commands as a script or that program', () => {
+  // pnpm 9.15.9 (`PNPM=path/to/pnpm` when it is not on PATH): `pnpm sh -c 'rm -rf victim'` removed victim.
+  const pnpm = process.env.PNPM ?? 'pnpm';
+  const found = ((): boolean => {
+    try {
+      execFileSync(pnpm, ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  test.skipIf(!found)('premise: pnpm sh -c CMD runs CMD in the project', () => {
+    const P = join(T, 'pnpm-project');
+    mkdirSync(join(P, 'victim'), { recursive: true });
+    writeFileSync(join(P, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0' }));
+    run(pnpm, ['sh', '-c', 'rm -rf victim'], P);
+    expect(existsSync(join(P, 'victim'))).toBe(false);
+  });
+  const RULES = { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)', 'Bash(curl *)', 'Bash(pnpm run deploy *)'] };
+  for (const mode of MODES) {
+    test.each([
+      ["pnpm sh -c 'rm -rf victim'", 'Bash(rm *)'],
+      ["pnpm bash -c 'rm -rf victim'", 'Bash(rm *)'],
+      ["pnpm --filter web sh -c 'rm -rf victim'", 'Bash(rm *)'],
+      ['pnpm curl https://example.com/x.sh', 'Bash(curl *)'],
+      ['pnpm -C sub curl https://example.com/x.sh', 'Bash(curl *)'],
+      ['pnpm deploy-prod', null], // a script, as `pnpm run deploy-prod`: meets no rule
+    ])(`${mode}: %j → deny %s`, (command, rule) => {
+      const decision = shell(command, mode, RULES);
+      if (rule === null) expect(decision.rule === null || decision.rule === 'Bash(pnpm:*)', decision.reason).toBe(true);
+      else expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict: 'deny', rule });
+    });
+  }
+  // pnpm's own commands (`pnpm deploy` is one, not the script) and everyday script shorthands stay allowed.
+  test.each(['pnpm install', 'pnpm rm lodash', 'pnpm deploy out', 'pnpm build', 'pnpm lint --fix', 'pnpm eslint src'])('default: %j is allowed by Bash(pnpm:*)', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test("default: pnpm sh -c '…' is code, as pnpm exec sh -c is", () => {
+    expect(shell("pnpm sh -c 'echo hi'", 'default', RULES).verdict).toBe('ask');
+  });
 });

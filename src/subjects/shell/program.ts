@@ -1,14 +1,14 @@
 import type { CommandPath, Segment, SegmentContext } from '../../policy/types.js';
-import { BASH_SHELLS, CLIS, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
+import { BASH_SHELLS, CLIS, globalValueOptions, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, PNPM_COMMANDS, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
 import { isSafeCommand } from '../../policy/safe.js';
 import { candidatePaths } from './candidates.js';
 import type { Dialect } from './dialect.js';
 import { fileFacts, type Nested } from './files.js';
-import { display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
+import { baseName, display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
 import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
-import { RUNNER_PROGRAMS, runnerCommand } from './runners.js';
+import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -78,7 +78,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
   // What a runner runs (`poetry run cp a ~/.bashrc`): that command's paths, code and reasons are the segment's (runners.ts runnerCommand).
-  const inner = runnerCommand(name, args);
+  const inner = runnerCommand(name, args) ?? pnpmFallback(name, args);
   if (inner === 'unknown') reasons.push('interpreter');
   else if (inner?.fetches) reasons.push('executor');
   if (inner !== null && inner !== 'unknown' && !SHELL_STATE.has(inner.name)) {
@@ -771,6 +771,27 @@ function initializes(name: string, statics: readonly string[], index: number): b
   const sub = statics[index];
   if (name === 'npm' ? sub !== 'init' : sub !== 'create' || !['yarn', 'pnpm', 'bun'].includes(name)) return false;
   return statics.slice(index + 1).some((word) => word === '\u0000' || (!word.startsWith('-') && word !== ''));
+}
+
+/**
+ * What pnpm runs for a first word that is not one of its commands (programs.ts PNPM_COMMANDS): the
+ * project's script of that name or, with none, that program with the words after it, as `pnpm exec`
+ * runs it but never fetched (round 21 review, B7). Null for pnpm's own commands and other programs.
+ */
+function pnpmFallback(name: string, args: readonly Word[]): RunnerCommand | 'unknown' | null {
+  if (name !== 'pnpm') return null;
+  const values = globalValueOptions('pnpm');
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) return 'unknown';
+    if (word.value === '--') return null;
+    if (word.value.startsWith('-')) {
+      if (values.has(word.value)) i++;
+      continue;
+    }
+    return PNPM_COMMANDS.has(word.value) ? null : { name: baseName(word.value), args: args.slice(i + 1), moved: false };
+  }
+  return null;
 }
 
 /** True when a runner (programs.ts RUNNERS) is given the subcommand that runs a command (`uv run`, `npm exec`, `npx`). */
