@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, test } from 'vitest';
 import { faultServer, starts } from '../helpers/faults.js';
 import { BIN, ROOT, eventually, isAlive, rawGateway, tempDir, writeConfig } from '../helpers/gateway.js';
@@ -15,7 +17,7 @@ describe('a client stopping the gateway', () => {
   // The gateway ignored the SIGTERM that came while it stopped and took its own 2 + 2 s (EOF, then
   // SIGTERM, then SIGKILL to the server's group), so the client's SIGKILL usually came first and the
   // server ran on (3 runs of 4; round 20 review of faults, F2).
-  test('a signal while it stops (after stdin closed) stops it now: the server is killed at once, not first sent SIGTERM 2 s on', async () => {
+  test('a signal while it stops (after stdin closed) stops it now: the server is sent SIGTERM at once and killed before the client would kill the gateway', async () => {
     const dir = tempDir();
     const signals = join(dir, 'signals');
     const file = join(dir, 'starts');
@@ -33,9 +35,32 @@ describe('a client stopping the gateway', () => {
       await eventually(() => expect(stderr).toContain('shutting down'));
       gateway.child.kill('SIGTERM');
       await exited;
+      // It ignored the SIGTERM it was sent at once (round 21: before, none), and the gateway's exit killed it.
       await eventually(() => expect(isAlive(server!)).toBe(false), 5_000);
-      // Killed by the gateway's exit, before its own ladder got to SIGTERM.
-      expect(existsSync(signals) ? readFileSync(signals, 'utf8') : '').toBe('');
+      expect(existsSync(signals) ? readFileSync(signals, 'utf8') : '').toBe('SIGTERM\n');
+    } finally {
+      if (isAlive(server!)) process.kill(server!, 'SIGKILL');
+    }
+  }, 60_000);
+
+  // The SDK's close against a server that finishes its work after EOF and saves its state on SIGTERM:
+  // the second signal SIGKILLed every group at once, so such a server lost its state at every stop
+  // (0 of 4; before round 20's F2 fix it got the gateway's SIGTERM; round 21 review, review-diff21 R3).
+  test("an SDK client's close: a server that saves on SIGTERM gets it, though the client's SIGTERM comes while the gateway stops", async () => {
+    const dir = tempDir();
+    const signals = join(dir, 'signals');
+    const file = join(dir, 'starts');
+    const config = writeConfig(dir, { mcpServers: { s: faultServer('saves-on-term', file, { FAULT_SIGNALS: signals }) } });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', '--config', config], stderr: 'pipe' });
+    const client = new Client({ name: 'stop-ladder', version: '1.0.0' });
+    await client.connect(transport);
+    await client.listTools();
+    const [server] = starts(file);
+    try {
+      // stdin EOF, SIGTERM 2 s later (the gateway still waits on the server), SIGKILL 2 s after that.
+      await client.close();
+      await eventually(() => expect(isAlive(server!)).toBe(false), 10_000);
+      expect(existsSync(signals) ? readFileSync(signals, 'utf8') : '').toBe('saved\n');
     } finally {
       if (isAlive(server!)) process.kill(server!, 'SIGKILL');
     }
