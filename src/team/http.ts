@@ -28,6 +28,7 @@ import { ReadingBudget, ReadingLimit } from './reading-budget.js';
 import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 import { UnprovenConnections } from './unproven-connections.js';
+import { SessionOutput } from './session-output.js';
 import { HEADER_MISMATCH, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, headerMismatch, modernVersion, speaks } from './stateless.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 
@@ -67,6 +68,8 @@ interface LiveSession {
   idle: NodeJS.Timeout | null;
   /** The `Authorization` of the request that holds its event stream (GET /mcp), checked again later (recheckStreams). */
   stream: { authorization: string | undefined } | null;
+  /** Its open responses, and what they hold for the client to read (session-output.ts). */
+  output: SessionOutput;
 }
 
 /**
@@ -367,6 +370,7 @@ export class TeamGateway {
       // It may have ended while its body was read.
       if (this.sessions.get(named.id) !== named) return notFound();
       this.track(named, res);
+      named.output.add(res);
       if (req.method === 'GET') this.holdsStream(named, req, res);
       return named.transport.handleRequest(req, res, body);
     }
@@ -383,6 +387,7 @@ export class TeamGateway {
     }
     const session = this.open(identity);
     this.track(session, res);
+    session.output.add(res);
     await session.transport.handleRequest(req, res, body);
   }
 
@@ -551,7 +556,13 @@ export class TeamGateway {
       session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
-    const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null, stream: null };
+    const output = new SessionOutput(
+      () => messageBytes(this.core.config()),
+      (text) => this.core.logger.warn({ user: identity.user, session: id, limit: 'limits.messageMB' }, text),
+    );
+    // Before the upstream Server connects: every message it sends goes through the guard.
+    output.guard(transport);
+    const session: LiveSession = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null, stream: null, output };
     this.sessions.set(id, session);
     transport.onclose = () => {
       this.sessions.delete(id);

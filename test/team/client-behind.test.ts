@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import { request, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { tokenHash } from '../../src/team/identity.js';
+import { faultServer } from '../helpers/faults.js';
+import { eventually, tempDir } from '../helpers/gateway.js';
+import { startTeam, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * A member whose client does not read its call's event stream while the server streams progress
+ * (round 21 review, review-diff21 R4; over stdio round 20's F1): the SDK's transport queued every
+ * update for it, 3,000 of 64 KB took the shared gateway from 86 to 309 MB. Past limits.messageMB
+ * waiting, the session's progress and log notifications are dropped; the answer is not. The built
+ * team gateway, raw HTTP (an SDK client reads its streams).
+ */
+const ALICE = 'token-of-alice-client-0123456789';
+let team: TeamHarness | undefined;
+afterAll(async () => {
+  await team?.close();
+});
+
+function post(base: string, body: unknown, session?: string): Promise<IncomingMessage> {
+  const url = new URL('/mcp', base);
+  return new Promise((done, fail) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(session ? { 'mcp-session-id': session } : {}) } }, done);
+    req.on('error', fail);
+    req.end(JSON.stringify(body));
+  });
+}
+
+async function readAll(res: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of res) text += (chunk as Buffer).toString();
+  return text;
+}
+
+/** The JSON-RPC messages of an event stream's text. */
+const messagesOf = (text: string) => text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { id?: number; method?: string; result?: { content: Array<{ text: string }> } });
+
+describe('serve --http: a member whose client falls behind while a server streams progress', () => {
+  test('past limits.messageMB waiting, the session\'s progress is dropped and the log says so; the answer arrives whole', async () => {
+    const dir = tempDir();
+    const flooded = join(dir, 'flooded');
+    const count = 300;
+    team = await startTeam(dir, {
+      mcpServers: { f: faultServer('progress-flood', join(dir, 'starts'), { FAULT_FLOODED: flooded }) },
+      permissions: { allow: ['mcp__f__flood'] },
+      limits: { messageMB: 1 },
+      http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }] },
+    });
+    const init = await post(team.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const session = init.headers['mcp-session-id'] as string;
+    await readAll(init);
+    await readAll(await post(team.base, { jsonrpc: '2.0', method: 'notifications/initialized' }, session));
+    // The client stops reading its call's stream; the server sends 300 updates of 64 KB (19 MB) and answers.
+    const call = await post(team.base, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64 }, _meta: { progressToken: 'p' } } }, session);
+    call.pause();
+    call.socket.pause();
+    await eventually(() => expect(existsSync(flooded)).toBe(true), 30_000);
+    call.socket.resume();
+    const messages = messagesOf(await readAll(call));
+    expect(messages.find((message) => message.id === 2)?.result?.content[0]?.text).toBe(`sent ${count}`);
+    const progress = messages.filter((message) => message.method === 'notifications/progress');
+    // What waited within the limit (1 MB, ~16 updates) and the socket's buffers, not all 300.
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.length).toBeLessThan(count / 2);
+    await eventually(() => expect(team!.stderr()).toContain('its progress and log notifications are dropped until it has read them'));
+  }, 90_000);
+});
