@@ -12,13 +12,19 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
  * response drains (@hono/node-server), so what waits is counted here: the progress and log
  * notifications sent while a response of the session waits to drain. Past `limits.messageMB` of
  * them they are dropped until it has drained, as over stdio (gateway/stdio-upstream.ts); answers and
- * requests never are.
+ * requests never are. A resource's `notifications/resources/updated` meanwhile is kept, once per
+ * resource, and sent when no response waits (past `limits.messageMB` of uris, dropped).
  */
 export class SessionOutput {
   private readonly open = new Set<ServerResponse>();
   private dropped = 0;
   /** Characters of the progress and log notifications sent since a response of the session began to wait to drain. */
   private waiting = 0;
+  /** The resources told updated while a response waits to drain, each told once when none does; their uris at most `limits.messageMB`. */
+  private readonly updated = new Set<string>();
+  private updatedChars = 0;
+  private send: Transport['send'] | null = null;
+  private updatesLost = 0;
 
   constructor(
     /** `limits.messageMB` in bytes, read at each notification (a reload applies at once). */
@@ -38,13 +44,34 @@ export class SessionOutput {
   }
 
   private readonly drained = (): void => {
-    if (!this.stalled()) this.waiting = 0;
+    if (this.stalled()) return;
+    this.waiting = 0;
+    if (this.updatesLost > 0) this.log(`the client has caught up: ${this.updatesLost.toLocaleString('en-US')} resource update notifications were dropped while it was behind`);
+    this.updatesLost = 0;
+    if (this.updated.size === 0 || !this.send) return;
+    const uris = [...this.updated];
+    this.updated.clear();
+    this.updatedChars = 0;
+    for (const uri of uris) void this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }).catch(() => undefined);
   };
 
   /** `transport` sends through this: progress and log notifications are dropped while its client is behind. */
   guard(transport: Transport): void {
     const send = transport.send.bind(transport);
+    this.send = send;
     transport.send = (message, options) => {
+      const uri = updatedUri(message);
+      // "Read it again": one per resource says what many did (as over stdio, R1).
+      if (uri !== null && this.stalled()) {
+        if (this.updated.has(uri)) return Promise.resolve();
+        if (this.updatedChars + uri.length > this.maxBytes()) {
+          if (this.updatesLost++ === 0) this.log(`the client is behind: more than limits.messageMB of resources updated meanwhile wait to be told to it, so further resource updates are dropped until it has read (docs/config.md, "limits")`);
+          return Promise.resolve();
+        }
+        this.updated.add(uri);
+        this.updatedChars += uri.length;
+        return Promise.resolve();
+      }
       if (mayBeDropped(message) && this.stalled()) {
         if (this.waiting > this.maxBytes()) {
           if (this.dropped++ === 0) this.log(`the client is behind: more than limits.messageMB waits in its responses for it to read, so its progress and log notifications are dropped until it has read them (docs/config.md, "limits")`);
@@ -64,6 +91,12 @@ export class SessionOutput {
     for (const res of this.open) if (res.writableNeedDrain) return true;
     return false;
   }
+}
+
+/** The uri of a `notifications/resources/updated`; null for any other message. */
+function updatedUri(message: JSONRPCMessage): string | null {
+  const { method, params } = message as { method?: unknown; params?: { uri?: unknown } };
+  return method === 'notifications/resources/updated' && !('id' in message) && typeof params?.uri === 'string' ? params.uri : null;
 }
 
 /** A notification the client may miss: a progress update (the next one supersedes it) or a log message. */

@@ -68,3 +68,48 @@ describe('serve --http: a member whose client falls behind while a server stream
     await eventually(() => expect(team!.stderr()).toContain('its progress and log notifications are dropped until it has read them'));
   }, 90_000);
 });
+
+describe('serve --http: a member whose event stream falls behind while a subscribed resource is updated', () => {
+  test('each updated resource is told once when it has read, not every update held', async () => {
+    const dir = tempDir();
+    const flooded = join(dir, 'flooded');
+    const count = 300;
+    const team2 = await startTeam(dir, {
+      mcpServers: { f: faultServer('progress-flood', join(dir, 'starts'), { FAULT_FLOODED: flooded }) },
+      permissions: { allow: ['mcp__f__flood'] },
+      limits: { messageMB: 1 },
+      http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }] },
+    });
+    try {
+      const init = await post(team2.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const session = init.headers['mcp-session-id'] as string;
+      await readAll(init);
+      await readAll(await post(team2.base, { jsonrpc: '2.0', method: 'notifications/initialized' }, session));
+      const listed = messagesOf(await readAll(await post(team2.base, { jsonrpc: '2.0', id: 2, method: 'resources/list' }, session)));
+      const uri = (listed[0] as unknown as { result: { resources: Array<{ uri: string }> } }).result.resources[0]!.uri;
+      await readAll(await post(team2.base, { jsonrpc: '2.0', id: 3, method: 'resources/subscribe', params: { uri } }, session));
+      // The session's event stream (where updates go), not read.
+      const url = new URL('/mcp', team2.base);
+      const stream = await new Promise<IncomingMessage>((done, fail) => request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET', headers: { authorization: `Bearer ${ALICE}`, accept: 'text/event-stream', 'mcp-session-id': session } }, done).on('error', fail).end());
+      stream.pause();
+      stream.socket.pause();
+      const answer = messagesOf(await readAll(await post(team2.base, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64, updates: true } } }, session)));
+      expect(answer.find((message) => message.id === 4)?.result?.content[0]?.text).toBe(`sent ${count}`);
+      let text = '';
+      stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      stream.socket.resume();
+      stream.resume();
+      await eventually(() => expect(team2.stderr()).toContain('resource update notifications were dropped while it was behind'), 30_000);
+      await eventually(() => {
+        const updates = messagesOf(text).filter((message) => message.method === 'notifications/resources/updated');
+        expect(updates.length).toBeGreaterThan(0);
+        expect(updates.length).toBeLessThan(count / 2);
+        const uris = updates.map((message) => (message as unknown as { params: { uri: string } }).params.uri);
+        expect(new Set(uris).size).toBe(uris.length);
+      });
+      stream.destroy();
+    } finally {
+      await team2.close();
+    }
+  }, 90_000);
+});
