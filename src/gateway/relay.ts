@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ErrorCode, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
+import { MAX_OPEN_ROOTS, MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
 import type { GatewayCore } from './core.js';
@@ -61,6 +61,9 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
   /** Each server's sampling requests open now; the servers whose includeContext was already logged. */
   const sampling = new Map<string, number>();
   const contextLogged = new Set<string>();
+  /** Each server's roots/list requests open now; the servers whose refusals were logged since they last had none open. */
+  const rootsOpen = new Map<string, number>();
+  const rootsRefusalLogged = new Set<string>();
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {
       const to = target(name);
@@ -133,7 +136,26 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       const call = target(name);
       if (!('refused' in call) && call.holdRoots) return call.holdRoots(signal);
       const to = reached(name, 'roots');
-      const answer = await to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 });
+      // At most MAX_OPEN_ROOTS open per server (docs/config.md, "limits"; round 21 review, review-diff21 R5: 200,000 at once, 1.7 GB).
+      const open = rootsOpen.get(name) ?? 0;
+      if (open >= MAX_OPEN_ROOTS) {
+        const why = `${open} of its roots/list requests are open already (the limit is ${MAX_OPEN_ROOTS} per server)`;
+        // Logged once until none is open: a flood is thousands a second.
+        if (!rootsRefusalLogged.has(name)) core.logger.warn({ server: name, limit: MAX_OPEN_ROOTS }, `refused roots/list requests of a server: ${why}`);
+        rootsRefusalLogged.add(name);
+        throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${why}`);
+      }
+      rootsOpen.set(name, open + 1);
+      let answer: Awaited<ReturnType<typeof to.client.listRoots>>;
+      try {
+        answer = await to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 });
+      } finally {
+        const left = (rootsOpen.get(name) ?? 1) - 1;
+        if (left === 0) {
+          rootsOpen.delete(name);
+          rootsRefusalLogged.delete(name);
+        } else rootsOpen.set(name, left);
+      }
       // What the server resolves relative paths against from now on, whatever the gateway's own request got (core.ts noteServerRoots).
       core.noteServerRoots(name, answer.roots.map((root) => root.uri));
       return answer;

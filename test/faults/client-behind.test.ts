@@ -78,4 +78,31 @@ describe('a client that falls behind while a server streams progress', () => {
       await gateway.close();
     }
   }, 60_000);
+
+  // A server's roots/list requests were relayed without bound: 200,000 took the gateway to 1.7 GB,
+  // each held for its 30 s (round 21 review, review-diff21 R5). At most MAX_OPEN_ROOTS open per server.
+  test('a server\'s roots/list requests to a client that does not answer them: at most 8 open, the rest refused naming the limit', async () => {
+    const dir = tempDir();
+    const flooded = join(dir, 'flooded');
+    const count = 300;
+    const config = writeConfig(dir, { mcpServers: { f: faultServer('progress-flood', join(dir, 'starts'), { FAULT_FLOODED: flooded }) }, permissions: { allow: ['mcp__f__flood'] } });
+    const gateway = rawGateway(config);
+    let stderr = '';
+    gateway.child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      await gateway.initialize({ roots: {} });
+      // The gateway's own roots/list (its calls are decided against them) is answered; the server's are not.
+      const own = await gateway.find((message) => message.method === 'roots/list');
+      gateway.send({ jsonrpc: '2.0', id: own.id, result: { roots: [] } });
+      gateway.send({ jsonrpc: '2.0', id: 900, method: 'tools/call', params: { name: 'f__flood', arguments: { count, roots: true } } });
+      // Its own requests to the client have ids of their own: the answer is the message with a result.
+      const answer = await gateway.find((message) => message.id === 900 && 'result' in message);
+      expect(textOf(answer.result)).toBe(`sent ${count}`);
+      await eventually(() => expect(stderr).toContain('refused roots/list requests of a server: 8 of its roots/list requests are open already (the limit is 8 per server)'));
+      // The gateway's own (after initialized) and the server's first 8; none answered.
+      expect(gateway.messages.filter((message) => message.method === 'roots/list').length).toBeLessThanOrEqual(9);
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
 });
