@@ -147,7 +147,28 @@ redis.call('SET', KEYS[2], ARGV[2])
 return 1
 `;
 
+/**
+ * KEYS: replica:<name>, pending. ARGV: pid, heartbeat ms, call key prefix, replica name, then
+ * (score, id) pairs of the calls this replica holds. Renews the heartbeat; when the key was gone
+ * (a lapse: Redis restarted or flushed, a renewal missed), LIST has meanwhile dropped this replica's
+ * ids from the pending set, so the ones still pending here go back in. Returns how many did.
+ */
+const BEAT = `
+local lapsed = redis.call('EXISTS', KEYS[1]) == 0
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if not lapsed then return 0 end
+local added = 0
+for i = 5, #ARGV, 2 do
+  local fields = redis.call('HMGET', ARGV[3] .. ARGV[i + 1], 'state', 'replica')
+  if fields[1] == 'pending' and fields[2] == ARGV[4] then
+    added = added + redis.call('ZADD', KEYS[2], 'NX', ARGV[i], ARGV[i + 1])
+  end
+end
+return added
+`;
+
 interface Scripts {
+  latchBeat(replica: string, pending: string, ...args: Array<string | number>): Promise<number>;
   latchDecide(call: string, pending: string, id: string, answer: string, replicaPrefix: string, channel: string, settledMs: number): Promise<string>;
   latchTake(call: string, pending: string, id: string, replica: string, withdraw: string, settledMs: number): Promise<string | null>;
   latchList(pending: string, callPrefix: string, replicaPrefix: string, user: string): Promise<string[]>;
@@ -159,6 +180,7 @@ export type Client = RedisClient & Scripts;
 
 /** Gives a connection the atomic steps above as commands. */
 export function defineScripts(redis: RedisClient): Client {
+  redis.defineCommand('latchBeat', { numberOfKeys: 2, lua: BEAT });
   redis.defineCommand('latchDecide', { numberOfKeys: 2, lua: DECIDE });
   redis.defineCommand('latchTake', { numberOfKeys: 2, lua: TAKE });
   redis.defineCommand('latchList', { numberOfKeys: 1, lua: LIST });

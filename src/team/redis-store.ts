@@ -21,6 +21,8 @@ const HEARTBEAT_MS = 15_000;
 
 interface Held {
   resolve: (answer: InteractionAnswer | null) => void;
+  /** Its score in the pending set (creation time), to put it back after a heartbeat lapse. */
+  score: number;
 }
 
 export interface RedisTeamStoreOptions {
@@ -121,7 +123,9 @@ export class RedisTeamStore implements TeamStore {
 
   private async beat(): Promise<void> {
     try {
-      await this.redis.set(REPLICA_PREFIX + this.replica, String(process.pid), 'PX', this.heartbeatMs);
+      const held = [...this.held].flatMap(([id, { score }]) => [score, id]);
+      const restored = await this.redis.latchBeat(REPLICA_PREFIX + this.replica, PENDING, String(process.pid), this.heartbeatMs, CALL_PREFIX, this.replica, ...held);
+      if (restored > 0) this.logger.warn({ calls: restored }, "team store (Redis): this replica's heartbeat had lapsed; its waiting calls are listed again");
     } catch (error) {
       this.logger.warn({ err: errorMessage(error) }, "team store (Redis): could not renew this replica's heartbeat");
     }
@@ -131,7 +135,8 @@ export class RedisTeamStore implements TeamStore {
 
   async hold(call: PendingCall, signal: AbortSignal): Promise<InteractionAnswer | null> {
     if (signal.aborted) return null;
-    const answered = new Promise<InteractionAnswer | null>((resolve) => this.held.set(call.id, { resolve }));
+    const score = Date.parse(call.created) || Date.now();
+    const answered = new Promise<InteractionAnswer | null>((resolve) => this.held.set(call.id, { resolve, score }));
     const onAbort = () => void this.take(call.id, true);
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -141,7 +146,7 @@ export class RedisTeamStore implements TeamStore {
         .multi()
         .hset(key, { user: call.user, replica: this.replica, state: 'pending', call: this.sealed(['call', call.id], JSON.stringify(stored)) })
         .pexpire(key, this.lifetimeMs(call.deadline, call.retryUntil))
-        .zadd(PENDING, Date.parse(call.created) || Date.now(), call.id)
+        .zadd(PENDING, score, call.id)
         .exec();
     } catch (error) {
       signal.removeEventListener('abort', onAbort);

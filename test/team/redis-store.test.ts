@@ -243,3 +243,27 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
     }
   });
 });
+
+describe('RedisTeamStore: a heartbeat that lapsed', () => {
+  // Round 20 review, T20-8: Redis flushed or restarted, or a renewal missed, and the list's step
+  // dropped the replica's waiting calls from the pending set; the renewed heartbeat never put them
+  // back, so they could not be answered and ended at their timeout.
+  test('a waiting call dropped from the pending set while its replica had no heartbeat is listed again once it is renewed, and answered', async () => {
+    const d = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'D', heartbeatMs: 3000 });
+    const raw = new Redis(redis.url);
+    try {
+      const pending = call(d);
+      const answered = d.hold(pending, new AbortController().signal);
+      await eventually(async () => expect((await b.list(null)).map((each) => each.id)).toContain(pending.id));
+      // What a lapse leaves: no heartbeat key, and the id gone from the set (as LIST removes it).
+      await raw.multi().del('mcp-latch:replica:D').zrem('mcp-latch:pending', pending.id).exec();
+      await eventually(async () => expect((await b.list(null)).map((each) => each.id)).toContain(pending.id), 10_000);
+      expect(await raw.hget(`mcp-latch:call:${pending.id}`, 'state')).toBe('pending');
+      expect(await b.decide(pending.id, answer('Allow once'))).toBe('decided');
+      expect(await answered).toMatchObject({ decision: 'Allow once' });
+    } finally {
+      raw.disconnect();
+      await d.close();
+    }
+  }, 30_000);
+});
