@@ -254,7 +254,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     const waiting = this.child?.stdin?.writableLength ?? 0;
     // Only a backlog that has not emptied for STALL_MS: one burst of large calls waits a few ms
     // for a server that reads, and is no sign it stopped.
-    if (waiting === 0 || this.backlogSince === null || Date.now() - this.backlogSince < STALL_MS) return 0;
+    if (waiting === 0 || this.backlogSince === null || performance.now() - this.backlogSince < STALL_MS) return 0;
     return waiting;
   }
 
@@ -290,7 +290,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         // When the server's input began to wait unread, and has not emptied since (unread()).
         if (stdin.writableLength === 0) this.backlogSince = null;
         this.stdin.write(text);
-        if (stdin.writableLength > 0) this.backlogSince ??= Date.now();
+        if (stdin.writableLength > 0) this.backlogSince ??= performance.now();
       }
     } catch (error) {
       // A throw would be an unhandled rejection (a microtask) or end the audit's together().
@@ -376,8 +376,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
  */
 export async function terminateAll(ms: number): Promise<void> {
   const groups = [...liveGroups].map((transport) => transport.terminateNow()).filter((group): group is number => group !== null);
-  const deadline = Date.now() + ms;
-  while (groups.some(groupAlive) && Date.now() < deadline) await delay(20);
+  const deadline = performance.now() + ms;
+  while (groups.some(groupAlive) && performance.now() < deadline) await delay(20);
 }
 
 function groupAlive(group: number): boolean {

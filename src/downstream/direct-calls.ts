@@ -50,7 +50,7 @@ interface Pending {
   settle: CallSettle;
   onprogress: ((progress: Progress) => void) | undefined;
   timeout: number;
-  /** When it times out (Date.now() ms); moved on by each progress update. */
+  /** When it times out (performance.now() ms: a wall clock set back must not lengthen it); moved on by each progress update. */
   deadline: number;
   stopListening: (() => void) | undefined;
 }
@@ -130,7 +130,7 @@ export class DirectCalls {
       return;
     }
     const id = this.nextId++;
-    const deadline = Date.now() + options.timeout;
+    const deadline = performance.now() + options.timeout;
     const entry: Pending = { settle, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };
     if (cancel) {
       entry.stopListening = cancel.onCancel((reason) => {
@@ -168,7 +168,7 @@ export class DirectCalls {
   private expireAt(due: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = due;
-    this.timer = setTimeout(this.expire, Math.max(0, due - Date.now()));
+    this.timer = setTimeout(this.expire, Math.max(0, due - performance.now()));
     this.timer.unref();
   }
 
@@ -176,7 +176,7 @@ export class DirectCalls {
   private readonly expire = (): void => {
     this.timer = null;
     this.timerDue = Infinity;
-    const now = Date.now();
+    const now = performance.now();
     let next = Infinity;
     for (const [id, entry] of this.pending.entries()) {
       if (entry.deadline > now) {
@@ -215,7 +215,7 @@ export class DirectCalls {
       const token = asId(params?.progressToken);
       const entry = token === undefined ? undefined : this.pending.get(token);
       if (!entry || !params) return token !== undefined && token >= FIRST_ID;
-      entry.deadline = Date.now() + entry.timeout;
+      entry.deadline = performance.now() + entry.timeout;
       const { progressToken: _token, ...progress } = params;
       entry.onprogress?.(progress as Progress);
       return true;

@@ -214,7 +214,7 @@ export class Supervisor {
     const name = escapeText(this.name);
     if (this.state === 'starting') return `server "${name}" is still starting${why}`;
     if (this.state === 'stopped') return `server "${name}" is stopped`;
-    const inSeconds = this.nextRestartAt ? Math.max(1, Math.round((this.nextRestartAt - Date.now()) / 1000)) : null;
+    const inSeconds = this.nextRestartAt ? Math.max(1, Math.round((this.nextRestartAt - performance.now()) / 1000)) : null;
     // Failing for a while: tried again at the slow rate, and said so.
     if (this.slow) return `server "${name}" failed${why}; tried again every ${Math.round(this.backoff.maxMs / 1000)} s${inSeconds ? `, next in ${inSeconds} s` : ''}`;
     return `server "${name}" is unavailable${why}${inSeconds ? `; restarting in ${inSeconds} s` : ''}`;
@@ -228,7 +228,7 @@ export class Supervisor {
     this.changedWhileStarting = false;
     this.nextRestartAt = null;
     const logger = this.options.logger;
-    const startedAt = Date.now();
+    const startedAt = performance.now();
     let connected: Connected | null = null;
     const handshake = new AbortController();
     this.handshake = handshake;
@@ -277,12 +277,12 @@ export class Supervisor {
       // The start's listing is a read like any other: a change announced during it (server-everything
       // announces one as soon as it is initialized) is read a second after it began, not while the
       // other servers are still starting (docs/performance.md, "Round 12: the first list").
-      this.relistedAt = Date.now();
+      this.relistedAt = performance.now();
       const listing = await this.own(readListing(current.client, this.listingOptions(), this.options.logger));
       if (generation !== this.generation) return;
       this.listing = listing;
       this.hasListed = true;
-      this.relistEndedAt = Date.now();
+      this.relistEndedAt = performance.now();
       this.state = 'ready';
       this.slow = false;
       this.lastError = null;
@@ -311,7 +311,7 @@ export class Supervisor {
       connected.client.onclose = undefined;
       void connected.client.close().catch(() => undefined);
     }
-    if (Date.now() - startedAt >= STABLE_MS) {
+    if (performance.now() - startedAt >= STABLE_MS) {
       this.delayMs = this.backoff.initialMs;
       this.restarts = 0;
     }
@@ -333,14 +333,14 @@ export class Supervisor {
       this.slow = wait >= this.backoff.maxMs;
       this.delayMs = Math.min(this.delayMs * 2, this.backoff.maxMs);
       this.restarts += 1;
-      this.nextRestartAt = Date.now() + wait;
+      this.nextRestartAt = performance.now() + wait;
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null;
         this.attempting = this.attempt();
       }, wait);
       this.restartTimer.unref();
     }
-    this.options.logger.error({ err: message, restarts: this.restarts, ...(this.nextRestartAt ? { retryInMs: this.nextRestartAt - Date.now() } : {}) }, this.slow ? 'server failed' : 'server unavailable');
+    this.options.logger.error({ err: message, restarts: this.restarts, ...(this.nextRestartAt ? { retryInMs: this.nextRestartAt - performance.now() } : {}) }, this.slow ? 'server failed' : 'server unavailable');
     this.settle();
     this.options.onChange();
   }
@@ -439,17 +439,17 @@ export class Supervisor {
     }
     const reads = async () => {
       // Quiet for a whole interval since the last read ended: back to the least interval.
-      if (Date.now() - this.relistEndedAt >= this.relistMs) this.relistMs = MIN_RELIST_MS;
+      if (performance.now() - this.relistEndedAt >= this.relistMs) this.relistMs = MIN_RELIST_MS;
       try {
         do {
-          const wait = this.relistedAt + this.relistMs - Date.now();
+          const wait = this.relistedAt + this.relistMs - performance.now();
           if (wait > 0) await new Promise<void>((resolve) => setTimeout(resolve, wait).unref());
           this.refreshAgain = false;
-          this.relistedAt = Date.now();
+          this.relistedAt = performance.now();
           const changes = this.changesSinceRead;
           this.changesSinceRead = 0;
           await this.readListingAgain();
-          this.relistEndedAt = Date.now();
+          this.relistEndedAt = performance.now();
           // It asked again within the interval after the last read, or during this one: the next read waits longer.
           if (wait > 0 || this.refreshAgain) this.slowRelisting(changes);
         } while (this.refreshAgain);
@@ -612,7 +612,7 @@ export class Supervisor {
    * given) were one warning each, 66,666 lines and 18 MB on stderr for one call (round 13 review R7).
    */
   private warnTransportError(err: string): void {
-    const now = Date.now();
+    const now = performance.now();
     if (now - this.transportWarnedAt < TRANSPORT_WARN_MS) {
       this.transportHeldBack += 1;
       this.options.logger.debug({ err }, 'server transport error');

@@ -37,7 +37,7 @@ const STALE_MS = 10_000;
  * `limits`: for tests. A wait longer than the stale time lets a lock no holder can be checked for be broken before giving up.
  */
 export async function withFileLock<T>(file: string, work: (real: string) => Promise<T>, limits = { waitMs: WAIT_MS, staleMs: STALE_MS }): Promise<T> {
-  const deadline = Date.now() + limits.waitMs;
+  const deadline = performance.now() + limits.waitMs;
   for (;;) {
     const lock = lockName(file);
     const mine = await take(file, lock, deadline, limits);
@@ -50,7 +50,7 @@ export async function withFileLock<T>(file: string, work: (real: string) => Prom
     }
     // Re-pointed while the lock was taken: that file is no longer the one named.
     await release(lock, mine);
-    if (Date.now() > deadline) throw new LatchError('STORE_WRITE_FAILED', `cannot write ${file}: the file it names changed every time its lock was taken (waited ${limits.waitMs / 1000} s)`);
+    if (performance.now() > deadline) throw new LatchError('STORE_WRITE_FAILED', `cannot write ${file}: the file it names changed every time its lock was taken (waited ${limits.waitMs / 1000} s)`);
   }
 }
 
@@ -76,7 +76,7 @@ async function take(file: string, lock: string, deadline: number, limits: { wait
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new LatchError('STORE_WRITE_FAILED', `cannot lock ${file} (${lock}): ${errorMessage(error)}`, { cause: error });
     }
     if (await breakStale(lock, limits.staleMs)) continue;
-    if (Date.now() > deadline) throw new LatchError('STORE_WRITE_FAILED', `cannot write ${file}: ${lock} is held by another process (waited ${limits.waitMs / 1000} s); if no mcp-latch is writing, remove it`);
+    if (performance.now() > deadline) throw new LatchError('STORE_WRITE_FAILED', `cannot write ${file}: ${lock} is held by another process (waited ${limits.waitMs / 1000} s); if no mcp-latch is writing, remove it`);
     await new Promise((done) => setTimeout(done, Math.min(5 + attempt * 5, 50) * (0.5 + Math.random())));
   }
 }

@@ -270,6 +270,24 @@ describe('timeout, abort and close', () => {
     expect(extra.signal.reason).toBe('timeout');
   });
 
+  // A wall clock set back (NTP, a suspended laptop, a person) must not lengthen a call's timeout:
+  // with Date.now() the timer, firing on time, found the deadline an hour ahead and waited again.
+  test('the timeout holds when the wall clock is set back an hour while the call waits', async () => {
+    const peer = await connect(async (_request, extra) => {
+      await aborted(extra.signal);
+      return textResult('never sent');
+    });
+    const pending = peer.direct.call({ name: 'x' }, { timeout: 200 });
+    await vi.waitFor(() => expect(peer.calls).toHaveLength(1), waitOptions);
+    const realNow = Date.now.bind(Date);
+    const setBack = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 3600_000);
+    try {
+      expect(await rejection(pending)).toMatchObject({ code: ErrorCode.RequestTimeout, data: { timeout: 200 } });
+    } finally {
+      setBack.mockRestore();
+    }
+  });
+
   test('an abort rejects with the signal reason, and the server is told to cancel', async () => {
     const peer = await connect(async (_request, extra) => {
       await aborted(extra.signal);
