@@ -175,7 +175,9 @@ describe('serve: outputSchemas past the limit, and many to compile', () => {
         },
         permissions: { allow: ['mcp__f', 'mcp__w'] },
       },
-      { dir },
+      // A cache of its own: the schemas noted as compiling by an earlier run of this build (beside
+      // the code cache, listing.ts) are not compiled again, and f was ready before w was called.
+      { dir, env: { XDG_CACHE_HOME: join(dir, 'cache') } },
     );
     try {
       // One log, written in order: where w's call is, and where f became ready.
