@@ -438,19 +438,8 @@ export class TeamGateway {
     const full = this.sessionLimit(identity.user);
     if (full) return full;
     const id = randomUUID();
-    const store = this.options.store;
     const transport = new StatelessPipe();
-    const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`);
-    const grants = new StoredSessionGrants(store, { user: identity.user, session: id }, this.core.matchEnvNow(), this.core.logger);
-    const upstream = new UpstreamSession({
-      core: this.core,
-      context: userContext(this.core, this.policies, store, identity.user),
-      mirror: () => SHARED_SERVER_CAPABILITIES,
-      roots: false,
-      // As open(): once the user has an approver credential, the client is not where they answer (docs/team.md#approvers).
-      session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
-    });
-    upstream.holdCallsUntil(this.policies.load(identity.user));
+    const { room, grants, upstream } = this.upstreamFor(identity, id);
     transport.onclose = () => {
       if (this.modern.get(key) === channel) this.modern.delete(key);
       if (channel.idle) clearTimeout(channel.idle);
@@ -540,11 +529,9 @@ export class TeamGateway {
     return budget;
   }
 
-  /** A new MCP session for this user: its own upstream Server, latch and waiting room. */
-  private open(identity: Identity): LiveSession {
-    const id = randomUUID();
+  /** A client session's own upstream Server, latch, waiting room and grants (both eras' sessions). */
+  private upstreamFor(identity: Identity, id: string): { room: WaitingRoom; grants: StoredSessionGrants; upstream: UpstreamSession } {
     const store = this.options.store;
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`);
     const grants = new StoredSessionGrants(store, { user: identity.user, session: id }, this.core.matchEnvNow(), this.core.logger);
     const upstream = new UpstreamSession({
@@ -556,6 +543,14 @@ export class TeamGateway {
       session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
+    return { room, grants, upstream };
+  }
+
+  /** A new MCP session for this user: its own upstream Server, latch and waiting room. */
+  private open(identity: Identity): LiveSession {
+    const id = randomUUID();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const { room, grants, upstream } = this.upstreamFor(identity, id);
     const output = new SessionOutput(
       () => messageBytes(this.core.config()),
       (text) => this.core.logger.warn({ user: identity.user, session: id, limit: 'limits.messageMB' }, text),
