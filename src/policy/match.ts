@@ -138,7 +138,7 @@ export class RuleSet {
   /** Where a path rule goes in the index: one place for each of its anchored globs. */
   private places(rule: PathRule, linked: boolean, real: Map<string, string | null>): Place[] {
     const nocase = isCaseInsensitive(this.env.platform);
-    const globs = anchorGlob(rule.pattern!, this.env);
+    const globs = ruleGlobs(rule, this.env);
     if (linked) {
       for (const glob of [...globs]) {
         const resolved = realGlob(glob, real);
@@ -348,6 +348,20 @@ function fold(text: string, nocase: boolean): string {
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * The absolute globs a path rule names (anchorGlob). Until round 21 every `\` of a rule was a
+ * separator: a user's deny or ask rule written so (`Read(C:\Users\me\.ssh\**)`, `Edit(src\gen\**)`)
+ * also names what it named then, so none matches less after the upgrade (fail closed; round 21
+ * late review L3, docs/rules.md#path-globs). An allow rule takes the escape reading only.
+ */
+export function ruleGlobs(rule: PathRule, env: MatchEnv): string[] {
+  const globs = anchorGlob(rule.pattern!, env);
+  if (rule.list !== 'allow' && !isBuiltIn(rule) && rule.pattern!.includes('\\')) {
+    for (const glob of anchorGlob(rule.pattern!.replace(/\\/g, '/'), env)) if (!globs.includes(glob)) globs.push(glob);
+  }
+  return globs;
+}
+
+/**
  * Absolute globs for one rule pattern (docs/rules.md#path-globs):
  *   ~/x → <home>/x   //x → /x   /x → /x   ./x or a/b → <root>/a/b for each workspace root
  *   .env (a bare name) → /**\/.env, at any depth   x/ → x/** (a directory)
@@ -356,8 +370,10 @@ export function anchorGlob(pattern: string, env: MatchEnv): string[] {
   // A `\` before a glob character escapes it (the gateway's own rules name their files so, policy.ts
   // literal; remembered paths too): only on Windows is any other `\` a separator. Until round 21 every
   // `\` became `/`, so the built-in protection of a config in `~/work (2)/` or `/srv/app[1]/` named
-  // another path and the file was written freely (review-bypass21 B8).
-  let glob = env.platform === 'win32' ? pattern.replace(/\\(?![*?[\]{}()!])/g, '/') : pattern;
+  // another path and the file was written freely (review-bypass21 B8). On Windows `\*` and `\?` are
+  // separators too: no Windows name holds `*` or `?`, so they cannot be escapes there, and
+  // `Read(C:\Users\me\.ssh\**)` is the everyday way to write that rule (round 21 late review L3).
+  let glob = env.platform === 'win32' ? pattern.replace(/\\(?![[\]{}()!])/g, '/') : pattern;
   if (glob.endsWith('/') && glob.length > 1) glob += '**';
   if (glob === '~') return [baseGlob(env.home, env)];
   if (glob.startsWith('~/')) return [joinGlob(baseGlob(env.home, env), glob.slice(2))];

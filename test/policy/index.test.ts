@@ -3,7 +3,7 @@ import { Minimatch } from 'minimatch';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { containsRule, equalWords, isNarrowEligible, startsWith, wideCandidates, wideHeads } from '../../src/policy/command-match.js';
 import { decide } from '../../src/policy/decide.js';
-import { anchorGlob, RuleSet, type MatchEnv } from '../../src/policy/match.js';
+import { RuleSet, ruleGlobs, type MatchEnv } from '../../src/policy/match.js';
 import { parseRule, type Rule } from '../../src/policy/rule.js';
 import type { Access, RuleList, Segment } from '../../src/policy/types.js';
 import { analyseCommand } from '../../src/subjects/shell/command.js';
@@ -182,7 +182,7 @@ function everyPathRule(rules: readonly Rule[], list: RuleList, access: Access, t
     if (rule.type !== 'path' || rule.list !== list) continue;
     if (rule.access !== access && !(list !== 'allow' && access === 'write' && rule.access === 'read')) continue;
     if (rule.pattern === null) return rule;
-    for (const glob of anchorGlob(rule.pattern, env)) {
+    for (const glob of ruleGlobs(rule, env)) {
       const globs = glob.endsWith('/**') && glob.length > 3 ? [glob, glob.slice(0, -3)] : [glob];
       if (globs.some((g) => globMatches(g, target))) return rule;
     }
