@@ -9,8 +9,8 @@ export const MAX_MESSAGE_MB = 1024;
  */
 export const MAX_OPEN_SAMPLING = 8;
 /**
- * The most `roots/list` requests of one server open at once (relayed to the client and not yet
- * answered); more are refused with an error naming this limit (docs/config.md, "limits"): a server
+ * The most `roots/list` requests of one server open at once (relayed to the client, or held for a
+ * 2026-07-28 client's retry, and not yet answered); more are refused with an error naming this limit (docs/config.md, "limits"): a server
  * sending 200,000 took the gateway to 1.7 GB, each held for its 30 s (round 21 review, review-diff21 R5).
  */
 export const MAX_OPEN_ROOTS = 8;

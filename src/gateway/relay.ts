@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ErrorCode, type ClientCapabilities, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ClientCapabilities, type ElicitResult, type ListRootsResult } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_OPEN_ROOTS, MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
@@ -134,9 +134,10 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
     async listRoots(name, signal) {
       // A 2026-07-28 client's call: held for its retry, whose roots are noted before the server gets them (input-required.ts resumeHeld).
       const call = target(name);
-      if (!('refused' in call) && call.holdRoots) return call.holdRoots(signal);
-      const to = reached(name, 'roots');
-      // At most MAX_OPEN_ROOTS open per server (docs/config.md, "limits"; round 21 review, review-diff21 R5: 200,000 at once, 1.7 GB).
+      const held = !('refused' in call) && call.holdRoots ? call.holdRoots : null;
+      const to = held ? null : reached(name, 'roots');
+      // At most MAX_OPEN_ROOTS open per server (docs/config.md, "limits"; round 21 review, review-diff21 R5: 200,000 at once, 1.7 GB),
+      // held ones too: each waits in its call for the client's retry (review-proto21 P2: 200,000 held, 53 -> 601 MB).
       const open = rootsOpen.get(name) ?? 0;
       if (open >= MAX_OPEN_ROOTS) {
         const why = `${open} of its roots/list requests are open already (the limit is ${MAX_OPEN_ROOTS} per server)`;
@@ -146,9 +147,10 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${why}`);
       }
       rootsOpen.set(name, open + 1);
-      let answer: Awaited<ReturnType<typeof to.client.listRoots>>;
+      let answer: ListRootsResult;
       try {
-        answer = await to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 });
+        if (held) return await held(signal);
+        answer = await to!.client.listRoots(undefined, { ...to!.options, signal, timeout: 30_000 });
       } finally {
         const left = (rootsOpen.get(name) ?? 1) - 1;
         if (left === 0) {

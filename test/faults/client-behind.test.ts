@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faultServer } from '../helpers/faults.js';
 import { eventually, rawGateway, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
+import { round, startModernClient } from '../helpers/modern-client.js';
 
 /**
  * A client that does not read what the gateway sends while a server streams progress: every
@@ -103,6 +104,22 @@ describe('a client that falls behind while a server streams progress', () => {
       expect(gateway.messages.filter((message) => message.method === 'roots/list').length).toBeLessThanOrEqual(9);
     } finally {
       await gateway.close();
+    }
+  }, 60_000);
+
+  // Held for a 2026-07-28 client's retry (b1e033e), a 2025 server's roots/list were not counted:
+  // 200,000 in one call took the gateway from 53 to 601 MB (round 21 review, review-proto21 P2).
+  test('a server\'s roots/list requests held for a 2026-07-28 client\'s call count too: at most 8 open, the rest refused naming the limit', async () => {
+    const dir = tempDir();
+    const count = 300;
+    const m = await startModernClient(dir, { mcpServers: { f: faultServer('progress-flood', join(dir, 'starts')) }, permissions: { allow: ['mcp__f__flood'] } }, { capabilities: { roots: {} } });
+    try {
+      const first = await round(m.client, { name: 'f__flood', arguments: { count, roots: true } });
+      expect(first.resultType).toBe('input_required');
+      expect(first.inputRequests).toEqual({ 'mcp-latch/server/roots': { method: 'roots/list' } });
+      await eventually(() => expect(m.stderr()).toContain('refused roots/list requests of a server: 8 of its roots/list requests are open already (the limit is 8 per server)'), 30_000);
+    } finally {
+      await m.close();
     }
   }, 60_000);
 });
