@@ -19,6 +19,20 @@ import { escapeText } from '../latch/escape.js';
 /** How long a URL-mode question's host may take to resolve before the question is refused. */
 export const MAX_URL_LOOKUP_MS = 3000;
 
+/**
+ * How many hosts of URL-mode questions are being resolved at once, gateway-wide; a question whose
+ * host needs resolving while this many are is refused at once, naming the limit. A system lookup
+ * (getaddrinfo) runs in libuv's thread pool, at most two at once there, and goes on after
+ * MAX_URL_LOOKUP_MS until the system resolver gives up (10 s with glibc's defaults); it cannot be
+ * withdrawn, and the rest queue behind it. Uncounted, one server's questions to names whose DNS never
+ * answers queued every lookup of the process for as long as it liked: 20 held other servers' URL
+ * questions, remote servers' connections, the OAuth JWKS fetch and Redis by name for ~100 s (round 21
+ * review, review-proto21 P1). Counted until the lookup itself settles, not until the question gives
+ * up on it, so the servers hold at most one of the two places.
+ */
+export const MAX_URL_LOOKUPS = 1;
+let lookupsInFlight = 0;
+
 /** Resolves a host name to all its addresses (node:dns lookup, as a browser's getaddrinfo would). */
 export type HostLookup = (hostname: string) => Promise<Array<{ address: string }>>;
 
@@ -61,11 +75,24 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   let timer: NodeJS.Timeout | undefined;
   let addresses: Array<{ address: string }>;
+  // An address as written needs no lookup (node:dns answers it without the thread pool).
+  const literal = isIP(host) !== 0;
+  if (!literal && lookupsInFlight >= MAX_URL_LOOKUPS) {
+    return `its URL-mode question's url "${escapeText(url)}" names a host that could not be resolved now: ${lookupsInFlight} URL-mode host lookup${lookupsInFlight === 1 ? ' is' : 's are'} in flight already (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
+  }
   try {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${MAX_URL_LOOKUP_MS} ms (MAX_URL_LOOKUP_MS)`)), MAX_URL_LOOKUP_MS);
     });
-    addresses = await Promise.race([lookup(host), timeout]);
+    const looked = lookup(host);
+    if (!literal) {
+      lookupsInFlight += 1;
+      const settled = () => {
+        lookupsInFlight -= 1;
+      };
+      looked.then(settled, settled);
+    }
+    addresses = await Promise.race([looked, timeout]);
   } catch (error) {
     const why = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
     return `its URL-mode question's url "${escapeText(url)}" names a host that could not be resolved (${escapeText(why)}), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { MAX_URL_LOOKUP_MS, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
+import { MAX_URL_LOOKUP_MS, MAX_URL_LOOKUPS, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
 import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
 import { fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
@@ -44,11 +44,46 @@ describe('resolvedHostProblem', () => {
 
   test(`a lookup with no answer within MAX_URL_LOOKUP_MS (${MAX_URL_LOOKUP_MS} ms) is refused naming the limit`, async () => {
     vi.useFakeTimers();
+    let finish: (addresses: Array<{ address: string }>) => void = () => undefined;
     try {
-      const problem = resolvedHostProblem('https://slow.example/', () => new Promise(() => undefined));
+      const problem = resolvedHostProblem('https://slow.example/', () => new Promise((resolve) => (finish = resolve)));
       await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS);
       expect(await problem).toContain(`could not be resolved (no answer within ${MAX_URL_LOOKUP_MS} ms (MAX_URL_LOOKUP_MS))`);
     } finally {
+      // The lookup ends (as the system resolver's does, later): the next test's lookups are not counted behind it.
+      finish([]);
+      await vi.advanceTimersByTimeAsync(0);
+      vi.useRealTimers();
+    }
+  });
+
+  // A system lookup goes on after the question gave up on it, in libuv's thread pool (two at once),
+  // with every other lookup of the process queued behind it: one server's questions to names whose DNS
+  // never answers refused other servers' URL questions for ~100 s (round 21 review, review-proto21 P1).
+  test(`at most MAX_URL_LOOKUPS (${MAX_URL_LOOKUPS}) at once, counted until the lookup itself ends: another host is refused at once naming the limit, an address as written is not`, async () => {
+    vi.useFakeTimers();
+    let finish: (addresses: Array<{ address: string }>) => void = () => undefined;
+    const asked: string[] = [];
+    const other: HostLookup = async (host) => {
+      asked.push(host);
+      return [{ address: '192.0.2.10' }];
+    };
+    try {
+      const stalled = resolvedHostProblem('https://stall.attacker.example/', () => new Promise((resolve) => (finish = resolve)));
+      await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS);
+      expect(await stalled).toContain('no answer within');
+      expect(await resolvedHostProblem('https://accounts.example.com/connect', other)).toBe(
+        `its URL-mode question's url "https://accounts.example.com/connect" names a host that could not be resolved now: 1 URL-mode host lookup is in flight already (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`,
+      );
+      expect(asked).toEqual([]);
+      expect(await resolvedHostProblem('https://192.0.2.10/connect', other)).toBeNull();
+      finish([]);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await resolvedHostProblem('https://accounts.example.com/connect', other)).toBeNull();
+      expect(asked).toEqual(['192.0.2.10', 'accounts.example.com']);
+    } finally {
+      finish([]);
+      await vi.advanceTimersByTimeAsync(0);
       vi.useRealTimers();
     }
   });
