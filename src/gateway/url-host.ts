@@ -104,9 +104,54 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
   for (const { address } of addresses) {
     const family = isIP(address);
     if (family === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to "${escapeText(address)}", which is not an address (mcp-latch passes on only https URLs of other hosts)`;
-    if (list.check(address, family === 6 ? 'ipv6' : 'ipv4')) {
+    const inner = family === 6 ? embeddedIPv4(address) : null;
+    if (list.check(address, family === 6 ? 'ipv6' : 'ipv4') || (inner !== null && list.check(inner, 'ipv4'))) {
       return `its URL-mode question's url "${escapeText(url)}" leads to this machine: ${escapeText(host)} resolves to ${escapeText(address)} (mcp-latch passes on only https URLs of other hosts)`;
     }
   }
   return null;
+}
+
+/**
+ * The IPv4 address an IPv6 one carries in its last 32 bits, in the forms that lead to it: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96) and the well-known NAT64 prefix
+ * (64:ff9b::/96, which the network's NAT64 translates: 64:ff9b::<this machine's LAN address> reaches
+ * this machine); else null. The list named 127/8 in these forms only, so this machine's own
+ * addresses passed in them (round 21 review, review-proto21 P3). Not known: a local-use or
+ * network-specific NAT64 prefix (64:ff9b:1::/48, RFC 6052's others), whose embedding differs.
+ */
+function embeddedIPv4(address: string): string | null {
+  const groups = ipv6Groups(address.split('%')[0]!);
+  if (!groups) return null;
+  const [a, b, c, d, e, f, g, h] = groups as [number, number, number, number, number, number, number, number];
+  const zeroes = a === 0 && b === 0 && c === 0 && d === 0;
+  const carries = (zeroes && e === 0 && (f === 0xffff || f === 0)) || (zeroes && e === 0xffff && f === 0) || (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0);
+  return carries ? `${g >> 8}.${g & 0xff}.${h >> 8}.${h & 0xff}` : null;
+}
+
+/** An IPv6 address's eight 16-bit groups (`::` expanded, a dotted last part read as two), or null. */
+function ipv6Groups(address: string): number[] | null {
+  const halves = address.split('::');
+  if (halves.length > 2) return null;
+  const read = (part: string): number[] | null => {
+    if (part === '') return [];
+    const out: number[] = [];
+    for (const group of part.split(':')) {
+      if (group.includes('.')) {
+        const octets = group.split('.').map(Number);
+        if (octets.length !== 4 || octets.some((octet) => !Number.isInteger(octet) || octet < 0 || octet > 255)) return null;
+        out.push((octets[0]! << 8) | octets[1]!, (octets[2]! << 8) | octets[3]!);
+      } else {
+        if (!/^[0-9a-f]{1,4}$/i.test(group)) return null;
+        out.push(parseInt(group, 16));
+      }
+    }
+    return out;
+  };
+  const head = read(halves[0]!);
+  const tail = halves.length === 2 ? read(halves[1]!) : [];
+  if (!head || !tail) return null;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
+  return [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail];
 }

@@ -25,6 +25,10 @@ describe('resolvedHostProblem', () => {
     ['an IPv4-mapped loopback', ['::ffff:127.0.0.1']],
     ['0.0.0.0', ['0.0.0.0']],
     ["this machine's own interface address", [own]],
+    // The forms that carry it in their last 32 bits (round 21 review, review-proto21 P3): a NAT64 translates 64:ff9b::<it> back to it.
+    ["this machine's own interface address behind the NAT64 prefix", [`64:ff9b::${own}`]],
+    ["this machine's own interface address, IPv4-compatible", [`::${own}`]],
+    ["this machine's own interface address, SIIT", [`::ffff:0:${own}`]],
     ['another address and a loopback one (every address counts)', ['192.0.2.10', '127.0.0.1']],
   ])('a name resolving to %s is refused, showing the name and the address', async (_, addresses) => {
     const problem = await resolvedHostProblem('https://evil.example/login', answering(addresses));
@@ -33,7 +37,7 @@ describe('resolvedHostProblem', () => {
   });
 
   test('a name resolving only to other machines is passed on', async () => {
-    expect(await resolvedHostProblem('https://accounts.example.com/connect', answering(['192.0.2.10', '2001:db8::1']))).toBeNull();
+    expect(await resolvedHostProblem('https://accounts.example.com/connect', answering(['192.0.2.10', '2001:db8::1', '64:ff9b::c000:20a', '2001:db8::c000:202']))).toBeNull();
   });
 
   test('a name that does not resolve, or resolves to nothing, is refused: where it leads is not known (fail closed)', async () => {
