@@ -305,13 +305,66 @@ const DOCKER: CliSpec = {
 const PIP: CliSpec = { value: ['--log', '--proxy', '--retries', '--timeout', '--exists-action', '--trusted-host', '--cert', '--client-cert', '--cache-dir'] };
 const MAKE: CliSpec = { value: ['-C', '--directory', '-f', '--file', '--makefile', '-I', '--include-dir', '-o', '--old-file', '-W', '--what-if', '--new-file', '-l', '--load-average'] };
 
+/**
+ * npm 11.19.1's options (@npmcli/config definitions and shorthands) as nopt reads them: every key
+ * whose type is not Boolean takes the next word (`npm --cache DIR exec …`: exec is the command), a
+ * Boolean key a following `true`/`false` (and `null` for the keys typed [null, Boolean]). Until the
+ * round 21 late review (L1) only five were known, so the analyser and the rules took `DIR` for the
+ * command and `exec`, `publish`, `run` went unseen (subjects/shell/npm-commands.ts npmOptionWords).
+ */
+export const NPM_OPTIONS = {
+  value: new Set(
+    (
+      '_auth access allow-directory allow-file allow-git allow-remote allow-scripts also audit-level auth-type before browser ca cache ' +
+      'cache-max cache-min cafile call cert cidr cpu depth diff diff-dst-prefix diff-src-prefix diff-unified editor expect-result-count ' +
+      'expires fetch-retries fetch-retry-factor fetch-retry-maxtimeout fetch-retry-mintimeout fetch-timeout git globalconfig heading ' +
+      'https-proxy include init-author-email init-author-name init-author-url init-license init-module init-type init-version ' +
+      'init.author.email init.author.name init.author.url init.license init.module init.version install-strategy key libc ' +
+      'local-address location lockfile-version loglevel logs-dir logs-max name maxsockets message min-release-age ' +
+      'min-release-age-exclude node-gyp node-options noproxy omit only orgs os otp package pack-destination packages prefix preid ' +
+      'provenance-file proxy registry replace-registry-host save-prefix sbom-format sbom-type scope scopes ' +
+      'packages-and-scopes-permission orgs-permission password token-description script-shell searchexclude searchlimit searchopts ' +
+      'searchstaleness shell tag tag-version-prefix umask user-agent userconfig viewer which workspace'
+    ).split(' '),
+  ),
+  boolean: new Set(
+    (
+      'all allow-same-version audit bin-links bypass-2fa commit-hooks dangerously-allow-all-scripts description dev ' +
+      'diff-ignore-all-space diff-name-only diff-no-prefix diff-text dry-run engine-strict force foreground-scripts ' +
+      'format-package-lock fund git-tag-version global global-style if-present ignore-scripts include-staged include-workspace-root ' +
+      'include-attestations init-private install-links json legacy-bundling legacy-peer-deps link long offline ' +
+      'omit-lockfile-registry-resolved package-lock package-lock-only parseable allow-scripts-pending allow-scripts-pin prefer-dedupe ' +
+      'prefer-offline prefer-online progress provenance read-only rebuild-bundle save save-bundle save-dev save-exact save-optional ' +
+      'save-peer save-prod packages-all shrinkwrap sign-git-commit sign-git-tag strict-peer-deps strict-allow-scripts strict-ssl ' +
+      'timing unicode update-notifier usage version versions workspaces-update'
+    ).split(' '),
+  ),
+  /** Typed [null, Boolean]: a following `null` is taken too. */
+  nullable: new Set(['yes', 'workspaces', 'optional', 'production', 'expect-results']),
+  /** Shorthands (`-g`, `--reg`) and the key each stands for; '' for the ones that carry their own value (`-s` is `--loglevel silent`). */
+  short: {
+    a: 'all', c: 'call', f: 'force', g: 'global', l: 'long', p: 'parseable', C: 'prefix', S: 'save', B: 'save-bundle', D: 'save-dev',
+    E: 'save-exact', O: 'save-optional', P: 'save-prod', L: 'location', m: 'message', w: 'workspace', y: 'yes', v: 'version',
+    '?': 'usage', H: 'usage', h: 'usage', help: 'usage', n: 'yes', no: 'yes', local: 'global', porcelain: 'parseable', readonly: 'read-only',
+    reg: 'registry', desc: 'description', 'enjoy-by': 'before', iwr: 'include-workspace-root', ws: 'workspaces',
+    d: '', dd: '', ddd: '', q: '', quiet: '', s: '', silent: '', verbose: '',
+  } as Readonly<Record<string, string>>,
+};
+
+/** The npm options that take the next word, as the CLIS table spells them (`--cache`, `-C`, `--reg`). */
+function npmValueOptions(): string[] {
+  const out = [...NPM_OPTIONS.value].map((key) => `--${key}`);
+  for (const [short, key] of Object.entries(NPM_OPTIONS.short)) if (NPM_OPTIONS.value.has(key)) out.push(short.length === 1 ? `-${short}` : `--${short}`);
+  return out;
+}
+
 /** Global options of the CLIs whose subcommand matters (for signatures, deny rules and the analyser). */
 export const CLIS: Record<string, CliSpec> = {
   git: {
     value: ['-C', '--git-dir', '--work-tree', '--namespace', '--super-prefix', '--attr-source', '-c', '--config-env'],
     danger: ['-c', '--config-env', '--exec-path'],
   },
-  npm: { value: ['--prefix', '-w', '--workspace', '--loglevel', '-C'], groups: RUN_VERBS },
+  npm: { value: npmValueOptions(), groups: RUN_VERBS },
   pnpm: { value: ['-C', '--dir', '--filter', '-F', '--loglevel'], groups: RUN_VERBS },
   yarn: { value: ['--cwd'], groups: [...RUN_VERBS, 'workspace'] },
   bun: { value: ['--cwd', '-c', '--config'], groups: RUN_VERBS },

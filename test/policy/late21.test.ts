@@ -1,17 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { RuleSet } from '../../src/policy/match.js';
+import { NPM_OPTIONS } from '../../src/programs.js';
 import { parseRule } from '../../src/policy/rule.js';
 import type { DefaultMode } from '../../src/policy/types.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
-import { decideFs } from '../helpers/policy.js';
+import { decideFs, decideShell } from '../helpers/policy.js';
 
 /**
  * Round 21 late review (review-late21): what the round's bypass fixes left.
  *
+ *   L1: npm's command word is found past its global options as nopt reads them (`--cache DIR` takes DIR).
  *   L3: a `\` in a user's deny or ask rule names at least what it named in round 20 (on Windows `\*`
  *       and `\?` are separators; elsewhere the separator reading is kept for deny/ask rules).
  */
@@ -64,5 +67,87 @@ describe('L3. a backslash in a deny or ask rule matches no less than it did in r
   test('an allow rule takes the escape reading only: Read(./app\\[1\\]/**) does not allow app/[1/]', () => {
     const decision = decideFs('read_text_file', { path: join(W, 'app', 'x') }, [W], { mode: 'default', home, allow: ['Read(./app\\[1\\]/**)'], configPath: join(W, 'mcp-latch.json') });
     expect(decision.rule).toBeNull();
+  });
+});
+
+function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }) {
+  return decideShell(command, { ...rules, mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+}
+
+describe('L1. an npm option with a value before the command word does not hide the command', () => {
+  const npm = ((): boolean => {
+    try {
+      execFileSync('npm', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  // npm 11 (nopt): a key whose type is not Boolean takes the next word; a Boolean key a following
+  // `true`/`false`; `--reg` is --registry. Each ran the command after it (no registry needed).
+  test.skipIf(!npm).each([
+    ['--cache', '<T>/c'],
+    ['--otp', '123'],
+    ['--registry', 'http://127.0.0.1:9'],
+    ['--reg', 'http://127.0.0.1:9'],
+    ['--global', 'false'],
+    ['--foo', 'true'],
+  ])('premise: npm %s %s exec -- touch F runs touch', (option, value) => {
+    const file = `ran-${option.replace(/-/g, '')}`;
+    execFileSync('npm', [option, value.replace('<T>', T), 'exec', '--', 'touch', file], { cwd: W, env: { ...process.env, npm_config_update_notifier: 'false' }, stdio: 'ignore' });
+    expect(existsSync(join(W, file))).toBe(true);
+  });
+  const npmRoot = npm ? execFileSync('npm', ['root', '-g']).toString().trim() : null;
+  const npmVersion = npmRoot && existsSync(join(npmRoot, 'npm', 'package.json')) ? (JSON.parse(readFileSync(join(npmRoot, 'npm', 'package.json'), 'utf8')) as { version: string }).version : null;
+  test.skipIf(npmVersion !== '11.19.1')('NPM_OPTIONS is npm 11.19.1\'s own table: each key a value or Boolean key as its definition types it, and its shorthands', () => {
+    const config = createRequire(import.meta.url)(join(npmRoot!, 'npm', 'node_modules', '@npmcli', 'config', 'lib', 'definitions', 'index.js')) as {
+      definitions: Record<string, { type: unknown }>;
+      shorthands: Record<string, string[]>;
+    };
+    const kinds: Record<string, string[]> = { value: [], boolean: [], nullable: [], other: [] };
+    for (const [key, { type }] of Object.entries(config.definitions)) {
+      const types = ([] as unknown[]).concat(type);
+      const kind = types.length === 1 && types[0] === Boolean ? 'boolean' : !types.includes(Boolean) ? 'value' : types.length === 2 && types.includes(null) ? 'nullable' : 'other';
+      kinds[kind]!.push(key);
+    }
+    expect(new Set([...kinds.value!, 'browser'])).toEqual(NPM_OPTIONS.value);
+    expect(new Set(kinds.boolean)).toEqual(NPM_OPTIONS.boolean);
+    expect(new Set(kinds.nullable)).toEqual(NPM_OPTIONS.nullable);
+    // browser is [null, Boolean, String] (takes a word: in value above), color ['always', Boolean] (npmOptionWords).
+    expect(kinds.other!.sort()).toEqual(['browser', 'color']);
+    for (const [short, expanded] of Object.entries(config.shorthands)) {
+      const key = expanded[0]!.replace(/^--(no-)?/, '');
+      expect([short, expanded.length > 1 ? '' : key], short).toEqual([short, NPM_OPTIONS.short[short]]);
+    }
+    expect(Object.keys(NPM_OPTIONS.short).sort()).toEqual(Object.keys(config.shorthands).sort());
+  });
+  const RULES = { allow: ['Bash(npm:*)'], ask: ['Bash(npm publish *)'], deny: ['Bash(rm *)', 'Bash(npm run deploy *)'] };
+  test.each([
+    ['npm --cache /tmp/c exec -- rm -rf victim', 'deny'],
+    ['npm --otp 1 exec -- rm -rf victim', 'deny'],
+    ['npm --reg http://r exec -- rm -rf victim', 'deny'],
+    ['npm --cache /tmp/c run deploy', 'deny'],
+    ['npm --tag beta publish', 'ask'],
+    ['npm --registry http://r publish', 'ask'],
+    ['npm --cache /tmp/c exec cowsay', 'ask'],
+    ['npm --cache /tmp/c init vite', 'ask'],
+    ['npm --global false exec -- rm -rf victim', 'ask'],
+    ['npm --foo true exec -- rm -rf victim', 'ask'],
+    ['npm --regis http://r exec -- rm -rf victim', 'ask'],
+    ['npm -cache /tmp/c exec -- rm -rf victim', 'ask'],
+    ['npm -reg http://r exec -- rm -rf victim', 'ask'],
+  ])('default, Bash(npm:*): %j is not allowed (%s)', (command, verdict) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe(verdict);
+  });
+  test.each(MODES)('%s: the same deny and ask rules hold past the option', (mode) => {
+    for (const command of ['npm --cache /tmp/c exec -- rm -rf victim', 'npm --otp 1 run deploy', 'npm --global false exec -- rm -rf victim']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+  test.each(['npm run test', 'npm --silent run test', 'npm -s run test', 'npm --loglevel silent run test', 'npm -g ls', 'npm --json ls', 'npm --no-fund install', 'npm i -D vitest'])('default, Bash(npm:*): everyday %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
   });
 });

@@ -1,3 +1,4 @@
+import { NPM_OPTIONS } from '../../programs.js';
 /**
  * The npm command a word names, as npm itself reads it (npm 11.19.1, lib/utils/cmd-list.js `deref`):
  * the word exactly, else an alias (`x` is exec, `rum` run, `i` install), else any unambiguous prefix
@@ -47,4 +48,41 @@ export function npmCommand(word: string): string | null {
   }
   while (Object.hasOwn(ALIASES, name)) name = ALIASES[name]!;
   return name;
+}
+
+/**
+ * How many words npm's option at `args[i]` takes before its command word, read as nopt reads it
+ * (programs.ts NPM_OPTIONS): 1, or 2 when it takes the next word (`--cache DIR`, `-C DIR`); null
+ * when the words cannot be read alike by every part of the gateway: a key not known here followed
+ * by a word (nopt takes any unambiguous prefix of a key: `--regis URL` is the registry, `--glob x`
+ * is global and x the command), a Boolean key before `true`/`false` (`--global false exec`), a
+ * one-dash long name (`-cache DIR`), letters run together (`-gC DIR`), a value option before a word
+ * starting with `-`. The caller makes such a command unanalysable (round 21 late review L1: `npm
+ * --cache /tmp/c exec -- rm -rf victim` ran rm under `Bash(npm:*)` past `Bash(rm *)`).
+ */
+export function npmOptionWords(args: readonly { value: string; isStatic: boolean }[], i: number): 1 | 2 | null {
+  const word = args[i]!.value;
+  if (word.includes('=')) return 1;
+  const next = args[i + 1];
+  const after = next === undefined ? null : next.isStatic ? next.value : '\u0000';
+  const double = word.startsWith('--');
+  let key = word.replace(/^-+/, '');
+  const free = after === null || after.startsWith('-') ? 1 : null;
+  if (double) {
+    if (key.length === 1) return free; // `--g x`: not a form to lean on
+    if (Object.hasOwn(NPM_OPTIONS.short, key)) key = NPM_OPTIONS.short[key]!; // `--reg`, `--silent`, `--ws`
+  } else {
+    if (!Object.hasOwn(NPM_OPTIONS.short, key)) return free; // `-cache DIR` (nopt: --cache), `-gC DIR` (-g -C DIR)
+    const long = NPM_OPTIONS.short[key]!;
+    if (key.length > 1 && NPM_OPTIONS.value.has(long)) return null; // `-reg URL`: nopt's --registry, a flag to the rest
+    key = long;
+  }
+  if (key === '') return 1;
+  if (key.startsWith('no-') && (NPM_OPTIONS.boolean.has(key.slice(3)) || NPM_OPTIONS.nullable.has(key.slice(3)))) key = key.slice(3);
+  if (NPM_OPTIONS.value.has(key)) return after === null ? 1 : after === '\u0000' || after.startsWith('-') ? null : 2;
+  // A Boolean key takes a following `true`/`false` (`null` too for [null, Boolean]; `always` for
+  // color): nopt's reading, not the rest of the gateway's (which would take `false` for the command).
+  const taken = NPM_OPTIONS.boolean.has(key) ? ['true', 'false'] : NPM_OPTIONS.nullable.has(key) ? ['true', 'false', 'null'] : key === 'color' ? ['true', 'false', 'always'] : null;
+  if (taken) return after !== null && taken.includes(after) ? null : 1;
+  return after === null || after.startsWith('-') ? 1 : null;
 }

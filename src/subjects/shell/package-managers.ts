@@ -1,4 +1,5 @@
 import { globalValueOptions } from '../../programs.js';
+import { npmOptionWords } from './npm-commands.js';
 import { pathOf, pushPath, staticWord } from './options.js';
 import { treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
@@ -42,7 +43,6 @@ function codeValue(value: Word | undefined, cwd: string | null, out: FileFacts):
  * them), or -1 when there is none or a word before it is known only at run time.
  */
 export function npmCommandAt(args: readonly Word[]): number {
-  const values = globalValueOptions('npm');
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) return -1;
@@ -53,7 +53,9 @@ export function npmCommandAt(args: readonly Word[]): number {
       continue;
     }
     if (v.startsWith('-') && v !== '-') {
-      if (values.has(v)) i++;
+      const words = npmOptionWords(args, i);
+      if (words === null) return -1;
+      i += words - 1;
       continue;
     }
     return i;
@@ -81,7 +83,11 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       continue;
     }
     if (v.startsWith('-') && v !== '-') {
-      if (values.has(v)) i++;
+      // Before the command word, as nopt reads it (npm-commands.ts npmOptionWords): a form the rest
+      // of the gateway may read otherwise is unanalysable (round 21 late review L1).
+      const words = operands.length === 0 ? npmOptionWords(args, i) : values.has(v) ? 2 : 1;
+      if (words === null) out.reasons.push('interpreter');
+      i += (words ?? 1) - 1;
       continue;
     }
     operands.push(word);
