@@ -47,8 +47,14 @@ export function wideCandidates(segment: Segment): string[][] {
     if (!(first === segment.name && sameAfterFirst(written, segment.args))) out.push([first, ...written.slice(1)]);
   }
   if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push([posix.basename(words[0]!), ...words.slice(1)]);
-  if (segment.name === 'git') {
-    const pushed = gitPushSpelling(segment.args);
+  // git's dashed form (`/usr/lib/git-core/git-clean -fdx`) is that command (git(1)): a rule naming
+  // `git clean` meets it, and so do the push spellings below (round 21 late review L2). `git-lfs`,
+  // `git-crypt`: programs of their own, left as written.
+  const sub = segment.name?.startsWith('git-') ? segment.name.slice(4) : '';
+  if (GIT_COMMANDS.has(sub)) out.push(['git', sub, ...segment.args]);
+  const gitArgs = segment.name === 'git' ? segment.args : GIT_COMMANDS.has(sub) ? [sub, ...segment.args] : null;
+  if (gitArgs) {
+    const pushed = gitPushSpelling(gitArgs);
     if (pushed) out.push(['git', ...pushed]);
   }
   // rustup's `cargo +nightly run` is `cargo run` with another toolchain (round 21 review, B4's family).
@@ -149,6 +155,7 @@ export function wideHeads(segment: Segment): string[] {
     if (script >= 0) out.push(scriptName(args[script]!));
     const ran = segment.name === 'pnpm' ? pnpmRunsWord(args) : -1;
     if (ran >= 0) out.push(baseOf(args[ran]!));
+    if (segment.name.startsWith('git-') && GIT_COMMANDS.has(segment.name.slice(4))) out.push('git');
   }
   // The written words' list is left out when it is the first one again; its head is then the first head.
   const first = segment.words[segment.assignments.length];

@@ -15,6 +15,7 @@ import { decideFs, decideShell } from '../helpers/policy.js';
  * Round 21 late review (review-late21): what the round's bypass fixes left.
  *
  *   L1: npm's command word is found past its global options as nopt reads them (`--cache DIR` takes DIR).
+ *   L2: git's dashed form (`$(git --exec-path)/git-clean`) meets the rules on the command it is.
  *   L3: a `\` in a user's deny or ask rule names at least what it named in round 20 (on Windows `\*`
  *       and `\?` are separators; elsewhere the separator reading is kept for deny/ask rules).
  */
@@ -150,4 +151,33 @@ describe('L1. an npm option with a value before the command word does not hide t
     const decision = shell(command, 'default', RULES);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
+});
+
+describe('L2. git\'s dashed form meets the rules on the command it runs', () => {
+  const execPath = execFileSync('git', ['--exec-path']).toString().trim();
+  test('premise: git-clean and git-push in git --exec-path are git clean and git push', () => {
+    writeFileSync(join(W, 'junk.txt'), 'x');
+    execFileSync(join(execPath, 'git-clean'), ['-fdx'], { cwd: W, stdio: 'ignore' });
+    expect(existsSync(join(W, 'junk.txt'))).toBe(false);
+    writeFileSync(join(W, 'mcp-latch.json'), '{}');
+    const remote = join(T, 'remote.git');
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', 'commit', '-q', '--allow-empty', '-m', 'i'], { cwd: W });
+    execFileSync(join(execPath, 'git-push'), ['-q', remote, 'HEAD:main'], { cwd: W, stdio: 'ignore' });
+    expect(execFileSync('git', ['branch'], { cwd: remote }).toString()).toContain('main');
+  });
+  const RULES = { allow: ['Bash(git:*)'], ask: ['Bash(git push *)'], deny: ['Bash(git clean *)'] };
+  for (const mode of MODES) {
+    test.each([
+      ['<X>/git-clean -fdx', 'deny', 'Bash(git clean *)'],
+      ['git-clean -fdx', 'deny', 'Bash(git clean *)'],
+      ['<X>/git-push origin main', 'ask', 'Bash(git push *)'],
+      ['<X>/git-send-pack ../r main', 'ask', 'Bash(git push *)'],
+      ['<X>/git-http-push http://x/ main', 'ask', 'Bash(git push *)'],
+      ['<X>/git-subtree push -P d origin main', 'ask', 'Bash(git push *)'],
+    ])(`${mode}: %j → %s`, (command, verdict, rule) => {
+      const decision = shell(command.replace('<X>', execPath), mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict, rule });
+    });
+  }
 });
