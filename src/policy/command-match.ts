@@ -74,9 +74,7 @@ export function wideCandidates(segment: Segment): string[][] {
  * there for what a push does. Null for any other command.
  */
 function gitPushSpelling(args: readonly string[]): string[] | null {
-  const values = globalValueOptions('git');
-  let i = 0;
-  while (i < args.length && args[i]!.startsWith('-')) i += values.has(args[i]!) ? 2 : 1;
+  const i = commandWordAt('git', args);
   const sub = args[i];
   if (sub === 'send-pack' || sub === 'http-push') return [...args.slice(0, i), 'push', ...args.slice(i + 1)];
   if (sub !== 'subtree') return null;
@@ -109,9 +107,7 @@ const DOCKER_SPELLINGS: readonly string[][][] = [
 
 /** The command's words in each other spelling docker has for its command (after the global options). */
 function dockerSpellings(name: string, args: readonly string[]): string[][] {
-  const values = globalValueOptions(name);
-  let i = 0;
-  while (i < args.length && args[i]!.startsWith('-')) i += values.has(args[i]!) && !args[i]!.includes('=') ? 2 : 1;
+  const i = commandWordAt(name, args);
   const out: string[][] = [];
   for (const group of DOCKER_SPELLINGS) {
     const given = group.find((spelling) => spelling.every((word, j) => args[i + j] === word));
@@ -124,11 +120,22 @@ function dockerSpellings(name: string, args: readonly string[]): string[][] {
 
 /** Where pnpm's first word stands when it is not one of pnpm's commands (it runs a script or that program), else -1. */
 function pnpmRunsWord(args: readonly string[]): number {
-  const values = globalValueOptions('pnpm');
-  let i = 0;
-  while (i < args.length && args[i]!.startsWith('-') && args[i] !== '--') i += values.has(args[i]!) ? 2 : 1;
+  const i = commandWordAt('pnpm', args);
   const word = args[i];
-  return word !== undefined && word !== '--' && !PNPM_COMMANDS.has(word) ? i : -1;
+  return word !== undefined && !PNPM_COMMANDS.has(word) ? i : -1;
+}
+
+/**
+ * Where a program's command word stands in its arguments: after its global options, a value option
+ * (programs.ts CLIS) taking the next word; `args.length` when there is none. A `--` is passed over
+ * like an option (docker runs `docker -- image push`; git refuses it): for deny and ask rules a
+ * word found past it only adds a list to try.
+ */
+function commandWordAt(name: string, args: readonly string[], from = 0): number {
+  const values = globalValueOptions(name);
+  let i = from;
+  while (i < args.length && args[i]!.startsWith('-')) i += values.has(args[i]!) ? 2 : 1;
+  return i;
 }
 
 /** `written` is one word followed by exactly `args`. */
@@ -175,10 +182,7 @@ export function wideHeads(segment: Segment): string[] {
 export function otherGitCommand(candidates: readonly string[][]): string | null {
   for (const words of candidates) {
     if (words.length < 2 || posix.basename(words[0]!) !== 'git') continue;
-    const values = globalValueOptions('git');
-    let i = 1;
-    while (i < words.length && words[i]!.startsWith('-')) i += values.has(words[i]!) ? 2 : 1;
-    const word = words[i];
+    const word = words[commandWordAt('git', words, 1)];
     if (word !== undefined && !GIT_COMMANDS.has(word)) return word;
   }
   return null;
@@ -208,9 +212,7 @@ function runnerPayloadStart(name: string, args: readonly string[]): number {
   const subcommands = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.run : [];
   if (subcommands.length === 0) return -1;
   if (subcommands.includes('')) return 0;
-  const valueOptions = globalValueOptions(name);
-  let i = 0;
-  while (i < args.length && args[i]!.startsWith('-')) i += valueOptions.has(args[i]!) ? 2 : 1;
+  const i = commandWordAt(name, args);
   if (i >= args.length || !subcommands.includes(args[i]!)) return -1;
   return i + 1;
 }
