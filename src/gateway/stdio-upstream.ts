@@ -6,6 +6,7 @@ import { PipeOut, pipeFd } from '../downstream/pipes.js';
 import { wideCallRefusal } from './upstream-calls.js';
 import { atReadEnd, readEnded, readStarted } from '../read-end.js';
 import { scanCall } from './call-scan.js';
+import { mayBeDropped, UpdatesKept, updatedUri } from './client-behind.js';
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
@@ -30,14 +31,8 @@ export class StdioUpstream implements Transport, LineSending {
   private readonly out: PipeOut;
   /** Notifications dropped since the client fell behind (see `send`). */
   private dropped = 0;
-  /**
-   * The resources told updated while the client was behind, each told once when it has read (see
-   * `send`); their uris' characters together at most `limits.messageMB`.
-   */
-  private readonly updated = new Set<string>();
-  private updatedChars = 0;
-  /** Resource updates dropped while behind, past `limits.messageMB` of kept uris. */
-  private updatesLost = 0;
+  /** The resources told updated while the client was behind, each told once when it has read (see `send`). */
+  private readonly updated = new UpdatesKept();
   /** The client's falling behind was logged (noteBehind). */
   private behindNoted = false;
 
@@ -141,16 +136,10 @@ export class StdioUpstream implements Transport, LineSending {
 
   /** A resource updated while the client is behind: told once when it has read (its stream drains). */
   private keepUpdated(uri: string): Promise<void> {
-    if (this.updated.has(uri)) return QUEUED;
-    if (this.updatedChars + uri.length > this.reader.maxBytes) {
-      this.noteBehind();
-      this.updatesLost += 1;
-      return QUEUED;
-    }
-    if (this.updated.size === 0) this.output.once('drain', this.onDrain);
+    const none = this.updated.size === 0;
+    this.updated.keep(uri, this.reader.maxBytes);
+    if (none && this.updated.size > 0) this.output.once('drain', this.onDrain);
     this.noteBehind();
-    this.updated.add(uri);
-    this.updatedChars += uri.length;
     return QUEUED;
   }
 
@@ -165,13 +154,10 @@ export class StdioUpstream implements Transport, LineSending {
   private caughtUp(): void {
     if (this.dropped > 0) this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.dropped.toLocaleString('en-US')} progress and log notifications were dropped while it was behind`));
     if (this.updated.size > 0) this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.updated.size.toLocaleString('en-US')} resource(s) updated while it was behind are told updated once each`));
-    if (this.updatesLost > 0) this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.updatesLost.toLocaleString('en-US')} resource update notifications were dropped while it was behind, past limits.messageMB of resources kept to tell it of`));
+    if (this.updated.lost > 0) this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client has caught up: ${this.updated.lost.toLocaleString('en-US')} resource update notifications were dropped while it was behind, past limits.messageMB of resources kept to tell it of`));
     this.dropped = 0;
-    this.updatesLost = 0;
     this.behindNoted = false;
-    const uris = [...this.updated];
-    this.updated.clear();
-    this.updatedChars = 0;
+    const uris = this.updated.take();
     this.output.off('drain', this.onDrain);
     for (const uri of uris) this.queue(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":${JSON.stringify(uri)}}}\n`);
   }
@@ -242,18 +228,6 @@ export class StdioUpstream implements Transport, LineSending {
     this.input.off('close', this.onEnd);
     this.onclose?.();
   }
-}
-
-/** A notification the client may miss: a progress update (the next one supersedes it) or a log message. */
-function mayBeDropped(message: JSONRPCMessage): boolean {
-  const method = (message as { method?: unknown; id?: unknown }).method;
-  return (method === 'notifications/progress' || method === 'notifications/message') && !('id' in message);
-}
-
-/** The uri of a `notifications/resources/updated`; null for any other message. */
-function updatedUri(message: JSONRPCMessage): string | null {
-  const { method, params } = message as { method?: unknown; params?: { uri?: unknown } };
-  return method === 'notifications/resources/updated' && !('id' in message) && typeof params?.uri === 'string' ? params.uri : null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { mayBeDropped, UpdatesKept, updatedUri } from '../gateway/client-behind.js';
 
 /**
  * What one team session's open responses (its calls' event streams, its GET stream) hold for its
@@ -20,11 +20,9 @@ export class SessionOutput {
   private dropped = 0;
   /** Characters of the progress and log notifications sent since a response of the session began to wait to drain. */
   private waiting = 0;
-  /** The resources told updated while a response waits to drain, each told once when none does; their uris at most `limits.messageMB`. */
-  private readonly updated = new Set<string>();
-  private updatedChars = 0;
+  /** The resources told updated while a response waits to drain, each told once when none does. */
+  private readonly updated = new UpdatesKept();
   private send: Transport['send'] | null = null;
-  private updatesLost = 0;
 
   constructor(
     /** `limits.messageMB` in bytes, read at each notification (a reload applies at once). */
@@ -46,12 +44,9 @@ export class SessionOutput {
   private readonly drained = (): void => {
     if (this.stalled()) return;
     this.waiting = 0;
-    if (this.updatesLost > 0) this.log(`the client has caught up: ${this.updatesLost.toLocaleString('en-US')} resource update notifications were dropped while it was behind`);
-    this.updatesLost = 0;
-    if (this.updated.size === 0 || !this.send) return;
-    const uris = [...this.updated];
-    this.updated.clear();
-    this.updatedChars = 0;
+    if (this.updated.lost > 0) this.log(`the client has caught up: ${this.updated.lost.toLocaleString('en-US')} resource update notifications were dropped while it was behind`);
+    const uris = this.updated.take();
+    if (!this.send) return;
     for (const uri of uris) void this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }).catch(() => undefined);
   };
 
@@ -63,13 +58,9 @@ export class SessionOutput {
       const uri = updatedUri(message);
       // "Read it again": one per resource says what many did (as over stdio, R1).
       if (uri !== null && this.stalled()) {
-        if (this.updated.has(uri)) return Promise.resolve();
-        if (this.updatedChars + uri.length > this.maxBytes()) {
-          if (this.updatesLost++ === 0) this.log(`the client is behind: more than limits.messageMB of resources updated meanwhile wait to be told to it, so further resource updates are dropped until it has read (docs/config.md, "limits")`);
-          return Promise.resolve();
-        }
-        this.updated.add(uri);
-        this.updatedChars += uri.length;
+        const lost = this.updated.lost;
+        this.updated.keep(uri, this.maxBytes());
+        if (lost === 0 && this.updated.lost > 0) this.log(`the client is behind: more than limits.messageMB of resources updated meanwhile wait to be told to it, so further resource updates are dropped until it has read (docs/config.md, "limits")`);
         return Promise.resolve();
       }
       if (mayBeDropped(message) && this.stalled()) {
@@ -91,16 +82,4 @@ export class SessionOutput {
     for (const res of this.open) if (res.writableNeedDrain) return true;
     return false;
   }
-}
-
-/** The uri of a `notifications/resources/updated`; null for any other message. */
-function updatedUri(message: JSONRPCMessage): string | null {
-  const { method, params } = message as { method?: unknown; params?: { uri?: unknown } };
-  return method === 'notifications/resources/updated' && !('id' in message) && typeof params?.uri === 'string' ? params.uri : null;
-}
-
-/** A notification the client may miss: a progress update (the next one supersedes it) or a log message. */
-function mayBeDropped(message: JSONRPCMessage): boolean {
-  const method = (message as { method?: unknown }).method;
-  return (method === 'notifications/progress' || method === 'notifications/message') && !('id' in message);
 }
