@@ -100,11 +100,7 @@ export class ClientSession implements SessionPort {
       // Security: a user with an approver credential answers only with it: their client's token opened this session (docs/team.md#approvers).
       canPrompt: () => !envelopeOf({ _meta: extra._meta }) && this.canPrompt() && this.answersInClient(),
       listsRoots: () => !envelopeOf({ _meta: extra._meta }) && Boolean(this.server.getClientCapabilities()?.roots),
-      listRoots: (timeoutMs) =>
-        this.server.listRoots(undefined, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).then(
-          (result) => result,
-          (error: unknown) => errorMessage(error),
-        ),
+      listRoots: (timeoutMs) => this.server.listRoots(undefined, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).catch((error: unknown) => errorMessage(error)),
       prompt: (params, timeoutMs) =>
         this.server.elicitInput(params, { signal: extra.signal, timeout: timeoutMs, relatedRequestId: extra.requestId }).then(
           (result) => ({ result }),

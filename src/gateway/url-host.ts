@@ -49,14 +49,16 @@ export function isThisMachine(hostname: string): boolean {
   return host === '[::1]' || host === '[::]' || /^\[(::ffff:|::|::ffff:0:|64:ff9b::)7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host) || host === '[::ffff:0:0]';
 }
 
-/** This machine's addresses: loopback, unspecified, 127/8 in IPv6's forms, and each address of its interfaces now. */
+/**
+ * This machine's addresses: loopback, unspecified, and each address of its interfaces now. The IPv6
+ * forms that carry an IPv4 address (127/8 among them) are checked as that address (embeddedIPv4).
+ */
 function thisMachine(): BlockList {
   const list = new BlockList();
   list.addSubnet('127.0.0.0', 8, 'ipv4');
   list.addSubnet('0.0.0.0', 8, 'ipv4');
   list.addAddress('::1', 'ipv6');
   list.addAddress('::', 'ipv6');
-  for (const prefix of ['::ffff:7f00:0', '::7f00:0', '::ffff:0:7f00:0', '64:ff9b::7f00:0']) list.addSubnet(prefix, 104, 'ipv6');
   for (const addresses of Object.values(networkInterfaces())) {
     for (const { address, family } of addresses ?? []) {
       // A link-local IPv6 address names its interface after '%' (fe80::1%eth0): the address alone is compared.
