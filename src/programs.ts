@@ -292,6 +292,12 @@ export interface CliSpec {
   groupValue?: readonly string[];
   /** The first word may be a `+toolchain` (cargo). */
   toolchain?: boolean;
+  /**
+   * Global options known to take no word. With this list, any other option before the command word
+   * that is followed by a word may take it (unreadOptions): the package managers whose whole option
+   * table is not carried here.
+   */
+  flags?: readonly string[];
 }
 
 const RUN_VERBS = ['run', 'run-script', 'rum', 'urn', 'exec', 'x', 'dlx'];
@@ -351,6 +357,28 @@ export const NPM_OPTIONS = {
   } as Readonly<Record<string, string>>,
 };
 
+/**
+ * pnpm 9.15.9's options before the command word (parse-cli-args reads them with nopt over its
+ * universal options and `add`'s and `install`'s, which hold npm's keys): the universal ones typed
+ * String take the next word (each checked: `pnpm --reporter silent exec touch F` ran touch), the
+ * Booleans below take none (`pnpm --stream x exec …` ran x) but a following `true`/`false`. An
+ * install key (`--store-dir D`, `--registry URL`) takes it too, and the command then refuses or
+ * accepts it: not listed, so either reading is tried (unreadOptions; round 21 late review L5).
+ */
+const PNPM_VALUE = ['-C', '--dir', '--filter', '-F', '--filter-prod', '--loglevel', '--prefix', '--reporter', '--test-pattern', '--changed-files-ignore-pattern', '--workspace-packages'];
+const PNPM_FLAGS = ['-r', '--recursive', '-w', '--workspace-root', '-s', '--silent', '--stream', '--parallel', '--aggregate-output', '--use-stderr', '--ignore-workspace', '--include-workspace-root', '--fail-if-no-match', '--parseable', '--color', '--no-color', '-h', '--help', '-v', '--version'];
+/**
+ * yarn 1.22.22's global options (`yarn --help`; commander): `<value>` and `[value]` ones take the
+ * next word, an optional one whatever it is (`yarn --emoji exec touch F` ran no exec); an option
+ * commander does not know takes none (`yarn --foo bar` runs the script bar).
+ */
+const YARN_VALUE = ['--cwd', '--cache-folder', '--global-folder', '--https-proxy', '--link-folder', '--modules-folder', '--mutex', '--network-concurrency', '--network-timeout', '--otp', '--preferred-cache-folder', '--proxy', '--registry', '--use-yarnrc', '--emoji', '--prod', '--production', '--scripts-prepend-node-path'];
+const YARN_FLAGS = [
+  '--check-files', '--disable-pnp', '--enable-pnp', '--pnp', '--flat', '--focus', '--force', '--frozen-lockfile', '--har', '--ignore-engines', '--ignore-optional', '--ignore-platform', '--ignore-scripts', '--json',
+  '--link-duplicates', '--no-bin-links', '--no-default-rc', '--no-lockfile', '--non-interactive', '--no-node-version-check', '--no-progress', '--offline', '--prefer-offline', '--pure-lockfile', '-s', '--silent',
+  '--skip-integrity-check', '--strict-semver', '--update-checksums', '-v', '--version', '--verbose', '-h', '--help',
+];
+
 /** The npm options that take the next word, as the CLIS table spells them (`--cache`, `-C`, `--reg`). */
 function npmValueOptions(): string[] {
   const out = [...NPM_OPTIONS.value].map((key) => `--${key}`);
@@ -365,9 +393,9 @@ export const CLIS: Record<string, CliSpec> = {
     danger: ['-c', '--config-env', '--exec-path'],
   },
   npm: { value: npmValueOptions(), groups: RUN_VERBS },
-  pnpm: { value: ['-C', '--dir', '--filter', '-F', '--loglevel'], groups: RUN_VERBS },
-  yarn: { value: ['--cwd'], groups: [...RUN_VERBS, 'workspace'] },
-  bun: { value: ['--cwd', '-c', '--config'], groups: RUN_VERBS },
+  pnpm: { value: PNPM_VALUE, flags: PNPM_FLAGS, groups: RUN_VERBS },
+  yarn: { value: YARN_VALUE, flags: YARN_FLAGS, groups: [...RUN_VERBS, 'workspace'] },
+  bun: { value: ['--cwd', '-c', '--config'], flags: ['-h', '--help', '-v', '--version', '--silent', '--bun', '--smol', '--watch', '--hot'], groups: RUN_VERBS },
   docker: DOCKER,
   podman: { ...DOCKER, value: ['-c', '--connection', '--url', '--identity', '--root', '--runroot', '--storage-driver', '--log-level'], danger: [] },
   'docker-compose': { value: COMPOSE_VALUE },
@@ -402,6 +430,50 @@ export function globalValueOptions(name: string): ReadonlySet<string> {
   return set;
 }
 const valueOptionSets = new Map<string, ReadonlySet<string>>();
+
+/**
+ * For a program with a `flags` list (pnpm, yarn, bun): each option before its command word that is
+ * neither a value option nor a flag known here, or a flag followed by `true`/`false` (nopt takes
+ * it; FLAG_VALUES), and is followed by a word (read on past it): that word may be the option's value or the command, so the
+ * command word is not known (round 21 late review L5: `pnpm --reporter silent dlx cowsay` was read
+ * as the program `silent`). Their indexes; empty for other programs.
+ */
+/** Words nopt gives a Boolean key (`--stream true`), and pnpm's `--color` its choices (`--color always`). */
+const FLAG_VALUES: ReadonlySet<string> = new Set(['true', 'false', 'always', 'auto', 'never']);
+
+export function unreadOptions(name: string, args: readonly string[]): number[] {
+  const spec = Object.hasOwn(CLIS, name) ? CLIS[name]! : null;
+  if (!spec?.flags) return [];
+  const values = globalValueOptions(name);
+  const out: number[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--' || !arg.startsWith('-') || arg === '-') break;
+    if (arg.includes('=')) continue;
+    if (values.has(arg)) {
+      i++;
+      continue;
+    }
+    const next = args[i + 1];
+    if (next === undefined || (next.startsWith('-') && next !== '-')) continue;
+    const known = spec.flags.includes(arg) || (/^-[A-Za-z]{2,}$/.test(arg) && [...arg.slice(1)].every((letter) => spec.flags!.includes(`-${letter}`)));
+    if (known && !FLAG_VALUES.has(next)) continue;
+    // Read on as its value: a later option may be another such one. Read as the command, nothing after it counts.
+    out.push(i);
+    i++;
+  }
+  return out;
+}
+
+/**
+ * The readings of `args` that unreadOptions leaves open, beside the one as written (where each such
+ * option takes no word): the first k of them taking theirs, for k = 1…n. The first option whose
+ * word is the command ends a reading, so these n + 1 are all there are.
+ */
+export function optionReadings(name: string, args: readonly string[]): string[][] {
+  const unread = unreadOptions(name, args);
+  return unread.map((_, k) => args.filter((_, j) => !unread.slice(0, k + 1).some((at) => j === at + 1)));
+}
 
 /**
  * git's own commands (git 2.39.5 `git --list-cmds=main`, with the commands later versions added:

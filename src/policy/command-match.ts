@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { GIT_COMMANDS, globalValueOptions, isScriptRunner, PNPM_COMMANDS, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { GIT_COMMANDS, globalValueOptions, isScriptRunner, optionReadings, PNPM_COMMANDS, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -61,9 +61,22 @@ export function wideCandidates(segment: Segment): string[][] {
   if (segment.name === 'cargo' && segment.args[0]?.startsWith('+')) out.push(['cargo', ...segment.args.slice(1)]);
   if (segment.name === 'docker' || segment.name === 'podman') out.push(...dockerSpellings(segment.name, segment.args));
   // pnpm runs a word that is not one of its commands as a script or that program (programs.ts PNPM_COMMANDS; round 21 review, B7).
-  const ran = segment.name === 'pnpm' ? pnpmRunsWord(segment.args) : -1;
-  if (ran >= 0) out.push([posix.basename(segment.args[ran]!), ...segment.args.slice(ran + 1)], ['pnpm', 'run', ...segment.args.slice(ran)]);
+  if (segment.name === 'pnpm') out.push(...pnpmRuns(segment.args));
+  // pnpm, yarn, bun: an option not known here may take the next word or not; each reading is tried
+  // as the words' own (programs.ts optionReadings; round 21 late review L5).
+  if (segment.name !== null) {
+    for (const args of optionReadings(segment.name, segment.args)) {
+      out.push([segment.name, ...args], ...runnerPayloads(segment.name, args));
+      if (segment.name === 'pnpm') out.push(...pnpmRuns(args));
+    }
+  }
   return out;
+}
+
+/** What pnpm runs for a first word that is not one of its commands: that program, and the script of that name. */
+function pnpmRuns(args: readonly string[]): string[][] {
+  const ran = pnpmRunsWord(args);
+  return ran >= 0 ? [[posix.basename(args[ran]!), ...args.slice(ran + 1)], ['pnpm', 'run', ...args.slice(ran)]] : [];
 }
 
 /**
@@ -156,12 +169,10 @@ export function wideHeads(segment: Segment): string[] {
   if (segment.name !== null) {
     out.push(baseOf(segment.name));
     const args = segment.args;
-    const from = runnerPayloadStart(segment.name, args);
-    if (from >= 0) for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push(baseOf(args[j]!));
     const script = isScriptRunner(segment.name) ? args.findIndex((arg) => !arg.startsWith('-')) : -1;
     if (script >= 0) out.push(scriptName(args[script]!));
-    const ran = segment.name === 'pnpm' ? pnpmRunsWord(args) : -1;
-    if (ran >= 0) out.push(baseOf(args[ran]!));
+    runHeads(segment.name, args, out);
+    for (const reading of optionReadings(segment.name, args)) runHeads(segment.name, reading, out);
     if (segment.name.startsWith('git-') && GIT_COMMANDS.has(segment.name.slice(4))) out.push('git');
   }
   // The written words' list is left out when it is the first one again; its head is then the first head.
@@ -169,6 +180,14 @@ export function wideHeads(segment: Segment): string[] {
   if (first !== undefined) out.push(posix.basename(stripQuotesForDeny(first)));
   if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push(baseOf(words[0]!));
   return out;
+}
+
+/** The programs a runner's subcommand or pnpm's first word may run, by name. */
+function runHeads(name: string, args: readonly string[], out: string[]): void {
+  const from = runnerPayloadStart(name, args);
+  if (from >= 0) for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push(baseOf(args[j]!));
+  const ran = name === 'pnpm' ? pnpmRunsWord(args) : -1;
+  if (ran >= 0) out.push(baseOf(args[ran]!));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CommandPath, Segment, SegmentContext } from '../../policy/types.js';
-import { BASH_SHELLS, CLIS, globalValueOptions, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, PNPM_COMMANDS, RUNNERS, SHELLS, type InterpreterSpec } from '../../programs.js';
+import { BASH_SHELLS, CLIS, globalValueOptions, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, PNPM_COMMANDS, RUNNERS, SHELLS, unreadOptions, type InterpreterSpec } from '../../programs.js';
 import { isSafeCommand } from '../../policy/safe.js';
 import { candidatePaths } from './candidates.js';
 import type { Dialect } from './dialect.js';
@@ -78,6 +78,9 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
   // What a runner runs (`poetry run cp a ~/.bashrc`): that command's paths, code and reasons are the segment's (runners.ts runnerCommand).
+  // pnpm, yarn, bun: an option not known here may take the next word or not, so which word is the
+  // command is not known (programs.ts unreadOptions; round 21 late review L5).
+  if (Object.hasOwn(CLIS, name) && CLIS[name]!.flags && unreadOptions(name, args.map((w) => (w.isStatic ? w.value : '\u0000'))).length > 0) reasons.push('interpreter');
   const inner = runnerCommand(name, args) ?? pnpmFallback(name, args);
   if (inner === 'unknown') reasons.push('interpreter');
   else if (inner?.fetches) reasons.push('executor');

@@ -1,5 +1,5 @@
 import type { Segment } from '../../policy/types.js';
-import { CLIS, isScriptRunner, type CliSpec } from '../../programs.js';
+import { CLIS, isScriptRunner, unreadOptions, type CliSpec } from '../../programs.js';
 
 /**
  * The signature of a shell command: its program plus the subcommand words that say what it does,
@@ -19,6 +19,8 @@ import { CLIS, isScriptRunner, type CliSpec } from '../../programs.js';
  * none; null when a dangerous global option is present (`git -c core.pager=…`).
  */
 export function subcommandIndex(name: string, args: readonly string[]): number | null {
+  // An option that may take the next word or not (pnpm, yarn, bun): the command word is not known.
+  if (unreadOptions(name, args).length > 0) return null;
   return findSubcommand(Object.hasOwn(CLIS, name) ? CLIS[name] : undefined, args, 0, name === 'make' || name === 'gmake');
 }
 

@@ -1,0 +1,137 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { DefaultMode } from '../../src/policy/types.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
+import { tempDir } from '../helpers/gateway.js';
+import { decideShell } from '../helpers/policy.js';
+
+/**
+ * pnpm's, yarn's and bun's command word past options this gateway has no table for (round 21 late
+ * review L5, L1's family): pnpm reads its options with nopt over npm's and its own keys, so any key
+ * typed String or Number takes the next word (`pnpm --reporter silent dlx cowsay` runs dlx); yarn 1
+ * (commander) does the same for an option declared with a value (`yarn --mutex file exec …`). A word
+ * after an option not known here may be that option's value or the command: the analyser asks, and
+ * deny and ask rules meet both readings (docs/rules.md, "Program options before the command word").
+ */
+
+const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
+
+let T = '';
+let W = '';
+let home = '';
+
+beforeAll(async () => {
+  await initShellParser();
+  T = realpathSync(tempDir('pm-options-'));
+  home = join(T, 'home');
+  W = join(T, 'work');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(W, { recursive: true });
+  writeFileSync(join(W, 'mcp-latch.json'), '{}');
+  writeFileSync(join(W, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', scripts: { deploy: 'touch deployed', test: 'true' } }));
+});
+
+function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }) {
+  return decideShell(command, { ...rules, mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+}
+
+const pnpm = ((): string[] | null => {
+  for (const candidate of [['pnpm'], ['corepack', 'pnpm']]) {
+    try {
+      execFileSync(candidate[0]!, [...candidate.slice(1), '--version'], { stdio: 'ignore', env: { ...process.env, COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' }, timeout: 60_000 });
+      return candidate;
+    } catch {
+      // not installed, or corepack cannot fetch it here
+    }
+  }
+  return null;
+})();
+
+describe('pnpm: an option this gateway does not know, followed by a word', () => {
+  // pnpm 9.15.9 (parse-cli-args: nopt over its universal options and install's keys): a universal
+  // option typed String takes the next word, a Boolean a following `true`, and the command is the
+  // word after; an option it does not know takes none, and that word is the command (pnpm runs a
+  // word that is not one of its commands as a program). Needs pnpm on PATH.
+  test.skipIf(!pnpm).each([
+    ['--reporter', 'silent'],
+    ['--test-pattern', 'x'],
+    ['--stream', 'true'],
+  ])('premise: pnpm %s %s exec touch F runs touch', (option, value) => {
+    const file = `ran-${option.replace(/-/g, '')}`;
+    execFileSync(pnpm![0]!, [...pnpm!.slice(1), option, value, 'exec', 'touch', file], { cwd: W, stdio: 'ignore', env: { ...process.env, COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' }, timeout: 60_000 });
+    expect(existsSync(join(W, file))).toBe(true);
+  });
+  test.skipIf(!pnpm)('premise: pnpm --some-key touch F runs touch (the word after an unknown option is the command)', () => {
+    execFileSync(pnpm![0]!, [...pnpm!.slice(1), '--some-key', 'touch', 'ran-unknown'], { cwd: W, stdio: 'ignore', env: { ...process.env, COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' }, timeout: 60_000 });
+    expect(existsSync(join(W, 'ran-unknown'))).toBe(true);
+  });
+  const yarn = ((): boolean => {
+    try {
+      return execFileSync('yarn', ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).toString().startsWith('1.');
+    } catch {
+      return false;
+    }
+  })();
+  // yarn 1 (commander): `--mutex <type>` and the optional `--emoji [bool]` take the next word. Needs yarn 1 on PATH.
+  test.skipIf(!yarn).each([
+    ['--mutex', 'file'],
+    ['--network-timeout', '1000'],
+    ['--emoji', 'true'],
+  ])('premise: yarn %s %s exec touch F runs touch', (option, value) => {
+    const file = `ran-yarn-${option.replace(/-/g, '')}`;
+    execFileSync('yarn', [option, value, 'exec', 'touch', file], { cwd: W, stdio: 'ignore', timeout: 60_000 });
+    expect(existsSync(join(W, file))).toBe(true);
+  });
+
+  const RULES = { allow: ['Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(bun:*)'], ask: ['Bash(pnpm publish *)', 'Bash(yarn publish *)'], deny: ['Bash(rm *)', 'Bash(pnpm run deploy *)', 'Bash(yarn run deploy *)'] };
+  test.each([
+    // a value option now known
+    ['pnpm --reporter silent dlx cowsay', 'ask'],
+    ['pnpm --reporter silent publish', 'ask'],
+    ['pnpm --reporter silent exec rm -rf victim', 'deny'],
+    ['pnpm --workspace-concurrency 2 exec rm -rf victim', 'deny'],
+    ['pnpm --reporter=silent exec rm -rf victim', 'deny'],
+    // an option not known here: either reading
+    ['pnpm --registry http://r publish', 'ask'],
+    ['pnpm --registry http://r exec rm -rf victim', 'deny'],
+    ['pnpm --store-dir /tmp/s run deploy', 'deny'],
+    ['pnpm --some-key v dlx cowsay', 'ask'],
+    ['pnpm --some-key dlx cowsay', 'ask'],
+    ['pnpm -Z v exec rm -rf victim', 'deny'],
+    ['pnpm --stream true exec rm -rf victim', 'deny'],
+    ['pnpm --color always publish', 'ask'],
+    ['pnpm --reporter silent --some-key v --stream true exec rm -rf victim', 'deny'],
+    ['pnpm --some-key v --reporter silent run deploy', 'deny'],
+    // yarn 1: --mutex, --cache-folder, --network-timeout take a value
+    ['yarn --mutex file exec rm -rf victim', 'deny'],
+    ['yarn --mutex file dlx cowsay', 'ask'],
+    ['yarn --cache-folder /tmp/c publish', 'ask'],
+    ['yarn --network-timeout 1000 run deploy', 'deny'],
+    ['yarn --foo bar exec rm -rf victim', 'deny'],
+    // bun
+    ['bun --foo bar x cowsay', 'ask'],
+  ])('default, allow pnpm/yarn/bun: %j is not allowed (%s)', (command, verdict) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe(verdict);
+  });
+  test.each(MODES)('%s: deny and ask rules hold past an option not known here', (mode) => {
+    for (const command of ['pnpm --registry http://r exec rm -rf victim', 'pnpm --store-dir /tmp/s run deploy', 'pnpm --registry http://r publish', 'yarn --mutex file exec rm -rf victim', 'yarn --foo bar run deploy']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+  test.each([
+    'pnpm install', 'pnpm add -D vitest', 'pnpm --silent run test', 'pnpm -s test', 'pnpm --stream run build', 'pnpm --reporter silent test',
+    'pnpm --reporter=silent test', 'pnpm --loglevel error test', 'pnpm --color test', 'pnpm --no-color test',
+    'yarn install', 'yarn --silent test', 'yarn --frozen-lockfile install', 'yarn --offline install', 'yarn --verbose install', 'bun install', 'bun --silent run test',
+  ])('default, allow pnpm/yarn/bun: everyday %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  // Options that move the package whose script runs ask as before (runners.ts PACKAGE_MOVERS, round 13 review A4).
+  test.each(['pnpm -r test', 'pnpm --filter web build', 'pnpm -C sub install', 'yarn --cwd sub install'])('default: %j still asks (it moves the package)', (command) => {
+    expect(shell(command, 'default', RULES).verdict).toBe('ask');
+  });
+});
