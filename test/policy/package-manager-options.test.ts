@@ -75,6 +75,12 @@ describe('pnpm: an option this gateway does not know, followed by a word', () =>
     }
   })();
   // yarn 1 (commander): `--mutex <type>` and the optional `--emoji [bool]` take the next word. Needs yarn 1 on PATH.
+  test.skipIf(!yarn)('premise: yarn --use-yarnrc F runs the yarn-path F names, even after another option', () => {
+    writeFileSync(join(W, 'evil.js'), "require('fs').writeFileSync('ran-yarnrc', '')");
+    writeFileSync(join(W, 'notes.txt'), 'yarn-path "./evil.js"\n');
+    execFileSync('yarn', ['--version', '--use-yarnrc', 'notes.txt'], { cwd: W, stdio: 'ignore', timeout: 60_000 });
+    expect(existsSync(join(W, 'ran-yarnrc'))).toBe(true);
+  });
   test.skipIf(!yarn).each([
     ['--mutex', 'file'],
     ['--network-timeout', '1000'],
@@ -130,8 +136,9 @@ describe('pnpm: an option this gateway does not know, followed by a word', () =>
     const decision = shell(command, 'default', RULES);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
-  // Options that move the package whose script runs ask as before (runners.ts PACKAGE_MOVERS, round 13 review A4).
-  test.each(['pnpm -r test', 'pnpm --filter web build', 'pnpm -C sub install', 'yarn --cwd sub install'])('default: %j still asks (it moves the package)', (command) => {
+  // Options that move the package whose script runs ask as before (runners.ts PACKAGE_MOVERS, round 13
+  // review A4), and yarn's --use-yarnrc, a settings file whose yarn-path yarn runs in its place.
+  test.each(['pnpm -r test', 'pnpm --filter web build', 'pnpm -C sub install', 'yarn --cwd sub install', 'yarn --use-yarnrc notes.txt install', 'yarn --version --use-yarnrc=notes.txt'])('default: %j still asks (it moves the package, or names a settings file)', (command) => {
     expect(shell(command, 'default', RULES).verdict).toBe('ask');
   });
 });
