@@ -518,6 +518,27 @@ export const PNPM_COMMANDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/**
+ * yarn's commands: 1.22.22's (its `commands` table and aliases) and berry's (4.x `yarn help`). Any
+ * other first word yarn runs as the project's script of that name or a bin of its dependencies
+ * (`yarn deploy` is `yarn run deploy`); bun (1.x `bun --help`) likewise. Either may run such a word
+ * where the other version has a command of that name: deny and ask rules try both.
+ */
+const YARN_COMMANDS: ReadonlySet<string> = new Set(
+  (
+    'access add audit autoclean bin cache check config create dedupe exec generate-lock-entry generateLockEntry global help import ' +
+    'info init install licenses link lockfile login logout list node outdated owner pack policies prune publish remove run tag team ' +
+    'unplug unlink upgrade upgrade-interactive upgradeInteractive version versions why workspaces workspace ' +
+    'constraints dlx explain npm patch patch-commit plugin rebuild search set sdks stage up'
+  ).split(' '),
+);
+const BUN_COMMANDS: ReadonlySet<string> = new Set(
+  'run test x repl exec install i add a remove rm update outdated audit link unlink publish patch patch-commit pm info why build init create c upgrade completions discord help'.split(' '),
+);
+
+/** The commands of the package managers that run any other first word as a script or program (command-match.ts scriptRunsWord). */
+export const MANAGER_COMMANDS: Readonly<Record<string, ReadonlySet<string>>> = { pnpm: PNPM_COMMANDS, yarn: YARN_COMMANDS, bun: BUN_COMMANDS };
+
 /** Programs and wrappers that run a command as another user. */
 export const PRIVILEGE: ReadonlySet<string> = new Set(['sudo', 'doas', 'su', 'pkexec', 'runas']);
 

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { GIT_COMMANDS, globalValueOptions, isScriptRunner, optionReadings, PNPM_COMMANDS, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { GIT_COMMANDS, globalValueOptions, isScriptRunner, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -60,23 +60,21 @@ export function wideCandidates(segment: Segment): string[][] {
   // rustup's `cargo +nightly run` is `cargo run` with another toolchain (round 21 review, B4's family).
   if (segment.name === 'cargo' && segment.args[0]?.startsWith('+')) out.push(['cargo', ...segment.args.slice(1)]);
   if (segment.name === 'docker' || segment.name === 'podman') out.push(...dockerSpellings(segment.name, segment.args));
-  // pnpm runs a word that is not one of its commands as a script or that program (programs.ts PNPM_COMMANDS; round 21 review, B7).
-  if (segment.name === 'pnpm') out.push(...pnpmRuns(segment.args));
-  // pnpm, yarn, bun: an option not known here may take the next word or not; each reading is tried
-  // as the words' own (programs.ts optionReadings; round 21 late review L5).
+  // pnpm, yarn and bun run a word that is not one of their commands as a script or that program
+  // (programs.ts MANAGER_COMMANDS; round 21 review, B7): `yarn deploy` is `yarn run deploy`.
   if (segment.name !== null) {
-    for (const args of optionReadings(segment.name, segment.args)) {
-      out.push([segment.name, ...args], ...runnerPayloads(segment.name, args));
-      if (segment.name === 'pnpm') out.push(...pnpmRuns(args));
-    }
+    out.push(...scriptRuns(segment.name, segment.args));
+    // pnpm, yarn, bun: an option not known here may take the next word or not; each reading is tried
+    // as the words' own (programs.ts optionReadings; round 21 late review L5).
+    for (const args of optionReadings(segment.name, segment.args)) out.push([segment.name, ...args], ...runnerPayloads(segment.name, args), ...scriptRuns(segment.name, args));
   }
   return out;
 }
 
-/** What pnpm runs for a first word that is not one of its commands: that program, and the script of that name. */
-function pnpmRuns(args: readonly string[]): string[][] {
-  const ran = pnpmRunsWord(args);
-  return ran >= 0 ? [[posix.basename(args[ran]!), ...args.slice(ran + 1)], ['pnpm', 'run', ...args.slice(ran)]] : [];
+/** What a package manager runs for a first word that is not one of its commands: that program, and the script of that name. */
+function scriptRuns(name: string, args: readonly string[]): string[][] {
+  const ran = scriptRunsWord(name, args);
+  return ran >= 0 ? [[posix.basename(args[ran]!), ...args.slice(ran + 1)], [name, 'run', ...args.slice(ran)]] : [];
 }
 
 /**
@@ -131,11 +129,13 @@ function dockerSpellings(name: string, args: readonly string[]): string[][] {
   return out;
 }
 
-/** Where pnpm's first word stands when it is not one of pnpm's commands (it runs a script or that program), else -1. */
-function pnpmRunsWord(args: readonly string[]): number {
-  const i = commandWordAt('pnpm', args);
+/** Where a package manager's first word stands when it is not one of its commands (it runs a script or that program), else -1. */
+function scriptRunsWord(name: string, args: readonly string[]): number {
+  const commands = Object.hasOwn(MANAGER_COMMANDS, name) ? MANAGER_COMMANDS[name]! : null;
+  if (!commands) return -1;
+  const i = commandWordAt(name, args);
   const word = args[i];
-  return word !== undefined && !PNPM_COMMANDS.has(word) ? i : -1;
+  return word !== undefined && !commands.has(word) ? i : -1;
 }
 
 /**
@@ -182,11 +182,11 @@ export function wideHeads(segment: Segment): string[] {
   return out;
 }
 
-/** The programs a runner's subcommand or pnpm's first word may run, by name. */
+/** The programs a runner's subcommand or a package manager's first word may run, by name. */
 function runHeads(name: string, args: readonly string[], out: string[]): void {
   const from = runnerPayloadStart(name, args);
   if (from >= 0) for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push(baseOf(args[j]!));
-  const ran = name === 'pnpm' ? pnpmRunsWord(args) : -1;
+  const ran = scriptRunsWord(name, args);
   if (ran >= 0) out.push(baseOf(args[ran]!));
 }
 

@@ -142,3 +142,48 @@ describe('pnpm: an option this gateway does not know, followed by a word', () =>
     expect(shell(command, 'default', RULES).verdict).toBe('ask');
   });
 });
+
+describe('yarn and bun: a first word that is not one of their commands runs the script of that name', () => {
+  // yarn 1.22.22 (and berry, and bun) run `yarn deploy` as `yarn run deploy` (round 21 review B7 for pnpm; yarn and bun were left open).
+  const yarn = ((): boolean => {
+    try {
+      return execFileSync('yarn', ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).toString().startsWith('1.');
+    } catch {
+      return false;
+    }
+  })();
+  test.skipIf(!yarn)('premise: yarn deploy runs the script deploy', () => {
+    execFileSync('yarn', ['deploy'], { cwd: W, stdio: 'ignore', timeout: 60_000 });
+    expect(existsSync(join(W, 'deployed'))).toBe(true);
+  });
+  const RULES = { allow: ['Bash(yarn:*)', 'Bash(bun:*)'], ask: ['Bash(yarn run publish-docs *)'], deny: ['Bash(yarn run deploy *)', 'Bash(bun run deploy *)', 'Bash(rm *)'] };
+  test.each(MODES)('%s: deny and ask rules on `yarn run NAME` meet `yarn NAME`', (mode) => {
+    for (const [command, verdict] of [['yarn deploy', 'deny'], ['yarn --silent deploy --prod', 'deny'], ['bun deploy', 'deny'], ['yarn publish-docs', 'ask'], ['yarn --mutex file deploy', 'deny']] as const) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(verdict);
+    }
+  });
+  test.each(['yarn install', 'yarn add -D vitest', 'yarn test', 'bun install', 'bun test', 'bun run test'])('default: %j stays allowed', (command) => {
+    expect(shell(command, 'default', RULES).verdict).toBe('allow');
+  });
+});
+
+describe('pnpm and yarn: config set of a key naming a program', () => {
+  // yarn 1.22.22: `yarn config set script-shell P` wrote P to its global .yarnrc, and the next `yarn
+  // deploy` ran P (not run here: it would change this machine's yarn). pnpm reads script-shell too.
+  const RULES = { allow: ['Bash(yarn:*)', 'Bash(pnpm:*)'], deny: ['Bash(rm *)'] };
+  test.each([
+    ['yarn config set script-shell ./x.sh', 'ask'],
+    ['yarn config set yarn-path ./x.js', 'ask'],
+    ['yarn config set yarnPath ./x.js', 'ask'],
+    ['pnpm config set script-shell ./x.sh', 'ask'],
+    ['pnpm set script-shell=./x.sh', 'ask'],
+    ['pnpm config set shell "rm -rf victim"', 'deny'],
+  ])('default: %j is not allowed (%s)', (command, verdict) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe(verdict);
+  });
+  test.each(['yarn config set registry https://registry.example', 'pnpm config set store-dir /tmp/store', 'yarn config get script-shell', 'pnpm config list'])('default: %j stays allowed', (command) => {
+    expect(shell(command, 'default', RULES).verdict).toBe('allow');
+  });
+});

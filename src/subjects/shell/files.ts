@@ -5,7 +5,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
-import { cargo, go, npm } from './package-managers.js';
+import { cargo, go, managerConfig, npm } from './package-managers.js';
 import { make } from './make.js';
 import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
@@ -2380,8 +2380,14 @@ const HANDLERS: Record<string, Handler> = {
     npm(args, cwd, out);
     movesPackage('npm', args, out);
   },
-  pnpm: (args, _cwd, out) => movesPackage('pnpm', args, out),
-  yarn: (args, _cwd, out) => movesPackage('yarn', args, out),
+  pnpm: (args, cwd, out) => {
+    movesPackage('pnpm', args, out);
+    managerConfig('pnpm', args, cwd, out);
+  },
+  yarn: (args, cwd, out) => {
+    movesPackage('yarn', args, out);
+    managerConfig('yarn', args, cwd, out);
+  },
   kubectl: (args, cwd, out) => cobraFlags('kubectl', args, cwd, out),
   helm: (args, cwd, out) => cobraFlags('helm', args, cwd, out),
   docker,

@@ -118,6 +118,28 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
   }
 }
 
+/**
+ * `pnpm config set KEY VALUE` (`pnpm set`) and `yarn config set KEY VALUE` write a setting every later
+ * call reads: `script-shell` runs every script (yarn 1.22.22 wrote it to its global .yarnrc and the
+ * next `yarn deploy` ran that program), `yarn-path` (berry's `yarnPath`) runs in yarn's place. Each
+ * key that names a program, as npm's above, is an interpreter and its value a script to decide.
+ */
+export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const operands = args.filter((word) => !word.isStatic || !word.value.startsWith('-'));
+  const [command, verb] = operands.map((word) => (word.isStatic ? word.value : '\u0000'));
+  const from = command === 'config' && verb === 'set' ? 2 : name === 'pnpm' && command === 'set' ? 1 : -1;
+  if (from < 0) return;
+  const settings = operands.slice(from);
+  for (let j = 0; j < settings.length; j++) {
+    const setting = settings[j]!;
+    if (!setting.isStatic) return void out.reasons.push('interpreter');
+    const eq = setting.value.indexOf('=');
+    const key = eq === -1 ? setting.value : setting.value.slice(0, eq);
+    if (!namesNpmProgram(key) && !/^yarn-?path$/i.test(key)) continue;
+    codeValue(eq === -1 ? settings[++j] : { ...setting, value: setting.value.slice(eq + 1) }, cwd, out);
+  }
+}
+
 function npmSetting(setting: Word, key: RegExp | null, cwd: string | null, out: FileFacts): void {
   if (!setting.isStatic) return void out.reasons.push('interpreter');
   const eq = setting.value.indexOf('=');
