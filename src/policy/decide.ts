@@ -309,6 +309,18 @@ function notPlanting(removes: boolean, rule: Rule | null): Rule | null {
   return removes && rule?.type === 'path' && rule.codeFile ? null : rule;
 }
 
+/**
+ * An allow rule that names the git word itself (`Bash(git lg *)`, not `Bash(git:*)`) and matches the
+ * command as written (no assignments, wrappers or `-c`, which could define the word: alias.* is a
+ * code key) says what the word is: the user's alias or extension, not a typo git corrects. Without
+ * it `git lg` asked for good under `ask: Bash(git push *)`, whatever the user allowed (round 21
+ * late review L4, docs/rules.md).
+ */
+function namedByAllow(segment: CommandSubject['segment'], info: CommandSubject['info'], rules: RuleSet, word: string): boolean {
+  if (info.unanalyzable.length > 0 || !info.parseOk) return false;
+  return segment.name === 'git' && rules.allowNaming(segment, word) !== null;
+}
+
 /** What would ask: `dontAsk` turns it into a denial. */
 function unmatched(mode: DefaultMode, what: string): Verdictish {
   return byMode(mode === 'dontAsk' ? 'deny' : 'ask', mode, what);
@@ -325,7 +337,7 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
     if (ask) return ruled('ask', ask, `ask rule ${ask.text} matches \`${shown}\``);
     // git may run another command than the word names: any rule naming git may name it (round 21 review, B1).
     const other = otherGitCommand(candidates);
-    const named = other === null ? null : rules.firstCommandRule('git');
+    const named = other === null || namedByAllow(segment, info, rules, other) ? null : rules.firstCommandRule('git');
     if (named) return ruled('ask', named, `\`${other}\` in \`${shown}\` is not one of git's commands: git runs it as an alias from its config, a git-${other} program, or the command help.autocorrect takes it for, which ${named.list} rule ${named.text} may name`);
   }
 

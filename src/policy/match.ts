@@ -229,6 +229,16 @@ export class RuleSet {
     return null;
   }
 
+  /** An allow rule whose second word is `word` itself (`Bash(git lg *)`) matching the segment as written (decide.ts namedByAllow). */
+  allowNaming(segment: Segment, word: string): Rule | null {
+    if (!isNarrowEligible(segment)) return null;
+    for (const rule of this.lists.allow.command.get(segment.program!) ?? []) {
+      if (rule.words?.[1] !== word || !programWords(segment.program!, segment.args, rule.words, !rule.prefix)) continue;
+      if (rule.within === undefined || this.runsWithin(segment.cwd, rule.within)) return rule;
+    }
+    return null;
+  }
+
   /** The first allow rule matching a shell command, matched narrowly; null when the segment is not eligible. */
   matchCommandNarrow(segment: Segment): Rule | null {
     const rules = this.lists.allow.command;

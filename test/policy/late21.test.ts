@@ -16,6 +16,7 @@ import { decideFs, decideShell } from '../helpers/policy.js';
  *
  *   L1: npm's command word is found past its global options as nopt reads them (`--cache DIR` takes DIR).
  *   L2: git's dashed form (`$(git --exec-path)/git-clean`) meets the rules on the command it is.
+ *   L4: an allow rule naming a git word itself (`Bash(git lg *)`) lifts B1's ask for that word.
  *   L3: a `\` in a user's deny or ask rule names at least what it named in round 20 (on Windows `\*`
  *       and `\?` are separators; elsewhere the separator reading is kept for deny/ask rules).
  */
@@ -180,4 +181,32 @@ describe('L2. git\'s dashed form meets the rules on the command it runs', () => 
       expect({ verdict: decision.verdict, rule: decision.rule }, decision.reason).toEqual({ verdict, rule });
     });
   }
+});
+
+describe('L4. an allow rule naming a git word itself says what the word is', () => {
+  // The README's rules with the user's own alias and git-lfs allowed by name; the config outside the
+  // work tree (inside it, an unknown git word asks anyway: a rewrite of the tree could touch it).
+  const decide = (command: string, mode: DefaultMode) => decideShell(command, { ...RULES, mode, workspace: [W], cwd: W, home, configPath: join(home, 'mcp-latch.json') });
+  const RULES = { allow: ['Bash(git:*)', 'Bash(git lg *)', 'Bash(git lfs pull)'], ask: ['Bash(git push *)'], deny: ['Bash(rm *)'] };
+  test.each(['git lg', 'git lg -5 --stat', 'git lfs pull'])('default: %j is allowed', (command) => {
+    const decision = decide(command, 'default');
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each([
+    'git st',
+    'git lfs push origin main',
+    'git psuh origin main',
+    'git -c help.autocorrect=immediate lg',
+    "git -c alias.lg='!rm -rf victim' lg",
+    'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.lg GIT_CONFIG_VALUE_0=push git lg',
+    'env git lg',
+    '/usr/bin/git lg',
+  ])('default: %j still asks (or is denied)', (command) => {
+    const decision = decide(command, 'default');
+    expect(decision.verdict, decision.reason).not.toBe('allow');
+  });
+  test('bypassPermissions: git lg is allowed, git st asks', () => {
+    expect(decide('git lg', 'bypassPermissions').verdict).toBe('allow');
+    expect(decide('git st', 'bypassPermissions').verdict).toBe('ask');
+  });
 });
