@@ -199,6 +199,9 @@ describe('L4. an allow rule naming a git word itself says what the word is', () 
     'git -c help.autocorrect=immediate lg',
     "git -c alias.lg='!rm -rf victim' lg",
     'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.lg GIT_CONFIG_VALUE_0=push git lg',
+    'GIT_CONFIG_GLOBAL=/tmp/x git lg',
+    'git --config-env=alias.lg=E lg',
+    'git -c include.path=/tmp/x lg',
     'env git lg',
     '/usr/bin/git lg',
   ])('default: %j still asks (or is denied)', (command) => {
