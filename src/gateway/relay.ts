@@ -73,17 +73,11 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         core.logger.warn({ server: name, why: to.refused }, 'refused the elicitation request of a server');
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${to.refused}`);
       }
-      // A value the answer sends back that cannot be shown safely: refused, naming the server (docs/approval.md).
-      // A URL-mode question only to https hosts other than this machine: it must not pass as mcp-latch's own page (server-input.ts urlQuestionProblem).
-      // Its host resolved too: a name whose addresses are this machine's is refused as 127.0.0.1 is (url-host.ts; round 21).
-      const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? (await resolvedHostProblem(params.url)) ?? shownQuestion(name, params)) : shownQuestion(name, params);
-      if (typeof shown === 'string') {
-        core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
-        throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);
-      }
       // A server's questions reach the person one at a time, at most MAX_SERVER_QUESTIONS waiting,
       // per session (round 13 review R15: 2,000 at once were all put before the person); held ones
-      // for a 2026-07-28 client count too (round 19 review of the 2026-07-28 path, F3).
+      // for a 2026-07-28 client count too (round 19 review of the 2026-07-28 path, F3). Counted
+      // before anything is checked: a URL-mode question's host lookup is part of its wait, and one
+      // past the limit starts none (round 22; before, each started one and was refused only after it).
       const key = `${name}\u0000${to.session ?? ''}`;
       const queue = questions.get(key) ?? { turn: Promise.resolve(), waiting: 0 };
       if (queue.waiting >= MAX_SERVER_QUESTIONS) {
@@ -93,11 +87,19 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       }
       queue.waiting += 1;
       questions.set(key, queue);
-      const ask = (): Promise<ElicitResult> => {
-        if (signal?.aborted) return Promise.resolve({ action: 'cancel' });
-        return to.client.elicitInput(shown, { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
-      };
       try {
+        // A value the answer sends back that cannot be shown safely: refused, naming the server (docs/approval.md).
+        // A URL-mode question only to https hosts other than this machine: it must not pass as mcp-latch's own page (server-input.ts urlQuestionProblem).
+        // Its host resolved too: a name whose addresses are this machine's is refused as 127.0.0.1 is (url-host.ts; round 21).
+        const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? (await resolvedHostProblem(params.url)) ?? shownQuestion(name, params)) : shownQuestion(name, params);
+        if (typeof shown === 'string') {
+          core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
+          throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);
+        }
+        const ask = (): Promise<ElicitResult> => {
+          if (signal?.aborted) return Promise.resolve({ action: 'cancel' });
+          return to.client.elicitInput(shown, { ...to.options, signal, timeout: core.config().approval.timeoutSeconds * 1000 });
+        };
         // A 2026-07-28 client is sent no request: its call answers input_required with the question (input-required.ts).
         if (to.hold) return await to.hold(shown, signal);
         const asked = queue.turn.then(ask);

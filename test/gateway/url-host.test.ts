@@ -3,8 +3,9 @@ import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
 import { MAX_URL_LOOKUP_MS, MAX_URL_LOOKUPS, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
+import { MAX_SERVER_QUESTIONS } from '../../src/config/limits.js';
 import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
-import { fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
+import { eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
  * A server's URL-mode question leads to another machine only if its host resolves to one (round 21;
@@ -150,5 +151,32 @@ describe("a URL-mode question to a name of this machine, through the built gatew
     expect(textOf(result)).toContain(`its URL-mode question's url "${url}" ${why}`);
     expect(h.elicitations).toEqual([]);
     expect(fixtureCalls(join(dir, 'raw.log'))).toEqual([{ tool: 'go', answers: null }]);
+  });
+});
+
+describe('a URL-mode question past the waiting limit, through the built gateway', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  // Counted before its host is looked up (round 22): it was counted only after, so a server with
+  // MAX_SERVER_QUESTIONS questions waiting still started a lookup with each further URL question
+  // (taking the gateway's MAX_URL_LOOKUPS place from every other server) before it was refused.
+  test(`is refused at MAX_SERVER_QUESTIONS (${MAX_SERVER_QUESTIONS}) without its host being looked up`, { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const refused = () => h?.stderr().includes('refused a question of a server') || h?.stderr().includes('refused the elicitation request of a server');
+    h = await startGateway(
+      { mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] } },
+      // Nothing is answered before the URL question is refused: all 32 are waiting when it comes.
+      { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: async () => (await eventually(() => expect(refused()).toBe(true), 30_000), { action: 'cancel' }) },
+    );
+    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { count: MAX_SERVER_QUESTIONS, url: 'https://nowhere.invalid/connect' } });
+    const answers = JSON.parse(textOf(result)) as string[];
+    expect(answers.slice(0, MAX_SERVER_QUESTIONS)).toEqual(Array(MAX_SERVER_QUESTIONS).fill('cancel'));
+    expect(answers[MAX_SERVER_QUESTIONS]).toBe(`error: MCP error -32600: mcp-latch cannot relay this request: ${MAX_SERVER_QUESTIONS} of its questions are waiting for the person already (the limit)`);
+    expect(h.stderr()).not.toContain('nowhere.invalid');
+    expect(h.elicitations.every((question) => question.mode !== 'url')).toBe(true);
   });
 });
