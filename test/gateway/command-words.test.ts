@@ -43,9 +43,9 @@ async function gateway(mode: DefaultMode): Promise<{ work: string; remote: strin
     workspace: [work],
     permissions: {
       defaultMode: mode,
-      allow: mode === 'default' ? ['Bash(git:*)', 'Bash(npm:*)', 'Bash(echo *)'] : [],
+      allow: mode === 'default' ? ['Bash(git:*)', 'Bash(npm:*)', 'Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(echo *)'] : [],
       ask: ['Bash(git push *)'],
-      deny: ['Bash(rm *)', 'Bash(git clean *)', 'Bash(npm run deploy *)'],
+      deny: ['Bash(rm *)', 'Bash(git clean *)', 'Bash(npm run deploy *)', 'Bash(yarn run deploy *)'],
     },
   });
   return { work, remote };
@@ -65,7 +65,7 @@ const remoteHasMain = (remote: string): boolean => {
 };
 
 for (const mode of ['default', 'bypassPermissions'] as const) {
-  test(`${mode}: git's autocorrect, npm's short words, tar.<format>.command and send-pack reach no server`, async () => {
+  test(`${mode}: git's autocorrect, npm's short words and options, pnpm's and yarn's, tar.<format>.command and send-pack reach no server`, async () => {
     const { work, remote } = await gateway(mode);
     // The server runs what is allowed.
     if (mode === 'default') expect(await run('git status --short', work)).not.toMatch(DENIED);
@@ -76,6 +76,12 @@ for (const mode of ['default', 'bypassPermissions'] as const) {
       'npm exe -- rm -rf victim',
       'npm rum deploy',
       "git -c tar.x.command='rm -rf victim && cat' archive --format=x HEAD",
+      // Round 21 late review L1 and L5: a value option before the command word; yarn's script words (round 22).
+      'npm --cache /tmp/c exec -- rm -rf victim',
+      'npm --otp 1 run deploy',
+      'pnpm --reporter silent exec rm -rf victim',
+      'yarn --mutex file exec rm -rf victim',
+      'yarn deploy',
     ]) {
       expect(await run(command, work), command).toMatch(DENIED);
     }
