@@ -11,6 +11,9 @@ import { escapeText } from '../latch/escape.js';
  * the machine's own LAN address) is refused too, showing the address. A name that does not resolve
  * within MAX_URL_LOOKUP_MS, or at all, is refused: the gateway cannot say where it leads (fail closed).
  *
+ * An IPv6 address is checked too as each IPv4 address a NAT64 may translate it to (RFC 6052, RFC
+ * 8215; carriedIPv4, anyCarriedIPv4; docs/threat-model.md, "The 2026-07-28 path").
+ *
  * Not covered, by its nature: a name whose answer changes between this lookup and the browser's (DNS
  * rebinding), or that the person's browser resolves with another resolver (split DNS). The https the
  * check requires means a page reached that way must still hold a certificate for that name.
@@ -50,11 +53,13 @@ export function isThisMachine(hostname: string): boolean {
 }
 
 /**
- * This machine's addresses: loopback, unspecified, and each address of its interfaces now. The IPv6
- * forms that carry an IPv4 address (127/8 among them) are checked as that address (embeddedIPv4).
+ * This machine's addresses: `list`, loopback, unspecified, and each address of its interfaces now;
+ * `own`, the interface addresses alone. The IPv6 forms that carry an IPv4 address are checked as
+ * that address (carriedIPv4 against `list`, anyCarriedIPv4 against `own`).
  */
-function thisMachine(): BlockList {
+function thisMachine(): { list: BlockList; own: BlockList } {
   const list = new BlockList();
+  const own = new BlockList();
   list.addSubnet('127.0.0.0', 8, 'ipv4');
   list.addSubnet('0.0.0.0', 8, 'ipv4');
   list.addAddress('::1', 'ipv6');
@@ -63,10 +68,12 @@ function thisMachine(): BlockList {
     for (const { address, family } of addresses ?? []) {
       // A link-local IPv6 address names its interface after '%' (fe80::1%eth0): the address alone is compared.
       const plain = address.split('%')[0]!;
-      if (isIP(plain)) list.addAddress(plain, family === 'IPv6' ? 'ipv6' : 'ipv4');
+      if (!isIP(plain)) continue;
+      list.addAddress(plain, family === 'IPv6' ? 'ipv6' : 'ipv4');
+      own.addAddress(plain, family === 'IPv6' ? 'ipv6' : 'ipv4');
     }
   }
-  return list;
+  return { list, own };
 }
 
 /**
@@ -102,33 +109,78 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
     clearTimeout(timer);
   }
   if (addresses.length === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to no address (mcp-latch passes on only https URLs of other hosts)`;
-  const list = thisMachine();
+  const { list, own } = thisMachine();
   for (const { address } of addresses) {
     const family = isIP(address);
     if (family === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to "${escapeText(address)}", which is not an address (mcp-latch passes on only https URLs of other hosts)`;
-    const inner = family === 6 ? embeddedIPv4(address) : null;
-    if (list.check(address, family === 6 ? 'ipv6' : 'ipv4') || (inner !== null && list.check(inner, 'ipv4'))) {
-      return `its URL-mode question's url "${escapeText(url)}" leads to this machine: ${escapeText(host)} resolves to ${escapeText(address)} (mcp-latch passes on only https URLs of other hosts)`;
-    }
+    const leads = `its URL-mode question's url "${escapeText(url)}" leads to this machine: ${escapeText(host)} resolves to ${escapeText(address)}`;
+    const tail = ' (mcp-latch passes on only https URLs of other hosts)';
+    if (list.check(address, family === 6 ? 'ipv6' : 'ipv4')) return leads + tail;
+    if (family === 4) continue;
+    const bytes = ipv6Bytes(address);
+    // An address that cannot be read fails closed (node:dns gives only addresses it read itself).
+    if (!bytes) return leads + tail;
+    const carried = carriedIPv4(bytes).find((inner) => list.check(inner, 'ipv4'));
+    if (carried) return `${leads}, which carries ${carried} (RFC 6052)${tail}`;
+    const translated = anyCarriedIPv4(bytes).find((inner) => own.check(inner, 'ipv4'));
+    if (translated) return `${leads}, which carries ${translated} as a NAT64 network-specific prefix would (RFC 6052)${tail}`;
   }
   return null;
 }
 
 /**
- * The IPv4 address an IPv6 one carries in its last 32 bits, in the forms that lead to it: IPv4-mapped
- * (::ffff:0:0/96), IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96) and the well-known NAT64 prefix
- * (64:ff9b::/96, which the network's NAT64 translates: 64:ff9b::<this machine's LAN address> reaches
- * this machine); else null. The list named 127/8 in these forms only, so this machine's own
- * addresses passed in them (round 21 review, review-proto21 P3). Not known: a local-use or
- * network-specific NAT64 prefix (64:ff9b:1::/48, RFC 6052's others), whose embedding differs.
+ * Where RFC 6052 (section 2.2) puts an IPv4 address in an IPv6 one under a translation prefix of
+ * each length it allows: the offsets of its four bytes (byte 8, bits 64-71, is never used).
  */
-function embeddedIPv4(address: string): string | null {
+const EMBEDDINGS: ReadonlyArray<readonly [number, readonly number[]]> = [
+  [32, [4, 5, 6, 7]],
+  [40, [5, 6, 7, 9]],
+  [48, [6, 7, 9, 10]],
+  [56, [7, 9, 10, 11]],
+  [64, [9, 10, 11, 12]],
+  [96, [12, 13, 14, 15]],
+];
+
+/** The IPv4 address at `offsets` of an IPv6 address's bytes, dotted. */
+function ipv4At(bytes: readonly number[], offsets: readonly number[]): string {
+  return offsets.map((offset) => bytes[offset]).join('.');
+}
+
+/**
+ * The IPv4 addresses an IPv6 address leads to in the forms whose prefix is known: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-compatible (::/96), SIIT (::ffff:0:0:0/96), the well-known NAT64 prefix
+ * (64:ff9b::/96, which the network's NAT64 translates: 64:ff9b::<this machine's LAN address> reaches
+ * this machine; round 21 review, review-proto21 P3), and the local-use prefix 64:ff9b:1::/48 (RFC
+ * 8215), which an operator may use as it is or cut to a /56, /64 or /96 (RFC 6052's lengths within
+ * it): each of those readings whose unused bits (byte 8 and the suffix) are zero, as RFC 6052 has a
+ * translator write them (round 22). Checked as those IPv4 addresses, against every list.
+ */
+function carriedIPv4(bytes: readonly number[]): string[] {
+  const zero = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
+  const known = zero(0, 10) && ((bytes[10] === 0xff && bytes[11] === 0xff) || (bytes[10] === 0 && bytes[11] === 0));
+  const siit = zero(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && bytes[10] === 0 && bytes[11] === 0;
+  const wellKnown = bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zero(4, 12);
+  if (known || siit || wellKnown) return [ipv4At(bytes, [12, 13, 14, 15])];
+  const localUse = bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && bytes[4] === 0 && bytes[5] === 1;
+  if (!localUse || bytes[8] !== 0) return [];
+  return EMBEDDINGS.filter(([length, offsets]) => length >= 48 && zero(offsets[3]! + 1, 16)).map(([, offsets]) => ipv4At(bytes, offsets));
+}
+
+/**
+ * Every IPv4 address an IPv6 address could carry under some translation prefix of RFC 6052's
+ * lengths (32, 40, 48, 56, 64, 96): a network-specific prefix is the operator's own, not known here,
+ * and any IPv6 address may be under one (round 22). Checked only against this machine's interface
+ * addresses: a few exact addresses, so another machine's address matches one by chance only rarely,
+ * where 127/8 and 0/8 would match many.
+ */
+function anyCarriedIPv4(bytes: readonly number[]): string[] {
+  return EMBEDDINGS.map(([, offsets]) => ipv4At(bytes, offsets));
+}
+
+/** An IPv6 address's sixteen bytes, or null. */
+function ipv6Bytes(address: string): number[] | null {
   const groups = ipv6Groups(address.split('%')[0]!);
-  if (!groups) return null;
-  const [a, b, c, d, e, f, g, h] = groups as [number, number, number, number, number, number, number, number];
-  const zeroes = a === 0 && b === 0 && c === 0 && d === 0;
-  const carries = (zeroes && e === 0 && (f === 0xffff || f === 0)) || (zeroes && e === 0xffff && f === 0) || (a === 0x64 && b === 0xff9b && c === 0 && d === 0 && e === 0 && f === 0);
-  return carries ? `${g >> 8}.${g & 0xff}.${h >> 8}.${h & 0xff}` : null;
+  return groups ? groups.flatMap((group) => [group >> 8, group & 0xff]) : null;
 }
 
 /** An IPv6 address's eight 16-bit groups (`::` expanded, a dotted last part read as two), or null. */

@@ -16,6 +16,16 @@ import { eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, t
  */
 const answering = (addresses: string[]): HostLookup => async () => addresses.map((address) => ({ address }));
 
+/** `v4` written into the IPv6 prefix `prefix` (its bytes) of `length` bits as RFC 6052 section 2.2 has a translator write it. */
+function embedded(prefix: number[], length: 32 | 40 | 48 | 56 | 64 | 96, v4: string): string {
+  const offsets = { 32: [4, 5, 6, 7], 40: [5, 6, 7, 9], 48: [6, 7, 9, 10], 56: [7, 9, 10, 11], 64: [9, 10, 11, 12], 96: [12, 13, 14, 15] }[length];
+  const bytes = [...prefix, ...Array<number>(16).fill(0)].slice(0, 16);
+  v4.split('.').forEach((octet, index) => (bytes[offsets[index]!] = Number(octet)));
+  return Array.from({ length: 8 }, (_, index) => ((bytes[2 * index]! << 8) | bytes[2 * index + 1]!).toString(16)).join(':');
+}
+const LOCAL_USE = [0, 0x64, 0xff, 0x9b, 0, 1];
+const NETWORK_SPECIFIC = [0x20, 0x01, 0x0d, 0xb8, 0x01, 0x22, 0x03, 0x44];
+
 describe('resolvedHostProblem', () => {
   const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => !entry.internal && entry.family === 'IPv4')?.address ?? '127.0.0.1';
 
@@ -30,6 +40,19 @@ describe('resolvedHostProblem', () => {
     ["this machine's own interface address behind the NAT64 prefix", [`64:ff9b::${own}`]],
     ["this machine's own interface address, IPv4-compatible", [`::${own}`]],
     ["this machine's own interface address, SIIT", [`::ffff:0:${own}`]],
+    // A local-use NAT64 prefix (RFC 8215: 64:ff9b:1::/48, cut by the operator to /48, /56, /64 or /96) and a
+    // network-specific one of any RFC 6052 length, the IPv4 address where RFC 6052 puts it (round 22).
+    ["this machine's own interface address behind the local-use NAT64 prefix as a /96", [embedded(LOCAL_USE, 96, own)]],
+    ["this machine's own interface address behind the local-use NAT64 prefix as a /48", [embedded(LOCAL_USE, 48, own)]],
+    ["this machine's own interface address behind the local-use NAT64 prefix as a /56", [embedded(LOCAL_USE, 56, own)]],
+    ["this machine's own interface address behind the local-use NAT64 prefix as a /64", [embedded(LOCAL_USE, 64, own)]],
+    ['a loopback address behind the local-use NAT64 prefix as a /96', [embedded(LOCAL_USE, 96, '127.0.0.1')]],
+    ["this machine's own interface address behind a network-specific /96", [embedded(NETWORK_SPECIFIC, 96, own)]],
+    ["this machine's own interface address behind a network-specific /64", [embedded(NETWORK_SPECIFIC, 64, own)]],
+    ["this machine's own interface address behind a network-specific /56", [embedded(NETWORK_SPECIFIC, 56, own)]],
+    ["this machine's own interface address behind a network-specific /48", [embedded(NETWORK_SPECIFIC, 48, own)]],
+    ["this machine's own interface address behind a network-specific /40", [embedded(NETWORK_SPECIFIC, 40, own)]],
+    ["this machine's own interface address behind a network-specific /32", [embedded(NETWORK_SPECIFIC, 32, own)]],
     ['another address and a loopback one (every address counts)', ['192.0.2.10', '127.0.0.1']],
   ])('a name resolving to %s is refused, showing the name and the address', async (_, addresses) => {
     const problem = await resolvedHostProblem('https://evil.example/login', answering(addresses));
@@ -38,7 +61,16 @@ describe('resolvedHostProblem', () => {
   });
 
   test('a name resolving only to other machines is passed on', async () => {
-    expect(await resolvedHostProblem('https://accounts.example.com/connect', answering(['192.0.2.10', '2001:db8::1', '64:ff9b::c000:20a', '2001:db8::c000:202']))).toBeNull();
+    expect(await resolvedHostProblem('https://accounts.example.com/connect', answering(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '64:ff9b::5db8:d70e', embedded(LOCAL_USE, 96, '93.184.215.14'), embedded(LOCAL_USE, 64, '93.184.215.14')]))).toBeNull();
+  });
+
+  // Any IPv6 address may be under a network-specific prefix (RFC 6052): one carrying this machine's
+  // address where RFC 6052 puts it is refused, saying so; the chance that another machine's does is 2^-32 a place.
+  test("an IPv6 address carrying this machine's IPv4 address where a network-specific NAT64 prefix would is refused, naming RFC 6052", async () => {
+    const address = embedded(NETWORK_SPECIFIC, 96, own);
+    expect(await resolvedHostProblem('https://evil.example/', answering([address]))).toBe(
+      `its URL-mode question's url "https://evil.example/" leads to this machine: evil.example resolves to ${address}, which carries ${own} as a NAT64 network-specific prefix would (RFC 6052) (mcp-latch passes on only https URLs of other hosts)`,
+    );
   });
 
   test('a name that does not resolve, or resolves to nothing, is refused: where it leads is not known (fail closed)', async () => {
