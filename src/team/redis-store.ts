@@ -356,18 +356,23 @@ export class RedisTeamStore implements TeamStore {
   }
 
   /**
-   * The generation to start a user's rules at when the store lost them (FLUSHALL, a Redis restarted
-   * without persistence: no generation and no rules, though this replica saw a later generation):
-   * one past the newest seen, so no value of an older one verifies again. Null otherwise. Until
-   * round 20 such a user could never remember a rule again (each "Always allow" failed, "older
-   * generation than this replica has seen"), and the message named keys that were already gone
-   * (round 20 review, T20-5). A set written back with no generation is still refused (not empty).
+   * The generation to start a user's rules at when the store holds none of them (no generation and
+   * an empty set: a user's first rule, or a store that lost them, FLUSHALL or a Redis restarted
+   * without persistence): past any generation a replica can have seen, so no value of before a loss
+   * verifies again and every replica takes the new set. Until round 20 such a user could never
+   * remember a rule again (T20-5). Round 22 review (R22-1): "one past the newest this replica has
+   * seen" was not past what the others had seen: a replica that had seen an older one (or none, a
+   * new host, which wrote the rules with no generation) made the user's rules refused on every
+   * replica that had seen a newer one, and each "Always allow" there failed, for good. Now the clock
+   * in milliseconds (forgets count up by one, far slower), or one past the newest seen if that is
+   * later; replicas' clocks apart by more than the time since the last such start are not covered
+   * (docs/team.md). A set written back with no generation is still refused (not empty). Null when
+   * the set holds something or has a generation.
    */
   private async lostGeneration(user: string, stored: string | null): Promise<number | null> {
-    const seen = this.generations.get(user) ?? 0;
-    if (!this.signer || stored !== null || seen === 0) return null;
+    if (!this.signer || stored !== null) return null;
     if ((await this.redis.zcard(rulesKey(user))) !== 0) return null;
-    return seen + 1;
+    return Math.max((this.generations.get(user) ?? 0) + 1, Date.now());
   }
 
   /** The generation of a user's rules as stored, and the set (member, score), read together. */

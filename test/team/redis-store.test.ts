@@ -217,13 +217,18 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
       const first = await connect('R1', file);
       await first.remember('jo', ['Edit(/w/a)', 'Edit(/w/b)']);
       const copy = await raw.zrange('mcp-latch:rules:jo', '0', '-1', 'WITHSCORES');
+      // A user's first rules start at the clock's generation (round 22 review, R22-1), not at none.
+      const copiedGeneration = (await raw.get('mcp-latch:rules:jo:gen'))!;
+      expect(copiedGeneration).not.toBeNull();
       expect(await first.forget('jo', 'Edit(/w/a)')).toBe(true);
       await first.close();
-      expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ jo: 1 });
+      const seen = (JSON.parse(readFileSync(file, 'utf8')) as { jo: number }).jo;
+      expect(seen).toBeGreaterThan(1);
 
-      // Written back whole: the set as copied, and no generation (0).
+      // Written back whole: the set as copied, with its generation.
       await raw.del('mcp-latch:rules:jo', 'mcp-latch:rules:jo:gen');
       await raw.zadd('mcp-latch:rules:jo', copy[1]!, copy[0]!, copy[3]!, copy[2]!);
+      await raw.set('mcp-latch:rules:jo:gen', copiedGeneration);
       const restarted = await connect('R2', file);
       const fresh = await connect('R3');
       try {
