@@ -49,6 +49,15 @@ const pnpm = ((): string[] | null => {
   return null;
 })();
 
+/** yarn 1 on PATH, for the premises (yarn 1.22.22 was checked). */
+const yarn = ((): boolean => {
+  try {
+    return execFileSync('yarn', ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).toString().startsWith('1.');
+  } catch {
+    return false;
+  }
+})();
+
 describe('pnpm: an option this gateway does not know, followed by a word', () => {
   // pnpm 9.15.9 (parse-cli-args: nopt over its universal options and install's keys): a universal
   // option typed String takes the next word, a Boolean a following `true`, and the command is the
@@ -67,13 +76,6 @@ describe('pnpm: an option this gateway does not know, followed by a word', () =>
     execFileSync(pnpm![0]!, [...pnpm!.slice(1), '--some-key', 'touch', 'ran-unknown'], { cwd: W, stdio: 'ignore', env: { ...process.env, COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' }, timeout: 60_000 });
     expect(existsSync(join(W, 'ran-unknown'))).toBe(true);
   });
-  const yarn = ((): boolean => {
-    try {
-      return execFileSync('yarn', ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).toString().startsWith('1.');
-    } catch {
-      return false;
-    }
-  })();
   // yarn 1 (commander): `--mutex <type>` and the optional `--emoji [bool]` take the next word. Needs yarn 1 on PATH.
   test.skipIf(!yarn)('premise: yarn --use-yarnrc F runs the yarn-path F names, even after another option', () => {
     writeFileSync(join(W, 'evil.js'), "require('fs').writeFileSync('ran-yarnrc', '')");
@@ -145,13 +147,6 @@ describe('pnpm: an option this gateway does not know, followed by a word', () =>
 
 describe('yarn and bun: a first word that is not one of their commands runs the script of that name', () => {
   // yarn 1.22.22 (and berry, and bun) run `yarn deploy` as `yarn run deploy` (round 21 review B7 for pnpm; yarn and bun were left open).
-  const yarn = ((): boolean => {
-    try {
-      return execFileSync('yarn', ['--version'], { stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000 }).toString().startsWith('1.');
-    } catch {
-      return false;
-    }
-  })();
   test.skipIf(!yarn)('premise: yarn deploy runs the script deploy', () => {
     execFileSync('yarn', ['deploy'], { cwd: W, stdio: 'ignore', timeout: 60_000 });
     expect(existsSync(join(W, 'deployed'))).toBe(true);
