@@ -979,6 +979,10 @@ export class GatewayCore implements CallContext {
       if (supervisor.state === 'ready' && !this.firstEntries.has(supervisor)) {
         const { tools, prompts, templates } = supervisor.listing;
         this.firstEntries.set(supervisor, { tool: new Map(tools.map((tool) => [tool.name, tool])), prompt: new Map(prompts.map((prompt) => [prompt.name, prompt])), template: new Map(templates.map((template) => [template.name, template])) });
+        // Each tool's shown form (escaped text, kept per entry) is made now, while the other servers
+        // boot, not all at the first tools/list after the last server's answer, where every ms is
+        // one the client waits for (docs/performance.md, "Round 22: start").
+        for (const tool of tools) shownEntry(tool);
       }
     }
     this.definitions.listChanged();
