@@ -107,29 +107,53 @@ async function coldStart(command, args, cwd, tool) {
  * front of them (`gateways`: the built one, and with --against, another build in the same round).
  * Besides the wall time to the first complete list, the CPU spent by then: the ten servers', and
  * the gateway's own, which competes with the servers' boot for the cores.
+ *
+ * TEN_PAIRS such starts of each, interleaved, per round, the direct client first in every other
+ * pair: a round's figures are the medians over its pairs, and its ratio the median of the pairs'
+ * ratios (each gateway start against the direct start next to it). One pair a round, direct always
+ * first, spread the rounds of one run over 0.96-1.17x at load ~4 for the same build
+ * (docs/performance.md, "Round 22: start"); what is measured, a start to its first complete list,
+ * is the same.
  */
-async function tenServers(dir, gateways = [bin]) {
+const TEN_PAIRS = 3;
+
+async function tenServers(dir, gateways = [bin], round = 0) {
+  const config = join(dir, 'ten.json');
+  const mcpServers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
+  writeFileSync(config, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
+  const pairs = [];
+  for (let pair = 0; pair < TEN_PAIRS; pair++) {
+    const directFirst = (pair + round) % 2 === 0;
+    const result = {};
+    if (directFirst) Object.assign(result, await tenDirect(dir));
+    for (const gatewayBin of gateways) Object.assign(result, await tenGateway(dir, config, gatewayBin));
+    if (!directFirst) Object.assign(result, await tenDirect(dir));
+    result.ratio = result.gatewayMs / result.directMs;
+    if (result.gatewayMsB !== undefined) result.ratioB = result.gatewayMsB / result.directMs;
+    pairs.push(result);
+  }
+  return Object.fromEntries(Object.keys(pairs[0]).map((key) => [key, median(pairs.map((pair) => pair[key]))]));
+}
+
+async function tenDirect(dir) {
   const started = performance.now();
   const direct = await Promise.all(Array.from({ length: 10 }, () => connect(process.execPath, [everything, 'stdio'], dir)));
   const directMs = performance.now() - started;
   const directServersCpuMs = direct.reduce((sum, connection) => sum + cpuNs(connection.transport.pid), 0) / 1e6;
   await Promise.all(direct.map((connection) => connection.client.close()));
-  const config = join(dir, 'ten.json');
-  const mcpServers = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`s${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
-  writeFileSync(config, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
-  const result = { directMs, directServersCpuMs };
-  for (const gatewayBin of gateways) {
-    const gateway = await connect(process.execPath, [gatewayBin, 'serve', '--config', config], dir);
-    const pid = gateway.transport.pid;
-    const gatewayCpuMs = cpuNs(pid) / 1e6;
-    const serversCpuMs = childrenOf(pid).reduce((sum, child) => sum + cpuNs(child), 0) / 1e6;
-    const listed = new Set(gateway.tools.map((name) => name.split('__')[0]));
-    await gateway.client.close();
-    if (listed.size < 10) throw new Error(`the gateway's first list had the tools of ${listed.size} servers of ten`);
-    const suffix = gatewayBin === bin ? '' : 'B';
-    Object.assign(result, { [`gatewayMs${suffix}`]: gateway.firstListMs, [`gatewayCpuMs${suffix}`]: gatewayCpuMs, [`gatewayServersCpuMs${suffix}`]: serversCpuMs });
-  }
-  return result;
+  return { directMs, directServersCpuMs };
+}
+
+async function tenGateway(dir, config, gatewayBin) {
+  const gateway = await connect(process.execPath, [gatewayBin, 'serve', '--config', config], dir);
+  const pid = gateway.transport.pid;
+  const gatewayCpuMs = cpuNs(pid) / 1e6;
+  const serversCpuMs = childrenOf(pid).reduce((sum, child) => sum + cpuNs(child), 0) / 1e6;
+  const listed = new Set(gateway.tools.map((name) => name.split('__')[0]));
+  await gateway.client.close();
+  if (listed.size < 10) throw new Error(`the gateway's first list had the tools of ${listed.size} servers of ten`);
+  const suffix = gatewayBin === bin ? '' : 'B';
+  return { [`gatewayMs${suffix}`]: gateway.firstListMs, [`gatewayCpuMs${suffix}`]: gatewayCpuMs, [`gatewayServersCpuMs${suffix}`]: serversCpuMs };
 }
 
 
@@ -255,7 +279,7 @@ async function decisionBench() {
  * directly and behind a fresh gateway. Which of a pair goes first alternates with the round.
  */
 async function coldParts(dir, round) {
-  const ten = await tenServers(dir, against ? (round % 2 ? [against, bin] : [bin, against]) : [bin]);
+  const ten = await tenServers(dir, against ? (round % 2 ? [against, bin] : [bin, against]) : [bin], round);
   // Which goes first rotates with the round: the first start of a round finds fewer files cached.
   const order = [null, bin, ...(against ? [against] : [])];
   const shells = new Map();
@@ -274,8 +298,8 @@ function printCold(runs) {
   const shellOf = (pick, key) => median(runs.map((run) => run[pick][key]));
   const added = shellAdded(runs.map((run) => run.shell), runs.map((run) => run.shellDirect));
   console.log(
-    'first list, 10 servers (ms)'.padEnd(28) + `a client starting all ten ${f(ten('directMs'), 0)}, mcp-latch ${f(ten('gatewayMs'), 0)} (${f(median(runs.map((run) => run.ten.gatewayMs / run.ten.directMs)))}x)` +
-      (against ? `, --against ${f(ten('gatewayMsB'), 0)} (${f(median(runs.map((run) => run.ten.gatewayMsB / run.ten.directMs)))}x)` : ''),
+    'first list, 10 servers (ms)'.padEnd(28) + `a client starting all ten ${f(ten('directMs'), 0)}, mcp-latch ${f(ten('gatewayMs'), 0)} (${f(median(runs.map((run) => run.ten.ratio)))}x)` +
+      (against ? `, --against ${f(ten('gatewayMsB'), 0)} (${f(median(runs.map((run) => run.ten.ratioB)))}x)` : ''),
   );
   console.log(
     '  CPU by then (ms)'.padEnd(28) + `the ten servers direct ${f(ten('directServersCpuMs'), 0)}; behind mcp-latch ${f(ten('gatewayServersCpuMs'), 0)}, the gateway ${f(ten('gatewayCpuMs'), 0)}` +
@@ -309,10 +333,10 @@ function printCold(runs) {
         `gateway CPU first / warm command ${f(shellOf('shellB', 'firstGatewayCpuMs'))} / ${f(shellOf('shellB', 'warmGatewayCpuMs'))}, 60 commands ${f(shellOf('shellB', 'cpuAllMs'), 0)} ms, RSS idle ${f(shellOf('shellB', 'rssIdleMb'), 1)} MiB`,
     );
   }
-  console.log('  per round: 10 servers direct / latch' + (against ? ' / against' : '') + ' ms (gateway CPU ms); shell first / warm direct, via latch ms (gateway CPU first / warm, 60 commands); outside the server first / warm direct, via latch ms');
+  console.log(`  per round (10 servers: medians of ${TEN_PAIRS} interleaved pairs): 10 servers direct / latch` + (against ? ' / against' : '') + ' ms (gateway CPU ms; ratio); shell first / warm direct, via latch ms (gateway CPU first / warm, 60 commands); outside the server first / warm direct, via latch ms');
   runs.forEach((run, index) =>
     console.log(
-      `  round ${index + 1}: ${f(run.ten.directMs, 0)} / ${f(run.ten.gatewayMs, 0)}${against ? ` / ${f(run.ten.gatewayMsB, 0)}` : ''} (${f(run.ten.gatewayCpuMs, 0)}${against ? ` / ${f(run.ten.gatewayCpuMsB, 0)}` : ''});  ` +
+      `  round ${index + 1}: ${f(run.ten.directMs, 0)} / ${f(run.ten.gatewayMs, 0)}${against ? ` / ${f(run.ten.gatewayMsB, 0)}` : ''} (${f(run.ten.gatewayCpuMs, 0)}${against ? ` / ${f(run.ten.gatewayCpuMsB, 0)}` : ''}; ${f(run.ten.ratio)}x${against ? ` / ${f(run.ten.ratioB)}x` : ''});  ` +
         `${f(run.shellDirect.firstMs, 1)} / ${f(run.shellDirect.warmMs, 1)}, ${f(run.shell.firstMs, 1)} / ${f(run.shell.warmMs, 1)} (${f(run.shell.firstGatewayCpuMs, 1)} / ${f(run.shell.warmGatewayCpuMs, 2)}, ${f(run.shell.cpuAllMs, 0)}); ` +
         `${f(run.shellDirect.firstOutsideMs, 2)} / ${f(run.shellDirect.warmOutsideMs, 2)}, ${f(run.shell.firstOutsideMs, 2)} / ${f(run.shell.warmOutsideMs, 2)}` +
         (against ? `, against ${f(run.shellB.firstMs, 1)} / ${f(run.shellB.warmMs, 1)} (${f(run.shellB.firstGatewayCpuMs, 1)} / ${f(run.shellB.warmGatewayCpuMs, 2)}, ${f(run.shellB.cpuAllMs, 0)})` : ''),
@@ -399,7 +423,7 @@ async function main() {
       inFlight16Throughput: ratioOf('inFlight16PerSec'),
       firstList: ratioOf('firstListMs'),
       first20: ratioOf('first20Ms'),
-      firstListTenServers: median(runs.map((run) => run.ten.gatewayMs / run.ten.directMs)),
+      firstListTenServers: median(runs.map((run) => run.ten.ratio)),
       firstShellToWarm: median(runs.map((run) => run.shell.firstMs / run.shell.warmMs)),
       firstShellAddedMs: median(runs.map((run) => run.shell.firstMs - run.shellDirect.firstMs)),
       // The goal as restated (docs/performance.md, "Round 14: start"): the gateway's added time, first command against a warm one;
