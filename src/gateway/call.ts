@@ -276,7 +276,7 @@ async function waitInLatch(decided: DecidedCall, progress: ProgressRelay, contex
         key: decided.digest(),
         ask: (current, clock) =>
           askPerson(
-            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user, wholeTool: argumentsCannotMatter(route.tool.inputSchema, decided.args) },
+            { server: route.supervisor.name, tool: route.tool.name, args: decided.args, digest: decided.digest(), decision: current, facts: decided.facts, definition: decided.definition, runsIn: commandRunsIn(context.toolClass(route), decided.args, current), editable: editableFields(context.toolClass(route), current.kind, decided.args), checkEdit: (args) => editRefusal(decideEdited(decided, args, context, session)), user: session.user, wholeTool: argumentsCannotMatter(route.tool.inputSchema, decided.args), sessionless: session.sessionless === true },
             session.person(call.extra),
             askContext(context, session),
             clock,

@@ -247,7 +247,7 @@ function holdQuestion(decided: DecidedCall, call: HeldCall, question: HeldQuesti
 function asked(decided: DecidedCall, toolClass: ToolClass, session: SessionPort): AskedCall {
   const { decision, args } = decided;
   // With the definition: a changed tool's prompt shows the diff and offers to accept it, as a 2025 prompt does (round 18: it showed neither, and offered "Allow for this session").
-  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, definition: decided.definition, editable: editableFields(toolClass, decision.kind, args), user: session.user, wholeTool: argumentsCannotMatter(decided.route.tool.inputSchema, args) };
+  return { server: decided.route.supervisor.name, tool: decided.route.tool.name, args, digest: decided.digest(), decision, facts: decided.facts, definition: decided.definition, editable: editableFields(toolClass, decision.kind, args), user: session.user, wholeTool: argumentsCannotMatter(decided.route.tool.inputSchema, args), sessionless: session.sessionless === true };
 }
 
 /** A state is bound to the call as the client sent it: its retry brings those arguments, whatever the person changed. */

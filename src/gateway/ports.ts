@@ -82,6 +82,8 @@ export interface SessionPort {
   answersInClient(): boolean;
   /** What the user's calls waiting in the latch may hold on a team gateway (team/waiting-budget.ts); none over stdio. */
   waiting?: WaitingPlaces | undefined;
+  /** No client's session is behind it (team HTTP's 2026-07-28 requests): "Allow for this session" is not offered (docs/team.md). */
+  sessionless?: boolean;
   /** The person behind the session, reached for one call (its cancellation, its request id). */
   person(extra: Extra): Person;
   /** Where a server working on this call sends its own requests and log messages (running-calls.ts). */

@@ -50,12 +50,19 @@ export interface SessionOptions {
   answersInClient?: () => boolean;
   /** What the user's waiting calls may hold, shared by their sessions (team/waiting-budget.ts). */
   waiting?: WaitingPlaces;
+  /**
+   * The gateway's standing session for MCP 2026-07-28 requests over HTTP, which carry no session
+   * (team/http.ts modernChannel): nothing tells one client's session from another's, so "Allow for
+   * this session" is not offered (docs/team.md, "MCP 2026-07-28 clients").
+   */
+  sessionless?: boolean;
 }
 
 export class ClientSession implements SessionPort {
   readonly id: string;
   readonly user: string | undefined;
   readonly waiting: WaitingPlaces | undefined;
+  readonly sessionless: boolean;
   readonly latch: SessionLatch;
   readonly grants: SessionGrantBook;
   readonly retryApprovals = new RetryApprovals();
@@ -82,6 +89,7 @@ export class ClientSession implements SessionPort {
     this.id = options.id ?? `s-${process.pid}-${Date.now().toString(36)}`;
     this.user = options.user;
     this.waiting = options.waiting;
+    this.sessionless = options.sessionless === true;
     this.requestStates = new RequestStates(() => this.stateKey(stateKeyPath(configPath)));
     this.pageStateFile = pageStateFile(configPath);
     this.pageOpenerDir = pageOpenerDir(configPath);

@@ -108,6 +108,8 @@ export interface AskedCall {
   user?: string | undefined;
   /** The tool's arguments cannot matter (remember.ts argumentsCannotMatter): a call decided as the whole tool may be remembered as it. */
   wholeTool?: boolean;
+  /** No client session is behind the call (SessionPort.sessionless): "Allow for this session" is not offered. */
+  sessionless?: boolean;
 }
 
 /** Where a command-kind call runs: the directory it names, or the server's own (`base`) when it names none. */
@@ -175,7 +177,7 @@ export function promptInput(call: AskedCall, policy: PolicyState): PromptInput {
     argsDigest: call.digest,
     rememberRules: withCredential ? null : rules,
     ...(withCredential ? { rememberHoldsCredential: true } : {}),
-    offerSession: onlyModeAsks && facts !== null,
+    offerSession: onlyModeAsks && facts !== null && call.sessionless !== true,
     ...(definition ? { definition } : {}),
     runsIn: call.runsIn ?? null,
     editable: call.editable ?? [],

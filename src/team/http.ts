@@ -439,7 +439,8 @@ export class TeamGateway {
     if (full) return full;
     const id = randomUUID();
     const transport = new StatelessPipe();
-    const { room, grants, upstream } = this.upstreamFor(identity, id);
+    // Security: the channel serves every 2026-07-28 client of the member on this replica; "this session" would be all of them (upstreamFor sessionless).
+    const { room, grants, upstream } = this.upstreamFor(identity, id, true);
     transport.onclose = () => {
       if (this.modern.get(key) === channel) this.modern.delete(key);
       if (channel.idle) clearTimeout(channel.idle);
@@ -530,7 +531,7 @@ export class TeamGateway {
   }
 
   /** A client session's own upstream Server, latch, waiting room and grants (both eras' sessions). */
-  private upstreamFor(identity: Identity, id: string): { room: WaitingRoom; grants: StoredSessionGrants; upstream: UpstreamSession } {
+  private upstreamFor(identity: Identity, id: string, sessionless = false): { room: WaitingRoom; grants: StoredSessionGrants; upstream: UpstreamSession } {
     const store = this.options.store;
     const room = new WaitingRoom(store, { user: identity.user, session: id }, `${this.base}/api/pending`);
     const grants = new StoredSessionGrants(store, { user: identity.user, session: id }, this.core.matchEnvNow(), this.core.logger);
@@ -540,7 +541,7 @@ export class TeamGateway {
       mirror: () => SHARED_SERVER_CAPABILITIES,
       roots: false,
       // Security: the client's token opened the session; once the user has an approver credential, the client is not where they answer (docs/team.md#approvers).
-      session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user) },
+      session: { id, user: identity.user, grants, page: async () => room, waiting: this.waitingBudget(identity.user), answersInClient: () => identity.approves && !this.authenticator.hasApprover(identity.user), sessionless },
     });
     upstream.holdCallsUntil(this.policies.load(identity.user));
     return { room, grants, upstream };
