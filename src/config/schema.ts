@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { DEFAULT_MESSAGE_MB, MAX_MESSAGE_MB } from './limits.js';
 
@@ -143,6 +144,10 @@ export function configSchemas() {
     retryWindowSeconds: z.number().positive().max(3600).default(120),
     /** Seconds between `notifications/progress` heartbeats while waiting, when the client sent a progress token. */
     heartbeatSeconds: z.number().positive().max(60).default(5),
+    /** Local networks ("ADDRESS/LENGTH") a server's URL-mode question may lead to; by default none (docs/threat-model.md, "The 2026-07-28 path"). */
+    localUrlNetworks: z
+      .array(z.string().refine(isNetwork, 'a network is written ADDRESS/LENGTH, such as "10.20.0.0/16" or "fd12:3456::/48"'))
+      .default([]),
   });
 
   const AuditSchema = z.strictObject({
@@ -310,7 +315,7 @@ export function configSchemas() {
       .record(z.string(), ToolOverrideSchema)
       .default({})
       .describe('Per-tool classification by exposed name (server__tool): kind and which arguments hold paths, the command and its working directory. Beats built-in profiles and heuristics.'),
-    approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'browser', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5 }),
+    approval: ApprovalSchema.default({ timeoutSeconds: 50, fallback: 'browser', ordering: 'batch', retryWindowSeconds: 120, heartbeatSeconds: 5, localUrlNetworks: [] }),
     audit: AuditSchema.default({ enabled: true }),
     timeouts: TimeoutsSchema.default({ callSeconds: 600, firstListSeconds: 5, startWaitSeconds: 30, connectSeconds: 120 }),
     limits: LimitsSchema.default({ messageMB: DEFAULT_MESSAGE_MB }).describe('Sizes mcp-latch accepts. Read when it starts.'),
@@ -349,4 +354,11 @@ export function configJsonSchema(): Record<string, unknown> {
     $id: 'https://github.com/mcp-latch/mcp-latch/schema/mcp-latch.schema.json',
     title: 'mcp-latch configuration',
   };
+}
+
+/** True when `text` is ADDRESS/LENGTH: an IPv4 or IPv6 address and a prefix length it can have. */
+function isNetwork(text: string): boolean {
+  const [address = '', length = '', ...rest] = text.split('/');
+  const family = isIP(address);
+  return rest.length === 0 && family !== 0 && /^\d{1,3}$/.test(length) && Number(length) <= (family === 4 ? 32 : 128);
 }

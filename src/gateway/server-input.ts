@@ -166,13 +166,14 @@ export function urlQuestionProblem(params: Record<string, unknown>): string | nu
 /**
  * Why one of a server's URL-mode questions (relayed to a 2026-07-28 client, already checked as
  * written by serverInput) is not put before the person once its host is resolved, or null: it leads
- * to this machine, or where it leads cannot be told (url-host.ts; round 21).
+ * to this machine or (unless approval.localUrlNetworks lists it) to a local network, or where it
+ * leads cannot be told (url-host.ts; rounds 21 and 22).
  */
-export async function resolvedQuestionsProblem(requests: Record<string, unknown>, lookup?: HostLookup): Promise<string | null> {
+export async function resolvedQuestionsProblem(requests: Record<string, unknown>, localNetworks: readonly string[], lookup?: HostLookup): Promise<string | null> {
   for (const request of Object.values(requests)) {
     const { method, params } = request as { method?: unknown; params?: Record<string, unknown> };
     if (method !== 'elicitation/create' || params?.mode !== 'url' || typeof params.url !== 'string') continue;
-    const problem = await resolvedHostProblem(params.url, lookup);
+    const problem = await resolvedHostProblem(params.url, lookup, localNetworks);
     if (problem) return problem;
   }
   return null;
@@ -263,7 +264,7 @@ export function capabilitiesForServer(envelope: Envelope | null, person: Person)
  * own request (the client declared roots at initialize); the roots as read (rootsOf) are noted as
  * the server's (`rootsGiven`) before `callAgain` decides the call again and sends them.
  */
-export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, timeoutMs: number, callAgain: (answers: ServerAnswers) => Promise<unknown>, rootsGiven: (lists: string[][]) => void = () => undefined): Promise<unknown> {
+export async function answerServerQuestions(server: string, first: Record<string, unknown>, person: Person, asking: { timeoutMs: number; localUrlNetworks: readonly string[] }, callAgain: (answers: ServerAnswers) => Promise<unknown>, rootsGiven: (lists: string[][]) => void = () => undefined): Promise<unknown> {
   let result: unknown = first;
   let before: ServerInput | null = null;
   while (isInputRequired(result)) {
@@ -285,9 +286,9 @@ export async function answerServerQuestions(server: string, first: Record<string
       const askable = request.method === 'elicitation/create' && request.params !== undefined && ((mode === 'form' && person.showsForms()) || (mode === 'url' && person.showsUrls()));
       if (!askable) return serverInputError(server, `it asked for ${escapeText(request.method)}${mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
       // A URL-mode question as a 2026-07-28 client gets it: an https URL of another host, the message named (round 20).
-      const url = mode === 'url' ? (urlQuestionProblem(request.params!) ?? (await resolvedHostProblem(request.params!.url as string))) : null;
+      const url = mode === 'url' ? (urlQuestionProblem(request.params!) ?? (await resolvedHostProblem(request.params!.url as string, undefined, asking.localUrlNetworks))) : null;
       if (url) return serverInputError(server, url);
-      const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, timeoutMs);
+      const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, asking.timeoutMs);
       // The server decides what a question nobody answered means, as it would with its own client.
       responses[key] = 'result' in asked ? asked.result : { action: 'cancel' };
     }

@@ -77,10 +77,75 @@ function thisMachine(): { list: BlockList; own: BlockList } {
 }
 
 /**
- * Why the host of `url` (already checked as written: urlQuestionProblem) leads to this machine or
- * cannot be told, or null when every address it resolves to is another machine's.
+ * The address blocks the IANA IPv4 and IPv6 Special-Purpose Address Registries mark "Globally
+ * Reachable: False" (6to4 there is "N/A"), with multicast: a local network's, or none at all, never
+ * a page on the internet. A few single addresses inside 192.0.0.0/24 and 2001::/23 the registries
+ * mark reachable (anycast services such as PCP and TURN, none a web page) are refused with their
+ * blocks. 127/8, 0/8, ::1 and :: are this machine (thisMachine); the forms that carry an IPv4
+ * address (mapped, NAT64, ...) are judged by that address (carriedIPv4).
  */
-export async function resolvedHostProblem(url: string, lookup: HostLookup = systemLookup): Promise<string | null> {
+const LOCAL_BLOCKS: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', string]> = [
+  ['10.0.0.0', 8, 'ipv4', 'private-use, RFC 1918'],
+  ['100.64.0.0', 10, 'ipv4', 'shared address space (carrier-grade NAT), RFC 6598'],
+  ['169.254.0.0', 16, 'ipv4', 'link-local, RFC 3927'],
+  ['172.16.0.0', 12, 'ipv4', 'private-use, RFC 1918'],
+  ['192.0.0.0', 24, 'ipv4', 'IETF protocol assignments, RFC 6890'],
+  ['192.0.2.0', 24, 'ipv4', 'documentation, RFC 5737'],
+  ['192.168.0.0', 16, 'ipv4', 'private-use, RFC 1918'],
+  ['198.18.0.0', 15, 'ipv4', 'benchmarking, RFC 2544'],
+  ['198.51.100.0', 24, 'ipv4', 'documentation, RFC 5737'],
+  ['203.0.113.0', 24, 'ipv4', 'documentation, RFC 5737'],
+  ['224.0.0.0', 4, 'ipv4', 'multicast, RFC 5771'],
+  ['240.0.0.0', 4, 'ipv4', 'reserved and limited broadcast, RFC 1112 and RFC 919'],
+  ['64:ff9b:1::', 48, 'ipv6', 'local-use IPv4/IPv6 translation, RFC 8215'],
+  ['100::', 64, 'ipv6', 'discard-only, RFC 6666'],
+  ['2001::', 23, 'ipv6', 'IETF protocol assignments (Teredo among them), RFC 2928'],
+  ['2001:db8::', 32, 'ipv6', 'documentation, RFC 3849'],
+  ['2002::', 16, 'ipv6', '6to4, RFC 3056'],
+  ['3fff::', 20, 'ipv6', 'documentation, RFC 9637'],
+  ['5f00::', 16, 'ipv6', 'segment routing SIDs, RFC 9602'],
+  ['fc00::', 7, 'ipv6', 'unique local, RFC 4193'],
+  ['fe80::', 10, 'ipv6', 'link-local, RFC 4291'],
+  ['fec0::', 10, 'ipv6', 'site-local, RFC 3879'],
+  ['ff00::', 8, 'ipv6', 'multicast, RFC 4291'],
+];
+const localBlocks = LOCAL_BLOCKS.map(([network, prefix, family, rule]) => {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, family);
+  return { list, family, rule };
+});
+
+/** The registry entry (LOCAL_BLOCKS) `address` is in, with the block, or null when it is globally reachable. */
+function localRule(address: string, family: 'ipv4' | 'ipv6'): string | null {
+  return localBlocks.find((block) => block.family === family && block.list.check(address, family))?.rule ?? null;
+}
+
+/**
+ * The networks of `approval.localUrlNetworks` ("ADDRESS/LENGTH" each, checked when the config is
+ * read: schema.ts) as a list; an entry that cannot be read adds nothing (fail closed).
+ */
+function allowedNetworks(networks: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const network of networks) {
+    const [address = '', length = ''] = network.split('/');
+    const family = isIP(address);
+    if (family === 0 || !/^\d{1,3}$/.test(length)) continue;
+    try {
+      list.addSubnet(address, Number(length), family === 6 ? 'ipv6' : 'ipv4');
+    } catch {
+      // Not a network: nothing allowed by it.
+    }
+  }
+  return list;
+}
+
+/**
+ * Why the host of `url` (already checked as written: urlQuestionProblem) leads to this machine or to
+ * a local network, or cannot be told, or null when every address it resolves to is another
+ * machine's on the internet. `localNetworks`: approval.localUrlNetworks, the local networks the
+ * person lets servers' questions lead to (docs/config.md); this machine is never let through.
+ */
+export async function resolvedHostProblem(url: string, lookup: HostLookup = systemLookup, localNetworks: readonly string[] = []): Promise<string | null> {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   let timer: NodeJS.Timeout | undefined;
   let addresses: Array<{ address: string }>;
@@ -110,11 +175,12 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
   }
   if (addresses.length === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to no address (mcp-latch passes on only https URLs of other hosts)`;
   const { list, own } = thisMachine();
+  const tail = ' (mcp-latch passes on only https URLs of other hosts)';
+  // This machine first, whatever else the name resolves to: it is never let through.
   for (const { address } of addresses) {
     const family = isIP(address);
-    if (family === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to "${escapeText(address)}", which is not an address (mcp-latch passes on only https URLs of other hosts)`;
+    if (family === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to "${escapeText(address)}", which is not an address${tail}`;
     const leads = `its URL-mode question's url "${escapeText(url)}" leads to this machine: ${escapeText(host)} resolves to ${escapeText(address)}`;
-    const tail = ' (mcp-latch passes on only https URLs of other hosts)';
     if (list.check(address, family === 6 ? 'ipv6' : 'ipv4')) return leads + tail;
     if (family === 4) continue;
     const bytes = ipv6Bytes(address);
@@ -125,7 +191,39 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
     const translated = anyCarriedIPv4(bytes).find((inner) => own.check(inner, 'ipv4'));
     if (translated) return `${leads}, which carries ${translated} as a NAT64 network-specific prefix would (RFC 6052)${tail}`;
   }
+  // Then a local network's addresses (round 22): the person's browser reaches them from inside it,
+  // where the server cannot; only those of approval.localUrlNetworks pass.
+  const allowed = allowedNetworks(localNetworks);
+  for (const { address } of addresses) {
+    const local = localProblem(address, allowed);
+    if (local) {
+      return `its URL-mode question's url "${escapeText(url)}" leads to a local network: ${escapeText(host)} resolves to ${escapeText(address)}${local}, not an address on the internet (mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks)`;
+    }
+  }
   return null;
+}
+
+/**
+ * Where `address` (not this machine's: checked before) leads when that is a local network not in
+ * `allowed`, said after the address (", which carries 10.0.0.1 (private-use, RFC 1918)"), or null.
+ * An IPv6 form that carries an IPv4 address is judged by that address (each reading of it).
+ */
+function localProblem(address: string, allowed: BlockList): string | null {
+  if (isIP(address) === 4) {
+    const rule = localRule(address, 'ipv4');
+    return rule && !allowed.check(address, 'ipv4') ? ` (${rule})` : null;
+  }
+  if (allowed.check(address, 'ipv6')) return null;
+  const carried = carriedIPv4(ipv6Bytes(address) ?? []);
+  for (const inner of carried) {
+    const rule = localRule(inner, 'ipv4');
+    if (rule && !allowed.check(inner, 'ipv4')) return `, which carries ${inner} (${rule})`;
+  }
+  // Under a prefix that carries an IPv4 address, that address is where it leads; a local-use
+  // translation address with no reading RFC 6052 allows is judged by its block below.
+  if (carried.length > 0) return null;
+  const rule = localRule(address, 'ipv6');
+  return rule ? ` (${rule})` : null;
 }
 
 /**

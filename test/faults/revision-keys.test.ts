@@ -164,9 +164,9 @@ describe("a 2026-07-28 server's input requests, relayed to a 2026-07-28 client (
   const withUrl = { elicitation: { form: {}, url: {} } };
 
   test('a URL-mode question to a client declaring URL mode: relayed under the gateway\'s key, its message named as the server\'s and escaped, the https URL unchanged; the answer reaches the server', { timeout: 60_000 }, async () => {
-    const { result, log } = await asking(urlQuestion('https://192.0.2.10/connect?x=1'), withUrl);
+    const { result, log } = await asking(urlQuestion('https://93.184.215.14/connect?x=1'), withUrl);
     expect(result.resultType).toBe('input_required');
-    expect(result.inputRequests).toEqual({ 'mcp-latch/server/u': { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: '[raw] Connect\\nyour account', url: 'https://192.0.2.10/connect?x=1' } } });
+    expect(result.inputRequests).toEqual({ 'mcp-latch/server/u': { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: '[raw] Connect\\nyour account', url: 'https://93.184.215.14/connect?x=1' } } });
     const done = await round(modern!.client, { name: 'raw__go', arguments: {}, inputResponses: { 'mcp-latch/server/u': { action: 'accept' } }, requestState: result.requestState });
     expect(textOf(done as never)).toBe('done');
     expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }, { tool: 'go', answers: { u: { action: 'accept' } } }]);
@@ -280,15 +280,15 @@ describe("a 2025 server's URL-mode question", () => {
   test('handshake-era client: an https one to another host is relayed, its message named as the server\'s', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     h = await startGateway({ mcpServers: fix(dir), permissions: { allow: ['mcp__fix'] } }, { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: () => ({ action: 'accept' }) });
-    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { url: 'https://192.0.2.10/connect' } });
+    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { url: 'https://93.184.215.14/connect' } });
     expect(textOf(result)).toBe('accept');
-    expect(h.elicitations).toEqual([{ mode: 'url', elicitationId: 'e1', message: '[fix] Connect your account', url: 'https://192.0.2.10/connect' }]);
+    expect(h.elicitations).toEqual([{ mode: 'url', elicitationId: 'e1', message: '[fix] Connect your account', url: 'https://93.184.215.14/connect' }]);
   });
 
   test('2026-07-28 client not declaring URL mode: the server is not told it may ask one, and none is held for the client', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     modern = await startModernClient(dir, { mcpServers: fix(dir), permissions: { allow: ['mcp__fix'] } });
-    const result = await round(modern.client, { name: 'fix__ask_user', arguments: { url: 'https://192.0.2.10/connect' } });
+    const result = await round(modern.client, { name: 'fix__ask_user', arguments: { url: 'https://93.184.215.14/connect' } });
     expect(result.resultType ?? 'complete').toBe('complete');
     expect(textOf(result as never)).toContain('does not support URL-mode elicitation');
   });
@@ -296,9 +296,9 @@ describe("a 2025 server's URL-mode question", () => {
   test('2026-07-28 client declaring URL mode: held and relayed as input_required, named as the server\'s', { timeout: 60_000 }, async () => {
     const dir = tempDir();
     modern = await startModernClient(dir, { mcpServers: fix(dir), permissions: { allow: ['mcp__fix'] } }, { capabilities: { elicitation: { form: {}, url: {} } } });
-    const call = { name: 'fix__ask_user', arguments: { url: 'https://192.0.2.10/connect' } };
+    const call = { name: 'fix__ask_user', arguments: { url: 'https://93.184.215.14/connect' } };
     const first = await round(modern.client, call);
-    expect(first.inputRequests).toEqual({ 'mcp-latch/server/elicitation': { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: '[fix] Connect your account', url: 'https://192.0.2.10/connect' } } });
+    expect(first.inputRequests).toEqual({ 'mcp-latch/server/elicitation': { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: '[fix] Connect your account', url: 'https://93.184.215.14/connect' } } });
     const done = await round(modern.client, { ...call, inputResponses: { 'mcp-latch/server/elicitation': { action: 'accept' } }, requestState: first.requestState });
     expect(textOf(done as never)).toBe('accept');
   });
@@ -325,15 +325,15 @@ describe("a 2026-07-28 server's URL-mode question, handshake-era client", () => 
   };
 
   test('a client declaring URL mode is asked it, named as the server\'s; its answer reaches the server', { timeout: 60_000 }, async () => {
-    const { log, result } = await start('https://192.0.2.10/connect', { elicitation: { form: {}, url: {} } });
+    const { log, result } = await start('https://93.184.215.14/connect', { elicitation: { form: {}, url: {} } });
     expect(textOf(result)).toBe('done');
-    expect(h!.elicitations).toEqual([{ mode: 'url', elicitationId: 'e1', message: '[raw] Connect your account', url: 'https://192.0.2.10/connect' }]);
+    expect(h!.elicitations).toEqual([{ mode: 'url', elicitationId: 'e1', message: '[raw] Connect your account', url: 'https://93.184.215.14/connect' }]);
     expect(fixtureCalls(log)).toEqual([{ tool: 'go', answers: null }, { tool: 'go', answers: { u: { action: 'accept' } } }]);
   });
 
   test.each([
     ['http://127.0.0.1:7331/s/abc/', { elicitation: { form: {}, url: {} } }, `its URL-mode question's url "http://127.0.0.1:7331/s/abc/" is not https (mcp-latch passes on only https URLs of other hosts)`],
-    ['https://192.0.2.10/connect', { elicitation: { form: {} } }, 'it asked for elicitation/create (URL mode), which mcp-latch cannot ask this client'],
+    ['https://93.184.215.14/connect', { elicitation: { form: {} } }, 'it asked for elicitation/create (URL mode), which mcp-latch cannot ask this client'],
   ])('%s to a client declaring %j: the call ends naming why; nothing is asked', { timeout: 60_000 }, async (url, capabilities, problem) => {
     const { log, result } = await start(url, capabilities);
     expect(result.isError).toBe(true);

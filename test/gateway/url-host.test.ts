@@ -73,6 +73,39 @@ describe('resolvedHostProblem', () => {
     );
   });
 
+  // Other machines of a local network (round 22): the person's browser reaches them from inside it,
+  // where the server cannot; refused, naming the registry's entry, unless approval.localUrlNetworks lists them.
+  test.each([
+    ['10.1.2.3', 'private-use, RFC 1918'],
+    ['172.16.5.4', 'private-use, RFC 1918'],
+    ['192.168.1.1', 'private-use, RFC 1918'],
+    ['100.64.0.1', 'shared address space (carrier-grade NAT), RFC 6598'],
+    ['169.254.169.254', 'link-local, RFC 3927'],
+    ['198.18.0.1', 'benchmarking, RFC 2544'],
+    ['224.0.0.251', 'multicast, RFC 5771'],
+    ['fd12:3456::1', 'unique local, RFC 4193'],
+    ['fe80::1', 'link-local, RFC 4291'],
+    ['fec0::1', 'site-local, RFC 3879'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'IETF protocol assignments (Teredo among them), RFC 2928'],
+    ['2002:a01:203::1', '6to4, RFC 3056'],
+    ['::ffff:10.1.2.3', 'private-use, RFC 1918', '10.1.2.3'],
+    ['64:ff9b::a01:203', 'private-use, RFC 1918', '10.1.2.3'],
+    [embedded(LOCAL_USE, 64, '192.168.1.1'), 'private-use, RFC 1918', '192.168.1.1'],
+    ['64:ff9b:1:ffff:ffff:ffff:ffff:ffff', 'local-use IPv4/IPv6 translation, RFC 8215'],
+  ])('a name resolving to %s (%s) is refused as a local network, naming the rule', async (address, rule, carried?: string) => {
+    const problem = await resolvedHostProblem('https://intranet.example/reset', answering(['93.184.215.14', address]));
+    expect(problem).toBe(
+      `its URL-mode question's url "https://intranet.example/reset" leads to a local network: intranet.example resolves to ${address}${carried ? `, which carries ${carried}` : ''} (${rule}), not an address on the internet (mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks)`,
+    );
+  });
+
+  test('approval.localUrlNetworks lets a local network through, this machine never', async () => {
+    const networks = ['10.0.0.0/8', 'fd12:3456::/32', `${own}/32`];
+    expect(await resolvedHostProblem('https://intranet.example/', answering(['10.1.2.3', '::ffff:10.9.9.9', 'fd12:3456::1']), networks)).toBeNull();
+    expect(await resolvedHostProblem('https://intranet.example/', answering(['10.1.2.3', '192.168.1.1']), networks)).toContain('resolves to 192.168.1.1 (private-use, RFC 1918)');
+    expect(await resolvedHostProblem('https://intranet.example/', answering([own]), networks)).toContain('leads to this machine');
+  });
+
   test('a name that does not resolve, or resolves to nothing, is refused: where it leads is not known (fail closed)', async () => {
     const missing: HostLookup = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND evil.example'), { code: 'ENOTFOUND' }));
     expect(await resolvedHostProblem('https://evil.example/', missing)).toBe('its URL-mode question\'s url "https://evil.example/" names a host that could not be resolved (ENOTFOUND), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)');
@@ -103,7 +136,7 @@ describe('resolvedHostProblem', () => {
     const asked: string[] = [];
     const other: HostLookup = async (host) => {
       asked.push(host);
-      return [{ address: '192.0.2.10' }];
+      return [{ address: '93.184.215.14' }];
     };
     try {
       const stalled = resolvedHostProblem('https://stall.attacker.example/', () => new Promise((resolve) => (finish = resolve)));
@@ -113,11 +146,11 @@ describe('resolvedHostProblem', () => {
         `its URL-mode question's url "https://accounts.example.com/connect" names a host that could not be resolved now: 1 URL-mode host lookup is in flight already (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`,
       );
       expect(asked).toEqual([]);
-      expect(await resolvedHostProblem('https://192.0.2.10/connect', other)).toBeNull();
+      expect(await resolvedHostProblem('https://93.184.215.14/connect', other)).toBeNull();
       finish([]);
       await vi.advanceTimersByTimeAsync(0);
       expect(await resolvedHostProblem('https://accounts.example.com/connect', other)).toBeNull();
-      expect(asked).toEqual(['192.0.2.10', 'accounts.example.com']);
+      expect(asked).toEqual(['93.184.215.14', 'accounts.example.com']);
     } finally {
       finish([]);
       await vi.advanceTimersByTimeAsync(0);
@@ -210,5 +243,54 @@ describe('a URL-mode question past the waiting limit, through the built gateway'
     expect(answers[MAX_SERVER_QUESTIONS]).toBe(`error: MCP error -32600: mcp-latch cannot relay this request: ${MAX_SERVER_QUESTIONS} of its questions are waiting for the person already (the limit)`);
     expect(h.stderr()).not.toContain('nowhere.invalid');
     expect(h.elicitations.every((question) => question.mode !== 'url')).toBe(true);
+  });
+});
+
+describe('a URL-mode question to a local network, through the built gateway (round 22)', () => {
+  const url = 'https://10.1.2.3/reset';
+  const refusal = `its URL-mode question's url "${url}" leads to a local network: 10.1.2.3 resolves to 10.1.2.3 (private-use, RFC 1918), not an address on the internet (mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks)`;
+  const RAW = join(ROOT, 'test/fixtures/raw-modern-server.mjs');
+  const raw = (dir: string) => ({ raw: { command: process.execPath, args: [RAW], env: { INPUT_REQUESTS: JSON.stringify({ u: { method: 'elicitation/create', params: { mode: 'url', elicitationId: 'e1', message: 'Reset', url } } }), FIXTURE_LOG: join(dir, 'raw.log') }, protocolVersion: '2026-07-28' as const } });
+  const allowing = (networks: string[]) => ({ approval: { localUrlNetworks: networks } });
+  let h: Harness | undefined;
+  let modern: Modern | undefined;
+  afterEach(async () => {
+    await h?.close();
+    await modern?.close();
+    h = undefined;
+    modern = undefined;
+  });
+
+  test.each([[[] as string[]], [['10.0.0.0/8']]])("a 2025 server's, to a handshake-era client (SDK 1.x); approval.localUrlNetworks %j", { timeout: 60_000 }, async (networks) => {
+    const dir = tempDir();
+    h = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] }, ...allowing(networks) }, { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: () => ({ action: 'accept' }) });
+    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { url } });
+    if (networks.length === 0) {
+      expect(textOf(result)).toBe(`error: MCP error -32600: mcp-latch cannot relay this request of fix: ${refusal}`);
+      expect(h.elicitations).toEqual([]);
+    } else {
+      expect(textOf(result)).toBe('accept');
+      expect(h.elicitations).toEqual([{ mode: 'url', elicitationId: 'e1', message: '[fix] Connect your account', url }]);
+    }
+  });
+
+  test.each([[[] as string[]], [['10.0.0.0/8']]])("a 2026-07-28 server's, relayed to a 2026-07-28 client (v2 Client); approval.localUrlNetworks %j", { timeout: 60_000 }, async (networks) => {
+    const dir = tempDir();
+    modern = await startModernClient(dir, { mcpServers: raw(dir), permissions: { allow: ['mcp__raw'] }, ...allowing(networks) }, { capabilities: { elicitation: { form: {}, url: {} } } });
+    const result = await round(modern.client, { name: 'raw__go', arguments: {} });
+    if (networks.length === 0) {
+      expect(textOf(result as never)).toContain(`mcp-latch: raw asked for input the gateway could not pass on: ${refusal}`);
+    } else {
+      expect(result.resultType).toBe('input_required');
+      expect(JSON.stringify(result.inputRequests)).toContain(url);
+    }
+  });
+
+  test.each([[[] as string[]], [['10.0.0.0/8']]])("a 2026-07-28 server's, asked of a handshake-era client (SDK 1.x); approval.localUrlNetworks %j", { timeout: 60_000 }, async (networks) => {
+    const dir = tempDir();
+    h = await startGateway({ mcpServers: raw(dir), permissions: { allow: ['mcp__raw'] }, ...allowing(networks) }, { dir, capabilities: { elicitation: { form: {}, url: {} } }, onElicit: () => ({ action: 'accept' }) });
+    const result = await h.client.callTool({ name: 'raw__go', arguments: {} });
+    if (networks.length === 0) expect(textOf(result)).toContain(refusal);
+    expect(h.elicitations.map((question) => (question as { url?: string }).url)).toEqual(networks.length === 0 ? [] : [url]);
   });
 });
