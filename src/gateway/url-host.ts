@@ -16,7 +16,8 @@ import { escapeText } from '../latch/escape.js';
  *
  * Not covered, by its nature: a name whose answer changes between this lookup and the browser's (DNS
  * rebinding), or that the person's browser resolves with another resolver (split DNS). The https the
- * check requires means a page reached that way must still hold a certificate for that name.
+ * check requires means a page reached that way must still hold a certificate for that name; why no
+ * TTL floor or other mitigation is built: docs/threat-model.md, "What the host check promises".
  */
 
 /** How long a URL-mode question's host may take to resolve before the question is refused. */
