@@ -25,7 +25,8 @@ export const MAX_URL_LOOKUP_MS = 3000;
 
 /**
  * How many hosts of URL-mode questions are being resolved at once, gateway-wide; a question whose
- * host needs resolving while this many are is refused at once, naming the limit. A system lookup
+ * host needs resolving while this many are waits for a place, in turn, within its MAX_URL_LOOKUP_MS
+ * (the lookup's own time included), and is refused naming the limit when none comes. A system lookup
  * (getaddrinfo) runs in libuv's thread pool, at most two at once there, and goes on after
  * MAX_URL_LOOKUP_MS until the system resolver gives up (10 s with glibc's defaults); it cannot be
  * withdrawn, and the rest queue behind it. Uncounted, one server's questions to names whose DNS never
@@ -36,6 +37,44 @@ export const MAX_URL_LOOKUP_MS = 3000;
  */
 export const MAX_URL_LOOKUPS = 1;
 let lookupsInFlight = 0;
+
+/**
+ * How many URL-mode questions may wait for a lookup's place at once, gateway-wide; more are refused
+ * at once, naming the limit. Until round 22 none waited: a question whose host needed a lookup while
+ * another's ran, however briefly (two servers' sign-in questions at once, or two of one server's),
+ * was refused at once, though the place was free a few milliseconds later (round 22 review, R22-2).
+ */
+export const MAX_URL_LOOKUP_WAITING = 32;
+/** The questions waiting for a place, in turn: each is handed the place of a lookup that settles. */
+const waitingForLookup: Array<() => void> = [];
+
+/** A lookup settled: its place goes to the first question waiting, or is free. */
+function lookupSettled(): void {
+  const next = waitingForLookup.shift();
+  if (next) next();
+  else lookupsInFlight -= 1;
+}
+
+/** A place for a lookup within `ms` (true), or none came (false); taken (counted) when true. */
+function lookupPlace(ms: number): Promise<boolean> | boolean {
+  if (lookupsInFlight < MAX_URL_LOOKUPS) {
+    lookupsInFlight += 1;
+    return true;
+  }
+  if (waitingForLookup.length >= MAX_URL_LOOKUP_WAITING) return false;
+  return new Promise((resolve) => {
+    const handed = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    const timer = setTimeout(() => {
+      const index = waitingForLookup.indexOf(handed);
+      if (index >= 0) waitingForLookup.splice(index, 1);
+      resolve(false);
+    }, ms);
+    waitingForLookup.push(handed);
+  });
+}
 
 /** Resolves a host name to all its addresses (node:dns lookup, as a browser's getaddrinfo would). */
 export type HostLookup = (hostname: string) => Promise<Array<{ address: string }>>;
@@ -152,21 +191,25 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
   let addresses: Array<{ address: string }>;
   // An address as written needs no lookup (node:dns answers it without the thread pool).
   const literal = isIP(host) !== 0;
-  if (!literal && lookupsInFlight >= MAX_URL_LOOKUPS) {
-    return `its URL-mode question's url "${escapeText(url)}" names a host that could not be resolved now: ${lookupsInFlight} URL-mode host lookup${lookupsInFlight === 1 ? ' is' : 's are'} in flight already (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
+  const started = performance.now();
+  if (!literal) {
+    const full = waitingForLookup.length >= MAX_URL_LOOKUP_WAITING;
+    if (!(await lookupPlace(MAX_URL_LOOKUP_MS))) {
+      const why = full
+        ? `${MAX_URL_LOOKUP_WAITING} URL-mode questions wait for a host lookup already (the limit, MAX_URL_LOOKUP_WAITING)`
+        : `no URL-mode host lookup place came free within ${MAX_URL_LOOKUP_MS} ms (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS; MAX_URL_LOOKUP_MS)`;
+      return `its URL-mode question's url "${escapeText(url)}" names a host that could not be resolved now: ${why}, so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
+    }
   }
   try {
+    // The wait for a place counts toward MAX_URL_LOOKUP_MS: the question's whole wait stays within it.
+    const left = Math.max(0, MAX_URL_LOOKUP_MS - (performance.now() - started));
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${MAX_URL_LOOKUP_MS} ms (MAX_URL_LOOKUP_MS)`)), MAX_URL_LOOKUP_MS);
+      timer = setTimeout(() => reject(new Error(`no answer within ${MAX_URL_LOOKUP_MS} ms (MAX_URL_LOOKUP_MS)`)), left);
     });
-    const looked = lookup(host);
-    if (!literal) {
-      lookupsInFlight += 1;
-      const settled = () => {
-        lookupsInFlight -= 1;
-      };
-      looked.then(settled, settled);
-    }
+    // Counted until the lookup itself settles (a throw from it too), then its place is handed on.
+    const looked = new Promise<Array<{ address: string }>>((resolve) => resolve(lookup(host)));
+    if (!literal) looked.then(lookupSettled, lookupSettled);
     addresses = await Promise.race([looked, timeout]);
   } catch (error) {
     const why = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);

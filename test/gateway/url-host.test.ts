@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { MAX_URL_LOOKUP_MS, MAX_URL_LOOKUPS, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
+import { MAX_URL_LOOKUP_MS, MAX_URL_LOOKUP_WAITING, MAX_URL_LOOKUPS, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
 import { MAX_SERVER_QUESTIONS } from '../../src/config/limits.js';
 import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
 import { eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
@@ -130,7 +130,9 @@ describe('resolvedHostProblem', () => {
   // A system lookup goes on after the question gave up on it, in libuv's thread pool (two at once),
   // with every other lookup of the process queued behind it: one server's questions to names whose DNS
   // never answers refused other servers' URL questions for ~100 s (round 21 review, review-proto21 P1).
-  test(`at most MAX_URL_LOOKUPS (${MAX_URL_LOOKUPS}) at once, counted until the lookup itself ends: another host is refused at once naming the limit, an address as written is not`, async () => {
+  // Round 22 review (R22-2): a question meeting a lookup in flight was refused at once, however soon
+  // the place came free; now it waits for it in turn within its own MAX_URL_LOOKUP_MS.
+  test(`at most MAX_URL_LOOKUPS (${MAX_URL_LOOKUPS}) at once, counted until the lookup itself ends: another host waits for the place within MAX_URL_LOOKUP_MS and is refused naming the limit when none comes; an address as written needs none`, async () => {
     vi.useFakeTimers();
     let finish: (addresses: Array<{ address: string }>) => void = () => undefined;
     const asked: string[] = [];
@@ -142,15 +144,40 @@ describe('resolvedHostProblem', () => {
       const stalled = resolvedHostProblem('https://stall.attacker.example/', () => new Promise((resolve) => (finish = resolve)));
       await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS);
       expect(await stalled).toContain('no answer within');
-      expect(await resolvedHostProblem('https://accounts.example.com/connect', other)).toBe(
-        `its URL-mode question's url "https://accounts.example.com/connect" names a host that could not be resolved now: 1 URL-mode host lookup is in flight already (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`,
-      );
-      expect(asked).toEqual([]);
+      // The stalled lookup goes on: the next host waits for its place, and none comes within the limit.
+      const waited = resolvedHostProblem('https://accounts.example.com/connect', other);
       expect(await resolvedHostProblem('https://93.184.215.14/connect', other)).toBeNull();
+      await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS);
+      expect(await waited).toBe(
+        `its URL-mode question's url "https://accounts.example.com/connect" names a host that could not be resolved now: no URL-mode host lookup place came free within ${MAX_URL_LOOKUP_MS} ms (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS; MAX_URL_LOOKUP_MS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`,
+      );
+      expect(asked).toEqual(['93.184.215.14']);
+      // One waiting when the stalled lookup ends is handed its place, and resolved.
+      const handed = resolvedHostProblem('https://accounts.example.com/connect', other);
+      await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS / 2);
+      finish([]);
+      expect(await handed).toBeNull();
+      expect(asked).toEqual(['93.184.215.14', 'accounts.example.com']);
+      // The place is free again.
+      expect(await resolvedHostProblem('https://login.example.org/connect', other)).toBeNull();
+    } finally {
       finish([]);
       await vi.advanceTimersByTimeAsync(0);
-      expect(await resolvedHostProblem('https://accounts.example.com/connect', other)).toBeNull();
-      expect(asked).toEqual(['93.184.215.14', 'accounts.example.com']);
+      vi.useRealTimers();
+    }
+  });
+
+  test(`at most MAX_URL_LOOKUP_WAITING (${MAX_URL_LOOKUP_WAITING}) wait for a place; more are refused at once naming the limit`, async () => {
+    vi.useFakeTimers();
+    let finish: (addresses: Array<{ address: string }>) => void = () => undefined;
+    try {
+      const stalled = resolvedHostProblem('https://stall.attacker.example/', () => new Promise((resolve) => (finish = resolve)));
+      const waiting = Array.from({ length: MAX_URL_LOOKUP_WAITING }, (_, index) => resolvedHostProblem(`https://w${index}.example.com/`, answering(['93.184.215.14'])));
+      expect(await resolvedHostProblem('https://one-more.example.com/', answering(['93.184.215.14']))).toContain(`${MAX_URL_LOOKUP_WAITING} URL-mode questions wait for a host lookup already (the limit, MAX_URL_LOOKUP_WAITING)`);
+      finish([{ address: '93.184.215.14' }]);
+      expect(await stalled).toBeNull();
+      // Each handed the place in turn as the one before it settles.
+      expect(await Promise.all(waiting)).toEqual(Array(MAX_URL_LOOKUP_WAITING).fill(null));
     } finally {
       finish([]);
       await vi.advanceTimersByTimeAsync(0);
@@ -216,6 +243,30 @@ describe("a URL-mode question to a name of this machine, through the built gatew
     expect(textOf(result)).toContain(`its URL-mode question's url "${url}" ${why}`);
     expect(h.elicitations).toEqual([]);
     expect(fixtureCalls(join(dir, 'raw.log'))).toEqual([{ tool: 'go', answers: null }]);
+  });
+});
+
+describe('two URL-mode questions at once, through the built gateway', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  // Round 22 review (R22-2): the second met the first's lookup in flight and was refused at once
+  // ("1 URL-mode host lookup is in flight already"), the lookup taking milliseconds. Now it waits its
+  // turn: each is looked up (names under .invalid resolve nowhere, so each is refused for that).
+  test('the second waits for the first lookup to end and is looked up itself', { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    h = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')) }, permissions: { allow: ['mcp__fix'] } }, { dir, capabilities: { elicitation: { form: {}, url: {} } } });
+    const result = await h.client.callTool({ name: 'fix__ask_user', arguments: { urls: ['https://first.invalid/connect', 'https://second.invalid/connect'] } });
+    const answers = JSON.parse(textOf(result)) as string[];
+    expect(answers).toHaveLength(2);
+    for (const [index, answer] of answers.entries()) {
+      expect(answer).toContain(`${['first', 'second'][index]}.invalid/connect" names a host that could not be resolved (`);
+      expect(answer).not.toContain('in flight');
+    }
+    expect(h.elicitations).toEqual([]);
   });
 });
 
