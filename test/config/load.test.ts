@@ -46,6 +46,14 @@ describe('config text', () => {
     }
   });
 
+  test('approval.localUrlNetworks: each ADDRESS/LENGTH, else named with an example (round 22)', () => {
+    const ok = parseConfigText(JSON.stringify({ approval: { localUrlNetworks: ['10.20.0.0/16', 'fd12:3456::/48'] } }), '/cfg/mcp-latch.json', ruleIssues);
+    expect(ok.file.approval.localUrlNetworks).toEqual(['10.20.0.0/16', 'fd12:3456::/48']);
+    for (const bad of ['10.20.0.0', '10.20.0.0/33', 'intranet.example/16', '10.0.0.0/8/8']) {
+      expect(() => parseConfigText(JSON.stringify({ approval: { localUrlNetworks: [bad] } }), '/cfg/mcp-latch.json', ruleIssues)).toThrow('approval.localUrlNetworks[0]: a network is written ADDRESS/LENGTH');
+    }
+  });
+
   test('unknown keys and values get the closest known one; workspace errors speak of paths', () => {
     const text = JSON.stringify({ permisions: {}, policy: { toolDescription: 'warn' }, mcpServers: { a: { command: 'x', arg: [] } }, tools: { a__t: { kind: 'writ' } }, workspace: 5, zzz: 1 });
     const issues = (() => {
