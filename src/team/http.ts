@@ -29,7 +29,7 @@ import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 import { UnprovenConnections } from './unproven-connections.js';
 import { SessionOutput } from './session-output.js';
-import { HEADER_MISMATCH, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, headerMismatch, modernVersion, speaks } from './stateless.js';
+import { HEADER_MISMATCH, RequestStream, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, acceptsStream, headerMismatch, modernVersion, speaks } from './stateless.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 
 /**
@@ -416,13 +416,19 @@ export class TeamGateway {
     }
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
     await channel.ready;
+    const stream = new RequestStream(res, acceptsStream(req), () => messageBytes(this.core.config()), (text) => this.core.logger.warn({ user: identity.user, limit: 'limits.messageMB' }, text));
     await new Promise<void>((resolve) => {
-      const cancel = channel.transport.request({ ...body, id }, (answer) => {
-        const code = (answer as { error?: { code?: unknown } }).error?.code;
-        // The revision's statuses: an unknown method 404, an unsupported version 400 (streamable-http, "Protocol Version Header").
-        json(res, code === -32601 ? 404 : code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200, answer);
-        resolve();
-      });
+      const cancel = channel.transport.request(
+        { ...body, id },
+        (answer) => {
+          if (stream.end(answer)) return resolve();
+          const code = (answer as { error?: { code?: unknown } }).error?.code;
+          // The revision's statuses: an unknown method 404, an unsupported version 400 (streamable-http, "Protocol Version Header").
+          json(res, code === -32601 ? 404 : code === UNSUPPORTED_PROTOCOL_VERSION ? 400 : 200, answer);
+          resolve();
+        },
+        (notification) => stream.send(notification),
+      );
       res.once('close', () => {
         cancel();
         resolve();

@@ -1,5 +1,5 @@
-import type { IncomingMessage } from 'node:http';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 import { envelopeOf } from '../gateway/era-2026.js';
@@ -16,11 +16,14 @@ import { isPlainObject } from '../values.js';
  * 2026-07-28 client: the request states it signed (bound to this session, so to the member), a 2025
  * server's questions held for a retry, session grants.
  *
- * Nothing else goes to the client: the revision forbids requests to it (its questions come as
- * `input_required`, gateway/input-required.ts), and the notifications of a request (progress, log
- * messages) are not sent (the answer is one JSON object, not an event stream); list changes would
- * need `subscriptions/listen`, not served. Closing a request's HTTP response cancels it, as the
- * revision says ("Cancellation").
+ * A request's own notifications (its progress, its servers' log messages) go to its POST's
+ * response, which then becomes an event stream (team/http.ts handleModern; the revision's
+ * "Receiving Messages"): a log message only when the request named a level in `_meta`
+ * (`io.modelcontextprotocol/logLevel`, the revision's "servers MUST NOT emit notifications/message
+ * for requests that did not include this field"), at or above it. Nothing else goes to the client:
+ * the revision forbids requests to it (its questions come as `input_required`,
+ * gateway/input-required.ts). Closing a request's HTTP response cancels it, as the revision says
+ * ("Cancellation").
  */
 export class StatelessPipe implements Transport {
   onmessage?: Transport['onmessage'];
@@ -28,15 +31,15 @@ export class StatelessPipe implements Transport {
   onerror?: (error: Error) => void;
   private next = 0;
   private closed = false;
-  /** Requests in flight, by the gateway's id: the client's own id and where its answer goes. */
-  private readonly waiting = new Map<string, { id: RequestId; answer: (message: JSONRPCMessage) => void }>();
+  /** Requests in flight, by the gateway's id: the client's own id, where its answer and notifications go, and the log level it asked for. */
+  private readonly waiting = new Map<string, { id: RequestId; answer: (message: JSONRPCMessage) => void; notify: ((message: JSONRPCMessage) => void) | undefined; logLevel: number | null }>();
 
   async start(): Promise<void> {}
 
-  /** One client request; returns what cancels it (its HTTP response closed before the answer). */
-  request(message: { id: RequestId } & Record<string, unknown>, answer: (message: JSONRPCMessage) => void): () => void {
+  /** One client request; returns what cancels it (its HTTP response closed before the answer). `notify` takes the request's own notifications. */
+  request(message: { id: RequestId } & Record<string, unknown>, answer: (message: JSONRPCMessage) => void, notify?: (message: JSONRPCMessage) => void): () => void {
     const id = `h${++this.next}`;
-    this.waiting.set(id, { id: message.id, answer });
+    this.waiting.set(id, { id: message.id, answer, notify, logLevel: requestedLogLevel(message.params) });
     this.onmessage?.({ ...message, id } as JSONRPCMessage);
     return () => {
       if (!this.waiting.delete(id) || this.closed) return;
@@ -49,7 +52,7 @@ export class StatelessPipe implements Transport {
     return this.waiting.size;
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const record = message as Record<string, unknown>;
     if (typeof record.method === 'string') {
       // A request to the client: the revision has none (a server's questions are held and asked as
@@ -57,7 +60,12 @@ export class StatelessPipe implements Transport {
       if (typeof record.id === 'string' || typeof record.id === 'number') {
         const refusal = { jsonrpc: '2.0' as const, id: record.id, error: { code: -32601, message: 'mcp-latch sends no requests to a 2026-07-28 client over HTTP' } };
         queueMicrotask(() => this.onmessage?.(refusal));
+        return;
       }
+      // A notification goes with the request it is sent for, or nowhere (no stream outlives a request here).
+      const entry = options?.relatedRequestId === undefined ? undefined : this.waiting.get(String(options.relatedRequestId));
+      if (!entry?.notify || !wanted(record, entry.logLevel)) return;
+      entry.notify(message);
       return;
     }
     const entry = this.waiting.get(String(record.id));
@@ -73,6 +81,25 @@ export class StatelessPipe implements Transport {
     this.waiting.clear();
     this.onclose?.();
   }
+}
+
+/** The `_meta` key of 2026-07-28 naming the least severe log level a request's log messages may have. */
+const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
+/** debug (0) … emergency (7), the order of the MCP spec. */
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** The severity a request asked its log messages to have at least; null when it named none (then it is sent none). */
+function requestedLogLevel(params: unknown): number | null {
+  const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : {};
+  const index = LOG_LEVELS.indexOf(String(meta[LOG_LEVEL_KEY]));
+  return index < 0 ? null : index;
+}
+
+/** Whether a request's notification goes to its client: a log message only at or above the level the request named. */
+function wanted(notification: Record<string, unknown>, logLevel: number | null): boolean {
+  if (notification.method !== 'notifications/message') return true;
+  const level = isPlainObject(notification.params) ? LOG_LEVELS.indexOf(String(notification.params.level)) : -1;
+  return logLevel !== null && level >= logLevel;
 }
 
 /** JSON-RPC HeaderMismatch of 2026-07-28. */
@@ -119,4 +146,58 @@ function decodedHeader(value: string): string {
 /** Whether the gateway speaks this modern version. */
 export function speaks(version: string): boolean {
   return MODERN_VERSIONS.includes(version);
+}
+
+/** Whether a POST's `Accept` takes an event stream (the revision's clients send both types). */
+export function acceptsStream(req: IncomingMessage): boolean {
+  return /\btext\/event-stream\b/i.test(req.headers.accept ?? '');
+}
+
+/**
+ * One 2026-07-28 request's response: one JSON object, or, once the request has a notification
+ * for a client that accepts it, an event stream of its notifications and then its answer (the
+ * revision's streamable-http, "Sending Messages" 6 and "Receiving Messages"). What waits for a
+ * client that does not read is bounded as a session's stream is (team/session-output.ts): past
+ * `limits.messageMB` written and not yet read, the request's notifications are dropped (a progress
+ * update is superseded by the next; a log line is kept in the gateway's log), logged once with the
+ * count; the answer never is.
+ */
+export class RequestStream {
+  private streaming = false;
+  private dropped = 0;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly accepts: boolean,
+    /** `limits.messageMB` in bytes. */
+    private readonly maxBytes: () => number,
+    private readonly log: (text: string) => void,
+  ) {}
+
+  /** A notification of the request: sent on its stream (opened at the first), or dropped when the client takes no stream or has not read. */
+  send(message: JSONRPCMessage): void {
+    if (!this.accepts || this.res.writableEnded || this.res.destroyed) return;
+    if (!this.streaming) {
+      // X-Accel-Buffering: the revision asks for it, so a proxy does not hold the stream back.
+      this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+      this.streaming = true;
+    }
+    if (this.res.writableLength > this.maxBytes()) {
+      if (this.dropped++ === 0) this.log('the client is behind: more than limits.messageMB waits in a 2026-07-28 request\'s response for it to read, so its progress and log notifications are dropped until it has read them (docs/config.md, "limits")');
+      return;
+    }
+    this.res.write(event(message));
+  }
+
+  /** Ends the stream with the answer; false when no stream was opened (the answer is then one JSON object). */
+  end(answer: JSONRPCMessage): boolean {
+    if (!this.streaming) return false;
+    if (this.dropped > 0) this.log(`${this.dropped.toLocaleString('en-US')} progress and log notifications of a 2026-07-28 request were dropped while its client was behind`);
+    this.res.end(event(answer));
+    return true;
+  }
+}
+
+function event(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }

@@ -113,3 +113,36 @@ describe('serve --http: a member whose event stream falls behind while a subscri
     }
   }, 90_000);
 });
+
+describe('serve --http: a 2026-07-28 request whose client falls behind while its server streams progress', () => {
+  test("past limits.messageMB written and not read, the request's progress is dropped and the log says so; the answer arrives whole (round 22: such a request's notifications now go on its POST's stream)", async () => {
+    const dir = tempDir();
+    const flooded = join(dir, 'flooded');
+    const count = 300;
+    const team3 = await startTeam(dir, {
+      mcpServers: { f: faultServer('progress-flood', join(dir, 'starts'), { FAULT_FLOODED: flooded }) },
+      permissions: { allow: ['mcp__f__flood'] },
+      limits: { messageMB: 1 },
+      http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }] },
+    });
+    try {
+      const url = new URL('/mcp', team3.base);
+      const body = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64 }, _meta: { progressToken: 'p', 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } };
+      const headers = { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'f__flood' };
+      const call = await new Promise<IncomingMessage>((done, fail) => request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, done).on('error', fail).end(JSON.stringify(body)));
+      expect(call.headers['content-type']).toBe('text/event-stream');
+      call.pause();
+      call.socket.pause();
+      await eventually(() => expect(existsSync(flooded)).toBe(true), 30_000);
+      call.socket.resume();
+      const messages = messagesOf(await readAll(call));
+      expect(messages.find((message) => message.id === 2)?.result?.content[0]?.text).toBe(`sent ${count}`);
+      const progress = messages.filter((message) => message.method === 'notifications/progress');
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.length).toBeLessThan(count / 2);
+      await eventually(() => expect(team3.stderr()).toContain("progress and log notifications of a 2026-07-28 request were dropped while its client was behind"));
+    } finally {
+      await team3.close();
+    }
+  }, 90_000);
+});

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
-import { FS_SERVER, fixtureServer, tempDir } from '../helpers/gateway.js';
+import { FS_SERVER, ROOT, fixtureServer, tempDir } from '../helpers/gateway.js';
 import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 
 /**
@@ -21,9 +21,9 @@ describe('2026-07-28 clients of one member on the team gateway', () => {
   beforeAll(async () => {
     dir = tempDir();
     team = await startTeam(dir, {
-      mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')), fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+      mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')), fs: { command: process.execPath, args: [FS_SERVER, dir] }, conf: { command: process.execPath, args: [join(ROOT, 'test/fixtures/conformance-server.mjs')] } },
       workspace: [dir],
-      permissions: { allow: ['mcp__fix'] },
+      permissions: { allow: ['mcp__fix', 'mcp__conf'] },
       http: { tokens: [{ user: 'wanda', sha256: tokenHash(WANDA) }] },
     });
   }, 60_000);
@@ -76,5 +76,47 @@ describe('2026-07-28 clients of one member on the team gateway', () => {
     } finally {
       await old.close();
     }
+  });
+
+  /** A raw 2026-07-28 POST of tools/call, as the revision's clients send it. */
+  const call = (name: string, meta: Record<string, unknown>, accept = 'application/json, text/event-stream') =>
+    fetch(team.url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${WANDA}`, 'content-type': 'application/json', accept, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name, arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {}, ...meta } } }),
+    });
+  /** The JSON-RPC messages of an event stream, in order. */
+  const events = (text: string) => text.split('\n\n').flatMap((frame) => frame.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { id?: unknown; method?: string; params?: Record<string, unknown>; result?: unknown }));
+
+  test("a call's progress reaches the v2 Client on its POST's event stream (before round 22 none did: one JSON answer)", { timeout: 60_000 }, async () => {
+    const { client } = await modern('Deny');
+    try {
+      const progress: number[] = [];
+      const result = (await client.callTool({ name: 'conf__test_tool_with_progress', arguments: {} }, { onprogress: (update) => progress.push(update.progress) })) as { content: Array<{ text: string }> };
+      expect(result.content[0]!.text).toBeTruthy();
+      // The gateway keeps progress increasing (gateway/progress.ts): the server's 0 comes as a hair above it.
+      expect(progress).toHaveLength(3);
+      expect(progress.slice(1)).toEqual([50, 100]);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  test('a server\'s log messages reach the request that named io.modelcontextprotocol/logLevel, at or above it, on an event stream ending with the answer; none without the field, or without text/event-stream in Accept', { timeout: 60_000 }, async () => {
+    const streamed = await call('conf__test_tool_with_logging', { 'io.modelcontextprotocol/logLevel': 'info' });
+    expect(streamed.headers.get('content-type')).toBe('text/event-stream');
+    expect(streamed.headers.get('x-accel-buffering')).toBe('no');
+    const messages = events(await streamed.text());
+    expect(messages.filter((each) => each.method === 'notifications/message').map((each) => each.params!.data)).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed']);
+    expect(messages.at(-1)).toMatchObject({ id: 'c1', result: { content: [{ text: 'Tool with logging executed successfully' }] } });
+    // Above every message's level: none is sent, and the answer is one JSON object.
+    const above = await call('conf__test_tool_with_logging', { 'io.modelcontextprotocol/logLevel': 'warning' });
+    expect(above.headers.get('content-type')).toBe('application/json');
+    expect(((await above.json()) as { id: unknown }).id).toBe('c1');
+    const unasked = await call('conf__test_tool_with_logging', {});
+    expect(unasked.headers.get('content-type')).toBe('application/json');
+    const json = await call('conf__test_tool_with_progress', { progressToken: 7 }, 'application/json');
+    expect(json.headers.get('content-type')).toBe('application/json');
+    expect(((await json.json()) as { id: unknown; result: unknown }).result).toBeDefined();
   });
 });
