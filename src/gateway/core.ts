@@ -249,11 +249,11 @@ export class GatewayCore implements CallContext {
       const first = this.firstEntries.get(supervisor);
       if (supervisor.state !== 'ready' || first === undefined || this.recordRefused.has(supervisor)) continue;
       const server = supervisor.name;
-      // A server without pins is recorded once a tools/list was answered, not before: at a config's
+      // A server without pins is recorded once a list was answered, not before: at a config's
       // first start its digests (node:crypto) and the lock file's write were ~30 ms of the gateway's
       // CPU before the ten-server list (docs/performance.md, "End of round 20"). A server with pins
       // is recorded as before.
-      if (!this.toolsListed && !this.definitions.serverHasPins(server)) continue;
+      if (!this.listedOnce && !this.definitions.serverHasPins(server)) continue;
       const { tools, prompts, templates } = supervisor.listing;
       // The common case, at every list change: recorded already, each pinned name with a digest (lookups only, nothing built).
       const current = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
@@ -815,18 +815,26 @@ export class GatewayCore implements CallContext {
       servers.push(route.supervisor);
     }
     this.tellNotes(notes);
-    if (!this.toolsListed) {
-      this.toolsListed = true;
-      // Once this answer is written: the servers without pins are recorded then (recordListings).
-      setImmediate(() => {
-        if (!this.closed) this.recordListings();
-      });
-    }
+    this.listAnswered();
     return this.withinLimit('tools/list', tools, servers);
   }
 
-  /** Whether a tools/list was answered in this run: recordListings waits for it for servers without pins. */
-  private toolsListed = false;
+  /**
+   * Whether a list (tools, prompts, resources or templates) was answered in this run:
+   * recordListings waits for it for servers without pins. Any list, not tools/list only: a run whose
+   * client listed prompts or resources only recorded no server without pins, and a rename before
+   * the next run was that run's baseline (round 22 review, R22-3; docs/pins.md).
+   */
+  private listedOnce = false;
+
+  /** A list is being answered: once it is written, the servers without pins are recorded (recordListings). */
+  private listAnswered(): void {
+    if (this.listedOnce) return;
+    this.listedOnce = true;
+    setImmediate(() => {
+      if (!this.closed) this.recordListings();
+    });
+  }
 
   /**
    * Notes a tool, prompt or template its server added later (or changed before any use was
@@ -893,6 +901,7 @@ export class GatewayCore implements CallContext {
       servers.push(route.supervisor);
     }
     this.tellNotes(notes);
+    this.listAnswered();
     return this.withinLimit('prompts/list', prompts, servers);
   }
 
@@ -907,6 +916,7 @@ export class GatewayCore implements CallContext {
       servers.push(entry.supervisor);
     }
     this.tellNotes(notes);
+    this.listAnswered();
     return this.withinLimit('resources/list', resources, servers);
   }
 
@@ -925,6 +935,7 @@ export class GatewayCore implements CallContext {
       servers.push(entry.supervisor);
     }
     this.tellNotes(notes);
+    this.listAnswered();
     return this.withinLimit('resources/templates/list', templates, servers);
   }
 

@@ -415,6 +415,41 @@ describe('a tool its server adds after its first listing (a rename is the same r
     }
   }, 120_000);
 
+  test('a run whose client lists prompts only still records a server without pins: a rename before the next run is held from its first pin on', async () => {
+    // Round 22 review (R22-3): c6a239c records a server without pins once a tools/list is answered,
+    // so a run whose client listed prompts or resources only, never tools, recorded none, and the
+    // next run's first listing (the renamed tool in it) was the baseline: listed and run unasked.
+    const { dir, define } = setup();
+    const log = join(dir, 'calls.log');
+    define({ $extra: [{ name: 'fetch', description: 'Fetches a page', inputSchema: { type: 'object' } }] });
+    const config: ConfigInput = {
+      mcpServers: { fix: fixtureServer('fix', log, [], { FIXTURE_DEFINITION_FILE: join(dir, 'echo-definition.json') }) },
+      permissions: { allow: ['mcp__fix'] },
+    };
+    const lockFile = join(dir, 'mcp-latch.lock.json');
+    const recordedTools = () => (JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: { listed?: { tool: string[] } } } }).servers.fix.listed?.tool;
+    const first = await startGateway(config, { dir });
+    try {
+      await first.client.listPrompts();
+      await eventually(() => expect(recordedTools()).toContain('fetch'));
+    } finally {
+      await first.close();
+    }
+
+    define({ $extra: [{ name: 'fetch_v2', description: POISONED, inputSchema: { type: 'object' } }] });
+    const second = await startGateway(config, { dir, onElicit: async () => ({ action: 'accept', content: { decision: 'Deny' } }) });
+    try {
+      expect(textOf(await second.client.callTool({ name: 'fix__echo', arguments: { text: 'one' } }))).toBe('{"text":"one"}');
+      await eventually(() => expect(readFileSync(lockFile, 'utf8')).toContain('"pinnedAt"'));
+      await eventually(async () => expect((await second.client.listTools()).tools.map((tool) => tool.name)).not.toContain('fix__fetch_v2'));
+      expect((await second.client.callTool({ name: 'fix__fetch_v2', arguments: {} })).isError).toBe(true);
+      expect(second.elicitations[0]!.message).toContain('This tool is NEW: its server ADDED it after its first listing');
+      expect(fixtureCalls(log).filter((entry) => entry.tool === 'fetch_v2')).toHaveLength(0);
+    } finally {
+      await second.close();
+    }
+  }, 120_000);
+
   test('a never-called placeholder changed between two starts: the lock file keeps the digest it was listed with, so the changed one is held at the next start', async () => {
     // Round 20: `listed` kept names only, so the placeholder changed while no gateway ran was the
     // next run's first listing: listed with its new description and run under the allow rule, unasked.
