@@ -13,16 +13,24 @@
  * hand list: a list missed the tag characters (round 11 review). Backslashes are doubled so an
  * escaped sequence cannot be confused with a literal one.
  */
-const UNSAFE = /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu;
+let unsafeSet: RegExp | undefined;
+/**
+ * The two sets are made at their first use, not when the module is evaluated: this module is in
+ * what serve runs before it spawns the first server (dist/serve/boot.cjs), and the process's first
+ * regular expression with a Unicode property costs ~0.5 ms of CPU (ICU's property data) that no
+ * server's boot overlaps there (docs/performance.md, "Round 22: start").
+ */
+const unsafe = (): RegExp => (unsafeSet ??= /[\\\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu);
 
 const NAMED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 export function escapeText(text: string): string {
-  return text.replace(UNSAFE, (ch) => NAMED[ch] ?? unicodeEscape(ch));
+  return text.replace(unsafe(), (ch) => NAMED[ch] ?? unicodeEscape(ch));
 }
 
 /** What escapeLines leaves as it is besides escapeText's set: line breaks, tabs and backslashes. */
-const UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu;
+let unsafeInLinesSet: RegExp | undefined;
+const unsafeInLines = (): RegExp => (unsafeInLinesSet ??= /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu);
 
 /**
  * Escaping for a server's paragraph a client shows as a block and a model reads (a description in
@@ -33,7 +41,7 @@ const UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|\
  * (docs/threat-model.md, "What a server sends through the protocol").
  */
 export function escapeLines(text: string): string {
-  return text.replace(UNSAFE_IN_LINES, (ch) => NAMED[ch] ?? unicodeEscape(ch));
+  return text.replace(unsafeInLines(), (ch) => NAMED[ch] ?? unicodeEscape(ch));
 }
 
 function unicodeEscape(ch: string): string {
@@ -49,7 +57,7 @@ function unicodeEscape(ch: string): string {
  * (still valid JSON). Doubling the backslashes again would show `\\"` for every quote.
  */
 export function escapeJson(json: string): string {
-  return json.replace(UNSAFE, (ch) => (ch === '\\' ? ch : ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')));
+  return json.replace(unsafe(), (ch) => (ch === '\\' ? ch : ch.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')));
 }
 
 /** True when the text has nothing invisible or line-breaking (backslashes allowed): required for rule strings offered as choices. */
