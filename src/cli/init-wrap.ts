@@ -109,7 +109,12 @@ export function applyWraps(plans: WrapPlan[], configPath: string, backups: strin
       // and unnamed (review of round 20 faults, F8).
       let reason = `its change could not be recorded in ${file} (${why(error)}), so it was put back as it was`;
       try {
-        writeFileAtomic(plan.path, plan.bytes);
+        // Security: only over init's own text. A client that saved the file meanwhile (Claude Code
+        // rewrites ~/.claude.json as it runs) keeps its save, which holds the wrap (round 22 review).
+        const ours = Buffer.from(plan.text);
+        if (!writeFileAtomic(plan.path, plan.bytes, undefined, () => readFileSync(plan.path).equals(ours))) {
+          reason = `its change could not be recorded in ${file} (${why(error)}), and the file was saved by something else since, so it was not put back: it is wrapped; its backup is ${backup}`;
+        }
       } catch (undoError) {
         reason = `its change could not be recorded in ${file} (${why(error)}) nor undone (${why(undoError)}): it is wrapped; its backup is ${backup}`;
       }
