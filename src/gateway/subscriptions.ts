@@ -100,7 +100,7 @@ export class ResourceSubscriptions {
 }
 
 /** `uri` is `watched`, or a resource under it (`watched` then ends with `/`, or `uri` goes on with `/`, `?` or `#`). */
-function covers(watched: string, uri: string): boolean {
+export function covers(watched: string, uri: string): boolean {
   if (uri === watched) return true;
   if (!uri.startsWith(watched)) return false;
   return watched.endsWith('/') || '/?#'.includes(uri[watched.length]!);

@@ -29,7 +29,7 @@ import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 import { UnprovenConnections } from './unproven-connections.js';
 import { SessionOutput } from './session-output.js';
-import { HEADER_MISMATCH, RequestStream, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, acceptsStream, headerMismatch, modernVersion, speaks } from './stateless.js';
+import { HEADER_MISMATCH, RequestStream, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, acceptsStream, headerMismatch, listenFilter, modernVersion, speaks } from './stateless.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 
 /**
@@ -81,6 +81,8 @@ interface ModernChannel {
   id: string;
   user: string;
   transport: StatelessPipe;
+  /** Its open `subscriptions/listen` streams, each with the `Authorization` that opened it (recheckStreams) and what ends it. */
+  listens: Set<{ authorization: string | undefined; end: () => void }>;
   upstream: UpstreamSession;
   room: WaitingRoom;
   grants: StoredSessionGrants;
@@ -92,6 +94,10 @@ interface ModernChannel {
 
 /** How often the credentials of held event streams are checked again (an OAuth token expires on its own). */
 const STREAM_RECHECK_MS = 60_000;
+/** How often a quiet `subscriptions/listen` stream gets a comment line. */
+const LISTEN_KEEP_ALIVE_MS = 25_000;
+/** The `_meta` key of 2026-07-28 naming the listen a notification was delivered on. */
+const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId';
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** The approval page (web/team.html): static, no data in it; the person signs in on it with their token. */
@@ -238,6 +244,13 @@ export class TeamGateway {
       session.stream = null;
       this.core.logger.info({ user: session.user, session: session.id }, "event stream ended: the credential that opened it is no longer accepted (revoked or expired); the client's next request needs a valid one");
       session.transport.closeStandaloneSSEStream();
+    }
+    for (const channel of [...this.modern.values()]) {
+      for (const listen of [...channel.listens]) {
+        if ((await this.currentUser(listen.authorization)) === channel.user || !channel.listens.has(listen)) continue;
+        this.core.logger.info({ user: channel.user, session: channel.id }, "subscriptions/listen stream ended: the credential that opened it is no longer accepted (revoked or expired); the client's next request needs a valid one");
+        listen.end();
+      }
     }
   }
 
@@ -414,6 +427,7 @@ export class TeamGateway {
       this.core.logger.warn({ user: identity.user, limit: channel.key }, channel.message);
       return refuse(channel.status, -32000, channel.message);
     }
+    if (body.method === 'subscriptions/listen') return this.serveListen(req, res, identity, channel, body, id, refuse);
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
     await channel.ready;
     const stream = new RequestStream(res, acceptsStream(req), () => messageBytes(this.core.config()), (text) => this.core.logger.warn({ user: identity.user, limit: 'limits.messageMB' }, text));
@@ -436,6 +450,60 @@ export class TeamGateway {
     });
   }
 
+  /**
+   * A `subscriptions/listen` (2026-07-28 basic/patterns/subscriptions; streamable-http "Receiving
+   * Messages"): its response is an event stream that opens with `notifications/subscriptions/acknowledged`
+   * and carries the list changes and resource updates it opted in to, each stamped with the listen's id,
+   * until the client closes it (or the gateway stops, or the credential that opened it is no longer
+   * accepted: recheckStreams). A member's open listens on this replica are at most
+   * `http.maxSessionsPerUser`, as their sessions are; past `limits.messageMB` not read, changes are
+   * dropped (each says "list again", so the next one tells the same). docs/team.md.
+   */
+  private async serveListen(req: IncomingMessage, res: ServerResponse, identity: Identity, channel: ModernChannel, body: Record<string, unknown>, id: string | number, refuse: (status: number, code: number, message: string) => void): Promise<void> {
+    const filter = listenFilter(body.params);
+    if (typeof filter === 'string') return refuse(200, -32602, filter);
+    const most = this.core.config().http.maxSessionsPerUser;
+    if (channel.listens.size >= most) {
+      const message = `too many subscriptions/listen streams for user ${channel.user}: ${channel.listens.size} are open, the limit is ${most} (http.maxSessionsPerUser); close one, or raise http.maxSessionsPerUser`;
+      this.core.logger.warn({ user: channel.user, limit: 'http.maxSessionsPerUser' }, message);
+      return refuse(429, -32000, message);
+    }
+    this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
+    await channel.ready;
+    const stamp = (message: Record<string, unknown>) => {
+      const params = isPlainObject(message.params) ? message.params : {};
+      return { ...message, params: { ...params, _meta: { ...(isPlainObject(params._meta) ? params._meta : {}), [SUBSCRIPTION_ID_KEY]: id } } };
+    };
+    let dropped = 0;
+    const write = (message: Record<string, unknown>) => {
+      if (res.writableEnded || res.destroyed) return;
+      if (res.writableLength > messageBytes(this.core.config())) {
+        if (dropped++ === 0) this.core.logger.warn({ user: channel.user, limit: 'limits.messageMB' }, 'the client is behind: more than limits.messageMB waits in a subscriptions/listen stream for it to read, so its change notifications are dropped until it has read them (docs/config.md, "limits")');
+        return;
+      }
+      if (dropped > 0) {
+        this.core.logger.warn({ user: channel.user, dropped }, `the client has caught up: ${dropped.toLocaleString('en-US')} change notifications of a subscriptions/listen were dropped while it was behind`);
+        dropped = 0;
+      }
+      res.write(`event: message\ndata: ${JSON.stringify(stamp(message))}\n\n`);
+    };
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: filter } });
+    const stop = channel.transport.listen(filter, (message) => write(message as Record<string, unknown>));
+    // A comment now and then keeps proxies and clients from closing a quiet stream (the revision's keep-alive note).
+    const keepAlive = setInterval(() => {
+      if (!res.writableEnded && res.writableLength === 0) res.write(':\n\n');
+    }, LISTEN_KEEP_ALIVE_MS);
+    keepAlive.unref();
+    const listen = { authorization: req.headers.authorization, end: () => res.end() };
+    channel.listens.add(listen);
+    res.once('close', () => {
+      clearInterval(keepAlive);
+      channel.listens.delete(listen);
+      stop();
+    });
+  }
+
   /** The member's standing session for their MCP 2026-07-28 requests, made at their first; or the session limit that refuses it. */
   private modernChannel(identity: Identity): ModernChannel | { status: number; key: string; message: string } {
     const key = channelKey(identity);
@@ -449,12 +517,14 @@ export class TeamGateway {
     const { room, grants, upstream } = this.upstreamFor(identity, id, true);
     transport.onclose = () => {
       if (this.modern.get(key) === channel) this.modern.delete(key);
+      for (const listen of [...channel.listens]) listen.end();
       if (channel.idle) clearTimeout(channel.idle);
       void room.close();
       void upstream.close();
       void grants.end();
     };
-    const channel: ModernChannel = { id, user: identity.user, transport, upstream, room, grants, open: 0, idle: null, ready: upstream.connect(transport) };
+    transport.onrefused = (uri, message) => this.core.logger.warn({ user: identity.user, uri, error: message }, 'a subscriptions/listen named a resource its server would not subscribe to: its updates will not come');
+    const channel: ModernChannel = { id, user: identity.user, transport, listens: new Set(), upstream, room, grants, open: 0, idle: null, ready: upstream.connect(transport) };
     this.modern.set(key, channel);
     this.core.logger.info({ user: identity.user, session: id }, 'client session opened for MCP 2026-07-28 requests (no initialize)');
     return channel;

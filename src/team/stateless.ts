@@ -3,6 +3,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 import { envelopeOf } from '../gateway/era-2026.js';
+import { covers } from '../gateway/subscriptions.js';
 import { isPlainObject } from '../values.js';
 
 /**
@@ -34,7 +35,56 @@ export class StatelessPipe implements Transport {
   /** Requests in flight, by the gateway's id: the client's own id, where its answer and notifications go, and the log level it asked for. */
   private readonly waiting = new Map<string, { id: RequestId; answer: (message: JSONRPCMessage) => void; notify: ((message: JSONRPCMessage) => void) | undefined; logLevel: number | null }>();
 
+  /** Open `subscriptions/listen` streams of the member's clients (team/http.ts serveListen). */
+  private readonly listeners = new Set<{ filter: ListenFilter; notify: (message: JSONRPCMessage) => void }>();
+  /** How many open listens name each resource: the standing session is subscribed to it while any does. */
+  private readonly watched = new Map<string, number>();
+  /** Where a subscription the session's server refused is told (the gateway's log). */
+  onrefused?: (uri: string, message: string) => void;
+
   async start(): Promise<void> {}
+
+  /**
+   * A `subscriptions/listen` of one of the member's clients: `notify` takes each change the filter
+   * opted in to (list changes, updates of the resources it names or of one under them); returns
+   * what ends it. The standing session subscribes to each named resource with its first listen and
+   * unsubscribes with its last (gateway/subscriptions.ts: the shared server is told only then).
+   */
+  listen(filter: ListenFilter, notify: (message: JSONRPCMessage) => void): () => void {
+    const listener = { filter, notify };
+    this.listeners.add(listener);
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      const count = this.watched.get(uri) ?? 0;
+      this.watched.set(uri, count + 1);
+      if (count === 0) this.own('resources/subscribe', uri);
+    }
+    return () => {
+      if (!this.listeners.delete(listener)) return;
+      for (const uri of filter.resourceSubscriptions ?? []) {
+        const count = (this.watched.get(uri) ?? 1) - 1;
+        if (count > 0) this.watched.set(uri, count);
+        else {
+          this.watched.delete(uri);
+          if (!this.closed) this.own('resources/unsubscribe', uri);
+        }
+      }
+    };
+  }
+
+  /** A request of the pipe's own to the standing session (its listens' subscriptions). */
+  private own(method: 'resources/subscribe' | 'resources/unsubscribe', uri: string): void {
+    const id = `l${++this.next}`;
+    this.waiting.set(id, {
+      id,
+      answer: (answer) => {
+        const error = (answer as { error?: { message?: unknown } }).error;
+        if (error && method === 'resources/subscribe' && !this.closed) this.onrefused?.(uri, String(error.message));
+      },
+      notify: undefined,
+      logLevel: null,
+    });
+    this.onmessage?.({ jsonrpc: '2.0', id, method, params: { uri } });
+  }
 
   /** One client request; returns what cancels it (its HTTP response closed before the answer). `notify` takes the request's own notifications. */
   request(message: { id: RequestId } & Record<string, unknown>, answer: (message: JSONRPCMessage) => void, notify?: (message: JSONRPCMessage) => void): () => void {
@@ -62,10 +112,13 @@ export class StatelessPipe implements Transport {
         queueMicrotask(() => this.onmessage?.(refusal));
         return;
       }
-      // A notification goes with the request it is sent for, or nowhere (no stream outlives a request here).
-      const entry = options?.relatedRequestId === undefined ? undefined : this.waiting.get(String(options.relatedRequestId));
-      if (!entry?.notify || !wanted(record, entry.logLevel)) return;
-      entry.notify(message);
+      // A request's notification goes with it, or nowhere; a change goes to the listens that opted in to it.
+      if (options?.relatedRequestId !== undefined) {
+        const entry = this.waiting.get(String(options.relatedRequestId));
+        if (entry?.notify && wanted(record, entry.logLevel)) entry.notify(message);
+        return;
+      }
+      for (const listener of this.listeners) if (listens(listener.filter, record)) listener.notify(message);
       return;
     }
     const entry = this.waiting.get(String(record.id));
@@ -100,6 +153,53 @@ function wanted(notification: Record<string, unknown>, logLevel: number | null):
   if (notification.method !== 'notifications/message') return true;
   const level = isPlainObject(notification.params) ? LOG_LEVELS.indexOf(String(notification.params.level)) : -1;
   return logLevel !== null && level >= logLevel;
+}
+
+/** What a `subscriptions/listen` opted in to, as honoured (the revision's SubscriptionFilter: a type not asked for is never sent). */
+export interface ListenFilter {
+  toolsListChanged?: true;
+  promptsListChanged?: true;
+  resourcesListChanged?: true;
+  resourceSubscriptions?: string[];
+}
+
+/** The resources one listen may name (each is a subscription of the shared server's). */
+export const MAX_LISTEN_RESOURCES = 100;
+
+/** The filter a listen's params ask for, as honoured; or why it is refused (-32602). */
+export function listenFilter(params: unknown): ListenFilter | string {
+  const asked = isPlainObject(params) ? params.notifications : undefined;
+  if (!isPlainObject(asked)) return "Invalid params: 'notifications' is required and must be a SubscriptionFilter";
+  const filter: ListenFilter = {};
+  for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
+    if (asked[key] !== undefined && typeof asked[key] !== 'boolean') return `Invalid params: notifications.${key} must be a boolean`;
+    if (asked[key] === true) filter[key] = true;
+  }
+  const uris = asked.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) return 'Invalid params: notifications.resourceSubscriptions must be an array of URIs';
+    if (uris.length > MAX_LISTEN_RESOURCES) return `Invalid params: notifications.resourceSubscriptions names ${uris.length} resources, more than the ${MAX_LISTEN_RESOURCES} one listen may (MAX_LISTEN_RESOURCES); open another`;
+    if (uris.length > 0) filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+/** Whether a change notification is one a listen opted in to. */
+function listens(filter: ListenFilter, notification: Record<string, unknown>): boolean {
+  switch (notification.method) {
+    case 'notifications/tools/list_changed':
+      return filter.toolsListChanged === true;
+    case 'notifications/prompts/list_changed':
+      return filter.promptsListChanged === true;
+    case 'notifications/resources/list_changed':
+      return filter.resourcesListChanged === true;
+    case 'notifications/resources/updated': {
+      const uri = isPlainObject(notification.params) ? notification.params.uri : undefined;
+      return typeof uri === 'string' && (filter.resourceSubscriptions ?? []).some((watched) => covers(watched, uri));
+    }
+    default:
+      return false;
+  }
 }
 
 /** JSON-RPC HeaderMismatch of 2026-07-28. */

@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
@@ -16,6 +17,7 @@ import { startTeam, teamClient, type TeamClient, type TeamHarness } from '../hel
 const ALICE = 'token-of-alice-client-0123456789';
 const BOB = 'token-of-bob-client-0123456789ab';
 const URI = 'demo://resource/static/document/architecture.md';
+const CAROL = 'token-of-carol-client-0123456789a';
 
 describe('serve --http: a revoked token', () => {
   let team: TeamHarness;
@@ -25,7 +27,7 @@ describe('serve --http: a revoked token', () => {
     team = await startTeam(tempDir(), {
       mcpServers: { ev: { command: process.execPath, args: [EVERYTHING_SERVER] } },
       permissions: { allow: ['mcp__ev'] },
-      http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }, { user: 'bob', sha256: tokenHash(BOB) }] },
+      http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }, { user: 'bob', sha256: tokenHash(BOB) }, { user: 'carol', sha256: tokenHash(CAROL) }] },
     });
   }, 60_000);
 
@@ -65,4 +67,22 @@ describe('serve --http: a revoked token', () => {
     expect(bob.updates.length - bobAtReload).toBeLessThanOrEqual(1);
     expect(team.stderr()).toMatch(/"user":"bob".*event stream ended: the credential that opened it is no longer accepted/);
   }, 120_000);
+
+  test("ends a 2026-07-28 client's subscriptions/listen stream it opened (round 22: the listen is served)", async () => {
+    const client = new ModernClient({ name: 'revoked-listen', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new ModernTransport(new URL(team.url), { requestInit: { headers: { authorization: `Bearer ${CAROL}` } } }), { timeout: 30_000 });
+    try {
+      const subscription = await client.listen({ resourceSubscriptions: [URI] });
+      const reloads = () => (team.stderr().match(/config reloaded/g) ?? []).length;
+      const before = reloads();
+      const config = JSON.parse(readFileSync(team.configPath, 'utf8'));
+      config.http.tokens = config.http.tokens.filter((entry: { user: string }) => entry.user !== 'carol');
+      writeFileSync(team.configPath, JSON.stringify(config, null, 2));
+      await eventually(() => expect(reloads()).toBeGreaterThan(before), 20_000);
+      expect(await subscription.closed).toBe('remote');
+      expect(team.stderr()).toMatch(/"user":"carol".*subscriptions\/listen stream ended: the credential that opened it is no longer accepted/);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  }, 60_000);
 });

@@ -2,8 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ConfigInput } from '../../src/config/schema.js';
 import { tokenHash } from '../../src/team/identity.js';
-import { FS_SERVER, ROOT, fixtureServer, tempDir } from '../helpers/gateway.js';
+import { FS_SERVER, ROOT, eventually, fixtureServer, tempDir, writeConfig } from '../helpers/gateway.js';
+import { faultServer } from '../helpers/faults.js';
 import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 
 /**
@@ -18,14 +20,17 @@ const WANDA = 'mlt_stateless-clients-test-token-wanda-0123';
 describe('2026-07-28 clients of one member on the team gateway', () => {
   let team: TeamHarness;
   let dir: string;
+  let config: ConfigInput;
   beforeAll(async () => {
     dir = tempDir();
-    team = await startTeam(dir, {
-      mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')), fs: { command: process.execPath, args: [FS_SERVER, dir] }, conf: { command: process.execPath, args: [join(ROOT, 'test/fixtures/conformance-server.mjs')] } },
+    team = await startTeam(dir, (config = {
+      mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log')), fs: { command: process.execPath, args: [FS_SERVER, dir] }, conf: { command: process.execPath, args: [join(ROOT, 'test/fixtures/conformance-server.mjs')] },
+        f: faultServer('progress-flood', join(dir, 'f-starts'), { FAULT_FLOODED: join(dir, 'flooded') }),
+      },
       workspace: [dir],
-      permissions: { allow: ['mcp__fix', 'mcp__conf'] },
+      permissions: { allow: ['mcp__fix', 'mcp__conf', 'mcp__f'] },
       http: { tokens: [{ user: 'wanda', sha256: tokenHash(WANDA) }] },
-    });
+    }));
   }, 60_000);
   afterAll(async () => {
     await team?.close();
@@ -118,5 +123,51 @@ describe('2026-07-28 clients of one member on the team gateway', () => {
     const json = await call('conf__test_tool_with_progress', { progressToken: 7 }, 'application/json');
     expect(json.headers.get('content-type')).toBe('application/json');
     expect(((await json.json()) as { id: unknown; result: unknown }).result).toBeDefined();
+  });
+
+  test('subscriptions/listen: the v2 Client is told the list changes and resource updates it opted in to (a sub-resource too), until it closes the listen; before round 22 the method was not found', { timeout: 60_000 }, async () => {
+    const { client } = await modern('Deny');
+    const changed: string[] = [];
+    const updated: string[] = [];
+    client.setNotificationHandler('notifications/tools/list_changed', () => void changed.push('tools'));
+    client.setNotificationHandler('notifications/resources/updated', (notification) => void updated.push(String((notification.params as { uri: string }).uri)));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('more__echo');
+      const uri = (await client.listResources()).resources.map((resource) => resource.uri).find((each) => each.includes('flooded'))!;
+      expect(uri).toBeDefined();
+      const subscription = await client.listen({ toolsListChanged: true, resourceSubscriptions: [uri] });
+      expect(subscription.honoredFilter).toEqual({ toolsListChanged: true, resourceSubscriptions: [uri] });
+      await client.callTool({ name: 'f__flood', arguments: { count: 3, kb: 1, updates: true } });
+      await eventually(() => expect(updated).toHaveLength(3));
+      for (const each of updated) expect(each.startsWith(uri)).toBe(true);
+      // The operator adds a server: its tools are a change of the list the client was sent.
+      writeConfig(dir, { ...config, mcpServers: { ...config.mcpServers, more: fixtureServer('more', join(dir, 'more.log')) } });
+      await eventually(() => expect(changed.length).toBeGreaterThan(0), 30_000);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('more__echo');
+      await subscription.close();
+      const before = updated.length;
+      await client.callTool({ name: 'f__flood', arguments: { count: 3, kb: 1, updates: true } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(updated).toHaveLength(before);
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
+
+  test('subscriptions/listen on the wire: acknowledged first, stamped with the listen\'s id; a filter that is not one is -32602', { timeout: 60_000 }, async () => {
+    const listen = (notifications: unknown) =>
+      fetch(team.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${WANDA}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { notifications, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      });
+    const bad = await listen('all');
+    expect(((await bad.json()) as { error: { code: number } }).error.code).toBe(-32602);
+    const open = await listen({ promptsListChanged: true, toolsListChanged: false });
+    expect(open.headers.get('content-type')).toBe('text/event-stream');
+    const reader = open.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    expect(events(first)[0]).toEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { promptsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'L1' } } });
+    await reader.cancel();
   });
 });
