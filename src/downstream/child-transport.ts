@@ -1,5 +1,4 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
-import spawn from 'cross-spawn';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
@@ -124,6 +123,11 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
 
   private async spawnChild(): Promise<void> {
     installExitHook();
+    // On Windows through cross-spawn (PATHEXT, `.cmd` shims, shebangs), loaded there only: elsewhere
+    // it is child_process.spawn with its arguments copied, and loading it (which, isexe, path-key,
+    // shebang-command) was ~0.4 ms of CPU before the first spawn, where no server's boot overlaps it
+    // (docs/performance.md, "Round 22: start"). No await on the other systems: the spawn stays synchronous.
+    const spawn = process.platform === 'win32' ? ((await import('cross-spawn')).default as unknown as typeof spawnProcess) : spawnProcess;
     await new Promise<void>((resolveStart, rejectStart) => {
       const child = spawn(this.options.command, this.options.args, {
         env: { ...defaultEnvironment(), ...this.options.env },
