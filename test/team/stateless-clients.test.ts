@@ -16,6 +16,8 @@ import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
  * agent, another machine with the same token) for as long as any of them kept posting.
  */
 const WANDA = 'mlt_stateless-clients-test-token-wanda-0123';
+const VERA = 'mlt_stateless-clients-test-token-vera-45678';
+const VERA_APPROVER = 'mlt_stateless-clients-approver-vera-9876';
 
 describe('2026-07-28 clients of one member on the team gateway', () => {
   let team: TeamHarness;
@@ -29,7 +31,8 @@ describe('2026-07-28 clients of one member on the team gateway', () => {
       },
       workspace: [dir],
       permissions: { allow: ['mcp__fix', 'mcp__conf', 'mcp__f'] },
-      http: { tokens: [{ user: 'wanda', sha256: tokenHash(WANDA) }] },
+      approval: { fallback: 'browser-manual', heartbeatSeconds: 0.5 },
+      http: { tokens: [{ user: 'wanda', sha256: tokenHash(WANDA) }, { user: 'vera', sha256: tokenHash(VERA) }, { user: 'vera', role: 'approver', sha256: tokenHash(VERA_APPROVER) }] },
     }));
   }, 60_000);
   afterAll(async () => {
@@ -169,5 +172,25 @@ describe('2026-07-28 clients of one member on the team gateway', () => {
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(events(first)[0]).toEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { promptsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'L1' } } });
     await reader.cancel();
+  });
+
+  test("a call waiting for its member's approver credential sends the client heartbeats on its POST's stream meanwhile, then runs once approved", { timeout: 60_000 }, async () => {
+    const file = join(dir, 'approved-later.txt');
+    const client = new Client({ name: 'stateless-clients-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(team.url), { requestInit: { headers: { authorization: `Bearer ${VERA}` } } }), { timeout: 30_000 });
+    try {
+      const heartbeats: string[] = [];
+      const result = client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'approved' } }, { onprogress: (update) => void heartbeats.push(String(update.message)) });
+      await eventually(() => expect(heartbeats.length).toBeGreaterThan(1), 20_000);
+      expect(heartbeats[0]).toBe('Waiting for approval: fs/write_file');
+      expect(existsSync(file)).toBe(false);
+      const pending = await team.api('/api/pending', VERA_APPROVER);
+      const waiting = (pending.body.pending as Array<{ id: string; args: { path: string } }>).find((each) => each.args.path === file)!;
+      expect((await team.api(`/api/pending/${waiting.id}`, VERA_APPROVER, { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
+      expect(((await result) as { isError?: boolean }).isError ?? false).toBe(false);
+      expect(readFileSync(file, 'utf8')).toBe('approved');
+    } finally {
+      await client.close().catch(() => undefined);
+    }
   });
 });
