@@ -470,6 +470,8 @@ export class TeamGateway {
     }
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
     await channel.ready;
+    // A client gone while the session connected would leave its listen (and subscriptions) behind.
+    if (res.destroyed || res.writableEnded || req.socket.destroyed) return;
     const stamp = (message: Record<string, unknown>) => {
       const params = isPlainObject(message.params) ? message.params : {};
       return { ...message, params: { ...params, _meta: { ...(isPlainObject(params._meta) ? params._meta : {}), [SUBSCRIPTION_ID_KEY]: id } } };
