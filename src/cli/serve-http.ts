@@ -33,9 +33,10 @@ async function serveHttp(options: ServeHttpOptions): Promise<void> {
   const gateway = new TeamGateway({ config, logger, store, host: options.host, port: options.port });
   try {
     const url = await gateway.listen();
-    logger.info({ config: path, url }, `mcp-latch serving MCP on ${url}`);
+    // The help first: whoever waits for the "serving" line (a script, a test) has it by then.
     const secret = gateway.secretFile();
     if (secret) process.stderr.write(secretHelp(url, secret));
+    logger.info({ config: path, url }, `mcp-latch serving MCP on ${url}`);
   } catch (error) {
     await gateway.close();
     throw error;
