@@ -1,7 +1,7 @@
 import { watchConfig } from '../config/watch.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
-import { terminateAll } from '../downstream/child-transport.js';
+import { NOW_GRACE_MS, terminateAll } from '../downstream/child-transport.js';
 
 /** What `serve` and `serve --http` keep running: the config is reloaded on change, closed on stop. */
 export interface Running {
@@ -10,12 +10,6 @@ export interface Running {
   close(why?: string): Promise<void>;
 }
 
-/**
- * How long a second signal lets the servers' process groups exit on SIGTERM before the gateway's exit
- * SIGKILLs them: within the 2 s an SDK client waits after its SIGTERM before its SIGKILL, which the
- * gateway's exit would not survive to pass on (review of round 20 faults, F2).
- */
-const NOW_GRACE_MS = 1_000;
 
 /** The signals that stop the gateway. */
 export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;

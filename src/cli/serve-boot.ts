@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { readEarlyConfig, type EarlyConfig } from '../config/early.js';
 import { findConfig } from '../config/locate.js';
 import { Prespawned } from '../downstream/prespawn.js';
+import { NOW_GRACE_MS, terminateAll } from '../downstream/child-transport.js';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type * as Serve from './serve.js';
@@ -28,6 +29,8 @@ export interface ServeStart {
   useLogger(logger: Logger): void;
   /** Called once the gateway's own stop handlers are in place (runUntilStopped): the early ones go. */
   endEarlyStop(): void;
+  /** A signal came before the gateway's handlers were in place: its servers are being stopped, and serve makes no gateway. */
+  stoppedEarly(): boolean;
 }
 
 /** What run-until-stopped.ts's STOP_SIGNALS are (that module is loaded after the servers are spawned). */
@@ -69,13 +72,33 @@ function startServers(options: ServeOptions): ServeStart {
   const path = findConfig(options.config);
   const early = readEarlyConfig(path, process.env, options.scope);
   let logger: Logger | undefined;
-  // Until the gateway's own handlers are in place (runUntilStopped), a signal exits at once, and the
-  // exit kills the process group of every server started so far (downstream/child-transport.ts).
-  // Node's default action ended the gateway without that, and the servers ran on: a client that
-  // stopped it within its first ~100 ms left them (review of round 20 faults, F7).
-  const stopEarly = () => process.exit(0);
-  for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
   const prespawned = new Prespawned();
+  // Until the gateway's own handlers are in place (runUntilStopped), a signal stops the servers
+  // started so far as a later one does (runUntilStopped, downstream/child-transport.ts close()):
+  // stdin closed, SIGTERM to the group after 2 s, SIGKILL after 2 s more; a second signal sends
+  // SIGTERM at once and exits within NOW_GRACE_MS, a third exits at once, the exit killing what is
+  // left. Node's default action ended the gateway with its servers running (review of round 20
+  // faults, F7); its fix exited at once, and the exit SIGKILLed every server: one that saves its
+  // state on SIGTERM or at its input's end lost it at every stop in the gateway's first ~100 ms.
+  let stopping = false;
+  let hurried = false;
+  const stopEarly = (signal: string) => {
+    if (stopping) {
+      if (hurried) process.exit(0);
+      hurried = true;
+      void terminateAll(NOW_GRACE_MS).finally(() => process.exit(0));
+      return;
+    }
+    stopping = true;
+    process.stderr.write(`mcp-latch: ${signal} while starting: stopping its servers (their input closed, SIGTERM after 2 s, SIGKILL after 2 s more)\n`);
+    // A close that hangs is cut, as runUntilStopped's is.
+    setTimeout(() => process.exit(0), 10_000).unref();
+    // After the spawns under way: a signal handled inside one (test/fixtures/signal-at-spawn.mjs) comes before the rest are started.
+    void Promise.resolve()
+      .then(() => prespawned.closeAll())
+      .finally(() => process.exit(0));
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
   prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
   return {
     path,
@@ -85,6 +108,7 @@ function startServers(options: ServeOptions): ServeStart {
     endEarlyStop: () => {
       for (const signal of STOP_SIGNALS) process.off(signal, stopEarly);
     },
+    stoppedEarly: () => stopping,
   };
 }
 

@@ -19,7 +19,7 @@ import type { ServeOptions } from './serve-options.js';
  * on stdin EOF (the client went away; the SDK transport does not notice, https://github.com/modelcontextprotocol/typescript-sdk/issues/2002),
  * SIGINT, SIGTERM or SIGHUP.
  */
-export async function serve(options: ServeOptions, { path, early, prespawned, useLogger, endEarlyStop }: ServeStart): Promise<void> {
+export async function serve(options: ServeOptions, { path, early, prespawned, useLogger, endEarlyStop, stoppedEarly }: ServeStart): Promise<void> {
   // Set by serve-boot.ts already (once: v8-flags.ts); here too for whoever calls serve otherwise.
   setServeFlags();
   // The logger (pino), the code-cache loader and the config watcher are evaluated only here, after
@@ -28,6 +28,9 @@ export async function serve(options: ServeOptions, { path, early, prespawned, us
   const [{ createLogger }, { codeCachesWrite, codeCacheStatusOf, loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
   const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
   useLogger(logger);
+  // A signal came while this loaded: its servers are being stopped (serve-boot.ts), and a gateway
+  // made now would start them again. The logger stays for their stderr meanwhile.
+  if (stoppedEarly()) return;
 
   let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
   try {

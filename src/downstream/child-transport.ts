@@ -63,6 +63,13 @@ export function childTransport(config: StdioServer, logger: () => Logger, maxMes
 }
 
 const GRACE_MS = 2_000;
+/**
+ * How long a second stop signal lets the servers' process groups exit on SIGTERM before the gateway's
+ * exit SIGKILLs them (terminateAll; cli/run-until-stopped.ts, cli/serve-boot.ts): within the 2 s an SDK
+ * client waits after its SIGTERM before its SIGKILL, which the gateway's exit would not survive to
+ * pass on (review of round 20 faults, F2).
+ */
+export const NOW_GRACE_MS = 1_000;
 /** How long what was written to a server must wait unread, without emptying, before the server counts as not reading its input (direct-calls.ts). */
 const STALL_MS = 1_000;
 const STDERR_TAIL_LINES = 5;

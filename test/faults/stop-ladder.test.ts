@@ -66,6 +66,47 @@ describe('a client stopping the gateway', () => {
     }
   }, 60_000);
 
+  // Round 22: F7's fix exited at once on such a signal, and the exit SIGKILLed every server: one that
+  // saves its state at its input's end or on SIGTERM lost it whenever the client stopped the gateway
+  // in its first ~100 ms, while a later signal gave it both. Now the early stop is the later one's ladder.
+  // Measured: a real signal sent there is handled after the gateway's own handlers are in place (no
+  // turn of the event loop comes between), so the early handlers are run as the signal would run them.
+  test('a SIGTERM right after the first server is spawned stops the servers as a later one does: input closed, then SIGTERM', async () => {
+    const dir = tempDir();
+    const pids = join(dir, 'pids');
+    const plainEof = join(dir, 'plain-eof');
+    const saverEof = join(dir, 'saver-eof');
+    const saverSignals = join(dir, 'saver-signals');
+    const starts1 = join(dir, 'starts-plain');
+    const starts2 = join(dir, 'starts-saver');
+    const config = writeConfig(dir, {
+      mcpServers: {
+        plain: faultServer('works', starts1, { FAULT_EOF: plainEof }),
+        saver: faultServer('saves-on-term', starts2, { FAULT_EOF: saverEof, FAULT_SIGNALS: saverSignals }),
+      },
+    });
+    const gateway = spawn(process.execPath, ['--import', join(ROOT, 'test/fixtures/signal-at-spawn.mjs'), BIN, 'serve', '--config', config], { stdio: ['pipe', 'ignore', 'pipe'], env: { ...process.env, SIGNAL_AT_SPAWN_PIDS: pids, SIGNAL_AT_SPAWN_EMIT: '1' } });
+    let stderr = '';
+    gateway.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => gateway.once('exit', (code, signal) => done({ code, signal })));
+    const servers = [...starts(starts1), ...starts(starts2)];
+    try {
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(stderr).toContain('SIGTERM while starting: stopping its servers');
+      // Each server booted (it recorded its start) and saw its input end; the one that ignores
+      // that was sent SIGTERM and saved, as it does at a later stop.
+      expect(servers).toHaveLength(2);
+      expect(readFileSync(plainEof, 'utf8')).toBe('eof\n');
+      expect(readFileSync(saverEof, 'utf8')).toBe('eof\n');
+      expect(readFileSync(saverSignals, 'utf8')).toBe('saved\n');
+      await eventually(() => expect(servers.filter(isAlive)).toEqual([]), 10_000);
+      // The gateway made no gateway meanwhile: nothing started a server again.
+      expect(servers).toEqual([...starts(starts1), ...starts(starts2)]);
+    } finally {
+      for (const pid of servers) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  }, 60_000);
+
   // Before the gateway's handlers were in place (its code loads after the servers are spawned),
   // Node's default action ended it and left the servers running (round 20 review of faults, F7).
   test('a SIGTERM right after the first server is spawned: the gateway still kills it', async () => {
