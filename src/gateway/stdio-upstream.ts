@@ -35,6 +35,12 @@ export class StdioUpstream implements Transport, LineSending {
   private readonly updated = new UpdatesKept();
   /** The client's falling behind was logged (noteBehind). */
   private behindNoted = false;
+  /** Characters handed to `out` so far: the stream writes in order, so its last `writableLength` are what waits. */
+  private written = 0;
+  /** The end (in `written` + `pending`) of each progress or log notification that may still wait, oldest first, and their characters. */
+  private readonly heldEnds: number[] = [];
+  private readonly heldSizes: number[] = [];
+  private heldChars = 0;
 
   /**
    * `maxMessageBytes`: `limits.messageMB`, in bytes. `reusedChunks`: `input` writes each read over
@@ -124,14 +130,37 @@ export class StdioUpstream implements Transport, LineSending {
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return this.refused();
+    if (this.behindNoted && this.pending === '' && this.waitingInStream() === 0) this.caughtUp();
+    if (mayBeDropped(message)) return this.sendDroppable(safeSerialize(message, this.onerror));
     if (this.behind()) {
-      if (mayBeDropped(message)) return this.drop();
       const uri = updatedUri(message);
       if (uri !== null) return this.keepUpdated(uri);
-    } else if (this.behindNoted) {
-      this.caughtUp();
     }
     return this.queue(safeSerialize(message, this.onerror));
+  }
+
+  /**
+   * A progress or log notification is dropped when the ones still waiting for the client, with it,
+   * would be more than `limits.messageMB`; what else waits (an answer) does not count. Counted by
+   * all that waited, one large answer being written to a client that read it (a tool's 9 MB file
+   * under the default 10 MB) dropped every other call's progress until it was read (round 20
+   * faults review, F1, left open). Characters, not bytes: the stream counts a string's characters.
+   */
+  private sendDroppable(line: string): Promise<void> {
+    const read = this.written - this.waitingInStream();
+    while (this.heldEnds.length > 0 && this.heldEnds[0]! <= read) {
+      this.heldEnds.shift();
+      this.heldChars -= this.heldSizes.shift()!;
+    }
+    if (this.heldChars + line.length > this.reader.maxBytes) return this.drop();
+    this.heldEnds.push(this.written + this.pending.length + line.length);
+    this.heldSizes.push(line.length);
+    this.heldChars += line.length;
+    return this.queue(line);
+  }
+
+  private waitingInStream(): number {
+    return (this.output as { writableLength?: number }).writableLength ?? 0;
   }
 
   /** A resource updated while the client is behind: told once when it has read (its stream drains). */
@@ -164,7 +193,7 @@ export class StdioUpstream implements Transport, LineSending {
 
   /** More than `limits.messageMB` is waiting for the client: what this tick queued, and what the stream holds. */
   private behind(): boolean {
-    const waiting = this.pending.length + ((this.output as { writableLength?: number }).writableLength ?? 0);
+    const waiting = this.pending.length + this.waitingInStream();
     return waiting > this.reader.maxBytes;
   }
 
@@ -179,7 +208,7 @@ export class StdioUpstream implements Transport, LineSending {
     if (this.behindNoted) return;
     this.behindNoted = true;
     const mb = Math.round((this.reader.maxBytes / 1024 / 1024) * 10) / 10;
-    this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client is behind: more than limits.messageMB (${mb} MB) waits for it to read, so progress and log notifications are dropped until it has read it, and each resource updated meanwhile is told once then (docs/config.md, "limits")`));
+    this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `the client is behind: more than limits.messageMB (${mb} MB) waits for it to read, so progress and log notifications past that are dropped, and each resource updated meanwhile is told once, until it has read all that waits (docs/config.md, "limits")`));
   }
 
   /** A line made elsewhere (downstream/lines.ts, LineSending), written with this tick's others. */
@@ -210,6 +239,7 @@ export class StdioUpstream implements Transport, LineSending {
     const text = this.pending;
     this.pending = '';
     if (this.closed || text === '') return;
+    this.written += text.length;
     try {
       this.out.write(text);
     } catch (error) {
