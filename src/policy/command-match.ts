@@ -278,7 +278,8 @@ function parseWords(words: readonly string[], expandAliases: boolean): ParsedWor
       optionsEnded = true;
       continue;
     }
-    if (positionals.length === 0 && valueOptions.has(word)) {
+    // npm (nopt) reads its options wherever they stand: `npm run --cache D deploy` runs deploy (round 22).
+    if ((positionals.length === 0 || program === 'npm') && valueOptions.has(word)) {
       i++; // its value is not a positional
       continue;
     }

@@ -64,7 +64,6 @@ export function npmCommandAt(args: readonly Word[]): number {
 }
 
 export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): void {
-  const values = globalValueOptions('npm');
   const operands: Word[] = [];
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
@@ -83,9 +82,11 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       continue;
     }
     if (v.startsWith('-') && v !== '-') {
-      // Before the command word, as nopt reads it (npm-commands.ts npmOptionWords): a form the rest
-      // of the gateway may read otherwise is unanalysable (round 21 late review L1).
-      const words = operands.length === 0 ? npmOptionWords(args, i) : values.has(v) ? 2 : 1;
+      // As nopt reads it (npm-commands.ts npmOptionWords), wherever it stands before `--`: nopt reads
+      // the whole line, so `npm pkg --json true set scripts.t=CMD` sets the script (true is --json's)
+      // and `npm run --cache D deploy` runs deploy. A form the rest of the gateway may read otherwise
+      // is unanalysable (round 21 late review L1; after the command word, round 22).
+      const words = npmOptionWords(args, i);
       if (words === null) out.reasons.push('interpreter');
       i += (words ?? 1) - 1;
       continue;
