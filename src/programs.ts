@@ -502,6 +502,14 @@ export const GIT_COMMANDS: ReadonlySet<string> = new Set(
 );
 
 /**
+ * The commands of GIT_COMMANDS that git 2.39 does not have (replay 2.44, refs 2.46, backfill 2.49,
+ * last-modified and repo later). An older git runs such a word as any other unknown word:
+ * `git -c help.autocorrect=immediate replay` ran `git replace` on git 2.39.5 (round 21 late review
+ * note). So deny and ask rules naming git meet them as they meet an unknown word (command-match.ts otherGitCommand).
+ */
+export const GIT_LATER_COMMANDS: ReadonlySet<string> = new Set(['replay', 'refs', 'backfill', 'last-modified', 'repo']);
+
+/**
  * pnpm 9's own commands and their aliases, and the npm commands it passes on to npm (pnpm 9.15.9
  * `pnpm help`; each printed its own help). Any other first word pnpm runs as the project's script of
  * that name or, with none, as a program (pnpm 6.6.1: "When pnpm is executed with an unknown command,

@@ -1,3 +1,4 @@
+import { commandWordAt, otherGitCommand } from '../policy/command-match.js';
 import type { Decision, Segment } from '../policy/types.js';
 import { DELETERS, NETWORK_PROGRAMS, NETWORK_SUBCOMMANDS, PRIVILEGE, RUNNERS } from '../programs.js';
 import type { FileChange } from './file-change.js';
@@ -67,7 +68,11 @@ function segmentReasons(segment: Segment, add: (level: RiskLevel, text: string) 
   if (wrappers.some((wrapper) => PRIVILEGE.has(wrapper)) || PRIVILEGE.has(name)) add('high', 'runs with another user\'s privileges');
   if (DELETERS.has(name) || (name === 'git' && segment.args[0] === 'clean') || (name === 'find' && segment.args.includes('-delete'))) add('high', 'deletes files');
   if (RECURSIVE_CAPABLE.has(name) && segment.args.some(isRecursiveFlag)) add(name === 'rm' ? 'high' : 'medium', 'recursive');
-  const subcommand = segment.args.find((arg) => !arg.startsWith('-')) ?? '';
+  // Past the global options that take a value (`git -C dir push` pushes).
+  const subcommand = segment.args[commandWordAt(name, segment.args)] ?? '';
+  // `git psuh` may push (help.autocorrect) and `git p` be an alias of anything (round 21 review B1):
+  // it was shown as low risk.
+  if (name === 'git' && otherGitCommand([[name, ...segment.args]]) !== null) add('medium', 'may run any git command (an alias, or the one help.autocorrect takes a typo for)');
   if (NETWORK_PROGRAMS.has(name) || NETWORK_SUBCOMMANDS[name]?.has(subcommand)) add('medium', 'network access');
   const fetches = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.fetch : [];
   if (fetches.includes('') || fetches.includes(subcommand)) add('medium', 'network access (may run a downloaded package)');

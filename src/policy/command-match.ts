@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { GIT_COMMANDS, globalValueOptions, isScriptRunner, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -144,7 +144,7 @@ function scriptRunsWord(name: string, args: readonly string[]): number {
  * like an option (docker runs `docker -- image push`; git refuses it): for deny and ask rules a
  * word found past it only adds a list to try.
  */
-function commandWordAt(name: string, args: readonly string[], from = 0): number {
+export function commandWordAt(name: string, args: readonly string[], from = 0): number {
   const values = globalValueOptions(name);
   let i = from;
   while (i < args.length && args[i]!.startsWith('-')) i += values.has(args[i]!) ? 2 : 1;
@@ -201,11 +201,25 @@ function runHeads(name: string, args: readonly string[], out: string[]): void {
 export function otherGitCommand(candidates: readonly string[][]): string | null {
   for (const words of candidates) {
     if (words.length < 2 || posix.basename(words[0]!) !== 'git') continue;
-    const word = words[commandWordAt('git', words, 1)];
-    if (word !== undefined && !GIT_COMMANDS.has(word)) return word;
+    const at = commandWordAt('git', words, 1);
+    const word = words[at];
+    if (word === undefined || (GIT_COMMANDS.has(word) && !GIT_LATER_COMMANDS.has(word))) continue;
+    if (!runsNoWord(words, at)) return word;
   }
   return null;
 }
+
+/**
+ * git (git.c handle_options) prints a path and exits at `--exec-path` without `=`, `--html-path`,
+ * `--man-path` and `--info-path`, and runs `help`/`version` at `--help`/`--version`: the word after
+ * them is not run (`git --exec-path /tmp/x status` printed /usr/lib/git-core; git 2.39.5).
+ */
+function runsNoWord(words: readonly string[], at: number): boolean {
+  for (let i = 1; i < at; i++) if (GIT_QUERIES.has(words[i]!)) return true;
+  return false;
+}
+
+const GIT_QUERIES: ReadonlySet<string> = new Set(['--exec-path', '--html-path', '--man-path', '--info-path', '--help', '--version']);
 
 /** `posix.basename`, which returns a name without `/` as it is. */
 function baseOf(word: string): string {

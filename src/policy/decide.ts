@@ -1,5 +1,6 @@
 import { posix } from 'node:path';
 import { otherGitCommand, wideCandidates, wideHeads } from './command-match.js';
+import { GIT_LATER_COMMANDS } from '../programs.js';
 import type { RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
@@ -338,7 +339,7 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
     // git may run another command than the word names: any rule naming git may name it (round 21 review, B1).
     const other = otherGitCommand(candidates);
     const named = other === null || namedByAllow(segment, info, rules, other) ? null : rules.firstCommandRule('git');
-    if (named) return ruled('ask', named, `\`${other}\` in \`${shown}\` is not one of git's commands: git runs it as an alias from its config, a git-${other} program, or the command help.autocorrect takes it for, which ${named.list} rule ${named.text} may name`);
+    if (named) return ruled('ask', named, `\`${other}\` in \`${shown}\` is ${GIT_LATER_COMMANDS.has(other!) ? 'a git command only in gits newer than 2.39, and an older git' : "not one of git's commands: git"} runs it as an alias from its config, a git-${other} program, or the command help.autocorrect takes it for, which ${named.list} rule ${named.text} may name`);
   }
 
   // Security: nothing that could not be fully analysed is allowed by a rule or the safe list. In

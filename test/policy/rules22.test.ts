@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { assessRisk } from '../../src/latch/risk.js';
+import { GIT_LATER_COMMANDS } from '../../src/programs.js';
 import type { DefaultMode } from '../../src/policy/types.js';
 import { initShellParser } from '../../src/subjects/shell/parser.js';
 import { tempDir } from '../helpers/gateway.js';
@@ -13,6 +15,10 @@ import { decideShell } from '../helpers/policy.js';
  *   N1: npm reads its options wherever they stand before `--` (nopt reads the whole line), not only
  *       before the command word: `npm run --cache D deploy` runs deploy, `npm pkg --json true set
  *       scripts.t=CMD` sets the script.
+ *   N2: the git commands newer than git 2.39 (`replay`) are unknown words to an older git, which
+ *       help.autocorrect turns into another command (`replay` ran `replace`).
+ *   N3: `git --exec-path /tmp/x status` prints a path and runs nothing: no "not one of git's commands" ask.
+ *   N4: the risk shown for `git psuh` (it may push) and `git -C dir push` was "low".
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -29,6 +35,7 @@ beforeAll(async () => {
   mkdirSync(home, { recursive: true });
   mkdirSync(W, { recursive: true });
   writeFileSync(join(W, 'mcp-latch.json'), '{}');
+  if (hasGit) execFileSync('git', ['init', '-q', '-b', 'main', W]);
 });
 
 function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }) {
@@ -74,5 +81,67 @@ describe('N1. npm reads an option after the command word as it reads one before 
   test.each(['npm run test', 'npm run build --silent', 'npm i -D vitest', 'npm ls --depth 0', 'npm version patch -m "v%s"', 'npm test -- --coverage x'])('default, Bash(npm:*): everyday %j stays allowed', (command) => {
     const decision = shell(command, 'default', { allow: ['Bash(npm:*)'], deny: ['Bash(npm run deploy *)'] });
     expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+const hasGit = ((): boolean => {
+  try {
+    execFileSync('git', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const gitVersion = hasGit ? execFileSync('git', ['--version']).toString().trim() : '';
+const GIT_RULES = { allow: ['Bash(git:*)'], ask: ['Bash(git push *)'], deny: ['Bash(git replace *)'] };
+
+describe('N2. a git command newer than git 2.39 is an unknown word to an older git', () => {
+  test.skipIf(gitVersion !== 'git version 2.39.5')('premise: git 2.39.5 lists none of them', () => {
+    const listed = execFileSync('git', ['--list-cmds=main']).toString().split('\n');
+    for (const word of GIT_LATER_COMMANDS) expect(listed, word).not.toContain(word);
+  });
+  test.skipIf(!hasGit)('premise: git 2.39 autocorrect says it continues with replace', () => {
+    let text = '';
+    try {
+      execFileSync('git', ['-c', 'help.autocorrect=immediate', 'replay'], { cwd: T, stdio: 'pipe' });
+    } catch (error) {
+      text = String((error as { stderr: Buffer }).stderr);
+    }
+    if (gitVersion === 'git version 2.39.5') expect(text).toContain("you meant 'replace'");
+  });
+  test.each(MODES)('%s: git replay (and refs, repo) asks or is denied under git rules, naming the rule', (mode) => {
+    for (const command of ['git replay --onto main topic', 'git refs migrate', 'git repo info']) {
+      const decision = shell(command, mode, GIT_RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).not.toBe('allow');
+      if (mode !== 'dontAsk' && mode !== 'plan') expect(decision.reason, command).toContain('newer than 2.39');
+    }
+  });
+  test('an allow rule naming the word itself still says what it is (L4): Bash(git replay *)', () => {
+    // The config outside the workspace: an unknown git word may rewrite the whole tree, config included.
+    const decision = decideShell('git replay --onto main topic', { ...GIT_RULES, allow: ['Bash(git replay *)'], mode: 'default', workspace: [W], cwd: W, home, configPath: join(home, 'mcp-latch.json') });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('N3. git --exec-path, --html-path, --version, --help run no command word', () => {
+  test.skipIf(!hasGit)('premise: git --exec-path /tmp/x status prints the exec path and exits 0', () => {
+    expect(execFileSync('git', ['--exec-path', '/tmp/x', 'status'], { cwd: T }).toString().trim()).toBe(execFileSync('git', ['--exec-path']).toString().trim());
+  });
+  test.each(['git --exec-path /tmp/x status', 'git --html-path psuh', 'git --version psuh', 'git --help psuh'])('default: %j is not asked as an unknown git word', (command) => {
+    const decision = shell(command, 'default', GIT_RULES);
+    expect(decision.reason).not.toContain("not one of git's commands");
+  });
+  test('git -C d psuh and git --exec-path=/tmp/x psuh still ask', () => {
+    for (const command of ['git -C d psuh', 'git --exec-path=/tmp/x psuh']) expect(shell(command, 'bypassPermissions', GIT_RULES).verdict, command).not.toBe('allow');
+  });
+});
+
+describe('N4. the risk shown for a git word that may be any command', () => {
+  const risk = (command: string) => assessRisk('run_command', shell(command, 'default', GIT_RULES));
+  test.each(['git psuh origin main', 'git lg', 'git replay x', 'git -C sub push'])('%j is not low', (command) => {
+    expect(risk(command).level).not.toBe('low');
+  });
+  test('git status stays low', () => {
+    expect(risk('git status').level).toBe('low');
   });
 });
