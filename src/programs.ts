@@ -177,6 +177,8 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   noglob: {},
   busybox: {},
   toybox: {},
+  // uutils' multi-call `coreutils rm -rf x` (`--coreutils-prog=rm`: wrappers.ts).
+  coreutils: {},
   eatmydata: {},
   nocache: {},
   'dumb-init': { short: 'r', long: ['rewrite'] },

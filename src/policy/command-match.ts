@@ -57,6 +57,9 @@ export function wideCandidates(segment: Segment): string[][] {
     const pushed = gitPushSpelling(gitArgs);
     if (pushed) out.push(['git', ...pushed]);
   }
+  // A multi-call coreutils' `--coreutils-prog=rm -rf x` (`-shebang=rm SCRIPT …` drops the script's path) is rm.
+  const multi = coreutilsProgram(segment);
+  if (multi !== null) out.push([multi, ...segment.args.slice(1)], [multi, ...segment.args.slice(2)]);
   // rustup's `cargo +nightly run` is `cargo run` with another toolchain (round 21 review, B4's family).
   if (segment.name === 'cargo' && segment.args[0]?.startsWith('+')) out.push(['cargo', ...segment.args.slice(1)]);
   if (segment.name === 'docker' || segment.name === 'podman') out.push(...dockerSpellings(segment.name, segment.args));
@@ -174,6 +177,8 @@ export function wideHeads(segment: Segment): string[] {
     runHeads(segment.name, args, out);
     for (const reading of optionReadings(segment.name, args)) runHeads(segment.name, reading, out);
     if (segment.name.startsWith('git-') && GIT_COMMANDS.has(segment.name.slice(4))) out.push('git');
+    const multi = coreutilsProgram(segment);
+    if (multi !== null) out.push(multi);
   }
   // The written words' list is left out when it is the first one again; its head is then the first head.
   const first = segment.words[segment.assignments.length];
@@ -220,6 +225,13 @@ function runsNoWord(words: readonly string[], at: number): boolean {
 }
 
 const GIT_QUERIES: ReadonlySet<string> = new Set(['--exec-path', '--html-path', '--man-path', '--info-path', '--help', '--version']);
+
+/** The program `coreutils --coreutils-prog=NAME` (or `--coreutils-prog-shebang=NAME`) runs; null for any other segment. */
+function coreutilsProgram(segment: Segment): string | null {
+  if (segment.name !== 'coreutils') return null;
+  const match = /^--coreutils-prog(?:-shebang)?=(.*)$/s.exec(segment.args[0] ?? '');
+  return match ? baseOf(match[1]!) : null;
+}
 
 /** `posix.basename`, which returns a name without `/` as it is. */
 function baseOf(word: string): string {

@@ -1418,7 +1418,7 @@ describe('4. git directories and configuration named by the environment or copie
   // Pointing git elsewhere without writing there, and writing files git is not pointed at, are as
   // before. (`ln -s plain/objects o && echo x > o/f` now asks: a write below a link the text makes,
   // see "removers other than rm -r" below.)
-  test.each(['GIT_DIR=r git status', 'HOME=. git status', 'echo x > f', 'cp -r plain r', 'ln -s plain r', 'ln -s plain/hooks h', 'ln -s plain/config c', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
+  test.each(['GIT_DIR=r git status', 'echo x > f', 'cp -r plain r', 'ln -s plain r', 'ln -s plain/hooks h', 'ln -s plain/config c', 'echo x > notes/config'])('bypassPermissions: %j is allowed', (command) => {
     expect(inK(command, 'bypassPermissions').verdict).toBe('allow');
   });
   // The reason names what the write is: a file git is pointed at, the git directory itself, or a file in one.
@@ -1510,9 +1510,13 @@ describe('4. a git location set from an expansion: any write of the same call ma
       expect(decision.verdict, decision.reason).not.toBe('allow');
     });
   }
-  // Without a write in the same call it is as before (a configuration already on disk is not the call's).
-  test.each(['HOME=$PWD git status', 'XDG_CONFIG_HOME=$PWD git log'])('bypassPermissions: %j is allowed', (command) => {
-    expect(shell(command, 'bypassPermissions', { allow: ['Bash(git *)'] }).verdict).toBe('allow');
+  // Without a write in the same call git still reads a configuration an earlier call may have
+  // written: since round 22 (review-bypass21 B2) that is `interpreter`, as `git -c include.path=F` is
+  // (test/policy/rules22.test.ts N5), so with deny or ask rules it asks in bypassPermissions too.
+  test.each(['HOME=$PWD git status', 'XDG_CONFIG_HOME=$PWD git log', 'HOME=. git status'])('bypassPermissions: %j asks (interpreter)', (command) => {
+    const decision = shell(command, 'bypassPermissions', { allow: ['Bash(git *)'] });
+    expect(decision.verdict).toBe('ask');
+    expect(decision.reason).toContain('interpreter');
   });
 });
 

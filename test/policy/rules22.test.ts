@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { assessRisk } from '../../src/latch/risk.js';
@@ -19,6 +19,8 @@ import { decideShell } from '../helpers/policy.js';
  *       help.autocorrect turns into another command (`replay` ran `replace`).
  *   N3: `git --exec-path /tmp/x status` prints a path and runs nothing: no "not one of git's commands" ask.
  *   N4: the risk shown for `git psuh` (it may push) and `git -C dir push` was "low".
+ *   N5: `GIT_CONFIG_GLOBAL=F git status` runs the code F names, as `git -c include.path=F` does (review-bypass21 B2).
+ *   N6: a multi-call coreutils' `--coreutils-prog=rm` is rm.
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -143,5 +145,44 @@ describe('N4. the risk shown for a git word that may be any command', () => {
   });
   test('git status stays low', () => {
     expect(risk('git status').level).toBe('low');
+  });
+});
+
+describe('N5. git pointed at another configuration file by the environment runs its code', () => {
+  test.skipIf(!hasGit)('premise: GIT_CONFIG_GLOBAL=F git status runs F\'s core.fsmonitor', () => {
+    const repo = join(T, 'n5');
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(T, 'team.cfg'), `[core]\n\tfsmonitor = touch ${join(T, 'n5-ran')}; false\n`);
+    execFileSync('git', ['status'], { cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: join(T, 'team.cfg') }, stdio: 'ignore' });
+    expect(existsSync(join(T, 'n5-ran'))).toBe(true);
+  });
+  const RULES = { deny: ['Bash(rm *)'] };
+  test.each([
+    'GIT_CONFIG_GLOBAL=team.cfg git status',
+    'env GIT_CONFIG_GLOBAL=team.cfg git status',
+    'GIT_CONFIG_SYSTEM=team.cfg git log',
+    'GIT_CONFIG=team.cfg git status',
+    'HOME=/tmp/h git status',
+    'XDG_CONFIG_HOME=/tmp/x git status',
+    'HOME=/tmp/h npm run build',
+    'HOME=/tmp/h yarn build',
+  ])('bypassPermissions with a deny rule: %j asks (interpreter)', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect({ verdict: decision.verdict, reason: decision.reason }).toEqual({ verdict: 'ask', reason: expect.stringContaining('interpreter') as string });
+  });
+  test('GIT_CONFIG_GLOBAL=/dev/null git status (no config) stays allowed in bypassPermissions', () => {
+    expect(shell('GIT_CONFIG_GLOBAL=/dev/null git status', 'bypassPermissions', RULES).verdict).toBe('allow');
+  });
+});
+
+describe('N6. a multi-call coreutils runs the program its option names', () => {
+  test.each(MODES)('%s: deny Bash(rm *) meets coreutils --coreutils-prog=rm -rf x and coreutils rm -rf x', (mode) => {
+    for (const command of ['coreutils --coreutils-prog=rm -rf x', 'coreutils --coreutils-prog-shebang=rm script -rf x', 'coreutils rm -rf x']) {
+      const decision = shell(command, mode, { deny: ['Bash(rm *)'] });
+      expect({ verdict: decision.verdict, rule: decision.rule }, `${command}: ${decision.reason}`).toEqual({ verdict: 'deny', rule: 'Bash(rm *)' });
+    }
+  });
+  test('bypassPermissions with a deny rule: coreutils --coreutils-prog=shred x asks (its paths are not read here)', () => {
+    expect(shell('coreutils --coreutils-prog=shred x', 'bypassPermissions', { deny: ['Edit(x)'] }).verdict).toBe('ask');
   });
 });

@@ -211,6 +211,28 @@ export function gitWrites(words: readonly Word[], cwd: string | null): CommandPa
   return paths;
 }
 
+/**
+ * True when an assignment given to `name` points it at configuration the built-in rules do not
+ * protect: git at another config file (`GIT_CONFIG_GLOBAL=F`, `GIT_CONFIG_SYSTEM=F`, `GIT_CONFIG=F`,
+ * `HOME=D` or `XDG_CONFIG_HOME=D` for its global one), npm, pnpm and yarn at another home (its
+ * `.npmrc`, `.yarnrc`, `.config/pnpm/rc`: `script-shell` runs every script). git runs the code such
+ * a file names (core.fsmonitor, aliases): `GIT_CONFIG_GLOBAL=team.cfg git status` ran the fsmonitor
+ * of a file an earlier call wrote, past deny rules in bypassPermissions (review-bypass21 B2), as
+ * `git -c include.path=F` does, which is `interpreter` (git-config.ts). `/dev/null` names nothing.
+ */
+export function movesConfig(name: string, assigned: readonly Word[]): boolean {
+  const git = name === 'git' || name.startsWith('git-');
+  if (!git && !CONFIG_HOME_PROGRAMS.has(name)) return false;
+  return assigned.some((word) => {
+    const match = GIT_LOCATION.exec(word.value);
+    if (!match || match[1]!.startsWith('GIT_DIR') || match[1] === 'GIT_COMMON_DIR' || match[1] === 'GIT_TEMPLATE_DIR') return false;
+    if (!git && match[1] !== 'HOME' && match[1] !== 'XDG_CONFIG_HOME') return false;
+    return !(word.isStatic && match[2] === '' && word.value.slice(match[0].length) === '/dev/null');
+  });
+}
+
+const CONFIG_HOME_PROGRAMS: ReadonlySet<string> = new Set(['npm', 'npx', 'pnpm', 'pnpx', 'yarn']);
+
 const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)(\+?)=/;
 
 /**

@@ -50,6 +50,13 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
     // Security: a `sh` that may be dash runs `-a` from PATH where bash reads exec's option (dialect.ts).
     const dashExec = name === 'exec' && shell === 'sh' ? dashExecForm(words[i + 1]) : null;
     if (dashExec !== null) reasons.push(shDialectReason(dashExec));
+    // A multi-call coreutils (Fedora's coreutils-single; uutils) runs the program an option names:
+    // `coreutils --coreutils-prog=rm -rf x` is rm (review-bypass21 note). Not read as rm here: the
+    // command is `interpreter`, and deny and ask rules meet it as that program (command-match.ts).
+    if (name === 'coreutils' && words[i + 1] !== undefined && (!words[i + 1]!.isStatic || words[i + 1]!.value.startsWith('--coreutils-prog'))) {
+      reasons.push('interpreter');
+      break;
+    }
     const stripped = stripWrapper(name, spec, words, i + 1);
     if (stripped === null) {
       if (spec.bareShell === true || (spec.bareShell && hasWrapperOption(words, i + 1, spec, spec.bareShell))) reasons.push('interpreter');
