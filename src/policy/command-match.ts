@@ -70,6 +70,27 @@ export function wideCandidates(segment: Segment): string[][] {
     // pnpm, yarn, bun: an option not known here may take the next word or not; each reading is tried
     // as the words' own (programs.ts optionReadings; round 21 late review L5).
     for (const args of optionReadings(segment.name, segment.args)) out.push([segment.name, ...args], ...runnerPayloads(segment.name, args), ...scriptRuns(segment.name, args));
+    out.push(...scriptPastOptions(segment.name, segment.args));
+  }
+  return out;
+}
+
+/**
+ * pnpm, yarn and bun read their options between `run` and the script's name as their own (pnpm's
+ * nopt and yarn 1's commander stop at the script's name): `pnpm run --filter app deploy` runs
+ * deploy, which `Bash(pnpm run deploy *)` met only as written (round 22, N1's family). Each reading
+ * of those options (optionReadings) gives `NAME run SCRIPT …`.
+ */
+function scriptPastOptions(name: string, args: readonly string[]): string[][] {
+  if (!Object.hasOwn(MANAGER_COMMANDS, name)) return [];
+  const i = commandWordAt(name, args);
+  if (args[i] !== 'run' && args[i] !== 'run-script') return [];
+  const rest = args.slice(i + 1);
+  if (!rest[0]?.startsWith('-')) return [];
+  const out: string[][] = [];
+  for (const reading of [rest, ...optionReadings(name, rest)]) {
+    const j = commandWordAt(name, reading);
+    if (j < reading.length) out.push([name, 'run', ...reading.slice(j)]);
   }
   return out;
 }

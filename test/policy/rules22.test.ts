@@ -21,6 +21,7 @@ import { decideShell } from '../helpers/policy.js';
  *   N4: the risk shown for `git psuh` (it may push) and `git -C dir push` was "low".
  *   N5: `GIT_CONFIG_GLOBAL=F git status` runs the code F names, as `git -c include.path=F` does (review-bypass21 B2).
  *   N6: a multi-call coreutils' `--coreutils-prog=rm` is rm.
+ *   N7: pnpm, yarn and bun read options between `run` and the script's name as theirs (N1's family).
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -184,5 +185,36 @@ describe('N6. a multi-call coreutils runs the program its option names', () => {
   });
   test('bypassPermissions with a deny rule: coreutils --coreutils-prog=shred x asks (its paths are not read here)', () => {
     expect(shell('coreutils --coreutils-prog=shred x', 'bypassPermissions', { deny: ['Edit(x)'] }).verdict).toBe('ask');
+  });
+});
+
+describe('N7. pnpm, yarn and bun: an option between run and the script name', () => {
+  // pnpm 9.15.9 on PATH, or named by PNPM=: `pnpm run --reporter silent deploy` ran deploy. (yarn
+  // 1.22.22 refused `yarn run --mutex file deploy`, "argument missing": its rows only add readings.)
+  const pnpm = process.env.PNPM ?? 'pnpm';
+  const hasPnpm = ((): boolean => {
+    try {
+      execFileSync(pnpm, ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  test.skipIf(!hasPnpm)('premise: pnpm run --reporter silent deploy and pnpm run --filter . deploy run deploy', () => {
+    const dir = join(T, 'n7');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'n7', version: '1.0.0', scripts: { deploy: 'touch deployed' } }));
+    execFileSync(pnpm, ['run', '--reporter', 'silent', 'deploy'], { cwd: dir, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'deployed'))).toBe(true);
+  });
+  const RULES = { allow: ['Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(bun:*)'], deny: ['Bash(pnpm run deploy *)', 'Bash(yarn run deploy *)', 'Bash(bun run deploy *)'] };
+  test.each(MODES)('%s: the deny rule meets the script past the options', (mode) => {
+    for (const command of ['pnpm run --filter app deploy', 'pnpm run --reporter silent deploy', 'pnpm run -r deploy', 'pnpm run-script --foo x deploy', 'yarn run --mutex file deploy', 'yarn run --cwd /tmp deploy --prod', 'yarn run --foo x deploy', 'bun run --cwd /tmp deploy', 'bun run --bun deploy']) {
+      const decision = shell(command, mode, RULES);
+      expect({ verdict: decision.verdict, rule: decision.rule }, `${command}: ${decision.reason}`).toMatchObject({ verdict: 'deny' });
+    }
+  });
+  test.each(['pnpm run --silent build', 'yarn run --silent build', 'bun run build'])('default: %j stays allowed', (command) => {
+    expect(shell(command, 'default', RULES).verdict).toBe('allow');
   });
 });
