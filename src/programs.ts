@@ -441,7 +441,7 @@ const valueOptionSets = new Map<string, ReadonlySet<string>>();
  * as the program `silent`). Their indexes; empty for other programs.
  */
 /** Words nopt gives a Boolean key (`--stream true`), and pnpm's `--color` its choices (`--color always`). */
-const FLAG_VALUES: ReadonlySet<string> = new Set(['true', 'false', 'always', 'auto', 'never']);
+export const FLAG_VALUES: ReadonlySet<string> = new Set(['true', 'false', 'always', 'auto', 'never']);
 
 export function unreadOptions(name: string, args: readonly string[]): number[] {
   const spec = Object.hasOwn(CLIS, name) ? CLIS[name]! : null;

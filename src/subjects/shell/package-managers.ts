@@ -127,8 +127,16 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
  */
 export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd: string | null, out: FileFacts): void {
   const operands = args.filter((word) => !word.isStatic || !word.value.startsWith('-'));
-  const [command, verb] = operands.map((word) => (word.isStatic ? word.value : '\u0000'));
-  const from = command === 'config' && verb === 'set' ? 2 : name === 'pnpm' && command === 'set' ? 1 : -1;
+  const words = operands.map((word) => (word.isStatic ? word.value : '\u0000'));
+  const command = words[0];
+  // An option's value may stand between `config` and `set` (`pnpm config --location project set
+  // KEY VALUE`: the operands keep it), and pnpm's `c` is `config` (round 22 late review, RL2): the
+  // settings are the words after the first `set` past `config`.
+  const isConfig = command === 'config' || (name === 'pnpm' && command === 'c');
+  const verb = isConfig ? words.indexOf('set', 1) : -1;
+  // A word not known before the verb may be `set` itself (`pnpm config "$V" script-shell P`): fail closed.
+  if (isConfig && words.slice(1, verb > 0 ? verb : 2).includes('\u0000')) return void out.reasons.push('interpreter');
+  const from = verb > 0 ? verb + 1 : name === 'pnpm' && command === 'set' ? 1 : -1;
   if (from < 0) return;
   const settings = operands.slice(from);
   for (let j = 0; j < settings.length; j++) {
