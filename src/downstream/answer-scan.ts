@@ -132,13 +132,7 @@ function sdkAnswer(line: string): boolean {
 
 /** scanAnswer for a line ONE_PLAIN_TEXT matched: its text has no quote, so the first one after its opening quote ends it. */
 function plainTextAnswer(line: string): true {
-  const textEnd = line.indexOf('"', ONE_TEXT_AT + 1) + 1;
-  let id = 0;
-  for (let at = textEnd + ONE_TEXT_TO_ID; at < line.length - 1; at++) id = id * 10 + line.charCodeAt(at) - ZERO;
-  scanned.id = id;
-  scanned.resultStart = SDK_HEAD.length;
-  scanned.resultEnd = textEnd + 3;
-  return true;
+  return oneTextScanned(line, line.indexOf('"', ONE_TEXT_AT + 1) + 1);
 }
 
 /** scanAnswer for a line that starts with ONE_TEXT_HEAD: true when it is the whole answer of one text block. */
@@ -148,6 +142,11 @@ function oneTextAnswer(line: string): boolean {
   if (textEnd < 0) return false;
   ONE_TEXT_TAIL.lastIndex = textEnd;
   if (!ONE_TEXT_TAIL.test(line)) return false;
+  return oneTextScanned(line, textEnd);
+}
+
+/** The answer of one text block ending at `textEnd`, its tail checked: its id (digits to the line's last brace) and its result's span. */
+function oneTextScanned(line: string, textEnd: number): true {
   let id = 0;
   for (let at = textEnd + ONE_TEXT_TO_ID; at < line.length - 1; at++) id = id * 10 + line.charCodeAt(at) - ZERO;
   scanned.id = id;
