@@ -433,16 +433,16 @@ export function globalValueOptions(name: string): ReadonlySet<string> {
 }
 const valueOptionSets = new Map<string, ReadonlySet<string>>();
 
+/** Words nopt gives a Boolean key (`--stream true`), and pnpm's `--color` its choices (`--color always`). */
+const FLAG_VALUES: ReadonlySet<string> = new Set(['true', 'false', 'always', 'auto', 'never']);
+
 /**
  * For a program with a `flags` list (pnpm, yarn, bun): each option before its command word that is
  * neither a value option nor a flag known here, or a flag followed by `true`/`false` (nopt takes
- * it; FLAG_VALUES), and is followed by a word (read on past it): that word may be the option's value or the command, so the
- * command word is not known (round 21 late review L5: `pnpm --reporter silent dlx cowsay` was read
+ * it; FLAG_VALUES), and is followed by a word (read on past it): that word may be the option's
+ * value or the command, so the command word is not known (round 21 late review L5: `pnpm --reporter silent dlx cowsay` was read
  * as the program `silent`). Their indexes; empty for other programs.
  */
-/** Words nopt gives a Boolean key (`--stream true`), and pnpm's `--color` its choices (`--color always`). */
-export const FLAG_VALUES: ReadonlySet<string> = new Set(['true', 'false', 'always', 'auto', 'never']);
-
 export function unreadOptions(name: string, args: readonly string[]): number[] {
   const spec = Object.hasOwn(CLIS, name) ? CLIS[name]! : null;
   if (!spec?.flags) return [];
