@@ -36,6 +36,18 @@ export interface Envelope {
   clientInfo: Implementation | null;
 }
 
+/** The `_meta` key of 2026-07-28 naming the least severe log level a request's log messages may have. */
+const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
+/** debug (0) … emergency (7), the order of the MCP spec. */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** The severity a request asked its log messages to have at least; null when it named none (then it is sent none). */
+export function requestedLogLevel(params: unknown): number | null {
+  const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : {};
+  const index = LOG_LEVELS.indexOf(String(meta[LOG_LEVEL_KEY]));
+  return index < 0 ? null : index;
+}
+
 export interface ModernServerInfo {
   serverInfo: Implementation;
   capabilities: ServerCapabilities;
@@ -100,6 +112,8 @@ export function inputRequiredResult(prompt: ElicitRequestFormParams, requestStat
 export class ModernWire {
   /** Modern requests not yet answered: id → method. */
   private readonly open = new Map<RequestId, string>();
+  /** The log level each open modern request named (`io.modelcontextprotocol/logLevel`), as a severity; absent: it named none. */
+  private readonly logLevels = new Map<RequestId, number>();
   /** The last envelope a modern request brought (for what the gateway shows of its client). */
   lastEnvelope: Envelope | null = null;
   /** The transport's own send: an answer that must not end an open request's entry (take). */
@@ -122,7 +136,7 @@ export class ModernWire {
     };
     const send = transport.send.bind(transport);
     this.sendUnstamped = send;
-    transport.send = (message, options) => send(this.stamp(message), options);
+    transport.send = (message, options) => (this.unwanted(message, options?.relatedRequestId) ? Promise.resolve() : send(this.stamp(message), options));
     // An answer sent as a line (upstream-calls.ts, answeredText) to a modern request is stamped as any other.
     const lines = transport as Transport & Partial<LineSending>;
     const sendLine = lines.sendLine?.bind(transport);
@@ -136,6 +150,7 @@ export class ModernWire {
     if (record.method === 'notifications/cancelled' && isPlainObject(record.params)) {
       // A cancelled request gets no answer: forget it.
       this.open.delete(record.params.requestId as RequestId);
+      this.logLevels.delete(record.params.requestId as RequestId);
       return false;
     }
     if (typeof record.method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return false;
@@ -162,7 +177,27 @@ export class ModernWire {
     }
     this.lastEnvelope = envelope;
     this.open.set(id, record.method);
+    const level = requestedLogLevel(record.params);
+    if (level === null) this.logLevels.delete(id);
+    else this.logLevels.set(id, level);
     return false;
+  }
+
+  /**
+   * A log message a 2026-07-28 client must not be sent: the revision sends one only to the request
+   * it is sent for, and only when that request named `io.modelcontextprotocol/logLevel` in `_meta`,
+   * at or above that level ("servers MUST NOT emit notifications/message for requests that did not
+   * include this field"; docs/design.md, "MCP 2026-07-28"). On stdio that is the request whose call
+   * the server is running (relay.ts passes it as `relatedRequestId`); a log message of no request
+   * (a server idle, the gateway's own) goes to no 2026-07-28 client. A session that did `initialize`
+   * keeps `logging/setLevel` (log-levels.ts).
+   */
+  private unwanted(message: JSONRPCMessage, related: RequestId | undefined): boolean {
+    const record = message as Record<string, unknown>;
+    if (this.legacy || record.method !== 'notifications/message' || 'id' in record) return false;
+    const asked = related === undefined || !this.open.has(related) ? undefined : this.logLevels.get(related);
+    const level = isPlainObject(record.params) ? LOG_LEVELS.indexOf(String(record.params.level)) : -1;
+    return asked === undefined || level < asked;
   }
 
   private discoverResult(): Record<string, unknown> {
@@ -176,6 +211,7 @@ export class ModernWire {
     const method = this.open.get(record.id);
     if (method === undefined) return message;
     this.open.delete(record.id);
+    this.logLevels.delete(record.id);
     if (!isPlainObject(record.result)) return message;
     const result = OWN_INPUT_REQUIRED.has(record.result) ? { ...record.result } : completeResult(record.result, method);
     result._meta = { ...(isPlainObject(result._meta) ? result._meta : {}), [SERVER_INFO_KEY]: this.info.serverInfo };

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
-import { envelopeOf } from '../gateway/era-2026.js';
+import { envelopeOf, LOG_LEVELS, requestedLogLevel } from '../gateway/era-2026.js';
 import { covers } from '../gateway/subscriptions.js';
 import { isPlainObject } from '../values.js';
 
@@ -134,18 +134,6 @@ export class StatelessPipe implements Transport {
     this.waiting.clear();
     this.onclose?.();
   }
-}
-
-/** The `_meta` key of 2026-07-28 naming the least severe log level a request's log messages may have. */
-const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
-/** debug (0) … emergency (7), the order of the MCP spec. */
-const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
-
-/** The severity a request asked its log messages to have at least; null when it named none (then it is sent none). */
-function requestedLogLevel(params: unknown): number | null {
-  const meta = isPlainObject(params) && isPlainObject(params._meta) ? params._meta : {};
-  const index = LOG_LEVELS.indexOf(String(meta[LOG_LEVEL_KEY]));
-  return index < 0 ? null : index;
 }
 
 /** Whether a request's notification goes to its client: a log message only at or above the level the request named. */
