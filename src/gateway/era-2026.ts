@@ -186,8 +186,8 @@ export class ModernWire {
   /**
    * A log message a 2026-07-28 client must not be sent: the revision sends one only to the request
    * it is sent for, and only when that request named `io.modelcontextprotocol/logLevel` in `_meta`,
-   * at or above that level ("servers MUST NOT emit notifications/message for requests that did not
-   * include this field"; docs/design.md, "MCP 2026-07-28"). On stdio that is the request whose call
+   * at or above that level (server/utilities/logging: "The server MUST NOT emit notifications/message for a request
+   * that does not include this field"; docs/approval.md, "Log messages"). On stdio that is the request whose call
    * the server is running (relay.ts passes it as `relatedRequestId`); a log message of no request
    * (a server idle, the gateway's own) goes to no 2026-07-28 client. A session that did `initialize`
    * keeps `logging/setLevel` (log-levels.ts).

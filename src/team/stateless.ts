@@ -20,8 +20,8 @@ import { isPlainObject } from '../values.js';
  * A request's own notifications (its progress, its servers' log messages) go to its POST's
  * response, which then becomes an event stream (team/http.ts handleModern; the revision's
  * "Receiving Messages"): a log message only when the request named a level in `_meta`
- * (`io.modelcontextprotocol/logLevel`, the revision's "servers MUST NOT emit notifications/message
- * for requests that did not include this field"), at or above it. Nothing else goes to the client:
+ * (`io.modelcontextprotocol/logLevel`, server/utilities/logging: "The server MUST NOT emit
+ * notifications/message for a request that does not include this field"), at or above it. Nothing else goes to the client:
  * the revision forbids requests to it (its questions come as `input_required`,
  * gateway/input-required.ts). Closing a request's HTTP response cancels it, as the revision says
  * ("Cancellation").

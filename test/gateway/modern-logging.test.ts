@@ -8,8 +8,8 @@ import { startModernClient, type Modern } from '../helpers/modern-client.js';
 /**
  * Log messages on stdio by era (docs/design.md, "MCP 2026-07-28"): a 2026-07-28 client is sent a
  * server's log messages only for a request that named `io.modelcontextprotocol/logLevel` in its
- * `_meta`, at or above that level (the revision: "servers MUST NOT emit notifications/message for
- * requests that did not include this field"); a client that did `initialize` keeps the 2025 way.
+ * `_meta`, at or above that level (server/utilities/logging: "The server MUST NOT emit
+ * notifications/message for a request that does not include this field"); a client that did `initialize` keeps the 2025 way.
  */
 const CONFORMANCE = join(ROOT, 'test/fixtures/conformance-server.mjs');
 const config = (dir: string): ConfigInput => ({ mcpServers: { conf: { command: process.execPath, args: [CONFORMANCE] } }, workspace: [dir], permissions: { allow: ['mcp__conf'] } });
