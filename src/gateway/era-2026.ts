@@ -3,6 +3,7 @@ import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, Impleme
 import { CAPABILITIES_KEY, CLIENT_INFO_KEY, MODERN_VERSIONS, SERVER_INFO_KEY, VERSION_KEY } from '../mcp-2026.js';
 import { isPlainObject } from '../values.js';
 import type { LineSending } from '../downstream/lines.js';
+import { acknowledged, isChange, listenFilter, listens, onListen, type ListenFilter } from './listen.js';
 
 /**
  * MCP 2026-07-28 ("modern") beside the 2025 era the SDK Server speaks. A modern client sends no
@@ -26,6 +27,10 @@ const INVALID_REQUEST = -32600;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Results a modern client may cache: they must say for how long. */
 const CACHEABLE = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+/** The `subscriptions/listen` requests a stdio client may hold open at once. */
+export const MAX_OPEN_LISTENS = 16;
+/** JSON-RPC's Invalid Params. */
+const INVALID_PARAMS = -32602;
 /** The key of the gateway's approval prompt in `inputRequests` / `inputResponses`. */
 const APPROVAL_INPUT = 'mcp-latch/approval';
 
@@ -118,8 +123,19 @@ export class ModernWire {
   lastEnvelope: Envelope | null = null;
   /** The transport's own send: an answer that must not end an open request's entry (take). */
   private readonly sendUnstamped: Transport['send'];
+  /** The SDK Server's side of the transport: where the wire's own requests go. */
+  private readonly inner: (message: JSONRPCMessage) => void;
   /** The client sent `initialize`: the session is of the handshake era, whatever a request's `_meta` says later (legacyRequest). */
   private legacy = false;
+  /** Open `subscriptions/listen` requests (stdio): id → what each opted in to. */
+  private readonly listening = new Map<RequestId, ListenFilter>();
+  /** How many open listens name each resource: the session is subscribed to it while any does. */
+  private readonly watched = new Map<string, number>();
+  /** The wire's own `resources/subscribe` and `resources/unsubscribe` not answered yet: id → the resource. */
+  private readonly own = new Map<string, { uri: string; subscribe: boolean }>();
+  private ownCount = 0;
+  /** Where a subscription the resource's server refused is told (the gateway's log). */
+  onrefused?: (uri: string, message: string) => void;
 
   /** Attach after the SDK Server and UpstreamCalls: it sees each message first and each answer last. */
   constructor(
@@ -127,8 +143,14 @@ export class ModernWire {
     private readonly info: ModernServerInfo,
     /** Whether the SDK Server answered an `initialize` (HTTP: before this wire was attached). */
     initialized: () => boolean = () => false,
+    /**
+     * Whether this wire serves `subscriptions/listen` and holds back the change notifications no
+     * listen asked for (stdio). The team gateway's pipe does both itself (team/stateless.ts).
+     */
+    private readonly servesListens = false,
   ) {
     const inner = transport.onmessage;
+    this.inner = (message) => inner?.(message);
     transport.onmessage = (message, extra) => {
       if ((message as { method?: unknown }).method === 'initialize' || initialized()) this.legacy = true;
       const taken = this.legacy ? legacyRequest(message) : message;
@@ -136,7 +158,11 @@ export class ModernWire {
     };
     const send = transport.send.bind(transport);
     this.sendUnstamped = send;
-    transport.send = (message, options) => (this.unwanted(message, options?.relatedRequestId) ? Promise.resolve() : send(this.stamp(message), options));
+    transport.send = (message, options) => {
+      if (this.ownAnswer(message) || this.unwanted(message, options?.relatedRequestId)) return Promise.resolve();
+      if (this.heldForListens(message)) return this.deliver(message as Record<string, unknown>);
+      return send(this.stamp(message), options);
+    };
     // An answer sent as a line (upstream-calls.ts, answeredText) to a modern request is stamped as any other.
     const lines = transport as Transport & Partial<LineSending>;
     const sendLine = lines.sendLine?.bind(transport);
@@ -148,10 +174,11 @@ export class ModernWire {
     const record = message as Record<string, unknown>;
     const id = record.id;
     if (record.method === 'notifications/cancelled' && isPlainObject(record.params)) {
-      // A cancelled request gets no answer: forget it.
-      this.open.delete(record.params.requestId as RequestId);
-      this.logLevels.delete(record.params.requestId as RequestId);
-      return false;
+      // A cancelled request gets no answer: forget it. A listen's cancel is how a stdio client ends it.
+      const requestId = record.params.requestId as RequestId;
+      this.open.delete(requestId);
+      this.logLevels.delete(requestId);
+      return this.endListen(requestId);
     }
     if (typeof record.method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return false;
     const envelope = envelopeOf(record.params);
@@ -170,17 +197,90 @@ export class ModernWire {
     // An id still open is refused here: the refusal sent on would end the first request's entry,
     // and that request's answer would go out unstamped, a server's input_required with it (round
     // 19 review of late commits, F3).
-    if (this.open.has(id)) {
+    if (this.open.has(id) || this.listening.has(id) || this.own.has(String(id))) {
       void this.sendUnstamped({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid request: request id ${JSON.stringify(id)} is already in use by a request in flight` } })
         .catch(() => undefined);
       return true;
     }
     this.lastEnvelope = envelope;
+    if (record.method === 'subscriptions/listen' && this.servesListens) {
+      this.openListen(id, record.params);
+      return true;
+    }
     this.open.set(id, record.method);
     const level = requestedLogLevel(record.params);
     if (level === null) this.logLevels.delete(id);
     else this.logLevels.set(id, level);
     return false;
+  }
+
+  /**
+   * A stdio client's `subscriptions/listen` (basic/patterns/subscriptions): acknowledged first with
+   * what it will be sent, then each change it opted in to, stamped with its id, until the client
+   * cancels it (`notifications/cancelled`) or the process ends. It is never answered while open: the
+   * revision answers a listen only when the server ends it. A resource it names is subscribed to for
+   * the session with the first listen naming it, as a `resources/subscribe` would (upstream-session.ts).
+   */
+  private openListen(id: RequestId, params: unknown): void {
+    const filter = listenFilter(params);
+    const refuse = (code: number, message: string) => void this.sendUnstamped({ jsonrpc: '2.0', id, error: { code, message } }).catch(() => undefined);
+    if (typeof filter === 'string') return refuse(INVALID_PARAMS, filter);
+    if (this.listening.size >= MAX_OPEN_LISTENS) {
+      return refuse(-32000, `too many subscriptions/listen requests open: ${this.listening.size}, the most one client may hold is ${MAX_OPEN_LISTENS} (MAX_OPEN_LISTENS); cancel one, or name more in one listen`);
+    }
+    void this.sendUnstamped(onListen(acknowledged(filter), id) as JSONRPCMessage).catch(() => undefined);
+    this.listening.set(id, filter);
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      const count = this.watched.get(uri) ?? 0;
+      this.watched.set(uri, count + 1);
+      if (count === 0) this.subscription(uri, true);
+    }
+  }
+
+  /** Ends the listen `id` if one is open (true: the cancel was of a listen, and goes no further). */
+  private endListen(id: RequestId): boolean {
+    const filter = this.listening.get(id);
+    if (!filter) return false;
+    this.listening.delete(id);
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      const count = (this.watched.get(uri) ?? 1) - 1;
+      if (count > 0) this.watched.set(uri, count);
+      else {
+        this.watched.delete(uri);
+        this.subscription(uri, false);
+      }
+    }
+    return true;
+  }
+
+  /** The session's `resources/subscribe` (or unsubscribe) for a listen, through the SDK Server as a client's would go. */
+  private subscription(uri: string, subscribe: boolean): void {
+    const id = `mcp-latch/listen-${++this.ownCount}`;
+    this.own.set(id, { uri, subscribe });
+    this.inner({ jsonrpc: '2.0', id, method: subscribe ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } });
+  }
+
+  /** True for the answer to one of the wire's own requests: it goes no further (a refused subscription is told to onrefused). */
+  private ownAnswer(message: JSONRPCMessage): boolean {
+    const record = message as Record<string, unknown>;
+    if (record.method !== undefined || typeof record.id !== 'string') return false;
+    const asked = this.own.get(record.id);
+    if (!asked) return false;
+    this.own.delete(record.id);
+    const error = record.error as { message?: unknown } | undefined;
+    if (error && asked.subscribe) this.onrefused?.(asked.uri, String(error.message));
+    return true;
+  }
+
+  /** A change notification for a 2026-07-28 stdio client: it goes only to the listens that asked for it ("MUST NOT send notification types the client has not explicitly requested"). */
+  private heldForListens(message: JSONRPCMessage): boolean {
+    const record = message as Record<string, unknown>;
+    return this.servesListens && !this.legacy && !('id' in record) && isChange(record);
+  }
+
+  /** Sends a change to each open listen that opted in to it, stamped with the listen's id; to none when none did. */
+  private async deliver(change: Record<string, unknown>): Promise<void> {
+    for (const [id, filter] of this.listening) if (listens(filter, change)) await this.sendUnstamped(onListen(change, id) as JSONRPCMessage);
   }
 
   /**

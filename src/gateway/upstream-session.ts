@@ -392,7 +392,10 @@ export class UpstreamSession {
     this.server.onerror = (error) => this.core.logger.warn({ err: errorMessage(error) }, 'client transport error');
     this.toolCallsBypassingProtocol.attach(transport);
     // MCP 2026-07-28 clients (era-2026.ts): attached last, it sees each message first and each answer last.
-    this.session.modernWire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS }, () => this.server.getClientVersion() !== undefined);
+    // Over stdio it also serves subscriptions/listen (the team gateway's pipe does, team/stateless.ts).
+    const wire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS }, () => this.server.getClientVersion() !== undefined, transport instanceof StdioUpstream);
+    wire.onrefused = (uri, message) => this.core.logger.warn({ uri, error: message }, 'a subscriptions/listen named a resource its server would not subscribe to: its updates will not come');
+    this.session.modernWire = wire;
     flushRecordsBeforeSending(transport, this.core.audit);
   }
 

@@ -29,7 +29,8 @@ import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 import { UnprovenConnections } from './unproven-connections.js';
 import { SessionOutput } from './session-output.js';
-import { HEADER_MISMATCH, RequestStream, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, acceptsStream, headerMismatch, listenFilter, modernVersion, speaks } from './stateless.js';
+import { HEADER_MISMATCH, RequestStream, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, acceptsStream, headerMismatch, modernVersion, speaks } from './stateless.js';
+import { acknowledged, listenFilter, onListen } from '../gateway/listen.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 
 /**
@@ -96,8 +97,6 @@ interface ModernChannel {
 const STREAM_RECHECK_MS = 60_000;
 /** How often a quiet `subscriptions/listen` stream gets a comment line. */
 const LISTEN_KEEP_ALIVE_MS = 25_000;
-/** The `_meta` key of 2026-07-28 naming the listen a notification was delivered on. */
-const SUBSCRIPTION_ID_KEY = 'io.modelcontextprotocol/subscriptionId';
 
 const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** The approval page (web/team.html): static, no data in it; the person signs in on it with their token. */
@@ -472,10 +471,6 @@ export class TeamGateway {
     await channel.ready;
     // A client gone while the session connected would leave its listen (and subscriptions) behind.
     if (res.destroyed || res.writableEnded || req.socket.destroyed) return;
-    const stamp = (message: Record<string, unknown>) => {
-      const params = isPlainObject(message.params) ? message.params : {};
-      return { ...message, params: { ...params, _meta: { ...(isPlainObject(params._meta) ? params._meta : {}), [SUBSCRIPTION_ID_KEY]: id } } };
-    };
     let dropped = 0;
     const write = (message: Record<string, unknown>) => {
       if (res.writableEnded || res.destroyed) return;
@@ -487,10 +482,10 @@ export class TeamGateway {
         this.core.logger.warn({ user: channel.user, dropped }, `the client has caught up: ${dropped.toLocaleString('en-US')} change notifications of a subscriptions/listen were dropped while it was behind`);
         dropped = 0;
       }
-      res.write(`event: message\ndata: ${JSON.stringify(stamp(message))}\n\n`);
+      res.write(`event: message\ndata: ${JSON.stringify(onListen(message, id))}\n\n`);
     };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
-    write({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: filter } });
+    write(acknowledged(filter));
     const stop = channel.transport.listen(filter, (message) => write(message as Record<string, unknown>));
     // A comment now and then keeps proxies and clients from closing a quiet stream (the revision's keep-alive note).
     const keepAlive = setInterval(() => {

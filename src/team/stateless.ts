@@ -3,7 +3,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 import { envelopeOf, LOG_LEVELS, requestedLogLevel } from '../gateway/era-2026.js';
-import { covers } from '../gateway/subscriptions.js';
+import { listens, type ListenFilter } from '../gateway/listen.js';
 import { isPlainObject } from '../values.js';
 
 /**
@@ -141,53 +141,6 @@ function wanted(notification: Record<string, unknown>, logLevel: number | null):
   if (notification.method !== 'notifications/message') return true;
   const level = isPlainObject(notification.params) ? LOG_LEVELS.indexOf(String(notification.params.level)) : -1;
   return logLevel !== null && level >= logLevel;
-}
-
-/** What a `subscriptions/listen` opted in to, as honoured (the revision's SubscriptionFilter: a type not asked for is never sent). */
-export interface ListenFilter {
-  toolsListChanged?: true;
-  promptsListChanged?: true;
-  resourcesListChanged?: true;
-  resourceSubscriptions?: string[];
-}
-
-/** The resources one listen may name (each is a subscription of the shared server's). */
-export const MAX_LISTEN_RESOURCES = 100;
-
-/** The filter a listen's params ask for, as honoured; or why it is refused (-32602). */
-export function listenFilter(params: unknown): ListenFilter | string {
-  const asked = isPlainObject(params) ? params.notifications : undefined;
-  if (!isPlainObject(asked)) return "Invalid params: 'notifications' is required and must be a SubscriptionFilter";
-  const filter: ListenFilter = {};
-  for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
-    if (asked[key] !== undefined && typeof asked[key] !== 'boolean') return `Invalid params: notifications.${key} must be a boolean`;
-    if (asked[key] === true) filter[key] = true;
-  }
-  const uris = asked.resourceSubscriptions;
-  if (uris !== undefined) {
-    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) return 'Invalid params: notifications.resourceSubscriptions must be an array of URIs';
-    if (uris.length > MAX_LISTEN_RESOURCES) return `Invalid params: notifications.resourceSubscriptions names ${uris.length} resources, more than the ${MAX_LISTEN_RESOURCES} one listen may (MAX_LISTEN_RESOURCES); open another`;
-    if (uris.length > 0) filter.resourceSubscriptions = [...new Set(uris as string[])];
-  }
-  return filter;
-}
-
-/** Whether a change notification is one a listen opted in to. */
-function listens(filter: ListenFilter, notification: Record<string, unknown>): boolean {
-  switch (notification.method) {
-    case 'notifications/tools/list_changed':
-      return filter.toolsListChanged === true;
-    case 'notifications/prompts/list_changed':
-      return filter.promptsListChanged === true;
-    case 'notifications/resources/list_changed':
-      return filter.resourcesListChanged === true;
-    case 'notifications/resources/updated': {
-      const uri = isPlainObject(notification.params) ? notification.params.uri : undefined;
-      return typeof uri === 'string' && (filter.resourceSubscriptions ?? []).some((watched) => covers(watched, uri));
-    }
-    default:
-      return false;
-  }
 }
 
 /** JSON-RPC HeaderMismatch of 2026-07-28. */
