@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../values.js';
 import { envelopeOf } from '../gateway/era-2026.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from '../approval-page/assets.js';
@@ -370,6 +370,9 @@ export class TeamGateway {
         // A call too wide to decide is refused before it is parsed (gateway/upstream-calls.ts).
         const refusal = wideCallRefusal(text);
         if (refusal) {
+          // Without a session it is no call of one: answered as a narrow one would be, first (sessionlessRefusal).
+          const sessionless = named ? null : sessionlessRefusal(req, refusal);
+          if (sessionless) return json(res, sessionless.status, sessionless.body);
           this.core.audit.record(refusedCallRecord(named?.id ?? '', identity.user, (refusal as { error: { message: string } }).error.message));
           return json(res, 200, refusal);
         }
@@ -723,6 +726,33 @@ function noSession(req: IncomingMessage, body: unknown): Record<string, unknown>
   const modern = envelopeOf(isPlainObject(body) ? body.params : undefined) !== null;
   const message = modern
     ? 'Bad Request: an MCP 2026-07-28 request (no session, its version in _meta) must carry the header MCP-Protocol-Version: 2026-07-28, and Mcp-Method (2026-07-28 basic/transports/streamable-http); a client of protocol versions up to 2025-11-25 starts with initialize; docs/team.md, "MCP 2026-07-28 clients"'
-    : 'Bad Request: no Mcp-Session-Id; start with initialize';
+    : NO_SESSION;
   return { jsonrpc: '2.0', error: { code: -32000, message }, id };
+}
+
+const NO_SESSION = 'Bad Request: no Mcp-Session-Id header; every request but initialize must carry the session id its initialize was answered with (MCP 2025-06-18 basic/transports, "Session Management"); start with initialize';
+
+/**
+ * The answer to a tools/call too wide to decide (wideCallRefusal) that came without a session,
+ * before the refusal of its width: what a narrow one would get first. Of the handshake era
+ * (2025-06-18, 2025-11-25: no `MCP-Protocol-Version: 2026-07-28`) it is 400 naming the missing
+ * `Mcp-Session-Id`, as noSession answers a narrow one ("Servers that require a session ID SHOULD
+ * respond to requests without an Mcp-Session-Id header (other than initialization) with HTTP 400");
+ * until round 23 it was answered 200 with the width, as if a session had sent it. Of 2026-07-28,
+ * which has no sessions, the version and the headers that can be checked without parsing the body
+ * (MCP-Protocol-Version, Mcp-Method, Mcp-Name present) are checked as handleModern does, each a 400
+ * naming what is wrong; then the width's refusal (null here). docs/team.md, "MCP 2026-07-28 clients".
+ */
+function sessionlessRefusal(req: IncomingMessage, refusal: JSONRPCMessage): { status: number; body: Record<string, unknown> } | null {
+  const { id } = refusal as { id: string | number | null };
+  const version = modernVersion(req);
+  if (version === null) return { status: 400, body: { jsonrpc: '2.0', error: { code: -32000, message: NO_SESSION }, id } };
+  const error = (code: number, message: string, data?: unknown) => ({ status: 400, body: { jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } } });
+  if (!speaks(version)) return error(UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: [...MODERN_VERSIONS], requested: version });
+  // A batch: the revision's POST body is one request (streamable-http, "Sending Messages").
+  if (id === null) return error(-32600, 'Invalid Request: the body is not one JSON-RPC request');
+  const method = req.headers['mcp-method'];
+  if (method !== 'tools/call') return error(HEADER_MISMATCH, typeof method === 'string' ? `Header mismatch: Mcp-Method is ${method} but the request's method is tools/call` : 'Header mismatch: the Mcp-Method header is missing');
+  if (typeof req.headers['mcp-name'] !== 'string') return error(HEADER_MISMATCH, 'Header mismatch: the Mcp-Name header is missing');
+  return null;
 }
