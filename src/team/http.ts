@@ -385,7 +385,7 @@ export class TeamGateway {
       // It may have ended while its body was read.
       if (this.sessions.get(named.id) !== named) return notFound();
       this.track(named, res);
-      named.output.add(res);
+      named.output.add(res, requestIds(body), req.method === 'GET');
       if (req.method === 'GET') this.holdsStream(named, req, res);
       return named.transport.handleRequest(req, res, body);
     }
@@ -402,7 +402,7 @@ export class TeamGateway {
     }
     const session = this.open(identity);
     this.track(session, res);
-    session.output.add(res);
+    session.output.add(res, requestIds(body));
     await session.transport.handleRequest(req, res, body);
   }
 
@@ -707,6 +707,15 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 /** A member's 2026-07-28 session is theirs per kind of client credential: whether it answers their calls is part of the session (answersInClient). */
 function channelKey(identity: Identity): string {
   return `${identity.user}\u0000${identity.approves ? 'approves' : 'client'}`;
+}
+
+/** The JSON-RPC ids of the requests a POST's body holds (one, or a batch's): its response carries their notifications (session-output.ts). */
+function requestIds(body: unknown): Array<string | number> {
+  const ids: Array<string | number> = [];
+  for (const message of Array.isArray(body) ? body : [body]) {
+    if (isPlainObject(message) && typeof message.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) ids.push(message.id);
+  }
+  return ids;
 }
 
 function isLoopback(host: string): boolean {

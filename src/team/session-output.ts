@@ -18,8 +18,18 @@ import { mayBeDropped, UpdatesKept, updatedUri } from '../gateway/client-behind.
 export class SessionOutput {
   private readonly open = new Set<ServerResponse>();
   private dropped = 0;
-  /** Characters of the progress and log notifications sent since a response of the session began to wait to drain. */
-  private waiting = 0;
+  /**
+   * Characters of the progress and log notifications sent to each response since it began to wait
+   * to drain (null: to a response this does not know, counted while any waits). Only these wait:
+   * a notification for a response that drains goes out, whatever another response holds (round 23:
+   * one large answer not read yet dropped the progress of another call whose stream was read, as
+   * over stdio until be651db; test/team/client-behind.test.ts).
+   */
+  private readonly waiting = new Map<ServerResponse | null, number>();
+  /** The response of each request of the session still open (a POST's event stream), by JSON-RPC id. */
+  private readonly byRequest = new Map<string, ServerResponse>();
+  /** The session's event stream (GET): where a notification of no request goes. */
+  private standalone: ServerResponse | null = null;
   /** The resources told updated while a response waits to drain, each told once when none does. */
   private readonly updated = new UpdatesKept();
   private send: Transport['send'] | null = null;
@@ -31,24 +41,32 @@ export class SessionOutput {
     private readonly log: (text: string) => void,
   ) {}
 
-  /** A response of the session, counted until it closes. */
-  add(res: ServerResponse): void {
+  /** A response of the session, counted until it closes: a POST's, answering `requests`, or the event stream (GET). */
+  add(res: ServerResponse, requests: ReadonlyArray<string | number> = [], standalone = false): void {
     this.open.add(res);
-    res.on('drain', this.drained);
+    for (const id of requests) this.byRequest.set(String(id), res);
+    if (standalone) this.standalone = res;
+    const drained = () => {
+      this.waiting.delete(res);
+      this.drained();
+    };
+    res.on('drain', drained);
     res.once('close', () => {
       this.open.delete(res);
-      this.drained();
+      for (const id of requests) if (this.byRequest.get(String(id)) === res) this.byRequest.delete(String(id));
+      if (this.standalone === res) this.standalone = null;
+      drained();
     });
   }
 
-  private readonly drained = (): void => {
+  private drained(): void {
     if (this.stalled()) return;
-    this.waiting = 0;
+    this.waiting.clear();
     if (this.updated.lost > 0) this.log(`the client has caught up: ${this.updated.lost.toLocaleString('en-US')} resource update notifications were dropped while it was behind`);
     const uris = this.updated.take();
     if (!this.send) return;
     for (const uri of uris) void this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }).catch(() => undefined);
-  };
+  }
 
   /** `transport` sends through this: progress and log notifications are dropped while its client is behind. */
   guard(transport: Transport): void {
@@ -63,18 +81,33 @@ export class SessionOutput {
         if (lost === 0 && this.updated.lost > 0) this.log(`the client is behind: more than limits.messageMB of resources updated meanwhile wait to be told to it, so further resource updates are dropped until it has read (docs/config.md, "limits")`);
         return Promise.resolve();
       }
-      if (mayBeDropped(message) && this.stalled()) {
-        if (this.waiting > this.maxBytes()) {
-          if (this.dropped++ === 0) this.log(`the client is behind: more than limits.messageMB waits in its responses for it to read, so its progress and log notifications are dropped until it has read them (docs/config.md, "limits")`);
-          return Promise.resolve();
+      if (mayBeDropped(message)) {
+        // The response it goes on (the SDK's transport picks it by relatedRequestId, else the event stream).
+        const related = options?.relatedRequestId;
+        const known = related === undefined ? this.standalone : this.byRequest.get(String(related));
+        const target = known && this.open.has(known) ? known : null;
+        if (target ? target.writableNeedDrain : this.stalled()) {
+          if (this.waitingTotal() > this.maxBytes()) {
+            if (this.dropped++ === 0) this.log(`the client is behind: more than limits.messageMB waits in its responses for it to read, so its progress and log notifications are dropped until it has read them (docs/config.md, "limits")`);
+            return Promise.resolve();
+          }
+          this.waiting.set(target, (this.waiting.get(target) ?? 0) + JSON.stringify(message).length);
+          return send(message, options);
         }
-        this.waiting += JSON.stringify(message).length;
-      } else if (this.dropped > 0 && !this.stalled()) {
+      }
+      if (this.dropped > 0 && !this.stalled()) {
         this.log(`the client has caught up: ${this.dropped.toLocaleString('en-US')} progress and log notifications were dropped while it was behind`);
         this.dropped = 0;
       }
       return send(message, options);
     };
+  }
+
+  /** What waits in all the session's responses, of the notifications counted. */
+  private waitingTotal(): number {
+    let total = 0;
+    for (const chars of this.waiting.values()) total += chars;
+    return total;
   }
 
   /** A response of the session waits to drain: what is sent now waits in the transport's queue. */

@@ -146,3 +146,43 @@ describe('serve --http: a 2026-07-28 request whose client falls behind while its
     }
   }, 90_000);
 });
+
+describe('serve --http: a large answer waiting for the member\'s client to read, and another call\'s progress', () => {
+  // Round 22's note (be651db fixed it over stdio): the session's bound counted the progress of every
+  // call while any of its responses waited to drain, so one large answer the client had not read yet
+  // (15 MB under limits.messageMB 16; a loopback socket's buffers take a few MB of it) dropped the progress of another call, whose own stream the
+  // client read as it came. Only what waits on a response that waits to drain counts now.
+  test('the other call\'s progress, on a stream the client reads, is all delivered; the answer arrives whole after', async () => {
+    const dir = tempDir();
+    const flooded = join(dir, 'flooded');
+    const count = 300;
+    const team4 = await startTeam(dir, {
+      mcpServers: { f: faultServer('progress-flood', join(dir, 'starts'), { FAULT_FLOODED: flooded }) },
+      permissions: { allow: ['mcp__f__flood', 'mcp__f__huge_result'] },
+      limits: { messageMB: 16 },
+      http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }] },
+    });
+    try {
+      const init = await post(team4.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const session = init.headers['mcp-session-id'] as string;
+      await readAll(init);
+      await readAll(await post(team4.base, { jsonrpc: '2.0', method: 'notifications/initialized' }, session));
+      // The large answer's stream is not read yet.
+      const huge = await post(team4.base, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'f__huge_result', arguments: { mb: 15 } } }, session);
+      huge.pause();
+      huge.socket.pause();
+      // 300 updates of 64 KB (19 MB) of another call, on a stream read as it comes.
+      const call = await post(team4.base, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64 }, _meta: { progressToken: 'p' } } }, session);
+      const messages = messagesOf(await readAll(call));
+      expect(messages.find((message) => message.id === 3)?.result?.content[0]?.text).toBe(`sent ${count}`);
+      const progress = messages.filter((message) => message.method === 'notifications/progress');
+      expect(progress).toHaveLength(count);
+      huge.socket.resume();
+      const answer = messagesOf(await readAll(huge));
+      expect(answer.find((message) => message.id === 2)?.result?.content[0]?.text).toHaveLength(15 * 1024 * 1024);
+      expect(team4.stderr()).not.toContain('the client is behind');
+    } finally {
+      await team4.close();
+    }
+  }, 90_000);
+});
