@@ -136,6 +136,8 @@ export class ModernWire {
   private ownCount = 0;
   /** Where a subscription the resource's server refused is told (the gateway's log). */
   onrefused?: (uri: string, message: string) => void;
+  /** Told of each listen opened, with what it opted in to (upstream-session.ts listening: the lists it follows). */
+  onlisten?: (filter: ListenFilter) => void;
 
   /** Attach after the SDK Server and UpstreamCalls: it sees each message first and each answer last. */
   constructor(
@@ -230,6 +232,7 @@ export class ModernWire {
     }
     void this.sendUnstamped(onListen(acknowledged(filter), id) as JSONRPCMessage).catch(() => undefined);
     this.listening.set(id, filter);
+    this.onlisten?.(filter);
     for (const uri of filter.resourceSubscriptions ?? []) {
       const count = this.watched.get(uri) ?? 0;
       this.watched.set(uri, count + 1);

@@ -32,6 +32,7 @@ import { StdioUpstream } from './stdio-upstream.js';
 import type { UnavailableServer } from '../downstream/registry.js';
 import type { ServerState } from '../downstream/supervisor.js';
 import { canShowForm, ModernWire } from './era-2026.js';
+import type { ListenFilter } from './listen.js';
 
 export interface UpstreamSessionOptions {
   core: GatewayCore;
@@ -335,6 +336,34 @@ export class UpstreamSession {
     }
   }
 
+  /**
+   * A `subscriptions/listen` opted in to list changes (team/http.ts serveListen, era-2026.ts
+   * ModernWire over stdio): a list the session was never sent is followed from now, so a change of
+   * it is told. The revision's listen delivers `tools/list_changed` "when tools change"
+   * (basic/patterns/subscriptions), not only for a list the client fetched; until round 23 a list
+   * never sent was no news (tellListsChanged) and such a listen was told nothing. The list is taken
+   * as it is once the first lists are in (the servers' start: what a list the client fetches then
+   * would hold), unless the client has been sent one meanwhile.
+   */
+  listening(filter: ListenFilter): void {
+    const kinds: Array<'tools' | 'resources' | 'templates' | 'prompts'> = [
+      ...(filter.toolsListChanged ? (['tools'] as const) : []),
+      ...(filter.resourcesListChanged ? (['resources', 'templates'] as const) : []),
+      ...(filter.promptsListChanged ? (['prompts'] as const) : []),
+    ];
+    if (kinds.length === 0 || this.closed) return;
+    this.start();
+    void this.whenFirstListsReady().then(() => {
+      if (this.closed) return;
+      const version = this.core.listsVersion;
+      for (const kind of kinds) {
+        if (this.lastSent[kind]) continue;
+        this.lastSent[kind] = kind === 'tools' ? this.core.toolsList() : kind === 'resources' ? this.core.resourcesList() : kind === 'templates' ? this.core.templatesList() : this.core.promptsList();
+        this.sentVersion[kind] = version;
+      }
+    });
+  }
+
   /** Coalesces changes and tells the client only about lists that really changed. */
   private scheduleListChanged(): void {
     if (this.listChangeTimer) return;
@@ -395,6 +424,7 @@ export class UpstreamSession {
     // Over stdio it also serves subscriptions/listen (the team gateway's pipe does, team/stateless.ts).
     const wire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS }, () => this.server.getClientVersion() !== undefined, transport instanceof StdioUpstream);
     wire.onrefused = (uri, message) => this.core.logger.warn({ uri, error: message }, 'a subscriptions/listen named a resource its server would not subscribe to: its updates will not come');
+    wire.onlisten = (filter) => this.listening(filter);
     this.session.modernWire = wire;
     flushRecordsBeforeSending(transport, this.core.audit);
   }

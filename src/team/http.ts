@@ -470,10 +470,18 @@ export class TeamGateway {
       this.core.logger.warn({ user: channel.user, limit: 'http.maxSessionsPerUser' }, message);
       return refuse(429, -32000, message);
     }
+    // Counted from here, not once the session is connected: a listen waiting for that is one of the
+    // member's (round 22's note: the count must hold whatever the await takes).
+    const listen = { authorization: req.headers.authorization, end: () => res.end() };
+    channel.listens.add(listen);
+    res.once('close', () => channel.listens.delete(listen));
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
     await channel.ready;
     // A client gone while the session connected would leave its listen (and subscriptions) behind.
-    if (res.destroyed || res.writableEnded || req.socket.destroyed) return;
+    if (res.destroyed || res.writableEnded || req.socket.destroyed) {
+      channel.listens.delete(listen);
+      return;
+    }
     let dropped = 0;
     const write = (message: Record<string, unknown>) => {
       if (res.writableEnded || res.destroyed) return;
@@ -490,16 +498,14 @@ export class TeamGateway {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     write(acknowledged(filter));
     const stop = channel.transport.listen(filter, (message) => write(message as Record<string, unknown>));
+    channel.upstream.listening(filter);
     // A comment now and then keeps proxies and clients from closing a quiet stream (the revision's keep-alive note).
     const keepAlive = setInterval(() => {
       if (!res.writableEnded && res.writableLength === 0) res.write(':\n\n');
     }, LISTEN_KEEP_ALIVE_MS);
     keepAlive.unref();
-    const listen = { authorization: req.headers.authorization, end: () => res.end() };
-    channel.listens.add(listen);
     res.once('close', () => {
       clearInterval(keepAlive);
-      channel.listens.delete(listen);
       stop();
     });
   }

@@ -130,3 +130,19 @@ test(`a stdio client holds at most ${MAX_OPEN_LISTENS} listens open (MAX_OPEN_LI
   await listen('again');
   await eventually(() => expect(acknowledged()).toBe(MAX_OPEN_LISTENS + 1));
 });
+
+test('a listen opened before any list is told when the tools change (round 23: a list the client was never sent was no news, and such a listen was told nothing)', { timeout: 60_000 }, async () => {
+  const { dir, config } = setup();
+  const m = await startModernClient(dir, config);
+  open.push(m);
+  const changed: string[] = [];
+  m.client.setNotificationHandler('notifications/tools/list_changed', () => void changed.push('tools'));
+  const subscription = await m.client.listen({ toolsListChanged: true });
+  expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+  // A call answered: the session's servers are up and its first lists in (no list sent), then the operator adds a server.
+  await m.client.callTool({ name: 'f__echo', arguments: { message: 'up' } });
+  writeConfig(dir, { ...config, mcpServers: { ...config.mcpServers, more: fixtureServer('more', join(dir, 'more.log')) } });
+  await eventually(() => expect(changed.length).toBeGreaterThan(0), 30_000);
+  expect((await m.client.listTools()).tools.map((tool) => tool.name)).toContain('more__echo');
+  await subscription.close();
+});
