@@ -29,7 +29,22 @@ export interface StateBinding {
 
 export type OpenedState = { ok: true; data: Record<string, unknown> } | { ok: false; problem: string };
 
+/**
+ * This process, in each state it seals: a state of another session is told apart from one another
+ * process issued (another replica of a team gateway, or this one before a restart), which only that
+ * process could honour (docs/team.md, "Two replicas").
+ */
+const PROCESS = randomBytes(9).toString('base64url');
+
+/** Why a state that does not verify is not used. */
+const NOT_OURS = 'it was altered or was not issued by this gateway (another replica of a team gateway signs with the key beside its own config, unless the replicas share the folder: docs/team.md, "Two replicas")';
+
+/** Why a state sealed by another process is not used. */
+export const ISSUED_ELSEWHERE = 'it was issued by another mcp-latch process (another replica of this team gateway, or this gateway before it restarted), and only the process that issued a state may use it, once: each request of a member must reach one replica (docs/team.md, "Two replicas"); answer again here';
+
 interface Payload {
+  /** The process that sealed it (absent in states of before round 23). */
+  r?: string;
   s: string;
   v: string;
   t: string;
@@ -53,7 +68,7 @@ export class RequestStates {
   ) {}
 
   seal(binding: StateBinding, ttlMs: number, data: Record<string, unknown> = {}): string {
-    const payload: Payload = { s: binding.session, v: binding.server, t: binding.tool, d: binding.argsDigest, e: this.now() + ttlMs, n: randomBytes(16).toString('base64url'), x: data };
+    const payload: Payload = { r: PROCESS, s: binding.session, v: binding.server, t: binding.tool, d: binding.argsDigest, e: this.now() + ttlMs, n: randomBytes(16).toString('base64url'), x: data };
     const body = PREFIX + Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${this.mac(body)}`;
   }
@@ -68,14 +83,14 @@ export class RequestStates {
     // bits, so another spelling of the same bytes would otherwise pass as the state we issued.
     const given = Buffer.from(token.slice(dot + 1), 'latin1');
     const expected = Buffer.from(this.mac(body), 'latin1');
-    if (dot <= PREFIX.length || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, problem: 'it was altered or was not issued by this gateway' };
+    if (dot <= PREFIX.length || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, problem: NOT_OURS };
     let payload: Payload;
     try {
       payload = JSON.parse(Buffer.from(body.slice(PREFIX.length), 'base64url').toString('utf8')) as Payload;
     } catch {
-      return { ok: false, problem: 'it was altered or was not issued by this gateway' };
+      return { ok: false, problem: NOT_OURS };
     }
-    if (payload.s !== binding.session) return { ok: false, problem: 'it was issued to another session' };
+    if (payload.s !== binding.session) return { ok: false, problem: payload.r !== undefined && payload.r !== PROCESS ? ISSUED_ELSEWHERE : 'it was issued to another session' };
     if (payload.v !== binding.server || payload.t !== binding.tool || payload.d !== binding.argsDigest) return { ok: false, problem: 'it was issued for another call (the tool or its arguments changed)' };
     const now = this.now();
     this.forgetExpired(now);
