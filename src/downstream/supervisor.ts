@@ -30,6 +30,7 @@ import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 import type { RecordFailures } from '../store/audit.js';
 import { readListing, type ServerListing } from './listing.js';
+import { serverError } from './server-error.js';
 import { checkEntries, type EntrySchema } from './answer-entries.js';
 import { InvalidAnswer, invalidAnswer, schemaProblem } from './invalid-answer.js';
 
@@ -601,8 +602,8 @@ export class Supervisor {
         this.warnInvalidAnswer(invalid);
         throw invalid;
       }
-      // The server's own error, passed on with its message as the server sent it.
-      throw asRpcError(error);
+      // The server's own error, passed on escaped; a URLElicitationRequiredError's questions never (server-error.ts).
+      throw serverError(this.name, error) ?? asRpcError(error);
     }
   }
 

@@ -17,6 +17,7 @@ import { ConnectionLost, type CallSettle, type DirectCallOptions } from '../down
 import { AnswerDropped } from '../downstream/answer-entries.js';
 import { InvalidAnswer, schemaProblem } from '../downstream/invalid-answer.js';
 import { gatewayAnswer } from '../downstream/remote-bounds.js';
+import { asksUrls, serverError, URL_ERROR_REFUSAL } from '../downstream/server-error.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import { GATEWAY_STOPPING } from '../cancellation.js';
@@ -496,7 +497,7 @@ class PlainAnswer implements CallSettle {
 function callOptions(decided: DecidedCall, progress: ProgressRelay | null, context: CallContext): DirectCallOptions {
   const { supervisor } = decided.route;
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
-  return { cancel: decided.call.cancel, onprogress: progress?.hasToken ? (update: Progress) => progress.emit(update) : undefined, timeout };
+  return { cancel: decided.call.cancel, onprogress: progress?.hasToken ? (update: Progress) => progress.relay(supervisor.name, update) : undefined, timeout };
 }
 
 /**
@@ -670,6 +671,10 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
   }
   if (error instanceof InvalidAnswer) supervisor.warnInvalidAnswer(error);
+  // The server's own error: passed on escaped, a URLElicitationRequiredError's questions never (server-error.ts).
+  if (asksUrls(error)) return forwardedFailure(supervisor.name, URL_ERROR_REFUSAL);
+  const servers = serverError(supervisor.name, error);
+  if (servers) throw servers;
   if (error instanceof RpcError) throw error;
   if (error instanceof McpError) throw asRpcError(error);
   return { content: [{ type: 'text', text: `mcp-latch: the call to ${supervisor.name} failed: ${escapeText(errorMessage(error))}. The call was forwarded to the server and may have had effects.` }], isError: true };

@@ -1,5 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Progress, ProgressToken, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { escapeText } from '../latch/escape.js';
 
 /**
  * Progress for one upstream call, under the client's own token. The SDK puts its own token on the
@@ -30,6 +31,17 @@ export class ProgressRelay {
         params: { progressToken: this.token, progress: this.last, ...(update.total !== undefined ? { total: update.total } : {}), ...(update.message !== undefined ? { message: update.message } : {}) },
       })
       .catch(() => undefined);
+  }
+
+  /**
+   * A server's progress update: its message is the server's text a client shows the person as the
+   * call's status, where the gateway's own heartbeats ("Waiting for approval: …") show on the same
+   * token, so it is escaped and marked as the server's, `[server] …`, as its questions are (round 23
+   * review, F2; docs/approval.md, "What of a server's question is escaped").
+   */
+  relay(server: string, update: Progress): void {
+    const { message, ...rest } = update;
+    this.emit(typeof message === 'string' ? { ...rest, message: `[${server}] ${escapeText(message)}` } : rest);
   }
 
   /** Sends a heartbeat every `intervalMs` until stopped, so clients that reset their timeout on progress wait. */
