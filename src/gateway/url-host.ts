@@ -149,14 +149,21 @@ const LOCAL_BLOCKS: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', str
   ['fec0::', 10, 'ipv6', 'site-local, RFC 3879'],
   ['ff00::', 8, 'ipv6', 'multicast, RFC 4291'],
 ];
-const localBlocks = LOCAL_BLOCKS.map(([network, prefix, family, rule]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, family);
-  return { list, family, rule };
-});
+/**
+ * LOCAL_BLOCKS as lists, made at the first check, not when the module is evaluated: this module is in
+ * the gateway's bundle, evaluated at every start beside the booting servers, and the 23 lists (node's
+ * BlockList, loaded then) cost ~0.7 ms of CPU there that only a URL-mode question needs
+ * (docs/performance.md, "Round 23: start").
+ */
+let localBlocks: ReadonlyArray<{ list: BlockList; family: 'ipv4' | 'ipv6'; rule: string }> | undefined;
 
 /** The registry entry (LOCAL_BLOCKS) `address` is in, with the block, or null when it is globally reachable. */
 function localRule(address: string, family: 'ipv4' | 'ipv6'): string | null {
+  localBlocks ??= LOCAL_BLOCKS.map(([network, prefix, family, rule]) => {
+    const list = new BlockList();
+    list.addSubnet(network, prefix, family);
+    return { list, family, rule };
+  });
   return localBlocks.find((block) => block.family === family && block.list.check(address, family))?.rule ?? null;
 }
 

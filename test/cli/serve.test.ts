@@ -114,6 +114,20 @@ describe('what serve makes before its first spawn', () => {
   });
 });
 
+describe('what serve loads before its first list', () => {
+  // Notes Node's modules loaded when the gateway writes its first tools/list answer.
+  const PROBE = `function seen(data) {
+      if (String(data).includes('"tools":[') && !fs.existsSync(process.env.PROBE_OUT)) fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify(process.moduleLoadList));
+    }`;
+
+  test("node's BlockList is not loaded: url-host.ts's address blocks are made at the first URL-mode question, not beside the booting servers", async () => {
+    const loaded = await listedWithProbe(PROBE, 1, (out) => JSON.parse(readFileSync(out, 'utf8')) as string[]);
+    expect(loaded).toContain('NativeModule child_process');
+    // 23 lists made when the gateway's bundle was evaluated cost ~0.7 ms of CPU at every start (docs/performance.md, "Round 23: start").
+    expect(loaded).not.toContain('NativeModule internal/blocklist');
+  });
+});
+
 describe('servers started before the config is fully checked', () => {
   test('a config the full check refuses stops the servers it started and reports every problem', async () => {
     const dir = tempDir();
