@@ -14,6 +14,10 @@
 // gateway; its flag gives it a code cache of its own): work the gateway leaves until just after
 // the list (docs/performance.md, "Round 18: start") is counted by the client's reading, which comes
 // once the client has parsed the list, but not by this one.
+// The probe looks for the list in the bytes written only: the gateway writes from one shared 64 KB
+// buffer (text-bytes.ts, `fs.writeSync(fd, buffer, 0, n)`), and decoding all of it at each write
+// (String(data)) made ~4 MB of two-byte strings before the list, ~9% of the instructions counted
+// to it, and read differently by build (docs/performance.md, "Round 23: start").
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -42,9 +46,16 @@ const probe = join(dir, 'at-write.cjs');
 writeFileSync(
   probe,
   `const fs = require('node:fs'); const net = require('node:net'); let done = false;
-  function seen(data) { if (!done && String(data).includes('"tools":[')) { done = true; const u = process.cpuUsage(); fs.writeFileSync(process.env.AT_WRITE_OUT, String((u.user + u.system) / 1000)); } }
+  function has(data, offset, length) {
+    if (typeof data === 'string') return data.includes('"tools":[');
+    if (!(data instanceof Uint8Array)) return false;
+    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    const from = typeof offset === 'number' ? offset : 0;
+    return bytes.subarray(from, typeof length === 'number' ? from + length : bytes.length).indexOf('"tools":[') >= 0;
+  }
+  function seen(data, offset, length) { if (!done && has(data, offset, length)) { done = true; const u = process.cpuUsage(); fs.writeFileSync(process.env.AT_WRITE_OUT, String((u.user + u.system) / 1000)); } }
   const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
-  const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
+  const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data, rest[0], rest[1]); return writeSync.call(this, fd, data, ...rest); };`,
 );
 let starts = 0;
 
