@@ -32,9 +32,13 @@ export type OpenedState = { ok: true; data: Record<string, unknown> } | { ok: fa
 /**
  * This process, in each state it seals: a state of another session is told apart from one another
  * process issued (another replica of a team gateway, or this one before a restart), which only that
- * process could honour (docs/team.md, "Two replicas").
+ * process could honour (docs/team.md, "Two replicas"). Made at the first state sealed or opened, not
+ * when the module is evaluated: this module is in the stdio gateway's bundle, and randomBytes loads
+ * node:crypto (~2 ms of CPU, node-crypto.ts) at every start, before the first list
+ * (docs/performance.md, "Round 23: start").
  */
-const PROCESS = randomBytes(9).toString('base64url');
+let processId: string | undefined;
+const thisProcess = (): string => (processId ??= randomBytes(9).toString('base64url'));
 
 /** Why a state that does not verify is not used. */
 const NOT_OURS = 'it was altered or was not issued by this gateway (another replica of a team gateway signs with the key beside its own config, unless the replicas share the folder: docs/team.md, "Two replicas")';
@@ -68,7 +72,7 @@ export class RequestStates {
   ) {}
 
   seal(binding: StateBinding, ttlMs: number, data: Record<string, unknown> = {}): string {
-    const payload: Payload = { r: PROCESS, s: binding.session, v: binding.server, t: binding.tool, d: binding.argsDigest, e: this.now() + ttlMs, n: randomBytes(16).toString('base64url'), x: data };
+    const payload: Payload = { r: thisProcess(), s: binding.session, v: binding.server, t: binding.tool, d: binding.argsDigest, e: this.now() + ttlMs, n: randomBytes(16).toString('base64url'), x: data };
     const body = PREFIX + Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `${body}.${this.mac(body)}`;
   }
@@ -90,7 +94,7 @@ export class RequestStates {
     } catch {
       return { ok: false, problem: NOT_OURS };
     }
-    if (payload.s !== binding.session) return { ok: false, problem: payload.r !== undefined && payload.r !== PROCESS ? ISSUED_ELSEWHERE : 'it was issued to another session' };
+    if (payload.s !== binding.session) return { ok: false, problem: payload.r !== undefined && payload.r !== thisProcess() ? ISSUED_ELSEWHERE : 'it was issued to another session' };
     if (payload.v !== binding.server || payload.t !== binding.tool || payload.d !== binding.argsDigest) return { ok: false, problem: 'it was issued for another call (the tool or its arguments changed)' };
     const now = this.now();
     this.forgetExpired(now);
