@@ -93,27 +93,47 @@ export function isThisMachine(hostname: string): boolean {
 }
 
 /**
- * This machine's addresses: `list`, loopback, unspecified, and each address of its interfaces now;
- * `own`, the interface addresses alone. The IPv6 forms that carry an IPv4 address are checked as
- * that address (carriedIPv4 against `list`, anyCarriedIPv4 against `own`).
+ * The widest own network taken as a neighbourhood: an interface configured wider (a /8 of public
+ * addresses, a /32 of IPv6) counts as this much around its address, so a misconfigured one does not
+ * make most of the internet "this machine's network".
  */
-function thisMachine(): { list: BlockList; own: BlockList } {
+const WIDEST_OWN_NETWORK = { ipv4: 16, ipv6: 48 } as const;
+
+/**
+ * This machine's addresses: `list`, loopback, unspecified, and each address of its interfaces now;
+ * `own`, the interface addresses alone; `networks`, the networks its interfaces are on (each one's
+ * address and prefix, `cidr`, at most WIDEST_OWN_NETWORK wide), with where each came from. The IPv6
+ * forms that carry an IPv4 address are checked as that address (carriedIPv4 against `list`,
+ * anyCarriedIPv4 against `own`).
+ */
+function thisMachine(): { list: BlockList; own: BlockList; networks: Array<{ cidr: string; block: BlockList; family: 'ipv4' | 'ipv6' }> } {
   const list = new BlockList();
   const own = new BlockList();
+  const networks: Array<{ cidr: string; block: BlockList; family: 'ipv4' | 'ipv6' }> = [];
   list.addSubnet('127.0.0.0', 8, 'ipv4');
   list.addSubnet('0.0.0.0', 8, 'ipv4');
   list.addAddress('::1', 'ipv6');
   list.addAddress('::', 'ipv6');
   for (const addresses of Object.values(networkInterfaces())) {
-    for (const { address, family } of addresses ?? []) {
+    for (const { address, family, cidr, internal } of addresses ?? []) {
       // A link-local IPv6 address names its interface after '%' (fe80::1%eth0): the address alone is compared.
       const plain = address.split('%')[0]!;
       if (!isIP(plain)) continue;
-      list.addAddress(plain, family === 'IPv6' ? 'ipv6' : 'ipv4');
-      own.addAddress(plain, family === 'IPv6' ? 'ipv6' : 'ipv4');
+      const kind = family === 'IPv6' ? 'ipv6' : 'ipv4';
+      list.addAddress(plain, kind);
+      own.addAddress(plain, kind);
+      const length = Number(cidr?.split('/')[1]);
+      if (internal || !Number.isInteger(length)) continue;
+      const block = new BlockList();
+      try {
+        block.addSubnet(plain, Math.max(length, WIDEST_OWN_NETWORK[kind]), kind);
+      } catch {
+        continue;
+      }
+      networks.push({ cidr: `${plain}/${Math.max(length, WIDEST_OWN_NETWORK[kind])}`, block, family: kind });
     }
   }
-  return { list, own };
+  return { list, own, networks };
 }
 
 /**
@@ -225,7 +245,7 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
     clearTimeout(timer);
   }
   if (addresses.length === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to no address (mcp-latch passes on only https URLs of other hosts)`;
-  const { list, own } = thisMachine();
+  const { list, own, networks } = thisMachine();
   const tail = ' (mcp-latch passes on only https URLs of other hosts)';
   // This machine first, whatever else the name resolves to: it is never let through.
   for (const { address } of addresses) {
@@ -243,15 +263,25 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
     if (translated) return `${leads}, which carries ${translated} as a NAT64 network-specific prefix would (RFC 6052)${tail}`;
   }
   // Then a local network's addresses (round 22): the person's browser reaches them from inside it,
-  // where the server cannot; only those of approval.localUrlNetworks pass.
+  // where the server cannot; only those of approval.localUrlNetworks pass. The networks this machine
+  // is on count as local whatever their addresses (round 23 review, F4): an IPv6 home network's
+  // router and printers have global addresses, firewalled from the internet, in this machine's /64.
   const allowed = allowedNetworks(localNetworks);
   for (const { address } of addresses) {
-    const local = localProblem(address, allowed);
+    const local = localProblem(address, allowed) ?? ownNetworkProblem(address, networks, allowed);
     if (local) {
       return `its URL-mode question's url "${escapeText(url)}" leads to a local network: ${escapeText(host)} resolves to ${escapeText(address)}${local}, not an address on the internet (mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks)`;
     }
   }
   return null;
+}
+
+/** Said after the address when it is on one of this machine's own networks not in `allowed` (" (on this machine's own network 2a02:…/64)"), or null. */
+function ownNetworkProblem(address: string, networks: ReadonlyArray<{ cidr: string; block: BlockList; family: 'ipv4' | 'ipv6' }>, allowed: BlockList): string | null {
+  const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+  if (allowed.check(address, family)) return null;
+  const network = networks.find((each) => each.family === family && each.block.check(address, family));
+  return network ? ` (on this machine's own network ${network.cidr})` : null;
 }
 
 /**
@@ -301,8 +331,11 @@ function ipv4At(bytes: readonly number[], offsets: readonly number[]): string {
  * (64:ff9b::/96, which the network's NAT64 translates: 64:ff9b::<this machine's LAN address> reaches
  * this machine; round 21 review, review-proto21 P3), and the local-use prefix 64:ff9b:1::/48 (RFC
  * 8215), which an operator may use as it is or cut to a /56, /64 or /96 (RFC 6052's lengths within
- * it): each of those readings whose unused bits (byte 8 and the suffix) are zero, as RFC 6052 has a
- * translator write them (round 22). Checked as those IPv4 addresses, against every list.
+ * it): each of those readings whose byte 8 is zero, whatever the suffix holds (RFC 6052 has a
+ * translator write it zero, but one reading a /48 takes bits 48-87 and does not look at the rest:
+ * round 23 review, F6; until then a reading was taken only with its suffix zero). Byte 8 not zero:
+ * none, and the address is judged by its block (local). Checked as those IPv4 addresses, against
+ * every list.
  */
 function carriedIPv4(bytes: readonly number[]): string[] {
   const zero = (from: number, to: number) => bytes.slice(from, to).every((byte) => byte === 0);
@@ -312,7 +345,9 @@ function carriedIPv4(bytes: readonly number[]): string[] {
   if (known || siit || wellKnown) return [ipv4At(bytes, [12, 13, 14, 15])];
   const localUse = bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && bytes[4] === 0 && bytes[5] === 1;
   if (!localUse || bytes[8] !== 0) return [];
-  return EMBEDDINGS.filter(([length, offsets]) => length >= 48 && zero(offsets[3]! + 1, 16)).map(([, offsets]) => ipv4At(bytes, offsets));
+  // A reading in 0.0.0.0/8 ("this network", never translated to) is the zeros before a shorter
+  // prefix's address, not an address: kept only where its suffix is zero, as before.
+  return EMBEDDINGS.filter(([length, offsets]) => length >= 48 && (zero(offsets[3]! + 1, 16) || bytes[offsets[0]!] !== 0)).map(([, offsets]) => ipv4At(bytes, offsets));
 }
 
 /**
