@@ -29,6 +29,7 @@ import { parseMessage, QUEUED } from '../downstream/lines.js';
 import { scanAnswer } from '../downstream/answer-scan.js';
 import { ArgsJson, jsonString } from '../values.js';
 import { paramsProblem, wideCallRefusal } from './upstream-calls.js';
+import { scanCall, scannedCall } from './call-scan.js';
 
 /** What a shell tool's warm-up decisions need: the tool as listed, and what deciding a call to it reads. */
 export interface WarmUpTool {
@@ -192,9 +193,13 @@ export function warmUpCallPipeline(target: WarmUpPipeline): Promise<boolean> {
   const upstream = new StdioUpstream(target.maxMessageBytes, input, output);
   // Two calls in one read (one batch): the server answers the first as plain text, which is passed
   // on as written, and the second with a block the answer's scan refuses (as mcp-server-commands
-  // answers: a text block with a `name`), which is parsed, checked and written again.
-  const params = `"params":{"name":${jsonString(route.exposed)},"arguments":${JSON.stringify(target.args)}}}\n`;
-  const lines = Array.from({ length: WARM_UP_CALLS }, (_, index) => `{"jsonrpc":"2.0","id":${index + 1},"method":"tools/call",${params}`).join('');
+  // answers: a text block with a `name`), which is parsed, checked and written again. Written in
+  // the order the TypeScript SDK's clients write a call (method, params, jsonrpc, id): the call's
+  // scanner reads each order by expressions of its own, and the ones a real client's line takes
+  // ran first in its first command (docs/performance.md, "Round 23: first shell command");
+  // warmUpMessages scans the other order (the Python SDK's).
+  const call = `{"method":"tools/call","params":{"name":${jsonString(route.exposed)},"arguments":${JSON.stringify(target.args)}},"jsonrpc":"2.0","id":`;
+  const lines = Array.from({ length: WARM_UP_CALLS }, (_, index) => `${call}${index + 1}}\n`).join('');
   const done = (): void => {
     void upstream.close();
     void audit
@@ -254,7 +259,9 @@ class WarmUpServer {
 
   private answer(id: number): void {
     const block = `{"type":"text","text":${jsonString(`${WARM_UP_ANSWER}\n`)}${id % 2 === 0 ? ',"name":"STDOUT"' : ''}}`;
-    const line = `{"jsonrpc":"2.0","id":${id},"result":{"content":[${block}]}}`;
+    // In the order the TypeScript SDK's servers write an answer (result, jsonrpc, id), which the
+    // answer's scan reads by expressions of its own (warmUpMessages scans the other order).
+    const line = `{"result":{"content":[${block}]},"jsonrpc":"2.0","id":${id}}`;
     void QUEUED.then(() => {
       if (!this.takeLine?.(line)) this.onmessage?.(parseMessage(line));
     });
@@ -269,11 +276,17 @@ class WarmUpServer {
  * Their first runs were part of the first command's extra CPU (docs/performance.md, "Round 14: start").
  */
 function warmUpMessages(tool: string, args: Record<string, unknown>): ArgsJson {
+  // In the Python SDK's order (jsonrpc, id first): the pipeline's calls and answers are in the
+  // TypeScript SDK's, and the scanners read each order by expressions of their own.
   const line = `{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":${jsonString(tool)},"arguments":${JSON.stringify(args)}}}`;
   if (wideCallRefusal(line) === null) paramsProblem((parseMessage(line) as { params?: unknown }).params);
+  // Its result is dropped, and the scanner's note of it too (read only for the params it returned: upstream-calls.ts).
+  scanCall(line);
+  scannedCall.params = null;
   const argsJson = new ArgsJson(args);
   argsJson.textOf(args);
-  scanAnswer(`{"jsonrpc":"2.0","id":0,"result":{"content":[{"type":"text","text":${jsonString(`${tool}\n`)}}]}}`);
+  // Id 1: the scan takes no id 0 (a forwarded call's id never is), and refused at it, this ran none of the rest.
+  scanAnswer(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":${jsonString(`${tool}\n`)}}]}}`);
   return argsJson;
 }
 
