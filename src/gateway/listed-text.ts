@@ -1,5 +1,7 @@
 import { escapeLines, escapeText, isPlainText } from '../latch/escape.js';
 import { isPlainObject } from '../values.js';
+import { isIP } from 'node:net';
+import { isThisMachine } from './url-host.js';
 
 /**
  * A listed tool, prompt, resource or template as a client shows it to a person: every text the
@@ -18,6 +20,9 @@ import { isPlainObject } from '../values.js';
  *
  *   in a tool's inputSchema and outputSchema (schemaText): every `title` (escapeText) and
  *                            `description` (escapeLines) at any depth, and `enumNames` labels
+ *   kept only when safe      `icons`: a client fetches each `src` itself, unasked, so only an
+ *                            https URL of another host as written (shownIcon) or a small
+ *                            `data:image/…` icon is listed (round 23 review, F5)
  *
  * Tool and prompt names are the gateway's exposed names (catalog.ts: letters, digits, `_`, `-`).
  * Not covered: a tool schema's property names and enum, const and default values, which the call
@@ -58,11 +63,41 @@ function shownFormOf<T extends object>(entry: T): ShownEntry<T> {
     const schema = schemaText(source[key], escapeText, escapeLines);
     if (schema !== source[key]) changes[key] = schema;
   }
+  if (Array.isArray(source.icons)) {
+    const icons = source.icons.filter(shownIcon);
+    if (icons.length !== source.icons.length) changes.icons = icons.length > 0 ? icons : undefined;
+  }
   if (Array.isArray(args)) {
     const shownArgs = args.map((arg) => (isPlainObject(arg) ? shownArgument(arg) : arg));
     if (shownArgs.some((arg, index) => arg !== args[index])) changes.arguments = shownArgs;
   }
   return { entry: Object.keys(changes).length === 0 ? entry : { ...entry, ...changes } };
+}
+
+/** The longest `data:` icon listed, in characters. */
+export const MAX_ICON_DATA_CHARS = 65_536;
+const IMAGE_DATA = /^data:image\/(?:png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Whether a listed icon may reach the client: the client fetches its `src` as soon as it shows the
+ * entry, no person asked, so a server's icon must not send it to this machine (a local service's
+ * port) or anywhere but an https page of another host as written, as the WHATWG parser writes it
+ * and named, not an address (`file:`, `http:`, `https://192.168.1.1/…` and names like `localhost`
+ * are dropped; a name is not looked up here, so one resolving to a local network is not told
+ * apart); or it is an image carried in the listing itself.
+ */
+function shownIcon(icon: unknown): boolean {
+  if (!isPlainObject(icon) || typeof icon.src !== 'string') return false;
+  const { src } = icon;
+  if (src.startsWith('data:')) return src.length <= MAX_ICON_DATA_CHARS && IMAGE_DATA.test(src);
+  if (!isPlainText(src) || src.length > 8_192) return false;
+  try {
+    const url = new URL(src);
+    // An address as the host (192.168.1.1, 169.254.169.254, [fd00::1]) is dropped whatever it is: a page's icon is named.
+    return url.href === src && url.protocol === 'https:' && url.username === '' && url.password === '' && isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0 && !isThisMachine(url.hostname);
+  } catch {
+    return false;
+  }
 }
 
 const DISPLAY = ['title', 'mimeType'] as const;

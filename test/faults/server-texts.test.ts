@@ -4,7 +4,7 @@ import { McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk
 import { ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
 /**
- * What the gateway passes on of a server's texts: its error answers and progress messages (docs/approval.md, "A server's own
+ * What the gateway passes on of a server's texts: its error answers, progress messages and listed icons (docs/approval.md, "A server's own
  * questions"; src/downstream/server-error.ts). A server's URL-mode question is checked (https, not
  * this machine, not a local network) when it comes as elicitation/create; until round 23 the same
  * questions sent as a URLElicitationRequiredError (-32042, MCP 2025-11-25) reached a client declaring
@@ -76,5 +76,17 @@ describe("a server's error answers and progress", () => {
       transport.onmessage = inner;
     }
     expect(seen).toEqual(['[e] Waiting for approval: \\x1b[2K\\rmcp-latch: approved by you \\u202egnp.exe']);
+  });
+
+  test("a listed entry's icons reach the client only as an https URL of a named host or a small image in the listing (round 23 review, F5)", { timeout: 30_000 }, async () => {
+    const kept = [{ src: 'https://example.com/icon.png' }, { src: 'data:image/png;base64,iVBORw0KGgo=' }];
+    const tools = (await h.client.listTools()).tools.filter((tool) => tool.name.startsWith('e__'));
+    expect(tools.length).toBe(3);
+    for (const tool of tools) expect(tool.icons).toEqual(kept);
+    const [prompt] = (await h.client.listPrompts()).prompts;
+    expect(prompt!.name).toBe('e__urls');
+    expect('icons' in prompt!).toBe(false);
+    const [resource] = (await h.client.listResources()).resources;
+    expect(resource!.icons).toEqual(kept);
   });
 });
