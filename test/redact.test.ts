@@ -205,6 +205,25 @@ describe('redactSecrets: the arguments of a record', () => {
     expect(redactSecrets(plain)).toBe(plain);
     expect(redactSecrets(args)).not.toBe(args);
   });
+
+  test("each key's verdict is remembered (round 23): a key seen again, and after 5,000 others, is read as the first time", () => {
+    // Every key of every call's arguments is looked at; its verdict (secret-named, env/headers, or a
+    // text to redact) is now kept per key. The same key in the next call, plain or not, and a key
+    // seen again once the memory was emptied (4,096 keys), must give what the first sight gave.
+    const plain = { message: 'ping 1' };
+    const secret = { api_key: 'k1', env: { A: 'b' }, 'GITHUB_TOKEN=abc': 1 };
+    const secretRecorded = { api_key: '[redacted]', env: { A: '[redacted]' }, 'GITHUB_TOKEN=[redacted]': '[redacted]' };
+    for (let round = 0; round < 2; round++) {
+      expect(redactSecrets(plain)).toBe(plain);
+      expect(redactSecrets(secret)).toEqual(secretRecorded);
+      for (let index = 0; index < 5000; index++) {
+        const many = { [`k${round}_${index}`]: 'v' };
+        expect(redactSecrets(many)).toBe(many);
+      }
+    }
+    expect(redactSecrets({ message: 'ping 2', token: 't' })).toEqual({ message: 'ping 2', token: '[redacted]' });
+    expect(redactSecrets({ env: 'production' })).toEqual({ env: 'production' });
+  });
 });
 
 describe('redactLogRecord: a log record', () => {
