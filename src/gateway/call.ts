@@ -91,13 +91,20 @@ export interface BatchPosition {
   alone: boolean;
 }
 
+/** A call's decision until it is made (decideCall): what it would be if it were ever read, ask (fail closed). */
+const UNDECIDED: Decision = Object.freeze({ verdict: 'ask', kind: 'all', rule: null, by: 'error', reason: 'mcp-latch has not decided this call yet', subjects: [], paths: [], commandInfo: null });
+
 /** Inspects and decides a call routed to its server. */
 export function decideCall(call: IncomingCall, route: ToolRoute, args: Record<string, unknown>, context: CallContext, session: SessionPort): DecidedCall {
   // The client's own text of these very arguments when the scanner read it (call-scan.ts).
   const argsJson = call.argsJson?.args === args ? call.argsJson : new ArgsJson(args);
   const digest = lazyDigest(route.supervisor.name, route.tool.name, args, argsJson);
-  const undecided: Omit<DecidedCall, 'decision'> = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, serverRound: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null, editShown: null, approvedUntil: null };
-  return Object.assign(undecided, { decision: redecide(undecided, context, session) });
+  // Made whole, with its decision set after: Object.assign copied the decision from one more object
+  // through the generic property copy, on every call (docs/performance.md, "Round 23: 16 in flight").
+  // Nothing reads `decision` before it is set: redecide takes the call without it.
+  const decided: DecidedCall = { call, route, args, argsJson, digest, sentDigest: digest, serverAnswers: null, serverRound: null, started: Date.now(), facts: null, approvedOnPage: false, approvedInState: false, definition: null, editShown: null, approvedUntil: null, decision: UNDECIDED };
+  decided.decision = redecide(decided, context, session);
+  return decided;
 }
 
 /** Inspects and decides against the current rules and grants: first, and again after an answer or a wait. */
