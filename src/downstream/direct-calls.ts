@@ -103,6 +103,17 @@ export class DirectCalls {
   /** The transport, when it takes lines made here (ChildTransport). */
   private readonly lines: LineSending | null;
 
+  /**
+   * Reads, for nothing, what send() reads of the transport before each call: whether the server's
+   * unread input is over its limit now. A stdio server's transport is in boot.cjs, which has no
+   * code cache, so `unread` and `unreadLimit` were compiled in the first call to it; the shell
+   * warm-up runs this on the real server (docs/performance.md, "Round 23: first shell command").
+   * Changes nothing.
+   */
+  overUnreadLimit(): boolean {
+    return (this.lines?.unread?.() ?? 0) > (this.lines?.unreadLimit ?? Infinity);
+  }
+
   /** Sends one tools/call and resolves with the server's result object (or rejects with its error). */
   call(params: Record<string, unknown>, options: DirectCallOptions): Promise<unknown> {
     return new Promise((resolve, reject) => this.send(params, options, { resolve, reject }));

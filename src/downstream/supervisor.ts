@@ -535,6 +535,11 @@ export class Supervisor {
     direct.send(callParams(name, args, meta, undefined), options, settle, meta === undefined && args !== undefined ? argsJson?.textOf(args) : undefined);
   }
 
+  /** The shell warm-up's read of this server's transport, as a call reads it first (DirectCalls.overUnreadLimit); nothing when it is not ready. */
+  warmUpDirect(): void {
+    if (this.direct && this.state === 'ready') this.direct.overUnreadLimit();
+  }
+
   private directCalls(): DirectCalls {
     if (!this.direct || this.state !== 'ready') throw new LatchError('SERVER_UNAVAILABLE', this.unavailableReason());
     return this.direct;

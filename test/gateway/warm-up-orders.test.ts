@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import { fixtureCalls, fixtureServer, tempDir, textOf } from '../helpers/gateway.js';
 import { inProcessGateway } from '../helpers/in-process.js';
+import { ChildTransport } from '../../src/downstream/child-transport.js';
 
 /** Every line the two scanners were given, with whether they took it (in the order given). */
 const seen = vi.hoisted(() => ({ calls: [] as Array<{ line: string; taken: boolean }>, answers: [] as Array<{ line: string; taken: boolean }> }));
@@ -64,6 +65,30 @@ describe('the shell warm-up reads the SDKs\' orders', () => {
       expect(textOf(result)).not.toContain('warm-up answer');
       expect(fixtureCalls(log)).toHaveLength(1);
     } finally {
+      await harness.close();
+    }
+  });
+
+  test('before the first list, the warm-up reads the real server\'s unread input as a call does first, and sends it nothing', async () => {
+    const dir = tempDir();
+    const log = join(dir, 'log');
+    const unread = vi.spyOn(ChildTransport.prototype, 'unread');
+    const harness = await inProcessGateway(
+      { mcpServers: { fix: fixtureServer('fix', log) }, tools: { fix__echo: { kind: 'command' as const, command: 'text' } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } },
+      { dir },
+    );
+    try {
+      unread.mockClear();
+      await harness.client.listTools();
+      await harness.gateway.core.warmedUp();
+      // A stdio server's transport is in boot.cjs, which has no code cache: this was compiled in the first call.
+      expect(unread).toHaveBeenCalled();
+      expect(fixtureCalls(log)).toEqual([]);
+      const result = await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'echo real' } });
+      expect(textOf(result)).toContain('echo real');
+      expect(fixtureCalls(log)).toHaveLength(1);
+    } finally {
+      unread.mockRestore();
       await harness.close();
     }
   });
