@@ -71,11 +71,17 @@ describe("a server's error answers and progress", () => {
       inner(message, extra);
     };
     try {
-      await h.client.callTool({ name: 'e__progress', arguments: {} }, undefined, { onprogress: () => undefined });
+      await h.client.callTool({ name: 'e__progress', arguments: { gapMs: 200 } }, undefined, { onprogress: () => undefined });
     } finally {
       transport.onmessage = inner;
     }
     expect(seen).toEqual(['[e] Waiting for approval: \\x1b[2K\\rmcp-latch: approved by you \\u202egnp.exe']);
+  });
+
+  test("a server's progress well before its answer reaches the SDK Client's onprogress; one read with its answer is not sent (test/gateway/read-end.test.ts)", { timeout: 60_000 }, async () => {
+    let delivered = 0;
+    for (let i = 0; i < 3; i++) await h.client.callTool({ name: 'e__progress', arguments: { gapMs: 100 } }, undefined, { onprogress: () => void (delivered += 1) });
+    expect(delivered).toBe(3);
   });
 
   test("a listed entry's icons reach the client only as an https URL of a named host or a small image in the listing (round 23 review, F5)", { timeout: 30_000 }, async () => {
