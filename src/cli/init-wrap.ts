@@ -110,10 +110,12 @@ export function applyWraps(plans: WrapPlan[], configPath: string, backups: strin
       let reason = `its change could not be recorded in ${file} (${why(error)}), so it was put back as it was`;
       try {
         // Security: only over init's own text. A client that saved the file meanwhile (Claude Code
-        // rewrites ~/.claude.json as it runs) keeps its save, which holds the wrap (round 22 review).
+        // rewrites ~/.claude.json as it runs) keeps its save (round 22 review), which may hold the
+        // wrap or, saved from what the client read before init ran, not: not known here, so not
+        // said (round 23 review, F3).
         const ours = Buffer.from(plan.text);
         if (!writeFileAtomic(plan.path, plan.bytes, undefined, () => readFileSync(plan.path).equals(ours))) {
-          reason = `its change could not be recorded in ${file} (${why(error)}), and the file was saved by something else since, so it was not put back: it is wrapped; its backup is ${backup}`;
+          reason = `its change could not be recorded in ${file} (${why(error)}), and the file was saved by something else since, so it was not put back; whether that save kept the wrap is not known: look at the file, and run init again for what it does not wrap; its backup is ${backup}`;
         }
       } catch (undoError) {
         reason = `its change could not be recorded in ${file} (${why(error)}) nor undone (${why(undoError)}): it is wrapped; its backup is ${backup}`;

@@ -32,7 +32,10 @@ test("a client file saved by its client after the wrap is not put back over the 
   expect(done).toEqual([]);
   expect(readFileSync(clientFile, 'utf8')).toBe(saved);
   expect(failed).toHaveLength(1);
-  expect(failed[0]!.reason).toContain('the file was saved by something else since, so it was not put back: it is wrapped; its backup is');
+  // Whether the client's save kept the wrap is not known to init, and not claimed (round 23 review, F3:
+  // a client saving what it read before init ran saves the server unwrapped).
+  expect(failed[0]!.reason).toContain('the file was saved by something else since, so it was not put back; whether that save kept the wrap is not known: look at the file, and run init again for what it does not wrap; its backup is');
+  expect(failed[0]!.reason).not.toContain('it is wrapped');
 });
 
 test('with no save in between it is put back as it was (9163b29)', async () => {
