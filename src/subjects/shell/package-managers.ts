@@ -1,5 +1,5 @@
-import { globalValueOptions } from '../../programs.js';
-import { npmOptionWords } from './npm-commands.js';
+import { globalValueOptions, NPM_OPTIONS } from '../../programs.js';
+import { npmCommand, npmOptionWords } from './npm-commands.js';
 import { pathOf, pushPath, staticWord } from './options.js';
 import { treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
@@ -63,6 +63,25 @@ export function npmCommandAt(args: readonly Word[]): number {
   return -1;
 }
 
+/**
+ * npm's commands that run one script of the project's package.json: once its name is read, a key
+ * npm does not know (`npm run dev --host 0.0.0.0`) may take the next word as its value or leave it
+ * to the script (nopt takes it: npm 11 warns "Unknown cli config" and the script gets neither), but
+ * either way the same script runs with the same settings, so the command is read as written (round
+ * 23; round 22's N1 made it ask). A key that is a prefix of one of npm's (`--userc F` is
+ * `--userconfig F`, `--pref D` moves the package) stays unanalysable, as does any other command.
+ */
+const SCRIPT_RUNS: Readonly<Record<string, number>> = { 'run-script': 2, run: 2, test: 1, start: 1, stop: 1, restart: 1 };
+
+function passedToScript(operands: readonly Word[], option: string): boolean {
+  const command = operands[0]?.isStatic ? npmCommand(operands[0].value) : null;
+  if (command === null || !Object.hasOwn(SCRIPT_RUNS, command) || operands.length < SCRIPT_RUNS[command]! || !operands.slice(0, 2).every((w) => w.isStatic)) return false;
+  if (!/^--[a-z][a-z0-9-]*$/i.test(option)) return false;
+  const key = option.slice(2).toLowerCase();
+  const known = [...NPM_OPTIONS.value, ...NPM_OPTIONS.boolean, ...NPM_OPTIONS.nullable, ...Object.keys(NPM_OPTIONS.short)];
+  return !known.some((name) => name.startsWith(key) || (key.startsWith('no-') && name.startsWith(key.slice(3))));
+}
+
 export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): void {
   const operands: Word[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -87,7 +106,7 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       // and `npm run --cache D deploy` runs deploy. A form the rest of the gateway may read otherwise
       // is unanalysable (round 21 late review L1; after the command word, round 22).
       const words = npmOptionWords(args, i);
-      if (words === null) out.reasons.push('interpreter');
+      if (words === null && !passedToScript(operands, v)) out.reasons.push('interpreter');
       i += (words ?? 1) - 1;
       continue;
     }
@@ -132,6 +151,7 @@ export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd:
   // An option's value may stand between `config` and `set` (`pnpm config --location project set
   // KEY VALUE`: the operands keep it), and pnpm's `c` is `config` (round 22 late review, RL2): the
   // settings are the words after the first `set` past `config`.
+  if (name === 'yarn') yarnRelease(words, out);
   const isConfig = command === 'config' || (name === 'pnpm' && command === 'c');
   const verb = isConfig ? words.indexOf('set', 1) : -1;
   // A word not known before the verb may be `set` itself (`pnpm config "$V" script-shell P`): fail closed.
@@ -146,6 +166,35 @@ export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd:
     const key = eq === -1 ? setting.value : setting.value.slice(0, eq);
     if (!namesNpmProgram(key) && !/^yarn-?path$/i.test(key)) continue;
     codeValue(eq === -1 ? settings[++j] : { ...setting, value: setting.value.slice(eq + 1) }, cwd, out);
+  }
+}
+
+/**
+ * yarn's own release as the next call's program: `yarn set version SPEC` (berry 4.18.1, 1.22's
+ * alias of `yarn policies set-version`) copies SPEC into .yarn/releases and points `yarnPath` at it,
+ * and every later `yarn …` runs that file in yarn's place (round 23: `yarn set version ./x.cjs`, then
+ * `yarn --version` ran x.cjs). berry reads SPEC as a tag, a semver version or range (fetched from
+ * yarn's own repositories), an `http(s):` URL or a path (`set version --help`, and its source's
+ * order); `set version from sources` clones and builds a repository (`--repository`, `--path`,
+ * `--branch`) and runs the bundle. `yarn plugin import SPEC` (berry) loads SPEC into every later
+ * call too: a name of yarn's own plugins stays, a path, URL or `from sources` does not. Anything
+ * but a tag or a version is `interpreter`: docs/rules.md ("yarn's own release").
+ */
+const YARN_RELEASE_TAGS = /^(self|latest|berry|stable|canary|classic|rc|nightly)$/;
+const YARN_RELEASE_RANGE = /^[v=^~<>]*\d+(\.(\d+|[xX*]))*(-[0-9A-Za-z.-]+)?$/;
+const YARN_OFFICIAL_PLUGIN = /^(@yarnpkg\/plugin-)?[a-z][a-z0-9-]*$/;
+
+function yarnRelease(words: readonly string[], out: FileFacts): void {
+  for (let k = 0; k < words.length - 1; k++) {
+    const [a, b] = [words[k], words[k + 1]];
+    const release = (a === 'set' && b === 'version') || (a === 'policies' && b === 'set-version');
+    const plugin = a === 'plugin' && b === 'import';
+    if (!release && !plugin) continue;
+    const spec = words[k + 2];
+    // No operand: berry asks for one (an error); yarn 1's set-version takes the latest release.
+    if (spec === undefined) continue;
+    const safe = spec !== 'from' && (release ? YARN_RELEASE_TAGS.test(spec) || YARN_RELEASE_RANGE.test(spec) : YARN_OFFICIAL_PLUGIN.test(spec));
+    if (!safe) out.reasons.push('interpreter');
   }
 }
 

@@ -26,7 +26,7 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
  * (docs/threat-model.md#where-bash-evaluates-text).
  */
-const ENVIRONMENT_NAMES = 'TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
+const ENVIRONMENT_NAMES = 'XDG_CONFIG_HOME|MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS|YARN_[A-Z0-9_]+|CARGO_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|GH_CONFIG_DIR|TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
 export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
@@ -129,14 +129,14 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
 /**
  * True when giving the variable `name` a value (`printf -v NAME`, as `export NAME=…` would) changes
  * which program later commands run, what they load, or what they run: `PATH`, `CDPATH`, `HOME` for
- * git's configuration. `NAME[sub]` is NAME.
+ * git's configuration, the settings movesConfig names (`export MAKEFLAGS=SHELL=./sh; make`). `NAME[sub]` is NAME.
  */
 export function changesLaterCommands(name: string): boolean {
   const base = name.replace(/\[.*$/s, '');
   const word = `${base}=`;
   // A file variable set where its value is not seen (`printf -v TZ %s ~/.ssh/id_rsa; date`, `read
   // TZ`: glibc opened the file, bash 5.2, TZ exported) is read by what runs next: fileVariables cannot meet it.
-  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
+  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word) || ANY_CONFIG_VARIABLE.test(base);
 }
 
 /** `NAME=value` and `NAME+=value` as a word. */
@@ -219,19 +219,76 @@ export function gitWrites(words: readonly Word[], cwd: string | null): CommandPa
  * a file names (core.fsmonitor, aliases): `GIT_CONFIG_GLOBAL=team.cfg git status` ran the fsmonitor
  * of a file an earlier call wrote, past deny rules in bypassPermissions (review-bypass21 B2), as
  * `git -c include.path=F` does, which is `interpreter` (git-config.ts). `/dev/null` names nothing.
+ *
+ * Round 23 (docs/threat-model.md "Round 23: settings by environment"): the other programs of the
+ * command tables that read code or a program's name from a file or variable the environment picks
+ * (CONFIG_BY_ENVIRONMENT), and the programs that run other programs with that environment (make's
+ * recipes, the package managers' scripts: `HOME=D make` runs the recipe's `git` with D/.gitconfig),
+ * which take every such variable of every program.
  */
 export function movesConfig(name: string, assigned: readonly Word[]): boolean {
   const git = name === 'git' || name.startsWith('git-');
-  if (!git && !CONFIG_HOME_PROGRAMS.has(name)) return false;
+  const own = git ? null : Object.hasOwn(CONFIG_BY_ENVIRONMENT, name) ? CONFIG_BY_ENVIRONMENT[name]! : null;
+  if (!git && own === null) return false;
+  const passes = RUNS_OTHERS.has(name);
   return assigned.some((word) => {
-    const match = GIT_LOCATION.exec(word.value);
-    if (!match || match[1]!.startsWith('GIT_DIR') || match[1] === 'GIT_COMMON_DIR' || match[1] === 'GIT_TEMPLATE_DIR') return false;
-    if (!git && match[1] !== 'HOME' && match[1] !== 'XDG_CONFIG_HOME') return false;
-    return !(word.isStatic && match[2] === '' && word.value.slice(match[0].length) === '/dev/null');
+    const variable = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/.exec(word.value);
+    if (!variable) return false;
+    const value = word.value.slice(variable[0].length);
+    const devNull = word.isStatic && variable[2] === '' && value === '/dev/null';
+    if (git || passes) {
+      const match = GIT_LOCATION.exec(word.value);
+      if (match && !match[1]!.startsWith('GIT_DIR') && match[1] !== 'GIT_COMMON_DIR' && match[1] !== 'GIT_TEMPLATE_DIR' && !devNull) return true;
+    }
+    if (git) return false;
+    const read = (passes ? ANY_CONFIG_VARIABLE : own!).test(variable[1]!);
+    if (!read || devNull) return false;
+    // `MAKEFLAGS=-j4 make`: flags that change only how many jobs run and what is printed stay plain.
+    if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
+    return !HARMLESS_YARN.test(variable[1]!);
   });
 }
 
-const CONFIG_HOME_PROGRAMS: ReadonlySet<string> = new Set(['npm', 'npx', 'pnpm', 'pnpx', 'yarn']);
+/**
+ * Variables each program reads its settings from, or that name the file of them (each program's
+ * documentation of its environment; round 23). A setting file names code: make's `MAKEFILES` are
+ * read before the makefile and `MAKEFLAGS`/`GNUMAKEFLAGS` take `--eval=TEXT` and `SHELL=P`
+ * (GNU Make 4.3: `MAKEFLAGS='SHELL=./sh' make` ran ./sh, `MAKEFILES=evil.mk make` its `$(shell …)`);
+ * yarn (berry 4.18.1) takes every setting as `YARN_<SETTING>` (`YARN_YARN_PATH=./x.cjs yarn
+ * --version` ran x.cjs) and `YARN_RC_FILENAME` names its rc file; bun's global `.bunfig.toml` is in
+ * `$XDG_CONFIG_HOME` or `$HOME` (`preload`); cargo's config below `$CARGO_HOME`, by default
+ * `$HOME/.cargo` (`build.rustc-wrapper`); go's `GOENV` file, by default below `$XDG_CONFIG_HOME`
+ * or `$HOME/.config`, and `GOFLAGS` (`-toolexec`); kubectl's and helm's `KUBECONFIG` (exec
+ * plugins), by default `$HOME/.kube/config`; docker's `DOCKER_CONFIG` (`cliPluginsExtraDirs`,
+ * credential helpers), by default `$HOME/.docker`; gh's `GH_CONFIG_DIR` (`!` aliases run a shell).
+ */
+const HOMES = 'HOME|XDG_CONFIG_HOME';
+const MAKE_VARIABLES = 'MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS';
+const YARN_VARIABLES = 'YARN_[A-Z0-9_]+';
+const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
+  const of = (names: string): RegExp => new RegExp(`^(${names})$`);
+  const pm = of(`${HOMES}|${YARN_VARIABLES}`);
+  const make = of(`${HOMES}|${MAKE_VARIABLES}`);
+  const kube = of(`${HOMES}|KUBECONFIG|HELM_[A-Z_]+`);
+  const docker = of(`${HOMES}|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT`);
+  return {
+    npm: pm, npx: pm, pnpm: pm, pnpx: pm, yarn: pm, yarnpkg: pm, bun: pm, bunx: pm, corepack: pm,
+    make, gmake: make,
+    cargo: of(`${HOMES}|CARGO_HOME`),
+    go: of(`${HOMES}|GOENV|GOFLAGS|GOTOOLCHAIN`),
+    kubectl: kube, helm: kube,
+    docker, podman: of(`${HOMES}|DOCKER_CONFIG|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF`),
+    gh: of(`${HOMES}|GH_CONFIG_DIR`),
+  };
+})();
+/** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
+const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack']);
+/** Every variable of CONFIG_BY_ENVIRONMENT (the git ones are GIT_LOCATION). */
+const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|CARGO_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
+/** yarn settings that change only what is printed (berry's `enable*` display settings). */
+const HARMLESS_YARN = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$/;
+/** GNU make flags that only change parallelism and output (make(1)). */
+const PLAIN_MAKEFLAGS = /^(-[ksw]*j?\d*|-j\d*|--jobs(=\d+)?|-l\d*(\.\d+)?|--(no-)?print-directory|--silent|--quiet|--keep-going|--no-keep-going|-O\w*|--output-sync(=\w+)?)$/;
 
 const GIT_LOCATION = /^(GIT_DIR|GIT_COMMON_DIR|GIT_TEMPLATE_DIR|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG|HOME|XDG_CONFIG_HOME)(\+?)=/;
 
