@@ -10,7 +10,8 @@ import { COMMANDS_SERVER, startGateway, tempDir, textOf, type Harness } from '..
  * a real git repository with a local remote and a package.json. Each command runs another command
  * than the word it is written with (git's help.autocorrect, npm's abbreviations and aliases, git
  * archive's tar.<format>.command, git send-pack): none reaches the server, and the remote, the
- * files and the scripts are as they were (docs/threat-model.md, "Round 21: the command a word names").
+ * files and the scripts are as they were (docs/threat-model.md, "Round 21: the command a word names";
+ * round 23's rows: yarn's own release, make's settings by environment).
  */
 let harness: Harness | null = null;
 afterEach(async () => {
@@ -32,7 +33,12 @@ async function gateway(mode: DefaultMode): Promise<{ work: string; remote: strin
   mkdirSync(join(work, 'victim'), { recursive: true });
   writeFileSync(join(work, 'victim', 'data'), 'keep\n');
   writeFileSync(join(work, 'README'), 'hi\n');
-  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { deploy: 'node -e "require(\'fs\').writeFileSync(\'deployed\', \'\')"' } }));
+  writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { deploy: 'node -e "require(\'fs\').writeFileSync(\'deployed\', \'\')"', dev: 'node -e "require(\'fs\').writeFileSync(\'dev-ran\', process.argv.slice(1).join(\' \'))"' } }));
+  // Round 23: a makefile, a program make would take for its shell and a makefile MAKEFILES would add.
+  writeFileSync(join(work, 'Makefile'), 'all:\n\t@true\n');
+  writeFileSync(join(work, 'sh'), `#!/bin/sh\ntouch ${join(work, 'made-shell')}\n`, { mode: 0o755 });
+  writeFileSync(join(work, 'e.mk'), `$(shell touch ${join(work, 'made-makefiles')})\n`);
+  writeFileSync(join(work, 'x.cjs'), "require('fs').writeFileSync('yarn-ran', '')\n");
   git(root, 'init', '-q', '--bare', remote);
   git(work, 'init', '-q', '-b', 'main', '.');
   git(work, 'add', 'README');
@@ -43,7 +49,7 @@ async function gateway(mode: DefaultMode): Promise<{ work: string; remote: strin
     workspace: [work],
     permissions: {
       defaultMode: mode,
-      allow: mode === 'default' ? ['Bash(git:*)', 'Bash(npm:*)', 'Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(echo *)'] : [],
+      allow: mode === 'default' ? ['Bash(git:*)', 'Bash(npm:*)', 'Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(make:*)', 'Bash(echo *)'] : [],
       ask: ['Bash(git push *)'],
       deny: ['Bash(rm *)', 'Bash(git clean *)', 'Bash(npm run deploy *)', 'Bash(yarn run deploy *)'],
     },
@@ -82,6 +88,11 @@ for (const mode of ['default', 'bypassPermissions'] as const) {
       'pnpm --reporter silent exec rm -rf victim',
       'yarn --mutex file exec rm -rf victim',
       'yarn deploy',
+      // Round 23: yarn's own release from a file; environment that picks make's settings.
+      'yarn set version ./x.cjs',
+      `MAKEFLAGS=SHELL=${join(work, 'sh')} make`,
+      'MAKEFILES=e.mk make',
+      'export MAKEFLAGS=SHELL=./sh; make',
     ]) {
       expect(await run(command, work), command).toMatch(DENIED);
     }
@@ -89,5 +100,9 @@ for (const mode of ['default', 'bypassPermissions'] as const) {
     expect(existsSync(join(work, 'victim', 'data'))).toBe(true);
     expect(existsSync(join(work, 'package.json'))).toBe(true);
     expect(existsSync(join(work, 'deployed'))).toBe(false);
+    for (const file of ['made-shell', 'made-makefiles', 'yarn-ran', '.yarnrc.yml']) expect(existsSync(join(work, file)), file).toBe(false);
+    // Round 23: a key npm does not know after the script's name no longer asks (round 22's N1 did).
+    expect(await run('npm run dev --host 0.0.0.0', work)).not.toMatch(DENIED);
+    expect(existsSync(join(work, 'dev-ran'))).toBe(true);
   });
 }
