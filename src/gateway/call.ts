@@ -33,6 +33,7 @@ import { pathsPicture } from '../latch/picture.js';
 import { definitionChange, pathsMoved } from './let-through.js';
 import { decide, type CallFacts } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
+import type { Digest } from '../policy/digest.js';
 import type { AuditRecord } from '../store/audit.js';
 import type { ProcessUse } from '../subjects/profiles.js';
 import { inspectCall, lazyDigest } from '../subjects/inspect.js';
@@ -60,9 +61,9 @@ export interface DecidedCall {
   readonly args: Record<string, unknown>;
   /** The text of `args`, made once for the digest, the record and the call sent (values.ts). */
   readonly argsJson: ArgsJson;
-  readonly digest: () => string;
+  readonly digest: () => Digest;
   /** The digest of the arguments as the client sent them (an edited call keeps its original's): what a 2026-07-28 retry is bound to. */
-  readonly sentDigest: () => string;
+  readonly sentDigest: () => Digest;
   /** The answers to its server's own questions a 2026-07-28 retry brought (server-input.ts); null when none. */
   serverAnswers: ServerAnswers | null;
   /** The round of its server's questions those answers are for (its number and the questions so far travel in the state: MAX_SERVER_ROUNDS); null when none. */
@@ -337,13 +338,13 @@ export function askContext(context: CallContext, session: SessionPort): AskConte
 type Audit = (final: Decision, verdict: AuditRecord['decision'], by: string, note?: string) => void;
 
 /** Records the call's outcome in the audit log, with how long it waited in the latch; `editedFrom` is the digest of the call as the model sent it, when the person changed it. */
-function auditor(decided: DecidedCall, context: CallContext, session: SessionPort, editedFrom?: string): Audit {
+function auditor(decided: DecidedCall, context: CallContext, session: SessionPort, editedFrom?: Digest): Audit {
   const waitMs = Date.now() - decided.started;
   return (final, verdict, by, note) => recordCall(decided, context, session, waitMs, final, verdict, by, note, editedFrom);
 }
 
 /** What auditor()'s function records, without the closure (the call forwarded at once records once, right away). */
-function recordCall(decided: DecidedCall, context: CallContext, session: SessionPort, waitMs: number, final: Decision, verdict: AuditRecord['decision'], by: string, note?: string, editedFrom?: string): void {
+function recordCall(decided: DecidedCall, context: CallContext, session: SessionPort, waitMs: number, final: Decision, verdict: AuditRecord['decision'], by: string, note?: string, editedFrom?: Digest): void {
   // Absent fields are undefined rather than spread in: JSON.stringify leaves them out all the same.
   context.audit.record({
     session: session.id,

@@ -4,6 +4,7 @@ import { GIT_LATER_COMMANDS } from '../programs.js';
 import type { RuleSet } from './match.js';
 import type { Rule } from './rule.js';
 import { isSafeCommand } from './safe.js';
+import type { Digest } from './digest.js';
 import {
   VERDICT_RANK,
   type CommandInfo,
@@ -36,7 +37,7 @@ export interface CallFacts {
   subjects: Subject[];
   commandInfo: CommandInfo | null;
   /** Canonical-args digest, for exact-call session grants; computed on first use (a hash per call is not free). */
-  digest: () => string;
+  digest: () => Digest | '';
 }
 
 export interface PolicyState {

@@ -2,16 +2,22 @@ import { hash } from '../node-crypto.js';
 import { jsonString, type ArgsJson } from '../values.js';
 
 /**
+ * A call's digest as argsDigest makes it: SHA-256 in lowercase hex, 64 characters, so JSON text as it
+ * is between quotes (store/audit.ts writes it without escaping it). Only argsDigest makes one.
+ */
+export type Digest = string & { readonly digest: unique symbol };
+
+/**
  * A digest of one call (server, tool, canonical arguments): what an approval, a session grant for
  * an unrememberable call, the audit and the forward permit are bound to. Keys are sorted so the
  * same arguments in another order give the same digest.
  */
-export function argsDigest(server: string, tool: string, args: unknown, json?: ArgsJson): string {
+export function argsDigest(server: string, tool: string, args: unknown, json?: ArgsJson): Digest {
   // Arguments already canonical, with their text made: the same text as canonicalJson's, from the
   // pieces (docs/performance.md, "Round 10: the answer's own bytes, and each text made once").
   const text = json && isCanonical(args) ? json.textOf(args) : undefined;
   // One-shot hash (Node 20.12+, and package.json's engines asks for 20.19): no Hash object per call.
-  return hash('sha256', text === undefined ? canonicalJson([server, tool, args ?? {}]) : `${namesText(server, tool)}${text}]`);
+  return hash('sha256', text === undefined ? canonicalJson([server, tool, args ?? {}]) : `${namesText(server, tool)}${text}]`) as Digest;
 }
 
 /** The last call's server and tool, and their text `["server","tool",`: a tool's calls come one after another. */

@@ -27,6 +27,7 @@ import { isoTime } from '../iso-time.js';
 import { errorMessage, recordUnwritten } from '../errors.js';
 import { expandHome } from '../home.js';
 import { redactSecrets, redactText } from '../redact.js';
+import type { Digest } from '../policy/digest.js';
 import { jsonString, type ArgsJson } from '../values.js';
 import { encodeShared, sharedBytes } from '../text-bytes.js';
 
@@ -45,15 +46,15 @@ export interface AuditRecord {
   reason: string;
   paths: Decision['paths'];
   command: string | null;
-  /** The digest of server, tool and arguments; a function is called when the record is written. */
-  argsDigest: string | (() => string);
+  /** The digest of server, tool and arguments (policy/digest.ts; '' for a call with none); a function is called when the record is written. */
+  argsDigest: Digest | '' | (() => Digest | '');
   args: unknown;
   /** The text of `args` when it was made already (values.ts): written for that very object only, so never for a redacted copy. */
   argsJson?: ArgsJson;
   waitMs: number;
   note?: string;
   /** The person changed the call before approving it: the digest of the call as the model sent it (`argsDigest` and `args` are the changed call's). */
-  editedFrom?: string;
+  editedFrom?: Digest;
 }
 
 export interface Audit extends RecordFailures {
@@ -289,7 +290,10 @@ class RecordText {
   /** `,"argsDigest":…,"args":…,"waitMs":…` and the note and the original digest when there are. */
   callFields(entry: AuditRecord): string {
     const argsText = entry.argsJson?.textOf(entry.args);
-    return `${field('argsDigest', entry.argsDigest)}${argsText === undefined ? field('args', entry.args) : `,"args":${argsText}`}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${field('editedFrom', entry.editedFrom)}`;
+    // A digest is written as it is: argsDigest's hex (or '') needs no escape, and only argsDigest
+    // makes a Digest (policy/digest.ts); jsonString's test of its 64 characters was ~1k instructions
+    // a call (docs/performance.md, "Round 23: 16 in flight").
+    return `,"argsDigest":"${entry.argsDigest as Digest | ''}"${argsText === undefined ? field('args', entry.args) : `,"args":${argsText}`}${field('waitMs', entry.waitMs)}${field('note', entry.note)}${entry.editedFrom === undefined ? '' : `,"editedFrom":"${entry.editedFrom}"`}`;
   }
 }
 

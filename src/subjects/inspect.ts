@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { basename, dirname, posix, win32 } from 'node:path';
 import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, RULE_CANDIDATE, type CallFacts } from '../policy/decide.js';
-import { argsDigest } from '../policy/digest.js';
+import { argsDigest, type Digest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
 import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
@@ -52,7 +52,7 @@ export interface ProcessView {
 }
 
 
-export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => string = lazyDigest(server, tool, args)): CallFacts {
+export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => Digest = lazyDigest(server, tool, args)): CallFacts {
   const subjects: Subject[] = [];
   // Security: text run by a shell other than bash, or typed into a process that is not a bash this
   // session started, is not what the analyser reads (docs/threat-model.md#desktop-commanders-shell).
@@ -340,14 +340,14 @@ export function inspectRequestArguments(server: string, method: string, args: Re
 }
 
 /** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. `digest` is the read's, which its record shares (gateway/resource-read.ts). */
-export function inspectResourceRead(server: string, uri: string, context: InspectContext, digest: () => string): CallFacts {
+export function inspectResourceRead(server: string, uri: string, context: InspectContext, digest: () => Digest): CallFacts {
   const subjects: Subject[] = /^file:/i.test(uri) ? pathSubjects(uri, 'read', NO_BASE, 'uri', context, new DecisionPaths(), 'uri') : [{ type: 'tool', kind: 'read' }];
   return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest };
 }
 
 /** The call's argument digest, computed once, when first needed. */
-export function lazyDigest(server: string, tool: string, args: unknown, json?: ArgsJson): () => string {
-  let value: string | undefined;
+export function lazyDigest(server: string, tool: string, args: unknown, json?: ArgsJson): () => Digest {
+  let value: Digest | undefined;
   return () => (value ??= argsDigest(server, tool, args, json));
 }
 

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
 import { createAudit } from '../../src/store/audit.js';
+import type { Digest } from '../../src/policy/digest.js';
 import { eventually, tempDir } from '../helpers/gateway.js';
 
 /**
@@ -47,7 +48,7 @@ describe('ChildTransport writes', () => {
     child.holdCallsOn(audit);
     audit.together(() => {
       void child.send(call(1));
-      audit.record({ session: 's', server: 'x', tool: 'echo', kind: 'all', decision: 'allow', by: 'rule', rule: null, reason: 'r', paths: [], command: null, argsDigest: 'd', args: { id: 1 }, waitMs: 0 });
+      audit.record({ session: 's', server: 'x', tool: 'echo', kind: 'all', decision: 'allow', by: 'rule', rule: null, reason: 'r', paths: [], command: null, argsDigest: 'd' as Digest, args: { id: 1 }, waitMs: 0 });
     });
     expect(readFileSync(auditPath, 'utf8')).toContain('"tool":"echo"');
     // The turn does not end while this waits (no microtask runs): the child gets the line only if

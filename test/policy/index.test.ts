@@ -126,7 +126,7 @@ describe('command rules indexed by program', () => {
     for (const text of ['sudo rm -rf x', 'uv run rm -rf .', 'npm run test', 'git push origin main && ls', '"rm" -r -f y', 'env A=1 /bin/rm --recursive --force z']) {
       const fresh = analyseCommand(text, { cwd: '/w/proj' });
       const frozen = deepFreeze(analyseCommand(text, { cwd: '/w/proj' }));
-      const facts = (info: typeof fresh) => ({ server: 's', tool: 't', kind: 'command' as const, kindTrusted: true, subjects: info.segments.map((segment) => ({ type: 'command' as const, segment, info })), commandInfo: info, digest: () => '' });
+      const facts = (info: typeof fresh) => ({ server: 's', tool: 't', kind: 'command' as const, kindTrusted: true, subjects: info.segments.map((segment) => ({ type: 'command' as const, segment, info })), commandInfo: info, digest: () => '' as const });
       const policy = { mode: 'default' as const, rules };
       const expected = decide(facts(fresh), policy);
       expect(decide(facts(frozen), policy).verdict).toBe(expected.verdict);

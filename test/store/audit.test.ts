@@ -7,6 +7,7 @@ import { parseConfigText } from '../../src/config/load.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { auditFile, createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
 import { redactSecrets } from '../../src/redact.js';
+import type { Digest } from '../../src/policy/digest.js';
 import { ArgsJson } from '../../src/values.js';
 import { BIN, eventually, tempDir } from '../helpers/gateway.js';
 
@@ -27,7 +28,7 @@ function entry(overrides: Partial<AuditRecord> = {}): AuditRecord {
     reason: 'allowed by Edit(/work/**)',
     paths: [],
     command: null,
-    argsDigest: 'd'.repeat(64),
+    argsDigest: 'd'.repeat(64) as Digest,
     args: { path: '/work/a.txt' },
     waitMs: 0,
     ...overrides,
@@ -216,7 +217,7 @@ describe('audit', () => {
     const audit = createAudit(file);
     let digests = 0;
     const before = Date.now();
-    for (let i = 0; i < 150; i++) audit.record(entry({ args: { path: `/work/${i}.txt` }, argsDigest: () => `digest-${i}-${++digests}` }));
+    for (let i = 0; i < 150; i++) audit.record(entry({ args: { path: `/work/${i}.txt` }, argsDigest: () => `digest-${i}-${++digests}` as Digest }));
     const queuedBy = Date.now();
     await new Promise((done) => setTimeout(done, 30));
     await audit.close();
@@ -258,8 +259,8 @@ describe('audit', () => {
     const audit = createAudit(file);
     const plain = { path: '/work/a', note: 'q"é\n' };
     const secret = { path: '/work/a', apiKey: 'sk-live-123' };
-    audit.record(entry({ args: plain, argsJson: new ArgsJson(plain), note: 'a "note"', editedFrom: 'e'.repeat(64) }));
-    audit.record(entry({ args: plain, note: 'a "note"', editedFrom: 'e'.repeat(64) }));
+    audit.record(entry({ args: plain, argsJson: new ArgsJson(plain), note: 'a "note"', editedFrom: 'e'.repeat(64) as Digest }));
+    audit.record(entry({ args: plain, note: 'a "note"', editedFrom: 'e'.repeat(64) as Digest }));
     audit.record(entry({ args: secret, argsJson: new ArgsJson(secret) }));
     await audit.close();
     const text = readFileSync(file, 'utf8').split('\n');
@@ -356,12 +357,12 @@ describe('audit', () => {
       entry(),
       entry({ args: { path: '/work/b.txt' }, waitMs: 3 }),
       entry({ reason: 'another reason', note: 'ok "quoted"' }),
-      entry({ user: 'ana', editedFrom: 'e'.repeat(64) }),
+      entry({ user: 'ana', editedFrom: 'e'.repeat(64) as Digest }),
       entry({ user: 'ana' }),
       entry({ paths: [{ input: 'a', path: '/work/a', realPath: '/work/a', access: 'write', inWorkspace: true, rule: null, verdict: 'allow', problem: null } as unknown as AuditRecord['paths'][number]] }),
       entry({ paths: [{ input: 'b', path: '/work/b' } as unknown as AuditRecord['paths'][number]] }),
       entry({ command: 'ls -la', kind: 'command', rule: null, args: undefined }),
-      entry({ argsDigest: () => 'f'.repeat(64), args: { text: 'x'.repeat(400), token: 'sk-1' } }),
+      entry({ argsDigest: () => 'f'.repeat(64) as Digest, args: { text: 'x'.repeat(400), token: 'sk-1' } }),
       entry(),
       // Numbers are written without JSON.stringify when finite: the same text as its.
       ...[0, -0, 2.5, 1e21, 1e-7, NaN, Infinity, -Infinity].map((waitMs) => entry({ waitMs })),
