@@ -186,3 +186,29 @@ describe('A1. npm run SCRIPT followed by a key npm does not know', () => {
     expect(decision.verdict, decision.reason).not.toBe('allow');
   });
 });
+
+describe('Y2. berry runs a file the rule never named: yarn node FILE, yarn run --require FILE BIN', () => {
+  test.skipIf(!hasBerry)('premise: berry runs evil.js for `yarn node ./evil.js` and `yarn run --require ./evil.js bd`', () => {
+    const { dir, env } = berryProject('y2');
+    const marker = join(dir, 'EVIL');
+    writeFileSync(join(dir, 'evil.js'), `require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')\n`);
+    mkdirSync(join(dir, 'bindep'), { recursive: true });
+    writeFileSync(join(dir, 'bindep', 'package.json'), JSON.stringify({ name: 'bindep', version: '1.0.0', bin: { bd: 'bd.js' } }));
+    writeFileSync(join(dir, 'bindep', 'bd.js'), '\n');
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'y2', dependencies: { bindep: 'portal:./bindep' } }));
+    rmSync(join(dir, 'yarn.lock'));
+    execFileSync('node', [BERRY, 'install'], { cwd: dir, env, stdio: 'ignore' });
+    execFileSync('node', [BERRY, 'node', './evil.js'], { cwd: dir, env, stdio: 'ignore' });
+    expect(readFileSync(marker, 'utf8')).toBe('x');
+    execFileSync('node', [BERRY, 'run', '--require', join(dir, 'evil.js'), 'bd'], { cwd: dir, env, stdio: 'ignore' });
+    expect(readFileSync(marker, 'utf8')).toBe('xx');
+  });
+  test.each(MODES)('%s: yarn node and run --require are not allowed under Bash(yarn:*)', (mode) => {
+    for (const command of ['yarn node ./evil.js', 'yarn node -e 1', 'yarn run --require ./evil.js bd', 'yarn run --require=./evil.js bd', 'yarn --require ./evil.js bd']) {
+      expect(shell(command, mode, { allow: ['Bash(yarn:*)'], deny: ['Bash(node *)'] }).verdict, command).not.toBe('allow');
+    }
+  });
+  test.each(['yarn test -- --require x', 'yarn add node', 'yarn run build'])('default, Bash(yarn:*): %j stays allowed', (command) => {
+    expect(shell(command, 'default', { allow: ['Bash(yarn:*)'] }).verdict).toBe('allow');
+  });
+});

@@ -1,5 +1,6 @@
 import { globalValueOptions, NPM_OPTIONS } from '../../programs.js';
 import { npmCommand, npmOptionWords } from './npm-commands.js';
+import { subcommandIndex } from './signature.js';
 import { pathOf, pushPath, staticWord } from './options.js';
 import { treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
@@ -196,6 +197,21 @@ function yarnRelease(words: readonly string[], out: FileFacts): void {
     const safe = spec !== 'from' && (release ? YARN_RELEASE_TAGS.test(spec) || YARN_RELEASE_RANGE.test(spec) : YARN_OFFICIAL_PLUGIN.test(spec));
     if (!safe) out.reasons.push('interpreter');
   }
+}
+
+/**
+ * berry's ways to run a JavaScript file the rule never named (round 23; yarn 4.18.1 ran each):
+ * `yarn node FILE` (node with the project's PnP setup: `yarn node ./evil.js` ran evil.js, and
+ * `Bash(node *)` did not meet it) and `yarn run --require FILE BIN` (run's option, forwarded to the
+ * node running a dependency's bin: `yarn run --require ./evil.js bd` ran evil.js before bd). Each
+ * is `interpreter`: it asks under `Bash(yarn:*)`. docs/rules.md ("yarn's own release").
+ */
+export function yarnRunsFile(args: readonly Word[], out: FileFacts): void {
+  const end = args.findIndex((word) => word.isStatic && word.value === '--');
+  if ((end === -1 ? args : args.slice(0, end)).some((word) => word.isStatic && /^--require(=|$)/.test(word.value))) return void out.reasons.push('interpreter');
+  const statics = args.map((word) => (word.isStatic ? word.value : '\u0000'));
+  const at = subcommandIndex('yarn', statics);
+  if (at !== null && at >= 0 && statics[at] === 'node') out.reasons.push('interpreter');
 }
 
 function npmSetting(setting: Word, key: RegExp | null, cwd: string | null, out: FileFacts): void {
