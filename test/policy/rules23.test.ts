@@ -212,3 +212,35 @@ describe('Y2. berry runs a file the rule never named: yarn node FILE, yarn run -
     expect(shell(command, 'default', { allow: ['Bash(yarn:*)'] }).verdict).toBe('allow');
   });
 });
+
+const hasPnpm = has('pnpm', ['--version']);
+
+describe('A2. pnpm --filter app build (options that pick projects of the workspace, before the command word)', () => {
+  test.skipIf(!hasPnpm)('premise: pnpm --filter app build runs the workspace project app\'s build script', () => {
+    const dir = join(T, 'a2');
+    mkdirSync(join(dir, 'packages', 'app'), { recursive: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'root', private: true }));
+    writeFileSync(join(dir, 'pnpm-workspace.yaml'), "packages:\n  - 'packages/*'\n");
+    writeFileSync(join(dir, 'packages', 'app', 'package.json'), JSON.stringify({ name: 'app', scripts: { build: 'touch built' } }));
+    execFileSync('pnpm', ['--filter', 'app', 'build'], { cwd: dir, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'packages', 'app', 'built'))).toBe(true);
+  });
+  const RULES = { allow: ['Bash(pnpm:*)'], ask: ['Bash(pnpm publish *)'], deny: ['Bash(pnpm run release *)', 'Bash(rm *)'] };
+  test.each(['pnpm --filter app build', 'pnpm -F app run test', 'pnpm --filter=app build', 'pnpm -r build', 'pnpm --recursive test', 'pnpm -r --filter ./packages/x test', 'pnpm -w add -D vitest'])('default, Bash(pnpm:*): %j is allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each(MODES)('%s: deny and ask rules still meet them; --dir, -C and movers after the command word still ask', (mode) => {
+    for (const command of ['pnpm --filter app release', 'pnpm -r release', 'pnpm --filter app run release', 'pnpm --filter app exec rm -rf x']) {
+      expect(shell(command, mode, RULES).verdict, command).toBe('deny');
+    }
+    expect(shell('pnpm --filter app publish', mode, RULES).verdict).not.toBe('allow');
+    for (const command of ['pnpm -C /tmp/x build', 'pnpm --dir /tmp/x build', 'pnpm -rC /tmp/x build', 'pnpm run test --filter app', 'pnpm --filter app dlx cowsay']) {
+      expect(shell(command, mode, RULES).verdict, command).not.toBe('allow');
+    }
+  });
+  test('a rule naming the command does not meet the option before it (so it cannot widen that rule)', () => {
+    const decision = shell('pnpm --filter app run test', 'default', { allow: ['Bash(pnpm run test *)'] });
+    expect(decision.verdict, decision.reason).toBe('ask');
+  });
+});

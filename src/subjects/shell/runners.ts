@@ -2,6 +2,7 @@ import { RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import { optionValues, pathOf, pushPath, scanOptions, staticWord, type OptionSpec, type ParsedOption, type Word } from './options.js';
 import type { FileFacts } from './files.js';
+import { globalValueOptions, unreadOptions } from '../../programs.js';
 
 /**
  * Test and build runners an allow rule names (`Bash(python -m pytest:*)`, `Bash(make:*)`, `Bash(cargo
@@ -174,16 +175,44 @@ const PACKAGE_MOVERS: Record<string, { long: readonly string[]; short: RegExp; v
 
 export function movesPackage(name: 'npm' | 'pnpm' | 'yarn', args: readonly Word[], out: FileFacts): void {
   const spec = PACKAGE_MOVERS[name]!;
-  for (const word of args) {
+  const command = name === 'pnpm' ? pnpmCommandAt(args) : -1;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
     if (!word.isStatic) continue; // npm() already takes a word known only at run time for code
     const v = word.value;
     if (v === '--') return; // the script's own arguments
     const long = /^--([^=]+)/.exec(v)?.[1];
+    // pnpm's options that pick projects of the workspace (`--filter app`, `-r`, `-w`) before its
+    // command word: no allow rule naming a command (`Bash(pnpm run test *)`) meets them there, as
+    // rules match the words as written; one that does (`Bash(pnpm:*)`) allowed every pnpm command,
+    // so they are read as written (round 23: `pnpm --filter app build` asked). `--dir`/`-C` move
+    // anywhere and still ask; after the command word every mover does (round 13 A4).
+    if (i < command && (long !== undefined ? PNPM_PROJECT_PICKERS.some((k) => long.length >= 2 && k.startsWith(long)) && !'dir'.startsWith(long) : !/C/.test(v))) continue;
     const moves = long !== undefined
       ? long.length >= 2 && !spec.keys?.has(long) && spec.long.some((k) => k.startsWith(long))
       : spec.short.test(v) || (spec.verbs?.has(v) ?? false);
     if (moves) return void out.reasons.push('interpreter');
   }
+}
+
+/** pnpm's options that select projects of the workspace pnpm finds from the working directory (pnpm 9 "Filtering"). */
+const PNPM_PROJECT_PICKERS: readonly string[] = ['filter', 'filter-prod', 'recursive', 'workspace-root'];
+
+/** Where pnpm's command word stands (past its global value options), or -1 when it is not known or none. */
+function pnpmCommandAt(args: readonly Word[]): number {
+  const values = globalValueOptions('pnpm');
+  const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
+  if (unreadOptions('pnpm', statics).length > 0) return -1;
+  for (let i = 0; i < args.length; i++) {
+    const v = statics[i]!;
+    if (v === '\u0000' || v === '--') return -1;
+    if (v.startsWith('-') && v !== '-') {
+      if (values.has(v)) i++;
+      continue;
+    }
+    return i;
+  }
+  return -1;
 }
 
 /**
