@@ -17,7 +17,7 @@ import { decideShell } from '../helpers/policy.js';
  *   A1: `npm run dev --host 0.0.0.0` asked (round 22 N1) though the same script runs either way.
  *
  * Premises run the real tools when present: yarn berry from `YARN_BERRY_JS` (a path to
- * @yarnpkg/cli-dist's bin/yarn.js; round 23 used 4.18.1), GNU make, npm.
+ * @yarnpkg/cli-dist's bin/yarn.js; round 23 used 4.18.1), GNU make, npm, pnpm (9.15.9 from npm, on PATH).
  */
 
 const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
@@ -222,7 +222,7 @@ describe('A2. pnpm --filter app build (options that pick projects of the workspa
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'root', private: true }));
     writeFileSync(join(dir, 'pnpm-workspace.yaml'), "packages:\n  - 'packages/*'\n");
     writeFileSync(join(dir, 'packages', 'app', 'package.json'), JSON.stringify({ name: 'app', scripts: { build: 'touch built' } }));
-    execFileSync('pnpm', ['--filter', 'app', 'build'], { cwd: dir, stdio: 'ignore' });
+    execFileSync('pnpm', ['--filter', 'app', 'build'], { cwd: dir, env: { ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, '.config') }, stdio: 'ignore' });
     expect(existsSync(join(dir, 'packages', 'app', 'built'))).toBe(true);
   });
   const RULES = { allow: ['Bash(pnpm:*)'], ask: ['Bash(pnpm publish *)'], deny: ['Bash(pnpm run release *)', 'Bash(rm *)'] };
