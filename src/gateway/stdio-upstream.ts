@@ -41,7 +41,7 @@ export class StdioUpstream implements Transport, LineSending {
   private readonly heldEnds: number[] = [];
   private readonly heldSizes: number[] = [];
   private heldChars = 0;
-  /** This tick's progress notifications of requests not answered yet, added to the write as it is made (progressAtFlush). */
+  /** This tick's progress notifications of requests not answered yet, added to the write as it is made unless the request is answered first (holdProgress, flush). */
   private readonly progress: Array<{ id: RequestId; line: string }> = [];
 
   /**
