@@ -1,4 +1,6 @@
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { decide, type Grants } from '../../src/policy/decide.js';
 import { RuleSet, type MatchEnv } from '../../src/policy/match.js';
 import { builtInRules, parseRules } from '../../src/policy/policy.js';
@@ -8,6 +10,8 @@ import type { Decision, DefaultMode } from '../../src/policy/types.js';
 import { inspectCall } from '../../src/subjects/inspect.js';
 import { classifyTool, type ToolClass } from '../../src/subjects/kind.js';
 import { identifyServer } from '../../src/subjects/server-identity.js';
+import { initShellParser } from '../../src/subjects/shell/parser.js';
+import { tempDir } from './gateway.js';
 import type { PathEnv } from '../../src/subjects/paths.js';
 
 /**
@@ -88,4 +92,27 @@ export function decideServerTool(entry: { command: string; args?: string[] }, to
   const toolClass = classifyTool({ identity: identifyServer(entry, cwd), tool: { name: tool } });
   const facts = inspectCall('srv', tool, args, toolClass, { workspace: policy.env.roots, clientRoots: [], pathEnv: policy.pathEnv });
   return decide(facts, { mode: policy.mode, rules: policy.rules }, options.grants);
+}
+
+/** Every permission mode, for tests that decide a command in each. */
+export const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
+
+/**
+ * A fresh place to decide commands in (call in beforeAll): `work` (the workspace and working
+ * directory, holding an empty mcp-latch.json) and `home` beside it under `root`; the shell parser ready.
+ */
+export async function commandWorkspace(prefix: string): Promise<{ root: string; work: string; home: string }> {
+  await initShellParser();
+  const root = realpathSync(tempDir(prefix));
+  const home = join(root, 'home');
+  const work = join(root, 'work');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  writeFileSync(join(work, 'mcp-latch.json'), '{}');
+  return { root, work, home };
+}
+
+/** `command` decided in `work` (commandWorkspace) with `rules` in `mode`, the config in `work`. */
+export function decideInWorkspace(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }, work: string, home: string): Decision {
+  return decideShell(command, { ...rules, mode, workspace: [work], cwd: work, home, configPath: join(work, 'mcp-latch.json') });
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -7,9 +7,7 @@ import { RuleSet } from '../../src/policy/match.js';
 import { NPM_OPTIONS } from '../../src/programs.js';
 import { parseRule } from '../../src/policy/rule.js';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { initShellParser } from '../../src/subjects/shell/parser.js';
-import { tempDir } from '../helpers/gateway.js';
-import { decideFs, decideShell } from '../helpers/policy.js';
+import { decideFs, commandWorkspace, decideInWorkspace, decideShell, MODES } from '../helpers/policy.js';
 
 /**
  * Round 21 late review (review-late21): what the round's bypass fixes left.
@@ -21,20 +19,12 @@ import { decideFs, decideShell } from '../helpers/policy.js';
  *       and `\?` are separators; elsewhere the separator reading is kept for deny/ask rules).
  */
 
-const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
-
 let T = '';
 let W = '';
 let home = '';
 
 beforeAll(async () => {
-  await initShellParser();
-  T = realpathSync(tempDir('late21-'));
-  home = join(T, 'home');
-  W = join(T, 'work');
-  mkdirSync(home, { recursive: true });
-  mkdirSync(W, { recursive: true });
-  writeFileSync(join(W, 'mcp-latch.json'), '{}');
+  ({ root: T, work: W, home } = await commandWorkspace('late21-'));
   execFileSync('git', ['init', '-q', '-b', 'main', W]);
 });
 
@@ -73,7 +63,7 @@ describe('L3. a backslash in a deny or ask rule matches no less than it did in r
 });
 
 function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }) {
-  return decideShell(command, { ...rules, mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+  return decideInWorkspace(command, mode, rules, W, home);
 }
 
 describe('L1. an npm option with a value before the command word does not hide the command', () => {

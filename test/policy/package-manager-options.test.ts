@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { initShellParser } from '../../src/subjects/shell/parser.js';
-import { tempDir } from '../helpers/gateway.js';
-import { decideShell } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
 
 /**
  * pnpm's, yarn's and bun's command word past options this gateway has no table for (round 21 late
@@ -16,25 +14,16 @@ import { decideShell } from '../helpers/policy.js';
  * deny and ask rules meet both readings (docs/rules.md, "Program options before the command word").
  */
 
-const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
-
-let T = '';
 let W = '';
 let home = '';
 
 beforeAll(async () => {
-  await initShellParser();
-  T = realpathSync(tempDir('pm-options-'));
-  home = join(T, 'home');
-  W = join(T, 'work');
-  mkdirSync(home, { recursive: true });
-  mkdirSync(W, { recursive: true });
-  writeFileSync(join(W, 'mcp-latch.json'), '{}');
+  ({ work: W, home } = await commandWorkspace('pm-options-'));
   writeFileSync(join(W, 'package.json'), JSON.stringify({ name: 'w', version: '1.0.0', scripts: { deploy: 'touch deployed', test: 'true' } }));
 });
 
 function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }) {
-  return decideShell(command, { ...rules, mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+  return decideInWorkspace(command, mode, rules, W, home);
 }
 
 const pnpm = ((): string[] | null => {

@@ -1,13 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { assessRisk } from '../../src/latch/risk.js';
 import { GIT_LATER_COMMANDS } from '../../src/programs.js';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { initShellParser } from '../../src/subjects/shell/parser.js';
-import { tempDir } from '../helpers/gateway.js';
-import { decideShell } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, decideShell, MODES } from '../helpers/policy.js';
 
 /**
  * Round 22 (rules22): what the round 21 late review (review-late21 "Notes") and review-bypass21 left low.
@@ -24,25 +22,17 @@ import { decideShell } from '../helpers/policy.js';
  *   N7: pnpm, yarn and bun read options between `run` and the script's name as theirs (N1's family).
  */
 
-const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
-
 let T = '';
 let W = '';
 let home = '';
 
 beforeAll(async () => {
-  await initShellParser();
-  T = realpathSync(tempDir('rules22-'));
-  home = join(T, 'home');
-  W = join(T, 'work');
-  mkdirSync(home, { recursive: true });
-  mkdirSync(W, { recursive: true });
-  writeFileSync(join(W, 'mcp-latch.json'), '{}');
+  ({ root: T, work: W, home } = await commandWorkspace('rules22-'));
   if (hasGit) execFileSync('git', ['init', '-q', '-b', 'main', W]);
 });
 
 function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }) {
-  return decideShell(command, { ...rules, mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+  return decideInWorkspace(command, mode, rules, W, home);
 }
 
 const hasNpm = ((): boolean => {

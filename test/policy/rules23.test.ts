@@ -1,11 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { initShellParser } from '../../src/subjects/shell/parser.js';
-import { tempDir } from '../helpers/gateway.js';
-import { decideShell } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
 
 /**
  * Round 23 (rules23): what round 22 left of the command rules (docs/threat-model.md "Round 23: …").
@@ -20,24 +18,16 @@ import { decideShell } from '../helpers/policy.js';
  * @yarnpkg/cli-dist's bin/yarn.js; round 23 used 4.18.1), GNU make, npm, pnpm (9.15.9 from npm, on PATH).
  */
 
-const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
-
 let T = '';
 let W = '';
 let home = '';
 
 beforeAll(async () => {
-  await initShellParser();
-  T = realpathSync(tempDir('rules23-'));
-  home = join(T, 'home');
-  W = join(T, 'work');
-  mkdirSync(home, { recursive: true });
-  mkdirSync(W, { recursive: true });
-  writeFileSync(join(W, 'mcp-latch.json'), '{}');
+  ({ root: T, work: W, home } = await commandWorkspace('rules23-'));
 });
 
 function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }) {
-  return decideShell(command, { ...rules, mode, workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
+  return decideInWorkspace(command, mode, rules, W, home);
 }
 
 const has = (program: string, args: string[]): boolean => {
