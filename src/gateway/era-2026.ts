@@ -258,7 +258,10 @@ export class ModernWire {
 
   /** The session's `resources/subscribe` (or unsubscribe) for a listen, through the SDK Server as a client's would go. */
   private subscription(uri: string, subscribe: boolean): void {
-    const id = `mcp-latch/listen-${++this.ownCount}`;
+    // Not an id of the client's own open requests: the SDK Server would hold two requests under one id.
+    let id: string;
+    do id = `mcp-latch/listen-${++this.ownCount}`;
+    while (this.open.has(id));
     this.own.set(id, { uri, subscribe });
     this.inner({ jsonrpc: '2.0', id, method: subscribe ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } });
   }
@@ -266,7 +269,7 @@ export class ModernWire {
   /** True for the answer to one of the wire's own requests: it goes no further (a refused subscription is told to onrefused). */
   private ownAnswer(message: JSONRPCMessage): boolean {
     const record = message as Record<string, unknown>;
-    if (record.method !== undefined || typeof record.id !== 'string') return false;
+    if (this.own.size === 0 || record.method !== undefined || typeof record.id !== 'string') return false;
     const asked = this.own.get(record.id);
     if (!asked) return false;
     this.own.delete(record.id);

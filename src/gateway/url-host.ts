@@ -124,13 +124,14 @@ function thisMachine(): { list: BlockList; own: BlockList; networks: Array<{ cid
       own.addAddress(plain, kind);
       const length = Number(cidr?.split('/')[1]);
       if (internal || !Number.isInteger(length)) continue;
+      const prefix = Math.max(length, WIDEST_OWN_NETWORK[kind]);
       const block = new BlockList();
       try {
-        block.addSubnet(plain, Math.max(length, WIDEST_OWN_NETWORK[kind]), kind);
+        block.addSubnet(plain, prefix, kind);
       } catch {
         continue;
       }
-      networks.push({ cidr: `${plain}/${Math.max(length, WIDEST_OWN_NETWORK[kind])}`, block, family: kind });
+      networks.push({ cidr: `${plain}/${prefix}`, block, family: kind });
     }
   }
   return { list, own, networks };
