@@ -51,7 +51,9 @@ function berryProject(name: string): { dir: string; marker: string; env: NodeJS.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name }));
   writeFileSync(join(dir, 'yarn.lock'), '');
   writeFileSync(join(dir, 'x.cjs'), `require('fs').writeFileSync(${JSON.stringify(marker)}, process.argv.slice(2).join(' '));\n`);
-  return { dir, marker, env: { ...process.env, HOME: dir, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: '0', COREPACK_ENABLE_STRICT: '0' } };
+  // CI=true makes berry's installs immutable (a new lock file is refused), so say it outright.
+  const env = { ...process.env, HOME: dir, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: '0', YARN_ENABLE_IMMUTABLE_INSTALLS: 'false', COREPACK_ENABLE_STRICT: '0' };
+  return { dir, marker, env };
 }
 
 const YARN_RULES = { allow: ['Bash(yarn:*)'], deny: ['Bash(rm *)'] };
@@ -107,7 +109,9 @@ describe('E1. an assignment that picks where a program reads its settings', () =
     writeFileSync(join(dir, 'Makefile'), 'all:\n\t@true\n');
     writeFileSync(join(dir, 'sh'), `#!/bin/sh\ntouch ${join(dir, 'shell-ran')}\n`, { mode: 0o755 });
     writeFileSync(join(dir, 'e.mk'), `$(shell touch ${join(dir, 'makefiles-ran')})\n`);
-    const run = (env: Record<string, string>) => execFileSync('make', [], { cwd: dir, env: { ...process.env, ...env }, stdio: 'ignore' });
+    // make 4.3 splits MAKEFLAGS' `--eval=$(shell touch F)` into words (and then refuses an empty -E)
+    // when SHELL is not in its environment; a person's shell sets SHELL, CI's run may not.
+    const run = (env: Record<string, string>) => execFileSync('make', [], { cwd: dir, env: { ...process.env, SHELL: '/bin/sh', ...env }, stdio: 'ignore' });
     run({ MAKEFLAGS: `SHELL=${join(dir, 'sh')}` });
     run({ MAKEFILES: 'e.mk' });
     run({ MAKEFLAGS: `--eval=$(shell touch ${join(dir, 'eval-ran')})` });
