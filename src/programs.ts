@@ -381,6 +381,29 @@ const YARN_FLAGS = [
   '--skip-integrity-check', '--strict-semver', '--update-checksums', '-v', '--version', '--verbose', '-h', '--help',
 ];
 
+/**
+ * bun 1.4.5's own options (`bun --help`, `bun run --help`: the runtime's, read before a file or a
+ * script's name). Each `=<val>` one takes the next word (each ran `bun OPT VALUE y.js`), but
+ * `--inspect`, `--inspect-wait`, `--inspect-brk` and `-c`/`--config` take a value only after `=`
+ * (`bun -c b.toml y.js` ran b.toml as the program): as words on their own they are flags here.
+ * Which of them load code: package-managers.ts bunOptions.
+ */
+const BUN_VALUE = [
+  '--conditions', '--console-depth', '--cpu-prof-dir', '--cpu-prof-interval', '--cpu-prof-name', '--cron-period', '--cron-title', '--cwd', '--define', '--disable-warning',
+  '--dns-result-order', '--drop', '--elide-lines', '--env-file', '--eval', '--extension-order', '--feature', '--fetch-preconnect', '--filter', '--heap-prof-dir',
+  '--heap-prof-interval', '--heap-prof-name', '--import', '--install', '--jsx-factory', '--jsx-fragment', '--jsx-import-source', '--jsx-runtime', '--loader', '--main-fields',
+  '--max-http-header-size', '--port', '--preload', '--print', '--redirect-warnings', '--require', '--shell', '--title', '--tsconfig-override', '--unhandled-rejections',
+  '--user-agent', '--watch-kill-signal', '-F', '-d', '-e', '-l', '-p', '-r',
+];
+const BUN_FLAGS = [
+  '--bun', '--check', '--config', '--cpu-prof', '--cpu-prof-md', '--experimental-http2-fetch', '--experimental-http3-fetch', '--experimental-stream-iter', '--expose-gc', '--heap-prof',
+  '--heap-prof-md', '--help', '--hot', '--if-present', '--ignore-dce-annotations', '--insecure-http-parser', '--inspect', '--inspect-brk', '--inspect-wait', '--interactive',
+  '--jsx-side-effects', '--no-addons', '--no-clear-screen', '--no-deprecation', '--no-env-file', '--no-exit-on-error', '--no-ffi-cc', '--no-install', '--no-macros', '--no-orphans',
+  '--no-warnings', '--parallel', '--pending-deprecation', '--prefer-latest', '--prefer-offline', '--preserve-symlinks', '--preserve-symlinks-main', '--redis-preconnect', '--revision', '--sequential',
+  '--silent', '--smol', '--sql-preconnect', '--throw-deprecation', '--tls-max-v1.2', '--tls-max-v1.3', '--tls-min-v1.0', '--tls-min-v1.1', '--tls-min-v1.2', '--tls-min-v1.3',
+  '--trace-deprecation', '--trace-warnings', '--use-bundled-ca', '--use-openssl-ca', '--use-system-ca', '--version', '--watch', '--workspaces', '--zero-fill-buffers', '-b', '-c', '-h', '-i', '-v',
+];
+
 /** The npm options that take the next word, as the CLIS table spells them (`--cache`, `-C`, `--reg`). */
 function npmValueOptions(): string[] {
   const out = [...NPM_OPTIONS.value].map((key) => `--${key}`);
@@ -397,7 +420,7 @@ export const CLIS: Record<string, CliSpec> = {
   npm: { value: npmValueOptions(), groups: RUN_VERBS },
   pnpm: { value: PNPM_VALUE, flags: PNPM_FLAGS, groups: RUN_VERBS },
   yarn: { value: YARN_VALUE, flags: YARN_FLAGS, groups: [...RUN_VERBS, 'workspace'] },
-  bun: { value: ['--cwd', '-c', '--config'], flags: ['-h', '--help', '-v', '--version', '--silent', '--bun', '--smol', '--watch', '--hot'], groups: RUN_VERBS },
+  bun: { value: BUN_VALUE, flags: BUN_FLAGS, groups: RUN_VERBS },
   docker: DOCKER,
   podman: { ...DOCKER, value: ['-c', '--connection', '--url', '--identity', '--root', '--runroot', '--storage-driver', '--log-level'], danger: [] },
   'docker-compose': { value: COMPOSE_VALUE },

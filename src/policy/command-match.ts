@@ -159,7 +159,16 @@ function scriptRunsWord(name: string, args: readonly string[]): number {
   if (!commands) return -1;
   const i = commandWordAt(name, args);
   const word = args[i];
-  return word !== undefined && !commands.has(word) ? i : -1;
+  if (word === undefined) return -1;
+  if (!commands.has(word)) return i;
+  // bun takes its command from the first word not starting with `-` (cli.zig Command.which), an
+  // option's value included: `bun --filter app build` is no command, so bun runs the script
+  // `build` (round 24; bun 1.4.5 ran it), which `Bash(bun run build *)` meets.
+  if (name === 'bun') {
+    const first = args.findIndex((arg) => !arg.startsWith('-'));
+    if (first < i && !commands.has(args[first]!)) return i;
+  }
+  return -1;
 }
 
 /**

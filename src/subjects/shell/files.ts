@@ -5,7 +5,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
-import { cargo, go, managerConfig, npm, yarnRunsFile } from './package-managers.js';
+import { bunOptions, cargo, go, managerConfig, npm, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
 import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
@@ -2389,6 +2389,7 @@ const HANDLERS: Record<string, Handler> = {
     managerConfig('yarn', args, cwd, out);
     yarnRunsFile(args, out);
   },
+  bun: bunOptions,
   kubectl: (args, cwd, out) => cobraFlags('kubectl', args, cwd, out),
   helm: (args, cwd, out) => cobraFlags('helm', args, cwd, out),
   docker,

@@ -1,4 +1,4 @@
-import { globalValueOptions, NPM_OPTIONS } from '../../programs.js';
+import { globalValueOptions, MANAGER_COMMANDS, NPM_OPTIONS } from '../../programs.js';
 import { npmCommand, npmOptionWords } from './npm-commands.js';
 import { subcommandIndex } from './signature.js';
 import { pathOf, pushPath, staticWord } from './options.js';
@@ -211,7 +211,103 @@ export function yarnRunsFile(args: readonly Word[], out: FileFacts): void {
   if ((end === -1 ? args : args.slice(0, end)).some((word) => word.isStatic && /^--require(=|$)/.test(word.value))) return void out.reasons.push('interpreter');
   const statics = args.map((word) => (word.isStatic ? word.value : '\u0000'));
   const at = subcommandIndex('yarn', statics);
-  if (at !== null && at >= 0 && statics[at] === 'node') out.reasons.push('interpreter');
+  if (at !== null && at >= 0 && statics[at] === 'node') return void out.reasons.push('interpreter');
+  if (yarnInspects(statics)) out.reasons.push('interpreter');
+}
+
+/**
+ * berry's `run --inspect[=HOST:PORT]` and `--inspect-brk[=…]` (4.18.1 `yarn run -h=1`: "Forwarded to
+ * the underlying Node process when executing a binary"; round 24): node then listens for a
+ * debugger, and whoever connects to it runs code in that process (`--inspect=0.0.0.0:9229` from
+ * the network). Read where yarn reads run's options: before the script's name (`yarn run
+ * --inspect bd`, `yarn --inspect bd`); after it they are the script's own words (`yarn dev
+ * --inspect`). yarn's global value options are skipped with their value (programs.ts YARN_VALUE).
+ */
+function yarnInspects(statics: readonly string[]): boolean {
+  const values = globalValueOptions('yarn');
+  for (let i = 0; i < statics.length; i++) {
+    const word = statics[i]!;
+    if (word === '\u0000') return true; // an option known only at run time may be --inspect
+    if (word === '--') return false;
+    if (/^--inspect(-brk)?(=|$)/.test(word)) return true;
+    if (word === 'run' || word === 'run-script') continue;
+    if (!word.startsWith('-')) return false; // the script's name: the rest is the script's
+    if (word === '--require' || values.has(word)) i++;
+  }
+  return false;
+}
+
+/**
+ * bun's options that load code or settings (bun 1.4.5 `bun --help`, `bun run --help`; round 24,
+ * each run here): `-r`/`--preload`/`--require`/`--import` load a module first (`bun test --preload
+ * ./x.js` ran x.js before the tests); `--config=F` (`-c=F`; without `=` it is a flag) reads F as
+ * bunfig.toml, whose `preload` and `[test] preload` load code; `--env-file F` sets the program's
+ * and its scripts' environment (F's `NODE_OPTIONS=--require ./x.js` ran x.js under `bun run
+ * --env-file F nb`, nb's script running node); `--cwd D` runs D's scripts; `--tsconfig-override F`
+ * (F's `paths` sent `import "lib"` to ./x.js); `--inspect`, `--inspect-wait`, `--inspect-brk` open
+ * a debugger (localhost:6499, or where the value says), and whoever connects runs code;
+ * `--jsx-import-source M` imports M's jsx-runtime; `-e`/`-p` are code. `--shell` other than `bun`
+ * or `system` (bun refuses it) counts too. Each is `interpreter`. `bun exec TEXT` runs TEXT in
+ * bun's own shell (a nested script, so deny rules meet it), `bun repl` and `bun run -` code from stdin.
+ *
+ * Where bun reads them (cli.zig Command.which: the command is the first word not starting with
+ * `-`, and that command's table reads the options around it): for `run`, a file or a script's name
+ * (no command), up to that file or name (`bun run build --preload x` gives the script the words);
+ * for its other commands (`test`, `install`, `build`…) every word before `--`.
+ */
+const BUN_CODE_OPTIONS: ReadonlySet<string> = new Set(['--preload', '--require', '--import', '--config', '--env-file', '--cwd', '--tsconfig-override', '--inspect', '--inspect-wait', '--inspect-brk', '--jsx-import-source', '--eval', '--print']);
+/** bun's short options that take a value (attached, after `=`, or the next word), those that load code, and its short flags. */
+const BUN_SHORT_VALUE = 'rdlFept';
+const BUN_SHORT_CODE = 'rep';
+const BUN_SHORT_FLAGS = 'bhivu';
+
+export function bunOptions(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const first = args.findIndex((word) => !word.isStatic || !word.value.startsWith('-') || word.value === '-');
+  const command = first >= 0 && args[first]!.isStatic ? args[first]!.value : null;
+  if (command === 'x') return; // bunx: `executor` (program.ts)
+  if (command === 'exec' || command === 'repl') {
+    out.reasons.push('interpreter');
+    const text = args.slice(first + 1);
+    if (command === 'exec' && text.length > 0 && text.every((word) => word.isStatic)) out.nested.push({ kind: 'script', text: text.map((word) => word.value).join(' '), cwd });
+    return;
+  }
+  const runs = command === null || command === 'run' || !MANAGER_COMMANDS.bun!.has(command);
+  const values = globalValueOptions('bun');
+  const code = (): void => void out.reasons.push('interpreter');
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) return code(); // an option known only at run time may be --preload
+    const v = word.value;
+    if (v === '--') return;
+    if (i === first && command === 'run') continue;
+    if (!v.startsWith('-') || v === '-') {
+      if (!runs) continue;
+      if (v === '-') code(); // `bun run -`: the code is stdin
+      return; // the file or the script: what follows is its own
+    }
+    if (v.startsWith('--')) {
+      const eq = v.indexOf('=');
+      const name = eq === -1 ? v : v.slice(0, eq);
+      if (BUN_CODE_OPTIONS.has(name) && (eq !== -1 || name !== '--config')) code();
+      if (name === '--shell' && !/^(bun|system)$/.test(eq === -1 ? (args[i + 1]?.isStatic ? args[i + 1]!.value : '') : v.slice(eq + 1))) code();
+      if (eq === -1 && values.has(name)) i++;
+      continue;
+    }
+    // Short letters, bundled (`-br ./x.js`): flags, then at most one that takes a value (the rest of
+    // the word, after an optional `=`, or the next word); `-c` takes one only attached.
+    for (let j = 1; j < v.length; j++) {
+      const letter = v[j]!;
+      if (BUN_SHORT_FLAGS.includes(letter)) continue;
+      const rest = v.slice(j + 1);
+      if (letter === 'c') {
+        if (rest !== '') code();
+      } else if (BUN_SHORT_VALUE.includes(letter)) {
+        if (BUN_SHORT_CODE.includes(letter)) code();
+        if (rest === '') i++;
+      }
+      break;
+    }
+  }
 }
 
 function npmSetting(setting: Word, key: RegExp | null, cwd: string | null, out: FileFacts): void {
