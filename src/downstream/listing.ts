@@ -24,6 +24,7 @@ import type { Logger } from '../log.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 import { answerProblem, schemaProblem, type SchemaIssue } from './invalid-answer.js';
 import { megabytes } from './lines.js';
+import { checkIconHosts } from './icon-hosts.js';
 
 /** What one server lists: read when it is ready and again when it says its lists changed. */
 export interface ServerListing {
@@ -38,7 +39,7 @@ export interface ServerListing {
  * bad outputSchema. The four lists are asked for at once: the last server to start is waited for
  * by the first tools/list, and four round trips one after the other would each wait for it again.
  */
-export async function readListing(client: Client, options: { timeoutMs: number; maxBytes: number }, logger: Logger): Promise<ServerListing> {
+export async function readListing(client: Client, options: { timeoutMs: number; maxBytes: number; server: string }, logger: Logger): Promise<ServerListing> {
   const caps = client.getServerCapabilities() ?? {};
   const list = <T>(method: string, key: string, page: PageSchema, item: ItemSchema<T>) => listAll(client, method, key, { page, item }, { timeout: options.timeoutMs }, options.maxBytes, logger);
   const [tools, resources, templates, prompts] = await Promise.all([
@@ -48,7 +49,10 @@ export async function readListing(client: Client, options: { timeoutMs: number; 
     caps.resources ? list('resources/templates/list', 'resourceTemplates', ListResourceTemplatesResultSchema, ResourceTemplateSchema).catch(() => []) : [],
     caps.prompts ? list('prompts/list', 'prompts', ListPromptsResultSchema, PromptSchema) : [],
   ]);
-  return { tools: await checkedTools(firstOfEachName(tools, 'tools/list', logger), logger), resources, templates, prompts: firstOfEachName(prompts, 'prompts/list', logger) };
+  const listing = { tools: await checkedTools(firstOfEachName(tools, 'tools/list', logger), logger), resources, templates, prompts: firstOfEachName(prompts, 'prompts/list', logger) };
+  // Icons' hosts resolved before the listing is used (round 24): an icon is listed only when its name leads to the internet.
+  await checkIconHosts(listing, options.server, logger);
+  return listing;
 }
 
 /**

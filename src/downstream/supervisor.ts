@@ -489,8 +489,8 @@ export class Supervisor {
   }
 
   /** What one list of this server may take (docs/config.md, "limits"). */
-  private listingOptions(): { timeoutMs: number; maxBytes: number } {
-    return { timeoutMs: this.options.connectTimeoutMs, maxBytes: this.options.maxMessageBytes };
+  private listingOptions(): { timeoutMs: number; maxBytes: number; server: string } {
+    return { timeoutMs: this.options.connectTimeoutMs, maxBytes: this.options.maxMessageBytes, server: this.options.name };
   }
 
   /** Calls still waiting on a closed connection fail now ("stopped while the call was running"), not at their timeout. */

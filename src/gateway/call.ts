@@ -549,7 +549,7 @@ async function finishModern(
         const approved = outcome.answer?.verdict === 'allow' || decided.approvedInState || decided.approvedOnPage;
         const read = serverInput(supervisor.name, answered as Record<string, unknown>, modern.envelope.capabilities, decided.serverRound);
         // A URL-mode question's host resolved (url-host.ts; round 21): as written it was checked in serverInput.
-        const input = typeof read === 'string' ? read : ((await resolvedQuestionsProblem(read.requests, context.config().approval.localUrlNetworks)) ?? read);
+        const input = typeof read === 'string' ? read : ((await resolvedQuestionsProblem(read.requests, context.config().approval.localUrlNetworks, supervisor.name)) ?? read);
         const relayed = typeof input === 'string' ? null : relayServerInput(decided, outcome.decision, input, approved, outcome.answer?.edit, context, session);
         if (relayed) return relayed;
         answered = serverInputError(supervisor.name, typeof input === 'string' ? input : `its requestState is too long (the gateway's state holds at most ${MAX_REQUEST_STATE_CHARS} characters)`);

@@ -21,8 +21,9 @@ import { isThisMachine } from './url-host.js';
  *   in a tool's inputSchema and outputSchema (schemaText): every `title` (escapeText) and
  *                            `description` (escapeLines) at any depth, and `enumNames` labels
  *   kept only when safe      `icons`: a client fetches each `src` itself, unasked, so only an
- *                            https URL of another host as written (shownIcon) or a small
- *                            `data:image/…` icon is listed (round 23 review, F5)
+ *                            https URL of another host, as written and as its name resolves
+ *                            (shownIcon; round 23 review, F5; round 24), or a small
+ *                            `data:image/…` icon is listed
  *
  * Tool and prompt names are the gateway's exposed names (catalog.ts: letters, digits, `_`, `-`).
  * Not covered: a tool schema's property names and enum, const and default values, which the call
@@ -64,7 +65,8 @@ function shownFormOf<T extends object>(entry: T): ShownEntry<T> {
     if (schema !== source[key]) changes[key] = schema;
   }
   if (Array.isArray(source.icons)) {
-    const icons = source.icons.filter(shownIcon);
+    const hosts = iconHosts.get(entry);
+    const icons = source.icons.filter((icon) => shownIcon(icon, hosts));
     if (icons.length !== source.icons.length) changes.icons = icons.length > 0 ? icons : undefined;
   }
   if (Array.isArray(args)) {
@@ -81,23 +83,43 @@ const IMAGE_DATA = /^data:image\/(?:png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-
 /**
  * Whether a listed icon may reach the client: the client fetches its `src` as soon as it shows the
  * entry, no person asked, so a server's icon must not send it to this machine (a local service's
- * port) or anywhere but an https page of another host as written, as the WHATWG parser writes it
- * and named, not an address (`file:`, `http:`, `https://192.168.1.1/…` and names like `localhost`
- * are dropped; a name is not looked up here, so one resolving to a local network is not told
- * apart); or it is an image carried in the listing itself.
+ * port) or a local network, or anywhere but an https page of another host: as written (namedIconHost)
+ * and, since round 24, as its name resolves (checked when the server's listing is read,
+ * downstream/icon-hosts.ts, and kept per entry: `iconHosts`); or it is an image carried in the
+ * listing itself. An entry whose hosts were never checked (a pinned definition listed in place of
+ * a changed one) keeps its `data:` icons only (fail closed).
  */
-function shownIcon(icon: unknown): boolean {
+function shownIcon(icon: unknown, hosts: ReadonlySet<string> | undefined): boolean {
   if (!isPlainObject(icon) || typeof icon.src !== 'string') return false;
   const { src } = icon;
   if (src.startsWith('data:')) return src.length <= MAX_ICON_DATA_CHARS && IMAGE_DATA.test(src);
-  if (!isPlainText(src) || src.length > 8_192) return false;
+  const host = namedIconHost(src);
+  return host !== null && hosts !== undefined && hosts.has(host);
+}
+
+/**
+ * The host of an icon's `src` when it is an https URL of a named host other than this machine as
+ * written, as the WHATWG parser writes it, or null (`file:`, `http:`, `https://192.168.1.1/…`, names
+ * like `localhost`, a user or password: round 23 review, F5).
+ */
+export function namedIconHost(src: string): string | null {
+  if (!isPlainText(src) || src.length > 8_192 || !src.startsWith('https:')) return null;
   try {
     const url = new URL(src);
     // An address as the host (192.168.1.1, 169.254.169.254, [fd00::1]) is dropped whatever it is: a page's icon is named.
-    return url.href === src && url.protocol === 'https:' && url.username === '' && url.password === '' && isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0 && !isThisMachine(url.hostname);
+    const named = url.href === src && url.protocol === 'https:' && url.username === '' && url.password === '' && isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0 && !isThisMachine(url.hostname);
+    return named ? url.hostname : null;
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** Each listed entry's icon hosts that resolved to the internet only (downstream/icon-hosts.ts). */
+const iconHosts = new WeakMap<object, ReadonlySet<string>>();
+
+/** Notes the hosts of `entry`'s icons that may be listed (their names resolve to the internet only). */
+export function setIconHosts(entry: object, hosts: ReadonlySet<string>): void {
+  iconHosts.set(entry, hosts);
 }
 
 const DISPLAY = ['title', 'mimeType'] as const;

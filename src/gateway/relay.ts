@@ -91,7 +91,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         // A value the answer sends back that cannot be shown safely: refused, naming the server (docs/approval.md).
         // A URL-mode question only to https hosts other than this machine: it must not pass as mcp-latch's own page (server-input.ts urlQuestionProblem).
         // Its host resolved too: a name whose addresses are this machine's is refused as 127.0.0.1 is (url-host.ts; round 21).
-        const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? (await resolvedHostProblem(params.url, undefined, core.config().approval.localUrlNetworks)) ?? shownQuestion(name, params)) : shownQuestion(name, params);
+        const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? (await resolvedHostProblem(params.url, undefined, core.config().approval.localUrlNetworks, name)) ?? shownQuestion(name, params)) : shownQuestion(name, params);
         if (typeof shown === 'string') {
           core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
           throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);

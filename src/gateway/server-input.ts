@@ -169,11 +169,11 @@ export function urlQuestionProblem(params: Record<string, unknown>): string | nu
  * to this machine or (unless approval.localUrlNetworks lists it) to a local network, or where it
  * leads cannot be told (url-host.ts; rounds 21 and 22).
  */
-export async function resolvedQuestionsProblem(requests: Record<string, unknown>, localNetworks: readonly string[], lookup?: HostLookup): Promise<string | null> {
+export async function resolvedQuestionsProblem(requests: Record<string, unknown>, localNetworks: readonly string[], server: string, lookup?: HostLookup): Promise<string | null> {
   for (const request of Object.values(requests)) {
     const { method, params } = request as { method?: unknown; params?: Record<string, unknown> };
     if (method !== 'elicitation/create' || params?.mode !== 'url' || typeof params.url !== 'string') continue;
-    const problem = await resolvedHostProblem(params.url, lookup, localNetworks);
+    const problem = await resolvedHostProblem(params.url, lookup, localNetworks, server);
     if (problem) return problem;
   }
   return null;
@@ -286,7 +286,7 @@ export async function answerServerQuestions(server: string, first: Record<string
       const askable = request.method === 'elicitation/create' && request.params !== undefined && ((mode === 'form' && person.showsForms()) || (mode === 'url' && person.showsUrls()));
       if (!askable) return serverInputError(server, `it asked for ${escapeText(request.method)}${mode === 'url' ? ' (URL mode)' : ''}, which mcp-latch cannot ask this client`);
       // A URL-mode question as a 2026-07-28 client gets it: an https URL of another host, the message named (round 20).
-      const url = mode === 'url' ? (urlQuestionProblem(request.params!) ?? (await resolvedHostProblem(request.params!.url as string, undefined, asking.localUrlNetworks))) : null;
+      const url = mode === 'url' ? (urlQuestionProblem(request.params!) ?? (await resolvedHostProblem(request.params!.url as string, undefined, asking.localUrlNetworks, server))) : null;
       if (url) return serverInputError(server, url);
       const asked = await person.prompt(request.params as unknown as ElicitRequestFormParams, asking.timeoutMs);
       // The server decides what a question nobody answered means, as it would with its own client.

@@ -24,55 +24,97 @@ import { escapeText } from '../latch/escape.js';
 export const MAX_URL_LOOKUP_MS = 3000;
 
 /**
- * How many hosts of URL-mode questions are being resolved at once, gateway-wide; a question whose
- * host needs resolving while this many are waits for a place, in turn, within its MAX_URL_LOOKUP_MS
- * (the lookup's own time included), and is refused naming the limit when none comes. A system lookup
- * (getaddrinfo) runs in libuv's thread pool, at most two at once there, and goes on after
- * MAX_URL_LOOKUP_MS until the system resolver gives up (10 s with glibc's defaults); it cannot be
- * withdrawn, and the rest queue behind it. Uncounted, one server's questions to names whose DNS never
- * answers queued every lookup of the process for as long as it liked: 20 held other servers' URL
- * questions, remote servers' connections, the OAuth JWKS fetch and Redis by name for ~100 s (round 21
- * review, review-proto21 P1). Counted until the lookup itself settles, not until the question gives
- * up on it, so the servers hold at most one of the two places.
+ * How many host lookups (URL-mode questions' and listed icons') run at once, gateway-wide, and of
+ * one server's at once (MAX_URL_LOOKUPS_PER_SERVER); a host that needs resolving while its server's
+ * or the gateway's places are taken waits for a place, in turn, within its MAX_URL_LOOKUP_MS (the
+ * lookup's own time included), and is refused naming the limit when none comes. A system lookup
+ * (getaddrinfo) runs in libuv's thread pool, at most two at once there (its "slow I/O" half of four
+ * threads), and goes on after MAX_URL_LOOKUP_MS until the system resolver gives up (10 s with
+ * glibc's defaults); it cannot be withdrawn, and the rest queue behind it. Uncounted, one server's
+ * questions to names whose DNS never answers queued every lookup of the process for as long as it
+ * liked (round 21 review, review-proto21 P1). Counted until the lookup itself settles, not until
+ * the question gives up on it. Until round 24 the servers had one place between them: one server
+ * whose lookups hung held it, and every other server's URL-mode questions waited behind it and were
+ * refused (round 23's leftover N1). Now a server holds at most one of the two, so another server's
+ * lookups go on in the other while one hangs (docs/threat-model.md, "Round 24: URL and icon hosts").
  */
-export const MAX_URL_LOOKUPS = 1;
+export const MAX_URL_LOOKUPS = 2;
+export const MAX_URL_LOOKUPS_PER_SERVER = 1;
 let lookupsInFlight = 0;
+/** Each server's lookups in flight (only servers with one). */
+const lookupsOf = new Map<string, number>();
 
 /**
- * How many URL-mode questions may wait for a lookup's place at once, gateway-wide; more are refused
- * at once, naming the limit. Until round 22 none waited: a question whose host needed a lookup while
- * another's ran, however briefly (two servers' sign-in questions at once, or two of one server's),
- * was refused at once, though the place was free a few milliseconds later (round 22 review, R22-2).
+ * How many host lookups of one server may wait for a place at once; more are refused at once,
+ * naming the limit. Until round 22 none waited: a question whose host needed a lookup while
+ * another's ran, however briefly, was refused at once, though the place was free a few milliseconds
+ * later (round 22 review, R22-2). Per server since round 24: one server's waiting lookups filled
+ * the gateway's 32 and refused every other server's at once.
  */
 export const MAX_URL_LOOKUP_WAITING = 32;
-/** The questions waiting for a place, in turn: each is handed the place of a lookup that settles. */
-const waitingForLookup: Array<() => void> = [];
+/** The lookups waiting for a place, in turn, each with its server: handed the place of a lookup that settles. */
+const waitingForLookup: Array<{ server: string; handed: () => void }> = [];
+/** Each server's lookups waiting (only servers with one). */
+const waitingOf = new Map<string, number>();
 
-/** A lookup settled: its place goes to the first question waiting, or is free. */
-function lookupSettled(): void {
-  const next = waitingForLookup.shift();
-  if (next) next();
-  else lookupsInFlight -= 1;
+function count(counts: Map<string, number>, server: string, by: number): void {
+  const next = (counts.get(server) ?? 0) + by;
+  if (next > 0) counts.set(server, next);
+  else counts.delete(server);
 }
 
-/** A place for a lookup within `ms` (true), or none came (false); taken (counted) when true. */
-function lookupPlace(ms: number): Promise<boolean> | boolean {
-  if (lookupsInFlight < MAX_URL_LOOKUPS) {
-    lookupsInFlight += 1;
+/** Whether `server` may start a lookup now (a place of its own and one of the gateway's free). */
+function placeFree(server: string): boolean {
+  return lookupsInFlight < MAX_URL_LOOKUPS && (lookupsOf.get(server) ?? 0) < MAX_URL_LOOKUPS_PER_SERVER;
+}
+
+function takePlace(server: string): void {
+  lookupsInFlight += 1;
+  count(lookupsOf, server, 1);
+}
+
+/** A lookup of `server` settled: its place goes to the first lookup waiting that may take one (its server's share free). */
+function lookupSettled(server: string): void {
+  lookupsInFlight -= 1;
+  count(lookupsOf, server, -1);
+  for (let index = 0; index < waitingForLookup.length && lookupsInFlight < MAX_URL_LOOKUPS; ) {
+    const next = waitingForLookup[index]!;
+    if (!placeFree(next.server)) {
+      index += 1;
+      continue;
+    }
+    waitingForLookup.splice(index, 1);
+    count(waitingOf, next.server, -1);
+    takePlace(next.server);
+    next.handed();
+  }
+}
+
+/** A place for a lookup of `server` within `ms` (true), or none came (false); taken (counted) when true. */
+function lookupPlace(server: string, ms: number): Promise<boolean> | boolean {
+  if (placeFree(server)) {
+    takePlace(server);
     return true;
   }
-  if (waitingForLookup.length >= MAX_URL_LOOKUP_WAITING) return false;
+  if ((waitingOf.get(server) ?? 0) >= MAX_URL_LOOKUP_WAITING) return false;
   return new Promise((resolve) => {
-    const handed = () => {
-      clearTimeout(timer);
-      resolve(true);
+    const waiter = {
+      server,
+      handed: () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
     };
     const timer = setTimeout(() => {
-      const index = waitingForLookup.indexOf(handed);
-      if (index >= 0) waitingForLookup.splice(index, 1);
+      const index = waitingForLookup.indexOf(waiter);
+      if (index >= 0) {
+        waitingForLookup.splice(index, 1);
+        count(waitingOf, server, -1);
+      }
       resolve(false);
     }, ms);
-    waitingForLookup.push(handed);
+    waitingForLookup.push(waiter);
+    count(waitingOf, server, 1);
   });
 }
 
@@ -212,21 +254,38 @@ function allowedNetworks(networks: readonly string[]): BlockList {
  * a local network, or cannot be told, or null when every address it resolves to is another
  * machine's on the internet. `localNetworks`: approval.localUrlNetworks, the local networks the
  * person lets servers' questions lead to (docs/config.md); this machine is never let through.
+ * `server`: whose question it is, for its share of the lookups (MAX_URL_LOOKUPS_PER_SERVER).
  */
-export async function resolvedHostProblem(url: string, lookup: HostLookup = systemLookup, localNetworks: readonly string[] = []): Promise<string | null> {
+export function resolvedHostProblem(url: string, lookup: HostLookup = systemLookup, localNetworks: readonly string[] = [], server = ''): Promise<string | null> {
+  return hostProblem(url, "its URL-mode question's url", lookup, localNetworks, server);
+}
+
+/**
+ * Why a listed icon's `src` (an https URL of a named host as written: listed-text.ts shownIcon) must
+ * not reach the client once its host is resolved, or null: the same rule as a URL-mode question's,
+ * except that no local network is let through (a client fetches an icon unasked, no person opens it;
+ * approval.localUrlNetworks is for pages a person opens). Round 24 (docs/threat-model.md).
+ */
+export function iconHostProblem(src: string, server: string, lookup: HostLookup = systemLookup): Promise<string | null> {
+  return hostProblem(src, ICON, lookup, [], server);
+}
+const ICON = 'its icon';
+
+async function hostProblem(url: string, subject: string, lookup: HostLookup, localNetworks: readonly string[], server: string): Promise<string | null> {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   let timer: NodeJS.Timeout | undefined;
   let addresses: Array<{ address: string }>;
   // An address as written needs no lookup (node:dns answers it without the thread pool).
   const literal = isIP(host) !== 0;
   const started = performance.now();
+  const what = `${subject} "${escapeText(url)}"`;
   if (!literal) {
-    const full = waitingForLookup.length >= MAX_URL_LOOKUP_WAITING;
-    if (!(await lookupPlace(MAX_URL_LOOKUP_MS))) {
+    const full = (waitingOf.get(server) ?? 0) >= MAX_URL_LOOKUP_WAITING;
+    if (!(await lookupPlace(server, MAX_URL_LOOKUP_MS))) {
       const why = full
-        ? `${MAX_URL_LOOKUP_WAITING} URL-mode questions wait for a host lookup already (the limit, MAX_URL_LOOKUP_WAITING)`
-        : `no URL-mode host lookup place came free within ${MAX_URL_LOOKUP_MS} ms (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS; MAX_URL_LOOKUP_MS)`;
-      return `its URL-mode question's url "${escapeText(url)}" names a host that could not be resolved now: ${why}, so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
+        ? `${MAX_URL_LOOKUP_WAITING} host lookups of this server wait for a place already (the limit, MAX_URL_LOOKUP_WAITING)`
+        : `no host lookup place came free within ${MAX_URL_LOOKUP_MS} ms (at most ${MAX_URL_LOOKUPS_PER_SERVER} of a server's at once, MAX_URL_LOOKUPS_PER_SERVER, and ${MAX_URL_LOOKUPS} of all servers', MAX_URL_LOOKUPS; MAX_URL_LOOKUP_MS)`;
+      return `${what} names a host that could not be resolved now: ${why}, so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
     }
   }
   try {
@@ -237,22 +296,25 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
     });
     // Counted until the lookup itself settles (a throw from it too), then its place is handed on.
     const looked = new Promise<Array<{ address: string }>>((resolve) => resolve(lookup(host)));
-    if (!literal) looked.then(lookupSettled, lookupSettled);
+    if (!literal) {
+      const settled = () => lookupSettled(server);
+      looked.then(settled, settled);
+    }
     addresses = await Promise.race([looked, timeout]);
   } catch (error) {
     const why = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : String(error);
-    return `its URL-mode question's url "${escapeText(url)}" names a host that could not be resolved (${escapeText(why)}), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
+    return `${what} names a host that could not be resolved (${escapeText(why)}), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`;
   } finally {
     clearTimeout(timer);
   }
-  if (addresses.length === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to no address (mcp-latch passes on only https URLs of other hosts)`;
+  if (addresses.length === 0) return `${what} names a host that resolves to no address (mcp-latch passes on only https URLs of other hosts)`;
   const { list, own, networks } = thisMachine();
   const tail = ' (mcp-latch passes on only https URLs of other hosts)';
   // This machine first, whatever else the name resolves to: it is never let through.
   for (const { address } of addresses) {
     const family = isIP(address);
-    if (family === 0) return `its URL-mode question's url "${escapeText(url)}" names a host that resolves to "${escapeText(address)}", which is not an address${tail}`;
-    const leads = `its URL-mode question's url "${escapeText(url)}" leads to this machine: ${escapeText(host)} resolves to ${escapeText(address)}`;
+    if (family === 0) return `${what} names a host that resolves to "${escapeText(address)}", which is not an address${tail}`;
+    const leads = `${what} leads to this machine: ${escapeText(host)} resolves to ${escapeText(address)}`;
     if (list.check(address, family === 6 ? 'ipv6' : 'ipv4')) return leads + tail;
     if (family === 4) continue;
     const bytes = ipv6Bytes(address);
@@ -271,7 +333,7 @@ export async function resolvedHostProblem(url: string, lookup: HostLookup = syst
   for (const { address } of addresses) {
     const local = localProblem(address, allowed) ?? ownNetworkProblem(address, networks, allowed);
     if (local) {
-      return `its URL-mode question's url "${escapeText(url)}" leads to a local network: ${escapeText(host)} resolves to ${escapeText(address)}${local}, not an address on the internet (mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks)`;
+      return `${what} leads to a local network: ${escapeText(host)} resolves to ${escapeText(address)}${local}, not an address on the internet (${subject === ICON ? 'a client fetches an icon unasked: mcp-latch lists only icons of hosts on the internet' : 'mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks'})`;
     }
   }
   return null;

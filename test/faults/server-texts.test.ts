@@ -17,7 +17,8 @@ describe("a server's error answers and progress", () => {
     const dir = tempDir();
     h = await startGateway(
       { mcpServers: { e: { command: process.execPath, args: [join(ROOT, 'test/fixtures/hostile-texts.mjs')] } }, permissions: { allow: ['mcp__e'] } },
-      { dir, capabilities: { elicitation: { form: {}, url: {} } } },
+      // Icons' hosts are resolved (round 24): example.com answers as a host on the internet, whatever this machine's DNS does.
+      { dir, capabilities: { elicitation: { form: {}, url: {} } }, nodeArgs: ['--import', join(ROOT, 'test/fixtures/fake-dns.mjs')], env: { FAKE_DNS: JSON.stringify({ 'example.com': ['93.184.215.14'] }) } },
     );
   }, 60_000);
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
-import { MAX_URL_LOOKUP_MS, MAX_URL_LOOKUP_WAITING, MAX_URL_LOOKUPS, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
+import { MAX_URL_LOOKUP_MS, MAX_URL_LOOKUP_WAITING, MAX_URL_LOOKUPS, MAX_URL_LOOKUPS_PER_SERVER, resolvedHostProblem, type HostLookup } from '../../src/gateway/url-host.js';
 import { MAX_SERVER_QUESTIONS } from '../../src/config/limits.js';
 import { round, startModernClient, type Modern } from '../helpers/modern-client.js';
 import { eventually, fixtureCalls, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
@@ -132,7 +132,7 @@ describe('resolvedHostProblem', () => {
   // never answers refused other servers' URL questions for ~100 s (round 21 review, review-proto21 P1).
   // Round 22 review (R22-2): a question meeting a lookup in flight was refused at once, however soon
   // the place came free; now it waits for it in turn within its own MAX_URL_LOOKUP_MS.
-  test(`at most MAX_URL_LOOKUPS (${MAX_URL_LOOKUPS}) at once, counted until the lookup itself ends: another host waits for the place within MAX_URL_LOOKUP_MS and is refused naming the limit when none comes; an address as written needs none`, async () => {
+  test(`at most MAX_URL_LOOKUPS_PER_SERVER (${MAX_URL_LOOKUPS_PER_SERVER}) of one server's at once, counted until the lookup itself ends: another host waits for the place within MAX_URL_LOOKUP_MS and is refused naming the limit when none comes; an address as written needs none`, async () => {
     vi.useFakeTimers();
     let finish: (addresses: Array<{ address: string }>) => void = () => undefined;
     const asked: string[] = [];
@@ -149,7 +149,7 @@ describe('resolvedHostProblem', () => {
       expect(await resolvedHostProblem('https://93.184.215.14/connect', other)).toBeNull();
       await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS);
       expect(await waited).toBe(
-        `its URL-mode question's url "https://accounts.example.com/connect" names a host that could not be resolved now: no URL-mode host lookup place came free within ${MAX_URL_LOOKUP_MS} ms (the limit is ${MAX_URL_LOOKUPS} at once, MAX_URL_LOOKUPS; MAX_URL_LOOKUP_MS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`,
+        `its URL-mode question's url "https://accounts.example.com/connect" names a host that could not be resolved now: no host lookup place came free within ${MAX_URL_LOOKUP_MS} ms (at most ${MAX_URL_LOOKUPS_PER_SERVER} of a server's at once, MAX_URL_LOOKUPS_PER_SERVER, and ${MAX_URL_LOOKUPS} of all servers', MAX_URL_LOOKUPS; MAX_URL_LOOKUP_MS), so where it leads is not known (mcp-latch passes on only https URLs of other hosts)`,
       );
       expect(asked).toEqual(['93.184.215.14']);
       // One waiting when the stalled lookup ends is handed its place, and resolved.
@@ -167,13 +167,13 @@ describe('resolvedHostProblem', () => {
     }
   });
 
-  test(`at most MAX_URL_LOOKUP_WAITING (${MAX_URL_LOOKUP_WAITING}) wait for a place; more are refused at once naming the limit`, async () => {
+  test(`at most MAX_URL_LOOKUP_WAITING (${MAX_URL_LOOKUP_WAITING}) of one server's wait for a place; more are refused at once naming the limit`, async () => {
     vi.useFakeTimers();
     let finish: (addresses: Array<{ address: string }>) => void = () => undefined;
     try {
       const stalled = resolvedHostProblem('https://stall.attacker.example/', () => new Promise((resolve) => (finish = resolve)));
       const waiting = Array.from({ length: MAX_URL_LOOKUP_WAITING }, (_, index) => resolvedHostProblem(`https://w${index}.example.com/`, answering(['93.184.215.14'])));
-      expect(await resolvedHostProblem('https://one-more.example.com/', answering(['93.184.215.14']))).toContain(`${MAX_URL_LOOKUP_WAITING} URL-mode questions wait for a host lookup already (the limit, MAX_URL_LOOKUP_WAITING)`);
+      expect(await resolvedHostProblem('https://one-more.example.com/', answering(['93.184.215.14']))).toContain(`${MAX_URL_LOOKUP_WAITING} host lookups of this server wait for a place already (the limit, MAX_URL_LOOKUP_WAITING)`);
       finish([{ address: '93.184.215.14' }]);
       expect(await stalled).toBeNull();
       // Each handed the place in turn as the one before it settles.
