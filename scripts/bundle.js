@@ -160,6 +160,10 @@ await build({
   ...common,
   stdin: { contents: withSharedModules(bootEntry, bootShared), resolveDir: root, sourcefile: 'boot-entry.js', loader: 'js' },
   outfile: 'dist/serve/boot.cjs',
+  // cross-spawn (with which, isexe, path-key, shebang-command: ~12 KB) runs on Windows only
+  // (child-transport.ts), where Node's loader finds it in node_modules at the first spawn; bundled,
+  // V8 pre-parsed its text at every start, before the first spawn (docs/performance.md, "Round 24: start").
+  external: [...common.external, 'cross-spawn'],
   banner: { js: `"use strict";${importMetaUrl}` },
 });
 const bootExports = new Map(await Promise.all(bootShared.map(async (file) => [file, await exportsOf(file)])));

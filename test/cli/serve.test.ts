@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { serveOptions } from '../../src/cli/serve-options.js';
@@ -90,6 +91,20 @@ describe('what serve does before its first spawn', () => {
     // No ES module either: Node's ES module loader (module jobs, its fs/promises) cost ~5 ms of CPU
     // before the first spawn (bin/ is CommonJS; "Round 15: the ten-server start").
     for (const esm of ['NativeModule internal/modules/esm/module_job', 'NativeModule internal/modules/esm/translators', 'NativeModule fs/promises']) expect(loaded).not.toContain(esm);
+  });
+});
+
+describe('what serve compiles before its first spawn', () => {
+  test('cross-spawn (Windows only) is not in boot.cjs, and its package is found from there', () => {
+    // V8 pre-parses all of boot.cjs before the first spawn; cross-spawn and its four packages
+    // (~12 KB of its 60) run on Windows only (docs/performance.md, "Round 24: start").
+    const boot = join(BIN, '../../dist/serve/boot.cjs');
+    const text = readFileSync(boot, 'latin1');
+    expect(text).not.toContain('node_modules/cross-spawn/');
+    expect(text).not.toContain('node_modules/which/');
+    expect(text).toContain('require("cross-spawn")');
+    // Node's loader finds it from the bundle's place, as it does on Windows at the first spawn.
+    expect(typeof createRequire(boot)('cross-spawn')).toBe('function');
   });
 });
 
