@@ -231,3 +231,182 @@ describe('Y3. berry run --inspect / --inspect-brk: node listens for a debugger',
 });
 
 
+
+const hasGit = runs('git', ['--version']);
+const hasMake = runs('make', ['--version']);
+const hasRustup = runs('rustup', ['--version']) && runs('cargo', ['--version']);
+const hasKubectl = runs('kubectl', ['version', '--client']);
+
+/** Every allow rule a careful user of these tools writes, and deny rules the commands below must not pass. */
+const ENV_RULES = {
+  allow: ['Bash(./build.sh:*)', 'Bash(./deploy.sh:*)', 'Bash(make:*)', 'Bash(cargo:*)', 'Bash(rustc:*)', 'Bash(go:*)', 'Bash(kubectl:*)', 'Bash(helm:*)', 'Bash(docker:*)', 'Bash(gh:*)', 'Bash(pytest:*)', 'Bash(python3:*)'],
+  deny: ['Bash(rm *)'],
+};
+
+describe('E2. settings by environment before any program that starts others (a script, an interpreter, a test runner)', () => {
+  test.skipIf(!hasGit)('premise: HOME=D ./build.sh runs the script\'s git with D/.gitconfig (its fsmonitor runs); GIT_CONFIG_GLOBAL=F too', () => {
+    const dir = join(T, 'e2');
+    const home2 = join(dir, 'h');
+    mkdirSync(home2, { recursive: true });
+    const env = { ...process.env, HOME: dir, SHELL: '/bin/sh', GIT_CONFIG_NOSYSTEM: '1' };
+    execFileSync('git', ['init', '-q', dir], { env });
+    writeFileSync(join(dir, 'fsm.sh'), `#!/bin/sh\ntouch ${join(dir, 'FSM-RAN')}\n`, { mode: 0o755 });
+    writeFileSync(join(home2, '.gitconfig'), `[core]\n\tfsmonitor = ${join(dir, 'fsm.sh')}\n`);
+    writeFileSync(join(dir, 'build.sh'), '#!/bin/sh\ngit status --short >/dev/null\n', { mode: 0o755 });
+    execFileSync('./build.sh', [], { cwd: dir, env, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'FSM-RAN')), 'without the assignment').toBe(false);
+    execFileSync('./build.sh', [], { cwd: dir, env: { ...env, HOME: home2 }, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'FSM-RAN')), 'HOME=D').toBe(true);
+    rmSync(join(dir, 'FSM-RAN'));
+    execFileSync('./build.sh', [], { cwd: dir, env: { ...env, GIT_CONFIG_GLOBAL: join(home2, '.gitconfig') }, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'FSM-RAN')), 'GIT_CONFIG_GLOBAL=F').toBe(true);
+  });
+  test.each(MODES)('%s: such an assignment before a script, an interpreter, a test runner or a CLI that runs git is not allowed', (mode) => {
+    for (const command of [
+      'HOME=/tmp/d ./build.sh',
+      'XDG_CONFIG_HOME=/tmp/d ./build.sh',
+      'GIT_CONFIG_GLOBAL=team.cfg ./build.sh',
+      'GIT_CONFIG_SYSTEM=team.cfg ./deploy.sh',
+      'HOME=$PWD/h ./build.sh',
+      'env HOME=/tmp/d ./build.sh',
+      'HOME=/tmp/d pytest',
+      'HOME=/tmp/d python3 build.py',
+      'HOME=/tmp/d bash build.sh',
+      'MAKEFLAGS=SHELL=./sh ./build.sh',
+      'MAKEFILES=e.mk ./build.sh',
+      'YARN_YARN_PATH=./x.cjs ./build.sh',
+      'CARGO_HOME=/tmp/c ./build.sh',
+      'GOFLAGS=-toolexec=./t ./build.sh',
+      'KUBECONFIG=./k ./deploy.sh',
+      'HELM_PLUGINS=./p ./deploy.sh',
+      'DOCKER_CONFIG=./d ./deploy.sh',
+      'GH_CONFIG_DIR=./g ./deploy.sh',
+      'GIT_CONFIG_GLOBAL=team.cfg go build',
+      'HOME=/tmp/d cargo build',
+      'GIT_CONFIG_GLOBAL=team.cfg gh pr checkout 1',
+      'HOME=/tmp/d find . -exec git status ;',
+    ]) expect(shell(command, mode, ENV_RULES).verdict, command).not.toBe('allow');
+  });
+  test.each(['./build.sh', 'HOME=/dev/null ./build.sh', 'MAKEFLAGS=-j4 ./build.sh', 'YARN_ENABLE_COLORS=0 ./build.sh', 'NODE_ENV=production ./build.sh', 'CI=1 ./build.sh', 'HOME=/tmp/d ls', 'HOME=/tmp/d cat x', 'CGO_ENABLED=0 go build', 'GOOS=linux GOARCH=arm64 go build ./...', 'RUSTUP_TOOLCHAIN=nightly cargo build', 'RUST_BACKTRACE=1 cargo test', 'GH_HOST=github.example.com gh pr list', 'KUBECONFIG=/dev/null kubectl version --client'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', ENV_RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('E3. each tool\'s own variables that load code or name a program (from their documentation)', () => {
+  test.skipIf(!hasRustup)('premise: rustup runs the toolchain RUSTUP_TOOLCHAIN=DIR or RUSTUP_HOME=D names', () => {
+    const dir = join(T, 'e3r');
+    const marker = join(dir, 'TOOLCHAIN-RAN');
+    const fake = `#!/bin/sh\ntouch ${marker}\n`;
+    mkdirSync(join(dir, 'tc', 'bin'), { recursive: true });
+    writeFileSync(join(dir, 'tc', 'bin', 'cargo'), fake, { mode: 0o755 });
+    writeFileSync(join(dir, 'tc', 'bin', 'rustc'), fake, { mode: 0o755 });
+    execFileSync('cargo', ['--version'], { cwd: dir, env: { ...process.env, RUSTUP_TOOLCHAIN: join(dir, 'tc') }, stdio: 'ignore' });
+    expect(existsSync(marker), 'RUSTUP_TOOLCHAIN=DIR').toBe(true);
+    rmSync(marker);
+    const toolchain = join(dir, 'rh', 'toolchains', 'stable-x86_64-unknown-linux-gnu', 'bin');
+    mkdirSync(toolchain, { recursive: true });
+    writeFileSync(join(toolchain, 'cargo'), fake, { mode: 0o755 });
+    writeFileSync(join(dir, 'rh', 'settings.toml'), 'default_toolchain = "stable-x86_64-unknown-linux-gnu"\nversion = "12"\n');
+    execFileSync('cargo', ['--version'], { cwd: dir, env: { ...process.env, RUSTUP_HOME: join(dir, 'rh'), RUSTUP_TOOLCHAIN: '' }, stdio: 'ignore' });
+    expect(existsSync(marker), 'RUSTUP_HOME=D').toBe(true);
+  });
+  test.skipIf(!hasKubectl)('premise: kubectl diff --help names KUBECTL_EXTERNAL_DIFF as the diff command it runs', () => {
+    const text = execFileSync('kubectl', ['diff', '--help'], { env: { ...process.env, KUBECONFIG: '/dev/null' } }).toString();
+    expect(text).toContain('KUBECTL_EXTERNAL_DIFF environment variable can be used to select your own diff command');
+  });
+  test.each(MODES)('%s: each is not allowed under the tool\'s own rule', (mode) => {
+    for (const command of [
+      // rustup (premise above) and cargo (The Cargo Book, "Environment variables" and "Configuration": credential providers, registries).
+      'RUSTUP_TOOLCHAIN=/tmp/tc cargo build',
+      'RUSTUP_HOME=/tmp/r cargo build',
+      'RUSTUP_TOOLCHAIN=./tc rustc x.rs',
+      'CARGO_REGISTRY_GLOBAL_CREDENTIAL_PROVIDERS=./p cargo publish',
+      'CARGO_REGISTRIES_MINE_INDEX=https://example.com/index cargo build',
+      'CARGO_INSTALL_ROOT=/tmp/r cargo install --path .',
+      'RUSTC_WRAPPER=./w cargo build',
+      'CARGO_BUILD_RUSTC_WRAPPER=./w cargo build',
+      'RUSTFLAGS=-Clinker=./l cargo build',
+      // go (`go help environment`).
+      'GOROOT=/tmp/g go build',
+      'GOPATH=/tmp/g go build',
+      'GOMODCACHE=/tmp/g go build',
+      'GOCACHE=/tmp/g go build',
+      'GOWORK=/tmp/g.work go build',
+      'GOPROXY=https://example.com go build',
+      'GOSUMDB=off go get x',
+      'GONOSUMDB=* go get x',
+      'GOINSECURE=* go get x',
+      'GOAUTH="command ./a" go get x',
+      'CGO_LDFLAGS=-fplugin=./p.so go build',
+      'CGO_CFLAGS=-B./bin go build',
+      "GOCACHEPROG='./p' go build",
+      // kubectl (`kubectl diff --help`, `kubectl edit --help`), helm (`helm help environment`).
+      'KUBECTL_EXTERNAL_DIFF=./d kubectl diff -f y.yaml',
+      'KUBE_EDITOR=./e kubectl edit pod p',
+      'HELM_PLUGINS=./p helm list',
+      'HELM_CONFIG_HOME=./c helm list',
+      'HELM_DATA_HOME=./d helm list',
+      // docker (its CLI's "Environment variables").
+      'DOCKER_CONFIG=./d docker ps',
+      'DOCKER_HOST=tcp://example.com:2375 docker ps',
+      'DOCKER_CONTEXT=other docker ps',
+      // gh (`gh help environment`).
+      'GH_CONFIG_DIR=./g gh pr list',
+      'GH_BROWSER=./b gh browse',
+      'BROWSER=./b gh browse',
+      'GH_PAGER=./p gh pr list',
+      'GH_EDITOR=./e gh pr create',
+      'GIT_EDITOR=./e gh pr create',
+      'EDITOR=./e gh pr create',
+      'export GOPROXY=https://example.com; go build',
+      'export GH_PAGER=./p; gh pr list',
+    ]) expect(shell(command, mode, ENV_RULES).verdict, command).not.toBe('allow');
+  });
+  test.each(MODES)('%s: a command in a variable some tool runs meets deny rules', (mode) => {
+    for (const command of [
+      "KUBECTL_EXTERNAL_DIFF='rm -rf victim' kubectl diff -f y.yaml",
+      "KUBE_EDITOR='rm -rf victim' kubectl edit pod p",
+      "GH_PAGER='rm -rf victim' gh pr list",
+      "GH_BROWSER='rm -rf victim' gh browse",
+      "GH_EDITOR='rm -rf victim' gh pr create",
+      "GOCACHEPROG='rm -rf victim' go build",
+      "CC='rm -rf victim' go build",
+    ]) expect(shell(command, mode, ENV_RULES).verdict, command).toBe('deny');
+  });
+});
+
+describe('M1. make\'s program variables (CC, CXX, AR, RM…) run their value', () => {
+  test.skipIf(!hasMake)('premise: GNU make runs CC for its implicit rule, from the command line and from the environment', () => {
+    const dir = join(T, 'm1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'x.c'), 'int x;\n');
+    writeFileSync(join(dir, 'cc.sh'), `#!/bin/sh\ntouch ${join(dir, 'CC-RAN')}\n`, { mode: 0o755 });
+    const env = { ...process.env, SHELL: '/bin/sh', MAKEFLAGS: '' };
+    execFileSync('make', ['-f', '/dev/null', 'CC=./cc.sh', 'x.o'], { cwd: dir, env, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'CC-RAN')), 'make CC=./cc.sh x.o').toBe(true);
+    rmSync(join(dir, 'CC-RAN'));
+    execFileSync('make', ['-f', '/dev/null', 'x.o'], { cwd: dir, env: { ...env, CC: './cc.sh' }, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'CC-RAN')), 'CC=./cc.sh make x.o').toBe(true);
+  });
+  test.each(MODES)('%s: a command line in a program variable meets deny rules; a path is decided as its own command', (mode) => {
+    for (const command of ["make CC='rm -rf victim' x.o", "CC='rm -rf victim' make x.o", "make RM='rm -rf victim' clean", "make 'CXX=rm -rf victim'", "CC='rm -rf victim' ./build.sh", "export CC='rm -rf victim'; make"]) {
+      expect(shell(command, mode, ENV_RULES).verdict, command).toBe('deny');
+    }
+    // A path is decided as that program: bypassPermissions runs a program it can see (as `./cc.sh` alone), no other mode allows it here.
+    for (const command of ['make CC=./cc.sh x.o', 'make LD=/tmp/ld', 'CC=./cc go build']) {
+      const decision = shell(command, mode, ENV_RULES);
+      if (mode === 'bypassPermissions') expect(decision.verdict, command).toBe('allow');
+      else expect(decision.verdict, command).not.toBe('allow');
+    }
+    expect(shell('make CC="$X"', mode, ENV_RULES).verdict).not.toBe('allow');
+  });
+  test.each(['make', 'make CC=gcc', 'make CC=clang CXX=clang++', 'make CFLAGS=-O2', 'make PREFIX=/usr install', 'make -j4 test'])('default, Bash(make:*): %j stays allowed', (command) => {
+    const decision = shell(command, 'default', ENV_RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each(['CC=gcc make', 'CC=clang make x.o'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', ENV_RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

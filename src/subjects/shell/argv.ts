@@ -1,7 +1,7 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
 import { gitEnvironmentTree, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
-import { describeProgram, type Built, type SegmentInput } from './program.js';
+import { describeProgram, startsOthers, type Built, type SegmentInput } from './program.js';
 import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig } from './variables.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
@@ -41,7 +41,7 @@ export function buildSegment(input: SegmentInput): Built {
   const program = nameable ? programWord.value : null;
   const name = program === null ? null : baseName(program);
   if (programWord !== undefined && !nameable) reasons.push('dynamic-name');
-  if (name !== null && movesConfig(name, assigned)) reasons.push('interpreter');
+  if (name !== null && movesConfig(name, assigned, startsOthers)) reasons.push('interpreter');
 
   // `$'\x72m'` stays a dynamic name, but its decoded spelling is in `words` for deny rules. The
   // assignments come first (also those given to a wrapper, which are in `words` too): rules match after them.

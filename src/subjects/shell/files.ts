@@ -2511,6 +2511,9 @@ export function writesOnlyNamedPaths(name: string): boolean {
 }
 
 /** The paths a program touches and the code it runs, from its arguments; null for programs not known here. */
+/** True when a handler here models what the program does with its words. */
+export const modelsProgram = (name: string): boolean => Object.hasOwn(HANDLERS, name);
+
 export function fileFacts(name: string, args: readonly Word[], cwd: string | null): FileFacts | null {
   const handler = Object.hasOwn(HANDLERS, name) ? HANDLERS[name] : /^(python[\d.]*|pypy[\d.]*)$/.test(name) ? pythonModule : undefined;
   if (!handler) return null;

@@ -1,6 +1,7 @@
 import { getoptLong, type Parsed, type Switch } from './getopt.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
+import { INSTALLED_PROGRAM, PROGRAM_VARIABLES } from './variables.js';
 
 /**
  * GNU make (`make`, `gmake`) as `Bash(make:*)` approved it: the project's own makefile's recipes.
@@ -67,6 +68,14 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
   for (const i of parsed.operands) {
     const v = args[i]!.value;
     const assignment = /^\s*([^\s=:+?!]+)\s*(::?=|:::=|\+=|\?=|!=|=)/.exec(v);
+    // `make CC='rm -rf victim' x.o` runs rm for the implicit rule's `$(CC) -c` (GNU Make 4.3; round
+    // 24): a program variable's value is a command of its own (variables.ts PROGRAM_VARIABLES).
+    if (assignment && PROGRAM_VARIABLES.test(`${assignment[1]}=`) && assignment[2] !== '!=' && !/[$`]/.test(v)) {
+      const program = v.slice(assignment[0].length).trim();
+      if (!args[i]!.isStatic) out.reasons.push('interpreter');
+      else if (!INSTALLED_PROGRAM.test(program)) out.nested.push({ kind: 'script', text: program, cwd });
+      continue;
+    }
     if (!assignment || !(RUNS_RECIPES.test(assignment[1]!) || assignment[2] === '!=' || /[$`]/.test(v))) continue;
     out.reasons.push('interpreter');
     texts.push(v);

@@ -1,9 +1,9 @@
 import type { CommandPath, Segment, SegmentContext } from '../../policy/types.js';
 import { BASH_SHELLS, CLIS, globalValueOptions, interpreterSpec, isPowerShell, PLAIN_PROGRAMS, PNPM_COMMANDS, RUNNERS, SHELLS, unreadOptions, type InterpreterSpec } from '../../programs.js';
-import { isSafeCommand } from '../../policy/safe.js';
+import { ALWAYS_SAFE, isSafeCommand } from '../../policy/safe.js';
 import { candidatePaths } from './candidates.js';
 import type { Dialect } from './dialect.js';
-import { fileFacts, type Nested } from './files.js';
+import { fileFacts, modelsProgram, type Nested } from './files.js';
 import { baseName, display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
 import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
@@ -806,6 +806,22 @@ function runsCommand(name: string, args: readonly Word[]): boolean {
   const index = subcommandIndex(name, statics);
   return index !== null && index >= 0 && runs.includes(statics[index]!);
 }
+
+/**
+ * True unless the program is one the analyser models that starts no other program with the
+ * environment it is given (variables.ts movesConfig; round 24: `HOME=D ./build.sh` ran the
+ * script's git with D/.gitconfig): a script or unknown program, a shell, an interpreter, a test
+ * runner or runner, and the modelled CLIs that run git, plugins or helpers do; the file programs,
+ * the read-only ones and the shell's builtins do not.
+ */
+export function startsOthers(name: string): boolean {
+  if (SHELLS.has(name) || interpreterSpec(name) !== undefined || RUNNER_PROGRAMS.has(name) || Object.hasOwn(RUNNERS, name) || STARTS_OTHERS.has(name)) return true;
+  return !(ALWAYS_SAFE.has(name) || modelsProgram(name) || (PLAIN_PROGRAMS.has(name) && !PLAIN_STARTS.has(name)));
+}
+/** Modelled programs that start others with their environment: find's -exec, awk's system(), sed's `e`, tar's compressors, rsync's shell, and the CLIs that run git or plugins. */
+const STARTS_OTHERS: ReadonlySet<string> = new Set(['find', 'awk', 'gawk', 'mawk', 'nawk', 'sed', 'gsed', 'tar', 'gtar', 'bsdtar', 'rsync', 'xargs', 'parallel', 'cargo', 'go', 'gh', 'kubectl', 'helm', 'docker', 'podman', 'docker-compose']);
+/** PLAIN_PROGRAMS that run a shell or a program with the environment (su -m, script -c, watch, man's pager, eval, source). */
+const PLAIN_STARTS: ReadonlySet<string> = new Set(['su', 'runuser', 'script', 'watch', 'ssh', 'eval', 'source', '.', 'man', 'info', 'trap', 'fc', 'env']);
 
 /** True when the analyser models what the program runs and reads, or it runs nothing it is given. */
 function isKnownProgram(name: string, segment: Segment): boolean {

@@ -26,7 +26,7 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
  * (docs/threat-model.md#where-bash-evaluates-text).
  */
-const ENVIRONMENT_NAMES = 'XDG_CONFIG_HOME|MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS|YARN_[A-Z0-9_]+|CARGO_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|GH_CONFIG_DIR|TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
+const ENVIRONMENT_NAMES = 'XDG_CONFIG_HOME|MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS|YARN_[A-Z0-9_]+|CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|GOROOT|GOPATH|GOMODCACHE|GOCACHE|GOCACHEPROG|GOWORK|GOPROXY|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOPRIVATE|GOSUMDB|GOINSECURE|GOAUTH|GOVCS|GOBIN|GOTOOLDIR|CGO_[A-Z]+FLAGS(_ALLOW)?|KUBECONFIG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|GH_CONFIG_DIR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
 export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
@@ -86,7 +86,20 @@ export const DECLARATIONS: ReadonlySet<string> = new Set(['export', 'declare', '
  * `GIT_EXTERNAL_DIFF='rm -rf x' git diff` runs rm. The value is a nested script, so
  * deny rules see it; `+=` appends to it. git's configuration variables are read as git reads them.
  */
-const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS|RSYNC_RSH|RSYNC_CONNECT_PROG)\+?=/;
+const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS|RSYNC_RSH|RSYNC_CONNECT_PROG|GH_BROWSER|GH_EDITOR|GH_PAGER|BROWSER|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GOCACHEPROG)\+?=/;
+
+/**
+ * Variables naming the compiler, linker or tool a build runs (GNU make's "Variables Used by
+ * Implicit Rules", `make -p`: `CC = cc`, `RM = rm -f`…; `go help environment`'s CC, CXX, FC, AR,
+ * PKG_CONFIG, GCCGO for cgo; cargo's build scripts and node-gyp read CC, CXX, AR): `CC='rm -rf
+ * victim' make x.o` ran rm (GNU Make 4.3; round 24). The value is a nested script, so deny rules
+ * meet it and it is decided as a command of its own; one known only at run time is `interpreter`.
+ * A bare name (`CC=gcc`, `CC=clang`) is a program from the PATH given the build's own words, as
+ * before; a path or a command line (`CC=./cc.sh`, `CC='ccache gcc'`) is decided as a command.
+ */
+/** A program variable's value that names an installed program and nothing more (empty too). */
+export const INSTALLED_PROGRAM = /^[\w.+-]*$/;
+export const PROGRAM_VARIABLES = /^(CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|M2C|PC|CO|GET|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|PKG_CONFIG|GCCGO)\+?=/;
 
 /**
  * Variables that make git run code from a place they name (git(1) ENVIRONMENT): `GIT_EXEC_PATH=D`
@@ -107,7 +120,7 @@ const CODE_PLACES = /^(GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_ALLOW_PROTOCOL)\+?=/;
  */
 const anyCase = (text: string): string => text.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replace(/_/g, '[-_]');
 const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('script_shell|shell|editor|browser|viewer|node_gyp|git|call')})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
-const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('node_options|userconfig|globalconfig|init_module|onload_script')})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDER|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
+const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('node_options|userconfig|globalconfig|init_module|onload_script')})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
 
 /** `NAME=value` words whose value some program runs: an interpreter reason, and the value as a nested script. */
 export function commandVariables(words: readonly Word[], cwd: string | null, reasons: string[], nested: Nested[]): void {
@@ -117,6 +130,13 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
     // An empty template directory copies nothing; only `ext` among the protocols runs a command.
     if (place && (!word.isStatic || (place[1] === 'GIT_ALLOW_PROTOCOL' ? named.split(':').includes('ext') : named !== ''))) reasons.push('interpreter');
     if (PACKAGE_MANAGER_SETTINGS.test(word.value)) reasons.push('interpreter');
+    const build = PROGRAM_VARIABLES.exec(word.value);
+    if (build) {
+      const program = word.value.slice(build[0].length);
+      if (!word.isStatic || build[0].includes('+')) reasons.push('interpreter');
+      else if (!INSTALLED_PROGRAM.test(program)) nested.push({ kind: 'script', text: program, cwd });
+      continue;
+    }
     const match = COMMAND_VARIABLES.exec(word.value) ?? PACKAGE_MANAGER_PROGRAMS.exec(word.value);
     if (!match) continue;
     reasons.push('interpreter');
@@ -226,11 +246,15 @@ export function gitWrites(words: readonly Word[], cwd: string | null): CommandPa
  * recipes, the package managers' scripts: `HOME=D make` runs the recipe's `git` with D/.gitconfig),
  * which take every such variable of every program.
  */
-export function movesConfig(name: string, assigned: readonly Word[]): boolean {
+export function movesConfig(name: string, assigned: readonly Word[], startsOthers: (name: string) => boolean): boolean {
+  if (assigned.length === 0) return false;
   const git = name === 'git' || name.startsWith('git-');
   const own = git ? null : Object.hasOwn(CONFIG_BY_ENVIRONMENT, name) ? CONFIG_BY_ENVIRONMENT[name]! : null;
-  if (!git && own === null) return false;
-  const passes = RUNS_OTHERS.has(name);
+  // Round 24: any program but those known to start none with this environment (a script, an
+  // interpreter, a test runner, cargo's and go's git: `HOME=D ./build.sh` ran its git with
+  // D/.gitconfig's fsmonitor) takes every such variable, as make's recipes do.
+  const passes = !git && (RUNS_OTHERS.has(name) || startsOthers(name));
+  if (!git && own === null && !passes) return false;
   return assigned.some((word) => {
     const variable = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/.exec(word.value);
     if (!variable) return false;
@@ -244,6 +268,8 @@ export function movesConfig(name: string, assigned: readonly Word[]): boolean {
     const read = (passes ? ANY_CONFIG_VARIABLE : own!).test(variable[1]!);
     if (!read || devNull) return false;
     // `MAKEFLAGS=-j4 make`: flags that change only how many jobs run and what is printed stay plain.
+    // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path is one to run.
+    if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && /^[\w.+-]+$/.test(value)) return false;
     if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
     return !HARMLESS_YARN.test(variable[1]!);
   });
@@ -265,17 +291,33 @@ export function movesConfig(name: string, assigned: readonly Word[]): boolean {
 const HOMES = 'HOME|XDG_CONFIG_HOME';
 const MAKE_VARIABLES = 'MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS';
 const YARN_VARIABLES = 'YARN_[A-Z0-9_]+';
+/**
+ * rustup's proxies (cargo, rustc…) run the toolchain `RUSTUP_TOOLCHAIN` names, a directory too, or
+ * the one below `RUSTUP_HOME` (rustup 1.29: `RUSTUP_TOOLCHAIN=D cargo --version` ran D/bin/cargo,
+ * `RUSTUP_HOME=D cargo` D/toolchains/…/bin/cargo; round 24).
+ */
+const RUST_VARIABLES = 'CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME';
+/**
+ * go's (`go help environment`; round 24, from the documentation): `GOROOT` (the toolchain whose
+ * compile and link run), `GOPATH`/`GOMODCACHE` (module sources taken as they are there), `GOCACHE`
+ * (compiled packages reused), `GOWORK` (a go.work replacing modules by directories), `GOPROXY`,
+ * `GOSUMDB`, `GONOSUMDB`, `GONOSUMCHECK`, `GONOPROXY`, `GOPRIVATE`, `GOINSECURE`, `GOVCS` (where
+ * modules come from and whether they are checked), `GOAUTH` (`command CMD`), `GOBIN`, `GOTOOLDIR`,
+ * `CGO_*FLAGS` (the C compiler's and linker's flags: `-fplugin=`, `-B`).
+ */
+const GO_VARIABLES = 'GOENV|GOFLAGS|GOTOOLCHAIN|GOROOT|GOPATH|GOMODCACHE|GOCACHE|GOWORK|GOPROXY|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOPRIVATE|GOSUMDB|GOINSECURE|GOAUTH|GOVCS|GOBIN|GOTOOLDIR|CGO_[A-Z]+FLAGS(_ALLOW)?';
 const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
   const of = (names: string): RegExp => new RegExp(`^(${names})$`);
   const pm = of(`${HOMES}|${YARN_VARIABLES}`);
   const make = of(`${HOMES}|${MAKE_VARIABLES}`);
   const kube = of(`${HOMES}|KUBECONFIG|HELM_[A-Z_]+`);
   const docker = of(`${HOMES}|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT`);
+  const rust = of(`${HOMES}|${RUST_VARIABLES}`);
   return {
     npm: pm, npx: pm, pnpm: pm, pnpx: pm, yarn: pm, yarnpkg: pm, bun: pm, bunx: pm, corepack: pm,
     make, gmake: make,
-    cargo: of(`${HOMES}|CARGO_HOME`),
-    go: of(`${HOMES}|GOENV|GOFLAGS|GOTOOLCHAIN`),
+    cargo: rust, rustc: rust, rustup: rust, rustdoc: rust, rustfmt: rust, 'cargo-fmt': rust, 'cargo-clippy': rust, 'clippy-driver': rust,
+    go: of(`${HOMES}|${GO_VARIABLES}`),
     kubectl: kube, helm: kube,
     docker, podman: of(`${HOMES}|DOCKER_CONFIG|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF`),
     gh: of(`${HOMES}|GH_CONFIG_DIR`),
@@ -284,7 +326,7 @@ const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack']);
 /** Every variable of CONFIG_BY_ENVIRONMENT (the git ones are GIT_LOCATION). */
-const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|CARGO_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
+const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
 /** yarn settings that change only what is printed (berry's `enable*` display settings). */
 const HARMLESS_YARN = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$/;
 /** GNU make flags that only change parallelism and output (make(1)). */
