@@ -24,7 +24,7 @@ import { serverStartFiles } from '../config/servers.js';
 import { DefinitionReports, type ListedTool } from '../pins/reports.js';
 import { ListingNotes, NAMED_IN_LINE, namedAndCounted, type ListingPass } from './listing-notes.js';
 import type { DefinitionReport } from '../pins/check.js';
-import { definitionDigest, entryDefinition, type PinKind } from '../pins/definition.js';
+import { definitionDigest, entryDefinition, legacyDigest, type PinKind } from '../pins/definition.js';
 import { RulesFile } from '../store/rules-file.js';
 import type { InspectContext } from '../subjects/inspect.js';
 import { classifyPrompt, classifyTool, mayTakeCommands, type ToolClass } from '../subjects/kind.js';
@@ -207,7 +207,10 @@ export class GatewayCore implements CallContext {
     }
     // The very object first listed (a server that did not list again): nothing to digest.
     if (known === entry) return false;
-    return this.entryDigest(kind, entry) !== (typeof known === 'string' ? known : this.entryDigest(kind, known));
+    const digest = this.entryDigest(kind, entry);
+    if (typeof known !== 'string') return digest !== this.entryDigest(kind, known);
+    // Recorded before round 24, without icons: the entry listed now without its icons is what was recorded (pins/definition.ts legacyDigest).
+    return digest !== known && (this.definitions.recordedWithIcons(server) || this.entryLegacyDigest(kind, entry) !== known);
   }
 
   /**
@@ -224,6 +227,11 @@ export class GatewayCore implements CallContext {
     if (this.undigestedTold.has(server)) return;
     this.undigestedTold.add(server);
     this.logger.warn({ server, lockFile: this.definitions.path }, `${server}: the lock file records the names this server was listed under but not their definitions (written before round 20), so whether one it lists with no pin changed since cannot be told: each is held as added until accepted (mcp-latch tools --changed; docs/pins.md, "A tool added later")`);
+  }
+
+  /** `entry`'s digest as a lock file of before round 24 records it: without its icons (pins/definition.ts legacyDigest). */
+  private entryLegacyDigest(kind: PinKind, entry: object): string {
+    return (entry as { icons?: unknown }).icons === undefined ? this.entryDigest(kind, entry) : legacyDigest(entryDefinition(kind, entry), this.entryDigest(kind, entry));
   }
 
   private entryDigest(kind: PinKind, entry: object): string {
@@ -261,7 +269,17 @@ export class GatewayCore implements CallContext {
         const names = this.definitions.recordedNames(kind, server);
         return digests !== undefined && names !== undefined && listed.every((entry) => (names.has(entry.name) && digests.has(entry.name)) || !hasPin(kind, server, entry.name));
       };
-      if (current('tool', tools) && current('prompt', prompts) && current('template', templates)) continue;
+      // Recorded before round 24 (digests without icons), or pins of then: rewritten once (store/pins.ts recordListed).
+      const ofNow = this.definitions.recordedWithIcons(server) && !this.definitions.hasLegacyPins(server);
+      if (ofNow && current('tool', tools) && current('prompt', prompts) && current('template', templates)) continue;
+      const lists = { tool: tools, prompt: prompts, template: templates } as Record<PinKind, ReadonlyArray<{ name: string }>>;
+      const byName = new Map<PinKind, Map<string, object>>();
+      const listedNow = (kind: PinKind, name: string): object | undefined => {
+        let names = byName.get(kind);
+        if (names === undefined) byName.set(kind, (names = new Map(lists[kind].map((entry) => [entry.name, entry]))));
+        return names.get(name);
+      };
+      const withIcons = this.definitions.recordedWithIcons(server);
       const kept = (kind: PinKind, listed: ReadonlyArray<{ name: string }>) => {
         const names = new Set<string>();
         const digests = new Map<string, string>();
@@ -277,20 +295,27 @@ export class GatewayCore implements CallContext {
           for (const name of recordedNames ?? []) names.add(name);
           for (const [name, digest] of recordedDigests ?? []) {
             names.add(name);
-            digests.set(name, digest);
+            // A digest of before round 24 that stands for the entry listed now but for its icons becomes that entry's (its icons taken as they are now).
+            const entry = withIcons ? undefined : listedNow(kind, name);
+            digests.set(name, entry !== undefined && this.entryLegacyDigest(kind, entry) === digest ? this.entryDigest(kind, entry) : digest);
           }
         }
-        for (const { name } of listed) {
+        for (const entry of listed) {
+          const { name } = entry;
           const pinned = hasPin(kind, server, name) ? this.definitions.pinDigest(kind, server, name) : undefined;
           if (pinned === undefined) continue;
           names.add(name);
-          if (!digests.has(name)) digests.set(name, pinned);
+          // A pin of before round 24 of this entry but for its icons is rewritten as it in the same write (store/pins.ts).
+          if (!digests.has(name)) digests.set(name, pinned !== this.entryDigest(kind, entry) && pinned === this.entryLegacyDigest(kind, entry) ? this.entryDigest(kind, entry) : pinned);
         }
         return { names: [...names], digests };
       };
       const each = { tool: kept('tool', tools), prompt: kept('prompt', prompts), template: kept('template', templates) };
       const recorded: Promise<void> = this.definitions
-        .recordListed(server, serversToRun(this.loaded)[server] ?? {}, { tool: each.tool.names, prompt: each.prompt.names, template: each.template.names }, { tool: each.tool.digests, prompt: each.prompt.digests, template: each.template.digests })
+        .recordListed(server, serversToRun(this.loaded)[server] ?? {}, { tool: each.tool.names, prompt: each.prompt.names, template: each.template.names }, { tool: each.tool.digests, prompt: each.prompt.digests, template: each.template.digests }, (kind, name) => {
+          const entry = listedNow(kind, name);
+          return entry === undefined ? undefined : { digest: this.entryDigest(kind, entry), legacy: this.entryLegacyDigest(kind, entry), definition: entryDefinition(kind, entry) };
+        })
         .catch((error: unknown) => {
           this.recordRefused.add(supervisor);
           this.logger.warn({ err: errorMessage(error), server }, 'could not record the names a server listed in the lock file (tried again once the file changes); its next start takes the record as it was (or, with none, its first listing) as known');

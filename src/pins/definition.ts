@@ -11,7 +11,9 @@ import { isPlainObject } from '../values.js';
  *   diffDefinitions({description: 'Add two numbers'}, {description: 'Add two numbers. <IMPORTANT>…'})
  *     → [{ path: 'description', before: 'Add two numbers', after: 'Add two numbers. <IMPORTANT>…' }]
  *
- * `_meta` and icons are left out: they do not steer the model and change with server builds.
+ * `_meta` is left out: it does not steer the model and changes with server builds. `icons` are in
+ * since round 24: the client shows them to the person beside the name, so a change of what is shown
+ * is as visible as a change of description (docs/pins.md, "Icons"); they are not scanned (scan.ts).
  */
 export type PinKind = 'tool' | 'prompt' | 'template';
 
@@ -22,18 +24,25 @@ export interface Pin {
   digest: string;
   pinnedAt: string;
   definition: Definition;
+  /**
+   * Written by round 24 on: the definition was read with its `icons`. A pin without it was written
+   * before (its definition never has icons), so its tool's icons are not known: it stands for the
+   * definition listed now with whatever icons that has (legacyDigest), once, and is rewritten with
+   * them (store/pins.ts recordListed; docs/pins.md, "Icons").
+   */
+  withIcons?: true;
 }
 
 export function toolDefinition(tool: Tool): Definition {
-  return pick(tool, ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations']);
+  return pick(tool, ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons']);
 }
 
 export function promptDefinition(prompt: Prompt): Definition {
-  return pick(prompt, ['name', 'title', 'description', 'arguments']);
+  return pick(prompt, ['name', 'title', 'description', 'arguments', 'icons']);
 }
 
 export function templateDefinition(template: ResourceTemplate): Definition {
-  return pick(template, ['name', 'title', 'uriTemplate', 'description', 'mimeType', 'annotations']);
+  return pick(template, ['name', 'title', 'uriTemplate', 'description', 'mimeType', 'annotations', 'icons']);
 }
 
 /** The definition of a listed tool, prompt or template of `kind`. */
@@ -53,6 +62,21 @@ function pick(source: object, keys: string[]): Definition {
 /** `sha256:<hex>` of the definition with keys sorted, so key order never reads as a change. */
 export function definitionDigest(definition: Definition): string {
   return `sha256:${createHash('sha256').update(canonicalJson(definition)).digest('hex')}`;
+}
+
+/**
+ * The digest a definition had before round 24, when icons were left out: what a pin or a recorded
+ * digest of then (no `withIcons`) is compared with. The digest itself when it has no icons.
+ */
+export function legacyDigest(definition: Definition, digest: string): string {
+  if (definition.icons === undefined) return digest;
+  const { icons: _icons, ...rest } = definition;
+  return definitionDigest(rest);
+}
+
+/** Whether `pin` stands for the definition listed now (`digest`; its pre-round-24 digest `legacy`): the same, or a pin of before round 24 of it without its icons. */
+export function pinMatches(pin: Pin, digest: string, legacy: () => string): boolean {
+  return pin.digest === digest || (pin.withIcons !== true && pin.digest === legacy());
 }
 
 /** One changed value: its dot path in the definition, and the value before and after (undefined = absent). */

@@ -1,8 +1,8 @@
 import type { Prompt, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../log.js';
-import type { Pin, PinStore } from '../store/pins.js';
+import type { ListedNow, Pin, PinStore } from '../store/pins.js';
 import { pinState, type DefinitionReport, type DescriptionPolicy } from './check.js';
-import { definitionDigest, entryDefinition, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
+import { definitionDigest, entryDefinition, legacyDigest, pinMatches, promptDefinition, serverIdentity, templateDefinition, toolDefinition, type Definition, type PinKind } from './definition.js';
 import { scanParts, ToolNames, withToolNames, type Finding, type TextFindings } from './scan.js';
 
 /** How many flagged definitions a log line names; the rest are counted (as gateway/listing-notes.ts). */
@@ -51,6 +51,8 @@ interface Scanned {
   source: object;
   definition: Definition;
   digest: string;
+  /** Its digest as a lock file of before round 24 has it (without icons: definition.ts legacyDigest), once asked. */
+  legacy?: string;
   /** What the definition's own text gave: kept while it is listed. */
   text: TextFindings;
   /** The names it was checked against (other-tools). */
@@ -131,7 +133,11 @@ export class DefinitionReports {
     if (!this.serverHasPins(server)) return false;
     const known = this.recordedAs(kind, server, name);
     if (known === false) return false;
-    return typeof known !== 'string' || definitionDigest(entryDefinition(kind, entry)) !== known;
+    if (typeof known !== 'string') return true;
+    const definition = entryDefinition(kind, entry);
+    const digest = definitionDigest(definition);
+    // Recorded before round 24, without icons: the definition listed now without its icons is what was recorded.
+    return digest !== known && (this.recordedWithIcons(server) || legacyDigest(definition, digest) !== known);
   }
 
   /** The digest of the team's pin of `name`, if any. */
@@ -140,8 +146,18 @@ export class DefinitionReports {
   }
 
   /** Records the names `server` was listed under without being held, with their digests (store/pins.ts recordListed). */
-  recordListed(server: string, config: { command?: string; args?: string[]; url?: string }, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
-    return this.store.recordListed(server, serverIdentity(config), names, digests);
+  recordListed(server: string, config: { command?: string; args?: string[]; url?: string }, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>, now?: ListedNow): Promise<void> {
+    return this.store.recordListed(server, serverIdentity(config), names, digests, now);
+  }
+
+  /** Whether the digests recorded for `server` are of definitions with their icons (store/pins.ts listedWithIcons; round 24). */
+  recordedWithIcons(server: string): boolean {
+    return this.store.listedWithIcons(server);
+  }
+
+  /** Whether `server` has pins of before round 24, which recordListed rewrites with their icons (store/pins.ts). */
+  hasLegacyPins(server: string): boolean {
+    return this.store.hasLegacyPins(server);
   }
 
   /** Whether the lock file holds a pin of any tool, prompt or template of `server` (the team's): something of it was allowed. */
@@ -260,15 +276,18 @@ export class DefinitionReports {
     }
     // First: a lock file that was unreadable and has changed since is read again here (pins.ts).
     this.store.unreadable();
-    let pin = this.currentPin(listed, scan.digest, user);
+    let pin = this.currentPin(listed, scan, user);
     // A pin that differs may have been accepted meanwhile by `mcp-latch tools --accept`.
-    if (pin && pin.digest !== scan.digest) {
+    if (pin && !this.matches(pin, scan)) {
       this.store.reload();
-      pin = this.currentPin(listed, scan.digest, user);
+      pin = this.currentPin(listed, scan, user);
     }
     // No pin here: another gateway of this config may have pinned it since the file was read, and
     // a pin it wrote is a pin (docs/pins.md, "Several gateways"). One stat while the tool is new.
-    if (!pin && this.store.refresh()) pin = this.currentPin(listed, scan.digest, user);
+    if (!pin && this.store.refresh()) pin = this.currentPin(listed, scan, user);
+    // A pin of before round 24 that stands for this definition but for its icons (unknown then) is
+    // this definition's, until the lock file is rewritten with them (store/pins.ts recordListed).
+    if (pin && pin.digest !== scan.digest && this.matches(pin, scan)) pin = this.upgraded(pin, scan);
     const unreadable = this.store.unreadable();
     const added = pin === undefined && this.addedLater(listed.kind, listed.server, listed.name, listed.source);
     if (scan.last && scan.last.pin === pin && scan.last.unreadable === unreadable && scan.last.report.exposed === listed.exposed && scan.last.added === added) return scan.last.report;
@@ -325,12 +344,27 @@ export class DefinitionReports {
   }
 
   /** The team's pin; when it differs, the definition `user` accepted for themselves, if it is this one (docs/team.md, "Pins"). */
-  private currentPin(listed: Listed, digest: string, user: string | undefined): Pin | undefined {
+  private currentPin(listed: Listed, scan: Scanned, user: string | undefined): Pin | undefined {
     const team = this.store.get(listed.kind, listed.server, listed.name);
-    if (!team || team.digest === digest || user === undefined) return team;
+    if (!team || user === undefined || this.matches(team, scan)) return team;
     const accepted = this.store.get(listed.kind, listed.server, listed.name, user);
-    return accepted?.digest === digest ? accepted : team;
+    return accepted && this.matches(accepted, scan) ? accepted : team;
   }
+
+  /** Whether `pin` stands for the definition scanned: the same digest, or a pin of before round 24 of it without its icons (definition.ts pinMatches). */
+  private matches(pin: Pin, scan: Scanned): boolean {
+    return pinMatches(pin, scan.digest, () => (scan.legacy ??= legacyDigest(scan.definition, scan.digest)));
+  }
+
+  /** A pin of before round 24 as the definition it stands for (one object per pin and definition: a report is kept while its pin is the same). */
+  private upgraded(pin: Pin, scan: Scanned): Pin {
+    const made = this.upgrades.get(pin);
+    if (made?.digest === scan.digest) return made;
+    const upgraded: Pin = { digest: scan.digest, pinnedAt: pin.pinnedAt, definition: scan.definition, withIcons: true };
+    this.upgrades.set(pin, upgraded);
+    return upgraded;
+  }
+  private readonly upgrades = new WeakMap<Pin, Pin>();
 
   /** Every listed tool's names, indexed once per listing; the same index while the names are the same (the scans made with it stand). */
   private toolNames(all: () => readonly ListedTool[]): ToolNames {

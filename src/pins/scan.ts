@@ -186,6 +186,8 @@ function strings(value: unknown, where = '', out: Array<{ where: string; text: s
   else if (Array.isArray(value)) value.forEach((item, index) => strings(item, `${where}[${index}]`, out));
   else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
+      // A definition's icons are pictures for the person, pinned but not read by the model (definition.ts): not scanned.
+      if (where === '' && key === 'icons') continue;
       const path = where === '' ? key : `${where}.${key}`;
       // Property names are free text the model reads; other keys are schema vocabulary.
       if (where.endsWith('properties')) out.push({ where: `${path} (argument name)`, text: key.replace(/[_-]+/g, ' ') });

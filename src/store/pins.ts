@@ -9,6 +9,10 @@ import { isoTime } from '../iso-time.js';
 import { withFileLock } from './file-lock.js';
 import { definitionDigest, type Definition, type Pin, type PinKind } from '../pins/definition.js';
 
+/** What a server lists now under a name, for a pin of before round 24 (no `withIcons`) to be rewritten as (recordListed). */
+export type ListedNow = (kind: PinKind, name: string) => { digest: string; legacy: string; definition: Definition } | undefined;
+const PIN_KINDS: readonly PinKind[] = ['tool', 'prompt', 'template'];
+
 /**
  * The lock file: what each server's tools (prompts, resource templates) were when a person or a
  * rule first let them run, next to the config as `<config name>.lock.json`, mode 0600:
@@ -29,7 +33,7 @@ import { definitionDigest, type Definition, type Pin, type PinKind } from '../pi
  */
 // Loose objects: members this version does not know (a newer mcp-latch's, a hand edit's) are kept
 // when a pin rewrites the file; z.object dropped them (round 17 review S7).
-const PinSchema = z.looseObject({ digest: z.string(), pinnedAt: z.string(), definition: z.record(z.string(), z.unknown()) });
+const PinSchema = z.looseObject({ digest: z.string(), pinnedAt: z.string(), definition: z.record(z.string(), z.unknown()), withIcons: z.literal(true).optional() });
 const PinMapSchema = z.record(z.string(), PinSchema);
 /** The names a server's tools, prompts and templates were listed under, kept for the next start (`listed`; docs/pins.md, "A tool added later"). */
 const ListedNamesSchema = z.looseObject({ tool: z.array(z.string()).optional(), prompt: z.array(z.string()).optional(), template: z.array(z.string()).optional() });
@@ -39,7 +43,12 @@ const ListedNamesSchema = z.looseObject({ tool: z.array(z.string()).optional(), 
  * own, beside `listed`, so a gateway of round 19 that rewrites `listed` keeps it (a loose object).
  */
 const DigestMapSchema = z.record(z.string(), z.string());
-const ListedDigestsSchema = z.looseObject({ tool: DigestMapSchema.optional(), prompt: DigestMapSchema.optional(), template: DigestMapSchema.optional() });
+/**
+ * `icons: true` (round 24): the digests are of definitions with their icons (pins/definition.ts).
+ * Without it they were recorded before (or by a gateway of before round 24, which writes the member
+ * anew without it), and a digest there stands for the definition listed now without its icons.
+ */
+const ListedDigestsSchema = z.looseObject({ tool: DigestMapSchema.optional(), prompt: DigestMapSchema.optional(), template: DigestMapSchema.optional(), icons: z.literal(true).optional() });
 const ServerPinsSchema = z.looseObject({ identity: z.string(), tool: PinMapSchema.optional(), prompt: PinMapSchema.optional(), template: PinMapSchema.optional(), listed: ListedNamesSchema.optional(), listedDigests: ListedDigestsSchema.optional() });
 const ServersSchema = z.record(z.string(), ServerPinsSchema);
 const PinsFileSchema = z.looseObject({ version: z.literal(1), servers: ServersSchema, users: z.record(z.string(), z.looseObject({ servers: ServersSchema })).optional() });
@@ -191,6 +200,30 @@ export class PinStore {
     return map;
   }
 
+  /** Whether the digests recorded for `server` are of definitions with their icons (round 24; ListedDigestsSchema). */
+  listedWithIcons(server: string): boolean {
+    return own(this.data.servers, server)?.listedDigests?.icons === true;
+  }
+
+  /** Whether the team or a member has a pin of `server` written before round 24 (no `withIcons`): recordListed rewrites those it can. */
+  hasLegacyPins(server: string): boolean {
+    let servers = this.legacyPinned.get(this.data);
+    if (servers === undefined) {
+      const found = new Set<string>();
+      for (const place of [this.data.servers, ...Object.values(this.data.users ?? {}).map((user) => user.servers)]) {
+        for (const name of Object.keys(place)) {
+          const entry = own(place, name)!;
+          if (PIN_KINDS.some((kind) => Object.values(entry[kind] ?? {}).some((pin) => pin.withIcons !== true))) found.add(name);
+        }
+      }
+      servers = found;
+      this.legacyPinned.set(this.data, servers);
+    }
+    return servers.has(server);
+  }
+  /** The servers with pins of before round 24, per file as read. */
+  private readonly legacyPinned = new WeakMap<PinsFile, ReadonlySet<string>>();
+
   /**
    * Records the names a server was listed under without being held (core.ts addedLater), each with
    * the digest of the definition it was listed with when known, so a name its next start lists and
@@ -199,18 +232,33 @@ export class PinStore {
    * Every server is recorded, pins or not (round 20): a server whose first pin comes in a later run
    * is checked against what it listed before. `identity`: for a server the file has nothing of yet.
    * Written only when they differ.
+   *
+   * In the same write, each pin of the server of before round 24 (no `withIcons`; the team's and
+   * each member's) that stands for what `now` lists under its name, but for its icons, is rewritten
+   * as that definition with its icons (round 24; docs/pins.md, "Icons"): from then on a change of
+   * icons asks as a change of description does. One that does not stand for it (changed) stays, and
+   * asks with the diff.
    */
-  recordListed(server: string, identity: string, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>): Promise<void> {
+  recordListed(server: string, identity: string, names: Record<PinKind, string[]>, digests: Record<PinKind, ReadonlyMap<string, string>>, now: ListedNow = () => undefined): Promise<void> {
     const listed = { tool: [...names.tool].sort(), prompt: [...names.prompt].sort(), template: [...names.template].sort() };
-    const listedDigests = { tool: sortedRecord(digests.tool), prompt: sortedRecord(digests.prompt), template: sortedRecord(digests.template) };
+    const listedDigests = { tool: sortedRecord(digests.tool), prompt: sortedRecord(digests.prompt), template: sortedRecord(digests.template), icons: true as const };
     const text = JSON.stringify([listed, listedDigests]);
     const same = (entry: { listed?: unknown; listedDigests?: unknown }) => JSON.stringify([entry.listed, entry.listedDigests]) === text;
+    const upgrades = (data: PinsFile, write: boolean) => {
+      let count = 0;
+      for (const place of [data.servers, ...Object.values(data.users ?? {}).map((user) => user.servers)]) {
+        const entry = own(place, server);
+        if (entry !== undefined) count += legacyPins(entry, now, write);
+      }
+      return count;
+    };
     // Asked at every list change: the file is locked and read only when what is in memory differs.
     const known = own(this.data.servers, server);
-    if (known !== undefined && same(known)) return Promise.resolve();
+    if (known !== undefined && same(known) && (!this.hasLegacyPins(server) || upgrades(this.data, false) === 0)) return Promise.resolve();
     return this.write((data) => {
       const entry = own(data.servers, server) ?? setOwn(data.servers, server, { identity });
-      if (same(entry)) return false;
+      const upgraded = upgrades(data, true);
+      if (same(entry) && upgraded === 0) return false;
       entry.listed = listed;
       entry.listedDigests = listedDigests;
       return true;
@@ -306,7 +354,7 @@ export class PinStore {
       // Pinned already, by this gateway or another process: the file stays as it is.
       if (entry.identity === identity && pinned?.digest === digest) return false;
       entry.identity = identity;
-      setOwn((entry[kind] ??= {}), name, { digest, pinnedAt: isoTime(Date.now()), definition });
+      setOwn((entry[kind] ??= {}), name, { digest, pinnedAt: isoTime(Date.now()), definition, withIcons: true });
       return true;
     }, unreadable);
     return written.then(
@@ -316,12 +364,34 @@ export class PinStore {
       (error: unknown) => {
         if (refused) throw error;
         // The lock or the write failed: the pin holds in memory for this run (see `unwritten`).
-        this.unwritten.set(key, { pin: { digest, pinnedAt: isoTime(Date.now()), definition }, identity });
+        this.unwritten.set(key, { pin: { digest, pinnedAt: isoTime(Date.now()), definition, withIcons: true }, identity });
         if (user === undefined) this.unwrittenKinds.add(`${kind} ${server}`);
         throw new LatchError('STORE_WRITE_FAILED', `${errorMessage(error)}; pinned in memory for this run (a change of its definition still asks)`, { cause: error });
       },
     );
   }
+}
+
+/**
+ * How many pins of a server's `entry` are of before round 24 (no `withIcons`) and stand for what
+ * `now` lists under their name (its digest, or its digest without icons: a pin of then never has
+ * them); with `write`, each is rewritten as the definition listed now, marked.
+ */
+function legacyPins(entry: PinsFile['servers'][string], now: ListedNow, write: boolean): number {
+  let count = 0;
+  for (const kind of PIN_KINDS) {
+    const pins = entry[kind];
+    if (pins === undefined) continue;
+    for (const name of Object.keys(pins)) {
+      const pin = pins[name]!;
+      if (pin.withIcons === true) continue;
+      const listed = now(kind, name);
+      if (listed === undefined || (pin.digest !== listed.digest && pin.digest !== listed.legacy)) continue;
+      count += 1;
+      if (write) setOwn(pins, name, { ...pin, digest: listed.digest, definition: listed.definition, withIcons: true });
+    }
+  }
+  return count;
 }
 
 /** The key of an entry's pin in `unwritten`: its member's, or the team's. */

@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { checkDefinition, pinState, type DefinitionReport } from '../../src/pins/check.js';
-import { definitionDigest, diffDefinitions, serverIdentity, textChange, toolDefinition } from '../../src/pins/definition.js';
+import { definitionDigest, diffDefinitions, legacyDigest, serverIdentity, textChange, toolDefinition } from '../../src/pins/definition.js';
 import type { Decision } from '../../src/policy/types.js';
 
 const ECHO = { name: 'echo', description: 'Returns its arguments', inputSchema: { type: 'object' as const, properties: { text: { type: 'string' } } } };
 
 describe('definitions', () => {
-  it('keep what the model reads, not _meta or icons; the digest ignores key order', () => {
-    const definition = toolDefinition({ ...ECHO, _meta: { build: 7 }, icons: [{ src: 'x.png' }] } as never);
+  it('keep what the model reads and the icons the person is shown (round 24), not _meta; the digest ignores key order', () => {
+    const definition = toolDefinition({ ...ECHO, _meta: { build: 7 } } as never);
     expect(Object.keys(definition)).toEqual(['name', 'description', 'inputSchema']);
+    const withIcons = toolDefinition({ ...ECHO, _meta: { build: 7 }, icons: [{ src: 'x.png' }] } as never);
+    expect(Object.keys(withIcons)).toEqual(['name', 'description', 'inputSchema', 'icons']);
+    expect(definitionDigest(withIcons)).not.toBe(definitionDigest(definition));
+    // A lock file of before round 24 has the digest without them.
+    expect(legacyDigest(withIcons, definitionDigest(withIcons))).toBe(definitionDigest(definition));
     expect(definitionDigest(definition)).toBe(definitionDigest({ inputSchema: { properties: { text: { type: 'string' } }, type: 'object' }, description: 'Returns its arguments', name: 'echo' }));
     expect(definitionDigest(definition)).not.toBe(definitionDigest({ ...definition, description: 'Returns its arguments.' }));
   });
