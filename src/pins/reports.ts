@@ -353,6 +353,9 @@ export class DefinitionReports {
 
   /** Whether `pin` stands for the definition scanned: the same digest, or a pin of before round 24 of it without its icons (definition.ts pinMatches). */
   private matches(pin: Pin, scan: Scanned): boolean {
+    // Asked at every call: the common case decided without a closure or a digest.
+    if (pin.digest === scan.digest) return true;
+    if (pin.withIcons === true) return false;
     return pinMatches(pin, scan.digest, () => (scan.legacy ??= legacyDigest(scan.definition, scan.digest)));
   }
 
