@@ -185,6 +185,32 @@ describe('resolvedHostProblem', () => {
     }
   });
 
+  // Round 24 (N1): each server its own share; one server's lookups that hang, or its waiters, hold
+  // at most its own place and its own MAX_URL_LOOKUP_WAITING, never another server's.
+  test(`another server's lookup is not held behind one that hangs, nor refused when that server has MAX_URL_LOOKUP_WAITING (${MAX_URL_LOOKUP_WAITING}) waiting; at most MAX_URL_LOOKUPS (${MAX_URL_LOOKUPS}) of all servers' at once`, async () => {
+    vi.useFakeTimers();
+    const finishing: Array<(addresses: Array<{ address: string }>) => void> = [];
+    const hangs: HostLookup = () => new Promise((resolve) => finishing.push(resolve));
+    try {
+      const stalled = resolvedHostProblem('https://stall.attacker.example/', hangs, [], 'a');
+      const waiting = Array.from({ length: MAX_URL_LOOKUP_WAITING }, (_, index) => resolvedHostProblem(`https://w${index}.attacker.example/`, answering(['93.184.215.14']), [], 'a'));
+      expect(await resolvedHostProblem('https://one-more.attacker.example/', answering(['93.184.215.14']), [], 'a')).toContain(`${MAX_URL_LOOKUP_WAITING} host lookups of this server wait for a place already (the limit, MAX_URL_LOOKUP_WAITING)`);
+      expect(await resolvedHostProblem('https://accounts.example.com/connect', answering(['93.184.215.14']), [], 'b')).toBeNull();
+      // Server b's own lookup hangs too: both places are taken, and a third server waits for one.
+      const stalledB = resolvedHostProblem('https://stall.b.example/', hangs, [], 'b');
+      const third = resolvedHostProblem('https://login.example.org/', answering(['93.184.215.14']), [], 'c');
+      await vi.advanceTimersByTimeAsync(MAX_URL_LOOKUP_MS);
+      expect(await third).toContain(`no host lookup place came free within ${MAX_URL_LOOKUP_MS} ms (at most ${MAX_URL_LOOKUPS_PER_SERVER} of a server's at once, MAX_URL_LOOKUPS_PER_SERVER, and ${MAX_URL_LOOKUPS} of all servers', MAX_URL_LOOKUPS`);
+      expect(await stalled).toContain('no answer within');
+      expect(await stalledB).toContain('no answer within');
+      expect((await Promise.all(waiting)).every((problem) => problem?.includes('no host lookup place came free'))).toBe(true);
+    } finally {
+      for (const finish of finishing) finish([]);
+      await vi.advanceTimersByTimeAsync(0);
+      vi.useRealTimers();
+    }
+  });
+
   test("the system's resolver: this machine's own name is refused", async () => {
     expect(await resolvedHostProblem(`https://${hostname()}/connect`)).not.toBeNull();
   });
