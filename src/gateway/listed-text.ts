@@ -103,7 +103,7 @@ function shownIcon(icon: unknown, hosts: ReadonlySet<string> | undefined): boole
  * like `localhost`, a user or password: round 23 review, F5).
  */
 export function namedIconHost(src: string): string | null {
-  if (!isPlainText(src) || src.length > 8_192 || !src.startsWith('https:')) return null;
+  if (!src.startsWith('https:') || src.length > 8_192 || !isPlainText(src)) return null;
   try {
     const url = new URL(src);
     // An address as the host (192.168.1.1, 169.254.169.254, [fd00::1]) is dropped whatever it is: a page's icon is named.
