@@ -1,5 +1,5 @@
 import { EDIT_REFUSED, readEdit } from '../latch/edit.js';
-import type { TeamStore, Identity } from './store.js';
+import { FORGET_CONFIRM_MS, type TeamStore, type Identity } from './store.js';
 import { isPlainObject } from '../values.js';
 
 /**
@@ -13,7 +13,7 @@ import { isPlainObject } from '../values.js';
  *   GET    /api/pending/ID            → PendingCall
  *   POST   /api/pending/ID            { decision, note?, edit? } → { decided: true }
  *   GET    /api/rules[?user=ID]       → { user, rules }              (another user's: admin only)
- *   DELETE /api/rules                 { rule } → { removed: true }
+ *   DELETE /api/rules                 { rule } → { removed: true } (202 with `unconfirmed` when a replica did not confirm in time)
  */
 const MAX_NOTE = 2000;
 
@@ -76,7 +76,10 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
     if (!identity.approves) return notApprover();
     if (!isPlainObject(request) || typeof request.rule !== 'string') return reply(400, { error: 'the body must be {"rule": "…"}' });
     const removed = await store.forget(own, request.rule);
-    return removed ? reply(200, { removed: true }) : reply(404, { error: 'you have no such remembered rule' });
+    if (!removed) return reply(404, { error: 'you have no such remembered rule' });
+    // In force on every replica that confirmed (store.forget); one that did not may still allow it for a while.
+    if (removed.unconfirmed === 0) return reply(200, { removed: true });
+    return reply(202, { removed: true, unconfirmed: removed.unconfirmed, error: `the rule is removed from the team store, but ${removed.unconfirmed} replica(s) did not confirm within ${FORGET_CONFIRM_MS / 1000} s that it no longer holds there (unreachable or overloaded; see the log): calls reaching them may still be allowed by it until they read the store again` });
   }
 
   return reply(404, { error: 'no such API path' });

@@ -1,5 +1,5 @@
 import { SettledIds } from '../latch/settled-ids.js';
-import type { DecideOutcome, InteractionAnswer, PendingCall, SessionGrant, TeamStore } from './store.js';
+import type { ConfigInForce, DecideOutcome, Forgotten, InteractionAnswer, PendingCall, SessionGrant, TeamStore } from './store.js';
 
 /**
  * The embedded team store: one replica, state in this process. Remembered rules live in the config
@@ -8,8 +8,10 @@ import type { DecideOutcome, InteractionAnswer, PendingCall, SessionGrant, TeamS
  */
 export interface RememberedRulesBackend {
   list(user: string): string[];
-  add(user: string, rules: string[]): Promise<string[]>;
-  remove(user: string, rule: string): Promise<boolean>;
+  /** The rules added, and the file's text as written (RulesWrite). */
+  add(user: string, rules: string[]): Promise<{ added: string[]; text: string }>;
+  /** `added` holds the rule when it was there and is removed. */
+  remove(user: string, rule: string): Promise<{ added: string[]; text: string }>;
 }
 
 /** Answered or withdrawn ids kept so that a second answer gets "settled", not "unknown". */
@@ -26,7 +28,8 @@ export class MemoryTeamStore implements TeamStore {
   private readonly pending = new Map<string, Held>();
   private readonly settled = new SettledIds(REMEMBERED_SETTLED);
   private readonly grants = new Map<string, SessionGrant[]>();
-  private readonly listeners = new Set<(user: string) => void>();
+  private readonly listeners = new Set<(user: string) => void | Promise<void>>();
+  private config: ConfigInForce | null = null;
   private readonly grantListeners = new Set<(user: string, session: string) => void>();
 
   constructor(
@@ -105,23 +108,34 @@ export class MemoryTeamStore implements TeamStore {
     for (const listener of this.grantListeners) listener(user, session);
   }
 
+  useConfig(config: ConfigInForce): void {
+    this.config = config;
+  }
+
+  /** What holds: the config in force (the file may say otherwise until the gateway has read it). */
   async rememberedRules(user: string): Promise<string[]> {
-    return this.rules.list(user);
+    return this.config ? this.config.rules(user) : this.rules.list(user);
   }
 
   async remember(user: string, rules: string[]): Promise<string[]> {
-    const added = await this.rules.add(user, rules);
-    if (added.length > 0) this.changed(user);
+    const { added, text } = await this.rules.add(user, rules);
+    if (added.length > 0) await this.changed(user, text);
     return added;
   }
 
-  async forget(user: string, rule: string): Promise<boolean> {
-    const removed = await this.rules.remove(user, rule);
-    if (removed) this.changed(user);
-    return removed;
+  /**
+   * Security: in force before it returns. Until round 24 the rule stayed in the config in force,
+   * allowing the user's calls, until the file watcher read the file again (150 ms at least, longer
+   * under load, never when the watch fails; test/team/forget-in-force.test.ts).
+   */
+  async forget(user: string, rule: string): Promise<false | Forgotten> {
+    const { added, text } = await this.rules.remove(user, rule);
+    if (added.length === 0) return false;
+    await this.changed(user, text);
+    return { unconfirmed: 0 };
   }
 
-  onRulesChanged(listener: (user: string) => void): () => void {
+  onRulesChanged(listener: (user: string) => void | Promise<void>): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -130,8 +144,10 @@ export class MemoryTeamStore implements TeamStore {
     for (const id of [...this.pending.keys()]) this.settle(id, null);
   }
 
-  private changed(user: string): void {
-    for (const listener of this.listeners) listener(user);
+  /** The text written is put in force first (the watcher then finds it in force and skips it), then the listeners read the user's rules again. */
+  private async changed(user: string, text: string): Promise<void> {
+    this.config?.apply(text);
+    await Promise.all([...this.listeners].map((listener) => listener(user)));
   }
 }
 

@@ -27,8 +27,8 @@ export async function openTeamStore(config: LoadedConfig, logger: Logger, env: N
   const file = new RulesFile(config.path, configIssues);
   return new MemoryTeamStore({
     list: (user) => file.list('allow', user),
-    add: async (user, rules) => (await file.add('allow', rules, user)).added,
-    remove: async (user, rule) => (await file.remove('allow', rule, user)).added.length > 0,
+    add: (user, rules) => file.add('allow', rules, user),
+    remove: (user, rule) => file.remove('allow', rule, user),
   });
 }
 

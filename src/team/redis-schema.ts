@@ -26,13 +26,18 @@ import type { Redis as RedisClient } from 'ioredis';
  *   rules:<user>:gen          the generation of that set, bumped by each forget (signed; absent: 0)
  *
  * Channels: `mcp-latch:answered` (a call id), `mcp-latch:rules` (a user id whose rules changed),
- * `mcp-latch:grants` (`[user, session]` as JSON, whose grants changed).
+ * `mcp-latch:grants` (`[user, session]` as JSON, whose grants changed), `mcp-latch:forgotten`
+ * (`[user, nonce]`: a rule was forgotten; each replica reads the user's rules again and answers on
+ * `mcp-latch:rules-applied` with `[nonce, replica]`, so the forget returns once every replica that
+ * heard it no longer holds the rule: docs/team.md, "Forgetting is in force at once").
  */
 
 const PREFIX = 'mcp-latch:';
 export const CHANNEL_ANSWERED = `${PREFIX}answered`;
 export const CHANNEL_RULES = `${PREFIX}rules`;
 export const CHANNEL_GRANTS = `${PREFIX}grants`;
+export const CHANNEL_FORGOTTEN = `${PREFIX}forgotten`;
+export const CHANNEL_RULES_APPLIED = `${PREFIX}rules-applied`;
 export const PENDING = `${PREFIX}pending`;
 export const CALL_PREFIX = `${PREFIX}call:`;
 export const REPLICA_PREFIX = `${PREFIX}replica:`;

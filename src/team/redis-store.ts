@@ -3,8 +3,8 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_GRANTS, CHANNEL_RULES, defineScripts, GRANTS_IDLE_MS, grantsKey, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
-import type { DecideOutcome, InteractionAnswer, PendingCall, SessionGrant, TeamStore } from './store.js';
+import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
+import { FORGET_CONFIRM_MS, type DecideOutcome, type Forgotten, type InteractionAnswer, type PendingCall, type SessionGrant, type TeamStore } from './store.js';
 import { StoreSigner } from './store-signing.js';
 
 /**
@@ -43,7 +43,9 @@ export interface RedisTeamStoreOptions {
 export class RedisTeamStore implements TeamStore {
   readonly remembersInConfig = false;
   private readonly held = new Map<string, Held>();
-  private readonly listeners = new Set<(user: string) => void>();
+  private readonly listeners = new Set<(user: string) => void | Promise<void>>();
+  /** This replica's forgets waiting for the replicas that heard them to confirm, by nonce: the replicas that did so far. */
+  private readonly confirming = new Map<string, { replicas: Set<string>; expected: number; done: () => void }>();
   /** Users whose rules this replica read: after a reconnect, their rules may have changed unseen. */
   private readonly knownUsers = new Set<string>();
   private readonly grantListeners = new Set<(user: string, session: string) => void>();
@@ -105,17 +107,19 @@ export class RedisTeamStore implements TeamStore {
   private async start(): Promise<void> {
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel === CHANNEL_ANSWERED) void this.take(message, false);
-      else if (channel === CHANNEL_RULES) this.rulesChanged(message);
+      else if (channel === CHANNEL_RULES) void this.rulesChanged(message);
       else if (channel === CHANNEL_GRANTS) this.grantsMessage(message);
+      else if (channel === CHANNEL_FORGOTTEN) void this.forgottenMessage(message);
+      else if (channel === CHANNEL_RULES_APPLIED) this.appliedMessage(message);
     });
     // Messages published while the subscriber was reconnecting are lost: look at every held call
     // again, and have every known user's rules read again.
     this.subscriber.on('ready', () => {
       for (const id of this.held.keys()) void this.take(id, false);
-      for (const user of this.knownUsers) this.rulesChanged(user);
+      for (const user of this.knownUsers) void this.rulesChanged(user);
       for (const [user, session] of this.knownSessions.values()) this.grantsChanged(user, session);
     });
-    await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS);
+    await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS, CHANNEL_FORGOTTEN, CHANNEL_RULES_APPLIED);
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.heartbeatMs / 3)));
     this.heartbeat.unref();
@@ -320,11 +324,10 @@ export class RedisTeamStore implements TeamStore {
     throw new LatchError('STORE_WRITE_FAILED', `could not remember the rules of ${user}: their remembered rules changed at each of ${RULES_ATTEMPTS} tries`);
   }
 
-  async forget(user: string, rule: string): Promise<boolean> {
+  async forget(user: string, rule: string): Promise<false | Forgotten> {
     if (!this.signer) {
       const removed = (await this.redis.zrem(rulesKey(user), rule)) >= 1;
-      if (removed) await this.redis.publish(CHANNEL_RULES, user);
-      return removed;
+      return removed ? this.inForce(user) : false;
     }
     for (let attempt = 0; attempt < RULES_ATTEMPTS; attempt += 1) {
       const [stored, members] = await this.readRules(user);
@@ -349,8 +352,7 @@ export class RedisTeamStore implements TeamStore {
       const replaced = await this.redis.latchReplaceRules(rulesKey(user), rulesGenerationKey(user), stored ?? '', this.sealed(['rules-gen', user], String(next)), members.length, ...members.map(([member]) => member), ...kept);
       if (replaced !== 1) continue;
       this.raiseGeneration(user, next);
-      await this.redis.publish(CHANNEL_RULES, user);
-      return true;
+      return this.inForce(user);
     }
     throw new LatchError('STORE_WRITE_FAILED', `could not forget ${rule} of ${user}: their remembered rules changed at each of ${RULES_ATTEMPTS} tries`);
   }
@@ -425,14 +427,84 @@ export class RedisTeamStore implements TeamStore {
     }
   }
 
-  onRulesChanged(listener: (user: string) => void): () => void {
+  onRulesChanged(listener: (user: string) => void | Promise<void>): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private rulesChanged(user: string): void {
-    for (const listener of this.listeners) listener(user);
+  private rulesChanged(user: string): Promise<unknown> {
+    return Promise.all([...this.listeners].map((listener) => listener(user)));
   }
+
+  /**
+   * Security: a forget is in force on every replica before it returns (docs/team.md, "Forgetting is
+   * in force at once"). Each replica decides from its copy of the user's rules, read again when it
+   * hears of a change: until round 24 the forget returned at its PUBLISH, and a replica (this one
+   * included) allowed the forgotten rule's calls until its subscriber had the message and its read
+   * came back (test/team/forget-in-force.test.ts). Now every replica subscribed when the forget is
+   * published (PUBLISH counts them) reads the rules again, then says so; the forget waits for all of
+   * them, at most FORGET_CONFIRM_MS, and counts those that did not. `mcp-latch:rules` is published
+   * too, for replicas of before round 24.
+   */
+  private async inForce(user: string): Promise<Forgotten> {
+    const nonce = randomBytes(12).toString('hex');
+    let done!: () => void;
+    const confirmed = new Promise<void>((resolve) => (done = resolve));
+    // Until PUBLISH says how many heard it, no count of confirmations is enough.
+    const waiting = { replicas: new Set<string>(), expected: Number.POSITIVE_INFINITY, done };
+    this.confirming.set(nonce, waiting);
+    const timer = setTimeout(done, FORGET_CONFIRM_MS);
+    try {
+      await this.redis.publish(CHANNEL_RULES, user);
+      waiting.expected = await this.redis.publish(CHANNEL_FORGOTTEN, JSON.stringify([user, nonce]));
+      if (waiting.replicas.size >= waiting.expected) done();
+      await confirmed;
+    } catch (error) {
+      this.logger.warn({ err: errorMessage(error), user }, 'team store (Redis): could not tell the replicas of a forgotten rule');
+    } finally {
+      clearTimeout(timer);
+      this.confirming.delete(nonce);
+    }
+    const unconfirmed = Number.isFinite(waiting.expected) ? Math.max(0, waiting.expected - waiting.replicas.size) : 1;
+    if (unconfirmed > 0) this.logger.warn({ user, unconfirmed, waitedMs: FORGET_CONFIRM_MS }, 'team store (Redis): a forgotten rule is removed from the store, but not every replica confirmed that it no longer holds there');
+    return { unconfirmed };
+  }
+
+  /** Another replica (or this one) forgot a rule of `user`: read their rules again, then confirm. */
+  private async forgottenMessage(message: string): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      parsed = null;
+    }
+    if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') {
+      this.logger.warn({ message: message.slice(0, 200) }, 'team store (Redis): ignored a malformed forgotten-rule message');
+      return;
+    }
+    const [user, nonce] = parsed as [string, string];
+    // The listeners never reject (UserPolicies.load: a failed read holds none of the user's rules).
+    await this.rulesChanged(user);
+    this.logger.debug({ user }, 'team store (Redis): the rules of a user were read again after a forget');
+    await this.redis.publish(CHANNEL_RULES_APPLIED, JSON.stringify([nonce, this.replica])).catch((error: unknown) => this.logger.warn({ err: errorMessage(error), user }, 'team store (Redis): could not confirm a forgotten rule'));
+  }
+
+  private appliedMessage(message: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch {
+      return;
+    }
+    if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') return;
+    const waiting = this.confirming.get(parsed[0]);
+    if (!waiting) return;
+    waiting.replicas.add(parsed[1]);
+    if (waiting.replicas.size >= waiting.expected) waiting.done();
+  }
+
+  /** Remembered rules are kept in Redis, not in the config. */
+  useConfig(): void {}
 
   /** `value` as kept in Redis: signed when a key is set. */
   private sealed(where: readonly string[], value: string): string {

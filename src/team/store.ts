@@ -77,6 +77,22 @@ export interface SessionGrant {
   digest?: string;
 }
 
+/** A forget that removed a rule: how many replicas did not confirm within FORGET_CONFIRM_MS that it no longer holds there. */
+export interface Forgotten {
+  unconfirmed: number;
+}
+
+/** How long a forget waits for every replica to have read the user's rules again (docs/team.md, "Forgetting is in force at once"). */
+export const FORGET_CONFIRM_MS = 5_000;
+
+/** The embedded store's view of the config in force: its remembered rules are that config's `users.<id>.permissions.allow`. */
+export interface ConfigInForce {
+  /** The user's overlay allow list of the config the gateway decides with now. */
+  rules(user: string): string[];
+  /** Puts a config text just written in force before anything else is decided. */
+  apply(text: string): void;
+}
+
 export interface TeamStore {
   /** This replica's name, stamped on the calls it holds. */
   readonly replica: string;
@@ -85,6 +101,12 @@ export interface TeamStore {
    * config reload is then a change of them, which a copy read before it must not outlive.
    */
   readonly remembersInConfig: boolean;
+  /**
+   * The embedded store: the gateway's config in force, so that a rule remembered or forgotten holds
+   * (or no longer does) before the answer or the forget returns, and `rememberedRules` lists what
+   * holds, not what the file says before the gateway has read it. Other stores ignore it.
+   */
+  useConfig(config: ConfigInForce): void;
 
   /**
    * Puts a call up for its person and waits for the answer given through any replica. Resolves
@@ -118,10 +140,17 @@ export interface TeamStore {
   rememberedRules(user: string): Promise<string[]>;
   /** Adds rules to a user's remembered allow list; returns those that were not there yet. */
   remember(user: string, rules: string[]): Promise<string[]>;
-  /** Removes one remembered rule; false when the user had no such rule. */
-  forget(user: string, rule: string): Promise<boolean>;
-  /** Called with a user id whenever that user's remembered rules changed (on any replica). */
-  onRulesChanged(listener: (user: string) => void): () => void;
+  /**
+   * Removes one remembered rule; false when the user had no such rule. Resolves once the rule holds
+   * in no replica that heard of it (each one's listeners have read the rules again), or once
+   * `FORGET_CONFIRM_MS` has passed: `unconfirmed` counts the replicas that did not say so by then.
+   */
+  forget(user: string, rule: string): Promise<false | Forgotten>;
+  /**
+   * Called with a user id whenever that user's remembered rules changed (on any replica); a
+   * promise returned is waited for before a forget counts as in force here.
+   */
+  onRulesChanged(listener: (user: string) => void | Promise<void>): () => void;
 
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { GatewayCore } from '../gateway/core.js';
 import type { CallContext } from '../gateway/ports.js';
-import { errorMessage } from '../errors.js';
+import { errorMessage, LatchError } from '../errors.js';
 import type { PolicyState } from '../policy/decide.js';
 import { parseRule } from '../policy/rule.js';
 import type { TeamStore } from './store.js';
@@ -19,23 +19,36 @@ export class UserPolicies {
     private readonly core: GatewayCore,
     private readonly store: TeamStore,
   ) {
-    core.onPolicyChange(() => {
-      this.built.clear();
-      // Security: the embedded store's remembered rules are the config's overlay, which the reload
-      // just read: a copy from before it kept a rule the operator removed in every open session
-      // (round 20 review, T20-7). Read again on the next remember, forget or session.
-      if (store.remembersInConfig) this.remembered.clear();
+    core.onPolicyChange(() => this.built.clear());
+    // The embedded store's remembered rules are the config's overlay (`own.allow` below): what it
+    // writes is put in force at once, through the core, before the answer or the forget returns
+    // (round 24; until then a forgotten rule held until the file watcher read the file again).
+    store.useConfig({
+      rules: (user) => [...(core.config().users[user]?.permissions?.allow ?? [])],
+      apply: (text) => {
+        core.reload(text, 'remembered rules changed');
+        // Fail closed: a forget whose text is not in force (refused, logged) must not say it is.
+        if (core.currentText() !== text) throw new LatchError('STORE_WRITE_FAILED', "the config file was written but the gateway could not put it in force (see the log): the rules it held before still hold");
+      },
     });
-    store.onRulesChanged((user) => void this.load(user));
+    // Awaited by the store: a forget is in force here once this has read the rules again.
+    store.onRulesChanged((user) => this.load(user));
   }
 
   /** Reads a user's remembered rules; their calls wait for this (holdCallsUntil). Never rejects. */
   async load(user: string): Promise<void> {
+    // The embedded store's are the config in force, read at each policy build: nothing to copy.
+    if (this.store.remembersInConfig) {
+      this.built.delete(user);
+      return;
+    }
     try {
       this.remembered.set(user, await this.store.rememberedRules(user));
     } catch (error) {
-      // Fail closed: without their remembered rules a user's calls ask more, never less.
-      this.core.logger.error({ err: errorMessage(error), user }, 'could not read the remembered rules of a user');
+      // Fail closed: without their remembered rules a user's calls ask more, never less. Until
+      // round 24 the copy from before was kept, so a rule forgotten meanwhile still allowed.
+      this.remembered.delete(user);
+      this.core.logger.error({ err: errorMessage(error), user }, 'could not read the remembered rules of a user; none of them holds until they are read');
     }
     this.built.delete(user);
   }

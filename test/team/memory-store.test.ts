@@ -15,12 +15,12 @@ function rulesBackend() {
       const current = lists.get(user) ?? [];
       const added = rules.filter((rule) => !current.includes(rule));
       lists.set(user, [...current, ...added]);
-      return added;
+      return { added, text: '' };
     },
     remove: async (user: string, rule: string) => {
       const current = lists.get(user) ?? [];
       lists.set(user, current.filter((each) => each !== rule));
-      return current.includes(rule);
+      return { added: current.includes(rule) ? [rule] : [], text: '' };
     },
   };
 }
@@ -56,11 +56,12 @@ describe('MemoryTeamStore', () => {
     await store.endSession('x', 's1');
     expect(await store.sessionGrants('x', 's1')).toEqual([]);
     const changed: string[] = [];
-    store.onRulesChanged((user) => changed.push(user));
+    store.onRulesChanged((user) => void changed.push(user));
     expect(await store.remember('x', ['Edit(/a)'])).toEqual(['Edit(/a)']);
     expect(await store.remember('x', ['Edit(/a)'])).toEqual([]);
     expect(await store.rememberedRules('y')).toEqual([]);
-    expect(await store.forget('x', 'Edit(/a)')).toBe(true);
+    expect(await store.forget('x', 'Edit(/a)')).toEqual({ unconfirmed: 0 });
+    expect(await store.forget('x', 'Edit(/a)')).toBe(false);
     expect(changed).toEqual(['x', 'x']);
   });
 });

@@ -11,7 +11,7 @@ import type { SessionGrant } from '../../src/team/store.js';
  */
 const env: MatchEnv = { home: '/home/x', roots: ['/w'], platform: 'linux' };
 const logger = silentLogger();
-const noRules = { list: () => [], add: async () => [], remove: async () => false };
+const noRules = { list: () => [], add: async () => ({ added: [], text: '' }), remove: async () => ({ added: [], text: '' }) };
 
 /** The embedded store, with reads or writes of session grants failing on demand. */
 class FlakyStore extends MemoryTeamStore {
