@@ -75,9 +75,14 @@ describe('DELETE /api/rules, embedded store', () => {
     const alice = await teamClient(team.url, ALICE);
     try {
       const file = join(dir, 'note.txt');
+      const reloads = () => (team.stderr().match(/config reloaded/g) ?? []).length;
+      const before = reloads();
       const first = await asked(alice, team, file, 'one');
       const rule = await always(team, first);
       expect(JSON.parse(readFileSync(team.configPath, 'utf8')).users.alice.permissions.allow).toEqual([rule]);
+      // The gateway has the file with the rule in force (since round 24 at once; before, once the
+      // file watcher had read it): a forget right after the write would find it only in the file.
+      await eventually(() => expect(reloads()).toBeGreaterThan(before), 20_000);
 
       expect((await forget(team, rule)).body).toEqual({ removed: true });
       // At once, before the file watcher (150 ms after the write at the least) has read the file.
