@@ -12,8 +12,11 @@ import { mayBeDropped, UpdatesKept, updatedUri } from '../gateway/client-behind.
  * response drains (@hono/node-server), so what waits is counted here: the progress and log
  * notifications sent while a response of the session waits to drain. Past `limits.messageMB` of
  * them they are dropped until it has drained, as over stdio (gateway/stdio-upstream.ts); answers and
- * requests never are. A resource's `notifications/resources/updated` meanwhile is kept, once per
- * resource, and sent when no response waits (past `limits.messageMB` of uris, dropped).
+ * requests never are. A resource's `notifications/resources/updated` goes on the session's event
+ * stream (GET): while that stream waits to drain it is kept, once per resource, and sent when the
+ * stream has drained (past `limits.messageMB` of uris, dropped); what another response holds does
+ * not count (round 24: until then one large answer not read yet held every update of a stream the
+ * client read as they came; test/team/client-behind.test.ts).
  */
 export class SessionOutput {
   private readonly open = new Set<ServerResponse>();
@@ -60,12 +63,23 @@ export class SessionOutput {
   }
 
   private drained(): void {
+    this.tellUpdated();
     if (this.stalled()) return;
     this.waiting.clear();
+  }
+
+  /** The resources kept while the event stream waited, told once it no longer does (or is gone: the SDK then drops them, as any update then). */
+  private tellUpdated(): void {
+    if (this.streamWaits() || (this.updated.size === 0 && this.updated.lost === 0)) return;
     if (this.updated.lost > 0) this.log(`the client has caught up: ${this.updated.lost.toLocaleString('en-US')} resource update notifications were dropped while it was behind`);
     const uris = this.updated.take();
     if (!this.send) return;
     for (const uri of uris) void this.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } }).catch(() => undefined);
+  }
+
+  /** The session's event stream, where resource updates go, waits to drain. */
+  private streamWaits(): boolean {
+    return this.standalone !== null && this.open.has(this.standalone) && this.standalone.writableNeedDrain;
   }
 
   /** `transport` sends through this: progress and log notifications are dropped while its client is behind. */
@@ -74,8 +88,9 @@ export class SessionOutput {
     this.send = send;
     transport.send = (message, options) => {
       const uri = updatedUri(message);
-      // "Read it again": one per resource says what many did (as over stdio, R1).
-      if (uri !== null && this.stalled()) {
+      // "Read it again": one per resource says what many did (as over stdio, R1). Only the stream
+      // it goes on counts: another response's large answer, not read yet, holds nothing of it.
+      if (uri !== null && this.streamWaits()) {
         const lost = this.updated.lost;
         this.updated.keep(uri, this.maxBytes());
         if (lost === 0 && this.updated.lost > 0) this.log(`the client is behind: more than limits.messageMB of resources updated meanwhile wait to be told to it, so further resource updates are dropped until it has read (docs/config.md, "limits")`);

@@ -186,3 +186,49 @@ describe('serve --http: a large answer waiting for the member\'s client to read,
     }
   }, 90_000);
 });
+
+describe('serve --http: a large answer waiting for the member\'s client to read, and the session\'s resource updates', () => {
+  // Round 23's note: resource updates were kept (once per resource, past limits.messageMB dropped)
+  // while any response of the session waited to drain, so one large answer not read yet held, then
+  // dropped, the updates of an event stream the client read as they came: a client slow to read
+  // one response was taken as behind in all. Only the stream an update goes on (GET) counts now.
+  test('every update reaches the event stream the client reads while the large answer waits; the answer arrives whole after', async () => {
+    const dir = tempDir();
+    const flooded = join(dir, 'flooded');
+    const count = 300;
+    const team5 = await startTeam(dir, {
+      mcpServers: { f: faultServer('progress-flood', join(dir, 'starts'), { FAULT_FLOODED: flooded }) },
+      permissions: { allow: ['mcp__f__flood', 'mcp__f__huge_result'] },
+      limits: { messageMB: 16 },
+      http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }] },
+    });
+    try {
+      const init = await post(team5.base, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const session = init.headers['mcp-session-id'] as string;
+      await readAll(init);
+      await readAll(await post(team5.base, { jsonrpc: '2.0', method: 'notifications/initialized' }, session));
+      await readAll(await post(team5.base, { jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'fault://flooded' } }, session));
+      // The session's event stream, read as it comes.
+      const url = new URL('/mcp', team5.base);
+      const stream = await new Promise<IncomingMessage>((done, fail) => request({ host: url.hostname, port: url.port, path: url.pathname, method: 'GET', headers: { authorization: `Bearer ${ALICE}`, accept: 'text/event-stream', 'mcp-session-id': session } }, done).on('error', fail).end());
+      let text = '';
+      stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      // The large answer's stream is not read yet.
+      const huge = await post(team5.base, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'f__huge_result', arguments: { mb: 15 } } }, session);
+      huge.pause();
+      huge.socket.pause();
+      // 300 updates of distinct sub-resources, 64 KB of uri each (19 MB), while it waits.
+      const answer = messagesOf(await readAll(await post(team5.base, { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'f__flood', arguments: { count, kb: 64, updates: true } } }, session)));
+      expect(answer.find((message) => message.id === 4)?.result?.content[0]?.text).toBe(`sent ${count}`);
+      // All of them, the large answer still not read.
+      await eventually(() => expect(messagesOf(text).filter((message) => message.method === 'notifications/resources/updated')).toHaveLength(count), 30_000);
+      huge.socket.resume();
+      const big = messagesOf(await readAll(huge));
+      expect(big.find((message) => message.id === 3)?.result?.content[0]?.text).toHaveLength(15 * 1024 * 1024);
+      expect(team5.stderr()).not.toContain('the client is behind');
+      stream.destroy();
+    } finally {
+      await team5.close();
+    }
+  }, 90_000);
+});
