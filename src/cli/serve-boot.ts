@@ -7,7 +7,7 @@ import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type * as Serve from './serve.js';
 import type { ServeOptions } from './serve-options.js';
-import { setServeFlags } from './v8-flags.js';
+import { setServeFlags, underDefaultFlags } from './v8-flags.js';
 
 /**
  * What `serve` runs first (dist/serve/boot.cjs, scripts/bundle.js; bin/ and main.ts load it with
@@ -114,6 +114,16 @@ function startServers(options: ServeOptions): ServeStart {
 
 /** serve's bundle, compiled with its code cache; the loader (vm, zlib) is evaluated only now, after the spawns. */
 async function loadServe(): Promise<typeof Serve> {
+  // Node's modules that the code-cache loader and the gateway's bundle load, loaded here under V8's
+  // default flags, where Node takes them from the node binary's code cache: ~3.5 ms less CPU beside
+  // the booting servers (v8-flags.ts; docs/performance.md, "Round 24: start"). This file is
+  // only run bundled as CommonJS (dist/serve/boot.cjs), whose require these are.
+  underDefaultFlags(() => {
+    require('node:module');
+    require('node:vm');
+    require('node:zlib');
+    require('node:fs/promises');
+  });
   const { loadBundle } = await import('./code-cache.js');
   return loadBundle(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)), process.env, { asModule: true }).exports as typeof Serve;
 }

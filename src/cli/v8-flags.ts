@@ -12,6 +12,12 @@ export function setServeFlags(): void {
   // Set once: bin/ sets them before it compiles serve's bundle (serve-boot.ts), and serve again.
   if (serveFlagsSet) return;
   serveFlagsSet = true;
+  // The young generation stays at its first size (1 MiB a semi-space): V8 doubles it up to 16 MiB
+  // under load, which was most of the gateway's growth in resident memory over 10,000 calls, and a
+  // call's garbage dies young at any size (docs/performance.md, "Memory"). Read each time V8 would
+  // grow the space; set before the servers are spawned (serve-boot.ts), after the modules the spawns
+  // need are loaded (bin/mcp-latch.js).
+  setFlagsFromString('--semi-space-growth-factor=1');
   // The shell grammar is WASM: V8's baseline compiler alone spares the optimising recompiles that
   // made the first 60 commands cost ~1.7 s of CPU instead of ~0.2 s, for ~8 µs more per new command
   // text once warm (docs/performance.md). Set before anything compiles WASM; this process only.
@@ -80,6 +86,44 @@ export function setFlags(startUp: boolean, serve: boolean): void {
   }
   if (changes.length > 0) setFlagsFromString(changes.join(' '));
 }
+
+/**
+ * Runs `run` under V8's default flags, then sets serve's again: Node compiles its own modules with
+ * the code cache built into the node binary only while V8's flag hash is the default one, and
+ * compiled from their source, `node:zlib`, `node:module`, `node:vm` and `node:fs/promises` cost
+ * ~3.5 ms of CPU more (docs/performance.md, "Round 24: start"). A flag set back to its default value
+ * is not in the hash; `--liftoff-only` also turned two other flags off, which are set back with it.
+ * Nothing may compile WebAssembly meanwhile (serve loads no grammar before its first list).
+ */
+export function underDefaultFlags<T>(run: () => T): T {
+  if (!SERVE_DEFAULTS || (!serveFlagsSet && !startingUp && !serving)) return run();
+  const set: string[] = [];
+  const unset: string[] = [];
+  if (serveFlagsSet) {
+    set.push(...SERVE_FLAGS);
+    unset.push(...SERVE_DEFAULTS);
+  }
+  if (startingUp) {
+    set.push('--max-opt=2', '--no-turbofan');
+    unset.push('--max-opt=999', '--turbofan');
+  }
+  if (BUDGET && serving) {
+    set.push(BUDGET.serving);
+    unset.push(BUDGET.default);
+  }
+  setFlagsFromString(unset.join(' '));
+  try {
+    return run();
+  } finally {
+    setFlagsFromString(set.join(' '));
+  }
+}
+
+/** setServeFlags's flags, and V8 11.3's defaults for them (Node 20's; under another V8, underDefaultFlags changes nothing). */
+const SERVE_FLAGS = ['--semi-space-growth-factor=1', '--liftoff-only', '--heap-growing-percent=10', '--max-inlined-bytecode-size-cumulative=460'];
+const SERVE_DEFAULTS = process.versions.v8.startsWith('11.3.')
+  ? ['--semi-space-growth-factor=2', '--no-liftoff-only', '--wasm-tier-up', '--wasm-dynamic-tiering', '--heap-growing-percent=0', '--max-inlined-bytecode-size-cumulative=920']
+  : null;
 
 /**
  * Runs `run` under the flags serve keeps, without those it sets for a while (the start-up's, the
