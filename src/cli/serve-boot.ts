@@ -114,15 +114,18 @@ function startServers(options: ServeOptions): ServeStart {
 
 /** serve's bundle, compiled with its code cache; the loader (vm, zlib) is evaluated only now, after the spawns. */
 async function loadServe(): Promise<typeof Serve> {
-  // Node's modules that the code-cache loader and the gateway's bundle load, loaded here under V8's
-  // default flags, where Node takes them from the node binary's code cache: ~3.5 ms less CPU beside
-  // the booting servers (v8-flags.ts; docs/performance.md, "Round 24: start"). This file is
-  // only run bundled as CommonJS (dist/serve/boot.cjs), whose require these are.
+  // Node's modules that the code-cache loader and the gateway's bundle load (perf_hooks: the global
+  // `performance`, read by each downstream request's deadline), loaded here under V8's default flags,
+  // where Node takes them from the node binary's code cache: ~4 ms less CPU beside the booting
+  // servers (v8-flags.ts; docs/performance.md, "Round 24: start"). test/cli/serve.test.ts checks
+  // that none is loaded under serve's flags by the first list. This file is only run bundled as
+  // CommonJS (dist/serve/boot.cjs), whose require these are.
   underDefaultFlags(() => {
     require('node:module');
     require('node:vm');
     require('node:zlib');
     require('node:fs/promises');
+    require('node:perf_hooks');
   });
   const { loadBundle } = await import('./code-cache.js');
   return loadBundle(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)), process.env, { asModule: true }).exports as typeof Serve;

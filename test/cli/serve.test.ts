@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -126,6 +126,71 @@ describe('what serve makes before its first spawn', () => {
     expect(made.filter((entry) => !entry.spawned)).toEqual([]);
     // The probe sees them: the listing's text is escaped after the spawn (listed-text.ts).
     expect(made.some((entry) => entry.pattern.includes('Default_Ignorable_Code_Point'))).toBe(true);
+  });
+});
+
+describe("Node's own modules before the first list", () => {
+  // Notes each of Node's modules loaded while a V8 flag is not at its default (a model of the flags
+  // serve sets, from its setFlagsFromString calls), up to the first tools/list's write. Loads
+  // nothing itself but node:v8 (bin/ loads it first anyway) and net when the gateway does.
+  const PROBE = `const fs = require('node:fs'); const v8 = require('node:v8');
+    const DEFAULTS = { 'semi-space-growth-factor': '2', 'heap-growing-percent': '0', 'max-inlined-bytecode-size-cumulative': '920', 'liftoff-only': 'false', 'wasm-tier-up': 'true', 'wasm-dynamic-tiering': 'true', 'max-opt': '999', turbofan: 'true', 'interrupt-budget': '67584' };
+    const flags = {}; const flagged = []; let from = process.moduleLoadList.length; let done = false;
+    function account() {
+      const now = process.moduleLoadList.length;
+      if (Object.entries(flags).some(([name, value]) => DEFAULTS[name] !== value)) flagged.push(...process.moduleLoadList.slice(from, now).filter((entry) => entry.startsWith('NativeModule ')));
+      from = now;
+    }
+    const set = v8.setFlagsFromString;
+    v8.setFlagsFromString = (text) => {
+      account();
+      for (const token of text.split(' ').filter(Boolean)) { const [, no, name, value] = /^--(no-)?([^=]+)(?:=(.*))?$/.exec(token); flags[name] = value ?? (no ? 'false' : 'true'); }
+      return set(text);
+    };
+    function seen(data, offset, length) {
+      if (done) return;
+      const text = typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('latin1', offset ?? 0, (offset ?? 0) + (length ?? data.byteLength));
+      if (!text.includes('"tools":[')) return;
+      done = true;
+      account();
+      fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ flagged, loaded: process.moduleLoadList }));
+    }
+    const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { if (data instanceof Uint8Array || typeof data === 'string') seen(data, rest[0], rest[1]); return writeSync.call(this, fd, data, ...rest); };
+    const load = module.constructor._load; let netPatched = false;
+    module.constructor._load = function (request, ...rest) {
+      const loaded = load.call(this, request, ...rest);
+      if (!netPatched && (request === 'net' || request === 'node:net')) { netPatched = true; const write = loaded.Socket.prototype.write; loaded.Socket.prototype.write = function (data, ...more) { if (typeof data === 'string' || data instanceof Uint8Array) seen(data); return write.call(this, data, ...more); }; }
+      return loaded;
+    };`;
+
+  test("none is loaded under serve's V8 flags: Node's code cache for them is then refused, and each is compiled from its source", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'probe.cjs');
+    const out = join(dir, 'probe.out');
+    writeFileSync(file, PROBE);
+    const everything = { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] };
+    const config = { mcpServers: { s0: everything, s1: everything } };
+    // A start as nearly every one is: its code caches and notes made by an earlier start (a first
+    // start also compiles the listed outputSchemas, and loads node:crypto, before its list).
+    const cache = join(dir, 'cache');
+    const first = await startGateway(config, { dir, nodeArgs: ['--require', file], env: { PROBE_OUT: join(dir, 'first.out'), XDG_CACHE_HOME: cache } });
+    try {
+      await first.client.listTools();
+      await eventually(() => expect(readdirSync(join(cache, 'mcp-latch')).filter((name) => name.startsWith('serve-gateway-') && name.endsWith('.v8cache'))).toHaveLength(1));
+    } finally {
+      await first.close();
+    }
+    const harness = await startGateway(config, { dir, nodeArgs: ['--require', file], env: { PROBE_OUT: out, XDG_CACHE_HOME: cache } });
+    try {
+      expect((await harness.client.listTools()).tools.length).toBeGreaterThan(0);
+      const { flagged, loaded } = JSON.parse(readFileSync(out, 'utf8')) as { flagged: string[]; loaded: string[] };
+      // The spawns' modules, the code-cache loader's and the gateway's: ~6.5 ms of CPU more at every
+      // start compiled from source, ~3 ms of it before the first spawn (docs/performance.md, "Round 24: start").
+      for (const module of ['child_process', 'net', 'os', 'module', 'vm', 'zlib', 'fs/promises']) expect(loaded).toContain(`NativeModule ${module}`);
+      expect(flagged).toEqual([]);
+    } finally {
+      await harness.close();
+    }
   });
 });
 
