@@ -234,8 +234,7 @@ const gatewayExports = new Map(await Promise.all([...gatewayModules].map(async (
 
 // A module's exports, by name (esbuild reads them from the source, without bundling).
 async function exportsOf(file) {
-  // serve-boot.ts's require() of Node's modules (run only bundled as CommonJS) is no concern of this ESM read.
-  const { metafile } = await build({ absWorkingDir: root, entryPoints: [file], bundle: false, format: 'esm', platform: 'node', write: false, metafile: true, outdir: 'unused', logLevel: 'warning', logOverride: { 'unsupported-require-call': 'silent' } });
+  const { metafile } = await build({ absWorkingDir: root, entryPoints: [file], bundle: false, format: 'esm', platform: 'node', write: false, metafile: true, outdir: 'unused', logLevel: 'warning' });
   return Object.values(metafile.outputs)[0].exports;
 }
 

@@ -33,6 +33,9 @@ export interface ServeStart {
   stoppedEarly(): boolean;
 }
 
+/** Node's modules serve loads after its spawns, before its first list (loadServe). */
+const LATER_MODULES = ['node:module', 'node:vm', 'node:zlib', 'node:fs/promises', 'node:perf_hooks'];
+
 /** What run-until-stopped.ts's STOP_SIGNALS are (that module is loaded after the servers are spawned). */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
@@ -118,14 +121,9 @@ async function loadServe(): Promise<typeof Serve> {
   // `performance`, read by each downstream request's deadline), loaded here under V8's default flags,
   // where Node takes them from the node binary's code cache: ~4 ms less CPU beside the booting
   // servers (v8-flags.ts; docs/performance.md, "Round 24: start"). test/cli/serve.test.ts checks
-  // that none is loaded under serve's flags by the first list. This file is only run bundled as
-  // CommonJS (dist/serve/boot.cjs), whose require these are.
+  // that none is loaded under serve's flags by the first list.
   underDefaultFlags(() => {
-    require('node:module');
-    require('node:vm');
-    require('node:zlib');
-    require('node:fs/promises');
-    require('node:perf_hooks');
+    for (const name of LATER_MODULES) process.getBuiltinModule(name);
   });
   const { loadBundle } = await import('./code-cache.js');
   return loadBundle(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)), process.env, { asModule: true }).exports as typeof Serve;
