@@ -1,4 +1,5 @@
 import { fstatSync, writeSync } from 'node:fs';
+import { getSystemErrorName } from 'node:util';
 import type { Readable } from 'node:stream';
 import { encodeShared, sharedBytes } from '../text-bytes.js';
 
@@ -15,17 +16,39 @@ import { encodeShared, sharedBytes } from '../text-bytes.js';
  * does not take (full: EAGAIN, or part of the text), and any error, go to the stream, which queues
  * the rest, or meets the same error and reports it as before. The stream stays the only writer
  * once it holds data, so the order of the bytes is kept.
+ *
+ * A text of up to TRY_WRITE_CHARS is handed to the stream's own handle (its `writeUtf8String`,
+ * what `stream.write` ends in): libuv writes it at once when the pipe takes it whole, without the
+ * Writable's request and tick, and without fs.writeSync's layer (its argument checks, its request,
+ * and Node's look-up of the `node.fs.sync` trace category by name, twice a call): ~2k instructions
+ * less a write (docs/performance.md, "Round 24: per-call CPU"). What the pipe does not take, libuv
+ * keeps and writes in order before anything written after it (which goes through the stream until
+ * then); that rest, at most 16 KB, is the only part the stream's `writableLength` does not count.
+ * A longer text goes through fs.writeSync, as the handle would queue it without trying.
  */
 export class PipeOut {
+  /** The stream's handle, when it writes strings (a pipe or socket handle); null: fs.writeSync or the stream only. */
+  private readonly handle: StreamHandle | null;
+  /** The request handed to the handle, reused while each write is taken whole (libuv keeps none of them). */
+  private request: WriteRequest | null = null;
+  /** A write of the handle's own that libuv still holds (part of it): what follows goes through the stream. */
+  private handleBusy = false;
+
   constructor(
     private readonly stream: NodeJS.WritableStream & { readonly writableLength?: number },
     /** The descriptor, when writing to it directly is safe (pipeFd); null: the stream only. */
     private readonly fd: number | null,
-  ) {}
+  ) {
+    this.handle = fd === null ? null : handleOf(stream);
+  }
 
   write(text: string): void {
-    if (this.fd === null || this.stream.writableLength !== 0) {
+    if (this.fd === null || this.handleBusy || this.stream.writableLength !== 0) {
       this.stream.write(text);
+      return;
+    }
+    if (this.handle !== null && text.length <= TRY_WRITE_CHARS) {
+      this.writeToHandle(this.handle, text);
       return;
     }
     // Encoded once into the shared buffer (text-bytes.ts); a text too long for it is written as a string.
@@ -41,6 +64,86 @@ export class PipeOut {
     // The rest is copied out of the shared buffer, which the next write reuses.
     if (bytes === -1 && written !== Buffer.byteLength(text)) this.stream.write(Buffer.from(text).subarray(written));
     else if (bytes !== -1 && written !== bytes) this.stream.write(Buffer.from(sharedBytes().subarray(written, bytes)));
+  }
+
+  private writeToHandle(handle: StreamHandle, text: string): void {
+    const Request = requestType;
+    if (Request === null) {
+      // This process's first write learns the type from the stream's own (learnRequestType).
+      learnRequestType(handle, () => this.stream.write(text));
+      return;
+    }
+    const request = (this.request ??= this.newRequest(Request));
+    const status = handle.writeUtf8String(request, text);
+    // Not written at all (EPIPE: the reader is gone): the stream meets the same error and reports it.
+    if (status !== 0) {
+      this.stream.write(text);
+      return;
+    }
+    // Taken whole: libuv keeps nothing, and the request is free again.
+    if (handle.writeQueueSize === 0) return;
+    // Taken in part, or not at all (EAGAIN): libuv holds the rest with this request until it is written.
+    this.request = null;
+    this.handleBusy = true;
+  }
+
+  private newRequest(Request: new () => WriteRequest): WriteRequest {
+    const request = new Request();
+    request.oncomplete = this.completed;
+    return request;
+  }
+
+  /** libuv wrote the rest of a write it held (status 0), or could not (the stream's own handling of a failed write: destroyed with the error). */
+  private readonly completed = (status: number): void => {
+    this.handleBusy = false;
+    if (status < 0) (this.stream as { destroy?: (error: Error) => void }).destroy?.(Object.assign(new Error(`write ${getSystemErrorName(status)}`), { code: getSystemErrorName(status), errno: status, syscall: 'write' }));
+  };
+}
+
+/**
+ * The most UTF-16 units the handle tries to write at once: Node's `writeUtf8String` tries a text
+ * whose UTF-8 may take up to 16 KB (three bytes a unit) and queues a longer one without trying.
+ */
+const TRY_WRITE_CHARS = Math.floor(16_384 / 3);
+
+/** What of a pipe's or socket's handle (Node's LibuvStreamWrap) PipeOut uses. */
+interface StreamHandle {
+  /** Writes `text` (libuv's try-write, the rest queued with `request`): 0, or a negative errno when nothing could be written. */
+  writeUtf8String(request: WriteRequest, text: string): number;
+  /** Bytes libuv holds to write (its write queue). */
+  readonly writeQueueSize: number;
+}
+
+/** Node's WriteWrap: `oncomplete` is called when a write libuv held is done. */
+interface WriteRequest {
+  oncomplete?: (status: number) => void;
+}
+
+/** Node's write request type, learned from a stream's own write; null until then. */
+let requestType: (new () => WriteRequest) | null = null;
+
+/** `stream`'s handle when it is a pipe's or a socket's, with the fields used here. */
+function handleOf(stream: unknown): StreamHandle | null {
+  const handle = (stream as { _handle?: Partial<StreamHandle> | null })._handle;
+  return handle && typeof handle.writeUtf8String === 'function' && typeof handle.writeQueueSize === 'number' ? (handle as StreamHandle) : null;
+}
+
+/**
+ * Runs `write` (a stream's write) with the handle's `writeUtf8String` watched, to learn the type of
+ * the request the stream hands it: Node makes it with a constructor it does not export
+ * (`internalBinding('stream_wrap').WriteWrap`), and the handle takes no other object.
+ */
+function learnRequestType(handle: StreamHandle, write: () => void): void {
+  const own = handle.writeUtf8String;
+  handle.writeUtf8String = function (this: StreamHandle, request: WriteRequest, text: string): number {
+    requestType ??= (request as { constructor: new () => WriteRequest }).constructor;
+    return own.call(this, request, text);
+  };
+  try {
+    write();
+  } finally {
+    // The handle's own method again (the prototype's).
+    delete (handle as Partial<StreamHandle>).writeUtf8String;
   }
 }
 

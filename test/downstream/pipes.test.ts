@@ -52,6 +52,58 @@ describe('PipeOut', () => {
     expect(received(file)).toBe(texts.join(''));
   });
 
+  // Texts of up to 5,461 UTF-16 units go to the stream's handle (its try-write), which libuv takes
+  // whole, in part (the rest held by libuv with the request) or not at all (EAGAIN, all held); what
+  // is written while libuv holds a rest goes through the stream, after it.
+  test("a reader that is behind gets every byte in order when the texts go to the stream's handle", async () => {
+    const file = join(tempDir(), 'out.txt');
+    const child = spawn(process.execPath, ['-e', `setTimeout(() => process.stdin.pipe(require('fs').createWriteStream(${JSON.stringify(file)})), 400)`], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(child);
+    const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
+    // The first write learns the handle's request type from the stream's own write.
+    out.write('first\n');
+    const handle = (child.stdin as unknown as { _handle: { writeUtf8String: (...args: unknown[]) => number; writeQueueSize: number } })._handle;
+    const own = handle.writeUtf8String;
+    let handed = 0;
+    let held = 0;
+    handle.writeUtf8String = function (this: unknown, ...args: unknown[]) {
+      // Handed over by PipeOut itself: the stream counts what it hands the handle before it does.
+      if (child.stdin!.writableLength === 0) handed += 1;
+      const status = own.apply(this, args);
+      if (handle.writeQueueSize > 0) held += 1;
+      return status;
+    };
+    // 5,454 units of 1 to 4 bytes (~13 KB): the pipe's 64 KB fills after a few.
+    const texts = ['first\n', ...Array.from({ length: 40 }, (_, index) => `${String(index).padStart(2, '0')}:${'aé€😀'.repeat(1_090)}\n`)];
+    for (const text of texts.slice(1)) {
+      expect(text.length).toBeLessThanOrEqual(5_461);
+      out.write(text);
+      encodeShared('€'.repeat(21_845));
+      if (texts.indexOf(text) % 4 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Handed to the handle by PipeOut, and some of them held by libuv; the others after them through the stream.
+    expect(handed).toBeGreaterThan(0);
+    expect(held).toBeGreaterThan(0);
+    child.stdin!.end();
+    await eventually(() => expect(received(file).length).toBe(texts.join('').length), 10_000);
+    expect(received(file)).toBe(texts.join(''));
+  });
+
+  test('a rest libuv held that the reader never reads ends as the stream meets the error (EPIPE), as a stream write does', async () => {
+    // Reads nothing and exits after 300 ms: what libuv holds can no longer be written.
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300)'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(child);
+    const errors: Array<{ code?: string }> = [];
+    child.stdin!.on('error', (error) => errors.push(error));
+    const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
+    out.write('first\n');
+    const handle = (child.stdin as unknown as { _handle: { writeQueueSize: number } })._handle;
+    // Until libuv holds a rest (the pipe, a socket pair, is full: a few hundred KB).
+    for (let index = 0; index < 400 && handle.writeQueueSize === 0; index++) out.write(`${'x'.repeat(5_000)}\n`);
+    expect(handle.writeQueueSize).toBeGreaterThan(0);
+    await eventually(() => expect(errors.map((error) => error.code)).toContain('EPIPE'), 10_000);
+  });
+
   test('a terminal, a file or no descriptor is written through the stream only', () => {
     expect(pipeFd({ fd: 1, _handle: null })).toBeNull();
     expect(pipeFd({})).toBeNull();
