@@ -44,7 +44,7 @@ import { ProgressRelay } from './progress.js';
 import { ANSWERING, type IncomingCall } from './upstream-calls.js';
 import { ArgsJson } from '../values.js';
 import { canShowForm, envelopeOf, withoutEnvelope, type Envelope } from './era-2026.js';
-import { nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
+import { heldElsewhere, nextHeldRound, pauseCall, relayServerInput, resumeCall, resumeHeld } from './input-required.js';
 import { HeldCall, unanswered } from './held-calls.js';
 import { answerServerQuestions, capabilitiesForServer, isInputRequired, resolvedQuestionsProblem, serverInput, serverInputError, type ServerInput } from './server-input.js';
 import { envelopeMeta } from '../downstream/era-2026.js';
@@ -165,6 +165,7 @@ export function handleToolCall(decided: DecidedCall, context: CallContext, sessi
 /** `envelope`: the call's 2026-07-28 envelope; without one, the latch's synchronous pass was tried already and refused. */
 async function latchAndForward(decided: DecidedCall, envelope: Envelope | null, context: CallContext, session: SessionPort, batch: BatchPosition): Promise<CallToolResult> {
   const resumed = envelope ? await resumeCall(decided, session, askContext(context, session), context.toolClass(decided.route), (lists) => rootsGiven(decided, lists, context, session)) : null;
+  if (resumed?.heldElsewhere) return heldElsewhere(decided);
   if (resumed?.held) {
     if (decided.decision.verdict !== 'deny') return resumeHeld(decided, resumed.held, context, session, (lists) => rootsGiven(decided, lists, context, session), (final) => auditor(decided, context, session)(final, 'deny', 'gateway'));
     // A deny rule added while the question waited: the server's question is cancelled, its result never reaches the client.

@@ -43,6 +43,8 @@ export interface Resumed {
   server: { input: ServerInput; answers: ServerAnswers } | null;
   /** The id of the held call (held-calls.ts) whose question the retry answers; null when none. */
   held: string | null;
+  /** The retry answers a question held by another process, where the call runs: it ends here, not run (heldElsewhere). */
+  heldElsewhere?: true;
   /** With an approved edit: where the edited call's paths led when it was let through (its retry runs it decided anew, call.ts forwardEdited). */
   editShown?: string[];
   /** With an approval carried across its server's question: when that approval ends (epoch ms), whatever the rounds. */
@@ -76,6 +78,7 @@ export async function resumeCall(decided: DecidedCall, session: SessionPort, con
   const opened = session.requestStates.open(params.requestState, binding(decided, session));
   if (!opened.ok) {
     context.logger.warn({ server: decided.route.supervisor.name, tool: decided.route.tool.name, problem: opened.problem }, 'a requestState was refused');
+    if (opened.elsewhere === 'held') return { ...NOTHING, problem: opened.problem, heldElsewhere: true };
     return { ...NOTHING, problem: opened.problem };
   }
   const pending = opened.data as Partial<ServerInputState> & { held?: string };
@@ -158,6 +161,20 @@ export function relayServerInput(decided: DecidedCall, released: Decision, input
   const state = session.requestStates.seal(binding(decided, session), ttlMs, data as unknown as Record<string, unknown>);
   if (state.length > MAX_REQUEST_STATE_CHARS) return null;
   return ownInputRequired(input.requests, state) as unknown as CallToolResult;
+}
+
+/**
+ * A retry whose answer is for a 2025 server's question held by another process (another replica,
+ * or this gateway before a restart): the call was sent to its server there and waits there for the
+ * answer until its question expires (answered "cancel"), and only that process can give it. Run
+ * here too, it would run twice, so it ends here, not sent (docs/team.md, "Two replicas"). Until
+ * round 24 it was decided anew: an allowed call ran again here, its server asking the person the
+ * same question with no word of why; an asked one was put to the person as if never answered.
+ */
+export function heldElsewhere(decided: DecidedCall): CallToolResult {
+  const server = escapeText(decided.route.supervisor.name);
+  const text = `mcp-latch: your answer was to a question ${server} asked while this call ran through another mcp-latch process (another replica of this team gateway, or this gateway before it restarted), and only that process can give it to the call: there the call waits for it until the question expires (answered "cancel"), if that process still runs. This one has not sent the call to its server and does not. Each request of a member must reach one replica (docs/team.md, "Two replicas"); call the tool again to run it anew.`;
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 /**

@@ -27,7 +27,12 @@ export interface StateBinding {
   argsDigest: string;
 }
 
-export type OpenedState = { ok: true; data: Record<string, unknown> } | { ok: false; problem: string };
+/**
+ * `elsewhere`: the state verifies but another process sealed it, and what for (its data, which the
+ * key vouches for): the gateway's own prompt (the call was not sent to its server there), a 2025
+ * server's question held while the call runs there, or a server's own questions after it was sent.
+ */
+export type OpenedState = { ok: true; data: Record<string, unknown> } | { ok: false; problem: string; elsewhere?: 'prompt' | 'held' | 'server' };
 
 /**
  * This process, in each state it seals: a state of another session is told apart from one another
@@ -43,8 +48,16 @@ const thisProcess = (): string => (processId ??= randomBytes(9).toString('base64
 /** Why a state that does not verify is not used. */
 const NOT_OURS = 'it was altered or was not issued by this gateway (another replica of a team gateway signs with the key beside its own config, unless the replicas share the folder: docs/team.md, "Two replicas")';
 
-/** Why a state sealed by another process is not used. */
-export const ISSUED_ELSEWHERE = 'it was issued by another mcp-latch process (another replica of this team gateway, or this gateway before it restarted), and only the process that issued a state may use it, once: each request of a member must reach one replica (docs/team.md, "Two replicas"); answer again here';
+/**
+ * Why a state sealed by another process is not used (docs/team.md, "Two replicas"): it is spent in
+ * the memory of the process that issued it, so honouring it here too could run the call twice. Says
+ * what this process knows: it has not sent the call to its server; whether the other one did is
+ * the other one's (never claimed "not run").
+ */
+export const ISSUED_ELSEWHERE = 'the prompt you answered was issued by another mcp-latch process (another replica of this team gateway, or this gateway before it restarted), and only the process that issued a prompt may take its answer, once; this one has not sent the call to its server. Each request of a member must reach one replica (docs/team.md, "Two replicas"); answer again here';
+
+/** The same, when what the person answered were its server's questions, which the other process had relayed after sending the call. */
+export const SERVER_QUESTIONS_ELSEWHERE = "your answers were to its server's questions, relayed by another mcp-latch process (another replica of this team gateway, or this gateway before it restarted) that had sent the call to its server; only that process may use them, once, and this one has not sent the call: approved here, it is sent to its server anew, from the start. Each request of a member must reach one replica (docs/team.md, \"Two replicas\"); answer again here";
 
 interface Payload {
   /** The process that sealed it (absent in states of before round 23). */
@@ -94,7 +107,12 @@ export class RequestStates {
     } catch {
       return { ok: false, problem: NOT_OURS };
     }
-    if (payload.s !== binding.session) return { ok: false, problem: payload.r !== undefined && payload.r !== thisProcess() ? ISSUED_ELSEWHERE : 'it was issued to another session' };
+    if (payload.s !== binding.session) {
+      if (payload.r === undefined || payload.r === thisProcess()) return { ok: false, problem: 'it was issued to another session' };
+      const data = payload.x ?? {};
+      if (typeof data.held === 'string') return { ok: false, problem: ISSUED_ELSEWHERE, elsewhere: 'held' };
+      return data.server ? { ok: false, problem: SERVER_QUESTIONS_ELSEWHERE, elsewhere: 'server' } : { ok: false, problem: ISSUED_ELSEWHERE, elsewhere: 'prompt' };
+    }
     if (payload.v !== binding.server || payload.t !== binding.tool || payload.d !== binding.argsDigest) return { ok: false, problem: 'it was issued for another call (the tool or its arguments changed)' };
     const now = this.now();
     this.forgetExpired(now);
