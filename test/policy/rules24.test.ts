@@ -410,3 +410,31 @@ describe('M1. make\'s program variables (CC, CXX, AR, RM…) run their value', (
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+describe('N1. NODE_OPTIONS and BUN_OPTIONS that load code, before any program that may start node or bun', () => {
+  test('premise: NODE_OPTIONS=--require F makes the node an npm script starts run F', () => {
+    const dir = join(T, 'n1');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'x.js'), `require('fs').writeFileSync(${JSON.stringify(join(dir, 'PRE'))}, '');\n`);
+    writeFileSync(join(dir, 'y.js'), '\n');
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'n1', version: '1.0.0', scripts: { test: 'node y.js' } }));
+    execFileSync('npm', ['test'], { cwd: dir, env: { ...process.env, SHELL: '/bin/sh', NODE_OPTIONS: `--require ${join(dir, 'x.js')}`, npm_config_update_notifier: 'false' }, stdio: 'ignore' });
+    expect(existsSync(join(dir, 'PRE'))).toBe(true);
+  });
+  test.skipIf(!hasBun)('premise: BUN_OPTIONS=--preload F makes bun load F', () => {
+    const { ran, run, env } = bunProject('n1b');
+    env.BUN_OPTIONS = '--preload ./x.js';
+    run(['y.js']);
+    expect(ran('PRE')).toBe(true);
+  });
+  const RULES = { allow: ['Bash(npm:*)', 'Bash(bun:*)', 'Bash(vitest:*)', 'Bash(./build.sh:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: not allowed', (mode) => {
+    for (const command of ["NODE_OPTIONS='--require ./x.js' npm test", 'NODE_OPTIONS=--import=./x.mjs ./build.sh', "NODE_OPTIONS='--max-old-space-size=4096 --inspect=0.0.0.0:9229' npm start", 'NODE_OPTIONS=--env-file=notes.env vitest run', 'NODE_OPTIONS="$O" npm test', "BUN_OPTIONS='--preload ./x.js' bun y.js", 'BUN_OPTIONS=-r./x.js bun test', 'export NODE_OPTIONS=--require=./x.js; npm test']) {
+      expect(shell(command, mode, RULES).verdict, command).not.toBe('allow');
+    }
+  });
+  test.each(['NODE_OPTIONS=--max-old-space-size=4096 npm run build', "NODE_OPTIONS='--max-old-space-size=4096 --enable-source-maps' vitest run", 'NODE_OPTIONS=--openssl-legacy-provider npm start', 'BUN_OPTIONS=--smol bun run build', 'NODE_OPTIONS=--require=./x.js ls'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

@@ -26,7 +26,7 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
  * (docs/threat-model.md#where-bash-evaluates-text).
  */
-const ENVIRONMENT_NAMES = 'XDG_CONFIG_HOME|MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS|YARN_[A-Z0-9_]+|CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|GOROOT|GOPATH|GOMODCACHE|GOCACHE|GOCACHEPROG|GOWORK|GOPROXY|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOPRIVATE|GOSUMDB|GOINSECURE|GOAUTH|GOVCS|GOBIN|GOTOOLDIR|CGO_[A-Z]+FLAGS(_ALLOW)?|KUBECONFIG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|GH_CONFIG_DIR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
+const ENVIRONMENT_NAMES = 'XDG_CONFIG_HOME|MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS|YARN_[A-Z0-9_]+|CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|GOROOT|GOPATH|GOMODCACHE|GOCACHE|GOCACHEPROG|GOWORK|GOPROXY|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOPRIVATE|GOSUMDB|GOINSECURE|GOAUTH|GOVCS|GOBIN|GOTOOLDIR|CGO_[A-Z]+FLAGS(_ALLOW)?|KUBECONFIG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|GH_CONFIG_DIR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|BUN_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
 export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
@@ -268,6 +268,7 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
     const read = (passes ? ANY_CONFIG_VARIABLE : own!).test(variable[1]!);
     if (!read || devNull) return false;
     // `MAKEFLAGS=-j4 make`: flags that change only how many jobs run and what is printed stay plain.
+    if (variable[1] === 'NODE_OPTIONS' || variable[1] === 'BUN_OPTIONS') return !word.isStatic || variable[2] !== '' || runtimeLoadsCode(variable[1], value);
     // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path is one to run.
     if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && /^[\w.+-]+$/.test(value)) return false;
     if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
@@ -323,10 +324,27 @@ const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
     gh: of(`${HOMES}|GH_CONFIG_DIR`),
   };
 })();
+/**
+ * node's and bun's options given in the environment (node(1) `NODE_OPTIONS`; bun 1.4.5 reads
+ * `BUN_OPTIONS` as options before its own: `BUN_OPTIONS='--preload ./x.js' bun y.js` ran x.js, and
+ * `NODE_OPTIONS='--require ./x.js' bun run nb` ran x.js in the script's node; round 24). Every node
+ * a script, a test runner or a package manager starts reads them. NODE_OPTIONS' options that only
+ * size memory, print or pick TLS and warnings stay plain (`--max-old-space-size=4096`); any other
+ * (`--require`, `--import`, `--loader`, `--env-file`, `--inspect`…) counts. BUN_OPTIONS: bun's
+ * options that load code (package-managers.ts bunOptions).
+ */
+const HARMLESS_NODE_OPTIONS = /^--(max-old-space-size|max-semi-space-size|stack-size|max-http-header-size|heapsnapshot-near-heap-limit|unhandled-rejections|dns-result-order|title|disable-warning)(=[\w.,:-]*)?$|^--(enable-source-maps|no-warnings|no-deprecation|throw-deprecation|pending-deprecation|trace-warnings|trace-deprecation|trace-uncaught|openssl-legacy-provider|experimental-vm-modules|experimental-strip-types|no-experimental-strip-types|experimental-require-module|no-experimental-require-module|no-experimental-fetch|expose-gc|use-openssl-ca|use-bundled-ca|use-system-ca|preserve-symlinks|preserve-symlinks-main|zero-fill-buffers|tls-min-v1\.[0-3]|tls-max-v1\.[23])$/;
+const BUN_CODE_OPTIONS = /^(-[bhiv]*[rep]|-[bhiv]*c.|--(preload|require|import|env-file|cwd|tsconfig-override|inspect|inspect-wait|inspect-brk|jsx-import-source|eval|print)(=|$)|--config=)/;
+
+function runtimeLoadsCode(name: string, value: string): boolean {
+  const options = value.split(/\s+/).filter((option) => option.startsWith('-'));
+  return name === 'NODE_OPTIONS' ? options.some((option) => !HARMLESS_NODE_OPTIONS.test(option)) : options.some((option) => BUN_CODE_OPTIONS.test(option));
+}
+
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack']);
 /** Every variable of CONFIG_BY_ENVIRONMENT (the git ones are GIT_LOCATION). */
-const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
+const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|NODE_OPTIONS|BUN_OPTIONS|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
 /** yarn settings that change only what is printed (berry's `enable*` display settings). */
 const HARMLESS_YARN = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$/;
 /** GNU make flags that only change parallelism and output (make(1)). */
