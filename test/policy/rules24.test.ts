@@ -437,3 +437,34 @@ describe('N1. NODE_OPTIONS and BUN_OPTIONS that load code, before any program th
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+const hasLess = runs('less', ['--version']);
+
+describe('L1. less runs the LESSOPEN of the lesskey file its environment names', () => {
+  test.skipIf(!hasLess)('premise: less (590) runs `#env LESSOPEN=|CMD` from LESSKEYIN=F, $XDG_CONFIG_HOME/lesskey and $HOME/.lesskey', () => {
+    const dir = join(T, 'l1');
+    mkdirSync(join(dir, 'h'), { recursive: true });
+    mkdirSync(join(dir, 'x'), { recursive: true });
+    const marker = join(dir, 'LESS-RAN');
+    const lesskey = `#env\nLESSOPEN=|touch ${marker}; cat %s\n`;
+    writeFileSync(join(dir, 'notes.txt'), lesskey);
+    writeFileSync(join(dir, 'h', '.lesskey'), lesskey);
+    writeFileSync(join(dir, 'x', 'lesskey'), lesskey);
+    writeFileSync(join(dir, 'f.txt'), 'hi\n');
+    const base = { ...process.env, HOME: join(dir, 'empty'), TERM: 'dumb', SHELL: '/bin/sh', LESSOPEN: '', LESSKEYIN: '', XDG_CONFIG_HOME: join(dir, 'empty') };
+    for (const extra of [{ LESSKEYIN: join(dir, 'notes.txt') }, { XDG_CONFIG_HOME: join(dir, 'x') }, { HOME: join(dir, 'h') }]) {
+      rmSync(marker, { force: true });
+      spawnSync('less', ['-F', 'f.txt'], { cwd: dir, env: { ...base, ...extra }, input: '', timeout: 30_000 });
+      expect(existsSync(marker), JSON.stringify(extra)).toBe(true);
+    }
+  });
+  test.each(MODES)('%s: not allowed under Bash(less:*), nor before a script', (mode) => {
+    for (const command of ['HOME=/tmp/d less f.txt', 'XDG_CONFIG_HOME=/tmp/x less f.txt', 'LESSKEYIN=notes.txt less f.txt', 'LESSKEY=k.bin less f.txt', 'LESSKEYIN=notes.txt ./build.sh']) {
+      expect(shell(command, mode, { allow: ['Bash(less:*)', 'Bash(./build.sh:*)'], deny: ['Bash(rm *)'] }).verdict, command).not.toBe('allow');
+    }
+  });
+  test.each(['less f.txt', 'HOME=/dev/null less f.txt'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', { deny: ['Bash(rm *)'] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

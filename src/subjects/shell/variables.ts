@@ -299,6 +299,13 @@ const YARN_VARIABLES = 'YARN_[A-Z0-9_]+';
  */
 const RUST_VARIABLES = 'CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME';
 /**
+ * less reads a lesskey source file (`$LESSKEYIN`, else `$XDG_CONFIG_HOME/lesskey` or
+ * `$HOME/.lesskey`; `LESSKEY` a compiled one) whose `#env` section sets LESSOPEN, a command it runs
+ * on every file (less(1) "INPUT PREPROCESSOR", lesskey(1); less 590 ran `LESSOPEN=|touch F; cat %s`
+ * from each of the three; round 24).
+ */
+const LESS_VARIABLES = 'LESSKEYIN|LESSKEY|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM';
+/**
  * go's (`go help environment`; round 24, from the documentation): `GOROOT` (the toolchain whose
  * compile and link run), `GOPATH`/`GOMODCACHE` (module sources taken as they are there), `GOCACHE`
  * (compiled packages reused), `GOWORK` (a go.work replacing modules by directories), `GOPROXY`,
@@ -322,6 +329,7 @@ const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
     kubectl: kube, helm: kube,
     docker, podman: of(`${HOMES}|DOCKER_CONFIG|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF`),
     gh: of(`${HOMES}|GH_CONFIG_DIR`),
+    less: of(`${HOMES}|${LESS_VARIABLES}`),
   };
 })();
 /**
@@ -344,7 +352,7 @@ function runtimeLoadsCode(name: string, value: string): boolean {
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack']);
 /** Every variable of CONFIG_BY_ENVIRONMENT (the git ones are GIT_LOCATION). */
-const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|NODE_OPTIONS|BUN_OPTIONS|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
+const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|${LESS_VARIABLES}|NODE_OPTIONS|BUN_OPTIONS|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
 /** yarn settings that change only what is printed (berry's `enable*` display settings). */
 const HARMLESS_YARN = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$/;
 /** GNU make flags that only change parallelism and output (make(1)). */
