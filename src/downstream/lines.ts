@@ -49,7 +49,9 @@ export class LineReader {
   /** Adds a chunk and calls `onLine` for each complete line, `onOversized` for each line over the limit. */
   push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void): void {
     let start = 0;
-    for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, start)) {
+    // A read mostly ends with its last line's newline: no search after it (each search is a call
+    // into the runtime; docs/performance.md, "Round 24: per-call CPU").
+    for (let index = chunk.indexOf(10); index !== -1; index = start < chunk.length ? chunk.indexOf(10, start) : -1) {
       if (this.partsBytes === 0 && !this.over && index - start <= this.maxBytes) {
         onLine(chunk.toString('utf8', start, index > start && chunk[index - 1] === 13 ? index - 1 : index));
       } else {

@@ -13,6 +13,27 @@ describe('LineReader', () => {
     expect(read(new LineReader(1000), ['ab', 'c\r\nde\nf', 'g\n', '\n']).lines).toEqual(['abc', 'de', 'fg', '']);
   });
 
+  test('a read that ends with its newline is searched once; one with more after it, until none is left', () => {
+    const searches: number[] = [];
+    const counted = (text: string): Buffer => {
+      const chunk = Buffer.from(text);
+      const search = chunk.indexOf.bind(chunk);
+      chunk.indexOf = ((value: number, from?: number) => {
+        searches.push(from ?? 0);
+        return search(value, from);
+      }) as typeof chunk.indexOf;
+      return chunk;
+    };
+    const lines: string[] = [];
+    const reader = new LineReader(1000);
+    reader.push(counted('{"a":1}\n'), (line) => lines.push(line), () => undefined);
+    expect(searches).toEqual([0]);
+    reader.push(counted('{"b":2}\n{"c"'), (line) => lines.push(line), () => undefined);
+    reader.push(counted(':3}\n'), (line) => lines.push(line), () => undefined);
+    expect(searches).toEqual([0, 0, 8, 0]);
+    expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}']);
+  });
+
   test('chunks written over once pushed (a reader with one buffer): a line across them is whole', () => {
     const chunks = ['{"a":1}\n{"b"', ':"xy', 'z"}\r', '\n{"c":3}\n'];
     const buffer = Buffer.alloc(64);
