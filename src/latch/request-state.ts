@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from '../node-crypto.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { LatchError } from '../errors.js';
+import { isPlainObject } from '../values.js';
 
 /**
  * The `requestState` of a paused call (MCP 2026-07-28, `input_required`): the pending approval
@@ -100,12 +101,19 @@ export class RequestStates {
     // bits, so another spelling of the same bytes would otherwise pass as the state we issued.
     const given = Buffer.from(token.slice(dot + 1), 'latin1');
     const expected = Buffer.from(this.mac(body), 'latin1');
-    if (dot <= PREFIX.length || given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, problem: NOT_OURS };
     let payload: Payload;
     try {
       payload = JSON.parse(Buffer.from(body.slice(PREFIX.length), 'base64url').toString('utf8')) as Payload;
     } catch {
       return { ok: false, problem: NOT_OURS };
+    }
+    if (dot <= PREFIX.length || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      // Fail closed, read unverified only to run less: a state another process (another replica, its
+      // key beside its own config) sealed for a 2025 server's question it holds means the call was
+      // sent to its server there; decided anew here it would run twice. A forged one only ends the
+      // forger's own call.
+      const elsewhere = isPlainObject(payload) && typeof payload.r === 'string' && payload.r !== thisProcess() && isPlainObject(payload.x) && typeof payload.x.held === 'string';
+      return elsewhere ? { ok: false, problem: NOT_OURS, elsewhere: 'held' } : { ok: false, problem: NOT_OURS };
     }
     if (payload.s !== binding.session) {
       if (payload.r === undefined || payload.r === thisProcess()) return { ok: false, problem: 'it was issued to another session' };

@@ -2,7 +2,8 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { stateKeyPath } from '../../src/config/locate.js';
-import { RequestStates, readOrCreateStateKey } from '../../src/latch/request-state.js';
+import { createHmac } from 'node:crypto';
+import { ISSUED_ELSEWHERE, RequestStates, SERVER_QUESTIONS_ELSEWHERE, readOrCreateStateKey } from '../../src/latch/request-state.js';
 import { tempDir } from '../helpers/gateway.js';
 
 const binding = { session: 's-1', server: 'fs', tool: 'write_file', argsDigest: 'abc' };
@@ -12,7 +13,29 @@ function states(clock = { now: 1_000 }) {
   return { book: new RequestStates(() => key, () => clock.now), clock };
 }
 
+/** A state as another process would seal it (its own `r`), signed with `withKey`. */
+function sealedElsewhere(x: Record<string, unknown>, withKey = key): string {
+  const payload = { r: 'another-process', s: 'its-session', v: binding.server, t: binding.tool, d: binding.argsDigest, e: 9e15, n: 'nonce', x };
+  const body = `mls1.${Buffer.from(JSON.stringify(payload)).toString('base64url')}`;
+  return `${body}.${createHmac('sha256', withKey).update(body).digest('base64url')}`;
+}
+
 describe('request states', () => {
+  // Round 24 (docs/team.md, "Two replicas"): what a retry on another replica is told, and whether the
+  // call may be decided anew there, follow what the state was for.
+  test("another process's state: the prompt's, its server's questions', or a held question's, each told apart", () => {
+    const { book } = states();
+    expect(book.open(sealedElsewhere({ shown: [] }), binding)).toEqual({ ok: false, problem: ISSUED_ELSEWHERE, elsewhere: 'prompt' });
+    expect(book.open(sealedElsewhere({ server: { requests: {} }, approved: false }), binding)).toEqual({ ok: false, problem: SERVER_QUESTIONS_ELSEWHERE, elsewhere: 'server' });
+    expect(book.open(sealedElsewhere({ held: 'h-1' }), binding)).toEqual({ ok: false, problem: ISSUED_ELSEWHERE, elsewhere: 'held' });
+    // Signed with another replica's key: still a held question there, so not run here (read unverified only to run less).
+    expect(book.open(sealedElsewhere({ held: 'h-1' }, Buffer.alloc(32, 9)), binding)).toMatchObject({ ok: false, problem: expect.stringContaining('not issued by this gateway'), elsewhere: 'held' });
+    expect(book.open(sealedElsewhere({ shown: [] }, Buffer.alloc(32, 9)), binding)).toEqual({ ok: false, problem: expect.stringContaining('not issued by this gateway') });
+    // This process's own state with a broken signature is not "elsewhere".
+    const own = book.seal(binding, 60_000, { held: 'h-2' });
+    expect(book.open(`${own.slice(0, -1)}${own.endsWith('A') ? 'B' : 'A'}`, binding)).toEqual({ ok: false, problem: expect.stringContaining('not issued by this gateway') });
+  });
+
   test('a state opens once for the call it was sealed for, with what was sealed in it', () => {
     const { book } = states();
     const token = book.seal(binding, 60_000, { inner: 'downstream-state' });
