@@ -360,6 +360,29 @@ export const NPM_OPTIONS = {
 };
 
 /**
+ * npm's one-letter shorthands: nopt reads a word made only of them as each in turn, with one dash or
+ * two (`--yC DIR` is `--yes --prefix DIR`; nopt-lib.js resolveShort; round 24 review F1).
+ */
+export const NPM_SINGLES: ReadonlySet<string> = new Set(Object.keys(NPM_OPTIONS.short).filter((name) => name.length === 1));
+
+/** Package managers corepack runs by name (`corepack yarn@4.1.0 install`; corepack's README). */
+const COREPACK_MANAGERS: ReadonlySet<string> = new Set(['npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg']);
+
+/**
+ * A package manager run under another name (round 24 review F8: yarn's and pnpm's checks met
+ * neither spelling): `yarnpkg`, yarn's second name (berry's bin and Debian's package), and
+ * `corepack MANAGER[@VERSION] …`. Its name, how many of the arguments the other name took, and the
+ * version corepack was asked for; null for any other program.
+ */
+export function managerAlias(name: string, args: readonly string[]): { name: string; skip: number; version?: string } | null {
+  if (name === 'yarnpkg') return { name: 'yarn', skip: 0 };
+  if (name !== 'corepack' || args[0] === undefined) return null;
+  const [manager, version] = args[0].split(/@(.*)/s) as [string, string | undefined];
+  if (!COREPACK_MANAGERS.has(manager)) return null;
+  return { name: manager === 'yarnpkg' ? 'yarn' : manager, skip: 1, ...(version === undefined ? {} : { version }) };
+}
+
+/**
  * pnpm 9.15.9's options before the command word (parse-cli-args reads them with nopt over its
  * universal options and `add`'s and `install`'s, which hold npm's keys): the universal ones typed
  * String take the next word (each checked: `pnpm --reporter silent exec touch F` ran touch), the

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, managerAlias, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -66,11 +66,21 @@ export function wideCandidates(segment: Segment): string[][] {
   // pnpm, yarn and bun run a word that is not one of their commands as a script or that program
   // (programs.ts MANAGER_COMMANDS; round 21 review, B7): `yarn deploy` is `yarn run deploy`.
   if (segment.name !== null) {
-    out.push(...scriptRuns(segment.name, segment.args));
-    // pnpm, yarn, bun: an option not known here may take the next word or not; each reading is tried
-    // as the words' own (programs.ts optionReadings; round 21 late review L5).
-    for (const args of optionReadings(segment.name, segment.args)) out.push([segment.name, ...args], ...runnerPayloads(segment.name, args), ...scriptRuns(segment.name, args));
-    out.push(...scriptPastOptions(segment.name, segment.args));
+    // `yarnpkg …`, `corepack yarn …` are yarn's (programs.ts managerAlias): read as that spelling too.
+    const alias = managerAlias(segment.name, segment.args);
+    const spellings: [string, readonly string[]][] = [[segment.name, segment.args]];
+    if (alias !== null) {
+      const args = segment.args.slice(alias.skip);
+      spellings.push([alias.name, args]);
+      out.push([alias.name, ...args], ...runnerPayloads(alias.name, args));
+    }
+    for (const [name, given] of spellings) {
+      out.push(...scriptRuns(name, given));
+      // pnpm, yarn, bun: an option not known here may take the next word or not; each reading is tried
+      // as the words' own (programs.ts optionReadings; round 21 late review L5).
+      for (const args of optionReadings(name, given)) out.push([name, ...args], ...runnerPayloads(name, args), ...scriptRuns(name, args));
+      out.push(...scriptPastOptions(name, given));
+    }
   }
   return out;
 }
@@ -206,6 +216,12 @@ export function wideHeads(segment: Segment): string[] {
     if (script >= 0) out.push(scriptName(args[script]!));
     runHeads(segment.name, args, out);
     for (const reading of optionReadings(segment.name, args)) runHeads(segment.name, reading, out);
+    const alias = managerAlias(segment.name, args);
+    if (alias !== null) {
+      out.push(alias.name);
+      runHeads(alias.name, args.slice(alias.skip), out);
+      for (const reading of optionReadings(alias.name, args.slice(alias.skip))) runHeads(alias.name, reading, out);
+    }
     if (segment.name.startsWith('git-') && GIT_COMMANDS.has(segment.name.slice(4))) out.push('git');
     const multi = coreutilsProgram(segment);
     if (multi !== null) out.push(multi);

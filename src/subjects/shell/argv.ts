@@ -1,6 +1,7 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
 import { gitEnvironmentTree, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
+import { managerAlias } from '../../programs.js';
 import { describeProgram, startsOthers, type Built, type SegmentInput } from './program.js';
 import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig } from './variables.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
@@ -18,6 +19,21 @@ export type { Built } from './program.js';
  *     → assignments FOO=1; wrappers `env -i`, `nice -n 5`; program bash; reasons interpreter;
  *       nested script `rm -rf "$x"`
  */
+
+/**
+ * The program a command runs under another name, as the analysis reads it (rules still meet the
+ * words as written; policy/command-match.ts tries both): git's dashed form
+ * (`/usr/lib/git-core/git-reset --hard` is `git reset --hard`, git(1)) and a package manager's
+ * other names (programs.ts managerAlias). A corepack version that is not a plain one (a URL, a
+ * path) is code fetched to run.
+ */
+function analysedAs(name: string, args: Word[], reasons: string[]): { name: string; args: Word[] } {
+  if (name.startsWith('git-') && /^git-[a-z]/.test(name)) return { name: 'git', args: [staticWord(name.slice(4)), ...args] };
+  const alias = managerAlias(name, args.slice(0, 1).map((word) => (word.isStatic ? word.value : '\u0000')));
+  if (alias === null) return { name, args };
+  if (alias.version !== undefined && !/^[\w.+^~<>=*-]+$/.test(alias.version)) reasons.push('executor');
+  return { name: alias.name, args: args.slice(alias.skip) };
+}
 
 /** Builds one Segment; the caller parses nested scripts and builds nested argv the same way. */
 export function buildSegment(input: SegmentInput): Built {
@@ -62,8 +78,7 @@ export function buildSegment(input: SegmentInput): Built {
   };
   const built: Built = { segment, nested, reasons, stdout: null };
   if (name === null) return built;
-  // git's dashed form (`/usr/lib/git-core/git-reset --hard`) is `git reset --hard` (git(1)).
-  const dashed = name.startsWith('git-') && /^git-[a-z]/.test(name) ? { name: 'git', args: [staticWord(name.slice(4)), ...args] } : { name, args };
+  const dashed = analysedAs(name, args, reasons);
   if (name === 'npm' || name === 'cargo') commandWord(name, dashed, segment);
   if (!stripped.xargs) {
     describeProgram(dashed.name, dashed.args, input, built);

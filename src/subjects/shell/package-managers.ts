@@ -1,4 +1,4 @@
-import { globalValueOptions, MANAGER_COMMANDS, NPM_OPTIONS } from '../../programs.js';
+import { globalValueOptions, MANAGER_COMMANDS, NPM_OPTIONS, NPM_SINGLES } from '../../programs.js';
 import { npmCommand, npmOptionWords } from './npm-commands.js';
 import { subcommandIndex } from './signature.js';
 import { pathOf, pushPath, staticWord } from './options.js';
@@ -69,18 +69,26 @@ export function npmCommandAt(args: readonly Word[]): number {
  * npm does not know (`npm run dev --host 0.0.0.0`) may take the next word as its value or leave it
  * to the script (nopt takes it: npm 11 warns "Unknown cli config" and the script gets neither), but
  * either way the same script runs with the same settings, so the command is read as written (round
- * 23; round 22's N1 made it ask). A key that is a prefix of one of npm's (`--userc F` is
- * `--userconfig F`, `--pref D` moves the package) stays unanalysable, as does any other command.
+ * 23; round 22's N1 made it ask). A key nopt reads as one of npm's, however written, stays
+ * unanalysable, as does any other command: a prefix of one of npm's names (`--userc F` is
+ * `--userconfig F`), after any number of `no-` (`--no-no-workspaces`), or letters that are all
+ * npm's one-letter shorthands (`--yC ../evil` is `--yes --prefix ../evil`; round 24 review F1).
  */
 const SCRIPT_RUNS: Readonly<Record<string, number>> = { 'run-script': 2, run: 2, test: 1, start: 1, stop: 1, restart: 1 };
+const NPM_NAMES = [...NPM_OPTIONS.value, ...NPM_OPTIONS.boolean, ...NPM_OPTIONS.nullable, ...Object.keys(NPM_OPTIONS.short)].map((name) => name.toLowerCase());
+
+/** Whether nopt (npm 11.19.1, nopt-lib.js resolveShort and parse) reads `--KEY` as one of npm's. */
+function npmKey(key: string): boolean {
+  if ([...key].every((letter) => NPM_SINGLES.has(letter))) return true;
+  let name = key.toLowerCase();
+  while (name.startsWith('no-')) name = name.slice(3);
+  return name === '' || NPM_NAMES.some((known) => known.startsWith(name) || known.startsWith(key.toLowerCase()));
+}
 
 function passedToScript(operands: readonly Word[], option: string): boolean {
   const command = operands[0]?.isStatic ? npmCommand(operands[0].value) : null;
   if (command === null || !Object.hasOwn(SCRIPT_RUNS, command) || operands.length < SCRIPT_RUNS[command]! || !operands.slice(0, 2).every((w) => w.isStatic)) return false;
-  if (!/^--[a-z][a-z0-9-]*$/i.test(option)) return false;
-  const key = option.slice(2).toLowerCase();
-  const known = [...NPM_OPTIONS.value, ...NPM_OPTIONS.boolean, ...NPM_OPTIONS.nullable, ...Object.keys(NPM_OPTIONS.short)];
-  return !known.some((name) => name.startsWith(key) || (key.startsWith('no-') && name.startsWith(key.slice(3))));
+  return /^--[a-z][a-z0-9-]*$/i.test(option) && !npmKey(option.slice(2));
 }
 
 export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): void {
