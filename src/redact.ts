@@ -21,34 +21,40 @@ const REDACTED = '[redacted]';
 const MAX_STRING = 300;
 
 /**
- * `redactText(key)`, remembered: a tool's calls repeat the same few keys, and every key of every
- * call's arguments is looked at (round 18 review, L4 f). Emptied when full, so it stays bounded.
+ * What a key is in a record, remembered: its text with secrets redacted (`redactText`), and whether
+ * it leaves its value as it is (not secret-named or `env`/`headers`, MARKED_KEY, and nothing in its
+ * own text to redact). A tool's calls repeat the same few keys, and every key of every call's
+ * arguments is looked at (round 18 review, L4 f; the plain test was MARKED_KEY's long alternation
+ * every time, ~0.6k instructions a call: docs/performance.md "Round 23: 16 in flight"). Only keys of
+ * up to MAX_REMEMBERED_KEY characters, at most 4,096 of them, emptied when full: a model may write a
+ * key as long as a message, and 60 denied calls with one 4 MB key each held ~250 MB (round 24 review F7).
  */
-const keyTexts = new Map<string, string>();
-function redactKey(key: string): string {
-  let text = keyTexts.get(key);
-  if (text === undefined) {
-    if (keyTexts.size >= 4096) keyTexts.clear();
-    keyTexts.set(key, (text = redactText(key)));
+const MAX_REMEMBERED_KEY = 256;
+const MAX_REMEMBERED_KEYS = 4096;
+interface KeyFacts {
+  text: string;
+  plain: boolean;
+}
+const keyFacts = new Map<string, KeyFacts>();
+function factsOf(key: string): KeyFacts {
+  let facts = keyFacts.get(key);
+  if (facts === undefined) {
+    const text = redactText(key);
+    facts = { text, plain: text === key && !MARKED_KEY.test(key) };
+    if (key.length <= MAX_REMEMBERED_KEY) {
+      if (keyFacts.size >= MAX_REMEMBERED_KEYS) keyFacts.clear();
+      keyFacts.set(key, facts);
+    }
   }
-  return text;
+  return facts;
 }
 
-/**
- * Whether a key leaves its value as it is in a record: not secret-named or `env`/`headers`
- * (MARKED_KEY) and its own text holding nothing to redact. Remembered as `redactKey` is, and emptied
- * with it: the check of each key of each call's arguments was a test of MARKED_KEY's long
- * alternation every time (~0.6k instructions a call, docs/performance.md "Round 23: 16 in flight").
- */
-const plainKeys = new Map<string, boolean>();
-function isPlainKey(key: string): boolean {
-  let plain = plainKeys.get(key);
-  if (plain === undefined) {
-    if (plainKeys.size >= 4096) plainKeys.clear();
-    plainKeys.set(key, (plain = !MARKED_KEY.test(key) && redactKey(key) === key));
-  }
-  return plain;
-}
+/** The characters of the keys remembered, for the test that they stay bounded (test/redact.test.ts). */
+export const rememberedKeyChars = (): number => {
+  let chars = 0;
+  for (const key of keyFacts.keys()) chars += key.length;
+  return chars;
+};
 
 function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
@@ -463,7 +469,7 @@ function keptAsIs(value: unknown, depth: number): boolean {
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
     // The copy drops an own `__proto__` key (assigning it sets the copy's prototype).
-    if (key === '__proto__' || !isPlainKey(key) || (key === 'value' && secretPair(value)) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (key === '__proto__' || !factsOf(key).plain || (key === 'value' && secretPair(value)) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   return true;
 }
@@ -484,7 +490,7 @@ function redactedCopy(value: unknown, depth: number): unknown {
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
       // A key is data too: `{"ghp_…": true}` (round 18 review, L4).
-      const name = redactKey(key);
+      const name = factsOf(key).text;
       if (isSecretKey(key) || (pair && key === 'value')) copy[name] = REDACTED;
       else if (ALL_VALUES.test(key) && typeof item === 'object' && item !== null) copy[name] = everyValue(item, depth + 1);
       else copy[name] = redactedCopy(item, depth + 1);
@@ -538,7 +544,7 @@ function redactKeys(value: unknown, depth: number, all: boolean, serializeError:
   if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    copy[redactKey(key)] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key), serializeError);
+    copy[factsOf(key).text] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key), serializeError);
   }
   return copy;
 }

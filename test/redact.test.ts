@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { redactLogRecord, redactSecrets, redactText } from '../src/redact.js';
+import { redactLogRecord, redactSecrets, redactText, rememberedKeyChars } from '../src/redact.js';
 
 /**
  * Secrets inside values (round 11 review of the surfaces, finding 14: the audit redacted by key
@@ -277,5 +277,19 @@ describe('git config: the environment pairs and a config word spelled with quote
     ['git status', 'git status'],
   ])('%j keeps its value', (text, kept) => {
     expect(redactText(text)).toContain(kept);
+  });
+});
+
+describe('the keys remembered stay small (round 24 review F7)', () => {
+  test('a model-written key of 100,000 characters is redacted as any key but not kept; short keys are', () => {
+    const before = rememberedKeyChars();
+    for (let i = 0; i < 20; i++) {
+      const long = `${'k'.repeat(100_000)}${i}`;
+      const record = redactSecrets({ [long]: 'v', [`api_key_${long}`]: 'sk-secret', short_key: 1 }) as Record<string, unknown>;
+      expect(record[long]).toBe('v');
+      expect(record[`api_key_${long}`]).toBe('[redacted]');
+    }
+    // 20 × 2 long keys would be 4,000,000 characters kept; only `short_key` (9) may be added.
+    expect(rememberedKeyChars() - before).toBeLessThanOrEqual('short_key'.length);
   });
 });
