@@ -18,6 +18,9 @@
 // buffer (text-bytes.ts, `fs.writeSync(fd, buffer, 0, n)`), and decoding all of it at each write
 // (String(data)) made ~4 MB of two-byte strings before the list, ~9% of the instructions counted
 // to it, and read differently by build (docs/performance.md, "Round 23: start").
+// It loads none of Node's modules itself (it patches net's Socket when the gateway loads net): loaded
+// by the probe before bin/ set a V8 flag, they took Node's code cache, which the gateway's own
+// loads did not (docs/performance.md, "Round 24: start").
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -45,7 +48,7 @@ if (prof) mkdirSync(prof, { recursive: true });
 const probe = join(dir, 'at-write.cjs');
 writeFileSync(
   probe,
-  `const fs = require('node:fs'); const net = require('node:net'); let done = false;
+  `const fs = require('node:fs'); let done = false;
   function has(data, offset, length) {
     if (typeof data === 'string') return data.includes('"tools":[');
     if (!(data instanceof Uint8Array)) return false;
@@ -54,7 +57,12 @@ writeFileSync(
     return bytes.subarray(from, typeof length === 'number' ? from + length : bytes.length).indexOf('"tools":[') >= 0;
   }
   function seen(data, offset, length) { if (!done && has(data, offset, length)) { done = true; const u = process.cpuUsage(); fs.writeFileSync(process.env.AT_WRITE_OUT, String((u.user + u.system) / 1000)); } }
-  const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
+  const load = module.constructor._load; let patched = false;
+  module.constructor._load = function (request, ...rest) {
+    const loaded = load.call(this, request, ...rest);
+    if (!patched && (request === 'net' || request === 'node:net')) { patched = true; const write = loaded.Socket.prototype.write; loaded.Socket.prototype.write = function (data, ...more) { seen(data); return write.call(this, data, ...more); }; }
+    return loaded;
+  };
   const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data, rest[0], rest[1]); return writeSync.call(this, fd, data, ...rest); };`,
 );
 let starts = 0;
