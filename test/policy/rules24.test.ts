@@ -468,3 +468,30 @@ describe('L1. less runs the LESSOPEN of the lesskey file its environment names',
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+const hasCurl = runs('curl', ['--version']);
+
+describe('C1. curl and wget write where the startup file their environment names says', () => {
+  test.skipIf(!hasCurl)('premise: curl (7.88) writes `output = F` of $HOME/.curlrc, $XDG_CONFIG_HOME/.curlrc and $CURL_HOME/.curlrc', () => {
+    const dir = join(T, 'c1');
+    mkdirSync(join(dir, 'h'), { recursive: true });
+    const wrote = join(dir, 'WROTE');
+    writeFileSync(join(dir, 'h', '.curlrc'), `output = "${wrote}"\n`);
+    writeFileSync(join(dir, 'src.txt'), 'hi\n');
+    const base = { ...process.env, HOME: join(dir, 'empty'), XDG_CONFIG_HOME: join(dir, 'empty'), CURL_HOME: '' };
+    for (const extra of [{ HOME: join(dir, 'h') }, { XDG_CONFIG_HOME: join(dir, 'h') }, { CURL_HOME: join(dir, 'h') }]) {
+      rmSync(wrote, { force: true });
+      spawnSync('curl', ['-s', `file://${join(dir, 'src.txt')}`], { cwd: dir, env: { ...base, ...extra }, input: '', timeout: 30_000 });
+      expect(existsSync(wrote), JSON.stringify(extra)).toBe(true);
+    }
+  });
+  test.each(MODES)('%s: not allowed under Bash(curl:*) / Bash(wget:*)', (mode) => {
+    for (const command of ['HOME=/tmp/d curl -s https://example.com', 'CURL_HOME=/tmp/d curl -s https://example.com', 'XDG_CONFIG_HOME=/tmp/d curl https://example.com', 'WGETRC=/tmp/w wget https://example.com', 'HOME=/tmp/d wget https://example.com', 'CURL_HOME=/tmp/d ./build.sh']) {
+      expect(shell(command, mode, { allow: ['Bash(curl:*)', 'Bash(wget:*)', 'Bash(./build.sh:*)'], deny: ['Edit(~/.ssh/**)'] }).verdict, command).not.toBe('allow');
+    }
+  });
+  test.each(['curl -s https://example.com', 'HOME=/dev/null curl -s https://example.com'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', { deny: ['Edit(~/.ssh/**)'] });
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

@@ -331,6 +331,11 @@ const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
     docker, podman: of(`${HOMES}|DOCKER_CONFIG|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF`),
     gh: of(`${HOMES}|GH_CONFIG_DIR`),
     less: of(`${HOMES}|${LESS_VARIABLES}`),
+    // curl(1) "--config": `$CURL_HOME/.curlrc`, `$XDG_CONFIG_HOME/.curlrc`, `$HOME/.curlrc` (curl 7.88 wrote
+    // where its `output = F` said under each; round 24); wget(1) "Startup File": `$WGETRC`, `$HOME/.wgetrc`
+    // (`output_document`). Files they write that the command does not name.
+    curl: of(`${HOMES}|CURL_HOME`),
+    wget: of(`${HOMES}|WGETRC`),
   };
 })();
 /**
@@ -353,7 +358,7 @@ function runtimeLoadsCode(name: string, value: string): boolean {
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack']);
 /** Every variable of CONFIG_BY_ENVIRONMENT (the git ones are GIT_LOCATION). */
-const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|${LESS_VARIABLES}|NODE_OPTIONS|BUN_OPTIONS|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
+const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|${LESS_VARIABLES}|CURL_HOME|WGETRC|NODE_OPTIONS|BUN_OPTIONS|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
 /** yarn settings that change only what is printed (berry's `enable*` display settings). */
 const HARMLESS_YARN = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$/i;
 /** GNU make flags that only change parallelism and output (make(1)). */
