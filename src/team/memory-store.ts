@@ -108,6 +108,10 @@ export class MemoryTeamStore implements TeamStore {
     for (const listener of this.grantListeners) listener(user, session);
   }
 
+  hearsRuleChanges(): boolean {
+    return true;
+  }
+
   useConfig(config: ConfigInForce): void {
     this.config = config;
   }

@@ -55,6 +55,8 @@ export class RedisTeamStore implements TeamStore {
   private readonly generations = new Map<string, number>();
   private heartbeat: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The subscriber is connected and subscribed: this replica hears of forgets (hearsRuleChanges). */
+  private listening = false;
 
   private constructor(
     readonly replica: string,
@@ -114,12 +116,23 @@ export class RedisTeamStore implements TeamStore {
     });
     // Messages published while the subscriber was reconnecting are lost: look at every held call
     // again, and have every known user's rules read again.
+    // Security: a replica that cannot hear would keep allowing a rule forgotten meanwhile (the forget
+    // does not count it: PUBLISH does not reach it). Until it hears again none of the remembered
+    // rules holds here (round 24; docs/team.md, "Forgetting is in force at once").
+    this.subscriber.on('close', () => {
+      if (!this.listening || this.closed) return;
+      this.listening = false;
+      this.logger.warn('team store (Redis): the subscriber connection closed: no remembered rule holds on this replica until it is back (a forget meanwhile would go unheard)');
+      for (const user of this.knownUsers) void this.rulesChanged(user);
+    });
     this.subscriber.on('ready', () => {
+      this.listening = true;
       for (const id of this.held.keys()) void this.take(id, false);
       for (const user of this.knownUsers) void this.rulesChanged(user);
       for (const [user, session] of this.knownSessions.values()) this.grantsChanged(user, session);
     });
     await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS, CHANNEL_FORGOTTEN, CHANNEL_RULES_APPLIED);
+    this.listening = true;
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.heartbeatMs / 3)));
     this.heartbeat.unref();
@@ -425,6 +438,10 @@ export class RedisTeamStore implements TeamStore {
       // Kept in memory still: only a restart before the next write would forget it.
       this.logger.error({ err: errorMessage(error), file: this.generationsFile }, 'team store (Redis): could not keep the generation of remembered rules');
     }
+  }
+
+  hearsRuleChanges(): boolean {
+    return this.listening;
   }
 
   onRulesChanged(listener: (user: string) => void | Promise<void>): () => void {

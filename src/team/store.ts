@@ -136,6 +136,11 @@ export interface TeamStore {
    */
   onSessionGrantsChanged(listener: (user: string, session: string) => void): () => void;
 
+  /**
+   * Whether this replica hears of changes to remembered rules now (Redis: its subscriber is
+   * connected). While it does not, a forget elsewhere would go unheard, so no remembered rule holds.
+   */
+  hearsRuleChanges(): boolean;
   /** The rules a user remembered ("Always allow"), as rule texts in the config's syntax. */
   rememberedRules(user: string): Promise<string[]>;
   /** Adds rules to a user's remembered allow list; returns those that were not there yet. */

@@ -43,7 +43,11 @@ export class UserPolicies {
       return;
     }
     try {
-      this.remembered.set(user, await this.store.rememberedRules(user));
+      // Fail closed: a replica that does not hear of forgets holds none (redis-store.ts, 'close').
+      if (!this.store.hearsRuleChanges()) throw new Error('this replica does not hear of changes to remembered rules now (the team store\'s subscriber connection is down)');
+      const rules = await this.store.rememberedRules(user);
+      if (!this.store.hearsRuleChanges()) throw new Error('this replica stopped hearing of changes to remembered rules while it read them');
+      this.remembered.set(user, rules);
     } catch (error) {
       // Fail closed: without their remembered rules a user's calls ask more, never less. Until
       // round 24 the copy from before was kept, so a rule forgotten meanwhile still allowed.

@@ -104,6 +104,7 @@ describe('DELETE /api/rules, embedded store', () => {
  */
 class HoldableLink {
   private held = false;
+  private cutOff = false;
   private readonly queued: Array<() => void> = [];
   private readonly sockets = new Set<Socket>();
   constructor(readonly server: Server) {}
@@ -111,6 +112,10 @@ class HoldableLink {
   static async to(port: number): Promise<HoldableLink> {
     const link: HoldableLink = new HoldableLink(
       createServer((client) => {
+        if (link.cutOff) {
+          client.destroy();
+          return;
+        }
         const upstream = connect(port, '127.0.0.1');
         link.sockets.add(client).add(upstream);
         client.on('data', (chunk) => upstream.write(chunk));
@@ -138,6 +143,17 @@ class HoldableLink {
   release(): void {
     this.held = false;
     for (const send of this.queued.splice(0)) send();
+  }
+
+  /** Ends every connection through the link and refuses new ones until `restore`. */
+  cut(): void {
+    this.cutOff = true;
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.cutOff = false;
   }
 
   close(): void {
@@ -175,6 +191,7 @@ describe('DELETE /api/rules, two replicas on one signed Redis', () => {
   }, 90_000);
 
   afterAll(async () => {
+    link?.restore();
     link?.release();
     await a?.close();
     await b?.close();
@@ -239,6 +256,35 @@ describe('DELETE /api/rules, two replicas on one signed Redis', () => {
       expect(textOf(await second.call)).toMatch(/^Denied by mcp-latch/);
     } finally {
       link.release();
+      await alice.close();
+    }
+  }, 120_000);
+
+  // A replica whose subscriber is gone is not counted by the forget's PUBLISH, so it cannot be
+  // waited for: until round 24 it kept deciding from its copy, the forgotten rule allowing there.
+  // Now none of its remembered rules holds until it hears again.
+  test('a replica cut off from Redis holds no remembered rule: the forget through B is answered, and the call on A is not run', async () => {
+    const alice = await teamClient(a.url, ALICE);
+    try {
+      const file = join(root, 'c.txt');
+      const first = await asked(alice, b, file, 'five');
+      const rule = await always(b, first);
+      const deaf = () => (a.stderr().match(/the subscriber connection closed/g) ?? []).length;
+      const before = deaf();
+      link.cut();
+      await eventually(() => expect(deaf()).toBeGreaterThan(before), 30_000);
+      expect((await forget(b, rule)).body).toEqual({ removed: true });
+      const cutOff = await alice.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'six' } }, undefined, { timeout: 90_000 });
+      expect(cutOff.isError).toBe(true);
+      expect(readFileSync(file, 'utf8')).toBe('five');
+      link.restore();
+
+      const again = await asked(alice, b, file, 'seven');
+      expect((await b.api(`/api/pending/${again.pending.id}`, ALICE_APPROVER, { method: 'POST', body: { decision: 'Deny' } })).status).toBe(200);
+      expect(textOf(await again.call)).toMatch(/^Denied by mcp-latch/);
+      expect(readFileSync(file, 'utf8')).toBe('five');
+    } finally {
+      link.restore();
       await alice.close();
     }
   }, 120_000);
