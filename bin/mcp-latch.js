@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 'use strict';
-const { setFlagsFromString } = require('node:v8');
 
 // A plain `serve` (what MCP clients start) goes straight to the gateway, without the command-line
 // library; every other command goes to the command line, without the serve bundles (serve-options.ts).
@@ -15,13 +14,14 @@ const options = require('../dist/cli/serve-options.cjs').serveOptions(argv);
 // and the streams they load, os) with the code cache built into the node binary only under V8's
 // default flags (V8 checks a hash of them), and loaded after a flag they were compiled from their
 // source, ~3 ms more CPU before the first spawn (docs/performance.md, "Round 24: start"). serve sets
-// its flags, the young generation's among them, when it starts (src/cli/v8-flags.ts).
+// its flags, the young generation's among them, once it has spawned its servers (src/cli/v8-flags.ts;
+// node:v8 is loaded then too).
 if (options) require('../dist/serve/boot.cjs').runServe(options);
 else {
   // The young generation stays at its first size (1 MiB a semi-space): V8 doubles it up to 16 MiB
   // under load, which was most of the gateway's growth in resident memory over 10,000 calls, and a
   // call's garbage dies young at any size (docs/performance.md, "Memory"). Set before anything else
   // loads; the flag is read each time V8 would grow the space.
-  setFlagsFromString('--semi-space-growth-factor=1');
+  require('node:v8').setFlagsFromString('--semi-space-growth-factor=1');
   import('../dist/cli/main.js').then(({ main }) => main(argv));
 }

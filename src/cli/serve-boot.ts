@@ -69,9 +69,6 @@ function startServers(options: ServeOptions): ServeStart {
   // Security: stdout is the MCP channel; a stray console.log from any library would corrupt it.
   console.log = console.error;
   console.info = console.error;
-  // serve's lasting flags, before any bundle is compiled: V8 uses a code cache only under the flags
-  // it was made with (v8-flags.ts).
-  setServeFlags();
   const path = findConfig(options.config);
   const early = readEarlyConfig(path, process.env, options.scope);
   let logger: Logger | undefined;
@@ -103,6 +100,11 @@ function startServers(options: ServeOptions): ServeStart {
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
   prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
+  // serve's lasting flags, before any bundle is compiled (V8 uses a code cache only under the flags
+  // it was made with) and after the spawns: node:v8, which sets them, is loaded then
+  // (v8-flags.ts), and any flag set makes Node compile its own modules loaded after it from their
+  // source (bin/mcp-latch.js).
+  setServeFlags();
   return {
     path,
     early,

@@ -1,4 +1,12 @@
-import { setFlagsFromString } from 'node:v8';
+/**
+ * node:v8's setFlagsFromString, node:v8 loaded at the first flag set: loading it (its heap
+ * snapshot and serializer modules) was ~0.9 M instructions before serve's first spawn, though only
+ * the flags need it, and serve sets them after its spawns (serve-boot.ts; docs/performance.md,
+ * "Round 24: start").
+ */
+function setFlagsFromString(flags: string): void {
+  process.getBuiltinModule('node:v8').setFlagsFromString(flags);
+}
 
 /**
  * The V8 flags `serve` keeps for the life of its process. bin/ sets them before it compiles the
@@ -9,14 +17,14 @@ import { setFlagsFromString } from 'node:v8';
 let serveFlagsSet = false;
 
 export function setServeFlags(): void {
-  // Set once: bin/ sets them before it compiles serve's bundle (serve-boot.ts), and serve again.
+  // Set once: serve-boot.ts sets them after its spawns, before it compiles serve's bundle, and serve again.
   if (serveFlagsSet) return;
   serveFlagsSet = true;
   // The young generation stays at its first size (1 MiB a semi-space): V8 doubles it up to 16 MiB
   // under load, which was most of the gateway's growth in resident memory over 10,000 calls, and a
   // call's garbage dies young at any size (docs/performance.md, "Memory"). Read each time V8 would
-  // grow the space; set before the servers are spawned (serve-boot.ts), after the modules the spawns
-  // need are loaded (bin/mcp-latch.js).
+  // grow the space; set right after the servers are spawned (serve-boot.ts): the first scavenge comes
+  // later, while serve's bundle loads.
   setFlagsFromString('--semi-space-growth-factor=1');
   // The shell grammar is WASM: V8's baseline compiler alone spares the optimising recompiles that
   // made the first 60 commands cost ~1.7 s of CPU instead of ~0.2 s, for ~8 µs more per new command
