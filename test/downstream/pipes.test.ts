@@ -104,6 +104,23 @@ describe('PipeOut', () => {
     await eventually(() => expect(errors.map((error) => error.code)).toContain('EPIPE'), 10_000);
   });
 
+  test('a rest libuv held when the stream is destroyed is dropped with it, as the stream\'s own: no error', async () => {
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(child);
+    const errors: Error[] = [];
+    child.stdin!.on('error', (error) => errors.push(error));
+    const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
+    out.write('first\n');
+    const handle = (child.stdin as unknown as { _handle: { writeQueueSize: number } })._handle;
+    for (let index = 0; index < 400 && handle.writeQueueSize === 0; index++) out.write(`${'x'.repeat(5_000)}\n`);
+    expect(handle.writeQueueSize).toBeGreaterThan(0);
+    const closed = new Promise((resolve) => child.stdin!.once('close', resolve));
+    child.stdin!.destroy();
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(errors).toEqual([]);
+  });
+
   test('a terminal, a file or no descriptor is written through the stream only', () => {
     expect(pipeFd({ fd: 1, _handle: null })).toBeNull();
     expect(pipeFd({})).toBeNull();
