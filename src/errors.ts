@@ -79,6 +79,20 @@ export function recordUnwritten(cause: string | null): RpcError {
   return new RpcError(-32603, `mcp-latch: the audit record of this call could not be written${why}; the call was not forwarded`);
 }
 
+/**
+ * The `data` of the error a stdio transport answers in a server's place for a call it kept back
+ * (child-transport.ts withholdCalls), compared by identity: no server's answer can carry it, so the
+ * gateway's own "not forwarded" is never taken for a server's error, nor a server's for it.
+ */
+export const KEPT_BACK: object = Object.freeze({});
+
+/** The gateway's own error for a call a transport kept back (data KEPT_BACK, see above), without that data; null for any other error. */
+export function keptBack(error: unknown): RpcError | null {
+  if (!(error instanceof Error) || (error as { data?: unknown }).data !== KEPT_BACK) return null;
+  const rpc = asRpcError(error);
+  return rpc instanceof RpcError ? new RpcError(rpc.code, rpc.message) : null;
+}
+
 /** An McpError (the SDK's, or a server's error the SDK Client received) as an RpcError with the message as it was sent; anything else unchanged. */
 export function asRpcError(error: unknown): unknown {
   if (!(error instanceof Error) || error instanceof RpcError || error.name !== 'McpError') return error;

@@ -4,7 +4,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
-import { LatchError, recordUnwritten } from '../errors.js';
+import { KEPT_BACK, LatchError, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer } from './pipes.js';
@@ -324,7 +324,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       else kept.push(`${line}\n`);
     }
     const { code, message } = recordUnwritten(this.records?.lastFailure ?? null);
-    for (const id of withheld) this.onmessage?.({ jsonrpc: '2.0', id, error: { code, message } });
+    for (const id of withheld) this.onmessage?.({ jsonrpc: '2.0', id, error: { code, message, data: KEPT_BACK } });
     return kept.join('');
   }
 

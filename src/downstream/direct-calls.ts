@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
-import { LatchError, RpcError } from '../errors.js';
+import { KEPT_BACK, LatchError, RpcError } from '../errors.js';
 import { QUEUED, type LineSending, type LineTaking } from './lines.js';
 import { scanAnswer, scanned } from './answer-scan.js';
 import { AnswerDropped, MAX_CHECKED_VALUES, tooManyValues } from './answer-entries.js';
@@ -278,6 +278,8 @@ export class DirectCalls {
   private answer(settle: CallSettle, record: Record<string, unknown>): void {
     if ('error' in record) {
       const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+      // The transport's own answer for a call it kept back: the gateway's error, not the server's.
+      if (error.data === KEPT_BACK) return this.deliver(settle, false, new RpcError(error.code as number, error.message as string));
       // Data nested too deep to be written again is left out (see values.ts).
       const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
       this.deliver(settle, false, new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));

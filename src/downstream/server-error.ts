@@ -1,6 +1,6 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { asRpcError, RpcError } from '../errors.js';
-import { escapeLines, escapeText } from '../latch/escape.js';
+import { escapeStrings, escapeText, serversText } from '../latch/escape.js';
 import { ServerReplyError } from './direct-calls.js';
 
 /**
@@ -25,10 +25,10 @@ export function asksUrls(error: unknown): boolean {
 }
 
 /**
- * A server's JSON-RPC error as the gateway passes it on, or null when `error` is not one: its code
- * and data as sent, its message escaped as a server's paragraph is (escapeLines: an ANSI escape, a
- * bidi control or a hidden tag character shown, not obeyed; its lines and backslashes kept), since a
- * client shows it to the person.
+ * A server's JSON-RPC error as the gateway passes it on, or null when `error` is not one: its code as
+ * sent, its message on one line, escaped and marked as the server's (serversText: `[server] …`, as
+ * its progress is, so it cannot pass for the gateway's own "mcp-latch: …" lines; round 24 review
+ * F5), every string of its data escaped (clients print it), since a client shows them to the person.
  * A URLElicitationRequiredError is not passed on as one: its questions would skip every check a
  * URL-mode `elicitation/create` gets (server-input.ts urlQuestionProblem, url-host.ts), so it becomes
  * an internal error naming why, its data dropped (round 23 review, F1).
@@ -37,5 +37,5 @@ export function serverError(server: string, error: unknown): RpcError | null {
   const servers = asServers(error);
   if (!servers) return null;
   if (servers.code === URL_ELICITATION_REQUIRED) return new RpcError(ErrorCode.InternalError, `mcp-latch: server "${escapeText(server)}" ${URL_ERROR_REFUSAL}`);
-  return new RpcError(servers.code, escapeLines(servers.message), servers.data);
+  return new RpcError(servers.code, serversText(server, servers.message), escapeStrings(servers.data));
 }

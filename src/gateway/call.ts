@@ -22,7 +22,7 @@ import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
 import { GATEWAY_STOPPING } from '../cancellation.js';
 import type { Permit } from '../downstream/permit.js';
-import { asRpcError, errorMessage, LatchError, RpcError } from '../errors.js';
+import { asRpcError, errorMessage, keptBack, LatchError, RpcError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext, type Person } from '../latch/ask.js';
 import { cancelledDenial, DENIED_PREFIX, denialResult, editedDenial, ruleDenial, unavailableResult } from '../latch/denial.js';
 import { editableFields, editNotice, type CallEdit } from '../latch/edit.js';
@@ -680,6 +680,8 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
     return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
   }
   if (error instanceof InvalidAnswer) supervisor.warnInvalidAnswer(error);
+  const kept = keptBack(error);
+  if (kept) throw kept;
   // The server's own error: passed on escaped, a URLElicitationRequiredError's questions never (server-error.ts).
   if (asksUrls(error)) return forwardedFailure(supervisor.name, URL_ERROR_REFUSAL);
   const servers = serverError(supervisor.name, error);

@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Progress, ProgressToken, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { escapeText } from '../latch/escape.js';
+import { serversText } from '../latch/escape.js';
 
 /**
  * Progress for one upstream call, under the client's own token. The SDK puts its own token on the
@@ -41,7 +41,7 @@ export class ProgressRelay {
    */
   relay(server: string, update: Progress): void {
     const { message, ...rest } = update;
-    this.emit(typeof message === 'string' ? { ...rest, message: `[${server}] ${escapeText(message)}` } : rest);
+    this.emit(typeof message === 'string' ? { ...rest, message: serversText(server, message) } : rest);
   }
 
   /** Sends a heartbeat every `intervalMs` until stopped, so clients that reset their timeout on progress wait. */

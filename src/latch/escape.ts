@@ -28,6 +28,26 @@ export function escapeText(text: string): string {
   return text.replace(unsafe(), (ch) => NAMED[ch] ?? unicodeEscape(ch));
 }
 
+/**
+ * A server's text on a channel where the gateway's own texts also reach the person (a progress
+ * message beside the gateway's "Waiting for approval", an error message beside its refusals): on one
+ * line, escaped, and marked as the server's, `[server] …` (round 23 review F2; round 24 review F5).
+ */
+export function serversText(server: string, text: string): string {
+  return `[${escapeText(server)}] ${escapeText(text)}`;
+}
+
+/** Every string of a JSON value (keys too) escaped as escapeText does; what is deeper than 64 levels is dropped. */
+export function escapeStrings(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return escapeText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= 64) return undefined;
+  if (Array.isArray(value)) return value.map((item) => escapeStrings(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[escapeText(key)] = escapeStrings(item, depth + 1);
+  return out;
+}
+
 /** What escapeLines leaves as it is besides escapeText's set: line breaks, tabs and backslashes. */
 let unsafeInLinesSet: RegExp | undefined;
 const unsafeInLines = (): RegExp => (unsafeInLinesSet ??= /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]|\p{Cf}|\p{Default_Ignorable_Code_Point}|[\ud800-\udfff]/gu);

@@ -55,7 +55,7 @@ describe('requests before the lists', () => {
 });
 
 describe('forwarded errors', () => {
-  test('a server error reaches the client with the message the server sent, as a direct connection shows it', async () => {
+  test('a server error reaches the client with the message the server sent, as a direct connection shows it, marked as the server\'s (round 24 review F5)', async () => {
     const direct = new Client({ name: 'direct', version: '1' });
     await direct.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], stderr: 'ignore' }));
     try {
@@ -63,7 +63,7 @@ describe('forwarded errors', () => {
       // args-prompt requires `city`: the server refuses the request.
       const expected = await messageOf(direct.getPrompt({ name: 'args-prompt', arguments: {} }));
       expect(expected).toMatch(/^MCP error -32602: /);
-      expect(await messageOf(harness.client.getPrompt({ name: 'everything__args-prompt', arguments: {} }))).toBe(expected);
+      expect(await messageOf(harness.client.getPrompt({ name: 'everything__args-prompt', arguments: {} }))).toBe(expected.replace(/^MCP error -32602: /, 'MCP error -32602: [everything] '));
     } finally {
       await direct.close();
     }

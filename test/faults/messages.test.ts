@@ -56,7 +56,7 @@ describe('values nested thousands of levels deep', () => {
   test("a deep error's data is left out of the server's error; the gateway keeps serving", async () => {
     const { gateway } = await start();
     const answer = await call(gateway, 'f__deep_error', { depth: 5000 });
-    expect(answer.error).toMatchObject({ code: -32603, message: 'deep error' });
+    expect(answer.error).toMatchObject({ code: -32603, message: '[f] deep error' });
     expect(text(answer)).toContain('nested deeper than 100 levels');
     expect(text(await call(gateway, 'f__echo', { text: 'still here' }))).toContain('still here');
   });
