@@ -344,7 +344,15 @@ function ownNetworkProblem(address: string, networks: ReadonlyArray<{ cidr: stri
   const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
   if (allowed.check(address, family)) return null;
   const network = networks.find((each) => each.family === family && each.block.check(address, family));
-  return network ? ` (on this machine's own network ${network.cidr})` : null;
+  if (network) return ` (on this machine's own network ${network.cidr})`;
+  // An IPv6 form that carries an IPv4 address (`::ffff:130.59.10.1`, NAT64) leads to that address,
+  // as localProblem reads it (round 24 review F4).
+  if (family === 'ipv4') return null;
+  for (const inner of carriedIPv4(ipv6Bytes(address) ?? [])) {
+    const carrier = allowed.check(inner, 'ipv4') ? undefined : networks.find((each) => each.family === 'ipv4' && each.block.check(inner, 'ipv4'));
+    if (carrier) return `, which carries ${inner} (on this machine's own network ${carrier.cidr})`;
+  }
+  return null;
 }
 
 /**

@@ -63,3 +63,12 @@ test('a local-use NAT64 address is judged by each of its readings whatever its s
   // Every reading public: passed, as a translation to the internet is.
   expect(await resolvedHostProblem('https://nat.example/', at('64:ff9b:1:5db8:d7:e00:5db8:d70e'))).toBeNull();
 });
+
+test.each(['::ffff:130.59.10.1', '64:ff9b::130.59.10.1', '64:ff9b:1::130.59.10.1', '::ffff:44.12.200.1'])('an IPv6 form carrying a neighbour on one of its own IPv4 networks (%s) is refused as the IPv4 form is (round 24 review, F4)', async (address) => {
+  const { resolvedHostProblem } = await import('../../src/gateway/url-host.js');
+  const inner = address.replace(/^.*:/, '');
+  expect(await resolvedHostProblem('https://router.evil.example/', at(inner))).toContain("this machine's own network");
+  expect(await resolvedHostProblem('https://router.evil.example/', at(address))).toContain(`carries ${inner} (on this machine's own network`);
+  // approval.localUrlNetworks naming the IPv4 network lets the carried form through too.
+  expect(await resolvedHostProblem('https://router.example/', at(address), [inner.startsWith('44.') ? '44.12.0.0/16' : '130.59.10.0/24'])).toBeNull();
+});
