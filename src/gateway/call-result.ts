@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MAX_ANSWER_ENTRIES, MAX_CHECKED_VALUES, checkEntries } from '../downstream/answer-entries.js';
 import { answerProblem, invalidAnswer } from '../downstream/invalid-answer.js';
 import { escapeText } from '../latch/escape.js';
+import { linksShown } from './listed-text.js';
 import { MAX_DEPTH, isPlainObject, nestsDeeperWithin, valuesLeft } from '../values.js';
 
 /**
@@ -37,7 +38,7 @@ export function checkToolResult(value: unknown, server: string, tool: string): C
   // (a URL-mode "sign in again" under `mcp-latch/approval`) as it was, for a dual-era client to act
   // on (round 19 late review, F4; docs/threat-model.md, "The 2026-07-28 path").
   const { resultType: _type, inputRequests: _requests, requestState: _state, ttlMs: _ttl, cacheScope: _scope, ...result } = parsed.data as Record<string, unknown>;
-  return { ...(result as CallToolResult), content: blocks.entries };
+  return { ...(result as CallToolResult), content: linksShown(blocks.entries) };
 }
 
 /** The values of one result walked for its depth: the structuredContent's and four for each entry of the longest content. */

@@ -114,6 +114,23 @@ export function namedIconHost(src: string): string | null {
   }
 }
 
+/**
+ * Content blocks (a tools/call result's, a prompt's messages') with each `resource_link`'s icons
+ * kept as a listed entry's are whose hosts were never resolved: its `data:` images only (round 24
+ * review F3: `http://127.0.0.1:9222/json`, `https://169.254.169.254/…`, `file:///etc/passwd` in a
+ * result's resource_link reached the client, which fetches icons as it shows the link). The blocks
+ * as given when none has icons.
+ */
+export function linksShown<T>(blocks: readonly T[]): T[] {
+  if (!blocks.some((block) => isPlainObject(block) && block.type === 'resource_link' && block.icons !== undefined)) return blocks as T[];
+  return blocks.map((block) => {
+    if (!isPlainObject(block) || block.type !== 'resource_link' || block.icons === undefined) return block;
+    const icons = Array.isArray(block.icons) ? block.icons.filter((icon) => shownIcon(icon, undefined)) : [];
+    const { icons: _given, ...rest } = block;
+    return (icons.length > 0 ? { ...rest, icons } : rest) as T;
+  });
+}
+
 /** Each listed entry's icon hosts that resolved to the internet only (downstream/icon-hosts.ts). */
 const iconHosts = new WeakMap<object, ReadonlySet<string>>();
 

@@ -22,6 +22,7 @@ import { definitionRefusal } from '../latch/definition-prompt.js';
 import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
 import { CallOrder } from './call-order.js';
+import { linksShown } from './listed-text.js';
 import type { GatewayCore } from './core.js';
 import type { CallContext, Extra } from './ports.js';
 import { checkRequestArguments } from './request-arguments.js';
@@ -200,7 +201,9 @@ export class UpstreamSession {
       const result = await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal }));
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
-      return result;
+      // A message's resource_link icons as a result's are (listed-text.ts linksShown).
+      const content = linksShown(result.messages.map((message) => message.content));
+      return content.every((block, i) => block === result.messages[i]!.content) ? result : { ...result, messages: result.messages.map((message, i) => ({ ...message, content: content[i]! })) };
     });
 
     server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {

@@ -88,7 +88,7 @@ describe("a server's error answers and progress", () => {
 
   test("a listed entry's icons reach the client only as an https URL of a named host or a small image in the listing (round 23 review, F5)", { timeout: 30_000 }, async () => {
     const kept = [{ src: 'https://example.com/icon.png' }, { src: 'data:image/png;base64,iVBORw0KGgo=' }];
-    const tools = (await h.client.listTools()).tools.filter((tool) => tool.name.startsWith('e__'));
+    const tools = (await h.client.listTools()).tools.filter((tool) => tool.name.startsWith('e__') && tool.name !== 'e__link');
     expect(tools.length).toBe(3);
     for (const tool of tools) expect(tool.icons).toEqual(kept);
     const [prompt] = (await h.client.listPrompts()).prompts;
@@ -96,5 +96,14 @@ describe("a server's error answers and progress", () => {
     expect('icons' in prompt!).toBe(false);
     const [resource] = (await h.client.listResources()).resources;
     expect(resource!.icons).toEqual(kept);
+  });
+
+  test("a resource_link's icons in a tool result or a prompt reach the client as an unresolved listing's do: its small images only (round 24 review, F3)", { timeout: 30_000 }, async () => {
+    const result = (await h.client.callTool({ name: 'e__link', arguments: {} })) as { content: Array<Record<string, unknown>> };
+    expect(result.content[0]).toEqual({ type: 'text', text: 'see the report' });
+    expect(result.content[1]).toEqual({ type: 'resource_link', uri: 'https://example.com/report', name: 'report', icons: [{ src: 'data:image/png;base64,iVBORw0KGgo=' }] });
+    const prompt = await h.client.getPrompt({ name: 'e__link' });
+    expect(prompt.messages[1]!.content).toEqual(result.content[1]);
+    expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: 'see' });
   });
 });
