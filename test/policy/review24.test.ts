@@ -73,6 +73,10 @@ describe('F2. pnpm --filter [SINCE]: the selector is handed to git diff', () => 
     "pnpm --filter '-x' build",
     "pnpm --filter 'a b' build",
     'pnpm -rF app build',
+    // pnpm 9.15.9 runs DIR's script for --prefix DIR before the command word; after it, as every mover there, it asks.
+    'pnpm --prefix ../evil run dev',
+    'pnpm --prefix=../evil run dev',
+    'pnpm run dev --prefix ../evil',
   ];
   test.each(MODES)('%s: not allowed under Bash(pnpm:*) with deny rules on the files', (mode) => {
     for (const command of forms) {

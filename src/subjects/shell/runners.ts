@@ -161,13 +161,14 @@ export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test'
  * npm (nopt) takes them after the verb too, and any unambiguous prefix of a long one (`--pref=`). A
  * rule naming `npm run test` approved the project's own script, so each is `interpreter`.
  *   npm:  --prefix, -C, --workspace, -w, --workspaces, --ws, -ws, --include-workspace-root
- *   pnpm: --dir, -C, --filter, -F, --filter-prod, --recursive, -r, --workspace-root, -w
+ *   pnpm: --dir, -C, --prefix, --filter, -F, --filter-prod, --recursive, -r, --workspace-root, -w
  *   yarn: --cwd, --use-yarnrc (a settings file: its yarn-path runs), and `yarn workspace NAME …` / `yarn workspaces …`
  */
 const PACKAGE_MOVERS: Record<string, { long: readonly string[]; short: RegExp; verbs?: ReadonlySet<string>; keys?: ReadonlySet<string> }> = {
   // `--include=dev` and `--ws` are npm keys of their own; a prefix of both `include` and the mover counts only when longer.
   npm: { long: ['prefix', 'workspace', 'workspaces', 'ws', 'include-workspace-root'], short: /^-[A-Za-z]*[wC]/, keys: new Set(['include', 'pre', 'in', 'inc', 'incl', 'inclu', 'includ']) },
-  pnpm: { long: ['dir', 'filter', 'filter-prod', 'recursive', 'workspace-root'], short: /^-[A-Za-z]*[CFrw]/ },
+  // `--prefix DIR` as npm's (pnpm 9.15.9 ran ../evil's script for `pnpm --prefix ../evil run dev`; round 24 review).
+  pnpm: { long: ['dir', 'filter', 'filter-prod', 'recursive', 'workspace-root', 'prefix'], short: /^-[A-Za-z]*[CFrw]/ },
   // `--use-yarnrc F`: yarn 1 reads F as its .yarnrc, whose `yarn-path` it runs in its place (round 22:
   // `yarn --use-yarnrc notes.txt --version` ran notes.txt's yarn-path).
   yarn: { long: ['cwd', 'use-yarnrc'], short: /^-$/, verbs: new Set(['workspace', 'workspaces']) },
