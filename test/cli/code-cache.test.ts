@@ -215,7 +215,8 @@ describe('the serve bundle with its code cache', () => {
       globalThis.Function = new Proxy(globalThis.Function, { construct(target, args) { if (!listed) made++; return Reflect.construct(target, args); } });
       function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ made, crypto: process.moduleLoadList.includes('NativeModule crypto'), ajv: binds > 0 })); } }
       const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
-      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
+      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };
+      let streamWrap = process.binding('pipe_wrap').Pipe.prototype; while (!Object.prototype.hasOwnProperty.call(streamWrap, 'writeUtf8String')) streamWrap = Object.getPrototypeOf(streamWrap); const writeUtf8 = streamWrap.writeUtf8String; streamWrap.writeUtf8String = function (request, data) { seen(data); return writeUtf8.call(this, request, data); };`,
     );
     const start = async (n: number): Promise<{ made: number; crypto: boolean; ajv: boolean }> => {
       const out = join(dir, `made-${n}`);
@@ -261,7 +262,8 @@ describe('the serve bundle with its code cache', () => {
       const set = v8.setFlagsFromString; v8.setFlagsFromString = function (flags) { note('flags ' + flags); return set.call(this, flags); };
       function seen(data) { const text = String(data); if (text.includes('"tools":[')) note('listed'); else if (text.includes('"result":{"content"')) note('answered'); }
       const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
-      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
+      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };
+      let streamWrap = process.binding('pipe_wrap').Pipe.prototype; while (!Object.prototype.hasOwnProperty.call(streamWrap, 'writeUtf8String')) streamWrap = Object.getPrototypeOf(streamWrap); const writeUtf8 = streamWrap.writeUtf8String; streamWrap.writeUtf8String = function (request, data) { seen(data); return writeUtf8.call(this, request, data); };`,
     );
     const start = async (n: number): Promise<string[]> => {
       const out = join(dir, `flags-${n}`);

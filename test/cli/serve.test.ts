@@ -229,10 +229,11 @@ describe('servers started before the config is fully checked', () => {
   });
 });
 
-/** A --require probe's first part: `seen(text)`, which the probe defines, gets everything the gateway writes to a pipe or a descriptor. */
+/** A --require probe's first part: `seen(text)`, which the probe defines, gets everything the gateway writes to a pipe or a descriptor (a socket's write, fs.writeSync, or a pipe handle's writeUtf8String, where downstream/pipes.ts hands short texts). */
 const WRITES = `const fs = require('node:fs'); const net = require('node:net');
   const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
-  const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`;
+  const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };
+      let streamWrap = process.binding('pipe_wrap').Pipe.prototype; while (!Object.prototype.hasOwnProperty.call(streamWrap, 'writeUtf8String')) streamWrap = Object.getPrototypeOf(streamWrap); const writeUtf8 = streamWrap.writeUtf8String; streamWrap.writeUtf8String = function (request, data) { seen(data); return writeUtf8.call(this, request, data); };`;
 
 /** The gateway in front of `servers` server-everything, run with `probe` (after WRITES), its tools listed; `check` reads what the probe wrote to PROBE_OUT. */
 async function listedWithProbe<T>(probe: string, servers: number, check: (out: string) => T | Promise<T>, call?: { name: string; arguments: Record<string, unknown> }): Promise<T> {

@@ -358,6 +358,7 @@ describe('a tool its server adds after its first listing (a rename is the same r
       };
       function seen(data) { if (!listed && String(data).includes('"tools":[')) { listed = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify({ recordHashes: stacks.filter((stack) => stack.includes('recordListings')).length, lock: fs.existsSync(process.env.PROBE_LOCK) })); } }
       const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };
+      let streamWrap = process.binding('pipe_wrap').Pipe.prototype; while (!Object.prototype.hasOwnProperty.call(streamWrap, 'writeUtf8String')) streamWrap = Object.getPrototypeOf(streamWrap); const writeUtf8 = streamWrap.writeUtf8String; streamWrap.writeUtf8String = function (request, data) { seen(data); return writeUtf8.call(this, request, data); };
       const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };`,
     );
     const gateway = await startGateway(

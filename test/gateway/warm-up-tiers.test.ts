@@ -24,7 +24,8 @@ describe("the first warm-up's V8 tiers", () => {
       const set = v8.setFlagsFromString; v8.setFlagsFromString = function (flags) { note('flags ' + flags); return set.call(this, flags); };
       function seen(data) { const text = String(data); if (text.includes('"tools":[')) note('listed'); else if (text.includes('"result":{"content"')) note('answered'); }
       const write = net.Socket.prototype.write; net.Socket.prototype.write = function (data, ...rest) { seen(data); return write.call(this, data, ...rest); };
-      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };`,
+      const writeSync = fs.writeSync; fs.writeSync = function (fd, data, ...rest) { seen(data); return writeSync.call(this, fd, data, ...rest); };
+      let streamWrap = process.binding('pipe_wrap').Pipe.prototype; while (!Object.prototype.hasOwnProperty.call(streamWrap, 'writeUtf8String')) streamWrap = Object.getPrototypeOf(streamWrap); const writeUtf8 = streamWrap.writeUtf8String; streamWrap.writeUtf8String = function (request, data) { seen(data); return writeUtf8.call(this, request, data); };`,
     );
     return probe;
   }
