@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
+import { KEPT_BACK } from '../../src/errors.js';
 import { createAudit } from '../../src/store/audit.js';
 import type { Digest } from '../../src/policy/digest.js';
 import { eventually, tempDir } from '../helpers/gateway.js';
@@ -93,7 +94,9 @@ describe('ChildTransport writes', () => {
     records.failures += 1;
     records.lastFailure = 'audit log /x/a.jsonl: EIO: i/o error, write';
     await eventually(() => expect(received(file)).toBe(`${JSON.stringify(note)}\n`));
-    expect(answers).toEqual([1, 2].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'mcp-latch: the audit record of this call could not be written (audit log /x/a.jsonl: EIO: i/o error, write); the call was not forwarded' } })));
+    expect(answers).toEqual([1, 2].map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: 'mcp-latch: the audit record of this call could not be written (audit log /x/a.jsonl: EIO: i/o error, write); the call was not forwarded', data: KEPT_BACK } })));
+    // The gateway's own answer, told from any server's by its data's identity (errors.ts KEPT_BACK).
+    for (const answer of answers as Array<{ error: { data: unknown } }>) expect(answer.error.data).toBe(KEPT_BACK);
     // A failure before a call was queued is not this call's: it is written.
     void child.send(call(3));
     await eventually(() => expect(received(file)).toBe(`${JSON.stringify(note)}\n${JSON.stringify(call(3))}\n`));

@@ -94,7 +94,7 @@ describe('PipeOut', () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 300)'], { stdio: ['pipe', 'ignore', 'ignore'] });
     children.push(child);
     const errors: Array<{ code?: string }> = [];
-    child.stdin!.on('error', (error) => errors.push(error));
+    child.stdin!.on('error', (error: NodeJS.ErrnoException) => errors.push(error));
     const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
     out.write('first\n');
     const handle = (child.stdin as unknown as { _handle: { writeQueueSize: number } })._handle;
@@ -108,7 +108,7 @@ describe('PipeOut', () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: ['pipe', 'ignore', 'ignore'] });
     children.push(child);
     const errors: Error[] = [];
-    child.stdin!.on('error', (error) => errors.push(error));
+    child.stdin!.on('error', (error: NodeJS.ErrnoException) => errors.push(error));
     const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
     out.write('first\n');
     const handle = (child.stdin as unknown as { _handle: { writeQueueSize: number } })._handle;
