@@ -78,11 +78,11 @@ export function buildSegment(input: SegmentInput): Built {
   };
   const built: Built = { segment, nested, reasons, stdout: null };
   if (name === null) return built;
-  const dashed = analysedAs(name, args, reasons);
-  if (name === 'npm' || name === 'cargo') commandWord(name, dashed, segment);
+  const analysed = analysedAs(name, args, reasons);
+  if (name === 'npm' || name === 'cargo') commandWord(name, analysed, segment);
   if (!stripped.xargs) {
-    describeProgram(dashed.name, dashed.args, input, built);
-    if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
+    describeProgram(analysed.name, analysed.args, input, built);
+    if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
     return built;
   }
   // `… | xargs rm -r`: the files come from stdin, so the program is described with them as words
@@ -94,22 +94,22 @@ export function buildSegment(input: SegmentInput): Built {
   // (round 14 review T8). A wrapper here has no command of its own, so the input names the program;
   // another program asks unless none of its options writes or runs anything.
   const optionsFromInput = replace === null || replace === undefined || args.some((word) => word.value.startsWith(replace));
-  if (optionsFromInput && isWrapper(dashed.name)) reasons.push('dynamic-name');
-  else if (optionsFromInput && !XARGS_ANY_WORDS.has(dashed.name)) reasons.push('xargs-input');
+  if (optionsFromInput && isWrapper(analysed.name)) reasons.push('dynamic-name');
+  else if (optionsFromInput && !XARGS_ANY_WORDS.has(analysed.name)) reasons.push('xargs-input');
   const stdin = new Set<string>();
   const unknown = (word: Word): Word => {
     if (word.isStatic) stdin.add(word.raw);
     return { ...word, isStatic: false };
   };
-  const given = replace === null ? [...dashed.args, unknown(staticWord(XARGS_INPUT))] : dashed.args.map((word) => (replace === undefined || word.value.includes(replace) ? unknown(word) : word));
+  const given = replace === null ? [...analysed.args, unknown(staticWord(XARGS_INPUT))] : analysed.args.map((word) => (replace === undefined || word.value.includes(replace) ? unknown(word) : word));
   const before = new Set(paths);
-  describeProgram(dashed.name, given, input, built);
+  describeProgram(analysed.name, given, input, built);
   segment.paths = paths.filter((path) => before.has(path) || path.access === 'write' || path.isStatic || !stdin.has(path.path));
   // A program the analyser does not know (it then has `alternatives`) may write what xargs gives it
   // (`… | xargs gzip` replaced data/secret by secret.gz under bash 5.2): a write known only at run time.
   const written = segment.alternatives !== undefined ? pathOf({ ...staticWord(XARGS_INPUT), isStatic: false }, 'write', cwd) : null;
   if (written) segment.paths.push(written);
-  if (dashed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
+  if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
   return built;
 }
 
@@ -119,13 +119,13 @@ export function buildSegment(input: SegmentInput): Built {
  * in the segment's args, which the rules meet; the words shown to the person stay as written
  * (round 21 review, B4).
  */
-function commandWord(name: 'npm' | 'cargo', dashed: { name: string; args: Word[] }, segment: Segment): void {
-  const at = name === 'npm' ? npmCommandAt(dashed.args) : cargoCommandAt(dashed.args);
+function commandWord(name: 'npm' | 'cargo', analysed: { name: string; args: Word[] }, segment: Segment): void {
+  const at = name === 'npm' ? npmCommandAt(analysed.args) : cargoCommandAt(analysed.args);
   if (at < 0) return;
-  const word = dashed.args[at]!;
+  const word = analysed.args[at]!;
   const command = name === 'npm' ? npmCommand(word.value) : cargoCommand(word.value);
   if (command === null || command === word.value) return;
-  dashed.args = dashed.args.map((given, i) => (i === at ? { ...given, value: command } : given));
+  analysed.args = analysed.args.map((given, i) => (i === at ? { ...given, value: command } : given));
   segment.args = segment.args.map((given, i) => (i === at ? command : given));
 }
 
