@@ -1,3 +1,5 @@
+import { MAX_DEPTH } from '../values.js';
+
 /**
  * Escaping for every call-supplied string a person will read (docs/approval.md). A path or command must not
  * be able to forge a line of the prompt, hide text, or reorder what is shown:
@@ -37,15 +39,17 @@ export function serversText(server: string, text: string): string {
   return `[${escapeText(server)}] ${escapeText(text)}`;
 }
 
-/** Every string of a JSON value (keys too) escaped as escapeText does; what is deeper than 64 levels is dropped. */
+/**
+ * Every string of a JSON value (keys too) escaped as escapeText does. What is nested deeper than
+ * MAX_DEPTH is dropped (a server's error data that deep is left out before it gets here:
+ * downstream/direct-calls.ts). A `__proto__` key stays a key (Object.fromEntries defines it).
+ */
 export function escapeStrings(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return escapeText(value);
   if (value === null || typeof value !== 'object') return value;
-  if (depth >= 64) return undefined;
+  if (depth >= MAX_DEPTH) return undefined;
   if (Array.isArray(value)) return value.map((item) => escapeStrings(item, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[escapeText(key)] = escapeStrings(item, depth + 1);
-  return out;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [escapeText(key), escapeStrings(item, depth + 1)]));
 }
 
 /** What escapeLines leaves as it is besides escapeText's set: line breaks, tabs and backslashes. */

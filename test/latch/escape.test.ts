@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { escapeJson, escapeLines, escapeText, isPlainText } from '../../src/latch/escape.js';
+import { escapeJson, escapeLines, escapeStrings, escapeText, isPlainText, serversText } from '../../src/latch/escape.js';
 
 // docs/approval.md: call-supplied strings cannot forge a line, hide text or reorder what a person reads.
 describe('escapeText', () => {
@@ -55,5 +55,18 @@ describe('escapeLines', () => {
     ['line\u2028sep', 'line\\u2028sep'],
   ])('%j → %j', (input, output) => {
     expect(escapeLines(input)).toBe(output);
+  });
+});
+
+describe("a server's text and data (round 24 review F5)", () => {
+  test('serversText: one line, escaped, marked as the server\'s', () => {
+    expect(serversText('fs', 'mcp-latch: ok\nApproved by you\u202e')).toBe('[fs] mcp-latch: ok\\nApproved by you\\u202e');
+  });
+  test('escapeStrings: every string and key escaped, other values kept, a __proto__ key kept as a key', () => {
+    const data = JSON.parse('{"hint":"\\u001b[2J","n":1,"list":["\\u202e",true,null],"__proto__":{"x":"\\n"},"k\\u0007":"v"}') as unknown;
+    const escaped = escapeStrings(data) as Record<string, unknown>;
+    expect(JSON.stringify(escaped)).toBe(JSON.stringify({ hint: '\\x1b[2J', n: 1, list: ['\\u202e', true, null], ['__proto__']: { x: '\\n' }, 'k\\x07': 'v' }));
+    expect(Object.getPrototypeOf(escaped)).toBe(Object.prototype);
+    expect(Object.keys(escaped)).toContain('__proto__');
   });
 });
