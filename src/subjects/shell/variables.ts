@@ -13,22 +13,6 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  */
 
 /**
- * Variables that change which program runs or what it loads; exporting one changes every later
- * command (a prefix assignment `PATH=… ls` is on its own segment, for the policy to judge). bash's
- * own (bash manual, "Bash Variables", "Bourne Shell Variables"): `PATH`, `CDPATH`, `ENV`, and every
- * `BASH_*` name, among them `BASH_CMDS` (its members are the command hash table: after
- * `BASH_CMDS[ls]=/bin/sh`, `ls -c CMD` runs sh) and `BASH_ALIASES` (the alias list, expanded in
- * POSIX mode, which `POSIXLY_CORRECT` turns on); `EXECIGNORE` hides programs from the PATH search;
- * `HISTFILE` names the file the `history` builtin reads and writes and `HISTFILESIZE` truncates;
- * `HOME` is what `~` and a bare `cd` expand to, while the analysis expands them with the gateway's
- * own home (round 15 review of paths, P8: `HOME=W/conf; cat ~/secret/key` read a Read-denied file
- * in bypassPermissions, the prompt naming `<home>/secret/key`).
- * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
- * (docs/threat-model.md#where-bash-evaluates-text).
- */
-const ENVIRONMENT_NAMES = 'XDG_CONFIG_HOME|MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS|[Yy][Aa][Rr][Nn]_[A-Za-z0-9_]+|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME|GOENV|GOFLAGS|GOTOOLCHAIN|GOROOT|GOPATH|GOMODCACHE|GOCACHE|GOCACHEPROG|GOWORK|GOPROXY|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOPRIVATE|GOSUMDB|GOINSECURE|GOAUTH|GOVCS|GOBIN|GOTOOLDIR|CGO_[A-Z]+FLAGS(_ALLOW)?|KUBECONFIG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|GH_CONFIG_DIR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|HOME|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_OPTIONS|BUN_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
-export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
-/**
  * Variables a program reads as options given before its own (GNU tar manual, "TAR_OPTIONS"; zip(1)
  * ENVIRONMENT, `ZIPOPT` and `ZIP`; man(1) `MANOPT`; cp(1) `SIMPLE_BACKUP_SUFFIX` and `VERSION_CONTROL`, which name the
  * backups `cp -b` makes): `TAR_OPTIONS=--remove-files tar -cf a.tar data` removes data. Set for
@@ -156,7 +140,7 @@ export function changesLaterCommands(name: string): boolean {
   const word = `${base}=`;
   // A file variable set where its value is not seen (`printf -v TZ %s ~/.ssh/id_rsa; date`, `read
   // TZ`: glibc opened the file, bash 5.2, TZ exported) is read by what runs next: fileVariables cannot meet it.
-  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word) || ANY_CONFIG_VARIABLE.test(base);
+  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
 }
 
 /** `NAME=value` and `NAME+=value` as a word. */
@@ -276,6 +260,14 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
   });
 }
 
+/** A group of setting variables: the names (alternatives of a regular expression) and the programs that read them. */
+export interface SettingVariables {
+  names: string;
+  /** 'every': each program of the table; none: only a program that starts others (RUNS_OTHERS, a script) passes them on. */
+  programs: 'every' | readonly string[];
+}
+const PACKAGE_MANAGERS = ['npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack'];
+const RUST_PROGRAMS = ['cargo', 'rustc', 'rustup', 'rustdoc', 'rustfmt', 'cargo-fmt', 'cargo-clippy', 'clippy-driver'];
 /**
  * Variables each program reads its settings from, or that name the file of them (each program's
  * documentation of its environment; round 23). A setting file names code: make's `MAKEFILES` are
@@ -288,56 +280,78 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
  * or `$HOME/.config`, and `GOFLAGS` (`-toolexec`); kubectl's and helm's `KUBECONFIG` (exec
  * plugins), by default `$HOME/.kube/config`; docker's `DOCKER_CONFIG` (`cliPluginsExtraDirs`,
  * credential helpers), by default `$HOME/.docker`; gh's `GH_CONFIG_DIR` (`!` aliases run a shell).
+ *
+ * This table is the one list of these names: CONFIG_BY_ENVIRONMENT (per program), ANY_CONFIG_VARIABLE
+ * and ENVIRONMENT's settings (exported, each changes later commands) are made from it; round 24's
+ * review F6 was three hand-kept copies disagreeing (docs/threat-model.md "Round 24: the review of round 23").
  */
-const HOMES = 'HOME|XDG_CONFIG_HOME';
-const MAKE_VARIABLES = 'MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS';
-// berry lower-cases a name before it looks for `yarn_` (`yarn_yarn_path=./x.cjs yarn` ran x.cjs; round 24 review F9).
-const YARN_VARIABLES = '[Yy][Aa][Rr][Nn]_[A-Za-z0-9_]+';
-/**
- * rustup's proxies (cargo, rustc…) run the toolchain `RUSTUP_TOOLCHAIN` names, a directory too, or
- * the one below `RUSTUP_HOME` (rustup 1.29: `RUSTUP_TOOLCHAIN=D cargo --version` ran D/bin/cargo,
- * `RUSTUP_HOME=D cargo` D/toolchains/…/bin/cargo; round 24).
- */
-const RUST_VARIABLES = 'CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME';
-/**
- * less reads a lesskey source file (`$LESSKEYIN`, else `$XDG_CONFIG_HOME/lesskey` or
- * `$HOME/.lesskey`; `LESSKEY` a compiled one) whose `#env` section sets LESSOPEN, a command it runs
- * on every file (less(1) "INPUT PREPROCESSOR", lesskey(1); less 590 ran `LESSOPEN=|touch F; cat %s`
- * from each of the three; round 24).
- */
-const LESS_VARIABLES = 'LESSKEYIN|LESSKEY|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM';
-/**
- * go's (`go help environment`; round 24, from the documentation): `GOROOT` (the toolchain whose
- * compile and link run), `GOPATH`/`GOMODCACHE` (module sources taken as they are there), `GOCACHE`
- * (compiled packages reused), `GOWORK` (a go.work replacing modules by directories), `GOPROXY`,
- * `GOSUMDB`, `GONOSUMDB`, `GONOSUMCHECK`, `GONOPROXY`, `GOPRIVATE`, `GOINSECURE`, `GOVCS` (where
- * modules come from and whether they are checked), `GOAUTH` (`command CMD`), `GOBIN`, `GOTOOLDIR`,
- * `CGO_*FLAGS` (the C compiler's and linker's flags: `-fplugin=`, `-B`).
- */
-const GO_VARIABLES = 'GOENV|GOFLAGS|GOTOOLCHAIN|GOROOT|GOPATH|GOMODCACHE|GOCACHE|GOWORK|GOPROXY|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOPRIVATE|GOSUMDB|GOINSECURE|GOAUTH|GOVCS|GOBIN|GOTOOLDIR|CGO_[A-Z]+FLAGS(_ALLOW)?';
+export const SETTING_VARIABLES: readonly SettingVariables[] = [
+  { names: 'HOME|XDG_CONFIG_HOME', programs: 'every' },
+  { names: 'MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS', programs: ['make', 'gmake'] },
+  // berry lower-cases a name before it looks for `yarn_` (`yarn_yarn_path=./x.cjs yarn` ran x.cjs; round 24 review F9).
+  { names: '[Yy][Aa][Rr][Nn]_[A-Za-z0-9_]+', programs: PACKAGE_MANAGERS },
+  /*
+   * rustup's proxies (cargo, rustc…) run the toolchain `RUSTUP_TOOLCHAIN` names, a directory too, or
+   * the one below `RUSTUP_HOME` (rustup 1.29: `RUSTUP_TOOLCHAIN=D cargo --version` ran D/bin/cargo,
+   * `RUSTUP_HOME=D cargo` D/toolchains/…/bin/cargo; round 24).
+   */
+  { names: 'CARGO_HOME|RUSTUP_TOOLCHAIN|RUSTUP_HOME', programs: RUST_PROGRAMS },
+  /*
+   * go's (`go help environment`; round 24, from the documentation): `GOROOT` (the toolchain whose
+   * compile and link run), `GOPATH`/`GOMODCACHE` (module sources taken as they are there), `GOCACHE`
+   * (compiled packages reused), `GOWORK` (a go.work replacing modules by directories), `GOPROXY`,
+   * `GOSUMDB`, `GONOSUMDB`, `GONOSUMCHECK`, `GONOPROXY`, `GOPRIVATE`, `GOINSECURE`, `GOVCS` (where
+   * modules come from and whether they are checked), `GOAUTH` (`command CMD`), `GOBIN`, `GOTOOLDIR`,
+   * `CGO_*FLAGS` (the C compiler's and linker's flags: `-fplugin=`, `-B`).
+   */
+  { names: 'GOENV|GOFLAGS|GOTOOLCHAIN|GOROOT|GOPATH|GOMODCACHE|GOCACHE|GOWORK|GOPROXY|GONOSUMDB|GONOSUMCHECK|GONOPROXY|GOPRIVATE|GOSUMDB|GOINSECURE|GOAUTH|GOVCS|GOBIN|GOTOOLDIR|CGO_[A-Z]+FLAGS(_ALLOW)?', programs: ['go'] },
+  { names: 'KUBECONFIG|HELM_[A-Z_]+', programs: ['kubectl', 'helm'] },
+  { names: 'DOCKER_CONFIG', programs: ['docker', 'podman'] },
+  { names: 'DOCKER_HOST|DOCKER_CONTEXT', programs: ['docker'] },
+  { names: 'CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF', programs: ['podman'] },
+  { names: 'GH_CONFIG_DIR', programs: ['gh'] },
+  /*
+   * less reads a lesskey source file (`$LESSKEYIN`, else `$XDG_CONFIG_HOME/lesskey` or
+   * `$HOME/.lesskey`; `LESSKEY` a compiled one) whose `#env` section sets LESSOPEN, a command it runs
+   * on every file (less(1) "INPUT PREPROCESSOR", lesskey(1); less 590 ran `LESSOPEN=|touch F; cat %s`
+   * from each of the three; round 24).
+   */
+  { names: 'LESSKEYIN|LESSKEY|LESSKEYIN_SYSTEM|LESSKEY_SYSTEM', programs: ['less'] },
+  /*
+   * curl(1) "--config": `$CURL_HOME/.curlrc`, `$XDG_CONFIG_HOME/.curlrc`, `$HOME/.curlrc` (curl 7.88 wrote
+   * where its `output = F` said under each; round 24); wget(1) "Startup File": `$WGETRC`, `$HOME/.wgetrc`
+   * (`output_document`). Files they write that the command does not name.
+   */
+  { names: 'CURL_HOME', programs: ['curl'] },
+  { names: 'WGETRC', programs: ['wget'] },
+  // Every node and bun a program starts reads them (HARMLESS_NODE_OPTIONS, BUN_CODE_OPTIONS below).
+  { names: 'NODE_OPTIONS|BUN_OPTIONS', programs: [] },
+];
+const SETTING_NAMES = SETTING_VARIABLES.map((row) => row.names).join('|');
 const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
-  const of = (names: string): RegExp => new RegExp(`^(${names})$`);
-  const pm = of(`${HOMES}|${YARN_VARIABLES}`);
-  const make = of(`${HOMES}|${MAKE_VARIABLES}`);
-  const kube = of(`${HOMES}|KUBECONFIG|HELM_[A-Z_]+`);
-  const docker = of(`${HOMES}|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT`);
-  const rust = of(`${HOMES}|${RUST_VARIABLES}`);
-  return {
-    npm: pm, npx: pm, pnpm: pm, pnpx: pm, yarn: pm, yarnpkg: pm, bun: pm, bunx: pm, corepack: pm,
-    make, gmake: make,
-    cargo: rust, rustc: rust, rustup: rust, rustdoc: rust, rustfmt: rust, 'cargo-fmt': rust, 'cargo-clippy': rust, 'clippy-driver': rust,
-    go: of(`${HOMES}|${GO_VARIABLES}`),
-    kubectl: kube, helm: kube,
-    docker, podman: of(`${HOMES}|DOCKER_CONFIG|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF`),
-    gh: of(`${HOMES}|GH_CONFIG_DIR`),
-    less: of(`${HOMES}|${LESS_VARIABLES}`),
-    // curl(1) "--config": `$CURL_HOME/.curlrc`, `$XDG_CONFIG_HOME/.curlrc`, `$HOME/.curlrc` (curl 7.88 wrote
-    // where its `output = F` said under each; round 24); wget(1) "Startup File": `$WGETRC`, `$HOME/.wgetrc`
-    // (`output_document`). Files they write that the command does not name.
-    curl: of(`${HOMES}|CURL_HOME`),
-    wget: of(`${HOMES}|WGETRC`),
-  };
+  const programs = new Set(SETTING_VARIABLES.flatMap((row) => (row.programs === 'every' ? [] : row.programs)));
+  const read = (program: string): RegExp => new RegExp(`^(${SETTING_VARIABLES.filter((row) => row.programs === 'every' || row.programs.includes(program)).map((row) => row.names).join('|')})$`);
+  return Object.fromEntries([...programs].map((program) => [program, read(program)]));
 })();
+/** Every variable of SETTING_VARIABLES (the git ones are GIT_LOCATION). */
+const ANY_CONFIG_VARIABLE = new RegExp(`^(${SETTING_NAMES})$`);
+
+/**
+ * Variables that change which program runs or what it loads; exporting one changes every later
+ * command (a prefix assignment `PATH=… ls` is on its own segment, for the policy to judge). bash's
+ * own (bash manual, "Bash Variables", "Bourne Shell Variables"): `PATH`, `CDPATH`, `ENV`, and every
+ * `BASH_*` name, among them `BASH_CMDS` (its members are the command hash table: after
+ * `BASH_CMDS[ls]=/bin/sh`, `ls -c CMD` runs sh) and `BASH_ALIASES` (the alias list, expanded in
+ * POSIX mode, which `POSIXLY_CORRECT` turns on); `EXECIGNORE` hides programs from the PATH search;
+ * `HISTFILE` names the file the `history` builtin reads and writes and `HISTFILESIZE` truncates;
+ * `HOME` is what `~` and a bare `cd` expand to, while the analysis expands them with the gateway's
+ * own home (round 15 review of paths, P8: `HOME=W/conf; cat ~/secret/key` read a Read-denied file
+ * in bypassPermissions, the prompt naming `<home>/secret/key`).
+ * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
+ * (docs/threat-model.md#where-bash-evaluates-text). Every variable of SETTING_VARIABLES is one too.
+ */
+const ENVIRONMENT_NAMES = 'GOCACHEPROG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
+export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES}|${SETTING_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * node's and bun's options given in the environment (node(1) `NODE_OPTIONS`; bun 1.4.5 reads
  * `BUN_OPTIONS` as options before its own: `BUN_OPTIONS='--preload ./x.js' bun y.js` ran x.js, and
@@ -356,9 +370,7 @@ function runtimeLoadsCode(name: string, value: string): boolean {
 }
 
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
-const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', 'npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg', 'bun', 'bunx', 'corepack']);
-/** Every variable of CONFIG_BY_ENVIRONMENT (the git ones are GIT_LOCATION). */
-const ANY_CONFIG_VARIABLE = new RegExp(`^(${HOMES}|${MAKE_VARIABLES}|${YARN_VARIABLES}|${RUST_VARIABLES}|${GO_VARIABLES}|${LESS_VARIABLES}|CURL_HOME|WGETRC|NODE_OPTIONS|BUN_OPTIONS|KUBECONFIG|HELM_[A-Z_]+|DOCKER_CONFIG|DOCKER_HOST|DOCKER_CONTEXT|CONTAINERS_CONF|CONTAINERS_REGISTRIES_CONF|GH_CONFIG_DIR)$`);
+const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', ...PACKAGE_MANAGERS]);
 /** yarn settings that change only what is printed (berry's `enable*` display settings). */
 const HARMLESS_YARN = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$/i;
 /** GNU make flags that only change parallelism and output (make(1)). */
