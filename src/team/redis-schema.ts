@@ -29,7 +29,10 @@ import type { Redis as RedisClient } from 'ioredis';
  * `mcp-latch:grants` (`[user, session]` as JSON, whose grants changed), `mcp-latch:forgotten`
  * (`[user, nonce]`: a rule was forgotten; each replica reads the user's rules again and answers on
  * `mcp-latch:rules-applied` with `[nonce, replica]`, so the forget returns once every replica that
- * heard it no longer holds the rule: docs/team.md, "Forgetting is in force at once").
+ * announced itself no longer holds the rule: docs/team.md, "Forgetting is in force at once"), and
+ * each replica's hello, `mcp-latch:hello:<version>:<replica>`: its subscriber connection subscribes
+ * to it, so Redis lists it (PUBSUB CHANNELS) exactly while that replica hears, with the version of
+ * the forget protocol it confirms (FORGET_PROTOCOL). Nothing is published on it.
  */
 
 const PREFIX = 'mcp-latch:';
@@ -38,6 +41,30 @@ export const CHANNEL_RULES = `${PREFIX}rules`;
 export const CHANNEL_GRANTS = `${PREFIX}grants`;
 export const CHANNEL_FORGOTTEN = `${PREFIX}forgotten`;
 export const CHANNEL_RULES_APPLIED = `${PREFIX}rules-applied`;
+/** Where a replica announces itself: `${HELLO_PREFIX}<version>:<replica>` (helloChannel). */
+export const HELLO_PREFIX = `${PREFIX}hello:`;
+/**
+ * The version of the forget protocol this build speaks: it hears `mcp-latch:forgotten`, reads the
+ * user's rules again and confirms on `mcp-latch:rules-applied`. Round 24 spoke it without a hello
+ * (version 1, never announced); 2 since round 25. A forget waits for the replicas announcing 2 or more.
+ */
+export const FORGET_PROTOCOL = 2;
+
+/** The hello channel of `replica`. */
+export function helloChannel(replica: string): string {
+  return `${HELLO_PREFIX}${FORGET_PROTOCOL}:${replica}`;
+}
+
+/** The replica a hello channel announces, when its version confirms forgets; else null (another version, or not a hello). */
+export function helloReplica(channel: string): string | null {
+  if (!channel.startsWith(HELLO_PREFIX)) return null;
+  const rest = channel.slice(HELLO_PREFIX.length);
+  const colon = rest.indexOf(':');
+  if (colon <= 0 || colon === rest.length - 1) return null;
+  const version = rest.slice(0, colon);
+  if (!/^[0-9]{1,6}$/.test(version) || Number(version) < FORGET_PROTOCOL) return null;
+  return rest.slice(colon + 1);
+}
 export const PENDING = `${PREFIX}pending`;
 export const CALL_PREFIX = `${PREFIX}call:`;
 export const REPLICA_PREFIX = `${PREFIX}replica:`;

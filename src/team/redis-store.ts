@@ -3,7 +3,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
+import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, HELLO_PREFIX, helloChannel, helloReplica, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
 import { FORGET_CONFIRM_MS, type DecideOutcome, type Forgotten, type InteractionAnswer, type PendingCall, type SessionGrant, type TeamStore } from './store.js';
 import { StoreSigner } from './store-signing.js';
 
@@ -44,8 +44,8 @@ export class RedisTeamStore implements TeamStore {
   readonly remembersInConfig = false;
   private readonly held = new Map<string, Held>();
   private readonly listeners = new Set<(user: string) => void | Promise<void>>();
-  /** This replica's forgets waiting for the replicas that heard them to confirm, by nonce: the replicas that did so far. */
-  private readonly confirming = new Map<string, { replicas: Set<string>; expected: number; done: () => void }>();
+  /** This replica's forgets waiting for the replicas that announced themselves to confirm, by nonce: the replicas that did so far, and those waited for (null until listed). */
+  private readonly confirming = new Map<string, { replicas: Set<string>; expected: Set<string> | null; done: () => void }>();
   /** Users whose rules this replica read: after a reconnect, their rules may have changed unseen. */
   private readonly knownUsers = new Set<string>();
   private readonly grantListeners = new Set<(user: string, session: string) => void>();
@@ -131,7 +131,9 @@ export class RedisTeamStore implements TeamStore {
       for (const user of this.knownUsers) void this.rulesChanged(user);
       for (const [user, session] of this.knownSessions.values()) this.grantsChanged(user, session);
     });
-    await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS, CHANNEL_FORGOTTEN, CHANNEL_RULES_APPLIED);
+    // The hello is subscribed with the rest (and again by ioredis after a reconnect): Redis lists it
+    // exactly while this replica hears forgets (docs/team.md, "Forgetting is in force at once").
+    await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS, CHANNEL_FORGOTTEN, CHANNEL_RULES_APPLIED, helloChannel(this.replica));
     this.listening = true;
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.heartbeatMs / 3)));
@@ -458,23 +460,31 @@ export class RedisTeamStore implements TeamStore {
    * in force at once"). Each replica decides from its copy of the user's rules, read again when it
    * hears of a change: until round 24 the forget returned at its PUBLISH, and a replica (this one
    * included) allowed the forgotten rule's calls until its subscriber had the message and its read
-   * came back (test/team/forget-in-force.test.ts). Now every replica subscribed when the forget is
-   * published (PUBLISH counts them) reads the rules again, then says so; the forget waits for all of
-   * them, at most FORGET_CONFIRM_MS, and counts those that did not. `mcp-latch:rules` is published
-   * too, for replicas of before round 24.
+   * came back (test/team/forget-in-force.test.ts). Every replica that announces itself (its hello
+   * channel, listed by Redis while its subscriber is connected) reads the rules again, then says so;
+   * the forget waits for each of them by name, at most FORGET_CONFIRM_MS, and counts those that did
+   * not. Until round 25 it waited for as many answers as PUBLISH counted subscribers, so any other
+   * client subscribed to the channel (a `redis-cli SUBSCRIBE` left open) made every forget wait the
+   * whole time and answer 202. `mcp-latch:rules` is published too, for replicas of before round 24;
+   * those and round 24's, which announce nothing, are told but not waited for (logged).
    */
   private async inForce(user: string): Promise<Forgotten> {
     const nonce = randomBytes(12).toString('hex');
     let done!: () => void;
     const confirmed = new Promise<void>((resolve) => (done = resolve));
-    // Until PUBLISH says how many heard it, no count of confirmations is enough.
-    const waiting = { replicas: new Set<string>(), expected: Number.POSITIVE_INFINITY, done };
+    // Until the replicas to wait for are listed, no confirmation is enough.
+    const waiting: { replicas: Set<string>; expected: Set<string> | null; done: () => void } = { replicas: new Set<string>(), expected: null, done };
     this.confirming.set(nonce, waiting);
     const timer = setTimeout(done, FORGET_CONFIRM_MS);
     try {
-      await this.redis.publish(CHANNEL_RULES, user);
-      waiting.expected = await this.redis.publish(CHANNEL_FORGOTTEN, JSON.stringify([user, nonce]));
-      if (waiting.replicas.size >= waiting.expected) done();
+      const told = await this.redis.publish(CHANNEL_RULES, user);
+      // Listed before the PUBLISH: a replica that subscribes after it reads the store, where the
+      // rule is gone already (one that was not subscribed held none of its remembered rules).
+      waiting.expected = await this.announced();
+      const heard = await this.redis.publish(CHANNEL_FORGOTTEN, JSON.stringify([user, nonce]));
+      if (allConfirmed(waiting)) done();
+      const unannounced = Math.max(told, heard) - waiting.expected.size;
+      if (unannounced > 0) this.logger.warn({ user, unannounced, channels: [CHANNEL_RULES, CHANNEL_FORGOTTEN] }, 'team store (Redis): a forget was heard by subscribers that did not announce themselves as replicas (a replica of before round 25, or another client): they are not waited for, and a replica of before round 25 may still allow the rule until it has read the store');
       await confirmed;
     } catch (error) {
       this.logger.warn({ err: errorMessage(error), user }, 'team store (Redis): could not tell the replicas of a forgotten rule');
@@ -482,9 +492,20 @@ export class RedisTeamStore implements TeamStore {
       clearTimeout(timer);
       this.confirming.delete(nonce);
     }
-    const unconfirmed = Number.isFinite(waiting.expected) ? Math.max(0, waiting.expected - waiting.replicas.size) : 1;
-    if (unconfirmed > 0) this.logger.warn({ user, unconfirmed, waitedMs: FORGET_CONFIRM_MS }, 'team store (Redis): a forgotten rule is removed from the store, but not every replica confirmed that it no longer holds there');
+    const unconfirmed = waiting.expected === null ? 1 : [...waiting.expected].filter((replica) => !waiting.replicas.has(replica)).length;
+    if (unconfirmed > 0) this.logger.warn({ user, unconfirmed, replicas: waiting.expected === null ? undefined : [...waiting.expected].filter((replica) => !waiting.replicas.has(replica)).slice(0, 20), waitedMs: FORGET_CONFIRM_MS }, 'team store (Redis): a forgotten rule is removed from the store, but not every replica confirmed that it no longer holds there');
     return { unconfirmed };
+  }
+
+  /** The replicas announcing, now, that they hear and confirm forgets (their hello channels, redis-schema.ts). */
+  private async announced(): Promise<Set<string>> {
+    const channels = (await this.redis.pubsub('CHANNELS', `${HELLO_PREFIX}*`)) as unknown[];
+    const replicas = new Set<string>();
+    for (const channel of channels) {
+      const replica = typeof channel === 'string' ? helloReplica(channel) : null;
+      if (replica !== null) replicas.add(replica);
+    }
+    return replicas;
   }
 
   /** Another replica (or this one) forgot a rule of `user`: read their rules again, then confirm. */
@@ -517,7 +538,7 @@ export class RedisTeamStore implements TeamStore {
     const waiting = this.confirming.get(parsed[0]);
     if (!waiting) return;
     waiting.replicas.add(parsed[1]);
-    if (waiting.replicas.size >= waiting.expected) waiting.done();
+    if (allConfirmed(waiting)) waiting.done();
   }
 
   /** Remembered rules are kept in Redis, not in the config. */
@@ -570,6 +591,11 @@ function readGenerations(file: string): Record<string, number> {
   const valid = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) && Object.values(parsed).every((value) => Number.isSafeInteger(value) && (value as number) >= 0);
   if (!valid) throw new LatchError('STORE_UNAVAILABLE', `${file} is not a generations file of remembered rules (a JSON object of user ids to whole numbers); restore it, or remove it to start without (docs/team.md, "Forgetting is final")`);
   return Object.assign(Object.create(null) as Record<string, number>, parsed);
+}
+
+/** Every replica a forget waits for has confirmed it (none listed yet: not). */
+function allConfirmed(waiting: { replicas: Set<string>; expected: Set<string> | null }): boolean {
+  return waiting.expected !== null && [...waiting.expected].every((replica) => waiting.replicas.has(replica));
 }
 
 /** How often remember and forget read a user's rules again when another replica changed them meanwhile. */

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
 import { FS_SERVER, eventually, tempDir, textOf } from '../helpers/gateway.js';
@@ -227,6 +228,31 @@ describe('DELETE /api/rules, two replicas on one signed Redis', () => {
       expect(textOf(await second.call)).toMatch(/^Denied by mcp-latch/);
     } finally {
       link.release();
+      await alice.close();
+    }
+  }, 120_000);
+
+  // Until round 25 the forget waited for as many confirmations as PUBLISH counted subscribers, so
+  // a client that is no replica, subscribed to the channel (a `redis-cli SUBSCRIBE` left open),
+  // made every forget wait 5 s and answer 202. Replicas now announce themselves, by name.
+  test('a stray subscriber of mcp-latch:forgotten is not waited for: the forget through B is answered 200, and A asks', async () => {
+    const stray = new Redis(redis.url);
+    const alice = await teamClient(a.url, ALICE);
+    try {
+      await stray.subscribe('mcp-latch:forgotten');
+      const file = join(root, 'stray.txt');
+      const first = await asked(alice, b, file, 'one');
+      const rule = await always(b, first);
+      const reply = await forget(b, rule);
+      expect([reply.status, reply.body]).toEqual([200, { removed: true }]);
+      expect(b.stderr()).toContain('did not announce themselves as replicas');
+
+      const second = await asked(alice, b, file, 'two');
+      expect((await b.api(`/api/pending/${second.pending.id}`, ALICE_APPROVER, { method: 'POST', body: { decision: 'Deny' } })).status).toBe(200);
+      expect(textOf(await second.call)).toMatch(/^Denied by mcp-latch/);
+      expect(readFileSync(file, 'utf8')).toBe('one');
+    } finally {
+      stray.disconnect();
       await alice.close();
     }
   }, 120_000);

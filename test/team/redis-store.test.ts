@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { RedisTeamStore } from '../../src/team/redis-store.js';
 import type { InteractionAnswer, PendingCall } from '../../src/team/store.js';
 import { eventually, ROOT, tempDir } from '../helpers/gateway.js';
@@ -249,6 +250,55 @@ describe('RedisTeamStore: session grants and remembered rules', () => {
       raw.disconnect();
     }
   });
+});
+
+describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
+  /** A store whose warnings are kept, to read what it logged. */
+  async function logged(replica: string): Promise<{ store: RedisTeamStore; lines: () => string }> {
+    let text = '';
+    const destination = new Writable({ write: (chunk: Buffer, _encoding, next) => ((text += chunk.toString()), next()) });
+    const store = await RedisTeamStore.connect({ url: redis.url, logger: createLogger({ level: 'warn', destination }), replica });
+    return { store, lines: () => text };
+  }
+
+  // Until round 25 a forget waited for as many confirmations as PUBLISH counted subscribers: any
+  // other client on the channel (a `redis-cli SUBSCRIBE` left open) made every forget wait 5 s and
+  // answer that a replica had not confirmed.
+  test('a stray subscriber of mcp-latch:forgotten is not waited for, and is logged', async () => {
+    const stray = new Redis(redis.url);
+    const { store, lines } = await logged('F1');
+    try {
+      await stray.subscribe('mcp-latch:forgotten');
+      await store.remember('kim', ['Read(/k/**)']);
+      expect(await store.forget('kim', 'Read(/k/**)')).toEqual({ unconfirmed: 0 });
+      expect(lines()).toContain('did not announce themselves as replicas');
+      expect(lines()).not.toContain('not every replica confirmed');
+    } finally {
+      stray.disconnect();
+      await store.close();
+    }
+  });
+
+  test('a replica announcing the forget protocol is waited for by name; one announcing an older version, or that stopped, is not', async () => {
+    const ghost = new Redis(redis.url);
+    const older = new Redis(redis.url);
+    const gone = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'F-gone' });
+    const { store, lines } = await logged('F2');
+    try {
+      await gone.close();
+      await older.subscribe('mcp-latch:hello:1:F-older', 'mcp-latch:forgotten');
+      await store.remember('lee', ['Read(/l/a)', 'Read(/l/b)']);
+      expect(await store.forget('lee', 'Read(/l/a)')).toEqual({ unconfirmed: 0 });
+      // Hears (its hello is listed) but never confirms: stalled, or a replica with its link held.
+      await ghost.subscribe('mcp-latch:hello:2:F-ghost');
+      expect(await store.forget('lee', 'Read(/l/b)')).toEqual({ unconfirmed: 1 });
+      expect(lines()).toMatch(/"replicas":\["F-ghost"\].*not every replica confirmed/);
+    } finally {
+      ghost.disconnect();
+      older.disconnect();
+      await store.close();
+    }
+  }, 30_000);
 });
 
 describe('RedisTeamStore: a heartbeat that lapsed', () => {
