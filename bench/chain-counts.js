@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// node bench/chain-counts.js [--calls N] [--rounds N] [--bin PATH]... [--no-direct] [--no-relay] [--perf]
+//
+// 16 calls in flight (as bench/in-flight.js and `npm run bench` make them), counted for each of the
+// three processes of the chain — the client (this process), the process in the middle, the server —
+// by what moves least with other load on the machine: context switches (voluntary: the process
+// slept, waiting for input; involuntary: preempted), read and write system calls (/proc/<pid>/io),
+// CPU (schedstat), each per call, all threads. Measured: direct (client and server only), the byte
+// relay (bench/floor-relay.js) and each `--bin` (default bin/mcp-latch.js), in turns each round.
+// `--perf` adds the kernel's count of epoll waits and of read/write/writev by kind (`perf stat` on the
+// syscall tracepoints, one counter per process). docs/performance.md, "Round 25: 16 in flight".
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cpuNs, median } from './measure.js';
+import { childrenOf } from './shell-start.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : fallback);
+const calls = Number(option('--calls', 8000));
+const rounds = Number(option('--rounds', 3));
+const withPerf = argv.includes('--perf');
+const SYSCALLS = ['read', 'write', 'writev', 'epoll_wait', 'epoll_pwait', 'futex'];
+const everything = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const relayBin = join(root, 'bench/floor-relay.js');
+const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
+if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
+const setups = [...(argv.includes('--no-direct') ? [] : ['direct']), ...(argv.includes('--no-relay') ? [] : [relayBin]), ...bins];
+
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-chain-')));
+const config = join(dir, 'mcp-latch.json');
+writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } }, permissions: { allow: ['mcp__everything__echo'] } }));
+
+/** A process's counts so far, summed over its threads. */
+function counts(pid) {
+  let voluntary = 0;
+  let involuntary = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const status = readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8');
+    voluntary += Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]);
+    involuntary += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]);
+  }
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  return { voluntary, involuntary, reads: Number(/syscr: (\d+)/.exec(io)[1]), writes: Number(/syscw: (\d+)/.exec(io)[1]), cpuUs: cpuNs(pid) / 1000 };
+}
+
+function perfStat(pid) {
+  const counter = spawn('perf', ['stat', '-x', ',', '-e', SYSCALLS.map((name) => `syscalls:sys_enter_${name}`).join(','), '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let text = '';
+  counter.stderr.on('data', (chunk) => (text += chunk));
+  return async () => {
+    counter.kill('SIGINT');
+    await new Promise((done) => counter.once('close', done));
+    return Object.fromEntries(text.split('\n').map((line) => line.split(',')).filter((f) => f.length > 2 && /^\d+$/.test(f[0])).map((f) => [f[2].replace('syscalls:sys_enter_', ''), Number(f[0])]));
+  };
+}
+
+async function measure(setup) {
+  const direct = setup === 'direct';
+  const relay = /relay[^/]*\.js$/.test(setup);
+  const args = direct ? [everything, 'stdio'] : relay ? [relayBin, process.execPath, everything, 'stdio'] : [setup, 'serve', '--config', config];
+  const transport = new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
+  const client = new Client({ name: 'mcp-latch-chain', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport, { timeout: 60_000 });
+  await client.listTools();
+  const tool = direct || relay ? 'echo' : 'everything__echo';
+  const call = (i) => client.request({ method: 'tools/call', params: { name: tool, arguments: { message: `ping ${i}` } } }, CallToolResultSchema);
+  const inFlight = async (count) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: 16 }, async () => { while (next < count) await call(next++); }));
+  };
+  for (let i = 0; i < 1500; i++) await call(i);
+  await inFlight(3000);
+  const middle = transport.pid;
+  const server = direct ? middle : childrenOf(middle)[0];
+  const pids = { client: process.pid, ...(direct ? {} : { middle }), server };
+  const stops = withPerf ? Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, perfStat(pid)])) : null;
+  if (stops) await new Promise((done) => setTimeout(done, 500));
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, counts(pid)]));
+  const started = performance.now();
+  await inFlight(calls);
+  const ms = performance.now() - started;
+  const after = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, counts(pid)]));
+  const kinds = stops ? Object.fromEntries(await Promise.all(Object.entries(stops).map(async ([name, stop]) => [name, await stop()]))) : {};
+  await client.close();
+  const per = {};
+  for (const name of Object.keys(pids)) {
+    per[name] = Object.fromEntries(Object.keys(after[name]).map((key) => [key, (after[name][key] - before[name][key]) / calls]));
+    for (const [kind, count] of Object.entries(kinds[name] ?? {})) per[name][kind] = count / calls;
+  }
+  return { rate: (calls / ms) * 1000, per };
+}
+
+const name = (setup) => (setup === 'direct' ? 'direct' : setup === relayBin ? 'relay' : setup.replace(`${root}/`, ''));
+const line = (r) => Object.entries(r.per).map(([who, c]) => `${who}: vcs ${c.voluntary.toFixed(2)} ics ${c.involuntary.toFixed(2)} rd ${c.reads.toFixed(2)} wr ${c.writes.toFixed(2)} cpu ${c.cpuUs.toFixed(1)}µs${withPerf ? ` epoll ${((c.epoll_wait ?? 0) + (c.epoll_pwait ?? 0)).toFixed(2)} writev ${(c.writev ?? 0).toFixed(2)} futex ${(c.futex ?? 0).toFixed(2)}` : ''}`).join(' | ');
+const results = setups.map(() => []);
+for (let round = 0; round < rounds; round++) {
+  for (let turn = 0; turn < setups.length; turn++) {
+    const index = (round + turn) % setups.length;
+    const r = await measure(setups[index]);
+    results[index].push(r);
+    const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
+    console.log(`round ${round + 1} ${name(setups[index])}: ${r.rate.toFixed(0)} calls/s, load ${load}\n  ${line(r)}`);
+  }
+}
+console.log('medians per call:');
+for (const [index, setup] of setups.entries()) {
+  const rs = results[index];
+  const per = Object.fromEntries(Object.keys(rs[0].per).map((who) => [who, Object.fromEntries(Object.keys(rs[0].per[who]).map((key) => [key, median(rs.map((r) => r.per[who][key]))]))]));
+  console.log(`${name(setup)}: ${median(rs.map((r) => r.rate)).toFixed(0)} calls/s\n  ${line({ per })}`);
+}
+process.exit(0);
