@@ -262,7 +262,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
 
   /** What the server has not read of what was written to its stdin yet (lines.ts, LineSending). */
   unread(): number {
-    const waiting = this.child?.stdin?.writableLength ?? 0;
+    // The rest libuv holds for a write of PipeOut's own included (pipes.ts).
+    const waiting = this.child?.stdin && this.stdin ? this.stdin.waiting : 0;
     // Only a backlog that has not emptied for STALL_MS: one burst of large calls waits a few ms
     // for a server that reads, and is no sign it stopped.
     if (waiting === 0 || this.backlogSince === null || performance.now() - this.backlogSince < STALL_MS) return 0;
@@ -296,12 +297,12 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     this.outgoing = '';
     try {
       if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
-      const stdin = this.child?.stdin;
-      if (this.stdin && stdin && !this.closed && text !== '') {
+      const stdin = this.stdin;
+      if (stdin && this.child?.stdin && !this.closed && text !== '') {
         // When the server's input began to wait unread, and has not emptied since (unread()).
-        if (stdin.writableLength === 0) this.backlogSince = null;
-        this.stdin.write(text);
-        if (stdin.writableLength > 0) this.backlogSince ??= performance.now();
+        if (stdin.waiting === 0) this.backlogSince = null;
+        stdin.write(text);
+        if (stdin.waiting > 0) this.backlogSince ??= performance.now();
       }
     } catch (error) {
       // A throw would be an unhandled rejection (a microtask) or end the audit's together().

@@ -23,8 +23,10 @@ import { encodeShared, sharedBytes } from '../text-bytes.js';
  * and Node's look-up of the `node.fs.sync` trace category by name, twice a call): ~2k instructions
  * less a write (docs/performance.md, "Round 24: per-call CPU"). What the pipe does not take, libuv
  * keeps and writes in order before anything written after it (which goes through the stream until
- * then); that rest, at most 16 KB, is the only part the stream's `writableLength` does not count.
- * A longer text goes through fs.writeSync, as the handle would queue it without trying.
+ * then). The stream's `writableLength` does not count that rest (at most 16 KB): `waiting` does,
+ * and is what the limits on a reader that is behind compare (gateway/stdio-upstream.ts, the client;
+ * child-transport.ts, a server's unread input). A longer text goes through fs.writeSync, as the
+ * handle would queue it without trying.
  */
 export class PipeOut {
   /** The stream's handle, when it writes strings (a pipe or socket handle); null: fs.writeSync or the stream only. */
@@ -33,6 +35,11 @@ export class PipeOut {
   private request: WriteRequest | null = null;
   /** A write of the handle's own that libuv still holds (part of it): what follows goes through the stream. */
   private handleBusy = false;
+  /**
+   * Bytes of the stream's own writes that libuv queued behind that rest (the handle's
+   * `writeQueueSize` counts both; the stream's `writableLength` counts these too).
+   */
+  private streamQueued = 0;
 
   constructor(
     private readonly stream: NodeJS.WritableStream & { readonly writableLength?: number },
@@ -42,8 +49,26 @@ export class PipeOut {
     this.handle = fd === null ? null : handleOf(stream);
   }
 
+  /**
+   * What waits to be taken by the pipe: the stream's `writableLength` (characters of the texts it
+   * holds), and the bytes of a rest libuv holds for a write of the handle's own. The stream's
+   * writes queued behind that rest are in both, and counted once.
+   */
+  get waiting(): number {
+    const inStream = this.stream.writableLength ?? 0;
+    if (!this.handleBusy || this.handle === null) return inStream;
+    return inStream + Math.max(0, this.handle.writeQueueSize - this.streamQueued);
+  }
+
   write(text: string): void {
-    if (this.fd === null || this.handleBusy || this.stream.writableLength !== 0) {
+    if (this.handleBusy && this.handle !== null) {
+      // libuv writes its queue in order: what the stream queues now is written after the rest.
+      const queued = this.handle.writeQueueSize;
+      this.stream.write(text);
+      this.streamQueued += this.handle.writeQueueSize - queued;
+      return;
+    }
+    if (this.fd === null || this.stream.writableLength !== 0) {
       this.stream.write(text);
       return;
     }
@@ -96,6 +121,7 @@ export class PipeOut {
   /** libuv wrote the rest of a write it held (status 0), or could not (the stream's own handling of a failed write: destroyed with the error). */
   private readonly completed = (status: number): void => {
     this.handleBusy = false;
+    this.streamQueued = 0;
     if (status < 0) (this.stream as { destroy?: (error: Error) => void }).destroy?.(Object.assign(new Error(`write ${getSystemErrorName(status)}`), { code: getSystemErrorName(status), errno: status, syscall: 'write' }));
   };
 }

@@ -164,8 +164,9 @@ export class StdioUpstream implements Transport, LineSending {
     return this.queue(line);
   }
 
+  /** What waits for the client to read, the rest libuv holds for a write of PipeOut's own included (pipes.ts). */
   private waitingInStream(): number {
-    return (this.output as { writableLength?: number }).writableLength ?? 0;
+    return this.out.waiting;
   }
 
   /** A resource updated while the client is behind: told once when it has read (its stream drains). */

@@ -1,9 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough } from 'node:stream';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
+import { DirectCalls } from '../../src/downstream/direct-calls.js';
+import { StdioUpstream } from '../../src/gateway/stdio-upstream.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer } from '../../src/downstream/pipes.js';
 import { encodeShared } from '../../src/text-bytes.js';
 import { eventually, tempDir } from '../helpers/gateway.js';
@@ -124,6 +127,92 @@ describe('PipeOut', () => {
   test('a terminal, a file or no descriptor is written through the stream only', () => {
     expect(pipeFd({ fd: 1, _handle: null })).toBeNull();
     expect(pipeFd({})).toBeNull();
+  });
+});
+
+/**
+ * The rest libuv holds for a write of PipeOut's own (its handle's try-write taken in part) is not in
+ * the stream's `writableLength`; the limits on a reader that is behind (limits.messageMB: the
+ * client's progress and log notifications, a server's unread input) count it through `waiting`.
+ */
+describe('what waits for a reader that is behind, the rest libuv holds included', () => {
+  /** A reader that reads nothing until SIGUSR2 (once it has written `file`.ready), then copies its input to `file`. */
+  const lateReader = async (file: string) => {
+    const child = spawn(process.execPath, ['-e', `const fs = require('fs'); process.on('SIGUSR2', () => process.stdin.pipe(fs.createWriteStream(${JSON.stringify(file)}))); fs.writeFileSync(${JSON.stringify(`${file}.ready`)}, ''); setInterval(() => {}, 1000)`], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(child);
+    await eventually(() => expect(existsSync(`${file}.ready`)).toBe(true), 10_000);
+    return child;
+  };
+  const handleOf = (child: ChildProcess) => (child.stdin as unknown as { _handle: { writeQueueSize: number } })._handle;
+  /** Until libuv holds a rest of a write of PipeOut's own while the stream holds nothing. */
+  const untilHeld = async (child: ChildProcess, write: (index: number) => void | Promise<void>) => {
+    for (let index = 0; index < 400; index++) {
+      await write(index);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (handleOf(child).writeQueueSize > 0) break;
+    }
+    expect(handleOf(child).writeQueueSize).toBeGreaterThan(0);
+    expect(child.stdin!.writableLength).toBe(0);
+  };
+
+  test('waiting counts the rest once, and what the stream queues behind it once', async () => {
+    const child = await lateReader(join(tempDir(), 'out.txt'));
+    // The reader is killed with the rest unread: the stream meets EPIPE.
+    child.stdin!.on('error', () => undefined);
+    const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
+    out.write('first\n');
+    await untilHeld(child, () => out.write(`${'x'.repeat(5_000)}\n`));
+    const rest = handleOf(child).writeQueueSize;
+    expect(out.waiting).toBe(rest);
+    out.write(`${'y'.repeat(3_000)}\n`);
+    // libuv queued it behind the rest, and the stream counts it: in both, counted once.
+    expect(handleOf(child).writeQueueSize).toBe(rest + 3_001);
+    expect(child.stdin!.writableLength).toBe(3_001);
+    expect(out.waiting).toBe(rest + 3_001);
+  });
+
+  test('a client behind by a rest libuv holds: a progress or log notification past limits.messageMB waiting is dropped, and the log says so', async () => {
+    const file = join(tempDir(), 'out.txt');
+    const child = await lateReader(file);
+    const errors: string[] = [];
+    // limits.messageMB of 6,000 bytes: one 5,000-character log message may wait, not two.
+    const upstream = new StdioUpstream(6_000, new PassThrough(), child.stdin!);
+    upstream.onerror = (error) => errors.push(error.message);
+    await upstream.start();
+    const log = (data: string): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data } });
+    let sent = 0;
+    await untilHeld(child, async (index) => {
+      sent = index + 1;
+      await upstream.send(log(`${index}:${'x'.repeat(5_000)}`));
+    });
+    // Part of the last one waits (libuv holds it): with this one two would wait, past the limit.
+    await upstream.send(log(`dropped:${'z'.repeat(5_000)}`));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(errors.filter((error) => error.startsWith('the client is behind'))).toHaveLength(1);
+    child.kill('SIGUSR2');
+    await eventually(() => expect(received(file).endsWith('}\n') && received(file).split('\n').length).toBe(sent + 1), 10_000);
+    // Once it has read, the next message says what it missed, and goes.
+    await upstream.send(log('after'));
+    await eventually(() => expect(received(file)).toContain('"after"'), 10_000);
+    const lines = received(file).trimEnd().split('\n').map((line) => (JSON.parse(line) as { params: { data: string } }).params.data.split(':')[0]);
+    expect(lines).toEqual([...Array.from({ length: sent }, (_, index) => String(index)), 'after']);
+    expect(errors).toContain('the client has caught up: 1 progress and log notifications were dropped while it was behind');
+    await upstream.close();
+  });
+
+  test("a server's unread input counts the rest libuv holds: past limits.messageMB for a second, it is sent no more calls", async () => {
+    // A server that reads nothing; limits.messageMB of 1 byte, so any rest is past it.
+    const transport = new ChildTransport({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: {}, maxMessageBytes: 1 });
+    transports.push(transport);
+    await transport.start();
+    const child = (transport as unknown as { child: ChildProcess }).child;
+    await untilHeld(child, () => transport.sendLine(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(5_000) } })}\n`));
+    const rest = handleOf(child).writeQueueSize;
+    // Only a backlog that has not emptied for a second counts (a burst to a server that reads is not held back).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(transport.unread()).toBe(rest);
+    const calls = new DirectCalls(transport);
+    await expect(calls.call({ name: 'echo', arguments: {} }, { timeout: 10_000 })).rejects.toThrow(/the server is not reading its input: .* MB written to it have waited unread for over a second/);
   });
 });
 
