@@ -24,7 +24,7 @@ import type { Logger } from '../log.js';
 import { MAX_DEPTH, nestsDeeperThan } from '../values.js';
 import { answerProblem, schemaProblem, type SchemaIssue } from './invalid-answer.js';
 import { megabytes } from './lines.js';
-import { checkIconHosts } from './icon-hosts.js';
+import { noteUrlIcons } from './url-icons.js';
 
 /** What one server lists: read when it is ready and again when it says its lists changed. */
 export interface ServerListing {
@@ -50,8 +50,8 @@ export async function readListing(client: Client, options: { timeoutMs: number; 
     caps.prompts ? list('prompts/list', 'prompts', ListPromptsResultSchema, PromptSchema) : [],
   ]);
   const listing = { tools: await checkedTools(firstOfEachName(tools, 'tools/list', logger), logger), resources, templates, prompts: firstOfEachName(prompts, 'prompts/list', logger) };
-  // Icons' hosts resolved before the listing is used (round 24): an icon is listed only when its name leads to the internet.
-  await checkIconHosts(listing, options.server, logger);
+  // Icons given by URL are not listed (round 25; url-icons.ts): said once, nothing looked up.
+  noteUrlIcons(listing, options.server, logger);
   return listing;
 }
 

@@ -1,7 +1,5 @@
 import { escapeLines, escapeText, isPlainText } from '../latch/escape.js';
 import { isPlainObject } from '../values.js';
-import { isIP } from 'node:net';
-import { isThisMachine } from './url-host.js';
 
 /**
  * A listed tool, prompt, resource or template as a client shows it to a person: every text the
@@ -20,10 +18,9 @@ import { isThisMachine } from './url-host.js';
  *
  *   in a tool's inputSchema and outputSchema (schemaText): every `title` (escapeText) and
  *                            `description` (escapeLines) at any depth, and `enumNames` labels
- *   kept only when safe      `icons`: a client fetches each `src` itself, unasked, so only an
- *                            https URL of another host, as written and as its name resolves
- *                            (shownIcon; round 23 review, F5; round 24), or a small
- *                            `data:image/…` icon is listed
+ *   kept only when safe      `icons`: a client fetches each `src` itself, unasked, so only a
+ *                            small `data:image/…` icon is listed (shownIcon; round 23 review,
+ *                            F5; round 25: no icon given by URL)
  *
  * Tool and prompt names are the gateway's exposed names (catalog.ts: letters, digits, `_`, `-`).
  * Not covered: a tool schema's property names and enum, const and default values, which the call
@@ -65,8 +62,7 @@ function shownFormOf<T extends object>(entry: T): ShownEntry<T> {
     if (schema !== source[key]) changes[key] = schema;
   }
   if (Array.isArray(source.icons)) {
-    const hosts = iconHosts.get(entry);
-    const icons = source.icons.filter((icon) => shownIcon(icon, hosts));
+    const icons = source.icons.filter(shownIcon);
     if (icons.length !== source.icons.length) changes.icons = icons.length > 0 ? icons : undefined;
   }
   if (Array.isArray(args)) {
@@ -81,42 +77,23 @@ export const MAX_ICON_DATA_CHARS = 65_536;
 const IMAGE_DATA = /^data:image\/(?:png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-9+/]*={0,2}$/;
 
 /**
- * Whether a listed icon may reach the client: the client fetches its `src` as soon as it shows the
- * entry, no person asked, so a server's icon must not send it to this machine (a local service's
- * port) or a local network, or anywhere but an https page of another host: as written (namedIconHost)
- * and, since round 24, as its name resolves (checked when the server's listing is read,
- * downstream/icon-hosts.ts, and kept per entry: `iconHosts`); or it is an image carried in the
- * listing itself. An entry whose hosts were never checked (a pinned definition listed in place of
- * a changed one) keeps its `data:` icons only (fail closed).
+ * Whether a listed icon may reach the client: only an image carried in the listing itself. A
+ * client fetches an icon's `src` as soon as it shows the entry, no person asked, and resolves its
+ * host itself, after anything the gateway could check: until round 25 an https icon whose name
+ * resolved to the internet when the listing was read was listed, and a name answering the client's
+ * lookup with 127.0.0.1 or 192.168.1.1 (DNS rebinding) sent that fetch there; each render told the
+ * icon's host the person's address and when they looked (the spec's "same origin as the server",
+ * which no downstream host is for mcp-latch's clients). docs/threat-model.md, "Round 25: icons".
  */
-function shownIcon(icon: unknown, hosts: ReadonlySet<string> | undefined): boolean {
+function shownIcon(icon: unknown): boolean {
   if (!isPlainObject(icon) || typeof icon.src !== 'string') return false;
   const { src } = icon;
-  if (src.startsWith('data:')) return src.length <= MAX_ICON_DATA_CHARS && IMAGE_DATA.test(src);
-  const host = namedIconHost(src);
-  return host !== null && hosts !== undefined && hosts.has(host);
-}
-
-/**
- * The host of an icon's `src` when it is an https URL of a named host other than this machine as
- * written, as the WHATWG parser writes it, or null (`file:`, `http:`, `https://192.168.1.1/…`, names
- * like `localhost`, a user or password: round 23 review, F5).
- */
-export function namedIconHost(src: string): string | null {
-  if (!src.startsWith('https:') || src.length > 8_192 || !isPlainText(src)) return null;
-  try {
-    const url = new URL(src);
-    // An address as the host (192.168.1.1, 169.254.169.254, [fd00::1]) is dropped whatever it is: a page's icon is named.
-    const named = url.href === src && url.protocol === 'https:' && url.username === '' && url.password === '' && isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0 && !isThisMachine(url.hostname);
-    return named ? url.hostname : null;
-  } catch {
-    return null;
-  }
+  return src.startsWith('data:') && src.length <= MAX_ICON_DATA_CHARS && IMAGE_DATA.test(src);
 }
 
 /**
  * Content blocks (a tools/call result's, a prompt's messages') with each `resource_link`'s icons
- * kept as a listed entry's are whose hosts were never resolved: its `data:` images only (round 24
+ * kept as a listed entry's are: its `data:` images only (round 24
  * review F3: `http://127.0.0.1:9222/json`, `https://169.254.169.254/…`, `file:///etc/passwd` in a
  * result's resource_link reached the client, which fetches icons as it shows the link). The blocks
  * as given when none has icons.
@@ -125,18 +102,10 @@ export function linksShown<T>(blocks: readonly T[]): T[] {
   if (!blocks.some((block) => isPlainObject(block) && block.type === 'resource_link' && block.icons !== undefined)) return blocks as T[];
   return blocks.map((block) => {
     if (!isPlainObject(block) || block.type !== 'resource_link' || block.icons === undefined) return block;
-    const icons = Array.isArray(block.icons) ? block.icons.filter((icon) => shownIcon(icon, undefined)) : [];
+    const icons = Array.isArray(block.icons) ? block.icons.filter(shownIcon) : [];
     const { icons: _given, ...rest } = block;
     return (icons.length > 0 ? { ...rest, icons } : rest) as T;
   });
-}
-
-/** Each listed entry's icon hosts that resolved to the internet only (downstream/icon-hosts.ts). */
-const iconHosts = new WeakMap<object, ReadonlySet<string>>();
-
-/** Notes the hosts of `entry`'s icons that may be listed (their names resolve to the internet only). */
-export function setIconHosts(entry: object, hosts: ReadonlySet<string>): void {
-  iconHosts.set(entry, hosts);
 }
 
 const DISPLAY = ['title', 'mimeType'] as const;

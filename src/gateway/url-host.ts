@@ -24,7 +24,7 @@ import { escapeText } from '../latch/escape.js';
 export const MAX_URL_LOOKUP_MS = 3000;
 
 /**
- * How many host lookups (URL-mode questions' and listed icons') run at once, gateway-wide, and of
+ * How many host lookups (URL-mode questions'; listed icons' until round 25) run at once, gateway-wide, and of
  * one server's at once (MAX_URL_LOOKUPS_PER_SERVER); a host that needs resolving while its server's
  * or the gateway's places are taken waits for a place, in turn, within its MAX_URL_LOOKUP_MS (the
  * lookup's own time included), and is refused naming the limit when none comes. A system lookup
@@ -260,17 +260,6 @@ export function resolvedHostProblem(url: string, lookup: HostLookup = systemLook
   return hostProblem(url, "its URL-mode question's url", lookup, localNetworks, server);
 }
 
-/**
- * Why a listed icon's `src` (an https URL of a named host as written: listed-text.ts shownIcon) must
- * not reach the client once its host is resolved, or null: the same rule as a URL-mode question's,
- * except that no local network is let through (a client fetches an icon unasked, no person opens it;
- * approval.localUrlNetworks is for pages a person opens). Round 24 (docs/threat-model.md).
- */
-export function iconHostProblem(src: string, server: string, lookup: HostLookup = systemLookup): Promise<string | null> {
-  return hostProblem(src, ICON, lookup, [], server);
-}
-const ICON = 'its icon';
-
 async function hostProblem(url: string, subject: string, lookup: HostLookup, localNetworks: readonly string[], server: string): Promise<string | null> {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   let timer: NodeJS.Timeout | undefined;
@@ -333,7 +322,7 @@ async function hostProblem(url: string, subject: string, lookup: HostLookup, loc
   for (const { address } of addresses) {
     const local = localProblem(address, allowed) ?? ownNetworkProblem(address, networks, allowed);
     if (local) {
-      return `${what} leads to a local network: ${escapeText(host)} resolves to ${escapeText(address)}${local}, not an address on the internet (${subject === ICON ? 'a client fetches an icon unasked: mcp-latch lists only icons of hosts on the internet' : 'mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks'})`;
+      return `${what} leads to a local network: ${escapeText(host)} resolves to ${escapeText(address)}${local}, not an address on the internet (mcp-latch passes on such URLs only to networks listed in approval.localUrlNetworks)`;
     }
   }
   return null;

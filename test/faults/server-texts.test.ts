@@ -17,7 +17,7 @@ describe("a server's error answers and progress", () => {
     const dir = tempDir();
     h = await startGateway(
       { mcpServers: { e: { command: process.execPath, args: [join(ROOT, 'test/fixtures/hostile-texts.mjs')] } }, permissions: { allow: ['mcp__e'] } },
-      // Icons' hosts are resolved (round 24): example.com answers as a host on the internet, whatever this machine's DNS does.
+      // example.com answers as a host on the internet (its URL-mode questions), whatever this machine's DNS does.
       { dir, capabilities: { elicitation: { form: {}, url: {} } }, nodeArgs: ['--import', join(ROOT, 'test/fixtures/fake-dns.mjs')], env: { FAKE_DNS: JSON.stringify({ 'example.com': ['93.184.215.14'] }) } },
     );
   }, 60_000);
@@ -86,8 +86,8 @@ describe("a server's error answers and progress", () => {
     expect(delivered).toBe(3);
   });
 
-  test("a listed entry's icons reach the client only as an https URL of a named host or a small image in the listing (round 23 review, F5)", { timeout: 30_000 }, async () => {
-    const kept = [{ src: 'https://example.com/icon.png' }, { src: 'data:image/png;base64,iVBORw0KGgo=' }];
+  test("a listed entry's icons reach the client only as a small image in the listing (round 23 review, F5; round 25: none given by URL)", { timeout: 30_000 }, async () => {
+    const kept = [{ src: 'data:image/png;base64,iVBORw0KGgo=' }];
     const tools = (await h.client.listTools()).tools.filter((tool) => tool.name.startsWith('e__') && tool.name !== 'e__link');
     expect(tools.length).toBe(3);
     for (const tool of tools) expect(tool.icons).toEqual(kept);

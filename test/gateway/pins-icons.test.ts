@@ -2,19 +2,17 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { ROOT, eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
+import { eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf } from '../helpers/gateway.js';
 
 /**
  * A listed entry's icons are in its pin since round 24 (docs/pins.md, "Icons"): the client shows
  * them to the person beside the name, so a server that changed them after the person accepted the
  * tool did so unnoticed. Through the built gateway with the SDK Client: the fixture server's `echo`
- * (and its prompt and template) carry the icons of $FIXTURE_DEFINITION_FILE, and the gateway's
- * resolver answers the icons' host as one on the internet (test/fixtures/fake-dns.mjs), so they are
- * listed (test/gateway/url-host-shares.test.ts).
+ * (and its prompt and template) carry the icons of $FIXTURE_DEFINITION_FILE: `data:` images, the
+ * only icons listed since round 25 (test/gateway/url-host-shares.test.ts).
  */
-const DNS = { nodeArgs: ['--import', join(ROOT, 'test/fixtures/fake-dns.mjs')], env: { FAKE_DNS: JSON.stringify({ 'cdn.example.test': ['93.184.215.14'] }) } };
-const ICON_A = [{ src: 'https://cdn.example.test/a.png' }];
-const ICON_B = [{ src: 'https://cdn.example.test/b.png' }];
+const ICON_A = [{ src: 'data:image/png;base64,QUFB' }];
+const ICON_B = [{ src: 'data:image/png;base64,QkJC' }];
 
 interface LockFile {
   servers: { fix: { tool: { echo: { digest: string; definition: Record<string, unknown>; withIcons?: true } }; listedDigests: { prompt: Record<string, string>; icons?: true } } };
@@ -29,7 +27,7 @@ function setup() {
   const iconsAre = (icons: Array<{ src: string }> | undefined) => writeFileSync(definitionFile, JSON.stringify(icons ? { icons, $prompt: { icons } } : {}));
   const lock = () => JSON.parse(readFileSync(lockFile, 'utf8')) as LockFile;
   const echoed = () => fixtureCalls(log).filter((entry) => entry.tool === 'echo').length;
-  const start = () => startGateway(config, { dir, ...DNS });
+  const start = () => startGateway(config, { dir });
   return { dir, lockFile, iconsAre, lock, echoed, start };
 }
 
@@ -53,9 +51,9 @@ describe("a tool's icons are pinned", () => {
       expect(result.isError).toBe(true);
       expect(textOf(result)).toContain('the definition of the tool fix__echo changed since the user approved it (icons)');
       expect(echoed()).toBe(1);
-      // Listed as pinned: the changed icons are not shown (nor the pinned one's named icon, not resolved now: threat-model.md, "Round 24").
+      // Listed as pinned: the pinned icons, not the changed ones.
       const echo = (await second.client.listTools()).tools.find((tool) => tool.name === 'fix__echo');
-      expect(echo?.icons).toBeUndefined();
+      expect(echo?.icons).toEqual(ICON_A);
     } finally {
       await second.close();
     }

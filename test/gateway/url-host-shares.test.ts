@@ -1,7 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { MAX_ICON_HOSTS } from '../../src/downstream/icon-hosts.js';
 import { MAX_URL_LOOKUP_MS, MAX_URL_LOOKUPS, MAX_URL_LOOKUPS_PER_SERVER } from '../../src/gateway/url-host.js';
 import { eventually, fixtureServer, ROOT, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
 
@@ -9,14 +8,13 @@ import { eventually, fixtureServer, ROOT, startGateway, tempDir, textOf, type Ha
  * Round 24 (docs/threat-model.md, "Round 24: URL and icon hosts"), through the built gateway with
  * the SDK Client: each server has its own share of the host lookups (N1: one server whose names
  * never resolve held the one place, and every other server's URL-mode question waited behind it and
- * was refused), and listed icons' hosts are resolved with the URL-mode rule (a name resolving to a
- * local network or this machine reached the client, whose fetch went there). The gateway's resolver
+ * was refused); and, since round 25, listed icons given by URL are not listed at all. The gateway's resolver
  * is test/fixtures/fake-dns.mjs, preloaded: named hosts answer as the test says, or never.
  */
 const FAKE_DNS = join(ROOT, 'test/fixtures/fake-dns.mjs');
 const PUBLIC = '93.184.215.14';
 
-function resolving(dir: string, table: Record<string, string[] | 'stall'>) {
+function resolving(dir: string, table: Record<string, string[] | string[][] | 'stall'>) {
   const log = join(dir, 'dns.log');
   writeFileSync(log, '');
   return { nodeArgs: ['--import', FAKE_DNS], env: { FAKE_DNS: JSON.stringify(table), FAKE_DNS_LOG: log }, asked: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
@@ -53,51 +51,31 @@ describe('host lookups: each server its own share (N1)', () => {
   });
 });
 
-describe("listed icons' hosts, resolved", () => {
+describe('listed icons given by URL (round 25)', () => {
   const definitionFile = (dir: string, icons: Array<{ src: string }>) => {
     const file = join(dir, 'definition.json');
     writeFileSync(file, JSON.stringify({ icons, $prompt: { icons }, $template: { icons } }));
     return file;
   };
 
-  test("an icon whose name resolves to this machine, a local network or cloud metadata, or does not resolve, is not listed; one of a name on the internet is, with data: icons; the same for prompts and templates", { timeout: 60_000 }, async () => {
+  // Round 24 resolved each icon host when the listing was read and listed those on the internet;
+  // the client resolves the name again when it fetches, and a DNS that answers the gateway with a
+  // public address and the client with 127.0.0.1 (here: the fixture's list of answers, counted
+  // across processes) sent the client's unasked fetch to this machine (DNS rebinding).
+  test("an icon given by URL is not listed, whatever its name answers, and its host is not looked up; data: icons are; the same for prompts and templates; logged once", { timeout: 60_000 }, async () => {
     const dir = tempDir();
-    const dns = resolving(dir, {
-      'cdn.example.test': [PUBLIC, '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
-      'printer.attacker.test': [PUBLIC, '192.168.1.1'],
-      'metadata.attacker.test': ['169.254.169.254'],
-      'me.attacker.test': ['127.0.0.1'],
-      'ula.attacker.test': ['fd00::1'],
-      'hangs.attacker.test': 'stall',
-    });
-    const kept = [{ src: 'https://cdn.example.test/icon.png' }, { src: 'data:image/png;base64,iVBORw0KGgo=' }, { src: 'https://cdn.example.test/other.png', sizes: ['48x48'] }];
-    const dropped = ['https://printer.attacker.test/a.png', 'https://metadata.attacker.test/latest/meta-data/', 'https://me.attacker.test/a.png', 'https://ula.attacker.test/a.png', 'https://hangs.attacker.test/a.png', 'https://nowhere.invalid/a.png'].map((src) => ({ src }));
-    const file = definitionFile(dir, [kept[0]!, ...dropped, kept[1]!, kept[2]!]);
-    h = await startGateway(
-      // approval.localUrlNetworks lets URL-mode questions lead there, never an icon: the client fetches it unasked.
-      { mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log'), [], { FIXTURE_DEFINITION_FILE: file }) }, approval: { localUrlNetworks: ['192.168.0.0/16'] } },
-      { dir, nodeArgs: dns.nodeArgs, env: dns.env },
-    );
+    const dns = resolving(dir, { 'cdn.rebind.test': [[PUBLIC], ['127.0.0.1']], 'cdn.example.test': [PUBLIC] });
+    const data = [{ src: 'data:image/png;base64,iVBORw0KGgo=' }, { src: 'data:image/webp;base64,UklGRg==', sizes: ['48x48'] }];
+    const file = definitionFile(dir, [{ src: 'https://cdn.rebind.test/a.png' }, data[0]!, { src: 'https://cdn.example.test/icon.png' }, data[1]!]);
+    h = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log'), [], { FIXTURE_DEFINITION_FILE: file }) } }, { dir, nodeArgs: dns.nodeArgs, env: dns.env });
     const echo = (await h.client.listTools()).tools.find((tool) => tool.name === 'fix__echo');
-    expect(echo?.icons).toEqual(kept);
+    expect(echo?.icons).toEqual(data);
     const [prompt] = (await h.client.listPrompts()).prompts;
-    expect(prompt?.icons).toEqual(kept);
+    expect(prompt?.icons).toEqual(data);
     const [template] = (await h.client.listResourceTemplates()).resourceTemplates;
-    expect(template?.icons).toEqual(kept);
-    // Each host looked up once for the whole listing.
-    expect(dns.asked().filter((host) => host === 'cdn.example.test')).toHaveLength(1);
-    await eventually(() => expect(h!.stderr()).toContain("icons of the server's listing are not listed: 6 of its icon hosts did not pass"));
-  });
-
-  test(`at most MAX_ICON_HOSTS (${MAX_ICON_HOSTS}) distinct icon hosts of a listing are looked up; icons of more are not listed, logged naming the limit`, { timeout: 60_000 }, async () => {
-    const dir = tempDir();
-    const hosts = Array.from({ length: MAX_ICON_HOSTS + 2 }, (_, index) => `cdn${index}.example.test`);
-    const dns = resolving(dir, Object.fromEntries(hosts.map((host) => [host, [PUBLIC]])));
-    const icons = hosts.map((host) => ({ src: `https://${host}/icon.png` }));
-    h = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'fixture.log'), [], { FIXTURE_DEFINITION_FILE: definitionFile(dir, icons) }) } }, { dir, nodeArgs: dns.nodeArgs, env: dns.env });
-    const echo = (await h.client.listTools()).tools.find((tool) => tool.name === 'fix__echo');
-    expect(echo?.icons).toEqual(icons.slice(0, MAX_ICON_HOSTS));
-    expect(new Set(dns.asked())).toEqual(new Set(hosts.slice(0, MAX_ICON_HOSTS)));
-    await eventually(() => expect(h!.stderr()).toContain(`it names ${MAX_ICON_HOSTS + 2} icon hosts, more than the ${MAX_ICON_HOSTS} looked up (MAX_ICON_HOSTS): the icons of 2 (first: ${hosts[MAX_ICON_HOSTS]}) are not listed`));
+    expect(template?.icons).toEqual(data);
+    expect(dns.asked()).toEqual([]);
+    await eventually(() => expect(h!.stderr()).toContain(`icons of the server's listing given by URL are not listed: 6 (first: \\"https://cdn.rebind.test/a.png\\")`));
+    expect(h.stderr().match(/given by URL are not listed/g)).toHaveLength(1);
   });
 });
