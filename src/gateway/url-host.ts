@@ -28,9 +28,11 @@ export const MAX_URL_LOOKUP_MS = 3000;
  * one server's at once (MAX_URL_LOOKUPS_PER_SERVER); a host that needs resolving while its server's
  * or the gateway's places are taken waits for a place, in turn, within its MAX_URL_LOOKUP_MS (the
  * lookup's own time included), and is refused naming the limit when none comes. A system lookup
- * (getaddrinfo) runs in libuv's thread pool, at most two at once there (its "slow I/O" half of four
- * threads), and goes on after MAX_URL_LOOKUP_MS until the system resolver gives up (10 s with
- * glibc's defaults); it cannot be withdrawn, and the rest queue behind it. Uncounted, one server's
+ * (getaddrinfo) runs in libuv's thread pool, at most half its threads at once there (its "slow I/O"
+ * share: 4 of the 8 bin/mcp-latch.js starts it with since round 25, 2 of Node's default 4), and goes
+ * on after MAX_URL_LOOKUP_MS until the system resolver gives up (10 s with glibc's defaults); it
+ * cannot be withdrawn, and the rest queue behind it: the servers' MAX_URL_LOOKUPS leave the other 2
+ * to the rest of the process (docs/threat-model.md, "Round 25: the lookups' threads"). Uncounted, one server's
  * questions to names whose DNS never answers queued every lookup of the process for as long as it
  * liked (round 21 review, review-proto21 P1). Counted until the lookup itself settles, not until
  * the question gives up on it. Until round 24 the servers had one place between them: one server
