@@ -8,7 +8,8 @@
 // CPU (schedstat), each per call, all threads. Measured: direct (client and server only), the byte
 // relay (bench/floor-relay.js) and each `--bin` (default bin/mcp-latch.js), in turns each round.
 // `--perf` adds the kernel's count of epoll waits and of read/write/writev by kind (`perf stat` on the
-// syscall tracepoints, one counter per process). docs/performance.md, "Round 25: 16 in flight".
+// syscall tracepoints, one counter per process). A build is any bin/mcp-latch.js; a file whose name
+// ends in relay….js is measured as the byte relay is. docs/performance.md, "Round 25: 16 in flight".
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
