@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import vm from 'node:vm';
 import { crc32 } from 'node:zlib';
 import { codeCacheDirectory } from '../config/locate.js';
-import { underLastingFlags } from './v8-flags.js';
+import { underCacheFlags } from './v8-flags.js';
 
 /**
  * Loads the gateway's bundle (dist/serve/gateway.cjs, what `serve` loads once its servers are
@@ -42,8 +42,6 @@ export interface CodeCache {
   readonly file: string | undefined;
   /** Writes the cache now, made at `stage`, unless the one loaded (or one written by this start) was made at it or later; what happened, in words. */
   save(stage: CodeCacheStage): string;
-  /** Whether `save(stage)` would write it (and so needs serve's lasting flags, v8-flags.ts). */
-  writes(stage: CodeCacheStage): boolean;
 }
 
 /** A stage's byte in the file; a later stage holds more of the code. */
@@ -72,23 +70,12 @@ export function saveCodeCaches(stage: CodeCacheStage): Array<{ file: string | un
   return loadedCaches.map(({ codeCache }) => ({ file: codeCache.file, outcome: codeCache.save(stage) }));
 }
 
-/** Whether saveCodeCaches(stage) would write any cache: serve sets its flags back for a write only (cli/serve.ts). */
-export function codeCachesWrite(stage: CodeCacheStage): boolean {
-  return loadedCaches.some(({ codeCache }) => codeCache.writes(stage));
-}
-
 /** What happened at load to the cache of the bundle loaded from `bundle` (a path), if this process loaded it with loadBundle. */
 export function codeCacheStatusOf(bundle: string): CodeCacheStatus | undefined {
   return loadedCaches.find((loaded) => loaded.bundle === bundle)?.codeCache.status;
 }
 
 export interface LoadOptions {
-  /**
-   * Called once the bundle is compiled, before it runs: V8 takes a cache only under the flags it was
-   * made with, so a flag the bundle's start-up should run under but the cache was not made under is
-   * set there (cli/serve.ts).
-   */
-  beforeRun?: () => void;
   /**
    * The bundle is a CommonJS module others `require` (serve.cjs, whose modules the gateway's bundle
    * takes from it): it is put in the require cache under its path, as Node's loader would.
@@ -104,7 +91,7 @@ export function loadBundle(bundle: string, env: NodeJS.ProcessEnv = process.env,
   return loaded;
 }
 
-function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, { beforeRun, asModule = false, notes = false }: LoadOptions): LoadedBundle {
+function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, { asModule = false, notes = false }: LoadOptions): LoadedBundle {
   const require = createRequire(bundle);
   const compiled = new Module(bundle) as Module & { _compile(source: string, filename: string): void };
   compiled.filename = bundle;
@@ -114,12 +101,11 @@ function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, { beforeRun, asM
     // vm.Script gets no source map from Node 20 (stack traces would point into the bundle): with
     // source maps on, Node's own CommonJS loader compiles it, calling the function, without the cache.
     if (process.sourceMapsEnabled) {
-      beforeRun?.();
       compiled._compile(`${readFileSync(bundle, 'latin1')}\n.call(this, exports, require, module, __filename, __dirname)`, bundle);
       compiled.loaded = true;
-      return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps', writes: () => false } };
+      return { exports: compiled.exports, codeCache: { status: 'source-maps', file: undefined, save: () => 'not used with source maps' } };
     }
-    const loaded = runCompiled(bundle, env, compiled, require, beforeRun, notes);
+    const loaded = runCompiled(bundle, env, compiled, require, notes);
     compiled.loaded = true;
     return loaded;
   } catch (error) {
@@ -128,9 +114,8 @@ function loadBundleOnce(bundle: string, env: NodeJS.ProcessEnv, { beforeRun, asM
   }
 }
 
-function runCompiled(bundle: string, env: NodeJS.ProcessEnv, module: Module, require: NodeJS.Require, beforeRun: (() => void) | undefined, notes: boolean): LoadedBundle {
+function runCompiled(bundle: string, env: NodeJS.ProcessEnv, module: Module, require: NodeJS.Require, notes: boolean): LoadedBundle {
   const { script, status, stage, directory, file } = compileBundle(bundle, env, notes);
-  beforeRun?.();
   (script.runInThisContext() as BundleFunction)(module.exports, require, module, bundle, dirname(bundle));
   // The script is kept only to be saved: a cache made after a call is not written again.
   let toSave = status === 'unsafe' || stage === STAGES.call ? null : script;
@@ -147,7 +132,6 @@ function runCompiled(bundle: string, env: NodeJS.ProcessEnv, module: Module, req
         if (held === STAGES.call) toSave = null;
         return outcome;
       },
-      writes: (wanted) => toSave !== null && STAGES[wanted] > held,
     },
   };
 }
@@ -179,7 +163,7 @@ function compileBundle(bundle: string, env: NodeJS.ProcessEnv, notes: boolean): 
   const read = trusted ? readTrusted(file) : undefined;
   const cached = read && intact(read);
   // The bundle has no import() (scripts/bundle.js): Node 20 loses a cached script's dynamic import.
-  const script = underLastingFlags(() => new vm.Script(source, { filename: bundle, cachedData: cached?.data }));
+  const script = underCacheFlags(() => new vm.Script(source, { filename: bundle, cachedData: cached?.data }));
   const status: CodeCacheStatus = trusted === false ? 'unsafe' : read === undefined ? 'absent' : cached === undefined ? 'damaged' : script.cachedDataRejected ? 'rejected' : 'accepted';
   return { script, status, stage: status === 'accepted' ? cached!.stage : 0, directory, file };
 }
@@ -234,7 +218,7 @@ function save(script: vm.Script, directory: string, file: string, stage: number)
     const temporary = `${file}.${process.pid}.tmp`;
     const header = Buffer.alloc(HEADER_BYTES);
     header[CHECK_BYTES] = stage;
-    const content = Buffer.concat([header, underLastingFlags(() => script.createCachedData())]);
+    const content = Buffer.concat([header, underCacheFlags(() => script.createCachedData())]);
     content.writeUInt32BE(crc32(content.subarray(CHECK_BYTES)));
     writeFileSync(temporary, content, { mode: 0o600, flag: 'wx' });
     renameSync(temporary, file);

@@ -7,7 +7,7 @@ import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type * as Serve from './serve.js';
 import type { ServeOptions } from './serve-options.js';
-import { setServeFlags, underDefaultFlags } from './v8-flags.js';
+import { setServeFlags } from './v8-flags.js';
 
 /**
  * What `serve` runs first (dist/serve/boot.cjs, scripts/bundle.js; bin/ and main.ts load it with
@@ -33,7 +33,7 @@ export interface ServeStart {
   stoppedEarly(): boolean;
 }
 
-/** Node's modules serve loads after its spawns, before its first list (loadServe). */
+/** Node's modules serve loads after its spawns, before its first list (startServers). */
 const LATER_MODULES = ['node:module', 'node:vm', 'node:zlib', 'node:fs/promises', 'node:perf_hooks'];
 
 /** What run-until-stopped.ts's STOP_SIGNALS are (that module is loaded after the servers are spawned). */
@@ -100,10 +100,17 @@ function startServers(options: ServeOptions): ServeStart {
   };
   for (const signal of STOP_SIGNALS) process.on(signal, stopEarly);
   prespawned.spawn(early.servers, () => logger!, early.maxMessageBytes);
-  // serve's lasting flags, before any bundle is compiled (V8 uses a code cache only under the flags
-  // it was made with) and after the spawns: node:v8, which sets them, is loaded then
-  // (v8-flags.ts), and any flag set makes Node compile its own modules loaded after it from their
-  // source (bin/mcp-latch.js).
+  // Node's modules that the code-cache loader and the gateway's bundle load (perf_hooks: the global
+  // `performance`, read by each downstream request's deadline), loaded after the spawns and before
+  // any V8 flag is set: Node takes them from the node binary's code cache only under V8's default
+  // flags (it checks a hash of them), and compiled from their source they cost ~3.5 ms of CPU more
+  // beside the booting servers (docs/performance.md, "Round 24: start"). Loaded before the flags,
+  // not between flags set back to their defaults: those defaults and what setting a flag implies
+  // differ from one V8 to the next ("Round 25: Node 22 and 24"). test/cli/serve.test.ts checks that
+  // none of Node's modules is loaded under serve's flags by the first list.
+  for (const name of LATER_MODULES) process.getBuiltinModule(name);
+  // serve's lasting flags and the start-up's, before any bundle is compiled (V8 uses a code cache
+  // only under the flags it was made with; v8-flags.ts).
   setServeFlags();
   return {
     path,
@@ -119,14 +126,6 @@ function startServers(options: ServeOptions): ServeStart {
 
 /** serve's bundle, compiled with its code cache; the loader (vm, zlib) is evaluated only now, after the spawns. */
 async function loadServe(): Promise<typeof Serve> {
-  // Node's modules that the code-cache loader and the gateway's bundle load (perf_hooks: the global
-  // `performance`, read by each downstream request's deadline), loaded here under V8's default flags,
-  // where Node takes them from the node binary's code cache: ~4 ms less CPU beside the booting
-  // servers (v8-flags.ts; docs/performance.md, "Round 24: start"). test/cli/serve.test.ts checks
-  // that none is loaded under serve's flags by the first list.
-  underDefaultFlags(() => {
-    for (const name of LATER_MODULES) process.getBuiltinModule(name);
-  });
   const { loadBundle } = await import('./code-cache.js');
   return loadBundle(fileURLToPath(new URL('../serve/serve.cjs', import.meta.url)), process.env, { asModule: true }).exports as typeof Serve;
 }

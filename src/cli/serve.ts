@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { CodeCache, CodeCacheStage } from './code-cache.js';
 import type * as GatewayBundle from './serve-gateway.js';
 import type { ServeStart } from './serve-boot.js';
-import { setFlags, setServeFlags, setStartUpFlags } from './v8-flags.js';
+import { setFlags, setServeFlags } from './v8-flags.js';
 import type { ServeOptions } from './serve-options.js';
 
 /**
@@ -25,7 +25,7 @@ export async function serve(options: ServeOptions, { path, early, prespawned, us
   // The logger (pino), the code-cache loader and the config watcher are evaluated only here, after
   // the spawns (docs/performance.md, "Round 11: the first list"). A server's stderr is read from
   // the event loop, so no line comes before the logger is made.
-  const [{ createLogger }, { codeCachesWrite, codeCacheStatusOf, loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
+  const [{ createLogger }, { codeCacheStatusOf, loadBundle, saveCodeCaches }, { runUntilStopped }] = await Promise.all([import('../log.js'), import('./code-cache.js'), import('./run-until-stopped.js')]);
   const logger = createLogger({ level: (options.logLevel ?? early.logLevel ?? process.env.MCP_LATCH_LOG_LEVEL ?? 'info') as 'info' });
   useLogger(logger);
   // A signal came while this loaded: its servers are being stopped (serve-boot.ts), and a gateway
@@ -34,9 +34,9 @@ export async function serve(options: ServeOptions, { path, early, prespawned, us
 
   let loaded: { exports: typeof GatewayBundle; codeCache: CodeCache };
   try {
-    // TurboFan waits until the start-up is over (v8-flags.ts). Set after the compile: the code
-    // cache is made without it.
-    const bundle = loadBundle(fileURLToPath(new URL('../serve/gateway.cjs', import.meta.url)), process.env, { beforeRun: () => setStartUpFlags(true), notes: true });
+    // Compiled, and its cache made, under serve's flags and the start-up's (TurboFan waits until the
+    // start-up is over), set with them (v8-flags.ts).
+    const bundle = loadBundle(fileURLToPath(new URL('../serve/gateway.cjs', import.meta.url)), process.env, { notes: true });
     loaded = { exports: bundle.exports as typeof GatewayBundle, codeCache: bundle.codeCache };
   } catch (error) {
     await prespawned.closeAll();
@@ -81,7 +81,8 @@ export async function serve(options: ServeOptions, { path, early, prespawned, us
   // After the answer is on its way: the cache then holds what the start-up compiled, and after the
   // first call's, what the call path compiled too (code-cache.ts).
   // The shell model's bundle has a cache of its own, saved with the gateway's once it is loaded.
-  // V8 takes a cache only under the flags it was made with: serve's lasting ones (v8-flags.ts).
+  // V8 takes a cache only under the flags it was made with: serve's lasting ones and the start-up's,
+  // still on at both saves, so a save changes no flag (v8-flags.ts underCacheFlags).
   // TurboFan waits until the first call is answered, not only the first list: turned on at the
   // list, it compiled what the start-up and the shell warm-up had made hot on the first call's
   // own path, ~2.5 ms of a worker thread's CPU inside the client's first command, beside the
@@ -90,17 +91,13 @@ export async function serve(options: ServeOptions, { path, early, prespawned, us
   const saveCodeCache = (stage: CodeCacheStage) =>
     setImmediate(() => {
       if (stage === 'call') callAnswered = true;
-      // The flags are set back for a cache that is written only: each change of them costs ~20 µs,
-      // and at a start whose caches were made after a call nothing is written, so the list's save
-      // changes none and the call's one, from the start-up's to the serving ones (v8-flags.ts;
-      // docs/performance.md, "Round 19: the first shell command").
-      if (codeCachesWrite(stage)) setFlags(false, false);
       saveCodeCaches(stage).forEach(({ file, outcome }) => logger.debug({ file }, `code cache ${outcome}`));
       // Beside them, which outputSchemas compile (downstream/listing.ts).
       const schemas = noteCompiledSchemas();
       if (schemas) logger.debug(`compiled outputSchemas ${schemas}`);
       // The start-up's flags until the first call is answered; then TurboFan may optimise sooner:
-      // the start-up is over and the caches are made (v8-flags.ts).
+      // the start-up is over and the caches are made, one change of the flags (each costs ~20 µs;
+      // v8-flags.ts, docs/performance.md "Round 19: the first shell command").
       setFlags(!callAnswered, callAnswered);
       if (stage === 'call') logger.debug('serving flags set');
     });

@@ -273,15 +273,14 @@ describe('TurboFan during the start', () => {
       (out) =>
         eventually(() => {
           const lines = readFileSync(out, 'utf8').split('\n');
-          // Past the call's answer: a cache written at the list turns TurboFan on for a moment too.
+          // Past the call's answer.
           expect(lines).toContain('call answered');
           expect(lines.slice(lines.indexOf('call answered') + 1).some((line) => line.startsWith('flag ') && line.includes('--max-opt=999'))).toBe(true);
           return lines;
         }),
       { name: 's0__echo', arguments: { message: 'x' } },
     );
-    // The state each flag line leaves: a cache written at the list is made under the lasting flags
-    // (v8-flags.ts underLastingFlags), set back to the start-up's at once.
+    // The state each flag line leaves (the caches are made under the start-up's flags: v8-flags.ts underCacheFlags).
     const flags = events.map((line, index) => ({ line, index })).filter(({ line }) => line.startsWith('flag ') && line.includes('--max-opt='));
     const stateAt = (index: number) => flags.filter((flag) => flag.index < index).at(-1)?.line.split(' ').find((word) => word.startsWith('--max-opt='));
     expect(stateAt(events.indexOf('server list'))).toBe('--max-opt=2');
