@@ -26,7 +26,10 @@ import { encodeShared, sharedBytes } from '../text-bytes.js';
  * then). The stream's `writableLength` does not count that rest (at most 16 KB): `waiting` does,
  * and is what the limits on a reader that is behind compare (gateway/stdio-upstream.ts, the client;
  * child-transport.ts, a server's unread input). A longer text goes through fs.writeSync, as the
- * handle would queue it without trying.
+ * handle would queue it without trying. These are Node's internals (the same in Node 20, 22 and
+ * 24): a stream whose handle lacks them, or whose own write does not hand its handle a request to
+ * learn, is written through fs.writeSync and the stream as before (test/downstream/pipes.test.ts,
+ * "without Node's internal stream handle").
  */
 export class PipeOut {
   /** The stream's handle, when it writes strings (a pipe or socket handle); null: fs.writeSync or the stream only. */
@@ -46,7 +49,7 @@ export class PipeOut {
     /** The descriptor, when writing to it directly is safe (pipeFd); null: the stream only. */
     private readonly fd: number | null,
   ) {
-    this.handle = fd === null ? null : handleOf(stream);
+    this.handle = fd === null || requestType === false ? null : handleOf(stream);
   }
 
   /**
@@ -72,7 +75,7 @@ export class PipeOut {
       this.stream.write(text);
       return;
     }
-    if (this.handle !== null && text.length <= TRY_WRITE_CHARS) {
+    if (this.handle !== null && requestType !== false && text.length <= TRY_WRITE_CHARS) {
       this.writeToHandle(this.handle, text);
       return;
     }
@@ -93,13 +96,22 @@ export class PipeOut {
 
   private writeToHandle(handle: StreamHandle, text: string): void {
     const Request = requestType;
-    if (Request === null) {
+    if (!Request) {
       // This process's first write learns the type from the stream's own (learnRequestType).
       learnRequestType(handle, () => this.stream.write(text));
       return;
     }
     const request = (this.request ??= this.newRequest(Request));
-    const status = handle.writeUtf8String(request, text);
+    let status: number;
+    try {
+      status = handle.writeUtf8String(request, text);
+    } catch {
+      // A Node whose handle refuses the request it was learned from (its checks come before any
+      // byte is written): this text and the later ones through the stream and fs.writeSync.
+      requestType = false;
+      this.stream.write(text);
+      return;
+    }
     // Not written at all (EPIPE: the reader is gone): the stream meets the same error and reports it.
     if (status !== 0) {
       this.stream.write(text);
@@ -145,8 +157,8 @@ interface WriteRequest {
   oncomplete?: (status: number) => void;
 }
 
-/** Node's write request type, learned from a stream's own write; null until then. */
-let requestType: (new () => WriteRequest) | null = null;
+/** Node's write request type, learned from a stream's own write; null until then; false: that write handed the handle none (texts go through fs.writeSync). */
+let requestType: (new () => WriteRequest) | null | false = null;
 
 /** `stream`'s handle when it is a pipe's or a socket's, with the fields used here. */
 function handleOf(stream: unknown): StreamHandle | null {
@@ -170,6 +182,8 @@ function learnRequestType(handle: StreamHandle, write: () => void): void {
   } finally {
     // The handle's own method again (the prototype's).
     delete (handle as Partial<StreamHandle>).writeUtf8String;
+    // A Node whose stream writes a text otherwise: not tried again at every write.
+    requestType ??= false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { DirectCalls } from '../../src/downstream/direct-calls.js';
 import { StdioUpstream } from '../../src/gateway/stdio-upstream.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer } from '../../src/downstream/pipes.js';
 import { encodeShared } from '../../src/text-bytes.js';
-import { eventually, tempDir } from '../helpers/gateway.js';
+import { ROOT, eventually, tempDir } from '../helpers/gateway.js';
 
 /**
  * The warm path's pipes without the stream machinery per message (src/downstream/pipes.ts): what
@@ -122,6 +122,79 @@ describe('PipeOut', () => {
     await closed;
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(errors).toEqual([]);
+  });
+
+  // pipes.ts writes through Node's internal stream handle (`_handle.writeUtf8String`, with the
+  // request type learned from the stream's first write), as Node 20, 22 and 24 have it. A Node
+  // without that shape must lose nothing, and not try again at every write: each case in a fresh
+  // process (the type is learned once a process). Short texts the reader keeps up with, then long
+  // ones that fill the pipe (fs.writeSync's EAGAIN, then the stream's queue).
+  const WITHOUT = `
+    import { spawn } from 'node:child_process';
+    import { readFileSync } from 'node:fs';
+    const { PipeOut, pipeFd } = await import(${JSON.stringify(join(ROOT, 'dist/downstream/pipes.js'))});
+    const [file, shape] = process.argv.slice(-2);
+    const child = spawn(process.execPath, ['-e', 'process.stdin.pipe(require("fs").createWriteStream(process.argv[1]))', file], { stdio: ['pipe', 'ignore', 'ignore'] });
+    const stream = child.stdin;
+    const handle = stream._handle;
+    // Patched where Node has it, on the handle's prototype (PipeOut sets and deletes one on the handle itself while it learns).
+    let wrap = Object.getPrototypeOf(handle);
+    while (!Object.hasOwn(wrap, 'writeUtf8String')) wrap = Object.getPrototypeOf(wrap);
+    const own = wrap.writeUtf8String;
+    // The stream's writes while it holds nothing queued: PipeOut's own choice of it, not its queue's order.
+    let chosen = 0;
+    let handed = 0;
+    let refused = 0;
+    const write = stream.write;
+    // A handle without the size of its write queue, which PipeOut reads (its stream writes as before).
+    if (shape === 'no-queue-size') Object.defineProperty(handle, 'writeQueueSize', { value: undefined });
+    // The stream's own write hands its handle a Buffer (writeBuffer), not the text.
+    const asWritten = shape === 'stream-writes-buffers' ? (chunk) => (typeof chunk === 'string' ? Buffer.from(chunk) : chunk) : (chunk) => chunk;
+    stream.write = function (chunk, ...rest) { if (this.writableLength === 0) chosen++; return write.call(this, asWritten(chunk), ...rest); };
+    // Requests Node's stream makes carry their handle; PipeOut's do not: counted, or refused as a Node that checks them would.
+    wrap.writeUtf8String = function (request, text) {
+      if (!request.handle && shape === 'handle-refuses') { refused++; throw new TypeError('Illegal invocation'); }
+      if (!request.handle) handed++;
+      return own.call(this, request, text);
+    };
+    const out = new PipeOut(stream, pipeFd(stream));
+    const short = Array.from({ length: 40 }, (_, index) => String(index).padStart(2, '0') + ':' + 'aé€😀'.repeat(100) + '\\n');
+    for (const text of short) {
+      out.write(text);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const chosenShort = chosen;
+    const long = Array.from({ length: 12 }, (_, index) => String(index).padStart(2, '0') + ':' + 'aé€😀'.repeat(index % 2 === 0 ? 6_000 : 1_090) + '\\n');
+    for (const text of long) out.write(text);
+    stream.end();
+    await new Promise((resolve) => child.once('exit', resolve));
+    console.log(JSON.stringify({ whole: readFileSync(file, 'utf8') === [...short, ...long].join(''), handed, refused, chosenShort }));`;
+
+  const withShape = (shape: string) => {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', WITHOUT, '--', join(tempDir(), 'out.txt'), shape], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    return JSON.parse(run.stdout) as { whole: boolean; handed: number; refused: number; chosenShort: number };
+  };
+
+  test.each([
+    ['no-queue-size', 'a handle without the size of its write queue'],
+    ['stream-writes-buffers', 'a stream whose own write hands its handle no text'],
+    ['handle-refuses', 'a handle that refuses the request learned'],
+  ])("without Node's internal stream handle (%s: %s), every byte arrives in order through fs.writeSync and the stream", (shape) => {
+    const result = withShape(shape);
+    expect(result.whole).toBe(true);
+    // PipeOut handed the handle nothing; the handle that refuses was tried once, then never again.
+    expect(result.handed).toBe(0);
+    expect(result.refused).toBe(shape === 'handle-refuses' ? 1 : 0);
+    // The short texts through fs.writeSync: the stream only for the first, which learns (and the refused one).
+    expect(result.chosenShort).toBeLessThanOrEqual(shape === 'no-queue-size' ? 0 : shape === 'handle-refuses' ? 2 : 1);
+  });
+
+  test("with Node's internal stream handle (Node 20, 22 and 24), short texts are handed to it", () => {
+    const result = withShape('as-is');
+    expect(result.whole).toBe(true);
+    expect(result.handed).toBeGreaterThan(30);
+    expect(result.chosenShort).toBe(1);
   });
 
   test('a terminal, a file or no descriptor is written through the stream only', () => {
