@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkToolResult } from '../../src/gateway/call-result.js';
+import { onLines } from '../fixtures/json-lines.mjs';
 import { BIN, ROOT, eventually, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /**
@@ -22,7 +22,8 @@ describe('serve: the answer the client reads', () => {
     const dir = tempDir();
     const config = writeConfig(dir, { mcpServers: { a: { command: process.execPath, args: [SERVER] } }, permissions: { allow: ['mcp__a'] } });
     child = spawn(process.execPath, [BIN, 'serve', '--config', config], { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'] });
-    createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+    // Lines end at "\n" only: one client id is U+2028, which Node 24's readline takes for a line's end.
+    onLines(child.stdout!, (line) => lines.push(line));
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
     await eventually(() => expect(lines.length).toBe(1), 30_000);
     child.stdin!.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');

@@ -9,7 +9,12 @@ import { eventually, fixtureCalls, fixtureServer, startGateway, tempDir, textOf 
  * shell command"), and only it: the flags are set back before the first list is written, so the code
  * caches (made after the list and after the first call, and taken by V8 only under the flags they
  * were made with) never see them.
+ *
+ * V8 11.3 (Node 20) only: V8 12.4 and 13.6 (Node 22 and 24) decide feedback vectors by invocation
+ * counts and have no `--interrupt-budget-*-for-feedback-allocation` flags, so there the warm-up sets
+ * none (core.ts WARM_UP_TIERS) and the test checks that, and that the caches are still taken.
  */
+const TIERED = process.versions.v8.startsWith('11.3.');
 const WARMING = 'flags --interrupt-budget-factor-for-feedback-allocation=1 --interrupt-budget-for-feedback-allocation=64 --no-baseline-batch-compilation';
 const AFTER = 'flags --interrupt-budget-factor-for-feedback-allocation=8 --interrupt-budget-for-feedback-allocation=940 --baseline-batch-compilation';
 
@@ -43,19 +48,21 @@ describe("the first warm-up's V8 tiers", () => {
     }
   }
 
-  test('with a shell tool: set for the first warm-up, set back before the first list; the caches made after it are taken by the next start', async () => {
+  test(`with a shell tool: ${TIERED ? 'set for the first warm-up, set back before the first list' : 'none set (V8 12 and 13)'}; the caches made after it are taken by the next start`, async () => {
     const dir = tempDir();
     const log = join(dir, 'log');
     const config = { mcpServers: { fix: fixtureServer('fix', log) }, tools: { fix__echo: { kind: 'command' as const, command: 'text' } }, workspace: [dir], permissions: { allow: ['Bash(echo *)'] } };
     for (const n of [1, 2]) {
       const { lines, stderr } = await start(dir, config, n, 'fix__echo', { text: 'echo warm' });
-      const warming = lines.indexOf(WARMING);
-      const after = lines.indexOf(AFTER);
-      expect(warming).toBeGreaterThanOrEqual(0);
-      expect(after).toBeGreaterThan(warming);
-      expect(after).toBeLessThan(lines.indexOf('listed'));
+      if (TIERED) {
+        const warming = lines.indexOf(WARMING);
+        const after = lines.indexOf(AFTER);
+        expect(warming).toBeGreaterThanOrEqual(0);
+        expect(after).toBeGreaterThan(warming);
+        expect(after).toBeLessThan(lines.indexOf('listed'));
+      }
       // Once: the warm-up run again after an idle collection (warmAgain) does not set them.
-      expect(lines.filter((line) => line.includes('feedback-allocation'))).toEqual([WARMING, AFTER]);
+      expect(lines.filter((line) => line.includes('feedback-allocation'))).toEqual(TIERED ? [WARMING, AFTER] : []);
       // The second start took the caches the first made (after its list and its first call).
       if (n === 2) expect(stderr).toContain('"codeCache":"accepted"');
     }
