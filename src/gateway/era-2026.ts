@@ -3,7 +3,7 @@ import type { ClientCapabilities, ElicitRequestFormParams, ElicitResult, Impleme
 import { CAPABILITIES_KEY, CLIENT_INFO_KEY, MODERN_VERSIONS, SERVER_INFO_KEY, VERSION_KEY } from '../mcp-2026.js';
 import { isPlainObject } from '../values.js';
 import type { LineSending } from '../downstream/lines.js';
-import { acknowledged, isChange, listenFilter, listens, onListen, type ListenFilter } from './listen.js';
+import { acknowledged, isChange, listenFilter, ListenedResources, listens, onListen, type ListenFilter } from './listen.js';
 
 /**
  * MCP 2026-07-28 ("modern") beside the 2025 era the SDK Server speaks. A modern client sends no
@@ -123,21 +123,20 @@ export class ModernWire {
   lastEnvelope: Envelope | null = null;
   /** The transport's own send: an answer that must not end an open request's entry (take). */
   private readonly sendUnstamped: Transport['send'];
-  /** The SDK Server's side of the transport: where the wire's own requests go. */
-  private readonly inner: (message: JSONRPCMessage) => void;
   /** The client sent `initialize`: the session is of the handshake era, whatever a request's `_meta` says later (legacyRequest). */
   private legacy = false;
   /** Open `subscriptions/listen` requests (stdio): id → what each opted in to. */
   private readonly listening = new Map<RequestId, ListenFilter>();
-  /** How many open listens name each resource: the session is subscribed to it while any does. */
-  private readonly watched = new Map<string, number>();
-  /** The wire's own `resources/subscribe` and `resources/unsubscribe` not answered yet: id → the resource. */
-  private readonly own = new Map<string, { uri: string; subscribe: boolean }>();
-  private ownCount = 0;
-  /** Where a subscription the resource's server refused is told (the gateway's log). */
-  onrefused?: (uri: string, message: string) => void;
+  /** The resources open listens name: the session is subscribed to each while any does. */
+  private readonly watched = new ListenedResources();
   /** Told of each listen opened, with what it opted in to (upstream-session.ts listening: the lists it follows). */
   onlisten?: (filter: ListenFilter) => void;
+  /**
+   * Subscribes the session to a resource a listen names (`subscribe`), with its first listen naming
+   * it, or unsubscribes it with its last (upstream-session.ts subscribeTo). Called directly, not as a
+   * request through the SDK Server: docs/design.md, "The gateway as a proxy".
+   */
+  onsubscription?: (uri: string, subscribe: boolean, listen: RequestId) => void;
 
   /** Attach after the SDK Server and UpstreamCalls: it sees each message first and each answer last. */
   constructor(
@@ -152,7 +151,6 @@ export class ModernWire {
     private readonly servesListens = false,
   ) {
     const inner = transport.onmessage;
-    this.inner = (message) => inner?.(message);
     transport.onmessage = (message, extra) => {
       if ((message as { method?: unknown }).method === 'initialize' || initialized()) this.legacy = true;
       const taken = this.legacy ? legacyRequest(message) : message;
@@ -161,7 +159,7 @@ export class ModernWire {
     const send = transport.send.bind(transport);
     this.sendUnstamped = send;
     transport.send = (message, options) => {
-      if (this.ownAnswer(message) || this.unwanted(message, options?.relatedRequestId)) return Promise.resolve();
+      if (this.unwanted(message, options?.relatedRequestId)) return Promise.resolve();
       if (this.heldForListens(message)) return this.deliver(message as Record<string, unknown>);
       return send(this.stamp(message), options);
     };
@@ -199,7 +197,7 @@ export class ModernWire {
     // An id still open is refused here: the refusal sent on would end the first request's entry,
     // and that request's answer would go out unstamped, a server's input_required with it (round
     // 19 review of late commits, F3).
-    if (this.open.has(id) || this.listening.has(id) || this.own.has(String(id))) {
+    if (this.open.has(id) || this.listening.has(id)) {
       void this.sendUnstamped({ jsonrpc: '2.0', id, error: { code: INVALID_REQUEST, message: `Invalid request: request id ${JSON.stringify(id)} is already in use by a request in flight` } })
         .catch(() => undefined);
       return true;
@@ -233,11 +231,7 @@ export class ModernWire {
     void this.sendUnstamped(onListen(acknowledged(filter), id) as JSONRPCMessage).catch(() => undefined);
     this.listening.set(id, filter);
     this.onlisten?.(filter);
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      const count = this.watched.get(uri) ?? 0;
-      this.watched.set(uri, count + 1);
-      if (count === 0) this.subscription(uri, true);
-    }
+    for (const uri of this.watched.opened(filter)) this.onsubscription?.(uri, true, id);
   }
 
   /** Ends the listen `id` if one is open (true: the cancel was of a listen, and goes no further). */
@@ -245,36 +239,7 @@ export class ModernWire {
     const filter = this.listening.get(id);
     if (!filter) return false;
     this.listening.delete(id);
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      const count = (this.watched.get(uri) ?? 1) - 1;
-      if (count > 0) this.watched.set(uri, count);
-      else {
-        this.watched.delete(uri);
-        this.subscription(uri, false);
-      }
-    }
-    return true;
-  }
-
-  /** The session's `resources/subscribe` (or unsubscribe) for a listen, through the SDK Server as a client's would go. */
-  private subscription(uri: string, subscribe: boolean): void {
-    // Not an id of the client's own open requests: the SDK Server would hold two requests under one id.
-    let id: string;
-    do id = `mcp-latch/listen-${++this.ownCount}`;
-    while (this.open.has(id));
-    this.own.set(id, { uri, subscribe });
-    this.inner({ jsonrpc: '2.0', id, method: subscribe ? 'resources/subscribe' : 'resources/unsubscribe', params: { uri } });
-  }
-
-  /** True for the answer to one of the wire's own requests: it goes no further (a refused subscription is told to onrefused). */
-  private ownAnswer(message: JSONRPCMessage): boolean {
-    const record = message as Record<string, unknown>;
-    if (this.own.size === 0 || record.method !== undefined || typeof record.id !== 'string') return false;
-    const asked = this.own.get(record.id);
-    if (!asked) return false;
-    this.own.delete(record.id);
-    const error = record.error as { message?: unknown } | undefined;
-    if (error && asked.subscribe) this.onrefused?.(asked.uri, String(error.message));
+    for (const uri of this.watched.ended(filter)) this.onsubscription?.(uri, false, id);
     return true;
   }
 

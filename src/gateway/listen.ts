@@ -83,3 +83,37 @@ export function onListen(message: Record<string, unknown>, id: RequestId): Recor
 export function acknowledged(filter: ListenFilter): Record<string, unknown> {
   return { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: filter } };
 }
+
+/**
+ * How many open listens name each resource: the session is subscribed to it while any does. Used
+ * by both gateways (era-2026.ts ModernWire, team/stateless.ts StatelessPipe), which subscribe as
+ * each says.
+ */
+export class ListenedResources {
+  private readonly counts = new Map<string, number>();
+
+  /** A listen opened: the resources it names that no open listen named before (to subscribe to). */
+  opened(filter: ListenFilter): string[] {
+    const first: string[] = [];
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      const count = this.counts.get(uri) ?? 0;
+      this.counts.set(uri, count + 1);
+      if (count === 0) first.push(uri);
+    }
+    return first;
+  }
+
+  /** A listen ended: the resources it names that no open listen names now (to unsubscribe from). */
+  ended(filter: ListenFilter): string[] {
+    const last: string[] = [];
+    for (const uri of filter.resourceSubscriptions ?? []) {
+      const count = (this.counts.get(uri) ?? 1) - 1;
+      if (count > 0) this.counts.set(uri, count);
+      else {
+        this.counts.delete(uri);
+        last.push(uri);
+      }
+    }
+    return last;
+  }
+}

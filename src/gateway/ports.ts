@@ -87,5 +87,5 @@ export interface SessionPort {
   /** The person behind the session, reached for one call (its cancellation, its request id). */
   person(extra: Extra): Person;
   /** Where a server working on this call sends its own requests and log messages (running-calls.ts). */
-  origin(extra: Extra): CallOrigin;
+  origin(extra: Pick<Extra, 'requestId'>): CallOrigin;
 }

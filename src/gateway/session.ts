@@ -125,7 +125,7 @@ export class ClientSession implements SessionPort {
     return this.options.answersInClient ? this.options.answersInClient() : true;
   }
 
-  origin(extra: Extra): CallOrigin {
+  origin(extra: Pick<Extra, 'requestId'>): CallOrigin {
     return { client: this.server, requestId: extra.requestId, session: this.id };
   }
 

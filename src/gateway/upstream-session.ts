@@ -160,20 +160,13 @@ export class UpstreamSession {
       return readResource(request.params.uri, extra, this.context, this.session);
     });
 
-    // Subscriptions are this session's: the server is sent the first subscribe and the last unsubscribe (subscriptions.ts).
     server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
-      this.start();
-      const uri = request.params.uri;
-      const supervisor = await core.resourceServer(uri);
-      if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
-      await core.subscriptions.subscribe(supervisor, uri, this.session.id, this.server, () => this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(uri, true)));
+      await this.subscribeTo(request.params.uri, extra);
       return {};
     });
 
     server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
-      const uri = request.params.uri;
-      const supervisor = await core.resourceServer(uri);
-      if (supervisor) await core.subscriptions.unsubscribe(supervisor.name, uri, this.session.id, () => this.onBehalf(supervisor.name, extra, () => supervisor.subscribe(uri, false))).catch(() => undefined);
+      await this.unsubscribeFrom(request.params.uri, extra);
       return {};
     });
 
@@ -236,7 +229,24 @@ export class UpstreamSession {
    * prompt's sampling request went to whichever session had a call running on that server
    * (docs/threat-model.md, round 12 review F9).
    */
-  private onBehalf<T>(server: string, extra: Extra, work: () => Promise<T>): Promise<T> {
+  /**
+   * Subscribes this session to `uri`, for the client's request `on` (a `resources/subscribe`, or a
+   * `subscriptions/listen` naming it: era-2026.ts ModernWire). Subscriptions are the session's: the
+   * server is sent the first subscribe and the last unsubscribe (subscriptions.ts).
+   */
+  private async subscribeTo(uri: string, on: Pick<Extra, 'requestId'>): Promise<void> {
+    this.start();
+    const supervisor = await this.core.resourceServer(uri);
+    if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
+    await this.core.subscriptions.subscribe(supervisor, uri, this.session.id, this.server, () => this.onBehalf(supervisor.name, on, () => supervisor.subscribe(uri, true)));
+  }
+
+  private async unsubscribeFrom(uri: string, on: Pick<Extra, 'requestId'>): Promise<void> {
+    const supervisor = await this.core.resourceServer(uri);
+    if (supervisor) await this.core.subscriptions.unsubscribe(supervisor.name, uri, this.session.id, () => this.onBehalf(supervisor.name, on, () => supervisor.subscribe(uri, false))).catch(() => undefined);
+  }
+
+  private onBehalf<T>(server: string, extra: Pick<Extra, 'requestId'>, work: () => Promise<T>): Promise<T> {
     return this.context.running.during(server, this.session.origin(extra), work);
   }
 
@@ -426,8 +436,12 @@ export class UpstreamSession {
     // MCP 2026-07-28 clients (era-2026.ts): attached last, it sees each message first and each answer last.
     // Over stdio it also serves subscriptions/listen (the team gateway's pipe does, team/stateless.ts).
     const wire = new ModernWire(transport, { serverInfo: { name: 'mcp-latch', version: VERSION }, capabilities: CAPABILITIES, instructions: INSTRUCTIONS }, () => this.server.getClientVersion() !== undefined, transport instanceof StdioUpstream);
-    wire.onrefused = (uri, message) => this.core.logger.warn({ uri, error: message }, 'a subscriptions/listen named a resource its server would not subscribe to: its updates will not come');
     wire.onlisten = (filter) => this.listening(filter);
+    // A listen's resources are subscribed to as a resources/subscribe of the client's would be, on behalf of the listen.
+    wire.onsubscription = (uri, subscribe, listen) => {
+      if (!subscribe) return void this.unsubscribeFrom(uri, { requestId: listen }).catch(() => undefined);
+      this.subscribeTo(uri, { requestId: listen }).catch((error: unknown) => this.core.logger.warn({ uri, error: errorMessage(error) }, 'a subscriptions/listen named a resource its server would not subscribe to: its updates will not come'));
+    };
     this.session.modernWire = wire;
     flushRecordsBeforeSending(transport, this.core.audit);
   }

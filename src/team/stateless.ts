@@ -3,7 +3,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
 import { envelopeOf, LOG_LEVELS, requestedLogLevel } from '../gateway/era-2026.js';
-import { listens, type ListenFilter } from '../gateway/listen.js';
+import { ListenedResources, listens, type ListenFilter } from '../gateway/listen.js';
 import { isPlainObject } from '../values.js';
 
 /**
@@ -37,8 +37,8 @@ export class StatelessPipe implements Transport {
 
   /** Open `subscriptions/listen` streams of the member's clients (team/http.ts serveListen). */
   private readonly listeners = new Set<{ filter: ListenFilter; notify: (message: JSONRPCMessage) => void }>();
-  /** How many open listens name each resource: the standing session is subscribed to it while any does. */
-  private readonly watched = new Map<string, number>();
+  /** The resources open listens name: the standing session is subscribed to each while any does. */
+  private readonly watched = new ListenedResources();
   /** Where a subscription the session's server refused is told (the gateway's log). */
   onrefused?: (uri: string, message: string) => void;
 
@@ -53,21 +53,10 @@ export class StatelessPipe implements Transport {
   listen(filter: ListenFilter, notify: (message: JSONRPCMessage) => void): () => void {
     const listener = { filter, notify };
     this.listeners.add(listener);
-    for (const uri of filter.resourceSubscriptions ?? []) {
-      const count = this.watched.get(uri) ?? 0;
-      this.watched.set(uri, count + 1);
-      if (count === 0) this.own('resources/subscribe', uri);
-    }
+    for (const uri of this.watched.opened(filter)) this.own('resources/subscribe', uri);
     return () => {
       if (!this.listeners.delete(listener)) return;
-      for (const uri of filter.resourceSubscriptions ?? []) {
-        const count = (this.watched.get(uri) ?? 1) - 1;
-        if (count > 0) this.watched.set(uri, count);
-        else {
-          this.watched.delete(uri);
-          if (!this.closed) this.own('resources/unsubscribe', uri);
-        }
-      }
+      for (const uri of this.watched.ended(filter)) if (!this.closed) this.own('resources/unsubscribe', uri);
     };
   }
 

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
@@ -27,6 +28,20 @@ function setup() {
     permissions: { allow: ['mcp__f', 'mcp__more'] },
   };
   return { dir, config };
+}
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+/** Every message the client's transport reads, as it came (`wire`), and its transport's own send, for messages the SDK Client has no method for. */
+function tapped(m: Modern) {
+  const wire: Array<Record<string, unknown>> = [];
+  const transport = (m.client as unknown as { transport: { onmessage?: (message: unknown, extra?: unknown) => void; send(message: unknown): Promise<void> } }).transport;
+  const inner = transport.onmessage!;
+  transport.onmessage = (message, extra) => {
+    wire.push(message as Record<string, unknown>);
+    inner(message, extra);
+  };
+  return { wire, send: (message: Record<string, unknown>) => transport.send(message) };
 }
 
 test('a 2026-07-28 stdio client is told the list changes and resource updates its listen opted in to, stamped with its id, and nothing once it cancels it', { timeout: 60_000 }, async () => {
@@ -61,14 +76,7 @@ test('on the wire: no change notification without a listen; acknowledged first w
   const { dir, config } = setup();
   const m = await startModernClient(dir, config);
   open.push(m);
-  // Every message the client's transport read, as it came.
-  const wire: Array<Record<string, unknown>> = [];
-  const transport = (m.client as unknown as { transport: { onmessage?: (message: unknown, extra?: unknown) => void } }).transport;
-  const inner = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
-    wire.push(message as Record<string, unknown>);
-    inner(message, extra);
-  };
+  const { wire, send } = tapped(m);
   await m.client.listTools();
   const uri = (await m.client.listResources()).resources.map((resource) => resource.uri).find((each) => each.includes('flooded'))!;
   // Without a listen the server's updates and the config's change reach the client as nothing. The
@@ -83,11 +91,9 @@ test('on the wire: no change notification without a listen; acknowledged first w
   expect(wire.filter(changes)).toEqual([]);
   expect((await m.client.listTools()).tools.map((tool) => tool.name)).toContain('more__echo');
 
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-  const send = (message: Record<string, unknown>) => (m.client as unknown as { transport: { send(message: unknown): Promise<void> } }).transport.send(message);
-  await send({ jsonrpc: '2.0', id: 'L0', method: 'subscriptions/listen', params: { _meta: meta, notifications: 'all' } });
+  await send({ jsonrpc: '2.0', id: 'L0', method: 'subscriptions/listen', params: { _meta: META, notifications: 'all' } });
   await eventually(() => expect(wire.find((each) => each.id === 'L0')).toMatchObject({ error: { code: -32602 } }));
-  await send({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { _meta: meta, notifications: { resourceSubscriptions: [uri], promptsListChanged: false } } });
+  await send({ jsonrpc: '2.0', id: 'L1', method: 'subscriptions/listen', params: { _meta: META, notifications: { resourceSubscriptions: [uri], promptsListChanged: false } } });
   await eventually(() => expect(wire.some((each) => each.method === 'notifications/subscriptions/acknowledged')).toBe(true));
   expect(wire.find((each) => each.method === 'notifications/subscriptions/acknowledged')).toEqual({
     jsonrpc: '2.0',
@@ -111,22 +117,15 @@ test(`a stdio client holds at most ${MAX_OPEN_LISTENS} listens open (MAX_OPEN_LI
   const { dir, config } = setup();
   const m = await startModernClient(dir, config);
   open.push(m);
-  const wire: Array<Record<string, unknown>> = [];
-  const transport = (m.client as unknown as { transport: { onmessage?: (message: unknown, extra?: unknown) => void; send(message: unknown): Promise<void> } }).transport;
-  const inner = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
-    wire.push(message as Record<string, unknown>);
-    inner(message, extra);
-  };
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-  const listen = (id: string) => transport.send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: meta, notifications: { toolsListChanged: true } } });
+  const { wire, send } = tapped(m);
+  const listen = (id: string) => send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } });
   const acknowledged = () => wire.filter((each) => each.method === 'notifications/subscriptions/acknowledged').length;
   for (let i = 0; i < MAX_OPEN_LISTENS; i++) await listen(`L${i}`);
   await eventually(() => expect(acknowledged()).toBe(MAX_OPEN_LISTENS));
   await listen('over');
   await eventually(() => expect(wire.find((each) => each.id === 'over')).toBeDefined());
   expect((wire.find((each) => each.id === 'over')!.error as { message: string }).message).toContain('MAX_OPEN_LISTENS');
-  await transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'L0' } });
+  await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'L0' } });
   await listen('again');
   await eventually(() => expect(acknowledged()).toBe(MAX_OPEN_LISTENS + 1));
 });
@@ -145,4 +144,38 @@ test('a listen opened before any list is told when the tools change (round 23: a
   await eventually(() => expect(changed.length).toBeGreaterThan(0), 30_000);
   expect((await m.client.listTools()).tools.map((tool) => tool.name)).toContain('more__echo');
   await subscription.close();
+});
+
+test("a listen's resources: the server is sent one subscribe while any open listen names one, the unsubscribe with the last listen's cancel; one its server refuses is a warning in the log naming it and the server's reason", { timeout: 60_000 }, async () => {
+  const dir = tempDir();
+  const subscriptions = join(dir, 'subscriptions');
+  const config: ConfigInput = {
+    mcpServers: { f: faultServer('progress-flood', join(dir, 'f-starts'), { FAULT_FLOODED: join(dir, 'flooded'), FAULT_SUBSCRIPTIONS: subscriptions }) },
+    workspace: [dir],
+    permissions: { allow: ['mcp__f'] },
+  };
+  const m = await startModernClient(dir, config);
+  open.push(m);
+  const { wire, send } = tapped(m);
+  const uri = (await m.client.listResources()).resources.map((resource) => resource.uri).find((each) => each.includes('flooded'))!;
+  const sent = () => (existsSync(subscriptions) ? readFileSync(subscriptions, 'utf8').split('\n').filter(Boolean) : []);
+  const listen = (id: string, uris: string[]) => send({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: META, notifications: { resourceSubscriptions: uris } } });
+  const cancel = (id: string) => send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
+  // A call to the server answered: it has read every line the gateway wrote it before the call (stdio keeps order).
+  const marker = () => m.client.callTool({ name: 'f__echo', arguments: { message: 'marker' } });
+  const acknowledged = () => wire.filter((each) => each.method === 'notifications/subscriptions/acknowledged').length;
+
+  await listen('L1', [uri]);
+  await eventually(() => expect(sent()).toEqual([`resources/subscribe ${uri}`]));
+  await listen('L2', [uri]);
+  await eventually(() => expect(acknowledged()).toBe(2));
+  await cancel('L1');
+  await marker();
+  expect(sent()).toEqual([`resources/subscribe ${uri}`]);
+  await cancel('L2');
+  await eventually(() => expect(sent()).toEqual([`resources/subscribe ${uri}`, `resources/unsubscribe ${uri}`]));
+
+  await listen('L3', ['nowhere://x']);
+  await eventually(() => expect(m.stderr()).toMatch(/"uri":"nowhere:\/\/x","error":"\[f\] no such resource: nowhere:\/\/x".*would not subscribe to/));
+  expect(wire.filter((each) => each.id !== undefined && String(each.id).startsWith('L'))).toEqual([]);
 });
