@@ -41,7 +41,13 @@ export class StdioUpstream implements Transport, LineSending {
   private readonly heldEnds: number[] = [];
   private readonly heldSizes: number[] = [];
   private heldChars = 0;
-  /** This tick's progress notifications of requests not answered yet, added to the write as it is made unless the request is answered first (holdProgress, flush). */
+  /**
+   * This tick's progress notifications of requests not answered yet, added to the write as it is made
+   * unless the request is answered first (holdProgress, flush). A list, as the least that keeps their
+   * order and each one's count against the limit (sendDroppable): a map by request reorders the
+   * requests' updates and counts them together, and a set of answered ids checked at flush would also
+   * drop an update sent after its request's answer (round 25 re-read; docs/approval.md).
+   */
   private readonly progress: Array<{ id: RequestId; line: string }> = [];
 
   /**
