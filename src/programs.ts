@@ -365,6 +365,38 @@ export const NPM_OPTIONS = {
  */
 export const NPM_SINGLES: ReadonlySet<string> = new Set(Object.keys(NPM_OPTIONS.short).filter((name) => name.length === 1));
 
+/**
+ * pnpm 9.15.9's shorthands (lib/shorthands.js, the universal ones, and the commands' own: `run`'s
+ * `--parallel` is `--recursive`, exec's `-c`, audit's `-D`/`-P`, patch's `-d`) and the key each stands
+ * for. pnpm reads its options with nopt as npm does (round 25 review R9): `--sC DIR` is `-s -C DIR`.
+ */
+export const PNPM_SHORTHANDS: Readonly<Record<string, string>> = {
+  s: 'reporter', d: 'loglevel', dd: 'loglevel', ddd: 'loglevel', L: 'latest', r: 'recursive', silent: 'reporter', verbose: 'loglevel',
+  quiet: 'loglevel', q: 'loglevel', h: 'help', H: 'help', '?': 'help', usage: 'help', v: 'version', f: 'force', local: 'global', l: 'long',
+  p: 'parseable', porcelain: 'parseable', prod: 'production', development: 'dev', g: 'global', S: 'save', D: 'save-dev', P: 'save-prod',
+  E: 'save-exact', O: 'save-optional', C: 'dir', w: 'workspace-root', i: 'interactive', F: 'filter', c: 'shell-mode', parallel: 'recursive',
+  sequential: 'workspace-concurrency',
+};
+
+/**
+ * The keys nopt may read an option word as (npm 11.19.1's nopt-lib.js parse and resolveShort; pnpm
+ * 9.15.9 bundles the same reading): every leading dash is stripped, one or three alike (`---prefix
+ * D`, `-prefix=D`, `--C D` are `--prefix D`, `-C D`; round 25 review R15), the part before `=` is the
+ * key; then an exact shorthand, a word made only of one-letter shorthands (each in turn), or a
+ * prefix of a shorthand stands for its key; any number of `no-` is dropped. Every reading is given
+ * (the key itself too): the caller asks when any of them is one it minds.
+ */
+export function noptKeys(word: string, shorthands: Readonly<Record<string, string>>): string[] {
+  let key = word.replace(/^-+/, '');
+  const eq = key.indexOf('=');
+  if (eq !== -1) key = key.slice(0, eq);
+  const keys = [key, key.replace(/^(no-)+/i, '')];
+  for (const k of keys.slice()) if (Object.hasOwn(shorthands, k)) keys.push(shorthands[k]!);
+  if (key !== '' && [...key].every((letter) => letter.length === 1 && Object.hasOwn(shorthands, letter))) for (const letter of key) keys.push(shorthands[letter]!);
+  if (key.length >= 2) for (const [short, long] of Object.entries(shorthands)) if (short.length > key.length && short.startsWith(key)) keys.push(long);
+  return keys.filter((k) => k !== '');
+}
+
 /** Package managers corepack runs by name (`corepack yarn@4.1.0 install`; corepack's README). */
 const COREPACK_MANAGERS: ReadonlySet<string> = new Set(['npm', 'npx', 'pnpm', 'pnpx', 'yarn', 'yarnpkg']);
 

@@ -2,7 +2,7 @@ import { RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import { optionValues, pathOf, pushPath, scanOptions, staticWord, type OptionSpec, type ParsedOption, type Word } from './options.js';
 import type { FileFacts } from './files.js';
-import { globalValueOptions, NPM_SINGLES, unreadOptions } from '../../programs.js';
+import { globalValueOptions, noptKeys, NPM_OPTIONS, PNPM_SHORTHANDS, unreadOptions } from '../../programs.js';
 
 /**
  * Test and build runners an allow rule names (`Bash(python -m pytest:*)`, `Bash(make:*)`, `Bash(cargo
@@ -180,24 +180,30 @@ export function movesPackage(name: 'npm' | 'pnpm' | 'yarn', args: readonly Word[
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) continue; // npm() already takes a word known only at run time for code
-    let v = word.value;
+    const v = word.value;
     if (v === '--') return; // the script's own arguments
-    let long = /^--([^=]+)/.exec(v)?.[1];
-    // nopt reads `--yC D` as `-y -C D` and `--no-no-ws` as `--ws` (round 24 review F1).
-    if (name === 'npm' && long !== undefined) {
-      if ([...long].every((letter) => NPM_SINGLES.has(letter))) [v, long] = [`-${long}`, undefined];
-      else long = long.replace(/^(no-)+/i, '');
+    if (name === 'yarn') {
+      const long = /^--([^=]+)/.exec(v)?.[1];
+      const moves = long !== undefined ? long.length >= 2 && spec.long.some((k) => k.startsWith(long)) : spec.short.test(v) || (spec.verbs?.has(v) ?? false);
+      if (moves) return void out.reasons.push('interpreter');
+      continue;
     }
+    if (!v.startsWith('-') || v === '-') continue;
+    // npm and pnpm read options with nopt: every leading dash stripped, glued one-letter shorthands
+    // (`--yC D`, `--sC D`), `no-` any number of times (round 24 review F1, round 25 R15, R9).
+    const keys = noptKeys(v, name === 'npm' ? NPM_OPTIONS.short : PNPM_SHORTHANDS);
+    // pnpm's `--config.KEY=VALUE` sets any setting (parse-cli-args normalizeOptions): `dir`,
+    // `pnpmfile`, `script-shell`, `node-options` among them (round 25 review R8).
+    if (name === 'pnpm' && keys.some((key) => /^config\./i.test(key))) return void out.reasons.push('interpreter');
+    const meant = keys.flatMap((key) => (key.length >= 2 && !spec.keys?.has(key) ? spec.long.filter((k) => k.startsWith(key)) : []));
+    if (meant.length === 0 && !spec.short.test(v)) continue;
     // pnpm's options that pick projects of the workspace (`--filter app`, `-r`, `-w`) before its
     // command word: no allow rule naming a command (`Bash(pnpm run test *)`) meets them there, as
     // rules match the words as written; one that does (`Bash(pnpm:*)`) allowed every pnpm command,
     // so they are read as written (round 23: `pnpm --filter app build` asked). `--dir`/`-C` move
     // anywhere and still ask; after the command word every mover does (round 13 A4).
-    if (i < command && picksProjects(v, long, args[i + 1])) continue;
-    const moves = long !== undefined
-      ? long.length >= 2 && !spec.keys?.has(long) && spec.long.some((k) => k.startsWith(long))
-      : spec.short.test(v) || (spec.verbs?.has(v) ?? false);
-    if (moves) return void out.reasons.push('interpreter');
+    if (i < command && picksProjects(meant, keys[0]!, v, args[i + 1])) continue;
+    return void out.reasons.push('interpreter');
   }
 }
 
@@ -205,24 +211,17 @@ export function movesPackage(name: 'npm' | 'pnpm' | 'yarn', args: readonly Word[
 const PNPM_PROJECT_PICKERS: readonly string[] = ['filter', 'filter-prod', 'recursive', 'workspace-root'];
 
 /**
- * Whether the pnpm option `v` (`long` its name after `--`) only picks projects of the workspace:
- * `-r`, `-w`, their long names, or `--filter`/`-F`/`--filter-prod` with a selector that names
- * projects. A "since" selector `[REF]` is handed to `git diff REF`, so `--filter '[--output=F]'`
- * wrote F (pnpm 9.15.9; round 24 review F2): a value with `[-` (an option to git), a blank or a
- * leading `-`, or known only at run time is not read as a picker; `[origin/main]` is.
+ * Whether a pnpm option word `v` (`key` its name without dashes, `meant` the movers nopt may read it
+ * as) only picks projects of the workspace: `-r`, `-w`, their long names, or `--filter`/`-F`/
+ * `--filter-prod` with a selector that names projects. A "since" selector `[REF]` is handed to `git
+ * diff REF`, so `--filter '[--output=F]'` wrote F (pnpm 9.15.9; round 24 review F2): a value with
+ * `[-` (an option to git), a blank or a leading `-`, or known only at run time is not read as a
+ * picker; `[origin/main]` is. `-F` glued to other letters (`-rF app`, `--sF app`) is not a form to lean on.
  */
-function picksProjects(v: string, long: string | undefined, next: Word | undefined): boolean {
-  let takesValue: boolean;
-  if (long !== undefined) {
-    if (long.length < 2 || 'dir'.startsWith(long) || !PNPM_PROJECT_PICKERS.some((k) => k.startsWith(long))) return false;
-    takesValue = 'filter-prod'.startsWith(long);
-  } else {
-    if (/C/.test(v)) return false;
-    if (!/F/.test(v)) return true;
-    if (v !== '-F') return false; // `-rF app`, `-Fapp`: not a form to lean on
-    takesValue = true;
-  }
-  if (!takesValue) return true;
+function picksProjects(meant: readonly string[], key: string, v: string, next: Word | undefined): boolean {
+  if (meant.length === 0 || !meant.every((k) => PNPM_PROJECT_PICKERS.includes(k))) return false;
+  if (!meant.some((k) => k.startsWith('filter'))) return true;
+  if (key !== 'F' && !(key.length >= 2 && 'filter-prod'.startsWith(key)) && !(key.length >= 2 && 'filter'.startsWith(key))) return false;
   const eq = v.indexOf('=');
   const value = eq !== -1 ? v.slice(eq + 1) : next?.isStatic ? next.value : null;
   return value !== null && /^[^\s-]\S*$/.test(value) && !value.includes('[-');
