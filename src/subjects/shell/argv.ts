@@ -3,7 +3,7 @@ import { gitEnvironmentTree, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { managerAlias } from '../../programs.js';
 import { describeProgram, startsOthers, type Built, type SegmentInput } from './program.js';
-import { commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig } from './variables.js';
+import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig } from './variables.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
 import { cargoCommand, cargoCommandAt, npmCommandAt } from './package-managers.js';
@@ -58,6 +58,7 @@ export function buildSegment(input: SegmentInput): Built {
   const name = program === null ? null : baseName(program);
   if (programWord !== undefined && !nameable) reasons.push('dynamic-name');
   if (name !== null && movesConfig(name, assigned, startsOthers)) reasons.push('interpreter');
+  if (name !== null && startsOthers(name)) paths.push(...buildWrites(assigned, cwd));
 
   // `$'\x72m'` stays a dynamic name, but its decoded spelling is in `words` for deny rules. The
   // assignments come first (also those given to a wrapper, which are in `words` too): rules match after them.

@@ -2223,11 +2223,27 @@ function downloadName(url: Word): string | null {
   return name === '' || name.startsWith('?') ? `index.html${name}` : name;
 }
 
-/** `less +!cmd` runs a shell command on start-up; its `-o FILE` writes a log. */
+/**
+ * `less +!cmd` runs a shell command on start-up; its `-o FILE` writes a log. `-k F`,
+ * `--lesskey-file=F` and `--lesskey-src=F` (and long names abbreviated, as less takes them) read a
+ * lesskey file whose `#env` section sets LESSOPEN, a command less runs on every file: less 590 ran
+ * it for each (round 25; as `LESSKEYIN=F`, round 24).
+ */
 const less: Handler = (args, cwd, out) => {
-  if (args.some((w) => !w.isStatic ? w.raw.startsWith('+') : w.value.startsWith('+') && /[!|]/.test(w.value))) out.reasons.push('interpreter');
-  simple({ access: READ, short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'pattern', 'prompt', 'tag', 'tag-file', 'shift', 'window', 'max-back-scroll', 'max-forw-scroll', 'jump-target', 'lesskey-file'], writes: ['-o', '-O', '--log-file', '--LOG-FILE'], reads: ['-k', '--lesskey-file'], plusCommands: true })(args, cwd, out);
+  if (args.some((w) => !w.isStatic ? w.raw.startsWith('+') || w.raw.startsWith('-') : (w.value.startsWith('+') && /[!|]/.test(w.value)) || lessKeyOption(w.value))) out.reasons.push('interpreter');
+  simple({ access: READ, short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'pattern', 'prompt', 'tag', 'tag-file', 'shift', 'window', 'max-back-scroll', 'max-forw-scroll', 'jump-target', 'lesskey-file', 'lesskey-src', 'lesskey-content'], writes: ['-o', '-O', '--log-file', '--LOG-FILE'], reads: ['-k', '--lesskey-file', '--lesskey-src'], plusCommands: true })(args, cwd, out);
 };
+/** A less option word naming a lesskey file: `-k` in a group of flags (before a letter taking a value), or a long name that starts one of the lesskey options. */
+function lessKeyOption(word: string): boolean {
+  const long = /^--([^=]+)/.exec(word)?.[1];
+  if (long !== undefined) return long.length >= 3 && ['lesskey-file', 'lesskey-src', 'lesskey-content'].some((name) => name.startsWith(long));
+  if (!/^-[^-]/.test(word)) return false;
+  for (const letter of word.slice(1)) {
+    if (letter === 'k') return true;
+    if ('bhjoOpPtTxyzD#'.includes(letter)) return false;
+  }
+  return false;
+}
 
 /** `perl -pi -e CODE FILE…` / `ruby -i`: in-place editing writes the files (the code itself is an interpreter reason). */
 const inPlace: Handler = (args, cwd, out) => {

@@ -1,7 +1,7 @@
 import { getoptLong, type Parsed, type Switch } from './getopt.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
-import { INSTALLED_PROGRAM, PROGRAM_VARIABLES } from './variables.js';
+import { commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable } from './variables.js';
 
 /**
  * GNU make (`make`, `gmake`) as `Bash(make:*)` approved it: the project's own makefile's recipes.
@@ -70,10 +70,15 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
     const assignment = /^\s*([^\s=:+?!]+)\s*(::?=|:::=|\+=|\?=|!=|=)/.exec(v);
     // `make CC='rm -rf victim' x.o` runs rm for the implicit rule's `$(CC) -c` (GNU Make 4.3; round
     // 24): a program variable's value is a command of its own (variables.ts PROGRAM_VARIABLES).
-    if (assignment && PROGRAM_VARIABLES.test(`${assignment[1]}=`) && assignment[2] !== '!=' && !/[$`]/.test(v)) {
+    // Round 25: a makefile's own program variables (`make PYTHON=./evil test`) as well.
+    if (assignment && programVariable(`${assignment[1]}=`) && assignment[2] !== '!=' && !/[$`]/.test(v)) {
       const program = v.slice(assignment[0].length).trim();
       if (!args[i]!.isStatic) out.reasons.push('interpreter');
       else if (!INSTALLED_PROGRAM.test(program)) out.nested.push({ kind: 'script', text: program, cwd });
+      continue;
+    }
+    if (assignment && assignment[2] !== '!=' && !/[$`]/.test(v) && !RUNS_RECIPES.test(assignment[1]!)) {
+      recipeEnvironment(assignment[1]!, assignment[2] === '+=', v.slice(assignment[0].length).trim(), args[i]!.isStatic, cwd, out);
       continue;
     }
     if (!assignment || !(RUNS_RECIPES.test(assignment[1]!) || assignment[2] === '!=' || /[$`]/.test(v))) continue;
@@ -85,6 +90,21 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
     const bang = /^[^=]*!=(.*)$/.exec(text);
     if (bang) out.nested.push({ kind: 'script', text: bang[1]!, cwd });
   }
+}
+
+/**
+ * A variable given on make's command line (round 25, GNU Make 4.3): make pastes its value into the
+ * recipes' shell text wherever the makefile names it (`echo $(MSG)` with `make 'MSG=x; touch F'`
+ * ran touch), and exports it to every recipe (`make PYTHONPATH=/x test`: the recipe's environment
+ * held PYTHONPATH=/x). So a value holding shell syntax is `interpreter`, and the variable is read as
+ * an assignment before a program that starts others: settings (`HOME`, `NODE_OPTIONS`,
+ * `PYTHONPATH`…, variables.ts movesConfig), code loaders (`PATH`, `LD_PRELOAD`), option variables,
+ * compiler flags that run code (`CFLAGS=-fplugin=…`), commands (`GIT_EXTERNAL_DIFF`, a nested script).
+ */
+function recipeEnvironment(name: string, append: boolean, value: string, isStatic: boolean, cwd: string | null, out: FileFacts): void {
+  const word: Word = { value: `${name}${append ? '+=' : '='}${value}`, raw: `${name}=${value}`, isStatic, ansi: false };
+  if (!isStatic || /[;&|<>()\n'"\\]/.test(value) || movesConfig('make', [word], () => true) || loadsCode(word) || isOptionEnvironment(word) || flagsLoadCode(word)) out.reasons.push('interpreter');
+  commandVariables([word], cwd, out.reasons, out.nested);
 }
 
 /**

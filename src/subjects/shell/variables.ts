@@ -43,12 +43,34 @@ const COMPRESSOR_VARIABLES: ReadonlyArray<[RegExp, RegExp]> = [
  * after `GZIP=-9` makes `-9N`), or holds a word beyond the harmless ones.
  */
 export function isOptionEnvironment(word: Word): boolean {
-  if (OPTION_VARIABLES.test(word.value)) return true;
+  if (OPTION_VARIABLES.test(word.value) || flagsLoadCode(word)) return true;
   const variable = COMPRESSOR_VARIABLES.find(([name]) => name.test(word.value.replace(/^([A-Z0-9_]+)\+=/, '$1=')));
   if (variable === undefined) return false;
   if (!word.isStatic || /^[A-Z0-9_]+\+=/.test(word.value)) return true;
   return word.value.slice(word.value.indexOf('=') + 1).split(/[ \t\n]+/).some((option) => option !== '' && !variable[1].test(option));
 }
+/**
+ * Compiler and linker flags a build hands to gcc or clang (GNU make's implicit rules: `$(CC)
+ * $(CFLAGS) $(CPPFLAGS) -c`, `$(CC) $(LDFLAGS) … $(LDLIBS)`; the `cc` crate of cargo's build scripts,
+ * pip's and configure's builds read them from the environment). Some make the compiler run code
+ * (gcc(1): `-fplugin=` loads a plugin, `-specs=` rewrites the command lines it runs, `-B`/`--prefix`
+ * picks the directory of cc1, as and ld, `-wrapper` runs each of them through a program, `@FILE`
+ * reads more options; clang's `-fpass-plugin=`, `-Xclang -load`, `--ld-path=`; a linker `-plugin`;
+ * `-include`/`-imacros` compile a header into every file). GNU Make 4.3 and gcc 12.2: `make
+ * CFLAGS=-fplugin=./p.so x.o`, `CFLAGS=-B./d/`, `'CFLAGS=-wrapper ./w.sh'`, `CFLAGS=-specs=./s.specs`
+ * each ran the named code (round 25). Such a value, or one known only at run time, is options the
+ * walk does not see; `-O2 -g -Wall -I…` stay plain (docs/threat-model.md "Round 25").
+ */
+const FLAG_VARIABLES = /^((HOST_|TARGET_)?(C|CXX|CPP|LD|F|FC|AS|OBJC|OBJCXX|CC)FLAGS(_[A-Za-z0-9_]+)?|LDLIBS|LOADLIBES)(\+?)=/;
+const CODE_FLAGS = /plugin|^@|^--?specs\b|^-B|^--prefix\b|^-wrapper\b|^-Xclang\b|^-fuse-ld=.*\/|^--ld-path\b|^-include\b|^-imacros\b|^-Wp,/;
+
+/** True when a flag variable (FLAG_VARIABLES) holds a flag that makes the compiler or linker run code, or is known only at run time. */
+export function flagsLoadCode(word: Word): boolean {
+  const match = FLAG_VARIABLES.exec(word.value);
+  if (!match) return false;
+  return !word.isStatic || word.value.slice(match[0].length).split(/\s+/).some((flag) => CODE_FLAGS.test(flag));
+}
+
 /**
  * Variables that make any program load code from where they say (ld.so(8): `LD_PRELOAD`,
  * `LD_LIBRARY_PATH`, `LD_AUDIT`; dyld's `DYLD_*`; iconv's `GCONV_PATH`; the PATH search). Set for
@@ -66,11 +88,11 @@ export const DECLARATIONS: ReadonlySet<string> = new Set(['export', 'declare', '
 
 /**
  * Variables whose value is a command some program runs through a shell (git(1) ENVIRONMENT,
- * less(1), man(1); rsync(1) `RSYNC_RSH` as `-e`, `RSYNC_CONNECT_PROG` for an `rsync://` URL):
+ * less(1) (`LESSGLOBALTAGS`, the tags command of `-t`; `LESSEDIT`, the editor of `v`), man(1); rsync(1) `RSYNC_RSH` as `-e`, `RSYNC_CONNECT_PROG` for an `rsync://` URL):
  * `GIT_EXTERNAL_DIFF='rm -rf x' git diff` runs rm. The value is a nested script, so
  * deny rules see it; `+=` appends to it. git's configuration variables are read as git reads them.
  */
-const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|PROMPT_COMMAND|PS4|SUDO_ASKPASS|RSYNC_RSH|RSYNC_CONNECT_PROG|GH_BROWSER|GH_EDITOR|GH_PAGER|BROWSER|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GOCACHEPROG)\+?=/;
+const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH_COMMAND|SSH|ASKPASS|PROXY_COMMAND)|SSH_ASKPASS|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|LESSGLOBALTAGS|LESSEDIT|LESSGLOBALTAGS|LESSEDIT|PROMPT_COMMAND|PS4|SUDO_ASKPASS|RSYNC_RSH|RSYNC_CONNECT_PROG|GH_BROWSER|GH_EDITOR|GH_PAGER|BROWSER|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GOCACHEPROG)\+?=/;
 
 /**
  * Variables naming the compiler, linker or tool a build runs (GNU make's "Variables Used by
@@ -84,6 +106,16 @@ const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH
 /** A program variable's value that names an installed program and nothing more (empty too). */
 export const INSTALLED_PROGRAM = /^[\w.+-]*$/;
 export const PROGRAM_VARIABLES = /^(CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|M2C|PC|CO|GET|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|PKG_CONFIG|GCCGO)\+?=/;
+/**
+ * A makefile's own variables that by convention name a program it runs (GNU Coding Standards,
+ * "Variables for Specifying Commands" and "Utilities in Makefiles": `$(INSTALL)`, `$(BISON)`,
+ * `$(MKDIR_P)`…; the interpreters and tools projects run as `$(PYTHON) -m pytest`, `$(SPHINXBUILD)`;
+ * any `…_PROGRAM`, `…_CMD`, `…_EXE`). A value given on make's command line overrides the makefile's
+ * (`make PYTHON=./evil test` ran ./evil for `$(PYTHON) -c …`, GNU Make 4.3; round 25), so it is read
+ * as PROGRAM_VARIABLES are. Which variables a makefile runs is not known here: a name outside the
+ * list is not read as a program (docs/threat-model.md "Round 25").
+ */
+export const MAKEFILE_PROGRAMS = /^(PYTHON[0-9.]*|PERL|RUBY|NODE|NPM|NPX|YARN|PNPM|BUN|DENO|PHP|LUA|TCLSH|JAVA|JAVAC|JAR|GO|CARGO|RUSTC|SH|BASH|AWK|GAWK|SED|GREP|EGREP|FGREP|FIND|XARGS|INSTALL|INSTALL_DATA|INSTALL_SCRIPT|MKDIR|MKDIR_P|CP|MV|LN|LN_S|RMDIR|CHMOD|CHOWN|CHGRP|MKNOD|TAR|UNZIP|STRIP|RANLIB|NM|OBJCOPY|OBJDUMP|READELF|LDCONFIG|BISON|FLEX|M4|AUTOCONF|AUTOMAKE|AUTORECONF|LIBTOOL|CMAKE|NINJA|MESON|DOXYGEN|SPHINXBUILD|SPHINX_BUILD|PYTEST|PIP[0-9]*|UV|POETRY|TOX|DOCKER|PODMAN|KUBECTL|HELM|TERRAFORM|GIT|CURL|WGET|ECHO|PRINTF|CAT|TOUCH|PROTOC|NASM|YASM|GDB|VALGRIND|LATEXMK|PDFLATEX|XELATEX|LUALATEX|BIBTEX|PANDOC|MSGFMT|MSGMERGE|XGETTEXT|[A-Z0-9_]+_(PROGRAM|PROG|CMD|COMMAND|EXE|TOOL|RUNNER|INTERPRETER))\+?=/;
 
 /**
  * Variables that make git run code from a place they name (git(1) ENVIRONMENT): `GIT_EXEC_PATH=D`
@@ -106,6 +138,12 @@ const anyCase = (text: string): string => text.replace(/[a-z]/g, (c) => `[${c}${
 const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('script_shell|shell|editor|browser|viewer|node_gyp|git|call')})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
 const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('node_options|userconfig|globalconfig|init_module|onload_script')})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
 
+/** The `NAME=` of a program variable (PROGRAM_VARIABLES, MAKEFILE_PROGRAMS), null for any other word: a command variable (`GIT_SSH_COMMAND`, `RUSTC_WRAPPER`) is read as one. */
+export function programVariable(text: string): RegExpExecArray | null {
+  if (COMMAND_VARIABLES.test(text) || PACKAGE_MANAGER_PROGRAMS.test(text)) return null;
+  return PROGRAM_VARIABLES.exec(text) ?? MAKEFILE_PROGRAMS.exec(text);
+}
+
 /** `NAME=value` words whose value some program runs: an interpreter reason, and the value as a nested script. */
 export function commandVariables(words: readonly Word[], cwd: string | null, reasons: string[], nested: Nested[]): void {
   for (const word of words) {
@@ -114,7 +152,7 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
     // An empty template directory copies nothing; only `ext` among the protocols runs a command.
     if (place && (!word.isStatic || (place[1] === 'GIT_ALLOW_PROTOCOL' ? named.split(':').includes('ext') : named !== ''))) reasons.push('interpreter');
     if (PACKAGE_MANAGER_SETTINGS.test(word.value)) reasons.push('interpreter');
-    const build = PROGRAM_VARIABLES.exec(word.value);
+    const build = programVariable(word.value);
     if (build) {
       const program = word.value.slice(build[0].length);
       if (!word.isStatic || build[0].includes('+')) reasons.push('interpreter');
@@ -140,7 +178,7 @@ export function changesLaterCommands(name: string): boolean {
   const word = `${base}=`;
   // A file variable set where its value is not seen (`printf -v TZ %s ~/.ssh/id_rsa; date`, `read
   // TZ`: glibc opened the file, bash 5.2, TZ exported) is read by what runs next: fileVariables cannot meet it.
-  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
+  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || FLAG_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
 }
 
 /** `NAME=value` and `NAME+=value` as a word. */
@@ -216,6 +254,30 @@ export function gitWrites(words: readonly Word[], cwd: string | null): CommandPa
 }
 
 /**
+ * cargo's `CARGO_TARGET_DIR` (The Cargo Book, "Environment variables"; `--target-dir` as an
+ * option, runners.ts cargoPaths): the directory cargo fills with what it builds. cargo 1.95 wrote
+ * `CARGO_TARGET_DIR=D cargo build`'s artifacts below D (round 25). Before cargo or any program that
+ * may start it (argv.ts), D is written with what is below it; a value known only at run time is a
+ * path that is not static.
+ */
+export function buildWrites(words: readonly Word[], cwd: string | null): CommandPath[] {
+  const paths: CommandPath[] = [];
+  for (const word of words) {
+    const match = /^CARGO_TARGET_DIR(\+?)=/.exec(word.value);
+    if (!match) continue;
+    const value = word.value.slice(match[0].length);
+    if (word.isStatic && match[1] === '' && value === '') continue;
+    const path = pathOf(word.isStatic && match[1] === '' ? staticWord(value) : { value: word.value, raw: word.value, isStatic: false, ansi: false }, 'write', cwd);
+    if (path) {
+      path.tree = { content: true, follows: false };
+      path.via = RECURSIVE;
+    }
+    pushPath(paths, path);
+  }
+  return paths;
+}
+
+/**
  * True when an assignment given to `name` points it at configuration the built-in rules do not
  * protect: git at another config file (`GIT_CONFIG_GLOBAL=F`, `GIT_CONFIG_SYSTEM=F`, `GIT_CONFIG=F`,
  * `HOME=D` or `XDG_CONFIG_HOME=D` for its global one), npm, pnpm and yarn at another home (its
@@ -253,6 +315,10 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
     if (!read || devNull) return false;
     // `MAKEFLAGS=-j4 make`: flags that change only how many jobs run and what is printed stay plain.
     if (variable[1] === 'NODE_OPTIONS' || variable[1] === 'BUN_OPTIONS') return !word.isStatic || variable[2] !== '' || runtimeLoadsCode(variable[1], value);
+    // Round 25: an interpreter's module path inside the working directory names the project's own
+    // code (as the script's own directory does); the switches that only warn or pick encodings stay plain.
+    const plain = PLAIN_VALUES[variable[1]!];
+    if (plain !== undefined) return !word.isStatic || variable[2] !== '' || !plain(value);
     // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path is one to run.
     if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && /^[\w.+-]+$/.test(value)) return false;
     if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
@@ -326,6 +392,29 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
   { names: 'WGETRC', programs: ['wget'] },
   // Every node and bun a program starts reads them (HARMLESS_NODE_OPTIONS, BUN_CODE_OPTIONS below).
   { names: 'NODE_OPTIONS|BUN_OPTIONS', programs: [] },
+  /*
+   * Round 25: the interpreters' start-up variables, read by every python, perl, ruby or node a
+   * program starts, the interpreter itself included (it starts others). python(1) and `python3
+   * --help-env`: `PYTHONPATH` (python 3.11 imported D/sitecustomize.py before the script),
+   * `PYTHONHOME` (its site-packages' sitecustomize.py), `PYTHONUSERBASE` (the user site's `.pth`
+   * files run their `import` lines), `PYTHONPYCACHEPREFIX` (a compiled module there ran in place of
+   * its source), `PYTHONPLATLIBDIR` (where the standard library is found), `PYTHONSTARTUP` (run when
+   * python reads commands interactively: `python3 -i`, not before a script), `PYTHONINSPECT` (as `-i`:
+   * after the script python reads code from stdin; `python3 -i s.py` ran piped code, the variable
+   * did not here, so it is from the documentation), `PYTHONEXECUTABLE`
+   * (macOS: what multiprocessing starts); perlrun(1): `PERL5OPT` (`-Mevil`, `-I`, `-d`), `PERL5LIB`,
+   * `PERLLIB`, `PERL5DB` and `PERLDB_OPTS` (the debugger's code, with `-d`); ruby(1): `RUBYOPT`
+   * (`-r`, `-I`), `RUBYLIB`, `RUBYPATH` (with `-S`), and RubyGems' `GEM_HOME`/`GEM_PATH` (where
+   * `require` finds gems); node(1) `NODE_PATH`. Each ran the named code with perl 5.36, ruby 3.1,
+   * python 3.11 (round 25). PLAIN_VALUES below: what stays plain.
+   */
+  { names: 'PYTHONPATH|PYTHONHOME|PYTHONUSERBASE|PYTHONPYCACHEPREFIX|PYTHONPLATLIBDIR|PYTHONSTARTUP|PYTHONINSPECT|PYTHONEXECUTABLE|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|PERLDB_OPTS|RUBYOPT|RUBYLIB|RUBYPATH|GEM_HOME|GEM_PATH|NODE_PATH', programs: [] },
+  /*
+   * less(1) reads `LESS` as options given before its own: `-k F`, `--lesskey-file=F`,
+   * `--lesskey-src=F` read a lesskey file whose `#env` sets LESSOPEN (less 590 ran it from each, in
+   * `LESS` and on the command line; round 25); `+CMD` runs CMD at start, `-o F` writes F.
+   */
+  { names: 'LESS', programs: ['less'] },
 ];
 const SETTING_NAMES = SETTING_VARIABLES.map((row) => row.names).join('|');
 const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
@@ -350,7 +439,7 @@ const ANY_CONFIG_VARIABLE = new RegExp(`^(${SETTING_NAMES})$`);
  * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
  * (docs/threat-model.md#where-bash-evaluates-text). Every variable of SETTING_VARIABLES is one too.
  */
-const ENVIRONMENT_NAMES = 'GOCACHEPROG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5OPT|PERL5LIB|RUBYOPT|RUBYLIB|RSYNC_RSH|RSYNC_CONNECT_PROG';
+const ENVIRONMENT_NAMES = 'GOCACHEPROG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|LESSGLOBALTAGS|LESSEDIT|RSYNC_RSH|RSYNC_CONNECT_PROG';
 export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES}|${SETTING_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * node's and bun's options given in the environment (node(1) `NODE_OPTIONS`; bun 1.4.5 reads
@@ -368,6 +457,44 @@ function runtimeLoadsCode(name: string, value: string): boolean {
   const options = value.split(/\s+/).filter((option) => option.startsWith('-'));
   return name === 'NODE_OPTIONS' ? options.some((option) => !HARMLESS_NODE_OPTIONS.test(option)) : options.some((option) => BUN_CODE_OPTIONS.test(option));
 }
+
+/**
+ * A module path entry below the working directory, spelled plainly (`src`, `./lib`, `.`): the
+ * project's own code, as python's script directory or `-m`'s working directory already are.
+ * Absolute, `~`, `..`, hidden or unusual spellings count (`PYTHONPATH=/tmp/x python3 s.py`).
+ */
+const PROJECT_ENTRY = /^(\.\/?|(\.\/)?[\w][\w.+-]*(\/[\w][\w.+-]*)*\/?)?$/;
+const projectPath = (value: string): boolean => value.split(':').every((entry) => PROJECT_ENTRY.test(entry));
+/** perlrun(1) PERL5OPT: the switches that only warn, taint or pick the Unicode features (`-M`, `-m`, `-I`, `-d` load code). */
+const PLAIN_PERL5OPT = /^-?([wWXtTU]|C[0-9A-Za-z]*|D[0-9A-Za-z]*)+$/;
+/** ruby(1) RUBYOPT: warnings, encodings, verbosity and features (`-r`, `-I` load code). */
+const PLAIN_RUBYOPT = /^(-[wvdU]+|-W(\d|:[\w-]+)?|-T\d?|-E[\w:-]+|-K\w|--(enable|disable)[=-][\w,-]+|--(debug|verbose|yjit|jit))$/;
+/** Less's options in `LESS` that only change how it shows: no lesskey file (`k`), log (`o`, `O`), tag file (`t`, `T`) or start-up command (`+`). */
+const PLAIN_LESS_LONG = /^--(RAW-CONTROL-CHARS|raw-control-chars|quit-if-one-screen|QUIT-AT-EOF|quit-at-eof|no-init|ignore-case|IGNORE-CASE|chop-long-lines|LONG-PROMPT|long-prompt|mouse|wheel-lines=\d+|use-color|no-vbell|squeeze-blank-lines|quiet|QUIET|silent|SILENT|status-column|LINE-NUMBERS|line-numbers|tabs=[\d,]+|jump-target=[\d.]+|shift=[\d.]+|window=-?\d+|incsearch|redraw-on-quit|no-histdups|save-marks|follow-name|no-keypad|hilite-search|HILITE-SEARCH|hilite-unread|HILITE-UNREAD|underline-special|search-skip-screen)$/;
+function plainLess(value: string): boolean {
+  return value.split(/\s+/).every((word) => {
+    if (word === '' || PLAIN_LESS_LONG.test(word)) return true;
+    if (word.startsWith('--') || word.startsWith('+')) return false;
+    // Letters are options (`LESS=FRX` needs no dash); after one that takes a value, the rest of the word is that value.
+    for (const letter of word.replace(/^-/, '')) {
+      if ('koOtT'.includes(letter)) return false;
+      if ('bhjpPxyzD#'.includes(letter)) return true;
+      if (!/[a-zA-Z0-9~]/.test(letter)) return false;
+    }
+    return true;
+  });
+}
+const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
+  PYTHONPATH: projectPath,
+  PERL5LIB: projectPath,
+  PERLLIB: projectPath,
+  RUBYLIB: projectPath,
+  NODE_PATH: projectPath,
+  PYTHONINSPECT: (value) => value === '',
+  PERL5OPT: (value) => value.split(/\s+/).every((word) => word === '' || PLAIN_PERL5OPT.test(word)),
+  RUBYOPT: (value) => value.split(/\s+/).every((word) => word === '' || PLAIN_RUBYOPT.test(word)),
+  LESS: plainLess,
+};
 
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', ...PACKAGE_MANAGERS]);
