@@ -58,7 +58,7 @@ export function buildSegment(input: SegmentInput): Built {
   const name = program === null ? null : baseName(program);
   if (programWord !== undefined && !nameable) reasons.push('dynamic-name');
   if (name !== null && movesConfig(name, assigned, startsOthers)) reasons.push('interpreter');
-  if (name !== null && startsOthers(name)) paths.push(...buildWrites(assigned, cwd));
+  if (assigned.length > 0 && name !== null && startsOthers(name)) paths.push(...buildWrites(assigned, cwd));
 
   // `$'\x72m'` stays a dynamic name, but its decoded spelling is in `words` for deny rules. The
   // assignments come first (also those given to a wrapper, which are in `words` too): rules match after them.
