@@ -102,7 +102,7 @@ interface Verdictish {
 export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = NO_GRANTS): Decision {
   const { rules, mode } = policy;
   const subjects = facts.subjects.length > 0 ? facts.subjects : [{ type: 'tool', kind: facts.kind } satisfies ToolSubject];
-  const toolName = `${facts.server}__${facts.tool}`;
+  const toolName = toolNameOf(facts.server, facts.tool);
 
   const toolDeny = rules.matchTool('deny', facts.server, facts.tool);
   const toolAsk = rules.matchTool('ask', facts.server, facts.tool);
@@ -144,6 +144,38 @@ export function decide(facts: CallFacts, policy: PolicyState, grants: Grants = N
     paths: pathReports(subjects),
     commandInfo: facts.commandInfo,
   };
+}
+
+/**
+ * The last tool's `server__tool`, and the last allow rule's reason for it: a tool's calls come one
+ * after another, and the same text objects each time let the audit see a reason unchanged without
+ * comparing it character by character (store/audit.ts; docs/performance.md, "Round 25: per-call
+ * latency"). Made afresh, the two texts cost a concatenation each and ~3k instructions of string
+ * comparison a call.
+ */
+let lastServer = '';
+let lastTool = '';
+let lastToolName = '__';
+let lastAllowRule: Rule | null = null;
+let lastAllowTool = '';
+let lastAllowReason = '';
+
+function toolNameOf(server: string, tool: string): string {
+  if (server !== lastServer || tool !== lastTool) {
+    lastToolName = `${server}__${tool}`;
+    lastServer = server;
+    lastTool = tool;
+  }
+  return lastToolName;
+}
+
+function allowReason(rule: Rule, toolName: string): string {
+  if (rule !== lastAllowRule || toolName !== lastAllowTool) {
+    lastAllowReason = `allow rule ${rule.text} matches ${toolName}`;
+    lastAllowRule = rule;
+    lastAllowTool = toolName;
+  }
+  return lastAllowReason;
 }
 
 const BY_RANK: Partial<Record<DecidedBy, number>> = { rule: 3, error: 2, grant: 1 };
@@ -380,7 +412,7 @@ function decideTool(subject: ToolSubject, kindTrusted: boolean, rules: RuleSet, 
     const allow = rules.bareRule('allow', bareKind);
     if (allow) return ruled('allow', allow, `allow rule ${allow.text} matches every ${bareKind}`);
   }
-  if (toolAllow) return ruled('allow', toolAllow, `allow rule ${toolAllow.text} matches ${toolName}`);
+  if (toolAllow) return ruled('allow', toolAllow, allowReason(toolAllow, toolName));
   if (toolGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: `allowed for this session: ${toolName}` };
   if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };
   const what = `${toolName} (kind ${subject.kind}${kindTrusted ? '' : ', guessed'})`;
