@@ -79,7 +79,7 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
     if (!removed) return reply(404, { error: 'you have no such remembered rule' });
     // In force on every replica that confirmed (store.forget); one that did not may still allow it for a while.
     if (removed.unconfirmed === 0) return reply(200, { removed: true });
-    return reply(202, { removed: true, unconfirmed: removed.unconfirmed, error: `the rule is removed from the team store, but ${removed.unconfirmed} replica(s) did not confirm within ${FORGET_CONFIRM_MS / 1000} s that it no longer holds there (unreachable or overloaded; see the log): calls reaching them may still be allowed by it until they read the store again` });
+    return reply(202, { removed: true, unconfirmed: removed.unconfirmed, error: `the rule is removed from the team store, but ${removed.unconfirmed} replica(s) did not confirm within ${FORGET_CONFIRM_MS / 1000} s that it no longer holds there (unreachable, overloaded, or of before round 24; see the log): calls reaching them may still be allowed by it until they read the store again` });
   }
 
   return reply(404, { error: 'no such API path' });

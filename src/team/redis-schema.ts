@@ -20,7 +20,9 @@ import type { Redis as RedisClient } from 'ioredis';
  *   call:<id>                 hash: user, replica, state (pending | answered | settled), call (JSON),
  *                             retryUntil, answer (JSON); expires after the call's last moment
  *   pending                   sorted set of pending ids, by creation time
- *   replica:<name>            heartbeat, expires after `heartbeatMs`
+ *   replica:<name>            heartbeat, expires after `heartbeatMs`: the replica's pid and, since
+ *                             round 25, ` forget:<version>` (heartbeatValue; a replica of before
+ *                             writes its pid alone)
  *   grants:<user>:<session>   list of a session's grants (JSON)
  *   rules:<user>              sorted set of a user's remembered allow rules, by time added
  *   rules:<user>:gen          the generation of that set, bumped by each forget (signed; absent: 0)
@@ -29,7 +31,8 @@ import type { Redis as RedisClient } from 'ioredis';
  * `mcp-latch:grants` (`[user, session]` as JSON, whose grants changed), `mcp-latch:forgotten`
  * (`[user, nonce]`: a rule was forgotten; each replica reads the user's rules again and answers on
  * `mcp-latch:rules-applied` with `[nonce, replica]`, so the forget returns once every replica that
- * announced itself no longer holds the rule: docs/team.md, "Forgetting is in force at once"), and
+ * announced itself, or has a heartbeat of before round 25, no longer holds the rule: docs/team.md,
+ * "Forgetting is in force at once"), and
  * each replica's hello, `mcp-latch:hello:<version>:<replica>`: its subscriber connection subscribes
  * to it, so Redis lists it (PUBSUB CHANNELS) exactly while that replica hears, with the version of
  * the forget protocol it confirms (FORGET_PROTOCOL). Nothing is published on it.
@@ -49,6 +52,16 @@ export const HELLO_PREFIX = `${PREFIX}hello:`;
  * (version 1, never announced); 2 since round 25. A forget waits for the replicas announcing 2 or more.
  */
 export const FORGET_PROTOCOL = 2;
+
+/** What a replica's heartbeat key holds: its pid and the forget protocol it speaks. */
+export function heartbeatValue(pid: number): string {
+  return `${pid} forget:${FORGET_PROTOCOL}`;
+}
+
+/** Whether a heartbeat's value is that of a replica of before round 25 (no forget protocol named): one that announces nothing. */
+export function olderHeartbeat(value: string): boolean {
+  return !/ forget:[0-9]{1,6}$/.test(value);
+}
 
 /** The hello channel of `replica`. */
 export function helloChannel(replica: string): string {

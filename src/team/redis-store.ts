@@ -3,7 +3,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
 import { errorMessage, LatchError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, HELLO_PREFIX, helloChannel, helloReplica, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
+import { CALL_PREFIX, CHANNEL_ANSWERED, CHANNEL_FORGOTTEN, CHANNEL_GRANTS, CHANNEL_RULES, CHANNEL_RULES_APPLIED, defineScripts, GRANTS_IDLE_MS, grantsKey, heartbeatValue, HELLO_PREFIX, helloChannel, helloReplica, olderHeartbeat, PENDING, REPLICA_PREFIX, rulesGenerationKey, rulesKey, SETTLED_MS, type Client } from './redis-schema.js';
 import { FORGET_CONFIRM_MS, type DecideOutcome, type Forgotten, type InteractionAnswer, type PendingCall, type SessionGrant, type TeamStore } from './store.js';
 import { StoreSigner } from './store-signing.js';
 
@@ -143,7 +143,7 @@ export class RedisTeamStore implements TeamStore {
   private async beat(): Promise<void> {
     try {
       const held = [...this.held].flatMap(([id, { score }]) => [score, id]);
-      const restored = await this.redis.latchBeat(REPLICA_PREFIX + this.replica, PENDING, String(process.pid), this.heartbeatMs, CALL_PREFIX, this.replica, ...held);
+      const restored = await this.redis.latchBeat(REPLICA_PREFIX + this.replica, PENDING, heartbeatValue(process.pid), this.heartbeatMs, CALL_PREFIX, this.replica, ...held);
       if (restored > 0) this.logger.warn({ calls: restored }, "team store (Redis): this replica's heartbeat had lapsed; its waiting calls are listed again");
     } catch (error) {
       this.logger.warn({ err: errorMessage(error) }, "team store (Redis): could not renew this replica's heartbeat");
@@ -465,8 +465,11 @@ export class RedisTeamStore implements TeamStore {
    * the forget waits for each of them by name, at most FORGET_CONFIRM_MS, and counts those that did
    * not. Until round 25 it waited for as many answers as PUBLISH counted subscribers, so any other
    * client subscribed to the channel (a `redis-cli SUBSCRIBE` left open) made every forget wait the
-   * whole time and answer 202. `mcp-latch:rules` is published too, for replicas of before round 24;
-   * those and round 24's, which announce nothing, are told but not waited for (logged).
+   * whole time and answer 202, and a replica of before round 24 (which hears `mcp-latch:rules`
+   * only, published too for it) was not waited for. Replicas of before round 25 announce nothing:
+   * they are known by their heartbeat (its value names no protocol) and waited for by name too, so
+   * round 24's confirm, and one of before never does and is counted (202). A client that is no
+   * replica has no heartbeat and is not waited for (logged).
    */
   private async inForce(user: string): Promise<Forgotten> {
     const nonce = randomBytes(12).toString('hex');
@@ -480,11 +483,13 @@ export class RedisTeamStore implements TeamStore {
       const told = await this.redis.publish(CHANNEL_RULES, user);
       // Listed before the PUBLISH: a replica that subscribes after it reads the store, where the
       // rule is gone already (one that was not subscribed held none of its remembered rules).
-      waiting.expected = await this.announced();
+      const [announced, older] = await Promise.all([this.announced(), this.olderReplicas()]);
+      waiting.expected = new Set([...announced, ...older]);
       const heard = await this.redis.publish(CHANNEL_FORGOTTEN, JSON.stringify([user, nonce]));
       if (allConfirmed(waiting)) done();
       const unannounced = Math.max(told, heard) - waiting.expected.size;
-      if (unannounced > 0) this.logger.warn({ user, unannounced, channels: [CHANNEL_RULES, CHANNEL_FORGOTTEN] }, 'team store (Redis): a forget was heard by subscribers that did not announce themselves as replicas (a replica of before round 25, or another client): they are not waited for, and a replica of before round 25 may still allow the rule until it has read the store');
+      if (unannounced > 0) this.logger.warn({ user, unannounced, channels: [CHANNEL_RULES, CHANNEL_FORGOTTEN] }, 'team store (Redis): a forget was heard by subscribers that did not announce themselves as replicas and have no heartbeat (other clients of Redis): they are not waited for');
+      if (older.size > 0) this.logger.warn({ user, replicas: [...older].slice(0, 20) }, 'team store (Redis): replicas of before round 25 are waited for by their heartbeat; one of before round 24 never confirms a forget (upgrade it)');
       await confirmed;
     } catch (error) {
       this.logger.warn({ err: errorMessage(error), user }, 'team store (Redis): could not tell the replicas of a forgotten rule');
@@ -495,6 +500,20 @@ export class RedisTeamStore implements TeamStore {
     const unconfirmed = waiting.expected === null ? 1 : [...waiting.expected].filter((replica) => !waiting.replicas.has(replica)).length;
     if (unconfirmed > 0) this.logger.warn({ user, unconfirmed, replicas: waiting.expected === null ? undefined : [...waiting.expected].filter((replica) => !waiting.replicas.has(replica)).slice(0, 20), waitedMs: FORGET_CONFIRM_MS }, 'team store (Redis): a forgotten rule is removed from the store, but not every replica confirmed that it no longer holds there');
     return { unconfirmed };
+  }
+
+  /** The live replicas of before round 25 (a heartbeat naming no forget protocol), by name: they announce nothing. */
+  private async olderReplicas(): Promise<Set<string>> {
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await this.redis.scan(cursor, 'MATCH', `${REPLICA_PREFIX}*`, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    if (keys.length === 0) return new Set();
+    const values = await this.redis.mget(...keys);
+    return new Set(keys.filter((key, index) => values[index] != null && olderHeartbeat(values[index]!)).map((key) => key.slice(REPLICA_PREFIX.length)));
   }
 
   /** The replicas announcing, now, that they hear and confirm forgets (their hello channels, redis-schema.ts). */

@@ -299,6 +299,51 @@ describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
       await store.close();
     }
   }, 30_000);
+
+  // Replicas of before round 25 announce nothing; they are known by their heartbeat, which holds
+  // their pid alone. Until round 25 one of before round 24 (it hears mcp-latch:rules only) was told
+  // and not waited for: the forget answered that the rule held nowhere while it may still allow it.
+  test('a replica of before round 24 (its heartbeat, mcp-latch:rules only) is waited for and counted: it never confirms', async () => {
+    const raw = new Redis(redis.url);
+    const old = new Redis(redis.url);
+    const { store, lines } = await logged('F3');
+    try {
+      await raw.set('mcp-latch:replica:R23', '4242', 'PX', 60_000);
+      await old.subscribe('mcp-latch:rules');
+      await store.remember('max', ['Read(/m/**)']);
+      expect(await store.forget('max', 'Read(/m/**)')).toEqual({ unconfirmed: 1 });
+      expect(lines()).toMatch(/"replicas":\["R23"\].*not every replica confirmed/);
+    } finally {
+      await raw.del('mcp-latch:replica:R23');
+      raw.disconnect();
+      old.disconnect();
+      await store.close();
+    }
+  }, 30_000);
+
+  test("a replica of round 24 (its heartbeat; it confirms by name) is waited for until it has confirmed", async () => {
+    const raw = new Redis(redis.url);
+    const old = new Redis(redis.url);
+    const store = await RedisTeamStore.connect({ url: redis.url, logger: silentLogger(), replica: 'F4' });
+    let confirmed = false;
+    try {
+      await raw.set('mcp-latch:replica:R24', '4243', 'PX', 60_000);
+      old.on('message', (_channel: string, message: string) => {
+        const [, nonce] = JSON.parse(message) as [string, string];
+        // Round 24's replica reads the rules again, then confirms; here a little later than the others.
+        setTimeout(() => void raw.publish('mcp-latch:rules-applied', JSON.stringify([nonce, 'R24'])).then(() => (confirmed = true)), 300);
+      });
+      await old.subscribe('mcp-latch:forgotten');
+      await store.remember('ned', ['Read(/n/**)']);
+      expect(await store.forget('ned', 'Read(/n/**)')).toEqual({ unconfirmed: 0 });
+      expect(confirmed).toBe(true);
+    } finally {
+      await raw.del('mcp-latch:replica:R24');
+      raw.disconnect();
+      old.disconnect();
+      await store.close();
+    }
+  });
 });
 
 describe('RedisTeamStore: a heartbeat that lapsed', () => {
