@@ -80,6 +80,8 @@ export function wideCandidates(segment: Segment): string[][] {
       // as the words' own (programs.ts optionReadings; round 21 late review L5).
       for (const args of optionReadings(name, given)) out.push([name, ...args], ...runnerPayloads(name, args), ...scriptRuns(name, args));
       out.push(...scriptPastOptions(name, given));
+      // yarn with no command word is `yarn install` (yarn 1 and berry): a rule on `yarn install` meets it (round 25 review R13).
+      if (name === 'yarn' && commandWordAt(name, given) >= given.length) out.push([name, ...given, 'install']);
     }
   }
   return out;
@@ -108,7 +110,22 @@ function scriptPastOptions(name: string, args: readonly string[]): string[][] {
 /** What a package manager runs for a first word that is not one of its commands: that program, and the script of that name. */
 function scriptRuns(name: string, args: readonly string[]): string[][] {
   const ran = scriptRunsWord(name, args);
-  return ran >= 0 ? [[posix.basename(args[ran]!), ...args.slice(ran + 1)], [name, 'run', ...args.slice(ran)]] : [];
+  const out = ran >= 0 ? [[posix.basename(args[ran]!), ...args.slice(ran + 1)], [name, 'run', ...args.slice(ran)]] : [];
+  const program = bunRunWord(name, args);
+  if (program >= 0) out.push([posix.basename(args[program]!), ...args.slice(program + 1)]);
+  return out;
+}
+
+/**
+ * `bun run NAME ARGS` runs the program NAME from PATH when no script or file has that name (bun
+ * 1.4.5; round 25 review R7): where NAME stands, else -1.
+ */
+function bunRunWord(name: string, args: readonly string[]): number {
+  if (name !== 'bun') return -1;
+  const i = commandWordAt(name, args);
+  if (args[i] !== 'run') return -1;
+  const j = commandWordAt(name, args, i + 1);
+  return j < args.length ? j : -1;
 }
 
 /**
@@ -239,6 +256,8 @@ function runHeads(name: string, args: readonly string[], out: string[]): void {
   if (from >= 0) for (let j = from; j < args.length; j++) if (!args[j]!.startsWith('-')) out.push(baseOf(args[j]!));
   const ran = scriptRunsWord(name, args);
   if (ran >= 0) out.push(baseOf(args[ran]!));
+  const program = bunRunWord(name, args);
+  if (program >= 0) out.push(baseOf(args[program]!));
 }
 
 /**

@@ -131,3 +131,101 @@ describe('R8. pnpm --config.KEY=VALUE sets any setting (dir, pnpmfile, script-sh
     }
   });
 });
+
+const COREPACK_HOME = process.env.COREPACK_NPM_HOME ?? '/tmp/r25cph';
+const hasCorepackNpm = existsSync(join(COREPACK_HOME, 'v1', 'npm'));
+
+describe('R6. npm\'s abbreviations through corepack: corepack npm exe, corepack npm rum', () => {
+  const RULES = { allow: ['Bash(corepack:*)', 'Bash(corepack npm:*)'], deny: ['Bash(rm *)', 'Bash(npm run release *)', 'Bash(npm publish *)'] };
+  test.skipIf(!hasNpm)('premise: npm reads `rum` as run and `exe` as exec', () => {
+    const { dir, ran, run } = siblings('r6');
+    run('npm', ['rum', 'release']);
+    expect(ran('w-release'), 'npm rum release').toBe(true);
+    run('npm', ['exe', '--', 'node', '-e', `require('fs').writeFileSync('${join(dir, 'w-dev')}', '')`]);
+    expect(ran('w-dev'), 'npm exe -- node -e …').toBe(true);
+  }, 240_000);
+  // corepack needs npm in its cache (no registry here): COREPACK_NPM_HOME names a COREPACK_HOME holding v1/npm/<version>.
+  test.skipIf(!hasCorepackNpm)('premise: corepack npm rum release runs the release script (corepack hands npm the words as written)', () => {
+    const { dir, work, ran } = siblings('r6c');
+    spawnSync('corepack', ['npm', 'rum', 'release'], { cwd: work, env: { ...process.env, HOME: dir, CI: 'true', COREPACK_HOME, COREPACK_ENABLE_STRICT: '0', COREPACK_ENABLE_DOWNLOAD_PROMPT: '0', npm_config_cache: join(dir, '.npm') }, input: '', timeout: 60_000 });
+    expect(ran('w-release')).toBe(true);
+  }, 240_000);
+  test.each(MODES)('%s: denied as the plain npm spellings are', (mode) => {
+    for (const command of ['corepack npm exe -- rm -rf victim', 'corepack npm rum release', 'corepack npm urn release', 'corepack npm@11 run-script release', 'corepack npm pu', 'corepack npm --cache /tmp/c exe -- rm -rf victim']) {
+      expect(shell(command, mode, RULES).verdict, command).toBe('deny');
+    }
+  });
+  test.each(MODES)('%s: corepack npm\'s other commands stay allowed', (mode) => {
+    for (const command of ['corepack npm run build', 'corepack npm test', 'corepack npm ls']) expect(shell(command, mode, RULES).verdict, command).toBe('allow');
+  });
+});
+
+describe('R13. command aliases: pnpm run-script, t, tst, m run; bun i, a, rm, r, c; bare yarn', () => {
+  const RULES = {
+    allow: ['Bash(pnpm:*)', 'Bash(bun:*)', 'Bash(yarn:*)'],
+    deny: ['Bash(rm *)', 'Bash(pnpm run release *)', 'Bash(pnpm test *)', 'Bash(bun install *)', 'Bash(bun add *)', 'Bash(bun remove *)', 'Bash(bun create *)', 'Bash(yarn install *)'],
+  };
+  test.skipIf(!hasPnpm)('premise: pnpm runs the scripts for t, tst, run-script and m run', () => {
+    const { ran, run } = siblings('r13p');
+    for (const [args, marker] of [[['t'], 'w-test'], [['tst'], 'w-test'], [['run-script', 'release'], 'w-release'], [['m', 'run', 'release'], 'w-release'], [['recursive', 'run-script', 'release'], 'w-release']] as const) {
+      run(PNPM, [...args]);
+      expect(ran(marker), `pnpm ${args.join(' ')}`).toBe(true);
+    }
+  }, 240_000);
+  test.skipIf(!hasBun)('premise: bun i, ci, a, rm, r, uninstall are install, add and remove (each prints that command\'s usage)', () => {
+    const { dir, work } = siblings('r13b');
+    const usage = (args: string[]): string => {
+      const result = spawnSync(BUN, [...args, '--help'], { cwd: work, env: { ...process.env, HOME: dir, DO_NOT_TRACK: '1' }, input: '', timeout: 60_000 });
+      return /Usage: bun (\w+)/.exec(`${result.stdout}${result.stderr}`)?.[1] ?? '';
+    };
+    for (const [alias, command] of [['i', 'install'], ['ci', 'install'], ['a', 'add'], ['rm', 'remove'], ['r', 'remove'], ['uninstall', 'remove']]) expect(usage([alias!]), `bun ${alias}`).toBe(command);
+  }, 240_000);
+  const BERRY = process.env.YARN_BERRY_JS ?? '/tmp/r23y/node_modules/@yarnpkg/cli-dist/bin/yarn.js';
+  test.skipIf(!existsSync(BERRY))('premise: yarn (berry) with no command installs', () => {
+    const { dir, work } = siblings('r13y');
+    const env = { ...process.env, HOME: dir, CI: 'true', YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: '0', YARN_ENABLE_IMMUTABLE_INSTALLS: 'false', COREPACK_ENABLE_STRICT: '0' };
+    spawnSync('node', [BERRY], { cwd: work, env, input: '', timeout: 120_000 });
+    expect(existsSync(join(work, 'yarn.lock'))).toBe(true);
+  }, 240_000);
+  test.each(MODES)('%s: each alias meets the deny rule on its command', (mode) => {
+    for (const command of ['pnpm run-script release', 'pnpm t', 'pnpm tst', 'pnpm m run release', 'pnpm multi run release', 'pnpm recursive run-script release', 'corepack pnpm t', 'bun i', 'bun ci', 'bun a left-pad', 'bun rm left-pad', 'bun r left-pad', 'bun uninstall left-pad', 'bun c vite', 'yarn', 'yarn --frozen-lockfile', 'yarnpkg']) {
+      expect(shell(command, mode, RULES).verdict, command).toBe('deny');
+    }
+  });
+  test.each(MODES)('%s: the other commands stay allowed', (mode) => {
+    for (const command of ['pnpm run build', 'pnpm m run build', 'pnpm ls', 'pnpm run-script build', 'bun run build', 'bun outdated', 'yarn build', 'yarn run build']) expect(shell(command, mode, RULES).verdict, command).toBe('allow');
+  });
+});
+
+describe('R7. bun run NAME runs the program NAME from PATH when no script or file has that name', () => {
+  const RULES = { allow: ['Bash(bun run:*)'], deny: ['Bash(rm *)', 'Bash(sh *)'] };
+  test.skipIf(!hasBun)('premise: bun run rm -rf victim removes victim (no script named rm)', () => {
+    const { dir, work } = siblings('r7');
+    mkdirSync(join(work, 'victim'), { recursive: true });
+    writeFileSync(join(work, 'victim', 'data'), 'x');
+    spawnSync(BUN, ['run', 'rm', '-rf', 'victim'], { cwd: work, env: { ...process.env, HOME: dir, DO_NOT_TRACK: '1' }, input: '', timeout: 60_000 });
+    expect(existsSync(join(work, 'victim'))).toBe(false);
+  }, 240_000);
+  test.each(MODES)('%s: denied by the rule on the program it runs', (mode) => {
+    for (const command of ['bun run rm -rf victim', 'bun run --silent rm -rf victim', 'bun run sh -c "rm -rf victim"', 'bun --bun run rm -rf victim']) expect(shell(command, mode, RULES).verdict, command).toBe('deny');
+  });
+  test.each(MODES)('%s: the project\'s scripts and files stay allowed under Bash(bun run:*)', (mode) => {
+    for (const command of ['bun run build', 'bun run dev --port 3000', 'bun run ./scripts/x.ts', 'bun run index.ts']) expect(shell(command, mode, RULES).verdict, command).toBe('allow');
+  });
+});
+
+describe('R12. bun test PATH runs the files at PATH: a path outside the workspace asks, as pytest\'s', () => {
+  const RULES = { allow: ['Bash(bun test:*)', 'Bash(pytest:*)'] };
+  test.skipIf(!hasBun)('premise: bun test ../evil/evil.js runs evil.js', () => {
+    const { dir, work } = siblings('r12');
+    writeFileSync(join(dir, 'evil', 'evil.js'), `require('fs').writeFileSync('${join(dir, 'evil-ran')}', '');\n`);
+    spawnSync(BUN, ['test', '../evil/evil.js'], { cwd: work, env: { ...process.env, HOME: dir, DO_NOT_TRACK: '1' }, input: '', timeout: 60_000 });
+    expect(existsSync(join(dir, 'evil-ran'))).toBe(true);
+  }, 240_000);
+  test.each(['default', 'plan', 'dontAsk', 'acceptEdits'] as DefaultMode[])('%s: a test path outside the workspace is not allowed', (mode) => {
+    for (const command of ['bun test /tmp/r25/evil.js', 'bun test ../evil/evil.js', 'bun test ~/evil.test.ts', 'bun test --bail /tmp/r25/evil.js']) expect(shell(command, mode, RULES).verdict, command).not.toBe('allow');
+  });
+  test.each(MODES)('%s: tests of the workspace stay allowed', (mode) => {
+    for (const command of ['bun test', 'bun test ./src', 'bun test math', 'bun test --watch', 'bun test src/a.test.ts']) expect(shell(command, mode, RULES).verdict, command).toBe('allow');
+  });
+});

@@ -1,7 +1,8 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
 import { gitEnvironmentTree, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
-import { managerAlias } from '../../programs.js';
+import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
+import { pnpmCommandAt } from './runners.js';
 import { describeProgram, startsOthers, type Built, type SegmentInput } from './program.js';
 import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig } from './variables.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
@@ -80,7 +81,8 @@ export function buildSegment(input: SegmentInput): Built {
   const built: Built = { segment, nested, reasons, stdout: null };
   if (name === null) return built;
   const analysed = analysedAs(name, args, reasons);
-  if (name === 'npm' || name === 'cargo') commandWord(name, analysed, segment);
+  // After analysedAs: `corepack npm exe …` is npm's exec too (round 25 review R6).
+  if (COMMAND_WORDS.has(analysed.name)) commandWord(analysed.name, analysed, segment, args.length - analysed.args.length);
   if (!stripped.xargs) {
     describeProgram(analysed.name, analysed.args, input, built);
     if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
@@ -114,20 +116,45 @@ export function buildSegment(input: SegmentInput): Built {
   return built;
 }
 
+/** The programs whose command word commandWord reads. */
+const COMMAND_WORDS: ReadonlySet<string> = new Set(['npm', 'cargo', 'pnpm', 'bun']);
+
 /**
  * A CLI's command word as the CLI reads it (npm-commands.ts: `npm exe` is exec, `rum` run, `pub`
- * publish; cargo's built-in aliases: `cargo r` is run), in what the program is described with and
- * in the segment's args, which the rules meet; the words shown to the person stay as written
- * (round 21 review, B4).
+ * publish; cargo's built-in aliases: `cargo r` is run; pnpm's and bun's aliases, programs.ts
+ * COMMAND_ALIASES: `pnpm t` is test, `pnpm m run x` is `pnpm -r run x`, `bun i` is install), in what
+ * the program is described with and in the segment's args, which the rules meet; the words shown
+ * to the person stay as written (round 21 review, B4; round 25 review R6, R13). `skip`: the words
+ * of the other name before the program's own (`corepack npm …`: 1).
  */
-function commandWord(name: 'npm' | 'cargo', analysed: { name: string; args: Word[] }, segment: Segment): void {
-  const at = name === 'npm' ? npmCommandAt(analysed.args) : cargoCommandAt(analysed.args);
-  if (at < 0) return;
-  const word = analysed.args[at]!;
-  const command = name === 'npm' ? npmCommand(word.value) : cargoCommand(word.value);
-  if (command === null || command === word.value) return;
-  analysed.args = analysed.args.map((given, i) => (i === at ? { ...given, value: command } : given));
-  segment.args = segment.args.map((given, i) => (i === at ? command : given));
+function commandWord(name: string, analysed: { name: string; args: Word[] }, segment: Segment, skip: number): void {
+  // pnpm's `recursive` becomes `-r`, and the word after it is read again (one round is enough: `m m` is no command).
+  for (let round = 0; round < 2; round++) {
+    const at = commandAt(name, analysed.args);
+    if (at < 0) return;
+    const word = analysed.args[at]!;
+    const command = commandName(name, word.value);
+    if (command === null || command === word.value) return;
+    analysed.args = analysed.args.map((given, i) => (i === at ? { ...given, value: command } : given));
+    segment.args = segment.args.map((given, i) => (i === at + skip ? command : given));
+    if (command !== '-r') return;
+  }
+}
+
+function commandAt(name: string, args: readonly Word[]): number {
+  if (name === 'npm') return npmCommandAt(args);
+  if (name === 'cargo') return cargoCommandAt(args);
+  if (name === 'pnpm') return pnpmCommandAt(args);
+  // bun's command is the first word not starting with `-` (cli.zig Command.which).
+  const first = args.findIndex((word) => !word.isStatic || !word.value.startsWith('-'));
+  return first >= 0 && args[first]!.isStatic ? first : -1;
+}
+
+function commandName(name: string, word: string): string | null {
+  if (name === 'npm') return npmCommand(word);
+  if (name === 'cargo') return cargoCommand(word);
+  const aliases = COMMAND_ALIASES[name]!;
+  return Object.hasOwn(aliases, word) ? aliases[word]! : word;
 }
 
 /**

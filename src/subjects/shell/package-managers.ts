@@ -289,6 +289,14 @@ export function bunOptions(args: readonly Word[], cwd: string | null, out: FileF
     if (v === '--') return;
     if (i === first && command === 'run') continue;
     if (!v.startsWith('-') || v === '-') {
+      // `bun test PATH` runs the test files at PATH, a path outside the workspace too (bun 1.4.5 ran
+      // `bun test ../evil/evil.js`; round 25 review R12): a read of code, as pytest's test paths;
+      // a word not starting with `.`, `/` or `~` is a filter on the file names.
+      if (command === 'test' && i > first && /^[./~]/.test(v)) {
+        const path = pathOf(word, 'read', cwd);
+        if (path) path.tree = { content: true, follows: false };
+        pushPath(out.paths, path);
+      }
       if (!runs) continue;
       if (v === '-') code(); // `bun run -`: the code is stdin
       return; // the file or the script: what follows is its own

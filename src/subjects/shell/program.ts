@@ -81,7 +81,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   // pnpm, yarn, bun: an option not known here may take the next word or not, so which word is the
   // command is not known (programs.ts unreadOptions; round 21 late review L5).
   if (Object.hasOwn(CLIS, name) && CLIS[name]!.flags && unreadOptions(name, args.map((w) => (w.isStatic ? w.value : '\u0000'))).length > 0) reasons.push('interpreter');
-  const inner = runnerCommand(name, args) ?? pnpmFallback(name, args);
+  const inner = runnerCommand(name, args) ?? pnpmFallback(name, args) ?? bunRunFallback(name, args);
   if (inner === 'unknown') reasons.push('interpreter');
   else if (inner?.fetches) reasons.push('executor');
   if (inner !== null && inner !== 'unknown' && !SHELL_STATE.has(inner.name)) {
@@ -793,6 +793,39 @@ function pnpmFallback(name: string, args: readonly Word[]): RunnerCommand | 'unk
       continue;
     }
     return PNPM_COMMANDS.has(word.value) ? null : { name: baseName(word.value), args: args.slice(i + 1), moved: false };
+  }
+  return null;
+}
+
+/**
+ * What `bun run NAME ARGS` runs when NAME is no file: the project's script of that name, a bin of
+ * node_modules/.bin, or else the program NAME from PATH (bun 1.4.5: `bun run rm -rf victim` removed
+ * victim, with and without a package.json; round 25 review R7). As pnpm's fallback, that program
+ * with the words after it is described here, so its own checks and deny rules meet it (a script
+ * of that name runs instead: the description is then of a program that did not run, which only
+ * asks more). A NAME that looks like a file (a `/`, a JS or TS extension) is bun's to run. Null for
+ * other commands and programs.
+ */
+function bunRunFallback(name: string, args: readonly Word[]): RunnerCommand | null {
+  if (name !== 'bun') return null;
+  const values = globalValueOptions('bun');
+  let run = false;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic) return null; // bunOptions: an option known only at run time is code already
+    const v = word.value;
+    if (v === '--') return null;
+    if (v.startsWith('-') && v !== '-') {
+      if (!v.includes('=') && values.has(v)) i++;
+      continue;
+    }
+    if (!run) {
+      if (v !== 'run') return null;
+      run = true;
+      continue;
+    }
+    if (v === '-' || v.includes('/') || /\.(m?[jt]sx?|c[jt]s|json|toml|sh)$/.test(v)) return null;
+    return { name: baseName(v), args: args.slice(i + 1), moved: false };
   }
   return null;
 }

@@ -228,7 +228,7 @@ function picksProjects(meant: readonly string[], key: string, v: string, next: W
 }
 
 /** Where pnpm's command word stands (past its global value options), or -1 when it is not known or none. */
-function pnpmCommandAt(args: readonly Word[]): number {
+export function pnpmCommandAt(args: readonly Word[]): number {
   const values = globalValueOptions('pnpm');
   const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
   if (unreadOptions('pnpm', statics).length > 0) return -1;
