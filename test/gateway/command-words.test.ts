@@ -49,7 +49,7 @@ async function gateway(mode: DefaultMode): Promise<{ work: string; remote: strin
     workspace: [work],
     permissions: {
       defaultMode: mode,
-      allow: mode === 'default' ? ['Bash(git:*)', 'Bash(npm:*)', 'Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(make:*)', 'Bash(echo *)'] : [],
+      allow: mode === 'default' ? ['Bash(git:*)', 'Bash(npm:*)', 'Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(make:*)', 'Bash(echo *)', 'Bash(corepack:*)', 'Bash(bun run:*)'] : [],
       ask: ['Bash(git push *)'],
       deny: ['Bash(rm *)', 'Bash(git clean *)', 'Bash(npm run deploy *)', 'Bash(yarn run deploy *)'],
     },
@@ -93,6 +93,10 @@ for (const mode of ['default', 'bypassPermissions'] as const) {
       `MAKEFLAGS=SHELL=${join(work, 'sh')} make`,
       'MAKEFILES=e.mk make',
       'export MAKEFLAGS=SHELL=./sh; make',
+      // Round 25 review R6, R7: npm's short words through corepack; bun run's program from PATH.
+      'corepack npm exe -- rm -rf victim',
+      'corepack npm rum deploy',
+      'bun run rm -rf victim',
     ]) {
       expect(await run(command, work), command).toMatch(DENIED);
     }
