@@ -1,7 +1,7 @@
 import { getoptLong, type Parsed, type Switch } from './getopt.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
-import { commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable } from './variables.js';
+import { commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
 
 /**
  * GNU make (`make`, `gmake`) as `Bash(make:*)` approved it: the project's own makefile's recipes.
@@ -103,7 +103,7 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
  */
 function recipeEnvironment(name: string, append: boolean, value: string, isStatic: boolean, cwd: string | null, out: FileFacts): void {
   const word: Word = { value: `${name}${append ? '+=' : '='}${value}`, raw: `${name}=${value}`, isStatic, ansi: false };
-  if (!isStatic || /[;&|<>()\n'"\\]/.test(value) || movesConfig('make', [word], () => true) || loadsCode(word) || isOptionEnvironment(word) || flagsLoadCode(word)) out.reasons.push('interpreter');
+  if (!isStatic || RECIPE_SYNTAX.test(value) || movesConfig('make', [word], () => true) || loadsCode(word) || isOptionEnvironment(word) || flagsLoadCode(word)) out.reasons.push('interpreter');
   commandVariables([word], cwd, out.reasons, out.nested);
 }
 

@@ -2,7 +2,8 @@ import { SAFE_ASSIGNMENTS } from '../../policy/command-match.js';
 import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE } from '../git-dir.js';
-import type { Nested } from './files.js';
+import type { FileFacts, Nested } from './files.js';
+import { bunOptions } from './package-managers.js';
 import { gitEnvironment } from './git-config.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
@@ -105,6 +106,14 @@ const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH
  */
 /** A program variable's value that names an installed program and nothing more (empty too). */
 export const INSTALLED_PROGRAM = /^[\w.+-]*$/;
+/**
+ * Text that is shell syntax once make has put it into a recipe: make expands a variable into the
+ * recipe's text and hands the line to the shell, so any variable a recipe names runs what its value
+ * says (the built-in rule `$(CC) $(CFLAGS) … -c`: `make CFLAGS=';touch F;' x.o` ran touch, GNU
+ * Make 4.3; round 25 review R1), not only the program variables. Quotes count too: one can turn the
+ * recipe's own quoted text into commands. docs/threat-model.md "Round 25: the review of round 24".
+ */
+export const RECIPE_SYNTAX = /[;|&<>()`$\n\\'"]/;
 export const PROGRAM_VARIABLES = /^(CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|M2C|PC|CO|GET|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|PKG_CONFIG|GCCGO)\+?=/;
 /**
  * A makefile's own variables that by convention name a program it runs (GNU Coding Standards,
@@ -299,8 +308,9 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
   // Round 24: any program but those known to start none with this environment (a script, an
   // interpreter, a test runner, cargo's and go's git: `HOME=D ./build.sh` ran its git with
   // D/.gitconfig's fsmonitor) takes every such variable, as make's recipes do.
-  const passes = !git && (RUNS_OTHERS.has(name) || startsOthers(name));
+  const passes = passesEnvironment(name, startsOthers);
   if (!git && own === null && !passes) return false;
+  if (passes && assigned.some(inRecipe)) return true;
   return assigned.some((word) => {
     const variable = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/.exec(word.value);
     if (!variable) return false;
@@ -322,8 +332,19 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
     // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path is one to run.
     if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && /^[\w.+-]+$/.test(value)) return false;
     if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
-    return !HARMLESS_YARN.test(variable[1]!);
+    return !HARMLESS_SETTINGS.test(variable[1]!);
   });
+}
+
+/**
+ * A variable given to a program that starts others (make, a script, a package manager that may run
+ * make) whose value is shell syntax in a recipe (RECIPE_SYNTAX) or known only at run time.
+ */
+export const inRecipe = (word: Word): boolean => !word.isStatic || RECIPE_SYNTAX.test(word.value.slice(word.value.indexOf('=') + 1));
+
+/** True for a program that starts others with the environment it was given (make's recipes, a package's scripts, a script). */
+export function passesEnvironment(name: string, startsOthers: (name: string) => boolean): boolean {
+  return name !== 'git' && !name.startsWith('git-') && (RUNS_OTHERS.has(name) || startsOthers(name));
 }
 
 /** A group of setting variables: the names (alternatives of a regular expression) and the programs that read them. */
@@ -356,6 +377,13 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
   { names: 'MAKEFLAGS|GNUMAKEFLAGS|MAKEFILES|MFLAGS', programs: ['make', 'gmake'] },
   // berry lower-cases a name before it looks for `yarn_` (`yarn_yarn_path=./x.cjs yarn` ran x.cjs; round 24 review F9).
   { names: '[Yy][Aa][Rr][Nn]_[A-Za-z0-9_]+', programs: PACKAGE_MANAGERS },
+  /*
+   * corepack (the yarn and pnpm shims too) runs the release it finds below `COREPACK_HOME` with no
+   * check (`COREPACK_HOME=D corepack yarn` ran D/v1/yarn/<version>/'s bin, corepack 0.34.6; round 25
+   * review R5), fetches it from `COREPACK_NPM_REGISTRY`, reads `COREPACK_ENV_FILE`, pins with
+   * `COREPACK_ENABLE_AUTO_PIN`: every `COREPACK_*` but the prompt and network switches (HARMLESS_SETTINGS).
+   */
+  { names: 'COREPACK_[A-Z_]+', programs: PACKAGE_MANAGERS },
   /*
    * rustup's proxies (cargo, rustc…) run the toolchain `RUSTUP_TOOLCHAIN` names, a directory too, or
    * the one below `RUSTUP_HOME` (rustup 1.29: `RUSTUP_TOOLCHAIN=D cargo --version` ran D/bin/cargo,
@@ -390,7 +418,7 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
    */
   { names: 'CURL_HOME', programs: ['curl'] },
   { names: 'WGETRC', programs: ['wget'] },
-  // Every node and bun a program starts reads them (HARMLESS_NODE_OPTIONS, BUN_CODE_OPTIONS below).
+  // Every node and bun a program starts reads them (runtimeLoadsCode below).
   { names: 'NODE_OPTIONS|BUN_OPTIONS', programs: [] },
   /*
    * Round 25: the interpreters' start-up variables, read by every python, perl, ruby or node a
@@ -451,11 +479,17 @@ export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES}|${SETTING_NAMES})(
  * options that load code (package-managers.ts bunOptions).
  */
 const HARMLESS_NODE_OPTIONS = /^--(max-old-space-size|max-semi-space-size|stack-size|max-http-header-size|heapsnapshot-near-heap-limit|unhandled-rejections|dns-result-order|title|disable-warning)(=[\w.,:-]*)?$|^--(enable-source-maps|no-warnings|no-deprecation|throw-deprecation|pending-deprecation|trace-warnings|trace-deprecation|trace-uncaught|openssl-legacy-provider|experimental-vm-modules|experimental-strip-types|no-experimental-strip-types|experimental-require-module|no-experimental-require-module|no-experimental-fetch|expose-gc|use-openssl-ca|use-bundled-ca|use-system-ca|preserve-symlinks|preserve-symlinks-main|zero-fill-buffers|tls-min-v1\.[0-3]|tls-max-v1\.[23])$/;
-const BUN_CODE_OPTIONS = /^(-[bhiv]*[rep]|-[bhiv]*c.|--(preload|require|import|env-file|cwd|tsconfig-override|inspect|inspect-wait|inspect-brk|jsx-import-source|eval|print)(=|$)|--config=)/;
 
 function runtimeLoadsCode(name: string, value: string): boolean {
-  const options = value.split(/\s+/).filter((option) => option.startsWith('-'));
-  return name === 'NODE_OPTIONS' ? options.some((option) => !HARMLESS_NODE_OPTIONS.test(option)) : options.some((option) => BUN_CODE_OPTIONS.test(option));
+  const tokens = value.split(/\s+/).filter((token) => token !== '');
+  // node and bun take quotes off any token, an option's name too (`NODE_OPTIONS='"--require" ./x.js'`
+  // ran x.js; round 25 review R4): a token is read only as written plain, and every one must be harmless.
+  if (tokens.some((token) => /["'\\]/.test(token))) return true;
+  if (name === 'NODE_OPTIONS') return tokens.some((token) => !HARMLESS_NODE_OPTIONS.test(token));
+  if (tokens.some((token) => !token.startsWith('-'))) return true;
+  const facts: FileFacts = { paths: [], nested: [], reasons: [] };
+  bunOptions(tokens.map(staticWord), null, facts);
+  return facts.reasons.length > 0;
 }
 
 /**
@@ -498,8 +532,8 @@ const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
 
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', ...PACKAGE_MANAGERS]);
-/** yarn settings that change only what is printed (berry's `enable*` display settings). */
-const HARMLESS_YARN = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$/i;
+/** yarn settings that change only what is printed (berry's `enable*` display settings), corepack's prompt and network switches. */
+const HARMLESS_SETTINGS = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$|^COREPACK_ENABLE_(DOWNLOAD_PROMPT|NETWORK)$/i;
 /** GNU make flags that only change parallelism and output (make(1)). */
 const PLAIN_MAKEFLAGS = /^(-[ksw]*j?\d*|-j\d*|--jobs(=\d+)?|-l\d*(\.\d+)?|--(no-)?print-directory|--silent|--quiet|--keep-going|--no-keep-going|-O\w*|--output-sync(=\w+)?)$/;
 

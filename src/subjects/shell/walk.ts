@@ -1,13 +1,14 @@
 import type { Parser } from 'web-tree-sitter';
 import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, SegmentContext, SubstitutionKind } from '../../policy/types.js';
 import { buildSegment, type Built } from './argv.js';
+import { startsOthers } from './program.js';
 import { dashOnlyWord, dashReadsOtherwise, dashReadsPlainOtherwise, SH_DIALECT, shDialectReason, type Dialect } from './dialect.js';
 import { foundPaths, type Nested } from './files.js';
 import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations, moveHeredocRest } from './guards.js';
 import { staticWord, type Word } from './options.js';
-import { changesLaterCommands, ENVIRONMENT, isOptionEnvironment, namesShellVariable } from './variables.js';
+import { changesLaterCommands, ENVIRONMENT, inRecipe, isOptionEnvironment, namesShellVariable, passesEnvironment } from './variables.js';
 import { readPlain, readTree } from './parser.js';
 import { asBashReads } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
@@ -185,6 +186,13 @@ class Analysis {
    */
   private dollarData = false;
   private scanDollar = false;
+  /**
+   * A variable set in this shell whose value is shell syntax in a make recipe (`export CFLAGS=';CMD;'`),
+   * and a program met that may run make with it (make, a script, a package manager): together
+   * `interpreter`, in either order (a loop runs them again). Round 25 review R1; variables.ts inRecipe.
+   */
+  private recipeValue = false;
+  private passesEnvironment = false;
   /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
   private evaluates = false;
   /**
@@ -763,6 +771,7 @@ class Analysis {
     // `CDPATH=.. cd home`: cd looks for its operand in CDPATH's directories first.
     if (built.cwdAfter !== undefined && assignments.some((a) => /^CDPATH\+?=/.test(a.raw))) return { ok: null, fail: cwd };
     const name = built.segment.name;
+    this.noteRecipe(false, name !== null && passesEnvironment(name, startsOthers));
     // `! ! cd x`: the grammar reads a command named `!`; bash negates twice and runs cd in this shell.
     if (name === '!') this.reason('parse-error');
     // A function defined in the text runs its body here, in this shell: a `cd` in it moves what
@@ -779,6 +788,12 @@ class Analysis {
       return { ok: null, fail: null };
     }
     return flowOf(built, cwd);
+  }
+
+  private noteRecipe(value: boolean, passes: boolean): void {
+    this.recipeValue ||= value;
+    this.passesEnvironment ||= passes;
+    if (this.recipeValue && this.passesEnvironment) this.reason('interpreter');
   }
 
   /** Where a simple command makes bash evaluate text (see `arithmetic`). */
@@ -891,7 +906,10 @@ class Analysis {
     for (const child of node.children) {
       const type = child.type;
       if (REDIRECTS.has(type)) redirects.push(child);
-      else if (type === 'variable_assignment') words.push(this.readAssignment(child, pending, true));
+      else if (type === 'variable_assignment') {
+        words.push(this.readAssignment(child, pending, true));
+        this.noteRecipe(inRecipe(words.at(-1)!), false);
+      }
       else if (type === 'comment') continue;
       else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(staticWord(this.slice(child)));
       else words.push(this.readWord(child, pending));
@@ -908,6 +926,7 @@ class Analysis {
     // later command (PATH is exported, CDPATH moves `cd`; which others the server's environment
     // exports is unknown). IFS is read apart (see `ifs`).
     if (assignments.some((a) => (ENVIRONMENT.test(a.raw) && !/^IFS\+?=/.test(a.raw)) || isOptionEnvironment(a))) this.reason('environment');
+    this.noteRecipe(assignments.some(inRecipe), false);
     return this.finish(assignments, [], [], pending, ctx, cwd, null);
   }
 
