@@ -9,7 +9,7 @@ import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
-import type { GatewayAnswer } from './remote-bounds.js';
+import { ownAnswer } from './remote-bounds.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -239,8 +239,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     const text = oversizedText("the server's message", oversized, this.reader.maxBytes);
     this.onerror?.(new LatchError('MESSAGE_TOO_LARGE', `${text} (dropped${oversized.id === null ? '' : `; it answered request ${oversized.id}`})`));
     // Marked as the gateway's (remote-bounds.ts): a tools/call's text then says the call was forwarded (round 16 review H7).
-    const data: GatewayAnswer = { mcpLatch: 'too-large', text };
-    if (oversized.id !== null) this.onmessage?.({ jsonrpc: '2.0', id: oversized.id, error: { code: -32603, message: `mcp-latch: ${text}`, data } });
+    if (oversized.id !== null) this.onmessage?.({ jsonrpc: '2.0', id: oversized.id, error: { code: -32603, message: `mcp-latch: ${text}`, data: ownAnswer('too-large', text) } });
   };
 
   private readonly receive = (line: string): void => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { jsonShape, mostCharsFor } from '../json-shape.js';
@@ -27,11 +28,32 @@ export interface GatewayAnswer {
   text: string;
 }
 
-/** The `data` of an error the gateway answered in a server's place, or null. A server could send one itself: it would fail only its own call. */
+/**
+ * The gateway's own answers are told from a server's by identity, not by shape: a server's error
+ * whose data was `{mcpLatch: "unanswered", text}` was shown as the gateway's own sentence, without
+ * the server's mark (round 25 review R3). In process the data object is one `ownAnswer` made; the
+ * text put into a remote answer's stream, which the SDK parses, carries this process's `NONCE`, which
+ * no server is sent, and `RemoteBounds.filter` makes it an own answer again.
+ */
+const OWN_ANSWERS = new WeakSet<object>();
+const NONCE = randomUUID();
+
+export function ownAnswer(mcpLatch: GatewayAnswer['mcpLatch'], text: string): GatewayAnswer {
+  const data: GatewayAnswer = { mcpLatch, text };
+  OWN_ANSWERS.add(data);
+  return data;
+}
+
+/** The `data` of an error the gateway answered in a server's place (ownAnswer), or null. */
 export function gatewayAnswer(data: unknown): GatewayAnswer | null {
+  return typeof data === 'object' && data !== null && OWN_ANSWERS.has(data) ? (data as GatewayAnswer) : null;
+}
+
+/** The data of an answer `answer` put into a remote stream, as the SDK parsed it back, or null. */
+function streamedAnswer(data: unknown): GatewayAnswer | null {
   if (typeof data !== 'object' || data === null) return null;
-  const { mcpLatch, text } = data as Record<string, unknown>;
-  return (mcpLatch === 'too-large' || mcpLatch === 'unanswered') && typeof text === 'string' ? { mcpLatch, text } : null;
+  const { mcpLatch, text, nonce } = data as Record<string, unknown>;
+  return nonce === NONCE && (mcpLatch === 'too-large' || mcpLatch === 'unanswered') && typeof text === 'string' ? { mcpLatch, text } : null;
 }
 
 type RequestId = string | number;
@@ -93,12 +115,14 @@ export class RemoteBounds {
   private filter(deliver: NonNullable<Transport['onmessage']>): NonNullable<Transport['onmessage']> {
     return (message, extra) => {
       const id = 'id' in message && !('method' in message) ? message.id : undefined;
-      if (id !== undefined) this.calls.delete(id);
-      if (id === undefined || !this.open.has(id)) return deliver(message, extra);
-      const ours = 'error' in message ? gatewayAnswer(message.error.data) : null;
+      if (id === undefined) return deliver(message, extra);
+      this.calls.delete(id);
+      const ours = 'error' in message ? streamedAnswer(message.error.data) : null;
+      const delivered = ours ? answerMessage(id, ours.mcpLatch, ours.text) : message;
+      if (!this.open.has(id)) return deliver(delivered, extra);
       if (ours?.mcpLatch !== 'unanswered') {
         this.answered.add(id);
-        return deliver(message, extra);
+        return deliver(delivered, extra);
       }
       this.open.delete(id);
       if (this.answered.delete(id)) return;
@@ -315,12 +339,12 @@ function dataOf(text: string): string {
 
 /** A JSON-RPC error answering `id` in the server's place. */
 function answerMessage(id: RequestId, kind: GatewayAnswer['mcpLatch'], text: string): JSONRPCMessage {
-  const data: GatewayAnswer = { mcpLatch: kind, text };
-  return { jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch: ${text}`, data } };
+  return { jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch: ${text}`, data: ownAnswer(kind, text) } };
 }
 
+/** The text of an answer put into a remote stream in the server's place (read back by streamedAnswer). */
 function answer(id: RequestId, kind: GatewayAnswer['mcpLatch'], text: string): string {
-  return JSON.stringify(answerMessage(id, kind, text));
+  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch: ${text}`, data: { mcpLatch: kind, text, nonce: NONCE } } });
 }
 
 function eventOf(json: string): Uint8Array {

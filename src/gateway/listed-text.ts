@@ -85,7 +85,7 @@ const IMAGE_DATA = /^data:image\/(?:png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-
  * icon's host the person's address and when they looked (the spec's "same origin as the server",
  * which no downstream host is for mcp-latch's clients). docs/threat-model.md, "Round 25: icons".
  */
-function shownIcon(icon: unknown): boolean {
+export function shownIcon(icon: unknown): boolean {
   if (!isPlainObject(icon) || typeof icon.src !== 'string') return false;
   const { src } = icon;
   return src.startsWith('data:') && src.length <= MAX_ICON_DATA_CHARS && IMAGE_DATA.test(src);

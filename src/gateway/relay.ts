@@ -4,6 +4,7 @@ import { ErrorCode, type ClientCapabilities, type ElicitResult, type ListRootsRe
 import { MAX_OPEN_ROOTS, MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
+import { escapeStrings, escapeText } from '../latch/escape.js';
 import type { GatewayCore } from './core.js';
 import type { CallOrigin } from './running-calls.js';
 import { markedSampling } from './sampling.js';
@@ -172,9 +173,11 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       }
       // The server logs at the most detailed level any session asked for; this session gets only what it asked for.
       if (to.session !== undefined && !core.logLevels.wants(to.session, params.level)) return;
-      const logger = params.logger ? `${name}/${params.logger}` : name;
+      // Clients print log messages beside the gateway's own (logger `mcp-latch`): the server's logger
+      // and data escaped, as its errors are (round 25 review R10: `\r` and an erase-line made a logger read `mcp-latch`).
+      const logger = escapeText(params.logger ? `${name}/${params.logger}` : name);
       void to.client
-        .notification({ method: 'notifications/message', params: { ...params, logger } }, to.options)
+        .notification({ method: 'notifications/message', params: { ...params, logger, data: escapeStrings(params.data) } }, to.options)
         .catch((error: unknown) => core.logger.debug({ err: errorMessage(error) }, 'could not relay a log message'));
     },
     onResourceUpdated(name, uri) {

@@ -1,5 +1,6 @@
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../values.js';
+import { linksShown, shownIcon } from './listed-text.js';
 import { withoutGatewayKeys } from './server-meta.js';
 
 /**
@@ -14,12 +15,33 @@ import { withoutGatewayKeys } from './server-meta.js';
  *   see the request as that server's, not the gateway's or the person's.
  * - the server's `mcp-latch/…` `_meta` keys are dropped, as from its questions.
  *
- * The messages themselves are the server's prompt and are sent as they are.
+ * - icons are kept as a listing's are (listed-text.ts shownIcon: `data:` images only): a message's
+ *   resource_link, one inside a `tool_result`'s content, and the `tools` offered (round 25 review R2:
+ *   `http://127.0.0.1:9222/json` icons reached the client's sampling approval, which shows them).
+ *
+ * The messages' text is the server's prompt and is sent as it is.
  */
 export function markedSampling(server: string, params: CreateMessageRequest['params']): CreateMessageRequest['params'] {
   const note = `[This sampling request comes from the MCP server "${server}" through mcp-latch; it is not the person's or mcp-latch's.]`;
   const marked: CreateMessageRequest['params'] = { ...params, systemPrompt: params.systemPrompt ? `${note}\n\n${params.systemPrompt}` : note };
   if (params.includeContext !== undefined && params.includeContext !== 'none') marked.includeContext = 'none';
   if (isPlainObject(params._meta)) marked._meta = withoutGatewayKeys(params._meta);
+  if (Array.isArray(params.messages)) marked.messages = params.messages.map(messageShown);
+  if (Array.isArray(params.tools)) marked.tools = params.tools.map((tool) => (isPlainObject(tool) && tool.icons !== undefined ? withIcons(tool) : tool));
   return marked;
+}
+
+type Message = CreateMessageRequest['params']['messages'][number];
+
+function messageShown(message: Message): Message {
+  if (!isPlainObject(message)) return message;
+  const blocks: unknown[] = Array.isArray(message.content) ? message.content : [message.content];
+  const shown = linksShown(blocks.map((block) => (isPlainObject(block) && block.type === 'tool_result' && Array.isArray(block.content) ? { ...block, content: linksShown(block.content) } : block)));
+  return { ...message, content: Array.isArray(message.content) ? shown : shown[0] } as Message;
+}
+
+function withIcons<T extends Record<string, unknown>>(item: T): T {
+  const icons = Array.isArray(item.icons) ? item.icons.filter(shownIcon) : [];
+  const { icons: _given, ...rest } = item;
+  return (icons.length > 0 ? { ...rest, icons } : rest) as unknown as T;
 }

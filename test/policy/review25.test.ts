@@ -116,3 +116,32 @@ describe("R5. corepack's variables", () => {
     expect(shell('COREPACK_ENABLE_DOWNLOAD_PROMPT=0 yarn --version', 'bypassPermissions', {}).verdict).toBe('allow');
   });
 });
+
+describe("R11. bun's debugger by environment", () => {
+  test.each(MODES)('%s: BUN_INSPECT before bun, or exported, not allowed', (mode) => {
+    for (const command of ['BUN_INSPECT=ws://0.0.0.0:6499/x bun test', 'export BUN_INSPECT=ws://0.0.0.0:6499/x; bun test', 'BUN_INSPECT_CONNECT_TO=ws://10.0.0.9:1/x npm test']) {
+      expect(shell(command, mode, { allow: ['Bash(bun test:*)', 'Bash(npm test:*)'], deny: ['Bash(rm *)'] }).verdict, command).not.toBe('allow');
+    }
+  });
+});
+
+describe("R14. git starts others with its environment: hooks, aliases, editors", () => {
+  test('premise: a pre-commit hook\'s node reads NODE_OPTIONS given to git commit', () => {
+    const repo = join(T, 'r14');
+    mkdirSync(join(repo, '.git-hooks'), { recursive: true });
+    const gitEnv = { ...env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    execFileSync('git', ['init', '-q'], { cwd: repo, env: gitEnv });
+    writeFileSync(join(repo, '.git-hooks', 'pre-commit'), `#!/bin/sh\n${JSON.stringify(process.execPath)} -e 1\n`, { mode: 0o755 });
+    writeFileSync(join(repo, 'x.js'), "require('fs').writeFileSync(__dirname + '/X-LOADED', '')\n");
+    execFileSync('git', ['-c', 'core.hooksPath=.git-hooks', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: repo, env: { ...gitEnv, NODE_OPTIONS: `--require=${join(repo, 'x.js')}` }, stdio: 'ignore' });
+    expect(existsSync(join(repo, 'X-LOADED'))).toBe(true);
+  });
+  test.each(MODES)('%s: settings of the programs git starts, before git, not allowed', (mode) => {
+    for (const command of ['NODE_OPTIONS=--require=./x.js git commit -m x', 'BUN_OPTIONS=--preload=./x.js git commit -m x', 'MAKEFLAGS=SHELL=./sh git commit -m x', 'YARN_YARN_PATH=./x.cjs git push']) {
+      expect(shell(command, mode, { allow: ['Bash(git commit:*)', 'Bash(git push:*)'], deny: ['Bash(rm *)'] }).verdict, command).not.toBe('allow');
+    }
+  });
+  test.each(['GIT_AUTHOR_NAME=Me git commit -m x', 'LANG=C git status'])('bypassPermissions: %j stays allowed', (command) => {
+    expect(shell(command, 'bypassPermissions', {}).verdict).toBe('allow');
+  });
+});

@@ -303,24 +303,22 @@ export function buildWrites(words: readonly Word[], cwd: string | null): Command
  */
 export function movesConfig(name: string, assigned: readonly Word[], startsOthers: (name: string) => boolean): boolean {
   if (assigned.length === 0) return false;
-  const git = name === 'git' || name.startsWith('git-');
-  const own = git ? null : Object.hasOwn(CONFIG_BY_ENVIRONMENT, name) ? CONFIG_BY_ENVIRONMENT[name]! : null;
+  const own = Object.hasOwn(CONFIG_BY_ENVIRONMENT, name) ? CONFIG_BY_ENVIRONMENT[name]! : null;
   // Round 24: any program but those known to start none with this environment (a script, an
   // interpreter, a test runner, cargo's and go's git: `HOME=D ./build.sh` ran its git with
   // D/.gitconfig's fsmonitor) takes every such variable, as make's recipes do.
   const passes = passesEnvironment(name, startsOthers);
-  if (!git && own === null && !passes) return false;
+  if (own === null && !passes) return false;
   if (passes && assigned.some(inRecipe)) return true;
   return assigned.some((word) => {
     const variable = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/.exec(word.value);
     if (!variable) return false;
     const value = word.value.slice(variable[0].length);
     const devNull = word.isStatic && variable[2] === '' && value === '/dev/null';
-    if (git || passes) {
+    if (passes) {
       const match = GIT_LOCATION.exec(word.value);
       if (match && !match[1]!.startsWith('GIT_DIR') && match[1] !== 'GIT_COMMON_DIR' && match[1] !== 'GIT_TEMPLATE_DIR' && !devNull) return true;
     }
-    if (git) return false;
     const read = (passes ? ANY_CONFIG_VARIABLE : own!).test(variable[1]!);
     if (!read || devNull) return false;
     // `MAKEFLAGS=-j4 make`: flags that change only how many jobs run and what is printed stay plain.
@@ -342,9 +340,14 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
  */
 export const inRecipe = (word: Word): boolean => !word.isStatic || RECIPE_SYNTAX.test(word.value.slice(word.value.indexOf('=') + 1));
 
-/** True for a program that starts others with the environment it was given (make's recipes, a package's scripts, a script). */
+/**
+ * True for a program that starts others with the environment it was given (make's recipes, a
+ * package's scripts, a script); git too: its hooks (husky's `npx lint-staged`), `!` aliases, editors
+ * and credential helpers (`NODE_OPTIONS=--require=./x.js git commit` ran x.js in a pre-commit's
+ * node; round 25 review R14).
+ */
 export function passesEnvironment(name: string, startsOthers: (name: string) => boolean): boolean {
-  return name !== 'git' && !name.startsWith('git-') && (RUNS_OTHERS.has(name) || startsOthers(name));
+  return name === 'git' || name.startsWith('git-') || RUNS_OTHERS.has(name) || startsOthers(name);
 }
 
 /** A group of setting variables: the names (alternatives of a regular expression) and the programs that read them. */
@@ -443,6 +446,8 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
    * `LESS` and on the command line; round 25); `+CMD` runs CMD at start, `-o F` writes F.
    */
   { names: 'LESS', programs: ['less'] },
+  // bun's `--inspect` by environment: `BUN_INSPECT=ws://0.0.0.0:6499/x bun w.js` listened on every address (bun 1.4.5; round 25 review R11).
+  { names: 'BUN_INSPECT|BUN_INSPECT_CONNECT_TO|BUN_INSPECT_PRELOAD', programs: [] },
 ];
 const SETTING_NAMES = SETTING_VARIABLES.map((row) => row.names).join('|');
 const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
