@@ -336,9 +336,10 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
 
 /**
  * A variable given to a program that starts others (make, a script, a package manager that may run
- * make) whose value is shell syntax in a recipe (RECIPE_SYNTAX) or known only at run time.
+ * make) whose value is shell syntax in a recipe (RECIPE_SYNTAX) or known only at run time. git's own
+ * variables are read as git reads them (gitEnvironment: `GIT_CONFIG_PARAMETERS` is quoted words).
  */
-export const inRecipe = (word: Word): boolean => !word.isStatic || RECIPE_SYNTAX.test(word.value.slice(word.value.indexOf('=') + 1));
+export const inRecipe = (word: Word): boolean => !word.value.startsWith('GIT_') && (!word.isStatic || RECIPE_SYNTAX.test(word.value.slice(word.value.indexOf('=') + 1)));
 
 /**
  * True for a program that starts others with the environment it was given (make's recipes, a
