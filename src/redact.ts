@@ -425,15 +425,16 @@ function redactNamed(text: string): string {
 function valueEnd(text: string, start: number, separator: string): number {
   const quote = text.startsWith('\\"', start) ? '\\"' : text[start] === '"' || text[start] === "'" ? text[start]! : null;
   if (quote !== null) {
-    const newline = text.indexOf('\n', start);
-    const lineEnd = newline === -1 ? text.length : newline;
+    // One pass to the closing quote or the line's end, whichever comes first: looking for the line's
+    // end first scanned to the end of a text without one at every match, quadratic on a key of
+    // `"secret": "` repeated (4 MB held the gateway 21 s; round 25 review R16).
     let at = start + quote.length;
-    while (at < lineEnd) {
-      if (quote === '"' && text[at] === '\\') at += 2;
+    while (at < text.length && text[at] !== '\n') {
+      if (quote === '"' && text[at] === '\\' && text[at + 1] !== '\n') at += 2;
       else if (text.startsWith(quote, at)) return at + quote.length;
       else at += 1;
     }
-    return lineEnd;
+    return Math.min(at, text.length);
   }
   const stop = separator === ':' ? /[\r\n'"`]/g : /[\s'"`&;|<>)]/g;
   stop.lastIndex = start;
