@@ -108,6 +108,31 @@ const common = {
       },
     },
     {
+      // The SDK's Protocol asks zod what kind each message it reads is (types.js isJSONRPCResultResponse,
+      // isJSONRPCErrorResponse, isJSONRPCRequest), three times for an answer: ~150 parses before a
+      // ten-server list, each copying the answer's result. src/downstream/message-kinds.ts answers
+      // for the plain shapes, where the schema is sure to say the same, and leaves the rest to zod
+      // (docs/performance.md, "Round 25: ten servers").
+      name: 'plain-message-kinds',
+      setup(context) {
+        const kinds = `${root}src/downstream/message-kinds.ts`;
+        const guards = [
+          ['isJSONRPCResultResponse', 'JSONRPCResultResponseSchema', 'resultResponseKind'],
+          ['isJSONRPCErrorResponse', 'JSONRPCErrorResponseSchema', 'errorResponseKind'],
+          ['isJSONRPCRequest', 'JSONRPCRequestSchema', 'requestKind'],
+        ];
+        context.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/ }, (args) => {
+          let text = readFileSync(args.path, 'utf8');
+          for (const [guard, schema, kind] of guards) {
+            const line = `export const ${guard} = (value) => ${schema}.safeParse(value).success;`;
+            if (!text.includes(line)) throw new Error(`plain-message-kinds: the SDK's ${guard} is no longer \`${line}\` (${args.path})`);
+            text = text.replace(line, `export const ${guard} = (value) => ${kind}(value) ?? ${schema}.safeParse(value).success;`);
+          }
+          return { contents: `import { ${guards.map(([, , kind]) => kind).join(', ')} } from ${JSON.stringify(kinds)};\n${text}`, loader: 'js' };
+        });
+      },
+    },
+    {
       // src/version.ts reads ../package.json relative to its own file, which the bundle moves.
       name: 'version',
       setup(context) {
