@@ -109,7 +109,7 @@ const common = {
     },
     {
       // The SDK's Protocol asks zod what kind each message it reads is (types.js isJSONRPCResultResponse,
-      // isJSONRPCErrorResponse, isJSONRPCRequest), three times for an answer: ~150 parses before a
+      // isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCNotification), three times for an answer: ~150 parses before a
       // ten-server list, each copying the answer's result. src/downstream/message-kinds.ts answers
       // for the plain shapes, where the schema is sure to say the same, and leaves the rest to zod
       // (docs/performance.md, "Round 25: ten servers").
@@ -120,6 +120,7 @@ const common = {
           ['isJSONRPCResultResponse', 'JSONRPCResultResponseSchema', 'resultResponseKind'],
           ['isJSONRPCErrorResponse', 'JSONRPCErrorResponseSchema', 'errorResponseKind'],
           ['isJSONRPCRequest', 'JSONRPCRequestSchema', 'requestKind'],
+          ['isJSONRPCNotification', 'JSONRPCNotificationSchema', 'notificationKind'],
         ];
         context.onLoad({ filter: /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/ }, (args) => {
           let text = readFileSync(args.path, 'utf8');

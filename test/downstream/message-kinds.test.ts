@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { JSONRPCErrorResponseSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCErrorResponseSchema, JSONRPCNotificationSchema, JSONRPCRequestSchema, JSONRPCResultResponseSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, test } from 'vitest';
-import { errorResponseKind, requestKind, resultResponseKind } from '../../src/downstream/message-kinds.js';
+import { errorResponseKind, notificationKind, requestKind, resultResponseKind } from '../../src/downstream/message-kinds.js';
 
 // The kinds stand in front of the SDK's zod guards in the serve bundle (scripts/bundle.js): where
 // one answers, it must say what the schema says.
@@ -44,6 +44,19 @@ const MESSAGES: unknown[] = [
   { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: undefined, method: 'x' },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: undefined },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: [] },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: null },
+  { jsonrpc: '2.0', id: 1.5, method: 'x' },
+  { jsonrpc: '2.0', id: 1, method: 'x', extra: 1 },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: { progressToken: 'p' } } },
+  { jsonrpc: '2.0', id: 1, method: 'x', params: { _meta: { progressToken: [] } } },
+  { jsonrpc: '2.0', method: 'x', params: { _meta: 5 } },
+  { jsonrpc: '2.0', method: 'x', params: 'text' },
+  { jsonrpc: '2.0', method: 'x', id: null },
+  { jsonrpc: '1.0', method: 'x' },
+  { method: 'x' },
+  Object.assign(Object.create({ jsonrpc: '2.0' }), { method: 'x' }),
   inherited,
   [],
   [{ jsonrpc: '2.0', id: 1, result: {} }],
@@ -58,6 +71,7 @@ describe('message kinds against the SDK schemas', () => {
     ['result', resultResponseKind, JSONRPCResultResponseSchema],
     ['error', errorResponseKind, JSONRPCErrorResponseSchema],
     ['request', requestKind, JSONRPCRequestSchema],
+    ['notification', notificationKind, JSONRPCNotificationSchema],
   ] as const)('%s: a kind given is the schema’s answer', (_, kind, schema) => {
     for (const message of MESSAGES) {
       const known = kind(message);
@@ -83,6 +97,8 @@ describe('message kinds against the SDK schemas', () => {
       expect(errorResponseKind(message)).toBe(false);
     }
     expect(requestKind({ jsonrpc: '2.0', method: 'notifications/message', params: {} })).toBe(false);
+    expect(notificationKind({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } })).toBe(true);
+    expect(requestKind({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {} } })).toBe(true);
   });
 
   test('the serve bundle asks them before the SDK’s schemas', () => {
@@ -90,5 +106,6 @@ describe('message kinds against the SDK schemas', () => {
     expect(bundle).toContain('isJSONRPCResultResponse=value=>resultResponseKind(value)??JSONRPCResultResponseSchema.safeParse(value).success');
     expect(bundle).toContain('isJSONRPCErrorResponse=value=>errorResponseKind(value)??JSONRPCErrorResponseSchema.safeParse(value).success');
     expect(bundle).toContain('isJSONRPCRequest=value=>requestKind(value)??JSONRPCRequestSchema.safeParse(value).success');
+    expect(bundle).toContain('isJSONRPCNotification=value=>notificationKind(value)??JSONRPCNotificationSchema.safeParse(value).success');
   });
 });
