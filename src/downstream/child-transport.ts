@@ -9,7 +9,7 @@ import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
-import { ownAnswer } from './remote-bounds.js';
+import { ownAnswer } from './own-answer.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals

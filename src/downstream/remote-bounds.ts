@@ -5,6 +5,11 @@ import { jsonShape, mostCharsFor } from '../json-shape.js';
 import { MAX_CHECKED_VALUES, tooManyValues } from './answer-entries.js';
 import { schemaProblem } from './invalid-answer.js';
 import { oversizedText, sniffId } from './lines.js';
+// The gateway's own answers live in own-answer.ts: child-transport.ts, in boot.cjs, makes them too,
+// and this module (zod and the SDK's types through invalid-answer.ts) is not for the code before
+// the first spawn (docs/performance.md, "Round 25: ten servers").
+import { ownAnswer, type GatewayAnswer } from './own-answer.js';
+export { gatewayAnswer, ownAnswer, type GatewayAnswer } from './own-answer.js';
 
 /**
  * A remote server's answers held to what a stdio server's are (docs/config.md, "limits"): each
@@ -21,33 +26,11 @@ import { oversizedText, sniffId } from './lines.js';
  * marked in its `data` (`GatewayAnswer`) so the call's text can say the call was forwarded.
  */
 
-/** What the gateway answered in a server's place: the answer was too big, or none could be read. */
-export interface GatewayAnswer {
-  mcpLatch: 'too-large' | 'unanswered';
-  /** Why, for the call's text. */
-  text: string;
-}
-
 /**
- * The gateway's own answers are told from a server's by identity, not by shape: a server's error
- * whose data was `{mcpLatch: "unanswered", text}` was shown as the gateway's own sentence, without
- * the server's mark (round 25 review R3). In process the data object is one `ownAnswer` made; the
- * text put into a remote answer's stream, which the SDK parses, carries this process's `NONCE`, which
- * no server is sent, and `RemoteBounds.filter` makes it an own answer again.
+ * The text put into a remote answer's stream, which the SDK parses, carries this process's `NONCE`,
+ * which no server is sent, and `RemoteBounds.filter` makes it an own answer again (own-answer.ts).
  */
-const OWN_ANSWERS = new WeakSet<object>();
 const NONCE = randomUUID();
-
-export function ownAnswer(mcpLatch: GatewayAnswer['mcpLatch'], text: string): GatewayAnswer {
-  const data: GatewayAnswer = { mcpLatch, text };
-  OWN_ANSWERS.add(data);
-  return data;
-}
-
-/** The `data` of an error the gateway answered in a server's place (ownAnswer), or null. */
-export function gatewayAnswer(data: unknown): GatewayAnswer | null {
-  return typeof data === 'object' && data !== null && OWN_ANSWERS.has(data) ? (data as GatewayAnswer) : null;
-}
 
 /** The data of an answer `answer` put into a remote stream, as the SDK parsed it back, or null. */
 function streamedAnswer(data: unknown): GatewayAnswer | null {

@@ -105,6 +105,17 @@ describe('what serve does before its first spawn', () => {
 });
 
 describe('what serve compiles before its first spawn', () => {
+  test('boot.cjs holds neither zod, the SDK’s schemas nor node:crypto', () => {
+    // V8 pre-parses all of boot.cjs and runs it before the first spawn: child-transport.ts took the
+    // gateway's own answers from remote-bounds.ts, and with it zod, the SDK's types.js and node:crypto,
+    // 53 -> 248 KB and ~19 ms more CPU before the first spawn (docs/performance.md, "Round 25: ten servers").
+    const text = readFileSync(join(BIN, '../../dist/serve/boot.cjs'), 'latin1');
+    expect(text).not.toContain('require("node:crypto")');
+    expect(text).not.toContain('$ZodType');
+    expect(text).not.toContain('JSONRPCResultResponseSchema');
+    expect(text.length).toBeLessThan(100_000);
+  });
+
   test('cross-spawn (Windows only) is not in boot.cjs, and its package is found from there', () => {
     // V8 pre-parses all of boot.cjs before the first spawn; cross-spawn and its four packages
     // (~12 KB of its 60) run on Windows only (docs/performance.md, "Round 24: start").
