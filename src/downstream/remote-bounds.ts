@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../node-crypto.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { jsonShape, mostCharsFor } from '../json-shape.js';
@@ -27,16 +27,20 @@ export { gatewayAnswer, ownAnswer, type GatewayAnswer } from './own-answer.js';
  */
 
 /**
- * The text put into a remote answer's stream, which the SDK parses, carries this process's `NONCE`,
+ * The text put into a remote answer's stream, which the SDK parses, carries this process's nonce (`processNonce`),
  * which no server is sent, and `RemoteBounds.filter` makes it an own answer again (own-answer.ts).
  */
-const NONCE = randomUUID();
+let madeNonce: string | undefined;
+// Made at its first use, with node:crypto loaded then (node-crypto.ts): made when the module was
+// evaluated, node:crypto's 16 modules were loaded before every first list (docs/performance.md,
+// "Round 25: ten servers"). A stream's text compared before any was made carried no nonce of ours.
+const processNonce = (): string => (madeNonce ??= randomUUID());
 
 /** The data of an answer `answer` put into a remote stream, as the SDK parsed it back, or null. */
 function streamedAnswer(data: unknown): GatewayAnswer | null {
   if (typeof data !== 'object' || data === null) return null;
   const { mcpLatch, text, nonce } = data as Record<string, unknown>;
-  return nonce === NONCE && (mcpLatch === 'too-large' || mcpLatch === 'unanswered') && typeof text === 'string' ? { mcpLatch, text } : null;
+  return nonce === processNonce() && (mcpLatch === 'too-large' || mcpLatch === 'unanswered') && typeof text === 'string' ? { mcpLatch, text } : null;
 }
 
 type RequestId = string | number;
@@ -327,7 +331,7 @@ function answerMessage(id: RequestId, kind: GatewayAnswer['mcpLatch'], text: str
 
 /** The text of an answer put into a remote stream in the server's place (read back by streamedAnswer). */
 function answer(id: RequestId, kind: GatewayAnswer['mcpLatch'], text: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch: ${text}`, data: { mcpLatch: kind, text, nonce: NONCE } } });
+  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch: ${text}`, data: { mcpLatch: kind, text, nonce: processNonce() } } });
 }
 
 function eventOf(json: string): Uint8Array {
