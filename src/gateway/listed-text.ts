@@ -85,7 +85,7 @@ const IMAGE_DATA = /^data:image\/(?:png|jpeg|gif|webp|svg\+xml);base64,[A-Za-z0-
  * icon's host the person's address and when they looked (the spec's "same origin as the server",
  * which no downstream host is for mcp-latch's clients). docs/threat-model.md, "Round 25: icons".
  */
-export function shownIcon(icon: unknown): boolean {
+function shownIcon(icon: unknown): boolean {
   if (!isPlainObject(icon) || typeof icon.src !== 'string') return false;
   const { src } = icon;
   return src.startsWith('data:') && src.length <= MAX_ICON_DATA_CHARS && IMAGE_DATA.test(src);
@@ -102,10 +102,15 @@ export function linksShown<T>(blocks: readonly T[]): T[] {
   if (!blocks.some((block) => isPlainObject(block) && block.type === 'resource_link' && block.icons !== undefined)) return blocks as T[];
   return blocks.map((block) => {
     if (!isPlainObject(block) || block.type !== 'resource_link' || block.icons === undefined) return block;
-    const icons = Array.isArray(block.icons) ? block.icons.filter(shownIcon) : [];
-    const { icons: _given, ...rest } = block;
-    return (icons.length > 0 ? { ...rest, icons } : rest) as T;
+    return withShownIcons(block) as T;
   });
+}
+
+/** An item (a resource_link, a tool offered for sampling) with its `icons` kept as a listed entry's are (shownIcon); without `icons` when none is. */
+export function withShownIcons<T extends Record<string, unknown>>(item: T): T {
+  const icons = Array.isArray(item.icons) ? item.icons.filter(shownIcon) : [];
+  const { icons: _given, ...rest } = item;
+  return (icons.length > 0 ? { ...rest, icons } : rest) as unknown as T;
 }
 
 const DISPLAY = ['title', 'mimeType'] as const;

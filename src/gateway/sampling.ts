@@ -1,6 +1,6 @@
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../values.js';
-import { linksShown, shownIcon } from './listed-text.js';
+import { linksShown, withShownIcons } from './listed-text.js';
 import { withoutGatewayKeys } from './server-meta.js';
 
 /**
@@ -27,7 +27,7 @@ export function markedSampling(server: string, params: CreateMessageRequest['par
   if (params.includeContext !== undefined && params.includeContext !== 'none') marked.includeContext = 'none';
   if (isPlainObject(params._meta)) marked._meta = withoutGatewayKeys(params._meta);
   if (Array.isArray(params.messages)) marked.messages = params.messages.map(messageShown);
-  if (Array.isArray(params.tools)) marked.tools = params.tools.map((tool) => (isPlainObject(tool) && tool.icons !== undefined ? withIcons(tool) : tool));
+  if (Array.isArray(params.tools)) marked.tools = params.tools.map((tool) => (isPlainObject(tool) && tool.icons !== undefined ? withShownIcons(tool) : tool));
   return marked;
 }
 
@@ -38,10 +38,4 @@ function messageShown(message: Message): Message {
   const blocks: unknown[] = Array.isArray(message.content) ? message.content : [message.content];
   const shown = linksShown(blocks.map((block) => (isPlainObject(block) && block.type === 'tool_result' && Array.isArray(block.content) ? { ...block, content: linksShown(block.content) } : block)));
   return { ...message, content: Array.isArray(message.content) ? shown : shown[0] } as Message;
-}
-
-function withIcons<T extends Record<string, unknown>>(item: T): T {
-  const icons = Array.isArray(item.icons) ? item.icons.filter(shownIcon) : [];
-  const { icons: _given, ...rest } = item;
-  return (icons.length > 0 ? { ...rest, icons } : rest) as unknown as T;
 }
