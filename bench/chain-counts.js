@@ -9,7 +9,11 @@
 // relay (bench/floor-relay.js) and each `--bin` (default bin/mcp-latch.js), in turns each round.
 // `--perf` adds the kernel's count of epoll waits and of read/write/writev by kind (`perf stat` on the
 // syscall tracepoints, one counter per process). A build is any bin/mcp-latch.js; a file whose name
-// ends in relay….js is measured as the byte relay is. docs/performance.md, "Round 25: 16 in flight".
+// ends in relay….js is measured as the byte relay is (bench/floor-relay-detached.js: the relay with its
+// server spawned as mcp-latch spawns its servers, detached). The medians end with each setup's
+// calls/s over direct's and over the relay's (the median of the per-round ratios), and a round whose
+// middle read about one message a read (2 reads a call or near it: one request, one answer) is
+// marked "lock-step". docs/performance.md, "Round 25: 16 in flight" and "Round 26: calls in flight".
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -101,19 +105,30 @@ async function measure(setup) {
 const name = (setup) => (setup === 'direct' ? 'direct' : setup === relayBin ? 'relay' : setup.replace(`${root}/`, ''));
 const line = (r) => Object.entries(r.per).map(([who, c]) => `${who}: vcs ${c.voluntary.toFixed(2)} ics ${c.involuntary.toFixed(2)} rd ${c.reads.toFixed(2)} wr ${c.writes.toFixed(2)} cpu ${c.cpuUs.toFixed(1)}µs${withPerf ? ` epoll ${((c.epoll_wait ?? 0) + (c.epoll_pwait ?? 0)).toFixed(2)} writev ${(c.writev ?? 0).toFixed(2)} futex ${(c.futex ?? 0).toFixed(2)}` : ''}`).join(' | ');
 const results = setups.map(() => []);
+/**
+ * The middle read about one message a read: at 16 in flight a relay that reads in bursts reads
+ * 0.5-0.8 times a call, one that wakes for every message 2 (one request and one answer a call).
+ */
+const lockStep = (r) => r.per.middle !== undefined && r.per.middle.reads >= 1.5;
 for (let round = 0; round < rounds; round++) {
   for (let turn = 0; turn < setups.length; turn++) {
     const index = (round + turn) % setups.length;
     const r = await measure(setups[index]);
     results[index].push(r);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-    console.log(`round ${round + 1} ${name(setups[index])}: ${r.rate.toFixed(0)} calls/s, load ${load}\n  ${line(r)}`);
+    console.log(`round ${round + 1} ${name(setups[index])}: ${r.rate.toFixed(0)} calls/s, load ${load}${lockStep(r) ? ', lock-step' : ''}\n  ${line(r)}`);
   }
 }
 console.log('medians per call:');
+/** Median over the rounds of a setup's calls/s over another's in the same round. */
+const ratioTo = (index, other) => (other < 0 ? NaN : median(results[index].map((r, round) => r.rate / results[other][round].rate)));
+const directIndex = setups.indexOf('direct');
+const relayIndex = setups.indexOf(relayBin);
 for (const [index, setup] of setups.entries()) {
   const rs = results[index];
   const per = Object.fromEntries(Object.keys(rs[0].per).map((who) => [who, Object.fromEntries(Object.keys(rs[0].per[who]).map((key) => [key, median(rs.map((r) => r.per[who][key]))]))]));
-  console.log(`${name(setup)}: ${median(rs.map((r) => r.rate)).toFixed(0)} calls/s\n  ${line({ per })}`);
+  const ratios = [['direct', directIndex], ['relay', relayIndex]].filter(([, other]) => other >= 0 && other !== index).map(([label, other]) => `${ratioTo(index, other).toFixed(2)}x ${label}`);
+  const lockSteps = rs.filter(lockStep).length;
+  console.log(`${name(setup)}: ${median(rs.map((r) => r.rate)).toFixed(0)} calls/s${ratios.length > 0 ? ` (${ratios.join(', ')})` : ''}${'middle' in rs[0].per ? `, lock-step in ${lockSteps} of ${rs.length} rounds` : ''}\n  ${line({ per })}`);
 }
 process.exit(0);
