@@ -22,6 +22,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { lazySchemas } from './lazy-schemas.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
@@ -116,6 +117,7 @@ const common = {
       name: 'plain-message-kinds',
       setup(context) {
         const kinds = `${root}src/downstream/message-kinds.ts`;
+        const lazySchemaFile = `${root}src/lazy-schema.ts`;
         const guards = [
           ['isJSONRPCResultResponse', 'JSONRPCResultResponseSchema', 'resultResponseKind'],
           ['isJSONRPCErrorResponse', 'JSONRPCErrorResponseSchema', 'errorResponseKind'],
@@ -129,7 +131,9 @@ const common = {
             if (!text.includes(line)) throw new Error(`plain-message-kinds: the SDK's ${guard} is no longer \`${line}\` (${args.path})`);
             text = text.replace(line, `export const ${guard} = (value) => ${kind}(value) ?? ${schema}.safeParse(value).success;`);
           }
-          return { contents: `import { ${guards.map(([, , kind]) => kind).join(', ')} } from ${JSON.stringify(kinds)};\n${text}`, loader: 'js' };
+          // Each schema made at its first use (scripts/lazy-schemas.js).
+          const lazy = lazySchemas(text, args.path).text;
+          return { contents: `import { ${guards.map(([, , kind]) => kind).join(', ')} } from ${JSON.stringify(kinds)};\nimport { lazySchema } from ${JSON.stringify(lazySchemaFile)};\n${lazy}`, loader: 'js' };
         });
       },
     },

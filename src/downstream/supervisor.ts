@@ -33,6 +33,7 @@ import { readListing, type ServerListing } from './listing.js';
 import { serverError } from './server-error.js';
 import { checkEntries, type EntrySchema } from './answer-entries.js';
 import { InvalidAnswer, invalidAnswer, schemaProblem } from './invalid-answer.js';
+import { made, once } from '../lazy-schema.js';
 
 /**
  * One configured server over its lifetime: connect, list, restart with backoff after a failed start
@@ -67,11 +68,17 @@ const STABLE_MS = 30_000;
 /** At most one transport-error warning a server in this time (warnTransportError). */
 const TRANSPORT_WARN_MS = 10_000;
 
-/** The answers' schemas with their lists left to checkEntries: zod over a whole list built an issue per refused entry (answer-entries.ts). */
+/**
+ * The answers' schemas with their lists left to checkEntries: zod over a whole list built an issue
+ * per refused entry (answer-entries.ts). Made at their first use, not with the bundle: no start
+ * reads a resource or gets a prompt before its first list (lazy-schema.ts).
+ */
 // The list may be missing only so that a 2026-07-28 server's input_required is refused by name (asksForInput).
-const ReadWithoutContents = ReadResourceResultSchema.extend({ contents: z.array(z.unknown()).optional() });
-const PromptWithoutMessages = GetPromptResultSchema.extend({ messages: z.array(z.unknown()).optional() });
-const ResourceContentsEntry = z.union([TextResourceContentsSchema, BlobResourceContentsSchema]);
+const answerSchemas = once(() => ({
+  readWithoutContents: ReadResourceResultSchema.extend({ contents: z.array(z.unknown()).optional() }),
+  promptWithoutMessages: GetPromptResultSchema.extend({ messages: z.array(z.unknown()).optional() }),
+  resourceContentsEntry: z.union([made(TextResourceContentsSchema), made(BlobResourceContentsSchema)]),
+}));
 /**
  * How long stop() waits for a start it aborted. A stdio server's ends with its process (killed within
  * the transport's 2 s grace); a remote transport's start() does not take the signal and may wait on
@@ -548,12 +555,12 @@ export class Supervisor {
   /** Forwards one resources/read; spends its permit. */
   async readResource(permit: Permit, uri: string, options: RequestOptions): Promise<ReadResourceResult> {
     this.options.permits.spend(permit, this.name, 'resources/read', uri);
-    const read = await this.request('resources/read', uri, () => this.connectedClient().request({ method: 'resources/read', params: { uri } }, ReadWithoutContents, options), options);
-    return { ...read, contents: this.checkedEntries('resources/read', uri, this.listIn(read, 'resources/read', uri, 'contents'), 'contents', ResourceContentsEntry) };
+    const read = await this.request('resources/read', uri, () => this.connectedClient().request({ method: 'resources/read', params: { uri } }, answerSchemas().readWithoutContents, options), options);
+    return { ...read, contents: this.checkedEntries('resources/read', uri, this.listIn(read, 'resources/read', uri, 'contents'), 'contents', answerSchemas().resourceContentsEntry) };
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions): Promise<GetPromptResult> {
-    const got = await this.request('prompts/get', name, () => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, PromptWithoutMessages, options), options);
+    const got = await this.request('prompts/get', name, () => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, answerSchemas().promptWithoutMessages, options), options);
     return { ...got, messages: this.checkedEntries('prompts/get', name, this.listIn(got, 'prompts/get', name, 'messages'), 'messages', PromptMessageSchema) };
   }
 

@@ -25,7 +25,7 @@ export function checkToolResult(value: unknown, server: string, tool: string): C
   if (deep === null) return droppedResult(server, `it holds more than ${MAX_WALKED_VALUES.toLocaleString('en-US')} values, the most mcp-latch checks in one answer`);
   if (deep) return droppedResult(server, `it nests deeper than ${MAX_DEPTH} levels, the most mcp-latch passes on`);
   if (isPlainTextResult(value)) return value;
-  const parsed = ResultWithoutContent.safeParse(value);
+  const parsed = (resultWithoutContent ??= makeResultWithoutContent()).safeParse(value);
   if (!parsed.success) throw invalidAnswer(server, 'tools/call', tool, answerProblem(parsed.error.issues));
   const blocks = checkEntries(parsed.data.content, 'content', ContentBlockSchema, isTextBlock, budget);
   if ('problem' in blocks) {
@@ -49,8 +49,12 @@ export function droppedResult(server: string, problem: string): CallToolResult {
   return { content: [{ type: 'text', text: `mcp-latch: the result from ${escapeText(server)} was dropped: ${problem} (docs/config.md, "limits"). The call was forwarded to the server and may have had effects.` }], isError: true };
 }
 
-/** The result's schema with its content blocks left to checkEntries (the content array itself is still required to be one). */
-const ResultWithoutContent = CallToolResultSchema.extend({ content: z.array(z.unknown()).default([]) });
+/**
+ * The result's schema with its content blocks left to checkEntries (the content array itself is
+ * still required to be one); made at the first result checked, not with the bundle (lazy-schema.ts).
+ */
+let resultWithoutContent: ReturnType<typeof makeResultWithoutContent> | undefined;
+const makeResultWithoutContent = () => CallToolResultSchema.extend({ content: z.array(z.unknown()).default([]) });
 
 const RESULT_KEYS = new Set(['content', 'isError', 'structuredContent']);
 

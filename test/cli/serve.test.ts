@@ -322,6 +322,28 @@ describe('what serve loads by its first list', () => {
   }, 60_000);
 });
 
+describe("the SDK's schemas by the first list", () => {
+  // Notes the text of each literal schema zod makes, up to the first tools/list's write (zod defines
+  // each schema's internals, `_zod`, with Object.defineProperty).
+  const PROBE = `const made = new Set(); let done = false; const define = Object.defineProperty;
+    Object.defineProperty = function (target, key, descriptor) {
+      const def = key === '_zod' ? descriptor?.value?.def : undefined;
+      if (!done && def?.type === 'literal') for (const value of def.values ?? []) if (typeof value === 'string') made.add(value);
+      return define(target, key, descriptor);
+    };
+    function seen(data) { if (!done && String(data).includes('"tools":[')) { done = true; fs.writeFileSync(process.env.PROBE_OUT, JSON.stringify([...made])); } }`;
+
+  test('only those of the messages a start reads are made: the SDK made its ~750 when the bundle was evaluated, ~12 ms of CPU beside the booting servers', async () => {
+    // The serve bundle's copy of the SDK's types.js makes each schema at its first use
+    // (scripts/lazy-schemas.js, src/lazy-schema.ts; docs/performance.md, "Round 26: the ten-server start").
+    const made = await listedWithProbe(PROBE, 1, (out) => JSON.parse(readFileSync(out, 'utf8')) as string[]);
+    // The probe sees them: the client's and the server's handshake and the lists.
+    expect(made).toEqual(expect.arrayContaining(['initialize', 'tools/list', 'notifications/initialized']));
+    // Requests no start sends or reads: a call, the tasks API, a server's sampling request (with tools).
+    for (const method of ['tools/call', 'tasks/get', 'tasks/result', 'sampling/createMessage']) expect(made).not.toContain(method);
+  }, 60_000);
+});
+
 describe('what serve leaves until its first list is answered', () => {
   // Records the first tools/list answer and every path the process resolves with realpathSync.native.
   const PROBE = `const realpath = fs.realpathSync.native;

@@ -103,9 +103,9 @@ describe('message kinds against the SDK schemas', () => {
 
   test('the serve bundle asks them before the SDK’s schemas', () => {
     const bundle = readFileSync(fileURLToPath(new URL('../../dist/serve/gateway.cjs', import.meta.url)), 'utf8');
-    expect(bundle).toContain('isJSONRPCResultResponse=value=>resultResponseKind(value)??JSONRPCResultResponseSchema.safeParse(value).success');
-    expect(bundle).toContain('isJSONRPCErrorResponse=value=>errorResponseKind(value)??JSONRPCErrorResponseSchema.safeParse(value).success');
-    expect(bundle).toContain('isJSONRPCRequest=value=>requestKind(value)??JSONRPCRequestSchema.safeParse(value).success');
-    expect(bundle).toContain('isJSONRPCNotification=value=>notificationKind(value)??JSONRPCNotificationSchema.safeParse(value).success');
+    expect(bundle).toContain('isJSONRPCResultResponse=value=>resultResponseKind(value)??JSONRPCResultResponseSchema$().safeParse(value).success');
+    expect(bundle).toContain('isJSONRPCErrorResponse=value=>errorResponseKind(value)??JSONRPCErrorResponseSchema$().safeParse(value).success');
+    expect(bundle).toContain('isJSONRPCRequest=value=>requestKind(value)??JSONRPCRequestSchema$().safeParse(value).success');
+    expect(bundle).toContain('isJSONRPCNotification=value=>notificationKind(value)??JSONRPCNotificationSchema$().safeParse(value).success');
   });
 });
