@@ -5,7 +5,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
-import { bunOptions, cargo, go, managerConfig, npm, yarnRunsFile } from './package-managers.js';
+import { bunOptions, cargo, go, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
 import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
@@ -16,6 +16,7 @@ import { pointedRevisions, revisionRoot } from './git-targets.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
 import { grepFilters } from '../tree-filter.js';
 import { scanSedScript } from './sed-script.js';
+import { lessRunsCode } from './less-options.js';
 
 /**
  * What files a known program reads or writes, from its argv (docs/design.md#paths-step-by-step), plus the code some
@@ -2227,24 +2228,13 @@ function downloadName(url: Word): string | null {
  * `less +!cmd` runs a shell command on start-up; its `-o FILE` writes a log. `-k F`,
  * `--lesskey-file=F` and `--lesskey-src=F` (and long names abbreviated, as less takes them) read a
  * lesskey file whose `#env` section sets LESSOPEN, a command less runs on every file: less 590 ran
- * it for each (round 25; as `LESSKEYIN=F`, round 24).
+ * it for each (round 25; as `LESSKEYIN=F`, round 24). Options are read as less reads them: after a
+ * number or a value, less goes on with the rest of the word (less-options.ts).
  */
 const less: Handler = (args, cwd, out) => {
-  if (args.some((w) => !w.isStatic ? w.raw.startsWith('+') || w.raw.startsWith('-') : (w.value.startsWith('+') && /[!|]/.test(w.value)) || lessKeyOption(w.value))) out.reasons.push('interpreter');
+  if (args.some((w) => !w.isStatic ? w.raw.startsWith('+') || w.raw.startsWith('-') : lessRunsCode(w.value))) out.reasons.push('interpreter');
   simple({ access: READ, short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'pattern', 'prompt', 'tag', 'tag-file', 'shift', 'window', 'max-back-scroll', 'max-forw-scroll', 'jump-target', 'lesskey-file', 'lesskey-src', 'lesskey-content'], writes: ['-o', '-O', '--log-file', '--LOG-FILE'], reads: ['-k', '--lesskey-file', '--lesskey-src'], plusCommands: true })(args, cwd, out);
 };
-/** A less option word naming a lesskey file: `-k` in a group of flags (before a letter taking a value), or a long name that starts one of the lesskey options. */
-function lessKeyOption(word: string): boolean {
-  const long = /^--([^=]+)/.exec(word)?.[1];
-  if (long !== undefined) return long.length >= 3 && ['lesskey-file', 'lesskey-src', 'lesskey-content'].some((name) => name.startsWith(long));
-  if (!/^-[^-]/.test(word)) return false;
-  for (const letter of word.slice(1)) {
-    if (letter === 'k') return true;
-    if ('bhjoOpPtTxyzD#'.includes(letter)) return false;
-  }
-  return false;
-}
-
 /** `perl -pi -e CODE FILE…` / `ruby -i`: in-place editing writes the files (the code itself is an interpreter reason). */
 const inPlace: Handler = (args, cwd, out) => {
   let code = false;
@@ -2398,6 +2388,7 @@ const HANDLERS: Record<string, Handler> = {
   },
   pnpm: (args, cwd, out) => {
     movesPackage('pnpm', args, out);
+    pnpmProgramOptions(args, cwd, out);
     managerConfig('pnpm', args, cwd, out);
   },
   yarn: (args, cwd, out) => {

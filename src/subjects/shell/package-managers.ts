@@ -1,4 +1,4 @@
-import { globalValueOptions, MANAGER_COMMANDS, NPM_OPTIONS, NPM_SINGLES } from '../../programs.js';
+import { globalValueOptions, MANAGER_COMMANDS, noptKeys, NPM_OPTIONS, NPM_SINGLES, PNPM_SHORTHANDS } from '../../programs.js';
 import { npmCommand, npmOptionWords } from './npm-commands.js';
 import { subcommandIndex } from './signature.js';
 import { pathOf, pushPath, staticWord } from './options.js';
@@ -21,10 +21,11 @@ import type { Word } from './options.js';
 /**
  * npm configuration keys (@npmcli/config definitions) whose value is a program npm runs, a file of
  * more settings, or code: `script-shell` runs every script, `shell` `npm explore`'s, `call` is `npm
- * exec -c`'s command. nopt takes any unambiguous prefix of a long option (`--script-sh`), so a
- * prefix of one of these counts.
+ * exec -c`'s command; and pnpm's own `pnpmfile`/`global-pnpmfile`, a JavaScript file pnpm loads
+ * (pnpm 9.15.9 ran `pnpm install --pnpmfile F`'s F; round 26 review S2). nopt takes any unambiguous
+ * prefix of a long option (`--script-sh`), so a prefix of one of these counts.
  */
-const NPM_PROGRAM_KEYS = ['script-shell', 'shell', 'editor', 'browser', 'viewer', 'node-options', 'node-gyp', 'git', 'userconfig', 'globalconfig', 'init-module', 'onload-script', 'call'];
+const NPM_PROGRAM_KEYS = ['script-shell', 'shell', 'editor', 'browser', 'viewer', 'node-options', 'node-gyp', 'git', 'userconfig', 'globalconfig', 'init-module', 'onload-script', 'call', 'pnpmfile', 'global-pnpmfile'];
 
 /** Keys of their own that are prefixes of those (`--global`, `--ca`), or prefixes shared with other keys (`--node`, `--init`). */
 const NPM_OTHER_KEYS = new Set(['global', 'ca', 'node', 'init']);
@@ -144,6 +145,22 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       if (setting.isStatic && !setting.value.includes('=') && namesNpmProgram(setting.value)) codeValue(settings[++j], cwd, out);
       else npmSetting(setting, null, cwd, out);
     }
+  }
+}
+
+/**
+ * pnpm's options that name a program or code, wherever they stand before `--` (pnpm reads them after
+ * its command word too: `pnpm install --pnpmfile F`, `pnpm add x --global-pnpmfile F` ran F, pnpm
+ * 9.15.9; round 26 review S2), read as nopt reads them (any dashes, prefixes, shorthands).
+ */
+export function pnpmProgramOptions(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic || !word.value.startsWith('-') || word.value === '-') continue;
+    if (word.value === '--') return;
+    if (!noptKeys(word.value, PNPM_SHORTHANDS).some(namesNpmProgram)) continue;
+    const eq = word.value.indexOf('=');
+    codeValue(eq === -1 ? args[++i] : { ...word, value: word.value.slice(eq + 1) }, cwd, out);
   }
 }
 

@@ -4,6 +4,7 @@ import type { CommandPath } from '../../policy/types.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE } from '../git-dir.js';
 import type { FileFacts, Nested } from './files.js';
 import { bunOptions } from './package-managers.js';
+import { lessOptions } from './less-options.js';
 import { gitEnvironment } from './git-config.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
@@ -144,8 +145,10 @@ const CODE_PLACES = /^(GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_ALLOW_PROTOCOL)\+?=/;
  * reason; the value of one naming a program is a nested script.
  */
 const anyCase = (text: string): string => text.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replace(/_/g, '[-_]');
-const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('script_shell|shell|editor|browser|viewer|node_gyp|git|call')})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
-const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${anyCase('npm_config_')}(${anyCase('node_options|userconfig|globalconfig|init_module|onload_script')})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
+/** `npm_config_KEY`, which pnpm 9 reads too (`npm_config_pnpmfile=F pnpm install` ran F), and pnpm 10's `pnpm_config_KEY` (round 26 review S2). */
+const MANAGER_CONFIG = `${anyCase('p')}?${anyCase('npm_config_')}`;
+const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase('script_shell|shell|editor|browser|viewer|node_gyp|git|call')})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
+const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase('node_options|userconfig|globalconfig|init_module|onload_script|pnpmfile|global_pnpmfile')})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
 
 /** The `NAME=` of a program variable (PROGRAM_VARIABLES, MAKEFILE_PROGRAMS), null for any other word: a command variable (`GIT_SSH_COMMAND`, `RUSTC_WRAPPER`) is read as one. */
 export function programVariable(text: string): RegExpExecArray | null {
@@ -509,21 +512,8 @@ const projectPath = (value: string): boolean => value.split(':').every((entry) =
 const PLAIN_PERL5OPT = /^-?([wWXtTU]|C[0-9A-Za-z]*|D[0-9A-Za-z]*)+$/;
 /** ruby(1) RUBYOPT: warnings, encodings, verbosity and features (`-r`, `-I` load code). */
 const PLAIN_RUBYOPT = /^(-[wvdU]+|-W(\d|:[\w-]+)?|-T\d?|-E[\w:-]+|-K\w|--(enable|disable)[=-][\w,-]+|--(debug|verbose|yjit|jit))$/;
-/** Less's options in `LESS` that only change how it shows: no lesskey file (`k`), log (`o`, `O`), tag file (`t`, `T`) or start-up command (`+`). */
-const PLAIN_LESS_LONG = /^--(RAW-CONTROL-CHARS|raw-control-chars|quit-if-one-screen|QUIT-AT-EOF|quit-at-eof|no-init|ignore-case|IGNORE-CASE|chop-long-lines|LONG-PROMPT|long-prompt|mouse|wheel-lines=\d+|use-color|no-vbell|squeeze-blank-lines|quiet|QUIET|silent|SILENT|status-column|LINE-NUMBERS|line-numbers|tabs=[\d,]+|jump-target=[\d.]+|shift=[\d.]+|window=-?\d+|incsearch|redraw-on-quit|no-histdups|save-marks|follow-name|no-keypad|hilite-search|HILITE-SEARCH|hilite-unread|HILITE-UNREAD|underline-special|search-skip-screen)$/;
-function plainLess(value: string): boolean {
-  return value.split(/\s+/).every((word) => {
-    if (word === '' || PLAIN_LESS_LONG.test(word)) return true;
-    if (word.startsWith('--') || word.startsWith('+')) return false;
-    // Letters are options (`LESS=FRX` needs no dash); after one that takes a value, the rest of the word is that value.
-    for (const letter of word.replace(/^-/, '')) {
-      if ('koOtT'.includes(letter)) return false;
-      if ('bhjpPxyzD#'.includes(letter)) return true;
-      if (!/[a-zA-Z0-9~]/.test(letter)) return false;
-    }
-    return true;
-  });
-}
+/** Less's options in `LESS` that only change how it shows: no lesskey file (`k`), log (`o`, `O`), tag file (`t`, `T`), quote characters, start-up command (`+`) or option less does not know, read as less reads them (less-options.ts). */
+const plainLess = (value: string): boolean => lessOptions(value).every((option) => !'koOtT"+?'.includes(option.name));
 const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
   PYTHONPATH: projectPath,
   PERL5LIB: projectPath,

@@ -1,0 +1,146 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { DefaultMode } from '../../src/policy/types.js';
+import { lessOptions } from '../../src/subjects/shell/less-options.js';
+import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+
+/**
+ * Round 26's review of round 25's command rules (docs/threat-model.md "Round 26: the review of
+ * round 25"): S2 pnpm's pnpmfile options, settings and variables; S3 less reading on past a number
+ * or a value in the same word. Premises run the real tools when present (less 590 in round 26) and
+ * skip, saying so, when one is absent.
+ */
+
+let T = '';
+let W = '';
+let home = '';
+beforeAll(async () => {
+  ({ root: T, work: W, home } = await commandWorkspace('review26-'));
+});
+
+type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
+const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
+/** What each non-allowed command gets: ask, or deny where the mode refuses what it would ask. */
+const refused = (mode: DefaultMode): string => (mode === 'dontAsk' || mode === 'plan' ? 'deny' : 'ask');
+
+const runs = (program: string, args: string[]): boolean => {
+  try {
+    execFileSync(program, args, { stdio: 'ignore', timeout: 30_000 });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const hasLess = runs('less', ['--version']);
+const hasLesskey = runs('lesskey', ['--version']);
+
+describe('S3. less reads on past a number or a value: the rest of the word is more options', () => {
+  test.skipIf(!hasLess)('premise: less runs a lesskey file\'s LESSOPEN named after -b1, -b (no number), -x4, -5, a -P prompt ended by $, on its command line and in LESS', () => {
+    const dir = join(T, 's3');
+    mkdirSync(dir, { recursive: true });
+    const marker = join(dir, 'RAN');
+    writeFileSync(join(dir, 'keysrc'), `#env\nLESSOPEN=|touch ${marker}; cat %s\n`);
+    writeFileSync(join(dir, 'f'), 'hi\n');
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'empty-home'), TERM: 'dumb', SHELL: '/bin/sh' };
+    for (const name of ['LESS', 'LESSOPEN', 'LESSKEYIN', 'LESSKEY']) delete env[name];
+    const ran = (args: string[], extra: NodeJS.ProcessEnv = {}): boolean => {
+      rmSync(marker, { force: true });
+      spawnSync('less', [...args, 'f'], { cwd: dir, env: { ...env, ...extra }, input: '', timeout: 30_000 });
+      return existsSync(marker);
+    };
+    expect(ran(['-b1']), 'without a lesskey option').toBe(false);
+    for (const word of ['-b1--lesskey-src=keysrc', '-b--lesskey-src=keysrc', '-x4--lesskey-src=keysrc', '-z5--lesskey-src=keysrc', '-Pabc$--lesskey-src=keysrc']) {
+      expect(ran([word]), word).toBe(true);
+    }
+    expect(ran([], { LESS: '-y3--lesskey-src=keysrc' }), 'LESS=-y3--lesskey-src=F').toBe(true);
+    if (!hasLesskey) return; // the compiled form needs lesskey(1) to write it
+    execFileSync('lesskey', ['-o', join(dir, 'compiled'), join(dir, 'keysrc')], { cwd: dir, stdio: 'ignore' });
+    for (const word of ['-b1kcompiled', '-bkcompiled', '-5kcompiled']) expect(ran([word]), word).toBe(true);
+  });
+
+  const RULES: Rules = { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: a lesskey file, log or start-up command after a number or value asks under Bash(less:*)', (mode) => {
+    for (const command of [
+      'less -b1--lesskey-src=keysrc f',
+      'less -z5--lesskey-src=keysrc f',
+      'less -h2--lesskey-src=keysrc f',
+      'less -b--lesskey-src=keysrc f',
+      'less -x4--lesskey-src=keysrc f',
+      'less -b1kcompiled f',
+      'less -b1-kcompiled f',
+      'less -bkcompiled f',
+      'less -5kcompiled f',
+      'less -x4,8kcompiled f',
+      "less '-Pabc$kcompiled' f",
+      'less -b1o/tmp/log f',
+      'less -S+!touch\\ x f',
+      'LESS=-b1--lesskey-src=keysrc less f',
+      'LESS=-b1kkeysrc less f',
+      "LESS='--mouse kkeysrc' less f",
+    ]) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(refused(mode));
+    }
+  });
+  test.each(['less -R f', 'less -b1 f', 'less -x4,8 -j.5 f', 'less --window=-5 f', 'less -- kfile', 'less -N +G f', 'less -j.5--lesskey-src=keysrc f'])('default, Bash(less:*): %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each(['LESS=-R less f', 'LESS=FRX less f', "LESS='-R --mouse' less f", 'LESS=-j.5 less f', 'LESS=-b64z-4 less f'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test('lessOptions reads as option.c does: numbers, character sets, values to a $, long names', () => {
+    const names = (text: string): string[] => lessOptions(text).map((option) => option.name);
+    expect(names('-b1kF')).toEqual(['b', 'k']);
+    expect(names('-bkF')).toEqual(['b', 'k']);
+    expect(names('-x4,8kF')).toEqual(['x', 'k']);
+    expect(names('-j.5--lesskey-src=F')).toEqual(['j', '?']); // `-` is one of -j's characters; `l` is no option
+    expect(names('-Pa\\$b$kF')).toEqual(['P', 'k']);
+    expect(lessOptions('-Pa\\$b$kF')[0]!.value).toBe('a$b');
+    expect(names('FRX')).toEqual(['F', 'R', 'X']);
+    expect(names('--mouse kF')).toEqual(['mouse', 'k']);
+    expect(names('--lesskey-s=F')).toEqual(['k']);
+    expect(names('--log=F')).toEqual(['o']);
+    expect(names('--mouse=1')).toEqual(['?']);
+    expect(names('-5')).toEqual(['z']);
+  });
+});
+
+describe('S2. pnpm loads the pnpmfile its options, settings and variables name', () => {
+  const RULES: Rules = { allow: ['Bash(pnpm:*)', 'Bash(pnpm install:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: asks under Bash(pnpm:*)', (mode) => {
+    for (const command of [
+      'pnpm install --pnpmfile /tmp/evil.cjs',
+      'pnpm install --pnpmfile=/tmp/evil.cjs',
+      'pnpm i --pnpmfile /tmp/evil.cjs',
+      'pnpm add x --pnpmfile /tmp/evil.cjs',
+      'pnpm install --global-pnpmfile /tmp/evil.cjs',
+      'pnpm install ---pnpmf=/tmp/evil.cjs',
+      'pnpm install --script-shell=./x',
+      'pnpm config set pnpmfile /tmp/evil.cjs',
+      'pnpm config set pnpmfile /tmp/evil.cjs --location project',
+      'pnpm config set global-pnpmfile /tmp/evil.cjs',
+      'pnpm set pnpmfile=/tmp/evil.cjs',
+      'npm_config_pnpmfile=/tmp/evil.cjs pnpm install',
+      'export npm_config_pnpmfile=/tmp/evil.cjs; pnpm install',
+      'env npm_config_pnpmfile=/tmp/evil.cjs pnpm install',
+      'NPM_CONFIG_GLOBAL_PNPMFILE=/tmp/evil.cjs pnpm install',
+      'pnpm_config_pnpmfile=/tmp/evil.cjs pnpm install',
+      'pnpm_config_script_shell=/tmp/x pnpm install',
+    ]) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(refused(mode));
+    }
+  });
+  test.each(['pnpm install', 'pnpm install --frozen-lockfile', 'pnpm add lodash', 'pnpm config set store-dir /tmp/s', 'pnpm run build', 'pnpm -r run build'])('default, Bash(pnpm:*): %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each(['pnpm_config_loglevel=silent pnpm install', 'npm_config_loglevel=silent pnpm install'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
