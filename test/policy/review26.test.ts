@@ -144,3 +144,28 @@ describe('S2. pnpm loads the pnpmfile its options, settings and variables name',
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+describe('S14. npm reads its code keys with any dashes and any number of no- (nopt), as it reads the movers', () => {
+  const RULES: Rules = { allow: ['Bash(npm test:*)', 'Bash(npm run:*)', 'Bash(npm:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: asks under Bash(npm test:*)', (mode) => {
+    for (const command of [
+      'npm test ---script-shell=./x.sh',
+      'npm test -script-shell=./x.sh',
+      'npm test ----script-shell ./x.sh',
+      'npm test --no-no-script-shell=./x.sh',
+      'npm test ---node-options=--require=/tmp/x.js',
+      'npm test -node-options=--require=/tmp/x.js',
+      'npm test ---userconfig /tmp/x',
+      'npm ---script-shell=./x.sh test',
+      'npm -script-shell=./x.sh test',
+      'npm run ---script-shell=./x.sh test',
+    ]) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(refused(mode));
+    }
+  });
+  test.each(['npm test', 'npm run build -- --watch', 'npm ci --no-audit', 'npm run dev --host 0.0.0.0', 'npm test -- -c foo'])('default: %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

@@ -35,6 +35,11 @@ function namesNpmProgram(key: string): boolean {
   return name.length >= 2 && !NPM_OTHER_KEYS.has(name) && NPM_PROGRAM_KEYS.some((k) => k.startsWith(name));
 }
 
+/** An option word nopt reads as one of those keys, however written: any dashes, `no-` any number of times, shorthands (round 26 review S14: `npm test ---script-shell=P` ran P). */
+function npmProgramOption(v: string): boolean {
+  return v === '-c' || (v.startsWith('-') && v !== '-' && v !== '--' && noptKeys(v, NPM_OPTIONS.short).some(namesNpmProgram));
+}
+
 function codeValue(value: Word | undefined, cwd: string | null, out: FileFacts): void {
   out.reasons.push('interpreter');
   if (value?.isStatic && value.value.trim() !== '') out.nested.push({ kind: 'script', text: value.value, cwd });
@@ -50,7 +55,7 @@ export function npmCommandAt(args: readonly Word[]): number {
     if (!word.isStatic) return -1;
     const v = word.value;
     if (v === '--') return i + 1 < args.length ? i + 1 : -1;
-    if (v === '-c' || (v.startsWith('--') && namesNpmProgram(v.slice(2).split('=')[0]!))) {
+    if (npmProgramOption(v)) {
       if (!v.includes('=')) i++;
       continue;
     }
@@ -105,7 +110,7 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       operands.push(...args.slice(i + 1));
       break;
     }
-    if (v === '-c' || (v.startsWith('--') && namesNpmProgram(v.slice(2).split('=')[0]!))) {
+    if (npmProgramOption(v)) {
       const eq = v.indexOf('=');
       codeValue(eq === -1 ? args[++i] : { ...word, value: v.slice(eq + 1) }, cwd, out);
       continue;
@@ -158,7 +163,7 @@ export function pnpmProgramOptions(args: readonly Word[], cwd: string | null, ou
     const word = args[i]!;
     if (!word.isStatic || !word.value.startsWith('-') || word.value === '-') continue;
     if (word.value === '--') return;
-    if (!noptKeys(word.value, PNPM_SHORTHANDS).some(namesNpmProgram)) continue;
+    if (!noptKeys(word.value, PNPM_SHORTHANDS).some(namesNpmProgram)) continue; // pnpm's shorthands, not npm's
     const eq = word.value.indexOf('=');
     codeValue(eq === -1 ? args[++i] : { ...word, value: word.value.slice(eq + 1) }, cwd, out);
   }
