@@ -1,10 +1,11 @@
 import type { CommandPath, Segment } from '../../policy/types.js';
-import { gitEnvironmentTree, type Nested } from './files.js';
+import { gitEnvironmentTree, type FileFacts, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
 import { describeProgram, startsOthers, type Built, type SegmentInput } from './program.js';
-import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig } from './variables.js';
+import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig, programVariable } from './variables.js';
+import { recipeProgram } from './make.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
 import { cargoCommand, cargoCommandAt, npmCommandAt } from './package-managers.js';
@@ -83,6 +84,8 @@ export function buildSegment(input: SegmentInput): Built {
   const analysed = analysedAs(name, args, reasons);
   // After analysedAs: `corepack npm exe …` is npm's exec too (round 25 review R6).
   if (COMMAND_WORDS.has(analysed.name)) commandWord(analysed.name, analysed, segment, args.length - analysed.args.length);
+  // make takes its environment as variables too (those the makefile leaves unset or sets with `?=`): read as its command line's (make.ts recipeProgram).
+  if ((analysed.name === 'make' || analysed.name === 'gmake') && assigned.length > 0) makeEnvironment(assigned, cwd, built);
   if (!stripped.xargs) {
     describeProgram(analysed.name, analysed.args, input, built);
     if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
@@ -114,6 +117,17 @@ export function buildSegment(input: SegmentInput): Built {
   if (written) segment.paths.push(written);
   if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
   return built;
+}
+
+/** Assignments before make, as make reads them: a value a recipe may run (recipeProgram). */
+function makeEnvironment(assigned: readonly Word[], cwd: string | null, built: Built): void {
+  const facts: FileFacts = { paths: [], nested: [], reasons: [] };
+  for (const word of assigned) {
+    const variable = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word.value);
+    if (variable && word.isStatic && programVariable(variable[0]) === null) recipeProgram(variable[1]!, word.value.slice(variable[0].length), cwd, facts);
+  }
+  built.nested.push(...facts.nested);
+  if (facts.alternatives) built.segment.alternatives = [...(built.segment.alternatives ?? []), ...facts.alternatives];
 }
 
 /** The programs whose command word commandWord reads. */

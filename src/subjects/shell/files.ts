@@ -47,6 +47,8 @@ export interface FileFacts {
   nested: Nested[];
   /** Unanalyzable reasons (`interpreter` for `awk 'BEGIN{system(…)}'`, …). */
   reasons: string[];
+  /** Word lists deny and ask rules are also tried on, as commands the program may run (Segment.alternatives; make's variables). */
+  alternatives?: string[][];
 }
 
 type Handler = (args: readonly Word[], cwd: string | null, out: FileFacts) => void;

@@ -1,7 +1,7 @@
 import { getoptLong, type Parsed, type Switch } from './getopt.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
-import { commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
+import { changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
 
 /**
  * GNU make (`make`, `gmake`) as `Bash(make:*)` approved it: the project's own makefile's recipes.
@@ -78,7 +78,9 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
       continue;
     }
     if (assignment && assignment[2] !== '!=' && !/[$`]/.test(v) && !RUNS_RECIPES.test(assignment[1]!)) {
-      recipeEnvironment(assignment[1]!, assignment[2] === '+=', v.slice(assignment[0].length).trim(), args[i]!.isStatic, cwd, out);
+      const value = v.slice(assignment[0].length).trim();
+      recipeEnvironment(assignment[1]!, assignment[2] === '+=', value, args[i]!.isStatic, cwd, out);
+      if (args[i]!.isStatic) recipeProgram(assignment[1]!, value, cwd, out);
       continue;
     }
     if (!assignment || !(RUNS_RECIPES.test(assignment[1]!) || assignment[2] === '!=' || /[$`]/.test(v))) continue;
@@ -105,6 +107,33 @@ function recipeEnvironment(name: string, append: boolean, value: string, isStati
   const word: Word = { value: `${name}${append ? '+=' : '='}${value}`, raw: `${name}=${value}`, isStatic, ansi: false };
   if (!isStatic || RECIPE_SYNTAX.test(value) || movesConfig('make', [word], () => true) || loadsCode(word) || isOptionEnvironment(word) || flagsLoadCode(word)) out.reasons.push('interpreter');
   commandVariables([word], cwd, out.reasons, out.nested);
+}
+
+/**
+ * GNU Coding Standards, "Variables for Installation Directories" and "DESTDIR": where `make install`
+ * puts files, by convention a directory and not a program (any case: `PREFIX`, `prefix`, `BINDIR`).
+ */
+const INSTALL_DIRECTORIES = /^(DESTDIR|prefix|exec_prefix|bindir|sbindir|libexecdir|datarootdir|datadir|sysconfdir|sharedstatedir|localstatedir|runstatedir|includedir|oldincludedir|docdir|infodir|htmldir|dvidir|pdfdir|psdir|libdir|lispdir|localedir|mandir|man[1-9ln]?dir|srcdir)$/i;
+
+/**
+ * A variable given to make (on its command line, or before it) outside the program lists, whose
+ * value a recipe may run as a command: make pastes it into the recipe's text, and which variables
+ * a makefile runs (`$(BUILDER) all`) is known only from the makefile (GNU Make 4.3: `make
+ * BUILDER=./x all` ran ./x for `$(BUILDER) all`; round 26). A value with a word spelled as a path
+ * (`./x`, `/tmp/evil`, `env ./x`) is decided as the command it may be, as a program variable's is
+ * (a nested script: it asks under `Bash(make:*)` unless allowed itself); any other value (`V=1`,
+ * `'TESTS=a b'`, `'BUILDER=rm -rf x'`, a program from the PATH at worst) stays plain, and deny and
+ * ask rules meet its words as a command (Segment.alternatives: `Bash(rm *)` denies the last).
+ * The installation directories (`PREFIX=/usr`, `DESTDIR=…`), the variables read as settings, flags or
+ * files (`PYTHONPATH=src`, `CFLAGS=…`: recipeEnvironment) and URLs are not programs. docs/rules.md "Round 26".
+ */
+export function recipeProgram(name: string, value: string, cwd: string | null, out: FileFacts): void {
+  // A variable read as what it is elsewhere (`PYTHONPATH`, `CFLAGS`, `PATH`, `TZ`: changesLaterCommands) is judged so in recipeEnvironment.
+  if (INSTALL_DIRECTORIES.test(name) || changesLaterCommands(name) || RECIPE_SYNTAX.test(value)) return;
+  const words = value.split(/\s+/).filter((word) => word !== '');
+  if (words.length === 0) return;
+  if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word))) out.nested.push({ kind: 'script', text: value, cwd });
+  else (out.alternatives ??= []).push(...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])));
 }
 
 /**

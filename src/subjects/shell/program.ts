@@ -59,6 +59,7 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     segment.paths.push(...facts.paths);
     nested.push(...facts.nested);
     reasons.push(...facts.reasons);
+    if (facts.alternatives) segment.alternatives = [...(segment.alternatives ?? []), ...facts.alternatives];
   }
   // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
   // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).

@@ -163,15 +163,20 @@ export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test'
  *   npm:  --prefix, -C, --workspace, -w, --workspaces, --ws, -ws, --include-workspace-root
  *   pnpm: --dir, -C, --prefix, --filter, -F, --filter-prod, --recursive, -r, --workspace-root, -w
  *   yarn: --cwd, --use-yarnrc (a settings file: its yarn-path runs), and `yarn workspace NAME …` / `yarn workspaces …`
+ * Round 26, yarn 1's folders (`yarn --help`, its lifecycle scripts' PATH): `--modules-folder D` and
+ * `--link-folder D` put D's `.bin` first in the PATH a script runs with, `--cache-folder D`,
+ * `--preferred-cache-folder D` give `install` D's packages (and their install scripts),
+ * `--global-folder D` `yarn global`'s packages.
  */
-const PACKAGE_MOVERS: Record<string, { long: readonly string[]; short: RegExp; verbs?: ReadonlySet<string>; keys?: ReadonlySet<string> }> = {
+const PACKAGE_MOVERS: Record<string, { long: readonly string[]; exact?: readonly string[]; short: RegExp; verbs?: ReadonlySet<string>; keys?: ReadonlySet<string> }> = {
   // `--include=dev` and `--ws` are npm keys of their own; a prefix of both `include` and the mover counts only when longer.
   npm: { long: ['prefix', 'workspace', 'workspaces', 'ws', 'include-workspace-root'], short: /^-[A-Za-z]*[wC]/, keys: new Set(['include', 'pre', 'in', 'inc', 'incl', 'inclu', 'includ']) },
   // `--prefix DIR` as npm's (pnpm 9.15.9 ran ../evil's script for `pnpm --prefix ../evil run dev`; round 24 review).
   pnpm: { long: ['dir', 'filter', 'filter-prod', 'recursive', 'workspace-root', 'prefix'], short: /^-[A-Za-z]*[CFrw]/ },
   // `--use-yarnrc F`: yarn 1 reads F as its .yarnrc, whose `yarn-path` it runs in its place (round 22:
   // `yarn --use-yarnrc notes.txt --version` ran notes.txt's yarn-path).
-  yarn: { long: ['cwd', 'use-yarnrc'], short: /^-$/, verbs: new Set(['workspace', 'workspaces']) },
+  // The folders as spelled (commander takes no abbreviation; `yarn jest --cache` is the script's own word).
+  yarn: { long: ['cwd', 'use-yarnrc'], exact: ['modules-folder', 'link-folder', 'cache-folder', 'preferred-cache-folder', 'global-folder'], short: /^-$/, verbs: new Set(['workspace', 'workspaces']) },
 };
 
 export function movesPackage(name: 'npm' | 'pnpm' | 'yarn', args: readonly Word[], out: FileFacts): void {
@@ -184,7 +189,7 @@ export function movesPackage(name: 'npm' | 'pnpm' | 'yarn', args: readonly Word[
     if (v === '--') return; // the script's own arguments
     if (name === 'yarn') {
       const long = /^--([^=]+)/.exec(v)?.[1];
-      const moves = long !== undefined ? long.length >= 2 && spec.long.some((k) => k.startsWith(long)) : spec.short.test(v) || (spec.verbs?.has(v) ?? false);
+      const moves = long !== undefined ? (long.length >= 2 && spec.long.some((k) => k.startsWith(long))) || (spec.exact?.includes(long) ?? false) : spec.short.test(v) || (spec.verbs?.has(v) ?? false);
       if (moves) return void out.reasons.push('interpreter');
       continue;
     }

@@ -60,17 +60,61 @@ export function isOptionEnvironment(word: Word): boolean {
  * reads more options; clang's `-fpass-plugin=`, `-Xclang -load`, `--ld-path=`; a linker `-plugin`;
  * `-include`/`-imacros` compile a header into every file). GNU Make 4.3 and gcc 12.2: `make
  * CFLAGS=-fplugin=./p.so x.o`, `CFLAGS=-B./d/`, `'CFLAGS=-wrapper ./w.sh'`, `CFLAGS=-specs=./s.specs`
- * each ran the named code (round 25). Such a value, or one known only at run time, is options the
- * walk does not see; `-O2 -g -Wall -I…` stay plain (docs/threat-model.md "Round 25").
+ * each ran the named code (round 25). Round 26, from gcc(1) and clang's manual: a response file
+ * handed on to the linker or assembler (`-Wl,@F`, `-Xlinker @F`: more options, `-plugin` among
+ * them), clang's `--config=F` (a file of options), `--gcc-toolchain=D`/`--gcc-install-dir=D` and
+ * `-ccc-install-dir` (where clang finds the linker and assembler it runs), LLVM's `-load` (through
+ * `-mllvm`). Such a value, or one known only at run time, is options the walk does not see
+ * (docs/threat-model.md "Round 26: …").
  */
 const FLAG_VARIABLES = /^((HOST_|TARGET_)?(C|CXX|CPP|LD|F|FC|AS|OBJC|OBJCXX|CC)FLAGS(_[A-Za-z0-9_]+)?|LDLIBS|LOADLIBES)(\+?)=/;
-const CODE_FLAGS = /plugin|^@|^--?specs\b|^-B|^--prefix\b|^-wrapper\b|^-Xclang\b|^-fuse-ld=.*\/|^--ld-path\b|^-include\b|^-imacros\b|^-Wp,/;
+const CODE_FLAGS = /plugin|^@|^--?specs\b|^-B|^--prefix\b|^-wrapper\b|^-Xclang\b|^-fuse-ld=.*\/|^--ld-path\b|^-include\b|^-imacros\b|^-Wp,|^-W[al],(.*,)?@|^--config\b|^--gcc-(toolchain|install-dir)\b|^-ccc-|^-load\b/;
+/**
+ * Round 26: flags that build code from another place into the program, which the recipes then run
+ * (`make test`): the directories headers, libraries and the system root are taken from (gcc(1)
+ * "Options for Directory Search", "Options for Linking": `-I`, `-isystem`, `-idirafter`, `-iquote`,
+ * `-iprefix`, `--sysroot`, `-isysroot`, `-L`; clang's `-F`, `-iframework`), the linker's run-time
+ * search path and loader (`-Wl,-rpath,D`, `-R`, `--dynamic-linker`), and an object or library named
+ * by path (`LDLIBS=/tmp/x.o`). A directory of the project (spelled plainly below the working
+ * directory) or of the system (`/usr/…`, macOS's SDKs) stays plain; any other (absolute, `~`,
+ * `..`) counts. `-D` stays plain: a macro switches the project's own code, and a value holding
+ * shell syntax already asks (RECIPE_SYNTAX).
+ */
+const DIRECTORY_FLAGS = /^(-I|-isystem|-idirafter|-iquote|-iprefix|-isysroot|--sysroot|-L|-F|-iframework|--include-directory|--library-directory)=?(.*)$/s;
+const LINKER_DIRECTORIES = /^(-L|-R|--?rpath(-link)?|--library-path|--?dynamic-linker|-I|--sysroot)=?(.*)$/s;
+const SYSTEM_DIRECTORY = /^\/(usr|lib|lib32|lib64)(\/|$)|^\/Library\/Developer\/|^\/Applications\/Xcode[^/]*\.app\//;
+const elsewhere = (path: string): boolean => !PROJECT_ENTRY.test(path) && !SYSTEM_DIRECTORY.test(path);
 
-/** True when a flag variable (FLAG_VARIABLES) holds a flag that makes the compiler or linker run code, or is known only at run time. */
+/** True when compiler flags (a flag variable's words) run code at build time or build code from elsewhere into the program. */
+function flagsBuildElsewhere(flags: readonly string[]): boolean {
+  // Every word, the values of `-Xlinker` too (`-Xlinker -plugin`).
+  if (flags.some((flag) => CODE_FLAGS.test(flag))) return true;
+  const linker: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    const flag = flags[i]!;
+    if (flag.startsWith('-Wl,')) linker.push(...flag.slice(4).split(','));
+    else if (flag === '-Xlinker') linker.push(flags[++i] ?? '');
+    else {
+      const directory = DIRECTORY_FLAGS.exec(flag);
+      const named = directory ? (directory[2] !== '' ? directory[2] : flags[++i]) : !flag.startsWith('-') && PATH_LIKE.test(flag) ? flag : undefined;
+      if (named !== undefined && elsewhere(named)) return true;
+    }
+  }
+  for (let i = 0; i < linker.length; i++) {
+    const option = linker[i]!;
+    if (option.startsWith('@')) return true;
+    const directory = LINKER_DIRECTORIES.exec(option);
+    const named = directory ? (directory[3] !== '' ? directory[3] : linker[++i]) : !option.startsWith('-') && PATH_LIKE.test(option) ? option : undefined;
+    if (named !== undefined && elsewhere(named)) return true;
+  }
+  return false;
+}
+
+/** True when a flag variable (FLAG_VARIABLES) holds a flag that makes the compiler or linker run code or build code from elsewhere in, or is known only at run time. */
 export function flagsLoadCode(word: Word): boolean {
   const match = FLAG_VARIABLES.exec(word.value);
   if (!match) return false;
-  return !word.isStatic || word.value.slice(match[0].length).split(/\s+/).some((flag) => CODE_FLAGS.test(flag));
+  return !word.isStatic || flagsBuildElsewhere(word.value.slice(match[0].length).split(/\s+/).filter((flag) => flag !== ''));
 }
 
 /**
@@ -183,14 +227,16 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
 /**
  * True when giving the variable `name` a value (`printf -v NAME`, as `export NAME=…` would) changes
  * which program later commands run, what they load, or what they run: `PATH`, `CDPATH`, `HOME` for
- * git's configuration, the settings movesConfig names (`export MAKEFLAGS=SHELL=./sh; make`). `NAME[sub]` is NAME.
+ * git's configuration, the settings movesConfig names (`export MAKEFLAGS=SHELL=./sh; make`), a
+ * makefile's program variables (round 26: `printf -v PYTHON %s 'rm -rf x'; export PYTHON; make test`
+ * ran rm for `$(PYTHON)`, the value unseen). `NAME[sub]` is NAME.
  */
 export function changesLaterCommands(name: string): boolean {
   const base = name.replace(/\[.*$/s, '');
   const word = `${base}=`;
   // A file variable set where its value is not seen (`printf -v TZ %s ~/.ssh/id_rsa; date`, `read
   // TZ`: glibc opened the file, bash 5.2, TZ exported) is read by what runs next: fileVariables cannot meet it.
-  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || FLAG_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word);
+  return Object.hasOwn(FILE_VARIABLES, base) || /^LC_[A-Z]+$/.test(base) || ENVIRONMENT.test(word) || OPTION_VARIABLES.test(word) || FLAG_VARIABLES.test(word) || COMPRESSOR_VARIABLES.some(([variable]) => variable.test(word)) || GIT_LOCATION.test(word) || COMMAND_VARIABLES.test(word) || PACKAGE_MANAGER_PROGRAMS.test(word) || PACKAGE_MANAGER_SETTINGS.test(word) || MAKEFILE_PROGRAMS.test(word);
 }
 
 /** `NAME=value` and `NAME+=value` as a word. */
@@ -314,7 +360,8 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
   if (own === null && !passes) return false;
   if (passes && assigned.some(inRecipe)) return true;
   return assigned.some((word) => {
-    const variable = /^([A-Za-z_][A-Za-z0-9_]*)(\+?)=/.exec(word.value);
+    // `env` passes any name on: npm reads `npm_config_script-shell` as `script-shell` (@npmcli/config).
+    const variable = /^([A-Za-z_][A-Za-z0-9_-]*)(\+?)=/.exec(word.value);
     if (!variable) return false;
     const value = word.value.slice(variable[0].length);
     const devNull = word.isStatic && variable[2] === '' && value === '/dev/null';
@@ -333,7 +380,7 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
     // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path is one to run.
     if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && /^[\w.+-]+$/.test(value)) return false;
     if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
-    return !HARMLESS_SETTINGS.test(variable[1]!);
+    return !HARMLESS_SETTINGS.test(variable[1]!) && !HARMLESS_BUNDLE.test(variable[1]!);
   });
 }
 
@@ -450,6 +497,39 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
    * `LESS` and on the command line; round 25); `+CMD` runs CMD at start, `-o F` writes F.
    */
   { names: 'LESS', programs: ['less'] },
+  /*
+   * Round 26. gcc(1) "Environment Variables Affecting GCC": `GCC_EXEC_PREFIX` is a prefix of the
+   * subprograms gcc runs (cc1, as, collect2, as `-B` is) and `COMPILER_PATH` the directories it
+   * looks for them in; clang's driver reads `COMPILER_PATH` too and `CCC_OVERRIDE_OPTIONS` edits its
+   * command line (`+-fplugin=…`). `CPATH`, `C_INCLUDE_PATH`, `CPLUS_INCLUDE_PATH`,
+   * `OBJC_INCLUDE_PATH` and `LIBRARY_PATH` are `-I`/`-L` given by environment (flagsLoadCode's
+   * directories): read the same way, a directory of the project or below /usr stays plain (PLAIN_VALUES).
+   */
+  { names: 'GCC_EXEC_PREFIX|COMPILER_PATH|CCC_OVERRIDE_OPTIONS|CPATH|C_INCLUDE_PATH|CPLUS_INCLUDE_PATH|OBJC_INCLUDE_PATH|LIBRARY_PATH', programs: [] },
+  /*
+   * bundler reads each of its settings from `BUNDLE_<NAME>` (bundle-config(1) "Configuration keys"):
+   * `BUNDLE_GEMFILE` (the Gemfile, ruby code bundler evaluates, and the gems it names),
+   * `BUNDLE_APP_CONFIG` (the directory of its config file), `BUNDLE_PATH`/`BUNDLE_USER_HOME` (where
+   * gems are installed and loaded from), `BUNDLE_BIN` (where binstubs are written), … Every one but
+   * those that only tune the network, the output or which of the project's own groups install
+   * (HARMLESS_SETTINGS); before bundle and any program that starts others (a binstub, rake, ruby
+   * with `-rbundler/setup` read them).
+   */
+  { names: 'BUNDLE_[A-Z0-9_]+', programs: ['bundle', 'bundler'] },
+  /*
+   * pnpm 10 and 11 read every setting from `pnpm_config_<name>` and `PNPM_CONFIG_<NAME>`
+   * (@pnpm/config env.ts: `pnpm_config_dir`, `_pnpmfile`, `_global_pnpmfile`, `_script_shell`,
+   * `_node_options`…), and npm, pnpm (through @pnpm/npm-conf) and yarn 1 `npm_config_<name>` in any
+   * case (`npm_config_prefix` is `--prefix`, round 25's mover). Every one but the output settings.
+   */
+  { names: '[Pp][Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_[A-Za-z0-9_]+|[Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_[A-Za-z0-9_-]+', programs: PACKAGE_MANAGERS },
+  /*
+   * bun's caches and install directories (bun docs "Environment variables", "bun install"): the
+   * transpiler's cache (`BUN_RUNTIME_TRANSPILER_CACHE_PATH`: transpiled modules bun runs in place of
+   * their source), the package cache `bun install` copies from (`BUN_INSTALL_CACHE_DIR`), the global
+   * directories (`BUN_INSTALL`, `BUN_INSTALL_BIN`, `BUN_INSTALL_GLOBAL_DIR`).
+   */
+  { names: 'BUN_RUNTIME_TRANSPILER_CACHE_PATH|BUN_INSTALL|BUN_INSTALL_[A-Z_]+', programs: ['bun', 'bunx'] },
   // bun's `--inspect` by environment: `BUN_INSPECT=ws://0.0.0.0:6499/x bun w.js` listened on every address (bun 1.4.5; round 25 review R11).
   { names: 'BUN_INSPECT|BUN_INSPECT_CONNECT_TO|BUN_INSPECT_PRELOAD', programs: [] },
 ];
@@ -508,6 +588,8 @@ function runtimeLoadsCode(name: string, value: string): boolean {
  */
 const PROJECT_ENTRY = /^(\.\/?|(\.\/)?[\w][\w.+-]*(\/[\w][\w.+-]*)*\/?)?$/;
 const projectPath = (value: string): boolean => value.split(':').every((entry) => PROJECT_ENTRY.test(entry));
+/** A compiler's search path by environment: each entry a directory of the project or of the system (flagsLoadCode's). */
+const searchPath = (value: string): boolean => value.split(':').every((entry) => !elsewhere(entry));
 /** perlrun(1) PERL5OPT: the switches that only warn, taint or pick the Unicode features (`-M`, `-m`, `-I`, `-d` load code). */
 const PLAIN_PERL5OPT = /^-?([wWXtTU]|C[0-9A-Za-z]*|D[0-9A-Za-z]*)+$/;
 /** ruby(1) RUBYOPT: warnings, encodings, verbosity and features (`-r`, `-I` load code). */
@@ -524,12 +606,19 @@ const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
   PERL5OPT: (value) => value.split(/\s+/).every((word) => word === '' || PLAIN_PERL5OPT.test(word)),
   RUBYOPT: (value) => value.split(/\s+/).every((word) => word === '' || PLAIN_RUBYOPT.test(word)),
   LESS: plainLess,
+  CPATH: searchPath,
+  C_INCLUDE_PATH: searchPath,
+  CPLUS_INCLUDE_PATH: searchPath,
+  OBJC_INCLUDE_PATH: searchPath,
+  LIBRARY_PATH: searchPath,
 };
 
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', ...PACKAGE_MANAGERS]);
 /** yarn settings that change only what is printed (berry's `enable*` display settings), corepack's prompt and network switches. */
-const HARMLESS_SETTINGS = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$|^COREPACK_ENABLE_(DOWNLOAD_PROMPT|NETWORK)$/i;
+const HARMLESS_SETTINGS = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$|^COREPACK_ENABLE_(DOWNLOAD_PROMPT|NETWORK)$|^(P?NPM)_CONFIG_(LOGLEVEL|PROGRESS|COLOR|FUND|AUDIT|UPDATE_NOTIFIER|UNICODE|REPORTER)$/i;
+/** bundler's settings that tune the network or the output, or pick groups of the project's own Gemfile (bundle-config(1)). */
+const HARMLESS_BUNDLE = /^BUNDLE_(JOBS|RETRY|TIMEOUT|SILENCE_ROOT_WARNING|SILENCE_DEPRECATIONS|IGNORE_MESSAGES|DISABLE_VERSION_CHECK|FROZEN|DEPLOYMENT|WITH|WITHOUT|NO_PRUNE)$/;
 /** GNU make flags that only change parallelism and output (make(1)). */
 const PLAIN_MAKEFLAGS = /^(-[ksw]*j?\d*|-j\d*|--jobs(=\d+)?|-l\d*(\.\d+)?|--(no-)?print-directory|--silent|--quiet|--keep-going|--no-keep-going|-O\w*|--output-sync(=\w+)?)$/;
 
