@@ -163,10 +163,11 @@ export const RUNNER_PROGRAMS: ReadonlySet<string> = new Set(['pytest', 'py.test'
  *   npm:  --prefix, -C, --workspace, -w, --workspaces, --ws, -ws, --include-workspace-root
  *   pnpm: --dir, -C, --prefix, --filter, -F, --filter-prod, --recursive, -r, --workspace-root, -w
  *   yarn: --cwd, --use-yarnrc (a settings file: its yarn-path runs), and `yarn workspace NAME …` / `yarn workspaces …`
- * Round 26, yarn 1's folders (`yarn --help`, its lifecycle scripts' PATH): `--modules-folder D` and
- * `--link-folder D` put D's `.bin` first in the PATH a script runs with, `--cache-folder D`,
- * `--preferred-cache-folder D` give `install` D's packages (and their install scripts),
- * `--global-folder D` `yarn global`'s packages.
+ * Round 26, yarn 1's folders (`yarn --help`, its lifecycle scripts' PATH): `--link-folder D` puts
+ * D/node_modules/.bin first in the PATH a script runs with (1.22.22 ran D's program for `yarn
+ * --link-folder D dev`), `--cache-folder D`, `--preferred-cache-folder D` give `install` D's
+ * packages (and their install scripts), `--modules-folder D` installs them into D, `--global-folder
+ * D` holds `yarn global`'s.
  */
 const PACKAGE_MOVERS: Record<string, { long: readonly string[]; exact?: readonly string[]; short: RegExp; verbs?: ReadonlySet<string>; keys?: ReadonlySet<string> }> = {
   // `--include=dev` and `--ws` are npm keys of their own; a prefix of both `include` and the mover counts only when longer.

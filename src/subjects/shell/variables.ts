@@ -520,7 +520,8 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
    * pnpm 10 and 11 read every setting from `pnpm_config_<name>` and `PNPM_CONFIG_<NAME>`
    * (@pnpm/config env.ts: `pnpm_config_dir`, `_pnpmfile`, `_global_pnpmfile`, `_script_shell`,
    * `_node_options`…), and npm, pnpm (through @pnpm/npm-conf) and yarn 1 `npm_config_<name>` in any
-   * case (`npm_config_prefix` is `--prefix`, round 25's mover). Every one but the output settings.
+   * case (pnpm 9.15.9 loaded the pnpmfile `npm_config_pnpmfile` and `NPM_CONFIG_GLOBAL_PNPMFILE`
+   * named at `pnpm install`; round 26). Every one but the output settings.
    */
   { names: '[Pp][Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_[A-Za-z0-9_]+|[Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_[A-Za-z0-9_-]+', programs: PACKAGE_MANAGERS },
   /*
