@@ -11,6 +11,9 @@
 // directory. Compared: each decision's verdict, rule and `by`, its subjects (type, access, path,
 // real path, via, problem, the segment's words) with theirs, and separately the reasons' text.
 // Exits 1 on any difference of a decision (docs/performance.md "Round 18: decision time").
+// With `--permissive`, for changes of the rules that must only ask more: decisions may differ, and
+// only a verdict more permissive than the other build's (deny < ask < allow) counts and is shown;
+// the counts of stricter and of other differences are printed (docs/threat-model.md "Round 26: …").
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { setFlagsFromString } from 'node:v8';
@@ -27,6 +30,8 @@ const option = (name, fallback) => {
 const against = option('--against', null);
 const limit = Number(option('--limit', 'Infinity'));
 const show = Number(option('--show', '5'));
+const permissive = argv.includes('--permissive');
+const RANK = { deny: 0, ask: 1, allow: 2 };
 if (!against || !['dist/index.js', 'package.json', 'node_modules/web-tree-sitter'].every((part) => existsSync(join(against, part)))) {
   console.error('usage: node bench/decisions-diff.js --against DIR [--limit N] [--show N]; DIR as for bench/decisions-ab.js');
   process.exit(2);
@@ -118,6 +123,7 @@ function shape(decision) {
     return { type: s.type, kind: s.kind, refused: s.refused ? { verdict: s.refused.verdict, rule: s.refused.rule } : null };
   };
   return {
+    verdict: decision.verdict,
     decision: JSON.stringify({ verdict: decision.verdict, rule: decision.rule, by: decision.by, subjects: decision.subjects.map((d) => ({ verdict: d.verdict, rule: d.rule, by: d.by, subject: subject(d.subject) })), paths: decision.paths }),
     reasons: JSON.stringify([decision.reason, ...decision.subjects.map((d) => d.reason)]),
   };
@@ -127,6 +133,8 @@ let decisions = 0;
 let decisionDiffs = 0;
 let reasonDiffs = 0;
 let thrown = 0;
+let looser = 0;
+let stricter = 0;
 const examples = [];
 const started = Date.now();
 for (const [index, text] of texts.entries()) {
@@ -158,8 +166,12 @@ for (const [index, text] of texts.entries()) {
         if (outcome.some((o) => o.decision.startsWith('threw'))) thrown++;
         if (outcome[0].decision !== outcome[1].decision) {
           decisionDiffs++;
-          if (examples.length < show) examples.push({ text, workdir, policy: name, reading: reading ? 'kept' : 'fresh', before: outcome[0].decision, after: outcome[1].decision });
-        } else if (outcome[0].reasons !== outcome[1].reasons) {
+          const [before, after] = outcome.map((o) => RANK[o.verdict] ?? -1);
+          if (after > before) looser++;
+          else if (after < before) stricter++;
+          if (examples.length < show && (!permissive || after > before)) examples.push({ text, workdir, policy: name, reading: reading ? 'kept' : 'fresh', before: outcome[0].decision, after: outcome[1].decision });
+        } else if (permissive) continue;
+        else if (outcome[0].reasons !== outcome[1].reasons) {
           reasonDiffs++;
           if (examples.length < show) examples.push({ text, workdir, policy: name, reading: reading ? 'kept' : 'fresh', reasonsBefore: outcome[0].reasons, reasonsAfter: outcome[1].reasons });
         }
@@ -170,5 +182,6 @@ for (const [index, text] of texts.entries()) {
 }
 console.log(`${texts.length} texts × ${workdirs.length} workdirs × ${builds[0].policies.length} rule sets and modes × 2 (fresh, kept analysis): ${decisions} decisions in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log(`  decisions that differ: ${decisionDiffs}; same decision, other reasons: ${reasonDiffs}; calls either build threw on: ${thrown}`);
+if (permissive) console.log(`  more permissive than --against: ${looser}; stricter: ${stricter}; other differences (rule, subjects): ${decisionDiffs - looser - stricter}`);
 for (const example of examples) console.log(JSON.stringify(example));
-process.exit(decisionDiffs > 0 ? 1 : 0);
+process.exit((permissive ? looser : decisionDiffs) > 0 ? 1 : 0);

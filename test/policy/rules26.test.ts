@@ -11,7 +11,8 @@ import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js
  * deny rules, and ran code nobody allowed:
  *
  *   V1: a make variable outside the program lists given a path (`make BUILDER=./x all` ran ./x for
- *       the makefile's `$(BUILDER) all`) or a command (`make 'BUILDER=rm -rf victim' all`).
+ *       the makefile's `$(BUILDER) all`) or a command (`make 'BUILDER=rm -rf victim' all`); the
+ *       implicit rules' command lines and `$(MAKE)` (review26 S4: `make 'COMPILE.c=rm -rf victim --' x.o`).
  *   F2: compiler flags and gcc's variables that choose programs or build code from elsewhere into
  *       what the recipes run (`make CFLAGS=-I/tmp/evil test`, `make COMPILER_PATH=D x.o`).
  *   E3: a makefile's program variable set where its value is not seen (`printf -v PYTHON …;
@@ -95,15 +96,36 @@ describe('V1. a make variable outside the program lists: a recipe may run its va
     make(['BUILDER=rm -rf victim', 'all']);
     expect(existsSync(join(dir, 'victim')), "make 'BUILDER=rm -rf victim' all").toBe(false);
   });
+  test.skipIf(!hasMake || !hasGcc)('premise (review26 S4): make runs COMPILE.c and MAKE as command lines, and pastes TARGET_ARCH into the compiler\'s', () => {
+    const { dir, marker, ran } = place('v1s4');
+    writeFileSync(join(dir, 'x.c'), 'int x;\n');
+    writeFileSync(join(dir, 'Makefile'), 'all:\n\t$(MAKE) -f other.mk\n');
+    writeFileSync(join(dir, 'other.mk'), 'all:\n\ttrue\n');
+    writeFileSync(join(dir, 'w.sh'), `#!/bin/sh\ntouch ${marker}\nexec "$@"\n`, { mode: 0o755 });
+    const make = (args: string[]): void => {
+      rmSync(join(dir, 'x.o'), { force: true });
+      spawnSync('make', args, { cwd: dir, env: baseEnv(dir), input: '', timeout: 60_000 });
+    };
+    make(['x.o']);
+    expect(ran(), 'make x.o').toBe(false);
+    make(['COMPILE.c=./w.sh gcc -c', 'x.o']);
+    expect(ran(), 'make COMPILE.c=./w.sh x.o').toBe(true);
+    make(['TARGET_ARCH=-wrapper ./w.sh', 'x.o']);
+    expect(ran(), "make 'TARGET_ARCH=-wrapper ./w.sh' x.o").toBe(true);
+    make(['all']);
+    expect(ran(), 'make all').toBe(false);
+    make(['MAKE=./w.sh make', 'all']);
+    expect(ran(), 'make MAKE=./w.sh all').toBe(true);
+  });
   test.each(MODES)('%s: a command in the value meets deny rules', (mode) => {
-    for (const command of ["make 'BUILDER=rm -rf victim' all", "make 'RUNNER=env rm -rf victim' test", "make 'FOO=sudo rm -rf victim'", "BUILDER='rm -rf victim' make all", "gmake 'BUILDER=rm -rf victim' all"]) {
+    for (const command of ["make 'BUILDER=rm -rf victim' all", "make 'RUNNER=env rm -rf victim' test", "make 'FOO=sudo rm -rf victim'", "BUILDER='rm -rf victim' make all", "gmake 'BUILDER=rm -rf victim' all", "make 'COMPILE.c=rm -rf victim --' x.o", "make 'LINK.o=rm -rf victim' x", "make 'MAKE=rm -rf victim --' all", "env 'COMPILE.c=rm -rf victim --' make x.o"]) {
       const decision = shell(command, mode, MAKE_RULES);
       expect(decision.verdict, `${command}: ${decision.reason}`).toBe('deny');
     }
   });
   test.each(MODES)('%s: a value spelled as a path is decided as the program it may be', (mode) => {
     // As `make PYTHON=./evil test` (round 25): bypassPermissions runs a program it can see, no other mode allows it here.
-    for (const command of ['make BUILDER=./x all', 'make FOO=/tmp/evil all', "make 'RUNNER=env ./x' test", 'make TOOL=bin/gen', 'make O=/tmp/out/x all', "make 'ARGS=-v ./x'"]) {
+    for (const command of ['make BUILDER=./x all', 'make FOO=/tmp/evil all', "make 'RUNNER=env ./x' test", 'make TOOL=bin/gen', 'make O=/tmp/out/x all', "make 'ARGS=-v ./x'", 'make COMPILE.c=./w.sh x.o', "make 'COMPILE.c=ccache gcc -c' x.o", 'make MAKE=./evil all']) {
       const decision = shell(command, mode, MAKE_RULES);
       if (mode === 'bypassPermissions') expect(decision.verdict, command).toBe('allow');
       else expect(decision.verdict, `${command}: ${decision.reason}`).toBe(refused(mode));
@@ -147,6 +169,10 @@ describe('F2. compiler flags and gcc\'s variables that choose programs or build 
   test.each(MODES)('%s: asks under Bash(make:*) (denied where the mode refuses)', (mode) => {
     for (const command of [
       'make CFLAGS=-I/tmp/evil test',
+      "make 'TARGET_ARCH=-wrapper ./w.sh' x.o",
+      "make 'OUTPUT_OPTION=-o x.o -wrapper ./w.sh' x.o",
+      'make TARGET_ARCH=-fplugin=./p.so x.o',
+      "make 'CXX_FLAGS=-fplugin=./p.so'",
       "make 'CFLAGS=-O2 -I /tmp/evil' test",
       'make CPPFLAGS=-isystem/tmp/evil test',
       'make CFLAGS=-iquote../other test',
@@ -177,11 +203,11 @@ describe('F2. compiler flags and gcc\'s variables that choose programs or build 
     }
   });
   test.each(MODES)('%s: before gcc or a program that starts others, gcc\'s program variables are not allowed', (mode) => {
-    for (const command of ['COMPILER_PATH=/tmp/evil make x.o', 'GCC_EXEC_PREFIX=/tmp/evil/ make x.o', 'COMPILER_PATH=/tmp/evil gcc -c x.c', 'export GCC_EXEC_PREFIX=/tmp/evil/; make x.o', 'CCC_OVERRIDE_OPTIONS=+-fplugin=./p.so ./build.sh']) {
+    for (const command of ['TARGET_ARCH=-fplugin=./p.so make x.o', 'COMPILER_PATH=/tmp/evil make x.o', 'GCC_EXEC_PREFIX=/tmp/evil/ make x.o', 'COMPILER_PATH=/tmp/evil gcc -c x.c', 'export GCC_EXEC_PREFIX=/tmp/evil/; make x.o', 'CCC_OVERRIDE_OPTIONS=+-fplugin=./p.so ./build.sh']) {
       expect(shell(command, mode, MAKE_RULES).verdict, command).not.toBe('allow');
     }
   });
-  test.each(['make CFLAGS=-I/usr/include/foo', "make 'CFLAGS=-O2 -g -Wall -Iinclude -I./src -DNDEBUG -DVERSION=3'", 'make LDFLAGS=-L/usr/local/lib', 'make LDFLAGS=-Wl,--as-needed', 'make CFLAGS=--sysroot=/usr/aarch64-linux-gnu', "make 'LDLIBS=-lm -lpthread'", 'make CFLAGS=-fuse-ld=lld', 'make CPATH=include'])(
+  test.each(['make CFLAGS=-I/usr/include/foo', "make 'CFLAGS=-O2 -g -Wall -Iinclude -I./src -DNDEBUG -DVERSION=3'", 'make LDFLAGS=-L/usr/local/lib', 'make LDFLAGS=-Wl,--as-needed', 'make CFLAGS=--sysroot=/usr/aarch64-linux-gnu', "make 'LDLIBS=-lm -lpthread'", 'make CFLAGS=-fuse-ld=lld', 'make CPATH=include', 'make TARGET_ARCH=-m64 x.o', 'make ARFLAGS=rv', 'make MAKE=make all'])(
     'default, Bash(make:*): %j stays allowed',
     (command) => {
       const decision = shell(command, 'default', MAKE_RULES);

@@ -4,7 +4,7 @@ import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
 import { describeProgram, startsOthers, type Built, type SegmentInput } from './program.js';
-import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig, programVariable } from './variables.js';
+import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable } from './variables.js';
 import { recipeProgram } from './make.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
@@ -123,9 +123,17 @@ export function buildSegment(input: SegmentInput): Built {
 function makeEnvironment(assigned: readonly Word[], cwd: string | null, built: Built): void {
   const facts: FileFacts = { paths: [], nested: [], reasons: [] };
   for (const word of assigned) {
-    const variable = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word.value);
-    if (variable && word.isStatic && programVariable(variable[0]) === null) recipeProgram(variable[1]!, word.value.slice(variable[0].length), cwd, facts);
+    // `env 'COMPILE.c=…' make`: env passes any name, make takes it.
+    const variable = /^([^=+\s]+)=/.exec(word.value);
+    if (variable === null || !word.isStatic) continue;
+    const program = programVariable(variable[0]);
+    const value = word.value.slice(variable[0].length);
+    if (program !== null) {
+      // A name with a `.` is not one commandVariables reads (no shell assignment has one).
+      if (variable[1]!.includes('.') && !INSTALLED_PROGRAM.test(value)) facts.nested.push({ kind: 'script', text: value, cwd });
+    } else if (/^[A-Za-z_][\w.]*$/.test(variable[1]!)) recipeProgram(variable[1]!, value, cwd, facts);
   }
+  built.reasons.push(...facts.reasons);
   built.nested.push(...facts.nested);
   if (facts.alternatives) built.segment.alternatives = [...(built.segment.alternatives ?? []), ...facts.alternatives];
 }

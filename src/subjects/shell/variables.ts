@@ -67,7 +67,10 @@ export function isOptionEnvironment(word: Word): boolean {
  * `-mllvm`). Such a value, or one known only at run time, is options the walk does not see
  * (docs/threat-model.md "Round 26: …").
  */
-const FLAG_VARIABLES = /^((HOST_|TARGET_)?(C|CXX|CPP|LD|F|FC|AS|OBJC|OBJCXX|CC)FLAGS(_[A-Za-z0-9_]+)?|LDLIBS|LOADLIBES)(\+?)=/;
+// Round 26 (review26 S4): any `…FLAGS`/`…_FLAGS` (`ARFLAGS`, `CXX_FLAGS`), and the words make's built-in
+// rules paste into the same compiler command (`make -p`: `$(TARGET_ARCH)`, `$(TARGET_MACH)`, `$(OUTPUT_OPTION)`;
+// GNU Make 4.3 ran `make 'TARGET_ARCH=-wrapper ./w.sh' x.o`'s w.sh).
+const FLAG_VARIABLES = /^((HOST_|TARGET_)?[A-Za-z0-9]*_?FLAGS(_[A-Za-z0-9_]+)?|LDLIBS|LOADLIBES|TARGET_ARCH|TARGET_MACH|OUTPUT_OPTION)(\+?)=/;
 const CODE_FLAGS = /plugin|^@|^--?specs\b|^-B|^--prefix\b|^-wrapper\b|^-Xclang\b|^-fuse-ld=.*\/|^--ld-path\b|^-include\b|^-imacros\b|^-Wp,|^-W[al],(.*,)?@|^--config\b|^--gcc-(toolchain|install-dir)\b|^-ccc-|^-load\b/;
 /**
  * Round 26: flags that build code from another place into the program, which the recipes then run
@@ -159,7 +162,13 @@ export const INSTALLED_PROGRAM = /^[\w.+-]*$/;
  * recipe's own quoted text into commands. docs/threat-model.md "Round 25: the review of round 24".
  */
 export const RECIPE_SYNTAX = /[;|&<>()`$\n\\'"]/;
-export const PROGRAM_VARIABLES = /^(CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|M2C|PC|CO|GET|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|PKG_CONFIG|GCCGO)\+?=/;
+/**
+ * Round 26 (review26 S4): the implicit rules' whole command lines (`make -p`: `COMPILE.c = $(CC)
+ * $(CFLAGS) … -c`, `LINK.o`, `PREPROCESS.S`, `YACC.y`, `LEX.l`, `LINT.c`…; GNU Make 4.3 ran `make
+ * 'COMPILE.c=rm -rf victim --' x.o`'s rm) and `MAKE`, which every recursive makefile runs (GNU make
+ * manual, "How the MAKE Variable Works"). A name with a `.` is given on make's command line or by `env`.
+ */
+export const PROGRAM_VARIABLES = /^(CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|M2C|PC|CO|GET|LINT|MAKEINFO|TEX|TEXI2DVI|WEAVE|CWEAVE|TANGLE|CTANGLE|PKG_CONFIG|GCCGO|MAKE|(COMPILE|LINK|PREPROCESS|YACC|LEX|LINT)\.[A-Za-z]+)\+?=/;
 /**
  * A makefile's own variables that by convention name a program it runs (GNU Coding Standards,
  * "Variables for Specifying Commands" and "Utilities in Makefiles": `$(INSTALL)`, `$(BISON)`,
