@@ -169,6 +169,8 @@ describe('F2. compiler flags and gcc\'s variables that choose programs or build 
   test.each(MODES)('%s: asks under Bash(make:*) (denied where the mode refuses)', (mode) => {
     for (const command of [
       'make CFLAGS=-I/tmp/evil test',
+      "make 'CC=x; touch F' x.o",
+      "make 'MAKE=x; touch F' all",
       "make 'TARGET_ARCH=-wrapper ./w.sh' x.o",
       "make 'OUTPUT_OPTION=-o x.o -wrapper ./w.sh' x.o",
       'make TARGET_ARCH=-fplugin=./p.so x.o',

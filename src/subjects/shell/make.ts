@@ -73,8 +73,9 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
     // Round 25: a makefile's own program variables (`make PYTHON=./evil test`) as well.
     if (assignment && programVariable(`${assignment[1]}=`) && assignment[2] !== '!=' && !/[$`]/.test(v)) {
       const program = v.slice(assignment[0].length).trim();
-      if (!args[i]!.isStatic) out.reasons.push('interpreter');
-      else if (!INSTALLED_PROGRAM.test(program)) out.nested.push({ kind: 'script', text: program, cwd });
+      // Pasted into a recipe line (`$(MAKE) -C sub`), shell syntax is read with the recipe's own words, not as the script alone.
+      if (!args[i]!.isStatic || RECIPE_SYNTAX.test(program)) out.reasons.push('interpreter');
+      if (args[i]!.isStatic && !INSTALLED_PROGRAM.test(program)) out.nested.push({ kind: 'script', text: program, cwd });
       continue;
     }
     if (assignment && assignment[2] !== '!=' && !/[$`]/.test(v) && !RUNS_RECIPES.test(assignment[1]!)) {
