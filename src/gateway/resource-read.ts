@@ -10,7 +10,8 @@ import { startWaitMs } from '../config/schema.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { decide } from '../policy/decide.js';
 import type { Decision } from '../policy/types.js';
-import { inspectResourceRead, lazyDigest } from '../subjects/inspect.js';
+import { inspectResourceRead, lazyDigest, URI_SPELLING_RULE } from '../subjects/inspect.js';
+import { escapeText } from '../latch/escape.js';
 import { errorDecision } from './call.js';
 import type { CallContext, Extra, SessionPort } from './ports.js';
 
@@ -55,6 +56,8 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   });
   if (decision.verdict !== 'allow') {
     if (refusal) throw new RpcError(ErrorCode.InvalidRequest, refusal);
+    // A URI not written as the server's parser reads it is the request's fault, not a rule's (round 26 review P5).
+    if (decision.rule === URI_SPELLING_RULE) throw new RpcError(ErrorCode.InvalidParams, `mcp-latch refuses this read: ${escapeText(decision.reason)}. Write the URI as a URL parser reads it.`);
     throw new RpcError(ErrorCode.InvalidRequest, decision.verdict === 'deny' ? ruleDenial(decision) : readNeedsRuleDenial(uri, decision.reason));
   }
   if (template?.pin.state === 'new') await context.pinDefinition(template).catch((error: unknown) => context.logger.error({ err: errorMessage(error), template: template.exposed }, 'could not pin the resource template definition'));

@@ -19,6 +19,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { definitionRefusal } from '../latch/definition-prompt.js';
+import { escapeText } from '../latch/escape.js';
+import { quoted, uriSpellingProblem } from '../subjects/url-spelling.js';
 import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
 import { CallOrder } from './call-order.js';
@@ -208,6 +210,7 @@ export class UpstreamSession {
         await check(route.supervisor.name);
         return this.onBehalf(route.supervisor.name, extra, () => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal }));
       }
+      refuseMisspelledUri(ref.uri, 'complete');
       const supervisor = await core.resourceServer(ref.uri);
       if (!supervisor) return { completion: { values: [] } };
       await check(supervisor.name);
@@ -235,6 +238,7 @@ export class UpstreamSession {
    * server is sent the first subscribe and the last unsubscribe (subscriptions.ts).
    */
   private async subscribeTo(uri: string, on: Pick<Extra, 'requestId'>): Promise<void> {
+    refuseMisspelledUri(uri, 'subscribe to');
     this.start();
     const supervisor = await this.core.resourceServer(uri);
     if (!supervisor) throw new RpcError(ErrorCode.InvalidParams, `Unknown resource: ${uri}`);
@@ -513,4 +517,13 @@ function flushRecordsBeforeSending(transport: Transport & Partial<LineSending>, 
       return sendLine(line, id);
     };
   }
+}
+
+/**
+ * A resource URI a subscribe or a completion names is refused, as a read's is (subjects/inspect.ts
+ * inspectResourceRead), when it is not written as the server's URL parser reads it (url-spelling.ts).
+ */
+function refuseMisspelledUri(uri: string, what: string): void {
+  const problem = uriSpellingProblem(uri);
+  if (problem !== null) throw new RpcError(ErrorCode.InvalidParams, `mcp-latch refuses to ${what} the resource URI ${escapeText(quoted(uri))}: ${escapeText(problem)}. Write the URI as a URL parser reads it.`);
 }

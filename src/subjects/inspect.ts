@@ -17,6 +17,7 @@ import { trackedPaths } from './git-index.js';
 import { objectIdOf, refsEverNamed, revisionType } from './git-objects.js';
 import { skippedByFilters } from './tree-filter.js';
 import { ignoreRules } from './git-ignore.js';
+import { fileUrlReading, quoted, uriSpellingProblem } from './url-spelling.js';
 
 /**
  * What one call touches (docs/design.md): from the tool's classification and the call's arguments to the
@@ -228,12 +229,16 @@ export const MAX_CANDIDATE_DEPTH = 32;
 /** An argument named for a URL: `url`, `uri`, `urls`, `href`, `fileUrl`, `resource_uri`. */
 const URL_ARGUMENT = /(?:url|uri)s?$|^href$/i;
 
+/** The longest string looked at as a path (step 5); a `file:` URL longer asks (docs/config.md, "limits"). */
+const MAX_PATH_STRING = 4096;
+
 /**
  * A string that may name a file: a separator, a leading `~` or `.`, a `file:` URL, or one word
  * with an extension (`secrets.txt`, `.env`). Not text over a line or 4,096 characters, nor a URL of another scheme.
+ * (A string a URL parser reads as a `file:` URL is one whatever its controls: pathStrings.)
  */
 function looksLikePath(value: string): boolean {
-  if (value.length === 0 || value.length > 4096 || !hasPathCharacter(value) || /[\0-\x1f]/.test(value)) return false;
+  if (value.length === 0 || value.length > MAX_PATH_STRING || !hasPathCharacter(value) || /[\0-\x1f]/.test(value)) return false;
   if (/^file:/i.test(value)) return true;
   if (/^[A-Za-z][A-Za-z0-9+.-]+:\/\//.test(value)) return false;
   return /^[~.]|[\\/]/.test(value) || /^[\w-]*\.[\w.-]+$/.test(value);
@@ -254,10 +259,15 @@ function hasPathCharacter(value: string): boolean {
   return false;
 }
 
-/** The path-looking strings of a call's arguments, the `file:` URLs among them in an argument named for a URL, and why the walk stopped short (a limit), if it did. */
+/**
+ * The path-looking strings of a call's arguments, the `file:` URLs among them in an argument named
+ * for a URL (as a URL parser reads them), the strings a URL parser reads as a `file:` URL other than
+ * they are written or past MAX_PATH_STRING (`unread`: each asks), and why the walk stopped short (a limit), if it did.
+ */
 interface PathStrings {
   strings: string[];
   opened: Array<{ value: string; name: string }>;
+  unread: Array<{ value: string; name: string; problem: string }>;
   beyond: string | null;
 }
 
@@ -272,17 +282,32 @@ interface PathStrings {
 function pathStrings(value: unknown, depth: number, name: string, urlReads: boolean, found: PathStrings | null): PathStrings | null {
   if (found?.beyond) return found;
   if (typeof value === 'string') {
-    if (!looksLikePath(value)) return found;
-    found ??= { strings: [], opened: [], beyond: null };
-    if (urlReads && URL_ARGUMENT.test(name) && /^file:/i.test(value) && !found.opened.some((url) => url.value === value)) found.opened.push({ value, name });
-    if (found.strings.includes(value)) return found;
-    if (found.strings.length === MAX_CANDIDATES) found.beyond = `the arguments hold more than ${MAX_CANDIDATES} strings that may be paths, the most mcp-latch checks in one call (docs/config.md, "limits")`;
-    else found.strings.push(value);
+    // Security: what a URL parser reads as a `file:` URL is one, however it is written: `" file:///etc/passwd"`,
+    // `"fi\nle:///…"`, `"view-source:file:///…"` opened /etc/passwd past Read(/etc/**) (round 26 review P5; url-spelling.ts).
+    const url = value.length > 0 && hasPathCharacter(value) ? fileUrlReading(value) : null;
+    if (url === null && !looksLikePath(value)) return found;
+    found ??= { strings: [], opened: [], unread: [], beyond: null };
+    if (url !== null && (url !== value || url.length > MAX_PATH_STRING)) {
+      const problem = url.length > MAX_PATH_STRING ? `it is a file: URL of ${url.length.toLocaleString('en-US')} characters, longer than the ${MAX_PATH_STRING.toLocaleString('en-US')} mcp-latch reads as a path (MAX_PATH_STRING)` : `a URL parser reads it as the file: URL ${quoted(url)}, which it is not written as (leading or trailing controls or blanks, a tab or newline, a view-source: wrapper: the WHATWG URL Standard)`;
+      if (!found.unread.some((other) => other.value === value)) found.unread.push({ value, name, problem });
+      if (url.length > MAX_PATH_STRING) return found;
+    }
+    const parsed = url ?? value;
+    if (urlReads && URL_ARGUMENT.test(name) && url !== null && !found.opened.some((other) => other.value === parsed)) found.opened.push({ value: parsed, name });
+    // The string as written stays a candidate when it looks like a path (a server that does not parse it as a URL reads that).
+    for (const text of url !== null && url !== value && looksLikePath(value) ? [parsed, value] : [parsed]) {
+      if (found.strings.includes(text)) continue;
+      if (found.strings.length === MAX_CANDIDATES) {
+        found.beyond = `the arguments hold more than ${MAX_CANDIDATES} strings that may be paths, the most mcp-latch checks in one call (docs/config.md, "limits")`;
+        break;
+      }
+      found.strings.push(text);
+    }
     return found;
   }
   if (typeof value !== 'object' || value === null) return found;
   if (depth === MAX_CANDIDATE_DEPTH) {
-    found ??= { strings: [], opened: [], beyond: null };
+    found ??= { strings: [], opened: [], unread: [], beyond: null };
     found.beyond = `the arguments nest deeper than ${MAX_CANDIDATE_DEPTH} levels, the deepest mcp-latch looks for paths (docs/config.md, "limits")`;
     return found;
   }
@@ -322,6 +347,8 @@ function addCandidateSubjects(subjects: Subject[], server: string, args: Record<
     if (known.has(value)) continue;
     for (const subject of pathSubjects(value, 'read', bases, name, context, paths, 'both')) subjects.push(subject);
   }
+  // A `file:` URL written otherwise than a URL parser reads it is not allowed on any reading: it asks (deny rules still meet its parsed form above).
+  for (const { value, name, problem } of found.unread) subjects.push({ type: 'path', access: 'read', input: value, path: null, realPath: null, problem, inWorkspace: false, via: name || 'arguments' });
   if (found.beyond !== null) subjects.push({ type: 'path', access, input: '<arguments>', path: null, realPath: null, problem: found.beyond, inWorkspace: false, via: 'arguments' });
 }
 
@@ -339,9 +366,21 @@ export function inspectRequestArguments(server: string, method: string, args: Re
   return { server, tool: method, kind: 'all', kindTrusted: false, subjects, commandInfo: null, digest: lazyDigest(server, method, args) };
 }
 
-/** A resources/read: a `file:` URI is a read of that path; anything else is a read of the server's data. `digest` is the read's, which its record shares (gateway/resource-read.ts). */
+/** The rule a resource URI written otherwise than it is read is denied by (inspectResourceRead). */
+export const URI_SPELLING_RULE = 'built-in: a resource URI is read as it is written';
+
+/**
+ * A resources/read: a `file:` URI — as the server's URL parser reads it (url-spelling.ts) — is a
+ * read of that path; anything else is a read of the server's data. A URI not written as every parser
+ * reads it (a blank at an end, a control anywhere) is denied, naming why: `" file:///etc/passwd"`
+ * was allowed as a read of the server's data and the server read /etc/passwd (round 26 review P5).
+ * `digest` is the read's, which its record shares (gateway/resource-read.ts).
+ */
 export function inspectResourceRead(server: string, uri: string, context: InspectContext, digest: () => Digest): CallFacts {
-  const subjects: Subject[] = /^file:/i.test(uri) ? pathSubjects(uri, 'read', NO_BASE, 'uri', context, new DecisionPaths(), 'uri') : [{ type: 'tool', kind: 'read' }];
+  const file = fileUrlReading(uri);
+  const subjects: Subject[] = file !== null ? pathSubjects(file, 'read', NO_BASE, 'uri', context, new DecisionPaths(), 'uri') : [{ type: 'tool', kind: 'read' }];
+  const problem = uriSpellingProblem(uri);
+  if (problem !== null) subjects.unshift({ type: 'tool', kind: 'read', refused: { verdict: 'deny', rule: URI_SPELLING_RULE, reason: `the resource URI ${quoted(uri)} is not written as it is read: ${problem}` } });
   return { server, tool: 'resources/read', kind: 'read', kindTrusted: true, subjects, commandInfo: null, digest };
 }
 
