@@ -86,6 +86,13 @@ export function recordUnwritten(cause: string | null): RpcError {
  */
 export const KEPT_BACK: object = Object.freeze({});
 
+/**
+ * The `data` of the error a stdio transport answers in a server's place for a request it could not
+ * write at all: the server had closed its stdin (child-transport.ts). Compared by identity, as
+ * KEPT_BACK; a call answered with it was not run.
+ */
+export const NOT_WRITTEN: object = Object.freeze({});
+
 /** The gateway's own error for a call a transport kept back (data KEPT_BACK, see above), without that data; null for any other error. */
 export function keptBack(error: unknown): RpcError | null {
   if (!(error instanceof Error) || (error as { data?: unknown }).data !== KEPT_BACK) return null;

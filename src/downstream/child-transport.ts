@@ -4,10 +4,10 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
-import { KEPT_BACK, LatchError, recordUnwritten } from '../errors.js';
+import { KEPT_BACK, LatchError, NOT_WRITTEN, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
-import { PipeOut, pipeFd, readIntoSharedBuffer } from './pipes.js';
+import { PipeOut, pipeFd, readIntoSharedBuffer, watchPeerClose } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
 import { ownAnswer } from './own-answer.js';
 
@@ -73,6 +73,20 @@ export const NOW_GRACE_MS = 1_000;
 /** How long what was written to a server must wait unread, without emptying, before the server counts as not reading its input (direct-calls.ts). */
 const STALL_MS = 1_000;
 const STDERR_TAIL_LINES = 5;
+/**
+ * How long after a server's pipe closed the transport waits for its exit before it takes the server
+ * as still running and stops it: a process that exits closes its pipes first, and its exit is told
+ * a moment later. Only what the texts say depends on it (it exited, or it closed a pipe).
+ */
+const PIPE_CLOSED_GRACE_MS = 200;
+
+/** A stdio pipe a server closed while it ran on. */
+export type ClosedPipe = 'stdin' | 'stdout';
+
+/** What a server that closed `pipe` can no longer do, for every text that says so (docs/design.md, crash handling). */
+export function closedPipeText(pipe: ClosedPipe): string {
+  return pipe === 'stdin' ? 'closed its stdin (it reads nothing more)' : 'closed its stdout (it can answer nothing more)';
+}
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
 let exitHookInstalled = false;
@@ -103,6 +117,10 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   private backlogSince: number | null = null;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
+  /** The server closed its stdin (or it is exiting): nothing more is written to it. */
+  private inputClosed = false;
+  /** The pipe whose close made the transport stop the server while it ran on; null: it exited or was closed. */
+  stoppedFor: ClosedPipe | null = null;
 
   constructor(private readonly options: ChildTransportOptions) {
     this.reader = new LineReader(options.maxMessageBytes);
@@ -174,10 +192,23 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         force.unref();
       };
       child.once('exit', stopGroup);
-      // A server that closed its stdout can answer nothing more: it is stopped as if it had exited,
-      // so its calls are answered when it is gone (close, below) and it is started again with the
-      // backoff. Running on, it held every call for timeouts.callSeconds (round 13 review R11).
-      child.stdout?.once('end', stopGroup);
+      // A server that closed its stdout can answer nothing more, and one that closed its stdin can
+      // read nothing more: it is stopped as if it had exited, so its calls are answered when it is
+      // gone (close, below) and it is started again with the backoff. Running on, it held every call
+      // for timeouts.callSeconds (round 13 review R11; its stdin, round 26). A process that exits
+      // closes its pipes too, and its exit is told a moment later: it is stopped for the pipe only
+      // when it has not exited by then, so the texts say which it was.
+      const pipeClosed = (pipe: ClosedPipe) => {
+        if (pipe === 'stdin') this.inputClosed = true;
+        if (this.closed) return;
+        setTimeout(() => {
+          if (this.closed || child.exitCode !== null || child.signalCode !== null) return;
+          this.stoppedFor ??= pipe;
+          stopGroup();
+        }, PIPE_CLOSED_GRACE_MS).unref();
+      };
+      child.stdout?.once('end', () => pipeClosed('stdout'));
+      if (child.stdin) watchPeerClose(child.stdin, () => pipeClosed('stdin'));
       child.once('close', () => {
         // Its group is let go by stopGroup's SIGKILL, or by close() below.
         if (!this.closed) liveGroups.delete(this);
@@ -185,7 +216,13 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         this.closed = true;
         this.notifyClosed();
       });
-      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdin?.on('error', (error: NodeJS.ErrnoException) => {
+        // The server closed its stdin (a write met its closed end): not a transport fault to report on its own.
+        if (error.code === 'EPIPE' || error.code === 'ECONNRESET') pipeClosed('stdin');
+        else this.onerror?.(error);
+      });
+      // Destroyed by an error, or its end closed: nothing more can be written.
+      child.stdin?.once('close', () => pipeClosed('stdin'));
       child.stdout?.on('error', (error) => this.onerror?.(error));
       this.stdin = child.stdin ? new PipeOut(child.stdin, pipeFd(child.stdin)) : null;
       // Read into the shared buffer when this Node allows it (pipes.ts); its reader then copies the start of a line it keeps.
@@ -276,7 +313,9 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   /** A line made elsewhere (lines.ts, LineSending: a call made from its arguments' text, direct-calls.ts). */
   sendLine(line: string): Promise<void> {
     const stdin = this.child?.stdin;
+    if (this.stoppedFor !== null) return Promise.reject(this.unwritable(this.stoppedFor));
     if (!stdin || this.closed) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server process (${escapeText(this.options.command)}) is not running`));
+    if (this.inputClosed) return Promise.reject(this.unwritable('stdin'));
     // Messages sent in the same turn go out in one write, joined by hand: as the audit's together()
     // that sent them returns, right after it has written their records, or else a microtask later
     // (docs/performance.md#the-hot-path, "Round 13: the warm path", "Round 17: the warm path"). The
@@ -297,10 +336,16 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     try {
       if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
       const stdin = this.stdin;
-      if (stdin && this.child?.stdin && !this.closed && text !== '') {
+      // The server closed its stdin (or stdout) since this was queued: none of it is written.
+      if ((this.inputClosed || this.stoppedFor !== null) && text !== '') this.answerUnwritten(text);
+      else if (stdin && this.child?.stdin && !this.closed && text !== '') {
         // When the server's input began to wait unread, and has not emptied since (unread()).
         if (stdin.waiting === 0) this.backlogSince = null;
-        stdin.write(text);
+        // Refused with none of it written: the server had closed its stdin.
+        if (!stdin.write(text)) {
+          this.inputClosed = true;
+          this.answerUnwritten(text);
+        }
         if (stdin.waiting > 0) this.backlogSince ??= performance.now();
       }
     } catch (error) {
@@ -326,6 +371,27 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     const { code, message } = recordUnwritten(this.records?.lastFailure ?? null);
     for (const id of withheld) this.onmessage?.({ jsonrpc: '2.0', id, error: { code, message, data: KEPT_BACK } });
     return kept.join('');
+  }
+
+  /** Why a message cannot be written now: the server closed its stdin (or its stdout, and was stopped for it). */
+  private unwritable(pipe: ClosedPipe): LatchError {
+    return new LatchError('SERVER_UNAVAILABLE', `the server process (${escapeText(this.options.command)}) ${closedPipeText(pipe)}: the call was not written to it; the server is stopped and started again`);
+  }
+
+  /**
+   * The requests in `text`, which never reached the server (it had closed its stdin), each
+   * answered in its place, with NOT_WRITTEN as the error's data (direct-calls.ts answers a call with
+   * it as not run). Off the hot path, so the lines are parsed again.
+   */
+  private answerUnwritten(text: string): void {
+    const { message } = this.unwritable(this.stoppedFor ?? 'stdin');
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const request = JSON.parse(line) as { method?: unknown; id?: unknown };
+      if (typeof request.method === 'string' && (typeof request.id === 'number' || typeof request.id === 'string')) {
+        this.onmessage?.({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message, data: NOT_WRITTEN } });
+      }
+    }
   }
 
   /** End stdin, wait, then SIGTERM and SIGKILL the whole process group. */

@@ -19,7 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isRemoteServer, type ServerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { ChildTransport, childTransport } from './child-transport.js';
+import { ChildTransport, childTransport, closedPipeText } from './child-transport.js';
 import { speakModern } from './era-2026.js';
 import { MODERN_VERSION } from '../mcp-2026.js';
 import { errorMessage, LatchError } from '../errors.js';
@@ -194,4 +194,10 @@ function newClient(options: ConnectOptions): Client {
   client.setNotificationHandler(ResourceListChangedNotificationSchema, () => hooks.onListChanged(name, 'resources'));
   client.setNotificationHandler(PromptListChangedNotificationSchema, () => hooks.onListChanged(name, 'prompts'));
   return client;
+}
+
+/** What a stdio server did that made its transport stop it (it closed its stdin or stdout while it ran on), as text; null: it exited, or it is not a stdio server. */
+export function closedPipeOf(connected: Connected): string | null {
+  const pipe = connected.transport instanceof ChildTransport ? connected.transport.stoppedFor : null;
+  return pipe === null ? null : closedPipeText(pipe);
 }

@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { CancelSource } from '../cancellation.js';
-import { KEPT_BACK, LatchError, RpcError } from '../errors.js';
+import { KEPT_BACK, LatchError, NOT_WRITTEN, RpcError } from '../errors.js';
 import { QUEUED, type LineSending, type LineTaking } from './lines.js';
 import { scanAnswer, scanned } from './answer-scan.js';
 import { AnswerDropped, MAX_CHECKED_VALUES, tooManyValues } from './answer-entries.js';
@@ -202,9 +202,9 @@ export class DirectCalls {
     if (next < Infinity) this.expireAt(next);
   };
 
-  /** Fails every call still waiting (the connection closed). */
-  closeAll(): void {
-    for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost());
+  /** Fails every call still waiting (the connection closed); `why`: what the server did, when the gateway stopped it for that (ConnectionLost). */
+  closeAll(why: string | null = null): void {
+    for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost(why));
   }
 
   private take(message: JSONRPCMessage): boolean {
@@ -280,6 +280,8 @@ export class DirectCalls {
       const error = (record.error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
       // The transport's own answer for a call it kept back: the gateway's error, not the server's.
       if (error.data === KEPT_BACK) return this.deliver(settle, false, new RpcError(error.code as number, error.message as string));
+      // The transport's own answer for a call it could not write (the server had closed its stdin): not run.
+      if (error.data === NOT_WRITTEN) return this.deliver(settle, false, new LatchError('SERVER_UNAVAILABLE', error.message as string));
       // Data nested too deep to be written again is left out (see values.ts).
       const data = nestsDeeperThan(error.data) ? `[left out by mcp-latch: nested deeper than ${MAX_DEPTH} levels]` : error.data;
       this.deliver(settle, false, new ServerReplyError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'error without a message', data));
@@ -360,8 +362,9 @@ export class ServerReplyError extends RpcError {}
 
 /** The connection closed while the call was at the server: it may have run. */
 export class ConnectionLost extends LatchError {
-  constructor() {
-    super('CONNECTION_CLOSED', 'the connection to the server closed');
+  /** `why`: what the server did that made the gateway stop it (it closed its stdin: child-transport.ts closedPipeText), or null. */
+  constructor(readonly why: string | null = null) {
+    super('CONNECTION_CLOSED', why === null ? 'the connection to the server closed' : `the server ${why}`);
   }
 }
 

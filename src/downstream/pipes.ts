@@ -63,43 +63,46 @@ export class PipeOut {
     return inStream + Math.max(0, this.handle.writeQueueSize - this.streamQueued);
   }
 
-  write(text: string): void {
+  /**
+   * Writes `text`, or queues what the pipe does not take yet. False when the system refused the
+   * write with none of it written (EPIPE: the reader closed its end): the text is still handed to
+   * the stream, which meets the same error and reports it, but it never reached the reader
+   * (child-transport.ts answers the calls in it as not written).
+   */
+  write(text: string): boolean {
     if (this.handleBusy && this.handle !== null) {
       // libuv writes its queue in order: what the stream queues now is written after the rest.
       const queued = this.handle.writeQueueSize;
       this.stream.write(text);
       this.streamQueued += this.handle.writeQueueSize - queued;
-      return;
+      return true;
     }
     if (this.fd === null || this.stream.writableLength !== 0) {
       this.stream.write(text);
-      return;
+      return true;
     }
-    if (this.handle !== null && requestType !== false && text.length <= TRY_WRITE_CHARS) {
-      this.writeToHandle(this.handle, text);
-      return;
-    }
+    if (this.handle !== null && requestType !== false && text.length <= TRY_WRITE_CHARS) return this.writeToHandle(this.handle, text);
     // Encoded once into the shared buffer (text-bytes.ts); a text too long for it is written as a string.
     const bytes = encodeShared(text);
     let written: number;
     try {
       written = bytes === -1 ? writeSync(this.fd, text) : writeSync(this.fd, sharedBytes(), 0, bytes);
-    } catch {
+    } catch (error) {
       // EAGAIN (the reader is behind) or the stream's own error to meet (EPIPE: the reader is gone).
       this.stream.write(text);
-      return;
+      return (error as NodeJS.ErrnoException).code === 'EAGAIN';
     }
     // The rest is copied out of the shared buffer, which the next write reuses.
     if (bytes === -1 && written !== Buffer.byteLength(text)) this.stream.write(Buffer.from(text).subarray(written));
     else if (bytes !== -1 && written !== bytes) this.stream.write(Buffer.from(sharedBytes().subarray(written, bytes)));
+    return true;
   }
 
-  private writeToHandle(handle: StreamHandle, text: string): void {
+  private writeToHandle(handle: StreamHandle, text: string): boolean {
     const Request = requestType;
     if (!Request) {
       // This process's first write learns the type from the stream's own (learnRequestType).
-      learnRequestType(handle, () => this.stream.write(text));
-      return;
+      return learnRequestType(handle, () => this.stream.write(text)) === 0;
     }
     const request = (this.request ??= this.newRequest(Request));
     let status: number;
@@ -110,18 +113,20 @@ export class PipeOut {
       // byte is written): this text and the later ones through the stream and fs.writeSync.
       requestType = false;
       this.stream.write(text);
-      return;
+      return true;
     }
-    // Not written at all (EPIPE: the reader is gone): the stream meets the same error and reports it.
+    // Not written at all (libuv's try-write writes some or fails with none: EPIPE, the reader is
+    // gone): the stream meets the same error and reports it.
     if (status !== 0) {
       this.stream.write(text);
-      return;
+      return false;
     }
     // Taken whole: libuv keeps nothing, and the request is free again.
-    if (handle.writeQueueSize === 0) return;
+    if (handle.writeQueueSize === 0) return true;
     // Taken in part, or not at all (EAGAIN): libuv holds the rest with this request until it is written.
     this.request = null;
     this.handleBusy = true;
+    return true;
   }
 
   private newRequest(Request: new () => WriteRequest): WriteRequest {
@@ -169,13 +174,16 @@ function handleOf(stream: unknown): StreamHandle | null {
 /**
  * Runs `write` (a stream's write) with the handle's `writeUtf8String` watched, to learn the type of
  * the request the stream hands it: Node makes it with a constructor it does not export
- * (`internalBinding('stream_wrap').WriteWrap`), and the handle takes no other object.
+ * (`internalBinding('stream_wrap').WriteWrap`), and the handle takes no other object. Answers the
+ * handle's status (0, or the error of a write refused whole), 0 when it was not called.
  */
-function learnRequestType(handle: StreamHandle, write: () => void): void {
+function learnRequestType(handle: StreamHandle, write: () => void): number {
   const own = handle.writeUtf8String;
+  let status = 0;
   handle.writeUtf8String = function (this: StreamHandle, request: WriteRequest, text: string): number {
     requestType ??= (request as { constructor: new () => WriteRequest }).constructor;
-    return own.call(this, request, text);
+    status = own.call(this, request, text);
+    return status;
   };
   try {
     write();
@@ -185,6 +193,7 @@ function learnRequestType(handle: StreamHandle, write: () => void): void {
     // A Node whose stream writes a text otherwise: not tried again at every write.
     requestType ??= false;
   }
+  return status;
 }
 
 /**
@@ -238,4 +247,26 @@ export function readIntoSharedBuffer(socket: Readable, onChunk: (chunk: Buffer) 
   // Flowing, as a `data` listener would make it: the end of the pipe is still pushed through the stream ('end', then 'close').
   socket.resume();
   return true;
+}
+
+/**
+ * Calls `onClosed` once the process at the other end of `socket` (a child's stdin, written only)
+ * closes its end, or `onClosed` is never called when this Node does not allow the watch (false).
+ * A child's stdio pipes are socket pairs (libuv): the gateway's end sees EOF when the child closes
+ * its own, but Node never reads a stream opened for writing, so the only sign was the EPIPE of the
+ * next write, and a call the server had been sent waited for timeouts.callSeconds
+ * (docs/design.md, crash handling). The handle is read here with its `onread` (what net.Socket's
+ * own reading calls): a read without bytes is the end (EOF) or an error, either the end of the
+ * child's reading; bytes a child writes into its own stdin are dropped.
+ */
+export function watchPeerClose(socket: unknown, onClosed: () => void): boolean {
+  const handle = (socket as { _handle?: { readStart?: unknown; readStop?: unknown; onread?: unknown } | null })._handle;
+  if (!handle || typeof handle.readStart !== 'function' || typeof handle.readStop !== 'function' || typeof handle.onread !== 'function') return false;
+  const { readStart, readStop } = handle as { readStart: () => number; readStop: () => number };
+  handle.onread = (bytes?: ArrayBuffer): void => {
+    if (bytes !== undefined) return;
+    readStop.call(handle);
+    onClosed();
+  };
+  return readStart.call(handle) === 0;
 }

@@ -24,7 +24,7 @@ import { asRpcError, errorMessage, internalError, LatchError, recordUnwritten, R
 import { escapeText } from '../latch/escape.js';
 import { redactText } from '../redact.js';
 import type { Logger } from '../log.js';
-import { connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
+import { closedPipeOf, connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
 import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } from './direct-calls.js';
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
@@ -280,7 +280,11 @@ export class Supervisor {
         if (failure?.kind === 'ended') this.probeSession(current.client, drop);
         else if (failure) setImmediate(() => drop(failure.message));
       };
-      current.client.onclose = () => this.lost(generation, 'the server exited', startedAt, current);
+      current.client.onclose = () => {
+        // Stopped by its transport for a pipe it closed while it ran on: said so, in its calls' answers too.
+        const why = closedPipeOf(current);
+        this.lost(generation, why ? `the server ${why} and was stopped` : 'the server exited', startedAt, current, undefined, why);
+      };
       this.serverCapabilities = current.client.getServerCapabilities();
       // The start's listing is a read like any other: a change announced during it (server-everything
       // announces one as soon as it is initialized) is read a second after it began, not while the
@@ -308,12 +312,12 @@ export class Supervisor {
    * report wins; later ones about the same connection, or about one that is no longer current,
    * change nothing: exactly one restart is scheduled per failure.
    */
-  private lost(generation: number, message: string, startedAt: number, connected: Connected | null, error?: unknown): void {
+  private lost(generation: number, message: string, startedAt: number, connected: Connected | null, error?: unknown, why: string | null = null): void {
     if (generation !== this.generation || this.stopping) return;
     this.generation += 1;
     this.dropConnection = null;
     this.client = null;
-    this.dropDirect();
+    this.dropDirect(why);
     this.pid = null;
     if (connected) {
       connected.client.onclose = undefined;
@@ -501,8 +505,8 @@ export class Supervisor {
   }
 
   /** Calls still waiting on a closed connection fail now ("stopped while the call was running"), not at their timeout. */
-  private dropDirect(): void {
-    this.direct?.closeAll();
+  private dropDirect(why: string | null = null): void {
+    this.direct?.closeAll(why);
     this.direct = null;
   }
 

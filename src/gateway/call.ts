@@ -677,7 +677,9 @@ function forwardError(error: unknown, supervisor: Supervisor): CallToolResult {
   const unreadable = schemaProblem(error);
   if (unreadable) return forwardedFailure(supervisor.name, `its answer could not be read: ${unreadable}`);
   if (error instanceof ConnectionLost) {
-    return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" stopped while the call was running: it may have had effects.` }], isError: true };
+    // The gateway stopped it for a pipe it closed (child-transport.ts): said so, the call having been written to it.
+    const what = error.why === null ? 'stopped while the call was running' : `${error.why} while the call was running, and is stopped and started again`;
+    return { content: [{ type: 'text', text: `mcp-latch: server "${escapeText(supervisor.name)}" ${what}: it may have had effects.` }], isError: true };
   }
   if (error instanceof InvalidAnswer) supervisor.warnInvalidAnswer(error);
   const kept = keptBack(error);

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
-import { KEPT_BACK } from '../../src/errors.js';
+import { KEPT_BACK, NOT_WRITTEN } from '../../src/errors.js';
 import { createAudit } from '../../src/store/audit.js';
 import type { Digest } from '../../src/policy/digest.js';
-import { eventually, tempDir } from '../helpers/gateway.js';
+import { eventually, isAlive, tempDir } from '../helpers/gateway.js';
 
 /**
  * When the bytes of a message reach a stdio server. The audit's rule (docs/design.md#records) rests
@@ -101,5 +101,62 @@ describe('ChildTransport writes', () => {
     void child.send(call(3));
     await eventually(() => expect(received(file)).toBe(`${JSON.stringify(note)}\n${JSON.stringify(call(3))}\n`));
     expect(answers).toHaveLength(2);
+  });
+});
+
+/** Blocks this thread (no event, no microtask runs) until `file` exists. */
+function blockUntilExists(file: string): void {
+  for (let waited = 0; waited < 10_000 && !existsSync(file); waited += 20) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+  expect(existsSync(file)).toBe(true);
+}
+
+describe('a server that closes its stdin and runs on', () => {
+  /** A child that closes its stdin (the descriptor), then writes `marker`, and runs on. */
+  async function closingChild(marker: string): Promise<ChildTransport> {
+    transport = new ChildTransport({ command: process.execPath, args: ['-e', `const fs = require('fs'); fs.closeSync(0); fs.writeFileSync(${JSON.stringify(marker)}, 'closed'); setInterval(() => {}, 1000)`], env: {}, maxMessageBytes: 1 << 20 });
+    await transport.start();
+    return transport;
+  }
+
+  test('its close is seen without a write: it is stopped for it, and what is sent then is refused as not written', async () => {
+    const marker = join(tempDir(), 'closed');
+    const child = await closingChild(marker);
+    let closed = false;
+    child.onclose = () => (closed = true);
+    const pid = child.pid!;
+    // Nothing is written to it: only its end of the pipe tells.
+    await eventually(() => expect(closed).toBe(true), 20_000);
+    expect(child.stoppedFor).toBe('stdin');
+    expect(isAlive(pid)).toBe(false);
+    await expect(child.send(call(1))).rejects.toThrow(/ closed its stdin \(it reads nothing more\): the call was not written to it/);
+  });
+
+  test('calls written after it closed meet its closed end (EPIPE): each is answered as not written, with NOT_WRITTEN', async () => {
+    const marker = join(tempDir(), 'closed');
+    const child = await closingChild(marker);
+    const answers: JSONRPCMessage[] = [];
+    child.onmessage = (message) => answers.push(message);
+    // No event is handled until the send's write (a microtask): the write itself meets the closed end.
+    blockUntilExists(marker);
+    const note: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'x' } };
+    void child.send(call(1));
+    void child.send(note);
+    void child.send(call(2));
+    await Promise.resolve();
+    expect(answers.map((answer) => (answer as { id: number }).id)).toEqual([1, 2]);
+    for (const answer of answers as Array<{ error: { code: number; message: string; data: unknown } }>) {
+      expect(answer.error.data).toBe(NOT_WRITTEN);
+      expect(answer.error.message).toMatch(/^the server process \(.*\) closed its stdin \(it reads nothing more\): the call was not written to it; the server is stopped and started again$/);
+    }
+    await eventually(() => expect(child.stoppedFor).toBe('stdin'), 20_000);
+  });
+
+  test('a server that exits is not said to have closed a pipe', async () => {
+    transport = new ChildTransport({ command: process.execPath, args: ['-e', 'process.exit(3)'], env: {}, maxMessageBytes: 1 << 20 });
+    let closed = false;
+    transport.onclose = () => (closed = true);
+    await transport.start();
+    await eventually(() => expect(closed).toBe(true));
+    expect(transport.stoppedFor).toBe(null);
   });
 });

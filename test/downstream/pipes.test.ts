@@ -7,7 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
 import { DirectCalls } from '../../src/downstream/direct-calls.js';
 import { StdioUpstream } from '../../src/gateway/stdio-upstream.js';
-import { PipeOut, pipeFd, readIntoSharedBuffer } from '../../src/downstream/pipes.js';
+import { PipeOut, pipeFd, readIntoSharedBuffer, watchPeerClose } from '../../src/downstream/pipes.js';
 import { encodeShared } from '../../src/text-bytes.js';
 import { ROOT, eventually, tempDir } from '../helpers/gateway.js';
 
@@ -105,6 +105,56 @@ describe('PipeOut', () => {
     for (let index = 0; index < 400 && handle.writeQueueSize === 0; index++) out.write(`${'x'.repeat(5_000)}\n`);
     expect(handle.writeQueueSize).toBeGreaterThan(0);
     await eventually(() => expect(errors.map((error) => error.code)).toContain('EPIPE'), 10_000);
+  });
+
+  /** A child that closes its stdin (the descriptor), writes `marker`, writes `bytes` into its stdin first when given, and runs on. */
+  const closingReader = (marker: string, bytes = '') => {
+    const write = bytes === '' ? '' : `fs.writeSync(0, ${JSON.stringify(bytes)}); `;
+    const child = spawn(process.execPath, ['-e', `const fs = require('fs'); ${write}fs.closeSync(0); fs.writeFileSync(${JSON.stringify(marker)}, ''); setInterval(() => {}, 1000)`], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(child);
+    return child;
+  };
+  const blockUntilExists = (file: string) => {
+    for (let waited = 0; waited < 10_000 && !existsSync(file); waited += 20) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    expect(existsSync(file)).toBe(true);
+  };
+
+  test('a write the system refuses whole (EPIPE: the reader closed its end) answers false; the stream meets the error', async () => {
+    const marker = join(tempDir(), 'closed');
+    const child = closingReader(marker);
+    const errors: Array<{ code?: string }> = [];
+    child.stdin!.on('error', (error: NodeJS.ErrnoException) => errors.push(error));
+    const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
+    blockUntilExists(marker);
+    expect(out.write('first\n')).toBe(false);
+    await eventually(() => expect(errors.map((error) => error.code)).toEqual(['EPIPE']));
+  });
+
+  test('a reader that reads answers true', async () => {
+    const file = join(tempDir(), 'out.txt');
+    const child = spawn(process.execPath, ['-e', `process.stdin.pipe(require('fs').createWriteStream(${JSON.stringify(file)}))`], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(child);
+    const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
+    expect(out.write('first\n')).toBe(true);
+    expect(out.write(`${'x'.repeat(30_000)}\n`)).toBe(true);
+    await eventually(() => expect(received(file)).toBe(`first\n${'x'.repeat(30_000)}\n`));
+  });
+
+  test("a child's close of its stdin is seen without a write (Node 20, 22 and 24); bytes it writes into its stdin are not taken for it", async () => {
+    const marker = join(tempDir(), 'closed');
+    const child = closingReader(marker, 'noise\n');
+    let seen = 0;
+    expect(watchPeerClose(child.stdin, () => (seen += 1))).toBe(true);
+    await eventually(() => expect(seen).toBe(1));
+    // A child that lives on with its stdin open is not seen.
+    const open = spawn(process.execPath, ['-e', `require('fs').writeSync(0, 'noise\\n'); setInterval(() => {}, 1000)`], { stdio: ['pipe', 'ignore', 'ignore'] });
+    children.push(open);
+    let openSeen = 0;
+    expect(watchPeerClose(open.stdin, () => (openSeen += 1))).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(openSeen).toBe(0);
+    open.kill('SIGKILL');
+    await eventually(() => expect(openSeen).toBe(1));
   });
 
   test('a rest libuv held when the stream is destroyed is dropped with it, as the stream\'s own: no error', async () => {
@@ -234,7 +284,7 @@ describe('what waits for a reader that is behind, the rest libuv holds included'
     child.stdin!.on('error', () => undefined);
     const out = new PipeOut(child.stdin!, pipeFd(child.stdin));
     out.write('first\n');
-    await untilHeld(child, () => out.write(`${'x'.repeat(5_000)}\n`));
+    await untilHeld(child, () => void out.write(`${'x'.repeat(5_000)}\n`));
     const rest = handleOf(child).writeQueueSize;
     expect(out.waiting).toBe(rest);
     out.write(`${'y'.repeat(3_000)}\n`);

@@ -120,7 +120,7 @@ describe('a server that keeps failing', () => {
     const [first] = starts(file);
     expect(first).toBeGreaterThan(0);
     expect(answer.isError).toBe(true);
-    expect(textOf(answer)).toBe('mcp-latch: server "f" stopped while the call was running: it may have had effects.');
+    expect(textOf(answer)).toBe('mcp-latch: server "f" closed its stdout (it can answer nothing more) while the call was running, and is stopped and started again: it may have had effects.');
     await eventually(() => expect(isAlive(first!)).toBe(false));
     const second = await eventually(async () => {
       const pid = textOf(await harness!.client.callTool({ name: 'f__whoami', arguments: {} }));
