@@ -3,7 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
+import { escapeLineSeparators, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
 import { KEPT_BACK, LatchError, NOT_WRITTEN, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
@@ -341,8 +341,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       else if (stdin && this.child?.stdin && !this.closed && text !== '') {
         // When the server's input began to wait unread, and has not emptied since (unread()).
         if (stdin.waiting === 0) this.backlogSince = null;
-        // Refused with none of it written: the server had closed its stdin.
-        if (!stdin.write(text)) {
+        // Refused with none of it written: the server had closed its stdin. U+2028/2029 escaped (lines.ts).
+        if (!stdin.write(escapeLineSeparators(text))) {
           this.inputClosed = true;
           this.answerUnwritten(text);
         }

@@ -184,6 +184,28 @@ export interface LineSending {
  */
 export const QUEUED: Promise<void> = Promise.resolve();
 
+/**
+ * `text`, JSON lines, with U+2028 and U+2029 written as the escapes `\u2028` and `\u2029`: the
+ * gateway's own writes to a peer (a server's stdin, the client), whatever made their lines
+ * (JSON.stringify, a server's answer passed on as written, a client's arguments). JSON.stringify
+ * leaves both raw inside strings, and Node 24's readline ends a line at each (a reader built on
+ * it, as many servers and clients are, read one message as two invalid ones); the SDK's own
+ * ReadBuffer, and the gateway's LineReader, end a line at "\n" only and read both forms. Outside
+ * strings neither may stand in JSON, so the escape is the same value. Checked first, and on a text
+ * of one-byte characters (most) the check ends at once: V8 finds no two-byte character in it
+ * (docs/performance.md, "Round 26: line separators").
+ */
+export function escapeLineSeparators(text: string): string {
+  if (text.indexOf('\u2028') === -1 && text.indexOf('\u2029') === -1) return text;
+  return text.replace(LINE_SEPARATORS, escapedSeparator);
+}
+
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+function escapedSeparator(separator: string): string {
+  return separator === '\u2028' ? '\\u2028' : '\\u2029';
+}
+
 export function serializeMessage(message: JSONRPCMessage): string {
   return `${JSON.stringify(message)}\n`;
 }

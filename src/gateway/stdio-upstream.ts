@@ -1,6 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type Oversized } from '../downstream/lines.js';
+import { escapeLineSeparators, InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type Oversized } from '../downstream/lines.js';
 import { errorMessage, LatchError } from '../errors.js';
 import { PipeOut, pipeFd } from '../downstream/pipes.js';
 import { wideCallRefusal } from './upstream-calls.js';
@@ -280,7 +280,8 @@ export class StdioUpstream implements Transport, LineSending {
       this.progress.length = 0;
     }
     this.scheduled = false;
-    const text = this.pending;
+    // U+2028/2029 escaped: Node 24's readline ends a line at them (downstream/lines.ts).
+    const text = escapeLineSeparators(this.pending);
     this.pending = '';
     if (this.closed || text === '') return;
     this.written += text.length;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { InvalidMessage, LineReader, parseMessage, type Oversized } from '../../src/downstream/lines.js';
+import { escapeLineSeparators, InvalidMessage, LineReader, parseMessage, type Oversized } from '../../src/downstream/lines.js';
 
 function read(reader: LineReader, chunks: string[]): { lines: string[]; oversized: Oversized[] } {
   const lines: string[] = [];
@@ -80,5 +80,17 @@ describe('parseMessage', () => {
     expect(error).toBeInstanceOf(InvalidMessage);
     expect((error as InvalidMessage).rpcCode).toBe(code);
     expect((error as InvalidMessage).code).toBe('MESSAGE_INVALID');
+  });
+});
+
+describe('escapeLineSeparators', () => {
+  test('U+2028 and U+2029 are written as escapes, the same JSON value; a text without them is the same string', () => {
+    const line = `${JSON.stringify({ text: 'a\u2028b\u2029c', key: '\u2028' })}\n`;
+    const escaped = escapeLineSeparators(line);
+    expect(escaped).toBe(String.raw`{"text":"a\u2028b\u2029c","key":"\u2028"}` + '\n');
+    expect(/[\u2028\u2029]/.test(escaped)).toBe(false);
+    expect(JSON.parse(escaped)).toEqual(JSON.parse(line));
+    const plain = `${JSON.stringify({ text: 'é日😀 \\u2028' })}\n`;
+    expect(escapeLineSeparators(plain)).toBe(plain);
   });
 });

@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { checkToolResult } from '../../src/gateway/call-result.js';
+import { escapeLineSeparators } from '../../src/downstream/lines.js';
 import { onLines } from '../fixtures/json-lines.mjs';
 import { BIN, ROOT, eventually, tempDir, writeConfig } from '../helpers/gateway.js';
 
 /**
  * The bytes a client gets for a server's answer, through the built gateway: a result the gateway
  * passes on as the server wrote it (downstream/answer-scan.ts) must read exactly as the full path
- * writes it, JSON.stringify of the checked result under the client's id; an answer that fails the
- * check is -32603 either way. The server (test/fixtures/answer-lines-server.mjs) writes each answer
+ * writes it, JSON.stringify of the checked result under the client's id (U+2028 and U+2029
+ * escaped); an answer that fails the check is -32603 either way. The server (test/fixtures/answer-lines-server.mjs) writes each answer
  * line the test gives it, byte for byte; the client's ids are unusual on purpose.
  */
 const SERVER = join(ROOT, 'test/fixtures/answer-lines-server.mjs');
@@ -50,7 +51,8 @@ describe('serve: the answer the client reads', () => {
   function fullPath(id: unknown, line: string): string | 'invalid' {
     const result = (JSON.parse(line.replaceAll('$ID', '1000000001')) as { result: unknown }).result;
     try {
-      return JSON.stringify({ jsonrpc: '2.0', id, result: checkToolResult(result, 'a', 'answer') });
+      // U+2028 and U+2029 escaped, as the gateway writes every line (lines.ts escapeLineSeparators).
+      return escapeLineSeparators(JSON.stringify({ jsonrpc: '2.0', id, result: checkToolResult(result, 'a', 'answer') }));
     } catch {
       return 'invalid';
     }

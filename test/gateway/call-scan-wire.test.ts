@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { escapeLineSeparators } from '../../src/downstream/lines.js';
 import { scanCall } from '../../src/gateway/call-scan.js';
 import { argsDigest } from '../../src/policy/digest.js';
 import { redactSecrets } from '../../src/redact.js';
@@ -192,7 +193,8 @@ describe("the scanner's differential cases through the built gateway", () => {
       .filter((text) => text.includes('"tools/call"'));
     const calls = received.map((text) => {
       const message = JSON.parse(text) as { params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> } };
-      expect(JSON.stringify(message), 'the server got a line two parsers may read otherwise').toBe(text);
+      // JSON.stringify's, with U+2028 and U+2029 escaped as the gateway writes every line (lines.ts escapeLineSeparators).
+      expect(escapeLineSeparators(JSON.stringify(message)), 'the server got a line two parsers may read otherwise').toBe(text);
       // The server gets the gateway's own progress token only, never the client's (call.ts forwardedMeta).
       expect(Object.keys(message.params._meta ?? {}), text).toEqual(['progressToken']);
       expect(message.params._meta?.progressToken, text).toBeGreaterThanOrEqual(1_000_000_000);
