@@ -57,6 +57,8 @@ export class RedisTeamStore implements TeamStore {
   private closed = false;
   /** The subscriber is connected and subscribed: this replica hears of forgets (hearsRuleChanges). */
   private listening = false;
+  /** The subscriber connection's closes so far: a resubscription that a close overtook does not count (resubscribed). */
+  private subscriberCloses = 0;
 
   private constructor(
     readonly replica: string,
@@ -120,24 +122,50 @@ export class RedisTeamStore implements TeamStore {
     // does not count it: PUBLISH does not reach it). Until it hears again none of the remembered
     // rules holds here (round 24; docs/team.md, "Forgetting is in force at once").
     this.subscriber.on('close', () => {
+      this.subscriberCloses += 1;
       if (!this.listening || this.closed) return;
       this.listening = false;
       this.logger.warn('team store (Redis): the subscriber connection closed: no remembered rule holds on this replica until it is back (a forget meanwhile would go unheard)');
       for (const user of this.knownUsers) void this.rulesChanged(user);
     });
-    this.subscriber.on('ready', () => {
-      this.listening = true;
-      for (const id of this.held.keys()) void this.take(id, false);
-      for (const user of this.knownUsers) void this.rulesChanged(user);
-      for (const [user, session] of this.knownSessions.values()) this.grantsChanged(user, session);
-    });
-    // The hello is subscribed with the rest (and again by ioredis after a reconnect): Redis lists it
-    // exactly while this replica hears forgets (docs/team.md, "Forgetting is in force at once").
-    await this.subscriber.subscribe(CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS, CHANNEL_FORGOTTEN, CHANNEL_RULES_APPLIED, helloChannel(this.replica));
+    this.subscriber.on('ready', () => void this.resubscribed());
+    // The hello is subscribed with the rest (and again after a reconnect): Redis lists it exactly
+    // while this replica hears forgets (docs/team.md, "Forgetting is in force at once").
+    await this.subscriber.subscribe(...this.channels());
     this.listening = true;
     await this.beat();
     this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.floor(this.heartbeatMs / 3)));
     this.heartbeat.unref();
+  }
+
+  /** Every channel the subscriber listens to, this replica's hello included. */
+  private channels(): string[] {
+    return [CHANNEL_ANSWERED, CHANNEL_RULES, CHANNEL_GRANTS, CHANNEL_FORGOTTEN, CHANNEL_RULES_APPLIED, helloChannel(this.replica)];
+  }
+
+  /**
+   * The subscriber connection is up again. ioredis emits 'ready' once it has sent its SUBSCRIBE of
+   * the channels again, before Redis has answered it: a message published meanwhile is lost, and
+   * the hello is not listed, so a forget then neither reaches this replica nor waits for it, while
+   * the rules read at 'ready' (on the other connection) may be read before the forget removed the
+   * rule (round 26, test/team/resubscribe.test.ts). The channels are subscribed again here, on the
+   * same connection after ioredis's own, and this replica hears again only once Redis has answered:
+   * then every message published after is heard, and what it reads is read after.
+   */
+  private async resubscribed(): Promise<void> {
+    const closes = this.subscriberCloses;
+    try {
+      await this.subscriber.subscribe(...this.channels());
+    } catch (error) {
+      // The connection closed again: its next 'ready' subscribes again.
+      this.logger.warn({ err: errorMessage(error) }, 'team store (Redis): could not subscribe again after the subscriber connection came back');
+      return;
+    }
+    if (this.closed || closes !== this.subscriberCloses) return;
+    this.listening = true;
+    for (const id of this.held.keys()) void this.take(id, false);
+    for (const user of this.knownUsers) void this.rulesChanged(user);
+    for (const [user, session] of this.knownSessions.values()) this.grantsChanged(user, session);
   }
 
   private async beat(): Promise<void> {
