@@ -60,7 +60,7 @@ export function messageBytes(file: ConfigFile): number {
  * check; docs/performance.md, "Round 12: the first list").
  */
 export function parseConfigFile(data: unknown): ReturnType<ReturnType<typeof configSchemas>['config']['safeParse']> {
-  return configSchemas().config.safeParse(data, { jitless: true });
+  return configSchemas({ lazySections: true }).config.safeParse(data, { jitless: true });
 }
 
 /**
@@ -69,7 +69,13 @@ export function parseConfigFile(data: unknown): ReturnType<ReturnType<typeof con
  * adds to them at their first parse were ~0.4 MiB of an idle gateway's memory; making them again
  * costs a few ms (docs/performance.md, "Round 11: idle memory").
  */
-export function configSchemas() {
+export function configSchemas({ lazySections = false }: { lazySections?: boolean } = {}) {
+  // A read's sections that a file usually leaves out (each with its default, or optional) are made
+  // only when the file has them: zod returns a default without parsing it, and the read made ~120
+  // of its ~370 schemas for them at every start, beside the booting servers (docs/performance.md,
+  // "Round 26: the ten-server start"). Typed as the section itself: z.lazy parses and infers as it.
+  // The JSON Schema, the hints' key lookup and the library's export take the schemas made at once.
+  const section = <T extends z.ZodType>(make: () => T): T => (lazySections ? (z.lazy(make) as unknown as T) : make());
   /** `[A-Za-z0-9_-]+` and no `__`, because exposed names are `server__tool`. */
   const ServerNameSchema = z
     .string()
@@ -120,7 +126,7 @@ export function configSchemas() {
 
   const KindSchema = z.enum(['read', 'write', 'command', 'all']);
 
-  const ToolOverrideSchema = z.strictObject({
+  const ToolOverrideSchema = section(() => z.strictObject({
     kind: KindSchema,
     /** Argument names holding paths; a bare name gets `write` access for write tools, `read` otherwise. */
     paths: z
@@ -132,9 +138,9 @@ export function configSchemas() {
     cwd: z.string().min(1).optional(),
     /** Argument whose text goes to the command's stdin (code when the command is a shell). */
     stdin: z.string().min(1).optional(),
-  });
+  }));
 
-  const ApprovalSchema = z.strictObject({
+  const ApprovalSchema = section(() => z.strictObject({
     /** How long to wait for the human. Below the client's own limit (about 60 s for Claude Desktop). */
     timeoutSeconds: z.number().positive().max(86_400).default(50),
     /** What `ask` becomes when the client cannot show a prompt: the approval page opened in the browser (default), the page without opening it, or a denial. */
@@ -148,20 +154,20 @@ export function configSchemas() {
     localUrlNetworks: z
       .array(z.string().refine(isNetwork, 'a network is written ADDRESS/LENGTH, such as "10.20.0.0/16" or "fd12:3456::/48"'))
       .default([]),
-  });
+  }));
 
-  const AuditSchema = z.strictObject({
+  const AuditSchema = section(() => z.strictObject({
     enabled: z.boolean().default(true),
     /** Defaults to `mcp-latch-audit.jsonl` next to the config file. */
     file: z.string().optional(),
-  });
+  }));
 
-  const LimitsSchema = z.strictObject({
+  const LimitsSchema = section(() => z.strictObject({
     /** The largest message the client or a stdio server may send; a bigger one is answered with an error naming this key. */
     messageMB: z.number().positive().max(MAX_MESSAGE_MB).default(DEFAULT_MESSAGE_MB),
-  });
+  }));
 
-  const TimeoutsSchema = z.strictObject({
+  const TimeoutsSchema = section(() => z.strictObject({
     /** Bound on one forwarded call; reset whenever the server reports progress. */
     callSeconds: z.number().positive().default(600),
     /** How long a session's first lists wait for servers still starting (clients known to keep only their first list wait startWaitSeconds). */
@@ -170,18 +176,18 @@ export function configSchemas() {
     startWaitSeconds: z.number().nonnegative().default(30),
     /** Bound on connecting to one server (first `npx -y` downloads are slow). */
     connectSeconds: z.number().positive().default(120),
-  });
+  }));
 
   /** The servers one wrapped client entry starts (`serve --scope NAME`), and that client's workspace. */
-  const ScopeSchema = z.strictObject({
+  const ScopeSchema = section(() => z.strictObject({
     servers: z.array(ServerNameSchema).describe('Names from mcpServers this scope starts; the others are not started or listed.'),
     workspace: z
       .union([z.string(), z.array(z.string())])
       .optional()
       .describe('Replaces the top-level workspace for this scope (a project file\'s servers get their project).'),
-  });
+  }));
 
-  const PolicySchema = z.strictObject({
+  const PolicySchema = section(() => z.strictObject({
     toolDescriptions: z
       .enum(['warn', 'hide', 'deny'])
       .default('warn')
@@ -190,11 +196,11 @@ export function configSchemas() {
       .enum(['hold', 'ask'])
       .default('hold')
       .describe('A tool, prompt or resource template a server with pins adds after its first listing (a renamed or slipped-in one): hold (not listed until accepted; a call of the tool asks, a prompt or template is refused) or ask (listed at once; the tool\'s first call asks, even under an allow rule; a prompt or template is used as new), for servers that add them as they run.'),
-  });
+  }));
 
   const UserIdSchema = z.string().regex(USER_ID, 'user ids may only use letters, digits, "_", ".", "@" and "-" (at most 128)');
 
-  const HttpTokenSchema = z.strictObject({
+  const HttpTokenSchema = section(() => z.strictObject({
     user: UserIdSchema,
     role: z
       .enum(['admin', 'user', 'approver'])
@@ -204,9 +210,9 @@ export function configSchemas() {
       .string()
       .regex(/^[0-9a-f]{64}$/, 'sha256 is the hex SHA-256 of the token (`mcp-latch token` prints it); the token itself is never stored')
       .describe('Hex SHA-256 of the bearer token.'),
-  });
+  }));
 
-  const OAuthSchema = z.strictObject({
+  const OAuthSchema = section(() => z.strictObject({
     issuer: z.url().describe('The authorization server; tokens must name it in "iss".'),
     jwksUrl: z.url().describe("The issuer's JWKS (its public signing keys)."),
     audience: z.string().min(1).optional().describe('What "aud" must hold; defaults to this gateway\'s resource URL (http.resource).'),
@@ -217,7 +223,7 @@ export function configSchemas() {
       .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'approveScope is one OAuth scope token (no spaces or quotes)')
       .optional()
       .describe('A scope that makes a token an approver credential (it answers calls, makes none); when set, a token without it cannot answer.'),
-  });
+  }));
 
   const HttpSchema = z.strictObject({
     tokens: z.array(HttpTokenSchema).default([]).describe('Bearer tokens, stored as SHA-256 hashes, each mapped to a user id.'),
@@ -268,7 +274,7 @@ export function configSchemas() {
   });
 
   /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */
-  const UserOverlaySchema = z.strictObject({
+  const UserOverlaySchema = section(() => z.strictObject({
     permissions: z
       .strictObject({
         defaultMode: DefaultModeSchema.optional(),
@@ -277,9 +283,10 @@ export function configSchemas() {
         deny: z.array(z.string()).default([]),
       })
       .default({ allow: [], ask: [], deny: [] }),
-  });
+  }));
 
-  const StoreSchema = z
+  const StoreSchema = section(() =>
+    z
     .strictObject({
       url: z.string().min(1).optional().describe('A Redis URL shared by the replicas of a team gateway; without it state stays in this process. Keep the password out of it: passwordEnv or passwordFile.'),
       passwordEnv: z
@@ -294,7 +301,8 @@ export function configSchemas() {
         .optional()
         .describe('A file whose first line (32 characters or more) is the key every replica signs and checks answers, remembered rules and session grants in Redis with; relative to this file or ~/…; no tool may read it. Without it they are not signed: whoever can write to Redis answers every member\'s calls.'),
     })
-    .refine((store) => store.passwordEnv === undefined || store.passwordFile === undefined, { message: 'give the Redis password by passwordEnv or by passwordFile, not both' });
+    .refine((store) => store.passwordEnv === undefined || store.passwordFile === undefined, { message: 'give the Redis password by passwordEnv or by passwordFile, not both' }),
+  );
 
   const ConfigSchema = z.strictObject({
     $schema: z.string().optional(),

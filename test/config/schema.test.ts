@@ -59,3 +59,55 @@ describe('the config schema is not kept', () => {
     expect(used.deref()).toBeUndefined();
   });
 });
+
+describe("a read makes the sections a file leaves out only when it has them", () => {
+  // zod returns a section's default without parsing it, and a read made ~120 of its ~370 schemas for
+  // sections a file usually leaves out, at every start beside the booting servers (docs/performance.md,
+  // "Round 26: the ten-server start"). Notes the options of each enum zod makes while `run` runs (zod
+  // defines each schema's internals, `_zod`, with Object.defineProperty).
+  function enumsMadeBy(run: () => void): string[] {
+    const made: string[] = [];
+    const define = Object.defineProperty;
+    Object.defineProperty = function (target: object, key: PropertyKey, descriptor: PropertyDescriptor) {
+      const def = key === '_zod' ? (descriptor.value as { def?: { type?: string; entries?: Record<string, string> } }).def : undefined;
+      if (def?.type === 'enum') made.push(...Object.values(def.entries ?? {}));
+      return define(target, key, descriptor);
+    } as typeof Object.defineProperty;
+    try {
+      run();
+    } finally {
+      Object.defineProperty = define;
+    }
+    return made;
+  }
+  const bare = { mcpServers: { fs: { command: 'npx' } }, permissions: { allow: ['Read(src/**)'] } };
+  const full = {
+    ...bare,
+    approval: { timeoutSeconds: 5, fallback: 'browser-manual' },
+    audit: { enabled: false },
+    timeouts: { callSeconds: 3 },
+    limits: { messageMB: 2 },
+    policy: { toolDescriptions: 'hide' },
+    tools: { fs__read: { kind: 'read', paths: ['path', { arg: 'to', access: 'write' }] } },
+    scopes: { one: { servers: ['fs'] } },
+    users: { alice: { permissions: { allow: ['Bash(ls)'] } } },
+    store: { url: 'redis://localhost' },
+    http: { tokens: [{ user: 'alice', role: 'approver', sha256: 'a'.repeat(64) }], oauth: { issuer: 'https://issuer.example', jwksUrl: 'https://issuer.example/jwks' } },
+  };
+
+  test('a file without approval, tools, users or http tokens makes none of their schemas; one with them does, and the read gives what the whole schema gives', () => {
+    const leftOut = enumsMadeBy(() => expect(parseConfigText(JSON.stringify(bare), '/x/mcp-latch.json', ruleIssues).file.approval.fallback).toBe('browser'));
+    for (const option of ['browser-manual', 'batch', 'approver', 'hide', 'hold']) expect(leftOut).not.toContain(option);
+    // The probe sees them: the permissions' mode, which every file parses.
+    expect(leftOut).toContain('bypassPermissions');
+    const present = enumsMadeBy(() => parseConfigText(JSON.stringify(full), '/x/mcp-latch.json', ruleIssues));
+    for (const option of ['browser-manual', 'batch', 'approver', 'hide']) expect(present).toContain(option);
+    for (const file of [bare, full, { ...full, approval: { timeoutSeconds: -1 } }, { ...full, tools: { a: { kind: 'nope' } } }, { ...full, store: { passwordEnv: 'A', passwordFile: 'b' } }, { ...full, http: { oauth: { issuer: 'x' } } }]) {
+      const whole = configSchemas().config.safeParse(file, { jitless: true });
+      const read = configSchemas({ lazySections: true }).config.safeParse(file, { jitless: true });
+      expect(read.success).toBe(whole.success);
+      if (read.success && whole.success) expect(read.data).toEqual(whole.data);
+      else expect(read.error!.issues).toEqual(whole.error!.issues);
+    }
+  });
+});
