@@ -1,5 +1,5 @@
 // Differential check of decisions between two builds, for changes that must not change any:
-//   node bench/decisions-diff.js --against DIR [--limit N] [--show N]
+//   node bench/decisions-diff.js --against DIR [--limit N] [--show N] [--match RE] [--permissive]
 // DIR is laid out as for bench/decisions-ab.js (another build's dist/ and package.json, and its own
 // node_modules/web-tree-sitter, inside this repository). Every string literal under test/ is sent
 // as an mcp-server-commands `run_command` command, with the workdir a git repository `proj`, its
@@ -113,7 +113,9 @@ async function load(dir) {
 
 const builds = [await load(resolve(against)), await load(root)];
 const workdirs = [proj, join(proj, 'src'), null];
-const texts = literals().slice(0, limit);
+// `--match RE`: only the texts RE finds (a first look at what a change touches; the full run is the check).
+const match = option('--match', null);
+const texts = literals().filter((text) => match === null || new RegExp(match).test(text)).slice(0, limit);
 
 /** A decision without its reasons, and the reasons apart. */
 function shape(decision) {
