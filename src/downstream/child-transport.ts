@@ -7,7 +7,7 @@ import { escapeLineSeparators, LineReader, oversizedText, parseMessage, QUEUED, 
 import { KEPT_BACK, LatchError, NOT_WRITTEN, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import type { RecordFailures } from '../store/audit.js';
-import { PipeOut, pipeFd, readIntoSharedBuffer, watchPeerClose } from './pipes.js';
+import { PipeOut, pipeFd, readIntoSharedBuffer, readRest, watchPeerClose } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
 import { ownAnswer } from './own-answer.js';
 
@@ -72,6 +72,17 @@ const GRACE_MS = 2_000;
 export const NOW_GRACE_MS = 1_000;
 /** How long what was written to a server must wait unread, without emptying, before the server counts as not reading its input (direct-calls.ts). */
 const STALL_MS = 1_000;
+
+/**
+ * A server's answer read alone is followed by a short wait for the rest of its burst (readRest,
+ * docs/performance.md, "Round 26: calls in flight") when at least BURST_CALLS more of its calls wait
+ * (fewer: the answers still to come are not a burst, and a call at a time never waits), and its last
+ * read was under BURST_GAP_MS ago (answers streaming, not a slow tool's). BURST_WAIT_US is the
+ * futex's timeout; the kernel's timer slack for a thread (50 µs by default) lengthens it.
+ */
+const BURST_CALLS = 4;
+const BURST_GAP_MS = 1;
+const BURST_WAIT_US = 20;
 const STDERR_TAIL_LINES = 5;
 /**
  * How long after a server's pipe closed the transport waits for its exit before it takes the server
@@ -96,6 +107,11 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   takeLine: ((line: string) => boolean) | undefined = undefined;
+  callsWaiting: (() => number) | undefined = undefined;
+  /** The server's stdout, read here too when its answers come one at a time (readRest); null: only by its stream. */
+  private stdoutFd: number | null = null;
+  /** When the last read of the server's stdout was handled (performance.now() ms). */
+  private lastRead = -Infinity;
 
   private child: ChildProcess | undefined;
   private reader: LineReader;
@@ -226,8 +242,10 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       child.stdout?.on('error', (error) => this.onerror?.(error));
       this.stdin = child.stdin ? new PipeOut(child.stdin, pipeFd(child.stdin)) : null;
       // Read into the shared buffer when this Node allows it (pipes.ts); its reader then copies the start of a line it keeps.
-      if (child.stdout && readIntoSharedBuffer(child.stdout, this.onStdout)) this.reader = new LineReader(this.options.maxMessageBytes, true);
-      else child.stdout?.on('data', this.onStdout);
+      if (child.stdout && readIntoSharedBuffer(child.stdout, this.onStdout)) {
+        this.reader = new LineReader(this.options.maxMessageBytes, true);
+        this.stdoutFd = pipeFd(child.stdout);
+      } else child.stdout?.on('data', this.onStdout);
       let pending = '';
       child.stderr?.setEncoding('utf8');
       child.stderr?.on('data', (text: string) => {
@@ -262,7 +280,16 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     try {
       readStarted();
       try {
-        this.reader.push(chunk, this.receive, this.refuse);
+        const lines = this.reader.push(chunk, this.receive, this.refuse);
+        // One answer alone while more of this server's calls wait, and answers streaming (the last
+        // read under BURST_GAP_MS ago): the rest of the burst is waited for a few microseconds and
+        // taken in this read, its replies in the same write to the client (pipes.ts, readRest).
+        const now = performance.now();
+        if (lines === 1 && this.stdoutFd !== null && now - this.lastRead < BURST_GAP_MS && (this.callsWaiting?.() ?? 0) >= BURST_CALLS) {
+          const rest = readRest(this.stdoutFd, BURST_WAIT_US);
+          if (rest !== null) this.reader.push(rest, this.receive, this.refuse);
+        }
+        this.lastRead = now;
       } finally {
         readEnded();
       }

@@ -96,9 +96,14 @@ export class DirectCalls {
       }
       toClient?.(message, extra);
     };
-    if ('takeLine' in transport) (transport as LineTaking).takeLine = this.takeLine;
+    if ('takeLine' in transport) {
+      (transport as LineTaking).takeLine = this.takeLine;
+      (transport as LineTaking).callsWaiting = this.callsWaiting;
+    }
     this.lines = 'sendLine' in transport ? (transport as unknown as LineSending) : null;
   }
+
+  private readonly callsWaiting = (): number => this.pending.size;
 
   /** The transport, when it takes lines made here (ChildTransport). */
   private readonly lines: LineSending | null;

@@ -46,9 +46,10 @@ export class LineReader {
     private readonly reusedChunks = false,
   ) {}
 
-  /** Adds a chunk and calls `onLine` for each complete line, `onOversized` for each line over the limit. */
-  push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void): void {
+  /** Adds a chunk and calls `onLine` for each complete line, `onOversized` for each line over the limit; answers how many lines ended in it. */
+  push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void): number {
     let start = 0;
+    let ended = 0;
     // A read mostly ends with its last line's newline: no search after it (each search is a call
     // into the runtime; docs/performance.md, "Round 24: per-call CPU").
     for (let index = chunk.indexOf(10); index !== -1; index = start < chunk.length ? chunk.indexOf(10, start) : -1) {
@@ -59,8 +60,10 @@ export class LineReader {
         this.endLine(onLine, onOversized);
       }
       start = index + 1;
+      ended += 1;
     }
     if (start < chunk.length) this.append(start === 0 ? chunk : chunk.subarray(start));
+    return ended;
   }
 
   private append(piece: Buffer): void {
@@ -157,6 +160,8 @@ export function parseMessage(line: string): JSONRPCMessage {
  */
 export interface LineTaking {
   takeLine: ((line: string) => boolean) | undefined;
+  /** How many calls sent through `takeLine`'s owner still wait for their answer (child-transport.ts, a server's answers one at a time). */
+  callsWaiting?: (() => number) | undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, readSync, writeSync } from 'node:fs';
 import { getSystemErrorName } from 'node:util';
 import type { Readable } from 'node:stream';
 import { encodeShared, sharedBytes } from '../text-bytes.js';
@@ -270,3 +270,40 @@ export function watchPeerClose(socket: unknown, onClosed: () => void): boolean {
   };
   return readStart.call(handle) === 0;
 }
+
+/**
+ * The rest of a burst of answers (child-transport.ts): waits `waitUs` microseconds with the thread
+ * asleep, then reads what `fd` (a non-blocking pipe or socket, pipeFd) holds by then, without
+ * blocking, into a buffer kept for the process; a view valid until the next call, or null when it
+ * holds nothing (or cannot be read: the stream's own read meets the same error and reports it).
+ *
+ * Why: a server writes each answer in a write of its own, and where it has a scheduling group of
+ * its own (Linux autogroups: it is spawned in a session of its own) the gateway, woken by each, took
+ * the server's core for every one, passed that one answer on and slept, and the client woke for each
+ * answer too: the chain fell into lock-step, ~0.6x the throughput of its rounds in bursts
+ * (docs/performance.md, "Round 26: calls in flight"). Asleep for a few microseconds, the gateway
+ * lets the server write the next answers, and takes them in the same read and the same write to the
+ * client. No event-loop timer is that short (1 ms); the futex wait of Atomics.wait is.
+ */
+export function readRest(fd: number, waitUs: number): Buffer | null {
+  Atomics.wait(sleeper, 0, 0, waitUs / 1000);
+  rest ??= Buffer.allocUnsafeSlow(READ_BYTES);
+  // EAGAIN (nothing yet) is the common answer: an Error without a stack costs a tenth.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let bytes = 0;
+  try {
+    bytes = readSync(fd, rest, 0, rest.length, null);
+  } catch {
+    bytes = 0;
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  // 0: the end of the pipe, which the stream's next read finds and reports as well.
+  return bytes > 0 ? rest.subarray(0, bytes) : null;
+}
+
+/** What readRest sleeps on: a word no one ever changes, so the wait always runs to its timeout. */
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** readRest's buffer, made at its first use. */
+let rest: Buffer | null = null;

@@ -1,13 +1,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildTransport } from '../../src/downstream/child-transport.js';
 import { DirectCalls } from '../../src/downstream/direct-calls.js';
 import { StdioUpstream } from '../../src/gateway/stdio-upstream.js';
-import { PipeOut, pipeFd, readIntoSharedBuffer, watchPeerClose } from '../../src/downstream/pipes.js';
+import { PipeOut, pipeFd, readIntoSharedBuffer, readRest, watchPeerClose } from '../../src/downstream/pipes.js';
 import { encodeShared } from '../../src/text-bytes.js';
 import { ROOT, eventually, tempDir } from '../helpers/gateway.js';
 
@@ -363,5 +363,56 @@ describe("a server's stdout read into the shared buffer", () => {
     }
     await eventually(() => expect(got.a!.length + got.b!.length).toBe(8), 10_000);
     for (const server of ['a', 'b']) expect(got[server]).toEqual([0, 1, 2, 3].map((index) => message(server, index)));
+  });
+});
+
+describe('the rest of a burst of answers (readRest; docs/performance.md, "Round 26: calls in flight")', () => {
+  test("reads what a pipe holds after the wait, without blocking: nothing when it holds nothing", async () => {
+    // A FIFO opened non-blocking, as libuv opens a server's stdout; a writer that writes one line, then another 300 ms later.
+    const fifo = join(tempDir(), 'answers');
+    spawnSync('mkfifo', [fifo]);
+    const fd = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    const child = spawn(process.execPath, ['-e', `const fs = require('node:fs'); const fd = fs.openSync(${JSON.stringify(fifo)}, 'w'); fs.writeSync(fd, 'one\\n'); setTimeout(() => fs.writeSync(fd, 'two\\n'), 300); setInterval(() => {}, 1000)`], { stdio: 'ignore' });
+    children.push(child);
+    try {
+      let got = '';
+      await eventually(() => {
+        got += readRest(fd, 20)?.toString('utf8') ?? '';
+        expect(got).toBe('one\n');
+      }, 10_000);
+      // Empty (EAGAIN): null, at once, no throw.
+      const started = performance.now();
+      expect(readRest(fd, 20)).toBeNull();
+      expect(performance.now() - started).toBeLessThan(250);
+      await eventually(() => {
+        got += readRest(fd, 20)?.toString('utf8') ?? '';
+        expect(got).toBe('one\ntwo\n');
+      }, 10_000);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  test('answers a server writes one at a time, with more of its calls waiting, arrive whole and in order, each cut in two writes', async () => {
+    // Answers 32 calls once all have come, each in two writes (the line cut in its middle), one call after another.
+    const script = `let buffered = ''; const ids = [];
+      process.stdin.on('data', (chunk) => {
+        buffered += chunk;
+        let newline;
+        while ((newline = buffered.indexOf('\\n')) >= 0) { ids.push(JSON.parse(buffered.slice(0, newline)).id); buffered = buffered.slice(newline + 1); }
+        if (ids.length < 32) return;
+        const fs = require('node:fs');
+        for (const id of ids.splice(0)) {
+          const line = JSON.stringify({ result: { content: [{ type: 'text', text: 'answer ' + id + ' ' + 'x'.repeat(300) }] }, jsonrpc: '2.0', id }) + '\\n';
+          fs.writeSync(1, line.slice(0, 150));
+          fs.writeSync(1, line.slice(150));
+        }
+      });`;
+    const transport = new ChildTransport({ command: process.execPath, args: ['-e', script], env: {}, maxMessageBytes: 1 << 20 });
+    transports.push(transport);
+    await transport.start();
+    const calls = new DirectCalls(transport);
+    const results = await Promise.all(Array.from({ length: 32 }, (_, index) => calls.call({ name: 'echo', arguments: { index } }, { timeout: 10_000 })));
+    expect(results.map((result) => (result as { content: Array<{ text: string }> }).content[0]!.text.replace(/ x+$/, ''))).toEqual(Array.from({ length: 32 }, (_, index) => `answer ${1_000_000_000 + index}`));
   });
 });
