@@ -18,7 +18,18 @@ const ALL_VALUES = /^(?:env|environment|headers)$/i;
 /** Either of the above: one test per key on the path with nothing to redact. */
 const MARKED_KEY = new RegExp(`${SECRET_KEY.source}|${ALL_VALUES.source}`, 'i');
 const REDACTED = '[redacted]';
+/** The characters of an argument's string, and of a key, the audit keeps (past it: `…[N more]`). */
 const MAX_STRING = 300;
+/**
+ * The characters of one text the recognisers below read (a command, a path, a reason); past it the
+ * text is cut, `…[N more characters; redaction reads 16384]`. With every recogniser linear this is
+ * the bound on one text's work however long it is: a text of one recogniser's prefix repeated held
+ * the gateway's one thread for seconds a few KB (round 26 review, review26p P1/P2; docs/threat-model.md
+ * "Secrets in records", docs/performance.md "Round 26: redaction's worst case").
+ */
+export const MAX_REDACTED_TEXT = 16_384;
+/** The characters of each string of a log record kept (docs/threat-model.md "Secrets in records"). */
+export const MAX_LOG_STRING = 4096;
 
 /**
  * What a key is in a record, remembered: its text with secrets redacted (`redactText`), and whether
@@ -39,7 +50,8 @@ const keyFacts = new Map<string, KeyFacts>();
 function factsOf(key: string): KeyFacts {
   let facts = keyFacts.get(key);
   if (facts === undefined) {
-    const text = redactText(key);
+    // A key is cut as a value is (a model may write a key as long as a message; round 26 review P1).
+    const text = key.length > MAX_STRING ? redactCut(key, MAX_STRING, `…[${key.length - MAX_STRING} more]`) : redactText(key);
     facts = { text, plain: text === key && !MARKED_KEY.test(key) };
     if (key.length <= MAX_REMEMBERED_KEY) {
       if (keyFacts.size >= MAX_REMEMBERED_KEYS) keyFacts.clear();
@@ -56,8 +68,9 @@ export const rememberedKeyChars = (): number => {
   return chars;
 };
 
+/** A key longer than two cuts is looked at where the record shows it and where its name ends: its first and last MAX_STRING characters (round 26). */
 function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+  return key.length <= 2 * MAX_STRING ? SECRET_KEY.test(key) : SECRET_KEY.test(key.slice(0, MAX_STRING)) || SECRET_KEY.test(key.slice(-MAX_STRING));
 }
 
 /**
@@ -92,10 +105,13 @@ const SCHEME = /^(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|OAuth|HOBA|Mutual|S
 const LONG_OPTION = /(?<![\w-])(--[A-Za-z][\w-]{0,63})[ \t]+(?!-)("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
 /**
  * Programs' own short password options, from each one's manual: the program, the option, and whether
- * the value is attached (`mysql -pX`: a space means "ask"), after a space, or either.
+ * the value is attached (`mysql -pX`: a space means "ask"), after a space, or either. A name is
+ * followed by `\b` and the window after it, which takes the rest of `mariadb-dump`:
+ * `mariadb[\w-]*` ran to the end of a text of `mariadb-` repeated from each of its starts and back,
+ * quadratic (64 KB held the gateway 26 s; round 26 review, review26p P1).
  */
 const PASSWORD_OPTIONS: ReadonlyArray<readonly [program: string, option: string, value: 'attached' | 'spaced' | 'either']> = [
-  ['mysql\\w*|mariadb[\\w-]*', 'p', 'attached'],
+  ['mysql\\w*|mariadb\\w*', 'p', 'attached'],
   ['sshpass', 'p', 'either'],
   ['redis-cli', 'a', 'spaced'],
   ['(?:docker|podman|nerdctl|buildah)[ \\t]+login', 'p', 'spaced'],
@@ -176,6 +192,7 @@ const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
  * there are none.
  */
 export function redactText(text: string): string {
+  if (text.length > MAX_REDACTED_TEXT) return redactCut(text, MAX_REDACTED_TEXT, `…[${text.length - MAX_REDACTED_TEXT} more characters; redaction reads ${MAX_REDACTED_TEXT}]`);
   if (!TRIGGER.test(text) || !CANDIDATE.test(text)) return text;
   // sh removes a backslash-newline before it reads words, so `git config \<newline> user.password V`
   // sets V: a text that holds one is redacted as sh reads it, and recorded so (round 20 review,
@@ -187,6 +204,30 @@ export function redactText(text: string): string {
   }
   return redactJoined(text);
 }
+
+/**
+ * `text` cut to `limit` characters (cutAtWord) and redacted, then `marker` (what was cut, and the
+ * limit); `text` redacted when it is not longer.
+ */
+export function redactCut(text: string, limit: number, marker: string): string {
+  return text.length <= limit ? redactText(text) : `${redactText(cutAtWord(text, limit))}${marker}`;
+}
+
+/**
+ * The first `limit` characters of `text`. The word a cut splits may be the start of a secret no
+ * recogniser knows once cut (`ghp_0123`, a `user:pass` without its `@`, half a `Basic` credential):
+ * its part before the cut is replaced with `[redacted]`.
+ */
+export function cutAtWord(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  if (WORD_END.has(text[limit]!) || WORD_END.has(text[limit - 1]!)) return text.slice(0, limit);
+  let end = limit;
+  while (end > 0 && !WORD_END.has(text[end - 1]!)) end -= 1;
+  return `${text.slice(0, end)}${REDACTED}`;
+}
+
+/** What ends a word for cutAtWord: white space, quotes, the shell's and JSON's punctuation, and a name's `=` or `:`. */
+const WORD_END: ReadonlySet<string> = new Set([' ', '\t', '\n', '\r', '\f', '\v', '"', "'", '`', ',', ';', '&', '|', '<', '>', '(', ')', '[', ']', '{', '}', '=', ':']);
 
 /** A backslash-newline, which sh removes before reading words (POSIX 2.2.1; inside double quotes too). */
 const LINE_CONTINUATION = /\\\n/g;
@@ -232,7 +273,13 @@ function shellWords(text: string, from: number, max: number): TextWord[] {
     let value = '';
     while (at < text.length && !' \t;&|\n'.includes(text[at]!)) {
       const c = text[at]!;
-      if (c === '"' || c === "'") {
+      // A run of plain characters at once, not one concatenation a character.
+      if (!'"\'\\'.includes(c)) {
+        PLAIN_RUN.lastIndex = at;
+        PLAIN_RUN.test(text);
+        value += text.slice(at, PLAIN_RUN.lastIndex);
+        at = PLAIN_RUN.lastIndex;
+      } else if (c === '"' || c === "'") {
         // To the closing quote, or the line's end for one left open.
         let close = at + 1;
         while (close < text.length && text[close] !== c && text[close] !== '\n') close += c === '"' && text[close] === '\\' ? 2 : 1;
@@ -251,6 +298,9 @@ function shellWords(text: string, from: number, max: number): TextWord[] {
   return words;
 }
 
+/** Characters of a shell word that are themselves (no quote, backslash or word's end). */
+const PLAIN_RUN = /[^ \t;&|\n"'\\]+/y;
+
 /** A long option of git config as git reads it: exact, or the one option the prefix names; null when unknown, `ambiguous` when it names several. */
 function gitConfigOption(given: string): string | null {
   if (given.startsWith('no-')) return 'no';
@@ -259,8 +309,8 @@ function gitConfigOption(given: string): string | null {
   return named.length === 1 ? named[0]! : named.length > 1 ? 'ambiguous' : null;
 }
 
-/** `git` as a command word, for a `config` spelled with quotes or backslashes after it. */
-const GIT_WORD = /\bgit(?=[ \t])/g;
+/** `git` as a command word (not `x-git`, `a.git`), for a `config` spelled with quotes or backslashes after it. */
+const GIT_WORD = /(?<![\w.-])git(?=[ \t])/g;
 /** Words of git's own options looked at before `config` (`-C DIR`, `-c NAME=VALUE`, `--git-dir=D`…). */
 const MAX_GIT_OPTION_WORDS = 16;
 
@@ -271,24 +321,41 @@ const MAX_GIT_OPTION_WORDS = 16;
  */
 function redactGitConfigEnvironment(text: string): string {
   const secret = new Set<string>();
+  // A `GIT_CONFIG_KEY_<n>=` inside the word read for another is part of that one's name (sh assigns
+  // the first only): it is given that name's verdict, not read again to the word's end. Read again,
+  // a word of `GIT_CONFIG_KEY_1=` repeated was read from each, quadratic (round 26 review P1's family).
+  let wordEnd = -1;
+  let wordSecret = false;
   for (const match of text.matchAll(GIT_CONFIG_ENV_KEY)) {
     const at = match.index + match[0].length;
+    if (match.index < wordEnd) {
+      if (wordSecret) secret.add(match[1]!);
+      continue;
+    }
     const word = text[at] === undefined || ' \t;&|\n'.includes(text[at]!) ? undefined : shellWords(text, at, 1)[0];
-    if (word !== undefined && SECRET_NAME.test(word.value)) secret.add(match[1]!);
+    wordEnd = word?.end ?? -1;
+    wordSecret = word !== undefined && SECRET_NAME.test(word.value);
+    if (wordSecret) secret.add(match[1]!);
   }
   if (secret.size === 0) return text;
   let out = '';
   let copied = 0;
+  wordEnd = -1;
   for (const match of text.matchAll(GIT_CONFIG_ENV_VALUE)) {
     const at = match.index + match[0].length;
-    if (!secret.has(match[1]!) || at < copied || text[at] === undefined || ' \t;&|\n'.includes(text[at]!)) continue;
+    // Inside a value word read already (replaced, or `[redacted]` as it is): nothing more to read.
+    if (!secret.has(match[1]!) || match.index < wordEnd || at < copied || text[at] === undefined || ' \t;&|\n'.includes(text[at]!)) continue;
     const word = shellWords(text, at, 1)[0]!;
-    if (word.raw === REDACTED || word.raw.startsWith(`"${REDACTED}`) || word.raw.startsWith(`'${REDACTED}`)) continue;
+    wordEnd = word.end;
+    if (ALREADY_REDACTED.has(word.raw)) continue;
     out += `${text.slice(copied, word.start)}${quoted(word.raw)}`;
     copied = word.end;
   }
   return out + text.slice(copied);
 }
+
+/** A word that is a redacted value already, as redactNamed leaves one. */
+const ALREADY_REDACTED: ReadonlySet<string> = new Set([REDACTED, `"${REDACTED}"`, `"${REDACTED}`, `'${REDACTED}'`, `'${REDACTED}`]);
 
 const GIT_CONFIG_ENV_KEY = /\bGIT_CONFIG_KEY_(\d+)=/g;
 const GIT_CONFIG_ENV_VALUE = /\bGIT_CONFIG_VALUE_(\d+)=/g;
@@ -305,10 +372,22 @@ function redactGitConfig(text: string): string {
   // `git 'config'`, `git "config"`, `git con\fig`, `git c''onfig`: sh reads `config`, GIT_CONFIG above
   // only the word as written (round 21 review, review-diff21 R2: the secret went to the audit).
   GIT_WORD.lastIndex = 0;
+  let previous: TextWord[] = [];
   for (let match = GIT_WORD.exec(text); match !== null; match = GIT_WORD.exec(text)) {
-    const words = shellWords(text, match.index + match[0].length, MAX_GIT_OPTION_WORDS + MAX_GIT_CONFIG_WORDS);
-    const at = words.findIndex((word) => word.value === 'config');
-    if (at !== -1 && at < MAX_GIT_OPTION_WORDS && words[at]!.raw !== 'config') replaced.push(...gitConfigValues(words.slice(at + 1)));
+    // The options' words first, the operands' only after a `config` written otherwise; a `git` that
+    // is one of the words just read goes on from them. Every `git` of a text is read from: 48 words
+    // from each of `git ` repeated cost ~40 ms a 16 KB text (round 26, docs/performance.md).
+    const from = match.index + match[0].length;
+    const seen = previous.findIndex((word) => word.start === match.index && word.end === from);
+    const options =
+      seen === -1 ? shellWords(text, from, MAX_GIT_OPTION_WORDS) : [...previous.slice(seen + 1), ...(previous.length < MAX_GIT_OPTION_WORDS ? [] : shellWords(text, previous[previous.length - 1]!.end, seen + 1))];
+    previous = options;
+    const at = options.findIndex((word) => word.value === 'config');
+    if (at === -1 || options[at]!.raw === 'config') continue;
+    const operands = shellWords(text, options[at]!.end, MAX_GIT_CONFIG_WORDS);
+    replaced.push(...gitConfigValues(operands));
+    // A `git` among the operands is one (as GIT_CONFIG's loop above).
+    GIT_WORD.lastIndex = Math.max(GIT_WORD.lastIndex, operands.length > 0 ? operands[operands.length - 1]!.end : options[at]!.end);
   }
   if (replaced.length === 0) return text;
   let out = '';
@@ -478,12 +557,13 @@ function keptAsIs(value: unknown, depth: number): boolean {
 /** `{name: "GITHUB_TOKEN", value: …}`, `{key: "Authorization", value: …}`: a pair whose value is a secret. */
 function secretPair(object: object): boolean {
   const name = (object as { name?: unknown }).name ?? (object as { key?: unknown }).key;
-  return typeof name === 'string' && (SECRET_NAME.test(name) || isSecretKey(name));
+  // SECRET_NAME matches at the end, at most ~30 characters: the last 64 are all it reads.
+  return typeof name === 'string' && (SECRET_NAME.test(name.length > 64 ? name.slice(-64) : name) || isSecretKey(name));
 }
 
 function redactedCopy(value: unknown, depth: number): unknown {
   if (depth > 8) return '[nested]';
-  if (typeof value === 'string') return value.length > MAX_STRING ? `${redactText(value.slice(0, MAX_STRING))}…[${value.length - MAX_STRING} more]` : redactText(value);
+  if (typeof value === 'string') return redactCut(value, MAX_STRING, `…[${value.length - MAX_STRING} more]`);
   if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactedCopy(item, depth + 1));
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
@@ -528,7 +608,8 @@ function everyValue(value: unknown, depth: number): unknown {
  * config), and the secrets inside its strings (redactText). Only plain objects and arrays are
  * copied, and errors: `serializeError` (pino's own, from log.ts) makes each the record pino would
  * write (type, message and stack with their causes), and that is redacted; until round 19 an error
- * was passed on as it was and its message and stack written in clear. Strings are kept whole. The
+ * was passed on as it was and its message and stack written in clear. Each string is cut to
+ * MAX_LOG_STRING characters first (round 26 review P2: a server's stderr line was redacted whole). The
  * message is the gateway's own sentence and is not changed.
  */
 export function redactLogRecord(record: Record<string, unknown>, serializeError?: (error: Error) => unknown): Record<string, unknown> {
@@ -538,7 +619,7 @@ export function redactLogRecord(record: Record<string, unknown>, serializeError?
 function redactKeys(value: unknown, depth: number, all: boolean, serializeError: ((error: Error) => unknown) | undefined): unknown {
   // Past the depth nothing is looked at, so nothing is written (as the audit's redactedCopy; round 18 review, L10).
   if (depth > 8) return '[nested]';
-  if (typeof value === 'string') return redactText(value);
+  if (typeof value === 'string') return redactCut(value, MAX_LOG_STRING, `…[${value.length - MAX_LOG_STRING} more characters; the log keeps ${MAX_LOG_STRING} of a string]`);
   if (Array.isArray(value)) return value.map((item) => redactKeys(item, depth + 1, false, serializeError));
   // Its own fields in a plain object: pino's record of an error has a prototype of its own.
   if (value instanceof Error && serializeError) return redactKeys({ ...(serializeError(value) as object) }, depth, false, undefined);

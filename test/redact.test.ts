@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { redactLogRecord, redactSecrets, redactText, rememberedKeyChars } from '../src/redact.js';
+import { cutAtWord, MAX_LOG_STRING, MAX_REDACTED_TEXT, redactLogRecord, redactSecrets, redactText, rememberedKeyChars } from '../src/redact.js';
+import { hostileTexts, LITERALS } from './fixtures/hostile-texts.mjs';
 
 /**
  * Secrets inside values (round 11 review of the surfaces, finding 14: the audit redacted by key
@@ -288,10 +289,78 @@ describe('the keys remembered stay small (round 24 review F7)', () => {
     for (let i = 0; i < 20; i++) {
       const long = `${'k'.repeat(100_000)}${i}`;
       const record = redactSecrets({ [long]: 'v', [`api_key_${long}`]: 'sk-secret', short_key: 1 }) as Record<string, unknown>;
-      expect(record[long]).toBe('v');
-      expect(record[`api_key_${long}`]).toBe('[redacted]');
+      // Cut as a value is since round 26 (the review's P1): one word, so the part kept is replaced too.
+      expect(record).toEqual({ [`[redacted]…[${long.length - 300} more]`]: 'v', [`[redacted]…[${long.length + 8 - 300} more]`]: '[redacted]', short_key: 1 });
     }
     // 20 × 2 long keys would be 4,000,000 characters kept; only `short_key` (9) may be added.
     expect(rememberedKeyChars() - before).toBeLessThanOrEqual('short_key'.length);
   });
+});
+
+// Round 26 review, review26p P1/P2: PASSWORD_P's `mariadb[\w-]*` ran to the end of a text of `mariadb-`
+// repeated from each of its starts (64 KB: 26 s of the gateway's one thread), and keys, commands,
+// paths and every string of a log record (a server's stderr line) were redacted whole. Now every
+// recogniser is linear and none reads more than a bound (docs/threat-model.md "Secrets in records").
+describe('round 26: what redaction reads is bounded', () => {
+  test.each<[string, string]>([
+    // The programs' real names still take their password options.
+    ['mariadb-dump -u root -pS3cret db', 'mariadb-dump -u root -p[redacted] db'],
+    ['mariadb-admin -uroot -pS3cret status', 'mariadb-admin -uroot -p[redacted] status'],
+    ['mariadb -h db -pS3cret', 'mariadb -h db -p[redacted]'],
+    ['/usr/bin/mariadb-backup --backup -pS3cret --target-dir=/b', '/usr/bin/mariadb-backup --backup -p[redacted] --target-dir=/b'],
+    ['mariadb-check -A -pS3cret', 'mariadb-check -A -p[redacted]'],
+    ['mysql_upgrade -uroot -pS3cret', 'mysql_upgrade -uroot -p[redacted]'],
+    ['mysqladmin -pS3cret ping', 'mysqladmin -p[redacted] ping'],
+    ['mariadb-dump -u root -p db', 'mariadb-dump -u root -p db'],
+    // A `GIT_CONFIG_KEY_<n>=` inside another's name has that name's verdict; a value word is read once.
+    ['GIT_CONFIG_KEY_1=GIT_CONFIG_KEY_2=user.password GIT_CONFIG_VALUE_2=S3cret', 'GIT_CONFIG_VALUE_2=[redacted]'],
+    ['GIT_CONFIG_KEY_1=user.password GIT_CONFIG_VALUE_1="[redacted]"GIT_CONFIG_VALUE_1=S3cret', 'GIT_CONFIG_VALUE_1="[redacted]'],
+    // git as a command word after options, the operands read on from the words already read.
+    ["git -C /r git -c a=b 'config' user.password S3cret", "'config' user.password [redacted]"],
+  ])('%j', (text, recorded) => {
+    expect(redactText(text)).toContain(recorded);
+    expect(redactText(text)).not.toContain('S3cret');
+  });
+
+  test('the word a cut splits is replaced: a secret begun before the cut does not leave its start', () => {
+    const token = 'ghp_0123456789abcdefghijABCDEFGHIJ012345';
+    expect(redactSecrets({ text: `${'x'.repeat(290)} ${token}` })).toEqual({ text: `${'x'.repeat(290)} [redacted]…[${token.length - 9} more]` });
+    expect(redactSecrets({ url: `${'x'.repeat(280)} https://u:hunter2hunter2@h/` })).toEqual({ url: `${'x'.repeat(280)} https://u:[redacted]…[8 more]` });
+    // A cut at a word's end keeps the word.
+    expect(redactSecrets({ text: `${'x'.repeat(300)} ${token}` })).toEqual({ text: `${'x'.repeat(300)}…[${token.length + 1} more]` });
+    expect(cutAtWord('abc def', 5)).toBe('abc [redacted]');
+    expect(cutAtWord('abc def', 4)).toBe('abc ');
+    expect(cutAtWord('abcdef', 3)).toBe('[redacted]');
+  });
+
+  test("a key is cut as a value is; a log record's string at MAX_LOG_STRING, and a secret at the cut does not leak", () => {
+    const key = `GITHUB_TOKEN=${'ghp_'.padEnd(400, 'x')}`;
+    expect(Object.keys(redactSecrets({ [key]: 1 }) as object)).toEqual([`GITHUB_TOKEN=[redacted]…[${key.length - 300} more]`]);
+    const line = `${'a '.repeat(MAX_LOG_STRING / 2 - 4)}Bearer ${'b'.repeat(100)}`;
+    const logged = redactLogRecord({ stderr: line, [line]: 1 });
+    expect(logged.stderr).toBe(`${line.slice(0, MAX_LOG_STRING - 1)}[redacted]…[${line.length - MAX_LOG_STRING} more characters; the log keeps ${MAX_LOG_STRING} of a string]`);
+    expect(JSON.stringify(logged)).not.toContain('bbb');
+  });
+
+  test("every recogniser's literal repeated to 1 MB: each regex reads at most MAX_REDACTED_TEXT characters of a text, MAX_LOG_STRING of a log string, 300 of a key", () => {
+    // The bound is what makes the work per text bounded (docs/performance.md "Round 26: redaction's
+    // worst case" measures it over this corpus, bench/redact-worst.js); on round 25's code the
+    // `mariadb-` texts alone take hours, and the test's timeout ends it.
+    expect(LITERALS.length).toBeGreaterThan(200);
+    let texts = 0;
+    for (const { name, text } of hostileTexts(1 << 20, [''], ['-', '.', ':', ' ', '=', '"', '/'])) {
+      const more = text.length - MAX_REDACTED_TEXT;
+      const redacted = redactText(text);
+      expect(redacted, name).toBe(`${redactText(cutAtWord(text, MAX_REDACTED_TEXT))}…[${more} more characters; redaction reads ${MAX_REDACTED_TEXT}]`);
+      const logged = redactLogRecord({ stderr: text, [text]: 1 });
+      expect(logged.stderr, name).toBe(`${redactText(cutAtWord(text, MAX_LOG_STRING))}…[${text.length - MAX_LOG_STRING} more characters; the log keeps ${MAX_LOG_STRING} of a string]`);
+      expect(Object.keys(logged), name).toContain(`${redactText(cutAtWord(text, 300))}…[${text.length - 300} more]`);
+      texts += 1;
+    }
+    expect(texts).toBe(LITERALS.length * 7);
+  }, 120_000);
+
+  test('the corpus at the bound itself, after each context that arms a recogniser: every text is redacted within the timeout', () => {
+    for (const { text } of hostileTexts(MAX_REDACTED_TEXT, undefined, ['-', '.', ':', ' ', '=', '"', '/'])) expect(typeof redactText(text)).toBe('string');
+  }, 120_000);
 });

@@ -6,6 +6,7 @@ import type { Logger } from '../log.js';
 import { escapeLineSeparators, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
 import { KEPT_BACK, LatchError, NOT_WRITTEN, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
+import { cutAtWord } from '../redact.js';
 import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer, readRest, watchPeerClose } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
@@ -58,7 +59,8 @@ export function childTransport(config: StdioServer, logger: () => Logger, maxMes
     args: config.args ?? [],
     env: config.env ?? {},
     ...(config.cwd ? { cwd: config.cwd } : {}),
-    onStderrLine: (line) => logger().info({ stderr: line }, 'server stderr'),
+    // What was cut is said in a field of its own: inside the line, redaction may take it for a value (`token=…`).
+    onStderrLine: (line) => logger().info(line.length > STDERR_LOGGED ? { stderr: cutAtWord(line, STDERR_LOGGED), cut: `${line.length - STDERR_LOGGED} more characters; the log keeps ${STDERR_LOGGED} of a server's stderr line` } : { stderr: line }, 'server stderr'),
   });
 }
 
@@ -85,6 +87,12 @@ const BURST_GAP_MS = 1;
 const BURST_WAIT_US = 20;
 const STDERR_TAIL_LINES = 5;
 /**
+ * The characters of a server's stderr line kept, in the tail and in the log (a line may be 64,000):
+ * a line is redacted before it is logged, on the gateway's one thread (round 26 review, review26p
+ * P2; docs/threat-model.md "Secrets in records").
+ */
+const STDERR_LOGGED = 500;
+/**
  * How long after a server's pipe closed the transport waits for its exit before it takes the server
  * as still running and stops it: a process that exits closes its pipes first, and its exit is told
  * a moment later. Only what the texts say depends on it (it exited, or it closed a pipe).
@@ -98,6 +106,7 @@ export type ClosedPipe = 'stdin' | 'stdout';
 export function closedPipeText(pipe: ClosedPipe): string {
   return pipe === 'stdin' ? 'closed its stdin (it reads nothing more)' : 'closed its stdout (it can answer nothing more)';
 }
+
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
 let exitHookInstalled = false;
@@ -267,7 +276,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   }
 
   private stderrLine(line: string): void {
-    if (this.stderrTail.push(line.length > 500 ? `${line.slice(0, 500)}…` : line) > STDERR_TAIL_LINES) this.stderrTail.shift();
+    if (this.stderrTail.push(line.length > STDERR_LOGGED ? `${cutAtWord(line, STDERR_LOGGED)}…` : line) > STDERR_TAIL_LINES) this.stderrTail.shift();
     this.options.onStderrLine?.(line);
   }
 
