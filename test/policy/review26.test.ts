@@ -169,3 +169,62 @@ describe('S14. npm reads its code keys with any dashes and any number of no- (no
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+describe('S9. a revision a test runner hands to git is not an option to git', () => {
+  const RULES: Rules = { allow: ['Bash(bun test:*)', 'Bash(vitest:*)', 'Bash(jest:*)'], deny: ['Edit(/tmp/r26prot/**)'] };
+  test.each(MODES)('%s: --changed=--output=F asks (or is denied)', (mode) => {
+    for (const command of [
+      'bun test --changed=--output=/tmp/r26prot/x',
+      'vitest run --changed=--output=/tmp/r26prot/x',
+      'vitest related --changed=--output=/tmp/r26prot/x',
+      'vitest run --coverage.changed=--output=/tmp/r26prot/x',
+      'jest --changedSince=--output=/tmp/r26prot/x',
+    ]) {
+      const decision = shell(command, mode, RULES);
+      expect(['ask', 'deny'], `${command}: ${decision.reason}`).toContain(decision.verdict);
+    }
+  });
+  test.each(['bun test --changed=HEAD', 'bun test --changed', 'vitest run --changed', 'vitest run --changed HEAD~1', 'vitest run --changed=origin/main', 'jest --changedSince=main'])('default: %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('S11, S18. start-up variables of bun (files it writes) and of other runtimes', () => {
+  const RULES: Rules = { deny: ['Bash(rm *)', 'Edit(/tmp/r26prot2/**)'] };
+  test.each([
+    'BUN_OPTIONS=--redirect-warnings=/tmp/r26prot2/w bun x.ts',
+    'BUN_OPTIONS=--cpu-prof-dir=/tmp/r26prot2 bun --cpu-prof x.ts',
+    'JAVA_TOOL_OPTIONS=-javaagent:/tmp/x.jar mvn test',
+    'JAVA_TOOL_OPTIONS=-javaagent:/tmp/x.jar java -version',
+    'export JAVA_TOOL_OPTIONS=-javaagent:/tmp/x.jar; ./gradlew build',
+    '_JAVA_OPTIONS=-XX:OnError=x make',
+    'VIMINIT=":!rm -rf victim" vim f',
+    'EXINIT=":!touch x" vi f',
+    'export VIMINIT=x; git commit',
+    'DOTNET_STARTUP_HOOKS=/tmp/x.dll dotnet test',
+    'LUA_INIT=@/tmp/x.lua lua s.lua',
+    'PHP_INI_SCAN_DIR=/tmp/evil php s.php',
+  ])('bypassPermissions with deny rules: %j asks', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('ask');
+  });
+  test.each(['BUN_OPTIONS=--silent bun x.ts', 'MAVEN_OPTS=-Xmx2g mvn test', 'JAVA_OPTS="-Xmx1g -Dfile.encoding=UTF-8" ./run.sh', 'vim f'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('S15. cargo +TOOLCHAIN: a directory is a toolchain to run', () => {
+  const RULES: Rules = { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: a path after + asks', (mode) => {
+    for (const command of ['cargo +/tmp/r26tc build', 'cargo +./tc build', 'cargo +../evil/tc test', 'cargo "+$T" build']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(refused(mode));
+    }
+  });
+  test.each(['cargo +nightly build', 'cargo +1.80.0 test', 'cargo +stable-x86_64-unknown-linux-gnu build'])('default: %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

@@ -2405,6 +2405,11 @@ const HANDLERS: Record<string, Handler> = {
   podman: docker,
   'docker-compose': (args, cwd, out) => cobraFlags('compose', args, cwd, out),
   cargo: (args, cwd, out) => {
+    // rustup's `+TOOLCHAIN` takes a directory too and runs its bin/cargo (rustup 1.29: `cargo +D build`
+    // ran D/bin/cargo; round 26 review S15): only an installed toolchain's name is plain, as for
+    // RUSTUP_TOOLCHAIN; a first word known only at run time may be either.
+    const first = args[0];
+    if (first && (first.isStatic ? first.value.startsWith('+') && !/^\+[\w+-][\w.+-]*$/.test(first.value) : true)) out.reasons.push('interpreter');
     cargo(args, cwd, out);
     cargoPaths(args, cwd, out);
   },

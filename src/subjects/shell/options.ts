@@ -217,3 +217,6 @@ export function baseName(program: string): string {
   const slash = trimmed.lastIndexOf('/');
   return slash === -1 ? trimmed : trimmed.slice(slash + 1);
 }
+
+/** A value a test runner hands to git as a revision (`--changed=REF`): not an option to git (no leading `-`), no blank (round 26 review S9). */
+export const GIT_REVISION = /^[^-\s]\S*$/;

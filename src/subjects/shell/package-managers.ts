@@ -1,7 +1,7 @@
 import { globalValueOptions, MANAGER_COMMANDS, noptKeys, NPM_OPTIONS, NPM_SINGLES, PNPM_SHORTHANDS } from '../../programs.js';
 import { npmCommand, npmOptionWords } from './npm-commands.js';
 import { subcommandIndex } from './signature.js';
-import { pathOf, pushPath, staticWord } from './options.js';
+import { GIT_REVISION, pathOf, pushPath, staticWord } from './options.js';
 import { treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
 import type { Word } from './options.js';
@@ -327,6 +327,8 @@ export function bunOptions(args: readonly Word[], cwd: string | null, out: FileF
       const eq = v.indexOf('=');
       const name = eq === -1 ? v : v.slice(0, eq);
       if (BUN_CODE_OPTIONS.has(name) && (eq !== -1 || name !== '--config')) code();
+      // `--changed=REF` is handed to `git diff --name-only REF`: an option there writes (round 26 review S9).
+      if (name === '--changed' && eq !== -1 && eq + 1 < v.length && !GIT_REVISION.test(v.slice(eq + 1))) code();
       if (name === '--shell' && !/^(bun|system)$/.test(eq === -1 ? (args[i + 1]?.isStatic ? args[i + 1]!.value : '') : v.slice(eq + 1))) code();
       if (eq === -1 && values.has(name)) i++;
       continue;

@@ -1,6 +1,6 @@
 import { RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
-import { optionValues, pathOf, pushPath, scanOptions, staticWord, type OptionSpec, type ParsedOption, type Word } from './options.js';
+import { GIT_REVISION, optionValues, pathOf, pushPath, scanOptions, staticWord, type OptionSpec, type ParsedOption, type Word } from './options.js';
 import type { FileFacts } from './files.js';
 import { globalValueOptions, noptKeys, NPM_OPTIONS, PNPM_SHORTHANDS, unreadOptions } from '../../programs.js';
 
@@ -364,9 +364,10 @@ const TOOLS: Record<string, ToolSpec> = {
     normal: camel,
     writes: ['outputfile'],
     trees: ['coveragedirectory', 'cachedirectory'],
-    code: ['c', 'config', 'reporters', 'testresultsprocessor', 'setupfiles', 'setupfilesafterenv', 'globalsetup', 'globalteardown', 'testenvironment', 'testrunner', 'resolver', 'transform', 'preset', 'rootdir', 'roots', 'projects', 'moduledirectories', 'modulepaths', 'snapshotresolver', 'watchplugins', 'testsequencer', 'filter', 'prettierpath', 'runner', 'moduleNameMapper', 'modulenamemapper', 'haste', 'dependencyextractor'],
-    plain: { testenvironment: /^(node|jsdom)$/ },
-    values: ['t', 'testnamepattern', 'maxworkers', 'w', 'shard', 'testtimeout', 'seed', 'selectprojects', 'testpathpattern', 'testpathignorepatterns', 'coverageprovider', 'changedsince'],
+    // `--changedSince=REF` is handed to git (`REF...HEAD`) as vitest's `--changed` (options.ts GIT_REVISION).
+    code: ['changedsince', 'c', 'config', 'reporters', 'testresultsprocessor', 'setupfiles', 'setupfilesafterenv', 'globalsetup', 'globalteardown', 'testenvironment', 'testrunner', 'resolver', 'transform', 'preset', 'rootdir', 'roots', 'projects', 'moduledirectories', 'modulepaths', 'snapshotresolver', 'watchplugins', 'testsequencer', 'filter', 'prettierpath', 'runner', 'moduleNameMapper', 'modulenamemapper', 'haste', 'dependencyextractor'],
+    plain: { testenvironment: /^(node|jsdom)$/, changedsince: GIT_REVISION },
+    values: ['t', 'testnamepattern', 'maxworkers', 'w', 'shard', 'testtimeout', 'seed', 'selectprojects', 'testpathpattern', 'testpathignorepatterns', 'coverageprovider'],
   },
   mypy: {
     writes: ['junit-xml'],

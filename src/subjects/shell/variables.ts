@@ -540,6 +540,16 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
    * directories (`BUN_INSTALL`, `BUN_INSTALL_BIN`, `BUN_INSTALL_GLOBAL_DIR`).
    */
   { names: 'BUN_RUNTIME_TRANSPILER_CACHE_PATH|BUN_INSTALL|BUN_INSTALL_[A-Z_]+', programs: ['bun', 'bunx'] },
+  /*
+   * Round 26 review S18: other runtimes' start-up variables, read by every JVM, vim, .NET, PHP or
+   * Lua a program starts. `JAVA_TOOL_OPTIONS` (OpenJDK 17 ran `-javaagent:F`'s agent: "Picked up
+   * JAVA_TOOL_OPTIONS"), `JDK_JAVA_OPTIONS`, `_JAVA_OPTIONS`, and the launchers' `MAVEN_OPTS`,
+   * `MAVEN_ARGS`, `GRADLE_OPTS`, `JAVA_OPTS`; vim's `VIMINIT`/`EXINIT` (ex commands: `:!CMD` ran CMD,
+   * vim 9), `MYVIMRC`, `GVIMINIT`; `DOTNET_STARTUP_HOOKS` (assemblies loaded first), `PHPRC` and
+   * `PHP_INI_SCAN_DIR` (an ini's `auto_prepend_file`), `LUA_INIT` (`@F` runs F), `LUA_PATH`,
+   * `LUA_CPATH` (the last four from their documentation). PLAIN_VALUES: the JVM's memory sizes.
+   */
+  { names: 'JAVA_TOOL_OPTIONS|JDK_JAVA_OPTIONS|_JAVA_OPTIONS|MAVEN_OPTS|MAVEN_ARGS|GRADLE_OPTS|JAVA_OPTS|VIMINIT|EXINIT|MYVIMRC|GVIMINIT|DOTNET_STARTUP_HOOKS|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT(_5_[1-4])?|LUA_PATH(_5_[1-4])?|LUA_CPATH(_5_[1-4])?', programs: [] },
   // bun's `--inspect` by environment: `BUN_INSPECT=ws://0.0.0.0:6499/x bun w.js` listened on every address (bun 1.4.5; round 25 review R11).
   { names: 'BUN_INSPECT|BUN_INSPECT_CONNECT_TO|BUN_INSPECT_PRELOAD', programs: [] },
 ];
@@ -579,6 +589,7 @@ export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES}|${SETTING_NAMES})(
  */
 const HARMLESS_NODE_OPTIONS = /^--(max-old-space-size|max-semi-space-size|stack-size|max-http-header-size|heapsnapshot-near-heap-limit|unhandled-rejections|dns-result-order|title|disable-warning)(=[\w.,:-]*)?$|^--(enable-source-maps|no-warnings|no-deprecation|throw-deprecation|pending-deprecation|trace-warnings|trace-deprecation|trace-uncaught|openssl-legacy-provider|experimental-vm-modules|experimental-strip-types|no-experimental-strip-types|experimental-require-module|no-experimental-require-module|no-experimental-fetch|expose-gc|use-openssl-ca|use-bundled-ca|use-system-ca|preserve-symlinks|preserve-symlinks-main|zero-fill-buffers|tls-min-v1\.[0-3]|tls-max-v1\.[23])$/;
 
+const BUN_WRITES = /^--(redirect-warnings|(cpu|heap)-prof(-dir|-name|-md)?)(=|$)/;
 function runtimeLoadsCode(name: string, value: string): boolean {
   const tokens = value.split(/\s+/).filter((token) => token !== '');
   // node and bun take quotes off any token, an option's name too (`NODE_OPTIONS='"--require" ./x.js'`
@@ -587,6 +598,8 @@ function runtimeLoadsCode(name: string, value: string): boolean {
   if (name === 'NODE_OPTIONS') return tokens.some((token) => !HARMLESS_NODE_OPTIONS.test(token));
   if (tokens.some((token) => !token.startsWith('-'))) return true;
   const facts: FileFacts = { paths: [], nested: [], reasons: [] };
+  // Options that write files (`--redirect-warnings=F`, `--cpu-prof-dir=D`): from the environment the walk does not place them (round 26 review S11).
+  if (tokens.some((token) => BUN_WRITES.test(token))) return true;
   bunOptions(tokens.map(staticWord), null, facts);
   return facts.reasons.length > 0;
 }
@@ -606,6 +619,8 @@ const PLAIN_PERL5OPT = /^-?([wWXtTU]|C[0-9A-Za-z]*|D[0-9A-Za-z]*)+$/;
 const PLAIN_RUBYOPT = /^(-[wvdU]+|-W(\d|:[\w-]+)?|-T\d?|-E[\w:-]+|-K\w|--(enable|disable)[=-][\w,-]+|--(debug|verbose|yjit|jit))$/;
 /** Less's options in `LESS` that only change how it shows: no lesskey file (`k`), log (`o`, `O`), tag file (`t`, `T`), quote characters, start-up command (`+`) or option less does not know, read as less reads them (less-options.ts). */
 const plainLess = (value: string): boolean => lessOptions(value).every((option) => !'koOtT"+?'.includes(option.name));
+/** JVM options that only size memory and stacks or pick the file encoding (`-XX:OnError=CMD` runs CMD, `-javaagent:` loads code). */
+const plainJvm = (value: string): boolean => value.split(/\s+/).every((word) => word === '' || /^-(Xm[sxn]\d+[kKmMgG]?|Xss\d+[kKmMgG]?|Dfile\.encoding=[\w-]+|Djava\.awt\.headless=(true|false))$/.test(word));
 const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
   PYTHONPATH: projectPath,
   PERL5LIB: projectPath,
@@ -621,6 +636,7 @@ const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
   CPLUS_INCLUDE_PATH: searchPath,
   OBJC_INCLUDE_PATH: searchPath,
   LIBRARY_PATH: searchPath,
+  ...Object.fromEntries(['JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'MAVEN_OPTS', 'GRADLE_OPTS', 'JAVA_OPTS'].map((name) => [name, plainJvm])),
 };
 
 /** Programs that run other programs (a makefile's recipes, a package's scripts) with the environment they were given. */

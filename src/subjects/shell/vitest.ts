@@ -1,4 +1,4 @@
-import { pathOf, pushPath, type Word } from './options.js';
+import { GIT_REVISION, pathOf, pushPath, type Word } from './options.js';
 import { treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
 
@@ -20,7 +20,7 @@ import type { FileFacts } from './files.js';
  *   vitest run --typecheck.checker=./e.sh   → interpreter
  */
 
-type Kind = 'flag' | 'value' | 'code' | 'read' | 'write' | 'tree';
+type Kind = 'flag' | 'value' | 'ref' | 'code' | 'read' | 'write' | 'tree';
 
 const REPORTERS = /^(default|agent|minimal|basic|blob|verbose|dot|json|tap|tap-flat|junit|tree|hanging-process|github-actions|html)$/;
 /** istanbul-reports' own reporters: any other name is `require`d as a module. */
@@ -43,17 +43,22 @@ const OPTIONS: Record<string, Kind> = {
     'filesonly', 'staticparse',
   ].map((name) => [name, 'flag' as const])),
   ...Object.fromEntries([
-    'update', 'testnamepattern', 'silent', 'mode', 'vmmemorylimit', 'maxworkers', 'shard', 'changed', 'sequence.seed', 'sequence.hooks',
+    'update', 'testnamepattern', 'silent', 'mode', 'vmmemorylimit', 'maxworkers', 'shard', 'sequence.seed', 'sequence.hooks',
     'sequence.setupfiles', 'testtimeout', 'hooktimeout', 'bail', 'retry', 'retry.count', 'retry.delay', 'retry.condition', 'exclude', 'project',
     'slowtestthreshold', 'teardowntimeout', 'maxconcurrency', 'listtags', 'tagsfilter', 'coverage.include', 'coverage.exclude',
     'coverage.thresholds.lines', 'coverage.thresholds.functions', 'coverage.thresholds.branches', 'coverage.thresholds.statements',
     'coverage.ignoreclassmethods', 'coverage.processingconcurrency', 'coverage.watermarks.statements', 'coverage.watermarks.lines',
-    'coverage.watermarks.branches', 'coverage.watermarks.functions', 'coverage.changed', 'diff.aannotation', 'diff.aindicator',
+    'coverage.watermarks.branches', 'coverage.watermarks.functions', 'diff.aannotation', 'diff.aindicator',
     'diff.bannotation', 'diff.bindicator', 'diff.commonindicator', 'diff.contextlines', 'diff.emptyfirstorlastlineplaceholder',
     'diff.maxdepth', 'diff.truncatethreshold', 'diff.truncateannotation', 'typecheck.spawntimeout', 'expect.poll.interval',
     'expect.poll.timeout', 'experimental.importdurations.print', 'experimental.importdurations.limit',
     'experimental.importdurations.thresholds.warn', 'experimental.importdurations.thresholds.danger', 'staticparseconcurrency',
   ].map((name) => [name, 'value' as const])),
+  /*
+   * A revision vitest hands to git (`git diff --name-only REF...HEAD`, vitest 4's VitestGit): one
+   * starting with `-` is an option to git, so `--changed=--output=F` wrote `F...HEAD` (round 26 review S9).
+   */
+  changed: 'ref', 'coverage.changed': 'ref',
   // A module, a program, a config file, another root, node's own arguments, a server or debugger that takes code.
   ...Object.fromEntries([
     'root', 'config', 'dir', 'ui', 'api', 'api.port', 'api.host', 'api.strictport', 'api.allowexec', 'api.allowwrite', 'reporter', 'browser',
@@ -137,6 +142,8 @@ function option(name: string, value: Word | null, cwd: string | null, out: FileF
   if (kind === 'flag') {
     // A boolean option hands a value other than true/false back as a filter.
     if (value && !(value.isStatic && /^(true|false)$/.test(value.value))) operands.push(value);
+  } else if (kind === 'ref') {
+    if (value && !(value.isStatic && GIT_REVISION.test(value.value))) out.reasons.push('interpreter');
   } else if (kind === 'code') {
     const plain = PLAIN[name];
     if (!(plain && value?.isStatic && plain.test(value.value))) out.reasons.push('interpreter');
