@@ -79,7 +79,13 @@ export async function handleApi(path: string, query: URLSearchParams, method: st
     if (!removed) return reply(404, { error: 'you have no such remembered rule' });
     // In force on every replica that confirmed (store.forget); one that did not may still allow it for a while.
     if (removed.unconfirmed === 0) return reply(200, { removed: true });
-    return reply(202, { removed: true, unconfirmed: removed.unconfirmed, error: `the rule is removed from the team store, but ${removed.unconfirmed} replica(s) did not confirm within ${FORGET_CONFIRM_MS / 1000} s that it no longer holds there (unreachable, overloaded, or of before round 24; see the log): calls reaching them may still be allowed by it until they read the store again` });
+    const unheard = removed.unheard ?? 0;
+    const waited = removed.unconfirmed - unheard;
+    const why = [
+      ...(waited > 0 ? [`${waited} replica(s) did not confirm within ${FORGET_CONFIRM_MS / 1000} s that it no longer holds there (unreachable, overloaded, or of before round 24)`] : []),
+      ...(unheard > 0 ? [`${unheard} replica(s) known only by a heartbeat key had nothing subscribed that could hear it (of before round 25 with its subscriber down, or a key another client of Redis wrote), and were not waited for`] : []),
+    ];
+    return reply(202, { removed: true, unconfirmed: removed.unconfirmed, error: `the rule is removed from the team store, but ${why.join('; and ')}; see the log: calls reaching them may still be allowed by it until they read the store again` });
   }
 
   return reply(404, { error: 'no such API path' });

@@ -80,6 +80,8 @@ export interface SessionGrant {
 /** A forget that removed a rule: how many replicas did not confirm within FORGET_CONFIRM_MS that it no longer holds there. */
 export interface Forgotten {
   unconfirmed: number;
+  /** Of those, the replicas known by their heartbeat alone that nothing subscribed could be, not waited for (redis-store.ts inForce); absent when none. */
+  unheard?: number;
 }
 
 /** How long a forget waits for every replica to have read the user's rules again (docs/team.md, "Forgetting is in force at once"). */

@@ -321,6 +321,25 @@ describe('RedisTeamStore: whom a forget waits for (round 25)', () => {
     }
   }, 30_000);
 
+  // Round 26: any client that can write Redis could write such a heartbeat, and each forget waited
+  // the 5 s for it. A replica known by its heartbeat alone listens on a subscriber of its own: when
+  // nothing but the announced replicas heard the forget, it is not waited for, and counted (202).
+  test('a heartbeat that nothing subscribed could be (a key another client wrote) is not waited for, and is counted', async () => {
+    const raw = new Redis(redis.url);
+    const { store, lines } = await logged('F5');
+    try {
+      await raw.set('mcp-latch:replica:Fake', '4244', 'PX', 60_000);
+      await store.remember('ola', ['Read(/o/**)']);
+      expect(await store.forget('ola', 'Read(/o/**)')).toEqual({ unconfirmed: 1, unheard: 1 });
+      expect(lines()).toMatch(/"replicas":\["Fake"\].*had nothing subscribed that could hear the forget/);
+      expect(lines()).not.toContain('not every replica confirmed');
+    } finally {
+      await raw.del('mcp-latch:replica:Fake');
+      raw.disconnect();
+      await store.close();
+    }
+  });
+
   test("a replica of round 24 (its heartbeat; it confirms by name) is waited for until it has confirmed", async () => {
     const raw = new Redis(redis.url);
     const old = new Redis(redis.url);
