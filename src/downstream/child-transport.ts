@@ -285,11 +285,11 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
    * "Round 10"). The replies this read's answers make for the client are written as it returns
    * (read-end.ts).
    */
-  private readonly onStdout = (chunk: Buffer): void => {
+  private readonly onStdout = (chunk: Buffer, bytes = chunk.length): void => {
     try {
       readStarted();
       try {
-        const lines = this.reader.push(chunk, this.receive, this.refuse);
+        const lines = this.reader.push(chunk, this.receive, this.refuse, bytes);
         // One answer alone while more of this server's calls wait, and answers streaming (the last
         // read under BURST_GAP_MS ago): the rest of the burst is waited for a few microseconds and
         // taken in this read, its replies in the same write to the client (pipes.ts, readRest).

@@ -46,13 +46,21 @@ export class LineReader {
     private readonly reusedChunks = false,
   ) {}
 
-  /** Adds a chunk and calls `onLine` for each complete line, `onOversized` for each line over the limit; answers how many lines ended in it. */
-  push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void): number {
+  /**
+   * Adds a chunk and calls `onLine` for each complete line, `onOversized` for each line over the
+   * limit; answers how many lines ended in it. `end`: the chunk's bytes end there, and what follows is an earlier read's (a reader with one buffer
+   * hands over the buffer and its count rather than a view made for every read: docs/performance.md,
+   * "Round 26: per-call work").
+   */
+  push(chunk: Buffer, onLine: (line: string) => void, onOversized: (oversized: Oversized) => void, end = chunk.length): number {
+    // A read that does not end with a newline is taken as a view of its own bytes, so no search
+    // reaches the stale ones after it; one that does end with one has no newline search pass it.
+    if (end < chunk.length && (end === 0 || chunk[end - 1] !== 10)) chunk = chunk.subarray(0, end);
     let start = 0;
     let ended = 0;
     // A read mostly ends with its last line's newline: no search after it (each search is a call
     // into the runtime; docs/performance.md, "Round 24: per-call CPU").
-    for (let index = chunk.indexOf(10); index !== -1; index = start < chunk.length ? chunk.indexOf(10, start) : -1) {
+    for (let index = chunk.indexOf(10); index !== -1 && index < end; index = start < end ? chunk.indexOf(10, start) : -1) {
       if (this.partsBytes === 0 && !this.over && index - start <= this.maxBytes) {
         onLine(chunk.toString('utf8', start, index > start && chunk[index - 1] === 13 ? index - 1 : index));
       } else {
@@ -62,7 +70,7 @@ export class LineReader {
       start = index + 1;
       ended += 1;
     }
-    if (start < chunk.length) this.append(start === 0 ? chunk : chunk.subarray(start));
+    if (start < end) this.append(start === 0 && end === chunk.length ? chunk : chunk.subarray(start, end));
     return ended;
   }
 

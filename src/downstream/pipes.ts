@@ -220,12 +220,13 @@ const READ_BYTES = 64 * 1024;
 
 /**
  * Has `socket` (a child's stdout, made by child_process before any read) read into one buffer kept
- * for the process, each read passed to `onChunk` as a view valid until it returns: what net.Socket's
+ * for the process, each read passed to `onChunk` as that buffer and the count of its bytes, valid
+ * until it returns (no view made for every read: docs/performance.md, "Round 26: per-call work"): what net.Socket's
  * documented `onread` option does for a socket made with it (gateway/client-input.ts), applied to a
  * socket child_process made, through the same fields of the socket and its handle. False, and
  * nothing changed, when this Node does not have them: the caller then listens to `data`.
  */
-export function readIntoSharedBuffer(socket: Readable, onChunk: (chunk: Buffer) => void): boolean {
+export function readIntoSharedBuffer(socket: Readable, onChunk: (buffer: Buffer, bytes: number) => void): boolean {
   const handle = (socket as unknown as { _handle?: { useUserBuffer?: unknown } | null })._handle;
   if (!handle || typeof handle.useUserBuffer !== 'function') return false;
   const fields = socket as unknown as Record<symbol, unknown>;
@@ -239,7 +240,7 @@ export function readIntoSharedBuffer(socket: Readable, onChunk: (chunk: Buffer) 
   const buffer = shared;
   fields[bufferKey] = buffer;
   fields[callbackKey] = (bytes: number, into: Buffer): boolean => {
-    onChunk(into.subarray(0, bytes));
+    onChunk(into, bytes);
     // Not false: false would stop the reads.
     return true;
   };

@@ -1,14 +1,19 @@
 import { fstatSync } from 'node:fs';
 import { Socket, type OnReadOpts, type SocketConstructorOpts } from 'node:net';
 
-/** What the client writes to `serve`: a stream that emits `data`, `end`, `close` and `error`, and counts `bytesRead`. */
-export type ClientInput = NodeJS.ReadableStream & { bytesRead?: number };
+/**
+ * What the client writes to `serve`: a stream that emits `data`, `end`, `close` and `error`, and
+ * counts `bytesRead`. `onBytes` is there (null) on the socket read into one buffer: a reader set
+ * there is handed each read as that buffer and its byte count instead of a `data` view, a Buffer
+ * made for every read (docs/performance.md, "Round 26: per-call work").
+ */
+export type ClientInput = NodeJS.ReadableStream & { bytesRead?: number; onBytes?: ((buffer: Buffer, bytes: number) => void) | null };
 
 /**
  * The client's end of stdin. When it is a pipe or a socket (how MCP clients start `serve`), it is
  * read into one buffer kept for the life of the process (net.Socket's `onread`), and each read is
- * emitted as `data` with a view of that buffer, valid until the listener returns (the line reader
- * copies what it keeps: downstream/lines.ts). process.stdin made a 64 KB backing store, a Buffer,
+ * handed to `onBytes` as that buffer and its count, or else emitted as `data` with a view of it,
+ * valid until the listener returns (the line reader copies what it keeps: downstream/lines.ts). process.stdin made a 64 KB backing store, a Buffer,
  * and a turn through the Readable stream's queue (push, a nextTick, read(0)) for every read
  * (docs/performance.md, "Round 11: the warm path").
  *
@@ -28,13 +33,15 @@ export function clientInput(): { input: ClientInput; reusedChunks: boolean } {
   const onread: OnReadOpts = {
     buffer,
     callback: (bytes, into) => {
-      socket.emit('data', (into as Buffer).subarray(0, bytes));
+      const reader = socket.onBytes;
+      if (reader) reader(into as Buffer, bytes);
+      else socket.emit('data', (into as Buffer).subarray(0, bytes));
       // Not false: false would pause the socket.
       return true;
     },
   };
   // `onread` is a documented option of the constructor (Node 20's net.md) that @types/node gives only to net.connect.
-  const socket = new Socket({ fd: 0, readable: true, writable: false, onread } as SocketConstructorOpts);
+  const socket: Socket & ClientInput = Object.assign(new Socket({ fd: 0, readable: true, writable: false, onread } as SocketConstructorOpts), { onBytes: null });
   // The socket starts reading as it is made, and a read with no `data` listener yet would be lost:
   // paused until its reader resumes it (StdioUpstream.start). pause() stops the reads of a socket
   // with `onread` (net.Socket.prototype.pause), where a plain stream only stops emitting.

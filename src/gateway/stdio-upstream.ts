@@ -7,6 +7,7 @@ import { wideCallRefusal } from './upstream-calls.js';
 import { atReadEnd, readEnded, readStarted } from '../read-end.js';
 import { scanCall } from './call-scan.js';
 import { mayBeDropped, UpdatesKept, updatedUri } from './client-behind.js';
+import type { ClientInput } from './client-input.js';
 
 /**
  * The gateway's upstream stdio transport (the client starts mcp-latch and talks over its stdin and
@@ -65,7 +66,10 @@ export class StdioUpstream implements Transport, LineSending {
   }
 
   async start(): Promise<void> {
-    this.input.on('data', this.onData);
+    // The client's socket read into one buffer takes the reader itself (client-input.ts).
+    const input = this.input as ClientInput;
+    if (input.onBytes === null) input.onBytes = this.onData;
+    else this.input.on('data', this.onData);
     this.input.on('end', this.onEnd);
     this.input.on('close', this.onEnd);
     this.input.on('error', this.onError);
@@ -74,11 +78,15 @@ export class StdioUpstream implements Transport, LineSending {
     this.input.resume();
   }
 
-  /** The calls of a read are handed over, and what is sent meanwhile written, as it returns (read-end.ts). */
-  private readonly onData = (chunk: Buffer): void => {
+  /**
+   * The calls of a read are handed over, and what is sent meanwhile written, as it returns
+   * (read-end.ts). `bytes`: the read's bytes in `chunk`, when the input hands over its one buffer
+   * (client-input.ts).
+   */
+  private readonly onData = (chunk: Buffer, bytes = chunk.length): void => {
     readStarted();
     try {
-      this.reader.push(chunk, this.onLine, this.onOversized);
+      this.reader.push(chunk, this.onLine, this.onOversized, bytes);
     } finally {
       readEnded();
     }
@@ -298,6 +306,8 @@ export class StdioUpstream implements Transport, LineSending {
     if (this.scheduled) this.flush();
     this.closed = true;
     this.output.off('drain', this.onDrain);
+    const input = this.input as ClientInput;
+    if (input.onBytes === this.onData) input.onBytes = null;
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
     this.input.off('close', this.onEnd);

@@ -47,6 +47,24 @@ describe('LineReader', () => {
     expect(lines).toEqual(['{"a":1}', '{"b":"xyz"}', '{"c":3}']);
   });
 
+  test('a reader with one buffer hands over the buffer and its byte count: lines end at the count, the stale bytes after it are never read', () => {
+    // What follows the count is an earlier, longer read's, newlines and all (pipes.ts, client-input.ts).
+    const buffer = Buffer.alloc(256, 0x21);
+    const lines: string[] = [];
+    const reader = new LineReader(1000, true);
+    const push = (text: string): void => {
+      buffer.write(`${'#'.repeat(200)}\nstale\n`, 0);
+      const bytes = buffer.write(text, 0);
+      reader.push(buffer, (line) => lines.push(line), () => undefined, bytes);
+    };
+    push('{"a":1}\n');
+    push('{"b":2}\n{"c"');
+    push(':3}\r\n{"d":');
+    push('4}\n');
+    push('');
+    expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}', '{"d":4}']);
+  });
+
   test('a line over the limit is reported with its size and id (first or last key), and the next line is whole', () => {
     const reader = new LineReader(100);
     const request = `{"jsonrpc":"2.0","id":7,"method":"x","params":{"text":"${'a'.repeat(300)}"}}`;

@@ -346,6 +346,15 @@ describe("a server's stdout read into the shared buffer", () => {
     expect(readIntoSharedBuffer(child.stdout!, () => undefined)).toBe(true);
   });
 
+  test('each read is handed over as the shared buffer and its byte count, no view made for it', async () => {
+    const child = spawn(process.execPath, ['-e', 'process.stdout.write("{\\"a\\":1}\\n")'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    children.push(child);
+    const reads: Array<{ length: number; bytes: number }> = [];
+    readIntoSharedBuffer(child.stdout!, (buffer, bytes) => reads.push({ length: buffer.length, bytes }));
+    await new Promise((done) => child.stdout!.once('end', done));
+    expect(reads).toEqual([{ length: 64 * 1024, bytes: 8 }]);
+  });
+
   test('lines two servers write in pieces, at once, arrive whole: the start of a line is copied before the next read writes over it', async () => {
     const message = (server: string, index: number): JSONRPCMessage => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `${server}-${index}-${'x'.repeat(200)}` } });
     // Each line in three writes, 30 ms apart, so each piece is a read of its own; the two servers' pieces alternate.
