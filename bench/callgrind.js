@@ -15,6 +15,8 @@
 // where the scavenges fell).
 // `--in-flight N`: the counted calls (and as many warm ones again) go N at a time, each in its own
 // write as the SDK client sends them: the 16-in-flight path, where a read holds several calls.
+// `--bin bench/floor-relay.js`: the byte relay in the gateway's place (its server called `echo`).
+// `--bin PATH#no-audit`: that build with the audit off (what the record costs).
 // `--progress`: every call carries `_meta: {progressToken}` after its arguments, as a client asking
 // for progress writes it (docs/performance.md, "Round 20: warm path").
 // `--first-shell`: instead, the first shell command of a fresh gateway against a warm one
@@ -46,13 +48,15 @@ const selfOnly = argv.includes('--self');
 const inFlight = Number(option('--in-flight', 1));
 const firstShell = argv.includes('--first-shell');
 const progress = argv.includes('--progress');
-const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [resolve(argv[index + 1])] : []));
+const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [argv[index + 1].endsWith('#no-audit') ? `${resolve(argv[index + 1].slice(0, -9))}#no-audit` : resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-callgrind-')));
 const config = join(dir, 'mcp-latch.json');
 const server = [join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'stdio'];
 writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: server } }, permissions: { allow: ['mcp__everything__echo'] } }));
+const noAuditConfig = join(dir, 'no-audit.json');
+writeFileSync(noAuditConfig, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: server } }, permissions: { allow: ['mcp__everything__echo'] }, audit: { enabled: false } }));
 
 /**
  * A JSON-RPC client on a gateway's stdio: initialised, its tools listed; returns `request(method,
@@ -87,7 +91,11 @@ async function listedSession(child) {
 
 async function measure(bin, run) {
   const out = join(dir, `run${run}-${bins.indexOf(bin)}`);
-  const child = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...(names > 0 ? ['--perf-basic-prof'] : []), bin, 'serve', '--config', config], {
+  // The byte relay (bench/floor-relay.js) in the gateway's place: the floor's own count.
+  const relay = bin.endsWith('floor-relay.js');
+  // `--bin PATH#no-audit`: that build with the audit off.
+  const command = relay ? [bin, process.execPath, ...server] : bin.endsWith('#no-audit') ? [bin.slice(0, -9), 'serve', '--config', noAuditConfig] : [bin, 'serve', '--config', config];
+  const child = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...(names > 0 ? ['--perf-basic-prof'] : []), ...command], {
     cwd: dir,
     stdio: ['pipe', 'pipe', 'ignore'],
     env: { ...process.env, MCP_LATCH_LOG_LEVEL: 'warn' },
@@ -99,7 +107,7 @@ async function measure(bin, run) {
       Array.from({ length: width }, async () => {
         while (i < count) {
           const n = i++;
-          const answer = await request('tools/call', { name: 'everything__echo', arguments: { message: `ping ${n}` }, ...(progress ? { _meta: { progressToken: n } } : {}) });
+          const answer = await request('tools/call', { name: relay ? 'echo' : 'everything__echo', arguments: { message: `ping ${n}` }, ...(progress ? { _meta: { progressToken: n } } : {}) });
           if (answer.result?.content?.[0]?.text !== `Echo: ping ${n}`) throw new Error(`unexpected answer: ${JSON.stringify(answer)}`);
         }
       }),
@@ -137,7 +145,8 @@ function printNames(dump, pid) {
       const [start, size, ...name] = line.split(' ');
       return { start: parseInt(start, 16), end: parseInt(start, 16) + parseInt(size, 16), name: name.join(' ') };
     });
-  rmSync(mapFile, { force: true });
+  if (process.env.CALLGRIND_KEEP) console.log(`kept: ${dump} ${mapFile}`);
+  else rmSync(mapFile, { force: true });
   const nameOf = (address) => code.findLast((entry) => entry.start <= address && address < entry.end)?.name;
   const annotated = execFileSync('callgrind_annotate', [`--inclusive=${selfOnly ? 'no' : 'yes'}`, '--threshold=100', dump], { encoding: 'utf8', maxBuffer: 1 << 28 });
   const rows = new Map();
