@@ -621,14 +621,15 @@ const YARN_COMMANDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 const BUN_COMMANDS: ReadonlySet<string> = new Set(
-  'run test x repl exec install i add a remove rm update outdated audit link unlink publish patch patch-commit pm info why build init create c upgrade completions discord help'.split(' '),
+  'run test x repl exec install i add a remove rm update up outdated audit link unlink publish patch patch-commit pm info why build init create c upgrade completions discord help'.split(' '),
 );
 
 /**
  * pnpm's and bun's other names for their commands (round 25 review R13): pnpm 9.15.9's `commandNames`
  * (dist/pnpm.cjs; `pnpm t`, `pnpm run-script release` ran those scripts), bun 1.4.5's (`bun --help`:
  * "install (bun i)", "add (bun a)", "remove (bun rm)", "create (bun c)"; `bun r --help`, `bun
- * uninstall --help` and `bun ci --help` print remove's and install's usage). pnpm's `recursive`,
+ * uninstall --help` and `bun ci --help` print remove's and install's usage; `bun up --help` update's,
+ * round 26 review S7). pnpm's `recursive`,
  * `multi` and `m` are its `-r` before the next command word (parse-cli-args RECURSIVE_CMDS).
  */
 export const COMMAND_ALIASES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -637,7 +638,7 @@ export const COMMAND_ALIASES: Readonly<Record<string, Readonly<Record<string, st
     rb: 'rebuild', up: 'update', upgrade: 'update', ln: 'link', ls: 'list', la: 'll', c: 'config', 'clean-install': 'ci', ic: 'ci', 'install-clean': 'ci',
     dislink: 'unlink', recursive: '-r', multi: '-r', m: '-r',
   },
-  bun: { i: 'install', ci: 'install', a: 'add', rm: 'remove', r: 'remove', uninstall: 'remove', c: 'create' },
+  bun: { i: 'install', ci: 'install', a: 'add', rm: 'remove', r: 'remove', uninstall: 'remove', c: 'create', up: 'update' },
 };
 
 /** The commands of the package managers that run any other first word as a script or program (command-match.ts scriptRunsWord). */

@@ -80,8 +80,10 @@ export function wideCandidates(segment: Segment): string[][] {
       // as the words' own (programs.ts optionReadings; round 21 late review L5).
       for (const args of optionReadings(name, given)) out.push([name, ...args], ...runnerPayloads(name, args), ...scriptRuns(name, args));
       out.push(...scriptPastOptions(name, given));
-      // yarn with no command word is `yarn install` (yarn 1 and berry): a rule on `yarn install` meets it (round 25 review R13).
-      if (name === 'yarn' && commandWordAt(name, given) >= given.length) out.push([name, ...given, 'install']);
+      // yarn with no command word is `yarn install` (yarn 1 and berry): a rule on `yarn install` meets
+      // it (round 25 review R13), with `install` first too: after an option taking an optional value
+      // (`yarn --production`) the rule's words would read `install` as that value (round 26 review S7).
+      if (name === 'yarn' && commandWordAt(name, given) >= given.length) out.push([name, ...given, 'install'], [name, 'install', ...given]);
     }
   }
   return out;

@@ -2,7 +2,7 @@ import { globalValueOptions, MANAGER_COMMANDS, noptKeys, NPM_OPTIONS, NPM_SINGLE
 import { npmCommand, npmOptionWords } from './npm-commands.js';
 import { subcommandIndex } from './signature.js';
 import { GIT_REVISION, pathOf, pushPath, staticWord } from './options.js';
-import { treeWrite } from './runners.js';
+import { pnpmCommandAt, treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
 import type { Word } from './options.js';
 
@@ -176,6 +176,7 @@ export function pnpmProgramOptions(args: readonly Word[], cwd: string | null, ou
  * key that names a program, as npm's above, is an interpreter and its value a script to decide.
  */
 export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  if (name === 'pnpm') pnpmPkg(args, cwd, out);
   const operands = args.filter((word) => !word.isStatic || !word.value.startsWith('-'));
   const words = operands.map((word) => (word.isStatic ? word.value : '\u0000'));
   const command = words[0];
@@ -198,6 +199,25 @@ export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd:
     if (!namesNpmProgram(key) && !/^yarn-?path$/i.test(key)) continue;
     codeValue(eq === -1 ? settings[++j] : { ...setting, value: setting.value.slice(eq + 1) }, cwd, out);
   }
+}
+
+/**
+ * `pnpm pkg …` is npm's (pnpm 9.15.9 hands `pkg` to npm with the words after it): `pnpm pkg set
+ * scripts.x=CMD && pnpm x` ran CMD (round 26 review S13), so those words are read as npm's.
+ */
+function pnpmPkg(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const at = pnpmCommandAt(args);
+  if (at >= 0 && args[at]!.value === 'pkg') npm(args.slice(at), cwd, out);
+}
+
+/**
+ * `bun pm pkg set KEY=VALUE …` writes package.json as `npm pkg set` does (bun 1.4.5 `bun pm --help`;
+ * `bun pm pkg set scripts.x=CMD && bun run x` ran CMD, round 26 review S13): a script's value is code.
+ */
+function bunPkgSet(operands: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const words = operands.map((word) => (word.isStatic ? word.value : '\u0000'));
+  if (words[0] !== 'pm' || words[1] !== 'pkg' || words[2] !== 'set') return;
+  for (const setting of operands.slice(3)) npmSetting(setting, /^scripts\b/i, cwd, out);
 }
 
 /**
@@ -301,6 +321,7 @@ export function bunOptions(args: readonly Word[], cwd: string | null, out: FileF
     if (command === 'exec' && text.length > 0 && text.every((word) => word.isStatic)) out.nested.push({ kind: 'script', text: text.map((word) => word.value).join(' '), cwd });
     return;
   }
+  if (command === 'pm') bunPkgSet(args.filter((word) => !word.isStatic || !word.value.startsWith('-')), cwd, out);
   const runs = command === null || command === 'run' || !MANAGER_COMMANDS.bun!.has(command);
   const values = globalValueOptions('bun');
   const code = (): void => void out.reasons.push('interpreter');
