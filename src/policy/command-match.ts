@@ -86,6 +86,8 @@ export function wideCandidates(segment: Segment): string[][] {
       if (name === 'yarn' && commandWordAt(name, given) >= given.length) out.push([name, ...given, 'install'], [name, 'install', ...given]);
     }
   }
+  // What a runner runs, read as at top level (`bun run env rm x` is rm; round 26 review S12).
+  if (segment.runs) for (const ran of segment.runs) out.push(...wideCandidates(ran));
   return out;
 }
 
@@ -249,6 +251,7 @@ export function wideHeads(segment: Segment): string[] {
   const first = segment.words[segment.assignments.length];
   if (first !== undefined) out.push(posix.basename(stripQuotesForDeny(first)));
   if (segment.alternatives) for (const words of segment.alternatives) if (words.length > 0) out.push(baseOf(words[0]!));
+  if (segment.runs) for (const ran of segment.runs) out.push(...wideHeads(ran));
   return out;
 }
 

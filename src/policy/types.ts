@@ -157,6 +157,12 @@ export interface Segment {
    * each of its words as the start of a command it may run (`parallel rm ::: x`, `toybox rm x`).
    */
   alternatives?: string[][];
+  /**
+   * The commands a runner or a package manager's fallback runs (`uv run env rm x`, `bun run npm exe
+   * -- rm x`, `pnpm sh -c …`), each read as the same words at top level: deny and ask rules are tried
+   * on their word lists too (policy/command-match.ts; subjects/shell/argv.ts describeRun).
+   */
+  runs?: Segment[];
   /** Why this command itself cannot be fully analysed (a subset of `CommandInfo.unanalyzable`); absent when it gives no reason. */
   unanalyzable?: string[];
 }

@@ -109,3 +109,71 @@ describe('S7. bun up is bun update; yarn with only options (--production) is yar
     for (const command of ['bun run build', 'bun outdated', 'bun upgrade', 'yarn build', 'yarn run build', 'yarn --silent build']) expect(shell(command, mode, RULES).verdict, command).toBe('allow');
   });
 });
+
+describe('S12. a runner\'s or fallback\'s command is read as the same words at top level (wrappers, aliases, abbreviations)', () => {
+  const RULES = { allow: ['Bash(bun run:*)', 'Bash(pnpm:*)', 'Bash(uv run:*)', 'Bash(corepack:*)'], deny: ['Bash(rm *)', 'Bash(pnpm run release *)', 'Bash(pnpm test *)', 'Bash(npm run release *)'] };
+  const victim = (dir: string): string => {
+    mkdirSync(join(dir, 'victim'), { recursive: true });
+    writeFileSync(join(dir, 'victim', 'data'), 'x');
+    return join(dir, 'victim');
+  };
+  const SCRIPTS = { test: 'node -e "require(\'fs\').writeFileSync(\'tested\', \'\')"', release: 'node -e "require(\'fs\').writeFileSync(\'released\', \'\')"' };
+  test.skipIf(!hasBun)('premise: bun run env rm -rf victim and bun run npm exe -- rm -rf victim remove victim (no script of those names)', () => {
+    const { dir, run } = project('s12b', SCRIPTS);
+    for (const args of [['run', 'env', 'rm', '-rf', 'victim'], ['run', 'nice', 'rm', '-rf', 'victim'], ['run', 'npm', 'exe', '--', 'rm', '-rf', 'victim']]) {
+      const gone = victim(dir);
+      run(BUN, args);
+      expect(existsSync(gone), `bun ${args.join(' ')}`).toBe(false);
+    }
+    run(BUN, ['run', 'npm', 'rum', 'release']);
+    expect(existsSync(join(dir, 'released')), 'bun run npm rum release').toBe(true);
+  }, 240_000);
+  test.skipIf(!hasPnpm)('premise: pnpm -- run-script release and pnpm -- t run those scripts; pnpm npm exe -- rm -rf victim removes victim', () => {
+    const { dir, run } = project('s12p', SCRIPTS);
+    run(PNPM, ['--', 'run-script', 'release']);
+    expect(existsSync(join(dir, 'released')), 'pnpm -- run-script release').toBe(true);
+    run(PNPM, ['--', 't']);
+    expect(existsSync(join(dir, 'tested')), 'pnpm -- t').toBe(true);
+    const gone = victim(dir);
+    run(PNPM, ['npm', 'exe', '--', 'rm', '-rf', 'victim']);
+    expect(existsSync(gone), 'pnpm npm exe -- rm -rf victim').toBe(false);
+  }, 240_000);
+  test.skipIf(!hasBun || !hasPnpm)('premise: bun run pnpm t runs the test script', () => {
+    const { dir } = project('s12bp', SCRIPTS);
+    const env = { ...process.env, HOME: dir, CI: 'true', DO_NOT_TRACK: '1', PATH: `${join(PNPM, '..')}:${process.env.PATH}` };
+    spawnSync(BUN, ['run', 'pnpm', 't'], { cwd: dir, env, input: '', timeout: 60_000 });
+    expect(existsSync(join(dir, 'tested'))).toBe(true);
+  }, 240_000);
+  test.each(MODES)('%s: each meets the deny rule on what it runs', (mode) => {
+    for (const command of [
+      'bun run npm exe -- rm -rf victim',
+      'bun run env rm -rf victim',
+      'bun run nice rm -rf victim',
+      'bun run timeout 5 rm -rf victim',
+      'bun run sudo rm -rf victim',
+      'bun run env -i rm -rf victim',
+      'bun run npm rum release',
+      'bun run pnpm t',
+      'bun run pnpm run-script release',
+      'bun run pnpm -- t',
+      'bun run corepack pnpm t',
+      'pnpm -- run-script release',
+      'pnpm -- t',
+      'pnpm --silent -- run-script release',
+      'corepack pnpm -- run-script release',
+      'pnpm npm exe -- rm -rf victim',
+      'pnpm nice rm -rf victim',
+      'pnpm -- nice rm -rf victim',
+      'uv run pnpm run-script release',
+      'uv run env rm -rf victim',
+      'uv run bun run env rm -rf victim',
+    ]) {
+      expect(shell(command, mode, RULES).verdict, command).toBe('deny');
+    }
+  });
+  test.each(MODES)('%s: the project\'s scripts and other commands stay allowed', (mode) => {
+    for (const command of ['bun run build', 'bun run dev --port 3000', 'bun run npm run build', 'bun run pnpm build', 'pnpm run build', 'pnpm -- run build', 'pnpm build', 'uv run pytest', 'bun run env FOO=1 node x.js']) {
+      expect(shell(command, mode, RULES).verdict, command).toBe('allow');
+    }
+  });
+});

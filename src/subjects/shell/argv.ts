@@ -3,7 +3,7 @@ import { gitEnvironmentTree, type FileFacts, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
-import { describeProgram, startsOthers, type Built, type SegmentInput } from './program.js';
+import { describeProgram, innerCommand, SHELL_STATE, startsOthers, type Built, type SegmentInput } from './program.js';
 import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable } from './variables.js';
 import { recipeProgram } from './make.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
@@ -87,7 +87,7 @@ export function buildSegment(input: SegmentInput): Built {
   // make takes its environment as variables too (those the makefile leaves unset or sets with `?=`): read as its command line's (make.ts recipeProgram).
   if ((analysed.name === 'make' || analysed.name === 'gmake') && assigned.length > 0) makeEnvironment(assigned, cwd, built);
   if (!stripped.xargs) {
-    describeProgram(analysed.name, analysed.args, input, built);
+    describeRun(analysed.name, analysed.args, input, built);
     if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
     return built;
   }
@@ -109,7 +109,7 @@ export function buildSegment(input: SegmentInput): Built {
   };
   const given = replace === null ? [...analysed.args, unknown(staticWord(XARGS_INPUT))] : analysed.args.map((word) => (replace === undefined || word.value.includes(replace) ? unknown(word) : word));
   const before = new Set(paths);
-  describeProgram(analysed.name, given, input, built);
+  describeRun(analysed.name, given, input, built);
   segment.paths = paths.filter((path) => before.has(path) || path.access === 'write' || path.isStatic || !stdin.has(path.path));
   // A program the analyser does not know (it then has `alternatives`) may write what xargs gives it
   // (`… | xargs gzip` replaced data/secret by secret.gz under bash 5.2): a write known only at run time.
@@ -136,6 +136,29 @@ function makeEnvironment(assigned: readonly Word[], cwd: string | null, built: B
   built.reasons.push(...facts.reasons);
   built.nested.push(...facts.nested);
   if (facts.alternatives) built.segment.alternatives = [...(built.segment.alternatives ?? []), ...facts.alternatives];
+}
+
+/**
+ * The program, then the command a runner runs with it (`uv run CMD`, `bun run NAME ARGS`, pnpm's
+ * fallback: program.ts innerCommand), read as the same words would be at top level: its wrappers
+ * stripped (`bun run env rm -rf victim` is rm), its command word read (`bun run npm exe -- rm` is
+ * npm's exec, `bun run pnpm t` pnpm's test), its own runner's command in turn (round 26 review S12).
+ * Its paths, code and reasons are the segment's; its segment is kept in `runs` for deny and ask
+ * rules (policy/command-match.ts wideCandidates).
+ */
+function describeRun(name: string, args: readonly Word[], input: SegmentInput, built: Built): void {
+  describeProgram(name, args, input, built);
+  const inner = innerCommand(name, args);
+  if (inner === 'unknown') built.reasons.push('interpreter');
+  else if (inner?.fetches) built.reasons.push('executor');
+  if (inner === null || inner === 'unknown' || SHELL_STATE.has(inner.name)) return;
+  const { segment } = built;
+  const ran = buildSegment({ ...input, assignments: [], words: [staticWord(inner.name), ...inner.args], cwd: inner.moved ? null : segment.cwd });
+  built.reasons.push(...ran.reasons);
+  built.nested.push(...ran.nested);
+  for (const path of ran.segment.paths) if (!segment.paths.includes(path)) segment.paths.push(path);
+  if (ran.segment.alternatives) segment.alternatives = [...(segment.alternatives ?? []), ...ran.segment.alternatives];
+  segment.runs = [...(segment.runs ?? []), ran.segment];
 }
 
 /** The programs whose command word commandWord reads. */

@@ -45,7 +45,7 @@ export interface Built {
 }
 
 /** Builtins a runner cannot run (no such program), whose analysis would change the shell's own state. */
-const SHELL_STATE: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd', 'export', 'alias', 'unalias', 'source', '.', 'set', 'unset', 'declare', 'typeset', 'local', 'readonly', 'eval', 'exec', 'shopt', 'trap', 'umask', 'hash', 'enable', 'builtin', 'command']);
+export const SHELL_STATE: ReadonlySet<string> = new Set(['cd', 'pushd', 'popd', 'export', 'alias', 'unalias', 'source', '.', 'set', 'unset', 'declare', 'typeset', 'local', 'readonly', 'eval', 'exec', 'shopt', 'trap', 'umask', 'hash', 'enable', 'builtin', 'command']);
 
 /** Builtins that evaluate strings as arithmetic or array subscripts (`let 'a[$(id)]'` runs `id`). */
 const ARITHMETIC_BUILTINS = new Set(['let', 'declare', 'typeset', 'local', 'export', 'readonly', 'printf', 'read', 'unset', 'test', '[', 'mapfile', 'readarray']);
@@ -74,22 +74,15 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   if (unknown) {
     const words = args.map(display);
-    // Added to, not replaced: a runner's command (below) is described into the same segment.
+    // Added to, not replaced: a runner's command (argv.ts describeRun) adds its own.
     segment.alternatives = [...(segment.alternatives ?? []), ...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])), ...commandsInWords(args)];
   }
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
-  // What a runner runs (`poetry run cp a ~/.bashrc`): that command's paths, code and reasons are the segment's (runners.ts runnerCommand).
   // pnpm, yarn, bun: an option not known here may take the next word or not, so which word is the
   // command is not known (programs.ts unreadOptions; round 21 late review L5).
   if (Object.hasOwn(CLIS, name) && CLIS[name]!.flags && unreadOptions(name, args.map((w) => (w.isStatic ? w.value : '\u0000'))).length > 0) reasons.push('interpreter');
-  const inner = runnerCommand(name, args) ?? pnpmFallback(name, args) ?? bunRunFallback(name, args);
-  if (inner === 'unknown') reasons.push('interpreter');
-  else if (inner?.fetches) reasons.push('executor');
-  if (inner !== null && inner !== 'unknown' && !SHELL_STATE.has(inner.name)) {
-    const moved: Built = inner.moved ? { ...built, segment: { ...segment, cwd: null } } : built;
-    describeProgram(inner.name, inner.args, inner.moved ? { ...input, cwd: null } : input, moved);
-    if (moved !== built && moved.segment.alternatives) segment.alternatives = [...(segment.alternatives ?? []), ...moved.segment.alternatives];
-  }
+  // What a runner runs (`poetry run cp a ~/.bashrc`, `bun run NAME …`, pnpm's fallback): argv.ts
+  // describeRun reads it as a command of its own, and its paths, code and reasons are the segment's.
 
   if (SHELLS.has(name)) return describeShell(name, args, input, built);
   if (isPowerShell(name)) {
@@ -778,6 +771,14 @@ function initializes(name: string, statics: readonly string[], index: number): b
 }
 
 /**
+ * The command a runner runs (runners.ts runnerCommand: `uv run CMD`, `poetry run CMD`…), or pnpm's and
+ * bun's fallback to a program (below); 'unknown' when which command runs is not known, null for none.
+ */
+export function innerCommand(name: string, args: readonly Word[]): RunnerCommand | 'unknown' | null {
+  return runnerCommand(name, args) ?? pnpmFallback(name, args) ?? bunRunFallback(name, args);
+}
+
+/**
  * What pnpm runs for a first word that is not one of its commands (programs.ts PNPM_COMMANDS): the
  * project's script of that name or, with none, that program with the words after it, as `pnpm exec`
  * runs it but never fetched (round 21 review, B7). Null for pnpm's own commands and other programs.
@@ -788,12 +789,17 @@ function pnpmFallback(name: string, args: readonly Word[]): RunnerCommand | 'unk
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (!word.isStatic) return 'unknown';
-    if (word.value === '--') return null;
-    if (word.value.startsWith('-')) {
-      if (values.has(word.value)) i++;
+    // After `--` the next word is the command, whatever it is (pnpm 9.15.9: `pnpm -- t` ran test,
+    // `pnpm -- --silent t` looked for a program `--silent`; round 26 review S12).
+    const ended = word.value === '--';
+    const command = ended ? args[++i] : word;
+    if (command === undefined) return null;
+    if (!command.isStatic) return 'unknown';
+    if (!ended && command.value.startsWith('-')) {
+      if (values.has(command.value)) i++;
       continue;
     }
-    return PNPM_COMMANDS.has(word.value) ? null : { name: baseName(word.value), args: args.slice(i + 1), moved: false };
+    return PNPM_COMMANDS.has(command.value) ? null : { name: baseName(command.value), args: args.slice(i + 1), moved: false };
   }
   return null;
 }

@@ -233,14 +233,19 @@ function picksProjects(meant: readonly string[], key: string, v: string, next: W
   return value !== null && /^[^\s-]\S*$/.test(value) && !value.includes('[-');
 }
 
-/** Where pnpm's command word stands (past its global value options), or -1 when it is not known or none. */
+/**
+ * Where pnpm's command word stands (past its global value options), or -1 when it is not known or
+ * none. After `--` the next word is the command (pnpm 9.15.9 ran `pnpm -- run-script release`; round
+ * 26 review S12), as npm's npmCommandAt reads it.
+ */
 export function pnpmCommandAt(args: readonly Word[]): number {
   const values = globalValueOptions('pnpm');
   const statics = args.map((w) => (w.isStatic ? w.value : '\u0000'));
   if (unreadOptions('pnpm', statics).length > 0) return -1;
   for (let i = 0; i < args.length; i++) {
     const v = statics[i]!;
-    if (v === '\u0000' || v === '--') return -1;
+    if (v === '--') return i + 1 < args.length && statics[i + 1] !== '\u0000' ? i + 1 : -1;
+    if (v === '\u0000') return -1;
     if (v.startsWith('-') && v !== '-') {
       if (values.has(v)) i++;
       continue;
