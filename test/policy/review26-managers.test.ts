@@ -177,3 +177,65 @@ describe('S12. a runner\'s or fallback\'s command is read as the same words at t
     }
   });
 });
+
+describe('S10. a global install writes the global prefix, whose bin directory is on PATH', () => {
+  const RULES = { allow: ['Bash(npm install:*)', 'Bash(npm:*)', 'Bash(pnpm:*)', 'Bash(bun:*)', 'Bash(yarn:*)'], deny: ['Edit(/usr/**)'] };
+  /** A package with a bin, and a prefix of its own; `bin` says whether the package's bin landed in a global bin directory. */
+  const pkg = (name: string): { dir: string; prefix: string; env: NodeJS.ProcessEnv } => {
+    const dir = join(T, name);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(join(dir, 'pkg'), { recursive: true });
+    writeFileSync(join(dir, 'pkg', 'package.json'), JSON.stringify({ name: `${name}-pkg`, version: '1.0.0', bin: { [`${name}-bin`]: 'cli.js' } }));
+    writeFileSync(join(dir, 'pkg', 'cli.js'), '#!/usr/bin/env node\nconsole.log("replaced")\n');
+    const prefix = join(dir, 'prefix');
+    const env = { ...process.env, HOME: dir, CI: 'true', DO_NOT_TRACK: '1', npm_config_prefix: prefix, npm_config_cache: join(dir, '.npm'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false', BUN_INSTALL: join(dir, '.bun') };
+    return { dir, prefix, env };
+  };
+  test.skipIf(!runs('npm', ['--version']))('premise: npm install -g ./pkg and npm link put the package\'s bin in {prefix}/bin', () => {
+    const { dir, prefix, env } = pkg('s10n');
+    spawnSync('npm', ['install', '-g', '--offline', './pkg'], { cwd: dir, env, input: '', timeout: 120_000 });
+    expect(existsSync(join(prefix, 'bin', 's10n-bin'))).toBe(true);
+    rmSync(prefix, { recursive: true, force: true });
+    spawnSync('npm', ['link', '--offline'], { cwd: join(dir, 'pkg'), env, input: '', timeout: 120_000 });
+    expect(existsSync(join(prefix, 'bin', 's10n-bin'))).toBe(true);
+  }, 240_000);
+  test.skipIf(!hasBun)('premise: bun link and bun add -g put the package\'s bin in $BUN_INSTALL/bin', () => {
+    const { dir, env } = pkg('s10b');
+    spawnSync(BUN, ['link'], { cwd: join(dir, 'pkg'), env, input: '', timeout: 120_000 });
+    expect(existsSync(join(dir, '.bun', 'bin', 's10b-bin'))).toBe(true);
+  }, 240_000);
+  test.each(MODES)('%s: each is not allowed under Bash(npm install:*) and the others past Edit(/usr/**)', (mode) => {
+    for (const command of [
+      'npm install -g ./pkg',
+      'npm install -g --force ./pkg',
+      'npm i --global x',
+      'npm install ---global x',
+      'npm install -gf x',
+      'npm install --location=global x',
+      'npm install --location global x',
+      'npm install x -g',
+      'npm update -g',
+      'npm ci -g',
+      'npm link',
+      'npm link ../x',
+      'npm ln',
+      'pnpm add -g ./pkg',
+      'pnpm add --global x',
+      'pnpm link --global',
+      'pnpm i -g x',
+      'bun add -g ./pkg',
+      'bun add --global x',
+      'bun i -g x',
+      'bun link',
+      'yarn global add x',
+      'yarn global upgrade',
+    ]) {
+      expect(shell(command, mode, RULES).verdict, command).not.toBe('allow');
+    }
+  });
+  test.each(MODES)('%s: local installs and global queries stay allowed', (mode) => {
+    for (const command of ['npm install', 'npm install x', 'npm i -D vitest', 'npm ls -g', 'npm root -g', 'npm install --local x', 'npm install --location=project x', 'pnpm add x', 'pnpm ls -g', 'bun add x', 'bun link x', 'bun pm bin -g', 'yarn global list', 'yarn add x']) {
+      expect(shell(command, mode, RULES).verdict, command).toBe('allow');
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
+import { globalInstall } from './global-installs.js';
 import { bunOptions, cargo, go, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
 import { vitest } from './vitest.js';
@@ -2387,18 +2388,24 @@ const HANDLERS: Record<string, Handler> = {
   npm: (args, cwd, out) => {
     npm(args, cwd, out);
     movesPackage('npm', args, out);
+    globalInstall('npm', args, out);
   },
   pnpm: (args, cwd, out) => {
     movesPackage('pnpm', args, out);
     pnpmProgramOptions(args, cwd, out);
     managerConfig('pnpm', args, cwd, out);
+    globalInstall('pnpm', args, out);
   },
   yarn: (args, cwd, out) => {
     movesPackage('yarn', args, out);
     managerConfig('yarn', args, cwd, out);
     yarnRunsFile(args, out);
+    globalInstall('yarn', args, out);
   },
-  bun: bunOptions,
+  bun: (args, cwd, out) => {
+    bunOptions(args, cwd, out);
+    globalInstall('bun', args, out);
+  },
   kubectl: (args, cwd, out) => cobraFlags('kubectl', args, cwd, out),
   helm: (args, cwd, out) => cobraFlags('helm', args, cwd, out),
   docker,
