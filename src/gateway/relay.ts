@@ -4,6 +4,7 @@ import { ErrorCode, type ClientCapabilities, type ElicitResult, type ListRootsRe
 import { MAX_OPEN_ROOTS, MAX_OPEN_SAMPLING, MAX_SERVER_QUESTIONS } from '../config/limits.js';
 import type { RelayHooks } from '../downstream/connect.js';
 import { errorMessage, RpcError } from '../errors.js';
+import type { Logger } from '../log.js';
 import { escapeStrings, escapeText } from '../latch/escape.js';
 import type { GatewayCore } from './core.js';
 import type { CallOrigin } from './running-calls.js';
@@ -38,6 +39,7 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  * sessions subscribed to it (subscriptions.ts).
  */
 export function createRelayHooks(core: GatewayCore, client: () => Server | null): RelayHooks {
+  const refused = refusalLog(() => core.logger);
   const target = (name: string): Target => {
     const one = client();
     const callers = core.running.callers(name);
@@ -55,7 +57,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
     if (!('refused' in to) && to.client.getClientCapabilities()?.[what]) return to;
     // A 2026-07-28 client (no initialize) answers a server's requests only inside a call of its own, as input_required (2026-07-28 client/roots, basic/patterns/mrtr): one outside its calls has nowhere to go.
     const why = 'refused' in to ? to.refused : to.client.getClientVersion() === undefined ? modernRefusal(what, name, core.running.callers(name).length > 0) : `the client of this call does not support ${what}`;
-    core.logger.warn({ server: name, why }, `refused the ${what} request of a server`);
+    refused(name, `${what === 'roots' ? 'roots/list' : what} requests`, { why }, `refused the ${what} request of a server`);
     throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
   };
   const questions = new Map<string, { turn: Promise<unknown>; waiting: number }>();
@@ -71,7 +73,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       // Refused with an error, not answered "decline": that would tell the server the person said no
       // to a question nobody saw (round 14 review Q1).
       if ('refused' in to) {
-        core.logger.warn({ server: name, why: to.refused }, 'refused the elicitation request of a server');
+        refused(name, 'elicitation requests', { why: to.refused }, 'refused the elicitation request of a server');
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${to.refused}`);
       }
       // A server's questions reach the person one at a time, at most MAX_SERVER_QUESTIONS waiting,
@@ -83,7 +85,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       const queue = questions.get(key) ?? { turn: Promise.resolve(), waiting: 0 };
       if (queue.waiting >= MAX_SERVER_QUESTIONS) {
         const why = `${MAX_SERVER_QUESTIONS} of its questions are waiting for the person already (the limit)`;
-        core.logger.warn({ server: name, limit: MAX_SERVER_QUESTIONS }, `refused a question of a server: ${why}`);
+        refused(name, 'questions past the limit', { limit: MAX_SERVER_QUESTIONS }, `refused a question of a server: ${why}`);
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request: ${why}`);
       }
       queue.waiting += 1;
@@ -94,7 +96,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         // Its host resolved too: a name whose addresses are this machine's is refused as 127.0.0.1 is (url-host.ts; round 21).
         const shown = params.mode === 'url' ? (urlQuestionProblem(params) ?? (await resolvedHostProblem(params.url, undefined, core.config().approval.localUrlNetworks, name)) ?? shownQuestion(name, params)) : shownQuestion(name, params);
         if (typeof shown === 'string') {
-          core.logger.warn({ server: name, why: shown }, 'refused the elicitation request of a server');
+          refused(name, 'elicitation requests', { why: shown }, 'refused the elicitation request of a server');
           throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${shown}`);
         }
         const ask = (): Promise<ElicitResult> => {
@@ -117,7 +119,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       const open = sampling.get(name) ?? 0;
       if (open >= MAX_OPEN_SAMPLING) {
         const why = `${open} of its sampling requests are open already (the limit is ${MAX_OPEN_SAMPLING} per server)`;
-        core.logger.warn({ server: name, limit: MAX_OPEN_SAMPLING }, `refused a sampling request of a server: ${why}`);
+        refused(name, 'sampling requests past the limit', { limit: MAX_OPEN_SAMPLING }, `refused a sampling request of a server: ${why}`);
         throw new RpcError(ErrorCode.InvalidRequest, `mcp-latch cannot relay this request of ${name}: ${why}`);
       }
       const marked = markedSampling(name, params);
@@ -193,4 +195,37 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
 function modernRefusal(what: 'sampling' | 'roots', name: string, during: boolean): string {
   if (!during) return `the client speaks MCP 2026-07-28, which answers ${what} requests only within a call of its own (as input_required), and no call of it is running on ${name}`;
   return what === 'roots' ? 'the client of this call did not declare roots' : 'mcp-latch does not pass a 2025 server\'s sampling requests on to a 2026-07-28 client';
+}
+
+/** How long, after a warning that the relay refused a server's request, more of the same kind go to the log at debug level only (refusalLog). */
+export const REFUSAL_WARN_MS = 10_000;
+
+/** The longest `why` a refusal's log record keeps: a form's unshowable value is the server's text, of any length. */
+const MAX_LOGGED_WHY = 1_000;
+
+/**
+ * The log of the server requests the relay refuses: the first of a kind of a server at warn; the
+ * rest of that kind for REFUSAL_WARN_MS at debug, then one warning with their count. A server's
+ * flood was one warning each: 20,000 sampling requests past the limit wrote 20,000 lines, 3.9 MB,
+ * to the log clients keep (round 26 review P3). Roots' flood has its own (listRoots).
+ */
+function refusalLog(logger: () => Logger): (server: string, kind: string, fields: { why?: string; limit?: number }, message: string) => void {
+  const windows = new Map<string, { more: number }>();
+  return (server, kind, fields, message) => {
+    const record = { server, ...fields, ...(fields.why !== undefined && fields.why.length > MAX_LOGGED_WHY ? { why: `${fields.why.slice(0, MAX_LOGGED_WHY)}… (${(fields.why.length - MAX_LOGGED_WHY).toLocaleString('en-US')} more characters)` } : {}) };
+    const key = `${server}\u0000${kind}`;
+    const window = windows.get(key);
+    if (window) {
+      window.more += 1;
+      logger().debug(record, message);
+      return;
+    }
+    logger().warn(record, message);
+    const opened = { more: 0 };
+    windows.set(key, opened);
+    setTimeout(() => {
+      windows.delete(key);
+      if (opened.more > 0) logger().warn({ server, refused: opened.more }, `refused ${opened.more.toLocaleString('en-US')} more ${kind} of ${server} in the ${REFUSAL_WARN_MS / 1000} s after the warning above (each at debug level)`);
+    }, REFUSAL_WARN_MS).unref();
+  };
 }
