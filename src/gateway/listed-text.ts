@@ -2,7 +2,9 @@ import { escapeLines, escapeText, isPlainText } from '../latch/escape.js';
 import { isPlainObject } from '../values.js';
 
 /**
- * A listed tool, prompt, resource or template as a client shows it to a person: every text the
+ * A listed tool, prompt, resource or template as a client shows it to a person — and the same
+ * objects outside listings (shownItem: a result's resource_link, a sampling request's tools; a
+ * read's mimeType, a prompt's description, completion values): every text the
  * server wrote for display escaped, and refused when a value the client sends back cannot be shown
  * as it is (docs/threat-model.md, "What a server sends through the protocol"; round 17 review of
  * hostile servers, 5, and round 19):
@@ -47,20 +49,8 @@ function shownFormOf<T extends object>(entry: T): ShownEntry<T> {
   const source = entry as Record<string, unknown>;
   const unshowable = sentBackProblem(source);
   if (unshowable !== null) return { unshowable };
-  const changes: Record<string, unknown> = {};
-  const display = 'uri' in source || 'uriTemplate' in source ? DISPLAY_OF_RESOURCE : DISPLAY;
-  for (const key of display) if (typeof source[key] === 'string') changed(changes, key, source[key], escapeText(source[key]));
-  if (typeof source.description === 'string') changed(changes, 'description', source.description, escapeLines(source.description));
-  const { annotations, arguments: args } = source;
-  if (isPlainObject(annotations) && typeof annotations.title === 'string') {
-    const title = escapeText(annotations.title);
-    if (title !== annotations.title) changes.annotations = { ...annotations, title };
-  }
-  for (const key of ['inputSchema', 'outputSchema'] as const) {
-    if (!isPlainObject(source[key])) continue;
-    const schema = schemaText(source[key], escapeText, escapeLines);
-    if (schema !== source[key]) changes[key] = schema;
-  }
+  const changes = textChanges(source);
+  const { arguments: args } = source;
   if (Array.isArray(source.icons)) {
     const icons = source.icons.filter(shownIcon);
     if (icons.length !== source.icons.length) changes.icons = icons.length > 0 ? icons : undefined;
@@ -70,6 +60,39 @@ function shownFormOf<T extends object>(entry: T): ShownEntry<T> {
     if (shownArgs.some((arg, index) => arg !== args[index])) changes.arguments = shownArgs;
   }
   return { entry: Object.keys(changes).length === 0 ? entry : { ...entry, ...changes } };
+}
+
+/** The display texts of an entry or item escaped (the table above): only the keys that change. */
+function textChanges(source: Record<string, unknown>): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  const display = 'uri' in source || 'uriTemplate' in source ? DISPLAY_OF_RESOURCE : DISPLAY;
+  for (const key of display) if (typeof source[key] === 'string') changed(changes, key, source[key], escapeText(source[key]));
+  if (typeof source.description === 'string') changed(changes, 'description', source.description, escapeLines(source.description));
+  const { annotations } = source;
+  if (isPlainObject(annotations) && typeof annotations.title === 'string') {
+    const title = escapeText(annotations.title);
+    if (title !== annotations.title) changes.annotations = { ...annotations, title };
+  }
+  for (const key of ['inputSchema', 'outputSchema'] as const) {
+    if (!isPlainObject(source[key])) continue;
+    const schema = schemaText(source[key], escapeText, escapeLines);
+    if (schema !== source[key]) changes[key] = schema;
+  }
+  return changes;
+}
+
+/**
+ * An item outside a listing shown as a listed entry is (shownFormOf's texts, withShownIcons' icons):
+ * a resource_link in a tools/call result or a prompt's messages, a tool a server's sampling request
+ * offers. Clients render a link as a chip by its title or name and show the offered tools in their
+ * sampling approval: an ANSI clear or a bidi override there read as the gateway's (round 26 review
+ * P4). What is sent back stays as written: a link's `uri`, a tool's `name` (the model calls it by name).
+ * The same object when nothing changes.
+ */
+export function shownItem<T extends Record<string, unknown>>(item: T): T {
+  const changes = textChanges(item);
+  const shown = Object.keys(changes).length === 0 ? item : { ...item, ...changes };
+  return item.icons !== undefined ? withShownIcons(shown) : shown;
 }
 
 /** The longest `data:` icon listed, in characters. */
@@ -99,11 +122,42 @@ function shownIcon(icon: unknown): boolean {
  * as given when none has icons.
  */
 export function linksShown<T>(blocks: readonly T[]): T[] {
-  if (!blocks.some((block) => isPlainObject(block) && block.type === 'resource_link' && block.icons !== undefined)) return blocks as T[];
-  return blocks.map((block) => {
-    if (!isPlainObject(block) || block.type !== 'resource_link' || block.icons === undefined) return block;
-    return withShownIcons(block) as T;
+  if (!blocks.some((block) => isPlainObject(block) && (block.type === 'resource_link' || block.type === 'resource'))) return blocks as T[];
+  const shown = blocks.map((block) => {
+    if (!isPlainObject(block)) return block;
+    if (block.type === 'resource_link') return shownItem(block) as T;
+    // An embedded resource's mimeType, as a read's (contentsShown).
+    if (block.type === 'resource' && isPlainObject(block.resource)) {
+      const [resource] = contentsShown([block.resource]);
+      return resource === block.resource ? block : ({ ...block, resource } as T);
+    }
+    return block;
   });
+  return shown.every((block, index) => block === blocks[index]) ? (blocks as T[]) : shown;
+}
+
+/** A resources/read's contents (or an embedded resource) with each `mimeType` escaped: clients show it beside the text (round 26 review P4). The same array when none changes. */
+export function contentsShown<T>(contents: readonly T[]): T[] {
+  const shown = contents.map((item) => {
+    if (!isPlainObject(item) || typeof item.mimeType !== 'string') return item;
+    const mimeType = escapeText(item.mimeType);
+    return mimeType === item.mimeType ? item : ({ ...item, mimeType } as T);
+  });
+  return shown.every((item, index) => item === contents[index]) ? (contents as T[]) : shown;
+}
+
+/**
+ * A completion/complete result with the values that cannot be shown as they are dropped: the client
+ * lists each as a choice and sends the one picked back as the argument's value, so escaping one
+ * would change what the server gets (as a prompt argument's name: sentBackProblem). `total` is
+ * lowered by as many. The same object when every value is plain text (round 26 review P4).
+ */
+export function completionShown<T extends { completion: { values: string[]; total?: number } }>(result: T): T {
+  const { values } = result.completion;
+  if (values.every((value) => isPlainText(value))) return result;
+  const plain = values.filter((value) => isPlainText(value));
+  const { total } = result.completion;
+  return { ...result, completion: { ...result.completion, values: plain, ...(typeof total === 'number' ? { total: Math.max(plain.length, total - (values.length - plain.length)) } : {}) } };
 }
 
 /** An item (a resource_link, a tool offered for sampling) with its `icons` kept as a listed entry's are (shownIcon); without `icons` when none is. */

@@ -13,6 +13,7 @@ import type { Decision } from '../policy/types.js';
 import { inspectResourceRead, lazyDigest, URI_SPELLING_RULE } from '../subjects/inspect.js';
 import { escapeText } from '../latch/escape.js';
 import { errorDecision } from './call.js';
+import { contentsShown } from './listed-text.js';
 import type { CallContext, Extra, SessionPort } from './ports.js';
 
 export async function readResource(uri: string, extra: Extra, context: CallContext, session: SessionPort): Promise<ReadResourceResult> {
@@ -62,5 +63,8 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   }
   if (template?.pin.state === 'new') await context.pinDefinition(template).catch((error: unknown) => context.logger.error({ err: errorMessage(error), template: template.exposed }, 'could not pin the resource template definition'));
   const permit = context.permits.issue(supervisor.name, 'resources/read', uri);
-  return context.running.during(supervisor.name, session.origin(extra), () => supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 }));
+  const result = await context.running.during(supervisor.name, session.origin(extra), () => supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 }));
+  // Each content's mimeType, shown beside it, escaped as a listing's (listed-text.ts contentsShown; round 26 review P4).
+  const contents = contentsShown(result.contents);
+  return contents === result.contents ? result : { ...result, contents };
 }

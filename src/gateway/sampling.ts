@@ -1,6 +1,6 @@
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainObject } from '../values.js';
-import { linksShown, withShownIcons } from './listed-text.js';
+import { linksShown, shownItem } from './listed-text.js';
 import { withoutGatewayKeys } from './server-meta.js';
 
 /**
@@ -17,7 +17,9 @@ import { withoutGatewayKeys } from './server-meta.js';
  *
  * - icons are kept as a listing's are (listed-text.ts shownIcon: `data:` images only): a message's
  *   resource_link, one inside a `tool_result`'s content, and the `tools` offered (round 25 review R2:
- *   `http://127.0.0.1:9222/json` icons reached the client's sampling approval, which shows them).
+ *   `http://127.0.0.1:9222/json` icons reached the client's sampling approval, which shows them);
+ *   their texts escaped as a listing's (a tool's title, description, schema texts; a link's title,
+ *   name, description, mimeType: round 26 review P4), a tool's name and a link's uri as sent.
  *
  * The messages' text is the server's prompt and is sent as it is.
  */
@@ -27,7 +29,7 @@ export function markedSampling(server: string, params: CreateMessageRequest['par
   if (params.includeContext !== undefined && params.includeContext !== 'none') marked.includeContext = 'none';
   if (isPlainObject(params._meta)) marked._meta = withoutGatewayKeys(params._meta);
   if (Array.isArray(params.messages)) marked.messages = params.messages.map(messageShown);
-  if (Array.isArray(params.tools)) marked.tools = params.tools.map((tool) => (isPlainObject(tool) && tool.icons !== undefined ? withShownIcons(tool) : tool));
+  if (Array.isArray(params.tools)) marked.tools = params.tools.map((tool) => (isPlainObject(tool) ? shownItem(tool) : tool));
   return marked;
 }
 

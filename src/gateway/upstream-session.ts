@@ -19,12 +19,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { errorMessage, RpcError } from '../errors.js';
 import { definitionRefusal } from '../latch/definition-prompt.js';
-import { escapeText } from '../latch/escape.js';
+import { escapeLines, escapeText } from '../latch/escape.js';
 import { quoted, uriSpellingProblem } from '../subjects/url-spelling.js';
 import { SchemaValidators } from '../schema-validators.js';
 import { VERSION } from '../version.js';
 import { CallOrder } from './call-order.js';
-import { linksShown } from './listed-text.js';
+import { completionShown, linksShown } from './listed-text.js';
 import type { GatewayCore } from './core.js';
 import type { CallContext, Extra } from './ports.js';
 import { checkRequestArguments } from './request-arguments.js';
@@ -196,9 +196,10 @@ export class UpstreamSession {
       const result = await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal }));
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
-      // A message's resource_link icons as a result's are (listed-text.ts linksShown).
+      // A message's resource_link as a result's is (listed-text.ts linksShown); the description, shown above the prompt, escaped as a listing's (round 26 review P4).
       const content = linksShown(result.messages.map((message) => message.content));
-      return content.every((block, i) => block === result.messages[i]!.content) ? result : { ...result, messages: result.messages.map((message, i) => ({ ...message, content: content[i]! })) };
+      const described = typeof result.description === 'string' && escapeLines(result.description) !== result.description ? { ...result, description: escapeLines(result.description) } : result;
+      return content.every((block, i) => block === result.messages[i]!.content) ? described : { ...described, messages: result.messages.map((message, i) => ({ ...message, content: content[i]! })) };
     });
 
     server.setRequestHandler(CompleteRequestSchema, async (request, extra) => {
@@ -208,13 +209,14 @@ export class UpstreamSession {
       if (ref.type === 'ref/prompt') {
         const route = await core.promptRoute(ref.name);
         await check(route.supervisor.name);
-        return this.onBehalf(route.supervisor.name, extra, () => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal }));
+        return completionShown(await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal })));
       }
       refuseMisspelledUri(ref.uri, 'complete');
       const supervisor = await core.resourceServer(ref.uri);
       if (!supervisor) return { completion: { values: [] } };
       await check(supervisor.name);
-      return this.onBehalf(supervisor.name, extra, () => supervisor.complete(request.params, { signal: extra.signal }));
+      // A value the client lists and sends back is dropped when it cannot be shown as it is (listed-text.ts completionShown).
+      return completionShown(await this.onBehalf(supervisor.name, extra, () => supervisor.complete(request.params, { signal: extra.signal })));
     });
 
     server.setRequestHandler(SetLevelRequestSchema, async (request) => {
