@@ -35,6 +35,29 @@ describe('a server that stops reading its input', () => {
     }
   }, 60_000);
 
+  // Until round 26 a backlog had to empty within the second: a server reading a burst steadily but
+  // slower than that (here by design; in CI, a loaded machine) had its later calls refused.
+  test('a server that reads its input steadily but slowly is sent every call, however long its backlog waits', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, { mcpServers: { s: faultServer('slow-reader', join(dir, 'starts')) }, permissions: { allow: ['mcp__s__echo'] }, limits: { messageMB: 1 } });
+    const gateway = rawGateway(config);
+    try {
+      await gateway.initialize();
+      gateway.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      await gateway.response(2);
+      // 8 calls of 0.9 MB: ~2 s of reading for this server (64 KB every 20 ms), well over 1 MB waiting.
+      const text = 'z'.repeat(900 * 1024);
+      const first = Array.from({ length: 8 }, (_, index) => 10 + index);
+      gateway.send(...first.map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 's__echo', arguments: { text, id } } })));
+      // Past the second: the backlog has waited that long, read all the while.
+      await new Promise((done) => setTimeout(done, 1_500));
+      gateway.send({ jsonrpc: '2.0', id: 30, method: 'tools/call', params: { name: 's__echo', arguments: { text: 'small', id: 30 } } });
+      for (const id of [...first, 30]) expect(JSON.parse(textOf((await gateway.response(id)).result)).id).toBe(id);
+    } finally {
+      await gateway.close();
+    }
+  }, 60_000);
+
   test('a burst of large calls to a server that reads is written whole: none refused', async () => {
     const dir = tempDir();
     const config = writeConfig(dir, { mcpServers: { s: faultServer('works', join(dir, 'starts')) }, permissions: { allow: ['mcp__s__echo'] }, limits: { messageMB: 1 } });
