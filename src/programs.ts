@@ -46,6 +46,8 @@ export interface InterpreterSpec {
   quiet?: readonly string[];
   /** Without a script it prints help instead of reading stdin (`bun`). */
   noStdin?: boolean;
+  /** Options opening a debugger at a host (`--inspect=HOST:PORT`): whoever connects runs code, so one past loopback is code. */
+  debugger?: readonly string[];
 }
 
 // timeit's statements and `-s SETUP`, pdb's `-c` commands, the REPLs of code and asyncio, IPython's
@@ -59,6 +61,7 @@ const NODE: InterpreterSpec = {
   valueLong: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--title', '--inspect-port', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--run'],
   urlValue: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
   quiet: ['-v', '--version', '-h', '--help', '--test', '-c', '--check', '--run'],
+  debugger: ['--inspect', '--inspect-brk', '--inspect-wait', '--inspect-port', '--debug-port'],
 };
 
 const INTERPRETERS: Record<string, InterpreterSpec> = {

@@ -228,3 +228,15 @@ describe('S15. cargo +TOOLCHAIN: a directory is a toolchain to run', () => {
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+describe('S16. node --inspect past loopback opens a debugger whoever connects runs code in', () => {
+  const RULES: Rules = { deny: ['Bash(rm *)'] };
+  test.each(['node --inspect=0.0.0.0:9229 s.js', 'node --inspect-brk=0.0.0.0 s.js', 'node --inspect-port=0.0.0.0:9229 s.js', "node '--inspect-wait=[::]:9229' s.js"])('bypassPermissions with deny rules: %j asks', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('ask');
+  });
+  test.each(['node --inspect s.js', 'node --inspect=9229 s.js', 'node --inspect=127.0.0.1:9229 s.js', 'node --inspect=localhost s.js'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

@@ -427,6 +427,9 @@ function shellDialect(name: string): Dialect {
 
 type InterpreterMode = 'code' | 'script' | 'stdin' | 'quiet';
 
+/** A debugger's `[HOST:]PORT` on this machine only. */
+const LOOPBACK_DEBUGGER = /^((127\.0\.0\.1|localhost|\[::1\]):)?\d+$|^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
+
 function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): InterpreterMode {
   let quiet = false;
   for (let i = 0; i < args.length; i++) {
@@ -440,6 +443,8 @@ function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): Interpre
       const eq = v.indexOf('=');
       const option = eq === -1 ? v : v.slice(0, eq);
       if (spec.codeLong?.includes(option)) return 'code';
+      // node(1) `--inspect=0.0.0.0:9229`: a debugger on every address (round 26 review S16, as bun's).
+      if (spec.debugger?.includes(option) && eq !== -1 && !LOOPBACK_DEBUGGER.test(v.slice(eq + 1))) return 'code';
       if (spec.urlValue?.includes(option) && urlIsCode(eq === -1 ? args[i + 1] : staticWord(v.slice(eq + 1)))) return 'code';
       if (spec.valueLong?.includes(option) && eq === -1) i++;
       continue;
