@@ -240,3 +240,23 @@ describe('S16. node --inspect past loopback opens a debugger whoever connects ru
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });
+
+describe('S1. a declaration builtin reads a quoted NAME=value word as an assignment (make pastes it into recipes)', () => {
+  const RULES: Rules = { deny: ['Bash(touch *)'] };
+  test.each([
+    'export "CFLAGS=;touch PWNED;"; make x.o',
+    "export 'TARGET_ARCH=;touch PWNED;'; make x.o",
+    'export TARGET_ARCH\\=\\;touch\\ PWNED\\;; make x.o',
+    'export "TARGET_ARCH"=";touch PWNED;"; make x.o',
+    'export "MSG=x;touch PWNED"; npm run build',
+    'readonly "MSG=x;touch PWNED"; export MSG; make all',
+    'export "$V"; make all',
+  ])('bypassPermissions with deny rules: %j asks', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('ask');
+  });
+  test.each(['export "CFLAGS=-O2"; make x.o', 'export FOO; make'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});

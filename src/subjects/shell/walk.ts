@@ -912,7 +912,13 @@ class Analysis {
       }
       else if (type === 'comment') continue;
       else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(staticWord(this.slice(child)));
-      else words.push(this.readWord(child, pending));
+      else {
+        // `export "CFLAGS=;touch F;"`, `export X\=…`: bash's declaration builtins read their own
+        // words, a quoted `NAME=value` too; one known only at run time may be one (round 26 review S1).
+        const word = this.readWord(child, pending);
+        words.push(word);
+        if (!word.isStatic || /^[A-Za-z_]\w*(\[.*\])?\+?=/s.test(word.value)) this.noteRecipe(inRecipe(word), false);
+      }
     }
     return this.finish([], words, redirects, pending, ctx, cwd, null);
   }
