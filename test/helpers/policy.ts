@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,12 @@ export function decideServerTool(entry: { command: string; args?: string[] }, to
 
 /** Every permission mode, for tests that decide a command in each. */
 export const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
+
+/** What a command that is not allowed gets in `mode`: ask, or deny where the mode refuses what it would ask (plan and dontAsk, for a command). */
+export const refused = (mode: DefaultMode): string => (mode === 'dontAsk' || mode === 'plan' ? 'deny' : 'ask');
+
+/** Whether `program args` runs and exits 0 here: a premise that needs a real tool skips, saying so, without it. */
+export const runs = (program: string, args: string[]): boolean => spawnSync(program, args, { stdio: 'ignore', timeout: 30_000 }).status === 0;
 
 /**
  * A fresh place to decide commands in (call in beforeAll): `work` (the workspace and working

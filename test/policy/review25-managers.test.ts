@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, runs } from '../helpers/policy.js';
 
 /**
  * Round 25 review (review25.md), the package-manager findings (docs/threat-model.md "Round 25: the
@@ -34,7 +34,6 @@ function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; as
   return decideInWorkspace(command, mode, rules, W, home);
 }
 
-const runs = (program: string, args: string[]): boolean => spawnSync(program, args, { stdio: 'ignore', timeout: 30_000 }).status === 0;
 const PNPM = process.env.PNPM_BIN ?? (existsSync('/tmp/rb21/pn/node_modules/.bin/pnpm') ? '/tmp/rb21/pn/node_modules/.bin/pnpm' : 'pnpm');
 const BUN = process.env.BUN_BIN ?? (existsSync('/tmp/r24b/node_modules/.bin/bun') ? '/tmp/r24b/node_modules/.bin/bun' : 'bun');
 const hasNpm = runs('npm', ['--version']);

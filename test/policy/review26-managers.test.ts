@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, runs } from '../helpers/policy.js';
 
 /**
  * Round 26 review (review26.md), the package-manager findings (docs/threat-model.md "Round 26: the
@@ -28,7 +28,6 @@ function shell(command: string, mode: (typeof MODES)[number], rules: { allow?: s
   return decideInWorkspace(command, mode, rules, W, home);
 }
 
-const runs = (program: string, args: string[]): boolean => spawnSync(program, args, { stdio: 'ignore', timeout: 30_000 }).status === 0;
 const found = (env: string | undefined, path: string, name: string): string => env ?? (existsSync(path) ? path : name);
 const PNPM = found(process.env.PNPM_BIN, '/tmp/rb21/pn/node_modules/.bin/pnpm', 'pnpm');
 const BUN = found(process.env.BUN_BIN, '/tmp/r24b/node_modules/.bin/bun', 'bun');

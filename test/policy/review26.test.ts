@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
 import { lessOptions } from '../../src/subjects/shell/less-options.js';
-import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 26's review of round 25's command rules (docs/threat-model.md "Round 26: the review of
@@ -22,17 +22,7 @@ beforeAll(async () => {
 
 type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
 const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
-/** What each non-allowed command gets: ask, or deny where the mode refuses what it would ask. */
-const refused = (mode: DefaultMode): string => (mode === 'dontAsk' || mode === 'plan' ? 'deny' : 'ask');
 
-const runs = (program: string, args: string[]): boolean => {
-  try {
-    execFileSync(program, args, { stdio: 'ignore', timeout: 30_000 });
-    return true;
-  } catch {
-    return false;
-  }
-};
 const hasLess = runs('less', ['--version']);
 const hasLesskey = runs('lesskey', ['--version']);
 

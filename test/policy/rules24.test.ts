@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, runs } from '../helpers/policy.js';
 
 /**
  * Round 24 (rules24): what round 23 left of the command rules (docs/threat-model.md "Round 24: …").
@@ -31,14 +31,6 @@ function shell(command: string, mode: DefaultMode, rules: { allow?: string[]; as
   return decideInWorkspace(command, mode, rules, W, home);
 }
 
-const runs = (program: string, args: string[]): boolean => {
-  try {
-    execFileSync(program, args, { stdio: 'ignore', timeout: 30_000 });
-    return true;
-  } catch {
-    return false;
-  }
-};
 const BUN = process.env.BUN_BIN ?? (existsSync('/tmp/r24b/node_modules/.bin/bun') ? '/tmp/r24b/node_modules/.bin/bun' : 'bun');
 const hasBun = runs(BUN, ['--version']);
 const BERRY = process.env.YARN_BERRY_JS ?? '/tmp/r23y/node_modules/@yarnpkg/cli-dist/bin/yarn.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 25 (rules25): what round 24 left of the command rules (docs/threat-model.md "Round 25: …").
@@ -34,14 +34,6 @@ beforeAll(async () => {
 type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
 const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
 
-const runs = (program: string, args: string[]): boolean => {
-  try {
-    execFileSync(program, args, { stdio: 'ignore', timeout: 30_000 });
-    return true;
-  } catch {
-    return false;
-  }
-};
 const hasPython = runs('python3', ['-c', 'pass']);
 const hasPerl = runs('perl', ['-e', '1']);
 const hasRuby = runs('ruby', ['-e', '1']);
@@ -76,8 +68,6 @@ function place(name: string): { dir: string; marker: string; ran: () => boolean 
   };
 }
 
-/** What each non-allowed command gets: ask, or deny where the mode refuses what it would ask (plan and dontAsk, for a command). */
-const refused = (mode: DefaultMode): string => (mode === 'dontAsk' || mode === 'plan' ? 'deny' : 'ask');
 
 describe('I1. interpreters\' start-up variables run code from where they say', () => {
   test.skipIf(!hasPython)('premise: python3 imports PYTHONPATH\'s sitecustomize, runs PYTHONUSERBASE\'s .pth lines and PYTHONPYCACHEPREFIX\'s compiled module; PYTHONSTARTUP only when interactive', () => {

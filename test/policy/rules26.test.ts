@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 26 (rules26): the command rules round 25 left (docs/threat-model.md "Round 26: …"). Each
@@ -36,10 +36,7 @@ beforeAll(async () => {
 
 type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
 const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
-/** What each non-allowed command gets: ask, or deny where the mode refuses what it would ask (plan and dontAsk, for a command). */
-const refused = (mode: DefaultMode): string => (mode === 'dontAsk' || mode === 'plan' ? 'deny' : 'ask');
 
-const runs = (program: string, args: string[]): boolean => spawnSync(program, args, { stdio: 'ignore', timeout: 30_000 }).status === 0;
 const hasMake = runs('make', ['--version']);
 const hasGcc = runs('gcc', ['--version']);
 const hasBash = runs('bash', ['-c', 'true']);
