@@ -30,19 +30,36 @@ export function urlParserReads(value: string): string {
 const TAB_OR_NEWLINE = /[\t\n\r]/;
 const TAB_OR_NEWLINES = /[\t\n\r]/g;
 const FILE_SCHEME = /^file:/i;
+/** `file:` and `view-source:` read at a position (sticky): unwrapping moves an index, never re-reads the rest. */
+const FILE_SCHEME_AT = /file:/iy;
 /** What a browser opens as the page of the URL it wraps, shown as source (Chromium, Firefox). */
-const VIEW_SOURCE = /^view-source:/i;
+const VIEW_SOURCE_AT = /view-source:/iy;
 
 /**
  * The `file:` URL `value` is to a URL parser, as that parser reads it (urlParserReads), when it is
  * one — also wrapped in `view-source:`, which opens the file it wraps — else null. Most strings
  * (`/w/a.txt`, `https://…`, a message) cost two regular-expression tests.
+ *
+ * Linear in the string's length, however many wrappers it has: the parser's first steps and the
+ * ends' trim are done once (each wrapper's URL ends where the whole does, and its tabs and newlines
+ * went with the whole's), then each `view-source:` and the blanks after it are stepped over by
+ * index. Re-reading the rest at each wrapper held the gateway's one thread for a minute on a 1 MB
+ * argument (docs/threat-model.md, "Round 27: the review of round 26", P27-5).
  */
 export function fileUrlReading(value: string): string | null {
   if (FILE_SCHEME.test(value) && !TAB_OR_NEWLINE.test(value) && !isBlank(value[value.length - 1]!)) return value;
-  let text = trimmed(urlParserReads(value));
-  while (VIEW_SOURCE.test(text)) text = trimmed(urlParserReads(text.slice('view-source:'.length)));
-  return FILE_SCHEME.test(text) ? text : null;
+  const text = trimmed(urlParserReads(value));
+  let at = 0;
+  while (startsAt(VIEW_SOURCE_AT, text, at)) {
+    at += 'view-source:'.length;
+    while (at < text.length && isBlank(text[at]!)) at++;
+  }
+  return startsAt(FILE_SCHEME_AT, text, at) ? text.slice(at) : null;
+}
+
+function startsAt(sticky: RegExp, text: string, at: number): boolean {
+  sticky.lastIndex = at;
+  return sticky.test(text);
 }
 
 /** `text` without the blanks a server's own trim removes at its ends (no-break space, U+2028…): such a server reads a `file:` URL after it. */
