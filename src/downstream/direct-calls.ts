@@ -27,7 +27,11 @@ export interface DirectCallOptions {
   /** Cancelling sends notifications/cancelled to the server and rejects with the reason. */
   cancel?: CancelSource;
   timeout: number;
-  /** Called for each progress update; each also restarts the timeout, as a working server is alive. */
+  /**
+   * Called for each progress update; each also restarts the timeout, as a working server is alive.
+   * Only a call with it is sent with a progress token: the client asked for progress
+   * (gateway/call.ts callOptions; docs/config.md, `timeouts.callSeconds`).
+   */
   onprogress?: (progress: Progress) => void;
 }
 
@@ -159,10 +163,20 @@ export class DirectCalls {
     // Settled once: whatever fails here reaches `settle` through the pending entry, as an answer would.
     try {
       const lines = this.lines;
+      // The server gets a progress token only when the client asked for progress: the SDK's Server
+      // parses and keeps one on every request it comes with, ~2 µs of a server's CPU a call
+      // (docs/performance.md, "Round 27: calls in flight"); and a server's progress restarts the
+      // call's timeout only for a client that waits for it (docs/config.md, `timeouts.callSeconds`).
+      const progress = entry.onprogress !== undefined;
       const sent =
         argsText !== undefined && lines && typeof params.name === 'string'
-          ? lines.sendLine(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${this.nameText(params.name)},"arguments":${argsText},"_meta":{"progressToken":${id}}}}\n`, id)
-          : this.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: withProgressToken(params, id) } as JSONRPCMessage);
+          ? lines.sendLine(
+              progress
+                ? `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${this.nameText(params.name)},"arguments":${argsText},"_meta":{"progressToken":${id}}}}\n`
+                : `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":${this.nameText(params.name)},"arguments":${argsText}}}\n`,
+              id,
+            )
+          : this.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: progress ? withProgressToken(params, id) : params } as JSONRPCMessage);
       if (sent !== QUEUED) sent.catch((error: unknown) => this.deliver(this.remove(id), false, error));
     } catch (error) {
       this.deliver(this.remove(id), false, error);
@@ -231,6 +245,9 @@ export class DirectCalls {
       const token = asId(params?.progressToken);
       const entry = token === undefined ? undefined : this.pending.get(token);
       if (!entry || !params) return token !== undefined && token >= FIRST_ID;
+      // A call sent without a token (its client asked for no progress): a server's progress for it is
+      // dropped, and does not keep it alive past its timeout (docs/config.md, `timeouts.callSeconds`).
+      if (entry.onprogress === undefined) return true;
       entry.deadline = performance.now() + entry.timeout;
       const { progressToken: _token, ...progress } = params;
       entry.onprogress?.(progress as Progress);
@@ -334,7 +351,8 @@ export class DirectCalls {
 }
 
 /**
- * `{ ...params, _meta: { ...params._meta, progressToken: id } }`: the request's own id is its
+ * `{ ...params, _meta: { ...params._meta, progressToken: id } }`, for a call whose client asked for
+ * progress: the request's own id is its
  * progress token, as the SDK does, so progress can be matched; the caller's object is not written
  * to. Copied key by key: that literal took V8's slow define path, ~1 µs per call
  * (docs/performance.md, "Round 9: the warm path"). Symbol keys, which a spread would copy, are not JSON.

@@ -108,10 +108,10 @@ describe('results', () => {
     expect(peer.clientErrors).toEqual([]);
   });
 
-  test('the request carries name, arguments and _meta, with the request id as the progress token', async () => {
+  test('a call whose client asked for progress carries name, arguments and _meta, with the request id as the progress token', async () => {
     const peer = await connect(async () => textResult('ok'));
     const params = { name: 'echo', arguments: { text: 'hi' }, _meta: { trace: 'abc' } };
-    await peer.direct.call(params, { timeout: 1000 });
+    await peer.direct.call(params, { timeout: 1000, onprogress: () => undefined });
     const [{ request, extra }] = peer.calls as [Peer['calls'][number]];
     expect(typeof extra.requestId).toBe('number');
     expect(extra.requestId as number).toBeGreaterThanOrEqual(1_000_000_000);
@@ -120,13 +120,39 @@ describe('results', () => {
     expect(params._meta).toEqual({ trace: 'abc' });
   });
 
+  // Round 27 (docs/config.md, `timeouts.callSeconds`): the server sees a token only when the client
+  // asked for progress, as it would talking to the client directly. Before, every call carried one.
+  test('a call whose client asked for no progress carries no progress token, its own _meta unchanged', async () => {
+    const peer = await connect(async () => textResult('ok'));
+    await peer.direct.call({ name: 'echo', arguments: { text: 'hi' }, _meta: { trace: 'abc' } }, { timeout: 1000 });
+    await peer.direct.call({ name: 'echo', arguments: { text: 'bare' } }, { timeout: 1000 });
+    const [first, second] = peer.calls as [Peer['calls'][number], Peer['calls'][number]];
+    expect(first.request.params).toEqual({ name: 'echo', arguments: { text: 'hi' }, _meta: { trace: 'abc' } });
+    expect(second.request.params).toEqual({ name: 'echo', arguments: { text: 'bare' } });
+    expect(second.extra._meta).toBeUndefined();
+  });
+
+  test("the line made from the arguments' text carries the token only for a client that asked for progress", () => {
+    const lines: string[] = [];
+    const transport = { start: async () => undefined, close: async () => undefined, send: () => QUEUED, sendLine: (line: string) => (lines.push(line), QUEUED) };
+    const direct = new DirectCalls(transport);
+    const settle = { resolve: () => undefined, reject: () => undefined };
+    direct.send({ name: 'echo', arguments: { text: 'hi' } }, { timeout: 1000 }, settle, '{"text":"hi"}');
+    direct.send({ name: 'echo', arguments: { text: 'hi' } }, { timeout: 1000, onprogress: () => undefined }, settle, '{"text":"hi"}');
+    const [first, second] = lines.map((line) => JSON.parse(line) as { id: number; params: Record<string, unknown> });
+    expect(lines[0]).toBe(`{"jsonrpc":"2.0","id":${first!.id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}\n`);
+    expect(lines[1]).toBe(`{"jsonrpc":"2.0","id":${second!.id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":${second!.id}}}}\n`);
+    direct.closeAll();
+  });
+
   test('the params are copied with every key in its place, _meta where the caller had it, and an own __proto__ key stays an own key', () => {
     const written: JSONRPCMessage[] = [];
     const transport = { start: async () => undefined, close: async () => undefined, send: (message: JSONRPCMessage) => (written.push(message), QUEUED) };
     const direct = new DirectCalls(transport);
     const settle = { resolve: () => undefined, reject: () => undefined };
-    direct.send({ name: 'echo', _meta: { trace: 'abc' }, arguments: { text: 'hi' } }, { timeout: 1000 }, settle);
-    direct.send(JSON.parse('{"name":"echo","__proto__":{"polluted":true},"arguments":{}}') as Record<string, unknown>, { timeout: 1000 }, settle);
+    const progress = { timeout: 1000, onprogress: () => undefined };
+    direct.send({ name: 'echo', _meta: { trace: 'abc' }, arguments: { text: 'hi' } }, progress, settle);
+    direct.send(JSON.parse('{"name":"echo","__proto__":{"polluted":true},"arguments":{}}') as Record<string, unknown>, progress, settle);
     const [first, second] = written.map((message) => (message as { id: number; params: Record<string, unknown> }));
     expect(JSON.stringify(first!.params)).toBe(`{"name":"echo","_meta":{"trace":"abc","progressToken":${first!.id}},"arguments":{"text":"hi"}}`);
     expect(Object.getPrototypeOf(second!.params)).toBe(Object.prototype);
@@ -255,6 +281,25 @@ describe('progress', () => {
   });
 });
 
+describe('progress of a call its client asked no progress for', () => {
+  // Round 27 (docs/config.md, `timeouts.callSeconds`): before, every call carried a token and a
+  // server's progress kept any call alive; now only a call whose client waits for progress is.
+  test("a server's progress under the call's id does not restart its timeout, and reaches neither onprogress nor the Client", async () => {
+    const peer = await connect(async (_request, extra) => {
+      // Eight steps of at least 50 ms: past the 200 ms timeout unless progress restarted it.
+      for (let step = 1; step <= 8; step += 1) {
+        await new Promise((done) => setTimeout(done, 50));
+        // The token the call would have carried: its own id.
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: extra.requestId, progress: step } });
+      }
+      return textResult('kept alive');
+    });
+    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 200 }));
+    expect(error).toMatchObject({ code: ErrorCode.RequestTimeout, data: { timeout: 200 } });
+    expect(peer.clientErrors).toEqual([]);
+  });
+});
+
 describe('timeout, abort and close', () => {
   test('no answer within the timeout: -32001, and the server is told to cancel', async () => {
     const peer = await connect(async (_request, extra) => {
@@ -378,7 +423,7 @@ describe('timeout, abort and close', () => {
     const seen: unknown[] = [];
     ours.onmessage = (message) => seen.push(message);
     const direct = new DirectCalls(ours);
-    const error = await rejection(direct.call({ name: 'x' }, { timeout: 20 }));
+    const error = await rejection(direct.call({ name: 'x' }, { timeout: 20, onprogress: () => undefined }));
     expect(error).toMatchObject({ code: ErrorCode.RequestTimeout });
     await new Promise((done) => setTimeout(done, 120));
     expect(seen).toEqual([]);
@@ -523,15 +568,21 @@ test("a call made from its arguments' text is the line serializeMessage writes f
     ['\uD800', JSON.parse('{"__proto__":{"a":1},"b":-0}') as Record<string, unknown>],
     ['echo', { message: 'ping 3' }],
   ];
-  for (const [name, args] of cases) {
-    direct.send({ name, arguments: args }, { timeout: 60_000 }, settle);
-    direct.send({ name, arguments: args }, { timeout: 60_000 }, settle, JSON.stringify(args));
+  // A client that asked for no progress, and one that did (the token only then: round 27).
+  for (const options of [{ timeout: 60_000 }, { timeout: 60_000, onprogress: () => undefined }]) {
+    objects.length = 0;
+    lines.length = 0;
+    for (const [name, args] of cases) {
+      direct.send({ name, arguments: args }, options, settle);
+      direct.send({ name, arguments: args }, options, settle, JSON.stringify(args));
+    }
+    expect(lines).toHaveLength(cases.length);
+    // The same message with the id the line has (each text call's id is its object call's + 1).
+    objects.forEach((message, index) => {
+      const id = (message.id as number) + 1;
+      const params = message.params as Record<string, unknown>;
+      expect(lines[index]).toBe(serializeMessage({ ...message, id, params: options.onprogress ? { ...params, _meta: { progressToken: id } } : params } as JSONRPCMessage));
+    });
   }
-  expect(lines).toHaveLength(cases.length);
-  // The same message with the id the line has (each text call's id is its object call's + 1).
-  objects.forEach((message, index) => {
-    const id = (message.id as number) + 1;
-    const params = message.params as Record<string, unknown>;
-    expect(lines[index]).toBe(serializeMessage({ ...message, id, params: { ...params, _meta: { progressToken: id } } } as JSONRPCMessage));
-  });
+  direct.closeAll();
 });

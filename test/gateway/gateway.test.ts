@@ -93,6 +93,19 @@ describe('gateway in front of real servers', () => {
     expect(meta?.progressToken).toEqual(expect.any(Number));
   });
 
+  // Round 27 (docs/config.md, `timeouts.callSeconds`): the server sees what it would directly; every
+  // call carried the gateway's token before, which the SDK's Server parses on each request.
+  test('a call whose client asked for no progress reaches the server without a progress token', async () => {
+    await harness.client.callTool({ name: 'fix__echo', arguments: { text: 'no progress asked' } });
+    await harness.client.request({ method: 'tools/call', params: { name: 'fix__echo', arguments: { text: 'no progress, with meta' }, _meta: { 'example.com/trace': 'def-456' } } }, CallToolResultSchema);
+    const calls = fixtureCalls(log);
+    const bare = calls.find((call) => (call.args as { text?: string } | undefined)?.text === 'no progress asked');
+    const withMeta = calls.find((call) => (call.args as { text?: string } | undefined)?.text === 'no progress, with meta');
+    expect(bare).toBeDefined();
+    expect(bare?.meta).toBeUndefined();
+    expect(withMeta?.meta).toEqual({ 'example.com/trace': 'def-456' });
+  });
+
   test('relays progress under the client\'s own progress token', async () => {
     const updates: number[] = [];
     const result = await harness.client.callTool({ name: 'everything__trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, CallToolResultSchema, {
