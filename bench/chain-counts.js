@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // node bench/chain-counts.js [--calls N] [--rounds N] [--bin PATH]... [--no-direct] [--no-relay] [--perf]
+//   [--boost] [--fresh-client]
 //
 // 16 calls in flight (as bench/in-flight.js and `npm run bench` make them), counted for each of the
 // three processes of the chain — the client (this process), the process in the middle, the server —
@@ -17,8 +18,13 @@
 // `--boost` (root, Linux autogroups): the chain's scheduling groups (this process's session and a
 // detached server's own) run at autogroup nice -20 from the warm-up's end to the measured calls' end,
 // which sets the rest of a shared machine's load aside without changing how the chain's processes
-// share the cores among themselves (branch perf-par25-hold). docs/performance.md, "Round 25: 16 in
-// flight" and "Round 26: calls in flight".
+// share the cores among themselves (branch perf-par25-hold). The client's line adds its garbage
+// collections' pauses (`gc`, µs a call): by default the client is this one process for every setup
+// in turn, and what one setup left on its heap is collected in whichever runs then; its CPU a call
+// moved from ~11 to ~21 µs with its heap's state alone (a full collection just before). `--fresh-client` runs each measurement's client in a
+// fresh process (this script with `--child SETUP`), so every setup's client starts from the same
+// heap. docs/performance.md, "Round 25: 16 in flight", "Round 26: calls in flight" and "Round 27:
+// calls in flight".
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { cpuNs, median } from './measure.js';
 import { childrenOf } from './shell-start.js';
 
@@ -37,6 +44,9 @@ const calls = Number(option('--calls', 8000));
 const rounds = Number(option('--rounds', 3));
 const withPerf = argv.includes('--perf');
 const boost = argv.includes('--boost');
+/** Each setup's client a fresh process (this script with `--child SETUP`): its CPU then carries no other setup's garbage. */
+const fresh = argv.includes('--fresh-client');
+const childSetup = option('--child', null);
 /** Sets the autogroup nice of `pid`'s scheduling group (Linux, root); answers what it was, to set back. */
 function autogroupNice(pid, nice) {
   const path = `/proc/${pid}/autogroup`;
@@ -55,6 +65,17 @@ const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-chain-')));
 const config = join(dir, 'mcp-latch.json');
 writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } }, permissions: { allow: ['mcp__everything__echo'] } }));
 
+/**
+ * The client's garbage collections (this process's), in µs of pause summed: the client is this
+ * process for every setup in turn, so a collection of what an earlier setup left falls in whichever
+ * setup runs then, and its CPU (V8's helper threads' too) counts there.
+ */
+let clientGcUs = 0;
+
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) clientGcUs += entry.duration * 1000;
+}).observe({ entryTypes: ['gc'] });
+
 /** A process's counts so far, summed over its threads. */
 function counts(pid) {
   let voluntary = 0;
@@ -65,7 +86,8 @@ function counts(pid) {
     involuntary += Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]);
   }
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-  return { voluntary, involuntary, reads: Number(/syscr: (\d+)/.exec(io)[1]), writes: Number(/syscw: (\d+)/.exec(io)[1]), cpuUs: cpuNs(pid) / 1000 };
+  const gc = pid === process.pid ? { gcUs: clientGcUs } : {};
+  return { ...gc, voluntary, involuntary, reads: Number(/syscr: (\d+)/.exec(io)[1]), writes: Number(/syscw: (\d+)/.exec(io)[1]), cpuUs: cpuNs(pid) / 1000 };
 }
 
 function perfStat(pid) {
@@ -119,8 +141,24 @@ async function measure(setup) {
   return { rate: (calls / ms) * 1000, per };
 }
 
+/** One measurement in a fresh client process: this script with `--child`, printing its result as JSON. */
+async function measureFresh(setup) {
+  const passed = argv.filter((arg, index) => arg !== '--fresh-client' && arg !== '--bin' && argv[index - 1] !== '--bin' && arg !== '--rounds' && argv[index - 1] !== '--rounds');
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...passed, '--child', setup], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let text = '';
+  child.stdout.on('data', (chunk) => (text += chunk));
+  const code = await new Promise((done) => child.once('close', done));
+  if (code !== 0) throw new Error(`the client for ${setup} exited with ${code}`);
+  return JSON.parse(text.trim().split('\n').pop());
+}
+
+if (childSetup !== null) {
+  console.log(JSON.stringify(await measure(childSetup)));
+  process.exit(0);
+}
+
 const name = (setup) => (setup === 'direct' ? 'direct' : setup === relayBin ? 'relay' : setup.replace(`${root}/`, ''));
-const line = (r) => Object.entries(r.per).map(([who, c]) => `${who}: vcs ${c.voluntary.toFixed(2)} ics ${c.involuntary.toFixed(2)} rd ${c.reads.toFixed(2)} wr ${c.writes.toFixed(2)} cpu ${c.cpuUs.toFixed(1)}µs${withPerf ? ` epoll ${((c.epoll_wait ?? 0) + (c.epoll_pwait ?? 0)).toFixed(2)} writev ${(c.writev ?? 0).toFixed(2)} futex ${(c.futex ?? 0).toFixed(2)}` : ''}`).join(' | ') +
+const line = (r) => Object.entries(r.per).map(([who, c]) => `${who}: vcs ${c.voluntary.toFixed(2)} ics ${c.involuntary.toFixed(2)} rd ${c.reads.toFixed(2)} wr ${c.writes.toFixed(2)} cpu ${c.cpuUs.toFixed(1)}µs${c.gcUs !== undefined ? ` gc ${c.gcUs.toFixed(1)}µs` : ''}${withPerf ? ` epoll ${((c.epoll_wait ?? 0) + (c.epoll_pwait ?? 0)).toFixed(2)} writev ${(c.writev ?? 0).toFixed(2)} futex ${(c.futex ?? 0).toFixed(2)}` : ''}`).join(' | ') +
   ` | chain cpu ${Object.values(r.per).reduce((sum, c) => sum + c.cpuUs, 0).toFixed(1)}µs`;
 const results = setups.map(() => []);
 /**
@@ -131,7 +169,7 @@ const lockStep = (r) => r.per.middle !== undefined && r.per.middle.reads >= 1.5;
 for (let round = 0; round < rounds; round++) {
   for (let turn = 0; turn < setups.length; turn++) {
     const index = (round + turn) % setups.length;
-    const r = await measure(setups[index]);
+    const r = fresh ? await measureFresh(setups[index]) : await measure(setups[index]);
     results[index].push(r);
     const load = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
     console.log(`round ${round + 1} ${name(setups[index])}: ${r.rate.toFixed(0)} calls/s, load ${load}${lockStep(r) ? ', lock-step' : ''}\n  ${line(r)}`);

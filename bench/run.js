@@ -23,7 +23,8 @@
 // --json (print one JSON object at the end), --decisions (only part 4), --cold (only the ten
 // servers and the shell), --against BIN (another build's bin/mcp-latch.js in the ten-server part,
 // same rounds), --shell-pause MS (wait between the first list and the first shell command).
-import { mkdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, realpathSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,6 +188,17 @@ function mergeStarts(starts) {
   }));
 }
 
+/**
+ * The client's (this process's) garbage collection pauses so far, µs, and its read system calls: the
+ * client is this one process for every setup in turn, so its CPU per call carries what the setups
+ * before left on its heap (docs/performance.md, "Round 27: calls in flight").
+ */
+let clientGcUs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) clientGcUs += entry.duration * 1000;
+}).observe({ entryTypes: ['gc'] });
+const clientReads = () => Number(/syscr: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))[1]);
+
 /** `pid`: the process the client talks to (the server itself when direct, else the process in the middle). */
 async function measure(client, tool, pid) {
   // The issue's "RSS after 10k calls": read when the 10,000th call of this connection is answered
@@ -225,13 +237,15 @@ async function measure(client, tool, pid) {
   // the machine is quiet, so a process in the middle costs throughput by its own CPU per call and
   // by what it adds to the server's (docs/performance.md, "Round 16: 16 in flight").
   const server = serverOf(pid);
-  const chainStart = { client: process.cpuUsage(), middle: server === pid ? 0 : cpuNs(pid), server: cpuNs(server) };
+  const chainStart = { client: process.cpuUsage(), clientGcUs, clientReads: clientReads(), middle: server === pid ? 0 : cpuNs(pid), server: cpuNs(server) };
   const parallelStart = performance.now();
   await inFlight(calls);
   const parallelMs = performance.now() - parallelStart;
   const clientCpu = process.cpuUsage(chainStart.client);
   const flightCpu = {
     client: (clientCpu.user + clientCpu.system) / calls,
+    clientGc: (clientGcUs - chainStart.clientGcUs) / calls,
+    clientReads: (clientReads() - chainStart.clientReads) / calls,
     middle: server === pid ? 0 : (cpuNs(pid) - chainStart.middle) / 1000 / calls,
     server: (cpuNs(server) - chainStart.server) / 1000 / calls,
   };
@@ -252,6 +266,8 @@ async function measure(client, tool, pid) {
     sequentialPerSec: (calls / sequentialMs) * 1000,
     inFlight16PerSec: (calls / parallelMs) * 1000,
     inFlightClientCpuUs: flightCpu.client,
+    inFlightClientGcUs: flightCpu.clientGc,
+    inFlightClientReads: flightCpu.clientReads,
     inFlightMiddleCpuUs: flightCpu.middle,
     inFlightServerCpuUs: flightCpu.server,
     // Cores the chain kept busy: its CPU over the wall time, per call.
@@ -498,6 +514,8 @@ async function main() {
   row('sequential (calls/s)', 'sequentialPerSec', 0);
   row('16 in flight (calls/s)', 'inFlight16PerSec', 0);
   row('  CPU/call: client (µs)', 'inFlightClientCpuUs', 1, NaN);
+  row('    client GC pause (µs)', 'inFlightClientGcUs', 1, NaN);
+  row('    client reads/call', 'inFlightClientReads', 2, NaN);
   row('  CPU/call: server (µs)', 'inFlightServerCpuUs', 1, NaN);
   row('  CPU/call: middle (µs)', 'inFlightMiddleCpuUs', 1, NaN);
   row('  cores busy', 'inFlightCores', 2, NaN);
