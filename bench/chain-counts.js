@@ -21,10 +21,10 @@
 // share the cores among themselves (branch perf-par25-hold). The client's line adds its garbage
 // collections' pauses (`gc`, µs a call): by default the client is this one process for every setup
 // in turn, and what one setup left on its heap is collected in whichever runs then; its CPU a call
-// moved from ~11 to ~21 µs with its heap's state alone (a full collection just before). `--fresh-client` runs each measurement's client in a
-// fresh process (this script with `--child SETUP`), so every setup's client starts from the same
-// heap. docs/performance.md, "Round 25: 16 in flight", "Round 26: calls in flight" and "Round 27:
-// calls in flight".
+// moved from ~11 to ~21 µs with its heap's state alone (a full collection just before).
+// `--fresh-client` runs each measurement's client in a fresh process (this script with `--child
+// SETUP`), so every setup's client starts from the same heap. docs/performance.md, "Round 25: 16 in
+// flight", "Round 26: calls in flight" and "Round 27: calls in flight".
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
