@@ -80,7 +80,7 @@ const IDS: Array<(id: number) => string> = [(id) => String(id), (id) => `${id}.0
 const WRAPS: Array<(line: string) => string> = [(line) => line, (line) => line, (line) => line, (line) => `${line}\r`, (line) => `\ufeff${line}`, (line) => `[${line}]`, (line) => ` ${line}`];
 
 /** What the full path would run: JSON.parse's call, when it is a tools/call to the allowed tool that may be run; else null. */
-function expectedCall(line: string): { id: string | number; arguments: Record<string, unknown> } | null {
+function expectedCall(line: string): { id: string | number; arguments: Record<string, unknown>; progress: boolean } | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line.endsWith('\r') ? line.slice(0, -1) : line);
@@ -95,7 +95,9 @@ function expectedCall(line: string): { id: string | number; arguments: Record<st
   if (typeof args !== 'object' || args === null || Array.isArray(args)) return null;
   // Refused: an own `__proto__` key anywhere in the arguments (upstream-calls.ts paramsProblem, round 19).
   if (holdsProto(args)) return null;
-  return { id: message.id as string | number, arguments: args as Record<string, unknown> };
+  const meta = params._meta;
+  const progress = typeof meta === 'object' && meta !== null && (meta as Record<string, unknown>).progressToken !== undefined;
+  return { id: message.id as string | number, arguments: args as Record<string, unknown>, progress };
 }
 
 function holdsProto(value: unknown): boolean {
@@ -195,14 +197,21 @@ describe("the scanner's differential cases through the built gateway", () => {
       const message = JSON.parse(text) as { params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> } };
       // JSON.stringify's, with U+2028 and U+2029 escaped as the gateway writes every line (lines.ts escapeLineSeparators).
       expect(escapeLineSeparators(JSON.stringify(message)), 'the server got a line two parsers may read otherwise').toBe(text);
-      // The server gets the gateway's own progress token only, never the client's (call.ts forwardedMeta).
-      expect(Object.keys(message.params._meta ?? {}), text).toEqual(['progressToken']);
-      expect(message.params._meta?.progressToken, text).toBeGreaterThanOrEqual(1_000_000_000);
+      // The server gets the gateway's own progress token only, never the client's (call.ts
+      // forwardedMeta), and only with a call whose client sent one (round 27; checked by line below).
+      if (message.params._meta !== undefined) {
+        expect(Object.keys(message.params._meta), text).toEqual(['progressToken']);
+        expect(message.params._meta.progressToken, text).toBeGreaterThanOrEqual(1_000_000_000);
+      }
       return message.params;
     });
     expect(calls.every((call) => call.name === 'allowed_tool'), 'the denied tool reached the server').toBe(true);
     const byTag = new Map<unknown, Array<Record<string, unknown>>>();
-    for (const call of calls) byTag.set(call.arguments.tag, [...(byTag.get(call.arguments.tag) ?? []), call.arguments]);
+    const tokenByTag = new Map<unknown, boolean[]>();
+    for (const call of calls) {
+      byTag.set(call.arguments.tag, [...(byTag.get(call.arguments.tag) ?? []), call.arguments]);
+      tokenByTag.set(call.arguments.tag, [...(tokenByTag.get(call.arguments.tag) ?? []), call._meta !== undefined]);
+    }
     // The audit file as written (readAudit drops an own __proto__ as it reads: the check is of what was written).
     const records = readFileSync(join(dir, 'mcp-latch-audit.jsonl'), 'utf8')
       .split('\n')
@@ -220,6 +229,7 @@ describe("the scanner's differential cases through the built gateway", () => {
       forwarded++;
       // Exactly once, with JSON.parse's arguments key for key (the last of repeated keys).
       expect(got.map((args) => JSON.stringify(args)), line.slice(0, 300)).toEqual([JSON.stringify(call.arguments)]);
+      expect(tokenByTag.get(tag), `a progress token reached the server without the client's, or the other way: ${line.slice(0, 300)}`).toEqual([call.progress]);
       const digest = argsDigest('w', 'allowed_tool', call.arguments);
       const record = records.find((entry) => entry.tool === 'allowed_tool' && entry.argsDigest === digest);
       expect(record?.decision, `no allow record with the forwarded call's digest: ${line.slice(0, 300)}`).toBe('allow');
