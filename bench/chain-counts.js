@@ -104,7 +104,7 @@ function perfStat(pid) {
 async function measure(setup) {
   const direct = setup === 'direct';
   const relay = /relay[^/]*\.js$/.test(setup);
-  const args = direct ? [everything, 'stdio'] : relay ? [relayBin, process.execPath, everything, 'stdio'] : [setup, 'serve', '--config', config];
+  const args = direct ? [everything, 'stdio'] : relay ? [setup, process.execPath, everything, 'stdio'] : [setup, 'serve', '--config', config];
   const transport = new StdioClientTransport({ command: process.execPath, args, cwd: dir, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
   const client = new Client({ name: 'mcp-latch-chain', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport, { timeout: 60_000 });
