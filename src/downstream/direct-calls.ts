@@ -33,6 +33,15 @@ export interface DirectCallOptions {
    * (gateway/call.ts callOptions; docs/config.md, `timeouts.callSeconds`).
    */
   onprogress?: (progress: Progress) => void;
+  /**
+   * Called when the call is given up (cancelled, timed out) while the server may still be working
+   * on it: what it returns is ended when the server is done with the call — its late answer, the
+   * connection's close — or when as long again as `timeout` has passed (a server that honours a
+   * cancellation sends no answer to it, and one that ignores it may work on: nothing tells when it is done). The gateway keeps the call's origin with it, so what the
+   * server asks or logs for that call meanwhile is not sent to another session (gateway/running-calls.ts;
+   * docs/threat-model.md, "Round 27: the review of round 26", P27-2).
+   */
+  linger?: () => { end(): void };
 }
 
 /**
@@ -53,6 +62,7 @@ export interface CallSettle {
 interface Pending {
   settle: CallSettle;
   onprogress: ((progress: Progress) => void) | undefined;
+  linger: (() => { end(): void }) | undefined;
   timeout: number;
   /** When it times out (performance.now() ms: a wall clock set back must not lengthen it); moved on by each progress update. */
   deadline: number;
@@ -151,11 +161,11 @@ export class DirectCalls {
     }
     const id = this.nextId++;
     const deadline = performance.now() + options.timeout;
-    const entry: Pending = { settle, onprogress: options.onprogress, timeout: options.timeout, deadline, stopListening: undefined };
+    const entry: Pending = { settle, onprogress: options.onprogress, linger: options.linger, timeout: options.timeout, deadline, stopListening: undefined };
     if (cancel) {
       entry.stopListening = cancel.onCancel((reason) => {
         this.cancel(id, String(reason ?? 'cancelled'));
-        this.deliver(this.remove(id), false, reason);
+        this.deliver(this.giveUp(id), false, reason);
       });
     }
     this.pending.set(id, entry);
@@ -216,7 +226,7 @@ export class DirectCalls {
       this.cancel(id, 'timeout');
       // What the server had not read then: the call, and its cancellation, may not have reached it (gateway/call.ts timeoutResult).
       const unread = this.lines?.unread?.() ?? 0;
-      this.deliver(this.remove(id), false, McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout, unread }));
+      this.deliver(this.giveUp(id), false, McpError.fromError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: entry.timeout, unread }));
     }
     if (next < Infinity) this.expireAt(next);
   };
@@ -224,6 +234,30 @@ export class DirectCalls {
   /** Fails every call still waiting (the connection closed); `why`: what the server did, when the gateway stopped it for that (ConnectionLost). */
   closeAll(why: string | null = null): void {
     for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost(why));
+    for (const id of [...this.lingering.keys()]) this.doneAtServer(id);
+  }
+
+  /** Calls given up while their server may still work on them: what ends each when it is done (DirectCallOptions.linger). */
+  private readonly lingering = new Map<number, { end(): void; timer: NodeJS.Timeout }>();
+
+  /** remove() for a call the gateway stops waiting for while its server may go on: its `linger` is kept until the server is done. */
+  private giveUp(id: number): CallSettle | undefined {
+    const entry = this.pending.get(id);
+    if (entry?.linger) {
+      const held = entry.linger();
+      const timer = setTimeout(() => this.doneAtServer(id), entry.timeout);
+      timer.unref();
+      this.lingering.set(id, { end: () => held.end(), timer });
+    }
+    return this.remove(id);
+  }
+
+  private doneAtServer(id: number): void {
+    const held = this.lingering.get(id);
+    if (!held) return;
+    this.lingering.delete(id);
+    clearTimeout(held.timer);
+    held.end();
   }
 
   private take(message: JSONRPCMessage): boolean {
@@ -232,7 +266,11 @@ export class DirectCalls {
       const id = asId(record.id);
       const settle = this.remove(id);
       // A late answer to one of ours (it timed out or was cancelled) is dropped: the Client never sent it.
-      if (!settle) return id !== undefined && id >= FIRST_ID;
+      if (!settle) {
+        if (id === undefined || id < FIRST_ID) return false;
+        if (this.lingering.size > 0) this.doneAtServer(id);
+        return true;
+      }
       if (this.clientHandling) {
         queueMicrotask(() => this.answer(settle, record));
         return true;
@@ -340,6 +378,7 @@ export class DirectCalls {
     const settle = entry.settle;
     entry.settle = SETTLED;
     entry.onprogress = undefined;
+    entry.linger = undefined;
     entry.stopListening = undefined;
     return settle;
   }

@@ -386,7 +386,7 @@ function forward(decided: DecidedCall, envelope: Envelope | null, outcome: Latch
     origin.hold = held.ask;
     origin.holdRoots = held.roots;
   }
-  const options = callOptions(decided, progress, context);
+  const options = callOptions(decided, progress, context, origin);
   const callServer = (answers: ServerAnswers | null) => supervisor.callTool(context.permits.issue(supervisor.name, tool.name, decided.args), tool.name, decided.args, meta, options, answers ?? undefined);
   const use = context.toolClass(decided.route).process;
   // A line decided for a shell that an earlier line of its batch, sent first, may have left to another reader (processes.ts).
@@ -432,8 +432,8 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
   const { supervisor, tool } = decided.route;
   const { call, args } = decided;
   const meta = call.extra._meta;
-  const options = callOptions(decided, meta?.progressToken !== undefined ? new ProgressRelay(call.extra) : null, context);
   const origin = session.origin(call.extra);
+  const options = callOptions(decided, meta?.progressToken !== undefined ? new ProgressRelay(call.extra) : null, context, origin);
   // Written to the file before the call leaves: a killed gateway loses no record of what ran.
   recordCall(decided, context, session, Date.now() - decided.started, outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
   const answer = new PlainAnswer(call, decided.route, outcome, context.running.add(supervisor.name, origin));
@@ -502,11 +502,16 @@ class PlainAnswer implements CallSettle {
   }
 }
 
-/** How a forwarded call waits for its server: cancelled with the client's call, its progress relayed, timed out. */
-function callOptions(decided: DecidedCall, progress: ProgressRelay | null, context: CallContext): DirectCallOptions {
+/**
+ * How a forwarded call waits for its server: cancelled with the client's call, its progress
+ * relayed, timed out; given up, its origin stays on the server's running calls until the server is
+ * done with it (direct-calls.ts `linger`), so what the server asks meanwhile goes to no other
+ * session; without the call's hold (input-required.ts), which ended with it.
+ */
+function callOptions(decided: DecidedCall, progress: ProgressRelay | null, context: CallContext, origin: CallOrigin): DirectCallOptions {
   const { supervisor } = decided.route;
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
-  return { cancel: decided.call.cancel, onprogress: progress?.hasToken ? (update: Progress) => progress.relay(supervisor.name, update) : undefined, timeout };
+  return { cancel: decided.call.cancel, onprogress: progress?.hasToken ? (update: Progress) => progress.relay(supervisor.name, update) : undefined, timeout, linger: () => context.running.add(supervisor.name, { client: origin.client, requestId: origin.requestId, session: origin.session }) };
 }
 
 /**

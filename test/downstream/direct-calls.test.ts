@@ -586,3 +586,68 @@ test("a call made from its arguments' text is the line serializeMessage writes f
   }
   direct.closeAll();
 });
+
+/**
+ * A call given up (cancelled, timed out) while its server may still work on it: the origin the
+ * gateway keeps for it (gateway/running-calls.ts) is ended when the server is done — its late
+ * answer, the connection's close, or as long again as the timeout — so what the server asks for
+ * it meanwhile goes to no other session (review P27-2).
+ */
+describe('a call given up lingers until the server is done with it', () => {
+  async function rawPeer() {
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const atServer: JSONRPCMessage[] = [];
+    clientTransport.onmessage = () => undefined;
+    serverTransport.onmessage = (message) => void atServer.push(message);
+    await clientTransport.start();
+    await serverTransport.start();
+    const direct = new DirectCalls(clientTransport);
+    const lingering: Array<{ ended: number }> = [];
+    const linger = () => {
+      const held = { ended: 0 };
+      lingering.push(held);
+      return { end: () => void held.ended++ };
+    };
+    const callId = () => (atServer.find((message) => 'method' in message && message.method === 'tools/call') as { id: number }).id;
+    return { direct, serverTransport, atServer, lingering, linger, callId };
+  }
+
+  test("a cancelled call's origin is kept until the server's late answer, then ended once", async () => {
+    const peer = await rawPeer();
+    const controller = new AbortController();
+    const pending = peer.direct.call({ name: 'x' }, { timeout: 60_000, cancel: fromSignal(controller.signal), linger: peer.linger });
+    await vi.waitFor(() => expect(peer.atServer).toHaveLength(1), waitOptions);
+    controller.abort('stop');
+    expect(await rejection(pending)).toBe('stop');
+    expect(peer.lingering).toEqual([{ ended: 0 }]);
+    await peer.serverTransport.send({ jsonrpc: '2.0', id: peer.callId(), result: { content: [] } });
+    await vi.waitFor(() => expect(peer.lingering).toEqual([{ ended: 1 }]), waitOptions);
+    peer.direct.closeAll();
+    expect(peer.lingering).toEqual([{ ended: 1 }]);
+  });
+
+  test('a timed-out call that the server never answers lingers as long again as its timeout', async () => {
+    const peer = await rawPeer();
+    const error = await rejection(peer.direct.call({ name: 'x' }, { timeout: 40, linger: peer.linger }));
+    expect(error).toMatchObject({ code: ErrorCode.RequestTimeout });
+    expect(peer.lingering).toEqual([{ ended: 0 }]);
+    await vi.waitFor(() => expect(peer.lingering).toEqual([{ ended: 1 }]), { timeout: 2000, interval: 10 });
+  });
+
+  test('the connection closing ends every call given up; an answered call never lingers', async () => {
+    const peer = await rawPeer();
+    const controller = new AbortController();
+    const pending = peer.direct.call({ name: 'x' }, { timeout: 60_000, cancel: fromSignal(controller.signal), linger: peer.linger });
+    await vi.waitFor(() => expect(peer.atServer).toHaveLength(1), waitOptions);
+    controller.abort('stop');
+    await rejection(pending);
+    const answered = peer.direct.call({ name: 'y' }, { timeout: 60_000, linger: peer.linger });
+    await vi.waitFor(() => expect(peer.atServer).toHaveLength(3), waitOptions);
+    const second = (peer.atServer[2] as { id: number }).id;
+    await peer.serverTransport.send({ jsonrpc: '2.0', id: second, result: { content: [] } });
+    await answered;
+    expect(peer.lingering).toEqual([{ ended: 0 }]);
+    peer.direct.closeAll();
+    expect(peer.lingering).toEqual([{ ended: 1 }]);
+  });
+});
