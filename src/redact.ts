@@ -120,6 +120,10 @@ const PASSWORD_OPTIONS: ReadonlyArray<readonly [program: string, option: string,
   ['ldap(?:search|add|modify|delete|modrdn|compare|whoami|passwd|exop)', 'w', 'spaced'],
   ['sqlcmd|bcp', 'P', 'either'],
   ['mongo(?:sh|dump|restore|export|import|stat|top|files)?', 'p', 'spaced'],
+  // curl's short form of --cookie: the cookie's data (or the file it is read from).
+  ['curl', 'b', 'either'],
+  // The new and the old passphrase of a key (OpenSSH's ssh-keygen(1)).
+  ['ssh-keygen', '[NP]', 'either'],
 ];
 const PASSWORD_P = new RegExp(
   `\\b((?:${PASSWORD_OPTIONS.map(([program, option, value]) => `(?:${program})\\b[^;&|\\n]{0,200}?\\s-${option}${value === 'attached' ? '' : value === 'spaced' ? '[ \\t]+' : '[ \\t]*'}`).join('|')}))(?=[^\\s-])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`,
@@ -544,7 +548,7 @@ function keptAsIs(value: unknown, depth: number): boolean {
   if (Array.isArray(value)) {
     if (value.length > 50) return false;
     for (let index = 0; index < value.length; index++) if (!keptAsIs(value[index], depth + 1)) return false;
-    return true;
+    return argvRedacted(value, null) === null;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   const keys = Object.keys(value);
@@ -553,7 +557,37 @@ function keptAsIs(value: unknown, depth: number): boolean {
     // The copy drops an own `__proto__` key (assigning it sets the copy's prototype).
     if (key === '__proto__' || !factsOf(key).plain || (key === 'value' && secretPair(value)) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
+  const program = (value as { command?: unknown }).command;
+  for (let index = 0; index < keys.length; index++) {
+    const item = (value as Record<string, unknown>)[keys[index]!];
+    if (typeof program === 'string' && Array.isArray(item) && argvRedacted(item, program) !== null) return false;
+  }
   return true;
+}
+
+/**
+ * A program's words given as a list (`["mysql", "--password", "x"]`, or `args` beside a `command`,
+ * as command servers and MCP configs take them) redacted as the same words in one text are: each
+ * word read after the program and the word before it, so `--password x`, `--api-key x` and
+ * `redis-cli -a x` lose their value. Null when no word changes. `program`: the `command` beside the
+ * list, else its first word. Until round 27 only a word's own text was looked at, and a secret
+ * after an option word was written to the audit in clear (review P27-1).
+ */
+function argvRedacted(words: readonly unknown[], program: string | null): unknown[] | null {
+  let out: unknown[] | null = null;
+  const first = program ?? words[0];
+  if (typeof first !== 'string') return null;
+  for (let index = program === null ? 1 : 0; index < words.length; index++) {
+    const word = words[index];
+    const previous = index > 0 ? words[index - 1] : null;
+    if (typeof word !== 'string' || word.length > MAX_STRING) continue;
+    const before = `${first.slice(0, MAX_STRING)} ${typeof previous === 'string' && previous !== first ? `${previous.slice(-MAX_STRING)} ` : ''}`;
+    const read = redactText(before + word);
+    if (read.endsWith(` ${word}`)) continue;
+    out ??= words.slice();
+    out[index] = read.startsWith(before) ? read.slice(before.length) : REDACTED;
+  }
+  return out;
 }
 
 /** `{name: "GITHUB_TOKEN", value: …}`, `{key: "Authorization", value: …}`: a pair whose value is a secret. */
@@ -566,12 +600,17 @@ function secretPair(object: object): boolean {
 function redactedCopy(value: unknown, depth: number): unknown {
   if (depth > 8) return '[nested]';
   if (typeof value === 'string') return redactCut(value, MAX_STRING, `…[${value.length - MAX_STRING} more]`);
-  if (Array.isArray(value)) return value.slice(0, 50).map((item) => redactedCopy(item, depth + 1));
+  if (Array.isArray(value)) return wordsCopy(value, null, depth);
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
     const pair = secretPair(value);
+    const program = (value as { command?: unknown }).command;
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
+      if (Array.isArray(item) && typeof program === 'string' && !isSecretKey(key) && !ALL_VALUES.test(key)) {
+        copy[factsOf(key).text] = wordsCopy(item, program, depth + 1);
+        continue;
+      }
       // A key is data too: `{"ghp_…": true}` (round 18 review, L4).
       const name = factsOf(key).text;
       if (isSecretKey(key) || (pair && key === 'value')) copy[name] = REDACTED;
@@ -581,6 +620,13 @@ function redactedCopy(value: unknown, depth: number): unknown {
     return copy;
   }
   return value;
+}
+
+/** A list's copy: its first 50 items, a program's words among them read together (argvRedacted). */
+function wordsCopy(list: readonly unknown[], program: string | null, depth: number): unknown[] {
+  const words = list.slice(0, 50);
+  const read = argvRedacted(words, program) ?? words;
+  return read.map((item, index) => (item !== words[index] ? item : redactedCopy(item, depth + 1)));
 }
 
 /**

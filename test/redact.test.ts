@@ -144,6 +144,8 @@ describe('redactText: secrets inside a string', () => {
     ['DigitalOcean token', `dop_v1_${'a1'.repeat(32)}`, 'dop_v1_[redacted]'],
     ['SendGrid key', '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', 'SG.[redacted]'],
     ['Slack webhook', 'curl -X POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d x', 'curl -X POST https://hooks.slack.com/services/[redacted] -d x'],
+    ["curl's -b (--cookie)", 'curl -b "session=abcdef123456" https://x', 'curl -b "[redacted]" https://x'],
+    ["ssh-keygen's new passphrase", 'ssh-keygen -N hunter2pass -f k', 'ssh-keygen -N [redacted] -f k'],
     ['Discord webhook', 'https://discord.com/api/webhooks/123456789012345678/AbC-dEf_gHi', 'https://discord.com/api/webhooks/[redacted]'],
     // Round 19: the gateway's own credentials. A team token (team/identity.ts newToken: `mlt_` + 32
     // random bytes in base64url) and a one-time link's nonce (approval-page/link.ts: EXPIRES.RANDOM.MAC).
@@ -191,6 +193,11 @@ describe('redactSecrets: the arguments of a record', () => {
     // Round 18 review, L4 (e) and (f).
     ['pin, otp, passcode, creds, mfa', { pin: '1234', otp: '123456', passcode: 'p', creds: 'c', mfa_code: '1', user_pin: '9', pinned: true, spinner: 'x' }, { pin: '[redacted]', otp: '[redacted]', passcode: '[redacted]', creds: '[redacted]', mfa_code: '[redacted]', user_pin: '[redacted]', pinned: true, spinner: 'x' }],
     ['a key holding a secret', { extra: { ghp_0123456789abcdefghijABCDEFGHIJ012345: true, 'GITHUB_TOKEN=abc': 1 } }, { extra: { 'ghp_[redacted]': true, 'GITHUB_TOKEN=[redacted]': '[redacted]' } }],
+    // Round 27 review P27-1: a program's words as a list are read together, as in one text.
+    ['args beside a command', { command: 'mysql', args: ['-u', 'root', '--password', 'Hunter2Secret'] }, { command: 'mysql', args: ['-u', 'root', '--password', '[redacted]'] }],
+    ['an argv list', { argv: ['npx', 'server', '--api-key', 'Zq9v8u7t6s5r4q3p', '--client-secret', 's3'] }, { argv: ['npx', 'server', '--api-key', '[redacted]', '--client-secret', '[redacted]'] }],
+    ["a program's own short option, spaced and attached", { a: ['redis-cli', '-a', 'pw123456', 'get', 'k'], b: ['mysql', '-u', 'root', '-pSecret1'], c: ['ssh-keygen', '-N', 'newpass', '-P', 'oldpass'] }, { a: ['redis-cli', '-a', '[redacted]', 'get', 'k'], b: ['mysql', '-u', 'root', '-p[redacted]'], c: ['ssh-keygen', '-N', '[redacted]', '-P', '[redacted]'] }],
+    ['a list with no secret after its options', { command: 'ls', args: ['-p', 'x', '--color', 'never'] }, { command: 'ls', args: ['-p', 'x', '--color', 'never'] }],
   ])('%s', (_what, args, recorded) => {
     expect(redactSecrets(args)).toEqual(recorded);
   });
