@@ -231,7 +231,7 @@ export function resumeHeld(decided: DecidedCall, id: string, context: CallContex
       const reason = `with the roots its server asked for while the call ran, ${why}`;
       context.logger.warn({ server, tool: decided.route.tool.name, why }, "a server's roots/list was refused: the running call is not as it was let through with those roots");
       refused({ ...decided.decision, verdict: 'deny', reason });
-      return denialResult(`${DENIED_PREFIX} ${escapeText(reason)}. The server was not given those roots and may still finish the call with the roots it had. Call the tool again to have it decided with them.`);
+      return denialResult(`${DENIED_PREFIX} ${escapeText(reason)}. The call had been forwarded: its server was not given those roots and may still finish it with the roots it had, and what it answers is not passed on. Call the tool again to have it decided with them.`);
     }
     question.answer({ roots });
     return nextHeldRound(decided, held.call, context, session);

@@ -499,7 +499,7 @@ const CAPABILITIES = {
 };
 /** The servers not ready when a tools/list was answered, on its `_meta` (docs/config.md#timeouts). */
 const UNAVAILABLE_META = 'mcp-latch/unavailable';
-const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run; do not retry it in another form to get around the decision.';
+const INSTRUCTIONS = 'mcp-latch checks every tool call against the user\'s rules. A result starting with "Denied by mcp-latch:" means the call was not run, or, where it says the call had been forwarded, that it was not let go on; do not retry it in another form to get around the decision.';
 
 /**
  * Every message to the client goes out after the audit's queued records are written: a denial's

@@ -120,6 +120,8 @@ describe("a 2026-07-28 client with roots, a 2025 server's roots/list while the c
     expect(retry.isError).toBe(true);
     expect(textOf(retry as never)).toMatch(/^Denied by mcp-latch: with the roots its server asked for while the call ran, the call is denied/);
     expect(textOf(retry as never)).toContain(`${started.other}/secret/key`);
+    // It had reached the server: the text says so, not that it was not run (round 27 review of the gateway).
+    expect(textOf(retry as never)).toContain('The call had been forwarded');
     // The server was refused the roots: it read nothing.
     await eventually(() => expect(fixtureCalls(started.log)).toEqual([{ tool: 'read_text_file', roots: null, read: null }]));
   });
@@ -137,7 +139,7 @@ describe("a 2026-07-28 client with roots, a 2025 server's roots/list while the c
     const rootsOf = (path: string) => ({ 'mcp-latch/server/roots': { roots: [{ uri: uri(path) }] } });
     for (const [root, expected] of [
       [ws, 'NOTE'],
-      [other, /^Denied by mcp-latch: with the roots its server asked for while the call ran, .* it now leads to .*other\/note\.txt \(outside the workspace\), which the prompt did not show\. The server was not given those roots/],
+      [other, /^Denied by mcp-latch: with the roots its server asked for while the call ran, .* it now leads to .*other\/note\.txt \(outside the workspace\), which the prompt did not show\. The call had been forwarded: its server was not given those roots/],
     ] as const) {
       const asked = await round(modern.client, call);
       expect(Object.keys(asked.inputRequests as object)).toEqual(['mcp-latch/approval']);
