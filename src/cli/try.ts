@@ -146,12 +146,19 @@ async function readArguments(terminal: Terminal): Promise<Record<string, unknown
 
 /** Renders an elicitation (mcp-latch's approval prompt, or a server's own form) and collects the answer. */
 async function answerPrompt(params: ElicitRequest['params'], terminal: Terminal): Promise<ElicitResult> {
+  // A server's question is relayed with "[server] " before its message (gateway/server-input.ts shownQuestion), which a server cannot take off.
+  const own = !params.message.startsWith('[') && isPlainObject(params._meta) && params._meta['mcp-latch/request'] !== undefined;
   if (params.mode === 'url') {
-    terminal.show(`\n${params.message}\nOpen: ${params.url}`);
-    return { action: 'accept' };
+    terminal.print('');
+    terminal.print('=== A server asks you to open a page ===');
+    terminal.show(`${params.message}\nOpen: ${params.url}`);
+    terminal.print('');
+    // Accepting tells the server the person will open it: the person says so, nobody for them.
+    const index = await terminal.choose('Open it', ['Accept (open the page yourself)', 'Decline']);
+    return { action: index === null ? 'cancel' : index === 0 ? 'accept' : 'decline' };
   }
   terminal.print('');
-  terminal.print('=== Approval needed ===');
+  terminal.print(own ? '=== Approval needed ===' : '=== A server asks ===');
   terminal.show(params.message);
   terminal.print('');
   const content: Record<string, string | number | boolean> = {};
