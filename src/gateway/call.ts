@@ -32,6 +32,7 @@ import { checkDefinition, definitionMoved, type DefinitionReport } from '../pins
 import { pathsPicture } from '../latch/picture.js';
 import { definitionChange, pathsMoved } from './let-through.js';
 import { decide, type CallFacts } from '../policy/decide.js';
+import { toolDecision } from './tool-decision.js';
 import type { Decision } from '../policy/types.js';
 import type { Digest } from '../policy/digest.js';
 import type { AuditRecord } from '../store/audit.js';
@@ -124,8 +125,12 @@ function inspectAndDecide(decided: Omit<DecidedCall, 'decision'>, context: CallC
     // First: a call that cannot be analysed still shows, and is held to, the tool's definition (latch.ts shownDefinition).
     decided.definition = context.definitionReport(decided.route);
     decided.facts = inspectCall(supervisor.name, tool.name, decided.args, toolClass, inspect, decided.digest);
-    const state = withheld ? withoutAllowRules(context.policy(), session.grants.current(), withheld) : { policy: context.policy(), grants: session.grants.current() };
-    return checkDefinition(decide(decided.facts, state.policy, state.grants), decided.definition, context.config().policy.toolDescriptions);
+    if (withheld) {
+      const state = withoutAllowRules(context.policy(), session.grants.current(), withheld);
+      return checkDefinition(decide(decided.facts, state.policy, state.grants), decided.definition, context.config().policy.toolDescriptions);
+    }
+    // A call whose arguments cannot change its decision gets its tool's last one (tool-decision.ts).
+    return toolDecision(decided.facts, context.policy(), session.grants.current(), decided.definition, context.config().policy.toolDescriptions);
   } catch (error) {
     // Fail closed: a call that could not be analysed needs the person.
     context.logger.error({ err: errorMessage(error), tool: decided.call.request.params.name }, 'could not analyse a call');
