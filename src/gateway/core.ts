@@ -37,7 +37,7 @@ import { ErrorCode, type ClientCapabilities, type LoggingLevel, type Prompt, typ
 import { megabytes } from '../downstream/lines.js';
 import { shownEntry } from './listed-text.js';
 import { escapeText } from '../latch/escape.js';
-import { listAnswer, type ListAnswer } from './list-answer.js';
+import { afterList, listAnswer, type ListAnswer } from './list-answer.js';
 import { LogLevels } from './log-levels.js';
 import { emptyYoungGeneration, warmUpCallPipeline, warmUpShellDecisions } from './warm-up.js';
 import type { CallContext } from './ports.js';
@@ -854,13 +854,25 @@ export class GatewayCore implements CallContext {
    */
   private listedOnce = false;
 
-  /** A list is being answered: once it is written, the servers without pins are recorded (recordListings). */
+  /** The record the first list answered left for later (listAnswered), until it is made. */
+  private listingsToRecord: NodeJS.Timeout | null = null;
+
+  /**
+   * A list is being answered: a moment after it is written (list-answer.ts afterList, so that a
+   * client's first command sent at once is answered first), the servers without pins are recorded
+   * (recordListings); at the latest when the gateway closes.
+   */
   private listAnswered(): void {
     if (this.listedOnce) return;
     this.listedOnce = true;
-    setImmediate(() => {
-      if (!this.closed) this.recordListings();
-    });
+    this.listingsToRecord = afterList(() => this.recordListingsLeft());
+  }
+
+  private recordListingsLeft(): void {
+    if (this.listingsToRecord === null) return;
+    clearTimeout(this.listingsToRecord);
+    this.listingsToRecord = null;
+    if (!this.closed) this.recordListings();
   }
 
   /**
@@ -1048,6 +1060,8 @@ export class GatewayCore implements CallContext {
   /** Closes every server (process trees included) and flushes the audit. */
   async close(): Promise<void> {
     if (this.closed) return;
+    // A run stopped within a second of its first list still records its servers (listAnswered); its servers are still ready here.
+    this.recordListingsLeft();
     this.closed = true;
     this.pinsWatcher?.close();
     await Promise.all([this.registry.closeAll(), this.prespawned?.closeAll()]);

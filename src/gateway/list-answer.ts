@@ -18,6 +18,22 @@ export interface ListAnswer<T> {
   leftOut: number;
 }
 
+/**
+ * How long the work a list's answer leaves for later waits: its digest (upstream-session.ts) and
+ * the lock file's record of the listings (core.ts recordListings). Queued with setImmediate they
+ * ran ahead of a command the client sent as soon as it had the list, ~1.1 M of the 2.8 M
+ * instructions of a fresh gateway's first shell command, where a warm one takes 0.8 M
+ * (docs/performance.md, "Round 27: the first calls"). A second: a client's first command after its
+ * first list is then answered first, and in a session, whose first command comes seconds after
+ * its list, the work is done while it waits, as before.
+ */
+export const AFTER_LIST_MS = 1000;
+
+/** Runs `work` once AFTER_LIST_MS have passed; the timer keeps no process alive. */
+export function afterList(work: () => void): NodeJS.Timeout {
+  return setTimeout(work, AFTER_LIST_MS).unref();
+}
+
 export function listAnswer<T>(entries: readonly T[], maxBytes: number): ListAnswer<T> {
   const jsons: string[] = [];
   let bytes = 0;

@@ -36,6 +36,7 @@ import type { UnavailableServer } from '../downstream/registry.js';
 import type { ServerState } from '../downstream/supervisor.js';
 import { canShowForm, ModernWire } from './era-2026.js';
 import type { ListenFilter } from './listen.js';
+import { afterList } from './list-answer.js';
 
 export interface UpstreamSessionOptions {
   core: GatewayCore;
@@ -125,7 +126,7 @@ export class UpstreamSession {
       const answer = core.toolsList();
       const tools = answer.entries;
       this.lastSent.tools = answer;
-      setImmediate(() => answer.digest);
+      afterList(() => answer.digest);
       this.sentVersion.tools = version;
       this.toolsListed();
       const unavailable = this.reportUnavailable();
@@ -139,7 +140,7 @@ export class UpstreamSession {
       const answer = core.resourcesList();
       const resources = answer.entries;
       this.lastSent.resources = answer;
-      setImmediate(() => answer.digest);
+      afterList(() => answer.digest);
       this.sentVersion.resources = version;
       return { resources };
     });
@@ -151,7 +152,7 @@ export class UpstreamSession {
       const answer = core.templatesList();
       const resourceTemplates = answer.entries;
       this.lastSent.templates = answer;
-      setImmediate(() => answer.digest);
+      afterList(() => answer.digest);
       this.sentVersion.templates = version;
       return { resourceTemplates };
     });
@@ -179,7 +180,7 @@ export class UpstreamSession {
       const answer = core.promptsList();
       const prompts = answer.entries;
       this.lastSent.prompts = answer;
-      setImmediate(() => answer.digest);
+      afterList(() => answer.digest);
       this.sentVersion.prompts = version;
       return { prompts };
     });

@@ -376,6 +376,22 @@ describe('a tool its server adds after its first listing (a rename is the same r
     }
   });
 
+  test('a run closed as soon as its first list is answered still records a server without pins: the record waits a second after the list, or until the gateway closes', async () => {
+    // Round 27: the record (and the list's digest) wait a second after the first list, so that a
+    // client's first command sent at once is answered before them (list-answer.ts afterList;
+    // docs/performance.md, "Round 27: the first calls"). A run that ends sooner records at its close.
+    const { dir } = setup();
+    const lockFile = join(dir, 'mcp-latch.lock.json');
+    const gateway = await startGateway({ mcpServers: { fix: fixtureServer('fix', join(dir, 'calls.log')) }, permissions: { allow: ['mcp__fix__echo'] } }, { dir });
+    try {
+      expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).toContain('fix__echo');
+    } finally {
+      await gateway.close();
+    }
+    // Written before the gateway exits (core.ts close awaits it); eventually only for a slow file system.
+    await eventually(() => expect((JSON.parse(readFileSync(lockFile, 'utf8')) as { servers: { fix: { listed?: { tool: string[] } } } }).servers.fix.listed?.tool).toContain('echo'), 5000);
+  });
+
   test('renamed between two starts of a server with no pins yet, whose first pin comes in the next run: the name added is held from that pin on', async () => {
     // Round 20: only a server with pins was recorded, so the run of its first pin took its own first
     // listing as the baseline, the renamed tool in it: listed, and run under the allow rule unasked.
