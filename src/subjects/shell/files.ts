@@ -5,6 +5,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
+import { ghSettings } from './gh-settings.js';
 import { globalInstall } from './global-installs.js';
 import { bunOptions, cargo, go, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
@@ -2406,6 +2407,7 @@ const HANDLERS: Record<string, Handler> = {
     bunOptions(args, cwd, out);
     globalInstall('bun', args, out);
   },
+  gh: ghSettings,
   kubectl: (args, cwd, out) => cobraFlags('kubectl', args, cwd, out),
   helm: (args, cwd, out) => cobraFlags('helm', args, cwd, out),
   docker,
