@@ -129,6 +129,7 @@ export const RUNNERS: Record<string, { run: readonly string[]; fetch: readonly s
   mise: { run: ['exec', 'x'], fetch: ['exec', 'x'] },
   rtx: { run: ['exec', 'x'], fetch: ['exec', 'x'] },
   direnv: { run: ['exec'], fetch: ['exec'] },
+  rustup: { run: ['run'], fetch: [] },
   nix: { run: ['run', 'shell', 'develop'], fetch: ['run', 'shell', 'develop'] },
   deno: { run: [], fetch: ['eval', 'repl'] },
 };

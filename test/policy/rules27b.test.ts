@@ -129,3 +129,65 @@ describe('S17. gh: aliases, program settings and extensions run code in later gh
     expectAllowed(['gh pr view 12', 'gh pr create --fill', 'gh issue list --label bug', 'gh api repos/o/r', 'gh config set git_protocol ssh', 'gh config set prompt disabled', 'gh config get editor', 'gh config list', 'gh alias list', 'gh alias delete co', 'gh extension list', 'gh extension remove x', 'gh repo view --web'], mode, RULES);
   });
 });
+
+const hasRustup = runs('rustup', ['--version']);
+
+describe('T2. rustup: a toolchain named by path runs that directory\'s programs', () => {
+  const RULES: Rules = { allow: ['Bash(rustup:*)', 'Bash(rustc:*)', 'Bash(rustdoc:*)', 'Bash(rustfmt:*)', 'Bash(cargo:*)', 'Bash(cargo-clippy:*)', 'Bash(clippy-driver:*)'], deny: ['Bash(rm *)'] };
+  /** A toolchain directory D whose every program touches the marker, and an empty RUSTUP_HOME: nothing of the user's is read or changed. */
+  const toolchain = (name: string) => {
+    const p = place(name);
+    const d = join(p.dir, 'D');
+    mkdirSync(join(d, 'bin'), { recursive: true });
+    mkdirSync(join(d, 'lib'));
+    for (const program of ['rustc', 'rustdoc', 'rustfmt', 'cargo', 'cargo-clippy', 'clippy-driver']) toucher(join(d, 'bin', program), p.marker);
+    const env = { ...process.env, RUSTUP_HOME: join(p.dir, 'rustup-home'), RUSTUP_TOOLCHAIN: '', CI: 'true' };
+    delete env.RUSTUP_TOOLCHAIN;
+    const run = (program: string, args: string[]) => spawnSync(program, args, { cwd: p.dir, env, input: '', timeout: 60_000 });
+    return { ...p, d, run };
+  };
+  test.skipIf(!hasRustup)('premise: rustc +D, rustdoc +D, rustfmt +D, cargo-clippy +D and clippy-driver +D each run D/bin/<program>', () => {
+    const t = toolchain('t2-plus');
+    for (const program of ['rustc', 'rustdoc', 'rustfmt', 'cargo-clippy', 'clippy-driver']) {
+      t.run(program, [`+${t.d}`, '--version']);
+      expect(t.ran(), program).toBe(true);
+    }
+  });
+  test.skipIf(!hasRustup)('premise: rustup run D rustc, and rustup toolchain link NAME D then rustc +NAME, run D/bin/rustc', () => {
+    const t = toolchain('t2-run');
+    t.run('rustup', ['run', t.d, 'rustc', '--version']);
+    expect(t.ran()).toBe(true);
+    t.run('rustup', ['toolchain', 'link', 'r27evil', t.d]);
+    t.run('rustc', ['+r27evil', '--version']);
+    expect(t.ran()).toBe(true);
+  });
+
+  test.each(MODES)('%s: a toolchain by path, a link, or rustup run\'s command are not allowed by the prefix rules', (mode) => {
+    expectRefused([
+      'rustc +/tmp/d x.rs',
+      'rustc +./d x.rs',
+      'rustdoc +/tmp/d src/lib.rs',
+      'rustfmt +/tmp/d src/main.rs',
+      'cargo-clippy +/tmp/d',
+      'clippy-driver +../d x.rs',
+      'cargo-fmt +/tmp/d',
+      'rustc "$T" x.rs',
+      'rustup +/tmp/d show',
+      'rustup run /tmp/d rustc x.rs',
+      'rustup run ./d cargo build',
+      'rustup toolchain link dev /tmp/d',
+      'rustup toolchain link dev ./build/stage1',
+      'rustup default /tmp/d',
+      'rustup override set /tmp/d',
+      'rustup override set --path . ../d',
+      'rustup "$SUB" dev /tmp/d',
+      "rustup run stable bash -c 'touch x'",
+    ], mode, RULES);
+  });
+  test.each(MODES)('%s: rustup run\'s command meets deny rules', (mode) => {
+    for (const command of ['rustup run stable rm -rf victim', 'rustup run stable env rm -rf victim']) expect(shell(command, mode, RULES).verdict, command).toBe('deny');
+  });
+  test.each(MODES)('%s: installed toolchains by name stay allowed', (mode) => {
+    expectAllowed(['rustc +stable x.rs', 'rustc x.rs', 'rustc src/main.rs -o out', 'rustfmt +nightly src/main.rs', 'cargo +nightly fmt', 'cargo build', 'cargo-clippy +1.80.0', 'rustup show', 'rustup update', 'rustup toolchain list', 'rustup toolchain install nightly', 'rustup component add clippy', 'rustup target add wasm32-unknown-unknown', 'rustup default stable', 'rustup override set nightly-2025-01-01', 'rustup override set --path . nightly', 'rustup which rustc', 'rustup run stable cargo build', 'rustup run nightly rustc x.rs'], mode, RULES);
+  });
+});

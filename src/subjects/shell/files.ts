@@ -7,6 +7,7 @@ import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './g
 import { gitRuns } from './git-runs.js';
 import { ghSettings } from './gh-settings.js';
 import { globalInstall } from './global-installs.js';
+import { rustup } from './rust-toolchains.js';
 import { bunOptions, cargo, go, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
 import { vitest } from './vitest.js';
@@ -2413,15 +2414,12 @@ const HANDLERS: Record<string, Handler> = {
   docker,
   podman: docker,
   'docker-compose': (args, cwd, out) => cobraFlags('compose', args, cwd, out),
+  // `cargo +D` (a toolchain by path) is read with rustup's other proxies (program.ts, rust-toolchains.ts).
   cargo: (args, cwd, out) => {
-    // rustup's `+TOOLCHAIN` takes a directory too and runs its bin/cargo (rustup 1.29: `cargo +D build`
-    // ran D/bin/cargo; round 26 review S15): only an installed toolchain's name is plain, as for
-    // RUSTUP_TOOLCHAIN; a first word known only at run time may be either.
-    const first = args[0];
-    if (first && (first.isStatic ? first.value.startsWith('+') && !/^\+[\w+-][\w.+-]*$/.test(first.value) : true)) out.reasons.push('interpreter');
     cargo(args, cwd, out);
     cargoPaths(args, cwd, out);
   },
+  rustup,
   go,
   pytest,
   'py.test': pytest,

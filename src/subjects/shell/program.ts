@@ -9,6 +9,7 @@ import { subcommandIndex } from './signature.js';
 import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
+import { customToolchainWord, RUSTUP_PROXIES } from './rust-toolchains.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -77,6 +78,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     // Added to, not replaced: a runner's command (argv.ts describeRun) adds its own.
     segment.alternatives = [...(segment.alternatives ?? []), ...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])), ...commandsInWords(args)];
   }
+  // rustup's proxies run the toolchain a first `+D` names, a directory's programs too (rust-toolchains.ts).
+  if (RUSTUP_PROXIES.has(name) && customToolchainWord(args)) reasons.push('interpreter');
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
   // pnpm, yarn, bun: an option not known here may take the next word or not, so which word is the
   // command is not known (programs.ts unreadOptions; round 21 late review L5).

@@ -572,7 +572,7 @@ const PIXI_EXEC_VALUES = ['-s', '--spec', '-w', '--with', '-c', '--channel', '-p
 // --env-file and --allow-insecure.
 const DEVBOX_FLAGS = ['--pure', '--omit-nix-env', '-q', '--quiet', '-l', '--list', '--recompute', '-h', '--help'];
 /** Runners whose subcommand is their first word that is no option. */
-const LEAD_RUNNERS: ReadonlySet<string> = new Set(['conda', 'micromamba', 'pixi', 'devbox', 'direnv']);
+const LEAD_RUNNERS: ReadonlySet<string> = new Set(['conda', 'micromamba', 'pixi', 'devbox', 'direnv', 'rustup']);
 /** The only words that may stand before the subcommand of a `lead` runner (`conda -v run`). */
 const LEAD_FLAGS: ReadonlySet<string> = new Set(['-v', '-vv', '-vvv', '--verbose', '-q', '--quiet', '--no-progress']);
 
@@ -603,6 +603,8 @@ const RUNNER_COMMANDS: Record<string, RunnerSpec> = {
   'devbox run': { sub: 'run', values: new Set(['--environment']), flags: new Set(DEVBOX_FLAGS), moves: new Set(), lead: true, joined: true },
   // direnv exec DIR COMMAND [ARGS] (direnv(1)): no options.
   'direnv exec': { sub: 'exec', values: new Set(), flags: new Set(), moves: new Set(), lead: true, dir: true },
+  // rustup run [--install] TOOLCHAIN COMMAND… (`rustup run --help`, rustup 1.29): the toolchain is read by rust-toolchains.ts.
+  'rustup run': { sub: 'run', values: new Set(), flags: new Set(['--install', '-h', '--help']), moves: new Set(), lead: true, dir: true },
   uv: { sub: 'run', values: new Set(UV_VALUES), flags: new Set(UV_FLAGS), moves: new Set(['--directory']) },
   poetry: { sub: 'run', values: new Set(POETRY_GLOBAL.values), flags: new Set(POETRY_GLOBAL.flags), moves: new Set(['-C', '--directory']) },
   pipenv: { sub: 'run', values: new Set(), flags: new Set(), moves: new Set() },
