@@ -141,8 +141,8 @@ describe('T2. rustup: a toolchain named by path runs that directory\'s programs'
     mkdirSync(join(d, 'bin'), { recursive: true });
     mkdirSync(join(d, 'lib'));
     for (const program of ['rustc', 'rustdoc', 'rustfmt', 'cargo', 'cargo-clippy', 'clippy-driver']) toucher(join(d, 'bin', program), p.marker);
-    const env = { ...process.env, RUSTUP_HOME: join(p.dir, 'rustup-home'), RUSTUP_TOOLCHAIN: '', CI: 'true' };
-    delete env.RUSTUP_TOOLCHAIN;
+    const { RUSTUP_TOOLCHAIN: _unused, ...inherited } = process.env;
+    const env = { ...inherited, RUSTUP_HOME: join(p.dir, 'rustup-home'), CI: 'true' };
     const run = (program: string, args: string[]) => spawnSync(program, args, { cwd: p.dir, env, input: '', timeout: 60_000 });
     return { ...p, d, run };
   };
