@@ -191,3 +191,42 @@ describe('T2. rustup: a toolchain named by path runs that directory\'s programs'
     expectAllowed(['rustc +stable x.rs', 'rustc x.rs', 'rustc src/main.rs -o out', 'rustfmt +nightly src/main.rs', 'cargo +nightly fmt', 'cargo build', 'cargo-clippy +1.80.0', 'rustup show', 'rustup update', 'rustup toolchain list', 'rustup toolchain install nightly', 'rustup component add clippy', 'rustup target add wasm32-unknown-unknown', 'rustup default stable', 'rustup override set nightly-2025-01-01', 'rustup override set --path . nightly', 'rustup which rustc', 'rustup run stable cargo build', 'rustup run nightly rustc x.rs'], mode, RULES);
   });
 });
+
+describe('G3. npm\'s global install by setting: npm config set global true makes every later install global', () => {
+  const RULES: Rules = { allow: ['Bash(npm:*)', 'Bash(npm install:*)', 'Bash(npm config:*)', 'Bash(pnpm:*)'], deny: ['Edit(/usr/**)'] };
+  test.skipIf(!runs('npm', ['--version']))('premise: after npm config set global true, npm install ./pkg puts the package\'s bin in {prefix}/bin', () => {
+    const p = place('g3');
+    mkdirSync(join(p.dir, 'pkg'));
+    writeFileSync(join(p.dir, 'pkg', 'package.json'), JSON.stringify({ name: 'g3-pkg', version: '1.0.0', bin: { 'g3-bin': 'cli.js' } }));
+    writeFileSync(join(p.dir, 'pkg', 'cli.js'), '#!/usr/bin/env node\n');
+    const prefix = join(p.dir, 'prefix');
+    // None of the settings npm hands its scripts (`npx vitest` runs under npm_config_userconfig=~/.npmrc): the setting goes to this test's own.
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+    const env = { ...inherited, HOME: p.dir, CI: 'true', npm_config_userconfig: join(p.dir, '.npmrc'), npm_config_prefix: prefix, npm_config_cache: join(p.dir, '.npm'), npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+    const npm = (args: string[]) => spawnSync('npm', args, { cwd: p.dir, env, input: '', timeout: 120_000 });
+    npm(['config', 'set', 'global', 'true']);
+    expect(readFileSync(join(p.dir, '.npmrc'), 'utf8')).toContain('global=true');
+    npm(['install', '--offline', './pkg']);
+    expect(existsSync(join(prefix, 'bin', 'g3-bin'))).toBe(true);
+  }, 240_000);
+
+  test.each(MODES)('%s: a setting that makes later installs global is not allowed by npm\'s prefix rules', (mode) => {
+    expectRefused([
+      'npm config set global true',
+      'npm config set global=true',
+      'npm config set global',
+      'npm set global true',
+      'npm config set GLOBAL true',
+      'npm config set location global',
+      'npm config set --location=user location=global',
+      'npm c set global true',
+      'pnpm config set global true',
+    ], mode, RULES);
+  });
+  test.each(MODES)('%s: the other spellings of a global install still ask (round 26 S10 and S4 read them)', (mode) => {
+    expectRefused(['npm_config_global=true npm install x', 'NPM_CONFIG_GLOBAL=1 npm i x', 'npm_config_location=global npm install x', 'env npm_config_global=true npm install x', 'npm --global=true install x', 'npm install --location=global x', 'npm install --global=true x'], mode, RULES);
+  });
+  test.each(MODES)('%s: other settings and local installs stay allowed', (mode) => {
+    expectAllowed(['npm config set global false', 'npm config set location project', 'npm config set save-exact true', 'npm config get global', 'npm config list', 'npm install x', 'npm install --save-dev x', 'pnpm config set save-exact true'], mode, RULES);
+  });
+});

@@ -146,11 +146,30 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
     const settings = operands.slice(command === 'set' ? 1 : 2);
     for (let j = 0; j < settings.length; j++) {
       const setting = settings[j]!;
+      if (setsGlobal(setting, settings[j + 1])) out.reasons.push('interpreter');
       // `npm config set KEY VALUE` as well as `KEY=VALUE`.
       if (setting.isStatic && !setting.value.includes('=') && namesNpmProgram(setting.value)) codeValue(settings[++j], cwd, out);
       else npmSetting(setting, null, cwd, out);
     }
   }
+}
+
+/**
+ * npm's settings that make every later install global (npm-folders(5), @npmcli/config definitions):
+ * `global` (but `false`) and `location=global`. `npm config set global true` wrote `global=true` to
+ * ~/.npmrc, and the next `npm install ./pkg` put its bin in {prefix}/bin (npm 11.19; round 27, G3):
+ * the global install round 26 reads on the command line (global-installs.ts), made by a setting
+ * every later call reads unseen, so it is `interpreter`. `KEY VALUE` or `KEY=VALUE`; a key or value
+ * known only at run time counts.
+ */
+function setsGlobal(setting: Word, next: Word | undefined): boolean {
+  if (!setting.isStatic) return true;
+  const eq = setting.value.indexOf('=');
+  const key = (eq === -1 ? setting.value : setting.value.slice(0, eq)).toLowerCase().replace(/_/g, '-');
+  if (key !== 'global' && key !== 'location') return false;
+  const value = eq === -1 ? next : { ...setting, value: setting.value.slice(eq + 1) };
+  if (value === undefined || !value.isStatic) return true;
+  return key === 'global' ? value.value !== 'false' : value.value === 'global';
 }
 
 /**
@@ -194,6 +213,7 @@ export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd:
   for (let j = 0; j < settings.length; j++) {
     const setting = settings[j]!;
     if (!setting.isStatic) return void out.reasons.push('interpreter');
+    if (name === 'pnpm' && setsGlobal(setting, settings[j + 1])) out.reasons.push('interpreter');
     const eq = setting.value.indexOf('=');
     const key = eq === -1 ? setting.value : setting.value.slice(0, eq);
     if (!namesNpmProgram(key) && !/^yarn-?path$/i.test(key)) continue;
