@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
@@ -11,6 +12,9 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  * `Bash(npm:*)`…), or by bypassPermissions past deny rules, and ran code nobody allowed:
  *
  *   S17: gh's aliases, program settings and extensions (`gh alias set --shell x CMD; gh x` ran CMD).
+ *   T2:  rustup's toolchains by path on every proxy (`rustc +D`), `rustup toolchain link`, `rustup run D`.
+ *   G3:  npm's global install by setting (`npm config set global true`, then `npm install ./pkg`).
+ *   Y4:  yarn's settings that name code or folders (`yarn config set -- --cwd ../evil`, then `yarn dev`).
  *
  * Premises run the real tools when present (gh 2.23 from Debian, rustup 1.29, npm 11, yarn 1.22.22
  * from `YARN1_BIN`) and skip, saying so, when one is absent. CI runs with CI=true, no stdin and no
@@ -228,5 +232,52 @@ describe('G3. npm\'s global install by setting: npm config set global true makes
   });
   test.each(MODES)('%s: other settings and local installs stay allowed', (mode) => {
     expectAllowed(['npm config set global false', 'npm config set location project', 'npm config set save-exact true', 'npm config get global', 'npm config list', 'npm install x', 'npm install --save-dev x', 'pnpm config set save-exact true'], mode, RULES);
+  });
+});
+
+const YARN1 = process.env.YARN1_BIN ?? '/tmp/yn/node_modules/yarn/bin/yarn.js';
+const hasYarn1 = existsSync(YARN1) && spawnSync(process.execPath, [YARN1, '--version'], { encoding: 'utf8', timeout: 30_000 }).stdout?.startsWith('1.') === true;
+
+describe('Y4. yarn: a setting yarn config set writes may name code or a folder code comes from', () => {
+  const RULES: Rules = { allow: ['Bash(yarn:*)', 'Bash(yarn config:*)'], deny: ['Bash(rm *)'] };
+  test.skipIf(!hasYarn1)('premise: yarn 1 turns a setting starting with -- into an option of every later call: yarn config set -- --cwd ../evil, then yarn dev, runs ../evil\'s dev', () => {
+    // yarn 1 writes a root user's settings to /usr/local/share/.yarnrc and reads ~/.yarnrc: as root, run yarn as nobody with a home of its own.
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'rules27b-y4-')));
+    chmodSync(dir, 0o755);
+    for (const sub of ['home', 'proj', 'evil']) mkdirSync(join(dir, sub));
+    const marker = join(dir, 'RAN');
+    writeFileSync(join(dir, 'proj', 'package.json'), JSON.stringify({ name: 'proj', version: '1.0.0', license: 'MIT', scripts: { dev: 'true' } }));
+    writeFileSync(join(dir, 'evil', 'package.json'), JSON.stringify({ name: 'evil', version: '1.0.0', license: 'MIT', scripts: { dev: `touch '${marker}'` } }));
+    const root = process.getuid?.() === 0;
+    if (root) for (const path of [dir, join(dir, 'home'), join(dir, 'proj'), join(dir, 'evil'), join(dir, 'proj', 'package.json'), join(dir, 'evil', 'package.json')]) chownSync(path, 65534, 65534);
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(npm_|yarn_)/i.test(name)));
+    const yarn = (args: string[]) => spawnSync(process.execPath, [YARN1, ...args], { cwd: join(dir, 'proj'), input: '', timeout: 60_000, env: { ...inherited, HOME: join(dir, 'home'), YARN_IGNORE_PATH: '1', CI: 'true', SHELL: '/bin/sh' }, ...(root ? { uid: 65534, gid: 65534 } : {}) });
+    yarn(['config', 'set', '--', '--cwd', '../evil']);
+    expect(readFileSync(join(dir, 'home', '.yarnrc'), 'utf8')).toContain('"--cwd" "../evil"');
+    yarn(['dev']);
+    expect(existsSync(marker)).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  test.each(MODES)('%s: a setting naming code, a folder or another option of every call is not allowed under Bash(yarn:*)', (mode) => {
+    expectRefused([
+      'yarn config set -- --cwd ../evil',
+      'yarn config set -- --link-folder /tmp/l',
+      'yarn config set -- --install.modules-folder /tmp/m',
+      'yarn config set yarn-offline-mirror /tmp/mirror',
+      'yarn config set prefix /tmp/p',
+      'yarn config set cache-folder /tmp/c',
+      'yarn config set global-folder /tmp/g',
+      'yarn config set preferred-cache-folder /tmp/c',
+      'yarn config set env.NODE_OPTIONS --require=./x.js',
+      'yarn config set cacheFolder /tmp/c',
+      'yarn config set -H injectEnvironmentFiles .env.evil',
+      'yarn config set pnpUnpluggedFolder /tmp/u',
+      "yarn config set --json packageExtensions '{}'",
+      'yarn config set --json plugins \'[{"path":"./p.cjs"}]\'',
+    ], mode, RULES);
+  });
+  test.each(MODES)('%s: settings that pick versions, prefixes, the network or the output stay allowed', (mode) => {
+    expectAllowed(['yarn config set registry https://registry.example', 'yarn config set init-license MIT', 'yarn config set initScope acme', 'yarn config set enableTelemetry false', 'yarn config set save-exact true', 'yarn config set version-git-message "v%s"', 'yarn config set network-timeout 600000', 'yarn config get cache-folder', 'yarn config list', 'yarn config delete prefix', 'yarn add x', 'yarn dev'], mode, RULES);
   });
 });

@@ -196,7 +196,9 @@ export function pnpmProgramOptions(args: readonly Word[], cwd: string | null, ou
  */
 export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd: string | null, out: FileFacts): void {
   if (name === 'pnpm') pnpmPkg(args, cwd, out);
-  const operands = args.filter((word) => !word.isStatic || !word.value.startsWith('-'));
+  // After `--` every word is an operand: `yarn config set -- --cwd ../evil` sets the key `--cwd`.
+  const end = args.findIndex((word) => word.isStatic && word.value === '--');
+  const operands = [...(end === -1 ? args : args.slice(0, end)).filter((word) => !word.isStatic || !word.value.startsWith('-')), ...(end === -1 ? [] : args.slice(end + 1))];
   const words = operands.map((word) => (word.isStatic ? word.value : '\u0000'));
   const command = words[0];
   // An option's value may stand between `config` and `set` (`pnpm config --location project set
@@ -216,9 +218,43 @@ export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd:
     if (name === 'pnpm' && setsGlobal(setting, settings[j + 1])) out.reasons.push('interpreter');
     const eq = setting.value.indexOf('=');
     const key = eq === -1 ? setting.value : setting.value.slice(0, eq);
-    if (!namesNpmProgram(key) && !/^yarn-?path$/i.test(key)) continue;
+    if (!namesNpmProgram(key) && !/^yarn-?path$/i.test(key)) {
+      if (name === 'yarn' && !isPlainYarnSetting(key)) out.reasons.push('interpreter');
+      // A setting takes the next word as its value (`yarn config set KEY VALUE`).
+      if (name === 'yarn' && eq === -1) j++;
+      continue;
+    }
     codeValue(eq === -1 ? settings[++j] : { ...setting, value: setting.value.slice(eq + 1) }, cwd, out);
   }
+}
+
+/**
+ * yarn's settings that only pick versions, prefixes, prompts, the network or what is printed (yarn
+ * 1.22's `getOption` keys of that kind, berry's display and network settings), spelled either way
+ * (`init-license`, `enableTelemetry`). Any other key `yarn config set` writes may name code or a
+ * folder code is taken from (round 27, Y4): yarn 1 turns a key starting with `--` into an option of
+ * every later call (src/rc.js getRcArgs: `yarn config set -- --cwd ../evil`, then `yarn dev`, ran
+ * ../evil's dev script, yarn 1.22.22 as a user), reads `yarn-offline-mirror`, `cache-folder`,
+ * `global-folder`, `prefix` (src/config.js, registries/yarn-registry.js) and `env` (merged into every
+ * script's environment); berry's `.yarnrc.yml` has `plugins`, `injectEnvironmentFiles`,
+ * `packageExtensions`, `cacheFolder`, `pnpUnpluggedFolder`… Those are `interpreter`.
+ */
+const PLAIN_YARN_SETTINGS: ReadonlySet<string> = new Set(
+  [
+    'version-tag-prefix', 'version-git-tag', 'version-git-message', 'version-sign-git-tag', 'version-commit-hooks', 'save-prefix', 'save-exact', 'ignore-engines', 'ignore-optional',
+    'ignore-platform', 'ignore-scripts', 'network-timeout', 'network-concurrency', 'child-concurrency', 'lastUpdateCheck', 'no-progress', 'disable-self-update-check', 'registry', 'emoji',
+    'enableTelemetry', 'enableProgressBars', 'enableColors', 'enableHyperlinks', 'enableMessageNames', 'enableTimers', 'enableInlineBuilds', 'enableInlineHunks', 'defaultSemverRangePrefix',
+    'preferInteractive', 'preferReuse', 'preferTruncatedLines', 'npmRegistryServer', 'httpTimeout', 'httpRetry', 'enableImmutableInstalls', 'enableNetwork', 'enableOfflineMode', 'compressionLevel',
+  ].map((key) => yarnKey(key)),
+);
+
+/** A yarn setting's name as either release spells it: lower case, no `-` or `_`. */
+function yarnKey(key: string): string {
+  return key.toLowerCase().replace(/[-_]/g, '');
+}
+
+function isPlainYarnSetting(key: string): boolean {
+  return !key.startsWith('-') && (PLAIN_YARN_SETTINGS.has(yarnKey(key)) || /^init[-_a-z]/i.test(key));
 }
 
 /**
