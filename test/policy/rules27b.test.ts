@@ -15,6 +15,7 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  *   T2:  rustup's toolchains by path on every proxy (`rustc +D`), `rustup toolchain link`, `rustup run D`.
  *   G3:  npm's global install by setting (`npm config set global true`, then `npm install ./pkg`).
  *   Y4:  yarn's settings that name code or folders (`yarn config set -- --cwd ../evil`, then `yarn dev`).
+ *   B5:  `bun pm trust` runs dependencies' lifecycle scripts bun otherwise never runs, and trusts them for later installs.
  *
  * Premises run the real tools when present (gh 2.23 from Debian, rustup 1.29, npm 11, yarn 1.22.22
  * from `YARN1_BIN`) and skip, saying so, when one is absent. CI runs with CI=true, no stdin and no
@@ -279,5 +280,31 @@ describe('Y4. yarn: a setting yarn config set writes may name code or a folder c
   });
   test.each(MODES)('%s: settings that pick versions, prefixes, the network or the output stay allowed', (mode) => {
     expectAllowed(['yarn config set registry https://registry.example', 'yarn config set init-license MIT', 'yarn config set initScope acme', 'yarn config set enableTelemetry false', 'yarn config set save-exact true', 'yarn config set version-git-message "v%s"', 'yarn config set network-timeout 600000', 'yarn config get cache-folder', 'yarn config list', 'yarn config delete prefix', 'yarn add x', 'yarn dev'], mode, RULES);
+  });
+});
+
+const BUN = process.env.BUN_BIN ?? 'bun';
+const hasBun = runs(BUN, ['--version']);
+
+describe('B5. bun pm trust runs the lifecycle scripts bun blocked, and every later install runs them', () => {
+  const RULES: Rules = { allow: ['Bash(bun:*)', 'Bash(bun pm:*)', 'Bash(bun add:*)', 'Bash(bun install:*)'], deny: ['Bash(rm *)'] };
+  test.skipIf(!hasBun)('premise: bun install leaves a file: dependency\'s postinstall unrun; bun pm trust NAME runs it', () => {
+    const p = place('b5');
+    mkdirSync(join(p.dir, 'dep'));
+    writeFileSync(join(p.dir, 'dep', 'package.json'), JSON.stringify({ name: 'dep', version: '1.0.0', scripts: { postinstall: `touch '${p.marker}'` } }));
+    writeFileSync(join(p.dir, 'package.json'), JSON.stringify({ name: 'b5', version: '1.0.0', dependencies: { dep: 'file:./dep' } }));
+    const env = { ...process.env, HOME: p.dir, BUN_INSTALL_CACHE_DIR: join(p.dir, '.cache'), CI: 'true' };
+    spawnSync(BUN, ['install'], { cwd: p.dir, env, input: '', timeout: 120_000 });
+    expect(p.ran()).toBe(false);
+    spawnSync(BUN, ['pm', 'trust', 'dep'], { cwd: p.dir, env, input: '', timeout: 120_000 });
+    expect(p.ran()).toBe(true);
+    expect(readFileSync(join(p.dir, 'package.json'), 'utf8')).toContain('trustedDependencies');
+  }, 240_000);
+
+  test.each(MODES)('%s: trusting dependencies is not allowed under bun\'s prefix rules', (mode) => {
+    expectRefused(['bun pm trust dep', 'bun pm trust --all', 'bun pm trust -a', 'bun pm -g trust dep', 'bun add --trust dep', 'bun install --trust', 'bun i --trust dep', 'bun pm pkg set trustedDependencies=\'["dep"]\''], mode, RULES);
+  });
+  test.each(MODES)('%s: bun\'s installs and queries stay allowed', (mode) => {
+    expectAllowed(['bun install', 'bun add dep', 'bun pm untrusted', 'bun pm default-trusted', 'bun pm ls', 'bun pm cache rm', 'bun pm pkg get name', 'bun run trust'], mode, RULES);
   });
 });

@@ -273,7 +273,28 @@ function pnpmPkg(args: readonly Word[], cwd: string | null, out: FileFacts): voi
 function bunPkgSet(operands: readonly Word[], cwd: string | null, out: FileFacts): void {
   const words = operands.map((word) => (word.isStatic ? word.value : '\u0000'));
   if (words[0] !== 'pm' || words[1] !== 'pkg' || words[2] !== 'set') return;
-  for (const setting of operands.slice(3)) npmSetting(setting, /^scripts\b/i, cwd, out);
+  // `trustedDependencies` too: the packages whose lifecycle scripts every later install runs (bunTrusts).
+  for (const setting of operands.slice(3)) npmSetting(setting, /^(scripts|trustedDependencies)\b/i, cwd, out);
+}
+
+/**
+ * bun runs no dependency's lifecycle scripts but those its package.json trusts (bun docs "Lifecycle
+ * scripts", `trustedDependencies`). `bun pm trust NAME…` and `bun pm trust --all`/`-a` run the
+ * scripts of the installed packages named (cli/pm_trusted_command.zig TrustCommand: spawned from
+ * node_modules, deepest first) and add them to `trustedDependencies`, whose scripts every later
+ * `bun install` runs; `bun add --trust`/`bun install --trust` the same for the packages added
+ * (round 27, B5). Code from node_modules no call named, now and later: `interpreter`, as the code a
+ * written setting names is (a bun the analyser has no build of here: from the source and docs).
+ */
+function bunTrusts(command: string | null, args: readonly Word[]): boolean {
+  const statics = args.map((word) => (word.isStatic ? word.value : '\u0000'));
+  const end = statics.indexOf('--');
+  const options = end === -1 ? statics : statics.slice(0, end);
+  if (command === 'pm') {
+    const at = statics.findIndex((word, i) => i > statics.indexOf('pm') && !word.startsWith('-'));
+    return at !== -1 && (statics[at] === 'trust' || statics[at] === '\u0000');
+  }
+  return command !== null && ['add', 'a', 'install', 'i'].includes(command) && options.includes('--trust');
 }
 
 /**
@@ -378,6 +399,7 @@ export function bunOptions(args: readonly Word[], cwd: string | null, out: FileF
     return;
   }
   if (command === 'pm') bunPkgSet(args.filter((word) => !word.isStatic || !word.value.startsWith('-')), cwd, out);
+  if (bunTrusts(command, args)) out.reasons.push('interpreter');
   const runs = command === null || command === 'run' || !MANAGER_COMMANDS.bun!.has(command);
   const values = globalValueOptions('bun');
   const code = (): void => void out.reasons.push('interpreter');
