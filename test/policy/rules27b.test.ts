@@ -16,6 +16,7 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  *   G3:  npm's global install by setting (`npm config set global true`, then `npm install ./pkg`).
  *   Y4:  yarn's settings that name code or folders (`yarn config set -- --cwd ../evil`, then `yarn dev`).
  *   B5:  `bun pm trust` runs dependencies' lifecycle scripts bun otherwise never runs, and trusts them for later installs.
+ *   P6:  npm's and pnpm's setting variables in one home (variables.ts): the same decisions as before (a guard; no row failed before).
  *
  * Premises run the real tools when present (gh 2.23 from Debian, rustup 1.29, npm 11, yarn 1.22.22
  * from `YARN1_BIN`) and skip, saying so, when one is absent. CI runs with CI=true, no stdin and no
@@ -306,5 +307,16 @@ describe('B5. bun pm trust runs the lifecycle scripts bun blocked, and every lat
   });
   test.each(MODES)('%s: bun\'s installs and queries stay allowed', (mode) => {
     expectAllowed(['bun install', 'bun add dep', 'bun pm untrusted', 'bun pm default-trusted', 'bun pm ls', 'bun pm cache rm', 'bun pm pkg get name', 'bun run trust'], mode, RULES);
+  });
+});
+
+describe('P6. npm\'s and pnpm\'s setting variables have one home (variables.ts MANAGER_CONFIG): the same decisions', () => {
+  const RULES: Rules = { allow: ['Bash(npm:*)', 'Bash(pnpm:*)', 'Bash(yarn:*)', 'Bash(bun:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: a setting by environment asks before the package managers, a program setting meets deny rules, the output settings stay', (mode) => {
+    expectRefused(['npm_config_pnpmfile=F pnpm install', 'pnpm_config_pnpmfile=F pnpm install', 'PNPM_CONFIG_GLOBAL_PNPMFILE=F pnpm i', 'NPM_CONFIG_USERCONFIG=F npm test', 'pnpm_config_dir=../x pnpm run dev', 'npm_config_registry=http://x npm i', 'env npm_config_node-options=--require=./x.js npm test', 'npm_config_script_shell=./x npm test', 'pnpm_config_script_shell=./x pnpm test', 'export pnpm_config_dir=../x; pnpm run dev', 'npm_config_prefix=../x yarn dev'], mode, RULES);
+    for (const command of ["npm_config_script_shell='rm -rf victim' npm test", "PNPM_CONFIG_SHELL='rm -rf victim' pnpm test"]) expect(shell(command, mode, RULES).verdict, command).toBe('deny');
+    expectAllowed(['npm test', 'pnpm test'], mode, RULES);
+    // An assignment before a program keeps allow rules from matching it (docs/rules.md); the output settings are no setting that loads code.
+    for (const command of ['npm_config_loglevel=warn npm test', 'pnpm_config_reporter=silent pnpm test', 'NPM_CONFIG_FUND=false npm i']) expect(shell(command, mode, RULES).reason, command).not.toMatch(/cannot be fully analysed/);
   });
 });

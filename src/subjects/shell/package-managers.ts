@@ -25,7 +25,10 @@ import type { Word } from './options.js';
  * (pnpm 9.15.9 ran `pnpm install --pnpmfile F`'s F; round 26 review S2). nopt takes any unambiguous
  * prefix of a long option (`--script-sh`), so a prefix of one of these counts.
  */
-const NPM_PROGRAM_KEYS = ['script-shell', 'shell', 'editor', 'browser', 'viewer', 'node-options', 'node-gyp', 'git', 'userconfig', 'globalconfig', 'init-module', 'onload-script', 'call', 'pnpmfile', 'global-pnpmfile'];
+export const NPM_COMMAND_KEYS = ['script-shell', 'shell', 'editor', 'browser', 'viewer', 'node-gyp', 'git', 'call'];
+/** The others: options node reads, files of more settings, code loaded (variables.ts reads their variables as settings, not commands). */
+export const NPM_CODE_KEYS = ['node-options', 'userconfig', 'globalconfig', 'init-module', 'onload-script', 'pnpmfile', 'global-pnpmfile'];
+const NPM_PROGRAM_KEYS = [...NPM_COMMAND_KEYS, ...NPM_CODE_KEYS];
 
 /** Keys of their own that are prefixes of those (`--global`, `--ca`), or prefixes shared with other keys (`--node`, `--init`). */
 const NPM_OTHER_KEYS = new Set(['global', 'ca', 'node', 'init']);

@@ -3,7 +3,7 @@ import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE } from '../git-dir.js';
 import type { FileFacts, Nested } from './files.js';
-import { bunOptions } from './package-managers.js';
+import { bunOptions, NPM_CODE_KEYS, NPM_COMMAND_KEYS } from './package-managers.js';
 import { lessOptions } from './less-options.js';
 import { gitEnvironment } from './git-config.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
@@ -197,11 +197,22 @@ const CODE_PLACES = /^(GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_ALLOW_PROTOCOL)\+?=/;
  * providers and CARGO_HOME's config.toml (The Cargo Book, "Environment variables"). An interpreter
  * reason; the value of one naming a program is a nested script.
  */
-const anyCase = (text: string): string => text.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replace(/_/g, '[-_]');
-/** `npm_config_KEY`, which pnpm 9 reads too (`npm_config_pnpmfile=F pnpm install` ran F), and pnpm 10's `pnpm_config_KEY` (round 26 review S2). */
-const MANAGER_CONFIG = `${anyCase('p')}?${anyCase('npm_config_')}`;
-const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase('script_shell|shell|editor|browser|viewer|node_gyp|git|call')})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
-const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase('node_options|userconfig|globalconfig|init_module|onload_script|pnpmfile|global_pnpmfile')})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
+const anyCase = (text: string): string => text.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`).replace(/[-_]/g, '[_-]');
+/**
+ * npm's and pnpm's settings by environment, the one home of their names (round 27, P6: round 26 had
+ * written them here and again in SETTING_VARIABLES): `npm_config_KEY`, which npm (@npmcli/config,
+ * any case, `_` for `-`), pnpm 9 (`npm_config_pnpmfile=F pnpm install` ran F) and yarn 1 read, and
+ * pnpm 10's `pnpm_config_KEY` and 11's `PNPM_CONFIG_KEY` (@pnpm/config env.ts; round 26 review S2).
+ * `env` passes a `-` in a name on, so either separator counts. Every such variable is a setting of
+ * the package managers (SETTING_VARIABLES); those naming a program npm runs are command variables,
+ * their value a nested script, and those naming code or more settings `interpreter` before any
+ * program (package-managers.ts NPM_COMMAND_KEYS, NPM_CODE_KEYS).
+ */
+const MANAGER_PREFIXES = ['npm_config_', 'pnpm_config_'];
+const MANAGER_CONFIG = `(${MANAGER_PREFIXES.map(anyCase).join('|')})`;
+const MANAGER_CONFIG_VARIABLES = MANAGER_PREFIXES.map((prefix) => `${anyCase(prefix)}[A-Za-z0-9_-]+`).join('|');
+const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase(NPM_COMMAND_KEYS.join('|'))})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
+const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase(NPM_CODE_KEYS.join('|'))})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
 
 /** The `NAME=` of a program variable (PROGRAM_VARIABLES, MAKEFILE_PROGRAMS), null for any other word: a command variable (`GIT_SSH_COMMAND`, `RUSTC_WRAPPER`) is read as one. */
 export function programVariable(text: string): RegExpExecArray | null {
@@ -527,12 +538,10 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
   { names: 'BUNDLE_[A-Z0-9_]+', programs: ['bundle', 'bundler'] },
   /*
    * pnpm 10 and 11 read every setting from `pnpm_config_<name>` and `PNPM_CONFIG_<NAME>`
-   * (@pnpm/config env.ts: `pnpm_config_dir`, `_pnpmfile`, `_global_pnpmfile`, `_script_shell`,
-   * `_node_options`…), and npm, pnpm (through @pnpm/npm-conf) and yarn 1 `npm_config_<name>` in any
-   * case (pnpm 9.15.9 loaded the pnpmfile `npm_config_pnpmfile` and `NPM_CONFIG_GLOBAL_PNPMFILE`
-   * named at `pnpm install`; round 26). Every one but the output settings.
+   * (`pnpm_config_dir`, `_pnpmfile`, `_global_pnpmfile`, `_script_shell`, `_node_options`…), npm,
+   * pnpm 9 and yarn 1 `npm_config_<name>` (MANAGER_CONFIG above). Every one but the output settings.
    */
-  { names: '[Pp][Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_[A-Za-z0-9_]+|[Nn][Pp][Mm]_[Cc][Oo][Nn][Ff][Ii][Gg]_[A-Za-z0-9_-]+', programs: PACKAGE_MANAGERS },
+  { names: MANAGER_CONFIG_VARIABLES, programs: PACKAGE_MANAGERS },
   /*
    * bun's caches and install directories (bun docs "Environment variables", "bun install"): the
    * transpiler's cache (`BUN_RUNTIME_TRANSPILER_CACHE_PATH`: transpiled modules bun runs in place of
