@@ -30,6 +30,8 @@ export interface ChildTransportOptions {
   onStderrLine?: (line: string) => void;
   /** The largest message the child may send (`limits.messageMB`). */
   maxMessageBytes: number;
+  /** The gateway's log (for the server's requests it drops); asked for at the first. */
+  logger?: () => Logger;
 }
 
 /**
@@ -55,13 +57,53 @@ export function defaultEnvironment(): Record<string, string> {
 export function childTransport(config: StdioServer, logger: () => Logger, maxMessageBytes: number): ChildTransport {
   return new ChildTransport({
     maxMessageBytes,
+    logger,
     command: config.command,
     args: config.args ?? [],
     env: config.env ?? {},
     ...(config.cwd ? { cwd: config.cwd } : {}),
-    // What was cut is said in a field of its own: inside the line, redaction may take it for a value (`token=…`).
-    onStderrLine: (line) => logger().info(line.length > STDERR_LOGGED ? { stderr: cutAtWord(line, STDERR_LOGGED), cut: `${line.length - STDERR_LOGGED} more characters; the log keeps ${STDERR_LOGGED} of a server's stderr line` } : { stderr: line }, 'server stderr'),
+    onStderrLine: stderrLog(logger),
   });
+}
+
+/** The stderr lines of one server logged at info in a window of STDERR_WINDOW_MS; the rest of the window's are counted (stderrLog). */
+export const STDERR_LOGGED_LINES = 100;
+export const STDERR_WINDOW_MS = 10_000;
+
+/**
+ * The log of a server's stderr: the first STDERR_LOGGED_LINES lines of a window at info, the rest of
+ * the window at debug (built only when debug is on: each is redacted), then one warning with their
+ * count. A server's flood was a record each: ~11 MB/s of log, the gateway's one thread busy
+ * redacting them (round 27 review, P27-4; as relay.ts refusalLog for refusals). The tail kept for
+ * its errors (stderrTail) takes every line.
+ */
+function stderrLog(logger: () => Logger): (line: string) => void {
+  let logged = 0;
+  let more = 0;
+  let window: NodeJS.Timeout | null = null;
+  return (line) => {
+    if (window === null) {
+      window = setTimeout(() => {
+        window = null;
+        logged = 0;
+        if (more > 0) logger().warn({ more }, `${more.toLocaleString('en-US')} more stderr lines of this server in ${STDERR_WINDOW_MS / 1000} s past the ${STDERR_LOGGED_LINES} logged (each at debug level)`);
+        more = 0;
+      }, STDERR_WINDOW_MS);
+      window.unref();
+    }
+    if (logged < STDERR_LOGGED_LINES) {
+      logged += 1;
+      logger().info(stderrRecord(line), 'server stderr');
+      return;
+    }
+    more += 1;
+    if (logger().isLevelEnabled('debug')) logger().debug(stderrRecord(line), 'server stderr');
+  };
+}
+
+/** What was cut is said in a field of its own: inside the line, redaction may take it for a value (`token=…`). */
+function stderrRecord(line: string): { stderr: string; cut?: string } {
+  return line.length > STDERR_LOGGED ? { stderr: cutAtWord(line, STDERR_LOGGED), cut: `${line.length - STDERR_LOGGED} more characters; the log keeps ${STDERR_LOGGED} of a server's stderr line` } : { stderr: line };
 }
 
 const GRACE_MS = 2_000;
@@ -99,13 +141,37 @@ const STDERR_LOGGED = 500;
  */
 const PIPE_CLOSED_GRACE_MS = 200;
 
-/** A stdio pipe a server closed while it ran on. */
-export type ClosedPipe = 'stdin' | 'stdout';
+/**
+ * A stdio pipe a server closed while it ran on; `input`: it left its stdin unread while the gateway's
+ * answers to its own requests queued for it (STUCK_FACTOR).
+ */
+export type ClosedPipe = 'stdin' | 'stdout' | 'input';
 
 /** What a server that closed `pipe` can no longer do, for every text that says so (docs/design.md, crash handling). */
 export function closedPipeText(pipe: ClosedPipe): string {
+  if (pipe === 'input') return `stopped reading its input (what was written to it waited unread, more than ${STUCK_FACTOR} × limits.messageMB)`;
   return pipe === 'stdin' ? 'closed its stdin (it reads nothing more)' : 'closed its stdout (it can answer nothing more)';
 }
+
+/**
+ * How much may wait unread for a server, in limits.messageMB, before it is taken as stuck and
+ * stopped (then started again with the backoff) as one that closed its stdin is. Calls are no longer
+ * written past limits.messageMB unread (direct-calls.ts), so calls alone stay under twice it; what
+ * goes past it is the gateway's answers to the server's own requests: a server that stopped reading
+ * and sent `ping`s queued their answers without bound, until the gateway's heap ran out (round 27
+ * review, P27-3).
+ */
+const STUCK_FACTOR = 2;
+
+/**
+ * The requests of a server the gateway answers itself (ping, and methods it does not serve), at most
+ * OWN_ANSWERS_PER_WINDOW in OWN_ANSWERS_WINDOW_MS; the rest are dropped unanswered and counted in one
+ * warning. Its sampling, elicitation and roots requests have their own bounds (relay.ts). A server's
+ * `ping` flood was parsed and answered as fast as the gateway's thread could (P27-3).
+ */
+export const OWN_ANSWERS_PER_WINDOW = 100;
+const OWN_ANSWERS_WINDOW_MS = 1_000;
+const RELAYED_REQUESTS = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
 
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
@@ -148,6 +214,12 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   private inputClosed = false;
   /** The pipe whose close made the transport stop the server while it ran on; null: it exited or was closed. */
   stoppedFor: ClosedPipe | null = null;
+  /** Stops the server's process group (set once it is spawned). */
+  private stopGroup: (() => void) | null = null;
+  /** The server's requests the gateway answers itself in the current window, and those dropped past the bound (OWN_ANSWERS_PER_WINDOW). */
+  private ownAnswers = 0;
+  private ownDropped = 0;
+  private ownWindow: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: ChildTransportOptions) {
     this.reader = new LineReader(options.maxMessageBytes);
@@ -218,6 +290,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         }, GRACE_MS);
         force.unref();
       };
+      this.stopGroup = stopGroup;
       child.once('exit', stopGroup);
       // A server that closed its stdout can answer nothing more, and one that closed its stdin can
       // read nothing more: it is stopped as if it had exited, so its calls are answered when it is
@@ -327,8 +400,29 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       this.onerror?.(new LatchError('MESSAGE_INVALID', `ignored a line that is not JSON-RPC: ${(error as Error).message}`, { cause: error }));
       return;
     }
+    if ('method' in message && 'id' in message && !RELAYED_REQUESTS.has(message.method) && !this.answersOwn()) return;
     this.onmessage?.(message);
   };
+
+  /** Whether a request the gateway answers itself is taken in this window (OWN_ANSWERS_PER_WINDOW); false: it is dropped, and counted. */
+  private answersOwn(): boolean {
+    if (this.ownWindow === null) {
+      this.ownWindow = setTimeout(() => {
+        this.ownWindow = null;
+        this.ownAnswers = 0;
+        const dropped = this.ownDropped;
+        this.ownDropped = 0;
+        if (dropped > 0) this.options.logger?.().warn({ dropped, limit: OWN_ANSWERS_PER_WINDOW }, `dropped ${dropped.toLocaleString('en-US')} requests of this server (ping, or methods mcp-latch does not serve) past ${OWN_ANSWERS_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered`);
+      }, OWN_ANSWERS_WINDOW_MS);
+      this.ownWindow.unref();
+    }
+    if (this.ownAnswers < OWN_ANSWERS_PER_WINDOW) {
+      this.ownAnswers += 1;
+      return true;
+    }
+    this.ownDropped += 1;
+    return false;
+  }
 
   send(message: JSONRPCMessage): Promise<void> {
     return this.sendLine(serializeMessage(message));
@@ -392,6 +486,11 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         }
         this.lastWaiting = stdin.waiting;
         if (this.lastWaiting > 0) this.backlogSince ??= performance.now();
+        // Stuck: stopped as if it had closed its stdin (its calls answered, started again with the backoff).
+        if (this.unread() > STUCK_FACTOR * this.options.maxMessageBytes && this.stoppedFor === null) {
+          this.stoppedFor = 'input';
+          this.stopGroup?.();
+        }
       }
     } catch (error) {
       // A throw would be an unhandled rejection (a microtask) or end the audit's together().
