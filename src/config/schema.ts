@@ -37,6 +37,13 @@ export const DEFAULT_MAX_WAITING_MB_PER_USER = 50;
 export const DEFAULT_MAX_READING_MB_PER_USER = 50;
 
 /**
+ * `http.maxUnreadMBPerUser` unless set: what one user's responses hold that their client has not
+ * read, all their sessions together (round 27 review P27-6: 80 answers of 8 MB never read took the
+ * gateway from 88 to 796 MB); one answer alone may always reach `limits.messageMB`.
+ */
+export const DEFAULT_MAX_UNREAD_MB_PER_USER = 50;
+
+/**
  * `http.maxUnauthenticatedConnections` unless set: connections that made no authenticated request
  * yet (round 20 review T20-2: 30,000 idle ones took every descriptor); a member's leaves the count
  * with its first request, so this is room for page loads and clients signing in, not for members.
@@ -265,6 +272,11 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
       .positive()
       .default(DEFAULT_MAX_READING_MB_PER_USER)
       .describe('MiB of request bodies one user sends at once, all their connections together (one body alone may always reach limits.messageMB); a request past it is refused (429).'),
+    maxUnreadMBPerUser: z
+      .number()
+      .positive()
+      .default(DEFAULT_MAX_UNREAD_MB_PER_USER)
+      .describe('MiB of answers and messages one user\'s responses hold that their client has not read, all their sessions together; past it, the session a message goes to is closed (its open responses ended).'),
     maxUnauthenticatedConnections: z
       .number()
       .int()

@@ -637,6 +637,7 @@ export class TeamGateway {
     const output = new SessionOutput(
       () => messageBytes(this.core.config()),
       (text) => this.core.logger.warn({ user: identity.user, session: id, limit: 'limits.messageMB' }, text),
+      () => this.closedForUnread(session),
     );
     // Before the upstream Server connects: every message it sends goes through the guard.
     output.guard(transport);
@@ -652,6 +653,27 @@ export class TeamGateway {
     void upstream.connect(transport);
     this.core.logger.info({ user: identity.user, session: id }, 'client session opened');
     return session;
+  }
+
+  /**
+   * Whether the member's responses, all their sessions together, hold more than
+   * http.maxUnreadMBPerUser their client has not read; if so, `session` (the one a message is being
+   * sent to) is closed and its responses ended, with a warning naming the key. Other members'
+   * sessions are not looked at. docs/team.md, "What waits for a member's client to read".
+   */
+  private closedForUnread(session: LiveSession): boolean {
+    const most = this.core.config().http.maxUnreadMBPerUser * 1024 * 1024;
+    let unread = 0;
+    for (const each of this.sessions.values()) if (each.user === session.user) unread += each.output.unreadBytes();
+    if (unread <= most) return false;
+    const own = session.output.unreadBytes();
+    this.core.logger.warn(
+      { user: session.user, session: session.id, limit: 'http.maxUnreadMBPerUser' },
+      `user ${session.user}'s responses hold ${mb(unread)} MB their client has not read, past http.maxUnreadMBPerUser (${mb(most)} MB): their session ${session.id} is closed and the ${mb(own)} MB it held dropped; a client must read its responses as they come, or raise http.maxUnreadMBPerUser`,
+    );
+    session.output.endAll();
+    void session.transport.close();
+    return true;
   }
 
   /** `why`: the signal's name, or what else ended it (run-until-stopped.ts). */
@@ -770,4 +792,8 @@ function sessionlessRefusal(req: IncomingMessage, refusal: JSONRPCMessage): { st
   if (method !== 'tools/call') return error(HEADER_MISMATCH, typeof method === 'string' ? `Header mismatch: Mcp-Method is ${method} but the request's method is tools/call` : 'Header mismatch: the Mcp-Method header is missing');
   if (typeof req.headers['mcp-name'] !== 'string') return error(HEADER_MISMATCH, 'Header mismatch: the Mcp-Name header is missing');
   return null;
+}
+
+function mb(bytes: number): string {
+  return (bytes / (1024 * 1024)).toFixed(1);
 }

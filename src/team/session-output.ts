@@ -42,7 +42,29 @@ export class SessionOutput {
     private readonly maxBytes: () => number,
     /** The log's lines: when the client falls behind, and when it has caught up with the count. */
     private readonly log: (text: string) => void,
+    /**
+     * Before any message is sent while this session's responses hold some unread: true when the
+     * member's unread responses are past http.maxUnreadMBPerUser, and the session was closed for it
+     * (http.ts); the message is then dropped.
+     */
+    private readonly overUnread: () => boolean = () => false,
   ) {}
+
+  /**
+   * What the session's open responses hold that their client has not read yet: Node's buffers of
+   * them (@hono/node-server writes each message as the response drains). The answers included: a
+   * member whose client never read them held every one in the shared gateway (round 27 review, P27-6).
+   */
+  unreadBytes(): number {
+    let total = 0;
+    for (const res of this.open) total += res.writableLength;
+    return total;
+  }
+
+  /** Ends every open response of the session at once, what they hold unread dropped (the session is closed for it). */
+  endAll(): void {
+    for (const res of this.open) res.destroy();
+  }
 
   /** A response of the session, counted until it closes: a POST's, answering `requests`, or the event stream (GET). */
   add(res: ServerResponse, requests: ReadonlyArray<string | number> = [], standalone = false): void {
@@ -87,6 +109,8 @@ export class SessionOutput {
     const send = transport.send.bind(transport);
     this.send = send;
     transport.send = (message, options) => {
+      // Past the member's bound of unread responses: the session is closed, nothing more kept for it.
+      if (this.stalled() && this.overUnread()) return Promise.resolve();
       const uri = updatedUri(message);
       // "Read it again": one per resource says what many did (as over stdio, R1). Only the stream
       // it goes on counts: another response's large answer, not read yet, holds nothing of it.

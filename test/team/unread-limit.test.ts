@@ -1,0 +1,65 @@
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { tokenHash } from '../../src/team/identity.js';
+import { eventually, tempDir, textOf } from '../helpers/gateway.js';
+import { faultServer } from '../helpers/faults.js';
+import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
+
+/**
+ * What a member's responses hold unread is bounded (`http.maxUnreadMBPerUser`; docs/team.md, "What
+ * waits for a member's client to read"). Until round 27 answers were kept however long the client
+ * left them: one token with 80 answers of 8 MB never read took the shared gateway from 88 to 796 MB
+ * (round 27 review, P27-6). The built gateway; mallory's requests are raw HTTP on connections never
+ * read, in her SDK client's session; alice is an SDK client.
+ */
+const MALLORY = 'token-of-mallory-unread-limit-0123';
+const ALICE = 'token-of-alice-unread-limit-012345';
+let team: TeamHarness;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  const dir = tempDir();
+  team = await startTeam(dir, {
+    mcpServers: { f: faultServer('works', join(dir, 'starts')) },
+    permissions: { allow: ['mcp__f__huge_result', 'mcp__f__echo'] },
+    http: { maxUnreadMBPerUser: 16, tokens: [{ user: 'mallory', sha256: tokenHash(MALLORY) }, { user: 'alice', sha256: tokenHash(ALICE) }] },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await team?.close();
+});
+
+test("past http.maxUnreadMBPerUser unread, the member's session is closed and its responses ended; another member's call answers", { timeout: 120_000 }, async () => {
+  const mallory = await teamClient(team.url, MALLORY);
+  const alice = await teamClient(team.url, ALICE);
+  try {
+    await mallory.client.callTool({ name: 'f__echo', arguments: { text: 'hi' } });
+    const session = (mallory.client.transport as { sessionId?: string }).sessionId!;
+    const { port } = new URL(team.url);
+    const ended: Array<Promise<void>> = [];
+    // 8 answers of 8 MB, none read: past 16 MB unread after the second or third.
+    for (let index = 0; index < 8; index++) {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1000 + index, method: 'tools/call', params: { name: 'f__huge_result', arguments: { mb: 8 } } });
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      ended.push(new Promise((done) => socket.once('close', () => done())));
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${MALLORY}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: ${session}\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.pause();
+      sockets.push(socket);
+    }
+    await eventually(() => expect(team.stderr()).toMatch(/"user":"mallory","session":"[^"]+","limit":"http.maxUnreadMBPerUser".*"msg":"user mallory's responses hold [\d.]+ MB their client has not read, past http.maxUnreadMBPerUser \(16.0 MB\): their session/), 90_000, 200);
+    // The connections of its responses were ended (read now, they end; a request sent after it closed is answered 404, its connection kept alive).
+    for (const socket of sockets) socket.resume();
+    await Promise.race(ended);
+    // The session is gone; alice's is not.
+    const again = await fetch(team.url, { method: 'POST', headers: { authorization: `Bearer ${MALLORY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }) });
+    expect(again.status).toBe(404);
+    expect(textOf(await alice.client.callTool({ name: 'f__echo', arguments: { text: 'alice here' } }))).toContain('alice here');
+  } finally {
+    await alice.close();
+    await mallory.close().catch(() => undefined);
+  }
+});
