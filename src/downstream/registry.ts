@@ -33,7 +33,7 @@ export interface UnavailableServer {
 }
 
 /** What every server's supervisor gets; `onChange` fires when something the client sees changed (a listing, a server state). */
-export type RegistryOptions = Pick<SupervisorOptions, 'capabilities' | 'hooks' | 'logger' | 'permits' | 'records' | 'connectTimeoutMs' | 'maxMessageBytes' | 'version' | 'onChange' | 'prespawned'> & {
+export type RegistryOptions = Pick<SupervisorOptions, 'capabilities' | 'hooks' | 'logger' | 'permits' | 'records' | 'connectTimeoutMs' | 'maxMessageBytes' | 'version' | 'onChange' | 'prespawned' | 'stderrToLogOnly'> & {
   env?: NodeJS.ProcessEnv;
 };
 
@@ -101,6 +101,7 @@ export class ServerRegistry {
       onChange: () => this.changed(),
       ...(expanded.ok ? {} : { configError: `${expanded.issue.path}: ${expanded.issue.message}` }),
       ...(this.options.prespawned ? { prespawned: this.options.prespawned } : {}),
+      ...(this.options.stderrToLogOnly ? { stderrToLogOnly: true } : {}),
     });
     this.supervisors.set(name, supervisor);
     this.written.set(name, JSON.stringify(config));

@@ -61,6 +61,11 @@ export interface SupervisorOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** Processes started early; the first attempt takes its own if there is one. */
   prespawned?: Prespawned;
+  /**
+   * The gateway is shared by members (team): a server's stderr lines go to the gateway's log only,
+   * never into the reason its callers are shown (docs/team.md, "A shared server's stderr").
+   */
+  stderrToLogOnly?: boolean;
 }
 
 /** A server that stays up this long has its backoff reset. */
@@ -328,14 +333,19 @@ export class Supervisor {
       this.restarts = 0;
     }
     const stderr = stderrOf(connected, error);
-    this.fail(stderr.length > 0 ? `${message}; its last stderr lines: ${stderr.join(' | ')}` : message, true);
+    const withStderr = stderr.length > 0 ? `${message}; its last stderr lines: ${stderr.join(' | ')}` : message;
+    // Shared by members, the server printed those lines while working for one of them (a path, a
+    // traceback with their arguments): the others are told only the gateway's sentence, the
+    // operator finds the lines in the log (round 27 review, P27-7).
+    this.fail(this.options.stderrToLogOnly ? message : withStderr, true, withStderr);
   }
 
-  private fail(reason: string, retry: boolean): void {
+  private fail(reason: string, retry: boolean, logged = reason): void {
     // The reason holds what the server chose (its error message, its stderr): redacted and escaped
     // once here, for the log, the list's _meta and the tool error alike (a server prints the
     // credentials it was given on a failed start; the model reads the tool error).
     const message = escapeText(redactText(reason));
+    const loggedMessage = logged === reason ? message : escapeText(redactText(logged));
     this.state = 'failed';
     this.lastError = message;
     if (this.restartTimer) clearTimeout(this.restartTimer);
@@ -352,7 +362,7 @@ export class Supervisor {
       }, wait);
       this.restartTimer.unref();
     }
-    this.options.logger.error({ err: message, restarts: this.restarts, ...(this.nextRestartAt ? { retryInMs: this.nextRestartAt - performance.now() } : {}) }, this.slow ? 'server failed' : 'server unavailable');
+    this.options.logger.error({ err: loggedMessage, restarts: this.restarts, ...(this.nextRestartAt ? { retryInMs: this.nextRestartAt - performance.now() } : {}) }, this.slow ? 'server failed' : 'server unavailable');
     this.settle();
     this.options.onChange();
   }

@@ -179,6 +179,7 @@ export class GatewayCore implements CallContext {
       },
       ...(options.env ? { env: options.env } : {}),
       ...(options.prespawned ? { prespawned: options.prespawned } : {}),
+      ...(this.shared ? { stderrToLogOnly: true } : {}),
     });
     if (shellToolsExpected(serversToRun(this.loaded), Object.values(this.loaded.file.tools), process.cwd())) void this.loadShell();
     this.definitions.addedLater = (kind, server, name, entry) => this.addedLater(kind, server, name, entry);
