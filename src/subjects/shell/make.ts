@@ -130,7 +130,8 @@ const INSTALL_DIRECTORIES = /^(DESTDIR|prefix|exec_prefix|bindir|sbindir|libexec
  */
 export function recipeProgram(name: string, value: string, cwd: string | null, out: FileFacts): void {
   // A variable read as what it is elsewhere (`PYTHONPATH`, `CFLAGS`, `PATH`, `TZ`: changesLaterCommands) is judged so in recipeEnvironment.
-  if (INSTALL_DIRECTORIES.test(name) || changesLaterCommands(name) || RECIPE_SYNTAX.test(value)) return;
+  // git's `GIT_*` are git's only where git reads them: a recipe may run `$(GIT_COMMIT)` as any other (round 27).
+  if (INSTALL_DIRECTORIES.test(name) || (changesLaterCommands(name) && !name.startsWith('GIT_')) || RECIPE_SYNTAX.test(value)) return;
   const words = value.split(/\s+/).filter((word) => word !== '');
   if (words.length === 0) return;
   if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word))) out.nested.push({ kind: 'script', text: value, cwd });

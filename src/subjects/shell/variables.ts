@@ -378,7 +378,7 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
   // D/.gitconfig's fsmonitor) takes every such variable, as make's recipes do.
   const passes = passesEnvironment(name, startsOthers);
   if (own === null && !passes) return false;
-  if (passes && assigned.some(inRecipe)) return true;
+  if (passes && assigned.some((word) => inRecipe(word, isGit(name)))) return true;
   return assigned.some((word) => {
     // `env` passes any name on: npm reads `npm_config_script-shell` as `script-shell` (@npmcli/config).
     const variable = /^([A-Za-z_][A-Za-z0-9_-]*)(\+?)=/.exec(word.value);
@@ -406,10 +406,16 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
 
 /**
  * A variable given to a program that starts others (make, a script, a package manager that may run
- * make) whose value is shell syntax in a recipe (RECIPE_SYNTAX) or known only at run time. git's own
- * variables are read as git reads them (gitEnvironment: `GIT_CONFIG_PARAMETERS` is quoted words).
+ * make) whose value is shell syntax in a recipe (RECIPE_SYNTAX) or known only at run time. Given to
+ * git (`toGit`), git's own variables are read as git reads them (gitEnvironment:
+ * `GIT_CONFIG_PARAMETERS` is quoted words); given to make or a script, a `GIT_*` name is a variable
+ * like any other a recipe may paste (round 27: `GIT_COMMIT=';touch F;' make` ran touch for a
+ * makefile's `echo $(GIT_COMMIT)`, GNU Make 4.3).
  */
-export const inRecipe = (word: Word): boolean => !word.value.startsWith('GIT_') && (!word.isStatic || RECIPE_SYNTAX.test(word.value.slice(word.value.indexOf('=') + 1)));
+export const inRecipe = (word: Word, toGit = false): boolean => !(toGit && word.value.startsWith('GIT_')) && (!word.isStatic || RECIPE_SYNTAX.test(word.value.slice(word.value.indexOf('=') + 1)));
+
+/** git itself, or one of its `git-*` programs: the program `inRecipe`'s `toGit` names. */
+export const isGit = (name: string): boolean => name === 'git' || name.startsWith('git-');
 
 /**
  * True for a program that starts others with the environment it was given (make's recipes, a

@@ -8,7 +8,7 @@ import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations, moveHeredocRest } from './guards.js';
 import { staticWord, type Word } from './options.js';
-import { changesLaterCommands, ENVIRONMENT, inRecipe, isOptionEnvironment, namesShellVariable, passesEnvironment } from './variables.js';
+import { changesLaterCommands, ENVIRONMENT, inRecipe, isGit, isOptionEnvironment, namesShellVariable, passesEnvironment } from './variables.js';
 import { readPlain, readTree } from './parser.js';
 import { asBashReads } from './precedence.js';
 import type { SyntaxNode, SyntaxTree } from './syntax.js';
@@ -193,6 +193,9 @@ class Analysis {
    */
   private recipeValue = false;
   private passesEnvironment = false;
+  /** The same for a program other than git: a `GIT_*` value with shell syntax counts only there (variables.ts inRecipe). */
+  private recipeValueBeyondGit = false;
+  private passesBeyondGit = false;
   /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
   private evaluates = false;
   /**
@@ -771,7 +774,7 @@ class Analysis {
     // `CDPATH=.. cd home`: cd looks for its operand in CDPATH's directories first.
     if (built.cwdAfter !== undefined && assignments.some((a) => /^CDPATH\+?=/.test(a.raw))) return { ok: null, fail: cwd };
     const name = built.segment.name;
-    this.noteRecipe(false, name !== null && passesEnvironment(name, startsOthers));
+    this.noteRecipe(null, name !== null && passesEnvironment(name, startsOthers) ? name : null);
     // `! ! cd x`: the grammar reads a command named `!`; bash negates twice and runs cd in this shell.
     if (name === '!') this.reason('parse-error');
     // A function defined in the text runs its body here, in this shell: a `cd` in it moves what
@@ -790,10 +793,17 @@ class Analysis {
     return flowOf(built, cwd);
   }
 
-  private noteRecipe(value: boolean, passes: boolean): void {
-    this.recipeValue ||= value;
-    this.passesEnvironment ||= passes;
-    if (this.recipeValue && this.passesEnvironment) this.reason('interpreter');
+  /** `values`: assignments made in this shell; `passes`: the name of a program that passes its environment on. */
+  private noteRecipe(values: readonly Word[] | null, passes: string | null): void {
+    for (const word of values ?? []) {
+      this.recipeValue ||= inRecipe(word, true);
+      this.recipeValueBeyondGit ||= inRecipe(word);
+    }
+    if (passes !== null) {
+      this.passesEnvironment = true;
+      this.passesBeyondGit ||= !isGit(passes);
+    }
+    if ((this.recipeValue && this.passesEnvironment) || (this.recipeValueBeyondGit && this.passesBeyondGit)) this.reason('interpreter');
   }
 
   /** Where a simple command makes bash evaluate text (see `arithmetic`). */
@@ -908,7 +918,7 @@ class Analysis {
       if (REDIRECTS.has(type)) redirects.push(child);
       else if (type === 'variable_assignment') {
         words.push(this.readAssignment(child, pending, true));
-        this.noteRecipe(inRecipe(words.at(-1)!), false);
+        this.noteRecipe([words.at(-1)!], null);
       }
       else if (type === 'comment') continue;
       else if (words.length === 0 || type === 'variable_name' || TOKENS.has(type)) words.push(staticWord(this.slice(child)));
@@ -917,7 +927,7 @@ class Analysis {
         // words, a quoted `NAME=value` too; one known only at run time may be one (round 26 review S1).
         const word = this.readWord(child, pending);
         words.push(word);
-        if (!word.isStatic || /^[A-Za-z_]\w*(\[.*\])?\+?=/s.test(word.value)) this.noteRecipe(inRecipe(word), false);
+        if (!word.isStatic || /^[A-Za-z_]\w*(\[.*\])?\+?=/s.test(word.value)) this.noteRecipe([word], null);
       }
     }
     return this.finish([], words, redirects, pending, ctx, cwd, null);
@@ -932,7 +942,7 @@ class Analysis {
     // later command (PATH is exported, CDPATH moves `cd`; which others the server's environment
     // exports is unknown). IFS is read apart (see `ifs`).
     if (assignments.some((a) => (ENVIRONMENT.test(a.raw) && !/^IFS\+?=/.test(a.raw)) || isOptionEnvironment(a))) this.reason('environment');
-    this.noteRecipe(assignments.some(inRecipe), false);
+    this.noteRecipe(assignments, null);
     return this.finish(assignments, [], [], pending, ctx, cwd, null);
   }
 

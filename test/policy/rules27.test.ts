@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { DefaultMode } from '../../src/policy/types.js';
+import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../helpers/policy.js';
+
+/**
+ * Round 27 (rules27a): the command rules round 26's review left open (docs/threat-model.md "Round
+ * 27: rules left by round 26 (rules27a)"). Each was allowed under a prefix rule (`Bash(make:*)`,
+ * `Bash(node:*)`, `Bash(deno:*)`), or by bypassPermissions past deny rules:
+ *
+ *   S5: a `GIT_*` variable given to make (`GIT_COMMIT=';touch F;' make`): the recipe check left
+ *       git's names to git, while any recipe may paste them.
+ *
+ * Premises run the real tools when present (GNU Make 4.3, bash 5.2) and skip, saying so, when one
+ * is absent. CI runs with CI=true, no stdin and no SHELL: each premise sets what it relies on.
+ */
+
+let T = '';
+let W = '';
+let home = '';
+
+beforeAll(async () => {
+  ({ root: T, work: W, home } = await commandWorkspace('rules27-'));
+});
+
+type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
+const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
+
+const hasMake = runs('make', ['--version']);
+const hasBash = runs('bash', ['-c', 'true']);
+
+/** An environment for a premise: none of the variables under test inherited, HOME a fresh directory, SHELL set (CI has none). */
+function baseEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), SHELL: '/bin/sh', CI: 'true', ...extra };
+  for (const name of Object.keys(env)) {
+    if (/^(MAKEFLAGS|MFLAGS|GIT_.*|CARGO_.*|PREFIX|DESTDIR|BUILDER|NODE_OPTIONS)$/.test(name) && !(name in extra)) delete env[name];
+  }
+  mkdirSync(join(dir, 'home'), { recursive: true });
+  return env;
+}
+
+/** A directory for a premise, with a marker file each attack touches. */
+function place(name: string): { dir: string; marker: string; ran: () => boolean } {
+  const dir = join(T, name);
+  mkdirSync(dir, { recursive: true });
+  const marker = join(dir, 'RAN');
+  return {
+    dir,
+    marker,
+    ran: () => {
+      const was = existsSync(marker);
+      rmSync(marker, { force: true });
+      return was;
+    },
+  };
+}
+
+const MAKE_RULES: Rules = { allow: ['Bash(make:*)', 'Bash(git:*)', 'Bash(./build.sh:*)'], deny: ['Bash(rm *)', 'Bash(touch *)'] };
+
+describe('S5. a GIT_* variable given to make: a recipe may paste it', () => {
+  test.skipIf(!hasMake)('premise: make pastes an environment or command-line GIT_COMMIT into a recipe', () => {
+    const { dir, marker, ran } = place('s5');
+    writeFileSync(join(dir, 'Makefile'), 'all:\n\techo $(GIT_COMMIT)\n');
+    const make = (args: string[], extra: NodeJS.ProcessEnv = {}): void => void spawnSync('make', args, { cwd: dir, env: baseEnv(dir, extra), input: '', timeout: 60_000 });
+    make(['all'], { GIT_COMMIT: 'abc123' });
+    expect(ran(), 'GIT_COMMIT=abc123 make').toBe(false);
+    make(['all'], { GIT_COMMIT: `;touch ${marker};` });
+    expect(ran(), "GIT_COMMIT=';touch F;' make").toBe(true);
+    make([`GIT_COMMIT=;touch ${marker};`, 'all']);
+    expect(ran(), "make 'GIT_COMMIT=;touch F;'").toBe(true);
+  });
+  test.each(MODES)('%s: shell syntax in a GIT_* value before make or a script is not allowed', (mode) => {
+    for (const command of ["GIT_COMMIT=';touch F;' make", "GIT_BRANCH='x;touch F' make all", "env 'GIT_COMMIT=;touch F;' make", "GIT_COMMIT=';touch F;' ./build.sh", "GIT_COMMIT=';touch F;'; export GIT_COMMIT; git status; make"]) {
+      const decision = shell(command, mode, MAKE_RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(refused(mode));
+    }
+  });
+  test.each(MODES)('%s: a command in a GIT_* value given to make meets deny rules', (mode) => {
+    for (const command of ["make 'GIT_COMMIT=rm -rf victim'", "GIT_COMMIT='rm -rf victim' make", "gmake 'GIT_VERSION=rm -rf victim' all"]) {
+      const decision = shell(command, mode, MAKE_RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('deny');
+    }
+  });
+  test.each(['make GIT_COMMIT=abc123', 'make GIT_TAG=v1.2 all', 'git status', 'make'])('default, Bash(make:*): %j stays allowed', (command) => {
+    const decision = shell(command, 'default', MAKE_RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each(["GIT_CONFIG_PARAMETERS=\"'user.name'='x'\" git status", 'GIT_COMMIT=abc123 make', "GIT_AUTHOR_NAME='A B' git commit -m x"])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', MAKE_RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
