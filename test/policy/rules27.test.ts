@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
@@ -12,8 +13,10 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  *
  *   S5: a `GIT_*` variable given to make (`GIT_COMMIT=';touch F;' make`): the recipe check left
  *       git's names to git, while any recipe may paste them.
+ *   S6: `CARGO_TARGET_DIR=D` given to make (`make CARGO_TARGET_DIR=D`, before it) or exported in an
+ *       earlier segment (`export CARGO_TARGET_DIR=D; cargo build`): no write of D.
  *
- * Premises run the real tools when present (GNU Make 4.3, bash 5.2) and skip, saying so, when one
+ * Premises run the real tools when present (GNU Make 4.3, bash 5.2, cargo 1.95) and skip, saying so, when one
  * is absent. CI runs with CI=true, no stdin and no SHELL: each premise sets what it relies on.
  */
 
@@ -29,7 +32,7 @@ type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
 const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
 
 const hasMake = runs('make', ['--version']);
-const hasBash = runs('bash', ['-c', 'true']);
+const hasCargo = runs('cargo', ['--version']);
 
 /** An environment for a premise: none of the variables under test inherited, HOME a fresh directory, SHELL set (CI has none). */
 function baseEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -89,6 +92,40 @@ describe('S5. a GIT_* variable given to make: a recipe may paste it', () => {
   });
   test.each(["GIT_CONFIG_PARAMETERS=\"'user.name'='x'\" git status", 'GIT_COMMIT=abc123 make', "GIT_AUTHOR_NAME='A B' git commit -m x"])('bypassPermissions with deny rules: %j stays allowed', (command) => {
     const decision = shell(command, 'bypassPermissions', MAKE_RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('S6. CARGO_TARGET_DIR given to make, or exported for a later cargo', () => {
+  test.skipIf(!hasMake || !hasCargo)('premise: a recipe\'s cargo writes below the CARGO_TARGET_DIR given to make', () => {
+    const { dir } = place('s6');
+    const work = join(dir, 'w');
+    mkdirSync(join(work, 'src'), { recursive: true });
+    writeFileSync(join(work, 'Cargo.toml'), '[package]\nname = "w"\nversion = "0.1.0"\nedition = "2021"\n');
+    writeFileSync(join(work, 'src', 'main.rs'), 'fn main() {}\n');
+    writeFileSync(join(work, 'Makefile'), 'build:\n\tcargo build --offline -q\n');
+    // rustup's proxy finds its toolchains from the real home.
+    const rust = { RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), '.rustup'), CARGO_HOME: process.env.CARGO_HOME ?? join(homedir(), '.cargo') };
+    const make = (args: string[], extra: NodeJS.ProcessEnv = {}): void => void spawnSync('make', args, { cwd: work, env: baseEnv(dir, { ...rust, ...extra }), input: '', timeout: 300_000 });
+    make([`CARGO_TARGET_DIR=${join(dir, 'out1')}`, 'build']);
+    expect(existsSync(join(dir, 'out1', 'debug')), 'make CARGO_TARGET_DIR=D').toBe(true);
+    make(['build'], { CARGO_TARGET_DIR: join(dir, 'out2') });
+    expect(existsSync(join(dir, 'out2', 'debug')), 'CARGO_TARGET_DIR=D make').toBe(true);
+    expect(existsSync(join(work, 'target')), 'the project\'s own target/').toBe(false);
+  }, 320_000);
+  const RULES: Rules = { allow: ['Bash(make:*)', 'Bash(cargo:*)', 'Bash(npm:*)'], deny: ['Bash(rm *)', 'Edit(/tmp/prot/**)'] };
+  test.each(MODES)('%s: the directory is a write deny rules meet', (mode) => {
+    for (const command of ['make CARGO_TARGET_DIR=/tmp/prot/t', 'make build CARGO_TARGET_DIR=/tmp/prot/t', 'CARGO_TARGET_DIR=/tmp/prot/t make', 'env CARGO_TARGET_DIR=/tmp/prot/t gmake', 'CARGO_TARGET_DIR=/tmp/prot/t npm run build', 'export CARGO_TARGET_DIR=/tmp/prot/t; cargo build', 'CARGO_TARGET_DIR=/tmp/prot/t; export CARGO_TARGET_DIR; cargo build', 'export CARGO_TARGET_DIR=/tmp/prot/t; make']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('deny');
+    }
+  });
+  test.each(['make', 'cargo build', 'make CARGO_TARGET_DIR=', 'make CARGO_INCREMENTAL=0'])('default: %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+  test.each(['make CARGO_TARGET_DIR=target2', 'export CARGO_TARGET_DIR=target2; cargo build', 'CARGO_TARGET_DIR=target2 make'])('bypassPermissions with deny rules: %j (below the workspace) stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });

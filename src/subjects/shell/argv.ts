@@ -4,7 +4,7 @@ import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
 import { describeProgram, innerCommand, SHELL_STATE, startsOthers, type Built, type SegmentInput } from './program.js';
-import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable } from './variables.js';
+import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, passesEnvironment, programVariable } from './variables.js';
 import { recipeProgram } from './make.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
@@ -60,7 +60,10 @@ export function buildSegment(input: SegmentInput): Built {
   const name = program === null ? null : baseName(program);
   if (programWord !== undefined && !nameable) reasons.push('dynamic-name');
   if (name !== null && movesConfig(name, assigned, startsOthers)) reasons.push('interpreter');
-  if (assigned.length > 0 && name !== null && startsOthers(name)) paths.push(...buildWrites(assigned, cwd));
+  // Before make or a package manager too (their recipes and scripts run cargo: `CARGO_TARGET_DIR=D
+  // make` wrote D/debug, cargo 1.95; round 27), and set in this shell for what follows (`…; export
+  // CARGO_TARGET_DIR; cargo build`).
+  if (assigned.length > 0 && (name === null || passesEnvironment(name, startsOthers))) paths.push(...buildWrites(assigned, cwd));
 
   // `$'\x72m'` stays a dynamic name, but its decoded spelling is in `words` for deny rules. The
   // assignments come first (also those given to a wrapper, which are in `words` too): rules match after them.

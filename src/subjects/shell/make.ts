@@ -1,7 +1,7 @@
 import { getoptLong, type Parsed, type Switch } from './getopt.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
-import { changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
+import { buildWrites, changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
 
 /**
  * GNU make (`make`, `gmake`) as `Bash(make:*)` approved it: the project's own makefile's recipes.
@@ -108,6 +108,8 @@ function recipeEnvironment(name: string, append: boolean, value: string, isStati
   const word: Word = { value: `${name}${append ? '+=' : '='}${value}`, raw: `${name}=${value}`, isStatic, ansi: false };
   if (!isStatic || RECIPE_SYNTAX.test(value) || movesConfig('make', [word], () => true) || loadsCode(word) || isOptionEnvironment(word) || flagsLoadCode(word)) out.reasons.push('interpreter');
   commandVariables([word], cwd, out.reasons, out.nested);
+  // `make CARGO_TARGET_DIR=D`: a recipe's cargo writes below D (cargo 1.95; round 27).
+  out.paths.push(...buildWrites([word], cwd));
 }
 
 /**

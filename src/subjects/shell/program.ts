@@ -6,7 +6,7 @@ import type { Dialect } from './dialect.js';
 import { fileFacts, modelsProgram, type Nested } from './files.js';
 import { baseName, display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
-import { changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
+import { buildWrites, changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
 import { customToolchainWord, RUSTUP_PROXIES } from './rust-toolchains.js';
@@ -111,7 +111,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (assignsShellVariable(name, args)) reasons.push('environment');
   if (DECLARATIONS.has(name)) {
     commandVariables(args, cwd, reasons, nested);
-    segment.paths.push(...gitLocations(args, cwd), ...gitWrites(args, cwd), ...fileVariables(args, cwd));
+    // `export CARGO_TARGET_DIR=D; cargo build`: the write of D, as before cargo (round 27).
+    segment.paths.push(...gitLocations(args, cwd), ...gitWrites(args, cwd), ...fileVariables(args, cwd), ...buildWrites(args, cwd));
   }
 
   switch (name) {
