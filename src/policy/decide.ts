@@ -64,6 +64,14 @@ export const RECURSIVE = 'argument (recursive)';
 export const DENY_CANDIDATE = 'operand (deny rules only)';
 
 /**
+ * The `via` of a directory a program installs into, named by a variable given to it (make's `PREFIX`,
+ * `DESTDIR`, `bindir`…: subjects/shell/make.ts installWrites): deny and ask rules on it or on what
+ * may be written below it are met; otherwise it changes nothing (which target installs is known
+ * only from the makefile, as `make install` with no such variable is).
+ */
+export const INSTALL_PLACE = 'installation directory (deny and ask rules, on it and below it, only)';
+
+/**
  * The `via` of a path-looking string among a prompt's or a completion's arguments
  * (gateway/request-arguments.ts): deny and ask rules are tried on it, and nothing else (a prompt
  * was never decided by mode); otherwise it changes nothing.
@@ -193,7 +201,7 @@ function explainsMore(a: SubjectDecision, b: SubjectDecision): boolean {
 
 function pathReports(subjects: Subject[]): PathReport[] {
   return subjects
-    .filter((subject): subject is PathSubject => subject.type === 'path' && subject.via !== DENY_CANDIDATE && subject.via !== RULE_CANDIDATE)
+    .filter((subject): subject is PathSubject => subject.type === 'path' && subject.via !== DENY_CANDIDATE && subject.via !== RULE_CANDIDATE && subject.via !== INSTALL_PLACE)
     .map((subject) => ({
       path: subject.path ?? subject.input,
       realPath: subject.realPath,
@@ -241,6 +249,7 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   if (subject.via === RULE_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}` };
+  if (subject.via === INSTALL_PLACE) return installPlace(subject, forms, rules);
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
   if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
   const git = subject.via === GIT_REWRITE || subject.via === GIT_OBJECTS;
@@ -270,6 +279,17 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
   if (mode === 'plan') return byMode('deny', mode, `writes are not allowed in plan mode: ${shown}`);
   if (mode === 'acceptEdits' && subject.inWorkspace) return byMode('allow', mode, `write inside the workspace: ${shown}`);
   return unmatched(mode, `no rule matched ${verb} of ${shown} (${where})`);
+}
+
+/** An INSTALL_PLACE the deny and ask rules on it did not meet: those that may match a file below it (Edit rules, as a tree's writes). */
+function installPlace(subject: PathSubject, forms: string[], rules: RuleSet): Verdictish {
+  const shown = subject.path ?? subject.input;
+  if (subject.problem || forms.length === 0) return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check write of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
+  for (const form of forms) {
+    const could = rules.matchPathBelow('deny', 'write', form, true) ?? rules.matchPathBelow('ask', 'write', form, true);
+    if (could) return ruled('ask', could, `install of files under ${form}; ${could.list} rule ${could.text} covers some of them`);
+  }
+  return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown} or what is installed below it` };
 }
 
 /**

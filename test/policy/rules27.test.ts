@@ -15,6 +15,8 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  *       git's names to git, while any recipe may paste them.
  *   S6: `CARGO_TARGET_DIR=D` given to make (`make CARGO_TARGET_DIR=D`, before it) or exported in an
  *       earlier segment (`export CARGO_TARGET_DIR=D; cargo build`): no write of D.
+ *   I3: make's installation directories (`make PREFIX=/usr install`, `DESTDIR=D`, `bindir=…`) were
+ *       not read as where `make install` writes: allowed past `Edit(/usr/**)`.
  *
  * Premises run the real tools when present (GNU Make 4.3, bash 5.2, cargo 1.95) and skip, saying so, when one
  * is absent. CI runs with CI=true, no stdin and no SHELL: each premise sets what it relies on.
@@ -127,5 +129,41 @@ describe('S6. CARGO_TARGET_DIR given to make, or exported for a later cargo', ()
   test.each(['make CARGO_TARGET_DIR=target2', 'export CARGO_TARGET_DIR=target2; cargo build', 'CARGO_TARGET_DIR=target2 make'])('bypassPermissions with deny rules: %j (below the workspace) stays allowed', (command) => {
     const decision = shell(command, 'bypassPermissions', RULES);
     expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('I3. make\'s installation directories are where `make install` writes', () => {
+  test.skipIf(!hasMake)('premise: make install writes below the PREFIX and DESTDIR given to it', () => {
+    const { dir } = place('i3');
+    const work = join(dir, 'w');
+    mkdirSync(work, { recursive: true });
+    writeFileSync(join(work, 'x'), 'x\n');
+    writeFileSync(join(work, 'Makefile'), 'PREFIX ?= /usr/local\ninstall:\n\tinstall -D -m 644 x $(DESTDIR)$(PREFIX)/share/x\n');
+    const make = (args: string[], extra: NodeJS.ProcessEnv = {}): void => void spawnSync('make', args, { cwd: work, env: baseEnv(dir, extra), input: '', timeout: 60_000 });
+    make([`PREFIX=${join(dir, 'p1')}`, 'install']);
+    expect(existsSync(join(dir, 'p1', 'share', 'x')), 'make PREFIX=D install').toBe(true);
+    make(['install'], { PREFIX: join(dir, 'p2') });
+    expect(existsSync(join(dir, 'p2', 'share', 'x')), 'PREFIX=D make install').toBe(true);
+    make([`DESTDIR=${join(dir, 'stage')}`, 'PREFIX=/usr', 'install']);
+    expect(existsSync(join(dir, 'stage', 'usr', 'share', 'x')), 'make DESTDIR=D PREFIX=/usr install').toBe(true);
+  });
+  const RULES: Rules = { allow: ['Bash(make:*)'], deny: ['Bash(rm *)', 'Edit(/usr/**)', 'Edit(/tmp/prot/**)'] };
+  test.each(MODES)('%s: a directory deny rules cover is denied', (mode) => {
+    for (const command of ['make PREFIX=/usr install', 'make prefix=/usr/local install', 'make bindir=/usr/local/bin install', 'make DESTDIR=/tmp/prot install', "make 'PREFIX = /usr' install", 'PREFIX=/usr make install', 'env DESTDIR=/tmp/prot gmake install', 'make DESTDIR=/tmp/prot PREFIX=/usr install', 'DESTDIR=/tmp/prot make PREFIX=/usr install']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('deny');
+    }
+  });
+  test.each(MODES)('%s: a deny rule below the directory asks (a rule\'s ask, in every mode)', (mode) => {
+    for (const command of ['make PREFIX=/tmp/home2/.local install', 'make PREFIX=/tmp/home2 install', 'make DESTDIR=/tmp/home2 PREFIX=/.local install']) {
+      const decision = shell(command, mode, { ...RULES, deny: [...RULES.deny!, 'Edit(/tmp/home2/.local/bin/**)'] });
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('ask');
+    }
+  });
+  test.each(['make install', 'make PREFIX=/opt/x install', 'make DESTDIR=/tmp/stage install', 'make DESTDIR=/tmp/stage PREFIX=/usr install', 'make PREFIX= install', 'make V=1 install'])('default and bypassPermissions: %j stays allowed', (command) => {
+    for (const mode of ['default', 'bypassPermissions'] as const) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${mode}: ${decision.reason}`).toBe('allow');
+    }
   });
 });

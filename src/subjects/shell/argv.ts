@@ -4,8 +4,8 @@ import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
 import { describeProgram, innerCommand, SHELL_STATE, startsOthers, type Built, type SegmentInput } from './program.js';
-import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, passesEnvironment, programVariable } from './variables.js';
-import { recipeProgram } from './make.js';
+import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig, passesEnvironment } from './variables.js';
+import { makeEnvironment } from './make.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
 import { cargoCommand, cargoCommandAt, npmCommandAt } from './package-managers.js';
@@ -87,8 +87,9 @@ export function buildSegment(input: SegmentInput): Built {
   const analysed = analysedAs(name, args, reasons);
   // After analysedAs: `corepack npm exe …` is npm's exec too (round 25 review R6).
   if (COMMAND_WORDS.has(analysed.name)) commandWord(analysed.name, analysed, segment, args.length - analysed.args.length);
-  // make takes its environment as variables too (those the makefile leaves unset or sets with `?=`): read as its command line's (make.ts recipeProgram).
-  if ((analysed.name === 'make' || analysed.name === 'gmake') && assigned.length > 0) makeEnvironment(assigned, cwd, built);
+  // make takes its environment as variables too (those the makefile leaves unset or sets with `?=`):
+  // read as its command line's (make.ts recipeProgram); the installation directories of both are written (installWrites).
+  if (analysed.name === 'make' || analysed.name === 'gmake') makeEnvironmentOf(assigned, analysed.args, cwd, built);
   if (!stripped.xargs) {
     describeRun(analysed.name, analysed.args, input, built);
     if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
@@ -122,22 +123,13 @@ export function buildSegment(input: SegmentInput): Built {
   return built;
 }
 
-/** Assignments before make, as make reads them: a value a recipe may run (recipeProgram). */
-function makeEnvironment(assigned: readonly Word[], cwd: string | null, built: Built): void {
+/** Assignments before make, as make reads them (make.ts makeEnvironment). */
+function makeEnvironmentOf(assigned: readonly Word[], args: readonly Word[], cwd: string | null, built: Built): void {
   const facts: FileFacts = { paths: [], nested: [], reasons: [] };
-  for (const word of assigned) {
-    // `env 'COMPILE.c=…' make`: env passes any name, make takes it.
-    const variable = /^([^=+\s]+)=/.exec(word.value);
-    if (variable === null || !word.isStatic) continue;
-    const program = programVariable(variable[0]);
-    const value = word.value.slice(variable[0].length);
-    if (program !== null) {
-      // A name with a `.` is not one commandVariables reads (no shell assignment has one).
-      if (variable[1]!.includes('.') && !INSTALLED_PROGRAM.test(value)) facts.nested.push({ kind: 'script', text: value, cwd });
-    } else if (/^[A-Za-z_][\w.]*$/.test(variable[1]!)) recipeProgram(variable[1]!, value, cwd, facts);
-  }
+  makeEnvironment(assigned, args, cwd, facts);
   built.reasons.push(...facts.reasons);
   built.nested.push(...facts.nested);
+  for (const path of facts.paths) built.segment.paths.push(path);
   if (facts.alternatives) built.segment.alternatives = [...(built.segment.alternatives ?? []), ...facts.alternatives];
 }
 

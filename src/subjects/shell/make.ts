@@ -1,6 +1,8 @@
 import { getoptLong, type Parsed, type Switch } from './getopt.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
+import type { CommandPath } from '../../policy/types.js';
+import { INSTALL_PLACE } from '../../policy/decide.js';
 import { buildWrites, changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
 
 /**
@@ -138,6 +140,67 @@ export function recipeProgram(name: string, value: string, cwd: string | null, o
   if (words.length === 0) return;
   if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word))) out.nested.push({ kind: 'script', text: value, cwd });
   else (out.alternatives ??= []).push(...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])));
+}
+
+/**
+ * Assignments given to make from its environment (before it: `X=… make`, `env X=… make`; or
+ * exported by this shell earlier: walk.ts), as make reads them: each is a variable the makefile
+ * leaves unset or sets with `?=`, so a value a recipe may run (recipeProgram), and the installation
+ * directories are where `make install` writes (installWrites, with the command line's `args`).
+ */
+export function makeEnvironment(assigned: readonly Word[], args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  for (const word of assigned) {
+    // `env 'COMPILE.c=…' make`: env passes any name, make takes it.
+    const variable = /^([^=+\s]+)=/.exec(word.value);
+    if (variable === null || !word.isStatic) continue;
+    const program = programVariable(variable[0]);
+    const value = word.value.slice(variable[0].length);
+    if (program !== null) {
+      // A name with a `.` is not one commandVariables reads (no shell assignment has one).
+      if (variable[1]!.includes('.') && !INSTALLED_PROGRAM.test(value)) out.nested.push({ kind: 'script', text: value, cwd });
+    } else if (/^[A-Za-z_][\w.]*$/.test(variable[1]!)) recipeProgram(variable[1]!, value, cwd, out);
+  }
+  out.paths.push(...installWrites(assigned, args, cwd));
+}
+
+/** The installation directories `make install` writes to (INSTALL_DIRECTORIES), as make installs: below `DESTDIR`. */
+const WRITTEN_DIRECTORIES = new RegExp(INSTALL_DIRECTORIES.source.replace('|srcdir', ''), 'i');
+
+/**
+ * Round 27: an installation directory given to make, from its environment (`assigned`) or on its
+ * command line (`args`), is where `make install` writes (GNU Coding Standards, "DESTDIR: Support for
+ * Staged Installs": each installed file goes to `$(DESTDIR)$(bindir)/…`; GNU Make 4.3 wrote
+ * `make PREFIX=D install`'s files below D): deny and ask rules on that directory or what may be
+ * written below it are met (policy/decide.ts INSTALL_PLACE), so `make PREFIX=/usr install` meets
+ * `Edit(/usr/**)` and `make PREFIX=~/.local install` `Edit(~/.local/bin/**)`; no other rule is
+ * needed, as for `make install` into the makefile's own default. With `DESTDIR` given
+ * (static, not empty), the files go below it: it is the one written, with any directory not spelled
+ * absolute joined to it as make joins them. A value known only at run time is a write not known
+ * here (it asks). Which target installs is known only from the makefile, so any target counts.
+ */
+export function installWrites(assigned: readonly Word[], args: readonly Word[], cwd: string | null): CommandPath[] {
+  const given = new Map<string, Word>();
+  const parsed = getoptLong(args, MAKE_SWITCHES);
+  // The command line overrides the environment (GNU make manual, "Overriding Variables").
+  for (const word of [...assigned, ...parsed.operands.map((i) => args[i]!)]) {
+    const assignment = /^\s*([^\s=:+?!]+)\s*(::?=|:::=|\+=|\?=|=)/.exec(word.value);
+    if (assignment === null || !WRITTEN_DIRECTORIES.test(assignment[1]!)) continue;
+    const value = word.value.slice(assignment[0].length).trim();
+    const known = word.isStatic && assignment[2] !== '+=' && !/[$`]/.test(value);
+    given.set(assignment[1]!, known ? staticWord(value) : { value: word.value, raw: word.raw, isStatic: false, ansi: false });
+  }
+  const destdir = given.get('DESTDIR');
+  const staged = destdir !== undefined && destdir.isStatic && destdir.value !== '';
+  const written: Word[] = [];
+  for (const [name, word] of given) {
+    if (word.isStatic && word.value === '') continue;
+    if (!staged || name === 'DESTDIR') written.push(word);
+    else if (!word.isStatic) written.push(word);
+    else if (!word.value.startsWith('/')) written.push(staticWord(destdir.value + word.value));
+  }
+  const paths: CommandPath[] = [];
+  for (const word of written) pushPath(paths, pathOf(word, 'write', cwd, INSTALL_PLACE));
+  return paths;
 }
 
 /**
