@@ -17,6 +17,9 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  *       earlier segment (`export CARGO_TARGET_DIR=D; cargo build`): no write of D.
  *   I3: make's installation directories (`make PREFIX=/usr install`, `DESTDIR=D`, `bindir=…`) were
  *       not read as where `make install` writes: allowed past `Edit(/usr/**)`.
+ *   E4: a variable this shell exports in an earlier segment, outside the named lists (`export
+ *       BUILDER='rm -rf victim'; make`, `X=…; export X; make`, `set -a`, `declare -x`): make takes
+ *       it as its own command line's, the walk did not give it to make.
  *
  * Premises run the real tools when present (GNU Make 4.3, bash 5.2, cargo 1.95) and skip, saying so, when one
  * is absent. CI runs with CI=true, no stdin and no SHELL: each premise sets what it relies on.
@@ -35,6 +38,7 @@ const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWork
 
 const hasMake = runs('make', ['--version']);
 const hasCargo = runs('cargo', ['--version']);
+const hasBash = runs('bash', ['-c', 'true']);
 
 /** An environment for a premise: none of the variables under test inherited, HOME a fresh directory, SHELL set (CI has none). */
 function baseEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -165,5 +169,41 @@ describe('I3. make\'s installation directories are where `make install` writes',
       const decision = shell(command, mode, RULES);
       expect(decision.verdict, `${mode}: ${decision.reason}`).toBe('allow');
     }
+  });
+});
+
+describe('E4. a variable exported in an earlier segment is make\'s', () => {
+  test.skipIf(!hasMake || !hasBash)('premise: bash\'s export, export NAME, declare -x and set -a give make BUILDER for `$(BUILDER) all`', () => {
+    const { dir, marker, ran } = place('e4');
+    writeFileSync(join(dir, 'Makefile'), 'BUILDER ?= true\nall:\n\t$(BUILDER) all\n');
+    writeFileSync(join(dir, 'x'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    const bash = (text: string): void => void spawnSync('bash', ['-c', text], { cwd: dir, env: baseEnv(dir), input: '', timeout: 60_000 });
+    bash('BUILDER=./x; make all');
+    expect(ran(), 'BUILDER=./x; make all (not exported)').toBe(false);
+    for (const text of ['export BUILDER=./x; make all', 'BUILDER=./x; export BUILDER; make all', 'declare -x BUILDER=./x; make all', 'set -a; BUILDER=./x; make all', 'set -o allexport; BUILDER=./x; make all']) {
+      bash(text);
+      expect(ran(), text).toBe(true);
+    }
+  });
+  const RULES: Rules = { allow: ['Bash(make:*)'], deny: ['Bash(rm *)', 'Edit(/usr/**)'] };
+  test.each(MODES)('%s: a command in the value meets deny rules, and an installation directory its Edit rules', (mode) => {
+    for (const command of [
+      "export BUILDER='rm -rf victim'; make all",
+      "BUILDER='rm -rf victim'; export BUILDER; make all",
+      "set -a; BUILDER='rm -rf victim'; make all",
+      "set -o allexport; BUILDER='rm -rf victim'; make all",
+      "for i in 1 2; do make all; export BUILDER='rm -rf victim'; done",
+      "export GIT_COMMIT='rm -rf victim'; make",
+      'export PREFIX=/usr; make install',
+      'PREFIX=/usr; export PREFIX; make install',
+      'set -a; DESTDIR=/usr/x; gmake install',
+    ]) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('deny');
+    }
+  });
+  test.each(["BUILDER='rm -rf victim'; make all", 'export V=1; make', 'export CFLAGS=-O2; make', 'PREFIX=/usr; make install', "export MSG='hello world'; make all", 'export PREFIX=/opt/x; make install'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
+    const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
   });
 });

@@ -3,7 +3,8 @@ import type { CommandInfo, CommandPath, Redirection, RedirectionKind, Segment, S
 import { buildSegment, type Built } from './argv.js';
 import { startsOthers } from './program.js';
 import { dashOnlyWord, dashReadsOtherwise, dashReadsPlainOtherwise, SH_DIALECT, shDialectReason, type Dialect } from './dialect.js';
-import { foundPaths, type Nested } from './files.js';
+import { foundPaths, type FileFacts, type Nested } from './files.js';
+import { makeEnvironment } from './make.js';
 import { readingsWithValues } from './known-values.js';
 import { bodyWithArguments } from './positional.js';
 import { blankCompoundKeywords, expandForDenyRules, HEREDOC_EXPANSION, HEREDOC_SUBSTITUTION, hasSubstitutionText, heredocAsString, isQuotedDelimiter, joinContinuations, moveHeredocRest } from './guards.js';
@@ -196,6 +197,15 @@ class Analysis {
   /** The same for a program other than git: a `GIT_*` value with shell syntax counts only there (variables.ts inRecipe). */
   private recipeValueBeyondGit = false;
   private passesBeyondGit = false;
+  /**
+   * Round 27: what this shell exports, for the make a later (or, in a loop, earlier) segment runs,
+   * which takes its environment as variables (make.ts makeEnvironment: `export BUILDER=./x; make`
+   * ran ./x for `$(BUILDER) all`, GNU Make 4.3). `exported`: `export NAME=value`, `declare -x …`;
+   * `assigned`: plain `NAME=value`, exported once `exportedNames` names it (`X=…; export X`) or
+   * `set -a` is on anywhere in the text (either order: a loop runs them again).
+   */
+  private shellExports: { exported: Word[]; assigned: Word[]; exportedNames: Set<string>; allexport: boolean } = { exported: [], assigned: [], exportedNames: new Set(), allexport: false };
+  private makes: { segment: Segment; args: Word[]; cwd: string | null; fed: Set<Word> }[] = [];
   /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
   private evaluates = false;
   /**
@@ -775,6 +785,7 @@ class Analysis {
     if (built.cwdAfter !== undefined && assignments.some((a) => /^CDPATH\+?=/.test(a.raw))) return { ok: null, fail: cwd };
     const name = built.segment.name;
     this.noteRecipe(null, name !== null && passesEnvironment(name, startsOthers) ? name : null);
+    if (name === 'set' || name === 'make' || name === 'gmake') this.noteMakeEnvironment(name, built.segment, words.slice(words.length - built.segment.args.length));
     // `! ! cd x`: the grammar reads a command named `!`; bash negates twice and runs cd in this shell.
     if (name === '!') this.reason('parse-error');
     // A function defined in the text runs its body here, in this shell: a `cd` in it moves what
@@ -804,6 +815,44 @@ class Analysis {
       this.passesBeyondGit ||= !isGit(passes);
     }
     if ((this.recipeValue && this.passesEnvironment) || (this.recipeValueBeyondGit && this.passesBeyondGit)) this.reason('interpreter');
+  }
+
+  /** `set -a` (`-o allexport`, an option known only at run time) and the makes met: then what this shell exports is fed to each make (feedMakes). */
+  private noteMakeEnvironment(name: string, segment: Segment, args: Word[]): void {
+    if (name !== 'set') this.makes.push({ segment, args, cwd: segment.cwd, fed: new Set() });
+    else if (args.some((word, i) => !word.isStatic || /^-[A-Za-z]*a/.test(word.value) || (word.value === 'allexport' && /^-[A-Za-z]*o$/.test(args[i - 1]?.value ?? '')))) this.shellExports.allexport = true;
+    this.feedMakes();
+  }
+
+  /** A declaration builtin's words (`export A=1 B`, `declare -x A=1`, `local a=1`): what it sets, and whether it exports. */
+  private noteDeclared(words: readonly Word[]): void {
+    const builtin = words[0]?.value;
+    const options = words.slice(1).filter((word) => word.isStatic && /^[-+]/.test(word.value));
+    const exports = builtin === 'export' || options.some((word) => /^-[A-Za-z]*x/.test(word.value));
+    for (const word of words.slice(1)) {
+      if (!word.isStatic || options.includes(word)) continue;
+      if (/^[A-Za-z_]\w*\+?=/.test(word.value)) (exports ? this.shellExports.exported : this.shellExports.assigned).push(word);
+      else if (exports && /^[A-Za-z_]\w*$/.test(word.value)) this.shellExports.exportedNames.add(word.value);
+    }
+    this.feedMakes();
+  }
+
+  /** Each make met given each exported assignment once: read as assignments before it (make.ts makeEnvironment). */
+  private feedMakes(): void {
+    if (this.makes.length === 0) return;
+    const { exported, assigned, exportedNames, allexport } = this.shellExports;
+    const words = [...exported, ...assigned.filter((word) => allexport || exportedNames.has(/^[A-Za-z_]\w*/.exec(word.value)![0]))];
+    for (const make of this.makes) {
+      const fresh = words.filter((word) => !make.fed.has(word));
+      if (fresh.length === 0) continue;
+      for (const word of fresh) make.fed.add(word);
+      const facts: FileFacts = { paths: [], nested: [], reasons: [] };
+      makeEnvironment(fresh, make.args, make.cwd, facts);
+      for (const reason of facts.reasons) this.reason(reason);
+      make.segment.paths.push(...facts.paths);
+      if (facts.alternatives) make.segment.alternatives = [...(make.segment.alternatives ?? []), ...facts.alternatives];
+      this.walkNested(facts.nested);
+    }
   }
 
   /** Where a simple command makes bash evaluate text (see `arithmetic`). */
@@ -930,6 +979,7 @@ class Analysis {
         if (!word.isStatic || /^[A-Za-z_]\w*(\[.*\])?\+?=/s.test(word.value)) this.noteRecipe([word], null);
       }
     }
+    this.noteDeclared(words);
     return this.finish([], words, redirects, pending, ctx, cwd, null);
   }
 
@@ -943,6 +993,8 @@ class Analysis {
     // exports is unknown). IFS is read apart (see `ifs`).
     if (assignments.some((a) => (ENVIRONMENT.test(a.raw) && !/^IFS\+?=/.test(a.raw)) || isOptionEnvironment(a))) this.reason('environment');
     this.noteRecipe(assignments, null);
+    this.shellExports.assigned.push(...assignments.filter((word) => word.isStatic));
+    this.feedMakes();
     return this.finish(assignments, [], [], pending, ctx, cwd, null);
   }
 
