@@ -48,6 +48,11 @@ export interface InterpreterSpec {
   noStdin?: boolean;
   /** Options opening a debugger at a host (`--inspect=HOST:PORT`): whoever connects runs code, so one past loopback is code. */
   debugger?: readonly string[];
+  /**
+   * Options naming a file of environment settings the interpreter reads before it starts
+   * (`node --env-file=F`): its `NODE_OPTIONS=--require …` loads code, as the variable does.
+   */
+  settingsFile?: readonly string[];
 }
 
 // timeit's statements and `-s SETUP`, pdb's `-c` commands, the REPLs of code and asyncio, IPython's
@@ -58,10 +63,13 @@ const NODE: InterpreterSpec = {
   code: 'ep',
   codeLong: ['--eval', '--print'],
   value: 'rC',
-  valueLong: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--title', '--inspect-port', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--run'],
+  valueLong: ['--require', '--import', '--loader', '--experimental-loader', '--conditions', '--input-type', '--title', '--inspect-port', '--watch-path', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--run', '--env-file', '--env-file-if-exists'],
   urlValue: ['-r', '--require', '--import', '--loader', '--experimental-loader'],
   quiet: ['-v', '--version', '-h', '--help', '--test', '-c', '--check', '--run'],
   debugger: ['--inspect', '--inspect-brk', '--inspect-wait', '--inspect-port', '--debug-port'],
+  // node(1) `--env-file=F` (20.6), `--env-file-if-exists=F` (20.19, 22.9): node 20.20 ran the
+  // `--require` of F's `NODE_OPTIONS` (round 27), as either spelling, `--env-file F` too.
+  settingsFile: ['--env-file', '--env-file-if-exists'],
 };
 
 const INTERPRETERS: Record<string, InterpreterSpec> = {

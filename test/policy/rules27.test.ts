@@ -20,8 +20,10 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  *   E4: a variable this shell exports in an earlier segment, outside the named lists (`export
  *       BUILDER='rm -rf victim'; make`, `X=…; export X; make`, `set -a`, `declare -x`): make takes
  *       it as its own command line's, the walk did not give it to make.
+ *   N5: `node --env-file=F` / `--env-file-if-exists=F`: F's `NODE_OPTIONS=--require ./x.js` ran x.js
+ *       under `Bash(node:*)` (node 20.20).
  *
- * Premises run the real tools when present (GNU Make 4.3, bash 5.2, cargo 1.95) and skip, saying so, when one
+ * Premises run the real tools when present (GNU Make 4.3, bash 5.2, cargo 1.95, this node) and skip, saying so, when one
  * is absent. CI runs with CI=true, no stdin and no SHELL: each premise sets what it relies on.
  */
 
@@ -204,6 +206,44 @@ describe('E4. a variable exported in an earlier segment is make\'s', () => {
   });
   test.each(["BUILDER='rm -rf victim'; make all", 'export V=1; make', 'export CFLAGS=-O2; make', 'PREFIX=/usr; make install', "export MSG='hello world'; make all", 'export PREFIX=/opt/x; make install'])('bypassPermissions with deny rules: %j stays allowed', (command) => {
     const decision = shell(command, 'bypassPermissions', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('N5. node\'s --env-file: the file\'s NODE_OPTIONS loads code', () => {
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  const nodeMinor = Number(process.versions.node.split('.')[1]);
+  const hasIfExists = nodeMajor > 22 || (nodeMajor === 22 && nodeMinor >= 9) || (nodeMajor === 20 && nodeMinor >= 19);
+  test('premise: node runs the --require of the NODE_OPTIONS an --env-file sets, either spelling', () => {
+    const { dir, marker, ran } = place('n5');
+    writeFileSync(join(dir, 'x.js'), `require('fs').writeFileSync(${JSON.stringify(marker)}, '');\n`);
+    writeFileSync(join(dir, 's.js'), '');
+    writeFileSync(join(dir, 'notes.env'), 'NODE_OPTIONS="--require ./x.js"\n');
+    const node = (args: string[]): void => void spawnSync(process.execPath, args, { cwd: dir, env: baseEnv(dir), input: '', timeout: 60_000 });
+    node(['s.js']);
+    expect(ran(), 'node s.js').toBe(false);
+    node(['--env-file=notes.env', 's.js']);
+    expect(ran(), 'node --env-file=notes.env s.js').toBe(true);
+    node(['--env-file', 'notes.env', 's.js']);
+    expect(ran(), 'node --env-file notes.env s.js').toBe(true);
+    if (hasIfExists) {
+      node(['--env-file-if-exists=notes.env', 's.js']);
+      expect(ran(), 'node --env-file-if-exists=notes.env s.js').toBe(true);
+    }
+  });
+  const RULES: Rules = { allow: ['Bash(node:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: asks under Bash(node:*) (denied where the mode refuses)', (mode) => {
+    for (const command of ['node --env-file=notes.env s.js', 'node --env-file notes.env s.js', 'node --env-file-if-exists=notes.env s.js', 'node --env-file-if-exists notes.env s.js', 'node --no-warnings --env-file=.env server.js', 'nodejs --env-file=.env s.js', 'node --env-file=.env --test']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(refused(mode));
+    }
+  });
+  test.each(MODES)('%s: a Read deny rule on the file still denies', (mode) => {
+    const decision = shell('node --env-file /tmp/prot/x.env s.js', mode, { ...RULES, deny: ['Read(/tmp/prot/**)'] });
+    expect(decision.verdict, decision.reason).toBe('deny');
+  });
+  test.each(['node s.js', 'node s.js --env-file=x', 'node --no-env-file s.js', 'node --max-old-space-size=4096 s.js', 'node --version'])('default: %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
 });

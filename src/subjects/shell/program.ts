@@ -449,6 +449,8 @@ function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): Interpre
       if (spec.codeLong?.includes(option)) return 'code';
       // node(1) `--inspect=0.0.0.0:9229`: a debugger on every address (round 26 review S16, as bun's).
       if (spec.debugger?.includes(option) && eq !== -1 && !LOOPBACK_DEBUGGER.test(v.slice(eq + 1))) return 'code';
+      // A file of settings (`--env-file=F`) sets NODE_OPTIONS, read as the variable would be: not seen here (round 27).
+      if (spec.settingsFile?.includes(option)) return 'code';
       if (spec.urlValue?.includes(option) && urlIsCode(eq === -1 ? args[i + 1] : staticWord(v.slice(eq + 1)))) return 'code';
       if (spec.valueLong?.includes(option) && eq === -1) i++;
       continue;
