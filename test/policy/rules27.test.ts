@@ -22,6 +22,8 @@ import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../he
  *       it as its own command line's, the walk did not give it to make.
  *   N5: `node --env-file=F` / `--env-file-if-exists=F`: F's `NODE_OPTIONS=--require ./x.js` ran x.js
  *       under `Bash(node:*)` (node 20.20).
+ *   S8: `node --test PATH` (a file, a directory, a glob) and `deno test PATH` ran test files from
+ *       outside the workspace under `Bash(node:*)` / `Bash(deno:*)`, where `bun test PATH` asks.
  *
  * Premises run the real tools when present (GNU Make 4.3, bash 5.2, cargo 1.95, this node) and skip, saying so, when one
  * is absent. CI runs with CI=true, no stdin and no SHELL: each premise sets what it relies on.
@@ -243,6 +245,43 @@ describe('N5. node\'s --env-file: the file\'s NODE_OPTIONS loads code', () => {
     expect(decision.verdict, decision.reason).toBe('deny');
   });
   test.each(['node s.js', 'node s.js --env-file=x', 'node --no-env-file s.js', 'node --max-old-space-size=4096 s.js', 'node --version'])('default: %j stays allowed', (command) => {
+    const decision = shell(command, 'default', RULES);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
+describe('S8. node --test and deno test run the test files their paths name', () => {
+  test('premise: node --test runs a test file, and the test files of a directory, outside the working directory', () => {
+    const { dir, marker, ran } = place('s8');
+    mkdirSync(join(dir, 'w'), { recursive: true });
+    mkdirSync(join(dir, 'evil'), { recursive: true });
+    writeFileSync(join(dir, 'evil', 'x.test.js'), `require('fs').writeFileSync(${JSON.stringify(marker)}, '');\n`);
+    const node = (args: string[]): void => void spawnSync(process.execPath, args, { cwd: join(dir, 'w'), env: baseEnv(dir), input: '', timeout: 120_000 });
+    node(['--test']);
+    expect(ran(), 'node --test').toBe(false);
+    node(['--test', '../evil/x.test.js']);
+    expect(ran(), 'node --test ../evil/x.test.js').toBe(true);
+    node(['--test', '../evil']);
+    expect(ran(), 'node --test ../evil').toBe(true);
+    node(['--test', '--test-concurrency', '2', '../evil/x.test.js']);
+    expect(ran(), 'node --test --test-concurrency 2 ../evil/x.test.js').toBe(true);
+  }, 130_000);
+  const RULES: Rules = { allow: ['Bash(node:*)', 'Bash(nodejs:*)', 'Bash(deno:*)', 'Bash(bun:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: a test path outside the workspace is a read of code (asks, denied in dontAsk; bypassPermissions without a rule on it allows, as bun test)', (mode) => {
+    for (const command of ['node --test /tmp/evil/t.test.js', 'node --test ../other/t.js', 'node --test ../other', "node --test '/tmp/evil/**/*.test.js'", 'node --test --test-reporter spec /tmp/evil/t.js', 'node --test --test-concurrency 2 /tmp/evil/t.js', 'node --test -r ./setup.js /tmp/evil/t.js', 'nodejs --test /tmp/evil/t.js', 'deno test /tmp/evil/t.ts', 'deno test ../other/', 'deno test -A /tmp/evil/t.ts', "deno test '/tmp/evil/**/*_test.ts'", 'deno -q test /tmp/evil/t.ts', 'deno test --filter foo /tmp/evil/t.ts', 'bun test /tmp/evil/t.js']) {
+      const decision = shell(command, mode, RULES);
+      // A read outside the workspace: asked in plan mode too (plan refuses writes and commands, not reads).
+      if (mode === 'bypassPermissions') expect(decision.verdict, command).toBe('allow');
+      else expect(decision.verdict, `${command}: ${decision.reason}`).toBe(mode === 'dontAsk' ? 'deny' : 'ask');
+    }
+  });
+  test.each(MODES)('%s: a deny rule on the test files denies', (mode) => {
+    for (const command of ['node --test /tmp/prot/t.js', 'node --test /tmp/prot', "node --test '/tmp/prot/**/*.test.js'", 'deno test /tmp/prot/t.ts']) {
+      const decision = shell(command, mode, { ...RULES, deny: ['Read(/tmp/prot/**)'] });
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('deny');
+    }
+  });
+  test.each(['node --test', 'node --test test/', "node --test 'test/**/*.test.js'", 'node --test --test-reporter=spec test/a.test.js', 'node --test --test-name-pattern foo', 'deno test', 'deno test src/', 'deno test --filter foo src/', 'deno test -A', 'node s.js', 'bun test test/'])('default: %j stays allowed', (command) => {
     const decision = shell(command, 'default', RULES);
     expect(decision.verdict, decision.reason).toBe('allow');
   });
