@@ -607,3 +607,44 @@ export function go(args: readonly Word[], cwd: string | null, out: FileFacts): v
     pushPath(out.paths, pathOf(target, 'write', cwd));
   }
 }
+
+/**
+ * `npm run env ARGS`: npm's own `env` script, when package.json has none, is `env` (npm 11.19.1
+ * lib/commands/run.js: `scripts.env = isWindowsShell ? 'SET' : 'env'`), and the words after a
+ * script's name are appended to it, so env(1) runs ARGS (`npm run env -- rm -rf victim` removed
+ * victim; round 27 review R27-2). Read as a runner's command (program.ts innerCommand): `env ARGS`,
+ * whose wrapper is stripped so ARGS is the command the rules meet. package.json is not read, so a
+ * project's own `env` script is read the same way (it only asks more). An option word before the
+ * script's words that nopt may read with the next word makes the command unknown. Null for any
+ * other command, and for `npm run env` alone (it prints the environment).
+ */
+export function npmRunEnv(args: readonly Word[]): { name: string; args: Word[]; moved: false } | 'unknown' | null {
+  const at = npmCommandAt(args);
+  if (at < 0 || npmCommand(args[at]!.value) !== 'run') return null;
+  const operands: Word[] = [];
+  for (let i = at + 1; i < args.length; i++) {
+    const word = args[i]!;
+    // A script name known only at run time is code already (npm above); a word after it is the command's.
+    if (!word.isStatic) {
+      if (operands.length === 0) return null;
+      operands.push(word);
+      continue;
+    }
+    if (word.value === '--') {
+      if (operands.length === 0 && args[i + 1]?.value !== 'env') return null;
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (word.value.startsWith('-') && word.value !== '-') {
+      const words = npmOptionWords(args, i);
+      if (words === null) return operands.length === 0 ? null : 'unknown';
+      i += words - 1;
+      continue;
+    }
+    // Any script but `env` is the project's own (its words are the script's).
+    if (operands.length === 0 && word.value !== 'env') return null;
+    operands.push(word);
+  }
+  if (operands.length < 2) return null;
+  return { name: 'env', args: operands.slice(1), moved: false };
+}

@@ -11,6 +11,7 @@ import { buildWrites, changesLaterCommands, commandVariables, DECLARATIONS, file
 import { isWrapper } from './wrappers.js';
 import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
 import { customToolchainWord, RUSTUP_PROXIES } from './rust-toolchains.js';
+import { npmRunEnv } from './package-managers.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -785,11 +786,12 @@ function initializes(name: string, statics: readonly string[], index: number): b
 }
 
 /**
- * The command a runner runs (runners.ts runnerCommand: `uv run CMD`, `poetry run CMD`…), or pnpm's and
- * bun's fallback to a program (below); 'unknown' when which command runs is not known, null for none.
+ * The command a runner runs (runners.ts runnerCommand: `uv run CMD`, `poetry run CMD`…), pnpm's and
+ * bun's fallback to a program (below), or npm's built-in `env` script (package-managers.ts
+ * npmRunEnv); 'unknown' when which command runs is not known, null for none.
  */
 export function innerCommand(name: string, args: readonly Word[]): RunnerCommand | 'unknown' | null {
-  return runnerCommand(name, args) ?? pnpmFallback(name, args) ?? bunRunFallback(name, args);
+  return runnerCommand(name, args) ?? pnpmFallback(name, args) ?? bunRunFallback(name, args) ?? (name === 'npm' ? npmRunEnv(args) : null);
 }
 
 /**

@@ -1,0 +1,44 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { DefaultMode } from '../../src/policy/types.js';
+import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+
+/**
+ * Round 27's review, the package-manager findings (docs/threat-model.md#round-27-the-review-of-round-26):
+ * each row was allowed in every mode before its fix, decided in a fresh workspace.
+ */
+
+let W = '';
+let home = '';
+beforeAll(async () => {
+  ({ work: W, home } = await commandWorkspace('review27-'));
+});
+
+type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
+const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
+/** Refused in a mode that asks or denies; in bypassPermissions (deny rules present) asks at least. */
+const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
+  const decision = shell(command, mode, rules);
+  expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+};
+
+const rows: Array<[string, Rules, string[]]> = [
+  ['R27-2 npm run env ARGS', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }, ['npm run env -- rm -rf victim', 'npm run env rm victim', "npm run env -- sh -c 'rm -rf victim'", 'npm run-script env -- rm -rf x', 'npm rum --silent env -- rm -rf x', 'npm run env -w a -- rm -rf x']],
+];
+
+describe.each(rows)('%s', (_name, rules, commands) => {
+  test.each(MODES)('%s: not allowed', (mode) => {
+    for (const command of commands) notAllowed(command, mode, rules);
+  });
+});
+
+describe('stay allowed', () => {
+  test.each([
+    ['npm run env', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }],
+    ['npm run env -- printenv HOME', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }],
+    ['npm run build -- --watch', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }],
+  ] as Array<[string, Rules]>)('default: %s', (command, rules) => {
+    const decision = shell(command, 'default', rules);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
