@@ -30,12 +30,26 @@ export const NPM_COMMAND_KEYS = ['script-shell', 'shell', 'editor', 'browser', '
 export const NPM_CODE_KEYS = ['node-options', 'userconfig', 'globalconfig', 'init-module', 'onload-script', 'pnpmfile', 'global-pnpmfile'];
 const NPM_PROGRAM_KEYS = [...NPM_COMMAND_KEYS, ...NPM_CODE_KEYS];
 
+/**
+ * node-gyp's settings that name a program or code (node-gyp 12.4.0 lib/node-gyp.js configDefs):
+ * npm hands every key it is given, known or not, to its scripts as `npm_config_KEY`, and node-gyp
+ * reads each of those as its own option ("support for inheriting config env variables from npm").
+ * `python` and `make` are programs it runs, `nodedir`, `devdir`, `tarball` and `dist-url` where the
+ * headers come from (their common.gypi's `<!(CMD)` runs CMD), `directory` the project it builds.
+ * `npm install --python=./evil.sh` ran evil.sh (npm's default install script for a binding.gyp
+ * package is `node-gyp rebuild`), `npm test --make=./x` ran x (round 27 review R27-6). node-gyp
+ * reads the names as given (`_` for `-`), so these match whole, not as prefixes.
+ */
+export const NODE_GYP_COMMAND_KEYS = ['python', 'make'];
+export const NODE_GYP_CODE_KEYS = ['nodedir', 'devdir', 'tarball', 'dist-url', 'directory'];
+const NODE_GYP_KEYS: ReadonlySet<string> = new Set([...NODE_GYP_COMMAND_KEYS, ...NODE_GYP_CODE_KEYS]);
+
 /** Keys of their own that are prefixes of those (`--global`, `--ca`), or prefixes shared with other keys (`--node`, `--init`). */
 const NPM_OTHER_KEYS = new Set(['global', 'ca', 'node', 'init']);
 
 function namesNpmProgram(key: string): boolean {
   const name = key.toLowerCase().replace(/_/g, '-');
-  return name.length >= 2 && !NPM_OTHER_KEYS.has(name) && NPM_PROGRAM_KEYS.some((k) => k.startsWith(name));
+  return NODE_GYP_KEYS.has(name) || (name.length >= 2 && !NPM_OTHER_KEYS.has(name) && NPM_PROGRAM_KEYS.some((k) => k.startsWith(name)));
 }
 
 /** An option word nopt reads as one of those keys, however written: any dashes, `no-` any number of times, shorthands (round 26 review S14: `npm test ---script-shell=P` ran P). */

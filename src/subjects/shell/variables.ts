@@ -3,7 +3,7 @@ import { DENY_CANDIDATE, RECURSIVE } from '../../policy/decide.js';
 import type { CommandPath } from '../../policy/types.js';
 import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE } from '../git-dir.js';
 import type { FileFacts, Nested } from './files.js';
-import { bunOptions, NPM_CODE_KEYS, NPM_COMMAND_KEYS } from './package-managers.js';
+import { bunOptions, NODE_GYP_CODE_KEYS, NODE_GYP_COMMAND_KEYS, NPM_CODE_KEYS, NPM_COMMAND_KEYS } from './package-managers.js';
 import { lessOptions } from './less-options.js';
 import { gitEnvironment } from './git-config.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
@@ -206,13 +206,13 @@ const anyCase = (text: string): string => text.replace(/[a-z]/g, (c) => `[${c}${
  * `env` passes a `-` in a name on, so either separator counts. Every such variable is a setting of
  * the package managers (SETTING_VARIABLES); those naming a program npm runs are command variables,
  * their value a nested script, and those naming code or more settings `interpreter` before any
- * program (package-managers.ts NPM_COMMAND_KEYS, NPM_CODE_KEYS).
+ * program (package-managers.ts NPM_COMMAND_KEYS, NPM_CODE_KEYS, and node-gyp's, which npm hands on: NODE_GYP_*_KEYS).
  */
 const MANAGER_PREFIXES = ['npm_config_', 'pnpm_config_'];
 const MANAGER_CONFIG = `(${MANAGER_PREFIXES.map(anyCase).join('|')})`;
 const MANAGER_CONFIG_VARIABLES = MANAGER_PREFIXES.map((prefix) => `${anyCase(prefix)}[A-Za-z0-9_-]+`).join('|');
-const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase(NPM_COMMAND_KEYS.join('|'))})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
-const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase(NPM_CODE_KEYS.join('|'))})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
+const PACKAGE_MANAGER_PROGRAMS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase([...NPM_COMMAND_KEYS, ...NODE_GYP_COMMAND_KEYS].join('|'))})|RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC|CARGO_BUILD_(RUSTC|RUSTC_WRAPPER|RUSTC_WORKSPACE_WRAPPER|RUSTDOC)|CARGO_TARGET_[A-Za-z0-9_]+_(RUNNER|LINKER)|CARGO_HOST_LINKER)\\+?=`);
+const PACKAGE_MANAGER_SETTINGS = new RegExp(`^(${MANAGER_CONFIG}(${anyCase([...NPM_CODE_KEYS, ...NODE_GYP_CODE_KEYS].join('|'))})|RUSTFLAGS|RUSTDOCFLAGS|CARGO_ENCODED_RUSTFLAGS|CARGO_ENCODED_RUSTDOCFLAGS|CARGO_HOME|CARGO_BUILD_[A-Z0-9_]+|CARGO_TARGET_[A-Za-z0-9_]+_RUSTFLAGS|CARGO_HOST_[A-Z0-9_]+|CARGO_ALIAS_[A-Za-z0-9_]+|CARGO_REGISTR[A-Za-z0-9_]*_CREDENTIAL_PROVIDERS?|CARGO_REGISTR[A-Za-z0-9_]*_INDEX|CARGO_CREDENTIAL_ALIAS_[A-Za-z0-9_]+|CARGO_INSTALL_ROOT|CARGO_NET_GIT_FETCH_WITH_CLI|CARGO_DOC_BROWSER)\\+?=`);
 
 /** The `NAME=` of a program variable (PROGRAM_VARIABLES, MAKEFILE_PROGRAMS), null for any other word: a command variable (`GIT_SSH_COMMAND`, `RUSTC_WRAPPER`) is read as one. */
 export function programVariable(text: string): RegExpExecArray | null {
