@@ -23,9 +23,10 @@ import type { Word } from './options.js';
  * more settings, or code: `script-shell` runs every script, `shell` `npm explore`'s, `call` is `npm
  * exec -c`'s command; and pnpm's own `pnpmfile`/`global-pnpmfile`, a JavaScript file pnpm loads
  * (pnpm 9.15.9 ran `pnpm install --pnpmfile F`'s F; round 26 review S2). nopt takes any unambiguous
- * prefix of a long option (`--script-sh`), so a prefix of one of these counts.
+ * prefix of a long option (`--script-sh`), so a prefix of one of these counts. pnpm's `npm-path` is
+ * the program `pnpm publish` runs as npm (pnpm 9.15.9 ran `--npm-path=./x.sh`; round 27 review R27-13).
  */
-export const NPM_COMMAND_KEYS = ['script-shell', 'shell', 'editor', 'browser', 'viewer', 'node-gyp', 'git', 'call'];
+export const NPM_COMMAND_KEYS = ['script-shell', 'shell', 'editor', 'browser', 'viewer', 'node-gyp', 'git', 'call', 'npm-path'];
 /** The others: options node reads, files of more settings, code loaded (variables.ts reads their variables as settings, not commands). */
 export const NPM_CODE_KEYS = ['node-options', 'userconfig', 'globalconfig', 'init-module', 'onload-script', 'pnpmfile', 'global-pnpmfile'];
 const NPM_PROGRAM_KEYS = [...NPM_COMMAND_KEYS, ...NPM_CODE_KEYS];
