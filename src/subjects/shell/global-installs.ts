@@ -75,12 +75,15 @@ function optionWords(statics: readonly string[]): string[] {
 /**
  * An npm or pnpm option word nopt reads as `global` (`-g`, `---global`, `-gf`; `--glob` is a prefix
  * of `globalconfig` too, which nopt leaves unread) or as `location` (or a prefix) with the value
- * `global` or one known only at run time. `--local` is `--no-global`.
+ * `global` or one known only at run time. `--local` is `--no-global`, `--local=false` global.
  */
 function isGlobal(name: 'npm' | 'pnpm', v: string, words: readonly string[], i = -1): boolean {
   if (!v.startsWith('-') || v === '-' || v === '--') return false;
   const bare = v.replace(/^-+/, '').replace(/=.*$/s, '');
-  if (/^(no-)*local$/i.test(bare)) return false;
+  // nopt expands `--local` to `--no-global` and negates a value given to it again: `--local=false`
+  // (or `--local false`) is global (npm 11.19.1 installed into the global prefix; round 27 review
+  // R27-3). Any value counts (fail closed); a bare `--local` is not global.
+  if (/^(no-)*local$/i.test(bare)) return v.includes('=') || (i >= 0 && /^(true|false)$/i.test(words[i + 1] ?? ''));
   const keys = noptKeys(v, name === 'npm' ? NPM_OPTIONS.short : PNPM_SHORTHANDS).map((key) => key.replace(/^(no-)+/i, '').toLowerCase());
   if (keys.includes('global')) return true;
   if (!keys.some((key) => key.length >= 3 && 'location'.startsWith(key))) return false;
