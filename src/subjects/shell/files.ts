@@ -6,7 +6,7 @@ import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
 import { ghSettings } from './gh-settings.js';
-import { globalInstall } from './global-installs.js';
+import { cargoInstall, globalInstall } from './global-installs.js';
 import { rustup } from './rust-toolchains.js';
 import { bunOptions, cargo, go, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
@@ -2418,6 +2418,7 @@ const HANDLERS: Record<string, Handler> = {
   cargo: (args, cwd, out) => {
     cargo(args, cwd, out);
     cargoPaths(args, cwd, out);
+    cargoInstall(args, out);
   },
   rustup,
   go,

@@ -1,6 +1,6 @@
 import { COMMAND_ALIASES, globalValueOptions, noptKeys, NPM_OPTIONS, PNPM_SHORTHANDS } from '../../programs.js';
 import { npmCommand } from './npm-commands.js';
-import { npmCommandAt } from './package-managers.js';
+import { cargoCommand, cargoCommandAt, npmCommandAt } from './package-managers.js';
 import { pnpmCommandAt } from './runners.js';
 import { pathOf, pushPath, type Word } from './options.js';
 import type { FileFacts } from './files.js';
@@ -17,6 +17,7 @@ import type { FileFacts } from './files.js';
  *
  *   npm install -g x, npm i --global x, npm install --location=global x, npm link
  *   pnpm add -g x, pnpm link --global, bun add -g x, bun link, yarn global add x
+ *   cargo install x (without --root)
  */
 
 /** The global prefix, as a path known only at run time. */
@@ -90,4 +91,25 @@ function isGlobal(name: 'npm' | 'pnpm', v: string, words: readonly string[], i =
   const eq = v.indexOf('=');
   const value = eq !== -1 ? v.slice(eq + 1) : i >= 0 ? words[i + 1] : '\u0000';
   return value === undefined || value === '\u0000' || value === 'global';
+}
+
+/** Where `cargo install` puts its bins: `--root`, else a place known only at run time. */
+const CARGO_ROOT: Word = { value: '<cargo install root>', raw: '<cargo\'s install root, $CARGO_HOME/bin>', isStatic: false, ansi: false };
+
+/**
+ * `cargo install` and `cargo uninstall` write (remove) bins in the install root, which without
+ * `--root` is CARGO_INSTALL_ROOT, `install.root` or $CARGO_HOME, by default ~/.cargo — whose bin
+ * directory rustup puts first on PATH, beside cargo and rustc themselves (cargo-install(1); cargo
+ * 1.95 installed into $CARGO_HOME/bin, round 27 review R27-8). `--root DIR` is read where options'
+ * paths are (candidates.ts); `cargo install --list` only prints.
+ */
+export function cargoInstall(args: readonly Word[], out: FileFacts): void {
+  const at = cargoCommandAt(args);
+  if (at < 0) return;
+  const command = cargoCommand(args[at]!.value);
+  if (command !== 'install' && command !== 'uninstall') return;
+  const statics = optionWords(args.map((word) => (word.isStatic ? word.value : '\u0000')));
+  if (statics.some((word) => word === '--list')) return;
+  if (statics.some((word) => word === '--root' || word.startsWith('--root='))) return;
+  pushPath(out.paths, pathOf(CARGO_ROOT, 'write', null));
 }
