@@ -27,6 +27,8 @@ const rows: Array<[string, Rules, string[]]> = [
   ['R27-6 node-gyp keys as npm_config_ variables', { deny: ['Bash(rm *)'] }, ['npm_config_python=./evil.sh npm test', 'NPM_CONFIG_MAKE=./x npm test', 'npm_config_nodedir=/tmp/x npm install']],
   ['R27-3 npm --local=false is global', { allow: ['Bash(npm install:*)', 'Bash(npm i:*)'], deny: ['Edit(/usr/**)'] }, ['npm install --local=false ./pkg', 'npm i --local=false ./pkg', 'npm install ---local=false ./pkg', 'npm install --local false ./pkg', 'npm install --local=0 ./pkg']],
   ['R27-8 cargo install writes ~/.cargo/bin', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }, ['cargo install --path .', 'cargo install --path . --force', 'cargo install ripgrep', 'cargo +stable install ripgrep', 'cargo uninstall ripgrep']],
+  ['R27-10 pnpm setup writes ~/.bashrc', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }, ['pnpm setup', 'pnpm setup --force', 'pnpm self-update', 'pnpm env use --global 20', 'pnpm env use -g lts']],
+  ['R27-10 bun upgrade replaces bun', { allow: ['Bash(bun:*)'], deny: ['Edit(~/.bun/**)'] }, ['bun upgrade', 'bun upgrade --canary']],
   ['R27-13 pnpm --npm-path', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }, ['pnpm publish --no-git-checks --npm-path=./x.sh', 'pnpm publish --npm-path ./x.sh', 'pnpm config set npm-path ./x.sh']],
 ];
 
@@ -49,6 +51,9 @@ describe('stay allowed', () => {
     ['cargo build', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }],
     ['cargo test', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }],
     ['cargo install --list', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }],
+    ['pnpm install', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }],
+    ['pnpm test', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }],
+    ['pnpm env list', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }],
     ['pnpm publish --dry-run', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }],
   ] as Array<[string, Rules]>)('default: %s', (command, rules) => {
     const decision = shell(command, 'default', rules);

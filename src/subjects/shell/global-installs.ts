@@ -30,8 +30,33 @@ const BUN_INSTALLERS: ReadonlySet<string> = new Set(['add', 'install', 'remove',
 /** `yarn global …` (yarn 1) commands that only print. */
 const YARN_GLOBAL_QUERIES: ReadonlySet<string> = new Set(['list', 'bin', 'dir']);
 
+/** The shell's start-up file (`pnpm setup` picks it by $SHELL), as a path known only at run time. */
+const SHELL_START_UP: Word = { value: '<shell start-up file>', raw: '<the shell\'s start-up file: ~/.bashrc, ~/.zshrc, fish\'s config.fish…>', isStatic: false, ansi: false };
+
 export function globalInstall(name: 'npm' | 'pnpm' | 'yarn' | 'bun', args: readonly Word[], out: FileFacts): void {
-  if (writesGlobally(name, args)) pushPath(out.paths, pathOf(GLOBAL_PREFIX, 'write', null));
+  if (writesGlobally(name, args) || replacesItself(name, args)) pushPath(out.paths, pathOf(GLOBAL_PREFIX, 'write', null));
+  if (name === 'pnpm' && pnpmCommand(args) === 'setup') pushPath(out.paths, pathOf(SHELL_START_UP, 'write', null));
+}
+
+function pnpmCommand(args: readonly Word[]): string | undefined {
+  const at = pnpmCommandAt(args);
+  const word = at >= 0 && args[at]!.isStatic ? args[at]!.value : undefined;
+  return word !== undefined && Object.hasOwn(COMMAND_ALIASES.pnpm!, word) ? COMMAND_ALIASES.pnpm![word]! : word;
+}
+
+/**
+ * Commands that replace the package manager, or install node, in the global prefix (round 27
+ * review R27-10): `pnpm setup` (which also appends PNPM_HOME to PATH in the shell's start-up file:
+ * pnpm 9.15.9 wrote ~/.bashrc), `pnpm self-update`, `pnpm env use|add|remove --global V` (node in
+ * PNPM_HOME), `bun upgrade` (~/.bun/bin/bun).
+ */
+function replacesItself(name: 'npm' | 'pnpm' | 'yarn' | 'bun', args: readonly Word[]): boolean {
+  const statics = args.map((word) => (word.isStatic ? word.value : '\u0000'));
+  if (name === 'bun') return statics[commandAt(statics, globalValueOptions('bun'))] === 'upgrade';
+  if (name !== 'pnpm') return false;
+  const command = pnpmCommand(args);
+  if (command === 'setup' || command === 'self-update') return true;
+  return command === 'env' && optionWords(statics).some((v) => isGlobal('pnpm', v, statics));
 }
 
 function writesGlobally(name: 'npm' | 'pnpm' | 'yarn' | 'bun', args: readonly Word[]): boolean {
