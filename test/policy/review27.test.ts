@@ -29,6 +29,7 @@ const rows: Array<[string, Rules, string[]]> = [
   ['R27-8 cargo install writes ~/.cargo/bin', { allow: ['Bash(cargo:*)'], deny: ['Edit(~/.cargo/**)'] }, ['cargo install --path .', 'cargo install --path . --force', 'cargo install ripgrep', 'cargo +stable install ripgrep', 'cargo uninstall ripgrep']],
   ['R27-10 pnpm setup writes ~/.bashrc', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }, ['pnpm setup', 'pnpm setup --force', 'pnpm self-update', 'pnpm env use --global 20', 'pnpm env use -g lts']],
   ['R27-10 bun upgrade replaces bun', { allow: ['Bash(bun:*)'], deny: ['Edit(~/.bun/**)'] }, ['bun upgrade', 'bun upgrade --canary']],
+  ['R27-15 bun run command', { allow: ['Bash(bun run:*)', 'Bash(pnpm:*)'], deny: ['Bash(rm *)'] }, ['bun run command rm -rf v', 'bun run builtin rm -rf v', 'pnpm command rm -rf v']],
   ['R27-13 pnpm --npm-path', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }, ['pnpm publish --no-git-checks --npm-path=./x.sh', 'pnpm publish --npm-path ./x.sh', 'pnpm config set npm-path ./x.sh']],
 ];
 
@@ -44,7 +45,7 @@ describe('stay allowed', () => {
     ['npm run env -- printenv HOME', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }],
     ['npm run build -- --watch', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }],
     ['npm test --silent', { allow: ['Bash(npm test:*)'], deny: ['Bash(rm *)'] }],
-    ['npm run dev -- --host 0.0.0.0', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }],
+    ['npm run dev --host 0.0.0.0', { allow: ['Bash(npm run:*)'], deny: ['Bash(rm *)'] }],
     ['npm install --save-dev typescript', { allow: ['Bash(npm install:*)'], deny: ['Bash(rm *)'] }],
     ['npm install ./pkg', { allow: ['Bash(npm install:*)'], deny: ['Edit(/usr/**)'] }],
     ['npm install --local ./pkg', { allow: ['Bash(npm install:*)'], deny: ['Edit(/usr/**)'] }],
@@ -54,6 +55,8 @@ describe('stay allowed', () => {
     ['pnpm install', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }],
     ['pnpm test', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }],
     ['pnpm env list', { allow: ['Bash(pnpm:*)'], deny: ['Edit(~/.bashrc)'] }],
+    ['bun run build', { allow: ['Bash(bun run:*)'], deny: ['Bash(rm *)'] }],
+    ['bun run test', { allow: ['Bash(bun run:*)'], deny: ['Bash(rm *)'] }],
     ['pnpm publish --dry-run', { allow: ['Bash(pnpm:*)'], deny: ['Bash(rm *)'] }],
   ] as Array<[string, Rules]>)('default: %s', (command, rules) => {
     const decision = shell(command, 'default', rules);

@@ -3,7 +3,7 @@ import { gitEnvironmentTree, type FileFacts, type Nested } from './files.js';
 import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
-import { describeProgram, innerCommand, SHELL_STATE, startsOthers, type Built, type SegmentInput } from './program.js';
+import { describeProgram, innerCommand, startsOthers, type Built, type SegmentInput } from './program.js';
 import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig, passesEnvironment } from './variables.js';
 import { makeEnvironment } from './make.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
@@ -146,7 +146,9 @@ function describeRun(name: string, args: readonly Word[], input: SegmentInput, b
   const inner = innerCommand(name, args);
   if (inner === 'unknown') built.reasons.push('interpreter');
   else if (inner?.fetches) built.reasons.push('executor');
-  if (inner === null || inner === 'unknown' || SHELL_STATE.has(inner.name)) return;
+  // Every name, `command` and `builtin` too: a runner's command is a program, never this shell's
+  // builtin (Fedora's and macOS's /usr/bin/command run their words; round 27 review R27-15).
+  if (inner === null || inner === 'unknown') return;
   const { segment } = built;
   const ran = buildSegment({ ...input, assignments: [], words: [staticWord(inner.name), ...inner.args], cwd: inner.moved ? null : segment.cwd });
   built.reasons.push(...ran.reasons);
