@@ -283,12 +283,13 @@ function pathStrings(value: unknown, depth: number, name: string, urlReads: bool
   if (found?.beyond) return found;
   if (typeof value === 'string') {
     // Security: what a URL parser reads as a `file:` URL is one, however it is written: `" file:///etc/passwd"`,
-    // `"fi\nle:///…"`, `"view-source:file:///…"` opened /etc/passwd past Read(/etc/**) (round 26 review P5; url-spelling.ts).
+    // `"fi\nle:///…"`, `"view-source:file:///…"` opened /etc/passwd past Read(/etc/**) (round 26 review P5; url-spelling.ts),
+    // `"jar:file:///etc/passwd!/"` the archive (round 27).
     const url = value.length > 0 && hasPathCharacter(value) ? fileUrlReading(value) : null;
     if (url === null && !looksLikePath(value)) return found;
     found ??= { strings: [], opened: [], unread: [], beyond: null };
     if (url !== null && (url !== value || url.length > MAX_PATH_STRING)) {
-      const problem = url.length > MAX_PATH_STRING ? `it is a file: URL of ${url.length.toLocaleString('en-US')} characters, longer than the ${MAX_PATH_STRING.toLocaleString('en-US')} mcp-latch reads as a path (MAX_PATH_STRING)` : `a URL parser reads it as the file: URL ${quoted(url)}, which it is not written as (leading or trailing controls or blanks, a tab or newline, a view-source: wrapper: the WHATWG URL Standard)`;
+      const problem = url.length > MAX_PATH_STRING ? `it is a file: URL of ${url.length.toLocaleString('en-US')} characters, longer than the ${MAX_PATH_STRING.toLocaleString('en-US')} mcp-latch reads as a path (MAX_PATH_STRING)` : `a URL parser reads it as the file: URL ${quoted(url)}, which it is not written as (leading or trailing controls or blanks, a tab or newline: the WHATWG URL Standard; a view-source:, jar:, url: or <…> wrapper, which browsers, Java or Python open the file through)`;
       if (!found.unread.some((other) => other.value === value)) found.unread.push({ value, name, problem });
       if (url.length > MAX_PATH_STRING) return found;
     }

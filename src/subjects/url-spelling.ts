@@ -14,6 +14,7 @@
  *
  *   urlParserReads(" fi\nle:///etc/passwd")            → "file:///etc/passwd"
  *   fileUrlReading("view-source:file:///etc/passwd")  → "file:///etc/passwd" (a browser opens the file)
+ *   fileUrlReading("jar:file:///etc/passwd!/")         → "file:///etc/passwd" (Java and Firefox open the archive)
  *   uriSpellingProblem("file\t:///x")                 → "it holds the control character U+0009 at 4, …"
  */
 
@@ -30,31 +31,60 @@ export function urlParserReads(value: string): string {
 const TAB_OR_NEWLINE = /[\t\n\r]/;
 const TAB_OR_NEWLINES = /[\t\n\r]/g;
 const FILE_SCHEME = /^file:/i;
-/** `file:` and `view-source:` read at a position (sticky): unwrapping moves an index, never re-reads the rest. */
+/** `file:` and the wrappers read at a position (sticky): unwrapping moves an index, never re-reads the rest. */
 const FILE_SCHEME_AT = /file:/iy;
-/** What a browser opens as the page of the URL it wraps, shown as source (Chromium, Firefox). */
-const VIEW_SOURCE_AT = /view-source:/iy;
+/**
+ * The wrappers a URL is opened through that open the URL they wrap (docs/threat-model.md, "Round 27:
+ * left by round 26's protocol review"):
+ * - `view-source:URL`: Chromium and Firefox open URL and show it as source;
+ * - `jar:URL!/ENTRY`: Java's URL (`JarURLConnection` opens the archive at the URL before the first
+ *   `!/`; OpenJDK 17 read `jar:file:///…/s.zip!/a.txt`, also `JAR:FILE:`, `jar: file:` and
+ *   `jar:url:file:`) and Firefox's jar: handler open the archive a `file:` URL names, whatever the
+ *   entry;
+ * - `url:URL`: Java's `new URL` skips a leading `url:` in any case (`url:file:///…` is a file: URL);
+ *   Python's `urllib.request.urlopen` skips `URL:` and a `<…>` around the URL (urllib.parse.unwrap:
+ *   `<URL:file:///…>` read the file, Python 3.11).
+ * Each is unwrapped, in any order and as often as it is written: taking a wrapper no reader takes
+ * for one (a nested `jar:`, `jar:view-source:`) only makes a string a `file:` URL that nobody opens,
+ * which asks or meets deny rules (fail closed).
+ */
+const WRAPPER_AT = /(?:view-source|url):/iy;
+const JAR_AT = /jar:/iy;
 
 /**
  * The `file:` URL `value` is to a URL parser, as that parser reads it (urlParserReads), when it is
- * one — also wrapped in `view-source:`, which opens the file it wraps — else null. Most strings
- * (`/w/a.txt`, `https://…`, a message) cost two regular-expression tests.
+ * one — also wrapped in `view-source:`, `jar:…!/`, `url:` or `<…>`, each of which opens the file it
+ * wraps (WRAPPER_AT) — else null. Most strings (`/w/a.txt`, `https://…`, a message) cost two
+ * regular-expression tests.
  *
  * Linear in the string's length, however many wrappers it has: the parser's first steps and the
- * ends' trim are done once (each wrapper's URL ends where the whole does, and its tabs and newlines
- * went with the whole's), then each `view-source:` and the blanks after it are stepped over by
- * index. Re-reading the rest at each wrapper held the gateway's one thread for a minute on a 1 MB
- * argument (docs/threat-model.md, "Round 27: the review of round 26", P27-5).
+ * ends' trim are done once (each wrapper's URL is inside the whole, and its tabs and newlines went
+ * with the whole's), then each wrapper and the blanks after it are stepped over by index, a `<…>` or
+ * a `jar:` URL's `!/ENTRY` by moving the end; the first `!/` is found once. Re-reading the rest at
+ * each wrapper held the gateway's one thread for a minute on a 1 MB argument (docs/threat-model.md,
+ * "Round 27: the review of round 26", P27-5).
  */
 export function fileUrlReading(value: string): string | null {
   if (FILE_SCHEME.test(value) && !TAB_OR_NEWLINE.test(value) && !isBlank(value[value.length - 1]!)) return value;
   const text = trimmed(urlParserReads(value));
   let at = 0;
-  while (startsAt(VIEW_SOURCE_AT, text, at)) {
-    at += 'view-source:'.length;
-    while (at < text.length && isBlank(text[at]!)) at++;
+  let end = text.length;
+  let bang = -2;
+  for (;;) {
+    while (at < end && isBlank(text[at]!)) at++;
+    while (end > at && isBlank(text[end - 1]!)) end--;
+    if (startsAt(WRAPPER_AT, text, at)) at = WRAPPER_AT.lastIndex;
+    else if (startsAt(JAR_AT, text, at)) {
+      at = JAR_AT.lastIndex;
+      // The archive's URL ends at the first `!/` (Java's JarURLConnection), or with the text.
+      if (bang === -2 || (bang !== -1 && bang < at)) bang = text.indexOf('!/', at);
+      if (bang !== -1 && bang < end) end = bang;
+    } else if (end - at >= 2 && text[at] === '<' && text[end - 1] === '>') {
+      at++;
+      end--;
+    } else break;
   }
-  return startsAt(FILE_SCHEME_AT, text, at) ? text.slice(at) : null;
+  return at < end && startsAt(FILE_SCHEME_AT, text, at) ? text.slice(at, end) : null;
 }
 
 function startsAt(sticky: RegExp, text: string, at: number): boolean {

@@ -145,3 +145,54 @@ describe("a tool's or a prompt's URL argument that a URL parser reads as a file:
     expect(reached(log).map((entry) => entry.url)).toEqual([`file://${open}`]);
   }, 60_000);
 });
+
+/**
+ * Round 27 (docs/threat-model.md, "Round 27: left by round 26's protocol review"): the wrappers
+ * Java's and Python's URL readers open a file through, as OpenJDK 17's `new URL(…).openConnection()`
+ * and Python 3.11's `urllib.request.urlopen` read them (tried by hand): `jar:URL!/ENTRY` opens the
+ * archive at URL (before the first `!/`; `JAR:`, `jar: URL`, `jar:url:URL` too), `url:URL` is URL to
+ * Java, `URL:URL` and `<…>` to Python. Round 26 unwrapped only `view-source:`, so each was a read of
+ * the server's data (resources/read) or no candidate (a tool's URL argument): the fixture server read
+ * the denied file.
+ */
+function wrapped(url: string): Array<[string, string]> {
+  return [
+    ['jar: with no entry', `jar:${url}!/`],
+    ['jar: with an entry', `jar:${url}!/a.txt`],
+    ['jar: with an entry holding !/', `jar:${url}!/a!/b`],
+    ['JAR: in capitals', `JAR:${url}!/a.txt`],
+    ['jar: then a space', `jar: ${url}!/a.txt`],
+    ['jar:url:', `jar:url:${url}!/a.txt`],
+    ['url: (Java)', `url:${url}`],
+    ['URL: (Python)', `URL:${url}`],
+    ['<URL:…> (Python)', `<URL:${url}>`],
+    ['<…> (Python)', `<${url}>`],
+    ['view-source:jar:', `view-source:jar:${url}!/`],
+  ];
+}
+
+describe('a file: URL wrapped in jar:, url: or <…> (round 27)', () => {
+  test('resources/read: meets the deny rule on the file it opens; nothing reaches the server', async () => {
+    const { dir, secret, log } = layout();
+    harness = await start(dir, log, { allow: ['mcp__files'], deny: [`Read(${secret})`] });
+    for (const [what, uri] of wrapped(`file://${secret}`)) expect(await readError(harness, uri), what).toMatchObject({ code: -32600, message: expect.stringContaining(`the rule Read(${secret})`) });
+    expect(reached(log)).toEqual([]);
+  }, 60_000);
+
+  test("a tool's URL argument: denied on the file it opens; one nothing denies asks, as it is not written as read", async () => {
+    const { dir, secret, open, log } = layout();
+    harness = await start(dir, log, { allow: ['mcp__files', `Read(${join(dir, 'open')}/**)`], deny: [`Read(${secret})`] });
+    for (const [what, url] of wrapped(`file://${secret}`)) {
+      const result = await harness.client.callTool({ name: 'files__browser_navigate', arguments: { url } });
+      expect(textOf(result), what).toContain(`Denied by mcp-latch: the rule Read(${secret})`);
+    }
+    for (const [what, url] of wrapped(`file://${open}`)) {
+      const result = await harness.client.callTool({ name: 'files__browser_navigate', arguments: { url } });
+      expect(textOf(result), what).toContain("needs the user's approval");
+    }
+    expect(reached(log)).toEqual([]);
+    // What is no file: URL stays the server's business: a jar: URL of a web archive reaches it.
+    const remote = await harness.client.callTool({ name: 'files__browser_navigate', arguments: { url: 'jar:https://example.com/a.jar!/x' } });
+    expect(textOf(remote)).toContain('fetched https://example.com/a.jar');
+  }, 60_000);
+});
