@@ -29,6 +29,7 @@ import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 import { UnprovenConnections } from './unproven-connections.js';
 import { SessionOutput } from './session-output.js';
+import { escapingLineSeparators, jsonText } from './json-text.js';
 import { HEADER_MISMATCH, RequestStream, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, acceptsStream, headerMismatch, modernVersion, speaks } from './stateless.js';
 import { acknowledged, listenFilter, onListen } from '../gateway/listen.js';
 import { MODERN_VERSIONS } from '../mcp-2026.js';
@@ -387,7 +388,8 @@ export class TeamGateway {
       this.track(named, res);
       named.output.add(res, requestIds(body), req.method === 'GET');
       if (req.method === 'GET') this.holdsStream(named, req, res);
-      return named.transport.handleRequest(req, res, body);
+      // The SDK's transport writes its JSON itself: U+2028 and U+2029 escaped as every other write (json-text.ts).
+      return named.transport.handleRequest(req, escapingLineSeparators(res), body);
     }
     // MCP 2026-07-28: a request without a session, its version in MCP-Protocol-Version (round 21; docs/team.md, "MCP 2026-07-28 clients").
     const version = typeof sessionId === 'string' ? null : modernVersion(req);
@@ -403,7 +405,7 @@ export class TeamGateway {
     const session = this.open(identity);
     this.track(session, res);
     session.output.add(res, requestIds(body));
-    await session.transport.handleRequest(req, res, body);
+    await session.transport.handleRequest(req, escapingLineSeparators(res), body);
   }
 
   /**
@@ -493,7 +495,7 @@ export class TeamGateway {
         this.core.logger.warn({ user: channel.user, dropped }, `the client has caught up: ${dropped.toLocaleString('en-US')} change notifications of a subscriptions/listen were dropped while it was behind`);
         dropped = 0;
       }
-      res.write(`event: message\ndata: ${JSON.stringify(onListen(message, id))}\n\n`);
+      res.write(`event: message\ndata: ${jsonText(onListen(message, id))}\n\n`);
     };
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     write(acknowledged(filter));
@@ -729,7 +731,7 @@ function isJson(req: IncomingMessage): boolean {
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
+  res.end(jsonText(body));
 }
 
 /** A member's 2026-07-28 session is theirs per kind of client credential: whether it answers their calls is part of the session (answersInClient). */

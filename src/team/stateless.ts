@@ -5,6 +5,7 @@ import { MODERN_VERSIONS } from '../mcp-2026.js';
 import { envelopeOf, LOG_LEVELS, requestedLogLevel } from '../gateway/era-2026.js';
 import { ListenedResources, listens, type ListenFilter } from '../gateway/listen.js';
 import { isPlainObject } from '../values.js';
+import { jsonText } from './json-text.js';
 
 /**
  * MCP 2026-07-28 clients on the team gateway (docs/team.md, "MCP 2026-07-28 clients"). The revision
@@ -229,5 +230,5 @@ export class RequestStream {
 }
 
 function event(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  return `event: message\ndata: ${jsonText(message)}\n\n`;
 }
