@@ -199,6 +199,11 @@ export function redactText(text: string): string {
   // A record's field that is no text (a path without its real path) is kept as it is, as before the bound: the audit must not fail on it.
   if (typeof text !== 'string') return text;
   if (text.length > MAX_REDACTED_TEXT) return redactCut(text, MAX_REDACTED_TEXT, `…[${text.length - MAX_REDACTED_TEXT} more characters; redaction reads ${MAX_REDACTED_TEXT}]`);
+  return redactRead(text);
+}
+
+/** redactText of a text the caller bounds: the window redactedStart reads past a cut. */
+function redactRead(text: string): string {
   if (!TRIGGER.test(text) || !CANDIDATE.test(text)) return text;
   // sh removes a backslash-newline before it reads words, so `git config \<newline> user.password V`
   // sets V: a text that holds one is redacted as sh reads it, and recorded so (round 20 review,
@@ -212,24 +217,72 @@ export function redactText(text: string): string {
 }
 
 /**
- * `text` cut to `limit` characters (cutAtWord) and redacted, then `marker` (what was cut, and the
- * limit); `text` redacted when it is not longer.
+ * `text` cut to `limit` characters and redacted (redactedStart), then `marker` (what was cut, and
+ * the limit); `text` redacted when it is not longer.
  */
 export function redactCut(text: string, limit: number, marker: string): string {
-  return text.length <= limit ? redactText(text) : `${redactText(cutAtWord(text, limit))}${marker}`;
+  return text.length <= limit ? redactText(text) : `${redactedStart(text, limit)}${marker}`;
 }
 
 /**
- * The first `limit` characters of `text`. The word a cut splits may be the start of a secret no
- * recogniser knows once cut (`ghp_0123`, a `user:pass` without its `@`, half a `Basic` credential):
- * its part before the cut is replaced with `[redacted]`.
+ * How far past a cut the word it splits is read, and what after that word (a closing tag, ELEMENT's
+ * `</password>`): a word the cut splits is shown up to the cut only when the text read on to its end
+ * is redacted as the cut text is (round 27).
+ */
+const SPLIT_WORD_READ = 1024;
+const AFTER_SPLIT_WORD = 80;
+/**
+ * Before a word, what makes it a secret by what comes after it (a URL's password by its `@`, a Basic
+ * credential by a `:` in what it decodes to, an element's value by its end tag): a split word longer
+ * than SPLIT_WORD_READ after one of these is not shown. Read on the 300 characters before the word.
+ */
+const SECRET_BY_WHAT_FOLLOWS = /(?:[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/?#@:'"]*:|\bBasic[ \t]+|<[A-Za-z_][\w.:-]{0,63}(?:\s[^<>]{0,200})?>[^<]{0,300})$/i;
+
+/**
+ * The first `limit` characters of `text` (longer than `limit`), redacted. The word the cut splits
+ * (cutAtWord) may be the start of a secret no recogniser knows once cut (`ghp_0123`, a `user:pass`
+ * without its `@`, half a `Basic` credential, `<password>hunt`): it is shown up to the cut only
+ * when the text read on to the word's end (at most SPLIT_WORD_READ characters past the cut, and
+ * AFTER_SPLIT_WORD after it) is redacted as the cut text is — nothing read on was taken for a secret
+ * that the cut text shows — and, past SPLIT_WORD_READ, nothing before it makes it a secret by what
+ * follows it; otherwise it is replaced with `[redacted]` (fail closed). Until round 27 it was replaced
+ * always, so a value or key of one word longer than the cut was recorded `[redacted]` whole (a long
+ * URL path, base64 data, a long name). The text read on is at most SPLIT_WORD_READ +
+ * AFTER_SPLIT_WORD characters longer than the cut one.
+ */
+export function redactedStart(text: string, limit: number): string {
+  const start = splitWordStart(text, limit);
+  if (start === -1) return redactText(text.slice(0, limit));
+  const cut = `${text.slice(0, start)}${REDACTED}`;
+  let end = limit;
+  while (end < text.length && end < limit + SPLIT_WORD_READ && !WORD_END.has(text[end]!)) end += 1;
+  const whole = end === text.length || WORD_END.has(text[end]!);
+  const shown = redactText(text.slice(0, limit));
+  if (whole || !SECRET_BY_WHAT_FOLLOWS.test(text.slice(Math.max(0, start - 300), start))) {
+    const read = redactRead(text.slice(0, whole ? Math.min(text.length, end + AFTER_SPLIT_WORD) : end));
+    if (read.startsWith(shown)) return shown;
+  }
+  return redactText(cut);
+}
+
+/**
+ * The first `limit` characters of `text`, the word a cut splits replaced with `[redacted]`: it may be
+ * the start of a secret no recogniser knows once cut (`ghp_0123`, a `user:pass` without its `@`, half
+ * a `Basic` credential). A server's stderr line is cut so before it is logged; redactedStart shows
+ * the word when the text read on says it is no secret.
  */
 export function cutAtWord(text: string, limit: number): string {
   if (text.length <= limit) return text;
-  if (WORD_END.has(text[limit]!) || WORD_END.has(text[limit - 1]!)) return text.slice(0, limit);
-  let end = limit;
-  while (end > 0 && !WORD_END.has(text[end - 1]!)) end -= 1;
-  return `${text.slice(0, end)}${REDACTED}`;
+  const start = splitWordStart(text, limit);
+  return start === -1 ? text.slice(0, limit) : `${text.slice(0, start)}${REDACTED}`;
+}
+
+/** Where the word a cut of `text` at `limit` splits begins, or -1 when the cut is at a word's end. */
+function splitWordStart(text: string, limit: number): number {
+  if (WORD_END.has(text[limit]!) || WORD_END.has(text[limit - 1]!)) return -1;
+  let start = limit;
+  while (start > 0 && !WORD_END.has(text[start - 1]!)) start -= 1;
+  return start;
 }
 
 /** What ends a word for cutAtWord: white space, quotes, the shell's and JSON's punctuation, and a name's `=` or `:`. */
@@ -605,14 +658,16 @@ function redactedCopy(value: unknown, depth: number): unknown {
     const copy: Record<string, unknown> = {};
     const pair = secretPair(value);
     const program = (value as { command?: unknown }).command;
+    let numbers: Map<string, number> | null = null;
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
+      // A key is data too: `{"ghp_…": true}` (round 18 review, L4).
+      let name = factsOf(key).text;
+      if (Object.hasOwn(copy, name)) name = numbered(copy, name, (numbers ??= new Map()));
       if (Array.isArray(item) && typeof program === 'string' && !isSecretKey(key) && !ALL_VALUES.test(key)) {
-        copy[factsOf(key).text] = wordsCopy(item, program, depth + 1);
+        copy[name] = wordsCopy(item, program, depth + 1);
         continue;
       }
-      // A key is data too: `{"ghp_…": true}` (round 18 review, L4).
-      const name = factsOf(key).text;
       if (isSecretKey(key) || (pair && key === 'value')) copy[name] = REDACTED;
       else if (ALL_VALUES.test(key) && typeof item === 'object' && item !== null) copy[name] = everyValue(item, depth + 1);
       else copy[name] = redactedCopy(item, depth + 1);
@@ -673,8 +728,28 @@ function redactKeys(value: unknown, depth: number, all: boolean, serializeError:
   if (value instanceof Error && serializeError) return redactKeys({ ...(serializeError(value) as object) }, depth, false, undefined);
   if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
+  let numbers: Map<string, number> | null = null;
   for (const [key, item] of Object.entries(value)) {
-    copy[factsOf(key).text] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key), serializeError);
+    let name = factsOf(key).text;
+    if (Object.hasOwn(copy, name)) name = numbered(copy, name, (numbers ??= new Map()));
+    copy[name] = all || isSecretKey(key) ? REDACTED : redactKeys(item, depth + 1, ALL_VALUES.test(key), serializeError);
   }
   return copy;
+}
+
+/**
+ * A key's redacted text that the copy holds already, numbered: `GITHUB_TOKEN=[redacted] (2)`,
+ * `[redacted]…[100 more] (3)`. The copy is keyed by each key's redacted text, and two keys redacted
+ * alike — that differ only in a secret (`ghp_…`, `TOKEN=…`) or in the part of a cut word that is
+ * replaced (two keys of one word of one length) — were one key, the later's value in the former's
+ * place, the other value lost (round 27; docs/threat-model.md "Secrets in records"). `numbers` keeps
+ * the last number given to each text, so many keys alike cost one step each.
+ */
+function numbered(copy: Record<string, unknown>, name: string, numbers: Map<string, number>): string {
+  let number = numbers.get(name) ?? 1;
+  let candidate: string;
+  do candidate = `${name} (${++number})`;
+  while (Object.hasOwn(copy, candidate));
+  numbers.set(name, number);
+  return candidate;
 }

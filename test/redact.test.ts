@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { cutAtWord, MAX_LOG_STRING, MAX_REDACTED_TEXT, redactLogRecord, redactSecrets, redactText, rememberedKeyChars } from '../src/redact.js';
+import { cutAtWord, MAX_LOG_STRING, MAX_REDACTED_TEXT, redactedStart, redactLogRecord, redactSecrets, redactText, rememberedKeyChars } from '../src/redact.js';
 import { hostileTexts, LITERALS } from './fixtures/hostile-texts.mjs';
 
 /**
@@ -296,8 +296,8 @@ describe('the keys remembered stay small (round 24 review F7)', () => {
     for (let i = 0; i < 20; i++) {
       const long = `${'k'.repeat(100_000)}${i}`;
       const record = redactSecrets({ [long]: 'v', [`api_key_${long}`]: 'sk-secret', short_key: 1 }) as Record<string, unknown>;
-      // Cut as a value is since round 26 (the review's P1): one word, so the part kept is replaced too.
-      expect(record).toEqual({ [`[redacted]…[${long.length - 300} more]`]: 'v', [`[redacted]…[${long.length + 8 - 300} more]`]: '[redacted]', short_key: 1 });
+      // Cut as a value is since round 26 (the review's P1); one word no secret, so its start is kept (round 27).
+      expect(record).toEqual({ [`${long.slice(0, 300)}…[${long.length - 300} more]`]: 'v', [`api_key_${long.slice(0, 292)}…[${long.length + 8 - 300} more]`]: '[redacted]', short_key: 1 });
     }
     // 20 × 2 long keys would be 4,000,000 characters kept; only `short_key` (9) may be added.
     expect(rememberedKeyChars() - before).toBeLessThanOrEqual('short_key'.length);
@@ -358,10 +358,10 @@ describe('round 26: what redaction reads is bounded', () => {
     for (const { name, text } of hostileTexts(1 << 20, [''], ['-', '.', ':', ' ', '=', '"', '/'])) {
       const more = text.length - MAX_REDACTED_TEXT;
       const redacted = redactText(text);
-      expect(redacted, name).toBe(`${redactText(cutAtWord(text, MAX_REDACTED_TEXT))}…[${more} more characters; redaction reads ${MAX_REDACTED_TEXT}]`);
+      expect(redacted, name).toBe(`${redactedStart(text, MAX_REDACTED_TEXT)}…[${more} more characters; redaction reads ${MAX_REDACTED_TEXT}]`);
       const logged = redactLogRecord({ stderr: text, [text]: 1 });
-      expect(logged.stderr, name).toBe(`${redactText(cutAtWord(text, MAX_LOG_STRING))}…[${text.length - MAX_LOG_STRING} more characters; the log keeps ${MAX_LOG_STRING} of a string]`);
-      expect(Object.keys(logged), name).toContain(`${redactText(cutAtWord(text, 300))}…[${text.length - 300} more]`);
+      expect(logged.stderr, name).toBe(`${redactedStart(text, MAX_LOG_STRING)}…[${text.length - MAX_LOG_STRING} more characters; the log keeps ${MAX_LOG_STRING} of a string]`);
+      expect(Object.keys(logged), name).toContain(`${redactedStart(text, 300)}…[${text.length - 300} more]`);
       texts += 1;
     }
     expect(texts).toBe(LITERALS.length * 7);
@@ -370,4 +370,93 @@ describe('round 26: what redaction reads is bounded', () => {
   test('the corpus at the bound itself, after each context that arms a recogniser: every text is redacted within the timeout', () => {
     for (const { text } of hostileTexts(MAX_REDACTED_TEXT, undefined, ['-', '.', ':', ' ', '=', '"', '/'])) expect(typeof redactText(text)).toBe('string');
   }, 120_000);
+});
+
+// Round 27 (docs/threat-model.md, "Round 27: left by round 26's protocol review"; "Secrets in records").
+describe('round 27: keys redacted alike stay distinct', () => {
+  // The copy was keyed by each key's redacted text: keys that differ only in a secret, or in the
+  // cut word the record replaced, were one key, the later's value in the former's place.
+  test('the audit: each key kept, the later numbered', () => {
+    const a = `token_${'a'.repeat(400)}`;
+    const b = `token_${'b'.repeat(400)}`;
+    const ghpA = `ghp_${'A'.repeat(400)}`;
+    const ghpB = `ghp_${'B'.repeat(400)}`;
+    const record = redactSecrets({ 'GITHUB_TOKEN=ghp_0123456789abcdef': 1, 'GITHUB_TOKEN=ghp_fedcba9876543210': 2, [ghpA]: 3, [ghpB]: 4, [a]: 5, [b]: 6 }) as Record<string, unknown>;
+    expect(record).toEqual({
+      'GITHUB_TOKEN=[redacted]': '[redacted]',
+      'GITHUB_TOKEN=[redacted] (2)': '[redacted]',
+      'ghp_[redacted]…[104 more]': 3,
+      'ghp_[redacted]…[104 more] (2)': 4,
+      [`${a.slice(0, 300)}…[106 more]`]: '[redacted]',
+      [`${b.slice(0, 300)}…[106 more]`]: '[redacted]',
+    });
+    expect(JSON.stringify(record)).not.toContain('0123456789abcdef');
+    expect(JSON.stringify(record)).not.toContain('AAAA');
+  });
+
+  test('a log record: the same; a key written like a numbered one is numbered past it', () => {
+    const logged = redactLogRecord({ 'x ghp_0123456789abcdef': 1, 'x ghp_[redacted] (2)': 2, 'x ghp_fedcba9876543210': 3, 'x ghp_aaaaaaaaaaaaaaaa': 4 });
+    expect(logged).toEqual({ 'x ghp_[redacted]': 1, 'x ghp_[redacted] (2)': 2, 'x ghp_[redacted] (3)': 3, 'x ghp_[redacted] (4)': 4 });
+  });
+
+  test('10,000 keys redacted alike: each kept, in one step each', () => {
+    const keys = Array.from({ length: 10_000 }, (_, i) => `ghp_${String(i).padStart(12, '0')}`);
+    const record = redactSecrets(Object.fromEntries(keys.map((key, i) => [key, i]))) as Record<string, number>;
+    expect(Object.keys(record)).toHaveLength(10_000);
+    expect(record['ghp_[redacted] (10000)']).toBe(9_999);
+  });
+});
+
+describe('round 27: a word the cut splits is shown up to the cut when it is no secret', () => {
+  const url = `https://example.com/${'segment/'.repeat(100)}`;
+  test.each<[string, string, number]>([
+    ['a URL (an argument: 300)', url, 300],
+    ['one long word', 'w'.repeat(1000), 300],
+    ['a word longer than what is read past the cut', 'b'.repeat(5000), 300],
+    ['a long name after a secret-free name=', `name=${'n'.repeat(500)}`, 300],
+    ['a log string (4,096)', `${'word '.repeat(800)}${'z'.repeat(2000)}`, 4096],
+    ['a text (16,384)', `cat ${'/very/long/path'.repeat(2000)}`, MAX_REDACTED_TEXT],
+  ])('%s', (_name, text, limit) => {
+    expect(redactedStart(text, limit)).toBe(text.slice(0, limit));
+  });
+
+  test('through the records: the start of the value and how much was cut', () => {
+    expect(redactSecrets({ url })).toEqual({ url: `${url.slice(0, 300)}…[${url.length - 300} more]` });
+    const key = 'k'.repeat(400);
+    expect(redactSecrets({ [key]: 1 })).toEqual({ [`${'k'.repeat(300)}…[100 more]`]: 1 });
+    const line = 'y'.repeat(5000);
+    expect(redactLogRecord({ stderr: line }).stderr).toBe(`${'y'.repeat(MAX_LOG_STRING)}…[${5000 - MAX_LOG_STRING} more characters; the log keeps ${MAX_LOG_STRING} of a string]`);
+    const command = `echo ${'c'.repeat(20_000)}`;
+    expect(redactText(command)).toBe(`${command.slice(0, MAX_REDACTED_TEXT)}…[${command.length - MAX_REDACTED_TEXT} more characters; redaction reads ${MAX_REDACTED_TEXT}]`);
+  });
+
+  // Fail closed: a secret the cut splits, known when read on past the cut, keeps nothing of itself.
+  // Each secret's own characters are Q (or its base64), so the record must hold no `QQQ`.
+  const basic = (length: number) => Buffer.from(`user:${'Q'.repeat(length)}`).toString('base64');
+  test.each<[string, (pad: string) => string]>([
+    ['a GitHub token', (pad) => `${pad} ghp_${'Q'.repeat(40)}`],
+    ['a long GitHub token', (pad) => `${pad} ghp_${'Q'.repeat(3000)}`],
+    ['a URL password', (pad) => `${pad} https://u:${'Q'.repeat(40)}@h/`],
+    ['a URL password longer than what is read past the cut', (pad) => `${pad} https://u:${'Q'.repeat(3000)}@h/`],
+    ['a Basic credential', (pad) => `${pad} Authorization: Basic ${basic(30)}`],
+    ['a Basic credential longer than what is read past the cut', (pad) => `${pad} Basic ${basic(3000)}`],
+    ['an element', (pad) => `${pad} <password>${'Q'.repeat(40)}</password>`],
+    ['an element longer than what is read past the cut', (pad) => `${pad} <password>${'Q'.repeat(3000)}</password>`],
+    ['a JWT', (pad) => `${pad} eyJhbGciOiJIUzI1NiJ9.eyJ${'Q'.repeat(60)}.${'Q'.repeat(40)}`],
+    ['a Slack webhook', (pad) => `${pad} https://hooks.slack.com/services/T0/B0/${'Q'.repeat(40)}`],
+    ['a named value', (pad) => `${pad} API_TOKEN=${'Q'.repeat(3000)}`],
+    ['a password option', (pad) => `${pad} mysql -u root -p${'Q'.repeat(3000)}`],
+  ])('%s split by the cut', (_name, make) => {
+    for (const limit of [300, MAX_LOG_STRING, MAX_REDACTED_TEXT]) {
+      // The cut falls a few characters into the secret's word, after its prefix.
+      for (const into of [3, 8, 16, 30]) {
+        const probe = make('');
+        const word = probe.search(/Q|[A-Za-z0-9+/]{20}/);
+        const text = make('p'.repeat(Math.max(0, limit - word - into - 1)));
+        const recorded = redactedStart(text, limit);
+        expect(recorded, `${limit} ${into}`).not.toMatch(/QQQ|UVFR/);
+      }
+    }
+    expect(JSON.stringify(redactSecrets({ a: make('p'.repeat(280)) }))).not.toMatch(/QQQ|UVFR/);
+  });
 });

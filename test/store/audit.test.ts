@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
 import { ruleIssues } from '../../src/policy/policy.js';
 import { auditFile, createAudit, readAudit, type AuditRecord } from '../../src/store/audit.js';
-import { cutAtWord, redactSecrets } from '../../src/redact.js';
+import { redactedStart, redactSecrets } from '../../src/redact.js';
 import type { Digest } from '../../src/policy/digest.js';
 import { ArgsJson } from '../../src/values.js';
 import { BIN, eventually, tempDir } from '../helpers/gateway.js';
@@ -294,6 +294,26 @@ describe('audit', () => {
     expect(errors.map((error) => (error as Error).message)).toEqual(['digest of a deny failed', 'digest of a allow failed']);
   });
 
+  test('keys redacted alike are each recorded, the later numbered: no value is lost (round 27)', async () => {
+    // The record's copy was keyed by each key's redacted text: two keys that differ only in a secret,
+    // or in the part of one long word a cut replaced, were one key, the later value in its place.
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file, () => undefined);
+    const long = (letter: string) => `sk-ant-api03-${letter.repeat(400)}`;
+    audit.record(entry({ args: { 'from ghp_0123456789abcdef': 'first', 'from ghp_fedcba9876543210': 'second', [long('A')]: 'third', [long('B')]: 'fourth', [`token_${'a'.repeat(400)}`]: 'x', [`token_${'b'.repeat(400)}`]: 'y' } }));
+    await audit.close();
+    const args = lines(file)[0]!.args as Record<string, unknown>;
+    expect(args).toEqual({
+      'from ghp_[redacted]': 'first',
+      'from ghp_[redacted] (2)': 'second',
+      'sk-ant-api03-[redacted]…[113 more]': 'third',
+      'sk-ant-api03-[redacted]…[113 more] (2)': 'fourth',
+      [`token_${'a'.repeat(294)}…[106 more]`]: '[redacted]',
+      [`token_${'b'.repeat(294)}…[106 more]`]: '[redacted]',
+    });
+    expect(JSON.stringify(args)).not.toMatch(/0123456789abcdef|AAA|BBB/);
+  });
+
   // /dev/full named itself: a link to it is not followed (L9 above), and a device of another user's is refused.
   test.skipIf(!existsSync('/dev/full') || statSync('/dev/full').uid !== process.getuid?.())('a write the OS refuses: an allowed record throws outside together(), and counts as a failure inside it', () => {
     const file = '/dev/full';
@@ -309,8 +329,11 @@ describe('audit', () => {
   });
 
   test('redactSecrets cuts long strings and deep nesting', () => {
-    // The word a cut splits may be the start of a secret: it is redacted (round 26, redact.ts cutAtWord).
-    expect(redactSecrets('x'.repeat(400))).toBe('[redacted]…[100 more]');
+    // The word a cut splits is shown up to the cut when it is no secret read on (round 27, redact.ts redactedStart); one that is, is redacted (round 26).
+    expect(redactSecrets('x'.repeat(400))).toBe(`${'x'.repeat(300)}…[100 more]`);
+    expect(redactSecrets(`${'x'.repeat(280)} sk-ant-api03-${'Q'.repeat(90)}`)).toBe(`${'x'.repeat(280)} [redacted]…[84 more]`);
+    // Cut inside the shape's own prefix, what is shown is what the token's record shows.
+    expect(redactSecrets(`${'x'.repeat(290)} sk-ant-api03-${'Q'.repeat(90)}`)).toBe(`${'x'.repeat(290)} sk-ant-ap…[94 more]`);
     expect(redactSecrets('ab cd '.repeat(60))).toBe(`${'ab cd '.repeat(50)}…[60 more]`);
     let deep: unknown = 'bottom';
     for (let i = 0; i < 12; i++) deep = { next: deep };
@@ -321,7 +344,7 @@ describe('audit', () => {
     // The copy redactSecrets made of every value before it returned unchanged data as it is.
     const copy = (value: unknown, depth = 0): unknown => {
       if (depth > 8) return '[nested]';
-      if (typeof value === 'string') return value.length > 300 ? `${cutAtWord(value, 300)}…[${value.length - 300} more]` : value;
+      if (typeof value === 'string') return value.length > 300 ? `${redactedStart(value, 300)}…[${value.length - 300} more]` : value;
       if (Array.isArray(value)) return value.slice(0, 50).map((item) => copy(item, depth + 1));
       if (typeof value === 'object' && value !== null) {
         const out: Record<string, unknown> = {};
