@@ -243,9 +243,10 @@ const SECRET_BY_WHAT_FOLLOWS = /(?:[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/?#@:'"]
  * (cutAtWord) may be the start of a secret no recogniser knows once cut (`ghp_0123`, a `user:pass`
  * without its `@`, half a `Basic` credential, `<password>hunt`): it is shown up to the cut only
  * when the text read on to the word's end (at most SPLIT_WORD_READ characters past the cut, and
- * AFTER_SPLIT_WORD after it) is redacted as the cut text is — nothing read on was taken for a secret
- * that the cut text shows — and, past SPLIT_WORD_READ, nothing before it makes it a secret by what
- * follows it; otherwise it is replaced with `[redacted]` (fail closed). Until round 27 it was replaced
+ * AFTER_SPLIT_WORD after it) has nothing replaced up to the cut, so the record shows what the
+ * whole text's record would — and, past SPLIT_WORD_READ, nothing before it makes it a secret by
+ * what follows it; otherwise (a secret anywhere before the cut too) it is replaced with
+ * `[redacted]` as before (fail closed). Until round 27 it was replaced
  * always, so a value or key of one word longer than the cut was recorded `[redacted]` whole (a long
  * URL path, base64 data, a long name). The text read on is at most SPLIT_WORD_READ +
  * AFTER_SPLIT_WORD characters longer than the cut one.
@@ -253,16 +254,17 @@ const SECRET_BY_WHAT_FOLLOWS = /(?:[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/?#@:'"]
 export function redactedStart(text: string, limit: number): string {
   const start = splitWordStart(text, limit);
   if (start === -1) return redactText(text.slice(0, limit));
-  const cut = `${text.slice(0, start)}${REDACTED}`;
   let end = limit;
   while (end < text.length && end < limit + SPLIT_WORD_READ && !WORD_END.has(text[end]!)) end += 1;
   const whole = end === text.length || WORD_END.has(text[end]!);
-  const shown = redactText(text.slice(0, limit));
   if (whole || !SECRET_BY_WHAT_FOLLOWS.test(text.slice(Math.max(0, start - 300), start))) {
     const read = redactRead(text.slice(0, whole ? Math.min(text.length, end + AFTER_SPLIT_WORD) : end));
-    if (read.startsWith(shown)) return shown;
+    // Nothing read on was replaced up to the cut: the cut text is the record's (one reading; with
+    // anything replaced, the split word is, and the text is read a second time, cut: at most twice).
+    const kept = text.slice(0, limit);
+    if (read.startsWith(kept)) return kept;
   }
-  return redactText(cut);
+  return redactText(`${text.slice(0, start)}${REDACTED}`);
 }
 
 /**

@@ -385,8 +385,8 @@ describe('round 27: keys redacted alike stay distinct', () => {
     expect(record).toEqual({
       'GITHUB_TOKEN=[redacted]': '[redacted]',
       'GITHUB_TOKEN=[redacted] (2)': '[redacted]',
-      'ghp_[redacted]…[104 more]': 3,
-      'ghp_[redacted]…[104 more] (2)': 4,
+      '[redacted]…[104 more]': 3,
+      '[redacted]…[104 more] (2)': 4,
       [`${a.slice(0, 300)}…[106 more]`]: '[redacted]',
       [`${b.slice(0, 300)}…[106 more]`]: '[redacted]',
     });

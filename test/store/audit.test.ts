@@ -306,8 +306,8 @@ describe('audit', () => {
     expect(args).toEqual({
       'from ghp_[redacted]': 'first',
       'from ghp_[redacted] (2)': 'second',
-      'sk-ant-api03-[redacted]…[113 more]': 'third',
-      'sk-ant-api03-[redacted]…[113 more] (2)': 'fourth',
+      '[redacted]…[113 more]': 'third',
+      '[redacted]…[113 more] (2)': 'fourth',
       [`token_${'a'.repeat(294)}…[106 more]`]: '[redacted]',
       [`token_${'b'.repeat(294)}…[106 more]`]: '[redacted]',
     });
