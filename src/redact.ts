@@ -225,46 +225,59 @@ export function redactCut(text: string, limit: number, marker: string): string {
 }
 
 /**
- * How far past a cut the word it splits is read, and what after that word (a closing tag, ELEMENT's
- * `</password>`): a word the cut splits is shown up to the cut only when the text read on to its end
- * is redacted as the cut text is (round 27).
+ * How far past a cut the word it splits is read, what after that word (a closing tag, `@host`),
+ * and what before it (the context of `scheme://user:`, `Basic`, a token's own prefix): a word the
+ * cut splits is shown up to the cut only when this stretch around it has nothing replaced up to the
+ * cut (round 27).
  */
 const SPLIT_WORD_READ = 1024;
 const AFTER_SPLIT_WORD = 80;
+const BEFORE_SPLIT_WORD = 600;
 /**
  * Before a word, what makes it a secret by what comes after it (a URL's password by its `@`, a Basic
- * credential by a `:` in what it decodes to, an element's value by its end tag): a split word longer
- * than SPLIT_WORD_READ after one of these is not shown. Read on the 300 characters before the word.
+ * credential by a `:` in what it decodes to): a split word longer than SPLIT_WORD_READ after one of
+ * these is not shown, its end unread.
  */
-const SECRET_BY_WHAT_FOLLOWS = /(?:[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/?#@:'"]*:|\bBasic[ \t]+|<[A-Za-z_][\w.:-]{0,63}(?:\s[^<>]{0,200})?>[^<]{0,300})$/i;
+const SECRET_BY_WHAT_FOLLOWS = /(?:[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s/?#@:'"]*:|\bBasic[ \t]+)$/i;
+/** An element's open tag and its value so far, up to a split word (ELEMENT's value: 4,000 characters). */
+const ELEMENT_OPEN = /^<([A-Za-z_][\w.:-]{0,63})(?:\s[^<>]{0,200})?>[^<]*$/;
 
 /**
  * The first `limit` characters of `text` (longer than `limit`), redacted. The word the cut splits
  * (cutAtWord) may be the start of a secret no recogniser knows once cut (`ghp_0123`, a `user:pass`
  * without its `@`, half a `Basic` credential, `<password>hunt`): it is shown up to the cut only
- * when the text read on to the word's end (at most SPLIT_WORD_READ characters past the cut, and
- * AFTER_SPLIT_WORD after it) has nothing replaced up to the cut, so the record shows what the
- * whole text's record would — and, past SPLIT_WORD_READ, nothing before it makes it a secret by
- * what follows it; otherwise (a secret anywhere before the cut too) it is replaced with
- * `[redacted]` as before (fail closed). Until round 27 it was replaced
- * always, so a value or key of one word longer than the cut was recorded `[redacted]` whole (a long
- * URL path, base64 data, a long name). The text read on is at most SPLIT_WORD_READ +
- * AFTER_SPLIT_WORD characters longer than the cut one.
+ * when the stretch around it — BEFORE_SPLIT_WORD characters before it, the word to its end (at most
+ * SPLIT_WORD_READ past the cut) and AFTER_SPLIT_WORD after it — read and redacted, has nothing
+ * replaced up to the cut, and it is not inside an element named for a secret (whose end tag may be
+ * 4,000 characters on), nor, when longer than SPLIT_WORD_READ, after `scheme://user:` or `Basic`;
+ * otherwise it is replaced with `[redacted]` (fail closed). The recognisers that know a secret by
+ * what follows it (a URL's `@`, a Basic credential's `:`, an element's end tag, a token's length)
+ * read no further back than these; the others know a value from what precedes it, and the cut text
+ * itself is redacted as before. Until round 27 the word was replaced always, so a value or key of
+ * one word longer than the cut was recorded `[redacted]` whole (a long URL path, base64 data, a long
+ * name). The stretch costs one more reading of at most ~1,700 characters.
  */
 export function redactedStart(text: string, limit: number): string {
   const start = splitWordStart(text, limit);
-  if (start === -1) return redactText(text.slice(0, limit));
+  const kept = text.slice(0, limit);
+  if (start === -1) return redactText(kept);
   let end = limit;
   while (end < text.length && end < limit + SPLIT_WORD_READ && !WORD_END.has(text[end]!)) end += 1;
   const whole = end === text.length || WORD_END.has(text[end]!);
-  if (whole || !SECRET_BY_WHAT_FOLLOWS.test(text.slice(Math.max(0, start - 300), start))) {
-    const read = redactRead(text.slice(0, whole ? Math.min(text.length, end + AFTER_SPLIT_WORD) : end));
-    // Nothing read on was replaced up to the cut: the cut text is the record's (one reading; with
-    // anything replaced, the split word is, and the text is read a second time, cut: at most twice).
-    const kept = text.slice(0, limit);
-    if (read.startsWith(kept)) return kept;
+  const from = Math.max(0, start - BEFORE_SPLIT_WORD);
+  if ((whole || !SECRET_BY_WHAT_FOLLOWS.test(text.slice(from, start))) && !insideSecretElement(text, start)) {
+    const stretch = redactRead(text.slice(from, whole ? Math.min(text.length, end + AFTER_SPLIT_WORD) : end));
+    if (stretch.startsWith(text.slice(from, limit))) return redactText(kept);
   }
   return redactText(`${text.slice(0, start)}${REDACTED}`);
+}
+
+/** Whether `text` at `at` is inside the value of an element named for a secret (ELEMENT: `<password>…`). */
+function insideSecretElement(text: string, at: number): boolean {
+  const open = text.lastIndexOf('<', at - 1);
+  if (open === -1 || at - open > 4400) return false;
+  const tag = ELEMENT_OPEN.exec(text.slice(open, at));
+  return tag !== null && tag[1] !== 'key' && SECRET_NAME.test(tag[1]!);
 }
 
 /**
