@@ -78,7 +78,7 @@ export function fileUrlReading(value: string): string | null {
       at = JAR_AT.lastIndex;
       // The archive's URL ends at the first `!/` (Java's JarURLConnection), or with the text.
       if (bang === -2 || (bang !== -1 && bang < at)) bang = text.indexOf('!/', at);
-      if (bang !== -1 && bang < end) end = bang;
+      if (bang !== -1 && bang + 2 <= end) end = bang;
     } else if (end - at >= 2 && text[at] === '<' && text[end - 1] === '>') {
       at++;
       end--;
