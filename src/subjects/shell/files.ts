@@ -842,6 +842,13 @@ const GIT_READS: Record<string, { spec: OptionSpec; options: string[]; operands:
   // git-send-email(1) mails each file operand, or every file of a directory (`--sendmail-cmd='cat;
   // true' ~/.ssh/x` printed it, git 2.39); a revision taken for a path is a harmless extra read.
   'send-email': { spec: {}, options: [], operands: true },
+  // git-interpret-trailers(1) prints each file operand with its trailers (`git interpret-trailers
+  // .env` printed it, git 2.39, round 27 R27-16); git-apply(1) reads each patch (`--stat`, `--check`
+  // print what parses), git-verify-pack(1) each pack, git-bundle(1) `verify|list-heads|unbundle FILE` it.
+  'interpret-trailers': { spec: GIT_OUTPUTS['interpret-trailers']!.spec, options: [], operands: true },
+  apply: { spec: { short: 'pC', long: ['exclude', 'include', 'directory', 'whitespace', 'build-fake-ancestor'] }, options: [], operands: true },
+  'verify-pack': { spec: {}, options: [], operands: true },
+  bundle: { spec: GIT_OUTPUTS.bundle!.spec, options: [], operands: true },
 };
 
 /**
@@ -857,7 +864,11 @@ function gitReads(sub: string, args: readonly Word[], base: string | null, out: 
   if (!known) return;
   const scan = scanOptions(args, 0, known.spec);
   for (const file of optionValues(scan, ...known.options)) push(out, pathOf(file, READ, base));
-  if (known.operands) for (const i of scan.operands) push(out, pathOf(args[i]!, READ, base));
+  // A bundle's subcommand word is no file, and `create FILE` writes FILE (gitOutputs).
+  const action = sub === 'bundle' ? args[scan.operands[0]!] : undefined;
+  const reads = action === undefined || !action.isStatic || ['verify', 'list-heads', 'unbundle'].includes(action.value);
+  const operands = sub === 'bundle' ? (reads ? scan.operands.slice(1, 2) : []) : scan.operands;
+  if (known.operands) for (const i of operands) push(out, pathOf(args[i]!, READ, base));
 }
 
 /**

@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { DefaultMode } from '../../src/policy/types.js';
+import { commandWorkspace, decideInWorkspace, MODES } from '../helpers/policy.js';
+
+/**
+ * Round 27's review: failing rows, one per finding (the package managers' rows are in review27.test.ts), decided in a fresh
+ * workspace. Each row is what the finding says should happen; today each is allowed.
+ */
+
+let W = '';
+let home = '';
+beforeAll(async () => {
+  ({ work: W, home } = await commandWorkspace('review27-'));
+});
+
+type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
+const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
+/** Refused in a mode that asks or denies; in bypassPermissions (deny rules present) asks at least. */
+const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
+  const decision = shell(command, mode, rules);
+  expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+};
+
+const rows: Array<[string, Rules, string[]]> = [
+  ['R27-1 make recipe variable with inline code', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }, ["make 'BUILDER=perl -esystem+q{rm},q{-rf},q{victim}' all"]],
+  ['R27-5 git init DIR', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }, ['git init /etc/x', 'git init --bare /etc/x', 'git init --separate-git-dir=/etc/x']],
+  ['R27-7 cargo rustc -- -C linker', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }, ['cargo rustc -- -C linker=./x.sh', 'cargo rustc -- -Clinker=./x.sh', 'cargo rustdoc -- -C linker=./x.sh']],
+  ['R27-9 rsync --rsync-path', { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }, ["rsync --rsync-path='rm -rf v;' a h:b"]],
+  ['R27-11 mypy abbreviations', { allow: ['Bash(mypy:*)'], deny: ['Bash(rm *)'] }, ['mypy --python-exec ./x.sh a.py', 'mypy --python-ex=./x.sh a.py']],
+  ['R27-12 less backslash', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }, ["less '-Pa\\$--lesskey-src=keysrc' f", "less '-Da\\$--lesskey-src=keysrc' f"]],
+  ['R27-14 git config --system/--global', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)', 'Edit(~/.gitconfig)'] }, ['git config --system a.b c', 'git config --global user.email x@y']],
+  ['R27-16 git interpret-trailers FILE', { allow: ['Bash(git:*)'], deny: ['Read(**/.env)', 'Read(~/.ssh/**)'] }, ['git interpret-trailers .env', 'git interpret-trailers ~/.ssh/id_rsa', 'git interpret-trailers --parse ~/.ssh/id_rsa', 'git apply --stat ~/.ssh/id_rsa', 'git apply -p1 --check .env', 'git verify-pack -v ~/.ssh/id_rsa', 'git bundle verify .env', 'git bundle list-heads ~/.ssh/id_rsa']],
+];
+
+describe.each(rows)('%s', (_name, rules, commands) => {
+  test.each(MODES)('%s: not allowed', (mode) => {
+    for (const command of commands) notAllowed(command, mode, rules);
+  });
+});
+
+test('R27-16 a file outside the workspace is a read there (default, no deny rule)', () => {
+  expect(shell('git interpret-trailers /etc/hostname', 'default', { allow: ['Bash(git:*)'] }).verdict).toBe('ask');
+});
+
+describe('stay allowed', () => {
+  test.each([
+    ['make V=1 all', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
+    ['cargo rustc -- -C opt-level=3', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
+    ['mypy --strict src', { allow: ['Bash(mypy:*)'], deny: ['Bash(rm *)'] }],
+    ['less -R f', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }],
+    ['git interpret-trailers msg.txt', { allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] }],
+    ["git interpret-trailers --trailer 'x: y' < msg.txt", { allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] }],
+    ['git apply --stat fix.patch', { allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] }],
+  ] as Array<[string, Rules]>)('default: %s', (command, rules) => {
+    const decision = shell(command, 'default', rules);
+    expect(decision.verdict, decision.reason).toBe('allow');
+  });
+});
+
