@@ -22,7 +22,7 @@ const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
 };
 
 const rows: Array<[string, Rules, string[]]> = [
-  ['R27-1 make recipe variable with inline code', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }, ["make 'BUILDER=perl -esystem+q{rm},q{-rf},q{victim}' all"]],
+  ['R27-1 make recipe variable with inline code', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }, ["make 'BUILDER=perl -esystem+q{rm},q{-rf},q{victim}' all", "make 'BUILDER=perl -Mevil' all", "make 'RUN=sh -c rm' all", "make 'RUN=env node -e 1' all"]],
   ['R27-5 git init DIR', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }, ['git init /etc/x', 'git init --bare /etc/x', 'git init --separate-git-dir=/etc/x']],
   ['R27-7 cargo rustc -- -C linker', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }, ['cargo rustc -- -C linker=./x.sh', 'cargo rustc -- -Clinker=./x.sh', 'cargo rustdoc -- -C linker=./x.sh']],
   ['R27-9 rsync --rsync-path', { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }, ["rsync --rsync-path='rm -rf v;' a h:b"]],
@@ -38,6 +38,14 @@ describe.each(rows)('%s', (_name, rules, commands) => {
   });
 });
 
+test('R27-1 a module run from the value asks where `python3 -mevil` itself would (default)', () => {
+  expect(shell("make 'BUILDER=python3 -mevil' all", 'default', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }).verdict).toBe('ask');
+});
+
+test('R27-1 the same value in make\'s environment (bypassPermissions)', () => {
+  expect(shell("BUILDER='perl -esystem+q{rm},q{-rf},q{victim}' make all", 'bypassPermissions', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }).verdict).not.toBe('allow');
+});
+
 test('R27-16 a file outside the workspace is a read there (default, no deny rule)', () => {
   expect(shell('git interpret-trailers /etc/hostname', 'default', { allow: ['Bash(git:*)'] }).verdict).toBe('ask');
 });
@@ -45,6 +53,9 @@ test('R27-16 a file outside the workspace is a read there (default, no deny rule
 describe('stay allowed', () => {
   test.each([
     ['make V=1 all', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
+    ["make 'TESTS=a b' test", { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
+    ['make BUILDER=clang all', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
+    ["make 'CFLAGS=-O2 -g' all", { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
     ['cargo rustc -- -C opt-level=3', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['mypy --strict src', { allow: ['Bash(mypy:*)'], deny: ['Bash(rm *)'] }],
     ['less -R f', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }],

@@ -4,6 +4,7 @@ import type { FileFacts } from './files.js';
 import type { CommandPath } from '../../policy/types.js';
 import { INSTALL_PLACE } from '../../policy/decide.js';
 import { buildWrites, changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
+import { RUNNERS, runsCode, WRAPPERS } from '../../programs.js';
 
 /**
  * GNU make (`make`, `gmake`) as `Bash(make:*)` approved it: the project's own makefile's recipes.
@@ -125,7 +126,7 @@ const INSTALL_DIRECTORIES = /^(DESTDIR|prefix|exec_prefix|bindir|sbindir|libexec
  * value a recipe may run as a command: make pastes it into the recipe's text, and which variables
  * a makefile runs (`$(BUILDER) all`) is known only from the makefile (GNU Make 4.3: `make
  * BUILDER=./x all` ran ./x for `$(BUILDER) all`; round 26). A value with a word spelled as a path
- * (`./x`, `/tmp/evil`, `env ./x`) is decided as the command it may be, as a program variable's is
+ * (`./x`, `/tmp/evil`, `env ./x`), or whose program runs code or other commands (runsOther), is decided as the command it may be, as a program variable's is
  * (a nested script: it asks under `Bash(make:*)` unless allowed itself); any other value (`V=1`,
  * `'TESTS=a b'`, `'BUILDER=rm -rf x'`, a program from the PATH at worst) stays plain, and deny and
  * ask rules meet its words as a command (Segment.alternatives: `Bash(rm *)` denies the last).
@@ -138,7 +139,7 @@ export function recipeProgram(name: string, value: string, cwd: string | null, o
   if (INSTALL_DIRECTORIES.test(name) || (changesLaterCommands(name) && !name.startsWith('GIT_')) || RECIPE_SYNTAX.test(value)) return;
   const words = value.split(/\s+/).filter((word) => word !== '');
   if (words.length === 0) return;
-  if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word))) out.nested.push({ kind: 'script', text: value, cwd });
+  if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word)) || runsOther(words[0]!)) out.nested.push({ kind: 'script', text: value, cwd });
   else (out.alternatives ??= []).push(...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])));
 }
 
@@ -201,6 +202,16 @@ export function installWrites(assigned: readonly Word[], args: readonly Word[], 
   const paths: CommandPath[] = [];
   for (const word of written) pushPath(paths, pathOf(word, 'write', cwd, INSTALL_PLACE));
   return paths;
+}
+
+/**
+ * A program whose own words may be code or another command: a shell or interpreter (`perl
+ * -esystem+q{rm},q{-rf},q{v}` never says `rm`: GNU Make 4.3 ran it for `$(BUILDER) all`, round 27
+ * R27-1), a runner or wrapper, awk, sed, find, make. Its value is decided as the command it is.
+ */
+const RUNS_OTHER = /^([gmn]?awk|g?sed|find|g?make|perl[\d.]*|python[\d.]*|pypy[\d.]*|ruby[\d.]*|php[\d.]*|lua[\d.]*)$/;
+function runsOther(program: string): boolean {
+  return runsCode(program) || RUNS_OTHER.test(program) || Object.hasOwn(RUNNERS, program) || Object.hasOwn(WRAPPERS, program);
 }
 
 /**
