@@ -27,7 +27,7 @@ const rows: Array<[string, Rules, string[]]> = [
   ['R27-7 cargo rustc -- -C linker', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }, ['cargo rustc -- -C linker=./x.sh', 'cargo rustc -- -Clinker=./x.sh', 'cargo rustdoc -- -C linker=./x.sh']],
   ['R27-9 rsync --rsync-path', { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }, ["rsync --rsync-path='rm -rf v;' a h:b"]],
   ['R27-11 mypy abbreviations', { allow: ['Bash(mypy:*)'], deny: ['Bash(rm *)'] }, ['mypy --python-exec ./x.sh a.py', 'mypy --python-ex=./x.sh a.py']],
-  ['R27-12 less backslash', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }, ["less '-Pa\\$--lesskey-src=keysrc' f", "less '-Da\\$--lesskey-src=keysrc' f"]],
+  ['R27-12 less backslash', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }, ["less '-Pa\\$--lesskey-src=keysrc' f", "less '-Da\\$--lesskey-src=keysrc' f", "less '-Pa\\$kkeysrc' f", "less --use-backslash '-Pa\\$kkeysrc' f"]],
   ['R27-14 git config --system/--global', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)', 'Edit(~/.gitconfig)'] }, ['git config --system a.b c', 'git config --global user.email x@y']],
   ['R27-16 git interpret-trailers FILE', { allow: ['Bash(git:*)'], deny: ['Read(**/.env)', 'Read(~/.ssh/**)'] }, ['git interpret-trailers .env', 'git interpret-trailers ~/.ssh/id_rsa', 'git interpret-trailers --parse ~/.ssh/id_rsa', 'git apply --stat ~/.ssh/id_rsa', 'git apply -p1 --check .env', 'git verify-pack -v ~/.ssh/id_rsa', 'git bundle verify .env', 'git bundle list-heads ~/.ssh/id_rsa']],
 ];
@@ -46,6 +46,10 @@ test('R27-1 the same value in make\'s environment (bypassPermissions)', () => {
   expect(shell("BUILDER='perl -esystem+q{rm},q{-rf},q{victim}' make all", 'bypassPermissions', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }).verdict).not.toBe('allow');
 });
 
+test('R27-12 LESS with a backslash before the `$` (bypassPermissions)', () => {
+  expect(shell("LESS='-Pa\\$kkeysrc' less f", 'bypassPermissions', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }).verdict).toBe('ask');
+});
+
 test('R27-16 a file outside the workspace is a read there (default, no deny rule)', () => {
   expect(shell('git interpret-trailers /etc/hostname', 'default', { allow: ['Bash(git:*)'] }).verdict).toBe('ask');
 });
@@ -59,6 +63,8 @@ describe('stay allowed', () => {
     ['cargo rustc -- -C opt-level=3', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['mypy --strict src', { allow: ['Bash(mypy:*)'], deny: ['Bash(rm *)'] }],
     ['less -R f', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }],
+    ["less '-Pfoo$' f", { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }],
+    ["less '-Pa\\$' f", { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }],
     ['git interpret-trailers msg.txt', { allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] }],
     ["git interpret-trailers --trailer 'x: y' < msg.txt", { allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] }],
     ['git apply --stat fix.patch', { allow: ['Bash(git:*)'], deny: ['Read(**/.env)'] }],

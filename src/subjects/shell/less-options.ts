@@ -59,13 +59,16 @@ function longName(given: string): readonly [string, string, Kind] | undefined {
   return candidates.find(([, letter]) => FILE_LETTERS.includes(letter)) ?? (candidates.length === 1 ? candidates[0] : undefined);
 }
 
-/** A value as less's optstring reads it: to a `$` or the first character outside `chars`, `\` taking the next one. Returns the value and where reading goes on. */
-function stringValue(text: string, at: number, chars: string | null): [string, number] {
+/**
+ * A value as less's optstring reads it: to a `$` or the first character outside `chars`; with
+ * `backslash` (after `--use-backslash`), `\` takes the next one. Returns the value and where reading goes on.
+ */
+function stringValue(text: string, at: number, chars: string | null, backslash: boolean): [string, number] {
   let value = '';
   let i = at;
   for (; i < text.length; i++) {
     const ch = text[i]!;
-    if (ch === '\\' && i + 1 < text.length) {
+    if (backslash && ch === '\\' && i + 1 < text.length) {
       value += text[++i];
       continue;
     }
@@ -84,8 +87,15 @@ function numberValue(text: string, at: number): [string | undefined, number] {
 /**
  * Every option in `text` (a command-line word or `LESS`'s value), in order. An unknown letter or
  * long name ends the reading as it ends less's (reported as `?`, so callers fail closed on it).
+ * less 590 takes `\` literally unless `--use-backslash` came first (option.c optstring: `-Pa\$kF`
+ * is the prompt `a\` and then `-kF`, round 27 R27-12); whether it did may be in another word or
+ * in LESS, so a text with a `\` is read both ways and both readings' options are returned.
  */
 export function lessOptions(text: string): LessOption[] {
+  return text.includes('\\') ? [...readOptions(text, false), ...readOptions(text, true)] : readOptions(text, false);
+}
+
+function readOptions(text: string, backslash: boolean): LessOption[] {
   const found: LessOption[] = [];
   let afterValue = false;
   let i = 0;
@@ -96,7 +106,7 @@ export function lessOptions(text: string): LessOption[] {
     else if (kind !== 'flag') {
       let start = at;
       while (text[start] === ' ') start++;
-      if (start < text.length) [value, next] = stringValue(text, start, kind.chars);
+      if (start < text.length) [value, next] = stringValue(text, start, kind.chars, backslash);
     }
     found.push({ name, ...(value !== undefined ? { value } : {}), afterValue });
     if (kind !== 'flag') afterValue = true;
@@ -131,7 +141,7 @@ export function lessOptions(text: string): LessOption[] {
       continue;
     }
     if (ch === '+') {
-      const [value, next] = stringValue(text, i, null);
+      const [value, next] = stringValue(text, i, null, backslash);
       found.push({ name: '+', value, afterValue });
       afterValue = true;
       i = next;
