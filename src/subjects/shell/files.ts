@@ -8,7 +8,7 @@ import { gitRuns } from './git-runs.js';
 import { ghSettings } from './gh-settings.js';
 import { cargoInstall, globalInstall } from './global-installs.js';
 import { rustup } from './rust-toolchains.js';
-import { bunOptions, cargo, go, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
+import { bunOptions, cargo, go, rustcRunsCode, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
 import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
@@ -2433,6 +2433,9 @@ const HANDLERS: Record<string, Handler> = {
   },
   rustup,
   go,
+  // rustc and rustdoc run a linker and load crates their options name (package-managers.ts rustcRunsCode).
+  rustc: (args, _cwd, out) => void (rustcRunsCode(args) && out.reasons.push('interpreter')),
+  rustdoc: (args, _cwd, out) => void (rustcRunsCode(args) && out.reasons.push('interpreter')),
   pytest,
   'py.test': pytest,
   ...TOOL_HANDLERS,

@@ -507,7 +507,47 @@ export function cargoCommandAt(args: readonly Word[]): number {
   return -1;
 }
 
+/**
+ * rustc's codegen options (`-C KEY=V`, `-CKEY=V`, `--codegen KEY=V`; the rustc book, "Codegen
+ * Options") that neither run nor load another program: `linker`, `link-arg(s)` (`-fuse-ld=`, `-B`,
+ * a plugin), `llvm-args`, `dlltool`, `profile-use`… do, or may (round 27 R27-7: `cargo rustc -- -C
+ * linker=./x.sh` ran x.sh, cargo/rustc 1.95).
+ */
+const RUSTC_PLAIN_CODEGEN = /^(opt-level|debuginfo|debug-assertions|overflow-checks|panic|lto|codegen-units|target-cpu|target-feature|strip|rpath|embed-bitcode|force-frame-pointers|force-unwind-tables|relocation-model|code-model|prefer-dynamic|metadata|extra-filename|split-debuginfo|inline-threshold|no-redzone|no-vectorize-loops|no-vectorize-slp|instrument-coverage|symbol-mangling-version|soft-float|default-linker-libraries|link-dead-code|control-flow-guard|incremental|save-temps|no-prepopulate-passes|relro-level|collapse-macro-debuginfo|jump-tables|dwarf-version)$/;
+/**
+ * True when rustc's (or rustdoc's) own words run or load other code: a codegen option outside
+ * RUSTC_PLAIN_CODEGEN, `-Z` (unstable options, some load code), `--extern`/`-L`/`--sysroot` (crates
+ * and proc macros from elsewhere), a target file, an `@file` of more options, rustdoc's
+ * `--test-builder`/`--runtool`. Fail closed: an unknown word counts.
+ */
+export function rustcRunsCode(words: readonly Word[]): boolean {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    if (!word.isStatic) return true;
+    const text = word.value;
+    const codegen = /^(?:-C|--codegen)(=?)(.*)$/s.exec(text);
+    if (codegen) {
+      const value = codegen[2] !== '' ? codegen[2]! : words[++i];
+      const setting = typeof value === 'string' ? value : value?.isStatic ? value.value : undefined;
+      if (setting === undefined || !RUSTC_PLAIN_CODEGEN.test(setting.split('=')[0]!.trim())) return true;
+      continue;
+    }
+    if (text.startsWith('@') || /^(-Z|-L|--extern|--sysroot|--test-builder|--test-builder-wrapper|--runtool|--test-runtool|-l)/.test(text)) return true;
+    const target = /^--target(=?)(.*)$/s.exec(text);
+    if (target) {
+      const value = target[1] === '=' ? target[2]! : words[++i]?.value;
+      if (value === undefined || value.includes('/') || value.endsWith('.json')) return true;
+    }
+  }
+  return false;
+}
+
 export function cargo(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  // `cargo rustc|rustdoc [OPTIONS] -- ARGS` hands ARGS to the compiler (cargo-rustc(1)).
+  const at = cargoCommandAt(args);
+  const command = at === -1 ? null : cargoCommand(args[at]!.value);
+  const dashes = args.findIndex((w) => w.isStatic && w.value === '--');
+  if ((command === 'rustc' || command === 'rustdoc') && dashes !== -1 && rustcRunsCode(args.slice(dashes + 1))) out.reasons.push('interpreter');
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     if (word.isStatic && word.value === '--') break; // what follows is the program's (`cargo run -- --config x`)
