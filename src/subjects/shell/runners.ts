@@ -334,6 +334,12 @@ interface ToolSpec {
    * response files): options the model cannot see, so `interpreter` (round 14 review C1).
    */
   fromFile?: string;
+  /**
+   * Long options may be abbreviated to any unambiguous prefix (argparse's allow_abbrev): mypy took
+   * `--python-exec ./x.sh` for `--python-executable` and ran x.sh (mypy 1.0.1, round 27 R27-11).
+   * A prefix of a listed option is read as it, a code option first (fail closed).
+   */
+  abbreviations?: boolean;
 }
 
 const lower = (name: string): string => name.toLowerCase();
@@ -380,6 +386,7 @@ const TOOLS: Record<string, ToolSpec> = {
     code: ['config-file', 'python-executable', 'shadow-file', 'custom-typeshed-dir', 'python-version'],
     plain: { 'python-version': /^[\d.]+$/ },
     fromFile: '@',
+    abbreviations: true,
     values: ['m', 'module', 'p', 'package', 'c', 'command', 'platform', 'exclude', 'always-true', 'always-false', 'enable-error-code', 'disable-error-code', 'follow-imports', 'soft-error-limit'],
   },
   black: {
@@ -406,6 +413,9 @@ const TOOLS: Record<string, ToolSpec> = {
 function tool(spec: ToolSpec): (args: readonly Word[], cwd: string | null, out: FileFacts) => void {
   const normal = spec.normal ?? ((name: string) => name);
   const takesValue = new Set([...(spec.writes ?? []), ...(spec.trees ?? []), ...(spec.code ?? []), ...(spec.values ?? [])]);
+  // Code options first, then writes: a prefix of several is read as the one that asks most.
+  const longNames = [...(spec.code ?? []), ...(spec.writes ?? []), ...(spec.trees ?? []), ...(spec.values ?? [])].filter((name) => name.length > 1);
+  const expand = (name: string): string => (!spec.abbreviations || name === '' || takesValue.has(name) ? name : (longNames.find((long) => long.startsWith(name)) ?? name));
   return (args, cwd, out) => {
     const operands: Word[] = [];
     const flags = new Set<string>();
@@ -426,7 +436,8 @@ function tool(spec: ToolSpec): (args: readonly Word[], cwd: string | null, out: 
         continue;
       }
       const eq = v.indexOf('=');
-      const name = normal(v.slice(v.startsWith('--') ? 2 : 1, eq === -1 ? undefined : eq));
+      const given = normal(v.slice(v.startsWith('--') ? 2 : 1, eq === -1 ? undefined : eq));
+      const name = v.startsWith('--') ? expand(given) : given;
       flags.add(name);
       const value: Word | undefined = eq !== -1 ? { ...word, value: v.slice(eq + 1), raw: v.slice(eq + 1) } : takesValue.has(name) ? args[++i] : undefined;
       // argparse reads `@FILE` wherever it stands, an option's value too (`mypy -m @args`).
