@@ -23,14 +23,12 @@ const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
 
 const rows: Array<[string, Rules, string[]]> = [
   ['R27-1 make recipe variable with inline code', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }, ["make 'BUILDER=perl -esystem+q{rm},q{-rf},q{victim}' all", "make 'BUILDER=perl -Mevil' all", "make 'RUN=sh -c rm' all", "make 'RUN=env node -e 1' all"]],
-  ['R27-5 git init DIR', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }, ['git init /etc/x', 'git init --bare /etc/x', 'git init --separate-git-dir=/etc/x']],
+  ['R27-5 git init DIR', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }, ['git init /etc/x', 'git init --bare /etc/x', 'git init --separate-git-dir=/etc/x', 'git --git-dir=/etc/x init', 'git init -q /etc/x']],
   ['R27-7 cargo rustc -- -C linker', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }, ['cargo rustc -- -C linker=./x.sh', 'cargo rustc -- -Clinker=./x.sh', 'cargo rustdoc -- -C linker=./x.sh', 'cargo rustc --release -- -C link-arg=-fuse-ld=./x', 'cargo rustc -- --codegen=linker=./x.sh', 'cargo rustc -- -Zcodegen-backend=./x.so', 'cargo rustdoc -- --test-builder ./x.sh']],
   ['R27-7 rustc -C linker', { allow: ['Bash(rustc:*)', 'Bash(rustdoc:*)'], deny: ['Bash(rm *)'] }, ['rustc -C linker=./x.sh m.rs', 'rustc -Clinker=./x.sh m.rs', 'rustc --extern evil=./libevil.so m.rs', 'rustdoc --test --test-builder ./x.sh m.rs']],
-  ['R27-9 rsync --rsync-path', { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }, ["rsync --rsync-path='rm -rf v;' a h:b"]],
   ['R27-11 mypy abbreviations', { allow: ['Bash(mypy:*)'], deny: ['Bash(rm *)'] }, ['mypy --python-exec ./x.sh a.py', 'mypy --python-ex=./x.sh a.py', 'mypy --config-f x.ini a.py', 'mypy --custom-types ./ts a.py', 'mypy --shadow-f a.py b.py a.py']],
   ['R27-11 mypy abbreviated writes', { allow: ['Bash(mypy:*)'], deny: ['Edit(/etc/**)'] }, ['mypy --junit-x /etc/x a.py', 'mypy --cache-d=/etc/x a.py', 'mypy --html-rep /etc/x a.py']],
   ['R27-12 less backslash', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }, ["less '-Pa\\$--lesskey-src=keysrc' f", "less '-Da\\$--lesskey-src=keysrc' f", "less '-Pa\\$kkeysrc' f", "less --use-backslash '-Pa\\$kkeysrc' f"]],
-  ['R27-14 git config --system/--global', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)', 'Edit(~/.gitconfig)'] }, ['git config --system a.b c', 'git config --global user.email x@y']],
   ['R27-16 git interpret-trailers FILE', { allow: ['Bash(git:*)'], deny: ['Read(**/.env)', 'Read(~/.ssh/**)'] }, ['git interpret-trailers .env', 'git interpret-trailers ~/.ssh/id_rsa', 'git interpret-trailers --parse ~/.ssh/id_rsa', 'git apply --stat ~/.ssh/id_rsa', 'git apply -p1 --check .env', 'git verify-pack -v ~/.ssh/id_rsa', 'git bundle verify .env', 'git bundle list-heads ~/.ssh/id_rsa']],
 ];
 
@@ -62,6 +60,8 @@ describe('stay allowed', () => {
     ["make 'TESTS=a b' test", { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
     ['make BUILDER=clang all', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
     ["make 'CFLAGS=-O2 -g' all", { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
+    ['git init', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }],
+    ['git init sub', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }],
     ['cargo rustc -- -C opt-level=3', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['cargo rustc --release -- -D warnings', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['cargo test -- --nocapture', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
