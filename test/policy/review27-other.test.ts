@@ -50,6 +50,10 @@ test('R27-12 LESS with a backslash before the `$` (bypassPermissions)', () => {
   expect(shell("LESS='-Pa\\$kkeysrc' less f", 'bypassPermissions', { allow: ['Bash(less:*)'], deny: ['Bash(rm *)'] }).verdict).toBe('ask');
 });
 
+test.each(["echo 'rm -rf v' | at now", "printf 'rm -rf v\\n' | batch", "echo 'rm -rf v' | at -m now + 1 hour"])('R27-17 %s: its stdin is a script (bypassPermissions)', (command) => {
+  expect(shell(command, 'bypassPermissions', { deny: ['Bash(rm *)'] }).verdict).toBe('deny');
+});
+
 test('R27-16 a file outside the workspace is a read there (default, no deny rule)', () => {
   expect(shell('git interpret-trailers /etc/hostname', 'default', { allow: ['Bash(git:*)'] }).verdict).toBe('ask');
 });

@@ -156,6 +156,14 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       if (!(args.length === 1 && args[0]!.isStatic && /^--?(version|help|v)$/.test(args[0]!.value))) reasons.push('interpreter');
       for (const text of optionTexts(args, /^--?(ex|eval-command|iex|init-eval-command)$/)) embeddedCommand(text, /^\s*(shell\s|!)/, cwd, built);
       return;
+    case 'at':
+    case 'batch':
+      // at(1): "at and batch read commands from standard input or a specified file which are to be
+      // executed at a later time, using /bin/sh": piped text is a script, as for `| sh` (round 27
+      // R27-17); `-f FILE`'s commands are not read here.
+      if (args.some((w) => !w.isStatic || /^-[^-]*f/.test(w.value))) reasons.push('interpreter');
+      if (input.stdin !== null) built.nested.push({ kind: 'script', text: input.stdin, cwd });
+      return;
     case 'ed':
     case 'red':
       reasons.push('interpreter'); // its stdin is ed commands, and `!CMD` runs CMD (ed(1))
