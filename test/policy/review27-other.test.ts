@@ -54,6 +54,12 @@ test.each(["echo 'rm -rf v' | at now", "printf 'rm -rf v\\n' | batch", "echo 'rm
   expect(shell(command, 'bypassPermissions', { deny: ['Bash(rm *)'] }).verdict).toBe('deny');
 });
 
+test.each(MODES)('R27-9 rsync --rsync-path is a remote command: %s', (mode) => {
+  for (const command of ["rsync --rsync-path='rm -rf v;' a h:b", "rsync --rsync-path='rm -rf v' a localhost:b", "rsync -M--rsync-path='rm -rf v;' a h:b"]) {
+    expect(shell(command, mode, { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }).verdict, `${mode} ${command}`).toBe('deny');
+  }
+});
+
 test('R27-16 a file outside the workspace is a read there (default, no deny rule)', () => {
   expect(shell('git interpret-trailers /etc/hostname', 'default', { allow: ['Bash(git:*)'] }).verdict).toBe('ask');
 });
@@ -66,6 +72,7 @@ describe('stay allowed', () => {
     ["make 'CFLAGS=-O2 -g' all", { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
     ['git init', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }],
     ['git init sub', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }],
+    ['rsync -a src/ h:dst/', { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }],
     ['cargo rustc -- -C opt-level=3', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['cargo rustc --release -- -D warnings', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['cargo test -- --nocapture', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],

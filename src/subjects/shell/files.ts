@@ -1427,6 +1427,18 @@ function copier(spec: OptionSpec & { reads: string[]; writes?: string[]; program
     addOptionPaths(scan, spec, cwd, out);
     if (spec.rsync) for (const program of optionValues(scan, '-e', '--rsh')) runProgram(program, cwd, out, rsyncShellWords);
     if (spec.rsync) for (const rule of optionValues(scan, '-f', '--filter')) rsyncMergeFile(rule, cwd, out);
+    // rsync(1) `--rsync-path=PROGRAM` "is run with the help of a shell" on the remote host (`ssh h
+    // 'PROGRAM --server …'`): a remote command, read as `ssh h CMD`'s is (round 27 R27-9), also
+    // passed as `-M--rsync-path=…`/`--remote-option=…`.
+    if (spec.rsync) {
+      const remote = optionValues(scan, '-M', '--remote-option').map((w) => (w.isStatic && w.value.startsWith('--rsync-path=') ? { ...w, value: w.value.slice('--rsync-path='.length) } : w.isStatic ? null : w));
+      for (const program of [...optionValues(scan, '--rsync-path'), ...remote]) {
+        if (program === null) continue;
+        out.reasons.push('remote-command');
+        if (program.isStatic) out.nested.push({ kind: 'script', text: program.value, cwd: null });
+        else out.reasons.push('interpreter');
+      }
+    }
     // rsync(1) `--write-batch=FILE`/`--only-write-batch=FILE` write FILE and FILE.sh (round 10 review).
     if (spec.rsync) for (const batch of optionValues(scan, '--write-batch', '--only-write-batch')) push(out, pathOf({ ...batch, value: `${batch.value}.sh`, raw: `${batch.raw}.sh` }, WRITE, cwd));
     // rsync(1) `--files-from=FILE`: the files named in FILE (below the source, `..` taken out) go
