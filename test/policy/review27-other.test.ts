@@ -60,6 +60,10 @@ test.each(MODES)('R27-9 rsync --rsync-path is a remote command: %s', (mode) => {
   }
 });
 
+test('R27-5 git init sub: a write in the workspace, allowed where writes are (acceptEdits)', () => {
+  expect(shell('git init sub', 'acceptEdits', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }).verdict).toBe('allow');
+});
+
 test('R27-16 a file outside the workspace is a read there (default, no deny rule)', () => {
   expect(shell('git interpret-trailers /etc/hostname', 'default', { allow: ['Bash(git:*)'] }).verdict).toBe('ask');
 });
@@ -71,7 +75,6 @@ describe('stay allowed', () => {
     ['make BUILDER=clang all', { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
     ["make 'CFLAGS=-O2 -g' all", { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
     ['git init', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }],
-    ['git init sub', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }],
     ['rsync -a src/ h:dst/', { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }],
     ['cargo rustc -- -C opt-level=3', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['cargo rustc --release -- -D warnings', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],

@@ -642,7 +642,7 @@ const git: Handler = (args, cwd, out) => {
   // finds from its working directory is checked on disk (inspect.ts, git-dir.ts repositoryProblem).
   for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base, GIT_DIRECTORY_MADE));
   // `git --git-dir=D init` makes D (R27-5).
-  if (sub?.isStatic && sub.value === 'init') for (const dir of optionValues(scan, '--git-dir')) push(out, planting(pathOf(dir, WRITE, base, GIT_REWRITE)));
+  if (sub?.isStatic && sub.value === 'init') for (const dir of optionValues(scan, '--git-dir')) push(out, pathOf(dir, WRITE, base));
   if (!hasOption(scan, '--git-dir')) push(out, pathOf(staticWord('.'), READ, base, GIT_REPOSITORY_FOUND));
   if (sub?.isStatic && (sub.value === 'init' || sub.value === 'clone')) gitDirectoryMade(sub.value, after, base, out);
   if (sub?.isStatic && (sub.value === 'clean' || sub.value === 'rm')) gitRemoval(sub.value, after, base, out);
@@ -775,10 +775,10 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
   }
   for (const word of made) push(out, pathOf(word, WRITE, base, GIT_DIRECTORY_MADE));
   // `git init DIR` makes DIR/.git, `--bare DIR` DIR, `--separate-git-dir D` D (moving an existing
-  // .git there): written as clone's directory is (git 2.39 made outside/new/.git; round 27 R27-5).
+  // .git there): a write of it, so deny and ask rules meet it (git 2.39 made outside/new/.git; round 27 R27-5).
   if (sub === 'init') {
     const named = [...optionValues(scan, '--separate-git-dir'), ...(scan.operands[0] === undefined ? [] : [args[scan.operands[0]]!])];
-    for (const dir of named) push(out, planting(pathOf(dir, WRITE, base, GIT_REWRITE)));
+    for (const dir of named) push(out, pathOf(dir, WRITE, base));
   }
   // `clone -c KEY=VALUE` sets KEY in the new repository before its checkout (`--config
   // core.hooksPath=t` ran t/post-checkout, git 2.39): decided as `git -c` is.
