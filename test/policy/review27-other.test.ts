@@ -64,6 +64,12 @@ test('R27-5 git init sub: a write in the workspace, allowed where writes are (ac
   expect(shell('git init sub', 'acceptEdits', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }).verdict).toBe('allow');
 });
 
+test.each(MODES)('R27-14 git config --global/--system changes are writes of their file: %s', (mode) => {
+  for (const command of ['git config --system a.b c', 'git config --global user.email x@y', 'git config --global --unset user.email', 'git config set --global a.b c', 'git config --global url.https://evil.example/.insteadOf https://github.com/']) {
+    expect(shell(command, mode, { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)', 'Edit(~/.gitconfig)'] }).verdict, `${mode} ${command}`).toBe('deny');
+  }
+});
+
 test('R27-16 a file outside the workspace is a read there (default, no deny rule)', () => {
   expect(shell('git interpret-trailers /etc/hostname', 'default', { allow: ['Bash(git:*)'] }).verdict).toBe('ask');
 });
@@ -76,6 +82,9 @@ describe('stay allowed', () => {
     ["make 'CFLAGS=-O2 -g' all", { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] }],
     ['git init', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)'] }],
     ['rsync -a src/ h:dst/', { allow: ['Bash(rsync:*)'], deny: ['Bash(rm *)'] }],
+    ['git config user.email x@y', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)', 'Edit(~/.gitconfig)'] }],
+    ['git config --global --get user.email', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)', 'Edit(~/.gitconfig)'] }],
+    ['git config -l', { allow: ['Bash(git:*)'], deny: ['Edit(/etc/**)', 'Edit(~/.gitconfig)'] }],
     ['cargo rustc -- -C opt-level=3', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['cargo rustc --release -- -D warnings', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],
     ['cargo test -- --nocapture', { allow: ['Bash(cargo:*)'], deny: ['Bash(rm *)'] }],

@@ -1413,6 +1413,15 @@ function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): 
   if (hasOption(scan, '--rename-section') || operands[0]?.value === 'rename-section') out.reasons.push('interpreter');
   const reading = hasOptionAsSpelled(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--unset', '--unset-all', '--remove-section', '--rename-section');
   if (!reading && operands.length >= 2) gitSetting(operands[0]!.isStatic ? operands[0]!.value : null, operands[1]!, base, out);
+  // A change of `--global`/`--system` settings is a write of that file (git-config(1) FILES), so
+  // Edit deny and ask rules meet it (`git config --global url.X.insteadOf Y` redirected every later
+  // fetch, git 2.39; round 27 R27-14). The repository's own config (the default) is left to its rules.
+  const action = args[scan.operands[0]!];
+  const subcommand = action?.isStatic && ['set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(action.value);
+  const changes = hasOptionAsSpelled(scan, '--unset', '--unset-all', '--remove-section', '--rename-section', '--replace-all', '--add', '-e', '--edit') || subcommand || (!hasOptionAsSpelled(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool', '-l', '--list') && !(action?.isStatic && ['get', 'list'].includes(action.value)) && operands.length >= 2);
+  if (!changes) return;
+  const files = [...(hasOptionAsSpelled(scan, '--global') ? ['~/.gitconfig', '~/.config/git/config'] : []), ...(hasOptionAsSpelled(scan, '--system') ? ['/etc/gitconfig'] : [])];
+  for (const file of files) push(out, pathOf(staticWord(file), WRITE, base));
 }
 
 const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.value) || word.value.startsWith('rsync://'));
