@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { decide, type Grants } from '../../src/policy/decide.js';
@@ -97,6 +97,25 @@ export function decideServerTool(entry: { command: string; args?: string[] }, to
 
 /** Every permission mode, for tests that decide a command in each. */
 export const MODES: DefaultMode[] = ['default', 'acceptEdits', 'plan', 'dontAsk', 'bypassPermissions'];
+
+/**
+ * A directory `name` under `root` for a premise that runs a real tool, with a marker file its attack
+ * touches: `ran()` says whether the marker is there and removes it for the next attack.
+ */
+export function premisePlace(root: string, name: string): { dir: string; marker: string; ran: () => boolean } {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  const marker = join(dir, 'RAN');
+  return {
+    dir,
+    marker,
+    ran: () => {
+      const was = existsSync(marker);
+      rmSync(marker, { force: true });
+      return was;
+    },
+  };
+}
 
 /** What a command that is not allowed gets in `mode`: ask, or deny where the mode refuses what it would ask (plan and dontAsk, for a command). */
 export const refused = (mode: DefaultMode): string => (mode === 'dontAsk' || mode === 'plan' ? 'deny' : 'ask');

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, refused, runs } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, premisePlace, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 27 (rules27a): the command rules round 26's review left open (docs/threat-model.md "Round
@@ -55,20 +55,7 @@ function baseEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv 
 }
 
 /** A directory for a premise, with a marker file each attack touches. */
-function place(name: string): { dir: string; marker: string; ran: () => boolean } {
-  const dir = join(T, name);
-  mkdirSync(dir, { recursive: true });
-  const marker = join(dir, 'RAN');
-  return {
-    dir,
-    marker,
-    ran: () => {
-      const was = existsSync(marker);
-      rmSync(marker, { force: true });
-      return was;
-    },
-  };
-}
+const place = (name: string) => premisePlace(T, name);
 
 const MAKE_RULES: Rules = { allow: ['Bash(make:*)', 'Bash(git:*)', 'Bash(./build.sh:*)'], deny: ['Bash(rm *)', 'Bash(touch *)'] };
 
