@@ -90,6 +90,8 @@ interface ModernChannel {
   grants: StoredSessionGrants;
   open: number;
   idle: NodeJS.Timeout | null;
+  /** Its open responses (each request's, each listen's): what they hold unread counts against http.maxUnreadMBPerUser (modernOverUnread). */
+  responses: Set<ServerResponse>;
   /** Settles once the upstream session is connected to the pipe. */
   ready: Promise<void>;
 }
@@ -433,12 +435,15 @@ export class TeamGateway {
     }
     if (body.method === 'subscriptions/listen') return this.serveListen(req, res, identity, channel, body, id, refuse);
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
+    this.heldUnread(channel, res);
     await channel.ready;
-    const stream = new RequestStream(res, acceptsStream(req), () => messageBytes(this.core.config()), (text) => this.core.logger.warn({ user: identity.user, limit: 'limits.messageMB' }, text));
+    const stream = new RequestStream(res, acceptsStream(req), () => messageBytes(this.core.config()), (text) => this.core.logger.warn({ user: identity.user, limit: 'limits.messageMB' }, text), () => this.modernOverUnread(channel, res));
     await new Promise<void>((resolve) => {
       const cancel = channel.transport.request(
         { ...body, id },
         (answer) => {
+          // Past the member's bound of unread responses: this response is ended, its answer dropped (modernOverUnread).
+          if (this.modernOverUnread(channel, res)) return resolve();
           if (stream.end(answer)) return resolve();
           const code = (answer as { error?: { code?: unknown } }).error?.code;
           // The revision's statuses: an unknown method 404, an unsupported version 400 (streamable-http, "Protocol Version Header").
@@ -478,6 +483,7 @@ export class TeamGateway {
     channel.listens.add(listen);
     res.once('close', () => channel.listens.delete(listen));
     this.track(channel, res, () => this.modern.get(channelKey(identity)) === channel);
+    this.heldUnread(channel, res);
     await channel.ready;
     // A client gone while the session connected would leave its listen (and subscriptions) behind.
     if (res.destroyed || res.writableEnded || req.socket.destroyed) {
@@ -486,7 +492,7 @@ export class TeamGateway {
     }
     let dropped = 0;
     const write = (message: Record<string, unknown>) => {
-      if (res.writableEnded || res.destroyed) return;
+      if (res.writableEnded || res.destroyed || this.modernOverUnread(channel, res)) return;
       if (res.writableLength > messageBytes(this.core.config())) {
         if (dropped++ === 0) this.core.logger.warn({ user: channel.user, limit: 'limits.messageMB' }, 'the client is behind: more than limits.messageMB waits in a subscriptions/listen stream for it to read, so its change notifications are dropped until it has read them (docs/config.md, "limits")');
         return;
@@ -532,7 +538,7 @@ export class TeamGateway {
       void grants.end();
     };
     transport.onrefused = (uri, message) => this.core.logger.warn({ user: identity.user, uri, error: message }, 'a subscriptions/listen named a resource its server would not subscribe to: its updates will not come');
-    const channel: ModernChannel = { id, user: identity.user, transport, listens: new Set(), upstream, room, grants, open: 0, idle: null, ready: upstream.connect(transport) };
+    const channel: ModernChannel = { id, user: identity.user, transport, listens: new Set(), upstream, room, grants, open: 0, idle: null, responses: new Set(), ready: upstream.connect(transport) };
     this.modern.set(key, channel);
     this.core.logger.info({ user: identity.user, session: id }, 'client session opened for MCP 2026-07-28 requests (no initialize)');
     return channel;
@@ -658,15 +664,25 @@ export class TeamGateway {
   }
 
   /**
-   * Whether the member's responses, all their sessions together, hold more than
-   * http.maxUnreadMBPerUser their client has not read; if so, `session` (the one a message is being
-   * sent to) is closed and its responses ended, with a warning naming the key. Other members'
+   * What the member's responses hold that their client has not read, on this replica: their
+   * sessions' (session-output.ts) and their 2026-07-28 requests' and listens' (ModernChannel.responses).
+   */
+  private unreadOf(user: string): number {
+    let unread = 0;
+    for (const each of this.sessions.values()) if (each.user === user) unread += each.output.unreadBytes();
+    for (const channel of this.modern.values()) if (channel.user === user) for (const res of channel.responses) unread += res.writableLength;
+    return unread;
+  }
+
+  /**
+   * Whether the member's responses, all their sessions and 2026-07-28 requests together, hold more
+   * than http.maxUnreadMBPerUser their client has not read; if so, `session` (the one a message is
+   * being sent to) is closed and its responses ended, with a warning naming the key. Other members'
    * sessions are not looked at. docs/team.md, "What waits for a member's client to read".
    */
   private closedForUnread(session: LiveSession): boolean {
     const most = this.core.config().http.maxUnreadMBPerUser * 1024 * 1024;
-    let unread = 0;
-    for (const each of this.sessions.values()) if (each.user === session.user) unread += each.output.unreadBytes();
+    const unread = this.unreadOf(session.user);
     if (unread <= most) return false;
     const own = session.output.unreadBytes();
     this.core.logger.warn(
@@ -675,6 +691,43 @@ export class TeamGateway {
     );
     session.output.endAll();
     void session.transport.close();
+    return true;
+  }
+
+  /** `res`, a response of the member's 2026-07-28 channel, counted against http.maxUnreadMBPerUser while it is open. */
+  private heldUnread(channel: ModernChannel, res: ServerResponse): void {
+    channel.responses.add(res);
+    res.once('close', () => channel.responses.delete(res));
+  }
+
+  /**
+   * Before a message is written to `res`, a response of the member's 2026-07-28 channel (a request's
+   * answer or notification, a listen's change): true when the member's responses hold more than
+   * http.maxUnreadMBPerUser unread, all their sessions and requests together; then `res` and every
+   * response of the channel holding some unread are ended (what they held dropped; a request's end
+   * cancels it), with a warning naming the member and the key. Looked at only while a response of
+   * the channel holds some unread: a client that reads pays nothing. Until round 28 a request's event
+   * stream, and its answer, were not counted: a member's unread answers there grew without bound.
+   */
+  private modernOverUnread(channel: ModernChannel, res: ServerResponse): boolean {
+    let holding = false;
+    for (const each of channel.responses) if (each.writableLength > 0) holding = true;
+    if (!holding) return false;
+    const most = this.core.config().http.maxUnreadMBPerUser * 1024 * 1024;
+    const unread = this.unreadOf(channel.user);
+    if (unread <= most) return false;
+    let own = 0;
+    let ended = 0;
+    for (const each of [...channel.responses]) {
+      if (each !== res && each.writableLength === 0) continue;
+      own += each.writableLength;
+      ended += 1;
+      each.destroy();
+    }
+    this.core.logger.warn(
+      { user: channel.user, session: channel.id, limit: 'http.maxUnreadMBPerUser' },
+      `user ${channel.user}'s responses hold ${mb(unread)} MB their client has not read, past http.maxUnreadMBPerUser (${mb(most)} MB): ${ended} response(s) of their MCP 2026-07-28 requests were ended and the ${mb(own)} MB they held dropped (a request ended so is cancelled); a client must read its responses as they come, or raise http.maxUnreadMBPerUser`,
+    );
     return true;
   }
 

@@ -203,11 +203,13 @@ export class RequestStream {
     /** `limits.messageMB` in bytes. */
     private readonly maxBytes: () => number,
     private readonly log: (text: string) => void,
+    /** Before each write: true when the member's unread responses are past http.maxUnreadMBPerUser and this one was ended for it (team/http.ts modernOverUnread). */
+    private readonly overUnread: () => boolean = () => false,
   ) {}
 
   /** A notification of the request: sent on its stream (opened at the first), or dropped when the client takes no stream or has not read. */
   send(message: JSONRPCMessage): void {
-    if (!this.accepts || this.res.writableEnded || this.res.destroyed) return;
+    if (!this.accepts || this.res.writableEnded || this.res.destroyed || this.overUnread()) return;
     if (!this.streaming) {
       // X-Accel-Buffering: the revision asks for it, so a proxy does not hold the stream back.
       this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });

@@ -15,6 +15,7 @@ import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
  */
 const MALLORY = 'token-of-mallory-unread-limit-0123';
 const ALICE = 'token-of-alice-unread-limit-012345';
+const TRUDY = 'token-of-trudy-unread-limit-012345';
 let team: TeamHarness;
 const sockets: Socket[] = [];
 
@@ -23,7 +24,7 @@ beforeAll(async () => {
   team = await startTeam(dir, {
     mcpServers: { f: faultServer('works', join(dir, 'starts')) },
     permissions: { allow: ['mcp__f__huge_result', 'mcp__f__echo'] },
-    http: { maxUnreadMBPerUser: 16, tokens: [{ user: 'mallory', sha256: tokenHash(MALLORY) }, { user: 'alice', sha256: tokenHash(ALICE) }] },
+    http: { maxUnreadMBPerUser: 16, tokens: [{ user: 'mallory', sha256: tokenHash(MALLORY) }, { user: 'alice', sha256: tokenHash(ALICE) }, { user: 'trudy', sha256: tokenHash(TRUDY) }] },
   });
 }, 60_000);
 
@@ -61,5 +62,36 @@ test("past http.maxUnreadMBPerUser unread, the member's session is closed and it
   } finally {
     await alice.close();
     await mallory.close().catch(() => undefined);
+  }
+});
+
+// Round 28: a 2026-07-28 request's answer is its POST's response (its event stream, or one JSON
+// body), outside any session's: until then none of it counted, and a member's unread answers there
+// grew without bound (8 of 8 MB, 64 MB, were all kept past a bound of 16).
+test("a member's 2026-07-28 requests' unread answers count against http.maxUnreadMBPerUser; past it their responses are ended; another member's call answers", { timeout: 120_000 }, async () => {
+  const alice = await teamClient(team.url, ALICE);
+  const { port } = new URL(team.url);
+  const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+  const mine: Socket[] = [];
+  try {
+    const ended: Array<Promise<void>> = [];
+    // 8 answers of 8 MB, none read: past 16 MB unread after the second or third.
+    for (let index = 0; index < 8; index++) {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 2000 + index, method: 'tools/call', params: { name: 'f__huge_result', arguments: { mb: 8 }, _meta: envelope } });
+      const socket = connect(Number(port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      ended.push(new Promise((done) => socket.once('close', () => done())));
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TRUDY}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: f__huge_result\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      socket.pause();
+      mine.push(socket);
+      sockets.push(socket);
+    }
+    await eventually(() => expect(team.stderr()).toMatch(/"user":"trudy","session":"[^"]+","limit":"http.maxUnreadMBPerUser".*"msg":"user trudy's responses hold [\d.]+ MB their client has not read, past http.maxUnreadMBPerUser \(16.0 MB\): \d+ response\(s\) of their MCP 2026-07-28 requests were ended/), 90_000, 200);
+    // Their connections were ended: read now, they close.
+    for (const socket of mine) socket.resume();
+    await Promise.race(ended);
+    expect(textOf(await alice.client.callTool({ name: 'f__echo', arguments: { text: 'alice here' } }))).toContain('alice here');
+  } finally {
+    await alice.close();
   }
 });
