@@ -3,7 +3,8 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
 import type { CommandPath } from '../../policy/types.js';
 import { INSTALL_PLACE } from '../../policy/decide.js';
-import { buildWrites, changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX } from './variables.js';
+import { buildWrites, changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX, recipeCommand } from './variables.js';
+import { fileFacts } from './files.js';
 import { RUNNERS, runsCode, WRAPPERS } from '../../programs.js';
 
 /**
@@ -75,7 +76,7 @@ export function make(args: readonly Word[], cwd: string | null, out: FileFacts):
     // 24): a program variable's value is a command of its own (variables.ts PROGRAM_VARIABLES).
     // Round 25: a makefile's own program variables (`make PYTHON=./evil test`) as well.
     if (assignment && programVariable(`${assignment[1]}=`) && assignment[2] !== '!=' && !/[$`]/.test(v)) {
-      const program = v.slice(assignment[0].length).trim();
+      const program = recipeCommand(v.slice(assignment[0].length).trim());
       // Pasted into a recipe line (`$(MAKE) -C sub`), shell syntax is read with the recipe's own words, not as the script alone.
       if (!args[i]!.isStatic || RECIPE_SYNTAX.test(program)) out.reasons.push('interpreter');
       if (args[i]!.isStatic && !INSTALLED_PROGRAM.test(program)) out.nested.push({ kind: 'script', text: program, cwd });
@@ -137,9 +138,11 @@ export function recipeProgram(name: string, value: string, cwd: string | null, o
   // A variable read as what it is elsewhere (`PYTHONPATH`, `CFLAGS`, `PATH`, `TZ`: changesLaterCommands) is judged so in recipeEnvironment.
   // git's `GIT_*` are git's only where git reads them: a recipe may run `$(GIT_COMMIT)` as any other (round 27).
   if (INSTALL_DIRECTORIES.test(name) || (changesLaterCommands(name) && !name.startsWith('GIT_')) || RECIPE_SYNTAX.test(value)) return;
-  const words = value.split(/\s+/).filter((word) => word !== '');
+  // As make runs it at a recipe line's start (`@rm -rf v` is `rm -rf v`; round 28 review R28-2).
+  const command = recipeCommand(value);
+  const words = command.split(/\s+/).filter((word) => word !== '');
   if (words.length === 0) return;
-  if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word)) || runsOther(words[0]!)) out.nested.push({ kind: 'script', text: value, cwd });
+  if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word)) || runsOther(words[0]!) || modelRunsCode(words)) out.nested.push({ kind: 'script', text: command, cwd });
   else (out.alternatives ??= []).push(...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])));
 }
 
@@ -158,7 +161,7 @@ export function makeEnvironment(assigned: readonly Word[], args: readonly Word[]
     const value = word.value.slice(variable[0].length);
     if (program !== null) {
       // A name with a `.` is not one commandVariables reads (no shell assignment has one).
-      if (variable[1]!.includes('.') && !INSTALLED_PROGRAM.test(value)) out.nested.push({ kind: 'script', text: value, cwd });
+      if (variable[1]!.includes('.') && !INSTALLED_PROGRAM.test(recipeCommand(value))) out.nested.push({ kind: 'script', text: recipeCommand(value), cwd });
     } else if (/^[A-Za-z_][\w.]*$/.test(variable[1]!)) recipeProgram(variable[1]!, value, cwd, out);
   }
   out.paths.push(...installWrites(assigned, args, cwd));
@@ -210,6 +213,16 @@ export function installWrites(assigned: readonly Word[], args: readonly Word[], 
  * R27-1), a runner or wrapper, awk, sed, find, make. Its value is decided as the command it is.
  */
 const RUNS_OTHER = /^([gmn]?awk|g?sed|find|g?make|perl[\d.]*|python[\d.]*|pypy[\d.]*|ruby[\d.]*|php[\d.]*|lua[\d.]*)$/;
+/**
+ * A value whose program the analyser models and reads as running code, another command or a write
+ * (`git -c alias.x=!rm x -rf v`: GNU Make 4.3 ran the recipe `git -c alias.x=!rm x -rf v all` and
+ * git 2.39 the alias `rm -rf v all`; round 28 review R28-3): decided as the command it is, as
+ * runsOther's programs are. Other programs keep round 26's reading (their words meet deny rules).
+ */
+function modelRunsCode(words: readonly string[]): boolean {
+  const facts = fileFacts(words[0]!, words.slice(1).map(staticWord), null);
+  return facts !== null && (facts.reasons.length > 0 || facts.nested.length > 0 || facts.paths.some((path) => path.access !== 'read'));
+}
 function runsOther(program: string): boolean {
   return runsCode(program) || RUNS_OTHER.test(program) || Object.hasOwn(RUNNERS, program) || Object.hasOwn(WRAPPERS, program);
 }

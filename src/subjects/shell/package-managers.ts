@@ -58,6 +58,26 @@ function npmProgramOption(v: string): boolean {
   return v === '-c' || (v.startsWith('-') && v !== '-' && v !== '--' && noptKeys(v, NPM_OPTIONS.short).some(namesNpmProgram));
 }
 
+/**
+ * gyp's expansions (gyp/pylib/gyp/input.py: `<`, `>` or `^`, then `!` and `@`, or `|`, then an
+ * optional name, then `(`): `<!(CMD)` and `<!@(CMD)` run CMD in a shell, `<!pymod_do_main(M …)` a
+ * Python module, `<|(F …)` writes F. npm hands every setting it is given to its scripts as
+ * `npm_config_KEY`; node-gyp (npm's default install script for a binding.gyp package, and any
+ * dependency's) writes each one it does not know into config.gypi's `variables`, whose values gyp
+ * expands: `npm install --foo='<!(rm -rf victim)'` removed victim (npm 11.19.1, node-gyp 12.4.0),
+ * as did `npm config set tag='<!(CMD)'` before a later install (round 28 review R28-1).
+ */
+const GYP_EXPANSION = /[<>^](?:[!@|]*)[-\w.]*\(/;
+/** The commands of `<!(CMD)` / `<!@(CMD)` in a value, for deny rules. */
+const GYP_COMMANDS = /[<>^]!@?\(([^()]*)\)/g;
+
+/** A setting's value (a static word) holding a gyp expansion is code: `interpreter`, each `<!(CMD)` a nested script. */
+function gypValue(value: Word | undefined, cwd: string | null, out: FileFacts): void {
+  if (value === undefined || !value.isStatic || !GYP_EXPANSION.test(value.value)) return;
+  out.reasons.push('interpreter');
+  for (const match of value.value.matchAll(GYP_COMMANDS)) if (match[1]!.trim() !== '') out.nested.push({ kind: 'script', text: match[1]!, cwd });
+}
+
 function codeValue(value: Word | undefined, cwd: string | null, out: FileFacts): void {
   out.reasons.push('interpreter');
   if (value?.isStatic && value.value.trim() !== '') out.nested.push({ kind: 'script', text: value.value, cwd });
@@ -140,6 +160,10 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       // is unanalysable (round 21 late review L1; after the command word, round 22).
       const words = npmOptionWords(args, i);
       if (words === null && !passedToScript(operands, v)) out.reasons.push('interpreter');
+      // Its value, known or not, reaches node-gyp's config.gypi (R28-1); a word it may take too.
+      const eq = v.indexOf('=');
+      if (eq !== -1) gypValue({ ...word, value: v.slice(eq + 1) }, cwd, out);
+      else if (words !== 1) gypValue(args[i + 1], cwd, out);
       i += (words ?? 1) - 1;
       continue;
     }
@@ -168,6 +192,8 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       // `npm config set KEY VALUE` as well as `KEY=VALUE`.
       if (setting.isStatic && !setting.value.includes('=') && namesNpmProgram(setting.value)) codeValue(settings[++j], cwd, out);
       else npmSetting(setting, null, cwd, out);
+      // Any setting's value: node-gyp reads every one (R28-1); `KEY VALUE` or `KEY=VALUE`.
+      gypValue(setting.isStatic && setting.value.includes('=') ? { ...setting, value: setting.value.slice(setting.value.indexOf('=') + 1) } : settings[j + 1], cwd, out);
     }
   }
 }
@@ -236,6 +262,8 @@ export function managerConfig(name: 'pnpm' | 'yarn', args: readonly Word[], cwd:
     if (name === 'pnpm' && setsGlobal(setting, settings[j + 1])) out.reasons.push('interpreter');
     const eq = setting.value.indexOf('=');
     const key = eq === -1 ? setting.value : setting.value.slice(0, eq);
+    // pnpm and yarn 1 hand their settings to scripts as `npm_config_KEY` too, node-gyp's config.gypi (R28-1).
+    gypValue(eq === -1 ? settings[j + 1] : { ...setting, value: setting.value.slice(eq + 1) }, cwd, out);
     if (!namesNpmProgram(key) && !/^yarn-?path$/i.test(key)) {
       if (name === 'yarn' && !isPlainYarnSetting(key)) out.reasons.push('interpreter');
       // A setting takes the next word as its value (`yarn config set KEY VALUE`).

@@ -482,7 +482,10 @@ export const TOOL_HANDLERS: Record<string, (args: readonly Word[], cwd: string |
  */
 export function runnerCommand(name: string, args: readonly Word[]): RunnerCommand | 'unknown' | null {
   if (name === 'nix' || name === 'nix-shell') return nixCommand(name, args);
-  const lead = args.findIndex((word) => !word.isStatic || !word.value.startsWith('-'));
+  // rustup takes a `+TOOLCHAIN` among its own options (`rustup +stable run stable CMD`, `rustup -q
+  // +stable run …` ran CMD, rustup 1.29; round 28 review R28-7): not its subcommand. rust-toolchains.ts reads it.
+  const toolchain = (word: Word): boolean => name === 'rustup' && word.isStatic && word.value.startsWith('+');
+  const lead = args.findIndex((word) => !word.isStatic || !(word.value.startsWith('-') || toolchain(word)));
   const key = Object.hasOwn(RUNNER_COMMANDS, name) ? name : lead !== -1 && args[lead]!.isStatic && Object.hasOwn(RUNNER_COMMANDS, `${name} ${args[lead]!.value}`) ? `${name} ${args[lead]!.value}` : null;
   // `conda $verb …`: the subcommand is not known, so neither is whether a command runs.
   if (key === null) return lead !== -1 && !args[lead]!.isStatic && LEAD_RUNNERS.has(name) ? 'unknown' : null;
@@ -490,7 +493,7 @@ export function runnerCommand(name: string, args: readonly Word[]): RunnerComman
   let i = spec.lead ? lead : args.findIndex((word) => word.isStatic && word.value === spec.sub);
   // Before the subcommand only the runner's own options may stand (programs.ts runsCommand found it).
   if (i === -1) return null;
-  if (spec.lead && args.slice(0, i).some((word) => !LEAD_FLAGS.has(word.value))) return 'unknown';
+  if (spec.lead && args.slice(0, i).some((word) => !LEAD_FLAGS.has(word.value) && !toolchain(word))) return 'unknown';
   let moved = args.slice(0, i).some((word) => !word.isStatic || spec.moves.has(word.value.split('=')[0]!));
   let module = false;
   for (i++; i < args.length; i++) {

@@ -41,7 +41,12 @@ function nodeTestOperands(args: readonly Word[]): Word[] {
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     const v = word.value;
-    if (word.isStatic && v === '--') break;
+    // After `--` every word is a test file, directory or glob still (`node --test -- /tmp/evil/t.js`
+    // ran it, node 20.20; round 28 review R28-8).
+    if (word.isStatic && v === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
     if (!word.isStatic || !v.startsWith('-') || v === '-') {
       operands.push(word);
       continue;

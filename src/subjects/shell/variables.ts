@@ -155,6 +155,13 @@ const COMMAND_VARIABLES = /^(GIT_(EXTERNAL_DIFF|PAGER|EDITOR|SEQUENCE_EDITOR|SSH
 /** A program variable's value that names an installed program and nothing more (empty too). */
 export const INSTALLED_PROGRAM = /^[\w.+-]*$/;
 /**
+ * A value as make runs it at the start of a recipe line (`$(CC) -c …`, `$(BUILDER) all`): GNU make
+ * expands the line, then strips a leading run of `@`, `-`, `+` and blanks (job.c start_job_command:
+ * silent, ignore errors, always run) before the shell reads it, so `make 'BUILDER=@rm -rf v' all`
+ * ran `rm -rf v all` (GNU Make 4.3; round 28 review R28-2).
+ */
+export const recipeCommand = (value: string): string => value.replace(/^[@+\-\s]+/, '');
+/**
  * Text that is shell syntax once make has put it into a recipe: make expands a variable into the
  * recipe's text and hands the line to the shell, so any variable a recipe names runs what its value
  * says (the built-in rule `$(CC) $(CFLAGS) … -c`: `make CFLAGS=';touch F;' x.o` ran touch, GNU
@@ -230,7 +237,7 @@ export function commandVariables(words: readonly Word[], cwd: string | null, rea
     if (PACKAGE_MANAGER_SETTINGS.test(word.value)) reasons.push('interpreter');
     const build = programVariable(word.value);
     if (build) {
-      const program = word.value.slice(build[0].length);
+      const program = recipeCommand(word.value.slice(build[0].length));
       if (!word.isStatic || build[0].includes('+')) reasons.push('interpreter');
       else if (!INSTALLED_PROGRAM.test(program)) nested.push({ kind: 'script', text: program, cwd });
       continue;
