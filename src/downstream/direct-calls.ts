@@ -39,9 +39,15 @@ export interface DirectCallOptions {
    * connection's close — or when as long again as `timeout` has passed (a server that honours a
    * cancellation sends no answer to it, and one that ignores it may work on: nothing tells when it is done). The gateway keeps the call's origin with it, so what the
    * server asks or logs for that call meanwhile is not sent to another session (gateway/running-calls.ts;
-   * docs/threat-model.md, "Round 27: the review of round 26", P27-2).
+   * docs/threat-model.md, "Round 27: the review of round 26", P27-2). A method of the options object
+   * (gateway/call.ts CallWait), so no closure is made for it per call (docs/performance.md, "Round 28").
    */
-  linger?: () => { end(): void };
+  linger?(): { end(): void };
+}
+
+/** What keeps a request's origin after the gateway gave it up (DirectCallOptions.linger), for the SDK Client's requests (DirectCalls.clientRequest). */
+export interface Lingers {
+  linger(): { end(): void };
 }
 
 /**
@@ -62,7 +68,8 @@ export interface CallSettle {
 interface Pending {
   settle: CallSettle;
   onprogress: ((progress: Progress) => void) | undefined;
-  linger: (() => { end(): void }) | undefined;
+  /** The call's options, when they say what keeps its origin once it is given up (DirectCallOptions.linger). */
+  linger: Lingers | undefined;
   timeout: number;
   /** When it times out (performance.now() ms: a wall clock set back must not lengthen it); moved on by each progress update. */
   deadline: number;
@@ -109,6 +116,12 @@ export class DirectCalls {
         queueMicrotask(this.clientHandled);
       }
       toClient?.(message, extra);
+    };
+    // The id of a request the Client writes while clientRequest sends it.
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (this.capturing && this.captured === undefined && 'method' in message && 'id' in message) this.captured = message.id;
+      return send(message, options);
     };
     if ('takeLine' in transport) {
       (transport as LineTaking).takeLine = this.takeLine;
@@ -161,7 +174,7 @@ export class DirectCalls {
     }
     const id = this.nextId++;
     const deadline = performance.now() + options.timeout;
-    const entry: Pending = { settle, onprogress: options.onprogress, linger: options.linger, timeout: options.timeout, deadline, stopListening: undefined };
+    const entry: Pending = { settle, onprogress: options.onprogress, linger: options.linger ? (options as Lingers) : undefined, timeout: options.timeout, deadline, stopListening: undefined };
     if (cancel) {
       entry.stopListening = cancel.onCancel((reason) => {
         this.cancel(id, String(reason ?? 'cancelled'));
@@ -233,8 +246,49 @@ export class DirectCalls {
 
   /** Fails every call still waiting (the connection closed); `why`: what the server did, when the gateway stopped it for that (ConnectionLost). */
   closeAll(why: string | null = null): void {
+    this.closed = true;
     for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost(why));
     for (const id of [...this.lingering.keys()]) this.doneAtServer(id);
+    this.clientWaiting.clear();
+  }
+
+  /** closeAll ran: the connection is gone, nothing more lingers on it. */
+  private closed = false;
+  /** The SDK Client's requests sent through clientRequest that the server has not answered yet, by the Client's id. */
+  private readonly clientWaiting = new Set<number>();
+  /** clientRequest is sending: the id of the request the Client writes now is kept in `captured`. */
+  private capturing = false;
+  private captured: unknown = undefined;
+
+  /**
+   * One request of the SDK Client's (`send` makes it: prompts/get, completion/complete,
+   * resources/read) that lingers as a call does (DirectCallOptions.linger): when the Client gives it
+   * up (its client cancelled it, or it timed out) before the server answered, `lingers.linger()` is
+   * called and what it returns is ended at the server's late answer (dropped here: the Client no
+   * longer waits for it), the connection's close, or `timeout` later. Until round 28 these ended
+   * their origin at once, so what the server then asked or logged for them went to another session
+   * (docs/threat-model.md, "Round 28", G28-4). The request's id is the one the Client writes
+   * while `send` runs (the SDK's Protocol writes it synchronously).
+   */
+  clientRequest<T>(send: () => Promise<T>, timeout: number, lingers: Lingers): Promise<T> {
+    this.capturing = true;
+    this.captured = undefined;
+    let request: Promise<T>;
+    try {
+      request = send();
+    } finally {
+      this.capturing = false;
+    }
+    const id = this.captured;
+    this.captured = undefined;
+    if (typeof id !== 'number' || this.closed) return request;
+    this.clientWaiting.add(id);
+    const answered = (): void => void this.clientWaiting.delete(id);
+    request.then(answered, () => {
+      // Still unanswered: the Client gave it up while the server may work on.
+      if (this.clientWaiting.delete(id) && !this.closed) this.lingerFor(id, lingers, timeout);
+    });
+    return request;
   }
 
   /** Calls given up while their server may still work on them: what ends each when it is done (DirectCallOptions.linger). */
@@ -243,13 +297,15 @@ export class DirectCalls {
   /** remove() for a call the gateway stops waiting for while its server may go on: its `linger` is kept until the server is done. */
   private giveUp(id: number): CallSettle | undefined {
     const entry = this.pending.get(id);
-    if (entry?.linger) {
-      const held = entry.linger();
-      const timer = setTimeout(() => this.doneAtServer(id), entry.timeout);
-      timer.unref();
-      this.lingering.set(id, { end: () => held.end(), timer });
-    }
+    if (entry?.linger) this.lingerFor(id, entry.linger, entry.timeout);
     return this.remove(id);
+  }
+
+  private lingerFor(id: number, lingers: Lingers, timeout: number): void {
+    const held = lingers.linger();
+    const timer = setTimeout(() => this.doneAtServer(id), timeout);
+    timer.unref();
+    this.lingering.set(id, { end: () => held.end(), timer });
   }
 
   private doneAtServer(id: number): void {
@@ -267,7 +323,8 @@ export class DirectCalls {
       const settle = this.remove(id);
       // A late answer to one of ours (it timed out or was cancelled) is dropped: the Client never sent it.
       if (!settle) {
-        if (id === undefined || id < FIRST_ID) return false;
+        if (id !== undefined && id < FIRST_ID) return this.clientAnswer(id);
+        if (id === undefined) return false;
         if (this.lingering.size > 0) this.doneAtServer(id);
         return true;
       }
@@ -292,6 +349,18 @@ export class DirectCalls {
       return true;
     }
     return false;
+  }
+
+  /**
+   * An answer to one of the SDK Client's requests: passed on to it (false), unless it is the late
+   * answer of one the Client gave up while its origin lingers (clientRequest), which ends the
+   * lingering and is dropped here (the Client would only report an unknown id).
+   */
+  private clientAnswer(id: number): boolean {
+    if (this.clientWaiting.size > 0) this.clientWaiting.delete(id);
+    if (this.lingering.size === 0 || !this.lingering.has(id)) return false;
+    this.doneAtServer(id);
+    return true;
   }
 
   /**

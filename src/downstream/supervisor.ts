@@ -25,7 +25,7 @@ import { escapeText } from '../latch/escape.js';
 import { redactText } from '../redact.js';
 import type { Logger } from '../log.js';
 import { closedPipeOf, connectServer, remoteFailure, stderrOf, type Connected, type RelayHooks } from './connect.js';
-import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions } from './direct-calls.js';
+import { ConnectionLost, DirectCalls, type CallSettle, type DirectCallOptions, type Lingers } from './direct-calls.js';
 import type { Prespawned } from './prespawn.js';
 import type { Permit, PermitBook } from './permit.js';
 import type { RecordFailures } from '../store/audit.js';
@@ -567,14 +567,14 @@ export class Supervisor {
   }
 
   /** Forwards one resources/read; spends its permit. */
-  async readResource(permit: Permit, uri: string, options: RequestOptions): Promise<ReadResourceResult> {
+  async readResource(permit: Permit, uri: string, options: RequestOptions, lingers?: Lingers): Promise<ReadResourceResult> {
     this.options.permits.spend(permit, this.name, 'resources/read', uri);
-    const read = await this.request('resources/read', uri, () => this.connectedClient().request({ method: 'resources/read', params: { uri } }, answerSchemas().readWithoutContents, options), options);
+    const read = await this.request('resources/read', uri, () => this.lingering(options, lingers, () => this.connectedClient().request({ method: 'resources/read', params: { uri } }, answerSchemas().readWithoutContents, options)), options);
     return { ...read, contents: this.checkedEntries('resources/read', uri, this.listIn(read, 'resources/read', uri, 'contents'), 'contents', answerSchemas().resourceContentsEntry) };
   }
 
-  async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions): Promise<GetPromptResult> {
-    const got = await this.request('prompts/get', name, () => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, answerSchemas().promptWithoutMessages, options), options);
+  async getPrompt(name: string, args: Record<string, string> | undefined, options: RequestOptions, lingers?: Lingers): Promise<GetPromptResult> {
+    const got = await this.request('prompts/get', name, () => this.lingering(options, lingers, () => this.connectedClient().request({ method: 'prompts/get', params: { name, ...(args ? { arguments: args } : {}) } }, answerSchemas().promptWithoutMessages, options)), options);
     return { ...got, messages: this.checkedEntries('prompts/get', name, this.listIn(got, 'prompts/get', name, 'messages'), 'messages', PromptMessageSchema) };
   }
 
@@ -604,8 +604,18 @@ export class Supervisor {
     throw invalid;
   }
 
-  async complete(params: CompleteRequest['params'], options: RequestOptions): Promise<CompleteResult> {
-    return this.request('completion/complete', null, () => this.connectedClient().request({ method: 'completion/complete', params }, CompleteResultSchema, options), options);
+  async complete(params: CompleteRequest['params'], options: RequestOptions, lingers?: Lingers): Promise<CompleteResult> {
+    return this.request('completion/complete', null, () => this.lingering(options, lingers, () => this.connectedClient().request({ method: 'completion/complete', params }, CompleteResultSchema, options)), options);
+  }
+
+  /**
+   * A request of the SDK Client's whose origin lingers, as a tools/call's does, when it is given up
+   * (cancelled, timed out) before the server answered (DirectCalls.clientRequest; docs/team.md, "What
+   * shared servers send back").
+   */
+  private lingering<T>(options: RequestOptions, lingers: Lingers | undefined, send: () => Promise<T>): Promise<T> {
+    const direct = this.direct;
+    return lingers && direct ? direct.clientRequest(send, options.timeout ?? DEFAULT_REQUEST_TIMEOUT_MSEC, lingers) : send();
   }
 
   async subscribe(uri: string, subscribe: boolean): Promise<void> {

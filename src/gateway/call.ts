@@ -20,7 +20,7 @@ import { gatewayAnswer } from '../downstream/remote-bounds.js';
 import { asksUrls, serverError, URL_ERROR_REFUSAL } from '../downstream/server-error.js';
 import type { ToolRoute } from '../downstream/registry.js';
 import type { Supervisor } from '../downstream/supervisor.js';
-import { GATEWAY_STOPPING } from '../cancellation.js';
+import { GATEWAY_STOPPING, type CancelSource } from '../cancellation.js';
 import type { Permit } from '../downstream/permit.js';
 import { asRpcError, errorMessage, keptBack, LatchError, RpcError } from '../errors.js';
 import { askPerson, commandRunsIn, type AskContext, type Person } from '../latch/ask.js';
@@ -40,7 +40,7 @@ import type { ProcessUse } from '../subjects/profiles.js';
 import { inspectCall, lazyDigest } from '../subjects/inspect.js';
 import { checkToolResult, droppedResult } from './call-result.js';
 import type { CallContext, SessionPort } from './ports.js';
-import type { CallOrigin, RunningCall } from './running-calls.js';
+import type { CallOrigin, RunningCall, RunningCalls } from './running-calls.js';
 import { ProgressRelay } from './progress.js';
 import { ANSWERING, type IncomingCall } from './upstream-calls.js';
 import { ArgsJson } from '../values.js';
@@ -516,7 +516,32 @@ class PlainAnswer implements CallSettle {
 function callOptions(decided: DecidedCall, progress: ProgressRelay | null, context: CallContext, origin: CallOrigin): DirectCallOptions {
   const { supervisor } = decided.route;
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
-  return { cancel: decided.call.cancel, onprogress: progress?.hasToken ? (update: Progress) => progress.relay(supervisor.name, update) : undefined, timeout, linger: () => context.running.add(supervisor.name, { client: origin.client, requestId: origin.requestId, session: origin.session }) };
+  return new CallWait(decided.call.cancel, progress?.hasToken ? relayTo(progress, supervisor.name) : undefined, timeout, context.running, supervisor.name, origin);
+}
+
+/** The progress relay of a call whose client asked for progress; a function of its own, so callOptions captures nothing and V8 makes it no context per call. */
+function relayTo(progress: ProgressRelay, server: string): (update: Progress) => void {
+  return (update) => progress.relay(server, update);
+}
+
+/**
+ * A forwarded call's DirectCallOptions, its `linger` a method reading the call's own fields: until
+ * round 28 a closure made for every call (docs/performance.md, "Round 28: the linger").
+ */
+class CallWait implements DirectCallOptions {
+  constructor(
+    readonly cancel: CancelSource | undefined,
+    readonly onprogress: ((progress: Progress) => void) | undefined,
+    readonly timeout: number,
+    private readonly running: RunningCalls,
+    private readonly server: string,
+    private readonly origin: CallOrigin,
+  ) {}
+
+  linger(): RunningCall {
+    const { origin } = this;
+    return this.running.add(this.server, { client: origin.client, requestId: origin.requestId, session: origin.session });
+  }
 }
 
 /**

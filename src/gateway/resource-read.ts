@@ -63,7 +63,9 @@ export async function readResource(uri: string, extra: Extra, context: CallConte
   }
   if (template?.pin.state === 'new') await context.pinDefinition(template).catch((error: unknown) => context.logger.error({ err: errorMessage(error), template: template.exposed }, 'could not pin the resource template definition'));
   const permit = context.permits.issue(supervisor.name, 'resources/read', uri);
-  const result = await context.running.during(supervisor.name, session.origin(extra), () => supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 }));
+  // Given up before the server answered (cancelled, timed out), its origin lingers as a call's does (direct-calls.ts clientRequest; round 28).
+  const origin = session.origin(extra);
+  const result = await context.running.during(supervisor.name, origin, () => supervisor.readResource(permit, uri, { signal: extra.signal, timeout: context.config().timeouts.callSeconds * 1000 }, context.running.lingering(supervisor.name, origin)));
   // Each content's mimeType, shown beside it, escaped as a listing's (listed-text.ts contentsShown; round 26 review P4).
   const contents = contentsShown(result.contents);
   return contents === result.contents ? result : { ...result, contents };

@@ -55,6 +55,15 @@ export class RunningCalls {
     return list.append(origin);
   }
 
+  /**
+   * What keeps `origin` on `server`'s running calls once its request was given up while the server
+   * may work on (direct-calls.ts Lingers): a copy without the call's hold (held-calls.ts), which
+   * ended with it. For requests other than tools/call (gateway/call.ts CallWait makes its own).
+   */
+  lingering(server: string, origin: CallOrigin): { linger(): RunningCall } {
+    return { linger: () => this.add(server, { client: origin.client, requestId: origin.requestId, session: origin.session }) };
+  }
+
   /** One origin per session with calls running on `server` (its latest call). */
   callers(server: string): CallOrigin[] {
     const bySession = new Map<string, CallOrigin>();

@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { LineSending } from '../downstream/lines.js';
+import type { Lingers } from '../downstream/direct-calls.js';
 import type { Audit } from '../store/audit.js';
 import {
   CompleteRequestSchema,
@@ -194,7 +195,7 @@ export class UpstreamSession {
       const promptClass = core.promptClass(route, args);
       if (promptClass) await core.commandsReady(promptClass);
       await checkRequestArguments(route.supervisor.name, 'prompts/get', args, { prompt: route.prompt.name, arguments: args }, core.argumentClass(route.supervisor.name), this.context, this.session, extra, promptClass && { name: route.prompt.name, toolClass: promptClass });
-      const result = await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal }));
+      const result = await this.onBehalf(route.supervisor.name, extra, (lingers) => route.supervisor.getPrompt(route.prompt.name, request.params.arguments, { signal: extra.signal }, lingers));
       // Pinned as listed the first time it is used, as a tool is on its first allowed call.
       if (report.pin.state === 'new') await core.pinDefinition(report).catch((error: unknown) => core.logger.error({ err: errorMessage(error), prompt: report.exposed }, 'could not pin the prompt definition'));
       // A message's resource_link as a result's is (listed-text.ts linksShown); the description, shown above the prompt, escaped as a listing's (round 26 review P4).
@@ -210,14 +211,14 @@ export class UpstreamSession {
       if (ref.type === 'ref/prompt') {
         const route = await core.promptRoute(ref.name);
         await check(route.supervisor.name);
-        return completionShown(await this.onBehalf(route.supervisor.name, extra, () => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal })));
+        return completionShown(await this.onBehalf(route.supervisor.name, extra, (lingers) => route.supervisor.complete({ ...request.params, ref: { ...ref, name: route.prompt.name } }, { signal: extra.signal }, lingers)));
       }
       refuseMisspelledUri(ref.uri, 'complete');
       const supervisor = await core.resourceServer(ref.uri);
       if (!supervisor) return { completion: { values: [] } };
       await check(supervisor.name);
       // A value the client lists and sends back is dropped when it cannot be shown as it is (listed-text.ts completionShown).
-      return completionShown(await this.onBehalf(supervisor.name, extra, () => supervisor.complete(request.params, { signal: extra.signal })));
+      return completionShown(await this.onBehalf(supervisor.name, extra, (lingers) => supervisor.complete(request.params, { signal: extra.signal }, lingers)));
     });
 
     server.setRequestHandler(SetLevelRequestSchema, async (request) => {
@@ -253,8 +254,14 @@ export class UpstreamSession {
     if (supervisor) await this.core.subscriptions.unsubscribe(supervisor.name, uri, this.session.id, () => this.onBehalf(supervisor.name, on, () => supervisor.subscribe(uri, false))).catch(() => undefined);
   }
 
-  private onBehalf<T>(server: string, extra: Pick<Extra, 'requestId'>, work: () => Promise<T>): Promise<T> {
-    return this.context.running.during(server, this.session.origin(extra), work);
+  /**
+   * `work`, a request sent to `server` for this client's request, with its origin on the server's
+   * running calls until it settles; given up before the server answered (cancelled, timed out), the
+   * origin lingers as a tools/call's does (`lingers`, direct-calls.ts clientRequest; round 28).
+   */
+  private onBehalf<T>(server: string, extra: Pick<Extra, 'requestId'>, work: (lingers: Lingers) => Promise<T>): Promise<T> {
+    const origin = this.session.origin(extra);
+    return this.context.running.during(server, origin, () => work(this.context.running.lingering(server, origin)));
   }
 
   /**

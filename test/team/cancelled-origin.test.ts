@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, type CreateMessageRequest, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { tokenHash } from '../../src/team/identity.js';
-import { ROOT, tempDir } from '../helpers/gateway.js';
+import { ROOT, eventually, tempDir } from '../helpers/gateway.js';
 import { startTeam, type TeamHarness } from '../helpers/team.js';
 
 /**
@@ -79,6 +79,60 @@ test("bob's timed-out call's sampling request reaches no other member", { timeou
     // Alice's calls run on the same server while bob's is still being worked on there.
     await Promise.all([alice.client.callTool({ name: 'late__busy', arguments: { ms: 800 } }), alice.client.callTool({ name: 'late__busy', arguments: { ms: 900 } })]);
     expect(JSON.stringify({ samplings: alice.samplings, logs: alice.logs })).not.toContain('BOB-TIMED-OUT-7');
+  } finally {
+    await alice.close();
+    await bob.close();
+    await timed.close();
+  }
+});
+
+// Round 28: prompts/get, completion/complete and resources/read ended their origin at once when
+// cancelled or timed out (P27-2 fixed tools/call only), so the server's later sampling request and
+// log for them went to the one other member with a call running there.
+test.each([
+  ['prompts/get', (client: Client, secret: string, signal: AbortSignal) => client.getPrompt({ name: 'late__later', arguments: { secret, ms: '1500' } }, { signal })],
+  ['completion/complete', (client: Client, secret: string, signal: AbortSignal) => client.complete({ ref: { type: 'ref/prompt', name: 'late__later' }, argument: { name: 'secret', value: secret } }, { signal })],
+  ['resources/read', (client: Client, secret: string, signal: AbortSignal) => client.readResource({ uri: `late://later/${secret}` }, { signal })],
+])("bob's cancelled %s: its server's sampling request and log reach no other member", { timeout: 60_000 }, async (_method, request) => {
+  // A gateway of its own: a call of bob's given up in another test may linger on the shared one.
+  const own = await startTeam(tempDir(), {
+    mcpServers: { late: { command: process.execPath, args: [LATE] } },
+    http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }, { user: 'bob', sha256: tokenHash(BOB) }] },
+    permissions: { allow: ['mcp__late'] },
+  } as never);
+  const alice = await member(own.url, ALICE);
+  const bob = await member(own.url, BOB);
+  try {
+    const abort = new AbortController();
+    const bobs = request(bob.client, 'BOB-PRIVATE-28', abort.signal).catch((e: unknown) => String(e));
+    // Cancelled once the server works on it (its stderr line is in the gateway's log).
+    await eventually(() => expect(own.stderr()).toContain('late: working for BOB-PRIVATE-28'), 20_000, 20);
+    abort.abort('bob changed his mind');
+    await bobs;
+    // Alice's own call runs on the same server meanwhile, past the time the server asks.
+    const alices = await alice.client.callTool({ name: 'late__busy', arguments: { ms: 3000 } });
+    expect(JSON.stringify(alices)).toContain('busy done');
+    expect(JSON.stringify({ samplings: alice.samplings, logs: alice.logs })).not.toContain('BOB-PRIVATE-28');
+  } finally {
+    await alice.close();
+    await bob.close();
+    await own.close();
+  }
+});
+
+test("bob's timed-out resources/read: its server's sampling request reaches no other member", { timeout: 60_000 }, async () => {
+  const timed = await startTeam(tempDir(), {
+    mcpServers: { late: { command: process.execPath, args: [LATE] } },
+    http: { tokens: [{ user: 'alice', sha256: tokenHash(ALICE) }, { user: 'bob', sha256: tokenHash(BOB) }] },
+    permissions: { allow: ['mcp__late'] },
+    timeouts: { callSeconds: 1 },
+  } as never);
+  const alice = await member(timed.url, ALICE);
+  const bob = await member(timed.url, BOB);
+  try {
+    expect(String(await bob.client.readResource({ uri: 'late://later/BOB-TIMED-OUT-28' }).catch((e: unknown) => String(e)))).toContain('timed out');
+    await Promise.all([alice.client.callTool({ name: 'late__busy', arguments: { ms: 800 } }), alice.client.callTool({ name: 'late__busy', arguments: { ms: 900 } })]);
+    expect(JSON.stringify({ samplings: alice.samplings, logs: alice.logs })).not.toContain('BOB-TIMED-OUT-28');
   } finally {
     await alice.close();
     await bob.close();
