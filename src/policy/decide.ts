@@ -95,6 +95,18 @@ export const GIT_REWRITE = 'working tree git rewrites';
  */
 export const GIT_OBJECTS = 'files git stored below the working tree';
 
+/**
+ * The `via` of the repository's own configuration file that `git config KEY VALUE` changes (no
+ * `--global`, `--system` or `--file`; subjects/inspect.ts finds it on disk: the common directory's
+ * `config`, with `--worktree` also the git directory's `config.worktree`), for a setting that runs
+ * nothing and names no other host (`user.name`): git's own update of its repository, as `git remote
+ * add` and `git branch -u` write the same file. Deny and ask rules on it count (`Edit(.git/**)`),
+ * the built-in ask on git's code files does not (the setting plants no code); nothing else does
+ * (docs/rules.md "git's configuration"). A setting that runs code or redirects a URL is a plain write
+ * of the file (subjects/git-dir.ts GIT_CONFIG_CODE), which that built-in ask meets in every mode.
+ */
+export const GIT_CONFIG_SETTING = 'repository configuration git config changes';
+
 /** The `via` of DEST/NAME written by a copy into a directory: not an operand (subjects/inspect.ts and subjects/links-made.ts look at those). */
 export const INTO_DIRECTORY = 'name inside the destination directory';
 
@@ -244,9 +256,14 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   if (subject.via === DENY_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny rule matches ${shown}` };
+  const setting = subject.via === GIT_CONFIG_SETTING;
   for (const form of ruleForms) {
-    const rule = rules.matchPath('ask', subject.access, form, true, removes);
+    const rule = rules.matchPath('ask', subject.access, form, true, removes, !setting);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
+  }
+  if (setting) {
+    if (subject.problem || forms.length === 0) return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check write of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
+    return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}, the repository configuration git config changes` };
   }
   if (subject.via === RULE_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}` };
   if (subject.via === INSTALL_PLACE) return installPlace(subject, forms, rules);

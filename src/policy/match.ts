@@ -161,12 +161,14 @@ export class RuleSet {
   /**
    * The first rule of `list` matching a path (match form: absolute, forward slashes). For deny and
    * ask, rules about reading also cover writing the same path (a Read deny also denies writing it).
+   * Without `codeFiles` the built-in rules on git's and the clients' code files are left out (a
+   * harmless `git config` setting: decide.ts GIT_CONFIG_SETTING).
    */
-  matchPath(list: RuleList, access: Access, path: string, withReads = true, removes = false): Rule | null {
+  matchPath(list: RuleList, access: Access, path: string, withReads = true, removes = false, codeFiles = true): Rule | null {
     const paths = this.lists[list].path;
     const nocase = isCaseInsensitive(this.env.platform);
     const folded = fold(path, nocase);
-    return matchIn(paths[access], path, folded, nocase, removes) ?? (list !== 'allow' && access === 'write' && withReads ? matchIn(paths.read, path, folded, nocase, removes) : null);
+    return matchIn(paths[access], path, folded, nocase, removes, codeFiles) ?? (list !== 'allow' && access === 'write' && withReads ? matchIn(paths.read, path, folded, nocase, removes, codeFiles) : null);
   }
 
   /**
@@ -304,14 +306,14 @@ function programWords(program: string, args: readonly string[], words: readonly 
 }
 
 /** The first rule of one index matching a path (RuleSet.matchPath; `folded`, the path as the index keys it). */
-function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean, removes: boolean): Rule | null {
+function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean, removes: boolean, codeFiles = true): Rule | null {
   if (index.all.length > 0) return index.all[0]!;
   // Walk the path's ancestors (and the path itself) through the prefix index; a trailing slash
   // is dropped first, or the walk would step over the directory it names.
   let dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
   for (;;) {
     const found = index.prefixLengths.has(dir.length) ? index.byPrefix.get(dir) : undefined;
-    if (found) for (const candidate of found) if (counts(candidate, path, removes)) return candidate.rule;
+    if (found) for (const candidate of found) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
     if (dir === '/' || dir === '') break;
     const parent = posix.dirname(dir);
     dir = parent === dir ? '/' : parent;
@@ -319,8 +321,8 @@ function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean
   }
   // Most rule sets file no rule by name alone: the path's name is then not made (a slice and its hash per lookup).
   const byName = index.byBasename.size === 0 ? undefined : index.byBasename.get(fold(posix.basename(path), nocase));
-  if (byName) for (const candidate of byName) if (counts(candidate, path, removes)) return candidate.rule;
-  for (const candidate of index.scan) if (counts(candidate, path, removes)) return candidate.rule;
+  if (byName) for (const candidate of byName) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
+  for (const candidate of index.scan) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
   return null;
 }
 
@@ -329,8 +331,9 @@ function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean
  * (policy.ts ancestorRules) count only for a write that moves or removes the path with what is
  * below it (`removes`), not one into it.
  */
-function counts(candidate: PathMatcher, path: string, removes: boolean): boolean {
+function counts(candidate: PathMatcher, path: string, removes: boolean, codeFiles = true): boolean {
   if (!removes && candidate.rule.holds !== undefined) return false;
+  if (!codeFiles && candidate.rule.type === 'path' && candidate.rule.codeFile) return false;
   for (const matcher of candidate.matchers) if (matcher.match(path)) return true;
   return false;
 }

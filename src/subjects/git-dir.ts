@@ -55,6 +55,26 @@ export const GIT_REMOTE_NAME = 'remote name or local repository';
 export const GIT_CONFIG_NAMED = 'git configuration named by the command';
 
 /**
+ * The `via` of the repository's own configuration file that `git config` writes a setting into that
+ * runs code or redirects a URL (`core.pager`, `alias.x=!cmd`, `url.B.insteadOf`), or that `--edit`
+ * and `--rename-section` change: found on disk as policy/decide.ts GIT_CONFIG_SETTING is, and decided
+ * as a plain write of it, which the built-in ask on git's code files meets (round 28).
+ */
+export const GIT_CONFIG_CODE = 'repository configuration git config writes code into';
+
+/**
+ * The configuration files of the repository git finds from `dir` (a real path) that `git config`
+ * writes (git-config(1) FILES: `$GIT_COMMON_DIR/config`; `--worktree`: `$GIT_DIR/config.worktree`
+ * when extensions.worktreeConfig is on, else the common one, so both), or null when git finds none
+ * (then git config stops and writes nothing). Throws when git would stop with an error.
+ */
+export function repositoryConfigFiles(dir: string, disk: DiskLookups, worktree: boolean): string[] | null {
+  const found = repositoryFrom(dir, disk);
+  if (found === null) return null;
+  return worktree ? [`${found.gitDir}/config.worktree`, `${found.commonDir}/config`] : [`${found.commonDir}/config`];
+}
+
+/**
  * The `via` of the directory a git command runs in (files.ts): subjects/inspect.ts finds the
  * repository git finds from there (repositoryProblem) and asks when its code files are not ones the
  * built-in rules protect.

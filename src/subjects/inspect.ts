@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { basename, dirname, posix, win32 } from 'node:path';
-import { DENY_CANDIDATE, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, RULE_CANDIDATE, type CallFacts } from '../policy/decide.js';
+import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE, RULE_CANDIDATE, type CallFacts } from '../policy/decide.js';
 import { argsDigest, type Digest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
 import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
@@ -9,7 +9,7 @@ import type { PathArg, ToolClass } from './kind.js';
 import type { ProcessUse } from './profiles.js';
 import type { ShellReading } from './desktop-commander.js';
 import type { ArgsJson } from '../values.js';
-import { GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryProblem, workTreeOf } from './git-dir.js';
+import { GIT_CONFIG_CODE, GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryConfigFiles, repositoryProblem, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv } from './paths.js';
 import { arrivals, isDirectory, isFile, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
@@ -150,6 +150,10 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       if (path.via === GIT_REPOSITORY_FOUND) {
         const found = repositorySubject(path, context, cache);
         if (found !== null) subjects.push(found);
+        continue;
+      }
+      if (path.via === GIT_CONFIG_SETTING || path.via === GIT_CONFIG_CODE) {
+        subjects.push(...repositoryConfigSubjects(path, context, cache));
         continue;
       }
       if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
@@ -564,6 +568,30 @@ function repositorySubject(path: CommandPath, context: InspectContext, cache: De
     }
   }
   return problem === null ? null : { ...start, input: '<the repository git finds>', problem };
+}
+
+/**
+ * The configuration file(s) of the repository git finds from a `git config` command's working
+ * directory, which it changes (git-dir.ts repositoryConfigFiles): each a write subject under the
+ * command's `via` (decide.ts GIT_CONFIG_SETTING, git-dir.ts GIT_CONFIG_CODE); none outside any
+ * repository (git writes nothing there); a problem where the directory or the repository is not
+ * known (`cd "$D"`, `--git-dir`, `GIT_DIR`: asks). On Windows, `.git/config` below the directory.
+ */
+function repositoryConfigSubjects(path: CommandPath, context: InspectContext, cache: DecisionPaths): PathSubject[] {
+  const tail = path.path === 'config.worktree' ? 'config.worktree' : 'config';
+  const unknown = (problem: string): PathSubject[] => [{ type: 'path', access: 'write', input: `<the repository's ${tail} git config changes>`, path: null, realPath: null, problem, inWorkspace: false, via: path.via }];
+  if (!path.isStatic) return unknown('git is pointed at a repository known only at run time (--git-dir, GIT_DIR)');
+  if (path.base === null) return unknown('the directory git runs in is not known');
+  if (context.pathEnv.platform === 'win32') return [pathSubject(`.git/${tail}`, 'write', path.base, null, path.via, context, cache)];
+  const start = pathSubject(path.base, 'read', null, null, path.via, context, cache);
+  if (start.realPath === null || start.problem) return unknown(start.problem ?? 'the directory git runs in cannot be resolved');
+  let files: string[] | null;
+  try {
+    files = repositoryConfigFiles(start.realPath, cache.disk, tail === 'config.worktree');
+  } catch {
+    return unknown(`the repository git finds from ${start.realPath} cannot be read`);
+  }
+  return (files ?? []).map((file) => pathSubject(file, 'write', null, null, path.via, context, cache));
 }
 
 /** The problem of a git location the command names with an expansion (`HOME=$PWD`). */

@@ -1,6 +1,6 @@
 import type { Dialect } from './dialect.js';
 import { posix } from 'node:path';
-import { DENY_CANDIDATE, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, GIT_CONFIG_SETTING, GIT_OBJECTS, GIT_REWRITE, INTO_DIRECTORY, RECURSIVE } from '../../policy/decide.js';
 import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
@@ -13,7 +13,7 @@ import { make } from './make.js';
 import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
-import { GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
+import { GIT_CONFIG_CODE, GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
 import { objectIdOf } from '../git-objects.js';
 import { pointedRevisions, revisionRoot } from './git-targets.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
@@ -636,7 +636,7 @@ const git: Handler = (args, cwd, out) => {
   const sub = args[scan.end];
   // The subcommand's words, read by each model below (none changes them).
   const after = args.slice(scan.end + 1);
-  if (sub?.isStatic && sub.value === 'config') gitConfig(after, base, out);
+  if (sub?.isStatic && sub.value === 'config') gitConfig(after, base, out, hasOption(scan, '--git-dir'));
   if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(after, base, out);
   // `--git-dir=D` for any subcommand: git runs D's config and hooks. Otherwise the repository git
   // finds from its working directory is checked on disk (inspect.ts, git-dir.ts repositoryProblem).
@@ -1192,6 +1192,10 @@ export function gitEnvironmentTree(assigned: readonly Word[], paths: CommandPath
   if (assigned.some((word) => /^GIT_(WORK_TREE|DIR|OBJECT_DIRECTORY)\+?=/.test(word.value))) {
     for (const path of paths) if (path.via === GIT_OBJECTS) path.isStatic = false;
   }
+  // Another repository: the configuration `git config` changes is its own, not known here.
+  if (assigned.some((word) => /^GIT_(DIR|COMMON_DIR)\+?=/.test(word.value))) {
+    for (const path of paths) if (path.via === GIT_CONFIG_SETTING || path.via === GIT_CONFIG_CODE) path.isStatic = false;
+  }
   // Another working tree or index: which files git tracks there is not known (docs/threat-model.md#what-git-prints).
   if (assigned.some((word) => /^GIT_(WORK_TREE|DIR|INDEX_FILE|COMMON_DIR)\+?=/.test(word.value))) {
     for (const path of paths) if (path.tree?.tracked || (path.access === READ && path.workTree !== undefined)) path.isStatic = false;
@@ -1398,10 +1402,16 @@ function gitMaintenance(args: readonly Word[], base: string | null, out: FileFac
   if (verb === undefined || !verb.isStatic || ['start', 'register'].includes(verb.value)) out.reasons.push('executor');
 }
 
-/** `git config [--file F|--global|…] KEY VALUE`, `git config set KEY VALUE`, `--edit`: writing a code key is code. */
-function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): void {
-  const scan = scanOptions(args, 0, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
+/**
+ * `git config [--file F|--global|…] KEY VALUE`, `git config set KEY VALUE`, `--edit`: writing a code
+ * key is code, and a change is a write of the file changed (docs/rules.md "git's configuration").
+ * `elsewhere`: git is pointed at its repository by `--git-dir` (known only at run time here).
+ */
+function gitConfig(args: readonly Word[], base: string | null, out: FileFacts, elsewhere: boolean): void {
+  // `-t TYPE` takes a value as `--type` does (`git config -t path core.pager /tmp/x` set the pager: round 28).
+  const scan = scanOptions(args, 0, { short: 'ft', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
   for (const file of optionValues(scan, '-f', '--file')) push(out, pathOf(file, WRITE, base));
+  const planted = out.reasons.length + out.nested.length;
   if (hasOption(scan, '-e', '--edit')) out.reasons.push('interpreter');
   let operands = scan.operands.map((i) => args[i]!);
   if (operands[0]?.isStatic && ['set', 'edit'].includes(operands[0].value)) {
@@ -1413,15 +1423,25 @@ function gitConfig(args: readonly Word[], base: string | null, out: FileFacts): 
   if (hasOption(scan, '--rename-section') || operands[0]?.value === 'rename-section') out.reasons.push('interpreter');
   const reading = hasOptionAsSpelled(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--unset', '--unset-all', '--remove-section', '--rename-section');
   if (!reading && operands.length >= 2) gitSetting(operands[0]!.isStatic ? operands[0]!.value : null, operands[1]!, base, out);
-  // A change of `--global`/`--system` settings is a write of that file (git-config(1) FILES), so
-  // Edit deny and ask rules meet it (`git config --global url.X.insteadOf Y` redirected every later
-  // fetch, git 2.39; round 27 R27-14). The repository's own config (the default) is left to its rules.
+  const plants = out.reasons.length + out.nested.length > planted;
+  // A change is a write of the file changed (git-config(1) FILES), so Edit deny and ask rules meet
+  // it: `--global` settings `~/.gitconfig` and `~/.config/git/config`, `--system` `/etc/gitconfig`
+  // (`git config --global url.X.insteadOf Y` redirected every later fetch, git 2.39; round 27
+  // R27-14), the repository's own otherwise (round 28). git takes any unambiguous prefix of a long
+  // option (`--glob` wrote ~/.gitconfig, git 2.39).
   const action = args[scan.operands[0]!];
   const subcommand = action?.isStatic && ['set', 'unset', 'rename-section', 'remove-section', 'edit'].includes(action.value);
   const changes = hasOptionAsSpelled(scan, '--unset', '--unset-all', '--remove-section', '--rename-section', '--replace-all', '--add', '-e', '--edit') || subcommand || (!hasOptionAsSpelled(scan, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '--get-color', '--get-colorbool', '-l', '--list') && !(action?.isStatic && ['get', 'list'].includes(action.value)) && operands.length >= 2);
   if (!changes) return;
-  const files = [...(hasOptionAsSpelled(scan, '--global') ? ['~/.gitconfig', '~/.config/git/config'] : []), ...(hasOptionAsSpelled(scan, '--system') ? ['/etc/gitconfig'] : [])];
+  const global = hasOption(scan, '--global');
+  const system = hasOption(scan, '--system');
+  const files = [...(global ? ['~/.gitconfig', '~/.config/git/config'] : []), ...(system ? ['/etc/gitconfig'] : [])];
   for (const file of files) push(out, pathOf(staticWord(file), WRITE, base));
+  if (global || system || hasOption(scan, '-f', '--file', '--blob')) return;
+  // The repository's own config (`--local`, the default for a change; `--worktree`), found on disk
+  // (inspect.ts): a setting that runs nothing is git's update of its repository (decide.ts
+  // GIT_CONFIG_SETTING), one that runs code or redirects a URL a plain write of it (GIT_CONFIG_CODE).
+  out.paths.push({ path: hasOption(scan, '--worktree') ? 'config.worktree' : 'config', access: WRITE, base, isStatic: !elsewhere, via: plants ? GIT_CONFIG_CODE : GIT_CONFIG_SETTING });
 }
 
 const isRemote = (word: Word): boolean => word.isStatic && (/^[^/]*:/.test(word.value) || word.value.startsWith('rsync://'));

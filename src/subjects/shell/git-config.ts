@@ -22,9 +22,11 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * init.templateDir (copies hooks into new repositories) and safe.directory (lets git run the hooks
  * of a repository owned by someone else; honoured from the command line); tar.<format>.command
  * (git-archive(1) CONFIGURATION: the shell command `git archive --format=<format>`, or `-o x.<format>`,
- * pipes its tar through; documented there only, not in git-config(1); round 21 review, B3).
+ * pipes its tar through; documented there only, not in git-config(1); round 21 review, B3);
+ * hook.<name>.command (config-based hooks, git-config(1) "hook"), git-lfs's
+ * lfs.customtransfer.<name>.path and lfs.extension.<name>.clean/smudge (git-lfs-config(5); round 28).
  */
-const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|guitool\..+\.cmd|instaweb\.(browser|httpd)|help\.browser|imap\.tunnel|trailer\..+\.(command|cmd)|init\.templatedir|safe\.directory|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant|tar\..+\.command)$/i;
+const GIT_CODE_KEYS = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|hookspath|gitproxy|worktree|alternaterefscommand)|gpg\.ssh\.defaultkeycommand|guitool\..+\.cmd|instaweb\.(browser|httpd)|help\.browser|imap\.tunnel|trailer\..+\.(command|cmd)|init\.templatedir|safe\.directory|diff\.external|diff\..+\.(command|textconv)|difftool\..+\.(cmd|path)|mergetool\..+\.(cmd|path)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|pager\..+|alias\..+|sequence\.editor|credential\.(.+\.)?helper|gpg\.(.+\.)?program|uploadpack\.packobjectshook|(man|browser)\..+\.(cmd|path)|web\.browser|interactive\.difffilter|remote\..+\.(uploadpack|receivepack|vcs)|protocol\..*allow|include\.path|includeif\..+\.path|submodule\..+\.update|sendemail\..+|ssh\.variant|tar\..+\.command|hook\..+\.command|lfs\.customtransfer\..+\.path|lfs\.extension\..+\.(clean|smudge))$/i;
 
 /**
  * git-config(1) keys whose value is a file git reads or writes (round 11, git 2.39, bash 5.2: `git
@@ -72,6 +74,9 @@ function remoteSetting(key: string, value: Word | null): Word | null | undefined
 export function gitSetting(key: string | null, value: Word | null, cwd: string | null, out: Effects): void {
   const remote = key === null ? undefined : remoteSetting(key, value);
   if (remote !== undefined) {
+    // `url.B.insteadOf`/`pushInsteadOf` rewrite every URL starting with its value, the ones rules
+    // and commands name among them, to B: fetches and pushes go to another host (round 28).
+    if (/insteadof$/i.test(key!)) out.reasons.push('interpreter');
     const local = remote === null ? { path: unknownSetting(key!, null), bare: false } : localRepository(remote);
     if (local && !out.paths) return void out.reasons.push('interpreter');
     if (local) pushPath(out.paths!, repositoryRead(local, cwd));
