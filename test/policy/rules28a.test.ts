@@ -159,3 +159,48 @@ describe('G1. git config: a change is a write of the file it changes', () => {
     });
   });
 });
+
+/**
+ * N1: `npm install --global=false ./pkg` asked as a global install: round 26's reading took the key,
+ * not nopt's value (nopt-lib.js: `--KEY=V` is `--KEY V`, and a Boolean takes a next `true`/`false`).
+ */
+describe('N1. npm --global=false is a local install', () => {
+  const hasNpm = runs('npm', ['--version']);
+  const NPM: Rules = { allow: ['Bash(npm install:*)', 'Bash(npm i:*)', 'Bash(pnpm:*)'], deny: ['Edit(/usr/**)'] };
+
+  test.skipIf(!hasNpm)('premise: npm installs --global=false and -g=false into the project, --global=0 and -gf=false globally', () => {
+    const { dir } = premisePlace(T, 'n1');
+    mkdirSync(join(dir, 'pkg'), { recursive: true });
+    writeFileSync(join(dir, 'pkg', 'package.json'), JSON.stringify({ name: 'r28pkg', version: '1.0.0', bin: { r28bin: 'b.js' } }));
+    writeFileSync(join(dir, 'pkg', 'b.js'), '#!/usr/bin/env node\n');
+    const install = (flag: string): { local: boolean; global: boolean } => {
+      const proj = join(dir, `proj${flag.replace(/\W/g, '_')}`);
+      const prefix = join(proj, 'global-prefix');
+      mkdirSync(prefix, { recursive: true });
+      writeFileSync(join(proj, 'package.json'), JSON.stringify({ name: 'proj', version: '1.0.0' }));
+      spawnSync('npm', ['install', flag, '../pkg', '--no-audit', '--no-fund', '--offline'], { cwd: proj, env: { ...process.env, HOME: join(dir, 'home'), npm_config_prefix: prefix, npm_config_global: '' }, input: '', timeout: 120_000 });
+      return { local: existsSync(join(proj, 'node_modules', '.bin', 'r28bin')), global: existsSync(join(prefix, 'bin', 'r28bin')) };
+    };
+    expect(install('--global=false')).toEqual({ local: true, global: false });
+    expect(install('-g=false')).toEqual({ local: true, global: false });
+    expect(install('--global=true').global).toBe(true);
+  });
+
+  test.each(MODES)('%s: --global=false, -g=false, --no-global: as a local install', (mode) => {
+    const commands = ['npm install --global=false ./pkg', 'npm i -g=false ./pkg', 'npm install ---global=false ./pkg', 'npm install --no-global ./pkg', 'pnpm add --global=false x', 'pnpm add -g=false x'];
+    const expected = mode === 'plan' || mode === 'dontAsk' ? null : 'allow';
+    for (const command of commands) {
+      const decision = shell(command, mode, NPM);
+      if (expected) expect(decision.verdict, `${command}: ${decision.reason}`).toBe(expected);
+      // plan and dontAsk: whatever ./pkg's local install is, never a global prefix write.
+      expect(decision.reason, command).not.toContain('global prefix');
+    }
+  });
+
+  test.each(MODES)('%s: what nopt reads as global still is', (mode) => {
+    for (const command of ['npm install --global=true ./pkg', 'npm install --global=0 ./pkg', 'npm install --global=False ./pkg', 'npm install --no-global=false ./pkg', 'npm install -gf=false ./pkg', 'npm install --global false --global ./pkg', 'npm install -g ./pkg', 'pnpm add -g x', 'npm install --local=false ./pkg']) {
+      const decision = shell(command, mode, NPM);
+      expect(decision.verdict, `${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+});

@@ -111,11 +111,30 @@ function isGlobal(name: 'npm' | 'pnpm', v: string, words: readonly string[], i =
   // R27-3). Any value counts (fail closed); a bare `--local` is not global.
   if (/^(no-)*local$/i.test(bare)) return v.includes('=') || (i >= 0 && /^(true|false)$/i.test(words[i + 1] ?? ''));
   const keys = noptKeys(v, name === 'npm' ? NPM_OPTIONS.short : PNPM_SHORTHANDS).map((key) => key.replace(/^(no-)+/i, '').toLowerCase());
-  if (keys.includes('global')) return true;
+  if (keys.includes('global')) return booleanValue(v, words, i);
   if (!keys.some((key) => key.length >= 3 && 'location'.startsWith(key))) return false;
   const eq = v.indexOf('=');
   const value = eq !== -1 ? v.slice(eq + 1) : i >= 0 ? words[i + 1] : '\u0000';
   return value === undefined || value === '\u0000' || value === 'global';
+}
+
+/**
+ * The value nopt gives a Boolean key word (nopt-lib.js parse): `--KEY=V` is split into `--KEY V`, and
+ * a next word that is exactly `true` or `false` is taken as the value (`--global=false`, `--global
+ * false`, `-g=false` are a local install: npm 11.19.1 linked the bin into node_modules/.bin, not the
+ * global prefix; round 28); any other value leaves the key true and becomes an operand
+ * (`--global=0`, `--global=False` are global). An odd number of `no-` negates it (`--no-global=false`
+ * is global). Shorthand letters bundled (`-gf=false`) give the value to the last one: counted
+ * global (fail closed).
+ */
+function booleanValue(v: string, words: readonly string[], i: number): boolean {
+  const eq = v.indexOf('=');
+  const name = v.replace(/^-+/, '').replace(/=.*$/s, '');
+  if (/^-[^-]/.test(v) && name.length > 1) return true;
+  const next = eq !== -1 ? v.slice(eq + 1) : i >= 0 ? words[i + 1] : undefined;
+  const value = next !== 'false';
+  const negated = ((/^(no-)*/i.exec(name)?.[0].length ?? 0) / 3) % 2 === 1;
+  return negated ? !value : value;
 }
 
 /** Where `cargo install` puts its bins: `--root`, else a place known only at run time. */
