@@ -11,6 +11,7 @@ import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer, readRest, watchPeerClose } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
 import { ownAnswer } from './own-answer.js';
+import { OwnAnswers, RELAYED_REQUESTS } from './server-requests.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -163,15 +164,6 @@ export function closedPipeText(pipe: ClosedPipe): string {
  */
 const STUCK_FACTOR = 2;
 
-/**
- * The requests of a server the gateway answers itself (ping, and methods it does not serve), at most
- * OWN_ANSWERS_PER_WINDOW in OWN_ANSWERS_WINDOW_MS; the rest are dropped unanswered and counted in one
- * warning. Its sampling, elicitation and roots requests have their own bounds (relay.ts). A server's
- * `ping` flood was parsed and answered as fast as the gateway's thread could (P27-3).
- */
-export const OWN_ANSWERS_PER_WINDOW = 100;
-const OWN_ANSWERS_WINDOW_MS = 1_000;
-const RELAYED_REQUESTS = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
 
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
@@ -216,10 +208,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   stoppedFor: ClosedPipe | null = null;
   /** Stops the server's process group (set once it is spawned). */
   private stopGroup: (() => void) | null = null;
-  /** The server's requests the gateway answers itself in the current window, and those dropped past the bound (OWN_ANSWERS_PER_WINDOW). */
-  private ownAnswers = 0;
-  private ownDropped = 0;
-  private ownWindow: NodeJS.Timeout | null = null;
+  /** The server's requests the gateway answers itself, at most OWN_ANSWERS_PER_WINDOW a second (server-requests.ts). */
+  private readonly ownAnswers = new OwnAnswers((fields, message) => this.options.logger?.().warn(fields, message));
 
   constructor(private readonly options: ChildTransportOptions) {
     this.reader = new LineReader(options.maxMessageBytes);
@@ -400,29 +390,9 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       this.onerror?.(new LatchError('MESSAGE_INVALID', `ignored a line that is not JSON-RPC: ${(error as Error).message}`, { cause: error }));
       return;
     }
-    if ('method' in message && 'id' in message && !RELAYED_REQUESTS.has(message.method) && !this.answersOwn()) return;
+    if ('method' in message && 'id' in message && !RELAYED_REQUESTS.has(message.method) && !this.ownAnswers.takes()) return;
     this.onmessage?.(message);
   };
-
-  /** Whether a request the gateway answers itself is taken in this window (OWN_ANSWERS_PER_WINDOW); false: it is dropped, and counted. */
-  private answersOwn(): boolean {
-    if (this.ownWindow === null) {
-      this.ownWindow = setTimeout(() => {
-        this.ownWindow = null;
-        this.ownAnswers = 0;
-        const dropped = this.ownDropped;
-        this.ownDropped = 0;
-        if (dropped > 0) this.options.logger?.().warn({ dropped, limit: OWN_ANSWERS_PER_WINDOW }, `dropped ${dropped.toLocaleString('en-US')} requests of this server (ping, or methods mcp-latch does not serve) past ${OWN_ANSWERS_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered`);
-      }, OWN_ANSWERS_WINDOW_MS);
-      this.ownWindow.unref();
-    }
-    if (this.ownAnswers < OWN_ANSWERS_PER_WINDOW) {
-      this.ownAnswers += 1;
-      return true;
-    }
-    this.ownDropped += 1;
-    return false;
-  }
 
   send(message: JSONRPCMessage): Promise<void> {
     return this.sendLine(serializeMessage(message));

@@ -110,7 +110,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   if (config.type !== 'sse') {
     const client = newClient(options);
     const transport = new StreamableHTTPClientTransport(url, { requestInit, fetch: bounds.fetch(fetch) });
-    bounds.attach(transport);
+    bounds.attach(transport, options.logger);
     try {
       await client.connect(transport, handshake);
       return { client, transport, pid: null, modern: false };
@@ -123,7 +123,7 @@ export async function connectServer(options: ConnectOptions): Promise<Connected>
   }
   const client = newClient(options);
   const transport = new SSEClientTransport(url, { requestInit, fetch: bounds.fetch(fetch), eventSourceInit: { fetch: bounds.fetch(config.headers ? withHeaders(config.headers) : fetch) } });
-  bounds.attach(transport);
+  bounds.attach(transport, options.logger);
   await client.connect(transport, handshake);
   return { client, transport, pid: null, modern: false };
 }

@@ -9,6 +9,8 @@ import { oversizedText, sniffId } from './lines.js';
 // and this module (zod and the SDK's types through invalid-answer.ts) is not for the code before
 // the first spawn (docs/performance.md, "Round 25: ten servers").
 import { ownAnswer, type GatewayAnswer } from './own-answer.js';
+import { OwnAnswers, RELAYED_REQUESTS } from './server-requests.js';
+import type { Logger } from '../log.js';
 export { gatewayAnswer, ownAnswer, type GatewayAnswer } from './own-answer.js';
 
 /**
@@ -45,6 +47,9 @@ function streamedAnswer(data: unknown): GatewayAnswer | null {
 
 type RequestId = string | number;
 
+/** The gateway's replies to a remote server's own requests being sent at once (each a POST), past which its further requests are dropped (RemoteBounds.takesRequest). */
+export const MAX_REPLIES_IN_FLIGHT = 16;
+
 /**
  * The bounds of one remote connection: `fetch` for its transport, and `attach`, which makes the
  * answer for a request whose stream ended without one say why (an unreadable answer, a cut stream).
@@ -78,8 +83,39 @@ export class RemoteBounds {
     }
   };
 
-  /** Wraps the transport's handlers (set by the SDK's Client when it connects, before or after this). */
-  attach(transport: Transport): void {
+  /**
+   * The server's own requests: those the gateway answers itself at most OWN_ANSWERS_PER_WINDOW a
+   * second (server-requests.ts), and none while MAX_REPLIES_IN_FLIGHT of the gateway's replies to
+   * it are still being sent. Each reply to a remote server is a POST of its own: a server flooding
+   * `ping` on its event stream and holding those POSTs open stalled every server's calls and grew
+   * the gateway ~15 MB a second (round 28 review, P28-4).
+   */
+  private ownAnswers: OwnAnswers | null = null;
+  private readonly checked = new WeakSet<object>();
+  private repliesInFlight = 0;
+  /** The server's requests dropped while its replies were full, since the warning (null: none warned of). */
+  private droppedWhileFull: number | null = null;
+  private warn: (fields: Record<string, unknown>, message: string) => void = () => undefined;
+
+  /** Wraps the transport's handlers (set by the SDK's Client when it connects, before or after this), and its send, which counts the replies in flight. */
+  attach(transport: Transport, logger?: Logger): void {
+    if (logger) this.warn = (fields, message) => logger.warn(fields, message);
+    this.ownAnswers = new OwnAnswers(this.warn);
+    const send = transport.send.bind(transport);
+    const replied = (): void => {
+      this.repliesInFlight -= 1;
+      if (this.droppedWhileFull !== null && this.repliesInFlight < MAX_REPLIES_IN_FLIGHT) {
+        this.warn({ dropped: this.droppedWhileFull, limit: MAX_REPLIES_IN_FLIGHT }, `dropped ${this.droppedWhileFull.toLocaleString('en-US')} requests of this server, unanswered, while ${MAX_REPLIES_IN_FLIGHT} of mcp-latch's replies to it were still being sent`);
+        this.droppedWhileFull = null;
+      }
+    };
+    transport.send = (message, options) => {
+      if (!('id' in message) || 'method' in message) return send(message, options);
+      this.repliesInFlight += 1;
+      const sent = send(message, options);
+      sent.then(replied, replied);
+      return sent;
+    };
     let onmessage: Transport['onmessage'];
     let onerror: Transport['onerror'];
     Object.defineProperty(transport, 'onmessage', {
@@ -101,6 +137,11 @@ export class RemoteBounds {
 
   private filter(deliver: NonNullable<Transport['onmessage']>): NonNullable<Transport['onmessage']> {
     return (message, extra) => {
+      // Once a message: the Client's handler and DirectCalls' (direct-calls.ts) are both filtered.
+      if ('method' in message && 'id' in message && !this.checked.has(message)) {
+        if (!this.takesRequest(message.method)) return;
+        this.checked.add(message);
+      }
       const id = 'id' in message && !('method' in message) ? message.id : undefined;
       if (id === undefined) return deliver(message, extra);
       this.calls.delete(id);
@@ -117,6 +158,19 @@ export class RemoteBounds {
       this.unreadable = null;
       return deliver(answerMessage(id, 'unanswered', text), extra);
     };
+  }
+
+  /** Whether a request of the server's is passed to the Client (which answers it, or relays it); false: dropped unanswered, and counted. */
+  private takesRequest(method: string): boolean {
+    if (this.repliesInFlight >= MAX_REPLIES_IN_FLIGHT) {
+      if (this.droppedWhileFull === null) {
+        this.droppedWhileFull = 0;
+        this.warn({ limit: MAX_REPLIES_IN_FLIGHT }, `${MAX_REPLIES_IN_FLIGHT} of mcp-latch's replies to this server's own requests are still being sent (it does not take them): its further requests are dropped, unanswered, until fewer are`);
+      }
+      this.droppedWhileFull += 1;
+      return false;
+    }
+    return RELAYED_REQUESTS.has(method) || this.ownAnswers === null || this.ownAnswers.takes();
   }
 
   /** A body that is not an event stream: read whole, up to the limit; a tools/call answer's values are counted before it is parsed. */

@@ -1,0 +1,49 @@
+/**
+ * A server's own requests the gateway answers in its place (`ping`, methods it does not serve), bounded
+ * per server: at most OWN_ANSWERS_PER_WINDOW in OWN_ANSWERS_WINDOW_MS, the rest dropped unanswered and
+ * counted in one warning. Its sampling, elicitation and roots requests (RELAYED_REQUESTS) have their
+ * own bounds (gateway/relay.ts). A stdio server's `ping` flood was parsed and answered as fast as the
+ * gateway's thread could (round 27 review, P27-3); a remote server's was answered by a new POST each,
+ * none of them bounded, and the gateway stalled (round 28 review, P28-4). A module of its own, without
+ * imports: child-transport.ts, in boot.cjs, uses it (own-answer.ts says why).
+ */
+export const OWN_ANSWERS_PER_WINDOW = 100;
+export const OWN_ANSWERS_WINDOW_MS = 1_000;
+export const RELAYED_REQUESTS: ReadonlySet<string> = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
+
+/** Where the count of what was dropped goes, once per window that dropped any. */
+type Warn = (fields: Record<string, unknown>, message: string) => void;
+
+export class OwnAnswers {
+  private answered = 0;
+  private dropped = 0;
+  private window: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly warn: Warn,
+    /** What a dropped request is, for the warning (`ping, or methods mcp-latch does not serve`). */
+    private readonly what = 'ping, or methods mcp-latch does not serve',
+  ) {}
+
+  /** Whether a request the gateway answers itself is taken in this window; false: it is dropped, and counted. */
+  takes(): boolean {
+    if (this.window === null) this.open();
+    if (this.answered < OWN_ANSWERS_PER_WINDOW) {
+      this.answered += 1;
+      return true;
+    }
+    this.dropped += 1;
+    return false;
+  }
+
+  private open(): void {
+    this.window = setTimeout(() => {
+      this.window = null;
+      this.answered = 0;
+      const dropped = this.dropped;
+      this.dropped = 0;
+      if (dropped > 0) this.warn({ dropped, limit: OWN_ANSWERS_PER_WINDOW }, `dropped ${dropped.toLocaleString('en-US')} requests of this server (${this.what}) past ${OWN_ANSWERS_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered`);
+    }, OWN_ANSWERS_WINDOW_MS);
+    this.window.unref();
+  }
+}
