@@ -653,6 +653,7 @@ const git: Handler = (args, cwd, out) => {
   if (sub !== undefined && !(sub.isStatic && GIT_OUTPUTS[sub.value]?.files.includes('--output'))) revisionOutput(after, base, out);
   if (sub?.isStatic) gitReads(sub.value, after, base, out);
   if (sub?.isStatic) gitStdinPaths(sub.value, after, base, out);
+  if (sub?.isStatic) gitCredentials(sub.value, after, base, out);
   if (sub?.isStatic) gitRepositories(sub.value, after, base, out);
   // `--work-tree=D` is the top; `--git-dir` alone makes it the cwd unless core.worktree says otherwise (git(1)).
   // `--icase-pathspecs` (git takes its own options only in full): `DATA/SECRET` is data/secret.
@@ -858,6 +859,43 @@ const GIT_READS: Record<string, { spec: OptionSpec; options: string[]; operands:
   'verify-pack': { spec: {}, options: [], operands: true },
   bundle: { spec: GIT_OUTPUTS.bundle!.spec, options: [], operands: true },
 };
+
+/**
+ * git-credential(1) `fill` asks the configured helper for a credential and prints it; a helper run
+ * itself (`git credential-store get`, `credential-cache`, `credential-osxkeychain`, …) prints it
+ * too (git 2.39 printed `password=ghp_…` from ~/.git-credentials for both, round 28 review R28-9).
+ * Either is a read of the credential store: git-credential-store(1)'s files and, for any helper,
+ * its own store (a keyring, a cache daemon), a place known only at run time; `approve`/`reject`
+ * and a helper's `store`/`erase` write them. `credential-store --file F` is F (a candidate).
+ */
+const CREDENTIAL_FILES = ['~/.git-credentials', '~/.config/git/credentials'];
+const CREDENTIAL_STORE: Word = { value: '<credential store>', raw: "<git's credential helper's store>", isStatic: false, ansi: false };
+function gitCredentials(sub: string, args: readonly Word[], base: string | null, out: FileFacts): void {
+  const helper = /^credential-(.+)$/.exec(sub)?.[1];
+  if (sub !== 'credential' && helper === undefined) return;
+  const action = args.find((word) => !word.isStatic || !word.value.startsWith('-'));
+  const verb = action?.isStatic ? action.value : null;
+  const access = verb === null || verb === 'fill' || verb === 'get' ? READ : ['approve', 'reject', 'store', 'erase'].includes(verb) ? WRITE : null;
+  if (access === null) return; // `credential-cache exit`, `credential capability`
+  if (helper === undefined || helper === 'store') for (const file of CREDENTIAL_FILES) push(out, pathOf(staticWord(file), access, base));
+  if (helper !== 'store') push(out, pathOf(CREDENTIAL_STORE, access, base));
+}
+
+/**
+ * `kubectl config view --raw` prints the kubeconfig with its tokens, keys and certificates (without
+ * `--raw` they are `REDACTED`; kubectl printed `token: …` from ~/.kube/config, round 28 review
+ * R28-9): a read of ~/.kube/config and of the files KUBECONFIG names (known only at run time).
+ */
+const KUBECONFIG: Word = { value: '<kubeconfig>', raw: '<the kubeconfig: KUBECONFIG or ~/.kube/config>', isStatic: false, ansi: false };
+function kubeconfigPrinted(args: readonly Word[], cwd: string | null, out: FileFacts): void {
+  const operands = args.filter((word) => !word.isStatic || !word.value.startsWith('-')).map((word) => (word.isStatic ? word.value : null));
+  // A global option's value may stand before `config` (`kubectl -n x config view --raw`).
+  const at = operands.indexOf('config');
+  if (at === -1 || operands[at + 1] !== 'view') return;
+  if (!args.some((word) => !word.isStatic || /^--raw(=(true|1|t|T|TRUE|True))?$/.test(word.value))) return;
+  push(out, pathOf(staticWord('~/.kube/config'), READ, cwd));
+  push(out, pathOf(KUBECONFIG, READ, cwd));
+}
 
 /**
  * Subcommands that read the paths named on stdin (git-hash-object(1) `--stdin-paths`: `echo
@@ -2469,7 +2507,10 @@ const HANDLERS: Record<string, Handler> = {
     globalInstall('bun', args, out);
   },
   gh: ghSettings,
-  kubectl: (args, cwd, out) => cobraFlags('kubectl', args, cwd, out),
+  kubectl: (args, cwd, out) => {
+    cobraFlags('kubectl', args, cwd, out);
+    kubeconfigPrinted(args, cwd, out);
+  },
   helm: (args, cwd, out) => cobraFlags('helm', args, cwd, out),
   docker,
   podman: docker,

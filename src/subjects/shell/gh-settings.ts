@@ -1,5 +1,5 @@
 import type { FileFacts } from './files.js';
-import type { Word } from './options.js';
+import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
 /**
  * gh (GitHub CLI) settings that name code a later gh command runs (docs/threat-model.md "Round 27:
@@ -31,6 +31,9 @@ const GH_PROGRAM_KEYS: ReadonlySet<string> = new Set(['editor', 'pager', 'browse
 /** `gh extension` commands that bring code `gh NAME` runs later. */
 const GH_EXTENSION_INSTALLS: ReadonlySet<string> = new Set(['install', 'upgrade', 'create', 'browse']);
 
+/** gh's token in the system keyring (gh 2.24 on), or in GH_CONFIG_DIR's hosts.yml: a place known only at run time. */
+const GH_TOKEN_STORE: Word = { value: '<gh token store>', raw: "<gh's token store: GH_CONFIG_DIR/hosts.yml or the keyring>", isStatic: false, ansi: false };
+
 /** A static word, or NUL for one known only at run time. */
 const text = (word: Word): string => (word.isStatic ? word.value : '\u0000');
 
@@ -55,6 +58,12 @@ export function ghSettings(args: readonly Word[], cwd: string | null, out: FileF
     return;
   }
   if (group === 'config' && command === 'set') return configSet(before, end === -1 ? [] : args.slice(end + 1), cwd, out);
+  // `gh auth token` and `gh auth status --show-token` print the token gh keeps (gh 2.23 printed
+  // hosts.yml's `oauth_token`; round 28 review R28-9): a read of its store, the file or a keyring.
+  if (group === 'auth' && (command === 'token' || (command === 'status' && before.some((word) => word.isStatic && /^(-t|--show-token(=.*)?|-[A-Za-z]*t[A-Za-z]*)$/.test(word.value))))) {
+    pushPath(out.paths, pathOf(staticWord('~/.config/gh/hosts.yml'), 'read', cwd));
+    pushPath(out.paths, pathOf(GH_TOKEN_STORE, 'read', cwd));
+  }
   if ((group === 'extension' || group === 'extensions' || group === 'ext') && command !== undefined && GH_EXTENSION_INSTALLS.has(command)) code();
 }
 

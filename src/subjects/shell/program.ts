@@ -7,6 +7,7 @@ import { fileFacts, modelsProgram, type Nested } from './files.js';
 import { baseName, display, hasOption, HOME, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ScanResult, type Word } from './options.js';
 import { subcommandIndex } from './signature.js';
 import { testPaths } from './test-paths.js';
+import { cliOperandPaths } from './cli-operands.js';
 import { buildWrites, changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
@@ -66,6 +67,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   // `node --test PATH`, `deno test PATH`: the test files there are code read and run (round 27; test-paths.ts).
   if (name === 'node' || name === 'nodejs' || name === 'deno') segment.paths.push(...testPaths(name, args, cwd));
+  // A CLI's commands that take local files as operands (`gh gist create .env`, `docker cp`, `pip install ./pkg`; round 28 review R28-4).
+  segment.paths.push(...cliOperandPaths(name, args, cwd));
   // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
   // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
   const unknown = facts === null && !isKnownProgram(name, segment);

@@ -1,0 +1,107 @@
+import type { Access, CommandPath } from '../../policy/types.js';
+import { CLIS } from '../../programs.js';
+import { pathOf, pushPath, staticWord, type Word } from './options.js';
+import { subcommandIndex } from './signature.js';
+
+/**
+ * Commands of the CLIs in programs.ts CLIS whose operands are local files (round 28 review R28-4).
+ * A CLI's operands are no deny candidates (candidates.ts takes its option values only, since its
+ * words are mostly names), so these are read here: each is a read or a write of the path, as any
+ * modelled program's (deny rules meet it; outside the workspace it asks in default mode).
+ *
+ *   gh gist create FILE…, gh release create|upload TAG FILE[#label]…, gh ssh-key|gpg-key add FILE
+ *     gh 2.23 opened each and sent it to GitHub (`gh gist create .env` POSTed it to /gists)
+ *   gh repo clone REPO DIR, gh gist clone GIST DIR       DIR made, as `git clone`'s
+ *   gh codespace cp, docker|podman [container] cp, docker compose cp, kubectl cp   local operands
+ *     (no `NAME:` before a path): the last one written, the others read
+ *   docker|podman secret|config create NAME FILE, docker|podman import FILE      FILE read
+ *   pip|pip3|pipx install PATH, uv add PATH, uv pip install PATH   a local package: its setup.py
+ *     runs (pip 23.2 ran it)
+ *   go run|build|test|vet|generate|install ./PKG          the code there built and run
+ *   cargo new|init DIR                                     DIR made
+ */
+type Rule = { from?: number; access: 'read' | 'write' | 'copy' | 'second-write'; local?: 'path' | 'colon'; tree?: boolean };
+
+const GH_FILES: Record<string, Rule> = {
+  'gist create': { access: 'read' },
+  'release create': { from: 1, access: 'read' },
+  'release upload': { from: 1, access: 'read' },
+  'ssh-key add': { access: 'read' },
+  'gpg-key add': { access: 'read' },
+  'repo clone': { access: 'second-write' },
+  'gist clone': { access: 'second-write' },
+  'codespace cp': { access: 'copy', local: 'colon' },
+  'cs cp': { access: 'copy', local: 'colon' },
+};
+const CONTAINER_FILES: Record<string, Rule> = {
+  cp: { access: 'copy', local: 'colon' },
+  'container cp': { access: 'copy', local: 'colon' },
+  'compose cp': { access: 'copy', local: 'colon' },
+  'secret create': { from: 1, access: 'read' },
+  'config create': { from: 1, access: 'read' },
+  import: { access: 'read', local: 'path' },
+  'image import': { access: 'read', local: 'path' },
+};
+const PIP_FILES: Record<string, Rule> = { install: { access: 'read', local: 'path', tree: true } };
+const FILES: Record<string, Record<string, Rule>> = {
+  gh: GH_FILES,
+  docker: CONTAINER_FILES,
+  podman: CONTAINER_FILES,
+  'docker-compose': { cp: { access: 'copy', local: 'colon' } },
+  kubectl: { cp: { access: 'copy', local: 'colon' } },
+  pip: PIP_FILES,
+  pip3: PIP_FILES,
+  pipx: PIP_FILES,
+  uv: { add: { access: 'read', local: 'path', tree: true }, 'pip install': { access: 'read', local: 'path', tree: true } },
+  go: Object.fromEntries(['run', 'build', 'test', 'vet', 'generate', 'install'].map((verb) => [verb, { access: 'read', local: 'path', tree: true } as Rule])),
+  cargo: { new: { access: 'write' }, init: { access: 'write' } },
+};
+
+/** A word spelled as a local path (`./x`, `../x`, `/x`, `~/x`, `x/y`), not a URL or a package name. */
+const spelledAsPath = (value: string): boolean => /^(\.{1,2}(\/|$)|\/|~(\/|$))/.test(value) || (value.includes('/') && !/^[A-Za-z][\w+.-]*:/.test(value) && !value.includes('@'));
+
+export function cliOperandPaths(name: string, args: readonly Word[], cwd: string | null): CommandPath[] {
+  const table = Object.hasOwn(FILES, name) ? FILES[name]! : null;
+  if (table === null) return [];
+  const statics = args.map((word) => (word.isStatic ? word.value : '\u0000'));
+  const at = subcommandIndex(name, statics);
+  if (at === null || at < 0) return [];
+  // The command words: the subcommand, and a group's verb (`gh gist create`, `docker container cp`, `uv pip install`).
+  const groups = Object.hasOwn(CLIS, name) ? CLIS[name]!.groups ?? [] : [];
+  let verbAt = -1;
+  if (groups.includes(statics[at]!) || (name === 'uv' && statics[at] === 'pip') || (name === 'gh' && statics[at] === 'cs')) verbAt = statics.findIndex((word, i) => i > at && !word.startsWith('-'));
+  const key = verbAt === -1 ? statics[at]! : `${statics[at]} ${statics[verbAt]}`;
+  const rule = Object.hasOwn(table, key) ? table[key]! : null;
+  if (rule === null) return [];
+  // The operands past the command words, up to none after `--` being read otherwise (cobra and pip take flags anywhere).
+  const start = (verbAt === -1 ? at : verbAt) + 1;
+  const operands: Word[] = [];
+  for (let i = start; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.isStatic && word.value === '--') {
+      operands.push(...args.slice(i + 1));
+      break;
+    }
+    if (!word.isStatic || !word.value.startsWith('-') || word.value === '-') operands.push(word);
+  }
+  const files = operands.slice(rule.from ?? 0).filter((word) => !(word.isStatic && word.value === '-'));
+  const paths: CommandPath[] = [];
+  const add = (word: Word, access: Access, tree = false): void => {
+    // `gh release upload v1 FILE#label`: the label is not part of the file's name.
+    const file = name === 'gh' && word.isStatic && word.value.includes('#') ? staticWord(word.value.slice(0, word.value.lastIndexOf('#'))) : word;
+    const path = pathOf(file, access, cwd);
+    if (path && tree) path.tree = { content: true, follows: false };
+    pushPath(paths, path);
+  };
+  const local = (word: Word): boolean => !word.isStatic || (rule.local === 'colon' ? !/^[^/]*:/.test(word.value) : rule.local === 'path' ? spelledAsPath(word.value) : true);
+  if (rule.access === 'second-write') {
+    if (files[1]) add(files[1], 'write');
+    return paths;
+  }
+  files.forEach((word, i) => {
+    if (!local(word)) return;
+    if (rule.access === 'copy') add(word, i === files.length - 1 ? 'write' : 'read');
+    else add(word, rule.access === 'write' ? 'write' : 'read', rule.tree);
+  });
+  return paths;
+}
