@@ -349,8 +349,11 @@ function auditor(decided: DecidedCall, context: CallContext, session: SessionPor
   return (final, verdict, by, note) => recordCall(decided, context, session, waitMs, final, verdict, by, note, editedFrom);
 }
 
-/** What auditor()'s function records, without the closure (the call forwarded at once records once, right away). */
-function recordCall(decided: DecidedCall, context: CallContext, session: SessionPort, waitMs: number, final: Decision, verdict: AuditRecord['decision'], by: string, note?: string, editedFrom?: Digest): void {
+/**
+ * What auditor()'s function records, without the closure (the call forwarded at once records once,
+ * right away). `at`: the time waitMs was measured at, when it is the record's time too.
+ */
+function recordCall(decided: DecidedCall, context: CallContext, session: SessionPort, waitMs: number, final: Decision, verdict: AuditRecord['decision'], by: string, note?: string, editedFrom?: Digest, at?: number): void {
   // Absent fields are undefined rather than spread in: JSON.stringify leaves them out all the same.
   context.audit.record({
     session: session.id,
@@ -370,7 +373,7 @@ function recordCall(decided: DecidedCall, context: CallContext, session: Session
     waitMs,
     note: note || undefined,
     editedFrom: editedFrom || undefined,
-  });
+  }, at);
 }
 
 /**
@@ -439,8 +442,10 @@ function forwardNow(decided: DecidedCall, outcome: LatchOutcome & { type: 'forwa
   const meta = call.extra._meta;
   const origin = session.origin(call.extra);
   const options = callOptions(decided, meta?.progressToken !== undefined ? new ProgressRelay(call.extra) : null, context, origin);
-  // Written to the file before the call leaves: a killed gateway loses no record of what ran.
-  recordCall(decided, context, session, Date.now() - decided.started, outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note);
+  // Written to the file before the call leaves: a killed gateway loses no record of what ran. One
+  // reading of the clock for its wait and its time (docs/performance.md, "Round 28: per-call work").
+  const now = Date.now();
+  recordCall(decided, context, session, now - decided.started, outcome.decision, 'allow', outcome.answer?.by ?? outcome.decision.by, outcome.answer?.note, undefined, now);
   const answer = new PlainAnswer(call, decided.route, outcome, context.running.add(supervisor.name, origin));
   let permit: Permit;
   try {

@@ -61,9 +61,10 @@ export interface Audit extends RecordFailures {
   /**
    * Records a decided call; one that is allowed is written to the file before this returns (so
    * before the call is forwarded), or inside `together()` when that returns. The audit owns
-   * `entry` from then on (it is completed in place).
+   * `entry` from then on (it is completed in place). `at`: the decision's time (epoch ms) when the
+   * caller has just read the clock for it (gateway/call.ts forwardNow); else read here.
    */
-  record(entry: AuditRecord): void;
+  record(entry: AuditRecord, at?: number): void;
   /**
    * Runs `forwardAll`, which forwards calls decided together, and writes the records it made with
    * one write before returning: nothing it sends may reach the OS before it returns.
@@ -127,7 +128,9 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   const queuedAt: number[] = [];
   let count = 0;
   let batchTimer: NodeJS.Timeout | null = null;
-  const writeQueued = (): void => {
+  // `now`: the time of a record queued in this very turn when there is one (the clock is read once a
+  // call: docs/performance.md, "Round 28: per-call work"); what follow() compares with the last stat's.
+  const writeQueued = (now: number = Date.now()): void => {
     if (batchTimer) clearTimeout(batchTimer);
     batchTimer = null;
     for (let index = 0; index < count; index++) {
@@ -150,9 +153,10 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
       }
     }
     count = 0;
-    sink.flushSync();
+    sink.flushSync(now);
   };
-  process.on('exit', writeQueued);
+  const writeAllQueued = (): void => writeQueued();
+  process.on('exit', writeAllQueued);
   // Inside together(): allowed records wait for its end, where they are written at once, and then
   // the transports' writes registered by afterRecords run.
   let depth = 0;
@@ -160,18 +164,18 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   const writers: Array<(() => void) | null> = [];
   let writerCount = 0;
   return {
-    record(entry) {
-      queuedAt[count] = Date.now();
+    record(entry, at = Date.now()) {
+      queuedAt[count] = at;
       queued[count] = entry;
       count += 1;
       if (entry.decision === 'allow' && depth > 0) allowedWaiting = true;
       else if (entry.decision === 'allow') {
         const before = failures;
-        writeQueued();
+        writeQueued(at);
         if (failures !== before) throw recordUnwritten(lastFailure);
       } else if (count >= BATCH_RECORDS) writeQueued();
       else if (!batchTimer) {
-        batchTimer = setTimeout(writeQueued, BATCH_MS);
+        batchTimer = setTimeout(writeAllQueued, BATCH_MS);
         batchTimer.unref();
       }
     },
@@ -184,7 +188,8 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         if (depth === 0) {
           if (allowedWaiting) {
             allowedWaiting = false;
-            writeQueued();
+            // The last record queued is the allowed one of this turn, or a later one: its time is now.
+            writeQueued(queuedAt[count - 1]);
           }
           // After the write, failed or not: each writer checks `failures` and withholds the calls
           // whose records may be missing. Each runs, whatever another one throws.
@@ -211,7 +216,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
     },
     async close() {
       writeQueued();
-      process.off('exit', writeQueued);
+      process.off('exit', writeAllQueued);
       sink.close();
     },
     get failures() {
@@ -379,8 +384,7 @@ class FileSink {
    * One stat per millisecond at most (~1-2 µs each: per batch it was a few percent of a warm call's
    * CPU), so a batch written in the millisecond a file was deleted can still go to it.
    */
-  private follow(): void {
-    const time = Date.now();
+  private follow(time: number): void {
     if (time === this.followedAt) return;
     this.followedAt = time;
     const now = statSync(this.path, { throwIfNoEntry: false });
@@ -406,7 +410,7 @@ class FileSink {
   }
 
   close(): void {
-    this.flushSync();
+    this.flushSync(Date.now());
     try {
       closeSync(this.fd);
     } catch (error) {
@@ -414,11 +418,12 @@ class FileSink {
     }
   }
 
-  flushSync(): void {
+  /** `now`: the time (epoch ms) follow() takes as the present. */
+  flushSync(now: number): void {
     if (this.pending === '') return;
     const text = this.pending;
     this.pending = '';
-    this.writeAll(text);
+    this.writeAll(text, now);
   }
 
   /**
@@ -426,11 +431,11 @@ class FileSink {
    * filled, a file size limit): the rest is then written from its bytes, and a write that failed
    * after part of a line was written cut that line, which is truncated away (uncut).
    */
-  private writeAll(text: string): void {
+  private writeAll(text: string, now: number): void {
     let data: Buffer | null = null;
     let offset = 0;
     try {
-      this.follow();
+      this.follow(now);
       if (this.cut) {
         writeSync(this.fd, '\n');
         this.cut = false;

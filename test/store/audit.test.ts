@@ -81,6 +81,24 @@ describe('audit', () => {
     await audit.close();
   });
 
+  // Round 28: a caller that has just read the clock gives its time (gateway/call.ts forwardNow), and
+  // follow() takes it as the present; a batch the timer writes later is compared with the clock.
+  test("a record given its time carries it; a batch written later looks at the file with the clock's time, not its records'", async () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    // Five seconds back, so that it cannot be the clock's own reading.
+    const at = Date.now() - 5_000;
+    audit.record(entry({ tool: 'allowed' }), at);
+    expect(lines(file).map((line) => [line.tool, line.time])).toEqual([['allowed', new Date(at).toISOString()]]);
+    // Queued with the same time, written by the batch timer (20 ms) after the file was rotated.
+    audit.record(entry({ decision: 'deny', tool: 'denied' }), at);
+    renameSync(file, `${file}.1`);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(lines(`${file}.1`).map((line) => line.tool)).toEqual(['allowed']);
+    expect(lines(file).map((line) => [line.tool, line.time])).toEqual([['denied', new Date(at).toISOString()]]);
+    await audit.close();
+  });
+
   // Round 12 review, F10: made 0644 under the usual umask, every call's arguments readable by other users.
   test('a new audit file is readable by its owner only', async () => {
     const file = join(tempDir(), 'audit.jsonl');
