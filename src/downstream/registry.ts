@@ -178,6 +178,7 @@ export class ServerRegistry {
     const toolNames = exposeNames(supervisors.flatMap((s) => s.listing.tools.map((tool) => ({ server: s.name, name: tool.name, prefix: s.config.prefix !== false }))));
     const promptNames = exposeNames(supervisors.flatMap((s) => s.listing.prompts.map((prompt) => ({ server: s.name, name: prompt.name, prefix: s.config.prefix !== false }))));
     this.toolRoutes = new Map();
+    this.lastTool = undefined;
     this.promptRoutes = new Map();
     for (const supervisor of supervisors) {
       for (const tool of supervisor.listing.tools) {
@@ -199,8 +200,19 @@ export class ServerRegistry {
 
   resolveTool(exposed: string): ToolRoute | undefined {
     this.rebuild();
-    return this.toolRoutes.get(exposed);
+    const last = this.lastTool;
+    if (last !== undefined && last.exposed === exposed) return last;
+    const route = this.toolRoutes.get(exposed);
+    if (route) this.lastTool = route;
+    return route;
   }
+
+  /**
+   * The route resolveTool gave last (until the routes are made again): a client calls one tool after
+   * another, and the name it sent is a new string each call, which the Map hashed anew, where
+   * comparing it with this route's name costs a fraction (docs/performance.md, "Round 28: per-call work").
+   */
+  private lastTool: ToolRoute | undefined = undefined;
 
   promptRoutesList(): PromptRoute[] {
     this.rebuild();
