@@ -94,16 +94,23 @@ export function jsonString(value: string): string {
 export class ArgsJson {
   /**
    * `made`: JSON.stringify(args), when it is known already (a client's own text, checked canonical:
-   * gateway/call-scan.ts).
+   * gateway/call-scan.ts). `sorted`: `args` is known to be canonicalJson's too, JSON data with every
+   * key in sorted order (call-scan.ts read a flat object's keys in that order).
    */
   constructor(
     readonly args: Record<string, unknown>,
     private made?: string,
+    private readonly sorted = false,
   ) {}
 
   /** JSON.stringify(args) when `args` is this one's object; else undefined. */
   textOf(args: unknown): string | undefined {
     if (args !== this.args) return undefined;
     return (this.made ??= JSON.stringify(args));
+  }
+
+  /** textOf(args) when it is known to be canonicalJson(args) as well (`sorted`); else undefined (policy/digest.ts checks the object). */
+  sortedTextOf(args: unknown): string | undefined {
+    return this.sorted ? this.textOf(args) : undefined;
   }
 }

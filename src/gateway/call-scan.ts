@@ -30,8 +30,12 @@ import { scanString, scanValue } from '../downstream/answer-scan.js';
  * line (test/gateway/call-scan.test.ts compares them on seeded and adversarial lines).
  */
 
-/** The last call scanned: its params object, and its arguments' text (read by UpstreamCalls.take, keyed by the object). */
-export const scannedCall: { params: object | null; argsText: string } = { params: null, argsText: '' };
+/**
+ * The last call scanned: its params object, and its arguments' text (read by UpstreamCalls.take,
+ * keyed by the object); `argsSorted`: flatObject made the arguments and their keys came in sorted
+ * order, so the text is canonicalJson's too (policy/digest.ts need not check the object again).
+ */
+export const scannedCall: { params: object | null; argsText: string; argsSorted: boolean } = { params: null, argsText: '', argsSorted: false };
 
 const MINUS = 45;
 const LETTER_M = 109;
@@ -132,6 +136,7 @@ export function scanCall(line: string): JSONRPCMessage | null {
     return null;
   }
   const argsText = line.slice(argsStart, argsEnd);
+  const argsSorted = args !== null && flatSorted;
   if (args === null) {
     try {
       args = JSON.parse(argsText) as Record<string, unknown>;
@@ -142,6 +147,7 @@ export function scanCall(line: string): JSONRPCMessage | null {
   const params = meta ? { name, arguments: args, _meta: meta } : { name, arguments: args };
   scannedCall.params = params;
   scannedCall.argsText = argsText;
+  scannedCall.argsSorted = argsSorted;
   return { jsonrpc: '2.0', id, method: 'tools/call', params } as JSONRPCMessage;
 }
 
@@ -182,6 +188,8 @@ const FLAT_LINE_CHARS = 4096;
 
 /** Where flatObject's object ended: read only after it returned one. */
 let flatEnd = 0;
+/** Whether its keys came in sorted order (each after the one before, as canonicalJson sorts them): read only after it returned one. */
+let flatSorted = true;
 
 /**
  * The arguments at `at` (their `{`) made here, when they are one level of strings, integers,
@@ -193,10 +201,12 @@ let flatEnd = 0;
 function flatObject(line: string, at: number): Record<string, unknown> | null {
   const object: Record<string, unknown> = {};
   at++;
+  flatSorted = true;
   if (line.charCodeAt(at) === CLOSE_BRACE) {
     flatEnd = at + 1;
     return object;
   }
+  let previous: string | null = null;
   for (;;) {
     const keyEnd = plainEnd(line, at);
     // Integer keys come first in JSON.stringify's order: a digit first is refused (answer-scan.ts scanObject).
@@ -204,6 +214,9 @@ function flatObject(line: string, at: number): Record<string, unknown> | null {
     const key = plain ? line.slice(at + 1, keyEnd - 1) : stringAt(line, at, keyEnd);
     // Canonical escapes write equal keys alike, so a repeated key is a repeated value here.
     if (key === '__proto__' || Object.hasOwn(object, key)) return null;
+    // No key is an integer (refused above), so Object.keys gives them in this order.
+    if (previous !== null && !(previous < key)) flatSorted = false;
+    previous = key;
     at = keyEnd + 1;
     const code = line.charCodeAt(at);
     let value: unknown;

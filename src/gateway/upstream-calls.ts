@@ -141,7 +141,7 @@ export class UpstreamCalls {
     // of this turn, in a microtask: a settled promise's, as queueMicrotask made an AsyncResource and
     // a bound function for each read (docs/performance.md, "Round 13: the warm path"). dispatch
     // does not throw.
-    const argsJson = scanned ? new ArgsJson(request.params.arguments!, scannedCall.argsText) : undefined;
+    const argsJson = scanned ? new ArgsJson(request.params.arguments!, scannedCall.argsText, scannedCall.argsSorted) : undefined;
     if (this.group.push(new TakenCall(this, id, request, extra, cancellation, argsJson)) === 1 && (this.serverHandling || !atReadEnd(this.dispatch))) void QUEUED.then(this.dispatch);
   }
 

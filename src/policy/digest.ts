@@ -15,7 +15,9 @@ export type Digest = string & { readonly digest: unique symbol };
 export function argsDigest(server: string, tool: string, args: unknown, json?: ArgsJson): Digest {
   // Arguments already canonical, with their text made: the same text as canonicalJson's, from the
   // pieces (docs/performance.md, "Round 10: the answer's own bytes, and each text made once").
-  const text = json && isCanonical(args) ? json.textOf(args) : undefined;
+  // A flat object the scanner read with its keys in order is known canonical: not walked again
+  // (docs/performance.md, "Round 28: per-call work").
+  const text = json === undefined ? undefined : (json.sortedTextOf(args) ?? (isCanonical(args) ? json.textOf(args) : undefined));
   // One-shot hash (Node 20.12+, and package.json's engines asks for 20.19): no Hash object per call.
   return hash('sha256', text === undefined ? canonicalJson([server, tool, args ?? {}]) : `${namesText(server, tool)}${text}]`) as Digest;
 }

@@ -4,6 +4,9 @@ import { MAX_SCAN_DEPTH } from '../../src/downstream/answer-scan.js';
 import { parseMessage } from '../../src/downstream/lines.js';
 import { paramsProblem } from '../../src/gateway/upstream-calls.js';
 import { rng } from '../helpers/random.js';
+import { argsDigest, canonicalJson } from '../../src/policy/digest.js';
+import { hash } from '../../src/node-crypto.js';
+import { ArgsJson } from '../../src/values.js';
 
 /**
  * call-scan.ts lets a client's tools/call line skip JSON.parse of the whole line, and keeps the
@@ -28,11 +31,35 @@ function agrees(line: string): boolean {
   expect(scannedCall.argsText, line).toBe(JSON.stringify((full.params as Record<string, unknown>).arguments));
   // The parsed arguments hold own data only: no prototype was set through a key.
   expect(Object.getPrototypeOf(params.arguments)).toBe(Object.prototype);
+  // Arguments marked sorted are canonicalJson's own text (policy/digest.ts then takes it as it is),
+  // and the digest of the call as upstream-calls.ts hands it on is canonicalJson's, marked or not.
+  if (scannedCall.argsSorted) expect(canonicalJson(params.arguments), line).toBe(scannedCall.argsText);
+  const json = new ArgsJson(params.arguments as Record<string, unknown>, scannedCall.argsText, scannedCall.argsSorted);
+  expect(argsDigest('s', 't', params.arguments, json), line).toBe(hash('sha256', canonicalJson(['s', 't', params.arguments])));
   return true;
 }
 
 /** A call as the SDK Client writes it, with `args` as the arguments' text. */
 const call = (args: string, name = '"everything__echo"', id = '7') => `{"method":"tools/call","params":{"name":${name},"arguments":${args}},"jsonrpc":"2.0","id":${id}}`;
+
+describe('call-scan: arguments known canonical (round 28)', () => {
+  test('flat arguments are marked sorted only when every key comes after the one before', () => {
+    const sorted = (args: string): boolean => {
+      expect(agrees(call(args)), args).toBe(true);
+      return scannedCall.argsSorted;
+    };
+    expect(sorted('{}')).toBe(true);
+    expect(sorted('{"message":"hello"}')).toBe(true);
+    expect(sorted('{"a":1,"b":"x","c":null}')).toBe(true);
+    expect(sorted('{"B":1,"a":2}')).toBe(true);
+    expect(sorted('{"b":1,"a":2}')).toBe(false);
+    expect(sorted('{"a":1,"c":2,"b":3}')).toBe(false);
+    expect(sorted('{"a":1,"aa":2,"Z":3}')).toBe(false);
+    // Made by JSON.parse (a nested value): never marked, so the digest checks the object itself.
+    expect(sorted('{"a":[1],"b":2}')).toBe(false);
+    expect(sorted('{"b":{"y":1,"x":2},"a":1}')).toBe(false);
+  });
+});
 
 describe('call-scan: what it takes', () => {
   const taken: Array<[string, string]> = [
