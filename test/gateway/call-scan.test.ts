@@ -59,6 +59,12 @@ describe('call-scan: arguments known canonical (round 28)', () => {
     expect(sorted('{"a":[1],"b":2}')).toBe(false);
     expect(sorted('{"b":{"y":1,"x":2},"a":1}')).toBe(false);
   });
+
+  test('a repeated key is refused whether the keys before it were in order or not (only keys out of order are looked up)', () => {
+    for (const args of ['{"a":1,"a":2}', '{"a":1,"b":2,"a":3}', '{"a":1,"b":2,"b":3}', '{"b":1,"a":2,"b":3}', '{"c":1,"a":2,"b":3,"a":4}', '{"a\\u0062":1,"ab":2}']) {
+      expect(scanCall(call(args)), args).toBeNull();
+    }
+  });
 });
 
 describe('call-scan: what it takes', () => {
