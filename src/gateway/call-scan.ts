@@ -188,6 +188,15 @@ const FLAT_LINE_CHARS = 4096;
 
 /** Where flatObject's object ended: read only after it returned one. */
 let flatEnd = 0;
+/**
+ * The keys of the last flat objects, by place, when written plainly: a tool's next call has the same
+ * ones, and a key found here is used as it is (a string V8 has made a property key already), not
+ * read by the expression, sliced and looked up in V8's string table again (~1k instructions a key;
+ * docs/performance.md, "Round 28: per-call work"). Short, and few: a kept slice keeps its line.
+ */
+const keptKeys: string[] = [];
+const KEPT_KEYS = 8;
+const KEPT_KEY_CHARS = 64;
 /** Whether its keys came in sorted order (each after the one before, as canonicalJson sorts them): read only after it returned one. */
 let flatSorted = true;
 
@@ -207,12 +216,23 @@ function flatObject(line: string, at: number): Record<string, unknown> | null {
     return object;
   }
   let previous: string | null = null;
-  for (;;) {
-    const keyEnd = plainEnd(line, at);
-    // Integer keys come first in JSON.stringify's order: a digit first is refused (answer-scan.ts scanObject).
-    if (keyEnd < 0 || isDigit(line.charCodeAt(at + 1)) || line.charCodeAt(keyEnd) !== COLON) return null;
-    const key = plain ? line.slice(at + 1, keyEnd - 1) : stringAt(line, at, keyEnd);
-    if (key === '__proto__') return null;
+  for (let place = 0; ; place++) {
+    let keyEnd: number;
+    let key: string;
+    const known = place < KEPT_KEYS ? keptKeys[place] : undefined;
+    if (known !== undefined && line.charCodeAt(at) === QUOTE && line.startsWith(known, at + 1) && line.charCodeAt(at + 1 + known.length) === QUOTE) {
+      // The key the last object had here, written plainly (its text is its value): taken as it is.
+      key = known;
+      keyEnd = at + known.length + 2;
+      if (line.charCodeAt(keyEnd) !== COLON) return null;
+    } else {
+      keyEnd = plainEnd(line, at);
+      // Integer keys come first in JSON.stringify's order: a digit first is refused (answer-scan.ts scanObject).
+      if (keyEnd < 0 || isDigit(line.charCodeAt(at + 1)) || line.charCodeAt(keyEnd) !== COLON) return null;
+      key = plain ? line.slice(at + 1, keyEnd - 1) : stringAt(line, at, keyEnd);
+      if (key === '__proto__') return null;
+      if (plain && place < KEPT_KEYS && key.length <= KEPT_KEY_CHARS) keptKeys[place] = key;
+    }
     // A key after every one before it (no key is an integer, refused above, so Object.keys gives
     // them in this order) is new: only one out of that order is looked for among the others, a
     // lookup of a new string's key (~0.5k instructions; docs/performance.md, "Round 28: per-call

@@ -60,6 +60,31 @@ describe('call-scan: arguments known canonical (round 28)', () => {
     expect(sorted('{"b":{"y":1,"x":2},"a":1}')).toBe(false);
   });
 
+  test("the last call's keys, kept by place, stand for a key only where the line has that very key (round 28)", () => {
+    const sequence = [
+      '{"message":"a"}',
+      '{"messages":"b"}',
+      '{"message":"c","x":1}',
+      '{"mess":1,"x":2}',
+      '{"message":1,"x":2}',
+      '{"message\\n":1,"x\\"":2}',
+      '{"message":{"nested":1},"x":3}',
+      '{"x":1,"message":2}',
+      '{"message":1,"message":2}',
+      '{"message" :1}',
+      '{"message":1}',
+      '{"messagex:1}',
+      '{"message":1,"x":1}',
+      '{"message":1,"xy:1}',
+      '{"__proto__":1}',
+      '{"message":1,"__proto__":2}',
+      '{"1":1}',
+    ];
+    // Taken, as the very message JSON.parse makes (agrees), but for a repeat, whitespace, a key not closed (not JSON), __proto__ and an integer key.
+    const refused = new Set(['{"message":1,"message":2}', '{"message" :1}', '{"messagex:1}', '{"message":1,"xy:1}', '{"__proto__":1}', '{"message":1,"__proto__":2}', '{"1":1}']);
+    for (const args of sequence) expect(agrees(call(args)), args).toBe(!refused.has(args));
+  });
+
   test('a repeated key is refused whether the keys before it were in order or not (only keys out of order are looked up)', () => {
     for (const args of ['{"a":1,"a":2}', '{"a":1,"b":2,"a":3}', '{"a":1,"b":2,"b":3}', '{"b":1,"a":2,"b":3}', '{"c":1,"a":2,"b":3,"a":4}', '{"a\\u0062":1,"ab":2}']) {
       expect(scanCall(call(args)), args).toBeNull();
