@@ -1,4 +1,5 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
@@ -115,8 +116,16 @@ const GRACE_MS = 2_000;
  * pass on (review of round 20 faults, F2).
  */
 export const NOW_GRACE_MS = 1_000;
-/** How long what was written to a server must wait with none of it read before the server counts as not reading its input (direct-calls.ts). */
+/**
+ * A server counts as not reading its input (direct-calls.ts) once what was written to it has waited
+ * STALL_MS while it read less than STALL_PROGRESS of it: progress over time, not the size alone. Until
+ * round 28 any byte read started the second again, so a server reading a byte at a time never
+ * counted, however little it read (docs/threat-model.md, "Round 28", G28-2). A server that reads
+ * 16 KiB a second or more is reading (any server's read takes 4 KiB or more at a time, and the
+ * pipe gives the gateway room a page at a time); a byte at a time is not.
+ */
 const STALL_MS = 1_000;
+const STALL_PROGRESS = 16 * 1024;
 
 /**
  * A server's answer read alone is followed by a short wait for the rest of its burst (readRest,
@@ -196,10 +205,21 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   private starting: Promise<void> | null = null;
   /** The server's process group (its pid), while what is left of it may still have to be killed. */
   private group: number | null = null;
-  /** Since when what was written to the server's stdin has waited with none of it read (null: it is empty). */
+  /**
+   * Since when what was written to the server's stdin has waited while the server read less than
+   * STALL_PROGRESS of it (null: it is empty), and what the server had read by then (`sent` less what waited).
+   */
   private backlogSince: number | null = null;
-  /** What waited for the server at the last look (a write, or unread()): less now means it read some since. */
-  private lastWaiting = 0;
+  private readAtMark = 0;
+  /** Bytes read from the server's stdout, all told, and by the mark: a server writing its answers is working through its input. */
+  private outputRead = 0;
+  private outputAtMark = 0;
+  /** The server sent requests the gateway answers itself since the mark: its output is no sign that it reads (a `ping` flood, P27-3). */
+  private ownSinceMark = false;
+  /** What the gateway and the server had waited for a CPU by the mark (ms, cpuWaitMs). */
+  private cpuWaitAtMark = 0;
+  /** Characters handed to the server's stdin, all told: what it has read is this less what waits (PipeOut.waiting). */
+  private sent = 0;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
   /** The server closed its stdin (or it is exiting): nothing more is written to it. */
@@ -208,8 +228,19 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   stoppedFor: ClosedPipe | null = null;
   /** Stops the server's process group (set once it is spawned). */
   private stopGroup: (() => void) | null = null;
-  /** The server's requests the gateway answers itself, at most OWN_ANSWERS_PER_WINDOW a second (server-requests.ts). */
-  private readonly ownAnswers = new OwnAnswers((fields, message) => this.options.logger?.().warn(fields, message));
+  /** The server's requests the gateway answers itself, at most OWN_ANSWERS_PER_WINDOW a second (server-requests.ts); past them its stdout is not read until the window ends. */
+  private readonly ownAnswers = new OwnAnswers((fields, message) => this.options.logger?.().warn(fields, message), undefined, {
+    stop: () => {
+      this.readPaused = true;
+      this.child?.stdout?.pause();
+    },
+    resume: () => {
+      this.readPaused = false;
+      if (!this.closed) this.child?.stdout?.resume();
+    },
+  });
+  /** The server's stdout is not read until the window ends: it sent more requests than OWN_ANSWERS_PER_WINDOW. */
+  private readPaused = false;
 
   constructor(private readonly options: ChildTransportOptions) {
     this.reader = new LineReader(options.maxMessageBytes);
@@ -351,6 +382,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
    * (read-end.ts).
    */
   private readonly onStdout = (chunk: Buffer, bytes = chunk.length): void => {
+    this.outputRead += bytes;
     try {
       readStarted();
       try {
@@ -359,7 +391,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         // read under BURST_GAP_MS ago): the rest of the burst is waited for a few microseconds and
         // taken in this read, its replies in the same write to the client (pipes.ts, readRest).
         const now = performance.now();
-        if (lines === 1 && this.stdoutFd !== null && now - this.lastRead < BURST_GAP_MS && (this.callsWaiting?.() ?? 0) >= BURST_CALLS) {
+        if (lines === 1 && this.stdoutFd !== null && !this.readPaused && now - this.lastRead < BURST_GAP_MS && (this.callsWaiting?.() ?? 0) >= BURST_CALLS) {
           const rest = readRest(this.stdoutFd, BURST_WAIT_US);
           if (rest !== null) this.reader.push(rest, this.receive, this.refuse);
         }
@@ -390,7 +422,10 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       this.onerror?.(new LatchError('MESSAGE_INVALID', `ignored a line that is not JSON-RPC: ${(error as Error).message}`, { cause: error }));
       return;
     }
-    if ('method' in message && 'id' in message && !RELAYED_REQUESTS.has(message.method) && !this.ownAnswers.takes()) return;
+    if ('method' in message && 'id' in message && !RELAYED_REQUESTS.has(message.method)) {
+      this.ownSinceMark = true;
+      if (!this.ownAnswers.takes()) return;
+    }
     this.onmessage?.(message);
   };
 
@@ -403,13 +438,48 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     // The rest libuv holds for a write of PipeOut's own included (pipes.ts).
     const waiting = this.child?.stdin && this.stdin ? this.stdin.waiting : 0;
     if (waiting === 0 || this.backlogSince === null) return 0;
-    // Only a backlog none of which was read for STALL_MS: a burst of large calls waits for a server
-    // that reads, and is no sign it stopped. Until round 26 the backlog had to empty within the
-    // second: a 14 MB burst read steadily but slower than that (a loaded machine) was refused.
-    if (waiting < this.lastWaiting) this.backlogSince = performance.now();
-    this.lastWaiting = waiting;
-    if (performance.now() - this.backlogSince < STALL_MS) return 0;
+    // Only a backlog of which the server read less than STALL_PROGRESS in STALL_MS: a burst of large
+    // calls waits for a server that reads, and is no sign it stopped. Until round 26 the backlog had
+    // to empty within the second: a 14 MB burst read steadily but slower than that (a loaded machine)
+    // was refused. Until round 28 a byte read was progress enough.
+    const now = performance.now();
+    this.progressed(waiting, now);
+    if (now - this.backlogSince < STALL_MS) return 0;
+    // The time the gateway or the server waited for a CPU is not the server's: on a machine at a
+    // load over 20 either waited over a second (test/faults/deaf-server.test.ts, round 28).
+    if (now - this.backlogSince - (this.cpuWaitMs() - this.cpuWaitAtMark) < STALL_MS) return 0;
     return waiting;
+  }
+
+  /**
+   * How long the gateway's thread and the server's process have waited runnable for a CPU, all told,
+   * in ms: the second field of Linux's /proc/PID/schedstat (ns), read only when a backlog's mark
+   * moves and when it is a second old; 0 for what cannot be read (another system; a server behind
+   * a wrapper is its wrapper's process, which sleeps).
+   */
+  private cpuWaitMs(): number {
+    return waitedForCpu('/proc/thread-self/schedstat') + (this.child?.pid === undefined ? 0 : waitedForCpu(`/proc/${this.child.pid}/schedstat`));
+  }
+
+  /**
+   * The server read STALL_PROGRESS or more since the mark, or wrote as much (and no request the
+   * gateway answers itself): the mark moves to now. A server that answers a burst of large calls
+   * blocks writing each answer until the gateway has read it, and reads nothing meanwhile: on a
+   * machine at a load over 20 the gateway took over a second to read one, and its next call was
+   * refused as "not reading" (test/faults/deaf-server.test.ts, round 28).
+   */
+  private progressed(waiting: number, now: number): void {
+    const read = this.sent - waiting;
+    if (read - this.readAtMark < STALL_PROGRESS && (this.ownSinceMark || this.outputRead - this.outputAtMark < STALL_PROGRESS)) return;
+    this.mark(now, read);
+  }
+
+  private mark(now: number, read: number): void {
+    this.cpuWaitAtMark = this.cpuWaitMs();
+    this.backlogSince = now;
+    this.readAtMark = read;
+    this.outputAtMark = this.outputRead;
+    this.ownSinceMark = false;
   }
 
   get unreadLimit(): number {
@@ -445,17 +515,18 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       // The server closed its stdin (or stdout) since this was queued: none of it is written.
       if ((this.inputClosed || this.stoppedFor !== null) && text !== '') this.answerUnwritten(text);
       else if (stdin && this.child?.stdin && !this.closed && text !== '') {
-        // Since when the server's input has waited with none of it read (unread()).
+        // Since when the server's input has waited while it read too little of it (unread()).
         const before = stdin.waiting;
         if (before === 0) this.backlogSince = null;
-        else if (before < this.lastWaiting) this.backlogSince = performance.now();
+        else if (this.backlogSince !== null) this.progressed(before, performance.now());
         // Refused with none of it written: the server had closed its stdin. U+2028/2029 escaped (lines.ts).
-        if (!stdin.write(escapeLineSeparators(text))) {
+        const line = escapeLineSeparators(text);
+        if (!stdin.write(line)) {
           this.inputClosed = true;
           this.answerUnwritten(text);
         }
-        this.lastWaiting = stdin.waiting;
-        if (this.lastWaiting > 0) this.backlogSince ??= performance.now();
+        this.sent += line.length;
+        if (this.backlogSince === null && stdin.waiting > 0) this.mark(performance.now(), this.sent - stdin.waiting);
         // Stuck: stopped as if it had closed its stdin (its calls answered, started again with the backoff).
         if (this.unread() > STUCK_FACTOR * this.options.maxMessageBytes && this.stoppedFor === null) {
           this.stoppedFor = 'input';
@@ -555,6 +626,17 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   terminateNow(): number | null {
     if (this.group !== null) killTree({ pid: this.group }, 'SIGTERM');
     return this.group;
+  }
+}
+
+/** The second field of a /proc schedstat file (ns waited runnable for a CPU), in ms; 0 when it cannot be read. */
+function waitedForCpu(file: string): number {
+  if (process.platform !== 'linux') return 0;
+  try {
+    const waited = Number(readFileSync(file, 'latin1').split(' ')[1]);
+    return Number.isFinite(waited) ? waited / 1e6 : 0;
+  } catch {
+    return 0;
   }
 }
 

@@ -4,8 +4,12 @@
  * counted in one warning. Its sampling, elicitation and roots requests (RELAYED_REQUESTS) have their
  * own bounds (gateway/relay.ts). A stdio server's `ping` flood was parsed and answered as fast as the
  * gateway's thread could (round 27 review, P27-3); a remote server's was answered by a new POST each,
- * none of them bounded, and the gateway stalled (round 28 review, P28-4). A module of its own, without
- * imports: child-transport.ts, in boot.cjs, uses it (own-answer.ts says why).
+ * none of them bounded, and the gateway stalled (round 28 review, P28-4). Past the bound a stdio
+ * server's stdout is not read until the window ends (`reading`): each request dropped was still read
+ * and parsed, ~20 µs of the gateway's CPU apiece, 75,000–105,000 a second for one server's flood of
+ * small pings, 1.5–2.1 s of CPU a second (round 28, G28-1; docs/performance.md, "Round 28"); its
+ * answers wait as long. A module of its own, without imports: child-transport.ts, in boot.cjs, uses
+ * it (own-answer.ts says why).
  */
 export const OWN_ANSWERS_PER_WINDOW = 100;
 export const OWN_ANSWERS_WINDOW_MS = 1_000;
@@ -23,6 +27,8 @@ export class OwnAnswers {
     private readonly warn: Warn,
     /** What a dropped request is, for the warning (`ping, or methods mcp-latch does not serve`). */
     private readonly what = 'ping, or methods mcp-latch does not serve',
+    /** The server's output, stopped at the first request dropped in a window and read again when it ends (a stdio server's). */
+    private readonly reading?: { stop(): void; resume(): void },
   ) {}
 
   /** Whether a request the gateway answers itself is taken in this window; false: it is dropped, and counted. */
@@ -32,7 +38,7 @@ export class OwnAnswers {
       this.answered += 1;
       return true;
     }
-    this.dropped += 1;
+    if (this.dropped++ === 0) this.reading?.stop();
     return false;
   }
 
@@ -42,7 +48,8 @@ export class OwnAnswers {
       this.answered = 0;
       const dropped = this.dropped;
       this.dropped = 0;
-      if (dropped > 0) this.warn({ dropped, limit: OWN_ANSWERS_PER_WINDOW }, `dropped ${dropped.toLocaleString('en-US')} requests of this server (${this.what}) past ${OWN_ANSWERS_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered`);
+      if (dropped > 0) this.reading?.resume();
+      if (dropped > 0) this.warn({ dropped, limit: OWN_ANSWERS_PER_WINDOW }, `dropped ${dropped.toLocaleString('en-US')} requests of this server (${this.what}) past ${OWN_ANSWERS_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered${this.reading ? `; its output was not read for the rest of the ${OWN_ANSWERS_WINDOW_MS / 1000} s` : ''}`);
     }, OWN_ANSWERS_WINDOW_MS);
     this.window.unref();
   }

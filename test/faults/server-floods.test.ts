@@ -39,7 +39,31 @@ describe('a server that floods the gateway', () => {
     try {
       // Small pings: their answers would take minutes to pass the bound above; the rate bounds them first.
       void h.client.callTool({ name: 'p__flood_pings', arguments: { kb: 0 } }, undefined, { timeout: 120_000 }).catch(() => undefined);
-      await eventually(() => expect(h.stderr()).toMatch(/"msg":"dropped [\d,]+ requests of this server \(ping, or methods mcp-latch does not serve\) past 100 in 1 s, unanswered"/), 60_000);
+      await eventually(() => expect(h.stderr()).toMatch(/"msg":"dropped [\d,]+ requests of this server \(ping, or methods mcp-latch does not serve\) past 100 in 1 s, unanswered/), 60_000);
+      expect(textOf(await h.client.callTool({ name: 'w__echo', arguments: { text: 'still here' } }))).toContain('still here');
+    } finally {
+      await h.close();
+    }
+  }, 120_000);
+
+  // Round 28: each request past the bound was still read and parsed before it was dropped, as fast as
+  // the server wrote them (100,000 and more a second, the gateway's thread busy with nothing else).
+  test("past the bound, a server's output is not read until the window ends: a window drops at most what one read holds", async () => {
+    const dir = tempDir();
+    const h = await startGateway(
+      { mcpServers: { p: faultServer('ping-flood', join(dir, 'starts')), w: faultServer('works', join(dir, 'w-starts')) }, permissions: { allow: ['mcp__p', 'mcp__w'] } },
+      { dir, env: { MCP_LATCH_LOG_LEVEL: 'info' } },
+    );
+    try {
+      void h.client.callTool({ name: 'p__flood_pings', arguments: { kb: 0 } }, undefined, { timeout: 120_000 }).catch(() => undefined);
+      const windows = () => [...h.stderr().matchAll(/"dropped":(\d+),"limit":100,.*"msg":"dropped [\d,]+ requests of this server \(ping, or methods mcp-latch does not serve\) past 100 in 1 s, unanswered/g)].map((match) => Number(match[1]));
+      const counted = await eventually(() => {
+        const each = windows();
+        expect(each.length).toBeGreaterThanOrEqual(3);
+        return each;
+      }, 60_000, 200);
+      // A ping is at least 43 bytes: one read of 64 KiB holds at most 1,525 of them.
+      for (const dropped of counted) expect(dropped).toBeLessThanOrEqual(1_525);
       expect(textOf(await h.client.callTool({ name: 'w__echo', arguments: { text: 'still here' } }))).toContain('still here');
     } finally {
       await h.close();
