@@ -331,9 +331,10 @@ describe('what waits for a reader that is behind, the rest libuv holds included'
     const child = (transport as unknown as { child: ChildProcess }).child;
     await untilHeld(child, () => transport.sendLine(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(5_000) } })}\n`));
     const rest = handleOf(child).writeQueueSize;
-    // Only a backlog that has not emptied for a second counts (a burst to a server that reads is not held back).
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(transport.unread()).toBe(rest);
+    // Only a backlog that has not emptied for a second counts (a burst to a server that reads is not
+    // held back): a second by the transport's measure, the time either process waited for a CPU not
+    // counted (round 28), so asked until it counts, not after a second of wall time.
+    await eventually(() => expect(transport.unread()).toBe(rest), 30_000, 100);
     const calls = new DirectCalls(transport);
     await expect(calls.call({ name: 'echo', arguments: {} }, { timeout: 10_000 })).rejects.toThrow(/the server is not reading its input: .* MB written to it have waited unread for over a second/);
   });
