@@ -41,6 +41,8 @@ interface PathIndex {
   prefixLengths: Set<number>;
   /** Bare file-name rules with a literal name, by that name. */
   byBasename: Map<string, PathMatcher[]>;
+  /** The lengths of byBasename's keys: a path whose name has another length is not looked up (its name not made). */
+  basenameLengths: Set<number>;
   /** Rules that can match anywhere and have no literal to index by. */
   scan: PathMatcher[];
   /** Bare `Read` / `Edit` rules: every path of that access. */
@@ -67,7 +69,7 @@ const placements = new WeakMap<Rule, { env: string; places: Place[] }>();
 type McpRule = Extract<Rule, { type: 'mcp' }>;
 
 function emptyPathIndex(): PathIndex {
-  return { byPrefix: new Map(), byBasename: new Map(), scan: [], all: [], prefixLengths: new Set() };
+  return { byPrefix: new Map(), byBasename: new Map(), scan: [], all: [], prefixLengths: new Set(), basenameLengths: new Set() };
 }
 
 interface ListIndex {
@@ -127,8 +129,10 @@ export class RuleSet {
     }
     for (const place of placed.places) {
       if (place.where === 'scan') index.scan.push(place.matcher);
-      else if (place.where === 'basename') push(index.byBasename, place.key, place.matcher);
-      else {
+      else if (place.where === 'basename') {
+        push(index.byBasename, place.key, place.matcher);
+        index.basenameLengths.add(place.key.length);
+      } else {
         push(index.byPrefix, place.key, place.matcher);
         index.prefixLengths.add(place.key.length);
       }
@@ -310,20 +314,47 @@ function matchIn(index: PathIndex, path: string, folded: string, nocase: boolean
   if (index.all.length > 0) return index.all[0]!;
   // Walk the path's ancestors (and the path itself) through the prefix index; a trailing slash
   // is dropped first, or the walk would step over the directory it names.
-  let dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
+  const dir = folded.length > 1 && folded.endsWith('/') ? folded.replace(/\/+$/, '') || '/' : folded;
+  const found = dir.charCodeAt(0) === 47 && !dir.includes('//') ? inPrefixesOf(index, dir, path, removes, codeFiles) : inAncestors(index, dir, path, removes, codeFiles);
+  if (found !== null) return found;
+  // Most rule sets file no rule by name alone: the path's name is then not made (a slice and its hash
+  // per lookup), nor when no name filed has its length (a name's length is its folded one off macOS and Windows).
+  if (index.byBasename.size > 0 && (nocase || path.endsWith('/') || index.basenameLengths.has(path.length - 1 - path.lastIndexOf('/')))) {
+    const byName = index.byBasename.get(fold(posix.basename(path), nocase));
+    if (byName) for (const candidate of byName) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
+  }
+  for (const candidate of index.scan) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
+  return null;
+}
+
+/**
+ * The first rule filed under `dir` or a directory above it (matchIn), for an absolute `dir` with no
+ * `//` and no trailing `/`: its ancestors are then the texts before each of its slashes, and `/`,
+ * as posix.dirname steps them. Only a prefix of a length some key has is made and looked up
+ * (docs/performance.md, "Round 28: decision time").
+ */
+function inPrefixesOf(index: PathIndex, dir: string, path: string, removes: boolean, codeFiles: boolean): Rule | null {
+  const lengths = index.prefixLengths;
+  for (let end = dir.length; end > 1; end = dir.lastIndexOf('/', end - 1)) {
+    if (!lengths.has(end)) continue;
+    const found = index.byPrefix.get(end === dir.length ? dir : dir.slice(0, end));
+    if (found) for (const candidate of found) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
+  }
+  const root = lengths.has(1) ? index.byPrefix.get('/') : undefined;
+  if (root) for (const candidate of root) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
+  return null;
+}
+
+/** inPrefixesOf for any other `dir` (relative, or with `//`): its ancestors as posix.dirname gives them. */
+function inAncestors(index: PathIndex, dir: string, path: string, removes: boolean, codeFiles: boolean): Rule | null {
   for (;;) {
     const found = index.prefixLengths.has(dir.length) ? index.byPrefix.get(dir) : undefined;
     if (found) for (const candidate of found) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
-    if (dir === '/' || dir === '') break;
+    if (dir === '/' || dir === '') return null;
     const parent = posix.dirname(dir);
     dir = parent === dir ? '/' : parent;
-    if (dir === '/' && index.byPrefix.size === 0) break;
+    if (dir === '/' && index.byPrefix.size === 0) return null;
   }
-  // Most rule sets file no rule by name alone: the path's name is then not made (a slice and its hash per lookup).
-  const byName = index.byBasename.size === 0 ? undefined : index.byBasename.get(fold(posix.basename(path), nocase));
-  if (byName) for (const candidate of byName) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
-  for (const candidate of index.scan) if (counts(candidate, path, removes, codeFiles)) return candidate.rule;
-  return null;
 }
 
 /**

@@ -486,6 +486,20 @@ function messageOf(error: unknown): string {
 }
 
 /**
+ * isPlainAbsolute of the last root isInside was given: a decision asks about the same workspace
+ * root for each of its paths, twice (docs/performance.md, "Round 28: decision time").
+ */
+let lastRoot = '';
+let lastRootPlain = false;
+function plainRoot(root: string): boolean {
+  if (root !== lastRoot) {
+    lastRootPlain = isPlainAbsolute(root);
+    lastRoot = root;
+  }
+  return lastRootPlain;
+}
+
+/**
  * True when `candidate` is `root` or below it. Uses path.relative, never a string prefix, so
  * `/tmp/proj-evil` is not inside `/tmp/proj` (CVE-2025-53110). Both must already be canonical;
  * case- and Unicode-form-insensitive on darwin and win32, whose filesystems are.
@@ -495,7 +509,7 @@ export function isInside(root: string, candidate: string, platform: NodeJS.Platf
   const folded = platform === 'darwin' || platform === 'win32';
   // Two plain absolute POSIX paths (no `.`, `..`, `//` or trailing `/`, which path.relative would
   // normalise away) compare as strings; path.relative normalises both, several times the cost.
-  if (!folded && isPlainAbsolute(root) && isPlainAbsolute(candidate)) return candidate === root || root === '/' || (candidate.startsWith(root) && candidate.charCodeAt(root.length) === 47);
+  if (!folded && plainRoot(root) && isPlainAbsolute(candidate)) return candidate === root || root === '/' || (candidate.startsWith(root) && candidate.charCodeAt(root.length) === 47);
   const r = folded ? root.normalize('NFC').toLowerCase() : root;
   const c = folded ? candidate.normalize('NFC').toLowerCase() : candidate;
   if (!P.isAbsolute(r) || !P.isAbsolute(c)) return false;

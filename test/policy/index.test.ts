@@ -291,4 +291,17 @@ describe('isInside', () => {
     }
     expect(inside).toBeGreaterThan(2_000);
   });
+
+  test('a root asked about again after another root is read as itself (isInside keeps the last root\'s reading)', () => {
+    // A plain root, then one that is not (`..`, `//`, a trailing `/`), then the first again, each with the same candidates.
+    const roots = ['/w/proj', '/w/x/../proj', '/w/proj', '/w//proj', '/w/proj/', '/w/proj', '/', '/w/proj'];
+    const candidates = ['/w/proj/a', '/w/projx', '/w/x/a', '/w/proj', '/w//proj/a', '/w/proj/../x'];
+    for (const root of roots) {
+      for (const candidate of candidates) {
+        const rel = path.posix.relative(root, candidate);
+        const expected = rel === '' || (rel !== '..' && !rel.startsWith('../') && !path.posix.isAbsolute(rel));
+        if (isInside(root, candidate, 'linux') !== expected) expect.fail(`isInside(${JSON.stringify(root)}, ${JSON.stringify(candidate)}) should be ${expected}`);
+      }
+    }
+  });
 });

@@ -46,11 +46,14 @@ export function buildSegment(input: SegmentInput): Built {
   const stripped = stripWrappers(words, input.cwd, { paths, reasons, nested }, input.shell);
   const { wrappers, cwd } = stripped;
   const assigned = stripped.assignments.length === 0 ? input.assignments : [...input.assignments, ...stripped.assignments];
-  if (assigned.some((word) => word.isStatic && /\$\(|`/.test(word.value))) reasons.push('stored-substitution');
-  // Once for all of them: `GIT_CONFIG_VALUE_<n>` is read with the `GIT_CONFIG_KEY_<n>` beside it.
-  commandVariables(assigned, cwd, reasons, nested);
-  if (assigned.some((word) => isOptionEnvironment(word) || loadsCode(word))) reasons.push('environment');
-  paths.push(...gitLocations(assigned, cwd), ...gitWrites(assigned, cwd), ...fileVariables(assigned, cwd));
+  // What assignments do (most segments have none: each reading below finds nothing in no words).
+  if (assigned.length > 0) {
+    if (assigned.some((word) => word.isStatic && /\$\(|`/.test(word.value))) reasons.push('stored-substitution');
+    // Once for all of them: `GIT_CONFIG_VALUE_<n>` is read with the `GIT_CONFIG_KEY_<n>` beside it.
+    commandVariables(assigned, cwd, reasons, nested);
+    if (assigned.some((word) => isOptionEnvironment(word) || loadsCode(word))) reasons.push('environment');
+    paths.push(...gitLocations(assigned, cwd), ...gitWrites(assigned, cwd), ...fileVariables(assigned, cwd));
+  }
   const assignments = assigned.map(display);
 
   const programWord = words[stripped.program];
