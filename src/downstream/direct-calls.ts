@@ -221,7 +221,12 @@ export class DirectCalls {
   private expireAt(due: number): void {
     if (this.timer) clearTimeout(this.timer);
     this.timerDue = due;
-    this.timer = setTimeout(this.expire, Math.max(0, due - performance.now()));
+    // A whole number of milliseconds, rounded up (a sweep before a deadline sets the timer again):
+    // the first timer with a fractional delay in the process turned Node's Timeout objects' delay
+    // field from a small integer to a double (V8's --trace-generalization: `_idleTimeout`), a new
+    // shape for every timer and the code made for the old one dropped, inside a fresh gateway's
+    // first call (docs/performance.md, "Round 28: the start and the first calls").
+    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(due - performance.now())));
     this.timer.unref();
   }
 

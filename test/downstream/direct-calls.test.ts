@@ -333,6 +333,31 @@ describe('timeout, abort and close', () => {
     }
   });
 
+  // A fractional delay (the deadline less performance.now()) made the process's first such timer,
+  // in a fresh gateway's first call, turn Node's Timeout objects' delay field into a double: a new
+  // shape for every timer and the code made for the old one dropped (docs/performance.md, "Round
+  // 28: the start and the first calls"). Rounded up, the timer never fires before the deadline.
+  test("the timeout's timer is set in whole milliseconds, not before the deadline", async () => {
+    const peer = await connect(async (_request, extra) => {
+      await aborted(extra.signal);
+      return textResult('never sent');
+    });
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const before = performance.now();
+      const pending = peer.direct.call({ name: 'x' }, { timeout: 40.5 });
+      const delays = timers.mock.calls.map(([, delay]) => delay);
+      timers.mockRestore();
+      expect(delays).toHaveLength(1);
+      expect(Number.isInteger(delays[0])).toBe(true);
+      expect(delays[0]).toBeGreaterThanOrEqual(40.5 - (performance.now() - before));
+      expect(await rejection(pending)).toMatchObject({ code: ErrorCode.RequestTimeout, data: { timeout: 40.5 } });
+      expect(performance.now() - before).toBeGreaterThanOrEqual(40.5);
+    } finally {
+      timers.mockRestore();
+    }
+  });
+
   test('an abort rejects with the signal reason, and the server is told to cancel', async () => {
     const peer = await connect(async (_request, extra) => {
       await aborted(extra.signal);
