@@ -34,6 +34,21 @@ export function afterList(work: () => void): NodeJS.Timeout {
   return setTimeout(work, AFTER_LIST_MS).unref();
 }
 
+/** A list answer's entries, to the JSON made of each for its limit (listAnswer); emptied when its digest is made. */
+const entriesJson = new WeakMap<readonly unknown[], string[]>();
+
+/**
+ * The JSON of a list answer's entries, as JSON.stringify writes the array, joined from the JSON
+ * listAnswer made of each entry to count its bytes: the answer's line (stdio-upstream.ts) does not
+ * serialise every entry again, which with ten servers' tools was ~0.5 ms of CPU between the last
+ * server's list and the first list's write (docs/performance.md, "Round 28: the start and the
+ * first calls"). Undefined for any other array, and once the digest has taken the JSON.
+ */
+export function listJson(entries: readonly unknown[]): string | undefined {
+  const jsons = entriesJson.get(entries);
+  return jsons !== undefined && jsons.length === entries.length ? `[${jsons.join(',')}]` : undefined;
+}
+
 export function listAnswer<T>(entries: readonly T[], maxBytes: number): ListAnswer<T> {
   const jsons: string[] = [];
   let bytes = 0;
@@ -45,12 +60,14 @@ export function listAnswer<T>(entries: readonly T[], maxBytes: number): ListAnsw
     jsons.push(json);
   }
   const count = jsons.length;
+  const kept = count === entries.length ? (entries as T[]) : entries.slice(0, count);
+  entriesJson.set(kept, jsons);
   // The digest is made when first read, from the JSON taken here: a client's first list is written
   // before it is (upstream-session.ts), so node:crypto need not load before it (docs/performance.md,
   // "Round 19: start").
   let digest: string | null = null;
   return {
-    entries: count === entries.length ? (entries as T[]) : entries.slice(0, count),
+    entries: kept,
     get digest(): string {
       if (digest === null) {
         const hash = createHash('sha256');

@@ -2,6 +2,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { escapeLineSeparators, InvalidMessage, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type Oversized } from '../downstream/lines.js';
 import { errorMessage, LatchError } from '../errors.js';
+import { listJson } from './list-answer.js';
 import { PipeOut, pipeFd } from '../downstream/pipes.js';
 import { wideCallRefusal } from './upstream-calls.js';
 import { atReadEnd, readEnded, readStarted } from '../read-end.js';
@@ -322,11 +323,37 @@ export class StdioUpstream implements Transport, LineSending {
  */
 function safeSerialize(message: JSONRPCMessage, onerror: ((error: Error) => void) | undefined): string {
   try {
-    return serializeMessage(message);
+    return listLine(message) ?? serializeMessage(message);
   } catch (error) {
     const id = (message as { id?: unknown }).id;
     onerror?.(new LatchError('MESSAGE_INVALID', `could not serialise a message to the client: ${errorMessage(error)}`, { cause: error }));
     if (typeof id !== 'string' && typeof id !== 'number') return '';
     return serializeMessage({ jsonrpc: '2.0', id, error: { code: -32603, message: `mcp-latch could not send this answer: ${errorMessage(error)}` } });
   }
+}
+
+/**
+ * The line of an answer whose result holds a list answer's entries (`tools`, `resources`,
+ * `resourceTemplates` or `prompts`: list-answer.ts listJson), made from the JSON of each entry
+ * taken for the list's limit, the rest of the message serialised as JSON.stringify does (its keys
+ * in their order); undefined for any other message, which serializeMessage writes.
+ */
+function listLine(message: JSONRPCMessage): string | undefined {
+  const { result } = message as { result?: unknown };
+  if (typeof result !== 'object' || result === null) return undefined;
+  const { tools, resources, resourceTemplates, prompts } = result as Record<string, unknown>;
+  const list = tools ?? resources ?? resourceTemplates ?? prompts;
+  if (!Array.isArray(list)) return undefined;
+  const listed = listJson(list);
+  if (listed === undefined) return undefined;
+  const fields = (object: object, made: (key: string, value: unknown) => string | undefined) =>
+    Object.entries(object)
+      .map(([key, value]) => {
+        const json = made(key, value);
+        return json === undefined ? null : `${JSON.stringify(key)}:${json}`;
+      })
+      .filter((field) => field !== null)
+      .join(',');
+  const resultJson = `{${fields(result, (_key, value) => (value === list ? listed : JSON.stringify(value)))}}`;
+  return `{${fields(message, (key, value) => (key === 'result' ? resultJson : JSON.stringify(value)))}}\n`;
 }
