@@ -125,10 +125,20 @@ const PASSWORD_OPTIONS: ReadonlyArray<readonly [program: string, option: string,
   // The new and the old passphrase of a key (OpenSSH's ssh-keygen(1)).
   ['ssh-keygen', '[NP]', 'either'],
 ];
-const PASSWORD_P = new RegExp(
-  `\\b((?:${PASSWORD_OPTIONS.map(([program, option, value]) => `(?:${program})\\b[^;&|\\n]{0,200}?\\s-${option}${value === 'attached' ? '' : value === 'spaced' ? '[ \\t]+' : '[ \\t]*'}`).join('|')}))(?=[^\\s-])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`,
-  'g',
-);
+/** From where a program's name, or its previous password option's value, ends: up to 200 characters of its words, then the option and its value. */
+const passwordOption = (option: string, value: 'attached' | 'spaced' | 'either'): string =>
+  `[^;&|\\n]{0,200}?\\s-${option}${value === 'attached' ? '' : value === 'spaced' ? '[ \\t]+' : '[ \\t]*'}`;
+const PASSWORD_VALUE = `(?=[^\\s-])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`;
+const PASSWORD_P = new RegExp(`\\b((?:${PASSWORD_OPTIONS.map(([program, option, value]) => `(?:${program})\\b${passwordOption(option, value)}`).join('|')}))${PASSWORD_VALUE}`, 'g');
+/**
+ * Each program's name alone, and its password option read on from a value (sticky): `ssh-keygen -P
+ * OLD -N NEW` has two, and PASSWORD_P, which needs the name before each, found only the first
+ * (round 28; review P27-1's "Left").
+ */
+const PASSWORD_PROGRAMS: ReadonlyArray<{ name: RegExp; next: RegExp }> = PASSWORD_OPTIONS.map(([program, option, value]) => ({
+  name: new RegExp(`^(?:${program})\\b`),
+  next: new RegExp(`(${passwordOption(option, value)})${PASSWORD_VALUE}`, 'y'),
+}));
 /** Samba's clients take `-U user%password` (smbclient(1)): the password after the `%`. */
 const SMB_USER = /(\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree)\b[^;&|\n]{0,200}?\s(?:-U|--user)(?:[ \t]*|=)["']?)([^\s%'"]*)%([^\s'"]+)/g;
 /**
@@ -317,7 +327,7 @@ function redactJoined(text: string): string {
   if (out.includes('git')) out = redactGitConfig(out);
   out = out.replace(CONFIG_SET, (all, before: string, name: string, space: string, value: string) => (SECRET_NAME.test(name) && !value.startsWith(REDACTED) ? `${before}${name}${space}${quoted(value)}` : all));
   out = out.replace(LONG_OPTION, (all, option: string, value: string) => (option !== '--key' && SECRET_NAME.test(option) && !value.startsWith('[redacted]') ? `${option} ${quoted(value)}` : all));
-  out = out.replace(PASSWORD_P, (_all, before: string, value: string) => `${before}${quoted(value)}`);
+  out = redactPasswordOptions(out);
   out = out.replace(USER_PASSWORD, `$1$2:${REDACTED}`);
   out = out.replace(SMB_USER, `$1$2%${REDACTED}`);
   out = out.replace(WEBHOOK, `$1${REDACTED}`);
@@ -326,6 +336,36 @@ function redactJoined(text: string): string {
   out = out.replace(TOKEN_SHAPES, (_all, ...groups: unknown[]) => `${groups.find((group) => typeof group === 'string') as string}${REDACTED}`);
   out = out.replace(JWT, '[redacted JWT]');
   return out;
+}
+
+/**
+ * The programs' short password options (PASSWORD_OPTIONS), every one of a command: after a value is
+ * replaced, the same program's next option is looked for from there, as far as its first one may be
+ * from its name.
+ */
+function redactPasswordOptions(text: string): string {
+  PASSWORD_P.lastIndex = 0;
+  let match = PASSWORD_P.exec(text);
+  if (match === null) return text;
+  let out = '';
+  let last = 0;
+  while (match !== null) {
+    out += `${text.slice(last, match.index)}${match[1]!}${quoted(match[2]!)}`;
+    last = match.index + match[0].length;
+    const next = PASSWORD_PROGRAMS.find((program) => program.name.test(match![1]!))?.next;
+    for (let more = next !== undefined; more; ) {
+      next!.lastIndex = last;
+      const option = next!.exec(text);
+      more = option !== null;
+      if (option !== null) {
+        out += `${option[1]!}${quoted(option[2]!)}`;
+        last = next!.lastIndex;
+      }
+    }
+    PASSWORD_P.lastIndex = last;
+    match = PASSWORD_P.exec(text);
+  }
+  return out + text.slice(last);
 }
 
 /** A shell word of a text: where it is, and its text with the quotes removed. */

@@ -146,6 +146,13 @@ describe('redactText: secrets inside a string', () => {
     ['Slack webhook', 'curl -X POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d x', 'curl -X POST https://hooks.slack.com/services/[redacted] -d x'],
     ["curl's -b (--cookie)", 'curl -b "session=abcdef123456" https://x', 'curl -b "[redacted]" https://x'],
     ["ssh-keygen's new passphrase", 'ssh-keygen -N hunter2pass -f k', 'ssh-keygen -N [redacted] -f k'],
+    // Round 28 (review P27-1's "Left"): every password option of a command, not only the first.
+    ["ssh-keygen's old and new passphrase", 'ssh-keygen -p -P old1pass -N new2pass -f k', 'ssh-keygen -p -P [redacted] -N [redacted] -f k'],
+    ['each, quoted and attached', `ssh-keygen -P 'old pass' -N"new pass" -f k`, `ssh-keygen -P '[redacted]' -N"[redacted]" -f k`],
+    ['each, after other options between', 'ssh-keygen -f k -P oldpassw -q -C me -N newpassw', 'ssh-keygen -f k -P [redacted] -q -C me -N [redacted]'],
+    ['a program given one twice', 'mysql -u r -pFirst1 -pSecond2 db', 'mysql -u r -p[redacted] -p[redacted] db'],
+    ["curl's two cookies", 'curl -b a=1 -b b=2 https://x', 'curl -b [redacted] -b [redacted] https://x'],
+    ['the next command is its own', 'zip -P first1 a.zip x && echo -P kept && zip -P second2 b.zip y', 'zip -P [redacted] a.zip x && echo -P kept && zip -P [redacted] b.zip y'],
     ['Discord webhook', 'https://discord.com/api/webhooks/123456789012345678/AbC-dEf_gHi', 'https://discord.com/api/webhooks/[redacted]'],
     // Round 19: the gateway's own credentials. A team token (team/identity.ts newToken: `mlt_` + 32
     // random bytes in base64url) and a one-time link's nonce (approval-page/link.ts: EXPIRES.RANDOM.MAC).
@@ -169,7 +176,7 @@ describe('redactText: secrets inside a string', () => {
     // With a scan unbounded from every start each of these takes minutes (the test's timeout ends it).
     // Round 25 review R16: a quoted value's end looked for the line's end first, to the end of a text
     // without one, at every `"secret": "` (4.4 MB: ~28 s at load 30; now one pass to the closing quote).
-    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000), 'config -f x '.repeat(30_000), `config --comment '`.repeat(25_000), 'config set -x="a '.repeat(25_000), 'nonce='.repeat(60_000), 'mlt_'.repeat(80_000), 'git '.repeat(80_000), 'git config '.repeat(30_000), 'git config -f '.repeat(25_000), 'git config "'.repeat(25_000), 'git config user.password '.repeat(15_000), '"secret": "'.repeat(400_000), '"password":"'.repeat(400_000), 'api_key: "'.repeat(400_000)]) {
+    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000), 'config -f x '.repeat(30_000), `config --comment '`.repeat(25_000), 'config set -x="a '.repeat(25_000), 'nonce='.repeat(60_000), 'mlt_'.repeat(80_000), 'git '.repeat(80_000), 'git config '.repeat(30_000), 'git config -f '.repeat(25_000), 'git config "'.repeat(25_000), 'git config user.password '.repeat(15_000), '"secret": "'.repeat(400_000), '"password":"'.repeat(400_000), 'api_key: "'.repeat(400_000), 'ssh-keygen -P x '.repeat(30_000), 'ssh-keygen -P x -N '.repeat(25_000), 'mysql -pX '.repeat(50_000)]) {
       expect(redactText(text).length).toBeGreaterThan(0);
     }
   });
@@ -197,6 +204,7 @@ describe('redactSecrets: the arguments of a record', () => {
     ['args beside a command', { command: 'mysql', args: ['-u', 'root', '--password', 'Hunter2Secret'] }, { command: 'mysql', args: ['-u', 'root', '--password', '[redacted]'] }],
     ['an argv list', { argv: ['npx', 'server', '--api-key', 'Zq9v8u7t6s5r4q3p', '--client-secret', 's3'] }, { argv: ['npx', 'server', '--api-key', '[redacted]', '--client-secret', '[redacted]'] }],
     ["a program's own short option, spaced and attached", { a: ['redis-cli', '-a', 'pw123456', 'get', 'k'], b: ['mysql', '-u', 'root', '-pSecret1'], c: ['ssh-keygen', '-N', 'newpass', '-P', 'oldpass'] }, { a: ['redis-cli', '-a', '[redacted]', 'get', 'k'], b: ['mysql', '-u', 'root', '-p[redacted]'], c: ['ssh-keygen', '-N', '[redacted]', '-P', '[redacted]'] }],
+    ['a list with both of ssh-keygen\'s passphrases, after the command', { command: 'ssh-keygen', args: ['-p', '-P', 'oldpass1', '-N', 'newpass2', '-f', 'k'] }, { command: 'ssh-keygen', args: ['-p', '-P', '[redacted]', '-N', '[redacted]', '-f', 'k'] }],
     ['a list with no secret after its options', { command: 'ls', args: ['-p', 'x', '--color', 'never'] }, { command: 'ls', args: ['-p', 'x', '--color', 'never'] }],
   ])('%s', (_what, args, recorded) => {
     expect(redactSecrets(args)).toEqual(recorded);
