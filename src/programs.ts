@@ -602,6 +602,65 @@ export const GIT_COMMANDS: ReadonlySet<string> = new Set(
 export const GIT_LATER_COMMANDS: ReadonlySet<string> = new Set(['replay', 'refs', 'backfill', 'last-modified', 'repo']);
 
 /**
+ * gh's own commands (cli/cli pkg/cmd/root/root.go and each group's, with cobra's aliases `ls`, `new`,
+ * `remove`, `cs`, `at`, `rs`, `ext`, `extensions`; later releases' `agent-task`, `preview`, `pr
+ * revert`, `release verify`, `repo autolink`): a group maps to its commands, and a group below a
+ * group is keyed by both words. Every other top-level word runs an alias from gh's config or an
+ * extension (`gh-NAME`), and since gh 2.31 a word under a group (`gh pr co`) runs an alias nested
+ * there (pkg/cmd/alias/shared ValidAliasNameFunc: below a command that is not runnable). `copilot` is
+ * left out: an extension until gh 2.8x, then a command that fetches GitHub's Copilot CLI and runs it.
+ * command-match.ts otherGhCommand; docs/rules.md.
+ */
+const GH_LIST = 'list ls';
+const GH_CREATE = 'create new';
+const GH_GROUPS: Record<string, string> = {
+  'agent-task': 'create list view',
+  alias: `delete import set ${GH_LIST}`,
+  attestation: 'download inspect trusted-root tuf-root-verify verify',
+  auth: 'git-credential login logout refresh setup-git status switch token',
+  cache: `delete ${GH_LIST}`,
+  codespace: `code cp ${GH_CREATE} delete edit jupyter logs ports rebuild select ssh stop view ${GH_LIST}`,
+  config: `clear-cache get set ${GH_LIST}`,
+  extension: `browse create exec install remove search upgrade ${GH_LIST}`,
+  gist: `clone ${GH_CREATE} delete edit rename view ${GH_LIST}`,
+  'gpg-key': `add delete ${GH_LIST}`,
+  issue: `close comment ${GH_CREATE} delete develop edit lock pin reopen status transfer unlock unpin view ${GH_LIST}`,
+  label: `clone create delete edit ${GH_LIST}`,
+  org: GH_LIST,
+  pr: `checkout checks close comment ${GH_CREATE} diff edit lock merge ready reopen revert review status unlock update-branch view ${GH_LIST}`,
+  preview: 'prompter',
+  project: `close copy create delete edit field-create field-delete field-list item-add item-archive item-create item-delete item-edit item-list link mark-template unlink view ${GH_LIST}`,
+  release: `${GH_CREATE} delete delete-asset download edit upload verify verify-asset view ${GH_LIST}`,
+  repo: `archive autolink clone ${GH_CREATE} credits delete deploy-key edit fork garden gitignore license rename set-default sync unarchive view ${GH_LIST}`,
+  'repo autolink': `create delete view ${GH_LIST}`,
+  'repo deploy-key': `add delete ${GH_LIST}`,
+  'repo gitignore': `view ${GH_LIST}`,
+  'repo license': `view ${GH_LIST}`,
+  ruleset: `check view ${GH_LIST}`,
+  run: `cancel delete download rerun view watch ${GH_LIST}`,
+  search: 'code commits issues prs repos',
+  secret: `delete remove set ${GH_LIST}`,
+  'ssh-key': `add delete ${GH_LIST}`,
+  variable: `delete get remove set ${GH_LIST}`,
+  workflow: `disable enable run view ${GH_LIST}`,
+};
+const GH_GROUP_ALIASES: Record<string, string> = { cs: 'codespace', at: 'attestation', rs: 'ruleset', ext: 'extension', extensions: 'extension' };
+/** gh's commands that run themselves (no alias can be nested below them), and its help topics. */
+const GH_RUNNABLE: ReadonlySet<string> = new Set(['api', 'browse', 'completion', 'credits', 'help', 'status', 'version', 'actions', 'accessibility', 'environment', 'exit-codes', 'formatting', 'mintty', 'reference']);
+const GH_COMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.entries(GH_GROUPS).map(([group, commands]) => [group, new Set(commands.split(' '))]));
+
+/** What gh's command word `word` is below `group` ('' for the top): a group's key, `run` for a command of gh's own, or null for any other (an alias or extension). */
+export function ghCommand(group: string, word: string): { group: string } | 'run' | null {
+  if (group === '') {
+    const name = Object.hasOwn(GH_GROUP_ALIASES, word) ? GH_GROUP_ALIASES[word]! : word;
+    if (GH_COMMANDS.has(name)) return { group: name };
+    return GH_RUNNABLE.has(word) ? 'run' : null;
+  }
+  if (!GH_COMMANDS.get(group)?.has(word)) return null;
+  return GH_COMMANDS.has(`${group} ${word}`) ? { group: `${group} ${word}` } : 'run';
+}
+
+/**
  * pnpm 9's own commands and their aliases, and the npm commands it passes on to npm (pnpm 9.15.9
  * `pnpm help`; each printed its own help). Any other first word pnpm runs as the project's script of
  * that name or, with none, as a program (pnpm 6.6.1: "When pnpm is executed with an unknown command,

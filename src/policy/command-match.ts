@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, managerAlias, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { ghCommand, GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, managerAlias, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -280,6 +280,37 @@ export function otherGitCommand(candidates: readonly string[][]): string | null 
     const word = words[at];
     if (word === undefined || (GIT_COMMANDS.has(word) && !GIT_LATER_COMMANDS.has(word))) continue;
     if (!runsNoWord(words, at)) return word;
+  }
+  return null;
+}
+
+/**
+ * The words of a gh command up to the first that names no command of gh's own (programs.ts
+ * ghCommand): gh runs it as an alias from its config (one led by `!` in a shell) or as an extension's
+ * program, set up outside this call (`gh alias set`, `gh extension install`, or by hand), so what
+ * runs is not known here. `gh help NAME` runs extension NAME with `--help` and `gh extension exec
+ * NAME` runs it (cli/cli cmd/gh): NAME is read so too. Options are skipped, `-R`/`--repo` with its
+ * value. Null for gh's own commands (docs/rules.md; round 28).
+ */
+export function otherGhCommand(args: readonly string[]): string[] | null {
+  const words: string[] = [];
+  let group = '';
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.startsWith('-') && word !== '-') {
+      if (word === '-R' || word === '--repo') i++;
+      continue;
+    }
+    words.push(word);
+    const found = ghCommand(group, word);
+    if (found === null) return words;
+    if (found !== 'run') {
+      group = found.group;
+      continue;
+    }
+    const names = (group === '' && word === 'help') || (group === 'extension' && word === 'exec');
+    const name = names ? args.slice(i + 1).find((next) => !next.startsWith('-')) : undefined;
+    return name !== undefined && (word === 'exec' || ghCommand('', name) === null) ? [...words, name] : null;
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { otherGitCommand, wideCandidates, wideHeads } from './command-match.js';
+import { otherGhCommand, otherGitCommand, wideCandidates, wideHeads } from './command-match.js';
 import { GIT_LATER_COMMANDS } from '../programs.js';
 import type { RuleSet } from './match.js';
 import type { Rule } from './rule.js';
@@ -392,6 +392,28 @@ function namedByAllow(segment: CommandSubject['segment'], info: CommandSubject['
   return segment.name === 'git' && rules.allowNaming(segment, word) !== null;
 }
 
+/**
+ * Why a gh command (or one a runner runs) cannot be seen: its words name an alias or extension
+ * (command-match.ts otherGhCommand), which an earlier call may have made (`gh alias set co '!…'`, `gh
+ * extension install`; docs/rules.md). An allow rule naming those words (`Bash(gh co *)`, not
+ * `Bash(gh:*)`) matching the command as written says what it is, as for git's (namedByAllow). Null otherwise.
+ */
+function ghAlias(segment: CommandSubject['segment'], info: CommandSubject['info'], rules: RuleSet): string | null {
+  const why = (ran: CommandSubject['segment'], words: readonly string[]): string =>
+    `\`${words.join(' ')}\` in \`${joinWords(ran.words)}\` is not one of gh's commands: gh runs an alias from its config or an extension's program for it, set up outside this call; an allow rule naming it (\`Bash(gh ${words.join(' ')} *)\`) says what it is`;
+  if (segment.name === 'gh') {
+    const words = otherGhCommand(segment.args);
+    if (words !== null && (info.unanalyzable.length > 0 || !info.parseOk || rules.allowNaming(segment, words) === null)) return why(segment, words);
+  }
+  if (segment.runs) {
+    for (const ran of segment.runs) {
+      const words = ran.name === 'gh' ? otherGhCommand(ran.args) : null;
+      if (words !== null) return why(ran, words);
+    }
+  }
+  return null;
+}
+
 /** What would ask: `dontAsk` turns it into a denial. */
 function unmatched(mode: DefaultMode, what: string): Verdictish {
   return byMode(mode === 'dontAsk' ? 'deny' : 'ask', mode, what);
@@ -416,8 +438,10 @@ function decideCommand(subject: CommandSubject, rules: RuleSet, mode: DefaultMod
   // bypassPermissions only deny and ask rules stop a call, and they can only meet what the analyser
   // found: what it could not see (`$x -rf y`, `eval "$c"`) may be just what a rule is there to stop,
   // or a rewrite of the config that holds the rules. So it is allowed only when there is no such rule.
-  if (info.unanalyzable.length > 0 || !info.parseOk) {
-    const why = `the command cannot be fully analysed (${info.unanalyzable.join(', ') || 'parse error'})`;
+  // gh runs a word that is none of its commands as an alias or extension set up outside this call: as unseen (round 28).
+  const alias = ghAlias(segment, info, rules);
+  if (info.unanalyzable.length > 0 || !info.parseOk || alias !== null) {
+    const why = alias ?? `the command cannot be fully analysed (${info.unanalyzable.join(', ') || 'parse error'})`;
     if (mode === 'bypassPermissions' && !rules.limited) return byMode('allow', mode, why);
     if (mode === 'dontAsk' || mode === 'plan') return byMode('deny', mode, why);
     if (exactGrant) return { verdict: 'allow', rule: null, by: 'grant', reason: 'this exact call was allowed for this session' };

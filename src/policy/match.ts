@@ -235,11 +235,12 @@ export class RuleSet {
     return null;
   }
 
-  /** An allow rule whose second word is `word` itself (`Bash(git lg *)`) matching the segment as written (decide.ts namedByAllow). */
-  allowNaming(segment: Segment, word: string): Rule | null {
+  /** An allow rule whose words after the program are `word` itself (`Bash(git lg *)`, `Bash(gh pr co *)`) matching the segment as written (decide.ts namedByAllow, ghAlias). */
+  allowNaming(segment: Segment, word: string | readonly string[]): Rule | null {
     if (!isNarrowEligible(segment)) return null;
+    const named = typeof word === 'string' ? [word] : word;
     for (const rule of this.lists.allow.command.get(segment.program!) ?? []) {
-      if (rule.words?.[1] !== word || !programWords(segment.program!, segment.args, rule.words, !rule.prefix)) continue;
+      if (!named.every((each, i) => rule.words?.[i + 1] === each) || !programWords(segment.program!, segment.args, rule.words!, !rule.prefix)) continue;
       if (rule.within === undefined || this.runsWithin(segment.cwd, rule.within)) return rule;
     }
     return null;

@@ -3,8 +3,9 @@ import type { Word } from './options.js';
 
 /**
  * rustup's toolchains named by path (docs/threat-model.md "Round 27: rules left by round 26
- * (rules27b)", R27). A toolchain's name (`stable`, `nightly-2025-01-01`, `1.80`, a linked name) is
- * one rustup installed; a directory is one whose programs run as they are (rustup 1.29):
+ * (rules27b)", T2) or by a name `rustup toolchain link` gave (round 28, L1). A channel's name
+ * (`stable`, `nightly-2025-01-01`, `1.80`) is one rustup installed; a directory, or a linked name,
+ * is one whose programs run as they are (rustup 1.29):
  *
  *   rustc +D x.rs, rustdoc +D, rustfmt +D, cargo-clippy +D, clippy-driver +D   ran D/bin/<proxy>
  *   cargo +D build                                                             ran D/bin/cargo (round 26 S15)
@@ -19,11 +20,28 @@ import type { Word } from './options.js';
 /** rustup's proxies (rustup's `TOOLS` and `DUP_TOOLS`): each reads a first word `+TOOLCHAIN`. */
 export const RUSTUP_PROXIES: ReadonlySet<string> = new Set(['cargo', 'rustc', 'rustdoc', 'rust-gdb', 'rust-gdbgui', 'rust-lldb', 'rls', 'cargo-clippy', 'clippy-driver', 'cargo-miri', 'rust-analyzer', 'rustfmt', 'cargo-fmt']);
 
-/** A toolchain's name: a channel, version or date and host, or a name `toolchain link` gave. */
-const TOOLCHAIN_NAME = /^[\w+-][\w.+-]*$/;
+/**
+ * A toolchain rustup names itself (rustup's src/dist PartialToolchainDesc, 1.29): a channel —
+ * `stable`, `beta`, `nightly`, a version `1.80`, `1.80.0`, `1.81.0-beta.3` — then an optional date
+ * and an optional host of known parts (`stable-msvc`, `nightly-2025-01-01-x86_64-unknown-linux-gnu`).
+ * rustup refuses to link such a name ("invalid custom toolchain name"), so it is one rustup
+ * installed. Any other name (`evil`, `stable-evil`, `1.80-foo`: rustup 1.29 linked each) may be
+ * one `rustup toolchain link` gave a directory in an earlier call, whose programs then run (round
+ * 28). The host parts are the hosts rustup installs toolchains for, a subset of its lists: a part
+ * missing here only makes a name ask.
+ */
+const HOST_ARCH = 'x86_64|aarch64|i686|i586|arm|armv7|loongarch64|powerpc|powerpc64|powerpc64le|riscv64gc|s390x|sparcv9|mips|mipsel|mips64|mips64el';
+const HOST_OS = 'unknown-linux|linux|apple-darwin|pc-windows|unknown-freebsd|unknown-netbsd|unknown-illumos|pc-solaris|sun-solaris';
+const HOST_ENV = 'gnu|gnueabi|gnueabihf|gnux32|gnuabi64|gnullvm|musl|musleabi|musleabihf|msvc|android|androideabi|eabi|eabihf';
+const CHANNEL_NAME = new RegExp(
+  `^(?:stable|beta|nightly|[0-9]\\.(?:0|[1-9][0-9]{0,2})(?:\\.(?:0|[1-9][0-9]?))?(?:-beta(?:\\.[0-9]{1,2})?)?)(?:-[0-9]{4}-[0-9]{2}-[0-9]{2})?(?:-(?:${HOST_ARCH}))?(?:-(?:${HOST_OS}))?(?:-(?:${HOST_ENV}))?$`,
+);
 
-/** True when `word` may be a toolchain that is no installed one's name: a path, or a word known only at run time. */
-const customToolchain = (word: Word | undefined): boolean => word !== undefined && (word.isStatic ? !TOOLCHAIN_NAME.test(word.value) : true);
+/** True when `name` is a toolchain rustup names itself (CHANNEL_NAME), not one a link may have made. */
+export const isChannelName = (name: string): boolean => CHANNEL_NAME.test(name);
+
+/** True when `word` may be a toolchain that is no channel's: a path, a linked name, or a word known only at run time. */
+const customToolchain = (word: Word | undefined): boolean => word !== undefined && (word.isStatic ? !isChannelName(word.value) : true);
 
 /**
  * True when a proxy's (or rustup's own) first word is `+TOOLCHAIN` with a toolchain that may be a

@@ -7,6 +7,7 @@ import { bunOptions, NODE_GYP_CODE_KEYS, NODE_GYP_COMMAND_KEYS, NPM_CODE_KEYS, N
 import { lessOptions } from './less-options.js';
 import { gitEnvironment } from './git-config.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
+import { isChannelName } from './rust-toolchains.js';
 
 /**
  * Shell variables that change what later commands do: the ones that pick the program or what it
@@ -404,8 +405,8 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
     // code (as the script's own directory does); the switches that only warn or pick encodings stay plain.
     const plain = PLAIN_VALUES[variable[1]!];
     if (plain !== undefined) return !word.isStatic || variable[2] !== '' || !plain(value);
-    // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path is one to run.
-    if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && /^[\w.+-]+$/.test(value)) return false;
+    // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path, or a name a link may have made, is one to run (rust-toolchains.ts).
+    if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && isChannelName(value)) return false;
     if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
     return !HARMLESS_SETTINGS.test(variable[1]!) && !HARMLESS_BUNDLE.test(variable[1]!);
   });
