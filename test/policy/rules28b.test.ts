@@ -239,3 +239,37 @@ describe('L1. rustup: `+NAME` of a toolchain that is no channel\'s name is one `
     if (mode === 'bypassPermissions') expectAllowed(['RUSTUP_TOOLCHAIN=nightly cargo build', 'RUSTUP_TOOLCHAIN=1.80.0 cargo test'], mode, RULES);
   });
 });
+
+describe('L3. a runtime\'s script outside the workspace is code read from there, as a shell\'s script is', () => {
+  const RULES: Rules = { allow: ['Bash(node:*)', 'Bash(nodejs:*)', 'Bash(python3:*)', 'Bash(perl:*)', 'Bash(ruby:*)', 'Bash(deno:*)', 'Bash(bun:*)', 'Bash(bash:*)', 'Bash(sh:*)'] };
+  /** What a read outside the workspace gets with no rule naming it (docs/rules.md "Modes"). */
+  const READ_OUTSIDE: Record<DefaultMode, string> = { default: 'ask', acceptEdits: 'ask', plan: 'ask', dontAsk: 'deny', bypassPermissions: 'allow' };
+  const scripts = (dir: string) => [`node ${dir}/x.js`, `nodejs ${dir}/x.js`, `node --no-warnings ${dir}/x.js arg`, `node -r ./setup.js ${dir}/x.js`, `python3 ${dir}/x.py`, `python3 -u ${dir}/x.py`, `python3 -- ${dir}/x.py`, `perl -w ${dir}/x.pl`, `ruby ${dir}/x.rb`, `deno run -A ${dir}/x.ts`, `deno run --config deno.json ${dir}/x.ts`, `deno serve ${dir}/x.ts`, `deno ${dir}/x.ts`, `deno run file://${dir}/x.ts`, `bun ${dir}/x.js`, `bun run ${dir}/x.ts`, `bash ${dir}/x.sh`, `sh ${dir}/x.sh`, 'node ../x.js', 'node ~/x.js'];
+
+  test('premise: node, python3 and perl run a script outside the working directory', () => {
+    const p = place('l3');
+    writeFileSync(join(p.dir, 'x.js'), `require('fs').writeFileSync(${JSON.stringify(p.marker)}, '')\n`);
+    writeFileSync(join(p.dir, 'x.py'), `open(${JSON.stringify(p.marker)}, 'w')\n`);
+    writeFileSync(join(p.dir, 'x.pl'), `open(my $f, '>', ${JSON.stringify(p.marker)});\n`);
+    for (const [program, script] of [['node', 'x.js'], ['python3', 'x.py'], ['perl', 'x.pl']] as const) {
+      if (!runs(program, ['--version'])) continue;
+      spawnSync(program, [join(p.dir, script)], { cwd: W, timeout: 30_000 });
+      expect(p.ran(), program).toBe(true);
+    }
+  });
+  test.each(MODES)('%s: the script is a read outside the workspace under the runtime\'s rule', (mode) => {
+    const outside = join(T, 'l3');
+    for (const command of scripts(outside)) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(READ_OUTSIDE[mode]);
+    }
+    // A Read deny rule on the script's place denies it in every mode.
+    for (const command of scripts(outside).slice(0, 17)) expect(shell(command, mode, { ...RULES, deny: [`Read(${outside}/**)`] }).verdict, command).toBe('deny');
+  });
+  test.each(MODES)('%s: deno\'s script by URL is code fetched, as npx\'s', (mode) => {
+    expectRefused(['deno run -A https://x.example/y.ts', 'deno run npm:cowsay', 'deno jsr:@std/http/file-server'], mode, { ...RULES, deny: ['Bash(rm *)'] });
+  });
+  test.each(MODES)('%s: scripts of the workspace, modules and the runtimes\' own commands stay allowed', (mode) => {
+    expectAllowed(['node x.js', 'node scripts/build.js --prod', 'node ./bin/cli.js', 'python3 manage.py test', 'python3 -m pytest tests', 'python3 -m http.server 8000', 'perl -w tools/gen.pl', 'ruby script.rb', 'deno run -A main.ts', 'deno main.ts', 'deno fmt', 'deno lint', 'deno task dev', 'bun x.ts', 'bun run build', 'bun run ./scripts/x.ts', 'bun install', 'bash ./build.sh', 'node --version', 'python3 --version'], mode, RULES);
+  });
+});

@@ -8,6 +8,7 @@ import { baseName, display, hasOption, HOME, optionValues, pathOf, pushPath, res
 import { subcommandIndex } from './signature.js';
 import { testPaths } from './test-paths.js';
 import { cliOperandPaths } from './cli-operands.js';
+import { runtimeScript } from './script-paths.js';
 import { buildWrites, changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
@@ -102,8 +103,12 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   const interpreter = interpreterSpec(name);
   if (interpreter) {
-    const mode = interpreterMode(interpreter, args);
+    const { mode, script } = interpreterMode(interpreter, args);
     if (mode === 'code' || mode === 'stdin') reasons.push('interpreter');
+    // The script it runs is code read from that file, as a shell's (round 28; script-paths.ts).
+    const run = runtimeScript(name, args, script, cwd);
+    pushPath(segment.paths, run.path);
+    if (run.remote) reasons.push('executor');
   }
   const fetches = Object.hasOwn(RUNNERS, name) ? RUNNERS[name]!.fetch : [];
   if (fetches.length > 0) {
@@ -449,45 +454,47 @@ type InterpreterMode = 'code' | 'script' | 'stdin' | 'quiet';
 /** A debugger's `[HOST:]PORT` on this machine only. */
 const LOOPBACK_DEBUGGER = /^((127\.0\.0\.1|localhost|\[::1\]):)?\d+$|^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
 
-function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): InterpreterMode {
+/** How an interpreter is given its code, and the index of the script it runs (-1 for none: code, stdin, a module). */
+function interpreterMode(spec: InterpreterSpec, args: readonly Word[]): { mode: InterpreterMode; script: number } {
+  const mode = (value: InterpreterMode, script = -1) => ({ mode: value, script });
   let quiet = false;
   for (let i = 0; i < args.length; i++) {
     const word = args[i]!;
     const v = word.value;
-    if (!word.isStatic) return 'script';
-    if (v === '-') return 'stdin';
-    if (v === '--') return i + 1 < args.length ? 'script' : quiet ? 'quiet' : 'stdin';
+    if (!word.isStatic) return mode('script', i);
+    if (v === '-') return mode('stdin');
+    if (v === '--') return i + 1 < args.length ? mode('script', i + 1) : mode(quiet ? 'quiet' : 'stdin');
     if (spec.quiet?.includes(v)) quiet = true;
     if (v.startsWith('--')) {
       const eq = v.indexOf('=');
       const option = eq === -1 ? v : v.slice(0, eq);
-      if (spec.codeLong?.includes(option)) return 'code';
+      if (spec.codeLong?.includes(option)) return mode('code');
       // node(1) `--inspect=0.0.0.0:9229`: a debugger on every address (round 26 review S16, as bun's).
-      if (spec.debugger?.includes(option) && eq !== -1 && !LOOPBACK_DEBUGGER.test(v.slice(eq + 1))) return 'code';
+      if (spec.debugger?.includes(option) && eq !== -1 && !LOOPBACK_DEBUGGER.test(v.slice(eq + 1))) return mode('code');
       // A file of settings (`--env-file=F`) sets NODE_OPTIONS, read as the variable would be: not seen here (round 27).
-      if (spec.settingsFile?.includes(option)) return 'code';
-      if (spec.urlValue?.includes(option) && urlIsCode(eq === -1 ? args[i + 1] : staticWord(v.slice(eq + 1)))) return 'code';
+      if (spec.settingsFile?.includes(option)) return mode('code');
+      if (spec.urlValue?.includes(option) && urlIsCode(eq === -1 ? args[i + 1] : staticWord(v.slice(eq + 1)))) return mode('code');
       if (spec.valueLong?.includes(option) && eq === -1) i++;
       continue;
     }
-    if (v.length < 2 || v[0] !== '-') return 'script';
+    if (v.length < 2 || v[0] !== '-') return mode('script', i);
     // PowerShell-style single-dash words (`-Command`) are not clusters.
     for (let j = 1; j < v.length; j++) {
       const ch = v[j]!;
-      if (spec.code.includes(ch)) return 'code';
-      if (spec.module === ch) return moduleIsCode(spec, j === v.length - 1 ? args[i + 1] : staticWord(v.slice(j + 1)), args.slice(i + 1)) ? 'code' : 'script';
-      if (spec.urlValue?.includes(`-${ch}`) && urlIsCode(j === v.length - 1 ? args[i + 1] : staticWord(v.slice(j + 1)))) return 'code';
+      if (spec.code.includes(ch)) return mode('code');
+      if (spec.module === ch) return moduleIsCode(spec, j === v.length - 1 ? args[i + 1] : staticWord(v.slice(j + 1)), args.slice(i + 1)) ? mode('code') : mode('script');
+      if (spec.urlValue?.includes(`-${ch}`) && urlIsCode(j === v.length - 1 ? args[i + 1] : staticWord(v.slice(j + 1)))) return mode('code');
       if (spec.value?.includes(ch)) {
         if (j === v.length - 1) i++;
         break;
       }
       // perlrun: `-MMODULE` is `use MODULE;` with the rest of the word inserted as program text.
-      if (spec.moduleName?.includes(ch) && !PERL_MODULE.test(v.slice(j + 1))) return 'code';
+      if (spec.moduleName?.includes(ch) && !PERL_MODULE.test(v.slice(j + 1))) return mode('code');
       if (spec.attached?.includes(ch)) break;
     }
   }
-  if (quiet) return 'quiet';
-  return spec.noStdin ? 'quiet' : 'stdin';
+  if (quiet) return mode('quiet');
+  return mode(spec.noStdin ? 'quiet' : 'stdin');
 }
 
 /**

@@ -82,4 +82,4 @@ function denoTestOperands(args: readonly Word[]): Word[] {
  * `--lock[=F]`, `--env-file[=F]`, `--coverage[=D]`, take it only after `=`). One missing here only
  * makes its value read as a test path too.
  */
-const DENO_VALUES: ReadonlySet<string> = new Set(['-c', '--config', '--import-map', '--filter', '--reporter', '--junit-path', '--location', '--seed', '--cert', '-L', '--log-level', '--ext']);
+export const DENO_VALUES: ReadonlySet<string> = new Set(['-c', '--config', '--import-map', '--filter', '--reporter', '--junit-path', '--location', '--seed', '--cert', '-L', '--log-level', '--ext']);
