@@ -66,8 +66,9 @@ export const DENY_CANDIDATE = 'operand (deny rules only)';
 /**
  * The `via` of a directory a program installs into, named by a variable given to it (make's `PREFIX`,
  * `DESTDIR`, `bindir`…: subjects/shell/make.ts installWrites): deny and ask rules on it or on what
- * may be written below it are met; otherwise it changes nothing (which target installs is known
- * only from the makefile, as `make install` with no such variable is).
+ * may be written below it are met; inside the workspace nothing else counts (which target installs
+ * is known only from the makefile, as `make install` with no such variable is), outside it is then
+ * a write as any other (round 28: allow rules, the mode).
  */
 export const INSTALL_PLACE = 'installation directory (deny and ask rules, on it and below it, only)';
 
@@ -213,7 +214,7 @@ function explainsMore(a: SubjectDecision, b: SubjectDecision): boolean {
 
 function pathReports(subjects: Subject[]): PathReport[] {
   return subjects
-    .filter((subject): subject is PathSubject => subject.type === 'path' && subject.via !== DENY_CANDIDATE && subject.via !== RULE_CANDIDATE && subject.via !== INSTALL_PLACE)
+    .filter((subject): subject is PathSubject => subject.type === 'path' && subject.via !== DENY_CANDIDATE && subject.via !== RULE_CANDIDATE && (subject.via !== INSTALL_PLACE || !subject.inWorkspace))
     .map((subject) => ({
       path: subject.path ?? subject.input,
       realPath: subject.realPath,
@@ -266,7 +267,11 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}, the repository configuration git config changes` };
   }
   if (subject.via === RULE_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}` };
-  if (subject.via === INSTALL_PLACE) return installPlace(subject, forms, rules);
+  if (subject.via === INSTALL_PLACE) {
+    // Outside the workspace it is also a write there as any other (round 28): an Edit allow rule or the mode's writes outside the workspace.
+    const below = installPlace(subject, forms, rules);
+    if (below.verdict !== 'allow' || subject.inWorkspace) return below;
+  }
   // Like the built-in `**/.git/config` rules, for git directories found on disk (a bare repository, a `--git-dir`).
   if (subject.gitDirectory) return { verdict: 'ask', rule: GIT_DIRECTORY_RULE, by: 'rule', reason: `${verb} of ${shown}: ${gitCodeReason(subject)}` };
   const git = subject.via === GIT_REWRITE || subject.via === GIT_OBJECTS;

@@ -273,3 +273,48 @@ describe('L3. a runtime\'s script outside the workspace is code read from there,
     expectAllowed(['node x.js', 'node scripts/build.js --prod', 'node ./bin/cli.js', 'python3 manage.py test', 'python3 -m pytest tests', 'python3 -m http.server 8000', 'perl -w tools/gen.pl', 'ruby script.rb', 'deno run -A main.ts', 'deno main.ts', 'deno fmt', 'deno lint', 'deno task dev', 'bun x.ts', 'bun run build', 'bun run ./scripts/x.ts', 'bun install', 'bash ./build.sh', 'node --version', 'python3 --version'], mode, RULES);
   });
 });
+
+describe('L2. make\'s installation directories outside the workspace: written by install, run from by other targets', () => {
+  const RULES: Rules = { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] };
+  const hasMake = runs('make', ['--version']);
+  /** A write outside the workspace with no rule naming it (docs/rules.md "Modes"). */
+  const WRITE_OUTSIDE: Record<DefaultMode, string> = { default: 'ask', acceptEdits: 'ask', plan: 'deny', dontAsk: 'deny', bypassPermissions: 'allow' };
+  const READ_OUTSIDE: Record<DefaultMode, string> = { default: 'ask', acceptEdits: 'ask', plan: 'ask', dontAsk: 'deny', bypassPermissions: 'allow' };
+
+  test.skipIf(!hasMake)('premise: make PREFIX=D check runs D/bin/x for a recipe `$(PREFIX)/bin/x`; make srcdir=D check runs D\'s test script', () => {
+    const p = place('l2');
+    const project = join(p.dir, 'project');
+    const evil = join(p.dir, 'evil');
+    mkdirSync(join(evil, 'bin'), { recursive: true });
+    mkdirSync(join(evil, 'tests'), { recursive: true });
+    mkdirSync(project);
+    toucher(join(evil, 'bin', 'x'), p.marker);
+    toucher(join(evil, 'tests', 'run.sh'), p.marker);
+    writeFileSync(join(project, 'Makefile'), 'PREFIX ?= /usr/local\nsrcdir ?= .\ncheck:\n\t$(PREFIX)/bin/x --selftest || true\nsrccheck:\n\tsh $(srcdir)/tests/run.sh\n');
+    const env: NodeJS.ProcessEnv = { ...process.env, SHELL: '/bin/sh' };
+    for (const name of ['MAKEFLAGS', 'MFLAGS', 'PREFIX', 'srcdir']) delete env[name];
+    spawnSync('make', ['-s', `PREFIX=${evil}`, 'check'], { cwd: project, env, timeout: 30_000 });
+    expect(p.ran()).toBe(true);
+    spawnSync('make', ['-s', `srcdir=${evil}`, 'srccheck'], { cwd: project, env, timeout: 30_000 });
+    expect(p.ran()).toBe(true);
+  });
+
+  test.each(MODES)('%s: an installation directory outside the workspace is a write there, and run from when outside the project and the system', (mode) => {
+    const outside = join(T, 'l2', 'evil');
+    for (const command of [`make PREFIX=${outside} check`, `PREFIX=${outside} make check`, `make prefix=${outside} test`, `make bindir=${outside}/bin all`, 'make PREFIX=/usr install', 'make PREFIX=/usr/local install', `make DESTDIR=${outside} install`, 'make PREFIX=/opt/app all']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(WRITE_OUTSIDE[mode]);
+    }
+    for (const command of [`make srcdir=${outside} check`, `make DESTDIR=./stage PREFIX=${outside} check`, 'make srcdir=../other check']) {
+      const decision = shell(command, mode, RULES);
+      expect(decision.verdict, `${command}: ${decision.reason}`).toBe(READ_OUTSIDE[mode]);
+    }
+    // An Edit allow rule on the place allows the install (the system directory is no code read from elsewhere).
+    expectAllowed(['make PREFIX=/usr install', 'make PREFIX=/usr/local install'], mode, { ...RULES, allow: [...RULES.allow!, 'Edit(/usr/**)'] });
+    // Deny rules on the place or below it still meet it (round 27).
+    for (const command of ['make PREFIX=/usr install', `make PREFIX=${outside} check`]) expect(shell(command, mode, { ...RULES, deny: ['Edit(/usr/**)', `Edit(${outside}/**)`] }).verdict, command).toBe('deny');
+  });
+  test.each(MODES)('%s: installation directories in the workspace, and make without them, stay allowed', (mode) => {
+    expectAllowed(['make install', 'make check', 'make V=1 check', 'make PREFIX=./stage install', 'make PREFIX=stage install', 'make DESTDIR=./pkg install', 'make DESTDIR=./pkg PREFIX=/usr install', 'make DESTDIR=pkg prefix=/usr/local install', 'make srcdir=. check', 'make srcdir=src all'], mode, RULES);
+  });
+});

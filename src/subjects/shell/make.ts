@@ -3,7 +3,7 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import type { FileFacts } from './files.js';
 import type { CommandPath } from '../../policy/types.js';
 import { INSTALL_PLACE } from '../../policy/decide.js';
-import { buildWrites, changesLaterCommands, commandVariables, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX, recipeCommand } from './variables.js';
+import { buildWrites, changesLaterCommands, commandVariables, elsewhere, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX, recipeCommand } from './variables.js';
 import { fileFacts } from './files.js';
 import { RUNNERS, runsCode, WRAPPERS } from '../../programs.js';
 
@@ -176,11 +176,19 @@ const WRITTEN_DIRECTORIES = new RegExp(INSTALL_DIRECTORIES.source.replace('|srcd
  * Staged Installs": each installed file goes to `$(DESTDIR)$(bindir)/…`; GNU Make 4.3 wrote
  * `make PREFIX=D install`'s files below D): deny and ask rules on that directory or what may be
  * written below it are met (policy/decide.ts INSTALL_PLACE), so `make PREFIX=/usr install` meets
- * `Edit(/usr/**)` and `make PREFIX=~/.local install` `Edit(~/.local/bin/**)`; no other rule is
- * needed, as for `make install` into the makefile's own default. With `DESTDIR` given
+ * `Edit(/usr/**)` and `make PREFIX=~/.local install` `Edit(~/.local/bin/**)`. Round 28: one outside
+ * the workspace is also a write there as any other (an `Edit` allow rule, or the mode's writes
+ * outside the workspace: it asks in default and acceptEdits); inside it, the project's own place,
+ * nothing else is needed, as for the recipes' other writes. With `DESTDIR` given
  * (static, not empty), the files go below it: it is the one written, with any directory not spelled
  * absolute joined to it as make joins them. A value known only at run time is a write not known
  * here (it asks). Which target installs is known only from the makefile, so any target counts.
+ *
+ * Round 28: the directories are also where a recipe runs programs from or builds from (`check:
+ * $(PREFIX)/bin/x --selftest`: GNU Make 4.3 ran /tmp/evil/bin/x for `make PREFIX=/tmp/evil check`;
+ * `srcdir` names the sources): one spelled outside the project and the system (variables.ts
+ * elsewhere, as the build flags' directories; `DESTDIR` aside) is a read of the code there, which
+ * asks outside the workspace whatever the target.
  */
 export function installWrites(assigned: readonly Word[], args: readonly Word[], cwd: string | null): CommandPath[] {
   const given = new Map<string, Word>();
@@ -188,7 +196,7 @@ export function installWrites(assigned: readonly Word[], args: readonly Word[], 
   // The command line overrides the environment (GNU make manual, "Overriding Variables").
   for (const word of [...assigned, ...parsed.operands.map((i) => args[i]!)]) {
     const assignment = /^\s*([^\s=:+?!]+)\s*(::?=|:::=|\+=|\?=|=)/.exec(word.value);
-    if (assignment === null || !WRITTEN_DIRECTORIES.test(assignment[1]!)) continue;
+    if (assignment === null || !INSTALL_DIRECTORIES.test(assignment[1]!)) continue;
     const value = word.value.slice(assignment[0].length).trim();
     const known = word.isStatic && assignment[2] !== '+=' && !/[$`]/.test(value);
     given.set(assignment[1]!, known ? staticWord(value) : { value: word.value, raw: word.raw, isStatic: false, ansi: false });
@@ -196,13 +204,15 @@ export function installWrites(assigned: readonly Word[], args: readonly Word[], 
   const destdir = given.get('DESTDIR');
   const staged = destdir !== undefined && destdir.isStatic && destdir.value !== '';
   const written: Word[] = [];
+  const paths: CommandPath[] = [];
   for (const [name, word] of given) {
     if (word.isStatic && word.value === '') continue;
+    if (word.isStatic && name !== 'DESTDIR' && elsewhere(word.value)) pushPath(paths, pathOf(word, 'read', cwd));
+    if (!WRITTEN_DIRECTORIES.test(name)) continue;
     if (!staged || name === 'DESTDIR') written.push(word);
     else if (!word.isStatic) written.push(word);
     else if (!word.value.startsWith('/')) written.push(staticWord(destdir.value + word.value));
   }
-  const paths: CommandPath[] = [];
   for (const word of written) pushPath(paths, pathOf(word, 'write', cwd, INSTALL_PLACE));
   return paths;
 }

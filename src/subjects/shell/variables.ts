@@ -87,7 +87,8 @@ const CODE_FLAGS = /plugin|^@|^--?specs\b|^-B|^--prefix\b|^-wrapper\b|^-Xclang\b
 const DIRECTORY_FLAGS = /^(-I|-isystem|-idirafter|-iquote|-iprefix|-isysroot|--sysroot|-L|-F|-iframework|--include-directory|--library-directory)=?(.*)$/s;
 const LINKER_DIRECTORIES = /^(-L|-R|--?rpath(-link)?|--library-path|--?dynamic-linker|-I|--sysroot)=?(.*)$/s;
 const SYSTEM_DIRECTORY = /^\/(usr|lib|lib32|lib64)(\/|$)|^\/Library\/Developer\/|^\/Applications\/Xcode[^/]*\.app\//;
-const elsewhere = (path: string): boolean => !PROJECT_ENTRY.test(path) && !SYSTEM_DIRECTORY.test(path);
+/** A directory spelled neither plainly below the working directory nor in the system's (make.ts reads installation directories so too). */
+export const elsewhere = (path: string): boolean => !PROJECT_ENTRY.test(path) && !SYSTEM_DIRECTORY.test(path);
 
 /** True when compiler flags (a flag variable's words) run code at build time or build code from elsewhere into the program. */
 function flagsBuildElsewhere(flags: readonly string[]): boolean {
