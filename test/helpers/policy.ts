@@ -117,6 +117,19 @@ export function premisePlace(root: string, name: string): { dir: string; marker:
   };
 }
 
+/**
+ * The environment a premise runs a real tool in: the test's own, with HOME an empty directory `home`
+ * below `dir` (no user's start-up files), SHELL=/bin/sh, CI=true and npm's update check off (as CI
+ * runs), each variable whose name `clear` matches removed (what would change the tool's reading, or
+ * what the premise sets itself), then `extra`. One home for what rules25-27 each wrote as `baseEnv`.
+ */
+export function premiseEnv(dir: string, clear: RegExp, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), SHELL: '/bin/sh', CI: 'true', npm_config_update_notifier: 'false' };
+  for (const name of Object.keys(env)) if (clear.test(name)) delete env[name];
+  mkdirSync(join(dir, 'home'), { recursive: true });
+  return { ...env, ...extra };
+}
+
 /** What a command that is not allowed gets in `mode`: ask, or deny where the mode refuses what it would ask (plan and dontAsk, for a command). */
 export const refused = (mode: DefaultMode): string => (mode === 'dontAsk' || mode === 'plan' ? 'deny' : 'ask');
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, premisePlace, refused, runs } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, premiseEnv, premisePlace, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 25 (rules25): what round 24 left of the command rules (docs/threat-model.md "Round 25: …").
@@ -43,14 +43,9 @@ const hasMake = runs('make', ['--version']);
 const hasGcc = runs('gcc', ['--version']);
 const hasCargo = runs('cargo', ['--version']);
 
-/** An environment for a premise: none of the variables under test inherited, SHELL set (CI has none). */
-function baseEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'empty-home'), SHELL: '/bin/sh', ...extra };
-  for (const name of ['PYTHONPATH', 'PYTHONHOME', 'PYTHONUSERBASE', 'PYTHONPYCACHEPREFIX', 'PYTHONSTARTUP', 'PYTHONDONTWRITEBYTECODE', 'PYTHONNOUSERSITE', 'PERL5OPT', 'PERL5LIB', 'PERLLIB', 'PERL5DB', 'RUBYOPT', 'RUBYLIB', 'NODE_PATH', 'NODE_OPTIONS', 'LESS', 'LESSOPEN', 'LESSKEYIN', 'LESSKEY', 'MAKEFLAGS', 'MFLAGS', 'CFLAGS', 'CARGO_TARGET_DIR']) {
-    if (!(name in extra)) delete env[name];
-  }
-  return env;
-}
+/** The environment of a premise (test/helpers/policy.ts premiseEnv), without the variables these premises read. */
+const baseEnv = (dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
+  premiseEnv(dir, /^(PYTHONPATH|PYTHONHOME|PYTHONUSERBASE|PYTHONPYCACHEPREFIX|PYTHONSTARTUP|PYTHONDONTWRITEBYTECODE|PYTHONNOUSERSITE|PERL5OPT|PERL5LIB|PERLLIB|PERL5DB|RUBYOPT|RUBYLIB|NODE_PATH|NODE_OPTIONS|LESS|LESSOPEN|LESSKEYIN|LESSKEY|MAKEFLAGS|MFLAGS|CFLAGS|CARGO_TARGET_DIR)$/, extra);
 
 /** A directory for a premise, with a marker file each attack touches. */
 const place = (name: string) => premisePlace(T, name);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, premisePlace, refused, runs } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, premiseEnv, premisePlace, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 26 (rules26): the command rules round 25 left (docs/threat-model.md "Round 26: …"). Each
@@ -49,15 +49,9 @@ const BUNDLER = (() => {
 const YARN1 = process.env.YARN1_BIN ?? (existsSync('/tmp/yn/node_modules/yarn/bin/yarn.js') ? '/tmp/yn/node_modules/yarn/bin/yarn.js' : null);
 const hasYarn1 = YARN1 !== null && spawnSync(process.execPath, [YARN1, '--version'], { encoding: 'utf8', timeout: 30_000 }).stdout?.startsWith('1.');
 
-/** An environment for a premise: none of the variables under test inherited, HOME a fresh directory, SHELL set (CI has none). */
-function baseEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), SHELL: '/bin/sh', CI: 'true', npm_config_update_notifier: 'false', ...extra };
-  for (const name of Object.keys(env)) {
-    if (/^(MAKEFLAGS|MFLAGS|CFLAGS|CPATH|C_INCLUDE_PATH|LIBRARY_PATH|COMPILER_PATH|GCC_EXEC_PREFIX|BUNDLE_.*|BUILDER|PYTHON)$/.test(name) && !(name in extra)) delete env[name];
-  }
-  mkdirSync(join(dir, 'home'), { recursive: true });
-  return env;
-}
+/** The environment of a premise (test/helpers/policy.ts premiseEnv), without the variables these premises read. */
+const baseEnv = (dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
+  premiseEnv(dir, /^(MAKEFLAGS|MFLAGS|CFLAGS|CPATH|C_INCLUDE_PATH|LIBRARY_PATH|COMPILER_PATH|GCC_EXEC_PREFIX|BUNDLE_.*|BUILDER|PYTHON)$/, extra);
 
 /** A directory for a premise, with a marker file each attack touches. */
 const place = (name: string) => premisePlace(T, name);

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, premisePlace, refused, runs } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, premiseEnv, premisePlace, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 27 (rules27a): the command rules round 26's review left open (docs/threat-model.md "Round
@@ -44,15 +44,9 @@ const hasMake = runs('make', ['--version']);
 const hasCargo = runs('cargo', ['--version']);
 const hasBash = runs('bash', ['-c', 'true']);
 
-/** An environment for a premise: none of the variables under test inherited, HOME a fresh directory, SHELL set (CI has none). */
-function baseEnv(dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, 'home'), SHELL: '/bin/sh', CI: 'true', ...extra };
-  for (const name of Object.keys(env)) {
-    if (/^(MAKEFLAGS|MFLAGS|GIT_.*|CARGO_.*|PREFIX|DESTDIR|BUILDER|NODE_OPTIONS)$/.test(name) && !(name in extra)) delete env[name];
-  }
-  mkdirSync(join(dir, 'home'), { recursive: true });
-  return env;
-}
+/** The environment of a premise (test/helpers/policy.ts premiseEnv), without the variables these premises read. */
+const baseEnv = (dir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =>
+  premiseEnv(dir, /^(MAKEFLAGS|MFLAGS|GIT_.*|CARGO_.*|PREFIX|DESTDIR|BUILDER|NODE_OPTIONS)$/, extra);
 
 /** A directory for a premise, with a marker file each attack touches. */
 const place = (name: string) => premisePlace(T, name);

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, premisePlace, refused, rememberedShell, runs } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, premiseEnv, premisePlace, refused, rememberedShell, runs } from '../helpers/policy.js';
 
 /**
  * Round 28 (rules28b): round 27's command-rule leftovers, group B (docs/threat-model.md "Round 28:
@@ -291,8 +291,7 @@ describe('L2. make\'s installation directories outside the workspace: written by
     toucher(join(evil, 'bin', 'x'), p.marker);
     toucher(join(evil, 'tests', 'run.sh'), p.marker);
     writeFileSync(join(project, 'Makefile'), 'PREFIX ?= /usr/local\nsrcdir ?= .\ncheck:\n\t$(PREFIX)/bin/x --selftest || true\nsrccheck:\n\tsh $(srcdir)/tests/run.sh\n');
-    const env: NodeJS.ProcessEnv = { ...process.env, SHELL: '/bin/sh' };
-    for (const name of ['MAKEFLAGS', 'MFLAGS', 'PREFIX', 'srcdir']) delete env[name];
+    const env = premiseEnv(p.dir, /^(MAKEFLAGS|MFLAGS|PREFIX|srcdir)$/);
     spawnSync('make', ['-s', `PREFIX=${evil}`, 'check'], { cwd: project, env, timeout: 30_000 });
     expect(p.ran()).toBe(true);
     spawnSync('make', ['-s', `srcdir=${evil}`, 'srccheck'], { cwd: project, env, timeout: 30_000 });
