@@ -61,7 +61,7 @@ describe('R1. make: every variable a recipe expands is shell text', () => {
   test.each(MODES)('%s: not allowed by Bash(make:*) / Bash(npm run build:*)', (mode) => {
     for (const command of forms) expect(shell(command, mode, { allow: ['Bash(make:*)', 'Bash(npm run build:*)'], deny: ['Bash(touch *)'] }).verdict, command).not.toBe('allow');
   });
-  test.each(['make CFLAGS="-O2 -g" x.o', 'make -j4 V=1 DESTDIR=out install', 'make PREFIX=/usr/local/lib install'])('default, Bash(make:*): %j stays allowed', (command) => {
+  test.each(['make CFLAGS="-O2 -g" x.o', 'make -j4 V=1 DESTDIR=out install', 'make PREFIX=./usr/local/lib install'] /* outside the workspace a write since round 28 (rules28b L2) */)('default, Bash(make:*): %j stays allowed', (command) => {
     expect(shell(command, 'default', { allow: ['Bash(make:*)'] }).verdict).toBe('allow');
   });
   test('bypassPermissions: plain flags before make stay allowed', () => {
