@@ -677,25 +677,51 @@ function keptAsIs(value: unknown, depth: number): boolean {
  * A program's words given as a list (`["mysql", "--password", "x"]`, or `args` beside a `command`,
  * as command servers and MCP configs take them) redacted as the same words in one text are: each
  * word read after the program and the word before it, so `--password x`, `--api-key x` and
- * `redis-cli -a x` lose their value. Null when no word changes. `program`: the `command` beside the
- * list, else its first word. Until round 27 only a word's own text was looked at, and a secret
+ * `redis-cli -a x` lose their value, also behind a wrapper (WORDS_BEFORE). Null when no word
+ * changes. `program`: the `command` beside the list, else its first word. Until round 27 only a word's own text was looked at, and a secret
  * after an option word was written to the audit in clear (review P27-1).
  */
+/**
+ * The words before each that argvRedacted reads it after (besides the program): enough for a wrapper
+ * and its operands before the program whose option it is (`docker exec db redis-cli -a PW`,
+ * `timeout 5 redis-cli -a PW`, `sudo sshpass -p PW`). Until round 28 only the word before was read,
+ * so such a password was written to the audit in clear (round 28 review, P28-2).
+ */
+const WORDS_BEFORE = 6;
+
 function argvRedacted(words: readonly unknown[], program: string | null): unknown[] | null {
   let out: unknown[] | null = null;
   const first = program ?? words[0];
   if (typeof first !== 'string') return null;
-  for (let index = program === null ? 1 : 0; index < words.length; index++) {
+  const start = program === null ? 1 : 0;
+  for (let index = start; index < words.length; index++) {
     const word = words[index];
-    const previous = index > 0 ? words[index - 1] : null;
     if (typeof word !== 'string' || word.length > MAX_STRING) continue;
-    const before = `${first.slice(0, MAX_STRING)} ${typeof previous === 'string' && previous !== first ? `${previous.slice(-MAX_STRING)} ` : ''}`;
-    const read = redactText(before + word);
-    if (read.endsWith(` ${word}`)) continue;
+    const head = `${first.slice(0, MAX_STRING)} `;
+    const previous = index > start ? words[index - 1] : null;
+    // After the word before it (a second password option of one program is read so: `-N a -P b`),
+    // and after the words before that too (a wrapper's: `sudo redis-cli -a x`).
+    let read = wordAfter(`${head}${typeof previous === 'string' ? `${previous.slice(-MAX_STRING)} ` : ''}`, word);
+    if (read === null && index - start > 1) {
+      let before = head;
+      for (let at = Math.max(start, index - WORDS_BEFORE); at < index; at++) {
+        const earlier = words[at];
+        if (typeof earlier === 'string') before += `${earlier.slice(-MAX_STRING)} `;
+      }
+      read = wordAfter(before, word);
+    }
+    if (read === null) continue;
     out ??= words.slice();
-    out[index] = read.startsWith(before) ? read.slice(before.length) : REDACTED;
+    out[index] = read;
   }
   return out;
+}
+
+/** `word` redacted as it reads after `before` (redactText), or null when it is unchanged. */
+function wordAfter(before: string, word: string): string | null {
+  const read = redactText(before + word);
+  if (read.endsWith(` ${word}`)) return null;
+  return read.startsWith(before) ? read.slice(before.length) : REDACTED;
 }
 
 /** `{name: "GITHUB_TOKEN", value: …}`, `{key: "Authorization", value: …}`: a pair whose value is a secret. */
