@@ -108,6 +108,14 @@ export const GIT_OBJECTS = 'files git stored below the working tree';
  */
 export const GIT_CONFIG_SETTING = 'repository configuration git config changes';
 
+/**
+ * The `via` of the user's or the project's .npmrc that `npm config set|delete` (`npm set`) changes
+ * with a setting that runs nothing (those that do are `interpreter`: package-managers.ts): npm's own
+ * update of its settings, as GIT_CONFIG_SETTING is git's. Deny and ask rules on it count
+ * (`Edit(~/.npmrc)`: round 28 review R28-6), the built-in ask on a package manager's program files does not.
+ */
+export const MANAGER_CONFIG_SETTING = 'configuration file the package manager changes';
+
 /** The `via` of DEST/NAME written by a copy into a directory: not an operand (subjects/inspect.ts and subjects/links-made.ts look at those). */
 export const INTO_DIRECTORY = 'name inside the destination directory';
 
@@ -257,14 +265,14 @@ function decidePath(subject: PathSubject, rules: RuleSet, mode: DefaultMode, too
     if (rule) return ruled('deny', rule, `deny rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   if (subject.via === DENY_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny rule matches ${shown}` };
-  const setting = subject.via === GIT_CONFIG_SETTING;
+  const setting = subject.via === GIT_CONFIG_SETTING || subject.via === MANAGER_CONFIG_SETTING;
   for (const form of ruleForms) {
     const rule = rules.matchPath('ask', subject.access, form, true, removes, !setting);
     if (rule) return ruled('ask', rule, `ask rule ${rule.text} matches ${verb} of ${forms.length > 0 ? form : subject.input}`);
   }
   if (setting) {
     if (subject.problem || forms.length === 0) return { verdict: 'ask', rule: null, by: 'error', reason: `cannot check write of ${JSON.stringify(subject.input)}: ${subject.problem ?? 'unresolved path'}` };
-    return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}, the repository configuration git config changes` };
+    return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}, the ${subject.via === GIT_CONFIG_SETTING ? 'repository configuration git config changes' : 'configuration npm config changes'}` };
   }
   if (subject.via === RULE_CANDIDATE) return { verdict: 'allow', rule: null, by: 'mode', reason: `no deny or ask rule matches ${shown}` };
   if (subject.via === INSTALL_PLACE) {

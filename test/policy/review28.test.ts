@@ -177,6 +177,37 @@ describe('R28-9 a CLI printing the secret it stores', () => {
   }, 90_000);
 });
 
+describe('R28-5 ${NAME:=VALUE} is an assignment make is given once exported', () => {
+  test.each(MODES)('%s', (mode) => {
+    const rules = { allow: ['Bash(make:*)'], deny: ['Bash(rm *)', 'Edit(/tmp/r28-prot2/**)'] };
+    for (const command of [": ${BUILDER:='rm -rf v'}; export BUILDER; make all", "export BUILDER; : ${BUILDER:='rm -rf v'}; make all", 'set -a; : ${BUILDER:=rm}; make all', ': ${BUILDER:="rm -rf v"}; export BUILDER; make all', ': ${PREFIX:=/tmp/r28-prot2}; export PREFIX; make install', 'export PREFIX; : ${PREFIX=/tmp/r28-prot2}; make install']) denied(command, mode, rules);
+  });
+  test('premise: bash and dash assign it, and make runs it', (context) => {
+    if (!runs('make', ['--version'])) return context.skip('needs GNU make');
+    const place = premisePlace(root, 'default-assign');
+    writeFileSync(join(place.dir, 'Makefile'), 'all:\n\t$(BUILDER)\n');
+    for (const sh of ['bash', 'dash']) {
+      if (!runs(sh, ['-c', 'true'])) continue;
+      spawnSync(sh, ['-c', `: \${BUILDER:='touch ${place.marker}'}; export BUILDER; make all`], { cwd: place.dir, stdio: 'ignore' });
+      expect(place.ran(), sh).toBe(true);
+    }
+  });
+});
+
+describe('R28-6 npm config set writes the npmrc', () => {
+  test.each(MODES)('%s', (mode) => {
+    const rules = { allow: ['Bash(npm:*)'], deny: ['Edit(~/.npmrc)'] };
+    for (const command of ['npm config set tag=next', 'npm set tag next', 'npm config delete tag', 'npm c set tag=x', 'npm config edit']) denied(command, mode, rules);
+    for (const command of ['npm config set --global tag=next', 'npm config set -g tag=next', 'npm config set --location=global tag=next']) notAllowed(command, mode, { allow: ['Bash(npm:*)'], deny: ['Edit(/usr/**)'] });
+  });
+  test('premise: npm config set writes HOME/.npmrc', (context) => {
+    if (!runs('npm', ['--version'])) return context.skip('needs npm');
+    const place = premisePlace(root, 'npmrc');
+    spawnSync('npm', ['config', 'set', 'tag=r28premise'], { cwd: place.dir, stdio: 'ignore', timeout: 60_000, env: { ...process.env, HOME: place.dir, npm_config_userconfig: '' } });
+    expect(readFileSync(join(place.dir, '.npmrc'), 'utf8')).toContain('tag=r28premise');
+  }, 90_000);
+});
+
 describe('stay allowed (default)', () => {
   test.each([
     ['make V=1 all', MAKE],
@@ -210,6 +241,9 @@ describe('stay allowed (default)', () => {
     ['go test ./...', { allow: ['Bash(go:*)'], deny: ['Read(**/.env)'] }],
     ['go run .', { allow: ['Bash(go:*)'], deny: ['Read(**/.env)'] }],
     ['git credential-cache exit', { allow: ['Bash(git:*)'], deny: ['Read(~/.git-credentials)'] }],
+    ['echo ${X:-a}; make V=1', MAKE],
+    ['npm config get tag', { allow: ['Bash(npm:*)'], deny: ['Edit(~/.npmrc)'] }],
+    ['npm config list', { allow: ['Bash(npm:*)'], deny: ['Edit(~/.npmrc)'] }],
   ] as Array<[string, Rules]>)('%s', (command, rules) => {
     const decision = shell(command, 'default', rules);
     expect(decision.verdict, decision.reason).toBe('allow');

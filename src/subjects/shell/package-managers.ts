@@ -4,6 +4,7 @@ import { subcommandIndex } from './signature.js';
 import { GIT_REVISION, pathOf, pushPath, staticWord } from './options.js';
 import { pnpmCommandAt, treeWrite } from './runners.js';
 import type { FileFacts } from './files.js';
+import { MANAGER_CONFIG_SETTING } from '../../policy/decide.js';
 import type { Word } from './options.js';
 
 /**
@@ -184,6 +185,7 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
   }
   if (command === 'set-script') codeValue(operands[2], cwd, out);
   const config = command === 'config' || command === 'c' ? rest[0] : command === 'set' ? 'set' : undefined;
+  if (config !== undefined && ['set', 'delete', 'rm', 'edit', 'fix'].includes(config)) for (const file of npmrcWritten(args)) pushPath(out.paths, pathOf(file, 'write', cwd, file.isStatic && config !== 'edit' ? MANAGER_CONFIG_SETTING : undefined));
   if (config === 'set') {
     const settings = operands.slice(command === 'set' ? 1 : 2);
     for (let j = 0; j < settings.length; j++) {
@@ -196,6 +198,33 @@ export function npm(args: readonly Word[], cwd: string | null, out: FileFacts): 
       gypValue(setting.isStatic && setting.value.includes('=') ? { ...setting, value: setting.value.slice(setting.value.indexOf('=') + 1) } : settings[j + 1], cwd, out);
     }
   }
+}
+
+/** The global npmrc (`npm config get globalconfig`: {prefix}/etc/npmrc), a place known only at run time. */
+const GLOBAL_NPMRC: Word = { value: '<global npmrc>', raw: "<npm's global config: {prefix}/etc/npmrc>", isStatic: false, ansi: false };
+
+/**
+ * The file `npm config set|delete|edit|fix` (and `npm set`) changes (npm-config(1) `--location`):
+ * the user's ~/.npmrc by default, the project's .npmrc with `--location=project`, the global one with
+ * `--global`/`-g`/`--location=global` (or a location known only at run time). npm 11.19.1 wrote
+ * HOME/.npmrc for `npm config set tag=next` (round 28 review R28-6). `--userconfig F` names F (a
+ * program key: `interpreter` already, and F a candidate).
+ */
+function npmrcWritten(args: readonly Word[]): Word[] {
+  const end = args.findIndex((word) => word.isStatic && word.value === '--');
+  const options = end === -1 ? args : args.slice(0, end);
+  let location: string | null = 'user';
+  options.forEach((word, i) => {
+    if (!word.isStatic) location = null;
+    else if (/^-+(no-)*(g|global)(=.*)?$/i.test(word.value)) location = 'global';
+    else {
+      const loc = /^-+loc(a|at|ati|atio|ation)?(=(.*))?$/i.exec(word.value);
+      if (loc) location = loc[2] !== undefined ? loc[3]! : options[i + 1]?.isStatic ? options[i + 1]!.value : null;
+    }
+  });
+  if (location === 'user') return [staticWord('~/.npmrc')];
+  if (location === 'project') return [staticWord('.npmrc')];
+  return [GLOBAL_NPMRC];
 }
 
 /**

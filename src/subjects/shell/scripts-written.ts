@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { CommandInfo, CommandPath, Segment } from '../../policy/types.js';
-import { DENY_CANDIDATE } from '../../policy/decide.js';
+import { DENY_CANDIDATE, MANAGER_CONFIG_SETTING } from '../../policy/decide.js';
 import { interpreterSpec, SHELLS } from '../../programs.js';
 import { makefilesRead } from './make.js';
 import { staticWord } from './options.js';
@@ -23,7 +23,8 @@ export function markScriptsWritten(info: CommandInfo): void {
     const config = configOf(segment.name);
     if (scripts.length === 0 && config === undefined) continue;
     // An interpreter's own operands are deny-rule candidates (written or read), not writes before it runs.
-    const before = writes.filter((write) => write.segment !== segment || write.path.via !== DENY_CANDIDATE);
+    // A setting `npm config set` writes is read by the analyser itself (its key and value: round 28 review R28-6).
+    const before = writes.filter((write) => (write.segment !== segment || write.path.via !== DENY_CANDIDATE) && write.path.via !== MANAGER_CONFIG_SETTING);
     // A write whose name is known only at run time (ANY) may be any script.
     if (scripts.some((script) => before.some((write) => mayHold(placeOf(write), script))) || (config && before.some((write) => placeOf(write) === ANY || config.test(placeOf(write))))) {
       if (!info.unanalyzable.includes('interpreter')) info.unanalyzable.push('interpreter');

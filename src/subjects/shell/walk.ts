@@ -837,6 +837,27 @@ class Analysis {
     this.feedMakes();
   }
 
+  /**
+   * `${NAME:=word}` and `${NAME=word}` assign word to NAME when it is unset or empty (bash(1)
+   * "Parameter Expansion", POSIX 2.6.2): an assignment this shell makes, for the makes it exports
+   * to (`: ${BUILDER:='rm -rf v'}; export BUILDER; make all` ran rm, bash 5.2 and dash; round 28
+   * review R28-5). A word with a quote or expansion in it is known only at run time.
+   */
+  private noteDefaults(words: readonly Word[]): void {
+    let found = false;
+    for (const word of words) {
+      if (!word.raw.includes('${')) continue;
+      for (const match of word.raw.matchAll(/\$\{([A-Za-z_]\w*):?=((?:[^{}\\]|\\.)*)\}/g)) {
+        const value = match[2]!;
+        const plain = /^'[^']*'$/.test(value) ? value.slice(1, -1) : /^"[^"$`\\]*"$/.test(value) ? value.slice(1, -1) : /^[^'"$`\\]*$/.test(value) ? value : null;
+        const text = `${match[1]}=${plain ?? value}`;
+        this.shellExports.assigned.push({ value: text, raw: text, isStatic: plain !== null, ansi: false });
+        found = true;
+      }
+    }
+    if (found) this.feedMakes();
+  }
+
   /** Each make met given each exported assignment once: read as assignments before it (make.ts makeEnvironment). */
   private feedMakes(): void {
     if (this.makes.length === 0) return;
@@ -859,6 +880,7 @@ class Analysis {
   private noteEvaluation(assignments: Word[], words: Word[], name: string | null): void {
     for (const word of assignments) this.noteWord(word);
     for (const word of words) this.noteWord(word);
+    this.noteDefaults([...assignments, ...words]);
     if (name !== null && EVALUATING_COMMANDS.has(name)) {
       this.arithmetic = true;
       if (evaluatesArguments(name, words)) this.evaluates = true;
