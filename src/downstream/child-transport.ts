@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { StdioServer } from '../config/schema.js';
 import type { Logger } from '../log.js';
-import { escapeLineSeparators, LineReader, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
+import { escapeLineSeparators, LineReader, megabytes, oversizedText, parseMessage, QUEUED, serializeMessage, type LineSending, type LineTaking, type Oversized } from './lines.js';
 import { KEPT_BACK, LatchError, NOT_WRITTEN, recordUnwritten } from '../errors.js';
 import { escapeText } from '../latch/escape.js';
 import { cutAtWord } from '../redact.js';
@@ -165,14 +165,15 @@ export function closedPipeText(pipe: ClosedPipe): string {
 
 /**
  * How much may wait unread for a server, in limits.messageMB, before it is taken as stuck and
- * stopped (then started again with the backoff) as one that closed its stdin is. Calls are no longer
- * written past limits.messageMB unread (direct-calls.ts), so calls alone stay under twice it; what
- * goes past it is the gateway's answers to the server's own requests: a server that stopped reading
- * and sent `ping`s queued their answers without bound, until the gateway's heap ran out (round 27
- * review, P27-3).
+ * stopped (then started again with the backoff) as one that closed its stdin is. No request of the
+ * gateway's is written past limits.messageMB unread (calls: direct-calls.ts; the others: send), so
+ * its requests alone stay under twice it; what goes past it is the gateway's answers to the server's
+ * own requests: a server that stopped reading and sent `ping`s queued their answers without bound,
+ * until the gateway's heap ran out (round 27 review, P27-3). Until round 28 only calls were held
+ * back: three prompts/get of 8 MB to a server busy for a few seconds had it stopped as stuck, mid-call
+ * (round 28 review, P28-3).
  */
 const STUCK_FACTOR = 2;
-
 
 /** Every live child, so a gateway exiting abruptly can still kill what it started. */
 const liveGroups = new Set<ChildTransport>();
@@ -430,6 +431,12 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   };
 
   send(message: JSONRPCMessage): Promise<void> {
+    // A request (prompts/get, resources/read, a completion…) is held back as a call is (direct-calls.ts):
+    // not written behind more than limits.messageMB that has waited unread for a second (STUCK_FACTOR).
+    if ('method' in message && 'id' in message) {
+      const unread = this.unread();
+      if (unread > this.options.maxMessageBytes) return Promise.reject(new LatchError('SERVER_UNAVAILABLE', `the server is not reading its input: ${megabytes(unread)} MB written to it have waited unread for over a second, more than limits.messageMB (${megabytes(this.options.maxMessageBytes)} MB)`));
+    }
     return this.sendLine(serializeMessage(message));
   }
 
