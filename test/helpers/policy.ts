@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { decide, type Grants } from '../../src/policy/decide.js';
@@ -115,6 +115,18 @@ export function premisePlace(root: string, name: string): { dir: string; marker:
       return was;
     },
   };
+}
+
+/** premisePlace, emptied first: what an earlier run of the premise left there is gone. */
+export function freshPremisePlace(root: string, name: string): ReturnType<typeof premisePlace> {
+  rmSync(join(root, name), { recursive: true, force: true });
+  return premisePlace(root, name);
+}
+
+/** An executable shell script at `path` that touches `marker`. */
+export function toucher(path: string, marker: string): void {
+  writeFileSync(path, `#!/bin/sh\ntouch '${marker}'\n`);
+  chmodSync(path, 0o755);
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, premisePlace, refused, runs } from '../helpers/policy.js';
+import { commandWorkspace, decideInWorkspace, MODES, freshPremisePlace, toucher, refused, runs } from '../helpers/policy.js';
 
 /**
  * Round 27 (rules27b): the command rules round 26 left (docs/threat-model.md "Round 27: rules left by
@@ -35,16 +35,7 @@ type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
 const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
 
 /** A directory for a premise, with a marker file each attack touches. */
-function place(name: string): ReturnType<typeof premisePlace> {
-  rmSync(join(T, name), { recursive: true, force: true });
-  return premisePlace(T, name);
-}
-
-/** An executable shell script at `path` that touches `marker`. */
-function toucher(path: string, marker: string): void {
-  writeFileSync(path, `#!/bin/sh\ntouch '${marker}'\n`);
-  chmodSync(path, 0o755);
-}
+const place = (name: string) => freshPremisePlace(T, name);
 
 /** Each command is not allowed (ask, or deny where the mode refuses what it would ask) in `mode`. */
 function expectRefused(commands: readonly string[], mode: DefaultMode, rules: Rules): void {
