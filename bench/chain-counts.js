@@ -262,7 +262,9 @@ if (childSetup !== null) {
 
 const name = (setup) => (setup === 'direct' ? 'direct' : setup === relayBin ? 'relay' : setup.replace(`${root}/`, ''));
 const line = (r) => Object.entries(r.per).map(([who, c]) => `${who}: vcs ${c.voluntary.toFixed(2)} ics ${c.involuntary.toFixed(2)} rd ${c.reads.toFixed(2)} wr ${c.writes.toFixed(2)} cpu ${c.cpuUs.toFixed(1)}µs${c.gcUs !== undefined ? ` gc ${c.gcUs.toFixed(1)}µs` : ''}${withPerf ? ` epoll ${((c.epoll_wait ?? 0) + (c.epoll_pwait ?? 0)).toFixed(2)} writev ${(c.writev ?? 0).toFixed(2)} futex ${(c.futex ?? 0).toFixed(2)}` : ''}`).join(' | ') +
-  ` | chain cpu ${Object.values(r.per).reduce((sum, c) => sum + c.cpuUs, 0).toFixed(1)}µs`;
+  ` | chain cpu ${chainCpu(r).toFixed(1)}µs${r.rate !== undefined ? ` (${((chainCpu(r) * r.rate) / 1e6).toFixed(2)} cores busy)` : ''}`;
+/** The three processes' CPU a call, summed (µs). */
+const chainCpu = (r) => Object.values(r.per).reduce((sum, c) => sum + c.cpuUs, 0);
 /** `--fds`: each process's descriptors that were read or written, a call: reads (calls a read that returned bytes), writes (calls a write). */
 const fdLines = (r) => Object.entries(r.per).filter(([, c]) => c.fds).map(([who, c]) => `${who}: ${Object.entries(c.fds).filter(([, f]) => f.reads >= 0.005 || f.writes >= 0.005).map(([label, f]) => `${label} rd ${f.reads.toFixed(2)} (${(f.callsPerRead ?? NaN).toFixed(1)}) wr ${f.writes.toFixed(2)} (${(f.callsPerWrite ?? NaN).toFixed(1)})`).join(', ')}`).join('\n  ');
 const results = setups.map(() => []);
@@ -296,6 +298,6 @@ for (const [index, setup] of setups.entries()) {
   }
   const ratios = [['direct', directIndex], ['relay', relayIndex]].filter(([, other]) => other >= 0 && other !== index).map(([label, other]) => `${ratioTo(index, other).toFixed(2)}x ${label}`);
   const lockSteps = rs.filter(lockStep).length;
-  console.log(`${name(setup)}: ${median(rs.map((r) => r.rate)).toFixed(0)} calls/s${ratios.length > 0 ? ` (${ratios.join(', ')})` : ''}${'middle' in rs[0].per ? `, lock-step in ${lockSteps} of ${rs.length} rounds` : ''}\n  ${line({ per })}${withFds ? `\n  ${fdLines({ per })}` : ''}`);
+  console.log(`${name(setup)}: ${median(rs.map((r) => r.rate)).toFixed(0)} calls/s${ratios.length > 0 ? ` (${ratios.join(', ')})` : ''}${'middle' in rs[0].per ? `, lock-step in ${lockSteps} of ${rs.length} rounds` : ''}\n  ${line({ per, rate: median(rs.map((r) => r.rate)) })}${withFds ? `\n  ${fdLines({ per })}` : ''}`);
 }
 process.exit(0);
