@@ -192,7 +192,7 @@ function fdLabels(pids) {
       const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
       const peer = inode ? owner.get(peerOf.get(inode)) : undefined;
       const own = roles[pid] === 'client' ? '' : `fd ${fd} `;
-      labels[pid][fd] = peer ? `${own}↔ ${peer}` : link.startsWith('/') ? `${own}→ ${link.split('/').pop()}` : `${own}${link}`;
+      labels[pid][fd] = peer ? `${own}↔ ${peer}` : link.startsWith('/') ? `${own}→ ${link.split('/').pop()}` : `${own}${link.replace(/:\[\d+\]$/, '')}`;
     }
   }
   return labels;
