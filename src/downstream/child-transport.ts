@@ -185,6 +185,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   onmessage?: (message: JSONRPCMessage) => void;
   takeLine: ((line: string) => boolean) | undefined = undefined;
   callsWaiting: (() => number) | undefined = undefined;
+  written: (() => void) | undefined = undefined;
   /** The server's stdout, read here too when its answers come one at a time (readRest); null: only by its stream. */
   private stdoutFd: number | null = null;
   /** When the last read of the server's stdout was handled (performance.now() ms). */
@@ -517,18 +518,28 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     let text = this.outgoing;
     this.outgoing = '';
     try {
-      if (this.records && this.records.failures !== this.failuresAtQueue) text = this.withholdCalls(text);
+      // The calls' owner makes their entries before any is answered here (LineTaking.written).
+      if (this.records && this.records.failures !== this.failuresAtQueue) {
+        this.written?.();
+        text = this.withholdCalls(text);
+      }
       const stdin = this.stdin;
       // The server closed its stdin (or stdout) since this was queued: none of it is written.
-      if ((this.inputClosed || this.stoppedFor !== null) && text !== '') this.answerUnwritten(text);
-      else if (stdin && this.child?.stdin && !this.closed && text !== '') {
-        // Since when the server's input has waited while it read too little of it (unread()).
-        const before = stdin.waiting;
-        if (before === 0) this.backlogSince = null;
-        else if (this.backlogSince !== null) this.progressed(before, performance.now());
+      if ((this.inputClosed || this.stoppedFor !== null) && text !== '') {
+        this.written?.();
+        this.answerUnwritten(text);
+      } else if (stdin && this.child?.stdin && !this.closed && text !== '') {
         // Refused with none of it written: the server had closed its stdin. U+2028/2029 escaped (lines.ts).
         const line = escapeLineSeparators(text);
-        if (!stdin.write(line)) {
+        const before = stdin.waiting;
+        const accepted = stdin.write(line);
+        // What is not needed before the write comes after it: for a call at a time, only the work
+        // before it is on the path the client waits on (docs/performance.md, "Round 29: the call's critical path").
+        this.written?.();
+        // Since when the server's input has waited while it read too little of it (unread()).
+        if (before === 0) this.backlogSince = null;
+        else if (this.backlogSince !== null) this.progressed(before, performance.now());
+        if (!accepted) {
           this.inputClosed = true;
           this.answerUnwritten(text);
         }
@@ -543,6 +554,9 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     } catch (error) {
       // A throw would be an unhandled rejection (a microtask) or end the audit's together().
       this.onerror?.(error as Error);
+    } finally {
+      // Written or not (a closed transport drops it), no call is left without its entry: closeAll answers it.
+      this.written?.();
     }
   };
 

@@ -126,9 +126,24 @@ export class DirectCalls {
     if ('takeLine' in transport) {
       (transport as LineTaking).takeLine = this.takeLine;
       (transport as LineTaking).callsWaiting = this.callsWaiting;
+      if ('written' in transport) {
+        (transport as LineTaking).written = this.registerWritten;
+        this.afterWrite = true;
+      }
     }
     this.lines = 'sendLine' in transport ? (transport as unknown as LineSending) : null;
   }
+
+  /** The transport tells when it has written what was sent (LineTaking.written): a call's entry is made then. */
+  private readonly afterWrite: boolean = false;
+  /**
+   * Calls queued at the transport whose entries wait for its write (registerWritten): parallel
+   * lists reused with a count, nothing allocated per call for them.
+   */
+  private readonly queuedIds: number[] = [];
+  private readonly queuedSettles: Array<CallSettle | null> = [];
+  private readonly queuedOptions: Array<DirectCallOptions | null> = [];
+  private queuedCount = 0;
 
   private readonly callsWaiting = (): number => this.pending.size;
 
@@ -173,16 +188,12 @@ export class DirectCalls {
       return;
     }
     const id = this.nextId++;
-    const deadline = performance.now() + options.timeout;
-    const entry: Pending = { settle, onprogress: options.onprogress, linger: options.linger ? (options as Lingers) : undefined, timeout: options.timeout, deadline, stopListening: undefined };
-    if (cancel) {
-      entry.stopListening = cancel.onCancel((reason) => {
-        this.cancel(id, String(reason ?? 'cancelled'));
-        this.deliver(this.giveUp(id), false, reason);
-      });
-    }
-    this.pending.set(id, entry);
-    if (deadline < this.timerDue) this.expireAt(deadline);
+    // Over a transport that tells of its writes (ChildTransport), the call's entry, timer and
+    // cancellation listener are made after its line is written, in the same turn: for a call at a
+    // time only the work before that write is on the path the client waits on, and no answer to the
+    // line can be read before the write's turn ends (docs/performance.md, "Round 29: the call's
+    // critical path"). Over any other transport, before it is sent, as a transport may answer within send().
+    if (!this.afterWrite) this.register(id, settle, options);
     // Settled once: whatever fails here reaches `settle` through the pending entry, as an answer would.
     try {
       const lines = this.lines;
@@ -190,7 +201,7 @@ export class DirectCalls {
       // parses and keeps one on every request it comes with, ~2 µs of a server's CPU a call
       // (docs/performance.md, "Round 27: calls in flight"); and a server's progress restarts the
       // call's timeout only for a client that waits for it (docs/config.md, `timeouts.callSeconds`).
-      const progress = entry.onprogress !== undefined;
+      const progress = options.onprogress !== undefined;
       const sent =
         argsText !== undefined && lines && typeof params.name === 'string'
           ? lines.sendLine(
@@ -200,10 +211,65 @@ export class DirectCalls {
               id,
             )
           : this.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: progress ? withProgressToken(params, id) : params } as JSONRPCMessage);
+      if (this.afterWrite) {
+        if (sent === QUEUED) {
+          const index = this.queuedCount++;
+          this.queuedIds[index] = id;
+          this.queuedSettles[index] = settle;
+          this.queuedOptions[index] = options;
+          return;
+        }
+        // Not queued (the transport refused it): its refusal settles it through the entry, as before.
+        this.register(id, settle, options);
+      }
       if (sent !== QUEUED) sent.catch((error: unknown) => this.deliver(this.remove(id), false, error));
     } catch (error) {
-      this.deliver(this.remove(id), false, error);
+      if (this.afterWrite && !this.pending.has(id)) this.deliver(settle, false, error);
+      else this.deliver(this.remove(id), false, error);
     }
+  }
+
+  /**
+   * The entries of the calls the transport has just written (LineTaking.written), or is about to
+   * answer itself. A call cancelled, or a connection closed, between its send and this is given up
+   * here as the cancellation's listener or closeAll would have given it up.
+   */
+  private readonly registerWritten = (): void => {
+    const count = this.queuedCount;
+    if (count === 0) return;
+    this.queuedCount = 0;
+    for (let index = 0; index < count; index++) {
+      const id = this.queuedIds[index]!;
+      const settle = this.queuedSettles[index]!;
+      const options = this.queuedOptions[index]!;
+      this.queuedSettles[index] = null;
+      this.queuedOptions[index] = null;
+      if (this.closed) {
+        this.deliver(settle, false, new ConnectionLost());
+        continue;
+      }
+      this.register(id, settle, options);
+      const cancel = options.cancel;
+      if (cancel?.cancelled) {
+        this.cancel(id, String(cancel.reason ?? 'cancelled'));
+        this.deliver(this.giveUp(id), false, cancel.reason);
+      }
+    }
+  };
+
+  /** The entry of call `id`: where its answer goes, its deadline (the timer set for it when it is the earliest), its cancellation's listener. */
+  private register(id: number, settle: CallSettle, options: DirectCallOptions): void {
+    const deadline = performance.now() + options.timeout;
+    const entry: Pending = { settle, onprogress: options.onprogress, linger: options.linger ? (options as Lingers) : undefined, timeout: options.timeout, deadline, stopListening: undefined };
+    const cancel = options.cancel;
+    if (cancel) {
+      entry.stopListening = cancel.onCancel((reason) => {
+        this.cancel(id, String(reason ?? 'cancelled'));
+        this.deliver(this.giveUp(id), false, reason);
+      });
+    }
+    this.pending.set(id, entry);
+    if (deadline < this.timerDue) this.expireAt(deadline);
   }
 
   /** The last call's tool name and its JSON text: a tool's calls come one after another. */
@@ -251,6 +317,8 @@ export class DirectCalls {
 
   /** Fails every call still waiting (the connection closed); `why`: what the server did, when the gateway stopped it for that (ConnectionLost). */
   closeAll(why: string | null = null): void {
+    // Calls queued and not written yet are failed with the others (registerWritten, before `closed`).
+    this.registerWritten();
     this.closed = true;
     for (const id of this.pending.keys()) this.deliver(this.remove(id), false, new ConnectionLost(why));
     for (const id of [...this.lingering.keys()]) this.doneAtServer(id);

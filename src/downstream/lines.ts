@@ -170,6 +170,14 @@ export interface LineTaking {
   takeLine: ((line: string) => boolean) | undefined;
   /** How many calls sent through `takeLine`'s owner still wait for their answer (child-transport.ts, a server's answers one at a time). */
   callsWaiting?: (() => number) | undefined;
+  /**
+   * Set by `takeLine`'s owner when the transport has it: called right after each write of the lines
+   * sent through it, and before the transport answers any of them itself (a write refused, records
+   * that failed: child-transport.ts). The owner makes its calls' entries there, after the write that
+   * a waiting client's latency runs through (direct-calls.ts; docs/performance.md, "Round 29: the
+   * call's critical path"). No answer to a line can be read before it returns.
+   */
+  written?: (() => void) | undefined;
 }
 
 /**

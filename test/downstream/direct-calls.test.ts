@@ -16,6 +16,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { fromSignal } from '../helpers/cancel.js';
+import { Cancellation } from '../../src/cancellation.js';
 import { ConnectionLost, DirectCalls, ServerReplyError } from '../../src/downstream/direct-calls.js';
 import { QUEUED, serializeMessage } from '../../src/downstream/lines.js';
 
@@ -574,6 +575,128 @@ describe("a server's line taken before it is parsed (answer-scan.ts)", () => {
     read(answer);
     read('{"jsonrpc":"2.0","id":3,"result":{"content":[]}}');
     expect(atClient).toEqual([{ jsonrpc: '2.0', id: 3, result: { content: [] } }]);
+  });
+});
+
+/**
+ * Over a transport that tells of its writes (ChildTransport: LineTaking.written), a call's entry is
+ * made right after its line is written, so that for a call at a time the bookkeeping is off the path
+ * the client waits on (docs/performance.md, "Round 29: the call's critical path"). What must hold:
+ * every answer finds its call, at the earliest a transport could give it (right after the write,
+ * or answered by the transport itself in the write's place), and nothing sent before the write is lost.
+ */
+describe("a call's entry made after its write", () => {
+  /** ChildTransport's order: lines joined until flush(), which writes them, tells `written`, then may read answers. */
+  function writing() {
+    const queued: string[] = [];
+    const writes: string[][] = [];
+    /** callsWaiting() as each write was made. */
+    const waitingAtWrite: number[] = [];
+    const atClient: unknown[] = [];
+    const transport = {
+      takeLine: undefined as ((line: string) => boolean) | undefined,
+      callsWaiting: undefined as (() => number) | undefined,
+      written: undefined as (() => void) | undefined,
+      send: (message: JSONRPCMessage) => (queued.push(serializeMessage(message)), QUEUED),
+      sendLine: (line: string) => (queued.push(line), QUEUED),
+      onmessage: (message: unknown) => atClient.push(message),
+    };
+    const direct = new DirectCalls(transport as unknown as InMemoryTransport);
+    const flush = () => {
+      waitingAtWrite.push(transport.callsWaiting!());
+      writes.push(queued.splice(0).map((line) => line.trimEnd()));
+      transport.written!();
+    };
+    const read = (line: string) => {
+      if (!transport.takeLine?.(line)) transport.onmessage(JSON.parse(line) as JSONRPCMessage);
+    };
+    const ids = () => writes.flat().map((line) => JSON.parse(line) as { id?: number; method: string; params?: { requestId?: number } });
+    return { direct, transport, flush, read, writes, ids, waitingAtWrite, atClient };
+  }
+
+  function settled() {
+    const values: unknown[] = [];
+    const errors: unknown[] = [];
+    return { values, errors, settle: { resolve: (value: unknown) => void values.push(value), reject: (error: unknown) => void errors.push(error), resolveText: (text: string) => void values.push(`text ${text}`) } };
+  }
+
+  test('the entries are made after the write: none waits as the line is written, each after', () => {
+    const { direct, flush, waitingAtWrite, transport } = writing();
+    const { settle } = settled();
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000 }, settle, '{}');
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000 }, settle);
+    expect(transport.callsWaiting!()).toBe(0);
+    flush();
+    expect(waitingAtWrite).toEqual([0]);
+    expect(transport.callsWaiting!()).toBe(2);
+    direct.closeAll();
+  });
+
+  test('answers read right after the write, in another order, each reach their own call', () => {
+    const { direct, flush, read, ids } = writing();
+    const calls = [settled(), settled(), settled()];
+    direct.send({ name: 'a', arguments: { n: 0 } }, { timeout: 60_000 }, calls[0]!.settle, '{"n":0}');
+    direct.send({ name: 'a', arguments: { n: 1 } }, { timeout: 60_000 }, calls[1]!.settle);
+    direct.send({ name: 'a', arguments: { n: 2 } }, { timeout: 60_000 }, calls[2]!.settle, '{"n":2}');
+    flush();
+    const [first, second, third] = ids().map((message) => message.id!);
+    read(`{"jsonrpc":"2.0","id":${third},"result":{"content":[{"type":"text","text":"2"}]}}`);
+    read(`{"jsonrpc":"2.0","id":${first},"result":{"content":[{"type":"text","text":"0"}]}}`);
+    read(`{"jsonrpc":"2.0","id":${second},"error":{"code":-32000,"message":"one"}}`);
+    expect(calls[0]!.values).toEqual(['text {"content":[{"type":"text","text":"0"}]}']);
+    expect(calls[2]!.values).toEqual(['text {"content":[{"type":"text","text":"2"}]}']);
+    expect(calls[1]!.errors).toEqual([new ServerReplyError(-32000, 'one')]);
+    expect(calls.map((call) => call.values.length + call.errors.length)).toEqual([1, 1, 1]);
+  });
+
+  test("an answer the transport gives in the write's place (records that failed, a closed stdin) finds its call", () => {
+    const { direct, transport, read } = writing();
+    const { errors, settle } = settled();
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000 }, settle, '{}');
+    // ChildTransport's withholdCalls: `written` first, then the call's answer made by the transport.
+    transport.written!();
+    read(`{"jsonrpc":"2.0","id":1000000000,"error":{"code":-32603,"message":"not written"}}`);
+    expect(errors).toHaveLength(1);
+  });
+
+  test('a call cancelled between its send and its write is cancelled at the server once written, and rejected with the reason', () => {
+    const { direct, flush, ids } = writing();
+    const { errors, settle } = settled();
+    const cancel = new Cancellation();
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000, cancel }, settle, '{}');
+    cancel.cancel('stop');
+    flush();
+    expect(errors).toEqual(['stop']);
+    flush();
+    const [call, cancelled] = ids();
+    expect(cancelled).toMatchObject({ method: 'notifications/cancelled', params: { requestId: call!.id } });
+  });
+
+  test('a call still unwritten when the connection closes is failed with the others, and not left waiting', () => {
+    const { direct, flush, transport } = writing();
+    const first = settled();
+    const second = settled();
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000 }, first.settle, '{}');
+    flush();
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000 }, second.settle, '{}');
+    direct.closeAll();
+    expect(first.errors[0]).toBeInstanceOf(ConnectionLost);
+    expect(second.errors[0]).toBeInstanceOf(ConnectionLost);
+    flush();
+    expect(transport.callsWaiting!()).toBe(0);
+    expect(second.errors).toHaveLength(1);
+  });
+
+  test('a call the transport refuses is rejected with its error, and no entry is left', async () => {
+    const { direct, transport } = writing();
+    const { errors, settle } = settled();
+    const refusal = new Error('not running');
+    transport.sendLine = () => Promise.reject(refusal);
+    direct.send({ name: 'a', arguments: {} }, { timeout: 60_000 }, settle, '{}');
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(errors).toEqual([refusal]);
+    expect(transport.callsWaiting!()).toBe(0);
   });
 });
 
