@@ -14,6 +14,7 @@ import { isWrapper } from './wrappers.js';
 import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
 import { customToolchainWord, RUSTUP_PROXIES } from './rust-toolchains.js';
 import { npmRunEnv } from './package-managers.js';
+import { compilerRunsCode, isCompiler, isLinker } from './compilers.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -88,6 +89,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   // rustup's proxies run the toolchain a first `+D` names, a directory's programs too (rust-toolchains.ts).
   if (RUSTUP_PROXIES.has(name) && customToolchainWord(args)) reasons.push('interpreter');
+  // A compiler's or linker's own options that run or load code (`gcc -wrapper rm,-rf,v`; compilers.ts).
+  if ((isCompiler(name) || isLinker(name)) && compilerRunsCode(args, isLinker(name), cwd, nested)) reasons.push('interpreter');
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');
   // pnpm, yarn, bun: an option not known here may take the next word or not, so which word is the
   // command is not known (programs.ts unreadOptions; round 21 late review L5).
@@ -186,9 +189,12 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     case 'sqlite3': {
       // sqlite3(1): `.shell`/`.system` run a command, `.output`/`.once`/`.read`/`.import`/`.load` and
       // readfile()/writefile() touch any file; with no SQL operand it reads them from stdin.
-      const scan = scanOptions(args, 0, { short: '', long: ['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap'] });
-      const sql = scan.operands.slice(1).map((i) => args[i]!);
-      const query = args.length === 1 && args[0]!.isStatic && /^--?(version|help)$/.test(args[0]!.value);
+      // Its options take one dash or two (shell.c: `if( z[1]=='-' ) z++;`, `-help` lists `-init FILENAME`):
+      // `-init F` was read as the letters i, n, i, t (round 29 review R29-2).
+      const words = args.map((word) => (word.isStatic && /^-[a-z][a-z0-9]+$/.test(word.value) ? { ...word, value: `-${word.value}`, raw: `-${word.raw}` } : word));
+      const scan = scanOptions(words, 0, { short: '', long: ['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap', 'nonce', 'sorterref'] });
+      const sql = scan.operands.slice(1).map((i) => words[i]!);
+      const query = words.length === 1 && words[0]!.isStatic && /^--?(version|help)$/.test(words[0]!.value);
       if (!query && (sql.length === 0 || hasOption(scan, '-cmd', '--cmd', '-init', '--init') || sql.some((w) => !w.isStatic || /(^|\n)\s*\.|readfile|writefile|load_extension|\bedit\s*\(/i.test(w.value)))) reasons.push('interpreter');
       for (const word of [...sql, ...optionValues(scan, '-cmd', '--cmd')]) if (word.isStatic) embeddedCommand(word.value, /^\s*\.(shell|system)\s/, cwd, built);
       return;
