@@ -25,7 +25,7 @@
 // same rounds), --shell-pause MS (wait between the first list and the first shell command).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, realpathSync } from 'node:fs';
 import { PerformanceObserver } from 'node:perf_hooks';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -272,6 +272,10 @@ async function measure(client, tool, pid) {
     inFlightServerCpuUs: flightCpu.server,
     // Cores the chain kept busy: its CPU over the wall time, per call.
     inFlightCores: (flightCpu.client + flightCpu.middle + flightCpu.server) / ((parallelMs * 1000) / calls),
+    // What the chain reached of the most its CPU a call allows on this machine's cores (each process
+    // on one core at a time): direct ~0.95, a chain of three ~0.7 (docs/performance.md, "Round 29:
+    // sixteen in flight").
+    inFlightBoundShare: ((calls / parallelMs) * 1000 * Math.max((flightCpu.client + flightCpu.middle + flightCpu.server) / availableParallelism(), flightCpu.client, flightCpu.middle, flightCpu.server)) / 1e6,
   };
 }
 
@@ -519,6 +523,7 @@ async function main() {
   row('  CPU/call: server (µs)', 'inFlightServerCpuUs', 1, NaN);
   row('  CPU/call: middle (µs)', 'inFlightMiddleCpuUs', 1, NaN);
   row('  cores busy', 'inFlightCores', 2, NaN);
+  row('  share of the CPU bound', 'inFlightBoundShare', 2, NaN);
   // The server's own CPU when direct; otherwise the CPU of the process in the middle alone.
   row('CPU per call (µs)', 'cpuUsPerCall', 1, NaN);
   row('RSS after 20 calls (MiB)', 'rssFirst20Mb', 1, NaN);
