@@ -31,6 +31,13 @@
 // the command right after the list, before any collection.
 // Prints each one's instructions (main thread, all threads); with `--names N`, the N functions of
 // the main thread with the most instructions in the first command, each beside its count in the 41st.
+// `--start [--servers N]`: instead, the instructions from exec to the first complete tools/list of a
+// gateway in front of N server-everything (10; not instrumented), dumped when the client has the list.
+// Each build runs from a copy whose work after the first list waits 60 s (the policy's build,
+// serve.ts `prepare`; the digests, AFTER_LIST_MS), so that the dump, which comes a moment after the
+// list under valgrind, holds the start only; its code cache (a directory of its own) is made by
+// two starts of the same copy and config outside valgrind first (docs/performance.md, "Round 29:
+// the ten-server start").
 import { spawn, execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +55,8 @@ const selfOnly = argv.includes('--self');
 const inFlight = Number(option('--in-flight', 1));
 const firstShell = argv.includes('--first-shell');
 const progress = argv.includes('--progress');
+const startOnly = argv.includes('--start');
+const startServers = Number(option('--servers', 10));
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [argv[index + 1].endsWith('#no-audit') ? `${resolve(argv[index + 1].slice(0, -9))}#no-audit` : resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 
@@ -212,7 +221,7 @@ const COUNTED = [0, 1, 2, 40];
  * commands (docs/performance.md, "Round 28: the start and the first calls"). A build without
  * AFTER_LIST_MS (before round 27) is left as it is.
  */
-function withLongIdlePeriod(bin, index) {
+function withLongIdlePeriod(bin, index, laterPrepare = false) {
   const build = dirname(dirname(bin));
   const copy = join(dir, `build-${index}`);
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(build, part), join(copy, part), { recursive: true });
@@ -221,6 +230,13 @@ function withLongIdlePeriod(bin, index) {
   const text = readFileSync(bundle, 'latin1');
   if (!text.includes('IDLE_PERIOD_MS=1e3')) throw new Error(`${bundle}: no IDLE_PERIOD_MS=1e3 to lengthen`);
   writeFileSync(bundle, text.replace('IDLE_PERIOD_MS=1e3', 'IDLE_PERIOD_MS=6e4').replace('AFTER_LIST_MS=1e3', 'AFTER_LIST_MS=6e4'), 'latin1');
+  if (laterPrepare) {
+    const serveBundle = join(copy, 'dist/serve/serve.cjs');
+    const serveText = readFileSync(serveBundle, 'latin1');
+    const prepare = 'setImmediate(()=>gateway.core.prepare())';
+    if (!serveText.includes(prepare)) throw new Error(`${serveBundle}: no ${prepare} to put off`);
+    writeFileSync(serveBundle, serveText.replace(prepare, 'setTimeout(()=>gateway.core.prepare(),6e4)'), 'latin1');
+  }
   return join(copy, 'bin/mcp-latch.js');
 }
 const copies = new Map();
@@ -279,8 +295,42 @@ async function measureFirstShell(bin, run) {
   }
 }
 
+async function measureStart(bin, run) {
+  if (!copies.has(bin)) copies.set(bin, withLongIdlePeriod(bin, copies.size, true));
+  const copy = copies.get(bin);
+  const startConfig = join(dir, `start-${startServers}.json`);
+  const mcpServers = Object.fromEntries(Array.from({ length: startServers }, (_, i) => [`s${i}`, { command: process.execPath, args: server }]));
+  writeFileSync(startConfig, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: join(dir, `cache-start-${bins.indexOf(bin)}`), MCP_LATCH_LOG_LEVEL: 'warn' };
+  const out = join(dir, `start${run}-${bins.indexOf(bin)}`);
+  const nodeArgs = [copy, 'serve', '--config', startConfig];
+  const listed = async (child, onList) => {
+    await listedSession(child);
+    onList();
+    child.stdin.end();
+    await new Promise((done) => child.once('exit', done));
+  };
+  if (run === 0) {
+    // The cache made (after the first list) and, by the second start, loaded and kept.
+    for (let i = 0; i < 2; i++) {
+      await listed(spawn(process.execPath, nodeArgs, { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'], env }), () => undefined);
+      await new Promise((done) => setTimeout(done, 1500));
+    }
+  }
+  const child = spawn('valgrind', ['--tool=callgrind', '--separate-threads=yes', '--smc-check=all-non-file', `--callgrind-out-file=${out}.%p`, process.execPath, ...nodeArgs], { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'], env });
+  await listed(child, () => execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' }));
+  const prefix = `${out.split('/').pop()}.${child.pid}.`;
+  const first = Math.min(...readdirSync(dir).filter((name) => name.startsWith(prefix) && /\.\d+-\d+$/.test(name)).map((name) => Number(name.slice(prefix.length).split('-')[0])));
+  const { main, all } = dumpTotals(prefix, first);
+  console.log(`run ${run + 1}: ${bin}: ${(main / 1e6).toFixed(1)} M instructions to the first list (${startServers} servers) on the main thread, ${(all / 1e6).toFixed(1)} M on all threads`);
+}
+
 for (let run = 0; run < runs; run++) {
   for (const bin of run % 2 ? [...bins].reverse() : bins) {
+    if (startOnly) {
+      await measureStart(bin, run);
+      continue;
+    }
     if (firstShell) {
       await measureFirstShell(bin, run);
       continue;

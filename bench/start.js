@@ -9,6 +9,13 @@
 // then, and the wall time to the first list with its ratio to the direct client's of the same
 // round. Medians over the rounds, then each round. Every build is started once before the rounds so
 // that its code cache exists (src/cli/code-cache.ts), as at every start of a user's but the first.
+// Each build's gateways get a code-cache directory of their own (XDG_CACHE_HOME under the bench's
+// temporary directory), made by that warm-up start: the user's one is shared with every other start
+// of the same bundle (a test's, another worktree's), whose cache holds what that start compiled
+// (docs/performance.md, "End of round 28"). `--shared-cache`: the user's directory, as before.
+// `--warm-servers N`: the warm-up start (the one that makes the cache) has N servers, not
+// `--servers`: a cache made by another start of the same build (docs/performance.md, "Round 29:
+// the ten-server start").
 // `--prof DIR` runs the gateways with --cpu-prof into DIR (their cache is then that flag's own).
 // `--at-write`: also the gateway's CPU when it writes the first list (a --require probe in the
 // gateway; its flag gives it a code cache of its own): work the gateway leaves until just after
@@ -21,7 +28,7 @@
 // It loads none of Node's modules itself (it patches net's Socket when the gateway loads net): loaded
 // by the probe before bin/ set a V8 flag, they took Node's code cache, which the gateway's own
 // loads did not (docs/performance.md, "Round 24: start").
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,13 +44,22 @@ const servers = Number(option('--servers', 1));
 const rounds = Number(option('--rounds', 5));
 const prof = option('--prof', null);
 const atWrite = argv.includes('--at-write');
+const sharedCache = argv.includes('--shared-cache');
+const warmServers = Number(option('--warm-servers', servers));
+// `--seed-cache I=DIR`: the I-th build's (from 0) cache directory starts as a copy of DIR/mcp-latch.
+const seeds = argv.flatMap((arg, index) => (arg === '--seed-cache' ? [argv[index + 1].split(/=(.*)/s)] : []));
 const builds = argv.flatMap((arg, index) => (arg === '--bin' ? [argv[index + 1]] : []));
 if (builds.length === 0) builds.push(join(root, 'bin/mcp-latch.js'));
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mcp-latch-start-')));
-const config = join(dir, 'config.json');
-const mcpServers = Object.fromEntries(Array.from({ length: servers }, (_, i) => [`s${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
-writeFileSync(config, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
+const configOf = (count) => {
+  const file = join(dir, `config-${count}.json`);
+  const mcpServers = Object.fromEntries(Array.from({ length: count }, (_, i) => [`s${i}`, { command: process.execPath, args: [everything, 'stdio'] }]));
+  writeFileSync(file, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
+  return file;
+};
+const config = configOf(servers);
+const warmConfig = warmServers === servers ? config : configOf(warmServers);
 if (prof) mkdirSync(prof, { recursive: true });
 const probe = join(dir, 'at-write.cjs');
 writeFileSync(
@@ -93,23 +109,25 @@ async function direct() {
   return { ms, serversCpuMs };
 }
 
-async function gateway(build) {
+async function gateway(build, configFile = config, count = servers) {
   const [path, ...flags] = build.split(' ').filter(Boolean);
+  const cacheEnv = sharedCache ? {} : { XDG_CACHE_HOME: join(dir, `cache-${builds.indexOf(build)}`) };
   const nodeFlags = [...flags, ...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), ...(atWrite ? ['--require', probe] : [])];
   const out = join(dir, `at-write-${starts++}`);
-  const connection = await connect(process.execPath, [...nodeFlags, resolve(path), 'serve', '--config', config], { AT_WRITE_OUT: out });
+  const connection = await connect(process.execPath, [...nodeFlags, resolve(path), 'serve', '--config', configFile], { AT_WRITE_OUT: out, ...cacheEnv });
   const pid = connection.transport.pid;
   const cpuMs = cpuNs(pid) / 1e6;
   const atWriteMs = atWrite ? Number(readFileSync(out, 'utf8')) : NaN;
   const serversCpuMs = childrenOf(pid).reduce((sum, child) => sum + cpuNs(child), 0) / 1e6;
   await connection.client.close();
-  const perServer = connection.tools / servers;
-  if (!Number.isInteger(perServer)) throw new Error(`${build}: the first list had ${connection.tools} tools for ${servers} servers`);
+  const perServer = connection.tools / count;
+  if (!Number.isInteger(perServer)) throw new Error(`${build}: the first list had ${connection.tools} tools for ${count} servers`);
   return { ms: connection.ms, cpuMs, atWriteMs, serversCpuMs };
 }
 
+for (const [index, from] of seeds) cpSync(join(from, 'mcp-latch'), join(dir, `cache-${index}`, 'mcp-latch'), { recursive: true });
 for (const build of builds) {
-  await gateway(build);
+  await gateway(build, warmConfig, warmServers);
   await new Promise((done) => setTimeout(done, 1000)); // the cache is written just after the first list
 }
 
@@ -122,7 +140,7 @@ for (let round = 0; round < rounds; round++) {
 }
 
 const f = (value, digits = 0) => value.toFixed(digits);
-console.log(`start to the first tools/list, ${servers} server-everything, ${rounds} rounds (medians; per round below)`);
+console.log(`start to the first tools/list, ${servers} server-everything, ${rounds} rounds (medians; per round below); code caches: ${sharedCache ? "the user's" : `each build's own`}, made by a start with ${warmServers} servers`);
 console.log(`  direct: ${f(median(runs.map((r) => r.direct.ms)))} ms, servers' CPU ${f(median(runs.map((r) => r.direct.serversCpuMs)))} ms`);
 for (const build of builds) {
   console.log(
