@@ -37,7 +37,8 @@
 // serve.ts `prepare`; the digests, AFTER_LIST_MS), so that the dump, which comes a moment after the
 // list under valgrind, holds the start only; its code cache (a directory of its own) is made by
 // two starts of the same copy and config outside valgrind first (docs/performance.md, "Round 29:
-// the ten-server start").
+// the ten-server start"). `--seed-cache I=DIR`: the I-th build's cache directory starts as a copy of
+// DIR/mcp-latch (a cache made by another start of the same build, which those two starts keep).
 import { spawn, execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,6 +58,8 @@ const firstShell = argv.includes('--first-shell');
 const progress = argv.includes('--progress');
 const startOnly = argv.includes('--start');
 const startServers = Number(option('--servers', 10));
+// `--seed-cache I=DIR` (with --start): the I-th build's (from 0) code-cache directory starts as a copy of DIR/mcp-latch.
+const seeds = new Map(argv.flatMap((arg, index) => (arg === '--seed-cache' ? [argv[index + 1].split(/=(.*)/s)] : [])).map(([i, from]) => [Number(i), from]));
 const bins = argv.flatMap((arg, index) => (arg === '--bin' ? [argv[index + 1].endsWith('#no-audit') ? `${resolve(argv[index + 1].slice(0, -9))}#no-audit` : resolve(argv[index + 1])] : []));
 if (bins.length === 0) bins.push(join(root, 'bin/mcp-latch.js'));
 
@@ -221,22 +224,24 @@ const COUNTED = [0, 1, 2, 40];
  * commands (docs/performance.md, "Round 28: the start and the first calls"). A build without
  * AFTER_LIST_MS (before round 27) is left as it is.
  */
-function withLongIdlePeriod(bin, index, laterPrepare = false) {
+function withLongIdlePeriod(bin, index, startOnly = false) {
   const build = dirname(dirname(bin));
   const copy = join(dir, `build-${index}`);
   for (const part of ['bin', 'dist', 'package.json']) cpSync(join(build, part), join(copy, part), { recursive: true });
   symlinkSync(join(build, 'node_modules'), join(copy, 'node_modules'));
-  const bundle = join(copy, 'dist/serve/gateway.cjs');
-  const text = readFileSync(bundle, 'latin1');
-  if (!text.includes('IDLE_PERIOD_MS=1e3')) throw new Error(`${bundle}: no IDLE_PERIOD_MS=1e3 to lengthen`);
-  writeFileSync(bundle, text.replace('IDLE_PERIOD_MS=1e3', 'IDLE_PERIOD_MS=6e4').replace('AFTER_LIST_MS=1e3', 'AFTER_LIST_MS=6e4'), 'latin1');
-  if (laterPrepare) {
+  if (startOnly) {
+    // Only serve.cjs changes: the gateway's bundle (and so the name of its code cache) stays the build's.
     const serveBundle = join(copy, 'dist/serve/serve.cjs');
     const serveText = readFileSync(serveBundle, 'latin1');
     const prepare = 'setImmediate(()=>gateway.core.prepare())';
     if (!serveText.includes(prepare)) throw new Error(`${serveBundle}: no ${prepare} to put off`);
     writeFileSync(serveBundle, serveText.replace(prepare, 'setTimeout(()=>gateway.core.prepare(),6e4)'), 'latin1');
+    return join(copy, 'bin/mcp-latch.js');
   }
+  const bundle = join(copy, 'dist/serve/gateway.cjs');
+  const text = readFileSync(bundle, 'latin1');
+  if (!text.includes('IDLE_PERIOD_MS=1e3')) throw new Error(`${bundle}: no IDLE_PERIOD_MS=1e3 to lengthen`);
+  writeFileSync(bundle, text.replace('IDLE_PERIOD_MS=1e3', 'IDLE_PERIOD_MS=6e4').replace('AFTER_LIST_MS=1e3', 'AFTER_LIST_MS=6e4'), 'latin1');
   return join(copy, 'bin/mcp-latch.js');
 }
 const copies = new Map();
@@ -303,7 +308,7 @@ async function measureStart(bin, run) {
   writeFileSync(startConfig, JSON.stringify({ mcpServers, permissions: { allow: ['mcp__s0__echo'] } }));
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CACHE_HOME: join(dir, `cache-start-${bins.indexOf(bin)}`), MCP_LATCH_LOG_LEVEL: 'warn' };
   const out = join(dir, `start${run}-${bins.indexOf(bin)}`);
-  const nodeArgs = [copy, 'serve', '--config', startConfig];
+  const nodeArgs = [...(names > 0 ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []), copy, 'serve', '--config', startConfig];
   const listed = async (child, onList) => {
     await listedSession(child);
     onList();
@@ -311,6 +316,7 @@ async function measureStart(bin, run) {
     await new Promise((done) => child.once('exit', done));
   };
   if (run === 0) {
+    if (seeds.has(bins.indexOf(bin))) cpSync(join(seeds.get(bins.indexOf(bin)), 'mcp-latch'), join(env.XDG_CACHE_HOME, 'mcp-latch'), { recursive: true });
     // The cache made (after the first list) and, by the second start, loaded and kept.
     for (let i = 0; i < 2; i++) {
       await listed(spawn(process.execPath, nodeArgs, { cwd: dir, stdio: ['pipe', 'pipe', 'ignore'], env }), () => undefined);
@@ -323,6 +329,16 @@ async function measureStart(bin, run) {
   const first = Math.min(...readdirSync(dir).filter((name) => name.startsWith(prefix) && /\.\d+-\d+$/.test(name)).map((name) => Number(name.slice(prefix.length).split('-')[0])));
   const { main, all } = dumpTotals(prefix, first);
   console.log(`run ${run + 1}: ${bin}: ${(main / 1e6).toFixed(1)} M instructions to the first list (${startServers} servers) on the main thread, ${(all / 1e6).toFixed(1)} M on all threads`);
+  if (names > 0) {
+    const mapFile = `/tmp/perf-${child.pid}.map`;
+    for (const inclusive of [false, true]) {
+      const counts = namedCounts(`${join(dir, prefix)}${first}-01`, mapFile, inclusive);
+      const rows = [...counts].filter(([name]) => !inclusive || name.startsWith('JS:')).sort((a, b) => b[1] - a[1]);
+      console.log(`  the main thread, ${inclusive ? 'JavaScript functions with their callees' : 'own instructions'}:`);
+      for (const [name, count] of rows.slice(0, names)) console.log(`${(count / 1e6).toFixed(2).padStart(9)} M  ${name.slice(0, 150)}`);
+    }
+    rmSync(mapFile, { force: true });
+  }
 }
 
 for (let run = 0; run < runs; run++) {

@@ -55,7 +55,11 @@ const SAMPLE_AT = 10_000;
 
 async function connect(command, args, cwd) {
   const started = performance.now();
-  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn' } });
+  // The gateways' code caches are the run's own (`cwd` is its directory), written by primeCodeCache:
+  // the user's directory is shared by every start of the same bundle (a test's, another checkout's),
+  // and its cache was that start's (docs/performance.md, "End of round 28" and "Round 29: the
+  // ten-server start").
+  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'ignore', env: { MCP_LATCH_LOG_LEVEL: 'warn', XDG_CACHE_HOME: join(cwd, 'code-cache') } });
   const client = new Client({ name: 'mcp-latch-bench', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport, { timeout: 60_000 });
   const listed = await client.listTools();
