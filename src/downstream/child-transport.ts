@@ -12,7 +12,7 @@ import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer, readRest, watchPeerClose } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
 import { ownAnswer } from './own-answer.js';
-import { OwnAnswers, RELAYED_REQUESTS } from './server-requests.js';
+import { OwnAnswers } from './server-requests.js';
 
 /**
  * A stdio client transport that owns its whole process tree. The SDK's StdioClientTransport signals
@@ -230,7 +230,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   stoppedFor: ClosedPipe | null = null;
   /** Stops the server's process group (set once it is spawned). */
   private stopGroup: (() => void) | null = null;
-  /** The server's requests the gateway answers itself, at most OWN_ANSWERS_PER_WINDOW a second (server-requests.ts); past them its stdout is not read until the window ends. */
+  /** The server's requests, those the gateway answers itself and those it relays, each at most 100 a second (server-requests.ts); past them its stdout is not read until the window ends. */
   private readonly ownAnswers = new OwnAnswers((fields, message) => this.options.logger?.().warn(fields, message), undefined, {
     stop: () => {
       this.readPaused = true;
@@ -424,9 +424,10 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       this.onerror?.(new LatchError('MESSAGE_INVALID', `ignored a line that is not JSON-RPC: ${(error as Error).message}`, { cause: error }));
       return;
     }
-    if ('method' in message && 'id' in message && !RELAYED_REQUESTS.has(message.method)) {
+    if ('method' in message && 'id' in message) {
+      // Its requests are answered on its stdin, relayed ones too: its output is no sign that it reads.
       this.ownSinceMark = true;
-      if (!this.ownAnswers.takes()) return;
+      if (!this.ownAnswers.takes(message.method)) return;
     }
     this.onmessage?.(message);
   };

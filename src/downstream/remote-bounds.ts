@@ -9,7 +9,7 @@ import { oversizedText, sniffId } from './lines.js';
 // and this module (zod and the SDK's types through invalid-answer.ts) is not for the code before
 // the first spawn (docs/performance.md, "Round 25: ten servers").
 import { ownAnswer, type GatewayAnswer } from './own-answer.js';
-import { OwnAnswers, RELAYED_REQUESTS } from './server-requests.js';
+import { OwnAnswers } from './server-requests.js';
 import type { Logger } from '../log.js';
 export { gatewayAnswer, ownAnswer, type GatewayAnswer } from './own-answer.js';
 
@@ -170,7 +170,7 @@ export class RemoteBounds {
       this.droppedWhileFull += 1;
       return false;
     }
-    return RELAYED_REQUESTS.has(method) || this.ownAnswers === null || this.ownAnswers.takes();
+    return this.ownAnswers === null || this.ownAnswers.takes(method);
   }
 
   /** A body that is not an event stream: read whole, up to the limit; a tools/call answer's values are counted before it is parsed. */

@@ -10,10 +10,18 @@
  * small pings, 1.5–2.1 s of CPU a second (round 28, G28-1; docs/performance.md, "Round 28"); its
  * answers wait as long. A module of its own, without imports: child-transport.ts, in boot.cjs, uses
  * it (own-answer.ts says why).
+ *
+ * The requests the gateway relays to the client (RELAYED_REQUESTS) are counted apart, at most
+ * RELAYED_PER_WINDOW a second, in the same window: until round 29 they were not counted at all, so a
+ * server's `roots/list` reached the client ~1,000 times a second (round 28 review, P28-5), and its
+ * sampling requests to a client that takes none were refused as fast as it wrote them, unlogged,
+ * ~0.4 s of the gateway's CPU a second (round 29 review, P29-1). Their own bounds (gateway/relay.ts:
+ * 8 open, 32 questions waiting) are of what is open, not of the rate.
  */
 export const OWN_ANSWERS_PER_WINDOW = 100;
 export const OWN_ANSWERS_WINDOW_MS = 1_000;
 export const RELAYED_REQUESTS: ReadonlySet<string> = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
+export const RELAYED_PER_WINDOW = 100;
 
 /** Where the count of what was dropped goes, once per window that dropped any. */
 type Warn = (fields: Record<string, unknown>, message: string) => void;
@@ -21,6 +29,9 @@ type Warn = (fields: Record<string, unknown>, message: string) => void;
 export class OwnAnswers {
   private answered = 0;
   private dropped = 0;
+  /** The same for the requests the gateway relays (RELAYED_REQUESTS). */
+  private relayed = 0;
+  private droppedRelayed = 0;
   private window: NodeJS.Timeout | null = null;
 
   constructor(
@@ -31,25 +42,33 @@ export class OwnAnswers {
     private readonly reading?: { stop(): void; resume(): void },
   ) {}
 
-  /** Whether a request the gateway answers itself is taken in this window; false: it is dropped, and counted. */
-  takes(): boolean {
+  /** Whether a request of the server's `method` is taken in this window; false: it is dropped, and counted. */
+  takes(method: string): boolean {
     if (this.window === null) this.open();
-    if (this.answered < OWN_ANSWERS_PER_WINDOW) {
-      this.answered += 1;
+    const relay = RELAYED_REQUESTS.has(method);
+    if (relay ? this.relayed < RELAYED_PER_WINDOW : this.answered < OWN_ANSWERS_PER_WINDOW) {
+      if (relay) this.relayed += 1;
+      else this.answered += 1;
       return true;
     }
-    if (this.dropped++ === 0) this.reading?.stop();
+    if (this.dropped + this.droppedRelayed === 0) this.reading?.stop();
+    if (relay) this.droppedRelayed += 1;
+    else this.dropped += 1;
     return false;
   }
 
   private open(): void {
     this.window = setTimeout(() => {
       this.window = null;
+      const { dropped, droppedRelayed } = this;
       this.answered = 0;
-      const dropped = this.dropped;
+      this.relayed = 0;
       this.dropped = 0;
-      if (dropped > 0) this.reading?.resume();
-      if (dropped > 0) this.warn({ dropped, limit: OWN_ANSWERS_PER_WINDOW }, `dropped ${dropped.toLocaleString('en-US')} requests of this server (${this.what}) past ${OWN_ANSWERS_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered${this.reading ? `; its output was not read for the rest of the ${OWN_ANSWERS_WINDOW_MS / 1000} s` : ''}`);
+      this.droppedRelayed = 0;
+      if (dropped + droppedRelayed > 0) this.reading?.resume();
+      const notRead = this.reading ? `; its output was not read for the rest of the ${OWN_ANSWERS_WINDOW_MS / 1000} s` : '';
+      if (dropped > 0) this.warn({ dropped, limit: OWN_ANSWERS_PER_WINDOW }, `dropped ${dropped.toLocaleString('en-US')} requests of this server (${this.what}) past ${OWN_ANSWERS_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered${notRead}`);
+      if (droppedRelayed > 0) this.warn({ dropped: droppedRelayed, limit: RELAYED_PER_WINDOW }, `dropped ${droppedRelayed.toLocaleString('en-US')} requests of this server (sampling, elicitation or roots/list, which mcp-latch relays to the client) past ${RELAYED_PER_WINDOW} in ${OWN_ANSWERS_WINDOW_MS / 1000} s, unanswered${notRead}`);
     }, OWN_ANSWERS_WINDOW_MS);
     this.window.unref();
   }

@@ -92,6 +92,8 @@ export class GatewayCore implements CallContext {
   private matchEnv!: MatchEnv;
   private readonly pathEnv: PathEnv;
   private clientRoots: string[] = [];
+  /** Counts the client's notifications/roots/list_changed: a server's roots/list answered before one is not answered again from that answer (relay.ts ROOTS_REUSE_MS). */
+  clientRootsGeneration = 0;
   /** Per server, the last two lists of roots it was given through the relay (noteServerRoots). */
   private readonly serverRoots = new Map<string, string[][]>();
   private readonly identities = new Map<string, ServerIdentity>();

@@ -67,6 +67,30 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
   /** Each server's roots/list requests open now; the servers whose refusals were logged since they last had none open. */
   const rootsOpen = new Map<string, number>();
   const rootsRefusalLogged = new Set<string>();
+  /**
+   * Each server's last roots/list to a client, open or answered (`at`: when; null while open), and
+   * the client's roots generation it was asked in: what the server's next ones are answered from
+   * (ROOTS_REUSE_MS).
+   */
+  const rootsAsked = new Map<string, { client: Server; generation: number; at: number | null; answer: Promise<ListRootsResult> }>();
+  /**
+   * The client's roots for a server's roots/list: the answer to the server's last one when that is
+   * still open or came under ROOTS_REUSE_MS ago, from the same client, its roots unchanged since (no
+   * roots/list_changed); else the client is asked. A server asking in a loop had each one relayed to
+   * the client, ~1,000 a second (round 28 review, P28-5).
+   */
+  const askRoots = (name: string, to: Exclude<Target, { refused: string }>, signal: AbortSignal | undefined): Promise<ListRootsResult> => {
+    const generation = core.clientRootsGeneration;
+    const last = rootsAsked.get(name);
+    if (last && last.client === to.client && last.generation === generation && (last.at === null || performance.now() - last.at < ROOTS_REUSE_MS)) return last.answer;
+    const asked = { client: to.client, generation, at: null as number | null, answer: to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 }) };
+    rootsAsked.set(name, asked);
+    asked.answer.then(
+      () => (asked.at = performance.now()),
+      () => rootsAsked.get(name) === asked && rootsAsked.delete(name),
+    );
+    return asked.answer;
+  };
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {
       const to = target(name);
@@ -155,7 +179,7 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       let answer: ListRootsResult;
       try {
         if (held) return await held(signal);
-        answer = await to!.client.listRoots(undefined, { ...to!.options, signal, timeout: 30_000 });
+        answer = await askRoots(name, to!, signal);
       } finally {
         const left = (rootsOpen.get(name) ?? 1) - 1;
         if (left === 0) {
@@ -196,6 +220,13 @@ function modernRefusal(what: 'sampling' | 'roots', name: string, during: boolean
   if (!during) return `the client speaks MCP 2026-07-28, which answers ${what} requests only within a call of its own (as input_required), and no call of it is running on ${name}`;
   return what === 'roots' ? 'the client of this call did not declare roots' : 'mcp-latch does not pass a 2025 server\'s sampling requests on to a 2026-07-28 client';
 }
+
+/**
+ * How long a client's answer to a server's roots/list answers that server's next ones, the client's
+ * roots unchanged (it sent no roots/list_changed since): a server asking in a loop had each relayed
+ * to the client, ~1,000 a second (round 28 review, P28-5).
+ */
+export const ROOTS_REUSE_MS = 1_000;
 
 /** How long, after a warning that the relay refused a server's request, more of the same kind go to the log at debug level only (refusalLog). */
 export const REFUSAL_WARN_MS = 10_000;

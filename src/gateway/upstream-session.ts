@@ -226,7 +226,11 @@ export class UpstreamSession {
       return {};
     });
 
-    server.setNotificationHandler(RootsListChangedNotificationSchema, () => (this.options.roots ? this.rootsChanged() : undefined));
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      // A server's roots/list is no longer answered from the client's last answer (relay.ts ROOTS_REUSE_MS).
+      core.clientRootsGeneration += 1;
+      return this.options.roots ? this.rootsChanged() : undefined;
+    });
   }
 
   /**
