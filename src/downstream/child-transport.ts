@@ -220,7 +220,13 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   private ownSinceMark = false;
   /** What the gateway and the server had waited for a CPU by the mark (ms, cpuWaitMs). */
   private cpuWaitAtMark = 0;
-  /** Characters handed to the server's stdin, all told: what it has read is this less what waits (PipeOut.waiting). */
+  /**
+   * Bytes handed to the server's stdin while some of it waited, all told: what it has read is this
+   * less what waits (PipeOut.waiting, in bytes too). A text the pipe takes whole with nothing waiting
+   * is not counted: no backlog's progress spans it (its mark is made after it). Until round 29 this
+   * counted characters and what waited was partly bytes: a server sent non-ASCII text read as
+   * progressing less than it did.
+   */
   private sent = 0;
   /** The last lines the child wrote to stderr: why a server that will not start does not. */
   readonly stderrTail: string[] = [];
@@ -347,7 +353,8 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
       // Destroyed by an error, or its end closed: nothing more can be written.
       child.stdin?.once('close', () => pipeClosed('stdin'));
       child.stdout?.on('error', (error) => this.onerror?.(error));
-      this.stdin = child.stdin ? new PipeOut(child.stdin, pipeFd(child.stdin)) : null;
+      // What waits for the server in bytes, as `sent` counts (progressed).
+      this.stdin = child.stdin ? new PipeOut(child.stdin, pipeFd(child.stdin), true) : null;
       // Read into the shared buffer when this Node allows it (pipes.ts); its reader then copies the start of a line it keeps.
       if (child.stdout && readIntoSharedBuffer(child.stdout, this.onStdout)) {
         this.reader = new LineReader(this.options.maxMessageBytes, true);
@@ -544,8 +551,9 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
           this.inputClosed = true;
           this.answerUnwritten(text);
         }
-        this.sent += line.length;
-        if (this.backlogSince === null && stdin.waiting > 0) this.mark(performance.now(), this.sent - stdin.waiting);
+        const after = stdin.waiting;
+        if (before > 0 || after > 0) this.sent += Buffer.byteLength(line);
+        if (this.backlogSince === null && after > 0) this.mark(performance.now(), this.sent - after);
         // Stuck: stopped as if it had closed its stdin (its calls answered, started again with the backoff).
         if (this.unread() > STUCK_FACTOR * this.options.maxMessageBytes && this.stoppedFor === null) {
           this.stoppedFor = 'input';

@@ -48,14 +48,21 @@ export class PipeOut {
     private readonly stream: NodeJS.WritableStream & { readonly writableLength?: number },
     /** The descriptor, when writing to it directly is safe (pipeFd); null: the stream only. */
     private readonly fd: number | null,
+    /**
+     * `waiting` in bytes: every text the stream queues is handed to it encoded, so its
+     * `writableLength` counts bytes as libuv's rest does (a server's stdin, child-transport.ts, whose
+     * progress is what it read of what was written; until round 29 a text queued counted its
+     * characters and a rest its bytes). Off the path of a write the pipe takes whole.
+     */
+    private readonly bytes = false,
   ) {
     this.handle = fd === null || requestType === false ? null : handleOf(stream);
   }
 
   /**
    * What waits to be taken by the pipe: the stream's `writableLength` (characters of the texts it
-   * holds), and the bytes of a rest libuv holds for a write of the handle's own. The stream's
-   * writes queued behind that rest are in both, and counted once.
+   * holds, or their bytes with `bytes`), and the bytes of a rest libuv holds for a write of the
+   * handle's own. The stream's writes queued behind that rest are in both, and counted once.
    */
   get waiting(): number {
     const inStream = this.stream.writableLength ?? 0;
@@ -73,12 +80,12 @@ export class PipeOut {
     if (this.handleBusy && this.handle !== null) {
       // libuv writes its queue in order: what the stream queues now is written after the rest.
       const queued = this.handle.writeQueueSize;
-      this.stream.write(text);
+      this.queue(text);
       this.streamQueued += this.handle.writeQueueSize - queued;
       return true;
     }
     if (this.fd === null || this.stream.writableLength !== 0) {
-      this.stream.write(text);
+      this.queue(text);
       return true;
     }
     if (this.handle !== null && requestType !== false && text.length <= TRY_WRITE_CHARS) return this.writeToHandle(this.handle, text);
@@ -89,7 +96,7 @@ export class PipeOut {
       written = bytes === -1 ? writeSync(this.fd, text) : writeSync(this.fd, sharedBytes(), 0, bytes);
     } catch (error) {
       // EAGAIN (the reader is behind) or the stream's own error to meet (EPIPE: the reader is gone).
-      this.stream.write(text);
+      this.queue(text);
       return (error as NodeJS.ErrnoException).code === 'EAGAIN';
     }
     // The rest is copied out of the shared buffer, which the next write reuses.
@@ -98,10 +105,16 @@ export class PipeOut {
     return true;
   }
 
+  /** `text` handed to the stream, which writes it after what it holds (encoded first with `bytes`). */
+  private queue(text: string): void {
+    this.stream.write(this.bytes ? Buffer.from(text) : text);
+  }
+
   private writeToHandle(handle: StreamHandle, text: string): boolean {
     const Request = requestType;
     if (!Request) {
       // This process's first write learns the type from the stream's own (learnRequestType).
+      // This process's first such write (a server's `initialize`): a text, which the type is learned from; a rest of it counts its characters.
       return learnRequestType(handle, () => this.stream.write(text)) === 0;
     }
     const request = (this.request ??= this.newRequest(Request));
@@ -112,13 +125,13 @@ export class PipeOut {
       // A Node whose handle refuses the request it was learned from (its checks come before any
       // byte is written): this text and the later ones through the stream and fs.writeSync.
       requestType = false;
-      this.stream.write(text);
+      this.queue(text);
       return true;
     }
     // Not written at all (libuv's try-write writes some or fails with none: EPIPE, the reader is
     // gone): the stream meets the same error and reports it.
     if (status !== 0) {
-      this.stream.write(text);
+      this.queue(text);
       return false;
     }
     // Taken whole: libuv keeps nothing, and the request is free again.

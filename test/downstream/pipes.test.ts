@@ -338,6 +338,26 @@ describe('what waits for a reader that is behind, the rest libuv holds included'
     const calls = new DirectCalls(transport);
     await expect(calls.call({ name: 'echo', arguments: {} }, { timeout: 10_000 })).rejects.toThrow(/the server is not reading its input: .* MB written to it have waited unread for over a second/);
   });
+  // Round 29 (docs/performance.md, "End of round 28"): a text the stream queued counted its characters, a rest
+  // libuv or the stream held its bytes, and what the server read was `sent` (characters) less that.
+  test("a server's unread input is counted in bytes, non-ASCII text too: over 1 MB of it (under 1 M characters) is past limits.messageMB of 1 MB", async () => {
+    const transport = new ChildTransport({ command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], env: {}, maxMessageBytes: 1_000_000 });
+    transports.push(transport);
+    await transport.start();
+    const stdin = (transport as unknown as { stdin: PipeOut }).stdin;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    // Two bytes a character: the first fills the pipe, its rest held; the second is queued behind it.
+    await transport.sendLine(`${'é'.repeat(200_000)}\n`);
+    await turn();
+    const rest = stdin.waiting;
+    expect(rest).toBeGreaterThan(0);
+    await transport.sendLine(`${'é'.repeat(450_000)}\n`);
+    await turn();
+    expect(stdin.waiting).toBe(rest + 900_001);
+    await eventually(() => expect(transport.unread()).toBe(rest + 900_001), 30_000, 100);
+    const calls = new DirectCalls(transport);
+    await expect(calls.call({ name: 'echo', arguments: {} }, { timeout: 10_000 })).rejects.toThrow(/the server is not reading its input/);
+  });
 });
 
 describe("a server's stdout read into the shared buffer", () => {
