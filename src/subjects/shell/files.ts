@@ -9,6 +9,7 @@ import { corepack } from './corepack.js';
 import { ghSettings } from './gh-settings.js';
 import { cargoInstall, globalInstall } from './global-installs.js';
 import { rustup } from './rust-toolchains.js';
+import { namesModule } from './openssl.js';
 import { bunOptions, cargo, go, rustcRunsCode, managerConfig, npm, pnpmProgramOptions, yarnRunsFile } from './package-managers.js';
 import { make } from './make.js';
 import { vitest } from './vitest.js';
@@ -2231,6 +2232,11 @@ const curl: Handler = (args, cwd, out) => {
     }
   }
   for (const option of scan.options) {
+    // `--engine PATH` loads PATH as an OpenSSL engine: a shared object (openssl.ts; round 29 review R29-4).
+    if (option.name === '--engine' && namesModule(option.value ?? undefined)) {
+      out.reasons.push('interpreter');
+      if (option.value) push(out, pathOf(option.value, READ, cwd));
+    }
     const v = option.value?.isStatic ? option.value.value : null;
     if (v === null) continue;
     let file: string | null = null;

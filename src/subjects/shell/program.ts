@@ -15,6 +15,9 @@ import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js
 import { customToolchainWord, RUSTUP_PROXIES } from './rust-toolchains.js';
 import { npmRunEnv } from './package-managers.js';
 import { compilerRunsCode, isCompiler, isLinker } from './compilers.js';
+import { psql } from './psql.js';
+import { opensslLoadsCode } from './openssl.js';
+import { gpg } from './gpg.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -186,6 +189,15 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
       if (!isQuery(args)) reasons.push('interpreter');
       for (const text of [...optionTexts(args, /^(-e|--expression)$/), ...(input.stdin === null ? [] : [input.stdin])]) embeddedCommand(text.replace(/^[^!]*/gm, ''), /^!(?![<=>])/, cwd, built);
       return;
+    case 'psql':
+      return psql(args, input.stdin, cwd, segment.paths, nested, reasons);
+    case 'openssl':
+      // Engines and providers named by path, and configurations, are shared objects loaded (openssl.ts).
+      if (opensslLoadsCode(args)) reasons.push('interpreter');
+      return;
+    case 'gpg':
+    case 'gpg2':
+      return gpg(args, cwd, segment.paths, nested, reasons);
     case 'sqlite3': {
       // sqlite3(1): `.shell`/`.system` run a command, `.output`/`.once`/`.read`/`.import`/`.load` and
       // readfile()/writefile() touch any file; with no SQL operand it reads them from stdin.

@@ -129,7 +129,10 @@ export function flagsLoadCode(word: Word): boolean {
  * command runs code the walk never sees: it is not a read-only `ls`. An interpreter's own variables
  * (`PYTHONPATH=src ls`) change only that interpreter (docs/threat-model.md#variables-that-load-code).
  */
-const LOADS_CODE = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|GCONV_PATH|PATH)(\[.*\])?\+?=/s;
+// Round 29 (review R29-4): OpenSSL's configuration (its `engines`/`providers` sections load shared
+// objects, config(5)) and the directories it loads engines and providers from, read by every
+// program linked to it (`OPENSSL_CONF=F curl …` ran F's engine, curl 7.88.1, openssl-env(7)).
+const LOADS_CODE = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|GCONV_PATH|PATH|OPENSSL_(?:CONF|CONF_INCLUDE|ENGINES|MODULES))(\[.*\])?\+?=/s;
 export const loadsCode = (word: Word): boolean => LOADS_CODE.test(word.value);
 
 /** A word that assigns (or, after `export`, names) a variable that changes what later commands do, options included. */
@@ -600,7 +603,7 @@ const ANY_CONFIG_VARIABLE = new RegExp(`^(${SETTING_NAMES})$`);
  * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
  * (docs/threat-model.md#where-bash-evaluates-text). Every variable of SETTING_VARIABLES is one too.
  */
-const ENVIRONMENT_NAMES = 'GOCACHEPROG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|LESSGLOBALTAGS|LESSEDIT|RSYNC_RSH|RSYNC_CONNECT_PROG';
+const ENVIRONMENT_NAMES = 'GOCACHEPROG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|OPENSSL_CONF|OPENSSL_CONF_INCLUDE|OPENSSL_ENGINES|OPENSSL_MODULES|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|LESSGLOBALTAGS|LESSEDIT|RSYNC_RSH|RSYNC_CONNECT_PROG';
 export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES}|${SETTING_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * node's and bun's options given in the environment (node(1) `NODE_OPTIONS`; bun 1.4.5 reads

@@ -69,7 +69,13 @@ export function stripWrappers(words: readonly Word[], cwd: string | null, out: {
       xargs = { replace: replace === undefined ? null : replace.value === null ? '{}' : replace.value.isStatic ? replace.value.value : undefined };
     }
     for (const value of optionValues(scan, ...(spec.reads ?? []))) pushPath(paths, pathOf(value, 'read', cwd));
-    for (const value of optionValues(scan, ...(spec.writes ?? []))) pushPath(paths, pathOf(value, 'write', cwd));
+    for (const value of optionValues(scan, ...(spec.writes ?? []))) {
+      // strace(1) `-o '|CMD'` or `'!CMD'` pipes the trace to CMD (round 29 review R29-6).
+      if (name === 'strace' && value.isStatic && /^[|!]/.test(value.value)) {
+        reasons.push('interpreter');
+        nested.push({ kind: 'script', text: value.value.slice(1), cwd });
+      } else pushPath(paths, pathOf(value, 'write', cwd));
+    }
     if (name === 'flock') pushPath(paths, pathOf(words[end - 1]!, 'write', cwd));
     // nohup(1): with stdout a terminal it appends to ./nohup.out, else ~/nohup.out (round 12 review,
     // S7); whether stdout is redirected is not looked at here: both are writes.
