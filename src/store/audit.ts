@@ -130,7 +130,8 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
   let batchTimer: NodeJS.Timeout | null = null;
   // `now`: the time of a record queued in this very turn when there is one (the clock is read once a
   // call: docs/performance.md, "Round 28: per-call work"); what follow() compares with the last stat's.
-  const writeQueued = (now: number = Date.now()): void => {
+  // `lag`: how many milliseconds old the last comparison of the path with the file may be (FileSink.follow).
+  const writeQueued = (now: number = Date.now(), lag = 0): void => {
     if (batchTimer) clearTimeout(batchTimer);
     batchTimer = null;
     for (let index = 0; index < count; index++) {
@@ -153,7 +154,7 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
       }
     }
     count = 0;
-    sink.flushSync(now);
+    sink.flushSync(now, lag);
   };
   const writeAllQueued = (): void => writeQueued();
   process.on('exit', writeAllQueued);
@@ -186,10 +187,13 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
       } finally {
         depth -= 1;
         if (depth === 0) {
-          if (allowedWaiting) {
+          // The last record queued is the allowed one of this turn, or a later one: its time is now.
+          const wrote = allowedWaiting;
+          const at = wrote ? queuedAt[count - 1]! : 0;
+          if (wrote) {
             allowedWaiting = false;
-            // The last record queued is the allowed one of this turn, or a later one: its time is now.
-            writeQueued(queuedAt[count - 1]);
+            // The path was compared with the file after the last such write (below): within FOLLOW_LAG_MS, not again before this one.
+            writeQueued(at, FOLLOW_LAG_MS);
           }
           // After the write, failed or not: each writer checks `failures` and withholds the calls
           // whose records may be missing. Each runs, whatever another one throws.
@@ -203,6 +207,9 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
             }
           }
           writerCount = 0;
+          // After the calls' writes: for a call at a time only the work before them is on the path
+          // its client waits on (docs/performance.md, "Round 29: the call's critical path").
+          if (wrote) sink.followAfter(at);
         }
       }
     },
@@ -317,6 +324,12 @@ function field(key: string, value: unknown): string {
 }
 
 const BATCH_RECORDS = 64;
+/**
+ * How old, in milliseconds, the last comparison of the audit file's path with the file may be when
+ * the records of calls forwarded together are written: each such write is followed by one
+ * (FileSink.followAfter) once its calls are written, so a stat is not on the path a call waits on.
+ */
+const FOLLOW_LAG_MS = 1;
 const BATCH_MS = 20;
 
 const RECORD_TAIL = ',"event":"call"}\n';
@@ -382,7 +395,9 @@ class FileSink {
    * rename (logrotate's default), deleted, or replaced by another gateway's new file. Records went
    * to the renamed file or to a deleted one, while their calls were forwarded (round 17 review S2).
    * One stat per millisecond at most (~1-2 µs each: per batch it was a few percent of a warm call's
-   * CPU), so a batch written in the millisecond a file was deleted can still go to it.
+   * CPU), so a batch written in the millisecond a file was deleted can still go to it; the records of
+   * calls forwarded together, in the two milliseconds (FOLLOW_LAG_MS), as the stat is made after
+   * their calls are written (followAfter).
    */
   private follow(time: number): void {
     if (time === this.followedAt) return;
@@ -404,6 +419,20 @@ class FileSink {
     this.cut = false;
   }
 
+  /**
+   * follow(), after a write of records whose calls have left since (Audit.together): for the next
+   * write. A failure (a link put in the file's place) is reported, and the next write looks again
+   * before it writes, and fails.
+   */
+  followAfter(time: number): void {
+    try {
+      this.follow(time);
+    } catch (error) {
+      this.followedAt = -Infinity;
+      this.onError(error);
+    }
+  }
+
   /** Queues the line `head` + `fields` + `callFields` + `,"event":"call"}` and a newline. */
   writeRecord(head: string, fields: string, callFields: string): void {
     this.pending += `${head}${fields}${callFields}${RECORD_TAIL}`;
@@ -418,12 +447,12 @@ class FileSink {
     }
   }
 
-  /** `now`: the time (epoch ms) follow() takes as the present. */
-  flushSync(now: number): void {
+  /** `now`: the time (epoch ms) follow() takes as the present; `lag`: how old its last comparison may be (FOLLOW_LAG_MS). */
+  flushSync(now: number, lag = 0): void {
     if (this.pending === '') return;
     const text = this.pending;
     this.pending = '';
-    this.writeAll(text, now);
+    this.writeAll(text, now, lag);
   }
 
   /**
@@ -431,11 +460,11 @@ class FileSink {
    * filled, a file size limit): the rest is then written from its bytes, and a write that failed
    * after part of a line was written cut that line, which is truncated away (uncut).
    */
-  private writeAll(text: string, now: number): void {
+  private writeAll(text: string, now: number, lag: number): void {
     let data: Buffer | null = null;
     let offset = 0;
     try {
-      this.follow(now);
+      if (!(now >= this.followedAt && now - this.followedAt <= lag)) this.follow(now);
       if (this.cut) {
         writeSync(this.fd, '\n');
         this.cut = false;

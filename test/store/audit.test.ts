@@ -81,6 +81,37 @@ describe('audit', () => {
     await audit.close();
   });
 
+  // Round 29: the records of calls forwarded together are written without a stat before them when
+  // the last was under FOLLOW_LAG_MS ago; one is made after the calls' writes (audit.ts followAfter).
+  test('the records of calls forwarded together go to the file the config names after it is renamed away, and a link put there refuses the next', () => {
+    const dir = tempDir();
+    const file = join(dir, 'audit.jsonl');
+    const audit = createAudit(file);
+    const aMoment = () => {
+      const until = Date.now() + 5;
+      while (Date.now() < until);
+    };
+    audit.together(() => audit.record(entry({ tool: 'before' })));
+    renameSync(file, `${file}.1`);
+    aMoment();
+    audit.together(() => audit.record(entry({ tool: 'after-rename' })));
+    expect(lines(`${file}.1`).map((line) => line.tool)).toEqual(['before']);
+    expect(lines(file).map((line) => line.tool)).toEqual(['after-rename']);
+    const target = join(dir, 'target.txt');
+    writeFileSync(target, 'kept\n');
+    renameSync(file, `${file}.2`);
+    symlinkSync(target, file);
+    aMoment();
+    // Written to the renamed file or refused, never through the link; the next one is refused.
+    audit.together(() => audit.record(entry({ tool: 'first-after-link' })));
+    aMoment();
+    const failures = audit.failures;
+    audit.together(() => audit.record(entry({ tool: 'after-link' })));
+    expect(audit.failures).toBeGreaterThan(failures);
+    expect(readFileSync(target, 'utf8')).toBe('kept\n');
+    expect(lines(`${file}.2`).map((line) => line.tool)).toEqual(['after-rename']);
+  });
+
   // Round 28: a caller that has just read the clock gives its time (gateway/call.ts forwardNow), and
   // follow() takes it as the present; a batch the timer writes later is compared with the clock.
   test("a record given its time carries it; a batch written later looks at the file with the clock's time, not its records'", async () => {
