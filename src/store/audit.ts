@@ -141,12 +141,13 @@ export function createAudit(file: string | null, onError: (error: unknown) => vo
         const at = queuedAt[index]!;
         if (at !== timeOf) {
           timeOf = at;
-          head = `{"level":30,"time":"${isoTime(at)}"`;
+          head = `${HEAD_START}${isoTime(at)}"`;
         }
         // The entry belongs to the audit once recorded: completed in place rather than copied.
         if (typeof entry.argsDigest === 'function') entry.argsDigest = entry.argsDigest();
         redactRecord(entry, lastTexts);
-        sink.writeRecord(head, lines.fixedFields(entry), lines.callFields(entry));
+        const fields = lines.fixedFields(entry);
+        sink.writeRecord(head, at, fields, lines.serial, lines.callFields(entry));
       } catch (error) {
         // Only an allowed call's record holds its call back: the others did not leave.
         if (entry.decision === 'allow') failed(error);
@@ -283,6 +284,8 @@ function redactRecord(entry: AuditRecord, last: LastTexts): void {
 class RecordText {
   private decided: Pick<AuditRecord, 'session' | 'user' | 'server' | 'tool' | 'kind' | 'decision' | 'by' | 'rule' | 'reason' | 'command'> | null = null;
   private decidedText = '';
+  /** Counts the decision texts made: fixedFields' text is the last one while this is the same (FileSink.encodeOne). */
+  serial = 0;
 
   /** `,"session":…,"command":…`: the decision's fields. */
   fixedFields(entry: AuditRecord): string {
@@ -296,6 +299,7 @@ class RecordText {
     const text = JSON.stringify({ session, user, server, tool, kind, decision, by, rule, reason, paths, command });
     this.decided = samePaths ? { session, user, server, tool, kind, decision, by, rule, reason, command } : null;
     this.decidedText = text.length > 2 ? `,${text.slice(1, -1)}` : '';
+    this.serial += 1;
     return this.decidedText;
   }
 
@@ -323,6 +327,19 @@ function field(key: string, value: unknown): string {
   return text === undefined ? '' : `,"${key}":${text}`;
 }
 
+/**
+ * `text` from `from` copied into `bytes` at the same place when every character is ASCII (one byte
+ * each); false, with the bytes partly written, when one is not.
+ */
+function copyAscii(text: string, from: number, bytes: Buffer): boolean {
+  for (let index = from; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code > 0x7f) return false;
+    bytes[index] = code;
+  }
+  return true;
+}
+
 const BATCH_RECORDS = 64;
 /**
  * How old, in milliseconds, the last comparison of the audit file's path with the file may be when
@@ -333,6 +350,10 @@ const FOLLOW_LAG_MS = 1;
 const BATCH_MS = 20;
 
 const RECORD_TAIL = ',"event":"call"}\n';
+/** What every record's line starts with; its time follows. */
+const HEAD_START = '{"level":30,"time":"';
+/** The bytes FileSink keeps a lone record's in (writeOne); a longer one is written as a batch is. */
+const RECORD_BYTES = 16 * 1024;
 
 /**
  * Where audit lines go: joined as one string and written with one system call per batch of records
@@ -344,6 +365,27 @@ const RECORD_TAIL = ',"event":"call"}\n';
  */
 class FileSink {
   private pending = '';
+  /**
+   * The record queued while it is the only one (`pending` is then ''), in its three parts: a call
+   * forwarded alone. Its head (the time) and decision fields are the last one's more often than
+   * not, and their bytes are kept encoded in `bytes`: only its call's own fields are encoded for it
+   * (writeOne; docs/performance.md, "Round 29: the call's critical path").
+   */
+  private oneHead = '';
+  private oneAt = 0;
+  private oneFields = '';
+  private oneFieldsSerial = 0;
+  private oneCall: string | null = null;
+  /**
+   * The UTF-8 bytes of the head of the time `bytesAt` (NaN: none; `headLength` characters) and of
+   * the decision's fields numbered `bytesFields` (-1: none), at its start (the fields' end at
+   * `fieldsEnd`), then the last lone record's call fields.
+   */
+  private bytes: Buffer | null = null;
+  private bytesAt = NaN;
+  private headLength = 0;
+  private bytesFields = -1;
+  private fieldsEnd = 0;
   /** The last write failed part way through a line (see writeAll). */
   private cut = false;
   private fd: number;
@@ -433,9 +475,29 @@ class FileSink {
     }
   }
 
-  /** Queues the line `head` + `fields` + `callFields` + `,"event":"call"}` and a newline. */
-  writeRecord(head: string, fields: string, callFields: string): void {
+  /**
+   * Queues the line `head` + `fields` + `callFields` + `,"event":"call"}` and a newline. `head` is
+   * HEAD_START, the time `at` (isoTime) and a quote; `fieldsSerial` numbers the fields: the same
+   * number, the same text.
+   */
+  writeRecord(head: string, at: number, fields: string, fieldsSerial: number, callFields: string): void {
+    if (this.pending === '' && this.oneCall === null) {
+      this.oneHead = head;
+      this.oneAt = at;
+      this.oneFields = fields;
+      this.oneFieldsSerial = fieldsSerial;
+      this.oneCall = callFields;
+      return;
+    }
+    this.takeOne();
     this.pending += `${head}${fields}${callFields}${RECORD_TAIL}`;
+  }
+
+  /** The lone record queued, if any, moved to `pending`: a second one joins it there. */
+  private takeOne(): void {
+    if (this.oneCall === null) return;
+    this.pending = `${this.oneHead}${this.oneFields}${this.oneCall}${RECORD_TAIL}`;
+    this.oneCall = null;
   }
 
   close(): void {
@@ -449,10 +511,59 @@ class FileSink {
 
   /** `now`: the time (epoch ms) follow() takes as the present; `lag`: how old its last comparison may be (FOLLOW_LAG_MS). */
   flushSync(now: number, lag = 0): void {
+    if (this.oneCall !== null) {
+      const call = this.oneCall;
+      this.oneCall = null;
+      const count = this.encodeOne(this.oneHead, this.oneAt, this.oneFields, this.oneFieldsSerial, call);
+      if (count !== -1) return this.writeAll(null, count, now, lag);
+      this.pending = `${this.oneHead}${this.oneFields}${call}${RECORD_TAIL}`;
+    }
     if (this.pending === '') return;
     const text = this.pending;
     this.pending = '';
-    this.writeAll(text, now, lag);
+    this.writeAll(text, 0, now, lag);
+  }
+
+  /**
+   * The record `head` + `fields` + `call` + RECORD_TAIL encoded in `bytes`, from its start, its
+   * head and fields encoded again only when they are not the last record's: the byte count, or -1
+   * when it may not fit (written as a string then). The head is ASCII (HEAD_START and the time): a
+   * new time of the same length is written in place with no call into the runtime (newTime).
+   */
+  private encodeOne(head: string, at: number, fields: string, fieldsSerial: number, call: string): number {
+    const bytes = (this.bytes ??= Buffer.allocUnsafeSlow(RECORD_BYTES));
+    if (fieldsSerial !== this.bytesFields || head.length !== this.headLength || (at !== this.bytesAt && !this.newTime(head, at, bytes))) {
+      // Nothing is kept until the two are encoded whole.
+      this.bytesAt = NaN;
+      this.bytesFields = -1;
+      if ((head.length + fields.length) * 3 > RECORD_BYTES / 2) return -1;
+      this.fieldsEnd = bytes.write(`${head}${fields}`, 0, 'utf8');
+      this.bytesFields = fieldsSerial;
+      this.headLength = head.length;
+    }
+    this.bytesAt = at;
+    const rest = `${call}${RECORD_TAIL}`;
+    if (rest.length * 3 > RECORD_BYTES - this.fieldsEnd) return -1;
+    return this.fieldsEnd + bytes.write(rest, this.fieldsEnd, 'utf8');
+  }
+
+  /**
+   * The head of the time `at` written over the last one's in `bytes`, of the same length: in the
+   * same second (isoTime's own text, `YYYY-MM-DDTHH:MM:SS.mmmZ`), its milliseconds' three digits;
+   * else the time's characters, when ASCII (false when not). A head's text read character by
+   * character first cost a call into the runtime to flatten it (~1k instructions).
+   */
+  private newTime(head: string, at: number, bytes: Buffer): boolean {
+    const last = this.bytesAt;
+    const inSecond = at % 1000;
+    if (head.length === HEAD_START.length + 25 && Number.isInteger(at) && at >= 0 && last >= 0 && at - inSecond === last - (last % 1000)) {
+      const digits = HEAD_START.length + 20;
+      bytes[digits] = 48 + Math.floor(inSecond / 100);
+      bytes[digits + 1] = 48 + (Math.floor(inSecond / 10) % 10);
+      bytes[digits + 2] = 48 + (inSecond % 10);
+      return true;
+    }
+    return copyAscii(head, HEAD_START.length, bytes);
   }
 
   /**
@@ -460,7 +571,7 @@ class FileSink {
    * filled, a file size limit): the rest is then written from its bytes, and a write that failed
    * after part of a line was written cut that line, which is truncated away (uncut).
    */
-  private writeAll(text: string, now: number, lag: number): void {
+  private writeAll(text: string | null, encoded: number, now: number, lag: number): void {
     let data: Buffer | null = null;
     let offset = 0;
     try {
@@ -469,14 +580,21 @@ class FileSink {
         writeSync(this.fd, '\n');
         this.cut = false;
       }
-      // Encoded once into the shared buffer (text-bytes.ts); a text too long for it is written as a string.
-      const bytes = encodeShared(text);
-      offset = bytes === -1 ? writeSync(this.fd, text) : writeSync(this.fd, sharedBytes(), 0, bytes);
-      if (offset === (bytes === -1 ? Buffer.byteLength(text) : bytes)) return;
-      data = Buffer.from(text);
+      if (text === null) {
+        // A lone record, `encoded` bytes of `bytes` (encodeOne).
+        offset = writeSync(this.fd, this.bytes!, 0, encoded);
+        if (offset === encoded) return;
+        data = this.bytes!.subarray(0, encoded);
+      } else {
+        // Encoded once into the shared buffer (text-bytes.ts); a text too long for it is written as a string.
+        const bytes = encodeShared(text);
+        offset = bytes === -1 ? writeSync(this.fd, text) : writeSync(this.fd, sharedBytes(), 0, bytes);
+        if (offset === (bytes === -1 ? Buffer.byteLength(text) : bytes)) return;
+        data = Buffer.from(text);
+      }
       while (offset < data.length) offset += writeSync(this.fd, data, offset, data.length - offset);
     } catch (error) {
-      if (offset > 0) this.uncut(data ?? Buffer.from(text), offset);
+      if (offset > 0) this.uncut(data ?? Buffer.from(text!), offset);
       this.onFailure(error);
     }
   }

@@ -112,6 +112,51 @@ describe('audit', () => {
     expect(lines(`${file}.2`).map((line) => line.tool)).toEqual(['after-rename']);
   });
 
+  // Round 29: a record written alone keeps its time's and decision's bytes for the next (audit.ts
+  // FileSink.encodeOne): only what changed is encoded again. Every line must be the whole record.
+  test('records written one at a time, their times, decisions and arguments changing in every way, are each whole in the file', () => {
+    const file = join(tempDir(), 'audit.jsonl');
+    const audit = createAudit(file);
+    const base = Date.UTC(2026, 10, 29, 17, 0, 0, 0);
+    const cases: Array<{ at: number; over: Partial<AuditRecord> }> = [
+      { at: base, over: {} },
+      { at: base + 1, over: { args: { path: '/work/b.txt' } } },
+      { at: base + 1, over: { args: { path: '/work/é—😀.txt' } } },
+      { at: base + 1_001, over: { tool: 'read_file', reason: 'allowed by Read(/work/**)' } },
+      { at: base + 1_002, over: { tool: 'read_file', reason: 'allowed by Read(/work/**)', args: Object.fromEntries(Array.from({ length: 100 }, (_, key) => [`k${key}`, 'x'.repeat(250)])) } },
+      { at: base + 1_003, over: { tool: 'read_file', reason: 'allowed by Read(/work/**)', args: { path: '/work/c.txt' } } },
+      // After 9999 the time is longer (V8's own text), and the decision's text with a long reason.
+      { at: Date.UTC(10_000, 0, 1), over: { tool: 'read_file', reason: 'allowed by Read(/work/**)' } },
+      { at: base + 2_000, over: { reason: `allowed by ${'é'.repeat(4_000)}`, args: { path: '/work/d.txt' } } },
+      { at: base + 2_001, over: { reason: 'allowed by Edit(/work/**)', args: { path: '/work/e.txt' }, note: 'the person’s note' } },
+      { at: base + 2_001, over: { decision: 'deny', tool: 'denied' } },
+      { at: base + 2_002, over: { args: { path: '/work/f.txt' } } },
+      // The same decision in another second, then another minute: the time is written whole.
+      { at: base + 5_002, over: { args: { path: '/work/j.txt' } } },
+      { at: base + 65_002, over: { args: { path: '/work/k.txt' } } },
+      { at: base + 65_999, over: { args: { path: '/work/l.txt' } } },
+    ];
+    for (const { at, over } of cases) audit.record(entry(over), at);
+    const written = lines(file);
+    expect(written).toHaveLength(cases.length);
+    written.forEach((line, index) => {
+      const { at, over } = cases[index]!;
+      const expected = { ...entry(over) } as Record<string, unknown>;
+      expect(line).toEqual({ level: 30, time: new Date(at).toISOString(), ...expected, event: 'call' });
+    });
+    // Two at once (a batch): written together, each whole, in order.
+    audit.together(() => {
+      audit.record(entry({ tool: 'one', args: { path: '/work/g.txt' } }), base + 3_000);
+      audit.record(entry({ tool: 'two', args: { path: '/work/h.txt' } }), base + 3_000);
+    });
+    audit.record(entry({ args: { path: '/work/i.txt' } }), base + 3_001);
+    expect(lines(file).slice(cases.length).map((line) => [line.tool, (line.args as { path: string }).path])).toEqual([
+      ['one', '/work/g.txt'],
+      ['two', '/work/h.txt'],
+      ['write_file', '/work/i.txt'],
+    ]);
+  });
+
   // Round 28: a caller that has just read the clock gives its time (gateway/call.ts forwardNow), and
   // follow() takes it as the present; a batch the timer writes later is compared with the clock.
   test("a record given its time carries it; a batch written later looks at the file with the clock's time, not its records'", async () => {
