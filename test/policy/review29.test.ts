@@ -142,6 +142,20 @@ describe('R29-6 strace -o \'|CMD\' pipes its output to CMD', () => {
   });
 });
 
+describe('R29-7 a command in an unknown program\'s word after `\\!` or an option\'s `=`', () => {
+  const rules = { allow: ['Bash(mysql:*)', 'Bash(java:*)', 'Bash(mariadb:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s', (mode) => {
+    for (const command of ["mysql -e '\\! rm -rf v'", "mariadb -e 'select 1; \\! rm -rf v'", "java '-XX:OnOutOfMemoryError=rm -rf v' -jar app.jar", "java '-XX:OnError=echo x; rm -rf v' Main"]) denied(command, mode, rules);
+  });
+  test('premise: java runs the command of -XX:OnOutOfMemoryError', (context) => {
+    if (!runs('java', ['-version'])) return context.skip('needs java');
+    const place = freshPremisePlace(root, 'java-oom');
+    writeFileSync(join(place.dir, 'Oom.java'), 'public class Oom { public static void main(String[] a) { java.util.List<long[]> l = new java.util.ArrayList<>(); while (true) l.add(new long[1 << 20]); } }\n');
+    spawnSync('java', ['-Xmx64m', `-XX:OnOutOfMemoryError=touch ${place.marker}`, 'Oom.java'], { cwd: place.dir, stdio: 'ignore', timeout: 150_000 });
+    expect(place.ran()).toBe(true);
+  }, 180_000);
+});
+
 describe('stay allowed (default)', () => {
   test.each([
     ['gcc -O2 -Wall -g -o app main.c -lm', CC],
@@ -167,6 +181,8 @@ describe('stay allowed (default)', () => {
     ['gpg --armor --export x@example.com', GPG],
     ['gpg --verify f.sig f', GPG],
     ["sqlite3 db 'select 1'", SQLITE],
+    ["mysql -e 'select 1'", { allow: ['Bash(mysql:*)'], deny: ['Bash(rm *)'] }],
+    ['java -Xmx512m -XX:+UseG1GC -jar app.jar', { allow: ['Bash(java:*)'], deny: ['Bash(rm *)'] }],
     ["sqlite3 -bail -csv -header db 'select * from t'", SQLITE],
     ["sqlite3 -readonly -json db 'select 1'", SQLITE],
   ])('%s', (command, rules) => {

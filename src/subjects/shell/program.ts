@@ -699,7 +699,9 @@ function commandsInWords(args: readonly Word[]): string[][] {
   for (const word of args) {
     if (!word.isStatic || !/\s/.test(word.value.trim())) continue;
     for (const line of word.value.split(/[\n;|&]+/)) {
-      const text = line.replace(/^\s*(--?[\w-]+=)?\s*[+:]*\s*!?\s*(\.?(shell|system)\s+)?/, '');
+      // After an option's `=` (`-XX:OnError=CMD`: java runs it, round 29 review R29-7), `!`, `\!`
+      // (mysql's and psql's shell escape), `shell`/`system`/`.shell`.
+      const text = line.replace(/^\s*(--?[\w:.-]+=)?\s*[+:]*\s*\\?!?\s*(\.?(shell|system)\s+)?/, '');
       const words = text.split(/\s+/).filter(Boolean);
       if (words.length > 0 && /^[\w./~-]+$/.test(words[0]!)) out.push(words);
     }
