@@ -89,9 +89,9 @@ const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|
  * returned after this one test, a single character class V8 scans quickly; the audit runs it on
  * every string of every call's arguments (docs/performance.md "Round 12: redacting values").
  */
-const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|config|git[ \t]|hooks\.slack/;
+const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|hv[sbr]\.|config|git[ \t]|hooks\.slack/;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
@@ -124,6 +124,19 @@ const PASSWORD_OPTIONS: ReadonlyArray<readonly [program: string, option: string,
   ['curl', 'b', 'either'],
   // The new and the old passphrase of a key (OpenSSH's ssh-keygen(1)).
   ['ssh-keygen', '[NP]', 'either'],
+  // Round 29 (review P29-4), each from its manual: a keystore's and a key's passwords (the JDK's
+  // keytool and jarsigner, `-new` keytool's new one), openssl enc's `-k` password and `-K` key (hex),
+  // mosquitto's clients' `-P`, influx 1.x's `-password`, cqlsh's and twine's `-p`, useradd's and
+  // usermod's `-p` (the encrypted password), doctl's `-t` token, and `gh secret set`'s `-b`/`--body`
+  // (the secret's value).
+  ['keytool|jarsigner', '(?:(?:src|dest)?(?:store|key)pass|new)', 'spaced'],
+  ['openssl', '[kK]', 'spaced'],
+  ['mosquitto_(?:pub|sub|rr)', 'P', 'spaced'],
+  ['influx', 'password', 'spaced'],
+  ['cqlsh|twine', 'p', 'spaced'],
+  ['useradd|usermod', 'p', 'spaced'],
+  ['doctl', 't', 'spaced'],
+  ['gh[ \\t]+secret[ \\t]+set', '(?:b|-body)', 'either'],
 ];
 /** From where a program's name, or its previous password option's value, ends: up to 200 characters of its words, then the option and its value. */
 const passwordOption = (option: string, value: 'attached' | 'spaced' | 'either'): string =>
@@ -154,7 +167,7 @@ const SMB_USER = /(\b(?:smbclient|rpcclient|smbcacls|smbget|smbtree)\b[^;&|\n]{0
  */
 const CONFIG_WORD = `(?:"[^"\\n]{0,200}"|'[^'\\n]{0,200}'|[^\\s;&|'"]{1,200})`;
 const CONFIG_OPTIONS = `(?:(?:-f|--file|--blob|--type|--default|--comment|--value|--profile|--kubeconfig|--location|-h|--host)[ \\t]+${CONFIG_WORD}[ \\t]+|-[^\\s;&|'"=]{1,60}(?:=${CONFIG_WORD})?[ \\t]+){0,6}`;
-const CONFIG_SET = new RegExp(`(?<!\\bgit(?:-|\\b[^;&|\\n]{0,200}?[ \\t]))(\\bconfig(?:ure)?[ \\t]+(?:set[ \\t]+)?${CONFIG_OPTIONS})([^\\s=;&|'"]{1,200})([ \\t]+)(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'"]+)`, 'g');
+const CONFIG_SET = new RegExp(`(?<!\\bgit(?:-|\\b[^;&|\\n]{0,200}?[ \\t]))(\\bconfig(?:ure)?[ \\t]+(?:set[ \\t]+)?${CONFIG_OPTIONS})([^\\s=;&|'"]{1,200})([ \\t]+)(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'";&|]+)`, 'g');
 /**
  * git-config(1) (git 2.46's `get`/`set`/`unset`/… subcommands and the older action options): git
  * reads options up to the name and every word after it as an operand (PARSE_OPT_STOP_AT_NON_OPTION
@@ -179,6 +192,21 @@ const MAX_GIT_CONFIG_WORDS = 32;
 const ELEMENT = /<([A-Za-z_][\w.:-]{0,63})((?:\s[^<>]{0,200})?)>([^<]{1,4000})<\/\1>/g;
 /** Webhook URLs: the address is the credential (Slack incoming webhooks, Discord webhooks). */
 const WEBHOOK = /(\bhooks\.slack\.com\/(?:services|workflows|triggers)\/|\bdiscord(?:app)?\.com\/api\/webhooks\/)[\w\/-]+/g;
+/** HTTPie's (`http`, `https`) and xh's `-a user:password`, `--auth`: the password after the first colon (round 29). */
+const HTTPIE_AUTH = /(\b(?:https?|xhs?)(?=[ \t])[^;&|\n]{0,200}?\s(?:-a|--auth)(?:[ \t]+|=)["']?)([^\s:'"]*):([^\s'"]+)/g;
+/** lftp's `-u user,password` (lftp(1)): the password after the comma (round 29). */
+const LFTP_USER = /(\blftp\b[^;&|\n]{0,200}?\s-u[ \t]+["']?)([^\s,'"]*),([^\s'"]+)/g;
+/**
+ * Passwords given as an operand, each from its manual (round 29, review P29-4): wpa_passphrase's
+ * `SSID PASSPHRASE`, rabbitmqctl's `add_user|change_password|authenticate_user USER PASSWORD`,
+ * Bitwarden's `bw unlock PASSWORD` and `bw login EMAIL PASSWORD`, nmcli's `password PSK` (and the
+ * `wifi-sec.psk` setting), htpasswd's `-b [FILE] USER PASSWORD`.
+ */
+const OPERAND_WORD = `(?:"[^"\\n]{0,200}"|'[^'\\n]{0,200}'|[^\\s;&|'"]{1,200})`;
+const OPERAND_PASSWORDS = new RegExp(
+  `(\\bwpa_passphrase[ \\t]+${OPERAND_WORD}[ \\t]+|\\brabbitmqctl\\b[^;&|\\n]{0,200}?[ \\t](?:add_user|change_password|authenticate_user)[ \\t]+${OPERAND_WORD}[ \\t]+|\\bbw[ \\t]+(?:unlock|login[ \\t]+${OPERAND_WORD})[ \\t]+|\\bnmcli\\b[^;&|\\n]{0,200}?[ \\t](?:password|(?:wifi-sec|802-11-wireless-security)\\.psk)[ \\t]+|\\bhtpasswd[ \\t]+-[A-Za-z]*b[A-Za-z]*[ \\t]+(?:${OPERAND_WORD}[ \\t]+){1,2})(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'";&|]+)`,
+  'g',
+);
 /** curl/wget `-u user:password`, `--user`, `--proxy-user` (`-U`): the password after the first colon. */
 const USER_PASSWORD = /(\b(?:curl|wget)\b[^;&|\n]{0,200}?\s(?:-[uU]|--user|--proxy-user|--http-user)(?:[ \t]+|=)["']?)([^\s:'"]*):([^\s'"]+)/g;
 /** RFC 6750 Bearer credentials (token68), and RFC 7617 Basic ones (base64 of `user:password`). */
@@ -192,11 +220,12 @@ const BASIC = /\b(Basic)[ \t]+([A-Za-z0-9+/]+=*)/gi;
  * `rk_test_` …), Google API keys (`AIza` + 35), npm (`npm_` + 36), Docker Hub (`dckr_pat_`), Shopify
  * (`shpat_`, `shpss_`, `shpca_`, `shppa_`), DigitalOcean (`dop_v1_`, `doo_v1_`, `dor_v1_`); Hugging
  * Face (`hf_` + letters and digits, so `hf_hub_download` is kept), PyPI (`pypi-` + 40 or more),
- * Google OAuth access tokens (`ya29.`), SendGrid (`SG.` + 22 `.` + 43); and the gateway's own team
+ * Google OAuth access tokens (`ya29.`), SendGrid (`SG.` + 22 `.` + 43), HashiCorp Vault (`hvs.`,
+ * `hvb.`, `hvr.`; round 29); and the gateway's own team
  * tokens (`mlt_`, team/identity.ts newToken) and an HTTP run's secret (`mls_`, team/local-secret.ts;
  * round 19).
  */
-const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
+const TOKEN_SHAPES = /(?<![\w-])(?:(gh[pousr]_|github_pat_|ml[st]_|glpat-|xox[abeprs]-|xapp-|sk-(?:ant-(?:api|admin)\d\d-|proj-|svcacct-|admin-)?|[sr]k_(?:live|test)_|npm_|AIza|dckr_pat_|shp(?:at|ss|ca|pa)_|do[opr]_v1_)[A-Za-z0-9_-]{8,}|(hf_)[A-Za-z0-9]{16,}|(pypi-)[\w-]{40,}|(ya29\.)[\w-][\w.-]{19,}|(SG\.)[\w-]{16,32}\.[\w-]{16,64}|(hv[sbr]\.)[\w-]{20,})(?![\w\-[])|\b(AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b/g;
 /** A JSON Web Token (RFC 7519: base64url of `{"…` is `eyJ`), whole or cut after its payload. */
 const JWT = /(?<![\w-])eyJ[\w-]*\.eyJ[\w-]*(?:\.[\w-]*)?/g;
 
@@ -330,6 +359,9 @@ function redactJoined(text: string): string {
   out = redactPasswordOptions(out);
   out = out.replace(USER_PASSWORD, `$1$2:${REDACTED}`);
   out = out.replace(SMB_USER, `$1$2%${REDACTED}`);
+  out = out.replace(HTTPIE_AUTH, `$1$2:${REDACTED}`);
+  out = out.replace(LFTP_USER, `$1$2,${REDACTED}`);
+  out = out.replace(OPERAND_PASSWORDS, (all, before: string, value: string) => (value.startsWith(REDACTED) ? all : `${before}${quoted(value)}`));
   out = out.replace(WEBHOOK, `$1${REDACTED}`);
   out = out.replace(BEARER, `$1 ${REDACTED}`);
   out = out.replace(BASIC, (all, scheme: string, credentials: string) => (Buffer.from(credentials, 'base64').toString('latin1').includes(':') ? `${scheme} ${REDACTED}` : all));

@@ -161,6 +161,25 @@ describe('redactText: secrets inside a string', () => {
     ['HTTP run secret (team/local-secret.ts: `mls_` + 32 random bytes)', 'export MCP_LATCH_SECRET=mls_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_; echo mls_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_ | pbcopy', 'export MCP_LATCH_SECRET=[redacted]; echo mls_[redacted] | pbcopy'],
     ['approval page one-time link', "curl 'http://127.0.0.1:43117/?nonce=mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2lnbmF0dXJlLW9mLXRoZS1saW5rLWJ5LXRoZS1wYWdl' -c jar", "curl 'http://127.0.0.1:43117/?nonce=[redacted]' -c jar"],
     ['a nonce in a header line', 'nonce: mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2ln', 'nonce: [redacted]'],
+    // Round 29 review P29-4: programs' own password options and operands, each from its manual, were kept in clear.
+    ['keytool (JDK): -storepass, -keypass, -new', 'keytool -keypasswd -alias k -keypass OldKeyPw1 -new NewKeyPw2 -storepass StorePw3 -keystore ks.jks', 'keytool -keypasswd -alias k -keypass [redacted] -new [redacted] -storepass [redacted] -keystore ks.jks'],
+    ["keytool's import passwords", 'keytool -importkeystore -srcstorepass SrcPw11 -deststorepass DestPw22 -srckeystore a.p12', 'keytool -importkeystore -srcstorepass [redacted] -deststorepass [redacted] -srckeystore a.p12'],
+    ['jarsigner', 'jarsigner -storepass StorePw3 -keypass KeyPw4 app.jar mykey', 'jarsigner -storepass [redacted] -keypass [redacted] app.jar mykey'],
+    ["openssl enc's password and key", 'openssl enc -aes-256-cbc -k EncPass5 -in f -out f.enc && openssl enc -d -K 00112233445566778899aabbccddeeff -iv 0a0b -in f.enc', 'openssl enc -aes-256-cbc -k [redacted] -in f -out f.enc && openssl enc -d -K [redacted] -iv 0a0b -in f.enc'],
+    ['mosquitto_pub', 'mosquitto_pub -h broker -u dev -P MqttPw6 -t t -m hi', 'mosquitto_pub -h broker -u dev -P [redacted] -t t -m hi'],
+    ['influx 1.x', 'influx -username admin -password InfluxPw7 -execute "show databases"', 'influx -username admin -password [redacted] -execute "show databases"'],
+    ['cqlsh', 'cqlsh -u cassandra -p CqlPw8 db1', 'cqlsh -u cassandra -p [redacted] db1'],
+    ['twine', 'twine upload -u __token__ -p TwinePw9 dist/*', 'twine upload -u __token__ -p [redacted] dist/*'],
+    ['useradd', 'useradd -m -p $6$salt$hashedpw10 bob', 'useradd -m -p [redacted] bob'],
+    ['doctl', 'doctl auth init -t DoctlToken11', 'doctl auth init -t [redacted]'],
+    ['gh secret set -b / --body', 'gh secret set API_TOKEN -b GhBody12 && gh secret set DB_PW --body GhBody13', 'gh secret set API_TOKEN -b [redacted] && gh secret set DB_PW --body [redacted]'],
+    ['HTTPie -a', 'http -a dev:HttpiePw14 GET example.org/x', 'http -a dev:[redacted] GET example.org/x'],
+    ['lftp -u user,password', 'lftp -u dev,LftpPw15 sftp://host', 'lftp -u dev,[redacted] sftp://host'],
+    ['a Vault token', 'vault login hvs.CAESIJabcdefghijklmnopqrstuvwx', 'vault login hvs.[redacted]'],
+    ['wpa_passphrase', 'wpa_passphrase my_ssid WifiPass16 > /etc/wpa.conf', 'wpa_passphrase my_ssid [redacted] > /etc/wpa.conf'],
+    ['rabbitmqctl add_user', 'rabbitmqctl add_user dev RabbitPw17 && rabbitmqctl change_password dev RabbitPw18', 'rabbitmqctl add_user dev [redacted] && rabbitmqctl change_password dev [redacted]'],
+    ['nmcli wifi-sec.psk', 'nmcli con modify home-wifi wifi-sec.psk WifiPsk19', 'nmcli con modify home-wifi wifi-sec.psk [redacted]'],
+    ['htpasswd -b FILE USER PASSWORD, -nb USER PASSWORD', 'htpasswd -b .htpasswd dev HtPw20; htpasswd -nb dev HtPw21', 'htpasswd -b .htpasswd dev [redacted]; htpasswd -nb dev [redacted]'],
   ];
   test.each(cases)('%s', (_source, text, recorded) => {
     expect(redactText(text)).toBe(recorded);
@@ -176,7 +195,7 @@ describe('redactText: secrets inside a string', () => {
     // With a scan unbounded from every start each of these takes minutes (the test's timeout ends it).
     // Round 25 review R16: a quoted value's end looked for the line's end first, to the end of a text
     // without one, at every `"secret": "` (4.4 MB: ~28 s at load 30; now one pass to the closing quote).
-    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000), 'config -f x '.repeat(30_000), `config --comment '`.repeat(25_000), 'config set -x="a '.repeat(25_000), 'nonce='.repeat(60_000), 'mlt_'.repeat(80_000), 'git '.repeat(80_000), 'git config '.repeat(30_000), 'git config -f '.repeat(25_000), 'git config "'.repeat(25_000), 'git config user.password '.repeat(15_000), '"secret": "'.repeat(400_000), '"password":"'.repeat(400_000), 'api_key: "'.repeat(400_000), 'ssh-keygen -P x '.repeat(30_000), 'ssh-keygen -P x -N '.repeat(25_000), 'mysql -pX '.repeat(50_000)]) {
+    for (const text of ['a-'.repeat(100_000), 'sk-'.repeat(100_000), 'mysql '.repeat(50_000), 'curl -x '.repeat(40_000), 'x://y:'.repeat(50_000), 'eyJ.'.repeat(80_000), 'token= '.repeat(50_000), 'config set --a '.repeat(30_000), '<a>'.repeat(100_000), 'smbclient -U '.repeat(30_000), 'mongo -p '.repeat(40_000), 'ya29.'.repeat(60_000), 'config -f x '.repeat(30_000), `config --comment '`.repeat(25_000), 'config set -x="a '.repeat(25_000), 'nonce='.repeat(60_000), 'mlt_'.repeat(80_000), 'git '.repeat(80_000), 'git config '.repeat(30_000), 'git config -f '.repeat(25_000), 'git config "'.repeat(25_000), 'git config user.password '.repeat(15_000), '"secret": "'.repeat(400_000), '"password":"'.repeat(400_000), 'api_key: "'.repeat(400_000), 'ssh-keygen -P x '.repeat(30_000), 'ssh-keygen -P x -N '.repeat(25_000), 'mysql -pX '.repeat(50_000), 'http -a '.repeat(40_000), 'lftp -u '.repeat(40_000), 'nmcli password '.repeat(25_000), 'rabbitmqctl add_user '.repeat(20_000), 'htpasswd -b x '.repeat(25_000), 'keytool -storepass '.repeat(20_000), 'gh secret set -b '.repeat(20_000), 'hvs.'.repeat(80_000)]) {
       expect(redactText(text).length).toBeGreaterThan(0);
     }
   });

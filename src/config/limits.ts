@@ -15,6 +15,15 @@ export const MAX_OPEN_SAMPLING = 8;
  */
 export const MAX_OPEN_ROOTS = 8;
 /**
+ * The most resources one client session is subscribed to at once (`resources/subscribe`, and those
+ * a 2026-07-28 `subscriptions/listen` names); more are refused with an error naming this limit
+ * (docs/config.md, "limits"). Each is kept for the session, and every `notifications/resources/updated`
+ * of a server is matched against all of its subscriptions: a team member subscribing to 50,000 URIs of a
+ * template grew the gateway 33 MB and made each update of that server cost 50,000 comparisons (round 29
+ * review, P29-2).
+ */
+export const MAX_SESSION_SUBSCRIPTIONS = 1_000;
+/**
  * The most questions of one server before the person at once, in either era (docs/config.md,
  * "limits"); more are refused with an error naming this limit:
  * - a 2025 server's `elicitation/create` waiting in one client session (relay.ts; round 13 review

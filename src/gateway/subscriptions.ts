@@ -1,4 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_SESSION_SUBSCRIPTIONS } from '../config/limits.js';
+import { RpcError } from '../errors.js';
 
 /**
  * Which client sessions subscribed to which resource of which server (docs/team.md, "What shared
@@ -30,6 +33,8 @@ interface Watched {
 export class ResourceSubscriptions {
   /** server name → resource URI → who watches it. */
   private readonly watched = new Map<string, Map<string, Watched>>();
+  /** How many resources each session is subscribed to (MAX_SESSION_SUBSCRIPTIONS). */
+  private readonly counts = new Map<string, number>();
 
   /**
    * Subscribes `session` (whose client is `client`); `send` sends the server its `resources/subscribe`,
@@ -38,29 +43,47 @@ export class ResourceSubscriptions {
    */
   subscribe(server: SubscribedServer, uri: string, session: string, client: Server, send: () => Promise<void>): Promise<void> {
     let byUri = this.watched.get(server.name);
+    let entry = byUri?.get(uri);
+    // A session's subscriptions are bounded: each is kept, and every update is matched against all (subscribers).
+    if (!entry?.sessions.has(session) && (this.counts.get(session) ?? 0) >= MAX_SESSION_SUBSCRIPTIONS) {
+      return Promise.reject(new RpcError(ErrorCode.InvalidRequest, `mcp-latch: this session is subscribed to ${MAX_SESSION_SUBSCRIPTIONS} resources already (the limit); unsubscribe from one first`));
+    }
     if (!byUri) this.watched.set(server.name, (byUri = new Map()));
-    let entry = byUri.get(uri);
     if (entry && entry.sessions.size > 0 && entry.connection === server.connection) {
-      entry.sessions.set(session, client);
+      this.watch(entry, session, client);
       return entry.sent;
     }
     if (!entry) byUri.set(uri, (entry = { sessions: new Map(), connection: server.connection, sent: Promise.resolve() }));
     entry.connection = server.connection;
-    entry.sessions.set(session, client);
+    this.watch(entry, session, client);
     const watched = entry;
     const sent = this.send(server.name, uri, watched, send);
     sent.catch(() => {
       // Nobody is subscribed: the server refused, or failed, the subscription they all waited for.
-      if (watched.sent === sent) watched.sessions.clear();
+      if (watched.sent === sent) for (const each of [...watched.sessions.keys()]) this.unwatch(watched, each);
       this.forgetIdle(server.name, uri, watched);
     });
     return sent;
   }
 
+  private watch(entry: Watched, session: string, client: Server): void {
+    if (!entry.sessions.has(session)) this.counts.set(session, (this.counts.get(session) ?? 0) + 1);
+    entry.sessions.set(session, client);
+  }
+
+  /** Whether `session` watched it (and no longer does). */
+  private unwatch(entry: Watched, session: string): boolean {
+    if (!entry.sessions.delete(session)) return false;
+    const left = (this.counts.get(session) ?? 1) - 1;
+    if (left > 0) this.counts.set(session, left);
+    else this.counts.delete(session);
+    return true;
+  }
+
   /** Unsubscribes `session`; `send` sends the server its `resources/unsubscribe` when no session is left. */
   unsubscribe(server: string, uri: string, session: string, send: () => Promise<void>): Promise<void> {
     const entry = this.watched.get(server)?.get(uri);
-    if (!entry?.sessions.delete(session) || entry.sessions.size > 0) return Promise.resolve();
+    if (!entry || !this.unwatch(entry, session) || entry.sessions.size > 0) return Promise.resolve();
     return this.send(server, uri, entry, send);
   }
 

@@ -22,7 +22,7 @@ export class SessionOutput {
   private readonly open = new Set<ServerResponse>();
   private dropped = 0;
   /**
-   * Characters of the progress and log notifications sent to each response since it began to wait
+   * Bytes of the progress and log notifications sent to each response since it began to wait
    * to drain (null: to a response this does not know, counted while any waits). Only these wait:
    * a notification for a response that drains goes out, whatever another response holds (round 23:
    * one large answer not read yet dropped the progress of another call whose stream was read, as
@@ -62,8 +62,9 @@ export class SessionOutput {
   }
 
   /**
-   * The characters of the messages sent to each response while it waited to drain, less what it has
-   * written since: what waits in the SDK transport's stream, which @hono/node-server writes to the
+   * The bytes of the messages sent to each response while it waited to drain, less what it has
+   * written since (bytes: until round 29 a message counted its characters and a write took off its
+   * bytes, so three-byte text was a third of what it held; round 29 review, P29-3): what waits in the SDK transport's stream, which @hono/node-server writes to the
    * response only as it drains, and which Node's `writableLength` does not count. One POST holding a
    * batch of 40 calls of 8 MB answers, never read, held 320 MB past a bound of 16 (round 28 review,
    * P28-1): its response's buffer held one answer, the stream the other 39. A message sent while its
@@ -84,7 +85,7 @@ export class SessionOutput {
     res.write = ((chunk: unknown, ...rest: unknown[]) => {
       const queued = this.queued.get(res);
       if (queued !== undefined) {
-        const left = queued - (typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk.length : 0);
+        const left = queued - (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk instanceof Uint8Array ? chunk.length : 0);
         if (left > 0) this.queued.set(res, left);
         else this.queued.delete(res);
       }
@@ -153,7 +154,7 @@ export class SessionOutput {
             if (this.dropped++ === 0) this.log(`the client is behind: more than limits.messageMB waits in its responses for it to read, so its progress and log notifications are dropped until it has read them (docs/config.md, "limits")`);
             return Promise.resolve();
           }
-          this.waiting.set(target, (this.waiting.get(target) ?? 0) + JSON.stringify(message).length);
+          this.waiting.set(target, (this.waiting.get(target) ?? 0) + Buffer.byteLength(JSON.stringify(message)));
           this.countQueued(message, related);
           return send(message, options);
         }
@@ -177,7 +178,7 @@ export class SessionOutput {
     const res = answered === undefined ? this.standalone : this.byRequest.get(String(answered));
     if (!res || !res.writableNeedDrain || !this.open.has(res)) return;
     // The event's frame (`event: message`, `data: `, the blank line) besides the JSON.
-    this.queued.set(res, (this.queued.get(res) ?? 0) + JSON.stringify(message).length + 24);
+    this.queued.set(res, (this.queued.get(res) ?? 0) + Buffer.byteLength(JSON.stringify(message)) + 24);
   }
 
   /** What waits in all the session's responses, of the notifications counted. */

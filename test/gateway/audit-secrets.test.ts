@@ -195,3 +195,30 @@ test('round 21: git config values through GIT_CONFIG_VALUE_<n> and a quoted conf
     "git 'config' user.name Ada",
   ]);
 });
+
+test("round 29 (review P29-4): programs' own password options and operands (keytool, openssl -k, mosquitto -P, gh secret set -b, HTTPie -a, htpasswd -b, a Vault token) are not written to the audit", async () => {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
+    { dir },
+  );
+  const messages = [
+    'keytool -list -keystore ks.jks -storepass S3cretV4lue41',
+    'openssl enc -aes-256-cbc -k S3cretV4lue42 -in a -out a.enc',
+    'mosquitto_pub -h broker -u dev -P S3cretV4lue43 -t t -m hi',
+    'gh secret set DB_PASSWORD -b S3cretV4lue44',
+    'http -a dev:S3cretV4lue45 GET example.org',
+    'htpasswd -b .htpasswd dev S3cretV4lue46',
+    'vault login hvs.S3cretV4lue47abcdefghijklmnop',
+    'openssl version -a',
+  ];
+  for (const message of messages) await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const records = await eventually(() => {
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
+    expect(lines).toHaveLength(messages.length);
+    return lines;
+  });
+  expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(records.at(-1)!.args.message).toBe('openssl version -a');
+});

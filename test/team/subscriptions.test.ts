@@ -75,4 +75,21 @@ describe('serve --http: resource subscriptions', () => {
     await update(bob);
     await eventually(() => expect(bob.updates).toContain(URI), 15_000);
   });
+
+  // Round 29 review P29-2: a member's subscriptions were not bounded: 50,000 URIs of a template grew the
+  // gateway 33 MB, and each update of the server was matched against every one of them.
+  test("a session's subscriptions are at most 1,000: the next is refused naming the limit; after an unsubscribe one more is taken", async () => {
+    const mallory = await member(B);
+    const uri = (index: number) => `demo://resource/dynamic/text/${index}`;
+    for (let done = 0; done < 1_000; done += 100) await Promise.all(Array.from({ length: 100 }, (_, index) => mallory.client.subscribeResource({ uri: uri(done + index) })));
+    await expect(mallory.client.subscribeResource({ uri: uri(1_000) })).rejects.toThrow(/this session is subscribed to 1000 resources already \(the limit\); unsubscribe from one first/);
+    // The same resource again is no new subscription.
+    await mallory.client.subscribeResource({ uri: uri(5) });
+    await mallory.client.unsubscribeResource({ uri: uri(0) });
+    await mallory.client.subscribeResource({ uri: uri(1_000) });
+    await expect(mallory.client.subscribeResource({ uri: uri(1_001) })).rejects.toThrow(/the limit/);
+    // Another member's session has its own.
+    const alice = await member(A);
+    await alice.client.subscribeResource({ uri: uri(2_000) });
+  }, 120_000);
 });
