@@ -156,6 +156,26 @@ describe('R29-7 a command in an unknown program\'s word after `\\!` or an option
   }, 180_000);
 });
 
+describe('R29-8 diff3 and sdiff run the program --diff-program names', () => {
+  const rules = { allow: ['Bash(diff3:*)', 'Bash(sdiff:*)'], deny: ['Bash(rm *)', 'Edit(/tmp/r29-prot/**)'] };
+  test.each(MODES)('%s', (mode) => {
+    for (const command of ['diff3 --diff-program=rm a b c', 'sdiff --diff-program=rm a b', 'diff3 --diff-prog=rm a b c', 'sdiff -o /tmp/r29-prot/x a b']) denied(command, mode, rules);
+    // A program of the workspace runs in bypassPermissions as `./x.sh` itself does.
+    if (mode !== 'bypassPermissions') for (const command of ['diff3 --diff-program=./x.sh a b c', 'sdiff --diff-program ./x.sh a b']) notAllowed(command, mode, rules);
+  });
+  test('premise: diff3 and sdiff run --diff-program\'s program', (context) => {
+    if (!runs('diff3', ['--version']) || !runs('sdiff', ['--version'])) return context.skip('needs diff3 and sdiff');
+    const place = freshPremisePlace(root, 'diff3');
+    for (const name of ['a', 'b', 'c']) writeFileSync(join(place.dir, name), `${name}\n`);
+    writeFileSync(join(place.dir, 'x.sh'), `#!/bin/sh\ntouch '${place.marker}'\nexec diff "$@"\n`);
+    spawnSync('chmod', ['+x', join(place.dir, 'x.sh')]);
+    spawnSync('diff3', ['--diff-program=./x.sh', 'a', 'b', 'c'], { cwd: place.dir, stdio: 'ignore', timeout: 30_000 });
+    expect(place.ran()).toBe(true);
+    spawnSync('sdiff', ['--diff-program=./x.sh', 'a', 'b'], { cwd: place.dir, stdio: 'ignore', timeout: 30_000 });
+    expect(place.ran()).toBe(true);
+  });
+});
+
 describe('stay allowed (default)', () => {
   test.each([
     ['gcc -O2 -Wall -g -o app main.c -lm', CC],
@@ -181,6 +201,8 @@ describe('stay allowed (default)', () => {
     ['gpg --armor --export x@example.com', GPG],
     ['gpg --verify f.sig f', GPG],
     ["sqlite3 db 'select 1'", SQLITE],
+    ['diff3 -m mine base theirs', { allow: ['Bash(diff3:*)'], deny: ['Bash(rm *)'] }],
+    ['sdiff -s a b', { allow: ['Bash(sdiff:*)'], deny: ['Bash(rm *)'] }],
     ["mysql -e 'select 1'", { allow: ['Bash(mysql:*)'], deny: ['Bash(rm *)'] }],
     ['java -Xmx512m -XX:+UseG1GC -jar app.jar', { allow: ['Bash(java:*)'], deny: ['Bash(rm *)'] }],
     ["sqlite3 -bail -csv -header db 'select * from t'", SQLITE],

@@ -146,6 +146,10 @@ const SIMPLE: Record<string, SimpleSpec> = {
   // DIR/basename(FILE): a directory operand is read with what is below it (round 12 review, S1;
   // docs/threat-model.md#deny-rules-for-every-program). --from-file/--to-file: the diff handler.
   diff: { access: READ, tree: (scan) => ({ content: true, follows: !hasOptionAsSpelled(scan, '--no-dereference'), ...(hasOption(scan, '-r', '--recursive') ? {} : { onlyDirectories: true as const }) }), short: 'CUFIxXLSWD', long: ['label', 'from-file', 'to-file', 'exclude', 'exclude-from', 'ignore-matching-lines', 'show-function-line', 'starting-file', 'width', 'tabsize', 'horizon-lines', 'ifdef', 'line-format', 'old-line-format', 'new-line-format', 'unchanged-line-format', 'old-group-format', 'new-group-format', 'unchanged-group-format', 'changed-group-format'], reads: ['-X', '--exclude-from'] },
+  // GNU diffutils: `--diff-program=PROGRAM` is the program diff3 and sdiff run to compare (diff3 3.8 and
+  // sdiff ran ./x.sh so given; round 29 review R29-8); `sdiff -o FILE` writes the merge.
+  diff3: { access: READ, short: 'L', long: ['label', 'diff-program'], programs: ['--diff-program'] },
+  sdiff: { access: READ, short: 'oIw', long: ['output', 'ignore-matching-lines', 'width', 'tabsize', 'diff-program'], writes: ['-o', '--output'], programs: ['--diff-program'] },
   cmp: { access: READ, short: 'in', long: ['ignore-initial', 'bytes'], max: 2 },
   comm: { access: READ, long: ['output-delimiter'] },
   stat: { access: READ, short: 'c', long: ['format', 'printf'] },
