@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { beforeAll } from 'vitest';
 import { decide, type Grants } from '../../src/policy/decide.js';
 import { RuleSet, type MatchEnv } from '../../src/policy/match.js';
 import { builtInRules, parseRules } from '../../src/policy/policy.js';
@@ -166,4 +167,20 @@ export async function commandWorkspace(prefix: string): Promise<{ root: string; 
 /** `command` decided in `work` (commandWorkspace) with `rules` in `mode`, the config in `work`. */
 export function decideInWorkspace(command: string, mode: DefaultMode, rules: { allow?: string[]; ask?: string[]; deny?: string[] }, work: string, home: string): Decision {
   return decideShell(command, { ...rules, mode, workspace: [work], cwd: work, home, configPath: join(work, 'mcp-latch.json') });
+}
+
+/** The allow, ask and deny rules of one decision (a config's `permissions` without its mode). */
+export type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
+
+/**
+ * commandWorkspace made in the test file's beforeAll, and `shell(command, mode, rules)` deciding in
+ * it: the prelude every rules test file since round 24 wrote itself (`type Rules`, `const shell`).
+ * Read `root`, `work` and `home` inside tests (they are set once beforeAll has run).
+ */
+export function workspaceShell(prefix: string): { root: string; work: string; home: string; shell: (command: string, mode: DefaultMode, rules: Rules) => Decision } {
+  const place = { root: '', work: '', home: '', shell: (command: string, mode: DefaultMode, rules: Rules): Decision => decideInWorkspace(command, mode, rules, place.work, place.home) };
+  beforeAll(async () => {
+    Object.assign(place, await commandWorkspace(prefix));
+  });
+  return place;
 }

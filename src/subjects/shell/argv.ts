@@ -93,6 +93,10 @@ export function buildSegment(input: SegmentInput): Built {
   // make takes its environment as variables too (those the makefile leaves unset or sets with `?=`):
   // read as its command line's (make.ts recipeProgram); the installation directories of both are written (installWrites).
   if (analysed.name === 'make' || analysed.name === 'gmake') makeEnvironmentOf(assigned, analysed.args, cwd, built);
+  // Round 29 (R28-10): a program that passes its environment on may run make with it (`npm run
+  // build` whose script is `make all`, a hook, a script): each assignment is read as make reads it,
+  // with none of make's own words (docs/rules.md "Round 29").
+  else if (assigned.length > 0 && passesEnvironment(analysed.name, startsOthers)) makeEnvironmentOf(assigned, [], cwd, built);
   if (!stripped.xargs) {
     describeRun(analysed.name, analysed.args, input, built);
     if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);

@@ -159,12 +159,33 @@ export function makeEnvironment(assigned: readonly Word[], args: readonly Word[]
     if (variable === null || !word.isStatic) continue;
     const program = programVariable(variable[0]);
     const value = word.value.slice(variable[0].length);
-    if (program !== null) {
+    if (MAKEFLAGS_VARIABLES.test(variable[1]!)) makeflags(value, cwd, out);
+    // `MAKEFILES=F make` reads F before the makefile (GNU Make 4.3, "The Variable MAKEFILES"): a read of F's code.
+    else if (variable[1] === 'MAKEFILES') for (const file of value.split(/\s+/).filter((name) => name !== '')) pushPath(out.paths, pathOf(staticWord(file), 'read', cwd));
+    else if (program !== null) {
       // A name with a `.` is not one commandVariables reads (no shell assignment has one).
       if (variable[1]!.includes('.') && !INSTALLED_PROGRAM.test(recipeCommand(value))) out.nested.push({ kind: 'script', text: recipeCommand(value), cwd });
     } else if (/^[A-Za-z_][\w.]*$/.test(variable[1]!)) recipeProgram(variable[1]!, value, cwd, out);
   }
   out.paths.push(...installWrites(assigned, args, cwd));
+}
+
+/**
+ * `MAKEFLAGS` and `GNUMAKEFLAGS` in make's environment are read as its options and command-line
+ * variables (GNU Make 4.3, "Communicating Options to a Sub-make": `MAKEFLAGS='--eval=$(shell CMD)'
+ * make` and `MAKEFLAGS='BUILDER=CMD' make` ran CMD; round 29): their words are given to make as if
+ * written after it, so deny rules meet what `--eval` and the variables run (movesConfig makes the
+ * assignment `interpreter` as before). make splits the value at blanks a backslash does not escape
+ * (`BUILDER=rm\ -rf\ v`); a first word of letters alone is its one-letter flags (`k` is `-k`). An
+ * `--eval` text with blanks (`--eval=$(shell touch A B)`) still ran whole, so any `$(shell …)` in the
+ * value is also a nested script.
+ */
+const MAKEFLAGS_VARIABLES = /^(MAKEFLAGS|GNUMAKEFLAGS)$/;
+function makeflags(value: string, cwd: string | null, out: FileFacts): void {
+  const words = (value.match(/(?:\\.|[^\s\\])+/g) ?? []).map((word) => word.replace(/\\(.)/g, '$1'));
+  if (words[0] !== undefined && /^[A-Za-z]+$/.test(words[0])) words[0] = `-${words[0]}`;
+  make(words.map(staticWord), cwd, out);
+  for (const match of value.matchAll(/\$[({]shell\s+([^)}]*)/g)) out.nested.push({ kind: 'script', text: match[1]!, cwd });
 }
 
 /** The installation directories `make install` writes to (INSTALL_DIRECTORIES), as make installs: below `DESTDIR`. */

@@ -784,8 +784,9 @@ class Analysis {
     // `CDPATH=.. cd home`: cd looks for its operand in CDPATH's directories first.
     if (built.cwdAfter !== undefined && assignments.some((a) => /^CDPATH\+?=/.test(a.raw))) return { ok: null, fail: cwd };
     const name = built.segment.name;
-    this.noteRecipe(null, name !== null && passesEnvironment(name, startsOthers) ? name : null);
-    if (name === 'set' || name === 'make' || name === 'gmake') this.noteMakeEnvironment(name, built.segment, words.slice(words.length - built.segment.args.length));
+    const passes = name !== null && passesEnvironment(name, startsOthers);
+    this.noteRecipe(null, passes ? name : null);
+    if (name !== null && (name === 'set' || passes)) this.noteMakeEnvironment(name, built.segment, words.slice(words.length - built.segment.args.length));
     // `! ! cd x`: the grammar reads a command named `!`; bash negates twice and runs cd in this shell.
     if (name === '!') this.reason('parse-error');
     // A function defined in the text runs its body here, in this shell: a `cd` in it moves what
@@ -817,9 +818,14 @@ class Analysis {
     if ((this.recipeValue && this.passesEnvironment) || (this.recipeValueBeyondGit && this.passesBeyondGit)) this.reason('interpreter');
   }
 
-  /** `set -a` (`-o allexport`, an option known only at run time) and the makes met: then what this shell exports is fed to each make (feedMakes). */
+  /**
+   * `set -a` (`-o allexport`, an option known only at run time) and the makes met: then what this
+   * shell exports is fed to each make (feedMakes). Round 29 (R28-10): a program that passes its
+   * environment on may run make with it (`export BUILDER=…; npm run build`, a script, a hook), so it
+   * is fed as a make with none of make's own words.
+   */
   private noteMakeEnvironment(name: string, segment: Segment, args: Word[]): void {
-    if (name !== 'set') this.makes.push({ segment, args, cwd: segment.cwd, fed: new Set() });
+    if (name !== 'set') this.makes.push({ segment, args: name === 'make' || name === 'gmake' ? args : [], cwd: segment.cwd, fed: new Set() });
     else if (args.some((word, i) => !word.isStatic || /^-[A-Za-z]*a/.test(word.value) || (word.value === 'allexport' && /^-[A-Za-z]*o$/.test(args[i - 1]?.value ?? '')))) this.shellExports.allexport = true;
     this.feedMakes();
   }
@@ -860,8 +866,8 @@ class Analysis {
 
   /** Each make met given each exported assignment once: read as assignments before it (make.ts makeEnvironment). */
   private feedMakes(): void {
-    if (this.makes.length === 0) return;
     const { exported, assigned, exportedNames, allexport } = this.shellExports;
+    if (this.makes.length === 0 || (exported.length === 0 && assigned.length === 0)) return;
     const words = [...exported, ...assigned.filter((word) => allexport || exportedNames.has(/^[A-Za-z_]\w*/.exec(word.value)![0]))];
     for (const make of this.makes) {
       const fresh = words.filter((word) => !make.fed.has(word));
