@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { freshPremisePlace, MODES, premiseEnv, refused, runs, workspaceShell, type Rules } from '../helpers/policy.js';
+import { freshPremisePlace, MODES, premiseEnv, runs, workspaceShell, type Rules } from '../helpers/policy.js';
 
 /**
  * Round 29 (rules29): round 28's known rule leftovers (docs/threat-model.md "Round 29: round 28's
@@ -67,4 +67,39 @@ describe('R28-10 a variable given to a program that may run make is read as make
       expect(premise.ran(), JSON.stringify(extra)).toBe(true);
     }
   }, 120_000);
+});
+
+describe('git commands that change the repository\'s config are writes of it, as `git config` is', () => {
+  const GIT: Rules = { allow: ['Bash(git:*)'] };
+  const CHANGES = ['git remote add o https://example.com/r', 'git remote set-url origin https://example.com/s', 'git remote rename origin up', 'git remote remove origin', 'git branch -u origin/main', 'git branch --set-upstream-to=origin/main', 'git branch --unset-upstream', 'git branch -m main trunk', 'git branch --track x origin/main', 'git branch x origin/main', 'git submodule init', 'git submodule update --init', 'git submodule sync', 'git worktree add ../wt', 'git push -u origin main', 'git checkout -b x origin/main', 'git switch -c x --track origin/main'];
+  const READS = ['git remote -v', 'git remote show origin', 'git branch -a', 'git branch --list', 'git push origin main', 'git status', 'git config --get user.name', 'git worktree list', 'git submodule status'];
+  beforeAll(() => {
+    spawnSync('git', ['init', '-q'], { cwd: place.work });
+  });
+  test.each(MODES)('%s: `Edit(.git/**)` and `Edit(.git/config)` deny rules meet them', (mode) => {
+    expectVerdict('deny', CHANGES, mode, { ...GIT, deny: ['Edit(.git/**)'] });
+    expectVerdict('deny', ['git remote add o https://example.com/r', 'git submodule init'], mode, { ...GIT, deny: ['Edit(.git/config)'] });
+    expectVerdict('ask', ['git branch -u origin/main'], mode, { ...GIT, ask: ['Edit(.git/config)'] });
+  });
+  test('otherwise the command\'s own rule decides, as for `git config user.name x` (docs/rules.md "git\'s configuration"), plan mode included', () => {
+    for (const mode of MODES) expectVerdict('allow', ['git remote add o https://example.com/r', 'git branch -u origin/main', 'git submodule init', 'git config user.name x'], mode, GIT);
+    for (const mode of MODES) expectVerdict('allow', READS, mode, { ...GIT, deny: ['Edit(.git/**)'] });
+  });
+  test('premise: git writes .git/config for each (git)', (context) => {
+    if (!runs('git', ['--version'])) return context.skip('needs git');
+    const premise = freshPremisePlace(place.root, 'git-config-writes');
+    const env = premiseEnv(premise.dir, /^GIT_/, { GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' });
+    const repo = join(premise.dir, 'r');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, env, encoding: 'utf8', timeout: 30_000 });
+    spawnSync('git', ['init', '-q', '-b', 'main', repo], { env });
+    git('commit', '-q', '--allow-empty', '-m', 'i');
+    git('update-ref', 'refs/remotes/origin/main', 'HEAD');
+    const config = () => readFileSync(join(repo, '.git', 'config'), 'utf8');
+    for (const command of [['remote', 'add', 'origin', 'https://example.com/r'], ['remote', 'set-url', 'origin', 'https://example.com/s'], ['branch', '-u', 'origin/main'], ['branch', '--unset-upstream'], ['branch', 'x', 'origin/main'], ['checkout', '-q', '-b', 'y', 'origin/main'], ['worktree', 'add', '-q', '../wt', '-b', 'z', 'origin/main']]) {
+      const before = config();
+      const result = git(...command);
+      expect(result.status, `${command.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(config(), command.join(' ')).not.toBe(before);
+    }
+  });
 });

@@ -16,6 +16,7 @@ import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_CONFIG_CODE, GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
+import { changesGitConfig } from './git-config-writes.js';
 import { objectIdOf } from '../git-objects.js';
 import { pointedRevisions, revisionRoot } from './git-targets.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
@@ -643,6 +644,8 @@ const git: Handler = (args, cwd, out) => {
   // The subcommand's words, read by each model below (none changes them).
   const after = args.slice(scan.end + 1);
   if (sub?.isStatic && sub.value === 'config') gitConfig(after, base, out, hasOption(scan, '--git-dir'));
+  // `git remote add`, `branch -u`, `submodule init`, `push -u`… change the same file (round 29): git's own update of it, as gitConfig's harmless settings.
+  else if (sub?.isStatic && changesGitConfig(sub.value, after)) out.paths.push({ path: 'config', access: WRITE, base, isStatic: !hasOption(scan, '--git-dir'), via: GIT_CONFIG_SETTING });
   if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(after, base, out);
   // `--git-dir=D` for any subcommand: git runs D's config and hooks. Otherwise the repository git
   // finds from its working directory is checked on disk (inspect.ts, git-dir.ts repositoryProblem).

@@ -1,0 +1,51 @@
+import { hasOption, scanOptions, type Word } from './options.js';
+
+/**
+ * git commands other than `git config` that change the repository's own config file (round 29,
+ * rules28a's "Not covered"), from each command's manual page (git 2.39):
+ *
+ *   git-remote(1)    add, rename, remove/rm, set-url, set-branches: `remote.NAME.*` ("Adds a remote
+ *                    named <name>", "Changes URLs for the remote")
+ *   git-branch(1)    -u/--set-upstream-to, --unset-upstream, -t/--track, -m/-M, -c/-C (the branch's
+ *                    config section moved or copied), -d/-D (removed), --edit-description
+ *                    (`branch.NAME.description`), and a new branch from a start point, which
+ *                    branch.autoSetupMerge makes track it ("--track … This is the default when the
+ *                    start point is a remote-tracking branch")
+ *   git-checkout(1), git-switch(1)  -b/-B/-c/-C/-t/--track: the same tracking of a new branch
+ *   git-push(1)      -u/--set-upstream ("add upstream (tracking) reference")
+ *   git-submodule(1) init, update --init, add, sync, deinit, set-url, set-branch (`submodule.NAME.*`:
+ *                    "init … copying submodule names and urls from .gitmodules to .git/config")
+ *   git-worktree(1)  add (a new branch's tracking, as checkout's; `--track`, `-b`)
+ *
+ * Each is a write of the file as `git config KEY VALUE` is (files.ts gitConfig, decided as
+ * policy/decide.ts GIT_CONFIG_SETTING: deny and ask rules on `.git/config` count, the command's own
+ * rule decides otherwise). None writes a key git runs: what they set is a URL, a refspec, a branch.
+ */
+export function changesGitConfig(sub: string, args: readonly Word[]): boolean {
+  const first = args.find((word) => !word.isStatic || !word.value.startsWith('-'));
+  const verb = first?.isStatic ? first.value : first === undefined ? null : '\u0000';
+  switch (sub) {
+    case 'remote':
+      return verb === '\u0000' || ['add', 'rename', 'remove', 'rm', 'set-url', 'set-branches'].includes(verb ?? '');
+    case 'submodule':
+      if (verb === 'update') return hasOption(scanOptions(args, 0, {}), '--init');
+      return verb === '\u0000' || ['init', 'add', 'sync', 'deinit', 'set-url', 'set-branch'].includes(verb ?? '');
+    case 'worktree':
+      return verb === '\u0000' || verb === 'add';
+    case 'branch': {
+      const scan = scanOptions(args, 0, { short: 'u', long: ['set-upstream-to', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'format', 'sort', 'color', 'column', 'abbrev'] });
+      if (hasOption(scan, '-u', '--set-upstream-to', '--unset-upstream', '-t', '--track', '-m', '-M', '--move', '-c', '-C', '--copy', '-d', '-D', '--delete', '--edit-description')) return true;
+      // `git branch NAME START`: a start point that is a remote-tracking branch is tracked.
+      return scan.operands.length >= 2 && !hasOption(scan, '-l', '--list', '-a', '--all', '-r', '--remotes', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--show-current');
+    }
+    case 'checkout':
+    case 'switch': {
+      const scan = scanOptions(args, 0, { short: sub === 'checkout' ? 'bB' : 'cC', long: ['create', 'force-create', 'orphan', 'conflict', 'pathspec-from-file'] });
+      return hasOption(scan, '-t', '--track', '-b', '-B', '-c', '-C', '--create', '--force-create');
+    }
+    case 'push':
+      return hasOption(scanOptions(args, 0, { short: 'o', long: ['repo', 'receive-pack', 'exec', 'push-option', 'signed', 'force-with-lease', 'recurse-submodules'] }), '-u', '--set-upstream');
+    default:
+      return false;
+  }
+}
