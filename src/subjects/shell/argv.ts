@@ -4,7 +4,7 @@ import { baseName, display, pathOf, staticWord, type Word } from './options.js';
 import { COMMAND_ALIASES, managerAlias } from '../../programs.js';
 import { pnpmCommandAt } from './runners.js';
 import { describeProgram, innerCommand, startsOthers, type Built, type SegmentInput } from './program.js';
-import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isOptionEnvironment, loadsCode, movesConfig, passesEnvironment } from './variables.js';
+import { buildWrites, commandVariables, fileVariables, gitLocations, gitWrites, isGit, isOptionEnvironment, loadsCode, movesConfig, passesEnvironment } from './variables.js';
 import { makeEnvironment } from './make.js';
 import { isWrapper, stripWrappers } from './wrappers.js';
 import { npmCommand } from './npm-commands.js';
@@ -92,11 +92,11 @@ export function buildSegment(input: SegmentInput): Built {
   if (COMMAND_WORDS.has(analysed.name)) commandWord(analysed.name, analysed, segment, args.length - analysed.args.length);
   // make takes its environment as variables too (those the makefile leaves unset or sets with `?=`):
   // read as its command line's (make.ts recipeProgram); the installation directories of both are written (installWrites).
-  if (analysed.name === 'make' || analysed.name === 'gmake') makeEnvironmentOf(assigned, analysed.args, cwd, built);
+  if (analysed.name === 'make' || analysed.name === 'gmake') makeEnvironmentOf(assigned, analysed.args, cwd, built, undefined);
   // Round 29 (R28-10): a program that passes its environment on may run make with it (`npm run
   // build` whose script is `make all`, a hook, a script): each assignment is read as make reads it,
   // with none of make's own words (docs/rules.md "Round 29").
-  else if (assigned.length > 0 && passesEnvironment(analysed.name, startsOthers)) makeEnvironmentOf(assigned, [], cwd, built);
+  else if (assigned.length > 0 && passesEnvironment(analysed.name, startsOthers)) makeEnvironmentOf(assigned, [], cwd, built, { toGit: isGit(analysed.name) });
   if (!stripped.xargs) {
     describeRun(analysed.name, analysed.args, input, built);
     if (analysed.name === 'git') gitEnvironmentTree(assigned, segment.paths, cwd);
@@ -131,9 +131,9 @@ export function buildSegment(input: SegmentInput): Built {
 }
 
 /** Assignments before make, as make reads them (make.ts makeEnvironment). */
-function makeEnvironmentOf(assigned: readonly Word[], args: readonly Word[], cwd: string | null, built: Built): void {
+function makeEnvironmentOf(assigned: readonly Word[], args: readonly Word[], cwd: string | null, built: Built, later: { toGit: boolean } | undefined): void {
   const facts: FileFacts = { paths: [], nested: [], reasons: [] };
-  makeEnvironment(assigned, args, cwd, facts);
+  makeEnvironment(assigned, args, cwd, facts, later);
   built.reasons.push(...facts.reasons);
   built.nested.push(...facts.nested);
   for (const path of facts.paths) built.segment.paths.push(path);

@@ -1,7 +1,7 @@
 import type { Access, CommandPath } from '../../policy/types.js';
 import { CLIS } from '../../programs.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
-import { subcommandIndex } from './signature.js';
+import { commandWordIndex, groupVerbIndex } from './signature.js';
 
 /**
  * Commands of the CLIs in programs.ts CLIS whose operands are local files (round 28 review R28-4).
@@ -22,6 +22,8 @@ import { subcommandIndex } from './signature.js';
  */
 type Rule = { from?: number; access: 'read' | 'write' | 'copy' | 'second-write'; local?: 'path' | 'colon'; tree?: boolean };
 
+/** gh's flags of a group's commands that take a value and may come before the verb (cobra's persistent `-R`/`--repo`). */
+const GH_GROUP_VALUES = ['-R', '--repo'];
 const GH_FILES: Record<string, Rule> = {
   'gist create': { access: 'read' },
   'release create': { from: 1, access: 'read' },
@@ -64,12 +66,16 @@ export function cliOperandPaths(name: string, args: readonly Word[], cwd: string
   const table = Object.hasOwn(FILES, name) ? FILES[name]! : null;
   if (table === null) return [];
   const statics = args.map((word) => (word.isStatic ? word.value : '\u0000'));
-  const at = subcommandIndex(name, statics);
-  if (at === null || at < 0) return [];
-  // The command words: the subcommand, and a group's verb (`gh gist create`, `docker container cp`, `uv pip install`).
-  const groups = Object.hasOwn(CLIS, name) ? CLIS[name]!.groups ?? [] : [];
+  // A dangerous global option (`docker -H h`, `cargo --config k=v`) is decided elsewhere; the operands count still (round 29).
+  const at = commandWordIndex(name, statics);
+  if (at < 0) return [];
+  // The command words: the subcommand, and a group's verb (`gh gist create`, `docker container cp`,
+  // `uv pip install`), past the group's value options: cobra takes a parent's flags before the verb
+  // (`gh release -R o/r upload v1 .env` stat'ed .env to upload it, gh 2.23; round 29).
+  const spec = Object.hasOwn(CLIS, name) ? CLIS[name]! : undefined;
+  const groups = spec?.groups ?? [];
   let verbAt = -1;
-  if (groups.includes(statics[at]!) || (name === 'uv' && statics[at] === 'pip') || (name === 'gh' && statics[at] === 'cs')) verbAt = statics.findIndex((word, i) => i > at && !word.startsWith('-'));
+  if (groups.includes(statics[at]!) || (name === 'uv' && statics[at] === 'pip') || (name === 'gh' && statics[at] === 'cs')) verbAt = groupVerbIndex(name === 'gh' ? GH_GROUP_VALUES : spec?.groupValue ?? [], statics, at + 1);
   const key = verbAt === -1 ? statics[at]! : `${statics[at]} ${statics[verbAt]}`;
   const rule = Object.hasOwn(table, key) ? table[key]! : null;
   if (rule === null) return [];

@@ -134,7 +134,7 @@ const INSTALL_DIRECTORIES = /^(DESTDIR|prefix|exec_prefix|bindir|sbindir|libexec
  * The installation directories (`PREFIX=/usr`, `DESTDIR=…`), the variables read as settings, flags or
  * files (`PYTHONPATH=src`, `CFLAGS=…`: recipeEnvironment) and URLs are not programs. docs/rules.md "Round 26".
  */
-export function recipeProgram(name: string, value: string, cwd: string | null, out: FileFacts): void {
+export function recipeProgram(name: string, value: string, cwd: string | null, out: FileFacts, byMake = true): void {
   // A variable read as what it is elsewhere (`PYTHONPATH`, `CFLAGS`, `PATH`, `TZ`: changesLaterCommands) is judged so in recipeEnvironment.
   // git's `GIT_*` are git's only where git reads them: a recipe may run `$(GIT_COMMIT)` as any other (round 27).
   if (INSTALL_DIRECTORIES.test(name) || (changesLaterCommands(name) && !name.startsWith('GIT_')) || RECIPE_SYNTAX.test(value)) return;
@@ -142,7 +142,11 @@ export function recipeProgram(name: string, value: string, cwd: string | null, o
   const command = recipeCommand(value);
   const words = command.split(/\s+/).filter((word) => word !== '');
   if (words.length === 0) return;
-  if (words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word)) || runsOther(words[0]!) || modelRunsCode(words)) out.nested.push({ kind: 'script', text: command, cwd });
+  // Given to another program that may run make (`byMake` false: makeEnvironment's `later`), a value
+  // spelled as a path is more often a directory than a program (`OUT=./dist npm run build`): deny
+  // and ask rules meet its words; one whose program runs code is still that command.
+  const spelledAsPath = byMake && words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word));
+  if (spelledAsPath || runsOther(words[0]!) || modelRunsCode(words)) out.nested.push({ kind: 'script', text: command, cwd });
   else (out.alternatives ??= []).push(...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])));
 }
 
@@ -152,8 +156,10 @@ export function recipeProgram(name: string, value: string, cwd: string | null, o
  * leaves unset or sets with `?=`, so a value a recipe may run (recipeProgram), and the installation
  * directories are where `make install` writes (installWrites, with the command line's `args`).
  */
-export function makeEnvironment(assigned: readonly Word[], args: readonly Word[], cwd: string | null, out: FileFacts): void {
+export function makeEnvironment(assigned: readonly Word[], args: readonly Word[], cwd: string | null, out: FileFacts, later?: { toGit: boolean }): void {
   for (const word of assigned) {
+    // Given to git, git's own variables are read as git reads them (variables.ts inRecipe's `toGit`).
+    if (later?.toGit && word.value.startsWith('GIT_')) continue;
     // `env 'COMPILE.c=…' make`: env passes any name, make takes it.
     const variable = /^([^=+\s]+)=/.exec(word.value);
     if (variable === null || !word.isStatic) continue;
@@ -165,9 +171,9 @@ export function makeEnvironment(assigned: readonly Word[], args: readonly Word[]
     else if (program !== null) {
       // A name with a `.` is not one commandVariables reads (no shell assignment has one).
       if (variable[1]!.includes('.') && !INSTALLED_PROGRAM.test(recipeCommand(value))) out.nested.push({ kind: 'script', text: recipeCommand(value), cwd });
-    } else if (/^[A-Za-z_][\w.]*$/.test(variable[1]!)) recipeProgram(variable[1]!, value, cwd, out);
+    } else if (/^[A-Za-z_][\w.]*$/.test(variable[1]!)) recipeProgram(variable[1]!, value, cwd, out, later === undefined);
   }
-  out.paths.push(...installWrites(assigned, args, cwd));
+  out.paths.push(...installWrites(later?.toGit ? assigned.filter((word) => !word.value.startsWith('GIT_')) : assigned, args, cwd));
 }
 
 /**

@@ -24,6 +24,21 @@ export function subcommandIndex(name: string, args: readonly string[]): number |
   return findSubcommand(Object.hasOwn(CLIS, name) ? CLIS[name] : undefined, args, 0, name === 'make' || name === 'gmake');
 }
 
+/**
+ * The command word's index as the CLI itself finds it, a dangerous global option read as the value
+ * option it is (`docker -H tcp://h cp …` is docker's `cp`; round 29): for what its operands name
+ * (cli-operands.ts), where subcommandIndex's null would hide them. -1 when there is none.
+ */
+export function commandWordIndex(name: string, args: readonly string[]): number {
+  const spec = Object.hasOwn(CLIS, name) ? CLIS[name]! : undefined;
+  return findSubcommand(spec && { ...spec, danger: [], value: [...(spec.value ?? []), ...(spec.danger ?? [])] }, args, 0, false) ?? -1;
+}
+
+/** The verb of a group (`gh release upload`) at or after `from`, past the group's own value options (`gh release -R o/r upload`). */
+export function groupVerbIndex(values: readonly string[], args: readonly string[], from: number): number {
+  return findSubcommand({ value: [...values] }, args, from, false) ?? -1;
+}
+
 function findSubcommand(spec: CliSpec | undefined, args: readonly string[], from: number, isMake: boolean): number | null {
   let i = from;
   if (spec?.toolchain && args[i]?.startsWith('+')) i++;

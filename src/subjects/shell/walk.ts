@@ -205,7 +205,7 @@ class Analysis {
    * `set -a` is on anywhere in the text (either order: a loop runs them again).
    */
   private shellExports: { exported: Word[]; assigned: Word[]; exportedNames: Set<string>; allexport: boolean } = { exported: [], assigned: [], exportedNames: new Set(), allexport: false };
-  private makes: { segment: Segment; args: Word[]; cwd: string | null; fed: Set<Word> }[] = [];
+  private makes: { segment: Segment; args: Word[]; cwd: string | null; fed: Set<Word>; later?: { toGit: boolean } }[] = [];
   /** An arithmetic context that evaluates values (`(( y ))`, `printf -v`, not `printf x` or `[ -f x ]`). */
   private evaluates = false;
   /**
@@ -825,7 +825,8 @@ class Analysis {
    * is fed as a make with none of make's own words.
    */
   private noteMakeEnvironment(name: string, segment: Segment, args: Word[]): void {
-    if (name !== 'set') this.makes.push({ segment, args: name === 'make' || name === 'gmake' ? args : [], cwd: segment.cwd, fed: new Set() });
+    if (name === 'make' || name === 'gmake') this.makes.push({ segment, args, cwd: segment.cwd, fed: new Set() });
+    else if (name !== 'set') this.makes.push({ segment, args: [], cwd: segment.cwd, fed: new Set(), later: { toGit: isGit(name) } });
     else if (args.some((word, i) => !word.isStatic || /^-[A-Za-z]*a/.test(word.value) || (word.value === 'allexport' && /^-[A-Za-z]*o$/.test(args[i - 1]?.value ?? '')))) this.shellExports.allexport = true;
     this.feedMakes();
   }
@@ -874,7 +875,7 @@ class Analysis {
       if (fresh.length === 0) continue;
       for (const word of fresh) make.fed.add(word);
       const facts: FileFacts = { paths: [], nested: [], reasons: [] };
-      makeEnvironment(fresh, make.args, make.cwd, facts);
+      makeEnvironment(fresh, make.args, make.cwd, facts, make.later);
       for (const reason of facts.reasons) this.reason(reason);
       make.segment.paths.push(...facts.paths);
       if (facts.alternatives) make.segment.alternatives = [...(make.segment.alternatives ?? []), ...facts.alternatives];
