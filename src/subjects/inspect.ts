@@ -5,6 +5,7 @@ import { argsDigest, type Digest } from '../policy/digest.js';
 import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, TreeWalk } from '../policy/types.js';
 import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
+import { COREPACK_MANIFEST } from './shell/corepack.js';
 import type { PathArg, ToolClass } from './kind.js';
 import type { ProcessUse } from './profiles.js';
 import type { ShellReading } from './desktop-commander.js';
@@ -154,6 +155,10 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       }
       if (path.via === GIT_CONFIG_SETTING || path.via === GIT_CONFIG_CODE) {
         subjects.push(...repositoryConfigSubjects(path, context, cache));
+        continue;
+      }
+      if (path.via === COREPACK_MANIFEST) {
+        subjects.push(corepackManifestSubject(path, context, cache));
         continue;
       }
       if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
@@ -592,6 +597,44 @@ function repositoryConfigSubjects(path: CommandPath, context: InspectContext, ca
     return unknown(`the repository git finds from ${start.realPath} cannot be read`);
   }
   return (files ?? []).map((file) => pathSubject(file, 'write', null, null, path.via, context, cache));
+}
+
+/**
+ * The package.json `corepack use` and `up` write (shell/corepack.ts COREPACK_MANIFEST), as corepack's
+ * loadSpec finds it from the working directory's real path: walking up, skipping directories in
+ * node_modules, the first package.json with a `packageManager` field, else the last (highest) one
+ * read, else ./package.json. A write subject as any other (deny and ask rules, the mode outside the
+ * workspace); a directory not known or a file that cannot be read asks.
+ */
+function corepackManifestSubject(path: CommandPath, context: InspectContext, cache: DecisionPaths): PathSubject {
+  const unknown = (problem: string): PathSubject => ({ type: 'path', access: 'write', input: '<the package.json corepack finds>', path: null, realPath: null, problem, inWorkspace: false, via: path.via });
+  if (path.base === null) return unknown('the directory corepack runs in is not known');
+  const start = pathSubject(path.base, 'read', null, null, path.via, context, cache);
+  if (start.realPath === null || start.problem) return unknown(start.problem ?? 'the directory corepack runs in cannot be resolved');
+  if (context.pathEnv.platform === 'win32') return pathSubject('package.json', 'write', path.base, null, 'argument', context, cache);
+  let found: string | null = null;
+  try {
+    for (let dir = start.realPath; ; dir = posix.dirname(dir)) {
+      if (!/\/node_modules\/(@[^/]*\/)?[^@/][^/]*$/.test(dir)) {
+        const file = posix.join(dir, 'package.json');
+        if (cache.disk.stat(file) !== undefined) {
+          found = file;
+          // corepack stops at the first with the field; a file it cannot parse stops it (it writes nothing): this one, fail closed.
+          let data: unknown = null;
+          try {
+            data = JSON.parse(cache.disk.text(file));
+          } catch {
+            break;
+          }
+          if (typeof data === 'object' && data !== null && (data as { packageManager?: unknown }).packageManager) break;
+        }
+      }
+      if (posix.dirname(dir) === dir) break;
+    }
+  } catch {
+    return unknown(`the package.json corepack finds from ${start.realPath} cannot be read`);
+  }
+  return pathSubject(found ?? posix.join(start.realPath, 'package.json'), 'write', null, null, 'argument', context, cache);
 }
 
 /** The problem of a git location the command names with an expansion (`HOME=$PWD`). */

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
@@ -127,4 +127,43 @@ describe('a CLI\'s operands behind its global or group options', () => {
     spawnSync('strace', ['-f', '-e', 'trace=openat,newfstatat,stat,lstat', '-o', trace, 'gh', 'release', '-R', 'o/r', 'upload', 'v1', 'secret.txt'], { cwd: premise.dir, env, input: '', timeout: 30_000 });
     expect(readFileSync(trace, 'utf8')).toMatch(/"secret\.txt"/);
   });
+});
+
+describe('corepack use writes the package.json corepack finds above the working directory', () => {
+  const RULES: Rules = { allow: ['Bash(corepack:*)', 'Bash(npm install)'] };
+  test.each(MODES)('%s: an Edit deny rule on the package.json above meets it, unless a nearer one names the manager', (mode) => {
+    const above = join(place.root, 'package.json');
+    const own = join(place.work, 'package.json');
+    const rules = { ...RULES, deny: [`Edit(${above})`] };
+    try {
+      writeFileSync(above, '{"name":"above","version":"1.0.0"}\n');
+      expectVerdict('deny', ['corepack use npm@11.19.1', 'corepack up'], mode, rules);
+      // The nearest one without `packageManager` is passed over for the one above.
+      writeFileSync(own, '{"name":"own","version":"1.0.0"}\n');
+      expectVerdict('deny', ['corepack use npm@11.19.1'], mode, rules);
+      // With the field, the nearest is the one written.
+      writeFileSync(own, '{"name":"own","version":"1.0.0","packageManager":"npm@11.19.1"}\n');
+      expect(shell('corepack use npm@11.19.1', mode, rules).reason).not.toContain(above);
+    } finally {
+      rmSync(above, { force: true });
+      rmSync(own, { force: true });
+    }
+    expect(shell('corepack use npm@11.19.1', mode, rules).reason).not.toContain(above);
+  });
+  test('premise: corepack use writes the package.json above the working directory (corepack, npm, offline)', (context) => {
+    const npmDir = '/usr/lib/node_modules/npm';
+    if (!runs('corepack', ['--version']) || !existsSync(join(npmDir, 'package.json'))) return context.skip('needs corepack and npm in /usr/lib/node_modules');
+    const premise = freshPremisePlace(place.root, 'corepack-use');
+    const version = (JSON.parse(readFileSync(join(npmDir, 'package.json'), 'utf8')) as { version: string }).version;
+    // corepack's cache with that npm in it (its `.corepack` record), so nothing is fetched.
+    const cache = join(premise.dir, 'cache', 'v1', 'npm', version);
+    cpSync(npmDir, cache, { recursive: true });
+    writeFileSync(join(cache, '.corepack'), JSON.stringify({ locator: { name: 'npm', reference: version }, bin: { npm: './bin/npm-cli.js', npx: './bin/npx-cli.js' }, hash: 'sha512.x' }));
+    mkdirSync(join(premise.dir, 'top', 'sub'), { recursive: true });
+    writeFileSync(join(premise.dir, 'top', 'package.json'), '{"name":"top","version":"1.0.0"}\n');
+    const env = premiseEnv(premise.dir, /^(COREPACK_|npm_)/, { COREPACK_HOME: join(premise.dir, 'cache'), COREPACK_ENABLE_NETWORK: '0', COREPACK_ENABLE_DOWNLOAD_PROMPT: '0', COREPACK_ENABLE_AUTO_PIN: '0' });
+    spawnSync('corepack', ['use', `npm@${version}`], { cwd: join(premise.dir, 'top', 'sub'), env, stdio: 'ignore', timeout: 120_000 });
+    expect(readFileSync(join(premise.dir, 'top', 'package.json'), 'utf8')).toContain(`"packageManager": "npm@${version}`);
+    expect(existsSync(join(premise.dir, 'top', 'sub', 'package.json'))).toBe(false);
+  }, 150_000);
 });

@@ -16,12 +16,21 @@ import { hasOption, optionValues, pathOf, pushPath, scanOptions, staticWord, typ
  *   pack [-o F], prepare -o[=F]
  *       write F (default ./corepack.tgz).
  *   use PATTERN, up
- *       set the project's package.json `packageManager` and run that manager's `install` (its
+ *       set the project's package.json `packageManager` (COREPACK_MANIFEST: maybe one above the cwd) and run that manager's `install` (its
  *       lifecycle scripts; corepack's `commands.use`): a write of ./package.json and a nested
  *       `MANAGER install`; `up` (the manager package.json names) and a pattern not a plain
  *       `NAME[@VERSION]` are `interpreter`.
  *   install (the project's), cache clean: corepack's cache only: plain.
  */
+
+/**
+ * The `via` of the package.json `corepack use`/`up` writes: not always ./package.json but the one
+ * corepack's loadSpec finds walking up from the working directory — the nearest with a
+ * `packageManager` field, else the highest one there is (node_modules directories skipped), else
+ * ./package.json (corepack 0.34.6 dist/lib/corepack.cjs loadSpec, setLocalPackageManager; round 29).
+ * subjects/inspect.ts finds it on disk when the call is decided.
+ */
+export const COREPACK_MANIFEST = 'package.json corepack use writes';
 
 /** Where the shims and the default releases are: known only at run time. */
 const SHIMS: Word = { value: '<corepack install directory>', raw: "<corepack's install directory, beside node on PATH>", isStatic: false, ansi: false };
@@ -73,7 +82,8 @@ export function corepack(args: readonly Word[], cwd: string | null, out: FileFac
     }
     case 'use':
     case 'up': {
-      pushPath(out.paths, pathOf(staticWord('package.json'), 'write', cwd));
+      // The package.json corepack picks above the working directory, found on disk (inspect.ts corepackManifest; round 29).
+      pushPath(out.paths, pathOf(staticWord('package.json'), 'write', cwd, COREPACK_MANIFEST));
       const pattern = rest[0];
       const name = command.value === 'use' && pattern?.isStatic ? /^(npm|pnpm|yarn)(?:@[\w.+^~<>=*-]+)?$/.exec(pattern.value)?.[1] : undefined;
       if (name === undefined) return code();
