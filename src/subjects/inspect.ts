@@ -6,6 +6,7 @@ import type { CommandInfo, CommandPath, Kind, PathSubject, Subject, TreeRead, Tr
 import { BASH_SHELLS, POSIX_SHELLS, runsCode } from '../programs.js';
 import { analyseCommandCached } from './shell/index.js';
 import { COREPACK_MANIFEST } from './shell/corepack.js';
+import { customToolchainIn, RUST_TOOLCHAIN_FILE } from './shell/rust-toolchains.js';
 import type { PathArg, ToolClass } from './kind.js';
 import type { ProcessUse } from './profiles.js';
 import type { ShellReading } from './desktop-commander.js';
@@ -159,6 +160,11 @@ function addSegmentSubjects(info: CommandInfo, asCommands: boolean, subjects: Su
       }
       if (path.via === COREPACK_MANIFEST) {
         subjects.push(corepackManifestSubject(path, context, cache));
+        continue;
+      }
+      if (path.via === RUST_TOOLCHAIN_FILE) {
+        const named = rustToolchainFile(path, context, cache);
+        if (named !== null) subjects.push(named);
         continue;
       }
       if (path.via === GIT_DIRECTORY_MADE || path.via === GIT_CONFIG_NAMED) {
@@ -635,6 +641,40 @@ function corepackManifestSubject(path: CommandPath, context: InspectContext, cac
     return unknown(`the package.json corepack finds from ${start.realPath} cannot be read`);
   }
   return pathSubject(found ?? posix.join(start.realPath, 'package.json'), 'write', null, null, 'argument', context, cache);
+}
+
+/**
+ * The toolchain file a rustup proxy run without `+TOOLCHAIN` obeys (shell/rust-toolchains.ts
+ * RUST_TOOLCHAIN_FILE): in the working directory or the nearest directory above with
+ * `rust-toolchain` or `rust-toolchain.toml` (both read: rustup warns and takes one). When it names
+ * a toolchain that is no channel's (a linked one, or a `path`), a read of that toolchain's
+ * directory (`~/.rustup/toolchains/NAME`, a link to what `rustup toolchain link` gave it, or the
+ * path) that asks in every mode, as `cargo +NAME` does; deny rules on the directory still deny.
+ * null when no file names one. A directory not known asks only when a file could not be looked for.
+ */
+function rustToolchainFile(path: CommandPath, context: InspectContext, cache: DecisionPaths): PathSubject | null {
+  const unknown = (problem: string): PathSubject => ({ type: 'path', access: 'read', input: '<the toolchain a rust-toolchain file names>', path: null, realPath: null, problem, inWorkspace: false, via: path.via });
+  if (path.base === null || context.pathEnv.platform === 'win32') return null;
+  const start = pathSubject(path.base, 'read', null, null, path.via, context, cache);
+  if (start.realPath === null || start.problem) return null;
+  try {
+    for (let dir = start.realPath; ; dir = posix.dirname(dir)) {
+      const files = ['rust-toolchain', 'rust-toolchain.toml'].map((name) => posix.join(dir, name)).filter((file) => cache.disk.stat(file)?.isFile() === true);
+      if (files.length > 0) {
+        for (const file of files) {
+          const named = customToolchainIn(cache.disk.text(file));
+          if (named === null) continue;
+          const problem = `${file} names the toolchain ${JSON.stringify(named)}, no channel's: one \`rustup toolchain link\` may have made, whose programs run`;
+          const place = named.includes('/') ? (named.startsWith('/') ? named : posix.join(dir, named)) : posix.join(context.pathEnv.home, '.rustup', 'toolchains', named);
+          return { ...pathSubject(place, 'read', null, null, path.via, context, cache), problem };
+        }
+        return null;
+      }
+      if (posix.dirname(dir) === dir) return null;
+    }
+  } catch {
+    return unknown(`the rust-toolchain file above ${start.realPath} cannot be read`);
+  }
 }
 
 /** The problem of a git location the command names with an expansion (`HOME=$PWD`). */

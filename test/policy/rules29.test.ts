@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { join } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { freshPremisePlace, MODES, premiseEnv, runs, workspaceShell, type Rules } from '../helpers/policy.js';
+import { freshPremisePlace, MODES, premiseEnv, runs, toucher, workspaceShell, type Rules } from '../helpers/policy.js';
 
 /**
  * Round 29 (rules29): round 28's known rule leftovers (docs/threat-model.md "Round 29: round 28's
@@ -166,4 +166,49 @@ describe('corepack use writes the package.json corepack finds above the working 
     expect(readFileSync(join(premise.dir, 'top', 'package.json'), 'utf8')).toContain(`"packageManager": "npm@${version}`);
     expect(existsSync(join(premise.dir, 'top', 'sub', 'package.json'))).toBe(false);
   }, 150_000);
+});
+
+describe('a rust-toolchain file naming a linked toolchain or a path', () => {
+  const RULES: Rules = { allow: ['Bash(cargo:*)', 'Bash(rustc:*)'] };
+  const withFile = (name: string, text: string, run: () => void): void => {
+    const file = join(place.work, name);
+    try {
+      writeFileSync(file, text);
+      run();
+    } finally {
+      rmSync(file, { force: true });
+    }
+  };
+  test.each(MODES)('%s: cargo and rustc without +TOOLCHAIN ask (deny rules on the path deny)', (mode) => {
+    for (const [name, text] of [['rust-toolchain.toml', '[toolchain]\nchannel = "r29tc"\n'], ['rust-toolchain', 'r29tc\n'], ['rust-toolchain.toml', '[toolchain]\npath = "/tmp/rules29-tc"\n'], ['rust-toolchain.toml', "[toolchain]\nchannel = 'stable-evil' # x\n"]] as const) {
+      withFile(name, text, () => {
+        for (const command of ['cargo build', 'cargo test', 'rustc x.rs', 'cd src && cargo build', 'cargo --version']) {
+          const decision = shell(command, mode, RULES);
+          expect(decision.verdict, `${name} ${text} ${command}: ${decision.reason}`).not.toBe('allow');
+        }
+      });
+    }
+    withFile('rust-toolchain.toml', '[toolchain]\npath = "/tmp/rules29-tc"\n', () => expectVerdict('deny', ['cargo build'], mode, { ...RULES, deny: ['Read(/tmp/rules29-tc/**)'] }));
+  });
+  test('a channel, or no file, stays as it was', () => {
+    for (const text of ['[toolchain]\nchannel = "1.80.0"\ncomponents = ["rustfmt"]\n', '[toolchain]\nchannel = "nightly-2025-01-01"\n', 'stable\n']) {
+      withFile(text.startsWith('[') ? 'rust-toolchain.toml' : 'rust-toolchain', text, () => expectVerdict('allow', ['cargo build', 'rustc --version'], 'default', RULES));
+    }
+    expectVerdict('allow', ['cargo build', 'cargo +nightly build'], 'default', RULES);
+  });
+  test('premise: rustup runs the linked toolchain a rust-toolchain.toml names (rustup)', (context) => {
+    if (!runs('rustup', ['--version'])) return context.skip('needs rustup');
+    const premise = freshPremisePlace(place.root, 'rust-toolchain-file');
+    const toolchain = join(premise.dir, 'tc');
+    mkdirSync(join(toolchain, 'bin'), { recursive: true });
+    mkdirSync(join(toolchain, 'lib'), { recursive: true });
+    toucher(join(toolchain, 'bin', 'cargo'), premise.marker);
+    toucher(join(toolchain, 'bin', 'rustc'), join(premise.dir, 'rustc-ran'));
+    const env = premiseEnv(premise.dir, /^(RUSTUP_|CARGO_)/, { RUSTUP_HOME: join(premise.dir, 'rustup') });
+    spawnSync('rustup', ['toolchain', 'link', 'r29tc', toolchain], { env, stdio: 'ignore', timeout: 60_000 });
+    mkdirSync(join(premise.dir, 'proj', 'sub'), { recursive: true });
+    writeFileSync(join(premise.dir, 'proj', 'rust-toolchain.toml'), '[toolchain]\nchannel = "r29tc"\n');
+    spawnSync('cargo', ['build'], { cwd: join(premise.dir, 'proj', 'sub'), env, stdio: 'ignore', timeout: 60_000 });
+    expect(premise.ran()).toBe(true);
+  }, 120_000);
 });

@@ -12,7 +12,7 @@ import { runtimeScript } from './script-paths.js';
 import { buildWrites, changesLaterCommands, commandVariables, DECLARATIONS, fileVariables, gitLocations, gitWrites, isEnvironment } from './variables.js';
 import { isWrapper } from './wrappers.js';
 import { RUNNER_PROGRAMS, runnerCommand, type RunnerCommand } from './runners.js';
-import { customToolchainWord, RUSTUP_PROXIES } from './rust-toolchains.js';
+import { customToolchainWord, RUST_TOOLCHAIN_FILE, RUSTUP_PROXIES } from './rust-toolchains.js';
 import { npmRunEnv } from './package-managers.js';
 import { compilerRunsCode, isCompiler, isLinker } from './compilers.js';
 import { psql } from './psql.js';
@@ -92,6 +92,8 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   }
   // rustup's proxies run the toolchain a first `+D` names, a directory's programs too (rust-toolchains.ts).
   if (RUSTUP_PROXIES.has(name) && customToolchainWord(args)) reasons.push('interpreter');
+  // Without `+TOOLCHAIN`, the toolchain file above the working directory names it (round 29; inspect.ts reads it).
+  else if (RUSTUP_PROXIES.has(name) && !(args[0]?.isStatic && args[0].value.startsWith('+'))) segment.paths.push({ path: '.', access: 'read', base: cwd, isStatic: true, via: RUST_TOOLCHAIN_FILE });
   // A compiler's or linker's own options that run or load code (`gcc -wrapper rm,-rf,v`; compilers.ts).
   if ((isCompiler(name) || isLinker(name)) && compilerRunsCode(args, isLinker(name), cwd, nested)) reasons.push('interpreter');
   if (ARITHMETIC_BUILTINS.has(name) && args.some((w) => w.isStatic && /\$\(|`/.test(w.value))) reasons.push('stored-substitution');

@@ -55,6 +55,34 @@ export function customToolchainWord(args: readonly Word[]): boolean {
   return first.value.startsWith('+') && customToolchain({ ...first, value: first.value.slice(1) });
 }
 
+/**
+ * The `via` of the directory a rustup proxy runs in without a `+TOOLCHAIN`: rustup then runs the
+ * toolchain a `rust-toolchain` or `rust-toolchain.toml` file names in that directory or the nearest
+ * above it (rustup 1.29 Cfg::find_override_from_dir_walk; rustup book "Overrides"). A `channel` that
+ * is no channel's name (a linked one) or a `path` runs that directory's programs, as `cargo +NAME`
+ * does (round 29: `channel = "r29tc"` after `rustup toolchain link r29tc D` ran D/bin/cargo for
+ * `cargo build`). subjects/inspect.ts reads the file on disk when the call is decided
+ * (rustToolchainFile) and then asks.
+ */
+export const RUST_TOOLCHAIN_FILE = 'directory whose rust-toolchain file rustup reads';
+
+/**
+ * The toolchain a toolchain file's text names that may be a linked or a path one, or null when it
+ * names a channel (or nothing: rustup then uses the default). The legacy `rust-toolchain` file is one
+ * line, the name; otherwise TOML whose `[toolchain]` has `channel` or `path`. A text read otherwise
+ * (a name quoted oddly, a key spelled otherwise) is returned whole: it asks.
+ */
+export function customToolchainIn(text: string): string | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  if (!/[=[\n]/.test(trimmed)) return isChannelName(trimmed) ? null : trimmed;
+  const path = /^\s*path\s*=\s*["']([^"'\n]*)["']/m.exec(text);
+  if (path) return path[1]!;
+  const channel = /^\s*channel\s*=\s*["']([^"'\n]*)["']\s*(#.*)?$/m.exec(text);
+  if (channel) return isChannelName(channel[1]!) ? null : channel[1]!;
+  return /^\s*(channel|"channel"|'channel')\s*=/m.test(text) ? trimmed : null;
+}
+
 /** rustup's options that take a value, by command (`rustup override set --path D NAME`). */
 const RUSTUP_VALUES: ReadonlySet<string> = new Set(['--path']);
 
