@@ -1,4 +1,5 @@
 import type { FileFacts } from './files.js';
+import { COREPACK_MANIFEST } from '../project-files.js';
 import { hasOption, optionValues, pathOf, pushPath, scanOptions, staticWord, type Word } from './options.js';
 
 /**
@@ -22,15 +23,6 @@ import { hasOption, optionValues, pathOf, pushPath, scanOptions, staticWord, typ
  *       `NAME[@VERSION]` are `interpreter`.
  *   install (the project's), cache clean: corepack's cache only: plain.
  */
-
-/**
- * The `via` of the package.json `corepack use`/`up` writes: not always ./package.json but the one
- * corepack's loadSpec finds walking up from the working directory — the nearest with a
- * `packageManager` field, else the highest one there is (node_modules directories skipped), else
- * ./package.json (corepack 0.34.6 dist/lib/corepack.cjs loadSpec, setLocalPackageManager; round 29).
- * subjects/inspect.ts finds it on disk when the call is decided.
- */
-export const COREPACK_MANIFEST = 'package.json corepack use writes';
 
 /** Where the shims and the default releases are: known only at run time. */
 const SHIMS: Word = { value: '<corepack install directory>', raw: "<corepack's install directory, beside node on PATH>", isStatic: false, ansi: false };
