@@ -212,3 +212,30 @@ describe('a rust-toolchain file naming a linked toolchain or a path', () => {
     expect(premise.ran()).toBe(true);
   }, 120_000);
 });
+
+describe('a make value whose program the analyser does not model, given options', () => {
+  const MAKE: Rules = { allow: ['Bash(make:*)', 'Bash(npm run:*)'], deny: ['Bash(rm *)'] };
+  const CODE = ["make 'BUILDER=gdb -nx -batch -ex !id' all", "make 'BUILDER=vim -es -c !id -c q' all", "make 'EDITOR=emacs --batch --eval=x' all", "make 'PAGER=less +!id f' all", "BUILDER='gdb -nx -batch -ex !id' make all", "export BUILDER='vim -es -c !id'; make all", "make 'BUILDER=@gdb -batch -ex !id' all"];
+  test.each(MODES)('%s: decided as the command it is (not allowed by Bash(make:*))', (mode) => {
+    for (const command of CODE) {
+      const decision = shell(command, mode, MAKE);
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+    }
+  });
+  test('values without options, of options alone, or of programs known to run nothing stay allowed', () => {
+    expectVerdict('allow', ["make 'TESTS=a b' check", "make 'MSG=echo -n hi' all", "make 'OPTS=-j4 -v' all", "make 'PYTEST_ARGS=-x -q' test", "make 'GREP=grep -E' all", "make 'SORT=sort -u' all", "make 'CMD=git status' all", 'make V=1 O=build', "make 'ARGS=--verbose' test"], 'default', MAKE);
+  });
+  test('premise: gdb and vim run the command an option gives them, from a make variable (GNU make, gdb, vim)', (context) => {
+    const tools = ['gdb', 'vim'].filter((tool) => runs(tool, ['--version']));
+    if (!runs('make', ['--version']) || tools.length === 0) return context.skip('needs GNU make and gdb or vim');
+    const premise = freshPremisePlace(place.root, 'make-unmodelled');
+    writeFileSync(join(premise.dir, 'Makefile'), '.PHONY: all\nall:\n\t$(BUILDER)\n');
+    toucher(join(premise.dir, 'r29mark'), premise.marker);
+    const env = premiseEnv(premise.dir, /^(MAKE|BUILDER)/, { PATH: `${premise.dir}:${process.env.PATH}` });
+    const values: Record<string, string> = { gdb: 'BUILDER=gdb -nx -batch -ex !r29mark', vim: 'BUILDER=vim -es -N -u NONE -c !r29mark -c q' };
+    for (const tool of tools) {
+      spawnSync('make', [values[tool]!], { cwd: premise.dir, env, input: '', timeout: 60_000 });
+      expect(premise.ran(), tool).toBe(true);
+    }
+  }, 120_000);
+});

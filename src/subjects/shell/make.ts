@@ -5,6 +5,7 @@ import type { CommandPath } from '../../policy/types.js';
 import { INSTALL_PLACE } from '../../policy/decide.js';
 import { buildWrites, changesLaterCommands, commandVariables, elsewhere, flagsLoadCode, INSTALLED_PROGRAM, isOptionEnvironment, loadsCode, movesConfig, programVariable, RECIPE_SYNTAX, recipeCommand } from './variables.js';
 import { fileFacts } from './files.js';
+import { startsOthers } from './program.js';
 import { RUNNERS, runsCode, WRAPPERS } from '../../programs.js';
 
 /**
@@ -146,7 +147,7 @@ export function recipeProgram(name: string, value: string, cwd: string | null, o
   // spelled as a path is more often a directory than a program (`OUT=./dist npm run build`): deny
   // and ask rules meet its words; one whose program runs code is still that command.
   const spelledAsPath = byMake && words.some((word) => !word.startsWith('-') && /\/|^~/.test(word) && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(word));
-  if (spelledAsPath || runsOther(words[0]!) || modelRunsCode(words)) out.nested.push({ kind: 'script', text: command, cwd });
+  if (spelledAsPath || runsOther(words[0]!) || modelRunsCode(words) || (!value.trimStart().startsWith('-') && unmodelledWithOptions(words))) out.nested.push({ kind: 'script', text: command, cwd });
   else (out.alternatives ??= []).push(...words.flatMap((word, i) => (word.startsWith('-') ? [] : [words.slice(i)])));
 }
 
@@ -259,6 +260,18 @@ const RUNS_OTHER = /^([gmn]?awk|g?sed|find|g?make|perl[\d.]*|python[\d.]*|pypy[\
 function modelRunsCode(words: readonly string[]): boolean {
   const facts = fileFacts(words[0]!, words.slice(1).map(staticWord), null);
   return facts !== null && (facts.reasons.length > 0 || facts.nested.length > 0 || facts.paths.some((path) => path.access !== 'read'));
+}
+/**
+ * A value whose program the analyser does not model, given options (`gdb -nx -batch -ex !CMD`,
+ * `vim -es -c !CMD`, `emacs --batch --eval=…`, `less +!CMD`): an option of such a program may run a
+ * command (GNU Make 4.3 ran `id` for `make 'BUILDER=gdb -nx -batch -ex !id'` and `'BUILDER=vim -es
+ * -c !id -c q'`, gdb 13, vim 9; round 29), and which ones do is not known here, so it is decided as
+ * the command it is (asks unless allowed itself), as runsOther's are. Words without options (`make
+ * 'TESTS=a b'`), a value of options alone (`'PYTEST_ARGS=-x -q'`, whose `-` a recipe line's start would
+ * strip) and the programs known to run nothing they are given (program.ts startsOthers) stay.
+ */
+function unmodelledWithOptions(words: readonly string[]): boolean {
+  return !words[0]!.startsWith('-') && words.slice(1).some((word) => /^[-+]./.test(word)) && startsOthers(words[0]!);
 }
 function runsOther(program: string): boolean {
   return runsCode(program) || RUNS_OTHER.test(program) || Object.hasOwn(RUNNERS, program) || Object.hasOwn(WRAPPERS, program);
