@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, premisePlace, runs } from '../helpers/policy.js';
+import { MODES, premisePlace, runs, workspaceShell, type Rules } from '../helpers/policy.js';
 
 /**
  * Round 28's review of round 27's command rules (docs/threat-model.md "Round 28: the review of
@@ -11,15 +11,8 @@ import { commandWorkspace, decideInWorkspace, MODES, premisePlace, runs } from '
  * fresh workspace; the premises run the real programs (each skips, saying which, when absent).
  */
 
-let root = '';
-let W = '';
-let home = '';
-beforeAll(async () => {
-  ({ root, work: W, home } = await commandWorkspace('review28-'));
-});
-
-type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
-const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
+const ws = workspaceShell('review28-');
+const { shell } = ws;
 /** Refused in a mode that asks or denies; in bypassPermissions (deny rules present) asks at least. */
 const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
   const decision = shell(command, mode, rules);
@@ -40,7 +33,7 @@ describe('R28-1 npm settings reach node-gyp as gyp variables', () => {
   });
   test('premise: node-gyp runs a setting\'s `<!(CMD)` (npm, node-gyp and node\'s headers)', (context) => {
     if (!runs('npm', ['--version']) || !runs('python3', ['--version']) || !existsSync('/usr/include/node/common.gypi')) return context.skip('needs npm, python3 and node\'s headers in /usr/include/node');
-    const place = premisePlace(root, 'gyp');
+    const place = premisePlace(ws.root, 'gyp');
     writeFileSync(join(place.dir, 'binding.gyp'), '{ "targets": [] }\n');
     writeFileSync(join(place.dir, 'package.json'), '{"name":"gyp-premise","version":"1.0.0","gypfile":true}\n');
     spawnSync('npm', ['install', '--nodedir=/usr', '--offline', `--foo=<!(touch ${place.marker})`], { cwd: place.dir, stdio: 'ignore', timeout: 120_000 });
@@ -55,7 +48,7 @@ describe('R28-2 make strips @, - and + before a recipe line\'s command', () => {
   });
   test('premise: GNU make runs `rm` for `$(BUILDER)` = `@rm …`', (context) => {
     if (!runs('make', ['--version'])) return context.skip('needs GNU make');
-    const place = premisePlace(root, 'make-prefix');
+    const place = premisePlace(ws.root, 'make-prefix');
     writeFileSync(join(place.dir, 'Makefile'), 'all:\n\t$(BUILDER)\n');
     for (const prefix of ['@', '-', '+']) {
       spawnSync('make', [`BUILDER=${prefix}touch ${place.marker}`, 'all'], { cwd: place.dir, stdio: 'ignore' });
@@ -71,7 +64,7 @@ describe('R28-3 a make value whose program\'s own model finds code', () => {
   });
   test('premise: git runs the alias a make variable gives it', (context) => {
     if (!runs('make', ['--version']) || !runs('git', ['--version'])) return context.skip('needs GNU make and git');
-    const place = premisePlace(root, 'make-git');
+    const place = premisePlace(ws.root, 'make-git');
     writeFileSync(join(place.dir, 'Makefile'), 'all:\n\t$(BUILDER)\n');
     spawnSync('make', [`BUILDER=git -c alias.x=!touch x ${place.marker}`, 'all'], { cwd: place.dir, stdio: 'ignore' });
     expect(place.ran()).toBe(true);
@@ -86,7 +79,7 @@ describe('R28-7 rustup +TOOLCHAIN run CMD', () => {
   });
   test('premise: rustup runs the command after `+stable run stable`', (context) => {
     if (!runs('rustup', ['run', 'stable', 'true'])) return context.skip('needs rustup with a stable toolchain');
-    const place = premisePlace(root, 'rustup');
+    const place = premisePlace(ws.root, 'rustup');
     spawnSync('rustup', ['+stable', 'run', 'stable', 'touch', place.marker], { cwd: place.dir, stdio: 'ignore', timeout: 60_000 });
     expect(place.ran()).toBe(true);
   });
@@ -102,7 +95,7 @@ describe('R28-8 node --test -- PATH', () => {
   });
   test('premise: node --test runs the files after `--`', (context) => {
     if (!runs('node', ['--version'])) return context.skip('needs node');
-    const place = premisePlace(root, 'node-test');
+    const place = premisePlace(ws.root, 'node-test');
     const file = join(place.dir, 'x.test.js');
     writeFileSync(file, `require('node:fs').writeFileSync(${JSON.stringify(place.marker)}, '')\n`);
     mkdirSync(join(place.dir, 'cwd'), { recursive: true });
@@ -126,7 +119,7 @@ describe('R28-4 a CLI\'s operands that are local files', () => {
   });
   test('premise: pip runs a local package\'s setup.py', (context) => {
     if (!runs('python3', ['-c', 'import setuptools, pip'])) return context.skip('needs python3 with pip and setuptools');
-    const place = premisePlace(root, 'pip');
+    const place = premisePlace(ws.root, 'pip');
     const pkg = join(place.dir, 'pkg');
     mkdirSync(pkg, { recursive: true });
     writeFileSync(join(pkg, 'setup.py'), `open(${JSON.stringify(place.marker)}, 'w').close()\nfrom setuptools import setup\nsetup(name='r28premise', version='0.1')\n`);
@@ -135,7 +128,7 @@ describe('R28-4 a CLI\'s operands that are local files', () => {
   }, 150_000);
   test('premise: gh gist create opens the file it sends (strace; nothing leaves the machine)', (context) => {
     if (!runs('gh', ['--version']) || !runs('strace', ['-V'])) return context.skip('needs gh and strace');
-    const place = premisePlace(root, 'gh');
+    const place = premisePlace(ws.root, 'gh');
     writeFileSync(join(place.dir, 'secret.txt'), 'x\n');
     const log = join(place.dir, 'strace.log');
     spawnSync('strace', ['-f', '-e', 'trace=openat', '-o', log, 'gh', 'gist', 'create', 'secret.txt'], { cwd: place.dir, stdio: 'ignore', timeout: 60_000, env: { ...process.env, GH_TOKEN: 'ghp_r28premise', GH_HOST: '127.0.0.1:9', HOME: place.dir } });
@@ -153,7 +146,7 @@ describe('R28-9 a CLI printing the secret it stores', () => {
   });
   test('premise: git credential fill and credential-store get print the stored password', (context) => {
     if (!runs('git', ['--version'])) return context.skip('needs git');
-    const place = premisePlace(root, 'credentials');
+    const place = premisePlace(ws.root, 'credentials');
     writeFileSync(join(place.dir, '.git-credentials'), 'https://alice:ghp_r28premise@github.com\n');
     writeFileSync(join(place.dir, '.gitconfig'), '[credential]\n\thelper = store\n');
     const env = { ...process.env, HOME: place.dir, XDG_CONFIG_HOME: join(place.dir, '.config'), GIT_TERMINAL_PROMPT: '0' };
@@ -164,7 +157,7 @@ describe('R28-9 a CLI printing the secret it stores', () => {
   });
   test('premise: gh auth token prints hosts.yml\'s token; kubectl config view --raw the kubeconfig\'s', (context) => {
     if (!runs('gh', ['--version']) || !runs('kubectl', ['version', '--client'])) return context.skip('needs gh and kubectl');
-    const place = premisePlace(root, 'tokens');
+    const place = premisePlace(ws.root, 'tokens');
     mkdirSync(join(place.dir, '.config', 'gh'), { recursive: true });
     writeFileSync(join(place.dir, '.config', 'gh', 'hosts.yml'), 'github.com:\n    oauth_token: gho_r28premise\n    user: a\n');
     mkdirSync(join(place.dir, '.kube'), { recursive: true });
@@ -184,7 +177,7 @@ describe('R28-5 ${NAME:=VALUE} is an assignment make is given once exported', ()
   });
   test('premise: bash and dash assign it, and make runs it', (context) => {
     if (!runs('make', ['--version'])) return context.skip('needs GNU make');
-    const place = premisePlace(root, 'default-assign');
+    const place = premisePlace(ws.root, 'default-assign');
     writeFileSync(join(place.dir, 'Makefile'), 'all:\n\t$(BUILDER)\n');
     for (const sh of ['bash', 'dash']) {
       if (!runs(sh, ['-c', 'true'])) continue;
@@ -202,7 +195,7 @@ describe('R28-6 npm config set writes the npmrc', () => {
   });
   test('premise: npm config set writes HOME/.npmrc', (context) => {
     if (!runs('npm', ['--version'])) return context.skip('needs npm');
-    const place = premisePlace(root, 'npmrc');
+    const place = premisePlace(ws.root, 'npmrc');
     spawnSync('npm', ['config', 'set', 'tag=r28premise'], { cwd: place.dir, stdio: 'ignore', timeout: 60_000, env: { ...process.env, HOME: place.dir, npm_config_userconfig: '' } });
     expect(readFileSync(join(place.dir, '.npmrc'), 'utf8')).toContain('tag=r28premise');
   }, 90_000);

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, MODES, premiseEnv, freshPremisePlace, toucher, refused, rememberedShell, runs } from '../helpers/policy.js';
+import { MODES, premiseEnv, freshPremisePlace, toucher, refused, rememberedShell, runs, workspaceShell, type Rules } from '../helpers/policy.js';
 
 /**
  * Round 28 (rules28b): round 27's command-rule leftovers, group B (docs/threat-model.md "Round 28:
@@ -21,19 +21,11 @@ import { commandWorkspace, decideInWorkspace, MODES, premiseEnv, freshPremisePla
  * SHELL: each premise sets what it relies on.
  */
 
-let T = '';
-let W = '';
-let home = '';
-
-beforeAll(async () => {
-  ({ root: T, work: W, home } = await commandWorkspace('rules28b-'));
-});
-
-type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
-const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
+const ws = workspaceShell('rules28b-');
+const { shell } = ws;
 
 /** A directory for a premise, with a marker file each attack touches. */
-const place = (name: string) => freshPremisePlace(T, name);
+const place = (name: string) => freshPremisePlace(ws.root, name);
 
 /** Each command is not allowed (ask, or deny where the mode refuses what it would ask) in `mode`. */
 function expectRefused(commands: readonly string[], mode: DefaultMode, rules: Rules): void {
@@ -145,8 +137,8 @@ describe('L1. gh: a word that is not one of gh\'s commands runs an alias or an e
     expect(shell('gh co 12', 'bypassPermissions', { allow: ['Bash(gh:*)'] }).verdict).toBe('allow');
   });
   test('"Always allow" of `gh co 12` saves that command, which names co: it is allowed again, `gh co 13` still asks', () => {
-    const saved = rememberedShell('gh co 12', { allow: ['Bash(gh:*)'], deny: ['Bash(rm *)'], mode: 'default', workspace: [W], cwd: W, home, configPath: join(W, 'mcp-latch.json') });
-    expect(saved.rules).toEqual([`Bash(gh co 12) in ${W}`]);
+    const saved = rememberedShell('gh co 12', { allow: ['Bash(gh:*)'], deny: ['Bash(rm *)'], mode: 'default', workspace: [ws.work], cwd: ws.work, home: ws.home, configPath: join(ws.work, 'mcp-latch.json') });
+    expect(saved.rules).toEqual([`Bash(gh co 12) in ${ws.work}`]);
     expect(saved.after('gh co 12').verdict).toBe('allow');
     expect(saved.after('gh co 13').verdict).toBe('ask');
   });
@@ -244,12 +236,12 @@ describe('L3. a runtime\'s script outside the workspace is code read from there,
     writeFileSync(join(p.dir, 'x.pl'), `open(my $f, '>', ${JSON.stringify(p.marker)});\n`);
     for (const [program, script] of [['node', 'x.js'], ['python3', 'x.py'], ['perl', 'x.pl']] as const) {
       if (!runs(program, ['--version'])) continue;
-      spawnSync(program, [join(p.dir, script)], { cwd: W, timeout: 30_000 });
+      spawnSync(program, [join(p.dir, script)], { cwd: ws.work, timeout: 30_000 });
       expect(p.ran(), program).toBe(true);
     }
   });
   test.each(MODES)('%s: the script is a read outside the workspace under the runtime\'s rule', (mode) => {
-    const outside = join(T, 'l3');
+    const outside = join(ws.root, 'l3');
     for (const command of scripts(outside)) {
       const decision = shell(command, mode, RULES);
       expect(decision.verdict, `${command}: ${decision.reason}`).toBe(READ_OUTSIDE[mode]);
@@ -290,7 +282,7 @@ describe('L2. make\'s installation directories outside the workspace: written by
   });
 
   test.each(MODES)('%s: an installation directory outside the workspace is a write there, and run from when outside the project and the system', (mode) => {
-    const outside = join(T, 'l2', 'evil');
+    const outside = join(ws.root, 'l2', 'evil');
     for (const command of [`make PREFIX=${outside} check`, `PREFIX=${outside} make check`, `make prefix=${outside} test`, `make bindir=${outside}/bin all`, 'make PREFIX=/usr install', 'make PREFIX=/usr/local install', `make DESTDIR=${outside} install`, 'make PREFIX=/opt/app all']) {
       const decision = shell(command, mode, RULES);
       expect(decision.verdict, `${command}: ${decision.reason}`).toBe(WRITE_OUTSIDE[mode]);
