@@ -54,7 +54,8 @@ export interface ProcessView {
 }
 
 
-export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, context: InspectContext, digest: () => Digest = lazyDigest(server, tool, args)): CallFacts {
+export function inspectCall(server: string, tool: string, args: Record<string, unknown>, toolClass: ToolClass, given: InspectContext, digest: () => Digest = lazyDigest(server, tool, args)): CallFacts {
+  const context = serverContext(given, toolClass);
   const subjects: Subject[] = [];
   // Security: text run by a shell other than bash, or typed into a process that is not a bash this
   // session started, is not what the analyser reads (docs/threat-model.md#desktop-commanders-shell).
@@ -133,6 +134,18 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     commandInfo,
     digest,
   };
+}
+
+/**
+ * The context as the server sees it: `~` is the server's own home where its environment sets one
+ * (ToolClass.home), not the gateway's; a problem where its environment is not known (round 29
+ * review F29-1, docs/threat-model.md "A path the server reads otherwise").
+ */
+function serverContext(context: InspectContext, toolClass: ToolClass): InspectContext {
+  const home = toolClass.home;
+  if (home === undefined || home === context.pathEnv.home) return context;
+  if (home === null) return { ...context, pathEnv: { ...context.pathEnv, homeUnknown: "a path starting with ~ is in the server's home, and its environment (an envFile or a variable mcp-latch could not read) is not known here" } };
+  return { ...context, pathEnv: { ...context.pathEnv, home } };
 }
 
 /**
@@ -377,7 +390,7 @@ function addCandidateSubjects(subjects: Subject[], server: string, args: Record<
 export function inspectRequestArguments(server: string, method: string, args: Record<string, unknown>, argumentClass: ToolClass, context: InspectContext): CallFacts {
   // A `file:` URL among a prompt's arguments is a candidate too, not a read of its own.
   const subjects: Subject[] = [];
-  addCandidateSubjects(subjects, server, args, argumentClass, 'all', null, context, null, false, RULE_CANDIDATE);
+  addCandidateSubjects(subjects, server, args, argumentClass, 'all', null, serverContext(context, argumentClass), null, false, RULE_CANDIDATE);
   return { server, tool: method, kind: 'all', kindTrusted: false, subjects, commandInfo: null, digest: lazyDigest(server, method, args) };
 }
 

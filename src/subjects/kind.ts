@@ -14,7 +14,7 @@ import type { Access, Kind, TreeRead } from '../policy/types.js';
 import { KIND_RANK } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
 import { profileByName } from './profiles.js';
-import type { ServerIdentity } from './server-identity.js';
+import { serverHome, type ServerIdentity } from './server-identity.js';
 import type { ShellReading } from './desktop-commander.js';
 import type { ProcessUse, Profile, ProfileBase, ProfileTool } from './profiles.js';
 
@@ -86,6 +86,12 @@ export interface ToolClass {
   asks?: (args: Record<string, unknown>) => string | null;
   /** What the call does with one of the server's processes (gateway/processes.ts). */
   process?: ProcessUse;
+  /**
+   * The home directory the server expands `~` to (its own `HOME`, server-identity.ts serverHome),
+   * when its environment sets one; null when its environment is not known. Absent: the gateway's,
+   * which it inherits (docs/threat-model.md "A path the server reads otherwise").
+   */
+  home?: string | null;
 }
 
 /** A `tools` entry of the config (docs/config.md). */
@@ -122,7 +128,14 @@ export function classifyTool(input: {
   const profile = identity.profile === null ? undefined : profileByName(identity.profile);
   const entry = profile?.tools[tool.name];
   const underlying = entry && profile ? fromProfile(profile, entry, identity) : classifyUnknown(tool, identity, profile);
-  return override ? applyOverride(override, underlying, identity) : underlying;
+  return withHome(override ? applyOverride(override, underlying, identity) : underlying, identity);
+}
+
+/** The class with the server's own home (ToolClass.home), where its environment sets or hides one. */
+function withHome(cls: ToolClass, identity: ServerIdentity): ToolClass {
+  const home = serverHome(identity);
+  if (home !== undefined) cls.home = home;
+  return cls;
 }
 
 /**
@@ -169,9 +182,9 @@ function baseFor(b: ProfileBase, identity: ServerIdentity): ToolClass['base'] {
 export function classifyPrompt(identity: ServerIdentity, name: string, args: Record<string, unknown>, serverRunsCommands: boolean): ToolClass | null {
   const profile = identity.profile === null ? undefined : profileByName(identity.profile);
   const entry = profile?.prompts?.[name];
-  if (entry && profile) return fromProfile(profile, entry, identity);
+  if (entry && profile) return withHome(fromProfile(profile, entry, identity), identity);
   if (!serverRunsCommands || Object.values(args).every((value) => value === undefined || value === '')) return null;
-  return { kind: 'all', source: 'prompt of a server that runs commands', paths: [], command: null, cwd: null, base: baseFor(profile?.base ?? 'server-cwd', identity) };
+  return withHome({ kind: 'all', source: 'prompt of a server that runs commands', paths: [], command: null, cwd: null, base: baseFor(profile?.base ?? 'server-cwd', identity) }, identity);
 }
 
 function fromProfile(profile: Profile, t: ProfileTool, identity: ServerIdentity): ToolClass {

@@ -34,6 +34,8 @@ import { DiskLookups } from './disk-lookups.js';
 export interface PathEnv {
   home: string;
   platform: NodeJS.Platform;
+  /** Why `~` cannot be expanded here (the server's home is not known): a path starting with it is a problem. */
+  homeUnknown?: string;
 }
 
 /** The running process's home directory and platform. */
@@ -282,6 +284,7 @@ function windowsComponentProblem(absolute: string): string | null {
 /** Expands `~` and `~/…` (Node's path.resolve does not); `~user` is a problem. */
 function expandHomeOf(p: string, env: PathEnv): string | { problem: string } {
   if (!p.startsWith('~')) return p;
+  if (isHomePath(p, env.platform) && env.homeUnknown !== undefined) return { problem: env.homeUnknown };
   if (isHomePath(p, env.platform)) return expandHome(p, env.home, env.platform);
   return { problem: '~user paths are not supported' };
 }

@@ -41,6 +41,21 @@ export function identifyServer(
   return { profile: null, roots: [], cwd, ...env };
 }
 
+/**
+ * The directory the server expands `~` to: os.homedir() of its process, which is its `HOME`
+ * (`USERPROFILE` on Windows). Its own `env` may set one other than the gateway's (a server run
+ * under a home of its own); undefined when it does not (the server inherits the gateway's); null
+ * when its environment is not known or the value is no absolute directory. Round 29 review F29-1:
+ * `~/secret/id` was decided as the gateway's home and read in the server's (docs/threat-model.md
+ * "A path the server reads otherwise").
+ */
+export function serverHome(identity: ServerIdentity, platform: NodeJS.Platform = process.platform): string | null | undefined {
+  if (identity.env === null) return null;
+  const value = identity.env?.[platform === 'win32' ? 'USERPROFILE' : 'HOME'];
+  if (value === undefined) return undefined;
+  return (platform === 'win32' ? path.win32 : path.posix).isAbsolute(value) ? value : null;
+}
+
 /** identifyServer of a server entry as it is run (serversToRun): `${env:…}` expanded and its envFile read into its env. */
 export function identifyServerEntry(name: string, server: ServerConfig, gatewayCwd: string): ServerIdentity {
   const expanded = 'command' in server ? expandServerEnv(name, server) : null;

@@ -213,3 +213,44 @@ describe('`..` after a missing name or a link: the kernel and server-filesystem 
     expect(readFileSync(join(secret, 'key'), 'utf8')).toBe('TOPSECRET\n');
   }, 60_000);
 });
+
+describe("`~` is the server's own home (round 29 review, F29-1)", () => {
+  /** server-filesystem run with `env: {HOME: <ws>}`: it expands `~` (path-utils.js expandHome, os.homedir()) to <ws>, not to the gateway's home. */
+  function homeLayout(): { ws: string; secret: string } {
+    const ws = tempDir('home-');
+    const secret = join(ws, 'secret');
+    mkdirSync(secret);
+    mkdirSync(join(ws, 'pub'));
+    writeFileSync(join(secret, 'id'), 'KEY\n');
+    writeFileSync(join(ws, 'pub', 'a.txt'), 'hi\n');
+    return { ws, secret };
+  }
+
+  test('bypassPermissions: ~/secret/id and a relative path under a `~` root are the server-home files, denied', async () => {
+    const { ws, secret } = homeLayout();
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws], env: { HOME: ws } }, tilde: { command: process.execPath, args: [FS_SERVER, '~'], env: { HOME: ws } } },
+      workspace: [ws],
+      permissions: { defaultMode: 'bypassPermissions', deny: [`Read(${secret}/**)`, `Edit(${secret}/**)`] },
+    });
+    // Before: decided as <gateway home>/secret/id, no rule matched, and the server printed KEY / wrote the file.
+    expect(textOf(await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: '~/secret/id' } }))).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    expect(textOf(await harness.client.callTool({ name: 'fs__write_file', arguments: { path: '~/secret/planted', content: 'x' } }))).toContain('Denied by mcp-latch: the rule');
+    expect(textOf(await harness.client.callTool({ name: 'tilde__read_text_file', arguments: { path: 'secret/id' } }))).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
+    expect(existsSync(join(secret, 'planted'))).toBe(false);
+    // What the server's home holds elsewhere is read as before.
+    expect(textOf(await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: '~/pub/a.txt' } }))).toBe('hi\n');
+    expect(textOf(await harness.client.callTool({ name: 'tilde__read_text_file', arguments: { path: 'pub/a.txt' } }))).toBe('hi\n');
+  }, 60_000);
+
+  test("default: the prompt names the file in the server's home", async () => {
+    const { ws } = homeLayout();
+    const outside = tempDir('home-ws-');
+    harness = await startGateway(
+      { mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, ws], env: { HOME: ws } } }, workspace: [outside], permissions: { defaultMode: 'default' } },
+      { onElicit: () => ({ action: 'decline' }) },
+    );
+    await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: '~/pub/a.txt' } });
+    expect(harness.elicitations[0]?.message).toContain(`read  ${ws}/pub/a.txt (OUTSIDE the workspace)`);
+  }, 60_000);
+});
