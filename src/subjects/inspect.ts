@@ -73,6 +73,7 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
     const fileStrings = toolClass.plainFileStrings ? 'plain' : 'both';
     let left = MAX_CALL_PATHS;
     const moved: Array<string | null> = [];
+    const movedFrom: PathSubject[] = [];
     const budget: WalkBudget = { left: MAX_TREE_ENTRIES };
     for (const pathArg of toolClass.paths) {
       // A refinement to `read` (edit_file with dryRun) makes the tool's write paths reads.
@@ -83,7 +84,13 @@ export function inspectCall(server: string, tool: string, args: Record<string, u
       for (const value of values.slice(0, Math.max(left, 0))) {
         const found = pathSubjects(value, access, bases, pathArg.arg, context, cache, fileStrings);
         subjects.push(...found);
-        if (pathArg.moves && access === 'write') for (const subject of found) subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
+        if (pathArg.moves && access === 'write') {
+          for (const subject of found) {
+            subjects.push(...movedSubjects(subject, pathArg.moves, moved, budget, context, cache));
+            if (pathArg.moves === 'source') movedFrom.push(subject);
+            else subjects.push(...retargetedLinks(movedFrom, subject, context, cache));
+          }
+        }
         if (names > 0) for (const subject of found) listedNames(subject, names, budget, context);
         // A tool that reads the tree below its path (Desktop Commander's content search): the shell's recursive read.
         if (tree !== null) for (const subject of found) subjects.push(...recursiveSubjects(subject, tree, budget, context, cache));
@@ -855,6 +862,40 @@ function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sour
   if (end === 'source') sources.push(subject.problem ? null : subject.path);
   subject.via = RECURSIVE;
   return treeSubjects(subject, end === 'source' ? MOVED : arrivals([...sources]), null, budget, context, cache);
+}
+
+const LINK_MOVED = 'a link the move makes lead elsewhere';
+
+/**
+ * A relative link below a moved directory leads, after the move, where its text leads from its new
+ * place (`pub/d/l -> ../conf` moved to `d/l` leads to conf). A call decided before the move runs
+ * meets it after: a write of `d/l/x` sent with the move was decided as a new file in the workspace
+ * and written into conf (round 29 review F29-3, docs/threat-model.md "Moving a directory moves what
+ * is below it"). So each such link's new target is a write of the move, decided like any path,
+ * unless it stays within what arrives. An absolute link leads where it led.
+ */
+function retargetedLinks(sources: PathSubject[], destination: PathSubject, context: InspectContext, cache: DecisionPaths): PathSubject[] {
+  if (destination.realPath === null || destination.problem) return [];
+  const platform = context.pathEnv.platform;
+  const P = platform === 'win32' ? win32 : posix;
+  const out: PathSubject[] = [];
+  for (const source of sources) {
+    if (source.realPath === null || source.problem) continue;
+    for (const rel of source.tree?.links ?? []) {
+      let target: string;
+      try {
+        target = fs.readlinkSync(P.join(source.realPath, rel));
+      } catch {
+        continue;
+      }
+      if (P.isAbsolute(target)) continue;
+      // Kept with its `..`: walked in kernel order from the link's new directory.
+      const subject = pathSubject(`${P.dirname(P.join(destination.realPath, rel))}${P.sep}${target}`, 'write', null, null, LINK_MOVED, context, cache);
+      if (subject.path !== null && subject.realPath !== null && isInside(destination.realPath, subject.path, platform) && isInside(destination.realPath, subject.realPath, platform)) continue;
+      out.push(subject);
+    }
+  }
+  return out;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { COMMANDS_SERVER, FS_SERVER, startGateway, tempDir, textOf, type Harness } from '../helpers/gateway.js';
@@ -118,5 +118,33 @@ describe('a directory above a path a deny or ask rule names (T2)', () => {
       expect(textOf(run), command).toMatch(/^Denied by mcp-latch/);
     }
     expect(existsSync(join(proj, '.vscode'))).toBe(false);
+  }, 60_000);
+});
+
+describe('a relative link below a moved directory leads elsewhere after the move (round 29 review, F29-3)', () => {
+  /** `proj/pub/d/l -> ../conf`: from pub/d it names pub/conf (nothing); from proj/d it names proj/conf. */
+  function linked(): string {
+    const proj = project();
+    mkdirSync(join(proj, 'pub/d'), { recursive: true });
+    symlinkSync('../conf', join(proj, 'pub/d/l'));
+    mkdirSync(join(proj, 'pub/e/sub'), { recursive: true });
+    symlinkSync('sub', join(proj, 'pub/e/inner'));
+    return proj;
+  }
+
+  test('acceptEdits: the move that makes d/l lead into an Edit-denied folder is denied; a link within the tree moves', async () => {
+    const proj = linked();
+    harness = await startGateway({
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, proj] } },
+      workspace: [proj],
+      permissions: { defaultMode: 'acceptEdits', deny: [`Edit(${proj}/conf/**)`] },
+    });
+    // Before: allowed, and a write of d/l/x sent with it (decided while d did not exist) landed in conf/.
+    const move = textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/d', destination: 'd' } }));
+    expect(move).toContain(`Denied by mcp-latch: the rule Edit(${proj}/conf/**)`);
+    expect(readlinkSync(join(proj, 'pub/d/l'))).toBe('../conf');
+    // A link that leads within what is moved, and a move that keeps the link's target, are allowed.
+    expect(textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/e', destination: 'e2' } }))).toContain('Successfully moved');
+    expect(textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/d', destination: 'pub/d2' } }))).toContain('Successfully moved');
   }, 60_000);
 });
