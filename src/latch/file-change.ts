@@ -4,6 +4,7 @@ import { structuredPatch } from 'diff';
 import { decide, type CallFacts, type PolicyState } from '../policy/decide.js';
 import type { PathSubject } from '../policy/types.js';
 import { isPlainObject } from '../values.js';
+import { escapeText } from './escape.js';
 
 /**
  * What a write will change, shown before it changes: "creates a new file", "replaces a file of N
@@ -253,7 +254,10 @@ export function unifiedDiff(path: string, oldText: string, newText: string): { t
   if (oldText === newText) return { text: '', more: 0, cutLines: 0 };
   const patch = structuredPatch(path, path, oldText, newText, undefined, undefined, { context: 3, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
   if (!patch) return null;
-  const lines = [`--- ${oldText === '' ? '/dev/null' : path}`, `+++ ${path}`];
+  // The path on its header's one line: a line break in it drew a line of its own into the diff, a fake
+  // `+…` line of the file (round 29 review F29-2). The prompt and the page escape each line again.
+  const label = escapeText(path);
+  const lines = [`--- ${oldText === '' ? '/dev/null' : label}`, `+++ ${label}`];
   for (const hunk of patch.hunks) {
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
     lines.push(...hunk.lines);

@@ -136,6 +136,12 @@ describe('edit_file and move_file', () => {
 });
 
 describe('unifiedDiff', () => {
+  test("a line break in the path stays in the header's one line, escaped (round 29 review F29-2)", () => {
+    // Before: `+++ pub/a` then a line `+harmless` of the path's own, drawn as an added line of the file.
+    const lines = unifiedDiff('pub/a\n+harmless\r\u2028x.txt', '', 'real\n')!.text.split('\n');
+    expect(lines.slice(0, 2)).toEqual(['--- /dev/null', '+++ pub/a\\n+harmless\\r\\u2028x.txt']);
+    expect(lines.slice(2)).toEqual(['@@ -1,0 +1,1 @@', '+real']);
+  });
   test('equal texts give an empty diff; very different large texts are summarised, not compared', () => {
     expect(unifiedDiff('/f', 'same', 'same')).toEqual({ text: '', more: 0, cutLines: 0 });
     const a = Array.from({ length: 3000 }, (_, i) => `a${i}`).join('\n');
