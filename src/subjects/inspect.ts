@@ -864,15 +864,15 @@ function movedSubjects(subject: PathSubject, end: 'source' | 'destination', sour
   return treeSubjects(subject, end === 'source' ? MOVED : arrivals([...sources]), null, budget, context, cache);
 }
 
-const LINK_MOVED = 'a link the move makes lead elsewhere';
+const LINK_MOVED = 'where a link the move puts elsewhere leads';
 
 /**
- * A relative link below a moved directory leads, after the move, where its text leads from its new
- * place (`pub/d/l -> ../conf` moved to `d/l` leads to conf). A call decided before the move runs
- * meets it after: a write of `d/l/x` sent with the move was decided as a new file in the workspace
- * and written into conf (round 29 review F29-3, docs/threat-model.md "Moving a directory moves what
- * is below it"). So each such link's new target is a write of the move, decided like any path,
- * unless it stays within what arrives. An absolute link leads where it led.
+ * A link below a moved directory is a new name for where it leads from its new place (a relative
+ * one's text read there: `pub/d/l -> ../conf` moved to `d/l` leads to conf). A call decided before
+ * the move runs meets it after: a write of `d/l/x` sent with the move was decided as a new file in
+ * the workspace and written into conf (round 29 review F29-3, docs/threat-model.md "Moving a
+ * directory moves what is below it"). So each link's target from its new place is a write of the
+ * move, decided like any path, unless it stays within what arrives.
  */
 function retargetedLinks(sources: PathSubject[], destination: PathSubject, context: InspectContext, cache: DecisionPaths): PathSubject[] {
   if (destination.realPath === null || destination.problem) return [];
@@ -888,9 +888,8 @@ function retargetedLinks(sources: PathSubject[], destination: PathSubject, conte
       } catch {
         continue;
       }
-      if (P.isAbsolute(target)) continue;
       // Kept with its `..`: walked in kernel order from the link's new directory.
-      const subject = pathSubject(`${P.dirname(P.join(destination.realPath, rel))}${P.sep}${target}`, 'write', null, null, LINK_MOVED, context, cache);
+      const subject = pathSubject(P.isAbsolute(target) ? target : `${P.dirname(P.join(destination.realPath, rel))}${P.sep}${target}`, 'write', null, null, LINK_MOVED, context, cache);
       if (subject.path !== null && subject.realPath !== null && isInside(destination.realPath, subject.path, platform) && isInside(destination.realPath, subject.realPath, platform)) continue;
       out.push(subject);
     }

@@ -121,7 +121,7 @@ describe('a directory above a path a deny or ask rule names (T2)', () => {
   }, 60_000);
 });
 
-describe('a relative link below a moved directory leads elsewhere after the move (round 29 review, F29-3)', () => {
+describe('a link below a moved directory is a new name for where it leads (round 29 review, F29-3)', () => {
   /** `proj/pub/d/l -> ../conf`: from pub/d it names pub/conf (nothing); from proj/d it names proj/conf. */
   function linked(): string {
     const proj = project();
@@ -129,10 +129,12 @@ describe('a relative link below a moved directory leads elsewhere after the move
     symlinkSync('../conf', join(proj, 'pub/d/l'));
     mkdirSync(join(proj, 'pub/e/sub'), { recursive: true });
     symlinkSync('sub', join(proj, 'pub/e/inner'));
+    mkdirSync(join(proj, 'pub/f'), { recursive: true });
+    symlinkSync(join(proj, 'conf'), join(proj, 'pub/f/abs'));
     return proj;
   }
 
-  test('acceptEdits: the move that makes d/l lead into an Edit-denied folder is denied; a link within the tree moves', async () => {
+  test('acceptEdits: a move that puts a link into an Edit-denied folder at a new name is denied; a link within the tree moves', async () => {
     const proj = linked();
     harness = await startGateway({
       mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, proj] } },
@@ -143,6 +145,8 @@ describe('a relative link below a moved directory leads elsewhere after the move
     const move = textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/d', destination: 'd' } }));
     expect(move).toContain(`Denied by mcp-latch: the rule Edit(${proj}/conf/**)`);
     expect(readlinkSync(join(proj, 'pub/d/l'))).toBe('../conf');
+    // An absolute link to it is a new name for it below the destination as well (f2/abs/x written through it).
+    expect(textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/f', destination: 'f2' } }))).toContain(`Denied by mcp-latch: the rule Edit(${proj}/conf/**)`);
     // A link that leads within what is moved, and a move that keeps the link's target, are allowed.
     expect(textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/e', destination: 'e2' } }))).toContain('Successfully moved');
     expect(textOf(await harness.client.callTool({ name: 'fs__move_file', arguments: { source: 'pub/d', destination: 'pub/d2' } }))).toContain('Successfully moved');
