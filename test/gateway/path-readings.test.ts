@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
-import { BIN, FS_SERVER, ROOT, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
+import { BIN, COMMANDS_SERVER, FS_SERVER, ROOT, startGateway, tempDir, textOf, writeConfig, type Harness } from '../helpers/gateway.js';
 
 const NAIVE_SERVER = join(ROOT, 'test/fixtures/naive-files-server.mjs');
 
@@ -241,6 +241,16 @@ describe("`~` is the server's own home (round 29 review, F29-1)", () => {
     // What the server's home holds elsewhere is read as before.
     expect(textOf(await harness.client.callTool({ name: 'fs__read_text_file', arguments: { path: '~/pub/a.txt' } }))).toBe('hi\n');
     expect(textOf(await harness.client.callTool({ name: 'tilde__read_text_file', arguments: { path: 'pub/a.txt' } }))).toBe('hi\n');
+  }, 60_000);
+
+  test("bypassPermissions: a command tool's `cat ~/secret/id` is read in the server's home too (its sh expands $HOME)", async () => {
+    const { ws, secret } = homeLayout();
+    harness = await startGateway({
+      mcpServers: { cmd: { command: process.execPath, args: [COMMANDS_SERVER], env: { HOME: ws } } },
+      workspace: [ws],
+      permissions: { defaultMode: 'bypassPermissions', deny: [`Read(${secret}/**)`] },
+    });
+    expect(textOf(await harness.client.callTool({ name: 'cmd__run_command', arguments: { command: 'cat ~/secret/id' } }))).toContain(`Denied by mcp-latch: the rule Read(${secret}/**)`);
   }, 60_000);
 
   test("default: the prompt names the file in the server's home", async () => {
