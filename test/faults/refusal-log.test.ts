@@ -35,14 +35,9 @@ test.each([
     const lines = h.stderr().slice(before).split('\n').filter((line) => line.includes('"msg":"refused'));
     expect(lines.filter((line) => line.includes(first))).toHaveLength(1);
     expect(lines).toHaveLength(2);
-    // Every request past the limit is counted: the first warned, the rest in the count (the ones under the limit stay open),
-    // and since round 29 those past 1,000 a second are dropped unread, counted in their own warning (server-requests.ts).
-    const dropped = await eventually(() => {
-      const all = [...h.stderr().slice(before).matchAll(/"dropped":(\d+),"limit":1000,/g)].reduce((sum, match) => sum + Number(match[1]), 0);
-      expect(counted + 1 + all).toBe(COUNT - (kind === 'sampling' ? 8 : 32));
-      return all;
-    }, 5_000);
-    expect(dropped).toBeGreaterThanOrEqual(0);
+    // Every request past the limit is counted: the first warned, the rest in the count (the ones under the limit stay open);
+    // past 1,000 a second the server is slowed, none dropped (server-requests.ts; round 29 dropped them unanswered for a while).
+    expect(counted + 1).toBe(COUNT - (kind === 'sampling' ? 8 : 32));
   } finally {
     await h.close();
   }
