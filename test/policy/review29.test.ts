@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
-import { commandWorkspace, decideInWorkspace, freshPremisePlace, MODES, runs } from '../helpers/policy.js';
+import { freshPremisePlace, MODES, runs, workspaceShell, type Rules } from '../helpers/policy.js';
 
 /**
  * Round 29's review of round 28's command rules (docs/threat-model.md "Round 29: the review of
@@ -11,15 +11,8 @@ import { commandWorkspace, decideInWorkspace, freshPremisePlace, MODES, runs } f
  * fresh workspace; the premises run the real programs (each skips, saying which, when absent).
  */
 
-let root = '';
-let W = '';
-let home = '';
-beforeAll(async () => {
-  ({ root, work: W, home } = await commandWorkspace('review29-'));
-});
-
-type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
-const shell = (command: string, mode: DefaultMode, rules: Rules) => decideInWorkspace(command, mode, rules, W, home);
+const ws = workspaceShell('review29-');
+const { shell } = ws;
 /** Refused in a mode that asks or denies; in bypassPermissions (deny rules present) asks at least. */
 const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
   const decision = shell(command, mode, rules);
@@ -39,7 +32,7 @@ describe('R29-1 a compiler\'s own options that run or load code', () => {
   });
   test('premise: gcc runs its subprograms through `-wrapper`\'s program', (context) => {
     if (!runs('gcc', ['--version'])) return context.skip('needs gcc');
-    const place = freshPremisePlace(root, 'gcc-wrapper');
+    const place = freshPremisePlace(ws.root, 'gcc-wrapper');
     writeFileSync(join(place.dir, 'x.c'), 'int main(void) { return 0; }\n');
     writeFileSync(join(place.dir, 'w.sh'), `#!/bin/sh\ntouch '${place.marker}'\nexec "$@"\n`);
     spawnSync('chmod', ['+x', join(place.dir, 'w.sh')]);
@@ -57,7 +50,7 @@ describe('R29-2 sqlite3 takes its long options with one dash', () => {
   });
   test('premise: sqlite3 runs the dot-commands of `-init FILE` and of `-cmd \'.read FILE\'`', (context) => {
     if (!runs('sqlite3', ['-version'])) return context.skip('needs sqlite3');
-    const place = freshPremisePlace(root, 'sqlite-init');
+    const place = freshPremisePlace(ws.root, 'sqlite-init');
     writeFileSync(join(place.dir, 'x.sql'), `.shell touch '${place.marker}'\n`);
     spawnSync('sqlite3', ['-init', 'x.sql', 'db', 'select 1'], { cwd: place.dir, stdio: 'ignore', timeout: 30_000 });
     expect(place.ran()).toBe(true);
@@ -86,7 +79,7 @@ describe('R29-4 shared objects OpenSSL loads, by option or variable', () => {
   });
   test('premise: curl and openssl load the library an engine path names', (context) => {
     if (!runs('gcc', ['--version']) || !runs('curl', ['--version']) || !runs('openssl', ['version'])) return context.skip('needs gcc, curl and openssl');
-    const place = freshPremisePlace(root, 'engine');
+    const place = freshPremisePlace(ws.root, 'engine');
     writeFileSync(join(place.dir, 'x.c'), `#include <stdio.h>\n__attribute__((constructor)) static void ran(void) { FILE *f = fopen("${place.marker}", "w"); if (f) fclose(f); }\n`);
     spawnSync('gcc', ['-shared', '-fPIC', '-o', 'x.so', 'x.c'], { cwd: place.dir, stdio: 'ignore', timeout: 60_000 });
     spawnSync('curl', ['-s', '--max-time', '5', '--engine', join(place.dir, 'x.so'), 'http://127.0.0.1:9/'], { cwd: place.dir, stdio: 'ignore', timeout: 30_000 });
@@ -112,7 +105,7 @@ describe('R29-5 gpg prints its secret keys and starts the programs its options n
   });
   test('premise: gpg runs --agent-program and prints the secret key', (context) => {
     if (!runs('gpg', ['--version']) || !runs('gpg-agent', ['--version'])) return context.skip('needs gpg and gpg-agent');
-    const place = freshPremisePlace(root, 'gpg');
+    const place = freshPremisePlace(ws.root, 'gpg');
     const gnupg = join(place.dir, 'g');
     spawnSync('mkdir', ['-m', '700', gnupg]);
     const env = { ...process.env, GNUPGHOME: gnupg };
@@ -136,7 +129,7 @@ describe('R29-6 strace -o \'|CMD\' pipes its output to CMD', () => {
   });
   test('premise: strace runs the command of `-o |CMD`', (context) => {
     if (!runs('strace', ['-V'])) return context.skip('needs strace');
-    const place = freshPremisePlace(root, 'strace');
+    const place = freshPremisePlace(ws.root, 'strace');
     spawnSync('strace', ['-o', `|touch '${place.marker}'`, 'true'], { cwd: place.dir, stdio: 'ignore', timeout: 30_000 });
     expect(place.ran()).toBe(true);
   });
@@ -149,7 +142,7 @@ describe('R29-7 a command in an unknown program\'s word after `\\!` or an option
   });
   test('premise: java runs the command of -XX:OnOutOfMemoryError', (context) => {
     if (!runs('java', ['-version'])) return context.skip('needs java');
-    const place = freshPremisePlace(root, 'java-oom');
+    const place = freshPremisePlace(ws.root, 'java-oom');
     writeFileSync(join(place.dir, 'Oom.java'), 'public class Oom { public static void main(String[] a) { java.util.List<long[]> l = new java.util.ArrayList<>(); while (true) l.add(new long[1 << 20]); } }\n');
     spawnSync('java', ['-Xmx64m', `-XX:OnOutOfMemoryError=touch ${place.marker}`, 'Oom.java'], { cwd: place.dir, stdio: 'ignore', timeout: 150_000 });
     expect(place.ran()).toBe(true);
@@ -165,7 +158,7 @@ describe('R29-8 diff3 and sdiff run the program --diff-program names', () => {
   });
   test('premise: diff3 and sdiff run --diff-program\'s program', (context) => {
     if (!runs('diff3', ['--version']) || !runs('sdiff', ['--version'])) return context.skip('needs diff3 and sdiff');
-    const place = freshPremisePlace(root, 'diff3');
+    const place = freshPremisePlace(ws.root, 'diff3');
     for (const name of ['a', 'b', 'c']) writeFileSync(join(place.dir, name), `${name}\n`);
     writeFileSync(join(place.dir, 'x.sh'), `#!/bin/sh\ntouch '${place.marker}'\nexec diff "$@"\n`);
     spawnSync('chmod', ['+x', join(place.dir, 'x.sh')]);
