@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { decide, type Grants } from '../../src/policy/decide.js';
 import { RuleSet, type MatchEnv } from '../../src/policy/match.js';
 import { builtInRules, parseRules } from '../../src/policy/policy.js';
@@ -175,10 +175,28 @@ export type Rules = { allow?: string[]; ask?: string[]; deny?: string[] };
 /**
  * commandWorkspace made in the test file's beforeAll, and `shell(command, mode, rules)` deciding in
  * it: the prelude every rules test file since round 24 wrote itself (`type Rules`, `const shell`).
- * Read `root`, `work` and `home` inside tests (they are set once beforeAll has run).
+ * Read `root`, `work` and `home` inside tests (they are set once beforeAll has run). `notAllowed` and
+ * `denied` check a decision's verdict, naming the mode, the command and the reason.
  */
-export function workspaceShell(prefix: string): { root: string; work: string; home: string; shell: (command: string, mode: DefaultMode, rules: Rules) => Decision } {
-  const place = { root: '', work: '', home: '', shell: (command: string, mode: DefaultMode, rules: Rules): Decision => decideInWorkspace(command, mode, rules, place.work, place.home) };
+type Check = (command: string, mode: DefaultMode, rules: Rules) => void;
+
+export function workspaceShell(prefix: string): { root: string; work: string; home: string; shell: (command: string, mode: DefaultMode, rules: Rules) => Decision; notAllowed: Check; denied: Check } {
+  const shell = (command: string, mode: DefaultMode, rules: Rules): Decision => decideInWorkspace(command, mode, rules, place.work, place.home);
+  const place = {
+    root: '',
+    work: '',
+    home: '',
+    shell,
+    /** Asked or denied (a review's row: in bypassPermissions with deny rules present it asks at least). */
+    notAllowed: (command: string, mode: DefaultMode, rules: Rules): void => {
+      const decision = shell(command, mode, rules);
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
+    },
+    denied: (command: string, mode: DefaultMode, rules: Rules): void => {
+      const decision = shell(command, mode, rules);
+      expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).toBe('deny');
+    },
+  };
   beforeAll(async () => {
     Object.assign(place, await commandWorkspace(prefix));
     // The first parse compiles the grammar's code: done here, so a loaded machine's slow first parse

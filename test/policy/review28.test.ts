@@ -12,16 +12,7 @@ import { MODES, premisePlace, runs, workspaceShell, type Rules } from '../helper
  */
 
 const ws = workspaceShell('review28-');
-const { shell } = ws;
-/** Refused in a mode that asks or denies; in bypassPermissions (deny rules present) asks at least. */
-const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
-  const decision = shell(command, mode, rules);
-  expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
-};
-const denied = (command: string, mode: DefaultMode, rules: Rules): void => {
-  const decision = shell(command, mode, rules);
-  expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).toBe('deny');
-};
+const { shell, notAllowed, denied } = ws;
 
 const MAKE = { allow: ['Bash(make:*)'], deny: ['Bash(rm *)'] };
 const NPM = { allow: ['Bash(npm:*)', 'Bash(npm install:*)', 'Bash(npm ci:*)', 'Bash(npm run:*)'], deny: ['Bash(rm *)'] };

@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { DefaultMode } from '../../src/policy/types.js';
-import { freshPremisePlace, MODES, runs, workspaceShell, type Rules } from '../helpers/policy.js';
+import { freshPremisePlace, MODES, runs, workspaceShell } from '../helpers/policy.js';
 
 /**
  * Round 29's review of round 28's command rules (docs/threat-model.md "Round 29: the review of
@@ -12,16 +11,7 @@ import { freshPremisePlace, MODES, runs, workspaceShell, type Rules } from '../h
  */
 
 const ws = workspaceShell('review29-');
-const { shell } = ws;
-/** Refused in a mode that asks or denies; in bypassPermissions (deny rules present) asks at least. */
-const notAllowed = (command: string, mode: DefaultMode, rules: Rules): void => {
-  const decision = shell(command, mode, rules);
-  expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).not.toBe('allow');
-};
-const denied = (command: string, mode: DefaultMode, rules: Rules): void => {
-  const decision = shell(command, mode, rules);
-  expect(decision.verdict, `${mode} ${command}: ${decision.reason}`).toBe('deny');
-};
+const { shell, notAllowed, denied } = ws;
 
 const CC = { allow: ['Bash(gcc:*)', 'Bash(cc:*)', 'Bash(g++:*)', 'Bash(clang:*)', 'Bash(ld:*)', 'Bash(x86_64-linux-gnu-gcc-12:*)'], deny: ['Bash(rm *)'] };
 
