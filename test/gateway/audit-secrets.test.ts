@@ -19,6 +19,26 @@ afterEach(async () => {
 const GITHUB = 'ghp_R4nd0mT0k3nV4lu3F0rT3st1ngXYZ012345';
 const OPENAI = 'sk-proj-Zq9v8u7t6s5r4q3p2o1nMlKjIhGfEdCb';
 
+/**
+ * Each message sent to server-everything's `echo` (allowed) through a fresh gateway: the audit
+ * file's text once every call has its record, and the messages the records hold.
+ */
+async function echoedToAudit(messages: string[]): Promise<{ text: string; logged: string[] }> {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
+    { dir },
+  );
+  for (const message of messages) await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const logged = await eventually(() => {
+    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { args: { message: string } }).args.message);
+    expect(lines).toHaveLength(messages.length);
+    return lines;
+  });
+  return { text: readFileSync(file, 'utf8'), logged };
+}
+
 test('secrets inside values are not written to the audit file; the prompt shows the command as the model sent it', async () => {
   const dir = tempDir();
   const prompts: ElicitRequest['params'][] = [];
@@ -107,37 +127,18 @@ test('credential forms the round 18 review found in clear are not written to the
 });
 
 test("round 19: git config -f FILE NAME VALUE, the gateway's own team token and a one-time link's nonce are not written to the audit", async () => {
-  const dir = tempDir();
-  harness = await startGateway(
-    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
-    { dir },
-  );
   // Shapes of team/identity.ts newToken and approval-page/link.ts pageLink.
   const token = 'mlt_Q2hhbmdlTWVfUTJoaGJtZGxUV1ZmMDEyMzQ1Njc4OWFi-_';
   const nonce = 'mi2k9x0a.Qk1yWk5hS3p0dV9fOVZzYw.c2lnbmF0dXJlLW9mLXRoZS1saW5rLWJ5LXRoZS1wYWdl';
-  for (const message of [`git config -f ~/.gitconfig.local sendemail.smtpPass S3cretV4lue91`, `echo ${token} > ~/.latch-token`, `open http://127.0.0.1:43117/?nonce=${nonce}`]) {
-    await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
-  }
-  const file = join(dir, 'mcp-latch-audit.jsonl');
-  const records = await eventually(() => {
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
-    expect(lines).toHaveLength(3);
-    return lines;
-  });
-  const text = readFileSync(file, 'utf8');
+  const { text, logged } = await echoedToAudit([`git config -f ~/.gitconfig.local sendemail.smtpPass S3cretV4lue91`, `echo ${token} > ~/.latch-token`, `open http://127.0.0.1:43117/?nonce=${nonce}`]);
   for (const secret of ['S3cretV4lue91', token.slice(4), nonce]) expect(text).not.toContain(secret);
-  expect(records.map((record) => record.args.message)).toEqual(['git config -f ~/.gitconfig.local sendemail.smtpPass [redacted]', 'echo mlt_[redacted] > ~/.latch-token', 'open http://127.0.0.1:43117/?nonce=[redacted]']);
+  expect(logged).toEqual(['git config -f ~/.gitconfig.local sendemail.smtpPass [redacted]', 'echo mlt_[redacted] > ~/.latch-token', 'open http://127.0.0.1:43117/?nonce=[redacted]']);
 });
 
 // Round 20: git-config(1)'s subcommands (git 2.46) and the options CONFIG_SET did not list: the
 // pattern `--value=` matches the secret, `--default` is one, `-t T` and `--typ T` (a prefix git
 // takes) hid the name, a value-pattern operand and a `-`-led value were kept.
 test('round 20: git config get --value=, --default, -t, abbreviations and value patterns are not written to the audit', async () => {
-  const dir = tempDir();
-  harness = await startGateway(
-    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
-    { dir },
-  );
   const messages = [
     'git config get --value=S3cretV4lue01 sendemail.smtpPass',
     'git config get --default S3cretV4lue02 user.password',
@@ -147,15 +148,9 @@ test('round 20: git config get --value=, --default, -t, abbreviations and value 
     'git config user.password -S3cretV4lue07',
     'git config get --value=Ada user.name',
   ];
-  for (const message of messages) await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
-  const file = join(dir, 'mcp-latch-audit.jsonl');
-  const records = await eventually(() => {
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
-    expect(lines).toHaveLength(messages.length);
-    return lines;
-  });
-  expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
-  expect(records.map((record) => record.args.message)).toEqual([
+  const { text, logged } = await echoedToAudit(messages);
+  expect(text.match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(logged).toEqual([
     'git config get --value=[redacted] sendemail.smtpPass',
     'git config get --default [redacted] user.password',
     'git config set -t string user.password [redacted]',
@@ -169,26 +164,15 @@ test('round 20: git config get --value=, --default, -t, abbreviations and value 
 // Round 21 review, review-diff21 R2: git reads GIT_CONFIG_KEY_<n>/GIT_CONFIG_VALUE_<n> as `-c
 // NAME=VALUE`, and sh reads `'config'` and `con\fig` as `config`: each secret went to the audit in clear.
 test('round 21: git config values through GIT_CONFIG_VALUE_<n> and a quoted config word are not written to the audit', async () => {
-  const dir = tempDir();
-  harness = await startGateway(
-    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
-    { dir },
-  );
   const messages = [
     'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=sendemail.smtpPass GIT_CONFIG_VALUE_0=S3cretV4lue31 git send-email x.patch',
     "git 'config' sendemail.smtpPass S3cretV4lue32",
     'git con\\fig user.password S3cretV4lue33',
     "git 'config' user.name Ada",
   ];
-  for (const message of messages) await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
-  const file = join(dir, 'mcp-latch-audit.jsonl');
-  const records = await eventually(() => {
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
-    expect(lines).toHaveLength(messages.length);
-    return lines;
-  });
-  expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
-  expect(records.map((record) => record.args.message)).toEqual([
+  const { text, logged } = await echoedToAudit(messages);
+  expect(text.match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(logged).toEqual([
     'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=[redacted] GIT_CONFIG_VALUE_0=[redacted] git send-email x.patch',
     "git 'config' sendemail.smtpPass [redacted]",
     'git con\\fig user.password [redacted]',
@@ -197,11 +181,6 @@ test('round 21: git config values through GIT_CONFIG_VALUE_<n> and a quoted conf
 });
 
 test("round 29 (review P29-4): programs' own password options and operands (keytool, openssl -k, mosquitto -P, gh secret set -b, HTTPie -a, htpasswd -b, a Vault token) are not written to the audit", async () => {
-  const dir = tempDir();
-  harness = await startGateway(
-    { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] } }, workspace: [dir], permissions: { allow: ['mcp__everything__echo'] } },
-    { dir },
-  );
   const messages = [
     'keytool -list -keystore ks.jks -storepass S3cretV4lue41',
     'openssl enc -aes-256-cbc -k S3cretV4lue42 -in a -out a.enc',
@@ -212,13 +191,7 @@ test("round 29 (review P29-4): programs' own password options and operands (keyt
     'vault login hvs.S3cretV4lue47abcdefghijklmnop',
     'openssl version -a',
   ];
-  for (const message of messages) await harness.client.callTool({ name: 'everything__echo', arguments: { message } });
-  const file = join(dir, 'mcp-latch-audit.jsonl');
-  const records = await eventually(() => {
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: { message: string } });
-    expect(lines).toHaveLength(messages.length);
-    return lines;
-  });
-  expect(readFileSync(file, 'utf8').match(/S3cretV4lue\d+/g)).toBeNull();
-  expect(records.at(-1)!.args.message).toBe('openssl version -a');
+  const { text, logged } = await echoedToAudit(messages);
+  expect(text.match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(logged.at(-1)).toBe('openssl version -a');
 });
