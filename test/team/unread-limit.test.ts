@@ -103,7 +103,10 @@ test("a member's 2026-07-28 requests' unread answers count against http.maxUnrea
 // Round 29 review P29-3: a message queued for a response counted its characters, and what the response
 // wrote took off its bytes: three-byte text held up to three times the bound (these three, 28 MB, counted 15.7: the
 // first written, 9.4 MB in the response's buffer, and two queued counted 3.1 MB each).
-test('one batch POST of large answers of three-byte text never read: counted in bytes, past http.maxUnreadMBPerUser the session is closed', { timeout: 120_000 }, async () => {
+test.each([
+  ['large answers', 8, 2000, { mb: 8 }],
+  ['large answers of three-byte text (counted in bytes)', 3, 3000, { mb: 3, char: '日' }],
+] as const)('one batch POST of %s never read: past http.maxUnreadMBPerUser the session is closed', { timeout: 120_000 }, async (_what, count, firstId, args) => {
   const mallory = await teamClient(team.url, MALLORY);
   const alice = await teamClient(team.url, ALICE);
   try {
@@ -111,33 +114,7 @@ test('one batch POST of large answers of three-byte text never read: counted in 
     const session = (mallory.client.transport as { sessionId?: string }).sessionId!;
     const { port } = new URL(team.url);
     const warnings = () => team.stderr().split('\n').filter((line) => line.includes(`their session ${session} is closed`));
-    const batch = Array.from({ length: 3 }, (_, index) => ({ jsonrpc: '2.0', id: 3000 + index, method: 'tools/call', params: { name: 'f__huge_result', arguments: { mb: 3, char: '日' } } }));
-    const body = JSON.stringify(batch);
-    const socket = connect(Number(port), '127.0.0.1');
-    socket.on('error', () => undefined);
-    const ended = new Promise<void>((done) => socket.once('close', () => done()));
-    socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${MALLORY}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: ${session}\r\nMCP-Protocol-Version: 2025-03-26\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    socket.pause();
-    sockets.push(socket);
-    await eventually(() => expect(warnings()).toHaveLength(1), 90_000, 200);
-    socket.resume();
-    await ended;
-    expect(textOf(await alice.client.callTool({ name: 'f__echo', arguments: { text: 'alice here' } }))).toContain('alice here');
-  } finally {
-    await alice.close();
-    await mallory.close().catch(() => undefined);
-  }
-});
-
-test('one batch POST of large answers never read: past http.maxUnreadMBPerUser the session is closed', { timeout: 120_000 }, async () => {
-  const mallory = await teamClient(team.url, MALLORY);
-  const alice = await teamClient(team.url, ALICE);
-  try {
-    await mallory.client.callTool({ name: 'f__echo', arguments: { text: 'hi' } });
-    const session = (mallory.client.transport as { sessionId?: string }).sessionId!;
-    const { port } = new URL(team.url);
-    const warnings = () => team.stderr().split('\n').filter((line) => line.includes(`their session ${session} is closed`));
-    const batch = Array.from({ length: 8 }, (_, index) => ({ jsonrpc: '2.0', id: 2000 + index, method: 'tools/call', params: { name: 'f__huge_result', arguments: { mb: 8 } } }));
+    const batch = Array.from({ length: count }, (_, index) => ({ jsonrpc: '2.0', id: firstId + index, method: 'tools/call', params: { name: 'f__huge_result', arguments: args } }));
     const body = JSON.stringify(batch);
     const socket = connect(Number(port), '127.0.0.1');
     socket.on('error', () => undefined);
