@@ -113,8 +113,8 @@ export class PipeOut {
   private writeToHandle(handle: StreamHandle, text: string): boolean {
     const Request = requestType;
     if (!Request) {
-      // This process's first write learns the type from the stream's own (learnRequestType).
-      // This process's first such write (a server's `initialize`): a text, which the type is learned from; a rest of it counts its characters.
+      // This process's first such write (a server's `initialize`) learns the type from the stream's own
+      // (learnRequestType): a text, so a rest of it left waiting counts its characters.
       return learnRequestType(handle, () => this.stream.write(text)) === 0;
     }
     const request = (this.request ??= this.newRequest(Request));
