@@ -11,6 +11,25 @@ import { DEFAULT_MESSAGE_MB, MAX_MESSAGE_MB } from './limits.js';
 /** A user id of a team gateway: what tokens map to and what `users` overlays are keyed by. */
 export const USER_ID = /^[A-Za-z0-9_.@-]{1,128}$/;
 
+/**
+ * Whether the issuer's keys may be fetched from `url`: over https:, or over http: only from this
+ * machine. A JWKS fetched over plain http from elsewhere is whatever the network on the way answers:
+ * until round 30 such a `oauth.jwksUrl` was taken, and a key served there by someone on the path
+ * signed an admin's token the gateway accepted (round 30 review, T30-1; docs/threat-model.md).
+ */
+export function isTrustedKeysUrl(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return false;
+  }
+  if (parsed.protocol === 'https:') return true;
+  if (parsed.protocol !== 'http:') return false;
+  const host = parsed.hostname.toLowerCase();
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
 /** `http.sessionIdleSeconds` unless set. */
 export const DEFAULT_SESSION_IDLE_SECONDS = 3600;
 
@@ -49,6 +68,13 @@ export const DEFAULT_MAX_UNREAD_MB_PER_USER = 50;
  * with its first request, so this is room for page loads and clients signing in, not for members.
  */
 export const DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS = 256;
+
+/**
+ * `http.maxConnectionsPerUser` unless set: one member's open connections (round 30 review T30-2: one
+ * token's 1,100 unfinished requests took every descriptor of a gateway limited to 1,024). Room for
+ * `maxSessionsPerUser` sessions each holding its event stream and a few calls at once.
+ */
+export const DEFAULT_MAX_CONNECTIONS_PER_USER = 512;
 
 /** How long a request naming what a starting server has not listed yet waits for it, in ms. */
 export function startWaitMs(file: ConfigFile): number {
@@ -221,7 +247,10 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
 
   const OAuthSchema = section(() => z.strictObject({
     issuer: z.url().describe('The authorization server; tokens must name it in "iss".'),
-    jwksUrl: z.url().describe("The issuer's JWKS (its public signing keys)."),
+    jwksUrl: z
+      .url()
+      .refine(isTrustedKeysUrl, 'jwksUrl must be an https: URL (or http: to this machine: localhost, 127.0.0.1, [::1]): whoever answers a plain http: fetch of the issuer\'s keys on the way signs tokens for any user (docs/team.md#identity)')
+      .describe("The issuer's JWKS (its public signing keys): https:, or http: to this machine only."),
     audience: z.string().min(1).optional().describe('What "aud" must hold; defaults to this gateway\'s resource URL (http.resource).'),
     userClaim: z.string().min(1).default('sub').describe('The claim holding the user id.'),
     admins: z.array(UserIdSchema).default([]).describe('User ids with the admin role.'),
@@ -283,6 +312,12 @@ export function configSchemas({ lazySections = false }: { lazySections?: boolean
       .positive()
       .default(DEFAULT_MAX_UNAUTHENTICATED_CONNECTIONS)
       .describe('Connections that have made no authenticated request yet, kept at most; a new one past it closes the oldest (a member\'s connection leaves the count with its first request).'),
+    maxConnectionsPerUser: z
+      .number()
+      .int()
+      .positive()
+      .default(DEFAULT_MAX_CONNECTIONS_PER_USER)
+      .describe('Open connections of one user (each counted from its first authenticated request until it closes, as the user of its latest request); a request that would make one more is refused (429) and its connection closed.'),
   });
 
   /** A user's own rules on top of the team's; a team deny or ask still wins over their allow. */

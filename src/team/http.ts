@@ -28,6 +28,7 @@ import { ReadingBudget, ReadingLimit } from './reading-budget.js';
 import { WaitingBudget } from './waiting-budget.js';
 import { WaitingRoom } from './waiting-room.js';
 import { UnprovenConnections } from './unproven-connections.js';
+import { MemberConnections } from './member-connections.js';
 import { SessionOutput } from './session-output.js';
 import { escapingLineSeparators, jsonText } from './json-text.js';
 import { HEADER_MISMATCH, RequestStream, StatelessPipe, UNSUPPORTED_PROTOCOL_VERSION, acceptsStream, headerMismatch, modernVersion, speaks } from './stateless.js';
@@ -121,6 +122,8 @@ export class TeamGateway {
   private readonly reading = new Map<string, ReadingBudget>();
   /** Connections that made no authenticated request yet, bounded (unproven-connections.ts). */
   private readonly unproven: UnprovenConnections;
+  /** Each member's open connections, bounded (member-connections.ts). */
+  private readonly connections: MemberConnections;
   private readonly policies: UserPolicies;
   private authenticator!: Authenticator;
   private base = '';
@@ -163,6 +166,10 @@ export class TeamGateway {
       (closed, most) => this.core.logger.warn({ closed, limit: 'http.maxUnauthenticatedConnections' }, `${closed} connection(s) that had made no authenticated request were closed: more than ${most} were open (http.maxUnauthenticatedConnections); someone who reaches the port may be flooding it`),
     );
     this.http.on('connection', (socket: Socket) => this.unproven.admit(socket));
+    this.connections = new MemberConnections(
+      () => this.core.config().http.maxConnectionsPerUser,
+      (user, refused, most) => this.core.logger.warn({ user, refused, limit: 'http.maxConnectionsPerUser' }, `${refused} request(s) of user ${user} refused: they hold ${most} connections, the limit (http.maxConnectionsPerUser); a client that opens this many may be flooding the gateway`),
+    );
   }
 
   /** Listens; refuses a non-loopback address without authentication. Resolves with the MCP URL. */
@@ -274,6 +281,13 @@ export class TeamGateway {
     const identity = await this.identify(req, res);
     if (!identity) return;
     this.unproven.proven(req.socket);
+    // Security: one member's connections are bounded, so their token cannot take the descriptors every member needs (round 30 review, T30-2).
+    if (!this.connections.claim(req.socket, identity.user)) {
+      const most = this.core.config().http.maxConnectionsPerUser;
+      const message = `too many connections for user ${identity.user}: ${most} are open, the limit (http.maxConnectionsPerUser); close some, or raise http.maxConnectionsPerUser`;
+      res.shouldKeepAlive = false;
+      return json(res, 429, url.pathname === '/mcp' ? { jsonrpc: '2.0', error: { code: -32000, message }, id: null } : { error: message });
+    }
     if (url.pathname === '/mcp') {
       // Security: an approver's credential is the person's, not a client's: a client holding it could answer its own calls.
       if (identity.role === 'approver') return json(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: `this is an approver credential of ${identity.user}: it answers calls through /api and ${PAGE_PATH}, and makes none; the MCP client uses ${identity.user}'s own token (docs/team.md#approvers)` }, id: null });

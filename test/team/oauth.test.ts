@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { EVERYTHING_SERVER, tempDir, textOf } from '../helpers/gateway.js';
+import { isTrustedKeysUrl } from '../../src/config/schema.js';
+import { BIN, EVERYTHING_SERVER, tempDir, textOf, writeConfig } from '../helpers/gateway.js';
 import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 
 /**
@@ -82,6 +84,19 @@ describe('serve --http with http.oauth', () => {
       expect(answer.status).toBe(401);
     }
     expect((await team.api('/api/me', await token(issuerKey, { iat: now + 10 }))).status).toBe(200);
+  });
+
+  test('the issuer\'s keys are fetched over https, or over http from this machine only (round 30 review, T30-1)', () => {
+    // Until round 30 `http://192.0.2.2:PORT/jwks` was taken: a key served there by whoever answered the
+    // fetch on the way signed a token for the admin "root-admin", which /api/me then named (200, role admin).
+    const dir = tempDir();
+    const config = writeConfig(dir, { mcpServers: {}, http: { oauth: { issuer: ISSUER, jwksUrl: 'http://192.0.2.2:8080/jwks', audience: AUDIENCE, admins: ['root-admin'] } } });
+    const run = spawnSync(process.execPath, [BIN, 'serve', '--http', '--port', '0', '--config', config], { cwd: dir, encoding: 'utf8', timeout: 30_000 });
+    expect(run.status).not.toBe(0);
+    expect(run.signal).toBeNull();
+    expect(run.stderr).toMatch(/http\.oauth\.jwksUrl: jwksUrl must be an https: URL/);
+    for (const trusted of ['https://idp.example/.well-known/jwks.json', 'http://127.0.0.1:8080/jwks', 'http://localhost:8080/jwks', 'http://[::1]:8080/jwks', 'http://127.1.2.3/jwks']) expect(isTrustedKeysUrl(trusted), trusted).toBe(true);
+    for (const refused of ['http://192.0.2.2/jwks', 'http://idp.example/jwks', 'http://127.0.0.1.idp.example/jwks', 'http://localhost.idp.example/jwks', 'http://[::ffff:c000:202]/jwks', 'ftp://idp.example/jwks', 'file:///etc/jwks.json', 'not a url']) expect(isTrustedKeysUrl(refused), refused).toBe(false);
   });
 
   test('with oauth.approveScope, a token with the scope is the approver (no MCP calls) and one without it answers nothing', async () => {
