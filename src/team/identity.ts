@@ -101,7 +101,9 @@ export class Authenticator {
         if (scopes.includes(oauth.approveScope)) return { identity: { user, role: 'approver', approves: true } };
         return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user', approves: false } };
       }
-      return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user', approves: true } };
+      // Security: without approveScope an OAuth token answers only while its user has no approver token in http.tokens
+      // (round 30 review, T30-3: it answered then, while the gateway no longer asked that user in the client).
+      return { identity: { user, role: oauth.admins.includes(user) ? 'admin' : 'user', approves: !this.hasApprover(user) } };
     } catch (error) {
       return { refused: 'invalid', detail: error instanceof joseErrors.JOSEError ? error.code : errorMessage(error) };
     }

@@ -84,3 +84,76 @@ describe('serve --http: approveScope and an http.tokens client token', () => {
     }
   }, 120_000);
 });
+
+/**
+ * The mirror of T20-3: an `http.tokens` approver for alice, and OAuth without `approveScope` for
+ * her client. Until round 30 every OAuth token answered when `approveScope` was unset, even for a
+ * user whose approver token the gateway already honoured (no prompt in her client, the call waiting
+ * on /api): the model holding her OAuth access token approved its own write (round 30 review, T30-3).
+ */
+describe('serve --http: an http.tokens approver and an OAuth client token', () => {
+  const APPROVER = 'token-of-alice-approver-0123456789';
+  let dir: string;
+  let jwks: Server;
+  let key: CryptoKey;
+  let team: TeamHarness;
+
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    key = pair.privateKey;
+    const published = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
+    jwks = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(published));
+    });
+    await new Promise<void>((done) => jwks.listen(0, '127.0.0.1', done));
+    dir = tempDir();
+    team = await startTeam(dir, {
+      mcpServers: { fs: { command: process.execPath, args: [FS_SERVER, dir] } },
+      workspace: [dir],
+      approval: { fallback: 'browser-manual', timeoutSeconds: 60 },
+      http: {
+        tokens: [{ user: 'alice', role: 'approver', sha256: tokenHash(APPROVER) }],
+        oauth: { issuer: ISSUER, jwksUrl: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`, audience: AUDIENCE },
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await team?.close();
+    jwks?.close();
+  });
+
+  function token(sub: string): Promise<string> {
+    return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setSubject(sub).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('5m').sign(key);
+  }
+
+  test("alice's OAuth client token does not answer once she has an approver token; bob's, who has none, answers his own", async () => {
+    const oauth = await token('alice');
+    expect((await team.api('/api/me', oauth)).body).toEqual({ user: 'alice', role: 'user', approves: false });
+    expect((await team.api('/api/me', await token('bob'))).body).toEqual({ user: 'bob', role: 'user', approves: true });
+    const client = await teamClient(team.url, oauth, () => ({ action: 'decline' }));
+    try {
+      const file = join(dir, 'self-approved.txt');
+      const call = client.client.callTool({ name: 'fs__write_file', arguments: { path: file, content: 'by the model' } }, undefined, { timeout: 90_000 });
+      call.catch(() => undefined);
+      const waiting = await eventually(async () => {
+        const [pending] = (await team.api('/api/pending', oauth)).body.pending as Array<{ id: string }>;
+        expect(pending).toBeDefined();
+        return pending!;
+      }, 30_000);
+      expect(client.elicitations).toHaveLength(0);
+      const refused = await team.api(`/api/pending/${waiting.id}`, oauth, { method: 'POST', body: { decision: 'Allow once' } });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toContain('approver credential');
+      expect((await team.api('/api/rules', oauth, { method: 'DELETE', body: { rule: 'mcp__fs' } })).status).toBe(403);
+      expect(existsSync(file)).toBe(false);
+      expect((await team.api(`/api/pending/${waiting.id}`, APPROVER, { method: 'POST', body: { decision: 'Allow once' } })).status).toBe(200);
+      expect(textOf(await call)).toContain('Successfully wrote');
+      expect(existsSync(file)).toBe(true);
+    } finally {
+      await client.close();
+    }
+  }, 120_000);
+});
+
