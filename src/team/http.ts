@@ -203,6 +203,13 @@ export class TeamGateway {
 
   /** Names the users whose client tokens still answer their own calls (no approver token; docs/team.md#approvers). */
   private warnClientsThatApprove(): void {
+    // An OAuth client's access token answers too while approveScope is unset, for every user without an approver token (round 30 review, T30-4: said nowhere).
+    if (this.core.config().http.oauth && this.core.config().http.oauth?.approveScope === undefined) {
+      this.core.logger.warn(
+        { key: 'http.oauth.approveScope' },
+        'http.oauth has no approveScope, so the OAuth access token a member\'s MCP client sends also answers their waiting calls through /api (a model that reads it can approve its own calls), unless that member has an approver token in http.tokens; set http.oauth.approveScope and have the identity provider give that scope only to the person\'s own sign-in (docs/team.md#approvers)',
+      );
+    }
     const users = this.authenticator.clientsThatApprove();
     if (users.length === 0) return;
     this.core.logger.warn(

@@ -64,6 +64,8 @@ describe('serve --http with http.oauth', () => {
       await carol.close();
     }
     expect((await team.api('/api/me', await token(issuerKey))).body).toEqual({ user: 'carol', role: 'admin', approves: true });
+    // Said at start: without approveScope the client's own token answers (round 30 review, T30-4: nothing was logged).
+    expect(team.stderr()).toMatch(/"key":"http\.oauth\.approveScope".*http\.oauth has no approveScope, so the OAuth access token a member's MCP client sends also answers/);
     expect((await team.api('/api/me', await token(issuerKey, { sub: 'dave' }))).body).toEqual({ user: 'dave', role: 'user', approves: true });
     expect((await team.api('/.well-known/oauth-protected-resource', null)).body.authorization_servers).toEqual([ISSUER]);
   });
@@ -113,6 +115,7 @@ describe('serve --http with http.oauth', () => {
       expect((await scoped.api('/api/rules', client, { method: 'DELETE', body: { rule: 'mcp__every' } })).status).toBe(403);
       expect((await scoped.api('/api/rules', approver, { method: 'DELETE', body: { rule: 'mcp__every' } })).status).toBe(404);
       await expect(teamClient(scoped.url, approver)).rejects.toThrow(/approver credential of dave/);
+      expect(scoped.stderr()).not.toContain('http.oauth has no approveScope');
     } finally {
       await scoped.close();
     }
