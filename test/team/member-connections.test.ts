@@ -1,6 +1,8 @@
+import { EventEmitter } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { tokenHash } from '../../src/team/identity.js';
+import { MemberConnections } from '../../src/team/member-connections.js';
 import { EVERYTHING_SERVER, eventually, tempDir, textOf } from '../helpers/gateway.js';
 import { startTeam, teamClient, type TeamHarness } from '../helpers/team.js';
 
@@ -68,3 +70,27 @@ describe('serve --http: one member\'s connections', () => {
     await eventually(async () => expect((await team.api('/api/me', BOB)).body).toEqual({ user: 'bob', role: 'user', approves: true }), 10_000);
   }, 90_000);
 });
+
+describe('MemberConnections', () => {
+  const socket = () => new EventEmitter() as unknown as Socket;
+
+  test("a connection is the member's of its latest request (a proxy's pooled one moves); a closed one leaves the count", () => {
+    const warned: string[] = [];
+    const book = new MemberConnections(() => 2, (user) => warned.push(user));
+    const [a, b, c] = [socket(), socket(), socket()];
+    expect(book.claim(a, 'alice')).toBe(true);
+    expect(book.claim(a, 'alice')).toBe(true);
+    expect(book.claim(b, 'alice')).toBe(true);
+    expect(book.count('alice')).toBe(2);
+    expect(book.claim(c, 'alice')).toBe(false);
+    expect(warned).toEqual(['alice']);
+    // The proxy's connection `b` now carries bob's request: it is his, and alice has room again.
+    expect(book.claim(b, 'bob')).toBe(true);
+    expect([book.count('alice'), book.count('bob')]).toEqual([1, 1]);
+    expect(book.claim(c, 'alice')).toBe(true);
+    (b as unknown as EventEmitter).emit('close');
+    (c as unknown as EventEmitter).emit('close');
+    expect([book.count('alice'), book.count('bob')]).toEqual([1, 0]);
+  });
+});
+
