@@ -4,7 +4,9 @@
 // The warm p50 of one call at a time, for the byte relay (bench/floor-relay.js) and one or more
 // builds of the gateway (`--bin`, default bin/mcp-latch.js; `--direct`: the server alone too), all
 // connected at once, each in front of its own server-everything, warmed as bench/run.js warms
-// (1,500 calls alone, 3,000 at 16 in flight), then timed in turns: `--block` calls (200) to each in
+// (1,500 calls alone, 3,000 at 16 in flight; then 3 s of quiet, in which each gateway's idle
+// collector collects, and `--block` calls each, five times, in the blocks' rotation, untimed),
+// then timed in turns: `--block` calls (200) to each in
 // a rotating order, `--blocks` times (25) a round, so every target sees the same load
 // (docs/performance.md, "Round 26: per-call work"). Prints per round each target's p50 and its ratio
 // to the relay's, with the gateway's CPU per call (all threads, the scheduler's accounting), then
@@ -69,10 +71,22 @@ async function connect(target) {
   return { client, call, pid: transport.pid };
 }
 
+/** Longer than a gateway's idle collector takes to collect once its client is quiet (two of its 1 s periods). */
+const IDLE_WAIT_MS = 3000;
+
 const perRound = targets.map(() => []);
 for (let round = 0; round < rounds; round++) {
   const sessions = [];
   for (const target of targets) sessions.push(await connect(target));
+  // Every gateway's idle collector makes its first collection now, and the call path is warmed
+  // again in the blocks' rotation, untimed. A gateway connected before another sat idle while that
+  // one warmed (1–3 s): its collector's full collections dropped the call path's optimised code (V8
+  // deoptimises code whose embedded maps died), and its first ~200–800 timed calls ran in V8's lower
+  // tiers; the last one connected made its first collection at the first quiet second of the timed
+  // blocks instead (docs/performance.md, "Round 30: the counted calls"). After this, a collector
+  // finds too little growth to collect again.
+  await new Promise((done) => setTimeout(done, IDLE_WAIT_MS));
+  for (let b = 0; b < 5; b++) for (const { call } of sessions) for (let i = 0; i < block; i++) await call();
   const latencies = targets.map(() => []);
   const cpu = targets.map(() => 0);
   const split = sessions.map((session) => userSystemMs(session.pid));
