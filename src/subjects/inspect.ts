@@ -669,11 +669,14 @@ function corepackManifestSubject(path: CommandPath, context: InspectContext, cac
  * a toolchain that is no channel's (a linked one, or a `path`), a read of that toolchain's
  * directory (`~/.rustup/toolchains/NAME`, a link to what `rustup toolchain link` gave it, or the
  * path) that asks in every mode, as `cargo +NAME` does; deny rules on the directory still deny.
- * null when no file names one. A directory not known asks only when a file could not be looked for.
+ * null when no file names one. A directory not known, or a file that cannot be read, asks (round 30).
  */
 function rustToolchainFile(path: CommandPath, context: InspectContext, cache: DecisionPaths): PathSubject | null {
   const unknown = (problem: string): PathSubject => ({ type: 'path', access: 'read', input: '<the toolchain a rust-toolchain file names>', path: null, realPath: null, problem, inWorkspace: false, via: path.via });
-  if (path.base === null || context.pathEnv.platform === 'win32') return null;
+  if (context.pathEnv.platform === 'win32') return null;
+  // Round 30: where the directory is not known (`cd sub; cargo build`, a function's body) the file
+  // rustup obeys cannot be looked for: asks in every mode, as a file naming a linked toolchain does.
+  if (path.base === null) return unknown('the directory the command runs in is not known, so the rust-toolchain file rustup obeys there cannot be read');
   const start = pathSubject(path.base, 'read', null, null, path.via, context, cache);
   if (start.realPath === null || start.problem) return null;
   try {

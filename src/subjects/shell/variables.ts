@@ -8,6 +8,7 @@ import { lessOptions } from './less-options.js';
 import { gitEnvironment } from './git-config.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import { isChannelName } from './rust-toolchains.js';
+import { pytest } from './runners.js';
 
 /**
  * Shell variables that change what later commands do: the ones that pick the program or what it
@@ -132,7 +133,10 @@ export function flagsLoadCode(word: Word): boolean {
 // Round 29 (review R29-4): OpenSSL's configuration (its `engines`/`providers` sections load shared
 // objects, config(5)) and the directories it loads engines and providers from, read by every
 // program linked to it (`OPENSSL_CONF=F curl …` ran F's engine, curl 7.88.1, openssl-env(7)).
-const LOADS_CODE = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|GCONV_PATH|PATH|OPENSSL_(?:CONF|CONF_INCLUDE|ENGINES|MODULES))(\[.*\])?\+?=/s;
+// Round 30: Kerberos' configuration, read by every program linked to libkrb5 (through GSSAPI: curl,
+// git's https, psql, ssh), whose `[plugins]` section loads a shared object (krb5.conf(5) "plugins":
+// `module = NAME:PATH`; KRB5_CONFIG in kerberos(7) ENVIRONMENT), as OPENSSL_CONF's engines do.
+const LOADS_CODE = /^(LD_[A-Z_]+|DYLD_[A-Z_]+|GCONV_PATH|PATH|OPENSSL_(?:CONF|CONF_INCLUDE|ENGINES|MODULES)|KRB5_CONFIG)(\[.*\])?\+?=/s;
 export const loadsCode = (word: Word): boolean => LOADS_CODE.test(word.value);
 
 /** A word that assigns (or, after `export`, names) a variable that changes what later commands do, options included. */
@@ -412,7 +416,7 @@ export function movesConfig(name: string, assigned: readonly Word[], startsOther
     // `RUSTUP_TOOLCHAIN=nightly` names an installed toolchain, as `cargo +nightly` does; a path, or a name a link may have made, is one to run (rust-toolchains.ts).
     if (variable[1] === 'RUSTUP_TOOLCHAIN' && word.isStatic && variable[2] === '' && isChannelName(value)) return false;
     if (/^(MAKEFLAGS|GNUMAKEFLAGS)$/.test(variable[1]!) && word.isStatic && variable[2] === '' && value.split(/\s+/).every((flag, i) => flag === '' || PLAIN_MAKEFLAGS.test(flag) || (i === 0 && /^[ksw]*j?\d*$/.test(flag)))) return false;
-    return !HARMLESS_SETTINGS.test(variable[1]!) && !HARMLESS_BUNDLE.test(variable[1]!);
+    return !HARMLESS_SETTINGS.test(variable[1]!) && !HARMLESS_BUNDLE.test(variable[1]!) && !HARMLESS_PYTHON_INSTALLERS.test(variable[1]!);
   });
 }
 
@@ -579,6 +583,24 @@ export const SETTING_VARIABLES: readonly SettingVariables[] = [
   { names: 'JAVA_TOOL_OPTIONS|JDK_JAVA_OPTIONS|_JAVA_OPTIONS|MAVEN_OPTS|MAVEN_ARGS|GRADLE_OPTS|JAVA_OPTS|VIMINIT|EXINIT|MYVIMRC|GVIMINIT|DOTNET_STARTUP_HOOKS|PHPRC|PHP_INI_SCAN_DIR|LUA_INIT(_5_[1-4])?|LUA_PATH(_5_[1-4])?|LUA_CPATH(_5_[1-4])?', programs: [] },
   // bun's `--inspect` by environment: `BUN_INSPECT=ws://0.0.0.0:6499/x bun w.js` listened on every address (bun 1.4.5; round 25 review R11).
   { names: 'BUN_INSPECT|BUN_INSPECT_CONNECT_TO|BUN_INSPECT_PRELOAD', programs: [] },
+  /*
+   * Round 30 (review29r's "Not listed there"): programs that load code or another configuration
+   * from a variable. pytest (its "Environment variables" reference): `PYTEST_ADDOPTS` is options
+   * given before its own (`-p MOD` imports a plugin, `-c F` another ini, `--rootdir`,
+   * `--basetemp=D` removes D: pytest 9.0.3 ran `PYTEST_ADDOPTS='-p evil' pytest`'s evil.py; read
+   * as pytest's own words, PLAIN_VALUES), `PYTEST_PLUGINS` modules imported as plugins. pip reads
+   * every option as `PIP_<NAME>` ("Environment Variables" of its user guide) and its config from
+   * `PIP_CONFIG_FILE`: an index or find-links place (`PIP_INDEX_URL`) is where the code it installs
+   * and runs comes from; uv likewise (`UV_INDEX_URL`, `UV_CONFIG_FILE`, `UV_PYTHON`, the
+   * interpreter it runs). psql(1) runs `PSQLRC`'s meta-commands (`\!` runs a shell command) at start.
+   * gpg reads `$GNUPGHOME/gpg.conf`, whose lines are its long options (`agent-program F`,
+   * `photo-viewer CMD`: R29-5's options). HARMLESS_SETTINGS: the output, prompt and network switches.
+   */
+  { names: 'PYTEST_ADDOPTS|PYTEST_PLUGINS', programs: ['pytest', 'py.test'] },
+  { names: 'PIP_[A-Z0-9_]+', programs: ['pip', 'pip3', 'pipx'] },
+  { names: 'UV_[A-Z0-9_]+', programs: ['uv', 'uvx'] },
+  { names: 'PSQLRC', programs: ['psql'] },
+  { names: 'GNUPGHOME', programs: ['gpg', 'gpg2', 'gpgv', 'gpg-agent', 'gpgconf'] },
 ];
 const SETTING_NAMES = SETTING_VARIABLES.map((row) => row.names).join('|');
 const CONFIG_BY_ENVIRONMENT: Readonly<Record<string, RegExp>> = (() => {
@@ -603,7 +625,7 @@ const ANY_CONFIG_VARIABLE = new RegExp(`^(${SETTING_NAMES})$`);
  * A member of an array (`BASH_CMDS[ls]=…`, `PATH[0]=…`) is the variable
  * (docs/threat-model.md#where-bash-evaluates-text). Every variable of SETTING_VARIABLES is one too.
  */
-const ENVIRONMENT_NAMES = 'GOCACHEPROG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|OPENSSL_CONF|OPENSSL_CONF_INCLUDE|OPENSSL_ENGINES|OPENSSL_MODULES|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|LESSGLOBALTAGS|LESSEDIT|RSYNC_RSH|RSYNC_CONNECT_PROG';
+const ENVIRONMENT_NAMES = 'GOCACHEPROG|KUBECTL_EXTERNAL_DIFF|KUBE_EDITOR|GH_BROWSER|GH_EDITOR|GH_PAGER|CC|CXX|CPP|FC|F77|OBJC|LD|AR|AS|LEX|YACC|RM|PKG_CONFIG|GCCGO|TAR_OPTIONS|ZIPOPT|ZIP|PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|OPENSSL_CONF|OPENSSL_CONF_INCLUDE|OPENSSL_ENGINES|OPENSSL_MODULES|KRB5_CONFIG|BASH_[A-Z0-9_]*|ENV|IFS|PS4|PROMPT_COMMAND|SHELLOPTS|BASHOPTS|GLOBIGNORE|CDPATH|POSIXLY_CORRECT|EXECIGNORE|HISTFILE|HISTFILESIZE|GIT_[A-Z_]+|PAGER|MANPAGER|MANOPT|BROWSER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|LESSGLOBALTAGS|LESSEDIT|RSYNC_RSH|RSYNC_CONNECT_PROG';
 export const ENVIRONMENT = new RegExp(`^(${ENVIRONMENT_NAMES}|${SETTING_NAMES})(\\[.*\\])?(\\+?=|$)`, 's');
 /**
  * node's and bun's options given in the environment (node(1) `NODE_OPTIONS`; bun 1.4.5 reads
@@ -648,6 +670,17 @@ const PLAIN_RUBYOPT = /^(-[wvdU]+|-W(\d|:[\w-]+)?|-T\d?|-E[\w:-]+|-K\w|--(enable
 const plainLess = (value: string): boolean => lessOptions(value).every((option) => !'koOtT"+?'.includes(option.name));
 /** JVM options that only size memory and stacks or pick the file encoding (`-XX:OnError=CMD` runs CMD, `-javaagent:` loads code). */
 const plainJvm = (value: string): boolean => value.split(/\s+/).every((word) => word === '' || /^-(Xm[sxn]\d+[kKmMgG]?|Xss\d+[kKmMgG]?|Dfile\.encoding=[\w-]+|Djava\.awt\.headless=(true|false))$/.test(word));
+/**
+ * `PYTEST_ADDOPTS` words pytest's own model (runners.ts pytest) finds nothing in: no option that loads
+ * code, no file written, no test path (each a read of code). Quotes count (pytest splits the value
+ * with shlex): any is read as not plain.
+ */
+const plainPytestOptions = (value: string): boolean => {
+  if (/["'\\]/.test(value)) return false;
+  const facts: FileFacts = { paths: [], nested: [], reasons: [] };
+  pytest(value.split(/\s+/).filter((word) => word !== '').map(staticWord), null, facts);
+  return facts.reasons.length === 0 && facts.paths.length === 0 && facts.nested.length === 0;
+};
 const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
   PYTHONPATH: projectPath,
   PERL5LIB: projectPath,
@@ -663,6 +696,7 @@ const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
   CPLUS_INCLUDE_PATH: searchPath,
   OBJC_INCLUDE_PATH: searchPath,
   LIBRARY_PATH: searchPath,
+  PYTEST_ADDOPTS: plainPytestOptions,
   ...Object.fromEntries(['JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'MAVEN_OPTS', 'GRADLE_OPTS', 'JAVA_OPTS'].map((name) => [name, plainJvm])),
 };
 
@@ -670,6 +704,8 @@ const PLAIN_VALUES: Readonly<Record<string, (value: string) => boolean>> = {
 const RUNS_OTHERS: ReadonlySet<string> = new Set(['make', 'gmake', ...PACKAGE_MANAGERS]);
 /** yarn settings that change only what is printed (berry's `enable*` display settings), corepack's prompt and network switches. */
 const HARMLESS_SETTINGS = /^YARN_(ENABLE_(PROGRESS_BARS|COLORS|HYPERLINKS|INLINE_BUILDS|MESSAGE_NAMES|TELEMETRY|TIMERS)|SILENT)$|^COREPACK_ENABLE_(DOWNLOAD_PROMPT|NETWORK)$|^(P?NPM)_CONFIG_(LOGLEVEL|PROGRESS|COLOR|FUND|AUDIT|UPDATE_NOTIFIER|UNICODE|REPORTER)$/i;
+/** pip's and uv's settings that change only the output, prompts, timeouts and retries (round 30). */
+const HARMLESS_PYTHON_INSTALLERS = /^PIP_(NO_INPUT|DISABLE_PIP_VERSION_CHECK|QUIET|VERBOSE|PROGRESS_BAR|NO_COLOR|TIMEOUT|DEFAULT_TIMEOUT|RETRIES|ROOT_USER_ACTION|NO_CACHE_DIR)$|^UV_(NO_PROGRESS|QUIET|VERBOSE|HTTP_TIMEOUT|REQUEST_TIMEOUT|CONCURRENT_(DOWNLOADS|BUILDS|INSTALLS)|NO_CACHE)$/;
 /** bundler's settings that tune the network or the output, or pick groups of the project's own Gemfile (bundle-config(1)). */
 const HARMLESS_BUNDLE = /^BUNDLE_(JOBS|RETRY|TIMEOUT|SILENCE_ROOT_WARNING|SILENCE_DEPRECATIONS|IGNORE_MESSAGES|DISABLE_VERSION_CHECK|FROZEN|DEPLOYMENT|WITH|WITHOUT|NO_PRUNE)$/;
 /** GNU make flags that only change parallelism and output (make(1)). */
