@@ -13,6 +13,7 @@ import { PageSessions, type PageSession } from './sessions.js';
 import { PendingItems, type AnswerRefusal } from './items.js';
 import { EDIT_REFUSED } from '../latch/edit.js';
 import { SECURITY_HEADERS, loadPage, type Asset } from './assets.js';
+import { UnprovenConnections } from '../team/unproven-connections.js';
 
 /**
  * The local approval page: a node:http server on a loopback address and a random port,
@@ -46,6 +47,14 @@ const MAX_BODY_BYTES = 256 * 1024;
 /** At most one refusal warning per this interval (a hostile page could otherwise flood the log); the rest go to debug. */
 const REFUSAL_WARN_MS = 10_000;
 const KEEPALIVE_MS = 15_000;
+/**
+ * Connections that have made no request with a session cookie (or spent a link) yet, kept at most:
+ * a new one past it closes the oldest. The page runs in the gateway's process and any local user
+ * can connect to it: until round 30, 1,100 idle connections took every descriptor of a gateway
+ * limited to 1,024 and the person's own link timed out (round 30 review, T30-5). The person's
+ * browser opens a few, each leaving the count with its first request, a few milliseconds after.
+ */
+export const MAX_UNPROVEN_PAGE_CONNECTIONS = 64;
 
 /** The local page: its address without a secret (`url`), and its secret, for the state file only. */
 export interface LocalApprovalPage extends ApprovalPage {
@@ -86,6 +95,7 @@ class PageServer implements LocalApprovalPage {
   private readonly scope = `/s/${randomBytes(16).toString('base64url')}`;
   private closed = false;
   private lastRefusalWarning = 0;
+  private readonly unproven: UnprovenConnections;
 
   constructor(
     private readonly logger: Logger,
@@ -95,6 +105,10 @@ class PageServer implements LocalApprovalPage {
   ) {
     this.sessions = new PageSessions(secret, (key) => this.endStreams(key));
     this.items = new PendingItems(() => this.broadcast());
+    this.unproven = new UnprovenConnections(
+      () => MAX_UNPROVEN_PAGE_CONNECTIONS,
+      (closed, most) => this.logger.warn({ closed }, `approval page: ${closed} connection(s) that had made no request with a session were closed: more than ${most} were open; another program on this machine may be flooding the page`),
+    );
     this.server = createServer((request, response) => {
       this.handle(request, response).catch((error: unknown) => {
         this.logger.error({ err: errorMessage(error) }, 'approval page request failed');
@@ -122,7 +136,10 @@ class PageServer implements LocalApprovalPage {
     this.url = `http://${address}:${bound}/`;
     // Keep the gateway process alive only for its MCP connection, never for the page or an open tab.
     this.server.unref();
-    this.server.on('connection', (socket) => socket.unref());
+    this.server.on('connection', (socket) => {
+      socket.unref();
+      this.unproven.admit(socket);
+    });
   }
 
   link(): string {
@@ -185,6 +202,8 @@ class PageServer implements LocalApprovalPage {
     const hostRefusal = checkHost(request.headers, this.door);
     if (hostRefusal) return refuse(hostRefusal);
     const session = this.sessions.find(cookieValues(request.headers, this.door.cookie));
+    // The person's browser: its connection is no longer one of those a flood may close (T30-5).
+    if (session) this.unproven.proven(request.socket);
     const isPage = method === 'GET' && (path === '/' || path === '/index.html');
     const nonce = url.searchParams.get(NONCE_PARAM);
     if (isPage && nonce !== null) return this.open(nonce, session, response);
@@ -226,6 +245,7 @@ class PageServer implements LocalApprovalPage {
     const read = this.openerDir ? readNonce(nonce, this.secret) : null;
     if (read && this.openerDir) removeOpener(this.openerDir, read.expires, read.id);
     if (exchange.outcome === 'opened') {
+      if (response.socket) this.unproven.proven(response.socket);
       // No Secure: the page is plain http on loopback. No Max-Age: the cookie ends with the browser, the session with the gateway.
       const cookie = `${this.door.cookie}=${exchange.cookie}; Path=${this.scope}/; HttpOnly; SameSite=Strict`;
       this.logger.info('approval page opened by a one-time link');

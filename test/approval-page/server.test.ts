@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, test } from 'vitest';
-import { startApprovalPage, type LocalApprovalPage } from '../../src/approval-page/server.js';
+import { MAX_UNPROVEN_PAGE_CONNECTIONS, startApprovalPage, type LocalApprovalPage } from '../../src/approval-page/server.js';
 import type { PageItem } from '../../src/latch/page.js';
 import { renderMessage, type PromptAnswer, type PromptInput } from '../../src/latch/prompt.js';
 import { silentLogger } from '../../src/log.js';
@@ -151,6 +151,29 @@ const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_
 
 /** The text with its last character changed. */
 const alter = (text: string): string => `${text.slice(0, -1)}${text.endsWith('A') ? 'B' : 'A'}`;
+
+describe('connections of other programs', () => {
+  test('past the bound the oldest connections that made no request with a session are closed; the person\'s browser is served (round 30 review, T30-5)', async () => {
+    // Until round 30 none was closed: 1,100 idle connections took every descriptor of a gateway limited to 1,024, and the person's link timed out.
+    const s = await start();
+    const extra = 40;
+    let closedByPage = 0;
+    const sockets = Array.from({ length: MAX_UNPROVEN_PAGE_CONNECTIONS + extra }, () => {
+      const socket = connect(s.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.on('close', () => (closedByPage += 1));
+      return socket;
+    });
+    try {
+      for (let waited = 0; closedByPage < extra && waited < 200; waited += 1) await tick();
+      expect(closedByPage).toBeGreaterThanOrEqual(extra);
+      // The person's browser, with its cookie, on a connection of its own.
+      expect((await send(s.port, { path: '/api/pending', headers: { Host: s.host, Cookie: s.cookie } })).status).toBe(200);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+    }
+  });
+});
 
 describe('binds loopback only', () => {
   test('listens on 127.0.0.1 with a random port; its address holds no secret, its links a nonce', async () => {
