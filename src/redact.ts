@@ -45,6 +45,8 @@ const MAX_REMEMBERED_KEYS = 4096;
 interface KeyFacts {
   text: string;
   plain: boolean;
+  /** A command's standard input (STDIN_KEY): a secret when the object's command reads one there. */
+  stdin: boolean;
 }
 const keyFacts = new Map<string, KeyFacts>();
 function factsOf(key: string): KeyFacts {
@@ -52,7 +54,7 @@ function factsOf(key: string): KeyFacts {
   if (facts === undefined) {
     // A key is cut as a value is (a model may write a key as long as a message; round 26 review P1).
     const text = key.length > MAX_STRING ? redactCut(key, MAX_STRING, `…[${key.length - MAX_STRING} more]`) : redactText(key);
-    facts = { text, plain: text === key && !MARKED_KEY.test(key) };
+    facts = { text, plain: text === key && !MARKED_KEY.test(key), stdin: STDIN_KEY.test(key) };
     if (key.length <= MAX_REMEMBERED_KEY) {
       if (keyFacts.size >= MAX_REMEMBERED_KEYS) keyFacts.clear();
       keyFacts.set(key, facts);
@@ -88,21 +90,32 @@ const SECRET_NAME = /(?:token|secret|passw(?:or)?d|pwd|pass(?:phrase|code)?|key|
  * of these characters or words: most strings (a message, a path, a sentence) have none and are
  * returned after this one test, a single character class V8 scans quickly; the audit runs it on
  * every string of every call's arguments (docs/performance.md "Round 12: redacting values").
+ * Round 30 (review S30-1): `passw` and `bw ` for `bw unlock P`, `nmcli … password P`, `openssl
+ * passwd P`, `passwd <<< P`, which have none of the others. Last, and not `nmcli`: put first, or
+ * with `nmcli`, irregexp's scan of a text with none took ~1.5–2× as long (docs/performance.md
+ * "Round 30: redaction's trigger").
  */
-const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|hv[sbr]\.|config|git[ \t]|hooks\.slack/;
+const TRIGGER = /[=:@_-]|<\/|eyJ|[Bb]earer|BEARER|[Bb]asic|BASIC|A[BCKS][CI]A|AIza|ya29\.|SG\.|hv[sbr]\.|config|git[ \t]|hooks\.slack|passw|bw[ \t]/;
 /** Then one of the recognisers' own substrings (a case-insensitive alternation: ~20 ns a character). */
-const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce/i;
+const CANDIDATE = /-----BEGIN|:\/\/[^\s/@]*@|token|secret|pass|pwd|key|sig|auth|cred|cookie|session|bearer|basic|mysql|mariadb|curl|wget|redis|login|zip|7z|ldap|sqlcmd|bcp|smb|rpcclient|mongo|openssl|mosquitto|cqlsh|twine|user(?:add|mod)|doctl|lftp|rabbitmq|psk|sudo|cryptsetup|https?[ \t]|xhs?[ \t]|bw[ \t]|hv[sbr]\.|gh[pousr]_|github_pat_|glpat-|A[BCKS][CI]A|xox|xapp-|sk-|[sr]k_|AIza|npm_|hf_|pypi-|dckr_pat_|ya29\.|SG\.|shp(?:at|ss|ca|pa)_|do[opr]_v1_|hooks\.slack|discord|eyJ|ml[st]_|nonce/i;
 
 /** PEM private keys (RFC 7468; OpenSSH's and OpenPGP's armour alike): the body to the END line, or to the end of a cut text. */
 const PEM = /(-----BEGIN ([A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?)-----)[\s\S]*?(?:(-----END \2-----)|$)/g;
 /** RFC 3986 userinfo with a password: `scheme://user:password@`. */
 const USERINFO = /\b([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/)([^\s/?#@:'"]*):([^\s/?#@'"]+)@/g;
+/**
+ * A URL's user name alone that is a token (round 30 review, S30-3): `https://TOKEN@github.com/o/r`
+ * (GitHub's and Hugging Face's git over HTTPS take a token as the user name, no password). A user
+ * name of 16 or more letters, digits, `_` and `-` with both a letter and a digit is taken for one;
+ * `https://alice@host`, `ssh://git@host` and an email-like `user.name@` are kept.
+ */
+const USER_TOKEN = /\b((?:[A-Za-z][A-Za-z0-9+.-]{0,31}\+)?(?:https?|ftps?|wss?):\/\/)(?=[A-Za-z_-]{0,200}\d)(?=[\d_-]{0,200}[A-Za-z])([\w-]{16,200})@/g;
 /** A name, maybe quoted, then `=` or `:`: each is looked at, and the value after a secret name replaced (see redactNamed). */
 const NAMED = /(?<![\w.-])(\\?["']?)(-{0,2}[A-Za-z_][\w.-]{0,63})\1[ \t]{0,16}([:=])[ \t]*/g;
 /** HTTP authentication schemes (RFC 9110 §11, IANA's registry): kept before the redacted credentials. */
 const SCHEME = /^(?:Bearer|Basic|Digest|Token|Negotiate|NTLM|OAuth|HOBA|Mutual|SCRAM-SHA-\d+|AWS4-HMAC-SHA256)[ \t]+(?=\S)/i;
-/** A long option with a secret name and its value as the next word: `--password hunter2`, `--api-key k`. */
-const LONG_OPTION = /(?<![\w-])(--[A-Za-z][\w-]{0,63})[ \t]+(?!-)("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
+/** A long option with a secret name and its value as the next word: `--password hunter2`, `--api-key k` (a redirection, `--with-token <<< T`, is no value: redactStdin reads it). */
+const LONG_OPTION = /(?<![\w-])(--[A-Za-z][\w-]{0,63})[ \t]+(?![-<>])("[^"\n]*"?|'[^'\n]*'?|[^\s'"]+)/g;
 /**
  * Programs' own short password options, from each one's manual: the program, the option, and whether
  * the value is attached (`mysql -pX`: a space means "ask"), after a space, or either. A name is
@@ -200,11 +213,12 @@ const LFTP_USER = /(\blftp\b[^;&|\n]{0,200}?\s-u[ \t]+["']?)([^\s,'"]*),([^\s'"]
  * Passwords given as an operand, each from its manual (round 29, review P29-4): wpa_passphrase's
  * `SSID PASSPHRASE`, rabbitmqctl's `add_user|change_password|authenticate_user USER PASSWORD`,
  * Bitwarden's `bw unlock PASSWORD` and `bw login EMAIL PASSWORD`, nmcli's `password PSK` (and the
- * `wifi-sec.psk` setting), htpasswd's `-b [FILE] USER PASSWORD`.
+ * `wifi-sec.psk` setting), htpasswd's `-b [FILE] USER PASSWORD`; round 30, `openssl passwd [OPTIONS]
+ * PASSWORD` (openssl-passwd(1): the password to hash).
  */
 const OPERAND_WORD = `(?:"[^"\\n]{0,200}"|'[^'\\n]{0,200}'|[^\\s;&|'"]{1,200})`;
 const OPERAND_PASSWORDS = new RegExp(
-  `(\\bwpa_passphrase[ \\t]+${OPERAND_WORD}[ \\t]+|\\brabbitmqctl\\b[^;&|\\n]{0,200}?[ \\t](?:add_user|change_password|authenticate_user)[ \\t]+${OPERAND_WORD}[ \\t]+|\\bbw[ \\t]+(?:unlock|login[ \\t]+${OPERAND_WORD})[ \\t]+|\\bnmcli\\b[^;&|\\n]{0,200}?[ \\t](?:password|(?:wifi-sec|802-11-wireless-security)\\.psk)[ \\t]+|\\bhtpasswd[ \\t]+-[A-Za-z]*b[A-Za-z]*[ \\t]+(?:${OPERAND_WORD}[ \\t]+){1,2})(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'";&|]+)`,
+  `(\\bwpa_passphrase[ \\t]+${OPERAND_WORD}[ \\t]+|\\brabbitmqctl\\b[^;&|\\n]{0,200}?[ \\t](?:add_user|change_password|authenticate_user)[ \\t]+${OPERAND_WORD}[ \\t]+|\\bbw[ \\t]+(?:unlock|login[ \\t]+${OPERAND_WORD})[ \\t]+|\\bnmcli\\b[^;&|\\n]{0,200}?[ \\t](?:password|(?:wifi-sec|802-11-wireless-security)\\.psk)[ \\t]+|\\bhtpasswd[ \\t]+-[A-Za-z]*b[A-Za-z]*[ \\t]+(?:${OPERAND_WORD}[ \\t]+){1,2}|\\bopenssl[ \\t]+passwd(?:[ \\t]+(?:-(?:salt|in)[ \\t]+${OPERAND_WORD}|-[\\w-]{1,16}))*[ \\t]+)(?![-;&|])("[^"\\n]*"?|'[^'\\n]*'?|[^\\s'";&|]+)`,
   'g',
 );
 /** curl/wget `-u user:password`, `--user`, `--proxy-user` (`-U`): the password after the first colon. */
@@ -350,6 +364,7 @@ function redactJoined(text: string): string {
   let out = text;
   if (out.includes('-----BEGIN')) out = out.replace(PEM, (_all, begin: string, _label, end: string | undefined) => `${begin}${REDACTED}${end ?? ''}`);
   out = out.replace(USERINFO, `$1$2:${REDACTED}@`);
+  if (STDIN_WORDS.some((word) => out.includes(word))) out = redactStdin(out);
   if (out.includes('GIT_CONFIG_VALUE_')) out = redactGitConfigEnvironment(out);
   out = redactNamed(out);
   if (out.includes('</')) out = out.replace(ELEMENT, (all, name: string, attributes: string, value: string) => (name !== 'key' && SECRET_NAME.test(name) && value !== REDACTED ? `<${name}${attributes}>${REDACTED}</${name}>` : all));
@@ -367,7 +382,143 @@ function redactJoined(text: string): string {
   out = out.replace(BASIC, (all, scheme: string, credentials: string) => (Buffer.from(credentials, 'base64').toString('latin1').includes(':') ? `${scheme} ${REDACTED}` : all));
   out = out.replace(TOKEN_SHAPES, (_all, ...groups: unknown[]) => `${groups.find((group) => typeof group === 'string') as string}${REDACTED}`);
   out = out.replace(JWT, '[redacted JWT]');
+  // After the shapes: a known token keeps its prefix (`https://ghs_[redacted]@`).
+  if (out.includes('@')) out = out.replace(USER_TOKEN, `$1${REDACTED}@`);
   return out;
+}
+
+/**
+ * Programs that read a password or token on standard input, each from its manual (round 30 review,
+ * S30-2): `docker|podman|nerdctl|buildah|skopeo|oras|helm registry login --password-stdin`, `gh auth
+ * login --with-token`, `gh secret set NAME` (its value from stdin without `--body`), `docker secret
+ * create NAME -`, `wrangler secret put NAME`, `sudo -S`/`--stdin`, `passwd --stdin`, `chpasswd`,
+ * `smbpasswd -s`, `htpasswd -i`, `vault login -`, `openssl … -pass[in|out] stdin|fd:0`, `gpg
+ * --passphrase-fd 0`, `cryptsetup` (a passphrase from stdin when it is no terminal).
+ */
+const STDIN_READER = /\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]+registry)\b[^;&|\n]{0,200}?[ \t]--password-stdin|gh[ \t]+auth[ \t]+login\b[^;&|\n]{0,200}?[ \t]--with-token|(?:gh|wrangler)[ \t]+secret[ \t]+(?:set|put)\b|docker[ \t]+secret[ \t]+create\b|sudo\b[^;&|\n]{0,200}?[ \t](?:-[A-Za-z]*S|--stdin)|(?<![\w./-])passwd\b|chpasswd\b|smbpasswd\b[^;&|\n]{0,200}?[ \t]-[A-Za-z]*s|htpasswd\b[^;&|\n]{0,200}?[ \t]-[A-Za-z]*i|vault[ \t]+login\b[^;&|\n]{0,200}?[ \t]-(?![^\s;&|])|openssl\b[^;&|\n]{0,200}?[ \t]-pass(?:in|out)?[ \t]+(?:stdin|fd:0)|gpg2?\b[^;&|\n]{0,200}?[ \t]--passphrase-fd[ \t=]+0|cryptsetup\b)/g;
+/** What feeds a pipeline: a here-string's word, a here-document's operator (its delimiter), `echo`/`printf` before a `|`. */
+const HERE_STRING = /<<<[ \t]*("[^"\n]*"?|'[^'\n]*'?|[^\s'";&|<>]+)/g;
+const HERE_DOC = /<<(-?)[ \t]*(["']?)([\w.-]{1,64})\2/g;
+const ECHOED = /^[ \t]*(?:(?:builtin|command)[ \t]+)?(echo|printf)((?:[ \t]+-[neE]{1,3})*)(?=[ \t])/;
+/** Here-documents read after one pipeline: more are cut, the rest of the text replaced (fail closed). */
+const MAX_HERE_DOCS = 8;
+
+/**
+ * A secret fed on standard input to a program that reads one (STDIN_READER): in the reader's pipeline
+ * (up to `;`, `&`, `&&`, `||` or a line's end), each here-string's word, each here-document's body and
+ * what an `echo`/`printf` before a `|` writes (`echo P | docker login --password-stdin`, `sudo -S cmd
+ * <<< P`, `cat <<EOF | chpasswd`). Until round 30 these had no name or option next to them and were
+ * written to the audit in clear.
+ */
+function redactStdin(text: string): string {
+  STDIN_READER.lastIndex = 0;
+  let match = STDIN_READER.exec(text);
+  if (match === null) return text;
+  let out = '';
+  let copied = 0;
+  while (match !== null) {
+    const start = pipelineStart(text, match.index, copied);
+    const end = pipelineEnd(text, match.index + match[0].length);
+    const pipeline = text.slice(start, end);
+    let redacted = pipeline.replace(HERE_STRING, (all, word: string) => (word.replace(/^["']/, '').startsWith(REDACTED) ? all : `<<< ${quoted(word)}`));
+    redacted = redacted.split(/(?<!\|)\|(?![|&])/).map(echoedRedacted).join('|');
+    out += text.slice(copied, start) + redacted;
+    copied = end;
+    const bodies = hereDocBodies(pipeline, text, end);
+    if (bodies !== null) {
+      out += text.slice(copied, bodies.start) + (bodies.start < bodies.end ? `${REDACTED}${text[bodies.end - 1] === '\n' ? '\n' : ''}` : '');
+      copied = bodies.end;
+    }
+    STDIN_READER.lastIndex = Math.max(copied, STDIN_READER.lastIndex);
+    match = STDIN_READER.exec(text);
+  }
+  return out + text.slice(copied);
+}
+
+/** One of these is in every STDIN_READER match: a text with none is not read for it. */
+const STDIN_WORDS = ['pass', 'token', 'secret', 'sudo', 'login', 'cryptsetup'];
+/** The same, for a test: does a command read a secret on stdin. */
+const READS_STDIN_SECRET = new RegExp(STDIN_READER.source);
+/** Tools' arguments that are a command's standard input (subjects/profiles.ts: mcp-server-commands' `stdin`, `stdinText`, `input`). */
+const STDIN_KEY = /^(?:stdin(?:[-_]?text)?|input)$/i;
+
+/**
+ * Whether an object's `stdin`-like key (STDIN_KEY) is a secret: another of its values (a `command`, a
+ * `command_line`, an `argv` list) is a command that reads one there (STDIN_READER), as
+ * `{command: "docker login -u me --password-stdin", stdin: "P"}` to mcp-server-commands' run_command
+ * (round 30 review, S30-2).
+ */
+function stdinIsSecret(object: object): boolean {
+  let keys = 0;
+  for (const key in object) {
+    if (++keys > 64) return true;
+    if (STDIN_KEY.test(key)) continue;
+    const item = (object as Record<string, unknown>)[key];
+    const text = typeof item === 'string' ? item.slice(0, MAX_REDACTED_TEXT) : Array.isArray(item) ? item.slice(0, 50).filter((word) => typeof word === 'string').map((word: string) => word.slice(0, MAX_STRING)).join(' ') : null;
+    if (text !== null && READS_STDIN_SECRET.test(text)) return true;
+  }
+  return false;
+}
+
+/** A pipeline's part led by `echo`/`printf` with what it writes replaced, its options kept. */
+function echoedRedacted(part: string): string {
+  const echo = ECHOED.exec(part);
+  if (echo === null) return part;
+  const rest = part.slice(echo[0].length);
+  const trailing = /[ \t]*$/.exec(rest)![0];
+  const words = rest.slice(0, rest.length - trailing.length).trim();
+  if (words === '' || words === REDACTED) return part;
+  return `${echo[0]} ${REDACTED}${trailing === '' ? ' ' : trailing}`;
+}
+
+/** Where the pipeline holding `at` begins: after the last `;`, `&`, `||` or line end before it (not before `floor`). */
+function pipelineStart(text: string, at: number, floor: number): number {
+  for (let index = at - 1; index >= floor; index--) {
+    const c = text[index];
+    if (c === ';' || c === '\n' || (c === '&' && text[index - 1] !== '|' && text[index - 1] !== '>' && text[index + 1] !== '>') || (c === '|' && text[index - 1] === '|')) return index + 1;
+  }
+  return floor;
+}
+
+/** Where the pipeline from `at` ends: at the next `;`, `&`, `||` or line end. */
+function pipelineEnd(text: string, at: number): number {
+  for (let index = at; index < text.length; index++) {
+    const c = text[index];
+    if (c === ';' || c === '\n' || (c === '&' && text[index - 1] !== '|' && text[index - 1] !== '>' && text[index + 1] !== '>') || (c === '|' && text[index + 1] === '|')) return index;
+  }
+  return text.length;
+}
+
+/**
+ * The here-documents a pipeline opens, read as sh reads them (POSIX 2.7.4): the bodies in order from
+ * the line after the operators, each to a line that is its delimiter (after tabs for `<<-`); the
+ * span of all of them, or null when it opens none. One left open runs to the end of the text.
+ */
+function hereDocBodies(pipeline: string, text: string, end: number): { start: number; end: number } | null {
+  const delimiters = [...pipeline.matchAll(HERE_DOC)].filter((doc) => pipeline[doc.index + 2] !== '<' && pipeline[doc.index - 1] !== '<');
+  if (delimiters.length === 0) return null;
+  const lineEnd = text.indexOf('\n', end);
+  if (lineEnd === -1) return null;
+  let at = lineEnd + 1;
+  for (const [index, doc] of delimiters.entries()) {
+    if (index >= MAX_HERE_DOCS) return { start: lineEnd + 1, end: text.length };
+    const strip = doc[1] === '-';
+    const delimiter = doc[3]!;
+    let found = false;
+    while (at < text.length) {
+      const next = text.indexOf('\n', at);
+      const line = text.slice(at, next === -1 ? text.length : next);
+      at = next === -1 ? text.length : next + 1;
+      if ((strip ? line.replace(/^\t+/, '') : line) === delimiter) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return { start: lineEnd + 1, end: text.length };
+  }
+  // The span ends before the last delimiter's line: the bodies (and the earlier delimiters) replaced as one.
+  const last = text.lastIndexOf('\n', at - 2);
+  return { start: lineEnd + 1, end: Math.max(lineEnd + 1, last + 1) };
 }
 
 /**
@@ -694,8 +845,9 @@ function keptAsIs(value: unknown, depth: number): boolean {
   const keys = Object.keys(value);
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]!;
+    const facts = factsOf(key);
     // The copy drops an own `__proto__` key (assigning it sets the copy's prototype).
-    if (key === '__proto__' || !factsOf(key).plain || (key === 'value' && secretPair(value)) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
+    if (key === '__proto__' || !facts.plain || (key === 'value' && secretPair(value)) || (facts.stdin && stdinIsSecret(value)) || !keptAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
   }
   const program = (value as { command?: unknown }).command;
   for (let index = 0; index < keys.length; index++) {
@@ -775,13 +927,14 @@ function redactedCopy(value: unknown, depth: number): unknown {
     for (const key of Object.keys(value)) {
       const item = (value as Record<string, unknown>)[key];
       // A key is data too: `{"ghp_…": true}` (round 18 review, L4).
-      let name = factsOf(key).text;
+      const facts = factsOf(key);
+      let name = facts.text;
       if (Object.hasOwn(copy, name)) name = numbered(copy, name, (numbers ??= new Map()));
       if (Array.isArray(item) && typeof program === 'string' && !isSecretKey(key) && !ALL_VALUES.test(key)) {
         copy[name] = wordsCopy(item, program, depth + 1);
         continue;
       }
-      if (isSecretKey(key) || (pair && key === 'value')) copy[name] = REDACTED;
+      if (isSecretKey(key) || (pair && key === 'value') || (facts.stdin && typeof item === 'string' && stdinIsSecret(value))) copy[name] = REDACTED;
       else if (ALL_VALUES.test(key) && typeof item === 'object' && item !== null) copy[name] = everyValue(item, depth + 1);
       else copy[name] = redactedCopy(item, depth + 1);
     }

@@ -195,3 +195,31 @@ test("round 29 (review P29-4): programs' own password options and operands (keyt
   expect(text.match(/S3cretV4lue\d+/g)).toBeNull();
   expect(logged.at(-1)).toBe('openssl version -a');
 });
+
+test('round 30 (review S30-1..3): a secret with no trigger character, fed on stdin, or a token as a URL user is not written to the audit', async () => {
+  const messages = [
+    'bw unlock S3cretV4lue51',
+    'nmcli dev wifi connect HomeNet password S3cretV4lue52',
+    'docker login -u me --password-stdin <<< S3cretV4lue53',
+    'echo S3cretV4lue54 | sudo -S systemctl restart nginx',
+    'cat <<EOF | chpasswd\nroot:S3cretV4lue55\nEOF',
+    'git clone https://S3cretV4lue56a1b2c3d4e5f6@github.com/o/r',
+    'echo hello | cat <<< kept',
+  ];
+  const { text, logged } = await echoedToAudit(messages);
+  expect(text.match(/S3cretV4lue\d+/g)).toBeNull();
+  expect(logged.at(-1)).toBe('echo hello | cat <<< kept');
+});
+
+test("round 30 (review S30-2): a command tool's stdin argument, when its command reads a secret there, is not written to the audit", async () => {
+  const dir = tempDir();
+  harness = await startGateway(
+    { mcpServers: { shell: { command: process.execPath, args: [COMMANDS_SERVER] } }, workspace: [dir], permissions: { deny: ['Bash(docker *)'] } },
+    { dir },
+  );
+  await harness.client.callTool({ name: 'shell__run_command', arguments: { command: 'docker login -u me --password-stdin', workdir: dir, stdin: 'S3cretV4lue57' } });
+  const file = join(dir, 'mcp-latch-audit.jsonl');
+  const record = await eventually(() => JSON.parse(readFileSync(file, 'utf8').trim()) as { decision: string; args: Record<string, unknown> });
+  expect(record).toMatchObject({ decision: 'deny', args: { command: 'docker login -u me --password-stdin', stdin: '[redacted]' } });
+  expect(readFileSync(file, 'utf8')).not.toContain('S3cretV4lue57');
+});
