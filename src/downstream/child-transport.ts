@@ -11,6 +11,7 @@ import { cutAtWord } from '../redact.js';
 import type { RecordFailures } from '../store/audit.js';
 import { PipeOut, pipeFd, readIntoSharedBuffer, readRest, watchPeerClose } from './pipes.js';
 import { readEnded, readStarted } from '../read-end.js';
+import { monotonicNow } from '../monotonic.js';
 import { ownAnswer } from './own-answer.js';
 import { OwnAnswers } from './server-requests.js';
 
@@ -188,7 +189,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
   written: (() => void) | undefined = undefined;
   /** The server's stdout, read here too when its answers come one at a time (readRest); null: only by its stream. */
   private stdoutFd: number | null = null;
-  /** When the last read of the server's stdout was handled (performance.now() ms). */
+  /** When the last read of the server's stdout was handled (monotonicNow() ms). */
   private lastRead = -Infinity;
 
   private child: ChildProcess | undefined;
@@ -399,7 +400,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         // One answer alone while more of this server's calls wait, and answers streaming (the last
         // read under BURST_GAP_MS ago): the rest of the burst is waited for a few microseconds and
         // taken in this read, its replies in the same write to the client (pipes.ts, readRest).
-        const now = performance.now();
+        const now = monotonicNow();
         if (lines === 1 && this.stdoutFd !== null && !this.readPaused && now - this.lastRead < BURST_GAP_MS && (this.callsWaiting?.() ?? 0) >= BURST_CALLS) {
           const rest = readRest(this.stdoutFd, BURST_WAIT_US);
           if (rest !== null) this.reader.push(rest, this.receive, this.refuse);
@@ -458,7 +459,7 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
     // calls waits for a server that reads, and is no sign it stopped. Until round 26 the backlog had
     // to empty within the second: a 14 MB burst read steadily but slower than that (a loaded machine)
     // was refused. Until round 28 a byte read was progress enough.
-    const now = performance.now();
+    const now = monotonicNow();
     this.progressed(waiting, now);
     if (now - this.backlogSince < STALL_MS) return 0;
     // The time the gateway or the server waited for a CPU is not the server's: on a machine at a
@@ -546,14 +547,14 @@ export class ChildTransport implements Transport, LineTaking, LineSending {
         this.written?.();
         // Since when the server's input has waited while it read too little of it (unread()).
         if (before === 0) this.backlogSince = null;
-        else if (this.backlogSince !== null) this.progressed(before, performance.now());
+        else if (this.backlogSince !== null) this.progressed(before, monotonicNow());
         if (!accepted) {
           this.inputClosed = true;
           this.answerUnwritten(text);
         }
         const after = stdin.waiting;
         if (before > 0 || after > 0) this.sent += Buffer.byteLength(line);
-        if (this.backlogSince === null && after > 0) this.mark(performance.now(), this.sent - after);
+        if (this.backlogSince === null && after > 0) this.mark(monotonicNow(), this.sent - after);
         // Stuck: stopped as if it had closed its stdin (its calls answered, started again with the backoff).
         if (this.unread() > STUCK_FACTOR * this.options.maxMessageBytes && this.stoppedFor === null) {
           this.stoppedFor = 'input';

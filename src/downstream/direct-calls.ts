@@ -7,6 +7,7 @@ import { scanAnswer, scanned } from './answer-scan.js';
 import { AnswerDropped, MAX_CHECKED_VALUES, tooManyValues } from './answer-entries.js';
 import { jsonShape, mostCharsFor } from '../json-shape.js';
 import { IdSlots } from '../id-slots.js';
+import { monotonicNow } from '../monotonic.js';
 import { MAX_DEPTH, jsonString, nestsDeeperThan } from '../values.js';
 
 /**
@@ -71,7 +72,7 @@ interface Pending {
   /** The call's options, when they say what keeps its origin once it is given up (DirectCallOptions.linger). */
   linger: Lingers | undefined;
   timeout: number;
-  /** When it times out (performance.now() ms: a wall clock set back must not lengthen it); moved on by each progress update. */
+  /** When it times out (monotonicNow() ms, performance.now(): a wall clock set back must not lengthen it); moved on by each progress update. */
   deadline: number;
   stopListening: (() => void) | undefined;
 }
@@ -260,7 +261,7 @@ export class DirectCalls {
 
   /** The entry of call `id`: where its answer goes, its deadline (the timer set for it when it is the earliest), its cancellation's listener. */
   private register(id: number, settle: CallSettle, options: DirectCallOptions): void {
-    const deadline = performance.now() + options.timeout;
+    const deadline = monotonicNow() + options.timeout;
     const entry: Pending = { settle, onprogress: options.onprogress, linger: options.linger ? (options as Lingers) : undefined, timeout: options.timeout, deadline, stopListening: undefined };
     const cancel = options.cancel;
     if (cancel) {
@@ -293,7 +294,7 @@ export class DirectCalls {
     // field from a small integer to a double (V8's --trace-generalization: `_idleTimeout`), a new
     // shape for every timer and the code made for the old one dropped, inside a fresh gateway's
     // first call (docs/performance.md, "Round 28: the start and the first calls").
-    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(due - performance.now())));
+    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(due - monotonicNow())));
     this.timer.unref();
   }
 
@@ -301,7 +302,7 @@ export class DirectCalls {
   private readonly expire = (): void => {
     this.timer = null;
     this.timerDue = Infinity;
-    const now = performance.now();
+    const now = monotonicNow();
     let next = Infinity;
     for (const [id, entry] of this.pending.entries()) {
       if (entry.deadline > now) {
@@ -417,7 +418,7 @@ export class DirectCalls {
       // A call sent without a token (its client asked for no progress): a server's progress for it is
       // dropped, and does not keep it alive past its timeout (docs/config.md, `timeouts.callSeconds`).
       if (entry.onprogress === undefined) return true;
-      entry.deadline = performance.now() + entry.timeout;
+      entry.deadline = monotonicNow() + entry.timeout;
       const { progressToken: _token, ...progress } = params;
       entry.onprogress?.(progress as Progress);
       return true;
