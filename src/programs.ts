@@ -649,6 +649,34 @@ const GH_GROUP_ALIASES: Record<string, string> = { cs: 'codespace', at: 'attesta
 const GH_RUNNABLE: ReadonlySet<string> = new Set(['api', 'browse', 'completion', 'credits', 'help', 'status', 'version', 'actions', 'accessibility', 'environment', 'exit-codes', 'formatting', 'mintty', 'reference']);
 const GH_COMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.entries(GH_GROUPS).map(([group, commands]) => [group, new Set(commands.split(' '))]));
 
+/**
+ * The indices of gh's command words in `args` (`gh release -t T create v1 F` → release, create), as
+ * cobra's Command.Find takes them (spf13/cobra stripFlags): at each level a flag written without
+ * `=` — `--name`, or `-x` alone — takes the next word as its value unless it is a Boolean of that
+ * level (`--help`/`-h`, the top's `--version`), known or not: a command's own flags may come before
+ * its name (gh 2.23 uploaded F for `gh release -t list create v1 F` and `gh -d x gist create F`; round
+ * 30), so `-t list` is no `list`. Bundled letters (`-abc`) and `--name=v` take none. Words after the
+ * last command word (or `--`) are not looked at. A word known only at run time is NUL in `args`.
+ */
+export function ghCommandPath(args: readonly string[]): number[] {
+  const path: number[] = [];
+  let group = '';
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word === '--') return path;
+    if (word.startsWith('-') && word !== '-') {
+      const bool = word === '--help' || word === '-h' || (group === '' && word === '--version');
+      if (!word.includes('=') && (word.startsWith('--') || word.length === 2) && !bool) i++;
+      continue;
+    }
+    path.push(i);
+    const found = ghCommand(group, word);
+    if (found === null || found === 'run') return path;
+    group = found.group;
+  }
+  return path;
+}
+
 /** What gh's command word `word` is below `group` ('' for the top): a group's key, `run` for a command of gh's own, or null for any other (an alias or extension). */
 export function ghCommand(group: string, word: string): { group: string } | 'run' | null {
   if (group === '') {

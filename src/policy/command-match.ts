@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import { ghCommand, GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, managerAlias, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
+import { ghCommand, ghCommandPath, GIT_COMMANDS, GIT_LATER_COMMANDS, globalValueOptions, isScriptRunner, managerAlias, MANAGER_COMMANDS, optionReadings, RUNNERS, SAFE_WRAPPERS } from '../programs.js';
 import type { Segment } from './types.js';
 
 /**
@@ -63,6 +63,12 @@ export function wideCandidates(segment: Segment): string[][] {
   // rustup's `cargo +nightly run` is `cargo run` with another toolchain (round 21 review, B4's family).
   if (segment.name === 'cargo' && segment.args[0]?.startsWith('+')) out.push(['cargo', ...segment.args.slice(1)]);
   if (segment.name === 'docker' || segment.name === 'podman') out.push(...dockerSpellings(segment.name, segment.args));
+  // gh's flags before or between its command words (`gh release -R o/r create`, `gh release -t T
+  // create`): the command words first, so that `Bash(gh release create *)` meets it (round 30).
+  if (segment.name === 'gh') {
+    const path = ghCommandPath(segment.args);
+    if (path.some((at, i) => at !== i)) out.push(['gh', ...path.map((at) => segment.args[at]!), ...segment.args.filter((_, i) => !path.includes(i))]);
+  }
   // pnpm, yarn and bun run a word that is not one of their commands as a script or that program
   // (programs.ts MANAGER_COMMANDS; round 21 review, B7): `yarn deploy` is `yarn run deploy`.
   if (segment.name !== null) {
@@ -289,18 +295,15 @@ export function otherGitCommand(candidates: readonly string[][]): string | null 
  * ghCommand): gh runs it as an alias from its config (one led by `!` in a shell) or as an extension's
  * program, set up outside this call (`gh alias set`, `gh extension install`, or by hand), so what
  * runs is not known here. `gh help NAME` runs extension NAME with `--help` and `gh extension exec
- * NAME` runs it (cli/cli cmd/gh): NAME is read so too. Options are skipped, `-R`/`--repo` with its
- * value. Null for gh's own commands (docs/rules.md; round 28).
+ * NAME` runs it (cli/cli cmd/gh): NAME is read so too. Options are skipped as cobra skips them, a value
+ * with its flag (round 30). Null for gh's own commands (docs/rules.md; round 28).
  */
 export function otherGhCommand(args: readonly string[]): string[] | null {
   const words: string[] = [];
   let group = '';
-  for (let i = 0; i < args.length; i++) {
+  // The command words as cobra finds them, past flags and their values (programs.ts ghCommandPath; round 30).
+  for (const i of ghCommandPath(args)) {
     const word = args[i]!;
-    if (word.startsWith('-') && word !== '-') {
-      if (word === '-R' || word === '--repo') i++;
-      continue;
-    }
     words.push(word);
     const found = ghCommand(group, word);
     if (found === null) return words;

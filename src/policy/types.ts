@@ -61,6 +61,12 @@ export interface CommandPath {
   prefix?: true;
   /** The path stands for the top of the git working tree it is in, which subjects/inspect.ts finds on disk (`git checkout main`), or for a directory below it (`checkout-index --prefix=x/`: `x`). */
   workTree?: true | string;
+  /**
+   * GIT_CONFIG_SETTING only: the config is written only when git guesses a branch of this name
+   * (`git checkout NAME`, git-config-writes.ts branchGuess): dropped when NAME names a commit or a tag
+   * there (or, with `pathsStop`, a file), which subjects/inspect.ts reads on disk.
+   */
+  branchGuess?: { name: string; pathsStop: boolean };
 }
 
 /** How a command walks a directory tree. */

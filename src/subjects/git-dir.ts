@@ -74,6 +74,11 @@ export function repositoryConfigFiles(dir: string, disk: DiskLookups, worktree: 
   return worktree ? [`${found.gitDir}/config.worktree`, `${found.commonDir}/config`] : [`${found.commonDir}/config`];
 }
 
+/** The git directory of the repository git finds from `dir` (a real path), or null (repositoryConfigFiles' discovery). Throws when git would stop with an error. */
+export function repositoryGitDirectory(dir: string, disk: DiskLookups): string | null {
+  return repositoryFrom(dir, disk)?.gitDir ?? null;
+}
+
 /**
  * The `via` of the directory a git command runs in (files.ts): subjects/inspect.ts finds the
  * repository git finds from there (repositoryProblem) and asks when its code files are not ones the

@@ -10,7 +10,7 @@ import type { PathArg, ToolClass } from './kind.js';
 import type { ProcessUse } from './profiles.js';
 import type { ShellReading } from './desktop-commander.js';
 import type { ArgsJson } from '../values.js';
-import { GIT_CONFIG_CODE, GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryConfigFiles, repositoryProblem, workTreeOf } from './git-dir.js';
+import { GIT_CONFIG_CODE, GIT_CONFIG_NAMED, GIT_DIRECTORY_MADE, GIT_REMOTE_NAME, GIT_REPOSITORY_FOUND, gitDirectoryAbove, gitDirectoryOf, gitDirectoryOfTree, hooksDirectoryOf, isGitCodeFile, outsideRepositories, repositoryConfigFiles, repositoryGitDirectory, repositoryProblem, workTreeOf } from './git-dir.js';
 import { absolutePath, canonicalPath, DecisionPaths, isInside, needsBase, type PathEnv } from './paths.js';
 import { arrivals, isDirectory, isFile, MAX_TREE_ENTRIES, MOVED, walkTree, type WalkBudget } from './tree.js';
 import { makesLinks, markBelowLinksMade, type SegmentPaths } from './links-made.js';
@@ -618,6 +618,14 @@ function repositoryConfigSubjects(path: CommandPath, context: InspectContext, ca
   let files: string[] | null;
   try {
     files = repositoryConfigFiles(start.realPath, cache.disk, tail === 'config.worktree');
+    // `git checkout NAME` guesses no branch when NAME names a commit or a tag (a local branch among
+    // them), or, without `--`, a file there (git-config-writes.ts branchGuess; round 30).
+    const guess = path.branchGuess;
+    const gitDir = guess && files !== null ? repositoryGitDirectory(start.realPath, cache.disk) : null;
+    if (guess && gitDir !== null) {
+      const named = revisionType(gitDir, guess.name, guess.pathsStop ? start.realPath : null);
+      if (named === 'commit' || named === 'tag' || (guess.pathsStop && named === 'path')) return [];
+    }
   } catch {
     return unknown(`the repository git finds from ${start.realPath} cannot be read`);
   }

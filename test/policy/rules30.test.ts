@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import type { DefaultMode } from '../../src/policy/types.js';
 import { freshPremisePlace, MODES, premiseEnv, runs, workspaceShell, type Rules } from '../helpers/policy.js';
 
@@ -106,5 +106,143 @@ describe('T5 a rust-toolchain file where the working directory is not known', ()
   test('ordinary commands whose directory is known stay allowed', () => {
     expect(existsSync(join(place.work, 'rust-toolchain.toml'))).toBe(false);
     for (const mode of MODES) expectVerdict('allow', ['cargo build', 'cd sub && cargo test', 'cargo +nightly build'], mode, CARGO);
+  });
+});
+
+describe('G3 a branch git guesses or sets up tracking for writes the repository\'s config', () => {
+  const GIT: Rules = { allow: ['Bash(git:*)'] };
+  const DENY: Rules = { ...GIT, deny: ['Edit(repo/.git/config)'] };
+  // `linked` is a linked worktree of `repo`: its checkouts write repo/.git/config, outside the tree they rewrite.
+  const WRITES = [
+    'cd linked && git checkout feat',
+    'cd linked && git switch feat',
+    'cd linked && git checkout feat --',
+    'cd linked && git checkout --guess feat',
+    'cd repo && git branch x',
+    'cd repo && git -c branch.autoSetupMerge=always branch x',
+    'cd repo && GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=branch.autoSetupMerge GIT_CONFIG_VALUE_0=inherit git branch x',
+  ];
+  const ORDINARY = [
+    'cd linked && git checkout main',
+    'cd linked && git switch main',
+    'cd linked && git checkout v1',
+    'cd linked && git checkout origin/feat',
+    'cd linked && git checkout notes.txt',
+    'cd linked && git checkout -- notes.txt',
+    'cd linked && git checkout -',
+    'cd linked && git checkout HEAD~1',
+    'cd linked && git checkout --no-guess feat',
+    'cd linked && git -c checkout.guess=false switch feat',
+    'cd linked && git switch --detach feat',
+    'cd repo && git branch --no-track x',
+    'cd repo && git branch',
+    'cd repo && git branch -a',
+  ];
+  let made = false;
+  beforeAll(() => {
+    if (!runs('git', ['--version'])) return;
+    const env = premiseEnv(place.root, /^GIT_/, { GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' });
+    const repo = join(place.work, 'repo');
+    const git = (...args: string[]) => spawnSync('git', args, { cwd: repo, env, stdio: 'ignore', timeout: 30_000 });
+    mkdirSync(repo, { recursive: true });
+    git('init', '-q', '-b', 'main');
+    git('commit', '-q', '--allow-empty', '-m', 'i');
+    git('update-ref', 'refs/remotes/origin/feat', 'HEAD');
+    git('tag', 'v1');
+    git('worktree', 'add', '-q', '../linked');
+    writeFileSync(join(place.work, 'linked', 'notes.txt'), 'x\n');
+    made = existsSync(join(place.work, 'linked', '.git'));
+  });
+  test.each(MODES)('%s: an Edit deny rule on the config meets them (they were allowed)', (mode) => {
+    if (!made) return;
+    expectVerdict('deny', WRITES, mode, DENY);
+    expectVerdict('ask', ['cd linked && git checkout feat', 'cd repo && git branch x'], mode, { ...GIT, ask: ['Edit(repo/.git/config)'] });
+  });
+  test.each(MODES)('%s: what guesses nothing stays as it was; without such a rule the command\'s own rule decides (plan mode included)', (mode) => {
+    if (!made) return;
+    expectVerdict('allow', ORDINARY, mode, DENY);
+    // (an assignment keeps allow rules from matching, as ever)
+    expectVerdict('allow', WRITES.filter((command) => !command.includes('GIT_CONFIG_COUNT')), mode, GIT);
+  });
+  test('premise: git writes the config for each, not for the ordinary ones (git)', (context) => {
+    if (!runs('git', ['--version'])) return context.skip('needs git');
+    const premise = freshPremisePlace(place.root, 'git-guess');
+    const env = premiseEnv(premise.dir, /^GIT_/, { GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' });
+    const repo = join(premise.dir, 'r');
+    const git = (args: string[], extra: NodeJS.ProcessEnv = {}) => spawnSync('git', args, { cwd: repo, env: { ...env, ...extra }, encoding: 'utf8', timeout: 30_000 });
+    spawnSync('git', ['init', '-q', '-b', 'main', repo], { env });
+    git(['commit', '-q', '--allow-empty', '-m', 'i']);
+    for (const name of ['f1', 'f2', 'f3', 'f4', 'main']) git(['update-ref', `refs/remotes/origin/${name}`, 'HEAD']);
+    git(['config', 'remote.origin.url', 'https://example.com/r']);
+    git(['config', 'remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*']);
+    const config = () => readFileSync(join(repo, '.git', 'config'), 'utf8');
+    const step = (args: string[], writes: boolean, extra: NodeJS.ProcessEnv = {}) => {
+      const before = config();
+      git(args, extra);
+      git(['checkout', '-q', 'main']);
+      expect(config() !== before, `${args.join(' ')} ${JSON.stringify(extra)}`).toBe(writes);
+    };
+    step(['checkout', '-q', '--no-guess', 'f1'], false);
+    step(['-c', 'checkout.guess=false', 'switch', '-q', 'f1'], false);
+    step(['checkout', '-q', 'main'], false);
+    step(['branch', 'plain'], false);
+    step(['checkout', '-q', 'f1'], true);
+    step(['switch', '-q', 'f2'], true);
+    step(['checkout', '-q', 'f3', '--'], true);
+    step(['-c', 'branch.autoSetupMerge=always', 'branch', 'x1'], true);
+    step(['branch', 'x2'], true, { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'branch.autoSetupMerge', GIT_CONFIG_VALUE_0: 'always' });
+    git(['branch', '-q', '-u', 'origin/main', 'main']);
+    step(['-c', 'branch.autoSetupMerge=inherit', 'branch', 'x3'], true);
+    step(['-c', 'branch.autoSetupMerge=always', 'branch', '--no-track', 'x4'], false);
+  });
+});
+
+describe('O2 gh: a command\'s own flags before its name, as cobra finds the command', () => {
+  const RULES: Rules = { allow: ['Bash(gh:*)'], deny: ['Read(./.env)', 'Read(~/.ssh/**)', 'Bash(gh release delete *)', 'Bash(gh auth token *)'] };
+  const DENIED = [
+    'gh release -t list create v1 ~/.ssh/id_rsa',
+    'gh release -t list create v1 .env',
+    'gh release --title view create v1 .env',
+    'gh -t list release create v1 .env',
+    'gh gist -d list create .env',
+    'gh -d view gist create .env',
+    'gh release -t x delete v1',
+    'gh release -R o/r delete v1',
+    'gh auth --hostname github.com token',
+  ];
+  test.each(MODES)('%s: the operands and the command are read (they were allowed or asked)', (mode) => {
+    expectVerdict('deny', DENIED, mode, RULES);
+  });
+  test('ordinary commands stay allowed; a word no gh command has still asks', () => {
+    for (const mode of MODES) expectVerdict('allow', ['gh pr list', 'gh pr -R o/r list', 'gh release -R o/r upload v1 dist/app.tgz', 'gh pr view 12 --web', 'gh release create v1 dist/app.tgz -t "v1"', 'gh --version'], mode, RULES);
+    // `--clobber` takes `upload` for its value in cobra's reading, and gh 2.23 stops ("unknown command"): read as an alias, never allowed.
+    for (const mode of MODES) for (const command of ['gh co 12', 'gh release --clobber upload v1 .env']) notAllowed(command, mode, RULES);
+  });
+  test('premise: gh takes a command\'s own flag before its name and uploads the file (gh, strace)', (context) => {
+    if (!runs('gh', ['--version']) || !runs('strace', ['-V'])) return context.skip('needs gh and strace');
+    const premise = freshPremisePlace(place.root, 'gh-own-flags');
+    writeFileSync(join(premise.dir, 'secret.txt'), 'x\n');
+    const env = premiseEnv(premise.dir, /^(GH_|GITHUB_)/, { GH_CONFIG_DIR: join(premise.dir, 'cfg'), GH_TOKEN: 'unused', GH_HOST: '127.0.0.1:9', GH_NO_UPDATE_NOTIFIER: '1', GH_PROMPT_DISABLED: '1' });
+    for (const args of [['release', '-t', 'list', 'create', 'v1', 'secret.txt'], ['-d', 'view', 'gist', 'create', 'secret.txt']]) {
+      const trace = join(premise.dir, 'trace');
+      spawnSync('strace', ['-f', '-e', 'trace=openat,newfstatat,stat,lstat', '-o', trace, 'gh', ...args], { cwd: premise.dir, env, input: '', timeout: 30_000 });
+      expect(readFileSync(trace, 'utf8'), args.join(' ')).toMatch(/"secret\.txt"/);
+    }
+  });
+});
+
+describe('M3 (decision) a make value merely spelled as a path, given to another program that may run make', () => {
+  // rules29 (R28-10) has such a value meet deny and ask rules only; `make BUILDER=./evil all` is
+  // decided as the command `./evil all`. The outcome is the same in every mode (docs/rules.md, round 30).
+  const RULES: Rules = { allow: ['Bash(npm run:*)', 'Bash(make:*)'] };
+  const GIVEN = ['BUILDER=./evil npm run build', 'export BUILDER=./evil; npm run build'];
+  test.each(MODES.filter((mode) => mode !== 'bypassPermissions'))('%s: not allowed, as `make BUILDER=./evil all` is not', (mode) => {
+    for (const command of [...GIVEN, 'make BUILDER=./evil all']) notAllowed(command, mode, RULES);
+  });
+  test('bypassPermissions: runs as make runs a program it can see; deny and ask rules on it meet it', () => {
+    expectVerdict('allow', [...GIVEN, 'make BUILDER=./evil all'], 'bypassPermissions', { ...RULES, deny: ['Bash(rm *)'] });
+    expectVerdict('deny', [...GIVEN, 'make BUILDER=./evil all'], 'bypassPermissions', { ...RULES, deny: ['Bash(./evil *)'] });
+    expectVerdict('ask', [...GIVEN, 'make BUILDER=./evil all'], 'bypassPermissions', { ...RULES, ask: ['Bash(./evil:*)'] });
+    expectVerdict('deny', GIVEN, 'bypassPermissions', { ...RULES, deny: ['Read(./evil)'] });
   });
 });

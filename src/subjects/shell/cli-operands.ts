@@ -1,5 +1,5 @@
 import type { Access, CommandPath } from '../../policy/types.js';
-import { CLIS } from '../../programs.js';
+import { CLIS, ghCommandPath } from '../../programs.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 import { commandWordIndex, groupVerbIndex } from './signature.js';
 
@@ -22,8 +22,6 @@ import { commandWordIndex, groupVerbIndex } from './signature.js';
  */
 type Rule = { from?: number; access: 'read' | 'write' | 'copy' | 'second-write'; local?: 'path' | 'colon'; tree?: boolean };
 
-/** gh's flags of a group's commands that take a value and may come before the verb (cobra's persistent `-R`/`--repo`). */
-const GH_GROUP_VALUES = ['-R', '--repo'];
 const GH_FILES: Record<string, Rule> = {
   'gist create': { access: 'read' },
   'release create': { from: 1, access: 'read' },
@@ -67,7 +65,10 @@ export function cliOperandPaths(name: string, args: readonly Word[], cwd: string
   if (table === null) return [];
   const statics = args.map((word) => (word.isStatic ? word.value : '\u0000'));
   // A dangerous global option (`docker -H h`, `cargo --config k=v`) is decided elsewhere; the operands count still (round 29).
-  const at = commandWordIndex(name, statics);
+  // gh: its command words as cobra finds them, a command's own flags before its name included (`gh
+  // release -t T create v1 F`; programs.ts ghCommandPath, round 30).
+  const ghPath = name === 'gh' ? ghCommandPath(statics) : null;
+  const at = ghPath ? (ghPath[0] ?? -1) : commandWordIndex(name, statics);
   if (at < 0) return [];
   // The command words: the subcommand, and a group's verb (`gh gist create`, `docker container cp`,
   // `uv pip install`), past the group's value options: cobra takes a parent's flags before the verb
@@ -75,7 +76,8 @@ export function cliOperandPaths(name: string, args: readonly Word[], cwd: string
   const spec = Object.hasOwn(CLIS, name) ? CLIS[name]! : undefined;
   const groups = spec?.groups ?? [];
   let verbAt = -1;
-  if (groups.includes(statics[at]!) || (name === 'uv' && statics[at] === 'pip') || (name === 'gh' && statics[at] === 'cs')) verbAt = groupVerbIndex(name === 'gh' ? GH_GROUP_VALUES : spec?.groupValue ?? [], statics, at + 1);
+  if (ghPath) verbAt = ghPath[1] ?? -1;
+  else if (groups.includes(statics[at]!) || (name === 'uv' && statics[at] === 'pip')) verbAt = groupVerbIndex(spec?.groupValue ?? [], statics, at + 1);
   const key = verbAt === -1 ? statics[at]! : `${statics[at]} ${statics[verbAt]}`;
   const rule = Object.hasOwn(table, key) ? table[key]! : null;
   if (rule === null) return [];

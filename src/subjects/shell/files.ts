@@ -16,7 +16,7 @@ import { vitest } from './vitest.js';
 import { cargoPaths, cobraFlags, docker, movesPackage, pytest, pythonModule, TOOL_HANDLERS } from './runners.js';
 import { prefixDirectory, treeRewrite, type TreeRewrite } from './git-worktree.js';
 import { GIT_CONFIG_CODE, GIT_DIRECTORY_MADE, GIT_REPOSITORY_FOUND } from '../git-dir.js';
-import { changesGitConfig } from './git-config-writes.js';
+import { branchGuess, changesGitConfig } from './git-config-writes.js';
 import { objectIdOf } from '../git-objects.js';
 import { pointedRevisions, revisionRoot } from './git-targets.js';
 import { arrivals, COPIED, MOVED, REMOVED } from '../tree.js';
@@ -645,7 +645,12 @@ const git: Handler = (args, cwd, out) => {
   const after = args.slice(scan.end + 1);
   if (sub?.isStatic && sub.value === 'config') gitConfig(after, base, out, hasOption(scan, '--git-dir'));
   // `git remote add`, `branch -u`, `submodule init`, `push -u`… change the same file (round 29): git's own update of it, as gitConfig's harmless settings.
-  else if (sub?.isStatic && changesGitConfig(sub.value, after)) out.paths.push({ path: 'config', access: WRITE, base, isStatic: !hasOption(scan, '--git-dir'), via: GIT_CONFIG_SETTING });
+  else if (sub?.isStatic) {
+    // `git checkout NAME` may make NAME tracking a remote's branch (round 30): unless `-c checkout.guess=false`.
+    const guessOff = scan.options.some((option) => option.name === '-c' && option.value?.isStatic === true && /^checkout\.guess=(false|no|off|0)$/i.test(option.value.value));
+    const guess = changesGitConfig(sub.value, after) ? undefined : guessOff ? null : branchGuess(sub.value, after);
+    if (guess !== null) out.paths.push({ path: 'config', access: WRITE, base, isStatic: !hasOption(scan, '--git-dir'), via: GIT_CONFIG_SETTING, ...(guess?.name ? { branchGuess: { name: guess.name, pathsStop: guess.pathsStop } } : {}) });
+  }
   if (sub?.isStatic && sub.value === 'maintenance') gitMaintenance(after, base, out);
   // `--git-dir=D` for any subcommand: git runs D's config and hooks. Otherwise the repository git
   // finds from its working directory is checked on disk (inspect.ts, git-dir.ts repositoryProblem).

@@ -1,4 +1,5 @@
 import type { FileFacts } from './files.js';
+import { ghCommandPath } from '../../programs.js';
 import { pathOf, pushPath, staticWord, type Word } from './options.js';
 
 /**
@@ -41,15 +42,20 @@ export function ghSettings(args: readonly Word[], cwd: string | null, out: FileF
   const end = args.findIndex((word) => word.isStatic && word.value === '--');
   const before = end === -1 ? args : args.slice(0, end);
   const isFlag = (word: Word): boolean => word.isStatic && word.value.startsWith('-') && word.value !== '-';
-  // The words that are not flags (cobra reads flags anywhere; `config set --host H` takes H, below).
-  const operands = [...before.filter((word) => !isFlag(word)), ...(end === -1 ? [] : args.slice(end + 1))];
-  const [group, command] = operands.map(text);
+  // The group and command as cobra finds them, flags' values before them skipped (`gh auth
+  // --hostname h token`; programs.ts ghCommandPath, round 30); past them, the words that are not
+  // flags (cobra reads flags anywhere; `config set --host H` takes H, below).
+  const path = ghCommandPath(before.map(text));
+  const [group, command] = path.map((i) => text(before[i]!));
+  const past = path.length === 0 ? before.length : path.at(-1)! + 1;
+  const rest = before.slice(past);
+  const operands = [...rest.filter((word) => !isFlag(word)), ...(end === -1 ? [] : args.slice(end + 1))];
   const code = (): void => void out.reasons.push('interpreter');
   // A group or command known only at run time may be `alias set` or `extension install`.
   if (group === '\u0000' || (['alias', 'config', 'extension', 'extensions', 'ext'].includes(group ?? '') && command === '\u0000')) return code();
   if (group === 'alias' && command === 'import') return code();
   if (group === 'alias' && command === 'set') {
-    const expansion = operands[3];
+    const expansion = operands[1];
     if (expansion === undefined || !expansion.isStatic || expansion.value === '-') return code();
     const shell = expansion.value.startsWith('!') || before.some((word) => word.isStatic && /^(-s|--shell(=.*)?|-[A-Za-z]*s[A-Za-z]*)$/.test(word.value) && word.value !== '--shell=false');
     code();
@@ -57,7 +63,7 @@ export function ghSettings(args: readonly Word[], cwd: string | null, out: FileF
     if (script.trim() !== '') out.nested.push({ kind: 'script', text: script, cwd });
     return;
   }
-  if (group === 'config' && command === 'set') return configSet(before, end === -1 ? [] : args.slice(end + 1), cwd, out);
+  if (group === 'config' && command === 'set') return configSet(rest, end === -1 ? [] : args.slice(end + 1), cwd, out);
   // `gh auth token` and `gh auth status --show-token` print the token gh keeps (gh 2.23 printed
   // hosts.yml's `oauth_token`; round 28 review R28-9): a read of its store, the file or a keyring.
   if (group === 'auth' && (command === 'token' || (command === 'status' && before.some((word) => word.isStatic && /^(-t|--show-token(=.*)?|-[A-Za-z]*t[A-Za-z]*)$/.test(word.value))))) {
@@ -67,7 +73,7 @@ export function ghSettings(args: readonly Word[], cwd: string | null, out: FileF
   if ((group === 'extension' || group === 'extensions' || group === 'ext') && command !== undefined && GH_EXTENSION_INSTALLS.has(command)) code();
 }
 
-/** `gh config set [--host H] KEY VALUE`: the key and value are the operands past `set`, `--host`/`-h` taking a word. */
+/** `gh config set [--host H] KEY VALUE`: the key and value are the operands past `set` (`before`: the words after it), `--host`/`-h` taking a word. */
 function configSet(before: readonly Word[], after: readonly Word[], cwd: string | null, out: FileFacts): void {
   const operands: Word[] = [];
   for (let i = 0; i < before.length; i++) {
@@ -80,12 +86,12 @@ function configSet(before: readonly Word[], after: readonly Word[], cwd: string 
     else if (!word.value.startsWith('-') || word.value === '-') operands.push(word);
   }
   operands.push(...after);
-  // operands: config, set, KEY, VALUE
-  const key = operands[2];
+  // operands: KEY, VALUE (the words past `config set`)
+  const key = operands[0];
   if (key === undefined) return;
   if (!key.isStatic) return void out.reasons.push('interpreter');
   if (GH_PLAIN_KEYS.has(key.value)) return;
   out.reasons.push('interpreter');
-  const value = operands[3];
+  const value = operands[1];
   if (GH_PROGRAM_KEYS.has(key.value) && value?.isStatic && value.value.trim() !== '') out.nested.push({ kind: 'script', text: value.value, cwd });
 }

@@ -35,8 +35,12 @@ export function changesGitConfig(sub: string, args: readonly Word[]): boolean {
     case 'branch': {
       const scan = scanOptions(args, 0, { short: 'u', long: ['set-upstream-to', 'contains', 'no-contains', 'merged', 'no-merged', 'points-at', 'format', 'sort', 'color', 'column', 'abbrev'] });
       if (hasOption(scan, '-u', '--set-upstream-to', '--unset-upstream', '-t', '--track', '-m', '-M', '--move', '-c', '-C', '--copy', '-d', '-D', '--delete', '--edit-description')) return true;
-      // `git branch NAME START`: a start point that is a remote-tracking branch is tracked.
-      return scan.operands.length >= 2 && !hasOption(scan, '-l', '--list', '-a', '--all', '-r', '--remotes', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--show-current');
+      // A new branch (`git branch NAME [START]`): a start point that is a remote-tracking branch is
+      // tracked, and with branch.autoSetupMerge=always (any start) or inherit (the start's upstream),
+      // set in any config file git reads, `-c` or GIT_CONFIG_*, so is HEAD's branch (git 2.39 wrote
+      // `branch.x.remote = .` for `git -c branch.autoSetupMerge=always branch x`; round 30).
+      // `--no-track` sets up nothing whatever the setting.
+      return scan.operands.length >= 1 && !hasOption(scan, '--no-track', '-l', '--list', '-a', '--all', '-r', '--remotes', '--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--show-current');
     }
     case 'checkout':
     case 'switch': {
@@ -48,4 +52,37 @@ export function changesGitConfig(sub: string, args: readonly Word[]): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * The branch `git checkout NAME` / `git switch NAME` may guess (git-checkout(1) `--guess`, the
+ * default, and `checkout.guess`): when NAME names no commit and exactly one remote has a
+ * remote-tracking branch NAME, git makes the local branch NAME tracking it, writing
+ * `branch.NAME.remote`/`merge` into the repository's config as `checkout -b NAME --track R/NAME`
+ * does (git 2.39 wrote it for `git checkout feat`, `git switch feat`, `git checkout feat --`; round
+ * 30). builtin/checkout.c parse_branchname_arg guesses only for `checkout NAME`, `checkout NAME --`
+ * and `switch NAME`, never after `--no-guess`, `--detach`, `--orphan`, `-p`; a name no ref can have
+ * (`HEAD~1`, a glob) is never guessed, `-` is the previous branch. Without `--`, a file NAME there
+ * stops the guess (`pathsStop`).
+ *
+ * What NAME names is read on disk when the call is decided (subjects/inspect.ts: a commit or a tag
+ * drops the write); a name known only at run time (`name: null`) is a write whatever it is. Null
+ * when git guesses no branch.
+ */
+export function branchGuess(sub: string, args: readonly Word[]): { name: string | null; pathsStop: boolean } | null {
+  if (sub !== 'checkout' && sub !== 'switch') return null;
+  const scan = scanOptions(args, 0, { short: sub === 'checkout' ? 'bB' : 'cC', long: ['create', 'force-create', 'orphan', 'conflict', 'pathspec-from-file'] });
+  if (hasOption(scan, '-d', '--detach', '--orphan', '-p', '--patch', '--pathspec-from-file')) return null;
+  // `--guess`/`--no-guess`: the last one given counts.
+  const guesses = scan.options.filter((option) => option.name === '--guess' || option.name === '--no-guess');
+  if (guesses.at(-1)?.name === '--no-guess') return null;
+  const dash = args.findIndex((word) => word.isStatic && word.value === '--');
+  const before = scan.operands.filter((i) => dash === -1 || i < dash);
+  const after = scan.operands.length - before.length;
+  if (before.length !== 1 || (sub === 'checkout' && after > 0)) return null;
+  const word = args[before[0]!]!;
+  if (!word.isStatic) return { name: null, pathsStop: false };
+  const name = word.value;
+  if (name === '-' || name === '@' || name.startsWith('-') || /[\s~^:?*[\\\x00-\x1f\x7f]|\.\.|@\{/.test(name)) return null;
+  return { name, pathsStop: dash === -1 };
 }

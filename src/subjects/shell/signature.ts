@@ -1,5 +1,5 @@
 import type { Segment } from '../../policy/types.js';
-import { CLIS, isScriptRunner, unreadOptions, type CliSpec } from '../../programs.js';
+import { CLIS, ghCommandPath, isScriptRunner, unreadOptions, type CliSpec } from '../../programs.js';
 
 /**
  * The signature of a shell command: its program plus the subcommand words that say what it does,
@@ -65,6 +65,11 @@ export function commandSignature(segment: Segment): string | null {
   if (!segment.isStatic || segment.program === null || segment.name === null) return null;
   const { name, args, program } = segment;
   const spec = Object.hasOwn(CLIS, name) ? CLIS[name] : undefined;
+  // gh: its command words as cobra finds them (`gh release -t list create` is `gh release create`; round 30).
+  if (name === 'gh') {
+    const path = ghCommandPath(args).slice(0, 2);
+    return [program, ...path.map((at) => args[at]!)].join(' ');
+  }
   if (spec) {
     const index = subcommandIndex(name, args);
     if (index === null) return null;
