@@ -1,5 +1,6 @@
 import { write, writeSync } from 'node:fs';
 import pino, { stdSerializers, type Logger as PinoLogger, type LevelWithSilent } from 'pino';
+import { escapeJson } from './latch/escape.js';
 import { redactLogRecord } from './redact.js';
 
 /** The logger every module receives; created once, here. */
@@ -18,9 +19,24 @@ export function createLogger(options: { level?: LevelWithSilent; destination?: N
       formatters: { log: (record) => redactLogRecord(record, stdSerializers.err) },
       // Made already: pino's would take the copy for an error again ("type": "Object").
       serializers: { err: (value: unknown) => value },
+      hooks: { streamWrite: shownLogLine },
     },
     options.destination ?? new StderrSink(2),
   );
+}
+
+/** A character JSON (pino's too) leaves raw that may be one a terminal obeys: DEL and every one past ASCII. */
+const PAST_ASCII = /[\u007f-\uffff]/;
+
+/**
+ * A log line as stderr's terminal shows it: pino escapes C0 controls, quotes and backslashes, and
+ * leaves C1 controls (U+009B is CSI), DEL, bidi controls, zero-width and line separators raw; a
+ * server's stderr line or a tool's name holding them reordered or hid what the person read (round 30
+ * review S30-5). Those are written `\uXXXX`, the same JSON; a line of ASCII is one test.
+ */
+export function shownLogLine(line: string): string {
+  // Each line of pino's ends with its own newline, the one newline in it left raw.
+  return PAST_ASCII.test(line) ? line.split('\n').map(escapeJson).join('\n') : line;
 }
 
 /** A logger that drops everything (CLI commands that print their own output, unit tests). */

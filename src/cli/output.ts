@@ -1,3 +1,5 @@
+import { escapeJson } from '../latch/escape.js';
+
 /**
  * Where CLI commands write: stdout for results, stderr for problems. Commands receive it, so tests
  * call them directly and read what they printed.
@@ -10,9 +12,20 @@ export interface Output {
 
 export const processOutput: Output = {
   line: (text) => toStdout(`${text}\n`),
-  json: (value) => toStdout(`${JSON.stringify(value, null, 2)}\n`),
+  json: (value) => toStdout(`${shownJson(value)}\n`),
   error: (text) => process.stderr.write(`${text}\n`),
 };
+
+/**
+ * A command's JSON as a terminal shows it: what JSON.stringify leaves raw and a terminal obeys or
+ * reorders (C1 controls such as U+009B CSI, DEL, bidi controls, zero-width and line separators)
+ * written `\uXXXX`, still the same JSON (latch/escape.ts escapeJson). `mcp-latch audit --json` wrote a
+ * call's strings so (round 30 review S30-5).
+ */
+export function shownJson(value: unknown): string {
+  // Line by line: JSON.stringify escapes a newline inside a string, so each one here is the layout's.
+  return JSON.stringify(value, null, 2).split('\n').map(escapeJson).join('\n');
+}
 
 // `mcp-latch check … | head`: a reader that leaves ends the output, not the command with an EPIPE
 // stack trace; the command still ends with its own exit code.
@@ -37,7 +50,7 @@ export function memoryOutput(): Output & { stdout: string[]; stderr: string[] } 
     stdout,
     stderr,
     line: (text) => stdout.push(text),
-    json: (value) => stdout.push(JSON.stringify(value, null, 2)),
+    json: (value) => stdout.push(shownJson(value)),
     error: (text) => stderr.push(text),
   };
 }

@@ -1,0 +1,76 @@
+import { Writable } from 'node:stream';
+import { describe, expect, test } from 'vitest';
+import { memoryOutput, shownJson } from '../../src/cli/output.js';
+import { escapeJson, escapeLines, escapeText } from '../../src/latch/escape.js';
+import { createLogger, shownLogLine } from '../../src/log.js';
+
+/**
+ * Round 30 review S30-4/S30-5: every character of each family a hostile server or call could use to
+ * make a person read something else, from its source of truth, shown and not obeyed on every surface
+ * that writes a call's or a server's text for a person: the prompt's texts (escapeText), a server's
+ * paragraph (escapeLines), JSON text (escapeJson), the CLI's JSON (`--json`) and the log on stderr.
+ */
+const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, index) => String.fromCodePoint(from + index));
+const FAMILIES: Record<string, string[]> = {
+  // ECMA-48 (5th edition, 1991) §5.2, §5.3: the C0 set 00/00–01/15 (BS, CR, ESC…) and the C1 set
+  // 08/00–09/15 (U+0080–U+009F as characters: CSI U+009B, OSC U+009D, NEL U+0085), and DEL 07/15.
+  'ECMA-48 C0': range(0x00, 0x1f),
+  'ECMA-48 C1': range(0x80, 0x9f),
+  DEL: ['\u007f'],
+  // Unicode UAX #9 §2 (explicit directional formatting characters) and §2.6 (implicit marks).
+  'UAX #9 embeddings, overrides, isolates and marks': ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c'],
+  // Zero-width and invisible (Cf, Default_Ignorable_Code_Point): ZWSP, ZWNJ, ZWJ, WJ, BOM, soft hyphen, invisible operators.
+  'zero-width': ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u2061', '\u2062', '\u2063', '\u2064'],
+  // Unicode §5.8: LINE SEPARATOR and PARAGRAPH SEPARATOR.
+  'line and paragraph separators': ['\u2028', '\u2029'],
+};
+const ALL = Object.values(FAMILIES).flat();
+const raw = (text: string, kept = ''): string[] => ALL.filter((ch) => !kept.includes(ch) && text.includes(ch));
+
+describe.each(Object.entries(FAMILIES))('%s', (_family, characters) => {
+  test('escapeText shows each, none obeyed', () => {
+    for (const ch of characters) {
+      const shown = escapeText(`a${ch}b`);
+      expect(raw(shown), JSON.stringify(ch)).toEqual([]);
+      expect(shown).toMatch(/^a\\(?:[nrt]|x[0-9a-f]{2}|u[0-9a-f]{4})b$/);
+    }
+  });
+  test('escapeLines shows each but a line break and a tab', () => {
+    for (const ch of characters) expect(raw(escapeLines(`a${ch}b`), '\n\t'), JSON.stringify(ch)).toEqual([]);
+  });
+  test('JSON text: escapeJson, the CLI\'s --json and a log line keep the JSON and show each', () => {
+    for (const ch of characters) {
+      const value = { server: `s${ch}`, [`k${ch}`]: [`v${ch}`] };
+      for (const json of [escapeJson(JSON.stringify(value)), shownJson(value), shownLogLine(`${JSON.stringify(value)}\n`)]) {
+        // The layout's own newlines (pretty printing, a log line's end) stay; none inside a string.
+        expect(raw(json.replace(/\n(?= *["{}\]]|$)/g, '')), JSON.stringify(ch)).toEqual([]);
+        expect(JSON.parse(json)).toEqual(value);
+      }
+    }
+  });
+});
+
+test('the log on stderr: a server text holding each family is written escaped, the record the same JSON', async () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'info', destination: sink });
+  const line = `stderr: \u001b]8;;http://evil\u0007link\u001b]8;;\u0007 \u009b2J evil\u202etxt.sh \u200b\u2028`;
+  logger.warn({ server: 'fs', line }, 'a server wrote to stderr');
+  await new Promise((resolve) => setImmediate(resolve));
+  const written = lines.join('');
+  expect(written.endsWith('}\n')).toBe(true);
+  expect(raw(written.slice(0, -1))).toEqual([]);
+  expect((JSON.parse(written) as { line: string }).line).toBe(line);
+});
+
+test("a command's --json output through memoryOutput is the JSON shown (mcp-latch audit --json wrote U+009B and U+202E raw)", () => {
+  const out = memoryOutput();
+  out.json([{ tool: 'run\u202eexe.txt', args: { command: 'echo \u009b31mred' } }]);
+  expect(raw(out.stdout[0]!.replace(/\n/g, ''))).toEqual([]);
+  expect(JSON.parse(out.stdout[0]!)).toEqual([{ tool: 'run\u202eexe.txt', args: { command: 'echo \u009b31mred' } }]);
+});
