@@ -246,3 +246,26 @@ describe('M3 (decision) a make value merely spelled as a path, given to another 
     expectVerdict('deny', GIVEN, 'bypassPermissions', { ...RULES, deny: ['Read(./evil)'] });
   });
 });
+
+describe('V2 gpg\'s --homedir and --options name the gpg.conf whose options run programs', () => {
+  const GPG: Rules = { allow: ['Bash(gpg:*)'], deny: ['Bash(rm *)'] };
+  test.each(MODES)('%s: not allowed under Bash(gpg:*) (they were allowed)', (mode) => {
+    for (const command of ['gpg --homedir ./g --list-keys', 'gpg --homedir=/tmp/g -K', 'gpg --options ./x.conf --sign f', 'gpg --opt=./x.conf -k']) notAllowed(command, mode, GPG);
+  });
+  test('ordinary commands stay allowed', () => {
+    for (const mode of MODES) expectVerdict('allow', ['gpg --list-keys', 'gpg --openpgp --list-keys', 'gpg --homedir ~/.gnupg --list-keys', 'gpg --armor --export x@example.com', 'gpg --verify f.sig f'], mode, GPG);
+  });
+  test('premise: gpg --homedir D runs the agent program of D/gpg.conf (GnuPG)', (context) => {
+    if (!runs('gpg', ['--version'])) return context.skip('needs gpg');
+    const premise = freshPremisePlace(place.root, 'gpg-homedir');
+    const home = join(premise.dir, 'g');
+    mkdirSync(home, { mode: 0o700 });
+    const agent = join(premise.dir, 'agent.sh');
+    writeFileSync(agent, `#!/bin/sh\ntouch '${premise.marker}'\n`);
+    chmodSync(agent, 0o755);
+    writeFileSync(join(home, 'gpg.conf'), `agent-program ${agent}\n`);
+    const env = premiseEnv(premise.dir, /^GNUPG/);
+    spawnSync('gpg', ['--homedir', home, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', '--quick-generate-key', 'r30@example.com'], { env, stdio: 'ignore', timeout: 30_000 });
+    expect(premise.ran()).toBe(true);
+  }, 60_000);
+});

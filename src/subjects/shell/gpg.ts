@@ -11,6 +11,8 @@ import { pathOf, pushPath, staticWord, type Word } from './options.js';
  * `--agent-program FILE`, `--dirmngr-program FILE`, `--keyboxd-program FILE` are programs gpg starts
  * (2.2.40 ran `--agent-program ./x.sh`), `--photo-viewer CMD` a command it runs: `interpreter`,
  * the viewer a nested script. gpg takes unambiguous abbreviations of its long options (argparse.c).
+ * Round 30: `--homedir D` (but `~/.gnupg`, the default) and `--options F` name the gpg.conf whose
+ * lines are those options (`agent-program F`): `interpreter`, as `GNUPGHOME=D` is (variables.ts).
  */
 const EXPORTS_SECRETS = /^--export-secret-(?:k|s|ke|su)/;
 const PROGRAMS = ['--agent-program', '--dirmngr-program', '--keyboxd-program'];
@@ -30,7 +32,13 @@ export function gpg(args: readonly Word[], cwd: string | null, paths: CommandPat
     const [name, attached] = word.value.startsWith('--') && word.value.includes('=') ? [word.value.slice(0, word.value.indexOf('=')), word.value.slice(word.value.indexOf('=') + 1)] : [word.value, undefined];
     const value = (): Word | undefined => (attached !== undefined ? { ...word, value: attached, raw: attached } : args[i + 1]);
     if (EXPORTS_SECRETS.test(name)) exports = true;
-    if (name.length > 4 && '--homedir'.startsWith(name)) home = value() ?? null;
+    if (name.length > 4 && '--homedir'.startsWith(name)) {
+      home = value() ?? null;
+      // Round 30: D's gpg.conf is gpg's options, `agent-program` among them (GnuPG 2.2 ran it, as for GNUPGHOME; variables.ts).
+      if (!(home?.isStatic && /^~\/\.gnupg\/?$/.test(home.value))) reasons.push('interpreter');
+    }
+    // `--options FILE` reads FILE as gpg.conf (`--opt` is the shortest unambiguous spelling: `--op` is also `--openpgp`).
+    if (name.length > 4 && '--options'.startsWith(name) && name.startsWith('--opt') && !(value()?.isStatic && value()!.value === '/dev/null')) reasons.push('interpreter');
     if (PROGRAMS.some((option) => name.length > 8 && option.startsWith(name))) reasons.push('interpreter');
     if (name.length > 4 && '--photo-viewer'.startsWith(name)) {
       reasons.push('interpreter');
