@@ -35,6 +35,12 @@ export interface DirectCallOptions {
    */
   onprogress?: (progress: Progress) => void;
   /**
+   * With `onprogress`: told when the call's wait ends, before its answer is passed on (`answered`)
+   * or as it is given up (cancelled, timed out, the connection closed), so a relay that holds a
+   * flood's updates back sends the last one before the answer, and none after it (gateway/progress.ts).
+   */
+  progressEnd?(answered: boolean): void;
+  /**
    * Called when the call is given up (cancelled, timed out) while the server may still be working
    * on it: what it returns is ended when the server is done with the call — its late answer, the
    * connection's close — or when as long again as `timeout` has passed (a server that honours a
@@ -69,6 +75,8 @@ export interface CallSettle {
 interface Pending {
   settle: CallSettle;
   onprogress: ((progress: Progress) => void) | undefined;
+  /** The call's options, when it has `onprogress` and they are told when its wait ends (DirectCallOptions.progressEnd). */
+  progressEnd: Pick<DirectCallOptions, 'progressEnd'> | undefined;
   /** The call's options, when they say what keeps its origin once it is given up (DirectCallOptions.linger). */
   linger: Lingers | undefined;
   timeout: number;
@@ -262,7 +270,7 @@ export class DirectCalls {
   /** The entry of call `id`: where its answer goes, its deadline (the timer set for it when it is the earliest), its cancellation's listener. */
   private register(id: number, settle: CallSettle, options: DirectCallOptions): void {
     const deadline = monotonicNow() + options.timeout;
-    const entry: Pending = { settle, onprogress: options.onprogress, linger: options.linger ? (options as Lingers) : undefined, timeout: options.timeout, deadline, stopListening: undefined };
+    const entry: Pending = { settle, onprogress: options.onprogress, progressEnd: options.onprogress !== undefined && options.progressEnd !== undefined ? options : undefined, linger: options.linger ? (options as Lingers) : undefined, timeout: options.timeout, deadline, stopListening: undefined };
     const cancel = options.cancel;
     if (cancel) {
       entry.stopListening = cancel.onCancel((reason) => {
@@ -395,7 +403,7 @@ export class DirectCalls {
     const record = message as Record<string, unknown>;
     if (record.id !== undefined && ('result' in record || 'error' in record)) {
       const id = asId(record.id);
-      const settle = this.remove(id);
+      const settle = this.remove(id, true);
       // A late answer to one of ours (it timed out or was cancelled) is dropped: the Client never sent it.
       if (!settle) {
         if (id !== undefined && id < FIRST_ID) return this.clientAnswer(id);
@@ -446,7 +454,7 @@ export class DirectCalls {
     if (line.length > mostCharsFor(MAX_CHECKED_VALUES) && this.takeWide(line)) return true;
     if (!scanAnswer(line) || !this.pending.has(scanned.id)) return false;
     const text = line.slice(scanned.resultStart, scanned.resultEnd);
-    const settle = this.remove(scanned.id)!;
+    const settle = this.remove(scanned.id, true)!;
     if (this.clientHandling) queueMicrotask(() => this.answerText(settle, text));
     else this.answerText(settle, text);
     return true;
@@ -461,7 +469,7 @@ export class DirectCalls {
   private takeWide(line: string): boolean {
     const shape = jsonShape(line);
     if (shape.values <= MAX_CHECKED_VALUES || typeof shape.id !== 'number') return false;
-    const settle = this.remove(shape.id);
+    const settle = this.remove(shape.id, true);
     if (!settle) return false;
     const dropped = new AnswerDropped(tooManyValues(shape.values));
     if (this.clientHandling) queueMicrotask(() => this.deliver(settle, false, dropped));
@@ -511,9 +519,10 @@ export class DirectCalls {
   /**
    * Removes a waiting call and its listener, and gives where its answer goes; undefined when it was
    * already settled. The entry is emptied: one that waited long is in a Map (id-slots.ts), whose
-   * replaced tables keep what they held reachable until the next full collection.
+   * replaced tables keep what they held reachable until the next full collection. `answered`: the
+   * server's answer is about to be passed on (DirectCallOptions.progressEnd).
    */
-  private remove(id: number | undefined): CallSettle | undefined {
+  private remove(id: number | undefined, answered = false): CallSettle | undefined {
     if (id === undefined) return undefined;
     const entry = this.pending.get(id);
     if (!entry) return undefined;
@@ -522,6 +531,15 @@ export class DirectCalls {
     const settle = entry.settle;
     entry.settle = SETTLED;
     entry.onprogress = undefined;
+    if (entry.progressEnd !== undefined) {
+      const ends = entry.progressEnd;
+      entry.progressEnd = undefined;
+      try {
+        ends.progressEnd!(answered);
+      } catch (error) {
+        this.onSettleError(error);
+      }
+    }
     entry.linger = undefined;
     entry.stopListening = undefined;
     return settle;

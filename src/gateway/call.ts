@@ -521,7 +521,8 @@ class PlainAnswer implements CallSettle {
 function callOptions(decided: DecidedCall, progress: ProgressRelay | null, context: CallContext, origin: CallOrigin): DirectCallOptions {
   const { supervisor } = decided.route;
   const timeout = ('timeout' in supervisor.config && supervisor.config.timeout) || context.config().timeouts.callSeconds * 1000;
-  return new CallWait(decided.call.cancel, progress?.hasToken ? relayTo(progress, supervisor.name) : undefined, timeout, context.running, supervisor.name, origin);
+  const relayed = progress?.hasToken ? progress : null;
+  return new CallWait(decided.call.cancel, relayed ? relayTo(relayed, supervisor.name) : undefined, timeout, context.running, supervisor.name, origin, relayed);
 }
 
 /** The progress relay of a call whose client asked for progress; a function of its own, so callOptions captures nothing and V8 makes it no context per call. */
@@ -541,7 +542,13 @@ class CallWait implements DirectCallOptions {
     private readonly running: RunningCalls,
     private readonly server: string,
     private readonly origin: CallOrigin,
+    private readonly progress: ProgressRelay | null,
   ) {}
+
+  /** The call's wait ended: the relay sends the update it held back before the answer, or drops it (progress.ts). */
+  progressEnd(answered: boolean): void {
+    this.progress?.end(answered);
+  }
 
   linger(): RunningCall {
     const { origin } = this;

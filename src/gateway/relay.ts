@@ -8,7 +8,9 @@ import type { Logger } from '../log.js';
 import { escapeStrings, escapeText } from '../latch/escape.js';
 import type { GatewayCore } from './core.js';
 import type { CallOrigin } from './running-calls.js';
+import { LOG_MESSAGES_PER_SECOND, LogRate } from './log-rate.js';
 import { markedSampling } from './sampling.js';
+import { RESOURCE_UPDATES_PER_SECOND, UpdateRate } from './update-rate.js';
 import { shownQuestion, urlQuestionProblem } from './server-input.js';
 import { resolvedHostProblem } from './url-host.js';
 
@@ -40,6 +42,18 @@ type Target = { client: Server; options: RequestOptions; session?: string; hold?
  */
 export function createRelayHooks(core: GatewayCore, client: () => Server | null): RelayHooks {
   const refused = refusalLog(() => core.logger);
+  const logRate = new LogRate();
+  const updateRate = new UpdateRate((name, client, kept, held) => {
+    core.logger.warn({ server: name, held, limit: RESOURCE_UPDATES_PER_SECOND }, `held back ${held.toLocaleString('en-US')} resource update notifications of server ${escapeText(name)} in the last second, past the ${RESOURCE_UPDATES_PER_SECOND} a second it relays of one server to a client (RESOURCE_UPDATES_PER_SECOND; docs/config.md, "limits"): the ${kept.length.toLocaleString('en-US')} resource(s) subscribed to that they are under are told updated once each`);
+    for (const uri of kept) void client.sendResourceUpdated({ uri }).catch(() => undefined);
+  });
+  /** A second's log messages of `name` dropped past the rate: in the gateway's log, and told to the session they were for, as a warning of mcp-latch's own. */
+  const logsDropped = (name: string, to: Exclude<Target, { refused: string }>, dropped: number): void => {
+    const text = `mcp-latch dropped ${dropped.toLocaleString('en-US')} log messages of server ${escapeText(name)} in the last second, past the ${LOG_MESSAGES_PER_SECOND} a second it relays of one server (LOG_MESSAGES_PER_SECOND; docs/config.md, "limits")`;
+    core.logger.warn({ server: name, dropped, limit: LOG_MESSAGES_PER_SECOND }, text);
+    if (to.session !== undefined && !core.logLevels.wants(to.session, 'warning')) return;
+    void to.client.notification({ method: 'notifications/message', params: { level: 'warning', logger: 'mcp-latch', data: text } }, to.options).catch(() => undefined);
+  };
   const target = (name: string): Target => {
     const one = client();
     const callers = core.running.callers(name);
@@ -70,26 +84,57 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
   /**
    * Each server's last roots/list to a client, open or answered (`at`: when; null while open), and
    * the client's roots generation it was asked in: what the server's next ones are answered from
-   * (ROOTS_REUSE_MS).
+   * (ROOTS_REUSE_MS). While open, `waiting` of the server's requests wait for it, each ended by its
+   * own cancellation, and `stop` cancels it when none waits any longer.
    */
-  const rootsAsked = new Map<string, { client: Server; generation: number; at: number | null; answer: Promise<ListRootsResult> }>();
+  const rootsAsked = new Map<string, { client: Server; generation: number; at: number | null; answer: Promise<ListRootsResult>; waiting: number; stop: AbortController }>();
   /**
    * The client's roots for a server's roots/list: the answer to the server's last one when that is
    * still open or came under ROOTS_REUSE_MS ago, from the same client, its roots unchanged since (no
    * roots/list_changed); else the client is asked. A server asking in a loop had each one relayed to
-   * the client, ~1,000 a second (round 28 review, P28-5).
+   * the client, ~1,000 a second (round 28 review, P28-5). The question to the client is not the
+   * first asker's: its cancellation ended the question and failed every request answered from it
+   * (round 30 review, P30-2).
    */
   const askRoots = (name: string, to: Exclude<Target, { refused: string }>, signal: AbortSignal | undefined): Promise<ListRootsResult> => {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const generation = core.clientRootsGeneration;
     const last = rootsAsked.get(name);
-    if (last && last.client === to.client && last.generation === generation && (last.at === null || performance.now() - last.at < ROOTS_REUSE_MS)) return last.answer;
-    const asked = { client: to.client, generation, at: null as number | null, answer: to.client.listRoots(undefined, { ...to.options, signal, timeout: 30_000 }) };
+    if (last && last.client === to.client && last.generation === generation && !last.stop.signal.aborted) {
+      if (last.at !== null && performance.now() - last.at < ROOTS_REUSE_MS) return last.answer;
+      if (last.at === null) return waitFor(last, signal);
+    }
+    const stop = new AbortController();
+    const asked = { client: to.client, generation, at: null as number | null, answer: to.client.listRoots(undefined, { ...to.options, signal: stop.signal, timeout: 30_000 }), waiting: 0, stop };
     rootsAsked.set(name, asked);
     asked.answer.then(
       () => (asked.at = performance.now()),
       () => rootsAsked.get(name) === asked && rootsAsked.delete(name),
     );
-    return asked.answer;
+    return waitFor(asked, signal);
+  };
+  /** One request's wait for an open roots/list of the client's: its own cancellation ends it, and the question when no other waits. */
+  const waitFor = (asked: { answer: Promise<ListRootsResult>; waiting: number; stop: AbortController }, signal: AbortSignal | undefined): Promise<ListRootsResult> => {
+    asked.waiting += 1;
+    if (!signal) return asked.answer;
+    return new Promise((resolve, reject) => {
+      const leave = (): void => {
+        asked.waiting -= 1;
+        reject(signal.reason);
+        if (asked.waiting === 0) asked.stop.abort(signal.reason);
+      };
+      signal.addEventListener('abort', leave, { once: true });
+      asked.answer.then(
+        (answer) => {
+          signal.removeEventListener('abort', leave);
+          resolve(answer);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', leave);
+          reject(error);
+        },
+      );
+    });
   };
   return {
     async elicit(name, params, signal): Promise<ElicitResult> {
@@ -199,6 +244,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
       }
       // The server logs at the most detailed level any session asked for; this session gets only what it asked for.
       if (to.session !== undefined && !core.logLevels.wants(to.session, params.level)) return;
+      // At most LOG_MESSAGES_PER_SECOND of a server to a session; the rest counted, and the count told (log-rate.ts).
+      if (!logRate.takes(name, to.session, (dropped) => logsDropped(name, to, dropped))) return;
       // Clients print log messages beside the gateway's own (logger `mcp-latch`): the server's logger
       // and data escaped, as its errors are (round 25 review R10: `\r` and an erase-line made a logger read `mcp-latch`).
       const logger = escapeText(params.logger ? `${name}/${params.logger}` : name);
@@ -207,7 +254,8 @@ export function createRelayHooks(core: GatewayCore, client: () => Server | null)
         .catch((error: unknown) => core.logger.debug({ err: errorMessage(error) }, 'could not relay a log message'));
     },
     onResourceUpdated(name, uri) {
-      for (const each of core.subscriptions.subscribers(name, uri)) void each.sendResourceUpdated({ uri }).catch(() => undefined);
+      // At most RESOURCE_UPDATES_PER_SECOND of a server to a client; past it, the resource subscribed to is told once when the second ends (update-rate.ts).
+      for (const [client, subscribed] of core.subscriptions.subscriptionsOf(name, uri)) if (updateRate.takes(name, client, subscribed)) void client.sendResourceUpdated({ uri }).catch(() => undefined);
     },
     onListChanged(name) {
       void core.registry.get(name)?.refresh();

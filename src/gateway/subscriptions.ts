@@ -105,6 +105,18 @@ export class ResourceSubscriptions {
     return [...clients];
   }
 
+  /** subscribers(), each client with the resource it subscribed to that `uri` is (or is under): the one told in its place past the rate (update-rate.ts). */
+  subscriptionsOf(server: string, uri: string): Map<Server, string> {
+    const byUri = this.watched.get(server);
+    const found = new Map<Server, string>();
+    if (!byUri) return found;
+    for (const [watched, entry] of byUri) {
+      if (!covers(watched, uri)) continue;
+      for (const client of entry.sessions.values()) if (!found.has(client) || watched === uri) found.set(client, watched);
+    }
+    return found;
+  }
+
   private send(server: string, uri: string, entry: Watched, send: () => Promise<void>): Promise<void> {
     const sent = entry.sent.catch(() => undefined).then(send);
     entry.sent = sent;
