@@ -1,5 +1,5 @@
 import { findConfig, loadConfig } from '../config/load.js';
-import { escapeText } from '../latch/escape.js';
+import { escapeName, escapeText } from '../latch/escape.js';
 import { ruleIssues } from '../policy/policy.js';
 import { auditFile, readAudit } from '../store/audit.js';
 import type { Output } from './output.js';
@@ -27,7 +27,7 @@ export function showAudit(options: { config?: string | undefined; json?: boolean
     const note = record.note ? ` — note: "${escapeText(record.note)}"` : '';
     const user = record.user === undefined ? '' : `${escapeText(record.user)}: `;
     // A tool's name is the server's text: escaped like every other (an ESC sequence reached the terminal otherwise).
-    out.line(`${time}  ${escapeText(record.decision.toUpperCase()).padEnd(9)} ${user}${escapeText(record.server)}/${escapeText(record.tool)} by ${escapeText(record.by)}${record.rule ? ` (${escapeText(record.rule)})` : ''}: ${what || escapeText(record.reason)}${note}`);
+    out.line(`${time}  ${escapeText(record.decision.toUpperCase()).padEnd(9)} ${user}${escapeName(record.server)}/${escapeName(record.tool)} by ${escapeText(record.by)}${record.rule ? ` (${escapeText(record.rule)})` : ''}: ${what || escapeText(record.reason)}${note}`);
   }
   return 0;
 }

@@ -68,6 +68,23 @@ export function escapeLines(text: string): string {
   return text.replace(unsafeInLines(), (ch) => NAMED[ch] ?? unicodeEscape(ch));
 }
 
+/** Every character past ASCII (and DEL), a whole code point at a time. */
+let pastAsciiSet: RegExp | undefined;
+const pastAscii = (): RegExp => (pastAsciiSet ??= /[^\u0000-\u007e]/gu);
+
+/**
+ * A server's or a tool's name as the prompt names the caller (docs/approval.md): escapeText, and
+ * every character past ASCII written `\uXXXX` too. MCP's names are ASCII (tool names
+ * `[A-Za-z0-9_.-]`, SEP-986); a name spelled with another script's look-alike letters (`gіthub`
+ * with a Cyrillic `і`, `ｆｓ`) read as the server it imitates (round 30 review S30-6).
+ */
+export function escapeName(text: string): string {
+  let shown = escapeText(text);
+  if (pastAscii().test(shown)) shown = shown.replace(pastAscii(), unicodeEscape);
+  // Then a run of spaces as escapeShown shows it (its other blanks are past ASCII, escaped already).
+  return shown.includes('     ') ? shown.replace(BLANK_RUN, (run) => `⟨${run.length} spaces⟩`) : shown;
+}
+
 function unicodeEscape(ch: string): string {
   const code = ch.codePointAt(0)!;
   if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;

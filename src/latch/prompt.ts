@@ -3,7 +3,7 @@ import type { DefinitionReport } from '../pins/check.js';
 import { VERDICT_RANK, type CommandInfo, type Decision, type Kind, type PathReport, type Segment, type SubjectDecision, type Verdict } from '../policy/types.js';
 import { isSafeCommand } from '../policy/safe.js';
 import { ACCEPT_DEFINITION, definitionPayload, offersAccept, renderDefinition } from './definition-prompt.js';
-import { escapeShown, escapeText } from './escape.js';
+import { cutShown, escapeName, escapeShown, escapeText } from './escape.js';
 import { readEdit, showsAsTyped, type CallEdit, type EditableField } from './edit.js';
 import { changeSummary, type FileChange } from './file-change.js';
 import { PRIVILEGE } from '../programs.js';
@@ -127,7 +127,7 @@ function formProperties(input: PromptInput, labels: string[], edits: readonly Ed
       type: 'string',
       title: 'Decision',
       // A server names its tools: escaped as in the message, and as short.
-      description: `Allow or deny ${escapeShown(input.server, MAX_NAME_SHOWN).text}/${escapeShown(input.tool, MAX_NAME_SHOWN).text}`,
+      description: `Allow or deny ${cutShown(escapeName(input.server), MAX_NAME_SHOWN).text}/${cutShown(escapeName(input.tool), MAX_NAME_SHOWN).text}`,
       enum: labels,
     },
     note: {
@@ -291,7 +291,13 @@ function rendered(input: PromptInput): Rendered {
   const definition = renderDefinition(input.definition, cuts);
   if (definition.length > 0) sections.push({ part: 'definition', rank: RANK.definition, fit: (rows) => listWithin(definition, rows, (left) => (left > 0 ? `  … ${left} more line${left === 1 ? '' : 's'} about the definition` : null), (left) => `The tool's definition: ${left} lines about it not shown`) });
 
-  const first = `${shown(input.server, MAX_NAME_SHOWN, 'tool name')} wants to run the tool ${shown(input.tool, MAX_NAME_SHOWN, 'tool name')} (kind: ${input.kind}).`;
+  // Names past ASCII are shown escaped: a look-alike of another server's name is seen as one (escapeName).
+  const name = (text: string): string => {
+    const bounded = cutShown(escapeName(text), MAX_NAME_SHOWN);
+    if (bounded.cut) cuts.add('tool name');
+    return bounded.text;
+  };
+  const first = `${name(input.server)} wants to run the tool ${name(input.tool)} (kind: ${input.kind}).`;
   const riskWhole = `Risk: ${riskLine(riskOf(input))}`;
   // Rows kept for the lines around the parts, as tall as they can be: the bound holds whatever is cut.
   const head = rowsOf([first, '', rowsOf(riskWhole) > rowsOf(LONGEST_RISK) ? riskWhole : LONGEST_RISK].join('\n'));

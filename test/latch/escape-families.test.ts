@@ -1,7 +1,9 @@
 import { Writable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { memoryOutput, shownJson } from '../../src/cli/output.js';
-import { escapeJson, escapeLines, escapeText } from '../../src/latch/escape.js';
+import { escapeJson, escapeLines, escapeName, escapeText } from '../../src/latch/escape.js';
+import { buildPrompt } from '../../src/latch/prompt.js';
+import { decideFs } from '../helpers/policy.js';
 import { createLogger, shownLogLine } from '../../src/log.js';
 
 /**
@@ -73,4 +75,27 @@ test("a command's --json output through memoryOutput is the JSON shown (mcp-latc
   out.json([{ tool: 'run\u202eexe.txt', args: { command: 'echo \u009b31mred' } }]);
   expect(raw(out.stdout[0]!.replace(/\n/g, ''))).toEqual([]);
   expect(JSON.parse(out.stdout[0]!)).toEqual([{ tool: 'run\u202eexe.txt', args: { command: 'echo \u009b31mred' } }]);
+});
+
+// Round 30 review S30-6: a name spelled with look-alike letters of another script read as the server it imitates.
+describe('escapeName: a server or tool name past ASCII is shown escaped', () => {
+  test.each([
+    ['g\u0456thub', 'g\\u0456thub'],
+    ['\uff46\uff53', '\\uff46\\uff53'],
+    ['evil\u202egnp.exe', 'evil\\u202egnp.exe'],
+    ['github', 'github'],
+    ['run_command', 'run_command'],
+    [`a${' '.repeat(30)}b`, 'a⟨30 spaces⟩b'],
+    ['x\u3000'.repeat(2), 'x\\u3000x\\u3000'],
+  ])('%j → %j', (name, shown) => {
+    expect(escapeName(name)).toBe(shown);
+  });
+
+  test("the prompt's first line and the form's description name a look-alike server and tool escaped", () => {
+    const args = { path: '/w/proj/a.txt', content: 'x' };
+    const decision = decideFs('write_file', args, ['/w/proj']);
+    const request = buildPrompt({ server: 'g\u0456thub', tool: 'cre\u0430te_issue', kind: decision.kind, decision, args, argsDigest: 'd', rememberRules: null, offerSession: true });
+    expect(request.message).toContain('g\\u0456thub wants to run the tool cre\\u0430te_issue');
+    expect(JSON.stringify(request.requestedSchema)).toContain('g\\\\u0456thub/cre\\\\u0430te_issue');
+  });
 });
