@@ -19,6 +19,12 @@ import { compilerRunsCode, isCompiler, isLinker } from './compilers.js';
 import { psql } from './psql.js';
 import { opensslLoadsCode } from './openssl.js';
 import { gpg } from './gpg.js';
+import { maven } from './maven.js';
+import { cmakeRunsCode, ctestRunsCode } from './cmake.js';
+import { emacsRunsCode } from './emacs.js';
+import { secretStore, SECRET_STORE_PROGRAMS } from './secret-stores.js';
+import { containerMounts } from './container-mounts.js';
+import { awsCredentialProcess, kubectlCredentialCommand } from './credential-commands.js';
 
 /**
  * What one program does with its arguments, once wrappers and assignments are stripped: the paths
@@ -75,6 +81,13 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
   if (name === 'node' || name === 'nodejs' || name === 'deno') segment.paths.push(...testPaths(name, args, cwd));
   // A CLI's commands that take local files as operands (`gh gist create .env`, `docker cp`, `pip install ./pkg`; round 28 review R28-4).
   segment.paths.push(...cliOperandPaths(name, args, cwd));
+  // A container's bind mounts and host options: every file below the source, or below `/` (round 30 review R30-5).
+  segment.paths.push(...containerMounts(name, args, cwd));
+  // A CLI printing the secret it keeps (`aws configure get`, `gcloud auth print-access-token`, `pass show`; round 30 review R30-4).
+  if (SECRET_STORE_PROGRAMS.has(name) || name.startsWith('docker-credential-')) secretStore(name, args, cwd, segment.paths);
+  // A command planted for every later call to fetch a credential (kubectl's exec plugin, aws's credential_process; R30-6).
+  if (name === 'kubectl') kubectlCredentialCommand(args, cwd, segment.paths, nested, reasons);
+  if (name === 'aws') awsCredentialProcess(args, cwd, nested, reasons);
   // Deny rules for every program: what an unknown program (or an interpreter's script) may read,
   // and each of an unknown program's words as a command it may run (`parallel rm ::: x`).
   const unknown = facts === null && !isKnownProgram(name, segment);
@@ -201,6 +214,29 @@ export function describeProgram(name: string, args: readonly Word[], input: Segm
     case 'gpg':
     case 'gpg2':
       return gpg(args, cwd, segment.paths, nested, reasons);
+    case 'mvn':
+    case 'mvnw':
+    case 'mvnd':
+      // Goals and properties that run a program or load code (`exec:exec -Dexec.executable=…`; maven.ts).
+      return maven(args, cwd, segment.paths, nested, reasons);
+    case 'cmake': {
+      // Scripts, toolchain files and programs a configure step runs (`-P`, `-C`, `-DCMAKE_TOOLCHAIN_FILE=`; cmake.ts).
+      const programs: string[][] = [];
+      if (cmakeRunsCode(args, cwd, segment.paths, programs)) reasons.push('interpreter');
+      if (programs.length > 0) segment.alternatives = [...(segment.alternatives ?? []), ...programs];
+      return;
+    }
+    case 'ctest':
+      if (ctestRunsCode(args, cwd, nested)) reasons.push('interpreter');
+      return;
+    case 'emacs':
+    case 'emacs-nox':
+    case 'emacs-gtk':
+    case 'emacs-lucid':
+    case 'emacsclient':
+      // `--eval`, `-l`, `-f`, `--daemon` run Lisp; emacsclient's `-e` in the running Emacs (emacs.ts).
+      if (emacsRunsCode(args, name === 'emacsclient', cwd, segment.paths, nested)) reasons.push('interpreter');
+      return;
     case 'sqlite3': {
       // sqlite3(1): `.shell`/`.system` run a command, `.output`/`.once`/`.read`/`.import`/`.load` and
       // readfile()/writefile() touch any file; with no SQL operand it reads them from stdin.
