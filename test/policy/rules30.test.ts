@@ -269,3 +269,27 @@ describe('V2 gpg\'s --homedir and --options name the gpg.conf whose options run 
     expect(premise.ran()).toBe(true);
   }, 60_000);
 });
+
+describe('O3 gh: options whose value is a file gh reads and sends', () => {
+  const RULES: Rules = { allow: ['Bash(gh:*)'], deny: ['Read(./.env)'] };
+  test.each(MODES)('%s: a deny rule meets the file, and one outside the workspace is no allowed read (they were allowed)', (mode) => {
+    expectVerdict('deny', ['gh api --field=f=@.env x', 'gh api --input .env x', 'gh secret set -f .env', 'gh pr create --body-file .env', 'gh release create v1 --notes-file=.env'], mode, RULES);
+    for (const command of ['gh api -F f=@/etc/passwd repos/o/r', 'gh pr create -F/etc/passwd', 'gh issue comment 1 --body-file /etc/passwd', 'gh api --input /etc/passwd x']) {
+      if (mode !== 'bypassPermissions') notAllowed(command, mode, RULES);
+    }
+  });
+  test('ordinary commands stay allowed', () => {
+    for (const mode of MODES) expectVerdict('allow', ['gh pr create --body-file body.md', 'gh issue comment 1 -F -', 'gh api -F per_page=100 repos/o/r/pulls', 'gh pr create --title t --body b'], mode, RULES);
+  });
+  test('premise: gh api reads the file of --input and of -F key=@file (gh, strace)', (context) => {
+    if (!runs('gh', ['--version']) || !runs('strace', ['-V'])) return context.skip('needs gh and strace');
+    const premise = freshPremisePlace(place.root, 'gh-option-files');
+    writeFileSync(join(premise.dir, 'secret.txt'), 'x\n');
+    const env = premiseEnv(premise.dir, /^(GH_|GITHUB_)/, { GH_CONFIG_DIR: join(premise.dir, 'cfg'), GH_TOKEN: 'unused', GH_HOST: '127.0.0.1:9', GH_NO_UPDATE_NOTIFIER: '1', GH_PROMPT_DISABLED: '1' });
+    for (const args of [['api', '--input', 'secret.txt', 'x'], ['api', '-F', 'f=@secret.txt', 'x']]) {
+      const trace = join(premise.dir, 'trace');
+      spawnSync('strace', ['-f', '-e', 'trace=openat,newfstatat,stat,lstat', '-o', trace, 'gh', ...args], { cwd: premise.dir, env, input: '', timeout: 30_000 });
+      expect(readFileSync(trace, 'utf8'), args.join(' ')).toMatch(/"secret\.txt"/);
+    }
+  });
+});

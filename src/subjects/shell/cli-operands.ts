@@ -79,6 +79,59 @@ export function cliOperandPaths(name: string, args: readonly Word[], cwd: string
   if (ghPath) verbAt = ghPath[1] ?? -1;
   else if (groups.includes(statics[at]!) || (name === 'uv' && statics[at] === 'pip')) verbAt = groupVerbIndex(spec?.groupValue ?? [], statics, at + 1);
   const key = verbAt === -1 ? statics[at]! : `${statics[at]} ${statics[verbAt]}`;
+  if (ghPath) {
+    const read = ghOptionFiles(key, args, (verbAt === -1 ? at : verbAt) + 1, cwd);
+    if (read.length > 0) return [...read, ...cliRulePaths(table, key, args, at, verbAt, cwd, name)];
+  }
+  return cliRulePaths(table, key, args, at, verbAt, cwd, name);
+}
+
+/**
+ * gh's options whose value is a file it reads and sends to GitHub (gh's manual, each command's
+ * flags): a body or notes file (`pr create --body-file F`, `-F F`), `api --input F` and `api -F
+ * KEY=@F` ("a value starting with @ is read from that file"), `secret set|variable set -f F` (a
+ * dotenv file of values), `gist edit -a F`. Reads, as the operands above (round 30); `-` is stdin.
+ */
+const GH_FILE_OPTIONS: Record<string, { long: string[]; short: string; at?: true }> = {
+  ...Object.fromEntries(['pr create', 'pr edit', 'pr comment', 'pr review', 'pr merge', 'issue create', 'issue edit', 'issue comment'].map((key) => [key, { long: ['--body-file'], short: 'F' }])),
+  'release create': { long: ['--notes-file'], short: 'F' },
+  'release edit': { long: ['--notes-file'], short: 'F' },
+  'secret set': { long: ['--env-file'], short: 'f' },
+  'variable set': { long: ['--env-file'], short: 'f' },
+  'gist edit': { long: ['--add'], short: 'a' },
+  api: { long: ['--input'], short: '' },
+};
+
+function ghOptionFiles(key: string, args: readonly Word[], from: number, cwd: string | null): CommandPath[] {
+  const spec = Object.hasOwn(GH_FILE_OPTIONS, key) ? GH_FILE_OPTIONS[key]! : null;
+  if (spec === null) return [];
+  const paths: CommandPath[] = [];
+  const add = (word: Word | undefined): void => {
+    if (word === undefined || (word.isStatic && (word.value === '-' || word.value === ''))) return;
+    pushPath(paths, pathOf(word, 'read', cwd));
+  };
+  for (let i = from; i < args.length; i++) {
+    const word = args[i]!;
+    if (!word.isStatic || !word.value.startsWith('-') || word.value === '-') continue;
+    if (word.value === '--') break;
+    const eq = word.value.indexOf('=');
+    const name = word.value.startsWith('--') && eq !== -1 ? word.value.slice(0, eq) : word.value;
+    const attached = word.value.startsWith('--') ? (eq !== -1 ? word.value.slice(eq + 1) : undefined) : word.value.length > 2 ? word.value.slice(2) : undefined;
+    const short = !word.value.startsWith('--') ? word.value[1]! : '';
+    const value = (): Word | undefined => (attached !== undefined ? { ...word, value: attached.replace(/^=/, ''), raw: attached } : args[i + 1]);
+    if (spec.long.includes(name) || (short !== '' && spec.short.includes(short))) add(value());
+    // `gh api -F key=@file` / `--field key=@file`: the value read from that file.
+    if (key === 'api' && (name === '--field' || short === 'F')) {
+      const field = value();
+      const at = field?.isStatic ? field.value.indexOf('=@') : -1;
+      if (field && !field.isStatic) add(field);
+      else if (field && at !== -1) add({ ...field, value: field.value.slice(at + 2), raw: field.value.slice(at + 2) });
+    }
+  }
+  return paths;
+}
+
+function cliRulePaths(table: Record<string, Rule>, key: string, args: readonly Word[], at: number, verbAt: number, cwd: string | null, name: string): CommandPath[] {
   const rule = Object.hasOwn(table, key) ? table[key]! : null;
   if (rule === null) return [];
   // The operands past the command words, up to none after `--` being read otherwise (cobra and pip take flags anywhere).
